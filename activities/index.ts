@@ -1,0 +1,127 @@
+/**
+ * baton's activities: every side effect of a run. Workflows import only the type.
+ */
+import { Context } from '@temporalio/activity';
+import type { Agent } from '../src/agents/agent';
+import type { Team } from '../src/agents/team';
+import { ToolError } from '../src/agents/tool';
+import { AgentNotFoundError, toApplicationFailure } from '../src/common/errors';
+import type {
+  CallModelInput,
+  HandoffRecord,
+  ModelResponse,
+  RecordHandoffInput,
+  RunToolInput,
+  RunToolResult,
+  TeamSpec,
+} from '../src/common/types';
+import { OpenAIProvider } from '../src/models/openai';
+import type { ModelProviders } from '../src/models/provider';
+import { ScriptedProvider } from '../src/models/scripted';
+
+/** Where a handoff hook runs. */
+export interface HandoffHookContext {
+  workflowId: string;
+  runId: string;
+  taskQueue: string;
+  /** 1 on the first attempt; hooks run at least once, so a retry calls them again. */
+  attempt: number;
+  /** 1-based position of the handoff in the run's chain. */
+  index: number;
+}
+
+/** Called after each handoff, in the worker, inside the `recordHandoff` activity (at least once). */
+export type AgentHandoffListener = (context: HandoffHookContext, agent: Agent, handoff: HandoffRecord) => unknown;
+
+/** Lifecycle hooks a worker runs. */
+export interface BatonHooks {
+  agent_handoff?: AgentHandoffListener[];
+}
+
+/** What the activities need from the worker. */
+export interface ActivityDependencies {
+  team: Team;
+  providers?: ModelProviders;
+  hooks?: BatonHooks;
+}
+
+/** Build the activities for one worker. */
+export function createActivities({ team, providers = {}, hooks = {} }: ActivityDependencies) {
+  const resolved = { openai: new OpenAIProvider(), scripted: new ScriptedProvider(), ...providers };
+  const handoffListeners = hooks.agent_handoff ?? [];
+
+  return {
+    /** Snapshot of the team, recorded in history as the run's first step. */
+    async loadTeam(): Promise<TeamSpec> {
+      return team.spec({ hasHandoffListeners: handoffListeners.length > 0 });
+    },
+
+    /** One model turn of one agent. */
+    async callModel(input: CallModelInput): Promise<ModelResponse> {
+      const ctx = Context.current();
+      const provider = resolved[input.model.provider];
+      if (!provider) throw new Error(`no provider "${input.model.provider}" in this worker`);
+      return provider.call(input, {
+        attempt: ctx.info.attempt,
+        signal: ctx.cancellationSignal,
+        sleep: (ms) => ctx.sleep(ms),
+      });
+    },
+
+    /** One tool call; `ok: false` results go back to the model, thrown errors are retried. */
+    async runTool({ agentId, call, idempotencyKey }: RunToolInput): Promise<RunToolResult> {
+      const ctx = Context.current();
+      const tool = team.tool(agentId, call.name);
+      if (!tool) {
+        const agent = team.get(agentId);
+        if (!agent) throw toApplicationFailure(new AgentNotFoundError(agentId, team.ids));
+        const names = agent.tools.map((t) => t.name).join(', ') || '(none)';
+        return { ok: false, content: `Error: unknown tool "${call.name}". Available tools: ${names}` };
+      }
+      let raw: unknown;
+      try {
+        raw = JSON.parse(call.arguments || '{}');
+      } catch {
+        return { ok: false, content: `Error: the arguments of ${call.name} are not valid JSON: ${call.arguments}` };
+      }
+      const parsed = tool.parameters.safeParse(raw);
+      if (!parsed.success) {
+        const issues = parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ');
+        return { ok: false, content: `Error: invalid arguments for ${call.name}: ${issues}` };
+      }
+      try {
+        const result = await tool.execute(parsed.data, {
+          agentId,
+          workflowId: ctx.info.workflowExecution?.workflowId ?? '',
+          runId: ctx.info.workflowExecution?.runId ?? '',
+          toolCallId: call.id,
+          idempotencyKey,
+          attempt: ctx.info.attempt,
+          signal: ctx.cancellationSignal,
+        });
+        return { ok: true, content: typeof result === 'string' ? result : JSON.stringify(result ?? null) };
+      } catch (err) {
+        if (err instanceof ToolError) return { ok: false, content: `Error: ${err.message}` };
+        throw err;
+      }
+    },
+
+    /** Makes a handoff explicit in history and runs the `agent_handoff` listeners. */
+    async recordHandoff({ handoff, index }: RecordHandoffInput): Promise<void> {
+      const ctx = Context.current();
+      const agent = team.get(handoff.from);
+      if (!agent) return;
+      const hookContext: HandoffHookContext = {
+        workflowId: ctx.info.workflowExecution?.workflowId ?? '',
+        runId: ctx.info.workflowExecution?.runId ?? '',
+        taskQueue: ctx.info.taskQueue,
+        attempt: ctx.info.attempt,
+        index,
+      };
+      for (const listener of handoffListeners) await listener(hookContext, agent, handoff);
+    },
+  };
+}
+
+/** The activities' interface, for `proxyActivities` in workflow code. */
+export type BatonActivities = ReturnType<typeof createActivities>;

@@ -1,0 +1,72 @@
+import { UserError } from '../common/errors';
+import type { ModelSpec } from '../common/types';
+import { validateModelSpec } from '../models/spec';
+import type { Tool } from './tool';
+
+/** An agent's definition. */
+export interface AgentDefinition {
+  /** Unique in the team: a letter, then letters, digits, `_` or `-`, at most 64. */
+  id: string;
+  /** Display name. @default the id */
+  name?: string;
+  /** What the agent is for; other agents' handoff tools show it. @default the name */
+  description?: string;
+  /** The system message. */
+  instructions: string;
+  /** e.g. `openai('gpt-4o-mini')` or `scripted({...})`. */
+  model: ModelSpec;
+  tools?: Tool[];
+  /** Ids this agent may hand off to (list its own id to allow self-handoff). @default every other agent */
+  handoffs?: string[];
+}
+
+/** A validated agent. */
+export interface Agent {
+  readonly kind: 'agent';
+  readonly id: string;
+  readonly name: string;
+  readonly description: string;
+  readonly instructions: string;
+  readonly model: ModelSpec;
+  readonly tools: readonly Tool[];
+  readonly handoffs?: readonly string[];
+}
+
+/** Ids: a letter first, then letters, digits, `_` or `-`; usable in tool names and search attributes. */
+export const AGENT_ID = /^[a-zA-Z][a-zA-Z0-9_-]{0,63}$/;
+
+/**
+ * Define an agent; throws a {@link UserError} naming every problem.
+ * @example
+ * const triage = defineAgent({
+ *   id: 'triage',
+ *   instructions: 'Route the customer to the right specialist.',
+ *   model: openai('gpt-4o-mini'),
+ * });
+ */
+export function defineAgent(definition: AgentDefinition): Agent {
+  const d = definition;
+  const problems: string[] = [];
+  if (typeof d.id !== 'string' || !AGENT_ID.test(d.id)) {
+    problems.push(`id ${JSON.stringify(d.id)} must start with a letter and use only letters, digits, "_" or "-" (at most 64)`);
+  }
+  if (typeof d.instructions !== 'string' || d.instructions.trim() === '') problems.push('instructions must be a non-empty string');
+  problems.push(...validateModelSpec(d.model));
+  const tools = d.tools ?? [];
+  if (!Array.isArray(tools) || tools.some((t) => t?.kind !== 'tool')) problems.push('tools must be made with defineTool()');
+  if (d.handoffs !== undefined && (!Array.isArray(d.handoffs) || d.handoffs.some((h) => typeof h !== 'string'))) {
+    problems.push('handoffs must be an array of agent ids');
+  }
+  if (problems.length > 0) throw new UserError(`Invalid agent ${JSON.stringify(d.id)}: ${problems.join('; ')}`);
+  const name = d.name ?? d.id;
+  return {
+    kind: 'agent',
+    id: d.id,
+    name,
+    description: d.description ?? name,
+    instructions: d.instructions,
+    model: d.model,
+    tools,
+    handoffs: d.handoffs ? [...d.handoffs] : undefined,
+  };
+}

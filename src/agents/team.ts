@@ -1,0 +1,104 @@
+import { TeamValidationError } from '../common/errors';
+import type { AgentSpec, TeamSpec } from '../common/types';
+import type { Agent } from './agent';
+import { createHandoffTool } from './handoff';
+import type { Tool } from './tool';
+
+/**
+ * The agents a worker serves. Registration validates the whole graph at once and throws a
+ * {@link TeamValidationError} listing every problem, before anything runs.
+ * @example
+ * const team = new Team([triage, refunds, sales]);
+ */
+export class Team {
+  readonly #agents = new Map<string, Agent>();
+
+  constructor(agents: Agent[] = []) {
+    if (agents.length > 0) this.register(...agents);
+  }
+
+  /** Add agents; the team is checked as a whole, so agents that refer to each other go in one call. */
+  register(...agents: Agent[]): this {
+    const all = [...this.#agents.values(), ...agents];
+    const problems = teamProblems(all);
+    if (problems.length > 0) throw new TeamValidationError(problems);
+    for (const agent of agents) this.#agents.set(agent.id, agent);
+    return this;
+  }
+
+  /** Registered ids, in registration order. */
+  get ids(): string[] {
+    return [...this.#agents.keys()];
+  }
+
+  get agents(): Agent[] {
+    return [...this.#agents.values()];
+  }
+
+  get(id: string): Agent | undefined {
+    return this.#agents.get(id);
+  }
+
+  /** The tool `name` of agent `agentId`. */
+  tool(agentId: string, name: string): Tool | undefined {
+    return this.#agents.get(agentId)?.tools.find((t) => t.name === name);
+  }
+
+  /** The agents this one may hand off to. */
+  targets(agent: Agent): string[] {
+    if (this.#agents.size < 2) return [];
+    return agent.handoffs ? [...agent.handoffs] : this.ids.filter((id) => id !== agent.id);
+  }
+
+  /** The serializable snapshot recorded in each run's history. */
+  spec(options: { hasHandoffListeners?: boolean } = {}): TeamSpec {
+    if (this.#agents.size === 0) throw new TeamValidationError(['the team has no agents']);
+    const agents: Record<string, AgentSpec> = {};
+    for (const agent of this.#agents.values()) {
+      const handoffs = this.targets(agent);
+      const handoffTool = createHandoffTool(
+        agent.id,
+        handoffs.map((id) => ({ id, description: this.#agents.get(id)?.description ?? id })),
+      );
+      agents[agent.id] = {
+        id: agent.id,
+        name: agent.name,
+        description: agent.description,
+        instructions: agent.instructions,
+        model: agent.model,
+        tools: agent.tools.map((t) => t.spec),
+        handoffs,
+        ...(handoffTool ? { handoffTool } : {}),
+      };
+    }
+    return { agents, hasHandoffListeners: options.hasHandoffListeners ?? false };
+  }
+}
+
+function teamProblems(agents: Agent[]): string[] {
+  const problems: string[] = [];
+  const ids = new Set<string>();
+  for (const agent of agents) {
+    if (agent?.kind !== 'agent') {
+      problems.push('every member must be made with defineAgent()');
+      continue;
+    }
+    if (ids.has(agent.id)) problems.push(`duplicate agent id "${agent.id}"`);
+    ids.add(agent.id);
+  }
+  const registered = [...ids].join(', ');
+  for (const agent of agents) {
+    if (agent?.kind !== 'agent') continue;
+    for (const target of agent.handoffs ?? []) {
+      if (!ids.has(target)) {
+        problems.push(`agent "${agent.id}" lists handoff target "${target}", which is not registered (registered: ${registered})`);
+      }
+    }
+    const seen = new Set<string>();
+    for (const tool of agent.tools) {
+      if (seen.has(tool.name)) problems.push(`agent "${agent.id}" has two tools named "${tool.name}"`);
+      seen.add(tool.name);
+    }
+  }
+  return problems;
+}

@@ -1,0 +1,90 @@
+import { z } from 'zod';
+import { UserError } from '../common/errors';
+import { HANDOFF_TOOL_NAME } from '../common/handoff';
+import type { JsonSchema, ToolSpec } from '../common/types';
+
+/** What a tool's `execute` receives besides its arguments. */
+export interface ToolContext {
+  agentId: string;
+  workflowId: string;
+  runId: string;
+  toolCallId: string;
+  /**
+   * The same for every attempt of this tool call, including retries after a worker crash.
+   * Pass it to the systems you call (a payment API's idempotency key, a unique row id) so a retried
+   * call does not repeat its side effect.
+   */
+  idempotencyKey: string;
+  /** 1 on the first attempt. */
+  attempt: number;
+  /** Aborted when the run is cancelled or the call times out. */
+  signal: AbortSignal;
+}
+
+/**
+ * Throw from a tool's `execute` for an expected failure the model should see and handle
+ * ("order not found"). Any other error is retried per the run's retry policy and, when it still
+ * fails, fails the run with `ToolExecutionError`.
+ */
+export class ToolError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = new.target.name;
+  }
+}
+
+/** A tool's definition. */
+export interface ToolDefinition<S extends z.ZodObject = z.ZodObject> {
+  /** Name the model calls; letters, digits, `_` and `-`, at most 64. */
+  name: string;
+  description: string;
+  /** zod v4 object schema of the arguments; the model gets its JSON Schema. */
+  parameters: S;
+  /** Runs in the worker as the `runTool` activity. The result is sent to the model (strings as they are, anything else as JSON). */
+  execute: (args: z.output<S>, context: ToolContext) => unknown;
+}
+
+/** A validated tool, ready for a team. */
+export interface Tool<S extends z.ZodObject = z.ZodObject> extends ToolDefinition<S> {
+  readonly kind: 'tool';
+  /** What the model sees. */
+  readonly spec: ToolSpec;
+}
+
+const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
+
+/**
+ * Define a tool.
+ * @example
+ * const lookupOrder = defineTool({
+ *   name: 'lookupOrder',
+ *   description: 'Find an order by id',
+ *   parameters: z.object({ orderId: z.string() }),
+ *   execute: async ({ orderId }) => orders.get(orderId),
+ * });
+ */
+export function defineTool<S extends z.ZodObject>(definition: ToolDefinition<S>): Tool<S> {
+  const { name, description, parameters, execute } = definition;
+  const problems: string[] = [];
+  if (typeof name !== 'string' || !TOOL_NAME.test(name)) {
+    problems.push(`name ${JSON.stringify(name)} must be 1-64 letters, digits, "_" or "-"`);
+  } else if (name === HANDOFF_TOOL_NAME || name.startsWith(`${HANDOFF_TOOL_NAME}_to_`)) {
+    problems.push(`name "${name}" is reserved for baton's handoff tools`);
+  }
+  if (typeof description !== 'string' || description.trim() === '') problems.push('description must be a non-empty string');
+  if (typeof execute !== 'function') problems.push('execute must be a function');
+  let schema: JsonSchema | undefined;
+  if (!(parameters instanceof z.ZodObject)) {
+    problems.push('parameters must be a zod v4 object schema, e.g. z.object({ orderId: z.string() })');
+  } else {
+    schema = toParametersSchema(parameters);
+  }
+  if (problems.length > 0 || !schema) throw new UserError(`Invalid tool ${JSON.stringify(name)}: ${problems.join('; ')}`);
+  return { kind: 'tool', name, description, parameters, execute, spec: { name, description, parameters: schema } };
+}
+
+/** JSON Schema of a zod object, in the form function-calling models expect. */
+export function toParametersSchema(schema: z.ZodObject): JsonSchema {
+  const { $schema: _ignored, ...json } = z.toJSONSchema(schema) as JsonSchema;
+  return json;
+}

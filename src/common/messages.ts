@@ -1,0 +1,47 @@
+/**
+ * Every name other programs depend on: task queue, workflow types, queries and search attributes.
+ * Workflows, the client and the tests import these definitions; no call site spells a name.
+ *
+ * Workflow-safe: no I/O.
+ */
+import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
+import { defineQuery } from '@temporalio/workflow';
+import type { HandoffRecord, RunStatus } from './types';
+
+/** The task queue baton's workers poll unless told otherwise. */
+export const DEFAULT_TASK_QUEUE = 'baton';
+
+/** Workflow type names. */
+export const WorkflowType = {
+  /** One chain of handoffs from an input to an answer. */
+  HANDOFF_RUN: 'handoffRun',
+  /** A multi-turn conversation with a sticky active agent. */
+  CONVERSATION: 'conversation',
+} as const;
+export type WorkflowType = (typeof WorkflowType)[keyof typeof WorkflowType];
+
+/** Query: the handoffs recorded so far. */
+export const chainQuery = defineQuery<HandoffRecord[]>('chain');
+
+/** Query: where the run is. */
+export const statusQuery = defineQuery<RunStatus>('status');
+
+/** Search attribute: the agent currently working. */
+export const BatonAgent = defineSearchAttributeKey('BatonAgent', SearchAttributeType.KEYWORD);
+
+/** Search attribute: running / awaiting_approval / completed / failed. */
+export const BatonStatusAttribute = defineSearchAttributeKey('BatonStatus', SearchAttributeType.KEYWORD);
+
+/** Search attribute: handoffs so far. */
+export const BatonHandoffs = defineSearchAttributeKey('BatonHandoffs', SearchAttributeType.INT);
+
+/** The search attributes a namespace needs before baton's workflows can run. */
+export const BATON_SEARCH_ATTRIBUTES = [BatonAgent, BatonStatusAttribute, BatonHandoffs] as const;
+
+/** Activity type names, as they appear in history. */
+export const ActivityType = {
+  LOAD_TEAM: 'loadTeam',
+  CALL_MODEL: 'callModel',
+  RUN_TOOL: 'runTool',
+  RECORD_HANDOFF: 'recordHandoff',
+} as const;

@@ -1,0 +1,241 @@
+/**
+ * Serializable types shared by workflows, activities, the client and the tests.
+ *
+ * Everything here is plain JSON: it crosses the workflow boundary and is recorded in history.
+ * This module is workflow-safe: no I/O, no node builtins, no zod, no openai.
+ */
+
+/** JSON Schema of a tool's parameters, as sent to the model. */
+export type JsonSchema = Record<string, unknown>;
+
+/** A model, declared as data; the `callModel` activity resolves the provider. */
+export type ModelSpec = OpenAIModelSpec | ScriptedModelSpec;
+
+/** A model served by any OpenAI-compatible Chat Completions endpoint. */
+export interface OpenAIModelSpec {
+  provider: 'openai';
+  /** Model name, e.g. `gpt-4o-mini`. */
+  model: string;
+  settings?: OpenAIModelSettings;
+}
+
+/** Non-secret settings of an OpenAI model. The API key never goes into a spec: it stays in the worker. */
+export interface OpenAIModelSettings {
+  temperature?: number;
+  maxTokens?: number;
+  /** Endpoint; overrides `OPENAI_BASE_URL`. */
+  baseURL?: string;
+  /** Per-request timeout of the HTTP call in milliseconds. @default 60000 */
+  timeoutMs?: number;
+}
+
+/** A deterministic model declared as data: ordered steps, then rules on the latest input. */
+export interface ScriptedModelSpec {
+  provider: 'scripted';
+  /** Display name in the audit and the UI. @default "scripted" */
+  model: string;
+  /** Answers for this agent's 1st, 2nd, … model call in a run, in order. */
+  steps: ScriptedStep[];
+  /** Answers chosen by the latest message once the steps are used up; the first match wins. */
+  rules: ScriptedRule[];
+  /** Fail a run that ends with steps left over ({@link UnconsumedScriptStepsError}). @default true */
+  requireAllSteps: boolean;
+}
+
+/** One scripted model answer. */
+export interface ScriptedStep {
+  /** Plain text answer (ends the agent's turn when there are no tool calls). */
+  text?: string;
+  /** Tool calls to make, `arguments` as an object. */
+  toolCalls?: { name: string; arguments: Record<string, unknown> }[];
+  /** Sugar for a `handoff` tool call. */
+  handoff?: { to: string; message: string };
+  /** Fail this many activity attempts with a retryable error before answering. */
+  failAttempts?: number;
+  /** Wait this long (ms) before answering, as a real model would. */
+  delayMs?: number;
+  /** Reported token usage. @default derived from text lengths */
+  usage?: { inputTokens: number; outputTokens: number };
+}
+
+/** A scripted answer chosen by the content of the latest user or tool message. */
+export interface ScriptedRule {
+  /** Case-insensitive substring that the latest user or tool message must contain; empty matches all. */
+  whenIncludes: string;
+  reply: ScriptedStep;
+}
+
+/** A tool as the model sees it. */
+export interface ToolSpec {
+  name: string;
+  description: string;
+  parameters: JsonSchema;
+}
+
+/** One agent of a team snapshot. */
+export interface AgentSpec {
+  id: string;
+  name: string;
+  description: string;
+  instructions: string;
+  model: ModelSpec;
+  /** The agent's own tools (the handoff tool is in {@link AgentSpec.handoffTool}). */
+  tools: ToolSpec[];
+  /** The agents this one may hand off to. */
+  handoffs: string[];
+  /** The injected `handoff` tool; absent in a team of one or when `handoffs` is empty. */
+  handoffTool?: ToolSpec;
+}
+
+/** The team as recorded in history at the start of each run. */
+export interface TeamSpec {
+  agents: Record<string, AgentSpec>;
+  /** Whether the worker has `agent_handoff` listeners. */
+  hasHandoffListeners: boolean;
+}
+
+/** A tool call requested by the model. `arguments` is the raw JSON text the model produced. */
+export interface ToolCall {
+  id: string;
+  name: string;
+  arguments: string;
+}
+
+/** A conversation message in the Chat Completions shape. */
+export type ChatMessage =
+  | { role: 'system'; content: string }
+  | { role: 'user'; content: string }
+  | { role: 'assistant'; content: string | null; toolCalls?: ToolCall[] }
+  | { role: 'tool'; toolCallId: string; content: string };
+
+/** Tokens and calls spent by a run. */
+export interface Usage {
+  inputTokens: number;
+  outputTokens: number;
+  totalTokens: number;
+  modelCalls: number;
+  toolCalls: number;
+}
+
+/** A handoff that happened, as recorded in the chain. */
+export interface HandoffRecord {
+  from: string;
+  to: string;
+  message: string;
+  /** Workflow time of the handoff, ISO 8601. */
+  timestamp: string;
+  /** The model turn of the run (1-based) in which the handoff was requested. */
+  turn: number;
+}
+
+/** What to do when a model names a handoff target that does not exist or is not allowed. */
+export const InvalidHandoffPolicy = {
+  /** Fail the run with `HandoffTargetNotFoundError`. */
+  FAIL: 'fail',
+  /** Answer the model with a tool error listing the valid targets, a bounded number of times. */
+  RETRY: 'retry',
+} as const;
+export type InvalidHandoffPolicy = (typeof InvalidHandoffPolicy)[keyof typeof InvalidHandoffPolicy];
+
+/** Options of one run. Every field is optional; see {@link resolveRunOptions} for defaults. */
+export interface RunOptions {
+  /** Handoffs allowed in the run. @default 10 */
+  maxHandoffs?: number;
+  /** Model turns allowed in one activation of an agent. @default 10 */
+  maxTurns?: number;
+  /** @default "fail" */
+  onInvalidHandoff?: InvalidHandoffPolicy;
+  /** With `onInvalidHandoff: 'retry'`: invalid handoffs answered before the run fails. @default 2 */
+  maxInvalidHandoffRetries?: number;
+  /** Per-attempt timeout of a model call, e.g. `"2 minutes"` or milliseconds. @default "2 minutes" */
+  modelTimeout?: string | number;
+  /** Per-attempt timeout of a tool call. @default "5 minutes" */
+  toolTimeout?: string | number;
+  /** Retry policy of model and tool calls. */
+  retry?: RetryOptions;
+}
+
+/** Retry settings for model and tool activities. */
+export interface RetryOptions {
+  /** @default "1 second" */
+  initialInterval?: string | number;
+  /** @default 2 */
+  backoffCoefficient?: number;
+  /** @default "1 minute" */
+  maximumInterval?: string | number;
+  /** Attempts including the first. @default 5 */
+  maximumAttempts?: number;
+}
+
+/** Input of the `handoffRun` workflow: plain JSON, so any Temporal client can start a chain. */
+export interface HandoffRunInput {
+  agent: string;
+  input: string;
+  options?: RunOptions;
+}
+
+/** Result of the `handoffRun` workflow. */
+export interface HandoffRunResult {
+  output: string;
+  finalAgent: string;
+  handoffChain: HandoffRecord[];
+  usage: Usage;
+}
+
+/** What the `status` query answers. */
+export interface RunStatus {
+  status: BatonStatus;
+  currentAgent: string;
+  handoffs: number;
+  turns: number;
+}
+
+/** Values of the `BatonStatus` search attribute. */
+export const BatonStatus = {
+  RUNNING: 'running',
+  AWAITING_APPROVAL: 'awaiting_approval',
+  COMPLETED: 'completed',
+  FAILED: 'failed',
+} as const;
+export type BatonStatus = (typeof BatonStatus)[keyof typeof BatonStatus];
+
+/** Input of the `callModel` activity. */
+export interface CallModelInput {
+  agentId: string;
+  model: ModelSpec;
+  messages: ChatMessage[];
+  tools: ToolSpec[];
+  /** How many model calls this agent has had before in this run (0-based); scripted models use it. */
+  callIndex: number;
+}
+
+/** What a model answered. */
+export interface ModelResponse {
+  content: string | null;
+  toolCalls: ToolCall[];
+  usage: { inputTokens: number; outputTokens: number };
+  /** The model that answered, as the provider reports it. */
+  model: string;
+}
+
+/** Input of the `runTool` activity. */
+export interface RunToolInput {
+  agentId: string;
+  call: ToolCall;
+  /** Stable across retries of this call: see {@link ToolContext.idempotencyKey}. */
+  idempotencyKey: string;
+}
+
+/** Result of the `runTool` activity: the text the model receives. */
+export interface RunToolResult {
+  /** `false` when the arguments were invalid or the tool raised a `ToolError`; the model sees the error. */
+  ok: boolean;
+  content: string;
+}
+
+/** Input of the `recordHandoff` activity, which makes each handoff explicit in history and runs hooks. */
+export interface RecordHandoffInput {
+  handoff: HandoffRecord;
+  /** 1-based position of this handoff in the run's chain. */
+  index: number;
+}

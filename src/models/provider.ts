@@ -1,0 +1,28 @@
+import type { CallModelInput, ModelResponse, ModelSpec } from '../common/types';
+
+/** What a provider gets besides the request. */
+export interface ModelCallContext {
+  /** 1 on the first activity attempt. */
+  attempt: number;
+  /** Aborted when the activity is cancelled or times out. */
+  signal: AbortSignal;
+  /** A cancellation-aware sleep. */
+  sleep: (ms: number) => Promise<void>;
+}
+
+/**
+ * A model backend. Providers run inside the `callModel` activity; a retryable failure is thrown as
+ * a retryable `ApplicationFailure` (with `nextRetryDelay` when the server said when to retry), a
+ * permanent one as a non-retryable `ModelRequestError`.
+ */
+export interface ModelProvider {
+  call(input: CallModelInput, context: ModelCallContext): Promise<ModelResponse>;
+}
+
+/** Providers by the `provider` field of a {@link ModelSpec}. */
+export type ModelProviders = Partial<Record<ModelSpec['provider'], ModelProvider>>;
+
+/** A rough token count for providers that do not report one: four characters a token. */
+export function estimateTokens(text: string): number {
+  return Math.ceil(text.length / 4);
+}

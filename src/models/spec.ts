@@ -1,0 +1,61 @@
+import type { ModelSpec, OpenAIModelSettings, OpenAIModelSpec, ScriptedModelSpec, ScriptedRule, ScriptedStep } from '../common/types';
+
+/**
+ * A model on any OpenAI-compatible Chat Completions endpoint (OpenAI, vLLM, Ollama, llama.cpp).
+ * The worker reads `OPENAI_API_KEY` and `OPENAI_BASE_URL`; `settings.baseURL` overrides the latter.
+ * @example openai('gpt-4o-mini', { temperature: 0 })
+ */
+export function openai(model: string, settings?: OpenAIModelSettings): OpenAIModelSpec {
+  return settings ? { provider: 'openai', model, settings } : { provider: 'openai', model };
+}
+
+/** How a scripted model is declared: a list of steps, or steps and rules. */
+export interface ScriptedOptions {
+  /** @default "scripted" */
+  model?: string;
+  steps?: ScriptedStep[];
+  rules?: ScriptedRule[];
+  /** @default true */
+  requireAllSteps?: boolean;
+}
+
+/**
+ * A deterministic model declared as data, for tests, demos and benchmarks. An agent's n-th model
+ * call in a run gets `steps[n]`; after the steps, the first rule whose `whenIncludes` appears in the
+ * latest user or tool message answers. A call with neither fails with `UnexpectedModelCallError`; a
+ * run that ends with steps unused fails with `UnconsumedScriptStepsError` unless `requireAllSteps` is false.
+ * @example
+ * scripted([{ handoff: { to: 'refunds', message: 'Order 42 wants a refund' } }])
+ * scripted({ rules: [{ whenIncludes: 'refund', reply: { handoff: { to: 'refunds', message: '…' } } }] })
+ */
+export function scripted(script: ScriptedStep[] | ScriptedOptions): ScriptedModelSpec {
+  const o: ScriptedOptions = Array.isArray(script) ? { steps: script } : script;
+  return {
+    provider: 'scripted',
+    model: o.model ?? 'scripted',
+    steps: o.steps ?? [],
+    rules: o.rules ?? [],
+    requireAllSteps: o.requireAllSteps ?? true,
+  };
+}
+
+/** Problems with a model spec, for agent validation. */
+export function validateModelSpec(model: unknown): string[] {
+  if (typeof model !== 'object' || model === null) return ['model must be openai(...) or scripted(...)'];
+  const m = model as Partial<ModelSpec>;
+  if (m.provider === 'openai') {
+    return typeof m.model === 'string' && m.model !== '' ? [] : ['openai model name must be a non-empty string'];
+  }
+  if (m.provider === 'scripted') {
+    const s = m as Partial<ScriptedModelSpec>;
+    const problems: string[] = [];
+    if (!Array.isArray(s.steps) || !Array.isArray(s.rules)) problems.push('scripted model needs steps and rules arrays (use scripted())');
+    for (const [i, step] of (s.steps ?? []).entries()) {
+      if (!step || (step.text === undefined && !step.toolCalls && !step.handoff)) {
+        problems.push(`scripted step ${i + 1} needs text, toolCalls or handoff`);
+      }
+    }
+    return problems;
+  }
+  return [`unknown model provider ${JSON.stringify(m.provider)} (valid: "openai", "scripted")`];
+}

@@ -1,0 +1,81 @@
+import path from 'node:path';
+import type { Connection } from '@temporalio/client';
+import {
+  bundleWorkflowCode,
+  DefaultLogger,
+  NativeConnection,
+  Worker,
+  type WorkerOptions,
+  type WorkflowBundleWithSourceMap,
+} from '@temporalio/worker';
+import { createActivities, type BatonHooks } from '../../activities';
+import type { Team } from '../agents/team';
+import { BATON_SEARCH_ATTRIBUTES, DEFAULT_TASK_QUEUE } from '../common/messages';
+import type { ModelProviders } from '../models/provider';
+
+/** Options of {@link createWorker}. */
+export interface CreateWorkerOptions {
+  /** The agents this worker serves. */
+  team: Team;
+  /** @default a connection to `TEMPORAL_ADDRESS`, or localhost:7233 */
+  connection?: NativeConnection;
+  /** @default process.env.TEMPORAL_NAMESPACE, or "default" */
+  namespace?: string;
+  /** @default "baton" */
+  taskQueue?: string;
+  /** `agent_handoff` listeners, run after each handoff in the `recordHandoff` activity (at least once). */
+  hooks?: BatonHooks;
+  /** Replace or add model providers (by the spec's `provider` field). */
+  providers?: ModelProviders;
+  /** Worker tuning passed to Temporal's `Worker.create` (pollers, cache size, concurrency). */
+  worker?: Partial<Omit<WorkerOptions, 'connection' | 'namespace' | 'taskQueue' | 'activities' | 'workflowBundle' | 'workflowsPath'>>;
+}
+
+/** Path of the workflow entry point the worker bundles. */
+export const WORKFLOWS_PATH = path.resolve(__dirname, '../../workflows/index.ts');
+
+let bundle: Promise<WorkflowBundleWithSourceMap> | undefined;
+
+/** The bundled workflow code, built once per process. */
+export function workflowBundle(): Promise<WorkflowBundleWithSourceMap> {
+  bundle ??= bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, logger: new DefaultLogger('WARN') });
+  return bundle;
+}
+
+/**
+ * A worker that runs baton's workflows and activities for `team`. Call `run()` on it.
+ * @example
+ * const worker = await createWorker({ team });
+ * await worker.run();
+ */
+export async function createWorker(options: CreateWorkerOptions): Promise<Worker> {
+  const team = options.team;
+  team.spec(); // an empty or broken team fails here, before polling
+  const connection =
+    options.connection ?? (await NativeConnection.connect({ address: process.env.TEMPORAL_ADDRESS ?? 'localhost:7233' }));
+  return Worker.create({
+    ...options.worker,
+    connection,
+    namespace: options.namespace ?? process.env.TEMPORAL_NAMESPACE ?? 'default',
+    taskQueue: options.taskQueue ?? DEFAULT_TASK_QUEUE,
+    workflowBundle: await workflowBundle(),
+    activities: createActivities({ team, hooks: options.hooks, providers: options.providers }),
+  });
+}
+
+/**
+ * Register baton's search attributes in a namespace when they are missing (a dev server started
+ * by baton already has them). Needs operator rights on a cluster.
+ */
+export async function ensureSearchAttributes(connection: Connection, namespace = 'default'): Promise<string[]> {
+  const existing = await connection.operatorService.listSearchAttributes({ namespace });
+  const known = new Set(Object.keys(existing.customAttributes ?? {}));
+  const missing = BATON_SEARCH_ATTRIBUTES.filter((k) => !known.has(k.name));
+  if (missing.length === 0) return [];
+  const typeOf = { KEYWORD: 2, INT: 3 } as const;
+  await connection.operatorService.addSearchAttributes({
+    namespace,
+    searchAttributes: Object.fromEntries(missing.map((k) => [k.name, typeOf[k.type as keyof typeof typeOf]])),
+  });
+  return missing.map((k) => k.name);
+}

@@ -1,0 +1,2 @@
+/** baton's workflows: deterministic code only. */
+export { handoffRun } from './handoffRun';
