@@ -1,0 +1,90 @@
+/**
+ * The support team: triage routes customers to refunds, sales or tech support.
+ * Runs on the scripted model when OPENAI_API_KEY is unset, on `BATON_MODEL` (default gpt-4o-mini) when it is set.
+ */
+import { z } from 'zod';
+import { defineAgent, defineTool, openai, scripted, Team, ToolError, type ScriptedRule } from '../../src';
+import { orders, refunds } from './orders';
+
+const model = (rules: ScriptedRule[]) =>
+  process.env.OPENAI_API_KEY ? openai(process.env.BATON_MODEL ?? 'gpt-4o-mini') : scripted({ model: 'scripted-support', rules });
+
+export const lookupOrder = defineTool({
+  name: 'lookupOrder',
+  description: 'Look up an order by its id',
+  parameters: z.object({ orderId: z.string().describe('The order id, digits only') }),
+  execute: ({ orderId }) => {
+    const order = orders.get(orderId);
+    if (!order) throw new ToolError(`no order ${orderId}`);
+    return order;
+  },
+});
+
+export const issueRefund = defineTool({
+  name: 'issueRefund',
+  description: 'Refund a delivered order in full',
+  parameters: z.object({ orderId: z.string(), reason: z.string() }),
+  execute: ({ orderId }, { idempotencyKey }) => {
+    const earlier = refunds.get(idempotencyKey);
+    if (earlier) return earlier;
+    const order = orders.get(orderId);
+    if (!order) throw new ToolError(`no order ${orderId}`);
+    if (order.status !== 'delivered') throw new ToolError(`order ${orderId} is ${order.status}; only delivered orders can be refunded`);
+    const refund = { refundId: `R-${orderId}-${refunds.size + 1}`, orderId, amount: order.amount };
+    refunds.set(idempotencyKey, refund);
+    order.status = 'refunded';
+    return refund;
+  },
+});
+
+export const triage = defineAgent({
+  id: 'triage',
+  name: 'Triage',
+  description: 'Greets customers and routes them to the right specialist',
+  instructions:
+    'You are the first contact of a shop. Work out what the customer needs and hand off to refunds, sales or tech. ' +
+    'Put the order id and the problem in your handoff message.',
+  model: model([
+    { whenIncludes: 'refund', reply: { handoff: { to: 'refunds', message: 'Customer wants a refund for order 1042: it arrived broken.' } } },
+    { whenIncludes: 'buy', reply: { handoff: { to: 'sales', message: 'Customer wants to buy something.' } } },
+    { whenIncludes: '', reply: { handoff: { to: 'tech', message: 'Customer has a technical question.' } } },
+  ]),
+  handoffs: ['refunds', 'sales', 'tech'],
+});
+
+export const refundsAgent = defineAgent({
+  id: 'refunds',
+  name: 'Refunds',
+  description: 'Checks orders and issues refunds',
+  instructions:
+    'You handle refunds. Look the order up, refund it when it was delivered, and tell the customer what happened. ' +
+    'Hand back to triage for anything that is not a refund.',
+  model: model([
+    { whenIncludes: '"status":"delivered"', reply: { toolCalls: [{ name: 'issueRefund', arguments: { orderId: '1042', reason: 'arrived broken' } }] } },
+    { whenIncludes: 'refundId', reply: { text: 'Your refund of $59.90 for order 1042 is on its way: expect it within 3-5 business days.' } },
+    { whenIncludes: 'order 1042', reply: { toolCalls: [{ name: 'lookupOrder', arguments: { orderId: '1042' } }] } },
+    { whenIncludes: '', reply: { text: 'I could not find that order; could you send its number?' } },
+  ]),
+  tools: [lookupOrder, issueRefund],
+  handoffs: ['triage'],
+});
+
+export const sales = defineAgent({
+  id: 'sales',
+  name: 'Sales',
+  description: 'Answers questions about products, prices and stock',
+  instructions: 'You help customers choose and buy products.',
+  model: model([{ whenIncludes: '', reply: { text: 'Our ceramic teapot is $59.90 and in stock.' } }]),
+  handoffs: ['triage'],
+});
+
+export const tech = defineAgent({
+  id: 'tech',
+  name: 'Tech support',
+  description: 'Solves problems with the website, accounts and deliveries',
+  instructions: 'You solve technical problems with the shop.',
+  model: model([{ whenIncludes: '', reply: { text: 'Please clear your browser cache and sign in again.' } }]),
+  handoffs: ['triage'],
+});
+
+export const team = new Team([triage, refundsAgent, sales, tech]);

@@ -1,0 +1,26 @@
+import { Client, Connection } from '@temporalio/client';
+import { NativeConnection } from '@temporalio/worker';
+
+/** The server address the CLI uses: `TEMPORAL_ADDRESS`, or a local dev server. */
+export function temporalAddress(): string {
+  return process.env.TEMPORAL_ADDRESS ?? 'localhost:7233';
+}
+
+export function temporalNamespace(): string {
+  return process.env.TEMPORAL_NAMESPACE ?? 'default';
+}
+
+/** A client and a worker connection to the configured server, with an error that says what to do. */
+export async function connect(address = temporalAddress()): Promise<{ client: Client; connection: Connection; native: () => Promise<NativeConnection> }> {
+  let connection: Connection;
+  try {
+    connection = await Connection.connect({ address, connectTimeout: '5 seconds' });
+  } catch (err) {
+    throw new Error(
+      `cannot reach a Temporal server at ${address} (${(err as Error).message}). ` +
+        'Start one with `npx baton dev`, or set TEMPORAL_ADDRESS.',
+    );
+  }
+  const client = new Client({ connection, namespace: temporalNamespace() });
+  return { client, connection, native: () => NativeConnection.connect({ address }) };
+}
