@@ -1,0 +1,44 @@
+import js from '@eslint/js';
+import { createTypeScriptImportResolver } from 'eslint-import-resolver-typescript';
+import importX from 'eslint-plugin-import-x';
+import tseslint from 'typescript-eslint';
+
+export default tseslint.config(
+  { ignores: ['node_modules/', '.tools/', '.temporal/', 'dist/', 'coverage/'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    files: ['**/*.ts', '**/*.mts'],
+    languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
+    plugins: { 'import-x': importX },
+    settings: { 'import-x/resolver-next': [createTypeScriptImportResolver()] },
+    rules: {
+      '@typescript-eslint/no-floating-promises': 'error',
+      '@typescript-eslint/consistent-type-imports': ['error', { fixStyle: 'inline-type-imports' }],
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      '@typescript-eslint/no-require-imports': 'off',
+      'import-x/no-cycle': 'error',
+    },
+  },
+  {
+    files: ['workflows/**/*.ts'],
+    rules: {
+      'import-x/no-nodejs-modules': 'error',
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            { group: ['node:*'], message: 'Workflow code is deterministic: no node builtins.' },
+            { group: ['zod', 'zod/*', 'openai', 'openai/*'], message: 'Workflow code works on the serializable spec.' },
+            { group: ['../src/agents/*', '../src/models/*', '../src/client/*', '../src/worker/*', '../src/cli/*'], message: 'Workflows import only src/common.' },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    files: ['bin/**/*.js'],
+    languageOptions: { globals: { require: 'readonly', process: 'readonly', console: 'readonly' }, sourceType: 'commonjs' },
+    rules: { '@typescript-eslint/no-require-imports': 'off' },
+  },
+);
