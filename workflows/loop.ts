@@ -30,6 +30,7 @@ import type {
   ModelResponse,
   TeamSpec,
   ToolCall,
+  ToolResultRecord,
   Usage,
 } from '../src/common/types';
 import { ignoredHandoffResult, planTurn } from './turn';
@@ -37,7 +38,7 @@ import { ignoredHandoffResult, planTurn } from './turn';
 /** What a model turn leads to. */
 type Step =
   | { kind: 'final_output'; output: string }
-  | { kind: 'handoff'; handoff: HandoffResult }
+  | { kind: 'handoff'; handoff: HandoffResult; toolResults: ToolResultRecord[] }
   | { kind: 'run_again' };
 
 export class HandoffLoop {
@@ -69,7 +70,7 @@ export class HandoffLoop {
         this.checkScriptsConsumed();
         return { output: step.output, finalAgent: this.agent.id, handoffChain: this.chain, usage: this.usage };
       }
-      if (step.kind === 'handoff') await this.handoff(step.handoff);
+      if (step.kind === 'handoff') await this.handoff(step.handoff, step.toolResults);
     }
   }
 
@@ -104,18 +105,13 @@ export class HandoffLoop {
     const plan = planTurn(response.toolCalls);
     const results = new Map<string, string>(await this.runTools(plan.tools));
     for (const call of plan.ignoredHandoffs) results.set(call.id, ignoredHandoffResult(plan.handoff));
-    let step: Step = { kind: 'run_again' };
-    if (plan.handoff) {
-      const outcome = this.evaluateHandoff(plan.handoff);
-      results.set(plan.handoff.id, outcome.result);
-      if (outcome.handoff) step = { kind: 'handoff', handoff: outcome.handoff };
-    }
+    const outcome = plan.handoff ? this.evaluateHandoff(plan.handoff) : undefined;
+    if (plan.handoff && outcome) results.set(plan.handoff.id, outcome.result);
     // Every call gets its answer, in the order the model made them: OpenAI-compatible servers
     // reject a history with an unanswered tool call.
-    for (const call of response.toolCalls) {
-      this.messages.push({ role: 'tool', toolCallId: call.id, content: results.get(call.id) ?? '' });
-    }
-    return step;
+    const toolResults = response.toolCalls.map((call) => ({ toolCallId: call.id, name: call.name, content: results.get(call.id) ?? '' }));
+    for (const r of toolResults) this.messages.push({ role: 'tool', toolCallId: r.toolCallId, content: r.content });
+    return outcome?.handoff ? { kind: 'handoff', handoff: outcome.handoff, toolResults } : { kind: 'run_again' };
   }
 
   private async callModel(): Promise<ModelResponse> {
@@ -181,7 +177,7 @@ export class HandoffLoop {
   }
 
   /** Record the handoff (state, search attributes, an explicit activity in history) and move on. */
-  private async handoff(h: HandoffResult): Promise<void> {
+  private async handoff(h: HandoffResult, toolResults: ToolResultRecord[]): Promise<void> {
     const record: HandoffRecord = {
       from: h.from,
       to: h.to,
@@ -201,7 +197,7 @@ export class HandoffLoop {
       summary: `${h.from} → ${h.to}`,
     });
     try {
-      await recordHandoff({ handoff: record, index: this.chain.length });
+      await recordHandoff({ handoff: record, index: this.chain.length, toolResults });
     } catch (err) {
       // Hooks observe the chain; a hook that keeps failing must not stop it.
       log.warn('agent_handoff hook failed', { error: String(err), handoff: record });

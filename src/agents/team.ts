@@ -44,9 +44,8 @@ export class Team {
     return this.#agents.get(agentId)?.tools.find((t) => t.name === name);
   }
 
-  /** The agents this one may hand off to. */
+  /** The agents this one may hand off to: its `handoffs` when given, else every other agent. */
   targets(agent: Agent): string[] {
-    if (this.#agents.size < 2) return [];
     return agent.handoffs ? [...agent.handoffs] : this.ids.filter((id) => id !== agent.id);
   }
 

@@ -238,4 +238,13 @@ export interface RecordHandoffInput {
   handoff: HandoffRecord;
   /** 1-based position of this handoff in the run's chain. */
   index: number;
+  /** What every tool call of the handoff's turn was answered, the handoff and any ignored ones included. */
+  toolResults: ToolResultRecord[];
+}
+
+/** The answer a tool call got, as the model saw it. */
+export interface ToolResultRecord {
+  toolCallId: string;
+  name: string;
+  content: string;
 }

@@ -1,0 +1,50 @@
+import { defaultPayloadConverter } from '@temporalio/common';
+import type { temporal } from '@temporalio/proto';
+import type { WorkflowHandle } from '@temporalio/client';
+
+/** One activity as the workflow history shows it. */
+export interface ActivityInHistory {
+  name: string;
+  input: unknown;
+  /** Attempt of the successful or last start. */
+  attempt: number;
+  summary?: string;
+}
+
+type Event = temporal.api.history.v1.IHistoryEvent;
+
+function decode(payloads: temporal.api.common.v1.IPayloads | null | undefined): unknown {
+  const first = payloads?.payloads?.[0];
+  return first ? defaultPayloadConverter.fromPayload(first) : undefined;
+}
+
+/** Every activity scheduled in a workflow's history, in order, with its input and attempts. */
+export async function activitiesInHistory(handle: WorkflowHandle): Promise<ActivityInHistory[]> {
+  const history = await handle.fetchHistory();
+  const events: Event[] = history.events ?? [];
+  const byScheduledId = new Map<string, ActivityInHistory>();
+  for (const e of events) {
+    const scheduled = e.activityTaskScheduledEventAttributes;
+    if (scheduled) {
+      const summaryPayload = e.userMetadata?.summary;
+      byScheduledId.set(String(e.eventId), {
+        name: scheduled.activityType?.name ?? '',
+        input: decode(scheduled.input),
+        attempt: 0,
+        summary: summaryPayload ? (defaultPayloadConverter.fromPayload(summaryPayload) as string) : undefined,
+      });
+    }
+    const started = e.activityTaskStartedEventAttributes;
+    if (started) {
+      const a = byScheduledId.get(String(started.scheduledEventId));
+      if (a) a.attempt = started.attempt ?? 1;
+    }
+  }
+  return [...byScheduledId.values()];
+}
+
+/** The names of the history's event types, in order. */
+export async function eventTypes(handle: WorkflowHandle): Promise<string[]> {
+  const history = await handle.fetchHistory();
+  return (history.events ?? []).map((e) => String(e.eventType));
+}
