@@ -10,6 +10,7 @@ import {
   statusQuery,
 } from '../src/common/messages';
 import { BatonStatus, type HandoffRunInput, type HandoffRunResult } from '../src/common/types';
+import { ApprovalDesk } from './approvals';
 import { HandoffLoop } from './loop';
 
 const { loadTeam } = proxyActivities<BatonActivities>({
@@ -25,17 +26,20 @@ const { loadTeam } = proxyActivities<BatonActivities>({
 export async function handoffRun(rawInput: HandoffRunInput): Promise<HandoffRunResult> {
   let status: BatonStatus = BatonStatus.RUNNING;
   let loop: HandoffLoop | undefined;
+  const setStatus = (next: BatonStatus) => {
+    status = next;
+    upsertSearchAttributes([{ key: BatonStatusAttribute, value: next }]);
+  };
+  const desk = new ApprovalDesk((waiting) => setStatus(waiting ? BatonStatus.AWAITING_APPROVAL : BatonStatus.RUNNING));
+  desk.install();
   setHandler(chainQuery, () => loop?.chain ?? []);
   setHandler(statusQuery, () => ({
     status,
     currentAgent: loop?.agent.id ?? (rawInput as Partial<HandoffRunInput>)?.agent ?? '',
     handoffs: loop?.chain.length ?? 0,
     turns: loop?.turns ?? 0,
+    pendingApprovals: [...desk.pending.values()],
   }));
-  const setStatus = (next: BatonStatus) => {
-    status = next;
-    upsertSearchAttributes([{ key: BatonStatusAttribute, value: next }]);
-  };
   try {
     const input = validateRunInput(rawInput);
     upsertSearchAttributes([
@@ -44,7 +48,7 @@ export async function handoffRun(rawInput: HandoffRunInput): Promise<HandoffRunR
       { key: BatonHandoffs, value: 0 },
     ]);
     const team = await loadTeam();
-    loop = new HandoffLoop(team, input.agent, input.input, resolveRunOptions(input.options));
+    loop = new HandoffLoop(team, input.agent, input.input, resolveRunOptions(input.options), desk);
     const result = await loop.run();
     setStatus(BatonStatus.COMPLETED);
     return result;

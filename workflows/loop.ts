@@ -12,6 +12,7 @@ import {
 } from '../src/common/defaults';
 import {
   AgentNotFoundError,
+  ApprovalTimeoutError,
   BATON_ERROR_TYPES,
   HandoffTargetNotFoundError,
   MaxHandoffsExceededError,
@@ -24,6 +25,7 @@ import { extractHandoff, type HandoffResult } from '../src/common/handoff';
 import { BatonAgent, BatonHandoffs } from '../src/common/messages';
 import type {
   AgentSpec,
+  ApprovalRecord,
   ChatMessage,
   HandoffRecord,
   HandoffRunResult,
@@ -33,13 +35,21 @@ import type {
   ToolResultRecord,
   Usage,
 } from '../src/common/types';
+import { resolveApprovalPolicy, type ApprovalDesk } from './approvals';
 import { ignoredHandoffResult, planTurn } from './turn';
 
 /** What a model turn leads to. */
 type Step =
   | { kind: 'final_output'; output: string }
-  | { kind: 'handoff'; handoff: HandoffResult; toolResults: ToolResultRecord[] }
+  | { kind: 'handoff'; handoff: HandoffResult; approval?: ApprovalRecord; toolResults: ToolResultRecord[] }
   | { kind: 'run_again' };
+
+/** What a handoff call leads to: the tool result the model gets and, when it goes ahead, the handoff. */
+interface HandoffOutcome {
+  result: string;
+  handoff?: HandoffResult;
+  approval?: ApprovalRecord;
+}
 
 export class HandoffLoop {
   agent: AgentSpec;
@@ -57,6 +67,7 @@ export class HandoffLoop {
     startAgent: string,
     input: string,
     private readonly options: ResolvedRunOptions,
+    private readonly desk: ApprovalDesk,
   ) {
     this.agent = this.lookup(startAgent);
     this.activate(this.agent, input);
@@ -70,7 +81,7 @@ export class HandoffLoop {
         this.checkScriptsConsumed();
         return { output: step.output, finalAgent: this.agent.id, handoffChain: this.chain, usage: this.usage };
       }
-      if (step.kind === 'handoff') await this.handoff(step.handoff, step.toolResults);
+      if (step.kind === 'handoff') await this.handoff(step.handoff, step.toolResults, step.approval);
     }
   }
 
@@ -105,13 +116,16 @@ export class HandoffLoop {
     const plan = planTurn(response.toolCalls);
     const results = new Map<string, string>(await this.runTools(plan.tools));
     for (const call of plan.ignoredHandoffs) results.set(call.id, ignoredHandoffResult(plan.handoff));
-    const outcome = plan.handoff ? this.evaluateHandoff(plan.handoff) : undefined;
+    const checked = plan.handoff ? this.evaluateHandoff(plan.handoff) : undefined;
+    const outcome: HandoffOutcome | undefined = checked?.handoff ? await this.approve(checked.handoff) : checked;
     if (plan.handoff && outcome) results.set(plan.handoff.id, outcome.result);
     // Every call gets its answer, in the order the model made them: OpenAI-compatible servers
     // reject a history with an unanswered tool call.
     const toolResults = response.toolCalls.map((call) => ({ toolCallId: call.id, name: call.name, content: results.get(call.id) ?? '' }));
     for (const r of toolResults) this.messages.push({ role: 'tool', toolCallId: r.toolCallId, content: r.content });
-    return outcome?.handoff ? { kind: 'handoff', handoff: outcome.handoff, toolResults } : { kind: 'run_again' };
+    return outcome?.handoff
+      ? { kind: 'handoff', handoff: outcome.handoff, toolResults, ...(outcome.approval ? { approval: outcome.approval } : {}) }
+      : { kind: 'run_again' };
   }
 
   private async callModel(): Promise<ModelResponse> {
@@ -158,7 +172,7 @@ export class HandoffLoop {
   }
 
   /** Decide a handoff call: the tool result the model gets and, when it goes ahead, the handoff. */
-  private evaluateHandoff(call: ToolCall): { result: string; handoff?: HandoffResult } {
+  private evaluateHandoff(call: ToolCall): HandoffOutcome {
     const from = this.agent;
     const parsed = extractHandoff(call, from.id);
     if (typeof parsed === 'string' || parsed === null) return { result: `Error: ${parsed ?? 'not a handoff call'}` };
@@ -176,14 +190,33 @@ export class HandoffLoop {
     return { result: `Handed off to ${parsed.to}.`, handoff: parsed };
   }
 
+  /** Hold a valid handoff for a person's decision when its policy asks for one. */
+  private async approve(h: HandoffResult): Promise<HandoffOutcome> {
+    const policy = resolveApprovalPolicy(this.team, this.options.approvals, h.from, h.to);
+    if (!policy) return { result: `Handed off to ${h.to}.`, handoff: h };
+    const approval = await this.desk.request(h, policy);
+    if (approval.outcome === 'approved') {
+      return { result: `Handed off to ${h.to} (approved by ${approval.approver}).`, handoff: h, approval };
+    }
+    if (approval.outcome === 'rejected') {
+      const why = approval.reason ? `: ${approval.reason}` : '';
+      return { result: `The handoff to ${h.to} was rejected by ${approval.approver}${why}. Continue without it: answer yourself or hand off elsewhere.`, approval };
+    }
+    const onTimeout = policy.onTimeout ?? 'reject';
+    if (onTimeout === 'approve') return { result: `Handed off to ${h.to} (approved when nobody decided in time).`, handoff: h, approval };
+    if (onTimeout === 'fail') throw new ApprovalTimeoutError(approval.handoffId, h.from, h.to, String(policy.timeout));
+    return { result: `The handoff to ${h.to} was not approved in time. Continue without it: answer yourself or hand off elsewhere.`, approval };
+  }
+
   /** Record the handoff (state, search attributes, an explicit activity in history) and move on. */
-  private async handoff(h: HandoffResult, toolResults: ToolResultRecord[]): Promise<void> {
+  private async handoff(h: HandoffResult, toolResults: ToolResultRecord[], approval?: ApprovalRecord): Promise<void> {
     const record: HandoffRecord = {
       from: h.from,
       to: h.to,
       message: h.message,
       timestamp: new Date().toISOString(),
       turn: this.turns,
+      ...(approval ? { approval } : {}),
     };
     this.chain.push(record);
     upsertSearchAttributes([

@@ -1,5 +1,6 @@
 import { UserError } from '../common/errors';
-import type { ModelSpec } from '../common/types';
+import { approvalPolicyProblems } from '../common/defaults';
+import type { ApprovalPolicy, ModelSpec } from '../common/types';
 import { validateModelSpec } from '../models/spec';
 import type { Tool } from './tool';
 
@@ -18,6 +19,11 @@ export interface AgentDefinition {
   tools?: Tool[];
   /** Ids this agent may hand off to (list its own id to allow self-handoff). @default every other agent */
   handoffs?: string[];
+  /**
+   * Human approval for every handoff into this agent.
+   * @example approval: { approvers: ['alice'], timeout: '30 minutes', onTimeout: 'reject' }
+   */
+  approval?: ApprovalPolicy;
 }
 
 /** A validated agent. */
@@ -30,6 +36,7 @@ export interface Agent {
   readonly model: ModelSpec;
   readonly tools: readonly Tool[];
   readonly handoffs?: readonly string[];
+  readonly approval?: ApprovalPolicy;
 }
 
 /** Ids: a letter first, then letters, digits, `_` or `-`; usable in tool names and search attributes. */
@@ -57,6 +64,7 @@ export function defineAgent(definition: AgentDefinition): Agent {
   if (d.handoffs !== undefined && (!Array.isArray(d.handoffs) || d.handoffs.some((h) => typeof h !== 'string'))) {
     problems.push('handoffs must be an array of agent ids');
   }
+  if (d.approval !== undefined) problems.push(...approvalPolicyProblems(d.approval, 'approval'));
   if (problems.length > 0) throw new UserError(`Invalid agent ${JSON.stringify(d.id)}: ${problems.join('; ')}`);
   const name = d.name ?? d.id;
   return {
@@ -68,5 +76,6 @@ export function defineAgent(definition: AgentDefinition): Agent {
     model: d.model,
     tools,
     handoffs: d.handoffs ? [...d.handoffs] : undefined,
+    ...(d.approval ? { approval: { ...d.approval } } : {}),
   };
 }

@@ -1,5 +1,6 @@
+import { approvalRuleProblems } from '../common/defaults';
 import { TeamValidationError } from '../common/errors';
-import type { AgentSpec, TeamSpec } from '../common/types';
+import type { AgentSpec, ApprovalRule, TeamSpec } from '../common/types';
 import type { Agent } from './agent';
 import { createHandoffTool } from './handoff';
 import type { Tool } from './tool';
@@ -12,15 +13,21 @@ import type { Tool } from './tool';
  */
 export class Team {
   readonly #agents = new Map<string, Agent>();
+  readonly #approvals: ApprovalRule[];
 
-  constructor(agents: Agent[] = []) {
-    if (agents.length > 0) this.register(...agents);
+  /**
+   * @param options.approvals approval rules for edges (`{from, to, …}`) or targets (`{to, …}`); an
+   *   edge rule wins over a target rule, and a run's own `approvals` win over the team's.
+   */
+  constructor(agents: Agent[] = [], options: { approvals?: ApprovalRule[] } = {}) {
+    this.#approvals = options.approvals ?? [];
+    if (agents.length > 0 || this.#approvals.length > 0) this.register(...agents);
   }
 
   /** Add agents; the team is checked as a whole, so agents that refer to each other go in one call. */
   register(...agents: Agent[]): this {
     const all = [...this.#agents.values(), ...agents];
-    const problems = teamProblems(all);
+    const problems = [...teamProblems(all), ...approvalProblems(this.#approvals, all)];
     if (problems.length > 0) throw new TeamValidationError(problems);
     for (const agent of agents) this.#agents.set(agent.id, agent);
     return this;
@@ -68,9 +75,10 @@ export class Team {
         tools: agent.tools.map((t) => t.spec),
         handoffs,
         ...(handoffTool ? { handoffTool } : {}),
+        ...(agent.approval ? { approval: agent.approval } : {}),
       };
     }
-    return { agents, hasHandoffListeners: options.hasHandoffListeners ?? false };
+    return { agents, approvals: this.#approvals, hasHandoffListeners: options.hasHandoffListeners ?? false };
   }
 }
 
@@ -100,4 +108,17 @@ function teamProblems(agents: Agent[]): string[] {
     }
   }
   return problems;
+}
+
+function approvalProblems(rules: ApprovalRule[], agents: Agent[]): string[] {
+  if (!Array.isArray(rules)) return ['approvals must be an array of {to, from?, …} rules'];
+  const ids = new Set(agents.map((a) => a?.id));
+  return rules.flatMap((rule, i) => {
+    const problems = approvalRuleProblems(rule, `approvals[${i}]`);
+    for (const end of ['from', 'to'] as const) {
+      const id = rule?.[end];
+      if (typeof id === 'string' && !ids.has(id)) problems.push(`approvals[${i}].${end} "${id}" is not a registered agent`);
+    }
+    return problems;
+  });
 }

@@ -1,18 +1,31 @@
 import { randomUUID } from 'node:crypto';
-import { ApplicationFailure, type Client, type WorkflowHandle, WorkflowFailedError } from '@temporalio/client';
+import { ApplicationFailure, type Client, type WorkflowHandle, WorkflowFailedError, WorkflowUpdateFailedError } from '@temporalio/client';
 import type { handoffRun } from '../../workflows';
 import { validateRunInput } from '../common/defaults';
-import { errorFromFailure } from '../common/errors';
+import { ApprovalRefusedError, errorFromFailure, UserError } from '../common/errors';
 import {
   BatonAgent,
   BatonHandoffs,
   BatonStatusAttribute,
   chainQuery,
+  decideHandoffUpdate,
   DEFAULT_TASK_QUEUE,
+  PENDING_MEMO,
+  pendingApprovalsQuery,
   statusQuery,
   WorkflowType,
 } from '../common/messages';
-import { BatonStatus, type HandoffRecord, type HandoffRunResult, type RunOptions, type RunStatus } from '../common/types';
+import {
+  BatonStatus,
+  type ApprovalRecord,
+  type HandoffRecord,
+  type HandoffRunResult,
+  type PendingApproval,
+  type RunOptions,
+  type RunStatus,
+} from '../common/types';
+import type { AuditChain } from '../audit/chain';
+import { auditRun } from '../audit/fetch';
 
 /** Options of {@link Baton}. */
 export interface BatonOptions {
@@ -59,6 +72,28 @@ export class BatonRun {
   status(): Promise<RunStatus> {
     return this.handle.query(statusQuery);
   }
+
+  /** The run's handoffs waiting for a decision (a query). */
+  pendingApprovals(): Promise<PendingApproval[]> {
+    return this.handle.query(pendingApprovalsQuery);
+  }
+}
+
+/** A handoff waiting for approval, in some chain. */
+export interface PendingHandoff extends PendingApproval {
+  workflowId: string;
+  runId: string;
+  /** Milliseconds since the approval was requested. */
+  ageMs: number;
+}
+
+/** Who decides, and what they add. */
+export interface DecisionOptions {
+  approver: string;
+  /** With an approval. */
+  comment?: string;
+  /** With a rejection. */
+  reason?: string;
 }
 
 /**
@@ -102,11 +137,70 @@ export class Baton {
   getRun(workflowId: string): BatonRun {
     return new BatonRun(this.client.workflow.getHandle<typeof handoffRun>(workflowId));
   }
+
+  /** Every handoff waiting for approval across all chains, oldest first (a visibility query, no workflow scan). */
+  async pending(): Promise<PendingHandoff[]> {
+    const now = Date.now();
+    const found: PendingHandoff[] = [];
+    const query = `${BatonStatusAttribute.name} = "${BatonStatus.AWAITING_APPROVAL}" AND ExecutionStatus = "Running"`;
+    for await (const wf of this.client.workflow.list({ query })) {
+      const waiting = (wf.memo?.[PENDING_MEMO] ?? []) as PendingApproval[];
+      for (const p of waiting) found.push({ ...p, workflowId: wf.workflowId, runId: wf.runId, ageMs: now - Date.parse(p.requestedAt) });
+    }
+    return found.sort((a, b) => a.requestedAt.localeCompare(b.requestedAt));
+  }
+
+  /**
+   * Approve a waiting handoff and get the outcome. Without `handoffId`, the chain's only waiting
+   * handoff. A decision that cannot apply throws `ApprovalRefusedError` naming the problem.
+   */
+  approve(workflowId: string, handoffId: string | undefined, options: DecisionOptions): Promise<ApprovalRecord> {
+    return this.decide(workflowId, handoffId, 'approve', options);
+  }
+
+  /** Reject a waiting handoff; its source agent is told who rejected it and why, and goes on. */
+  reject(workflowId: string, handoffId: string | undefined, options: DecisionOptions): Promise<ApprovalRecord> {
+    return this.decide(workflowId, handoffId, 'reject', options);
+  }
+
+  /** The chain rebuilt from its workflow history alone, across continue-as-new runs. */
+  audit(workflowId: string): Promise<AuditChain> {
+    return auditRun(this.client, workflowId);
+  }
+
+  private async decide(
+    workflowId: string,
+    handoffId: string | undefined,
+    decision: 'approve' | 'reject',
+    { approver, comment, reason }: DecisionOptions,
+  ): Promise<ApprovalRecord> {
+    if (typeof approver !== 'string' || approver.trim() === '') throw new UserError('approver must name who decides');
+    const run = this.getRun(workflowId);
+    const id = handoffId ?? (await onlyPending(run));
+    try {
+      return await run.handle.executeUpdate(decideHandoffUpdate, {
+        args: [{ handoffId: id, approver, decision, ...(comment !== undefined ? { comment } : {}), ...(reason !== undefined ? { reason } : {}) }],
+      });
+    } catch (err) {
+      throw toBatonError(err);
+    }
+  }
+}
+
+async function onlyPending(run: BatonRun): Promise<string> {
+  const waiting = await run.pendingApprovals();
+  if (waiting.length === 1) return waiting[0]!.handoffId;
+  throw new ApprovalRefusedError(
+    '(none given)',
+    waiting.length === 0
+      ? `chain ${run.workflowId} has no handoff waiting for approval`
+      : `chain ${run.workflowId} has ${waiting.length} waiting handoffs; name one: ${waiting.map((w) => `${w.handoffId} (${w.from} → ${w.to})`).join(', ')}`,
+  );
 }
 
 /** baton's typed error for a failed run when there is one, else the error as it came. */
 export function toBatonError(err: unknown): unknown {
-  if (err instanceof WorkflowFailedError && err.cause instanceof ApplicationFailure) {
+  if ((err instanceof WorkflowFailedError || err instanceof WorkflowUpdateFailedError) && err.cause instanceof ApplicationFailure) {
     const typed = errorFromFailure(err.cause);
     if (typed) {
       (typed as { cause?: unknown }).cause = err;

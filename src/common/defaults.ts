@@ -7,7 +7,7 @@
 import type { ActivityOptions, Duration } from '@temporalio/common';
 import { msToNumber } from '@temporalio/common/lib/time';
 import { InvalidRunInputError } from './errors';
-import type { HandoffRunInput, InvalidHandoffPolicy, RetryOptions, RunOptions } from './types';
+import type { ApprovalRule, HandoffRunInput, InvalidHandoffPolicy, RetryOptions, RunOptions } from './types';
 
 /** Handoffs allowed in one run unless `maxHandoffs` says otherwise. */
 export const DEFAULT_MAX_HANDOFFS = 10;
@@ -25,6 +25,7 @@ export interface ResolvedRunOptions {
   modelTimeout: Duration;
   toolTimeout: Duration;
   retry: Required<RetryOptions>;
+  approvals: ApprovalRule[];
 }
 
 /** Retry policy of model and tool activities unless the run overrides it. */
@@ -43,6 +44,7 @@ const RUN_OPTION_KEYS = new Set([
   'modelTimeout',
   'toolTimeout',
   'retry',
+  'approvals',
 ]);
 
 /** Check a `handoffRun` input; throws {@link InvalidRunInputError} naming every problem. */
@@ -85,6 +87,10 @@ function runOptionProblems(options: unknown): string[] {
     problems.push(`"onInvalidHandoff" must be "fail" or "retry", got ${JSON.stringify(o.onInvalidHandoff)}`);
   }
   for (const key of ['modelTimeout', 'toolTimeout']) problems.push(...durationProblems(key, o[key]));
+  if (o.approvals !== undefined) {
+    if (!Array.isArray(o.approvals)) problems.push('"approvals" must be an array of {to, from?, required?, approvers?, timeout?, onTimeout?}');
+    else o.approvals.forEach((rule, i) => problems.push(...approvalRuleProblems(rule, `approvals[${i}]`)));
+  }
   if (o.retry !== undefined) {
     if (typeof o.retry !== 'object' || o.retry === null) problems.push('"retry" must be an object');
     else {
@@ -99,6 +105,32 @@ function runOptionProblems(options: unknown): string[] {
       }
     }
   }
+  return problems;
+}
+
+/** Problems with an approval policy; `where` names it in the messages. */
+export function approvalPolicyProblems(policy: unknown, where: string): string[] {
+  if (typeof policy !== 'object' || policy === null) return [`${where} must be an object {required?, approvers?, timeout?, onTimeout?}`];
+  const p = policy as Record<string, unknown>;
+  const problems: string[] = [];
+  if (p.required !== undefined && typeof p.required !== 'boolean') problems.push(`${where}.required must be true or false`);
+  if (p.approvers !== undefined && (!Array.isArray(p.approvers) || p.approvers.some((a) => typeof a !== 'string' || a === ''))) {
+    problems.push(`${where}.approvers must be a list of approver names`);
+  }
+  if (p.onTimeout !== undefined && !['reject', 'approve', 'fail'].includes(p.onTimeout as string)) {
+    problems.push(`${where}.onTimeout must be "reject", "approve" or "fail", got ${JSON.stringify(p.onTimeout)}`);
+  }
+  problems.push(...durationProblems(`${where}.timeout`, p.timeout));
+  return problems;
+}
+
+/** Problems with an approval rule (a policy with `to` and optionally `from`). */
+export function approvalRuleProblems(rule: unknown, where: string): string[] {
+  const problems = approvalPolicyProblems(rule, where);
+  if (typeof rule !== 'object' || rule === null) return problems;
+  const r = rule as Record<string, unknown>;
+  if (typeof r.to !== 'string' || r.to === '') problems.push(`${where}.to must name the target agent`);
+  if (r.from !== undefined && typeof r.from !== 'string') problems.push(`${where}.from must name the source agent`);
   return problems;
 }
 
@@ -123,6 +155,7 @@ export function resolveRunOptions(options: RunOptions = {}): ResolvedRunOptions 
     modelTimeout: (options.modelTimeout ?? '2 minutes') as Duration,
     toolTimeout: (options.toolTimeout ?? '5 minutes') as Duration,
     retry: { ...DEFAULT_RETRY, ...options.retry },
+    approvals: options.approvals ?? [],
   };
 }
 

@@ -105,6 +105,34 @@ export class MaxTurnsExceededError extends ModelBehaviorError {
   }
 }
 
+/** A decision on a handoff that cannot apply: unknown id, already decided, or an approver not allowed. */
+export class ApprovalRefusedError extends UserError {
+  constructor(
+    readonly handoffId: string,
+    readonly reason: string,
+  ) {
+    super(`Decision on handoff ${handoffId} refused: ${reason}`);
+  }
+  override get details() {
+    return { handoffId: this.handoffId, reason: this.reason };
+  }
+}
+
+/** Nobody decided a handoff in time and its policy says `onTimeout: 'fail'`. */
+export class ApprovalTimeoutError extends BatonError {
+  constructor(
+    readonly handoffId: string,
+    readonly from: string,
+    readonly to: string,
+    readonly timeout: string,
+  ) {
+    super(`Handoff ${from} → ${to} (${handoffId}) was not decided within ${timeout}`);
+  }
+  override get details() {
+    return { handoffId: this.handoffId, from: this.from, to: this.to, timeout: this.timeout };
+  }
+}
+
 /** A model endpoint refused the request in a way retrying cannot fix (400, 401, 403, 404, …). */
 export class ModelRequestError extends BatonError {
   constructor(
@@ -206,6 +234,8 @@ const rebuilders: Record<string, Rebuild> = {
   ToolExecutionError: (_m, d) => new ToolExecutionError(str(d.agent), str(d.tool), str(d.reason)),
   UnexpectedModelCallError: (_m, d) =>
     new UnexpectedModelCallError(str(d.agent), Number(d.callIndex), str(d.lastMessage)),
+  ApprovalRefusedError: (_m, d) => new ApprovalRefusedError(str(d.handoffId), str(d.reason)),
+  ApprovalTimeoutError: (_m, d) => new ApprovalTimeoutError(str(d.handoffId), str(d.from), str(d.to), str(d.timeout)),
   UnconsumedScriptStepsError: (_m, d) => new UnconsumedScriptStepsError((d.unconsumed as Record<string, number>) ?? {}),
 };
 

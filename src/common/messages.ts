@@ -5,8 +5,8 @@
  * Workflow-safe: no I/O.
  */
 import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
-import { defineQuery } from '@temporalio/workflow';
-import type { HandoffRecord, RunStatus } from './types';
+import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
+import type { ApprovalRecord, HandoffDecision, HandoffRecord, PendingApproval, RunStatus } from './types';
 
 /** The task queue baton's workers poll unless told otherwise. */
 export const DEFAULT_TASK_QUEUE = 'baton';
@@ -25,6 +25,40 @@ export const chainQuery = defineQuery<HandoffRecord[]>('chain');
 
 /** Query: where the run is. */
 export const statusQuery = defineQuery<RunStatus>('status');
+
+/** Query: the handoffs of this run waiting for a decision. */
+export const pendingApprovalsQuery = defineQuery<PendingApproval[]>('pendingApprovals');
+
+/** Input of the `approveHandoff` signal. */
+export interface ApproveHandoffInput {
+  handoffId: string;
+  approver: string;
+  comment?: string;
+}
+
+/** Input of the `rejectHandoff` signal. */
+export interface RejectHandoffInput {
+  handoffId: string;
+  approver: string;
+  reason?: string;
+}
+
+/**
+ * Signal: approve a waiting handoff. A signal that cannot apply (unknown id, already decided,
+ * approver not allowed) is ignored without failing the run, and the refusal is recorded for the audit.
+ */
+export const approveHandoffSignal = defineSignal<[ApproveHandoffInput]>('approveHandoff');
+
+/** Signal: reject a waiting handoff; the source agent is told who rejected it and why. */
+export const rejectHandoffSignal = defineSignal<[RejectHandoffInput]>('rejectHandoff');
+
+/** Update: decide a waiting handoff and get the outcome, or a refusal naming the problem. */
+export const decideHandoffUpdate = defineUpdate<ApprovalRecord, [HandoffDecision]>('decideHandoff');
+
+/** Memo key holding the run's waiting approvals, for listing them from visibility. */
+export const PENDING_MEMO = 'batonPending';
+/** Memo key of the latest approval event; every upsert of it is a history event the audit reads. */
+export const APPROVAL_EVENT_MEMO = 'batonApprovalEvent';
 
 /** Search attribute: the agent currently working. */
 export const BatonAgent = defineSearchAttributeKey('BatonAgent', SearchAttributeType.KEYWORD);

@@ -85,11 +85,15 @@ export interface AgentSpec {
   handoffs: string[];
   /** The injected `handoff` tool; absent in a team of one or when `handoffs` is empty. */
   handoffTool?: ToolSpec;
+  /** Approval for handoffs into this agent. */
+  approval?: ApprovalPolicy;
 }
 
 /** The team as recorded in history at the start of each run. */
 export interface TeamSpec {
   agents: Record<string, AgentSpec>;
+  /** Approval rules for edges (from → to) and targets, beyond each agent's own `approval`. */
+  approvals: ApprovalRule[];
   /** Whether the worker has `agent_handoff` listeners. */
   hasHandoffListeners: boolean;
 }
@@ -126,6 +130,76 @@ export interface HandoffRecord {
   timestamp: string;
   /** The model turn of the run (1-based) in which the handoff was requested. */
   turn: number;
+  /** How the handoff was approved, when it needed approval. */
+  approval?: ApprovalRecord;
+}
+
+/** What happens when nobody decides a handoff in time. */
+export const ApprovalTimeoutOutcome = {
+  /** The source agent is told the handoff was not approved and goes on. */
+  REJECT: 'reject',
+  /** The handoff goes ahead. */
+  APPROVE: 'approve',
+  /** The run fails with `ApprovalTimeoutError`. */
+  FAIL: 'fail',
+} as const;
+export type ApprovalTimeoutOutcome = (typeof ApprovalTimeoutOutcome)[keyof typeof ApprovalTimeoutOutcome];
+
+/** Whether a handoff needs a person's approval, and whose. Evaluated in the workflow, never by the model. */
+export interface ApprovalPolicy {
+  /** @default true */
+  required?: boolean;
+  /** Who may decide; anyone when absent. */
+  approvers?: string[];
+  /** How long to wait, e.g. `"30 minutes"`; forever when absent. */
+  timeout?: string | number;
+  /** @default "reject" */
+  onTimeout?: ApprovalTimeoutOutcome;
+}
+
+/** An approval policy for handoffs into `to`, or only for the edge `from` → `to`. */
+export interface ApprovalRule extends ApprovalPolicy {
+  from?: string;
+  to: string;
+}
+
+/** A handoff waiting for a decision. */
+export interface PendingApproval {
+  handoffId: string;
+  from: string;
+  to: string;
+  message: string;
+  /** ISO 8601, workflow time. */
+  requestedAt: string;
+  /** ISO 8601; absent when the policy has no timeout. */
+  expiresAt?: string;
+  approvers?: string[];
+  onTimeout: ApprovalTimeoutOutcome;
+}
+
+/** A decision sent by a person (or a program acting for one). */
+export interface HandoffDecision {
+  handoffId: string;
+  approver: string;
+  decision: 'approve' | 'reject';
+  /** With an approval. */
+  comment?: string;
+  /** With a rejection. */
+  reason?: string;
+}
+
+/** How an approval ended. */
+export interface ApprovalRecord {
+  handoffId: string;
+  outcome: 'approved' | 'rejected' | 'timed_out';
+  /** Who decided; absent on a timeout. */
+  approver?: string;
+  comment?: string;
+  reason?: string;
+  requestedAt: string;
+  decidedAt: string;
+  /** How the decision arrived. */
+  via: 'signal' | 'update' | 'timeout';
 }
 
 /** What to do when a model names a handoff target that does not exist or is not allowed. */
@@ -153,6 +227,8 @@ export interface RunOptions {
   toolTimeout?: string | number;
   /** Retry policy of model and tool calls. */
   retry?: RetryOptions;
+  /** Approval rules for this run; they take precedence over the team's. */
+  approvals?: ApprovalRule[];
 }
 
 /** Retry settings for model and tool activities. */
@@ -188,6 +264,7 @@ export interface RunStatus {
   currentAgent: string;
   handoffs: number;
   turns: number;
+  pendingApprovals: PendingApproval[];
 }
 
 /** Values of the `BatonStatus` search attribute. */
