@@ -1,0 +1,155 @@
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { defineAgent, defineTool, scripted, Team, type AgentDefinition, type ScriptedStep } from '../../src';
+import type { AuditEvent } from '../../src/audit/chain';
+import { formatTimeline, toMermaid } from '../../src/audit/format';
+import { useTemporalServer, withWorker } from '../helpers/temporal';
+import { waitFor } from '../helpers/wait';
+
+const server = useTemporalServer();
+const agent = (id: string, steps: ScriptedStep[], extra: Partial<AgentDefinition> = {}) =>
+  defineAgent({ id, instructions: `You are ${id}.`, model: scripted(steps), ...extra });
+const kinds = (events: AuditEvent[]) => events.map((e) => e.kind).filter((k) => k !== 'signal' && k !== 'update');
+
+const lookupOrder = defineTool({
+  name: 'lookupOrder',
+  description: 'Look up an order',
+  parameters: z.object({ orderId: z.string() }),
+  execute: ({ orderId }) => ({ orderId, status: 'delivered' }),
+});
+
+const supportTeam = () =>
+  new Team([
+    agent('triage', [{ handoff: { to: 'refunds', message: 'refund 42' } }, { handoff: { to: 'refunds', message: 'refund 42, please' } }]),
+    agent(
+      'refunds',
+      [{ toolCalls: [{ name: 'lookupOrder', arguments: { orderId: '42' } }], failAttempts: 2 }, { text: 'Refunded order 42.', usage: { inputTokens: 50, outputTokens: 7 } }],
+      { tools: [lookupOrder], approval: { approvers: ['alice', 'bob'] } },
+    ),
+  ]);
+
+describe('audit from workflow history', () => {
+  it('rebuilds a completed chain: input, team, turns, tools, approvals, refusals, handoffs and the answer', async () => {
+    const audit = await withWorker(server.env, supportTeam(), async (baton) => {
+      const run = await baton.start('triage', 'Please refund order 42', { retry: { initialInterval: '100 ms' } });
+      const first = await waitFor(() => run.pendingApprovals(), (p) => p.length === 1);
+      await baton.reject(run.workflowId, first[0]!.handoffId, { approver: 'bob', reason: 'ask for the order id' });
+      const second = await waitFor(() => run.pendingApprovals(), (p) => p.length === 1 && p[0]!.handoffId !== first[0]!.handoffId);
+      await run.handle.signal('approveHandoff', { handoffId: second[0]!.handoffId, approver: 'eve' });
+      await baton.approve(run.workflowId, second[0]!.handoffId, { approver: 'alice', comment: 'ok' });
+      await run.result();
+      return baton.audit(run.workflowId);
+    });
+
+    expect(audit).toMatchObject({
+      schema: 'baton.audit/v1',
+      status: 'completed',
+      input: { agent: 'triage', input: 'Please refund order 42' },
+      result: { output: 'Refunded order 42.', finalAgent: 'refunds' },
+    });
+    expect(audit.runIds).toHaveLength(1);
+    expect(Object.keys(audit.team!.agents)).toEqual(['triage', 'refunds']);
+    expect(kinds(audit.events)).toEqual([
+      'run_started',
+      'team_snapshot',
+      'model_turn',
+      'handoff_requested',
+      'approval_requested',
+      'approval_decided',
+      'model_turn',
+      'handoff_requested',
+      'approval_requested',
+      'decision_refused',
+      'approval_decided',
+      'handoff',
+      'model_turn',
+      'tool_call',
+      'model_turn',
+      'final_answer',
+    ]);
+    const byKind = <K extends AuditEvent['kind']>(k: K) => audit.events.filter((e): e is Extract<AuditEvent, { kind: K }> => e.kind === k);
+    const [rejected, approved] = byKind('approval_decided');
+    expect(rejected).toMatchObject({ outcome: 'rejected', approver: 'bob', reason: 'ask for the order id', via: 'update' });
+    expect(approved).toMatchObject({ outcome: 'approved', approver: 'alice', comment: 'ok', via: 'update' });
+    expect(Date.parse(approved!.decidedAt)).toBeGreaterThanOrEqual(Date.parse(approved!.requestedAt));
+    expect(byKind('decision_refused')[0]).toMatchObject({ approver: 'eve', via: 'signal', reason: 'eve may not decide this handoff (approvers: alice, bob)' });
+    expect(byKind('approval_requested')[0]).toMatchObject({ from: 'triage', to: 'refunds', approvers: ['alice', 'bob'] });
+
+    const turns = byKind('model_turn');
+    expect(turns.map((t) => [t.agent, t.model, t.execution.attempts])).toEqual([
+      ['triage', 'scripted', 1],
+      ['triage', 'scripted', 1],
+      ['refunds', 'scripted', 3],
+      ['refunds', 'scripted', 1],
+    ]);
+    expect(turns[3]).toMatchObject({ inputTokens: 50, outputTokens: 7, content: 'Refunded order 42.' });
+    expect(turns.every((t) => t.execution.status === 'completed' && (t.execution.latencyMs ?? -1) >= 0)).toBe(true);
+    expect(byKind('tool_call')[0]).toMatchObject({
+      agent: 'refunds',
+      tool: 'lookupOrder',
+      arguments: '{"orderId":"42"}',
+      ok: true,
+      result: '{"orderId":"42","status":"delivered"}',
+      execution: { status: 'completed', attempts: 1 },
+    });
+    expect(audit.handoffs).toHaveLength(1);
+    expect(audit.handoffs[0]).toMatchObject({ from: 'triage', to: 'refunds', message: 'refund 42, please', approval: { approver: 'alice' } });
+    expect(JSON.parse(JSON.stringify(audit))).toEqual(audit);
+
+    const timeline = formatTimeline(audit);
+    expect(timeline).toContain(`chain ${audit.workflowId}: completed`);
+    expect(timeline).toMatch(/approval +rejected by bob via update: "ask for the order id"/);
+    expect(timeline).toMatch(/approval +refused approve from eve \(signal\): eve may not decide/);
+    expect(timeline).toMatch(/handoff +#1 triage → refunds \(approved by alice\)/);
+    expect(timeline).toMatch(/refunds +model scripted → lookupOrder \(\d+ ms, \d+ in \/ \d+ out, 3 attempts\)/);
+    expect(timeline).toMatch(/answer +refunds: "Refunded order 42\."/);
+
+    expect(toMermaid(audit)).toBe(
+      [
+        'flowchart LR',
+        '  input([input]) --> triage',
+        '  triage -.->|"rejected by bob"| refunds',
+        '  triage -->|"1 · approved by alice"| refunds',
+        '  refunds --> answer([answer])',
+      ].join('\n'),
+    );
+  });
+
+  it('rebuilds a failed chain with the failure and its type', async () => {
+    const ping = Array.from({ length: 3 }, () => ({ handoff: { to: 'b', message: 'you' } }));
+    const team = new Team([agent('a', ping), agent('b', ping.map(() => ({ handoff: { to: 'a', message: 'no, you' } })))]);
+    const audit = await withWorker(server.env, team, async (baton) => {
+      const run = await baton.start('a', 'go', { maxHandoffs: 2 });
+      await run.result().catch(() => undefined);
+      return baton.audit(run.workflowId);
+    });
+    expect(audit.status).toBe('failed');
+    expect(audit.failure).toEqual({ type: 'MaxHandoffsExceededError', message: 'Max handoffs (2) exceeded. Chain: a → b → a → b' });
+    expect(audit.handoffs.map((h) => `${h.from}>${h.to}`)).toEqual(['a>b', 'b>a']);
+    expect(kinds(audit.events).at(-1)).toBe('failed');
+    expect(byHandoffRequests(audit.events)).toBe(3);
+    expect(toMermaid(audit)).toContain('a --> failed[["MaxHandoffsExceededError"]]');
+  });
+
+  it('rebuilds a running chain, then the same chain terminated', async () => {
+    const team = new Team([agent('a', [{ handoff: { to: 'b', message: 'over' } }]), agent('b', [{ text: 'never' }], { approval: {} })]);
+    await withWorker(server.env, team, async (baton) => {
+      const run = await baton.start('a', 'go');
+      await waitFor(() => run.pendingApprovals(), (p) => p.length === 1);
+      const running = await baton.audit(run.workflowId);
+      expect(running.status).toBe('running');
+      expect(running.closedAt).toBeUndefined();
+      expect(kinds(running.events).slice(-2)).toEqual(['handoff_requested', 'approval_requested']);
+      expect(running.handoffs).toEqual([]);
+
+      await run.handle.terminate('operator stopped it');
+      const terminated = await baton.audit(run.workflowId);
+      expect(terminated.status).toBe('terminated');
+      expect(terminated.events.at(-1)).toMatchObject({ kind: 'terminated', reason: 'operator stopped it' });
+    });
+  });
+});
+
+function byHandoffRequests(events: AuditEvent[]): number {
+  return events.filter((e) => e.kind === 'handoff_requested').length;
+}
