@@ -67,6 +67,8 @@ export const refundsAgent = defineAgent({
   ]),
   tools: [lookupOrder, issueRefund],
   handoffs: ['triage'],
+  // Money moves here: a person approves every handoff into refunds; nobody answering in 10 minutes means no.
+  approval: { required: true, timeout: '10 minutes', onTimeout: 'reject' },
 });
 
 export const sales = defineAgent({

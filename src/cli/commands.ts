@@ -8,6 +8,7 @@ import { findTemporalBinary } from '../devserver/binary';
 import { createWorker, ensureSearchAttributes } from '../worker';
 import { intOption, parse, UsageError } from './args';
 import { connect, temporalAddress, temporalNamespace } from './connect';
+import { approvalPrompter } from './approvals';
 import { chainPath, follow } from './follow';
 import { loadTeamModule } from './team';
 
@@ -72,7 +73,7 @@ export async function run(argv: string[], print: Print): Promise<number> {
       ...(values['workflow-id'] ? { workflowId: values['workflow-id'] } : {}),
     });
     if (!values.json) print(`chain ${started.workflowId} started at ${agent}`);
-    return values.json ? started.result() : follow(started, print);
+    return values.json ? started.result() : follow(started, print, { onPending: approvalPrompter(baton, print) });
   };
   try {
     let result: RunResult;

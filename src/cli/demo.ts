@@ -1,12 +1,14 @@
 import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { NativeConnection } from '@temporalio/worker';
+import { formatTimeline, toMermaid } from '../audit/format';
 import { Baton } from '../client/baton';
 import { startDevServer } from '../devserver/server';
 import { createWorker } from '../worker';
 import { parse } from './args';
 import type { Print } from './commands';
 import { formatResult } from './commands';
+import { approvalPrompter } from './approvals';
 import { follow } from './follow';
 import { loadTeamModule } from './team';
 
@@ -34,9 +36,12 @@ export async function demo(argv: string[], print: Print): Promise<number> {
     const result = await worker.runUntil(async () => {
       print(`customer → triage: ${values.input}`);
       const started = await baton.start('triage', values.input);
-      return follow(started, print);
+      return follow(started, print, { onPending: approvalPrompter(baton, print, { autoApprover: 'demo' }) });
     });
     print(formatResult('triage', result));
+    const chain = await baton.audit(result.workflowId);
+    print(`\naudit (rebuilt from the workflow history; also \`npx baton audit <workflowId>\`):\n${formatTimeline(chain)}`);
+    print(`\nhandoff flow (Mermaid, \`--mermaid\`):\n${toMermaid(chain)}\n`);
     print(`Temporal UI: ${uiBase}/namespaces/default/workflows/${result.workflowId}`);
     if (values.keep && env) {
       print('Server and UI stay up; press Ctrl-C to stop.');

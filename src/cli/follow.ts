@@ -1,18 +1,33 @@
 import type { BatonRun, RunResult } from '../client/baton';
-import type { HandoffRecord } from '../common/types';
+import type { HandoffRecord, PendingApproval } from '../common/types';
 
-/** Print each handoff of `run` as it happens, then return its result. */
-export async function follow(run: BatonRun, print: (line: string) => void, pollMs = 250): Promise<RunResult> {
+/** What {@link follow} does besides printing handoffs. */
+export interface FollowOptions {
+  /** Called once for each handoff that starts waiting for approval. */
+  onPending?: (run: BatonRun, pending: PendingApproval) => Promise<void>;
+  /** @default 250 */
+  pollMs?: number;
+}
+
+/** Print each handoff of `run` as it happens (and each approval it waits for), then return its result. */
+export async function follow(run: BatonRun, print: (line: string) => void, options: FollowOptions = {}): Promise<RunResult> {
   let seen = 0;
   const show = (chain: HandoffRecord[]) => {
     for (const h of chain.slice(seen)) print(formatHandoff(h));
     seen = Math.max(seen, chain.length);
   };
+  const asked = new Set<string>();
   let done = false;
   const poller = (async () => {
     while (!done) {
-      await new Promise((r) => setTimeout(r, pollMs));
-      if (!done) show(await run.chain().catch(() => []));
+      await new Promise((r) => setTimeout(r, options.pollMs ?? 250));
+      if (done) break;
+      show(await run.chain().catch(() => []));
+      for (const p of await run.pendingApprovals().catch(() => [])) {
+        if (asked.has(p.handoffId) || done) continue;
+        asked.add(p.handoffId);
+        await options.onPending?.(run, p).catch((err: Error) => print(`    could not decide: ${err.message}`));
+      }
     }
   })();
   try {
@@ -27,7 +42,8 @@ export async function follow(run: BatonRun, print: (line: string) => void, pollM
 
 export function formatHandoff(h: HandoffRecord): string {
   const message = h.message.length > 100 ? `${h.message.slice(0, 97)}...` : h.message;
-  return `  ↪ ${h.from} → ${h.to}: ${message}`;
+  const approval = h.approval ? ` [${h.approval.outcome === 'approved' ? `approved by ${h.approval.approver}` : 'approved on timeout'}]` : '';
+  return `  ↪ ${h.from} → ${h.to}${approval}: ${message}`;
 }
 
 /** The chain as one line: `triage → refunds → sales`. */

@@ -1,6 +1,8 @@
 import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { BatonError } from '../common/errors';
 import { UsageError } from './args';
+import { decide, pending } from './approvals';
+import { audit } from './audit';
 import { dev, run, worker, type Print } from './commands';
 import { demo } from './demo';
 
@@ -15,11 +17,26 @@ Usage:
   baton run <agent> <input> [--team <module>] [--json] [--max-handoffs N]
             [--task-queue baton] [--workflow-id <id>]
                                               start a chain, print each handoff, then the answer
+  baton pending [--json]                      handoffs waiting for approval, across chains
+  baton approve <workflowId> [--handoff <id>] --as <approver> [--comment <text>]
+  baton reject <workflowId> [--handoff <id>] --as <approver> [--reason <text>]
+                                              decide a waiting handoff (--handoff when several wait)
+  baton audit <workflowId> [--json | --mermaid]
+                                              the chain rebuilt from its workflow history
 
 Environment: TEMPORAL_ADDRESS (default localhost:7233), TEMPORAL_NAMESPACE (default "default"),
 OPENAI_API_KEY, OPENAI_BASE_URL.`;
 
-const COMMANDS: Record<string, (argv: string[], print: Print) => Promise<number>> = { demo, dev, worker, run };
+const COMMANDS: Record<string, (argv: string[], print: Print) => Promise<number>> = {
+  demo,
+  dev,
+  worker,
+  run,
+  pending,
+  approve: decide('approve'),
+  reject: decide('reject'),
+  audit,
+};
 
 /** Run the CLI; resolves to the process exit code. */
 export async function main(argv: string[], print: Print = (line) => console.log(line)): Promise<number> {
