@@ -33,16 +33,9 @@ export function resolveApprovalPolicy(team: TeamSpec, runRules: ApprovalRule[], 
   return policy && policy.required !== false ? policy : undefined;
 }
 
-interface Received {
-  decision: HandoffDecision;
-  via: 'signal' | 'update';
-  at: string;
-}
-
 /** The handoffs of a run that wait for people, and the decisions people send. */
 export class ApprovalDesk {
   readonly pending = new Map<string, PendingApproval>();
-  private readonly received = new Map<string, Received>();
   private readonly decided = new Map<string, ApprovalRecord>();
 
   constructor(private readonly onWaiting: (waiting: boolean) => void) {}
@@ -53,9 +46,8 @@ export class ApprovalDesk {
     setHandler(rejectHandoffSignal, (d) => this.receive({ ...d, decision: 'reject' }, 'signal'));
     setHandler(
       decideHandoffUpdate,
-      async (d) => {
+      (d) => {
         this.receive(d, 'update');
-        await condition(() => this.decided.has(d.handoffId));
         return this.decided.get(d.handoffId)!;
       },
       {
@@ -68,32 +60,62 @@ export class ApprovalDesk {
     setHandler(pendingApprovalsQuery, () => [...this.pending.values()]);
   }
 
-  /** Ask for a decision on `h` and wait for it (or for the policy's timeout). */
-  async request(h: HandoffResult, policy: ApprovalPolicy): Promise<ApprovalRecord> {
+  /** Put `h` in front of people: record it as waiting and publish it. */
+  open(h: HandoffResult, policy: ApprovalPolicy): PendingApproval {
     const now = Date.now();
-    const timeoutMs = policy.timeout !== undefined ? msToNumber(policy.timeout as never) : undefined;
     const waiting: PendingApproval = {
       handoffId: uuid4(),
       from: h.from,
       to: h.to,
       message: h.message,
       requestedAt: new Date(now).toISOString(),
-      ...(timeoutMs !== undefined ? { expiresAt: new Date(now + timeoutMs).toISOString() } : {}),
+      ...(policy.timeout !== undefined
+        ? { expiresAt: new Date(now + msToNumber(policy.timeout as never)).toISOString(), timeout: policy.timeout }
+        : {}),
       ...(policy.approvers ? { approvers: policy.approvers } : {}),
       onTimeout: policy.onTimeout ?? 'reject',
     };
-    const id = waiting.handoffId;
-    this.pending.set(id, waiting);
+    this.pending.set(waiting.handoffId, waiting);
     this.publish({ type: 'approval_requested', ...waiting });
     this.onWaiting(true);
-    const arrived = () => this.received.has(id);
-    const decidedInTime = timeoutMs !== undefined ? await condition(arrived, timeoutMs) : (await condition(arrived), true);
-    this.pending.delete(id);
-    const record = decidedInTime ? this.recordOf(waiting, this.received.get(id)!) : this.timedOut(waiting);
-    this.decided.set(id, record);
+    return waiting;
+  }
+
+  /**
+   * Wait for a decision on a waiting handoff, or its timeout. Resolves `undefined`, leaving it
+   * waiting, when `pause()` turns true first (the run is about to continue as new).
+   */
+  async wait(id: string, pause: () => boolean): Promise<ApprovalRecord | undefined> {
+    const waiting = this.pending.get(id);
+    if (!waiting) return this.decided.get(id);
+    const ready = () => this.decided.has(id) || pause();
+    const remaining = waiting.expiresAt !== undefined ? Math.max(1, Date.parse(waiting.expiresAt) - Date.now()) : undefined;
+    const inTime = remaining !== undefined ? await condition(ready, remaining) : (await condition(ready), true);
+    if (!inTime) this.settle(waiting, this.timedOut(waiting));
+    return this.decided.get(id);
+  }
+
+  /** Close a waiting handoff with its outcome, and publish it. */
+  private settle(waiting: PendingApproval, record: ApprovalRecord): void {
+    this.pending.delete(waiting.handoffId);
+    this.decided.set(waiting.handoffId, record);
     this.publish({ type: 'approval_decided', ...record });
     this.onWaiting(this.pending.size > 0);
-    return record;
+  }
+
+  /** What continue-as-new carries: the waiting handoffs and the decisions already made. */
+  snapshot(): { pending: PendingApproval[]; decided: ApprovalRecord[] } {
+    return { pending: [...this.pending.values()], decided: [...this.decided.values()] };
+  }
+
+  /** Take over the approvals of the previous run. */
+  restore(state: { pending: PendingApproval[]; decided: ApprovalRecord[] }): void {
+    for (const p of state.pending) this.pending.set(p.handoffId, p);
+    for (const d of state.decided) this.decided.set(d.handoffId, d);
+    if (this.pending.size > 0) {
+      upsertMemo({ [PENDING_MEMO]: [...this.pending.values()] });
+      this.onWaiting(true);
+    }
   }
 
   /** Why a decision cannot apply, or `undefined` when it can. */
@@ -102,10 +124,9 @@ export class ApprovalDesk {
       return 'a decision needs {handoffId: string, approver: non-empty string}';
     }
     if (d.decision !== 'approve' && d.decision !== 'reject') return `decision must be "approve" or "reject", got ${JSON.stringify(d.decision)}`;
-    const earlier = this.decided.get(d.handoffId) ?? this.received.get(d.handoffId)?.decision;
+    const earlier = this.decided.get(d.handoffId);
     if (earlier) {
-      const what = 'outcome' in earlier ? earlier.outcome : earlier.decision === 'approve' ? 'approved' : 'rejected';
-      return `handoff ${d.handoffId} was already decided (${what}${earlier.approver ? ` by ${earlier.approver}` : ''})`;
+      return `handoff ${d.handoffId} was already decided (${earlier.outcome}${earlier.approver ? ` by ${earlier.approver}` : ''})`;
     }
     const waiting = this.pending.get(d.handoffId);
     if (!waiting) {
@@ -125,11 +146,11 @@ export class ApprovalDesk {
       this.publish({ type: 'decision_refused', handoffId: d?.handoffId, approver: d?.approver, decision: d?.decision, reason: problem, via, at: new Date().toISOString() });
       return;
     }
-    this.received.set(d.handoffId, { decision: d, via, at: new Date().toISOString() });
+    const waiting = this.pending.get(d.handoffId)!;
+    this.settle(waiting, this.recordOf(waiting, d, via));
   }
 
-  private recordOf(w: PendingApproval, r: Received): ApprovalRecord {
-    const d = r.decision;
+  private recordOf(w: PendingApproval, d: HandoffDecision, via: 'signal' | 'update'): ApprovalRecord {
     return {
       handoffId: w.handoffId,
       outcome: d.decision === 'approve' ? 'approved' : 'rejected',
@@ -137,13 +158,21 @@ export class ApprovalDesk {
       ...(d.decision === 'approve' && d.comment !== undefined ? { comment: d.comment } : {}),
       ...(d.decision === 'reject' && d.reason !== undefined ? { reason: d.reason } : {}),
       requestedAt: w.requestedAt,
-      decidedAt: r.at,
-      via: r.via,
+      decidedAt: new Date().toISOString(),
+      via,
     };
   }
 
   private timedOut(w: PendingApproval): ApprovalRecord {
-    return { handoffId: w.handoffId, outcome: 'timed_out', requestedAt: w.requestedAt, decidedAt: new Date().toISOString(), via: 'timeout' };
+    return {
+      handoffId: w.handoffId,
+      outcome: 'timed_out',
+      requestedAt: w.requestedAt,
+      decidedAt: new Date().toISOString(),
+      via: 'timeout',
+      onTimeout: w.onTimeout,
+      ...(w.timeout !== undefined ? { timeout: w.timeout } : {}),
+    };
   }
 
   private publish(event: Record<string, unknown>): void {

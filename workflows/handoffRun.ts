@@ -1,15 +1,17 @@
-import { proxyActivities, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
+import { allHandlersFinished, condition, continueAsNew, proxyActivities, setHandler, upsertMemo, upsertSearchAttributes } from '@temporalio/workflow';
 import type { BatonActivities } from '../activities';
-import { resolveRunOptions, validateRunInput } from '../src/common/defaults';
+import { resolveRunOptions, runOptionProblems, validateRunInput } from '../src/common/defaults';
 import { BatonError, toApplicationFailure } from '../src/common/errors';
 import {
+  APPROVAL_EVENT_MEMO,
   BatonAgent,
   BatonHandoffs,
   BatonStatusAttribute,
   chainQuery,
+  overrideRunSignal,
   statusQuery,
 } from '../src/common/messages';
-import { BatonStatus, type HandoffRunInput, type HandoffRunResult } from '../src/common/types';
+import { BatonStatus, type HandoffRunInput, type HandoffRunResult, type RunOverrides } from '../src/common/types';
 import { ApprovalDesk } from './approvals';
 import { HandoffLoop } from './loop';
 
@@ -21,11 +23,13 @@ const { loadTeam } = proxyActivities<BatonActivities>({
 
 /**
  * One chain of handoffs: from `input.agent` with `input.input` until an agent answers.
- * Input and result are plain JSON, so any Temporal client can start it.
+ * Input and result are plain JSON, so any Temporal client can start it. Long chains continue as
+ * new, carrying their state in `input.resume`.
  */
 export async function handoffRun(rawInput: HandoffRunInput): Promise<HandoffRunResult> {
   let status: BatonStatus = BatonStatus.RUNNING;
   let loop: HandoffLoop | undefined;
+  const overrides: RunOverrides[] = [];
   const setStatus = (next: BatonStatus) => {
     status = next;
     upsertSearchAttributes([{ key: BatonStatusAttribute, value: next }]);
@@ -40,20 +44,51 @@ export async function handoffRun(rawInput: HandoffRunInput): Promise<HandoffRunR
     turns: loop?.turns ?? 0,
     pendingApprovals: [...desk.pending.values()],
   }));
+  setHandler(overrideRunSignal, (o) => {
+    const problems = overrideProblems(o);
+    upsertMemo({ [APPROVAL_EVENT_MEMO]: problems.length > 0 ? { type: 'overrides_refused', problems } : { type: 'overrides_applied', ...o } });
+    if (problems.length > 0) return;
+    if (loop) loop.override(o);
+    else overrides.push(o);
+  });
+
+  let input: HandoffRunInput;
+  let outcome: Awaited<ReturnType<HandoffLoop['run']>>;
   try {
-    const input = validateRunInput(rawInput);
-    upsertSearchAttributes([
-      { key: BatonAgent, value: input.agent },
-      { key: BatonStatusAttribute, value: BatonStatus.RUNNING },
-      { key: BatonHandoffs, value: 0 },
-    ]);
-    const team = await loadTeam();
-    loop = new HandoffLoop(team, input.agent, input.input, resolveRunOptions(input.options), desk);
-    const result = await loop.run();
-    setStatus(BatonStatus.COMPLETED);
-    return result;
+    input = validateRunInput(rawInput);
+    if (!input.resume) {
+      upsertSearchAttributes([
+        { key: BatonAgent, value: input.agent },
+        { key: BatonStatusAttribute, value: BatonStatus.RUNNING },
+        { key: BatonHandoffs, value: 0 },
+      ]);
+    }
+    loop = input.resume
+      ? HandoffLoop.resume(input.resume, desk)
+      : HandoffLoop.start(await loadTeam(), input.agent, input.input, resolveRunOptions(input.options), desk);
+    for (const o of overrides.splice(0)) loop.override(o);
+    outcome = await loop.run();
   } catch (err) {
     setStatus(BatonStatus.FAILED);
     throw err instanceof BatonError ? toApplicationFailure(err) : err;
   }
+  if (outcome !== 'continue_as_new') {
+    setStatus(BatonStatus.COMPLETED);
+    return outcome;
+  }
+  // Handlers answer at once, but let any that is running finish before handing over.
+  await condition(allHandlersFinished);
+  return continueAsNew<typeof handoffRun>({
+    agent: input.agent,
+    input: input.input,
+    ...(input.options ? { options: input.options } : {}),
+    resume: loop.snapshot(),
+  });
+}
+
+function overrideProblems(o: RunOverrides): string[] {
+  if (typeof o !== 'object' || o === null) return ['overrides must be an object {options?, models?}'];
+  const problems = o.options !== undefined ? runOptionProblems(o.options) : [];
+  if (o.models !== undefined && (typeof o.models !== 'object' || o.models === null)) problems.push('"models" must map agent ids to model specs');
+  return problems;
 }

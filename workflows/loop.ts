@@ -5,11 +5,7 @@
 import { ActivityFailure, ApplicationFailure, TimeoutFailure } from '@temporalio/common';
 import { log, proxyActivities, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
 import type { BatonActivities } from '../activities';
-import {
-  modelActivityOptions,
-  toolActivityOptions,
-  type ResolvedRunOptions,
-} from '../src/common/defaults';
+import { modelActivityOptions, resolveRunOptions, toolActivityOptions } from '../src/common/defaults';
 import {
   AgentNotFoundError,
   ApprovalTimeoutError,
@@ -29,7 +25,11 @@ import type {
   ChatMessage,
   HandoffRecord,
   HandoffRunResult,
+  LoopState,
   ModelResponse,
+  OpenTurn,
+  ResolvedRunOptions,
+  RunOverrides,
   TeamSpec,
   ToolCall,
   ToolResultRecord,
@@ -42,7 +42,8 @@ import { ignoredHandoffResult, planTurn } from './turn';
 type Step =
   | { kind: 'final_output'; output: string }
   | { kind: 'handoff'; handoff: HandoffResult; approval?: ApprovalRecord; toolResults: ToolResultRecord[] }
-  | { kind: 'run_again' };
+  | { kind: 'run_again' }
+  | { kind: 'paused' };
 
 /** What a handoff call leads to: the tool result the model gets and, when it goes ahead, the handoff. */
 interface HandoffOutcome {
@@ -53,36 +54,104 @@ interface HandoffOutcome {
 
 export class HandoffLoop {
   agent: AgentSpec;
-  readonly chain: HandoffRecord[] = [];
-  readonly usage: Usage = { inputTokens: 0, outputTokens: 0, totalTokens: 0, modelCalls: 0, toolCalls: 0 };
-  /** Model turns in the whole run. */
-  turns = 0;
-  private messages: ChatMessage[] = [];
-  private activationTurns = 0;
-  private invalidHandoffs = 0;
-  private readonly callCounts: Record<string, number> = {};
+  readonly chain: HandoffRecord[];
+  readonly usage: Usage;
+  /** Model turns in the whole chain, across continue-as-new. */
+  turns: number;
+  private messages: ChatMessage[];
+  private activationTurns: number;
+  private invalidHandoffs: number;
+  private readonly callCounts: Record<string, number>;
+  private openTurn?: OpenTurn;
+  private readonly continuedRuns: number;
 
-  constructor(
+  private constructor(
     private readonly team: TeamSpec,
-    startAgent: string,
-    input: string,
     private readonly options: ResolvedRunOptions,
     private readonly desk: ApprovalDesk,
+    state: Omit<LoopState, 'team' | 'options' | 'approvals'>,
   ) {
-    this.agent = this.lookup(startAgent);
-    this.activate(this.agent, input);
+    this.agent = this.lookup(state.agentId);
+    this.messages = state.messages;
+    this.chain = state.chain;
+    this.usage = state.usage;
+    this.turns = state.turns;
+    this.activationTurns = state.activationTurns;
+    this.invalidHandoffs = state.invalidHandoffs;
+    this.callCounts = state.callCounts;
+    this.openTurn = state.openTurn;
+    this.continuedRuns = state.continuedRuns;
   }
 
-  /** Run turns until an agent answers. */
-  async run(): Promise<HandoffRunResult> {
+  /** A new chain starting at `agent` with `input`. */
+  static start(team: TeamSpec, agent: string, input: string, options: ResolvedRunOptions, desk: ApprovalDesk): HandoffLoop {
+    const spec = team.agents[agent];
+    if (!spec) throw new AgentNotFoundError(agent, Object.keys(team.agents));
+    return new HandoffLoop(team, options, desk, {
+      agentId: agent,
+      messages: conversationFor(spec, input),
+      chain: [],
+      usage: { inputTokens: 0, outputTokens: 0, totalTokens: 0, modelCalls: 0, toolCalls: 0 },
+      turns: 0,
+      activationTurns: 0,
+      invalidHandoffs: 0,
+      callCounts: {},
+      continuedRuns: 0,
+    });
+  }
+
+  /** The chain as the previous run left it when it continued as new. */
+  static resume(state: LoopState, desk: ApprovalDesk): HandoffLoop {
+    desk.restore(state.approvals);
+    return new HandoffLoop(state.team, state.options, desk, state);
+  }
+
+  /** Everything the next run needs, for continue-as-new. */
+  snapshot(): LoopState {
+    return {
+      team: this.team,
+      options: this.options,
+      agentId: this.agent.id,
+      messages: this.messages,
+      chain: this.chain,
+      usage: this.usage,
+      turns: this.turns,
+      activationTurns: this.activationTurns,
+      invalidHandoffs: this.invalidHandoffs,
+      callCounts: this.callCounts,
+      ...(this.openTurn ? { openTurn: this.openTurn } : {}),
+      approvals: this.desk.snapshot(),
+      continuedRuns: this.continuedRuns + 1,
+    };
+  }
+
+  /** Run turns until an agent answers, or until the run should continue as new (see {@link snapshot}). */
+  async run(): Promise<HandoffRunResult | 'continue_as_new'> {
+    let step: Step = this.openTurn ? await this.finishTurn(this.openTurn) : { kind: 'run_again' };
     for (;;) {
-      const step = await this.turn();
       if (step.kind === 'final_output') {
         this.checkScriptsConsumed();
         return { output: step.output, finalAgent: this.agent.id, handoffChain: this.chain, usage: this.usage };
       }
       if (step.kind === 'handoff') await this.handoff(step.handoff, step.toolResults, step.approval);
+      if (step.kind === 'paused' || this.shouldContinueAsNew()) return 'continue_as_new';
+      step = await this.turn();
     }
+  }
+
+  /** Apply a replay's overrides: options from now on, and models by agent. */
+  override(o: RunOverrides): void {
+    Object.assign(this.options, resolveRunOptions({ ...this.options, ...o.options }));
+    for (const [id, model] of Object.entries(o.models ?? {})) {
+      const agent = this.team.agents[id];
+      if (agent) agent.model = model;
+    }
+  }
+
+  private shouldContinueAsNew(): boolean {
+    const info = workflowInfo();
+    const after = this.options.continueAsNewAfterEvents;
+    return info.continueAsNewSuggested || (after > 0 && info.historyLength >= after);
   }
 
   private lookup(id: string): AgentSpec {
@@ -95,10 +164,7 @@ export class HandoffLoop {
   private activate(agent: AgentSpec, input: string): void {
     this.agent = agent;
     this.activationTurns = 0;
-    this.messages = [
-      { role: 'system', content: agent.instructions },
-      { role: 'user', content: input },
-    ];
+    this.messages = conversationFor(agent, input);
   }
 
   private async turn(): Promise<Step> {
@@ -117,11 +183,37 @@ export class HandoffLoop {
     const results = new Map<string, string>(await this.runTools(plan.tools));
     for (const call of plan.ignoredHandoffs) results.set(call.id, ignoredHandoffResult(plan.handoff));
     const checked = plan.handoff ? this.evaluateHandoff(plan.handoff) : undefined;
-    const outcome: HandoffOutcome | undefined = checked?.handoff ? await this.approve(checked.handoff) : checked;
-    if (plan.handoff && outcome) results.set(plan.handoff.id, outcome.result);
+    const policy = checked?.handoff && resolveApprovalPolicy(this.team, this.options.approvals, checked.handoff.from, checked.handoff.to);
+    if (plan.handoff && checked?.handoff && policy) {
+      const waiting = this.desk.open(checked.handoff, policy);
+      this.openTurn = {
+        calls: response.toolCalls,
+        results: [...results],
+        handoffCallId: plan.handoff.id,
+        handoff: checked.handoff,
+        handoffId: waiting.handoffId,
+      };
+      return this.finishTurn(this.openTurn);
+    }
+    if (plan.handoff && checked) results.set(plan.handoff.id, checked.result);
+    return this.closeTurn(response.toolCalls, results, checked);
+  }
+
+  /** Wait for the approval a turn's handoff needs, then close the turn; `paused` to continue as new first. */
+  private async finishTurn(open: OpenTurn): Promise<Step> {
+    const approval = await this.desk.wait(open.handoffId, () => this.shouldContinueAsNew());
+    if (!approval) return { kind: 'paused' };
+    this.openTurn = undefined;
+    const outcome = this.decided(open.handoff, approval);
+    const results = new Map(open.results).set(open.handoffCallId, outcome.result);
+    return this.closeTurn(open.calls, results, outcome);
+  }
+
+  /** Answer every tool call of the turn and say where the chain goes. */
+  private closeTurn(calls: ToolCall[], results: Map<string, string>, outcome: HandoffOutcome | undefined): Step {
     // Every call gets its answer, in the order the model made them: OpenAI-compatible servers
     // reject a history with an unanswered tool call.
-    const toolResults = response.toolCalls.map((call) => ({ toolCallId: call.id, name: call.name, content: results.get(call.id) ?? '' }));
+    const toolResults = calls.map((call) => ({ toolCallId: call.id, name: call.name, content: results.get(call.id) ?? '' }));
     for (const r of toolResults) this.messages.push({ role: 'tool', toolCallId: r.toolCallId, content: r.content });
     return outcome?.handoff
       ? { kind: 'handoff', handoff: outcome.handoff, toolResults, ...(outcome.approval ? { approval: outcome.approval } : {}) }
@@ -190,11 +282,8 @@ export class HandoffLoop {
     return { result: `Handed off to ${parsed.to}.`, handoff: parsed };
   }
 
-  /** Hold a valid handoff for a person's decision when its policy asks for one. */
-  private async approve(h: HandoffResult): Promise<HandoffOutcome> {
-    const policy = resolveApprovalPolicy(this.team, this.options.approvals, h.from, h.to);
-    if (!policy) return { result: `Handed off to ${h.to}.`, handoff: h };
-    const approval = await this.desk.request(h, policy);
+  /** What a person's decision (or its absence) means for the handoff. */
+  private decided(h: HandoffResult, approval: ApprovalRecord): HandoffOutcome {
     if (approval.outcome === 'approved') {
       return { result: `Handed off to ${h.to} (approved by ${approval.approver}).`, handoff: h, approval };
     }
@@ -202,9 +291,9 @@ export class HandoffLoop {
       const why = approval.reason ? `: ${approval.reason}` : '';
       return { result: `The handoff to ${h.to} was rejected by ${approval.approver}${why}. Continue without it: answer yourself or hand off elsewhere.`, approval };
     }
-    const onTimeout = policy.onTimeout ?? 'reject';
+    const onTimeout = approval.onTimeout ?? 'reject';
     if (onTimeout === 'approve') return { result: `Handed off to ${h.to} (approved when nobody decided in time).`, handoff: h, approval };
-    if (onTimeout === 'fail') throw new ApprovalTimeoutError(approval.handoffId, h.from, h.to, String(policy.timeout));
+    if (onTimeout === 'fail') throw new ApprovalTimeoutError(approval.handoffId, h.from, h.to, String(approval.timeout));
     return { result: `The handoff to ${h.to} was not approved in time. Continue without it: answer yourself or hand off elsewhere.`, approval };
   }
 
@@ -247,6 +336,13 @@ export class HandoffLoop {
     }
     if (Object.keys(unconsumed).length > 0) throw new UnconsumedScriptStepsError(unconsumed);
   }
+}
+
+function conversationFor(agent: AgentSpec, input: string): ChatMessage[] {
+  return [
+    { role: 'system', content: agent.instructions },
+    { role: 'user', content: input },
+  ];
 }
 
 /** Keep baton's own typed failures; wrap anything else that outlived its retries. */

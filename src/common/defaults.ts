@@ -7,7 +7,9 @@
 import type { ActivityOptions, Duration } from '@temporalio/common';
 import { msToNumber } from '@temporalio/common/lib/time';
 import { InvalidRunInputError } from './errors';
-import type { ApprovalRule, HandoffRunInput, InvalidHandoffPolicy, RetryOptions, RunOptions } from './types';
+import type { HandoffRunInput, ResolvedRunOptions, RetryOptions, RunOptions } from './types';
+
+export type { ResolvedRunOptions } from './types';
 
 /** Handoffs allowed in one run unless `maxHandoffs` says otherwise. */
 export const DEFAULT_MAX_HANDOFFS = 10;
@@ -16,17 +18,6 @@ export const DEFAULT_MAX_TURNS = 10;
 /** Invalid handoffs answered with a tool error before the run fails, with `onInvalidHandoff: 'retry'`. */
 export const DEFAULT_MAX_INVALID_HANDOFF_RETRIES = 2;
 
-/** {@link RunOptions} with every default applied. */
-export interface ResolvedRunOptions {
-  maxHandoffs: number;
-  maxTurns: number;
-  onInvalidHandoff: InvalidHandoffPolicy;
-  maxInvalidHandoffRetries: number;
-  modelTimeout: Duration;
-  toolTimeout: Duration;
-  retry: Required<RetryOptions>;
-  approvals: ApprovalRule[];
-}
 
 /** Retry policy of model and tool activities unless the run overrides it. */
 export const DEFAULT_RETRY: Required<RetryOptions> = {
@@ -45,6 +36,7 @@ const RUN_OPTION_KEYS = new Set([
   'toolTimeout',
   'retry',
   'approvals',
+  'continueAsNewAfterEvents',
 ]);
 
 /** Check a `handoffRun` input; throws {@link InvalidRunInputError} naming every problem. */
@@ -59,11 +51,15 @@ export function validateRunInput(value: unknown): HandoffRunInput {
   if (typeof v.agent !== 'string' || v.agent.length === 0) problems.push('"agent" must be a non-empty string');
   if (typeof v.input !== 'string') problems.push('"input" must be a string');
   if (v.options !== undefined) problems.push(...runOptionProblems(v.options));
+  if (v.resume !== undefined && (typeof v.resume !== 'object' || v.resume === null)) problems.push('"resume" is set only by baton when a run continues as new');
+  const extra = Object.keys(v).filter((k) => !['agent', 'input', 'options', 'resume'].includes(k));
+  if (extra.length > 0) problems.push(`unknown field(s) ${extra.map((k) => `"${k}"`).join(', ')} (valid: agent, input, options)`);
   if (problems.length > 0) throw new InvalidRunInputError(problems);
   return v as unknown as HandoffRunInput;
 }
 
-function runOptionProblems(options: unknown): string[] {
+/** Problems with run options, each naming the option and what would be valid. */
+export function runOptionProblems(options: unknown): string[] {
   if (typeof options !== 'object' || options === null || Array.isArray(options)) {
     return ['"options" must be an object'];
   }
@@ -83,6 +79,7 @@ function runOptionProblems(options: unknown): string[] {
   count('maxHandoffs', 0);
   count('maxTurns', 1);
   count('maxInvalidHandoffRetries', 0);
+  count('continueAsNewAfterEvents', 0);
   if (o.onInvalidHandoff !== undefined && o.onInvalidHandoff !== 'fail' && o.onInvalidHandoff !== 'retry') {
     problems.push(`"onInvalidHandoff" must be "fail" or "retry", got ${JSON.stringify(o.onInvalidHandoff)}`);
   }
@@ -152,10 +149,11 @@ export function resolveRunOptions(options: RunOptions = {}): ResolvedRunOptions 
     maxTurns: options.maxTurns ?? DEFAULT_MAX_TURNS,
     onInvalidHandoff: options.onInvalidHandoff ?? 'fail',
     maxInvalidHandoffRetries: options.maxInvalidHandoffRetries ?? DEFAULT_MAX_INVALID_HANDOFF_RETRIES,
-    modelTimeout: (options.modelTimeout ?? '2 minutes') as Duration,
-    toolTimeout: (options.toolTimeout ?? '5 minutes') as Duration,
+    modelTimeout: options.modelTimeout ?? '2 minutes',
+    toolTimeout: options.toolTimeout ?? '5 minutes',
     retry: { ...DEFAULT_RETRY, ...options.retry },
     approvals: options.approvals ?? [],
+    continueAsNewAfterEvents: options.continueAsNewAfterEvents ?? 0,
   };
 }
 
@@ -171,7 +169,7 @@ export const NON_RETRYABLE_ERROR_TYPES = [
 /** Activity options of model calls for a run. */
 export function modelActivityOptions(o: ResolvedRunOptions): ActivityOptions {
   return {
-    startToCloseTimeout: o.modelTimeout,
+    startToCloseTimeout: o.modelTimeout as Duration,
     retry: { ...o.retry, nonRetryableErrorTypes: NON_RETRYABLE_ERROR_TYPES } as ActivityOptions['retry'],
   };
 }
@@ -179,7 +177,7 @@ export function modelActivityOptions(o: ResolvedRunOptions): ActivityOptions {
 /** Activity options of tool calls for a run. */
 export function toolActivityOptions(o: ResolvedRunOptions): ActivityOptions {
   return {
-    startToCloseTimeout: o.toolTimeout,
+    startToCloseTimeout: o.toolTimeout as Duration,
     retry: { ...o.retry, nonRetryableErrorTypes: NON_RETRYABLE_ERROR_TYPES } as ActivityOptions['retry'],
   };
 }

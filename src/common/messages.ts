@@ -6,7 +6,7 @@
  */
 import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
-import type { ApprovalRecord, HandoffDecision, HandoffRecord, PendingApproval, RunStatus } from './types';
+import type { ApprovalRecord, HandoffDecision, HandoffRecord, PendingApproval, RunOverrides, RunStatus } from './types';
 
 /** The task queue baton's workers poll unless told otherwise. */
 export const DEFAULT_TASK_QUEUE = 'baton';
@@ -54,6 +54,12 @@ export const rejectHandoffSignal = defineSignal<[RejectHandoffInput]>('rejectHan
 
 /** Update: decide a waiting handoff and get the outcome, or a refusal naming the problem. */
 export const decideHandoffUpdate = defineUpdate<ApprovalRecord, [HandoffDecision]>('decideHandoff');
+
+/**
+ * Signal: change options or models of a run from now on. `baton.replay` sends it atomically with
+ * the reset that continues a failed chain; invalid overrides are ignored and recorded for the audit.
+ */
+export const overrideRunSignal = defineSignal<[RunOverrides]>('overrideRun');
 
 /** Memo key holding the run's waiting approvals, for listing them from visibility. */
 export const PENDING_MEMO = 'batonPending';

@@ -174,6 +174,8 @@ export interface PendingApproval {
   /** ISO 8601; absent when the policy has no timeout. */
   expiresAt?: string;
   approvers?: string[];
+  /** The policy's timeout as given. */
+  timeout?: string | number;
   onTimeout: ApprovalTimeoutOutcome;
 }
 
@@ -200,6 +202,9 @@ export interface ApprovalRecord {
   decidedAt: string;
   /** How the decision arrived. */
   via: 'signal' | 'update' | 'timeout';
+  /** On a timeout: what the policy made of it, and the timeout it had. */
+  onTimeout?: ApprovalTimeoutOutcome;
+  timeout?: string | number;
 }
 
 /** What to do when a model names a handoff target that does not exist or is not allowed. */
@@ -229,6 +234,62 @@ export interface RunOptions {
   retry?: RetryOptions;
   /** Approval rules for this run; they take precedence over the team's. */
   approvals?: ApprovalRule[];
+  /**
+   * Continue as new once the run's history has this many events (besides whenever Temporal
+   * suggests it), carrying the chain's state into a fresh run. 0 means only when suggested.
+   * @default 0
+   */
+  continueAsNewAfterEvents?: number;
+}
+
+/** {@link RunOptions} with every default applied. */
+export interface ResolvedRunOptions {
+  maxHandoffs: number;
+  maxTurns: number;
+  onInvalidHandoff: InvalidHandoffPolicy;
+  maxInvalidHandoffRetries: number;
+  modelTimeout: string | number;
+  toolTimeout: string | number;
+  retry: Required<RetryOptions>;
+  approvals: ApprovalRule[];
+  continueAsNewAfterEvents: number;
+}
+
+/** What a replay changes in the continued run. */
+export interface RunOverrides {
+  /** Run options to replace (limits, timeouts, retry, approvals). */
+  options?: RunOptions;
+  /** Models to use from now on, by agent id. */
+  models?: Record<string, ModelSpec>;
+}
+
+/** A turn interrupted while its handoff waits for approval. */
+export interface OpenTurn {
+  /** Every tool call of the turn, in the model's order. */
+  calls: ToolCall[];
+  /** Answers already known, by tool call id (everything but the handoff call). */
+  results: [string, string][];
+  handoffCallId: string;
+  handoff: { kind: 'handoff'; from: string; to: string; message: string };
+  handoffId: string;
+}
+
+/** The state of a chain carried across continue-as-new: everything the loop needs to go on. */
+export interface LoopState {
+  team: TeamSpec;
+  options: ResolvedRunOptions;
+  agentId: string;
+  messages: ChatMessage[];
+  chain: HandoffRecord[];
+  usage: Usage;
+  turns: number;
+  activationTurns: number;
+  invalidHandoffs: number;
+  callCounts: Record<string, number>;
+  openTurn?: OpenTurn;
+  approvals: { pending: PendingApproval[]; decided: ApprovalRecord[] };
+  /** Runs before this one. */
+  continuedRuns: number;
 }
 
 /** Retry settings for model and tool activities. */
@@ -248,6 +309,8 @@ export interface HandoffRunInput {
   agent: string;
   input: string;
   options?: RunOptions;
+  /** Set by the workflow itself when it continues as new; callers leave it out. */
+  resume?: LoopState;
 }
 
 /** Result of the `handoffRun` workflow. */
