@@ -61,6 +61,9 @@ export type AuditEvent = { at: string; runId: string } & (
   | { kind: 'terminated'; reason?: string }
   | { kind: 'timed_out' }
   | { kind: 'continued_as_new' }
+  | { kind: 'replayed_from'; baseRunId: string; reason: string }
+  | { kind: 'overrides_applied'; options?: Record<string, unknown>; models?: Record<string, unknown> }
+  | { kind: 'overrides_refused'; problems: string[] }
 );
 
 /** A chain as its history tells it. */
@@ -79,6 +82,10 @@ export interface AuditChain {
   handoffs: HandoffRecord[];
   result?: HandoffRunResult;
   failure?: { type?: string; message: string };
+  /** Runs this chain was replayed from (Temporal reset), oldest first. */
+  lineage: { runId: string; replayedFrom: string; reason: string; at: string }[];
+  /** When the audited run was itself replayed: the run that continued it. */
+  replayedBy?: string;
 }
 
 type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
@@ -92,7 +99,15 @@ export interface RunHistory {
 
 /** Rebuild the chain from the histories of its runs, oldest first. */
 export function buildAudit(workflowId: string, runs: RunHistory[]): AuditChain {
-  const chain: AuditChain = { schema: AUDIT_SCHEMA, workflowId, runIds: runs.map((r) => r.runId), status: 'running', events: [], handoffs: [] };
+  const chain: AuditChain = {
+    schema: AUDIT_SCHEMA,
+    workflowId,
+    runIds: runs.map((r) => r.runId),
+    status: 'running',
+    events: [],
+    handoffs: [],
+    lineage: [],
+  };
   for (const run of runs) new RunReader(chain, run.runId).read(run.events);
   return chain;
 }
@@ -161,6 +176,11 @@ class RunReader {
         const { type, ...rest } = memo;
         this.push(at, { ...rest, kind: type });
       }
+    } else if (a.workflowTaskFailedEventAttributes?.baseRunId) {
+      const f = a.workflowTaskFailedEventAttributes;
+      const reason = f.failure?.message ?? 'reset';
+      this.chain.lineage.push({ runId: this.runId, replayedFrom: f.baseRunId ?? '', reason, at: new Date(at).toISOString() });
+      this.push(at, { kind: 'replayed_from', baseRunId: f.baseRunId ?? '', reason });
     } else if (a.workflowExecutionSignaledEventAttributes) {
       const s = a.workflowExecutionSignaledEventAttributes;
       this.push(at, { kind: 'signal', name: s.signalName ?? '', input: decode(s.input) });

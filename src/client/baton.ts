@@ -26,6 +26,7 @@ import {
 } from '../common/types';
 import type { AuditChain } from '../audit/chain';
 import { auditRun } from '../audit/fetch';
+import { replayChain, type ReplayOptions, type ReplayStarted } from './replay';
 
 /** Options of {@link Baton}. */
 export interface BatonOptions {
@@ -163,9 +164,24 @@ export class Baton {
     return this.decide(workflowId, handoffId, 'reject', options);
   }
 
-  /** The chain rebuilt from its workflow history alone, across continue-as-new runs. */
-  audit(workflowId: string): Promise<AuditChain> {
-    return auditRun(this.client, workflowId);
+  /**
+   * The chain rebuilt from its workflow history alone, across continue-as-new runs: the latest run
+   * of `workflowId`, or the run `runId` (a run that was replayed names the run that continued it).
+   */
+  audit(workflowId: string, runId?: string): Promise<AuditChain> {
+    return auditRun(this.client, workflowId, runId);
+  }
+
+  /**
+   * Continue a failed chain from its last good step (or from just before handoff N) in a new run
+   * of the same workflow id, without calling the model or running tools again for the steps before
+   * that point. `overrides` change limits, other run options and models from there on.
+   * @example
+   * const { runId } = await baton.replay(workflowId, { overrides: { options: { maxHandoffs: 20 } } });
+   * const result = await baton.getRun(workflowId).result();
+   */
+  replay(workflowId: string, options: ReplayOptions = {}): Promise<ReplayStarted> {
+    return replayChain(this.client, workflowId, options);
   }
 
   private async decide(

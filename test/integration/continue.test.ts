@@ -37,7 +37,7 @@ describe('continue-as-new', () => {
     ]);
     await withWorker(server.env, team, async (baton) => {
       const run = await baton.start('a', 'go', { continueAsNewAfterEvents: 30 });
-      const firstRunId = run.handle.firstExecutionRunId;
+      const firstRunId = (await run.handle.describe()).runId;
       const [pending] = await waitFor(() => run.pendingApprovals(), (p) => p.length === 1);
       expect((await run.handle.describe()).runId).toBe(firstRunId);
       // Refused decisions add to the history while the handoff waits, until the run continues as new.

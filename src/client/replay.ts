@@ -1,0 +1,132 @@
+/**
+ * Continue a failed chain from its last good step, with Temporal's reset: the new run keeps the
+ * history before the reset point, so completed model calls and tool calls are replayed from
+ * history instead of running again; overrides reach the new run as an `overrideRun` signal sent
+ * atomically with the reset.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Client } from '@temporalio/client';
+import { defaultPayloadConverter } from '@temporalio/common';
+import { temporal } from '@temporalio/proto';
+import { runOptionProblems } from '../common/defaults';
+import { UserError } from '../common/errors';
+import { ActivityType, overrideRunSignal } from '../common/messages';
+import type { RecordHandoffInput, RunOverrides } from '../common/types';
+import { validateModelSpec } from '../models/spec';
+
+type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
+const EventType = temporal.api.enums.v1.EventType;
+
+/** Options of `baton.replay`. */
+export interface ReplayOptions {
+  /** Continue from just before the model turn that asked for handoff N (1-based), instead of from the failure. */
+  fromHandoff?: number;
+  /** Changes for the continued run: limits and other run options, models by agent. */
+  overrides?: RunOverrides;
+  /** Why, for the history. @default "baton replay" */
+  reason?: string;
+}
+
+/** Where a replay starts. */
+export interface ReplayPlan {
+  /** The run continued from. */
+  baseRunId: string;
+  /** The workflow task completion the new run resets to. */
+  resetEventId: number;
+  /** What the reset point is: `failure` or `handoff N`. */
+  from: string;
+}
+
+/** The run a replay created. */
+export interface ReplayStarted extends ReplayPlan {
+  workflowId: string;
+  runId: string;
+}
+
+/** The statuses a chain can be replayed from without `fromHandoff`. */
+const REPLAYABLE = new Set(['FAILED', 'TERMINATED', 'TIMED_OUT', 'CANCELLED']);
+
+export async function replayChain(client: Client, workflowId: string, options: ReplayOptions = {}): Promise<ReplayStarted> {
+  checkOverrides(options.overrides);
+  const handle = client.workflow.getHandle(workflowId);
+  const description = await handle.describe();
+  const status = description.status.name;
+  if (status === 'RUNNING') throw new UserError(`chain ${workflowId} is still running; replay continues chains that ended`);
+  if (options.fromHandoff === undefined && !REPLAYABLE.has(status)) {
+    throw new UserError(`chain ${workflowId} ${status.toLowerCase()}; replay it from a handoff (fromHandoff) or pick a failed chain`);
+  }
+  const history = await client.workflow.getHandle(workflowId, description.runId).fetchHistory();
+  const plan = planReplay(history.events ?? [], description.runId, options.fromHandoff);
+  const overrides = options.overrides;
+  const response: temporal.api.workflowservice.v1.IResetWorkflowExecutionResponse = await client.workflowService.resetWorkflowExecution({
+    namespace: client.options.namespace,
+    workflowExecution: { workflowId, runId: plan.baseRunId },
+    reason: options.reason ?? `baton replay from ${plan.from}`,
+    workflowTaskFinishEventId: plan.resetEventId as never,
+    requestId: randomUUID(),
+    // Decisions sent to the old run refer to its handoffs; the new run asks again.
+    resetReapplyExcludeTypes: [
+      temporal.api.enums.v1.ResetReapplyExcludeType.RESET_REAPPLY_EXCLUDE_TYPE_SIGNAL,
+      temporal.api.enums.v1.ResetReapplyExcludeType.RESET_REAPPLY_EXCLUDE_TYPE_UPDATE,
+    ],
+    postResetOperations: overrides
+      ? [{ signalWorkflow: { signalName: overrideRunSignal.name, input: { payloads: [defaultPayloadConverter.toPayload(overrides)] } } }]
+      : [],
+  });
+  return { ...plan, workflowId, runId: response.runId ?? '' };
+}
+
+/**
+ * Find the reset point: the workflow task completed just before the step to run again. That step is
+ * the model turn that asked for handoff `fromHandoff`, or else the activity that failed (or never
+ * finished), or else the last workflow task (a limit hit, a termination, a timeout).
+ */
+export function planReplay(events: HistoryEvent[], baseRunId: string, fromHandoff?: number): ReplayPlan {
+  const scheduled = events.filter((e) => e.eventType === EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED);
+  let step: HistoryEvent | undefined;
+  let from = 'failure';
+  if (fromHandoff !== undefined) {
+    const records = scheduled.filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === ActivityType.RECORD_HANDOFF);
+    const record = records.find((e) => (decodeInput(e) as RecordHandoffInput | undefined)?.index === fromHandoff);
+    if (!record) throw new UserError(`chain has ${records.length} handoff(s); fromHandoff must be 1 to ${records.length}, got ${fromHandoff}`);
+    step = scheduled.filter((e) => isActivity(e, ActivityType.CALL_MODEL) && Number(e.eventId) < Number(record.eventId)).at(-1);
+    from = `handoff ${fromHandoff}`;
+  } else {
+    // The step that broke: a model or tool call of the last turn that never completed.
+    const finished = new Set(
+      events.flatMap((e) => {
+        const id = e.activityTaskCompletedEventAttributes?.scheduledEventId;
+        return id ? [String(id)] : [];
+      }),
+    );
+    const lastModelCall = scheduled.filter((e) => isActivity(e, ActivityType.CALL_MODEL) && finished.has(String(e.eventId))).at(-1);
+    step = scheduled.find(
+      (e) =>
+        (isActivity(e, ActivityType.CALL_MODEL) || isActivity(e, ActivityType.RUN_TOOL)) &&
+        !finished.has(String(e.eventId)) &&
+        Number(e.eventId) > Number(lastModelCall?.eventId ?? 0),
+    );
+    if (step) from = `failed ${step.activityTaskScheduledEventAttributes?.activityType?.name ?? 'activity'}`;
+  }
+  const before = step ? Number(step.eventId) : Number.POSITIVE_INFINITY;
+  const completed = events.filter((e) => e.eventType === EventType.EVENT_TYPE_WORKFLOW_TASK_COMPLETED && Number(e.eventId) < before);
+  const point = completed.at(-1);
+  if (!point) throw new UserError('the chain has no completed step to continue from');
+  return { baseRunId, resetEventId: Number(point.eventId), from };
+}
+
+function isActivity(e: HistoryEvent, name: string): boolean {
+  return e.activityTaskScheduledEventAttributes?.activityType?.name === name;
+}
+
+function decodeInput(e: HistoryEvent): unknown {
+  const p = e.activityTaskScheduledEventAttributes?.input?.payloads?.[0];
+  return p ? defaultPayloadConverter.fromPayload(p) : undefined;
+}
+
+function checkOverrides(o: RunOverrides | undefined): void {
+  if (o === undefined) return;
+  const problems = o.options !== undefined ? runOptionProblems(o.options) : [];
+  for (const [agent, model] of Object.entries(o.models ?? {})) problems.push(...validateModelSpec(model).map((p) => `models.${agent}: ${p}`));
+  if (problems.length > 0) throw new UserError(`Invalid replay overrides: ${problems.join('; ')}`);
+}

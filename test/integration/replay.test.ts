@@ -1,0 +1,135 @@
+import { ApplicationFailure } from '@temporalio/common';
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { defineAgent, defineTool, MaxHandoffsExceededError, scripted, Team, ToolExecutionError, UserError, type ScriptedStep } from '../../src';
+import { activitiesInHistory } from '../helpers/history';
+import { recordingScripted } from '../helpers/models';
+import { useTemporalServer, withWorker } from '../helpers/temporal';
+
+const server = useTemporalServer();
+const agent = (id: string, steps: ScriptedStep[], extra = {}) => defineAgent({ id, instructions: id, model: scripted(steps), ...extra });
+const hop = (to: string) => ({ handoff: { to, message: `over to ${to}` } });
+
+describe('replay of failed chains', () => {
+  it('continues after a tool failed at the third handoff, without calling the model or tools again for the prefix', async () => {
+    let broken = true;
+    let executions = 0;
+    const shipped: string[] = [];
+    const ship = defineTool({
+      name: 'ship',
+      description: 'Ship an order',
+      parameters: z.object({ orderId: z.string() }),
+      execute: ({ orderId }, { idempotencyKey }) => {
+        executions++;
+        if (broken) throw ApplicationFailure.nonRetryable('carrier API rejected the label', 'CarrierError');
+        shipped.push(idempotencyKey);
+        return `shipped ${orderId}`;
+      },
+    });
+    const note = defineTool({ name: 'note', description: 'Note', parameters: z.object({}), execute: () => (executions++, 'noted') });
+    const { calls, providers } = recordingScripted();
+    const hooks: string[] = [];
+    const team = new Team([
+      agent('a', [{ toolCalls: [{ name: 'note', arguments: {} }] }, hop('b')], { tools: [note] }),
+      agent('b', [hop('c')]),
+      agent('c', [hop('d')]),
+      agent('d', [{ toolCalls: [{ name: 'ship', arguments: { orderId: '7' } }] }, { text: 'order 7 shipped' }], { tools: [ship] }),
+    ]);
+    await withWorker(
+      server.env,
+      team,
+      async (baton) => {
+        const run = await baton.start('a', 'ship order 7');
+        const failure = await run.result().catch((e: unknown) => e);
+        expect(failure).toBeInstanceOf(ToolExecutionError);
+        expect(calls.map((c) => c.agentId)).toEqual(['a', 'a', 'b', 'c', 'd']);
+        expect(executions).toBe(2);
+
+        broken = false; // the fix is deployed
+        calls.length = 0;
+        executions = 0;
+        const replayed = await baton.replay(run.workflowId);
+        expect(replayed.from).toBe('failed runTool');
+        expect(replayed.runId).not.toBe(replayed.baseRunId);
+        const result = await baton.getRun(run.workflowId).result();
+
+        expect(result.output).toBe('order 7 shipped');
+        expect(result.handoffChain.map((h) => `${h.from}>${h.to}`)).toEqual(['a>b', 'b>c', 'c>d']);
+        expect(calls.map((c) => c.agentId)).toEqual(['d']); // only the turn after the fixed tool
+        expect(executions).toBe(1); // only the tool that failed
+        expect(shipped).toEqual([`${run.workflowId}:d:call_d_1_1`]);
+        expect(hooks).toEqual(['b', 'c', 'd']); // no handoff recorded twice
+        const history = await activitiesInHistory(baton.getRun(run.workflowId).handle);
+        expect(history.filter((h) => h.name === 'recordHandoff')).toHaveLength(3);
+
+        const audit = await baton.audit(run.workflowId);
+        expect(audit.status).toBe('completed');
+        expect(audit.lineage).toEqual([expect.objectContaining({ runId: replayed.runId, replayedFrom: replayed.baseRunId })]);
+        expect(audit.events.some((e) => e.kind === 'replayed_from')).toBe(true);
+        const failed = await baton.audit(run.workflowId, replayed.baseRunId);
+        expect(failed.status).toBe('failed');
+        expect(failed.replayedBy).toBe(replayed.runId);
+      },
+      { providers, hooks: { agent_handoff: [(_c, _a, h) => void hooks.push(h.to)] } },
+    );
+  });
+
+  it('replays from handoff N, with a changed model for what follows', async () => {
+    const { calls, providers } = recordingScripted();
+    const team = new Team([agent('a', [hop('b')]), agent('b', [hop('c')]), agent('c', [{ text: 'first answer' }])]);
+    await withWorker(
+      server.env,
+      team,
+      async (baton) => {
+        const first = await baton.run('a', 'go');
+        expect(first.output).toBe('first answer');
+        calls.length = 0;
+        const replayed = await baton.replay(first.workflowId, {
+          fromHandoff: 2,
+          overrides: { models: { c: scripted([{ text: 'second answer' }]) } },
+        });
+        expect(replayed.from).toBe('handoff 2');
+        const result = await baton.getRun(first.workflowId).result();
+        expect(result.output).toBe('second answer');
+        expect(result.handoffChain.map((h) => h.to)).toEqual(['b', 'c']);
+        expect(calls.map((c) => c.agentId)).toEqual(['b', 'c']); // a's turn came from history
+        const audit = await baton.audit(first.workflowId);
+        expect(audit.events.find((e) => e.kind === 'overrides_applied')).toMatchObject({ models: { c: { provider: 'scripted' } } });
+      },
+      { providers },
+    );
+  });
+
+  it('replays a MaxHandoffsExceededError run with a raised limit', async () => {
+    const { calls, providers } = recordingScripted();
+    const team = new Team([agent('a', [hop('b'), hop('b'), hop('b')]), agent('b', [hop('a'), hop('a'), { text: 'settled' }])]);
+    await withWorker(
+      server.env,
+      team,
+      async (baton) => {
+        const run = await baton.start('a', 'go', { maxHandoffs: 3 });
+        expect(await run.result().catch((e: unknown) => e)).toBeInstanceOf(MaxHandoffsExceededError);
+        const before = calls.length;
+        await expect(baton.replay(run.workflowId, { overrides: { options: { maxHandoffs: -2 } } })).rejects.toThrow(UserError);
+        await baton.replay(run.workflowId, { overrides: { options: { maxHandoffs: 10 } } });
+        const result = await baton.getRun(run.workflowId).result();
+        expect(result.output).toBe('settled');
+        expect(result.handoffChain).toHaveLength(5);
+        expect(before).toBe(4);
+        expect(calls.length - before).toBe(2); // b's last hop and answer; the refused turn was not asked again
+      },
+      { providers },
+    );
+  });
+
+  it('refuses to replay a running chain or a handoff that does not exist', async () => {
+    const team = new Team([agent('a', [hop('b')]), agent('b', [{ text: 'done', delayMs: 2000 }])]);
+    await withWorker(server.env, team, async (baton) => {
+      const run = await baton.start('a', 'go');
+      await expect(baton.replay(run.workflowId)).rejects.toThrow(/still running/);
+      await run.result();
+      await expect(baton.replay(run.workflowId)).rejects.toThrow(/replay it from a handoff/);
+      await expect(baton.replay(run.workflowId, { fromHandoff: 4 })).rejects.toThrow(/fromHandoff must be 1 to 1, got 4/);
+    });
+  });
+});
