@@ -63,6 +63,8 @@ export class HandoffLoop {
   private invalidHandoffs: number;
   private readonly callCounts: Record<string, number>;
   private openTurn?: OpenTurn;
+  /** A model answer to act on before calling the model again (a replay that resumes after it). */
+  private pendingResponse?: ModelResponse;
   private readonly continuedRuns: number;
 
   private constructor(
@@ -80,6 +82,7 @@ export class HandoffLoop {
     this.invalidHandoffs = state.invalidHandoffs;
     this.callCounts = state.callCounts;
     this.openTurn = state.openTurn;
+    this.pendingResponse = state.pendingResponse;
     this.continuedRuns = state.continuedRuns;
   }
 
@@ -127,7 +130,13 @@ export class HandoffLoop {
 
   /** Run turns until an agent answers, or until the run should continue as new (see {@link snapshot}). */
   async run(): Promise<HandoffRunResult | 'continue_as_new'> {
-    let step: Step = this.openTurn ? await this.finishTurn(this.openTurn) : { kind: 'run_again' };
+    const pending = this.pendingResponse;
+    this.pendingResponse = undefined;
+    let step: Step = this.openTurn
+      ? await this.finishTurn(this.openTurn)
+      : pending
+        ? await this.respond(pending)
+        : { kind: 'run_again' };
     for (;;) {
       if (step.kind === 'final_output') {
         this.checkScriptsConsumed();
@@ -171,7 +180,11 @@ export class HandoffLoop {
     if (this.activationTurns >= this.options.maxTurns) throw new MaxTurnsExceededError(this.agent.id, this.options.maxTurns);
     this.activationTurns++;
     this.turns++;
-    const response = await this.callModel();
+    return this.respond(await this.callModel());
+  }
+
+  /** Act on a model's answer: run its tools, weigh its handoff, or finish. */
+  private async respond(response: ModelResponse): Promise<Step> {
     this.messages.push({
       role: 'assistant',
       content: response.content,

@@ -151,9 +151,23 @@ class RunReader {
     const a = e;
     if (a.workflowExecutionStartedEventAttributes) {
       const input = decode<HandoffRunInput>(a.workflowExecutionStartedEventAttributes.input);
-      if (!this.chain.input && input) this.chain.input = input;
+      const origin = input?.resume?.replayOf;
+      if (origin && this.chain.events.length === 0) {
+        // A replay that resumed from rebuilt state: the chain before it happened in the run it continues.
+        this.chain.handoffs.push(...input!.resume!.chain);
+        this.chain.team = input!.resume!.team;
+        this.chain.lineage.push({ runId: this.runId, replayedFrom: origin.runId, reason: `baton replay from ${origin.from}`, at: new Date(at).toISOString() });
+      }
+      if (!this.chain.input && input) {
+        const { resume: _resume, ...plain } = input;
+        this.chain.input = plain;
+      }
       this.chain.startedAt ??= new Date(at).toISOString();
-      if (input) this.push(at, { kind: 'run_started', input });
+      if (input) {
+        const { resume: _resume, ...plain } = input;
+        this.push(at, { kind: 'run_started', input: plain });
+      }
+      if (origin) this.push(at, { kind: 'replayed_from', baseRunId: origin.runId, reason: `baton replay from ${origin.from}` });
     } else if (a.activityTaskScheduledEventAttributes) this.onScheduled(e, at);
     else if (a.activityTaskStartedEventAttributes) {
       const s = this.scheduled.get(String(a.activityTaskStartedEventAttributes.scheduledEventId));

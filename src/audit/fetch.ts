@@ -1,4 +1,5 @@
 import type { Client, WorkflowHandle } from '@temporalio/client';
+import { REPLAY_OF_MEMO } from '../common/messages';
 import { buildAudit, type AuditChain, type RunHistory } from './chain';
 
 /**
@@ -16,6 +17,15 @@ export async function auditRun(client: Client, workflowId: string, lastRunId?: s
     runId = events[0]?.workflowExecutionStartedEventAttributes?.continuedExecutionRunId || undefined;
   }
   const chain = buildAudit(workflowId, runs);
-  const replayedBy = last.raw.workflowExtendedInfo?.resetRunId;
+  const replayedBy = last.raw.workflowExtendedInfo?.resetRunId || (await resumedBy(client, workflowId, last.runId));
   return replayedBy ? { ...chain, replayedBy } : chain;
+}
+
+/** The run that resumed `runId` through a replay with overrides, found by its memo. */
+async function resumedBy(client: Client, workflowId: string, runId: string): Promise<string | undefined> {
+  for await (const wf of client.workflow.list({ query: `WorkflowId = "${workflowId}"` })) {
+    const origin = wf.memo?.[REPLAY_OF_MEMO] as { runId?: string } | undefined;
+    if (origin?.runId === runId) return wf.runId;
+  }
+  return undefined;
 }

@@ -1,18 +1,20 @@
 /**
- * Continue a failed chain from its last good step, with Temporal's reset: the new run keeps the
- * history before the reset point, so completed model calls and tool calls are replayed from
- * history instead of running again; overrides reach the new run as an `overrideRun` signal sent
- * atomically with the reset.
+ * Continue a failed chain from its last good step. Without overrides this is Temporal's reset: the
+ * new run keeps the history before the reset point, so completed model calls and tool calls are
+ * replayed from history instead of running again. With overrides, a new run of the same workflow id
+ * starts from the loop state rebuilt from that history, with the overrides applied.
  */
 import { randomUUID } from 'node:crypto';
-import type { Client } from '@temporalio/client';
-import { defaultPayloadConverter } from '@temporalio/common';
+import type { Client, WorkflowExecutionDescription } from '@temporalio/client';
+import { defaultPayloadConverter, WorkflowIdReusePolicy } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
-import { runOptionProblems } from '../common/defaults';
+import type { handoffRun } from '../../workflows';
+import { resolveRunOptions, runOptionProblems } from '../common/defaults';
 import { UserError } from '../common/errors';
-import { ActivityType, overrideRunSignal } from '../common/messages';
-import type { RecordHandoffInput, RunOverrides } from '../common/types';
+import { ActivityType, BatonAgent, BatonHandoffs, BatonStatusAttribute, REPLAY_OF_MEMO, WorkflowType } from '../common/messages';
+import { BatonStatus, type RecordHandoffInput, type RunOverrides } from '../common/types';
 import { validateModelSpec } from '../models/spec';
+import { rebuildState } from './resume';
 
 type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
 const EventType = temporal.api.enums.v1.EventType;
@@ -27,7 +29,7 @@ export interface ReplayOptions {
   reason?: string;
 }
 
-/** Where a replay starts. */
+/** Where a reset replay starts. */
 export interface ReplayPlan {
   /** The run continued from. */
   baseRunId: string;
@@ -38,10 +40,19 @@ export interface ReplayPlan {
 }
 
 /** The run a replay created. */
-export interface ReplayStarted extends ReplayPlan {
+export interface ReplayStarted {
   workflowId: string;
+  /** The new run. */
   runId: string;
+  /** The run continued from. */
+  baseRunId: string;
+  /** Where the new run picks up: `failed callModel`, `failed runTool`, `last step` or `handoff N`. */
+  from: string;
+  /** `reset`: Temporal reset, the prefix kept in the new run's history; `resume`: a new run started from the rebuilt state (with overrides). */
+  mechanism: 'reset' | 'resume';
 }
+
+
 
 /** The statuses a chain can be replayed from without `fromHandoff`. */
 const REPLAYABLE = new Set(['FAILED', 'TERMINATED', 'TIMED_OUT', 'CANCELLED']);
@@ -56,8 +67,8 @@ export async function replayChain(client: Client, workflowId: string, options: R
     throw new UserError(`chain ${workflowId} ${status.toLowerCase()}; replay it from a handoff (fromHandoff) or pick a failed chain`);
   }
   const history = await client.workflow.getHandle(workflowId, description.runId).fetchHistory();
+  if (options.overrides) return resumeWithOverrides(client, description, history.events ?? [], options);
   const plan = planReplay(history.events ?? [], description.runId, options.fromHandoff);
-  const overrides = options.overrides;
   const response: temporal.api.workflowservice.v1.IResetWorkflowExecutionResponse = await client.workflowService.resetWorkflowExecution({
     namespace: client.options.namespace,
     workflowExecution: { workflowId, runId: plan.baseRunId },
@@ -69,11 +80,44 @@ export async function replayChain(client: Client, workflowId: string, options: R
       temporal.api.enums.v1.ResetReapplyExcludeType.RESET_REAPPLY_EXCLUDE_TYPE_SIGNAL,
       temporal.api.enums.v1.ResetReapplyExcludeType.RESET_REAPPLY_EXCLUDE_TYPE_UPDATE,
     ],
-    postResetOperations: overrides
-      ? [{ signalWorkflow: { signalName: overrideRunSignal.name, input: { payloads: [defaultPayloadConverter.toPayload(overrides)] } } }]
-      : [],
   });
-  return { ...plan, workflowId, runId: response.runId ?? '' };
+  return { workflowId, runId: response.runId ?? '', baseRunId: plan.baseRunId, from: plan.from, mechanism: 'reset' };
+}
+
+/**
+ * With overrides, a reset cannot carry them into the new run atomically (the server refuses a
+ * post-reset signal), so the new run starts from the state rebuilt from history, with the overrides
+ * applied: a new run of the same workflow id, its memo naming the run it continues.
+ */
+async function resumeWithOverrides(
+  client: Client,
+  description: WorkflowExecutionDescription,
+  events: HistoryEvent[],
+  options: ReplayOptions,
+): Promise<ReplayStarted> {
+  const { workflowId, runId: baseRunId } = description;
+  const { state, input, from } = rebuildState(events, options.fromHandoff);
+  const o = options.overrides ?? {};
+  state.options = resolveRunOptions({ ...state.options, ...o.options });
+  for (const [id, model] of Object.entries(o.models ?? {})) {
+    const agent = state.team.agents[id];
+    if (!agent) throw new UserError(`overrides.models names "${id}", which is not in the team (${Object.keys(state.team.agents).join(', ')})`);
+    agent.model = model;
+  }
+  state.replayOf = { workflowId, runId: baseRunId, from };
+  const handle = await client.workflow.start<typeof handoffRun>(WorkflowType.HANDOFF_RUN, {
+    taskQueue: description.taskQueue,
+    workflowId,
+    workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE,
+    args: [{ agent: input.agent, input: input.input, ...(input.options ? { options: input.options } : {}), resume: state }],
+    memo: { [REPLAY_OF_MEMO]: state.replayOf },
+    typedSearchAttributes: [
+      { key: BatonAgent, value: state.agentId },
+      { key: BatonStatusAttribute, value: BatonStatus.RUNNING },
+      { key: BatonHandoffs, value: state.chain.length },
+    ],
+  });
+  return { workflowId, runId: handle.firstExecutionRunId, baseRunId, from, mechanism: 'resume' };
 }
 
 /**

@@ -63,6 +63,9 @@ export const overrideRunSignal = defineSignal<[RunOverrides]>('overrideRun');
 
 /** Memo key holding the run's waiting approvals, for listing them from visibility. */
 export const PENDING_MEMO = 'batonPending';
+/** Memo key naming the run a replay with overrides continues (`{workflowId, runId, from}`). */
+export const REPLAY_OF_MEMO = 'batonReplayOf';
+
 /** Memo key of the latest approval event; every upsert of it is a history event the audit reads. */
 export const APPROVAL_EVENT_MEMO = 'batonApprovalEvent';
 

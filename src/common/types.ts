@@ -287,9 +287,21 @@ export interface LoopState {
   invalidHandoffs: number;
   callCounts: Record<string, number>;
   openTurn?: OpenTurn;
+  /** A model answer to act on before the next model call (set by a replay that resumes after it). */
+  pendingResponse?: ModelResponse;
   approvals: { pending: PendingApproval[]; decided: ApprovalRecord[] };
   /** Runs before this one. */
   continuedRuns: number;
+  /** Set when this chain continues another run through a replay. */
+  replayOf?: ReplayOrigin;
+}
+
+/** The run a replayed chain continues, and from where. */
+export interface ReplayOrigin {
+  workflowId: string;
+  runId: string;
+  /** `failed callModel`, `failed runTool`, `last step` or `handoff N`. */
+  from: string;
 }
 
 /** Retry settings for model and tool activities. */

@@ -49,7 +49,7 @@ describe('replay of failed chains', () => {
         calls.length = 0;
         executions = 0;
         const replayed = await baton.replay(run.workflowId);
-        expect(replayed.from).toBe('failed runTool');
+        expect(replayed).toMatchObject({ from: 'failed runTool', mechanism: 'reset' });
         expect(replayed.runId).not.toBe(replayed.baseRunId);
         const result = await baton.getRun(run.workflowId).result();
 
@@ -88,13 +88,16 @@ describe('replay of failed chains', () => {
           fromHandoff: 2,
           overrides: { models: { c: scripted([{ text: 'second answer' }]) } },
         });
-        expect(replayed.from).toBe('handoff 2');
+        expect(replayed).toMatchObject({ from: 'handoff 2', mechanism: 'resume' });
         const result = await baton.getRun(first.workflowId).result();
         expect(result.output).toBe('second answer');
         expect(result.handoffChain.map((h) => h.to)).toEqual(['b', 'c']);
+        expect(result.handoffChain[0]).toEqual(first.handoffChain[0]); // carried over, not redone
         expect(calls.map((c) => c.agentId)).toEqual(['b', 'c']); // a's turn came from history
         const audit = await baton.audit(first.workflowId);
-        expect(audit.events.find((e) => e.kind === 'overrides_applied')).toMatchObject({ models: { c: { provider: 'scripted' } } });
+        expect(audit.lineage).toEqual([expect.objectContaining({ runId: replayed.runId, replayedFrom: replayed.baseRunId, reason: 'baton replay from handoff 2' })]);
+        expect(audit.handoffs.map((h) => h.to)).toEqual(['b', 'c']);
+        expect((await baton.audit(first.workflowId, replayed.baseRunId)).replayedBy).toBe(replayed.runId);
       },
       { providers },
     );
@@ -111,7 +114,8 @@ describe('replay of failed chains', () => {
         expect(await run.result().catch((e: unknown) => e)).toBeInstanceOf(MaxHandoffsExceededError);
         const before = calls.length;
         await expect(baton.replay(run.workflowId, { overrides: { options: { maxHandoffs: -2 } } })).rejects.toThrow(UserError);
-        await baton.replay(run.workflowId, { overrides: { options: { maxHandoffs: 10 } } });
+        const replayed = await baton.replay(run.workflowId, { overrides: { options: { maxHandoffs: 10 } } });
+        expect(replayed).toMatchObject({ from: 'last step', mechanism: 'resume' });
         const result = await baton.getRun(run.workflowId).result();
         expect(result.output).toBe('settled');
         expect(result.handoffChain).toHaveLength(5);
