@@ -5,6 +5,7 @@ import { decide, pending } from './approvals';
 import { audit } from './audit';
 import { dev, run, worker, type Print } from './commands';
 import { demo } from './demo';
+import { replay } from './replay';
 
 const USAGE = `baton: durable multi-agent handoffs on Temporal
 
@@ -23,6 +24,11 @@ Usage:
                                               decide a waiting handoff (--handoff when several wait)
   baton audit <workflowId> [--json | --mermaid]
                                               the chain rebuilt from its workflow history
+  baton replay <workflowId> [--from-handoff N] [--max-handoffs N] [--max-turns N]
+               [--model <agent>=<openai model>] [--team <module>]
+                                              continue a failed chain from its last good step
+  baton replay --check <workflowId | history.json>...
+                                              replay histories against the current workflow code
 
 Environment: TEMPORAL_ADDRESS (default localhost:7233), TEMPORAL_NAMESPACE (default "default"),
 OPENAI_API_KEY, OPENAI_BASE_URL.`;
@@ -36,6 +42,7 @@ const COMMANDS: Record<string, (argv: string[], print: Print) => Promise<number>
   approve: decide('approve'),
   reject: decide('reject'),
   audit,
+  replay,
 };
 
 /** Run the CLI; resolves to the process exit code. */

@@ -102,6 +102,24 @@ describe('the baton command', () => {
     });
   });
 
+  it('replays a failed chain with a raised limit, and checks histories for determinism', async () => {
+    const env = { TEMPORAL_ADDRESS: server.env.address };
+    const workflowId = `cli-replay-${Date.now()}`;
+    const team = ['--team', 'examples/research/team.ts', '--task-queue', 'cli-replay'];
+    const failed = await cli(['run', 'researcher', 'quantum', '--max-handoffs', '0', '--workflow-id', workflowId, ...team], env);
+    expect(failed.code).toBe(1);
+    const replayed = await cli(['replay', workflowId, '--max-handoffs', '3', ...team], env);
+    expect(replayed.code).toBe(0);
+    expect(replayed.stdout).toMatch(new RegExp(`chain ${workflowId} continues from last step in run \\S+ \\(resume of run \\S+\\)`));
+    expect(replayed.stdout).toContain('↪ researcher → writer');
+    expect(replayed.stdout).toMatch(/answer from writer:\n {2}Quantum computers/);
+
+    const checked = await cli(['replay', '--check', 'test/histories/two-agent-handoff.json', workflowId], env);
+    expect(checked.code).toBe(0);
+    expect(checked.stdout).toContain('ok    test/histories/two-agent-handoff.json');
+    expect(checked.stdout).toContain(`ok    ${workflowId}`);
+  });
+
   it('runs the demo end to end with its own embedded server', async () => {
     const out = await cli(['demo'], { TEMPORAL_ADDRESS: undefined });
     expect(out.code).toBe(0);

@@ -1,0 +1,42 @@
+/**
+ * Re-record the histories CI replays: `npm run record-histories`. Run it after a change to the
+ * workflow code that is meant to change histories (with `patched()` guarding running chains).
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { historyToJSON } from '@temporalio/common/lib/proto-utils';
+import { temporal } from '@temporalio/proto';
+import { DefaultLogger, Runtime } from '@temporalio/worker';
+import { Baton } from '../../src/client/baton';
+import { startDevServer } from '../../src/devserver/server';
+import { createWorker } from '../../src/worker';
+import { continueAsNewScenario, scenarios } from './scenarios';
+
+async function main(): Promise<void> {
+  Runtime.install({ logger: new DefaultLogger('ERROR') });
+  const env = await startDevServer();
+  const dir = __dirname;
+  try {
+    for (const scenario of [...scenarios, continueAsNewScenario]) {
+      const taskQueue = `record-${scenario.name}`;
+      const worker = await createWorker({ team: scenario.team(), connection: env.nativeConnection, taskQueue });
+      const baton = new Baton({ client: env.client, taskQueue });
+      const workflowId = await worker.runUntil(scenario.drive(baton));
+      const runs: string[] = [];
+      for await (const wf of env.client.workflow.list({ query: `WorkflowId = "${workflowId}"` })) runs.push(wf.runId);
+      const histories = await Promise.all(runs.map((runId) => env.client.workflow.getHandle(workflowId, runId).fetchHistory()));
+      histories.forEach((history, i) => {
+        const file = path.join(dir, runs.length > 1 ? `${scenario.name}.run${runs.length - i}.json` : `${scenario.name}.json`);
+        fs.writeFileSync(file, `${historyToJSON(temporal.api.history.v1.History.create(history))}\n`);
+        console.log(`recorded ${path.relative(process.cwd(), file)} (${history.events?.length ?? 0} events)`);
+      });
+    }
+  } finally {
+    await env.teardown();
+  }
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});

@@ -1,0 +1,120 @@
+/**
+ * The chains whose recorded histories CI replays against the current workflow code. Each scenario
+ * drives one chain (or a replay of one) on a real server; `record.ts` saves their histories.
+ */
+import { ApplicationFailure } from '@temporalio/common';
+import { z } from 'zod';
+import { defineAgent, defineTool, scripted, Team, type Baton, type BatonRun, type ScriptedStep } from '../../src';
+
+const agent = (id: string, steps: ScriptedStep[], extra = {}) => defineAgent({ id, instructions: `You are ${id}.`, model: scripted(steps), ...extra });
+const hop = (to: string, message = `over to ${to}`) => ({ handoff: { to, message } });
+
+let carrierDown = true;
+const lookup = defineTool({ name: 'lookup', description: 'Look up', parameters: z.object({ q: z.string() }), execute: ({ q }) => ({ found: q }) });
+const ship = defineTool({
+  name: 'ship',
+  description: 'Ship',
+  parameters: z.object({}),
+  execute: () => {
+    if (carrierDown) throw ApplicationFailure.nonRetryable('carrier down', 'CarrierError');
+    return 'shipped';
+  },
+});
+
+const pending = async (run: BatonRun) => {
+  for (;;) {
+    const p = await run.pendingApprovals();
+    if (p.length > 0) return p[0]!;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+};
+
+/** One recorded scenario: a team and the chain to drive; resolves to the workflow id. */
+export interface Scenario {
+  name: string;
+  team: () => Team;
+  drive: (baton: Baton) => Promise<string>;
+}
+
+export const scenarios: Scenario[] = [
+  {
+    name: 'two-agent-handoff',
+    team: () => new Team([agent('researcher', [hop('writer', 'facts')]), agent('writer', [{ text: 'article' }])]),
+    drive: async (b) => (await b.run('researcher', 'quantum')).workflowId,
+  },
+  {
+    name: 'tools-and-handoffs',
+    team: () =>
+      new Team([
+        agent('a', [{ toolCalls: [{ name: 'lookup', arguments: { q: 'x' } }, { name: 'lookup', arguments: { q: 'y' } }] }, hop('b')], { tools: [lookup] }),
+        agent('b', [{ toolCalls: [{ name: 'handoff', arguments: { to: 'c', message: 'first' } }, { name: 'handoff', arguments: { to: 'a', message: 'ignored' } }] }]),
+        agent('c', [{ text: 'done', failAttempts: 1 }]),
+      ]),
+    drive: async (b) => (await b.run('a', 'go', { retry: { initialInterval: '100 ms' } })).workflowId,
+  },
+  {
+    name: 'max-handoffs-failed',
+    team: () => new Team([agent('a', [hop('b'), hop('b')]), agent('b', [hop('a'), hop('a')])]),
+    drive: async (b) => {
+      const run = await b.start('a', 'go', { maxHandoffs: 2 });
+      await run.result().catch(() => undefined);
+      return run.workflowId;
+    },
+  },
+  {
+    name: 'approval-approved-and-refused',
+    team: () => new Team([agent('a', [hop('b')]), agent('b', [{ text: 'ok' }], { approval: { approvers: ['alice'] } })]),
+    drive: async (b) => {
+      const run = await b.start('a', 'go');
+      const p = await pending(run);
+      await run.handle.signal('approveHandoff', { handoffId: p.handoffId, approver: 'mallory' });
+      await b.approve(run.workflowId, p.handoffId, { approver: 'alice', comment: 'fine' });
+      await run.result();
+      return run.workflowId;
+    },
+  },
+  {
+    name: 'approval-rejected-by-signal',
+    team: () =>
+      new Team([
+        defineAgent({ id: 'a', instructions: 'a', model: scripted({ steps: [hop('b'), { text: 'did it myself' }] }) }),
+        agent('b', [], { approval: {} }),
+      ]),
+    drive: async (b) => {
+      const run = await b.start('a', 'go');
+      const p = await pending(run);
+      await run.handle.signal('rejectHandoff', { handoffId: p.handoffId, approver: 'bob', reason: 'no' });
+      await run.result();
+      return run.workflowId;
+    },
+  },
+  {
+    name: 'approval-timeout-approves',
+    team: () => new Team([agent('a', [hop('b')]), agent('b', [{ text: 'ok' }], { approval: { timeout: '1 second', onTimeout: 'approve' } })]),
+    drive: async (b) => (await b.run('a', 'go')).workflowId,
+  },
+  {
+    name: 'replay-after-tool-failure',
+    team: () => new Team([agent('a', [hop('b')]), agent('b', [{ toolCalls: [{ name: 'ship', arguments: {} }] }, { text: 'shipped it' }], { tools: [ship] })]),
+    drive: async (b) => {
+      carrierDown = true;
+      const run = await b.start('a', 'go');
+      await run.result().catch(() => undefined);
+      carrierDown = false;
+      await b.replay(run.workflowId);
+      await b.getRun(run.workflowId).result();
+      return run.workflowId;
+    },
+  },
+];
+
+/** A long chain that continues as new; every run's history is recorded. */
+export const continueAsNewScenario: Scenario = {
+  name: 'continue-as-new',
+  team: () =>
+    new Team([
+      agent('a', Array.from({ length: 4 }, () => hop('b'))),
+      agent('b', [...Array.from({ length: 3 }, () => hop('a')), { text: 'long chain done' }]),
+    ]),
+  drive: async (b) => (await b.run('a', 'go', { continueAsNewAfterEvents: 30 })).workflowId,
+};

@@ -1,0 +1,34 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { bundleWorkflowCode, DefaultLogger } from '@temporalio/worker';
+import { describe, expect, it } from 'vitest';
+import { WORKFLOWS_PATH } from '../../src/worker';
+import { checkHistories, historiesFromFiles } from '../../src/worker/replay';
+
+const dir = path.resolve(__dirname, '../histories');
+const files = fs
+  .readdirSync(dir)
+  .filter((f) => f.endsWith('.json'))
+  .map((f) => path.join(dir, f));
+
+describe('determinism of recorded histories', () => {
+  it('has recorded histories to replay', () => {
+    expect(files.length).toBeGreaterThanOrEqual(10);
+  });
+
+  it('replays every recorded history against the current workflow code', async () => {
+    const results = await checkHistories(historiesFromFiles(files));
+    expect(results.filter((r) => !r.ok)).toEqual([]);
+    expect(results).toHaveLength(files.length);
+  });
+
+  it('catches a change that would break running chains', async () => {
+    const bundle = await bundleWorkflowCode({
+      workflowsPath: WORKFLOWS_PATH,
+      workflowInterceptorModules: [path.join(dir, 'nondeterministic.ts')],
+      logger: new DefaultLogger('WARN'),
+    });
+    const results = await checkHistories(historiesFromFiles(files), { workflowBundle: bundle });
+    expect(results.map((r) => r.nondeterministic)).toEqual(files.map(() => true));
+  });
+});
