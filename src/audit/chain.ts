@@ -1,7 +1,6 @@
 /**
  * The audit chain: a run rebuilt from its workflow history alone (schema `baton.audit/v1`).
  */
-import { defaultPayloadConverter } from '@temporalio/common';
 import type { temporal } from '@temporalio/proto';
 import { ActivityType, APPROVAL_EVENT_MEMO } from '../common/messages';
 import type {
@@ -16,6 +15,7 @@ import type {
   RunToolResult,
   TeamSpec,
 } from '../common/types';
+import { fromPayload, fromPayloads } from './payloads';
 
 /** Version tag of the audit JSON; a breaking change to its shape gets a new one. */
 export const AUDIT_SCHEMA = 'baton.audit/v1';
@@ -89,7 +89,6 @@ export interface AuditChain {
 }
 
 type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
-type Payloads = temporal.api.common.v1.IPayloads | null | undefined;
 
 /** One run's history, with its run id. */
 export interface RunHistory {
@@ -112,10 +111,7 @@ export function buildAudit(workflowId: string, runs: RunHistory[]): AuditChain {
   return chain;
 }
 
-function decode<T = unknown>(payloads: Payloads): T | undefined {
-  const first = payloads?.payloads?.[0];
-  return first ? (defaultPayloadConverter.fromPayload(first) as T) : undefined;
-}
+const decode = fromPayloads;
 
 function timeOf(e: HistoryEvent): number {
   const t = e.eventTime;
@@ -185,7 +181,7 @@ class RunReader {
       this.onEnded(String(a.activityTaskCanceledEventAttributes.scheduledEventId), 'cancelled', at, 'cancelled');
     } else if (a.workflowPropertiesModifiedEventAttributes) {
       const field = a.workflowPropertiesModifiedEventAttributes.upsertedMemo?.fields?.[APPROVAL_EVENT_MEMO];
-      const memo = field ? (defaultPayloadConverter.fromPayload(field) as Record<string, unknown> & { type: string }) : undefined;
+      const memo = field ? fromPayload<Record<string, unknown> & { type: string }>(field) : undefined;
       if (memo) {
         const { type, ...rest } = memo;
         this.push(at, { ...rest, kind: type });

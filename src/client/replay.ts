@@ -6,9 +6,10 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Client, WorkflowExecutionDescription } from '@temporalio/client';
-import { defaultPayloadConverter, WorkflowIdReusePolicy } from '@temporalio/common';
+import { WorkflowIdReusePolicy } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
 import type { handoffRun } from '../../workflows';
+import { fromPayloads } from '../audit/payloads';
 import { resolveRunOptions, runOptionProblems } from '../common/defaults';
 import { UserError } from '../common/errors';
 import { ActivityType, BatonAgent, BatonHandoffs, BatonStatusAttribute, REPLAY_OF_MEMO, WorkflowType } from '../common/messages';
@@ -164,8 +165,7 @@ function isActivity(e: HistoryEvent, name: string): boolean {
 }
 
 function decodeInput(e: HistoryEvent): unknown {
-  const p = e.activityTaskScheduledEventAttributes?.input?.payloads?.[0];
-  return p ? defaultPayloadConverter.fromPayload(p) : undefined;
+  return fromPayloads(e.activityTaskScheduledEventAttributes?.input);
 }
 
 function checkOverrides(o: RunOverrides | undefined): void {

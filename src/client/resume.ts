@@ -3,8 +3,8 @@
  * overrides starts the new run from. Every model answer and tool result before that step comes
  * from history; nothing is called again.
  */
-import { defaultPayloadConverter } from '@temporalio/common';
 import type { temporal } from '@temporalio/proto';
+import { fromPayload, fromPayloads } from '../audit/payloads';
 import { resolveRunOptions } from '../common/defaults';
 import { UserError } from '../common/errors';
 import { ActivityType, APPROVAL_EVENT_MEMO } from '../common/messages';
@@ -27,10 +27,7 @@ interface Call<I, R> {
   result?: R;
 }
 
-const decode = (p: temporal.api.common.v1.IPayloads | null | undefined): unknown => {
-  const first = p?.payloads?.[0];
-  return first ? defaultPayloadConverter.fromPayload(first) : undefined;
-};
+const decode = (p: temporal.api.common.v1.IPayloads | null | undefined): unknown => fromPayloads(p);
 
 /** Where the rebuilt state resumes, and the state. */
 export interface ResumePoint {
@@ -73,7 +70,7 @@ export function rebuildState(events: HistoryEvent[], fromHandoff?: number): Resu
       if (scheduled?.activityTaskScheduledEventAttributes?.activityType?.name === ActivityType.LOAD_TEAM) team = call?.result as TeamSpec;
     }
     const memo = e.workflowPropertiesModifiedEventAttributes?.upsertedMemo?.fields?.[APPROVAL_EVENT_MEMO];
-    const event = memo ? (defaultPayloadConverter.fromPayload(memo) as { type: string } & ApprovalRecord) : undefined;
+    const event = memo ? fromPayload<{ type: string } & ApprovalRecord>(memo) : undefined;
     if (event?.type === 'approval_decided') {
       const { type: _type, ...record } = event;
       decisions.push({ eventId: id, record });

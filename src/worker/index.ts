@@ -12,6 +12,7 @@ import { createActivities, type BatonHooks } from '../../activities';
 import type { Team } from '../agents/team';
 import { BATON_SEARCH_ATTRIBUTES, DEFAULT_TASK_QUEUE } from '../common/messages';
 import type { ModelProviders } from '../models/provider';
+import { batonDataConverter } from './compression';
 
 /** Options of {@link createWorker}. */
 export interface CreateWorkerOptions {
@@ -27,6 +28,12 @@ export interface CreateWorkerOptions {
   hooks?: BatonHooks;
   /** Replace or add model providers (by the spec's `provider` field). */
   providers?: ModelProviders;
+  /**
+   * Gzip large payloads (conversations, tool results) in history. The client that starts and reads
+   * chains needs the same codec: `new Client({ connection, dataConverter: batonDataConverter({ compress: true }) })`.
+   * @default false
+   */
+  compress?: boolean;
   /** Worker tuning passed to Temporal's `Worker.create` (pollers, cache size, concurrency). */
   worker?: Partial<Omit<WorkerOptions, 'connection' | 'namespace' | 'taskQueue' | 'activities' | 'workflowBundle' | 'workflowsPath'>>;
 }
@@ -60,6 +67,7 @@ export async function createWorker(options: CreateWorkerOptions): Promise<Worker
     taskQueue: options.taskQueue ?? DEFAULT_TASK_QUEUE,
     workflowBundle: await workflowBundle(),
     activities: createActivities({ team, hooks: options.hooks, providers: options.providers }),
+    ...(options.compress ? { dataConverter: batonDataConverter({ compress: true }) } : {}),
   });
 }
 
