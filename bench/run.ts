@@ -25,6 +25,7 @@ const { values } = parseArgs({
     reps: { type: 'string', default: '7' },
     quick: { type: 'boolean', default: false },
     only: { type: 'string' },
+    'dynamic-config': { type: 'string', multiple: true },
   },
 });
 const latency = Number(values.latency);
@@ -34,7 +35,7 @@ const selected = (name: string) => !values.only || values.only.split(',').includ
 
 async function main(): Promise<void> {
   Runtime.install({ logger: new DefaultLogger('ERROR') });
-  const env = await startDevServer();
+  const env = await startDevServer({ dynamicConfig: values['dynamic-config'] ?? [] });
   const results: Record<string, unknown> = { date: new Date().toISOString(), latencyMs: latency, reps, node: process.version };
   const floor = await Worker.create({
     connection: env.nativeConnection,

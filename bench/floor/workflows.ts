@@ -2,15 +2,16 @@
  * The engine's floor: minimal workflows on the same server, for ratios against baton.
  * Deterministic workflow code only.
  */
-import { condition, defineSignal, proxyActivities, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
+import { condition, defineSignal, proxyActivities, proxyLocalActivities, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
 import { BatonStatusAttribute } from '../../src/common/messages';
 import type * as activities from './activities';
 
 const { noop } = proxyActivities<typeof activities>({ startToCloseTimeout: '1 minute' });
+const local = proxyLocalActivities<typeof activities>({ startToCloseTimeout: '1 minute' });
 
 /** `steps` sequential no-op activities: what a chain's activities cost with no logic around them. */
-export async function noopChain(input: { steps: number; latencyMs: number[] }): Promise<number> {
-  for (let i = 0; i < input.steps; i++) await noop(input.latencyMs[i] ?? 0);
+export async function noopChain(input: { steps: number; latencyMs: number[]; local?: boolean }): Promise<number> {
+  for (let i = 0; i < input.steps; i++) await (input.local ? local.noop : noop)(input.latencyMs[i] ?? 0);
   return input.steps;
 }
 

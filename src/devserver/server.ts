@@ -12,6 +12,8 @@ export interface DevServerOptions {
   uiPort?: number;
   /** SQLite file to keep state across restarts. @default in memory */
   dbFilename?: string;
+  /** Dynamic config values (`key=value`), e.g. `matching.numTaskqueueReadPartitions=1`. */
+  dynamicConfig?: string[];
 }
 
 /**
@@ -27,6 +29,7 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<Te
       ...(options.port ? { port: options.port } : {}),
       ...(options.uiPort ? { uiPort: options.uiPort } : {}),
       ...(options.dbFilename ? { dbFilename: options.dbFilename } : {}),
+      extraArgs: (options.dynamicConfig ?? []).flatMap((v) => ['--dynamic-config-value', v]),
     },
   });
 }
