@@ -30,7 +30,7 @@ export interface HandoffHookContext {
   index: number;
 }
 
-/** Called after each handoff, in the worker, inside the `recordHandoff` activity (at least once). */
+/** Called after each handoff, in the worker, inside the `runHandoffHooks` activity (at least once). */
 export type AgentHandoffListener = (context: HandoffHookContext, agent: Agent, handoff: HandoffRecord) => unknown;
 
 /** Lifecycle hooks a worker runs. */
@@ -106,21 +106,30 @@ export function createActivities({ team, providers = {}, hooks = {} }: ActivityD
       }
     },
 
-    /** Makes a handoff explicit in history and runs the `agent_handoff` listeners. */
-    async recordHandoff({ handoff, index }: RecordHandoffInput): Promise<void> {
-      const ctx = Context.current();
-      const agent = team.get(handoff.from);
-      if (!agent) return;
-      const hookContext: HandoffHookContext = {
-        workflowId: ctx.info.workflowExecution?.workflowId ?? '',
-        runId: ctx.info.workflowExecution?.runId ?? '',
-        taskQueue: ctx.info.taskQueue,
-        attempt: ctx.info.attempt,
-        index,
-      };
-      for (const listener of handoffListeners) await listener(hookContext, agent, handoff);
+    /** Runs the `agent_handoff` listeners after a handoff. */
+    async runHandoffHooks(input: RecordHandoffInput): Promise<void> {
+      return runListeners(input);
+    },
+
+    /** The hook activity of chains started before handoffs were recorded in the memo. */
+    async recordHandoff(input: RecordHandoffInput): Promise<void> {
+      return runListeners(input);
     },
   };
+
+  async function runListeners({ handoff, index }: RecordHandoffInput): Promise<void> {
+    const ctx = Context.current();
+    const agent = team.get(handoff.from);
+    if (!agent) return;
+    const hookContext: HandoffHookContext = {
+      workflowId: ctx.info.workflowExecution?.workflowId ?? '',
+      runId: ctx.info.workflowExecution?.runId ?? '',
+      taskQueue: ctx.info.taskQueue,
+      attempt: ctx.info.attempt,
+      index,
+    };
+    for (const listener of handoffListeners) await listener(hookContext, agent, handoff);
+  }
 }
 
 /** The activities' interface, for `proxyActivities` in workflow code. */

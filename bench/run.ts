@@ -60,7 +60,7 @@ async function main(): Promise<void> {
     if (selected('handoff')) {
       // 1. Orchestration cost per handoff: sequential chains of 10 handoffs.
       const handoffs = 10;
-      const steps = 1 + (handoffs + 1) + handoffs; // loadTeam, model calls, recordHandoff
+      const steps = 1 + (handoffs + 1); // loadTeam and the model calls: the activities a chain needs
       const batonTimes = await withBaton(chainTeam(handoffs, latency), 'bench-chain', (b) => timeRuns(reps, () => b.run('c0', 'go')));
       const floorTimes = await timeRuns(reps, () => floorChain(steps, handoffs + 1));
       const sdk = sdkChain(handoffs, latency);
@@ -85,7 +85,7 @@ async function main(): Promise<void> {
       // 2. Throughput: chains of 5 handoffs started at once on one worker.
       const chains = quick ? 50 : 200;
       const handoffs = 5;
-      const steps = 1 + (handoffs + 1) + handoffs;
+      const steps = 1 + (handoffs + 1);
       const burst = async (start: () => Promise<unknown>) => {
         const rss = rssSampler();
         const t0 = performance.now();

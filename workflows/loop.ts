@@ -3,7 +3,7 @@
  * effect is an activity, time is workflow time.
  */
 import { ActivityFailure, ApplicationFailure, TimeoutFailure } from '@temporalio/common';
-import { log, proxyActivities, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
+import { log, patched, proxyActivities, upsertMemo, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
 import type { BatonActivities } from '../activities';
 import { modelActivityOptions, resolveRunOptions, toolActivityOptions } from '../src/common/defaults';
 import {
@@ -18,7 +18,7 @@ import {
   UnconsumedScriptStepsError,
 } from '../src/common/errors';
 import { extractHandoff, type HandoffResult } from '../src/common/handoff';
-import { BatonAgent, BatonHandoffs } from '../src/common/messages';
+import { BatonAgent, BatonHandoffs, HANDOFF_MEMO, Patches } from '../src/common/messages';
 import type {
   AgentSpec,
   ApprovalRecord,
@@ -326,13 +326,20 @@ export class HandoffLoop {
       { key: BatonHandoffs, value: this.chain.length },
     ]);
     this.activate(this.lookup(h.to), h.message);
-    const { recordHandoff } = proxyActivities<BatonActivities>({
+    const entry = { handoff: record, index: this.chain.length, toolResults };
+    const activities = proxyActivities<BatonActivities>({
       startToCloseTimeout: '1 minute',
       retry: { maximumAttempts: 3 },
       summary: `${h.from} → ${h.to}`,
     });
+    let hooks: ((input: typeof entry) => Promise<void>) | undefined = activities.recordHandoff;
+    if (patched(Patches.HANDOFF_RECORD_IN_MEMO)) {
+      // The memo upsert is the history record; an activity only when there are hooks to run.
+      upsertMemo({ [HANDOFF_MEMO]: entry });
+      hooks = this.team.hasHandoffListeners ? activities.runHandoffHooks : undefined;
+    }
     try {
-      await recordHandoff({ handoff: record, index: this.chain.length, toolResults });
+      await hooks?.(entry);
     } catch (err) {
       // Hooks observe the chain; a hook that keeps failing must not stop it.
       log.warn('agent_handoff hook failed', { error: String(err), handoff: record });

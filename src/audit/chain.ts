@@ -2,7 +2,7 @@
  * The audit chain: a run rebuilt from its workflow history alone (schema `baton.audit/v1`).
  */
 import type { temporal } from '@temporalio/proto';
-import { ActivityType, APPROVAL_EVENT_MEMO } from '../common/messages';
+import { ActivityType, APPROVAL_EVENT_MEMO, HANDOFF_MEMO } from '../common/messages';
 import type {
   ApprovalRecord,
   CallModelInput,
@@ -180,8 +180,10 @@ class RunReader {
     } else if (a.activityTaskCanceledEventAttributes) {
       this.onEnded(String(a.activityTaskCanceledEventAttributes.scheduledEventId), 'cancelled', at, 'cancelled');
     } else if (a.workflowPropertiesModifiedEventAttributes) {
-      const field = a.workflowPropertiesModifiedEventAttributes.upsertedMemo?.fields?.[APPROVAL_EVENT_MEMO];
-      const memo = field ? fromPayload<Record<string, unknown> & { type: string }>(field) : undefined;
+      const fields = a.workflowPropertiesModifiedEventAttributes.upsertedMemo?.fields ?? {};
+      const handoff = fields[HANDOFF_MEMO] ? fromPayload<RecordHandoffInput>(fields[HANDOFF_MEMO]) : undefined;
+      if (handoff) this.onHandoff(handoff, at);
+      const memo = fields[APPROVAL_EVENT_MEMO] ? fromPayload<Record<string, unknown> & { type: string }>(fields[APPROVAL_EVENT_MEMO]) : undefined;
       if (memo) {
         const { type, ...rest } = memo;
         this.push(at, { ...rest, kind: type });
@@ -215,15 +217,18 @@ class RunReader {
     } else if (name === ActivityType.LOAD_TEAM) {
       entry.event = { kind: 'team_snapshot', agents: [], execution, at: '', runId: this.runId };
     } else if (name === ActivityType.RECORD_HANDOFF) {
-      const { handoff, index } = input as RecordHandoffInput;
-      this.chain.handoffs.push(handoff);
-      this.push(at, { kind: 'handoff', index, ...handoff });
+      this.onHandoff(input as RecordHandoffInput, at);
     }
     if (entry.event) {
       entry.event.at = new Date(at).toISOString();
       this.chain.events.push(entry.event);
     }
     this.scheduled.set(String(e.eventId), entry);
+  }
+
+  private onHandoff({ handoff, index }: RecordHandoffInput, at: number): void {
+    this.chain.handoffs.push(handoff);
+    this.push(at, { kind: 'handoff', index, ...handoff });
   }
 
   private onCompleted(id: string, result: unknown, at: number): void {

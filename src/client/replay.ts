@@ -9,10 +9,10 @@ import type { Client, WorkflowExecutionDescription } from '@temporalio/client';
 import { WorkflowIdReusePolicy } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
 import type { handoffRun } from '../../workflows';
-import { fromPayloads } from '../audit/payloads';
+import { fromPayload, fromPayloads } from '../audit/payloads';
 import { resolveRunOptions, runOptionProblems } from '../common/defaults';
 import { UserError } from '../common/errors';
-import { ActivityType, BatonAgent, BatonHandoffs, BatonStatusAttribute, REPLAY_OF_MEMO, WorkflowType } from '../common/messages';
+import { ActivityType, BatonAgent, BatonHandoffs, BatonStatusAttribute, HANDOFF_MEMO, REPLAY_OF_MEMO, WorkflowType } from '../common/messages';
 import { BatonStatus, type RecordHandoffInput, type RunOverrides } from '../common/types';
 import { validateModelSpec } from '../models/spec';
 import { rebuildState } from './resume';
@@ -131,8 +131,12 @@ export function planReplay(events: HistoryEvent[], baseRunId: string, fromHandof
   let step: HistoryEvent | undefined;
   let from = 'failure';
   if (fromHandoff !== undefined) {
-    const records = scheduled.filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === ActivityType.RECORD_HANDOFF);
-    const record = records.find((e) => (decodeInput(e) as RecordHandoffInput | undefined)?.index === fromHandoff);
+    const records = events.flatMap((e) => {
+      const memo = e.workflowPropertiesModifiedEventAttributes?.upsertedMemo?.fields?.[HANDOFF_MEMO];
+      const input = memo ? fromPayload<RecordHandoffInput>(memo) : isActivity(e, ActivityType.RECORD_HANDOFF) ? (decodeInput(e) as RecordHandoffInput) : undefined;
+      return input ? [{ eventId: e.eventId, index: input.index }] : [];
+    });
+    const record = records.find((r) => r.index === fromHandoff);
     if (!record) throw new UserError(`chain has ${records.length} handoff(s); fromHandoff must be 1 to ${records.length}, got ${fromHandoff}`);
     step = scheduled.filter((e) => isActivity(e, ActivityType.CALL_MODEL) && Number(e.eventId) < Number(record.eventId)).at(-1);
     from = `handoff ${fromHandoff}`;

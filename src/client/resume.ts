@@ -7,7 +7,7 @@ import type { temporal } from '@temporalio/proto';
 import { fromPayload, fromPayloads } from '../audit/payloads';
 import { resolveRunOptions } from '../common/defaults';
 import { UserError } from '../common/errors';
-import { ActivityType, APPROVAL_EVENT_MEMO } from '../common/messages';
+import { ActivityType, APPROVAL_EVENT_MEMO, HANDOFF_MEMO } from '../common/messages';
 import type {
   ApprovalRecord,
   CallModelInput,
@@ -69,6 +69,8 @@ export function rebuildState(events: HistoryEvent[], fromHandoff?: number): Resu
       const scheduled = events.find((x) => String(x.eventId) === String(done.scheduledEventId));
       if (scheduled?.activityTaskScheduledEventAttributes?.activityType?.name === ActivityType.LOAD_TEAM) team = call?.result as TeamSpec;
     }
+    const handoffField = e.workflowPropertiesModifiedEventAttributes?.upsertedMemo?.fields?.[HANDOFF_MEMO];
+    if (handoffField) records.push({ eventId: id, input: fromPayload<RecordHandoffInput>(handoffField) });
     const memo = e.workflowPropertiesModifiedEventAttributes?.upsertedMemo?.fields?.[APPROVAL_EVENT_MEMO];
     const event = memo ? fromPayload<{ type: string } & ApprovalRecord>(memo) : undefined;
     if (event?.type === 'approval_decided') {

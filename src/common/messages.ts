@@ -86,5 +86,20 @@ export const ActivityType = {
   LOAD_TEAM: 'loadTeam',
   CALL_MODEL: 'callModel',
   RUN_TOOL: 'runTool',
+  /** Before the `handoff-record-in-memo` patch: recorded each handoff and ran the hooks. */
   RECORD_HANDOFF: 'recordHandoff',
+  /** Runs the `agent_handoff` listeners after a handoff; scheduled only when the worker has some. */
+  RUN_HANDOFF_HOOKS: 'runHandoffHooks',
+} as const;
+
+/**
+ * Memo key of the latest handoff (`RecordHandoffInput`): every upsert of it is a history event, so
+ * each handoff is explicit in history without an activity round trip.
+ */
+export const HANDOFF_MEMO = 'batonHandoff';
+
+/** Patch ids of changes to the workflow's commands; see the README on determinism. */
+export const Patches = {
+  /** Handoffs recorded with `upsertMemo` instead of the `recordHandoff` activity; hooks in `runHandoffHooks`. */
+  HANDOFF_RECORD_IN_MEMO: 'handoff-record-in-memo',
 } as const;

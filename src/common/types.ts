@@ -385,7 +385,7 @@ export interface RunToolResult {
   content: string;
 }
 
-/** Input of the `recordHandoff` activity, which makes each handoff explicit in history and runs hooks. */
+/** A handoff as history records it (the `batonHandoff` memo), and the input of the hook activity. */
 export interface RecordHandoffInput {
   handoff: HandoffRecord;
   /** 1-based position of this handoff in the run's chain. */

@@ -24,7 +24,7 @@ export interface CreateWorkerOptions {
   namespace?: string;
   /** @default "baton" */
   taskQueue?: string;
-  /** `agent_handoff` listeners, run after each handoff in the `recordHandoff` activity (at least once). */
+  /** `agent_handoff` listeners, run after each handoff in the `runHandoffHooks` activity (at least once). */
   hooks?: BatonHooks;
   /** Replace or add model providers (by the spec's `provider` field). */
   providers?: ModelProviders;

@@ -1,9 +1,12 @@
 import { defaultPayloadConverter } from '@temporalio/common';
 import type { temporal } from '@temporalio/proto';
 import type { WorkflowHandle } from '@temporalio/client';
+import { HANDOFF_MEMO } from '../../src/common/messages';
+import type { RecordHandoffInput } from '../../src/common/types';
 
 /** One activity as the workflow history shows it. */
 export interface ActivityInHistory {
+  eventId: number;
   name: string;
   input: unknown;
   /** Attempt of the successful or last start. */
@@ -28,6 +31,7 @@ export async function activitiesInHistory(handle: WorkflowHandle): Promise<Activ
     if (scheduled) {
       const summaryPayload = e.userMetadata?.summary;
       byScheduledId.set(String(e.eventId), {
+        eventId: Number(e.eventId),
         name: scheduled.activityType?.name ?? '',
         input: decode(scheduled.input),
         attempt: 0,
@@ -41,6 +45,15 @@ export async function activitiesInHistory(handle: WorkflowHandle): Promise<Activ
     }
   }
   return [...byScheduledId.values()];
+}
+
+/** Each handoff as history records it (the `batonHandoff` memo), with its event id. */
+export async function handoffsInHistory(handle: WorkflowHandle): Promise<{ eventId: number; entry: RecordHandoffInput }[]> {
+  const history = await handle.fetchHistory();
+  return (history.events ?? []).flatMap((e) => {
+    const field = e.workflowPropertiesModifiedEventAttributes?.upsertedMemo?.fields?.[HANDOFF_MEMO];
+    return field ? [{ eventId: Number(e.eventId), entry: defaultPayloadConverter.fromPayload(field) as RecordHandoffInput }] : [];
+  });
 }
 
 /** The names of the history's event types, in order. */

@@ -2,7 +2,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { Baton, createWorker, defineAgent, defineTool, scripted, Team, ToolExecutionError, type HandoffRecord, type ScriptedStep } from '../../src';
-import { activitiesInHistory } from '../helpers/history';
+import { activitiesInHistory, handoffsInHistory } from '../helpers/history';
 import { taskQueue, useTemporalServer, withWorker } from '../helpers/temporal';
 
 const server = useTemporalServer();
@@ -62,7 +62,8 @@ describe('durability', () => {
     expect(firstWorkerSaw.map((h) => h.to)).toEqual(['b']);
     expect(secondWorkerSaw.map((h) => h.to)).toEqual(['c']);
     const history = await activitiesInHistory(run.handle);
-    expect(history.filter((a) => a.name === 'recordHandoff')).toHaveLength(2);
+    expect((await handoffsInHistory(run.handle)).map((h) => h.entry.index)).toEqual([1, 2]);
+    expect(history.filter((a) => a.name === 'runHandoffHooks').map((a) => a.summary)).toEqual(['a → b', 'b → c']);
     expect(history.filter((a) => a.name === 'callModel').map((a) => a.summary)).toEqual(['a', 'b', 'c']);
   });
 

@@ -20,10 +20,9 @@ import {
   WorkflowType,
   type AgentDefinition,
   type HandoffRecord,
-  type RecordHandoffInput,
   type ScriptedStep,
 } from '../../src';
-import { activitiesInHistory } from '../helpers/history';
+import { activitiesInHistory, handoffsInHistory } from '../helpers/history';
 import { recordingScripted } from '../helpers/models';
 import { useTemporalServer, withWorker } from '../helpers/temporal';
 
@@ -197,16 +196,15 @@ describe('handoffRun on a real server', () => {
       agent('b', [{ text: 'b answered' }]),
       agent('c', []),
     ]);
-    const { result, history } = await withWorker(server.env, team, async (baton) => {
+    const { result, recorded } = await withWorker(server.env, team, async (baton) => {
       const run = await baton.start('a', 'go');
-      return { result: await run.result(), history: await activitiesInHistory(run.handle) };
+      return { result: await run.result(), recorded: await handoffsInHistory(run.handle) };
     });
     expect(result.finalAgent).toBe('b');
     expect(path(result.handoffChain)).toEqual(['a>b']);
-    const recorded = history.filter((a) => a.name === 'recordHandoff');
     expect(recorded).toHaveLength(1);
-    expect(recorded[0]?.summary).toBe('a → b');
-    const answers = (recorded[0]?.input as RecordHandoffInput).toolResults;
+    expect(recorded[0]?.entry).toMatchObject({ index: 1, handoff: result.handoffChain[0] });
+    const answers = recorded[0]!.entry.toolResults;
     expect(answers.map((r) => r.toolCallId)).toEqual(['call_a_1_1', 'call_a_1_2']);
     expect(answers[0]?.content).toBe('Handed off to b.');
     expect(answers[1]?.content).toMatch(/^Ignored: only one handoff per turn/);
@@ -229,16 +227,15 @@ describe('handoffRun on a real server', () => {
       }),
       agent('b', [{ text: 'done' }]),
     ]);
-    const { result, history } = await withWorker(server.env, team, async (baton) => {
+    const { result, history, recorded } = await withWorker(server.env, team, async (baton) => {
       const run = await baton.start('a', 'go');
-      return { result: await run.result(), history: await activitiesInHistory(run.handle) };
+      return { result: await run.result(), history: await activitiesInHistory(run.handle), recorded: await handoffsInHistory(run.handle) };
     });
     expect(result.output).toBe('done');
     expect(executed).toEqual(['x']);
     expect(result.usage.toolCalls).toBe(1);
-    const names = history.map((a) => a.name);
-    expect(names.indexOf('runTool')).toBeLessThan(names.indexOf('recordHandoff'));
-    const answers = (history.find((a) => a.name === 'recordHandoff')?.input as RecordHandoffInput).toolResults;
+    expect(history.find((a) => a.name === 'runTool')!.eventId).toBeLessThan(recorded[0]!.eventId);
+    const answers = recorded[0]!.entry.toolResults;
     expect(answers).toEqual([
       { toolCallId: 'call_a_1_1', name: 'handoff', content: 'Handed off to b.' },
       { toolCallId: 'call_a_1_2', name: 'lookup', content: '{"found":"X"}' },

@@ -6,14 +6,15 @@ import { WORKFLOWS_PATH } from '../../src/worker';
 import { checkHistories, historiesFromFiles } from '../../src/worker/replay';
 
 const dir = path.resolve(__dirname, '../histories');
+// Histories recorded by earlier versions of the workflow code stay, in folders named for the change after them.
 const files = fs
-  .readdirSync(dir)
+  .readdirSync(dir, { recursive: true, encoding: 'utf8' })
   .filter((f) => f.endsWith('.json'))
   .map((f) => path.join(dir, f));
 
 describe('determinism of recorded histories', () => {
   it('has recorded histories to replay', () => {
-    expect(files.length).toBeGreaterThanOrEqual(10);
+    expect(files.length).toBeGreaterThanOrEqual(20);
   });
 
   it('replays every recorded history against the current workflow code', async () => {
