@@ -1,3 +1,4 @@
+import { Client, Connection } from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { temporal } from '@temporalio/proto';
 import type { Baton } from '../src/client/baton';
@@ -11,11 +12,19 @@ type Event = temporal.api.history.v1.IHistoryEvent;
 const payloadBytes = (p: temporal.api.common.v1.IPayloads | null | undefined) =>
   (p?.payloads ?? []).reduce((n, x) => n + (x.data?.length ?? 0) + Object.values(x.metadata ?? {}).reduce((m, v) => m + v.length, 0), 0);
 
-/** Every run's events of a chain, oldest run first. */
-async function allEvents(env: TestWorkflowEnvironment, client: Baton['client'], workflowId: string): Promise<Event[][]> {
-  const runs: string[] = [];
-  for await (const wf of env.client.workflow.list({ query: `WorkflowId = "${workflowId}"` })) runs.unshift(wf.runId);
-  return Promise.all(runs.map(async (runId) => (await client.workflow.getHandle(workflowId, runId).fetchHistory()).events ?? []));
+/** Every run's events of a chain, oldest run first; a connection of its own, sized for large history pages. */
+async function allEvents(env: TestWorkflowEnvironment, workflowId: string): Promise<Event[][]> {
+  const connection = await Connection.connect({ address: env.address, channelArgs: { 'grpc.max_receive_message_length': 256 * 2 ** 20 } });
+  try {
+    const client = new Client({ connection });
+    const runs: string[] = [];
+    for await (const wf of client.workflow.list({ query: `WorkflowId = "${workflowId}"` })) runs.unshift(wf.runId);
+    const all: Event[][] = [];
+    for (const runId of runs) all.push((await client.workflow.getHandle(workflowId, runId).fetchHistory()).events ?? []);
+    return all;
+  } finally {
+    await connection.close();
+  }
 }
 
 /** History bytes of each model turn: the callModel input and its answer, in turn order across runs. */
@@ -47,13 +56,15 @@ export async function historyCost(env: TestWorkflowEnvironment, withBaton: WithB
   const checkpoints = [10, 100, 1000].filter((t) => t <= turns);
   const measure = async (compress: boolean) =>
     withBaton(
-      conversationTeam(turns),
+      conversationTeam(),
       `bench-history-${compress ? 'gzip' : 'plain'}`,
       async (b) => {
         const t = performance.now();
-        const result = await b.run('talker', 'Read the notes.', { maxTurns: turns + 1 });
+        // The chain ends with MaxTurnsExceededError after `turns` model turns: the conversation is what counts.
+        const run = await b.start('talker', 'Read the notes.', { maxTurns: turns });
+        await run.result().catch(() => undefined);
         const seconds = (performance.now() - t) / 1000;
-        const runs = await allEvents(env, b.client, result.workflowId);
+        const runs = await allEvents(env, run.workflowId);
         const perTurn = bytesByTurn(runs);
         const runBytes = runs.map((events) => events.reduce((n, e) => n + JSON.stringify(e).length, 0));
         return { perTurn, runs: runs.length, largestRunMb: round(Math.max(...runBytes) / 2 ** 20, 1), seconds: round(seconds, 1) };

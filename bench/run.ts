@@ -166,6 +166,9 @@ async function main(): Promise<void> {
         { system: 'floor: workflows waiting on a signal', ...floorWait },
       ]);
     }
+  } catch (err) {
+    console.error('benchmark failed:', err);
+    throw err;
   } finally {
     floor.shutdown();
     await floorRun;

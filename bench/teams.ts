@@ -26,15 +26,18 @@ export function approvalTeam(): Team {
 /** About 200 tokens of text. */
 export const NOTE = 'The customer described the problem again in detail, with order numbers, dates and what support said before. '.repeat(7).slice(0, 800);
 
-/** One agent that takes a note every turn for `turns` turns (a conversation growing ~200 tokens a turn), then answers. */
-export function conversationTeam(turns: number): Team {
-  const note = defineTool({ name: 'note', description: 'Read the next note', parameters: z.object({ n: z.number() }), execute: () => NOTE });
+/**
+ * One agent that reads a note every turn (a conversation growing ~200 tokens a turn) until `maxTurns`
+ * stops it. Its model is a one-rule script, so each model call carries a spec as small as a real model's.
+ */
+export function conversationTeam(): Team {
+  const note = defineTool({ name: 'note', description: 'Read the next note', parameters: z.object({}), execute: () => NOTE });
   return new Team([
     defineAgent({
       id: 'talker',
       instructions: 'Read notes.',
       tools: [note],
-      model: scripted([...Array.from({ length: turns - 1 }, (_, n) => ({ toolCalls: [{ name: 'note', arguments: { n } }] })), { text: 'read them all' }]),
+      model: scripted({ rules: [{ whenIncludes: '', reply: { toolCalls: [{ name: 'note', arguments: {} }] } }] }),
     }),
   ]);
 }

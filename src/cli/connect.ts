@@ -14,7 +14,8 @@ export function temporalNamespace(): string {
 export async function connect(address = temporalAddress()): Promise<{ client: Client; connection: Connection; native: () => Promise<NativeConnection> }> {
   let connection: Connection;
   try {
-    connection = await Connection.connect({ address, connectTimeout: '5 seconds' });
+    // Large histories (long conversations) come in pages over gRPC's 4 MB default.
+    connection = await Connection.connect({ address, connectTimeout: '5 seconds', channelArgs: { 'grpc.max_receive_message_length': 128 * 2 ** 20 } });
   } catch (err) {
     throw new Error(
       `cannot reach a Temporal server at ${address} (${(err as Error).message}). ` +
