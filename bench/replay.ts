@@ -15,7 +15,7 @@ export async function replayCost(
   floorChain: (steps: number, modelCalls: number) => Promise<unknown>,
   reps: number,
 ) {
-  const handoffs = 70;
+  const handoffs = 120;
   const history = await withBaton(chainTeam(handoffs, 0), 'bench-replay', async (b) => {
     const { workflowId } = await b.run('c0', 'go', { maxHandoffs: handoffs });
     return b.getRun(workflowId).handle.fetchHistory();
