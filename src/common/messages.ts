@@ -15,8 +15,6 @@ export const DEFAULT_TASK_QUEUE = 'baton';
 export const WorkflowType = {
   /** One chain of handoffs from an input to an answer. */
   HANDOFF_RUN: 'handoffRun',
-  /** A multi-turn conversation with a sticky active agent. */
-  CONVERSATION: 'conversation',
 } as const;
 export type WorkflowType = (typeof WorkflowType)[keyof typeof WorkflowType];
 
