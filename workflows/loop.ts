@@ -148,7 +148,7 @@ export class HandoffLoop {
     }
   }
 
-  /** Apply a replay's overrides: options from now on, and models by agent. */
+  /** Apply the `overrideRun` signal: options from now on, and models by agent. */
   override(o: RunOverrides): void {
     Object.assign(this.options, resolveRunOptions({ ...this.options, ...o.options }));
     for (const [id, model] of Object.entries(o.models ?? {})) {
