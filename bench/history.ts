@@ -1,12 +1,9 @@
 import { Client, Connection } from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { temporal } from '@temporalio/proto';
-import type { Baton } from '../src/client/baton';
-import type { CreateWorkerOptions } from '../src/worker';
-import { round } from './lib';
+import { round, type WithBaton } from './lib';
 import { chainTeam, conversationTeam } from './teams';
 
-type WithBaton = <T>(team: CreateWorkerOptions['team'], queue: string, fn: (b: Baton) => Promise<T>, extra?: Partial<CreateWorkerOptions>) => Promise<T>;
 type Event = temporal.api.history.v1.IHistoryEvent;
 
 const payloadBytes = (p: temporal.api.common.v1.IPayloads | null | undefined) =>

@@ -1,4 +1,9 @@
 /** Measuring helpers: repeated timings, percentiles, peak memory. */
+import type { Baton } from '../src/client/baton';
+import type { CreateWorkerOptions } from '../src/worker';
+
+/** Runs `fn` with a Baton client while a worker for `team` polls `queue`. */
+export type WithBaton = <T>(team: CreateWorkerOptions['team'], queue: string, fn: (b: Baton) => Promise<T>, extra?: Partial<CreateWorkerOptions>) => Promise<T>;
 
 export function percentile(values: number[], p: number): number {
   if (values.length === 0) return NaN;

@@ -1,12 +1,9 @@
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { bundleWorkflowCode, DefaultLogger, Worker } from '@temporalio/worker';
-import type { Baton } from '../src/client/baton';
-import type { CreateWorkerOptions } from '../src/worker';
 import { checkHistories } from '../src/worker/replay';
-import { median, round, timeRuns } from './lib';
+import { median, round, timeRuns, type WithBaton } from './lib';
 import { chainTeam } from './teams';
 
-type WithBaton = <T>(team: CreateWorkerOptions['team'], queue: string, fn: (b: Baton) => Promise<T>, extra?: Partial<CreateWorkerOptions>) => Promise<T>;
 
 /** Time a determinism check of a ~1,000-event chain history beside a ~1,000-event floor history. */
 export async function replayCost(

@@ -4,9 +4,9 @@
  */
 import { ApplicationFailure } from '@temporalio/common';
 import { z } from 'zod';
-import { defineAgent, defineTool, scripted, Team, type Baton, type BatonRun, type ScriptedStep } from '../../src';
+import { defineAgent, defineTool, scripted, Team, type Baton, type BatonRun } from '../../src';
+import { scriptedAgent as agent } from '../helpers/agents';
 
-const agent = (id: string, steps: ScriptedStep[], extra = {}) => defineAgent({ id, instructions: `You are ${id}.`, model: scripted(steps), ...extra });
 const hop = (to: string, message = `over to ${to}`) => ({ handoff: { to, message } });
 
 let carrierDown = true;

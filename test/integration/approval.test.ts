@@ -1,28 +1,14 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import {
-  ApprovalRefusedError,
-  ApprovalTimeoutError,
-  Baton,
-  BatonStatusAttribute,
-  createWorker,
-  defineAgent,
-  scripted,
-  Team,
-  type AgentDefinition,
-  type ApprovalPolicy,
-  type BatonRun,
-  type ScriptedStep,
-} from '../../src';
+import { ApprovalRefusedError, ApprovalTimeoutError, Baton, BatonStatusAttribute, createWorker, defineAgent, scripted, Team, type ApprovalPolicy, type BatonRun, type ScriptedStep } from '../../src';
 import { findTemporalBinary } from '../../src/devserver/binary';
 import { recordingScripted } from '../helpers/models';
 import { taskQueue, useTemporalServer, withWorker } from '../helpers/temporal';
 import { waitFor } from '../helpers/wait';
+import { scriptedAgent as agent } from '../helpers/agents';
 
 const server = useTemporalServer();
-const agent = (id: string, steps: ScriptedStep[], extra: Partial<AgentDefinition> = {}) =>
-  defineAgent({ id, instructions: `You are ${id}.`, model: scripted(steps), ...extra });
 
 /** triage hands off to refunds, which needs approval; after a refusal triage answers itself. */
 const refundTeam = (approval: ApprovalPolicy, refundsSteps: ScriptedStep[] = [{ text: 'refunded' }]) =>

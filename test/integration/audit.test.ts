@@ -1,14 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { defineAgent, defineTool, scripted, Team, type AgentDefinition, type ScriptedStep } from '../../src';
+import { defineTool, Team } from '../../src';
 import type { AuditEvent } from '../../src/audit/chain';
 import { formatTimeline, toMermaid } from '../../src/audit/format';
 import { useTemporalServer, withWorker } from '../helpers/temporal';
 import { waitFor } from '../helpers/wait';
+import { scriptedAgent as agent } from '../helpers/agents';
 
 const server = useTemporalServer();
-const agent = (id: string, steps: ScriptedStep[], extra: Partial<AgentDefinition> = {}) =>
-  defineAgent({ id, instructions: `You are ${id}.`, model: scripted(steps), ...extra });
 const kinds = (events: AuditEvent[]) => events.map((e) => e.kind).filter((k) => k !== 'signal' && k !== 'update');
 
 const lookupOrder = defineTool({

@@ -1,13 +1,13 @@
 import { ApplicationFailure } from '@temporalio/common';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { Baton, createWorker, defineAgent, defineTool, scripted, Team, ToolExecutionError, type HandoffRecord, type ScriptedStep } from '../../src';
+import { Baton, createWorker, defineTool, Team, ToolExecutionError, type HandoffRecord } from '../../src';
 import { activitiesInHistory, handoffsInHistory } from '../helpers/history';
 import { taskQueue, useTemporalServer, withWorker } from '../helpers/temporal';
+import { scriptedAgent as agent } from '../helpers/agents';
 
 const server = useTemporalServer();
 const fastRetry = { initialInterval: '100 ms', maximumInterval: '500 ms' };
-const agent = (id: string, steps: ScriptedStep[], extra = {}) => defineAgent({ id, instructions: `You are ${id}.`, model: scripted(steps), ...extra });
 
 describe('durability', () => {
   it('retries a model call that fails twice, completes, and the history shows the attempts', async () => {

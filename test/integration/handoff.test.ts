@@ -1,35 +1,14 @@
 import { WorkflowFailedError } from '@temporalio/client';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import {
-  AgentNotFoundError,
-  BatonAgent,
-  BatonHandoffs,
-  BatonStatusAttribute,
-  defineAgent,
-  defineTool,
-  HandoffTargetNotFoundError,
-  InvalidRunInputError,
-  MaxHandoffsExceededError,
-  MaxTurnsExceededError,
-  scripted,
-  Team,
-  ToolError,
-  UnconsumedScriptStepsError,
-  UnexpectedModelCallError,
-  WorkflowType,
-  type AgentDefinition,
-  type HandoffRecord,
-  type ScriptedStep,
-} from '../../src';
+import { AgentNotFoundError, BatonAgent, BatonHandoffs, BatonStatusAttribute, defineTool, HandoffTargetNotFoundError, InvalidRunInputError, MaxHandoffsExceededError, MaxTurnsExceededError, scripted, Team, ToolError, UnconsumedScriptStepsError, UnexpectedModelCallError, WorkflowType, type HandoffRecord } from '../../src';
 import { activitiesInHistory, handoffsInHistory } from '../helpers/history';
 import { recordingScripted } from '../helpers/models';
 import { useTemporalServer, withWorker } from '../helpers/temporal';
+import { scriptedAgent as agent } from '../helpers/agents';
 
 const server = useTemporalServer();
 
-const agent = (id: string, steps: ScriptedStep[], extra: Partial<AgentDefinition> = {}) =>
-  defineAgent({ id, instructions: `You are ${id}.`, description: `The ${id} agent`, model: scripted(steps), ...extra });
 const path = (chain: HandoffRecord[]) => chain.map((h) => `${h.from}>${h.to}`);
 
 describe('handoffRun on a real server', () => {

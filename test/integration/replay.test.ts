@@ -1,13 +1,13 @@
 import { ApplicationFailure } from '@temporalio/common';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { defineAgent, defineTool, MaxHandoffsExceededError, scripted, Team, ToolExecutionError, UserError, type ScriptedStep } from '../../src';
+import { defineTool, MaxHandoffsExceededError, scripted, Team, ToolExecutionError, UserError } from '../../src';
 import { handoffsInHistory } from '../helpers/history';
 import { recordingScripted } from '../helpers/models';
 import { useTemporalServer, withWorker } from '../helpers/temporal';
+import { scriptedAgent as agent } from '../helpers/agents';
 
 const server = useTemporalServer();
-const agent = (id: string, steps: ScriptedStep[], extra = {}) => defineAgent({ id, instructions: id, model: scripted(steps), ...extra });
 const hop = (to: string) => ({ handoff: { to, message: `over to ${to}` } });
 
 describe('replay of failed chains', () => {
