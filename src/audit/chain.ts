@@ -2,7 +2,7 @@
  * The audit chain: a run rebuilt from its workflow history alone (schema `baton.audit/v1`).
  */
 import type { temporal } from '@temporalio/proto';
-import { ActivityType, APPROVAL_EVENT_MEMO, HANDOFF_MEMO } from '../common/messages';
+import { ActivityType, APPROVAL_EVENT_MEMO } from '../common/messages';
 import type {
   ApprovalRecord,
   CallModelInput,
@@ -15,6 +15,7 @@ import type {
   RunToolResult,
   TeamSpec,
 } from '../common/types';
+import { recordedHandoff } from './history';
 import { fromPayload, fromPayloads } from './payloads';
 
 /** Version tag of the audit JSON; a breaking change to its shape gets a new one. */
@@ -144,6 +145,8 @@ class RunReader {
 
   private onEvent(e: HistoryEvent): void {
     const at = timeOf(e);
+    const handoff = recordedHandoff(e);
+    if (handoff) this.onHandoff(handoff, at);
     const a = e;
     if (a.workflowExecutionStartedEventAttributes) {
       const input = decode<HandoffRunInput>(a.workflowExecutionStartedEventAttributes.input);
@@ -181,8 +184,6 @@ class RunReader {
       this.onEnded(String(a.activityTaskCanceledEventAttributes.scheduledEventId), 'cancelled', at, 'cancelled');
     } else if (a.workflowPropertiesModifiedEventAttributes) {
       const fields = a.workflowPropertiesModifiedEventAttributes.upsertedMemo?.fields ?? {};
-      const handoff = fields[HANDOFF_MEMO] ? fromPayload<RecordHandoffInput>(fields[HANDOFF_MEMO]) : undefined;
-      if (handoff) this.onHandoff(handoff, at);
       const memo = fields[APPROVAL_EVENT_MEMO] ? fromPayload<Record<string, unknown> & { type: string }>(fields[APPROVAL_EVENT_MEMO]) : undefined;
       if (memo) {
         const { type, ...rest } = memo;
@@ -216,8 +217,6 @@ class RunReader {
       entry.event = { kind: 'tool_call', agent: i.agentId, tool: i.call.name, arguments: i.call.arguments, execution, at: '', runId: this.runId };
     } else if (name === ActivityType.LOAD_TEAM) {
       entry.event = { kind: 'team_snapshot', agents: [], execution, at: '', runId: this.runId };
-    } else if (name === ActivityType.RECORD_HANDOFF) {
-      this.onHandoff(input as RecordHandoffInput, at);
     }
     if (entry.event) {
       entry.event.at = new Date(at).toISOString();

@@ -9,11 +9,11 @@ import type { Client, WorkflowExecutionDescription } from '@temporalio/client';
 import { WorkflowIdReusePolicy } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
 import type { handoffRun } from '../../workflows';
-import { fromPayload, fromPayloads } from '../audit/payloads';
+import { activityName, brokenStep, recordedHandoff } from '../audit/history';
 import { resolveRunOptions, runOptionProblems } from '../common/defaults';
 import { UserError } from '../common/errors';
-import { ActivityType, BatonAgent, BatonHandoffs, BatonStatusAttribute, HANDOFF_MEMO, REPLAY_OF_MEMO, WorkflowType } from '../common/messages';
-import { BatonStatus, type RecordHandoffInput, type RunOverrides } from '../common/types';
+import { ActivityType, BatonAgent, BatonHandoffs, BatonStatusAttribute, REPLAY_OF_MEMO, WorkflowType } from '../common/messages';
+import { BatonStatus, type RunOverrides } from '../common/types';
 import { validateModelSpec } from '../models/spec';
 import { rebuildState } from './resume';
 
@@ -127,49 +127,26 @@ async function resumeWithOverrides(
  * finished), or else the last workflow task (a limit hit, a termination, a timeout).
  */
 export function planReplay(events: HistoryEvent[], baseRunId: string, fromHandoff?: number): ReplayPlan {
-  const scheduled = events.filter((e) => e.eventType === EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED);
   let step: HistoryEvent | undefined;
   let from = 'failure';
   if (fromHandoff !== undefined) {
     const records = events.flatMap((e) => {
-      const memo = e.workflowPropertiesModifiedEventAttributes?.upsertedMemo?.fields?.[HANDOFF_MEMO];
-      const input = memo ? fromPayload<RecordHandoffInput>(memo) : isActivity(e, ActivityType.RECORD_HANDOFF) ? (decodeInput(e) as RecordHandoffInput) : undefined;
-      return input ? [{ eventId: e.eventId, index: input.index }] : [];
+      const input = recordedHandoff(e);
+      return input ? [{ eventId: Number(e.eventId), index: input.index }] : [];
     });
     const record = records.find((r) => r.index === fromHandoff);
     if (!record) throw new UserError(`chain has ${records.length} handoff(s); fromHandoff must be 1 to ${records.length}, got ${fromHandoff}`);
-    step = scheduled.filter((e) => isActivity(e, ActivityType.CALL_MODEL) && Number(e.eventId) < Number(record.eventId)).at(-1);
+    step = events.filter((e) => activityName(e) === ActivityType.CALL_MODEL && Number(e.eventId) < record.eventId).at(-1);
     from = `handoff ${fromHandoff}`;
   } else {
-    // The step that broke: a model or tool call of the last turn that never completed.
-    const finished = new Set(
-      events.flatMap((e) => {
-        const id = e.activityTaskCompletedEventAttributes?.scheduledEventId;
-        return id ? [String(id)] : [];
-      }),
-    );
-    const lastModelCall = scheduled.filter((e) => isActivity(e, ActivityType.CALL_MODEL) && finished.has(String(e.eventId))).at(-1);
-    step = scheduled.find(
-      (e) =>
-        (isActivity(e, ActivityType.CALL_MODEL) || isActivity(e, ActivityType.RUN_TOOL)) &&
-        !finished.has(String(e.eventId)) &&
-        Number(e.eventId) > Number(lastModelCall?.eventId ?? 0),
-    );
-    if (step) from = `failed ${step.activityTaskScheduledEventAttributes?.activityType?.name ?? 'activity'}`;
+    step = brokenStep(events);
+    if (step) from = `failed ${activityName(step) ?? 'activity'}`;
   }
   const before = step ? Number(step.eventId) : Number.POSITIVE_INFINITY;
   const completed = events.filter((e) => e.eventType === EventType.EVENT_TYPE_WORKFLOW_TASK_COMPLETED && Number(e.eventId) < before);
   const point = completed.at(-1);
   if (!point) throw new UserError('the chain has no completed step to continue from');
   return { baseRunId, resetEventId: Number(point.eventId), from };
-}
-
-function isActivity(e: HistoryEvent, name: string): boolean {
-  return e.activityTaskScheduledEventAttributes?.activityType?.name === name;
-}
-
-function decodeInput(e: HistoryEvent): unknown {
-  return fromPayloads(e.activityTaskScheduledEventAttributes?.input);
 }
 
 function checkOverrides(o: RunOverrides | undefined): void {

@@ -4,10 +4,11 @@
  * from history; nothing is called again.
  */
 import type { temporal } from '@temporalio/proto';
+import { activityName, brokenStep, recordedHandoff } from '../audit/history';
 import { fromPayload, fromPayloads } from '../audit/payloads';
 import { resolveRunOptions } from '../common/defaults';
 import { UserError } from '../common/errors';
-import { ActivityType, APPROVAL_EVENT_MEMO, HANDOFF_MEMO } from '../common/messages';
+import { ActivityType, APPROVAL_EVENT_MEMO } from '../common/messages';
 import type {
   ApprovalRecord,
   CallModelInput,
@@ -23,6 +24,7 @@ type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
 
 interface Call<I, R> {
   eventId: number;
+  name?: string;
   input: I;
   result?: R;
 }
@@ -48,29 +50,24 @@ export function rebuildState(events: HistoryEvent[], fromHandoff?: number): Resu
   let team = base?.team;
   const models: Call<CallModelInput, ModelResponse>[] = [];
   const records: Call<RecordHandoffInput, unknown>[] = [];
-  const tools: Call<unknown, unknown>[] = [];
   const decisions: { eventId: number; record: ApprovalRecord }[] = [];
   const byId = new Map<string, Call<unknown, unknown>>();
   for (const e of events) {
     const id = Number(e.eventId);
     const s = e.activityTaskScheduledEventAttributes;
     if (s) {
-      const call: Call<unknown, unknown> = { eventId: id, input: decode(s.input) };
+      const call: Call<unknown, unknown> = { eventId: id, name: activityName(e), input: decode(s.input) };
       byId.set(String(id), call);
-      const name = s.activityType?.name;
-      if (name === ActivityType.CALL_MODEL) models.push(call as Call<CallModelInput, ModelResponse>);
-      else if (name === ActivityType.RUN_TOOL) tools.push(call);
-      else if (name === ActivityType.RECORD_HANDOFF) records.push(call as Call<RecordHandoffInput, unknown>);
+      if (call.name === ActivityType.CALL_MODEL) models.push(call as Call<CallModelInput, ModelResponse>);
     }
     const done = e.activityTaskCompletedEventAttributes;
     if (done) {
       const call = byId.get(String(done.scheduledEventId));
       if (call) call.result = decode(done.result) ?? null;
-      const scheduled = events.find((x) => String(x.eventId) === String(done.scheduledEventId));
-      if (scheduled?.activityTaskScheduledEventAttributes?.activityType?.name === ActivityType.LOAD_TEAM) team = call?.result as TeamSpec;
+      if (call?.name === ActivityType.LOAD_TEAM) team = call.result as TeamSpec;
     }
-    const handoffField = e.workflowPropertiesModifiedEventAttributes?.upsertedMemo?.fields?.[HANDOFF_MEMO];
-    if (handoffField) records.push({ eventId: id, input: fromPayload<RecordHandoffInput>(handoffField) });
+    const handoff = recordedHandoff(e);
+    if (handoff) records.push({ eventId: id, input: handoff });
     const memo = e.workflowPropertiesModifiedEventAttributes?.upsertedMemo?.fields?.[APPROVAL_EVENT_MEMO];
     const event = memo ? fromPayload<{ type: string } & ApprovalRecord>(memo) : undefined;
     if (event?.type === 'approval_decided') {
@@ -90,11 +87,11 @@ export function rebuildState(events: HistoryEvent[], fromHandoff?: number): Resu
     target = models.filter((m) => m.eventId < record.eventId).at(-1);
     from = `handoff ${fromHandoff}`;
   } else {
-    const lastAnswered = models.filter((m) => m.result !== undefined).at(-1);
-    const failedModel = models.find((m) => m.result === undefined && m.eventId > (lastAnswered?.eventId ?? 0));
-    target = failedModel ?? lastAnswered;
+    const broken = brokenStep(events);
+    const failedModel = broken && activityName(broken) === ActivityType.CALL_MODEL ? models.find((m) => m.eventId === Number(broken.eventId)) : undefined;
+    target = failedModel ?? models.filter((m) => m.result !== undefined).at(-1);
     after = !failedModel;
-    from = failedModel ? 'failed callModel' : tools.some((t) => t.result === undefined && t.eventId > (lastAnswered?.eventId ?? 0)) ? 'failed runTool' : 'last step';
+    from = broken ? `failed ${activityName(broken)}` : 'last step';
   }
   if (!target) throw new UserError('the run has no model turn to continue from');
 
@@ -114,7 +111,7 @@ export function rebuildState(events: HistoryEvent[], fromHandoff?: number): Resu
     usage.outputTokens += m.result.usage.outputTokens;
     usage.totalTokens += m.result.usage.inputTokens + m.result.usage.outputTokens;
   }
-  usage.toolCalls += tools.filter((t) => t.eventId < cut && t.result !== undefined).length;
+  usage.toolCalls += [...byId.values()].filter((t) => t.name === ActivityType.RUN_TOOL && t.eventId < cut && t.result !== undefined).length;
 
   const state: LoopState = {
     team,

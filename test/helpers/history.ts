@@ -1,7 +1,7 @@
 import { defaultPayloadConverter } from '@temporalio/common';
 import type { temporal } from '@temporalio/proto';
 import type { WorkflowHandle } from '@temporalio/client';
-import { HANDOFF_MEMO } from '../../src/common/messages';
+import { recordedHandoff } from '../../src/audit/history';
 import type { RecordHandoffInput } from '../../src/common/types';
 
 /** One activity as the workflow history shows it. */
@@ -51,8 +51,8 @@ export async function activitiesInHistory(handle: WorkflowHandle): Promise<Activ
 export async function handoffsInHistory(handle: WorkflowHandle): Promise<{ eventId: number; entry: RecordHandoffInput }[]> {
   const history = await handle.fetchHistory();
   return (history.events ?? []).flatMap((e) => {
-    const field = e.workflowPropertiesModifiedEventAttributes?.upsertedMemo?.fields?.[HANDOFF_MEMO];
-    return field ? [{ eventId: Number(e.eventId), entry: defaultPayloadConverter.fromPayload(field) as RecordHandoffInput }] : [];
+    const entry = recordedHandoff(e);
+    return entry ? [{ eventId: Number(e.eventId), entry }] : [];
   });
 }
 
