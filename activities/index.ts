@@ -2,41 +2,18 @@
  * baton's activities: every side effect of a run. Workflows import only the type.
  */
 import { Context } from '@temporalio/activity';
-import type { Agent } from '../src/agents/agent';
+import type { BatonHooks, HandoffHookContext } from '../src/agents/hooks';
 import type { Team } from '../src/agents/team';
 import { ToolError } from '../src/agents/tool';
+import { unknownToolAnswer } from '../src/common/answers';
 import { AgentNotFoundError, toApplicationFailure } from '../src/common/errors';
-import type {
-  CallModelInput,
-  HandoffRecord,
-  ModelResponse,
-  RecordHandoffInput,
-  RunToolInput,
-  RunToolResult,
-  TeamSpec,
-} from '../src/common/types';
+import type { CallModelInput, ModelResponse } from '../src/common/model';
+import type { RecordHandoffInput } from '../src/common/run';
+import type { RunToolInput, RunToolResult, TeamSpec } from '../src/common/team';
 import { OpenAIProvider } from '../src/models/openai';
 import type { ModelProviders } from '../src/models/provider';
 import { ScriptedProvider } from '../src/models/scripted';
-
-/** Where a handoff hook runs. */
-export interface HandoffHookContext {
-  workflowId: string;
-  runId: string;
-  taskQueue: string;
-  /** 1 on the first attempt; hooks run at least once, so a retry calls them again. */
-  attempt: number;
-  /** 1-based position of the handoff in the run's chain. */
-  index: number;
-}
-
-/** Called after each handoff, in the worker, inside the `runHandoffHooks` activity (at least once). */
-export type AgentHandoffListener = (context: HandoffHookContext, agent: Agent, handoff: HandoffRecord) => unknown;
-
-/** Lifecycle hooks a worker runs. */
-export interface BatonHooks {
-  agent_handoff?: AgentHandoffListener[];
-}
+import { whileHeartbeating } from './heartbeat';
 
 /** What the activities need from the worker. */
 export interface ActivityDependencies {
@@ -56,16 +33,20 @@ export function createActivities({ team, providers = {}, hooks = {} }: ActivityD
       return team.spec({ hasHandoffListeners: handoffListeners.length > 0 });
     },
 
-    /** One model turn of one agent. */
+    /** One model turn of one agent; heartbeats while it waits, so a dead worker's call is retried in seconds. */
     async callModel(input: CallModelInput): Promise<ModelResponse> {
       const ctx = Context.current();
       const provider = resolved[input.model.provider];
       if (!provider) throw new Error(`no provider "${input.model.provider}" in this worker`);
-      return provider.call(input, {
-        attempt: ctx.info.attempt,
-        signal: ctx.cancellationSignal,
-        sleep: (ms) => ctx.sleep(ms),
-      });
+      return whileHeartbeating(ctx, (heartbeat) =>
+        provider.call(input, {
+          attempt: ctx.info.attempt,
+          signal: ctx.cancellationSignal,
+          sleep: (ms) => ctx.sleep(ms),
+          heartbeat,
+          previousHeartbeat: ctx.info.heartbeatDetails,
+        }),
+      );
     },
 
     /** One tool call; `ok: false` results go back to the model, thrown errors are retried. */
@@ -75,8 +56,7 @@ export function createActivities({ team, providers = {}, hooks = {} }: ActivityD
       if (!tool) {
         const agent = team.get(agentId);
         if (!agent) throw toApplicationFailure(new AgentNotFoundError(agentId, team.ids));
-        const names = agent.tools.map((t) => t.name).join(', ') || '(none)';
-        return { ok: false, content: `Error: unknown tool "${call.name}". Available tools: ${names}` };
+        return { ok: false, content: unknownToolAnswer(call.name, team.toolNames(agent)) };
       }
       let raw: unknown;
       try {
@@ -90,15 +70,18 @@ export function createActivities({ team, providers = {}, hooks = {} }: ActivityD
         return { ok: false, content: `Error: invalid arguments for ${call.name}: ${issues}` };
       }
       try {
-        const result = await tool.execute(parsed.data, {
-          agentId,
-          workflowId: ctx.info.workflowExecution?.workflowId ?? '',
-          runId: ctx.info.workflowExecution?.runId ?? '',
-          toolCallId: call.id,
-          idempotencyKey,
-          attempt: ctx.info.attempt,
-          signal: ctx.cancellationSignal,
-        });
+        const result = await whileHeartbeating(ctx, (heartbeat) =>
+          tool.execute(parsed.data, {
+            agentId,
+            workflowId: ctx.info.workflowExecution?.workflowId ?? '',
+            runId: ctx.info.workflowExecution?.runId ?? '',
+            toolCallId: call.id,
+            idempotencyKey,
+            attempt: ctx.info.attempt,
+            signal: ctx.cancellationSignal,
+            heartbeat,
+          }),
+        );
         return { ok: true, content: typeof result === 'string' ? result : JSON.stringify(result ?? null) };
       } catch (err) {
         if (err instanceof ToolError) return { ok: false, content: `Error: ${err.message}` };

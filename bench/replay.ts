@@ -1,6 +1,6 @@
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { bundleWorkflowCode, DefaultLogger, Worker } from '@temporalio/worker';
-import { checkHistories } from '../src/worker/replay';
+import { checkHistories } from '../src/worker/determinism';
 import { median, round, timeRuns, type WithBaton } from './lib';
 import { chainTeam } from './teams';
 

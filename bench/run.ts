@@ -11,7 +11,7 @@ import { DefaultLogger, Runtime, Worker } from '@temporalio/worker';
 import { Baton } from '../src/client/baton';
 import { startDevServer } from '../src/devserver/server';
 import { createWorker, type CreateWorkerOptions } from '../src/worker';
-import { batonDataConverter } from '../src/worker/compression';
+import { batonDataConverter } from '../src/payloads/codec';
 import { sdkChain } from './agentsSdk';
 import * as floorActivities from './floor/activities';
 import { historyCost } from './history';

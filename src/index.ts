@@ -13,9 +13,9 @@ export type { ModelCallContext, ModelProvider, ModelProviders } from './models/p
 export { ScriptedProvider } from './models/scripted';
 export { openai, scripted, type ScriptedOptions } from './models/spec';
 export { createWorker, ensureSearchAttributes, type CreateWorkerOptions } from './worker';
-export { batonDataConverter, GzipPayloadCodec } from './worker/compression';
-export { checkHistories, historiesFromFiles, historiesFromServer, type ReplayCheck } from './worker/replay';
+export { batonDataConverter, GzipPayloadCodec } from './payloads/codec';
+export { checkHistories, historiesFromFiles, historiesFromServer, type ReplayCheck } from './worker/determinism';
 export type { AuditChain, AuditEvent } from './audit/chain';
 export { formatTimeline, toMermaid } from './audit/format';
 export type { ReplayOptions, ReplayStarted } from './client/replay';
-export type { AgentHandoffListener, BatonHooks, HandoffHookContext } from '../activities';
+export type { AgentHandoffListener, BatonHooks, HandoffHookContext } from './agents/hooks';

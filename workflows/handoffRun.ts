@@ -1,25 +1,40 @@
-import { allHandlersFinished, condition, continueAsNew, proxyActivities, setHandler, upsertMemo, upsertSearchAttributes } from '@temporalio/workflow';
-import type { BatonActivities } from '../activities';
-import { resolveRunOptions, runOptionProblems, validateRunInput } from '../src/common/defaults';
-import { BatonError, toApplicationFailure } from '../src/common/errors';
+/**
+ * The `handoffRun` workflow: wiring only. Handlers queue what arrives, the loop runs the chain,
+ * and this function turns the outcome into a result, a typed failure or a continue-as-new.
+ */
+import { TemporalFailure } from '@temporalio/common';
 import {
-  APPROVAL_EVENT_MEMO,
+  allHandlersFinished,
+  condition,
+  isCancellation,
+  makeContinueAsNewFunc,
+  patched,
+  setHandler,
+  setWorkflowOptions,
+} from '@temporalio/workflow';
+import { BatonError, toApplicationFailure, UnexpectedWorkflowError } from '../src/common/errors';
+import { validateRunInput } from '../src/common/input';
+import {
+  approveHandoffSignal,
   BatonAgent,
   BatonHandoffs,
   BatonStatusAttribute,
   chainQuery,
+  decideHandoffUpdate,
   overrideRunSignal,
+  Patches,
+  pendingApprovalsQuery,
+  rejectHandoffSignal,
   statusQuery,
 } from '../src/common/messages';
-import { BatonStatus, type HandoffRunInput, type HandoffRunResult, type RunOverrides } from '../src/common/types';
-import { ApprovalDesk } from './approvals';
-import { HandoffLoop } from './loop';
-
-const { loadTeam } = proxyActivities<BatonActivities>({
-  startToCloseTimeout: '30 seconds',
-  retry: { maximumAttempts: 5 },
-  summary: 'team snapshot',
-});
+import { resolveRunOptions } from '../src/common/options';
+import { BatonStatus, type HandoffRunInput, type HandoffRunResult } from '../src/common/run';
+import type { ChainState } from '../src/common/state';
+import { ApprovalDesk } from './chain/desk';
+import { temporalEffects } from './chain/effects';
+import { Chain, carryOver, startChain } from './chain/state';
+import { defaultGuards } from './guards';
+import { runChain } from './loop';
 
 /**
  * One chain of handoffs: from `input.agent` with `input.input` until an agent answers.
@@ -27,68 +42,80 @@ const { loadTeam } = proxyActivities<BatonActivities>({
  * new, carrying their state in `input.resume`.
  */
 export async function handoffRun(rawInput: HandoffRunInput): Promise<HandoffRunResult> {
-  let status: BatonStatus = BatonStatus.RUNNING;
-  let loop: HandoffLoop | undefined;
-  const overrides: RunOverrides[] = [];
-  const setStatus = (next: BatonStatus) => {
-    status = next;
-    upsertSearchAttributes([{ key: BatonStatusAttribute, value: next }]);
-  };
-  const desk = new ApprovalDesk((waiting) => setStatus(waiting ? BatonStatus.AWAITING_APPROVAL : BatonStatus.RUNNING));
-  desk.install();
-  setHandler(chainQuery, () => loop?.chain ?? []);
+  // Decided once, before any handler runs, so the decision never depends on when a job arrives.
+  const v2 = patched(Patches.RUN_V2);
+  const effects = temporalEffects(v2);
+  const desk = new ApprovalDesk(effects);
+  let chain: Chain | undefined;
+  setHandler(approveHandoffSignal, (d) => desk.receive(d, 'approve'));
+  setHandler(rejectHandoffSignal, (d) => desk.receive(d, 'reject'));
+  setHandler(decideHandoffUpdate, (d) => desk.receiveUpdate(d), { validator: (d) => desk.validate(d) });
+  setHandler(overrideRunSignal, (o) => desk.receiveOverrides(o));
+  setHandler(chainQuery, () => chain?.state.chain ?? []);
+  setHandler(pendingApprovalsQuery, () => chain?.state.approvals.pending ?? []);
   setHandler(statusQuery, () => ({
-    status,
-    currentAgent: loop?.agent.id ?? (rawInput as Partial<HandoffRunInput>)?.agent ?? '',
-    handoffs: loop?.chain.length ?? 0,
-    turns: loop?.turns ?? 0,
-    pendingApprovals: [...desk.pending.values()],
+    status: effects.status,
+    currentAgent: chain?.state.agentId ?? startAgentOf(rawInput),
+    handoffs: chain?.state.chain.length ?? 0,
+    turns: chain?.state.turns ?? 0,
+    pendingApprovals: chain?.state.approvals.pending ?? [],
   }));
-  setHandler(overrideRunSignal, (o) => {
-    const problems = overrideProblems(o);
-    upsertMemo({ [APPROVAL_EVENT_MEMO]: problems.length > 0 ? { type: 'overrides_refused', problems } : { type: 'overrides_applied', ...o } });
-    if (problems.length > 0) return;
-    if (loop) loop.override(o);
-    else overrides.push(o);
-  });
 
   let input: HandoffRunInput;
-  let outcome: Awaited<ReturnType<HandoffLoop['run']>>;
   try {
     input = validateRunInput(rawInput);
-    if (!input.resume) {
-      upsertSearchAttributes([
-        { key: BatonAgent, value: input.agent },
-        { key: BatonStatusAttribute, value: BatonStatus.RUNNING },
-        { key: BatonHandoffs, value: 0 },
-      ]);
+    if (!input.resume) effects.startRun(input.agent);
+    const state = input.resume ? resumed(input.resume) : startChain(await effects.loadTeam(), input.agent, input.input, resolveRunOptions(input.options));
+    chain = new Chain(state);
+    desk.attach(chain);
+    if (input.resume) desk.republish();
+    const outcome = await runChain({ chain, effects, guards: defaultGuards({ emptyOutputCheck: v2 }), desk });
+    await desk.drain();
+    if (outcome.kind === 'completed') {
+      effects.setStatus(BatonStatus.COMPLETED);
+      return outcome.result;
     }
-    loop = input.resume
-      ? HandoffLoop.resume(input.resume, desk)
-      : HandoffLoop.start(await loadTeam(), input.agent, input.input, resolveRunOptions(input.options), desk);
-    for (const o of overrides.splice(0)) loop.override(o);
-    outcome = await loop.run();
   } catch (err) {
-    setStatus(BatonStatus.FAILED);
-    throw err instanceof BatonError ? toApplicationFailure(err) : err;
-  }
-  if (outcome !== 'continue_as_new') {
-    setStatus(BatonStatus.COMPLETED);
-    return outcome;
+    if (chain) await desk.drain().catch(() => undefined);
+    effects.setStatus(isCancellation(err) ? BatonStatus.CANCELLED : BatonStatus.FAILED);
+    throw failureOf(err);
   }
   // Handlers answer at once, but let any that is running finish before handing over.
   await condition(allHandlersFinished);
-  return continueAsNew<typeof handoffRun>({
-    agent: input.agent,
-    input: input.input,
-    ...(input.options ? { options: input.options } : {}),
-    resume: loop.snapshot(),
-  });
+  const next = carryOver(chain.state);
+  if (v2) effects.setStatus(BatonStatus.CONTINUED_AS_NEW);
+  const continueAsNew = makeContinueAsNewFunc<typeof handoffRun>(
+    v2
+      ? {
+          typedSearchAttributes: [
+            { key: BatonAgent, value: next.agentId },
+            { key: BatonStatusAttribute, value: BatonStatus.RUNNING },
+            { key: BatonHandoffs, value: next.chain.length },
+          ],
+        }
+      : {},
+  );
+  return continueAsNew({ agent: input.agent, input: input.input, ...(input.options ? { options: input.options } : {}), resume: next });
 }
 
-function overrideProblems(o: RunOverrides): string[] {
-  if (typeof o !== 'object' || o === null) return ['overrides must be an object {options?, models?}'];
-  const problems = o.options !== undefined ? runOptionProblems(o.options) : [];
-  if (o.models !== undefined && (typeof o.models !== 'object' || o.models === null)) problems.push('"models" must map agent ids to model specs');
-  return problems;
+// A defect must fail the run, not retry its workflow task forever; baton's own catch above turns
+// errors into typed failures first, this is the second guard (handlers included).
+setWorkflowOptions({ failureExceptionTypes: [Error] }, handoffRun);
+
+/** A carried state, with defaults for options added since it was written. */
+function resumed(state: ChainState): ChainState {
+  return { ...state, options: resolveRunOptions(state.options) };
+}
+
+/** How an error leaves the workflow: baton's errors typed, Temporal's as they are, anything else as a defect. */
+function failureOf(err: unknown): unknown {
+  if (err instanceof BatonError) return toApplicationFailure(err);
+  if (err instanceof TemporalFailure || isCancellation(err)) return err;
+  const e = err instanceof Error ? err : new Error(String(err));
+  return toApplicationFailure(new UnexpectedWorkflowError(e.name, e.message, e.stack));
+}
+
+function startAgentOf(raw: unknown): string {
+  const agent = (raw as { agent?: unknown } | null)?.agent;
+  return typeof agent === 'string' ? agent : '';
 }

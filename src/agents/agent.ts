@@ -1,7 +1,8 @@
 import { UserError } from '../common/errors';
-import { approvalPolicyProblems } from '../common/defaults';
-import type { ApprovalPolicy, ModelSpec } from '../common/types';
-import { validateModelSpec } from '../models/spec';
+import type { ApprovalPolicy } from '../common/approvals';
+import { modelSpecCheck } from '../common/input';
+import type { ModelSpec } from '../common/model';
+import { approvalPolicyCheck } from '../common/options';
 import type { Tool } from './tool';
 
 /** An agent's definition. */
@@ -58,13 +59,13 @@ export function defineAgent(definition: AgentDefinition): Agent {
     problems.push(`id ${JSON.stringify(d.id)} must start with a letter and use only letters, digits, "_" or "-" (at most 64)`);
   }
   if (typeof d.instructions !== 'string' || d.instructions.trim() === '') problems.push('instructions must be a non-empty string');
-  problems.push(...validateModelSpec(d.model));
+  problems.push(...modelSpecCheck(d.model, 'model'));
   const tools = d.tools ?? [];
   if (!Array.isArray(tools) || tools.some((t) => t?.kind !== 'tool')) problems.push('tools must be made with defineTool()');
   if (d.handoffs !== undefined && (!Array.isArray(d.handoffs) || d.handoffs.some((h) => typeof h !== 'string'))) {
     problems.push('handoffs must be an array of agent ids');
   }
-  if (d.approval !== undefined) problems.push(...approvalPolicyProblems(d.approval, 'approval'));
+  if (d.approval !== undefined) problems.push(...approvalPolicyCheck(d.approval, 'approval'));
   if (problems.length > 0) throw new UserError(`Invalid agent ${JSON.stringify(d.id)}: ${problems.join('; ')}`);
   const name = d.name ?? d.id;
   return {

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { HANDOFF_TOOL_NAME } from '../common/handoff';
-import type { ToolSpec } from '../common/types';
+import type { ToolSpec } from '../common/model';
 import { toParametersSchema } from './tool';
 
 /** A target as the handoff tool describes it. */

@@ -1,6 +1,8 @@
-import { approvalRuleProblems } from '../common/defaults';
+import { HANDOFF_TOOL_NAME } from '../common/handoff';
+import { approvalRuleCheck } from '../common/options';
 import { TeamValidationError } from '../common/errors';
-import type { AgentSpec, ApprovalRule, TeamSpec } from '../common/types';
+import type { ApprovalRule } from '../common/approvals';
+import type { AgentSpec, TeamSpec } from '../common/team';
 import type { Agent } from './agent';
 import { createHandoffTool } from './handoff';
 import type { Tool } from './tool';
@@ -49,6 +51,12 @@ export class Team {
   /** The tool `name` of agent `agentId`. */
   tool(agentId: string, name: string): Tool | undefined {
     return this.#agents.get(agentId)?.tools.find((t) => t.name === name);
+  }
+
+  /** The names of every tool `agent` can call, its handoff tool included. */
+  toolNames(agent: Agent): string[] {
+    const names = agent.tools.map((t) => t.name);
+    return this.targets(agent).length > 0 ? [...names, HANDOFF_TOOL_NAME] : names;
   }
 
   /** The agents this one may hand off to: its `handoffs` when given, else every other agent. */
@@ -114,7 +122,7 @@ function approvalProblems(rules: ApprovalRule[], agents: Agent[]): string[] {
   if (!Array.isArray(rules)) return ['approvals must be an array of {to, from?, …} rules'];
   const ids = new Set(agents.map((a) => a?.id));
   return rules.flatMap((rule, i) => {
-    const problems = approvalRuleProblems(rule, `approvals[${i}]`);
+    const problems = approvalRuleCheck(rule, `approvals[${i}]`);
     for (const end of ['from', 'to'] as const) {
       const id = rule?.[end];
       if (typeof id === 'string' && !ids.has(id)) problems.push(`approvals[${i}].${end} "${id}" is not a registered agent`);

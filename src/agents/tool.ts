@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { UserError } from '../common/errors';
 import { HANDOFF_TOOL_NAME } from '../common/handoff';
-import type { JsonSchema, ToolSpec } from '../common/types';
+import type { JsonSchema, ToolSpec } from '../common/model';
 
 /** What a tool's `execute` receives besides its arguments. */
 export interface ToolContext {
@@ -19,6 +19,11 @@ export interface ToolContext {
   attempt: number;
   /** Aborted when the run is cancelled or the call times out. */
   signal: AbortSignal;
+  /**
+   * Report progress of a long call. The activity already heartbeats on a timer, so a call on a
+   * crashed worker is retried within the run's `heartbeatTimeout`; `details` reach the next attempt.
+   */
+  heartbeat: (details?: unknown) => void;
 }
 
 /**

@@ -16,7 +16,7 @@ import type {
   TeamSpec,
 } from '../common/types';
 import { recordedHandoff } from './history';
-import { fromPayload, fromPayloads } from './payloads';
+import { fromPayload, fromPayloads } from '../payloads/read';
 
 /** Version tag of the audit JSON; a breaking change to its shape gets a new one. */
 export const AUDIT_SCHEMA = 'baton.audit/v1';

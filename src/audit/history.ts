@@ -1,12 +1,9 @@
 /**
  * Reading baton's steps out of a run's history events, shared by the audit and by replay.
  */
-import type { temporal } from '@temporalio/proto';
-import { ActivityType, HANDOFF_MEMO } from '../common/messages';
-import type { RecordHandoffInput } from '../common/types';
-import { fromPayload, fromPayloads } from './payloads';
-
-type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
+import { ActivityType, APPROVAL_EVENT_MEMO, HANDOFF_MEMO } from '../common/messages';
+import type { RecordHandoffInput } from '../common/run';
+import { fromPayload, fromPayloads, type HistoryEvent } from '../payloads/read';
 
 /** The activity type an `ActivityTaskScheduled` event names. */
 export function activityName(e: HistoryEvent): string | undefined {
@@ -34,4 +31,13 @@ export function brokenStep(events: HistoryEvent[]): HistoryEvent | undefined {
   const calls = events.filter((e) => activityName(e) === ActivityType.CALL_MODEL || activityName(e) === ActivityType.RUN_TOOL);
   const lastAnswered = calls.filter((e) => activityName(e) === ActivityType.CALL_MODEL && completed.has(String(e.eventId))).at(-1);
   return calls.find((e) => !completed.has(String(e.eventId)) && Number(e.eventId) > Number(lastAnswered?.eventId ?? 0));
+}
+
+/**
+ * The approval or override event a memo upsert records (`approval_requested`, `approval_decided`,
+ * `decision_refused`, `overrides_applied`, `overrides_refused`).
+ */
+export function recordedApprovalEvent(e: HistoryEvent): ({ type: string } & Record<string, unknown>) | undefined {
+  const memo = e.workflowPropertiesModifiedEventAttributes?.upsertedMemo?.fields?.[APPROVAL_EVENT_MEMO];
+  return memo ? fromPayload<{ type: string } & Record<string, unknown>>(memo) : undefined;
 }

@@ -4,7 +4,7 @@ import { DEFAULT_TASK_QUEUE } from '../common/messages';
 import type { ModelSpec, RunOverrides } from '../common/types';
 import { openai } from '../models/spec';
 import { createWorker } from '../worker';
-import { checkHistories, historiesFromFiles, historiesFromServer } from '../worker/replay';
+import { checkHistories, historiesFromFiles, historiesFromServer } from '../worker/determinism';
 import { intOption, parse, UsageError } from './args';
 import type { Print } from './commands';
 import { formatResult } from './commands';

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import type { BatonHooks } from '../../activities';
+import type { BatonHooks } from '../agents/hooks';
 import { Team } from '../agents/team';
 import { UsageError } from './args';
 

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { ApplicationFailure, type Client, type WorkflowHandle, WorkflowFailedError, WorkflowUpdateFailedError } from '@temporalio/client';
 import type { handoffRun } from '../../workflows';
-import { validateRunInput } from '../common/defaults';
+import { validateRunInput } from '../common/input';
 import { ApprovalRefusedError, errorFromFailure, UserError } from '../common/errors';
 import {
   BatonAgent,

@@ -9,15 +9,14 @@ import type { Client, WorkflowExecutionDescription } from '@temporalio/client';
 import { WorkflowIdReusePolicy } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
 import type { handoffRun } from '../../workflows';
+import { reduce } from '../../workflows/chain/state';
 import { activityName, brokenStep, recordedHandoff } from '../audit/history';
-import { resolveRunOptions, runOptionProblems } from '../common/defaults';
 import { UserError } from '../common/errors';
+import { overrideProblems } from '../common/input';
 import { ActivityType, BatonAgent, BatonHandoffs, BatonStatusAttribute, REPLAY_OF_MEMO, WorkflowType } from '../common/messages';
-import { BatonStatus, type RunOverrides } from '../common/types';
-import { validateModelSpec } from '../models/spec';
+import { BatonStatus, type RunOverrides } from '../common/run';
+import type { HistoryEvent } from '../payloads/read';
 import { rebuildState } from './resume';
-
-type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
 const EventType = temporal.api.enums.v1.EventType;
 
 /** Options of `baton.replay`. */
@@ -59,7 +58,7 @@ export interface ReplayStarted {
 const REPLAYABLE = new Set(['FAILED', 'TERMINATED', 'TIMED_OUT', 'CANCELLED']);
 
 export async function replayChain(client: Client, workflowId: string, options: ReplayOptions = {}): Promise<ReplayStarted> {
-  checkOverrides(options.overrides);
+  checkOverrides(options.overrides, undefined);
   const handle = client.workflow.getHandle(workflowId);
   const description = await handle.describe();
   const status = description.status.name;
@@ -97,15 +96,11 @@ async function resumeWithOverrides(
   options: ReplayOptions,
 ): Promise<ReplayStarted> {
   const { workflowId, runId: baseRunId } = description;
-  const { state, input, from } = rebuildState(events, options.fromHandoff);
-  const o = options.overrides ?? {};
-  state.options = resolveRunOptions({ ...state.options, ...o.options });
-  for (const [id, model] of Object.entries(o.models ?? {})) {
-    const agent = state.team.agents[id];
-    if (!agent) throw new UserError(`overrides.models names "${id}", which is not in the team (${Object.keys(state.team.agents).join(', ')})`);
-    agent.model = model;
-  }
-  state.replayOf = { workflowId, runId: baseRunId, from };
+  const rebuilt = rebuildState(events, options.fromHandoff);
+  const { input, from } = rebuilt;
+  const overrides = options.overrides ?? {};
+  checkOverrides(overrides, Object.keys(rebuilt.state.team.agents));
+  const state = { ...reduce(rebuilt.state, { type: 'overridden', overrides }), replayOf: { workflowId, runId: baseRunId, from } };
   const handle = await client.workflow.start<typeof handoffRun>(WorkflowType.HANDOFF_RUN, {
     taskQueue: description.taskQueue,
     workflowId,
@@ -149,9 +144,8 @@ export function planReplay(events: HistoryEvent[], baseRunId: string, fromHandof
   return { baseRunId, resetEventId: Number(point.eventId), from };
 }
 
-function checkOverrides(o: RunOverrides | undefined): void {
+function checkOverrides(o: RunOverrides | undefined, agents: string[] | undefined): void {
   if (o === undefined) return;
-  const problems = o.options !== undefined ? runOptionProblems(o.options) : [];
-  for (const [agent, model] of Object.entries(o.models ?? {})) problems.push(...validateModelSpec(model).map((p) => `models.${agent}: ${p}`));
+  const problems = overrideProblems(o, agents);
   if (problems.length > 0) throw new UserError(`Invalid replay overrides: ${problems.join('; ')}`);
 }

@@ -1,41 +1,38 @@
 /**
- * The loop state of a chain at a chosen step, rebuilt from its run's history: what a replay with
- * overrides starts the new run from. Every model answer and tool result before that step comes
- * from history; nothing is called again.
+ * The chain state of a run at a chosen step, rebuilt from its history: what a replay with overrides
+ * starts the new run from. The recorded events are folded through the loop's own reducers
+ * (`workflows/chain/state.ts`); every model answer and tool result before that step comes from
+ * history, and nothing is called again.
  */
-import type { temporal } from '@temporalio/proto';
-import { activityName, brokenStep, recordedHandoff } from '../audit/history';
-import { fromPayload, fromPayloads } from '../audit/payloads';
-import { resolveRunOptions } from '../common/defaults';
+import { reduce, startChain, type ChainEvent } from '../../workflows/chain/state';
+import { activityName, brokenStep, recordedApprovalEvent, recordedHandoff } from '../audit/history';
+import type { ApprovalRecord, PendingApproval } from '../common/approvals';
 import { UserError } from '../common/errors';
-import { ActivityType, APPROVAL_EVENT_MEMO } from '../common/messages';
-import type {
-  ApprovalRecord,
-  CallModelInput,
-  HandoffRecord,
-  HandoffRunInput,
-  LoopState,
-  ModelResponse,
-  RecordHandoffInput,
-  TeamSpec,
-} from '../common/types';
-
-type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
-
-interface Call<I, R> {
-  eventId: number;
-  name?: string;
-  input: I;
-  result?: R;
-}
-
-const decode = (p: temporal.api.common.v1.IPayloads | null | undefined): unknown => fromPayloads(p);
+import { ActivityType } from '../common/messages';
+import type { CallModelInput, ModelResponse } from '../common/model';
+import { resolveRunOptions } from '../common/options';
+import type { HandoffRunInput, RunOverrides } from '../common/run';
+import type { ChainState } from '../common/state';
+import type { TeamSpec } from '../common/team';
+import { fromPayloads, type HistoryEvent } from '../payloads/read';
 
 /** Where the rebuilt state resumes, and the state. */
 export interface ResumePoint {
   from: string;
-  state: LoopState;
+  state: ChainState;
   input: HandoffRunInput;
+}
+
+interface ModelCall {
+  eventId: number;
+  input: CallModelInput;
+  result?: ModelResponse;
+}
+
+/** A chain event with the history event it came from. */
+interface Recorded {
+  eventId: number;
+  event: ChainEvent;
 }
 
 /**
@@ -44,46 +41,20 @@ export interface ResumePoint {
  * failed, a limit hit, a termination), so that answer is acted on again without asking the model.
  */
 export function rebuildState(events: HistoryEvent[], fromHandoff?: number): ResumePoint {
-  const input = decode(events[0]?.workflowExecutionStartedEventAttributes?.input) as HandoffRunInput | undefined;
+  const input = fromPayloads<HandoffRunInput>(events[0]?.workflowExecutionStartedEventAttributes?.input);
   if (!input) throw new UserError('the run has no input to rebuild from');
+  const { team, models, recorded } = readRun(events);
   const base = input.resume;
-  let team = base?.team;
-  const models: Call<CallModelInput, ModelResponse>[] = [];
-  const records: Call<RecordHandoffInput, unknown>[] = [];
-  const decisions: { eventId: number; record: ApprovalRecord }[] = [];
-  const byId = new Map<string, Call<unknown, unknown>>();
-  for (const e of events) {
-    const id = Number(e.eventId);
-    const s = e.activityTaskScheduledEventAttributes;
-    if (s) {
-      const call: Call<unknown, unknown> = { eventId: id, name: activityName(e), input: decode(s.input) };
-      byId.set(String(id), call);
-      if (call.name === ActivityType.CALL_MODEL) models.push(call as Call<CallModelInput, ModelResponse>);
-    }
-    const done = e.activityTaskCompletedEventAttributes;
-    if (done) {
-      const call = byId.get(String(done.scheduledEventId));
-      if (call) call.result = decode(done.result) ?? null;
-      if (call?.name === ActivityType.LOAD_TEAM) team = call.result as TeamSpec;
-    }
-    const handoff = recordedHandoff(e);
-    if (handoff) records.push({ eventId: id, input: handoff });
-    const memo = e.workflowPropertiesModifiedEventAttributes?.upsertedMemo?.fields?.[APPROVAL_EVENT_MEMO];
-    const event = memo ? fromPayload<{ type: string } & ApprovalRecord>(memo) : undefined;
-    if (event?.type === 'approval_decided') {
-      const { type: _type, ...record } = event;
-      decisions.push({ eventId: id, record });
-    }
-  }
-  if (!team) throw new UserError('the run never recorded its team snapshot; start it again instead');
+  if (!base && !team) throw new UserError('the run never recorded its team snapshot; start it again instead');
 
-  let target: Call<CallModelInput, ModelResponse> | undefined;
+  let target: ModelCall | undefined;
   let after = false;
   let from: string;
   if (fromHandoff !== undefined) {
+    const handoffs = recorded.filter((r) => r.event.type === 'handed_off');
     const offset = base?.chain.length ?? 0;
-    const record = records.find((r) => r.input.index === fromHandoff);
-    if (!record) throw new UserError(`fromHandoff must be ${offset + 1} to ${offset + records.length} for this run, got ${fromHandoff}`);
+    const record = handoffs[fromHandoff - offset - 1];
+    if (!record) throw new UserError(`fromHandoff must be ${offset + 1} to ${offset + handoffs.length} for this run, got ${fromHandoff}`);
     target = models.filter((m) => m.eventId < record.eventId).at(-1);
     from = `handoff ${fromHandoff}`;
   } else {
@@ -96,40 +67,60 @@ export function rebuildState(events: HistoryEvent[], fromHandoff?: number): Resu
   if (!target) throw new UserError('the run has no model turn to continue from');
 
   const cut = target.eventId;
-  const prior = models.filter((m) => m.eventId < cut);
-  const counted = after ? [...prior, target] : prior;
-  const chain: HandoffRecord[] = [...(base?.chain ?? []), ...records.filter((r) => r.eventId < cut).map((r) => r.input.handoff)];
-  const lastHandoff = records.filter((r) => r.eventId < cut).at(-1)?.eventId;
-  const activation = counted.filter((m) => m.eventId > (lastHandoff ?? 0));
-  const callCounts = { ...(base?.callCounts ?? {}) };
-  for (const m of counted) callCounts[m.input.agentId] = (callCounts[m.input.agentId] ?? 0) + 1;
-  const usage = { ...(base?.usage ?? { inputTokens: 0, outputTokens: 0, totalTokens: 0, modelCalls: 0, toolCalls: 0 }) };
-  for (const m of counted) {
-    if (!m.result) continue;
-    usage.modelCalls++;
-    usage.inputTokens += m.result.usage.inputTokens;
-    usage.outputTokens += m.result.usage.outputTokens;
-    usage.totalTokens += m.result.usage.inputTokens + m.result.usage.outputTokens;
-  }
-  usage.toolCalls += [...byId.values()].filter((t) => t.name === ActivityType.RUN_TOOL && t.eventId < cut && t.result !== undefined).length;
+  let state = base ? { ...base, options: resolveRunOptions(base.options) } : startChain(team!, input.agent, input.input, resolveRunOptions(input.options));
+  for (const r of recorded) if (r.eventId < cut || (after && r.eventId === cut && r.event.type === 'turn_started')) state = reduce(state, r.event);
+  // The conversation at the step is the one the model was given then; approvals still waiting
+  // belong to the failed run, and decisions sent to it are not carried.
+  state = { ...state, agentId: target.input.agentId, messages: target.input.messages, approvals: { ...state.approvals, pending: [] }, continuedRuns: 0 };
+  if (after && target.result) state = { ...state, pendingResponse: target.result };
+  const { openTurn: _dropped, ...rest } = state;
+  return { from, state: rest, input };
+}
 
-  const state: LoopState = {
-    team,
-    options: base?.options ?? resolveRunOptions(input.options),
-    agentId: target.input.agentId,
-    messages: target.input.messages,
-    chain,
-    usage,
-    turns: (base?.turns ?? 0) + counted.length,
-    activationTurns: (lastHandoff === undefined ? (base?.activationTurns ?? 0) : 0) + activation.length,
-    invalidHandoffs: base?.invalidHandoffs ?? 0,
-    callCounts,
-    ...(after && target.result ? { pendingResponse: target.result } : {}),
-    approvals: {
-      pending: [],
-      decided: [...(base?.approvals.decided ?? []), ...decisions.filter((d) => d.eventId < cut).map((d) => d.record)],
-    },
-    continuedRuns: 0,
-  };
-  return { from, state, input };
+/** The team snapshot, the model calls and the chain events a run's history recorded, in order. */
+function readRun(events: HistoryEvent[]): { team?: TeamSpec; models: ModelCall[]; recorded: Recorded[] } {
+  let team: TeamSpec | undefined;
+  const models: ModelCall[] = [];
+  const recorded: Recorded[] = [];
+  const scheduled = new Map<string, { name?: string; call?: ModelCall }>();
+  for (const e of events) {
+    const eventId = Number(e.eventId);
+    const s = e.activityTaskScheduledEventAttributes;
+    if (s) {
+      const name = activityName(e);
+      const call = name === ActivityType.CALL_MODEL ? { eventId, input: fromPayloads<CallModelInput>(s.input)! } : undefined;
+      scheduled.set(String(eventId), { name, call });
+      if (call) {
+        models.push(call);
+        recorded.push({ eventId, event: { type: 'turn_started' } });
+      }
+    }
+    const done = e.activityTaskCompletedEventAttributes;
+    const activity = done ? scheduled.get(String(done.scheduledEventId)) : undefined;
+    if (done && activity) {
+      // Each completion counts at its call's place in history, where the loop counted it.
+      const at = Number(done.scheduledEventId);
+      if (activity.name === ActivityType.LOAD_TEAM) team = fromPayloads<TeamSpec>(done.result);
+      if (activity.name === ActivityType.RUN_TOOL) recorded.push({ eventId: at, event: { type: 'tools_ran', count: 1 } });
+      if (activity.call) {
+        activity.call.result = fromPayloads<ModelResponse>(done.result);
+        recorded.push({ eventId: at, event: { type: 'model_responded', response: activity.call.result! } });
+      }
+    }
+    const handoff = recordedHandoff(e);
+    if (handoff) recorded.push({ eventId, event: { type: 'handed_off', record: handoff.handoff } });
+    const approval = recordedApprovalEvent(e);
+    const event = approval && approvalEvent(approval);
+    if (event) recorded.push({ eventId, event });
+  }
+  // The loop applies a call's answer right after its call, before anything later in history.
+  recorded.sort((a, b) => a.eventId - b.eventId);
+  return { team, models, recorded };
+}
+
+function approvalEvent({ type, ...fields }: { type: string } & Record<string, unknown>): ChainEvent | undefined {
+  if (type === 'approval_requested') return { type, pending: fields as unknown as PendingApproval };
+  if (type === 'approval_decided') return { type, record: fields as unknown as ApprovalRecord };
+  if (type === 'overrides_applied') return { type: 'overridden', overrides: fields as RunOverrides };
+  return undefined;
 }

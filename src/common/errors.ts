@@ -1,263 +1,248 @@
 /**
- * baton's errors, by blame. They cross the workflow boundary as non-retryable `ApplicationFailure`s
- * whose `type` is the class name and whose single detail is {@link BatonError.details}; the client
- * turns them back into the same classes with {@link errorFromFailure}.
+ * baton's errors, by blame: {@link UserError} (misconfiguration, bad input), {@link ModelBehaviorError}
+ * (the model did something the run cannot accept), {@link SystemError} (nobody's input: a call
+ * that kept failing, a defect). They cross the workflow boundary as non-retryable
+ * `ApplicationFailure`s whose `type` is the class name and whose single detail is the error's
+ * {@link BatonError.details}; {@link errorFromFailure} rebuilds the same class from those details.
  *
  * Workflow-safe: no I/O.
  */
 import { ApplicationFailure } from '@temporalio/common';
-import type { HandoffRecord } from './types';
+import type { HandoffRecord } from './run';
+
+type Details = Record<string, unknown>;
 
 /** Base class of every error baton raises. */
-export class BatonError extends Error {
-  constructor(message: string) {
+export class BatonError<D extends Details = Details> extends Error {
+  /** Plain data that travels with the failure and rebuilds the error on the client; also the error's fields. */
+  declare readonly details: D;
+
+  constructor(message: string, details: D) {
     super(message);
     this.name = new.target.name;
-  }
-
-  /** Plain data that travels with the failure and rebuilds the error on the client. */
-  get details(): Record<string, unknown> {
-    return {};
+    Object.defineProperty(this, 'details', { value: details, enumerable: false });
+    Object.assign(this, details);
   }
 }
 
 /** A misconfiguration by the caller: bad team, bad agent, bad input or options. */
-export class UserError extends BatonError {}
-
-/** A team definition that cannot run: the message names every problem found. */
-export class TeamValidationError extends UserError {
-  constructor(readonly problems: string[]) {
-    super(`Invalid team: ${problems.join('; ')}`);
-  }
-  override get details() {
-    return { problems: this.problems };
-  }
-}
-
-/** A run input or option that is not valid. */
-export class InvalidRunInputError extends UserError {
-  constructor(readonly problems: string[]) {
-    super(`Invalid run input: ${problems.join('; ')}`);
-  }
-  override get details() {
-    return { problems: this.problems };
-  }
-}
-
-/** A run started on an agent the team does not have. */
-export class AgentNotFoundError extends UserError {
-  constructor(
-    readonly agent: string,
-    readonly available: string[],
-  ) {
-    super(`Agent "${agent}" is not registered. Available: ${available.join(', ')}`);
-  }
-  override get details() {
-    return { agent: this.agent, available: this.available };
+export class UserError<D extends Details = Details> extends BatonError<D> {
+  constructor(message: string, details: D = {} as D) {
+    super(message, details);
   }
 }
 
 /** The model did something the run cannot accept. */
-export class ModelBehaviorError extends BatonError {}
+export class ModelBehaviorError<D extends Details = Details> extends BatonError<D> {}
 
-/** The run asked for more handoffs than `maxHandoffs` allows. */
-export class MaxHandoffsExceededError extends ModelBehaviorError {
-  constructor(
-    readonly limit: number,
-    readonly chain: HandoffRecord[],
-    /** The handoff that was refused, when known. */
-    readonly attempted?: { from: string; to: string },
-  ) {
-    super(`Max handoffs (${limit}) exceeded. Chain: ${chainPath(chain, attempted)}`);
-  }
-  override get details() {
-    return { limit: this.limit, chain: this.chain, attempted: this.attempted };
+/** A failure that is nobody's input: a call that still failed after its retries, or a defect. */
+export class SystemError<D extends Details = Details> extends BatonError<D> {}
+
+/** A team definition that cannot run: the message names every problem found. */
+export class TeamValidationError extends UserError<{ problems: string[] }> {
+  declare readonly problems: string[];
+  constructor(problems: string[]) {
+    super(`Invalid team: ${problems.join('; ')}`, { problems });
   }
 }
 
-/** A model asked to hand off to an agent that is not registered or not allowed for it. */
-export class HandoffTargetNotFoundError extends ModelBehaviorError {
-  constructor(
-    readonly from: string,
-    readonly to: string,
-    readonly available: string[],
-  ) {
-    super(
-      `Agent "${from}" tried to hand off to "${to}", but it is not a registered target. ` +
-        `Available: ${available.length > 0 ? available.join(', ') : '(none)'}`,
-    );
-  }
-  override get details() {
-    return { from: this.from, to: this.to, available: this.available };
+/** A run input or option that is not valid. */
+export class InvalidRunInputError extends UserError<{ problems: string[] }> {
+  declare readonly problems: string[];
+  constructor(problems: string[]) {
+    super(`Invalid run input: ${problems.join('; ')}`, { problems });
   }
 }
 
-/** One activation of an agent used more model turns than `maxTurns` allows. */
-export class MaxTurnsExceededError extends ModelBehaviorError {
-  constructor(
-    readonly agent: string,
-    readonly limit: number,
-  ) {
-    super(`Agent "${agent}" exceeded its maximum of ${limit} model turns without answering or handing off`);
-  }
-  override get details() {
-    return { agent: this.agent, limit: this.limit };
+/** A run started on an agent the team does not have. */
+export class AgentNotFoundError extends UserError<{ agent: string; available: string[] }> {
+  declare readonly agent: string;
+  declare readonly available: string[];
+  constructor(agent: string, available: string[]) {
+    super(`Agent "${agent}" is not registered. Available: ${available.join(', ')}`, { agent, available });
   }
 }
 
 /** A decision on a handoff that cannot apply: unknown id, already decided, or an approver not allowed. */
-export class ApprovalRefusedError extends UserError {
-  constructor(
-    readonly handoffId: string,
-    readonly reason: string,
-  ) {
-    super(`Decision on handoff ${handoffId} refused: ${reason}`);
-  }
-  override get details() {
-    return { handoffId: this.handoffId, reason: this.reason };
-  }
-}
-
-/** Nobody decided a handoff in time and its policy says `onTimeout: 'fail'`. */
-export class ApprovalTimeoutError extends BatonError {
-  constructor(
-    readonly handoffId: string,
-    readonly from: string,
-    readonly to: string,
-    readonly timeout: string,
-  ) {
-    super(`Handoff ${from} → ${to} (${handoffId}) was not decided within ${timeout}`);
-  }
-  override get details() {
-    return { handoffId: this.handoffId, from: this.from, to: this.to, timeout: this.timeout };
+export class ApprovalRefusedError extends UserError<{ handoffId: string; reason: string }> {
+  declare readonly handoffId: string;
+  declare readonly reason: string;
+  constructor(handoffId: string, reason: string) {
+    super(`Decision on handoff ${handoffId} refused: ${reason}`, { handoffId, reason });
   }
 }
 
 /** A model endpoint refused the request in a way retrying cannot fix (400, 401, 403, 404, …). */
-export class ModelRequestError extends BatonError {
-  constructor(
-    message: string,
-    readonly status?: number,
-  ) {
-    super(message);
-  }
-  override get details() {
-    return { status: this.status };
-  }
-}
-
-/** A model call that still failed after its retries. */
-export class ModelCallFailedError extends BatonError {
-  constructor(
-    readonly agent: string,
-    readonly reason: string,
-  ) {
-    super(`Model call of agent "${agent}" failed: ${reason}`);
-  }
-  override get details() {
-    return { agent: this.agent, reason: this.reason };
-  }
-}
-
-/** A tool that failed after its retries, or failed non-retryably. */
-export class ToolExecutionError extends BatonError {
-  constructor(
-    readonly agent: string,
-    readonly tool: string,
-    readonly reason: string,
-  ) {
-    super(`Tool "${tool}" of agent "${agent}" failed: ${reason}`);
-  }
-  override get details() {
-    return { agent: this.agent, tool: this.tool, reason: this.reason };
+export class ModelRequestError extends UserError<{ status?: number }> {
+  declare readonly status?: number;
+  constructor(message: string, status?: number) {
+    super(message, status === undefined ? {} : { status });
   }
 }
 
 /** A scripted model was called when it had no step and no rule left for the call. */
-export class UnexpectedModelCallError extends BatonError {
-  constructor(
-    readonly agent: string,
-    readonly callIndex: number,
-    readonly lastMessage: string,
-  ) {
+export class UnexpectedModelCallError extends UserError<{ agent: string; callIndex: number; lastMessage: string }> {
+  declare readonly agent: string;
+  declare readonly callIndex: number;
+  declare readonly lastMessage: string;
+  constructor(agent: string, callIndex: number, lastMessage: string) {
     super(
       `Scripted model of agent "${agent}" has no step or rule for call ${callIndex + 1} ` +
         `(latest message: ${JSON.stringify(lastMessage.slice(0, 120))})`,
+      { agent, callIndex, lastMessage },
     );
-  }
-  override get details() {
-    return { agent: this.agent, callIndex: this.callIndex, lastMessage: this.lastMessage };
   }
 }
 
 /** A run ended while a scripted model still had steps that were never used. */
-export class UnconsumedScriptStepsError extends BatonError {
-  constructor(readonly unconsumed: Record<string, number>) {
+export class UnconsumedScriptStepsError extends UserError<{ unconsumed: Record<string, number> }> {
+  declare readonly unconsumed: Record<string, number>;
+  constructor(unconsumed: Record<string, number>) {
     super(
       `Scripted steps were left unused: ${Object.entries(unconsumed)
         .map(([agent, n]) => `${agent} (${n})`)
         .join(', ')}`,
+      { unconsumed },
     );
-  }
-  override get details() {
-    return { unconsumed: this.unconsumed };
   }
 }
 
-function chainPath(chain: HandoffRecord[], attempted?: { from: string; to: string }): string {
+/** The run asked for more handoffs than `maxHandoffs` allows. */
+export class MaxHandoffsExceededError extends ModelBehaviorError<{ limit: number; chain: HandoffRecord[]; attempted?: { from: string; to: string } }> {
+  declare readonly limit: number;
+  declare readonly chain: HandoffRecord[];
+  /** The handoff that was refused, when known. */
+  declare readonly attempted?: { from: string; to: string };
+  constructor(limit: number, chain: HandoffRecord[], attempted?: { from: string; to: string }) {
+    super(`Max handoffs (${limit}) exceeded. Chain: ${chainPath(chain, attempted)}`, { limit, chain, ...(attempted ? { attempted } : {}) });
+  }
+}
+
+/** A model asked to hand off to an agent that is not registered or not allowed for it. */
+export class HandoffTargetNotFoundError extends ModelBehaviorError<{ from: string; to: string; available: string[] }> {
+  declare readonly from: string;
+  declare readonly to: string;
+  declare readonly available: string[];
+  constructor(from: string, to: string, available: string[]) {
+    super(
+      `Agent "${from}" tried to hand off to "${to}", but it is not a registered target. ` +
+        `Available: ${available.length > 0 ? available.join(', ') : '(none)'}`,
+      { from, to, available },
+    );
+  }
+}
+
+/** One activation of an agent used more model turns than `maxTurns` allows. */
+export class MaxTurnsExceededError extends ModelBehaviorError<{ agent: string; limit: number }> {
+  declare readonly agent: string;
+  declare readonly limit: number;
+  constructor(agent: string, limit: number) {
+    super(`Agent "${agent}" exceeded its maximum of ${limit} model turns without answering or handing off`, { agent, limit });
+  }
+}
+
+/** A model answered with nothing (no text, no tool call) again after being asked to answer properly. */
+export class EmptyOutputError extends ModelBehaviorError<{ agent: string; attempts: number }> {
+  declare readonly agent: string;
+  declare readonly attempts: number;
+  constructor(agent: string, attempts: number) {
+    super(`Agent "${agent}" answered with empty output ${attempts} time(s) in a row; set onEmptyOutput: "accept" to allow it`, { agent, attempts });
+  }
+}
+
+/** Nobody decided a handoff in time and its policy says `onTimeout: 'fail'`. */
+export class ApprovalTimeoutError extends BatonError<{ handoffId: string; from: string; to: string; timeout: string }> {
+  declare readonly handoffId: string;
+  declare readonly from: string;
+  declare readonly to: string;
+  declare readonly timeout: string;
+  constructor(handoffId: string, from: string, to: string, timeout: string) {
+    super(`Handoff ${from} → ${to} (${handoffId}) was not decided within ${timeout}`, { handoffId, from, to, timeout });
+  }
+}
+
+/** A model call that still failed after its retries. */
+export class ModelCallFailedError extends SystemError<{ agent: string; reason: string }> {
+  declare readonly agent: string;
+  declare readonly reason: string;
+  constructor(agent: string, reason: string) {
+    super(`Model call of agent "${agent}" failed: ${reason}`, { agent, reason });
+  }
+}
+
+/** A tool that failed after its retries, or failed non-retryably. */
+export class ToolExecutionError extends SystemError<{ agent: string; tool: string; reason: string }> {
+  declare readonly agent: string;
+  declare readonly tool: string;
+  declare readonly reason: string;
+  constructor(agent: string, tool: string, reason: string) {
+    super(`Tool "${tool}" of agent "${agent}" failed: ${reason}`, { agent, tool, reason });
+  }
+}
+
+/**
+ * Something unexpected was thrown inside the workflow: a defect, not anybody's input. The run fails
+ * with it instead of retrying its workflow task forever; `baton replay` continues the chain once
+ * the fix is deployed.
+ */
+export class UnexpectedWorkflowError extends SystemError<{ errorName: string; stack?: string }> {
+  declare readonly errorName: string;
+  constructor(errorName: string, message: string, stack?: string) {
+    super(`Unexpected ${errorName} in the workflow: ${message}`, { errorName, ...(stack ? { stack } : {}) });
+  }
+}
+
+/** The path `a → b → c` of a chain, with the refused hop when given. */
+export function chainPath(chain: HandoffRecord[], attempted?: { from: string; to: string }): string {
   const hops = chain.map((h) => h.to);
   if (attempted) hops.push(attempted.to);
   const first = chain[0]?.from ?? attempted?.from;
   return first === undefined ? '(no handoffs)' : [first, ...hops].join(' → ');
 }
 
-type Details = Record<string, unknown>;
-type Rebuild = (message: string, d: Details) => BatonError;
+/** Every concrete error class, so the client can rebuild each from its failure. */
+const CLASSES = [
+  TeamValidationError,
+  InvalidRunInputError,
+  AgentNotFoundError,
+  ApprovalRefusedError,
+  ModelRequestError,
+  UnexpectedModelCallError,
+  UnconsumedScriptStepsError,
+  MaxHandoffsExceededError,
+  HandoffTargetNotFoundError,
+  MaxTurnsExceededError,
+  EmptyOutputError,
+  ApprovalTimeoutError,
+  ModelCallFailedError,
+  ToolExecutionError,
+  UnexpectedWorkflowError,
+];
+const byType = new Map<string, (typeof CLASSES)[number]>(CLASSES.map((c) => [c.name, c]));
 
-const str = (v: unknown) => (typeof v === 'string' ? v : String(v ?? ''));
-const strs = (v: unknown) => (Array.isArray(v) ? v.map(str) : []);
+/** The names of baton's errors, as `ApplicationFailure` types. */
+export const BATON_ERROR_TYPES: readonly string[] = [...byType.keys()];
 
-const rebuilders: Record<string, Rebuild> = {
-  TeamValidationError: (_m, d) => new TeamValidationError(strs(d.problems)),
-  InvalidRunInputError: (_m, d) => new InvalidRunInputError(strs(d.problems)),
-  AgentNotFoundError: (_m, d) => new AgentNotFoundError(str(d.agent), strs(d.available)),
-  MaxHandoffsExceededError: (_m, d) =>
-    new MaxHandoffsExceededError(
-      Number(d.limit),
-      (d.chain as HandoffRecord[]) ?? [],
-      d.attempted as { from: string; to: string } | undefined,
-    ),
-  HandoffTargetNotFoundError: (_m, d) => new HandoffTargetNotFoundError(str(d.from), str(d.to), strs(d.available)),
-  MaxTurnsExceededError: (_m, d) => new MaxTurnsExceededError(str(d.agent), Number(d.limit)),
-  ModelRequestError: (m, d) => new ModelRequestError(m, typeof d.status === 'number' ? d.status : undefined),
-  ModelCallFailedError: (_m, d) => new ModelCallFailedError(str(d.agent), str(d.reason)),
-  ToolExecutionError: (_m, d) => new ToolExecutionError(str(d.agent), str(d.tool), str(d.reason)),
-  UnexpectedModelCallError: (_m, d) =>
-    new UnexpectedModelCallError(str(d.agent), Number(d.callIndex), str(d.lastMessage)),
-  ApprovalRefusedError: (_m, d) => new ApprovalRefusedError(str(d.handoffId), str(d.reason)),
-  ApprovalTimeoutError: (_m, d) => new ApprovalTimeoutError(str(d.handoffId), str(d.from), str(d.to), str(d.timeout)),
-  UnconsumedScriptStepsError: (_m, d) => new UnconsumedScriptStepsError((d.unconsumed as Record<string, number>) ?? {}),
-};
-
-/** The names of the errors that {@link errorFromFailure} rebuilds. */
-export const BATON_ERROR_TYPES: readonly string[] = Object.keys(rebuilders);
+/** Error types a retry cannot fix: every baton error is raised non-retryable; this is the second guard. */
+export const NON_RETRYABLE_ERROR_TYPES: readonly string[] = BATON_ERROR_TYPES;
 
 /** Wrap a baton error for the workflow boundary: non-retryable, typed by class name. */
 export function toApplicationFailure(err: BatonError): ApplicationFailure {
-  return ApplicationFailure.create({
-    type: err.name,
-    message: err.message,
-    nonRetryable: true,
-    details: [err.details],
-  });
+  return ApplicationFailure.create({ type: err.name, message: err.message, nonRetryable: true, details: [err.details] });
 }
 
 /** Rebuild a baton error from an `ApplicationFailure`; `undefined` when the type is not one of baton's. */
 export function errorFromFailure(failure: ApplicationFailure): BatonError | undefined {
-  const rebuild = failure.type ? rebuilders[failure.type] : undefined;
-  if (!rebuild) return undefined;
+  const cls = failure.type ? byType.get(failure.type) : undefined;
+  if (!cls) return undefined;
   const details = (failure.details?.[0] ?? {}) as Details;
-  const err = rebuild(failure.message, details);
-  err.message = failure.message;
-  return err;
+  // The error as thrown in the worker: its class, its message and its fields, without re-running the constructor.
+  const err = Object.create(cls.prototype) as BatonError;
+  Object.defineProperties(err, {
+    name: { value: cls.name, writable: true, configurable: true },
+    message: { value: failure.message, writable: true, configurable: true },
+    stack: { value: failure.stack ?? `${cls.name}: ${failure.message}`, writable: true, configurable: true },
+    details: { value: details, enumerable: false },
+  });
+  return Object.assign(err, details);
 }

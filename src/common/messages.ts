@@ -6,7 +6,8 @@
  */
 import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
-import type { ApprovalRecord, HandoffDecision, HandoffRecord, PendingApproval, RunOverrides, RunStatus } from './types';
+import type { ApprovalRecord, HandoffDecision, PendingApproval } from './approvals';
+import type { HandoffRecord, RunOverrides, RunStatus } from './run';
 
 /** The task queue baton's workers poll unless told otherwise. */
 export const DEFAULT_TASK_QUEUE = 'baton';
@@ -54,8 +55,8 @@ export const rejectHandoffSignal = defineSignal<[RejectHandoffInput]>('rejectHan
 export const decideHandoffUpdate = defineUpdate<ApprovalRecord, [HandoffDecision]>('decideHandoff');
 
 /**
- * Signal: change options or models of a run from now on. `baton.replay` sends it atomically with
- * the reset that continues a failed chain; invalid overrides are ignored and recorded for the audit.
+ * Signal: change options or models of a running chain from its next step on (`baton.override`).
+ * Invalid overrides are ignored and the refusal is recorded for the audit.
  */
 export const overrideRunSignal = defineSignal<[RunOverrides]>('overrideRun');
 
@@ -64,7 +65,11 @@ export const PENDING_MEMO = 'batonPending';
 /** Memo key naming the run a replay with overrides continues (`{workflowId, runId, from}`). */
 export const REPLAY_OF_MEMO = 'batonReplayOf';
 
-/** Memo key of the latest approval event; every upsert of it is a history event the audit reads. */
+/**
+ * Memo key of the latest approval or override event (`approval_requested`, `approval_decided`,
+ * `decision_refused`, `overrides_applied`, `overrides_refused`); every upsert of it is a history
+ * event the audit reads.
+ */
 export const APPROVAL_EVENT_MEMO = 'batonApprovalEvent';
 
 /** Search attribute: the agent currently working. */
@@ -100,4 +105,10 @@ export const HANDOFF_MEMO = 'batonHandoff';
 export const Patches = {
   /** Handoffs recorded with `upsertMemo` instead of the `recordHandoff` activity; hooks in `runHandoffHooks`. */
   HANDOFF_RECORD_IN_MEMO: 'handoff-record-in-memo',
+  /**
+   * Decided once, when a run starts: handoffs are recorded in the memo without asking
+   * {@link HANDOFF_RECORD_IN_MEMO} mid-run, a run that continues as new first sets its own
+   * `BatonStatus`, and an empty answer is sent back to the model (`onEmptyOutput`).
+   */
+  RUN_V2: 'baton-run-v2',
 } as const;

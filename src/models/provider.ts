@@ -1,4 +1,4 @@
-import type { CallModelInput, ModelResponse, ModelSpec } from '../common/types';
+import type { CallModelInput, ModelResponse, ModelSpec } from '../common/model';
 
 /** What a provider gets besides the request. */
 export interface ModelCallContext {
@@ -8,6 +8,13 @@ export interface ModelCallContext {
   signal: AbortSignal;
   /** A cancellation-aware sleep. */
   sleep: (ms: number) => Promise<void>;
+  /**
+   * Report progress (a streaming provider calls it per chunk); the activity also heartbeats on a
+   * timer. `details` are kept for the next attempt as {@link ModelCallContext.previousHeartbeat}.
+   */
+  heartbeat?: (details?: unknown) => void;
+  /** The details of the last heartbeat of the previous attempt, if any. */
+  previousHeartbeat?: unknown;
 }
 
 /**

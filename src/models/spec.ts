@@ -1,4 +1,4 @@
-import type { ModelSpec, OpenAIModelSettings, OpenAIModelSpec, ScriptedModelSpec, ScriptedRule, ScriptedStep } from '../common/types';
+import type { OpenAIModelSettings, OpenAIModelSpec, ScriptedModelSpec, ScriptedRule, ScriptedStep } from '../common/model';
 
 /**
  * A model on any OpenAI-compatible Chat Completions endpoint (OpenAI, vLLM, Ollama, llama.cpp).
@@ -37,25 +37,4 @@ export function scripted(script: ScriptedStep[] | ScriptedOptions): ScriptedMode
     rules: o.rules ?? [],
     requireAllSteps: o.requireAllSteps ?? true,
   };
-}
-
-/** Problems with a model spec, for agent validation. */
-export function validateModelSpec(model: unknown): string[] {
-  if (typeof model !== 'object' || model === null) return ['model must be openai(...) or scripted(...)'];
-  const m = model as Partial<ModelSpec>;
-  if (m.provider === 'openai') {
-    return typeof m.model === 'string' && m.model !== '' ? [] : ['openai model name must be a non-empty string'];
-  }
-  if (m.provider === 'scripted') {
-    const s = m as Partial<ScriptedModelSpec>;
-    const problems: string[] = [];
-    if (!Array.isArray(s.steps) || !Array.isArray(s.rules)) problems.push('scripted model needs steps and rules arrays (use scripted())');
-    for (const [i, step] of (s.steps ?? []).entries()) {
-      if (!step || (step.text === undefined && !step.toolCalls && !step.handoff)) {
-        problems.push(`scripted step ${i + 1} needs text, toolCalls or handoff`);
-      }
-    }
-    return problems;
-  }
-  return [`unknown model provider ${JSON.stringify(m.provider)} (valid: "openai", "scripted")`];
 }

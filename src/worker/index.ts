@@ -8,11 +8,12 @@ import {
   type WorkerOptions,
   type WorkflowBundleWithSourceMap,
 } from '@temporalio/worker';
-import { createActivities, type BatonHooks } from '../../activities';
+import { createActivities } from '../../activities';
+import type { BatonHooks } from '../agents/hooks';
 import type { Team } from '../agents/team';
 import { BATON_SEARCH_ATTRIBUTES, DEFAULT_TASK_QUEUE } from '../common/messages';
 import type { ModelProviders } from '../models/provider';
-import { batonDataConverter } from './compression';
+import { batonDataConverter } from '../payloads/codec';
 
 /** Options of {@link createWorker}. */
 export interface CreateWorkerOptions {

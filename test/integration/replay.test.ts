@@ -15,12 +15,14 @@ describe('replay of failed chains', () => {
     let broken = true;
     let executions = 0;
     const shipped: string[] = [];
+    const attempted: string[] = [];
     const ship = defineTool({
       name: 'ship',
       description: 'Ship an order',
       parameters: z.object({ orderId: z.string() }),
       execute: ({ orderId }, { idempotencyKey }) => {
         executions++;
+        attempted.push(idempotencyKey);
         if (broken) throw ApplicationFailure.nonRetryable('carrier API rejected the label', 'CarrierError');
         shipped.push(idempotencyKey);
         return `shipped ${orderId}`;
@@ -57,7 +59,9 @@ describe('replay of failed chains', () => {
         expect(result.handoffChain.map((h) => `${h.from}>${h.to}`)).toEqual(['a>b', 'b>c', 'c>d']);
         expect(calls.map((c) => c.agentId)).toEqual(['d']); // only the turn after the fixed tool
         expect(executions).toBe(1); // only the tool that failed
-        expect(shipped).toEqual([`${run.workflowId}:d:call_d_1_1`]);
+        // The replayed call is the failed call again: the same idempotency key (turn 5, first call).
+        expect(shipped).toEqual([attempted[0]]);
+        expect(shipped[0]).toMatch(new RegExp(`^${run.workflowId}:d:5\\.1:[0-9a-f]{8}$`));
         expect(hooks).toEqual(['b', 'c', 'd']); // no handoff recorded twice
         expect((await handoffsInHistory(baton.getRun(run.workflowId).handle)).map((h) => h.entry.index)).toEqual([1, 2, 3]);
 

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { bundleWorkflowCode, DefaultLogger } from '@temporalio/worker';
 import { describe, expect, it } from 'vitest';
 import { WORKFLOWS_PATH } from '../../src/worker';
-import { checkHistories, historiesFromFiles } from '../../src/worker/replay';
+import { checkHistories, historiesFromFiles } from '../../src/worker/determinism';
 
 const dir = path.resolve(__dirname, '../histories');
 // Histories recorded by earlier versions of the workflow code stay, in folders named for the change after them.

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { planTurn } from '../../workflows/turn';
+import { planTurn } from '../../../workflows/chain/turn';
 
 const call = (id: string, name: string) => ({ id, name, arguments: '{}' });
 

@@ -1,8 +1,15 @@
+/**
+ * Reading payloads out of history: baton's codecs undone, then Temporal's default converter. The
+ * audit, replay and the tests read history through this module.
+ */
 import { defaultPayloadConverter, type Payload } from '@temporalio/common';
 import type { temporal } from '@temporalio/proto';
-import { decodeGzipPayload } from '../worker/compression';
+import { decodeGzipPayload } from './codec';
 
-/** A payload read from history: baton's compression undone, then Temporal's default converter. */
+/** One event of a workflow history, as the client fetches it. */
+export type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
+
+/** A payload read from history. */
 export function fromPayload<T = unknown>(p: Payload): T {
   return defaultPayloadConverter.fromPayload(decodeGzipPayload(p)) as T;
 }

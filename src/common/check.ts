@@ -1,0 +1,119 @@
+/**
+ * Checks of plain JSON values for the validators of run input, options, signals and state. Each
+ * returns the problems it finds, each naming the field and what would be valid; none throws.
+ *
+ * Workflow-safe: no I/O.
+ */
+import type { Duration } from '@temporalio/common';
+import { msToNumber } from '@temporalio/common/lib/time';
+
+/** Problems with a value; `key` names it in the messages. */
+export type Check = (value: unknown, key: string) => string[];
+
+export function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** A short rendering of a bad value for a message. */
+export function shown(value: unknown): string {
+  let text: string;
+  try {
+    text = JSON.stringify(value) ?? String(value);
+  } catch {
+    text = String(value);
+  }
+  return text.length > 60 ? `${text.slice(0, 57)}...` : text;
+}
+
+/** The largest count baton accepts anywhere: beyond it a number is a mistake, not a limit. */
+export const MAX_COUNT = 1_000_000;
+
+/** An integer from `min` to `max`. */
+export function integer(min: number, max = MAX_COUNT): Check {
+  return (v, key) =>
+    typeof v === 'number' && Number.isInteger(v) && v >= min && v <= max
+      ? []
+      : [`"${key}" must be an integer >= ${min} and <= ${max}, got ${shown(v)}`];
+}
+
+/** A number from `min` to `max`. */
+export function number(min: number, max: number): Check {
+  return (v, key) =>
+    typeof v === 'number' && Number.isFinite(v) && v >= min && v <= max ? [] : [`"${key}" must be a number >= ${min} and <= ${max}, got ${shown(v)}`];
+}
+
+/** One of the given strings. */
+export function oneOf(values: readonly string[]): Check {
+  return (v, key) =>
+    typeof v === 'string' && values.includes(v) ? [] : [`"${key}" must be ${values.map((s) => `"${s}"`).join(' or ')}, got ${shown(v)}`];
+}
+
+export const string: Check = (v, key) => (typeof v === 'string' ? [] : [`"${key}" must be a string, got ${shown(v)}`]);
+
+export const nonEmptyString: Check = (v, key) =>
+  typeof v === 'string' && v.trim() !== '' ? [] : [`"${key}" must be a non-empty string, got ${shown(v)}`];
+
+export const boolean: Check = (v, key) => (typeof v === 'boolean' ? [] : [`"${key}" must be true or false, got ${shown(v)}`]);
+
+/** The longest duration baton accepts (a year): beyond it a timeout is a mistake. */
+const MAX_DURATION_MS = 365 * 24 * 3600 * 1000;
+
+/** Milliseconds of a duration such as `"30 seconds"` or `1500`; `undefined` when it is not one. */
+export function durationMs(value: unknown): number | undefined {
+  if (typeof value !== 'string' && typeof value !== 'number') return undefined;
+  try {
+    const ms = msToNumber(value as Duration);
+    return Number.isFinite(ms) && ms > 0 && ms <= MAX_DURATION_MS ? ms : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export const duration: Check = (v, key) =>
+  durationMs(v) !== undefined ? [] : [`"${key}" must be a positive duration up to a year, such as "30 seconds" or a number of milliseconds, got ${shown(v)}`];
+
+/** An array whose items pass `item`. */
+export function arrayOf(item: Check, what: string): Check {
+  return (v, key) => (Array.isArray(v) ? v.flatMap((x, i) => item(x, `${key}[${i}]`)) : [`"${key}" must be an array of ${what}, got ${shown(v)}`]);
+}
+
+/** A list of non-empty strings. */
+export const names: Check = (v, key) =>
+  Array.isArray(v) && v.every((x) => typeof x === 'string' && x !== '') ? [] : [`"${key}" must be a list of non-empty strings, got ${shown(v)}`];
+
+/**
+ * An object with the given fields (optional ones marked in `optional`); unknown fields are
+ * problems too, so a typo never passes silently.
+ */
+export function shape(fields: Record<string, Check>, optional: readonly string[] = []): Check {
+  return (v, key) => {
+    if (!isRecord(v)) return [`"${key}" must be an object {${Object.keys(fields).join(', ')}}, got ${shown(v)}`];
+    const problems: string[] = [];
+    for (const [name, check] of Object.entries(fields)) {
+      if (v[name] === undefined) {
+        if (!optional.includes(name)) problems.push(`"${key}.${name}" is missing`);
+      } else problems.push(...check(v[name], `${key}.${name}`));
+    }
+    const extra = Object.keys(v).filter((k) => !(k in fields));
+    if (extra.length > 0) problems.push(`"${key}" has unknown field(s) ${extra.map((k) => `"${k}"`).join(', ')} (valid: ${Object.keys(fields).join(', ')})`);
+    return problems;
+  };
+}
+
+/** An object whose values all pass `item`. */
+export function recordOf(item: Check): Check {
+  return (v, key) => (isRecord(v) ? Object.entries(v).flatMap(([k, x]) => item(x, `${key}.${k}`)) : [`"${key}" must be an object, got ${shown(v)}`]);
+}
+
+/** Either check passes. */
+export function either(a: Check, b: Check): Check {
+  return (v, key) => {
+    const first = a(v, key);
+    return first.length === 0 || b(v, key).length === 0 ? [] : first;
+  };
+}
+
+/** `null` or what `check` accepts. */
+export function nullable(check: Check): Check {
+  return (v, key) => (v === null ? [] : check(v, key));
+}

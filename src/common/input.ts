@@ -1,0 +1,251 @@
+/**
+ * Complete validation of everything the `handoffRun` workflow accepts from outside: its input
+ * (including a carried chain state), model specs, overrides and decisions. A run started with
+ * bad JSON fails at once with {@link InvalidRunInputError}; it never spins.
+ *
+ * Workflow-safe: no I/O.
+ */
+import type { HandoffDecision } from './approvals';
+import {
+  arrayOf,
+  boolean,
+  type Check,
+  either,
+  integer,
+  isRecord,
+  names,
+  nonEmptyString,
+  nullable,
+  number,
+  oneOf,
+  recordOf,
+  shape,
+  shown,
+  string,
+} from './check';
+import { InvalidRunInputError } from './errors';
+import { approvalPolicyCheck, approvalRuleCheck, RUN_OPTION_KEYS, runOptionProblems } from './options';
+import type { HandoffRunInput } from './run';
+
+const object: Check = (v, key) => (isRecord(v) ? [] : [`"${key}" must be an object, got ${shown(v)}`]);
+
+const scriptedStep: Check = shape(
+  {
+    text: string,
+    toolCalls: arrayOf(shape({ name: nonEmptyString, arguments: object }), 'tool calls {name, arguments}'),
+    handoff: shape({ to: nonEmptyString, message: string }),
+    failAttempts: integer(0, 100),
+    delayMs: integer(0, 3_600_000),
+    usage: shape({ inputTokens: integer(0, Number.MAX_SAFE_INTEGER), outputTokens: integer(0, Number.MAX_SAFE_INTEGER) }),
+  },
+  ['text', 'toolCalls', 'handoff', 'failAttempts', 'delayMs', 'usage'],
+);
+
+const openaiSpec = shape(
+  {
+    provider: oneOf(['openai']),
+    model: nonEmptyString,
+    settings: shape(
+      { temperature: number(0, 2), maxTokens: integer(1), baseURL: nonEmptyString, timeoutMs: integer(1, 3_600_000) },
+      ['temperature', 'maxTokens', 'baseURL', 'timeoutMs'],
+    ),
+  },
+  ['settings'],
+);
+
+const scriptedSpec = shape({
+  provider: oneOf(['scripted']),
+  model: nonEmptyString,
+  steps: arrayOf(scriptedStep, 'scripted steps'),
+  rules: arrayOf(shape({ whenIncludes: string, reply: scriptedStep }), 'scripted rules {whenIncludes, reply}'),
+  requireAllSteps: boolean,
+});
+
+/** Problems with a model spec: `openai(...)` or `scripted(...)`, as data. */
+export const modelSpecCheck: Check = (v, key) => {
+  if (!isRecord(v)) return [`"${key}" must be a model spec: openai(...) or scripted(...), got ${shown(v)}`];
+  if (v.provider === 'openai') return openaiSpec(v, key);
+  if (v.provider === 'scripted') {
+    const problems = scriptedSpec(v, key);
+    (Array.isArray(v.steps) ? v.steps : []).forEach((step, i) => {
+      if (isRecord(step) && step.text === undefined && step.toolCalls === undefined && step.handoff === undefined) {
+        problems.push(`"${key}.steps[${i}]" needs text, toolCalls or handoff`);
+      }
+    });
+    return problems;
+  }
+  return [`"${key}.provider": unknown model provider ${shown(v.provider)} (valid: "openai", "scripted")`];
+};
+
+const toolSpec = shape({ name: nonEmptyString, description: string, parameters: object });
+
+const agentSpec = shape(
+  {
+    id: nonEmptyString,
+    name: string,
+    description: string,
+    instructions: string,
+    model: modelSpecCheck,
+    tools: arrayOf(toolSpec, 'tool specs'),
+    handoffs: names,
+    handoffTool: toolSpec,
+    approval: approvalPolicyCheck,
+  },
+  ['handoffTool', 'approval'],
+);
+
+const teamSpec = shape({ agents: recordOf(agentSpec), approvals: arrayOf(approvalRuleCheck, 'approval rules'), hasHandoffListeners: boolean });
+
+const toolCall = shape({ id: string, name: string, arguments: string });
+
+const chatMessage: Check = (v, key) => {
+  if (!isRecord(v)) return [`"${key}" must be a chat message, got ${shown(v)}`];
+  switch (v.role) {
+    case 'system':
+    case 'user':
+      return shape({ role: string, content: string })(v, key);
+    case 'assistant':
+      return shape({ role: string, content: nullable(string), toolCalls: arrayOf(toolCall, 'tool calls') }, ['toolCalls'])(v, key);
+    case 'tool':
+      return shape({ role: string, toolCallId: string, content: string })(v, key);
+    default:
+      return [`"${key}.role" must be "system", "user", "assistant" or "tool", got ${shown(v.role)}`];
+  }
+};
+
+const count = integer(0, Number.MAX_SAFE_INTEGER);
+const isoTime: Check = (v, key) => (typeof v === 'string' && !Number.isNaN(Date.parse(v)) ? [] : [`"${key}" must be an ISO 8601 time, got ${shown(v)}`]);
+
+const approvalRecord = shape(
+  {
+    handoffId: nonEmptyString,
+    outcome: oneOf(['approved', 'rejected', 'timed_out']),
+    approver: string,
+    comment: string,
+    reason: string,
+    requestedAt: isoTime,
+    decidedAt: isoTime,
+    via: oneOf(['signal', 'update', 'timeout']),
+    onTimeout: oneOf(['reject', 'approve', 'fail']),
+    timeout: either(string, count),
+  },
+  ['approver', 'comment', 'reason', 'onTimeout', 'timeout'],
+);
+
+const pendingApproval = shape(
+  {
+    handoffId: nonEmptyString,
+    from: nonEmptyString,
+    to: nonEmptyString,
+    message: string,
+    requestedAt: isoTime,
+    expiresAt: isoTime,
+    approvers: names,
+    timeout: either(string, count),
+    onTimeout: oneOf(['reject', 'approve', 'fail']),
+  },
+  ['expiresAt', 'approvers', 'timeout'],
+);
+
+const handoffRecord = shape(
+  { from: nonEmptyString, to: nonEmptyString, message: string, timestamp: isoTime, turn: count, approval: approvalRecord },
+  ['approval'],
+);
+
+const usage = shape({ inputTokens: count, outputTokens: count, totalTokens: count, modelCalls: count, toolCalls: count });
+
+const modelResponse = shape(
+  { content: nullable(string), toolCalls: arrayOf(toolCall, 'tool calls'), usage: shape({ inputTokens: count, outputTokens: count }), model: string },
+);
+
+const openTurn = shape({
+  calls: arrayOf(toolCall, 'tool calls'),
+  results: arrayOf((v, key) => (Array.isArray(v) && v.length === 2 && v.every((x) => typeof x === 'string') ? [] : [`"${key}" must be [callId, result]`]), 'pairs'),
+  handoffCallId: string,
+  handoff: shape({ kind: oneOf(['handoff']), from: nonEmptyString, to: nonEmptyString, message: string }),
+  handoffId: nonEmptyString,
+});
+
+const resolvedOptions: Check = (v, key) => {
+  const problems = runOptionProblems(v, key);
+  if (problems.length > 0 || !isRecord(v)) return problems;
+  // Options carried from runs of older versions may lack options added since; defaults fill them.
+  const required = ['maxHandoffs', 'maxTurns', 'onInvalidHandoff', 'maxInvalidHandoffRetries', 'modelTimeout', 'toolTimeout', 'retry', 'approvals', 'continueAsNewAfterEvents'];
+  return required.filter((k) => v[k] === undefined).map((k) => `"${key}.${k}" is missing (resolved options have ${RUN_OPTION_KEYS.join(', ')})`);
+};
+
+const chainStateShape = shape(
+  {
+    team: teamSpec,
+    options: resolvedOptions,
+    agentId: nonEmptyString,
+    messages: arrayOf(chatMessage, 'chat messages'),
+    chain: arrayOf(handoffRecord, 'handoff records'),
+    usage,
+    turns: count,
+    activationTurns: count,
+    invalidHandoffs: count,
+    callCounts: recordOf(count),
+    emptyOutputs: count,
+    openTurn,
+    pendingResponse: modelResponse,
+    approvals: shape({ pending: arrayOf(pendingApproval, 'waiting approvals'), decided: arrayOf(approvalRecord, 'approval records') }),
+    continuedRuns: count,
+    replayOf: shape({ workflowId: string, runId: string, from: string }),
+  },
+  ['emptyOutputs', 'openTurn', 'pendingResponse', 'replayOf'],
+);
+
+/** Problems with a carried chain state, the references between its parts included. */
+export const chainStateCheck: Check = (v, key) => {
+  const problems = chainStateShape(v, key);
+  if (problems.length > 0 || !isRecord(v)) return problems;
+  const agents = (v.team as { agents: Record<string, unknown> }).agents;
+  if (!(String(v.agentId) in agents)) problems.push(`"${key}.agentId" ${shown(v.agentId)} is not in the team (${Object.keys(agents).join(', ')})`);
+  return problems;
+};
+
+const INPUT_FIELDS = ['agent', 'input', 'options', 'resume'];
+
+/** Check a `handoffRun` input; throws {@link InvalidRunInputError} naming every problem. */
+export function validateRunInput(value: unknown): HandoffRunInput {
+  if (!isRecord(value)) {
+    throw new InvalidRunInputError([`input must be an object {"agent": string, "input": string, "options"?: object}, got ${shown(value)}`]);
+  }
+  const problems: string[] = [];
+  if (typeof value.agent !== 'string' || value.agent.length === 0) problems.push(`"agent" must be a non-empty string, got ${shown(value.agent)}`);
+  if (typeof value.input !== 'string') problems.push(`"input" must be a string, got ${shown(value.input)}`);
+  if (value.options !== undefined) problems.push(...runOptionProblems(value.options));
+  if (value.resume !== undefined) problems.push(...chainStateCheck(value.resume, 'resume').map((p) => `${p} ("resume" is set by baton when a chain continues; leave it out)`));
+  const extra = Object.keys(value).filter((k) => !INPUT_FIELDS.includes(k));
+  if (extra.length > 0) problems.push(`unknown field(s) ${extra.map((k) => `"${k}"`).join(', ')} (valid: agent, input, options)`);
+  if (problems.length > 0) throw new InvalidRunInputError(problems);
+  return value as unknown as HandoffRunInput;
+}
+
+/** Problems with overrides `{options?, models?}`; `agents` are the team's ids, when known. */
+export function overrideProblems(value: unknown, agents?: readonly string[]): string[] {
+  const problems = shape({ options: object, models: recordOf(modelSpecCheck) }, ['options', 'models'])(value, 'overrides');
+  if (!isRecord(value)) return problems;
+  if (value.options !== undefined) problems.push(...runOptionProblems(value.options, 'overrides.options'));
+  if (agents && isRecord(value.models)) {
+    for (const id of Object.keys(value.models)) {
+      if (!agents.includes(id)) problems.push(`"overrides.models.${id}": "${id}" is not in the team (${agents.join(', ')})`);
+    }
+  }
+  return problems;
+}
+
+/** Problems with a decision on a waiting handoff, before looking at what waits. */
+export function decisionProblems(value: unknown): string[] {
+  return shape(
+    { handoffId: nonEmptyString, approver: nonEmptyString, decision: oneOf(['approve', 'reject']), comment: string, reason: string },
+    ['comment', 'reason'],
+  )(value, 'decision');
+}
+
+/** A decision as the workflow stores it: a valid one, or the problems that refuse it. */
+export function readDecision(value: unknown): { decision: HandoffDecision } | { problems: string[] } {
+  const problems = decisionProblems(value);
+  return problems.length > 0 ? { problems } : { decision: value as HandoffDecision };
+}

@@ -1,0 +1,104 @@
+/**
+ * Models as data: specs, the Chat Completions conversation, and what the `callModel` activity
+ * takes and returns. Plain JSON, recorded in history; workflow-safe (no I/O).
+ */
+
+/** JSON Schema of a tool's parameters, as sent to the model. */
+export type JsonSchema = Record<string, unknown>;
+
+/** A model, declared as data; the `callModel` activity resolves the provider. */
+export type ModelSpec = OpenAIModelSpec | ScriptedModelSpec;
+
+/** A model served by any OpenAI-compatible Chat Completions endpoint. */
+export interface OpenAIModelSpec {
+  provider: 'openai';
+  /** Model name, e.g. `gpt-4o-mini`. */
+  model: string;
+  settings?: OpenAIModelSettings;
+}
+
+/** Non-secret settings of an OpenAI model. The API key never goes into a spec: it stays in the worker. */
+export interface OpenAIModelSettings {
+  temperature?: number;
+  maxTokens?: number;
+  /** Endpoint; overrides `OPENAI_BASE_URL`. */
+  baseURL?: string;
+  /** Per-request timeout of the HTTP call in milliseconds. @default 60000 */
+  timeoutMs?: number;
+}
+
+/** A deterministic model declared as data: ordered steps, then rules on the latest input. */
+export interface ScriptedModelSpec {
+  provider: 'scripted';
+  /** Display name in the audit and the UI. @default "scripted" */
+  model: string;
+  /** Answers for this agent's 1st, 2nd, … model call in a run, in order. */
+  steps: ScriptedStep[];
+  /** Answers chosen by the latest message once the steps are used up; the first match wins. */
+  rules: ScriptedRule[];
+  /** Fail a run that ends with steps left over ({@link UnconsumedScriptStepsError}). @default true */
+  requireAllSteps: boolean;
+}
+
+/** One scripted model answer. */
+export interface ScriptedStep {
+  /** Plain text answer (ends the agent's turn when there are no tool calls). */
+  text?: string;
+  /** Tool calls to make, `arguments` as an object. */
+  toolCalls?: { name: string; arguments: Record<string, unknown> }[];
+  /** Sugar for a `handoff` tool call. */
+  handoff?: { to: string; message: string };
+  /** Fail this many activity attempts with a retryable error before answering. */
+  failAttempts?: number;
+  /** Wait this long (ms) before answering, as a real model would. */
+  delayMs?: number;
+  /** Reported token usage. @default derived from text lengths */
+  usage?: { inputTokens: number; outputTokens: number };
+}
+
+/** A scripted answer chosen by the content of the latest user or tool message. */
+export interface ScriptedRule {
+  /** Case-insensitive substring that the latest user or tool message must contain; empty matches all. */
+  whenIncludes: string;
+  reply: ScriptedStep;
+}
+
+/** A tool as the model sees it. */
+export interface ToolSpec {
+  name: string;
+  description: string;
+  parameters: JsonSchema;
+}
+
+/** A tool call requested by the model. `arguments` is the raw JSON text the model produced. */
+export interface ToolCall {
+  id: string;
+  name: string;
+  arguments: string;
+}
+
+/** A conversation message in the Chat Completions shape. */
+export type ChatMessage =
+  | { role: 'system'; content: string }
+  | { role: 'user'; content: string }
+  | { role: 'assistant'; content: string | null; toolCalls?: ToolCall[] }
+  | { role: 'tool'; toolCallId: string; content: string };
+
+/** Input of the `callModel` activity. */
+export interface CallModelInput {
+  agentId: string;
+  model: ModelSpec;
+  messages: ChatMessage[];
+  tools: ToolSpec[];
+  /** How many model calls this agent has had before in this run (0-based); scripted models use it. */
+  callIndex: number;
+}
+
+/** What a model answered. */
+export interface ModelResponse {
+  content: string | null;
+  toolCalls: ToolCall[];
+  usage: { inputTokens: number; outputTokens: number };
+  /** The model that answered, as the provider reports it. */
+  model: string;
+}

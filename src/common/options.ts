@@ -1,0 +1,201 @@
+/**
+ * Run options: one descriptor per option (default, check, doc), from which the option types,
+ * validation, resolution and the list of valid keys derive. Adding an option is one entry here.
+ * Shared by the client (refuse before starting) and the workflow (fail a run another program
+ * started with bad JSON).
+ *
+ * Workflow-safe: no I/O.
+ */
+import type { ActivityOptions, Duration } from '@temporalio/common';
+import type { ApprovalRule } from './approvals';
+import { arrayOf, boolean, type Check, duration, durationMs, integer, isRecord, names, number, oneOf, shape, shown } from './check';
+
+/** What to do when a model names a handoff target that does not exist or is not allowed. */
+export const InvalidHandoffPolicy = {
+  /** Fail the run with `HandoffTargetNotFoundError`. */
+  FAIL: 'fail',
+  /** Answer the model with a tool error listing the valid targets, a bounded number of times. */
+  RETRY: 'retry',
+} as const;
+export type InvalidHandoffPolicy = (typeof InvalidHandoffPolicy)[keyof typeof InvalidHandoffPolicy];
+
+/** What to do when a model ends its turn with an empty answer and no tool call. */
+export const EmptyOutputPolicy = {
+  /** Tell the model its answer was empty and ask once more; a second empty answer fails with `EmptyOutputError`. */
+  RETRY: 'retry',
+  /** Accept `""` as the answer. */
+  ACCEPT: 'accept',
+} as const;
+export type EmptyOutputPolicy = (typeof EmptyOutputPolicy)[keyof typeof EmptyOutputPolicy];
+
+/** Retry settings for model and tool activities. */
+export interface RetryOptions {
+  /** @default "1 second" */
+  initialInterval?: string | number;
+  /** @default 2 */
+  backoffCoefficient?: number;
+  /** Never below `initialInterval`. @default "1 minute" */
+  maximumInterval?: string | number;
+  /** Attempts including the first. @default 5 */
+  maximumAttempts?: number;
+}
+
+/** Retry policy of model and tool activities unless the run overrides it. */
+export const DEFAULT_RETRY: Required<RetryOptions> = {
+  initialInterval: '1 second',
+  backoffCoefficient: 2,
+  maximumInterval: '1 minute',
+  maximumAttempts: 5,
+};
+
+/** Fewest events after which `continueAsNewAfterEvents` may continue a run (0 switches it off). */
+export const MIN_CONTINUE_AS_NEW_EVENTS = 20;
+
+interface Descriptor<Input, Resolved> {
+  default: Resolved;
+  check: Check;
+  /** One line for help texts. */
+  doc: string;
+  resolve?: (value: Input) => Resolved;
+}
+
+const option = <Input, Resolved = Input>(d: Descriptor<Input, Resolved>) => d;
+
+const retryCheck: Check = (v, key) => {
+  const problems = shape(
+    { initialInterval: duration, backoffCoefficient: number(1, 100), maximumInterval: duration, maximumAttempts: integer(1, 1000) },
+    ['initialInterval', 'backoffCoefficient', 'maximumInterval', 'maximumAttempts'],
+  )(v, key);
+  if (problems.length > 0 || !isRecord(v)) return problems;
+  const initial = durationMs(v.initialInterval ?? DEFAULT_RETRY.initialInterval)!;
+  const maximum = durationMs(v.maximumInterval ?? DEFAULT_RETRY.maximumInterval)!;
+  return maximum < initial ? [`"${key}.maximumInterval" (${shown(v.maximumInterval ?? DEFAULT_RETRY.maximumInterval)}) must not be below "${key}.initialInterval" (${shown(v.initialInterval ?? DEFAULT_RETRY.initialInterval)})`] : [];
+};
+
+/** Checks of an approval policy's fields, shared by agents, team rules and run rules. */
+export const APPROVAL_POLICY_FIELDS = {
+  required: boolean,
+  approvers: names,
+  timeout: duration,
+  onTimeout: oneOf(['reject', 'approve', 'fail']),
+};
+const POLICY_KEYS = Object.keys(APPROVAL_POLICY_FIELDS);
+
+/** Problems with an approval policy (`{required?, approvers?, timeout?, onTimeout?}`). */
+export const approvalPolicyCheck: Check = shape(APPROVAL_POLICY_FIELDS, POLICY_KEYS);
+
+/** Problems with an approval rule: a policy for handoffs into `to`, or only from `from` to `to`. */
+export const approvalRuleCheck: Check = shape(
+  { ...APPROVAL_POLICY_FIELDS, from: oneOfNames(), to: oneOfNames() },
+  [...POLICY_KEYS, 'from'],
+);
+
+function oneOfNames(): Check {
+  return (v, key) => (typeof v === 'string' && v !== '' ? [] : [`"${key}" must name an agent, got ${shown(v)}`]);
+}
+
+const continueAsNewCheck: Check = (v, key) =>
+  v === 0 ? [] : integer(MIN_CONTINUE_AS_NEW_EVENTS, 50_000)(v, key).map((p) => `${p} (or 0 to continue only when Temporal suggests it)`);
+
+/**
+ * Every run option. Each field is optional in {@link RunOptions}; {@link resolveRunOptions} fills
+ * the defaults.
+ */
+export const RUN_OPTIONS = {
+  /** Handoffs allowed in the run. @default 10 */
+  maxHandoffs: option<number>({ default: 10, check: integer(0), doc: 'handoffs allowed in the run' }),
+  /** Model turns allowed in one activation of an agent. @default 10 */
+  maxTurns: option<number>({ default: 10, check: integer(1), doc: 'model turns allowed in one activation of an agent' }),
+  /** A handoff to an unknown or disallowed target: fail the run, or tell the model and let it retry. @default "fail" */
+  onInvalidHandoff: option<InvalidHandoffPolicy>({ default: 'fail', check: oneOf(['fail', 'retry']), doc: 'fail or retry an invalid handoff target' }),
+  /** With `onInvalidHandoff: 'retry'`: invalid handoffs answered before the run fails. @default 2 */
+  maxInvalidHandoffRetries: option<number>({ default: 2, check: integer(0), doc: 'invalid handoffs answered before failing' }),
+  /** An empty final answer: ask the model once more, then fail with `EmptyOutputError`; or accept it. @default "retry" */
+  onEmptyOutput: option<EmptyOutputPolicy>({ default: 'retry', check: oneOf(['retry', 'accept']), doc: 'retry once or accept an empty answer' }),
+  /** Per-attempt timeout of a model call, e.g. `"2 minutes"` or milliseconds. @default "2 minutes" */
+  modelTimeout: option<string | number>({ default: '2 minutes', check: duration, doc: 'per-attempt timeout of a model call' }),
+  /** Per-attempt timeout of a tool call. @default "5 minutes" */
+  toolTimeout: option<string | number>({ default: '5 minutes', check: duration, doc: 'per-attempt timeout of a tool call' }),
+  /**
+   * How long a model or tool call may go without a heartbeat before Temporal retries it elsewhere:
+   * how fast a call on a crashed worker is retried. @default "10 seconds"
+   */
+  heartbeatTimeout: option<string | number>({ default: '10 seconds', check: duration, doc: 'retry a call on a dead worker after this' }),
+  /** Retry policy of model and tool calls. */
+  retry: option<RetryOptions, Required<RetryOptions>>({
+    default: DEFAULT_RETRY,
+    check: retryCheck,
+    doc: 'retry policy of model and tool calls',
+    resolve: (r) => ({ ...DEFAULT_RETRY, ...r }),
+  }),
+  /** Approval rules for this run; they take precedence over the team's. */
+  approvals: option<ApprovalRule[]>({ default: [], check: arrayOf(approvalRuleCheck, 'approval rules {to, from?, required?, approvers?, timeout?, onTimeout?}'), doc: 'approval rules for this run' }),
+  /**
+   * Continue as new once the run's history has this many events (besides whenever Temporal
+   * suggests it), carrying the chain's state into a fresh run. 0 means only when suggested;
+   * otherwise at least 20.
+   * @default 0
+   */
+  continueAsNewAfterEvents: option<number>({ default: 0, check: continueAsNewCheck, doc: 'continue as new after this many events' }),
+};
+
+type Options = typeof RUN_OPTIONS;
+type InputOf<D> = D extends Descriptor<infer I, infer _R> ? I : never;
+type ResolvedOf<D> = D extends Descriptor<infer _I, infer R> ? R : never;
+
+/** Options of one run. Every field is optional; see {@link RUN_OPTIONS} for each one and its default. */
+export type RunOptions = { [K in keyof Options]?: InputOf<Options[K]> };
+
+/** {@link RunOptions} with every default applied. */
+export type ResolvedRunOptions = { [K in keyof Options]: ResolvedOf<Options[K]> };
+
+/** The names of the run options. */
+export const RUN_OPTION_KEYS = Object.keys(RUN_OPTIONS) as (keyof RunOptions)[];
+
+/** Problems with run options, each naming the option and what would be valid. */
+export function runOptionProblems(options: unknown, key = 'options'): string[] {
+  if (!isRecord(options)) return [`"${key}" must be an object, got ${shown(options)}`];
+  const problems = Object.keys(options)
+    .filter((k) => !(k in RUN_OPTIONS))
+    .map((k) => `unknown option "${k}" (valid: ${RUN_OPTION_KEYS.join(', ')})`);
+  for (const k of RUN_OPTION_KEYS) {
+    if (options[k] !== undefined) problems.push(...RUN_OPTIONS[k].check(options[k], k));
+  }
+  return problems;
+}
+
+/** Apply defaults to validated options. */
+export function resolveRunOptions(options: RunOptions = {}): ResolvedRunOptions {
+  const resolved: Record<string, unknown> = {};
+  for (const k of RUN_OPTION_KEYS) {
+    const d = RUN_OPTIONS[k] as unknown as Descriptor<unknown, unknown>;
+    const value = options[k];
+    resolved[k] = value === undefined ? structuredCopy(d.default) : d.resolve ? d.resolve(value) : value;
+  }
+  return resolved as ResolvedRunOptions;
+}
+
+function structuredCopy<T>(value: T): T {
+  return typeof value === 'object' && value !== null ? (JSON.parse(JSON.stringify(value)) as T) : value;
+}
+
+/** Activity options of model calls for a run. */
+export function modelActivityOptions(o: ResolvedRunOptions, nonRetryableErrorTypes: readonly string[]): ActivityOptions {
+  return callActivityOptions(o, o.modelTimeout, nonRetryableErrorTypes);
+}
+
+/** Activity options of tool calls for a run. */
+export function toolActivityOptions(o: ResolvedRunOptions, nonRetryableErrorTypes: readonly string[]): ActivityOptions {
+  return callActivityOptions(o, o.toolTimeout, nonRetryableErrorTypes);
+}
+
+function callActivityOptions(o: ResolvedRunOptions, timeout: string | number, nonRetryableErrorTypes: readonly string[]): ActivityOptions {
+  // Options of chains started before `heartbeatTimeout` existed have none.
+  const heartbeat = o.heartbeatTimeout ?? RUN_OPTIONS.heartbeatTimeout.default;
+  return {
+    startToCloseTimeout: timeout as Duration,
+    // A heartbeat timeout longer than the call's own timeout would never fire.
+    heartbeatTimeout: Math.min(durationMs(heartbeat) ?? 10_000, durationMs(timeout) ?? Infinity),
+    retry: { ...o.retry, nonRetryableErrorTypes: [...nonRetryableErrorTypes] } as ActivityOptions['retry'],
+  };
+}

@@ -1,0 +1,99 @@
+/**
+ * One chain as other programs see it: the `handoffRun` input and result, the handoff records, the
+ * status and usage. Plain JSON; workflow-safe (no I/O).
+ */
+import type { ApprovalRecord, PendingApproval } from './approvals';
+import type { ModelSpec } from './model';
+import type { RunOptions } from './options';
+import type { ChainState } from './state';
+
+/** Tokens and calls spent by a run. */
+export interface Usage {
+  inputTokens: number;
+  outputTokens: number;
+  totalTokens: number;
+  modelCalls: number;
+  toolCalls: number;
+}
+
+/** A handoff that happened, as recorded in the chain. */
+export interface HandoffRecord {
+  from: string;
+  to: string;
+  message: string;
+  /** Workflow time of the handoff, ISO 8601. */
+  timestamp: string;
+  /** The model turn of the chain (1-based) in which the handoff was requested. */
+  turn: number;
+  /** How the handoff was approved, when it needed approval. */
+  approval?: ApprovalRecord;
+}
+
+/** The answer a tool call got, as the model saw it. */
+export interface ToolResultRecord {
+  toolCallId: string;
+  name: string;
+  content: string;
+}
+
+/**
+ * A handoff as history records it: the value of the `batonHandoff` memo (each upsert is a
+ * `WorkflowPropertiesModified` event) and the input of the hook activity.
+ */
+export interface RecordHandoffInput {
+  handoff: HandoffRecord;
+  /** 1-based position of this handoff in the chain. */
+  index: number;
+  /** What every tool call of the handoff's turn was answered, the handoff and any ignored ones included. */
+  toolResults: ToolResultRecord[];
+}
+
+/** What `baton.override` (the `overrideRun` signal) and a replay change in a run. */
+export interface RunOverrides {
+  /** Run options to replace (limits, timeouts, retry, approvals). */
+  options?: RunOptions;
+  /** Models to use from now on, by agent id. */
+  models?: Record<string, ModelSpec>;
+}
+
+/** Input of the `handoffRun` workflow: plain JSON, so any Temporal client can start a chain. */
+export interface HandoffRunInput {
+  agent: string;
+  input: string;
+  options?: RunOptions;
+  /**
+   * The chain to continue: set by the workflow when it continues as new, and by `baton.replay`
+   * with overrides. Other callers leave it out.
+   */
+  resume?: ChainState;
+}
+
+/** Result of the `handoffRun` workflow. */
+export interface HandoffRunResult {
+  output: string;
+  finalAgent: string;
+  handoffChain: HandoffRecord[];
+  usage: Usage;
+}
+
+/** What the `status` query answers. */
+export interface RunStatus {
+  status: BatonStatus;
+  currentAgent: string;
+  handoffs: number;
+  turns: number;
+  pendingApprovals: PendingApproval[];
+}
+
+/** Values of the `BatonStatus` search attribute: what is true of the run that carries it. */
+export const BatonStatus = {
+  RUNNING: 'running',
+  AWAITING_APPROVAL: 'awaiting_approval',
+  COMPLETED: 'completed',
+  FAILED: 'failed',
+  /** The run was cancelled. */
+  CANCELLED: 'cancelled',
+  /** The run handed the chain to a new run of the same workflow id (continue-as-new). */
+  CONTINUED_AS_NEW: 'continued_as_new',
+} as const;
+export type BatonStatus = (typeof BatonStatus)[keyof typeof BatonStatus];

@@ -1,0 +1,58 @@
+/**
+ * The state of a chain: what the loop works on, what continue-as-new carries into the next run,
+ * and what a replay rebuilds from history. Plain JSON; workflow-safe (no I/O).
+ */
+import type { ApprovalRecord, PendingApproval } from './approvals';
+import type { ChatMessage, ModelResponse, ToolCall } from './model';
+import type { ResolvedRunOptions } from './options';
+import type { HandoffRecord, Usage } from './run';
+import type { TeamSpec } from './team';
+
+/** A turn interrupted while its handoff waits for approval. */
+export interface OpenTurn {
+  /** Every tool call of the turn, in the model's order. */
+  calls: ToolCall[];
+  /** Answers already known, by tool call id (everything but the handoff call). */
+  results: [string, string][];
+  handoffCallId: string;
+  handoff: { kind: 'handoff'; from: string; to: string; message: string };
+  handoffId: string;
+}
+
+/** The state of a chain: everything the loop needs to go on. */
+export interface ChainState {
+  team: TeamSpec;
+  options: ResolvedRunOptions;
+  /** The agent working now. */
+  agentId: string;
+  /** Its conversation. */
+  messages: ChatMessage[];
+  chain: HandoffRecord[];
+  usage: Usage;
+  /** Model turns in the whole chain, across runs. */
+  turns: number;
+  /** Model turns of the current activation of the agent. */
+  activationTurns: number;
+  /** Invalid handoffs answered so far (`onInvalidHandoff: 'retry'`). */
+  invalidHandoffs: number;
+  /** Model calls per agent in the chain (scripted models answer by it). */
+  callCounts: Record<string, number>;
+  /** Empty answers the current activation has been asked to redo (`onEmptyOutput: 'retry'`). */
+  emptyOutputs?: number;
+  openTurn?: OpenTurn;
+  /** A model answer to act on before the next model call (set by a replay that resumes after it). */
+  pendingResponse?: ModelResponse;
+  approvals: { pending: PendingApproval[]; decided: ApprovalRecord[] };
+  /** Runs before this one. */
+  continuedRuns: number;
+  /** Set when this chain continues another run through a replay. */
+  replayOf?: ReplayOrigin;
+}
+
+/** The run a replayed chain continues, and from where. */
+export interface ReplayOrigin {
+  workflowId: string;
+  runId: string;
+  /** `failed callModel`, `failed runTool`, `last step` or `handoff N`. */
+  from: string;
+}

@@ -1,0 +1,171 @@
+/**
+ * The effects port: every Temporal command the chain issues (activities, memo, search attributes,
+ * timers, `patched()`) goes through {@link ChainEffects}, so the loop runs on fake effects in unit
+ * tests and on {@link temporalEffects} in a workflow.
+ */
+import { ActivityFailure, ApplicationFailure, TimeoutFailure } from '@temporalio/common';
+import {
+  CancellationScope,
+  condition,
+  isCancellation,
+  log,
+  patched,
+  proxyActivities,
+  sleep,
+  upsertMemo,
+  upsertSearchAttributes,
+  uuid4,
+  workflowInfo,
+} from '@temporalio/workflow';
+import type { BatonActivities } from '../../activities';
+import { BATON_ERROR_TYPES, ModelCallFailedError, NON_RETRYABLE_ERROR_TYPES, ToolExecutionError } from '../../src/common/errors';
+import { BatonAgent, BatonHandoffs, BatonStatusAttribute, HANDOFF_MEMO, Patches } from '../../src/common/messages';
+import type { CallModelInput, ModelResponse } from '../../src/common/model';
+import { modelActivityOptions, type ResolvedRunOptions, toolActivityOptions } from '../../src/common/options';
+import { BatonStatus, type RecordHandoffInput } from '../../src/common/run';
+import type { RunToolInput, RunToolResult, TeamSpec } from '../../src/common/team';
+
+/** A durable timer the chain can stop waiting for. */
+export interface Timer {
+  readonly fired: boolean;
+  cancel(): void;
+}
+
+/** Everything the chain does to the world, and what it reads from it. */
+export interface ChainEffects {
+  readonly workflowId: string;
+  /** Workflow time, ms. */
+  now(): number;
+  /** A new id, deterministic on replay. */
+  newId(): string;
+  /** The team snapshot, recorded in history as the chain's first step. */
+  loadTeam(): Promise<TeamSpec>;
+  /** The search attributes of a chain that starts at `agent`. */
+  startRun(agent: string): void;
+  /** One model turn; a call that keeps failing throws `ModelCallFailedError`. */
+  callModel(input: CallModelInput, options: ResolvedRunOptions): Promise<ModelResponse>;
+  /** One tool call; a call that keeps failing throws `ToolExecutionError`. */
+  runTool(input: RunToolInput, options: ResolvedRunOptions): Promise<RunToolResult>;
+  /** Put a handoff on the record and run the `agent_handoff` hooks. */
+  recordHandoff(entry: RecordHandoffInput, team: TeamSpec): Promise<void>;
+  /** Publish memo fields (each upsert is an event in history). */
+  publish(memo: Record<string, unknown>): void;
+  /** The `BatonAgent` and `BatonHandoffs` search attributes. */
+  setAgent(agent: string, handoffs: number): void;
+  /** The run's status: the `status` query and the `BatonStatus` search attribute. */
+  setStatus(status: BatonStatus): void;
+  readonly status: BatonStatus;
+  /** Resolve once `ready()` holds. */
+  condition(ready: () => boolean): Promise<void>;
+  /** Start a durable timer of `ms`. */
+  timer(ms: number): Timer;
+  /** Whether the run should hand over to a fresh one now: Temporal suggests it, or history has `afterEvents` events (0: never). */
+  shouldContinueAsNew(afterEvents: number): boolean;
+}
+
+/**
+ * The effects of a `handoffRun` workflow. `v2` is the {@link Patches.RUN_V2} decision, made once
+ * when the run starts.
+ */
+export function temporalEffects(v2: boolean): ChainEffects {
+  let status: BatonStatus = BatonStatus.RUNNING;
+  return {
+    workflowId: workflowInfo().workflowId,
+    now: () => Date.now(),
+    newId: () => uuid4(),
+    loadTeam() {
+      const { loadTeam } = proxyActivities<BatonActivities>({ startToCloseTimeout: '30 seconds', retry: { maximumAttempts: 5 }, summary: 'team snapshot' });
+      return loadTeam();
+    },
+    startRun(agent) {
+      upsertSearchAttributes([
+        { key: BatonAgent, value: agent },
+        { key: BatonStatusAttribute, value: BatonStatus.RUNNING },
+        { key: BatonHandoffs, value: 0 },
+      ]);
+    },
+    async callModel(input, options) {
+      const { callModel } = proxyActivities<BatonActivities>({ ...modelActivityOptions(options, NON_RETRYABLE_ERROR_TYPES), summary: input.agentId });
+      try {
+        return await callModel(input);
+      } catch (err) {
+        throw activityError(err, (reason) => new ModelCallFailedError(input.agentId, reason));
+      }
+    },
+    async runTool(input, options) {
+      const { runTool } = proxyActivities<BatonActivities>({ ...toolActivityOptions(options, NON_RETRYABLE_ERROR_TYPES), summary: `${input.agentId}: tool` });
+      try {
+        return await runTool(input);
+      } catch (err) {
+        throw activityError(err, (reason) => new ToolExecutionError(input.agentId, input.call.name, reason));
+      }
+    },
+    async recordHandoff(entry, team) {
+      const activities = proxyActivities<BatonActivities>({
+        startToCloseTimeout: '1 minute',
+        retry: { maximumAttempts: 3 },
+        summary: `${entry.handoff.from} → ${entry.handoff.to}`,
+      });
+      let hooks: ((input: RecordHandoffInput) => Promise<void>) | undefined = activities.recordHandoff;
+      if (v2 || patched(Patches.HANDOFF_RECORD_IN_MEMO)) {
+        // The memo upsert is the history record; an activity only when there are hooks to run.
+        upsertMemo({ [HANDOFF_MEMO]: entry });
+        hooks = team.hasHandoffListeners ? activities.runHandoffHooks : undefined;
+      }
+      try {
+        await hooks?.(entry);
+      } catch (err) {
+        // Hooks observe the chain; a hook that keeps failing must not stop it.
+        log.warn('agent_handoff hook failed', { error: String(err), handoff: entry.handoff });
+      }
+    },
+    publish: (memo) => upsertMemo(memo),
+    setAgent(agent, handoffs) {
+      upsertSearchAttributes([
+        { key: BatonAgent, value: agent },
+        { key: BatonHandoffs, value: handoffs },
+      ]);
+    },
+    setStatus(next) {
+      status = next;
+      upsertSearchAttributes([{ key: BatonStatusAttribute, value: next }]);
+    },
+    get status() {
+      return status;
+    },
+    condition: (ready) => condition(ready),
+    timer(ms) {
+      const scope = new CancellationScope();
+      let fired = false;
+      void scope
+        .run(() => sleep(ms))
+        .then(
+          () => (fired = true),
+          (err: unknown) => {
+            if (!isCancellation(err)) throw err;
+          },
+        );
+      return {
+        get fired() {
+          return fired;
+        },
+        cancel: () => {
+          if (!fired) scope.cancel();
+        },
+      };
+    },
+    shouldContinueAsNew(afterEvents) {
+      const info = workflowInfo();
+      return info.continueAsNewSuggested || (afterEvents > 0 && info.historyLength >= afterEvents);
+    },
+  };
+}
+
+/** Keep baton's own typed failures; wrap anything else that outlived its retries. */
+function activityError(err: unknown, wrap: (reason: string) => Error): unknown {
+  if (!(err instanceof ActivityFailure)) return err;
+  const cause = err.cause;
+  if (cause instanceof ApplicationFailure && cause.type && BATON_ERROR_TYPES.includes(cause.type)) return cause;
+  if (cause instanceof TimeoutFailure) return wrap(`timed out (${cause.timeoutType})`);
+  return wrap(cause?.message ?? err.message);
+}

@@ -1,0 +1,172 @@
+/**
+ * The chain's state and its one writer: {@link reduce} folds {@link ChainEvent}s into a
+ * {@link ChainState}. The loop applies events as they happen; a replay rebuilds the state of a
+ * failed run by folding the events its history recorded through the same function.
+ *
+ * Pure: no Temporal API, no I/O.
+ */
+import type { ApprovalRecord, PendingApproval } from '../../src/common/approvals';
+import { AgentNotFoundError } from '../../src/common/errors';
+import type { ChatMessage, ModelResponse } from '../../src/common/model';
+import { resolveRunOptions, type ResolvedRunOptions } from '../../src/common/options';
+import type { HandoffRecord, HandoffRunResult, RunOverrides, ToolResultRecord, Usage } from '../../src/common/run';
+import type { ChainState, OpenTurn } from '../../src/common/state';
+import type { AgentSpec, TeamSpec } from '../../src/common/team';
+
+/** Something that happened to a chain. */
+export type ChainEvent =
+  /** A model turn of the current agent starts (counted before the call). */
+  | { type: 'turn_started' }
+  /** The model answered: usage, and its message in the conversation. */
+  | { type: 'model_responded'; response: ModelResponse }
+  /** Tool calls of the turn ran as activities. */
+  | { type: 'tools_ran'; count: number }
+  /** The turn waits for a decision on its handoff. */
+  | { type: 'turn_opened'; turn: OpenTurn }
+  /** Every tool call of the turn got its answer, in the model's order. */
+  | { type: 'turn_closed'; results: ToolResultRecord[] }
+  /** A handoff happened: the target takes over with the message as its new conversation. */
+  | { type: 'handed_off'; record: HandoffRecord }
+  | { type: 'invalid_handoff_answered' }
+  /** An empty answer was sent back to the model with this message. */
+  | { type: 'empty_output_answered'; message: string }
+  | { type: 'approval_requested'; pending: PendingApproval }
+  | { type: 'approval_decided'; record: ApprovalRecord }
+  | { type: 'overridden'; overrides: RunOverrides };
+
+const NO_USAGE: Usage = { inputTokens: 0, outputTokens: 0, totalTokens: 0, modelCalls: 0, toolCalls: 0 };
+
+/** A new chain: `agentId` starts with `input`. */
+export function startChain(team: TeamSpec, agentId: string, input: string, options: ResolvedRunOptions): ChainState {
+  const agent = agentOf(team, agentId);
+  return {
+    team,
+    options,
+    agentId,
+    messages: conversationFor(agent, input),
+    chain: [],
+    usage: { ...NO_USAGE },
+    turns: 0,
+    activationTurns: 0,
+    invalidHandoffs: 0,
+    callCounts: {},
+    emptyOutputs: 0,
+    approvals: { pending: [], decided: [] },
+    continuedRuns: 0,
+  };
+}
+
+/** The state with `event` applied. */
+export function reduce(s: ChainState, event: ChainEvent): ChainState {
+  switch (event.type) {
+    case 'turn_started':
+      return {
+        ...s,
+        turns: s.turns + 1,
+        activationTurns: s.activationTurns + 1,
+        callCounts: { ...s.callCounts, [s.agentId]: (s.callCounts[s.agentId] ?? 0) + 1 },
+      };
+    case 'model_responded': {
+      const { response } = event;
+      const { inputTokens, outputTokens } = response.usage;
+      const message: ChatMessage = {
+        role: 'assistant',
+        content: response.content,
+        ...(response.toolCalls.length > 0 ? { toolCalls: response.toolCalls } : {}),
+      };
+      const { pendingResponse: _taken, ...rest } = s;
+      return {
+        ...rest,
+        messages: [...s.messages, message],
+        usage: {
+          ...s.usage,
+          modelCalls: s.usage.modelCalls + 1,
+          inputTokens: s.usage.inputTokens + inputTokens,
+          outputTokens: s.usage.outputTokens + outputTokens,
+          totalTokens: s.usage.totalTokens + inputTokens + outputTokens,
+        },
+      };
+    }
+    case 'tools_ran':
+      return { ...s, usage: { ...s.usage, toolCalls: s.usage.toolCalls + event.count } };
+    case 'turn_opened':
+      return { ...s, openTurn: event.turn };
+    case 'turn_closed': {
+      const { openTurn: _closed, ...rest } = s;
+      const answers = event.results.map((r): ChatMessage => ({ role: 'tool', toolCallId: r.toolCallId, content: r.content }));
+      return { ...rest, messages: [...s.messages, ...answers] };
+    }
+    case 'handed_off': {
+      const target = agentOf(s.team, event.record.to);
+      return { ...s, chain: [...s.chain, event.record], agentId: target.id, activationTurns: 0, emptyOutputs: 0, messages: conversationFor(target, event.record.message) };
+    }
+    case 'invalid_handoff_answered':
+      return { ...s, invalidHandoffs: s.invalidHandoffs + 1 };
+    case 'empty_output_answered':
+      return { ...s, emptyOutputs: (s.emptyOutputs ?? 0) + 1, messages: [...s.messages, { role: 'user', content: event.message }] };
+    case 'approval_requested':
+      return { ...s, approvals: { ...s.approvals, pending: [...s.approvals.pending, event.pending] } };
+    case 'approval_decided':
+      return {
+        ...s,
+        approvals: {
+          pending: s.approvals.pending.filter((p) => p.handoffId !== event.record.handoffId),
+          decided: [...s.approvals.decided, event.record],
+        },
+      };
+    case 'overridden':
+      return applyOverrides(s, event.overrides);
+  }
+}
+
+/**
+ * Overrides applied: options replaced from now on, models swapped by agent. Validate them first
+ * (`overrideProblems`); an unknown agent here is a defect.
+ */
+export function applyOverrides(s: ChainState, o: RunOverrides): ChainState {
+  const options = o.options ? resolveRunOptions({ ...s.options, ...o.options }) : s.options;
+  let team = s.team;
+  for (const [id, model] of Object.entries(o.models ?? {})) {
+    const agent = agentOf(team, id);
+    team = { ...team, agents: { ...team.agents, [id]: { ...agent, model } } };
+  }
+  return { ...s, options, team };
+}
+
+/** What continue-as-new carries into the next run. */
+export function carryOver(s: ChainState): ChainState {
+  const { replayOf: _origin, pendingResponse: _none, ...rest } = s;
+  return { ...rest, continuedRuns: s.continuedRuns + 1 };
+}
+
+/** The agent working now. */
+export function currentAgent(s: ChainState): AgentSpec {
+  return agentOf(s.team, s.agentId);
+}
+
+/** What `handoffRun` returns when `output` ends the chain. */
+export function resultOf(s: ChainState, output: string): HandoffRunResult {
+  return { output, finalAgent: s.agentId, handoffChain: s.chain, usage: s.usage };
+}
+
+export function agentOf(team: TeamSpec, id: string): AgentSpec {
+  const agent = team.agents[id];
+  if (!agent) throw new AgentNotFoundError(id, Object.keys(team.agents));
+  return agent;
+}
+
+function conversationFor(agent: AgentSpec, input: string): ChatMessage[] {
+  return [
+    { role: 'system', content: agent.instructions },
+    { role: 'user', content: input },
+  ];
+}
+
+/** The chain's current state, shared by the loop, the approval desk and the queries. */
+export class Chain {
+  constructor(public state: ChainState) {}
+
+  apply(event: ChainEvent): void {
+    this.state = reduce(this.state, event);
+  }
+}

@@ -1,0 +1,65 @@
+/**
+ * Controls of a chain, as guards asked at named points of the loop. A guard answers
+ * {@link Verdict}s: go on, wait for approval, tell the model something and let it try again, or
+ * fail the run with a typed error. A new control is a new guard, not a new branch in the loop.
+ *
+ * Deterministic: guards read the chain state and decide; they issue no commands.
+ */
+import type { ApprovalPolicy } from '../../src/common/approvals';
+import type { BatonError } from '../../src/common/errors';
+import type { HandoffResult } from '../../src/common/handoff';
+import type { ModelResponse } from '../../src/common/model';
+import type { ChainState } from '../../src/common/state';
+import type { ChainEvent } from '../chain/state';
+
+export type Verdict =
+  | { kind: 'continue' }
+  /** Before a handoff: it waits for a person's decision under this policy. */
+  | { kind: 'wait'; policy: ApprovalPolicy }
+  /** Tell the model `message` (the handoff call's answer, or a user message after an answer) and let it go on; `event` records the try. */
+  | { kind: 'retry'; message: string; event: ChainEvent }
+  | { kind: 'fail'; error: BatonError };
+
+export const CONTINUE: Verdict = { kind: 'continue' };
+
+/** A control of the chain; each point it does not implement answers `continue`. */
+export interface Guard {
+  readonly name: string;
+  /** Before each model call of the current agent. */
+  beforeModelCall?(state: ChainState): Verdict;
+  /** After each model answer, before its tools run. */
+  afterModelResponse?(state: ChainState, response: ModelResponse): Verdict;
+  /** Before a handoff goes ahead. */
+  beforeHandoff?(state: ChainState, handoff: HandoffResult): Verdict;
+  /** When an agent answers without tool calls, before the answer ends the chain. */
+  onFinish?(state: ChainState, output: string): Verdict;
+}
+
+/** The guards of a run, asked in order; the first answer other than `continue` counts. */
+export class Guards {
+  constructor(readonly list: readonly Guard[]) {}
+
+  beforeModelCall(state: ChainState): Verdict {
+    return this.first((g) => g.beforeModelCall?.(state));
+  }
+
+  afterModelResponse(state: ChainState, response: ModelResponse): Verdict {
+    return this.first((g) => g.afterModelResponse?.(state, response));
+  }
+
+  beforeHandoff(state: ChainState, handoff: HandoffResult): Verdict {
+    return this.first((g) => g.beforeHandoff?.(state, handoff));
+  }
+
+  onFinish(state: ChainState, output: string): Verdict {
+    return this.first((g) => g.onFinish?.(state, output));
+  }
+
+  private first(ask: (g: Guard) => Verdict | undefined): Verdict {
+    for (const guard of this.list) {
+      const verdict = ask(guard);
+      if (verdict && verdict.kind !== 'continue') return verdict;
+    }
+    return CONTINUE;
+  }
+}

@@ -1,0 +1,39 @@
+/**
+ * The limits of a chain: model turns per activation, handoffs per chain, and how many invalid
+ * handoff targets the model may be told about before the run fails.
+ */
+import { invalidTargetAnswer } from '../../src/common/answers';
+import { HandoffTargetNotFoundError, MaxHandoffsExceededError, MaxTurnsExceededError } from '../../src/common/errors';
+import { CONTINUE, type Guard } from './guard';
+
+/** `maxTurns`: an activation of an agent that neither answers nor hands off in time fails the run. */
+export const turnLimitGuard: Guard = {
+  name: 'maxTurns',
+  beforeModelCall(s) {
+    const limit = s.options.maxTurns;
+    return s.activationTurns >= limit ? { kind: 'fail', error: new MaxTurnsExceededError(s.agentId, limit) } : CONTINUE;
+  },
+};
+
+/**
+ * A handoff to a target the agent may not hand off to fails the run (`HandoffTargetNotFoundError`),
+ * or with `onInvalidHandoff: 'retry'` is answered with the valid targets up to
+ * `maxInvalidHandoffRetries` times; past `maxHandoffs` the run fails (`MaxHandoffsExceededError`).
+ */
+export const handoffLimitGuard: Guard = {
+  name: 'handoffs',
+  beforeHandoff(s, h) {
+    const from = s.team.agents[h.from];
+    const allowed = from?.handoffs ?? [];
+    if (!allowed.includes(h.to) || !s.team.agents[h.to]) {
+      const error = new HandoffTargetNotFoundError(h.from, h.to, allowed);
+      if (s.options.onInvalidHandoff !== 'retry' || s.invalidHandoffs >= s.options.maxInvalidHandoffRetries) return { kind: 'fail', error };
+      const toolName = from?.handoffTool?.name ?? 'handoff';
+      return { kind: 'retry', message: invalidTargetAnswer(error.message, toolName, allowed), event: { type: 'invalid_handoff_answered' } };
+    }
+    if (s.chain.length >= s.options.maxHandoffs) {
+      return { kind: 'fail', error: new MaxHandoffsExceededError(s.options.maxHandoffs, s.chain, { from: h.from, to: h.to }) };
+    }
+    return CONTINUE;
+  },
+};

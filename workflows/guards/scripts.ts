@@ -1,0 +1,15 @@
+/** Scripted models: a chain that ends with scripted steps unused fails (`requireAllSteps`). */
+import { UnconsumedScriptStepsError } from '../../src/common/errors';
+import { CONTINUE, type Guard } from './guard';
+
+export const scriptGuard: Guard = {
+  name: 'scriptedSteps',
+  onFinish(s) {
+    const unconsumed: Record<string, number> = {};
+    for (const [id, calls] of Object.entries(s.callCounts)) {
+      const model = s.team.agents[id]?.model;
+      if (model?.provider === 'scripted' && model.requireAllSteps && model.steps.length > calls) unconsumed[id] = model.steps.length - calls;
+    }
+    return Object.keys(unconsumed).length > 0 ? { kind: 'fail', error: new UnconsumedScriptStepsError(unconsumed) } : CONTINUE;
+  },
+};
