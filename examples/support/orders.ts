@@ -1,4 +1,9 @@
-/** An in-memory order system standing in for the shop's real one. */
+/**
+ * An in-memory order system standing in for the shop's real one. Each worker process starts from
+ * this catalogue; the money paid back is in the refund ledger (`ledger.ts`), which survives it.
+ */
+
+/** An order of the shop. */
 export interface Order {
   orderId: string;
   customer: string;
@@ -7,10 +12,9 @@ export interface Order {
   status: 'delivered' | 'shipped' | 'refunded';
 }
 
+/** The shop's orders by id. */
 export const orders = new Map<string, Order>([
   ['1042', { orderId: '1042', customer: 'Ada', item: 'Ceramic teapot', amount: 59.9, status: 'delivered' }],
   ['1043', { orderId: '1043', customer: 'Lin', item: 'Espresso cups (4)', amount: 24.5, status: 'shipped' }],
 ]);
 
-/** Refunds by idempotency key: a retried `issueRefund` returns the first refund instead of paying twice. */
-export const refunds = new Map<string, { refundId: string; orderId: string; amount: number }>();

@@ -4,7 +4,8 @@
  */
 import { z } from 'zod';
 import { defineAgent, defineTool, openai, scripted, Team, ToolError, type ScriptedRule } from '../../src';
-import { orders, refunds } from './orders';
+import { RefundLedger } from './ledger';
+import { orders } from './orders';
 
 const model = (rules: ScriptedRule[]) =>
   process.env.OPENAI_API_KEY ? openai(process.env.BATON_MODEL ?? 'gpt-4o-mini') : scripted({ model: 'scripted-support', rules });
@@ -20,18 +21,23 @@ export const lookupOrder = defineTool({
   },
 });
 
+/**
+ * Refunds a delivered order once per tool call: the refund ledger is keyed by the call's idempotency
+ * key and kept on disk (`BATON_EXAMPLE_DATA`), so an attempt retried after a worker crash, on this
+ * worker or another, returns the refund the first attempt issued instead of paying twice.
+ */
 export const issueRefund = defineTool({
   name: 'issueRefund',
   description: 'Refund a delivered order in full',
   parameters: z.object({ orderId: z.string(), reason: z.string() }),
-  execute: ({ orderId }, { idempotencyKey }) => {
-    const earlier = refunds.get(idempotencyKey);
+  execute: ({ orderId, reason }, { idempotencyKey }) => {
+    const ledger = new RefundLedger();
+    const earlier = ledger.get(idempotencyKey);
     if (earlier) return earlier;
     const order = orders.get(orderId);
     if (!order) throw new ToolError(`no order ${orderId}`);
     if (order.status !== 'delivered') throw new ToolError(`order ${orderId} is ${order.status}; only delivered orders can be refunded`);
-    const refund = { refundId: `R-${orderId}-${refunds.size + 1}`, orderId, amount: order.amount };
-    refunds.set(idempotencyKey, refund);
+    const { refund } = ledger.issueOnce(idempotencyKey, { orderId, amount: order.amount, reason });
     order.status = 'refunded';
     return refund;
   },
@@ -44,7 +50,17 @@ export const triage = defineAgent({
   instructions:
     'You are the first contact of a shop. Work out what the customer needs and hand off to refunds, sales or tech. ' +
     'Put the order id and the problem in your handoff message.',
+  // The first matching rule answers. A refused handoff comes back as a tool message that names
+  // refunds, so those answers come before the rule that asks for a refund.
   model: model([
+    {
+      whenIncludes: 'The handoff to refunds was rejected',
+      reply: { text: 'I am sorry: our refunds team declined this refund, so I cannot issue it. Reply here if you would like a person to look at it again.' },
+    },
+    {
+      whenIncludes: 'The handoff to refunds was not approved in time',
+      reply: { text: 'Our refunds team could not approve your refund in time. Your request is noted, and someone will get back to you within one business day.' },
+    },
     { whenIncludes: 'refund', reply: { handoff: { to: 'refunds', message: 'Customer wants a refund for order 1042: it arrived broken.' } } },
     { whenIncludes: 'buy', reply: { handoff: { to: 'sales', message: 'Customer wants to buy something.' } } },
     { whenIncludes: '', reply: { handoff: { to: 'tech', message: 'Customer has a technical question.' } } },
@@ -61,7 +77,9 @@ export const refundsAgent = defineAgent({
     'Hand back to triage for anything that is not a refund.',
   model: model([
     { whenIncludes: '"status":"delivered"', reply: { toolCalls: [{ name: 'issueRefund', arguments: { orderId: '1042', reason: 'arrived broken' } }] } },
+    { whenIncludes: '"status":"refunded"', reply: { text: 'Order 1042 has already been refunded: the money is on its way.' } },
     { whenIncludes: 'refundId', reply: { text: 'Your refund of $59.90 for order 1042 is on its way: expect it within 3-5 business days.' } },
+    { whenIncludes: 'only delivered orders can be refunded', reply: { text: 'Order 1042 cannot be refunded: only delivered orders can.' } },
     { whenIncludes: 'order 1042', reply: { toolCalls: [{ name: 'lookupOrder', arguments: { orderId: '1042' } }] } },
     { whenIncludes: '', reply: { text: 'I could not find that order; could you send its number?' } },
   ]),
