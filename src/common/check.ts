@@ -72,6 +72,14 @@ export function durationMs(value: unknown): number | undefined {
 export const duration: Check = (v, key) =>
   durationMs(v) !== undefined ? [] : [`"${key}" must be a positive duration up to a year, such as "30 seconds" or a number of milliseconds, got ${shown(v)}`];
 
+/** A duration of at least `minMs`: a timeout shorter than that is a mistake, not a limit. */
+export function durationAtLeast(minMs: number, example: string): Check {
+  return (v, key) => {
+    const ms = durationMs(v);
+    return ms !== undefined && ms >= minMs ? [] : [`"${key}" must be a duration from ${example} up to a year, such as "30 seconds" or a number of milliseconds, got ${shown(v)}`];
+  };
+}
+
 /** An array whose items pass `item`. */
 export function arrayOf(item: Check, what: string): Check {
   return (v, key) => (Array.isArray(v) ? v.flatMap((x, i) => item(x, `${key}[${i}]`)) : [`"${key}" must be an array of ${what}, got ${shown(v)}`]);

@@ -8,7 +8,7 @@
  */
 import type { ActivityOptions, Duration } from '@temporalio/common';
 import type { ApprovalRule } from './approvals';
-import { arrayOf, boolean, type Check, duration, durationMs, integer, isRecord, names, number, oneOf, shape, shown } from './check';
+import { arrayOf, boolean, type Check, duration, durationAtLeast, durationMs, integer, isRecord, names, number, oneOf, shape, shown } from './check';
 
 /** What to do when a model names a handoff target that does not exist or is not allowed. */
 export const InvalidHandoffPolicy = {
@@ -76,7 +76,7 @@ const retryCheck: Check = (v, key) => {
 export const APPROVAL_POLICY_FIELDS = {
   required: boolean,
   approvers: names,
-  timeout: duration,
+  timeout: durationAtLeast(1000, '1 second'),
   onTimeout: oneOf(['reject', 'approve', 'fail']),
 };
 const POLICY_KEYS = Object.keys(APPROVAL_POLICY_FIELDS);
@@ -93,6 +93,9 @@ export const approvalRuleCheck: Check = shape(
 function oneOfNames(): Check {
   return (v, key) => (typeof v === 'string' && v !== '' ? [] : [`"${key}" must name an agent, got ${shown(v)}`]);
 }
+
+/** Timeouts of model and tool calls: a second at least, or no call could ever finish. */
+const callTimeout = durationAtLeast(1000, '1 second');
 
 const continueAsNewCheck: Check = (v, key) =>
   v === 0 ? [] : integer(MIN_CONTINUE_AS_NEW_EVENTS, 50_000)(v, key).map((p) => `${p} (or 0 to continue only when Temporal suggests it)`);
@@ -113,14 +116,14 @@ export const RUN_OPTIONS = {
   /** An empty final answer: ask the model once more, then fail with `EmptyOutputError`; or accept it. @default "retry" */
   onEmptyOutput: option<EmptyOutputPolicy>({ default: 'retry', check: oneOf(['retry', 'accept']), doc: 'retry once or accept an empty answer' }),
   /** Per-attempt timeout of a model call, e.g. `"2 minutes"` or milliseconds. @default "2 minutes" */
-  modelTimeout: option<string | number>({ default: '2 minutes', check: duration, doc: 'per-attempt timeout of a model call' }),
+  modelTimeout: option<string | number>({ default: '2 minutes', check: callTimeout, doc: 'per-attempt timeout of a model call' }),
   /** Per-attempt timeout of a tool call. @default "5 minutes" */
-  toolTimeout: option<string | number>({ default: '5 minutes', check: duration, doc: 'per-attempt timeout of a tool call' }),
+  toolTimeout: option<string | number>({ default: '5 minutes', check: callTimeout, doc: 'per-attempt timeout of a tool call' }),
   /**
    * How long a model or tool call may go without a heartbeat before Temporal retries it elsewhere:
    * how fast a call on a crashed worker is retried. @default "10 seconds"
    */
-  heartbeatTimeout: option<string | number>({ default: '10 seconds', check: duration, doc: 'retry a call on a dead worker after this' }),
+  heartbeatTimeout: option<string | number>({ default: '10 seconds', check: callTimeout, doc: 'retry a call on a dead worker after this' }),
   /** Retry policy of model and tool calls. */
   retry: option<RetryOptions, Required<RetryOptions>>({
     default: DEFAULT_RETRY,

@@ -163,7 +163,8 @@ export function temporalEffects(v2: boolean): ChainEffects {
 
 /** Keep baton's own typed failures; wrap anything else that outlived its retries. */
 function activityError(err: unknown, wrap: (reason: string) => Error): unknown {
-  if (!(err instanceof ActivityFailure)) return err;
+  // A cancelled run cancels its calls; that is the run's cancellation, not a failing call.
+  if (!(err instanceof ActivityFailure) || isCancellation(err)) return err;
   const cause = err.cause;
   if (cause instanceof ApplicationFailure && cause.type && BATON_ERROR_TYPES.includes(cause.type)) return cause;
   if (cause instanceof TimeoutFailure) return wrap(`timed out (${cause.timeoutType})`);

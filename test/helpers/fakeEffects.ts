@@ -1,0 +1,134 @@
+import { ToolExecutionError } from '../../src/common/errors';
+import type { CallModelInput, ModelResponse, ToolCall } from '../../src/common/model';
+import { resolveRunOptions, type RunOptions } from '../../src/common/options';
+import { BatonStatus, type RecordHandoffInput } from '../../src/common/run';
+import type { AgentSpec, RunToolInput, RunToolResult, TeamSpec } from '../../src/common/team';
+import { ApprovalDesk } from '../../workflows/chain/desk';
+import type { ChainEffects, Timer } from '../../workflows/chain/effects';
+import { Chain, startChain } from '../../workflows/chain/state';
+import { defaultGuards } from '../../workflows/guards';
+import type { ChainRun } from '../../workflows/loop';
+
+/** One model answer, as the fake model gives it. */
+export type FakeAnswer = string | { calls: { name: string; args: Record<string, unknown> }[]; text?: string };
+
+/** Effects in memory: a scripted model per agent, tools by name, and a log of every command. */
+export class FakeEffects implements ChainEffects {
+  readonly workflowId = 'wf-fake';
+  /** Every command, in order: `callModel a`, `runTool a lookup`, `memo …`, `agent b 1`, `status …`, `timer 60000`, … */
+  readonly log: string[] = [];
+  readonly modelInputs: CallModelInput[] = [];
+  readonly handoffs: RecordHandoffInput[] = [];
+  readonly memos: Record<string, unknown>[] = [];
+  status: BatonStatus = BatonStatus.RUNNING;
+  clock = Date.parse('2026-01-01T00:00:00.000Z');
+  continueAsNew = false;
+  private ids = 0;
+  private readonly timers: { ms: number; fired: boolean; cancelled: boolean }[] = [];
+
+  constructor(
+    private readonly answers: Record<string, FakeAnswer[]>,
+    private readonly tools: Record<string, (args: Record<string, unknown>, key: string) => string> = {},
+  ) {}
+
+  now = () => this.clock;
+  newId = () => `id-${++this.ids}`;
+  loadTeam = async (): Promise<TeamSpec> => {
+    throw new Error('the fake chain starts from a team given to it');
+  };
+  startRun = (agent: string) => void this.log.push(`start ${agent}`);
+
+  async callModel(input: CallModelInput): Promise<ModelResponse> {
+    this.log.push(`callModel ${input.agentId}`);
+    this.modelInputs.push(structuredClone(input));
+    const answer = this.answers[input.agentId]?.[input.callIndex];
+    if (answer === undefined) throw new Error(`no answer ${input.callIndex + 1} for ${input.agentId}`);
+    const calls: ToolCall[] = typeof answer === 'string' ? [] : answer.calls.map((c, i) => ({ id: `c${input.callIndex}-${i}`, name: c.name, arguments: JSON.stringify(c.args) }));
+    const content = typeof answer === 'string' ? answer : (answer.text ?? null);
+    return { content, toolCalls: calls, usage: { inputTokens: 10, outputTokens: 5 }, model: 'fake' };
+  }
+
+  async runTool(input: RunToolInput): Promise<RunToolResult> {
+    this.log.push(`runTool ${input.agentId} ${input.call.name}`);
+    const tool = this.tools[input.call.name];
+    if (!tool) throw new ToolExecutionError(input.agentId, input.call.name, 'no such fake tool');
+    return { ok: true, content: tool(JSON.parse(input.call.arguments) as Record<string, unknown>, input.idempotencyKey) };
+  }
+
+  async recordHandoff(entry: RecordHandoffInput): Promise<void> {
+    this.log.push(`handoff ${entry.handoff.from}>${entry.handoff.to}`);
+    this.handoffs.push(entry);
+  }
+
+  publish(memo: Record<string, unknown>): void {
+    const event = memo.batonApprovalEvent as { type?: string } | undefined;
+    this.log.push(`memo ${event?.type ?? Object.keys(memo).join(',')}`);
+    this.memos.push(structuredClone(memo));
+  }
+
+  setAgent(agent: string, handoffs: number): void {
+    this.log.push(`agent ${agent} ${handoffs}`);
+  }
+
+  setStatus(status: BatonStatus): void {
+    this.status = status;
+    this.log.push(`status ${status}`);
+  }
+
+  async condition(ready: () => boolean): Promise<void> {
+    while (!ready()) await new Promise((r) => setTimeout(r, 0));
+  }
+
+  timer(ms: number): Timer {
+    const t = { ms, fired: false, cancelled: false };
+    this.timers.push(t);
+    this.log.push(`timer ${ms}`);
+    return {
+      get fired() {
+        return t.fired;
+      },
+      cancel: () => {
+        if (!t.fired && !t.cancelled) this.log.push('cancel timer');
+        t.cancelled = true;
+      },
+    };
+  }
+
+  /** Fire the newest timer that is still running. */
+  fireTimer(): void {
+    const t = this.timers.filter((x) => !x.fired && !x.cancelled).at(-1);
+    if (!t) throw new Error('no timer is running');
+    this.clock += t.ms;
+    t.fired = true;
+  }
+
+  shouldContinueAsNew(): boolean {
+    return this.continueAsNew;
+  }
+}
+
+/** An agent spec for unit tests: handoffs to `handoffs`, tools by name. */
+export function agentSpec(id: string, extra: Partial<AgentSpec> & { toolNames?: string[] } = {}): AgentSpec {
+  const { toolNames = [], ...rest } = extra;
+  const handoffs = rest.handoffs ?? [];
+  return {
+    id,
+    name: id,
+    description: id,
+    instructions: `You are ${id}.`,
+    model: { provider: 'scripted', model: 'fake', steps: [], rules: [], requireAllSteps: false },
+    tools: toolNames.map((name) => ({ name, description: name, parameters: { type: 'object' } })),
+    handoffs,
+    ...(handoffs.length > 0 ? { handoffTool: { name: 'handoff', description: 'hand off', parameters: { type: 'object' } } } : {}),
+    ...rest,
+  };
+}
+
+/** A chain run on fake effects, starting at `start` with `input`. */
+export function fakeRun(agents: AgentSpec[], effects: FakeEffects, options: RunOptions = {}, start = agents[0]!.id, input = 'go'): ChainRun {
+  const team: TeamSpec = { agents: Object.fromEntries(agents.map((a) => [a.id, a])), approvals: [], hasHandoffListeners: false };
+  const chain = new Chain(startChain(team, start, input, resolveRunOptions(options)));
+  const desk = new ApprovalDesk(effects);
+  desk.attach(chain);
+  return { chain, effects, guards: defaultGuards({ emptyOutputCheck: true }), desk };
+}
