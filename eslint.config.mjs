@@ -18,6 +18,30 @@ export default tseslint.config(
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       '@typescript-eslint/no-require-imports': 'off',
       'import-x/no-cycle': 'error',
+      // Imports point down: common ← agents/models/payloads ← activities/workflows ← worker/client/audit/devserver ← server/cli.
+      'import-x/no-restricted-paths': [
+        'error',
+        {
+          zones: [
+            { target: './src/common', from: ['./src/agents', './src/models', './src/payloads', './src/client', './src/worker', './src/audit', './src/devserver', './src/cli', './src/server', './activities', './workflows'], message: 'src/common is the bottom layer: it imports nothing of baton above it.' },
+            {
+              target: ['./src/agents', './src/models', './src/payloads'],
+              from: ['./src/client', './src/worker', './src/audit', './src/devserver', './src/cli', './src/server', './activities', './workflows'],
+              message: 'agents, models and payloads import only src/common and each other.',
+            },
+            {
+              target: './activities',
+              from: ['./src/client', './src/worker', './src/audit', './src/devserver', './src/cli', './src/server', './workflows'],
+              message: 'Activities import only the layers below them.',
+            },
+            {
+              target: ['./src/client', './src/worker', './src/audit', './src/devserver'],
+              from: ['./src/cli', './src/server'],
+              message: 'The library does not import its surfaces (CLI, HTTP service).',
+            },
+          ],
+        },
+      ],
     },
   },
   {
