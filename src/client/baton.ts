@@ -3,12 +3,14 @@ import { ApplicationFailure, type Client, type WorkflowHandle, WorkflowFailedErr
 import type { handoffRun } from '../../workflows';
 import { validateRunInput } from '../common/input';
 import { ApprovalRefusedError, errorFromFailure, UserError } from '../common/errors';
+import { overrideProblems } from '../common/input';
 import {
   BatonAgent,
   BatonHandoffs,
   BatonStatusAttribute,
   chainQuery,
   decideHandoffUpdate,
+  overrideRunSignal,
   DEFAULT_TASK_QUEUE,
   PENDING_MEMO,
   pendingApprovalsQuery,
@@ -22,6 +24,7 @@ import {
   type HandoffRunResult,
   type PendingApproval,
   type RunOptions,
+  type RunOverrides,
   type RunStatus,
 } from '../common/types';
 import type { AuditChain } from '../audit/chain';
@@ -182,6 +185,18 @@ export class Baton {
    */
   replay(workflowId: string, options: ReplayOptions = {}): Promise<ReplayStarted> {
     return replayChain(this.client, workflowId, options);
+  }
+
+  /**
+   * Change a running chain's options or models from its next step on (the `overrideRun` signal).
+   * Bad overrides throw here; overrides naming an agent the chain's team lacks are refused by the
+   * run and the refusal is in its audit.
+   * @example await baton.override(workflowId, { options: { maxHandoffs: 20 }, models: { writer: openai('gpt-4o') } })
+   */
+  async override(workflowId: string, overrides: RunOverrides): Promise<void> {
+    const problems = overrideProblems(overrides);
+    if (problems.length > 0) throw new UserError(`Invalid overrides: ${problems.join('; ')}`);
+    await this.getRun(workflowId).handle.signal(overrideRunSignal, overrides);
   }
 
   private async decide(
