@@ -168,6 +168,8 @@ async function handOff(run: ChainRun, step: Extract<Step, { kind: 'handoff' }>):
     ...(step.approval ? { approval: step.approval } : {}),
   };
   chain.apply({ type: 'handed_off', record });
-  effects.setAgent(h.to, chain.state.chain.length);
-  await effects.recordHandoff({ handoff: record, index: chain.state.chain.length, toolResults: step.toolResults }, chain.state.team);
+  const index = chain.state.chain.length;
+  effects.setAgent(h.to, index);
+  const how = step.approval ? ` (${step.approval.outcome === 'approved' ? `approved by ${step.approval.approver}` : 'approved when nobody decided in time'})` : '';
+  await effects.recordHandoff({ summary: `#${index} ${h.from} → ${h.to}${how}`, handoff: record, index, toolResults: step.toolResults }, chain.state.team);
 }

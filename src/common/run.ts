@@ -41,6 +41,12 @@ export interface ToolResultRecord {
  * `WorkflowPropertiesModified` event) and the input of the hook activity.
  */
 export interface RecordHandoffInput {
+  /**
+   * One readable line, `#2 triage → refunds (approved by alice)`: what
+   * `temporal workflow show --detailed` prints as `upsertedMemo.fields.batonHandoff.summary`.
+   * Absent in records written before it existed.
+   */
+  summary?: string;
   handoff: HandoffRecord;
   /** 1-based position of this handoff in the chain. */
   index: number;

@@ -23,6 +23,7 @@ describe('runChain on fake effects', () => {
       { role: 'system', content: 'You are b.' },
       { role: 'user', content: 'facts' },
     ]);
+    expect(effects.handoffs[0]!.summary).toBe('#1 a → b');
     expect(effects.handoffs[0]!.toolResults).toEqual([{ toolCallId: 'c0-0', name: 'handoff', content: 'Handed off to b.' }]);
   });
 
