@@ -25,6 +25,13 @@ export interface OpenAIModelSettings {
   baseURL?: string;
   /** Per-request timeout of the HTTP call in milliseconds. @default 60000 */
   timeoutMs?: number;
+  /**
+   * Stream the answer: the call heartbeats per chunk, a long answer is not cut by `timeoutMs`
+   * (which then bounds the wait for the answer to start and each gap between chunks), and usage is
+   * asked for in the stream. Servers that cannot stream an answer are asked again without streaming.
+   * @default true (or the worker's `OpenAIProvider` option `stream`)
+   */
+  stream?: boolean;
 }
 
 /** A deterministic model declared as data: ordered steps, then rules on the latest input. */

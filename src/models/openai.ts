@@ -1,142 +1,232 @@
 import { ApplicationFailure } from '@temporalio/common';
-import OpenAI, { APIConnectionError, APIError, APIUserAbortError } from 'openai';
-import type { ChatCompletionMessageParam, ChatCompletionTool } from 'openai/resources/chat/completions';
+import OpenAI, { APIError } from 'openai';
+import type { ChatCompletion, ChatCompletionChunk, ChatCompletionCreateParamsNonStreaming } from 'openai/resources/chat/completions';
+import type { Stream } from 'openai/streaming';
 import { ModelRequestError, toApplicationFailure } from '../common/errors';
-import type { CallModelInput, ChatMessage, ModelResponse, OpenAIModelSpec, ToolSpec } from '../common/types';
-import type { ModelCallContext, ModelProvider } from './provider';
+import type { CallModelInput, ModelResponse, OpenAIModelSpec, ToolCall } from '../common/model';
+import { classify, fingerprint, repeatableFailureKey, repeatedFailure, serverAnswer, streamFailure } from './openaiFailures';
+import { chatRequest, normalizeToolCalls } from './openaiMessages';
+import { ChunkAssembly, readChunks } from './openaiStream';
+import { estimateTokens, type ModelCallContext, type ModelProvider } from './provider';
 
-/** Where the OpenAI provider finds its endpoint and key. */
+export { classify, isRetryableStatus, retryAfterMs } from './openaiFailures';
+
+/** Where the OpenAI provider finds its endpoint and key, and whether it streams. */
 export interface OpenAIProviderOptions {
   /** @default process.env.OPENAI_API_KEY */
   apiKey?: string;
   /** @default process.env.OPENAI_BASE_URL, then OpenAI's own */
   baseURL?: string;
-}
-
-/** HTTP statuses worth retrying: timeouts, conflicts, rate limits and server errors. */
-export function isRetryableStatus(status: number): boolean {
-  return status === 408 || status === 409 || status === 429 || status >= 500;
+  /** Stream answers, unless a model's `settings.stream` says otherwise. @default true */
+  stream?: boolean;
 }
 
 /**
- * Chat Completions with tools through the `openai` package. The client's own retries are off:
- * Temporal retries the activity, honouring `Retry-After`, so every attempt is in history.
+ * What the provider heartbeats while it calls: a digest of the request, the chunks streamed so
+ * far, and how the attempt failed. The next attempt reads it as `previousHeartbeat`.
+ */
+export interface OpenAICallProgress {
+  request: string;
+  chunks?: number;
+  failure?: string;
+}
+
+const STREAM_INTERRUPTED = 'stream-interrupted';
+const DEFAULT_TIMEOUT_MS = 60_000;
+
+/** Where one call goes, and what the provider learnt about that endpoint in this worker. */
+interface Endpoint {
+  client: OpenAI;
+  /** The raw body of the latest error answer (the client keeps only its `error` field). */
+  errorBody: { text?: string };
+  key: string;
+  timeoutMs: number;
+}
+
+/**
+ * Chat Completions with tools through the `openai` package, for OpenAI and for servers such as
+ * llama-cpp-python, vLLM and Ollama. Answers stream by default and each chunk heartbeats. The
+ * client's own retries are off: Temporal retries the activity, honouring `Retry-After`, so every
+ * attempt is in history; an answer that blames the request fails at once.
  */
 export class OpenAIProvider implements ModelProvider {
-  readonly #clients = new Map<string, OpenAI>();
+  /** Endpoints (and models) that failed to stream, with or without tools: asked without streaming from then on. */
+  readonly #noStreaming = new Set<string>();
+  /** Endpoints that refused `stream_options`. */
+  readonly #noStreamOptions = new Set<string>();
 
   constructor(private readonly options: OpenAIProviderOptions = {}) {}
 
   async call(input: CallModelInput, context: ModelCallContext): Promise<ModelResponse> {
     const spec = input.model as OpenAIModelSpec;
-    const client = this.client(spec);
+    const endpoint = this.endpoint(spec);
+    const params = chatRequest(spec, input);
+    const progress: OpenAICallProgress = { request: fingerprint(params) };
+    const previous = previousProgress(context.previousHeartbeat, progress.request);
+    context.heartbeat?.(progress);
     try {
-      const completion = await client.chat.completions.create(
-        {
-          model: spec.model,
-          messages: input.messages.map(toOpenAIMessage),
-          ...(input.tools.length > 0 ? { tools: input.tools.map(toOpenAITool) } : {}),
-          ...(spec.settings?.temperature !== undefined ? { temperature: spec.settings.temperature } : {}),
-          ...(spec.settings?.maxTokens !== undefined ? { max_tokens: spec.settings.maxTokens } : {}),
-        },
-        { signal: context.signal },
-      );
-      const message = completion.choices[0]?.message;
-      if (!message) throw ApplicationFailure.retryable('the model answered with no choices', 'ModelEmptyResponse');
-      const toolCalls = (message.tool_calls ?? []).flatMap((c) =>
-        c.type === 'function' ? [{ id: c.id, name: c.function.name, arguments: c.function.arguments }] : [],
-      );
-      return {
-        content: message.content ?? null,
-        toolCalls,
-        usage: {
-          inputTokens: completion.usage?.prompt_tokens ?? 0,
-          outputTokens: completion.usage?.completion_tokens ?? 0,
-        },
-        model: completion.model ?? spec.model,
-      };
+      if (this.streams(spec, endpoint, params, previous)) {
+        const streamed = await this.streamed(endpoint, params, context, progress);
+        if (streamed) return streamed;
+      }
+      return await this.single(endpoint, params, context);
     } catch (err) {
-      throw classify(err);
+      throw this.failure(err, endpoint, context, progress, previous);
     }
   }
 
-  private client(spec: OpenAIModelSpec): OpenAI {
+  private streams(spec: OpenAIModelSpec, endpoint: Endpoint, params: ChatCompletionCreateParamsNonStreaming, previous?: OpenAICallProgress): boolean {
+    if (!(spec.settings?.stream ?? this.options.stream ?? true)) return false;
+    // A stream cut off mid-way is asked for again without streaming, in case the server cannot finish one.
+    if (previous?.failure === STREAM_INTERRUPTED) return false;
+    return !this.#noStreaming.has(endpoint.key) && !(params.tools && this.#noStreaming.has(`${endpoint.key}|tools`));
+  }
+
+  private async single(endpoint: Endpoint, params: ChatCompletionCreateParamsNonStreaming, context: ModelCallContext): Promise<ModelResponse> {
+    endpoint.errorBody.text = undefined;
+    const completion: ChatCompletion = await endpoint.client.chat.completions.create(params, { signal: context.signal });
+    const message = completion.choices?.[0]?.message;
+    if (!message) throw ApplicationFailure.retryable('the model answered with no choices', 'ModelEmptyResponse');
+    const toolCalls = (message.tool_calls ?? []).flatMap((c) => (c.type === 'function' ? [{ id: c.id, name: c.function.name, arguments: c.function.arguments }] : []));
+    const usage = completion.usage ? { inputTokens: completion.usage.prompt_tokens ?? 0, outputTokens: completion.usage.completion_tokens ?? 0 } : undefined;
+    return response(params, message.content ?? null, toolCalls, usage, completion.model);
+  }
+
+  /** The streamed answer, or `undefined` when the server could not stream it and should be asked without streaming. */
+  private async streamed(endpoint: Endpoint, params: ChatCompletionCreateParamsNonStreaming, context: ModelCallContext, progress: OpenAICallProgress): Promise<ModelResponse | undefined> {
+    const controller = new AbortController();
+    const abort = () => controller.abort(context.signal.reason);
+    if (context.signal.aborted) abort();
+    context.signal.addEventListener('abort', abort, { once: true });
+    const assembly = new ChunkAssembly();
+    let stalled = false;
+    let opened = false;
+    try {
+      const stream = await this.openStream(endpoint, params, controller.signal);
+      opened = true;
+      await readChunks(
+        stream,
+        endpoint.timeoutMs,
+        (chunk) => {
+          assembly.add(chunk);
+          context.heartbeat?.({ ...progress, chunks: assembly.chunks });
+        },
+        () => {
+          stalled = true;
+          controller.abort();
+        },
+      );
+    } catch (err) {
+      if (context.signal.aborted) throw context.signal.reason;
+      if (!opened) {
+        if (err instanceof APIError && typeof err.status === 'number' && refusesStreaming(err, endpoint.errorBody.text)) return this.cannotStream(endpoint, params);
+        throw err;
+      }
+      // An error event inside the stream is the server's answer; anything else broke the stream.
+      if (err instanceof APIError) throw err;
+      if (!assembly.received && !stalled) return this.cannotStream(endpoint, params);
+      if (!stalled) throw this.interrupted(context, progress, `the model's stream broke off after ${assembly.chunks} chunk(s): ${String(err)}`);
+    } finally {
+      context.signal.removeEventListener('abort', abort);
+    }
+    // The client ends an aborted stream quietly, so why it ended is read here.
+    if (context.signal.aborted) throw context.signal.reason;
+    if (stalled) throw streamFailure('ModelStreamStalled', `the model's stream sent nothing for ${endpoint.timeoutMs} ms after ${assembly.chunks} chunk(s)`);
+    if (!assembly.finishReason) {
+      if (!assembly.received) return this.cannotStream(endpoint, params);
+      throw this.interrupted(context, progress, `the model's stream ended after ${assembly.chunks} chunk(s) without a finish reason`);
+    }
+    return response(params, assembly.content, assembly.toolCalls, assembly.usage, assembly.model);
+  }
+
+  private async openStream(endpoint: Endpoint, params: ChatCompletionCreateParamsNonStreaming, signal: AbortSignal): Promise<Stream<ChatCompletionChunk>> {
+    const withUsage = !this.#noStreamOptions.has(endpoint.key);
+    endpoint.errorBody.text = undefined;
+    try {
+      return await endpoint.client.chat.completions.create(
+        { ...params, stream: true, ...(withUsage ? { stream_options: { include_usage: true } } : {}) },
+        { signal },
+      );
+    } catch (err) {
+      const refused = err instanceof APIError && typeof err.status === 'number' && /stream_options/.test(`${err.message} ${endpoint.errorBody.text ?? ''}`);
+      if (!withUsage || !refused) throw err;
+      this.#noStreamOptions.add(endpoint.key);
+      return this.openStream(endpoint, params, signal);
+    }
+  }
+
+  private cannotStream(endpoint: Endpoint, params: ChatCompletionCreateParamsNonStreaming): undefined {
+    this.#noStreaming.add(params.tools ? `${endpoint.key}|tools` : endpoint.key);
+    return undefined;
+  }
+
+  private interrupted(context: ModelCallContext, progress: OpenAICallProgress, message: string): ApplicationFailure {
+    context.heartbeat?.({ request: progress.request, failure: STREAM_INTERRUPTED });
+    return streamFailure('ModelStreamInterrupted', message);
+  }
+
+  private failure(err: unknown, endpoint: Endpoint, context: ModelCallContext, progress: OpenAICallProgress, previous?: OpenAICallProgress): unknown {
+    if (context.signal.aborted) return context.signal.reason ?? err;
+    const body = endpoint.errorBody.text;
+    const failure = classify(err, body);
+    const key = failure instanceof ApplicationFailure && !failure.nonRetryable ? repeatableFailureKey(err, body) : undefined;
+    if (!key) return failure;
+    if (previous?.failure === key) return repeatedFailure(err as APIError, body);
+    context.heartbeat?.({ request: progress.request, failure: key });
+    return failure;
+  }
+
+  private endpoint(spec: OpenAIModelSpec): Endpoint {
     const baseURL = spec.settings?.baseURL ?? this.options.baseURL ?? process.env.OPENAI_BASE_URL;
     const apiKey = this.options.apiKey ?? process.env.OPENAI_API_KEY;
     if (!apiKey && !baseURL) {
-      throw toApplicationFailure(
-        new ModelRequestError('OPENAI_API_KEY is not set in the worker (set it, or OPENAI_BASE_URL for a local server)'),
-      );
+      throw toApplicationFailure(new ModelRequestError('OPENAI_API_KEY is not set in the worker (set it, or OPENAI_BASE_URL for a local server)'));
     }
-    const timeout = spec.settings?.timeoutMs ?? 60_000;
-    const key = `${baseURL ?? ''}|${apiKey ?? ''}|${timeout}`;
-    let client = this.#clients.get(key);
-    if (!client) {
+    const timeoutMs = spec.settings?.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    const errorBody: Endpoint['errorBody'] = {};
+    const client = new OpenAI({
       // Local OpenAI-compatible servers often need no key; the client insists on one.
-      client = new OpenAI({ apiKey: apiKey ?? 'unused', baseURL, maxRetries: 0, timeout });
-      this.#clients.set(key, client);
-    }
-    return client;
+      apiKey: apiKey ?? 'unused',
+      baseURL,
+      maxRetries: 0,
+      timeout: timeoutMs,
+      fetch: async (url, init) => {
+        const res = await fetch(url, init);
+        if (!res.ok) errorBody.text = await res.clone().text().catch(() => undefined);
+        return res;
+      },
+    });
+    return { client, errorBody, key: `${client.baseURL}|${spec.model}`, timeoutMs };
   }
 }
 
-/** Turn an error of the `openai` client into a retryable or non-retryable activity failure. */
-export function classify(err: unknown): unknown {
-  if (err instanceof ApplicationFailure) return err;
-  if (err instanceof APIUserAbortError) return err;
-  if (err instanceof APIConnectionError) {
-    return ApplicationFailure.retryable(`model endpoint unreachable: ${err.message}`, 'ModelConnectionError');
-  }
-  if (err instanceof APIError && typeof err.status === 'number') {
-    const text = `model endpoint answered ${err.status}: ${err.message}`;
-    if (isRetryableStatus(err.status)) {
-      return ApplicationFailure.create({
-        message: text,
-        type: 'ModelHttpError',
-        details: [{ status: err.status }],
-        nextRetryDelay: retryAfterMs(err.headers),
-      });
-    }
-    return toApplicationFailure(new ModelRequestError(text, err.status));
-  }
-  return err;
+/** The previous attempt's progress, when it was for this same request. */
+function previousProgress(details: unknown, request: string): OpenAICallProgress | undefined {
+  if (typeof details !== 'object' || details === null) return undefined;
+  const p = details as Partial<OpenAICallProgress>;
+  return p.request === request ? (p as OpenAICallProgress) : undefined;
 }
 
-/** Milliseconds the server asked us to wait (`retry-after-ms`, `retry-after` in seconds or as a date). */
-export function retryAfterMs(headers: Headers | undefined, now = Date.now()): number | undefined {
-  const ms = Number(headers?.get('retry-after-ms'));
-  if (Number.isFinite(ms) && ms > 0) return ms;
-  const value = headers?.get('retry-after');
-  if (!value) return undefined;
-  const seconds = Number(value);
-  if (Number.isFinite(seconds)) return seconds >= 0 ? seconds * 1000 : undefined;
-  const date = Date.parse(value);
-  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
+/** A server answer that says it cannot stream this request (llama-cpp-python: "Automatic streaming tool choice is not supported"). */
+function refusesStreaming(err: APIError, body?: string): boolean {
+  const { message } = serverAnswer(err, body);
+  return /stream/i.test(message) && /not supported|unsupported|not implemented|cannot|can't/i.test(message);
 }
 
-function toOpenAIMessage(m: ChatMessage): ChatCompletionMessageParam {
-  switch (m.role) {
-    case 'assistant':
-      return {
-        role: 'assistant',
-        content: m.content,
-        ...(m.toolCalls && m.toolCalls.length > 0
-          ? {
-              tool_calls: m.toolCalls.map((c) => ({
-                id: c.id,
-                type: 'function' as const,
-                function: { name: c.name, arguments: c.arguments },
-              })),
-            }
-          : {}),
-      };
-    case 'tool':
-      return { role: 'tool', tool_call_id: m.toolCallId, content: m.content };
-    default:
-      return { role: m.role, content: m.content };
-  }
+function response(
+  params: ChatCompletionCreateParamsNonStreaming,
+  content: string | null,
+  calls: ToolCall[],
+  usage: ModelResponse['usage'] | undefined,
+  model: string | undefined,
+): ModelResponse {
+  const toolCalls = normalizeToolCalls(calls);
+  return { content, toolCalls, usage: usage ?? estimatedUsage(params, content, toolCalls), model: model || params.model };
 }
 
-function toOpenAITool(t: ToolSpec): ChatCompletionTool {
-  return { type: 'function', function: { name: t.name, description: t.description, parameters: t.parameters } };
+/** Usage for servers that report none, from the lengths of what was sent and received. */
+function estimatedUsage(params: ChatCompletionCreateParamsNonStreaming, content: string | null, toolCalls: ToolCall[]): ModelResponse['usage'] {
+  const sent = JSON.stringify(params.messages) + (params.tools ? JSON.stringify(params.tools) : '');
+  const received = (content ?? '') + toolCalls.map((c) => c.name + c.arguments).join('');
+  return { inputTokens: estimateTokens(sent), outputTokens: estimateTokens(received) };
 }

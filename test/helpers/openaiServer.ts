@@ -1,11 +1,28 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-/** One scripted HTTP answer of the fake endpoint. */
+/** One scripted HTTP answer of the fake endpoint, with the faults to inject into it. */
 export interface FakeReply {
   status?: number;
   headers?: Record<string, string>;
+  /** A completion (streamed when the request asks for a stream), or an error body (an object, or raw text). */
   body: unknown;
+  /** Wait this long before answering. */
+  delayMs?: number;
+  /** Streamed: wait this long before each chunk. */
+  chunkDelayMs?: number;
+  /** Streamed: close the connection after this many chunks, with no finish reason and no `[DONE]`. */
+  cutAfterChunks?: number;
+  /** Leave usage out, streamed or not. */
+  omitUsage?: boolean;
+}
+
+/** A message as the fake endpoint reads it. */
+export interface FakeMessage {
+  role: string;
+  content?: string | null;
+  tool_calls?: { id: string; type: string; function: { name: string; arguments: string } }[];
+  tool_call_id?: string;
 }
 
 /** A request the fake endpoint received. */
@@ -15,67 +32,87 @@ export interface FakeRequest {
   authorization?: string;
   body: {
     model: string;
-    messages: { role: string; content: string | null; tool_calls?: { id: string }[]; tool_call_id?: string }[];
+    messages: FakeMessage[];
     tools?: { type: string; function: { name: string; description: string; parameters: Record<string, unknown> } }[];
+    tool_choice?: unknown;
+    stream?: boolean;
+    stream_options?: { include_usage?: boolean };
   };
+}
+
+/** How strict the fake endpoint is beyond what every test relies on. */
+export interface FakeServerOptions {
+  /**
+   * Whether a streamed answer may carry tool calls. `false` acts like llama-cpp-python's
+   * `chatml-function-calling` format, which answers such a request with a 500 ("Automatic
+   * streaming tool choice is not supported"). @default true
+   */
+  streamsToolCalls?: boolean;
+}
+
+interface Completion {
+  model: string;
+  choices: { index: number; finish_reason: string; message: FakeMessage }[];
+  usage?: { prompt_tokens: number; completion_tokens: number; total_tokens: number };
 }
 
 let ids = 0;
 
 /** Build Chat Completions answers. */
 export const reply = {
-  text: (content: string): FakeReply => completion({ role: 'assistant', content }),
-  toolCalls: (calls: { name: string; arguments: Record<string, unknown> }[]): FakeReply =>
-    completion({
+  text: (content: string, faults: Omit<FakeReply, 'body'> = {}): FakeReply => ({ ...completion({ role: 'assistant', content }), ...faults }),
+  toolCalls: (calls: { name: string; arguments: Record<string, unknown> }[], faults: Omit<FakeReply, 'body'> = {}): FakeReply => ({
+    ...completion({
       role: 'assistant',
       content: null,
       tool_calls: calls.map((c) => ({ id: `call_${++ids}`, type: 'function', function: { name: c.name, arguments: JSON.stringify(c.arguments) } })),
     }),
+    ...faults,
+  }),
   error: (status: number, message: string, headers: Record<string, string> = {}): FakeReply => ({
     status,
     headers,
     body: { error: { message, type: 'fake_error', param: null, code: null } },
   }),
+  /** An error answer with exactly this body (FastAPI's `{"detail": …}`, plain text). */
+  raw: (status: number, body: unknown): FakeReply => ({ status, body }),
 };
 
-function completion(message: Record<string, unknown>): FakeReply {
-  return {
-    body: {
-      id: `chatcmpl-${++ids}`,
-      object: 'chat.completion',
-      created: Math.floor(Date.now() / 1000),
-      model: 'gpt-fake',
-      choices: [{ index: 0, finish_reason: message.tool_calls ? 'tool_calls' : 'stop', message }],
-      usage: { prompt_tokens: 20, completion_tokens: 10, total_tokens: 30 },
-    },
+function completion(message: FakeMessage): FakeReply {
+  const body: Completion = {
+    model: 'gpt-fake',
+    choices: [{ index: 0, finish_reason: message.tool_calls ? 'tool_calls' : 'stop', message }],
+    usage: { prompt_tokens: 20, completion_tokens: 10, total_tokens: 30 },
   };
+  return { body };
 }
 
 /**
- * An OpenAI-compatible Chat Completions server on 127.0.0.1 answering from a queue. Like OpenAI,
- * it refuses (400) a conversation in which an assistant tool call has no tool answer.
+ * An OpenAI-compatible Chat Completions server on 127.0.0.1 answering from a queue, as strict as
+ * the servers baton meets: like OpenAI it refuses (400) a conversation in which a tool call has
+ * no answer, `tool_choice` without tools and `stream_options` without a stream; like
+ * llama-cpp-python it answers 500 to an assistant message with `content: null` and ignores
+ * `tools` sent without `tool_choice` (the model answers in plain text). It streams (SSE) when asked.
  */
-export async function startOpenAIServer() {
+export async function startOpenAIServer(options: FakeServerOptions = {}) {
   const replies: FakeReply[] = [];
   const requests: FakeRequest[] = [];
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      const body = JSON.parse(Buffer.concat(chunks).toString() || '{}') as FakeRequest['body'];
-      requests.push({ at: Date.now(), path: req.url ?? '', authorization: req.headers.authorization, body });
-      const send = (r: FakeReply) => {
-        res.writeHead(r.status ?? 200, { 'content-type': 'application/json', ...r.headers });
-        res.end(JSON.stringify(r.body));
-      };
-      if (req.url !== '/v1/chat/completions') return send(reply.error(404, `no route ${req.url}`));
-      const unanswered = unansweredToolCalls(body.messages ?? []);
-      if (unanswered.length > 0) {
-        return send(
-          reply.error(400, `An assistant message with 'tool_calls' must be followed by tool messages responding to each 'tool_call_id'. Missing: ${unanswered.join(', ')}`),
-        );
+      let body: FakeRequest['body'];
+      try {
+        body = JSON.parse(Buffer.concat(chunks).toString() || '{}') as FakeRequest['body'];
+      } catch {
+        return sendError(res, reply.error(400, 'We could not parse the JSON body of your request.'));
       }
-      send(replies.shift() ?? reply.error(500, 'the fake server has no reply left'));
+      requests.push({ at: Date.now(), path: req.url ?? '', authorization: req.headers.authorization, body });
+      if (req.url !== '/v1/chat/completions') return sendError(res, reply.error(404, `no route ${req.url}`));
+      const refusal = refuse(body) ?? refuseStream(body, replies[0], options);
+      if (refusal) return sendError(res, refusal);
+      const next = replies.shift() ?? reply.error(500, 'the fake server has no reply left');
+      setTimeout(() => answer(res, body, next), next.delayMs ?? 0);
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -84,11 +121,111 @@ export async function startOpenAIServer() {
     url: `http://127.0.0.1:${port}/v1`,
     replies,
     requests,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }
 
-function unansweredToolCalls(messages: FakeRequest['body']['messages']): string[] {
+/** The message llama-cpp-python's server sends with its 500 for an assistant message whose content is null. */
+export const NULL_CONTENT_ERROR = 'can only concatenate str (not "NoneType") to str';
+
+function refuse(body: FakeRequest['body']): FakeReply | undefined {
+  if (body.stream_options !== undefined && !body.stream) {
+    return reply.error(400, "The 'stream_options' parameter is only allowed when 'stream' is set to true.");
+  }
+  if (body.tool_choice !== undefined && !body.tools?.length) {
+    return reply.error(400, "Invalid value for 'tool_choice': 'tool_choice' is only allowed when 'tools' are specified.");
+  }
+  const messages = body.messages ?? [];
+  if (messages.some((m) => m.role === 'assistant' && m.tool_calls?.length && m.content === null)) {
+    return { status: 500, body: { error: { message: NULL_CONTENT_ERROR, type: 'internal_server_error', param: null, code: null } } };
+  }
   const answered = new Set(messages.filter((m) => m.role === 'tool').map((m) => m.tool_call_id));
-  return messages.flatMap((m) => (m.tool_calls ?? []).map((c) => c.id)).filter((id) => !answered.has(id));
+  const unanswered = messages.flatMap((m) => (m.tool_calls ?? []).map((c) => c.id)).filter((id) => !answered.has(id));
+  if (unanswered.length > 0) {
+    return reply.error(400, `An assistant message with 'tool_calls' must be followed by tool messages responding to each 'tool_call_id'. Missing: ${unanswered.join(', ')}`);
+  }
+  return undefined;
+}
+
+function sendError(res: http.ServerResponse, r: FakeReply): void {
+  const text = typeof r.body === 'string' ? r.body : JSON.stringify(r.body);
+  res.writeHead(r.status ?? 500, { 'content-type': typeof r.body === 'string' ? 'text/plain' : 'application/json', ...r.headers });
+  res.end(text);
+}
+
+/** A streamed answer with tool calls, from a server that cannot stream them; the reply stays for the next request. */
+function refuseStream(body: FakeRequest['body'], next: FakeReply | undefined, options: FakeServerOptions): FakeReply | undefined {
+  const calls = (next?.body as Completion | undefined)?.choices?.[0]?.message.tool_calls;
+  if (options.streamsToolCalls !== false || !body.stream || !body.tool_choice || !calls?.length) return undefined;
+  return reply.error(500, 'Automatic streaming tool choice is not supported');
+}
+
+function answer(res: http.ServerResponse, request: FakeRequest['body'], r: FakeReply): void {
+  if (r.status !== undefined && r.status !== 200) return sendError(res, r);
+  const completion = structuredClone(r.body) as Completion;
+  if (r.omitUsage) delete completion.usage;
+  const message = completion.choices[0]!.message;
+  if (message.tool_calls && !request.tool_choice) {
+    // Tools without tool_choice never reach the prompt: the model can only write about calling them.
+    const text = message.tool_calls.map((c) => `functions.${c.function.name}: ${c.function.arguments}`).join('\n');
+    completion.choices[0] = { index: 0, finish_reason: 'stop', message: { role: 'assistant', content: text } };
+  }
+  if (!request.stream) {
+    res.writeHead(200, { 'content-type': 'application/json', ...r.headers });
+    res.end(JSON.stringify({ id: `chatcmpl-${++ids}`, object: 'chat.completion', created: now(), ...completion }));
+    return;
+  }
+  stream(res, streamChunks(completion, request.stream_options?.include_usage === true), r);
+}
+
+function streamChunks(c: Completion, withUsage: boolean): unknown[] {
+  const id = `chatcmpl-${++ids}`;
+  const chunk = (delta: unknown, finish: string | null = null) => ({
+    id,
+    object: 'chat.completion.chunk',
+    created: now(),
+    model: c.model,
+    choices: [{ index: 0, delta, finish_reason: finish }],
+  });
+  const { message, finish_reason } = c.choices[0]!;
+  const out: unknown[] = [chunk({ role: 'assistant', content: '' })];
+  for (const piece of (message.content ?? '').match(/.{1,4}/gs) ?? []) out.push(chunk({ content: piece }));
+  (message.tool_calls ?? []).forEach((call, index) => {
+    out.push(chunk({ tool_calls: [{ index, id: call.id, type: 'function', function: { name: call.function.name, arguments: '' } }] }));
+    const half = Math.ceil(call.function.arguments.length / 2);
+    for (const part of [call.function.arguments.slice(0, half), call.function.arguments.slice(half)]) {
+      if (part) out.push(chunk({ tool_calls: [{ index, function: { arguments: part } }] }));
+    }
+  });
+  out.push(chunk({}, finish_reason));
+  if (withUsage && c.usage) out.push({ id, object: 'chat.completion.chunk', created: now(), model: c.model, choices: [], usage: c.usage });
+  return out;
+}
+
+function stream(res: http.ServerResponse, chunks: unknown[], r: FakeReply): void {
+  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', ...r.headers });
+  res.flushHeaders();
+  let sent = 0;
+  const next = () => {
+    if (res.destroyed) return;
+    if (r.cutAfterChunks !== undefined && sent >= r.cutAfterChunks) {
+      res.socket?.destroy();
+      return;
+    }
+    if (sent === chunks.length) {
+      res.end('data: [DONE]\n\n');
+      return;
+    }
+    res.write(`data: ${JSON.stringify(chunks[sent++])}\n\n`);
+    setTimeout(next, r.chunkDelayMs ?? 0);
+  };
+  setTimeout(next, r.chunkDelayMs ?? 0);
+}
+
+function now(): number {
+  return Math.floor(Date.now() / 1000);
 }

@@ -1,0 +1,61 @@
+/**
+ * baton's conversation in the Chat Completions shape, written for the strictest servers: no `null`
+ * content (llama-cpp-python answers 500 on it), every tool call with an id of its own and JSON arguments.
+ */
+import type { ChatCompletionCreateParamsNonStreaming, ChatCompletionMessageParam, ChatCompletionTool } from 'openai/resources/chat/completions';
+import type { CallModelInput, ChatMessage, OpenAIModelSpec, ToolCall, ToolSpec } from '../common/model';
+
+/** The request of one model call, without the streaming fields. */
+export function chatRequest(spec: OpenAIModelSpec, input: CallModelInput): ChatCompletionCreateParamsNonStreaming {
+  const settings = spec.settings ?? {};
+  return {
+    model: spec.model,
+    messages: input.messages.map(toOpenAIMessage),
+    // Without `tool_choice`, llama-cpp-python leaves the tools out of the prompt: no agent could hand off.
+    ...(input.tools.length > 0 ? { tools: input.tools.map(toOpenAITool), tool_choice: 'auto' as const } : {}),
+    ...(settings.temperature !== undefined ? { temperature: settings.temperature } : {}),
+    ...(settings.maxTokens !== undefined ? { max_tokens: settings.maxTokens } : {}),
+  };
+}
+
+/** One message in the Chat Completions shape. */
+export function toOpenAIMessage(m: ChatMessage): ChatCompletionMessageParam {
+  switch (m.role) {
+    case 'assistant': {
+      const calls = m.toolCalls ?? [];
+      if (calls.length === 0) return { role: 'assistant', content: m.content ?? '' };
+      return {
+        role: 'assistant',
+        // An empty string, not null and not left out: chat templates read the field.
+        content: m.content ?? '',
+        tool_calls: calls.map((c) => ({ id: c.id, type: 'function' as const, function: { name: c.name, arguments: c.arguments || '{}' } })),
+      };
+    }
+    case 'tool':
+      return { role: 'tool', tool_call_id: m.toolCallId, content: m.content };
+    case 'system':
+      return { role: 'system', content: m.content };
+    case 'user':
+      return { role: 'user', content: m.content };
+  }
+}
+
+/** A tool as a Chat Completions function tool. */
+export function toOpenAITool(t: ToolSpec): ChatCompletionTool {
+  return { type: 'function', function: { name: t.name, description: t.description, parameters: t.parameters } };
+}
+
+/**
+ * Tool calls as the conversation needs them: an id that no other call of the answer has (servers
+ * send empty or repeated ids, and each tool answer must name its call) and arguments that are JSON text.
+ */
+export function normalizeToolCalls(calls: ToolCall[]): ToolCall[] {
+  const seen = new Set<string>();
+  return calls.map((c, i) => {
+    let id = c.id || 'call';
+    if (!c.id || seen.has(id)) id = `${id}_${i}`;
+    while (seen.has(id)) id = `${id}_`;
+    seen.add(id);
+    return { id, name: c.name, arguments: c.arguments.trim() === '' ? '{}' : c.arguments };
+  });
+}

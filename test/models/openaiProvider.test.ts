@@ -1,0 +1,178 @@
+import { ApplicationFailure } from '@temporalio/common';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { openai } from '../../src';
+import type { CallModelInput, OpenAIModelSettings } from '../../src/common/model';
+import { OpenAIProvider, type OpenAICallProgress } from '../../src/models/openai';
+import { estimateTokens, type ModelCallContext } from '../../src/models/provider';
+import { reply, startOpenAIServer } from '../helpers/openaiServer';
+
+let fake: Awaited<ReturnType<typeof startOpenAIServer>>;
+beforeAll(async () => {
+  fake = await startOpenAIServer();
+});
+afterAll(() => fake.close());
+beforeEach(() => {
+  fake.requests.length = 0;
+  fake.replies.length = 0;
+});
+
+const lookupTool = { name: 'lookup', description: 'Look up a topic', parameters: { type: 'object', properties: { topic: { type: 'string' } } } };
+
+function input(settings: OpenAIModelSettings = {}, withTools = false): CallModelInput {
+  return {
+    agentId: 'solo',
+    // Specs built directly: the provider's own settings, as a worker receives them.
+    model: openai('gpt-fake', { baseURL: fake.url, ...settings }),
+    messages: [
+      { role: 'system', content: 'Answer briefly.' },
+      { role: 'user', content: 'hi' },
+    ],
+    tools: withTools ? [lookupTool] : [],
+    callIndex: 0,
+  };
+}
+
+/** A call context like the activity's, recording heartbeats. */
+function callContext(previousHeartbeat?: unknown) {
+  const controller = new AbortController();
+  const heartbeats: OpenAICallProgress[] = [];
+  const context: ModelCallContext = {
+    attempt: previousHeartbeat === undefined ? 1 : 2,
+    signal: controller.signal,
+    sleep: (ms) => new Promise((r) => setTimeout(r, ms)),
+    heartbeat: (details) => heartbeats.push(details as OpenAICallProgress),
+    previousHeartbeat,
+  };
+  return { context, controller, heartbeats, last: () => heartbeats.at(-1) };
+}
+
+async function failure(promise: Promise<unknown>): Promise<ApplicationFailure> {
+  const err = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(err).toBeInstanceOf(ApplicationFailure);
+  return err as ApplicationFailure;
+}
+
+describe('streaming', () => {
+  it('streams by default, asks for usage in the stream and heartbeats per chunk', async () => {
+    fake.replies.push(reply.text('Hello there, streamed.'));
+    const c = callContext();
+    const response = await new OpenAIProvider().call(input(), c.context);
+    expect(response).toEqual({ content: 'Hello there, streamed.', toolCalls: [], usage: { inputTokens: 20, outputTokens: 10 }, model: 'gpt-fake' });
+    expect(fake.requests[0]!.body).toMatchObject({ stream: true, stream_options: { include_usage: true } });
+    const chunks = c.heartbeats.map((h) => h.chunks).filter((n) => n !== undefined);
+    // One per chunk: the role, six pieces of text, the finish reason and the usage.
+    expect(chunks).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9]);
+    expect(new Set(c.heartbeats.map((h) => h.request)).size).toBe(1);
+  });
+
+  it('does not stream when the model or the worker says so', async () => {
+    fake.replies.push(reply.text('one'), reply.text('two'));
+    await new OpenAIProvider().call(input({ stream: false }), callContext().context);
+    await new OpenAIProvider({ stream: false }).call(input(), callContext().context);
+    expect(fake.requests.map((r) => [r.body.stream, r.body.stream_options])).toEqual([
+      [undefined, undefined],
+      [undefined, undefined],
+    ]);
+  });
+
+  it('estimates usage that the stream leaves out', async () => {
+    fake.replies.push(reply.text('a reply without usage', { omitUsage: true }));
+    const response = await new OpenAIProvider().call(input(), callContext().context);
+    expect(response.usage.outputTokens).toBe(estimateTokens('a reply without usage'));
+    expect(response.usage.inputTokens).toBeGreaterThan(estimateTokens('Answer briefly.hi'));
+  });
+
+  it('asks again without stream_options when a server refuses them, and remembers', async () => {
+    fake.replies.push(reply.error(400, 'Unrecognized request argument supplied: stream_options'), reply.text('first'), reply.text('second'));
+    const provider = new OpenAIProvider();
+    expect((await provider.call(input(), callContext().context)).content).toBe('first');
+    expect((await provider.call(input(), callContext().context)).content).toBe('second');
+    expect(fake.requests.map((r) => [r.body.stream, r.body.stream_options !== undefined])).toEqual([
+      [true, true],
+      [true, false],
+      [true, false],
+    ]);
+  });
+
+  it('asks without streaming, in the same attempt, when a stream brings nothing', async () => {
+    fake.replies.push(reply.text('lost', { cutAfterChunks: 0 }), reply.text('whole'));
+    const response = await new OpenAIProvider().call(input(), callContext().context);
+    expect(response.content).toBe('whole');
+    expect(fake.requests.map((r) => r.body.stream)).toEqual([true, undefined]);
+  });
+
+  it('fails a stream cut off mid-way as retryable, and the next attempt does not stream', async () => {
+    fake.replies.push(reply.text('a long answer that breaks', { cutAfterChunks: 3 }), reply.text('whole'));
+    const provider = new OpenAIProvider();
+    const first = callContext();
+    const err = await failure(provider.call(input(), first.context));
+    expect(err.type).toBe('ModelStreamInterrupted');
+    expect(err.nonRetryable).toBe(false);
+    expect(first.last()?.failure).toBe('stream-interrupted');
+    expect((await provider.call(input(), callContext(first.last()).context)).content).toBe('whole');
+    expect(fake.requests.map((r) => r.body.stream)).toEqual([true, undefined]);
+  });
+
+  it('fails a stream that sends nothing for timeoutMs as retryable', async () => {
+    fake.replies.push(reply.text('slow', { chunkDelayMs: 1_500 }));
+    const started = Date.now();
+    const err = await failure(new OpenAIProvider().call(input({ timeoutMs: 300 }), callContext().context));
+    expect(err.type).toBe('ModelStreamStalled');
+    expect(err.nonRetryable).toBe(false);
+    expect(Date.now() - started).toBeLessThan(1_400);
+  });
+
+  it('stops at once when the call is cancelled mid-stream', async () => {
+    fake.replies.push(reply.text('x'.repeat(200), { chunkDelayMs: 200 }));
+    const c = callContext();
+    const reason = new Error('cancelled by the test');
+    const call = new OpenAIProvider().call(input(), c.context);
+    while (!c.heartbeats.some((h) => (h.chunks ?? 0) >= 2)) await new Promise((r) => setTimeout(r, 20));
+    const abortedAt = Date.now();
+    c.controller.abort(reason);
+    await expect(call).rejects.toBe(reason);
+    expect(Date.now() - abortedAt).toBeLessThan(150);
+  });
+});
+
+describe('a 500 that repeats', () => {
+  const named = () => reply.error(500, "'list' object has no attribute 'get'");
+
+  it('is retried once, then fails when the same request gets the same answer', async () => {
+    fake.replies.push(named(), named());
+    const provider = new OpenAIProvider();
+    const first = callContext();
+    const err1 = await failure(provider.call(input(), first.context));
+    expect([err1.type, err1.nonRetryable]).toEqual(['ModelHttpError', false]);
+    expect(first.last()?.failure).toMatch(/^500:/);
+    const err2 = await failure(provider.call(input(), callContext(first.last()).context));
+    expect([err2.type, err2.nonRetryable]).toEqual(['ModelRequestError', true]);
+    expect(err2.message).toContain("'list' object has no attribute 'get'");
+  });
+
+  it('is retried again when the request or the answer differs', async () => {
+    fake.replies.push(named(), reply.error(500, 'something else broke'), named());
+    const provider = new OpenAIProvider();
+    const first = callContext();
+    await failure(provider.call(input(), first.context));
+    const second = callContext(first.last());
+    expect((await failure(provider.call(input(), second.context))).nonRetryable).toBe(false);
+    const other = await failure(provider.call(input({ temperature: 0.5 }), callContext(second.last()).context));
+    expect(other.nonRetryable).toBe(false);
+  });
+});
+
+describe('requests with tools', () => {
+  it('sends tool_choice "auto" with the tools, streamed or not', async () => {
+    fake.replies.push(reply.toolCalls([{ name: 'lookup', arguments: { topic: 'q' } }]), reply.toolCalls([{ name: 'lookup', arguments: { topic: 'r' } }]));
+    const streamed = await new OpenAIProvider().call(input({}, true), callContext().context);
+    const single = await new OpenAIProvider().call(input({ stream: false }, true), callContext().context);
+    expect(fake.requests.map((r) => r.body.tool_choice)).toEqual(['auto', 'auto']);
+    expect(streamed.toolCalls).toEqual([{ id: expect.stringMatching(/^call_/), name: 'lookup', arguments: '{"topic":"q"}' }]);
+    expect(single.toolCalls).toEqual([{ id: expect.stringMatching(/^call_/), name: 'lookup', arguments: '{"topic":"r"}' }]);
+    expect(streamed.content).toBeNull();
+  });
+});
