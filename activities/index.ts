@@ -6,13 +6,14 @@ import type { BatonHooks, HandoffHookContext } from '../src/agents/hooks';
 import type { Team } from '../src/agents/team';
 import { ToolError } from '../src/agents/tool';
 import { unknownToolAnswer } from '../src/common/answers';
-import { AgentNotFoundError, toApplicationFailure } from '../src/common/errors';
+import { AgentNotFoundError, ModelRequestError, toApplicationFailure } from '../src/common/errors';
 import type { CallModelInput, ModelResponse } from '../src/common/model';
 import type { RecordHandoffInput } from '../src/common/run';
 import type { RunToolInput, RunToolResult, TeamSpec } from '../src/common/team';
 import { OpenAIProvider } from '../src/models/openai';
 import type { ModelProviders } from '../src/models/provider';
 import { ScriptedProvider } from '../src/models/scripted';
+import { checkAnswer } from './answer';
 import { whileHeartbeating } from './heartbeat';
 
 /** What the activities need from the worker. */
@@ -24,7 +25,7 @@ export interface ActivityDependencies {
 
 /** Build the activities for one worker. */
 export function createActivities({ team, providers = {}, hooks = {} }: ActivityDependencies) {
-  const resolved = { openai: new OpenAIProvider(), scripted: new ScriptedProvider(), ...providers };
+  const resolved: ModelProviders = { openai: new OpenAIProvider(), scripted: new ScriptedProvider(), ...providers };
   const handoffListeners = hooks.agent_handoff ?? [];
 
   return {
@@ -37,8 +38,11 @@ export function createActivities({ team, providers = {}, hooks = {} }: ActivityD
     async callModel(input: CallModelInput): Promise<ModelResponse> {
       const ctx = Context.current();
       const provider = resolved[input.model.provider];
-      if (!provider) throw new Error(`no provider "${input.model.provider}" in this worker`);
-      return whileHeartbeating(ctx, (heartbeat) =>
+      if (!provider) {
+        const known = Object.keys(resolved).join(', ');
+        throw toApplicationFailure(new ModelRequestError(`this worker has no model provider "${input.model.provider}" (it has ${known}); register it with createWorker({providers})`));
+      }
+      const response = await whileHeartbeating(ctx, (heartbeat) =>
         provider.call(input, {
           attempt: ctx.info.attempt,
           signal: ctx.cancellationSignal,
@@ -47,10 +51,12 @@ export function createActivities({ team, providers = {}, hooks = {} }: ActivityD
           previousHeartbeat: ctx.info.heartbeatDetails,
         }),
       );
+      const outputType = team.get(input.agentId)?.outputType;
+      return outputType && response.toolCalls.length === 0 ? { ...response, output: checkAnswer(response.content, outputType) } : response;
     },
 
     /** One tool call; `ok: false` results go back to the model, thrown errors are retried. */
-    async runTool({ agentId, call, idempotencyKey }: RunToolInput): Promise<RunToolResult> {
+    async runTool({ agentId, call, idempotencyKey, context = {} }: RunToolInput): Promise<RunToolResult> {
       const ctx = Context.current();
       const tool = team.tool(agentId, call.name);
       if (!tool) {
@@ -72,6 +78,7 @@ export function createActivities({ team, providers = {}, hooks = {} }: ActivityD
       try {
         const result = await whileHeartbeating(ctx, (heartbeat) =>
           tool.execute(parsed.data, {
+            context,
             agentId,
             workflowId: ctx.info.workflowExecution?.workflowId ?? '',
             runId: ctx.info.workflowExecution?.runId ?? '',

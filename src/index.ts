@@ -11,7 +11,7 @@ export * from './common/types';
 export { OpenAIProvider, type OpenAIProviderOptions } from './models/openai';
 export type { ModelCallContext, ModelProvider, ModelProviders } from './models/provider';
 export { ScriptedProvider } from './models/scripted';
-export { openai, scripted, type ScriptedOptions } from './models/spec';
+export { model, openai, scripted, type ScriptedOptions } from './models/spec';
 export { createWorker, ensureSearchAttributes, type CreateWorkerOptions } from './worker';
 export { batonDataConverter, GzipPayloadCodec } from './payloads/codec';
 export { checkHistories, historiesFromFiles, historiesFromServer, type ReplayCheck } from './worker/determinism';

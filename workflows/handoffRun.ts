@@ -41,7 +41,7 @@ import { runChain } from './loop';
  * Input and result are plain JSON, so any Temporal client can start it. Long chains continue as
  * new, carrying their state in `input.resume`.
  */
-export async function handoffRun(rawInput: HandoffRunInput): Promise<HandoffRunResult> {
+export async function handoffRun(rawInput: HandoffRunInput): Promise<HandoffRunResult<unknown>> {
   // Decided once, before any handler runs, so the decision never depends on when a job arrives.
   const v2 = patched(Patches.RUN_V2);
   const effects = temporalEffects(v2);
@@ -65,7 +65,7 @@ export async function handoffRun(rawInput: HandoffRunInput): Promise<HandoffRunR
   try {
     input = validateRunInput(rawInput);
     if (!input.resume) effects.startRun(input.agent);
-    const state = input.resume ? resumed(input.resume) : startChain(await effects.loadTeam(), input.agent, input.input, resolveRunOptions(input.options));
+    const state = input.resume ? resumed(input.resume) : startChain(await effects.loadTeam(), input.agent, input.input, resolveRunOptions(input.options), input.context);
     chain = new Chain(state);
     desk.attach(chain);
     if (input.resume) desk.republish();
@@ -95,7 +95,7 @@ export async function handoffRun(rawInput: HandoffRunInput): Promise<HandoffRunR
         }
       : {},
   );
-  return continueAsNew({ agent: input.agent, input: input.input, ...(input.options ? { options: input.options } : {}), resume: next });
+  return continueAsNew({ agent: input.agent, input: input.input, ...(input.options ? { options: input.options } : {}), ...(input.context ? { context: input.context } : {}), resume: next });
 }
 
 // A defect must fail the run, not retry its workflow task forever; baton's own catch above turns

@@ -14,17 +14,17 @@ import type { ChainEffects } from './chain/effects';
 import { decidedOutcome, type HandoffOutcome, readHandoff } from './chain/handoff';
 import { type Chain, currentAgent, resultOf } from './chain/state';
 import { answersInOrder, idempotencyKey, planTurn, toolNames } from './chain/turn';
-import type { Guards, Verdict } from './guards';
+import type { FinalAnswer, Guards, Verdict } from './guards';
 
 /** What a model turn leads to. */
 export type Step =
-  | { kind: 'final_output'; output: string }
+  | { kind: 'final_output'; answer: FinalAnswer }
   | { kind: 'handoff'; handoff: HandoffResult; approval?: ApprovalRecord; toolResults: ToolResultRecord[] }
   | { kind: 'run_again' }
   | { kind: 'paused' };
 
 /** How a run of the loop ends: the chain's answer, or a hand-over to a fresh run. */
-export type ChainOutcome = { kind: 'completed'; result: HandoffRunResult } | { kind: 'continue_as_new' };
+export type ChainOutcome = { kind: 'completed'; result: HandoffRunResult<unknown> } | { kind: 'continue_as_new' };
 
 /** What the loop works with. */
 export interface ChainRun {
@@ -45,8 +45,8 @@ export async function runChain(run: ChainRun): Promise<ChainOutcome> {
   for (;;) {
     switch (step.kind) {
       case 'final_output': {
-        const verdict = guards.onFinish(chain.state, step.output);
-        if (!retried(run, verdict)) return { kind: 'completed', result: resultOf(chain.state, step.output) };
+        const verdict = guards.onFinish(chain.state, step.answer);
+        if (!retried(run, verdict)) return { kind: 'completed', result: resultOf(chain.state, valueOf(step.answer)) };
         break;
       }
       case 'handoff':
@@ -72,6 +72,11 @@ function firstStep(run: ChainRun): Promise<Step> | Step {
   return RUN_AGAIN;
 }
 
+/** The run's output: the checked value of a structured answer, else the text. */
+function valueOf(answer: FinalAnswer): unknown {
+  return answer.checked && 'value' in answer.checked ? answer.checked.value : answer.text;
+}
+
 /** Apply a guard's verdict: `true` when the model is to be told something and go on, throws on `fail`. */
 function retried(run: ChainRun, verdict: Verdict): verdict is Extract<Verdict, { kind: 'retry' }> {
   if (verdict.kind === 'fail') throw verdict.error;
@@ -88,7 +93,7 @@ async function turn(run: ChainRun): Promise<Step> {
   chain.apply({ type: 'turn_started' });
   const tools = agent.handoffTool ? [...agent.tools, agent.handoffTool] : agent.tools;
   const response = await effects.callModel(
-    { agentId: agent.id, model: agent.model, messages: chain.state.messages, tools, callIndex },
+    { agentId: agent.id, model: agent.model, messages: chain.state.messages, tools, callIndex, ...(agent.outputSchema ? { outputSchema: agent.outputSchema } : {}) },
     chain.state.options,
   );
   return respond(run, response);
@@ -99,7 +104,7 @@ async function respond(run: ChainRun, response: ModelResponse): Promise<Step> {
   const { chain, guards, desk } = run;
   chain.apply({ type: 'model_responded', response });
   retried(run, guards.afterModelResponse(chain.state, response));
-  if (response.toolCalls.length === 0) return { kind: 'final_output', output: response.content ?? '' };
+  if (response.toolCalls.length === 0) return { kind: 'final_output', answer: { text: response.content ?? '', ...(response.output ? { checked: response.output } : {}) } };
 
   const plan = planTurn(response.toolCalls);
   const results = new Map(await runTools(run, plan.tools));
@@ -124,13 +129,13 @@ async function respond(run: ChainRun, response: ModelResponse): Promise<Step> {
 async function runTools(run: ChainRun, calls: ToolCall[]): Promise<[string, string][]> {
   const { chain, effects } = run;
   const agent = currentAgent(chain.state);
-  const { turns, options } = chain.state;
+  const { turns, options, context } = chain.state;
   const known = (call: ToolCall) => agent.tools.some((t) => t.name === call.name);
   const results = Promise.all(
     calls.map(async (call, index): Promise<[string, string]> => {
       if (!known(call)) return [call.id, unknownToolAnswer(call.name, toolNames(agent))];
       const idempotency = idempotencyKey(effects.workflowId, agent.id, turns, index, call);
-      const result = await effects.runTool({ agentId: agent.id, call, idempotencyKey: idempotency }, options);
+      const result = await effects.runTool({ agentId: agent.id, call, idempotencyKey: idempotency, ...(context ? { context } : {}) }, options);
       return [call.id, result.content];
     }),
   );

@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import { UserError } from '../common/errors';
 import type { ApprovalPolicy } from '../common/approvals';
 import { modelSpecCheck } from '../common/input';
@@ -21,6 +22,13 @@ export interface AgentDefinition {
   /** Ids this agent may hand off to (list its own id to allow self-handoff). @default every other agent */
   handoffs?: string[];
   /**
+   * The type of the agent's final answer, as a zod schema: the model is asked for JSON of this
+   * shape, an answer that does not parse or match is sent back (at most `maxOutputRetries` times),
+   * and the run's `output` is the parsed value. Use a `z.object` for OpenAI's structured outputs.
+   * @example outputType: z.object({ refunded: z.boolean(), amount: z.number() })
+   */
+  outputType?: z.ZodType;
+  /**
    * Human approval for every handoff into this agent.
    * @example approval: { approvers: ['alice'], timeout: '30 minutes', onTimeout: 'reject' }
    */
@@ -37,6 +45,7 @@ export interface Agent {
   readonly model: ModelSpec;
   readonly tools: readonly Tool[];
   readonly handoffs?: readonly string[];
+  readonly outputType?: z.ZodType;
   readonly approval?: ApprovalPolicy;
 }
 
@@ -66,6 +75,7 @@ export function defineAgent(definition: AgentDefinition): Agent {
     problems.push('handoffs must be an array of agent ids');
   }
   if (d.approval !== undefined) problems.push(...approvalPolicyCheck(d.approval, 'approval'));
+  if (d.outputType !== undefined && !(d.outputType instanceof z.ZodType)) problems.push('outputType must be a zod schema, e.g. z.object({ answer: z.string() })');
   if (problems.length > 0) throw new UserError(`Invalid agent ${JSON.stringify(d.id)}: ${problems.join('; ')}`);
   const name = d.name ?? d.id;
   return {
@@ -78,5 +88,6 @@ export function defineAgent(definition: AgentDefinition): Agent {
     tools,
     handoffs: d.handoffs ? [...d.handoffs] : undefined,
     ...(d.approval ? { approval: { ...d.approval } } : {}),
+    ...(d.outputType ? { outputType: d.outputType } : {}),
   };
 }

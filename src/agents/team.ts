@@ -5,7 +5,7 @@ import type { ApprovalRule } from '../common/approvals';
 import type { AgentSpec, TeamSpec } from '../common/team';
 import type { Agent } from './agent';
 import { createHandoffTool } from './handoff';
-import type { Tool } from './tool';
+import { toJsonSchema, type Tool } from './tool';
 
 /**
  * The agents a worker serves. Registration validates the whole graph at once and throws a
@@ -83,6 +83,7 @@ export class Team {
         tools: agent.tools.map((t) => t.spec),
         handoffs,
         ...(handoffTool ? { handoffTool } : {}),
+        ...(agent.outputType ? { outputSchema: toJsonSchema(agent.outputType) } : {}),
         ...(agent.approval ? { approval: agent.approval } : {}),
       };
     }

@@ -2,9 +2,19 @@ import { z } from 'zod';
 import { UserError } from '../common/errors';
 import { HANDOFF_TOOL_NAME } from '../common/handoff';
 import type { JsonSchema, ToolSpec } from '../common/model';
+import type { RunContext } from '../common/team';
 
-/** What a tool's `execute` receives besides its arguments. */
-export interface ToolContext {
+/**
+ * What a tool's `execute` receives besides its arguments. `Context` is the type of the run's
+ * application context (`baton.start(agent, input, {context})`).
+ */
+export interface ToolContext<Context extends RunContext = RunContext> {
+  /**
+   * The run's application context: plain JSON given when the chain started (`{}` when none),
+   * recorded in history. For clients, connections and keys, build the tool where the worker
+   * starts (`makeTools(db)`) instead: they never belong in history.
+   */
+  context: Context;
   agentId: string;
   workflowId: string;
   runId: string;
@@ -39,18 +49,18 @@ export class ToolError extends Error {
 }
 
 /** A tool's definition. */
-export interface ToolDefinition<S extends z.ZodObject = z.ZodObject> {
+export interface ToolDefinition<S extends z.ZodObject = z.ZodObject, Context extends RunContext = RunContext> {
   /** Name the model calls; letters, digits, `_` and `-`, at most 64. */
   name: string;
   description: string;
   /** zod v4 object schema of the arguments; the model gets its JSON Schema. */
   parameters: S;
   /** Runs in the worker as the `runTool` activity. The result is sent to the model (strings as they are, anything else as JSON). */
-  execute: (args: z.output<S>, context: ToolContext) => unknown;
+  execute(args: z.output<S>, context: ToolContext<Context>): unknown;
 }
 
 /** A validated tool, ready for a team. */
-export interface Tool<S extends z.ZodObject = z.ZodObject> extends ToolDefinition<S> {
+export interface Tool<S extends z.ZodObject = z.ZodObject, Context extends RunContext = RunContext> extends ToolDefinition<S, Context> {
   readonly kind: 'tool';
   /** What the model sees. */
   readonly spec: ToolSpec;
@@ -68,7 +78,7 @@ const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
  *   execute: async ({ orderId }) => orders.get(orderId),
  * });
  */
-export function defineTool<S extends z.ZodObject>(definition: ToolDefinition<S>): Tool<S> {
+export function defineTool<S extends z.ZodObject, Context extends RunContext = RunContext>(definition: ToolDefinition<S, Context>): Tool<S, Context> {
   const { name, description, parameters, execute } = definition;
   const problems: string[] = [];
   if (typeof name !== 'string' || !TOOL_NAME.test(name)) {
@@ -90,6 +100,11 @@ export function defineTool<S extends z.ZodObject>(definition: ToolDefinition<S>)
 
 /** JSON Schema of a zod object, in the form function-calling models expect. */
 export function toParametersSchema(schema: z.ZodObject): JsonSchema {
+  return toJsonSchema(schema);
+}
+
+/** JSON Schema of a zod schema, without the `$schema` key models do not want. */
+export function toJsonSchema(schema: z.ZodType): JsonSchema {
   const { $schema: _ignored, ...json } = z.toJSONSchema(schema) as JsonSchema;
   return json;
 }

@@ -24,6 +24,7 @@ import {
   type HandoffRunResult,
   type PendingApproval,
   type RunOptions,
+  type RunContext,
   type RunOverrides,
   type RunStatus,
 } from '../common/types';
@@ -43,15 +44,20 @@ export interface BatonOptions {
 export interface StartOptions extends RunOptions {
   /** @default `baton-<agent>-<uuid>` */
   workflowId?: string;
+  /**
+   * Application data the run's tools receive as `context.context`: plain JSON (at most 64 KB),
+   * recorded in history. Never secrets: give tools their clients and keys where the worker builds them.
+   */
+  context?: RunContext;
 }
 
-/** What {@link Baton.run} returns. */
-export interface RunResult extends HandoffRunResult {
+/** What {@link Baton.run} returns: `Output` is a string, or the type of the final agent's `outputType`. */
+export interface RunResult<Output = string> extends HandoffRunResult<Output> {
   workflowId: string;
 }
 
 /** A started chain. */
-export class BatonRun {
+export class BatonRun<Output = string> {
   constructor(readonly handle: WorkflowHandle<typeof handoffRun>) {}
 
   get workflowId(): string {
@@ -59,9 +65,9 @@ export class BatonRun {
   }
 
   /** Wait for the answer; a failed run rethrows baton's typed error (`MaxHandoffsExceededError`, …). */
-  async result(): Promise<RunResult> {
+  async result(): Promise<RunResult<Output>> {
     try {
-      return { ...(await this.handle.result()), workflowId: this.workflowId };
+      return { ...((await this.handle.result()) as HandoffRunResult<Output>), workflowId: this.workflowId };
     } catch (err) {
       throw toBatonError(err);
     }
@@ -116,9 +122,9 @@ export class Baton {
   }
 
   /** Start a chain at `agent`; invalid input or options throw `InvalidRunInputError` before anything starts. */
-  async start(agent: string, input: string, options: StartOptions = {}): Promise<BatonRun> {
-    const { workflowId, ...runOptions } = options;
-    const args = validateRunInput({ agent, input, options: runOptions });
+  async start<Output = string>(agent: string, input: string, options: StartOptions = {}): Promise<BatonRun<Output>> {
+    const { workflowId, context, ...runOptions } = options;
+    const args = validateRunInput({ agent, input, options: runOptions, ...(context !== undefined ? { context } : {}) });
     const handle = await this.client.workflow.start<typeof handoffRun>(WorkflowType.HANDOFF_RUN, {
       taskQueue: this.taskQueue,
       workflowId: workflowId ?? `baton-${agent}-${randomUUID()}`,
@@ -129,17 +135,17 @@ export class Baton {
         { key: BatonHandoffs, value: 0 },
       ],
     });
-    return new BatonRun(handle);
+    return new BatonRun<Output>(handle);
   }
 
-  /** Run a chain to its answer. */
-  async run(agent: string, input: string, options: StartOptions = {}): Promise<RunResult> {
-    return (await this.start(agent, input, options)).result();
+  /** Run a chain to its answer; `Output` is the final agent's `outputType` when it has one. */
+  async run<Output = string>(agent: string, input: string, options: StartOptions = {}): Promise<RunResult<Output>> {
+    return (await this.start<Output>(agent, input, options)).result();
   }
 
   /** A chain started earlier, by this client or any other. */
-  getRun(workflowId: string): BatonRun {
-    return new BatonRun(this.client.workflow.getHandle<typeof handoffRun>(workflowId));
+  getRun<Output = string>(workflowId: string): BatonRun<Output> {
+    return new BatonRun<Output>(this.client.workflow.getHandle<typeof handoffRun>(workflowId));
   }
 
   /** Every handoff waiting for approval across all chains, oldest first (a visibility query, no workflow scan). */

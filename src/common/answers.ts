@@ -39,6 +39,11 @@ export function invalidTargetAnswer(problem: string, toolName: string, targets: 
   return `Error: ${problem}. Call ${toolName} again with one of: ${targets.join(', ')}`;
 }
 
+/** What the model is told when its final answer does not match its output type. */
+export function invalidOutputAnswer(problem: string): string {
+  return `Your answer does not match the required output: ${problem}. Answer again with only the JSON value, nothing else.`;
+}
+
 /** What the model is told after an empty answer (`onEmptyOutput: 'retry'`). */
 export const EMPTY_OUTPUT_NUDGE =
   'Your last answer was empty. Answer the user now in plain text, or call one of your tools.';

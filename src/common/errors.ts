@@ -150,6 +150,16 @@ export class EmptyOutputError extends ModelBehaviorError<{ agent: string; attemp
   }
 }
 
+/** A final answer still did not match the agent's `outputType` after `maxOutputRetries` tries. */
+export class OutputValidationError extends ModelBehaviorError<{ agent: string; problem: string; attempts: number }> {
+  declare readonly agent: string;
+  declare readonly problem: string;
+  declare readonly attempts: number;
+  constructor(agent: string, problem: string, attempts: number) {
+    super(`Agent "${agent}" answered ${attempts} time(s) without matching its output type: ${problem}`, { agent, problem, attempts });
+  }
+}
+
 /** Nobody decided a handoff in time and its policy says `onTimeout: 'fail'`. */
 export class ApprovalTimeoutError extends BatonError<{ handoffId: string; from: string; to: string; timeout: string }> {
   declare readonly handoffId: string;
@@ -213,6 +223,7 @@ const CLASSES = [
   HandoffTargetNotFoundError,
   MaxTurnsExceededError,
   EmptyOutputError,
+  OutputValidationError,
   ApprovalTimeoutError,
   ModelCallFailedError,
   ToolExecutionError,

@@ -46,8 +46,8 @@ const openaiSpec = shape(
     provider: oneOf(['openai']),
     model: nonEmptyString,
     settings: shape(
-      { temperature: number(0, 2), maxTokens: integer(1), baseURL: nonEmptyString, timeoutMs: integer(1, 3_600_000) },
-      ['temperature', 'maxTokens', 'baseURL', 'timeoutMs'],
+      { temperature: number(0, 2), maxTokens: integer(1), baseURL: nonEmptyString, timeoutMs: integer(1, 3_600_000), stream: boolean },
+      ['temperature', 'maxTokens', 'baseURL', 'timeoutMs', 'stream'],
     ),
   },
   ['settings'],
@@ -61,9 +61,17 @@ const scriptedSpec = shape({
   requireAllSteps: boolean,
 });
 
-/** Problems with a model spec: `openai(...)` or `scripted(...)`, as data. */
+const customSpec = shape({ provider: nonEmptyString, model: nonEmptyString, settings: object }, ['settings']);
+
+/** Names a worker can register providers under. */
+export const PROVIDER_NAME = /^[a-zA-Z][a-zA-Z0-9_-]{0,63}$/;
+
+/**
+ * Problems with a model spec: `openai(...)`, `scripted(...)`, or `model(provider, name)` for a
+ * provider the worker registers (which providers a worker has is checked when it starts).
+ */
 export const modelSpecCheck: Check = (v, key) => {
-  if (!isRecord(v)) return [`"${key}" must be a model spec: openai(...) or scripted(...), got ${shown(v)}`];
+  if (!isRecord(v)) return [`"${key}" must be a model spec: openai(...), scripted(...) or model(provider, name), got ${shown(v)}`];
   if (v.provider === 'openai') return openaiSpec(v, key);
   if (v.provider === 'scripted') {
     const problems = scriptedSpec(v, key);
@@ -74,7 +82,8 @@ export const modelSpecCheck: Check = (v, key) => {
     });
     return problems;
   }
-  return [`"${key}.provider": unknown model provider ${shown(v.provider)} (valid: "openai", "scripted")`];
+  if (typeof v.provider === 'string' && PROVIDER_NAME.test(v.provider)) return customSpec(v, key);
+  return [`"${key}.provider" must name a model provider ("openai", "scripted", or one the worker registers), got ${shown(v.provider)}`];
 };
 
 const toolSpec = shape({ name: nonEmptyString, description: string, parameters: object });
@@ -89,9 +98,10 @@ const agentSpec = shape(
     tools: arrayOf(toolSpec, 'tool specs'),
     handoffs: names,
     handoffTool: toolSpec,
+    outputSchema: object,
     approval: approvalPolicyCheck,
   },
-  ['handoffTool', 'approval'],
+  ['handoffTool', 'outputSchema', 'approval'],
 );
 
 const teamSpec = shape({ agents: recordOf(agentSpec), approvals: arrayOf(approvalRuleCheck, 'approval rules'), hasHandoffListeners: boolean });
@@ -186,14 +196,15 @@ const chainStateShape = shape(
     activationTurns: count,
     invalidHandoffs: count,
     callCounts: recordOf(count),
-    emptyOutputs: count,
+    answerRetries: recordOf(count),
+    context: object,
     openTurn,
     pendingResponse: modelResponse,
     approvals: shape({ pending: arrayOf(pendingApproval, 'waiting approvals'), decided: arrayOf(approvalRecord, 'approval records') }),
     continuedRuns: count,
     replayOf: shape({ workflowId: string, runId: string, from: string }),
   },
-  ['emptyOutputs', 'openTurn', 'pendingResponse', 'replayOf'],
+  ['answerRetries', 'context', 'openTurn', 'pendingResponse', 'replayOf'],
 );
 
 /** Problems with a carried chain state, the references between its parts included. */
@@ -205,7 +216,17 @@ export const chainStateCheck: Check = (v, key) => {
   return problems;
 };
 
-const INPUT_FIELDS = ['agent', 'input', 'options', 'resume'];
+const INPUT_FIELDS = ['agent', 'input', 'options', 'context', 'resume'];
+
+/** The most a run's application context may hold, as JSON: it travels with every tool call. */
+export const MAX_CONTEXT_BYTES = 64 * 1024;
+
+/** Problems with a run's application context. */
+export function contextProblems(value: unknown): string[] {
+  if (!isRecord(value)) return [`"context" must be a JSON object, got ${shown(value)}`];
+  const bytes = new TextEncoder().encode(JSON.stringify(value)).length;
+  return bytes > MAX_CONTEXT_BYTES ? [`"context" is ${bytes} bytes of JSON; at most ${MAX_CONTEXT_BYTES} (give tools large or secret things when the worker builds them)`] : [];
+}
 
 /** Check a `handoffRun` input; throws {@link InvalidRunInputError} naming every problem. */
 export function validateRunInput(value: unknown): HandoffRunInput {
@@ -216,9 +237,10 @@ export function validateRunInput(value: unknown): HandoffRunInput {
   if (typeof value.agent !== 'string' || value.agent.length === 0) problems.push(`"agent" must be a non-empty string, got ${shown(value.agent)}`);
   if (typeof value.input !== 'string') problems.push(`"input" must be a string, got ${shown(value.input)}`);
   if (value.options !== undefined) problems.push(...runOptionProblems(value.options));
+  if (value.context !== undefined) problems.push(...contextProblems(value.context));
   if (value.resume !== undefined) problems.push(...chainStateCheck(value.resume, 'resume').map((p) => `${p} ("resume" is set by baton when a chain continues; leave it out)`));
   const extra = Object.keys(value).filter((k) => !INPUT_FIELDS.includes(k));
-  if (extra.length > 0) problems.push(`unknown field(s) ${extra.map((k) => `"${k}"`).join(', ')} (valid: agent, input, options)`);
+  if (extra.length > 0) problems.push(`unknown field(s) ${extra.map((k) => `"${k}"`).join(', ')} (valid: agent, input, options, context)`);
   if (problems.length > 0) throw new InvalidRunInputError(problems);
   return value as unknown as HandoffRunInput;
 }

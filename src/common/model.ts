@@ -6,8 +6,20 @@
 /** JSON Schema of a tool's parameters, as sent to the model. */
 export type JsonSchema = Record<string, unknown>;
 
-/** A model, declared as data; the `callModel` activity resolves the provider. */
-export type ModelSpec = OpenAIModelSpec | ScriptedModelSpec;
+/** A model, declared as data; the `callModel` activity resolves the provider by its name. */
+export type ModelSpec = OpenAIModelSpec | ScriptedModelSpec | CustomModelSpec;
+
+/**
+ * A model served by a provider the worker registers under `provider`
+ * (`createWorker({providers: {anthropic: myProvider}})`); see `ModelProvider`.
+ */
+export interface CustomModelSpec {
+  provider: string;
+  /** The provider's model name. */
+  model: string;
+  /** Non-secret settings the provider reads: plain JSON, recorded in history. Keys stay in the worker. */
+  settings?: Record<string, unknown>;
+}
 
 /** A model served by any OpenAI-compatible Chat Completions endpoint. */
 export interface OpenAIModelSpec {
@@ -32,6 +44,11 @@ export interface OpenAIModelSettings {
    * @default true (or the worker's `OpenAIProvider` option `stream`)
    */
   stream?: boolean;
+}
+
+/** Whether a model spec is a scripted model. */
+export function isScriptedSpec(model: ModelSpec | undefined): model is ScriptedModelSpec {
+  return model?.provider === 'scripted';
 }
 
 /** A deterministic model declared as data: ordered steps, then rules on the latest input. */
@@ -99,6 +116,11 @@ export interface CallModelInput {
   tools: ToolSpec[];
   /** How many model calls this agent has had before in this run (0-based); scripted models use it. */
   callIndex: number;
+  /**
+   * JSON Schema the final answer must match (the agent's `outputType`); providers that can ask the
+   * model for it do (OpenAI's `response_format`).
+   */
+  outputSchema?: JsonSchema;
 }
 
 /** What a model answered. */
@@ -108,4 +130,9 @@ export interface ModelResponse {
   usage: { inputTokens: number; outputTokens: number };
   /** The model that answered, as the provider reports it. */
   model: string;
+  /**
+   * A final answer checked against the agent's `outputType` by the `callModel` activity: the
+   * parsed value, or what is wrong with it.
+   */
+  output?: { value: unknown } | { error: string };
 }

@@ -115,6 +115,8 @@ export const RUN_OPTIONS = {
   maxInvalidHandoffRetries: option<number>({ default: 2, check: integer(0), doc: 'invalid handoffs answered before failing' }),
   /** An empty final answer: ask the model once more, then fail with `EmptyOutputError`; or accept it. @default "retry" */
   onEmptyOutput: option<EmptyOutputPolicy>({ default: 'retry', check: oneOf(['retry', 'accept']), doc: 'retry once or accept an empty answer' }),
+  /** Final answers that do not match the agent's `outputType` sent back to the model before the run fails. @default 2 */
+  maxOutputRetries: option<number>({ default: 2, check: integer(0, 10), doc: 'invalid structured answers sent back before failing' }),
   /** Per-attempt timeout of a model call, e.g. `"2 minutes"` or milliseconds. @default "2 minutes" */
   modelTimeout: option<string | number>({ default: '2 minutes', check: callTimeout, doc: 'per-attempt timeout of a model call' }),
   /** Per-attempt timeout of a tool call. @default "5 minutes" */

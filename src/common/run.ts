@@ -6,6 +6,7 @@ import type { ApprovalRecord, PendingApproval } from './approvals';
 import type { ModelSpec } from './model';
 import type { RunOptions } from './options';
 import type { ChainState } from './state';
+import type { RunContext } from './team';
 
 /** Tokens and calls spent by a run. */
 export interface Usage {
@@ -67,6 +68,8 @@ export interface HandoffRunInput {
   agent: string;
   input: string;
   options?: RunOptions;
+  /** Application data the run's tools receive (`ToolContext.context`); plain JSON, recorded in history. */
+  context?: RunContext;
   /**
    * The chain to continue: set by the workflow when it continues as new, and by `baton.replay`
    * with overrides. Other callers leave it out.
@@ -74,9 +77,12 @@ export interface HandoffRunInput {
   resume?: ChainState;
 }
 
-/** Result of the `handoffRun` workflow. */
-export interface HandoffRunResult {
-  output: string;
+/**
+ * Result of the `handoffRun` workflow. `output` is the final agent's answer: its text, or the
+ * parsed value when the agent has an `outputType`.
+ */
+export interface HandoffRunResult<Output = string> {
+  output: Output;
   finalAgent: string;
   handoffChain: HandoffRecord[];
   usage: Usage;

@@ -6,7 +6,7 @@ import type { ApprovalRecord, PendingApproval } from './approvals';
 import type { ChatMessage, ModelResponse, ToolCall } from './model';
 import type { ResolvedRunOptions } from './options';
 import type { HandoffRecord, Usage } from './run';
-import type { TeamSpec } from './team';
+import type { RunContext, TeamSpec } from './team';
 
 /** A turn interrupted while its handoff waits for approval. */
 export interface OpenTurn {
@@ -37,8 +37,10 @@ export interface ChainState {
   invalidHandoffs: number;
   /** Model calls per agent in the chain (scripted models answer by it). */
   callCounts: Record<string, number>;
-  /** Empty answers the current activation has been asked to redo (`onEmptyOutput: 'retry'`). */
-  emptyOutputs?: number;
+  /** Final answers of the current activation sent back to the model, by the guard that refused them. */
+  answerRetries?: Record<string, number>;
+  /** The run's application context for its tools. */
+  context?: RunContext;
   openTurn?: OpenTurn;
   /** A model answer to act on before the next model call (set by a replay that resumes after it). */
   pendingResponse?: ModelResponse;

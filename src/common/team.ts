@@ -3,7 +3,7 @@
  * Plain JSON; workflow-safe (no I/O).
  */
 import type { ApprovalPolicy, ApprovalRule } from './approvals';
-import type { ModelSpec, ToolCall, ToolSpec } from './model';
+import type { JsonSchema, ModelSpec, ToolCall, ToolSpec } from './model';
 
 /** One agent of a team snapshot. */
 export interface AgentSpec {
@@ -18,6 +18,8 @@ export interface AgentSpec {
   handoffs: string[];
   /** The injected `handoff` tool; absent in a team of one or when `handoffs` is empty. */
   handoffTool?: ToolSpec;
+  /** JSON Schema of the agent's structured final answer (its `outputType`). */
+  outputSchema?: JsonSchema;
   /** Approval for handoffs into this agent. */
   approval?: ApprovalPolicy;
 }
@@ -37,7 +39,15 @@ export interface RunToolInput {
   call: ToolCall;
   /** Stable across retries of this call: see {@link ToolContext.idempotencyKey}. */
   idempotencyKey: string;
+  /** The run's application context, when it has one. */
+  context?: RunContext;
 }
+
+/**
+ * Application data of one run that its tools receive (`ToolContext.context`): plain JSON, recorded
+ * in history, so never secrets. Give tools clients and keys when the worker builds them instead.
+ */
+export type RunContext = Record<string, unknown>;
 
 /** Result of the `runTool` activity: the text the model receives. */
 export interface RunToolResult {

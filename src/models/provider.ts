@@ -1,4 +1,4 @@
-import type { CallModelInput, ModelResponse, ModelSpec } from '../common/model';
+import type { CallModelInput, ModelResponse } from '../common/model';
 
 /** What a provider gets besides the request. */
 export interface ModelCallContext {
@@ -26,8 +26,11 @@ export interface ModelProvider {
   call(input: CallModelInput, context: ModelCallContext): Promise<ModelResponse>;
 }
 
-/** Providers by the `provider` field of a {@link ModelSpec}. */
-export type ModelProviders = Partial<Record<ModelSpec['provider'], ModelProvider>>;
+/**
+ * Providers by the `provider` field of a model spec: `openai` and `scripted` are built in;
+ * add others by name (`{anthropic: new AnthropicProvider()}`), or replace a built-in.
+ */
+export type ModelProviders = Record<string, ModelProvider>;
 
 /** A rough token count for providers that do not report one: four characters a token. */
 export function estimateTokens(text: string): number {

@@ -1,4 +1,4 @@
-import type { OpenAIModelSettings, OpenAIModelSpec, ScriptedModelSpec, ScriptedRule, ScriptedStep } from '../common/model';
+import type { CustomModelSpec, OpenAIModelSettings, OpenAIModelSpec, ScriptedModelSpec, ScriptedRule, ScriptedStep } from '../common/model';
 
 /**
  * A model on any OpenAI-compatible Chat Completions endpoint (OpenAI, vLLM, Ollama, llama.cpp).
@@ -7,6 +7,15 @@ import type { OpenAIModelSettings, OpenAIModelSpec, ScriptedModelSpec, ScriptedR
  */
 export function openai(model: string, settings?: OpenAIModelSettings): OpenAIModelSpec {
   return settings ? { provider: 'openai', model, settings } : { provider: 'openai', model };
+}
+
+/**
+ * A model served by a provider the worker registers under `provider`
+ * (`createWorker({ providers: { [provider]: myProvider } })`).
+ * @example model('anthropic', 'claude-sonnet-4-5', { maxTokens: 1024 })
+ */
+export function model(provider: string, name: string, settings?: Record<string, unknown>): CustomModelSpec {
+  return settings ? { provider, model: name, settings } : { provider, model: name };
 }
 
 /** How a scripted model is declared: a list of steps, or steps and rules. */

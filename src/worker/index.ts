@@ -11,6 +11,7 @@ import {
 import { createActivities } from '../../activities';
 import type { BatonHooks } from '../agents/hooks';
 import type { Team } from '../agents/team';
+import { TeamValidationError } from '../common/errors';
 import { BATON_SEARCH_ATTRIBUTES, DEFAULT_TASK_QUEUE } from '../common/messages';
 import type { ModelProviders } from '../models/provider';
 import { batonDataConverter } from '../payloads/codec';
@@ -59,6 +60,7 @@ export function workflowBundle(): Promise<WorkflowBundleWithSourceMap> {
 export async function createWorker(options: CreateWorkerOptions): Promise<Worker> {
   const team = options.team;
   team.spec(); // an empty or broken team fails here, before polling
+  checkProviders(team, options.providers ?? {});
   const connection =
     options.connection ?? (await NativeConnection.connect({ address: process.env.TEMPORAL_ADDRESS ?? 'localhost:7233' }));
   return Worker.create({
@@ -70,6 +72,15 @@ export async function createWorker(options: CreateWorkerOptions): Promise<Worker
     activities: createActivities({ team, hooks: options.hooks, providers: options.providers }),
     ...(options.compress ? { dataConverter: batonDataConverter({ compress: true }) } : {}),
   });
+}
+
+/** Every agent's model provider must be one this worker has: a missing one fails here, not mid-chain. */
+function checkProviders(team: Team, providers: ModelProviders): void {
+  const known = new Set(['openai', 'scripted', ...Object.keys(providers)]);
+  const problems = team.agents
+    .filter((a) => !known.has(a.model.provider))
+    .map((a) => `agent "${a.id}" uses model provider "${a.model.provider}", which this worker does not have (it has ${[...known].join(', ')}); pass createWorker({ providers: { ${a.model.provider}: … } })`);
+  if (problems.length > 0) throw new TeamValidationError(problems);
 }
 
 /**

@@ -17,7 +17,7 @@ describe('defineAgent', () => {
     expect(() => agent('1abc')).toThrow(/must start with a letter/);
     expect(() => agent('a b')).toThrow(UserError);
     expect(() => agent('ok', { instructions: '' })).toThrow(/instructions/);
-    expect(() => agent('ok', { model: { provider: 'anthropic', model: 'x' } as never })).toThrow(/unknown model provider "anthropic".*openai.*scripted/);
+    expect(() => agent('ok', { model: { provider: 'no such!', model: 'x' } as never })).toThrow(/must name a model provider \("openai", "scripted", or one the worker registers\)/);
   });
 });
 

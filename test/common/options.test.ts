@@ -59,7 +59,7 @@ describe('validateRunInput', () => {
       '"agent" must be a non-empty string, got 5',
       '"input" must be a string, got undefined',
       '"maxHandoffs" must be an integer >= 0 and <= 1000000, got -1',
-      'unknown field(s) "extra" (valid: agent, input, options)',
+      'unknown field(s) "extra" (valid: agent, input, options, context)',
     ]);
   });
 

@@ -11,7 +11,7 @@ import type { ChatMessage, ModelResponse } from '../../src/common/model';
 import { resolveRunOptions, type ResolvedRunOptions } from '../../src/common/options';
 import type { HandoffRecord, HandoffRunResult, RunOverrides, ToolResultRecord, Usage } from '../../src/common/run';
 import type { ChainState, OpenTurn } from '../../src/common/state';
-import type { AgentSpec, TeamSpec } from '../../src/common/team';
+import type { AgentSpec, RunContext, TeamSpec } from '../../src/common/team';
 
 /** Something that happened to a chain. */
 export type ChainEvent =
@@ -28,8 +28,8 @@ export type ChainEvent =
   /** A handoff happened: the target takes over with the message as its new conversation. */
   | { type: 'handed_off'; record: HandoffRecord }
   | { type: 'invalid_handoff_answered' }
-  /** An empty answer was sent back to the model with this message. */
-  | { type: 'empty_output_answered'; message: string }
+  /** A final answer was sent back to the model, with this message, by the guard that refused it. */
+  | { type: 'answer_refused'; guard: string; message: string }
   | { type: 'approval_requested'; pending: PendingApproval }
   | { type: 'approval_decided'; record: ApprovalRecord }
   | { type: 'overridden'; overrides: RunOverrides };
@@ -37,9 +37,10 @@ export type ChainEvent =
 const NO_USAGE: Usage = { inputTokens: 0, outputTokens: 0, totalTokens: 0, modelCalls: 0, toolCalls: 0 };
 
 /** A new chain: `agentId` starts with `input`. */
-export function startChain(team: TeamSpec, agentId: string, input: string, options: ResolvedRunOptions): ChainState {
+export function startChain(team: TeamSpec, agentId: string, input: string, options: ResolvedRunOptions, context?: RunContext): ChainState {
   const agent = agentOf(team, agentId);
   return {
+    ...(context ? { context } : {}),
     team,
     options,
     agentId,
@@ -50,7 +51,6 @@ export function startChain(team: TeamSpec, agentId: string, input: string, optio
     activationTurns: 0,
     invalidHandoffs: 0,
     callCounts: {},
-    emptyOutputs: 0,
     approvals: { pending: [], decided: [] },
     continuedRuns: 0,
   };
@@ -98,12 +98,18 @@ export function reduce(s: ChainState, event: ChainEvent): ChainState {
     }
     case 'handed_off': {
       const target = agentOf(s.team, event.record.to);
-      return { ...s, chain: [...s.chain, event.record], agentId: target.id, activationTurns: 0, emptyOutputs: 0, messages: conversationFor(target, event.record.message) };
+      return { ...s, chain: [...s.chain, event.record], agentId: target.id, activationTurns: 0, answerRetries: {}, messages: conversationFor(target, event.record.message) };
     }
     case 'invalid_handoff_answered':
       return { ...s, invalidHandoffs: s.invalidHandoffs + 1 };
-    case 'empty_output_answered':
-      return { ...s, emptyOutputs: (s.emptyOutputs ?? 0) + 1, messages: [...s.messages, { role: 'user', content: event.message }] };
+    case 'answer_refused': {
+      const retries = s.answerRetries ?? {};
+      return {
+        ...s,
+        answerRetries: { ...retries, [event.guard]: (retries[event.guard] ?? 0) + 1 },
+        messages: [...s.messages, { role: 'user', content: event.message }],
+      };
+    }
     case 'approval_requested':
       return { ...s, approvals: { ...s.approvals, pending: [...s.approvals.pending, event.pending] } };
     case 'approval_decided':
@@ -145,7 +151,7 @@ export function currentAgent(s: ChainState): AgentSpec {
 }
 
 /** What `handoffRun` returns when `output` ends the chain. */
-export function resultOf(s: ChainState, output: string): HandoffRunResult {
+export function resultOf(s: ChainState, output: unknown): HandoffRunResult<unknown> {
   return { output, finalAgent: s.agentId, handoffChain: s.chain, usage: s.usage };
 }
 

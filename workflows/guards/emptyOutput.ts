@@ -4,14 +4,13 @@
  */
 import { EMPTY_OUTPUT_NUDGE } from '../../src/common/answers';
 import { EmptyOutputError } from '../../src/common/errors';
-import { CONTINUE, type Guard } from './guard';
+import { CONTINUE, type Guard, refuseAnswer } from './guard';
 
 export const emptyOutputGuard: Guard = {
   name: 'emptyOutput',
-  onFinish(s, output) {
-    if (output.trim() !== '' || s.options.onEmptyOutput === 'accept') return CONTINUE;
-    const tries = s.emptyOutputs ?? 0;
-    if (tries >= 1) return { kind: 'fail', error: new EmptyOutputError(s.agentId, tries + 1) };
-    return { kind: 'retry', message: EMPTY_OUTPUT_NUDGE, event: { type: 'empty_output_answered', message: EMPTY_OUTPUT_NUDGE } };
+  onFinish(s, answer) {
+    if (answer.text.trim() !== '' || s.options.onEmptyOutput === 'accept') return CONTINUE;
+    const tries = s.answerRetries?.[this.name] ?? 0;
+    return tries >= 1 ? { kind: 'fail', error: new EmptyOutputError(s.agentId, tries + 1) } : refuseAnswer(this.name, EMPTY_OUTPUT_NUDGE);
   },
 };

@@ -22,6 +22,17 @@ export type Verdict =
 
 export const CONTINUE: Verdict = { kind: 'continue' };
 
+/** An answer without tool calls: its text, and its check against the agent's `outputType` when it has one. */
+export interface FinalAnswer {
+  text: string;
+  checked?: ModelResponse['output'];
+}
+
+/** A verdict that sends the final answer back to the model with `message`, counted for `guard`. */
+export function refuseAnswer(guard: string, message: string): Verdict {
+  return { kind: 'retry', message, event: { type: 'answer_refused', guard, message } };
+}
+
 /** A control of the chain; each point it does not implement answers `continue`. */
 export interface Guard {
   readonly name: string;
@@ -32,7 +43,7 @@ export interface Guard {
   /** Before a handoff goes ahead. */
   beforeHandoff?(state: ChainState, handoff: HandoffResult): Verdict;
   /** When an agent answers without tool calls, before the answer ends the chain. */
-  onFinish?(state: ChainState, output: string): Verdict;
+  onFinish?(state: ChainState, answer: FinalAnswer): Verdict;
 }
 
 /** The guards of a run, asked in order; the first answer other than `continue` counts. */
@@ -51,8 +62,8 @@ export class Guards {
     return this.first((g) => g.beforeHandoff?.(state, handoff));
   }
 
-  onFinish(state: ChainState, output: string): Verdict {
-    return this.first((g) => g.onFinish?.(state, output));
+  onFinish(state: ChainState, answer: FinalAnswer): Verdict {
+    return this.first((g) => g.onFinish?.(state, answer));
   }
 
   private first(ask: (g: Guard) => Verdict | undefined): Verdict {

@@ -1,5 +1,6 @@
 /** Scripted models: a chain that ends with scripted steps unused fails (`requireAllSteps`). */
 import { UnconsumedScriptStepsError } from '../../src/common/errors';
+import { isScriptedSpec } from '../../src/common/model';
 import { CONTINUE, type Guard } from './guard';
 
 export const scriptGuard: Guard = {
@@ -8,7 +9,7 @@ export const scriptGuard: Guard = {
     const unconsumed: Record<string, number> = {};
     for (const [id, calls] of Object.entries(s.callCounts)) {
       const model = s.team.agents[id]?.model;
-      if (model?.provider === 'scripted' && model.requireAllSteps && model.steps.length > calls) unconsumed[id] = model.steps.length - calls;
+      if (isScriptedSpec(model) && model.requireAllSteps && model.steps.length > calls) unconsumed[id] = model.steps.length - calls;
     }
     return Object.keys(unconsumed).length > 0 ? { kind: 'fail', error: new UnconsumedScriptStepsError(unconsumed) } : CONTINUE;
   },

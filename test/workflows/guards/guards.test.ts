@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { EmptyOutputError, HandoffTargetNotFoundError, MaxHandoffsExceededError, MaxTurnsExceededError, UnconsumedScriptStepsError } from '../../../src/common/errors';
+import { EmptyOutputError, HandoffTargetNotFoundError, OutputValidationError, MaxHandoffsExceededError, MaxTurnsExceededError, UnconsumedScriptStepsError } from '../../../src/common/errors';
 import { resolveRunOptions, type RunOptions } from '../../../src/common/options';
 import type { ChainState } from '../../../src/common/state';
 import type { AgentSpec } from '../../../src/common/team';
@@ -8,6 +8,7 @@ import { approvalGuard, resolveApprovalPolicy } from '../../../workflows/guards/
 import { emptyOutputGuard } from '../../../workflows/guards/emptyOutput';
 import { CONTINUE, Guards } from '../../../workflows/guards/guard';
 import { handoffLimitGuard, turnLimitGuard } from '../../../workflows/guards/limits';
+import { outputTypeGuard } from '../../../workflows/guards/outputType';
 import { scriptGuard } from '../../../workflows/guards/scripts';
 import { agentSpec } from '../../helpers/fakeEffects';
 
@@ -74,22 +75,30 @@ describe('approvals', () => {
 describe('on finish', () => {
   it('asks once more after an empty answer, then fails; accepts it when told to', () => {
     const a = [agentSpec('a')];
-    expect(emptyOutputGuard.onFinish!(state(a), 'an answer')).toBe(CONTINUE);
-    expect(emptyOutputGuard.onFinish!(state(a), ' ')).toMatchObject({ kind: 'retry', event: { type: 'empty_output_answered' } });
-    expect(emptyOutputGuard.onFinish!(state(a, {}, { emptyOutputs: 1 }), '')).toMatchObject({ kind: 'fail', error: expect.any(EmptyOutputError) });
-    expect(emptyOutputGuard.onFinish!(state(a, { onEmptyOutput: 'accept' }), '')).toBe(CONTINUE);
+    expect(emptyOutputGuard.onFinish!(state(a), { text: 'an answer' })).toBe(CONTINUE);
+    expect(emptyOutputGuard.onFinish!(state(a), { text: ' ' })).toMatchObject({ kind: 'retry', event: { type: 'answer_refused', guard: 'emptyOutput' } });
+    expect(emptyOutputGuard.onFinish!(state(a, {}, { answerRetries: { emptyOutput: 1 } }), { text: '' })).toMatchObject({ kind: 'fail', error: expect.any(EmptyOutputError) });
+    expect(emptyOutputGuard.onFinish!(state(a, { onEmptyOutput: 'accept' }), { text: '' })).toBe(CONTINUE);
+  });
+
+  it('sends an answer that misses the output type back with the problem, then fails', () => {
+    const a = [agentSpec('a')];
+    const bad = { text: '{"n": "x"}', checked: { error: 'n: expected number' } };
+    expect(outputTypeGuard.onFinish!(state(a), { text: '{"n": 1}', checked: { value: { n: 1 } } })).toBe(CONTINUE);
+    expect(outputTypeGuard.onFinish!(state(a, { maxOutputRetries: 1 }), bad)).toMatchObject({ kind: 'retry', message: expect.stringMatching(/n: expected number/) });
+    expect(outputTypeGuard.onFinish!(state(a, { maxOutputRetries: 1 }, { answerRetries: { outputType: 1 } }), bad)).toMatchObject({ kind: 'fail', error: expect.any(OutputValidationError) });
   });
 
   it('fails a chain that leaves scripted steps unused', () => {
     const scripted = agentSpec('a', { model: { provider: 'scripted', model: 's', steps: [{ text: '1' }, { text: '2' }], rules: [], requireAllSteps: true } });
-    const verdict = scriptGuard.onFinish!(state([scripted], {}, { callCounts: { a: 1 } }), '1');
+    const verdict = scriptGuard.onFinish!(state([scripted], {}, { callCounts: { a: 1 } }), { text: '1' });
     expect(verdict).toMatchObject({ kind: 'fail', error: expect.any(UnconsumedScriptStepsError) });
-    expect(scriptGuard.onFinish!(state([scripted], {}, { callCounts: { a: 2 } }), '2')).toBe(CONTINUE);
+    expect(scriptGuard.onFinish!(state([scripted], {}, { callCounts: { a: 2 } }), { text: '2' })).toBe(CONTINUE);
   });
 
   it('asks guards in order: the first answer other than continue counts', () => {
     const guards = new Guards([{ name: 'quiet' }, emptyOutputGuard, { name: 'never', onFinish: () => ({ kind: 'fail', error: new EmptyOutputError('x', 9) }) }]);
-    expect(guards.onFinish(state([agentSpec('a')]), '').kind).toBe('retry');
-    expect(guards.onFinish(state([agentSpec('a')]), 'ok').kind).toBe('fail');
+    expect(guards.onFinish(state([agentSpec('a')]), { text: '' }).kind).toBe('retry');
+    expect(guards.onFinish(state([agentSpec('a')]), { text: 'ok' }).kind).toBe('fail');
   });
 });
