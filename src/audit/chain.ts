@@ -1,101 +1,19 @@
 /**
  * The audit chain: a run rebuilt from its workflow history alone (schema `baton.audit/v1`).
  */
-import type { temporal } from '@temporalio/proto';
-import { ActivityType, APPROVAL_EVENT_MEMO } from '../common/messages';
-import type {
-  ApprovalRecord,
-  CallModelInput,
-  HandoffRecord,
-  HandoffRunInput,
-  HandoffRunResult,
-  ModelResponse,
-  RecordHandoffInput,
-  RunToolInput,
-  RunToolResult,
-  TeamSpec,
-} from '../common/types';
-import { recordedHandoff } from './history';
-import { fromPayload, fromPayloads } from '../payloads/read';
+import { temporal } from '@temporalio/proto';
+import type { ApprovalRecord } from '../common/approvals';
+import { ActivityType } from '../common/messages';
+import type { CallModelInput, ModelResponse } from '../common/model';
+import type { HandoffRunInput, RecordHandoffInput } from '../common/run';
+import type { RunToolInput, RunToolResult, TeamSpec } from '../common/team';
+import { fromPayloads, type HistoryEvent } from '../payloads/read';
+import { recordedApprovalEvent, recordedHandoff } from './history';
+import { TurnReader } from './turns';
+import { AUDIT_SCHEMA, type AuditChain, type AuditEvent, type AuditStatus, type Execution, type RunHistory } from './types';
 
-/** Version tag of the audit JSON; a breaking change to its shape gets a new one. */
-export const AUDIT_SCHEMA = 'baton.audit/v1';
-
-/** How a run ended, or `running`. */
-export type AuditStatus = 'running' | 'completed' | 'failed' | 'cancelled' | 'terminated' | 'timed_out' | 'continued_as_new';
-
-/** What an activity-backed event shows of its execution. */
-export interface Execution {
-  status: 'scheduled' | 'running' | 'completed' | 'failed' | 'timed_out' | 'cancelled';
-  /** Attempts made (1 when it worked first time). */
-  attempts: number;
-  /** From scheduling to the end, across retries. */
-  latencyMs?: number;
-  error?: string;
-}
-
-/** One step of the chain, in history order. */
-export type AuditEvent = { at: string; runId: string } & (
-  | { kind: 'run_started'; input: HandoffRunInput }
-  | { kind: 'team_snapshot'; agents: string[]; execution: Execution }
-  | {
-      kind: 'model_turn';
-      agent: string;
-      model: string;
-      inputTokens?: number;
-      outputTokens?: number;
-      content?: string | null;
-      toolCalls?: { name: string; arguments: string }[];
-      execution: Execution;
-    }
-  | { kind: 'tool_call'; agent: string; tool: string; arguments: string; ok?: boolean; result?: string; execution: Execution }
-  | { kind: 'handoff_requested'; from: string; to: string; message: string }
-  | { kind: 'approval_requested'; handoffId: string; from: string; to: string; message: string; expiresAt?: string; approvers?: string[] }
-  | ({ kind: 'approval_decided' } & ApprovalRecord)
-  | { kind: 'decision_refused'; handoffId?: string; approver?: string; decision?: string; reason: string; via: string }
-  | { kind: 'signal'; name: string; input: unknown }
-  | { kind: 'update'; name: string; input: unknown }
-  | ({ kind: 'handoff'; index: number } & HandoffRecord)
-  | { kind: 'final_answer'; agent: string; output: string }
-  | { kind: 'failed'; type?: string; message: string }
-  | { kind: 'cancelled' }
-  | { kind: 'terminated'; reason?: string }
-  | { kind: 'timed_out' }
-  | { kind: 'continued_as_new' }
-  | { kind: 'replayed_from'; baseRunId: string; reason: string }
-  | { kind: 'overrides_applied'; options?: Record<string, unknown>; models?: Record<string, unknown> }
-  | { kind: 'overrides_refused'; problems: string[] }
-);
-
-/** A chain as its history tells it. */
-export interface AuditChain {
-  schema: typeof AUDIT_SCHEMA;
-  workflowId: string;
-  /** Oldest first; more than one when the chain continued as new. */
-  runIds: string[];
-  status: AuditStatus;
-  startedAt?: string;
-  closedAt?: string;
-  input?: HandoffRunInput;
-  team?: TeamSpec;
-  events: AuditEvent[];
-  /** The handoffs that happened, in order. */
-  handoffs: HandoffRecord[];
-  result?: HandoffRunResult;
-  failure?: { type?: string; message: string };
-  /** Runs this chain was replayed from (Temporal reset), oldest first. */
-  lineage: { runId: string; replayedFrom: string; reason: string; at: string }[];
-  /** When the audited run was itself replayed: the run that continued it. */
-  replayedBy?: string;
-}
-
-type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
-
-/** One run's history, with its run id. */
-export interface RunHistory {
-  runId: string;
-  events: HistoryEvent[];
-}
+export { AUDIT_SCHEMA, HandoffRequestOutcome } from './types';
+export type { AnsweredBy, AuditChain, AuditEvent, AuditStatus, Execution, HandoffRequestedEvent, ModelTurnEvent, RunHistory, ToolCallEvent } from './types';
 
 /** Rebuild the chain from the histories of its runs, oldest first. */
 export function buildAudit(workflowId: string, runs: RunHistory[]): AuditChain {
@@ -108,23 +26,29 @@ export function buildAudit(workflowId: string, runs: RunHistory[]): AuditChain {
     handoffs: [],
     lineage: [],
   };
-  for (const run of runs) new RunReader(chain, run.runId).read(run.events);
+  const turns = new TurnReader({ push: (e) => chain.events.push(e), team: () => chain.team });
+  for (const run of runs) new RunReader(chain, run.runId, turns).read(run.events);
   return chain;
 }
-
-const decode = fromPayloads;
 
 function timeOf(e: HistoryEvent): number {
   const t = e.eventTime;
   return t ? Number(t.seconds?.toString() ?? 0) * 1000 + Math.floor((t.nanos ?? 0) / 1e6) : 0;
 }
 
+const iso = (ms: number) => new Date(ms).toISOString();
+
+type ExecutedEvent = Extract<AuditEvent, { execution?: Execution }>;
+
 interface Scheduled {
   name: string;
   input: unknown;
   at: number;
-  event?: Extract<AuditEvent, { execution: Execution }>;
+  event?: ExecutedEvent;
 }
+
+/** Workflow task failures that are Temporal's routine, not a problem of the run. */
+const ROUTINE_TASK_FAILURES = ['WORKFLOW_TASK_FAILED_CAUSE_UNHANDLED_COMMAND', 'WORKFLOW_TASK_FAILED_CAUSE_RESET_WORKFLOW'];
 
 /** Reads one run's events into the chain. */
 class RunReader {
@@ -133,120 +57,143 @@ class RunReader {
   constructor(
     private readonly chain: AuditChain,
     private readonly runId: string,
+    private readonly turns: TurnReader,
   ) {}
 
   read(events: HistoryEvent[]): void {
     for (const e of events) this.onEvent(e);
+    const last = events.at(-1);
+    const failed = last?.workflowTaskFailedEventAttributes;
+    if (failed && !failed.baseRunId && !isRoutine(failed.cause) && this.chain.status === 'running') {
+      this.chain.stuck = { since: iso(timeOf(last)), error: failed.failure?.message ?? 'workflow task failed' };
+    } else delete this.chain.stuck;
   }
 
   private push(at: number, event: Record<string, unknown> & { kind: string }): void {
-    this.chain.events.push({ at: new Date(at).toISOString(), runId: this.runId, ...event } as AuditEvent);
+    this.chain.events.push({ at: iso(at), runId: this.runId, ...event } as AuditEvent);
+  }
+
+  private where(at: number) {
+    return { at: iso(at), runId: this.runId };
   }
 
   private onEvent(e: HistoryEvent): void {
     const at = timeOf(e);
     const handoff = recordedHandoff(e);
     if (handoff) this.onHandoff(handoff, at);
-    const a = e;
-    if (a.workflowExecutionStartedEventAttributes) {
-      const input = decode<HandoffRunInput>(a.workflowExecutionStartedEventAttributes.input);
-      const origin = input?.resume?.replayOf;
-      if (origin && this.chain.events.length === 0) {
-        // A replay that resumed from rebuilt state: the chain before it happened in the run it continues.
-        this.chain.handoffs.push(...input!.resume!.chain);
-        this.chain.team = input!.resume!.team;
-        this.chain.lineage.push({ runId: this.runId, replayedFrom: origin.runId, reason: `baton replay from ${origin.from}`, at: new Date(at).toISOString() });
-      }
-      if (!this.chain.input && input) {
-        const { resume: _resume, ...plain } = input;
-        this.chain.input = plain;
-      }
-      this.chain.startedAt ??= new Date(at).toISOString();
-      if (input) {
-        const { resume: _resume, ...plain } = input;
-        this.push(at, { kind: 'run_started', input: plain });
-      }
-      if (origin) this.push(at, { kind: 'replayed_from', baseRunId: origin.runId, reason: `baton replay from ${origin.from}` });
-    } else if (a.activityTaskScheduledEventAttributes) this.onScheduled(e, at);
-    else if (a.activityTaskStartedEventAttributes) {
-      const s = this.scheduled.get(String(a.activityTaskStartedEventAttributes.scheduledEventId));
-      if (s?.event) Object.assign(s.event.execution, { status: 'running', attempts: a.activityTaskStartedEventAttributes.attempt ?? 1 });
-    } else if (a.activityTaskCompletedEventAttributes) {
-      const c = a.activityTaskCompletedEventAttributes;
-      this.onCompleted(String(c.scheduledEventId), decode(c.result), at);
-    } else if (a.activityTaskFailedEventAttributes) {
-      const f = a.activityTaskFailedEventAttributes;
+    if (e.workflowExecutionStartedEventAttributes) this.onStarted(fromPayloads<HandoffRunInput>(e.workflowExecutionStartedEventAttributes.input), at);
+    else if (e.activityTaskScheduledEventAttributes) this.onScheduled(e, at);
+    else if (e.activityTaskStartedEventAttributes) {
+      const s = this.scheduled.get(String(e.activityTaskStartedEventAttributes.scheduledEventId));
+      if (s?.event?.execution) Object.assign(s.event.execution, { status: 'running', attempts: e.activityTaskStartedEventAttributes.attempt ?? 1 });
+    } else if (e.activityTaskCompletedEventAttributes) {
+      const c = e.activityTaskCompletedEventAttributes;
+      this.onCompleted(String(c.scheduledEventId), fromPayloads(c.result), at);
+    } else if (e.activityTaskFailedEventAttributes) {
+      const f = e.activityTaskFailedEventAttributes;
       this.onEnded(String(f.scheduledEventId), 'failed', at, f.failure?.cause?.message ?? f.failure?.message ?? 'failed');
-    } else if (a.activityTaskTimedOutEventAttributes) {
-      const f = a.activityTaskTimedOutEventAttributes;
+    } else if (e.activityTaskTimedOutEventAttributes) {
+      const f = e.activityTaskTimedOutEventAttributes;
       this.onEnded(String(f.scheduledEventId), 'timed_out', at, f.failure?.message ?? 'timed out');
-    } else if (a.activityTaskCanceledEventAttributes) {
-      this.onEnded(String(a.activityTaskCanceledEventAttributes.scheduledEventId), 'cancelled', at, 'cancelled');
-    } else if (a.workflowPropertiesModifiedEventAttributes) {
-      const fields = a.workflowPropertiesModifiedEventAttributes.upsertedMemo?.fields ?? {};
-      const memo = fields[APPROVAL_EVENT_MEMO] ? fromPayload<Record<string, unknown> & { type: string }>(fields[APPROVAL_EVENT_MEMO]) : undefined;
-      if (memo) {
-        const { type, ...rest } = memo;
-        this.push(at, { ...rest, kind: type });
-      }
-    } else if (a.workflowTaskFailedEventAttributes?.baseRunId) {
-      const f = a.workflowTaskFailedEventAttributes;
-      const reason = f.failure?.message ?? 'reset';
-      this.chain.lineage.push({ runId: this.runId, replayedFrom: f.baseRunId ?? '', reason, at: new Date(at).toISOString() });
-      this.push(at, { kind: 'replayed_from', baseRunId: f.baseRunId ?? '', reason });
-    } else if (a.workflowExecutionSignaledEventAttributes) {
-      const s = a.workflowExecutionSignaledEventAttributes;
-      this.push(at, { kind: 'signal', name: s.signalName ?? '', input: decode(s.input) });
-    } else if (a.workflowExecutionUpdateAcceptedEventAttributes) {
-      const req = a.workflowExecutionUpdateAcceptedEventAttributes.acceptedRequest?.input;
-      this.push(at, { kind: 'update', name: req?.name ?? '', input: decode(req?.args) });
+    } else if (e.activityTaskCanceledEventAttributes) {
+      this.onEnded(String(e.activityTaskCanceledEventAttributes.scheduledEventId), 'cancelled', at, 'cancelled');
+    } else if (e.workflowPropertiesModifiedEventAttributes) this.onApprovalEvent(e, at);
+    else if (e.workflowTaskFailedEventAttributes) this.onTaskFailed(e, at);
+    else if (e.workflowExecutionSignaledEventAttributes) {
+      const s = e.workflowExecutionSignaledEventAttributes;
+      this.push(at, { kind: 'signal', name: s.signalName ?? '', input: fromPayloads(s.input) });
+    } else if (e.workflowExecutionUpdateAcceptedEventAttributes) {
+      const req = e.workflowExecutionUpdateAcceptedEventAttributes.acceptedRequest?.input;
+      this.push(at, { kind: 'update', name: req?.name ?? '', input: fromPayloads(req?.args) });
     } else this.onClosed(e, at);
+  }
+
+  private onStarted(input: HandoffRunInput | undefined, at: number): void {
+    const origin = input?.resume?.replayOf;
+    if (origin && this.chain.events.length === 0) {
+      // A replay that resumed from rebuilt state: the chain before it happened in the run it continues.
+      this.chain.handoffs.push(...input!.resume!.chain);
+      this.chain.lineage.push({ runId: this.runId, replayedFrom: origin.runId, reason: `baton replay from ${origin.from}`, at: iso(at) });
+    }
+    if (input?.resume) this.chain.team ??= input.resume.team;
+    this.chain.startedAt ??= iso(at);
+    if (!input) return;
+    const { resume, ...plain } = input;
+    this.chain.input ??= plain;
+    this.push(at, { kind: 'run_started', input: plain });
+    if (origin) this.push(at, { kind: 'replayed_from', baseRunId: origin.runId, reason: `baton replay from ${origin.from}` });
+    if (resume) this.turns.resumed(resume, this.where(at));
   }
 
   private onScheduled(e: HistoryEvent, at: number): void {
     const s = e.activityTaskScheduledEventAttributes!;
     const name = s.activityType?.name ?? '';
-    const input = decode(s.input);
+    const input = fromPayloads(s.input);
     const entry: Scheduled = { name, input, at };
     const execution: Execution = { status: 'scheduled', attempts: 0 };
     if (name === ActivityType.CALL_MODEL) {
       const i = input as CallModelInput;
-      entry.event = { kind: 'model_turn', agent: i.agentId, model: i.model.model, execution, at: '', runId: this.runId };
+      this.turns.modelCalled(i, this.where(at));
+      entry.event = { kind: 'model_turn', agent: i.agentId, model: i.model.model, execution, ...this.where(at) };
+      this.chain.events.push(entry.event);
     } else if (name === ActivityType.RUN_TOOL) {
       const i = input as RunToolInput;
-      entry.event = { kind: 'tool_call', agent: i.agentId, tool: i.call.name, arguments: i.call.arguments, execution, at: '', runId: this.runId };
+      entry.event = this.turns.toolScheduled(i.agentId, i.call);
+      if (entry.event) entry.event.execution = execution;
+      else {
+        entry.event = { kind: 'tool_call', agent: i.agentId, tool: i.call.name, arguments: i.call.arguments, answeredBy: 'tool', execution, ...this.where(at) };
+        this.chain.events.push(entry.event);
+      }
     } else if (name === ActivityType.LOAD_TEAM) {
-      entry.event = { kind: 'team_snapshot', agents: [], execution, at: '', runId: this.runId };
-    }
-    if (entry.event) {
-      entry.event.at = new Date(at).toISOString();
+      entry.event = { kind: 'team_snapshot', agents: [], execution, ...this.where(at) };
       this.chain.events.push(entry.event);
     }
     this.scheduled.set(String(e.eventId), entry);
   }
 
-  private onHandoff({ handoff, index }: RecordHandoffInput, at: number): void {
-    this.chain.handoffs.push(handoff);
-    this.push(at, { kind: 'handoff', index, ...handoff });
+  private onHandoff(entry: RecordHandoffInput, at: number): void {
+    this.turns.handedOff(entry);
+    this.chain.handoffs.push(entry.handoff);
+    this.push(at, { kind: 'handoff', index: entry.index, ...entry.handoff });
+  }
+
+  private onApprovalEvent(e: HistoryEvent, at: number): void {
+    const memo = recordedApprovalEvent(e);
+    if (!memo) return;
+    const { type, ...rest } = memo;
+    if (type === 'approval_requested') this.turns.approvalRequested(rest as { handoffId: string; to: string });
+    if (type === 'approval_decided') this.turns.approvalDecided(rest as unknown as ApprovalRecord);
+    this.push(at, { ...rest, kind: type });
+  }
+
+  private onTaskFailed(e: HistoryEvent, at: number): void {
+    const f = e.workflowTaskFailedEventAttributes!;
+    if (f.baseRunId) {
+      const reason = f.failure?.message ?? 'reset';
+      this.chain.lineage.push({ runId: this.runId, replayedFrom: f.baseRunId, reason, at: iso(at) });
+      this.push(at, { kind: 'replayed_from', baseRunId: f.baseRunId, reason });
+      return;
+    }
+    if (isRoutine(f.cause)) return;
+    const cause = f.cause !== undefined && f.cause !== null ? causeName(f.cause) : undefined;
+    this.push(at, { kind: 'workflow_task_failed', ...(cause ? { cause } : {}), message: f.failure?.message ?? 'workflow task failed' });
   }
 
   private onCompleted(id: string, result: unknown, at: number): void {
     const s = this.scheduled.get(id);
     const ev = s?.event;
     if (!s || !ev) return;
-    Object.assign(ev.execution, { status: 'completed', latencyMs: at - s.at, attempts: Math.max(1, ev.execution.attempts) });
+    Object.assign(ev.execution!, { status: 'completed', latencyMs: at - s.at, attempts: Math.max(1, ev.execution!.attempts) });
     if (ev.kind === 'model_turn') {
       const r = result as ModelResponse;
+      const i = s.input as CallModelInput;
       Object.assign(ev, {
         inputTokens: r.usage.inputTokens,
         outputTokens: r.usage.outputTokens,
         content: r.content,
         toolCalls: r.toolCalls.map((c) => ({ name: c.name, arguments: c.arguments })),
       });
-      for (const call of r.toolCalls.filter((c) => c.name === 'handoff')) {
-        const args = safeJson(call.arguments) as { to?: unknown; message?: unknown };
-        this.push(at, { kind: 'handoff_requested', from: ev.agent, to: String(args.to ?? '?'), message: String(args.message ?? '') });
-      }
+      this.turns.answered(ev.agent, r.toolCalls, { ...this.where(at), given: i.messages.length, tools: (i.tools ?? []).map((t) => t.name) });
     } else if (ev.kind === 'tool_call') {
       const r = result as RunToolResult;
       Object.assign(ev, { ok: r.ok, result: r.content });
@@ -257,17 +204,18 @@ class RunReader {
   }
 
   private onEnded(id: string, status: Execution['status'], at: number, error: string): void {
-    const s = this.scheduled.get(id);
-    if (s?.event) Object.assign(s.event.execution, { status, error, latencyMs: at - s.at, attempts: Math.max(1, s.event.execution.attempts) });
+    const ev = this.scheduled.get(id)?.event;
+    if (ev?.execution) Object.assign(ev.execution, { status, error, latencyMs: at - this.scheduled.get(id)!.at, attempts: Math.max(1, ev.execution.attempts) });
   }
 
   private onClosed(e: HistoryEvent, at: number): void {
     const close = (status: AuditStatus) => {
       this.chain.status = status;
-      this.chain.closedAt = new Date(at).toISOString();
+      this.chain.closedAt = iso(at);
+      if (status !== 'continued_as_new') this.turns.runEnded(this.chain.failure);
     };
     if (e.workflowExecutionCompletedEventAttributes) {
-      const result = decode<HandoffRunResult>(e.workflowExecutionCompletedEventAttributes.result);
+      const result = fromPayloads<NonNullable<AuditChain['result']>>(e.workflowExecutionCompletedEventAttributes.result);
       close('completed');
       if (result) {
         this.chain.result = result;
@@ -276,8 +224,8 @@ class RunReader {
     } else if (e.workflowExecutionFailedEventAttributes) {
       const f = e.workflowExecutionFailedEventAttributes.failure;
       const failure = { type: f?.applicationFailureInfo?.type ?? undefined, message: f?.message ?? 'failed' };
-      close('failed');
       this.chain.failure = failure;
+      close('failed');
       this.push(at, { kind: 'failed', ...failure });
     } else if (e.workflowExecutionCanceledEventAttributes) {
       close('cancelled');
@@ -295,11 +243,11 @@ class RunReader {
   }
 }
 
-function safeJson(text: string): Record<string, unknown> {
-  try {
-    const v = JSON.parse(text) as unknown;
-    return typeof v === 'object' && v !== null ? (v as Record<string, unknown>) : {};
-  } catch {
-    return {};
-  }
+function isRoutine(cause: temporal.api.enums.v1.WorkflowTaskFailedCause | string | null | undefined): boolean {
+  return cause !== undefined && cause !== null && ROUTINE_TASK_FAILURES.includes(causeName(cause));
+}
+
+/** The name of a workflow task failure's cause (history read from JSON may carry it as the name already). */
+function causeName(cause: temporal.api.enums.v1.WorkflowTaskFailedCause | string): string {
+  return typeof cause === 'string' ? cause : (temporal.api.enums.v1.WorkflowTaskFailedCause[cause] ?? String(cause));
 }

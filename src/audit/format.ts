@@ -1,18 +1,30 @@
-import type { AuditChain, AuditEvent } from './chain';
+/**
+ * The audit chain for people: a timeline for a terminal and a Mermaid flowchart. Long texts and
+ * errors are clipped to one line here; the JSON keeps them whole.
+ */
+import { HandoffRequestOutcome, type AuditChain, type AuditEvent, type Execution, type HandoffRequestedEvent } from './types';
 
-const clip = (text: string, n = 80) => {
+export { toMermaid } from './mermaid';
+
+/** One line of `text`, at most `n` characters. */
+export function clip(text: string, n = 80): string {
   const flat = text.replace(/\s+/g, ' ').trim();
   return flat.length > n ? `${flat.slice(0, n - 1)}…` : flat;
-};
+}
+
+const ERROR_WIDTH = 120;
+const quoted = (text: string, n: number) => JSON.stringify(clip(text, n));
 const time = (iso: string) => iso.slice(11, 23);
 const pad = (s: string, n: number) => (s.length >= n ? s : s + ' '.repeat(n - s.length));
 const attempts = (n: number) => (n > 1 ? `, ${n} attempts` : '');
+const ended = (x: Execution) => (x.status === 'completed' ? '' : ` [${x.status.replace(/_/g, ' ')}${x.error ? `: ${clip(x.error, ERROR_WIDTH)}` : ''}]`);
 
 /** A readable timeline of the chain for a terminal. */
 export function formatTimeline(chain: AuditChain): string {
   const head = [
     `chain ${chain.workflowId}: ${chain.status}${chain.runIds.length > 1 ? ` (${chain.runIds.length} runs)` : ''}`,
-    chain.input ? `input: ${chain.input.agent} ← ${JSON.stringify(clip(chain.input.input, 100))}` : undefined,
+    chain.stuck ? `stuck since ${time(chain.stuck.since)}: its workflow task keeps failing: ${clip(chain.stuck.error, ERROR_WIDTH)}` : undefined,
+    chain.input ? `input: ${chain.input.agent} ← ${quoted(chain.input.input, 100)}` : undefined,
   ].filter(Boolean);
   const lines = chain.events.flatMap((e) => {
     const line = describe(e);
@@ -24,44 +36,55 @@ export function formatTimeline(chain: AuditChain): string {
 function describe(e: AuditEvent): [string, string] | undefined {
   switch (e.kind) {
     case 'run_started':
+    case 'signal':
+    case 'update':
       return undefined;
     case 'team_snapshot':
       return ['team', `snapshot: ${e.agents.join(', ')}`];
     case 'model_turn': {
-      const did = e.toolCalls && e.toolCalls.length > 0 ? `→ ${e.toolCalls.map((c) => c.name).join(', ')}` : e.content != null ? `→ answer` : '';
+      const did = e.toolCalls && e.toolCalls.length > 0 ? `→ ${e.toolCalls.map((c) => c.name).join(', ')}` : e.content == null ? '' : e.content.trim() === '' ? '→ empty answer' : '→ answer';
       const tokens = e.inputTokens !== undefined ? `, ${e.inputTokens} in / ${e.outputTokens} out` : '';
-      const end = e.execution.status === 'completed' ? '' : ` [${e.execution.status}${e.execution.error ? `: ${e.execution.error}` : ''}]`;
-      return [e.agent, `model ${e.model} ${did} (${e.execution.latencyMs ?? '?'} ms${tokens}${attempts(e.execution.attempts)})${end}`];
+      return [e.agent, `model ${e.model} ${did} (${e.execution.latencyMs ?? '?'} ms${tokens}${attempts(e.execution.attempts)})${ended(e.execution)}`];
     }
     case 'tool_call': {
+      const call = `tool ${e.tool}(${clip(e.arguments, 60)})`;
+      if (e.answeredBy === 'workflow') return [e.agent, `${call} → answered by baton${e.result !== undefined ? `: ${clip(e.result, ERROR_WIDTH)}` : ''}`];
+      const x = e.execution ?? { status: 'not_scheduled', attempts: 0 };
+      if (x.status === 'not_scheduled') return [e.agent, `${call} [not run]`];
       const out = e.result !== undefined ? ` → ${e.ok === false ? 'error ' : ''}${clip(e.result, 60)}` : '';
-      const end = e.execution.status === 'completed' ? '' : ` [${e.execution.status}${e.execution.error ? `: ${e.execution.error}` : ''}]`;
-      return [e.agent, `tool ${e.tool}(${clip(e.arguments, 60)})${out} (${e.execution.latencyMs ?? '?'} ms${attempts(e.execution.attempts)})${end}`];
+      return [e.agent, `${call}${out} (${x.latencyMs ?? '?'} ms${attempts(x.attempts)})${ended(x)}`];
     }
     case 'handoff_requested':
-      return [e.from, `asks to hand off to ${e.to}: ${JSON.stringify(clip(e.message, 70))}`];
+      return [e.from, `asks to hand off to ${e.to || '?'}: ${quoted(e.message, 70)} → ${outcome(e)}`];
+    case 'workflow_message':
+      return [e.agent, `told by baton: ${quoted(e.content, 100)}`];
     case 'approval_requested':
       return ['approval', `asked for ${e.from} → ${e.to} (${e.handoffId})${e.approvers ? `, approvers ${e.approvers.join(', ')}` : ''}${e.expiresAt ? `, expires ${time(e.expiresAt)}` : ''}`];
     case 'approval_decided':
       return [
         'approval',
         e.outcome === 'timed_out'
-          ? `timed out (${e.handoffId})`
-          : `${e.outcome} by ${e.approver} via ${e.via}${e.comment ? `: ${JSON.stringify(e.comment)}` : ''}${e.reason ? `: ${JSON.stringify(e.reason)}` : ''}`,
+          ? `timed out (${e.handoffId})${e.onTimeout ? `, policy: ${e.onTimeout}` : ''}`
+          : `${e.outcome} by ${e.approver} via ${e.via}${e.comment ? `: ${quoted(e.comment, 100)}` : ''}${e.reason ? `: ${quoted(e.reason, 100)}` : ''}`,
       ];
     case 'decision_refused':
-      return ['approval', `refused ${e.decision ?? 'decision'} from ${e.approver ?? '?'} (${e.via}): ${e.reason}`];
-    case 'signal':
-    case 'update':
-      return undefined;
+      return ['approval', `refused ${e.decision ?? 'decision'} from ${e.approver ?? '?'} (${e.via}): ${clip(e.reason, ERROR_WIDTH)}`];
     case 'handoff':
       return ['handoff', `#${e.index} ${e.from} → ${e.to}${e.approval ? ` (${e.approval.outcome}${e.approval.approver ? ` by ${e.approval.approver}` : ''})` : ''}`];
+    case 'workflow_task_failed':
+      return ['task', `workflow task failed${e.cause ? ` (${e.cause.replace('WORKFLOW_TASK_FAILED_CAUSE_', '').toLowerCase()})` : ''}: ${clip(e.message, ERROR_WIDTH)}`];
     case 'final_answer':
-      return ['answer', `${e.agent}: ${JSON.stringify(clip(e.output, 100))}`];
+      return ['answer', `${e.agent}: ${typeof e.output === 'string' ? quoted(e.output, 100) : clip(JSON.stringify(e.output) ?? '', 100)}`];
     case 'failed':
-      return ['failed', `${e.type ?? 'Error'}: ${e.message}`];
+      return ['failed', `${e.type ?? 'Error'}: ${clip(e.message, ERROR_WIDTH)}`];
     case 'terminated':
-      return ['terminated', e.reason ?? ''];
+      return ['terminated', clip(e.reason ?? '', ERROR_WIDTH)];
+    case 'replayed_from':
+      return ['replay', `from run ${e.baseRunId}: ${clip(e.reason, ERROR_WIDTH)}`];
+    case 'overrides_applied':
+      return ['overrides', `applied: ${clip(JSON.stringify({ options: e.options, models: e.models }), ERROR_WIDTH)}`];
+    case 'overrides_refused':
+      return ['overrides', `refused: ${clip(e.problems.join('; '), ERROR_WIDTH)}`];
     case 'cancelled':
     case 'timed_out':
     case 'continued_as_new':
@@ -69,31 +92,21 @@ function describe(e: AuditEvent): [string, string] | undefined {
   }
 }
 
-const label = (text: string) => `"${text.replace(/"/g, '#quot;')}"`;
-
-/** A Mermaid flowchart of the handoffs: executed ones solid and numbered, rejected ones dashed. */
-export function toMermaid(chain: AuditChain): string {
-  const lines = ['flowchart LR'];
-  const start = chain.input?.agent ?? chain.handoffs[0]?.from;
-  if (start) lines.push(`  input([input]) --> ${start}`);
-  let n = 0;
-  for (const e of chain.events) {
-    if (e.kind === 'handoff') {
-      n++;
-      const how = e.approval ? ` · ${e.approval.outcome === 'timed_out' ? 'approved on timeout' : `approved by ${e.approval.approver}`}` : '';
-      lines.push(`  ${e.from} -->|${label(`${n}${how}`)}| ${e.to}`);
-    } else if (e.kind === 'approval_decided' && e.outcome !== 'approved') {
-      const req = chain.events.find((r) => r.kind === 'approval_requested' && r.handoffId === e.handoffId);
-      if (req?.kind === 'approval_requested') {
-        const why = e.outcome === 'rejected' ? `rejected by ${e.approver}` : 'not approved in time';
-        lines.push(`  ${req.from} -.->|${label(why)}| ${req.to}`);
-      }
-    }
+/** How a handoff request ended, in words, with what the model was told when it did not happen. */
+function outcome(e: HandoffRequestedEvent): string {
+  const told = e.answer !== undefined ? `: ${clip(e.answer, ERROR_WIDTH)}` : '';
+  switch (e.outcome) {
+    case HandoffRequestOutcome.EXECUTED:
+      return `executed${e.index !== undefined ? ` (#${e.index})` : ''}`;
+    case HandoffRequestOutcome.AWAITING_APPROVAL:
+      return `awaiting approval (${e.handoffId})`;
+    case HandoffRequestOutcome.IGNORED:
+      return 'ignored: only the first handoff of a turn counts';
+    case HandoffRequestOutcome.INVALID_ARGUMENTS:
+      return `invalid arguments${told || (e.reason ? `: ${clip(e.reason, ERROR_WIDTH)}` : '')}`;
+    case HandoffRequestOutcome.PENDING:
+      return 'not acted on yet';
+    default:
+      return `${e.outcome.replace(/_/g, ' ')}${told || (e.reason ? `: ${clip(e.reason, ERROR_WIDTH)}` : '')}`;
   }
-  if (chain.result) lines.push(`  ${chain.result.finalAgent} --> answer([answer])`);
-  if (chain.failure) {
-    const last = chain.handoffs.at(-1)?.to ?? start;
-    if (last) lines.push(`  ${last} --> failed[[${label(`${chain.failure.type ?? 'failed'}`)}]]`);
-  }
-  return lines.join('\n');
 }

@@ -1,14 +1,17 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { defineTool, Team } from '../../src';
-import type { AuditEvent } from '../../src/audit/chain';
+import type { AuditChain, AuditEvent } from '../../src/audit/chain';
 import { formatTimeline, toMermaid } from '../../src/audit/format';
+import { EMPTY_OUTPUT_NUDGE, expiredHandoffAnswer, ignoredHandoffAnswer, unknownToolAnswer } from '../../src/common/answers';
+import { HANDOFF_TOOL_NAME } from '../../src/common/handoff';
 import { useTemporalServer, withWorker } from '../helpers/temporal';
 import { waitFor } from '../helpers/wait';
 import { scriptedAgent as agent } from '../helpers/agents';
 
 const server = useTemporalServer();
 const kinds = (events: AuditEvent[]) => events.map((e) => e.kind).filter((k) => k !== 'signal' && k !== 'update');
+const byKind = <K extends AuditEvent['kind']>(audit: AuditChain, k: K) => audit.events.filter((e): e is Extract<AuditEvent, { kind: K }> => e.kind === k);
 
 const lookupOrder = defineTool({
   name: 'lookupOrder',
@@ -29,9 +32,10 @@ const supportTeam = () =>
 
 describe('audit from workflow history', () => {
   it('rebuilds a completed chain: input, team, turns, tools, approvals, refusals, handoffs and the answer', async () => {
+    let first: { handoffId: string }[] = [];
     const audit = await withWorker(server.env, supportTeam(), async (baton) => {
       const run = await baton.start('triage', 'Please refund order 42', { retry: { initialInterval: '100 ms' } });
-      const first = await waitFor(() => run.pendingApprovals(), (p) => p.length === 1);
+      first = await waitFor(() => run.pendingApprovals(), (p) => p.length === 1);
       await baton.reject(run.workflowId, first[0]!.handoffId, { approver: 'bob', reason: 'ask for the order id' });
       const second = await waitFor(() => run.pendingApprovals(), (p) => p.length === 1 && p[0]!.handoffId !== first[0]!.handoffId);
       await run.handle.signal('approveHandoff', { handoffId: second[0]!.handoffId, approver: 'eve' });
@@ -66,15 +70,14 @@ describe('audit from workflow history', () => {
       'model_turn',
       'final_answer',
     ]);
-    const byKind = <K extends AuditEvent['kind']>(k: K) => audit.events.filter((e): e is Extract<AuditEvent, { kind: K }> => e.kind === k);
-    const [rejected, approved] = byKind('approval_decided');
+    const [rejected, approved] = byKind(audit, 'approval_decided');
     expect(rejected).toMatchObject({ outcome: 'rejected', approver: 'bob', reason: 'ask for the order id', via: 'update' });
     expect(approved).toMatchObject({ outcome: 'approved', approver: 'alice', comment: 'ok', via: 'update' });
     expect(Date.parse(approved!.decidedAt)).toBeGreaterThanOrEqual(Date.parse(approved!.requestedAt));
-    expect(byKind('decision_refused')[0]).toMatchObject({ approver: 'eve', via: 'signal', reason: 'eve may not decide this handoff (approvers: alice, bob)' });
-    expect(byKind('approval_requested')[0]).toMatchObject({ from: 'triage', to: 'refunds', approvers: ['alice', 'bob'] });
+    expect(byKind(audit, 'decision_refused')[0]).toMatchObject({ approver: 'eve', via: 'signal', reason: 'eve may not decide this handoff (approvers: alice, bob)' });
+    expect(byKind(audit, 'approval_requested')[0]).toMatchObject({ from: 'triage', to: 'refunds', approvers: ['alice', 'bob'] });
 
-    const turns = byKind('model_turn');
+    const turns = byKind(audit, 'model_turn');
     expect(turns.map((t) => [t.agent, t.model, t.execution.attempts])).toEqual([
       ['triage', 'scripted', 1],
       ['triage', 'scripted', 1],
@@ -83,7 +86,7 @@ describe('audit from workflow history', () => {
     ]);
     expect(turns[3]).toMatchObject({ inputTokens: 50, outputTokens: 7, content: 'Refunded order 42.' });
     expect(turns.every((t) => t.execution.status === 'completed' && (t.execution.latencyMs ?? -1) >= 0)).toBe(true);
-    expect(byKind('tool_call')[0]).toMatchObject({
+    expect(byKind(audit, 'tool_call')[0]).toMatchObject({
       agent: 'refunds',
       tool: 'lookupOrder',
       arguments: '{"orderId":"42"}',
@@ -93,6 +96,10 @@ describe('audit from workflow history', () => {
     });
     expect(audit.handoffs).toHaveLength(1);
     expect(audit.handoffs[0]).toMatchObject({ from: 'triage', to: 'refunds', message: 'refund 42, please', approval: { approver: 'alice' } });
+    const [refused, executed] = byKind(audit, 'handoff_requested');
+    expect(refused).toMatchObject({ to: 'refunds', outcome: 'rejected', handoffId: first[0]!.handoffId });
+    expect(refused!.answer).toMatch(/^The handoff to refunds was rejected by bob: ask for the order id\./);
+    expect(executed).toMatchObject({ to: 'refunds', outcome: 'executed', index: 1, answer: 'Handed off to refunds (approved by alice).' });
     expect(JSON.parse(JSON.stringify(audit))).toEqual(audit);
 
     const timeline = formatTimeline(audit);
@@ -100,6 +107,8 @@ describe('audit from workflow history', () => {
     expect(timeline).toMatch(/approval +rejected by bob via update: "ask for the order id"/);
     expect(timeline).toMatch(/approval +refused approve from eve \(signal\): eve may not decide/);
     expect(timeline).toMatch(/handoff +#1 triage → refunds \(approved by alice\)/);
+    expect(timeline).toMatch(/triage +asks to hand off to refunds: "refund 42" → rejected: The handoff to refunds was rejected by bob/);
+    expect(timeline).toMatch(/triage +asks to hand off to refunds: "refund 42, please" → executed \(#1\)/);
     expect(timeline).toMatch(/refunds +model scripted → lookupOrder \(\d+ ms, \d+ in \/ \d+ out, 3 attempts\)/);
     expect(timeline).toMatch(/answer +refunds: "Refunded order 42\."/);
 
@@ -140,12 +149,126 @@ describe('audit from workflow history', () => {
       expect(running.closedAt).toBeUndefined();
       expect(kinds(running.events).slice(-2)).toEqual(['handoff_requested', 'approval_requested']);
       expect(running.handoffs).toEqual([]);
+      expect(byKind(running, 'handoff_requested')[0]).toMatchObject({ outcome: 'awaiting_approval', handoffId: expect.any(String) });
+      expect(formatTimeline(running)).toMatch(/a +asks to hand off to b: "over" → awaiting approval/);
+      expect(toMermaid(running)).toContain('a -.->|"awaiting approval"| b');
 
       await run.handle.terminate('operator stopped it');
       const terminated = await baton.audit(run.workflowId);
       expect(terminated.status).toBe('terminated');
       expect(terminated.events.at(-1)).toMatchObject({ kind: 'terminated', reason: 'operator stopped it' });
+      expect(byKind(terminated, 'handoff_requested')[0]).toMatchObject({ outcome: 'abandoned', reason: 'the run ended while the handoff waited for approval' });
     });
+  });
+});
+
+describe('audit of what the workflow answers itself', () => {
+  it('an unknown tool, invalid handoff arguments, an invalid target, an extra handoff and an empty answer: each call with its answer, in the model order', async () => {
+    const call = (name: string, args: Record<string, unknown>) => ({ name, arguments: args });
+    const team = new Team([
+      agent(
+        'a',
+        [
+          { toolCalls: [call('lookupOrder', { orderId: '7' }), call('refundAll', {}), call(HANDOFF_TOOL_NAME, { message: 'no target' })] },
+          { handoff: { to: 'nobody', message: 'lost' } },
+          { toolCalls: [call(HANDOFF_TOOL_NAME, { to: 'b', message: 'first' }), call(HANDOFF_TOOL_NAME, { to: 'a', message: 'second' })] },
+        ],
+        { tools: [lookupOrder] },
+      ),
+      agent('b', [{ text: '' }, { text: 'done' }]),
+    ]);
+    const audit = await withWorker(server.env, team, async (baton) => {
+      const run = await baton.start('a', 'go', { onInvalidHandoff: 'retry' });
+      await run.result();
+      return baton.audit(run.workflowId);
+    });
+
+    expect(audit.status).toBe('completed');
+    expect(kinds(audit.events)).toEqual([
+      'run_started',
+      'team_snapshot',
+      'model_turn',
+      'tool_call',
+      'tool_call',
+      'handoff_requested',
+      'model_turn',
+      'handoff_requested',
+      'model_turn',
+      'handoff_requested',
+      'handoff_requested',
+      'handoff',
+      'model_turn',
+      'workflow_message',
+      'model_turn',
+      'final_answer',
+    ]);
+    const [lookup, unknown] = byKind(audit, 'tool_call');
+    expect(lookup).toMatchObject({ tool: 'lookupOrder', answeredBy: 'tool', ok: true, execution: { status: 'completed' } });
+    expect(unknown).toMatchObject({ agent: 'a', tool: 'refundAll', arguments: '{}', answeredBy: 'workflow', result: unknownToolAnswer('refundAll', ['lookupOrder', HANDOFF_TOOL_NAME]) });
+    expect(unknown!.execution).toBeUndefined();
+
+    const [badArgs, badTarget, executed, ignored] = byKind(audit, 'handoff_requested');
+    expect(badArgs).toMatchObject({ from: 'a', to: '', outcome: 'invalid_arguments', arguments: '{"message":"no target"}' });
+    expect(badArgs!.answer).toMatch(/^Error: Invalid arguments for handoff/);
+    expect(badTarget).toMatchObject({ to: 'nobody', message: 'lost', outcome: 'invalid_target' });
+    expect(badTarget!.answer).toMatch(/^Error: .*nobody.*Call handoff again with one of: b/);
+    expect(executed).toMatchObject({ to: 'b', outcome: 'executed', index: 1, answer: 'Handed off to b.' });
+    expect(ignored).toMatchObject({ to: 'a', message: 'second', outcome: 'ignored' });
+    expect(ignored!.answer).toBe(ignoredHandoffAnswer({ id: '', name: HANDOFF_TOOL_NAME, arguments: '{"to":"b","message":"first"}' }));
+    expect(byKind(audit, 'workflow_message')).toEqual([expect.objectContaining({ agent: 'b', content: EMPTY_OUTPUT_NUDGE })]);
+    expect(audit.handoffs.map((h) => `${h.from}>${h.to}`)).toEqual(['a>b']);
+
+    const timeline = formatTimeline(audit);
+    expect(timeline).toMatch(/a +tool refundAll\(\{\}\) → answered by baton: Error: unknown tool "refundAll"/);
+    expect(timeline).toMatch(/a +asks to hand off to \?: "no target" → invalid arguments: Error: Invalid arguments/);
+    expect(timeline).toMatch(/a +asks to hand off to nobody: "lost" → invalid target: Error:/);
+    expect(timeline).toMatch(/a +asks to hand off to a: "second" → ignored/);
+    expect(timeline).toMatch(/b +model scripted → empty answer/);
+    expect(timeline).toMatch(/b +told by baton: "Your last answer was empty/);
+    expect(toMermaid(audit)).toBe(
+      [
+        'flowchart LR',
+        '  input([input]) --> a',
+        '  a -.->|"invalid arguments"| no_target(("?"))',
+        '  a -.->|"invalid target"| nobody',
+        '  a -.->|"ignored: second handoff of a turn"| a',
+        '  a -->|"1"| b',
+        '  b --> answer([answer])',
+      ].join('\n'),
+    );
+  });
+});
+
+describe('audit of refused handoffs', () => {
+  it('a handoff nobody approved in time is refused, and the agent goes on', async () => {
+    const team = new Team([
+      agent('a', [{ handoff: { to: 'b', message: 'over' } }, { text: 'did it myself' }]),
+      agent('b', [], { approval: { timeout: '1 second', onTimeout: 'reject' } }),
+    ]);
+    const audit = await withWorker(server.env, team, async (baton) => {
+      const run = await baton.start('a', 'go');
+      await run.result();
+      return baton.audit(run.workflowId);
+    });
+    expect(audit.handoffs).toEqual([]);
+    expect(byKind(audit, 'handoff_requested')).toEqual([expect.objectContaining({ to: 'b', outcome: 'timed_out', answer: expiredHandoffAnswer('b') })]);
+    expect(byKind(audit, 'approval_decided')).toEqual([expect.objectContaining({ outcome: 'timed_out', onTimeout: 'reject' })]);
+    expect(formatTimeline(audit)).toMatch(/a +asks to hand off to b: "over" → timed out: The handoff to b was not approved in time/);
+    expect(toMermaid(audit)).toBe(['flowchart LR', '  input([input]) --> a', '  a -.->|"not approved in time"| b', '  a --> answer([answer])'].join('\n'));
+  });
+
+  it('a handoff to an invalid target that fails the run says so, with the failure', async () => {
+    const team = new Team([agent('a', [{ handoff: { to: 'ghost', message: 'boo' } }]), agent('b', [])]);
+    const audit = await withWorker(server.env, team, async (baton) => {
+      const run = await baton.start('a', 'go');
+      await run.result().catch(() => undefined);
+      return baton.audit(run.workflowId);
+    });
+    expect(audit).toMatchObject({ status: 'failed', failure: { type: 'HandoffTargetNotFoundError' } });
+    expect(byKind(audit, 'handoff_requested')).toEqual([expect.objectContaining({ to: 'ghost', outcome: 'invalid_target', reason: audit.failure!.message })]);
+    expect(byKind(audit, 'handoff_requested')[0]!.answer).toBeUndefined();
+    expect(toMermaid(audit)).toContain('a -.->|"invalid target"| ghost');
+    expect(toMermaid(audit)).toContain('a --> failed[["HandoffTargetNotFoundError"]]');
   });
 });
 
