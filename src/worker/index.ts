@@ -11,6 +11,7 @@ import {
 import { createActivities } from '../../activities';
 import type { BatonHooks } from '../agents/hooks';
 import type { Team } from '../agents/team';
+import { temporalConfig, type TemporalConfigOptions } from '../client/connect';
 import { TeamValidationError } from '../common/errors';
 import { BATON_SEARCH_ATTRIBUTES, DEFAULT_TASK_QUEUE } from '../common/messages';
 import type { ModelProviders } from '../models/provider';
@@ -20,10 +21,15 @@ import { batonDataConverter } from '../payloads/codec';
 export interface CreateWorkerOptions {
   /** The agents this worker serves. */
   team: Team;
-  /** @default a connection to `TEMPORAL_ADDRESS`, or localhost:7233 */
+  /**
+   * Your own connection. @default one made as Temporal's tools make it: the `temporal.toml` profile
+   * and `TEMPORAL_ADDRESS`, `TEMPORAL_API_KEY`, `TEMPORAL_TLS_*` (see `temporalConfig`), else localhost:7233
+   */
   connection?: NativeConnection;
-  /** @default process.env.TEMPORAL_NAMESPACE, or "default" */
+  /** @default the profile's namespace or `TEMPORAL_NAMESPACE`, else "default" */
   namespace?: string;
+  /** Which `temporal.toml` profile and file to read when baton makes the connection. */
+  temporal?: TemporalConfigOptions;
   /** @default "baton" */
   taskQueue?: string;
   /** `agent_handoff` listeners, run after each handoff in the `runHandoffHooks` activity (at least once). */
@@ -61,12 +67,12 @@ export async function createWorker(options: CreateWorkerOptions): Promise<Worker
   const team = options.team;
   team.spec(); // an empty or broken team fails here, before polling
   checkProviders(team, options.providers ?? {});
-  const connection =
-    options.connection ?? (await NativeConnection.connect({ address: process.env.TEMPORAL_ADDRESS ?? 'localhost:7233' }));
+  const config = temporalConfig(options.temporal);
+  const connection = options.connection ?? (await NativeConnection.connect(config.connectionOptions));
   return Worker.create({
     ...options.worker,
     connection,
-    namespace: options.namespace ?? process.env.TEMPORAL_NAMESPACE ?? 'default',
+    namespace: options.namespace ?? config.namespace,
     taskQueue: options.taskQueue ?? DEFAULT_TASK_QUEUE,
     workflowBundle: await workflowBundle(),
     activities: createActivities({ team, hooks: options.hooks, providers: options.providers }),

@@ -1,0 +1,48 @@
+/**
+ * Connections the way every Temporal tool makes them: `@temporalio/envconfig` reads the profile
+ * in `temporal.toml` (`TEMPORAL_CONFIG_FILE`, `TEMPORAL_PROFILE`) and the environment
+ * (`TEMPORAL_ADDRESS`, `TEMPORAL_NAMESPACE`, `TEMPORAL_API_KEY`, `TEMPORAL_TLS_*`), so baton reaches
+ * a local dev server, a TLS cluster or Temporal Cloud with no code.
+ */
+import { Client, Connection, type DataConverter } from '@temporalio/client';
+import { loadClientConnectConfig, type ClientConnectConfig } from '@temporalio/envconfig';
+import { Baton } from './baton';
+
+/** Where to connect: a profile and a config file, else the defaults Temporal's tools use. */
+export interface TemporalConfigOptions {
+  /** The `temporal.toml` profile. @default `TEMPORAL_PROFILE`, or "default" */
+  profile?: string;
+  /** The config file. @default `TEMPORAL_CONFIG_FILE`, or the platform's Temporal config path */
+  configFile?: string;
+}
+
+/** The connection options and namespace the environment and `temporal.toml` describe. */
+export function temporalConfig(options: TemporalConfigOptions = {}): ClientConnectConfig & { namespace: string } {
+  const config = loadClientConnectConfig({
+    ...(options.profile ? { profile: options.profile } : {}),
+    ...(options.configFile ? { configSource: { path: options.configFile } } : {}),
+  });
+  const address = config.connectionOptions.address ?? 'localhost:7233';
+  return { connectionOptions: { ...config.connectionOptions, address }, namespace: config.namespace ?? 'default' };
+}
+
+/** Options of {@link connectBaton}. */
+export interface ConnectBatonOptions extends TemporalConfigOptions {
+  /** @default "baton" */
+  taskQueue?: string;
+  /** e.g. `batonDataConverter({ compress: true })` when the workers compress payloads. */
+  dataConverter?: DataConverter;
+}
+
+/**
+ * A {@link Baton} client connected as the environment says (see {@link temporalConfig}).
+ * @example
+ * const baton = await connectBaton();      // TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, TEMPORAL_API_KEY, temporal.toml
+ * const { output } = await baton.run('triage', 'Refund order 42');
+ */
+export async function connectBaton(options: ConnectBatonOptions = {}): Promise<Baton> {
+  const { connectionOptions, namespace } = temporalConfig(options);
+  const connection = await Connection.connect(connectionOptions);
+  const client = new Client({ connection, namespace, ...(options.dataConverter ? { dataConverter: options.dataConverter } : {}) });
+  return new Baton({ client, ...(options.taskQueue ? { taskQueue: options.taskQueue } : {}) });
+}

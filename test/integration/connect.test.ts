@@ -1,0 +1,45 @@
+/** baton connects the way Temporal's tools do: temporal.toml profiles and TEMPORAL_* variables. */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { connectBaton, createWorker, Team, temporalConfig } from '../../src';
+import { scriptedAgent } from '../helpers/agents';
+import { taskQueue, useTemporalServer } from '../helpers/temporal';
+
+const server = useTemporalServer();
+const team = () => new Team([scriptedAgent('a', [{ text: 'connected' }])]);
+
+describe('connections from the environment', () => {
+  it('reads address and namespace from a temporal.toml profile', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'baton-envconfig-'));
+    const file = path.join(dir, 'temporal.toml');
+    fs.writeFileSync(file, `[profile.staging]\naddress = "${server.env.address}"\nnamespace = "default"\n`);
+    expect(temporalConfig({ profile: 'staging', configFile: file })).toMatchObject({ connectionOptions: { address: server.env.address }, namespace: 'default' });
+    const queue = taskQueue();
+    const worker = await createWorker({ team: team(), taskQueue: queue, temporal: { profile: 'staging', configFile: file } });
+    const baton = await connectBaton({ profile: 'staging', configFile: file, taskQueue: queue });
+    const result = await worker.runUntil(baton.run('a', 'hi'));
+    expect(result.output).toBe('connected');
+  });
+
+  it('takes TEMPORAL_ADDRESS and TEMPORAL_NAMESPACE like the temporal CLI, and refuses a namespace that does not exist', async () => {
+    const saved = { address: process.env.TEMPORAL_ADDRESS, namespace: process.env.TEMPORAL_NAMESPACE };
+    process.env.TEMPORAL_ADDRESS = server.env.address;
+    process.env.TEMPORAL_NAMESPACE = 'default';
+    try {
+      expect(temporalConfig()).toMatchObject({ connectionOptions: { address: server.env.address }, namespace: 'default' });
+      const queue = taskQueue();
+      const worker = await createWorker({ team: team(), taskQueue: queue });
+      const result = await worker.runUntil((await connectBaton({ taskQueue: queue })).run('a', 'hi'));
+      expect(result.output).toBe('connected');
+      process.env.TEMPORAL_NAMESPACE = 'no-such-namespace';
+      await expect(createWorker({ team: team(), taskQueue: queue })).rejects.toThrow(/no-such-namespace/);
+    } finally {
+      for (const [key, value] of Object.entries({ TEMPORAL_ADDRESS: saved.address, TEMPORAL_NAMESPACE: saved.namespace })) {
+        if (value === undefined) delete process.env[key];
+        else process.env[key] = value;
+      }
+    }
+  });
+});
