@@ -1,22 +1,22 @@
 import { Client, Connection } from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { temporal } from '@temporalio/proto';
+import type { HistoryEvent } from '../src/payloads/read';
 import { round, type WithBaton } from './lib';
 import { chainTeam, conversationTeam } from './teams';
 
-type Event = temporal.api.history.v1.IHistoryEvent;
 
 const payloadBytes = (p: temporal.api.common.v1.IPayloads | null | undefined) =>
   (p?.payloads ?? []).reduce((n, x) => n + (x.data?.length ?? 0) + Object.values(x.metadata ?? {}).reduce((m, v) => m + v.length, 0), 0);
 
 /** Every run's events of a chain, oldest run first; a connection of its own, sized for large history pages. */
-async function allEvents(env: TestWorkflowEnvironment, workflowId: string): Promise<Event[][]> {
+async function allEvents(env: TestWorkflowEnvironment, workflowId: string): Promise<HistoryEvent[][]> {
   const connection = await Connection.connect({ address: env.address, channelArgs: { 'grpc.max_receive_message_length': 256 * 2 ** 20 } });
   try {
     const client = new Client({ connection });
     const runs: string[] = [];
     for await (const wf of client.workflow.list({ query: `WorkflowId = "${workflowId}"` })) runs.unshift(wf.runId);
-    const all: Event[][] = [];
+    const all: HistoryEvent[][] = [];
     for (const runId of runs) all.push((await client.workflow.getHandle(workflowId, runId).fetchHistory()).events ?? []);
     return all;
   } finally {
@@ -25,7 +25,7 @@ async function allEvents(env: TestWorkflowEnvironment, workflowId: string): Prom
 }
 
 /** History bytes of each model turn: the callModel input and its answer, in turn order across runs. */
-function bytesByTurn(runs: Event[][]): number[] {
+function bytesByTurn(runs: HistoryEvent[][]): number[] {
   const turns: number[] = [];
   for (const events of runs) {
     const scheduled = new Map<string, number>();

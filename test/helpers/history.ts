@@ -1,8 +1,7 @@
-import { defaultPayloadConverter } from '@temporalio/common';
-import type { temporal } from '@temporalio/proto';
 import type { WorkflowHandle } from '@temporalio/client';
 import { recordedHandoff } from '../../src/audit/history';
 import type { RecordHandoffInput } from '../../src/common/types';
+import { fromPayload, fromPayloads, type HistoryEvent } from '../../src/payloads/read';
 
 /** One activity as the workflow history shows it. */
 export interface ActivityInHistory {
@@ -14,17 +13,11 @@ export interface ActivityInHistory {
   summary?: string;
 }
 
-type Event = temporal.api.history.v1.IHistoryEvent;
-
-function decode(payloads: temporal.api.common.v1.IPayloads | null | undefined): unknown {
-  const first = payloads?.payloads?.[0];
-  return first ? defaultPayloadConverter.fromPayload(first) : undefined;
-}
 
 /** Every activity scheduled in a workflow's history, in order, with its input and attempts. */
 export async function activitiesInHistory(handle: WorkflowHandle): Promise<ActivityInHistory[]> {
   const history = await handle.fetchHistory();
-  const events: Event[] = history.events ?? [];
+  const events: HistoryEvent[] = history.events ?? [];
   const byScheduledId = new Map<string, ActivityInHistory>();
   for (const e of events) {
     const scheduled = e.activityTaskScheduledEventAttributes;
@@ -33,9 +26,9 @@ export async function activitiesInHistory(handle: WorkflowHandle): Promise<Activ
       byScheduledId.set(String(e.eventId), {
         eventId: Number(e.eventId),
         name: scheduled.activityType?.name ?? '',
-        input: decode(scheduled.input),
+        input: fromPayloads(scheduled.input),
         attempt: 0,
-        summary: summaryPayload ? (defaultPayloadConverter.fromPayload(summaryPayload) as string) : undefined,
+        summary: summaryPayload ? fromPayload<string>(summaryPayload) : undefined,
       });
     }
     const started = e.activityTaskStartedEventAttributes;

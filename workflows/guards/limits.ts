@@ -3,6 +3,7 @@
  * handoff targets the model may be told about before the run fails.
  */
 import { invalidTargetAnswer } from '../../src/common/answers';
+import { HANDOFF_TOOL_NAME } from '../../src/common/handoff';
 import { HandoffTargetNotFoundError, MaxHandoffsExceededError, MaxTurnsExceededError } from '../../src/common/errors';
 import { CONTINUE, type Guard } from './guard';
 
@@ -28,7 +29,7 @@ export const handoffLimitGuard: Guard = {
     if (!allowed.includes(h.to) || !s.team.agents[h.to]) {
       const error = new HandoffTargetNotFoundError(h.from, h.to, allowed);
       if (s.options.onInvalidHandoff !== 'retry' || s.invalidHandoffs >= s.options.maxInvalidHandoffRetries) return { kind: 'fail', error };
-      const toolName = from?.handoffTool?.name ?? 'handoff';
+      const toolName = from?.handoffTool?.name ?? HANDOFF_TOOL_NAME;
       return { kind: 'retry', message: invalidTargetAnswer(error.message, toolName, allowed), event: { type: 'invalid_handoff_answered' } };
     }
     if (s.chain.length >= s.options.maxHandoffs) {
