@@ -4,6 +4,7 @@ export { createHandoffTool, type HandoffTarget } from './agents/handoff';
 export { Team } from './agents/team';
 export { defineTool, ToolError, type Tool, type ToolContext, type ToolDefinition } from './agents/tool';
 export { Baton, BatonRun, toBatonError, type BatonOptions, type RunResult, type StartOptions } from './client/baton';
+export type { RunEvent } from './client/events';
 export { connectBaton, temporalConfig, type ConnectBatonOptions, type TemporalConfigOptions } from './client/connect';
 export * from './common/errors';
 export { extractHandoff, HANDOFF_TOOL_NAME, isHandoffResult, type HandoffResult } from './common/handoff';

@@ -30,6 +30,7 @@ import {
 } from '../common/types';
 import type { AuditChain } from '../audit/chain';
 import { auditRun } from '../audit/fetch';
+import { runEvents, type RunEvent } from './events';
 import { replayChain, type ReplayOptions, type ReplayStarted } from './replay';
 
 /** Options of {@link Baton}. */
@@ -71,6 +72,17 @@ export class BatonRun<Output = string> {
     } catch (err) {
       throw toBatonError(err);
     }
+  }
+
+  /**
+   * What the run does, as it happens: model and tool calls, handoffs, approvals and the end, read
+   * from history by long-polling (no query loop). Follows continue-as-new; ends with the run.
+   * @example for await (const e of run.events()) if (e.kind === 'handoff') console.log(e.handoff.to);
+   */
+  events(): AsyncGenerator<RunEvent> {
+    // A run this client started is followed from its first run; one looked up, from its latest.
+    const first = (this.handle as { firstExecutionRunId?: string }).firstExecutionRunId;
+    return runEvents(this.handle.client, this.workflowId, first);
   }
 
   /** The handoffs so far (a query). */

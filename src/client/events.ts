@@ -1,0 +1,126 @@
+/**
+ * A run's progress as it happens, read from its history by long-polling (no query loops): what
+ * each agent is doing, every handoff, approval and the end. Follows continue-as-new.
+ */
+import type { WorkflowClient } from '@temporalio/client';
+import { ApplicationFailure } from '@temporalio/common';
+import { activityName, recordedApprovalEvent, recordedHandoff } from '../audit/history';
+import type { ApprovalRecord, PendingApproval } from '../common/approvals';
+import { errorFromFailure } from '../common/errors';
+import { ActivityType } from '../common/messages';
+import type { CallModelInput } from '../common/model';
+import type { HandoffRecord, HandoffRunResult } from '../common/run';
+import type { RunToolInput } from '../common/team';
+import { fromPayloads, type HistoryEvent } from '../payloads/read';
+
+/** Something that happened in a run, in history order. `at` is the event's time (ISO 8601). */
+export type RunEvent = { at: string; runId: string } & RunEventBody;
+
+/** What a {@link RunEvent} says. */
+export type RunEventBody =
+  | { kind: 'model_call'; agent: string }
+  | { kind: 'model_answered'; agent: string }
+  | { kind: 'tool_call'; agent: string; tool: string }
+  | { kind: 'tool_answered'; agent: string; tool: string }
+  | { kind: 'handoff'; index: number; handoff: HandoffRecord }
+  | { kind: 'approval_requested'; approval: PendingApproval }
+  | { kind: 'approval_decided'; decision: ApprovalRecord }
+  | { kind: 'continued_as_new'; nextRunId: string }
+  | { kind: 'completed'; result: HandoffRunResult<unknown> }
+  | { kind: 'failed'; error: Error }
+  | { kind: 'ended'; status: 'cancelled' | 'terminated' | 'timed_out' };
+
+/** The kinds of event after which a run has nothing more to say. */
+const FINAL = new Set<RunEvent['kind']>(['completed', 'failed', 'ended']);
+
+/**
+ * Every event of the run `workflowId` (from run `runId`, else its latest run), then each new one as
+ * it happens, until the chain ends. Each call reads the history from the start.
+ */
+export async function* runEvents(client: WorkflowClient, workflowId: string, runId?: string): AsyncGenerator<RunEvent> {
+  let execution = { workflowId, runId: runId ?? (await client.getHandle(workflowId).describe()).runId };
+  let nextPageToken: Uint8Array | undefined;
+  const calls = new Map<string, { kind: 'model' | 'tool'; agent: string; tool?: string }>();
+  for (;;) {
+    const response = await client.workflowService.getWorkflowExecutionHistory({
+      namespace: client.options.namespace,
+      execution,
+      nextPageToken,
+      waitNewEvent: true,
+      skipArchival: true,
+    });
+    for (const e of response.history?.events ?? []) {
+      const current = execution.runId;
+      for (const event of mapEvent(e, calls)) {
+        const out = { at: timeOf(e), runId: current, ...event } as RunEvent;
+        yield out;
+        if (FINAL.has(out.kind)) return;
+        if (out.kind === 'continued_as_new') {
+          execution = { workflowId, runId: out.nextRunId };
+          nextPageToken = undefined;
+          calls.clear();
+        }
+      }
+    }
+    if (response.nextPageToken?.length) nextPageToken = response.nextPageToken;
+  }
+}
+
+type Mapped = RunEventBody;
+
+function mapEvent(e: HistoryEvent, calls: Map<string, { kind: 'model' | 'tool'; agent: string; tool?: string }>): Mapped[] {
+  const scheduled = e.activityTaskScheduledEventAttributes;
+  if (scheduled) {
+    const name = activityName(e);
+    if (name === ActivityType.CALL_MODEL) {
+      const input = fromPayloads<CallModelInput>(scheduled.input);
+      calls.set(String(e.eventId), { kind: 'model', agent: input?.agentId ?? '?' });
+      return [{ kind: 'model_call', agent: input?.agentId ?? '?' }];
+    }
+    if (name === ActivityType.RUN_TOOL) {
+      const input = fromPayloads<RunToolInput>(scheduled.input);
+      calls.set(String(e.eventId), { kind: 'tool', agent: input?.agentId ?? '?', tool: input?.call.name ?? '?' });
+      return [{ kind: 'tool_call', agent: input?.agentId ?? '?', tool: input?.call.name ?? '?' }];
+    }
+    return [];
+  }
+  const completed = e.activityTaskCompletedEventAttributes;
+  if (completed) {
+    const call = calls.get(String(completed.scheduledEventId));
+    if (call?.kind === 'model') return [{ kind: 'model_answered', agent: call.agent }];
+    if (call?.kind === 'tool') return [{ kind: 'tool_answered', agent: call.agent, tool: call.tool ?? '?' }];
+    return [];
+  }
+  const handoff = recordedHandoff(e);
+  if (handoff) return [{ kind: 'handoff', index: handoff.index, handoff: handoff.handoff }];
+  const approval = recordedApprovalEvent(e);
+  if (approval) {
+    const { type, ...fields } = approval;
+    if (type === 'approval_requested') return [{ kind: 'approval_requested', approval: fields as unknown as PendingApproval }];
+    if (type === 'approval_decided') return [{ kind: 'approval_decided', decision: fields as unknown as ApprovalRecord }];
+    return [];
+  }
+  return closing(e);
+}
+
+function closing(e: HistoryEvent): Mapped[] {
+  const done = e.workflowExecutionCompletedEventAttributes;
+  if (done) return [{ kind: 'completed', result: fromPayloads<HandoffRunResult<unknown>>(done.result)! }];
+  const failed = e.workflowExecutionFailedEventAttributes?.failure;
+  if (failed) {
+    const info = failed.applicationFailureInfo;
+    const failure = ApplicationFailure.create({ type: info?.type ?? undefined, message: failed.message ?? 'failed', details: (info?.details?.payloads ?? []).map((p) => fromPayloads({ payloads: [p] })) });
+    return [{ kind: 'failed', error: errorFromFailure(failure) ?? new Error(failed.message ?? 'the run failed') }];
+  }
+  const next = e.workflowExecutionContinuedAsNewEventAttributes?.newExecutionRunId;
+  if (next) return [{ kind: 'continued_as_new', nextRunId: next }];
+  if (e.workflowExecutionCanceledEventAttributes) return [{ kind: 'ended', status: 'cancelled' }];
+  if (e.workflowExecutionTerminatedEventAttributes) return [{ kind: 'ended', status: 'terminated' }];
+  if (e.workflowExecutionTimedOutEventAttributes) return [{ kind: 'ended', status: 'timed_out' }];
+  return [];
+}
+
+function timeOf(e: HistoryEvent): string {
+  const t = e.eventTime;
+  return new Date(t ? Number(t.seconds?.toString() ?? 0) * 1000 + Math.floor((t.nanos ?? 0) / 1e6) : 0).toISOString();
+}
