@@ -6,6 +6,7 @@ export function temporalAddress(): string {
   return process.env.TEMPORAL_ADDRESS ?? 'localhost:7233';
 }
 
+/** The namespace the CLI uses: `TEMPORAL_NAMESPACE`, or `default`. */
 export function temporalNamespace(): string {
   return process.env.TEMPORAL_NAMESPACE ?? 'default';
 }

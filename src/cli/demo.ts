@@ -4,12 +4,12 @@ import { NativeConnection } from '@temporalio/worker';
 import { formatTimeline, toMermaid } from '../audit/format';
 import { Baton } from '../client/baton';
 import { startDevServer } from '../devserver/server';
-import { createWorker } from '../worker';
-import { parse } from './args';
-import type { Print } from './commands';
-import { formatResult } from './commands';
+import { parse, UsageError } from './args';
 import { approvalPrompter } from './approvals';
+import type { Command } from './context';
 import { follow } from './follow';
+import { formatResult } from './print';
+import { untilDone } from './serve';
 import { loadTeamModule } from './team';
 
 const DEFAULT_INPUT = 'Hi, I would like a refund for order 1042: the teapot arrived broken.';
@@ -18,39 +18,55 @@ const DEFAULT_INPUT = 'Hi, I would like a refund for order 1042: the teapot arri
  * `baton demo`: the support example end to end. Starts an embedded Temporal dev server unless
  * `TEMPORAL_ADDRESS` is set, runs a worker in-process, and follows a chain triage → refunds → answer.
  */
-export async function demo(argv: string[], print: Print): Promise<number> {
-  const { values } = parse(argv, { input: { type: 'string', default: DEFAULT_INPUT }, keep: { type: 'boolean', default: false } });
-  const { team, hooks } = loadTeamModule(path.resolve(__dirname, '../../examples/support/team.ts'));
-  const external = process.env.TEMPORAL_ADDRESS;
-  print(`baton demo: the support team (${team.ids.join(', ')}), model: ${process.env.OPENAI_API_KEY ? 'OpenAI' : 'scripted (set OPENAI_API_KEY for a real model)'}`);
-  const env = external ? undefined : await startDevServer({ ui: true });
-  const address = external ?? env!.address;
-  const uiBase = external ? process.env.TEMPORAL_UI_URL ?? 'http://localhost:8233' : `http://127.0.0.1:${Number(address.split(':').pop()) + 1000}`;
-  print(external ? `Temporal server: ${address}` : `Temporal dev server started at ${address}`);
-  try {
-    const connection = env?.nativeConnection ?? (await NativeConnection.connect({ address }));
-    const client = env?.client ?? new Client({ connection: await Connection.connect({ address }) });
-    const taskQueue = `baton-demo-${process.pid}`;
-    const worker = await createWorker({ team, hooks, connection, taskQueue });
-    const baton = new Baton({ client, taskQueue });
-    const result = await worker.runUntil(async () => {
-      print(`customer → triage: ${values.input}`);
-      const started = await baton.start('triage', values.input);
-      return follow(started, print, { onPending: approvalPrompter(baton, print, { autoApprover: 'demo' }) });
-    });
-    print(formatResult('triage', result));
-    const chain = await baton.audit(result.workflowId);
-    print(`\naudit (rebuilt from the workflow history; also \`npx baton audit <workflowId>\`):\n${formatTimeline(chain)}`);
-    print(`\nhandoff flow (Mermaid, \`--mermaid\`):\n${toMermaid(chain)}\n`);
-    print(`Temporal UI: ${uiBase}/namespaces/default/workflows/${result.workflowId}`);
-    if (values.keep && env) {
-      print('Server and UI stay up; press Ctrl-C to stop.');
-      await new Promise<void>((resolve) => process.once('SIGINT', () => resolve()));
-    } else if (env) {
-      print('(the embedded server stops with the demo; run `npx baton demo --keep` to browse the UI)');
+export const demoCommand: Command = {
+  synopsis: 'baton demo [--input <text>] [--keep]',
+  summary: 'run the support example end to end (no setup needed)',
+  reportsChainFailures: true,
+  help: `Options:
+  --input <text>    what the customer says (default: a refund request for order 1042)
+  --keep            keep the embedded server and its UI up after the chain, until Ctrl-C
+
+Starts an embedded Temporal dev server (or uses TEMPORAL_ADDRESS), serves the support team in this
+process, follows a chain triage → refunds (which needs approval: asked in a terminal, approved as
+"demo" otherwise), then prints the audit timeline and the handoff flow.`,
+  async run(argv, { out, interrupted }) {
+    const { values, positionals } = parse(argv, { input: { type: 'string', default: DEFAULT_INPUT }, keep: { type: 'boolean', default: false } });
+    if (positionals.length > 0) throw new UsageError(`unexpected argument "${positionals[0]}" (the customer's words go in --input)`);
+    if (values.input.trim() === '') throw new UsageError('--input is empty: say what the customer wants');
+    const team = loadTeamModule(path.resolve(__dirname, '../../examples/support/team.ts'));
+    const external = process.env.TEMPORAL_ADDRESS;
+    out(`baton demo: the support team (${team.team.ids.join(', ')}), model: ${process.env.OPENAI_API_KEY ? 'OpenAI' : 'scripted (set OPENAI_API_KEY for a real model)'}`);
+    const env = external ? undefined : await startDevServer({ ui: true });
+    const address = external ?? env!.address;
+    const uiBase = external ? process.env.TEMPORAL_UI_URL ?? 'http://localhost:8233' : `http://127.0.0.1:${Number(address.split(':').pop()) + 1000}`;
+    out(external ? `Temporal server: ${address}` : `Temporal dev server started at ${address}`);
+    try {
+      const client = env?.client ?? new Client({ connection: await Connection.connect({ address }) });
+      const taskQueue = `baton-demo-${process.pid}`;
+      const baton = new Baton({ client, taskQueue });
+      const connection = async () => env?.nativeConnection ?? NativeConnection.connect({ address });
+      const result = await untilDone(
+        async () => {
+          out(`customer → triage: ${values.input}`);
+          const started = await baton.start('triage', values.input);
+          return follow(started, out, { onPending: approvalPrompter(baton, out, { autoApprover: 'demo' }) });
+        },
+        { team, connection, taskQueue, interrupted },
+      );
+      out(formatResult('triage', result));
+      const chain = await baton.audit(result.workflowId);
+      out(`\naudit (rebuilt from the workflow history; also \`npx baton audit <workflowId>\`):\n${formatTimeline(chain)}`);
+      out(`\nhandoff flow (Mermaid, \`--mermaid\`):\n${toMermaid(chain)}\n`);
+      out(`Temporal UI: ${uiBase}/namespaces/default/workflows/${result.workflowId}`);
+      if (values.keep && env) {
+        out('Server and UI stay up; press Ctrl-C to stop.');
+        await interrupted;
+      } else if (env) {
+        out('(the embedded server stops with the demo; run `npx baton demo --keep` to browse the UI)');
+      }
+      return 0;
+    } finally {
+      await env?.teardown();
     }
-    return 0;
-  } finally {
-    await env?.teardown();
-  }
-}
+  },
+};

@@ -1,5 +1,6 @@
 import type { BatonRun, RunResult } from '../client/baton';
 import type { HandoffRecord, PendingApproval } from '../common/types';
+import { formatHandoff, type Print } from './print';
 
 /** What {@link follow} does besides printing handoffs. */
 export interface FollowOptions {
@@ -10,7 +11,7 @@ export interface FollowOptions {
 }
 
 /** Print each handoff of `run` as it happens (and each approval it waits for), then return its result. */
-export async function follow(run: BatonRun, print: (line: string) => void, options: FollowOptions = {}): Promise<RunResult> {
+export async function follow(run: BatonRun, print: Print, options: FollowOptions = {}): Promise<RunResult> {
   let seen = 0;
   const show = (chain: HandoffRecord[]) => {
     for (const h of chain.slice(seen)) print(formatHandoff(h));
@@ -38,15 +39,4 @@ export async function follow(run: BatonRun, print: (line: string) => void, optio
     done = true;
     await poller;
   }
-}
-
-export function formatHandoff(h: HandoffRecord): string {
-  const message = h.message.length > 100 ? `${h.message.slice(0, 97)}...` : h.message;
-  const approval = h.approval ? ` [${h.approval.outcome === 'approved' ? `approved by ${h.approval.approver}` : 'approved on timeout'}]` : '';
-  return `  ↪ ${h.from} → ${h.to}${approval}: ${message}`;
-}
-
-/** The chain as one line: `triage → refunds → sales`. */
-export function chainPath(start: string, chain: HandoffRecord[]): string {
-  return [start, ...chain.map((h) => h.to)].join(' → ');
 }

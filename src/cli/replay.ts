@@ -1,52 +1,95 @@
 import fs from 'node:fs';
+import { isGrpcServiceError, WorkflowNotFoundError, type Client } from '@temporalio/client';
 import { Baton } from '../client/baton';
 import { DEFAULT_TASK_QUEUE } from '../common/messages';
 import type { ModelSpec, RunOverrides } from '../common/types';
 import { openai } from '../models/spec';
-import { createWorker } from '../worker';
-import { checkHistories, historiesFromFiles, historiesFromServer } from '../worker/determinism';
-import { intOption, parse, UsageError } from './args';
-import type { Print } from './commands';
-import { formatResult } from './commands';
-import { connect } from './connect';
+import { checkHistories, historiesFromFiles, historiesFromServer, type HistorySource } from '../worker/determinism';
+import { integerOption, parse, runOptionNumber, UsageError } from './args';
+import { connect, temporalAddress } from './connect';
+import type { Command, CommandContext } from './context';
 import { follow } from './follow';
+import { warnWhenNoWorker } from './pollers';
+import { formatResult, type Print } from './print';
+import { untilDone } from './serve';
 import { loadTeamModule } from './team';
 
 /**
  * `baton replay <workflowId>`: continue a failed chain from its last good step (or `--from-handoff N`);
  * `baton replay --check <workflowId | file>...`: replay histories against the current workflow code.
  */
-export async function replay(argv: string[], print: Print): Promise<number> {
-  const { values, positionals } = parse(argv, {
-    check: { type: 'boolean', default: false },
-    'from-handoff': { type: 'string' },
-    'max-handoffs': { type: 'string' },
-    'max-turns': { type: 'string' },
-    model: { type: 'string', multiple: true },
-    team: { type: 'string' },
-    'task-queue': { type: 'string', default: DEFAULT_TASK_QUEUE },
-  });
-  if (values.check) return check(positionals, print);
-  const [workflowId, ...rest] = positionals;
-  if (!workflowId || rest.length > 0) throw new UsageError('expected exactly <workflowId> (or --check <workflowId | file>...)');
-  const fromHandoff = intOption('from-handoff', values['from-handoff']);
+export const replayCommand: Command = {
+  synopsis:
+    'baton replay <workflowId> [--from-handoff N] [--max-handoffs N] [--max-turns N] [--model <agent>=<model>]\n             [--team <module>] [--task-queue baton]\n' +
+    'baton replay --check <workflowId | history.json>...',
+  summary: 'continue a failed chain from its last good step; or check recorded histories for determinism',
+  reportsChainFailures: true,
+  help: `Continuing a chain (a new run of the same workflow id; completed model and tool calls are not repeated):
+  --from-handoff N       continue from just before handoff N (1-based) instead of from the failure
+  --max-handoffs N       raise or lower the handoff limit from there on
+  --max-turns N          model turns allowed in one activation of an agent
+  --model <agent>=<m>    use OpenAI-compatible model <m> for <agent> from there on (repeatable)
+  --team <module>        also serve the team in this process
+  --task-queue <name>    task queue of the workers (default baton)
+
+Checking determinism:
+  --check <source>...    replay each history against the current workflow code; a source is a workflow
+                         id (its latest run is fetched) or a JSON file from
+                         \`temporal workflow show --output json\` (a name ending in .json must be a file)
+                         Exit code 1 when any history does not replay: guard the change with patched().`,
+  async run(argv, ctx) {
+    const { values, positionals } = parse(argv, {
+      check: { type: 'boolean', default: false },
+      'from-handoff': { type: 'string' },
+      'max-handoffs': { type: 'string' },
+      'max-turns': { type: 'string' },
+      model: { type: 'string', multiple: true },
+      team: { type: 'string' },
+      'task-queue': { type: 'string', default: DEFAULT_TASK_QUEUE },
+    });
+    if (values.check) return check(positionals, ctx.out);
+    const [workflowId, ...rest] = positionals;
+    if (!workflowId || rest.length > 0) throw new UsageError('expected exactly <workflowId> (or --check <workflowId | file>...)');
+    return continueChain(workflowId, values, ctx);
+  },
+};
+
+interface ContinueValues {
+  'from-handoff'?: string;
+  'max-handoffs'?: string;
+  'max-turns'?: string;
+  model?: string[];
+  team?: string;
+  'task-queue': string;
+}
+
+async function continueChain(workflowId: string, values: ContinueValues, ctx: CommandContext): Promise<number> {
+  const fromHandoff = integerOption('from-handoff', values['from-handoff'], 1);
   const overrides = overridesFrom(values);
   const mod = values.team ? loadTeamModule(values.team) : undefined;
+  const taskQueue = values['task-queue'];
   const { client, native } = await connect();
-  const baton = new Baton({ client, taskQueue: values['task-queue'] });
+  const baton = new Baton({ client, taskQueue });
   const replayed = await baton.replay(workflowId, { ...(fromHandoff !== undefined ? { fromHandoff } : {}), ...(overrides ? { overrides } : {}) });
-  print(`chain ${workflowId} continues from ${replayed.from} in run ${replayed.runId} (${replayed.mechanism} of run ${replayed.baseRunId})`);
-  const run = baton.getRun(workflowId);
-  const result = mod
-    ? await (await createWorker({ team: mod.team, hooks: mod.hooks, connection: await native(), taskQueue: values['task-queue'] })).runUntil(follow(run, print))
-    : await follow(run, print);
-  print(formatResult(result.handoffChain[0]?.from ?? result.finalAgent, result));
+  ctx.out(`chain ${workflowId} continues from ${replayed.from} in run ${replayed.runId} (${replayed.mechanism} of run ${replayed.baseRunId})`);
+  const result = await untilDone(
+    async () => {
+      const stopCheck = mod ? undefined : warnWhenNoWorker(client, taskQueue, workflowId, ctx.err);
+      try {
+        return await follow(baton.getRun(workflowId), ctx.out);
+      } finally {
+        stopCheck?.();
+      }
+    },
+    { team: mod, connection: native, taskQueue, interrupted: ctx.interrupted },
+  );
+  ctx.out(formatResult(result.handoffChain[0]?.from ?? result.finalAgent, result));
   return 0;
 }
 
-function overridesFrom(values: { 'max-handoffs'?: string; 'max-turns'?: string; model?: string[] }): RunOverrides | undefined {
-  const maxHandoffs = intOption('max-handoffs', values['max-handoffs']);
-  const maxTurns = intOption('max-turns', values['max-turns']);
+function overridesFrom(values: ContinueValues): RunOverrides | undefined {
+  const maxHandoffs = runOptionNumber('max-handoffs', 'maxHandoffs', values['max-handoffs']);
+  const maxTurns = runOptionNumber('max-turns', 'maxTurns', values['max-turns']);
   const models: Record<string, ModelSpec> = {};
   for (const m of values.model ?? []) {
     const [agent, name] = m.split('=');
@@ -60,12 +103,37 @@ function overridesFrom(values: { 'max-handoffs'?: string; 'max-turns'?: string; 
 
 async function check(sources: string[], print: Print): Promise<number> {
   if (sources.length === 0) throw new UsageError('--check needs workflow ids or history files (temporal workflow show --output json)');
+  const missing = sources.filter((s) => s.endsWith('.json') && !fs.existsSync(s));
+  if (missing.length > 0) throw new UsageError(`no such history file: ${missing.join(', ')}`);
   const files = sources.filter((s) => fs.existsSync(s));
   const ids = sources.filter((s) => !fs.existsSync(s));
-  const histories = [...historiesFromFiles(files), ...(ids.length > 0 ? await historiesFromServer((await connect()).client, ids) : [])];
+  const histories = [...readFiles(files), ...(ids.length > 0 ? await fetchHistories((await connect()).client, ids) : [])];
   const results = await checkHistories(histories);
   for (const r of results) print(r.ok ? `ok    ${r.source}` : `${r.nondeterministic ? 'NONDETERMINISTIC' : 'FAILED'}  ${r.source}: ${r.error}`);
   const bad = results.filter((r) => !r.ok).length;
   print(bad === 0 ? `${results.length} histories replay with the current workflow code` : `${bad} of ${results.length} histories do not replay: guard the change with patched()`);
   return bad === 0 ? 0 : 1;
+}
+
+function readFiles(files: string[]): HistorySource[] {
+  return files.map((file) => {
+    try {
+      return historiesFromFiles([file])[0]!;
+    } catch (err) {
+      throw new Error(`${file} is not a workflow history in Temporal's JSON (temporal workflow show --output json): ${(err as Error).message}`);
+    }
+  });
+}
+
+/** gRPC's NOT_FOUND, which fetching the history of an unknown workflow id answers. */
+const NOT_FOUND = 5;
+
+async function fetchHistories(client: Client, ids: string[]): Promise<HistorySource[]> {
+  const fetched = ids.map((id) =>
+    historiesFromServer(client, [id]).catch((err: unknown) => {
+      if (!(err instanceof WorkflowNotFoundError) && !(isGrpcServiceError(err) && err.code === NOT_FOUND)) throw err;
+      throw new UsageError(`"${id}" is neither a history file nor a workflow id on ${temporalAddress()} (namespace ${client.options.namespace})`);
+    }),
+  );
+  return (await Promise.all(fetched)).flat();
 }

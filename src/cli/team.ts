@@ -9,19 +9,38 @@ export interface TeamModule {
   hooks?: BatonHooks;
 }
 
+/** A team module that threw while loading: a defect in that module, reported with its stack (exit code 1). */
+export class TeamModuleError extends Error {
+  constructor(
+    readonly file: string,
+    cause: unknown,
+  ) {
+    super(`the team module ${file} threw while loading`, { cause });
+    this.name = new.target.name;
+  }
+}
+
 /** Load a team module given on the command line (TypeScript or JavaScript). */
 export function loadTeamModule(specifier: string | undefined): TeamModule {
   if (!specifier) throw new UsageError('--team <module> is required: a file that exports `team = new Team([...])`');
-  const file = path.resolve(specifier);
+  const file = resolveModule(path.resolve(specifier));
   let mod: Record<string, unknown>;
   try {
     mod = require(file) as Record<string, unknown>;
   } catch (err) {
-    throw new UsageError(`cannot load team module ${file}: ${(err as Error).message}`);
+    throw new TeamModuleError(file, err);
   }
   const team = mod.team ?? mod.default;
   if (!(team instanceof Team)) {
     throw new UsageError(`${file} must export \`team\` (or a default export) created with new Team([...])`);
   }
   return { team, hooks: mod.hooks as BatonHooks | undefined };
+}
+
+function resolveModule(file: string): string {
+  try {
+    return require.resolve(file);
+  } catch {
+    throw new UsageError(`no team module at ${file}`);
+  }
 }

@@ -1,33 +1,82 @@
-import { execFile } from 'node:child_process';
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
+import { WorkflowNotFoundError } from '@temporalio/client';
 import { describe, expect, it } from 'vitest';
+import { team as researchTeam } from '../../examples/research/team';
 import { team as supportTeam } from '../../examples/support/team';
-import { useTemporalServer, withWorker } from '../helpers/temporal';
+import { workflowPollers } from '../../src/cli/pollers';
+import { PAYLOAD_LIMIT_BYTES } from '../../src/cli/input';
+import { taskQueue, useTemporalServer, withWorker } from '../helpers/temporal';
 import { waitFor } from '../helpers/wait';
 
-const run = promisify(execFile);
 const server = useTemporalServer();
 const root = path.resolve(__dirname, '../..');
+const research = ['--team', 'examples/research/team.ts'];
 
-/** Run the real `baton` command; resolves to its exit code and output. */
-async function cli(args: string[], env: Record<string, string | undefined> = {}) {
-  try {
-    const { stdout, stderr } = await run(process.execPath, [path.join(root, 'bin/baton.js'), ...args], {
-      cwd: root,
-      env: { ...process.env, OPENAI_API_KEY: '', ...env },
-      timeout: 90_000,
+type Stream = 'stdout' | 'stderr';
+
+/** The real `baton` command as a child process, its output as it arrives. */
+interface CliProcess {
+  child: ChildProcessWithoutNullStreams;
+  output: Record<Stream, string>;
+  /** Resolves with the exit code once the process has exited and its output is read. */
+  exited: Promise<number | null>;
+  /** Resolves with the first match of `pattern` on `stream`, waiting for output as it comes. */
+  until(stream: Stream, pattern: RegExp, timeoutMs?: number): Promise<RegExpMatchArray>;
+}
+
+function startCli(args: string[], env: Record<string, string | undefined> = {}, stdin?: string | Buffer): CliProcess {
+  const child = spawn(process.execPath, [path.join(root, 'bin/baton.js'), ...args], { cwd: root, env: { ...process.env, OPENAI_API_KEY: '', ...env } });
+  const output: Record<Stream, string> = { stdout: '', stderr: '' };
+  const watchers = new Set<() => void>();
+  for (const stream of ['stdout', 'stderr'] as const) {
+    child[stream].setEncoding('utf8');
+    child[stream].on('data', (chunk: string) => {
+      output[stream] += chunk;
+      for (const watch of watchers) watch();
     });
-    return { code: 0, stdout, stderr };
-  } catch (err) {
-    const e = err as { code: number; stdout: string; stderr: string };
-    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
   }
+  // A command that refuses its input stops reading stdin; the rest of what we write is not needed.
+  child.stdin.on('error', () => undefined);
+  child.stdin.end(stdin);
+  const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
+  const until = (stream: Stream, pattern: RegExp, timeoutMs = 30_000) =>
+    new Promise<RegExpMatchArray>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        watchers.delete(check);
+        reject(new Error(`no ${pattern} on ${stream} within ${timeoutMs} ms:\n${output[stream]}`));
+      }, timeoutMs);
+      const check = () => {
+        const match = output[stream].match(pattern);
+        if (!match) return;
+        watchers.delete(check);
+        clearTimeout(timer);
+        resolve(match);
+      };
+      watchers.add(check);
+      check();
+    });
+  return { child, output, exited, until };
+}
+
+/** Run the real `baton` command to its end; resolves to its exit code and output. */
+async function cli(args: string[], env: Record<string, string | undefined> = {}, stdin?: string | Buffer) {
+  const p = startCli(args, env, stdin);
+  const code = await p.exited;
+  return { code, ...p.output };
+}
+
+function tempFile(name: string, content: string | Buffer): string {
+  const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'baton-cli-')), name);
+  fs.writeFileSync(file, content);
+  return file;
 }
 
 describe('the baton command', () => {
   it('runs a chain with --team and prints each handoff, then the answer', async () => {
-    const out = await cli(['run', 'researcher', 'Write about quantum', '--team', 'examples/research/team.ts', '--task-queue', 'cli-text'], {
+    const out = await cli(['run', 'researcher', 'Write about quantum', ...research, '--task-queue', 'cli-text'], {
       TEMPORAL_ADDRESS: server.env.address,
     });
     expect(out.code).toBe(0);
@@ -35,39 +84,204 @@ describe('the baton command', () => {
     expect(out.stdout).toContain('↪ researcher → writer: Write a short paragraph');
     expect(out.stdout).toMatch(/answer from writer:\n {2}Quantum computers store information in qubits/);
     expect(out.stdout).toContain('chain: researcher → writer (1 handoff)');
+    expect(out.stderr).toBe('');
   });
 
-  it('prints the result object with --json', async () => {
-    const out = await cli(['run', 'researcher', 'quantum', '--team', 'examples/research/team.ts', '--json', '--max-handoffs', '3', '--task-queue', 'cli-json'], {
+  it('prints only the result object on stdout with --json', async () => {
+    const out = await cli(['run', 'researcher', 'quantum', ...research, '--json', '--max-handoffs', '3', '--task-queue', 'cli-json'], {
       TEMPORAL_ADDRESS: server.env.address,
     });
     expect(out.code).toBe(0);
     const result = JSON.parse(out.stdout);
     expect(result).toMatchObject({ finalAgent: 'writer', handoffChain: [{ from: 'researcher', to: 'writer' }] });
     expect(result.usage.modelCalls).toBe(3);
+    expect(out.stderr).toMatch(/chain baton-researcher-\S+ started at researcher/);
   });
 
-  it('reports a typed failure with exit code 1', async () => {
-    const out = await cli(['run', 'researcher', 'quantum', '--team', 'examples/research/team.ts', '--max-handoffs', '0', '--task-queue', 'cli-fail'], {
+  it('reports a typed failure on stderr with exit code 1 (with --json, also as a document on stdout)', async () => {
+    const env = { TEMPORAL_ADDRESS: server.env.address };
+    const [text, json] = await Promise.all([
+      cli(['run', 'researcher', 'quantum', ...research, '--max-handoffs', '0', '--task-queue', 'cli-fail'], env),
+      cli(['run', 'researcher', 'quantum', ...research, '--max-handoffs', '0', '--task-queue', 'cli-fail', '--json'], env),
+    ]);
+    expect(text.code).toBe(1);
+    expect(text.stderr).toContain('MaxHandoffsExceededError: Max handoffs (0) exceeded. Chain: researcher → writer');
+    expect(text.stdout).not.toContain('MaxHandoffsExceededError');
+    // The CLI reports the failure itself; the in-process worker's warning with the workflow's stack is left out.
+    expect(text.stderr).not.toContain('Workflow failed');
+    expect(json.code).toBe(1);
+    expect(JSON.parse(json.stdout)).toMatchObject({ error: { type: 'MaxHandoffsExceededError', limit: 0 } });
+    expect(json.stderr).toContain('MaxHandoffsExceededError: Max handoffs (0) exceeded');
+  });
+
+  it('explains bad usage on stderr with exit code 2', async () => {
+    const [missing, unknownAgent, noTeam, missingTeam, unknown, extra, none] = await Promise.all([
+      cli(['run', 'researcher']),
+      cli(['run', 'ghost', 'hi', ...research]),
+      cli(['worker']),
+      cli(['worker', '--team', 'examples/nowhere/team.ts']),
+      cli(['fly']),
+      cli(['run', 'researcher', 'two', 'words']),
+      cli([]),
+    ]);
+    for (const out of [missing, unknownAgent, noTeam, missingTeam, unknown, extra, none]) {
+      expect(out.code).toBe(2);
+      expect(out.stdout).toBe('');
+    }
+    expect(missing.stderr).toContain('baton run: expected <input> after <agent>: quote it, pass - to read stdin, or use --input-file <path>');
+    expect(missing.stderr).toContain('usage: baton run <agent> (<input> | - | --input-file <path>)');
+    expect(unknownAgent.stderr).toContain('agent "ghost" is not in the team (agents: researcher, writer)');
+    expect(noTeam.stderr).toContain('--team <module> is required');
+    expect(missingTeam.stderr).toContain(`no team module at ${path.join(root, 'examples/nowhere/team.ts')}`);
+    expect(unknown.stderr).toContain('unknown command "fly"');
+    expect(extra.stderr).toContain('expected exactly <agent> <input>: quote the input');
+    expect(none.stderr).toContain('baton: durable multi-agent handoffs on Temporal');
+  });
+
+  it('gives each command its own --help on stdout', async () => {
+    const commands = ['demo', 'dev', 'worker', 'run', 'pending', 'approve', 'reject', 'audit', 'replay'];
+    const helps = await Promise.all(commands.map((c) => cli([c, c === 'audit' ? '-h' : '--help'])));
+    helps.forEach((help, i) => {
+      expect(help.code).toBe(0);
+      expect(help.stderr).toBe('');
+      expect(help.stdout.startsWith(`Usage: baton ${commands[i]} `)).toBe(true);
+      for (const other of commands.filter((c) => c !== commands[i])) expect(help.stdout).not.toContain(`baton ${other} `);
+    });
+    expect(helps[3]!.stdout).toContain('--input-file <path>');
+    expect(helps[5]!.stdout).toContain('--as <approver>');
+    const [viaHelp, overview] = await Promise.all([cli(['help', 'run']), cli(['--help'])]);
+    expect(viaHelp.stdout).toBe(helps[3]!.stdout);
+    expect(overview.code).toBe(0);
+    for (const c of commands) expect(overview.stdout).toContain(`baton ${c} `);
+  });
+
+  it('refuses numbers that are not whole numbers in range, naming the range', async () => {
+    const bad = ['', '1e3', '0x10', '99999999999999999999', '-1'];
+    const outs = await Promise.all(bad.map((n) => cli(['run', 'researcher', 'quantum', `--max-handoffs=${n}`])));
+    outs.forEach((out, i) => {
+      expect(out.code).toBe(2);
+      expect(out.stderr).toContain(`--max-handoffs must be an integer >= 0 and <= 1000000, written in digits; got ${JSON.stringify(bad[i])}`);
+    });
+    const [turns, fromHandoff, port] = await Promise.all([
+      cli(['replay', 'wf', '--max-turns', '0']),
+      cli(['replay', 'wf', '--from-handoff', '0']),
+      cli(['dev', '--port', '70000']),
+    ]);
+    expect(turns.stderr).toContain('--max-turns must be an integer >= 1 and <= 1000000, written in digits; got "0"');
+    expect(fromHandoff.stderr).toContain('--from-handoff must be a whole number from 1 to 1000000, written in digits; got "0"');
+    expect(port.stderr).toContain('--port must be a whole number from 1 to 65535, written in digits; got "70000"');
+    for (const out of [turns, fromHandoff, port]) expect(out.code).toBe(2);
+  });
+
+  it('reports a team module that throws while loading with its stack, as a failure rather than a usage error', async () => {
+    const out = await cli(['run', 'solo', 'hi', '--team', 'test/cli/fixtures/throwing-team.ts']);
+    expect(out.code).toBe(1);
+    expect(out.stderr).toContain(`the team module ${path.join(root, 'test/cli/fixtures/throwing-team.ts')} threw while loading`);
+    expect(out.stderr).toContain('Error: instructions.md is missing: the team cannot be built');
+    expect(out.stderr).toMatch(/at loadInstructions \(.*throwing-team\.ts:\d+:\d+\)/);
+    expect(out.stderr).not.toContain('usage:');
+  });
+
+  it('refuses an empty input, from the command line, stdin or a file', async () => {
+    const empty = tempFile('empty.txt', '\n');
+    const outs = await Promise.all([
+      cli(['run', 'researcher', '']),
+      cli(['run', 'researcher', '   ']),
+      cli(['run', 'researcher', '-'], {}, ''),
+      cli(['run', 'researcher', '--input-file', empty]),
+    ]);
+    for (const out of outs) {
+      expect(out.code).toBe(2);
+      expect(out.stderr).toContain('is empty: a chain needs a request to work on');
+    }
+    expect(outs[2]!.stderr).toContain('baton run: stdin is empty');
+    expect(outs[3]!.stderr).toContain(`baton run: the input file ${empty} is empty`);
+    const both = await cli(['run', 'researcher', 'hi', '--input-file', empty]);
+    expect(both.stderr).toContain('give the input once');
+  });
+
+  it('refuses an input over Temporal’s payload limit before starting, naming the limit', async () => {
+    const env = { TEMPORAL_ADDRESS: server.env.address };
+    const big = tempFile('big.txt', 'x'.repeat(PAYLOAD_LIMIT_BYTES + 1));
+    // Under the limit as text, over it as JSON: every quote is escaped.
+    const quotes = '"'.repeat(Math.ceil(PAYLOAD_LIMIT_BYTES * 0.6));
+    const [file, piped] = await Promise.all([
+      cli(['run', 'researcher', '--input-file', big, '--workflow-id', 'cli-big-file'], env),
+      cli(['run', 'researcher', '-', '--workflow-id', 'cli-big-json'], env, quotes),
+    ]);
+    expect(file.code).toBe(2);
+    expect(file.stderr).toContain(`the input file ${big} is 2.00 MB; Temporal refuses a workflow input over 2 MB (2097152 bytes`);
+    expect(piped.code).toBe(2);
+    expect(piped.stderr).toContain('the input is 2.40 MB as workflow input JSON; Temporal refuses a workflow input over 2 MB (2097152 bytes');
+    for (const id of ['cli-big-file', 'cli-big-json']) {
+      await expect(server.env.client.workflow.getHandle(id).describe()).rejects.toBeInstanceOf(WorkflowNotFoundError);
+    }
+  });
+
+  it('takes its input from stdin or a file, beyond what a command line holds', async () => {
+    const env = { TEMPORAL_ADDRESS: server.env.address };
+    // Linux refuses a single argument over 128 KB.
+    const input = `Tell me about quantum.\n${'notes '.repeat(50_000)}`;
+    const file = tempFile('request.txt', input);
+    const [piped, fromFile] = await Promise.all([
+      cli(['run', 'researcher', '-', ...research, '--json', '--task-queue', 'cli-stdin', '--workflow-id', 'cli-stdin'], env, input),
+      cli(['run', 'researcher', '--input-file', file, ...research, '--json', '--task-queue', 'cli-file', '--workflow-id', 'cli-file'], env),
+    ]);
+    expect(piped.code).toBe(0);
+    expect(fromFile.code).toBe(0);
+    expect(JSON.parse(piped.stdout)).toMatchObject({ finalAgent: 'writer' });
+    // The audit document is larger than a pipe holds: the command writes all of it before exiting.
+    for (const id of ['cli-stdin', 'cli-file']) {
+      const audit = await cli(['audit', id, '--json'], env);
+      expect(audit.stdout.length).toBeGreaterThan(input.length);
+      expect(JSON.parse(audit.stdout).input).toMatchObject({ agent: 'researcher', input });
+    }
+  });
+
+  it('says within seconds when no worker polls the task queue, and stops at the first Ctrl-C', async () => {
+    const queue = taskQueue();
+    const startedAt = Date.now();
+    const p = startCli(['run', 'researcher', 'quantum', '--task-queue', queue], { TEMPORAL_ADDRESS: server.env.address });
+    const [, workflowId] = await p.until('stdout', /chain (\S+) started at researcher/);
+    await p.until('stderr', new RegExp(`no worker is polling task queue "${queue}", so chain ${workflowId} waits`), 15_000);
+    expect(Date.now() - startedAt).toBeLessThan(15_000);
+    expect(p.output.stderr).toContain(`npx baton worker --team <module> --task-queue ${queue}`);
+    expect(p.output.stderr).toContain('or pass --team <module>');
+
+    const signalledAt = Date.now();
+    p.child.kill('SIGINT');
+    expect(await p.exited).toBe(130);
+    expect(Date.now() - signalledAt).toBeLessThan(4_000);
+    expect(p.output.stderr).toContain(`stopped following chain ${workflowId}; it goes on in Temporal`);
+    const handle = server.env.client.workflow.getHandle(workflowId!);
+    expect((await handle.describe()).status.name).toBe('RUNNING');
+    await handle.terminate('test done');
+  });
+
+  it('counts the workers polling a task queue', async () => {
+    expect(await workflowPollers(server.env.client, taskQueue())).toBe(0);
+    await withWorker(server.env, researchTeam, async (_baton, queue) => {
+      await waitFor(() => workflowPollers(server.env.client, queue), (n) => n > 0);
+    });
+  });
+
+  it('with --json, says on stderr how to decide a waiting approval; the first SIGINT stops it and its worker', async () => {
+    const p = startCli(['run', 'triage', 'I want a refund for order 1042', '--team', 'examples/support/team.ts', '--json', '--task-queue', taskQueue()], {
       TEMPORAL_ADDRESS: server.env.address,
     });
-    expect(out.code).toBe(1);
-    expect(out.stdout).toContain('MaxHandoffsExceededError: Max handoffs (0) exceeded. Chain: researcher → writer');
-  });
+    const [, workflowId, handoffId] = await p.until('stderr', /decide with: npx baton approve (\S+) --handoff (\S+) --as <you>/);
+    expect(p.output.stdout).toBe('');
+    expect(p.output.stderr).toContain(`⏸ triage → refunds waits for approval (handoff ${handoffId})`);
 
-  it('explains bad usage with exit code 2', async () => {
-    const missing = await cli(['run', 'researcher']);
-    expect(missing.code).toBe(2);
-    expect(missing.stdout).toContain('expected exactly <agent> <input>');
-    const badNumber = await cli(['run', 'a', 'b', '--max-handoffs', 'many']);
-    expect(badNumber.stdout).toContain('--max-handoffs must be a whole number >= 0, got "many"');
-    const unknownAgent = await cli(['run', 'ghost', 'hi', '--team', 'examples/research/team.ts']);
-    expect(unknownAgent.stdout).toContain('agent "ghost" is not in the team (agents: researcher, writer)');
-    const noTeam = await cli(['worker']);
-    expect(noTeam.stdout).toContain('--team <module> is required');
-    const unknown = await cli(['fly']);
-    expect(unknown.code).toBe(2);
-    expect(unknown.stdout).toContain('unknown command "fly"');
+    const signalledAt = Date.now();
+    p.child.kill('SIGINT');
+    expect(await p.exited).toBe(130);
+    expect(Date.now() - signalledAt).toBeLessThan(4_000);
+    expect(p.output.stderr).toContain(`stopped: chain ${workflowId} stays in Temporal and goes on when a worker polls task queue`);
+    expect(p.output.stdout).toBe('');
+    const handle = server.env.client.workflow.getHandle(workflowId!);
+    expect((await handle.describe()).status.name).toBe('RUNNING');
+    await handle.terminate('test done');
   });
 
   it('lists, approves and audits a waiting handoff', async () => {
@@ -75,8 +289,7 @@ describe('the baton command', () => {
     await withWorker(server.env, supportTeam, async (baton) => {
       const run = await baton.start('triage', 'I want a refund for order 1042');
       const [waiting] = await waitFor(() => run.pendingApprovals(), (p) => p.length === 1);
-      const listed = await waitFor(() => baton.pending(), (all) => all.some((p) => p.workflowId === run.workflowId));
-      expect(listed.length).toBeGreaterThan(0);
+      await waitFor(() => baton.pending(), (all) => all.some((p) => p.workflowId === run.workflowId));
 
       const list = await cli(['pending'], env);
       expect(list.code).toBe(0);
@@ -84,8 +297,8 @@ describe('the baton command', () => {
 
       const refused = await cli(['approve', run.workflowId, '--handoff', 'nope', '--as', 'alice'], env);
       expect(refused.code).toBe(1);
-      expect(refused.stdout).toContain('ApprovalRefusedError: Decision on handoff nope refused: no handoff nope is waiting for approval');
-      expect((await cli(['approve', run.workflowId], env)).stdout).toContain('--as <approver> is required');
+      expect(refused.stderr).toContain('ApprovalRefusedError: Decision on handoff nope refused: no handoff nope is waiting for approval');
+      expect((await cli(['approve', run.workflowId], env)).stderr).toContain('--as <approver> is required');
 
       const approved = await cli(['approve', run.workflowId, '--as', 'alice', '--comment', 'looks right'], env);
       expect(approved.stdout).toContain(`handoff ${waiting!.handoffId} approved by alice`);
@@ -105,7 +318,7 @@ describe('the baton command', () => {
   it('replays a failed chain with a raised limit, and checks histories for determinism', async () => {
     const env = { TEMPORAL_ADDRESS: server.env.address };
     const workflowId = `cli-replay-${Date.now()}`;
-    const team = ['--team', 'examples/research/team.ts', '--task-queue', 'cli-replay'];
+    const team = [...research, '--task-queue', 'cli-replay'];
     const failed = await cli(['run', 'researcher', 'quantum', '--max-handoffs', '0', '--workflow-id', workflowId, ...team], env);
     expect(failed.code).toBe(1);
     const replayed = await cli(['replay', workflowId, '--max-handoffs', '3', ...team], env);
@@ -118,6 +331,19 @@ describe('the baton command', () => {
     expect(checked.code).toBe(0);
     expect(checked.stdout).toContain('ok    test/histories/two-agent-handoff.json');
     expect(checked.stdout).toContain(`ok    ${workflowId}`);
+  });
+
+  it('replay --check says when a history file does not exist, rather than looking for a workflow', async () => {
+    const env = { TEMPORAL_ADDRESS: server.env.address };
+    const [missingFile, unknownId] = await Promise.all([
+      cli(['replay', '--check', 'test/histories/two-agent-handoff.json', 'test/histories/no-such-history.json'], env),
+      cli(['replay', '--check', 'no-such-workflow'], env),
+    ]);
+    expect(missingFile.code).toBe(2);
+    expect(missingFile.stderr).toContain('baton replay: no such history file: test/histories/no-such-history.json');
+    expect(missingFile.stdout).toBe('');
+    expect(unknownId.code).toBe(2);
+    expect(unknownId.stderr).toContain(`"no-such-workflow" is neither a history file nor a workflow id on ${server.env.address}`);
   });
 
   it('runs the demo end to end with its own embedded server', async () => {

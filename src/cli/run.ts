@@ -1,0 +1,98 @@
+import { Baton, type BatonRun } from '../client/baton';
+import { BatonError } from '../common/errors';
+import { DEFAULT_TASK_QUEUE } from '../common/messages';
+import { parse, runOptionNumber, UsageError } from './args';
+import { approvalPrompter } from './approvals';
+import { connect } from './connect';
+import { type Command, type CommandContext, ExitCode, Interrupted } from './context';
+import { follow } from './follow';
+import { checkPayloadSize, readInput } from './input';
+import { warnWhenNoWorker } from './pollers';
+import { formatResult } from './print';
+import { untilDone } from './serve';
+import { loadTeamModule } from './team';
+
+/** `baton run <agent> <input>`: start a chain, print handoffs as they happen, then the answer. */
+export const runCommand: Command = {
+  synopsis: 'baton run <agent> (<input> | - | --input-file <path>) [--team <module>] [--json] [--max-handoffs N]\n          [--task-queue baton] [--workflow-id <id>]',
+  summary: 'start a chain, print each handoff as it happens, then the answer',
+  help: `Arguments:
+  <agent>                the agent that takes the request first
+  <input>                the request (quote it); - reads it from stdin
+
+Options:
+  --input-file <path>    read the request from a file (- for stdin); for inputs too long for a command line
+  --team <module>        also serve the team in this process (a module exporting \`team\`, optionally \`hooks\`);
+                         without it a \`baton worker\` must poll the task queue
+  --json                 print only the result as JSON on stdout (a failure as {"error": ...});
+                         progress and how to decide a waiting approval go to stderr
+  --max-handoffs N       handoffs allowed in the run (default 10)
+  --task-queue <name>    task queue of the workers (default baton)
+  --workflow-id <id>     the chain's workflow id (default baton-<agent>-<uuid>)
+
+A handoff waiting for approval is asked about in a terminal; otherwise the command says how to decide
+it from another shell. Empty input, and input whose workflow JSON is over Temporal's 2 MB payload limit,
+are refused before anything starts. When no worker polls the task queue a few seconds after the start,
+the command says so. Ctrl-C stops following: the chain stays in Temporal and goes on with any worker.
+Exit codes: 0 answered, 1 the chain failed (the typed error is printed), 2 usage, 130 interrupted.`,
+  reportsChainFailures: true,
+  run,
+};
+
+async function run(argv: string[], ctx: CommandContext): Promise<number> {
+  const { values, positionals } = parse(argv, {
+    team: { type: 'string' },
+    json: { type: 'boolean', default: false },
+    'input-file': { type: 'string' },
+    'max-handoffs': { type: 'string' },
+    'task-queue': { type: 'string', default: DEFAULT_TASK_QUEUE },
+    'workflow-id': { type: 'string' },
+  });
+  const [agent, inputArg, ...rest] = positionals;
+  if (!agent) throw new UsageError('expected <agent> and the input');
+  if (rest.length > 0) throw new UsageError('expected exactly <agent> <input>: quote the input, or pass - / --input-file <path>');
+  const maxHandoffs = runOptionNumber('max-handoffs', 'maxHandoffs', values['max-handoffs']);
+  const taskQueue = values['task-queue'];
+  const mod = values.team ? loadTeamModule(values.team) : undefined;
+  if (mod && !mod.team.get(agent)) throw new UsageError(`agent "${agent}" is not in the team (agents: ${mod.team.ids.join(', ')})`);
+  const input = await readInput({ arg: inputArg, file: values['input-file'] }, ctx.interrupted, ctx.err);
+  const options = maxHandoffs !== undefined ? { maxHandoffs } : {};
+  checkPayloadSize({ agent, input, options });
+
+  // With --json, stdout carries the result document alone.
+  const progress = values.json ? ctx.err : ctx.out;
+  const { client, native } = await connect();
+  const baton = new Baton({ client, taskQueue });
+  let started: BatonRun | undefined;
+  const execute = async () => {
+    started = await baton.start(agent, input, { ...options, ...(values['workflow-id'] ? { workflowId: values['workflow-id'] } : {}) });
+    progress(`chain ${started.workflowId} started at ${agent}`);
+    const stopCheck = mod ? undefined : warnWhenNoWorker(client, taskQueue, started.workflowId, ctx.err);
+    try {
+      return await follow(started, progress, { onPending: approvalPrompter(baton, progress, { terminal: values.json ? process.stderr : process.stdout }) });
+    } finally {
+      stopCheck?.();
+    }
+  };
+  try {
+    const result = await untilDone(execute, { team: mod, connection: native, taskQueue, interrupted: ctx.interrupted });
+    ctx.out(values.json ? JSON.stringify(result, null, 2) : formatResult(agent, result));
+    return ExitCode.OK;
+  } catch (err) {
+    if (err instanceof Interrupted && started) ctx.err(stoppedNote(started.workflowId, mod ? taskQueue : undefined));
+    if (!(err instanceof BatonError)) throw err;
+    if (values.json) ctx.out(JSON.stringify({ error: { type: err.name, message: err.message, ...err.details } }, null, 2));
+    ctx.err(`${err.name}: ${err.message}`);
+    return ExitCode.FAILURE;
+  }
+}
+
+function stoppedNote(workflowId: string, servedQueue: string | undefined): string {
+  return [
+    servedQueue
+      ? `stopped: chain ${workflowId} stays in Temporal and goes on when a worker polls task queue "${servedQueue}".`
+      : `stopped following chain ${workflowId}; it goes on in Temporal.`,
+    `  where it is:  npx baton audit ${workflowId}`,
+    `  to end it:    temporal workflow cancel --workflow-id ${workflowId}`,
+  ].join('\n');
+}
