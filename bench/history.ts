@@ -1,5 +1,5 @@
 import { Client, Connection } from '@temporalio/client';
-import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import type { DevServer } from '../src/devserver/server';
 import type { temporal } from '@temporalio/proto';
 import type { HistoryEvent } from '../src/payloads/read';
 import { round, type WithBaton } from './lib';
@@ -10,7 +10,7 @@ const payloadBytes = (p: temporal.api.common.v1.IPayloads | null | undefined) =>
   (p?.payloads ?? []).reduce((n, x) => n + (x.data?.length ?? 0) + Object.values(x.metadata ?? {}).reduce((m, v) => m + v.length, 0), 0);
 
 /** Every run's events of a chain, oldest run first; a connection of its own, sized for large history pages. */
-async function allEvents(env: TestWorkflowEnvironment, workflowId: string): Promise<HistoryEvent[][]> {
+async function allEvents(env: DevServer, workflowId: string): Promise<HistoryEvent[][]> {
   const connection = await Connection.connect({ address: env.address, channelArgs: { 'grpc.max_receive_message_length': 256 * 2 ** 20 } });
   try {
     const client = new Client({ connection });
@@ -43,7 +43,7 @@ function bytesByTurn(runs: HistoryEvent[][]): number[] {
   return turns;
 }
 
-export async function historyCost(env: TestWorkflowEnvironment, withBaton: WithBaton, quick: boolean) {
+export async function historyCost(env: DevServer, withBaton: WithBaton, quick: boolean) {
   const handoffs = 10;
   const chainEvents = await withBaton(chainTeam(handoffs, 0), 'bench-history-chain', async (b) => {
     const { workflowId } = await b.run('c0', 'go');

@@ -1,4 +1,4 @@
-import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import type { DevServer } from '../src/devserver/server';
 import { bundleWorkflowCode, DefaultLogger, Worker } from '@temporalio/worker';
 import { checkHistories } from '../src/worker/determinism';
 import { median, round, timeRuns, type WithBaton } from './lib';
@@ -7,7 +7,7 @@ import { chainTeam } from './teams';
 
 /** Time a determinism check of a ~1,000-event chain history beside a ~1,000-event floor history. */
 export async function replayCost(
-  env: TestWorkflowEnvironment,
+  env: DevServer,
   withBaton: WithBaton,
   floorChain: (steps: number, modelCalls: number) => Promise<unknown>,
   reps: number,

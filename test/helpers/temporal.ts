@@ -1,14 +1,13 @@
 import { randomUUID } from 'node:crypto';
-import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { afterAll, beforeAll } from 'vitest';
 import type { Team } from '../../src/agents/team';
 import { Baton } from '../../src/client/baton';
-import { startDevServer } from '../../src/devserver/server';
+import { type DevServer, startDevServer } from '../../src/devserver/server';
 import { createWorker, type CreateWorkerOptions } from '../../src/worker';
 
 /** One real Temporal dev server for the test file. */
-export function useTemporalServer(): { readonly env: TestWorkflowEnvironment } {
-  const holder: { env?: TestWorkflowEnvironment } = {};
+export function useTemporalServer(): { readonly env: DevServer } {
+  const holder: { env?: DevServer } = {};
   beforeAll(async () => {
     holder.env = await startDevServer();
   });
@@ -30,7 +29,7 @@ export function taskQueue(): string {
 
 /** Run `fn` while a worker for `team` polls a task queue of its own. */
 export async function withWorker<T>(
-  env: TestWorkflowEnvironment,
+  env: DevServer,
   team: Team,
   fn: (baton: Baton, queue: string) => Promise<T>,
   options: Partial<CreateWorkerOptions> = {},
