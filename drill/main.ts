@@ -1,0 +1,118 @@
+/**
+ * `npm run drill -- [sigkill | server | all] [flags]`: fault drills against real Temporal servers
+ * and real worker processes, each ending with a table. Exits 1 when a drill found a problem.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { formatTable } from './report';
+import type { DrillSettings } from './run';
+import { serverDrill } from './server';
+import { sigkillDrill, type DrillReport } from './sigkill';
+
+const USAGE = `usage: npm run drill -- [sigkill | server | all] [flags]
+
+  --chains N               chains per run (default 50)
+  --workers N              worker processes (default 2)
+  --seed N                 seed of the drill's random choices (default: the clock)
+  --stagger MS             start the chains over this long (default 200 per chain)
+  --approval-delay MIN-MAX ms before a decision is sent (default 500-3000)
+  --deadline MS            chains still running this long after the last start are stuck (default 180000)
+  --heartbeat-timeout D    run option heartbeatTimeout, e.g. "3 seconds" (default: baton's, 10 seconds)
+  --model-delay MS         duration of each scripted model call (default 800)
+  --tool-delay MS          duration of each tool call after its side effect (default 500)
+  --kill-every MIN-MAX     sigkill: ms between kills (default 1500-4000)
+  --restarts N             server: restarts of the dev server (default 3)
+  --down MIN-MAX           server: ms the server stays down (default 1000-4000)
+  --dir PATH               logs, side-effect logs and the database (default: a new temp dir)`;
+
+function range(text: string, flag: string): [number, number] {
+  const m = /^(\d+)(?:-(\d+))?$/.exec(text);
+  if (!m) throw new Error(`${flag} wants MIN-MAX in ms, got ${JSON.stringify(text)}`);
+  const min = Number(m[1]);
+  return [min, m[2] === undefined ? min : Math.max(min, Number(m[2]))];
+}
+
+function count(text: string, flag: string): number {
+  if (!/^\d+$/.test(text)) throw new Error(`${flag} wants a whole number, got ${JSON.stringify(text)}`);
+  return Number(text);
+}
+
+/** Parse the command line into the drills to run and their settings. */
+export function parseArgs(argv: string[]): { drills: string[]; settings: DrillSettings } {
+  let which = 'all';
+  const flags = new Map<string, string>();
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    if (a === '-h' || a === '--help') throw new Error(USAGE);
+    if (a.startsWith('--')) {
+      const value = argv[++i];
+      if (value === undefined) throw new Error(`${a} needs a value\n\n${USAGE}`);
+      flags.set(a, value);
+    } else which = a;
+  }
+  const known = ['--chains', '--workers', '--seed', '--stagger', '--approval-delay', '--deadline', '--heartbeat-timeout', '--model-delay', '--tool-delay', '--kill-every', '--restarts', '--down', '--dir'];
+  for (const f of flags.keys()) if (!known.includes(f)) throw new Error(`unknown flag ${f}\n\n${USAGE}`);
+  if (!['sigkill', 'server', 'all'].includes(which)) throw new Error(`unknown drill ${JSON.stringify(which)}\n\n${USAGE}`);
+  const get = <T>(flag: string, parse: (v: string, f: string) => T, fallback: T): T => (flags.has(flag) ? parse(flags.get(flag)!, flag) : fallback);
+  const chains = get('--chains', count, 50);
+  return {
+    drills: which === 'all' ? ['sigkill', 'server'] : [which],
+    settings: {
+      chains,
+      workers: Math.max(1, get('--workers', count, 2)),
+      seed: get('--seed', count, Date.now() % 1_000_000),
+      staggerMs: get('--stagger', count, 200 * chains),
+      approvalDelayMs: get('--approval-delay', range, [500, 3000]),
+      deadlineMs: get('--deadline', count, 180_000),
+      heartbeatTimeout: flags.get('--heartbeat-timeout'),
+      modelDelayMs: get('--model-delay', count, 800),
+      toolDelayMs: get('--tool-delay', count, 500),
+      killEveryMs: get('--kill-every', range, [1500, 4000]),
+      restarts: get('--restarts', count, 3),
+      downMs: get('--down', range, [1000, 4000]),
+      dir: flags.get('--dir') ?? fs.mkdtempSync(path.join(os.tmpdir(), 'baton-drill-')),
+    },
+  };
+}
+
+function print(report: DrillReport): void {
+  console.log(`\n${report.title}\n`);
+  console.log(formatTable([report.summary]));
+  console.log('');
+  console.log(formatTable(report.faults));
+  if (report.problems.length > 0) console.log(`\nproblems:\n${report.problems.map((p) => `  - ${p}`).join('\n')}`);
+}
+
+async function main(): Promise<number> {
+  let parsed;
+  try {
+    parsed = parseArgs(process.argv.slice(2));
+  } catch (err) {
+    console.error((err as Error).message);
+    return 2;
+  }
+  const { drills, settings } = parsed;
+  fs.mkdirSync(settings.dir, { recursive: true });
+  console.log(`drill ${drills.join(' + ')}: seed ${settings.seed}, working directory ${settings.dir}`);
+  const reports: DrillReport[] = [];
+  for (const drill of drills) {
+    const report = drill === 'sigkill' ? await sigkillDrill(settings) : await serverDrill(settings);
+    print(report);
+    reports.push(report);
+  }
+  if (reports.length > 1) {
+    console.log('\nsummary\n');
+    console.log(formatTable(reports.map((r) => r.summary)));
+  }
+  fs.writeFileSync(path.join(settings.dir, 'report.json'), JSON.stringify(reports, null, 2));
+  return reports.some((r) => r.problems.length > 0) ? 1 : 0;
+}
+
+main().then(
+  (code) => process.exit(code),
+  (err: unknown) => {
+    console.error(err);
+    process.exit(1);
+  },
+);

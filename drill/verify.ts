@@ -1,0 +1,115 @@
+/**
+ * What the drill checks in each chain's history and in the workers' reports: handoffs recorded
+ * twice, workflow tasks that failed, and how long chains took to recover from each fault.
+ */
+import type { Client } from '@temporalio/client';
+import type { temporal } from '@temporalio/proto';
+import { recordedHandoff } from '../src/audit/history';
+import type { Attempt, Kill } from './workers';
+
+type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
+
+/** A workflow task event, with when it happened and which worker it concerned. */
+export interface TaskEvent {
+  type: 'scheduled' | 'started' | 'completed' | 'failed' | 'timed_out';
+  at: number;
+  identity?: string;
+}
+
+/** What one chain's history shows. */
+export interface HistoryFindings {
+  workflowId: string;
+  /** `batonHandoff` memo upserts (or `recordHandoff` activities of older histories). */
+  handoffRecords: number[];
+  /** `WorkflowTaskFailed` events: a task the worker could not complete (the cause of a stuck chain). */
+  taskFailures: { eventId: number; at: number; identity?: string; message: string }[];
+  tasks: TaskEvent[];
+}
+
+const TASK_EVENTS: [keyof HistoryEvent, TaskEvent['type']][] = [
+  ['workflowTaskScheduledEventAttributes', 'scheduled'],
+  ['workflowTaskStartedEventAttributes', 'started'],
+  ['workflowTaskCompletedEventAttributes', 'completed'],
+  ['workflowTaskFailedEventAttributes', 'failed'],
+  ['workflowTaskTimedOutEventAttributes', 'timed_out'],
+];
+
+function timeOf(e: HistoryEvent): number {
+  return Number(e.eventTime?.seconds ?? 0) * 1000 + Math.floor((e.eventTime?.nanos ?? 0) / 1e6);
+}
+
+/** Read one chain's history (retrying while the server comes back). */
+export async function inspectHistory(client: Client, workflowId: string): Promise<HistoryFindings> {
+  let events: HistoryEvent[] = [];
+  for (let tries = 0; ; tries++) {
+    try {
+      events = (await client.workflow.getHandle(workflowId).fetchHistory()).events ?? [];
+      break;
+    } catch (err) {
+      if (tries >= 30) throw err;
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+    }
+  }
+  const findings: HistoryFindings = { workflowId, handoffRecords: [], taskFailures: [], tasks: [] };
+  for (const e of events) {
+    const handoff = recordedHandoff(e);
+    if (handoff) findings.handoffRecords.push(handoff.index);
+    for (const [attr, type] of TASK_EVENTS) {
+      const a = e[attr] as { identity?: string | null } | null | undefined;
+      if (a) findings.tasks.push({ type, at: timeOf(e), identity: a.identity ?? undefined });
+    }
+    const failed = e.workflowTaskFailedEventAttributes;
+    if (failed) {
+      findings.taskFailures.push({ eventId: Number(e.eventId), at: timeOf(e), identity: failed.identity ?? undefined, message: failed.failure?.message ?? String(failed.cause) });
+    }
+  }
+  return findings;
+}
+
+/** Handoff records beyond one per handoff: a repeated index, or more records than the chain's handoffs. */
+export function duplicateHandoffs(f: HistoryFindings, handoffsInResult: number | undefined): number {
+  const unique = new Set(f.handoffRecords).size;
+  const repeated = f.handoffRecords.length - unique;
+  return repeated + (handoffsInResult === undefined ? 0 : Math.max(0, unique - handoffsInResult));
+}
+
+/**
+ * Time from a kill until the killed worker's calls started again elsewhere (their next attempt)
+ * and until the workflows it held in its cache were picked up by another worker, whichever is
+ * later. Undefined when the worker held nothing any chain waited on.
+ */
+export function recoveryAfterKill(kill: Kill, starts: Attempt[], histories: HistoryFindings[]): number | undefined {
+  const waits: number[] = [];
+  for (const a of kill.inFlight) {
+    const retried = starts.find((s) => s.workflowId === a.workflowId && s.activityId === a.activityId && s.attempt > a.attempt && s.at >= kill.at);
+    if (retried) waits.push(retried.at - kill.at);
+  }
+  for (const h of histories) {
+    const wait = taskRecovery(h.tasks, kill);
+    if (wait !== undefined) waits.push(wait);
+  }
+  return waits.length > 0 ? Math.max(...waits) : undefined;
+}
+
+/**
+ * For a chain whose last workflow task before the kill ran on the killed worker (so the workflow
+ * was cached there): the wait from the first task scheduled after that one until another worker
+ * started a workflow task of the chain.
+ */
+function taskRecovery(tasks: TaskEvent[], kill: Kill): number | undefined {
+  const lastStarted = tasks.filter((t) => t.type === 'started' && t.at <= kill.at).at(-1);
+  if (lastStarted?.identity !== kill.identity) return undefined;
+  const scheduledIndex = tasks.findIndex((t) => t.type === 'scheduled' && t.at >= lastStarted.at);
+  const scheduled = tasks[scheduledIndex];
+  if (!scheduled) return undefined;
+  const pickedUp = tasks.slice(scheduledIndex).find((t) => t.type === 'started' && t.identity !== kill.identity);
+  if (!pickedUp || pickedUp.at < kill.at) return undefined;
+  return pickedUp.at - Math.max(kill.at, scheduled.at);
+}
+
+/** The p-th percentile (0–100) of `values`, nearest rank. */
+export function percentile(values: number[], p: number): number | undefined {
+  if (values.length === 0) return undefined;
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))];
+}
