@@ -25,10 +25,12 @@ export function retryAfterMs(headers: Headers | undefined, now = Date.now()): nu
 }
 
 // Words in a server error that blame the request (pydantic and FastAPI validation, unsupported
-// parameters, Python errors on a null field, chat templates refusing a conversation, a context
-// overflow): the same request would get the same answer.
+// parameters, Python errors on a null or missing field, chat templates refusing a conversation, a
+// context overflow): the same request would get the same answer. llama-cpp-python answers 500 with
+// "7 validation errors: … 'input': None" to `content: null` and "'dict object' has no attribute
+// 'content'" to a message without content.
 const BLAMES_REQUEST =
-  /validation error|invalid_request|bad ?request|not supported|unsupported|unrecognized|unexpected keyword|extra (inputs|fields)|unknown (parameter|field|argument)|\binvalid\b|\bmust\b|is required|field required|missing required|nonetype|template|raise_exception|context (length|window)|too long/i;
+  /validation error|invalid_request|bad ?request|not supported|unsupported|unrecognized|unexpected keyword|extra (inputs|fields)|unknown (parameter|field|argument)|\binvalid\b|\bmust\b|is required|field required|missing required|nonetype|has no attribute|template|raise_exception|context (length|window)|too long/i;
 // Words of a server having a bad moment; they win over the above.
 const TRANSIENT =
   /out of memory|\boom\b|overload|busy|unavailable|timed? ?out|temporar|try again|loading|capacity|connection|reset by peer|rate limit|too many|shutting down|restart|queue|cuda/i;

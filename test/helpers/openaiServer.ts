@@ -30,6 +30,8 @@ export interface FakeRequest {
   at: number;
   path: string;
   authorization?: string;
+  /** The client closed the connection before the answer was complete. */
+  closedEarly?: boolean;
   body: {
     model: string;
     messages: FakeMessage[];
@@ -44,8 +46,8 @@ export interface FakeRequest {
 export interface FakeServerOptions {
   /**
    * Whether a streamed answer may carry tool calls. `false` acts like llama-cpp-python's
-   * `chatml-function-calling` format, which answers such a request with a 500 ("Automatic
-   * streaming tool choice is not supported"). @default true
+   * `chatml-function-calling` format, which raises "Automatic streaming tool choice is not
+   * supported" after sending 200, so the stream ends empty. @default true
    */
   streamsToolCalls?: boolean;
 }
@@ -91,7 +93,7 @@ function completion(message: FakeMessage): FakeReply {
  * An OpenAI-compatible Chat Completions server on 127.0.0.1 answering from a queue, as strict as
  * the servers baton meets: like OpenAI it refuses (400) a conversation in which a tool call has
  * no answer, `tool_choice` without tools and `stream_options` without a stream; like
- * llama-cpp-python it answers 500 to an assistant message with `content: null` and ignores
+ * llama-cpp-python it answers 500 to a message whose content is null or missing and ignores
  * `tools` sent without `tool_choice` (the model answers in plain text). It streams (SSE) when asked.
  */
 export async function startOpenAIServer(options: FakeServerOptions = {}) {
@@ -107,10 +109,18 @@ export async function startOpenAIServer(options: FakeServerOptions = {}) {
       } catch {
         return sendError(res, reply.error(400, 'We could not parse the JSON body of your request.'));
       }
-      requests.push({ at: Date.now(), path: req.url ?? '', authorization: req.headers.authorization, body });
+      const request: FakeRequest = { at: Date.now(), path: req.url ?? '', authorization: req.headers.authorization, body };
+      requests.push(request);
+      res.on('close', () => {
+        if (!res.writableFinished) request.closedEarly = true;
+      });
       if (req.url !== '/v1/chat/completions') return sendError(res, reply.error(404, `no route ${req.url}`));
-      const refusal = refuse(body) ?? refuseStream(body, replies[0], options);
+      const refusal = refuse(body);
       if (refusal) return sendError(res, refusal);
+      if (cannotStream(body, replies[0], options)) {
+        res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8' });
+        return res.end();
+      }
       const next = replies.shift() ?? reply.error(500, 'the fake server has no reply left');
       setTimeout(() => answer(res, body, next), next.delayMs ?? 0);
     });
@@ -129,8 +139,15 @@ export async function startOpenAIServer(options: FakeServerOptions = {}) {
   };
 }
 
-/** The message llama-cpp-python's server sends with its 500 for an assistant message whose content is null. */
-export const NULL_CONTENT_ERROR = 'can only concatenate str (not "NoneType") to str';
+/** How llama-cpp-python's server (0.3.36) answers, with a 500, an assistant message whose content is null. */
+export const NULL_CONTENT_ERROR =
+  "7 validation errors:\n  {'type': 'string_type', 'loc': ('body', 'messages', 1, 'ChatCompletionRequestAssistantMessage', 'content'), 'msg': 'Input should be a valid string', 'input': None}";
+/** … and one that has no content field (its chat template reads it). */
+export const MISSING_CONTENT_ERROR = "'dict object' has no attribute 'content'";
+
+function serverError(message: string): FakeReply {
+  return { status: 500, body: { error: { message, type: 'internal_server_error', param: null, code: null } } };
+}
 
 function refuse(body: FakeRequest['body']): FakeReply | undefined {
   if (body.stream_options !== undefined && !body.stream) {
@@ -140,9 +157,8 @@ function refuse(body: FakeRequest['body']): FakeReply | undefined {
     return reply.error(400, "Invalid value for 'tool_choice': 'tool_choice' is only allowed when 'tools' are specified.");
   }
   const messages = body.messages ?? [];
-  if (messages.some((m) => m.role === 'assistant' && m.tool_calls?.length && m.content === null)) {
-    return { status: 500, body: { error: { message: NULL_CONTENT_ERROR, type: 'internal_server_error', param: null, code: null } } };
-  }
+  if (messages.some((m) => m.content === null)) return serverError(NULL_CONTENT_ERROR);
+  if (messages.some((m) => m.content === undefined)) return serverError(MISSING_CONTENT_ERROR);
   const answered = new Set(messages.filter((m) => m.role === 'tool').map((m) => m.tool_call_id));
   const unanswered = messages.flatMap((m) => (m.tool_calls ?? []).map((c) => c.id)).filter((id) => !answered.has(id));
   if (unanswered.length > 0) {
@@ -157,11 +173,13 @@ function sendError(res: http.ServerResponse, r: FakeReply): void {
   res.end(text);
 }
 
-/** A streamed answer with tool calls, from a server that cannot stream them; the reply stays for the next request. */
-function refuseStream(body: FakeRequest['body'], next: FakeReply | undefined, options: FakeServerOptions): FakeReply | undefined {
+/**
+ * A streamed answer with tool calls from a server that cannot stream them: like llama-cpp-python,
+ * an empty stream (its error is raised after the 200). The reply stays for the next request.
+ */
+function cannotStream(body: FakeRequest['body'], next: FakeReply | undefined, options: FakeServerOptions): boolean {
   const calls = (next?.body as Completion | undefined)?.choices?.[0]?.message.tool_calls;
-  if (options.streamsToolCalls !== false || !body.stream || !body.tool_choice || !calls?.length) return undefined;
-  return reply.error(500, 'Automatic streaming tool choice is not supported');
+  return options.streamsToolCalls === false && body.stream === true && body.tool_choice !== undefined && (calls?.length ?? 0) > 0;
 }
 
 function answer(res: http.ServerResponse, request: FakeRequest['body'], r: FakeReply): void {

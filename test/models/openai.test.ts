@@ -142,6 +142,26 @@ describe('the openai provider against an OpenAI-compatible server', () => {
     expect(fake.requests).toHaveLength(1);
   });
 
+  it('stops streaming when the run is cancelled', async () => {
+    fake.replies.push(reply.text('x'.repeat(400), { chunkDelayMs: 200 }));
+    const outcome = await withWorker(temporal.env, solo(), async (baton) => {
+      const run = await baton.start('solo', 'hi', { heartbeatTimeout: '2 seconds' });
+      await waitFor(
+        async () => (await run.handle.describe()).raw.pendingActivities?.[0]?.heartbeatDetails?.payloads?.length ?? 0,
+        (n) => n > 0,
+      );
+      await run.handle.cancel();
+      const result = await run.result().catch((e: unknown) => e);
+      // While the worker still runs, so that its shutdown is not what closes the stream.
+      const request = await waitFor(async () => fake.requests[0], (r) => r?.closedEarly === true, 10_000);
+      return { result, closedAfterMs: Date.now() - request!.at };
+    });
+    expect(outcome.result).toBeInstanceOf(Error);
+    // 400 characters take more than 20 s to stream; the request is closed within a few heartbeats.
+    expect(outcome.closedAfterMs).toBeLessThan(15_000);
+    expect(fake.requests).toHaveLength(1);
+  });
+
   it('retries a stream cut off mid-way, without streaming', async () => {
     fake.replies.push(reply.text('an answer that breaks off', { cutAfterChunks: 3 }), reply.text('whole'));
     const { result, history } = await withWorker(temporal.env, solo(), async (baton) => {
@@ -206,7 +226,7 @@ describe('what is retried and what fails at once', () => {
   });
 
   it('fails the same named 500 for the same request on the second attempt', async () => {
-    const same = () => reply.error(500, "'list' object has no attribute 'get'");
+    const same = () => reply.error(500, "KeyError: 'tool_call_id'");
     fake.replies.push(same(), same(), reply.text('never sent'));
     const { outcome, history } = await runSolo({ notStreaming: true });
     expect(outcome).toBeInstanceOf(ModelRequestError);

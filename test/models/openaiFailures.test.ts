@@ -2,6 +2,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import { APIConnectionError, APIError } from 'openai';
 import { describe, expect, it } from 'vitest';
 import { blamesRequest, classify, isRetryableStatus, repeatableFailureKey, retryAfterMs } from '../../src/models/openaiFailures';
+import { MISSING_CONTENT_ERROR, NULL_CONTENT_ERROR } from '../helpers/openaiServer';
 
 /** An error of the `openai` client for an HTTP answer, as the client builds it. */
 function httpError(status: number, body: unknown, headers: Record<string, string> = {}): { err: APIError; body: string } {
@@ -33,8 +34,11 @@ describe('retry classification', () => {
 
   it('fails a 500 at once when its answer blames the request', () => {
     const bodies = [
-      // llama-cpp-python on an assistant message whose content is null
-      { error: { message: 'can only concatenate str (not "NoneType") to str', type: 'internal_server_error', param: null, code: null } },
+      // llama-cpp-python 0.3.36 on an assistant message whose content is null, and on one without content
+      { error: { message: NULL_CONTENT_ERROR, type: 'internal_server_error', param: null, code: null } },
+      { error: { message: MISSING_CONTENT_ERROR, type: 'internal_server_error', param: null, code: null } },
+      // a Jinja chat template concatenating a null content
+      { error: { message: 'can only concatenate str (not "NoneType") to str', type: 'internal_server_error' } },
       // pydantic, raised inside a handler
       { error: { message: '1 validation error for ChatCompletionRequestAssistantMessage\ncontent\n  Input should be a valid string', type: 'internal_server_error' } },
       // a chat template refusing the conversation
@@ -83,7 +87,7 @@ describe('retry classification', () => {
   });
 
   it('keys only 500s that name their cause, for recognising the same one twice', () => {
-    const named = httpError(500, { error: { message: "'list' object has no attribute 'get'" } });
+    const named = httpError(500, { error: { message: "KeyError: 'tool_call_id'" } });
     expect(repeatableFailureKey(named.err, named.body)).toMatch(/^500:/);
     expect(repeatableFailureKey(named.err, named.body)).toBe(repeatableFailureKey(named.err, named.body));
     for (const body of [{ error: { message: 'Internal Server Error' } }, '', { error: { message: 'server overloaded' } }]) {

@@ -139,7 +139,7 @@ describe('streaming', () => {
 });
 
 describe('a 500 that repeats', () => {
-  const named = () => reply.error(500, "'list' object has no attribute 'get'");
+  const named = () => reply.error(500, "KeyError: 'tool_call_id'");
 
   it('is retried once, then fails when the same request gets the same answer', async () => {
     fake.replies.push(named(), named());
@@ -150,7 +150,7 @@ describe('a 500 that repeats', () => {
     expect(first.last()?.failure).toMatch(/^500:/);
     const err2 = await failure(provider.call(input(), callContext(first.last()).context));
     expect([err2.type, err2.nonRetryable]).toEqual(['ModelRequestError', true]);
-    expect(err2.message).toContain("'list' object has no attribute 'get'");
+    expect(err2.message).toContain("KeyError: 'tool_call_id'");
   });
 
   it('is retried again when the request or the answer differs', async () => {
