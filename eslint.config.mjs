@@ -61,8 +61,12 @@ export default tseslint.config(
     },
   },
   {
+    files: ['scripts/**/*.mjs'],
+    languageOptions: { globals: { process: 'readonly', console: 'readonly' }, sourceType: 'module' },
+  },
+  {
     files: ['bin/**/*.js'],
-    languageOptions: { globals: { require: 'readonly', process: 'readonly', console: 'readonly' }, sourceType: 'commonjs' },
+    languageOptions: { globals: { require: 'readonly', process: 'readonly', console: 'readonly', __dirname: 'readonly' }, sourceType: 'commonjs' },
     rules: { '@typescript-eslint/no-require-imports': 'off' },
   },
 );

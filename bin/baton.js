@@ -1,7 +1,18 @@
 #!/usr/bin/env node
-// The `baton` command. baton ships TypeScript sources; tsx loads them (and TypeScript team modules).
-require('tsx/cjs');
-const { main } = require('../src/cli/main.ts');
+// The `baton` command. In an installed package it runs the compiled CLI; in baton's own checkout,
+// the TypeScript sources through tsx. tsx, when installed, also loads TypeScript team modules.
+const fs = require('node:fs');
+const path = require('node:path');
+
+let tsx = false;
+try {
+  require('tsx/cjs');
+  tsx = true;
+} catch {
+  // Without tsx, team modules are JavaScript.
+}
+const source = path.join(__dirname, '../src/cli/main.ts');
+const { main } = require(tsx && fs.existsSync(source) ? source : '../dist/src/cli/main.js');
 
 // A reader that goes away (`baton audit … | head`) is not an error of ours.
 for (const stream of [process.stdout, process.stderr]) {

@@ -12,8 +12,11 @@ export class UsageError extends Error {
 
 type Options = NonNullable<ParseArgsConfig['options']>;
 
+/** What {@link parse} returns for options `O`. */
+export type Parsed<O extends Options> = ReturnType<typeof parseArgs<{ args: string[]; options: O; allowPositionals: true; strict: true }>>;
+
 /** Parse a command's arguments; unknown options and missing values become {@link UsageError}s. */
-export function parse<O extends Options>(argv: string[], options: O) {
+export function parse<O extends Options>(argv: string[], options: O): Parsed<O> {
   try {
     return parseArgs({ args: argv, options, allowPositionals: true, strict: true });
   } catch (err) {

@@ -33,7 +33,7 @@ process, follows a chain triage → refunds (which needs approval: asked in a te
     const { values, positionals } = parse(argv, { input: { type: 'string', default: DEFAULT_INPUT }, keep: { type: 'boolean', default: false } });
     if (positionals.length > 0) throw new UsageError(`unexpected argument "${positionals[0]}" (the customer's words go in --input)`);
     if (values.input.trim() === '') throw new UsageError('--input is empty: say what the customer wants');
-    const team = loadTeamModule(path.resolve(__dirname, '../../examples/support/team.ts'));
+    const team = loadTeamModule(path.resolve(__dirname, '../../examples/support/team'));
     const external = process.env.TEMPORAL_ADDRESS;
     out(`baton demo: the support team (${team.team.ids.join(', ')}), model: ${process.env.OPENAI_API_KEY ? 'OpenAI' : 'scripted (set OPENAI_API_KEY for a real model)'}`);
     const env = external ? undefined : await startDevServer({ ui: true });

@@ -24,6 +24,9 @@ export class TeamModuleError extends Error {
 export function loadTeamModule(specifier: string | undefined): TeamModule {
   if (!specifier) throw new UsageError('--team <module> is required: a file that exports `team = new Team([...])`');
   const file = resolveModule(path.resolve(specifier));
+  if (/\.[mc]?ts$/.test(file) && !require.extensions['.ts']) {
+    throw new UsageError(`${file} is TypeScript: install tsx beside baton (npm install --save-dev tsx) to load it, or give the compiled JavaScript`);
+  }
   let mod: Record<string, unknown>;
   try {
     mod = require(file) as Record<string, unknown>;

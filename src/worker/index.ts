@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import path from 'node:path';
 import type { Connection } from '@temporalio/client';
 import {
@@ -6,6 +7,7 @@ import {
   NativeConnection,
   Worker,
   type WorkerOptions,
+  type WorkflowBundleOption,
   type WorkflowBundleWithSourceMap,
 } from '@temporalio/worker';
 import { createActivities } from '../../activities';
@@ -42,19 +44,43 @@ export interface CreateWorkerOptions {
    * @default false
    */
   compress?: boolean;
+  /**
+   * Workflow interceptor modules (e.g. `@temporalio/interceptors-opentelemetry`'s); with them the
+   * worker bundles baton's workflows itself instead of loading the prebuilt bundle.
+   */
+  workflowInterceptorModules?: string[];
   /** Worker tuning passed to Temporal's `Worker.create` (pollers, cache size, concurrency). */
   worker?: Partial<Omit<WorkerOptions, 'connection' | 'namespace' | 'taskQueue' | 'activities' | 'workflowBundle' | 'workflowsPath'>>;
 }
 
-/** Path of the workflow entry point the worker bundles. */
-export const WORKFLOWS_PATH = path.resolve(__dirname, '../../workflows/index.ts');
+/** The workflow entry point: compiled JavaScript in the package, TypeScript in baton's own checkout. */
+export const WORKFLOWS_PATH = [path.resolve(__dirname, '../../workflows/index.js'), path.resolve(__dirname, '../../workflows/index.ts')].find((f) => fs.existsSync(f))!;
 
-let bundle: Promise<WorkflowBundleWithSourceMap> | undefined;
+/** The workflow bundle the package ships, built with the `@temporalio/workflow` version it names. */
+const PREBUILT = { code: path.resolve(__dirname, '../../workflow-bundle.js'), meta: path.resolve(__dirname, '../../workflow-bundle.json') };
 
-/** The bundled workflow code, built once per process. */
-export function workflowBundle(): Promise<WorkflowBundleWithSourceMap> {
-  bundle ??= bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, logger: new DefaultLogger('WARN') });
+const bundles = new Map<string, Promise<WorkflowBundleWithSourceMap>>();
+
+/**
+ * baton's workflow code for a worker: the prebuilt bundle when the package has one for the
+ * installed `@temporalio/workflow`, else bundled here (once per process and set of interceptors).
+ */
+export async function workflowBundle(options: { interceptorModules?: string[] } = {}): Promise<WorkflowBundleOption> {
+  const modules = options.interceptorModules ?? [];
+  if (modules.length === 0 && prebuiltMatches()) return { codePath: PREBUILT.code };
+  const key = modules.join('\n');
+  let bundle = bundles.get(key);
+  if (!bundle) {
+    bundle = bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, workflowInterceptorModules: modules, logger: new DefaultLogger('WARN') });
+    bundles.set(key, bundle);
+  }
   return bundle;
+}
+
+function prebuiltMatches(): boolean {
+  if (!fs.existsSync(PREBUILT.code) || !fs.existsSync(PREBUILT.meta)) return false;
+  const built = (JSON.parse(fs.readFileSync(PREBUILT.meta, 'utf8')) as Record<string, string>)['@temporalio/workflow'];
+  return built === (require('@temporalio/workflow/package.json') as { version: string }).version;
 }
 
 /**
@@ -74,7 +100,7 @@ export async function createWorker(options: CreateWorkerOptions): Promise<Worker
     connection,
     namespace: options.namespace ?? config.namespace,
     taskQueue: options.taskQueue ?? DEFAULT_TASK_QUEUE,
-    workflowBundle: await workflowBundle(),
+    workflowBundle: await workflowBundle({ interceptorModules: options.workflowInterceptorModules }),
     activities: createActivities({ team, hooks: options.hooks, providers: options.providers }),
     ...(options.compress ? { dataConverter: batonDataConverter({ compress: true }) } : {}),
   });

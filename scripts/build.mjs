@@ -1,0 +1,32 @@
+// Build the package: compiled JavaScript with declarations (dist/), ES module entry points that
+// re-export the CommonJS ones (one copy of every class, so `instanceof` holds whichever way a
+// service imports baton), and the prebuilt workflow bundle workers load without bundling.
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const dist = path.join(root, 'dist');
+const require = createRequire(import.meta.url);
+
+fs.rmSync(dist, { recursive: true, force: true });
+execFileSync(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', path.join(root, 'tsconfig.build.json')], { stdio: 'inherit' });
+
+/** Entry points: the name under dist/esm and the compiled CommonJS module it re-exports. */
+const entries = { index: 'src/index.js', workflow: 'src/workflow.js', worker: 'src/worker/index.js' };
+fs.mkdirSync(path.join(dist, 'esm'), { recursive: true });
+for (const [name, target] of Object.entries(entries)) {
+  const names = Object.keys(require(path.join(dist, target))).filter((n) => n !== 'default' && n !== '__esModule').sort();
+  const from = `../${target}`;
+  fs.writeFileSync(path.join(dist, 'esm', `${name}.mjs`), `import cjs from '${from}';\n\nexport const {\n${names.map((n) => `  ${n},`).join('\n')}\n} = cjs;\n`);
+  fs.writeFileSync(path.join(dist, 'esm', `${name}.d.mts`), `export * from '${from}';\n`);
+}
+
+const { bundleWorkflowCode, DefaultLogger } = require('@temporalio/worker');
+const { code } = await bundleWorkflowCode({ workflowsPath: path.join(dist, 'workflows/index.js'), logger: new DefaultLogger('WARN') });
+fs.writeFileSync(path.join(dist, 'workflow-bundle.js'), code);
+const sdk = require('@temporalio/workflow/package.json').version;
+fs.writeFileSync(path.join(dist, 'workflow-bundle.json'), `${JSON.stringify({ '@temporalio/workflow': sdk }, null, 2)}\n`);
+console.log(`built dist/ (entries: ${Object.keys(entries).join(', ')}; workflow bundle for @temporalio/workflow ${sdk})`);

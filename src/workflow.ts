@@ -1,0 +1,12 @@
+/**
+ * baton for workflow code: the `handoffRun` workflow, the message definitions, types and errors,
+ * with nothing that does I/O. Import this from your own workflows (e.g. to start a chain as a
+ * child workflow) — `import { handoffRun, approveHandoffSignal } from 'baton-agents/workflow'`.
+ */
+export { handoffRun } from '../workflows';
+export * from './common/answers';
+export * from './common/errors';
+export * from './common/handoff';
+export * from './common/input';
+export * from './common/messages';
+export * from './common/types';

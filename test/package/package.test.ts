@@ -1,0 +1,124 @@
+/**
+ * baton as a user gets it: the packed tarball installed into a fresh ES module service and a fresh
+ * CommonJS service, each type-checked with `tsc --init`'s configuration and with NodeNext, then run
+ * with plain `node` (no tsx) against a real Temporal server: a worker, a two-agent chain with an
+ * approval, the audit, and `instanceof` on a typed error imported by name. Then `npx baton-agents demo`.
+ */
+import { execFile } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { describe, expect, it } from 'vitest';
+import { findTemporalBinary } from '../../src/devserver/binary';
+import { useTemporalServer } from '../helpers/temporal';
+
+const run = promisify(execFile);
+const repo = path.resolve(__dirname, '../..');
+const server = useTemporalServer();
+
+/** The body both services run; `imports` differs by module system. */
+const service = (imports: string, wrap: (body: string) => string) => `/// <reference types="node" />
+${imports}
+
+const lookupOrder = defineTool({
+  name: 'lookupOrder',
+  description: 'Look up an order',
+  parameters: z.object({ orderId: z.string() }),
+  execute: ({ orderId }) => ({ orderId, status: 'delivered' }),
+});
+const team = new Team([
+  defineAgent({ id: 'triage', instructions: 'Route.', model: scripted([{ handoff: { to: 'refunds', message: 'refund order 42' } }]) }),
+  defineAgent({
+    id: 'refunds',
+    instructions: 'Refund.',
+    tools: [lookupOrder],
+    approval: { approvers: ['alice'] },
+    model: scripted([{ toolCalls: [{ name: 'lookupOrder', arguments: { orderId: '42' } }] }, { text: 'Refunded order 42.' }]),
+  }),
+]);
+
+${wrap(`const taskQueue = process.argv[2] ?? 'package';
+const worker = await createWorker({ team, taskQueue });
+const baton = await connectBaton({ taskQueue });
+const summary = await worker.runUntil(async () => {
+  const run = await baton.start('triage', 'I want a refund for order 42');
+  for await (const event of run.events()) {
+    if (event.kind === 'approval_requested') await baton.approve(run.workflowId, event.approval.handoffId, { approver: 'alice', comment: 'ok' });
+  }
+  const result = await run.result();
+  const audit = await baton.audit(run.workflowId);
+  const failure = await baton.run('triage', 'again', { maxHandoffs: 0 }).catch((e: unknown) => e);
+  return {
+    output: result.output,
+    chain: result.handoffChain.map((h) => h.from + '>' + h.to),
+    approvedBy: result.handoffChain[0]?.approval?.approver,
+    audit: audit.status + ' ' + audit.events.filter((e) => e.kind === 'tool_call').length + ' tool call(s)',
+    typedError: failure instanceof MaxHandoffsExceededError ? failure.name + ' ' + failure.limit : String(failure),
+  };
+});
+console.log(JSON.stringify(summary));`)}
+`;
+
+const NAMES = 'connectBaton, createWorker, defineAgent, defineTool, MaxHandoffsExceededError, scripted, Team';
+
+const NODENEXT = { compilerOptions: { module: 'nodenext', moduleResolution: 'nodenext', target: 'es2022', strict: true, noEmit: true, skipLibCheck: false, types: ['node'] } };
+
+async function sh(cwd: string, file: string, args: string[], env: NodeJS.ProcessEnv = {}) {
+  try {
+    return await run(file, args, { cwd, env: { ...process.env, ...env }, maxBuffer: 64 * 1024 * 1024 });
+  } catch (err) {
+    const e = err as { stdout?: string; stderr?: string; message: string };
+    throw new Error(`${file} ${args.join(' ')} failed in ${cwd}: ${e.message}\n${e.stdout ?? ''}\n${e.stderr ?? ''}`);
+  }
+}
+
+describe('the published package', () => {
+  it('installs, type-checks and runs in ES module and CommonJS services with plain node, and runs the demo', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'baton-package-'));
+    const { stdout: packed } = await sh(repo, 'npm', ['pack', '--json', '--pack-destination', dir]);
+    const { filename, files, size } = (JSON.parse(packed.slice(packed.indexOf('['))) as { filename: string; files: { path: string }[]; size: number }[])[0]!;
+    const paths = files.map((f) => f.path);
+    expect(paths).toEqual(expect.arrayContaining(['package.json', 'README.md', 'bin/baton.js', 'dist/src/index.js', 'dist/src/index.d.ts', 'dist/esm/index.mjs', 'dist/workflow-bundle.js']));
+    expect(paths.filter((p) => p.startsWith('src/') || p.startsWith('test/') || p.endsWith('.test.js'))).toEqual([]);
+    expect(size).toBeLessThan(2 * 1024 * 1024);
+
+    fs.writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ name: 'services', private: true }));
+    await sh(dir, 'npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', path.join(dir, filename), 'typescript@5', '@types/node@20', '@types/ms']);
+    const installed = JSON.parse(fs.readFileSync(path.join(dir, 'node_modules/baton-agents/package.json'), 'utf8')) as { dependencies: Record<string, string> };
+    expect(Object.keys(installed.dependencies)).not.toContain('tsx');
+    expect(fs.existsSync(path.join(dir, 'node_modules/@temporalio/testing'))).toBe(false);
+
+    const tsc = path.join(dir, 'node_modules/typescript/bin/tsc');
+    const env = { TEMPORAL_ADDRESS: server.env.address, TEMPORAL_NAMESPACE: 'default' };
+    const projects = {
+      esm: { type: 'module', source: service(`import { ${NAMES} } from 'baton-agents';\nimport { z } from 'zod';`, (body) => body) },
+      cjs: {
+        type: 'commonjs',
+        source: service(`import baton = require('baton-agents');\nimport zod = require('zod');\nconst { ${NAMES} } = baton;\nconst { z } = zod;`, (body) => `async function main() {\n${body}\n}\nvoid main();`),
+      },
+    };
+    for (const [name, project] of Object.entries(projects)) {
+      const cwd = path.join(dir, name);
+      fs.mkdirSync(cwd);
+      fs.writeFileSync(path.join(cwd, 'package.json'), JSON.stringify({ name, private: true, type: project.type }));
+      fs.writeFileSync(path.join(cwd, 'service.ts'), project.source);
+      await sh(cwd, process.execPath, [tsc, '--init']);
+      fs.writeFileSync(path.join(cwd, 'tsconfig.nodenext.json'), JSON.stringify({ ...NODENEXT, files: ['service.ts'] }));
+      await sh(cwd, process.execPath, [tsc, '-p', 'tsconfig.nodenext.json']);
+      await sh(cwd, process.execPath, [tsc, '-p', 'tsconfig.json']);
+      const { stdout } = await sh(cwd, process.execPath, ['service.js', `package-${name}`], env);
+      expect(JSON.parse(stdout.trim().split('\n').at(-1)!), name).toEqual({
+        output: 'Refunded order 42.',
+        chain: ['triage>refunds'],
+        approvedBy: 'alice',
+        audit: 'completed 1 tool call(s)',
+        typedError: 'MaxHandoffsExceededError 0',
+      });
+    }
+
+    const demo = await sh(dir, 'npx', ['--no-install', 'baton-agents', 'demo'], { TEMPORAL_CLI_PATH: findTemporalBinary('cli') ?? '' });
+    expect(demo.stdout).toMatch(/answer from refunds/);
+    expect(demo.stdout).toMatch(/flowchart LR/);
+  }, 600_000);
+});
