@@ -160,7 +160,8 @@ export async function verdict(
       completed: faulted.filter((c) => !c.stuck).length,
       mismatches,
       'dup handoffs': dupHandoffs,
-      'dup side effects': effects.duplicateKeys + extraEffects,
+      // A repeat under one key is also an effect beyond the twin's; count each extra effect once.
+      'dup side effects': Math.max(effects.duplicateKeys, extraEffects),
       stuck: faulted.filter((c) => c.stuck).length,
       'wf task failures': failedTasks,
       'side effects': effects.applied,

@@ -69,7 +69,7 @@ export async function serverDrill(s: DrillSettings): Promise<DrillReport> {
     const v = await verdict(r, baseline, faulted, () => all);
     return {
       title: `Server-restart drill: ${s.chains} chains, ${s.workers} workers, dev server on ${dbFile} (recovery: from the server back to each interrupted chain's next call)`,
-      summary: { drill: 'server restart', restarts: restarts.length, 'worker crashes': r.pool.crashes.length, ...v.row },
+      summary: { drill: 'server restart', kills: restarts.length, 'worker crashes': r.pool.crashes.length, ...v.row },
       faults: restarts.map((x, i): Record<string, Cell> => ({
         restart: i + 1,
         down: seconds(x.backAt - x.killedAt),

@@ -48,7 +48,7 @@ export async function sigkillDrill(s: DrillSettings): Promise<DrillReport> {
         kill: i + 1,
         phase: k.phase,
         worker: k.identity,
-        'calls in flight': k.inFlight.map((a) => `${a.activity}#${a.attempt}`).join(' ') || undefined,
+        'calls in flight': callsInFlight(k),
         recovery: seconds(recoveries.get(k)),
       })),
       problems: v.problems,
@@ -58,6 +58,15 @@ export async function sigkillDrill(s: DrillSettings): Promise<DrillReport> {
     await r.close();
     await server?.kill();
   }
+}
+
+/** e.g. `5 (4 model, 1 tool; 2 already retried)`. */
+function callsInFlight(k: Kill): string | undefined {
+  if (k.inFlight.length === 0) return undefined;
+  const model = k.inFlight.filter((a) => a.activity === 'callModel').length;
+  const tool = k.inFlight.filter((a) => a.activity === 'runTool').length;
+  const retried = k.inFlight.filter((a) => a.attempt > 1).length;
+  return `${k.inFlight.length} (${model} model, ${tool} tool${retried ? `; ${retried} already retried` : ''})`;
 }
 
 async function killLoop(s: DrillSettings, r: DrillRig, running: () => boolean): Promise<void> {
