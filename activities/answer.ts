@@ -1,5 +1,8 @@
 import type { z } from 'zod';
-import type { ModelResponse } from '../src/common/model';
+import type { Team } from '../src/agents/team';
+import { extractHandoff } from '../src/common/handoff';
+import type { ModelResponse, ToolCall } from '../src/common/model';
+import type { TeamSpec } from '../src/common/team';
 
 /**
  * A final answer checked against the agent's output type: the parsed value, or what is wrong with
@@ -17,4 +20,26 @@ export function checkAnswer(content: string | null, outputType: z.ZodType): NonN
   const parsed = outputType.safeParse(value);
   if (parsed.success) return { value: parsed.data };
   return { error: parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ') };
+}
+
+/** What the model is told when it condenses a conversation for a handoff. */
+export const SUMMARY_INSTRUCTIONS =
+  'Condense the conversation below for the agent who takes the work over. Keep every fact, decision, number, id and open question; leave out pleasantries. Answer with the summary only.';
+
+/**
+ * The typed input of each handoff call whose target declares an `inputType`, checked with its zod
+ * schema; `undefined` when no call of the answer needs it.
+ */
+export function checkHandoffInputs(team: Team, spec: TeamSpec, agentId: string, calls: ToolCall[]): ModelResponse['handoffInputs'] {
+  const agent = spec.agents[agentId];
+  let any = false;
+  const checked = calls.map((call) => {
+    const h = agent ? extractHandoff(call, agentId, agent) : null;
+    const inputType = h && typeof h !== 'string' ? team.handoffDeclaration(agentId, h.to)?.inputType : undefined;
+    if (!inputType || !h || typeof h === 'string') return null;
+    any = true;
+    const parsed = inputType.safeParse(h.input);
+    return parsed.success ? { value: parsed.data } : { error: parsed.error.issues.map((i) => `${i.path.join('.') || 'input'}: ${i.message}`).join('; ') };
+  });
+  return any ? checked : undefined;
 }

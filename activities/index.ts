@@ -7,13 +7,13 @@ import type { Team } from '../src/agents/team';
 import { ToolError } from '../src/agents/tool';
 import { unknownToolAnswer } from '../src/common/answers';
 import { AgentNotFoundError, ModelRequestError, toApplicationFailure } from '../src/common/errors';
-import type { CallModelInput, ModelResponse } from '../src/common/model';
+import type { CallModelInput, ModelResponse, SummarizeInput, SummarizeResult } from '../src/common/model';
 import type { RecordHandoffInput } from '../src/common/run';
-import type { RunToolInput, RunToolResult, TeamSpec } from '../src/common/team';
+import type { CheckHandoffInput, CheckHandoffResult, RunToolInput, RunToolResult, TeamSpec } from '../src/common/team';
 import { OpenAIProvider } from '../src/models/openai';
 import type { ModelProviders } from '../src/models/provider';
 import { ScriptedProvider } from '../src/models/scripted';
-import { checkAnswer } from './answer';
+import { checkAnswer, checkHandoffInputs, SUMMARY_INSTRUCTIONS } from './answer';
 import { whileHeartbeating } from './heartbeat';
 
 /** What the activities need from the worker. */
@@ -27,11 +27,13 @@ export interface ActivityDependencies {
 export function createActivities({ team, providers = {}, hooks = {} }: ActivityDependencies) {
   const resolved: ModelProviders = { openai: new OpenAIProvider(), scripted: new ScriptedProvider(), ...providers };
   const handoffListeners = hooks.agent_handoff ?? [];
+  let snapshot: TeamSpec | undefined;
+  const spec = () => (snapshot ??= team.spec({ hasHandoffListeners: handoffListeners.length > 0 }));
 
   return {
     /** Snapshot of the team, recorded in history as the run's first step. */
     async loadTeam(): Promise<TeamSpec> {
-      return team.spec({ hasHandoffListeners: handoffListeners.length > 0 });
+      return spec();
     },
 
     /** One model turn of one agent; heartbeats while it waits, so a dead worker's call is retried in seconds. */
@@ -52,7 +54,45 @@ export function createActivities({ team, providers = {}, hooks = {} }: ActivityD
         }),
       );
       const outputType = team.get(input.agentId)?.outputType;
-      return outputType && response.toolCalls.length === 0 ? { ...response, output: checkAnswer(response.content, outputType) } : response;
+      if (outputType && response.toolCalls.length === 0) return { ...response, output: checkAnswer(response.content, outputType) };
+      const handoffInputs = checkHandoffInputs(team, spec(), input.agentId, response.toolCalls);
+      return handoffInputs ? { ...response, handoffInputs } : response;
+    },
+
+    /** A summary of the conversation a handoff carries, by the source agent's model. */
+    async summarizeHandoff(input: SummarizeInput): Promise<SummarizeResult> {
+      const ctx = Context.current();
+      const provider = resolved[input.model.provider];
+      if (!provider) throw toApplicationFailure(new ModelRequestError(`this worker has no model provider "${input.model.provider}"`));
+      const response = await whileHeartbeating(ctx, (heartbeat) =>
+        provider.call(
+          {
+            agentId: input.agentId,
+            model: input.model,
+            purpose: 'summary',
+            callIndex: 0,
+            tools: [],
+            messages: [
+              { role: 'system', content: `${SUMMARY_INSTRUCTIONS}${input.instructions ? `\n${input.instructions}` : ''}` },
+              { role: 'user', content: input.transcript },
+            ],
+          },
+          { attempt: ctx.info.attempt, signal: ctx.cancellationSignal, sleep: (ms) => ctx.sleep(ms), heartbeat },
+        ),
+      );
+      return { summary: response.content ?? '', usage: response.usage };
+    },
+
+    /** A handoff's `onHandoff` check: a reason when it vetoes. */
+    async checkHandoff(input: CheckHandoffInput): Promise<CheckHandoffResult> {
+      const ctx = Context.current();
+      const check = team.handoffDeclaration(input.from, input.to)?.onHandoff;
+      if (!check) return {};
+      const verdict = await check({ ...input, workflowId: ctx.info.workflowExecution?.workflowId ?? '' });
+      if (verdict === false) return { veto: `onHandoff refused the handoff to ${input.to}` };
+      if (typeof verdict === 'string') return { veto: verdict };
+      const veto = (verdict as { veto?: unknown } | undefined)?.veto;
+      return typeof veto === 'string' ? { veto } : {};
     },
 
     /** One tool call; `ok: false` results go back to the model, thrown errors are retried. */

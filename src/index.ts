@@ -1,7 +1,8 @@
 /** baton: durable multi-agent handoffs on Temporal. */
-export { defineAgent, type Agent, type AgentDefinition } from './agents/agent';
-export { createHandoffTool, type HandoffTarget } from './agents/handoff';
-export { Team } from './agents/team';
+export { defineAgent, type Agent, type AgentDefinition, type HandoffToolStyle } from './agents/agent';
+export { handoff, type HandoffCheck, type HandoffDeclaration, type HandoffOptions } from './agents/handoff';
+export { handoffToolSpec as createHandoffTool, READ_STATE_TOOL, transferToolSpecs, type HandoffTarget } from './common/handoffTools';
+export { Team, type TeamOptions } from './agents/team';
 export { defineTool, ToolError, type Tool, type ToolContext, type ToolDefinition } from './agents/tool';
 export { Baton, BatonRun, toBatonError, type BatonOptions, type RunResult, type StartOptions } from './client/baton';
 export type { RunEvent } from './client/events';

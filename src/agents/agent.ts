@@ -4,7 +4,28 @@ import type { ApprovalPolicy } from '../common/approvals';
 import { modelSpecCheck } from '../common/input';
 import type { ModelSpec } from '../common/model';
 import { approvalPolicyCheck } from '../common/options';
+import { type HandoffDeclaration } from './handoff';
 import type { Tool } from './tool';
+
+/** How an agent is offered its handoffs: one `handoff` tool, or one tool per target. */
+export type HandoffToolStyle = 'single' | 'per_target';
+
+const CONTEXTS = ['message', 'full', 'last_user_message'];
+
+/** Problems with a `handoff(target, options)` declaration, each naming the target. */
+function declarationProblems(h: HandoffDeclaration): string[] {
+  const at = `handoff("${String(h.to)}")`;
+  const problems: string[] = [];
+  if (typeof h.to !== 'string' || h.to === '') problems.push('handoff(target) needs a target agent id');
+  if (h.context !== undefined && !CONTEXTS.includes(h.context)) problems.push(`${at}.context must be ${CONTEXTS.map((c) => `"${c}"`).join(', ')}, got ${JSON.stringify(h.context)}`);
+  if (h.toolName !== undefined && !/^[a-zA-Z0-9_-]{1,64}$/.test(h.toolName)) problems.push(`${at}.toolName must be 1-64 letters, digits, "_" or "-"`);
+  if (h.input !== undefined && (typeof h.input !== 'string' || h.input.trim() === '')) problems.push(`${at}.input must be "message", "rich" or a template string`);
+  if (h.inputType !== undefined && !(h.inputType instanceof z.ZodType)) problems.push(`${at}.inputType must be a zod schema`);
+  if (h.onHandoff !== undefined && typeof h.onHandoff !== 'function') problems.push(`${at}.onHandoff must be a function`);
+  const n = h.filter?.lastMessages;
+  if (n !== undefined && (!Number.isInteger(n) || n < 1)) problems.push(`${at}.filter.lastMessages must be a whole number >= 1`);
+  return problems;
+}
 
 /** An agent's definition. */
 export interface AgentDefinition {
@@ -19,8 +40,16 @@ export interface AgentDefinition {
   /** e.g. `openai('gpt-4o-mini')` or `scripted({...})`. */
   model: ModelSpec;
   tools?: Tool[];
-  /** Ids this agent may hand off to (list its own id to allow self-handoff). @default every other agent */
-  handoffs?: string[];
+  /**
+   * The agents this one may hand off to: ids, or `handoff(id, options)` declarations for what a
+   * handoff carries (list its own id to allow self-handoff). @default every other agent
+   */
+  handoffs?: (string | HandoffDeclaration)[];
+  /**
+   * How handoffs are offered: one `handoff({to, message})` tool, or one `transfer_to_<id>` tool per
+   * target. @default the team's `handoffTools`, else "single"
+   */
+  handoffTools?: HandoffToolStyle;
   /**
    * The type of the agent's final answer, as a zod schema: the model is asked for JSON of this
    * shape, an answer that does not parse or match is sent back (at most `maxOutputRetries` times),
@@ -44,7 +73,11 @@ export interface Agent {
   readonly instructions: string;
   readonly model: ModelSpec;
   readonly tools: readonly Tool[];
+  /** The ids this agent may hand off to, when given. */
   readonly handoffs?: readonly string[];
+  /** The targets declared with options, by id. */
+  readonly handoffDeclarations: Readonly<Record<string, HandoffDeclaration>>;
+  readonly handoffTools?: HandoffToolStyle;
   readonly outputType?: z.ZodType;
   readonly approval?: ApprovalPolicy;
 }
@@ -71,9 +104,13 @@ export function defineAgent(definition: AgentDefinition): Agent {
   problems.push(...modelSpecCheck(d.model, 'model'));
   const tools = d.tools ?? [];
   if (!Array.isArray(tools) || tools.some((t) => t?.kind !== 'tool')) problems.push('tools must be made with defineTool()');
-  if (d.handoffs !== undefined && (!Array.isArray(d.handoffs) || d.handoffs.some((h) => typeof h !== 'string'))) {
-    problems.push('handoffs must be an array of agent ids');
+  if (d.handoffs !== undefined && (!Array.isArray(d.handoffs) || d.handoffs.some((h) => typeof h !== 'string' && h?.kind !== 'handoff'))) {
+    problems.push("handoffs must be an array of agent ids or handoff('id', options) declarations");
   }
+  if (d.handoffTools !== undefined && d.handoffTools !== 'single' && d.handoffTools !== 'per_target') {
+    problems.push(`handoffTools must be "single" or "per_target", got ${JSON.stringify(d.handoffTools)}`);
+  }
+  for (const h of Array.isArray(d.handoffs) ? d.handoffs : []) if (typeof h !== 'string' && h?.kind === 'handoff') problems.push(...declarationProblems(h));
   if (d.approval !== undefined) problems.push(...approvalPolicyCheck(d.approval, 'approval'));
   if (d.outputType !== undefined && !(d.outputType instanceof z.ZodType)) problems.push('outputType must be a zod schema, e.g. z.object({ answer: z.string() })');
   if (problems.length > 0) throw new UserError(`Invalid agent ${JSON.stringify(d.id)}: ${problems.join('; ')}`);
@@ -86,7 +123,9 @@ export function defineAgent(definition: AgentDefinition): Agent {
     instructions: d.instructions,
     model: d.model,
     tools,
-    handoffs: d.handoffs ? [...d.handoffs] : undefined,
+    handoffs: d.handoffs ? d.handoffs.map((h) => (typeof h === 'string' ? h : h.to)) : undefined,
+    handoffDeclarations: Object.fromEntries((d.handoffs ?? []).flatMap((h) => (typeof h === 'string' ? [] : [[h.to, h]]))),
+    ...(d.handoffTools ? { handoffTools: d.handoffTools } : {}),
     ...(d.approval ? { approval: { ...d.approval } } : {}),
     ...(d.outputType ? { outputType: d.outputType } : {}),
   };

@@ -1,33 +1,82 @@
-import { z } from 'zod';
-import { HANDOFF_TOOL_NAME } from '../common/handoff';
-import type { ToolSpec } from '../common/model';
-import { toParametersSchema } from './tool';
+import type { z } from 'zod';
+import type { HandoffContext, HandoffFilter, HandoffOptionsSpec, HandoffRule } from '../common/team';
+import { toJsonSchema } from './tool';
 
-/** A target as the handoff tool describes it. */
-export interface HandoffTarget {
-  id: string;
-  description: string;
+/** What `onHandoff` gets: the handoff about to happen. */
+export interface HandoffCheck {
+  from: string;
+  to: string;
+  message: string;
+  /** The typed input, parsed. */
+  input?: unknown;
+  workflowId: string;
+}
+
+/** Options of a handoff to one target; every field is optional. */
+export interface HandoffOptions {
+  /** The per-target tool's name. @default `transfer_to_<target>` */
+  toolName?: string;
+  /** Replaces the target's description in the handoff tool. */
+  description?: string;
+  /** Why to hand off to this target: shown to the model in the tool description. */
+  reason?: string;
+  /**
+   * Which conversation the target starts from: `"message"` (none: only its input), `"full"` (the
+   * source's conversation, filtered), `"last_user_message"`. @default "message"
+   */
+  context?: HandoffContext;
+  /** Give the target the source's instructions too. @default false */
+  transferSystemMessage?: boolean;
+  /** Filters for the carried conversation: drop tool calls, keep the last N messages, summarize. */
+  filter?: HandoffFilter;
+  /**
+   * The target's input: `"message"`, `"rich"` (the original request, why, the task, work done and
+   * recent history) or a template with `{{message}}`, `{{reason}}`, `{{from}}`, `{{to}}`,
+   * `{{request}}`, `{{completedWork}}`, `{{recentHistory}}`, `{{input}}`, `{{input.<field>}}`,
+   * `{{state}}`. @default "message"
+   */
+  input?: string;
+  /**
+   * A zod schema for the handoff's input (e.g. `z.object({ orderId: z.string(), priority: z.enum(['low', 'high']) })`):
+   * the model fills it in the handoff call, arguments that do not match go back to it as a tool
+   * error, and the parsed input is in the handoff record and the target's input template.
+   */
+  inputType?: z.ZodType;
+  /** When the handoff is offered, on the run's state (evaluated in the workflow). */
+  isEnabled?: HandoffRule;
+  /**
+   * Runs in the worker (an activity) just before the handoff: return `false` or a reason string to
+   * veto it (the model is told the reason), anything else lets it go.
+   */
+  onHandoff?: (check: HandoffCheck) => unknown;
+}
+
+/** A handoff target declared with options, for an agent's `handoffs`. */
+export interface HandoffDeclaration extends HandoffOptions {
+  readonly kind: 'handoff';
+  readonly to: string;
 }
 
 /**
- * The `handoff` tool of agent `agentId`: `to` is an enum of the allowed targets and the
- * description lists each target with its description. `undefined` when there is no target.
+ * Declare a handoff target with options, beside plain ids in an agent's `handoffs`.
+ * @example handoffs: ['sales', handoff('refunds', { context: 'full', filter: { dropToolCalls: true }, input: 'rich' })]
  */
-export function createHandoffTool(agentId: string, targets: HandoffTarget[]): ToolSpec | undefined {
-  if (targets.length === 0) return undefined;
-  const ids = targets.map((t) => t.id) as [string, ...string[]];
-  const lines = targets.map((t) =>
-    t.id === agentId ? `- ${t.id}: yourself, starting afresh with your message as the new input` : `- ${t.id}: ${t.description}`,
-  );
-  const parameters = z.object({
-    to: z.enum(ids).describe('The id of the agent to hand off to'),
-    message: z.string().describe('Everything the next agent needs: the task, what is known, what is done'),
-  });
+export function handoff(to: string, options: HandoffOptions = {}): HandoffDeclaration {
+  return { kind: 'handoff', to, ...options };
+}
+
+/** The data a declaration records in the team snapshot (no functions, no zod). */
+export function handoffOptionsSpec(d: HandoffDeclaration): HandoffOptionsSpec {
   return {
-    name: HANDOFF_TOOL_NAME,
-    description:
-      'Hand the work to another agent, who continues with your message as its input. ' +
-      `Call it at most once per turn. Available agents:\n${lines.join('\n')}`,
-    parameters: toParametersSchema(parameters),
+    ...(d.toolName !== undefined ? { toolName: d.toolName } : {}),
+    ...(d.description !== undefined ? { description: d.description } : {}),
+    ...(d.reason !== undefined ? { reason: d.reason } : {}),
+    ...(d.context !== undefined ? { context: d.context } : {}),
+    ...(d.transferSystemMessage !== undefined ? { transferSystemMessage: d.transferSystemMessage } : {}),
+    ...(d.filter !== undefined ? { filter: d.filter } : {}),
+    ...(d.input !== undefined ? { input: d.input } : {}),
+    ...(d.inputType !== undefined ? { inputSchema: toJsonSchema(d.inputType) } : {}),
+    ...(d.isEnabled !== undefined ? { isEnabled: d.isEnabled } : {}),
+    ...(d.onHandoff !== undefined ? { onHandoff: true } : {}),
   };
 }

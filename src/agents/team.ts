@@ -1,11 +1,29 @@
-import { HANDOFF_TOOL_NAME } from '../common/handoff';
+import { HANDOFF_TOOL_NAME, READ_STATE_TOOL_NAME } from '../common/handoff';
 import { approvalRuleCheck } from '../common/options';
 import { TeamValidationError } from '../common/errors';
 import type { ApprovalRule } from '../common/approvals';
 import type { AgentSpec, TeamSpec } from '../common/team';
-import type { Agent } from './agent';
-import { createHandoffTool } from './handoff';
+import type { Agent, HandoffToolStyle } from './agent';
+import { handoffToolSpec, transferToolName, transferToolSpecs } from '../common/handoffTools';
+import { type HandoffDeclaration, handoffOptionsSpec } from './handoff';
 import { toJsonSchema, type Tool } from './tool';
+
+/** Options of a {@link Team}. */
+export interface TeamOptions {
+  /**
+   * Approval rules for edges (`{from, to, …}`) or targets (`{to, …}`); an edge rule wins over a
+   * target rule, and a run's own `approvals` win over the team's.
+   */
+  approvals?: ApprovalRule[];
+  /** How every agent is offered its handoffs, unless it says otherwise. @default "single" */
+  handoffTools?: HandoffToolStyle;
+  /**
+   * Let handoffs carry an `update` of the run's shared state (`context`, `artifacts`,
+   * `workflowState`), which every later agent reads with the `readState` tool and which is in the
+   * result and the audit. @default false
+   */
+  sharedState?: boolean;
+}
 
 /**
  * The agents a worker serves. Registration validates the whole graph at once and throws a
@@ -16,13 +34,13 @@ import { toJsonSchema, type Tool } from './tool';
 export class Team {
   readonly #agents = new Map<string, Agent>();
   readonly #approvals: ApprovalRule[];
+  readonly #handoffTools: HandoffToolStyle;
+  readonly #sharedState: boolean;
 
-  /**
-   * @param options.approvals approval rules for edges (`{from, to, …}`) or targets (`{to, …}`); an
-   *   edge rule wins over a target rule, and a run's own `approvals` win over the team's.
-   */
-  constructor(agents: Agent[] = [], options: { approvals?: ApprovalRule[] } = {}) {
+  constructor(agents: Agent[] = [], options: TeamOptions = {}) {
     this.#approvals = options.approvals ?? [];
+    this.#handoffTools = options.handoffTools ?? 'single';
+    this.#sharedState = options.sharedState ?? false;
     if (agents.length > 0 || this.#approvals.length > 0) this.register(...agents);
   }
 
@@ -30,6 +48,7 @@ export class Team {
   register(...agents: Agent[]): this {
     const all = [...this.#agents.values(), ...agents];
     const problems = [...teamProblems(all), ...approvalProblems(this.#approvals, all)];
+    if (problems.length === 0) problems.push(...toolNameProblems(all, (a) => this.#handoffToolNames(a, all)));
     if (problems.length > 0) throw new TeamValidationError(problems);
     for (const agent of agents) this.#agents.set(agent.id, agent);
     return this;
@@ -53,10 +72,25 @@ export class Team {
     return this.#agents.get(agentId)?.tools.find((t) => t.name === name);
   }
 
-  /** The names of every tool `agent` can call, its handoff tool included. */
+  /** The names of every tool `agent` can call, its handoff tools included. */
   toolNames(agent: Agent): string[] {
-    const names = agent.tools.map((t) => t.name);
-    return this.targets(agent).length > 0 ? [...names, HANDOFF_TOOL_NAME] : names;
+    return [...agent.tools.map((t) => t.name), ...this.#handoffToolNames(agent, this.agents), ...(this.#sharedState ? [READ_STATE_TOOL_NAME] : [])];
+  }
+
+  /** The handoff declaration of `from` for `to`, with its worker-side parts (`inputType`, `onHandoff`). */
+  handoffDeclaration(from: string, to: string): HandoffDeclaration | undefined {
+    return this.#agents.get(from)?.handoffDeclarations[to];
+  }
+
+  #style(agent: Agent): HandoffToolStyle {
+    return agent.handoffTools ?? this.#handoffTools;
+  }
+
+  #handoffToolNames(agent: Agent, all: Agent[]): string[] {
+    const targets = agent.handoffs ? [...agent.handoffs] : all.map((a) => a.id).filter((id) => id !== agent.id);
+    if (targets.length === 0) return [];
+    if (this.#style(agent) === 'single') return [HANDOFF_TOOL_NAME];
+    return targets.map((id) => transferToolName({ id, options: agent.handoffDeclarations[id] ? handoffOptionsSpec(agent.handoffDeclarations[id]) : undefined }));
   }
 
   /** The agents this one may hand off to: its `handoffs` when given, else every other agent. */
@@ -70,10 +104,11 @@ export class Team {
     const agents: Record<string, AgentSpec> = {};
     for (const agent of this.#agents.values()) {
       const handoffs = this.targets(agent);
-      const handoffTool = createHandoffTool(
-        agent.id,
-        handoffs.map((id) => ({ id, description: this.#agents.get(id)?.description ?? id })),
-      );
+      const handoffOptions = Object.fromEntries(Object.values(agent.handoffDeclarations).map((d) => [d.to, handoffOptionsSpec(d)]));
+      const targets = handoffs.map((id) => ({ id, description: this.#agents.get(id)?.description ?? id, ...(handoffOptions[id] ? { options: handoffOptions[id] } : {}) }));
+      const perTarget = this.#style(agent) === 'per_target' && targets.length > 0;
+      const handoffTool = perTarget ? undefined : handoffToolSpec(agent.id, targets, this.#sharedState);
+      const handoffTools = perTarget ? transferToolSpecs(agent.id, targets, this.#sharedState) : undefined;
       agents[agent.id] = {
         id: agent.id,
         name: agent.name,
@@ -83,11 +118,18 @@ export class Team {
         tools: agent.tools.map((t) => t.spec),
         handoffs,
         ...(handoffTool ? { handoffTool } : {}),
+        ...(handoffTools ? { handoffTools, handoffToolTargets: Object.fromEntries(handoffTools.map((t, i) => [t.name, targets[i]!.id])) } : {}),
+        ...(Object.keys(handoffOptions).length > 0 ? { handoffOptions } : {}),
         ...(agent.outputType ? { outputSchema: toJsonSchema(agent.outputType) } : {}),
         ...(agent.approval ? { approval: agent.approval } : {}),
       };
     }
-    return { agents, approvals: this.#approvals, hasHandoffListeners: options.hasHandoffListeners ?? false };
+    return {
+      agents,
+      approvals: this.#approvals,
+      hasHandoffListeners: options.hasHandoffListeners ?? false,
+      ...(this.#sharedState ? { sharedState: true } : {}),
+    };
   }
 }
 
@@ -106,6 +148,7 @@ function teamProblems(agents: Agent[]): string[] {
   for (const agent of agents) {
     if (agent?.kind !== 'agent') continue;
     for (const target of agent.handoffs ?? []) {
+      if (typeof target !== 'string') continue;
       if (!ids.has(target)) {
         problems.push(`agent "${agent.id}" lists handoff target "${target}", which is not registered (registered: ${registered})`);
       }
@@ -129,5 +172,15 @@ function approvalProblems(rules: ApprovalRule[], agents: Agent[]): string[] {
       if (typeof id === 'string' && !ids.has(id)) problems.push(`approvals[${i}].${end} "${id}" is not a registered agent`);
     }
     return problems;
+  });
+}
+
+/** Tool names must be unique per agent, its handoff tools and built-ins included. */
+function toolNameProblems(agents: Agent[], handoffToolNames: (agent: Agent) => string[]): string[] {
+  return agents.flatMap((agent) => {
+    const own = new Set(agent.tools.map((t) => t.name));
+    return handoffToolNames(agent)
+      .filter((name) => own.has(name) || name === READ_STATE_TOOL_NAME)
+      .map((name) => `agent "${agent.id}" has a tool named "${name}", which is also the name of one of its handoff tools`);
   });
 }

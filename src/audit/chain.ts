@@ -154,7 +154,7 @@ class RunReader {
   private onHandoff(entry: RecordHandoffInput, at: number): void {
     this.turns.handedOff(entry);
     this.chain.handoffs.push(entry.handoff);
-    this.push(at, { kind: 'handoff', index: entry.index, ...entry.handoff });
+    this.push(at, { kind: 'handoff', index: entry.index, ...entry.handoff, ...(entry.transfer ? { transfer: entry.transfer } : {}) });
   }
 
   private onApprovalEvent(e: HistoryEvent, at: number): void {

@@ -69,8 +69,13 @@ function describe(e: AuditEvent): [string, string] | undefined {
       ];
     case 'decision_refused':
       return ['approval', `refused ${e.decision ?? 'decision'} from ${e.approver ?? '?'} (${e.via}): ${clip(e.reason, ERROR_WIDTH)}`];
-    case 'handoff':
-      return ['handoff', `#${e.index} ${e.from} → ${e.to}${e.approval ? ` (${e.approval.outcome}${e.approval.approver ? ` by ${e.approval.approver}` : ''})` : ''}`];
+    case 'handoff': {
+      const how = e.approval ? ` (${e.approval.outcome}${e.approval.approver ? ` by ${e.approval.approver}` : ''})` : '';
+      const t = e.transfer;
+      const gave = t ? `; ${e.to} got ${t.context} context, ${t.input} input${t.filters.length > 0 ? `, ${t.filters.join(', ')}` : ''} (${t.messages.length} messages)` : '';
+      const update = e.update ? `; state update ${clip(JSON.stringify(e.update), 60)}` : '';
+      return ['handoff', `#${e.index} ${e.from} → ${e.to}${how}${gave}${update}`];
+    }
     case 'workflow_task_failed':
       return ['task', `workflow task failed${e.cause ? ` (${e.cause.replace('WORKFLOW_TASK_FAILED_CAUSE_', '').toLowerCase()})` : ''}: ${clip(e.message, ERROR_WIDTH)}`];
     case 'final_answer':

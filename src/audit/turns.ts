@@ -10,7 +10,8 @@
  */
 import { ApprovalTimeoutOutcome, type ApprovalRecord } from '../common/approvals';
 import { HandoffTargetNotFoundError, MaxHandoffsExceededError } from '../common/errors';
-import { extractHandoff, HANDOFF_TOOL_NAME, isHandoffCall } from '../common/handoff';
+import type { AgentSpec } from '../common/team';
+import { extractHandoff, HANDOFF_TOOL_NAME, isHandoffCall, READ_STATE_TOOL_NAME } from '../common/handoff';
 import type { CallModelInput, ToolCall } from '../common/model';
 import type { RecordHandoffInput } from '../common/run';
 import type { ChainState } from '../common/state';
@@ -49,13 +50,15 @@ export class TurnReader {
    * the model's order.
    */
   answered(agent: string, calls: ToolCall[], where: { at: string; runId: string; given?: number; tools: string[] }): void {
-    const known = new Set(where.tools.filter((t) => t !== HANDOFF_TOOL_NAME));
+    // `readState` is answered by the workflow like an unknown tool; handoff tools are recognised by the agent's spec.
+    const known = new Set(where.tools.filter((t) => t !== HANDOFF_TOOL_NAME && t !== READ_STATE_TOOL_NAME));
+    const spec = this.sink.team()?.agents[agent];
     const turn: Turn = { agent, calls: [], ...(where.given !== undefined ? { given: where.given } : {}) };
     for (const call of calls) {
       const base = { at: where.at, runId: where.runId, ...(call.id ? { callId: call.id } : {}) };
       let event: CallEvent;
-      if (isHandoffCall(call)) {
-        event = { ...base, ...handoffRequest(call, agent, turn.handoff) };
+      if (isHandoffCall(call, spec)) {
+        event = { ...base, ...handoffRequest(call, agent, turn.handoff, spec) };
         turn.handoff ??= event;
       } else {
         const answeredBy = known.has(call.name) ? 'tool' : 'workflow';
@@ -165,8 +168,8 @@ export class TurnReader {
 }
 
 /** A handoff call read as the workflow reads it: the turn's first handoff call counts, later ones are ignored. */
-function handoffRequest(call: ToolCall, from: string, first: HandoffRequestedEvent | undefined): HandoffRequestedEvent {
-  const read = extractHandoff(call, from);
+function handoffRequest(call: ToolCall, from: string, first: HandoffRequestedEvent | undefined, spec?: AgentSpec): HandoffRequestedEvent {
+  const read = extractHandoff(call, from, spec);
   if (read !== null && typeof read !== 'string') {
     const outcome = first ? HandoffRequestOutcome.IGNORED : HandoffRequestOutcome.PENDING;
     return { kind: 'handoff_requested', from, to: read.to, message: read.message, outcome };

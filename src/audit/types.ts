@@ -3,7 +3,7 @@
  * and `baton audit --json` prints.
  */
 import type { ApprovalRecord } from '../common/approvals';
-import type { HandoffRecord, HandoffRunInput, HandoffRunResult } from '../common/run';
+import type { HandoffRecord, HandoffRunInput, HandoffRunResult, TransferRecord } from '../common/run';
 import type { TeamSpec } from '../common/team';
 import type { HistoryEvent } from '../payloads/read';
 
@@ -117,7 +117,8 @@ export type AuditEvent = { at: string; runId: string } & (
   | { kind: 'decision_refused'; handoffId?: string; approver?: string; decision?: string; reason: string; via: string }
   | { kind: 'signal'; name: string; input: unknown }
   | { kind: 'update'; name: string; input: unknown }
-  | ({ kind: 'handoff'; index: number } & HandoffRecord)
+  /** A handoff that happened; `transfer` says what its target received when the handoff was declared with options. */
+  | ({ kind: 'handoff'; index: number; transfer?: TransferRecord } & HandoffRecord)
   /** A workflow task that failed (a defect or a non-determinism); Temporal retries it. */
   | { kind: 'workflow_task_failed'; cause?: string; message: string }
   /** `output` is the answer's text, or its value when the agent has an `outputType`. */

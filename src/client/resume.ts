@@ -9,7 +9,7 @@ import { activityName, brokenStep, recordedApprovalEvent, recordedHandoff } from
 import type { ApprovalRecord, PendingApproval } from '../common/approvals';
 import { UserError } from '../common/errors';
 import { ActivityType } from '../common/messages';
-import type { CallModelInput, ModelResponse } from '../common/model';
+import type { CallModelInput, ModelResponse, SummarizeResult } from '../common/model';
 import { resolveRunOptions } from '../common/options';
 import type { HandoffRunInput, RunOverrides } from '../common/run';
 import type { ChainState } from '../common/state';
@@ -102,6 +102,10 @@ function readRun(events: HistoryEvent[]): { team?: TeamSpec; models: ModelCall[]
       const at = Number(done.scheduledEventId);
       if (activity.name === ActivityType.LOAD_TEAM) team = fromPayloads<TeamSpec>(done.result);
       if (activity.name === ActivityType.RUN_TOOL) recorded.push({ eventId: at, event: { type: 'tools_ran', count: 1 } });
+      if (activity.name === ActivityType.SUMMARIZE_HANDOFF) {
+        const result = fromPayloads<SummarizeResult>(done.result);
+        if (result) recorded.push({ eventId: at, event: { type: 'model_used', usage: result.usage } });
+      }
       if (activity.call) {
         activity.call.result = fromPayloads<ModelResponse>(done.result);
         recorded.push({ eventId: at, event: { type: 'model_responded', response: activity.call.result! } });

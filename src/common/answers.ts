@@ -29,6 +29,16 @@ export function rejectedHandoffAnswer(to: string, approver: string | undefined, 
   return `The handoff to ${to} was rejected by ${approver ?? 'an approver'}${reason ? `: ${reason}` : ''}. Continue without it: answer yourself or hand off elsewhere.`;
 }
 
+/** The answer to a handoff the worker's `onHandoff` check vetoed. */
+export function vetoedHandoffAnswer(to: string, reason: string): string {
+  return `The handoff to ${to} was refused: ${reason}. Continue without it: answer yourself or hand off elsewhere.`;
+}
+
+/** The answer to a handoff whose target is not offered now (its `isEnabled` rule does not hold). */
+export function unavailableHandoffAnswer(to: string): string {
+  return `Error: the handoff to ${to} is not available now. Answer yourself or hand off to one of the agents your handoff tool offers.`;
+}
+
 /** The answer to a handoff nobody decided in time, when the policy says reject. */
 export function expiredHandoffAnswer(to: string): string {
   return `The handoff to ${to} was not approved in time. Continue without it: answer yourself or hand off elsewhere.`;

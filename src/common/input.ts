@@ -88,6 +88,27 @@ export const modelSpecCheck: Check = (v, key) => {
 
 const toolSpec = shape({ name: nonEmptyString, description: string, parameters: object });
 
+const handoffRule = shape(
+  { afterTools: names, whileTokensBelow: integer(0, Number.MAX_SAFE_INTEGER), whileHandoffsBelow: integer(0), whenContext: object },
+  ['afterTools', 'whileTokensBelow', 'whileHandoffsBelow', 'whenContext'],
+);
+
+const handoffOptionsSpec = shape(
+  {
+    toolName: nonEmptyString,
+    description: string,
+    reason: string,
+    context: oneOf(['message', 'full', 'last_user_message']),
+    transferSystemMessage: boolean,
+    filter: shape({ dropToolCalls: boolean, lastMessages: integer(1), summarize: either(boolean, shape({ instructions: string }, ['instructions'])) }, ['dropToolCalls', 'lastMessages', 'summarize']),
+    input: nonEmptyString,
+    inputSchema: object,
+    isEnabled: handoffRule,
+    onHandoff: boolean,
+  },
+  ['toolName', 'description', 'reason', 'context', 'transferSystemMessage', 'filter', 'input', 'inputSchema', 'isEnabled', 'onHandoff'],
+);
+
 const agentSpec = shape(
   {
     id: nonEmptyString,
@@ -98,13 +119,21 @@ const agentSpec = shape(
     tools: arrayOf(toolSpec, 'tool specs'),
     handoffs: names,
     handoffTool: toolSpec,
+    handoffTools: arrayOf(toolSpec, 'tool specs'),
+    handoffToolTargets: recordOf(nonEmptyString),
+    handoffOptions: recordOf(handoffOptionsSpec),
     outputSchema: object,
     approval: approvalPolicyCheck,
   },
-  ['handoffTool', 'outputSchema', 'approval'],
+  ['handoffTool', 'handoffTools', 'handoffToolTargets', 'handoffOptions', 'outputSchema', 'approval'],
 );
 
-const teamSpec = shape({ agents: recordOf(agentSpec), approvals: arrayOf(approvalRuleCheck, 'approval rules'), hasHandoffListeners: boolean });
+const teamSpec = shape(
+  { agents: recordOf(agentSpec), approvals: arrayOf(approvalRuleCheck, 'approval rules'), hasHandoffListeners: boolean, sharedState: boolean },
+  ['sharedState'],
+);
+
+const sharedState = shape({ context: object, artifacts: (v, key) => (Array.isArray(v) ? [] : [`"${key}" must be a list`]), workflowState: object });
 
 const toolCall = shape({ id: string, name: string, arguments: string });
 
@@ -158,8 +187,8 @@ const pendingApproval = shape(
 );
 
 const handoffRecord = shape(
-  { from: nonEmptyString, to: nonEmptyString, message: string, timestamp: isoTime, turn: count, approval: approvalRecord },
-  ['approval'],
+  { from: nonEmptyString, to: nonEmptyString, message: string, timestamp: isoTime, turn: count, approval: approvalRecord, input: (_v: unknown) => [], update: object },
+  ['approval', 'input', 'update'],
 );
 
 const usage = shape({ inputTokens: count, outputTokens: count, totalTokens: count, modelCalls: count, toolCalls: count });
@@ -172,7 +201,7 @@ const openTurn = shape({
   calls: arrayOf(toolCall, 'tool calls'),
   results: arrayOf((v, key) => (Array.isArray(v) && v.length === 2 && v.every((x) => typeof x === 'string') ? [] : [`"${key}" must be [callId, result]`]), 'pairs'),
   handoffCallId: string,
-  handoff: shape({ kind: oneOf(['handoff']), from: nonEmptyString, to: nonEmptyString, message: string }),
+  handoff: shape({ kind: oneOf(['handoff']), from: nonEmptyString, to: nonEmptyString, message: string, input: (_v: unknown) => [], update: object }, ['input', 'update']),
   handoffId: nonEmptyString,
 });
 
@@ -198,13 +227,15 @@ const chainStateShape = shape(
     callCounts: recordOf(count),
     answerRetries: recordOf(count),
     context: object,
+    request: string,
+    shared: sharedState,
     openTurn,
     pendingResponse: modelResponse,
     approvals: shape({ pending: arrayOf(pendingApproval, 'waiting approvals'), decided: arrayOf(approvalRecord, 'approval records') }),
     continuedRuns: count,
     replayOf: shape({ workflowId: string, runId: string, from: string }),
   },
-  ['answerRetries', 'context', 'openTurn', 'pendingResponse', 'replayOf'],
+  ['answerRetries', 'context', 'request', 'shared', 'openTurn', 'pendingResponse', 'replayOf'],
 );
 
 /** Problems with a carried chain state, the references between its parts included. */

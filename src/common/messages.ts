@@ -93,6 +93,10 @@ export const ActivityType = {
   RECORD_HANDOFF: 'recordHandoff',
   /** Runs the `agent_handoff` listeners after a handoff; scheduled only when the worker has some. */
   RUN_HANDOFF_HOOKS: 'runHandoffHooks',
+  /** Condenses the conversation a handoff carries (`filter.summarize`). */
+  SUMMARIZE_HANDOFF: 'summarizeHandoff',
+  /** Runs a handoff's `onHandoff` check, which may veto it. */
+  CHECK_HANDOFF: 'checkHandoff',
 } as const;
 
 /**

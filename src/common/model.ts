@@ -116,11 +116,29 @@ export interface CallModelInput {
   tools: ToolSpec[];
   /** How many model calls this agent has had before in this run (0-based); scripted models use it. */
   callIndex: number;
+  /** Why the model is called when the call is not one of the agent's turns (a handoff's summary). */
+  purpose?: 'summary';
   /**
    * JSON Schema the final answer must match (the agent's `outputType`); providers that can ask the
    * model for it do (OpenAI's `response_format`).
    */
   outputSchema?: JsonSchema;
+}
+
+/** Input of the `summarizeHandoff` activity: a conversation a handoff carries, to condense. */
+export interface SummarizeInput {
+  /** The agent handing off, whose model summarizes. */
+  agentId: string;
+  model: ModelSpec;
+  transcript: string;
+  /** What the summary must keep. */
+  instructions?: string;
+}
+
+/** Result of the `summarizeHandoff` activity. */
+export interface SummarizeResult {
+  summary: string;
+  usage: { inputTokens: number; outputTokens: number };
 }
 
 /** What a model answered. */
@@ -135,4 +153,9 @@ export interface ModelResponse {
    * parsed value, or what is wrong with it.
    */
   output?: { value: unknown } | { error: string };
+  /**
+   * The typed input of each handoff call to a target with an `inputType`, checked by the
+   * `callModel` activity: by the call's position in `toolCalls` (`null` for other calls).
+   */
+  handoffInputs?: ({ value: unknown } | { error: string } | null)[];
 }

@@ -3,10 +3,10 @@
  * status and usage. Plain JSON; workflow-safe (no I/O).
  */
 import type { ApprovalRecord, PendingApproval } from './approvals';
-import type { ModelSpec } from './model';
+import type { ChatMessage, ModelSpec } from './model';
 import type { RunOptions } from './options';
 import type { ChainState } from './state';
-import type { RunContext } from './team';
+import type { HandoffContext, RunContext, SharedState, StateUpdate } from './team';
 
 /** Tokens and calls spent by a run. */
 export interface Usage {
@@ -28,6 +28,22 @@ export interface HandoffRecord {
   turn: number;
   /** How the handoff was approved, when it needed approval. */
   approval?: ApprovalRecord;
+  /** The handoff's typed input, parsed (when the target declares an `inputType`). */
+  input?: unknown;
+  /** The state update the handoff carried (teams with `sharedState`). */
+  update?: StateUpdate;
+}
+
+/** How a handoff's target got its start: what it was given and what produced it. */
+export interface TransferRecord {
+  context: HandoffContext;
+  /** `message`, `rich`, or `template`. */
+  input: string;
+  /** The filters applied, in order, e.g. `dropToolCalls`, `last 6`, `summarize`. */
+  filters: string[];
+  transferSystemMessage: boolean;
+  /** The exact conversation the target's first model call starts from. */
+  messages: ChatMessage[];
 }
 
 /** The answer a tool call got, as the model saw it. */
@@ -53,6 +69,8 @@ export interface RecordHandoffInput {
   index: number;
   /** What every tool call of the handoff's turn was answered, the handoff and any ignored ones included. */
   toolResults: ToolResultRecord[];
+  /** What the target received; absent in records written before it existed. */
+  transfer?: TransferRecord;
 }
 
 /** What `baton.override` (the `overrideRun` signal) and a replay change in a run. */
@@ -86,6 +104,8 @@ export interface HandoffRunResult<Output = string> {
   finalAgent: string;
   handoffChain: HandoffRecord[];
   usage: Usage;
+  /** The run's shared state at the end (teams with `sharedState`). */
+  state?: SharedState;
 }
 
 /** What the `status` query answers. */

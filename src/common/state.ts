@@ -3,10 +3,11 @@
  * and what a replay rebuilds from history. Plain JSON; workflow-safe (no I/O).
  */
 import type { ApprovalRecord, PendingApproval } from './approvals';
+import type { HandoffResult } from './handoff';
 import type { ChatMessage, ModelResponse, ToolCall } from './model';
 import type { ResolvedRunOptions } from './options';
 import type { HandoffRecord, Usage } from './run';
-import type { RunContext, TeamSpec } from './team';
+import type { RunContext, SharedState, TeamSpec } from './team';
 
 /** A turn interrupted while its handoff waits for approval. */
 export interface OpenTurn {
@@ -15,7 +16,7 @@ export interface OpenTurn {
   /** Answers already known, by tool call id (everything but the handoff call). */
   results: [string, string][];
   handoffCallId: string;
-  handoff: { kind: 'handoff'; from: string; to: string; message: string };
+  handoff: HandoffResult;
   handoffId: string;
 }
 
@@ -41,6 +42,10 @@ export interface ChainState {
   answerRetries?: Record<string, number>;
   /** The run's application context for its tools. */
   context?: RunContext;
+  /** The chain's original request (the run's input), for handoff input templates. */
+  request?: string;
+  /** The shared state handoffs have updated (teams with `sharedState`). */
+  shared?: SharedState;
   openTurn?: OpenTurn;
   /** A model answer to act on before the next model call (set by a replay that resumes after it). */
   pendingResponse?: ModelResponse;

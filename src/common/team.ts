@@ -16,8 +16,14 @@ export interface AgentSpec {
   tools: ToolSpec[];
   /** The agents this one may hand off to. */
   handoffs: string[];
-  /** The injected `handoff` tool; absent in a team of one or when `handoffs` is empty. */
+  /** The injected `handoff` tool; absent in a team of one, when `handoffs` is empty, or with per-target tools. */
   handoffTool?: ToolSpec;
+  /** Per-target handoff tools (`handoffTools: 'per_target'`): `transfer_to_<id>` unless renamed. */
+  handoffTools?: ToolSpec[];
+  /** The target of each per-target handoff tool, by tool name. */
+  handoffToolTargets?: Record<string, string>;
+  /** What each handoff declared with `handoff(target, options)` carries, by target id. */
+  handoffOptions?: Record<string, HandoffOptionsSpec>;
   /** JSON Schema of the agent's structured final answer (its `outputType`). */
   outputSchema?: JsonSchema;
   /** Approval for handoffs into this agent. */
@@ -31,6 +37,104 @@ export interface TeamSpec {
   approvals: ApprovalRule[];
   /** Whether the worker has `agent_handoff` listeners. */
   hasHandoffListeners: boolean;
+  /** Whether handoffs may carry state updates and agents can read the run's shared state. */
+  sharedState?: boolean;
+}
+
+/** Which conversation a handoff target starts from (besides its own instructions and its input). */
+export const HandoffContext = {
+  /** Nothing of the source's conversation: the target gets only its input. */
+  MESSAGE: 'message',
+  /** The source's whole conversation, filtered as declared. */
+  FULL: 'full',
+  /** The source's last user message. */
+  LAST_USER_MESSAGE: 'last_user_message',
+} as const;
+export type HandoffContext = (typeof HandoffContext)[keyof typeof HandoffContext];
+
+/** Filters applied, in this order, to the conversation a handoff carries. */
+export interface HandoffFilter {
+  /** Drop tool calls and their results (assistant text is kept). */
+  dropToolCalls?: boolean;
+  /** Keep only the last N messages. */
+  lastMessages?: number;
+  /**
+   * Condense what is left into a summary with a model call (the `summarizeHandoff` activity,
+   * recorded), which the target gets instead of the messages.
+   */
+  summarize?: boolean | { instructions?: string };
+}
+
+/**
+ * When a handoff is offered, evaluated in the workflow on the run's state; every condition given
+ * must hold. A target whose rule fails is left out of the handoff tool for that turn.
+ */
+export interface HandoffRule {
+  /** Only after each of these tools has run in the current agent's activation. */
+  afterTools?: string[];
+  /** Only while the chain has used fewer tokens than this. */
+  whileTokensBelow?: number;
+  /** Only while the chain has made fewer handoffs than this. */
+  whileHandoffsBelow?: number;
+  /** Only when the shared state's `context` has these values (JSON equality). */
+  whenContext?: Record<string, unknown>;
+}
+
+/** What a handoff declared with `handoff(target, options)` carries; plain data, recorded with the team. */
+export interface HandoffOptionsSpec {
+  /** Name of the per-target tool. */
+  toolName?: string;
+  /** Replaces the target's description in the handoff tool. */
+  description?: string;
+  /** Why to hand off to this target, shown in the tool description. */
+  reason?: string;
+  /** @default "message" */
+  context?: HandoffContext;
+  /** Give the target the source's instructions too (as a second system message). @default false */
+  transferSystemMessage?: boolean;
+  filter?: HandoffFilter;
+  /**
+   * The target's input: `"message"` (the handoff message), `"rich"` (the original request, why it
+   * receives the work, its task, work done and recent history), or a template with `{{message}}`,
+   * `{{reason}}`, `{{from}}`, `{{to}}`, `{{request}}`, `{{completedWork}}`, `{{recentHistory}}`,
+   * `{{input}}`, `{{input.<field>}}`, `{{state}}`. @default "message"
+   */
+  input?: string;
+  /** JSON Schema of the handoff's typed input (its `inputType`). */
+  inputSchema?: JsonSchema;
+  isEnabled?: HandoffRule;
+  /** Whether the worker runs an `onHandoff` check (which may veto) before the handoff. */
+  onHandoff?: boolean;
+}
+
+/** What a handoff may add to the run's shared state (the Command update of the v4.1 protocol). */
+export interface StateUpdate {
+  /** Merged key by key into the shared `context` (a key set to `null` is removed). */
+  context?: Record<string, unknown>;
+  /** Appended to the shared `artifacts`. */
+  artifacts?: unknown[];
+  /** Merged key by key into the shared `workflowState` (a key set to `null` is removed). */
+  workflowState?: Record<string, unknown>;
+}
+
+/** The run's shared state: every update handoffs carried, merged in order. */
+export interface SharedState {
+  context: Record<string, unknown>;
+  artifacts: unknown[];
+  workflowState: Record<string, unknown>;
+}
+
+/** Input of the `checkHandoff` activity, which runs a handoff's `onHandoff` in the worker. */
+export interface CheckHandoffInput {
+  from: string;
+  to: string;
+  message: string;
+  input?: unknown;
+}
+
+/** Result of the `checkHandoff` activity: a reason when `onHandoff` vetoed the handoff. */
+export interface CheckHandoffResult {
+  veto?: string;
 }
 
 /** Input of the `runTool` activity. */

@@ -9,7 +9,7 @@ export class ScriptedProvider implements ModelProvider {
   async call(input: CallModelInput, context: ModelCallContext): Promise<ModelResponse> {
     const spec = input.model as ScriptedModelSpec;
     const latest = latestInput(input.messages);
-    const step = spec.steps[input.callIndex] ?? spec.rules.find((r) => matches(r.whenIncludes, latest))?.reply;
+    const step = (input.purpose ? undefined : spec.steps[input.callIndex]) ?? spec.rules.find((r) => matches(r.whenIncludes, latest))?.reply;
     if (!step) throw toApplicationFailure(new UnexpectedModelCallError(input.agentId, input.callIndex, latest));
     if (step.failAttempts !== undefined && context.attempt <= step.failAttempts) {
       throw ApplicationFailure.retryable(

@@ -1,8 +1,8 @@
 import { ToolExecutionError } from '../../src/common/errors';
-import type { CallModelInput, ModelResponse, ToolCall } from '../../src/common/model';
+import type { CallModelInput, ModelResponse, SummarizeInput, SummarizeResult, ToolCall } from '../../src/common/model';
 import { resolveRunOptions, type RunOptions } from '../../src/common/options';
 import { BatonStatus, type RecordHandoffInput } from '../../src/common/run';
-import type { AgentSpec, RunToolInput, RunToolResult, TeamSpec } from '../../src/common/team';
+import type { AgentSpec, CheckHandoffInput, CheckHandoffResult, RunToolInput, RunToolResult, TeamSpec } from '../../src/common/team';
 import { ApprovalDesk } from '../../workflows/chain/desk';
 import type { ChainEffects, Timer } from '../../workflows/chain/effects';
 import { Chain, startChain } from '../../workflows/chain/state';
@@ -46,6 +46,20 @@ export class FakeEffects implements ChainEffects {
     const calls: ToolCall[] = typeof answer === 'string' ? [] : answer.calls.map((c, i) => ({ id: `c${input.callIndex}-${i}`, name: c.name, arguments: JSON.stringify(c.args) }));
     const content = typeof answer === 'string' ? answer : (answer.text ?? null);
     return { content, toolCalls: calls, usage: { inputTokens: 10, outputTokens: 5 }, model: 'fake' };
+  }
+
+  /** What `summarize` answers, and the vetoes `checkHandoff` gives, by target. */
+  summary = 'a summary';
+  vetoes: Record<string, string> = {};
+
+  async summarize(input: SummarizeInput): Promise<SummarizeResult> {
+    this.log.push(`summarize ${input.agentId}`);
+    return { summary: this.summary, usage: { inputTokens: 3, outputTokens: 2 } };
+  }
+
+  async checkHandoff(input: CheckHandoffInput): Promise<CheckHandoffResult> {
+    this.log.push(`checkHandoff ${input.from}>${input.to}`);
+    return this.vetoes[input.to] ? { veto: this.vetoes[input.to] } : {};
   }
 
   async runTool(input: RunToolInput): Promise<RunToolResult> {

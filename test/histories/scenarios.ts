@@ -4,7 +4,7 @@
  */
 import { ApplicationFailure } from '@temporalio/common';
 import { z } from 'zod';
-import { defineAgent, defineTool, scripted, Team, type Baton, type BatonRun } from '../../src';
+import { defineAgent, defineTool, handoff, scripted, Team, type Baton, type BatonRun } from '../../src';
 import { scriptedAgent as agent } from '../helpers/agents';
 
 const hop = (to: string, message = `over to ${to}`) => ({ handoff: { to, message } });
@@ -107,6 +107,38 @@ export const scenarios: Scenario[] = [
     },
   },
 ];
+
+/** What a handoff carries: per-target tools, typed input, shared state, a summary, an isEnabled rule and an onHandoff veto. */
+export const handoffOptionsScenario: Scenario = {
+  name: 'handoff-options',
+  team: () =>
+    new Team(
+      [
+        defineAgent({
+          id: 'a',
+          instructions: 'A',
+          tools: [lookup],
+          model: scripted({
+            steps: [
+              { toolCalls: [{ name: 'transfer_to_b', arguments: { message: 'early' } }] },
+              { toolCalls: [{ name: 'lookup', arguments: { q: 'x' } }] },
+              { toolCalls: [{ name: 'transfer_to_c', arguments: { message: 'vetoed' } }] },
+              { toolCalls: [{ name: 'transfer_to_b', arguments: { message: 'for b', input: { orderId: '7' }, update: { context: { customer: 'ada' } } } }] },
+            ],
+            rules: [{ whenIncludes: 'user: go', reply: { text: 'a summary' } }],
+          }),
+          handoffs: [
+            handoff('b', { isEnabled: { afterTools: ['lookup'] }, inputType: z.object({ orderId: z.string() }), context: 'full', filter: { summarize: true }, input: 'rich' }),
+            handoff('c', { onHandoff: () => 'closed' }),
+          ],
+        }),
+        agent('b', [{ toolCalls: [{ name: 'readState', arguments: {} }] }, { text: 'b answers' }]),
+        agent('c', []),
+      ],
+      { handoffTools: 'per_target', sharedState: true },
+    ),
+  drive: async (b) => (await b.run('a', 'go')).workflowId,
+};
 
 /** A long chain that continues as new; every run's history is recorded. */
 export const continueAsNewScenario: Scenario = {

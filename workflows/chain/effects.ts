@@ -20,10 +20,10 @@ import {
 import type { BatonActivities } from '../../activities';
 import { BATON_ERROR_TYPES, ModelCallFailedError, NON_RETRYABLE_ERROR_TYPES, ToolExecutionError } from '../../src/common/errors';
 import { BatonAgent, BatonHandoffs, BatonStatusAttribute, HANDOFF_MEMO, Patches } from '../../src/common/messages';
-import type { CallModelInput, ModelResponse } from '../../src/common/model';
+import type { CallModelInput, ModelResponse, SummarizeInput, SummarizeResult } from '../../src/common/model';
 import { modelActivityOptions, type ResolvedRunOptions, toolActivityOptions } from '../../src/common/options';
 import { BatonStatus, type RecordHandoffInput } from '../../src/common/run';
-import type { RunToolInput, RunToolResult, TeamSpec } from '../../src/common/team';
+import type { CheckHandoffInput, CheckHandoffResult, RunToolInput, RunToolResult, TeamSpec } from '../../src/common/team';
 
 /** A durable timer the chain can stop waiting for. */
 export interface Timer {
@@ -44,6 +44,10 @@ export interface ChainEffects {
   startRun(agent: string): void;
   /** One model turn; a call that keeps failing throws `ModelCallFailedError`. */
   callModel(input: CallModelInput, options: ResolvedRunOptions): Promise<ModelResponse>;
+  /** A summary of a conversation a handoff carries (the `summarizeHandoff` activity). */
+  summarize(input: SummarizeInput, options: ResolvedRunOptions): Promise<SummarizeResult>;
+  /** The worker's `onHandoff` check of a handoff (the `checkHandoff` activity). */
+  checkHandoff(input: CheckHandoffInput, options: ResolvedRunOptions): Promise<CheckHandoffResult>;
   /** One tool call; a call that keeps failing throws `ToolExecutionError`. */
   runTool(input: RunToolInput, options: ResolvedRunOptions): Promise<RunToolResult>;
   /** Put a handoff on the record and run the `agent_handoff` hooks. */
@@ -90,6 +94,22 @@ export function temporalEffects(v2: boolean): ChainEffects {
         return await callModel(input);
       } catch (err) {
         throw activityError(err, (reason) => new ModelCallFailedError(input.agentId, reason));
+      }
+    },
+    async summarize(input, options) {
+      const { summarizeHandoff } = proxyActivities<BatonActivities>({ ...modelActivityOptions(options, NON_RETRYABLE_ERROR_TYPES), summary: `${input.agentId}: summary` });
+      try {
+        return await summarizeHandoff(input);
+      } catch (err) {
+        throw activityError(err, (reason) => new ModelCallFailedError(input.agentId, reason));
+      }
+    },
+    async checkHandoff(input, options) {
+      const { checkHandoff } = proxyActivities<BatonActivities>({ ...toolActivityOptions(options, NON_RETRYABLE_ERROR_TYPES), summary: `${input.from} → ${input.to}: check` });
+      try {
+        return await checkHandoff(input);
+      } catch (err) {
+        throw activityError(err, (reason) => new ToolExecutionError(input.from, 'onHandoff', reason));
       }
     },
     async runTool(input, options) {

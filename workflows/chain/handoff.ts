@@ -1,21 +1,60 @@
 /**
- * What a handoff call means: reading it, and what a decision on it (or its absence) leads to.
- *
- * Pure: no Temporal API, no I/O.
+ * What a handoff call means: reading it, weighing it (typed input, guards, the worker's veto,
+ * approval), what a decision on it leads to, and recording it with what its target receives.
  */
-import { expiredHandoffAnswer, handedOffAnswer, rejectedHandoffAnswer } from '../../src/common/answers';
-import type { ApprovalRecord } from '../../src/common/approvals';
+import { expiredHandoffAnswer, handedOffAnswer, rejectedHandoffAnswer, vetoedHandoffAnswer } from '../../src/common/answers';
+import type { ApprovalPolicy, ApprovalRecord } from '../../src/common/approvals';
 import { ApprovalTimeoutError } from '../../src/common/errors';
 import { extractHandoff, type HandoffResult } from '../../src/common/handoff';
-import type { ToolCall } from '../../src/common/model';
+import type { ModelResponse, ToolCall } from '../../src/common/model';
+import type { HandoffRecord } from '../../src/common/run';
+import type { AgentSpec } from '../../src/common/team';
+import { agentOf, currentAgent } from './state';
+import { type ChainRun, retried, type Step } from './step';
+import { planTransfer, transcript, transferTo } from './transfer';
 
 /** A handoff call read: the handoff it asks for, or what is wrong with its arguments. */
 export type HandoffRequest = { kind: 'handoff'; handoff: HandoffResult } | { kind: 'invalid'; answer: string };
 
-export function readHandoff(call: ToolCall, from: string): HandoffRequest {
-  const parsed = extractHandoff(call, from);
+export function readHandoff(call: ToolCall, from: AgentSpec | string): HandoffRequest {
+  const agent = typeof from === 'string' ? undefined : from;
+  const parsed = extractHandoff(call, typeof from === 'string' ? from : from.id, agent);
   if (typeof parsed === 'string' || parsed === null) return { kind: 'invalid', answer: `Error: ${parsed ?? 'not a handoff call'}` };
   return { kind: 'handoff', handoff: parsed };
+}
+
+/** Where a weighed handoff call goes: answered without a handoff, ahead, or to a person first. */
+export type Weighed = { kind: 'answer'; answer: string } | { kind: 'go'; handoff: HandoffResult } | { kind: 'wait'; handoff: HandoffResult; policy: ApprovalPolicy };
+
+/**
+ * Weigh the turn's handoff call: its arguments, the guards, its typed input (checked by the model
+ * activity) and the worker's `onHandoff` veto.
+ */
+export async function weighHandoff(run: ChainRun, call: ToolCall, checkedInput: NonNullable<ModelResponse['handoffInputs']>[number] | undefined): Promise<Weighed> {
+  const { chain, effects, guards } = run;
+  const source = currentAgent(chain.state);
+  const request = readHandoff(call, source);
+  if (request.kind === 'invalid') return { kind: 'answer', answer: request.answer };
+  let h = request.handoff;
+  // A team that shares no state takes no updates, whatever the model sends.
+  if (h.update && !chain.state.team.sharedState) h = withoutUpdate(h);
+  const verdict = guards.beforeHandoff(chain.state, h);
+  if (retried(run, verdict)) return { kind: 'answer', answer: verdict.message };
+  const options = source.handoffOptions?.[h.to];
+  if (options?.inputSchema && checkedInput) {
+    if ('error' in checkedInput) return { kind: 'answer', answer: `Error: invalid input for the handoff to ${h.to}: ${checkedInput.error}. Call ${call.name} again with "input" matching its schema.` };
+    h = { ...h, input: checkedInput.value };
+  }
+  if (options?.onHandoff) {
+    const { veto } = await effects.checkHandoff({ from: h.from, to: h.to, message: h.message, ...(h.input !== undefined ? { input: h.input } : {}) }, chain.state.options);
+    if (veto !== undefined) return { kind: 'answer', answer: vetoedHandoffAnswer(h.to, veto) };
+  }
+  return verdict.kind === 'wait' ? { kind: 'wait', handoff: h, policy: verdict.policy } : { kind: 'go', handoff: h };
+}
+
+function withoutUpdate(h: HandoffResult): HandoffResult {
+  const { update: _dropped, ...rest } = h;
+  return rest;
 }
 
 /** Where a handoff stands once decided: the answer its call gets and, when it goes ahead, the handoff. */
@@ -33,4 +72,47 @@ export function decidedOutcome(h: HandoffResult, approval: ApprovalRecord): Hand
   if (onTimeout === 'approve') return { answer: handedOffAnswer(h.to, { onTimeout: true }), handoff: h, approval };
   if (onTimeout === 'fail') throw new ApprovalTimeoutError(approval.handoffId, h.from, h.to, String(approval.timeout));
   return { answer: expiredHandoffAnswer(h.to), approval };
+}
+
+/**
+ * Record the handoff and move on: the target's start (the carried conversation, summarized when
+ * declared, and its input), the state, the search attributes, the memo record and the hooks.
+ */
+export async function handOff(run: ChainRun, step: Extract<Step, { kind: 'handoff' }>): Promise<void> {
+  const { chain, effects } = run;
+  const h = step.handoff;
+  const source = currentAgent(chain.state);
+  const plan = planTransfer(chain.state, source, h);
+  let summary: string | undefined;
+  if (plan.summarize) {
+    const summarized = await effects.summarize({ agentId: source.id, model: source.model, transcript: transcript(plan.carried), ...plan.summarize }, chain.state.options);
+    chain.apply({ type: 'model_used', usage: summarized.usage });
+    summary = summarized.summary;
+  }
+  const transfer = transferTo(chain.state, source, agentOf(chain.state.team, h.to), h, plan, summary);
+  const record: HandoffRecord = {
+    from: h.from,
+    to: h.to,
+    message: h.message,
+    timestamp: new Date(effects.now()).toISOString(),
+    turn: chain.state.turns,
+    ...(step.approval ? { approval: step.approval } : {}),
+    ...(h.input !== undefined ? { input: h.input } : {}),
+    ...(h.update ? { update: h.update } : {}),
+  };
+  chain.apply({ type: 'handed_off', record, messages: transfer.messages });
+  const index = chain.state.chain.length;
+  effects.setAgent(h.to, index);
+  const how = step.approval ? ` (${step.approval.outcome === 'approved' ? `approved by ${step.approval.approver}` : 'approved when nobody decided in time'})` : '';
+  await effects.recordHandoff(
+    {
+      summary: `#${index} ${h.from} → ${h.to}${how}`,
+      handoff: record,
+      index,
+      toolResults: step.toolResults,
+      // Declared handoffs say what their target received; a plain one gives it only the message.
+      ...(source.handoffOptions?.[h.to] ? { transfer } : {}),
+    },
+    chain.state.team,
+  );
 }

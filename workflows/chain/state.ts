@@ -11,7 +11,7 @@ import type { ChatMessage, ModelResponse } from '../../src/common/model';
 import { resolveRunOptions, type ResolvedRunOptions } from '../../src/common/options';
 import type { HandoffRecord, HandoffRunResult, RunOverrides, ToolResultRecord, Usage } from '../../src/common/run';
 import type { ChainState, OpenTurn } from '../../src/common/state';
-import type { AgentSpec, RunContext, TeamSpec } from '../../src/common/team';
+import type { AgentSpec, RunContext, SharedState, StateUpdate, TeamSpec } from '../../src/common/team';
 
 /** Something that happened to a chain. */
 export type ChainEvent =
@@ -25,8 +25,13 @@ export type ChainEvent =
   | { type: 'turn_opened'; turn: OpenTurn }
   /** Every tool call of the turn got its answer, in the model's order. */
   | { type: 'turn_closed'; results: ToolResultRecord[] }
-  /** A handoff happened: the target takes over with the message as its new conversation. */
-  | { type: 'handed_off'; record: HandoffRecord }
+  /**
+   * A handoff happened: the target takes over, starting from `messages` (its instructions and the
+   * handoff message when absent), and the record's state update is merged into the shared state.
+   */
+  | { type: 'handed_off'; record: HandoffRecord; messages?: ChatMessage[] }
+  /** A model call made for the chain outside an agent's turn (a handoff's summary). */
+  | { type: 'model_used'; usage: { inputTokens: number; outputTokens: number } }
   | { type: 'invalid_handoff_answered' }
   /** A final answer was sent back to the model, with this message, by the guard that refused it. */
   | { type: 'answer_refused'; guard: string; message: string }
@@ -41,6 +46,8 @@ export function startChain(team: TeamSpec, agentId: string, input: string, optio
   const agent = agentOf(team, agentId);
   return {
     ...(context ? { context } : {}),
+    request: input,
+    ...(team.sharedState ? { shared: { context: {}, artifacts: [], workflowState: {} } } : {}),
     team,
     options,
     agentId,
@@ -75,17 +82,7 @@ export function reduce(s: ChainState, event: ChainEvent): ChainState {
         ...(response.toolCalls.length > 0 ? { toolCalls: response.toolCalls } : {}),
       };
       const { pendingResponse: _taken, ...rest } = s;
-      return {
-        ...rest,
-        messages: [...s.messages, message],
-        usage: {
-          ...s.usage,
-          modelCalls: s.usage.modelCalls + 1,
-          inputTokens: s.usage.inputTokens + inputTokens,
-          outputTokens: s.usage.outputTokens + outputTokens,
-          totalTokens: s.usage.totalTokens + inputTokens + outputTokens,
-        },
-      };
+      return { ...rest, messages: [...s.messages, message], usage: addUsage(s.usage, { inputTokens, outputTokens }) };
     }
     case 'tools_ran':
       return { ...s, usage: { ...s.usage, toolCalls: s.usage.toolCalls + event.count } };
@@ -98,8 +95,18 @@ export function reduce(s: ChainState, event: ChainEvent): ChainState {
     }
     case 'handed_off': {
       const target = agentOf(s.team, event.record.to);
-      return { ...s, chain: [...s.chain, event.record], agentId: target.id, activationTurns: 0, answerRetries: {}, messages: conversationFor(target, event.record.message) };
+      return {
+        ...s,
+        chain: [...s.chain, event.record],
+        agentId: target.id,
+        activationTurns: 0,
+        answerRetries: {},
+        messages: event.messages ?? conversationFor(target, event.record.message),
+        ...(event.record.update && s.shared ? { shared: mergeUpdate(s.shared, event.record.update) } : {}),
+      };
     }
+    case 'model_used':
+      return { ...s, usage: addUsage(s.usage, event.usage) };
     case 'invalid_handoff_answered':
       return { ...s, invalidHandoffs: s.invalidHandoffs + 1 };
     case 'answer_refused': {
@@ -139,6 +146,37 @@ export function applyOverrides(s: ChainState, o: RunOverrides): ChainState {
   return { ...s, options, team };
 }
 
+/** Usage with one more model call of `tokens`. */
+function addUsage(u: Usage, tokens: { inputTokens: number; outputTokens: number }): Usage {
+  return {
+    ...u,
+    modelCalls: u.modelCalls + 1,
+    inputTokens: u.inputTokens + tokens.inputTokens,
+    outputTokens: u.outputTokens + tokens.outputTokens,
+    totalTokens: u.totalTokens + tokens.inputTokens + tokens.outputTokens,
+  };
+}
+
+/**
+ * The shared state with a handoff's update merged: `context` and `workflowState` key by key (a key
+ * set to `null` is removed), `artifacts` appended.
+ */
+export function mergeUpdate(shared: SharedState, update: StateUpdate): SharedState {
+  const merge = (into: Record<string, unknown>, from: Record<string, unknown> | undefined) => {
+    const out = { ...into };
+    for (const [k, v] of Object.entries(from ?? {})) {
+      if (v === null) delete out[k];
+      else out[k] = v;
+    }
+    return out;
+  };
+  return {
+    context: merge(shared.context, update.context),
+    artifacts: [...shared.artifacts, ...(update.artifacts ?? [])],
+    workflowState: merge(shared.workflowState, update.workflowState),
+  };
+}
+
 /** What continue-as-new carries into the next run. */
 export function carryOver(s: ChainState): ChainState {
   const { replayOf: _origin, pendingResponse: _none, ...rest } = s;
@@ -152,7 +190,7 @@ export function currentAgent(s: ChainState): AgentSpec {
 
 /** What `handoffRun` returns when `output` ends the chain. */
 export function resultOf(s: ChainState, output: unknown): HandoffRunResult<unknown> {
-  return { output, finalAgent: s.agentId, handoffChain: s.chain, usage: s.usage };
+  return { output, finalAgent: s.agentId, handoffChain: s.chain, usage: s.usage, ...(s.shared ? { state: s.shared } : {}) };
 }
 
 export function agentOf(team: TeamSpec, id: string): AgentSpec {

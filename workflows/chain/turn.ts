@@ -4,7 +4,7 @@
  *
  * Pure: no Temporal API, no I/O.
  */
-import { isHandoffCall } from '../../src/common/handoff';
+import { isHandoffCall, READ_STATE_TOOL_NAME } from '../../src/common/handoff';
 import type { ToolCall } from '../../src/common/model';
 import type { ToolResultRecord } from '../../src/common/run';
 import type { AgentSpec } from '../../src/common/team';
@@ -21,12 +21,12 @@ export interface TurnPlan {
   ignoredHandoffs: ToolCall[];
 }
 
-export function planTurn(calls: ToolCall[]): TurnPlan {
+export function planTurn(calls: ToolCall[], agent?: Pick<AgentSpec, 'handoffToolTargets'>): TurnPlan {
   const tools: ToolCall[] = [];
   const ignoredHandoffs: ToolCall[] = [];
   let handoff: ToolCall | undefined;
   for (const call of calls) {
-    if (!isHandoffCall(call)) tools.push(call);
+    if (!isHandoffCall(call, agent)) tools.push(call);
     else if (handoff) ignoredHandoffs.push(call);
     else handoff = call;
   }
@@ -41,9 +41,14 @@ export function answersInOrder(calls: ToolCall[], results: Map<string, string>):
   return calls.map((call) => ({ toolCallId: call.id, name: call.name, content: results.get(call.id) ?? '' }));
 }
 
-/** The names of every tool the agent can call, the handoff tool included. */
-export function toolNames(agent: AgentSpec): string[] {
-  return [...agent.tools.map((t) => t.name), ...(agent.handoffTool ? [agent.handoffTool.name] : [])];
+/** The names of every tool the agent can call, its handoff tools and `readState` included. */
+export function toolNames(agent: AgentSpec, sharedState = false): string[] {
+  return [
+    ...agent.tools.map((t) => t.name),
+    ...(agent.handoffTool ? [agent.handoffTool.name] : []),
+    ...(agent.handoffTools ?? []).map((t) => t.name),
+    ...(sharedState ? [READ_STATE_TOOL_NAME] : []),
+  ];
 }
 
 /**

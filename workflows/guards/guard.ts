@@ -17,7 +17,7 @@ export type Verdict =
   /** Before a handoff: it waits for a person's decision under this policy. */
   | { kind: 'wait'; policy: ApprovalPolicy }
   /** Tell the model `message` (the handoff call's answer, or a user message after an answer) and let it go on; `event` records the try. */
-  | { kind: 'retry'; message: string; event: ChainEvent }
+  | { kind: 'retry'; message: string; event?: ChainEvent }
   | { kind: 'fail'; error: BatonError };
 
 export const CONTINUE: Verdict = { kind: 'continue' };

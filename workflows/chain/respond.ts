@@ -1,0 +1,92 @@
+/**
+ * A model turn: call the model, run the tools it asked for, weigh its handoff, and close the turn
+ * with every call answered.
+ */
+import { handedOffAnswer, ignoredHandoffAnswer, unknownToolAnswer } from '../../src/common/answers';
+import { READ_STATE_TOOL_NAME } from '../../src/common/handoff';
+import type { ModelResponse, ToolCall } from '../../src/common/model';
+import type { OpenTurn } from '../../src/common/state';
+import { decidedOutcome, type HandoffOutcome, weighHandoff } from './handoff';
+import { currentAgent } from './state';
+import { type ChainRun, retried, RUN_AGAIN, type Step } from './step';
+import { offeredTools } from './tools';
+import { answersInOrder, idempotencyKey, planTurn, toolNames } from './turn';
+
+/** One model turn of the current agent. */
+export async function turn(run: ChainRun): Promise<Step> {
+  const { chain, effects, guards } = run;
+  retried(run, guards.beforeModelCall(chain.state));
+  const agent = currentAgent(chain.state);
+  const callIndex = chain.state.callCounts[agent.id] ?? 0;
+  const tools = offeredTools(chain.state, agent);
+  chain.apply({ type: 'turn_started' });
+  const response = await effects.callModel(
+    { agentId: agent.id, model: agent.model, messages: chain.state.messages, tools, callIndex, ...(agent.outputSchema ? { outputSchema: agent.outputSchema } : {}) },
+    chain.state.options,
+  );
+  return respond(run, response);
+}
+
+/** Act on a model's answer: run its tools, weigh its handoff, or finish. */
+export async function respond(run: ChainRun, response: ModelResponse): Promise<Step> {
+  const { chain, guards, desk } = run;
+  chain.apply({ type: 'model_responded', response });
+  retried(run, guards.afterModelResponse(chain.state, response));
+  if (response.toolCalls.length === 0) return { kind: 'final_output', answer: { text: response.content ?? '', ...(response.output ? { checked: response.output } : {}) } };
+
+  const agent = currentAgent(chain.state);
+  const plan = planTurn(response.toolCalls, agent);
+  const results = new Map(await runTools(run, plan.tools));
+  for (const call of plan.ignoredHandoffs) results.set(call.id, ignoredHandoffAnswer(plan.handoff));
+  if (!plan.handoff) return closeTurn(run, response.toolCalls, results);
+
+  const weighed = await weighHandoff(run, plan.handoff, response.handoffInputs?.[response.toolCalls.indexOf(plan.handoff)]);
+  if (weighed.kind === 'answer') return closeTurn(run, response.toolCalls, results.set(plan.handoff.id, weighed.answer));
+  if (weighed.kind === 'go') {
+    const outcome = { answer: handedOffAnswer(weighed.handoff.to), handoff: weighed.handoff };
+    return closeTurn(run, response.toolCalls, results.set(plan.handoff.id, outcome.answer), outcome);
+  }
+  const waiting = desk.open(weighed.handoff, weighed.policy);
+  const open: OpenTurn = { calls: response.toolCalls, results: [...results], handoffCallId: plan.handoff.id, handoff: weighed.handoff, handoffId: waiting.handoffId };
+  chain.apply({ type: 'turn_opened', turn: open });
+  return finishTurn(run, open);
+}
+
+/**
+ * Run the turn's regular tool calls in parallel. A tool the agent does not have, and `readState`,
+ * are answered without an activity.
+ */
+async function runTools(run: ChainRun, calls: ToolCall[]): Promise<[string, string][]> {
+  const { chain, effects } = run;
+  const agent = currentAgent(chain.state);
+  const { turns, options, context, shared, team } = chain.state;
+  const known = (call: ToolCall) => agent.tools.some((t) => t.name === call.name);
+  const results = Promise.all(
+    calls.map(async (call, index): Promise<[string, string]> => {
+      if (call.name === READ_STATE_TOOL_NAME && team.sharedState) return [call.id, JSON.stringify(shared ?? {})];
+      if (!known(call)) return [call.id, unknownToolAnswer(call.name, toolNames(agent, team.sharedState))];
+      const idempotency = idempotencyKey(effects.workflowId, agent.id, turns, index, call);
+      const result = await effects.runTool({ agentId: agent.id, call, idempotencyKey: idempotency, ...(context ? { context } : {}) }, options);
+      return [call.id, result.content];
+    }),
+  );
+  chain.apply({ type: 'tools_ran', count: calls.filter(known).length });
+  return results;
+}
+
+/** Wait for the approval a turn's handoff needs, then close the turn; `paused` to continue as new first. */
+export async function finishTurn(run: ChainRun, open: OpenTurn): Promise<Step> {
+  const { chain, effects, desk } = run;
+  const approval = await desk.wait(open.handoffId, () => effects.shouldContinueAsNew(chain.state.options.continueAsNewAfterEvents));
+  if (!approval) return { kind: 'paused' };
+  const outcome = decidedOutcome(open.handoff, approval);
+  return closeTurn(run, open.calls, new Map(open.results).set(open.handoffCallId, outcome.answer), outcome);
+}
+
+/** Answer every tool call of the turn and say where the chain goes. */
+function closeTurn(run: ChainRun, calls: ToolCall[], results: Map<string, string>, outcome?: HandoffOutcome): Step {
+  const toolResults = answersInOrder(calls, results);
+  run.chain.apply({ type: 'turn_closed', results: toolResults });
+  if (!outcome?.handoff) return RUN_AGAIN;
+  return { kind: 'handoff', handoff: outcome.handoff, toolResults, ...(outcome.approval ? { approval: outcome.approval } : {}) };
+}

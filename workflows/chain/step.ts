@@ -1,0 +1,33 @@
+/** The step union the loop dispatches on, and what every step works with. */
+import type { ApprovalRecord } from '../../src/common/approvals';
+import type { HandoffResult } from '../../src/common/handoff';
+import type { ToolResultRecord } from '../../src/common/run';
+import type { FinalAnswer, Guards, Verdict } from '../guards';
+import type { ApprovalDesk } from './desk';
+import type { ChainEffects } from './effects';
+import type { Chain } from './state';
+
+/** What a model turn leads to. */
+export type Step =
+  | { kind: 'final_output'; answer: FinalAnswer }
+  | { kind: 'handoff'; handoff: HandoffResult; approval?: ApprovalRecord; toolResults: ToolResultRecord[] }
+  | { kind: 'run_again' }
+  | { kind: 'paused' };
+
+export const RUN_AGAIN: Step = { kind: 'run_again' };
+
+/** What the loop works with. */
+export interface ChainRun {
+  chain: Chain;
+  effects: ChainEffects;
+  guards: Guards;
+  desk: ApprovalDesk;
+}
+
+/** Apply a guard's verdict: `true` when the model is to be told something and go on, throws on `fail`. */
+export function retried(run: ChainRun, verdict: Verdict): verdict is Extract<Verdict, { kind: 'retry' }> {
+  if (verdict.kind === 'fail') throw verdict.error;
+  if (verdict.kind !== 'retry') return false;
+  if (verdict.event) run.chain.apply(verdict.event);
+  return true;
+}
