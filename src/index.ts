@@ -16,7 +16,11 @@ export type { ModelCallContext, ModelProvider, ModelProviders } from './models/p
 export { ScriptedProvider } from './models/scripted';
 export { model, openai, scripted, type ScriptedOptions } from './models/spec';
 export { createWorker, ensureSearchAttributes, type CreateWorkerOptions } from './worker';
-export { batonDataConverter, GzipPayloadCodec } from './payloads/codec';
+export { batonDataConverter, batonPayloadCodecs, GzipPayloadCodec } from './payloads/codec';
+export { AesGcmPayloadCodec, CodecConfigError, newEncryptionKey, PayloadDecryptionError, type EncryptionKey } from './payloads/encryption';
+export { CODEC_ENV, codecOptionsFromEnv, parseEncryptionKeys, readKeyFile, type PayloadCodecOptions } from './payloads/keys';
+export { decodeHistory } from './payloads/history';
+export { codecServerHandler, startCodecServer, type CodecServerOptions, type StartCodecServerOptions } from './payloads/codecServer';
 export { checkHistories, historiesFromFiles, historiesFromServer, type ReplayCheck } from './worker/determinism';
 export { HandoffRequestOutcome } from './audit/chain';
 export type { AuditChain, AuditEvent, HandoffRequestedEvent, ToolCallEvent } from './audit/chain';

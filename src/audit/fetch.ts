@@ -1,17 +1,20 @@
 import type { Client, WorkflowHandle } from '@temporalio/client';
 import { REPLAY_OF_MEMO } from '../common/messages';
+import { decodeHistory } from '../payloads/history';
 import { buildAudit, type AuditChain, type RunHistory } from './chain';
 
 /**
  * Fetch a chain's history, following continue-as-new back to its first run, and rebuild it.
- * Payloads are read with Temporal's default payload converter.
+ * Payloads are decoded with the client's payload codecs (compression, encryption), then read with
+ * Temporal's default payload converter.
  */
 export async function auditRun(client: Client, workflowId: string, lastRunId?: string): Promise<AuditChain> {
   const runs: RunHistory[] = [];
   const last = await client.workflow.getHandle(workflowId, lastRunId).describe();
   let runId: string | undefined = last.runId;
   while (runId && !runs.some((r) => r.runId === runId)) {
-    const history: Awaited<ReturnType<WorkflowHandle['fetchHistory']>> = await client.workflow.getHandle(workflowId, runId).fetchHistory();
+    const fetched: Awaited<ReturnType<WorkflowHandle['fetchHistory']>> = await client.workflow.getHandle(workflowId, runId).fetchHistory();
+    const history = await decodeHistory(fetched, client.options.loadedDataConverter.payloadCodecs);
     const events: RunHistory['events'] = history.events ?? [];
     runs.unshift({ runId, events });
     runId = events[0]?.workflowExecutionStartedEventAttributes?.continuedExecutionRunId || undefined;

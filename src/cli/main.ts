@@ -3,6 +3,7 @@ import { BatonError } from '../common/errors';
 import { UsageError } from './args';
 import { decideCommand, pendingCommand } from './approvals';
 import { auditCommand } from './audit';
+import { codecServerCommand } from './codecServer';
 import { type Command, type CommandContext, ExitCode, Interrupted, interruptedExitCode, listenForInterrupts } from './context';
 import { demoCommand } from './demo';
 import { devCommand } from './dev';
@@ -22,6 +23,7 @@ const COMMANDS: Record<string, Command> = {
   reject: decideCommand('reject'),
   audit: auditCommand,
   replay: replayCommand,
+  'codec-server': codecServerCommand,
 };
 
 const OVERVIEW = `baton: durable multi-agent handoffs on Temporal

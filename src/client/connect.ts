@@ -6,6 +6,8 @@
  */
 import { Client, Connection, type DataConverter } from '@temporalio/client';
 import { loadClientConnectConfig, type ClientConnectConfig } from '@temporalio/envconfig';
+import { batonDataConverter } from '../payloads/codec';
+import type { PayloadCodecOptions } from '../payloads/keys';
 import { Baton } from './baton';
 
 /** Where to connect: a profile and a config file, else the defaults Temporal's tools use. */
@@ -30,7 +32,12 @@ export function temporalConfig(options: TemporalConfigOptions = {}): ClientConne
 export interface ConnectBatonOptions extends TemporalConfigOptions {
   /** @default "baton" */
   taskQueue?: string;
-  /** e.g. `batonDataConverter({ compress: true })` when the workers compress payloads. */
+  /**
+   * How the workers compress and encrypt payloads; the client, its audits and replays decode them the same way.
+   * @default the environment's: `BATON_ENCRYPTION_KEYS` or `BATON_ENCRYPTION_KEY_FILE`, and `BATON_COMPRESS` (see `codecOptionsFromEnv`)
+   */
+  codec?: PayloadCodecOptions;
+  /** A data converter of your own, instead of the one `codec` describes. */
   dataConverter?: DataConverter;
 }
 
@@ -43,6 +50,7 @@ export interface ConnectBatonOptions extends TemporalConfigOptions {
 export async function connectBaton(options: ConnectBatonOptions = {}): Promise<Baton> {
   const { connectionOptions, namespace } = temporalConfig(options);
   const connection = await Connection.connect(connectionOptions);
-  const client = new Client({ connection, namespace, ...(options.dataConverter ? { dataConverter: options.dataConverter } : {}) });
+  const dataConverter = options.dataConverter ?? batonDataConverter(options.codec);
+  const client = new Client({ connection, namespace, dataConverter });
   return new Baton({ client, ...(options.taskQueue ? { taskQueue: options.taskQueue } : {}) });
 }

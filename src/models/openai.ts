@@ -40,6 +40,8 @@ interface Endpoint {
   /** The raw body of the latest error answer (the client keeps only its `error` field). */
   errorBody: { text?: string };
   key: string;
+  /** Kept out of failures: a server may echo it, and failures are recorded in history. */
+  apiKey?: string;
   timeoutMs: number;
 }
 
@@ -71,7 +73,7 @@ export class OpenAIProvider implements ModelProvider {
       }
       return await this.single(endpoint, params, context);
     } catch (err) {
-      throw this.failure(err, endpoint, context, progress, previous);
+      throw withoutSecret(this.failure(err, endpoint, context, progress, previous), endpoint.apiKey);
     }
   }
 
@@ -196,8 +198,17 @@ export class OpenAIProvider implements ModelProvider {
         return res;
       },
     });
-    return { client, errorBody, key: `${client.baseURL}|${spec.model}`, timeoutMs };
+    return { client, errorBody, key: `${client.baseURL}|${spec.model}`, timeoutMs, ...(apiKey ? { apiKey } : {}) };
   }
+}
+
+/** `err` with every occurrence of `secret` in its message and stack replaced: what reaches history. */
+function withoutSecret(err: unknown, secret: string | undefined): unknown {
+  if (!secret || !(err instanceof Error)) return err;
+  const hide = (text: string) => text.split(secret).join('[API key]');
+  err.message = hide(err.message);
+  if (err.stack) err.stack = hide(err.stack);
+  return err;
 }
 
 /** The previous attempt's progress, when it was for this same request. */

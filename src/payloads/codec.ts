@@ -1,6 +1,10 @@
+import fs from 'node:fs';
+import path from 'node:path';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import type { DataConverter, Payload, PayloadCodec } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
+import { AesGcmPayloadCodec } from './encryption';
+import { codecOptionsFromEnv, type PayloadCodecOptions } from './keys';
 
 /** The payload encoding of baton's compression codec. */
 export const GZIP_ENCODING = 'binary/gzip';
@@ -16,6 +20,7 @@ export class GzipPayloadCodec implements PayloadCodec {
   constructor(private readonly minBytes = 1024) {}
 
   async encode(payloads: Payload[]): Promise<Payload[]> {
+    if (this.minBytes === Infinity) return payloads;
     return payloads.map((p) => {
       const bytes = temporal.api.common.v1.Payload.encode(p).finish();
       if (bytes.length < this.minBytes) return p;
@@ -36,10 +41,32 @@ export function decodeGzipPayload(p: Payload): Payload {
 }
 
 /**
- * The data converter for a compressed deployment; pass it to the Temporal `Client` your `Baton`
- * uses, and set `compress: true` on `createWorker`.
- * @example new Client({ connection, dataConverter: batonDataConverter({ compress: true }) })
+ * baton's payload codecs for one configuration, in the order Temporal applies them when encoding:
+ * compression, then encryption. Gzipped payloads always decode, so histories written while
+ * compression was on still read after it is turned off.
  */
-export function batonDataConverter(options: { compress?: boolean; minBytes?: number } = {}): DataConverter {
-  return options.compress ? { payloadCodecs: [new GzipPayloadCodec(options.minBytes)] } : {};
+export function batonPayloadCodecs(options: PayloadCodecOptions): PayloadCodec[] {
+  const gzip = new GzipPayloadCodec(options.compress ? options.minBytes : Infinity);
+  return options.encryptionKeys ? [gzip, new AesGcmPayloadCodec(options.encryptionKeys)] : [gzip];
+}
+
+/**
+ * The module of the failure converter that encodes failure messages and stack traces (compiled in
+ * the package, TypeScript in baton's own checkout): Temporal loads failure converters by path.
+ */
+export const ENCODED_FAILURES_PATH = ['failureConverter.js', 'failureConverter.ts'].map((f) => path.join(__dirname, f)).find((f) => fs.existsSync(f))!;
+
+/**
+ * The data converter for baton's payload codecs: pass it to the Temporal `Client` your `Baton`
+ * uses; `createWorker` and `connectBaton` build the same from their `codec` option. With
+ * encryption, failure messages and stack traces are encrypted too (they carry tool errors): a
+ * worker then bundles the workflows with that failure converter.
+ * @param options @default the environment's ({@link codecOptionsFromEnv}: `BATON_ENCRYPTION_KEYS`, `BATON_ENCRYPTION_KEY_FILE`, `BATON_COMPRESS`)
+ * @example new Client({ connection, dataConverter: batonDataConverter({ compress: true, encryptionKeys }) })
+ */
+export function batonDataConverter(options: PayloadCodecOptions = codecOptionsFromEnv()): DataConverter {
+  return {
+    payloadCodecs: batonPayloadCodecs(options),
+    ...(options.encryptionKeys ? { failureConverterPath: ENCODED_FAILURES_PATH } : {}),
+  };
 }

@@ -4,6 +4,7 @@ import type { Client } from '@temporalio/client';
 import { Worker, type ReplayWorkerOptions } from '@temporalio/worker';
 import { DeterminismViolationError } from '@temporalio/workflow';
 import type { temporal } from '@temporalio/proto';
+import { batonDataConverter } from '../payloads/codec';
 import { workflowBundle } from '.';
 
 /** The outcome of replaying one history against the current workflow code. */
@@ -35,14 +36,18 @@ export async function historiesFromServer(client: Client, workflowIds: string[])
 /**
  * Replay histories against the current workflow code (`Worker.runReplayHistories`): a history the
  * code no longer reproduces means a deploy would break chains like it; guard the change with `patched()`.
+ * Payloads are decoded with `options.dataConverter`, by default baton's codecs as the environment
+ * configures them (`BATON_ENCRYPTION_KEYS`, `BATON_ENCRYPTION_KEY_FILE`, `BATON_COMPRESS`).
  */
 export async function checkHistories(
   histories: HistorySource[],
   options: Partial<ReplayWorkerOptions> = {},
 ): Promise<ReplayCheck[]> {
   const results: ReplayCheck[] = [];
+  const dataConverter = options.dataConverter ?? batonDataConverter();
+  const bundle = await workflowBundle({ failureConverterPath: dataConverter.failureConverterPath });
   const replay = Worker.runReplayHistories(
-    { workflowBundle: await workflowBundle(), ...options } as ReplayWorkerOptions,
+    { workflowBundle: bundle, ...options, dataConverter } as ReplayWorkerOptions,
     histories.map((h) => ({ workflowId: h.source, history: h.history })),
   );
   for await (const r of replay) {

@@ -18,6 +18,7 @@ import { TeamValidationError } from '../common/errors';
 import { BATON_SEARCH_ATTRIBUTES, DEFAULT_TASK_QUEUE } from '../common/messages';
 import type { ModelProviders } from '../models/provider';
 import { batonDataConverter } from '../payloads/codec';
+import { codecOptionsFromEnv, type PayloadCodecOptions } from '../payloads/keys';
 
 /** Options of {@link createWorker}. */
 export interface CreateWorkerOptions {
@@ -39,8 +40,14 @@ export interface CreateWorkerOptions {
   /** Replace or add model providers (by the spec's `provider` field). */
   providers?: ModelProviders;
   /**
-   * Gzip large payloads (conversations, tool results) in history. The client that starts and reads
-   * chains needs the same codec: `new Client({ connection, dataConverter: batonDataConverter({ compress: true }) })`.
+   * How payloads (prompts, answers, tool arguments and results) are compressed and encrypted in
+   * history. Clients, audits and replay checks need the same: `connectBaton({ codec })`, or
+   * `new Client({ connection, dataConverter: batonDataConverter(codec) })`.
+   * @default the environment's: `BATON_ENCRYPTION_KEYS` or `BATON_ENCRYPTION_KEY_FILE`, and `BATON_COMPRESS` (see `codecOptionsFromEnv`)
+   */
+  codec?: PayloadCodecOptions;
+  /**
+   * Gzip large payloads (conversations, tool results) in history: `codec` with `compress: true`.
    * @default false
    */
   compress?: boolean;
@@ -63,15 +70,17 @@ const bundles = new Map<string, Promise<WorkflowBundleWithSourceMap>>();
 
 /**
  * baton's workflow code for a worker: the prebuilt bundle when the package has one for the
- * installed `@temporalio/workflow`, else bundled here (once per process and set of interceptors).
+ * installed `@temporalio/workflow`, else bundled here (once per process, set of interceptors and
+ * failure converter; an encrypting deployment's failure converter must be in the bundle).
  */
-export async function workflowBundle(options: { interceptorModules?: string[] } = {}): Promise<WorkflowBundleOption> {
+export async function workflowBundle(options: { interceptorModules?: string[]; failureConverterPath?: string } = {}): Promise<WorkflowBundleOption> {
   const modules = options.interceptorModules ?? [];
-  if (modules.length === 0 && prebuiltMatches()) return { codePath: PREBUILT.code };
-  const key = modules.join('\n');
+  const failureConverterPath = options.failureConverterPath;
+  if (modules.length === 0 && !failureConverterPath && prebuiltMatches()) return { codePath: PREBUILT.code };
+  const key = [...modules, failureConverterPath ?? ''].join('\n');
   let bundle = bundles.get(key);
   if (!bundle) {
-    bundle = bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, workflowInterceptorModules: modules, logger: new DefaultLogger('WARN') });
+    bundle = bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, workflowInterceptorModules: modules, failureConverterPath, logger: new DefaultLogger('WARN') });
     bundles.set(key, bundle);
   }
   return bundle;
@@ -95,14 +104,15 @@ export async function createWorker(options: CreateWorkerOptions): Promise<Worker
   checkProviders(team, options.providers ?? {});
   const config = temporalConfig(options.temporal);
   const connection = options.connection ?? (await NativeConnection.connect(config.connectionOptions));
+  const dataConverter = options.worker?.dataConverter ?? batonDataConverter({ ...(options.codec ?? codecOptionsFromEnv()), ...(options.compress ? { compress: true } : {}) });
   return Worker.create({
     ...options.worker,
     connection,
     namespace: options.namespace ?? config.namespace,
     taskQueue: options.taskQueue ?? DEFAULT_TASK_QUEUE,
-    workflowBundle: await workflowBundle({ interceptorModules: options.workflowInterceptorModules }),
+    workflowBundle: await workflowBundle({ interceptorModules: options.workflowInterceptorModules, failureConverterPath: dataConverter.failureConverterPath }),
     activities: createActivities({ team, hooks: options.hooks, providers: options.providers }),
-    ...(options.compress ? { dataConverter: batonDataConverter({ compress: true }) } : {}),
+    dataConverter,
   });
 }
 

@@ -1,0 +1,98 @@
+/**
+ * The payload codec configuration from the environment, so the worker, the client, the audit, the
+ * replay check and the CLI read one setting: `BATON_ENCRYPTION_KEYS` or `BATON_ENCRYPTION_KEY_FILE`,
+ * and `BATON_COMPRESS`. Keys stay in the process; only their ids reach history.
+ */
+import fs from 'node:fs';
+import { checkEncryptionKeys, CodecConfigError, type EncryptionKey } from './encryption';
+
+/** How baton encodes payloads on their way to Temporal. Client, workers, audit and replay checks need the same. */
+export interface PayloadCodecOptions {
+  /** Gzip payloads of `minBytes` or more (before encrypting them). @default false */
+  compress?: boolean;
+  /** The smallest payload worth compressing, in bytes. @default 1024 */
+  minBytes?: number;
+  /**
+   * AES-256-GCM keys: the first encrypts, all decrypt. To rotate, put a new key first and keep the
+   * old ones after it for as long as histories they encrypted are read.
+   * @default none: payloads are not encrypted
+   */
+  encryptionKeys?: EncryptionKey[];
+}
+
+/** Environment variables of the codec configuration. */
+export const CODEC_ENV = {
+  /** `<id>:<key>[,<id>:<key>…]`, keys as base64 (or 64 hex digits) of 32 bytes; the first encrypts. */
+  KEYS: 'BATON_ENCRYPTION_KEYS',
+  /** A file of `<id>:<key>` lines (blank lines and `#` comments ignored); the first encrypts. */
+  KEY_FILE: 'BATON_ENCRYPTION_KEY_FILE',
+  /** `1`/`true`/`yes` to gzip payloads. */
+  COMPRESS: 'BATON_COMPRESS',
+} as const;
+
+/**
+ * The codec configuration the environment describes (see {@link CODEC_ENV}); empty when it sets none.
+ * @example BATON_ENCRYPTION_KEYS="2025-06:$(openssl rand -base64 32),2025-01:<the old key>"
+ */
+export function codecOptionsFromEnv(env: NodeJS.ProcessEnv = process.env): PayloadCodecOptions {
+  const inline = env[CODEC_ENV.KEYS]?.trim();
+  const file = env[CODEC_ENV.KEY_FILE]?.trim();
+  if (inline && file) throw new CodecConfigError([`set ${CODEC_ENV.KEYS} or ${CODEC_ENV.KEY_FILE}, not both`]);
+  const compress = flag(CODEC_ENV.COMPRESS, env[CODEC_ENV.COMPRESS]);
+  const encryptionKeys = inline ? parseEncryptionKeys(inline, CODEC_ENV.KEYS) : file ? readKeyFile(file) : undefined;
+  return { ...(compress ? { compress } : {}), ...(encryptionKeys ? { encryptionKeys } : {}) };
+}
+
+/** Keys from a key file (see {@link CODEC_ENV.KEY_FILE}). */
+export function readKeyFile(file: string): EncryptionKey[] {
+  let text: string;
+  try {
+    text = fs.readFileSync(file, 'utf8');
+  } catch (err) {
+    throw new CodecConfigError([`cannot read the key file ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`]);
+  }
+  return parseEncryptionKeys(text, file);
+}
+
+/**
+ * Keys from `<id>:<key>` entries separated by commas or lines; blank lines and `#` comments are
+ * skipped. Errors name the entry by its id and position, never by its key.
+ */
+export function parseEncryptionKeys(text: string, source = 'encryption keys'): EncryptionKey[] {
+  const entries = text
+    .split(/[,\n]/)
+    .map((line) => line.replace(/#.*$/, '').trim())
+    .filter((line) => line !== '');
+  const problems: string[] = [];
+  const keys = entries.flatMap((entry, i): EncryptionKey[] => {
+    const colon = entry.indexOf(':');
+    if (colon <= 0) {
+      problems.push(`entry ${i + 1} of ${source} is not <id>:<key>`);
+      return [];
+    }
+    const id = entry.slice(0, colon).trim();
+    const key = keyBytes(entry.slice(colon + 1).trim());
+    if (!key) {
+      problems.push(`key "${id}" in ${source} is neither base64 nor hex`);
+      return [];
+    }
+    return [{ id, key }];
+  });
+  if (entries.length === 0) problems.push(`${source} has no keys`);
+  else if (problems.length === 0) problems.push(...checkEncryptionKeys(keys));
+  if (problems.length > 0) throw new CodecConfigError(problems);
+  return keys;
+}
+
+function keyBytes(text: string): Uint8Array | undefined {
+  if (/^[0-9a-f]{64}$/i.test(text)) return Buffer.from(text, 'hex');
+  if (!/^[A-Za-z0-9+/_-]+={0,2}$/.test(text)) return undefined;
+  return Buffer.from(text.replace(/-/g, '+').replace(/_/g, '/'), 'base64');
+}
+
+function flag(name: string, value: string | undefined): boolean {
+  const v = value?.trim().toLowerCase();
+  if (!v || ['0', 'false', 'no', 'off'].includes(v)) return false;
+  if (['1', 'true', 'yes', 'on'].includes(v)) return true;
+  throw new CodecConfigError([`${name} must be 1/true/yes or 0/false/no, not "${value}"`]);
+}
