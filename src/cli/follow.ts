@@ -1,42 +1,182 @@
 import type { BatonRun, RunResult } from '../client/baton';
-import type { HandoffRecord, PendingApproval } from '../common/types';
-import { formatHandoff, type Print } from './print';
+import type { RunEvent } from '../client/events';
+import type { PendingApproval } from '../common/types';
+import { decideHint, formatHandoff, formatRefusal, formatWaiting, type LiveLine, type Print } from './print';
 
-/** What {@link follow} does besides printing handoffs. */
+/** What {@link follow} does besides printing. */
 export interface FollowOptions {
-  /** Called once for each handoff that starts waiting for approval. */
+  /**
+   * Called once for each handoff that starts waiting for approval; it says so itself. Without it,
+   * follow prints the waiting handoff and how to decide it.
+   */
   onPending?: (run: BatonRun, pending: PendingApproval) => Promise<void>;
-  /** @default 250 */
-  pollMs?: number;
+  /**
+   * The terminal `print` writes to, as a live line: what each agent is doing then shows there with
+   * a spinner and the elapsed time ("refunds: model call… 4.2 s"), instead of a line per call.
+   * Without it, each model and tool call is a line of its own ("refunds: model call").
+   */
+  live?: LiveLine;
 }
 
-/** Print each handoff of `run` as it happens (and each approval it waits for), then return its result. */
+/**
+ * Print what `run` does as it happens, from its history (`BatonRun.events()`, no query polling):
+ * each model and tool call, each handoff, each approval asked for and each refused; then return
+ * its result, or throw its typed error.
+ */
 export async function follow(run: BatonRun, print: Print, options: FollowOptions = {}): Promise<RunResult> {
-  let seen = 0;
-  const show = (chain: HandoffRecord[]) => {
-    for (const h of chain.slice(seen)) print(formatHandoff(h));
-    seen = Math.max(seen, chain.length);
-  };
+  const { live } = options;
+  const out = live ? live.wrap(print) : print;
+  const doing = new InFlight();
+  live?.show((now) => doing.describe(now));
+  const result = run.result();
+  // A failure is thrown below, once the progress up to it is printed: until then it is not unhandled.
+  result.catch(() => undefined);
+  try {
+    await showProgress(run, out, doing, options);
+    return await result;
+  } finally {
+    live?.stop();
+  }
+}
+
+async function showProgress(run: BatonRun, print: Print, doing: InFlight, options: FollowOptions): Promise<void> {
+  const printed = new Set<number>();
   const asked = new Set<string>();
-  let done = false;
-  const poller = (async () => {
-    while (!done) {
-      await new Promise((r) => setTimeout(r, options.pollMs ?? 250));
-      if (done) break;
-      show(await run.chain().catch(() => []));
-      for (const p of await run.pendingApprovals().catch(() => [])) {
-        if (asked.has(p.handoffId) || done) continue;
-        asked.add(p.handoffId);
-        await options.onPending?.(run, p).catch((err: Error) => print(`    could not decide: ${err.message}`));
+  const edges = new Map<string, string>();
+  const waiting = new Map<string, PendingApproval>();
+  const events = run.events();
+  let next = events.next();
+  try {
+    for (;;) {
+      // Asked only once the history read so far is used up, so a handoff decided meanwhile is not asked about.
+      if (waiting.size > 0 && !(await settlesAtOnce(next))) {
+        for (const p of waiting.values()) await askOrHint(run, p, print, options);
+        waiting.clear();
+      }
+      const { value: e, done } = await next;
+      if (done) return;
+      next = events.next();
+      doing.apply(e);
+      switch (e.kind) {
+        case 'model_call':
+          if (!options.live) print(`  ${e.agent}: model call`);
+          break;
+        case 'tool_call':
+          if (!options.live) print(`  ${e.agent}: tool ${e.tool}`);
+          break;
+        case 'handoff':
+          if (!printed.has(e.index)) print(formatHandoff(e.handoff));
+          printed.add(e.index);
+          break;
+        case 'approval_requested':
+          edges.set(e.approval.handoffId, `${e.approval.from} → ${e.approval.to}`);
+          if (!asked.has(e.approval.handoffId)) waiting.set(e.approval.handoffId, e.approval);
+          asked.add(e.approval.handoffId);
+          break;
+        case 'approval_decided':
+          waiting.delete(e.decision.handoffId);
+          if (e.decision.outcome !== 'approved' && !(e.decision.outcome === 'timed_out' && e.decision.onTimeout === 'approve')) {
+            print(formatRefusal(e.decision, edges.get(e.decision.handoffId) ?? `handoff ${e.decision.handoffId}`));
+          }
+          break;
+        default:
+          break;
       }
     }
-  })();
-  try {
-    const result = await run.result();
-    show(result.handoffChain);
-    return result;
+  } catch (err) {
+    // Progress is a courtesy: the result (or the typed error) still comes from the run itself.
+    print(`  (progress not shown from here on: ${(err as Error).message})`);
   } finally {
-    done = true;
-    await poller;
+    // Not awaited: a history long-poll still open would hold it up.
+    void events.return(undefined).catch(() => undefined);
   }
+}
+
+/** Hand a waiting handoff to `onPending`, or, without one, say how to decide it. */
+async function askOrHint(run: BatonRun, p: PendingApproval, print: Print, options: FollowOptions): Promise<void> {
+  if (!options.onPending) {
+    print(`${formatWaiting(p)}\n    ${decideHint(run.workflowId, p.handoffId)}`);
+    return;
+  }
+  // A prompt may take the terminal: the live line keeps off it meanwhile.
+  options.live?.pause();
+  try {
+    await options.onPending(run, p).catch((err: Error) => print(`    could not decide: ${err.message}`));
+  } finally {
+    options.live?.resume();
+  }
+}
+
+/** Whether `p` settles before the event loop turns, i.e. without waiting for the server. */
+function settlesAtOnce(p: Promise<unknown>): Promise<boolean> {
+  return Promise.race([
+    p.then(
+      () => true,
+      () => true,
+    ),
+    new Promise<boolean>((resolve) => setImmediate(() => resolve(false))),
+  ]);
+}
+
+/** What the agents of a run are doing now, with when each thing started, for the live line. */
+class InFlight {
+  readonly #calls: { agent: string; label: string; since: number }[] = [];
+  readonly #approvals = new Map<string, { label: string; since: number }>();
+
+  apply(e: RunEvent): void {
+    // The event's own time, so a call already under way when following starts shows how long it has run.
+    const since = Math.min(Date.parse(e.at), Date.now());
+    switch (e.kind) {
+      case 'model_call':
+        // An agent calls its model only once its earlier calls are over, answered or failed.
+        this.end((c) => c.agent === e.agent);
+        this.#calls.push({ agent: e.agent, label: `${e.agent}: model call`, since });
+        break;
+      case 'tool_call':
+        this.#calls.push({ agent: e.agent, label: `${e.agent}: tool ${e.tool}`, since });
+        break;
+      case 'model_answered':
+        this.end((c) => c.label === `${e.agent}: model call`, 1);
+        break;
+      case 'tool_answered':
+        this.end((c) => c.label === `${e.agent}: tool ${e.tool}`, 1);
+        break;
+      case 'handoff':
+        this.end((c) => c.agent === e.handoff.from);
+        break;
+      case 'approval_requested':
+        this.#approvals.set(e.approval.handoffId, { label: `${e.approval.from} → ${e.approval.to} waits for approval`, since });
+        break;
+      case 'approval_decided':
+        this.#approvals.delete(e.decision.handoffId);
+        break;
+      case 'continued_as_new':
+        this.#calls.length = 0;
+        this.#approvals.clear();
+        break;
+      default:
+        this.#calls.length = 0;
+        this.#approvals.clear();
+    }
+  }
+
+  /** `refunds: tool issueRefund… 1.1 s · …`, or `''` when nothing is under way. */
+  describe(now: number): string {
+    return [...this.#calls, ...this.#approvals.values()].map((c) => `${c.label}… ${seconds(now - c.since)}`).join(' · ');
+  }
+
+  private end(match: (c: { agent: string; label: string }) => boolean, count = Infinity): void {
+    for (let i = 0; i < this.#calls.length && count > 0; ) {
+      if (match(this.#calls[i]!)) {
+        this.#calls.splice(i, 1);
+        count -= 1;
+      } else {
+        i += 1;
+      }
+    }
+  }
+}
+
+function seconds(ms: number): string {
+  return `${(Math.max(0, ms) / 1000).toFixed(1)} s`;
 }

@@ -1,6 +1,6 @@
 import type { PendingHandoff, RunResult } from '../client/baton';
 import { chainPath } from '../common/errors';
-import type { HandoffRecord } from '../common/types';
+import type { ApprovalRecord, HandoffRecord, PendingApproval } from '../common/types';
 
 /** Writes one line (or several, joined by newlines). */
 export type Print = (line: string) => void;
@@ -31,4 +31,100 @@ export function formatPending(p: PendingHandoff): string {
 /** How to decide a waiting handoff from another shell. */
 export function decideHint(workflowId: string, handoffId: string): string {
   return `decide with: npx baton approve ${workflowId} --handoff ${handoffId} --as <you>   (or reject)`;
+}
+
+/** A handoff waiting for approval, as a run follows it: `⏸ triage → refunds waits for approval (handoff …)`. */
+export function formatWaiting(p: PendingApproval): string {
+  return `  ⏸ ${p.from} → ${p.to} waits for approval (handoff ${p.handoffId}${p.approvers ? `, approvers: ${p.approvers.join(', ')}` : ''})`;
+}
+
+/**
+ * A decision that no handoff line will show (an approved handoff shows it in its own line):
+ * `✗ triage → refunds rejected by bob: not this one`, or a timeout and what the policy made of it.
+ */
+export function formatRefusal(d: ApprovalRecord, edge: string): string {
+  if (d.outcome === 'rejected') return `  ✗ ${edge} rejected by ${d.approver ?? 'someone'}${d.reason ? `: ${d.reason}` : ''}`;
+  const after = d.timeout !== undefined ? ` in ${typeof d.timeout === 'number' ? `${d.timeout} ms` : d.timeout}` : '';
+  return `  ⌛ ${edge}: no decision${after}, so ${d.onTimeout === 'fail' ? 'the run fails' : d.onTimeout === 'approve' ? 'it goes ahead' : 'it is rejected'}`;
+}
+
+/** Frames of the spinner on a {@link LiveLine}. */
+const SPINNER = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
+
+/** Erase the terminal's current line and go back to its start. */
+const ERASE = '\r\x1b[2K';
+
+/**
+ * One line of a terminal that redraws itself in place (a spinner and what `render` says), below
+ * the lines printed through {@link LiveLine.wrap}. Only for a TTY: see {@link LiveLine.on}.
+ */
+export class LiveLine {
+  #render: (now: number) => string = () => '';
+  #shown = false;
+  #paused = false;
+  #frame = 0;
+  #timer: NodeJS.Timeout | undefined;
+
+  private constructor(
+    private readonly stream: NodeJS.WriteStream,
+    private readonly intervalMs: number,
+  ) {}
+
+  /** A live line on `stream` when it is a terminal; `undefined` elsewhere (a pipe, a file). */
+  static on(stream: NodeJS.WriteStream, intervalMs = 100): LiveLine | undefined {
+    return stream.isTTY ? new LiveLine(stream, intervalMs) : undefined;
+  }
+
+  /** Redraw every `intervalMs` with what `render` says (nothing while it says `''`). */
+  show(render: (now: number) => string): void {
+    this.#render = render;
+    this.#timer ??= setInterval(() => this.draw(), this.intervalMs).unref();
+    this.draw();
+  }
+
+  /** `print`, with the live line erased before and drawn again after. */
+  wrap(print: Print): Print {
+    return (line) => {
+      this.erase();
+      print(line);
+      this.draw();
+    };
+  }
+
+  /** Erase the line and leave the terminal alone (while a prompt asks something) until {@link resume}. */
+  pause(): void {
+    this.erase();
+    this.#paused = true;
+  }
+
+  resume(): void {
+    this.#paused = false;
+    this.draw();
+  }
+
+  /** Erase the line for good. */
+  stop(): void {
+    if (this.#timer) clearInterval(this.#timer);
+    this.#timer = undefined;
+    this.erase();
+    this.#paused = true;
+  }
+
+  private draw(): void {
+    if (this.#paused) return;
+    const text = this.#render(Date.now());
+    if (!text) return this.erase();
+    this.#frame = (this.#frame + 1) % SPINNER.length;
+    // A line longer than the terminal wraps, and `\r` would then redraw only its last part.
+    const width = Math.max(10, (this.stream.columns || 80) - 1);
+    const line = `${SPINNER[this.#frame]} ${text}`;
+    this.stream.write(`${ERASE}${line.length > width ? `${line.slice(0, width - 1)}…` : line}`);
+    this.#shown = true;
+  }
+
+  private erase(): void {
+    if (!this.#shown) return;
+    this.stream.write(ERASE);
+    this.#shown = false;
+  }
 }

@@ -10,7 +10,7 @@ import { connect, temporalAddress } from './connect';
 import type { Command, CommandContext } from './context';
 import { follow } from './follow';
 import { warnWhenNoWorker } from './pollers';
-import { formatResult, type Print } from './print';
+import { formatResult, LiveLine, type Print } from './print';
 import { untilDone } from './serve';
 import { loadTeamModule } from './team';
 
@@ -72,17 +72,18 @@ async function continueChain(workflowId: string, values: ContinueValues, ctx: Co
   const baton = new Baton({ client, taskQueue });
   const replayed = await baton.replay(workflowId, { ...(fromHandoff !== undefined ? { fromHandoff } : {}), ...(overrides ? { overrides } : {}) });
   ctx.out(`chain ${workflowId} continues from ${replayed.from} in run ${replayed.runId} (${replayed.mechanism} of run ${replayed.baseRunId})`);
+  const live = LiveLine.on(process.stdout);
   const result = await untilDone(
     async () => {
-      const stopCheck = mod ? undefined : warnWhenNoWorker(client, taskQueue, workflowId, ctx.err);
+      const stopCheck = mod ? undefined : warnWhenNoWorker(client, taskQueue, workflowId, live?.wrap(ctx.err) ?? ctx.err);
       try {
-        return await follow(baton.getRun(workflowId), ctx.out);
+        return await follow(baton.getRun(workflowId), ctx.out, { live });
       } finally {
         stopCheck?.();
       }
     },
     { team: mod, connection: native, taskQueue, interrupted: ctx.interrupted },
-  );
+  ).finally(() => live?.stop());
   ctx.out(formatResult(result.handoffChain[0]?.from ?? result.finalAgent, result));
   return 0;
 }

@@ -8,14 +8,14 @@ import { type Command, type CommandContext, ExitCode, Interrupted } from './cont
 import { follow } from './follow';
 import { checkPayloadSize, readInput } from './input';
 import { warnWhenNoWorker } from './pollers';
-import { formatResult } from './print';
+import { formatResult, LiveLine } from './print';
 import { untilDone } from './serve';
 import { loadTeamModule } from './team';
 
-/** `baton run <agent> <input>`: start a chain, print handoffs as they happen, then the answer. */
+/** `baton run <agent> <input>`: start a chain, print what its agents do as it happens, then the answer. */
 export const runCommand: Command = {
   synopsis: 'baton run <agent> (<input> | - | --input-file <path>) [--team <module>] [--json] [--max-handoffs N]\n          [--task-queue baton] [--workflow-id <id>]',
-  summary: 'start a chain, print each handoff as it happens, then the answer',
+  summary: 'start a chain, print what its agents do and each handoff as it happens, then the answer',
   help: `Arguments:
   <agent>                the agent that takes the request first
   <input>                the request (quote it); - reads it from stdin
@@ -30,6 +30,9 @@ Options:
   --task-queue <name>    task queue of the workers (default baton)
   --workflow-id <id>     the chain's workflow id (default baton-<agent>-<uuid>)
 
+Progress comes from the chain's history as it grows: each model and tool call, handoff, and approval
+asked for or refused. On a terminal, what each agent is doing shows on one line that updates in place,
+with the time it has taken so far ("refunds: tool issueRefund… 1.1 s"); elsewhere each call is a line.
 A handoff waiting for approval is asked about in a terminal; otherwise the command says how to decide
 it from another shell. Empty input, and input whose workflow JSON is over Temporal's 2 MB payload limit,
 are refused before anything starts. When no worker polls the task queue a few seconds after the start,
@@ -60,16 +63,19 @@ async function run(argv: string[], ctx: CommandContext): Promise<number> {
   checkPayloadSize({ agent, input, options });
 
   // With --json, stdout carries the result document alone.
-  const progress = values.json ? ctx.err : ctx.out;
+  const terminal = values.json ? process.stderr : process.stdout;
+  const live = LiveLine.on(terminal);
+  const progress = live?.wrap(values.json ? ctx.err : ctx.out) ?? (values.json ? ctx.err : ctx.out);
+  const warn = live?.wrap(ctx.err) ?? ctx.err;
   const { client, native } = await connect();
   const baton = new Baton({ client, taskQueue });
   let started: BatonRun | undefined;
   const execute = async () => {
     started = await baton.start(agent, input, { ...options, ...(values['workflow-id'] ? { workflowId: values['workflow-id'] } : {}) });
     progress(`chain ${started.workflowId} started at ${agent}`);
-    const stopCheck = mod ? undefined : warnWhenNoWorker(client, taskQueue, started.workflowId, ctx.err);
+    const stopCheck = mod ? undefined : warnWhenNoWorker(client, taskQueue, started.workflowId, warn);
     try {
-      return await follow(started, progress, { onPending: approvalPrompter(baton, progress, { terminal: values.json ? process.stderr : process.stdout }) });
+      return await follow(started, progress, { live, onPending: approvalPrompter(baton, progress, { terminal }) });
     } finally {
       stopCheck?.();
     }
@@ -79,6 +85,7 @@ async function run(argv: string[], ctx: CommandContext): Promise<number> {
     ctx.out(values.json ? JSON.stringify(result, null, 2) : formatResult(agent, result));
     return ExitCode.OK;
   } catch (err) {
+    live?.stop();
     if (err instanceof Interrupted && started) ctx.err(stoppedNote(started.workflowId, mod ? taskQueue : undefined));
     if (!(err instanceof BatonError)) throw err;
     if (values.json) ctx.out(JSON.stringify({ error: { type: err.name, message: err.message, ...err.details } }, null, 2));

@@ -10,10 +10,12 @@ import { workflowPollers } from '../../src/cli/pollers';
 import { PAYLOAD_LIMIT_BYTES } from '../../src/cli/input';
 import { taskQueue, useTemporalServer, withWorker } from '../helpers/temporal';
 import { waitFor } from '../helpers/wait';
+import { MODEL_DELAY_MS, TOOL_DELAY_MS } from './fixtures/slow-team';
 
 const server = useTemporalServer();
 const root = path.resolve(__dirname, '../..');
 const research = ['--team', 'examples/research/team.ts'];
+const slowTeam = 'test/cli/fixtures/slow-team.ts';
 
 type Stream = 'stdout' | 'stderr';
 
@@ -27,8 +29,16 @@ interface CliProcess {
   until(stream: Stream, pattern: RegExp, timeoutMs?: number): Promise<RegExpMatchArray>;
 }
 
-function startCli(args: string[], env: Record<string, string | undefined> = {}, stdin?: string | Buffer): CliProcess {
-  const child = spawn(process.execPath, [path.join(root, 'bin/baton.js'), ...args], { cwd: root, env: { ...process.env, OPENAI_API_KEY: '', ...env } });
+/** How {@link startCli} runs the command. */
+interface StartOptions {
+  /** On a terminal of its own (script(1)); what it writes there comes out on stdout. Stdin stays open for answers. */
+  terminal?: boolean;
+}
+
+function startCli(args: string[], env: Record<string, string | undefined> = {}, stdin?: string | Buffer, options: StartOptions = {}): CliProcess {
+  const argv = [process.execPath, path.join(root, 'bin/baton.js'), ...args];
+  const [command, ...commandArgs] = options.terminal ? ['script', '-qfec', argv.map(shellQuote).join(' '), '/dev/null'] : argv;
+  const child = spawn(command!, commandArgs, { cwd: root, env: { ...process.env, OPENAI_API_KEY: '', ...env } });
   const output: Record<Stream, string> = { stdout: '', stderr: '' };
   const watchers = new Set<() => void>();
   for (const stream of ['stdout', 'stderr'] as const) {
@@ -40,7 +50,7 @@ function startCli(args: string[], env: Record<string, string | undefined> = {}, 
   }
   // A command that refuses its input stops reading stdin; the rest of what we write is not needed.
   child.stdin.on('error', () => undefined);
-  child.stdin.end(stdin);
+  if (!options.terminal) child.stdin.end(stdin);
   const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
   const until = (stream: Stream, pattern: RegExp, timeoutMs = 30_000) =>
     new Promise<RegExpMatchArray>((resolve, reject) => {
@@ -59,6 +69,10 @@ function startCli(args: string[], env: Record<string, string | undefined> = {}, 
       check();
     });
   return { child, output, exited, until };
+}
+
+function shellQuote(arg: string): string {
+  return /^[\w./:=@-]+$/.test(arg) ? arg : `'${arg.replace(/'/g, "'\\''")}'`;
 }
 
 /** Run the real `baton` command to its end; resolves to its exit code and output. */
@@ -85,6 +99,48 @@ describe('the baton command', () => {
     expect(out.stdout).toMatch(/answer from writer:\n {2}Quantum computers store information in qubits/);
     expect(out.stdout).toContain('chain: researcher → writer (1 handoff)');
     expect(out.stderr).toBe('');
+  });
+
+  it('prints a line for each model and tool call when stdout is not a terminal', async () => {
+    const out = await cli(['run', 'triage', 'refund 1042', '--team', slowTeam, '--task-queue', 'cli-slow-lines'], { TEMPORAL_ADDRESS: server.env.address });
+    expect(out.code).toBe(0);
+    expect(out.stdout).toMatch(/started at triage\n {2}triage: model call\n {2}↪ triage → refunds: Refund order 1042\n {2}refunds: model call\n {2}refunds: tool issueRefund\n {2}refunds: model call\nanswer from refunds:/);
+    expect(out.stdout).not.toContain('\r');
+    expect(out.stderr).toBe('');
+  });
+
+  it('on a terminal, shows what each agent is doing on one line redrawn in place, with the time so far', async () => {
+    const p = startCli(['run', 'triage', 'refund 1042', '--team', slowTeam, '--task-queue', 'cli-slow-tty'], { TEMPORAL_ADDRESS: server.env.address }, undefined, { terminal: true });
+    p.child.stdin.end();
+    expect(await p.exited).toBe(0);
+    const output = p.output.stdout;
+    const shown = (label: string) => [...output.matchAll(new RegExp(`\\r\\x1b\\[2K. ${label}… (\\d+\\.\\d) s`, 'g'))].map((m) => Number(m[1]));
+    expect(Math.max(...shown('triage: model call'))).toBeGreaterThanOrEqual((MODEL_DELAY_MS - 300) / 1000);
+    expect(Math.max(...shown('refunds: tool issueRefund'))).toBeGreaterThanOrEqual((TOOL_DELAY_MS - 300) / 1000);
+    // The live line is erased before each printed line, so what stays reads as it does elsewhere.
+    expect(output).toContain('\r\x1b[2K  ↪ triage → refunds: Refund order 1042\r\n');
+    expect(output).toContain('\r\x1b[2Kanswer from refunds:\r\n  Refunded order 1042.');
+    expect(output).not.toMatch(/^ {2}(triage|refunds): (model call|tool)/m);
+  });
+
+  it('on a terminal, asks about a waiting handoff with the live line out of the way', async () => {
+    const env = { TEMPORAL_ADDRESS: server.env.address, BATON_TEST_APPROVAL: '1' };
+    const p = startCli(['run', 'triage', 'refund 1042', '--team', slowTeam, '--task-queue', 'cli-slow-ask'], env, undefined, { terminal: true });
+    await p.until('stdout', /approve it\? \[y\]es \/ \[n\]o \/ anything else leaves it waiting: /);
+    p.child.stdin.write('y\r');
+    await p.until('stdout', /your name: /);
+    p.child.stdin.write('alice\r');
+    await p.until('stdout', /answer from refunds/);
+    p.child.stdin.end();
+    expect(await p.exited).toBe(0);
+    // Between the waiting handoff and its decision only the question and the answers are on the terminal.
+    const asking = /⏸ triage → refunds waits for approval \(handoff \S+, approvers: alice\)([\s\S]*?) {4}approved by alice/.exec(p.output.stdout);
+    expect(asking).not.toBeNull();
+    // Escape sequences of readline's line editing (ESC [ … letter) left out.
+    const between = asking![1]!.split('\x1b[').map((part, i) => (i === 0 ? part : part.replace(/^[0-9;]*[A-Za-z]/, ''))).join('');
+    expect(between).toMatch(/approve it\? [^\n]*waiting: y\s+your name: alice\s+$/);
+    expect(between).not.toMatch(/[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏]/);
+    expect(p.output.stdout).toContain('↪ triage → refunds [approved by alice]: Refund order 1042');
   });
 
   it('prints only the result object on stdout with --json', async () => {
