@@ -89,9 +89,11 @@ export class OpenAIProvider implements ModelProvider {
     const completion: ChatCompletion = await endpoint.client.chat.completions.create(params, { signal: context.signal });
     const message = completion.choices?.[0]?.message;
     if (!message) throw ApplicationFailure.retryable('the model answered with no choices', 'ModelEmptyResponse');
+    // A refusal is the model's answer: the chain ends with it instead of nudging an "empty" answer.
+    const content = message.content || message.refusal || (message.content ?? null);
     const toolCalls = (message.tool_calls ?? []).flatMap((c) => (c.type === 'function' ? [{ id: c.id, name: c.function.name, arguments: c.function.arguments }] : []));
     const usage = completion.usage ? { inputTokens: completion.usage.prompt_tokens ?? 0, outputTokens: completion.usage.completion_tokens ?? 0 } : undefined;
-    return response(params, message.content ?? null, toolCalls, usage, completion.model);
+    return response(params, content, toolCalls, usage, completion.model);
   }
 
   /** The streamed answer, or `undefined` when the server could not stream it and should be asked without streaming. */
@@ -124,8 +126,9 @@ export class OpenAIProvider implements ModelProvider {
         if (err instanceof APIError && typeof err.status === 'number' && refusesStreaming(err, endpoint.errorBody.text)) return this.cannotStream(endpoint, params);
         throw err;
       }
-      // An error event inside the stream is the server's answer; anything else broke the stream.
-      if (err instanceof APIError) throw err;
+      // An error event inside the stream is the server's answer; a chunk that is not JSON is a bad
+      // answer worth asking again (still streaming); anything else broke the stream.
+      if (err instanceof APIError || err instanceof SyntaxError) throw err;
       if (!assembly.received && !stalled) return this.cannotStream(endpoint, params);
       if (!stalled) throw this.interrupted(context, progress, `the model's stream broke off after ${assembly.chunks} chunk(s): ${String(err)}`);
     } finally {

@@ -89,11 +89,12 @@ export function streamFailure(type: 'ModelStreamInterrupted' | 'ModelStreamStall
 
 /**
  * Turn an error of the `openai` client into the failure the activity throws: retryable for
- * 408/409/429, network errors and 5xx whose answer does not blame the request; a non-retryable
+ * 408/409/429, network errors, malformed JSON and 5xx whose answer does not blame the request; a non-retryable
  * {@link ModelRequestError} for everything else.
  */
 export function classify(err: unknown, body?: string): unknown {
   if (err instanceof ApplicationFailure) return err;
+  if (err instanceof SyntaxError) return ApplicationFailure.retryable(`the model endpoint answered with malformed JSON: ${err.message}`, 'ModelMalformedResponse');
   if (err instanceof APIConnectionError) {
     return ApplicationFailure.retryable(`model endpoint unreachable: ${err.message}`, 'ModelConnectionError');
   }

@@ -28,7 +28,7 @@ export function toOpenAIMessage(m: ChatMessage): ChatCompletionMessageParam {
         role: 'assistant',
         // An empty string, not null and not left out: chat templates read the field.
         content: m.content ?? '',
-        tool_calls: calls.map((c) => ({ id: c.id, type: 'function' as const, function: { name: c.name, arguments: c.arguments || '{}' } })),
+        tool_calls: calls.map((c) => ({ id: c.id, type: 'function' as const, function: { name: c.name, arguments: jsonObjectText(c.arguments) } })),
       };
     }
     case 'tool':
@@ -37,6 +37,20 @@ export function toOpenAIMessage(m: ChatMessage): ChatCompletionMessageParam {
       return { role: 'system', content: m.content };
     case 'user':
       return { role: 'user', content: m.content };
+  }
+}
+
+/**
+ * Arguments as servers accept them back: vLLM parses earlier calls' arguments and refuses (400) a
+ * conversation whose arguments are not a JSON object, so those go back as `{}` (the call's answer
+ * already told the model what was wrong with them).
+ */
+function jsonObjectText(args: string): string {
+  try {
+    const parsed: unknown = JSON.parse(args);
+    return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) ? args : '{}';
+  } catch {
+    return '{}';
   }
 }
 

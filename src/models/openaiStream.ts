@@ -16,6 +16,7 @@ export class ChunkAssembly {
   usage: { inputTokens: number; outputTokens: number } | undefined;
   model: string | undefined;
   #content = '';
+  #refusal = '';
   readonly #calls: ToolCall[] = [];
   readonly #byIndex = new Map<number, ToolCall>();
 
@@ -29,12 +30,13 @@ export class ChunkAssembly {
     if (choice.finish_reason) this.finishReason = choice.finish_reason;
     const delta = choice.delta ?? {};
     if (typeof delta.content === 'string') this.#content += delta.content;
+    if (typeof delta.refusal === 'string') this.#refusal += delta.refusal;
     for (const d of delta.tool_calls ?? []) this.#addToolCall(d);
   }
 
-  /** The text, or `null` when the model sent none. */
+  /** The text (a refusal when the model sent only that), or `null` when the model sent none. */
   get content(): string | null {
-    return this.#content === '' ? null : this.#content;
+    return this.#content || this.#refusal || null;
   }
 
   get toolCalls(): ToolCall[] {

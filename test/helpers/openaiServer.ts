@@ -15,6 +15,12 @@ export interface FakeReply {
   cutAfterChunks?: number;
   /** Leave usage out, streamed or not. */
   omitUsage?: boolean;
+  /** Close the connection as soon as the request is read, with no answer at all (a connection reset). */
+  resetConnection?: boolean;
+  /** Streamed: send this many chunks, then nothing more, keeping the connection open (a hung stream). */
+  stallAfterChunks?: number;
+  /** Answer 200 with a body that is not valid JSON (streamed: a first event that is not). */
+  malformed?: boolean;
 }
 
 /** A message as the fake endpoint reads it. */
@@ -23,6 +29,8 @@ export interface FakeMessage {
   content?: string | null;
   tool_calls?: { id: string; type: string; function: { name: string; arguments: string } }[];
   tool_call_id?: string;
+  /** A refusal, as OpenAI sends one instead of content. */
+  refusal?: string | null;
 }
 
 /** A request the fake endpoint received. */
@@ -50,6 +58,11 @@ export interface FakeServerOptions {
    * supported" after sending 200, so the stream ends empty. @default true
    */
   streamsToolCalls?: boolean;
+  /**
+   * Parse the arguments of the assistant's earlier tool calls, as vLLM does before applying its chat
+   * template, and refuse (400) a conversation in which they are not a JSON object. @default false
+   */
+  parsesToolArguments?: boolean;
 }
 
 interface Completion {
@@ -78,6 +91,15 @@ export const reply = {
   }),
   /** An error answer with exactly this body (FastAPI's `{"detail": …}`, plain text). */
   raw: (status: number, body: unknown): FakeReply => ({ status, body }),
+  /** Tool calls whose arguments are this raw text, JSON or not. */
+  rawToolCalls: (calls: { name: string; arguments: string }[], faults: Omit<FakeReply, 'body'> = {}): FakeReply => ({
+    ...completion({ role: 'assistant', content: null, tool_calls: calls.map((c) => ({ id: `call_${++ids}`, type: 'function', function: c })) }),
+    ...faults,
+  }),
+  /** A refusal instead of an answer (content null). */
+  refusal: (text: string, faults: Omit<FakeReply, 'body'> = {}): FakeReply => ({ ...completion({ role: 'assistant', content: null, refusal: text }), ...faults }),
+  /** A completion with an empty choice list. */
+  emptyChoices: (faults: Omit<FakeReply, 'body'> = {}): FakeReply => ({ body: { model: 'gpt-fake', choices: [], usage: { prompt_tokens: 20, completion_tokens: 0, total_tokens: 20 } }, ...faults }),
 };
 
 function completion(message: FakeMessage): FakeReply {
@@ -115,13 +137,14 @@ export async function startOpenAIServer(options: FakeServerOptions = {}) {
         if (!res.writableFinished) request.closedEarly = true;
       });
       if (req.url !== '/v1/chat/completions') return sendError(res, reply.error(404, `no route ${req.url}`));
-      const refusal = refuse(body);
+      const refusal = refuse(body) ?? (options.parsesToolArguments ? refuseToolArguments(body) : undefined);
       if (refusal) return sendError(res, refusal);
       if (cannotStream(body, replies[0], options)) {
         res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8' });
         return res.end();
       }
       const next = replies.shift() ?? reply.error(500, 'the fake server has no reply left');
+      if (next.resetConnection) return void req.socket.destroy();
       setTimeout(() => answer(res, body, next), next.delayMs ?? 0);
     });
   });
@@ -167,6 +190,20 @@ function refuse(body: FakeRequest['body']): FakeReply | undefined {
   return undefined;
 }
 
+/** vLLM's answer to earlier tool-call arguments that are not a JSON object (its `json.loads` of them fails). */
+function refuseToolArguments(body: FakeRequest['body']): FakeReply | undefined {
+  for (const call of (body.messages ?? []).flatMap((m) => m.tool_calls ?? [])) {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(call.function.arguments);
+    } catch (err) {
+      return reply.error(400, `${(err as Error).message} None`);
+    }
+    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return reply.error(400, "'list' object has no attribute 'items' None");
+  }
+  return undefined;
+}
+
 function sendError(res: http.ServerResponse, r: FakeReply): void {
   const text = typeof r.body === 'string' ? r.body : JSON.stringify(r.body);
   res.writeHead(r.status ?? 500, { 'content-type': typeof r.body === 'string' ? 'text/plain' : 'application/json', ...r.headers });
@@ -184,7 +221,9 @@ function cannotStream(body: FakeRequest['body'], next: FakeReply | undefined, op
 
 function answer(res: http.ServerResponse, request: FakeRequest['body'], r: FakeReply): void {
   if (r.status !== undefined && r.status !== 200) return sendError(res, r);
+  if (r.malformed) return sendMalformed(res, request);
   const completion = structuredClone(r.body) as Completion;
+  if (completion.choices.length === 0) return sendNoChoices(res, request, completion);
   if (r.omitUsage) delete completion.usage;
   const message = completion.choices[0]!.message;
   if (message.tool_calls && !request.tool_choice) {
@@ -200,6 +239,28 @@ function answer(res: http.ServerResponse, request: FakeRequest['body'], r: FakeR
   stream(res, streamChunks(completion, request.stream_options?.include_usage === true), r);
 }
 
+/** A 200 whose body breaks off in the middle of its JSON. */
+function sendMalformed(res: http.ServerResponse, request: FakeRequest['body']): void {
+  const broken = `{"id":"chatcmpl-${++ids}","object":"chat.completion","choices":[{"index":0,"message":{"role":"assistant","content":"Hel`;
+  if (!request.stream) {
+    res.writeHead(200, { 'content-type': 'application/json' });
+    return void res.end(broken);
+  }
+  res.writeHead(200, { 'content-type': 'text/event-stream' });
+  res.end(`data: ${broken}\n\ndata: [DONE]\n\n`);
+}
+
+/** A completion with no choices; streamed, chunks with none. */
+function sendNoChoices(res: http.ServerResponse, request: FakeRequest['body'], c: Completion): void {
+  const body = { id: `chatcmpl-${++ids}`, created: now(), ...c };
+  if (!request.stream) {
+    res.writeHead(200, { 'content-type': 'application/json' });
+    return void res.end(JSON.stringify({ object: 'chat.completion', ...body }));
+  }
+  res.writeHead(200, { 'content-type': 'text/event-stream' });
+  res.end(`data: ${JSON.stringify({ ...body, object: 'chat.completion.chunk' })}\n\ndata: [DONE]\n\n`);
+}
+
 function streamChunks(c: Completion, withUsage: boolean): unknown[] {
   const id = `chatcmpl-${++ids}`;
   const chunk = (delta: unknown, finish: string | null = null) => ({
@@ -212,6 +273,7 @@ function streamChunks(c: Completion, withUsage: boolean): unknown[] {
   const { message, finish_reason } = c.choices[0]!;
   const out: unknown[] = [chunk({ role: 'assistant', content: '' })];
   for (const piece of (message.content ?? '').match(/.{1,4}/gs) ?? []) out.push(chunk({ content: piece }));
+  for (const piece of (message.refusal ?? '').match(/.{1,8}/gs) ?? []) out.push(chunk({ refusal: piece }));
   (message.tool_calls ?? []).forEach((call, index) => {
     out.push(chunk({ tool_calls: [{ index, id: call.id, type: 'function', function: { name: call.function.name, arguments: '' } }] }));
     const half = Math.ceil(call.function.arguments.length / 2);
@@ -234,6 +296,7 @@ function stream(res: http.ServerResponse, chunks: unknown[], r: FakeReply): void
       res.socket?.destroy();
       return;
     }
+    if (r.stallAfterChunks !== undefined && sent >= r.stallAfterChunks) return;
     if (sent === chunks.length) {
       res.end('data: [DONE]\n\n');
       return;

@@ -1,0 +1,249 @@
+import { spawn } from 'node:child_process';
+import path from 'node:path';
+import type { WorkflowHandle } from '@temporalio/client';
+import { temporal as temporalProto } from '@temporalio/proto';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { defineAgent, defineTool, ModelCallFailedError, openai, OpenAIProvider, Team, type AuditChain } from '../../src';
+import type { ModelTurnEvent } from '../../src/audit/types';
+import { Baton } from '../../src/client/baton';
+import { reply, startOpenAIServer, type FakeReply } from '../helpers/openaiServer';
+import { taskQueue, useTemporalServer, withWorker } from '../helpers/temporal';
+import { waitFor } from '../helpers/wait';
+
+const temporal = useTemporalServer();
+type FakeServer = Awaited<ReturnType<typeof startOpenAIServer>>;
+let fake: FakeServer;
+let vllmLike: FakeServer;
+beforeAll(async () => {
+  fake = await startOpenAIServer();
+  vllmLike = await startOpenAIServer({ parsesToolArguments: true });
+});
+afterAll(async () => {
+  await fake.close();
+  await vllmLike.close();
+});
+beforeEach(() => {
+  for (const server of [fake, vllmLike]) {
+    server.requests.length = 0;
+    server.replies.length = 0;
+  }
+});
+
+const fastRetry = { initialInterval: '100 ms', maximumInterval: '200 ms' };
+const notStreaming = { providers: { openai: new OpenAIProvider({ stream: false }) } };
+const model = (server: FakeServer, settings: { timeoutMs?: number } = {}) => openai('gpt-fake', { baseURL: server.url, temperature: 0, ...settings });
+
+/** Researcher (with a lookup tool) hands off to writer. */
+function researchTeam(server: FakeServer) {
+  const lookup = defineTool({ name: 'lookup', description: 'Look up a topic', parameters: z.object({ topic: z.string() }), execute: ({ topic }) => `notes on ${topic}` });
+  return new Team([
+    defineAgent({ id: 'researcher', instructions: 'Research, then hand off.', model: model(server), tools: [lookup] }),
+    defineAgent({ id: 'writer', description: 'Writes articles', instructions: 'Write.', model: model(server) }),
+  ]);
+}
+
+const solo = (settings: { timeoutMs?: number } = {}) => new Team([defineAgent({ id: 'solo', instructions: 'Answer briefly.', model: model(fake, settings) })]);
+
+/** What history recorded of each retried call: the attempt that ended it and the failure before it. */
+async function retriedCalls(handle: WorkflowHandle) {
+  const events = (await handle.fetchHistory()).events ?? [];
+  return events.flatMap((e) => {
+    const started = e.activityTaskStartedEventAttributes;
+    const failure = started?.lastFailure;
+    return failure ? [{ attempt: started.attempt, type: failure.applicationFailureInfo?.type ?? failure.message, message: failure.message ?? '' }] : [];
+  });
+}
+
+const modelTurns = (audit: AuditChain) => audit.events.filter((e): e is AuditChain['events'][number] & ModelTurnEvent => e.kind === 'model_turn');
+
+async function runUnder(team: Team, replies: FakeReply[], options: { streaming?: boolean; server?: FakeServer; start?: Parameters<Baton['start']>[2] } = {}) {
+  const server = options.server ?? fake;
+  server.replies.push(...replies);
+  return withWorker(
+    temporal.env,
+    team,
+    async (baton) => {
+      const run = await baton.start(team.ids[0]!, 'go', { retry: fastRetry, ...options.start });
+      const outcome = await run.result().catch((e: unknown) => e);
+      return { outcome, run, baton, retried: await retriedCalls(run.handle), audit: await baton.audit(run.workflowId) };
+    },
+    options.streaming === false ? notStreaming : {},
+  );
+}
+
+describe('provider faults are retried, and history shows each', () => {
+  it('a burst of 429s, waiting as long as each Retry-After asks', async () => {
+    const slowDown = () => reply.error(429, 'Rate limit reached for gpt-fake', { 'retry-after': '1' });
+    const { outcome, retried, audit } = await runUnder(solo(), [slowDown(), slowDown(), slowDown(), reply.text('after the burst')]);
+    expect(outcome).toMatchObject({ output: 'after the burst' });
+    const gaps = fake.requests.slice(1).map((r, i) => r.at - fake.requests[i]!.at);
+    // The run's own backoff is 100-200 ms: these waits are the server's.
+    expect(gaps.every((g) => g >= 900)).toBe(true);
+    expect(retried).toEqual([{ attempt: 4, type: 'ModelHttpError', message: expect.stringMatching(/answered 429: Rate limit reached/) }]);
+    expect(modelTurns(audit)[0]?.execution).toMatchObject({ status: 'completed', attempts: 4 });
+  });
+
+  it('500, 502 and 503 answers, including an HTML gateway page', async () => {
+    const gateway = { ...reply.raw(502, '<html><head><title>502 Bad Gateway</title></head><body><center><h1>502 Bad Gateway</h1></center><hr><center>nginx</center></body></html>'), headers: { 'content-type': 'text/html' } };
+    const { outcome, retried, audit } = await runUnder(solo(), [reply.error(500, 'upstream broke'), gateway, reply.error(503, 'Service Unavailable', { 'retry-after': '1' }), reply.text('recovered')]);
+    expect(outcome).toMatchObject({ output: 'recovered' });
+    expect(fake.requests).toHaveLength(4);
+    expect(retried).toEqual([{ attempt: 4, type: 'ModelHttpError', message: expect.stringMatching(/answered 503/) }]);
+    expect(modelTurns(audit)[0]?.execution.attempts).toBe(4);
+  });
+
+  it('a response that never starts: the call times out, heartbeating meanwhile, and is retried', async () => {
+    const started = Date.now();
+    const { outcome, retried } = await runUnder(solo({ timeoutMs: 1_500 }), [reply.text('too late', { delayMs: 20_000 }), reply.text('in time')], { start: { heartbeatTimeout: '2 seconds' } });
+    expect(outcome).toMatchObject({ output: 'in time' });
+    expect(retried).toEqual([{ attempt: 2, type: 'ModelConnectionError', message: expect.stringMatching(/timed out/i) }]);
+    expect(fake.requests[0]?.closedEarly).toBe(true);
+    expect(Date.now() - started).toBeLessThan(15_000);
+  });
+
+  it('a stream that stops sending: the stall is noticed and the call retried', async () => {
+    const { outcome, retried } = await runUnder(solo({ timeoutMs: 1_500 }), [reply.text('an answer that stops half way', { stallAfterChunks: 3 }), reply.text('whole')], { start: { heartbeatTimeout: '2 seconds' } });
+    expect(outcome).toMatchObject({ output: 'whole' });
+    expect(retried).toEqual([{ attempt: 2, type: 'ModelStreamStalled', message: expect.stringMatching(/sent nothing for 1500 ms after 3 chunk/) }]);
+  });
+
+  it('a connection reset before the answer, then one in the middle of the stream', async () => {
+    const { outcome, retried, audit } = await runUnder(solo(), [{ ...reply.text('never'), resetConnection: true }, reply.text('an answer that breaks off', { cutAfterChunks: 3 }), reply.text('whole')]);
+    expect(outcome).toMatchObject({ output: 'whole' });
+    expect(retried).toEqual([{ attempt: 3, type: 'ModelStreamInterrupted', message: expect.stringMatching(/broke off after 3 chunk/) }]);
+    expect(modelTurns(audit)[0]?.execution.attempts).toBe(3);
+    // The reset was the first attempt's; the cut stream is asked again without streaming.
+    expect(fake.requests.map((r) => r.body.stream)).toEqual([true, true, undefined]);
+  });
+
+  it.each([
+    ['streamed', true],
+    ['not streamed', false],
+  ])('a malformed JSON body (%s)', async (_how, streaming) => {
+    const { outcome, retried } = await runUnder(solo(), [{ ...reply.text('x'), malformed: true }, reply.text('well formed')], { streaming });
+    expect(outcome).toMatchObject({ output: 'well formed' });
+    expect(retried).toEqual([{ attempt: 2, type: 'ModelMalformedResponse', message: expect.stringMatching(/malformed JSON/) }]);
+    // One bad answer does not stop the endpoint from streaming.
+    expect(fake.requests.map((r) => r.body.stream ?? false)).toEqual([streaming, streaming]);
+  });
+
+  it('an empty choice list: retried, or (streamed) asked again without streaming', async () => {
+    const plain = await runUnder(solo(), [reply.emptyChoices(), reply.text('a choice')], { streaming: false });
+    expect(plain.outcome).toMatchObject({ output: 'a choice' });
+    expect(plain.retried).toEqual([{ attempt: 2, type: 'ModelEmptyResponse', message: 'the model answered with no choices' }]);
+    fake.requests.length = 0;
+    const streamed = await runUnder(solo(), [reply.emptyChoices(), reply.text('a choice')]);
+    expect(streamed.outcome).toMatchObject({ output: 'a choice' });
+    expect(fake.requests.map((r) => r.body.stream)).toEqual([true, undefined]);
+  });
+
+  it('a fault that outlasts the retry policy fails the chain with a typed error, and replay continues it', async () => {
+    const down = () => reply.error(503, 'Service Unavailable');
+    const { outcome, run, baton } = await runUnder(solo(), [down(), down()], { start: { retry: { ...fastRetry, maximumAttempts: 2 } } });
+    expect(outcome).toBeInstanceOf(ModelCallFailedError);
+    fake.replies.push(reply.text('back up'));
+    const result = await withWorker(temporal.env, solo(), async () => {
+      await baton.replay(run.workflowId);
+      return baton.getRun(run.workflowId).result();
+    }, { taskQueue: (await run.handle.describe()).taskQueue });
+    expect(result.output).toBe('back up');
+  });
+});
+
+/** A worker for `solo()` in a process of its own, so it can be frozen; resolves once it polls. */
+async function workerProcess(queue: string) {
+  const code = `
+    const { createWorker } = require('./src/worker');
+    const { defineAgent, openai, Team } = require('./src');
+    const team = new Team([defineAgent({ id: 'solo', instructions: 'Answer briefly.', model: openai('gpt-fake', { baseURL: process.env.FAKE_URL, temperature: 0 }) })]);
+    // One activity slot: while its call hangs, this worker asks for no other.
+    createWorker({ team, taskQueue: process.env.QUEUE, worker: { identity: 'frozen-worker', maxConcurrentActivityTaskExecutions: 1 } })
+      .then((w) => { console.log('polling'); return w.run(); })
+      .catch((e) => { console.error(e); process.exit(1); });`;
+  const root = path.resolve(__dirname, '../..');
+  const child = spawn(process.execPath, ['-r', 'tsx/cjs', '-e', code], { cwd: root, env: { ...process.env, FAKE_URL: fake.url, QUEUE: queue, TEMPORAL_ADDRESS: temporal.env.address } });
+  let output = '';
+  await new Promise<void>((resolve, reject) => {
+    child.stdout.on('data', (c: Buffer) => {
+      output += c.toString();
+      if (output.includes('polling')) resolve();
+    });
+    child.stderr.on('data', (c: Buffer) => (output += c.toString()));
+    child.on('exit', (code) => reject(new Error(`worker exited ${code}: ${output}`)));
+  });
+  return child;
+}
+
+describe('a worker that hangs during a call', () => {
+  it('misses its heartbeats; the call times out and another worker retries it', async () => {
+    const queue = taskQueue();
+    fake.replies.push(reply.text('from the hung worker', { delayMs: 30_000 }), reply.text('from the other worker'));
+    const frozen = await workerProcess(queue);
+    try {
+      const run = await new Baton({ client: temporal.env.client, taskQueue: queue }).start('solo', 'go', { heartbeatTimeout: '2 seconds', retry: fastRetry });
+      await waitFor(async () => fake.requests.length, (n) => n === 1);
+      frozen.kill('SIGSTOP');
+      const result = await withWorker(
+        temporal.env,
+        solo(),
+        async () => {
+          await waitFor(async () => fake.requests.length, (n) => n === 2);
+          // Thawed, it finds its call given to another worker; its pollers take part again.
+          frozen.kill('SIGCONT');
+          return run.result();
+        },
+        { taskQueue: queue },
+      );
+      expect(result).toMatchObject({ output: 'from the other worker' });
+      const events = (await run.handle.fetchHistory()).events ?? [];
+      const modelCall = events.filter((e) => e.activityTaskStartedEventAttributes).at(-1)!.activityTaskStartedEventAttributes!;
+      expect(modelCall.attempt).toBe(2);
+      expect(modelCall.identity).not.toBe('frozen-worker');
+      expect(modelCall.lastFailure?.timeoutFailureInfo?.timeoutType).toBe(temporalProto.api.enums.v1.TimeoutType.TIMEOUT_TYPE_HEARTBEAT);
+    } finally {
+      frozen.kill('SIGKILL');
+    }
+  }, 120_000);
+});
+
+describe('bad model output becomes an answer the model sees', () => {
+  it('tool-call arguments that are not JSON, on a server that parses earlier calls (vLLM)', async () => {
+    const { outcome, audit } = await runUnder(
+      researchTeam(vllmLike),
+      [
+        reply.rawToolCalls([{ name: 'lookup', arguments: '{"topic": "qub' }]),
+        reply.rawToolCalls([{ name: 'handoff', arguments: '{"to": "writer", "message": ' }]),
+        reply.toolCalls([{ name: 'handoff', arguments: { to: 'writer', message: 'Qubits.' } }]),
+        reply.text('An article.'),
+      ],
+      { server: vllmLike },
+    );
+    expect(outcome).toMatchObject({ output: 'An article.', finalAgent: 'writer' });
+    const [, second, third] = vllmLike.requests;
+    expect(second?.body.messages.at(-1)).toMatchObject({ role: 'tool', content: expect.stringMatching(/^Error: the arguments of lookup are not valid JSON: \{"topic": "qub$/) });
+    expect(third?.body.messages.at(-1)).toMatchObject({ role: 'tool', content: expect.stringMatching(/handoff: not valid JSON/) });
+    // The bad arguments go back as {} (vLLM would refuse them); history keeps what the model sent.
+    expect(third?.body.messages.flatMap((m) => m.tool_calls ?? []).map((c) => c.function.arguments)).toEqual(['{}', '{}']);
+    expect(audit.events.find((e) => e.kind === 'tool_call')).toMatchObject({ tool: 'lookup', arguments: '{"topic": "qub', ok: false, result: expect.stringMatching(/not valid JSON/) });
+    expect(audit.events.find((e) => e.kind === 'handoff_requested')).toMatchObject({ outcome: 'invalid_arguments', arguments: '{"to": "writer", "message": ' });
+  });
+
+  it('a call to a tool the agent does not have', async () => {
+    const { outcome, audit } = await runUnder(researchTeam(fake), [reply.toolCalls([{ name: 'wire_money', arguments: { amount: 5 } }]), reply.text('I cannot wire money.')]);
+    expect(outcome).toMatchObject({ output: 'I cannot wire money.', finalAgent: 'researcher' });
+    expect(fake.requests[1]?.body.messages.at(-1)).toMatchObject({ role: 'tool', content: 'Error: unknown tool "wire_money". Available tools: lookup, handoff' });
+    expect(audit.events.find((e) => e.kind === 'tool_call')).toMatchObject({ tool: 'wire_money', answeredBy: 'workflow', result: expect.stringMatching(/unknown tool/) });
+  });
+
+  it.each([
+    ['streamed', true],
+    ['not streamed', false],
+  ])('a refusal is the agent’s answer (%s)', async (_how, streaming) => {
+    const refusal = "I'm sorry, I can't help with that request.";
+    const { outcome, audit } = await runUnder(solo(), [reply.refusal(refusal)], { streaming });
+    expect(outcome).toMatchObject({ output: refusal, finalAgent: 'solo' });
+    expect(fake.requests).toHaveLength(1);
+    expect(modelTurns(audit)[0]).toMatchObject({ content: refusal, execution: { attempts: 1 } });
+  });
+});
