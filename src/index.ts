@@ -1,4 +1,9 @@
-/** baton: durable multi-agent handoffs on Temporal. */
+/**
+ * baton: durable multi-agent handoffs on Temporal. The main entry point: agents, tools and teams,
+ * model providers, the client (run, approve, audit, replay), the worker, payload codecs and errors.
+ * @packageDocumentation
+ * @module baton-agents
+ */
 export { defineAgent, type Agent, type AgentDefinition, type HandoffToolStyle } from './agents/agent';
 export { handoff, type HandoffCheck, type HandoffDeclaration, type HandoffOptions } from './agents/handoff';
 export { handoffToolSpec as createHandoffTool, READ_STATE_TOOL, transferToolSpecs, type HandoffTarget } from './common/handoffTools';

@@ -2,6 +2,8 @@
  * baton for workflow code: the `handoffRun` workflow, the message definitions, types and errors,
  * with nothing that does I/O. Import this from your own workflows (e.g. to start a chain as a
  * child workflow) — `import { handoffRun, approveHandoffSignal } from 'baton-agents/workflow'`.
+ * @packageDocumentation
+ * @module baton-agents/workflow
  */
 export { handoffRun } from '../workflows';
 export * from './common/answers';

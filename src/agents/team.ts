@@ -59,10 +59,12 @@ export class Team {
     return [...this.#agents.keys()];
   }
 
+  /** Registered agents, in registration order. */
   get agents(): Agent[] {
     return [...this.#agents.values()];
   }
 
+  /** The agent `id`, if registered. */
   get(id: string): Agent | undefined {
     return this.#agents.get(id);
   }

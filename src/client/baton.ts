@@ -59,6 +59,7 @@ export interface RunResult<Output = string> extends HandoffRunResult<Output> {
 
 /** A started chain. */
 export class BatonRun<Output = string> {
+  /** @param handle The Temporal handle of the chain's workflow, for anything baton does not wrap. */
   constructor(readonly handle: WorkflowHandle<typeof handoffRun>) {}
 
   get workflowId(): string {

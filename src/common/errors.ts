@@ -10,6 +10,7 @@
 import { ApplicationFailure } from '@temporalio/common';
 import type { HandoffRecord } from './run';
 
+/** What an error carries besides its message: plain JSON, sent as the failure's details. */
 type Details = Record<string, unknown>;
 
 /** Base class of every error baton raises. */

@@ -51,11 +51,13 @@ export const DEFAULT_RETRY: Required<RetryOptions> = {
 /** Fewest events after which `continueAsNewAfterEvents` may continue a run (0 switches it off). */
 export const MIN_CONTINUE_AS_NEW_EVENTS = 20;
 
+/** One run option: its default, how it is checked, and how a given value becomes the resolved one. */
 interface Descriptor<Input, Resolved> {
   default: Resolved;
   check: Check;
   /** One line for help texts. */
   doc: string;
+  /** The resolved value of a given one (e.g. a partial retry policy completed with the defaults). */
   resolve?: (value: Input) => Resolved;
 }
 
@@ -144,8 +146,11 @@ export const RUN_OPTIONS = {
   continueAsNewAfterEvents: option<number>({ default: 0, check: continueAsNewCheck, doc: 'continue as new after this many events' }),
 };
 
+/** The run options' descriptors, by name. */
 type Options = typeof RUN_OPTIONS;
+/** The type an option takes from a caller. */
 type InputOf<D> = D extends Descriptor<infer I, infer _R> ? I : never;
+/** The type of an option once resolved. */
 type ResolvedOf<D> = D extends Descriptor<infer _I, infer R> ? R : never;
 
 /** Options of one run. Every field is optional; see {@link RUN_OPTIONS} for each one and its default. */

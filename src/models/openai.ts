@@ -24,6 +24,7 @@ export interface OpenAIProviderOptions {
 /**
  * What the provider heartbeats while it calls: a digest of the request, the chunks streamed so
  * far, and how the attempt failed. The next attempt reads it as `previousHeartbeat`.
+ * @internal
  */
 export interface OpenAICallProgress {
   request: string;
@@ -34,7 +35,10 @@ export interface OpenAICallProgress {
 const STREAM_INTERRUPTED = 'stream-interrupted';
 const DEFAULT_TIMEOUT_MS = 60_000;
 
-/** Where one call goes, and what the provider learnt about that endpoint in this worker. */
+/**
+ * Where one call goes, and what the provider learnt about that endpoint in this worker.
+ * @internal
+ */
 interface Endpoint {
   client: OpenAI;
   /** The raw body of the latest error answer (the client keeps only its `error` field). */

@@ -23,6 +23,7 @@ export interface ModelCallContext {
  * permanent one as a non-retryable `ModelRequestError`.
  */
 export interface ModelProvider {
+  /** One model call: the conversation and tools in `input`, the answer as text and tool calls. */
   call(input: CallModelInput, context: ModelCallContext): Promise<ModelResponse>;
 }
 

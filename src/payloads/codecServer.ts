@@ -108,9 +108,14 @@ export function codecServerHandler(options: CodecServerOptions = {}): (req: Inco
 
 /**
  * Serve {@link codecServerHandler} on `host:port`; point the Temporal UI's codec endpoint at the
- * returned `url` (`temporal server start-dev --ui-codec-endpoint <url>`).
+ * returned `url` (`temporal server start-dev --ui-codec-endpoint <url>`); `close` stops it.
  */
-export async function startCodecServer(options: StartCodecServerOptions = {}): Promise<{ url: string; close: () => Promise<void> }> {
+export async function startCodecServer(options: StartCodecServerOptions = {}): Promise<{
+  /** Where it listens, e.g. `http://127.0.0.1:8081`. */
+  url: string;
+  /** Stop serving. */
+  close: () => Promise<void>;
+}> {
   const server = http.createServer(codecServerHandler(options));
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

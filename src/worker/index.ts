@@ -1,3 +1,9 @@
+/**
+ * baton's worker: {@link createWorker} serves a team's agents (workflows, model and tool
+ * activities) on a task queue — `import { createWorker } from 'baton-agents/worker'`.
+ * @packageDocumentation
+ * @module baton-agents/worker
+ */
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Connection } from '@temporalio/client';
