@@ -6,12 +6,14 @@ import { ModelRequestError, toApplicationFailure } from '../common/errors';
 import type { CallModelInput, ModelResponse, OpenAIModelSpec, ToolCall } from '../common/model';
 import { classify, fingerprint, repeatableFailureKey, repeatedFailure, serverAnswer, streamFailure } from './openaiFailures';
 import { chatRequest, normalizeToolCalls } from './openaiMessages';
+import { asksResponseFormat, outputRequest, refusesResponseFormat, withOutput, type ResponseFormatMode } from './openaiOutput';
 import { ChunkAssembly, readChunks } from './openaiStream';
 import { estimateTokens, type ModelCallContext, type ModelProvider } from './provider';
 
 export { classify, isRetryableStatus, retryAfterMs } from './openaiFailures';
+export type { ResponseFormatMode } from './openaiOutput';
 
-/** Where the OpenAI provider finds its endpoint and key, and whether it streams. */
+/** Where the OpenAI provider finds its endpoint and key, whether it streams, and how it asks for structured answers. */
 export interface OpenAIProviderOptions {
   /** @default process.env.OPENAI_API_KEY */
   apiKey?: string;
@@ -19,6 +21,12 @@ export interface OpenAIProviderOptions {
   baseURL?: string;
   /** Stream answers, unless a model's `settings.stream` says otherwise. @default true */
   stream?: boolean;
+  /**
+   * When to send `response_format` for an agent with an `outputType` (see {@link ResponseFormatMode});
+   * a request without it carries the output's JSON Schema in its system message.
+   * @default 'auto'
+   */
+  responseFormat?: ResponseFormatMode;
 }
 
 /**
@@ -54,19 +62,34 @@ interface Endpoint {
  * llama-cpp-python, vLLM and Ollama. Answers stream by default and each chunk heartbeats. The
  * client's own retries are off: Temporal retries the activity, honouring `Retry-After`, so every
  * attempt is in history; an answer that blames the request fails at once.
+ *
+ * Structured answers (an agent's `outputType`, `CallModelInput.outputSchema`): the provider cannot
+ * know which call will give the final answer, and OpenAI-compatible servers differ on
+ * `response_format` beside tools. OpenAI's own API applies it to the final message only, so tools
+ * stay callable; vLLM constrains the whole answer, so the model could no longer call a tool (or
+ * hand off); llama-cpp-python refuses the `json_schema` type. So by default (`responseFormat:
+ * 'auto'`) a request without tools carries `response_format: {type: 'json_schema', json_schema:
+ * {name: 'output', schema, strict: false}}`, as does one with tools to OpenAI's own API (and Azure
+ * OpenAI); any other request with tools carries the schema as an instruction in its system
+ * message. `strict: false` takes any schema zod writes (strict mode needs every property required
+ * and no additional properties). A server that refuses `response_format` is asked again at once
+ * without it, and not sent it again by this worker. Either way the `callModel` activity checks the
+ * answer against the `outputType` and sends a wrong one back.
  */
 export class OpenAIProvider implements ModelProvider {
   /** Endpoints (and models) that failed to stream, with or without tools: asked without streaming from then on. */
   readonly #noStreaming = new Set<string>();
   /** Endpoints that refused `stream_options`. */
   readonly #noStreamOptions = new Set<string>();
+  /** Endpoints (and models) that refused `response_format`. */
+  readonly #noResponseFormat = new Set<string>();
 
   constructor(private readonly options: OpenAIProviderOptions = {}) {}
 
   async call(input: CallModelInput, context: ModelCallContext): Promise<ModelResponse> {
     const spec = input.model as OpenAIModelSpec;
     const endpoint = this.endpoint(spec);
-    const params = chatRequest(spec, input);
+    const params = this.request(spec, input, endpoint);
     const progress: OpenAICallProgress = { request: fingerprint(params) };
     const previous = previousProgress(context.previousHeartbeat, progress.request);
     context.heartbeat?.(progress);
@@ -77,8 +100,25 @@ export class OpenAIProvider implements ModelProvider {
       }
       return await this.single(endpoint, params, context);
     } catch (err) {
+      if (asksResponseFormat(params) && this.refusedResponseFormat(err, endpoint, context)) return this.call(input, context);
       throw withoutSecret(this.failure(err, endpoint, context, progress, previous), endpoint.apiKey);
     }
+  }
+
+  private request(spec: OpenAIModelSpec, input: CallModelInput, endpoint: Endpoint): ChatCompletionCreateParamsNonStreaming {
+    const params = chatRequest(spec, input);
+    if (!input.outputSchema) return params;
+    const facts = { tools: input.tools.length > 0, baseURL: endpoint.client.baseURL, refused: this.#noResponseFormat.has(endpoint.key) };
+    return withOutput(params, input.outputSchema, outputRequest(this.options.responseFormat ?? 'auto', facts));
+  }
+
+  /** Whether `err` refuses `response_format`; the endpoint is then asked without it from now on. */
+  private refusedResponseFormat(err: unknown, endpoint: Endpoint, context: ModelCallContext): boolean {
+    if (context.signal.aborted || !(err instanceof APIError)) return false;
+    const { status, message } = serverAnswer(err, endpoint.errorBody.text);
+    if (!refusesResponseFormat(status, `${message} ${endpoint.errorBody.text ?? ''}`)) return false;
+    this.#noResponseFormat.add(endpoint.key);
+    return true;
   }
 
   private streams(spec: OpenAIModelSpec, endpoint: Endpoint, params: ChatCompletionCreateParamsNonStreaming, previous?: OpenAICallProgress): boolean {

@@ -21,6 +21,12 @@ export interface FakeReply {
   stallAfterChunks?: number;
   /** Answer 200 with a body that is not valid JSON (streamed: a first event that is not). */
   malformed?: boolean;
+  /**
+   * What the model writes when the request carries a `json_schema` response format, as a decoder
+   * held to the schema would: it replaces the reply's text (and, on a server that constrains the
+   * whole answer, its tool calls).
+   */
+  formatted?: string;
 }
 
 /** A message as the fake endpoint reads it. */
@@ -47,6 +53,7 @@ export interface FakeRequest {
     tool_choice?: unknown;
     stream?: boolean;
     stream_options?: { include_usage?: boolean };
+    response_format?: { type?: string; json_schema?: { name?: string; schema?: unknown; strict?: boolean } };
   };
 }
 
@@ -63,6 +70,14 @@ export interface FakeServerOptions {
    * template, and refuse (400) a conversation in which they are not a JSON object. @default false
    */
   parsesToolArguments?: boolean;
+  /**
+   * How the server treats `response_format`. `openai` checks it as OpenAI does (400 for a bad one)
+   * and applies a `json_schema` to the final message only, so tools stay callable;
+   * `llama-cpp-python` refuses the `json_schema` type (its request model allows `text` and
+   * `json_object`) with a validation 500; `vllm` constrains the whole answer to the schema, so the
+   * model cannot call a tool while the format is set. @default 'openai'
+   */
+  responseFormat?: 'openai' | 'llama-cpp-python' | 'vllm';
 }
 
 interface Completion {
@@ -116,7 +131,8 @@ function completion(message: FakeMessage): FakeReply {
  * the servers baton meets: like OpenAI it refuses (400) a conversation in which a tool call has
  * no answer, `tool_choice` without tools and `stream_options` without a stream; like
  * llama-cpp-python it answers 500 to a message whose content is null or missing and ignores
- * `tools` sent without `tool_choice` (the model answers in plain text). It streams (SSE) when asked.
+ * `tools` sent without `tool_choice` (the model answers in plain text). It checks `response_format`
+ * and honours a `json_schema` one (see {@link FakeServerOptions.responseFormat}). It streams (SSE) when asked.
  */
 export async function startOpenAIServer(options: FakeServerOptions = {}) {
   const replies: FakeReply[] = [];
@@ -137,7 +153,7 @@ export async function startOpenAIServer(options: FakeServerOptions = {}) {
         if (!res.writableFinished) request.closedEarly = true;
       });
       if (req.url !== '/v1/chat/completions') return sendError(res, reply.error(404, `no route ${req.url}`));
-      const refusal = refuse(body) ?? (options.parsesToolArguments ? refuseToolArguments(body) : undefined);
+      const refusal = refuse(body) ?? refuseResponseFormat(body, options) ?? (options.parsesToolArguments ? refuseToolArguments(body) : undefined);
       if (refusal) return sendError(res, refusal);
       if (cannotStream(body, replies[0], options)) {
         res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8' });
@@ -145,7 +161,7 @@ export async function startOpenAIServer(options: FakeServerOptions = {}) {
       }
       const next = replies.shift() ?? reply.error(500, 'the fake server has no reply left');
       if (next.resetConnection) return void req.socket.destroy();
-      setTimeout(() => answer(res, body, next), next.delayMs ?? 0);
+      setTimeout(() => answer(res, body, next, options), next.delayMs ?? 0);
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -190,6 +206,41 @@ function refuse(body: FakeRequest['body']): FakeReply | undefined {
   return undefined;
 }
 
+/** llama-cpp-python 0.3's answer to a `json_schema` response format: pydantic's literal error, as a 500. */
+export const JSON_SCHEMA_FORMAT_ERROR =
+  "1 validation error:\n  {'type': 'literal_error', 'loc': ('body', 'response_format', 'type'), 'msg': \"Input should be 'text' or 'json_object'\", 'input': 'json_schema', 'ctx': {'expected': \"'text' or 'json_object'\"}}";
+
+/** A `response_format` the server does not take: OpenAI's 400s for a malformed one, llama-cpp-python's 500 for `json_schema`. */
+function refuseResponseFormat(body: FakeRequest['body'], options: FakeServerOptions): FakeReply | undefined {
+  const format = body.response_format;
+  if (format === undefined) return undefined;
+  if (options.responseFormat === 'llama-cpp-python') return format.type === 'json_schema' ? serverError(JSON_SCHEMA_FORMAT_ERROR) : undefined;
+  if (!['text', 'json_object', 'json_schema'].includes(format.type ?? '')) {
+    return reply.error(400, `Invalid value: '${format.type}'. Supported values are: 'text', 'json_object', and 'json_schema'.`);
+  }
+  if (format.type !== 'json_schema') return undefined;
+  const name = format.json_schema?.name;
+  if (name === undefined) return reply.error(400, "Missing required parameter: 'response_format.json_schema.name'.");
+  if (!/^[a-zA-Z0-9_-]{1,64}$/.test(name)) return reply.error(400, `Invalid 'response_format.json_schema.name': string does not match pattern. Got '${name}'.`);
+  const schema = format.json_schema?.schema;
+  if (typeof schema !== 'object' || schema === null || Array.isArray(schema)) return reply.error(400, "Invalid type for 'response_format.json_schema.schema': expected an object.");
+  return undefined;
+}
+
+/**
+ * The answer under a `json_schema` format: the reply's `formatted` text instead of its own; on a
+ * server that constrains the whole answer, instead of its tool calls too.
+ */
+function honourResponseFormat(c: Completion, request: FakeRequest['body'], r: FakeReply, options: FakeServerOptions): void {
+  const message = c.choices[0]!.message;
+  if (message.tool_calls?.length) {
+    if (options.responseFormat !== 'vllm' || !request.tool_choice) return;
+    c.choices[0] = { index: 0, finish_reason: 'stop', message: { role: 'assistant', content: r.formatted ?? '{}' } };
+    return;
+  }
+  if (r.formatted !== undefined) message.content = r.formatted;
+}
+
 /** vLLM's answer to earlier tool-call arguments that are not a JSON object (its `json.loads` of them fails). */
 function refuseToolArguments(body: FakeRequest['body']): FakeReply | undefined {
   for (const call of (body.messages ?? []).flatMap((m) => m.tool_calls ?? [])) {
@@ -219,12 +270,13 @@ function cannotStream(body: FakeRequest['body'], next: FakeReply | undefined, op
   return options.streamsToolCalls === false && body.stream === true && body.tool_choice !== undefined && (calls?.length ?? 0) > 0;
 }
 
-function answer(res: http.ServerResponse, request: FakeRequest['body'], r: FakeReply): void {
+function answer(res: http.ServerResponse, request: FakeRequest['body'], r: FakeReply, options: FakeServerOptions): void {
   if (r.status !== undefined && r.status !== 200) return sendError(res, r);
   if (r.malformed) return sendMalformed(res, request);
   const completion = structuredClone(r.body) as Completion;
   if (completion.choices.length === 0) return sendNoChoices(res, request, completion);
   if (r.omitUsage) delete completion.usage;
+  if (request.response_format?.type === 'json_schema') honourResponseFormat(completion, request, r, options);
   const message = completion.choices[0]!.message;
   if (message.tool_calls && !request.tool_choice) {
     // Tools without tool_choice never reach the prompt: the model can only write about calling them.
