@@ -7,7 +7,7 @@ import type { Team } from '../src/agents/team';
 import { ToolError } from '../src/agents/tool';
 import { unknownToolAnswer } from '../src/common/answers';
 import { AgentNotFoundError, ModelRequestError, toApplicationFailure } from '../src/common/errors';
-import type { CallModelInput, ModelResponse, SummarizeInput, SummarizeResult } from '../src/common/model';
+import type { CallModelInput, ModelResponse, RouteSpecialistInput, RouteSpecialistResult, SummarizeInput, SummarizeResult } from '../src/common/model';
 import type { RecordHandoffInput } from '../src/common/run';
 import type { CheckHandoffInput, CheckHandoffResult, RunToolInput, RunToolResult, TeamSpec } from '../src/common/team';
 import { OpenAIProvider } from '../src/models/openai';
@@ -15,6 +15,7 @@ import type { ModelProviders } from '../src/models/provider';
 import { ScriptedProvider } from '../src/models/scripted';
 import { checkAnswer, checkHandoffInputs, SUMMARY_INSTRUCTIONS } from './answer';
 import { whileHeartbeating } from './heartbeat';
+import { routeSpecialist } from './routing';
 
 /** What the activities need from the worker. */
 export interface ActivityDependencies {
@@ -81,6 +82,14 @@ export function createActivities({ team, providers = {}, hooks = {} }: ActivityD
         ),
       );
       return { summary: response.content ?? '', usage: response.usage };
+    },
+
+    /** A specialist for a routing request no profile matched, picked by the asking agent's model. */
+    async routeSpecialist(input: RouteSpecialistInput): Promise<RouteSpecialistResult> {
+      const ctx = Context.current();
+      const provider = resolved[input.model.provider];
+      if (!provider) throw toApplicationFailure(new ModelRequestError(`this worker has no model provider "${input.model.provider}"`));
+      return whileHeartbeating(ctx, (heartbeat) => routeSpecialist(provider, input, { attempt: ctx.info.attempt, signal: ctx.cancellationSignal, sleep: (ms) => ctx.sleep(ms), heartbeat }));
     },
 
     /** A handoff's `onHandoff` check: a reason when it vetoes. */

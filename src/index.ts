@@ -5,7 +5,7 @@
  * @module baton-agents
  */
 export { defineAgent, type Agent, type AgentDefinition, type HandoffToolStyle } from './agents/agent';
-export { handoff, type HandoffCheck, type HandoffDeclaration, type HandoffOptions } from './agents/handoff';
+export { delegate, handoff, type DelegateDeclaration, type DelegateOptions, type HandoffCheck, type HandoffDeclaration, type HandoffOptions } from './agents/handoff';
 export { handoffToolSpec as createHandoffTool, READ_STATE_TOOL, transferToolSpecs, type HandoffTarget } from './common/handoffTools';
 export { Team, type TeamOptions } from './agents/team';
 export { defineTool, ToolError, type Tool, type ToolContext, type ToolDefinition } from './agents/tool';

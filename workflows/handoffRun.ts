@@ -20,6 +20,7 @@ import {
   BatonHandoffs,
   BatonStatusAttribute,
   chainQuery,
+  childApprovalsSignal,
   decideHandoffUpdate,
   overrideRunSignal,
   Patches,
@@ -51,21 +52,24 @@ export async function handoffRun(rawInput: HandoffRunInput): Promise<HandoffRunR
   setHandler(rejectHandoffSignal, (d) => desk.receive(d, 'reject'));
   setHandler(decideHandoffUpdate, (d) => desk.receiveUpdate(d), { validator: (d) => desk.validate(d) });
   setHandler(overrideRunSignal, (o) => desk.receiveOverrides(o));
+  setHandler(childApprovalsSignal, (report) => desk.receiveChildReport(report));
   setHandler(chainQuery, () => chain?.state.chain ?? []);
-  setHandler(pendingApprovalsQuery, () => chain?.state.approvals.pending ?? []);
+  setHandler(pendingApprovalsQuery, () => desk.pendingInTree());
   setHandler(statusQuery, () => ({
     status: effects.status,
     currentAgent: chain?.state.agentId ?? startAgentOf(rawInput),
     handoffs: chain?.state.chain.length ?? 0,
     turns: chain?.state.turns ?? 0,
-    pendingApprovals: chain?.state.approvals.pending ?? [],
+    pendingApprovals: desk.pendingInTree(),
   }));
 
   let input: HandoffRunInput;
   try {
     input = validateRunInput(rawInput);
     if (!input.resume) effects.startRun(input.agent);
-    const state = input.resume ? resumed(input.resume) : startChain(await effects.loadTeam(), input.agent, input.input, resolveRunOptions(input.options), input.context);
+    const state = input.resume
+      ? resumed(input.resume)
+      : { ...startChain(await effects.loadTeam(), input.agent, input.input, resolveRunOptions(input.options), input.context), ...(input.parent ? { parent: input.parent } : {}) };
     chain = new Chain(state);
     desk.attach(chain);
     if (input.resume) desk.republish();
@@ -95,7 +99,14 @@ export async function handoffRun(rawInput: HandoffRunInput): Promise<HandoffRunR
         }
       : {},
   );
-  return continueAsNew({ agent: input.agent, input: input.input, ...(input.options ? { options: input.options } : {}), ...(input.context ? { context: input.context } : {}), resume: next });
+  return continueAsNew({
+    agent: input.agent,
+    input: input.input,
+    ...(input.options ? { options: input.options } : {}),
+    ...(input.context ? { context: input.context } : {}),
+    ...(input.parent ? { parent: input.parent } : {}),
+    resume: next,
+  });
 }
 
 // A defect must fail the run, not retry its workflow task forever; baton's own catch above turns

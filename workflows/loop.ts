@@ -4,6 +4,7 @@
  * every control is a guard asked at a named point (`guards/`).
  */
 import type { HandoffRunResult } from '../src/common/run';
+import { delegateStep } from './chain/delegate';
 import { handOff } from './chain/handoff';
 import { finishTurn, respond, turn } from './chain/respond';
 import { resultOf } from './chain/state';
@@ -28,6 +29,10 @@ export async function runChain(run: ChainRun): Promise<ChainOutcome> {
         if (!retried(run, verdict)) return { kind: 'completed', result: resultOf(chain.state, valueOf(step.answer)) };
         break;
       }
+      case 'delegate':
+        // The turn goes on with the specialists' answers.
+        step = await delegateStep(run, step);
+        continue;
       case 'handoff':
         await handOff(run, step);
         break;

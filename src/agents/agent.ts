@@ -3,8 +3,10 @@ import { UserError } from '../common/errors';
 import type { ApprovalPolicy } from '../common/approvals';
 import { modelSpecCheck } from '../common/input';
 import type { ModelSpec } from '../common/model';
+import { durationAtLeast } from '../common/check';
 import { approvalPolicyCheck } from '../common/options';
-import { type HandoffDeclaration } from './handoff';
+import type { AgentProfile } from '../common/team';
+import { type DelegateDeclaration, type HandoffDeclaration } from './handoff';
 import type { Tool } from './tool';
 
 /** How an agent is offered its handoffs: one `handoff` tool, or one tool per target. */
@@ -44,12 +46,19 @@ export interface AgentDefinition {
    * The agents this one may hand off to: ids, or `handoff(id, options)` declarations for what a
    * handoff carries (list its own id to allow self-handoff). @default every other agent
    */
-  handoffs?: (string | HandoffDeclaration)[];
+  handoffs?: (string | HandoffDeclaration | DelegateDeclaration)[];
   /**
    * How handoffs are offered: one `handoff({to, message})` tool, or one `transfer_to_<id>` tool per
    * target. @default the team's `handoffTools`, else "single"
    */
   handoffTools?: HandoffToolStyle;
+  /**
+   * What this agent is good at, for capability routing: other agents reach it through
+   * `handoff_to_specialist` / `delegate_to_specialist` by specialization and capabilities.
+   */
+  profile?: AgentProfile;
+  /** Offer this agent capability routing: `transfer` (`handoff_to_specialist`) or `delegate` (`delegate_to_specialist`). */
+  routing?: 'transfer' | 'delegate';
   /**
    * The type of the agent's final answer, as a zod schema: the model is asked for JSON of this
    * shape, an answer that does not parse or match is sent back (at most `maxOutputRetries` times),
@@ -78,6 +87,10 @@ export interface Agent {
   /** The targets declared with options, by id. */
   readonly handoffDeclarations: Readonly<Record<string, HandoffDeclaration>>;
   readonly handoffTools?: HandoffToolStyle;
+  /** The specialists declared with `delegate(id, options)`, by id. */
+  readonly delegates: Readonly<Record<string, DelegateDeclaration>>;
+  readonly profile?: AgentProfile;
+  readonly routing?: 'transfer' | 'delegate';
   readonly outputType?: z.ZodType;
   readonly approval?: ApprovalPolicy;
 }
@@ -104,13 +117,18 @@ export function defineAgent(definition: AgentDefinition): Agent {
   problems.push(...modelSpecCheck(d.model, 'model'));
   const tools = d.tools ?? [];
   if (!Array.isArray(tools) || tools.some((t) => t?.kind !== 'tool')) problems.push('tools must be made with defineTool()');
-  if (d.handoffs !== undefined && (!Array.isArray(d.handoffs) || d.handoffs.some((h) => typeof h !== 'string' && h?.kind !== 'handoff'))) {
-    problems.push("handoffs must be an array of agent ids or handoff('id', options) declarations");
+  if (d.handoffs !== undefined && (!Array.isArray(d.handoffs) || d.handoffs.some((h) => typeof h !== 'string' && h?.kind !== 'handoff' && h?.kind !== 'delegate'))) {
+    problems.push("handoffs must be an array of agent ids, handoff('id', options) or delegate('id', options) declarations");
   }
+  if (d.profile !== undefined) problems.push(...profileProblems(d.profile));
+  if (d.routing !== undefined && d.routing !== 'transfer' && d.routing !== 'delegate') problems.push(`routing must be "transfer" or "delegate", got ${JSON.stringify(d.routing)}`);
   if (d.handoffTools !== undefined && d.handoffTools !== 'single' && d.handoffTools !== 'per_target') {
     problems.push(`handoffTools must be "single" or "per_target", got ${JSON.stringify(d.handoffTools)}`);
   }
-  for (const h of Array.isArray(d.handoffs) ? d.handoffs : []) if (typeof h !== 'string' && h?.kind === 'handoff') problems.push(...declarationProblems(h));
+  for (const h of Array.isArray(d.handoffs) ? d.handoffs : []) {
+    if (typeof h !== 'string' && h?.kind === 'handoff') problems.push(...declarationProblems(h));
+    if (typeof h !== 'string' && h?.kind === 'delegate') problems.push(...delegateProblems(h));
+  }
   if (d.approval !== undefined) problems.push(...approvalPolicyCheck(d.approval, 'approval'));
   if (d.outputType !== undefined && !(d.outputType instanceof z.ZodType)) problems.push('outputType must be a zod schema, e.g. z.object({ answer: z.string() })');
   if (problems.length > 0) throw new UserError(`Invalid agent ${JSON.stringify(d.id)}: ${problems.join('; ')}`);
@@ -123,10 +141,34 @@ export function defineAgent(definition: AgentDefinition): Agent {
     instructions: d.instructions,
     model: d.model,
     tools,
-    handoffs: d.handoffs ? d.handoffs.map((h) => (typeof h === 'string' ? h : h.to)) : undefined,
-    handoffDeclarations: Object.fromEntries((d.handoffs ?? []).flatMap((h) => (typeof h === 'string' ? [] : [[h.to, h]]))),
+    handoffs: d.handoffs ? d.handoffs.flatMap((h) => (typeof h === 'string' ? [h] : h.kind === 'handoff' ? [h.to] : [])) : undefined,
+    handoffDeclarations: Object.fromEntries((d.handoffs ?? []).flatMap((h) => (typeof h !== 'string' && h.kind === 'handoff' ? [[h.to, h]] : []))),
+    delegates: Object.fromEntries((d.handoffs ?? []).flatMap((h) => (typeof h !== 'string' && h.kind === 'delegate' ? [[h.to, h]] : []))),
+    ...(d.profile ? { profile: { ...d.profile } } : {}),
+    ...(d.routing ? { routing: d.routing } : {}),
     ...(d.handoffTools ? { handoffTools: d.handoffTools } : {}),
     ...(d.approval ? { approval: { ...d.approval } } : {}),
     ...(d.outputType ? { outputType: d.outputType } : {}),
   };
+}
+
+/** Problems with a `delegate(target, options)` declaration, each naming the target. */
+function delegateProblems(d: DelegateDeclaration): string[] {
+  const at = `delegate("${String(d.to)}")`;
+  const problems = typeof d.to === 'string' && d.to !== '' ? [] : ['delegate(target) needs a target agent id'];
+  for (const key of ['maxTurns', 'maxHandoffs'] as const) {
+    const n = d[key];
+    if (n !== undefined && (!Number.isInteger(n) || n < (key === 'maxTurns' ? 1 : 0))) problems.push(`${at}.${key} must be a whole number`);
+  }
+  if (d.onFailure !== undefined && d.onFailure !== 'report' && d.onFailure !== 'fail') problems.push(`${at}.onFailure must be "report" or "fail"`);
+  problems.push(...(d.timeout !== undefined ? durationAtLeast(1000, '1 second')(d.timeout, `${at}.timeout`) : []));
+  return problems;
+}
+
+/** Problems with an agent's capability profile. */
+function profileProblems(p: AgentProfile): string[] {
+  const problems: string[] = [];
+  if (typeof p?.specialization !== 'string' || p.specialization.trim() === '') problems.push('profile.specialization must be a non-empty string');
+  if (!Array.isArray(p?.capabilities) || p.capabilities.some((c) => typeof c !== 'string')) problems.push('profile.capabilities must be a list of strings');
+  return problems;
 }

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import type { HandoffContext, HandoffFilter, HandoffOptionsSpec, HandoffRule } from '../common/team';
+import type { DelegateOptionsSpec, HandoffContext, HandoffFilter, HandoffOptionsSpec, HandoffRule } from '../common/team';
 import { toJsonSchema } from './tool';
 
 /** What `onHandoff` gets: the handoff about to happen. */
@@ -79,4 +79,28 @@ export function handoffOptionsSpec(d: HandoffDeclaration): HandoffOptionsSpec {
     ...(d.isEnabled !== undefined ? { isEnabled: d.isEnabled } : {}),
     ...(d.onHandoff !== undefined ? { onHandoff: true } : {}),
   };
+}
+
+/** Options of a delegation to one specialist; every field is optional. */
+export type DelegateOptions = DelegateOptionsSpec;
+
+/** A specialist declared with `delegate(target, options)` in an agent's `handoffs`. */
+export interface DelegateDeclaration extends DelegateOptions {
+  readonly kind: 'delegate';
+  readonly to: string;
+}
+
+/**
+ * Declare a specialist this agent may delegate tasks to: the specialist runs as a child chain with
+ * its own limits and answers back, and the agent stays in charge.
+ * @example handoffs: ['sales', delegate('researcher', { maxTurns: 5, timeout: '2 minutes' })]
+ */
+export function delegate(to: string, options: DelegateOptions = {}): DelegateDeclaration {
+  return { kind: 'delegate', to, ...options };
+}
+
+/** The data a delegate declaration records in the team snapshot. */
+export function delegateOptionsSpec(d: DelegateDeclaration): DelegateOptionsSpec {
+  const { kind: _kind, to: _to, ...options } = d;
+  return options;
 }

@@ -5,7 +5,8 @@ import type { ApprovalRule } from '../common/approvals';
 import type { AgentSpec, TeamSpec } from '../common/team';
 import type { Agent, HandoffToolStyle } from './agent';
 import { handoffToolSpec, transferToolName, transferToolSpecs } from '../common/handoffTools';
-import { type HandoffDeclaration, handoffOptionsSpec } from './handoff';
+import { delegateToolSpec } from '../common/delegation';
+import { delegateOptionsSpec, type HandoffDeclaration, handoffOptionsSpec } from './handoff';
 import { toJsonSchema, type Tool } from './tool';
 
 /** Options of a {@link Team}. */
@@ -84,6 +85,15 @@ export class Team {
     return this.#agents.get(from)?.handoffDeclarations[to];
   }
 
+  /** The delegation part of an agent's spec: its delegates, their options and the `delegate` tool. */
+  #delegation(agent: Agent): Pick<AgentSpec, 'delegates' | 'delegateOptions' | 'delegateTool'> {
+    const declared = Object.values(agent.delegates);
+    if (declared.length === 0) return {};
+    const delegateOptions = Object.fromEntries(declared.map((d) => [d.to, delegateOptionsSpec(d)]));
+    const targets = declared.map((d) => ({ id: d.to, description: this.#agents.get(d.to)?.description ?? d.to, options: delegateOptions[d.to] }));
+    return { delegates: declared.map((d) => d.to), delegateOptions, delegateTool: delegateToolSpec(agent.id, targets) };
+  }
+
   #style(agent: Agent): HandoffToolStyle {
     return agent.handoffTools ?? this.#handoffTools;
   }
@@ -122,6 +132,9 @@ export class Team {
         ...(handoffTool ? { handoffTool } : {}),
         ...(handoffTools ? { handoffTools, handoffToolTargets: Object.fromEntries(handoffTools.map((t, i) => [t.name, targets[i]!.id])) } : {}),
         ...(Object.keys(handoffOptions).length > 0 ? { handoffOptions } : {}),
+        ...this.#delegation(agent),
+        ...(agent.profile ? { profile: agent.profile } : {}),
+        ...(agent.routing ? { routing: agent.routing } : {}),
         ...(agent.outputType ? { outputSchema: toJsonSchema(agent.outputType) } : {}),
         ...(agent.approval ? { approval: agent.approval } : {}),
       };
@@ -149,7 +162,7 @@ function teamProblems(agents: Agent[]): string[] {
   const registered = [...ids].join(', ');
   for (const agent of agents) {
     if (agent?.kind !== 'agent') continue;
-    for (const target of agent.handoffs ?? []) {
+    for (const target of [...(agent.handoffs ?? []), ...Object.keys(agent.delegates ?? {})]) {
       if (typeof target !== 'string') continue;
       if (!ids.has(target)) {
         problems.push(`agent "${agent.id}" lists handoff target "${target}", which is not registered (registered: ${registered})`);

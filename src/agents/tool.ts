@@ -1,6 +1,9 @@
 import { z } from 'zod';
 import { UserError } from '../common/errors';
+import { DELEGATE_TOOL_NAME } from '../common/delegation';
 import { HANDOFF_TOOL_NAME, READ_STATE_TOOL_NAME, TRANSFER_TOOL_PREFIX } from '../common/handoff';
+
+const RESERVED = [HANDOFF_TOOL_NAME, DELEGATE_TOOL_NAME, READ_STATE_TOOL_NAME];
 import type { JsonSchema, ToolSpec } from '../common/model';
 import type { RunContext } from '../common/team';
 
@@ -83,8 +86,8 @@ export function defineTool<S extends z.ZodObject, Context extends RunContext = R
   const problems: string[] = [];
   if (typeof name !== 'string' || !TOOL_NAME.test(name)) {
     problems.push(`name ${JSON.stringify(name)} must be 1-64 letters, digits, "_" or "-"`);
-  } else if (name === HANDOFF_TOOL_NAME || name === READ_STATE_TOOL_NAME || name.startsWith(`${HANDOFF_TOOL_NAME}_to_`) || name.startsWith(TRANSFER_TOOL_PREFIX)) {
-    problems.push(`name "${name}" is reserved for baton's built-in tools (handoff, handoff_to_*, transfer_to_*, readState)`);
+  } else if (RESERVED.includes(name) || name.startsWith(`${HANDOFF_TOOL_NAME}_to_`) || name.startsWith(TRANSFER_TOOL_PREFIX) || name.startsWith(`${DELEGATE_TOOL_NAME}_to_`)) {
+    problems.push(`name "${name}" is reserved for baton's built-in tools (handoff, delegate, readState, handoff_to_*, delegate_to_*, transfer_to_*)`);
   }
   if (typeof description !== 'string' || description.trim() === '') problems.push('description must be a non-empty string');
   if (typeof execute !== 'function') problems.push('execute must be a function');

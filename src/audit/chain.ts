@@ -5,7 +5,7 @@ import { temporal } from '@temporalio/proto';
 import type { ApprovalRecord } from '../common/approvals';
 import { ActivityType } from '../common/messages';
 import type { CallModelInput, ModelResponse } from '../common/model';
-import type { HandoffRunInput, RecordHandoffInput } from '../common/run';
+import type { HandoffRunInput, HandoffRunResult, RecordHandoffInput } from '../common/run';
 import type { RunToolInput, RunToolResult, TeamSpec } from '../common/team';
 import { fromPayloads, type HistoryEvent } from '../payloads/read';
 import { recordedApprovalEvent, recordedHandoff } from './history';
@@ -98,6 +98,8 @@ class RunReader {
     } else if (e.activityTaskCanceledEventAttributes) {
       this.onEnded(String(e.activityTaskCanceledEventAttributes.scheduledEventId), 'cancelled', at, 'cancelled');
     } else if (e.workflowPropertiesModifiedEventAttributes) this.onApprovalEvent(e, at);
+    else if (e.startChildWorkflowExecutionInitiatedEventAttributes || e.childWorkflowExecutionStartedEventAttributes) this.onChildStarted(e, at);
+    else if (childEnd(e)) this.onChildEnded(e);
     else if (e.workflowTaskFailedEventAttributes) this.onTaskFailed(e, at);
     else if (e.workflowExecutionSignaledEventAttributes) {
       const s = e.workflowExecutionSignaledEventAttributes;
@@ -120,6 +122,7 @@ class RunReader {
     if (!input) return;
     const { resume, ...plain } = input;
     this.chain.input ??= plain;
+    if (input.parent) this.chain.parent ??= input.parent;
     this.push(at, { kind: 'run_started', input: plain });
     if (origin) this.push(at, { kind: 'replayed_from', baseRunId: origin.runId, reason: `baton replay from ${origin.from}` });
     if (resume) this.turns.resumed(resume, this.where(at));
@@ -149,6 +152,36 @@ class RunReader {
       this.chain.events.push(entry.event);
     }
     this.scheduled.set(String(e.eventId), entry);
+  }
+
+  private readonly children = new Map<string, Extract<AuditEvent, { kind: 'delegation' }>>();
+
+  private onChildStarted(e: HistoryEvent, at: number): void {
+    const init = e.startChildWorkflowExecutionInitiatedEventAttributes;
+    if (!init) return;
+    const input = fromPayloads<HandoffRunInput>(init.input);
+    const childWorkflowId = init.workflowId ?? '';
+    const from = [...this.chain.events].reverse().find((x) => x.kind === 'model_turn');
+    const event = {
+      ...this.where(at),
+      kind: 'delegation' as const,
+      ...(from?.kind === 'model_turn' ? { from: from.agent } : {}),
+      to: input?.agent ?? '?',
+      childWorkflowId,
+      task: input?.input ?? '',
+      outcome: 'running' as const,
+    };
+    this.children.set(String(e.eventId), event);
+    this.chain.events.push(event);
+  }
+
+  private onChildEnded(e: HistoryEvent): void {
+    const [initiatedId, outcome, details] = childEnd(e)!;
+    const event = this.children.get(initiatedId);
+    if (!event) return;
+    event.outcome = outcome;
+    if (outcome === 'completed') event.output = fromPayloads<HandoffRunResult<unknown>>(details as never)?.output;
+    else if (typeof details === 'string') event.error = details;
   }
 
   private onHandoff(entry: RecordHandoffInput, at: number): void {
@@ -250,4 +283,19 @@ function isRoutine(cause: temporal.api.enums.v1.WorkflowTaskFailedCause | string
 /** The name of a workflow task failure's cause (history read from JSON may carry it as the name already). */
 function causeName(cause: temporal.api.enums.v1.WorkflowTaskFailedCause | string): string {
   return typeof cause === 'string' ? cause : (temporal.api.enums.v1.WorkflowTaskFailedCause[cause] ?? String(cause));
+}
+
+/** The end of a child chain an event records: its initiating event, how it ended, and its result payloads or error. */
+function childEnd(e: HistoryEvent): [string, Extract<AuditEvent, { kind: 'delegation' }>['outcome'], unknown] | undefined {
+  const done = e.childWorkflowExecutionCompletedEventAttributes;
+  if (done) return [String(done.initiatedEventId), 'completed', done.result];
+  const failed = e.childWorkflowExecutionFailedEventAttributes;
+  if (failed) return [String(failed.initiatedEventId), 'failed', failed.failure?.cause?.message ?? failed.failure?.message ?? 'failed'];
+  const timedOut = e.childWorkflowExecutionTimedOutEventAttributes;
+  if (timedOut) return [String(timedOut.initiatedEventId), 'timed_out', 'timed out'];
+  const cancelled = e.childWorkflowExecutionCanceledEventAttributes;
+  if (cancelled) return [String(cancelled.initiatedEventId), 'cancelled', 'cancelled'];
+  const terminated = e.childWorkflowExecutionTerminatedEventAttributes;
+  if (terminated) return [String(terminated.initiatedEventId), 'terminated', 'terminated'];
+  return undefined;
 }

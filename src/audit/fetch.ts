@@ -21,7 +21,11 @@ export async function auditRun(client: Client, workflowId: string, lastRunId?: s
   }
   const chain = buildAudit(workflowId, runs);
   const replayedBy = last.raw.workflowExtendedInfo?.resetRunId || (await resumedBy(client, workflowId, last.runId));
-  return replayedBy ? { ...chain, replayedBy } : chain;
+  // The specialists this chain delegated to, each audited from its own history: the audit is a tree.
+  const childIds = [...new Set(chain.events.flatMap((e) => (e.kind === 'delegation' ? [e.childWorkflowId] : [])))];
+  const children = await Promise.all(childIds.map((id) => auditRun(client, id).catch(() => undefined)));
+  const found = children.filter((c): c is AuditChain => c !== undefined);
+  return { ...chain, ...(replayedBy ? { replayedBy } : {}), ...(found.length > 0 ? { children: found } : {}) };
 }
 
 /** The run that resumed `runId` through a replay with overrides, found by its memo. */

@@ -28,7 +28,11 @@ export function formatTimeline(chain: AuditChain): string {
   ].filter(Boolean);
   const lines = chain.events.flatMap((e) => {
     const line = describe(e);
-    return line ? [`${time(e.at)}  ${pad(line[0], 10)} ${line[1]}`] : [];
+    if (!line) return [];
+    const own = `${time(e.at)}  ${pad(line[0], 10)} ${line[1]}`;
+    // A specialist's own chain, indented under the delegation that started it.
+    const child = e.kind === 'delegation' ? chain.children?.find((c) => c.workflowId === e.childWorkflowId) : undefined;
+    return child ? [own, ...formatTimeline(child).split('\n').map((l) => `    │ ${l}`)] : [own];
   });
   return [...head, ...lines].join('\n');
 }
@@ -39,6 +43,10 @@ function describe(e: AuditEvent): [string, string] | undefined {
     case 'signal':
     case 'update':
       return undefined;
+    case 'delegation': {
+      const how = e.outcome === 'completed' ? `→ ${quoted(typeof e.output === 'string' ? e.output : JSON.stringify(e.output), 80)}` : e.outcome === 'running' ? '(running)' : `${e.outcome}${e.error ? `: ${clip(e.error, ERROR_WIDTH)}` : ''}`;
+      return ['delegate', `to ${e.to} (${e.childWorkflowId}): ${quoted(e.task.split('\n')[0] ?? '', 60)} ${how}`];
+    }
     case 'team_snapshot':
       return ['team', `snapshot: ${e.agents.join(', ')}`];
     case 'model_turn': {

@@ -11,6 +11,7 @@
 import { ApprovalTimeoutOutcome, type ApprovalRecord } from '../common/approvals';
 import { HandoffTargetNotFoundError, MaxHandoffsExceededError } from '../common/errors';
 import type { AgentSpec } from '../common/team';
+import { DELEGATE_TOOL_NAME, SPECIALIST_DELEGATE_TOOL_NAME } from '../common/delegation';
 import { extractHandoff, HANDOFF_TOOL_NAME, isHandoffCall, READ_STATE_TOOL_NAME } from '../common/handoff';
 import type { CallModelInput, ToolCall } from '../common/model';
 import type { RecordHandoffInput } from '../common/run';
@@ -38,6 +39,9 @@ export interface TurnSink {
 }
 
 /** Follows the turns of a chain across its runs. */
+/** Built-in tools the workflow answers itself: the handoff tool, `readState`, delegation (a specialist's answer). */
+const ANSWERED_BY_WORKFLOW = [HANDOFF_TOOL_NAME, READ_STATE_TOOL_NAME, DELEGATE_TOOL_NAME, SPECIALIST_DELEGATE_TOOL_NAME];
+
 export class TurnReader {
   private turn?: Turn;
   /** Handoffs waiting for a decision, by approval id. */
@@ -51,7 +55,7 @@ export class TurnReader {
    */
   answered(agent: string, calls: ToolCall[], where: { at: string; runId: string; given?: number; tools: string[] }): void {
     // `readState` is answered by the workflow like an unknown tool; handoff tools are recognised by the agent's spec.
-    const known = new Set(where.tools.filter((t) => t !== HANDOFF_TOOL_NAME && t !== READ_STATE_TOOL_NAME));
+    const known = new Set(where.tools.filter((t) => !ANSWERED_BY_WORKFLOW.includes(t)));
     const spec = this.sink.team()?.agents[agent];
     const turn: Turn = { agent, calls: [], ...(where.given !== undefined ? { given: where.given } : {}) };
     for (const call of calls) {

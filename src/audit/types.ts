@@ -3,7 +3,7 @@
  * and `baton audit --json` prints.
  */
 import type { ApprovalRecord } from '../common/approvals';
-import type { HandoffRecord, HandoffRunInput, HandoffRunResult, TransferRecord } from '../common/run';
+import type { HandoffRecord, HandoffRunInput, HandoffRunResult, ParentLink, TransferRecord } from '../common/run';
 import type { TeamSpec } from '../common/team';
 import type { HistoryEvent } from '../payloads/read';
 
@@ -129,6 +129,8 @@ export type AuditEvent = { at: string; runId: string } & (
   | { kind: 'timed_out' }
   | { kind: 'continued_as_new' }
   | { kind: 'replayed_from'; baseRunId: string; reason: string }
+  /** A specialist this chain delegated to, run as a child chain; its own audit is in `children`. */
+  | { kind: 'delegation'; from?: string; to: string; childWorkflowId: string; task: string; outcome: 'running' | 'completed' | 'failed' | 'timed_out' | 'cancelled' | 'terminated'; output?: unknown; error?: string }
   | { kind: 'overrides_applied'; options?: Record<string, unknown>; models?: Record<string, unknown> }
   | { kind: 'overrides_refused'; problems: string[] }
 );
@@ -156,6 +158,10 @@ export interface AuditChain {
   lineage: { runId: string; replayedFrom: string; reason: string; at: string }[];
   /** When the audited run was itself replayed: the run that continued it. */
   replayedBy?: string;
+  /** When this chain is a specialist: the chain it worked for. */
+  parent?: ParentLink;
+  /** The chains of the specialists it delegated to, in the order they started (filled by `baton.audit`). */
+  children?: AuditChain[];
 }
 
 /** One run's history, with its run id. */

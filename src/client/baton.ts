@@ -12,6 +12,7 @@ import {
   decideHandoffUpdate,
   overrideRunSignal,
   DEFAULT_TASK_QUEUE,
+  PARENT_MEMO,
   PENDING_MEMO,
   pendingApprovalsQuery,
   statusQuery,
@@ -22,6 +23,7 @@ import {
   type ApprovalRecord,
   type HandoffRecord,
   type HandoffRunResult,
+  type ParentLink,
   type PendingApproval,
   type RunOptions,
   type RunContext,
@@ -104,8 +106,12 @@ export class BatonRun<Output = string> {
 
 /** A handoff waiting for approval, in some chain. */
 export interface PendingHandoff extends PendingApproval {
+  /** The chain it waits in. */
   workflowId: string;
   runId: string;
+  /** When that chain is a specialist: the chain it works for, and the top of the tree. */
+  parentWorkflowId?: string;
+  rootWorkflowId?: string;
   /** Milliseconds since the approval was requested. */
   ageMs: number;
 }
@@ -168,7 +174,10 @@ export class Baton {
     const query = `${BatonStatusAttribute.name} = "${BatonStatus.AWAITING_APPROVAL}" AND ExecutionStatus = "Running"`;
     for await (const wf of this.client.workflow.list({ query })) {
       const waiting = (wf.memo?.[PENDING_MEMO] ?? []) as PendingApproval[];
-      for (const p of waiting) found.push({ ...p, workflowId: wf.workflowId, runId: wf.runId, ageMs: now - Date.parse(p.requestedAt) });
+      const parent = wf.memo?.[PARENT_MEMO] as ParentLink | undefined;
+      for (const p of waiting) {
+        found.push({ ...p, workflowId: wf.workflowId, runId: wf.runId, ageMs: now - Date.parse(p.requestedAt), ...(parent ? { parentWorkflowId: parent.workflowId, rootWorkflowId: parent.rootWorkflowId } : {}) });
+      }
     }
     return found.sort((a, b) => a.requestedAt.localeCompare(b.requestedAt));
   }
@@ -225,8 +234,11 @@ export class Baton {
     { approver, comment, reason }: DecisionOptions,
   ): Promise<ApprovalRecord> {
     if (typeof approver !== 'string' || approver.trim() === '') throw new UserError('approver must name who decides');
-    const run = this.getRun(workflowId);
-    const id = handoffId ?? (await onlyPending(run));
+    const chain = this.getRun(workflowId);
+    const waiting = await chain.pendingApprovals().catch(() => []);
+    const id = handoffId ?? onlyPending(workflowId, waiting);
+    // A handoff waiting in a specialist of this chain is decided in that specialist's chain.
+    const run = this.getRun(waiting.find((p) => p.handoffId === id)?.workflowId ?? workflowId);
     try {
       return await run.handle.executeUpdate(decideHandoffUpdate, {
         args: [{ handoffId: id, approver, decision, ...(comment !== undefined ? { comment } : {}), ...(reason !== undefined ? { reason } : {}) }],
@@ -237,14 +249,13 @@ export class Baton {
   }
 }
 
-async function onlyPending(run: BatonRun): Promise<string> {
-  const waiting = await run.pendingApprovals();
+function onlyPending(workflowId: string, waiting: PendingApproval[]): string {
   if (waiting.length === 1) return waiting[0]!.handoffId;
   throw new ApprovalRefusedError(
     '(none given)',
     waiting.length === 0
-      ? `chain ${run.workflowId} has no handoff waiting for approval`
-      : `chain ${run.workflowId} has ${waiting.length} waiting handoffs; name one: ${waiting.map((w) => `${w.handoffId} (${w.from} → ${w.to})`).join(', ')}`,
+      ? `chain ${workflowId} has no handoff waiting for approval`
+      : `chain ${workflowId} has ${waiting.length} waiting handoffs; name one: ${waiting.map((w) => `${w.handoffId} (${w.from} → ${w.to})`).join(', ')}`,
   );
 }
 

@@ -11,6 +11,7 @@ import { ActivityType } from '../common/messages';
 import type { CallModelInput } from '../common/model';
 import type { HandoffRecord, HandoffRunResult } from '../common/run';
 import type { RunToolInput } from '../common/team';
+import { decodeHistory } from '../payloads/history';
 import { fromPayloads, type HistoryEvent } from '../payloads/read';
 
 /** Something that happened in a run, in history order. `at` is the event's time (ISO 8601). */
@@ -40,6 +41,7 @@ const FINAL = new Set<RunEvent['kind']>(['completed', 'failed', 'ended']);
 export async function* runEvents(client: WorkflowClient, workflowId: string, runId?: string): AsyncGenerator<RunEvent> {
   let execution = { workflowId, runId: runId ?? (await client.getHandle(workflowId).describe()).runId };
   let nextPageToken: Uint8Array | undefined;
+  const codecs = client.options.loadedDataConverter.payloadCodecs;
   const calls = new Map<string, { kind: 'model' | 'tool'; agent: string; tool?: string }>();
   for (;;) {
     const response = await client.workflowService.getWorkflowExecutionHistory({
@@ -49,6 +51,7 @@ export async function* runEvents(client: WorkflowClient, workflowId: string, run
       waitNewEvent: true,
       skipArchival: true,
     });
+    if (response.history) await decodeHistory(response.history, codecs);
     for (const e of response.history?.events ?? []) {
       const current = execution.runId;
       for (const event of mapEvent(e, calls)) {

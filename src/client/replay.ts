@@ -15,6 +15,7 @@ import { UserError } from '../common/errors';
 import { overrideProblems } from '../common/input';
 import { ActivityType, BatonAgent, BatonHandoffs, BatonStatusAttribute, REPLAY_OF_MEMO, WorkflowType } from '../common/messages';
 import { BatonStatus, type RunOverrides } from '../common/run';
+import { decodeHistory } from '../payloads/history';
 import type { HistoryEvent } from '../payloads/read';
 import { rebuildState } from './resume';
 const EventType = temporal.api.enums.v1.EventType;
@@ -66,7 +67,7 @@ export async function replayChain(client: Client, workflowId: string, options: R
   if (options.fromHandoff === undefined && !REPLAYABLE.has(status)) {
     throw new UserError(`chain ${workflowId} ${status.toLowerCase()}; replay it from a handoff (fromHandoff) or pick a failed chain`);
   }
-  const history = await client.workflow.getHandle(workflowId, description.runId).fetchHistory();
+  const history = await decodeHistory(await client.workflow.getHandle(workflowId, description.runId).fetchHistory(), client.options.loadedDataConverter.payloadCodecs);
   if (options.overrides) return resumeWithOverrides(client, description, history.events ?? [], options);
   const plan = planReplay(history.events ?? [], description.runId, options.fromHandoff);
   const response: temporal.api.workflowservice.v1.IResetWorkflowExecutionResponse = await client.workflowService.resetWorkflowExecution({

@@ -46,6 +46,8 @@ export interface PendingApproval {
   /** The policy's timeout as given. */
   timeout?: string | number;
   onTimeout: ApprovalTimeoutOutcome;
+  /** The chain the handoff waits in, when it is a specialist of this one (delegation). */
+  workflowId?: string;
 }
 
 /** A decision sent by a person (or a program acting for one). */

@@ -161,6 +161,26 @@ export class OutputValidationError extends ModelBehaviorError<{ agent: string; p
   }
 }
 
+/** A specialist would delegate deeper than `maxDelegationDepth` allows. */
+export class DelegationDepthExceededError extends ModelBehaviorError<{ agent: string; depth: number; limit: number }> {
+  declare readonly agent: string;
+  declare readonly depth: number;
+  declare readonly limit: number;
+  constructor(agent: string, depth: number, limit: number) {
+    super(`Agent "${agent}" would delegate at depth ${depth}, past maxDelegationDepth (${limit})`, { agent, depth, limit });
+  }
+}
+
+/** A specialist failed and its delegation says `onFailure: 'fail'`. */
+export class DelegationFailedError extends SystemError<{ agent: string; specialist: string; reason: string }> {
+  declare readonly agent: string;
+  declare readonly specialist: string;
+  declare readonly reason: string;
+  constructor(agent: string, specialist: string, reason: string) {
+    super(`The task agent "${agent}" delegated to "${specialist}" failed: ${reason}`, { agent, specialist, reason });
+  }
+}
+
 /** Nobody decided a handoff in time and its policy says `onTimeout: 'fail'`. */
 export class ApprovalTimeoutError extends BatonError<{ handoffId: string; from: string; to: string; timeout: string }> {
   declare readonly handoffId: string;
@@ -225,6 +245,8 @@ const CLASSES = [
   MaxTurnsExceededError,
   EmptyOutputError,
   OutputValidationError,
+  DelegationDepthExceededError,
+  DelegationFailedError,
   ApprovalTimeoutError,
   ModelCallFailedError,
   ToolExecutionError,

@@ -24,6 +24,8 @@ export interface HandoffResult {
   input?: unknown;
   /** The state update the call carries (teams with `sharedState`). */
   update?: StateUpdate;
+  /** Set when capability routing chose the target (`handoff_to_specialist`). */
+  via?: 'specialist';
 }
 
 /** Type guard for {@link HandoffResult}. */

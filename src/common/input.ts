@@ -27,6 +27,8 @@ import { InvalidRunInputError } from './errors';
 import { approvalPolicyCheck, approvalRuleCheck, RUN_OPTION_KEYS, runOptionProblems } from './options';
 import type { HandoffRunInput } from './run';
 
+const count = integer(0, Number.MAX_SAFE_INTEGER);
+
 const object: Check = (v, key) => (isRecord(v) ? [] : [`"${key}" must be an object, got ${shown(v)}`]);
 
 const scriptedStep: Check = shape(
@@ -122,10 +124,20 @@ const agentSpec = shape(
     handoffTools: arrayOf(toolSpec, 'tool specs'),
     handoffToolTargets: recordOf(nonEmptyString),
     handoffOptions: recordOf(handoffOptionsSpec),
+    delegates: names,
+    delegateOptions: recordOf(
+      shape(
+        { description: string, reason: string, maxTurns: integer(1), maxHandoffs: integer(0), timeout: either(string, count), onFailure: oneOf(['report', 'fail']) },
+        ['description', 'reason', 'maxTurns', 'maxHandoffs', 'timeout', 'onFailure'],
+      ),
+    ),
+    delegateTool: toolSpec,
+    profile: shape({ specialization: nonEmptyString, capabilities: names, description: string, examples: arrayOf(string, 'examples'), acceptsHandoffs: boolean }, ['description', 'examples', 'acceptsHandoffs']),
+    routing: oneOf(['transfer', 'delegate']),
     outputSchema: object,
     approval: approvalPolicyCheck,
   },
-  ['handoffTool', 'handoffTools', 'handoffToolTargets', 'handoffOptions', 'outputSchema', 'approval'],
+  ['handoffTool', 'handoffTools', 'handoffToolTargets', 'handoffOptions', 'delegates', 'delegateOptions', 'delegateTool', 'profile', 'routing', 'outputSchema', 'approval'],
 );
 
 const teamSpec = shape(
@@ -152,7 +164,6 @@ const chatMessage: Check = (v, key) => {
   }
 };
 
-const count = integer(0, Number.MAX_SAFE_INTEGER);
 const isoTime: Check = (v, key) => (typeof v === 'string' && !Number.isNaN(Date.parse(v)) ? [] : [`"${key}" must be an ISO 8601 time, got ${shown(v)}`]);
 
 const approvalRecord = shape(
@@ -182,8 +193,9 @@ const pendingApproval = shape(
     approvers: names,
     timeout: either(string, count),
     onTimeout: oneOf(['reject', 'approve', 'fail']),
+    workflowId: string,
   },
-  ['expiresAt', 'approvers', 'timeout'],
+  ['expiresAt', 'approvers', 'timeout', 'workflowId'],
 );
 
 const handoffRecord = shape(
@@ -213,6 +225,8 @@ const resolvedOptions: Check = (v, key) => {
   return required.filter((k) => v[k] === undefined).map((k) => `"${key}.${k}" is missing (resolved options have ${RUN_OPTION_KEYS.join(', ')})`);
 };
 
+const parentLink = shape({ workflowId: nonEmptyString, rootWorkflowId: nonEmptyString, depth: integer(1, 100) });
+
 const chainStateShape = shape(
   {
     team: teamSpec,
@@ -229,13 +243,14 @@ const chainStateShape = shape(
     context: object,
     request: string,
     shared: sharedState,
+    parent: parentLink,
     openTurn,
     pendingResponse: modelResponse,
     approvals: shape({ pending: arrayOf(pendingApproval, 'waiting approvals'), decided: arrayOf(approvalRecord, 'approval records') }),
     continuedRuns: count,
     replayOf: shape({ workflowId: string, runId: string, from: string }),
   },
-  ['answerRetries', 'context', 'request', 'shared', 'openTurn', 'pendingResponse', 'replayOf'],
+  ['answerRetries', 'context', 'request', 'shared', 'parent', 'openTurn', 'pendingResponse', 'replayOf'],
 );
 
 /** Problems with a carried chain state, the references between its parts included. */
@@ -247,7 +262,7 @@ export const chainStateCheck: Check = (v, key) => {
   return problems;
 };
 
-const INPUT_FIELDS = ['agent', 'input', 'options', 'context', 'resume'];
+const INPUT_FIELDS = ['agent', 'input', 'options', 'context', 'parent', 'resume'];
 
 /** The most a run's application context may hold, as JSON: it travels with every tool call. */
 export const MAX_CONTEXT_BYTES = 64 * 1024;
@@ -270,6 +285,7 @@ export function validateRunInput(value: unknown): HandoffRunInput {
   else if (value.input.trim() === '') problems.push('"input" must not be empty: it is what the first agent is asked');
   if (value.options !== undefined) problems.push(...runOptionProblems(value.options));
   if (value.context !== undefined) problems.push(...contextProblems(value.context));
+  if (value.parent !== undefined) problems.push(...parentLink(value.parent, 'parent'));
   if (value.resume !== undefined) problems.push(...chainStateCheck(value.resume, 'resume').map((p) => `${p} ("resume" is set by baton when a chain continues; leave it out)`));
   const extra = Object.keys(value).filter((k) => !INPUT_FIELDS.includes(k));
   if (extra.length > 0) problems.push(`unknown field(s) ${extra.map((k) => `"${k}"`).join(', ')} (valid: agent, input, options, context)`);

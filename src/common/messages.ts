@@ -60,6 +60,23 @@ export const decideHandoffUpdate = defineUpdate<ApprovalRecord, [HandoffDecision
  */
 export const overrideRunSignal = defineSignal<[RunOverrides]>('overrideRun');
 
+/**
+ * Signal: a specialist chain tells the chain that delegated to it which approvals wait in it and
+ * in its own specialists, so they surface at the top (`pendingApprovals`, `baton.pending()`).
+ */
+export const childApprovalsSignal = defineSignal<[ChildApprovals]>('childApprovals');
+
+/** What {@link childApprovalsSignal} carries. */
+export interface ChildApprovals {
+  /** The specialist chain's workflow id. */
+  workflowId: string;
+  /** Its waiting approvals and those of its own specialists, each with the chain it waits in. */
+  pending: PendingApproval[];
+}
+
+/** Memo key naming the chain a specialist works for (`ParentLink`). */
+export const PARENT_MEMO = 'batonParent';
+
 /** Memo key holding the run's waiting approvals, for listing them from visibility. */
 export const PENDING_MEMO = 'batonPending';
 /** Memo key naming the run a replay with overrides continues (`{workflowId, runId, from}`). */
@@ -97,6 +114,8 @@ export const ActivityType = {
   SUMMARIZE_HANDOFF: 'summarizeHandoff',
   /** Runs a handoff's `onHandoff` check, which may veto it. */
   CHECK_HANDOFF: 'checkHandoff',
+  /** Picks a specialist with a model when no profile matches a routing request. */
+  ROUTE_SPECIALIST: 'routeSpecialist',
 } as const;
 
 /**

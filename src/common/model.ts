@@ -117,7 +117,7 @@ export interface CallModelInput {
   /** How many model calls this agent has had before in this run (0-based); scripted models use it. */
   callIndex: number;
   /** Why the model is called when the call is not one of the agent's turns (a handoff's summary). */
-  purpose?: 'summary';
+  purpose?: 'summary' | 'routing';
   /**
    * JSON Schema the final answer must match (the agent's `outputType`); providers that can ask the
    * model for it do (OpenAI's `response_format`).
@@ -138,6 +138,23 @@ export interface SummarizeInput {
 /** Result of the `summarizeHandoff` activity. */
 export interface SummarizeResult {
   summary: string;
+  usage: { inputTokens: number; outputTokens: number };
+}
+
+/** Input of the `routeSpecialist` activity: a routing request no profile matched. */
+export interface RouteSpecialistInput {
+  /** The agent asking, whose model decides. */
+  agentId: string;
+  model: ModelSpec;
+  request: { specialistType: string; task: string; requiredCapabilities: string[] };
+  /** The candidates: id and profile. */
+  specialists: { id: string; specialization: string; capabilities: string[]; description?: string; examples?: string[] }[];
+}
+
+/** Result of the `routeSpecialist` activity: the chosen specialist, or why none fits. */
+export interface RouteSpecialistResult {
+  agent?: string;
+  reason?: string;
   usage: { inputTokens: number; outputTokens: number };
 }
 

@@ -119,6 +119,15 @@ export const RUN_OPTIONS = {
   onEmptyOutput: option<EmptyOutputPolicy>({ default: 'retry', check: oneOf(['retry', 'accept']), doc: 'retry once or accept an empty answer' }),
   /** Final answers that do not match the agent's `outputType` sent back to the model before the run fails. @default 2 */
   maxOutputRetries: option<number>({ default: 2, check: integer(0, 10), doc: 'invalid structured answers sent back before failing' }),
+  /** How deep specialists may delegate further (a specialist of a specialist is depth 2). @default 3 */
+  maxDelegationDepth: option<number>({ default: 3, check: integer(1, 10), doc: 'how deep delegations may nest' }),
+  /** Specialists of one turn that run at once; the others start as these finish. @default 4 */
+  maxParallelDelegations: option<number>({ default: 4, check: integer(1, 100), doc: 'delegations of one turn running at once' }),
+  /**
+   * Several delegations in one turn: `best_effort` answers each with its result or failure; `all`
+   * tells every one of them the joined delegation failed when any failed. @default "best_effort"
+   */
+  delegationJoin: option<'all' | 'best_effort'>({ default: 'best_effort', check: oneOf(['all', 'best_effort']), doc: 'how delegations of one turn join' }),
   /** Per-attempt timeout of a model call, e.g. `"2 minutes"` or milliseconds. @default "2 minutes" */
   modelTimeout: option<string | number>({ default: '2 minutes', check: callTimeout, doc: 'per-attempt timeout of a model call' }),
   /** Per-attempt timeout of a tool call. @default "5 minutes" */

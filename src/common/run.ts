@@ -88,11 +88,22 @@ export interface HandoffRunInput {
   options?: RunOptions;
   /** Application data the run's tools receive (`ToolContext.context`); plain JSON, recorded in history. */
   context?: RunContext;
+  /** Set when this run is a specialist a parent chain delegated to. */
+  parent?: ParentLink;
   /**
    * The chain to continue: set by the workflow when it continues as new, and by `baton.replay`
    * with overrides. Other callers leave it out.
    */
   resume?: ChainState;
+}
+
+/** The chain a delegated run works for. */
+export interface ParentLink {
+  workflowId: string;
+  /** The first chain of the tree. */
+  rootWorkflowId: string;
+  /** 1 for a specialist of a top chain, 2 for its specialist, … */
+  depth: number;
 }
 
 /**

@@ -6,7 +6,7 @@ import type { ApprovalRecord, PendingApproval } from './approvals';
 import type { HandoffResult } from './handoff';
 import type { ChatMessage, ModelResponse, ToolCall } from './model';
 import type { ResolvedRunOptions } from './options';
-import type { HandoffRecord, Usage } from './run';
+import type { HandoffRecord, ParentLink, Usage } from './run';
 import type { RunContext, SharedState, TeamSpec } from './team';
 
 /** A turn interrupted while its handoff waits for approval. */
@@ -46,6 +46,8 @@ export interface ChainState {
   request?: string;
   /** The shared state handoffs have updated (teams with `sharedState`). */
   shared?: SharedState;
+  /** The chain this one works for, when it is a delegated specialist. */
+  parent?: ParentLink;
   openTurn?: OpenTurn;
   /** A model answer to act on before the next model call (set by a replay that resumes after it). */
   pendingResponse?: ModelResponse;

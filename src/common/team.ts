@@ -24,6 +24,16 @@ export interface AgentSpec {
   handoffToolTargets?: Record<string, string>;
   /** What each handoff declared with `handoff(target, options)` carries, by target id. */
   handoffOptions?: Record<string, HandoffOptionsSpec>;
+  /** The agents this one may delegate tasks to (they answer back), declared with `delegate(target, options)`. */
+  delegates?: string[];
+  /** Options of each delegate target, by id. */
+  delegateOptions?: Record<string, DelegateOptionsSpec>;
+  /** The injected `delegate` tool, when the agent has delegates. */
+  delegateTool?: ToolSpec;
+  /** What this agent is good at, for capability routing. */
+  profile?: AgentProfile;
+  /** Capability routing the agent is offered: `handoff_to_specialist` (transfer) or `delegate_to_specialist` (delegate). */
+  routing?: 'transfer' | 'delegate';
   /** JSON Schema of the agent's structured final answer (its `outputType`). */
   outputSchema?: JsonSchema;
   /** Approval for handoffs into this agent. */
@@ -39,6 +49,31 @@ export interface TeamSpec {
   hasHandoffListeners: boolean;
   /** Whether handoffs may carry state updates and agents can read the run's shared state. */
   sharedState?: boolean;
+}
+
+/** What an agent is good at, declared for capability routing (Jazz's profiles). */
+export interface AgentProfile {
+  /** e.g. "refunds", "research". */
+  specialization: string;
+  capabilities: string[];
+  description?: string;
+  /** Example tasks. */
+  examples?: string[];
+  /** Whether routing may send work to it. @default true */
+  acceptsHandoffs?: boolean;
+}
+
+/** Options of a delegation to one specialist; plain data, recorded with the team. */
+export interface DelegateOptionsSpec {
+  description?: string;
+  reason?: string;
+  /** The specialist's own limits. */
+  maxTurns?: number;
+  maxHandoffs?: number;
+  /** How long the specialist may take, e.g. "5 minutes". @default no limit */
+  timeout?: string | number;
+  /** A failing, timed-out or cancelled specialist: an error result the caller acts on, or the caller's failure. @default "report" */
+  onFailure?: 'report' | 'fail';
 }
 
 /** Which conversation a handoff target starts from (besides its own instructions and its input). */

@@ -1,10 +1,10 @@
 import { ToolExecutionError } from '../../src/common/errors';
-import type { CallModelInput, ModelResponse, SummarizeInput, SummarizeResult, ToolCall } from '../../src/common/model';
+import type { CallModelInput, ModelResponse, RouteSpecialistInput, RouteSpecialistResult, SummarizeInput, SummarizeResult, ToolCall } from '../../src/common/model';
 import { resolveRunOptions, type RunOptions } from '../../src/common/options';
 import { BatonStatus, type RecordHandoffInput } from '../../src/common/run';
 import type { AgentSpec, CheckHandoffInput, CheckHandoffResult, RunToolInput, RunToolResult, TeamSpec } from '../../src/common/team';
 import { ApprovalDesk } from '../../workflows/chain/desk';
-import type { ChainEffects, Timer } from '../../workflows/chain/effects';
+import type { ChainEffects, DelegationOutcome, DelegationStart, Timer } from '../../workflows/chain/effects';
 import { Chain, startChain } from '../../workflows/chain/state';
 import { defaultGuards } from '../../workflows/guards';
 import type { ChainRun } from '../../workflows/loop';
@@ -60,6 +60,23 @@ export class FakeEffects implements ChainEffects {
   async checkHandoff(input: CheckHandoffInput): Promise<CheckHandoffResult> {
     this.log.push(`checkHandoff ${input.from}>${input.to}`);
     return this.vetoes[input.to] ? { veto: this.vetoes[input.to] } : {};
+  }
+
+  reportPending(parentWorkflowId: string): void {
+    this.log.push(`report to ${parentWorkflowId}`);
+  }
+
+  /** What each delegated child chain answers, by target agent. */
+  children: Record<string, DelegationOutcome> = {};
+
+  async delegate(start: DelegationStart): Promise<DelegationOutcome> {
+    this.log.push(`delegate ${start.input.agent}`);
+    return this.children[start.input.agent] ?? { ok: false, reason: 'no such fake child' };
+  }
+
+  async routeSpecialist(input: RouteSpecialistInput): Promise<RouteSpecialistResult> {
+    this.log.push(`route ${input.request.specialistType}`);
+    return { reason: 'no fake router', usage: { inputTokens: 0, outputTokens: 0 } };
   }
 
   async runTool(input: RunToolInput): Promise<RunToolResult> {

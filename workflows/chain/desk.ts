@@ -22,12 +22,17 @@ type Via = 'signal' | 'update';
 
 type Received =
   | { kind: 'decision'; raw: unknown; via: Via; at: number; reply?: { resolve: (r: ApprovalRecord) => void; reject: (e: unknown) => void } }
-  | { kind: 'overrides'; raw: unknown; at: number };
+  | { kind: 'overrides'; raw: unknown; at: number }
+  | { kind: 'child_report'; raw: unknown };
 
 export class ApprovalDesk {
   private readonly inbox: Received[] = [];
   /** Updates answered by the last drain whose handlers have not returned yet. */
   private returning = 0;
+  /** The approvals waiting in this chain's specialists (and theirs), by specialist workflow id. */
+  private readonly descendants = new Map<string, PendingApproval[]>();
+  /** What was last reported to the parent chain, to report only changes. */
+  private reported = '[]';
 
   private chain?: Chain;
 
@@ -59,6 +64,21 @@ export class ApprovalDesk {
     }
   }
 
+  /** A specialist's report of the approvals waiting in it: queued for the loop. */
+  receiveChildReport(raw: unknown): void {
+    this.inbox.push({ kind: 'child_report', raw });
+  }
+
+  /** Every approval waiting in this chain and its specialists; theirs name the chain they wait in. */
+  pendingInTree(): PendingApproval[] {
+    return [...(this.chain?.state.approvals.pending ?? []), ...[...this.descendants.values()].flat()];
+  }
+
+  /** A specialist ended: nothing waits in it any more. */
+  childEnded(workflowId: string): void {
+    if (this.descendants.delete(workflowId)) this.reportUp();
+  }
+
   /** Overrides sent by signal: queued for the loop. */
   receiveOverrides(raw: unknown): void {
     this.inbox.push({ kind: 'overrides', raw, at: this.effects.now() });
@@ -82,6 +102,7 @@ export class ApprovalDesk {
   async drain(): Promise<void> {
     for (let entry = this.inbox.shift(); entry; entry = this.inbox.shift()) {
       if (entry.kind === 'overrides') this.applyOverrides(entry.raw);
+      else if (entry.kind === 'child_report') this.takeReport(entry.raw);
       else this.decide(entry);
     }
     if (this.returning > 0) await this.effects.condition(() => this.returning === 0);
@@ -217,6 +238,27 @@ export class ApprovalDesk {
 
   private publish(event: Record<string, unknown>): void {
     this.effects.publish({ [PENDING_MEMO]: this.state.approvals.pending, [APPROVAL_EVENT_MEMO]: event });
+    this.reportUp();
+  }
+
+  private takeReport(raw: unknown): void {
+    const r = isObject(raw) ? raw : {};
+    if (typeof r.workflowId !== 'string' || !Array.isArray(r.pending)) return;
+    const pending = (r.pending as PendingApproval[]).map((p) => ({ ...p, workflowId: p.workflowId ?? (r.workflowId as string) }));
+    if (pending.length > 0) this.descendants.set(r.workflowId, pending);
+    else this.descendants.delete(r.workflowId);
+    this.reportUp();
+  }
+
+  /** Tell the chain this one works for (if any) what waits in this part of the tree, when it changed. */
+  private reportUp(): void {
+    const parent = this.chain?.state.parent;
+    if (!parent) return;
+    const pending = this.pendingInTree().map((p) => ({ ...p, workflowId: p.workflowId ?? this.effects.workflowId }));
+    const text = JSON.stringify(pending);
+    if (text === this.reported) return;
+    this.reported = text;
+    this.effects.reportPending(parent.workflowId, { workflowId: this.effects.workflowId, pending });
   }
 }
 

@@ -3,11 +3,14 @@
  * timers, `patched()`) goes through {@link ChainEffects}, so the loop runs on fake effects in unit
  * tests and on {@link temporalEffects} in a workflow.
  */
-import { ActivityFailure, ApplicationFailure, TimeoutFailure } from '@temporalio/common';
+import { ActivityFailure, ApplicationFailure, CancelledFailure, ChildWorkflowFailure, TerminatedFailure, TimeoutFailure } from '@temporalio/common';
 import {
   CancellationScope,
   condition,
+  executeChild,
+  getExternalWorkflowHandle,
   isCancellation,
+  ParentClosePolicy,
   log,
   patched,
   proxyActivities,
@@ -18,11 +21,14 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import type { BatonActivities } from '../../activities';
+
+/** The shape of the `handoffRun` workflow, for starting specialists as children. */
+type HandoffRunWorkflow = (input: HandoffRunInput) => Promise<HandoffRunResult<unknown>>;
 import { BATON_ERROR_TYPES, ModelCallFailedError, NON_RETRYABLE_ERROR_TYPES, ToolExecutionError } from '../../src/common/errors';
-import { BatonAgent, BatonHandoffs, BatonStatusAttribute, HANDOFF_MEMO, Patches } from '../../src/common/messages';
-import type { CallModelInput, ModelResponse, SummarizeInput, SummarizeResult } from '../../src/common/model';
+import { BatonAgent, BatonHandoffs, BatonStatusAttribute, type ChildApprovals, childApprovalsSignal, HANDOFF_MEMO, PARENT_MEMO, Patches, WorkflowType } from '../../src/common/messages';
+import type { CallModelInput, ModelResponse, RouteSpecialistInput, RouteSpecialistResult, SummarizeInput, SummarizeResult } from '../../src/common/model';
 import { modelActivityOptions, type ResolvedRunOptions, toolActivityOptions } from '../../src/common/options';
-import { BatonStatus, type RecordHandoffInput } from '../../src/common/run';
+import { BatonStatus, type HandoffRunInput, type HandoffRunResult, type RecordHandoffInput } from '../../src/common/run';
 import type { CheckHandoffInput, CheckHandoffResult, RunToolInput, RunToolResult, TeamSpec } from '../../src/common/team';
 
 /** A durable timer the chain can stop waiting for. */
@@ -52,6 +58,12 @@ export interface ChainEffects {
   runTool(input: RunToolInput, options: ResolvedRunOptions): Promise<RunToolResult>;
   /** Put a handoff on the record and run the `agent_handoff` hooks. */
   recordHandoff(entry: RecordHandoffInput, team: TeamSpec): Promise<void>;
+  /** Tell the chain `parentWorkflowId` which approvals wait in this one and its specialists. */
+  reportPending(parentWorkflowId: string, report: ChildApprovals): void;
+  /** Run a specialist as a child chain and wait for it: its result, or why it did not give one. */
+  delegate(start: DelegationStart): Promise<DelegationOutcome>;
+  /** Pick a specialist with a model when no profile matched (the `routeSpecialist` activity). */
+  routeSpecialist(input: RouteSpecialistInput, options: ResolvedRunOptions): Promise<RouteSpecialistResult>;
   /** Publish memo fields (each upsert is an event in history). */
   publish(memo: Record<string, unknown>): void;
   /** The `BatonAgent` and `BatonHandoffs` search attributes. */
@@ -140,6 +152,33 @@ export function temporalEffects(v2: boolean): ChainEffects {
       }
     },
     publish: (memo) => upsertMemo(memo),
+    reportPending(parentWorkflowId, report) {
+      // The parent may have ended meanwhile; a report it cannot take is of no use to anyone.
+      getExternalWorkflowHandle(parentWorkflowId).signal(childApprovalsSignal, report).catch(() => undefined);
+    },
+    async delegate(start) {
+      try {
+        const result = await executeChild<HandoffRunWorkflow>(WorkflowType.HANDOFF_RUN, {
+          workflowId: start.workflowId,
+          args: [start.input],
+          memo: { [PARENT_MEMO]: start.input.parent },
+          parentClosePolicy: ParentClosePolicy.REQUEST_CANCEL,
+          ...(start.timeoutMs !== undefined ? { workflowExecutionTimeout: start.timeoutMs } : {}),
+        });
+        return { ok: true, result };
+      } catch (err) {
+        if (isCancellation(err) && !(err instanceof ChildWorkflowFailure)) throw err;
+        return { ok: false, reason: childFailureReason(err) };
+      }
+    },
+    async routeSpecialist(input, options) {
+      const { routeSpecialist } = proxyActivities<BatonActivities>({ ...modelActivityOptions(options, NON_RETRYABLE_ERROR_TYPES), summary: `${input.agentId}: routing` });
+      try {
+        return await routeSpecialist(input);
+      } catch (err) {
+        throw activityError(err, (reason) => new ModelCallFailedError(input.agentId, reason));
+      }
+    },
     setAgent(agent, handoffs) {
       upsertSearchAttributes([
         { key: BatonAgent, value: agent },
@@ -179,6 +218,26 @@ export function temporalEffects(v2: boolean): ChainEffects {
       return info.continueAsNewSuggested || (afterEvents > 0 && info.historyLength >= afterEvents);
     },
   };
+}
+
+/** A specialist to run as a child chain. */
+export interface DelegationStart {
+  workflowId: string;
+  input: HandoffRunInput;
+  timeoutMs?: number;
+}
+
+/** How a specialist ended: its result, or why there is none (failed, timed out, cancelled). */
+export type DelegationOutcome = { ok: true; result: HandoffRunResult<unknown> } | { ok: false; reason: string };
+
+/** Why a child chain gave no result, in words for the model and the audit. */
+function childFailureReason(err: unknown): string {
+  const cause = err instanceof ChildWorkflowFailure ? err.cause : err;
+  if (cause instanceof TimeoutFailure) return 'it timed out';
+  if (cause instanceof CancelledFailure) return 'it was cancelled';
+  if (cause instanceof TerminatedFailure) return 'it was terminated';
+  if (cause instanceof ApplicationFailure) return `${cause.type ?? 'Error'}: ${cause.message}`;
+  return cause instanceof Error ? cause.message : String(cause);
 }
 
 /** Keep baton's own typed failures; wrap anything else that outlived its retries. */

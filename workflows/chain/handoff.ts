@@ -9,6 +9,8 @@ import { extractHandoff, type HandoffResult } from '../../src/common/handoff';
 import type { ModelResponse, ToolCall } from '../../src/common/model';
 import type { HandoffRecord } from '../../src/common/run';
 import type { AgentSpec } from '../../src/common/team';
+import { SPECIALIST_HANDOFF_TOOL_NAME } from '../../src/common/delegation';
+import { routeToSpecialist } from './routing';
 import { agentOf, currentAgent } from './state';
 import { type ChainRun, retried, type Step } from './step';
 import { planTransfer, transcript, transferTo } from './transfer';
@@ -33,9 +35,17 @@ export type Weighed = { kind: 'answer'; answer: string } | { kind: 'go'; handoff
 export async function weighHandoff(run: ChainRun, call: ToolCall, checkedInput: NonNullable<ModelResponse['handoffInputs']>[number] | undefined): Promise<Weighed> {
   const { chain, effects, guards } = run;
   const source = currentAgent(chain.state);
-  const request = readHandoff(call, source);
-  if (request.kind === 'invalid') return { kind: 'answer', answer: request.answer };
-  let h = request.handoff;
+  let h: HandoffResult;
+  if (call.name === SPECIALIST_HANDOFF_TOOL_NAME) {
+    const routed = await routeToSpecialist(run, source, call);
+    if (routed.kind === 'answer') return routed;
+    const { task, reason, context } = routed.request;
+    h = { kind: 'handoff', from: source.id, to: routed.to, message: [task, reason && `Why: ${reason}`, context && `Context: ${context}`].filter(Boolean).join('\n'), via: 'specialist' };
+  } else {
+    const request = readHandoff(call, source);
+    if (request.kind === 'invalid') return { kind: 'answer', answer: request.answer };
+    h = request.handoff;
+  }
   // A team that shares no state takes no updates, whatever the model sends.
   if (h.update && !chain.state.team.sharedState) h = withoutUpdate(h);
   const verdict = guards.beforeHandoff(chain.state, h);

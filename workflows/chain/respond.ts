@@ -8,7 +8,7 @@ import type { ModelResponse, ToolCall } from '../../src/common/model';
 import type { OpenTurn } from '../../src/common/state';
 import { decidedOutcome, type HandoffOutcome, weighHandoff } from './handoff';
 import { currentAgent } from './state';
-import { type ChainRun, retried, RUN_AGAIN, type Step } from './step';
+import { type ChainRun, retried, RUN_AGAIN, type Step, type TurnInProgress } from './step';
 import { offeredTools } from './tools';
 import { answersInOrder, idempotencyKey, planTurn, toolNames } from './turn';
 
@@ -29,7 +29,7 @@ export async function turn(run: ChainRun): Promise<Step> {
 
 /** Act on a model's answer: run its tools, weigh its handoff, or finish. */
 export async function respond(run: ChainRun, response: ModelResponse): Promise<Step> {
-  const { chain, guards, desk } = run;
+  const { chain, guards } = run;
   chain.apply({ type: 'model_responded', response });
   retried(run, guards.afterModelResponse(chain.state, response));
   if (response.toolCalls.length === 0) return { kind: 'final_output', answer: { text: response.content ?? '', ...(response.output ? { checked: response.output } : {}) } };
@@ -38,16 +38,24 @@ export async function respond(run: ChainRun, response: ModelResponse): Promise<S
   const plan = planTurn(response.toolCalls, agent);
   const results = new Map(await runTools(run, plan.tools));
   for (const call of plan.ignoredHandoffs) results.set(call.id, ignoredHandoffAnswer(plan.handoff));
-  if (!plan.handoff) return closeTurn(run, response.toolCalls, results);
+  const turn = { calls: response.toolCalls, plan, results: [...results], ...(response.handoffInputs ? { handoffInputs: response.handoffInputs } : {}) };
+  return plan.delegations.length > 0 ? { kind: 'delegate', ...turn } : continueTurn(run, turn);
+}
 
-  const weighed = await weighHandoff(run, plan.handoff, response.handoffInputs?.[response.toolCalls.indexOf(plan.handoff)]);
-  if (weighed.kind === 'answer') return closeTurn(run, response.toolCalls, results.set(plan.handoff.id, weighed.answer));
+/** The rest of a turn once its tools and delegations have answers: weigh its handoff and close it. */
+export async function continueTurn(run: ChainRun, turn: TurnInProgress): Promise<Step> {
+  const { chain, desk } = run;
+  const { calls, plan, handoffInputs } = turn;
+  const results = new Map(turn.results);
+  if (!plan.handoff) return closeTurn(run, calls, results);
+  const weighed = await weighHandoff(run, plan.handoff, handoffInputs?.[calls.indexOf(plan.handoff)]);
+  if (weighed.kind === 'answer') return closeTurn(run, calls, results.set(plan.handoff.id, weighed.answer));
   if (weighed.kind === 'go') {
     const outcome = { answer: handedOffAnswer(weighed.handoff.to), handoff: weighed.handoff };
-    return closeTurn(run, response.toolCalls, results.set(plan.handoff.id, outcome.answer), outcome);
+    return closeTurn(run, calls, results.set(plan.handoff.id, outcome.answer), outcome);
   }
   const waiting = desk.open(weighed.handoff, weighed.policy);
-  const open: OpenTurn = { calls: response.toolCalls, results: [...results], handoffCallId: plan.handoff.id, handoff: weighed.handoff, handoffId: waiting.handoffId };
+  const open: OpenTurn = { calls, results: [...results], handoffCallId: plan.handoff.id, handoff: weighed.handoff, handoffId: waiting.handoffId };
   chain.apply({ type: 'turn_opened', turn: open });
   return finishTurn(run, open);
 }

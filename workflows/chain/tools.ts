@@ -4,6 +4,7 @@
  *
  * Pure: no Temporal API, no I/O.
  */
+import { SPECIALIST_DELEGATE_TOOL_NAME, SPECIALIST_HANDOFF_TOOL_NAME, specialistToolSpec } from '../../src/common/delegation';
 import { handoffToolSpec, READ_STATE_TOOL, type HandoffTarget, transferToolSpecs } from '../../src/common/handoffTools';
 import type { ChatMessage, ToolSpec } from '../../src/common/model';
 import type { ChainState } from '../../src/common/state';
@@ -12,7 +13,7 @@ import type { AgentSpec, HandoffRule } from '../../src/common/team';
 /** Every tool `agent` is offered now. */
 export function offeredTools(state: ChainState, agent: AgentSpec): ToolSpec[] {
   const targets = agent.handoffs.filter((id) => ruleHolds(state, agent.handoffOptions?.[id]?.isEnabled));
-  const extra = state.team.sharedState ? [READ_STATE_TOOL] : [];
+  const extra = [...delegationTools(state, agent), ...(state.team.sharedState ? [READ_STATE_TOOL] : [])];
   // Without rules the recorded tools are offered as they are.
   if (targets.length === agent.handoffs.length) return [...agent.tools, ...(agent.handoffTool ? [agent.handoffTool] : []), ...(agent.handoffTools ?? []), ...extra];
   const described: HandoffTarget[] = targets.map((id) => ({
@@ -23,6 +24,15 @@ export function offeredTools(state: ChainState, agent: AgentSpec): ToolSpec[] {
   const sharedState = state.team.sharedState ?? false;
   const handoffTools = agent.handoffTools ? transferToolSpecs(agent.id, described, sharedState) : [handoffToolSpec(agent.id, described, sharedState)].flatMap((t) => (t ? [t] : []));
   return [...agent.tools, ...handoffTools, ...extra];
+}
+
+/** The delegation and routing tools, while the chain may still delegate one level deeper. */
+function delegationTools(state: ChainState, agent: AgentSpec): ToolSpec[] {
+  const canDelegate = (state.parent?.depth ?? 0) < state.options.maxDelegationDepth;
+  const tools: ToolSpec[] = agent.delegateTool && canDelegate ? [agent.delegateTool] : [];
+  const routing = agent.routing === 'transfer' ? SPECIALIST_HANDOFF_TOOL_NAME : agent.routing === 'delegate' && canDelegate ? SPECIALIST_DELEGATE_TOOL_NAME : undefined;
+  const specialist = routing ? specialistToolSpec(routing, state.team, agent.id) : undefined;
+  return specialist ? [...tools, specialist] : tools;
 }
 
 /** Whether `rule` holds on the chain's state (no rule always holds). */

@@ -80,12 +80,20 @@ export function transcript(messages: ChatMessage[]): string {
 }
 
 function variables(state: ChainState, source: AgentSpec, h: HandoffResult): Record<string, unknown> {
-  const conversation = state.messages.filter((m) => m.role !== 'system');
   return {
+    ...contextVariables(state),
     message: h.message,
     from: h.from,
     to: h.to,
     reason: source.handoffOptions?.[h.to]?.reason ?? `${h.from} handed this work to you`,
+    input: h.input,
+  };
+}
+
+/** What any template can use about the chain: the original request, work done, recent history, shared state. */
+export function contextVariables(state: ChainState): Record<string, unknown> {
+  const conversation = state.messages.filter((m) => m.role !== 'system');
+  return {
     request: state.request ?? conversation.find((m) => m.role === 'user')?.content ?? '',
     completedWork: completedWork(conversation),
     recentHistory: conversation
@@ -93,7 +101,6 @@ function variables(state: ChainState, source: AgentSpec, h: HandoffResult): Reco
       .slice(-6)
       .map((m) => `${m.role}: ${clip(contentOf(m), 300)}`)
       .join('\n'),
-    input: h.input,
     state: state.shared,
   };
 }

