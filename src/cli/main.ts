@@ -10,6 +10,7 @@ import { devCommand } from './dev';
 import type { Print } from './print';
 import { replayCommand } from './replay';
 import { runCommand } from './run';
+import { serveCommand } from './serveHttp';
 import { TeamModuleError } from './team';
 import { workerCommand } from './worker';
 
@@ -23,6 +24,7 @@ const COMMANDS: Record<string, Command> = {
   reject: decideCommand('reject'),
   audit: auditCommand,
   replay: replayCommand,
+  serve: serveCommand,
   'codec-server': codecServerCommand,
 };
 

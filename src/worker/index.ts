@@ -25,9 +25,10 @@ import { BATON_SEARCH_ATTRIBUTES, DEFAULT_TASK_QUEUE } from '../common/messages'
 import type { ModelProviders } from '../models/provider';
 import { batonDataConverter } from '../payloads/codec';
 import { codecOptionsFromEnv, type PayloadCodecOptions } from '../payloads/keys';
+import { workerTelemetry, type WorkerTelemetryOptions } from './telemetry';
 
 /** Options of {@link createWorker}. */
-export interface CreateWorkerOptions {
+export interface CreateWorkerOptions extends WorkerTelemetryOptions {
   /** The agents this worker serves. */
   team: Team;
   /**
@@ -111,12 +112,14 @@ export async function createWorker(options: CreateWorkerOptions): Promise<Worker
   const config = temporalConfig(options.temporal);
   const connection = options.connection ?? (await NativeConnection.connect(config.connectionOptions));
   const dataConverter = options.worker?.dataConverter ?? batonDataConverter({ ...(options.codec ?? codecOptionsFromEnv()), ...(options.compress ? { compress: true } : {}) });
+  const telemetry = await workerTelemetry(options);
   return Worker.create({
     ...options.worker,
+    ...telemetry.workerOptions(options.worker),
     connection,
     namespace: options.namespace ?? config.namespace,
     taskQueue: options.taskQueue ?? DEFAULT_TASK_QUEUE,
-    workflowBundle: await workflowBundle({ interceptorModules: options.workflowInterceptorModules, failureConverterPath: dataConverter.failureConverterPath }),
+    workflowBundle: await workflowBundle({ interceptorModules: telemetry.interceptorModules(options.workflowInterceptorModules), failureConverterPath: dataConverter.failureConverterPath }),
     activities: createActivities({ team, hooks: options.hooks, providers: options.providers }),
     dataConverter,
   });

@@ -1,0 +1,93 @@
+import { Client, Connection } from '@temporalio/client';
+import { NativeConnection, type Worker } from '@temporalio/worker';
+import { collectDefaultMetrics, register as globalRegistry } from 'prom-client';
+import { Baton } from '../client/baton';
+import { temporalConfig } from '../client/connect';
+import { DEFAULT_TASK_QUEUE } from '../common/messages';
+import { batonDataConverter } from '../payloads/codec';
+import { authOptionsFromEnv, serveBaton } from '../server';
+import { createWorker, ensureSearchAttributes } from '../worker';
+import { BatonTracing, tracingOptionsFromEnv } from '../worker/telemetry';
+import { integerOption, parse, UsageError } from './args';
+import type { Command } from './context';
+import { loadTeamModule } from './team';
+
+/** `baton serve`: the HTTP service, the approvals page, `/metrics`; with `--team`, a worker in the same process. */
+export const serveCommand: Command = {
+  synopsis: 'baton serve [--team <module>] [--port 8080] [--host 0.0.0.0] [--task-queue baton]',
+  summary: 'the HTTP service: REST API, approvals page, live events, metrics',
+  help: `Options:
+  --team <module>        also serve this team's agents in this process (a worker), and refuse
+                         starts naming other agents; without it, workers run elsewhere
+  --port <n>             the port to listen on (default 8080, or PORT)
+  --host <address>       the address to listen on (default 0.0.0.0)
+  --task-queue <name>    the task queue chains start on (default baton)
+
+Routes: the approvals page at /, the API under /v1 (see /openapi.json), /healthz, /metrics.
+
+Every /v1 request needs a bearer token. Configure them in the environment:
+  BATON_TOKENS           JSON: [{"token": "…", "identity": "alice", "roles": ["approver"]}]
+                         (or "sha256": "<hex digest of the token>" instead of "token");
+                         roles: viewer, starter, approver, admin
+  BATON_TOKENS_FILE      a file holding that JSON
+  BATON_JWKS_URL         verify JWTs against this JWKS (with BATON_JWT_ISSUER, BATON_JWT_AUDIENCE,
+                         BATON_JWT_IDENTITY_CLAIM (default sub), BATON_JWT_ROLES_CLAIM (default roles))
+  BATON_STARTS_PER_MINUTE  starts an identity may make per minute (default 60)
+Tracing is on when OTEL_EXPORTER_OTLP_ENDPOINT (or OTEL_EXPORTER_OTLP_TRACES_ENDPOINT) is set.
+The service starts even while Temporal is down: /healthz says 503 until it is reachable.`,
+  async run(argv, { out, err, interrupted }) {
+    const { values, positionals } = parse(argv, {
+      team: { type: 'string' },
+      port: { type: 'string' },
+      host: { type: 'string', default: '0.0.0.0' },
+      'task-queue': { type: 'string', default: DEFAULT_TASK_QUEUE },
+    });
+    if (positionals.length > 0) throw new UsageError(`unexpected argument "${positionals[0]}"`);
+    const port = integerOption('port', values.port ?? process.env.PORT, 0, 65535) ?? 8080;
+    const startsPerMinute = startsPerMinuteFromEnv();
+    const auth = authOptionsFromEnv();
+    if (!auth) throw new UsageError('no tokens: set BATON_TOKENS (JSON [{"token":"…","identity":"alice","roles":["approver"]}]), BATON_TOKENS_FILE or BATON_JWKS_URL');
+    const mod = values.team ? loadTeamModule(values.team) : undefined;
+    const taskQueue = values['task-queue'];
+    const tracingOptions = tracingOptionsFromEnv();
+    const tracing = tracingOptions ? new BatonTracing({ serviceName: process.env.OTEL_SERVICE_NAME ?? 'baton-service', ...tracingOptions }) : undefined;
+    const config = temporalConfig();
+    // Lazy: the service answers (503 while Temporal is down) instead of refusing to start.
+    const connection = Connection.lazy({ ...config.connectionOptions, connectTimeout: '5 seconds' });
+    const client = new Client({ connection, namespace: config.namespace, dataConverter: batonDataConverter(), ...(tracing ? { interceptors: tracing.clientInterceptors() } : {}) });
+    const baton = new Baton({ client, taskQueue });
+    void ensureSearchAttributes(connection, config.namespace).catch((e: Error) => err(`warning: could not check baton's search attributes: ${e.message}`));
+    collectDefaultMetrics({ register: globalRegistry });
+    const service = await serveBaton({
+      baton,
+      auth,
+      port,
+      host: values.host,
+      metrics: globalRegistry,
+      ...(mod ? { agents: mod.team.ids } : {}),
+      ...(startsPerMinute ? { rateLimit: { startsPerMinute } } : {}),
+      ...(tracing ? { tracing } : {}),
+      log: (message, e) => err(`baton serve: ${message}: ${e instanceof Error ? e.message : String(e ?? '')}`),
+    });
+    let worker: Worker | undefined;
+    if (mod) {
+      const native = await NativeConnection.connect(config.connectionOptions);
+      worker = await createWorker({ team: mod.team, hooks: mod.hooks, connection: native, namespace: config.namespace, taskQueue, metrics: { registry: globalRegistry }, ...(tracing ? { tracing } : {}) });
+    }
+    out(`baton serve: ${service.url} (approvals page /, API /v1, /openapi.json, /metrics) on task queue "${taskQueue}" at ${config.connectionOptions.address}`);
+    if (mod) out(`baton serve: agents ${mod.team.ids.join(', ')} served in this process`);
+    const running = worker?.run();
+    const signal = await Promise.race([interrupted, ...(running ? [running.then(() => undefined)] : [])]);
+    err(`baton serve: ${signal ?? 'worker stopped'}: shutting down`);
+    if (worker?.getState() === 'RUNNING') worker.shutdown();
+    await Promise.all([service.close(), running?.catch(() => undefined), tracing?.shutdown()]);
+    return 0;
+  },
+};
+
+function startsPerMinuteFromEnv(): number | undefined {
+  const raw = process.env.BATON_STARTS_PER_MINUTE;
+  if (raw === undefined || raw === '') return undefined;
+  if (!/^[0-9]+$/.test(raw) || Number(raw) < 1) throw new UsageError(`BATON_STARTS_PER_MINUTE must be a whole number of 1 or more, got ${JSON.stringify(raw)}`);
+  return Number(raw);
+}

@@ -1,0 +1,157 @@
+/**
+ * baton's HTTP service as a Hono app: mount it in your own server (any runtime Hono runs on, or
+ * Node's `http` through `@hono/node-server`), or run it with `baton serve`.
+ */
+import { createRoute, OpenAPIHono } from '@hono/zod-openapi';
+import { context, propagation, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
+import type { MiddlewareHandler } from 'hono';
+import { routePath } from 'hono/route';
+import { register as globalRegistry, type Registry } from 'prom-client';
+import type { Baton } from '../client/baton';
+import type { BatonTracing } from '../worker/telemetry';
+import { approvalRoutes } from './approvals';
+import { Authenticator, type AuthOptions } from './auth';
+import { BEARER, type ServiceApp, type ServiceContext, type ServiceEnv } from './context';
+import { ApprovalsFeed } from './events';
+import { ServiceMetrics } from './metrics';
+import { jsonBody, problems } from './openapi';
+import { PAGE_ASSETS, PAGE_HEADERS, pageHtml } from './page/html';
+import { HttpProblem, sendProblem, toProblem } from './problems';
+import { StartLimiter, type RateLimitOptions } from './rateLimit';
+import { runRoutes } from './runs';
+import { IdentitySchema } from './schemas';
+
+/** Options of {@link createBatonApp}. */
+export interface BatonServiceOptions {
+  /** The client the service starts, reads and decides chains with. */
+  baton: Baton;
+  /** How callers are authenticated; every `/v1` route needs a token. */
+  auth: AuthOptions;
+  /** The agents your workers serve; a start naming another is refused with 400. @default any (the workflow refuses unknown ones) */
+  agents?: readonly string[];
+  /** Starts per identity. @default 60 a minute */
+  rateLimit?: RateLimitOptions;
+  /** Where the service's metrics go, served at `/metrics`; `false` for none. @default prom-client's global registry */
+  metrics?: Registry | false;
+  /** A server span per request, in whose trace the chains it starts run. Give the Baton's client `tracing.clientInterceptors()` too. */
+  tracing?: BatonTracing;
+  /** Deadline of a request's calls to Temporal. @default 10 seconds */
+  temporalTimeoutMs?: number;
+  /** How often the live approvals stream reads the waiting list. @default 1 second */
+  approvalsPollMs?: number;
+  /** Where unexpected errors are reported (never with a token). @default console.error */
+  log?: (message: string, error?: unknown) => void;
+}
+
+const meRoute = createRoute({
+  method: 'get',
+  path: '/v1/me',
+  tags: ['identity'],
+  summary: "The caller's identity and roles",
+  security: BEARER,
+  responses: { 200: jsonBody(IdentitySchema, 'Who the token stands for'), ...problems(401) },
+});
+
+/**
+ * The service: the REST API under `/v1`, `/openapi.json`, `/healthz`, `/metrics`, and the approvals
+ * page at `/` (a run at `/runs/<id>`).
+ * @example
+ * const app = createBatonApp({ baton, auth: { tokens: [{ token: process.env.ALICE_TOKEN!, identity: 'alice', roles: ['approver'] }] } });
+ * serve({ fetch: app.fetch, port: 8080 });   // @hono/node-server
+ */
+export function createBatonApp(options: BatonServiceOptions): ServiceApp {
+  const authenticator = new Authenticator(options.auth);
+  const log = options.log ?? ((message: string, error?: unknown) => console.error(`baton service: ${message}`, error ?? ''));
+  const ctx: ServiceContext = {
+    baton: options.baton,
+    ...(options.agents ? { agents: options.agents } : {}),
+    limiter: new StartLimiter(options.rateLimit),
+    ...(options.metrics !== false ? { metrics: ServiceMetrics.in(options.metrics ?? globalRegistry, options.baton) } : {}),
+    feed: new ApprovalsFeed(options.baton, options.approvalsPollMs ?? 1_000, (err) => log('reading the pending approvals failed', err)),
+    temporalTimeoutMs: options.temporalTimeoutMs ?? 10_000,
+    log,
+  };
+  const app: ServiceApp = new OpenAPIHono<ServiceEnv>({
+    defaultHook: (result) => {
+      if (result.success) return;
+      const errors = result.error.issues.map((i) => ({ path: i.path.map(String).join('.'), message: i.message }));
+      throw new HttpProblem(400, 'Invalid request', 'The request does not match the API; see the field errors.', errors);
+    },
+  });
+  app.onError((err, c) => {
+    const problem = toProblem(err);
+    if (problem.status >= 500) log(`${c.req.method} ${c.req.path} failed`, err);
+    return sendProblem(c, problem);
+  });
+  app.notFound((c) => sendProblem(c, new HttpProblem(404, 'Not found', `no route ${c.req.method} ${c.req.path}`)));
+
+  if (options.tracing) app.use('*', serverSpans(options.tracing));
+  if (ctx.metrics) app.use('*', requestMetrics(ctx.metrics));
+  app.use('/v1/*', async (c, next) => {
+    c.set('identity', await authenticator.identify(c.req.header('authorization')));
+    // Streams wait on purpose; every other request's Temporal calls get the deadline.
+    if (c.req.path.endsWith('/events')) return next();
+    return options.baton.client.connection.withDeadline(Date.now() + ctx.temporalTimeoutMs, () => next());
+  });
+
+  app.openAPIRegistry.registerComponent('securitySchemes', 'bearer', { type: 'http', scheme: 'bearer', description: 'A static token or a JWT, mapped to an identity and roles' });
+  app.openapi(meRoute, (c) => c.json(c.get('identity'), 200));
+  runRoutes(app, ctx);
+  approvalRoutes(app, ctx);
+  app.doc31('/openapi.json', {
+    openapi: '3.1.0',
+    info: { title: 'baton', version: '1', description: 'Start, follow and audit agent chains; decide the handoffs that wait for a person.' },
+  });
+  app.get('/healthz', async (c) => {
+    try {
+      await options.baton.client.connection.withDeadline(Date.now() + 3_000, () => options.baton.client.workflowService.getSystemInfo({}));
+      return c.json({ status: 'ok', temporal: 'reachable' }, 200);
+    } catch {
+      return c.json({ status: 'unavailable', temporal: 'unreachable' }, 503);
+    }
+  });
+  if (ctx.metrics) {
+    const registry = ctx.metrics.registry;
+    app.get('/metrics', async (c) => c.body(await registry.metrics(), 200, { 'content-type': registry.contentType }));
+  }
+  app.get('/', (c) => c.html(pageHtml('assets/'), 200, PAGE_HEADERS));
+  app.get('/runs/:id', (c) => c.html(pageHtml('../assets/'), 200, PAGE_HEADERS));
+  app.get('/assets/:file', (c) => {
+    const asset = PAGE_ASSETS[c.req.param('file')];
+    if (!asset) throw new HttpProblem(404, 'Not found', `no asset ${c.req.param('file')}`);
+    return c.body(asset.body, 200, { ...PAGE_HEADERS, 'content-type': asset.type, 'cache-control': 'no-cache' });
+  });
+  return app;
+}
+
+/** Count and time each request by its route (not its path, so ids do not become labels). */
+function requestMetrics(metrics: ServiceMetrics): MiddlewareHandler<ServiceEnv> {
+  return async (c, next) => {
+    const started = performance.now();
+    await next();
+    const route = c.res.status === 404 && !matched(c) ? 'unmatched' : routePath(c, -1);
+    metrics.requests.inc({ method: c.req.method, route, status: String(c.res.status) });
+    metrics.requestSeconds.observe({ method: c.req.method, route }, (performance.now() - started) / 1000);
+  };
+}
+
+function matched(c: Parameters<MiddlewareHandler>[0]): boolean {
+  const path = routePath(c, -1);
+  return path !== '*' && path !== '/v1/*';
+}
+
+/** A server span per request, continuing the caller's trace (`traceparent`) when it sends one. */
+function serverSpans(tracing: BatonTracing): MiddlewareHandler<ServiceEnv> {
+  return async (c, next) => {
+    const parent = propagation.extract(context.active(), Object.fromEntries(c.req.raw.headers));
+    const span = tracing.tracer.startSpan(`${c.req.method} ${c.req.path}`, { kind: SpanKind.SERVER, attributes: { 'http.request.method': c.req.method, 'url.path': c.req.path } }, parent);
+    try {
+      await context.with(trace.setSpan(parent, span), () => next());
+      span.updateName(`${c.req.method} ${routePath(c, -1)}`);
+      span.setAttributes({ 'http.route': routePath(c, -1), 'http.response.status_code': c.res.status });
+      if (c.res.status >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
+    } finally {
+      span.end();
+    }
+  };
+}

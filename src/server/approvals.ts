@@ -1,0 +1,117 @@
+/**
+ * Approvals: every handoff waiting for a decision across chains (as a list and as a live stream),
+ * and deciding one under the caller's own identity.
+ */
+import { createRoute, z } from '@hono/zod-openapi';
+import { streamSSE } from 'hono/streaming';
+import type { PendingHandoff } from '../client/baton';
+import type { PendingApproval } from '../common/approvals';
+import { chainQuery, PENDING_MEMO } from '../common/messages';
+import type { HandoffRecord } from '../common/run';
+import { mayDecide, Permission, requirePermission, type Identity } from './auth';
+import { BEARER, type ServiceApp, type ServiceContext } from './context';
+import { jsonBody, problems } from './openapi';
+import { HttpProblem } from './problems';
+import { ApprovalRecordSchema, DecisionSchema, PendingApprovalSchema } from './schemas';
+
+/** How long the inbox waits for a chain's workers to answer "the chain so far". */
+const CHAIN_QUERY_MS = 2_000;
+
+const listRoute = createRoute({
+  method: 'get',
+  path: '/v1/approvals',
+  tags: ['approvals'],
+  summary: 'Every handoff waiting for approval, across chains, oldest first',
+  security: BEARER,
+  responses: { 200: jsonBody(z.object({ approvals: z.array(PendingApprovalSchema) }), 'Waiting approvals'), ...problems(401, 503) },
+});
+
+const streamRoute = createRoute({
+  method: 'get',
+  path: '/v1/approvals/events',
+  tags: ['approvals'],
+  summary: 'The waiting approvals as Server-Sent Events: an `approvals` event with the whole list whenever it changes',
+  security: BEARER,
+  responses: { 200: { description: 'An event stream', content: { 'text/event-stream': { schema: z.string() } } }, ...problems(401) },
+});
+
+const decideRoute = createRoute({
+  method: 'post',
+  path: '/v1/runs/{id}/approvals/{approvalId}',
+  tags: ['approvals'],
+  summary: "Approve or reject a waiting handoff as the token's identity",
+  description: "The decision is recorded under the caller's identity, which must be among the policy's approvers (when it names any).",
+  security: BEARER,
+  request: {
+    params: z.object({ id: z.string().min(1).openapi({ param: { name: 'id', in: 'path' } }), approvalId: z.string().min(1).openapi({ param: { name: 'approvalId', in: 'path' } }) }),
+    body: { ...jsonBody(DecisionSchema, 'The decision'), required: true },
+  },
+  responses: { 200: jsonBody(ApprovalRecordSchema, 'How the approval ended'), ...problems(400, 401, 403, 404, 409, 503) },
+});
+
+/** Register the approval routes. */
+export function approvalRoutes(app: ServiceApp, ctx: ServiceContext): void {
+  app.openapi(listRoute, async (c) => {
+    const identity = c.get('identity');
+    const pending = await ctx.baton.pending();
+    return c.json({ approvals: await withChains(ctx, pending, identity) }, 200);
+  });
+
+  app.openapi(streamRoute, async (c) => {
+    const identity = c.get('identity');
+    return streamSSE(c, async (stream) => {
+      let sent = 0;
+      let latest: Promise<void> = Promise.resolve();
+      const closed = new Promise<void>((resolve) => stream.onAbort(resolve));
+      const unsubscribe = ctx.feed.subscribe((pending) => {
+        latest = latest.then(async () => {
+          const approvals = await withChains(ctx, pending, identity);
+          sent += 1;
+          await stream.writeSSE({ id: String(sent), event: 'approvals', data: JSON.stringify({ approvals }) });
+        });
+      });
+      const keepalive = setInterval(() => void stream.write(': keepalive\n\n').catch(() => undefined), 15_000);
+      await closed;
+      clearInterval(keepalive);
+      unsubscribe();
+    }) as never;
+  });
+
+  app.openapi(decideRoute, async (c) => {
+    const identity = c.get('identity');
+    requirePermission(identity, Permission.DECIDE);
+    const { id, approvalId } = c.req.valid('param');
+    const { decision, comment } = c.req.valid('json');
+    const description = await ctx.baton.client.workflow.getHandle(id).describe();
+    const waiting = ((description.memo?.[PENDING_MEMO] ?? []) as PendingApproval[]).find((p) => p.handoffId === approvalId);
+    if (!waiting || description.status.name !== 'RUNNING') throw new HttpProblem(404, 'Not found', `no approval ${approvalId} is waiting in chain ${id}`);
+    if (!mayDecide(identity, waiting.approvers)) {
+      throw new HttpProblem(403, 'Forbidden', `${identity.name} may not decide this handoff (approvers: ${waiting.approvers?.join(', ')})`);
+    }
+    const record =
+      decision === 'approve'
+        ? await ctx.baton.approve(id, approvalId, { approver: identity.name, ...(comment ? { comment } : {}) })
+        : await ctx.baton.reject(id, approvalId, { approver: identity.name, ...(comment ? { reason: comment } : {}) });
+    ctx.metrics?.decisions.inc({ decision });
+    return c.json(record as unknown as z.infer<typeof ApprovalRecordSchema>, 200);
+  });
+}
+
+/** The pending approvals with, for each, whether `identity` may decide it and its chain so far. */
+async function withChains(ctx: ServiceContext, pending: PendingHandoff[], identity: Identity) {
+  const chains = new Map<string, Promise<HandoffRecord[] | undefined>>();
+  for (const p of pending) {
+    if (chains.has(p.workflowId)) continue;
+    const handle = ctx.baton.client.workflow.getHandle(p.workflowId);
+    chains.set(
+      p.workflowId,
+      ctx.baton.client.connection.withDeadline(Date.now() + CHAIN_QUERY_MS, () => handle.query(chainQuery)).catch(() => undefined),
+    );
+  }
+  return Promise.all(
+    pending.map(async (p) => {
+      const chain = await chains.get(p.workflowId);
+      return { ...p, canDecide: mayDecide(identity, p.approvers), ...(chain ? { chain } : {}) };
+    }),
+  );
+}

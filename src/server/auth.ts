@@ -1,0 +1,159 @@
+/**
+ * Who may do what: bearer tokens mapped to identities with roles. Static tokens for development
+ * (kept as SHA-256 digests once loaded), JWTs verified against a JWKS for production. A token is
+ * never logged, echoed or sent to Temporal; only the identity's name reaches a workflow, as the
+ * approver of a decision.
+ */
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { createRemoteJWKSet, jwtVerify, type JWTPayload } from 'jose';
+import { HttpProblem } from './problems';
+
+/** Roles a token may carry. Every role may read runs, audits and approvals. */
+export const Role = {
+  /** Reads runs, audits, events and approvals. */
+  VIEWER: 'viewer',
+  /** Also starts and replays runs. */
+  STARTER: 'starter',
+  /** Also decides approvals (as the policy's `approvers` allow). */
+  APPROVER: 'approver',
+  /** Everything. */
+  ADMIN: 'admin',
+} as const;
+export type Role = (typeof Role)[keyof typeof Role];
+
+const ROLES = new Set<string>(Object.values(Role));
+
+/** What a caller may do. */
+export const Permission = { READ: 'read', START: 'start', DECIDE: 'decide' } as const;
+export type Permission = (typeof Permission)[keyof typeof Permission];
+
+const GRANTS: Record<Permission, readonly Role[]> = {
+  read: [Role.VIEWER, Role.STARTER, Role.APPROVER, Role.ADMIN],
+  start: [Role.STARTER, Role.ADMIN],
+  decide: [Role.APPROVER, Role.ADMIN],
+};
+
+/** The caller a token stands for. `name` is what approvals record and policies' `approvers` list. */
+export interface Identity {
+  name: string;
+  roles: Role[];
+}
+
+/** A static token: the token itself (development) or its SHA-256 digest in hex. */
+export interface StaticToken {
+  token?: string;
+  sha256?: string;
+  identity: string;
+  roles: Role[];
+}
+
+/** JWT verification against a JSON Web Key Set. */
+export interface JwtAuthOptions {
+  /** e.g. `https://issuer.example/.well-known/jwks.json` */
+  jwksUrl: string;
+  issuer?: string | string[];
+  audience?: string | string[];
+  /** The claim naming the identity. @default "sub" */
+  identityClaim?: string;
+  /** The claim listing roles (an array, or a space-separated string). @default "roles" */
+  rolesClaim?: string;
+}
+
+/** How the service authenticates callers. At least one way must be given. */
+export interface AuthOptions {
+  tokens?: StaticToken[];
+  jwt?: JwtAuthOptions;
+  /** Your own check, tried after the others: an identity, or `undefined` to refuse. */
+  authenticate?: (token: string) => Promise<Identity | undefined>;
+}
+
+/** Resolves bearer tokens to identities. */
+export class Authenticator {
+  private readonly digests: { digest: Buffer; identity: Identity }[];
+  private readonly jwks?: ReturnType<typeof createRemoteJWKSet>;
+
+  constructor(private readonly options: AuthOptions) {
+    if (!options.tokens?.length && !options.jwt && !options.authenticate) {
+      throw new Error('the service needs a way to authenticate callers: static tokens, a JWKS for JWTs, or an authenticate function');
+    }
+    this.digests = (options.tokens ?? []).map((t, i) => ({ digest: digestOf(t, i), identity: identityOf(t.identity, t.roles, `tokens[${i}]`) }));
+    if (options.jwt) this.jwks = createRemoteJWKSet(new URL(options.jwt.jwksUrl));
+  }
+
+  /** The identity of an `Authorization` header; 401 without a valid bearer token. */
+  async identify(header: string | undefined): Promise<Identity> {
+    const token = /^Bearer\s+(\S+)\s*$/i.exec(header ?? '')?.[1];
+    if (!token) throw unauthorized('a bearer token is required (Authorization: Bearer <token>)');
+    const identity = (await this.fromJwt(token)) ?? this.fromStatic(token) ?? (await this.options.authenticate?.(token));
+    if (!identity) throw unauthorized('the token is not valid');
+    return identity;
+  }
+
+  private fromStatic(token: string): Identity | undefined {
+    const digest = createHash('sha256').update(token).digest();
+    return this.digests.find((d) => timingSafeEqual(d.digest, digest))?.identity;
+  }
+
+  private async fromJwt(token: string): Promise<Identity | undefined> {
+    const jwt = this.options.jwt;
+    if (!jwt || !this.jwks || token.split('.').length !== 3) return undefined;
+    let payload: JWTPayload;
+    try {
+      ({ payload } = await jwtVerify(token, this.jwks, { ...(jwt.issuer ? { issuer: jwt.issuer } : {}), ...(jwt.audience ? { audience: jwt.audience } : {}) }));
+    } catch {
+      return undefined;
+    }
+    const name = payload[jwt.identityClaim ?? 'sub'];
+    if (typeof name !== 'string' || name === '') return undefined;
+    const raw = payload[jwt.rolesClaim ?? 'roles'];
+    const roles = (Array.isArray(raw) ? raw : typeof raw === 'string' ? raw.split(' ') : []).filter((r): r is Role => typeof r === 'string' && ROLES.has(r));
+    return { name, roles };
+  }
+}
+
+/** 403 unless `identity` has a role that grants `permission`. */
+export function requirePermission(identity: Identity, permission: Permission): void {
+  if (identity.roles.some((r) => GRANTS[permission].includes(r))) return;
+  throw new HttpProblem(403, 'Forbidden', `${identity.name} may not ${permission === 'decide' ? 'decide approvals' : `${permission} runs`} (roles: ${identity.roles.join(', ') || 'none'})`);
+}
+
+/** Whether `identity` may decide an approval whose policy names `approvers` (anyone when absent). */
+export function mayDecide(identity: Identity, approvers: readonly string[] | undefined): boolean {
+  return identity.roles.some((r) => GRANTS.decide.includes(r)) && (!approvers || approvers.includes(identity.name));
+}
+
+/**
+ * Static tokens from JSON: `[{"token": "…", "identity": "alice", "roles": ["approver"]}]`, or with
+ * `"sha256"` (the token's digest in hex) instead of `"token"` so the file holds no secret.
+ */
+export function parseTokens(json: string, source: string): StaticToken[] {
+  let value: unknown;
+  try {
+    value = JSON.parse(json);
+  } catch (err) {
+    throw new Error(`${source} is not JSON: ${(err as Error).message}`);
+  }
+  if (!Array.isArray(value)) throw new Error(`${source} must be a JSON array of {token | sha256, identity, roles}`);
+  return value.map((t: unknown, i) => {
+    const entry = t as Partial<StaticToken>;
+    digestOf(entry as StaticToken, i, source);
+    identityOf(entry.identity, entry.roles, `${source}[${i}]`);
+    return entry as StaticToken;
+  });
+}
+
+function digestOf(t: StaticToken, i: number, source = 'tokens'): Buffer {
+  if (typeof t.token === 'string' && t.token.length >= 8) return createHash('sha256').update(t.token).digest();
+  if (typeof t.sha256 === 'string' && /^[0-9a-f]{64}$/i.test(t.sha256)) return Buffer.from(t.sha256, 'hex');
+  throw new Error(`${source}[${i}] needs "token" (8 characters or more) or "sha256" (64 hex digits)`);
+}
+
+function identityOf(name: unknown, roles: unknown, where: string): Identity {
+  if (typeof name !== 'string' || name.trim() === '') throw new Error(`${where}: "identity" must name who the token stands for`);
+  if (!Array.isArray(roles) || roles.some((r) => !ROLES.has(r as string))) throw new Error(`${where}: "roles" must list roles from ${[...ROLES].join(', ')}`);
+  return { name, roles: roles as Role[] };
+}
+
+function unauthorized(detail: string): HttpProblem {
+  return new HttpProblem(401, 'Unauthorized', detail, undefined, { 'www-authenticate': 'Bearer' });
+}

@@ -1,0 +1,34 @@
+/**
+ * What every route of the service shares: the Baton client, who the caller is, the start limiter,
+ * the metrics and the approvals feed.
+ */
+import type { OpenAPIHono } from '@hono/zod-openapi';
+import type { Baton } from '../client/baton';
+import type { Identity } from './auth';
+import type { ApprovalsFeed } from './events';
+import type { ServiceMetrics } from './metrics';
+import type { StartLimiter } from './rateLimit';
+
+/** Hono's environment of the service: the authenticated caller of a `/v1` request. */
+export interface ServiceEnv {
+  Variables: { identity: Identity };
+}
+
+/** The service's app type. */
+export type ServiceApp = OpenAPIHono<ServiceEnv>;
+
+/** Shared state of the routes. */
+export interface ServiceContext {
+  baton: Baton;
+  /** The agents the workers serve, when the service knows them. */
+  agents?: readonly string[];
+  limiter: StartLimiter;
+  metrics?: ServiceMetrics;
+  feed: ApprovalsFeed;
+  /** Deadline of a request's calls to Temporal, in milliseconds. */
+  temporalTimeoutMs: number;
+  log: (message: string, error?: unknown) => void;
+}
+
+/** The security requirement of `/v1` routes in the OpenAPI document. */
+export const BEARER = [{ bearer: [] }];

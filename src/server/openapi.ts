@@ -1,0 +1,28 @@
+/**
+ * Pieces of the OpenAPI document shared by the routes: the problem responses and JSON bodies.
+ */
+import type { z } from '@hono/zod-openapi';
+import { ProblemSchema } from './schemas';
+
+const WHY: Record<number, string> = {
+  400: 'Malformed input, with the field errors',
+  401: 'No valid bearer token',
+  403: "The token's identity may not do this",
+  404: 'No such chain or approval',
+  409: 'Refused in the current state (e.g. an approval already decided, a chain still running)',
+  429: 'Too many starts for this identity; see Retry-After',
+  503: 'Temporal (or the workers of the chain) cannot be reached; see Retry-After',
+};
+
+/** Problem-details responses for these statuses. */
+export function problems(...statuses: (keyof typeof WHY)[]) {
+  return Object.fromEntries(statuses.map((s) => [s, { description: WHY[s]!, content: { 'application/problem+json': { schema: ProblemSchema } } }])) as Record<
+    number,
+    { description: string; content: { 'application/problem+json': { schema: typeof ProblemSchema } } }
+  >;
+}
+
+/** A JSON body (request or response) of `schema`. */
+export function jsonBody<S extends z.ZodType>(schema: S, description: string) {
+  return { description, content: { 'application/json': { schema } } };
+}

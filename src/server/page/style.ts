@@ -1,0 +1,55 @@
+/** The approvals page's stylesheet: readable on a phone, visible focus, light and dark. */
+export const PAGE_STYLE = String.raw`
+:root { --fg:#1d232b; --muted:#5b6470; --bg:#f6f7f9; --card:#fff; --line:#d5dae1; --accent:#2f5fa7; --ok:#1d7a3a; --bad:#b3261e; --wait:#8a5a00; color-scheme: light dark; }
+@media (prefers-color-scheme: dark) { :root { --fg:#e6e9ee; --muted:#a3acb8; --bg:#14171b; --card:#1d2126; --line:#353b44; --accent:#8fb4ef; --ok:#6cc08b; --bad:#f08a80; --wait:#e0b25a; } }
+* { box-sizing: border-box; }
+body { margin:0; font:16px/1.5 system-ui,-apple-system,"Segoe UI",sans-serif; color:var(--fg); background:var(--bg); }
+a { color:var(--accent); }
+:focus-visible { outline:3px solid var(--accent); outline-offset:2px; }
+.skip { position:absolute; left:-999px; } .skip:focus { left:8px; top:8px; background:var(--card); padding:4px 8px; z-index:2; }
+.bar { display:flex; gap:16px; align-items:center; padding:10px 16px; background:var(--card); border-bottom:1px solid var(--line); flex-wrap:wrap; }
+.brand { font-weight:700; text-decoration:none; color:var(--fg); letter-spacing:.02em; }
+.bar nav a { text-decoration:none; }
+.who { margin-left:auto; color:var(--muted); font-size:14px; display:flex; gap:8px; align-items:center; }
+main { max-width:920px; margin:0 auto; padding:16px; }
+main:focus { outline:none; }
+h1 { font-size:22px; margin:8px 0 4px; } h2 { font-size:17px; margin:24px 0 8px; }
+.muted { color:var(--muted); } .small { font-size:14px; }
+.live { font-size:13px; color:var(--muted); } .live::before { content:"●"; margin-right:4px; color:var(--muted); } .live.on::before { color:var(--ok); }
+.cards { list-style:none; padding:0; margin:0; display:grid; gap:12px; }
+.card { background:var(--card); border:1px solid var(--line); border-radius:8px; padding:14px 16px; }
+.card:focus-within, .card:focus { border-color:var(--accent); }
+.route { font-weight:600; font-size:17px; } .route .arrow { color:var(--muted); padding:0 4px; }
+.meta { font-size:14px; color:var(--muted); display:flex; gap:12px; flex-wrap:wrap; }
+blockquote { margin:8px 0; padding:6px 10px; border-left:3px solid var(--line); white-space:pre-wrap; overflow-wrap:anywhere; }
+.chain { font-size:14px; margin:6px 0; overflow-wrap:anywhere; } .chain b { font-weight:600; }
+label { display:block; font-size:14px; margin-top:8px; }
+textarea, input[type=password] { width:100%; font:inherit; padding:8px; border:1px solid var(--line); border-radius:6px; background:var(--bg); color:var(--fg); }
+textarea { min-height:44px; resize:vertical; }
+.actions { display:flex; gap:8px; margin-top:10px; flex-wrap:wrap; align-items:center; }
+button { font:inherit; min-height:44px; padding:8px 18px; border-radius:6px; border:1px solid var(--line); background:var(--card); color:var(--fg); cursor:pointer; }
+button.approve { background:var(--ok); border-color:var(--ok); color:#fff; }
+button.reject { border-color:var(--bad); color:var(--bad); }
+button:disabled { opacity:.5; cursor:not-allowed; }
+button.link { min-height:0; padding:0; border:0; background:none; color:var(--accent); text-decoration:underline; }
+.badge { display:inline-block; padding:1px 10px; border-radius:999px; font-size:14px; border:1px solid currentColor; }
+.badge.completed { color:var(--ok); } .badge.failed, .badge.terminated, .badge.timed_out, .badge.cancelled { color:var(--bad); } .badge.awaiting_approval { color:var(--wait); } .badge.running { color:var(--accent); }
+.flow { background:var(--card); border:1px solid var(--line); border-radius:8px; padding:8px; overflow-x:auto; }
+.flow svg { display:block; max-width:none; }
+.flow .edge { fill:none; stroke:#56606e; stroke-width:1.6; } .flow .head { fill:#56606e; }
+.flow .node rect { fill:#fff; stroke:#56606e; stroke-width:1.4; } .flow .node.agent rect { fill:#eef3fb; stroke:#2f5fa7; } .flow .node.failed rect { fill:#fdecec; stroke:#b3261e; }
+.flow text { font:12px system-ui,sans-serif; fill:#1d232b; text-anchor:middle; }
+.output { background:var(--card); border:1px solid var(--line); border-radius:8px; padding:10px 12px; white-space:pre-wrap; overflow-wrap:anywhere; margin:0; font:inherit; }
+.problem { color:var(--bad); }
+.timeline { list-style:none; padding:0; margin:0; font-size:14px; background:var(--card); border:1px solid var(--line); border-radius:8px; }
+.timeline li { display:grid; grid-template-columns:7.5em 7em 1fr; gap:8px; padding:6px 10px; border-top:1px solid var(--line); }
+.timeline li:first-child { border-top:0; }
+.timeline time { color:var(--muted); font-variant-numeric:tabular-nums; } .timeline .actor { font-weight:600; overflow-wrap:anywhere; } .timeline .what { overflow-wrap:anywhere; }
+.facts { display:flex; gap:16px; flex-wrap:wrap; color:var(--muted); font-size:14px; margin:4px 0 0; }
+.toast { position:fixed; left:50%; bottom:16px; transform:translateX(-50%); background:var(--fg); color:var(--bg); padding:10px 16px; border-radius:8px; max-width:calc(100% - 32px); display:none; }
+.toast.show { display:block; } .toast a { color:inherit; }
+.signin { max-width:420px; }
+@media (hover:none) { .keys { display:none; } }
+kbd { font:12px ui-monospace,monospace; border:1px solid var(--line); border-radius:4px; padding:0 4px; }
+@media (max-width:600px) { .timeline li { grid-template-columns:5.5em 1fr; } .timeline .what { grid-column:1 / -1; } main { padding:12px; } }
+`;

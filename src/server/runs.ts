@@ -1,0 +1,265 @@
+/**
+ * Runs: start one (idempotently with an `Idempotency-Key`), read where it is, its audit, its
+ * events as they happen, and replay a failed one.
+ */
+import { createHash } from 'node:crypto';
+import { createRoute, z } from '@hono/zod-openapi';
+import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, type Client } from '@temporalio/client';
+import { streamSSE } from 'hono/streaming';
+import { formatTimeline, toMermaid } from '../audit/format';
+import type { AuditChain } from '../audit/chain';
+import { InvalidRunInputError } from '../common/errors';
+import { validateRunInput, overrideProblems } from '../common/input';
+import { BatonAgent, BatonStatusAttribute, PENDING_MEMO } from '../common/messages';
+import type { HandoffRunInput, Usage } from '../common/run';
+import type { StartOptions } from '../client/baton';
+import { Permission, requirePermission } from './auth';
+import { BEARER, type ServiceApp, type ServiceContext } from './context';
+import { parseEventId, streamRunEvents } from './events';
+import { flowSvg } from './flow';
+import { jsonBody, problems } from './openapi';
+import { fieldError, HttpProblem, type FieldError } from './problems';
+import { ReplaySchema, ReplayStartedSchema, RunIdParam, RunSchema, RunStartedSchema, StartRunSchema } from './schemas';
+
+const startRoute = createRoute({
+  method: 'post',
+  path: '/v1/runs',
+  tags: ['runs'],
+  summary: 'Start a chain',
+  description: 'With an Idempotency-Key, a retried request (same identity, same key, same body) answers with the run the first one started.',
+  security: BEARER,
+  request: {
+    headers: z.object({ 'idempotency-key': z.string().min(1).max(200).optional() }),
+    body: { ...jsonBody(StartRunSchema, 'The first agent, its input, and run options'), required: true },
+  },
+  responses: { 201: jsonBody(RunStartedSchema, 'Started'), 200: jsonBody(RunStartedSchema, 'Started earlier with the same Idempotency-Key'), ...problems(400, 401, 403, 409, 429, 503) },
+});
+
+const getRoute = createRoute({
+  method: 'get',
+  path: '/v1/runs/{id}',
+  tags: ['runs'],
+  summary: 'Where a chain is: status, current agent, handoffs, usage, the answer or the error',
+  security: BEARER,
+  request: { params: RunIdParam },
+  responses: { 200: jsonBody(RunSchema, 'The chain'), ...problems(401, 404, 503) },
+});
+
+const auditRoute = createRoute({
+  method: 'get',
+  path: '/v1/runs/{id}/audit',
+  tags: ['runs'],
+  summary: 'The chain rebuilt from its workflow history',
+  description: '`format=json` (default: the `baton.audit/v1` document), `timeline` (text), `mermaid` (a flowchart) or `svg` (the flow drawn).',
+  security: BEARER,
+  request: { params: RunIdParam, query: z.object({ format: z.enum(['json', 'timeline', 'mermaid', 'svg']).optional() }) },
+  responses: {
+    200: { description: 'The audit', content: { 'application/json': { schema: z.object({}).passthrough() }, 'text/plain': { schema: z.string() }, 'image/svg+xml': { schema: z.string() } } },
+    ...problems(400, 401, 404, 503),
+  },
+});
+
+const eventsRoute = createRoute({
+  method: 'get',
+  path: '/v1/runs/{id}/events',
+  tags: ['runs'],
+  summary: "The chain's events as Server-Sent Events",
+  description:
+    'Model and tool calls, handoffs, approvals asked and decided, and the end (`completed`, `failed` or `ended`), from the start of the chain. ' +
+    'Each event has an id; reconnect with `Last-Event-ID` to get only what came after it.',
+  security: BEARER,
+  request: { params: RunIdParam, headers: z.object({ 'last-event-id': z.string().optional() }) },
+  responses: { 200: { description: 'An event stream', content: { 'text/event-stream': { schema: z.string() } } }, ...problems(401, 404, 503) },
+});
+
+const replayRoute = createRoute({
+  method: 'post',
+  path: '/v1/runs/{id}/replay',
+  tags: ['runs'],
+  summary: 'Continue a failed chain from its last good step',
+  security: BEARER,
+  request: { params: RunIdParam, body: { ...jsonBody(ReplaySchema, 'Where to continue from and what to change'), required: false } },
+  responses: { 202: jsonBody(ReplayStartedSchema, 'The new run'), ...problems(400, 401, 403, 404, 409, 429, 503) },
+});
+
+/** Register the run routes. */
+export function runRoutes(app: ServiceApp, ctx: ServiceContext): void {
+  app.openapi(startRoute, async (c) => {
+    const identity = c.get('identity');
+    requirePermission(identity, Permission.START);
+    const { workflowId, ...body } = c.req.valid('json');
+    if (ctx.agents && !ctx.agents.includes(body.agent)) {
+      throw new HttpProblem(400, 'Invalid run input', `no agent "${body.agent}"`, [{ path: 'agent', message: `"agent" must be one of ${ctx.agents.join(', ')}` }]);
+    }
+    const input = validateStart(body);
+    takeStart(ctx, identity.name);
+    const key = c.req.valid('header')['idempotency-key'];
+    const id = workflowId ?? (key ? idempotentWorkflowId(input.agent, identity.name, key) : undefined);
+    if (key) {
+      const existing = await existingRun(ctx.baton.client, id!, input);
+      if (existing) return c.json({ workflowId: id!, runId: existing, created: false }, 200);
+    }
+    const options: StartOptions = { ...input.options, ...(id ? { workflowId: id } : {}), ...(input.context !== undefined ? { context: input.context } : {}) };
+    try {
+      const run = await ctx.baton.start(input.agent, input.input, options);
+      ctx.metrics?.runsStarted.inc({ agent: input.agent });
+      const runId = (run.handle as { firstExecutionRunId?: string }).firstExecutionRunId ?? '';
+      return c.json({ workflowId: run.workflowId, runId, created: true }, 201);
+    } catch (err) {
+      if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
+      const existing = key ? await existingRun(ctx.baton.client, id!, input) : undefined;
+      if (existing) return c.json({ workflowId: id!, runId: existing, created: false }, 200);
+      throw new HttpProblem(409, 'Chain exists', `a chain with the id ${id} exists already`);
+    }
+  });
+
+  app.openapi(getRoute, async (c) => c.json(await runView(ctx, c.req.valid('param').id), 200));
+
+  app.openapi(auditRoute, async (c) => {
+    const chain = await ctx.baton.audit(c.req.valid('param').id);
+    const format = c.req.valid('query').format ?? 'json';
+    if (format === 'timeline') return c.text(formatTimeline(chain), 200);
+    if (format === 'mermaid') return c.text(toMermaid(chain), 200);
+    if (format === 'svg') return c.body(flowSvg(chain), 200, { 'content-type': 'image/svg+xml; charset=utf-8' });
+    return c.json(chain as unknown as Record<string, never>, 200);
+  });
+
+  app.openapi(eventsRoute, async (c) => {
+    const id = c.req.valid('param').id;
+    const after = parseEventId(c.req.valid('header')['last-event-id']);
+    if (!after) await ctx.baton.client.workflow.getHandle(id).describe();
+    return streamSSE(
+      c,
+      (stream) => streamRunEvents(stream, ctx.baton.client, id, after),
+      async (err) => ctx.log(`events of ${id} stopped`, err),
+    ) as never;
+  });
+
+  app.openapi(replayRoute, async (c) => {
+    const identity = c.get('identity');
+    requirePermission(identity, Permission.START);
+    const id = c.req.valid('param').id;
+    const body = (await c.req.json().catch(() => ({}))) as z.infer<typeof ReplaySchema>;
+    const parsed = ReplaySchema.safeParse(body);
+    if (!parsed.success) throw new HttpProblem(400, 'Invalid replay', 'The replay request is not valid.', parsed.error.issues.map((i) => ({ path: i.path.join('.'), message: i.message })));
+    if (parsed.data.overrides) {
+      const bad = overrideProblems(parsed.data.overrides, ctx.agents);
+      if (bad.length > 0) throw new HttpProblem(400, 'Invalid overrides', 'The overrides are not valid.', bad.map(fieldError));
+    }
+    takeStart(ctx, identity.name);
+    const started = await ctx.baton.replay(id, parsed.data as Parameters<typeof ctx.baton.replay>[1]);
+    return c.json(started, 202);
+  });
+}
+
+/** The run input, or 400 with each problem as a field of the request body. */
+function validateStart(body: unknown): HandoffRunInput {
+  try {
+    return validateRunInput(body);
+  } catch (err) {
+    if (!(err instanceof InvalidRunInputError)) throw err;
+    throw new HttpProblem(400, 'Invalid run input', 'The run input is not valid.', err.problems.map(startFieldError));
+  }
+}
+
+const BODY_FIELDS = new Set(['agent', 'input', 'options', 'context', 'resume']);
+
+/** baton names run options by their key (`"maxHandoffs" must …`); in the request they sit under `options`. */
+function startFieldError(message: string): FieldError {
+  const unknown = /^unknown option "([^"]+)"/.exec(message);
+  if (unknown) return { path: `options.${unknown[1]}`, message };
+  const { path } = fieldError(message);
+  return { path: path === '' || BODY_FIELDS.has(path.split(/[.[]/)[0]!) ? path : `options.${path}`, message };
+}
+
+function takeStart(ctx: ServiceContext, identity: string): void {
+  try {
+    ctx.limiter.take(identity);
+  } catch (err) {
+    ctx.metrics?.rateLimited.inc();
+    throw err;
+  }
+}
+
+/** The workflow id a keyed start gets: the same for the same caller and key, different across callers. */
+export function idempotentWorkflowId(agent: string, identity: string, key: string): string {
+  return `baton-${agent}-${createHash('sha256').update(`${identity}\n${key}`).digest('hex').slice(0, 32)}`;
+}
+
+/**
+ * The first run of the chain `workflowId` when it exists and was started with the same input;
+ * 409 when it was started with a different one (a key reused for another request).
+ */
+async function existingRun(client: Client, workflowId: string, input: HandoffRunInput): Promise<string | undefined> {
+  let firstRunId: string;
+  try {
+    const description = await client.workflow.getHandle(workflowId).describe();
+    firstRunId = description.raw.workflowExecutionInfo?.firstRunId || description.runId;
+  } catch (err) {
+    if (err instanceof WorkflowNotFoundError) return undefined;
+    throw err;
+  }
+  const { history } = await client.workflowService.getWorkflowExecutionHistory({ namespace: client.options.namespace, execution: { workflowId, runId: firstRunId }, maximumPageSize: 1 });
+  const payloads = history?.events?.[0]?.workflowExecutionStartedEventAttributes?.input?.payloads ?? [];
+  let decoded = payloads;
+  for (const codec of [...client.options.loadedDataConverter.payloadCodecs].reverse()) decoded = await codec.decode(decoded);
+  const started = decoded[0] ? (client.options.loadedDataConverter.payloadConverter.fromPayload(decoded[0]) as HandoffRunInput) : undefined;
+  if (started && !sameRequest(started, input)) {
+    throw new HttpProblem(409, 'Idempotency-Key reused', 'This Idempotency-Key started a chain with a different request; use a new key for a new request.');
+  }
+  return firstRunId;
+}
+
+function sameRequest(a: HandoffRunInput, b: HandoffRunInput): boolean {
+  const view = (x: HandoffRunInput) => stableJson({ agent: x.agent, input: x.input, options: x.options ?? {}, context: x.context ?? null });
+  return view(a) === view(b);
+}
+
+function stableJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(stableJson).join(',')}]`;
+  if (value && typeof value === 'object') {
+    return `{${Object.keys(value)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${stableJson((value as Record<string, unknown>)[k])}`)
+      .join(',')}}`;
+  }
+  return JSON.stringify(value);
+}
+
+/** A chain as `GET /v1/runs/:id` shows it: from its audit, with the live status and agent from visibility. */
+async function runView(ctx: ServiceContext, workflowId: string): Promise<z.infer<typeof RunSchema>> {
+  const description = await ctx.baton.client.workflow.getHandle(workflowId).describe();
+  const chain = await ctx.baton.audit(workflowId);
+  const running = chain.status === 'running';
+  const status = running ? (description.typedSearchAttributes.get(BatonStatusAttribute) ?? 'running') : chain.status;
+  const currentAgent = running ? description.typedSearchAttributes.get(BatonAgent) : (chain.result?.finalAgent ?? chain.handoffs.at(-1)?.to ?? chain.input?.agent);
+  const { resume: _resume, ...input } = chain.input ?? ({} as Partial<HandoffRunInput>);
+  return {
+    workflowId,
+    runId: description.runId,
+    status,
+    ...(currentAgent ? { currentAgent } : {}),
+    ...(chain.startedAt ? { startedAt: chain.startedAt } : {}),
+    ...(chain.closedAt ? { closedAt: chain.closedAt } : {}),
+    ...(chain.input ? { input } : {}),
+    chain: chain.handoffs as never,
+    usage: chain.result?.usage ?? usageOf(chain),
+    pendingApprovals: running ? ((description.memo?.[PENDING_MEMO] ?? []) as Record<string, unknown>[]) : [],
+    ...(chain.result ? { output: chain.result.output, finalAgent: chain.result.finalAgent } : {}),
+    ...(chain.failure ? { error: chain.failure } : {}),
+  };
+}
+
+/** Usage so far, counted from the audit's model turns and tool calls. */
+function usageOf(chain: AuditChain): Usage {
+  const usage: Usage = { inputTokens: 0, outputTokens: 0, totalTokens: 0, modelCalls: 0, toolCalls: 0 };
+  for (const e of chain.events) {
+    if (e.kind === 'model_turn' && e.execution.status === 'completed') {
+      usage.modelCalls += 1;
+      usage.inputTokens += e.inputTokens ?? 0;
+      usage.outputTokens += e.outputTokens ?? 0;
+    } else if (e.kind === 'tool_call' && e.answeredBy === 'tool' && e.execution?.status === 'completed') usage.toolCalls += 1;
+  }
+  usage.totalTokens = usage.inputTokens + usage.outputTokens;
+  return usage;
+}

@@ -1,0 +1,110 @@
+/**
+ * The HTTP contract: request and response schemas, from which requests are validated and
+ * `/openapi.json` is generated. Run options are checked in depth by baton's own validation (the
+ * same rules as the library and the workflow); here they are an object.
+ */
+import { z } from '@hono/zod-openapi';
+
+const json = z.record(z.string(), z.unknown());
+
+export const ProblemSchema = z
+  .object({
+    title: z.string(),
+    status: z.number().int(),
+    detail: z.string(),
+    errors: z.array(z.object({ path: z.string(), message: z.string() })).optional(),
+  })
+  .openapi('Problem');
+
+export const StartRunSchema = z
+  .object({
+    agent: z.string().min(1).openapi({ example: 'triage' }),
+    input: z.string().min(1).openapi({ example: 'I would like a refund for order 1042.' }),
+    options: json.optional().openapi({ description: 'Run options: maxHandoffs, maxTurns, approvals, timeouts, retry, …', example: { maxHandoffs: 5 } }),
+    context: json.optional().openapi({ description: "Application data the run's tools receive (plain JSON, recorded in history)" }),
+    workflowId: z.string().min(1).max(255).optional().openapi({ description: 'The chain id; by default one is made (from the Idempotency-Key when given)' }),
+  })
+  .strict()
+  .openapi('StartRun');
+
+export const RunStartedSchema = z
+  .object({
+    workflowId: z.string(),
+    runId: z.string(),
+    /** False when an Idempotency-Key named a run that already existed. */
+    created: z.boolean(),
+  })
+  .openapi('RunStarted');
+
+const HandoffRecordSchema = z
+  .object({ from: z.string(), to: z.string(), message: z.string(), timestamp: z.string(), turn: z.number(), approval: json.optional() })
+  .passthrough()
+  .openapi('HandoffRecord');
+
+const UsageSchema = z.object({ inputTokens: z.number(), outputTokens: z.number(), totalTokens: z.number(), modelCalls: z.number(), toolCalls: z.number() }).openapi('Usage');
+
+export const PendingApprovalSchema = z
+  .object({
+    workflowId: z.string(),
+    runId: z.string(),
+    handoffId: z.string(),
+    from: z.string(),
+    to: z.string(),
+    message: z.string(),
+    requestedAt: z.string(),
+    expiresAt: z.string().optional(),
+    approvers: z.array(z.string()).optional(),
+    onTimeout: z.string(),
+    ageMs: z.number(),
+    canDecide: z.boolean().openapi({ description: "Whether the caller's identity may decide it" }),
+    chain: z.array(HandoffRecordSchema).optional().openapi({ description: 'The handoffs of the chain so far, when its workers answered in time' }),
+  })
+  .passthrough()
+  .openapi('PendingApproval');
+
+export const RunSchema = z
+  .object({
+    workflowId: z.string(),
+    runId: z.string(),
+    status: z.string().openapi({ description: 'running, awaiting_approval, completed, failed, cancelled, terminated, timed_out' }),
+    currentAgent: z.string().optional(),
+    startedAt: z.string().optional(),
+    closedAt: z.string().optional(),
+    input: json.optional(),
+    chain: z.array(HandoffRecordSchema),
+    usage: UsageSchema,
+    pendingApprovals: z.array(json),
+    output: z.unknown().optional(),
+    finalAgent: z.string().optional(),
+    error: z.object({ type: z.string().optional(), message: z.string() }).optional(),
+  })
+  .openapi('Run');
+
+export const DecisionSchema = z
+  .object({
+    decision: z.enum(['approve', 'reject']),
+    comment: z.string().max(4000).optional().openapi({ description: 'Recorded with the decision; the reason given to the agent on a rejection' }),
+  })
+  .strict()
+  .openapi('Decision');
+
+export const ApprovalRecordSchema = z
+  .object({ handoffId: z.string(), outcome: z.string(), approver: z.string().optional(), comment: z.string().optional(), reason: z.string().optional(), requestedAt: z.string(), decidedAt: z.string(), via: z.string() })
+  .passthrough()
+  .openapi('ApprovalRecord');
+
+export const ReplaySchema = z
+  .object({
+    fromHandoff: z.number().int().min(1).optional(),
+    overrides: z.object({ options: json.optional(), models: z.record(z.string(), json).optional() }).strict().optional(),
+  })
+  .strict()
+  .openapi('Replay');
+
+export const ReplayStartedSchema = z
+  .object({ workflowId: z.string(), runId: z.string(), baseRunId: z.string(), from: z.string(), mechanism: z.enum(['reset', 'resume']) })
+  .openapi('ReplayStarted');
+
+export const IdentitySchema = z.object({ name: z.string(), roles: z.array(z.string()) }).openapi('Identity');
+
+export const RunIdParam = z.object({ id: z.string().min(1).openapi({ param: { name: 'id', in: 'path' }, description: 'The workflow id of the chain' }) });

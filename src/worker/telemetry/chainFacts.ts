@@ -1,0 +1,68 @@
+/**
+ * What a workflow activation did, read from the commands it sends to Temporal: handoffs and
+ * approval events (memo upserts), and how the chain ended. The telemetry interceptors that run in
+ * the workflow sandbox use it, so it imports only workflow-safe modules.
+ */
+import { defaultPayloadConverter, type Payload } from '@temporalio/common';
+import type { coresdk } from '@temporalio/proto';
+import type { ApprovalRecord, PendingApproval } from '../../common/approvals';
+import { APPROVAL_EVENT_MEMO, HANDOFF_MEMO } from '../../common/messages';
+import type { RecordHandoffInput } from '../../common/run';
+
+/** One thing a chain did in an activation, as telemetry reports it. */
+export type ChainFact =
+  | { kind: 'handoff'; from: string; to: string; index: number; turn: number; approver?: string }
+  | { kind: 'approval_requested'; from: string; to: string; handoffId: string }
+  | { kind: 'approval_decided'; outcome: ApprovalRecord['outcome']; via: ApprovalRecord['via']; waitedMs: number; approver?: string; handoffId: string }
+  | { kind: 'ended'; outcome: 'completed' | 'failed' | 'cancelled'; errorType?: string };
+
+type Command = coresdk.workflow_commands.IWorkflowCommand;
+
+/** The facts the commands of one activation carry, in command order. */
+export function chainFacts(commands: readonly Command[]): ChainFact[] {
+  return commands.flatMap(factsOf);
+}
+
+function factsOf(command: Command): ChainFact[] {
+  const memo = command.modifyWorkflowProperties?.upsertedMemo?.fields;
+  if (memo) return [...handoffFact(memo[HANDOFF_MEMO]), ...approvalFact(memo[APPROVAL_EVENT_MEMO])];
+  if (command.completeWorkflowExecution) return [{ kind: 'ended', outcome: 'completed' }];
+  if (command.failWorkflowExecution) {
+    const type = command.failWorkflowExecution.failure?.applicationFailureInfo?.type;
+    return [{ kind: 'ended', outcome: 'failed', errorType: type || 'Error' }];
+  }
+  if (command.cancelWorkflowExecution) return [{ kind: 'ended', outcome: 'cancelled' }];
+  return [];
+}
+
+function handoffFact(payload: Payload | undefined): ChainFact[] {
+  const record = read<RecordHandoffInput>(payload);
+  if (!record?.handoff) return [];
+  const { handoff, index } = record;
+  const approver = handoff.approval?.approver;
+  return [{ kind: 'handoff', from: handoff.from, to: handoff.to, index, turn: handoff.turn, ...(approver ? { approver } : {}) }];
+}
+
+function approvalFact(payload: Payload | undefined): ChainFact[] {
+  const event = read<{ type: string } & Record<string, unknown>>(payload);
+  if (event?.type === 'approval_requested') {
+    const p = event as unknown as PendingApproval;
+    return [{ kind: 'approval_requested', from: p.from, to: p.to, handoffId: p.handoffId }];
+  }
+  if (event?.type === 'approval_decided') {
+    const d = event as unknown as ApprovalRecord;
+    const waitedMs = Math.max(0, Date.parse(d.decidedAt) - Date.parse(d.requestedAt)) || 0;
+    return [{ kind: 'approval_decided', outcome: d.outcome, via: d.via, waitedMs, handoffId: d.handoffId, ...(d.approver ? { approver: d.approver } : {}) }];
+  }
+  return [];
+}
+
+function read<T>(payload: Payload | undefined | null): T | undefined {
+  if (!payload) return undefined;
+  try {
+    return defaultPayloadConverter.fromPayload(payload) as T;
+  } catch {
+    // A payload this converter cannot read (a custom converter) is left out of telemetry, not fatal.
+    return undefined;
+  }
+}

@@ -1,0 +1,179 @@
+/**
+ * A worker's Prometheus metrics: model calls, tokens and latency by agent and model, tool calls and
+ * failures (an activity interceptor); handoffs, approvals and chain outcomes (reported by the
+ * workflow through a sink); and the control counters, which stay at zero until those controls exist.
+ */
+import http from 'node:http';
+import type { Context } from '@temporalio/activity';
+import type { ActivityExecuteInput, ActivityInboundCallsInterceptor, ActivityInterceptorsFactory, InjectedSinks, Next, WorkerOptions } from '@temporalio/worker';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, register as globalRegistry, type Registry } from 'prom-client';
+import { ActivityType } from '../../common/messages';
+import type { CallModelInput, ModelResponse } from '../../common/model';
+import type { RunToolInput, RunToolResult } from '../../common/team';
+import type { ChainFact } from './chainFacts';
+import type { BatonMetricsSinks } from './workflowMetrics';
+
+/** Options of a worker's metrics (`createWorker({ metrics })`). */
+export interface WorkerMetricsOptions {
+  /** Where the metrics are registered. @default prom-client's global registry */
+  registry?: Registry;
+  /**
+   * Serve `GET /metrics` on this port (with the process's own metrics). Without it, serve the
+   * registry yourself. @default `BATON_METRICS_PORT` when set
+   */
+  port?: number;
+}
+
+const SECONDS = [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120];
+const WAIT_SECONDS = [1, 5, 15, 30, 60, 300, 900, 1800, 3600, 4 * 3600, 86400];
+
+/** baton's metric families in one registry; created once per registry, shared by every worker in it. */
+export class BatonMetrics {
+  readonly handoffs: Counter<'from' | 'to'>;
+  readonly chains: Counter<'outcome' | 'error'>;
+  readonly approvalsRequested: Counter<'from' | 'to'>;
+  readonly approvalsDecided: Counter<'outcome' | 'via'>;
+  readonly approvalWait: Histogram<'outcome'>;
+  readonly modelCalls: Counter<'agent' | 'model' | 'outcome'>;
+  readonly modelTokens: Counter<'agent' | 'model' | 'type'>;
+  readonly modelSeconds: Histogram<'agent' | 'model'>;
+  readonly toolCalls: Counter<'agent' | 'tool' | 'outcome'>;
+  readonly toolSeconds: Histogram<'agent' | 'tool'>;
+  readonly loopsDetected: Counter<'agent'>;
+  readonly breakersOpen: Gauge<'target'>;
+  readonly budgetsExceeded: Counter<'budget'>;
+  readonly guardrailTrips: Counter<'agent' | 'guardrail'>;
+
+  private static readonly byRegistry = new WeakMap<Registry, BatonMetrics>();
+
+  /** The metrics of `registry`, registered on first use. */
+  static in(registry: Registry = globalRegistry): BatonMetrics {
+    let metrics = BatonMetrics.byRegistry.get(registry);
+    if (!metrics) {
+      metrics = new BatonMetrics(registry);
+      BatonMetrics.byRegistry.set(registry, metrics);
+    }
+    return metrics;
+  }
+
+  private constructor(readonly registry: Registry) {
+    const on = { registers: [registry] };
+    this.handoffs = new Counter({ name: 'baton_handoffs_total', help: 'Handoffs executed, by source and target agent', labelNames: ['from', 'to'], ...on });
+    this.chains = new Counter({ name: 'baton_chains_total', help: 'Chains ended, by outcome (completed, failed, cancelled) and error type', labelNames: ['outcome', 'error'], ...on });
+    this.approvalsRequested = new Counter({ name: 'baton_approvals_requested_total', help: 'Handoffs that asked for approval', labelNames: ['from', 'to'], ...on });
+    this.approvalsDecided = new Counter({ name: 'baton_approvals_decided_total', help: 'Approvals decided, by outcome and how the decision came', labelNames: ['outcome', 'via'], ...on });
+    this.approvalWait = new Histogram({ name: 'baton_approval_wait_seconds', help: 'Time from an approval request to its decision', labelNames: ['outcome'], buckets: WAIT_SECONDS, ...on });
+    this.modelCalls = new Counter({ name: 'baton_model_calls_total', help: 'Model call attempts, by agent, model and outcome (ok, error)', labelNames: ['agent', 'model', 'outcome'], ...on });
+    this.modelTokens = new Counter({ name: 'baton_model_tokens_total', help: 'Tokens used by model calls, by agent, model and type (input, output)', labelNames: ['agent', 'model', 'type'], ...on });
+    this.modelSeconds = new Histogram({ name: 'baton_model_call_seconds', help: 'Latency of model call attempts', labelNames: ['agent', 'model'], buckets: SECONDS, ...on });
+    this.toolCalls = new Counter({ name: 'baton_tool_calls_total', help: 'Tool call attempts, by agent, tool and outcome (ok, refused: the model got an error, error: the call failed)', labelNames: ['agent', 'tool', 'outcome'], ...on });
+    this.toolSeconds = new Histogram({ name: 'baton_tool_call_seconds', help: 'Latency of tool call attempts', labelNames: ['agent', 'tool'], buckets: SECONDS, ...on });
+    this.loopsDetected = new Counter({ name: 'baton_loops_detected_total', help: 'Handoff loops detected', labelNames: ['agent'], ...on });
+    this.breakersOpen = new Gauge({ name: 'baton_circuit_breakers_open', help: 'Handoff targets whose circuit breaker is open', labelNames: ['target'], ...on });
+    this.budgetsExceeded = new Counter({ name: 'baton_budgets_exceeded_total', help: 'Token or agent budgets exceeded', labelNames: ['budget'], ...on });
+    this.guardrailTrips = new Counter({ name: 'baton_guardrail_trips_total', help: 'Input or output guardrails tripped', labelNames: ['agent', 'guardrail'], ...on });
+  }
+
+  /** Count what a workflow activation reported. */
+  record(facts: ChainFact[]): void {
+    for (const fact of facts) {
+      if (fact.kind === 'handoff') this.handoffs.inc({ from: fact.from, to: fact.to });
+      else if (fact.kind === 'approval_requested') this.approvalsRequested.inc({ from: fact.from, to: fact.to });
+      else if (fact.kind === 'approval_decided') {
+        this.approvalsDecided.inc({ outcome: fact.outcome, via: fact.via });
+        this.approvalWait.observe({ outcome: fact.outcome }, fact.waitedMs / 1000);
+      } else this.chains.inc({ outcome: fact.outcome, error: fact.errorType ?? '' });
+    }
+  }
+
+  /** The sink the workflow-side interceptors report to (never called while replaying). */
+  sinks(): InjectedSinks<BatonMetricsSinks> & NonNullable<WorkerOptions['sinks']> {
+    return { batonMetrics: { record: { fn: (_info, facts) => this.record(facts), callDuringReplay: false } } };
+  }
+
+  /** An activity interceptor timing model and tool calls. */
+  activityInterceptor(): ActivityInterceptorsFactory {
+    return (ctx) => ({ inbound: new MetricsActivityInbound(ctx, this) });
+  }
+}
+
+class MetricsActivityInbound implements ActivityInboundCallsInterceptor {
+  constructor(
+    private readonly ctx: Context,
+    private readonly metrics: BatonMetrics,
+  ) {}
+
+  async execute(input: ActivityExecuteInput, next: Next<ActivityInboundCallsInterceptor, 'execute'>): Promise<unknown> {
+    const type = this.ctx.info.activityType;
+    if (type !== ActivityType.CALL_MODEL && type !== ActivityType.RUN_TOOL) return next(input);
+    const started = performance.now();
+    const seconds = () => (performance.now() - started) / 1000;
+    if (type === ActivityType.CALL_MODEL) {
+      const call = input.args[0] as CallModelInput;
+      const labels = { agent: call.agentId, model: call.model.model };
+      try {
+        const response = (await next(input)) as ModelResponse;
+        this.metrics.modelCalls.inc({ ...labels, outcome: 'ok' });
+        this.metrics.modelTokens.inc({ ...labels, type: 'input' }, response.usage?.inputTokens ?? 0);
+        this.metrics.modelTokens.inc({ ...labels, type: 'output' }, response.usage?.outputTokens ?? 0);
+        return response;
+      } catch (err) {
+        this.metrics.modelCalls.inc({ ...labels, outcome: 'error' });
+        throw err;
+      } finally {
+        this.metrics.modelSeconds.observe(labels, seconds());
+      }
+    }
+    const call = input.args[0] as RunToolInput;
+    const labels = { agent: call.agentId, tool: call.call.name };
+    try {
+      const result = (await next(input)) as RunToolResult;
+      this.metrics.toolCalls.inc({ ...labels, outcome: result.ok ? 'ok' : 'refused' });
+      return result;
+    } catch (err) {
+      this.metrics.toolCalls.inc({ ...labels, outcome: 'error' });
+      throw err;
+    } finally {
+      this.metrics.toolSeconds.observe(labels, seconds());
+    }
+  }
+}
+
+/**
+ * Serve `registry` as `GET /metrics` on `port`, with the process's default metrics. The server does
+ * not keep the process alive; `close()` stops it.
+ */
+export async function serveMetrics(registry: Registry, port: number, host = '0.0.0.0'): Promise<http.Server> {
+  if (!defaultsCollected.has(registry)) {
+    defaultsCollected.add(registry);
+    try {
+      collectDefaultMetrics({ register: registry });
+    } catch {
+      // The process's metrics are already in this registry (the application collects them itself).
+    }
+  }
+  const server = http.createServer((req, res) => {
+    if (req.method !== 'GET' || req.url?.split('?')[0] !== '/metrics') {
+      res.writeHead(404).end();
+      return;
+    }
+    registry.metrics().then(
+      (text) => res.writeHead(200, { 'content-type': registry.contentType }).end(text),
+      (err: Error) => res.writeHead(500, { 'content-type': 'text/plain' }).end(err.message),
+    );
+  });
+  await new Promise<void>((resolve, reject) => server.once('error', reject).listen(port, host, resolve));
+  server.unref();
+  return server;
+}
+
+const defaultsCollected = new WeakSet<Registry>();
+
+/** The port `BATON_METRICS_PORT` names, if any. */
+export function metricsPortFromEnv(env: NodeJS.ProcessEnv = process.env): number | undefined {
+  const raw = env.BATON_METRICS_PORT;
+  if (raw === undefined || raw === '') return undefined;
+  const port = Number(raw);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`BATON_METRICS_PORT must be a port number, got ${JSON.stringify(raw)}`);
+  return port;
+}

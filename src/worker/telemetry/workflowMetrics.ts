@@ -1,0 +1,31 @@
+/**
+ * Workflow interceptors that report a chain's handoffs, approvals and end to the worker's metrics.
+ * Bundled into the workflow sandbox (`workflowInterceptorModules`): workflow-safe imports only.
+ * The facts travel through a sink that Temporal does not call while replaying history, so a
+ * replayed chain is not counted twice.
+ */
+import { proxySinks, type Sinks, type WorkflowInterceptorsFactory } from '@temporalio/workflow';
+import { chainFacts, type ChainFact } from './chainFacts';
+
+/** The sink this module calls; the worker's metrics provide it. */
+export interface BatonMetricsSinks extends Sinks {
+  batonMetrics: {
+    /** What one workflow activation did. */
+    record(facts: ChainFact[]): void;
+  };
+}
+
+const { batonMetrics } = proxySinks<BatonMetricsSinks>();
+
+/** The interceptors Temporal loads from this module. */
+export const interceptors: WorkflowInterceptorsFactory = () => ({
+  internals: [
+    {
+      concludeActivation(input, next) {
+        const facts = chainFacts(input.commands);
+        if (facts.length > 0) batonMetrics.record(facts);
+        return next(input);
+      },
+    },
+  ],
+});

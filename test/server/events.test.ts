@@ -1,0 +1,94 @@
+/** Server-Sent Events: a chain's events resumed with Last-Event-ID after a disconnect, across continue-as-new; the live approvals. */
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { defineAgent, defineTool, scripted, Team } from '../../src';
+import { useTemporalServer } from '../helpers/temporal';
+import { TOKENS, withService, type Caller } from './service';
+import { connectSse, type SseEvent } from './sse';
+import { refundTeam } from './team';
+
+const server = useTemporalServer();
+const hop = (to: string) => ({ handoff: { to, message: `over to ${to}` } });
+const auth = (token: string, extra: Record<string, string> = {}) => ({ authorization: `Bearer ${token}`, ...extra });
+
+/** a → b (approved) → a → b (approved) → answer, long enough to continue as new on the way. */
+function pingPongTeam(): Team {
+  const lookup = defineTool({ name: 'lookup', description: 'Look up', parameters: z.object({}), execute: () => 'found' });
+  return new Team([
+    defineAgent({ id: 'a', instructions: 'A', model: scripted([{ toolCalls: [{ name: 'lookup', arguments: {} }] }, hop('b'), hop('b')]), tools: [lookup] }),
+    defineAgent({ id: 'b', instructions: 'B', model: scripted([hop('a'), { text: 'done' }]), approval: { approvers: ['alice'] } }),
+  ]);
+}
+
+async function approve(call: Caller, workflowId: string, e: SseEvent) {
+  const answer = await call('POST', `/v1/runs/${workflowId}/approvals/${e.data.approval.handoffId}`, { token: TOKENS.alice, body: { decision: 'approve' } });
+  expect(answer.status).toBe(200);
+}
+
+describe('event streams', () => {
+  it('resumes a chain after a disconnect from the Last-Event-ID on, without gaps or repeats, across continue-as-new', async () => {
+    await withService(server.env, pingPongTeam(), async ({ service, call }) => {
+      const started = await call('POST', '/v1/runs', { token: TOKENS.ops, body: { agent: 'a', input: 'go', options: { continueAsNewAfterEvents: 20 } } });
+      const { workflowId } = started.body;
+      const url = `${service.url}/v1/runs/${workflowId}/events`;
+
+      const first = await connectSse(url, auth(TOKENS.viewer));
+      expect(first.status).toBe(200);
+      const before: SseEvent[] = [];
+      for await (const e of first.events) {
+        before.push(e);
+        if (e.event === 'approval_requested') break;
+      }
+      first.close();
+      await approve(call, workflowId, before.at(-1)!);
+
+      const second = await connectSse(url, auth(TOKENS.viewer, { 'last-event-id': before.at(-1)!.id! }));
+      const after: SseEvent[] = [];
+      for await (const e of second.events) {
+        after.push(e);
+        if (e.event === 'approval_requested') await approve(call, workflowId, e);
+      }
+      expect(after.at(-1)).toMatchObject({ event: 'completed', data: { result: { output: 'done' } } });
+
+      const whole: SseEvent[] = [];
+      for await (const e of (await connectSse(url, auth(TOKENS.viewer))).events) whole.push(e);
+      expect([...before, ...after].map((e) => [e.id, e.event])).toEqual(whole.map((e) => [e.id, e.event]));
+      expect(after[0]!.event).toBe('approval_decided');
+      expect(whole.map((e) => e.event)).toContain('continued_as_new');
+      const runs = new Set(whole.map((e) => e.id!.split(':')[0]));
+      expect(runs.size).toBeGreaterThan(1);
+      expect(whole.filter((e) => e.event === 'handoff').map((e) => `${e.data.handoff.from}>${e.data.handoff.to}`)).toEqual(['a>b', 'b>a', 'a>b']);
+
+      // From an event of the first run: everything after it, through the later runs.
+      const cut = whole.findIndex((e) => e.event === 'tool_call');
+      const resumed: SseEvent[] = [];
+      for await (const e of (await connectSse(url, auth(TOKENS.viewer, { 'last-event-id': whole[cut]!.id! }))).events) resumed.push(e);
+      expect(resumed.map((e) => e.id)).toEqual(whole.slice(cut + 1).map((e) => e.id));
+    });
+  });
+
+  it('ends with the typed error of a failed chain, and refuses unknown chains and callers without a token', async () => {
+    await withService(server.env, refundTeam(), async ({ service, call }) => {
+      const { workflowId } = (await call('POST', '/v1/runs', { token: TOKENS.ops, body: { agent: 'triage', input: 'refund', options: { maxHandoffs: 0 } } })).body;
+      const events: SseEvent[] = [];
+      for await (const e of (await connectSse(`${service.url}/v1/runs/${workflowId}/events`, auth(TOKENS.viewer))).events) events.push(e);
+      expect(events.at(-1)).toMatchObject({ event: 'failed', data: { error: { type: 'MaxHandoffsExceededError' } } });
+      expect((await connectSse(`${service.url}/v1/runs/nope/events`, auth(TOKENS.viewer))).status).toBe(404);
+      expect((await connectSse(`${service.url}/v1/runs/${workflowId}/events`, {})).status).toBe(401);
+    });
+  });
+
+  it('pushes the waiting approvals whenever they change', async () => {
+    await withService(server.env, refundTeam(), async ({ service, call }) => {
+      const stream = await connectSse(`${service.url}/v1/approvals/events`, auth(TOKENS.alice));
+      const next = async () => (await stream.events.next()).value as SseEvent;
+      expect(await next()).toMatchObject({ event: 'approvals', data: { approvals: [] } });
+      const { workflowId } = (await call('POST', '/v1/runs', { token: TOKENS.ops, body: { agent: 'triage', input: 'refund order 42' } })).body;
+      const listed = await next();
+      expect(listed.data.approvals).toMatchObject([{ workflowId, from: 'triage', to: 'refunds', canDecide: true, chain: [] }]);
+      await call('POST', `/v1/runs/${workflowId}/approvals/${listed.data.approvals[0].handoffId}`, { token: TOKENS.alice, body: { decision: 'approve' } });
+      expect(await next()).toMatchObject({ event: 'approvals', data: { approvals: [] } });
+      stream.close();
+    });
+  });
+});

@@ -1,0 +1,105 @@
+/** The approvals page end to end in headless Chromium: sign in, the live inbox, approve with the keyboard, the run page completing. */
+import fs from 'node:fs';
+import path from 'node:path';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { useTemporalServer } from '../helpers/temporal';
+import { TOKENS, withService } from './service';
+import { refundTeam } from './team';
+
+const server = useTemporalServer();
+const SHOTS = path.join(__dirname, 'screenshots');
+const CHROMIUM = '/usr/bin/chromium';
+const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+
+let browser: Browser;
+beforeAll(async () => {
+  fs.mkdirSync(SHOTS, { recursive: true });
+  browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
+});
+afterAll(async () => {
+  await browser?.close();
+});
+
+async function signIn(page: Page, url: string, token: string) {
+  await page.goto(url);
+  await page.getByLabel('Access token').fill(token);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+}
+
+describe('the approvals page', () => {
+  it('shows a waiting handoff live, approves it from the keyboard, and shows the chain complete', async () => {
+    await withService(server.env, refundTeam(), async ({ service, call }) => {
+      const errors: string[] = [];
+      const context = await browser.newContext({ viewport: { width: 1100, height: 800 } });
+      const inbox = await context.newPage();
+      inbox.on('pageerror', (e) => errors.push(e.message));
+      await signIn(inbox, `${service.url}/`, TOKENS.alice);
+      await expect.poll(() => inbox.locator('#who').textContent()).toContain('alice · approver');
+      await inbox.locator('.live.on').waitFor();
+      await expect.poll(() => inbox.getByText('Nothing waits for approval.').isVisible()).toBe(true);
+
+      const { workflowId } = (await call('POST', '/v1/runs', { token: TOKENS.ops, body: { agent: 'triage', input: 'The teapot of order 42 arrived broken.' } })).body;
+      const card = inbox.locator('.card', { hasText: 'Refund order 42' });
+      await card.waitFor();
+      expect(await card.locator('.route').textContent()).toBe('triage→refunds');
+      expect(await card.textContent()).toContain('approvers: alice');
+      expect(await card.textContent()).toContain('No handoffs yet');
+      await inbox.screenshot({ path: path.join(SHOTS, 'inbox.png'), fullPage: true });
+
+      const phone = await browser.newContext({ viewport: { width: 390, height: 844 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true });
+      const small = await phone.newPage();
+      await signIn(small, `${service.url}/`, TOKENS.alice);
+      await small.locator('.card').waitFor();
+      const overflow = await small.evaluate('document.documentElement.scrollWidth - document.documentElement.clientWidth');
+      expect(overflow).toBe(0);
+      await small.screenshot({ path: path.join(SHOTS, 'inbox-phone.png'), fullPage: true });
+      await phone.close();
+
+      const run = await context.newPage();
+      run.on('pageerror', (e) => errors.push(e.message));
+      // A new tab has its own session: the deep link asks for the token, then shows the run.
+      await signIn(run, `${service.url}/runs/${encodeURIComponent(workflowId)}`, TOKENS.viewer);
+      await expect.poll(() => run.locator('.badge').textContent()).toBe('awaiting approval');
+      await run.locator('.live.on').waitFor();
+      await run.screenshot({ path: path.join(SHOTS, 'run-waiting.png'), fullPage: true });
+
+      await inbox.bringToFront();
+      await inbox.keyboard.press('j');
+      expect(await inbox.evaluate("document.activeElement.classList.contains('card')")).toBe(true);
+      await card.getByLabel('Comment').fill('Broken on arrival: refund it.');
+      await inbox.keyboard.press('Tab');
+      expect(await inbox.evaluate('document.activeElement.textContent')).toBe('Approve');
+      await inbox.keyboard.press('Enter');
+      await expect.poll(() => inbox.locator('#toast').textContent()).toContain('Approved triage → refunds');
+      await expect.poll(() => inbox.getByText('Nothing waits for approval.').isVisible()).toBe(true);
+
+      await run.bringToFront();
+      await expect.poll(() => run.locator('.badge').textContent(), { timeout: 20_000 }).toBe('completed');
+      await expect.poll(() => run.locator('pre.output').textContent()).toBe('Refunded order 42.');
+      await expect.poll(() => run.locator('.live').textContent()).toBe('chain ended');
+      expect(await run.locator('.facts').textContent()).toContain('1 handoff3 model calls1 tool call');
+      expect(await run.locator('.flow svg text', { hasText: '#1 · alice' }).count()).toBe(1);
+      const timeline = await run.locator('.timeline li').allTextContents();
+      expect(timeline.some((line) => line.includes('approved by alice via update'))).toBe(true);
+      expect(timeline.some((line) => line.includes('lookupOrder'))).toBe(true);
+      await run.screenshot({ path: path.join(SHOTS, 'run-completed.png'), fullPage: true });
+
+      const audit = await call('GET', `/v1/runs/${workflowId}/audit`, { token: TOKENS.viewer });
+      const decided = audit.body.events.find((e: { kind: string }) => e.kind === 'approval_decided');
+      expect(decided).toMatchObject({ approver: 'alice', comment: 'Broken on arrival: refund it.' });
+      expect(errors).toEqual([]);
+      await context.close();
+    });
+  });
+
+  it('refuses a wrong token and shows the sign-in again', async () => {
+    await withService(server.env, refundTeam(), async ({ service }) => {
+      const page = await browser.newPage();
+      await signIn(page, `${service.url}/`, 'not-a-real-token');
+      await expect.poll(() => page.locator('.problem').first().textContent()).toContain('did not accept your token');
+      await page.screenshot({ path: path.join(SHOTS, 'sign-in-refused.png') });
+      await page.close();
+    });
+  });
+});
