@@ -13,6 +13,7 @@ import type { CheckHandoffInput, CheckHandoffResult, RunToolInput, RunToolResult
 import { OpenAIProvider } from '../src/models/openai';
 import type { ModelProviders } from '../src/models/provider';
 import { ScriptedProvider } from '../src/models/scripted';
+import type { McpTools } from '../src/mcp/tools';
 import { checkAnswer, checkHandoffInputs, SUMMARY_INSTRUCTIONS } from './answer';
 import { whileHeartbeating } from './heartbeat';
 import { routeSpecialist } from './routing';
@@ -22,14 +23,16 @@ export interface ActivityDependencies {
   team: Team;
   providers?: ModelProviders;
   hooks?: BatonHooks;
+  /** The worker's connected MCP servers: their tools join the snapshot, and `runTool` calls them. */
+  mcp?: McpTools;
 }
 
 /** Build the activities for one worker. */
-export function createActivities({ team, providers = {}, hooks = {} }: ActivityDependencies) {
+export function createActivities({ team, providers = {}, hooks = {}, mcp }: ActivityDependencies) {
   const resolved: ModelProviders = { openai: new OpenAIProvider(), scripted: new ScriptedProvider(), ...providers };
   const handoffListeners = hooks.agent_handoff ?? [];
   let snapshot: TeamSpec | undefined;
-  const spec = () => (snapshot ??= team.spec({ hasHandoffListeners: handoffListeners.length > 0 }));
+  const spec = () => (snapshot ??= team.spec({ hasHandoffListeners: handoffListeners.length > 0, mcpTools: mcp?.specs }));
 
   return {
     /** Snapshot of the team, recorded in history as the run's first step. */
@@ -111,7 +114,14 @@ export function createActivities({ team, providers = {}, hooks = {} }: ActivityD
       if (!tool) {
         const agent = team.get(agentId);
         if (!agent) throw toApplicationFailure(new AgentNotFoundError(agentId, team.ids));
-        return { ok: false, content: unknownToolAnswer(call.name, team.toolNames(agent)) };
+        const remote = mcp?.find(agent.mcpServers, call.name);
+        if (remote) {
+          // Unreachable servers are retried by the run's policy; the last attempt tells the model instead.
+          const lastAttempt = ctx.info.attempt >= (ctx.info.retryPolicy?.maximumAttempts || Infinity);
+          const options = { idempotencyKey, signal: ctx.cancellationSignal, timeoutMs: ctx.info.startToCloseTimeoutMs, lastAttempt };
+          return whileHeartbeating(ctx, (heartbeat) => mcp!.run(remote, call.arguments, { ...options, heartbeat }));
+        }
+        return { ok: false, content: unknownToolAnswer(call.name, [...team.toolNames(agent), ...(mcp?.names(agent.mcpServers) ?? [])]) };
       }
       let raw: unknown;
       try {

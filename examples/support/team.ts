@@ -1,15 +1,32 @@
 /**
  * The support team: triage routes customers to refunds, sales or tech support.
  * Runs on the scripted model when OPENAI_API_KEY is unset, on `BATON_MODEL` (default gpt-4o-mini) when it is set.
+ * Refunds looks orders up through the order system's MCP server (`../mcp/orders.ts`).
  */
+import fs from 'node:fs';
+import path from 'node:path';
 import { z } from 'zod';
 import { defineAgent, defineTool, openai, scripted, Team, ToolError, type ScriptedRule } from '../../src';
+import { mcpServer } from '../../src/mcp/server';
 import { RefundLedger } from './ledger';
 import { orders } from './orders';
 
 const model = (rules: ScriptedRule[]) =>
   process.env.OPENAI_API_KEY ? openai(process.env.BATON_MODEL ?? 'gpt-4o-mini') : scripted({ model: 'scripted-support', rules });
 
+/** The order server: compiled JavaScript in the package, TypeScript (through tsx) in baton's checkout. */
+const ORDER_SERVER = [path.resolve(__dirname, '../mcp/orders.js'), path.resolve(__dirname, '../mcp/orders.ts')].find((f) => fs.existsSync(f))!;
+
+/** The order system, an MCP server the worker starts; its `lookupOrder` is `orders__lookupOrder`. */
+export const ordersServer = mcpServer({
+  name: 'orders',
+  command: process.execPath,
+  args: ORDER_SERVER.endsWith('.ts') ? ['--require', require.resolve('tsx/cjs'), ORDER_SERVER] : [ORDER_SERVER],
+  // It reads the refund ledger, wherever this worker keeps it.
+  inheritEnv: ['BATON_EXAMPLE_DATA', 'TMPDIR'],
+});
+
+/** The same lookup as an in-process tool, for a worker that runs without the order server. */
 export const lookupOrder = defineTool({
   name: 'lookupOrder',
   description: 'Look up an order by its id',
@@ -80,10 +97,11 @@ export const refundsAgent = defineAgent({
     { whenIncludes: '"status":"refunded"', reply: { text: 'Order 1042 has already been refunded: the money is on its way.' } },
     { whenIncludes: 'refundId', reply: { text: 'Your refund of $59.90 for order 1042 is on its way: expect it within 3-5 business days.' } },
     { whenIncludes: 'only delivered orders can be refunded', reply: { text: 'Order 1042 cannot be refunded: only delivered orders can.' } },
-    { whenIncludes: 'order 1042', reply: { toolCalls: [{ name: 'lookupOrder', arguments: { orderId: '1042' } }] } },
+    { whenIncludes: 'order 1042', reply: { toolCalls: [{ name: 'orders__lookupOrder', arguments: { orderId: '1042' } }] } },
     { whenIncludes: '', reply: { text: 'I could not find that order; could you send its number?' } },
   ]),
-  tools: [lookupOrder, issueRefund],
+  tools: [issueRefund],
+  mcpServers: [ordersServer],
   handoffs: ['triage'],
   // Money moves here: a person approves every handoff into refunds; nobody answering in 10 minutes means no.
   approval: { required: true, timeout: '10 minutes', onTimeout: 'reject' },

@@ -8,6 +8,7 @@ import { approvalPolicyCheck } from '../common/options';
 import type { AgentProfile } from '../common/team';
 import { type DelegateDeclaration, type HandoffDeclaration } from './handoff';
 import type { Tool } from './tool';
+import { mcpServersProblems, type McpServer } from '../mcp/server';
 
 /** How an agent is offered its handoffs: one `handoff` tool, or one tool per target. */
 export type HandoffToolStyle = 'single' | 'per_target';
@@ -42,6 +43,12 @@ export interface AgentDefinition {
   /** e.g. `openai('gpt-4o-mini')` or `scripted({...})`. */
   model: ModelSpec;
   tools?: Tool[];
+  /**
+   * MCP servers whose tools this agent may call, named `<server>__<tool>`: the worker connects when
+   * it starts and lists them, and each call is a `runTool` activity.
+   * @example mcpServers: [mcpServer({ name: 'orders', command: 'node', args: ['orders-server.js'] })]
+   */
+  mcpServers?: readonly McpServer[];
   /**
    * The agents this one may hand off to: ids, or `handoff(id, options)` declarations for what a
    * handoff carries (list its own id to allow self-handoff). @default every other agent
@@ -82,6 +89,8 @@ export interface Agent {
   readonly instructions: string;
   readonly model: ModelSpec;
   readonly tools: readonly Tool[];
+  /** The MCP servers whose tools this agent may call. */
+  readonly mcpServers?: readonly McpServer[];
   /** The ids this agent may hand off to, when given. */
   readonly handoffs?: readonly string[];
   /** The targets declared with options, by id. */
@@ -117,6 +126,7 @@ export function defineAgent(definition: AgentDefinition): Agent {
   problems.push(...modelSpecCheck(d.model, 'model'));
   const tools = d.tools ?? [];
   if (!Array.isArray(tools) || tools.some((t) => t?.kind !== 'tool')) problems.push('tools must be made with defineTool()');
+  problems.push(...mcpServersProblems(d.mcpServers));
   if (d.handoffs !== undefined && (!Array.isArray(d.handoffs) || d.handoffs.some((h) => typeof h !== 'string' && h?.kind !== 'handoff' && h?.kind !== 'delegate'))) {
     problems.push("handoffs must be an array of agent ids, handoff('id', options) or delegate('id', options) declarations");
   }
@@ -141,6 +151,7 @@ export function defineAgent(definition: AgentDefinition): Agent {
     instructions: d.instructions,
     model: d.model,
     tools,
+    ...(d.mcpServers?.length ? { mcpServers: [...d.mcpServers] } : {}),
     handoffs: d.handoffs ? d.handoffs.flatMap((h) => (typeof h === 'string' ? [h] : h.kind === 'handoff' ? [h.to] : [])) : undefined,
     handoffDeclarations: Object.fromEntries((d.handoffs ?? []).flatMap((h) => (typeof h !== 'string' && h.kind === 'handoff' ? [[h.to, h]] : []))),
     delegates: Object.fromEntries((d.handoffs ?? []).flatMap((h) => (typeof h !== 'string' && h.kind === 'delegate' ? [[h.to, h]] : []))),

@@ -8,6 +8,7 @@ import { handoffToolSpec, transferToolName, transferToolSpecs } from '../common/
 import { delegateToolSpec } from '../common/delegation';
 import { delegateOptionsSpec, type HandoffDeclaration, handoffOptionsSpec } from './handoff';
 import { toJsonSchema, type Tool } from './tool';
+import { agentMcpTools, mcpTeamProblems, type McpToolSpecs } from '../mcp/server';
 
 /** Options of a {@link Team}. */
 export interface TeamOptions {
@@ -48,7 +49,7 @@ export class Team {
   /** Add agents; the team is checked as a whole, so agents that refer to each other go in one call. */
   register(...agents: Agent[]): this {
     const all = [...this.#agents.values(), ...agents];
-    const problems = [...teamProblems(all), ...approvalProblems(this.#approvals, all)];
+    const problems = [...teamProblems(all), ...approvalProblems(this.#approvals, all), ...mcpTeamProblems(all.filter((a) => a?.kind === 'agent'))];
     if (problems.length === 0) problems.push(...toolNameProblems(all, (a) => this.#handoffToolNames(a, all)));
     if (problems.length > 0) throw new TeamValidationError(problems);
     for (const agent of agents) this.#agents.set(agent.id, agent);
@@ -110,11 +111,17 @@ export class Team {
     return agent.handoffs ? [...agent.handoffs] : this.ids.filter((id) => id !== agent.id);
   }
 
-  /** The serializable snapshot recorded in each run's history. */
-  spec(options: { hasHandoffListeners?: boolean } = {}): TeamSpec {
+  /**
+   * The serializable snapshot recorded in each run's history. `mcpTools`: the tools the worker's
+   * MCP servers listed, which join their agents' tools (a clash of names throws).
+   */
+  spec(options: { hasHandoffListeners?: boolean; mcpTools?: McpToolSpecs } = {}): TeamSpec {
     if (this.#agents.size === 0) throw new TeamValidationError(['the team has no agents']);
     const agents: Record<string, AgentSpec> = {};
+    const mcpProblems: string[] = [];
     for (const agent of this.#agents.values()) {
+      const mcp = agentMcpTools(agent.id, agent.mcpServers, options.mcpTools, this.toolNames(agent));
+      mcpProblems.push(...mcp.problems);
       const handoffs = this.targets(agent);
       const handoffOptions = Object.fromEntries(Object.values(agent.handoffDeclarations).map((d) => [d.to, handoffOptionsSpec(d)]));
       const targets = handoffs.map((id) => ({ id, description: this.#agents.get(id)?.description ?? id, ...(handoffOptions[id] ? { options: handoffOptions[id] } : {}) }));
@@ -127,7 +134,7 @@ export class Team {
         description: agent.description,
         instructions: agent.instructions,
         model: agent.model,
-        tools: agent.tools.map((t) => t.spec),
+        tools: [...agent.tools.map((t) => t.spec), ...mcp.tools],
         handoffs,
         ...(handoffTool ? { handoffTool } : {}),
         ...(handoffTools ? { handoffTools, handoffToolTargets: Object.fromEntries(handoffTools.map((t, i) => [t.name, targets[i]!.id])) } : {}),
@@ -139,6 +146,7 @@ export class Team {
         ...(agent.approval ? { approval: agent.approval } : {}),
       };
     }
+    if (mcpProblems.length > 0) throw new TeamValidationError(mcpProblems);
     return {
       agents,
       approvals: this.#approvals,

@@ -24,6 +24,8 @@ import { TeamValidationError } from '../common/errors';
 import { BATON_SEARCH_ATTRIBUTES, DEFAULT_TASK_QUEUE } from '../common/messages';
 import type { ModelProviders } from '../models/provider';
 import { batonDataConverter } from '../payloads/codec';
+import type { McpWorkerOptions } from '../mcp/tools';
+import { connectTeamMcpServers, withMcpServers } from '../mcp/worker';
 import { codecOptionsFromEnv, type PayloadCodecOptions } from '../payloads/keys';
 import { workerTelemetry, type WorkerTelemetryOptions } from './telemetry';
 
@@ -46,6 +48,13 @@ export interface CreateWorkerOptions extends WorkerTelemetryOptions {
   hooks?: BatonHooks;
   /** Replace or add model providers (by the spec's `provider` field). */
   providers?: ModelProviders;
+  /**
+   * The agents' MCP servers: the worker connects to each when it starts and lists its tools; a
+   * server it cannot reach stops the start (`onUnavailable: 'fail'`) or is left out and logged
+   * (`'skip'`). The connections close when the worker stops.
+   * @example mcp: { onUnavailable: 'skip', connectTimeout: '5 seconds' }
+   */
+  mcp?: McpWorkerOptions;
   /**
    * How payloads (prompts, answers, tool arguments and results) are compressed and encrypted in
    * history. Clients, audits and replay checks need the same: `connectBaton({ codec })`, or
@@ -113,16 +122,17 @@ export async function createWorker(options: CreateWorkerOptions): Promise<Worker
   const connection = options.connection ?? (await NativeConnection.connect(config.connectionOptions));
   const dataConverter = options.worker?.dataConverter ?? batonDataConverter({ ...(options.codec ?? codecOptionsFromEnv()), ...(options.compress ? { compress: true } : {}) });
   const telemetry = await workerTelemetry(options);
-  return Worker.create({
+  const mcp = await connectTeamMcpServers(team, options.mcp);
+  return withMcpServers(mcp, async () => Worker.create({
     ...options.worker,
     ...telemetry.workerOptions(options.worker),
     connection,
     namespace: options.namespace ?? config.namespace,
     taskQueue: options.taskQueue ?? DEFAULT_TASK_QUEUE,
     workflowBundle: await workflowBundle({ interceptorModules: telemetry.interceptorModules(options.workflowInterceptorModules), failureConverterPath: dataConverter.failureConverterPath }),
-    activities: createActivities({ team, hooks: options.hooks, providers: options.providers }),
+    activities: createActivities({ team, hooks: options.hooks, providers: options.providers, mcp }),
     dataConverter,
-  });
+  }));
 }
 
 /** Every agent's model provider must be one this worker has: a missing one fails here, not mid-chain. */

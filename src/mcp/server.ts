@@ -1,0 +1,192 @@
+/**
+ * MCP servers declared as data: `mcpServer(...)` on an agent, and the names their tools take in
+ * the team snapshot. No I/O: the worker connects (see `./tools`).
+ */
+import { createHash } from 'node:crypto';
+import { UserError } from '../common/errors';
+import type { ToolSpec } from '../common/model';
+
+/** An MCP server the worker starts as a child process and talks to over stdin/stdout. */
+export interface McpStdioServerOptions {
+  /** The server's name: the prefix of its tools (`<name>__<tool>`). A letter, then letters, digits, `-` or single `_`, at most 32. */
+  name: string;
+  /** The program to start, e.g. `npx` or `process.execPath`. */
+  command: string;
+  args?: string[];
+  /**
+   * Environment of the server. It gets only a safe minimum of the worker's environment (`PATH`,
+   * `HOME`, `USER`, …) besides these and `inheritEnv`, so the worker's own keys do not leak into it.
+   */
+  env?: Record<string, string>;
+  /**
+   * Names of the worker's environment variables the server also gets, read when the worker
+   * connects: for keys and settings kept in the worker's environment instead of in code.
+   * @example inheritEnv: ['GITHUB_TOKEN']
+   */
+  inheritEnv?: string[];
+  /** @default the worker's working directory */
+  cwd?: string;
+}
+
+/** An MCP server reached over streamable HTTP. */
+export interface McpHttpServerOptions {
+  /** The server's name: the prefix of its tools (`<name>__<tool>`). A letter, then letters, digits, `-` or single `_`, at most 32. */
+  name: string;
+  /** The server's MCP endpoint, e.g. `http://localhost:3000/mcp`. */
+  url: string;
+  /** Sent with every request, e.g. `{ Authorization: 'Bearer …' }`. Never recorded in history. */
+  headers?: Record<string, string>;
+}
+
+/** A declared MCP server: give it to agents as `mcpServers: [server]`. */
+export type McpServer =
+  | ({ readonly kind: 'mcpServer'; readonly transport: 'stdio' } & Readonly<McpStdioServerOptions>)
+  | ({ readonly kind: 'mcpServer'; readonly transport: 'http' } & Readonly<McpHttpServerOptions>);
+
+/** Server names: a letter first; no `__` and no trailing `_`, so `<server>__<tool>` names one server. */
+const SERVER_NAME = /^[a-zA-Z](?:[a-zA-Z0-9-]|_(?!_))*$/;
+const MAX_SERVER_NAME = 32;
+const RESERVED_PREFIXES = ['handoff_to_', 'transfer_to_', 'delegate_to_'];
+
+/**
+ * The `_meta` key of every MCP tool call that carries its idempotency key: the same for each
+ * attempt of one call, so a server can do a repeated call's side effect once.
+ */
+export const IDEMPOTENCY_KEY_META = 'baton/idempotencyKey';
+
+/** The separator of server and tool in an MCP tool's name. */
+export const MCP_TOOL_SEPARATOR = '__';
+
+/**
+ * Declare an MCP server whose tools agents can call. Over stdio (`command`) the worker starts the
+ * server itself; over streamable HTTP (`url`) it connects to one that runs. The worker lists the
+ * tools when it starts; each joins the agent's tools as `<name>__<tool>` with the JSON Schema the
+ * server gives, and each call is a `runTool` activity. Throws a {@link UserError} naming every problem.
+ * @example
+ * const orders = mcpServer({ name: 'orders', command: 'node', args: ['orders-server.js'] });
+ * const github = mcpServer({ name: 'github', url: 'https://api.githubcopilot.com/mcp/', headers: { Authorization: `Bearer ${token}` } });
+ * defineAgent({ id: 'refunds', …, mcpServers: [orders] });
+ */
+export function mcpServer(options: McpStdioServerOptions | McpHttpServerOptions): McpServer {
+  const o = (options ?? {}) as Partial<McpStdioServerOptions & McpHttpServerOptions>;
+  const problems = nameProblems(o.name);
+  const stdio = o.command !== undefined;
+  if (stdio === (o.url !== undefined)) problems.push('give either command (a stdio server) or url (a streamable HTTP server)');
+  if (stdio) {
+    if (typeof o.command !== 'string' || o.command.trim() === '') problems.push('command must be a non-empty string');
+    if (o.args !== undefined && !isStringArray(o.args)) problems.push('args must be a list of strings');
+    if (o.env !== undefined && !isStringRecord(o.env)) problems.push('env must be an object of strings');
+    if (o.inheritEnv !== undefined && !isStringArray(o.inheritEnv)) problems.push('inheritEnv must be a list of variable names');
+    if (o.cwd !== undefined && typeof o.cwd !== 'string') problems.push('cwd must be a string');
+    if (o.headers !== undefined) problems.push('headers are for HTTP servers (url)');
+  } else if (o.url !== undefined) {
+    if (!isHttpUrl(o.url)) problems.push(`url must be an http or https URL, got ${JSON.stringify(o.url)}`);
+    if (o.headers !== undefined && !isStringRecord(o.headers)) problems.push('headers must be an object of strings');
+    for (const key of ['args', 'env', 'inheritEnv', 'cwd'] as const) if (o[key] !== undefined) problems.push(`${key} is for stdio servers (command)`);
+  }
+  if (problems.length > 0) throw new UserError(`Invalid MCP server ${JSON.stringify(o.name)}: ${problems.join('; ')}`, { problems });
+  if (stdio) {
+    const { name, command, args = [], env = {}, inheritEnv = [], cwd } = o as McpStdioServerOptions;
+    return { kind: 'mcpServer', transport: 'stdio', name, command, args: [...args], env: { ...env }, inheritEnv: [...inheritEnv], ...(cwd ? { cwd } : {}) };
+  }
+  const { name, url, headers = {} } = o as McpHttpServerOptions;
+  return { kind: 'mcpServer', transport: 'http', name, url, headers: { ...headers } };
+}
+
+function nameProblems(name: unknown): string[] {
+  if (typeof name !== 'string' || !SERVER_NAME.test(name) || name.endsWith('_') || name.length > MAX_SERVER_NAME) {
+    return [`name ${JSON.stringify(name)} must start with a letter and use only letters, digits, "-" or single "_" (not at the end), at most ${MAX_SERVER_NAME}`];
+  }
+  if (RESERVED_PREFIXES.some((p) => name.startsWith(p))) return [`name "${name}" starts like baton's built-in tools (${RESERVED_PREFIXES.join(', ')})`];
+  return [];
+}
+
+/** Where a server's declaration appears in messages: its command line or URL, never its env or headers. */
+export function describeServer(server: McpServer): string {
+  return server.transport === 'stdio' ? `stdio: ${[server.command, ...(server.args ?? [])].join(' ')}` : `http: ${server.url}`;
+}
+
+/** Problems with an agent's `mcpServers`. */
+export function mcpServersProblems(servers: unknown): string[] {
+  if (servers === undefined) return [];
+  if (!Array.isArray(servers) || servers.some((s) => (s as McpServer | undefined)?.kind !== 'mcpServer')) return ['mcpServers must be a list made with mcpServer()'];
+  const names = (servers as McpServer[]).map((s) => s.name);
+  return names.filter((n, i) => names.indexOf(n) !== i).map((n) => `mcpServers lists two servers named "${n}"`);
+}
+
+/**
+ * The name an MCP tool takes: `<server>__<tool>`, with characters models do not accept in tool
+ * names replaced by `_`, and names over 64 characters shortened with a hash of the whole.
+ */
+export function mcpToolName(server: string, tool: string): string {
+  const name = `${server}${MCP_TOOL_SEPARATOR}${tool.replace(/[^a-zA-Z0-9_-]/g, '_')}`;
+  if (name.length <= MAX_TOOL_NAME) return name;
+  return `${name.slice(0, MAX_TOOL_NAME - 9)}_${createHash('sha256').update(`${server}/${tool}`).digest('hex').slice(0, 8)}`;
+}
+
+const MAX_TOOL_NAME = 64;
+
+/** What the team checks of its agents' MCP servers before anything connects. */
+export interface McpAgentView {
+  id: string;
+  tools: readonly { name: string }[];
+  mcpServers?: readonly McpServer[];
+}
+
+/**
+ * Problems of a team's MCP servers: two declarations with one name but different connections, and
+ * an agent's own tool named like one of its servers' tools.
+ */
+export function mcpTeamProblems(agents: readonly McpAgentView[]): string[] {
+  const problems: string[] = [];
+  const byName = new Map<string, { agent: string; key: string }>();
+  for (const agent of agents) {
+    for (const server of agent.mcpServers ?? []) {
+      const key = JSON.stringify(server);
+      const seen = byName.get(server.name);
+      if (seen && seen.key !== key) problems.push(`agents "${seen.agent}" and "${agent.id}" declare different MCP servers named "${server.name}"; give them different names`);
+      if (!seen) byName.set(server.name, { agent: agent.id, key });
+      const prefix = `${server.name}${MCP_TOOL_SEPARATOR}`;
+      for (const tool of agent.tools) {
+        if (tool.name.startsWith(prefix)) problems.push(`agent "${agent.id}" has a tool named "${tool.name}", which clashes with the tools of its MCP server "${server.name}" (${prefix}…)`);
+      }
+    }
+  }
+  return problems;
+}
+
+/** The tools each connected server offers, by server name, as they join the snapshot. */
+export type McpToolSpecs = Readonly<Record<string, readonly ToolSpec[]>>;
+
+/**
+ * The MCP tools of an agent for its snapshot, and the clashes among all its tool names (`others`:
+ * its own tools and built-ins). A server that is not connected contributes nothing.
+ */
+export function agentMcpTools(agentId: string, servers: readonly McpServer[] | undefined, discovered: McpToolSpecs | undefined, others: readonly string[]): { tools: ToolSpec[]; problems: string[] } {
+  const tools = (servers ?? []).flatMap((s) => discovered?.[s.name] ?? []);
+  const taken = new Set(others);
+  const problems: string[] = [];
+  for (const tool of tools) {
+    if (taken.has(tool.name)) problems.push(`agent "${agentId}" gets two tools named "${tool.name}" (an MCP server's tool names clash once namespaced)`);
+    taken.add(tool.name);
+  }
+  return { tools, problems };
+}
+
+function isStringArray(value: unknown): value is string[] {
+  return Array.isArray(value) && value.every((v) => typeof v === 'string');
+}
+
+function isStringRecord(value: unknown): value is Record<string, string> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) && Object.values(value).every((v) => typeof v === 'string');
+}
+
+function isHttpUrl(value: unknown): boolean {
+  if (typeof value !== 'string') return false;
+  try {
+    const url = new URL(value);
+    return url.protocol === 'http:' || url.protocol === 'https:';
+  } catch {
+    return false;
+  }
+}
