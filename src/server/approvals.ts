@@ -5,8 +5,7 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import { streamSSE } from 'hono/streaming';
 import type { PendingHandoff } from '../client/baton';
-import type { PendingApproval } from '../common/approvals';
-import { chainQuery, PENDING_MEMO } from '../common/messages';
+import { chainQuery } from '../common/messages';
 import type { HandoffRecord } from '../common/run';
 import { mayDecide, Permission, requirePermission, type Identity } from './auth';
 import { BEARER, type ServiceApp, type ServiceContext } from './context';
@@ -82,9 +81,9 @@ export function approvalRoutes(app: ServiceApp, ctx: ServiceContext): void {
     requirePermission(identity, Permission.DECIDE);
     const { id, approvalId } = c.req.valid('param');
     const { decision, comment } = c.req.valid('json');
-    const description = await ctx.baton.client.workflow.getHandle(id).describe();
-    const waiting = ((description.memo?.[PENDING_MEMO] ?? []) as PendingApproval[]).find((p) => p.handoffId === approvalId);
-    if (!waiting || description.status.name !== 'RUNNING') throw new HttpProblem(404, 'Not found', `no approval ${approvalId} is waiting in chain ${id}`);
+    // The chain's own waiting handoffs and those of its specialists (delegation), as its workers see them.
+    const waiting = (await ctx.baton.getRun(id).pendingApprovals()).find((p) => p.handoffId === approvalId);
+    if (!waiting) throw new HttpProblem(404, 'Not found', `no approval ${approvalId} is waiting in chain ${id}`);
     if (!mayDecide(identity, waiting.approvers)) {
       throw new HttpProblem(403, 'Forbidden', `${identity.name} may not decide this handoff (approvers: ${waiting.approvers?.join(', ')})`);
     }

@@ -88,6 +88,8 @@ export class ApprovalsFeed {
   private timer?: NodeJS.Timeout;
   private last?: { key: string; approvals: PendingHandoff[] };
   private reading = false;
+  /** Whether the last read failed: a failure is reported once, not on every read while it lasts. */
+  private failing = false;
 
   constructor(
     private readonly baton: Baton,
@@ -118,12 +120,14 @@ export class ApprovalsFeed {
     this.reading = true;
     try {
       const approvals = await this.baton.pending();
+      this.failing = false;
       const key = JSON.stringify(approvals.map((a) => [a.workflowId, a.handoffId]));
       if (this.last?.key === key) return;
       this.last = { key, approvals };
       for (const listener of this.listeners) listener(approvals);
     } catch (err) {
-      this.onError(err);
+      if (!this.failing) this.onError(err);
+      this.failing = true;
     } finally {
       this.reading = false;
     }

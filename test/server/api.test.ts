@@ -1,6 +1,7 @@
 /** The REST API on a real Temporal server and a real worker: happy paths, each error class, auth, idempotent starts. */
 import { Client, Connection } from '@temporalio/client';
 import { describe, expect, it } from 'vitest';
+import { defineAgent, delegate, scripted, Team } from '../../src';
 import { Baton } from '../../src/client/baton';
 import { serveBaton } from '../../src/server';
 import { useTemporalServer } from '../helpers/temporal';
@@ -144,6 +145,33 @@ describe('the HTTP API', () => {
       const history = JSON.stringify(await server.env.client.workflow.getHandle(workflowId).fetchHistory());
       for (const token of Object.values(TOKENS)) expect(history).not.toContain(token);
       for (const line of logged) for (const token of Object.values(TOKENS)) expect(line).not.toContain(token);
+    });
+  });
+
+  it('decides an approval waiting in a specialist through the top chain, and reads the specialist by its id', async () => {
+    const team = new Team([
+      defineAgent({
+        id: 'top',
+        instructions: 'Top.',
+        model: scripted({ steps: [{ toolCalls: [{ name: 'delegate', arguments: { to: 'leaf', task: 'open it', reason: 'leaf knows' } }] }], rules: [{ whenIncludes: '', reply: { text: 'summarized' } }] }),
+        handoffs: [delegate('leaf')],
+      }),
+      defineAgent({ id: 'leaf', instructions: 'Leaf.', model: scripted([{ handoff: { to: 'vault', message: 'open the vault' } }]), handoffs: ['vault'] }),
+      defineAgent({ id: 'vault', instructions: 'Vault.', model: scripted([{ text: 'vault opened' }]), approval: { approvers: ['alice'] } }),
+    ]);
+    await withService(server.env, team, async ({ call, baton }) => {
+      const { workflowId } = (await call('POST', '/v1/runs', { token: TOKENS.ops, body: { agent: 'top', input: 'go' } })).body;
+      const listed = await waitFor(() => call('GET', '/v1/approvals', { token: TOKENS.alice }), (a) => a.body.approvals.some((p: { rootWorkflowId?: string }) => p.rootWorkflowId === workflowId));
+      const waiting = listed.body.approvals.find((p: { rootWorkflowId?: string }) => p.rootWorkflowId === workflowId);
+      expect(waiting).toMatchObject({ from: 'leaf', to: 'vault', canDecide: true });
+      expect(waiting.workflowId).toMatch(new RegExp(`^${workflowId}/`));
+      const path = `/v1/runs/${encodeURIComponent(workflowId)}/approvals/${waiting.handoffId}`;
+      expect((await call('POST', path, { token: TOKENS.bob, body: { decision: 'approve' } })).status).toBe(403);
+      const decided = await call('POST', path, { token: TOKENS.alice, body: { decision: 'approve' } });
+      expect(decided.body).toMatchObject({ outcome: 'approved', approver: 'alice' });
+      expect((await baton.getRun(workflowId).result()).output).toBe('summarized');
+      const specialist = await call('GET', `/v1/runs/${encodeURIComponent(waiting.workflowId)}`, { token: TOKENS.viewer });
+      expect(specialist.body).toMatchObject({ workflowId: waiting.workflowId, status: 'completed', output: 'vault opened' });
     });
   });
 

@@ -34,6 +34,7 @@ describe('the approvals page', () => {
       const context = await browser.newContext({ viewport: { width: 1100, height: 800 } });
       const inbox = await context.newPage();
       inbox.on('pageerror', (e) => errors.push(e.message));
+      inbox.on('console', (m) => void (m.type() === 'error' && errors.push(m.text())));
       await signIn(inbox, `${service.url}/`, TOKENS.alice);
       await expect.poll(() => inbox.locator('#who').textContent()).toContain('alice · approver');
       await inbox.locator('.live.on').waitFor();
@@ -58,6 +59,7 @@ describe('the approvals page', () => {
 
       const run = await context.newPage();
       run.on('pageerror', (e) => errors.push(e.message));
+      run.on('console', (m) => void (m.type() === 'error' && errors.push(m.text())));
       // A new tab has its own session: the deep link asks for the token, then shows the run.
       await signIn(run, `${service.url}/runs/${encodeURIComponent(workflowId)}`, TOKENS.viewer);
       await expect.poll(() => run.locator('.badge').textContent()).toBe('awaiting approval');
@@ -84,6 +86,8 @@ describe('the approvals page', () => {
       expect(timeline.some((line) => line.includes('approved by alice via update'))).toBe(true);
       expect(timeline.some((line) => line.includes('lookupOrder'))).toBe(true);
       await run.screenshot({ path: path.join(SHOTS, 'run-completed.png'), fullPage: true });
+      await run.emulateMedia({ colorScheme: 'dark' });
+      await run.screenshot({ path: path.join(SHOTS, 'run-completed-dark.png'), fullPage: true });
 
       const audit = await call('GET', `/v1/runs/${workflowId}/audit`, { token: TOKENS.viewer });
       const decided = audit.body.events.find((e: { kind: string }) => e.kind === 'approval_decided');

@@ -21,6 +21,7 @@ export function pageHtml(assets: string): string {
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>baton · approvals</title>
+<link rel="icon" href="data:,">
 <link rel="stylesheet" href="${assets}baton.css">
 <script src="${assets}baton.js" defer></script>
 </head>

@@ -92,6 +92,7 @@ function approvalCard(a, onDecided) {
       h('button', { class: 'reject', type: 'button', disabled: !canDecide, onclick: function () { decide(a, 'reject', card, onDecided); }, text: 'Reject' }),
       canDecide ? null : h('span', { class: 'muted small', text: 'You are not among its approvers.' }),
       h('a', { class: 'small', href: BASE + 'runs/' + enc(a.workflowId), text: 'Open chain' }),
+      a.rootWorkflowId && a.rootWorkflowId !== a.workflowId ? h('a', { class: 'small', href: BASE + 'runs/' + enc(a.rootWorkflowId), text: 'Open top chain' }) : null,
     ]),
   ]);
   card.decide = function (d) { if (canDecide) decide(a, d, card, onDecided); };
@@ -173,7 +174,8 @@ async function showRun(id) {
       status.textContent = run.status.replace(/_/g, ' ');
       status.className = 'badge ' + run.status;
       facts.replaceChildren.apply(facts, [run.currentAgent ? 'agent: ' + run.currentAgent : null, count(run.chain.length, 'handoff'), count(run.usage.modelCalls, 'model call'), count(run.usage.toolCalls, 'tool call'), count(run.usage.totalTokens, 'token')].filter(Boolean).map(function (t) { return h('span', { text: t }); }));
-      flow.innerHTML = got[1];
+      // The drawing's own <style> is for the SVG on its own; here the page's stylesheet styles it.
+      flow.innerHTML = got[1].replace(/<style>[\s\S]*?<\/style>/, '');
       var pending = run.pendingApprovals.map(function (p) { return Object.assign({ workflowId: id, chain: run.chain }, p); });
       waiting.replaceChildren.apply(waiting, pending.map(function (p) { return approvalCard(p, refresh); }));
       waitingHead.hidden = pending.length === 0;
