@@ -6,8 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
-import { defineAgent, defineTool, openai, scripted, Team, ToolError, type ScriptedRule } from '../../src';
-import { mcpServer } from '../../src/mcp/server';
+import { defineAgent, defineTool, mcpServer, openai, scripted, Team, ToolError, type ScriptedRule } from '../../src';
 import { RefundLedger } from './ledger';
 import { orders } from './orders';
 
@@ -24,18 +23,6 @@ export const ordersServer = mcpServer({
   args: ORDER_SERVER.endsWith('.ts') ? ['--require', require.resolve('tsx/cjs'), ORDER_SERVER] : [ORDER_SERVER],
   // It reads the refund ledger, wherever this worker keeps it.
   inheritEnv: ['BATON_EXAMPLE_DATA', 'TMPDIR'],
-});
-
-/** The same lookup as an in-process tool, for a worker that runs without the order server. */
-export const lookupOrder = defineTool({
-  name: 'lookupOrder',
-  description: 'Look up an order by its id',
-  parameters: z.object({ orderId: z.string().describe('The order id, digits only') }),
-  execute: ({ orderId }) => {
-    const order = orders.get(orderId);
-    if (!order) throw new ToolError(`no order ${orderId}`);
-    return order;
-  },
 });
 
 /**

@@ -5,7 +5,7 @@
  */
 import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { createWorker, defineAgent, defineTool, Team } from '../../src';
-import { issueRefund, lookupOrder, refundsAgent, team as supportTeam } from '../../examples/support/team';
+import { issueRefund, refundsAgent, team as supportTeam } from '../../examples/support/team';
 
 function teamOfThisProcess(): Team {
   if (process.env.SUPPORT_CRASH_AFTER_REFUND !== '1') return supportTeam;
@@ -17,7 +17,7 @@ function teamOfThisProcess(): Team {
       return refund;
     },
   });
-  return new Team(supportTeam.agents.map((a) => (a.id === refundsAgent.id ? defineAgent({ ...a, handoffs: a.handoffs && [...a.handoffs], tools: [lookupOrder, crashingRefund] }) : a)));
+  return new Team(supportTeam.agents.map((a) => (a.id === refundsAgent.id ? defineAgent({ ...a, handoffs: a.handoffs && [...a.handoffs], tools: [crashingRefund] }) : a)));
 }
 
 async function main(): Promise<void> {
