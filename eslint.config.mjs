@@ -3,6 +3,9 @@ import { createTypeScriptImportResolver } from 'eslint-import-resolver-typescrip
 import importX from 'eslint-plugin-import-x';
 import tseslint from 'typescript-eslint';
 
+/** Telemetry that runs in the workflow sandbox (bundled through `workflowInterceptorModules`), held to the workflow rules. */
+const SANDBOX_TELEMETRY = ['src/worker/telemetry/chainFacts.ts', 'src/worker/telemetry/workflowMetrics.ts', 'src/worker/telemetry/workflowTracing.ts'];
+
 export default tseslint.config(
   { ignores: ['node_modules/', '.tools/', '.temporal/', 'dist/', 'coverage/'] },
   js.configs.recommended,
@@ -39,13 +42,39 @@ export default tseslint.config(
               from: ['./src/cli', './src/server'],
               message: 'The library does not import its surfaces (CLI, HTTP service).',
             },
+            {
+              target: './src/mcp',
+              from: ['./src/client', './src/cli', './src/server', './workflows'],
+              message: 'MCP tools run in the worker: src/mcp imports neither the surfaces nor workflow code.',
+            },
+            {
+              target: SANDBOX_TELEMETRY.map((f) => `./${f}`),
+              from: [
+                './src/agents',
+                './src/models',
+                './src/payloads',
+                './src/client',
+                './src/audit',
+                './src/devserver',
+                './src/cli',
+                './src/server',
+                './src/mcp',
+                './activities',
+                './src/worker/index.ts',
+                './src/worker/determinism.ts',
+                './src/worker/telemetry/index.ts',
+                './src/worker/telemetry/metrics.ts',
+                './src/worker/telemetry/tracing.ts',
+              ],
+              message: 'This module runs in the workflow sandbox: it imports only src/common and the other sandbox modules.',
+            },
           ],
         },
       ],
     },
   },
   {
-    files: ['workflows/**/*.ts'],
+    files: ['workflows/**/*.ts', ...SANDBOX_TELEMETRY],
     rules: {
       'import-x/no-nodejs-modules': 'error',
       'no-restricted-imports': [
