@@ -1,6 +1,9 @@
 /**
  * baton's HTTP service: the REST API, the approvals page, `/metrics` and `/openapi.json`.
- * `createBatonApp` gives the Hono app to mount in your own server; `serveBaton` runs it on Node.
+ * {@link createBatonApp} gives the Hono app to mount in your own server; {@link serveBaton} runs it
+ * on Node — `import { serveBaton, authOptionsFromEnv } from 'baton-agents/server'`.
+ * @packageDocumentation
+ * @module baton-agents/server
  */
 import fs from 'node:fs';
 import type { AddressInfo } from 'node:net';

@@ -4,7 +4,7 @@
  */
 import { HttpProblem } from './problems';
 
-/** Options of {@link StartLimiter}. */
+/** How many chains each identity may start: `rateLimit` of {@link createBatonApp}. */
 export interface RateLimitOptions {
   /** Starts (and replays) an identity may make per minute. @default 60 */
   startsPerMinute?: number;

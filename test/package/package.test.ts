@@ -2,7 +2,8 @@
  * baton as a user gets it: the packed tarball installed into a fresh ES module service and a fresh
  * CommonJS service, each type-checked with `tsc --init`'s configuration and with NodeNext, then run
  * with plain `node` (no tsx) against a real Temporal server: a worker, a two-agent chain with an
- * approval, the audit, and `instanceof` on a typed error imported by name. Then `npx baton-agents demo`.
+ * approval, the audit, `instanceof` on a typed error imported by name, and the HTTP service from
+ * `baton-agents/server` answering a request. Then `npx baton-agents demo`.
  */
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
@@ -49,12 +50,15 @@ const summary = await worker.runUntil(async () => {
   const result = await run.result();
   const audit = await baton.audit(run.workflowId);
   const failure = await baton.run('triage', 'again', { maxHandoffs: 0 }).catch((e: unknown) => e);
+  const app = createBatonApp({ baton, auth: { tokens: [{ token: 'package-test-token', identity: 'alice', roles: ['approver'] }] }, metrics: false });
+  const me = await app.request('/v1/me', { headers: { authorization: 'Bearer package-test-token' } });
   return {
     output: result.output,
     chain: result.handoffChain.map((h) => h.from + '>' + h.to),
     approvedBy: result.handoffChain[0]?.approval?.approver,
     audit: audit.status + ' ' + audit.events.filter((e) => e.kind === 'tool_call').length + ' tool call(s)',
     typedError: failure instanceof MaxHandoffsExceededError ? failure.name + ' ' + failure.limit : String(failure),
+    server: me.status + ' ' + JSON.stringify(await me.json()),
   };
 });
 console.log(JSON.stringify(summary));`)}
@@ -79,7 +83,7 @@ describe('the published package', () => {
     const { stdout: packed } = await sh(repo, 'npm', ['pack', '--json', '--pack-destination', dir]);
     const { filename, files, size } = (JSON.parse(packed.slice(packed.indexOf('['))) as { filename: string; files: { path: string }[]; size: number }[])[0]!;
     const paths = files.map((f) => f.path);
-    expect(paths).toEqual(expect.arrayContaining(['package.json', 'README.md', 'bin/baton.js', 'dist/src/index.js', 'dist/src/index.d.ts', 'dist/esm/index.mjs', 'dist/workflow-bundle.js']));
+    expect(paths).toEqual(expect.arrayContaining(['package.json', 'README.md', 'bin/baton.js', 'dist/src/index.js', 'dist/src/index.d.ts', 'dist/esm/index.mjs', 'dist/esm/server.mjs', 'dist/src/server/index.js', 'dist/workflow-bundle.js']));
     expect(paths.filter((p) => p.startsWith('src/') || p.startsWith('test/') || p.endsWith('.test.js'))).toEqual([]);
     expect(size).toBeLessThan(2 * 1024 * 1024);
 
@@ -92,10 +96,13 @@ describe('the published package', () => {
     const tsc = path.join(dir, 'node_modules/typescript/bin/tsc');
     const env = { TEMPORAL_ADDRESS: server.env.address, TEMPORAL_NAMESPACE: 'default' };
     const projects = {
-      esm: { type: 'module', source: service(`import { ${NAMES} } from 'baton-agents';\nimport { z } from 'zod';`, (body) => body) },
+      esm: { type: 'module', source: service(`import { ${NAMES} } from 'baton-agents';\nimport { createBatonApp } from 'baton-agents/server';\nimport { z } from 'zod';`, (body) => body) },
       cjs: {
         type: 'commonjs',
-        source: service(`import baton = require('baton-agents');\nimport zod = require('zod');\nconst { ${NAMES} } = baton;\nconst { z } = zod;`, (body) => `async function main() {\n${body}\n}\nvoid main();`),
+        source: service(
+          `import baton = require('baton-agents');\nimport batonServer = require('baton-agents/server');\nimport zod = require('zod');\nconst { ${NAMES} } = baton;\nconst { createBatonApp } = batonServer;\nconst { z } = zod;`,
+          (body) => `async function main() {\n${body}\n}\nvoid main();`,
+        ),
       },
     };
     for (const [name, project] of Object.entries(projects)) {
@@ -114,6 +121,7 @@ describe('the published package', () => {
         approvedBy: 'alice',
         audit: 'completed 1 tool call(s)',
         typedError: 'MaxHandoffsExceededError 0',
+        server: '200 {"name":"alice","roles":["approver"]}',
       });
     }
 
