@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { ApplicationFailure, type Client, type WorkflowHandle, WorkflowFailedError, WorkflowUpdateFailedError } from '@temporalio/client';
+import { ApplicationFailure, type Client, type WorkflowHandle, type WorkflowIdConflictPolicy, type WorkflowIdReusePolicy, WorkflowFailedError, WorkflowUpdateFailedError } from '@temporalio/client';
 import type { handoffRun } from '../../workflows';
 import { validateRunInput } from '../common/input';
 import { ApprovalRefusedError, errorFromFailure, UserError } from '../common/errors';
@@ -52,6 +52,20 @@ export interface StartOptions extends RunOptions {
    * recorded in history. Never secrets: give tools their clients and keys where the worker builds them.
    */
   context?: RunContext;
+  /**
+   * Whether a chain may start under the id of a chain that has closed (Temporal's policy, passed
+   * to `client.workflow.start` as it is): e.g. `REJECT_DUPLICATE` so an id names one chain for as
+   * long as the namespace keeps its history.
+   * @default "ALLOW_DUPLICATE" (Temporal's default)
+   */
+  workflowIdReusePolicy?: WorkflowIdReusePolicy;
+  /**
+   * What starting under the id of a running chain does (Temporal's policy, passed to
+   * `client.workflow.start` as it is): `FAIL` throws `WorkflowExecutionAlreadyStartedError`,
+   * `USE_EXISTING` returns the running chain, `TERMINATE_EXISTING` ends it and starts anew.
+   * @default "FAIL" (Temporal's default)
+   */
+  workflowIdConflictPolicy?: WorkflowIdConflictPolicy;
 }
 
 /** What {@link Baton.run} returns: `Output` is a string, or the type of the final agent's `outputType`. */
@@ -142,12 +156,14 @@ export class Baton {
 
   /** Start a chain at `agent`; invalid input or options throw `InvalidRunInputError` before anything starts. */
   async start<Output = string>(agent: string, input: string, options: StartOptions = {}): Promise<BatonRun<Output>> {
-    const { workflowId, context, ...runOptions } = options;
+    const { workflowId, context, workflowIdReusePolicy, workflowIdConflictPolicy, ...runOptions } = options;
     const args = validateRunInput({ agent, input, options: runOptions, ...(context !== undefined ? { context } : {}) });
     const handle = await this.client.workflow.start<typeof handoffRun>(WorkflowType.HANDOFF_RUN, {
       taskQueue: this.taskQueue,
       workflowId: workflowId ?? `baton-${agent}-${randomUUID()}`,
       args: [args],
+      ...(workflowIdReusePolicy !== undefined ? { workflowIdReusePolicy } : {}),
+      ...(workflowIdConflictPolicy !== undefined ? { workflowIdConflictPolicy } : {}),
       typedSearchAttributes: [
         { key: BatonAgent, value: agent },
         { key: BatonStatusAttribute, value: BatonStatus.RUNNING },

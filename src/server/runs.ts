@@ -95,11 +95,14 @@ export function runRoutes(app: ServiceApp, ctx: ServiceContext): void {
     takeStart(ctx, identity.name);
     const key = c.req.valid('header')['idempotency-key'];
     const id = workflowId ?? (key ? idempotentWorkflowId(input.agent, identity.name, key) : undefined);
-    if (key) {
-      const existing = await existingRun(ctx.baton.client, id!, input);
-      if (existing) return c.json({ workflowId: id!, runId: existing, created: false }, 200);
-    }
-    const options: StartOptions = { ...input.options, ...(id ? { workflowId: id } : {}), ...(input.context !== undefined ? { context: input.context } : {}) };
+    const options: StartOptions = {
+      ...input.options,
+      ...(id ? { workflowId: id } : {}),
+      ...(input.context !== undefined ? { context: input.context } : {}),
+      // Temporal decides whether the key's chain exists, atomically: it refuses a second start under
+      // the id while the first chain runs and after it closed, and the refusal answers with that chain.
+      ...(key ? { workflowIdReusePolicy: 'REJECT_DUPLICATE', workflowIdConflictPolicy: 'FAIL' } : {}),
+    };
     try {
       const run = await ctx.baton.start(input.agent, input.input, options);
       ctx.metrics?.runsStarted.inc({ agent: input.agent });

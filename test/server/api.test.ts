@@ -1,5 +1,5 @@
 /** The REST API on a real Temporal server and a real worker: happy paths, each error class, auth, idempotent starts. */
-import { Client, Connection } from '@temporalio/client';
+import { Client, Connection, WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import { describe, expect, it } from 'vitest';
 import { defineAgent, delegate, scripted, Team } from '../../src';
 import { Baton } from '../../src/client/baton';
@@ -68,18 +68,51 @@ describe('the HTTP API', () => {
   it('answers a retried start with the same Idempotency-Key with the same run', async () => {
     await withService(server.env, refundTeam(), async ({ call }) => {
       const key = { 'idempotency-key': `order-42-${Date.now()}` };
-      const [first, concurrent] = await Promise.all([call('POST', '/v1/runs', { token: TOKENS.ops, body: START, headers: key }), call('POST', '/v1/runs', { token: TOKENS.ops, body: START, headers: key })]);
-      expect([first.status, concurrent.status].sort()).toEqual([200, 201]);
-      expect(concurrent.body.workflowId).toBe(first.body.workflowId);
+      const racing = await Promise.all(Array.from({ length: 5 }, () => call('POST', '/v1/runs', { token: TOKENS.ops, body: START, headers: key })));
+      expect(racing.map((a) => a.status).sort()).toEqual([200, 200, 200, 200, 201]);
+      const first = racing.find((a) => a.status === 201)!;
+      expect(new Set(racing.map((a) => `${a.body.workflowId} ${a.body.runId}`))).toEqual(new Set([`${first.body.workflowId} ${first.body.runId}`]));
       const retried = await call('POST', '/v1/runs', { token: TOKENS.ops, body: { ...START }, headers: key });
       expect(retried.status).toBe(200);
-      expect(retried.body).toEqual({ workflowId: first.body.workflowId, runId: first.body.runId || concurrent.body.runId, created: false });
+      expect(retried.body).toEqual({ workflowId: first.body.workflowId, runId: first.body.runId, created: false });
 
       const otherBody = await call('POST', '/v1/runs', { token: TOKENS.ops, body: { ...START, input: 'Something else' }, headers: key });
       expect(otherBody.status).toBe(409);
       const otherCaller = await call('POST', '/v1/runs', { token: TOKENS.admin, body: START, headers: key });
       expect(otherCaller.status).toBe(201);
       expect(otherCaller.body.workflowId).not.toBe(first.body.workflowId);
+    });
+  });
+
+  it('never starts a second chain for a key, even after the first one closed', async () => {
+    await withService(server.env, refundTeam(), async ({ call, baton }) => {
+      const key = { 'idempotency-key': `closed-${Date.now()}` };
+      const first = await call('POST', '/v1/runs', { token: TOKENS.ops, body: START, headers: key });
+      expect(first.status).toBe(201);
+      await baton.client.workflow.getHandle(first.body.workflowId).terminate('closed before the retry');
+      const retried = await call('POST', '/v1/runs', { token: TOKENS.ops, body: START, headers: key });
+      expect(retried.status).toBe(200);
+      expect(retried.body).toEqual({ ...first.body, created: false });
+      const runs = [];
+      for await (const wf of baton.client.workflow.list({ query: `WorkflowId = "${first.body.workflowId}"` })) runs.push(wf.runId);
+      expect(runs).toEqual([first.body.runId]);
+    });
+  });
+
+  it("passes Temporal's id reuse and conflict policies through Baton.start", async () => {
+    await withService(server.env, refundTeam(), async ({ baton }) => {
+      const workflowId = `policies-${Date.now()}`;
+      const first = await baton.start('triage', START.input, { workflowId });
+      const firstRunId = (first.handle as { firstExecutionRunId?: string }).firstExecutionRunId;
+      const existing = await baton.start('triage', START.input, { workflowId, workflowIdConflictPolicy: 'USE_EXISTING' });
+      expect((existing.handle as { firstExecutionRunId?: string }).firstExecutionRunId).toBe(firstRunId);
+      await expect(baton.start('triage', START.input, { workflowId })).rejects.toBeInstanceOf(WorkflowExecutionAlreadyStartedError);
+
+      await first.handle.terminate('closed');
+      await expect(baton.start('triage', START.input, { workflowId, workflowIdReusePolicy: 'REJECT_DUPLICATE' })).rejects.toBeInstanceOf(WorkflowExecutionAlreadyStartedError);
+      const again = await baton.start('triage', START.input, { workflowId, workflowIdReusePolicy: 'ALLOW_DUPLICATE' });
+      expect((again.handle as { firstExecutionRunId?: string }).firstExecutionRunId).not.toBe(firstRunId);
+      await again.handle.terminate('done');
     });
   });
 
