@@ -31,6 +31,12 @@ export function mcpWorkerOptionsProblems(options: McpWorkerOptions): string[] {
   return [...oneOf(['fail', 'skip'])(options.onUnavailable ?? 'fail', 'mcp.onUnavailable'), ...(options.connectTimeout === undefined ? [] : duration(options.connectTimeout, 'mcp.connectTimeout'))];
 }
 
+/** Throws a {@link UserError} naming every problem with {@link McpWorkerOptions}. */
+export function checkMcpWorkerOptions(options: McpWorkerOptions): void {
+  const problems = mcpWorkerOptionsProblems(options);
+  if (problems.length > 0) throw new UserError(`Invalid MCP options: ${problems.join('; ')}`, { problems });
+}
+
 /** Where a worker's MCP messages go. */
 export interface McpLog {
   /** Servers left out at start. */
@@ -103,8 +109,7 @@ export class McpTools {
    * start with {@link McpServerUnavailableError}, or are left out and logged (`onUnavailable: 'skip'`).
    */
   static async connect(servers: readonly McpServer[], options: McpWorkerOptions = {}, log?: McpLog): Promise<McpTools> {
-    const problems = mcpWorkerOptionsProblems(options);
-    if (problems.length > 0) throw new UserError(`Invalid MCP options: ${problems.join('; ')}`, { problems });
+    checkMcpWorkerOptions(options);
     const connectTimeoutMs = durationMs(options.connectTimeout ?? DEFAULT_CONNECT_TIMEOUT)!;
     const unique = [...new Map(servers.map((s) => [s.name, s])).values()];
     const settled = await Promise.allSettled(

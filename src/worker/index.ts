@@ -24,7 +24,7 @@ import { TeamValidationError } from '../common/errors';
 import { BATON_SEARCH_ATTRIBUTES, DEFAULT_TASK_QUEUE } from '../common/messages';
 import type { ModelProviders } from '../models/provider';
 import { batonDataConverter } from '../payloads/codec';
-import type { McpWorkerOptions } from '../mcp/tools';
+import { checkMcpWorkerOptions, type McpWorkerOptions } from '../mcp/tools';
 import { connectTeamMcpServers, withMcpServers } from '../mcp/worker';
 import { codecOptionsFromEnv, type PayloadCodecOptions } from '../payloads/keys';
 import { workerTelemetry, type WorkerTelemetryOptions } from './telemetry';
@@ -118,6 +118,7 @@ export async function createWorker(options: CreateWorkerOptions): Promise<Worker
   const team = options.team;
   team.spec(); // an empty or broken team fails here, before polling
   checkProviders(team, options.providers ?? {});
+  checkMcpWorkerOptions(options.mcp ?? {}); // before connecting, whether or not an agent uses an MCP server
   const config = temporalConfig(options.temporal);
   const connection = options.connection ?? (await NativeConnection.connect(config.connectionOptions));
   const dataConverter = options.worker?.dataConverter ?? batonDataConverter({ ...(options.codec ?? codecOptionsFromEnv()), ...(options.compress ? { compress: true } : {}) });

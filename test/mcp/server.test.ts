@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { defineAgent, defineTool, scripted, UserError } from '../../src';
+import { createWorker, defineAgent, defineTool, scripted, UserError } from '../../src';
 import { Team } from '../../src/agents/team';
 import { mcpServer, mcpToolName } from '../../src/mcp/server';
 import { McpTools, resultText } from '../../src/mcp/tools';
@@ -45,6 +45,21 @@ describe('mcpServer', () => {
       'env must be an object of strings',
     ]);
     expect(problemsOf(() => mcpServer({ name: 'orders_', command: '' }))).toHaveLength(2);
+  });
+
+  it('names each field of the wrong type, and fields of the other transport', () => {
+    expect(problemsOf(() => mcpServer({ name: 'orders', command: 'node', args: 'orders.js', inheritEnv: [1], cwd: 7, headers: {} } as never))).toEqual([
+      'args must be a list of strings',
+      'inheritEnv must be a list of variable names',
+      'cwd must be a string',
+      'headers are for HTTP servers (url)',
+    ]);
+    expect(problemsOf(() => mcpServer({ name: 'web', url: 'https://example.com/mcp', headers: { Authorization: 1 }, env: {}, cwd: '/' } as never))).toEqual([
+      'headers must be an object of strings',
+      'env is for stdio servers (command)',
+      'cwd is for stdio servers (command)',
+    ]);
+    expect(problemsOf(() => mcpServer({ name: 'web' } as never))).toEqual(['give either command (a stdio server) or url (a streamable HTTP server)']);
   });
 });
 
@@ -102,6 +117,13 @@ describe('the worker options', () => {
       '"mcp.onUnavailable" must be "fail" or "skip", got "maybe"',
       expect.stringMatching(/^"mcp.connectTimeout" must be a positive duration/),
     ]);
+  });
+
+  it('are checked by createWorker before it connects, whether or not an agent uses an MCP server', async () => {
+    const team = new Team([scriptedAgent('a', [{ text: 'hi' }])]);
+    const failure = await createWorker({ team, mcp: { onUnavailable: 'skip', connectTimeout: 'soon' } }).catch((err: unknown) => err);
+    expect(failure).toBeInstanceOf(UserError);
+    expect((failure as UserError<{ problems: string[] }>).details.problems).toEqual([expect.stringMatching(/^"mcp.connectTimeout" must be a positive duration/)]);
   });
 });
 
