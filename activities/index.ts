@@ -6,7 +6,7 @@ import type { BatonHooks, HandoffHookContext } from '../src/agents/hooks';
 import type { Team } from '../src/agents/team';
 import { ToolError } from '../src/agents/tool';
 import { unknownToolAnswer } from '../src/common/answers';
-import { AgentNotFoundError, ModelRequestError, toApplicationFailure } from '../src/common/errors';
+import { AgentNotFoundError, ModelRequestError, toApplicationFailure, UserError } from '../src/common/errors';
 import type { CallModelInput, ModelResponse, RouteSpecialistInput, RouteSpecialistResult, SummarizeInput, SummarizeResult } from '../src/common/model';
 import type { RecordHandoffInput } from '../src/common/run';
 import type { CheckHandoffInput, CheckHandoffResult, RunToolInput, RunToolResult, TeamSpec } from '../src/common/team';
@@ -14,6 +14,8 @@ import { OpenAIProvider } from '../src/models/openai';
 import type { ModelProviders } from '../src/models/provider';
 import { ScriptedProvider } from '../src/models/scripted';
 import type { McpTools } from '../src/mcp/tools';
+import type { CheckGuardrailInput, GuardrailVerdict } from '../src/common/controls';
+import { verdictOf } from '../src/agents/guardrails';
 import { checkAnswer, checkHandoffInputs, SUMMARY_INSTRUCTIONS } from './answer';
 import { whileHeartbeating } from './heartbeat';
 import { routeSpecialist } from './routing';
@@ -150,9 +152,18 @@ export function createActivities({ team, providers = {}, hooks = {}, mcp }: Acti
         );
         return { ok: true, content: typeof result === 'string' ? result : JSON.stringify(result ?? null) };
       } catch (err) {
-        if (err instanceof ToolError) return { ok: false, content: `Error: ${err.message}` };
+        if (err instanceof ToolError) return { ok: false, content: `Error: ${err.message}`, failure: 'tool' };
         throw err;
       }
+    },
+
+    /** A custom guardrail of an agent on a text; a check that throws is retried like a tool call. */
+    async checkGuardrail({ agentId, guardrail, stage, text, context = {} }: CheckGuardrailInput): Promise<GuardrailVerdict> {
+      const agent = team.get(agentId);
+      if (!agent) throw toApplicationFailure(new AgentNotFoundError(agentId, team.ids));
+      const g = agent.guardrails?.[stage]?.find((x) => x.spec.name === guardrail && x.check);
+      if (!g?.check) throw toApplicationFailure(new UserError(`agent "${agentId}" has no custom ${stage} guardrail "${guardrail}" on this worker; the team module the worker loads must declare it`));
+      return verdictOf(await g.check(text, { agentId, stage, context }));
     },
 
     /** Runs the `agent_handoff` listeners after a handoff. */

@@ -8,7 +8,8 @@ export { defineAgent, type Agent, type AgentDefinition, type HandoffToolStyle } 
 export { delegate, handoff, type DelegateDeclaration, type DelegateOptions, type HandoffCheck, type HandoffDeclaration, type HandoffOptions } from './agents/handoff';
 export { handoffToolSpec as createHandoffTool, READ_STATE_TOOL, transferToolSpecs, type HandoffTarget } from './common/handoffTools';
 export { Team, type TeamOptions } from './agents/team';
-export { defineTool, ToolError, type Tool, type ToolContext, type ToolDefinition } from './agents/tool';
+export { defineTool, ToolError, type Tool, type ToolApprovalOptions, type ToolContext, type ToolDefinition } from './agents/tool';
+export { guardrails, type AgentGuardrails, type Guardrail, type GuardrailAnswer, type GuardrailContext, type GuardrailOptions } from './agents/guardrails';
 export { Baton, BatonRun, toBatonError, type BatonOptions, type DecisionOptions, type PendingHandoff, type RunResult, type StartOptions } from './client/baton';
 export type { RunEvent, RunEventBody } from './client/events';
 export { connectBaton, temporalConfig, type ConnectBatonOptions, type TemporalConfigOptions } from './client/connect';

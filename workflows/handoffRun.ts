@@ -33,6 +33,7 @@ import { BatonStatus, type HandoffRunInput, type HandoffRunResult } from '../src
 import type { ChainState } from '../src/common/state';
 import { ApprovalDesk } from './chain/desk';
 import { temporalEffects } from './chain/effects';
+import { initialControls } from './chain/controlState';
 import { Chain, carryOver, startChain } from './chain/state';
 import { defaultGuards } from './guards';
 import { runChain } from './loop';
@@ -45,6 +46,7 @@ import { runChain } from './loop';
 export async function handoffRun(rawInput: HandoffRunInput): Promise<HandoffRunResult<unknown>> {
   // Decided once, before any handler runs, so the decision never depends on when a job arrives.
   const v2 = patched(Patches.RUN_V2);
+  const controls = v2 && patched(Patches.CONTROLS);
   const effects = temporalEffects(v2);
   const desk = new ApprovalDesk(effects);
   let chain: Chain | undefined;
@@ -67,13 +69,14 @@ export async function handoffRun(rawInput: HandoffRunInput): Promise<HandoffRunR
   try {
     input = validateRunInput(rawInput);
     if (!input.resume) effects.startRun(input.agent);
+    const started = controls ? { startedAt: effects.now() } : undefined;
     const state = input.resume
-      ? resumed(input.resume)
-      : { ...startChain(await effects.loadTeam(), input.agent, input.input, resolveRunOptions(input.options), input.context), ...(input.parent ? { parent: input.parent } : {}) };
+      ? resumed(input.resume, started)
+      : { ...startChain(await effects.loadTeam(), input.agent, input.input, resolveRunOptions(input.options), input.context, started), ...(input.parent ? { parent: input.parent } : {}) };
     chain = new Chain(state);
     desk.attach(chain);
     if (input.resume) desk.republish();
-    const outcome = await runChain({ chain, effects, guards: defaultGuards({ emptyOutputCheck: v2 }), desk });
+    const outcome = await runChain({ chain, effects, guards: defaultGuards({ emptyOutputCheck: v2, controls, now: effects.now }), desk });
     await desk.drain();
     if (outcome.kind === 'completed') {
       effects.setStatus(BatonStatus.COMPLETED);
@@ -113,9 +116,9 @@ export async function handoffRun(rawInput: HandoffRunInput): Promise<HandoffRunR
 // errors into typed failures first, this is the second guard (handlers included).
 setWorkflowOptions({ failureExceptionTypes: [Error] }, handoffRun);
 
-/** A carried state, with defaults for options added since it was written. */
-function resumed(state: ChainState): ChainState {
-  return { ...state, options: resolveRunOptions(state.options) };
+/** A carried state, with defaults for options added since it was written, and the controls' state when this run has them. */
+function resumed(state: ChainState, controls: { startedAt: number } | undefined): ChainState {
+  return { ...state, options: resolveRunOptions(state.options), ...(controls && !state.controls ? { controls: initialControls(controls.startedAt) } : {}) };
 }
 
 /** How an error leaves the workflow: baton's errors typed, Temporal's as they are, anything else as a defect. */

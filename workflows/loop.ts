@@ -7,9 +7,12 @@ import type { HandoffRunResult } from '../src/common/run';
 import { delegateStep } from './chain/delegate';
 import { handOff } from './chain/handoff';
 import { finishTurn, respond, turn } from './chain/respond';
-import { resultOf } from './chain/state';
+import { noteSuccess } from './chain/controls';
+import { currentAgent, resultOf } from './chain/state';
 import { type ChainRun, retried, RUN_AGAIN, type Step } from './chain/step';
-import type { FinalAnswer } from './guards';
+import { CONTINUE, type FinalAnswer, type Verdict } from './guards';
+import { refuseAnswer } from './guards/guard';
+import { checkGuardrails } from './guards/guardrails';
 
 export type { ChainRun, Step } from './chain/step';
 
@@ -26,8 +29,9 @@ export async function runChain(run: ChainRun): Promise<ChainOutcome> {
     switch (step.kind) {
       case 'final_output': {
         const verdict = guards.onFinish(chain.state, step.answer);
-        if (!retried(run, verdict)) return { kind: 'completed', result: resultOf(chain.state, valueOf(step.answer)) };
-        break;
+        if (retried(run, verdict) || retried(run, await outputGuardrails(run, step.answer)) || retried(run, guards.onComplete(chain.state))) break;
+        noteSuccess(run, chain.state.agentId);
+        return { kind: 'completed', result: resultOf(chain.state, valueOf(step.answer)) };
       }
       case 'delegate':
         // The turn goes on with the specialists' answers.
@@ -48,12 +52,29 @@ export async function runChain(run: ChainRun): Promise<ChainOutcome> {
   }
 }
 
-/** Where a run starts: a turn waiting for approval, a model answer to act on, or a model call. */
-function firstStep(run: ChainRun): Promise<Step> | Step {
-  const { openTurn, pendingResponse } = run.chain.state;
+/**
+ * Where a run starts: a turn waiting for approval, a model answer to act on, or a model call —
+ * after the first agent's input guardrails when the chain is new.
+ */
+async function firstStep(run: ChainRun): Promise<Step> {
+  const { openTurn, pendingResponse, turns, chain, request } = run.chain.state;
   if (openTurn) return finishTurn(run, openTurn);
   if (pendingResponse) return respond(run, pendingResponse);
+  const agent = currentAgent(run.chain.state);
+  if (turns === 0 && chain.length === 0 && agent.guardrails?.input) {
+    // Nobody could act on feedback about the run's own input: a trip fails the run.
+    retried(run, await checkGuardrails(run, agent, 'input', request ?? '', () => undefined));
+  }
   return RUN_AGAIN;
+}
+
+/** The current agent's output guardrails on its answer; feedback is sent back to it as a message. */
+async function outputGuardrails(run: ChainRun, answer: FinalAnswer): Promise<Verdict> {
+  const agent = currentAgent(run.chain.state);
+  if (!agent.guardrails?.output) return CONTINUE;
+  const text = answer.checked && 'value' in answer.checked ? JSON.stringify(answer.checked.value) : answer.text;
+  const verdict = await checkGuardrails(run, agent, 'output', text, (reason, g) => `Your answer was not sent: guardrail "${g.name}" tripped: ${reason}. Answer again without that.`);
+  return verdict.kind === 'retry' ? refuseAnswer('guardrails', verdict.message) : verdict;
 }
 
 /** The run's output: the checked value of a structured answer, else the text. */

@@ -7,6 +7,7 @@ import { durationAtLeast } from '../common/check';
 import { approvalPolicyCheck } from '../common/options';
 import type { AgentProfile } from '../common/team';
 import { type DelegateDeclaration, type HandoffDeclaration } from './handoff';
+import { type AgentGuardrails, guardrailsProblems } from './guardrails';
 import type { Tool } from './tool';
 import { mcpServersProblems, type McpServer } from '../mcp/server';
 
@@ -50,6 +51,12 @@ export interface AgentDefinition {
    */
   mcpServers?: readonly McpServer[];
   /**
+   * Checks on what this agent receives (the run's input, a handoff's message) and on its final
+   * answer; the agents it hands off to do not inherit them.
+   * @example guardrails: { input: [guardrails.maxLength(4000)], output: [guardrails.pii(['credit_card'], { onTrip: 'feedback' })] }
+   */
+  guardrails?: AgentGuardrails;
+  /**
    * The agents this one may hand off to: ids, or `handoff(id, options)` declarations for what a
    * handoff carries (list its own id to allow self-handoff). @default every other agent
    */
@@ -91,6 +98,7 @@ export interface Agent {
   readonly tools: readonly Tool[];
   /** The MCP servers whose tools this agent may call. */
   readonly mcpServers?: readonly McpServer[];
+  readonly guardrails?: AgentGuardrails;
   /** The ids this agent may hand off to, when given. */
   readonly handoffs?: readonly string[];
   /** The targets declared with options, by id. */
@@ -127,6 +135,7 @@ export function defineAgent(definition: AgentDefinition): Agent {
   const tools = d.tools ?? [];
   if (!Array.isArray(tools) || tools.some((t) => t?.kind !== 'tool')) problems.push('tools must be made with defineTool()');
   problems.push(...mcpServersProblems(d.mcpServers));
+  problems.push(...guardrailsProblems(d.guardrails));
   if (d.handoffs !== undefined && (!Array.isArray(d.handoffs) || d.handoffs.some((h) => typeof h !== 'string' && h?.kind !== 'handoff' && h?.kind !== 'delegate'))) {
     problems.push("handoffs must be an array of agent ids, handoff('id', options) or delegate('id', options) declarations");
   }
@@ -152,6 +161,7 @@ export function defineAgent(definition: AgentDefinition): Agent {
     model: d.model,
     tools,
     ...(d.mcpServers?.length ? { mcpServers: [...d.mcpServers] } : {}),
+    ...(d.guardrails ? { guardrails: { ...(d.guardrails.input ? { input: [...d.guardrails.input] } : {}), ...(d.guardrails.output ? { output: [...d.guardrails.output] } : {}) } } : {}),
     handoffs: d.handoffs ? d.handoffs.flatMap((h) => (typeof h === 'string' ? [h] : h.kind === 'handoff' ? [h.to] : [])) : undefined,
     handoffDeclarations: Object.fromEntries((d.handoffs ?? []).flatMap((h) => (typeof h !== 'string' && h.kind === 'handoff' ? [[h.to, h]] : []))),
     delegates: Object.fromEntries((d.handoffs ?? []).flatMap((h) => (typeof h !== 'string' && h.kind === 'delegate' ? [[h.to, h]] : []))),

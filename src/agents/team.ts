@@ -144,6 +144,8 @@ export class Team {
         ...(agent.routing ? { routing: agent.routing } : {}),
         ...(agent.outputType ? { outputSchema: toJsonSchema(agent.outputType) } : {}),
         ...(agent.approval ? { approval: agent.approval } : {}),
+        ...guardrailsSpec(agent),
+        ...toolApprovals(agent),
       };
     }
     if (mcpProblems.length > 0) throw new TeamValidationError(mcpProblems);
@@ -154,6 +156,19 @@ export class Team {
       ...(this.#sharedState ? { sharedState: true } : {}),
     };
   }
+}
+
+/** The agent's guardrails as the snapshot records them. */
+function guardrailsSpec(agent: Agent): Pick<AgentSpec, 'guardrails'> {
+  const g = agent.guardrails;
+  if (!g || (!g.input?.length && !g.output?.length)) return {};
+  return { guardrails: { ...(g.input?.length ? { input: g.input.map((x) => x.spec) } : {}), ...(g.output?.length ? { output: g.output.map((x) => x.spec) } : {}) } };
+}
+
+/** The agent's tools that need approval, by name. */
+function toolApprovals(agent: Agent): Pick<AgentSpec, 'toolApprovals'> {
+  const gated = agent.tools.filter((t) => t.approval);
+  return gated.length > 0 ? { toolApprovals: Object.fromEntries(gated.map((t) => [t.name, t.approval!])) } : {};
 }
 
 function teamProblems(agents: Agent[]): string[] {

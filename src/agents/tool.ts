@@ -5,6 +5,9 @@ import { HANDOFF_TOOL_NAME, READ_STATE_TOOL_NAME, TRANSFER_TOOL_PREFIX } from '.
 
 const RESERVED = [HANDOFF_TOOL_NAME, DELEGATE_TOOL_NAME, READ_STATE_TOOL_NAME];
 import type { JsonSchema, ToolSpec } from '../common/model';
+import type { ApprovalPolicy } from '../common/approvals';
+import { argConditionProblems, type ArgCondition, type ToolApprovalSpec } from '../common/controls';
+import { approvalPolicyCheck } from '../common/options';
 import type { RunContext } from '../common/team';
 
 /**
@@ -60,6 +63,20 @@ export interface ToolDefinition<S extends z.ZodObject = z.ZodObject, Context ext
   parameters: S;
   /** Runs in the worker as the `runTool` activity. The result is sent to the model (strings as they are, anything else as JSON). */
   execute(args: z.output<S>, context: ToolContext<Context>): unknown;
+  /**
+   * A person approves each call before it runs: `true`, or only calls whose arguments meet every
+   * condition of `when`, with the approval policy's `approvers`, `timeout` and `onTimeout`. The
+   * workflow decides, never the model; approvers may approve, reject with a reason the model sees,
+   * or approve with edited arguments.
+   * @example needsApproval: { when: [{ arg: 'amount', op: '>', value: 100 }], approvers: ['finance'], timeout: '1 hour' }
+   */
+  needsApproval?: boolean | ToolApprovalOptions;
+}
+
+/** When a tool's calls need approval, and under which policy. */
+export interface ToolApprovalOptions extends ApprovalPolicy {
+  /** Conditions on the call's arguments, all of which must hold for the call to need approval; every call when absent. */
+  when?: ArgCondition | ArgCondition[];
 }
 
 /** A validated tool, ready for a team. */
@@ -67,6 +84,8 @@ export interface Tool<S extends z.ZodObject = z.ZodObject, Context extends RunCo
   readonly kind: 'tool';
   /** What the model sees. */
   readonly spec: ToolSpec;
+  /** When its calls need approval (from `needsApproval`). */
+  readonly approval?: ToolApprovalSpec;
 }
 
 const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
@@ -82,7 +101,7 @@ const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
  * });
  */
 export function defineTool<S extends z.ZodObject, Context extends RunContext = RunContext>(definition: ToolDefinition<S, Context>): Tool<S, Context> {
-  const { name, description, parameters, execute } = definition;
+  const { name, description, parameters, execute, needsApproval } = definition;
   const problems: string[] = [];
   if (typeof name !== 'string' || !TOOL_NAME.test(name)) {
     problems.push(`name ${JSON.stringify(name)} must be 1-64 letters, digits, "_" or "-"`);
@@ -97,8 +116,24 @@ export function defineTool<S extends z.ZodObject, Context extends RunContext = R
   } else {
     schema = toParametersSchema(parameters);
   }
+  const approval = toolApproval(needsApproval, problems);
   if (problems.length > 0 || !schema) throw new UserError(`Invalid tool ${JSON.stringify(name)}: ${problems.join('; ')}`);
-  return { kind: 'tool', name, description, parameters, execute, spec: { name, description, parameters: schema } };
+  return { kind: 'tool', name, description, parameters, execute, spec: { name, description, parameters: schema }, ...(approval ? { approval } : {}) };
+}
+
+/** `needsApproval` as the team snapshot records it; its problems go to `problems`. */
+function toolApproval(needsApproval: ToolDefinition['needsApproval'], problems: string[]): ToolApprovalSpec | undefined {
+  if (needsApproval === undefined || needsApproval === false) return undefined;
+  if (needsApproval === true) return {};
+  if (typeof needsApproval !== 'object' || needsApproval === null) {
+    problems.push(`needsApproval must be true or {when?, approvers?, timeout?, onTimeout?}, got ${JSON.stringify(needsApproval)}`);
+    return undefined;
+  }
+  const { when, ...policy } = needsApproval;
+  const conditions = when === undefined ? undefined : Array.isArray(when) ? when : [when];
+  problems.push(...approvalPolicyCheck(policy, 'needsApproval'));
+  if (conditions) problems.push(...argConditionProblems(conditions, 'needsApproval.when'));
+  return { ...policy, ...(conditions ? { when: conditions.map((c) => ({ ...c })) } : {}) };
 }
 
 /** JSON Schema of a zod object, in the form function-calling models expect. */

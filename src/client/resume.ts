@@ -11,7 +11,9 @@ import { UserError } from '../common/errors';
 import { ActivityType } from '../common/messages';
 import type { CallModelInput, ModelResponse, SummarizeResult } from '../common/model';
 import { resolveRunOptions } from '../common/options';
-import type { HandoffRunInput, RunOverrides } from '../common/run';
+import type { HandoffRunInput, HandoffRunResult, RunOverrides } from '../common/run';
+import type { ControlEvent } from '../common/controls';
+import { initialControls } from '../../workflows/chain/controlState';
 import type { ChainState } from '../common/state';
 import type { TeamSpec } from '../common/team';
 import { fromPayloads, type HistoryEvent } from '../payloads/read';
@@ -68,6 +70,8 @@ export function rebuildState(events: HistoryEvent[], fromHandoff?: number): Resu
 
   const cut = target.eventId;
   let state = base ? { ...base, options: resolveRunOptions(base.options) } : startChain(team!, input.agent, input.input, resolveRunOptions(input.options));
+  // The run that continues has the controls; they count from the first run's start.
+  if (!state.controls) state = { ...state, controls: initialControls(startedAt(events)) };
   for (const r of recorded) if (r.eventId < cut || (after && r.eventId === cut && r.event.type === 'turn_started')) state = reduce(state, r.event);
   // The conversation at the step is the one the model was given then; approvals still waiting
   // belong to the failed run, and decisions sent to it are not carried.
@@ -83,6 +87,7 @@ function readRun(events: HistoryEvent[]): { team?: TeamSpec; models: ModelCall[]
   const models: ModelCall[] = [];
   const recorded: Recorded[] = [];
   const scheduled = new Map<string, { name?: string; call?: ModelCall }>();
+  const children = new Map<string, string>();
   for (const e of events) {
     const eventId = Number(e.eventId);
     const s = e.activityTaskScheduledEventAttributes;
@@ -111,6 +116,10 @@ function readRun(events: HistoryEvent[]): { team?: TeamSpec; models: ModelCall[]
         recorded.push({ eventId: at, event: { type: 'model_responded', response: activity.call.result! } });
       }
     }
+    const child = e.startChildWorkflowExecutionInitiatedEventAttributes;
+    if (child) children.set(String(eventId), fromPayloads<HandoffRunInput>(child.input)?.agent ?? '');
+    const ended = childEnded(e, children);
+    if (ended) recorded.push({ eventId, event: ended });
     const handoff = recordedHandoff(e);
     if (handoff) recorded.push({ eventId, event: { type: 'handed_off', record: handoff.handoff } });
     const approval = recordedApprovalEvent(e);
@@ -122,9 +131,31 @@ function readRun(events: HistoryEvent[]): { team?: TeamSpec; models: ModelCall[]
   return { team, models, recorded };
 }
 
+/** A specialist's chain that ended, as the loop recorded it: its usage when it answered. */
+function childEnded(e: HistoryEvent, children: Map<string, string>): ChainEvent | undefined {
+  const done = e.childWorkflowExecutionCompletedEventAttributes;
+  const failed = e.childWorkflowExecutionFailedEventAttributes ?? e.childWorkflowExecutionTimedOutEventAttributes ?? e.childWorkflowExecutionCanceledEventAttributes ?? e.childWorkflowExecutionTerminatedEventAttributes;
+  const initiated = String((done ?? failed)?.initiatedEventId ?? '');
+  const agent = children.get(initiated);
+  if (agent === undefined) return undefined;
+  if (!done) return { type: 'delegation_ended', agent, ok: false };
+  const result = fromPayloads<HandoffRunResult<unknown>>(done.result);
+  return { type: 'delegation_ended', agent, ok: true, ...(result ? { usage: result.usage, ...(result.usageByAgent ? { usageByAgent: result.usageByAgent } : {}) } : {}) };
+}
+
+/** When the run started (ms). */
+function startedAt(events: HistoryEvent[]): number {
+  const t = events[0]?.eventTime;
+  return t ? Number(t.seconds?.toString() ?? 0) * 1000 + Math.floor((t.nanos ?? 0) / 1e6) : 0;
+}
+
 function approvalEvent({ type, ...fields }: { type: string } & Record<string, unknown>): ChainEvent | undefined {
   if (type === 'approval_requested') return { type, pending: fields as unknown as PendingApproval };
   if (type === 'approval_decided') return { type, record: fields as unknown as ApprovalRecord };
   if (type === 'overrides_applied') return { type: 'overridden', overrides: fields as RunOverrides };
+  if (type === 'control') {
+    const { control, at, ...rest } = fields as { control: ControlEvent['kind']; at: string };
+    return { type: 'control', event: { kind: control, ...rest } as ControlEvent, at: Date.parse(at) };
+  }
   return undefined;
 }

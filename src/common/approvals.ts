@@ -1,7 +1,8 @@
 /**
- * Human approval of handoffs: policies, waiting handoffs, decisions and their records.
+ * Human approval of handoffs and tool calls: policies, what waits, decisions and their records.
  * Plain JSON; workflow-safe (no I/O).
  */
+import type { ToolCallUnderApproval } from './controls';
 
 /** What happens when nobody decides a handoff in time. */
 export const ApprovalTimeoutOutcome = {
@@ -48,6 +49,11 @@ export interface PendingApproval {
   onTimeout: ApprovalTimeoutOutcome;
   /** The chain the handoff waits in, when it is a specialist of this one (delegation). */
   workflowId?: string;
+  /**
+   * Set when a tool call waits rather than a handoff: the exact call a decision applies to
+   * (`from` is the agent, `to` is `tool:<name>`).
+   */
+  tool?: ToolCallUnderApproval;
 }
 
 /** A decision sent by a person (or a program acting for one). */
@@ -59,6 +65,13 @@ export interface HandoffDecision {
   comment?: string;
   /** With a rejection. */
   reason?: string;
+  /**
+   * Tool approvals only, with `approve`: the arguments to run the call with instead of the
+   * model's, checked against the tool's parameters schema.
+   */
+  arguments?: Record<string, unknown>;
+  /** Tool approvals only: the `callHash` of the call the approver saw; a decision for another call is refused as stale. */
+  callHash?: string;
 }
 
 /** How an approval ended. */
@@ -76,4 +89,8 @@ export interface ApprovalRecord {
   /** On a timeout: what the policy made of it, and the timeout it had. */
   onTimeout?: ApprovalTimeoutOutcome;
   timeout?: string | number;
+  /** The tool, when a tool call was decided. */
+  tool?: string;
+  /** The arguments the approver ran the tool call with instead of the model's (JSON text). */
+  editedArguments?: string;
 }

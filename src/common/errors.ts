@@ -8,6 +8,7 @@
  * Workflow-safe: no I/O.
  */
 import { ApplicationFailure } from '@temporalio/common';
+import type { BudgetExceeded, BudgetName } from './controls';
 import type { HandoffRecord } from './run';
 
 /** What an error carries besides its message: plain JSON, sent as the failure's details. */
@@ -108,14 +109,34 @@ export class UnconsumedScriptStepsError extends UserError<{ unconsumed: Record<s
   }
 }
 
-/** The run asked for more handoffs than `maxHandoffs` allows. */
-export class MaxHandoffsExceededError extends ModelBehaviorError<{ limit: number; chain: HandoffRecord[]; attempted?: { from: string; to: string } }> {
+/**
+ * A budget of the run was used up: `budget` names it (`handoffs`, `turns`, `tokens`, `agents`,
+ * `deadline`), with its `limit`, what was `used` (milliseconds for `deadline`) and the agent
+ * working then. `MaxHandoffsExceededError` and `MaxTurnsExceededError` are the first two.
+ */
+export class BudgetExceededError<D extends BudgetExceeded = BudgetExceeded> extends ModelBehaviorError<D> {
+  declare readonly budget: BudgetName;
   declare readonly limit: number;
+  declare readonly used: number;
+  declare readonly agent: string;
+  constructor(details: D, message = budgetMessage(details)) {
+    super(message, details);
+  }
+}
+
+function budgetMessage(d: BudgetExceeded): string {
+  const unit = d.budget === 'deadline' ? ` (${Math.round(d.used / 1000)} s used of ${Math.round(d.limit / 1000)} s)` : ` (${d.used} used of ${d.limit})`;
+  return `The chain ran out of its ${d.budget} budget while "${d.agent}" was working${unit}`;
+}
+
+/** The run asked for more handoffs than `maxHandoffs` allows. */
+export class MaxHandoffsExceededError extends BudgetExceededError<BudgetExceeded & { chain: HandoffRecord[]; attempted?: { from: string; to: string } }> {
   declare readonly chain: HandoffRecord[];
   /** The handoff that was refused, when known. */
   declare readonly attempted?: { from: string; to: string };
   constructor(limit: number, chain: HandoffRecord[], attempted?: { from: string; to: string }) {
-    super(`Max handoffs (${limit}) exceeded. Chain: ${chainPath(chain, attempted)}`, { limit, chain, ...(attempted ? { attempted } : {}) });
+    const agent = attempted?.from ?? chain.at(-1)?.to ?? '';
+    super({ budget: 'handoffs', limit, used: chain.length, agent, chain, ...(attempted ? { attempted } : {}) }, `Max handoffs (${limit}) exceeded. Chain: ${chainPath(chain, attempted)}`);
   }
 }
 
@@ -134,11 +155,35 @@ export class HandoffTargetNotFoundError extends ModelBehaviorError<{ from: strin
 }
 
 /** One activation of an agent used more model turns than `maxTurns` allows. */
-export class MaxTurnsExceededError extends ModelBehaviorError<{ agent: string; limit: number }> {
-  declare readonly agent: string;
-  declare readonly limit: number;
+export class MaxTurnsExceededError extends BudgetExceededError {
   constructor(agent: string, limit: number) {
-    super(`Agent "${agent}" exceeded its maximum of ${limit} model turns without answering or handing off`, { agent, limit });
+    super({ budget: 'turns', limit, used: limit, agent }, `Agent "${agent}" exceeded its maximum of ${limit} model turns without answering or handing off`);
+  }
+}
+
+/**
+ * A handoff that repeats one of the last handoffs with the same context (`pattern: 'repeat'`), or
+ * bounces between two agents with no progress (`'oscillation'`); `cycle` is the agents in order.
+ */
+export class HandoffLoopDetectedError extends ModelBehaviorError<{ from: string; to: string; cycle: string[]; pattern: 'repeat' | 'oscillation' }> {
+  declare readonly from: string;
+  declare readonly to: string;
+  declare readonly cycle: string[];
+  declare readonly pattern: 'repeat' | 'oscillation';
+  constructor(from: string, to: string, cycle: string[], pattern: 'repeat' | 'oscillation') {
+    const what = pattern === 'repeat' ? 'repeats an earlier handoff with the same context' : 'bounces between two agents with no tool run in between';
+    super(`Handoff loop detected: ${from} → ${to} ${what} (cycle: ${cycle.join(' → ')})`, { from, to, cycle, pattern });
+  }
+}
+
+/** A guardrail of `agent` tripped on its input or output, and its policy (or its retries) says fail. */
+export class GuardrailTrippedError extends BatonError<{ agent: string; guardrail: string; stage: 'input' | 'output'; reason: string }> {
+  declare readonly agent: string;
+  declare readonly guardrail: string;
+  declare readonly stage: 'input' | 'output';
+  declare readonly reason: string;
+  constructor(agent: string, guardrail: string, stage: 'input' | 'output', reason: string) {
+    super(`Guardrail "${guardrail}" of agent "${agent}" tripped on its ${stage}: ${reason}`, { agent, guardrail, stage, reason });
   }
 }
 
@@ -240,9 +285,12 @@ const CLASSES = [
   ModelRequestError,
   UnexpectedModelCallError,
   UnconsumedScriptStepsError,
+  BudgetExceededError,
   MaxHandoffsExceededError,
   HandoffTargetNotFoundError,
   MaxTurnsExceededError,
+  HandoffLoopDetectedError,
+  GuardrailTrippedError,
   EmptyOutputError,
   OutputValidationError,
   DelegationDepthExceededError,

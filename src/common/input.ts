@@ -136,8 +136,10 @@ const agentSpec = shape(
     routing: oneOf(['transfer', 'delegate']),
     outputSchema: object,
     approval: approvalPolicyCheck,
+    guardrails: shape({ input: arrayOf(object, 'guardrails'), output: arrayOf(object, 'guardrails') }, ['input', 'output']),
+    toolApprovals: recordOf(object),
   },
-  ['handoffTool', 'handoffTools', 'handoffToolTargets', 'handoffOptions', 'delegates', 'delegateOptions', 'delegateTool', 'profile', 'routing', 'outputSchema', 'approval'],
+  ['handoffTool', 'handoffTools', 'handoffToolTargets', 'handoffOptions', 'delegates', 'delegateOptions', 'delegateTool', 'profile', 'routing', 'outputSchema', 'approval', 'guardrails', 'toolApprovals'],
 );
 
 const teamSpec = shape(
@@ -178,8 +180,10 @@ const approvalRecord = shape(
     via: oneOf(['signal', 'update', 'timeout']),
     onTimeout: oneOf(['reject', 'approve', 'fail']),
     timeout: either(string, count),
+    tool: string,
+    editedArguments: string,
   },
-  ['approver', 'comment', 'reason', 'onTimeout', 'timeout'],
+  ['approver', 'comment', 'reason', 'onTimeout', 'timeout', 'tool', 'editedArguments'],
 );
 
 const pendingApproval = shape(
@@ -194,8 +198,9 @@ const pendingApproval = shape(
     timeout: either(string, count),
     onTimeout: oneOf(['reject', 'approve', 'fail']),
     workflowId: string,
+    tool: shape({ name: nonEmptyString, arguments: string, toolCallId: string, callHash: nonEmptyString }),
   },
-  ['expiresAt', 'approvers', 'timeout', 'workflowId'],
+  ['expiresAt', 'approvers', 'timeout', 'workflowId', 'tool'],
 );
 
 const handoffRecord = shape(
@@ -249,8 +254,22 @@ const chainStateShape = shape(
     approvals: shape({ pending: arrayOf(pendingApproval, 'waiting approvals'), decided: arrayOf(approvalRecord, 'approval records') }),
     continuedRuns: count,
     replayOf: shape({ workflowId: string, runId: string, from: string }),
+    controls: shape(
+      {
+        counters: recordOf(count),
+        breakers: recordOf(shape({ state: oneOf(['closed', 'open', 'half_open']), failures: count, openedAt: count }, ['openedAt'])),
+        startedAt: count,
+        progressAtHandoff: arrayOf(count, 'counts'),
+        progress: count,
+        loopRefusals: count,
+        finalTurn: object,
+        usageByAgent: recordOf(usage),
+        guardrailFeedback: recordOf(count),
+      },
+      ['finalTurn', 'guardrailFeedback'],
+    ),
   },
-  ['answerRetries', 'context', 'request', 'shared', 'parent', 'openTurn', 'pendingResponse', 'replayOf'],
+  ['answerRetries', 'context', 'request', 'shared', 'parent', 'openTurn', 'pendingResponse', 'replayOf', 'controls'],
 );
 
 /** Problems with a carried chain state, the references between its parts included. */
@@ -306,11 +325,13 @@ export function overrideProblems(value: unknown, agents?: readonly string[]): st
   return problems;
 }
 
+const argumentsObject: Check = (v, key) => (isRecord(v) ? [] : [`"${key}" must be an object of the tool's arguments, got ${shown(v)}`]);
+
 /** Problems with a decision on a waiting handoff, before looking at what waits. */
 export function decisionProblems(value: unknown): string[] {
   return shape(
-    { handoffId: nonEmptyString, approver: nonEmptyString, decision: oneOf(['approve', 'reject']), comment: string, reason: string },
-    ['comment', 'reason'],
+    { handoffId: nonEmptyString, approver: nonEmptyString, decision: oneOf(['approve', 'reject']), comment: string, reason: string, arguments: argumentsObject, callHash: nonEmptyString },
+    ['comment', 'reason', 'arguments', 'callHash'],
   )(value, 'decision');
 }
 

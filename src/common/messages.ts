@@ -134,4 +134,9 @@ export const Patches = {
    * `BatonStatus`, and an empty answer is sent back to the model (`onEmptyOutput`).
    */
   RUN_V2: 'baton-run-v2',
+  /**
+   * Decided once, when a run starts: the controls (budgets, loop detection, circuit breakers,
+   * guardrails, tool approvals) act, record their events and count in the result.
+   */
+  CONTROLS: 'baton-controls',
 } as const;

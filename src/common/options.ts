@@ -8,6 +8,7 @@
  */
 import type { ActivityOptions, Duration } from '@temporalio/common';
 import type { ApprovalRule } from './approvals';
+import { BUDGET_TIERS, type BudgetTier } from './controls';
 import { arrayOf, boolean, type Check, duration, durationAtLeast, durationMs, integer, isRecord, names, number, oneOf, shape, shown } from './check';
 
 /** What to do when a model names a handoff target that does not exist or is not allowed. */
@@ -99,6 +100,11 @@ function oneOfNames(): Check {
 /** Timeouts of model and tool calls: a second at least, or no call could ever finish. */
 const callTimeout = durationAtLeast(1000, '1 second');
 
+const deadlineCheck: Check = (v, key) =>
+  durationMs(v) !== undefined || (typeof v === 'string' && /^\d{4}-\d{2}-\d{2}T/.test(v) && !Number.isNaN(Date.parse(v)))
+    ? []
+    : [`"${key}" must be a duration from the start such as "10 minutes", or an ISO 8601 time such as "2026-01-31T17:00:00Z", got ${shown(v)}`];
+
 const continueAsNewCheck: Check = (v, key) =>
   v === 0 ? [] : integer(MIN_CONTINUE_AS_NEW_EVENTS, 50_000)(v, key).map((p) => `${p} (or 0 to continue only when Temporal suggests it)`);
 
@@ -147,6 +153,44 @@ export const RUN_OPTIONS = {
   /** Approval rules for this run; they take precedence over the team's. */
   approvals: option<ApprovalRule[]>({ default: [], check: arrayOf(approvalRuleCheck, 'approval rules {to, from?, required?, approvers?, timeout?, onTimeout?}'), doc: 'approval rules for this run' }),
   /**
+   * A budget tier of the v4.1 protocol: presets of `maxHandoffs`, `maxTokens` and `maxAgents`
+   * (`simple`: 0 / 10,000 / 1, `medium`: 2 / 25,000 / 3, `complex`: 5 / 150,000 / 5); options
+   * given beside it win.
+   */
+  budget: option<BudgetTier | undefined>({ default: undefined, check: oneOf(Object.keys(BUDGET_TIERS)), doc: 'a budget tier: simple, medium or complex' }),
+  /** Tokens (input and output) the whole chain may use, its specialists included; 0 for no limit. @default 0 */
+  maxTokens: option<number>({ default: 0, check: integer(0, 1_000_000_000), doc: 'tokens the chain may use, specialists included (0: no limit)' }),
+  /** Distinct agents that may work in the chain, specialists included; 0 for no limit. @default 0 */
+  maxAgents: option<number>({ default: 0, check: integer(0), doc: 'distinct agents that may work in the chain (0: no limit)' }),
+  /** When the chain must be done: a duration from its start (`"10 minutes"`) or an ISO 8601 time. */
+  deadline: option<string | number | undefined>({ default: undefined, check: deadlineCheck, doc: 'a duration from the start or an ISO 8601 time' }),
+  /**
+   * A budget used up (`maxHandoffs`, `maxTurns`, `maxTokens`, `maxAgents`, `deadline`): fail the run
+   * with `BudgetExceededError`, or give the current agent one last turn without tools to answer.
+   * @default "fail"
+   */
+  onBudgetExceeded: option<'fail' | 'final_answer'>({ default: 'fail', check: oneOf(['fail', 'final_answer']), doc: 'fail, or give the agent one last turn to answer' }),
+  /**
+   * Loop detection: a handoff with the same from, to and context (message, input, state update) as
+   * one of the last `loopWindow` handoffs is a loop, and so is A → B → A → B with no tool run or
+   * delegation answered in between; 0 switches detection off. @default 3
+   */
+  loopWindow: option<number>({ default: 3, check: integer(0, 100), doc: 'handoffs looked back at for loops (0: off)' }),
+  /** A loop: fail the run with `HandoffLoopDetectedError`, or refuse the handoff and tell the model (at most `maxLoopRefusals` times). @default "fail" */
+  onLoop: option<'fail' | 'refuse'>({ default: 'fail', check: oneOf(['fail', 'refuse']), doc: 'fail or refuse a looping handoff' }),
+  /** With `onLoop: 'refuse'`: loops refused before the run fails. @default 2 */
+  maxLoopRefusals: option<number>({ default: 2, check: integer(0, 10), doc: 'looping handoffs refused before failing' }),
+  /**
+   * Circuit breaker per target agent: this many failures (a failed specialist, a failed tool call, a
+   * guardrail trip) since its last success open it, and handoffs and delegations to it are refused
+   * until `breakerCooldown` has passed; 0 switches breakers off. @default 3
+   */
+  breakerThreshold: option<number>({ default: 3, check: integer(0, 1000), doc: 'failures of a target that open its breaker (0: off)' }),
+  /** How long an open breaker refuses its target before letting one try through. @default "1 minute" */
+  breakerCooldown: option<string | number>({ default: '1 minute', check: duration, doc: 'how long an open breaker refuses its target' }),
+  /** Guardrail trips with `onTrip: 'feedback'` sent back to the agent before the run fails. @default 2 */
+  maxGuardrailRetries: option<number>({ default: 2, check: integer(0, 10), doc: 'guardrail trips sent back as feedback before failing' }),
+  /**
    * Continue as new once the run's history has this many events (besides whenever Temporal
    * suggests it), carrying the chain's state into a fresh run. 0 means only when suggested;
    * otherwise at least 20.
@@ -191,6 +235,9 @@ export function resolveRunOptions(options: RunOptions = {}): ResolvedRunOptions 
     const value = options[k];
     resolved[k] = value === undefined ? structuredCopy(d.default) : d.resolve ? d.resolve(value) : value;
   }
+  // A tier presets the budgets the options leave out.
+  const tier = options.budget ? BUDGET_TIERS[options.budget] : undefined;
+  for (const [k, v] of Object.entries(tier ?? {})) if (options[k as keyof RunOptions] === undefined) resolved[k] = v;
   return resolved as ResolvedRunOptions;
 }
 

@@ -2,6 +2,7 @@
  * One chain as other programs see it: the `handoffRun` input and result, the handoff records, the
  * status and usage. Plain JSON; workflow-safe (no I/O).
  */
+import type { BudgetExceeded, ControlCounters } from './controls';
 import type { ApprovalRecord, PendingApproval } from './approvals';
 import type { ChatMessage, ModelSpec } from './model';
 import type { RunOptions } from './options';
@@ -117,6 +118,12 @@ export interface HandoffRunResult<Output = string> {
   usage: Usage;
   /** The run's shared state at the end (teams with `sharedState`). */
   state?: SharedState;
+  /** Usage per agent, specialists' included (`usage` counts them too). */
+  usageByAgent?: Record<string, Usage>;
+  /** How many times each control acted: loops detected, breakers opened and refusals, guardrail trips, budgets, tool approvals. */
+  controls?: ControlCounters;
+  /** The budget that ran out when the agent was given one last turn to answer (`onBudgetExceeded: 'final_answer'`). */
+  budgetExceeded?: BudgetExceeded;
 }
 
 /** What the `status` query answers. */

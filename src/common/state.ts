@@ -3,6 +3,7 @@
  * and what a replay rebuilds from history. Plain JSON; workflow-safe (no I/O).
  */
 import type { ApprovalRecord, PendingApproval } from './approvals';
+import type { ControlState } from './controls';
 import type { HandoffResult } from './handoff';
 import type { ChatMessage, ModelResponse, ToolCall } from './model';
 import type { ResolvedRunOptions } from './options';
@@ -54,6 +55,8 @@ export interface ChainState {
   approvals: { pending: PendingApproval[]; decided: ApprovalRecord[] };
   /** Runs before this one. */
   continuedRuns: number;
+  /** Loop detection, breakers, budgets and their counters (chains started with the `baton-controls` patch). */
+  controls?: ControlState;
   /** Set when this chain continues another run through a replay. */
   replayOf?: ReplayOrigin;
 }

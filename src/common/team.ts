@@ -2,6 +2,7 @@
  * The team snapshot a run records in history, and the `runTool` activity's input and result.
  * Plain JSON; workflow-safe (no I/O).
  */
+import type { GuardrailsSpec, ToolApprovalSpec } from './controls';
 import type { ApprovalPolicy, ApprovalRule } from './approvals';
 import type { JsonSchema, ModelSpec, ToolCall, ToolSpec } from './model';
 
@@ -38,6 +39,10 @@ export interface AgentSpec {
   outputSchema?: JsonSchema;
   /** Approval for handoffs into this agent. */
   approval?: ApprovalPolicy;
+  /** Guardrails on what the agent receives and on its final answer (custom ones run as the `checkGuardrail` activity). */
+  guardrails?: GuardrailsSpec;
+  /** The agent's tools whose calls need approval, by tool name. */
+  toolApprovals?: Record<string, ToolApprovalSpec>;
 }
 
 /** The team as recorded in history at the start of each run. */
@@ -193,4 +198,6 @@ export interface RunToolResult {
   /** `false` when the arguments were invalid or the tool raised a `ToolError`; the model sees the error. */
   ok: boolean;
   content: string;
+  /** `tool` when the tool itself reported the failure (a `ToolError`): it counts toward the agent's circuit breaker. */
+  failure?: 'tool';
 }

@@ -5,6 +5,7 @@
  * Workflow-safe: no I/O, no node builtins, no zod, no openai.
  */
 export * from './approvals';
+export * from './controls';
 export * from './model';
 export * from './options';
 export * from './run';

@@ -150,7 +150,10 @@ describe('the baton command', () => {
     expect(out.code).toBe(0);
     const result = JSON.parse(out.stdout);
     expect(result).toMatchObject({ finalAgent: 'writer', handoffChain: [{ from: 'researcher', to: 'writer' }] });
-    expect(result.usage.modelCalls).toBe(3);
+    // The researcher's specialists are counted in the chain's usage, and each agent's in usageByAgent.
+    const byAgent = result.usageByAgent as Record<string, { modelCalls: number }>;
+    expect(Object.keys(byAgent).sort()).toEqual(['engineering', 'physics', 'researcher', 'writer']);
+    expect(result.usage.modelCalls).toBe(Object.values(byAgent).reduce((n, u) => n + u.modelCalls, 0));
     expect(out.stderr).toMatch(/chain baton-researcher-\S+ started at researcher/);
   });
 
@@ -186,7 +189,7 @@ describe('the baton command', () => {
     }
     expect(missing.stderr).toContain('baton run: expected <input> after <agent>: quote it, pass - to read stdin, or use --input-file <path>');
     expect(missing.stderr).toContain('usage: baton run <agent> (<input> | - | --input-file <path>)');
-    expect(unknownAgent.stderr).toContain('agent "ghost" is not in the team (agents: researcher, writer)');
+    expect(unknownAgent.stderr).toContain('agent "ghost" is not in the team (agents: researcher, physics, engineering, writer)');
     expect(noTeam.stderr).toContain('--team <module> is required');
     expect(missingTeam.stderr).toContain(`no team module at ${path.join(root, 'examples/nowhere/team.ts')}`);
     expect(unknown.stderr).toContain('unknown command "fly"');

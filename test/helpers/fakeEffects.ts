@@ -1,3 +1,4 @@
+import type { CheckGuardrailInput, GuardrailVerdict } from '../../src/common/controls';
 import { ToolExecutionError } from '../../src/common/errors';
 import type { CallModelInput, ModelResponse, RouteSpecialistInput, RouteSpecialistResult, SummarizeInput, SummarizeResult, ToolCall } from '../../src/common/model';
 import { resolveRunOptions, type RunOptions } from '../../src/common/options';
@@ -28,7 +29,7 @@ export class FakeEffects implements ChainEffects {
 
   constructor(
     private readonly answers: Record<string, FakeAnswer[]>,
-    private readonly tools: Record<string, (args: Record<string, unknown>, key: string) => string> = {},
+    private readonly tools: Record<string, (args: Record<string, unknown>, key: string) => string | RunToolResult> = {},
   ) {}
 
   now = () => this.clock;
@@ -83,7 +84,18 @@ export class FakeEffects implements ChainEffects {
     this.log.push(`runTool ${input.agentId} ${input.call.name}`);
     const tool = this.tools[input.call.name];
     if (!tool) throw new ToolExecutionError(input.agentId, input.call.name, 'no such fake tool');
-    return { ok: true, content: tool(JSON.parse(input.call.arguments) as Record<string, unknown>, input.idempotencyKey) };
+    const result = tool(JSON.parse(input.call.arguments) as Record<string, unknown>, input.idempotencyKey);
+    return typeof result === 'string' ? { ok: true, content: result } : result;
+  }
+
+  /** Verdicts of custom guardrails, by guardrail name: a function of the text. */
+  guardrails: Record<string, (text: string) => GuardrailVerdict> = {};
+
+  async checkGuardrail(input: CheckGuardrailInput): Promise<GuardrailVerdict> {
+    this.log.push(`checkGuardrail ${input.agentId} ${input.guardrail}`);
+    const check = this.guardrails[input.guardrail];
+    if (!check) throw new ToolExecutionError(input.agentId, `guardrail ${input.guardrail}`, 'no such fake guardrail');
+    return check(input.text);
   }
 
   async recordHandoff(entry: RecordHandoffInput): Promise<void> {
@@ -156,10 +168,10 @@ export function agentSpec(id: string, extra: Partial<AgentSpec> & { toolNames?: 
 }
 
 /** A chain run on fake effects, starting at `start` with `input`. */
-export function fakeRun(agents: AgentSpec[], effects: FakeEffects, options: RunOptions = {}, start = agents[0]!.id, input = 'go'): ChainRun {
+export function fakeRun(agents: AgentSpec[], effects: FakeEffects, options: RunOptions = {}, start = agents[0]!.id, input = 'go', { controls = false } = {}): ChainRun {
   const team: TeamSpec = { agents: Object.fromEntries(agents.map((a) => [a.id, a])), approvals: [], hasHandoffListeners: false };
-  const chain = new Chain(startChain(team, start, input, resolveRunOptions(options)));
+  const chain = new Chain(startChain(team, start, input, resolveRunOptions(options), undefined, controls ? { startedAt: effects.clock } : undefined));
   const desk = new ApprovalDesk(effects);
   desk.attach(chain);
-  return { chain, effects, guards: defaultGuards({ emptyOutputCheck: true }), desk };
+  return { chain, effects, guards: defaultGuards({ emptyOutputCheck: true, controls, now: effects.now }), desk };
 }

@@ -15,7 +15,7 @@ describe('continue-as-new', () => {
       defineAgent({ id: 'c', instructions: 'C', model: scripted([{ text: 'end of a long chain' }]) }),
     ]);
     const { result, audit } = await withWorker(server.env, team, async (baton) => {
-      const run = await baton.start('a', 'go', { maxHandoffs: 50, continueAsNewAfterEvents: 40 });
+      const run = await baton.start('a', 'go', { maxHandoffs: 50, continueAsNewAfterEvents: 40, loopWindow: 0 });
       const r = await run.result();
       return { result: r, audit: await baton.audit(run.workflowId) };
     });

@@ -33,7 +33,9 @@ describe('delegation', () => {
         const run = await baton.start('triage', 'where is order 42?');
         const result = await run.result();
         expect(result).toMatchObject({ output: 'Order 42 was delivered yesterday.', finalAgent: 'triage', handoffChain: [] });
-        expect(result.usage.modelCalls).toBe(2);
+        // The chain's usage counts its specialist's: triage's two calls and orders' one.
+        expect(result.usage.modelCalls).toBe(3);
+        expect(Object.fromEntries(Object.entries(result.usageByAgent!).map(([id, u]) => [id, u.modelCalls]))).toEqual({ triage: 2, orders: 1 });
         const back = calls.filter((c) => c.agentId === 'triage')[1]!.messages.at(-1)!;
         expect(back).toMatchObject({ role: 'tool', content: 'Answer from orders: order 42: delivered yesterday' });
         const specialistInput = calls.find((c) => c.agentId === 'orders')!.messages.at(-1)!.content!;

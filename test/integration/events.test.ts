@@ -15,7 +15,7 @@ describe('BatonRun.events', () => {
       defineAgent({ id: 'b', instructions: 'B', model: scripted([hop('a'), { text: 'done', delayMs: 300 }]), approval: { approvers: ['alice'] } }),
     ]);
     await withWorker(server.env, team, async (baton) => {
-      const run = await baton.start('a', 'go', { continueAsNewAfterEvents: 20 });
+      const run = await baton.start('a', 'go', { continueAsNewAfterEvents: 20, loopWindow: 0 });
       const seen: RunEvent[] = [];
       for await (const e of run.events()) {
         seen.push(e);

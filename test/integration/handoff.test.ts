@@ -63,7 +63,7 @@ describe('handoffRun on a real server', () => {
       agent('a', pingPong),
       agent('b', pingPong.map(() => ({ handoff: { to: 'a', message: 'yours' } }))),
     ]);
-    const err = await withWorker(server.env, team, (baton) => baton.run('a', 'go', { maxHandoffs: 3 }).catch((e: unknown) => e));
+    const err = await withWorker(server.env, team, (baton) => baton.run('a', 'go', { maxHandoffs: 3, loopWindow: 0 }).catch((e: unknown) => e));
     expect(err).toBeInstanceOf(MaxHandoffsExceededError);
     const e = err as MaxHandoffsExceededError;
     expect(e.limit).toBe(3);
@@ -140,7 +140,7 @@ describe('handoffRun on a real server', () => {
     ]);
 
     const looping = new Team([agent('a', Array.from({ length: 3 }, () => ({ handoff: { to: 'a', message: 'again' } })), { handoffs: ['a'] })]);
-    const err = await withWorker(server.env, looping, (baton) => baton.run('a', 'go', { maxHandoffs: 2 }).catch((e: unknown) => e));
+    const err = await withWorker(server.env, looping, (baton) => baton.run('a', 'go', { maxHandoffs: 2, loopWindow: 0 }).catch((e: unknown) => e));
     expect(err).toBeInstanceOf(MaxHandoffsExceededError);
   });
 

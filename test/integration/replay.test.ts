@@ -113,7 +113,7 @@ describe('replay of failed chains', () => {
       server.env,
       team,
       async (baton) => {
-        const run = await baton.start('a', 'go', { maxHandoffs: 3 });
+        const run = await baton.start('a', 'go', { maxHandoffs: 3, loopWindow: 0 });
         expect(await run.result().catch((e: unknown) => e)).toBeInstanceOf(MaxHandoffsExceededError);
         const before = calls.length;
         await expect(baton.replay(run.workflowId, { overrides: { options: { maxHandoffs: -2 } } })).rejects.toThrow(UserError);

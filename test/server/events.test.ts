@@ -28,7 +28,7 @@ async function approve(call: Caller, workflowId: string, e: SseEvent) {
 describe('event streams', () => {
   it('resumes a chain after a disconnect from the Last-Event-ID on, without gaps or repeats, across continue-as-new', async () => {
     await withService(server.env, pingPongTeam(), async ({ service, call }) => {
-      const started = await call('POST', '/v1/runs', { token: TOKENS.ops, body: { agent: 'a', input: 'go', options: { continueAsNewAfterEvents: 20 } } });
+      const started = await call('POST', '/v1/runs', { token: TOKENS.ops, body: { agent: 'a', input: 'go', options: { continueAsNewAfterEvents: 20, loopWindow: 0 } } });
       const { workflowId } = started.body;
       const url = `${service.url}/v1/runs/${workflowId}/events`;
 

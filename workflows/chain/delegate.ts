@@ -14,8 +14,10 @@ import type { AgentSpec } from '../../src/common/team';
 import type { DelegationOutcome } from './effects';
 import { continueTurn } from './respond';
 import { routeToSpecialist } from './routing';
+import { deadlineOf } from '../guards/budgets';
+import { admitTarget, noteFailure, noteSuccess } from './controls';
 import { currentAgent } from './state';
-import type { ChainRun, Step } from './step';
+import { type ChainRun, retried, type Step } from './step';
 import { contextVariables, render } from './transfer';
 
 /** What a specialist gets as its input: the task and the caller's situation (Jazz's rich context). */
@@ -43,6 +45,7 @@ export async function delegateStep(run: ChainRun, step: Extract<Step, { kind: 'd
   const results = new Map(step.results);
   for (const j of jobs) if ('answer' in j) results.set(j.call.id, j.answer);
   const failed = outcomes.filter((o) => !o.ok).length;
+  started.forEach((job, i) => settle(run, job.request.to, outcomes[i]!));
   started.forEach((job, i) => {
     const outcome = outcomes[i]!;
     const options = agent.delegateOptions?.[job.request.to];
@@ -51,6 +54,15 @@ export async function delegateStep(run: ChainRun, step: Extract<Step, { kind: 'd
     results.set(job.call.id, joined + answerOf(job.request.to, outcome));
   });
   return continueTurn(run, { ...step, results: [...results] });
+}
+
+/** A specialist's end on the record: its usage joins the chain's, and its breaker counts the success or the failure. */
+function settle(run: ChainRun, to: string, outcome: DelegationOutcome): void {
+  if (!run.chain.state.controls) return;
+  const result = outcome.ok ? outcome.result : undefined;
+  run.chain.apply({ type: 'delegation_ended', agent: to, ok: outcome.ok, ...(result ? { usage: result.usage, ...(result.usageByAgent ? { usageByAgent: result.usageByAgent } : {}) } : {}) });
+  if (outcome.ok) noteSuccess(run, to);
+  else noteFailure(run, to, `delegation failed: ${outcome.reason}`);
 }
 
 /** What a delegation call asks for: a child to start, or the answer the model gets instead. */
@@ -73,6 +85,9 @@ async function plan(run: ChainRun, agent: AgentSpec, call: ToolCall, index: numb
     }
     request = read;
   }
+  const verdict = run.guards.beforeDelegation(chain.state, request.to);
+  if (retried(run, verdict)) return { call, answer: verdict.message };
+  admitTarget(run, request.to);
   return { call, request, workflowId: `${effects.workflowId}/${request.to}-${chain.state.turns}.${index + 1}` };
 }
 
@@ -119,6 +134,7 @@ function childInput(run: ChainRun, job: Extract<Job, { request: DelegationReques
   const options = currentAgent(state).delegateOptions?.[request.to] ?? {};
   const childOptions: RunOptions = {
     maxDelegationDepth: state.options.maxDelegationDepth,
+    ...childBudgets(run),
     ...(options.maxTurns !== undefined ? { maxTurns: options.maxTurns } : {}),
     ...(options.maxHandoffs !== undefined ? { maxHandoffs: options.maxHandoffs } : {}),
   };
@@ -138,6 +154,18 @@ function childInput(run: ChainRun, job: Extract<Job, { request: DelegationReques
     options: childOptions,
     ...(state.context ? { context: state.context } : {}),
     parent: { workflowId: run.effects.workflowId, rootWorkflowId: root, depth: (state.parent?.depth ?? 0) + 1 },
+  };
+}
+
+/** What is left of the chain's token budget and its deadline, for a specialist's chain (which counts toward both). */
+function childBudgets(run: ChainRun): RunOptions {
+  const { state } = run.chain;
+  if (!state.controls) return {};
+  const { maxTokens } = state.options;
+  const deadline = deadlineOf(state);
+  return {
+    ...(maxTokens > 0 ? { maxTokens: Math.max(1, maxTokens - state.usage.totalTokens) } : {}),
+    ...(deadline !== undefined ? { deadline: new Date(deadline).toISOString() } : {}),
   };
 }
 

@@ -9,9 +9,11 @@
  */
 import type { ApprovalPolicy, ApprovalRecord, HandoffDecision, PendingApproval } from '../../src/common/approvals';
 import { durationMs } from '../../src/common/check';
+import type { ToolCallUnderApproval } from '../../src/common/controls';
 import { ApprovalRefusedError, toApplicationFailure } from '../../src/common/errors';
 import type { HandoffResult } from '../../src/common/handoff';
 import { overrideProblems, readDecision } from '../../src/common/input';
+import { schemaProblems } from '../../src/common/jsonSchema';
 import { APPROVAL_EVENT_MEMO, PENDING_MEMO } from '../../src/common/messages';
 import { BatonStatus } from '../../src/common/run';
 import type { ChainEffects } from './effects';
@@ -108,8 +110,8 @@ export class ApprovalDesk {
     if (this.returning > 0) await this.effects.condition(() => this.returning === 0);
   }
 
-  /** Put `h` in front of people: record it as waiting and publish it. */
-  open(h: HandoffResult, policy: ApprovalPolicy): PendingApproval {
+  /** Put a handoff (or a tool call, with `tool`) in front of people: record it as waiting and publish it. */
+  open(h: Pick<HandoffResult, 'from' | 'to' | 'message'> & { tool?: ToolCallUnderApproval }, policy: ApprovalPolicy): PendingApproval {
     const now = this.effects.now();
     const timeoutMs = policy.timeout !== undefined ? durationMs(policy.timeout) : undefined;
     const waiting: PendingApproval = {
@@ -121,6 +123,7 @@ export class ApprovalDesk {
       ...(timeoutMs !== undefined ? { expiresAt: new Date(now + timeoutMs).toISOString(), timeout: policy.timeout } : {}),
       ...(policy.approvers ? { approvers: policy.approvers } : {}),
       onTimeout: policy.onTimeout ?? 'reject',
+      ...(h.tool ? { tool: h.tool } : {}),
     };
     this.chain!.apply({ type: 'approval_requested', pending: waiting });
     this.publish({ type: 'approval_requested', ...waiting });
@@ -180,6 +183,8 @@ export class ApprovalDesk {
       requestedAt: waiting.requestedAt,
       decidedAt: new Date(entry.at).toISOString(),
       via: entry.via,
+      ...(waiting.tool ? { tool: waiting.tool.name } : {}),
+      ...(waiting.tool && d.decision === 'approve' && d.arguments ? { editedArguments: JSON.stringify(d.arguments) } : {}),
     };
     this.settle(waiting, record);
     this.answer(entry, record);
@@ -223,9 +228,22 @@ export class ApprovalDesk {
       return `no handoff ${d.handoffId} is waiting for approval (waiting: ${ids.length > 0 ? ids.join(', ') : 'none'})`;
     }
     if (waiting.approvers && !waiting.approvers.includes(d.approver)) {
-      return `${d.approver} may not decide this handoff (approvers: ${waiting.approvers.join(', ')})`;
+      return `${d.approver} may not decide this ${waiting.tool ? 'tool call' : 'handoff'} (approvers: ${waiting.approvers.join(', ')})`;
     }
-    return undefined;
+    return waiting.tool ? this.toolCallProblem(waiting, d) : d.arguments !== undefined || d.callHash !== undefined ? `handoff ${d.handoffId} is not a tool call: "arguments" and "callHash" apply to tool approvals only` : undefined;
+  }
+
+  /** Why a decision on a waiting tool call cannot apply: a stale call hash, or edited arguments its schema refuses. */
+  private toolCallProblem(waiting: PendingApproval, d: HandoffDecision): string | undefined {
+    const call = waiting.tool!;
+    if (d.callHash !== undefined && d.callHash !== call.callHash) {
+      return `stale decision: it is for call ${d.callHash}, but ${waiting.handoffId} waits for ${call.name}(${call.arguments}) (callHash ${call.callHash})`;
+    }
+    if (d.arguments === undefined) return undefined;
+    if (d.decision !== 'approve') return '"arguments" go with approve only';
+    const spec = this.state.team.agents[waiting.from]?.tools.find((t) => t.name === call.name);
+    const problems = spec ? schemaProblems(spec.parameters, d.arguments) : [];
+    return problems.length > 0 ? `the edited arguments do not match the parameters of ${call.name}: ${problems.join('; ')}` : undefined;
   }
 
   private pending(id: string): PendingApproval | undefined {
@@ -271,6 +289,7 @@ function timedOut(w: PendingApproval, now: number): ApprovalRecord {
     via: 'timeout',
     onTimeout: w.onTimeout,
     ...(w.timeout !== undefined ? { timeout: w.timeout } : {}),
+    ...(w.tool ? { tool: w.tool.name } : {}),
   };
 }
 

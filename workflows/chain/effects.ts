@@ -21,6 +21,7 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import type { BatonActivities } from '../../activities';
+import type { CheckGuardrailInput, GuardrailVerdict } from '../../src/common/controls';
 
 /** The shape of the `handoffRun` workflow, for starting specialists as children. */
 type HandoffRunWorkflow = (input: HandoffRunInput) => Promise<HandoffRunResult<unknown>>;
@@ -56,6 +57,8 @@ export interface ChainEffects {
   checkHandoff(input: CheckHandoffInput, options: ResolvedRunOptions): Promise<CheckHandoffResult>;
   /** One tool call; a call that keeps failing throws `ToolExecutionError`. */
   runTool(input: RunToolInput, options: ResolvedRunOptions): Promise<RunToolResult>;
+  /** A custom guardrail's verdict (the `checkGuardrail` activity). */
+  checkGuardrail(input: CheckGuardrailInput, options: ResolvedRunOptions): Promise<GuardrailVerdict>;
   /** Put a handoff on the record and run the `agent_handoff` hooks. */
   recordHandoff(entry: RecordHandoffInput, team: TeamSpec): Promise<void>;
   /** Tell the chain `parentWorkflowId` which approvals wait in this one and its specialists. */
@@ -130,6 +133,14 @@ export function temporalEffects(v2: boolean): ChainEffects {
         return await runTool(input);
       } catch (err) {
         throw activityError(err, (reason) => new ToolExecutionError(input.agentId, input.call.name, reason));
+      }
+    },
+    async checkGuardrail(input, options) {
+      const { checkGuardrail } = proxyActivities<BatonActivities>({ ...toolActivityOptions(options, NON_RETRYABLE_ERROR_TYPES), summary: `${input.agentId}: guardrail ${input.guardrail}` });
+      try {
+        return await checkGuardrail(input);
+      } catch (err) {
+        throw activityError(err, (reason) => new ToolExecutionError(input.agentId, `guardrail ${input.guardrail}`, reason));
       }
     },
     async recordHandoff(entry, team) {

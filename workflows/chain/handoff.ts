@@ -10,6 +10,8 @@ import type { ModelResponse, ToolCall } from '../../src/common/model';
 import type { HandoffRecord } from '../../src/common/run';
 import type { AgentSpec } from '../../src/common/team';
 import { SPECIALIST_HANDOFF_TOOL_NAME } from '../../src/common/delegation';
+import { checkGuardrails } from '../guards/guardrails';
+import { admitTarget, noteSuccess } from './controls';
 import { routeToSpecialist } from './routing';
 import { agentOf, currentAgent } from './state';
 import { type ChainRun, retried, type Step } from './step';
@@ -54,6 +56,12 @@ export async function weighHandoff(run: ChainRun, call: ToolCall, checkedInput: 
   if (options?.inputSchema && checkedInput) {
     if ('error' in checkedInput) return { kind: 'answer', answer: `Error: invalid input for the handoff to ${h.to}: ${checkedInput.error}. Call ${call.name} again with "input" matching its schema.` };
     h = { ...h, input: checkedInput.value };
+  }
+  const target = chain.state.team.agents[h.to];
+  if (target?.guardrails?.input) {
+    const text = h.input !== undefined ? `${h.message}\n${JSON.stringify(h.input)}` : h.message;
+    const tripped = await checkGuardrails(run, target, 'input', text, (reason, g) => `Not handed off: ${h.to} does not accept this handoff: its guardrail "${g.name}" tripped: ${reason}. Change what you send, or answer yourself.`);
+    if (retried(run, tripped)) return { kind: 'answer', answer: tripped.message };
   }
   if (options?.onHandoff) {
     const { veto } = await effects.checkHandoff({ from: h.from, to: h.to, message: h.message, ...(h.input !== undefined ? { input: h.input } : {}) }, chain.state.options);
@@ -100,6 +108,8 @@ export async function handOff(run: ChainRun, step: Extract<Step, { kind: 'handof
     summary = summarized.summary;
   }
   const transfer = transferTo(chain.state, source, agentOf(chain.state.team, h.to), h, plan, summary);
+  noteSuccess(run, source.id);
+  admitTarget(run, h.to);
   const record: HandoffRecord = {
     from: h.from,
     to: h.to,

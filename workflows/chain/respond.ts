@@ -7,18 +7,22 @@ import { READ_STATE_TOOL_NAME } from '../../src/common/handoff';
 import type { ModelResponse, ToolCall } from '../../src/common/model';
 import type { OpenTurn } from '../../src/common/state';
 import { decidedOutcome, type HandoffOutcome, weighHandoff } from './handoff';
+import { noteFailure } from './controls';
 import { currentAgent } from './state';
 import { type ChainRun, retried, RUN_AGAIN, type Step, type TurnInProgress } from './step';
+import { type Gated, gateToolCalls } from './toolApprovals';
 import { offeredTools } from './tools';
 import { answersInOrder, idempotencyKey, planTurn, toolNames } from './turn';
 
 /** One model turn of the current agent. */
 export async function turn(run: ChainRun): Promise<Step> {
   const { chain, effects, guards } = run;
-  retried(run, guards.beforeModelCall(chain.state));
+  const verdict = guards.beforeModelCall(chain.state);
+  if (retried(run, verdict)) chain.apply({ type: 'answer_refused', guard: verdict.kind === 'last_turn' ? 'budgets' : 'limits', message: verdict.message });
   const agent = currentAgent(chain.state);
   const callIndex = chain.state.callCounts[agent.id] ?? 0;
-  const tools = offeredTools(chain.state, agent);
+  // Once a budget ran out, the agent's last turn has no tools: it can only answer.
+  const tools = chain.state.controls?.finalTurn ? [] : offeredTools(chain.state, agent);
   chain.apply({ type: 'turn_started' });
   const response = await effects.callModel(
     { agentId: agent.id, model: agent.model, messages: chain.state.messages, tools, callIndex, ...(agent.outputSchema ? { outputSchema: agent.outputSchema } : {}) },
@@ -32,7 +36,12 @@ export async function respond(run: ChainRun, response: ModelResponse): Promise<S
   const { chain, guards } = run;
   chain.apply({ type: 'model_responded', response });
   retried(run, guards.afterModelResponse(chain.state, response));
-  if (response.toolCalls.length === 0) return { kind: 'final_output', answer: { text: response.content ?? '', ...(response.output ? { checked: response.output } : {}) } };
+  const finalTurn = chain.state.controls?.finalTurn;
+  if (response.toolCalls.length === 0 || finalTurn) {
+    // Calls made on a last turn offered none are answered, so the conversation stays valid if the answer is sent back.
+    if (response.toolCalls.length > 0) closeTurn(run, response.toolCalls, new Map(response.toolCalls.map((c) => [c.id, `Not run: the chain's ${finalTurn!.budget} budget is used up; answer now.`])));
+    return { kind: 'final_output', answer: { text: response.content ?? '', ...(response.output ? { checked: response.output } : {}) } };
+  }
 
   const agent = currentAgent(chain.state);
   const plan = planTurn(response.toolCalls, agent);
@@ -67,19 +76,29 @@ export async function continueTurn(run: ChainRun, turn: TurnInProgress): Promise
 async function runTools(run: ChainRun, calls: ToolCall[]): Promise<[string, string][]> {
   const { chain, effects } = run;
   const agent = currentAgent(chain.state);
-  const { turns, options, context, shared, team } = chain.state;
   const known = (call: ToolCall) => agent.tools.some((t) => t.name === call.name);
+  // Calls that need a person's approval wait for it first; then everything that may run runs at once.
+  const gates = agent.toolApprovals && chain.state.controls ? await gateToolCalls(run, agent, calls.filter(known)) : new Map<string, Gated>();
+  const { turns, options, context, shared, team } = chain.state;
+  const failed: string[] = [];
   const results = Promise.all(
     calls.map(async (call, index): Promise<[string, string]> => {
       if (call.name === READ_STATE_TOOL_NAME && team.sharedState) return [call.id, JSON.stringify(shared ?? {})];
       if (!known(call)) return [call.id, unknownToolAnswer(call.name, toolNames(agent, team.sharedState))];
-      const idempotency = idempotencyKey(effects.workflowId, agent.id, turns, index, call);
-      const result = await effects.runTool({ agentId: agent.id, call, idempotencyKey: idempotency, ...(context ? { context } : {}) }, options);
-      return [call.id, result.content];
+      const gate = gates.get(call.id);
+      if (gate?.kind === 'answer') return [call.id, gate.content];
+      const ran = gate?.call ?? call;
+      const idempotency = idempotencyKey(effects.workflowId, agent.id, turns, index, ran);
+      const result = await effects.runTool({ agentId: agent.id, call: ran, idempotencyKey: idempotency, ...(context ? { context } : {}) }, options);
+      if (result.failure === 'tool') failed[index] = `tool ${call.name}: ${result.content}`;
+      return [call.id, gate?.note ? `${gate.note}\n${result.content}` : result.content];
     }),
   );
-  chain.apply({ type: 'tools_ran', count: calls.filter(known).length });
-  return results;
+  chain.apply({ type: 'tools_ran', count: calls.filter((c) => known(c) && gates.get(c.id)?.kind !== 'answer').length });
+  const answers = await results;
+  // A tool that reports failures counts against its agent's circuit breaker, in the model's order.
+  for (const reason of failed) if (reason) noteFailure(run, agent.id, reason);
+  return answers;
 }
 
 /** Wait for the approval a turn's handoff needs, then close the turn; `paused` to continue as new first. */
@@ -92,7 +111,7 @@ export async function finishTurn(run: ChainRun, open: OpenTurn): Promise<Step> {
 }
 
 /** Answer every tool call of the turn and say where the chain goes. */
-function closeTurn(run: ChainRun, calls: ToolCall[], results: Map<string, string>, outcome?: HandoffOutcome): Step {
+export function closeTurn(run: ChainRun, calls: ToolCall[], results: Map<string, string>, outcome?: HandoffOutcome): Step {
   const toolResults = answersInOrder(calls, results);
   run.chain.apply({ type: 'turn_closed', results: toolResults });
   if (!outcome?.handoff) return RUN_AGAIN;

@@ -6,12 +6,14 @@
  * Pure: no Temporal API, no I/O.
  */
 import type { ApprovalRecord, PendingApproval } from '../../src/common/approvals';
+import type { ControlEvent, ControlState } from '../../src/common/controls';
 import { AgentNotFoundError } from '../../src/common/errors';
 import type { ChatMessage, ModelResponse } from '../../src/common/model';
 import { resolveRunOptions, type ResolvedRunOptions } from '../../src/common/options';
 import type { HandoffRecord, HandoffRunResult, RunOverrides, ToolResultRecord, Usage } from '../../src/common/run';
 import type { ChainState, OpenTurn } from '../../src/common/state';
 import type { AgentSpec, RunContext, SharedState, StateUpdate, TeamSpec } from '../../src/common/team';
+import { addAgentUsage, addTokens, count, initialControls, NO_USAGE, reduceControl } from './controlState';
 
 /** Something that happened to a chain. */
 export type ChainEvent =
@@ -37,14 +39,17 @@ export type ChainEvent =
   | { type: 'answer_refused'; guard: string; message: string }
   | { type: 'approval_requested'; pending: PendingApproval }
   | { type: 'approval_decided'; record: ApprovalRecord }
-  | { type: 'overridden'; overrides: RunOverrides };
-
-const NO_USAGE: Usage = { inputTokens: 0, outputTokens: 0, totalTokens: 0, modelCalls: 0, toolCalls: 0 };
+  | { type: 'overridden'; overrides: RunOverrides }
+  /** A control acted (a loop, a breaker, a guardrail, a budget), at workflow time `at` (ms). */
+  | { type: 'control'; event: ControlEvent; at: number }
+  /** A specialist's chain ended: its usage joins this chain's, and an answer counts as progress. */
+  | { type: 'delegation_ended'; agent: string; ok: boolean; usage?: Usage; usageByAgent?: Record<string, Usage> };
 
 /** A new chain: `agentId` starts with `input`. */
-export function startChain(team: TeamSpec, agentId: string, input: string, options: ResolvedRunOptions, context?: RunContext): ChainState {
+export function startChain(team: TeamSpec, agentId: string, input: string, options: ResolvedRunOptions, context?: RunContext, controls?: { startedAt: number }): ChainState {
   const agent = agentOf(team, agentId);
   return {
+    ...(controls ? { controls: initialControls(controls.startedAt) } : {}),
     ...(context ? { context } : {}),
     request: input,
     ...(team.sharedState ? { shared: { context: {}, artifacts: [], workflowState: {} } } : {}),
@@ -82,10 +87,14 @@ export function reduce(s: ChainState, event: ChainEvent): ChainState {
         ...(response.toolCalls.length > 0 ? { toolCalls: response.toolCalls } : {}),
       };
       const { pendingResponse: _taken, ...rest } = s;
-      return { ...rest, messages: [...s.messages, message], usage: addUsage(s.usage, { inputTokens, outputTokens }) };
+      return { ...withAgentUsage(rest, { inputTokens, outputTokens }), messages: [...s.messages, message], usage: addUsage(s.usage, { inputTokens, outputTokens }) };
     }
     case 'tools_ran':
-      return { ...s, usage: { ...s.usage, toolCalls: s.usage.toolCalls + event.count } };
+      return {
+        ...withAgentUsage(s, { inputTokens: 0, outputTokens: 0, toolCalls: event.count }, 0),
+        usage: { ...s.usage, toolCalls: s.usage.toolCalls + event.count },
+        ...(s.controls ? { controls: { ...s.controls, progress: s.controls.progress + event.count } } : {}),
+      };
     case 'turn_opened':
       return { ...s, openTurn: event.turn };
     case 'turn_closed': {
@@ -103,10 +112,11 @@ export function reduce(s: ChainState, event: ChainEvent): ChainState {
         answerRetries: {},
         messages: event.messages ?? conversationFor(target, event.record.message),
         ...(event.record.update && s.shared ? { shared: mergeUpdate(s.shared, event.record.update) } : {}),
+        ...(s.controls ? { controls: { ...s.controls, progressAtHandoff: [...s.controls.progressAtHandoff, s.controls.progress] } } : {}),
       };
     }
     case 'model_used':
-      return { ...s, usage: addUsage(s.usage, event.usage) };
+      return { ...withAgentUsage(s, event.usage), usage: addUsage(s.usage, event.usage) };
     case 'invalid_handoff_answered':
       return { ...s, invalidHandoffs: s.invalidHandoffs + 1 };
     case 'answer_refused': {
@@ -118,10 +128,10 @@ export function reduce(s: ChainState, event: ChainEvent): ChainState {
       };
     }
     case 'approval_requested':
-      return { ...s, approvals: { ...s.approvals, pending: [...s.approvals.pending, event.pending] } };
+      return { ...counted(s, event.pending.tool ? 'tool_approvals_requested' : undefined), approvals: { ...s.approvals, pending: [...s.approvals.pending, event.pending] } };
     case 'approval_decided':
       return {
-        ...s,
+        ...counted(s, event.record.tool ? TOOL_OUTCOME[event.record.outcome] : undefined),
         approvals: {
           pending: s.approvals.pending.filter((p) => p.handoffId !== event.record.handoffId),
           decided: [...s.approvals.decided, event.record],
@@ -129,7 +139,34 @@ export function reduce(s: ChainState, event: ChainEvent): ChainState {
       };
     case 'overridden':
       return applyOverrides(s, event.overrides);
+    case 'control':
+      return s.controls ? { ...s, controls: reduceControl(s.controls, event.event, event.at) } : s;
+    case 'delegation_ended': {
+      if (!s.controls) return s;
+      const c = s.controls;
+      const used = event.usage ?? NO_USAGE;
+      const byAgent = event.usageByAgent ?? { [event.agent]: used };
+      let usageByAgent = c.usageByAgent;
+      for (const [agent, u] of Object.entries(byAgent)) usageByAgent = addAgentUsage(usageByAgent, agent, u, u.modelCalls);
+      return {
+        ...s,
+        usage: addTokens(s.usage, used, used.modelCalls),
+        controls: { ...c, usageByAgent, progress: c.progress + (event.ok ? 1 : 0) },
+      };
+    }
   }
+}
+
+const TOOL_OUTCOME = { approved: 'tool_calls_approved', rejected: 'tool_calls_rejected', timed_out: 'tool_approvals_timed_out' } as const;
+
+/** The state with one more `kind` in the controls' counters (chains with controls). */
+function counted(s: ChainState, kind: keyof NonNullable<ControlState['counters']> | undefined): ChainState {
+  return kind && s.controls ? { ...s, controls: { ...s.controls, counters: count(s.controls.counters, kind) } } : s;
+}
+
+/** The state with `usage` added to the current agent's (chains with controls). */
+function withAgentUsage<S extends Pick<ChainState, 'controls' | 'agentId'>>(s: S, usage: { inputTokens: number; outputTokens: number; toolCalls?: number }, calls = 1): S {
+  return s.controls ? { ...s, controls: { ...s.controls, usageByAgent: addAgentUsage(s.controls.usageByAgent, s.agentId, usage, calls) } } : s;
 }
 
 /**
@@ -148,13 +185,7 @@ export function applyOverrides(s: ChainState, o: RunOverrides): ChainState {
 
 /** Usage with one more model call of `tokens`. */
 function addUsage(u: Usage, tokens: { inputTokens: number; outputTokens: number }): Usage {
-  return {
-    ...u,
-    modelCalls: u.modelCalls + 1,
-    inputTokens: u.inputTokens + tokens.inputTokens,
-    outputTokens: u.outputTokens + tokens.outputTokens,
-    totalTokens: u.totalTokens + tokens.inputTokens + tokens.outputTokens,
-  };
+  return addTokens(u, tokens);
 }
 
 /**
@@ -190,7 +221,16 @@ export function currentAgent(s: ChainState): AgentSpec {
 
 /** What `handoffRun` returns when `output` ends the chain. */
 export function resultOf(s: ChainState, output: unknown): HandoffRunResult<unknown> {
-  return { output, finalAgent: s.agentId, handoffChain: s.chain, usage: s.usage, ...(s.shared ? { state: s.shared } : {}) };
+  const c = s.controls;
+  return {
+    output,
+    finalAgent: s.agentId,
+    handoffChain: s.chain,
+    usage: s.usage,
+    ...(s.shared ? { state: s.shared } : {}),
+    ...(c ? { usageByAgent: c.usageByAgent, controls: c.counters } : {}),
+    ...(c?.finalTurn ? { budgetExceeded: c.finalTurn } : {}),
+  };
 }
 
 export function agentOf(team: TeamSpec, id: string): AgentSpec {

@@ -4,6 +4,7 @@ import type { HandoffResult } from '../../src/common/handoff';
 import type { ModelResponse, ToolCall } from '../../src/common/model';
 import type { ToolResultRecord } from '../../src/common/run';
 import type { FinalAnswer, Guards, Verdict } from '../guards';
+import { recordControl } from './controls';
 import type { ApprovalDesk } from './desk';
 import type { ChainEffects } from './effects';
 import type { Chain } from './state';
@@ -37,9 +38,15 @@ export interface ChainRun {
   desk: ApprovalDesk;
 }
 
-/** Apply a guard's verdict: `true` when the model is to be told something and go on, throws on `fail`. */
-export function retried(run: ChainRun, verdict: Verdict): verdict is Extract<Verdict, { kind: 'retry' }> {
+/**
+ * Apply a guard's verdict: `true` when the model is to be told something and go on (a retry, or
+ * its last turn once a budget ran out), throws on `fail`. What a control did goes on the record
+ * either way.
+ */
+export function retried(run: ChainRun, verdict: Verdict): verdict is Extract<Verdict, { kind: 'retry' | 'last_turn' }> {
+  if ((verdict.kind === 'fail' || verdict.kind === 'retry' || verdict.kind === 'last_turn') && verdict.control) recordControl(run, verdict.control);
   if (verdict.kind === 'fail') throw verdict.error;
+  if (verdict.kind === 'last_turn') return true;
   if (verdict.kind !== 'retry') return false;
   if (verdict.event) run.chain.apply(verdict.event);
   return true;

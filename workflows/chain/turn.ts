@@ -73,6 +73,11 @@ export function idempotencyKey(workflowId: string, agentId: string, turn: number
   return `${workflowId}:${agentId}:${turn}.${index + 1}:${fnv1a(`${call.name}\n${call.arguments}`)}`;
 }
 
+/** The hash a tool approval binds to: the tool's name and its arguments as the model wrote them. */
+export function callHash(call: Pick<ToolCall, 'name' | 'arguments'>): string {
+  return fnv1a(`${call.name}\n${call.arguments}`);
+}
+
 /** 32-bit FNV-1a of a string, as 8 hex digits. */
 function fnv1a(text: string): string {
   let hash = 0x811c9dc5;

@@ -6,6 +6,7 @@
  * Deterministic: guards read the chain state and decide; they issue no commands.
  */
 import type { ApprovalPolicy } from '../../src/common/approvals';
+import type { ControlEvent } from '../../src/common/controls';
 import type { BatonError } from '../../src/common/errors';
 import type { HandoffResult } from '../../src/common/handoff';
 import type { ModelResponse } from '../../src/common/model';
@@ -16,9 +17,14 @@ export type Verdict =
   | { kind: 'continue' }
   /** Before a handoff: it waits for a person's decision under this policy. */
   | { kind: 'wait'; policy: ApprovalPolicy }
-  /** Tell the model `message` (the handoff call's answer, or a user message after an answer) and let it go on; `event` records the try. */
-  | { kind: 'retry'; message: string; event?: ChainEvent }
-  | { kind: 'fail'; error: BatonError };
+  /**
+   * Tell the model `message` (the handoff or delegation call's answer, or a user message after an
+   * answer) and let it go on; `event` records the try, `control` what a control did.
+   */
+  | { kind: 'retry'; message: string; event?: ChainEvent; control?: ControlEvent }
+  /** A budget ran out under `onBudgetExceeded: 'final_answer'`: the agent gets one last turn without tools, told `message`. */
+  | { kind: 'last_turn'; message: string; control: Extract<ControlEvent, { kind: 'budget_exceeded' }> }
+  | { kind: 'fail'; error: BatonError; control?: ControlEvent };
 
 export const CONTINUE: Verdict = { kind: 'continue' };
 
@@ -44,6 +50,10 @@ export interface Guard {
   beforeHandoff?(state: ChainState, handoff: HandoffResult): Verdict;
   /** When an agent answers without tool calls, before the answer ends the chain. */
   onFinish?(state: ChainState, answer: FinalAnswer): Verdict;
+  /** Before a task is delegated to specialist `to`. */
+  beforeDelegation?(state: ChainState, to: string): Verdict;
+  /** Once an answer passed every check (guardrails included), before it ends the chain. */
+  onComplete?(state: ChainState): Verdict;
 }
 
 /** The guards of a run, asked in order; the first answer other than `continue` counts. */
@@ -64,6 +74,14 @@ export class Guards {
 
   onFinish(state: ChainState, answer: FinalAnswer): Verdict {
     return this.first((g) => g.onFinish?.(state, answer));
+  }
+
+  beforeDelegation(state: ChainState, to: string): Verdict {
+    return this.first((g) => g.beforeDelegation?.(state, to));
+  }
+
+  onComplete(state: ChainState): Verdict {
+    return this.first((g) => g.onComplete?.(state));
   }
 
   private first(ask: (g: Guard) => Verdict | undefined): Verdict {

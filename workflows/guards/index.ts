@@ -1,5 +1,8 @@
 /** The guards baton runs; see `guard.ts` for what a guard is. */
 import { approvalGuard } from './approvals';
+import { breakerGuard } from './breakers';
+import { budgetGuard } from './budgets';
+import { loopGuard } from './loops';
 import { emptyOutputGuard } from './emptyOutput';
 import { Guards } from './guard';
 import { handoffRulesGuard } from './handoffRules';
@@ -10,10 +13,31 @@ import { scriptGuard } from './scripts';
 export { CONTINUE, type FinalAnswer, type Guard, Guards, type Verdict } from './guard';
 
 /**
- * baton's guards, in the order they are asked: turn and handoff limits, `isEnabled` rules, approvals, then on finish
- * the empty-answer check (runs started with `baton-run-v2`), the output type, and the scripted
- * models' unused steps.
+ * baton's guards, in the order they are asked: turn and handoff limits, then (runs started with
+ * `baton-controls`) budgets, loop detection and circuit breakers, then `isEnabled` rules,
+ * approvals, and on finish the empty-answer check (runs started with `baton-run-v2`), the output
+ * type, and the scripted models' unused steps. `now` is workflow time.
  */
-export function defaultGuards(options: { emptyOutputCheck: boolean }): Guards {
-  return new Guards([turnLimitGuard, handoffLimitGuard, handoffRulesGuard, approvalGuard, ...(options.emptyOutputCheck ? [emptyOutputGuard] : []), outputTypeGuard, scriptGuard]);
+export function defaultGuards(options: {
+  emptyOutputCheck: boolean;
+  controls?: boolean;
+  now?: () => number;
+  /**
+   * Fail a chain that ends with scripted steps unused. A conversation answers each message with a
+   * chain of its own, so its scripts are still in use when one ends: it leaves this out. @default true
+   */
+  scriptCheck?: boolean;
+}): Guards {
+  const now = options.now ?? (() => 0);
+  const controls = options.controls ? [budgetGuard(now), loopGuard, breakerGuard(now)] : [];
+  return new Guards([
+    turnLimitGuard,
+    handoffLimitGuard,
+    ...controls,
+    handoffRulesGuard,
+    approvalGuard,
+    ...(options.emptyOutputCheck ? [emptyOutputGuard] : []),
+    outputTypeGuard,
+    ...(options.scriptCheck === false ? [] : [scriptGuard]),
+  ]);
 }

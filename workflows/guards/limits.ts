@@ -5,14 +5,19 @@
 import { invalidTargetAnswer } from '../../src/common/answers';
 import { HANDOFF_TOOL_NAME } from '../../src/common/handoff';
 import { HandoffTargetNotFoundError, MaxHandoffsExceededError, MaxTurnsExceededError } from '../../src/common/errors';
+import { overBudget } from './budgets';
 import { CONTINUE, type Guard } from './guard';
 
-/** `maxTurns`: an activation of an agent that neither answers nor hands off in time fails the run. */
+/**
+ * `maxTurns`: an activation of an agent that neither answers nor hands off in time fails the run
+ * (or, under `onBudgetExceeded: 'final_answer'`, gets one last turn without tools).
+ */
 export const turnLimitGuard: Guard = {
   name: 'maxTurns',
   beforeModelCall(s) {
     const limit = s.options.maxTurns;
-    return s.activationTurns >= limit ? { kind: 'fail', error: new MaxTurnsExceededError(s.agentId, limit) } : CONTINUE;
+    if (s.controls?.finalTurn || s.activationTurns < limit) return CONTINUE;
+    return overBudget(s, { budget: 'turns', limit, used: s.activationTurns, agent: s.agentId }, new MaxTurnsExceededError(s.agentId, limit));
   },
 };
 
@@ -33,7 +38,8 @@ export const handoffLimitGuard: Guard = {
       return { kind: 'retry', message: invalidTargetAnswer(error.message, toolName, allowed), event: { type: 'invalid_handoff_answered' } };
     }
     if (s.chain.length >= s.options.maxHandoffs) {
-      return { kind: 'fail', error: new MaxHandoffsExceededError(s.options.maxHandoffs, s.chain, { from: h.from, to: h.to }) };
+      const limit = s.options.maxHandoffs;
+      return overBudget(s, { budget: 'handoffs', limit, used: s.chain.length, agent: s.agentId }, new MaxHandoffsExceededError(limit, s.chain, { from: h.from, to: h.to }));
     }
     return CONTINUE;
   },

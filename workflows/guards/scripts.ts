@@ -5,7 +5,7 @@ import { CONTINUE, type Guard } from './guard';
 
 export const scriptGuard: Guard = {
   name: 'scriptedSteps',
-  onFinish(s) {
+  onComplete(s) {
     const unconsumed: Record<string, number> = {};
     for (const [id, calls] of Object.entries(s.callCounts)) {
       const model = s.team.agents[id]?.model;

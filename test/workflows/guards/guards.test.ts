@@ -91,9 +91,9 @@ describe('on finish', () => {
 
   it('fails a chain that leaves scripted steps unused', () => {
     const scripted = agentSpec('a', { model: { provider: 'scripted', model: 's', steps: [{ text: '1' }, { text: '2' }], rules: [], requireAllSteps: true } });
-    const verdict = scriptGuard.onFinish!(state([scripted], {}, { callCounts: { a: 1 } }), { text: '1' });
+    const verdict = scriptGuard.onComplete!(state([scripted], {}, { callCounts: { a: 1 } }));
     expect(verdict).toMatchObject({ kind: 'fail', error: expect.any(UnconsumedScriptStepsError) });
-    expect(scriptGuard.onFinish!(state([scripted], {}, { callCounts: { a: 2 } }), { text: '2' })).toBe(CONTINUE);
+    expect(scriptGuard.onComplete!(state([scripted], {}, { callCounts: { a: 2 } }))).toBe(CONTINUE);
   });
 
   it('asks guards in order: the first answer other than continue counts', () => {

@@ -1,0 +1,43 @@
+/**
+ * What the controls record as the chain goes: each control event applied to the state and
+ * published in history (a memo event the audit and a replay read), and the moves of the circuit
+ * breakers — a failure of a target, a try let through after the cooldown, a success.
+ */
+import { durationMs } from '../../src/common/check';
+import type { ControlEvent } from '../../src/common/controls';
+import { APPROVAL_EVENT_MEMO } from '../../src/common/messages';
+import { breakerOpenUntil } from '../guards/breakers';
+import type { ChainRun } from './step';
+
+/** Apply `event` and put it on the record. */
+export function recordControl(run: ChainRun, event: ControlEvent): void {
+  const at = run.effects.now();
+  run.chain.apply({ type: 'control', event, at });
+  const { kind, ...fields } = event;
+  run.effects.publish({ [APPROVAL_EVENT_MEMO]: { type: 'control', control: kind, at: new Date(at).toISOString(), ...fields } });
+}
+
+/** A failure of `agent` (a failed tool call, a guardrail trip, a failed specialist): its breaker counts it, and opens at the threshold or on a failed try. */
+export function noteFailure(run: ChainRun, agent: string, reason: string): void {
+  const { state } = run.chain;
+  const threshold = state.options.breakerThreshold;
+  if (!state.controls || threshold <= 0) return;
+  recordControl(run, { kind: 'target_failed', agent, reason });
+  const b = run.chain.state.controls!.breakers[agent]!;
+  if (b.state === 'half_open' || (b.state === 'closed' && b.failures >= threshold)) {
+    const until = run.effects.now() + (durationMs(state.options.breakerCooldown) ?? 60_000);
+    recordControl(run, { kind: 'breaker_opened', agent, failures: b.failures, until: new Date(until).toISOString() });
+  }
+}
+
+/** A handoff or delegation to `agent` goes ahead: an open breaker whose cooldown has passed lets this try through (half-open). */
+export function admitTarget(run: ChainRun, agent: string): void {
+  const until = breakerOpenUntil(run.chain.state, agent);
+  if (until !== undefined && run.effects.now() >= until) recordControl(run, { kind: 'breaker_half_open', agent });
+}
+
+/** `agent` finished its work without failing (its activation ended, or its delegated chain answered): a half-open breaker closes. */
+export function noteSuccess(run: ChainRun, agent: string): void {
+  const b = run.chain.state.controls?.breakers[agent];
+  if (b && b.state === 'half_open') recordControl(run, { kind: 'breaker_closed', agent });
+}
