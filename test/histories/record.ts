@@ -10,14 +10,14 @@ import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { Baton } from '../../src/client/baton';
 import { startDevServer } from '../../src/devserver/server';
 import { createWorker } from '../../src/worker';
-import { continueAsNewScenario, handoffOptionsScenario, scenarios } from './scenarios';
+import { continueAsNewScenario, controlsScenario, handoffOptionsScenario, scenarios } from './scenarios';
 
 async function main(): Promise<void> {
   Runtime.install({ logger: new DefaultLogger('ERROR') });
   const env = await startDevServer();
   const dir = __dirname;
   try {
-    for (const scenario of [...scenarios, handoffOptionsScenario, continueAsNewScenario]) {
+    for (const scenario of [...scenarios, handoffOptionsScenario, continueAsNewScenario, controlsScenario]) {
       const taskQueue = `record-${scenario.name}`;
       const worker = await createWorker({ team: scenario.team(), connection: env.nativeConnection, taskQueue });
       const baton = new Baton({ client: env.client, taskQueue });

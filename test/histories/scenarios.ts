@@ -4,7 +4,7 @@
  */
 import { ApplicationFailure } from '@temporalio/common';
 import { z } from 'zod';
-import { defineAgent, defineTool, handoff, scripted, Team, type Baton, type BatonRun } from '../../src';
+import { defineAgent, defineTool, guardrails, handoff, scripted, Team, type Baton, type BatonRun } from '../../src';
 import { scriptedAgent as agent } from '../helpers/agents';
 
 const hop = (to: string, message = `over to ${to}`) => ({ handoff: { to, message } });
@@ -148,5 +148,37 @@ export const continueAsNewScenario: Scenario = {
       agent('a', Array.from({ length: 4 }, () => hop('b'))),
       agent('b', [...Array.from({ length: 3 }, () => hop('a')), { text: 'long chain done' }]),
     ]),
-  drive: async (b) => (await b.run('a', 'go', { continueAsNewAfterEvents: 30 })).workflowId,
+  drive: async (b) => (await b.run('a', 'go', { continueAsNewAfterEvents: 30, loopWindow: 0 })).workflowId,
+};
+
+/**
+ * The controls in one chain: a tool call approved with edited arguments, an input guardrail's
+ * feedback, a loop refused, an output guardrail's feedback, usage per agent.
+ */
+export const controlsScenario: Scenario = {
+  name: 'controls',
+  team: () => {
+    const refund = defineTool({
+      name: 'refund',
+      description: 'Refund',
+      parameters: z.object({ amount: z.number() }),
+      needsApproval: { when: { arg: 'amount', op: '>', value: 100 } },
+      execute: ({ amount }) => `refunded ${amount}`,
+    });
+    return new Team([
+      agent(
+        'a',
+        [{ toolCalls: [{ name: 'refund', arguments: { amount: 250 } }] }, hop('b', 'write to jo@example.com'), hop('b', 'summarize'), hop('b', 'summarize'), { text: 'a wraps up' }, { text: 'done' }],
+        { tools: [refund], guardrails: { output: [guardrails.maxLength(5, { onTrip: 'feedback' })] } },
+      ),
+      agent('b', [hop('a', 'back to you')], { guardrails: { input: [guardrails.pii(['email'], { onTrip: 'feedback' })] } }),
+    ]);
+  },
+  drive: async (b) => {
+    const run = await b.start('a', 'go', { onLoop: 'refuse' });
+    const p = await pending(run);
+    await run.handle.executeUpdate('decideHandoff', { args: [{ handoffId: p.handoffId, approver: 'alice', decision: 'approve', arguments: { amount: 200 } }] });
+    await run.result();
+    return run.workflowId;
+  },
 };
