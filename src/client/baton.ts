@@ -118,7 +118,7 @@ export class BatonRun<Output = string> {
   }
 }
 
-/** A handoff waiting for approval, in some chain. */
+/** A handoff (or, with `tool`, a tool call) waiting for approval, in some chain. */
 export interface PendingHandoff extends PendingApproval {
   /** The chain it waits in. */
   workflowId: string;
@@ -137,6 +137,18 @@ export interface DecisionOptions {
   comment?: string;
   /** With a rejection. */
   reason?: string;
+  /**
+   * Tool approvals only, with an approval: run the call with these arguments instead of the
+   * model's (a plain object; the run checks it against the tool's parameters and refuses the
+   * decision, naming the problems, when it does not match).
+   * @example await baton.approve(workflowId, approvalId, { approver: 'alice', arguments: { orderId: 'A1', amount: 200 } })
+   */
+  arguments?: Record<string, unknown>;
+  /**
+   * Tool approvals only: the `tool.callHash` of the call the approver saw, so a decision meant for
+   * another call is refused as stale. Filled from the waiting call when `arguments` are given without it.
+   */
+  callHash?: string;
 }
 
 /**
@@ -199,14 +211,15 @@ export class Baton {
   }
 
   /**
-   * Approve a waiting handoff and get the outcome. Without `handoffId`, the chain's only waiting
-   * handoff. A decision that cannot apply throws `ApprovalRefusedError` naming the problem.
+   * Approve a waiting handoff or tool call and get the outcome. Without `handoffId`, the chain's
+   * only waiting approval. A tool call may be approved with edited `arguments`. A decision that
+   * cannot apply throws `ApprovalRefusedError` naming the problem.
    */
   approve(workflowId: string, handoffId: string | undefined, options: DecisionOptions): Promise<ApprovalRecord> {
     return this.decide(workflowId, handoffId, 'approve', options);
   }
 
-  /** Reject a waiting handoff; its source agent is told who rejected it and why, and goes on. */
+  /** Reject a waiting handoff or tool call; its agent is told who rejected it and why, and goes on. */
   reject(workflowId: string, handoffId: string | undefined, options: DecisionOptions): Promise<ApprovalRecord> {
     return this.decide(workflowId, handoffId, 'reject', options);
   }
@@ -247,22 +260,52 @@ export class Baton {
     workflowId: string,
     handoffId: string | undefined,
     decision: 'approve' | 'reject',
-    { approver, comment, reason }: DecisionOptions,
+    { approver, comment, reason, arguments: args, callHash }: DecisionOptions,
   ): Promise<ApprovalRecord> {
     if (typeof approver !== 'string' || approver.trim() === '') throw new UserError('approver must name who decides');
+    if (args !== undefined && !isPlainObject(args)) throw new UserError(`arguments must be a plain object of the tool's arguments, got ${describeValue(args)}`);
+    if (args !== undefined && decision !== 'approve') throw new UserError('arguments go with an approval only');
+    if (callHash !== undefined && (typeof callHash !== 'string' || callHash === '')) throw new UserError('callHash must be the tool.callHash of the waiting call');
     const chain = this.getRun(workflowId);
     const waiting = await chain.pendingApprovals().catch(() => []);
     const id = handoffId ?? onlyPending(workflowId, waiting);
+    const pending = waiting.find((p) => p.handoffId === id);
+    // Edited arguments bind to the call they were written for: a decision reaching a newer call is refused as stale.
+    const hash = callHash ?? (args !== undefined ? pending?.tool?.callHash : undefined);
     // A handoff waiting in a specialist of this chain is decided in that specialist's chain.
-    const run = this.getRun(waiting.find((p) => p.handoffId === id)?.workflowId ?? workflowId);
+    const run = this.getRun(pending?.workflowId ?? workflowId);
     try {
       return await run.handle.executeUpdate(decideHandoffUpdate, {
-        args: [{ handoffId: id, approver, decision, ...(comment !== undefined ? { comment } : {}), ...(reason !== undefined ? { reason } : {}) }],
+        args: [
+          {
+            handoffId: id,
+            approver,
+            decision,
+            ...(comment !== undefined ? { comment } : {}),
+            ...(reason !== undefined ? { reason } : {}),
+            ...(args !== undefined ? { arguments: args } : {}),
+            ...(hash !== undefined ? { callHash: hash } : {}),
+          },
+        ],
       });
     } catch (err) {
       throw toBatonError(err);
     }
   }
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return false;
+  const proto = Object.getPrototypeOf(value) as unknown;
+  return proto === Object.prototype || proto === null;
+}
+
+function describeValue(value: unknown): string {
+  if (Array.isArray(value)) return 'a list';
+  if (value === null) return 'null';
+  if (typeof value === 'object') return `a ${(value as object).constructor?.name ?? 'non-plain'} object`;
+  if (typeof value === 'function') return 'a function';
+  return `${typeof value} ${JSON.stringify(value)}`;
 }
 
 function onlyPending(workflowId: string, waiting: PendingApproval[]): string {
@@ -271,7 +314,7 @@ function onlyPending(workflowId: string, waiting: PendingApproval[]): string {
     '(none given)',
     waiting.length === 0
       ? `chain ${workflowId} has no handoff waiting for approval`
-      : `chain ${workflowId} has ${waiting.length} waiting handoffs; name one: ${waiting.map((w) => `${w.handoffId} (${w.from} → ${w.to})`).join(', ')}`,
+      : `chain ${workflowId} has ${waiting.length} waiting approvals; name one: ${waiting.map((w) => `${w.handoffId} (${w.from} → ${w.to})`).join(', ')}`,
   );
 }
 

@@ -6,6 +6,7 @@ import type { WorkflowClient } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import { activityName, recordedApprovalEvent, recordedHandoff } from '../audit/history';
 import type { ApprovalRecord, PendingApproval } from '../common/approvals';
+import type { ControlEvent } from '../common/controls';
 import { errorFromFailure } from '../common/errors';
 import { ActivityType } from '../common/messages';
 import type { CallModelInput } from '../common/model';
@@ -26,6 +27,8 @@ export type RunEventBody =
   | { kind: 'handoff'; index: number; handoff: HandoffRecord }
   | { kind: 'approval_requested'; approval: PendingApproval }
   | { kind: 'approval_decided'; decision: ApprovalRecord }
+  /** A control acted: a loop refused, a circuit breaker opened or closed, a guardrail tripped, a budget ran out. */
+  | { kind: 'control'; control: ControlEvent }
   | { kind: 'continued_as_new'; nextRunId: string }
   | { kind: 'completed'; result: HandoffRunResult<unknown> }
   | { kind: 'failed'; error: Error }
@@ -101,9 +104,16 @@ function mapEvent(e: HistoryEvent, calls: Map<string, { kind: 'model' | 'tool'; 
     const { type, ...fields } = approval;
     if (type === 'approval_requested') return [{ kind: 'approval_requested', approval: fields as unknown as PendingApproval }];
     if (type === 'approval_decided') return [{ kind: 'approval_decided', decision: fields as unknown as ApprovalRecord }];
+    if (type === 'control') return [{ kind: 'control', control: controlEvent(fields) }];
     return [];
   }
   return closing(e);
+}
+
+/** The memo's `{control: <kind>, at, ...fields}` as the {@link ControlEvent} it records. */
+export function controlEvent(fields: Record<string, unknown>): ControlEvent {
+  const { control, at: _at, ...rest } = fields;
+  return { kind: control, ...rest } as ControlEvent;
 }
 
 function closing(e: HistoryEvent): Mapped[] {
