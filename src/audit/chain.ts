@@ -141,9 +141,13 @@ class RunReader {
       this.chain.events.push(entry.event);
     } else if (name === ActivityType.RUN_TOOL) {
       const i = input as RunToolInput;
-      entry.event = this.turns.toolScheduled(i.agentId, i.call);
-      if (entry.event) entry.event.execution = execution;
-      else {
+      const asked = this.turns.toolScheduled(i.agentId, i.call);
+      entry.event = asked;
+      if (asked) {
+        asked.execution = execution;
+        // An approver may have edited the call: the audit shows what ran, beside what the model asked for.
+        if (i.call.arguments !== asked.arguments) Object.assign(asked, { requestedArguments: asked.arguments, arguments: i.call.arguments });
+      } else {
         entry.event = { kind: 'tool_call', agent: i.agentId, tool: i.call.name, arguments: i.call.arguments, answeredBy: 'tool', execution, ...this.where(at) };
         this.chain.events.push(entry.event);
       }

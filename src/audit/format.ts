@@ -2,7 +2,8 @@
  * The audit chain for people: a timeline for a terminal and a Mermaid flowchart. Long texts and
  * errors are clipped to one line here; the JSON keeps them whole.
  */
-import { HandoffRequestOutcome, type AuditChain, type AuditEvent, type Execution, type HandoffRequestedEvent } from './types';
+import type { ControlEvent } from '../common/controls';
+import { HandoffRequestOutcome, type AuditChain, type AuditEvent, type ControlAuditEvent, type Execution, type HandoffRequestedEvent } from './types';
 
 export { toMermaid } from './mermaid';
 
@@ -60,21 +61,28 @@ function describe(e: AuditEvent): [string, string] | undefined {
       const x = e.execution ?? { status: 'not_scheduled', attempts: 0 };
       if (x.status === 'not_scheduled') return [e.agent, `${call} [not run]`];
       const out = e.result !== undefined ? ` → ${e.ok === false ? 'error ' : ''}${clip(e.result, 60)}` : '';
-      return [e.agent, `${call}${out} (${x.latencyMs ?? '?'} ms${attempts(x.attempts)})${ended(x)}`];
+      const edited = e.requestedArguments !== undefined ? ` [edited at approval from ${clip(e.requestedArguments, 60)}]` : '';
+      return [e.agent, `${call}${out} (${x.latencyMs ?? '?'} ms${attempts(x.attempts)})${ended(x)}${edited}`];
     }
     case 'handoff_requested':
       return [e.from, `asks to hand off to ${e.to || '?'}: ${quoted(e.message, 70)} → ${outcome(e)}`];
     case 'workflow_message':
       return [e.agent, `told by baton: ${quoted(e.content, 100)}`];
-    case 'approval_requested':
-      return ['approval', `asked for ${e.from} → ${e.to} (${e.handoffId})${e.approvers ? `, approvers ${e.approvers.join(', ')}` : ''}${e.expiresAt ? `, expires ${time(e.expiresAt)}` : ''}`];
-    case 'approval_decided':
+    case 'approval_requested': {
+      const what = e.tool ? `${e.from} to call ${e.tool.name}(${clip(e.tool.arguments, 100)})` : `${e.from} → ${e.to}`;
+      return ['approval', `asked for ${what} (${e.handoffId})${e.approvers ? `, approvers ${e.approvers.join(', ')}` : ''}${e.expiresAt ? `, expires ${time(e.expiresAt)}` : ''}`];
+    }
+    case 'approval_decided': {
+      const edited = e.editedArguments ? ` with edited arguments ${clip(e.editedArguments, 100)}` : '';
       return [
         'approval',
         e.outcome === 'timed_out'
           ? `timed out (${e.handoffId})${e.onTimeout ? `, policy: ${e.onTimeout}` : ''}`
-          : `${e.outcome} by ${e.approver} via ${e.via}${e.comment ? `: ${quoted(e.comment, 100)}` : ''}${e.reason ? `: ${quoted(e.reason, 100)}` : ''}`,
+          : `${e.outcome} by ${e.approver}${edited} via ${e.via}${e.comment ? `: ${quoted(e.comment, 100)}` : ''}${e.reason ? `: ${quoted(e.reason, 100)}` : ''}`,
       ];
+    }
+    case 'control':
+      return controlLine(controlOf(e));
     case 'decision_refused':
       return ['approval', `refused ${e.decision ?? 'decision'} from ${e.approver ?? '?'} (${e.via}): ${clip(e.reason, ERROR_WIDTH)}`];
     case 'handoff': {
@@ -102,6 +110,45 @@ function describe(e: AuditEvent): [string, string] | undefined {
     case 'timed_out':
     case 'continued_as_new':
       return [e.kind.replace(/_/g, ' '), ''];
+  }
+}
+
+/** The {@link ControlEvent} an audit's `control` event records. */
+function controlOf(e: ControlAuditEvent): ControlEvent {
+  const { kind: _kind, control, at: _at, runId: _runId, ...fields } = e as ControlAuditEvent & { at?: string; runId?: string };
+  return { kind: control, ...fields } as ControlEvent;
+}
+
+const clock = (iso: string) => iso.slice(11, 19);
+
+/**
+ * What a control did, as a timeline line (a label and the text): `loop` `triage → billing refused
+ * as a loop (triage → billing → triage → billing)`, `breaker` `billing opened after 3 failures
+ * until 12:01:00`, `guardrail` `refunds output "pii" tripped: …`, `budget` `tokens 10412 of 10000
+ * used (refunds)`. `baton run` prints the same words as it follows a chain.
+ */
+export function controlLine(c: ControlEvent): [string, string] {
+  switch (c.kind) {
+    case 'loop_detected':
+      return ['loop', `${c.from} → ${c.to} ${c.refused ? 'refused as a loop' : 'seen as a loop, let through'} (${c.cycle.join(' → ')})${c.pattern === 'oscillation' ? ', bouncing with no progress' : ''}`];
+    case 'target_failed':
+      return ['breaker', `${c.agent} failed: ${clip(c.reason, ERROR_WIDTH)}`];
+    case 'breaker_opened':
+      return ['breaker', `${c.agent} opened after ${c.failures} failure${c.failures === 1 ? '' : 's'} until ${clock(c.until)}`];
+    case 'breaker_half_open':
+      return ['breaker', `${c.agent} half-open: the next handoff to it is a trial`];
+    case 'breaker_closed':
+      return ['breaker', `${c.agent} closed: it works again`];
+    case 'breaker_refused':
+      return ['breaker', `${c.from} → ${c.agent} refused: its breaker is open until ${clock(c.until)}`];
+    case 'guardrail_tripped':
+      return ['guardrail', `${c.agent} ${c.stage} ${JSON.stringify(c.guardrail)} tripped: ${clip(c.reason, ERROR_WIDTH)}${c.onTrip === 'fail' ? ' → the run fails' : ' → the agent is told and tries again'}`];
+    case 'budget_exceeded': {
+      const amount = c.budget === 'deadline' ? `${Math.round(c.used / 1000)} s of ${Math.round(c.limit / 1000)} s` : `${c.used} of ${c.limit}`;
+      return ['budget', `${c.budget} ${amount} used (${c.agent})${c.onBudgetExceeded === 'final_answer' ? ` → ${c.agent} answers now, without tools` : ' → the run fails'}`];
+    }
+    default:
+      return ['control', clip(JSON.stringify(c), ERROR_WIDTH)];
   }
 }
 

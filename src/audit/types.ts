@@ -3,6 +3,7 @@
  * and `baton audit --json` prints.
  */
 import type { ApprovalRecord } from '../common/approvals';
+import type { ControlEvent, ToolCallUnderApproval } from '../common/controls';
 import type { HandoffRecord, HandoffRunInput, HandoffRunResult, ParentLink, TransferRecord } from '../common/run';
 import type { TeamSpec } from '../common/team';
 import type { HistoryEvent } from '../payloads/read';
@@ -57,7 +58,10 @@ export interface ToolCallEvent {
   kind: 'tool_call';
   agent: string;
   tool: string;
+  /** The arguments the call ran with (JSON text): the model's, or an approver's edit of them. */
   arguments: string;
+  /** The arguments the model wrote, when an approver edited them before the call ran. */
+  requestedArguments?: string;
   /** The id the model gave the call; providers may leave it empty or repeat it. */
   callId?: string;
   /** `workflow`: the agent has no such tool, and baton answered the call without an activity. */
@@ -103,6 +107,12 @@ export interface ModelTurnEvent {
   execution: Execution;
 }
 
+/**
+ * Something a control did, as the workflow recorded it: `control` names what (`loop_detected`,
+ * `breaker_opened`, `guardrail_tripped`, `budget_exceeded`, …), with that event's fields.
+ */
+export type ControlAuditEvent = { kind: 'control' } & (ControlEvent extends infer E ? (E extends { kind: infer K } ? { control: K } & Omit<E, 'kind'> : never) : never);
+
 /** One step of the chain, in history order (a turn's calls in the order the model made them). */
 export type AuditEvent = { at: string; runId: string } & (
   | { kind: 'run_started'; input: HandoffRunInput }
@@ -112,7 +122,8 @@ export type AuditEvent = { at: string; runId: string } & (
   | HandoffRequestedEvent
   /** A message the workflow added to the conversation, e.g. the nudge after an empty answer. */
   | { kind: 'workflow_message'; agent: string; content: string }
-  | { kind: 'approval_requested'; handoffId: string; from: string; to: string; message: string; expiresAt?: string; approvers?: string[] }
+  /** A handoff, or with `tool` a tool call (`to` is then `tool:<name>`), put in front of people. */
+  | { kind: 'approval_requested'; handoffId: string; from: string; to: string; message: string; expiresAt?: string; approvers?: string[]; tool?: ToolCallUnderApproval }
   | ({ kind: 'approval_decided' } & ApprovalRecord)
   | { kind: 'decision_refused'; handoffId?: string; approver?: string; decision?: string; reason: string; via: string }
   | { kind: 'signal'; name: string; input: unknown }
@@ -133,6 +144,7 @@ export type AuditEvent = { at: string; runId: string } & (
   | { kind: 'delegation'; from?: string; to: string; childWorkflowId: string; task: string; outcome: 'running' | 'completed' | 'failed' | 'timed_out' | 'cancelled' | 'terminated'; output?: unknown; error?: string }
   | { kind: 'overrides_applied'; options?: Record<string, unknown>; models?: Record<string, unknown> }
   | { kind: 'overrides_refused'; problems: string[] }
+  | ControlAuditEvent
 );
 
 /** A chain as its history tells it. */

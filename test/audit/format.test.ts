@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { AUDIT_SCHEMA, type AuditChain, type AuditEvent } from '../../src/audit/chain';
-import { clip, formatTimeline, toMermaid } from '../../src/audit/format';
+import { AUDIT_SCHEMA, buildAudit, type AuditChain, type AuditEvent } from '../../src/audit/chain';
+import { clip, controlLine, formatTimeline, toMermaid } from '../../src/audit/format';
+import { HistoryBuilder } from './synthetic';
 
 const at = '2026-01-01T00:00:00.000Z';
 const chainOf = (events: Partial<AuditChain> & { events: AuditEvent[] }): AuditChain => ({
@@ -62,6 +63,83 @@ describe('the timeline', () => {
   it('shows a structured answer as JSON', () => {
     const chain = chainOf({ status: 'completed', events: [{ at, runId: 'r', kind: 'final_answer', agent: 'a', output: { refund: 42, ok: true } }] });
     expect(formatTimeline(chain)).toContain('answer     a: {"refund":42,"ok":true}');
+  });
+
+  it('shows a tool call put to approval with its arguments, and an approval with edited arguments', () => {
+    const tool = { name: 'issueRefund', arguments: '{"orderId":"A1","amount":250}', toolCallId: 'call-1', callHash: 'h1' };
+    const chain = chainOf({
+      status: 'running',
+      events: [
+        { at, runId: 'r', kind: 'approval_requested', handoffId: 'ap1', from: 'refunds', to: 'tool:issueRefund', message: 'issueRefund({"orderId":"A1","amount":250})', approvers: ['alice'], tool },
+        { at, runId: 'r', kind: 'approval_decided', handoffId: 'ap1', outcome: 'approved', approver: 'alice', requestedAt: at, decidedAt: at, via: 'update', tool: 'issueRefund', editedArguments: '{"orderId":"A1","amount":200}', comment: 'capped' },
+        { at, runId: 'r', kind: 'approval_decided', handoffId: 'ap2', outcome: 'rejected', approver: 'bob', requestedAt: at, decidedAt: at, via: 'signal', tool: 'issueRefund', reason: 'no' },
+      ],
+    });
+    chain.events.push({
+      at,
+      runId: 'r',
+      kind: 'tool_call',
+      agent: 'refunds',
+      tool: 'issueRefund',
+      arguments: '{"orderId":"A1","amount":200}',
+      requestedArguments: '{"orderId":"A1","amount":250}',
+      answeredBy: 'tool',
+      ok: true,
+      result: '{"refunded":200}',
+      execution: { status: 'completed', attempts: 1, latencyMs: 4 },
+    });
+    const lines = formatTimeline(chain).split('\n').slice(2);
+    expect(lines).toEqual([
+      '00:00:00.000  approval   asked for refunds to call issueRefund({"orderId":"A1","amount":250}) (ap1), approvers alice',
+      '00:00:00.000  approval   approved by alice with edited arguments {"orderId":"A1","amount":200} via update: "capped"',
+      '00:00:00.000  approval   rejected by bob via signal: "no"',
+      '00:00:00.000  refunds    tool issueRefund({"orderId":"A1","amount":200}) → {"refunded":200} (4 ms) [edited at approval from {"orderId":"A1","amount":250}]',
+    ]);
+  });
+
+  it('gives each control event a line of its own', () => {
+    const until = '2026-01-01T12:01:00.000Z';
+    expect(controlLine({ kind: 'loop_detected', from: 'triage', to: 'billing', cycle: ['triage', 'billing', 'triage', 'billing'], pattern: 'repeat', refused: true })).toEqual([
+      'loop',
+      'triage → billing refused as a loop (triage → billing → triage → billing)',
+    ]);
+    expect(controlLine({ kind: 'loop_detected', from: 'a', to: 'b', cycle: ['a', 'b', 'a'], pattern: 'oscillation', refused: false })).toEqual([
+      'loop',
+      'a → b seen as a loop, let through (a → b → a), bouncing with no progress',
+    ]);
+    expect(controlLine({ kind: 'target_failed', agent: 'billing', reason: 'model call failed: 503' })).toEqual(['breaker', 'billing failed: model call failed: 503']);
+    expect(controlLine({ kind: 'breaker_opened', agent: 'billing', failures: 3, until })).toEqual(['breaker', 'billing opened after 3 failures until 12:01:00']);
+    expect(controlLine({ kind: 'breaker_half_open', agent: 'billing' })).toEqual(['breaker', 'billing half-open: the next handoff to it is a trial']);
+    expect(controlLine({ kind: 'breaker_closed', agent: 'billing' })).toEqual(['breaker', 'billing closed: it works again']);
+    expect(controlLine({ kind: 'breaker_refused', agent: 'billing', from: 'triage', until })).toEqual(['breaker', 'triage → billing refused: its breaker is open until 12:01:00']);
+    expect(controlLine({ kind: 'guardrail_tripped', agent: 'refunds', guardrail: 'pii', stage: 'output', reason: 'it contains personal data (email)', onTrip: 'feedback' })).toEqual([
+      'guardrail',
+      'refunds output "pii" tripped: it contains personal data (email) → the agent is told and tries again',
+    ]);
+    expect(controlLine({ kind: 'guardrail_tripped', agent: 'refunds', guardrail: 'short', stage: 'input', reason: 'too long', onTrip: 'fail' })[1]).toBe('refunds input "short" tripped: too long → the run fails');
+    expect(controlLine({ kind: 'budget_exceeded', budget: 'tokens', limit: 10_000, used: 10_412, agent: 'refunds', onBudgetExceeded: 'fail' })).toEqual([
+      'budget',
+      'tokens 10412 of 10000 used (refunds) → the run fails',
+    ]);
+    expect(controlLine({ kind: 'budget_exceeded', budget: 'deadline', limit: 60_000, used: 61_200, agent: 'writer', onBudgetExceeded: 'final_answer' })[1]).toBe(
+      'deadline 61 s of 60 s used (writer) → writer answers now, without tools',
+    );
+  });
+
+  it('reads control events from the memo the workflow records, and puts them on the timeline', () => {
+    const run = new HistoryBuilder()
+      .started({ agent: 'triage', input: 'go' })
+      .approvalEvent({ type: 'control', control: 'loop_detected', at: '2026-01-01T00:00:05.000Z', from: 'triage', to: 'billing', cycle: ['triage', 'billing', 'triage', 'billing'], pattern: 'repeat', refused: true })
+      .approvalEvent({ type: 'control', control: 'breaker_opened', at: '2026-01-01T00:00:06.000Z', agent: 'billing', failures: 3, until: '2026-01-01T12:01:00.000Z' })
+      .approvalEvent({ type: 'control', control: 'budget_exceeded', at: '2026-01-01T00:00:07.000Z', budget: 'tokens', limit: 10000, used: 10412, agent: 'refunds', onBudgetExceeded: 'fail' });
+    const chain = buildAudit('wf', [{ runId: 'r', events: run.events() }]);
+    const controls = chain.events.filter((e) => e.kind === 'control');
+    expect(controls[0]).toEqual({ at: '2026-01-01T00:00:05.000Z', runId: 'r', kind: 'control', control: 'loop_detected', from: 'triage', to: 'billing', cycle: ['triage', 'billing', 'triage', 'billing'], pattern: 'repeat', refused: true });
+    expect(formatTimeline(chain).split('\n').slice(-3)).toEqual([
+      '00:00:05.000  loop       triage → billing refused as a loop (triage → billing → triage → billing)',
+      '00:00:06.000  breaker    billing opened after 3 failures until 12:01:00',
+      '00:00:07.000  budget     tokens 10412 of 10000 used (refunds) → the run fails',
+    ]);
   });
 
   it('clip flattens whitespace and ends a cut text with an ellipsis', () => {
