@@ -4,58 +4,84 @@ import type { PendingApproval } from '../common/types';
 import { parse, UsageError } from './args';
 import { connect } from './connect';
 import type { Command } from './context';
-import { decideHint, formatPending, type Print } from './print';
+import { decideHint, formatDecision, formatPending, formatWaiting, type Print } from './print';
 
-/** `baton pending`: every handoff waiting for approval, across chains. */
+/** `baton pending`: every handoff and tool call waiting for approval, across chains. */
 export const pendingCommand: Command = {
   synopsis: 'baton pending [--json]',
-  summary: 'handoffs waiting for approval, across chains',
+  summary: 'handoffs and tool calls waiting for approval, across chains',
   help: `Options:
   --json          print the list as JSON
 
-Lists running chains whose handoffs wait for a decision, oldest first, with how long each has waited.`,
+Lists running chains whose handoffs or tool calls wait for a decision, oldest first, with how long
+each has waited; a tool call shows with its arguments (agent → tool name {arguments}).`,
   async run(argv, { out }) {
     const { values, positionals } = parse(argv, { json: { type: 'boolean', default: false } });
     if (positionals.length > 0) throw new UsageError(`unexpected argument "${positionals[0]}"`);
     const baton = await batonClient();
     const waiting = await baton.pending();
     if (values.json) out(JSON.stringify(waiting, null, 2));
-    else if (waiting.length === 0) out('no handoff is waiting for approval');
+    else if (waiting.length === 0) out('no handoff or tool call is waiting for approval');
     else for (const p of waiting) out(formatPending(p));
     return 0;
   },
 };
 
-/** `baton approve|reject <workflowId> [--handoff <id>] --as <approver>`. */
+/** `baton approve|reject <workflowId> [--handoff <id>] --as <approver>`, and `--args` to approve a tool call with edited arguments. */
 export function decideCommand(decision: 'approve' | 'reject'): Command {
-  const note = decision === 'approve' ? '--comment <text>' : '--reason <text>';
+  const approve = decision === 'approve';
+  const note = approve ? '--comment <text>' : '--reason <text>';
   return {
-    synopsis: `baton ${decision} <workflowId> [--handoff <id>] --as <approver> [${note}]`,
-    summary: `${decision} a handoff waiting for approval`,
+    synopsis: `baton ${decision} <workflowId> [--handoff <id>] --as <approver> [${note}]${approve ? ` [--args '<json object>']` : ''}`,
+    summary: `${decision} a handoff or tool call waiting for approval`,
     help: `Options:
   --as <approver>     who decides (required; checked against the policy's approvers)
-  --handoff <id>      which waiting handoff (needed only when several wait in the chain)
-  ${note.padEnd(19)} ${decision === 'approve' ? 'a note kept with the approval' : 'why: the source agent is told, and goes on'}
+  --handoff <id>      which waiting handoff or tool call (needed only when several wait in the chain)
+  ${note.padEnd(19)} ${approve ? 'a note kept with the approval' : 'why: the agent is told, and goes on'}${
+    approve
+      ? `
+  --args <json>       a tool call only: run it with these arguments instead of the model's, a JSON
+                      object checked against the tool's parameters, e.g. --args '{"amount":200}'`
+      : ''
+  }
 
-Prints the recorded decision; a decision that cannot apply (nothing waits, not an allowed approver)
-is refused with ApprovalRefusedError and exit code 1.`,
+Prints the recorded decision; a decision that cannot apply (nothing waits, not an allowed approver,
+arguments the tool's parameters refuse, a call that changed since) is refused with
+ApprovalRefusedError and exit code 1.`,
     async run(argv, { out }) {
       const { values, positionals } = parse(argv, {
         handoff: { type: 'string' },
         as: { type: 'string' },
         comment: { type: 'string' },
         reason: { type: 'string' },
+        ...(approve ? { args: { type: 'string' as const } } : {}),
       });
       const [workflowId, ...rest] = positionals;
       if (!workflowId || rest.length > 0) throw new UsageError('expected exactly <workflowId>');
       if (!values.as) throw new UsageError('--as <approver> is required: who decides');
+      const edited = typeof values.args === 'string' ? argumentsOption('--args', values.args) : undefined;
       const baton = await batonClient();
-      const options = { approver: values.as, comment: values.comment, reason: values.reason };
-      const record = decision === 'approve' ? await baton.approve(workflowId, values.handoff, options) : await baton.reject(workflowId, values.handoff, options);
-      out(`handoff ${record.handoffId} ${record.outcome} by ${record.approver}`);
+      const options = { approver: values.as, comment: values.comment, reason: values.reason, ...(edited ? { arguments: edited } : {}) };
+      const record = approve ? await baton.approve(workflowId, values.handoff, options) : await baton.reject(workflowId, values.handoff, options);
+      out(formatDecision(record));
       return 0;
     },
   };
+}
+
+/** Edited tool-call arguments given as JSON text (`--args`, or typed at a prompt): a JSON object, or a {@link UsageError} naming `flag`. */
+export function argumentsOption(flag: string, raw: string): Record<string, unknown> {
+  let value: unknown;
+  try {
+    value = JSON.parse(raw);
+  } catch (err) {
+    throw new UsageError(`${flag} must be a JSON object of the tool's arguments, e.g. {"orderId":"A1"}; got text that is not JSON (${(err as Error).message})`);
+  }
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+    const got = Array.isArray(value) ? 'a list' : value === null ? 'null' : `a ${typeof value}`;
+    throw new UsageError(`${flag} must be a JSON object of the tool's arguments, e.g. {"orderId":"A1"}; got ${got}`);
+  }
+  return value as Record<string, unknown>;
 }
 
 async function batonClient(): Promise<Baton> {
@@ -72,20 +98,21 @@ export interface PrompterOptions {
 }
 
 /**
- * How `baton run` and `baton demo` treat a handoff waiting for approval: in a terminal, ask;
- * otherwise print how to decide it (or decide as `autoApprover` when given).
+ * How `baton run` and `baton demo` treat a handoff or tool call waiting for approval: in a
+ * terminal, ask (a tool call's arguments may be edited there); otherwise print how to decide it
+ * (or decide as `autoApprover` when given).
  */
 export function approvalPrompter(baton: Baton, print: Print, options: PrompterOptions = {}) {
   const terminal = options.terminal ?? process.stdout;
   return async (run: BatonRun, p: PendingApproval): Promise<void> => {
-    print(`  ⏸ ${p.from} → ${p.to} waits for approval (handoff ${p.handoffId}${p.approvers ? `, approvers: ${p.approvers.join(', ')}` : ''})`);
+    print(formatWaiting(p));
     if (process.stdin.isTTY && terminal.isTTY) {
       await ask(baton, run, p, print, terminal);
     } else if (options.autoApprover) {
       const record = await baton.approve(run.workflowId, p.handoffId, { approver: options.autoApprover, comment: 'approved by the demo (no terminal to ask)' });
       print(`    ${record.outcome} by ${record.approver} (no terminal to ask; run it in a terminal to decide yourself)`);
     } else {
-      print(`    ${decideHint(run.workflowId, p.handoffId)}`);
+      print(`    ${decideHint(run.workflowId, p.handoffId, p.tool !== undefined)}`);
     }
   };
 }
@@ -94,19 +121,31 @@ async function ask(baton: Baton, run: BatonRun, p: PendingApproval, print: Print
   const rl = readline.createInterface({ input: process.stdin, output: terminal });
   // In a prompt the terminal's Ctrl-C reaches readline, not the process: pass it on so it stops the command.
   rl.on('SIGINT', () => process.kill(process.pid, 'SIGINT'));
+  const hint = decideHint(run.workflowId, p.handoffId, p.tool !== undefined);
   try {
-    const answer = (await rl.question(`    approve it? [y]es / [n]o / anything else leaves it waiting: `)).trim().toLowerCase();
-    if (answer !== 'y' && answer !== 'yes' && answer !== 'n' && answer !== 'no') {
-      print(`    left waiting; ${decideHint(run.workflowId, p.handoffId)}`);
+    const choices = p.tool ? '[y]es / [n]o / [e]dit the arguments' : '[y]es / [n]o';
+    const answer = (await rl.question(`    approve it? ${choices} / anything else leaves it waiting: `)).trim().toLowerCase();
+    const edit = p.tool !== undefined && (answer === 'e' || answer === 'edit');
+    if (!edit && answer !== 'y' && answer !== 'yes' && answer !== 'n' && answer !== 'no') {
+      print(`    left waiting; ${hint}`);
       return;
     }
+    let edited: Record<string, unknown> | undefined;
+    if (edit) {
+      try {
+        edited = argumentsOption('the arguments', await rl.question(`    arguments (a JSON object; now ${p.tool!.arguments}): `));
+      } catch (err) {
+        print(`    ${(err as Error).message}; left waiting; ${hint}`);
+        return;
+      }
+    }
     const approver = (await rl.question(`    your name: `)).trim() || process.env.USER || 'cli';
-    const decide = answer.startsWith('y') ? baton.approve.bind(baton) : baton.reject.bind(baton);
-    const record = await decide(run.workflowId, p.handoffId, { approver }).catch((err: Error) => {
+    const decide = answer.startsWith('n') ? baton.reject.bind(baton) : baton.approve.bind(baton);
+    const record = await decide(run.workflowId, p.handoffId, { approver, ...(edited ? { arguments: edited } : {}) }).catch((err: Error) => {
       print(`    ${err.name}: ${err.message}`);
       return undefined;
     });
-    if (record) print(`    ${record.outcome} by ${record.approver}`);
+    if (record) print(`    ${record.outcome} by ${record.approver}${record.editedArguments ? ` with edited arguments ${record.editedArguments}` : ''}`);
   } finally {
     rl.close();
   }

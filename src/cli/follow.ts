@@ -1,7 +1,8 @@
 import type { BatonRun, RunResult } from '../client/baton';
 import type { RunEvent } from '../client/events';
 import type { PendingApproval } from '../common/types';
-import { decideHint, formatHandoff, formatRefusal, formatWaiting, type LiveLine, type Print } from './print';
+import { controlLine } from '../audit/format';
+import { approvalSubject, decideHint, formatHandoff, formatRefusal, formatWaiting, type LiveLine, type Print } from './print';
 
 /** What {@link follow} does besides printing. */
 export interface FollowOptions {
@@ -20,8 +21,9 @@ export interface FollowOptions {
 
 /**
  * Print what `run` does as it happens, from its history (`BatonRun.events()`, no query polling):
- * each model and tool call, each handoff, each approval asked for and each refused; then return
- * its result, or throw its typed error.
+ * each model and tool call, each handoff, each approval asked for and each refused, and each time a
+ * control acted (a loop, a circuit breaker, a guardrail, a budget); then return its result, or
+ * throw its typed error.
  */
 export async function follow(run: BatonRun, print: Print, options: FollowOptions = {}): Promise<RunResult> {
   const { live } = options;
@@ -69,7 +71,7 @@ async function showProgress(run: BatonRun, print: Print, doing: InFlight, option
           printed.add(e.index);
           break;
         case 'approval_requested':
-          edges.set(e.approval.handoffId, `${e.approval.from} → ${e.approval.to}`);
+          edges.set(e.approval.handoffId, approvalSubject(e.approval));
           if (!asked.has(e.approval.handoffId)) waiting.set(e.approval.handoffId, e.approval);
           asked.add(e.approval.handoffId);
           break;
@@ -79,6 +81,11 @@ async function showProgress(run: BatonRun, print: Print, doing: InFlight, option
             print(formatRefusal(e.decision, edges.get(e.decision.handoffId) ?? `handoff ${e.decision.handoffId}`));
           }
           break;
+        case 'control': {
+          const [what, text] = controlLine(e.control);
+          print(`  ⚠ ${what}: ${text}`);
+          break;
+        }
         default:
           break;
       }
@@ -95,7 +102,7 @@ async function showProgress(run: BatonRun, print: Print, doing: InFlight, option
 /** Hand a waiting handoff to `onPending`, or, without one, say how to decide it. */
 async function askOrHint(run: BatonRun, p: PendingApproval, print: Print, options: FollowOptions): Promise<void> {
   if (!options.onPending) {
-    print(`${formatWaiting(p)}\n    ${decideHint(run.workflowId, p.handoffId)}`);
+    print(`${formatWaiting(p)}\n    ${decideHint(run.workflowId, p.handoffId, p.tool !== undefined)}`);
     return;
   }
   // A prompt may take the terminal: the live line keeps off it meanwhile.
@@ -145,7 +152,7 @@ class InFlight {
         this.end((c) => c.agent === e.handoff.from);
         break;
       case 'approval_requested':
-        this.#approvals.set(e.approval.handoffId, { label: `${e.approval.from} → ${e.approval.to} waits for approval`, since });
+        this.#approvals.set(e.approval.handoffId, { label: `${approvalSubject(e.approval)} waits for approval`, since });
         break;
       case 'approval_decided':
         this.#approvals.delete(e.decision.handoffId);
@@ -153,6 +160,9 @@ class InFlight {
       case 'continued_as_new':
         this.#calls.length = 0;
         this.#approvals.clear();
+        break;
+      case 'control':
+        // A control acting ends nothing under way: a refused handoff or a tripped guardrail goes back to the model.
         break;
       default:
         this.#calls.length = 0;

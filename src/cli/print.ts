@@ -22,20 +22,54 @@ export function formatHandoff(h: HandoffRecord): string {
   return `  ↪ ${h.from} → ${h.to}${approval}: ${message}`;
 }
 
-/** A handoff waiting for approval, for `baton pending`. */
+/** Longest arguments shown on one line; `baton pending --json` has them whole. */
+const ARGUMENTS_WIDTH = 200;
+
+/**
+ * What waits for approval: `triage → refunds` for a handoff, or, for a tool call, the agent and the
+ * call with its arguments: `refunds → tool issueRefund {"orderId":"A1","amount":250}`.
+ */
+export function approvalSubject(p: Pick<PendingApproval, 'from' | 'to' | 'tool'>): string {
+  if (!p.tool) return `${p.from} → ${p.to}`;
+  return `${p.from} → tool ${p.tool.name} ${compactArguments(p.tool.arguments)}`;
+}
+
+/** A call's arguments (JSON text as the model wrote it) on one line: compact JSON when it parses, clipped. */
+export function compactArguments(text: string): string {
+  let compact = text.replace(/\s+/g, ' ').trim();
+  try {
+    compact = JSON.stringify(JSON.parse(text));
+  } catch {
+    // Shown as the model wrote it: the approver should see what it sent.
+  }
+  return compact.length > ARGUMENTS_WIDTH ? `${compact.slice(0, ARGUMENTS_WIDTH - 1)}…` : compact;
+}
+
+/** A handoff or tool call waiting for approval, for `baton pending`. */
 export function formatPending(p: PendingHandoff): string {
   const age = Math.round(p.ageMs / 1000);
-  return `${p.workflowId}  ${p.handoffId}  ${p.from} → ${p.to}  waiting ${age}s${p.approvers ? `  approvers: ${p.approvers.join(', ')}` : ''}\n    ${JSON.stringify(p.message)}`;
+  const head = `${p.workflowId}  ${p.handoffId}  ${approvalSubject(p)}  waiting ${age}s${p.approvers ? `  approvers: ${p.approvers.join(', ')}` : ''}`;
+  // A tool call's message is the call itself, already on the line.
+  return p.tool ? head : `${head}\n    ${JSON.stringify(p.message)}`;
 }
 
-/** How to decide a waiting handoff from another shell. */
-export function decideHint(workflowId: string, handoffId: string): string {
-  return `decide with: npx baton approve ${workflowId} --handoff ${handoffId} --as <you>   (or reject)`;
+/** How to decide a waiting handoff (or, with `tool`, a tool call) from another shell. */
+export function decideHint(workflowId: string, handoffId: string, tool = false): string {
+  return `decide with: npx baton approve ${workflowId} --handoff ${handoffId} --as <you>${tool ? ` [--args '<json object>']` : ''}   (or reject)`;
 }
 
-/** A handoff waiting for approval, as a run follows it: `⏸ triage → refunds waits for approval (handoff …)`. */
+/**
+ * A handoff or tool call waiting for approval, as a run follows it: `⏸ triage → refunds waits for
+ * approval (handoff …)`, `⏸ refunds → tool issueRefund {"orderId":"A1"} waits for approval (tool call …)`.
+ */
 export function formatWaiting(p: PendingApproval): string {
-  return `  ⏸ ${p.from} → ${p.to} waits for approval (handoff ${p.handoffId}${p.approvers ? `, approvers: ${p.approvers.join(', ')}` : ''})`;
+  return `  ⏸ ${approvalSubject(p)} waits for approval (${p.tool ? 'tool call' : 'handoff'} ${p.handoffId}${p.approvers ? `, approvers: ${p.approvers.join(', ')}` : ''})`;
+}
+
+/** A decision as `baton approve` prints it: `tool call … (issueRefund) approved by alice with edited arguments {…}`. */
+export function formatDecision(d: ApprovalRecord): string {
+  const what = d.tool ? `tool call ${d.handoffId} (${d.tool})` : `handoff ${d.handoffId}`;
+  return `${what} ${d.outcome.replace(/_/g, ' ')}${d.approver ? ` by ${d.approver}` : ''}${d.editedArguments ? ` with edited arguments ${compactArguments(d.editedArguments)}` : ''}`;
 }
 
 /**

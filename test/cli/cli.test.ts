@@ -10,6 +10,7 @@ import { workflowPollers } from '../../src/cli/pollers';
 import { PAYLOAD_LIMIT_BYTES } from '../../src/cli/input';
 import { taskQueue, useTemporalServer, withWorker } from '../helpers/temporal';
 import { waitFor } from '../helpers/wait';
+import { toolApprovalTeam } from '../server/team';
 import { MODEL_DELAY_MS, TOOL_DELAY_MS } from './fixtures/slow-team';
 
 const server = useTemporalServer();
@@ -141,6 +142,22 @@ describe('the baton command', () => {
     expect(between).toMatch(/approve it\? [^\n]*waiting: y\s+your name: alice\s+$/);
     expect(between).not.toMatch(/[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏]/);
     expect(p.output.stdout).toContain('↪ triage → refunds [approved by alice]: Refund order 1042');
+  });
+
+  it('on a terminal, shows a waiting tool call with its arguments and lets the approver edit them', async () => {
+    const env = { TEMPORAL_ADDRESS: server.env.address };
+    const p = startCli(['run', 'refunds', 'Refund order A1.', '--team', 'test/cli/fixtures/tool-approval-team.ts', '--task-queue', 'cli-tool-ask'], env, undefined, { terminal: true });
+    await p.until('stdout', /⏸ refunds → tool issueRefund \{"orderId":"A1","amount":250\} waits for approval \(tool call \S+, approvers: alice\)/);
+    await p.until('stdout', /approve it\? \[y\]es \/ \[n\]o \/ \[e\]dit the arguments \/ anything else leaves it waiting: /);
+    p.child.stdin.write('e\r');
+    await p.until('stdout', /arguments \(a JSON object; now \{"orderId":"A1","amount":250\}\): /);
+    p.child.stdin.write('{"orderId":"A1","amount":200}\r');
+    await p.until('stdout', /your name: /);
+    p.child.stdin.write('alice\r');
+    await p.until('stdout', /answer from refunds/);
+    p.child.stdin.end();
+    expect(await p.exited).toBe(0);
+    expect(p.output.stdout).toContain('approved by alice with edited arguments {"orderId":"A1","amount":200}');
   });
 
   it('prints only the result object on stdout with --json', async () => {
@@ -371,6 +388,39 @@ describe('the baton command', () => {
       expect(mermaid.stdout).toContain('triage -->|"1 · approved by alice"| refunds');
       const json = JSON.parse((await cli(['audit', run.workflowId, '--json'], env)).stdout);
       expect(json).toMatchObject({ schema: 'baton.audit/v1', status: 'completed', handoffs: [{ from: 'triage', to: 'refunds' }] });
+    });
+  });
+
+  it('lists a tool call waiting for approval with its arguments, refuses --args that are not a JSON object, and approves it with edited arguments', async () => {
+    const env = { TEMPORAL_ADDRESS: server.env.address };
+    await withWorker(server.env, toolApprovalTeam(), async (baton) => {
+      const run = await baton.start('refunds', 'Refund order A1.');
+      const [waiting] = await waitFor(() => run.pendingApprovals(), (p) => p.length === 1);
+      await waitFor(() => baton.pending(), (all) => all.some((p) => p.workflowId === run.workflowId));
+
+      const list = await cli(['pending'], env);
+      expect(list.code).toBe(0);
+      expect(list.stdout).toContain(`${run.workflowId}  ${waiting!.handoffId}  refunds → tool issueRefund {"orderId":"A1","amount":250}  waiting`);
+
+      for (const [args, got] of [
+        ['{amount: 200}', 'got text that is not JSON'],
+        ['[200]', 'got a list'],
+        ['200', 'got a number'],
+      ]) {
+        const refused = await cli(['approve', run.workflowId, '--as', 'alice', '--args', args!], env);
+        expect(refused.code, args).toBe(2);
+        expect(refused.stderr).toContain(`--args must be a JSON object of the tool's arguments, e.g. {"orderId":"A1"}; ${got}`);
+      }
+      expect((await cli(['reject', run.workflowId, '--as', 'alice', '--args', '{}'], env)).code).toBe(2);
+
+      const approved = await cli(['approve', run.workflowId, '--as', 'alice', '--args', '{"orderId":"A1","amount":200}'], env);
+      expect(approved.stderr).toBe('');
+      expect(approved.code).toBe(0);
+      expect(approved.stdout).toContain(`tool call ${waiting!.handoffId} (issueRefund) approved by alice with edited arguments {"orderId":"A1","amount":200}`);
+      expect((await run.result()).output).toBe('Refund issued.');
+      const timeline = await cli(['audit', run.workflowId], env);
+      expect(timeline.stdout).toMatch(/approval +approved by alice with edited arguments \{"orderId":"A1","amount":200\} via update/);
+      expect(timeline.stdout).toMatch(/refunds +tool issueRefund\(\{"orderId":"A1","amount":200\}\) → \{"orderId":"A1","refunded":200\}/);
     });
   });
 

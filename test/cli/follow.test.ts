@@ -7,6 +7,7 @@ import { MODEL_DELAY_MS, team as slowTeam, TOOL_DELAY_MS } from './fixtures/slow
 import { scriptedAgent } from '../helpers/agents';
 import { Team } from '../../src';
 import { useTemporalServer, withWorker } from '../helpers/temporal';
+import { toolApprovalTeam } from '../server/team';
 
 const server = useTemporalServer();
 
@@ -82,6 +83,35 @@ describe('follow', () => {
       expect(lines[1]).toMatch(/^ {2}⏸ triage → refunds waits for approval \(handoff \S+, approvers: alice\)\n {4}decide with: npx baton approve /);
       expect(lines).toContain('  ✗ triage → refunds rejected by alice: not this one');
       expect(lines.filter((l) => l.includes('⏸'))).toHaveLength(1);
+    });
+  });
+
+  it('shows a tool call waiting for approval with its arguments, and how to decide it with edited ones', async () => {
+    await withWorker(server.env, toolApprovalTeam(), async (baton) => {
+      const run = await baton.start('refunds', 'Refund order A1.');
+      const lines: string[] = [];
+      let decided: Promise<unknown> | undefined;
+      const result = await follow(run, (l) => {
+        lines.push(l);
+        const waiting = /--handoff (\S+)/.exec(l);
+        if (waiting) decided = baton.approve(run.workflowId, waiting[1], { approver: 'alice', arguments: { orderId: 'A1', amount: 200 } });
+      });
+      await decided;
+      expect(result.output).toBe('Refund issued.');
+      expect(lines[1]).toMatch(
+        /^ {2}⏸ refunds → tool issueRefund \{"orderId":"A1","amount":250\} waits for approval \(tool call \S+, approvers: alice\)\n {4}decide with: npx baton approve \S+ --handoff \S+ --as <you> \[--args '<json object>'\]/,
+      );
+      expect(lines).toContain('  refunds: tool issueRefund');
+    });
+  });
+
+  it('prints what a control did, here the handoffs budget running out, before the typed error', async () => {
+    const team = new Team([scriptedAgent('triage', [{ handoff: { to: 'refunds', message: 'Refund order 1042' } }]), scriptedAgent('refunds', [{ text: 'Refunded.' }])]);
+    await withWorker(server.env, team, async (baton) => {
+      const lines: string[] = [];
+      const failure = await follow(await baton.start('triage', 'refund 1042', { maxHandoffs: 0 }), (l) => lines.push(l)).catch((e: unknown) => e);
+      expect((failure as Error).name).toBe('MaxHandoffsExceededError');
+      expect(lines).toEqual(['  triage: model call', '  ⚠ budget: handoffs 0 of 0 used (triage) → the run fails']);
     });
   });
 

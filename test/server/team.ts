@@ -27,3 +27,21 @@ export function refundTeam(): Team {
     }),
   ]);
 }
+
+/** A tool whose every call alice must approve; it answers with what it would refund. */
+export const issueRefund = defineTool({
+  name: 'issueRefund',
+  description: 'Refund an order',
+  parameters: z.object({ orderId: z.string(), amount: z.number() }),
+  needsApproval: { approvers: ['alice'] },
+  execute: ({ orderId, amount }) => ({ orderId, refunded: amount }),
+});
+
+/** refunds calls issueRefund({orderId: 'A1', amount: 250}), which waits for alice, then answers. */
+export function toolApprovalTeam(): Team {
+  return new Team([
+    scriptedAgent('refunds', [{ toolCalls: [{ name: 'issueRefund', arguments: { orderId: 'A1', amount: 250 } }] }, { text: 'Refund issued.' }], {
+      tools: [issueRefund],
+    }),
+  ]);
+}
