@@ -1,6 +1,6 @@
 /**
- * Approvals: every handoff waiting for a decision across chains (as a list and as a live stream),
- * and deciding one under the caller's own identity.
+ * Approvals: every handoff and tool call waiting for a decision across chains (as a list and as a
+ * live stream), and deciding one under the caller's own identity (a tool call maybe with edited arguments).
  */
 import { createRoute, z } from '@hono/zod-openapi';
 import { streamSSE } from 'hono/streaming';
@@ -20,7 +20,7 @@ const listRoute = createRoute({
   method: 'get',
   path: '/v1/approvals',
   tags: ['approvals'],
-  summary: 'Every handoff waiting for approval, across chains, oldest first',
+  summary: 'Every handoff and tool call waiting for approval, across chains, oldest first',
   security: BEARER,
   responses: { 200: jsonBody(z.object({ approvals: z.array(PendingApprovalSchema) }), 'Waiting approvals'), ...problems(401, 503) },
 });
@@ -38,8 +38,10 @@ const decideRoute = createRoute({
   method: 'post',
   path: '/v1/runs/{id}/approvals/{approvalId}',
   tags: ['approvals'],
-  summary: "Approve or reject a waiting handoff as the token's identity",
-  description: "The decision is recorded under the caller's identity, which must be among the policy's approvers (when it names any).",
+  summary: "Approve or reject a waiting handoff or tool call as the token's identity",
+  description:
+    "The decision is recorded under the caller's identity, which must be among the policy's approvers (when it names any). " +
+    "A tool call may be approved with edited `arguments`; send its `callHash` so a decision meant for a call that changed since is refused (409).",
   security: BEARER,
   request: {
     params: z.object({ id: z.string().min(1).openapi({ param: { name: 'id', in: 'path' } }), approvalId: z.string().min(1).openapi({ param: { name: 'approvalId', in: 'path' } }) }),
@@ -80,20 +82,32 @@ export function approvalRoutes(app: ServiceApp, ctx: ServiceContext): void {
     const identity = c.get('identity');
     requirePermission(identity, Permission.DECIDE);
     const { id, approvalId } = c.req.valid('param');
-    const { decision, comment } = c.req.valid('json');
+    const { decision, comment, arguments: edited, callHash } = c.req.valid('json');
     // The chain's own waiting handoffs and those of its specialists (delegation), as its workers see them.
     const waiting = (await ctx.baton.getRun(id).pendingApprovals()).find((p) => p.handoffId === approvalId);
     if (!waiting) throw new HttpProblem(404, 'Not found', `no approval ${approvalId} is waiting in chain ${id}`);
     if (!mayDecide(identity, waiting.approvers)) {
-      throw new HttpProblem(403, 'Forbidden', `${identity.name} may not decide this handoff (approvers: ${waiting.approvers?.join(', ')})`);
+      throw new HttpProblem(403, 'Forbidden', `${identity.name} may not decide this ${waiting.tool ? 'tool call' : 'handoff'} (approvers: ${waiting.approvers?.join(', ')})`);
     }
+    const toolFields = toolDecision(waiting.tool !== undefined, decision, edited, callHash);
     const record =
       decision === 'approve'
-        ? await ctx.baton.approve(id, approvalId, { approver: identity.name, ...(comment ? { comment } : {}) })
-        : await ctx.baton.reject(id, approvalId, { approver: identity.name, ...(comment ? { reason: comment } : {}) });
+        ? await ctx.baton.approve(id, approvalId, { approver: identity.name, ...(comment ? { comment } : {}), ...toolFields })
+        : await ctx.baton.reject(id, approvalId, { approver: identity.name, ...(comment ? { reason: comment } : {}), ...toolFields });
     ctx.metrics?.decisions.inc({ decision });
     return c.json(record as unknown as z.infer<typeof ApprovalRecordSchema>, 200);
   });
+}
+
+/** A decision's `arguments` and `callHash`, or 400 when they cannot go with it. */
+function toolDecision(isTool: boolean, decision: 'approve' | 'reject', edited: Record<string, unknown> | undefined, callHash: string | undefined) {
+  const errors = [
+    ...(!isTool && edited !== undefined ? [{ path: 'arguments', message: '"arguments" apply to tool calls only; this approval is for a handoff' }] : []),
+    ...(!isTool && callHash !== undefined ? [{ path: 'callHash', message: '"callHash" applies to tool calls only; this approval is for a handoff' }] : []),
+    ...(isTool && edited !== undefined && decision !== 'approve' ? [{ path: 'arguments', message: '"arguments" go with "approve" only' }] : []),
+  ];
+  if (errors.length > 0) throw new HttpProblem(400, 'Invalid decision', 'The decision does not fit what waits.', errors);
+  return { ...(edited !== undefined ? { arguments: edited } : {}), ...(callHash !== undefined ? { callHash } : {}) };
 }
 
 /** The pending approvals with, for each, whether `identity` may decide it and its chain so far. */

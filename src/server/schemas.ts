@@ -43,6 +43,15 @@ const HandoffRecordSchema = z
 
 const UsageSchema = z.object({ inputTokens: z.number(), outputTokens: z.number(), totalTokens: z.number(), modelCalls: z.number(), toolCalls: z.number() }).openapi('Usage');
 
+const ToolCallSchema = z
+  .object({
+    name: z.string(),
+    arguments: z.string().openapi({ description: 'The arguments as the model wrote them (JSON text)' }),
+    toolCallId: z.string(),
+    callHash: z.string().openapi({ description: 'Identifies this exact call; send it back with the decision so a decision meant for another call is refused' }),
+  })
+  .openapi('ToolCallUnderApproval');
+
 export const PendingApprovalSchema = z
   .object({
     workflowId: z.string(),
@@ -55,6 +64,7 @@ export const PendingApprovalSchema = z
     expiresAt: z.string().optional(),
     approvers: z.array(z.string()).optional(),
     onTimeout: z.string(),
+    tool: ToolCallSchema.optional().openapi({ description: 'Set when a tool call waits rather than a handoff (`to` is then `tool:<name>`)' }),
     ageMs: z.number(),
     canDecide: z.boolean().openapi({ description: "Whether the caller's identity may decide it" }),
     chain: z.array(HandoffRecordSchema).optional().openapi({ description: 'The handoffs of the chain so far, when its workers answered in time' }),
@@ -84,12 +94,28 @@ export const DecisionSchema = z
   .object({
     decision: z.enum(['approve', 'reject']),
     comment: z.string().max(4000).optional().openapi({ description: 'Recorded with the decision; the reason given to the agent on a rejection' }),
+    arguments: json.optional().openapi({
+      description: "A tool call's approval only: run it with these arguments instead of the model's (checked against the tool's parameters)",
+      example: { orderId: 'A1', amount: 200 },
+    }),
+    callHash: z.string().min(1).max(200).optional().openapi({ description: "A tool call only: the `tool.callHash` the approver saw; a decision for a call that changed since is refused (409)" }),
   })
   .strict()
   .openapi('Decision');
 
 export const ApprovalRecordSchema = z
-  .object({ handoffId: z.string(), outcome: z.string(), approver: z.string().optional(), comment: z.string().optional(), reason: z.string().optional(), requestedAt: z.string(), decidedAt: z.string(), via: z.string() })
+  .object({
+    handoffId: z.string(),
+    outcome: z.string(),
+    approver: z.string().optional(),
+    comment: z.string().optional(),
+    reason: z.string().optional(),
+    requestedAt: z.string(),
+    decidedAt: z.string(),
+    via: z.string(),
+    tool: z.string().optional().openapi({ description: 'The tool, when a tool call was decided' }),
+    editedArguments: z.string().optional().openapi({ description: 'The arguments the approver ran the call with instead of the model’s (JSON text)' }),
+  })
   .passthrough()
   .openapi('ApprovalRecord');
 

@@ -116,6 +116,24 @@ describe('the HTTP API', () => {
     });
   });
 
+  it("refuses a handoff approval's decision that carries tool-call arguments or a callHash, naming the fields", async () => {
+    await withService(server.env, refundTeam(), async ({ call, baton }) => {
+      const { workflowId } = (await call('POST', '/v1/runs', { token: TOKENS.ops, body: START })).body;
+      const pending = await pendingOf(call, workflowId);
+      expect(pending.tool).toBeUndefined();
+      const path = `/v1/runs/${workflowId}/approvals/${pending.handoffId}`;
+      const withArgs = await call('POST', path, { token: TOKENS.alice, body: { decision: 'approve', arguments: { orderId: '7' }, callHash: 'abc' } });
+      expect(withArgs.status).toBe(400);
+      expect(withArgs.body.errors.map((e: { path: string }) => e.path)).toEqual(['arguments', 'callHash']);
+      const notObject = await call('POST', path, { token: TOKENS.alice, body: { decision: 'approve', arguments: [1] } });
+      expect(notObject.status).toBe(400);
+      expect(notObject.body.errors[0].path).toBe('arguments');
+      expect((await baton.getRun(workflowId).pendingApprovals()).map((p) => p.handoffId)).toEqual([pending.handoffId]);
+      expect((await call('POST', path, { token: TOKENS.alice, body: { decision: 'approve' } })).status).toBe(200);
+      await baton.getRun(workflowId).result();
+    });
+  });
+
   it('refuses malformed input with the field errors, unknown ids with 404, and never shows a stack trace', async () => {
     await withService(server.env, refundTeam(), async ({ call }) => {
       const missing = await call('POST', '/v1/runs', { token: TOKENS.ops, body: { agent: 'triage' } });
@@ -253,6 +271,8 @@ describe('the HTTP API', () => {
       );
       expect(doc.body.components.securitySchemes.bearer).toMatchObject({ type: 'http', scheme: 'bearer' });
       expect(doc.body.components.schemas.StartRun.required).toEqual(['agent', 'input']);
+      expect(Object.keys(doc.body.components.schemas.Decision.properties)).toEqual(['decision', 'comment', 'arguments', 'callHash']);
+      expect(doc.body.components.schemas.PendingApproval.properties.tool).toEqual({ $ref: '#/components/schemas/ToolCallUnderApproval' });
       expect((await call('GET', '/healthz')).body).toEqual({ status: 'ok', temporal: 'reachable' });
     });
   });

@@ -5,7 +5,7 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { useTemporalServer } from '../helpers/temporal';
 import { TOKENS, withService } from './service';
-import { refundTeam } from './team';
+import { refundTeam, toolApprovalTeam } from './team';
 
 const server = useTemporalServer();
 const SHOTS = path.join(__dirname, 'screenshots');
@@ -94,6 +94,57 @@ describe('the approvals page', () => {
       expect(decided).toMatchObject({ approver: 'alice', comment: 'Broken on arrival: refund it.' });
       expect(errors).toEqual([]);
       await context.close();
+    });
+  });
+
+  it('shows a tool call with its arguments, keeps invalid JSON from being sent, and approves the call with the arguments as edited', async () => {
+    await withService(server.env, toolApprovalTeam(), async ({ service, call, baton }) => {
+      const errors: string[] = [];
+      const posts: string[] = [];
+      const page = await browser.newPage({ viewport: { width: 1100, height: 800 } });
+      page.on('pageerror', (e) => errors.push(e.message));
+      page.on('console', (m) => void (m.type() === 'error' && errors.push(m.text())));
+      page.on('request', (r) => void (r.method() === 'POST' && posts.push(r.postData() ?? '')));
+      await signIn(page, `${service.url}/`, TOKENS.alice);
+      await page.locator('.live.on').waitFor();
+
+      const start = async () => (await call('POST', '/v1/runs', { token: TOKENS.ops, body: { agent: 'refunds', input: 'Refund order A1.' } })).body.workflowId as string;
+      const edited = await start();
+      const card = page.locator('.card', { hasText: 'issueRefund' });
+      await card.waitFor();
+      expect(await card.locator('.route').textContent()).toBe('refunds→tool issueRefund');
+      expect(await card.getAttribute('aria-label')).toMatch(/^Tool call issueRefund by refunds, asked /);
+      const args = card.getByLabel('Arguments (JSON; edit them to run the call with yours)');
+      expect(JSON.parse(await args.inputValue())).toEqual({ orderId: 'A1', amount: 250 });
+      await page.screenshot({ path: path.join(SHOTS, 'inbox-tool-call.png'), fullPage: true });
+
+      await args.fill('{"orderId": "A1", "amount": 200');
+      await card.getByRole('button', { name: 'Approve' }).click();
+      await expect.poll(() => card.locator('.args-problem').textContent()).toMatch(/^The arguments are not valid JSON: /);
+      await args.fill('[200]');
+      await card.getByRole('button', { name: 'Approve' }).click();
+      await expect.poll(() => card.locator('.args-problem').textContent()).toBe('The arguments must be a JSON object, like {"orderId": "A1"}.');
+      await page.screenshot({ path: path.join(SHOTS, 'inbox-tool-call-invalid.png'), fullPage: true });
+      expect(posts).toEqual([]);
+
+      await args.fill('{"orderId": "A1", "amount": 200}');
+      await card.getByRole('button', { name: 'Approve' }).click();
+      await expect.poll(() => page.locator('#toast').textContent()).toContain('Approved refunds → tool issueRefund with edited arguments');
+      expect(posts.map((p) => JSON.parse(p))).toEqual([{ decision: 'approve', callHash: expect.any(String), arguments: { orderId: 'A1', amount: 200 } }]);
+      await baton.getRun(edited).result();
+      const decided = (await baton.audit(edited)).events.find((e) => e.kind === 'approval_decided');
+      expect(decided).toMatchObject({ approver: 'alice', tool: 'issueRefund', editedArguments: '{"orderId":"A1","amount":200}' });
+
+      // Arguments left as they were are not sent: the model's call runs.
+      const unchanged = await start();
+      await card.waitFor();
+      await card.getByRole('button', { name: 'Approve' }).click();
+      await expect.poll(() => posts.length).toBe(2);
+      expect(JSON.parse(posts[1]!)).toEqual({ decision: 'approve', callHash: expect.any(String) });
+      await baton.getRun(unchanged).result();
+      expect((await baton.audit(unchanged)).events.find((e) => e.kind === 'approval_decided')).not.toHaveProperty('editedArguments');
+      expect(errors).toEqual([]);
+      await page.close();
     });
   });
 

@@ -1,7 +1,8 @@
 /**
  * The approvals page's script (plain browser JavaScript, served as is): sign in with a token, the
- * live inbox of waiting approvals with approve/reject, and a run's flow and timeline, kept current
- * from the service's event streams (read with fetch, so the token travels in a header, never a URL).
+ * live inbox of waiting approvals with approve/reject (a tool call's arguments editable as JSON
+ * before approving), and a run's flow and timeline, kept current from the service's event streams
+ * (read with fetch, so the token travels in a header, never a URL).
  */
 import { STREAM_SCRIPT } from './stream';
 
@@ -75,15 +76,35 @@ function chainLine(a) {
   return h('p', { class: 'chain' }, [h('span', { class: 'muted', text: 'Chain so far: ' }), h('b', { text: hops.join(' → ') }), h('span', { class: 'muted', text: ' (' + count(chain.length, 'handoff') + ')' })]);
 }
 
+/** A tool call's arguments as the approver edits them: indented JSON, or the model's text when it is not JSON. */
+function argumentsText(text) {
+  try { return JSON.stringify(JSON.parse(text), null, 2); } catch (e) { return text; }
+}
+
+/** What a card shows of what waits: the handoff's message, or the tool call's arguments in an editable box. */
+function approvalBody(a, id, canDecide) {
+  if (!a.tool) return [h('blockquote', { text: a.message })];
+  var args = h('textarea', { id: 'a-' + id, class: 'args', rows: String(Math.min(12, argumentsText(a.tool.arguments).split('\n').length + 1)), spellcheck: 'false', disabled: !canDecide });
+  args.value = argumentsText(a.tool.arguments);
+  args.setAttribute('data-original', args.value);
+  return [
+    h('label', { for: 'a-' + id, text: 'Arguments (JSON; edit them to run the call with yours)' }),
+    args,
+    h('p', { class: 'problem args-problem', role: 'alert', hidden: true }),
+  ];
+}
+
 function approvalCard(a, onDecided) {
   var canDecide = a.canDecide !== undefined ? a.canDecide : mayDecide(a.approvers);
   var id = 'c-' + a.handoffId.replace(/[^a-zA-Z0-9_-]/g, '');
-  var comment = h('textarea', { id: id, rows: '2', placeholder: 'Why (optional; a rejection tells the agent)', disabled: !canDecide });
+  var comment = h('textarea', { id: id, class: 'comment', rows: '2', placeholder: 'Why (optional; a rejection tells the agent)', disabled: !canDecide });
   var age = h('span', { class: 'age', 'data-at': a.requestedAt, text: ago(a.requestedAt) });
-  var card = h('li', { class: 'card', tabindex: '0', 'data-key': a.workflowId + '/' + a.handoffId, 'aria-label': 'Handoff ' + a.from + ' to ' + a.to + ', asked ' + ago(a.requestedAt) }, [
-    h('div', { class: 'route' }, [a.from, h('span', { class: 'arrow', 'aria-hidden': 'true', text: '→' }), a.to]),
+  var target = a.tool ? 'tool ' + a.tool.name : a.to;
+  var label = a.tool ? 'Tool call ' + a.tool.name + ' by ' + a.from : 'Handoff ' + a.from + ' to ' + a.to;
+  var card = h('li', { class: 'card' + (a.tool ? ' tool' : ''), tabindex: '0', 'data-key': a.workflowId + '/' + a.handoffId, 'aria-label': label + ', asked ' + ago(a.requestedAt) }, [
+    h('div', { class: 'route' }, [a.from, h('span', { class: 'arrow', 'aria-hidden': 'true', text: '→' }), target]),
     h('div', { class: 'meta' }, [age, a.expiresAt ? h('span', { text: until(a.expiresAt) + ' (then ' + a.onTimeout + ')' }) : null, h('span', { text: a.approvers ? 'approvers: ' + a.approvers.join(', ') : 'anyone may decide' })]),
-    h('blockquote', { text: a.message }),
+  ].concat(approvalBody(a, id, canDecide), [
     chainLine(a),
     h('label', { for: id, text: 'Comment' }),
     comment,
@@ -94,19 +115,43 @@ function approvalCard(a, onDecided) {
       h('a', { class: 'small', href: BASE + 'runs/' + enc(a.workflowId), text: 'Open chain' }),
       a.rootWorkflowId && a.rootWorkflowId !== a.workflowId ? h('a', { class: 'small', href: BASE + 'runs/' + enc(a.rootWorkflowId), text: 'Open top chain' }) : null,
     ]),
-  ]);
+  ]));
   card.decide = function (d) { if (canDecide) decide(a, d, card, onDecided); };
   return card;
 }
 
+/**
+ * The arguments to approve a tool call with: undefined when the box is as it was (the model's
+ * arguments run), the edited object, or an Error saying what is wrong with the text.
+ */
+function editedArguments(card) {
+  var box = card.querySelector('textarea.args');
+  if (!box || box.value.trim() === box.getAttribute('data-original').trim()) return undefined;
+  var value;
+  try { value = JSON.parse(box.value); } catch (e) { return new Error('The arguments are not valid JSON: ' + e.message); }
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return new Error('The arguments must be a JSON object, like {"orderId": "A1"}.');
+  return value;
+}
+
 async function decide(a, decision, card, onDecided) {
-  var text = card.querySelector('textarea').value.trim();
+  var text = card.querySelector('textarea.comment').value.trim();
+  var problem = card.querySelector('.args-problem');
+  var edited = decision === 'approve' ? editedArguments(card) : undefined;
+  if (problem) problem.hidden = true;
+  if (edited instanceof Error) {
+    problem.textContent = edited.message;
+    problem.hidden = false;
+    card.querySelector('textarea.args').focus();
+    return;
+  }
   card.querySelectorAll('button').forEach(function (b) { b.disabled = true; });
   try {
     var body = { decision: decision };
     if (text) body.comment = text;
+    if (a.tool) body.callHash = a.tool.callHash;
+    if (edited) body.arguments = edited;
     await api('v1/runs/' + enc(a.workflowId) + '/approvals/' + enc(a.handoffId), { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
-    say((decision === 'approve' ? 'Approved ' : 'Rejected ') + a.from + ' → ' + a.to, a.workflowId);
+    say((decision === 'approve' ? 'Approved ' : 'Rejected ') + a.from + ' → ' + (a.tool ? 'tool ' + a.tool.name + (edited ? ' with edited arguments' : '') : a.to), a.workflowId);
     var next = card.nextElementSibling || card.previousElementSibling;
     card.remove();
     if (next) next.focus();
