@@ -40,7 +40,7 @@ describe('/metrics', () => {
         const scrape = async () => (await call('GET', '/metrics')).text;
         const { workflowId } = (await call('POST', '/v1/runs', { token: TOKENS.ops, body: { agent: 'triage', input: 'refund order 42' } })).body;
         const waiting = await waitFor(scrape, (text) => value(text, 'baton_approvals_waiting') === 1);
-        expect(value(waiting, 'baton_approvals_requested_total', { from: 'triage', to: 'refunds' })).toBe(1);
+        expect(value(waiting, 'baton_approvals_requested_total', { from: 'triage', to: 'refunds', kind: 'handoff' })).toBe(1);
         const [pending] = await baton.pending();
         const askedAt = Date.parse(pending!.requestedAt);
         await call('POST', `/v1/runs/${workflowId}/approvals/${pending!.handoffId}`, { token: TOKENS.alice, body: { decision: 'approve' } });
@@ -54,7 +54,7 @@ describe('/metrics', () => {
         expect(value(text, 'baton_chains_total', { outcome: 'completed' })).toBe(1);
         expect(value(text, 'baton_chains_total', { outcome: 'failed', error: 'MaxHandoffsExceededError' })).toBe(1);
         expect(value(text, 'baton_approvals_requested_total')).toBe(1);
-        expect(value(text, 'baton_approvals_decided_total', { outcome: 'approved', via: 'update' })).toBe(1);
+        expect(value(text, 'baton_approvals_decided_total', { outcome: 'approved', via: 'update', kind: 'handoff' })).toBe(1);
         expect(value(text, 'baton_approval_wait_seconds_count', { outcome: 'approved' })).toBe(1);
         const waited = value(text, 'baton_approval_wait_seconds_sum', { outcome: 'approved' })!;
         expect(waited).toBeGreaterThan(0);
@@ -70,7 +70,11 @@ describe('/metrics', () => {
         expect(value(text, 'baton_tool_calls_total', { agent: 'refunds', tool: 'lookupOrder', outcome: 'ok' })).toBe(1);
         expect(value(text, 'baton_tool_call_seconds_count', { tool: 'lookupOrder' })).toBe(1);
 
-        for (const declared of ['baton_loops_detected_total', 'baton_circuit_breakers_open', 'baton_budgets_exceeded_total', 'baton_guardrail_trips_total']) {
+        // The chain limited to no handoffs ran out of its handoffs budget; no other control acted.
+        expect(value(text, 'baton_budgets_exceeded_total', { budget: 'handoffs', agent: 'triage' })).toBe(1);
+        expect(value(text, 'baton_control_events_total', { control: 'budget_exceeded', agent: 'triage' })).toBe(1);
+        expect(value(text, 'baton_control_events_total')).toBe(1);
+        for (const declared of ['baton_loops_detected_total', 'baton_circuit_breakers_open', 'baton_guardrail_trips_total']) {
           expect(value(text, declared), declared).toBe(0);
         }
         expect(value(text, 'baton_runs_started_total', { agent: 'triage' })).toBe(2);

@@ -1,19 +1,23 @@
 /**
- * What a workflow activation did, read from the commands it sends to Temporal: handoffs and
- * approval events (memo upserts), and how the chain ended. The telemetry interceptors that run in
+ * What a workflow activation did, read from the commands it sends to Temporal: handoffs, approval
+ * events of handoffs and tool calls, what the controls did (memo upserts), and how the chain ended. The telemetry interceptors that run in
  * the workflow sandbox use it, so it imports only workflow-safe modules.
  */
 import { defaultPayloadConverter, type Payload } from '@temporalio/common';
 import type { coresdk } from '@temporalio/proto';
 import type { ApprovalRecord, PendingApproval } from '../../common/approvals';
+import type { ControlEvent } from '../../common/controls';
 import { APPROVAL_EVENT_MEMO, HANDOFF_MEMO } from '../../common/messages';
 import type { RecordHandoffInput } from '../../common/run';
 
 /** One thing a chain did in an activation, as telemetry reports it. */
 export type ChainFact =
   | { kind: 'handoff'; from: string; to: string; index: number; turn: number; approver?: string }
-  | { kind: 'approval_requested'; from: string; to: string; handoffId: string }
-  | { kind: 'approval_decided'; outcome: ApprovalRecord['outcome']; via: ApprovalRecord['via']; waitedMs: number; approver?: string; handoffId: string }
+  /** `tool` is set when a tool call, not a handoff, asked for approval. */
+  | { kind: 'approval_requested'; from: string; to: string; handoffId: string; tool?: string }
+  | { kind: 'approval_decided'; outcome: ApprovalRecord['outcome']; via: ApprovalRecord['via']; waitedMs: number; approver?: string; handoffId: string; tool?: string }
+  /** A control acted: a loop, a circuit breaker, a guardrail or a budget. */
+  | { kind: 'control'; control: ControlEvent }
   | { kind: 'ended'; outcome: 'completed' | 'failed' | 'cancelled'; errorType?: string };
 
 type Command = coresdk.workflow_commands.IWorkflowCommand;
@@ -47,12 +51,17 @@ function approvalFact(payload: Payload | undefined): ChainFact[] {
   const event = read<{ type: string } & Record<string, unknown>>(payload);
   if (event?.type === 'approval_requested') {
     const p = event as unknown as PendingApproval;
-    return [{ kind: 'approval_requested', from: p.from, to: p.to, handoffId: p.handoffId }];
+    return [{ kind: 'approval_requested', from: p.from, to: p.to, handoffId: p.handoffId, ...(p.tool ? { tool: p.tool.name } : {}) }];
   }
   if (event?.type === 'approval_decided') {
     const d = event as unknown as ApprovalRecord;
     const waitedMs = Math.max(0, Date.parse(d.decidedAt) - Date.parse(d.requestedAt)) || 0;
-    return [{ kind: 'approval_decided', outcome: d.outcome, via: d.via, waitedMs, handoffId: d.handoffId, ...(d.approver ? { approver: d.approver } : {}) }];
+    return [{ kind: 'approval_decided', outcome: d.outcome, via: d.via, waitedMs, handoffId: d.handoffId, ...(d.approver ? { approver: d.approver } : {}), ...(d.tool ? { tool: d.tool } : {}) }];
+  }
+  if (event?.type === 'control' && typeof event.control === 'string') {
+    // The memo names the control's kind `control` (its `type` is the memo event's); `at` is when.
+    const { type: _type, control, at: _at, ...fields } = event;
+    return [{ kind: 'control', control: { kind: control, ...fields } as ControlEvent }];
   }
   return [];
 }

@@ -1,13 +1,15 @@
 /**
  * A worker's Prometheus metrics: model calls, tokens and latency by agent and model, tool calls and
- * failures (an activity interceptor); handoffs, approvals and chain outcomes (reported by the
- * workflow through a sink); and the control counters, which stay at zero until those controls exist.
+ * failures (an activity interceptor); handoffs, approvals of handoffs and tool calls (told apart by
+ * `kind`), chain outcomes and what the controls did — loops, circuit breakers, guardrails, budgets
+ * (reported by the workflow through a sink).
  */
 import http from 'node:http';
 import type { Context } from '@temporalio/activity';
 import type { ActivityExecuteInput, ActivityInboundCallsInterceptor, ActivityInterceptorsFactory, InjectedSinks, Next, WorkerOptions } from '@temporalio/worker';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, register as globalRegistry, type Registry } from 'prom-client';
 import { ActivityType } from '../../common/messages';
+import type { ControlEvent } from '../../common/controls';
 import type { CallModelInput, ModelResponse } from '../../common/model';
 import type { RunToolInput, RunToolResult } from '../../common/team';
 import type { ChainFact } from './chainFacts';
@@ -31,18 +33,21 @@ const WAIT_SECONDS = [1, 5, 15, 30, 60, 300, 900, 1800, 3600, 4 * 3600, 86400];
 export class BatonMetrics {
   readonly handoffs: Counter<'from' | 'to'>;
   readonly chains: Counter<'outcome' | 'error'>;
-  readonly approvalsRequested: Counter<'from' | 'to'>;
-  readonly approvalsDecided: Counter<'outcome' | 'via'>;
-  readonly approvalWait: Histogram<'outcome'>;
+  readonly approvalsRequested: Counter<'from' | 'to' | 'kind'>;
+  readonly approvalsDecided: Counter<'outcome' | 'via' | 'kind'>;
+  readonly approvalWait: Histogram<'outcome' | 'kind'>;
   readonly modelCalls: Counter<'agent' | 'model' | 'outcome'>;
   readonly modelTokens: Counter<'agent' | 'model' | 'type'>;
   readonly modelSeconds: Histogram<'agent' | 'model'>;
   readonly toolCalls: Counter<'agent' | 'tool' | 'outcome'>;
   readonly toolSeconds: Histogram<'agent' | 'tool'>;
-  readonly loopsDetected: Counter<'agent'>;
+  readonly loopsDetected: Counter<'agent' | 'pattern' | 'refused'>;
   readonly breakersOpen: Gauge<'target'>;
-  readonly budgetsExceeded: Counter<'budget'>;
-  readonly guardrailTrips: Counter<'agent' | 'guardrail'>;
+  readonly budgetsExceeded: Counter<'budget' | 'agent'>;
+  readonly guardrailTrips: Counter<'agent' | 'guardrail' | 'stage'>;
+  readonly controlEvents: Counter<'control' | 'agent'>;
+  /** When each open circuit breaker (of any chain this worker saw open it) lets a trial through, by target (ms). */
+  private readonly openUntil = new Map<string, number[]>();
 
   private static readonly byRegistry = new WeakMap<Registry, BatonMetrics>();
 
@@ -60,29 +65,85 @@ export class BatonMetrics {
     const on = { registers: [registry] };
     this.handoffs = new Counter({ name: 'baton_handoffs_total', help: 'Handoffs executed, by source and target agent', labelNames: ['from', 'to'], ...on });
     this.chains = new Counter({ name: 'baton_chains_total', help: 'Chains ended, by outcome (completed, failed, cancelled) and error type', labelNames: ['outcome', 'error'], ...on });
-    this.approvalsRequested = new Counter({ name: 'baton_approvals_requested_total', help: 'Handoffs that asked for approval', labelNames: ['from', 'to'], ...on });
-    this.approvalsDecided = new Counter({ name: 'baton_approvals_decided_total', help: 'Approvals decided, by outcome and how the decision came', labelNames: ['outcome', 'via'], ...on });
-    this.approvalWait = new Histogram({ name: 'baton_approval_wait_seconds', help: 'Time from an approval request to its decision', labelNames: ['outcome'], buckets: WAIT_SECONDS, ...on });
+    const kind = 'kind: handoff, or tool for a tool call (whose `to` is tool:<name>)';
+    this.approvalsRequested = new Counter({ name: 'baton_approvals_requested_total', help: `Handoffs and tool calls that asked for approval, by agent, target and ${kind}`, labelNames: ['from', 'to', 'kind'], ...on });
+    this.approvalsDecided = new Counter({ name: 'baton_approvals_decided_total', help: `Approvals decided, by outcome, how the decision came and ${kind}`, labelNames: ['outcome', 'via', 'kind'], ...on });
+    this.approvalWait = new Histogram({ name: 'baton_approval_wait_seconds', help: `Time from an approval request to its decision, by outcome and ${kind}`, labelNames: ['outcome', 'kind'], buckets: WAIT_SECONDS, ...on });
     this.modelCalls = new Counter({ name: 'baton_model_calls_total', help: 'Model call attempts, by agent, model and outcome (ok, error)', labelNames: ['agent', 'model', 'outcome'], ...on });
     this.modelTokens = new Counter({ name: 'baton_model_tokens_total', help: 'Tokens used by model calls, by agent, model and type (input, output)', labelNames: ['agent', 'model', 'type'], ...on });
     this.modelSeconds = new Histogram({ name: 'baton_model_call_seconds', help: 'Latency of model call attempts', labelNames: ['agent', 'model'], buckets: SECONDS, ...on });
     this.toolCalls = new Counter({ name: 'baton_tool_calls_total', help: 'Tool call attempts, by agent, tool and outcome (ok, refused: the model got an error, error: the call failed)', labelNames: ['agent', 'tool', 'outcome'], ...on });
     this.toolSeconds = new Histogram({ name: 'baton_tool_call_seconds', help: 'Latency of tool call attempts', labelNames: ['agent', 'tool'], buckets: SECONDS, ...on });
-    this.loopsDetected = new Counter({ name: 'baton_loops_detected_total', help: 'Handoff loops detected', labelNames: ['agent'], ...on });
-    this.breakersOpen = new Gauge({ name: 'baton_circuit_breakers_open', help: 'Handoff targets whose circuit breaker is open', labelNames: ['target'], ...on });
-    this.budgetsExceeded = new Counter({ name: 'baton_budgets_exceeded_total', help: 'Token or agent budgets exceeded', labelNames: ['budget'], ...on });
-    this.guardrailTrips = new Counter({ name: 'baton_guardrail_trips_total', help: 'Input or output guardrails tripped', labelNames: ['agent', 'guardrail'], ...on });
+    this.loopsDetected = new Counter({ name: 'baton_loops_detected_total', help: 'Handoff loops detected, by the agent handing off, pattern (repeat, oscillation) and whether the handoff was refused', labelNames: ['agent', 'pattern', 'refused'], ...on });
+    const openUntil = this.openUntil;
+    this.breakersOpen = new Gauge({
+      name: 'baton_circuit_breakers_open',
+      help: 'Circuit breakers open now (until their cooldown lets a trial through), by handoff target',
+      labelNames: ['target'],
+      ...on,
+      collect() {
+        const now = Date.now();
+        this.reset();
+        for (const [target, untils] of openUntil) {
+          const open = untils.filter((u) => u > now);
+          if (open.length > 0) this.set({ target }, open.length);
+          if (open.length > 0) openUntil.set(target, open);
+          else openUntil.delete(target);
+        }
+      },
+    });
+    this.budgetsExceeded = new Counter({ name: 'baton_budgets_exceeded_total', help: 'Budgets used up, by budget (handoffs, turns, tokens, agents, deadline) and the agent working then', labelNames: ['budget', 'agent'], ...on });
+    this.guardrailTrips = new Counter({ name: 'baton_guardrail_trips_total', help: 'Guardrails tripped, by agent, guardrail and stage (input, output)', labelNames: ['agent', 'guardrail', 'stage'], ...on });
+    this.controlEvents = new Counter({
+      name: 'baton_control_events_total',
+      help: 'What the controls did, by control (loop_detected, target_failed, breaker_opened, breaker_half_open, breaker_closed, breaker_refused, guardrail_tripped, budget_exceeded) and agent',
+      labelNames: ['control', 'agent'],
+      ...on,
+    });
   }
 
   /** Count what a workflow activation reported. */
   record(facts: ChainFact[]): void {
     for (const fact of facts) {
       if (fact.kind === 'handoff') this.handoffs.inc({ from: fact.from, to: fact.to });
-      else if (fact.kind === 'approval_requested') this.approvalsRequested.inc({ from: fact.from, to: fact.to });
+      else if (fact.kind === 'approval_requested') this.approvalsRequested.inc({ from: fact.from, to: fact.to, kind: fact.tool ? 'tool' : 'handoff' });
       else if (fact.kind === 'approval_decided') {
-        this.approvalsDecided.inc({ outcome: fact.outcome, via: fact.via });
-        this.approvalWait.observe({ outcome: fact.outcome }, fact.waitedMs / 1000);
-      } else this.chains.inc({ outcome: fact.outcome, error: fact.errorType ?? '' });
+        const kind = fact.tool ? 'tool' : 'handoff';
+        this.approvalsDecided.inc({ outcome: fact.outcome, via: fact.via, kind });
+        this.approvalWait.observe({ outcome: fact.outcome, kind }, fact.waitedMs / 1000);
+      } else if (fact.kind === 'control') this.control(fact.control);
+      else this.chains.inc({ outcome: fact.outcome, error: fact.errorType ?? '' });
+    }
+  }
+
+  /** Count what a control did. */
+  private control(c: ControlEvent): void {
+    this.controlEvents.inc({ control: c.kind, agent: c.kind === 'loop_detected' ? c.from : (c.agent ?? '') });
+    switch (c.kind) {
+      case 'loop_detected':
+        this.loopsDetected.inc({ agent: c.from, pattern: c.pattern, refused: String(c.refused) });
+        break;
+      case 'breaker_opened': {
+        const until = Date.parse(c.until);
+        if (!Number.isNaN(until)) this.openUntil.set(c.agent, [...(this.openUntil.get(c.agent) ?? []), until]);
+        break;
+      }
+      case 'breaker_half_open': {
+        // The breaker whose cooldown ended first is the one letting its trial through.
+        const untils = [...(this.openUntil.get(c.agent) ?? [])].sort((a, b) => a - b);
+        untils.shift();
+        if (untils.length > 0) this.openUntil.set(c.agent, untils);
+        else this.openUntil.delete(c.agent);
+        break;
+      }
+      case 'guardrail_tripped':
+        this.guardrailTrips.inc({ agent: c.agent, guardrail: c.guardrail, stage: c.stage });
+        break;
+      case 'budget_exceeded':
+        this.budgetsExceeded.inc({ budget: c.budget, agent: c.agent });
+        break;
+      default:
+        break;
     }
   }
 
