@@ -16,5 +16,6 @@ export interface Order {
 export const orders = new Map<string, Order>([
   ['1042', { orderId: '1042', customer: 'Ada', item: 'Ceramic teapot', amount: 59.9, status: 'delivered' }],
   ['1043', { orderId: '1043', customer: 'Lin', item: 'Espresso cups (4)', amount: 24.5, status: 'shipped' }],
+  ['1077', { orderId: '1077', customer: 'Grace', item: 'Espresso machine', amount: 249, status: 'delivered' }],
 ]);
 

@@ -25,6 +25,9 @@ export const ordersServer = mcpServer({
   inheritEnv: ['BATON_EXAMPLE_DATA', 'TMPDIR'],
 });
 
+/** Refunds above this many dollars need a person's approval of the `issueRefund` call itself. */
+export const REFUND_APPROVAL_ABOVE = 100;
+
 /**
  * Refunds a delivered order once per tool call: the refund ledger is keyed by the call's idempotency
  * key and kept on disk (`BATON_EXAMPLE_DATA`), so an attempt retried after a worker crash, on this
@@ -32,16 +35,19 @@ export const ordersServer = mcpServer({
  */
 export const issueRefund = defineTool({
   name: 'issueRefund',
-  description: 'Refund a delivered order in full',
-  parameters: z.object({ orderId: z.string(), reason: z.string() }),
-  execute: ({ orderId, reason }, { idempotencyKey }) => {
+  description: 'Refund a delivered order, in full or in part',
+  parameters: z.object({ orderId: z.string(), amount: z.number().positive(), reason: z.string() }),
+  // Refunds above $100 wait for a person, who may approve, reject, or approve a smaller amount.
+  needsApproval: { when: { arg: 'amount', op: '>', value: REFUND_APPROVAL_ABOVE }, timeout: '10 minutes', onTimeout: 'reject' },
+  execute: ({ orderId, amount, reason }, { idempotencyKey }) => {
     const ledger = new RefundLedger();
     const earlier = ledger.get(idempotencyKey);
     if (earlier) return earlier;
     const order = orders.get(orderId);
     if (!order) throw new ToolError(`no order ${orderId}`);
     if (order.status !== 'delivered') throw new ToolError(`order ${orderId} is ${order.status}; only delivered orders can be refunded`);
-    const { refund } = ledger.issueOnce(idempotencyKey, { orderId, amount: order.amount, reason });
+    if (amount > order.amount) throw new ToolError(`order ${orderId} was ${order.amount}; a refund cannot be more`);
+    const { refund } = ledger.issueOnce(idempotencyKey, { orderId, amount, reason });
     order.status = 'refunded';
     return refund;
   },
@@ -65,6 +71,7 @@ export const triage = defineAgent({
       whenIncludes: 'The handoff to refunds was not approved in time',
       reply: { text: 'Our refunds team could not approve your refund in time. Your request is noted, and someone will get back to you within one business day.' },
     },
+    { whenIncludes: 'order 1077', reply: { handoff: { to: 'refunds', message: 'Customer wants a refund for order 1077: the espresso machine stopped working.' } } },
     { whenIncludes: 'refund', reply: { handoff: { to: 'refunds', message: 'Customer wants a refund for order 1042: it arrived broken.' } } },
     { whenIncludes: 'buy', reply: { handoff: { to: 'sales', message: 'Customer wants to buy something.' } } },
     { whenIncludes: '', reply: { handoff: { to: 'tech', message: 'Customer has a technical question.' } } },
@@ -77,12 +84,16 @@ export const refundsAgent = defineAgent({
   name: 'Refunds',
   description: 'Checks orders and issues refunds',
   instructions:
-    'You handle refunds. Look the order up, refund it when it was delivered, and tell the customer what happened. ' +
+    'You handle refunds. Look the order up, refund it when it was delivered (the order amount, or less), and tell the customer what happened. ' +
     'Hand back to triage for anything that is not a refund.',
   model: model([
-    { whenIncludes: '"status":"delivered"', reply: { toolCalls: [{ name: 'issueRefund', arguments: { orderId: '1042', reason: 'arrived broken' } }] } },
+    { whenIncludes: 'Not run:', reply: { text: 'I could not issue your refund: refunds this large need a manager, who did not approve it. Someone will get back to you within one business day.' } },
+    { whenIncludes: '"orderId":"1077","customer"', reply: { toolCalls: [{ name: 'issueRefund', arguments: { orderId: '1077', amount: 249, reason: 'stopped working' } }] } },
+    { whenIncludes: '"status":"delivered"', reply: { toolCalls: [{ name: 'issueRefund', arguments: { orderId: '1042', amount: 59.9, reason: 'arrived broken' } }] } },
     { whenIncludes: '"status":"refunded"', reply: { text: 'Order 1042 has already been refunded: the money is on its way.' } },
+    { whenIncludes: 'R-1077', reply: { text: 'Your refund for order 1077 is on its way: expect it within 3-5 business days.' } },
     { whenIncludes: 'refundId', reply: { text: 'Your refund of $59.90 for order 1042 is on its way: expect it within 3-5 business days.' } },
+    { whenIncludes: 'order 1077', reply: { toolCalls: [{ name: 'orders__lookupOrder', arguments: { orderId: '1077' } }] } },
     { whenIncludes: 'only delivered orders can be refunded', reply: { text: 'Order 1042 cannot be refunded: only delivered orders can.' } },
     { whenIncludes: 'order 1042', reply: { toolCalls: [{ name: 'orders__lookupOrder', arguments: { orderId: '1042' } }] } },
     { whenIncludes: '', reply: { text: 'I could not find that order; could you send its number?' } },

@@ -76,6 +76,40 @@ describe('support example: triage after a refused handoff', () => {
   });
 });
 
+describe('support example: refunds above $100 wait for a person', () => {
+  const BIG_REFUND = 'Please refund order 1077, the espresso machine stopped working.';
+  const waitingCall = (run: BatonRun) => waitFor(() => run.pendingApprovals(), (p) => p.some((w) => w.tool)).then((p) => p.find((w) => w.tool)!);
+
+  it('tells the customer when the refund call is rejected, and pays nothing', async () => {
+    await withWorker(server.env, team, async (baton) => {
+      const run = await baton.start('triage', BIG_REFUND, fast);
+      await baton.approve(run.workflowId, await waitingHandoff(run), { approver: 'alice' });
+      const call = await waitingCall(run);
+      expect(call).toMatchObject({ from: 'refunds', to: 'tool:issueRefund', tool: { name: 'issueRefund', arguments: '{"orderId":"1077","amount":249,"reason":"stopped working"}' } });
+      await baton.reject(run.workflowId, call.handoffId, { approver: 'manager', reason: 'send it in for repair first' });
+      const result = await run.result();
+      expect(result.output).toMatch(/refunds this large need a manager, who did not approve it/);
+      expect(new RefundLedger().list().filter((r) => r.idempotencyKey.startsWith(`${run.workflowId}:`))).toEqual([]);
+      expect(result.controls).toMatchObject({ tool_approvals_requested: 1, tool_calls_rejected: 1 });
+    });
+  });
+
+  it('pays the amount a manager approves instead of the one asked for', async () => {
+    await withWorker(server.env, team, async (baton) => {
+      const run = await baton.start('triage', BIG_REFUND, fast);
+      await baton.approve(run.workflowId, await waitingHandoff(run), { approver: 'alice' });
+      const call = await waitingCall(run);
+      await run.handle.executeUpdate('decideHandoff', {
+        args: [{ handoffId: call.handoffId, approver: 'manager', decision: 'approve', arguments: { orderId: '1077', amount: 150, reason: 'partial: scratched' }, callHash: call.tool!.callHash }],
+      });
+      const result = await run.result();
+      expect(result.output).toMatch(/Your refund for order 1077 is on its way/);
+      const paid = new RefundLedger().list().filter((r) => r.idempotencyKey.startsWith(`${run.workflowId}:`));
+      expect(paid.map((r) => [r.orderId, r.amount, r.reason])).toEqual([['1077', 150, 'partial: scratched']]);
+    });
+  });
+});
+
 describe('support example: issueRefund is idempotent', () => {
   it('refunds once for the same key twice, also through a ledger made afresh', () => {
     const dir = fs.mkdtempSync(path.join(dataDir, 'ledger-'));
