@@ -36,6 +36,7 @@ export const BUDGET_TIERS = {
   /** Up to 5 handoffs among 5 agents, 150,000 tokens. */
   complex: { maxHandoffs: 5, maxTokens: 150_000, maxAgents: 5 },
 } as const;
+/** A budget tier's name: `simple`, `medium` or `complex`. */
 export type BudgetTier = keyof typeof BUDGET_TIERS;
 
 /** What a tripped guardrail does: fail the run with `GuardrailTrippedError`, or tell the agent why and let it try again (bounded by `maxGuardrailRetries`). */
@@ -43,6 +44,7 @@ export type GuardrailTripPolicy = 'fail' | 'feedback';
 
 /** Kinds of personal data the `pii` guardrail looks for. */
 export type PiiKind = 'email' | 'phone' | 'ssn' | 'credit_card' | 'iban';
+/** Every kind of personal data the `pii` guardrail knows, which it looks for when given none. */
 export const PII_KINDS: readonly PiiKind[] = ['email', 'phone', 'ssn', 'credit_card', 'iban'];
 
 /** A guardrail as the team snapshot records it; built-ins run in the workflow, `custom` ones as the `checkGuardrail` activity. */
@@ -146,6 +148,7 @@ export interface ArgCondition {
   /** A number for comparisons, a list for `in`, a RegExp source for `matches`; none for `exists`. */
   value?: unknown;
 }
+/** The operators an {@link ArgCondition} may use. */
 export const ARG_OPS: readonly ArgCondition['op'][] = ['>', '>=', '<', '<=', '==', '!=', 'in', 'matches', 'exists'];
 
 /** When a tool's calls need a person's approval: every call, or those whose arguments meet every condition of `when`. */

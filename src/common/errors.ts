@@ -129,14 +129,14 @@ function budgetMessage(d: BudgetExceeded): string {
   return `The chain ran out of its ${d.budget} budget while "${d.agent}" was working${unit}`;
 }
 
-/** The run asked for more handoffs than `maxHandoffs` allows. */
+/** The run asked for more handoffs than `maxHandoffs` allows; `used` counts the handoff refused. */
 export class MaxHandoffsExceededError extends BudgetExceededError<BudgetExceeded & { chain: HandoffRecord[]; attempted?: { from: string; to: string } }> {
   declare readonly chain: HandoffRecord[];
   /** The handoff that was refused, when known. */
   declare readonly attempted?: { from: string; to: string };
   constructor(limit: number, chain: HandoffRecord[], attempted?: { from: string; to: string }) {
     const agent = attempted?.from ?? chain.at(-1)?.to ?? '';
-    super({ budget: 'handoffs', limit, used: chain.length, agent, chain, ...(attempted ? { attempted } : {}) }, `Max handoffs (${limit}) exceeded. Chain: ${chainPath(chain, attempted)}`);
+    super({ budget: 'handoffs', limit, used: chain.length + (attempted ? 1 : 0), agent, chain, ...(attempted ? { attempted } : {}) }, `Max handoffs (${limit}) exceeded. Chain: ${chainPath(chain, attempted)}`);
   }
 }
 

@@ -19,8 +19,10 @@ export interface DevServerOptions {
   uiPort?: number;
   /** SQLite file to keep state across restarts. @default in memory */
   dbFilename?: string;
-  /** Dynamic config values (`key=value`), e.g. `matching.numTaskqueueReadPartitions=1`. */
+  /** Dynamic config values (`key=value`), e.g. `matching.numTaskqueueReadPartitions=1`; they come after {@link TUNED_DYNAMIC_CONFIG}, so they win. */
   dynamicConfig?: string[];
+  /** Start with {@link TUNED_DYNAMIC_CONFIG}. @default true */
+  tuned?: boolean;
   /** How long to wait for the server to answer. @default 60 seconds */
   startTimeoutMs?: number;
 }
@@ -38,6 +40,20 @@ export interface DevServer {
   teardown(): Promise<void>;
 }
 
+/**
+ * What baton sets on the servers it starts. The history service moves each new workflow or
+ * activity task to matching through queue processors that poll at most `MaxPollRPS` times a
+ * second; the dev server's default of 20 rounds every step of a chain up to a 50 ms tick. At 1000
+ * a step costs what its work costs (see bench/README.md). Set the same on a self-hosted cluster
+ * whose history hosts have CPU to spare.
+ */
+export const TUNED_DYNAMIC_CONFIG: readonly string[] = [
+  'history.transferProcessorMaxPollRPS=1000',
+  'history.timerProcessorMaxPollRPS=1000',
+  'history.visibilityProcessorMaxPollRPS=1000',
+  'history.outboundProcessorMaxPollRPS=1000',
+];
+
 /** The flags that give a dev server baton's search attributes. */
 export function searchAttributeFlags(): string[] {
   return BATON_SEARCH_ATTRIBUTES.flatMap((key) => ['--search-attribute', `${key.name}=${key.type === 'INT' ? 'Int' : 'Keyword'}`]);
@@ -52,7 +68,7 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
   const args = ['server', 'start-dev', '--ip', '127.0.0.1', '--port', String(port), '--log-level', 'warn', ...searchAttributeFlags()];
   args.push(...(uiPort !== undefined ? ['--ui-port', String(uiPort)] : ['--headless']));
   if (options.dbFilename) args.push('--db-filename', options.dbFilename);
-  for (const value of options.dynamicConfig ?? []) args.push('--dynamic-config-value', value);
+  for (const value of [...(options.tuned === false ? [] : TUNED_DYNAMIC_CONFIG), ...(options.dynamicConfig ?? [])]) args.push('--dynamic-config-value', value);
   const child = spawn(binary, args, { stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   child.stderr?.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-4000)));

@@ -100,7 +100,7 @@ describe('the audit read from recorded histories, no server', () => {
   });
 
   it('an approval decided in the same workflow task as the model answer that asked for it; the stuck run after it', () => {
-    const audit = auditOf('stuck-after-server-restart.json');
+    const audit = auditOf('before-controls/stuck-after-server-restart.json');
     expect(audit.status).toBe('running');
     expect(audit.closedAt).toBeUndefined();
     // The signal is in history before the approval was asked for: the workflow applies it after.

@@ -39,7 +39,7 @@ export const handoffLimitGuard: Guard = {
     }
     if (s.chain.length >= s.options.maxHandoffs) {
       const limit = s.options.maxHandoffs;
-      return overBudget(s, { budget: 'handoffs', limit, used: s.chain.length, agent: s.agentId }, new MaxHandoffsExceededError(limit, s.chain, { from: h.from, to: h.to }));
+      return overBudget(s, { budget: 'handoffs', limit, used: s.chain.length + 1, agent: s.agentId }, new MaxHandoffsExceededError(limit, s.chain, { from: h.from, to: h.to }));
     }
     return CONTINUE;
   },
