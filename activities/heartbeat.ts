@@ -12,6 +12,8 @@ export async function whileHeartbeating<T>(ctx: Context, work: (heartbeat: (deta
     if (details !== undefined) latest = details;
     ctx.heartbeat(latest);
   };
+  // A local activity cannot heartbeat: it lives inside the workflow task that started it.
+  if (ctx.info.isLocal) return work(() => undefined);
   const timeoutMs = ctx.info.heartbeatTimeoutMs;
   if (!timeoutMs) return work(heartbeat);
   // Temporal throttles heartbeats to a fraction of the timeout anyway; a few per timeout is plenty.

@@ -7,7 +7,7 @@ import type { Team } from '../src/agents/team';
 import { ToolError } from '../src/agents/tool';
 import { unknownToolAnswer } from '../src/common/answers';
 import { AgentNotFoundError, ModelRequestError, toApplicationFailure, UserError } from '../src/common/errors';
-import type { CallModelInput, ModelResponse, RouteSpecialistInput, RouteSpecialistResult, SummarizeInput, SummarizeResult } from '../src/common/model';
+import type { CallModelInput, LocalModelCall, ModelResponse, RouteSpecialistInput, RouteSpecialistResult, SummarizeInput, SummarizeResult } from '../src/common/model';
 import type { RecordHandoffInput } from '../src/common/run';
 import type { CheckHandoffInput, CheckHandoffResult, RunToolInput, RunToolResult, TeamSpec } from '../src/common/team';
 import { OpenAIProvider } from '../src/models/openai';
@@ -36,6 +36,29 @@ export function createActivities({ team, providers = {}, hooks = {}, mcp }: Acti
   let snapshot: TeamSpec | undefined;
   const spec = () => (snapshot ??= team.spec({ hasHandoffListeners: handoffListeners.length > 0, mcpTools: mcp?.specs }));
 
+  /** One model turn of one agent; heartbeats while it waits, so a dead worker's call is retried in seconds. */
+  async function callModel(input: CallModelInput): Promise<ModelResponse> {
+    const ctx = Context.current();
+    const provider = resolved[input.model.provider];
+    if (!provider) {
+      const known = Object.keys(resolved).join(', ');
+      throw toApplicationFailure(new ModelRequestError(`this worker has no model provider "${input.model.provider}" (it has ${known}); register it with createWorker({providers})`));
+    }
+    const response = await whileHeartbeating(ctx, (heartbeat) =>
+      provider.call(input, {
+        attempt: ctx.info.attempt,
+        signal: ctx.cancellationSignal,
+        sleep: (ms) => ctx.sleep(ms),
+        heartbeat,
+        previousHeartbeat: ctx.info.heartbeatDetails,
+      }),
+    );
+    const outputType = team.get(input.agentId)?.outputType;
+    if (outputType && response.toolCalls.length === 0) return { ...response, output: checkAnswer(response.content, outputType) };
+    const handoffInputs = checkHandoffInputs(team, spec(), input.agentId, response.toolCalls);
+    return handoffInputs ? { ...response, handoffInputs } : response;
+  }
+
   return {
     /** Snapshot of the team, recorded in history as the run's first step. */
     async loadTeam(): Promise<TeamSpec> {
@@ -43,26 +66,15 @@ export function createActivities({ team, providers = {}, hooks = {}, mcp }: Acti
     },
 
     /** One model turn of one agent; heartbeats while it waits, so a dead worker's call is retried in seconds. */
-    async callModel(input: CallModelInput): Promise<ModelResponse> {
-      const ctx = Context.current();
-      const provider = resolved[input.model.provider];
-      if (!provider) {
-        const known = Object.keys(resolved).join(', ');
-        throw toApplicationFailure(new ModelRequestError(`this worker has no model provider "${input.model.provider}" (it has ${known}); register it with createWorker({providers})`));
-      }
-      const response = await whileHeartbeating(ctx, (heartbeat) =>
-        provider.call(input, {
-          attempt: ctx.info.attempt,
-          signal: ctx.cancellationSignal,
-          sleep: (ms) => ctx.sleep(ms),
-          heartbeat,
-          previousHeartbeat: ctx.info.heartbeatDetails,
-        }),
-      );
-      const outputType = team.get(input.agentId)?.outputType;
-      if (outputType && response.toolCalls.length === 0) return { ...response, output: checkAnswer(response.content, outputType) };
-      const handoffInputs = checkHandoffInputs(team, spec(), input.agentId, response.toolCalls);
-      return handoffInputs ? { ...response, handoffInputs } : response;
+    callModel,
+
+    /**
+     * A model turn run as a local activity (`modelActivity: 'local'`): the same call, answered with
+     * its input, because a local activity's marker in history records only its result, and the
+     * audit and a replay read what the model was given from there.
+     */
+    async callModelLocal(input: CallModelInput): Promise<LocalModelCall> {
+      return { input, response: await callModel(input) };
     },
 
     /** A summary of the conversation a handoff carries, by the source agent's model. */

@@ -47,6 +47,7 @@ export async function handoffRun(rawInput: HandoffRunInput): Promise<HandoffRunR
   // Decided once, before any handler runs, so the decision never depends on when a job arrives.
   const v2 = patched(Patches.RUN_V2);
   const controls = v2 && patched(Patches.CONTROLS);
+  const localSnapshot = controls && patched(Patches.LOCAL_SNAPSHOT);
   const effects = temporalEffects(v2);
   const desk = new ApprovalDesk(effects);
   let chain: Chain | undefined;
@@ -72,7 +73,7 @@ export async function handoffRun(rawInput: HandoffRunInput): Promise<HandoffRunR
     const started = controls ? { startedAt: effects.now() } : undefined;
     const state = input.resume
       ? resumed(input.resume, started)
-      : { ...startChain(await effects.loadTeam(), input.agent, input.input, resolveRunOptions(input.options), input.context, started), ...(input.parent ? { parent: input.parent } : {}) };
+      : { ...startChain(await effects.loadTeam(localSnapshot), input.agent, input.input, resolveRunOptions(input.options), input.context, started), ...(input.parent ? { parent: input.parent } : {}) };
     chain = new Chain(state);
     desk.attach(chain);
     if (input.resume) desk.republish();

@@ -56,6 +56,8 @@ export interface AgentDefinition {
    * @example guardrails: { input: [guardrails.maxLength(4000)], output: [guardrails.pii(['credit_card'], { onTrip: 'feedback' })] }
    */
   guardrails?: AgentGuardrails;
+  /** Where this agent's model calls run, over the run's `modelActivity` option: `remote` or `local` activities. */
+  modelActivity?: 'remote' | 'local';
   /**
    * The agents this one may hand off to: ids, or `handoff(id, options)` declarations for what a
    * handoff carries (list its own id to allow self-handoff). @default every other agent
@@ -99,6 +101,7 @@ export interface Agent {
   /** The MCP servers whose tools this agent may call. */
   readonly mcpServers?: readonly McpServer[];
   readonly guardrails?: AgentGuardrails;
+  readonly modelActivity?: 'remote' | 'local';
   /** The ids this agent may hand off to, when given. */
   readonly handoffs?: readonly string[];
   /** The targets declared with options, by id. */
@@ -136,6 +139,7 @@ export function defineAgent(definition: AgentDefinition): Agent {
   if (!Array.isArray(tools) || tools.some((t) => t?.kind !== 'tool')) problems.push('tools must be made with defineTool()');
   problems.push(...mcpServersProblems(d.mcpServers));
   problems.push(...guardrailsProblems(d.guardrails));
+  if (d.modelActivity !== undefined && d.modelActivity !== 'remote' && d.modelActivity !== 'local') problems.push(`modelActivity must be "remote" or "local", got ${JSON.stringify(d.modelActivity)}`);
   if (d.handoffs !== undefined && (!Array.isArray(d.handoffs) || d.handoffs.some((h) => typeof h !== 'string' && h?.kind !== 'handoff' && h?.kind !== 'delegate'))) {
     problems.push("handoffs must be an array of agent ids, handoff('id', options) or delegate('id', options) declarations");
   }
@@ -169,6 +173,7 @@ export function defineAgent(definition: AgentDefinition): Agent {
     ...(d.routing ? { routing: d.routing } : {}),
     ...(d.handoffTools ? { handoffTools: d.handoffTools } : {}),
     ...(d.approval ? { approval: { ...d.approval } } : {}),
+    ...(d.modelActivity ? { modelActivity: d.modelActivity } : {}),
     ...(d.outputType ? { outputType: d.outputType } : {}),
   };
 }

@@ -145,6 +145,7 @@ export class Team {
         ...(agent.outputType ? { outputSchema: toJsonSchema(agent.outputType) } : {}),
         ...(agent.approval ? { approval: agent.approval } : {}),
         ...guardrailsSpec(agent),
+        ...(agent.modelActivity ? { modelActivity: agent.modelActivity } : {}),
         ...toolApprovals(agent),
       };
     }

@@ -8,7 +8,7 @@ import type { CallModelInput, ModelResponse } from '../common/model';
 import type { HandoffRunInput, HandoffRunResult, RecordHandoffInput } from '../common/run';
 import type { RunToolInput, RunToolResult, TeamSpec } from '../common/team';
 import { fromPayloads, type HistoryEvent } from '../payloads/read';
-import { recordedApprovalEvent, recordedHandoff } from './history';
+import { recordedApprovalEvent, recordedHandoff, withLocalActivities } from './history';
 import { TurnReader } from './turns';
 import { AUDIT_SCHEMA, type AuditChain, type AuditEvent, type AuditStatus, type Execution, type RunHistory } from './types';
 
@@ -27,7 +27,7 @@ export function buildAudit(workflowId: string, runs: RunHistory[]): AuditChain {
     lineage: [],
   };
   const turns = new TurnReader({ push: (e) => chain.events.push(e), team: () => chain.team });
-  for (const run of runs) new RunReader(chain, run.runId, turns).read(run.events);
+  for (const run of runs) new RunReader(chain, run.runId, turns).read(withLocalActivities(run.events));
   return chain;
 }
 

@@ -4,7 +4,7 @@
  */
 import type { WorkflowClient } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
-import { activityName, recordedApprovalEvent, recordedHandoff } from '../audit/history';
+import { activityName, recordedApprovalEvent, recordedHandoff, withLocalActivities } from '../audit/history';
 import type { ApprovalRecord, PendingApproval } from '../common/approvals';
 import type { ControlEvent } from '../common/controls';
 import { errorFromFailure } from '../common/errors';
@@ -55,7 +55,7 @@ export async function* runEvents(client: WorkflowClient, workflowId: string, run
       skipArchival: true,
     });
     if (response.history) await decodeHistory(response.history, codecs);
-    for (const e of response.history?.events ?? []) {
+    for (const e of withLocalActivities(response.history?.events ?? [])) {
       const current = execution.runId;
       for (const event of mapEvent(e, calls)) {
         const out = { at: timeOf(e), runId: current, ...event } as RunEvent;

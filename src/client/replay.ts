@@ -10,7 +10,7 @@ import { WorkflowIdReusePolicy } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
 import type { handoffRun } from '../../workflows';
 import { reduce } from '../../workflows/chain/state';
-import { activityName, brokenStep, recordedHandoff } from '../audit/history';
+import { activityName, brokenStep, recordedHandoff, withLocalActivities } from '../audit/history';
 import { UserError } from '../common/errors';
 import { overrideProblems } from '../common/input';
 import { ActivityType, BatonAgent, BatonHandoffs, BatonStatusAttribute, REPLAY_OF_MEMO, WorkflowType } from '../common/messages';
@@ -68,8 +68,9 @@ export async function replayChain(client: Client, workflowId: string, options: R
     throw new UserError(`chain ${workflowId} ${status.toLowerCase()}; replay it from a handoff (fromHandoff) or pick a failed chain`);
   }
   const history = await decodeHistory(await client.workflow.getHandle(workflowId, description.runId).fetchHistory(), client.options.loadedDataConverter.payloadCodecs);
-  if (options.overrides) return resumeWithOverrides(client, description, history.events ?? [], options);
-  const plan = planReplay(history.events ?? [], description.runId, options.fromHandoff);
+  const events = withLocalActivities(history.events ?? []);
+  if (options.overrides) return resumeWithOverrides(client, description, events, options);
+  const plan = planReplay(events, description.runId, options.fromHandoff);
   const response: temporal.api.workflowservice.v1.IResetWorkflowExecutionResponse = await client.workflowService.resetWorkflowExecution({
     namespace: client.options.namespace,
     workflowExecution: { workflowId, runId: plan.baseRunId },

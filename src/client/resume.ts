@@ -5,7 +5,7 @@
  * history, and nothing is called again.
  */
 import { reduce, startChain, type ChainEvent } from '../../workflows/chain/state';
-import { activityName, brokenStep, recordedApprovalEvent, recordedHandoff } from '../audit/history';
+import { activityName, brokenStep, recordedApprovalEvent, recordedHandoff, withLocalActivities } from '../audit/history';
 import type { ApprovalRecord, PendingApproval } from '../common/approvals';
 import { UserError } from '../common/errors';
 import { ActivityType } from '../common/messages';
@@ -42,7 +42,8 @@ interface Recorded {
  * `fromHandoff`; else a model call that failed; else right after the last model answer (a tool that
  * failed, a limit hit, a termination), so that answer is acted on again without asking the model.
  */
-export function rebuildState(events: HistoryEvent[], fromHandoff?: number): ResumePoint {
+export function rebuildState(recordedEvents: HistoryEvent[], fromHandoff?: number): ResumePoint {
+  const events = withLocalActivities(recordedEvents);
   const input = fromPayloads<HandoffRunInput>(events[0]?.workflowExecutionStartedEventAttributes?.input);
   if (!input) throw new UserError('the run has no input to rebuild from');
   const { team, models, recorded } = readRun(events);

@@ -138,8 +138,9 @@ const agentSpec = shape(
     approval: approvalPolicyCheck,
     guardrails: shape({ input: arrayOf(object, 'guardrails'), output: arrayOf(object, 'guardrails') }, ['input', 'output']),
     toolApprovals: recordOf(object),
+    modelActivity: oneOf(['remote', 'local']),
   },
-  ['handoffTool', 'handoffTools', 'handoffToolTargets', 'handoffOptions', 'delegates', 'delegateOptions', 'delegateTool', 'profile', 'routing', 'outputSchema', 'approval', 'guardrails', 'toolApprovals'],
+  ['handoffTool', 'handoffTools', 'handoffToolTargets', 'handoffOptions', 'delegates', 'delegateOptions', 'delegateTool', 'profile', 'routing', 'outputSchema', 'approval', 'guardrails', 'toolApprovals', 'modelActivity'],
 );
 
 const teamSpec = shape(

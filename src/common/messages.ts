@@ -105,6 +105,8 @@ export const BATON_SEARCH_ATTRIBUTES = [BatonAgent, BatonStatusAttribute, BatonH
 export const ActivityType = {
   LOAD_TEAM: 'loadTeam',
   CALL_MODEL: 'callModel',
+  /** A model turn as a local activity (`modelActivity: 'local'`); its marker records the input beside the answer. */
+  CALL_MODEL_LOCAL: 'callModelLocal',
   RUN_TOOL: 'runTool',
   /** Before the `handoff-record-in-memo` patch: recorded each handoff and ran the hooks. */
   RECORD_HANDOFF: 'recordHandoff',
@@ -139,4 +141,6 @@ export const Patches = {
    * guardrails, tool approvals) act, record their events and count in the result.
    */
   CONTROLS: 'baton-controls',
+  /** Decided once, when a run starts: the team snapshot is taken by a local activity. */
+  LOCAL_SNAPSHOT: 'baton-local-snapshot',
 } as const;

@@ -125,6 +125,12 @@ export interface CallModelInput {
   outputSchema?: JsonSchema;
 }
 
+/** What the `callModelLocal` activity answers: its input beside the model's answer, so history records both. */
+export interface LocalModelCall {
+  input: CallModelInput;
+  response: ModelResponse;
+}
+
 /** Input of the `summarizeHandoff` activity: a conversation a handoff carries, to condense. */
 export interface SummarizeInput {
   /** The agent handing off, whose model summarizes. */

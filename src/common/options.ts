@@ -143,6 +143,15 @@ export const RUN_OPTIONS = {
    * how fast a call on a crashed worker is retried. @default "10 seconds"
    */
   heartbeatTimeout: option<string | number>({ default: '10 seconds', check: callTimeout, doc: 'retry a call on a dead worker after this' }),
+  /**
+   * Where model calls run: `remote`, as activities any worker may pick up (heartbeats, a timeout per
+   * attempt, retried on another worker after a crash); or `local`, as local activities in the
+   * worker running the chain, which skip a round trip through the server per call (about 5 ms a
+   * step instead of 25-50) but must finish within the workflow task timeout (10 s) or be retried
+   * in a new task, cannot heartbeat, and count their retries per workflow task. An agent's own
+   * `modelActivity` wins. @default "remote"
+   */
+  modelActivity: option<'remote' | 'local'>({ default: 'remote', check: oneOf(['remote', 'local']), doc: 'model calls as remote or local activities' }),
   /** Retry policy of model and tool calls. */
   retry: option<RetryOptions, Required<RetryOptions>>({
     default: DEFAULT_RETRY,

@@ -41,6 +41,8 @@ export interface AgentSpec {
   approval?: ApprovalPolicy;
   /** Guardrails on what the agent receives and on its final answer (custom ones run as the `checkGuardrail` activity). */
   guardrails?: GuardrailsSpec;
+  /** Where this agent's model calls run, over the run's `modelActivity`. */
+  modelActivity?: 'remote' | 'local';
   /** The agent's tools whose calls need approval, by tool name. */
   toolApprovals?: Record<string, ToolApprovalSpec>;
 }

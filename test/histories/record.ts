@@ -1,6 +1,7 @@
 /**
- * Re-record the histories CI replays: `npm run record-histories`. Run it after a change to the
- * workflow code that is meant to change histories (with `patched()` guarding running chains).
+ * Re-record the histories CI replays: `npm run record-histories [-- <scenario> …]` (all of them
+ * when none is named). Run it after a change to the workflow code that is meant to change
+ * histories (with `patched()` guarding running chains).
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -10,14 +11,16 @@ import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { Baton } from '../../src/client/baton';
 import { startDevServer } from '../../src/devserver/server';
 import { createWorker } from '../../src/worker';
-import { continueAsNewScenario, controlsScenario, handoffOptionsScenario, scenarios } from './scenarios';
+import { continueAsNewScenario, controlsScenario, handoffOptionsScenario, localModelCallsScenario, scenarios } from './scenarios';
 
 async function main(): Promise<void> {
   Runtime.install({ logger: new DefaultLogger('ERROR') });
   const env = await startDevServer();
   const dir = __dirname;
   try {
-    for (const scenario of [...scenarios, handoffOptionsScenario, continueAsNewScenario, controlsScenario]) {
+    const named = process.argv.slice(2);
+    const all = [...scenarios, handoffOptionsScenario, continueAsNewScenario, controlsScenario, localModelCallsScenario];
+    for (const scenario of all.filter((s) => named.length === 0 || named.includes(s.name))) {
       const taskQueue = `record-${scenario.name}`;
       const worker = await createWorker({ team: scenario.team(), connection: env.nativeConnection, taskQueue });
       const baton = new Baton({ client: env.client, taskQueue });

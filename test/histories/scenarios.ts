@@ -182,3 +182,14 @@ export const controlsScenario: Scenario = {
     return run.workflowId;
   },
 };
+
+/** Model calls as local activities, a tool call and a handoff between them; the team snapshot is a local activity too. */
+export const localModelCallsScenario: Scenario = {
+  name: 'local-model-calls',
+  team: () =>
+    new Team([
+      agent('a', [{ toolCalls: [{ name: 'lookup', arguments: { q: 'x' } }] }, hop('b', 'found it')], { tools: [lookup] }),
+      agent('b', [{ text: 'b answers' }], { modelActivity: 'remote' }),
+    ]),
+  drive: async (b) => (await b.run('a', 'go', { modelActivity: 'local' })).workflowId,
+};

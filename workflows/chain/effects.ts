@@ -14,6 +14,7 @@ import {
   log,
   patched,
   proxyActivities,
+  proxyLocalActivities,
   sleep,
   upsertMemo,
   upsertSearchAttributes,
@@ -45,12 +46,12 @@ export interface ChainEffects {
   now(): number;
   /** A new id, deterministic on replay. */
   newId(): string;
-  /** The team snapshot, recorded in history as the chain's first step. */
-  loadTeam(): Promise<TeamSpec>;
+  /** The team snapshot, recorded in history as the chain's first step (a local activity when `local`). */
+  loadTeam(local?: boolean): Promise<TeamSpec>;
   /** The search attributes of a chain that starts at `agent`. */
   startRun(agent: string): void;
-  /** One model turn; a call that keeps failing throws `ModelCallFailedError`. */
-  callModel(input: CallModelInput, options: ResolvedRunOptions): Promise<ModelResponse>;
+  /** One model turn (a local activity when `local`); a call that keeps failing throws `ModelCallFailedError`. */
+  callModel(input: CallModelInput, options: ResolvedRunOptions, local?: boolean): Promise<ModelResponse>;
   /** A summary of a conversation a handoff carries (the `summarizeHandoff` activity). */
   summarize(input: SummarizeInput, options: ResolvedRunOptions): Promise<SummarizeResult>;
   /** The worker's `onHandoff` check of a handoff (the `checkHandoff` activity). */
@@ -92,7 +93,8 @@ export function temporalEffects(v2: boolean): ChainEffects {
     workflowId: workflowInfo().workflowId,
     now: () => Date.now(),
     newId: () => uuid4(),
-    loadTeam() {
+    loadTeam(local) {
+      if (local) return proxyLocalActivities<BatonActivities>({ startToCloseTimeout: '30 seconds', retry: { maximumAttempts: 5 }, summary: 'team snapshot' }).loadTeam();
       const { loadTeam } = proxyActivities<BatonActivities>({ startToCloseTimeout: '30 seconds', retry: { maximumAttempts: 5 }, summary: 'team snapshot' });
       return loadTeam();
     },
@@ -103,9 +105,14 @@ export function temporalEffects(v2: boolean): ChainEffects {
         { key: BatonHandoffs, value: 0 },
       ]);
     },
-    async callModel(input, options) {
-      const { callModel } = proxyActivities<BatonActivities>({ ...modelActivityOptions(options, NON_RETRYABLE_ERROR_TYPES), summary: input.agentId });
+    async callModel(input, options, local) {
       try {
+        if (local) {
+          const { heartbeatTimeout: _none, ...activity } = modelActivityOptions(options, NON_RETRYABLE_ERROR_TYPES);
+          const { callModelLocal } = proxyLocalActivities<BatonActivities>({ ...activity, summary: input.agentId });
+          return (await callModelLocal(input)).response;
+        }
+        const { callModel } = proxyActivities<BatonActivities>({ ...modelActivityOptions(options, NON_RETRYABLE_ERROR_TYPES), summary: input.agentId });
         return await callModel(input);
       } catch (err) {
         throw activityError(err, (reason) => new ModelCallFailedError(input.agentId, reason));

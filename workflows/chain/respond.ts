@@ -24,9 +24,11 @@ export async function turn(run: ChainRun): Promise<Step> {
   // Once a budget ran out, the agent's last turn has no tools: it can only answer.
   const tools = chain.state.controls?.finalTurn ? [] : offeredTools(chain.state, agent);
   chain.apply({ type: 'turn_started' });
+  const local = (agent.modelActivity ?? chain.state.options.modelActivity) === 'local';
   const response = await effects.callModel(
     { agentId: agent.id, model: agent.model, messages: chain.state.messages, tools, callIndex, ...(agent.outputSchema ? { outputSchema: agent.outputSchema } : {}) },
     chain.state.options,
+    local,
   );
   return respond(run, response);
 }
