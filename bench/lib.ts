@@ -1,4 +1,7 @@
-/** Measuring helpers: repeated timings, percentiles, peak memory. */
+/** Measuring helpers: repeated timings, percentiles, peak memory, the peers measured beside baton. */
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
 import type { Baton } from '../src/client/baton';
 import type { CreateWorkerOptions } from '../src/worker';
 
@@ -48,4 +51,81 @@ export function table(rows: Record<string, string | number>[]): string {
   const width = cols.map((c) => Math.max(c.length, ...rows.map((r) => String(r[c]).length)));
   const line = (cells: string[]) => cells.map((c, i) => c.padEnd(width[i]!)).join('  ');
   return [line(cols), line(width.map((w) => '-'.repeat(w))), ...rows.map((r) => line(cols.map((c) => String(r[c]))))].join('\n');
+}
+
+/** A burst of chains started at once, as a peer reports it: raw milliseconds and its process's peak RSS. */
+export interface PeerBurst {
+  totalMs: number;
+  latenciesMs: number[];
+  peakRssMb: number;
+}
+
+/** What bench/peers/temporal-openai-agents/main.ts prints, per way of running the model calls. */
+export interface TemporalAgentsReport {
+  versions: Record<string, string>;
+  handoffs: number;
+  burstHandoffs: number;
+  chains: number;
+  modes: Record<'activity' | 'localActivity', { chainMs: number[]; historyEvents: number; burst: PeerBurst }>;
+}
+
+/** What bench/peers/langgraph/main.ts prints. */
+export interface LangGraphReport {
+  versions: Record<string, string>;
+  handoffs: number;
+  chainMs: number[];
+  checkpoints: number;
+}
+
+/** A peer's report, or why there is none. */
+export type PeerOutcome<T> = { report: T } | { skipped: string };
+
+/**
+ * Runs the measuring program of the peer in `bench/peers/<name>` (`main.ts`, under this checkout's
+ * tsx) and reads the JSON line it prints; its logs go to stderr. A peer has its own dependencies:
+ * on first use they are installed with `npm ci --prefix bench/peers/<name>`. When npm ci refuses
+ * the lockfile as out of sync (a lockfile written behind a registry mirror that serves one
+ * platform's native builds, such as @swc/core's, lists no other platform's), they are installed
+ * with `npm install --no-save`, which follows the lockfile where it can and leaves it unchanged.
+ * A peer that cannot be installed or fails is skipped with the reason and the command to run by hand.
+ */
+export async function runPeer<T>(name: string, args: string[], env: NodeJS.ProcessEnv = {}): Promise<PeerOutcome<T>> {
+  const dir = path.join(__dirname, 'peers', name);
+  const prefix = path.relative(process.cwd(), dir) || '.';
+  if (!fs.existsSync(path.join(dir, 'node_modules', '.package-lock.json'))) {
+    console.log(`\ninstalling the ${name} peer: npm ci --prefix ${prefix}`);
+    const npm = ['--prefix', dir, '--no-audit', '--no-fund'];
+    const ci = await runChild('npm', ['ci', ...npm]);
+    if (ci.code !== 0) {
+      console.log(`npm ci refused: ${ci.output.split('\n').find((l) => /^npm error (?!code )\S/.test(l)) ?? `exit ${ci.code}`}; installing from the lockfile with npm install --no-save`);
+      const install = await runChild('npm', ['install', '--no-save', ...npm]);
+      if (install.code !== 0) {
+        console.error(install.output.trim().split('\n').slice(-20).join('\n'));
+        return { skipped: `could not install its dependencies; install them with \`npm ci --prefix ${prefix}\` (or \`npm install --prefix ${prefix}\`) and run again` };
+      }
+    }
+  }
+  const main = path.join(dir, 'main.ts');
+  const { code, output } = await runChild(process.execPath, [require.resolve('tsx/cli'), main, ...args], { cwd: dir, env: { ...process.env, ...env }, logs: true });
+  const last = output.trim().split('\n').at(-1) ?? '';
+  if (code !== 0 || !last.startsWith('{')) {
+    return { skipped: `its measuring program failed (exit ${code}, output above); run it alone with \`npx tsx ${path.relative(process.cwd(), main)} ${args.join(' ')}\`` };
+  }
+  return { report: JSON.parse(last) as T };
+}
+
+/**
+ * A child process and what it printed: its stdout, or with `logs` its stdout while its stderr
+ * (the logs) goes to ours; without `logs` its stderr too, for npm, whose output matters only when it fails.
+ */
+function runChild(command: string, args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv; logs?: boolean } = {}): Promise<{ code: number | null; output: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(command, args, { cwd: options.cwd, env: options.env, stdio: ['ignore', 'pipe', options.logs ? process.stderr : 'pipe'] });
+    let output = '';
+    const collect = (chunk: Buffer) => (output += chunk.toString());
+    child.stdout?.on('data', collect);
+    child.stderr?.on('data', collect);
+    child.on('error', (err) => resolve({ code: null, output: `${output}\n${command}: ${err.message}` }));
+    child.on('close', (code) => resolve({ code, output }));
+  });
 }

@@ -1,7 +1,9 @@
 /**
  * baton's benchmarks: `npm run bench [-- --latency 300] [-- --quick]`. Each figure is a median over
- * repeated runs beside a baseline measured in the same run (the engine's floor, or the OpenAI Agents
- * SDK in-process), because absolute times drift between machines. Writes bench/results.json.
+ * repeated runs beside a baseline measured in the same run (the engine's floor, the OpenAI Agents
+ * SDK in-process, and the peers in bench/peers/: Temporal's OpenAI Agents integration on the same
+ * server, a LangGraph swarm in-process), because absolute times drift between machines. Writes
+ * bench/results.json.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -15,7 +17,7 @@ import { batonDataConverter } from '../src/payloads/codec';
 import { sdkChain } from './agentsSdk';
 import * as floorActivities from './floor/activities';
 import { historyCost } from './history';
-import { median, percentile, round, rssSampler, table, timeRuns } from './lib';
+import { median, percentile, round, rssSampler, runPeer, table, timeRuns, type LangGraphReport, type TemporalAgentsReport } from './lib';
 import { replayCost } from './replay';
 import { approvalTeam, chainTeam } from './teams';
 
@@ -23,6 +25,7 @@ const { values } = parseArgs({
   options: {
     latency: { type: 'string', default: '0' },
     reps: { type: 'string', default: '7' },
+    chains: { type: 'string' },
     quick: { type: 'boolean', default: false },
     only: { type: 'string' },
     'dynamic-config': { type: 'string', multiple: true },
@@ -31,7 +34,10 @@ const { values } = parseArgs({
 const latency = Number(values.latency);
 const quick = values.quick;
 const reps = quick ? 3 : Number(values.reps);
+const burstChains = values.chains ? Number(values.chains) : quick ? 50 : 200;
 const selected = (name: string) => !values.only || values.only.split(',').includes(name);
+/** The peers have rows in the handoff, throughput and history tables; `--only peers` measures baton's side of those rows. */
+const withPeers = selected('peers');
 
 async function main(): Promise<void> {
   Runtime.install({ logger: new DefaultLogger('ERROR') });
@@ -57,33 +63,43 @@ async function main(): Promise<void> {
     });
 
   try {
-    if (selected('handoff')) {
+    // The peers run first, each in a process of its own (Temporal's integration against this server), so the tables below carry their rows.
+    const peers = withPeers ? await measurePeers(env.address) : undefined;
+
+    if (selected('handoff') || withPeers) {
       // 1. Orchestration cost per handoff: sequential chains of 10 handoffs.
       const handoffs = 10;
       const steps = 1 + (handoffs + 1); // loadTeam and the model calls: the activities a chain needs
       const batonTimes = await withBaton(chainTeam(handoffs, latency), 'bench-chain', (b) => timeRuns(reps, () => b.run('c0', 'go')));
-      const floorTimes = await timeRuns(reps, () => floorChain(steps, handoffs + 1));
-      const sdk = sdkChain(handoffs, latency);
-      const sdkTimes = await timeRuns(reps, sdk, 2);
       const perHandoff = (t: number[]) => median(t) / handoffs;
-      results.perHandoff = {
-        handoffsPerChain: handoffs,
-        batonMs: round(perHandoff(batonTimes)),
-        floorMs: round(perHandoff(floorTimes)),
-        agentsSdkMs: round(perHandoff(sdkTimes), 3),
-        batonOverFloor: round(median(batonTimes) / median(floorTimes)),
-        batonOverAgentsSdk: round(median(batonTimes) / median(sdkTimes), 1),
-      };
-      print('Orchestration cost per handoff (median ms, chains of 10 handoffs, sequential)', [
-        { system: 'baton (durable)', 'ms/handoff': round(perHandoff(batonTimes)), ratio: 1 },
-        { system: `floor: ${steps} no-op activities`, 'ms/handoff': round(perHandoff(floorTimes)), ratio: round(median(floorTimes) / median(batonTimes)) },
-        { system: 'OpenAI Agents SDK, in-process', 'ms/handoff': round(perHandoff(sdkTimes), 3), ratio: round(median(sdkTimes) / median(batonTimes), 4) },
-      ]);
+      const rows: Record<string, string | number>[] = [{ system: 'baton (durable)', 'ms/handoff': round(perHandoff(batonTimes)), ratio: 1 }];
+      const recorded: Record<string, number> = { handoffsPerChain: handoffs, batonMs: round(perHandoff(batonTimes)) };
+      results.perHandoff = recorded;
+      if (selected('handoff')) {
+        const floorTimes = await timeRuns(reps, () => floorChain(steps, handoffs + 1));
+        const sdk = sdkChain(handoffs, latency);
+        const sdkTimes = await timeRuns(reps, sdk, 2);
+        Object.assign(recorded, {
+          floorMs: round(perHandoff(floorTimes)),
+          agentsSdkMs: round(perHandoff(sdkTimes), 3),
+          batonOverFloor: round(median(batonTimes) / median(floorTimes)),
+          batonOverAgentsSdk: round(median(batonTimes) / median(sdkTimes), 1),
+        });
+        rows.push(
+          { system: `floor: ${steps} no-op activities`, 'ms/handoff': round(perHandoff(floorTimes)), ratio: round(median(floorTimes) / median(batonTimes)) },
+          { system: 'OpenAI Agents SDK, in-process', 'ms/handoff': round(perHandoff(sdkTimes), 3), ratio: round(median(sdkTimes) / median(batonTimes), 4) },
+        );
+      }
+      for (const p of peers?.perHandoff ?? []) {
+        p.figures.batonOverPerHandoff = round(perHandoff(batonTimes) / p.ms, 2);
+        rows.push({ system: p.system, 'ms/handoff': round(p.ms, 3), ratio: round(p.ms / perHandoff(batonTimes), 3) });
+      }
+      print('Orchestration cost per handoff (median ms, chains of 10 handoffs, sequential)', rows);
     }
 
-    if (selected('throughput')) {
+    if (selected('throughput') || withPeers) {
       // 2. Throughput: chains of 5 handoffs started at once on one worker.
-      const chains = quick ? 50 : 200;
+      const chains = burstChains;
       const handoffs = 5;
       const steps = 1 + (handoffs + 1);
       const burst = async (start: () => Promise<unknown>) => {
@@ -100,27 +116,44 @@ async function main(): Promise<void> {
         return { total, latencies, peakRssMb: rss.stop() };
       };
       const b = await withBaton(chainTeam(handoffs, latency), 'bench-burst', (baton) => burst(() => baton.run('c0', 'go')));
-      const f = await burst(() => floorChain(steps, handoffs + 1));
       const perSecond = (r: { total: number }) => (chains * handoffs) / (r.total / 1000);
-      results.throughput = {
-        chains,
-        handoffsPerChain: handoffs,
-        baton: { handoffsPerSecond: round(perSecond(b), 1), p50Ms: round(median(b.latencies)), p95Ms: round(percentile(b.latencies, 95)), peakRssMb: round(b.peakRssMb, 0) },
-        floor: { handoffsPerSecond: round(perSecond(f), 1), p50Ms: round(median(f.latencies)), p95Ms: round(percentile(f.latencies, 95)), peakRssMb: round(f.peakRssMb, 0) },
-        batonOverFloorThroughput: round(perSecond(b) / perSecond(f)),
-      };
-      print(`Throughput: ${chains} chains of ${handoffs} handoffs started at once, one worker`, [
-        { system: 'baton', 'handoffs/s': round(perSecond(b), 1), 'p50 ms': round(median(b.latencies)), 'p95 ms': round(percentile(b.latencies, 95)), 'peak RSS MB': round(b.peakRssMb, 0) },
-        { system: `floor (${steps} no-op activities)`, 'handoffs/s': round(perSecond(f), 1), 'p50 ms': round(median(f.latencies)), 'p95 ms': round(percentile(f.latencies, 95)), 'peak RSS MB': round(f.peakRssMb, 0) },
-      ]);
+      const figures = (r: { total: number; latencies: number[]; peakRssMb: number }) => ({
+        handoffsPerSecond: round(perSecond(r), 1),
+        p50Ms: round(median(r.latencies)),
+        p95Ms: round(percentile(r.latencies, 95)),
+        peakRssMb: round(r.peakRssMb, 0),
+      });
+      const row = (system: string, r: ReturnType<typeof figures>) => ({ system, 'handoffs/s': r.handoffsPerSecond, 'p50 ms': r.p50Ms, 'p95 ms': r.p95Ms, 'peak RSS MB': r.peakRssMb });
+      const rows = [row('baton', figures(b))];
+      const recorded: Record<string, unknown> = { chains, handoffsPerChain: handoffs, baton: figures(b) };
+      results.throughput = recorded;
+      if (selected('throughput')) {
+        const f = await burst(() => floorChain(steps, handoffs + 1));
+        Object.assign(recorded, { floor: figures(f), batonOverFloorThroughput: round(perSecond(b) / perSecond(f)) });
+        rows.push(row(`floor (${steps} no-op activities)`, figures(f)));
+      }
+      for (const p of peers?.throughput ?? []) {
+        p.figures.batonOverThroughput = round(perSecond(b) / p.handoffsPerSecond, 2);
+        rows.push(row(p.system, p.figures.throughput));
+      }
+      print(`Throughput: ${chains} chains of ${handoffs} handoffs started at once, one worker`, rows);
     }
 
     if (selected('history')) {
       // 3. History cost: events per handoff; bytes per model turn as a conversation grows.
       const cost = await historyCost(env, withBaton, quick);
       results.history = cost;
-      print('History: events per handoff', [cost.eventsPerHandoff]);
+      print('History: events per handoff', [{ system: 'baton', ...cost.eventsPerHandoff }, ...(peers?.history ?? [])]);
       print('History bytes per model turn (callModel input + answer), ~200-token messages', cost.bytesPerTurn);
+    } else if (withPeers) {
+      // Only baton's events per handoff, for the peers' rows: historyCost's long conversations are not needed.
+      const handoffs = 10;
+      const events = await withBaton(chainTeam(handoffs, 0), 'bench-history-chain', async (b) => {
+        const { workflowId } = await b.run('c0', 'go');
+        return (await b.getRun(workflowId).handle.fetchHistory()).events?.length ?? 0;
+      });
+      results.history = { eventsPerHandoff: { handoffs, events, 'events/handoff': round(events / handoffs, 1) } };
+      print('History: events per handoff', [{ system: 'baton', handoffs, events, 'events/handoff': round(events / handoffs, 1) }, ...(peers?.history ?? [])]);
     }
 
     if (selected('replay')) {
@@ -166,6 +199,8 @@ async function main(): Promise<void> {
         { system: 'floor: workflows waiting on a signal', ...floorWait },
       ]);
     }
+    // Recorded last: the sections above add baton's ratios to the peers' figures.
+    if (peers) results.peers = peers.figures;
   } catch (err) {
     console.error('benchmark failed:', err);
     throw err;
@@ -177,6 +212,60 @@ async function main(): Promise<void> {
   const out = path.join(__dirname, 'results.json');
   fs.writeFileSync(out, `${JSON.stringify(results, null, 2)}\n`);
   console.log(`\nwrote ${path.relative(process.cwd(), out)}`);
+}
+
+/** A peer's figures in results.json; the ratios are filled in as baton's side is measured. */
+type PeerFigures = { perHandoffMs: number; batonOverPerHandoff?: number };
+type ModeFigures = PeerFigures & { eventsPerHandoff: number; throughput: { handoffsPerSecond: number; p50Ms: number; p95Ms: number; peakRssMb: number }; batonOverThroughput?: number };
+
+/** The rows the peers add to the handoff, throughput and history tables. */
+interface PeerRows {
+  perHandoff: { system: string; ms: number; figures: PeerFigures }[];
+  throughput: { system: string; handoffsPerSecond: number; figures: ModeFigures }[];
+  history: Record<string, string | number>[];
+}
+
+/** Runs the peers (bench/peers/), Temporal's integration against the dev server at `address`; a peer that cannot run is recorded as skipped. */
+async function measurePeers(address: string): Promise<PeerRows & { figures: Record<string, unknown> }> {
+  const common = ['--reps', String(reps), '--latency', String(latency)];
+  const agents = await runPeer<TemporalAgentsReport>('temporal-openai-agents', [...common, '--chains', String(burstChains)], { TEMPORAL_ADDRESS: address });
+  const langgraph = await runPeer<LangGraphReport>('langgraph', common);
+  const rows: PeerRows = { perHandoff: [], throughput: [], history: [] };
+  const figures = {
+    temporalOpenAIAgents: 'report' in agents ? temporalAgentsFigures(agents.report, rows) : agents,
+    langgraph: 'report' in langgraph ? langgraphFigures(langgraph.report, rows) : langgraph,
+  };
+  for (const [name, f] of Object.entries(figures)) if ('skipped' in f) console.log(`\npeer ${name} skipped: ${f.skipped}`);
+  return { ...rows, figures };
+}
+
+/** Temporal's OpenAI Agents integration, with model calls as activities (its default) and as local activities. */
+function temporalAgentsFigures(r: TemporalAgentsReport, rows: PeerRows) {
+  const modes = { activity: 'activities', localActivity: 'local activities' } as const;
+  const figures: Record<string, unknown> = { versions: r.versions };
+  for (const [mode, label] of Object.entries(modes) as [keyof typeof modes, string][]) {
+    const m = r.modes[mode];
+    const system = `Temporal OpenAI Agents integration (${label})`;
+    const handoffsPerSecond = (r.chains * r.burstHandoffs) / (m.burst.totalMs / 1000);
+    const f: ModeFigures = {
+      perHandoffMs: round(median(m.chainMs) / r.handoffs),
+      eventsPerHandoff: round(m.historyEvents / r.handoffs, 1),
+      throughput: { handoffsPerSecond: round(handoffsPerSecond, 1), p50Ms: round(median(m.burst.latenciesMs)), p95Ms: round(percentile(m.burst.latenciesMs, 95)), peakRssMb: round(m.burst.peakRssMb, 0) },
+    };
+    figures[mode] = f;
+    rows.perHandoff.push({ system, ms: median(m.chainMs) / r.handoffs, figures: f });
+    rows.throughput.push({ system: `${system}, own process`, handoffsPerSecond, figures: f });
+    rows.history.push({ system, handoffs: r.handoffs, events: m.historyEvents, 'events/handoff': f.eventsPerHandoff });
+  }
+  return figures;
+}
+
+/** The LangGraph swarm in-process; it keeps MemorySaver checkpoints where Temporal keeps history events. */
+function langgraphFigures(r: LangGraphReport, rows: PeerRows) {
+  const f = { versions: r.versions, perHandoffMs: round(median(r.chainMs) / r.handoffs, 3), checkpointsPerHandoff: round(r.checkpoints / r.handoffs, 1) };
+  rows.perHandoff.push({ system: 'LangGraph swarm, in-process (MemorySaver)', ms: median(r.chainMs) / r.handoffs, figures: f });
+  rows.history.push({ system: 'LangGraph swarm: MemorySaver checkpoints, not events', handoffs: r.handoffs, events: r.checkpoints, 'events/handoff': f.checkpointsPerHandoff });
+  return f;
 }
 
 function print(title: string, rows: Record<string, string | number>[]): void {

@@ -1,0 +1,68 @@
+/**
+ * Measures the benchmark chain as a LangGraph swarm in-process, checkpointed in memory
+ * (MemorySaver). bench/run.ts runs it as a child process beside baton:
+ *
+ *   npx tsx bench/peers/langgraph/main.ts --reps 3
+ *
+ * The one line on stdout is the JSON report (raw milliseconds, see {@link Report}).
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { MemorySaver } from '@langchain/langgraph';
+import { timeRuns } from '../timing';
+import { chainSwarm } from './swarm';
+
+/** The JSON line this program prints. */
+export interface Report {
+  peer: 'langgraph';
+  versions: Record<string, string>;
+  handoffs: number;
+  /** Sequential chains of `handoffs` handoffs, after two warm-up chains: ms each. */
+  chainMs: number[];
+  /** Checkpoints MemorySaver holds for one chain's thread (the swarm's and its agents'). */
+  checkpoints: number;
+}
+
+const { values } = parseArgs({
+  options: {
+    reps: { type: 'string', default: '7' },
+    handoffs: { type: 'string', default: '10' },
+    latency: { type: 'string', default: '0' },
+  },
+});
+const handoffs = Number(values.handoffs);
+
+function versionOf(name: string): string {
+  return (JSON.parse(fs.readFileSync(path.join(__dirname, 'node_modules', name, 'package.json'), 'utf8')) as { version: string }).version;
+}
+
+async function main(): Promise<void> {
+  const checkpointer = new MemorySaver();
+  const app = chainSwarm(handoffs, Number(values.latency), checkpointer);
+  let thread = 0;
+  const chain = async () => {
+    const config = { configurable: { thread_id: `chain-${++thread}` }, recursionLimit: 4 * handoffs + 10 };
+    const state = await app.invoke({ messages: [{ role: 'user', content: 'go' }] }, config);
+    const last = state.messages.at(-1);
+    if (last?.content !== 'done' || state.activeAgent !== `c${handoffs}`) throw new Error(`the swarm ended at ${state.activeAgent} with ${JSON.stringify(last?.content)}`);
+    return config;
+  };
+  // Two warm-up chains, as for the in-process Agents SDK baseline.
+  const chainMs = await timeRuns(Number(values.reps), chain, 2);
+  let checkpoints = 0;
+  for await (const _ of checkpointer.list(await chain())) checkpoints++;
+  const report: Report = {
+    peer: 'langgraph',
+    versions: Object.fromEntries(['@langchain/langgraph', '@langchain/langgraph-swarm', '@langchain/core'].map((n) => [n, versionOf(n)])),
+    handoffs,
+    chainMs,
+    checkpoints,
+  };
+  process.stdout.write(`${JSON.stringify(report)}\n`);
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});
