@@ -55,11 +55,11 @@ async function main(): Promise<void> {
     const client = extra.compress ? new Client({ connection: env.connection, dataConverter: batonDataConverter({ compress: true }) }) : env.client;
     return worker.runUntil(fn(new Baton({ client, taskQueue: queue })));
   };
-  const floorChain = (steps: number, modelCalls: number) =>
+  const floorChain = (steps: number, modelCalls: number, local = false) =>
     env.client.workflow.execute('noopChain', {
       taskQueue: 'bench-floor',
       workflowId: `floor-${Math.random()}`,
-      args: [{ steps, latencyMs: Array.from({ length: steps }, (_, i) => (i > 0 && i <= modelCalls ? latency : 0)) }],
+      args: [{ steps, latencyMs: Array.from({ length: steps }, (_, i) => (i > 0 && i <= modelCalls ? latency : 0)), local }],
     });
 
   try {
@@ -85,8 +85,22 @@ async function main(): Promise<void> {
           batonOverFloor: round(median(batonTimes) / median(floorTimes)),
           batonOverAgentsSdk: round(median(batonTimes) / median(sdkTimes), 1),
         });
+        // Model calls as local activities, beside the floor's no-op activities run the same way.
+        const localTimes = await withBaton(chainTeam(handoffs, latency), 'bench-chain-local', (b) => timeRuns(reps, () => b.run('c0', 'go', { modelActivity: 'local' })));
+        const floorLocalTimes = await timeRuns(reps, () => floorChain(steps, handoffs + 1, true));
+        // The same chain on a server as `temporal server start-dev` comes, without baton's tuning.
+        const untunedTimes = await untunedChains(handoffs, reps);
+        Object.assign(recorded, {
+          batonLocalMs: round(perHandoff(localTimes)),
+          floorLocalMs: round(perHandoff(floorLocalTimes)),
+          batonLocalOverFloorLocal: round(median(localTimes) / median(floorLocalTimes)),
+          batonUntunedServerMs: round(perHandoff(untunedTimes)),
+        });
         rows.push(
           { system: `floor: ${steps} no-op activities`, 'ms/handoff': round(perHandoff(floorTimes)), ratio: round(median(floorTimes) / median(batonTimes)) },
+          { system: "baton, model calls as local activities (modelActivity: 'local')", 'ms/handoff': round(perHandoff(localTimes)), ratio: round(median(localTimes) / median(batonTimes)) },
+          { system: `floor: ${steps} no-op local activities`, 'ms/handoff': round(perHandoff(floorLocalTimes)), ratio: round(median(floorLocalTimes) / median(batonTimes)) },
+          { system: 'baton on an untuned dev server (MaxPollRPS 20)', 'ms/handoff': round(perHandoff(untunedTimes)), ratio: round(median(untunedTimes) / median(batonTimes)) },
           { system: 'OpenAI Agents SDK, in-process', 'ms/handoff': round(perHandoff(sdkTimes), 3), ratio: round(median(sdkTimes) / median(batonTimes), 4) },
         );
       }
@@ -129,8 +143,16 @@ async function main(): Promise<void> {
       results.throughput = recorded;
       if (selected('throughput')) {
         const f = await burst(() => floorChain(steps, handoffs + 1));
-        Object.assign(recorded, { floor: figures(f), batonOverFloorThroughput: round(perSecond(b) / perSecond(f)) });
-        rows.push(row(`floor (${steps} no-op activities)`, figures(f)));
+        const bl = await withBaton(chainTeam(handoffs, latency), 'bench-burst-local', (baton) => burst(() => baton.run('c0', 'go', { modelActivity: 'local' })));
+        const fl = await burst(() => floorChain(steps, handoffs + 1, true));
+        Object.assign(recorded, {
+          floor: figures(f),
+          batonOverFloorThroughput: round(perSecond(b) / perSecond(f)),
+          batonLocal: figures(bl),
+          floorLocal: figures(fl),
+          batonLocalOverFloorLocalThroughput: round(perSecond(bl) / perSecond(fl)),
+        });
+        rows.push(row(`floor (${steps} no-op activities)`, figures(f)), row("baton, local model calls", figures(bl)), row(`floor (${steps} no-op local activities)`, figures(fl)));
       }
       for (const p of peers?.throughput ?? []) {
         p.figures.batonOverThroughput = round(perSecond(b) / p.handoffsPerSecond, 2);
@@ -142,8 +164,14 @@ async function main(): Promise<void> {
     if (selected('history')) {
       // 3. History cost: events per handoff; bytes per model turn as a conversation grows.
       const cost = await historyCost(env, withBaton, quick);
-      results.history = cost;
-      print('History: events per handoff', [{ system: 'baton', ...cost.eventsPerHandoff }, ...(peers?.history ?? [])]);
+      const handoffs = 10;
+      const localEvents = await withBaton(chainTeam(handoffs, 0), 'bench-history-local', async (b) => {
+        const { workflowId } = await b.run('c0', 'go', { modelActivity: 'local' });
+        return (await b.getRun(workflowId).handle.fetchHistory()).events?.length ?? 0;
+      });
+      const local = { handoffs, events: localEvents, 'events/handoff': round(localEvents / handoffs, 1) };
+      results.history = { ...cost, eventsPerHandoffLocal: local };
+      print('History: events per handoff', [{ system: 'baton', ...cost.eventsPerHandoff }, { system: 'baton, local model calls', ...local }, ...(peers?.history ?? [])]);
       print('History bytes per model turn (callModel input + answer), ~200-token messages', cost.bytesPerTurn);
     } else if (withPeers) {
       // Only baton's events per handoff, for the peers' rows: historyCost's long conversations are not needed.
@@ -215,6 +243,17 @@ async function main(): Promise<void> {
 }
 
 /** A peer's figures in results.json; the ratios are filled in as baton's side is measured. */
+/** Sequential chains of `handoffs` on a second dev server started without baton's tuning. */
+async function untunedChains(handoffs: number, reps: number): Promise<number[]> {
+  const env = await startDevServer({ tuned: false });
+  try {
+    const worker = await createWorker({ team: chainTeam(handoffs, latency), connection: env.nativeConnection, taskQueue: 'bench-untuned' });
+    return await worker.runUntil(() => timeRuns(reps, () => new Baton({ client: env.client, taskQueue: 'bench-untuned' }).run('c0', 'go')));
+  } finally {
+    await env.teardown();
+  }
+}
+
 type PeerFigures = { perHandoffMs: number; batonOverPerHandoff?: number };
 type ModeFigures = PeerFigures & { eventsPerHandoff: number; throughput: { handoffsPerSecond: number; p50Ms: number; p95Ms: number; peakRssMb: number }; batonOverThroughput?: number };
 
