@@ -38,6 +38,11 @@ import { Chain, carryOver, startChain } from './chain/state';
 import { defaultGuards } from './guards';
 import { runChain } from './loop';
 
+function asksForLocalCalls(input: unknown): boolean {
+  const options = (input as { options?: { modelActivity?: unknown } } | null | undefined)?.options;
+  return typeof options === 'object' && options !== null && options.modelActivity === 'local';
+}
+
 /**
  * One chain of handoffs: from `input.agent` with `input.input` until an agent answers.
  * Input and result are plain JSON, so any Temporal client can start it. Long chains continue as
@@ -47,7 +52,9 @@ export async function handoffRun(rawInput: HandoffRunInput): Promise<HandoffRunR
   // Decided once, before any handler runs, so the decision never depends on when a job arrives.
   const v2 = patched(Patches.RUN_V2);
   const controls = v2 && patched(Patches.CONTROLS);
-  const localSnapshot = controls && patched(Patches.LOCAL_SNAPSHOT);
+  // Local activities run on the worker that runs the workflow: only a run that asked for local model
+  // calls (and so runs its activities beside its workflows) loads the team snapshot locally.
+  const localSnapshot = controls && asksForLocalCalls(rawInput) && patched(Patches.LOCAL_SNAPSHOT);
   const effects = temporalEffects(v2);
   const desk = new ApprovalDesk(effects);
   let chain: Chain | undefined;

@@ -111,7 +111,7 @@ describe('follow', () => {
       const lines: string[] = [];
       const failure = await follow(await baton.start('triage', 'refund 1042', { maxHandoffs: 0 }), (l) => lines.push(l)).catch((e: unknown) => e);
       expect((failure as Error).name).toBe('MaxHandoffsExceededError');
-      expect(lines).toEqual(['  triage: model call', '  ⚠ budget: handoffs 0 of 0 used (triage) → the run fails']);
+      expect(lines).toEqual(['  triage: model call', '  ⚠ budget: handoffs 1 of 0 used (triage) → the run fails']);
     });
   });
 
