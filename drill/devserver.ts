@@ -41,6 +41,11 @@ export class DrillServer {
     return new DrillServer(binary, await freePort(), options.dbFile, options.logFile);
   }
 
+  /** The server process's id while it runs. */
+  get pid(): number | undefined {
+    return this.child?.pid;
+  }
+
   /** Where clients and workers connect. */
   get address(): string {
     return `127.0.0.1:${this.port}`;

@@ -1,18 +1,23 @@
 /**
- * `npm run drill -- [sigkill | server | all] [flags]`: fault drills against real Temporal servers
- * and real worker processes, each ending with a table. Exits 1 when a drill found a problem.
+ * `npm run drill -- [sigkill | server | load | fuzz | all] [flags]`: fault, load and fuzzing drills
+ * against real Temporal servers and real workers, each ending with a table. Exits 1 when a drill
+ * found a problem.
  */
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { fuzzDrill } from './fuzz';
+import { loadDrill } from './load';
 import { formatTable } from './report';
 import type { DrillSettings } from './run';
 import { serverDrill } from './server';
 import { sigkillDrill, type DrillReport } from './sigkill';
 
-const USAGE = `usage: npm run drill -- [sigkill | server | all] [flags]
+const DRILLS = ['sigkill', 'server', 'load', 'fuzz'] as const;
 
-  --chains N               chains per run (default 50)
+const USAGE = `usage: npm run drill -- [sigkill | server | load | fuzz | all] [flags]   (or --only <drill>; default all)
+
+  --chains N               sigkill, server: chains per run (default 50)
   --workers N              worker processes (default 2)
   --seed N                 seed of the drill's random choices (default: the clock)
   --stagger MS             start the chains over this long (default 200 per chain)
@@ -24,6 +29,15 @@ const USAGE = `usage: npm run drill -- [sigkill | server | all] [flags]
   --kill-every MIN-MAX     sigkill: ms between kills (default 1500-4000)
   --restarts N             server: restarts of the dev server (default 3)
   --down MIN-MAX           server: ms the server stays down (default 1000-4000)
+  --load-chains N          load: chains started at once (default 1000)
+  --load-workers LIST      load: worker processes of each burst run, e.g. 1,2 (default 1,2)
+  --waiting N              load: chains waiting for approval, then decided (default 10000)
+  --cache N                load: maxCachedWorkflows of the worker the waiting chains run on (default 500)
+  --load-concurrency N     load: starts, signals and checks in flight at once (default 200)
+  --load-deadline MS       load: how long chains may take after the last start or decision (default 1800000)
+  --fuzz-runs N            fuzz: generated scenarios (default 400)
+  --fuzz-lanes N           fuzz: scenarios run in parallel, each lane with seed+lane (default 2)
+  --fuzz-time MS           fuzz: a lane stops after this long (default 3600000)
   --dir PATH               logs, side-effect logs and the database (default: a new temp dir)`;
 
 function range(text: string, flag: string): [number, number] {
@@ -38,6 +52,12 @@ function count(text: string, flag: string): number {
   return Number(text);
 }
 
+function counts(text: string, flag: string): number[] {
+  const values = text.split(',').map((v) => count(v.trim(), flag));
+  if (values.some((v) => v < 1)) throw new Error(`${flag} wants whole numbers of at least 1, got ${JSON.stringify(text)}`);
+  return values;
+}
+
 /** Parse the command line into the drills to run and their settings. */
 export function parseArgs(argv: string[]): { drills: string[]; settings: DrillSettings } {
   let which = 'all';
@@ -45,19 +65,26 @@ export function parseArgs(argv: string[]): { drills: string[]; settings: DrillSe
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;
     if (a === '-h' || a === '--help') throw new Error(USAGE);
-    if (a.startsWith('--')) {
+    if (a === '--only') {
+      const value = argv[++i];
+      if (value === undefined) throw new Error(`--only needs a drill\n\n${USAGE}`);
+      which = value;
+    } else if (a.startsWith('--')) {
       const value = argv[++i];
       if (value === undefined) throw new Error(`${a} needs a value\n\n${USAGE}`);
       flags.set(a, value);
     } else which = a;
   }
-  const known = ['--chains', '--workers', '--seed', '--stagger', '--approval-delay', '--deadline', '--heartbeat-timeout', '--model-delay', '--tool-delay', '--kill-every', '--restarts', '--down', '--dir'];
+  const known = [
+    ...['--chains', '--workers', '--seed', '--stagger', '--approval-delay', '--deadline', '--heartbeat-timeout', '--model-delay', '--tool-delay', '--kill-every', '--restarts', '--down', '--dir'],
+    ...['--load-chains', '--load-workers', '--waiting', '--cache', '--load-concurrency', '--load-deadline', '--fuzz-runs', '--fuzz-lanes', '--fuzz-time'],
+  ];
   for (const f of flags.keys()) if (!known.includes(f)) throw new Error(`unknown flag ${f}\n\n${USAGE}`);
-  if (!['sigkill', 'server', 'all'].includes(which)) throw new Error(`unknown drill ${JSON.stringify(which)}\n\n${USAGE}`);
+  if (![...DRILLS, 'all'].includes(which)) throw new Error(`unknown drill ${JSON.stringify(which)}\n\n${USAGE}`);
   const get = <T>(flag: string, parse: (v: string, f: string) => T, fallback: T): T => (flags.has(flag) ? parse(flags.get(flag)!, flag) : fallback);
   const chains = get('--chains', count, 50);
   return {
-    drills: which === 'all' ? ['sigkill', 'server'] : [which],
+    drills: which === 'all' ? [...DRILLS] : [which],
     settings: {
       chains,
       workers: Math.max(1, get('--workers', count, 2)),
@@ -72,6 +99,15 @@ export function parseArgs(argv: string[]): { drills: string[]; settings: DrillSe
       restarts: get('--restarts', count, 3),
       downMs: get('--down', range, [1000, 4000]),
       dir: flags.get('--dir') ?? fs.mkdtempSync(path.join(os.tmpdir(), 'baton-drill-')),
+      loadChains: get('--load-chains', count, 1000),
+      loadWorkers: get('--load-workers', counts, [1, 2]),
+      waitingChains: get('--waiting', count, 10_000),
+      cacheSize: Math.max(1, get('--cache', count, 500)),
+      loadConcurrency: Math.max(1, get('--load-concurrency', count, 200)),
+      loadDeadlineMs: get('--load-deadline', count, 1_800_000),
+      fuzzRuns: get('--fuzz-runs', count, 400),
+      fuzzLanes: Math.max(1, get('--fuzz-lanes', count, 2)),
+      fuzzTimeMs: get('--fuzz-time', count, 3_600_000),
     },
   };
 }
@@ -81,6 +117,7 @@ function print(report: DrillReport): void {
   console.log(formatTable([report.summary]));
   console.log('');
   console.log(formatTable(report.faults));
+  for (const t of report.tables ?? []) console.log(`\n${t.title}\n\n${formatTable(t.rows)}`);
   if (report.problems.length > 0) console.log(`\nproblems:\n${report.problems.map((p) => `  - ${p}`).join('\n')}`);
 }
 
@@ -97,7 +134,8 @@ async function main(): Promise<number> {
   console.log(`drill ${drills.join(' + ')}: seed ${settings.seed}, working directory ${settings.dir}`);
   const reports: DrillReport[] = [];
   for (const drill of drills) {
-    const report = drill === 'sigkill' ? await sigkillDrill(settings) : await serverDrill(settings);
+    const run = { sigkill: sigkillDrill, server: serverDrill, load: loadDrill, fuzz: fuzzDrill }[drill as (typeof DRILLS)[number]];
+    const report = await run(settings);
     print(report);
     reports.push(report);
   }

@@ -34,6 +34,20 @@ export interface DrillSettings {
   downMs: [number, number];
   /** Working directory: logs, the side-effect log, the server's database. */
   dir: string;
+  /** Load drill: chains started at once, against each worker count in `loadWorkers`. */
+  loadChains: number;
+  loadWorkers: number[];
+  /** Load drill: chains waiting for approval, on a worker with `maxCachedWorkflows` = `cacheSize`. */
+  waitingChains: number;
+  cacheSize: number;
+  /** Load drill: starts, signals and checks in flight at once. */
+  loadConcurrency: number;
+  /** Load drill: how long chains may take after the last start or decision. */
+  loadDeadlineMs: number;
+  /** Fuzzing drill: generated scenarios in all, over `fuzzLanes` parallel lanes of at most `fuzzTimeMs` each. */
+  fuzzRuns: number;
+  fuzzLanes: number;
+  fuzzTimeMs: number;
 }
 
 /** The pieces a drill runs with. */

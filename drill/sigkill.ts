@@ -18,6 +18,8 @@ export interface DrillReport {
   problems: string[];
   /** Raw material for a closer look (written to report.json). */
   details?: unknown;
+  /** More tables to print after the faults, each with a title. */
+  tables?: { title: string; rows: Record<string, Cell>[] }[];
 }
 
 const PHASES = ['model', 'tool', 'approval', 'handoff'] as const;

@@ -24,6 +24,10 @@ export interface HistoryFindings {
   /** `WorkflowTaskFailed` events: a task the worker could not complete (the cause of a stuck chain). */
   taskFailures: { eventId: number; at: number; identity?: string; message: string }[];
   tasks: TaskEvent[];
+  /** Events in the history. */
+  events: number;
+  /** Activities scheduled (model calls, tool calls, the team snapshot, …). */
+  activities: number;
 }
 
 const TASK_EVENTS: [keyof HistoryEvent, TaskEvent['type']][] = [
@@ -50,8 +54,9 @@ export async function inspectHistory(client: Client, workflowId: string): Promis
       await new Promise((resolve) => setTimeout(resolve, 1000));
     }
   }
-  const findings: HistoryFindings = { workflowId, handoffRecords: [], taskFailures: [], tasks: [] };
+  const findings: HistoryFindings = { workflowId, handoffRecords: [], taskFailures: [], tasks: [], events: events.length, activities: 0 };
   for (const e of events) {
+    if (e.activityTaskScheduledEventAttributes) findings.activities++;
     const handoff = recordedHandoff(e);
     if (handoff) findings.handoffRecords.push(handoff.index);
     for (const [attr, type] of TASK_EVENTS) {

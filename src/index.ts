@@ -8,9 +8,11 @@ export { defineAgent, type Agent, type AgentDefinition, type HandoffToolStyle } 
 export { delegate, handoff, type DelegateDeclaration, type DelegateOptions, type HandoffCheck, type HandoffDeclaration, type HandoffOptions } from './agents/handoff';
 export { handoffToolSpec as createHandoffTool, READ_STATE_TOOL, transferToolSpecs, type HandoffTarget } from './common/handoffTools';
 export { Team, type TeamOptions } from './agents/team';
-export { defineTool, ToolError, type Tool, type ToolApprovalOptions, type ToolContext, type ToolDefinition } from './agents/tool';
+export { defineTool, ToolError, type ArgumentPath, type Tool, type ToolApprovalOptions, type ToolContext, type ToolDefinition, type ToolSensitivity } from './agents/tool';
+export { REDACTED, type SensitiveArguments, type ToolSensitivitySpec } from './common/sensitive';
 export { guardrails, type AgentGuardrails, type Guardrail, type GuardrailAnswer, type GuardrailContext, type GuardrailOptions } from './agents/guardrails';
-export { Baton, BatonRun, toBatonError, type BatonOptions, type DecisionOptions, type PendingHandoff, type RunResult, type StartOptions } from './client/baton';
+export { Baton, BatonRun, toBatonError, type BatonOptions, type DecisionOptions, type PendingHandoff, type PendingOptions, type RunResult, type StartOptions } from './client/baton';
+export { redactPending } from './client/sensitive';
 export type { RunEvent, RunEventBody } from './client/events';
 export { connectBaton, temporalConfig, type ConnectBatonOptions, type TemporalConfigOptions } from './client/connect';
 export * from './common/errors';
@@ -34,6 +36,9 @@ export type { AnsweredBy, AuditChain, AuditEvent, AuditStatus, Execution, Handof
 export { formatTimeline, toMermaid } from './audit/format';
 export type { ReplayOptions, ReplayStarted } from './client/replay';
 export type { AgentHandoffListener, BatonHooks, HandoffHookContext } from './agents/hooks';
-export { IDEMPOTENCY_KEY_META, mcpServer, type McpHttpServerOptions, type McpServer, type McpStdioServerOptions } from './mcp/server';
+export { IDEMPOTENCY_KEY_META, mcpServer, type McpHttpServerOptions, type McpSensitivity, type McpServer, type McpStdioServerOptions } from './mcp/server';
 export { McpConnectionError, McpServerUnavailableError } from './mcp/errors';
 export type { McpWorkerOptions } from './mcp/tools';
+export { Conversation, conversationError, type ConversationStartOptions, type ConversationTurn } from './client/conversation';
+export { auditConversation, buildConversationAudit, CONVERSATION_AUDIT_SCHEMA, formatConversation, type CompactionAudit, type ConversationAudit, type ConversationTurnAudit, type TurnApproval } from './audit/conversation';
+export { CLAIM_CHECK_ENCODING, ClaimCheckError, ClaimCheckPayloadCodec, FileBlobStore, type BlobStore, type ClaimCheckOptions } from './payloads/claimCheck';

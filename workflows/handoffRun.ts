@@ -84,7 +84,7 @@ export async function handoffRun(rawInput: HandoffRunInput): Promise<HandoffRunR
     chain = new Chain(state);
     desk.attach(chain);
     if (input.resume) desk.republish();
-    const outcome = await runChain({ chain, effects, guards: defaultGuards({ emptyOutputCheck: v2, controls, now: effects.now }), desk });
+    const outcome = await runChain({ chain, effects, guards: defaultGuards({ emptyOutputCheck: v2, controls, now: effects.now, finalTurnEnds: () => patched(Patches.FINAL_TURN_ENDS) }), desk });
     await desk.drain();
     if (outcome.kind === 'completed') {
       effects.setStatus(BatonStatus.COMPLETED);

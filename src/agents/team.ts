@@ -2,6 +2,7 @@ import { HANDOFF_TOOL_NAME, READ_STATE_TOOL_NAME } from '../common/handoff';
 import { approvalRuleCheck } from '../common/options';
 import { TeamValidationError } from '../common/errors';
 import type { ApprovalRule } from '../common/approvals';
+import type { ToolSensitivitySpec } from '../common/sensitive';
 import type { AgentSpec, TeamSpec } from '../common/team';
 import type { Agent, HandoffToolStyle } from './agent';
 import { handoffToolSpec, transferToolName, transferToolSpecs } from '../common/handoffTools';
@@ -147,6 +148,7 @@ export class Team {
         ...guardrailsSpec(agent),
         ...(agent.modelActivity ? { modelActivity: agent.modelActivity } : {}),
         ...toolApprovals(agent),
+        ...toolSensitivity(agent, mcp.sensitivity),
       };
     }
     if (mcpProblems.length > 0) throw new TeamValidationError(mcpProblems);
@@ -170,6 +172,13 @@ function guardrailsSpec(agent: Agent): Pick<AgentSpec, 'guardrails'> {
 function toolApprovals(agent: Agent): Pick<AgentSpec, 'toolApprovals'> {
   const gated = agent.tools.filter((t) => t.approval);
   return gated.length > 0 ? { toolApprovals: Object.fromEntries(gated.map((t) => [t.name, t.approval!])) } : {};
+}
+
+/** The agent's tools (its MCP servers' included) with sensitive arguments or results, by name. */
+function toolSensitivity(agent: Agent, mcp: Record<string, ToolSensitivitySpec>): Pick<AgentSpec, 'toolSensitivity'> {
+  const own = Object.fromEntries(agent.tools.filter((t) => t.sensitivity).map((t) => [t.name, t.sensitivity!]));
+  const all = { ...own, ...mcp };
+  return Object.keys(all).length > 0 ? { toolSensitivity: all } : {};
 }
 
 function teamProblems(agents: Agent[]): string[] {

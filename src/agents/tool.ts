@@ -8,6 +8,7 @@ import type { JsonSchema, ToolSpec } from '../common/model';
 import type { ApprovalPolicy } from '../common/approvals';
 import { argConditionProblems, type ArgCondition, type ToolApprovalSpec } from '../common/controls';
 import { approvalPolicyCheck } from '../common/options';
+import { scrub, sensitivityProblems, sensitiveValues, toSensitivitySpec, type ToolSensitivitySpec } from '../common/sensitive';
 import type { RunContext } from '../common/team';
 
 /**
@@ -71,7 +72,43 @@ export interface ToolDefinition<S extends z.ZodObject = z.ZodObject, Context ext
    * @example needsApproval: { when: [{ arg: 'amount', op: '>', value: 100 }], approvers: ['finance'], timeout: '1 hour' }
    */
   needsApproval?: boolean | ToolApprovalOptions;
+  /**
+   * Arguments and results baton must not show: `true` for every argument and the whole result, or
+   * which. baton shows `"[redacted]"` for them in the audit (JSON, timeline, Mermaid, HTTP), run
+   * events, the CLI, the HTTP service and the approvals page (where an approver who may decide the
+   * call sees the real arguments), and takes their values out of errors `execute` throws (worker
+   * logs); metrics and spans never carry values. Paths are checked against `parameters` here.
+   *
+   * The model still gets the real values, and the workflow history holds them (a run replays from
+   * it): encrypt history at rest with the AES-GCM payload codec (`createWorker({codec: {keys}})`).
+   * Values the model repeats in its own words (its answer, a handoff message) are not redacted.
+   * @example sensitive: { arguments: ['cardNumber', 'customer.email'], result: ['token'] }
+   */
+  sensitive?: true | ToolSensitivity<z.output<S>>;
 }
+
+/** Which arguments and which parts of the result of a tool are sensitive. */
+export interface ToolSensitivity<Args = Record<string, unknown>> {
+  /**
+   * `true` for every argument, or dotted paths into the arguments (`customer.email`); a path
+   * through a list applies to each item (`cards.number`).
+   */
+  arguments?: true | ArgumentPath<Args>[];
+  /**
+   * `true` for the whole result, or dotted paths into the result when it is JSON (`token`,
+   * `card.last4`); a result that is not JSON is redacted whole.
+   */
+  result?: true | string[];
+}
+
+/** Dotted paths into the fields of `T`, through lists to their items, at most five deep. */
+export type ArgumentPath<T, Depth extends unknown[] = []> = Depth['length'] extends 5
+  ? never
+  : T extends readonly (infer Item)[]
+    ? ArgumentPath<Item, Depth>
+    : T extends object
+      ? { [K in keyof T & string]: K | `${K}.${ArgumentPath<NonNullable<T[K]>, [...Depth, 1]>}` }[keyof T & string]
+      : never;
 
 /** When a tool's calls need approval, and under which policy. */
 export interface ToolApprovalOptions extends ApprovalPolicy {
@@ -86,6 +123,8 @@ export interface Tool<S extends z.ZodObject = z.ZodObject, Context extends RunCo
   readonly spec: ToolSpec;
   /** When its calls need approval (from `needsApproval`). */
   readonly approval?: ToolApprovalSpec;
+  /** What is sensitive about its calls (from `sensitive`), as the team snapshot records it. */
+  readonly sensitivity?: ToolSensitivitySpec;
 }
 
 const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
@@ -101,7 +140,7 @@ const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
  * });
  */
 export function defineTool<S extends z.ZodObject, Context extends RunContext = RunContext>(definition: ToolDefinition<S, Context>): Tool<S, Context> {
-  const { name, description, parameters, execute, needsApproval } = definition;
+  const { name, description, parameters, execute, needsApproval, sensitive } = definition;
   const problems: string[] = [];
   if (typeof name !== 'string' || !TOOL_NAME.test(name)) {
     problems.push(`name ${JSON.stringify(name)} must be 1-64 letters, digits, "_" or "-"`);
@@ -117,8 +156,44 @@ export function defineTool<S extends z.ZodObject, Context extends RunContext = R
     schema = toParametersSchema(parameters);
   }
   const approval = toolApproval(needsApproval, problems);
+  if (sensitive !== undefined) problems.push(...sensitivityProblems(sensitive, 'sensitive', schema, typeof name === 'string' ? name : undefined));
   if (problems.length > 0 || !schema) throw new UserError(`Invalid tool ${JSON.stringify(name)}: ${problems.join('; ')}`);
-  return { kind: 'tool', name, description, parameters, execute, spec: { name, description, parameters: schema }, ...(approval ? { approval } : {}) };
+  const sensitivity = sensitive === undefined ? undefined : toSensitivitySpec(sensitive as true | ToolSensitivitySpec);
+  return {
+    kind: 'tool',
+    name,
+    description,
+    parameters,
+    execute: sensitivity?.arguments ? scrubbingErrors(execute, sensitivity) : execute,
+    spec: { name, description, parameters: schema },
+    ...(approval ? { approval } : {}),
+    ...(sensitivity ? { sensitive, sensitivity } : {}),
+  };
+}
+
+/**
+ * `execute`, with the sensitive argument values taken out of the message and stack of an error it
+ * throws (the worker logs a failed attempt with its error, and history records the last one). The
+ * error is the same object, thrown on. A `ToolError` is left whole: its message is the model's
+ * answer, and the audit redacts it.
+ */
+function scrubbingErrors<Args, Context extends RunContext>(execute: (args: Args, context: ToolContext<Context>) => unknown, sensitivity: ToolSensitivitySpec) {
+  return async (args: Args, context: ToolContext<Context>): Promise<unknown> => {
+    try {
+      return await execute(args, context);
+    } catch (err) {
+      if (err instanceof Error && !(err instanceof ToolError)) {
+        const values = sensitiveValues(JSON.stringify(args ?? {}), sensitivity);
+        try {
+          err.message = scrub(err.message, values);
+          if (err.stack) err.stack = scrub(err.stack, values);
+        } catch {
+          // An error whose message cannot be written is thrown as it is.
+        }
+      }
+      throw err;
+    }
+  };
 }
 
 /** `needsApproval` as the team snapshot records it; its problems go to `problems`. */

@@ -9,13 +9,14 @@ import type { HandoffRunInput, HandoffRunResult, RecordHandoffInput } from '../c
 import type { RunToolInput, RunToolResult, TeamSpec } from '../common/team';
 import { fromPayloads, type HistoryEvent } from '../payloads/read';
 import { recordedApprovalEvent, recordedHandoff, withLocalActivities } from './history';
+import { redactAudit } from './redact';
 import { TurnReader } from './turns';
 import { AUDIT_SCHEMA, type AuditChain, type AuditEvent, type AuditStatus, type Execution, type RunHistory } from './types';
 
 export { AUDIT_SCHEMA, HandoffRequestOutcome } from './types';
 export type { AnsweredBy, AuditChain, AuditEvent, AuditStatus, Execution, HandoffRequestedEvent, ModelTurnEvent, RunHistory, ToolCallEvent } from './types';
 
-/** Rebuild the chain from the histories of its runs, oldest first. */
+/** Rebuild the chain from the histories of its runs, oldest first, with its sensitive tool arguments and results redacted. */
 export function buildAudit(workflowId: string, runs: RunHistory[]): AuditChain {
   const chain: AuditChain = {
     schema: AUDIT_SCHEMA,
@@ -28,7 +29,8 @@ export function buildAudit(workflowId: string, runs: RunHistory[]): AuditChain {
   };
   const turns = new TurnReader({ push: (e) => chain.events.push(e), team: () => chain.team });
   for (const run of runs) new RunReader(chain, run.runId, turns).read(withLocalActivities(run.events));
-  return chain;
+  // The team's sensitive tool arguments and results never leave the audit (history keeps them).
+  return redactAudit(chain);
 }
 
 function timeOf(e: HistoryEvent): number {

@@ -1,5 +1,7 @@
 import readline from 'node:readline/promises';
 import { Baton, type BatonRun } from '../client/baton';
+import { chainRedaction } from '../client/sensitive';
+import { redactDecisionRecord, type SensitiveArguments } from '../common/sensitive';
 import type { PendingApproval } from '../common/types';
 import { parse, UsageError } from './args';
 import { connect } from './connect';
@@ -8,18 +10,22 @@ import { decideHint, formatDecision, formatPending, formatWaiting, type Print } 
 
 /** `baton pending`: every handoff and tool call waiting for approval, across chains. */
 export const pendingCommand: Command = {
-  synopsis: 'baton pending [--json]',
+  synopsis: 'baton pending [--as <approver>] [--json]',
   summary: 'handoffs and tool calls waiting for approval, across chains',
   help: `Options:
+  --as <approver> show the real values of sensitive tool arguments in the calls this approver may
+                  decide (the policy names them, or names no approvers); "[redacted]" otherwise
   --json          print the list as JSON
 
 Lists running chains whose handoffs or tool calls wait for a decision, oldest first, with how long
-each has waited; a tool call shows with its arguments (agent → tool name {arguments}).`,
+each has waited; a tool call shows with its arguments (agent → tool name {arguments}), those its
+tool declares sensitive as "[redacted]".`,
   async run(argv, { out }) {
-    const { values, positionals } = parse(argv, { json: { type: 'boolean', default: false } });
+    const { values, positionals } = parse(argv, { json: { type: 'boolean', default: false }, as: { type: 'string' } });
     if (positionals.length > 0) throw new UsageError(`unexpected argument "${positionals[0]}"`);
+    if (values.as !== undefined && values.as.trim() === '') throw new UsageError('--as must name an approver');
     const baton = await batonClient();
-    const waiting = await baton.pending();
+    const waiting = await baton.pending(values.as ? { reveal: values.as } : {});
     if (values.json) out(JSON.stringify(waiting, null, 2));
     else if (waiting.length === 0) out('no handoff or tool call is waiting for approval');
     else for (const p of waiting) out(formatPending(p));
@@ -63,7 +69,9 @@ ApprovalRefusedError and exit code 1.`,
       const baton = await batonClient();
       const options = { approver: values.as, comment: values.comment, reason: values.reason, ...(edited ? { arguments: edited } : {}) };
       const record = approve ? await baton.approve(workflowId, values.handoff, options) : await baton.reject(workflowId, values.handoff, options);
-      out(formatDecision(record));
+      // Edited arguments the tool declares sensitive are not echoed to the terminal.
+      const team = record.editedArguments !== undefined ? await chainRedaction(baton.client, workflowId) : undefined;
+      out(formatDecision(redactDecisionRecord(record, team?.of(undefined, record.tool))));
       return 0;
     },
   };
@@ -104,7 +112,7 @@ export interface PrompterOptions {
  */
 export function approvalPrompter(baton: Baton, print: Print, options: PrompterOptions = {}) {
   const terminal = options.terminal ?? process.stdout;
-  return async (run: BatonRun, p: PendingApproval): Promise<void> => {
+  return async (run: BatonRun, p: PendingApproval & { sensitive?: SensitiveArguments }): Promise<void> => {
     print(formatWaiting(p));
     if (process.stdin.isTTY && terminal.isTTY) {
       await ask(baton, run, p, print, terminal);
@@ -117,7 +125,7 @@ export function approvalPrompter(baton: Baton, print: Print, options: PrompterOp
   };
 }
 
-async function ask(baton: Baton, run: BatonRun, p: PendingApproval, print: Print, terminal: NodeJS.WriteStream): Promise<void> {
+async function ask(baton: Baton, run: BatonRun, p: PendingApproval & { sensitive?: SensitiveArguments }, print: Print, terminal: NodeJS.WriteStream): Promise<void> {
   const rl = readline.createInterface({ input: process.stdin, output: terminal });
   // In a prompt the terminal's Ctrl-C reaches readline, not the process: pass it on so it stops the command.
   rl.on('SIGINT', () => process.kill(process.pid, 'SIGINT'));
@@ -132,8 +140,9 @@ async function ask(baton: Baton, run: BatonRun, p: PendingApproval, print: Print
     }
     let edited: Record<string, unknown> | undefined;
     if (edit) {
+      const hidden = p.sensitive && !p.sensitive.revealed ? ` (its sensitive fields show as [redacted]: give their values too)` : '';
       try {
-        edited = argumentsOption('the arguments', await rl.question(`    arguments (a JSON object; now ${p.tool!.arguments}): `));
+        edited = argumentsOption('the arguments', await rl.question(`    arguments (a JSON object; now ${p.tool!.arguments}${hidden}): `));
       } catch (err) {
         print(`    ${(err as Error).message}; left waiting; ${hint}`);
         return;
@@ -145,7 +154,8 @@ async function ask(baton: Baton, run: BatonRun, p: PendingApproval, print: Print
       print(`    ${err.name}: ${err.message}`);
       return undefined;
     });
-    if (record) print(`    ${record.outcome} by ${record.approver}${record.editedArguments ? ` with edited arguments ${record.editedArguments}` : ''}`);
+    const shown = record && p.sensitive ? redactDecisionRecord(record, { arguments: p.sensitive.arguments }) : record;
+    if (shown) print(`    ${shown.outcome} by ${shown.approver}${shown.editedArguments ? ` with edited arguments ${shown.editedArguments}` : ''}`);
   } finally {
     rl.close();
   }

@@ -3,6 +3,7 @@ import { Client, Connection } from '@temporalio/client';
 import { NativeConnection } from '@temporalio/worker';
 import { formatTimeline, toMermaid } from '../audit/format';
 import { Baton } from '../client/baton';
+import { batonDataConverter } from '../payloads/codec';
 import { startDevServer } from '../devserver/server';
 import { parse, UsageError } from './args';
 import { approvalPrompter } from './approvals';
@@ -41,7 +42,8 @@ process, follows a chain triage → refunds (which needs approval: asked in a te
     const uiBase = external ? process.env.TEMPORAL_UI_URL ?? 'http://localhost:8233' : `http://127.0.0.1:${Number(address.split(':').pop()) + 1000}`;
     out(external ? `Temporal server: ${address}` : `Temporal dev server started at ${address}`);
     try {
-      const client = env?.client ?? new Client({ connection: await Connection.connect({ address }) });
+      // The payload codecs configured in the environment (encryption, compression), as the worker uses them.
+      const client = new Client({ connection: env?.connection ?? (await Connection.connect({ address })), dataConverter: batonDataConverter() });
       const taskQueue = `baton-demo-${process.pid}`;
       const baton = new Baton({ client, taskQueue });
       const connection = async () => env?.nativeConnection ?? NativeConnection.connect({ address });

@@ -1,6 +1,7 @@
 import type { BatonRun, RunResult } from '../client/baton';
 import type { RunEvent } from '../client/events';
 import type { PendingApproval } from '../common/types';
+import type { SensitiveArguments } from '../common/sensitive';
 import { controlLine } from '../audit/format';
 import { approvalSubject, decideHint, formatHandoff, formatRefusal, formatWaiting, type LiveLine, type Print } from './print';
 
@@ -10,7 +11,7 @@ export interface FollowOptions {
    * Called once for each handoff that starts waiting for approval; it says so itself. Without it,
    * follow prints the waiting handoff and how to decide it.
    */
-  onPending?: (run: BatonRun, pending: PendingApproval) => Promise<void>;
+  onPending?: (run: BatonRun, pending: PendingApproval & { sensitive?: SensitiveArguments }) => Promise<void>;
   /**
    * The terminal `print` writes to, as a live line: what each agent is doing then shows there with
    * a spinner and the elapsed time ("refunds: model call… 4.2 s"), instead of a line per call.
@@ -45,7 +46,7 @@ async function showProgress(run: BatonRun, print: Print, doing: InFlight, option
   const printed = new Set<number>();
   const asked = new Set<string>();
   const edges = new Map<string, string>();
-  const waiting = new Map<string, PendingApproval>();
+  const waiting = new Map<string, PendingApproval & { sensitive?: SensitiveArguments }>();
   const events = run.events();
   let next = events.next();
   try {
@@ -100,7 +101,7 @@ async function showProgress(run: BatonRun, print: Print, doing: InFlight, option
 }
 
 /** Hand a waiting handoff to `onPending`, or, without one, say how to decide it. */
-async function askOrHint(run: BatonRun, p: PendingApproval, print: Print, options: FollowOptions): Promise<void> {
+async function askOrHint(run: BatonRun, p: PendingApproval & { sensitive?: SensitiveArguments }, print: Print, options: FollowOptions): Promise<void> {
   if (!options.onPending) {
     print(`${formatWaiting(p)}\n    ${decideHint(run.workflowId, p.handoffId, p.tool !== undefined)}`);
     return;

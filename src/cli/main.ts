@@ -3,6 +3,7 @@ import { BatonError } from '../common/errors';
 import { UsageError } from './args';
 import { decideCommand, pendingCommand } from './approvals';
 import { auditCommand } from './audit';
+import { chatCommand } from './chat';
 import { codecServerCommand } from './codecServer';
 import { type Command, type CommandContext, ExitCode, Interrupted, interruptedExitCode, listenForInterrupts } from './context';
 import { demoCommand } from './demo';
@@ -19,6 +20,7 @@ const COMMANDS: Record<string, Command> = {
   dev: devCommand,
   worker: workerCommand,
   run: runCommand,
+  chat: chatCommand,
   pending: pendingCommand,
   approve: decideCommand('approve'),
   reject: decideCommand('reject'),

@@ -33,7 +33,10 @@ import {
 import type { AuditChain } from '../audit/chain';
 import { auditRun } from '../audit/fetch';
 import { runEvents, type RunEvent } from './events';
+import { mayDecideAs, TeamSnapshots } from './sensitive';
+import { redactPendingApproval, type SensitiveArguments } from '../common/sensitive';
 import { replayChain, type ReplayOptions, type ReplayStarted } from './replay';
+import { Conversation, type ConversationStartOptions } from './conversation';
 
 /** Options of {@link Baton}. */
 export interface BatonOptions {
@@ -112,7 +115,10 @@ export class BatonRun<Output = string> {
     return this.handle.query(statusQuery);
   }
 
-  /** The run's handoffs waiting for a decision (a query). */
+  /**
+   * The run's handoffs waiting for a decision (a query). The workflow's own values: a tool call's
+   * sensitive arguments are not redacted here, as they are by `baton.pending()` and `events()`.
+   */
   pendingApprovals(): Promise<PendingApproval[]> {
     return this.handle.query(pendingApprovalsQuery);
   }
@@ -128,6 +134,22 @@ export interface PendingHandoff extends PendingApproval {
   rootWorkflowId?: string;
   /** Milliseconds since the approval was requested. */
   ageMs: number;
+  /**
+   * Set when a tool call waits whose tool declares sensitive arguments: which, and whether
+   * `tool.arguments` (and `message`) show their real values or `"[redacted]"` in their place.
+   */
+  sensitive?: SensitiveArguments;
+}
+
+/** Options of {@link Baton.pending}. */
+export interface PendingOptions {
+  /**
+   * Who sees the real values of tool calls' sensitive arguments: an approver's name (the calls
+   * they may decide: among the policy's `approvers`, or it names none), or `true` for every call
+   * (a service that redacts per caller itself, with `redactPending`).
+   * @default nobody: every sensitive argument shows as `"[redacted]"`
+   */
+  reveal?: string | true;
 }
 
 /** Who decides, and what they add. */
@@ -190,13 +212,29 @@ export class Baton {
     return (await this.start<Output>(agent, input, options)).result();
   }
 
+  /**
+   * A conversation with the team, starting at `agent` (the `conversation` workflow): `send` a
+   * message for its reply, read its `history`, `end` it. The same `id` goes on with an existing
+   * conversation, from this process or any other.
+   * @example
+   * const chat = baton.conversation('triage', { id: 'support-c-7' });
+   * console.log((await chat.send('Where is order 42?')).output);
+   */
+  conversation<Output = string>(agent: string, options: ConversationStartOptions = {}): Conversation<Output> {
+    return new Conversation<Output>(this.client, this.taskQueue, agent, options);
+  }
+
   /** A chain started earlier, by this client or any other. */
   getRun<Output = string>(workflowId: string): BatonRun<Output> {
     return new BatonRun<Output>(this.client.workflow.getHandle<typeof handoffRun>(workflowId));
   }
 
-  /** Every handoff waiting for approval across all chains, oldest first (a visibility query, no workflow scan). */
-  async pending(): Promise<PendingHandoff[]> {
+  /**
+   * Every handoff and tool call waiting for approval across all chains, oldest first (a visibility
+   * query, no workflow scan). A tool call's sensitive arguments show as `"[redacted]"` unless
+   * `reveal` names who may see them (the chain's team snapshot, read once per run, says which are).
+   */
+  async pending(options: PendingOptions = {}): Promise<PendingHandoff[]> {
     const now = Date.now();
     const found: PendingHandoff[] = [];
     const query = `${BatonStatusAttribute.name} = "${BatonStatus.AWAITING_APPROVAL}" AND ExecutionStatus = "Running"`;
@@ -207,7 +245,21 @@ export class Baton {
         found.push({ ...p, workflowId: wf.workflowId, runId: wf.runId, ageMs: now - Date.parse(p.requestedAt), ...(parent ? { parentWorkflowId: parent.workflowId, rootWorkflowId: parent.rootWorkflowId } : {}) });
       }
     }
-    return found.sort((a, b) => a.requestedAt.localeCompare(b.requestedAt));
+    const shown = await Promise.all(found.map((p) => this.#withSensitivity(p, options.reveal)));
+    return shown.sort((a, b) => a.requestedAt.localeCompare(b.requestedAt));
+  }
+
+  #teams?: TeamSnapshots;
+
+  /** `p` with its tool call's sensitive arguments redacted, unless `reveal` may see them. */
+  async #withSensitivity(p: PendingHandoff, reveal: PendingOptions['reveal']): Promise<PendingHandoff> {
+    if (!p.tool) return p;
+    const team = await (this.#teams ??= new TeamSnapshots(this.client)).of(p.workflowId, p.runId);
+    const spec = team.of(p.from, p.tool.name);
+    if (!spec?.arguments) return p;
+    const revealed = reveal === true || (typeof reveal === 'string' && reveal !== '' && mayDecideAs(reveal, p));
+    const sensitive = { arguments: spec.arguments, revealed };
+    return revealed ? { ...p, sensitive } : { ...redactPendingApproval(p, spec), sensitive };
   }
 
   /**

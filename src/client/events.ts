@@ -10,12 +10,17 @@ import type { ControlEvent } from '../common/controls';
 import { errorFromFailure } from '../common/errors';
 import { ActivityType } from '../common/messages';
 import type { CallModelInput } from '../common/model';
-import type { HandoffRecord, HandoffRunResult } from '../common/run';
-import type { RunToolInput } from '../common/team';
+import type { HandoffRecord, HandoffRunInput, HandoffRunResult } from '../common/run';
+import { redactDecisionRecord, redactPendingApproval, TeamRedaction, type SensitiveArguments, type ToolSensitivitySpec } from '../common/sensitive';
+import type { RunToolInput, TeamSpec } from '../common/team';
 import { decodeHistory } from '../payloads/history';
 import { fromPayloads, type HistoryEvent } from '../payloads/read';
 
-/** Something that happened in a run, in history order. `at` is the event's time (ISO 8601). */
+/**
+ * Something that happened in a run, in history order. `at` is the event's time (ISO 8601). The
+ * sensitive arguments of a tool call waiting for approval, and of a decision's edited arguments,
+ * show as `"[redacted]"` (`approval.sensitive` says which); the history keeps the real values.
+ */
 export type RunEvent = { at: string; runId: string } & RunEventBody;
 
 /** What a {@link RunEvent} says. */
@@ -25,7 +30,7 @@ export type RunEventBody =
   | { kind: 'tool_call'; agent: string; tool: string }
   | { kind: 'tool_answered'; agent: string; tool: string }
   | { kind: 'handoff'; index: number; handoff: HandoffRecord }
-  | { kind: 'approval_requested'; approval: PendingApproval }
+  | { kind: 'approval_requested'; approval: PendingApproval & { sensitive?: SensitiveArguments } }
   | { kind: 'approval_decided'; decision: ApprovalRecord }
   /** A control acted: a loop refused, a circuit breaker opened or closed, a guardrail tripped, a budget ran out. */
   | { kind: 'control'; control: ControlEvent }
@@ -45,7 +50,7 @@ export async function* runEvents(client: WorkflowClient, workflowId: string, run
   let execution = { workflowId, runId: runId ?? (await client.getHandle(workflowId).describe()).runId };
   let nextPageToken: Uint8Array | undefined;
   const codecs = client.options.loadedDataConverter.payloadCodecs;
-  const calls = new Map<string, { kind: 'model' | 'tool'; agent: string; tool?: string }>();
+  const seen: Seen = { calls: new Map(), team: new TeamRedaction(undefined), approvals: new Map() };
   for (;;) {
     const response = await client.workflowService.getWorkflowExecutionHistory({
       namespace: client.options.namespace,
@@ -57,14 +62,14 @@ export async function* runEvents(client: WorkflowClient, workflowId: string, run
     if (response.history) await decodeHistory(response.history, codecs);
     for (const e of withLocalActivities(response.history?.events ?? [])) {
       const current = execution.runId;
-      for (const event of mapEvent(e, calls)) {
+      for (const event of mapEvent(e, seen)) {
         const out = { at: timeOf(e), runId: current, ...event } as RunEvent;
         yield out;
         if (FINAL.has(out.kind)) return;
         if (out.kind === 'continued_as_new') {
           execution = { workflowId, runId: out.nextRunId };
           nextPageToken = undefined;
-          calls.clear();
+          seen.calls.clear();
         }
       }
     }
@@ -74,10 +79,22 @@ export async function* runEvents(client: WorkflowClient, workflowId: string, run
 
 type Mapped = RunEventBody;
 
-function mapEvent(e: HistoryEvent, calls: Map<string, { kind: 'model' | 'tool'; agent: string; tool?: string }>): Mapped[] {
+/** What reading a run's history so far has learned: open calls, the team's sensitive tools, which tool each approval is about. */
+interface Seen {
+  calls: Map<string, { kind: 'model' | 'tool' | 'team'; agent: string; tool?: string }>;
+  team: TeamRedaction;
+  approvals: Map<string, ToolSensitivitySpec | undefined>;
+}
+
+function mapEvent(e: HistoryEvent, seen: Seen): Mapped[] {
+  const calls = seen.calls;
+  const started = e.workflowExecutionStartedEventAttributes;
+  // A run that continues a chain carries its team snapshot; a new chain records it with `loadTeam`.
+  if (started) seen.team = new TeamRedaction(fromPayloads<HandoffRunInput>(started.input)?.resume?.team);
   const scheduled = e.activityTaskScheduledEventAttributes;
   if (scheduled) {
     const name = activityName(e);
+    if (name === ActivityType.LOAD_TEAM) calls.set(String(e.eventId), { kind: 'team', agent: '' });
     if (name === ActivityType.CALL_MODEL) {
       const input = fromPayloads<CallModelInput>(scheduled.input);
       calls.set(String(e.eventId), { kind: 'model', agent: input?.agentId ?? '?' });
@@ -95,6 +112,7 @@ function mapEvent(e: HistoryEvent, calls: Map<string, { kind: 'model' | 'tool'; 
     const call = calls.get(String(completed.scheduledEventId));
     if (call?.kind === 'model') return [{ kind: 'model_answered', agent: call.agent }];
     if (call?.kind === 'tool') return [{ kind: 'tool_answered', agent: call.agent, tool: call.tool ?? '?' }];
+    if (call?.kind === 'team') seen.team = new TeamRedaction(fromPayloads<TeamSpec>(completed.result));
     return [];
   }
   const handoff = recordedHandoff(e);
@@ -102,12 +120,25 @@ function mapEvent(e: HistoryEvent, calls: Map<string, { kind: 'model' | 'tool'; 
   const approval = recordedApprovalEvent(e);
   if (approval) {
     const { type, ...fields } = approval;
-    if (type === 'approval_requested') return [{ kind: 'approval_requested', approval: fields as unknown as PendingApproval }];
-    if (type === 'approval_decided') return [{ kind: 'approval_decided', decision: fields as unknown as ApprovalRecord }];
+    if (type === 'approval_requested') return [{ kind: 'approval_requested', approval: redactedApproval(fields as unknown as PendingApproval, seen) }];
+    if (type === 'approval_decided') {
+      const decision = fields as unknown as ApprovalRecord;
+      const spec = seen.approvals.has(decision.handoffId) ? seen.approvals.get(decision.handoffId) : seen.team.of(undefined, decision.tool);
+      return [{ kind: 'approval_decided', decision: redactDecisionRecord(decision, spec) }];
+    }
     if (type === 'control') return [{ kind: 'control', control: controlEvent(fields) }];
     return [];
   }
   return closing(e);
+}
+
+/** A waiting approval as events show it: a tool call's sensitive arguments redacted, and which they are. */
+function redactedApproval(p: PendingApproval, seen: Seen): PendingApproval & { sensitive?: SensitiveArguments } {
+  if (!p.tool) return p;
+  const spec = seen.team.of(p.from, p.tool.name);
+  seen.approvals.set(p.handoffId, spec);
+  if (!spec?.arguments) return p;
+  return { ...redactPendingApproval(p, spec), sensitive: { arguments: spec.arguments, revealed: false } };
 }
 
 /** The memo's `{control: <kind>, at, ...fields}` as the {@link ControlEvent} it records. */

@@ -25,7 +25,10 @@ import {
 } from './check';
 import { InvalidRunInputError } from './errors';
 import { approvalPolicyCheck, approvalRuleCheck, RUN_OPTION_KEYS, runOptionProblems } from './options';
+import { CONVERSATION_OPTION_KEYS, conversationOptionProblems } from './options';
+import type { ConversationInput } from './conversation';
 import type { HandoffRunInput } from './run';
+import { toolSensitivityCheck } from './sensitive';
 
 const count = integer(0, Number.MAX_SAFE_INTEGER);
 
@@ -139,8 +142,9 @@ const agentSpec = shape(
     guardrails: shape({ input: arrayOf(object, 'guardrails'), output: arrayOf(object, 'guardrails') }, ['input', 'output']),
     toolApprovals: recordOf(object),
     modelActivity: oneOf(['remote', 'local']),
+    toolSensitivity: recordOf(toolSensitivityCheck),
   },
-  ['handoffTool', 'handoffTools', 'handoffToolTargets', 'handoffOptions', 'delegates', 'delegateOptions', 'delegateTool', 'profile', 'routing', 'outputSchema', 'approval', 'guardrails', 'toolApprovals', 'modelActivity'],
+  ['handoffTool', 'handoffTools', 'handoffToolTargets', 'handoffOptions', 'delegates', 'delegateOptions', 'delegateTool', 'profile', 'routing', 'outputSchema', 'approval', 'guardrails', 'toolApprovals', 'modelActivity', 'toolSensitivity'],
 );
 
 const teamSpec = shape(
@@ -340,4 +344,69 @@ export function decisionProblems(value: unknown): string[] {
 export function readDecision(value: unknown): { decision: HandoffDecision } | { problems: string[] } {
   const problems = decisionProblems(value);
   return problems.length > 0 ? { problems } : { decision: value as HandoffDecision };
+}
+
+const queuedMessage = shape({ turn: integer(1, Number.MAX_SAFE_INTEGER), message: string, idempotencyKey: nonEmptyString, updateId: string }, ['updateId']);
+
+const currentTurn: Check = (v, key) => {
+  const problems = shape({ turn: count, message: string, idempotencyKey: nonEmptyString, updateId: string, startedAt: isoTime, before: object }, ['updateId'])(v, key);
+  if (problems.length > 0 || !isRecord(v) || !isRecord(v.before)) return problems;
+  return shape({ agentId: nonEmptyString, messages: arrayOf(chatMessage, 'chat messages'), shared: sharedState }, ['shared'])(v.before, `${key}.before`);
+};
+
+const rememberedReply = shape({ idempotencyKey: nonEmptyString, reply: object, failure: shape({ type: string, message: string, details: (_v: unknown) => [] }, ['details']) }, ['reply', 'failure']);
+
+const resolvedConversationOptions: Check = (v, key) => {
+  const problems = conversationOptionProblems(v, key);
+  if (problems.length > 0 || !isRecord(v)) return problems;
+  return CONVERSATION_OPTION_KEYS.filter((k) => v[k] === undefined).map((k) => `"${key}.${k}" is missing`);
+};
+
+/** Problems with a carried conversation, its chain's state included. */
+export const conversationStateCheck: Check = shape(
+  {
+    chain: chainStateCheck,
+    conversation: resolvedConversationOptions,
+    turns: count,
+    current: currentTurn,
+    queued: arrayOf(queuedMessage, 'queued messages'),
+    replies: arrayOf(rememberedReply, 'remembered replies'),
+    usage,
+    handoffs: count,
+    compactions: count,
+    lastActiveAt: isoTime,
+    ending: boolean,
+    continuedRuns: count,
+  },
+  ['current', 'ending'],
+);
+
+const CONVERSATION_INPUT_FIELDS = ['agent', 'options', 'conversation', 'context', 'resume'];
+
+/** Check a `conversation` input; throws {@link InvalidRunInputError} naming every problem. */
+export function validateConversationInput(value: unknown): ConversationInput {
+  if (!isRecord(value)) throw new InvalidRunInputError([`input must be an object {"agent": string, "options"?: object, "conversation"?: object}, got ${shown(value)}`]);
+  const problems: string[] = [];
+  if (typeof value.agent !== 'string' || value.agent.trim() === '') problems.push(`"agent" must be a non-empty string, got ${shown(value.agent)}`);
+  if (value.options !== undefined) problems.push(...runOptionProblems(value.options));
+  if (value.conversation !== undefined) problems.push(...conversationOptionProblems(value.conversation));
+  if (value.context !== undefined) problems.push(...contextProblems(value.context));
+  if (value.resume !== undefined) problems.push(...conversationStateCheck(value.resume, 'resume').map((p) => `${p} ("resume" is set by baton when a conversation continues; leave it out)`));
+  const extra = Object.keys(value).filter((k) => !CONVERSATION_INPUT_FIELDS.includes(k));
+  if (extra.length > 0) problems.push(`unknown field(s) ${extra.map((k) => `"${k}"`).join(', ')} (valid: agent, options, conversation, context)`);
+  if (problems.length > 0) throw new InvalidRunInputError(problems);
+  return value as unknown as ConversationInput;
+}
+
+/** The longest idempotency key a message may carry. */
+export const MAX_IDEMPOTENCY_KEY_LENGTH = 256;
+
+/** Problems with a `sendMessage` input: a message that is not empty, and an optional key. */
+export function sendMessageProblems(value: unknown): string[] {
+  if (!isRecord(value)) return [`a message must be an object {"message": string, "idempotencyKey"?: string}, got ${shown(value)}`];
+  const problems = shape({ message: nonEmptyString, idempotencyKey: nonEmptyString }, ['idempotencyKey'])(value, 'sendMessage');
+  if (typeof value.idempotencyKey === 'string' && value.idempotencyKey.length > MAX_IDEMPOTENCY_KEY_LENGTH) {
+    problems.push(`"sendMessage.idempotencyKey" must be at most ${MAX_IDEMPOTENCY_KEY_LENGTH} characters, got ${value.idempotencyKey.length}`);
+  }
+  return problems;
 }

@@ -8,6 +8,7 @@ import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/commo
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { ApprovalRecord, HandoffDecision, PendingApproval } from './approvals';
 import type { HandoffRecord, RunOverrides, RunStatus } from './run';
+import type { ConversationReply, ConversationResult, ConversationView, SendMessageInput } from './conversation';
 
 /** The task queue baton's workers poll unless told otherwise. */
 export const DEFAULT_TASK_QUEUE = 'baton';
@@ -16,6 +17,8 @@ export const DEFAULT_TASK_QUEUE = 'baton';
 export const WorkflowType = {
   /** One chain of handoffs from an input to an answer. */
   HANDOFF_RUN: 'handoffRun',
+  /** A multi-turn conversation: one chain per user message (`sendMessage`), continued as new as it grows. */
+  CONVERSATION: 'conversation',
 } as const;
 export type WorkflowType = (typeof WorkflowType)[keyof typeof WorkflowType];
 
@@ -143,4 +146,27 @@ export const Patches = {
   CONTROLS: 'baton-controls',
   /** Decided once, when a run starts: the team snapshot is taken by a local activity. */
   LOCAL_SNAPSHOT: 'baton-local-snapshot',
+  /**
+   * Decided when a final turn (`onBudgetExceeded: 'final_answer'`) answers empty: the run fails
+   * with `EmptyOutputError` rather than asking the model once more.
+   */
+  FINAL_TURN_ENDS: 'baton-final-turn-ends',
 } as const;
+
+/**
+ * Update: a user message for a conversation; answers with the reply once its turn is done. Messages
+ * sent while one is answered wait in the order they arrived. A key sent again gets the first reply.
+ */
+export const sendMessageUpdate = defineUpdate<ConversationReply<unknown>, [SendMessageInput]>('sendMessage');
+
+/** Update: end a conversation once the messages it took are answered; answers with its result. */
+export const endConversationUpdate = defineUpdate<ConversationResult, []>('endConversation');
+
+/** Query: where a conversation is: its active agent, the message being answered, what waits. */
+export const conversationQuery = defineQuery<ConversationView>('conversation');
+
+/** Memo key of a conversation's turn records (`TurnStartedRecord`, `TurnEndedRecord`); every upsert is a history event. */
+export const TURN_MEMO = 'batonTurn';
+
+/** Memo key of a conversation's compactions and its end (`ConversationEvent`). */
+export const CONVERSATION_EVENT_MEMO = 'batonConversationEvent';

@@ -5,6 +5,7 @@
 import type { GuardrailsSpec, ToolApprovalSpec } from './controls';
 import type { ApprovalPolicy, ApprovalRule } from './approvals';
 import type { JsonSchema, ModelSpec, ToolCall, ToolSpec } from './model';
+import type { ToolSensitivitySpec } from './sensitive';
 
 /** One agent of a team snapshot. */
 export interface AgentSpec {
@@ -45,6 +46,13 @@ export interface AgentSpec {
   modelActivity?: 'remote' | 'local';
   /** The agent's tools whose calls need approval, by tool name. */
   toolApprovals?: Record<string, ToolApprovalSpec>;
+  /**
+   * The agent's tools with sensitive arguments or results, by tool name (`defineTool({sensitive})`,
+   * `mcpServer({sensitive})`). Kept apart from `tools`, so it never reaches a model provider. baton
+   * redacts those values wherever it shows a call (audit, events, CLI, HTTP); the model gets them,
+   * and the workflow history holds them: encrypt it at rest with the AES-GCM payload codec.
+   */
+  toolSensitivity?: Record<string, ToolSensitivitySpec>;
 }
 
 /** The team as recorded in history at the start of each run. */

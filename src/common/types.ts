@@ -11,3 +11,4 @@ export * from './options';
 export * from './run';
 export * from './state';
 export * from './team';
+export * from './conversation';

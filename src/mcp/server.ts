@@ -5,6 +5,16 @@
 import { createHash } from 'node:crypto';
 import { UserError } from '../common/errors';
 import type { ToolSpec } from '../common/model';
+import { sensitivityProblems, toSensitivitySpec, type ToolSensitivitySpec } from '../common/sensitive';
+
+/**
+ * Which of a server's tools have sensitive arguments or results, by the tool's name on the server
+ * (`lookupOrder`, not `orders__lookupOrder`): `true` for every argument and the whole result, or
+ * `{arguments?, result?}` as in `defineTool({sensitive})`. Argument paths are checked against the
+ * schemas the server lists when the worker connects.
+ * @example sensitive: { lookupCustomer: { arguments: ['email'], result: ['phone'] } }
+ */
+export type McpSensitivity = Record<string, true | ToolSensitivitySpec>;
 
 /** An MCP server the worker starts as a child process and talks to over stdin/stdout. */
 export interface McpStdioServerOptions {
@@ -26,6 +36,8 @@ export interface McpStdioServerOptions {
   inheritEnv?: string[];
   /** @default the worker's working directory */
   cwd?: string;
+  /** Tools whose arguments or results baton must not show; see {@link McpSensitivity}. */
+  sensitive?: McpSensitivity;
 }
 
 /** An MCP server reached over streamable HTTP. */
@@ -36,6 +48,8 @@ export interface McpHttpServerOptions {
   url: string;
   /** Sent with every request, e.g. `{ Authorization: 'Bearer …' }`. Never recorded in history. */
   headers?: Record<string, string>;
+  /** Tools whose arguments or results baton must not show; see {@link McpSensitivity}. */
+  sensitive?: McpSensitivity;
 }
 
 /** A declared MCP server: give it to agents as `mcpServers: [server]`. */
@@ -84,13 +98,22 @@ export function mcpServer(options: McpStdioServerOptions | McpHttpServerOptions)
     if (o.headers !== undefined && !isStringRecord(o.headers)) problems.push('headers must be an object of strings');
     for (const key of ['args', 'env', 'inheritEnv', 'cwd'] as const) if (o[key] !== undefined) problems.push(`${key} is for stdio servers (command)`);
   }
+  if (o.sensitive !== undefined) problems.push(...mcpSensitivityProblems(o.sensitive));
   if (problems.length > 0) throw new UserError(`Invalid MCP server ${JSON.stringify(o.name)}: ${problems.join('; ')}`, { problems });
+  const sensitive = o.sensitive ? { sensitive: Object.fromEntries(Object.entries(o.sensitive).map(([tool, s]) => [tool, toSensitivitySpec(s)])) } : {};
   if (stdio) {
     const { name, command, args = [], env = {}, inheritEnv = [], cwd } = o as McpStdioServerOptions;
-    return { kind: 'mcpServer', transport: 'stdio', name, command, args: [...args], env: { ...env }, inheritEnv: [...inheritEnv], ...(cwd ? { cwd } : {}) };
+    return { kind: 'mcpServer', transport: 'stdio', name, command, args: [...args], env: { ...env }, inheritEnv: [...inheritEnv], ...(cwd ? { cwd } : {}), ...sensitive };
   }
   const { name, url, headers = {} } = o as McpHttpServerOptions;
-  return { kind: 'mcpServer', transport: 'http', name, url, headers: { ...headers } };
+  return { kind: 'mcpServer', transport: 'http', name, url, headers: { ...headers }, ...sensitive };
+}
+
+function mcpSensitivityProblems(value: unknown): string[] {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    return [`sensitive must be an object of the server's tool names, e.g. { lookupCustomer: { arguments: ['email'] } }, got ${JSON.stringify(value)}`];
+  }
+  return Object.entries(value).flatMap(([tool, s]) => (tool.trim() === '' ? ['sensitive names a tool with an empty name'] : sensitivityProblems(s, `sensitive.${tool}`)));
 }
 
 function nameProblems(name: unknown): string[] {
@@ -162,7 +185,12 @@ export type McpToolSpecs = Readonly<Record<string, readonly ToolSpec[]>>;
  * The MCP tools of an agent for its snapshot, and the clashes among all its tool names (`others`:
  * its own tools and built-ins). A server that is not connected contributes nothing.
  */
-export function agentMcpTools(agentId: string, servers: readonly McpServer[] | undefined, discovered: McpToolSpecs | undefined, others: readonly string[]): { tools: ToolSpec[]; problems: string[] } {
+export function agentMcpTools(
+  agentId: string,
+  servers: readonly McpServer[] | undefined,
+  discovered: McpToolSpecs | undefined,
+  others: readonly string[],
+): { tools: ToolSpec[]; problems: string[]; sensitivity: Record<string, ToolSensitivitySpec> } {
   const tools = (servers ?? []).flatMap((s) => discovered?.[s.name] ?? []);
   const taken = new Set(others);
   const problems: string[] = [];
@@ -170,7 +198,25 @@ export function agentMcpTools(agentId: string, servers: readonly McpServer[] | u
     if (taken.has(tool.name)) problems.push(`agent "${agentId}" gets two tools named "${tool.name}" (an MCP server's tool names clash once namespaced)`);
     taken.add(tool.name);
   }
-  return { tools, problems };
+  const sensitivity: Record<string, ToolSensitivitySpec> = {};
+  for (const server of servers ?? []) {
+    const listed = discovered?.[server.name];
+    // A server that is not connected (skipped while unavailable) lists nothing to check against.
+    if (!listed || !server.sensitive) continue;
+    for (const [tool, spec] of Object.entries(server.sensitive)) {
+      const name = mcpToolName(server.name, tool);
+      const found = listed.find((t) => t.name === name);
+      if (!found) {
+        const offered = listed.map((t) => t.name.slice(server.name.length + MCP_TOOL_SEPARATOR.length)).join(', ') || 'none';
+        problems.push(`MCP server "${server.name}" marks tool "${tool}" sensitive, but it lists no such tool (it lists: ${offered})`);
+        continue;
+      }
+      const bad = sensitivityProblems(spec, `sensitive.${tool}`, found.parameters, tool);
+      if (bad.length > 0) problems.push(...bad.map((p) => `MCP server "${server.name}": ${p}`));
+      else sensitivity[name] = spec as ToolSensitivitySpec;
+    }
+  }
+  return { tools, problems, sensitivity };
 }
 
 function isStringArray(value: unknown): value is string[] {

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import type { DataConverter, Payload, PayloadCodec } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
+import { claimCheckCodec } from './claimCheck';
 import { AesGcmPayloadCodec } from './encryption';
 import { codecOptionsFromEnv, type PayloadCodecOptions } from './keys';
 
@@ -42,12 +43,13 @@ export function decodeGzipPayload(p: Payload): Payload {
 
 /**
  * baton's payload codecs for one configuration, in the order Temporal applies them when encoding:
- * compression, then encryption. Gzipped payloads always decode, so histories written while
+ * compression, then encryption, then the claim check. Gzipped payloads always decode, so histories written while
  * compression was on still read after it is turned off.
  */
 export function batonPayloadCodecs(options: PayloadCodecOptions): PayloadCodec[] {
   const gzip = new GzipPayloadCodec(options.compress ? options.minBytes : Infinity);
-  return options.encryptionKeys ? [gzip, new AesGcmPayloadCodec(options.encryptionKeys)] : [gzip];
+  const codecs: PayloadCodec[] = options.encryptionKeys ? [gzip, new AesGcmPayloadCodec(options.encryptionKeys)] : [gzip];
+  return options.claimCheck ? [...codecs, claimCheckCodec(options.claimCheck)] : codecs;
 }
 
 /**

@@ -5,6 +5,7 @@
  */
 import fs from 'node:fs';
 import { checkEncryptionKeys, CodecConfigError, type EncryptionKey } from './encryption';
+import type { ClaimCheckOptions } from './claimCheck';
 
 /** How baton encodes payloads on their way to Temporal. Client, workers, audit and replay checks need the same. */
 export interface PayloadCodecOptions {
@@ -18,6 +19,12 @@ export interface PayloadCodecOptions {
    * @default none: payloads are not encrypted
    */
   encryptionKeys?: EncryptionKey[];
+  /**
+   * Keep payloads of `minBytes` or more in a blob store (a directory by default), with only a
+   * reference in history; applied after compression and encryption, so blobs are stored as history
+   * would have held them. @default none: payloads stay in history
+   */
+  claimCheck?: ClaimCheckOptions;
 }
 
 /** Environment variables of the codec configuration. */
@@ -28,6 +35,10 @@ export const CODEC_ENV = {
   KEY_FILE: 'BATON_ENCRYPTION_KEY_FILE',
   /** `1`/`true`/`yes` to gzip payloads. */
   COMPRESS: 'BATON_COMPRESS',
+  /** A directory for claim-checked payloads (large payloads kept out of history); shared by workers and clients. */
+  CLAIM_CHECK_DIR: 'BATON_CLAIM_CHECK_DIR',
+  /** The smallest payload claim-checked, in bytes (default 4096). */
+  CLAIM_CHECK_MIN_BYTES: 'BATON_CLAIM_CHECK_MIN_BYTES',
 } as const;
 
 /**
@@ -40,7 +51,20 @@ export function codecOptionsFromEnv(env: NodeJS.ProcessEnv = process.env): Paylo
   if (inline && file) throw new CodecConfigError([`set ${CODEC_ENV.KEYS} or ${CODEC_ENV.KEY_FILE}, not both`]);
   const compress = flag(CODEC_ENV.COMPRESS, env[CODEC_ENV.COMPRESS]);
   const encryptionKeys = inline ? parseEncryptionKeys(inline, CODEC_ENV.KEYS) : file ? readKeyFile(file) : undefined;
-  return { ...(compress ? { compress } : {}), ...(encryptionKeys ? { encryptionKeys } : {}) };
+  const claimCheck = claimCheckFromEnv(env);
+  return { ...(compress ? { compress } : {}), ...(encryptionKeys ? { encryptionKeys } : {}), ...(claimCheck ? { claimCheck } : {}) };
+}
+
+function claimCheckFromEnv(env: NodeJS.ProcessEnv): ClaimCheckOptions | undefined {
+  const dir = env[CODEC_ENV.CLAIM_CHECK_DIR]?.trim();
+  const min = env[CODEC_ENV.CLAIM_CHECK_MIN_BYTES]?.trim();
+  if (!dir) {
+    if (min) throw new CodecConfigError([`${CODEC_ENV.CLAIM_CHECK_MIN_BYTES} needs ${CODEC_ENV.CLAIM_CHECK_DIR}`]);
+    return undefined;
+  }
+  if (min === undefined || min === '') return { dir };
+  if (!/^[0-9]+$/.test(min) || Number(min) < 1) throw new CodecConfigError([`${CODEC_ENV.CLAIM_CHECK_MIN_BYTES} must be a whole number of bytes (1 or more), not "${min}"`]);
+  return { dir, minBytes: Number(min) };
 }
 
 /** Keys from a key file (see {@link CODEC_ENV.KEY_FILE}). */

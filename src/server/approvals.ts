@@ -5,6 +5,7 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import { streamSSE } from 'hono/streaming';
 import type { PendingHandoff } from '../client/baton';
+import { redactPending } from '../client/sensitive';
 import { chainQuery } from '../common/messages';
 import type { HandoffRecord } from '../common/run';
 import { mayDecide, Permission, requirePermission, type Identity } from './auth';
@@ -54,7 +55,8 @@ const decideRoute = createRoute({
 export function approvalRoutes(app: ServiceApp, ctx: ServiceContext): void {
   app.openapi(listRoute, async (c) => {
     const identity = c.get('identity');
-    const pending = await ctx.baton.pending();
+    // Read with every sensitive argument shown, then redacted for each caller who may not decide the call.
+    const pending = await ctx.baton.pending({ reveal: true });
     return c.json({ approvals: await withChains(ctx, pending, identity) }, 200);
   });
 
@@ -110,7 +112,10 @@ function toolDecision(isTool: boolean, decision: 'approve' | 'reject', edited: R
   return { ...(edited !== undefined ? { arguments: edited } : {}), ...(callHash !== undefined ? { callHash } : {}) };
 }
 
-/** The pending approvals with, for each, whether `identity` may decide it and its chain so far. */
+/**
+ * The pending approvals with, for each, whether `identity` may decide it and its chain so far; a
+ * tool call's sensitive arguments redacted unless `identity` may decide it.
+ */
 async function withChains(ctx: ServiceContext, pending: PendingHandoff[], identity: Identity) {
   const chains = new Map<string, Promise<HandoffRecord[] | undefined>>();
   for (const p of pending) {
@@ -124,7 +129,8 @@ async function withChains(ctx: ServiceContext, pending: PendingHandoff[], identi
   return Promise.all(
     pending.map(async (p) => {
       const chain = await chains.get(p.workflowId);
-      return { ...p, canDecide: mayDecide(identity, p.approvers), ...(chain ? { chain } : {}) };
+      const canDecide = mayDecide(identity, p.approvers);
+      return { ...(canDecide ? p : redactPending(p)), canDecide, ...(chain ? { chain } : {}) };
     }),
   );
 }

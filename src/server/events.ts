@@ -119,7 +119,8 @@ export class ApprovalsFeed {
     if (this.reading) return;
     this.reading = true;
     try {
-      const approvals = await this.baton.pending();
+      // Every listener gets the list redacted for its own caller (see the approval routes).
+      const approvals = await this.baton.pending({ reveal: true });
       this.failing = false;
       const key = JSON.stringify(approvals.map((a) => [a.workflowId, a.handoffId]));
       if (this.last?.key === key) return;

@@ -13,7 +13,9 @@ import { validateRunInput, overrideProblems } from '../common/input';
 import { BatonAgent, BatonStatusAttribute, PENDING_MEMO } from '../common/messages';
 import type { HandoffRunInput, Usage } from '../common/run';
 import type { StartOptions } from '../client/baton';
-import { Permission, requirePermission } from './auth';
+import { mayDecide, Permission, requirePermission, type Identity } from './auth';
+import type { PendingApproval } from '../common/approvals';
+import { redactPendingApproval, TeamRedaction } from '../common/sensitive';
 import { BEARER, type ServiceApp, type ServiceContext } from './context';
 import { parseEventId, streamRunEvents } from './events';
 import { flowSvg } from './flow';
@@ -116,7 +118,7 @@ export function runRoutes(app: ServiceApp, ctx: ServiceContext): void {
     }
   });
 
-  app.openapi(getRoute, async (c) => c.json(await runView(ctx, c.req.valid('param').id), 200));
+  app.openapi(getRoute, async (c) => c.json(await runView(ctx, c.req.valid('param').id, c.get('identity')), 200));
 
   app.openapi(auditRoute, async (c) => {
     const chain = await ctx.baton.audit(c.req.valid('param').id);
@@ -229,8 +231,11 @@ function stableJson(value: unknown): string {
   return JSON.stringify(value);
 }
 
-/** A chain as `GET /v1/runs/:id` shows it: from its audit, with the live status and agent from visibility. */
-async function runView(ctx: ServiceContext, workflowId: string): Promise<z.infer<typeof RunSchema>> {
+/**
+ * A chain as `GET /v1/runs/:id` shows it: from its audit, with the live status and agent from
+ * visibility; a waiting tool call's sensitive arguments redacted unless `identity` may decide it.
+ */
+async function runView(ctx: ServiceContext, workflowId: string, identity: Identity): Promise<z.infer<typeof RunSchema>> {
   const description = await ctx.baton.client.workflow.getHandle(workflowId).describe();
   const chain = await ctx.baton.audit(workflowId);
   const running = chain.status === 'running';
@@ -247,10 +252,15 @@ async function runView(ctx: ServiceContext, workflowId: string): Promise<z.infer
     ...(chain.input ? { input } : {}),
     chain: chain.handoffs as never,
     usage: chain.result?.usage ?? usageOf(chain),
-    pendingApprovals: running ? ((description.memo?.[PENDING_MEMO] ?? []) as Record<string, unknown>[]) : [],
+    pendingApprovals: running ? waitingAsSeenBy(identity, (description.memo?.[PENDING_MEMO] ?? []) as PendingApproval[], new TeamRedaction(chain.team)) : [],
     ...(chain.result ? { output: chain.result.output, finalAgent: chain.result.finalAgent } : {}),
     ...(chain.failure ? { error: chain.failure } : {}),
   };
+}
+
+/** The approvals a chain's memo lists, as `identity` may see them. */
+function waitingAsSeenBy(identity: Identity, waiting: PendingApproval[], team: TeamRedaction): Record<string, unknown>[] {
+  return waiting.map((p) => (p.tool && !mayDecide(identity, p.approvers) ? redactPendingApproval(p, team.of(p.from, p.tool.name)) : p) as unknown as Record<string, unknown>);
 }
 
 /** Usage so far, counted from the audit's model turns and tool calls. */

@@ -67,6 +67,10 @@ export const PendingApprovalSchema = z
     tool: ToolCallSchema.optional().openapi({ description: 'Set when a tool call waits rather than a handoff (`to` is then `tool:<name>`)' }),
     ageMs: z.number(),
     canDecide: z.boolean().openapi({ description: "Whether the caller's identity may decide it" }),
+    sensitive: z
+      .object({ arguments: z.union([z.literal(true), z.array(z.string())]), revealed: z.boolean() })
+      .optional()
+      .openapi({ description: 'Set when the tool declares sensitive arguments: which (`true`: all), and whether `tool.arguments` shows them; they show as "[redacted]" to callers who may not decide the call' }),
     chain: z.array(HandoffRecordSchema).optional().openapi({ description: 'The handoffs of the chain so far, when its workers answered in time' }),
   })
   .passthrough()

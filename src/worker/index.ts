@@ -26,8 +26,8 @@ import type { ModelProviders } from '../models/provider';
 import { batonDataConverter } from '../payloads/codec';
 import { checkMcpWorkerOptions, type McpWorkerOptions } from '../mcp/tools';
 import { connectTeamMcpServers, withMcpServers } from '../mcp/worker';
-import { codecOptionsFromEnv, type PayloadCodecOptions } from '../payloads/keys';
 import { workerTelemetry, type WorkerTelemetryOptions } from './telemetry';
+import { codecOptionsFromEnv, type PayloadCodecOptions } from '../payloads/keys';
 
 /** Options of {@link createWorker}. */
 export interface CreateWorkerOptions extends WorkerTelemetryOptions {
@@ -121,8 +121,8 @@ export async function createWorker(options: CreateWorkerOptions): Promise<Worker
   checkMcpWorkerOptions(options.mcp ?? {}); // before connecting, whether or not an agent uses an MCP server
   const config = temporalConfig(options.temporal);
   const connection = options.connection ?? (await NativeConnection.connect(config.connectionOptions));
-  const dataConverter = options.worker?.dataConverter ?? batonDataConverter({ ...(options.codec ?? codecOptionsFromEnv()), ...(options.compress ? { compress: true } : {}) });
   const telemetry = await workerTelemetry(options);
+  const dataConverter = options.worker?.dataConverter ?? batonDataConverter({ ...(options.codec ?? codecOptionsFromEnv()), ...(options.compress ? { compress: true } : {}) });
   const mcp = await connectTeamMcpServers(team, options.mcp);
   return withMcpServers(mcp, async () => Worker.create({
     ...options.worker,

@@ -109,6 +109,44 @@ describe('a team with MCP servers', () => {
   });
 });
 
+describe('sensitive MCP tools', () => {
+  const crm = mcpServer({ name: 'crm', command: 'node', args: ['crm.js'], sensitive: { lookupCustomer: { arguments: ['email'], result: ['phone'] }, exportAll: true } });
+  const customerSpec = {
+    name: 'crm__lookupCustomer',
+    description: 'Find a customer',
+    parameters: { type: 'object', properties: { email: { type: 'string' }, note: { type: 'string' } }, required: ['email'] },
+  };
+  const exportSpec = { name: 'crm__exportAll', description: 'Export', parameters: { type: 'object' } };
+
+  it("are declared on the server by the tool's own name, and join the snapshot under the namespaced name, never in the tool spec", () => {
+    expect(crm.sensitive).toEqual({ lookupCustomer: { arguments: ['email'], result: ['phone'] }, exportAll: { arguments: true, result: true } });
+    const spec = new Team([scriptedAgent('a', [], { mcpServers: [crm] })]).spec({ mcpTools: { crm: [customerSpec, exportSpec] } });
+    expect(spec.agents.a!.toolSensitivity).toEqual({ crm__lookupCustomer: { arguments: ['email'], result: ['phone'] }, crm__exportAll: { arguments: true, result: true } });
+    expect(spec.agents.a!.tools).toEqual([customerSpec, exportSpec]);
+  });
+
+  it('refuse a bad declaration when mcpServer is called', () => {
+    expect(problemsOf(() => mcpServer({ name: 'crm', command: 'node', sensitive: ['lookupCustomer'] as never }))).toEqual([
+      'sensitive must be an object of the server\'s tool names, e.g. { lookupCustomer: { arguments: [\'email\'] } }, got ["lookupCustomer"]',
+    ]);
+    expect(problemsOf(() => mcpServer({ name: 'crm', url: 'http://localhost/mcp', sensitive: { lookupCustomer: { arguments: 'email' } as never, other: 1 as never } }))).toEqual([
+      'sensitive.lookupCustomer.arguments must be true or a non-empty list of paths like ["cardNumber", "customer.email"], got "email"',
+      'sensitive.other must be true (every argument and the whole result) or {arguments?, result?}, got 1',
+    ]);
+  });
+
+  it('refuse, when the worker lists the tools, a tool the server does not offer and an argument its schema does not have', () => {
+    const typo = mcpServer({ name: 'crm', command: 'node', sensitive: { lookupCustomr: true, lookupCustomer: { arguments: ['emial'] } } });
+    const team = new Team([scriptedAgent('a', [], { mcpServers: [typo] })]);
+    expect(problemsOf(() => team.spec({ mcpTools: { crm: [customerSpec, exportSpec] } }))).toEqual([
+      'MCP server "crm" marks tool "lookupCustomr" sensitive, but it lists no such tool (it lists: lookupCustomer, exportAll)',
+      'MCP server "crm": sensitive.lookupCustomer.arguments[0] "emial": not an argument of lookupCustomer (its arguments: email, note)',
+    ]);
+    // A server left out (unavailable, skipped) lists nothing to check against.
+    expect(team.spec({ mcpTools: {} }).agents.a).not.toHaveProperty('toolSensitivity');
+  });
+});
+
 describe('the worker options', () => {
   it('are checked before anything connects', async () => {
     const failure = await McpTools.connect([orders], { onUnavailable: 'maybe' as never, connectTimeout: -1 }).catch((err: unknown) => err);

@@ -53,6 +53,9 @@ describe('tracing', () => {
     expect(parentOf(spans, start!)).toBe(request);
     const [workflow] = named(spans, 'RunWorkflow:handoffRun');
     expect(parentOf(spans, workflow!)).toBe(start);
+    // The workflow's info as attributes, its plain values only: never its memo (what waits for approval, with its arguments).
+    expect(workflow!.attributes).toMatchObject({ workflowId: result.workflowId, workflowType: 'handoffRun' });
+    expect(Object.keys(workflow!.attributes)).not.toContain('memo');
 
     const handoffs = named(spans, 'handoff triage → refunds');
     expect(handoffs).toHaveLength(1);

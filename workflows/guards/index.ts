@@ -3,7 +3,7 @@ import { approvalGuard } from './approvals';
 import { breakerGuard } from './breakers';
 import { budgetGuard } from './budgets';
 import { loopGuard } from './loops';
-import { emptyOutputGuard } from './emptyOutput';
+import { emptyOutputGuardOf } from './emptyOutput';
 import { Guards } from './guard';
 import { handoffRulesGuard } from './handoffRules';
 import { handoffLimitGuard, turnLimitGuard } from './limits';
@@ -27,6 +27,11 @@ export function defaultGuards(options: {
    * chain of its own, so its scripts are still in use when one ends: it leaves this out. @default true
    */
   scriptCheck?: boolean;
+  /**
+   * Whether an empty answer in the final turn of a spent budget fails at once rather than being
+   * nudged into another model call; asked when one happens (a `patched()` check in workflows). @default always
+   */
+  finalTurnEnds?: () => boolean;
 }): Guards {
   const now = options.now ?? (() => 0);
   const controls = options.controls ? [budgetGuard(now), loopGuard, breakerGuard(now)] : [];
@@ -36,7 +41,7 @@ export function defaultGuards(options: {
     ...controls,
     handoffRulesGuard,
     approvalGuard,
-    ...(options.emptyOutputCheck ? [emptyOutputGuard] : []),
+    ...(options.emptyOutputCheck ? [emptyOutputGuardOf(options.finalTurnEnds ?? (() => true))] : []),
     outputTypeGuard,
     ...(options.scriptCheck === false ? [] : [scriptGuard]),
   ]);

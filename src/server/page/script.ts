@@ -87,9 +87,11 @@ function approvalBody(a, id, canDecide) {
   var args = h('textarea', { id: 'a-' + id, class: 'args', rows: String(Math.min(12, argumentsText(a.tool.arguments).split('\n').length + 1)), spellcheck: 'false', disabled: !canDecide });
   args.value = argumentsText(a.tool.arguments);
   args.setAttribute('data-original', args.value);
+  var hidden = a.sensitive && !a.sensitive.revealed;
   return [
     h('label', { for: 'a-' + id, text: 'Arguments (JSON; edit them to run the call with yours)' }),
     args,
+    hidden ? h('p', { class: 'muted small', text: 'Sensitive arguments are hidden (' + (a.sensitive.arguments === true ? 'all of them' : a.sensitive.arguments.join(', ')) + '): only its approvers see them.' }) : null,
     h('p', { class: 'problem args-problem', role: 'alert', hidden: true }),
   ];
 }

@@ -14,6 +14,7 @@ import type { Context } from '@temporalio/activity';
 import type { WorkflowClientInterceptor } from '@temporalio/client';
 import { makeWorkflowExporter, OpenTelemetryActivityInboundInterceptor, OpenTelemetryActivityOutboundInterceptor, OpenTelemetryWorkflowClientInterceptor } from '@temporalio/interceptors-opentelemetry';
 import type { ActivityExecuteInput, ActivityInboundCallsInterceptor, ActivityInterceptorsFactory, Next, WorkerOptions } from '@temporalio/worker';
+import type { WorkflowInfo } from '@temporalio/workflow';
 import { ActivityType } from '../../common/messages';
 import type { CallModelInput, ModelResponse } from '../../common/model';
 import type { RunToolInput, RunToolResult } from '../../common/team';
@@ -66,9 +67,16 @@ export class BatonTracing {
     ];
   }
 
-  /** The sink through which spans made in the workflow sandbox are exported (not while replaying). */
+  /**
+   * The sink through which spans made in the workflow sandbox are exported (not while replaying).
+   * Temporal's exporter copies the workflow's info onto each span as attributes; only its plain
+   * values go (ids, type, task queue, attempt), never its memo, which holds what waits for
+   * approval with its arguments, or its search attributes.
+   */
   sinks(): NonNullable<WorkerOptions['sinks']> {
-    return { exporter: makeWorkflowExporter(this.processor, this.resource) };
+    const exporter = makeWorkflowExporter(this.processor, this.resource);
+    const fn = exporter.export.fn;
+    return { exporter: { export: { ...exporter.export, fn: (info: WorkflowInfo, spans: Parameters<typeof fn>[1]) => fn(plainInfo(info), spans) } } };
   }
 
   /** Workflow interceptor modules, in order: Temporal's spans, then baton's handoff spans. */
@@ -85,6 +93,11 @@ export class BatonTracing {
   shutdown(): Promise<void> {
     return this.provider.shutdown();
   }
+}
+
+/** The workflow info's plain values: what a span attribute may hold, and nothing of the memo. */
+function plainInfo(info: WorkflowInfo): WorkflowInfo {
+  return Object.fromEntries(Object.entries(info).filter(([, v]) => typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean')) as unknown as WorkflowInfo;
 }
 
 /** Tracing as the environment configures it: on when an OTLP endpoint is set (and `OTEL_TRACES_EXPORTER` is not `none`). */

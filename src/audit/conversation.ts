@@ -1,0 +1,193 @@
+/**
+ * A conversation rebuilt from its workflow history alone, across continue-as-new runs: each turn
+ * with its message, its answer (or failure), the handoffs and approvals it had and the calls it
+ * made; the compactions; how it ended. Schema `baton.conversation-audit/v1`.
+ */
+import type { Client, WorkflowHandle } from '@temporalio/client';
+import type { ConversationEvent, ConversationInput, ConversationResult, SendMessageInput, TurnEndedRecord, TurnStartedRecord } from '../common/conversation';
+import { ActivityType, CONVERSATION_EVENT_MEMO, sendMessageUpdate, TURN_MEMO } from '../common/messages';
+import type { HandoffRecord } from '../common/run';
+import { decodeHistory } from '../payloads/history';
+import { fromPayload, fromPayloads, type HistoryEvent } from '../payloads/read';
+import { activityName, recordedApprovalEvent, recordedHandoff } from './history';
+import type { AuditStatus, RunHistory } from './types';
+
+/** Version tag of the conversation audit JSON. */
+export const CONVERSATION_AUDIT_SCHEMA = 'baton.conversation-audit/v1';
+
+/** An approval step of a turn: asked for, decided, or a decision refused. */
+export type TurnApproval = { kind: string; at: string; handoffId?: string } & Record<string, unknown>;
+
+/** One message of a conversation and what became of it. */
+export interface ConversationTurnAudit {
+  turn: number;
+  message?: string;
+  idempotencyKey: string;
+  /** `answering`: history ends before its answer (a running conversation, or one that ended meanwhile). */
+  status: 'answering' | 'answered' | 'failed';
+  /** The agent the message went to. */
+  agent: string;
+  /** The agent that answered: the active agent after the turn. */
+  answeredBy?: string;
+  output?: unknown;
+  failure?: { type: string; message: string };
+  handoffs: HandoffRecord[];
+  approvals: TurnApproval[];
+  modelCalls: number;
+  toolCalls: number;
+  startedAt: string;
+  answeredAt?: string;
+  /** The runs the turn spanned (more than one when the conversation continued as new during it). */
+  runIds: string[];
+}
+
+/** A compaction of the active agent's conversation. */
+export type CompactionAudit = Omit<Extract<ConversationEvent, { type: 'compacted' }>, 'type'>;
+
+/** A conversation as its history tells it. */
+export interface ConversationAudit {
+  schema: typeof CONVERSATION_AUDIT_SCHEMA;
+  workflowId: string;
+  /** Oldest first. */
+  runIds: string[];
+  status: AuditStatus;
+  startedAt?: string;
+  closedAt?: string;
+  /** The agent it started at. */
+  agent?: string;
+  turns: ConversationTurnAudit[];
+  /** Messages taken but not yet started, in arrival order. */
+  waiting: { message: string; idempotencyKey?: string; at: string }[];
+  compactions: CompactionAudit[];
+  result?: ConversationResult;
+  failure?: { type?: string; message: string };
+}
+
+/** Fetch a conversation's history, following continue-as-new back to its first run, and rebuild it. */
+export async function auditConversation(client: Client, workflowId: string): Promise<ConversationAudit> {
+  const runs: RunHistory[] = [];
+  let runId: string | undefined = (await client.workflow.getHandle(workflowId).describe()).runId;
+  while (runId && !runs.some((r) => r.runId === runId)) {
+    const fetched: Awaited<ReturnType<WorkflowHandle['fetchHistory']>> = await client.workflow.getHandle(workflowId, runId).fetchHistory();
+    const events = (await decodeHistory(fetched, client.options.loadedDataConverter.payloadCodecs)).events ?? [];
+    runs.unshift({ runId, events });
+    runId = events[0]?.workflowExecutionStartedEventAttributes?.continuedExecutionRunId || undefined;
+  }
+  return buildConversationAudit(workflowId, runs);
+}
+
+/** Rebuild a conversation from the histories of its runs, oldest first. */
+export function buildConversationAudit(workflowId: string, runs: RunHistory[]): ConversationAudit {
+  const audit: ConversationAudit = { schema: CONVERSATION_AUDIT_SCHEMA, workflowId, runIds: runs.map((r) => r.runId), status: 'running', turns: [], waiting: [], compactions: [] };
+  const accepted = new Map<string, { message: string; idempotencyKey?: string; at: string }>();
+  const started = new Set<string>();
+  let current: ConversationTurnAudit | undefined;
+  for (const { runId, events } of runs) {
+    for (const e of events) {
+      const at = timeOf(e);
+      const start = e.workflowExecutionStartedEventAttributes;
+      if (start) {
+        const input = fromPayloads<ConversationInput>(start.input);
+        audit.agent ??= input?.agent;
+        audit.startedAt ??= at;
+        for (const m of [...(input?.resume?.current ? [input.resume.current] : []), ...(input?.resume?.queued ?? [])]) {
+          if (m.updateId && !accepted.has(m.updateId)) accepted.set(m.updateId, { message: m.message, idempotencyKey: m.idempotencyKey, at });
+        }
+        if (current && !current.runIds.includes(runId)) current.runIds.push(runId);
+      }
+      const update = e.workflowExecutionUpdateAcceptedEventAttributes?.acceptedRequest;
+      if (update?.input?.name === sendMessageUpdate.name && update.meta?.updateId) {
+        const m = fromPayloads<SendMessageInput>(update.input.args);
+        if (m) accepted.set(update.meta.updateId, { message: m.message, ...(m.idempotencyKey ? { idempotencyKey: m.idempotencyKey } : {}), at });
+      }
+      const fields = e.workflowPropertiesModifiedEventAttributes?.upsertedMemo?.fields;
+      const turnMemo = fields?.[TURN_MEMO] ? fromPayload<TurnStartedRecord | TurnEndedRecord>(fields[TURN_MEMO]) : undefined;
+      if (turnMemo?.phase === 'started') {
+        if (turnMemo.updateId) started.add(turnMemo.updateId);
+        const message = turnMemo.updateId ? accepted.get(turnMemo.updateId)?.message : undefined;
+        current = { turn: turnMemo.turn, ...(message !== undefined ? { message } : {}), idempotencyKey: turnMemo.idempotencyKey, status: 'answering', agent: turnMemo.agent, handoffs: [], approvals: [], modelCalls: 0, toolCalls: 0, startedAt: turnMemo.at, runIds: [runId] };
+        audit.turns.push(current);
+      } else if (turnMemo && current) {
+        Object.assign(current, { status: turnMemo.phase, answeredAt: turnMemo.at });
+        if (turnMemo.reply) Object.assign(current, { answeredBy: turnMemo.reply.agent, output: turnMemo.reply.output });
+        if (turnMemo.failure) current.failure = turnMemo.failure;
+        current = undefined;
+      }
+      const event = fields?.[CONVERSATION_EVENT_MEMO] ? fromPayload<ConversationEvent>(fields[CONVERSATION_EVENT_MEMO]) : undefined;
+      if (event?.type === 'compacted') {
+        const { type: _t, ...compaction } = event;
+        audit.compactions.push(compaction);
+      }
+      if (current) onTurnEvent(current, e, at);
+      closing(audit, e, at);
+    }
+  }
+  const known = new Set(audit.turns.map((t) => t.idempotencyKey));
+  audit.waiting = [...accepted.entries()].filter(([id, m]) => !started.has(id) && !(m.idempotencyKey && known.has(m.idempotencyKey))).map(([, m]) => m);
+  return audit;
+}
+
+/** What an event adds to the turn in progress: a call, a handoff, an approval step. */
+function onTurnEvent(turn: ConversationTurnAudit, e: HistoryEvent, at: string): void {
+  const name = activityName(e);
+  if (name === ActivityType.CALL_MODEL) turn.modelCalls += 1;
+  else if (name === ActivityType.RUN_TOOL) turn.toolCalls += 1;
+  const handoff = recordedHandoff(e);
+  if (handoff) turn.handoffs.push(handoff.handoff);
+  const approval = recordedApprovalEvent(e);
+  if (approval) {
+    const { type, ...rest } = approval;
+    turn.approvals.push({ kind: type, at, ...rest });
+  }
+}
+
+function closing(audit: ConversationAudit, e: HistoryEvent, at: string): void {
+  const close = (status: AuditStatus) => {
+    audit.status = status;
+    audit.closedAt = at;
+  };
+  if (e.workflowExecutionCompletedEventAttributes) {
+    close('completed');
+    audit.result = fromPayloads<ConversationResult>(e.workflowExecutionCompletedEventAttributes.result);
+  } else if (e.workflowExecutionFailedEventAttributes) {
+    const f = e.workflowExecutionFailedEventAttributes.failure;
+    close('failed');
+    audit.failure = { type: f?.applicationFailureInfo?.type ?? undefined, message: f?.message ?? 'failed' };
+  } else if (e.workflowExecutionContinuedAsNewEventAttributes) close('continued_as_new');
+  else if (e.workflowExecutionCanceledEventAttributes) close('cancelled');
+  else if (e.workflowExecutionTerminatedEventAttributes) close('terminated');
+  else if (e.workflowExecutionTimedOutEventAttributes) close('timed_out');
+  else if (e.workflowExecutionStartedEventAttributes) audit.status = 'running';
+}
+
+function timeOf(e: HistoryEvent): string {
+  const t = e.eventTime;
+  return new Date(t ? Number(t.seconds?.toString() ?? 0) * 1000 + Math.floor((t.nanos ?? 0) / 1e6) : 0).toISOString();
+}
+
+/** The conversation as a terminal reads it: each turn's message, handoffs, approvals and answer. */
+export function formatConversation(a: ConversationAudit): string {
+  const lines = [`conversation ${a.workflowId}: ${a.status}, ${a.turns.length} turn${a.turns.length === 1 ? '' : 's'}, ${a.runIds.length} run${a.runIds.length === 1 ? '' : 's'}`];
+  const compactions = [...a.compactions];
+  for (const t of a.turns) {
+    lines.push(`#${t.turn}  ${t.startedAt.slice(11, 23)}  you → ${t.agent}: ${clip(t.message ?? '(message not in history)')}`);
+    for (const h of t.handoffs) lines.push(`      ↪ ${h.from} → ${h.to}${h.approval ? ` [${h.approval.outcome} by ${h.approval.approver ?? 'timeout'}]` : ''}: ${clip(h.message)}`);
+    for (const p of t.approvals) if (p.kind !== 'approval_decided') lines.push(`      ${p.kind === 'approval_requested' ? '⏸' : '✗'} ${p.kind.replace(/_/g, ' ')}${p.handoffId ? ` (${p.handoffId})` : ''}`);
+    if (t.status === 'answered') lines.push(`      ${t.answeredBy}: ${clip(typeof t.output === 'string' ? t.output : JSON.stringify(t.output))}`);
+    else if (t.status === 'failed') lines.push(`      failed: ${t.failure?.type}: ${clip(t.failure?.message ?? '')}`);
+    else lines.push('      … being answered');
+    while (compactions[0] && compactions[0].afterTurn <= t.turn) {
+      const c = compactions.shift()!;
+      lines.push(`      ⇊ ${c.agent}'s conversation compacted: ${c.summarizedMessages} messages summarized, ${c.keptMessages} kept (~${c.tokensBefore} → ~${c.tokensAfter} tokens)`);
+    }
+  }
+  for (const w of a.waiting) lines.push(`waiting: ${clip(w.message)}`);
+  if (a.result) lines.push(`ended (${a.result.endedBy === 'idle_timeout' ? 'idle timeout' : 'on request'}) with ${a.result.agent} active`);
+  if (a.failure) lines.push(`failed: ${a.failure.type ?? 'Error'}: ${a.failure.message}`);
+  return lines.join('\n');
+}
+
+function clip(text: string, max = 100): string {
+  const line = text.replace(/\s+/g, ' ');
+  return line.length > max ? `${line.slice(0, max - 1)}…` : line;
+}

@@ -1,0 +1,270 @@
+import readline from 'node:readline';
+import { WorkflowNotFoundError } from '@temporalio/client';
+import { Baton } from '../client/baton';
+import type { Conversation } from '../client/conversation';
+import type { ConversationReply } from '../common/conversation';
+import { DEFAULT_TASK_QUEUE } from '../common/messages';
+import { CONVERSATION_OPTIONS } from '../common/options';
+import { parse, runOptionNumber, UsageError } from './args';
+import { connect } from './connect';
+import { type Command, type CommandContext, ExitCode, Interrupted } from './context';
+import { warnWhenNoWorker } from './pollers';
+import { formatHandoff, formatWaiting, type Print } from './print';
+import { untilDone } from './serve';
+import { loadTeamModule } from './team';
+
+const COMMANDS_HELP = `/approve [handoffId] [comment]   approve the handoff waiting for approval
+/reject [handoffId] [reason]     reject it; the agent is told why
+/history                         the conversation so far, from its history
+/status                          the active agent, what is being answered and what waits
+/end                             end the conversation (once what you sent is answered)
+/quit                            leave; the conversation stays open (Ctrl-D too)`;
+
+/** `baton chat <agent>`: a conversation with a team in the terminal, resumable by id. */
+export const chatCommand: Command = {
+  synopsis: 'baton chat <agent> [--team <module>] [--id <conversationId>] [--as <approver>] [--idle-timeout <duration>]\n           [--max-handoffs N] [--task-queue baton]',
+  summary: 'talk with a team: each line is a message, answered by the active agent; handoffs and approvals show as they happen',
+  help: `Arguments:
+  <agent>                    the agent that answers first; after a handoff, its target answers
+
+Options:
+  --team <module>            also serve the team in this process (a module exporting \`team\`)
+  --id <conversationId>      go on with this conversation (it prints its turns so far); default a new one
+  --as <approver>            who decides approvals from this chat (default $USER)
+  --idle-timeout <duration>  end a new conversation after this long without a message (default 24 hours)
+  --max-handoffs N           handoffs allowed per message (default 10)
+  --task-queue <name>        task queue of the workers (default baton)
+
+In the chat:
+${COMMANDS_HELP}
+
+Messages typed while one is answered wait their turn and are answered in order. A handoff waiting
+for approval is shown with how to decide it, here or from any shell (baton approve). Leaving does
+not end the conversation: \`baton chat <agent> --id <id>\` goes on with it, from any machine.`,
+  reportsChainFailures: true,
+  run,
+};
+
+async function run(argv: string[], ctx: CommandContext): Promise<number> {
+  const { values, positionals } = parse(argv, {
+    team: { type: 'string' },
+    id: { type: 'string' },
+    as: { type: 'string' },
+    'idle-timeout': { type: 'string' },
+    'max-handoffs': { type: 'string' },
+    'task-queue': { type: 'string', default: DEFAULT_TASK_QUEUE },
+  });
+  const [agent, ...rest] = positionals;
+  if (!agent || rest.length > 0) throw new UsageError('expected exactly <agent>');
+  const idle = values['idle-timeout'];
+  const problem = idle !== undefined ? CONVERSATION_OPTIONS.idleTimeout.check(/^\d+$/.test(idle) ? Number(idle) : idle, '--idle-timeout')[0] : undefined;
+  if (problem) throw new UsageError(problem);
+  const maxHandoffs = runOptionNumber('max-handoffs', 'maxHandoffs', values['max-handoffs']);
+  const mod = values.team ? loadTeamModule(values.team) : undefined;
+  if (mod && !mod.team.get(agent)) throw new UsageError(`agent "${agent}" is not in the team (agents: ${mod.team.ids.join(', ')})`);
+  const taskQueue = values['task-queue'];
+  const { client, native } = await connect();
+  const chat = new Baton({ client, taskQueue }).conversation(agent, {
+    ...(values.id ? { id: values.id } : {}),
+    ...(idle !== undefined ? { conversation: { idleTimeout: /^\d+$/.test(idle) ? Number(idle) : idle } } : {}),
+    ...(maxHandoffs !== undefined ? { options: { maxHandoffs } } : {}),
+  });
+  const resume = `resume with: npx baton chat ${agent} --id ${chat.id}${values.team ? ` --team ${values.team}` : ''}`;
+  const session = new ChatSession(chat, new Baton({ client, taskQueue }), values.as ?? process.env.USER ?? 'cli', ctx);
+  if (!mod) warnWhenNoWorker(client, taskQueue, chat.id, ctx.err);
+  try {
+    return await untilDone(() => session.run(resume), { team: mod, connection: native, taskQueue, interrupted: ctx.interrupted });
+  } catch (err) {
+    session.close();
+    if (err instanceof Interrupted) ctx.err(`left the conversation; it stays open. ${resume}`);
+    throw err;
+  }
+}
+
+/** One chat in the terminal: lines in, replies out, approvals shown while a message is answered. */
+class ChatSession {
+  private rl?: readline.Interface;
+  private agent: string;
+  private inFlight = 0;
+  private readonly announced = new Set<string>();
+  private watching?: NodeJS.Timeout;
+  private pending: string[] = [];
+
+  constructor(
+    private readonly chat: Conversation<unknown>,
+    private readonly baton: Baton,
+    private readonly approver: string,
+    private readonly ctx: CommandContext,
+  ) {
+    this.agent = chat.agent;
+  }
+
+  async run(resume: string): Promise<number> {
+    const ended = await this.greet();
+    if (ended !== undefined) return ended;
+    const rl = readline.createInterface({ input: process.stdin, output: process.stdout, terminal: process.stdin.isTTY && process.stdout.isTTY });
+    this.rl = rl;
+    // In the prompt the terminal's Ctrl-C reaches readline, not the process: pass it on.
+    rl.on('SIGINT', () => process.kill(process.pid, 'SIGINT'));
+    this.prompt();
+    return new Promise<number>((resolve) => {
+      const leave = (code: number) => {
+        this.close();
+        resolve(code);
+      };
+      rl.on('close', () => {
+        this.rl = undefined;
+        this.say(`left the conversation; it stays open${this.inFlight > 0 ? ' and answers what you sent' : ''}. ${resume}`);
+        leave(ExitCode.OK);
+      });
+      rl.on('line', (line) => {
+        this.onLine(line.trim()).then(
+          (done) => {
+            if (done === 'end') leave(ExitCode.OK);
+            else if (done === 'quit') rl.close();
+            else this.prompt();
+          },
+          (err: Error) => {
+            this.say(`✗ ${err.name}: ${err.message}`);
+            this.prompt();
+          },
+        );
+      });
+    });
+  }
+
+  close(): void {
+    if (this.watching) clearInterval(this.watching);
+    this.watching = undefined;
+    this.rl?.removeAllListeners('close');
+    this.rl?.close();
+  }
+
+  /** Say whose conversation this is; going on with one, show its turns so far. An ended one cannot go on. */
+  private async greet(): Promise<number | undefined> {
+    const view = await this.chat.status().catch((err: unknown) => {
+      if (err instanceof WorkflowNotFoundError) return undefined;
+      throw err;
+    });
+    if (view?.status === 'ended') {
+      this.ctx.err(`conversation ${this.chat.id} has ended; start a new one without --id`);
+      return ExitCode.FAILURE;
+    }
+    this.ctx.out(`conversation ${this.chat.id}${view ? ` (${view.turns} turn${view.turns === 1 ? '' : 's'} so far)` : ''} — /help for commands`);
+    if (view) {
+      for (const t of await this.chat.history()) {
+        this.ctx.out(`#${t.turn} you: ${t.message ?? ''}`);
+        for (const h of t.handoffs) this.ctx.out(formatHandoff(h));
+        this.ctx.out(t.failure ? `✗ ${t.failure.type}: ${t.failure.message}` : `${t.agent}: ${t.output === undefined ? '…' : shown(t.output)}`);
+      }
+      this.agent = view.activeAgent;
+      if (view.status !== 'idle') this.watch();
+    }
+    return undefined;
+  }
+
+  private async onLine(line: string): Promise<'end' | 'quit' | undefined> {
+    if (line === '') return undefined;
+    const [command, ...args] = line.split(/\s+/);
+    switch (command) {
+      case '/help':
+        this.say(COMMANDS_HELP);
+        return undefined;
+      case '/quit':
+      case '/exit':
+        return 'quit';
+      case '/end': {
+        this.say('ending the conversation once what you sent is answered…');
+        const result = await this.chat.end();
+        this.say(`conversation ended: ${result.turns} turns, ${result.handoffs} handoffs, ${result.usage.totalTokens} tokens`);
+        return 'end';
+      }
+      case '/history':
+        for (const t of await this.chat.history()) this.say(`#${t.turn} you: ${t.message ?? ''}\n   ${t.failure ? `✗ ${t.failure.type}` : `${t.agent}: ${t.output === undefined ? '…' : shown(t.output)}`}`);
+        return undefined;
+      case '/status': {
+        const v = await this.chat.status();
+        this.say(`${v.status}: ${v.activeAgent} is active, ${v.turns} turns, ${v.queued} waiting, ${v.pendingApprovals.length} approval(s) waiting, ${v.usage.totalTokens} tokens, run ${v.runs}`);
+        return undefined;
+      }
+      case '/approve':
+      case '/reject':
+        await this.decide(command === '/approve', args);
+        return undefined;
+    }
+    if (command?.startsWith('/')) {
+      this.say(`unknown command ${command}; /help lists them (a message starting with / needs a space first)`);
+      return undefined;
+    }
+    this.send(line);
+    return undefined;
+  }
+
+  /** Send a message; its reply is printed when it comes, while more can be typed. */
+  private send(message: string): void {
+    this.inFlight += 1;
+    this.watch();
+    this.chat.send(message).then(
+      (reply) => this.answered(reply),
+      (err: Error) => this.say(`✗ ${err.name}: ${err.message}`),
+    ).finally(() => {
+      this.inFlight -= 1;
+      this.prompt();
+    });
+  }
+
+  private answered(reply: ConversationReply<unknown>): void {
+    for (const h of reply.handoffs) this.say(formatHandoff(h));
+    this.agent = reply.agent;
+    this.say(`${reply.agent}: ${shown(reply.output)}`);
+  }
+
+  private async decide(approve: boolean, args: string[]): Promise<void> {
+    const id = args[0] && this.pending.includes(args[0]) ? args.shift() : undefined;
+    const text = args.join(' ') || undefined;
+    const options = { approver: this.approver, ...(approve ? { comment: text } : { reason: text }) };
+    const record = approve ? await this.baton.approve(this.chat.id, id, options) : await this.baton.reject(this.chat.id, id, options);
+    this.say(`handoff ${record.handoffId} ${record.outcome} by ${record.approver}`);
+  }
+
+  /** While a message is answered, show approvals as they start waiting (the conversation query, twice a second). */
+  private watch(): void {
+    this.watching ??= setInterval(() => {
+      this.chat.status().then(
+        (v) => {
+          this.pending = v.pendingApprovals.map((p) => p.handoffId);
+          for (const p of v.pendingApprovals) {
+            if (this.announced.has(p.handoffId)) continue;
+            this.announced.add(p.handoffId);
+            this.say(`${formatWaiting(p)}: /approve or /reject [reason]`);
+          }
+          if (this.inFlight === 0 && v.status === 'idle' && this.watching) {
+            clearInterval(this.watching);
+            this.watching = undefined;
+          }
+        },
+        () => undefined,
+      );
+    }, 500);
+  }
+
+  private prompt(): void {
+    this.rl?.setPrompt(`${this.agent}> `);
+    this.rl?.prompt(true);
+  }
+
+  /** A line above the prompt, which is drawn again below it with what was typed so far. */
+  private say(text: string): void {
+    const out: Print = this.ctx.out;
+    if (this.rl && process.stdout.isTTY) {
+      readline.clearLine(process.stdout, 0);
+      readline.cursorTo(process.stdout, 0);
+    }
+    out(text);
+    if (this.rl && process.stdout.isTTY) this.rl.prompt(true);
+  }
+}
+
+function shown(output: unknown): string {
+  return typeof output === 'string' ? output : JSON.stringify(output);
+}

@@ -1,0 +1,182 @@
+/**
+ * A conversation from a service: `baton.conversation(agent, {id})` → send messages, read the
+ * history, end it. Each `send` is one update-with-start, so the first message starts the
+ * conversation and a stateless caller needs only its id.
+ */
+import { randomUUID } from 'node:crypto';
+import { ApplicationFailure, type Client, type WorkflowHandle, WithStartWorkflowOperation, WorkflowExecutionAlreadyStartedError, WorkflowFailedError, WorkflowUpdateFailedError } from '@temporalio/client';
+import type { conversation as conversationWorkflow } from '../../workflows';
+import { auditConversation, type ConversationAudit } from '../audit/conversation';
+import { CONVERSATION_ERRORS, ConversationEndedError, type ConversationInput, type ConversationReply, type ConversationResult, type ConversationView } from '../common/conversation';
+import { type BatonError, errorFromFailure, InvalidRunInputError } from '../common/errors';
+import { sendMessageProblems, validateConversationInput } from '../common/input';
+import { BatonAgent, BatonHandoffs, BatonStatusAttribute, conversationQuery, endConversationUpdate, sendMessageUpdate, WorkflowType } from '../common/messages';
+import type { ConversationOptions, RunOptions } from '../common/options';
+import { BatonStatus, type HandoffRecord } from '../common/run';
+import type { RunContext } from '../common/team';
+
+/** Options of `baton.conversation(agent, options)`. */
+export interface ConversationStartOptions {
+  /** The conversation's workflow id: give the same id to go on with a conversation. @default `baton-chat-<agent>-<uuid>` */
+  id?: string;
+  /** Options of the chain each message runs (limits, timeouts, approvals). */
+  options?: RunOptions;
+  /** Idle timeout, compaction threshold, idempotency window. */
+  conversation?: ConversationOptions;
+  /** Application data every tool call of the conversation receives: plain JSON, recorded in history. */
+  context?: RunContext;
+}
+
+/** One turn as {@link Conversation.history} lists it. */
+export interface ConversationTurn<Output = string> {
+  turn: number;
+  message?: string;
+  /** Absent while the turn is answered, and when it failed. */
+  output?: Output;
+  /** The agent that answered (or, while answering, the one the message went to). */
+  agent: string;
+  handoffs: HandoffRecord[];
+  failure?: { type: string; message: string };
+}
+
+/** How many times a message follows its conversation into a new run before giving up. */
+const MAX_RUN_HOPS = 20;
+
+/**
+ * A conversation with a team, starting at an agent; the agent a handoff hands to answers the next
+ * messages. Messages sent while one is answered are answered in the order they were sent.
+ * @example
+ * const chat = baton.conversation('triage', { id: 'support-c-7' });
+ * const { output, agent } = await chat.send('I want a refund for order 42');
+ * await chat.end();
+ */
+export class Conversation<Output = string> {
+  readonly id: string;
+  private readonly input: ConversationInput;
+
+  constructor(
+    private readonly client: Client,
+    private readonly taskQueue: string,
+    readonly agent: string,
+    options: ConversationStartOptions = {},
+  ) {
+    this.id = options.id ?? `baton-chat-${agent}-${randomUUID()}`;
+    this.input = validateConversationInput({
+      agent,
+      ...(options.options ? { options: options.options } : {}),
+      ...(options.conversation ? { conversation: options.conversation } : {}),
+      ...(options.context ? { context: options.context } : {}),
+    });
+  }
+
+  /** The Temporal handle of the conversation's workflow (its latest run). */
+  get handle(): WorkflowHandle<typeof conversationWorkflow> {
+    return this.client.workflow.getHandle<typeof conversationWorkflow>(this.id);
+  }
+
+  /**
+   * Send a message and wait for its reply; starts the conversation when it does not exist yet. The
+   * message goes with an idempotency key (a new one unless given): sent again, the same key gets the
+   * first reply. A conversation that ended throws `ConversationEndedError`; a failed turn throws the
+   * chain's typed error and the conversation goes on as it was before the message.
+   */
+  async send(message: string, options: { idempotencyKey?: string } = {}): Promise<ConversationReply<Output>> {
+    const args = { message, idempotencyKey: options.idempotencyKey ?? randomUUID() };
+    const problems = sendMessageProblems(args);
+    if (problems.length > 0) throw new InvalidRunInputError(problems);
+    for (let hop = 0; ; hop++) {
+      const start = new WithStartWorkflowOperation<typeof conversationWorkflow>(WorkflowType.CONVERSATION, {
+        workflowId: this.id,
+        taskQueue: this.taskQueue,
+        args: [this.input],
+        workflowIdConflictPolicy: 'USE_EXISTING',
+        // An ended conversation is not replaced by a new one of the same id: its messages would be lost to it.
+        workflowIdReusePolicy: 'REJECT_DUPLICATE',
+        typedSearchAttributes: [
+          { key: BatonAgent, value: this.agent },
+          { key: BatonStatusAttribute, value: BatonStatus.RUNNING },
+          { key: BatonHandoffs, value: 0 },
+        ],
+      });
+      try {
+        return (await this.client.workflow.executeUpdateWithStart(sendMessageUpdate, { args: [args], startWorkflowOperation: start })) as ConversationReply<Output>;
+      } catch (err) {
+        if (err instanceof WorkflowExecutionAlreadyStartedError) throw new ConversationEndedError(this.id);
+        if (!continued(err) || hop >= MAX_RUN_HOPS) throw conversationError(err);
+      }
+    }
+  }
+
+  /** Where the conversation is: the active agent, the message being answered, approvals waiting (a query). */
+  status(): Promise<ConversationView> {
+    return this.handle.query(conversationQuery);
+  }
+
+  /** The turns so far, from history (across continue-as-new runs): each message, its answer, its handoffs. */
+  async history(): Promise<ConversationTurn<Output>[]> {
+    const audit = await this.audit();
+    return audit.turns.map((t) => ({
+      turn: t.turn,
+      ...(t.message !== undefined ? { message: t.message } : {}),
+      ...(t.status === 'answered' ? { output: t.output as Output } : {}),
+      agent: t.answeredBy ?? t.agent,
+      handoffs: t.handoffs,
+      ...(t.failure ? { failure: t.failure } : {}),
+    }));
+  }
+
+  /** The conversation rebuilt from its history: turns with messages, handoffs, approvals and calls; compactions; the end. */
+  audit(): Promise<ConversationAudit> {
+    return auditConversation(this.client, this.id);
+  }
+
+  /** End the conversation once the messages it took are answered; resolves with its result (at once when it has ended). */
+  async end(): Promise<ConversationResult> {
+    for (let hop = 0; ; hop++) {
+      try {
+        return await this.handle.executeUpdate(endConversationUpdate);
+      } catch (err) {
+        if (continued(err) && hop < MAX_RUN_HOPS) continue;
+        const ended = await this.handle.describe().catch(() => undefined);
+        if (ended && ended.status.name === 'COMPLETED') return this.handle.result();
+        throw conversationError(err);
+      }
+    }
+  }
+
+  /** Wait until the conversation ends (on request or after its idle timeout). */
+  async result(): Promise<ConversationResult> {
+    try {
+      return await this.handle.result();
+    } catch (err) {
+      throw conversationError(err);
+    }
+  }
+}
+
+/** Whether an update failed because its run continued as new before answering: to be sent again. */
+function continued(err: unknown): boolean {
+  return err instanceof WorkflowUpdateFailedError && err.cause instanceof ApplicationFailure && err.cause.type === 'ConversationContinuedError';
+}
+
+/** The typed error of a failed update or run: the conversation's own, baton's, or the error as it came. */
+export function conversationError(err: unknown): unknown {
+  const cause = err instanceof WorkflowUpdateFailedError || err instanceof WorkflowFailedError ? err.cause : undefined;
+  if (!(cause instanceof ApplicationFailure) || !cause.type) return err;
+  const cls = CONVERSATION_ERRORS[cause.type as keyof typeof CONVERSATION_ERRORS];
+  if (!cls) {
+    const typed = errorFromFailure(cause);
+    if (typed) (typed as { cause?: unknown }).cause = err;
+    return typed ?? err;
+  }
+  const details = (cause.details?.[0] ?? {}) as Record<string, unknown>;
+  // The error as thrown in the workflow: its class, message and fields, without re-running its constructor.
+  const typed = Object.create(cls.prototype) as BatonError;
+  Object.defineProperties(typed, {
+    name: { value: cls.name, writable: true, configurable: true },
+    message: { value: cause.message, writable: true, configurable: true },
+    details: { value: details, enumerable: false },
+    cause: { value: err, writable: true, configurable: true },
+  });
+  return Object.assign(typed, details);
+}

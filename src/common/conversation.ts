@@ -1,0 +1,188 @@
+/**
+ * A conversation as other programs see it: the `conversation` workflow's input, each message and
+ * its reply, what a query answers, what continue-as-new carries, and its two errors. Plain JSON;
+ * workflow-safe (no I/O).
+ */
+import type { PendingApproval } from './approvals';
+import { BatonError, UserError } from './errors';
+import type { ConversationOptions, ResolvedConversationOptions, RunOptions } from './options';
+import type { HandoffRecord, Usage } from './run';
+import type { ChainState } from './state';
+import type { RunContext } from './team';
+
+/**
+ * Input of the `conversation` workflow: plain JSON, so any Temporal client can start one (with
+ * update-with-start, together with its first message).
+ */
+export interface ConversationInput {
+  /** The agent that answers first; after a handoff, its target answers the next messages. */
+  agent: string;
+  /** Options of the chain each message runs (limits, timeouts, approvals, `continueAsNewAfterEvents`). */
+  options?: RunOptions;
+  /** Options of the conversation itself: idle timeout, compaction, idempotency window. */
+  conversation?: ConversationOptions;
+  /** Application data every tool call of the conversation receives. */
+  context?: RunContext;
+  /** The conversation to continue: set by the workflow when it continues as new. Other callers leave it out. */
+  resume?: ConversationState;
+}
+
+/** Input of the `sendMessage` update. */
+export interface SendMessageInput {
+  message: string;
+  /**
+   * The same key sent again returns the first reply without running the turn again (within the
+   * last `idempotencyWindow` replies); a key whose turn is still running waits for that turn.
+   */
+  idempotencyKey?: string;
+}
+
+/** Result of the `sendMessage` update: the answer to one message. */
+export interface ConversationReply<Output = string> {
+  /** 1-based number of the message in the conversation. */
+  turn: number;
+  /** The answer: its text, or the parsed value when the answering agent has an `outputType`. */
+  output: Output;
+  /** The agent that answered: the active agent from now on. */
+  agent: string;
+  /** The handoffs of this turn, in order. */
+  handoffs: HandoffRecord[];
+  /** What this turn used. */
+  usage: Usage;
+  /** The key the reply is remembered by: the caller's, or `#<turn>` when the message came without one. */
+  idempotencyKey: string;
+}
+
+/** How a conversation ended. */
+export type ConversationEnd = 'requested' | 'idle_timeout';
+
+/** Result of the `conversation` workflow, and of the `endConversation` update. */
+export interface ConversationResult {
+  endedBy: ConversationEnd;
+  /** Messages answered (or failed). */
+  turns: number;
+  /** The agent that answered last. */
+  agent: string;
+  handoffs: number;
+  compactions: number;
+  usage: Usage;
+  /** Runs of the workflow, continue-as-new included. */
+  runs: number;
+}
+
+/** Where a conversation is, as the `conversation` query answers. */
+export interface ConversationView {
+  status: 'idle' | 'answering' | 'awaiting_approval' | 'ending' | 'ended';
+  /** The agent the next message goes to (or the one answering now). */
+  activeAgent: string;
+  /** Messages taken so far, the one being answered included. */
+  turns: number;
+  /** The message being answered. */
+  current?: { turn: number; message: string; idempotencyKey: string };
+  /** Messages waiting behind it, in the order they arrived. */
+  queued: number;
+  pendingApprovals: PendingApproval[];
+  usage: Usage;
+  handoffs: number;
+  compactions: number;
+  /** Runs of the workflow so far, this one included. */
+  runs: number;
+  /** The last reply, when a message was answered. */
+  lastReply?: ConversationReply<unknown>;
+}
+
+/** A message taken but not yet answered. */
+export interface QueuedMessage {
+  turn: number;
+  message: string;
+  idempotencyKey: string;
+  /** The id of the update that brought it, for the audit. */
+  updateId?: string;
+}
+
+/** A turn's outcome remembered for a resend of its key: the reply, or the failure it ended with. */
+export interface RememberedReply {
+  idempotencyKey: string;
+  reply?: ConversationReply<unknown>;
+  failure?: { type: string; message: string; details?: unknown };
+}
+
+/** The message being answered, with what to restore if its turn fails. */
+export interface CurrentTurn extends QueuedMessage {
+  /** Workflow time the turn started, ISO 8601. */
+  startedAt: string;
+  /** The agent, its conversation and the shared state before the turn. */
+  before: Pick<ChainState, 'agentId' | 'messages' | 'shared'>;
+}
+
+/** What a conversation carries from one run into the next (continue-as-new). */
+export interface ConversationState {
+  /** The active agent, its conversation, the shared state; the chain of the turn in progress when there is one. */
+  chain: ChainState;
+  conversation: ResolvedConversationOptions;
+  /** Messages taken so far. */
+  turns: number;
+  current?: CurrentTurn;
+  queued: QueuedMessage[];
+  /** The last `idempotencyWindow` outcomes, oldest first. */
+  replies: RememberedReply[];
+  /** Every turn's usage and the compactions'. */
+  usage: Usage;
+  handoffs: number;
+  compactions: number;
+  /** Workflow time of the last reply (or the start), ISO 8601: the idle timeout counts from here. */
+  lastActiveAt: string;
+  /** An `endConversation` arrived: the conversation ends once the messages it took are answered. */
+  ending?: boolean;
+  /** Runs before this one. */
+  continuedRuns: number;
+}
+
+/** A turn starting, as the `batonTurn` memo records it. */
+export interface TurnStartedRecord {
+  phase: 'started';
+  turn: number;
+  idempotencyKey: string;
+  updateId?: string;
+  agent: string;
+  at: string;
+}
+
+/** A turn ending, as the `batonTurn` memo records it. */
+export interface TurnEndedRecord {
+  phase: 'answered' | 'failed';
+  turn: number;
+  reply?: ConversationReply<unknown>;
+  failure?: { type: string; message: string };
+  at: string;
+}
+
+/** A compaction or the end, as the `batonConversationEvent` memo records it. */
+export type ConversationEvent =
+  | { type: 'compacted'; afterTurn: number; agent: string; summarizedMessages: number; keptMessages: number; tokensBefore: number; tokensAfter: number; at: string }
+  | { type: 'ended'; endedBy: ConversationEnd; turns: number; at: string };
+
+/** A message sent to a conversation that has ended or is ending. */
+export class ConversationEndedError extends UserError<{ workflowId: string }> {
+  declare readonly workflowId: string;
+  constructor(workflowId: string, ending = false) {
+    super(`Conversation ${workflowId} ${ending ? 'is ending' : 'has ended'}: it takes no more messages`, { workflowId });
+  }
+}
+
+/**
+ * The run that took a message continued as new before answering it (a turn waiting for an
+ * approval while history grew, or a message queued behind it). The message is not lost: send it
+ * again with the same `idempotencyKey` to get its reply from the next run. `baton.conversation()`
+ * does this by itself.
+ */
+export class ConversationContinuedError extends BatonError<{ idempotencyKey: string; turn: number }> {
+  declare readonly idempotencyKey: string;
+  declare readonly turn: number;
+  constructor(idempotencyKey: string, turn: number) {
+    super(`The conversation continued in a new run before answering message ${turn}; send it again with idempotencyKey "${idempotencyKey}" for its reply`, { idempotencyKey, turn });
+  }
+}
+
+/** The conversation's own errors, by failure type. */
+export const CONVERSATION_ERRORS = { ConversationEndedError, ConversationContinuedError } as const;

@@ -1,0 +1,326 @@
+/**
+ * Sensitive tool arguments and results: what a tool declares (`defineTool({sensitive})`,
+ * `mcpServer({sensitive})`), how the team snapshot records it (`AgentSpec.toolSensitivity`), and
+ * the redaction baton applies wherever it shows a tool call: the audit (JSON, timeline, Mermaid,
+ * HTTP), run events, the CLI, the HTTP service and its approvals page (an approver who may decide
+ * the call sees its real arguments), and the errors a sensitive tool throws (so worker logs do not
+ * carry the values). Metrics and spans never carry argument or result values.
+ *
+ * Redaction is of what baton shows, not of what it records: the model still gets the real values
+ * (it needs them), and the workflow history holds them, because a run replays from it. Encrypt
+ * history at rest with the AES-GCM payload codec (`createWorker({codec: {keys}})`, or
+ * `BATON_ENCRYPTION_KEYS`), so only holders of a key read them there. The `status`, `chain` and
+ * `pendingApprovals` queries answer with the workflow's own values, unredacted.
+ *
+ * Workflow-safe: no I/O.
+ */
+import type { ApprovalRecord, PendingApproval } from './approvals';
+import { isRecord, shown, type Check } from './check';
+import type { ChatMessage, JsonSchema, ToolCall } from './model';
+import type { TeamSpec } from './team';
+
+/** What a redacted value shows instead. */
+export const REDACTED = '[redacted]';
+
+/**
+ * Which parts of a tool's calls are sensitive, as the team snapshot records it. Paths are dotted
+ * field names (`customer.email`); a path that meets a list applies to each of its items.
+ */
+export interface ToolSensitivitySpec {
+  /** `true`: the value of every argument; else the paths into the arguments whose values are sensitive. */
+  arguments?: true | string[];
+  /** `true`: the whole result; else the paths into the result, when it is JSON (a result that is not JSON is redacted whole). */
+  result?: true | string[];
+}
+
+/**
+ * Whether a tool call's sensitive arguments are shown as they are (`revealed`) or as
+ * `"[redacted]"`, and which: what `baton.pending()` and run events attach to a tool call waiting
+ * for approval whose tool declares sensitive arguments.
+ */
+export interface SensitiveArguments {
+  /** The paths declared sensitive; `true` for every argument. */
+  arguments: true | string[];
+  /** `true` when `tool.arguments` holds the real values (the viewer may decide the call). */
+  revealed: boolean;
+}
+
+/** Values shorter than this are not searched for in free text (an error message): they would match everywhere. */
+export const MIN_SCRUBBED_LENGTH = 4;
+
+const PATH_EXAMPLE = '["cardNumber", "customer.email"]';
+
+/**
+ * Problems with a `sensitive` option, each naming the field and what would be valid. With
+ * `parameters` (the tool's JSON Schema), every argument path must name a field of it. `quoted`
+ * names fields as the checks of plain JSON do (`"toolSensitivity.x.arguments"`).
+ */
+export function sensitivityProblems(value: unknown, key: string, parameters?: JsonSchema, tool?: string, quoted = false): string[] {
+  const field = (k: string) => (quoted ? `"${k}"` : k);
+  if (value === true) return [];
+  if (!isRecord(value)) return [`${field(key)} must be true (every argument and the whole result) or {arguments?, result?}, got ${shown(value)}`];
+  const problems: string[] = [];
+  const extra = Object.keys(value).filter((k) => k !== 'arguments' && k !== 'result');
+  if (extra.length > 0) problems.push(`${field(key)} has unknown field(s) ${extra.map((k) => `"${k}"`).join(', ')} (valid: arguments, result)`);
+  if (value.arguments === undefined && value.result === undefined) problems.push(`${field(key)} names nothing sensitive: give arguments (true or paths like ${PATH_EXAMPLE}), result (true or paths like ["token"]), or both`);
+  if (value.arguments !== undefined) problems.push(...pathListProblems(value.arguments, `${key}.arguments`, PATH_EXAMPLE, field, parameters, tool));
+  if (value.result !== undefined) problems.push(...pathListProblems(value.result, `${key}.result`, '["token"]', field));
+  return problems;
+}
+
+function pathListProblems(value: unknown, key: string, example: string, field: (k: string) => string, schema?: JsonSchema, tool?: string): string[] {
+  if (value === true) return [];
+  if (!Array.isArray(value) || value.length === 0) return [`${field(key)} must be true or a non-empty list of paths like ${example}, got ${shown(value)}`];
+  return value.flatMap((path, i) => {
+    const at = field(`${key}[${i}]`);
+    if (!isPath(path)) return [`${at} must be a dotted path of field names like "customer.email", got ${shown(path)}`];
+    const problem = schema ? schemaPathProblem(schema, path, tool) : undefined;
+    return problem ? [`${at} ${JSON.stringify(path)}: ${problem}`] : [];
+  });
+}
+
+function isPath(value: unknown): value is string {
+  return typeof value === 'string' && value !== '' && value.split('.').every((part) => part.trim() !== '' && part === part.trim());
+}
+
+/** The snapshot's form of a valid `sensitive` option: `true` spelled out, paths copied without repeats. */
+export function toSensitivitySpec(value: true | ToolSensitivitySpec): ToolSensitivitySpec {
+  if (value === true) return { arguments: true, result: true };
+  const copy = (v: true | string[] | undefined) => (v === undefined ? undefined : v === true ? true : [...new Set(v)]);
+  const args = copy(value.arguments);
+  const result = copy(value.result);
+  return { ...(args !== undefined ? { arguments: args } : {}), ...(result !== undefined ? { result } : {}) };
+}
+
+/** Problems with a snapshot's `toolSensitivity` entry (the workflow checks a carried team with it). */
+export const toolSensitivityCheck: Check = (v, key) => {
+  if (!isRecord(v)) return [`"${key}" must be an object {arguments?, result?}, got ${shown(v)}`];
+  return sensitivityProblems(v, key, undefined, undefined, true);
+};
+
+// --- Paths against a JSON Schema --------------------------------------------------------------
+
+/** Why `path` names no field of the arguments `root` describes; `undefined` when it does. */
+export function schemaPathProblem(root: JsonSchema, path: string, tool?: string): string | undefined {
+  let nodes = leaves(root, root);
+  const parts = path.split('.');
+  for (let i = 0; i < parts.length; i++) {
+    const part = parts[i]!;
+    if (nodes.some(isOpen)) return undefined;
+    const next = nodes.flatMap((n) => fieldSchema(n, part));
+    if (next.length === 0) {
+      const where = i === 0 ? undefined : parts.slice(0, i).join('.');
+      const fields = [...new Set(nodes.flatMap((n) => Object.keys(properties(n))))].sort();
+      if (fields.length === 0) return `${where ?? 'the arguments'} ${describeType(nodes)}, with no fields`;
+      if (!where) return `not an argument of ${tool ?? 'the tool'} (its arguments: ${fields.join(', ')})`;
+      return `${where} has no field "${part}" (its fields: ${fields.join(', ')})`;
+    }
+    nodes = next.flatMap((n) => leaves(n, root));
+  }
+  return undefined;
+}
+
+/** The object-like schemas `node` stands for: references followed, unions spread, lists seen through to their items. */
+function leaves(node: unknown, root: JsonSchema, seen = new Set<unknown>()): JsonSchema[] {
+  if (node === true) return [{}];
+  if (!isRecord(node) || seen.has(node)) return [];
+  seen.add(node);
+  if (typeof node.$ref === 'string') return leaves(resolveRef(root, node.$ref), root, seen);
+  const branches = [node.anyOf, node.oneOf, node.allOf].flatMap((b) => (Array.isArray(b) ? b : []));
+  if (branches.length > 0) return branches.flatMap((b) => leaves(b, root, seen));
+  const items = [...(node.items !== undefined && typeof node.items !== 'boolean' ? (Array.isArray(node.items) ? node.items : [node.items]) : []), ...(Array.isArray(node.prefixItems) ? node.prefixItems : [])];
+  if (items.length > 0 || node.type === 'array') return items.length > 0 ? items.flatMap((b) => leaves(b, root, seen)) : [{}];
+  return [node as JsonSchema];
+}
+
+function resolveRef(root: JsonSchema, ref: string): unknown {
+  if (ref === '#') return root;
+  if (!ref.startsWith('#/')) return {};
+  let at: unknown = root;
+  for (const part of ref.slice(2).split('/')) at = isRecord(at) ? at[part.replace(/~1/g, '/').replace(/~0/g, '~')] : undefined;
+  return at ?? {};
+}
+
+function properties(node: JsonSchema): Record<string, unknown> {
+  return isRecord(node.properties) ? node.properties : {};
+}
+
+/** A schema that lets any field through: no type and no fields (`{}`, `z.any()`), or an object that declares no fields. */
+function isOpen(node: JsonSchema): boolean {
+  const keys = Object.keys(node).filter((k) => !['description', 'title', 'default', 'examples', '$comment'].includes(k));
+  if (keys.length === 0) return true;
+  const declaresNone = Object.keys(properties(node)).length === 0 && !isRecord(node.additionalProperties) && node.additionalProperties !== false;
+  return declaresNone && (node.type === 'object' || (node.type === undefined && node.enum === undefined && node.const === undefined));
+}
+
+/** The schemas of field `part` in `node`: a declared property, or extra fields (`z.record`). */
+function fieldSchema(node: JsonSchema, part: string): unknown[] {
+  const own = properties(node)[part];
+  if (own !== undefined) return [own];
+  if (isRecord(node.additionalProperties)) return [node.additionalProperties];
+  if (node.additionalProperties === true) return [{}];
+  return [];
+}
+
+function describeType(nodes: JsonSchema[]): string {
+  const types = [...new Set(nodes.flatMap((n) => (Array.isArray(n.type) ? n.type : n.type !== undefined ? [n.type] : n.enum ? ['an enum'] : [])))].map(String);
+  if (types.length === 0) return 'has a value';
+  return `is ${types.map((t) => (t === 'an enum' ? t : `${/^[aeiou]/.test(t) ? 'an' : 'a'} ${t}`)).join(' or ')}`;
+}
+
+// --- Redaction ----------------------------------------------------------------------------------
+
+/** `value` with the values at `paths` (`true`: every field of an object, or the whole value) replaced by {@link REDACTED}. */
+export function redactValue(value: unknown, paths: true | string[]): unknown {
+  if (paths === true) return isRecord(value) ? Object.fromEntries(Object.keys(value).map((k) => [k, REDACTED])) : REDACTED;
+  let out = value;
+  for (const path of paths) out = redactAt(out, path.split('.'));
+  return out;
+}
+
+function redactAt(value: unknown, parts: string[]): unknown {
+  if (parts.length === 0) return REDACTED;
+  if (Array.isArray(value)) return value.map((item) => redactAt(item, parts));
+  if (!isRecord(value)) return value;
+  const [head, ...rest] = parts as [string, ...string[]];
+  if (!(head in value)) return value;
+  return { ...value, [head]: redactAt(value[head], rest) };
+}
+
+/** The values at `paths` (`true`: all of them), as the text they would appear as in a message. */
+function valuesAt(value: unknown, paths: true | string[]): string[] {
+  const found: unknown[] = [];
+  const walk = (v: unknown, parts: string[]): void => {
+    if (parts.length === 0) return void found.push(v);
+    if (Array.isArray(v)) return v.forEach((item) => walk(item, parts));
+    if (isRecord(v) && parts[0]! in v) walk(v[parts[0]!], parts.slice(1));
+  };
+  if (paths === true) found.push(value);
+  else for (const path of paths) walk(value, path.split('.'));
+  const texts: string[] = [];
+  const leaf = (v: unknown): void => {
+    if (typeof v === 'string') texts.push(v, JSON.stringify(v).slice(1, -1));
+    else if (typeof v === 'number' || typeof v === 'bigint') texts.push(String(v));
+    else if (Array.isArray(v)) v.forEach(leaf);
+    else if (isRecord(v)) Object.values(v).forEach(leaf);
+  };
+  found.forEach(leaf);
+  return texts;
+}
+
+function parseJson(text: string): { value: unknown } | undefined {
+  try {
+    return { value: JSON.parse(text) as unknown };
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * A call's arguments (JSON text) with the sensitive ones redacted; as they are when nothing is
+ * sensitive. Arguments that are not a JSON object are redacted whole: their fields cannot be told apart.
+ */
+export function redactArguments(text: string, spec: ToolSensitivitySpec | undefined): string {
+  if (!spec?.arguments) return text;
+  const parsed = parseJson(text || '{}');
+  if (!parsed || !isRecord(parsed.value)) return REDACTED;
+  return JSON.stringify(redactValue(parsed.value, spec.arguments));
+}
+
+/**
+ * A tool's answer with its sensitive parts redacted, and any sensitive argument value it repeats.
+ * `ok: false` marks an error (invalid arguments, a `ToolError`): it is not the tool's result, so only
+ * argument values are taken out of it.
+ */
+export function redactResult(text: string, spec: ToolSensitivitySpec | undefined, argumentsText?: string, ok?: boolean): string {
+  if (!spec) return text;
+  let out = text;
+  if (spec.result && ok !== false) {
+    const parsed = spec.result === true ? undefined : parseJson(text);
+    out = spec.result === true || !parsed || (!isRecord(parsed.value) && !Array.isArray(parsed.value)) ? REDACTED : JSON.stringify(redactValue(parsed.value, spec.result));
+  }
+  return argumentsText === undefined ? out : scrub(out, sensitiveValues(argumentsText, spec));
+}
+
+/**
+ * The sensitive argument values of a call, as they may appear in free text (an error message):
+ * the values at the sensitive paths, or the whole text when it is not a JSON object.
+ */
+export function sensitiveValues(argumentsText: string, spec: ToolSensitivitySpec | undefined): string[] {
+  if (!spec?.arguments) return [];
+  const parsed = parseJson(argumentsText || '{}');
+  if (!parsed || !isRecord(parsed.value)) return [argumentsText];
+  return valuesAt(parsed.value, spec.arguments);
+}
+
+/** `text` with every occurrence of `values` (those of at least {@link MIN_SCRUBBED_LENGTH} characters) replaced by {@link REDACTED}. */
+export function scrub(text: string, values: readonly string[]): string {
+  const long = [...new Set(values)].filter((v) => v.length >= MIN_SCRUBBED_LENGTH && v !== REDACTED).sort((a, b) => b.length - a.length);
+  let out = text;
+  for (const v of long) out = out.split(v).join(REDACTED);
+  return out;
+}
+
+/** The sensitivity of each agent's tools in a team snapshot, and the redactions that follow from it. */
+export class TeamRedaction {
+  constructor(readonly team: TeamSpec | undefined) {}
+
+  /** Whether any tool of the team declares something sensitive. */
+  get any(): boolean {
+    return Object.values(this.team?.agents ?? {}).some((a) => a.toolSensitivity && Object.keys(a.toolSensitivity).length > 0);
+  }
+
+  /** What is sensitive about agent `agent`'s tool `tool`; `undefined` when nothing is. */
+  of(agent: string | undefined, tool: string | undefined): ToolSensitivitySpec | undefined {
+    if (tool === undefined) return undefined;
+    if (agent !== undefined) return this.team?.agents[agent]?.toolSensitivity?.[tool];
+    // Who called is unknown (a decision names only the tool): any agent's tool of that name.
+    return Object.values(this.team?.agents ?? {}).find((a) => a.toolSensitivity?.[tool])?.toolSensitivity?.[tool];
+  }
+
+  /** A call of `agent`'s tool (any agent's, when `undefined`) with its arguments redacted. */
+  call(agent: string | undefined, call: ToolCall): ToolCall {
+    const spec = this.of(agent, call.name);
+    return spec?.arguments ? { ...call, arguments: redactArguments(call.arguments, spec) } : call;
+  }
+
+  /** A conversation of `agent` with its sensitive tool arguments and results redacted (tool answers found by call id, else by position). */
+  messages(agent: string, messages: ChatMessage[]): ChatMessage[] {
+    if (!this.any) return messages;
+    let open: ToolCall[] = [];
+    let answered = 0;
+    return messages.map((m) => {
+      if (m.role === 'assistant') {
+        open = m.toolCalls ?? [];
+        answered = 0;
+        // A conversation carried from an earlier agent holds that agent's calls: a tool of any agent by that name counts.
+        return m.toolCalls ? { ...m, toolCalls: m.toolCalls.map((c) => this.call(this.of(agent, c.name) ? agent : undefined, c)) } : m;
+      }
+      if (m.role !== 'tool') return m;
+      const byId = m.toolCallId ? open.filter((c) => c.id === m.toolCallId) : [];
+      const call = byId.length === 1 ? byId[0] : open[answered];
+      answered += 1;
+      const spec = this.of(agent, call?.name) ?? this.of(undefined, call?.name);
+      return spec ? { ...m, content: redactResult(m.content, spec, call?.arguments) } : m;
+    });
+  }
+}
+
+/**
+ * A tool call waiting for approval with its sensitive arguments redacted, in `tool.arguments` and
+ * in the `message` that repeats them.
+ */
+export function redactPendingApproval<P extends PendingApproval>(p: P, spec: ToolSensitivitySpec | undefined): P {
+  if (!p.tool || !spec?.arguments) return p;
+  const raw = p.tool.arguments;
+  const redacted = redactArguments(raw, spec);
+  const values = sensitiveValues(raw, spec);
+  const message = scrub(raw ? p.message.split(raw).join(redacted) : p.message, values);
+  return { ...p, message, tool: { ...p.tool, arguments: redacted } };
+}
+
+/** A decision with the sensitive fields of its edited arguments redacted. */
+export function redactDecisionRecord<R extends Pick<ApprovalRecord, 'editedArguments'>>(record: R, spec: ToolSensitivitySpec | undefined): R {
+  if (record.editedArguments === undefined || !spec?.arguments) return record;
+  return { ...record, editedArguments: redactArguments(record.editedArguments, spec) };
+}

@@ -1,0 +1,161 @@
+import { Client, WithStartWorkflowOperation } from '@temporalio/client';
+import { describe, expect, it } from 'vitest';
+import { ConversationEndedError, InvalidRunInputError, MaxTurnsExceededError, scripted, sendMessageUpdate, Team, WorkflowType, type ConversationReply } from '../../src';
+import { scriptedAgent } from '../helpers/agents';
+import { recordingScripted } from '../helpers/models';
+import { useTemporalServer, withWorker } from '../helpers/temporal';
+import { waitFor } from '../helpers/wait';
+
+const server = useTemporalServer();
+
+/** triage hands to refunds on turn 2, refunds to sales on turn 4; each answers the turns between. */
+function supportTeam(): Team {
+  return new Team([
+    scriptedAgent('triage', [{ text: 'Hello, how can I help?' }, { handoff: { to: 'refunds', message: 'customer wants a refund' } }]),
+    scriptedAgent('refunds', [{ text: 'Refund for 42 started.' }, { text: 'It is on its way.' }, { handoff: { to: 'sales', message: 'wants an upgrade' } }]),
+    scriptedAgent('sales', [{ text: 'Upgrade ready.' }, { text: 'Goodbye!' }]),
+  ]);
+}
+
+describe('conversation turns', () => {
+  it('answers five messages, hands off on turns 2 and 4, and keeps the active agent between messages', async () => {
+    const recording = recordingScripted();
+    const { replies, history, view, audit } = await withWorker(
+      server.env,
+      supportTeam(),
+      async (baton) => {
+        const chat = baton.conversation('triage');
+        const replies: ConversationReply[] = [];
+        for (const message of ['hi', 'refund order 42', 'when?', 'and an upgrade', 'thanks']) replies.push(await chat.send(message));
+        return { replies, history: await chat.history(), view: await chat.status(), audit: await chat.audit() };
+      },
+      { providers: recording.providers },
+    );
+    expect(replies.map((r) => [r.turn, r.agent, r.output])).toEqual([
+      [1, 'triage', 'Hello, how can I help?'],
+      [2, 'refunds', 'Refund for 42 started.'],
+      [3, 'refunds', 'It is on its way.'],
+      [4, 'sales', 'Upgrade ready.'],
+      [5, 'sales', 'Goodbye!'],
+    ]);
+    expect(replies.map((r) => r.handoffs.map((h) => `${h.from}→${h.to}`))).toEqual([[], ['triage→refunds'], [], ['refunds→sales'], []]);
+    // Turn 3 goes to refunds, who sees its own conversation so far and the new message.
+    const turn3 = recording.calls.filter((c) => c.agentId === 'refunds')[1]!;
+    expect(turn3.messages.map((m) => [m.role, m.content])).toEqual([
+      ['system', 'You are refunds.'],
+      ['user', 'customer wants a refund'],
+      ['assistant', 'Refund for 42 started.'],
+      ['user', 'when?'],
+    ]);
+    expect(recording.calls.map((c) => c.callIndex)).toEqual([0, 1, 0, 1, 2, 0, 1]);
+    expect(view).toMatchObject({ status: 'idle', activeAgent: 'sales', turns: 5, queued: 0, handoffs: 2, runs: 1 });
+    expect(view.usage.modelCalls).toBe(7);
+    expect(history.map((t) => [t.turn, t.message, t.agent, t.output])).toEqual([
+      [1, 'hi', 'triage', 'Hello, how can I help?'],
+      [2, 'refund order 42', 'refunds', 'Refund for 42 started.'],
+      [3, 'when?', 'refunds', 'It is on its way.'],
+      [4, 'and an upgrade', 'sales', 'Upgrade ready.'],
+      [5, 'thanks', 'sales', 'Goodbye!'],
+    ]);
+    expect(audit.turns.map((t) => [t.agent, t.answeredBy, t.modelCalls, t.handoffs.length])).toEqual([
+      ['triage', 'triage', 1, 0],
+      ['triage', 'refunds', 2, 1],
+      ['refunds', 'refunds', 1, 0],
+      ['refunds', 'sales', 2, 1],
+      ['sales', 'sales', 1, 0],
+    ]);
+  });
+
+  it('returns the first reply to a resent idempotency key without running the turn again', async () => {
+    const recording = recordingScripted();
+    const team = new Team([scriptedAgent('solo', [{ text: 'first answer' }, { text: 'second answer' }])]);
+    await withWorker(
+      server.env,
+      team,
+      async (baton) => {
+        const chat = baton.conversation('solo');
+        const first = await chat.send('hello', { idempotencyKey: 'msg-1' });
+        const again = await chat.send('hello (resent)', { idempotencyKey: 'msg-1' });
+        expect(again).toEqual(first);
+        expect(recording.calls).toHaveLength(1);
+        const next = await chat.send('next', { idempotencyKey: 'msg-2' });
+        expect(next).toMatchObject({ turn: 2, output: 'second answer' });
+        expect((await chat.status()).turns).toBe(2);
+        expect((await chat.history()).map((t) => t.message)).toEqual(['hello', 'next']);
+      },
+      { providers: recording.providers },
+    );
+    expect(recording.calls).toHaveLength(2);
+  });
+
+  it('starts and sends in one call from a plain Temporal client (update-with-start), then goes on with the same id', async () => {
+    const team = new Team([scriptedAgent('solo', [{ text: 'started and answered' }, { text: 'still here' }])]);
+    await withWorker(server.env, team, async (baton, queue) => {
+      const client = new Client({ connection: server.env.connection });
+      const workflowId = `plain-${queue}`;
+      const send = (message: string) =>
+        client.workflow.executeUpdateWithStart(sendMessageUpdate, {
+          args: [{ message }],
+          startWorkflowOperation: new WithStartWorkflowOperation(WorkflowType.CONVERSATION, { workflowId, taskQueue: queue, args: [{ agent: 'solo' }], workflowIdConflictPolicy: 'USE_EXISTING' }),
+        });
+      expect(await send('hello')).toMatchObject({ turn: 1, output: 'started and answered', agent: 'solo', handoffs: [], idempotencyKey: '#1' });
+      expect(await send('again')).toMatchObject({ turn: 2, output: 'still here' });
+      const runs = [];
+      for await (const wf of client.workflow.list({ query: `WorkflowId = "${workflowId}"` })) runs.push(wf.type);
+      expect(runs).toEqual([WorkflowType.CONVERSATION]);
+      expect(await baton.conversation('solo', { id: workflowId }).end()).toMatchObject({ endedBy: 'requested', turns: 2, agent: 'solo' });
+    });
+  });
+
+  it('answers messages sent at once in the order they arrived', async () => {
+    const team = new Team([defineEcho()]);
+    await withWorker(server.env, team, async (baton) => {
+      const chat = baton.conversation('echo');
+      const replies = await Promise.all(['one', 'two', 'three', 'four'].map((m, i) => chat.send(m, { idempotencyKey: `k${i}` })));
+      expect(replies.map((r) => r.output)).toEqual(replies.map((r) => `echo ${r.turn}`));
+      const history = await chat.history();
+      expect(history.map((t) => t.turn)).toEqual([1, 2, 3, 4]);
+      // Each turn answers its own message, whatever order they were taken in.
+      for (const r of replies) expect(history[r.turn - 1]?.message).toBe(['one', 'two', 'three', 'four'][Number(r.idempotencyKey.slice(1))]);
+    });
+  });
+
+  it('fails a turn with its typed error and goes on as before it; an ended conversation takes no more messages', async () => {
+    const team = new Team([
+      scriptedAgent('solo', [{ text: 'fine' }, { toolCalls: [{ name: 'nothing', arguments: {} }] }, { toolCalls: [{ name: 'nothing', arguments: {} }] }, { text: 'back again' }]),
+    ]);
+    await withWorker(server.env, team, async (baton) => {
+      const chat = baton.conversation('solo', { options: { maxTurns: 2 } });
+      await chat.send('one');
+      const failed = await chat.send('loop').catch((e: unknown) => e);
+      expect(failed).toBeInstanceOf(MaxTurnsExceededError);
+      expect(await chat.send('three')).toMatchObject({ turn: 3, output: 'back again' });
+      await expect(chat.send('   ')).rejects.toBeInstanceOf(InvalidRunInputError);
+      const history = await chat.history();
+      expect(history.map((t) => t.failure?.type)).toEqual([undefined, 'MaxTurnsExceededError', undefined]);
+      expect(await chat.end()).toMatchObject({ endedBy: 'requested', turns: 3 });
+      await expect(chat.send('too late')).rejects.toBeInstanceOf(ConversationEndedError);
+    });
+  });
+
+  it('ends after its idle timeout, on a durable timer', async () => {
+    const team = new Team([scriptedAgent('solo', [{ text: 'hi' }])]);
+    await withWorker(server.env, team, async (baton) => {
+      const chat = baton.conversation('solo', { conversation: { idleTimeout: '2 seconds' } });
+      const sentAt = Date.now();
+      await chat.send('hello');
+      const result = await chat.result();
+      expect(result).toMatchObject({ endedBy: 'idle_timeout', turns: 1, agent: 'solo', runs: 1 });
+      expect(Date.now() - sentAt).toBeGreaterThanOrEqual(2000);
+      const audit = await waitFor(() => chat.audit(), (a) => a.status === 'completed');
+      expect(audit.result?.endedBy).toBe('idle_timeout');
+      await expect(chat.send('anyone?')).rejects.toBeInstanceOf(ConversationEndedError);
+    });
+  });
+});
+
+/** An agent that answers every message with `echo <its turn>`, however many come. */
+function defineEcho() {
+  const steps = Array.from({ length: 4 }, (_, i) => ({ text: `echo ${i + 1}` }));
+  return scriptedAgent('echo', [], { model: scripted({ steps, requireAllSteps: false }) });
+}

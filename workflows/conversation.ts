@@ -1,0 +1,120 @@
+/**
+ * The `conversation` workflow: wiring only. It stays open for messages (`sendMessage` updates,
+ * the first one possibly with the start), answers each with a chain of the active agent, and
+ * continues as new as its history grows, carrying the whole conversation.
+ */
+import { TemporalFailure } from '@temporalio/common';
+import { isCancellation, makeContinueAsNewFunc, patched, setHandler, setWorkflowOptions, workflowInfo } from '@temporalio/workflow';
+import type { ConversationInput, ConversationResult, ConversationState } from '../src/common/conversation';
+import { BatonError, toApplicationFailure, UnexpectedWorkflowError } from '../src/common/errors';
+import { validateConversationInput } from '../src/common/input';
+import {
+  approveHandoffSignal,
+  BatonAgent,
+  BatonHandoffs,
+  BatonStatusAttribute,
+  chainQuery,
+  childApprovalsSignal,
+  conversationQuery,
+  decideHandoffUpdate,
+  endConversationUpdate,
+  overrideRunSignal,
+  Patches,
+  pendingApprovalsQuery,
+  rejectHandoffSignal,
+  sendMessageUpdate,
+  statusQuery,
+} from '../src/common/messages';
+import { resolveConversationOptions, resolveRunOptions } from '../src/common/options';
+import { BatonStatus } from '../src/common/run';
+import { ApprovalDesk } from './chain/desk';
+import { temporalEffects } from './chain/effects';
+import { Chain, carryOver } from './chain/state';
+import { Inbox } from './conversation/inbox';
+import { Session } from './conversation/session';
+import { startConversation } from './conversation/turns';
+import { defaultGuards } from './guards';
+
+/**
+ * A multi-turn conversation starting at `input.agent`. Each message is answered by a chain that
+ * starts at the active agent (handoffs and approvals on any turn, the last agent staying active);
+ * messages sent while one is answered wait in arrival order. Ends on `endConversation` or after
+ * `idleTimeout` without a message.
+ */
+export async function conversation(rawInput: ConversationInput): Promise<ConversationResult> {
+  const effects = temporalEffects(true);
+  const desk = new ApprovalDesk(effects);
+  const inbox = new Inbox(workflowInfo().workflowId);
+  let session: Session | undefined;
+  let chain: Chain | undefined;
+  setHandler(sendMessageUpdate, (m) => inbox.receive(m), { validator: (m) => inbox.validate(m) });
+  setHandler(endConversationUpdate, () => inbox.requestEnd());
+  setHandler(approveHandoffSignal, (d) => desk.receive(d, 'approve'));
+  setHandler(rejectHandoffSignal, (d) => desk.receive(d, 'reject'));
+  setHandler(decideHandoffUpdate, (d) => desk.receiveUpdate(d), { validator: (d) => desk.validate(d) });
+  setHandler(overrideRunSignal, (o) => desk.receiveOverrides(o));
+  setHandler(childApprovalsSignal, (report) => desk.receiveChildReport(report));
+  setHandler(conversationQuery, () => session?.view() ?? { status: 'idle', activeAgent: startAgentOf(rawInput), turns: 0, queued: 0, pendingApprovals: [], usage: { inputTokens: 0, outputTokens: 0, totalTokens: 0, modelCalls: 0, toolCalls: 0 }, handoffs: 0, compactions: 0, runs: 1 });
+  setHandler(chainQuery, () => chain?.state.chain ?? []);
+  setHandler(pendingApprovalsQuery, () => desk.pendingInTree());
+  setHandler(statusQuery, () => ({
+    status: effects.status,
+    currentAgent: chain?.state.agentId ?? startAgentOf(rawInput),
+    handoffs: (session?.state.handoffs ?? 0) + (session?.state.current ? (chain?.state.chain.length ?? 0) : 0),
+    turns: chain?.state.turns ?? 0,
+    pendingApprovals: desk.pendingInTree(),
+  }));
+
+  let input: ConversationInput;
+  let state: ConversationState;
+  try {
+    input = validateConversationInput(rawInput);
+    if (!input.resume) effects.startRun(input.agent);
+    state = input.resume
+      ? { ...input.resume, chain: { ...input.resume.chain, options: resolveRunOptions(input.resume.chain.options) } }
+      : startConversation(await effects.loadTeam(), input.agent, { run: resolveRunOptions(input.options), conversation: resolveConversationOptions(input.conversation), ...(input.context ? { context: input.context } : {}), now: effects.now() });
+    chain = new Chain(state.chain);
+    desk.attach(chain);
+    inbox.attach(state);
+    if (input.resume) desk.republish();
+    session = new Session(state, chain, inbox, effects, desk, defaultGuards({ emptyOutputCheck: true, controls: true, now: effects.now, scriptCheck: false, finalTurnEnds: () => patched(Patches.FINAL_TURN_ENDS) }));
+    const outcome = await session.run();
+    if (outcome.kind === 'ended') return outcome.result;
+  } catch (err) {
+    effects.setStatus(isCancellation(err) ? BatonStatus.CANCELLED : BatonStatus.FAILED);
+    throw failureOf(err);
+  }
+  const carried = await session.handOver();
+  const next: ConversationState = { ...carried, chain: carryOver(chain.state) };
+  effects.setStatus(BatonStatus.CONTINUED_AS_NEW);
+  const continueAsNew = makeContinueAsNewFunc<typeof conversation>({
+    typedSearchAttributes: [
+      { key: BatonAgent, value: next.chain.agentId },
+      { key: BatonStatusAttribute, value: BatonStatus.RUNNING },
+      { key: BatonHandoffs, value: next.handoffs + (next.current ? next.chain.chain.length : 0) },
+    ],
+  });
+  return continueAsNew({
+    agent: input.agent,
+    ...(input.options ? { options: input.options } : {}),
+    ...(input.conversation ? { conversation: input.conversation } : {}),
+    ...(input.context ? { context: input.context } : {}),
+    resume: next,
+  });
+}
+
+// A defect must fail the run, not retry its workflow task forever.
+setWorkflowOptions({ failureExceptionTypes: [Error] }, conversation);
+
+/** How an error leaves the workflow: baton's errors typed, Temporal's as they are, anything else as a defect. */
+function failureOf(err: unknown): unknown {
+  if (err instanceof BatonError) return toApplicationFailure(err);
+  if (err instanceof TemporalFailure || isCancellation(err)) return err;
+  const e = err instanceof Error ? err : new Error(String(err));
+  return toApplicationFailure(new UnexpectedWorkflowError(e.name, e.message, e.stack));
+}
+
+function startAgentOf(raw: unknown): string {
+  const agent = (raw as { agent?: unknown } | null)?.agent;
+  return typeof agent === 'string' ? agent : '';
+}

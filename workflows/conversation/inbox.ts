@@ -1,0 +1,134 @@
+/**
+ * The conversation's inbox: what the `sendMessage` and `endConversation` handlers receive. Handlers
+ * only queue (each message gets its turn number in arrival order) or answer from what is already
+ * known (a key whose reply is remembered); the session takes messages from here at fixed points.
+ */
+import { ApplicationFailure } from '@temporalio/common';
+import { currentUpdateInfo } from '@temporalio/workflow';
+import { ConversationContinuedError, ConversationEndedError, type ConversationReply, type ConversationResult, type ConversationState, type QueuedMessage, type RememberedReply, type SendMessageInput } from '../../src/common/conversation';
+import { InvalidRunInputError, toApplicationFailure } from '../../src/common/errors';
+import { sendMessageProblems } from '../../src/common/input';
+import { keyOf } from './turns';
+
+type Reply = ConversationReply<unknown>;
+
+interface Waiter<T> {
+  resolve(value: T): void;
+  reject(err: unknown): void;
+}
+
+/** A message taken and not yet answered, with the callers waiting for its reply. */
+export interface Inbound extends QueuedMessage {
+  waiters: Waiter<Reply>[];
+}
+
+export class Inbox {
+  /** Messages waiting for their turn, in arrival order. */
+  readonly queue: Inbound[] = [];
+  /** Callers waiting for the message being answered. */
+  current?: Inbound;
+  private readonly ends: Waiter<ConversationResult>[] = [];
+  /** Messages that arrived before the conversation's state was known. */
+  private readonly early: { raw: SendMessageInput; updateId?: string; waiter: Waiter<Reply> }[] = [];
+  private state?: ConversationState;
+  private result?: ConversationResult;
+
+  constructor(private readonly workflowId: string) {}
+
+  /** The conversation's state: messages carried from an earlier run wait first, then any that came early. */
+  attach(state: ConversationState): void {
+    this.state = state;
+    if (this.ends.length > 0) state.ending = true;
+    if (state.current) {
+      const { startedAt: _s, before: _b, ...m } = state.current;
+      this.current = { ...m, waiters: [] };
+    }
+    this.queue.push(...state.queued.map((m) => ({ ...m, waiters: [] })));
+    for (const { raw, updateId, waiter } of this.early.splice(0)) this.take(raw, updateId, waiter);
+  }
+
+  /** The update validator: refuse a message that is malformed, or that comes once the conversation ends. */
+  validate(raw: unknown): void {
+    const problems = sendMessageProblems(raw);
+    if (problems.length > 0) throw toApplicationFailure(new InvalidRunInputError(problems));
+    const key = (raw as SendMessageInput).idempotencyKey;
+    if ((this.result || this.state?.ending) && !(key !== undefined && this.knows(key))) throw toApplicationFailure(new ConversationEndedError(this.workflowId, !this.result));
+  }
+
+  /** A message: queued for its turn; a known key waits for (or gets at once) the reply of its first sending. */
+  receive(raw: SendMessageInput): Promise<Reply> {
+    const updateId = currentUpdateInfo()?.id;
+    return new Promise<Reply>((resolve, reject) => {
+      const waiter = { resolve, reject };
+      if (this.state) this.take(raw, updateId, waiter);
+      else this.early.push({ raw, ...(updateId ? { updateId } : {}), waiter });
+    });
+  }
+
+  /** An end request: answered with the result once the messages taken before it are answered. */
+  requestEnd(): Promise<ConversationResult> {
+    if (this.result) return Promise.resolve(this.result);
+    if (this.state) this.state.ending = true;
+    return new Promise((resolve, reject) => this.ends.push({ resolve, reject }));
+  }
+
+  /** The next message to answer, now the current one. */
+  next(): Inbound | undefined {
+    this.current = this.queue.shift();
+    return this.current;
+  }
+
+  /** The current message's turn is over: its callers get the reply or the failure. */
+  settle(outcome: RememberedReply): void {
+    for (const w of this.current?.waiters ?? []) settleOne(w, outcome);
+    this.current = undefined;
+  }
+
+  /** The conversation ended: end requests get its result. */
+  ended(result: ConversationResult): void {
+    this.result = result;
+    for (const w of this.ends.splice(0)) w.resolve(result);
+  }
+
+  /** Whether any caller waits for a reply or for the end. */
+  get hasWaiters(): boolean {
+    return this.ends.length > 0 || (this.current?.waiters.length ?? 0) > 0 || this.queue.some((m) => m.waiters.length > 0);
+  }
+
+  /**
+   * The run continues as new before these callers get their replies: each is told to send its
+   * message again with its key (the next run has the message and answers it); end requests to ask again.
+   */
+  releaseForNextRun(): void {
+    for (const m of [...(this.current ? [this.current] : []), ...this.queue]) {
+      for (const w of m.waiters.splice(0)) w.reject(toApplicationFailure(new ConversationContinuedError(m.idempotencyKey, m.turn)));
+    }
+    for (const w of this.ends.splice(0)) w.reject(toApplicationFailure(new ConversationContinuedError('endConversation', 0)));
+  }
+
+  /** The messages still to answer, as the next run takes them. */
+  carried(): QueuedMessage[] {
+    return this.queue.map(({ waiters: _w, ...m }) => m);
+  }
+
+  private take(raw: SendMessageInput, updateId: string | undefined, waiter: Waiter<Reply>): void {
+    const state = this.state!;
+    const key = raw.idempotencyKey;
+    const remembered = key !== undefined ? state.replies.find((r) => r.idempotencyKey === key) : undefined;
+    if (remembered) return settleOne(waiter, remembered);
+    const same = key !== undefined ? [this.current, ...this.queue].find((m) => m?.idempotencyKey === key) : undefined;
+    if (same) return void same.waiters.push(waiter);
+    const turn = ++state.turns;
+    this.queue.push({ turn, message: raw.message, idempotencyKey: keyOf(key, turn), ...(updateId ? { updateId } : {}), waiters: [waiter] });
+  }
+
+  /** Whether a key's message is remembered, being answered or waiting. */
+  private knows(key: string): boolean {
+    return this.state!.replies.some((r) => r.idempotencyKey === key) || [this.current, ...this.queue].some((m) => m?.idempotencyKey === key);
+  }
+}
+
+function settleOne(w: Waiter<Reply>, outcome: RememberedReply): void {
+  if (outcome.reply) w.resolve(outcome.reply);
+  else w.reject(ApplicationFailure.create({ type: outcome.failure?.type, message: outcome.failure?.message, nonRetryable: true, details: outcome.failure?.details !== undefined ? [outcome.failure.details] : [] }));
+}

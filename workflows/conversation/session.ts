@@ -1,0 +1,196 @@
+/**
+ * A conversation's run: take each message in the order it arrived, answer it with the chain
+ * runner (handoffs and approvals included, the active agent kept between messages), compact the
+ * active agent's conversation as it grows, wait for the next message under the idle timeout, and
+ * say when to end or continue as new.
+ */
+import { TemporalFailure } from '@temporalio/common';
+import { allHandlersFinished, isCancellation } from '@temporalio/workflow';
+import { durationMs } from '../../src/common/check';
+import type { ConversationEnd, ConversationResult, ConversationState, ConversationView, RememberedReply } from '../../src/common/conversation';
+import { BatonError, toApplicationFailure, UnexpectedWorkflowError } from '../../src/common/errors';
+import { CONVERSATION_EVENT_MEMO, PENDING_MEMO, TURN_MEMO } from '../../src/common/messages';
+import { BatonStatus } from '../../src/common/run';
+import type { ApprovalDesk } from '../chain/desk';
+import type { ChainEffects } from '../chain/effects';
+import type { Chain } from '../chain/state';
+import type { Guards } from '../guards';
+import { runChain } from '../loop';
+import { compact } from './compaction';
+import type { Inbox } from './inbox';
+import { addUsage, beginTurn, currentTurn, remember, replyOf, rolledBack } from './turns';
+
+/** How a run of the conversation ends: closed, or handed to a fresh run. */
+export type SessionOutcome = { kind: 'ended'; result: ConversationResult } | { kind: 'continue_as_new' };
+
+export class Session {
+  private readonly turnEffects: ChainEffects;
+  private lastReply?: RememberedReply['reply'];
+  private result?: ConversationResult;
+
+  constructor(
+    /** Mutable: the inbox counts turns and marks the end on the same object. */
+    readonly state: ConversationState,
+    private readonly chain: Chain,
+    private readonly inbox: Inbox,
+    private readonly effects: ChainEffects,
+    private readonly desk: ApprovalDesk,
+    private readonly guards: Guards,
+  ) {
+    // Handoffs are counted across the conversation in `BatonHandoffs`, not per message.
+    this.turnEffects = Object.assign(Object.create(effects) as ChainEffects, {
+      setAgent: (agent: string, handoffs: number) => effects.setAgent(agent, this.state.handoffs + handoffs),
+    });
+  }
+
+  /** Answer messages until the conversation ends or the run should continue as new. */
+  async run(): Promise<SessionOutcome> {
+    // A run continues as new only after work of its own, so a small history limit cannot spin.
+    let progressed = false;
+    for (;;) {
+      if (this.state.current) {
+        if (await this.answer()) return { kind: 'continue_as_new' };
+        progressed = true;
+        continue;
+      }
+      await this.desk.drain();
+      if (await this.compact()) progressed = true;
+      if (progressed && this.effects.shouldContinueAsNew(this.chain.state.options.continueAsNewAfterEvents)) return { kind: 'continue_as_new' };
+      if (this.inbox.queue.length > 0) {
+        this.begin();
+        continue;
+      }
+      if (this.state.ending) return this.end('requested');
+      if (await this.idle()) return this.end('idle_timeout');
+    }
+  }
+
+  /** What the `conversation` query answers. */
+  view(): ConversationView {
+    const s = this.state;
+    const pending = this.desk.pendingInTree();
+    const current = s.current;
+    return {
+      status: this.result ? 'ended' : s.ending && !current ? 'ending' : current ? (pending.length > 0 ? 'awaiting_approval' : 'answering') : 'idle',
+      activeAgent: this.chain.state.agentId,
+      turns: s.turns,
+      ...(current ? { current: { turn: current.turn, message: current.message, idempotencyKey: current.idempotencyKey } } : {}),
+      queued: this.inbox.queue.length,
+      pendingApprovals: pending,
+      usage: s.usage,
+      handoffs: s.handoffs + (current ? this.chain.state.chain.length : 0),
+      compactions: s.compactions,
+      runs: s.continuedRuns + 1,
+      ...(this.lastReply ? { lastReply: this.lastReply } : {}),
+    };
+  }
+
+  /**
+   * Before continuing as new: callers still waiting are told to send again (the next run has their
+   * messages), and the handlers are let finish. Decisions that arrive meanwhile are applied, so the
+   * next run carries them.
+   */
+  async handOver(): Promise<ConversationState> {
+    for (;;) {
+      this.inbox.releaseForNextRun();
+      await this.desk.drain();
+      if (allHandlersFinished()) break;
+      await this.effects.condition(() => allHandlersFinished() || this.inbox.hasWaiters || this.desk.hasMail);
+    }
+    return { ...this.state, queued: this.inbox.carried(), continuedRuns: this.state.continuedRuns + 1 };
+  }
+
+  /** Start answering the next message. */
+  private begin(): void {
+    const { waiters: _waiting, ...m } = this.inbox.next()!;
+    const now = this.effects.now();
+    this.state.current = currentTurn(m, this.chain.state, now);
+    this.chain.state = beginTurn(this.chain.state, m.message, now);
+    this.effects.publish({ [TURN_MEMO]: { phase: 'started', turn: m.turn, idempotencyKey: m.idempotencyKey, ...(m.updateId ? { updateId: m.updateId } : {}), agent: this.chain.state.agentId, at: iso(now) } });
+  }
+
+  /** Run the current message's chain; `true` when the run is to continue as new first. */
+  private async answer(): Promise<boolean> {
+    const current = this.state.current!;
+    try {
+      const outcome = await runChain({ chain: this.chain, effects: this.turnEffects, guards: this.guards, desk: this.desk });
+      await this.desk.drain();
+      if (outcome.kind === 'continue_as_new') return true;
+      this.finish({ idempotencyKey: current.idempotencyKey, reply: replyOf(current, this.chain.state, outcome.result.output) });
+    } catch (err) {
+      if (isCancellation(err)) throw err;
+      const failure = failureOf(err);
+      const waited = this.chain.state.approvals.pending.length > 0;
+      this.finish({ idempotencyKey: current.idempotencyKey, failure: { type: failure.type, message: failure.message, ...(failure.details !== undefined ? { details: failure.details } : {}) } });
+      this.chain.state = rolledBack(this.chain.state, current.before);
+      if (waited) {
+        this.effects.publish({ [PENDING_MEMO]: [] });
+        this.effects.setStatus(BatonStatus.RUNNING);
+      }
+    }
+    return false;
+  }
+
+  /** The current turn is over: count it, remember its outcome, put it on the record and tell its callers. */
+  private finish(outcome: RememberedReply): void {
+    const s = this.state;
+    const turn = s.current!.turn;
+    const now = this.effects.now();
+    s.usage = addUsage(s.usage, this.chain.state.usage);
+    s.handoffs += this.chain.state.chain.length;
+    s.replies = remember(s.replies, outcome, s.conversation.idempotencyWindow);
+    s.lastActiveAt = iso(now);
+    delete s.current;
+    const failure = outcome.failure ? { type: outcome.failure.type, message: outcome.failure.message } : undefined;
+    this.effects.publish({ [TURN_MEMO]: { phase: outcome.reply ? 'answered' : 'failed', turn, ...(outcome.reply ? { reply: outcome.reply } : { failure }), at: iso(now) } });
+    if (outcome.reply) this.lastReply = outcome.reply;
+    this.inbox.settle(outcome);
+  }
+
+  /** Compact the active agent's conversation if it has grown past the threshold; `true` when it did. */
+  private async compact(): Promise<boolean> {
+    const done = await compact(this.chain.state, this.state.conversation, this.effects);
+    if (!done) return false;
+    const { state, usage, ...record } = done;
+    this.chain.state = state;
+    this.state.compactions += 1;
+    this.state.usage = addUsage(this.state.usage, { ...usage, totalTokens: usage.inputTokens + usage.outputTokens, modelCalls: 1, toolCalls: 0 });
+    // Between turns: every message taken is answered but those still queued.
+    const afterTurn = this.state.turns - this.inbox.queue.length;
+    this.effects.publish({ [CONVERSATION_EVENT_MEMO]: { type: 'compacted', afterTurn, agent: state.agentId, ...record, at: iso(this.effects.now()) } });
+    return true;
+  }
+
+  /** Wait for a message, an end request or a decision; `true` when the idle timeout passed first. */
+  private async idle(): Promise<boolean> {
+    const timeout = durationMs(this.state.conversation.idleTimeout)!;
+    const timer = this.effects.timer(Math.max(1, Date.parse(this.state.lastActiveAt) + timeout - this.effects.now()));
+    await this.effects.condition(() => this.inbox.queue.length > 0 || this.state.ending === true || this.desk.hasMail || timer.fired);
+    // A message that arrived with the timer's firing wins over the timeout.
+    const woken = this.inbox.queue.length > 0 || this.state.ending === true || this.desk.hasMail;
+    timer.cancel();
+    return !woken;
+  }
+
+  private end(endedBy: ConversationEnd): SessionOutcome {
+    const s = this.state;
+    const now = this.effects.now();
+    const result: ConversationResult = { endedBy, turns: s.turns, agent: this.chain.state.agentId, handoffs: s.handoffs, compactions: s.compactions, usage: s.usage, runs: s.continuedRuns + 1 };
+    this.effects.publish({ [CONVERSATION_EVENT_MEMO]: { type: 'ended', endedBy, turns: s.turns, at: iso(now) } });
+    this.effects.setStatus(BatonStatus.COMPLETED);
+    this.result = result;
+    this.inbox.ended(result);
+    return { kind: 'ended', result };
+  }
+}
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+/** A turn's failure as its callers get it: baton's errors typed, Temporal's as they are, anything else as a defect. */
+function failureOf(err: unknown): { type: string; message: string; details?: unknown } {
+  if (err instanceof BatonError) return { type: err.name, message: err.message, details: err.details };
+  if (err instanceof TemporalFailure) return { type: (err as { type?: string }).type ?? err.name, message: err.message };
+  const e = err instanceof Error ? err : new Error(String(err));
+  const defect = new UnexpectedWorkflowError(e.name, e.message, e.stack);
+  return { type: defect.name, message: defect.message, details: toApplicationFailure(defect).details?.[0] };
+}
