@@ -55,11 +55,11 @@ async function main(): Promise<void> {
     const client = extra.compress ? new Client({ connection: env.connection, dataConverter: batonDataConverter({ compress: true }) }) : env.client;
     return worker.runUntil(fn(new Baton({ client, taskQueue: queue })));
   };
-  const floorChain = (steps: number, modelCalls: number, local = false) =>
+  const floorChain = (steps: number, modelCalls: number, local = false, writes = false) =>
     env.client.workflow.execute('noopChain', {
       taskQueue: 'bench-floor',
       workflowId: `floor-${Math.random()}`,
-      args: [{ steps, latencyMs: Array.from({ length: steps }, (_, i) => (i > 0 && i <= modelCalls ? latency : 0)), local }],
+      args: [{ steps, latencyMs: Array.from({ length: steps }, (_, i) => (i > 0 && i <= modelCalls ? latency : 0)), local, writes }],
     });
 
   try {
@@ -88,6 +88,9 @@ async function main(): Promise<void> {
         // Model calls as local activities, beside the floor's no-op activities run the same way.
         const localTimes = await withBaton(chainTeam(handoffs, latency), 'bench-chain-local', (b) => timeRuns(reps, () => b.run('c0', 'go', { modelActivity: 'local' })));
         const floorLocalTimes = await timeRuns(reps, () => floorChain(steps, handoffs + 1, true));
+        // The floor making the writes a handoff makes (search attributes and the memo record).
+        const floorWritesTimes = await timeRuns(reps, () => floorChain(steps, handoffs + 1, false, true));
+        const floorLocalWritesTimes = await timeRuns(reps, () => floorChain(steps, handoffs + 1, true, true));
         // The same chain on a server as `temporal server start-dev` comes, without baton's tuning.
         const untunedTimes = await untunedChains(handoffs, reps);
         Object.assign(recorded, {
@@ -95,11 +98,15 @@ async function main(): Promise<void> {
           floorLocalMs: round(perHandoff(floorLocalTimes)),
           batonLocalOverFloorLocal: round(median(localTimes) / median(floorLocalTimes)),
           batonUntunedServerMs: round(perHandoff(untunedTimes)),
+          floorWithWritesMs: round(perHandoff(floorWritesTimes)),
+          floorLocalWithWritesMs: round(perHandoff(floorLocalWritesTimes)),
         });
         rows.push(
           { system: `floor: ${steps} no-op activities`, 'ms/handoff': round(perHandoff(floorTimes)), ratio: round(median(floorTimes) / median(batonTimes)) },
           { system: "baton, model calls as local activities (modelActivity: 'local')", 'ms/handoff': round(perHandoff(localTimes)), ratio: round(median(localTimes) / median(batonTimes)) },
           { system: `floor: ${steps} no-op local activities`, 'ms/handoff': round(perHandoff(floorLocalTimes)), ratio: round(median(floorLocalTimes) / median(batonTimes)) },
+          { system: 'floor + a handoff\'s writes (search attributes, memo record)', 'ms/handoff': round(perHandoff(floorWritesTimes)), ratio: round(median(floorWritesTimes) / median(batonTimes)) },
+          { system: 'floor local + a handoff\'s writes', 'ms/handoff': round(perHandoff(floorLocalWritesTimes)), ratio: round(median(floorLocalWritesTimes) / median(batonTimes)) },
           { system: 'baton on an untuned dev server (MaxPollRPS 20)', 'ms/handoff': round(perHandoff(untunedTimes)), ratio: round(median(untunedTimes) / median(batonTimes)) },
           { system: 'OpenAI Agents SDK, in-process', 'ms/handoff': round(perHandoff(sdkTimes), 3), ratio: round(median(sdkTimes) / median(batonTimes), 4) },
         );
