@@ -3,7 +3,7 @@
  * twice, workflow tasks that failed, and how long chains took to recover from each fault.
  */
 import type { Client } from '@temporalio/client';
-import type { temporal } from '@temporalio/proto';
+import { temporal } from '@temporalio/proto';
 import { recordedHandoff } from '../src/audit/history';
 import type { Attempt, Kill } from './workers';
 
@@ -63,8 +63,9 @@ export async function inspectHistory(client: Client, workflowId: string): Promis
       const a = e[attr] as { identity?: string | null } | null | undefined;
       if (a) findings.tasks.push({ type, at: timeOf(e), identity: a.identity ?? undefined });
     }
+    // UnhandledCommand: a completion met a signal that arrived meanwhile, and the task ran again at once with it.
     const failed = e.workflowTaskFailedEventAttributes;
-    if (failed) {
+    if (failed && failed.cause !== temporal.api.enums.v1.WorkflowTaskFailedCause.WORKFLOW_TASK_FAILED_CAUSE_UNHANDLED_COMMAND) {
       findings.taskFailures.push({ eventId: Number(e.eventId), at: timeOf(e), identity: failed.identity ?? undefined, message: failed.failure?.message ?? String(failed.cause) });
     }
   }
