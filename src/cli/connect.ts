@@ -1,33 +1,46 @@
 import { Client, Connection } from '@temporalio/client';
 import { NativeConnection } from '@temporalio/worker';
+import { temporalConfig } from '../client/connect';
 import { batonDataConverter } from '../payloads/codec';
 
-/** The server address the CLI uses: `TEMPORAL_ADDRESS`, or a local dev server. */
-export function temporalAddress(): string {
-  return process.env.TEMPORAL_ADDRESS ?? 'localhost:7233';
+/**
+ * Where the CLI connects, as Temporal's own tools read it: `TEMPORAL_ADDRESS`, `TEMPORAL_NAMESPACE`,
+ * `TEMPORAL_API_KEY`, `TEMPORAL_TLS*`, `TEMPORAL_PROFILE` and the `temporal.toml` profiles
+ * (`TEMPORAL_CONFIG_FILE`); a local dev server when none is set.
+ */
+function cliConfig() {
+  return temporalConfig();
 }
 
-/** The namespace the CLI uses: `TEMPORAL_NAMESPACE`, or `default`. */
+/** The server address the CLI uses. */
+export function temporalAddress(): string {
+  return cliConfig().connectionOptions.address ?? 'localhost:7233';
+}
+
+/** The namespace the CLI uses. */
 export function temporalNamespace(): string {
-  return process.env.TEMPORAL_NAMESPACE ?? 'default';
+  return cliConfig().namespace;
 }
 
 /**
- * A client and a worker connection to the configured server, with an error that says what to do.
- * The client decodes payloads as `BATON_ENCRYPTION_KEYS` / `BATON_ENCRYPTION_KEY_FILE` and `BATON_COMPRESS` say.
+ * A client and a worker connection to the configured server (see {@link temporalAddress}), with an
+ * error that says what to do. The client decodes payloads as `BATON_ENCRYPTION_KEYS` /
+ * `BATON_ENCRYPTION_KEY_FILE` and `BATON_COMPRESS` say.
  */
-export async function connect(address = temporalAddress()): Promise<{ client: Client; connection: Connection; native: () => Promise<NativeConnection> }> {
+export async function connect(): Promise<{ client: Client; connection: Connection; native: () => Promise<NativeConnection> }> {
+  const { connectionOptions, namespace } = cliConfig();
+  const address = connectionOptions.address ?? 'localhost:7233';
   const dataConverter = batonDataConverter();
   let connection: Connection;
   try {
     // Large histories (long conversations) come in pages over gRPC's 4 MB default.
-    connection = await Connection.connect({ address, connectTimeout: '5 seconds', channelArgs: { 'grpc.max_receive_message_length': 128 * 2 ** 20 } });
+    connection = await Connection.connect({ ...connectionOptions, address, connectTimeout: '5 seconds', channelArgs: { 'grpc.max_receive_message_length': 128 * 2 ** 20 } });
   } catch (err) {
     throw new Error(
       `cannot reach a Temporal server at ${address} (${(err as Error).message}). ` +
-        'Start one with `npx baton dev`, or set TEMPORAL_ADDRESS.',
+        'Start one with `npx baton dev`, or set TEMPORAL_ADDRESS (and TEMPORAL_API_KEY or TEMPORAL_TLS_* for a cluster that needs them, or a temporal.toml profile with TEMPORAL_PROFILE).',
     );
   }
-  const client = new Client({ connection, namespace: temporalNamespace(), dataConverter });
-  return { client, connection, native: () => NativeConnection.connect({ address }) };
+  const client = new Client({ connection, namespace, dataConverter });
+  return { client, connection, native: () => NativeConnection.connect({ ...connectionOptions, address }) };
 }

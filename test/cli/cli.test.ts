@@ -360,6 +360,17 @@ describe('the baton command', () => {
     await handle.terminate('test done');
   });
 
+  it('connects as a temporal.toml profile says, as the temporal CLI does, and names the address it cannot reach', async () => {
+    const file = tempFile('temporal.toml', `[profile.staging]\naddress = "${server.env.address}"\nnamespace = "default"\n\n[profile.nowhere]\naddress = "127.0.0.1:1"\n`);
+    const listed = await cli(['pending', '--json'], { TEMPORAL_ADDRESS: undefined, TEMPORAL_CONFIG_FILE: file, TEMPORAL_PROFILE: 'staging' });
+    expect(listed.stderr).toBe('');
+    expect(listed.code).toBe(0);
+    expect(Array.isArray(JSON.parse(listed.stdout))).toBe(true);
+    const unreachable = await cli(['pending'], { TEMPORAL_ADDRESS: undefined, TEMPORAL_CONFIG_FILE: file, TEMPORAL_PROFILE: 'nowhere' });
+    expect(unreachable.code).toBe(1);
+    expect(unreachable.stderr).toContain('cannot reach a Temporal server at 127.0.0.1:1');
+  });
+
   it('lists, approves and audits a waiting handoff', async () => {
     const env = { TEMPORAL_ADDRESS: server.env.address };
     await withWorker(server.env, supportTeam, async (baton) => {
