@@ -6,7 +6,7 @@
 import { TemporalFailure } from '@temporalio/common';
 import { isCancellation, makeContinueAsNewFunc, patched, setHandler, setWorkflowOptions, workflowInfo } from '@temporalio/workflow';
 import type { ConversationInput, ConversationResult, ConversationState } from '../src/common/conversation';
-import { BatonError, toApplicationFailure, UnexpectedWorkflowError } from '../src/common/errors';
+import { BatonError, InvalidRunInputError, toApplicationFailure, UnexpectedWorkflowError } from '../src/common/errors';
 import { validateConversationInput } from '../src/common/input';
 import {
   approveHandoffSignal,
@@ -47,7 +47,15 @@ export async function conversation(rawInput: ConversationInput): Promise<Convers
   const inbox = new Inbox(workflowInfo().workflowId);
   let session: Session | undefined;
   let chain: Chain | undefined;
-  setHandler(sendMessageUpdate, (m) => inbox.receive(m), { validator: (m) => inbox.validate(m) });
+  let badInput: InvalidRunInputError | false | undefined;
+  setHandler(sendMessageUpdate, (m) => inbox.receive(m), {
+    validator: (m) => {
+      // A message that starts a conversation with bad input is refused with the input's problems, not left to a run that fails.
+      badInput ??= inputRefusal(rawInput);
+      if (badInput) throw toApplicationFailure(badInput);
+      inbox.validate(m);
+    },
+  });
   setHandler(endConversationUpdate, () => inbox.requestEnd());
   setHandler(approveHandoffSignal, (d) => desk.receive(d, 'approve'));
   setHandler(rejectHandoffSignal, (d) => desk.receive(d, 'reject'));
@@ -112,6 +120,17 @@ function failureOf(err: unknown): unknown {
   if (err instanceof TemporalFailure || isCancellation(err)) return err;
   const e = err instanceof Error ? err : new Error(String(err));
   return toApplicationFailure(new UnexpectedWorkflowError(e.name, e.message, e.stack));
+}
+
+/** Why the conversation's input is refused, or `false` when it is not. */
+function inputRefusal(raw: unknown): InvalidRunInputError | false {
+  try {
+    validateConversationInput(raw);
+    return false;
+  } catch (err) {
+    if (err instanceof InvalidRunInputError) return err;
+    throw err;
+  }
 }
 
 function startAgentOf(raw: unknown): string {

@@ -53,20 +53,46 @@ function make(spec: GuardrailSpec, check?: Guardrail['check']): Guardrail {
   return { kind: 'guardrail', spec, ...(check ? { check } : {}) };
 }
 
-function base(options: GuardrailOptions | undefined, name: string): Pick<GuardrailSpec, 'name' | 'onTrip'> {
-  return { name: options?.name ?? name, ...(options?.onTrip ? { onTrip: options.onTrip } : {}) };
+/** The options each kind of guardrail takes. */
+const OPTIONS: Record<GuardrailSpec['kind'], readonly string[]> = {
+  maxLength: ['name', 'onTrip'],
+  pattern: ['name', 'onTrip', 'message'],
+  pii: ['name', 'onTrip'],
+  jsonSchema: ['name', 'onTrip'],
+  custom: ['name', 'onTrip', 'check'],
+};
+
+/** The name (the kind unless given) and trip policy of a guardrail; an option it does not take (a typo such as `ontrip`) is refused. */
+function base(options: GuardrailOptions | undefined, kind: GuardrailSpec['kind']): Pick<GuardrailSpec, 'name' | 'onTrip'> {
+  const valid = OPTIONS[kind];
+  if (options !== undefined && (typeof options !== 'object' || options === null || Array.isArray(options))) {
+    throw new UserError(`Invalid guardrail: the options of guardrails.${kind}() must be an object {${valid.join(', ')}}, got ${given(options)}`);
+  }
+  const unknown = Object.keys(options ?? {}).filter((k) => !valid.includes(k));
+  if (unknown.length > 0) throw new UserError(`Invalid guardrail: guardrails.${kind}() has unknown option(s) ${unknown.map((k) => `"${k}"`).join(', ')} (valid: ${valid.join(', ')})`);
+  return { name: options?.name ?? kind, ...(options?.onTrip ? { onTrip: options.onTrip } : {}) };
+}
+
+/** A bad argument as a message shows it (`Infinity` and `NaN` too, which JSON writes as null). */
+function given(value: unknown): string {
+  return typeof value === 'number' || value === undefined ? String(value) : JSON.stringify(value);
 }
 
 /** The guardrails baton provides; see each for what trips it. */
 export const guardrails = {
   /** Trips on text longer than `max` characters. */
   maxLength(max: number, options?: GuardrailOptions): Guardrail {
-    if (!Number.isInteger(max) || max < 1) throw new UserError(`Invalid guardrail: maxLength(max) needs a whole number >= 1, got ${JSON.stringify(max)}`);
+    if (!Number.isInteger(max) || max < 1) throw new UserError(`Invalid guardrail: maxLength(max) needs a whole number >= 1, got ${given(max)}`);
     return make({ ...base(options, 'maxLength'), kind: 'maxLength', max });
   },
   /** Trips on text that matches `pattern`; `message` is the reason given (the match is quoted otherwise). */
   pattern(pattern: RegExp, options?: GuardrailOptions & { message?: string }): Guardrail {
-    if (!(pattern instanceof RegExp)) throw new UserError(`Invalid guardrail: pattern(re) needs a RegExp, got ${JSON.stringify(pattern)}`);
+    if (!(pattern instanceof RegExp)) throw new UserError(`Invalid guardrail: pattern(re) needs a RegExp, got ${given(pattern)}`);
+    // The workflow looks for a match anywhere in the text: a sticky RegExp would only look at its start.
+    if (pattern.sticky) throw new UserError(`Invalid guardrail: pattern(re) does not take the sticky flag "y" (it would match only at the start of the text; use ^ for that), got /${pattern.source}/${pattern.flags}`);
+    if (options?.message !== undefined && (typeof options.message !== 'string' || options.message.trim() === '')) {
+      throw new UserError(`Invalid guardrail: pattern(re, {message}) needs a non-empty message (the reason the agent is given), got ${given(options.message)}`);
+    }
     return make({
       ...base(options, 'pattern'),
       kind: 'pattern',
@@ -83,9 +109,14 @@ export const guardrails = {
   },
   /** Trips unless the text is JSON matching `schema` (a zod schema or a JSON Schema). */
   jsonSchema(schema: z.ZodType | JsonSchema, options?: GuardrailOptions): Guardrail {
-    const json = schema instanceof z.ZodType ? toJsonSchema(schema) : schema;
+    let json: unknown;
+    try {
+      json = schema instanceof z.ZodType ? toJsonSchema(schema) : schema;
+    } catch (err) {
+      throw new UserError(`Invalid guardrail: jsonSchema(schema) needs a zod schema that converts to JSON Schema: ${err instanceof Error ? err.message : String(err)}`);
+    }
     if (typeof json !== 'object' || json === null || Array.isArray(json)) throw new UserError('Invalid guardrail: jsonSchema(schema) needs a zod schema or a JSON Schema object');
-    return make({ ...base(options, 'jsonSchema'), kind: 'jsonSchema', schema: json });
+    return make({ ...base(options, 'jsonSchema'), kind: 'jsonSchema', schema: json as JsonSchema });
   },
   /**
    * Your own check, run by the worker as the `checkGuardrail` activity (retried like a tool call):
@@ -95,7 +126,7 @@ export const guardrails = {
   custom<Context extends RunContext = RunContext>(options: GuardrailOptions & { name: string; check: (text: string, context: GuardrailContext<Context>) => GuardrailAnswer | Promise<GuardrailAnswer> }): Guardrail {
     if (typeof options?.check !== 'function') throw new UserError('Invalid guardrail: custom({name, check}) needs a check function');
     if (typeof options.name !== 'string') throw new UserError('Invalid guardrail: custom({name, check}) needs a name');
-    return make({ ...base(options, options.name), kind: 'custom' }, options.check as Guardrail['check']);
+    return make({ ...base(options, 'custom'), kind: 'custom' }, options.check as Guardrail['check']);
   },
 };
 
@@ -110,7 +141,8 @@ export interface AgentGuardrails {
 /** Problems with an agent's guardrails. */
 export function guardrailsProblems(g: AgentGuardrails | undefined): string[] {
   if (g === undefined) return [];
-  if (typeof g !== 'object' || g === null) return ['guardrails must be {input?: [...], output?: [...]}'];
+  if (Array.isArray(g)) return ['guardrails must be {input?: [...], output?: [...]}, not a list: say whether each checks what the agent receives (input) or its answer (output)'];
+  if (typeof g !== 'object' || g === null) return [`guardrails must be {input?: [...], output?: [...]}, got ${given(g)}`];
   const problems = Object.keys(g)
     .filter((k) => k !== 'input' && k !== 'output')
     .map((k) => `guardrails has unknown field "${k}" (valid: input, output)`);

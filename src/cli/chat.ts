@@ -56,6 +56,8 @@ async function run(argv: string[], ctx: CommandContext): Promise<number> {
   });
   const [agent, ...rest] = positionals;
   if (!agent || rest.length > 0) throw new UsageError('expected exactly <agent>');
+  if (values.id !== undefined && values.id.trim() === '') throw new UsageError('--id must name a conversation; leave it out to start a new one');
+  if (values.as !== undefined && values.as.trim() === '') throw new UsageError('--as must name who decides approvals from this chat');
   const idle = values['idle-timeout'];
   const problem = idle !== undefined ? CONVERSATION_OPTIONS.idleTimeout.check(/^\d+$/.test(idle) ? Number(idle) : idle, '--idle-timeout')[0] : undefined;
   if (problem) throw new UsageError(problem);

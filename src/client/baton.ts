@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { ApplicationFailure, type Client, type WorkflowHandle, type WorkflowIdConflictPolicy, type WorkflowIdReusePolicy, WorkflowFailedError, WorkflowUpdateFailedError } from '@temporalio/client';
 import type { handoffRun } from '../../workflows';
 import { validateRunInput } from '../common/input';
-import { ApprovalRefusedError, errorFromFailure, UserError } from '../common/errors';
+import { ApprovalRefusedError, errorFromFailure, InvalidRunInputError, UserError } from '../common/errors';
+import { durationMs } from '../common/check';
 import { overrideProblems } from '../common/input';
 import {
   BatonAgent,
@@ -192,6 +193,8 @@ export class Baton {
   async start<Output = string>(agent: string, input: string, options: StartOptions = {}): Promise<BatonRun<Output>> {
     const { workflowId, context, workflowIdReusePolicy, workflowIdConflictPolicy, ...runOptions } = options;
     const args = validateRunInput({ agent, input, options: runOptions, ...(context !== undefined ? { context } : {}) });
+    const passed = deadlinePassed(runOptions.deadline, Date.now());
+    if (passed) throw new InvalidRunInputError([passed]);
     const handle = await this.client.workflow.start<typeof handoffRun>(WorkflowType.HANDOFF_RUN, {
       taskQueue: this.taskQueue,
       workflowId: workflowId ?? `baton-${agent}-${randomUUID()}`,
@@ -358,6 +361,16 @@ function describeValue(value: unknown): string {
   if (typeof value === 'object') return `a ${(value as object).constructor?.name ?? 'non-plain'} object`;
   if (typeof value === 'function') return 'a function';
   return `${typeof value} ${JSON.stringify(value)}`;
+}
+
+/**
+ * Why a `deadline` given as a time is refused at the start: it has passed, and the chain would fail
+ * at its first step. (The workflow cannot tell: it checks options again whenever a run continues.)
+ */
+function deadlinePassed(deadline: string | number | undefined, now: number): string | undefined {
+  if (typeof deadline !== 'string' || durationMs(deadline) !== undefined) return undefined;
+  const at = Date.parse(deadline);
+  return at <= now ? `"deadline" ${deadline} has passed (it is ${new Date(now).toISOString()}): give a later time, or a duration from the start such as "10 minutes"` : undefined;
 }
 
 function onlyPending(workflowId: string, waiting: PendingApproval[]): string {

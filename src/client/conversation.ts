@@ -8,7 +8,7 @@ import { ApplicationFailure, type Client, type WorkflowHandle, WithStartWorkflow
 import type { conversation as conversationWorkflow } from '../../workflows';
 import { auditConversation, type ConversationAudit } from '../audit/conversation';
 import { CONVERSATION_ERRORS, ConversationEndedError, type ConversationInput, type ConversationReply, type ConversationResult, type ConversationView } from '../common/conversation';
-import { type BatonError, errorFromFailure, InvalidRunInputError } from '../common/errors';
+import { type BatonError, errorFromFailure, InvalidRunInputError, UserError } from '../common/errors';
 import { sendMessageProblems, validateConversationInput } from '../common/input';
 import { BatonAgent, BatonHandoffs, BatonStatusAttribute, conversationQuery, endConversationUpdate, sendMessageUpdate, WorkflowType } from '../common/messages';
 import type { ConversationOptions, RunOptions } from '../common/options';
@@ -60,6 +60,9 @@ export class Conversation<Output = string> {
     readonly agent: string,
     options: ConversationStartOptions = {},
   ) {
+    if (options.id !== undefined && (typeof options.id !== 'string' || options.id.trim() === '')) {
+      throw new UserError(`id must name the conversation (its workflow id), got ${JSON.stringify(options.id)}; leave it out for a new one`);
+    }
     this.id = options.id ?? `baton-chat-${agent}-${randomUUID()}`;
     this.input = validateConversationInput({
       agent,
@@ -102,9 +105,17 @@ export class Conversation<Output = string> {
         return (await this.client.workflow.executeUpdateWithStart(sendMessageUpdate, { args: [args], startWorkflowOperation: start })) as ConversationReply<Output>;
       } catch (err) {
         if (err instanceof WorkflowExecutionAlreadyStartedError) throw new ConversationEndedError(this.id);
+        // The run that took the message failed before answering it (its input, or an agent the team lacks): its failure says why.
+        if (endedFirst(err)) throw conversationError(await this.lastRunOutcome());
         if (!continued(err) || hop >= MAX_RUN_HOPS) throw conversationError(err);
       }
     }
+  }
+
+  /** How the latest run ended, as an error: its failure, or `ConversationEndedError` when it completed (not following a continued run). */
+  private lastRunOutcome(): Promise<unknown> {
+    const run = this.client.workflow.getHandle<typeof conversationWorkflow>(this.id, undefined, { followRuns: false });
+    return run.result().then(() => new ConversationEndedError(this.id), (e: unknown) => e);
   }
 
   /** Where the conversation is: the active agent, the message being answered, approvals waiting (a query). */
@@ -157,6 +168,11 @@ export class Conversation<Output = string> {
 /** Whether an update failed because its run continued as new before answering: to be sent again. */
 function continued(err: unknown): boolean {
   return err instanceof WorkflowUpdateFailedError && err.cause instanceof ApplicationFailure && err.cause.type === 'ConversationContinuedError';
+}
+
+/** Whether an update failed because its run ended before answering it (Temporal's `AcceptedUpdateCompletedWorkflow`). */
+function endedFirst(err: unknown): boolean {
+  return err instanceof WorkflowUpdateFailedError && err.cause instanceof ApplicationFailure && err.cause.type === 'AcceptedUpdateCompletedWorkflow';
 }
 
 /** The typed error of a failed update or run: the conversation's own, baton's, or the error as it came. */

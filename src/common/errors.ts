@@ -125,6 +125,7 @@ export class BudgetExceededError<D extends BudgetExceeded = BudgetExceeded> exte
 }
 
 function budgetMessage(d: BudgetExceeded): string {
+  if (d.budget === 'deadline' && d.limit <= 0) return `The chain ran out of its deadline budget while "${d.agent}" was working (its deadline had passed ${Math.round(-d.limit / 1000)} s before it started)`;
   const unit = d.budget === 'deadline' ? ` (${Math.round(d.used / 1000)} s used of ${Math.round(d.limit / 1000)} s)` : ` (${d.used} used of ${d.limit})`;
   return `The chain ran out of its ${d.budget} budget while "${d.agent}" was working${unit}`;
 }

@@ -393,7 +393,8 @@ export function validateConversationInput(value: unknown): ConversationInput {
   if (value.context !== undefined) problems.push(...contextProblems(value.context));
   if (value.resume !== undefined) problems.push(...conversationStateCheck(value.resume, 'resume').map((p) => `${p} ("resume" is set by baton when a conversation continues; leave it out)`));
   const extra = Object.keys(value).filter((k) => !CONVERSATION_INPUT_FIELDS.includes(k));
-  if (extra.length > 0) problems.push(`unknown field(s) ${extra.map((k) => `"${k}"`).join(', ')} (valid: agent, options, conversation, context)`);
+  const message = extra.includes('input') ? '; messages, the first one too, are sent as sendMessage updates (with the start, by update-with-start)' : '';
+  if (extra.length > 0) problems.push(`unknown field(s) ${extra.map((k) => `"${k}"`).join(', ')} (valid: agent, options, conversation, context)${message}`);
   if (problems.length > 0) throw new InvalidRunInputError(problems);
   return value as unknown as ConversationInput;
 }

@@ -120,6 +120,30 @@ export function schemaPathProblem(root: JsonSchema, path: string, tool?: string)
   return undefined;
 }
 
+/**
+ * The leading part of `path` that is a list in the arguments `root` describes (`items` of
+ * `items.price`), or `undefined` when none is: what a condition on one value cannot look into.
+ */
+export function listOnSchemaPath(root: JsonSchema, path: string): string | undefined {
+  const parts = path.split('.');
+  let nodes = leaves(root, root);
+  for (let i = 0; i < parts.length - 1; i++) {
+    const next = nodes.flatMap((n) => fieldSchema(n, parts[i]!));
+    if (next.some((n) => isList(n, root))) return parts.slice(0, i + 1).join('.');
+    nodes = next.flatMap((n) => leaves(n, root));
+  }
+  return undefined;
+}
+
+function isList(node: unknown, root: JsonSchema, seen = new Set<unknown>()): boolean {
+  if (!isRecord(node) || seen.has(node)) return false;
+  seen.add(node);
+  if (typeof node.$ref === 'string') return isList(resolveRef(root, node.$ref), root, seen);
+  const branches = [node.anyOf, node.oneOf, node.allOf].flatMap((b) => (Array.isArray(b) ? b : []));
+  if (branches.length > 0) return branches.some((b) => isList(b, root, seen));
+  return node.type === 'array' || node.items !== undefined || node.prefixItems !== undefined;
+}
+
 /** The object-like schemas `node` stands for: references followed, unions spread, lists seen through to their items. */
 function leaves(node: unknown, root: JsonSchema, seen = new Set<unknown>()): JsonSchema[] {
   if (node === true) return [{}];

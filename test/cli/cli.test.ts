@@ -11,6 +11,8 @@ import { PAYLOAD_LIMIT_BYTES } from '../../src/cli/input';
 import { taskQueue, useTemporalServer, withWorker } from '../helpers/temporal';
 import { waitFor } from '../helpers/wait';
 import { toolApprovalTeam } from '../server/team';
+import { Team } from '../../src';
+import { scriptedAgent } from '../helpers/agents';
 import { MODEL_DELAY_MS, TOOL_DELAY_MS } from './fixtures/slow-team';
 
 const server = useTemporalServer();
@@ -214,6 +216,36 @@ describe('the baton command', () => {
     expect(none.stderr).toContain('baton: durable multi-agent handoffs on Temporal');
   });
 
+  it('explains bad usage of baton chat on stderr with exit code 2, and will not go on with an ended conversation', async () => {
+    const bad: [string[], string][] = [
+      [['chat'], 'baton chat: expected exactly <agent>'],
+      [['chat', 'triage', 'refunds'], 'baton chat: expected exactly <agent>'],
+      [['chat', 'triage', '--idle-timeout', 'soon'], 'baton chat: "--idle-timeout" must be a duration from 1 second up to a year, such as "30 seconds" or a number of milliseconds, got "soon"'],
+      [['chat', 'triage', '--idle-timeout', '500'], 'baton chat: "--idle-timeout" must be a duration from 1 second up to a year, such as "30 seconds" or a number of milliseconds, got 500'],
+      [['chat', 'triage', '--max-handoffs', '1.5'], 'baton chat: --max-handoffs must be an integer >= 0 and <= 1000000, written in digits; got "1.5"'],
+      [['chat', 'ghost', '--team', 'examples/support/team.ts'], 'baton chat: agent "ghost" is not in the team (agents: triage, refunds, sales, tech)'],
+      [['chat', 'triage', '--id', ''], 'baton chat: --id must name a conversation; leave it out to start a new one'],
+      [['chat', 'triage', '--as', ' '], 'baton chat: --as must name who decides approvals from this chat'],
+      [['chat', 'triage', '--colour', 'red'], "baton chat: Unknown option '--colour'"],
+    ];
+    const outs = await Promise.all(bad.map(([args]) => cli(args)));
+    outs.forEach((out, i) => {
+      expect(out.code, bad[i]![0].join(' ')).toBe(2);
+      expect(out.stdout).toBe('');
+      expect(out.stderr).toContain(bad[i]![1]);
+      expect(out.stderr).toContain('usage: baton chat <agent>');
+    });
+    const solo = new Team([scriptedAgent('solo', [{ text: 'hello' }])]);
+    await withWorker(server.env, solo, async (baton) => {
+      const chat = baton.conversation('solo');
+      await chat.send('hi');
+      await chat.end();
+      const ended = await cli(['chat', 'solo', '--id', chat.id], { TEMPORAL_ADDRESS: server.env.address });
+      expect(ended.code).toBe(1);
+      expect(ended.stderr).toContain(`conversation ${chat.id} has ended; start a new one without --id`);
+    });
+  });
+
   it('gives each command its own --help on stdout', async () => {
     const commands = ['demo', 'dev', 'worker', 'run', 'pending', 'approve', 'reject', 'audit', 'replay'];
     const helps = await Promise.all(commands.map((c) => cli([c, c === 'audit' ? '-h' : '--help'])));
@@ -402,7 +434,7 @@ describe('the baton command', () => {
     });
   });
 
-  it('lists a tool call waiting for approval with its arguments, refuses --args that are not a JSON object, and approves it with edited arguments', async () => {
+  it('lists a tool call waiting for approval with its arguments, refuses --args that are not a JSON object or that its parameters refuse, and approves it with edited arguments', async () => {
     const env = { TEMPORAL_ADDRESS: server.env.address };
     await withWorker(server.env, toolApprovalTeam(), async (baton) => {
       const run = await baton.start('refunds', 'Refund order A1.');
@@ -423,6 +455,12 @@ describe('the baton command', () => {
         expect(refused.stderr).toContain(`--args must be a JSON object of the tool's arguments, e.g. {"orderId":"A1"}; ${got}`);
       }
       expect((await cli(['reject', run.workflowId, '--as', 'alice', '--args', '{}'], env)).code).toBe(2);
+      const mismatched = await cli(['approve', run.workflowId, '--as', 'alice', '--args', '{"orderId":"A1","amount":"lots"}'], env);
+      expect(mismatched.code).toBe(1);
+      expect(mismatched.stderr).toContain(
+        `baton approve: ApprovalRefusedError: Decision on handoff ${waiting!.handoffId} refused: the edited arguments do not match the parameters of issueRefund: $.amount must be number, got string "lots"`,
+      );
+      expect(await run.pendingApprovals()).toHaveLength(1);
 
       const approved = await cli(['approve', run.workflowId, '--as', 'alice', '--args', '{"orderId":"A1","amount":200}'], env);
       expect(approved.stderr).toBe('');

@@ -1,8 +1,8 @@
-/** What the Baton client checks of a decision before it reaches a chain. */
+/** What the Baton client checks before a chain or a conversation is started or a decision reaches a chain. */
 import type { Client } from '@temporalio/client';
 import { describe, expect, it } from 'vitest';
 import { Baton } from '../../src/client/baton';
-import { UserError } from '../../src/common/errors';
+import { InvalidRunInputError, UserError } from '../../src/common/errors';
 
 // Every check here refuses before the client is used: a client that fails any call proves it.
 const unused = new Proxy({}, { get: () => { throw new Error('the client was used'); } }) as Client;
@@ -27,5 +27,82 @@ describe('Baton decisions', () => {
     await expect(baton.reject('wf', 'a1', { approver: 'alice', arguments: { amount: 1 } })).rejects.toThrow('arguments go with an approval only');
     await expect(baton.approve('wf', 'a1', { approver: 'alice', callHash: '' })).rejects.toThrow('callHash must be the tool.callHash of the waiting call');
     await expect(baton.approve('wf', 'a1', { approver: ' ' })).rejects.toThrow('approver must name who decides');
+  });
+});
+
+describe('Baton.start', () => {
+  const problemsOf = async (options: Record<string, unknown>) => {
+    const err = await baton.start('a', 'go', options as never).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(InvalidRunInputError);
+    return (err as InvalidRunInputError).problems;
+  };
+
+  it('refuses bad control options before anything is sent, naming each and what is valid', async () => {
+    expect(await problemsOf({ loopWindow: 101, onLoop: 'warn', maxLoopRefusals: -1, breakerThreshold: 1.5, breakerCooldown: 'soon' })).toEqual([
+      '"loopWindow" must be an integer >= 0 and <= 100, got 101',
+      '"onLoop" must be "fail" or "refuse", got "warn"',
+      '"maxLoopRefusals" must be an integer >= 0 and <= 10, got -1',
+      '"breakerThreshold" must be an integer >= 0 and <= 1000, got 1.5',
+      '"breakerCooldown" must be a positive duration up to a year, such as "30 seconds" or a number of milliseconds, got "soon"',
+    ]);
+    expect(await problemsOf({ budget: 'huge', maxTokens: -1, maxAgents: 'two', deadline: 'tomorrow', onBudgetExceeded: 'warn', maxGuardrailRetries: 11, modelActivity: 'inline' })).toEqual([
+      '"modelActivity" must be "remote" or "local", got "inline"',
+      '"budget" must be "simple" or "medium" or "complex", got "huge"',
+      '"maxTokens" must be an integer >= 0 and <= 1000000000, got -1',
+      '"maxAgents" must be an integer >= 0 and <= 1000000, got "two"',
+      '"deadline" must be a duration from the start such as "10 minutes", or an ISO 8601 time such as "2026-01-31T17:00:00Z", got "tomorrow"',
+      '"onBudgetExceeded" must be "fail" or "final_answer", got "warn"',
+      '"maxGuardrailRetries" must be an integer >= 0 and <= 10, got 11',
+    ]);
+  });
+
+  it('refuses a deadline given as a time that has passed: the chain would fail at its first step', async () => {
+    expect(await problemsOf({ deadline: '2020-01-01T00:00:00Z' })).toEqual([
+      expect.stringMatching(/^"deadline" 2020-01-01T00:00:00Z has passed \(it is \d{4}-.*Z\): give a later time, or a duration from the start such as "10 minutes"$/),
+    ]);
+  });
+});
+
+describe('baton.conversation', () => {
+  const refusal = (f: () => unknown) => {
+    try {
+      f();
+    } catch (e) {
+      return e as Error;
+    }
+    throw new Error('not refused');
+  };
+
+  it('refuses bad conversation and run options when made, naming each and what is valid', () => {
+    const err = refusal(() => baton.conversation('triage', { conversation: { idleTimeout: 'soon', keepRecentTurns: 0, idle: '1 hour' } as never, options: { budget: 'huge' } as never }));
+    expect(err).toBeInstanceOf(InvalidRunInputError);
+    expect((err as InvalidRunInputError).problems).toEqual([
+      '"budget" must be "simple" or "medium" or "complex", got "huge"',
+      'unknown conversation option "idle" (valid: idleTimeout, compactAfterTokens, keepRecentTurns, idempotencyWindow)',
+      '"conversation.idleTimeout" must be a duration from 1 second up to a year, such as "30 seconds" or a number of milliseconds, got "soon"',
+      '"conversation.keepRecentTurns" must be an integer >= 1 and <= 1000, got 0',
+    ]);
+    expect(refusal(() => baton.conversation(' '))).toBeInstanceOf(InvalidRunInputError);
+    expect(refusal(() => baton.conversation(' ')).message).toBe('Invalid run input: "agent" must be a non-empty string, got " "');
+  });
+
+  it('refuses a blank id rather than starting a conversation without one', () => {
+    const err = refusal(() => baton.conversation('triage', { id: '' }));
+    expect(err).toBeInstanceOf(UserError);
+    expect(err.message).toBe('id must name the conversation (its workflow id), got ""; leave it out for a new one');
+  });
+
+  it('refuses an empty message and a bad idempotency key before anything is sent', async () => {
+    const chat = baton.conversation('triage', { id: 'c-1' });
+    for (const [message, key, problem] of [
+      ['', undefined, '"sendMessage.message" must be a non-empty string, got ""'],
+      ['  \n', undefined, '"sendMessage.message" must be a non-empty string, got "  \\n"'],
+      ['hi', '', '"sendMessage.idempotencyKey" must be a non-empty string, got ""'],
+      ['hi', 'k'.repeat(257), '"sendMessage.idempotencyKey" must be at most 256 characters, got 257'],
+    ] as const) {
+      const err = await chat.send(message, key === undefined ? {} : { idempotencyKey: key }).catch((e: unknown) => e);
+      expect(err, problem).toBeInstanceOf(InvalidRunInputError);
+      expect((err as InvalidRunInputError).problems).toEqual([problem]);
+    }
   });
 });

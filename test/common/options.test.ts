@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { validateRunInput } from '../../src/common/input';
+import { validateConversationInput, validateRunInput } from '../../src/common/input';
 import { DEFAULT_RETRY, resolveRunOptions, RUN_OPTION_KEYS, RUN_OPTIONS, runOptionProblems } from '../../src/common/options';
 import { InvalidRunInputError } from '../../src';
 
@@ -35,6 +35,24 @@ describe('run options', () => {
     [{ approvals: {} }, /"approvals" must be an array/],
     [{ continueAsNewAfterEvents: 1 }, /"continueAsNewAfterEvents" must be an integer >= 20.*or 0/],
     [{ colour: 'red' }, /unknown option "colour" \(valid: maxHandoffs, /],
+    [{ loopWindow: -1 }, /^"loopWindow" must be an integer >= 0 and <= 100, got -1$/],
+    [{ loopWindow: 2.5 }, /^"loopWindow" must be an integer >= 0 and <= 100, got 2.5$/],
+    [{ onLoop: 'warn' }, /^"onLoop" must be "fail" or "refuse", got "warn"$/],
+    [{ maxLoopRefusals: 11 }, /^"maxLoopRefusals" must be an integer >= 0 and <= 10, got 11$/],
+    [{ breakerThreshold: -1 }, /^"breakerThreshold" must be an integer >= 0 and <= 1000, got -1$/],
+    [{ breakerCooldown: 'soon' }, /^"breakerCooldown" must be a positive duration up to a year, such as "30 seconds" or a number of milliseconds, got "soon"$/],
+    [{ breakerCooldown: 0 }, /^"breakerCooldown" must be a positive duration up to a year, .* got 0$/],
+    [{ maxTokens: -1 }, /^"maxTokens" must be an integer >= 0 and <= 1000000000, got -1$/],
+    [{ maxTokens: 1.5 }, /^"maxTokens" must be an integer >= 0 and <= 1000000000, got 1.5$/],
+    [{ maxAgents: '3' }, /^"maxAgents" must be an integer >= 0 and <= 1000000, got "3"$/],
+    [{ deadline: 'tomorrow' }, /^"deadline" must be a duration from the start such as "10 minutes", or an ISO 8601 time such as "2026-01-31T17:00:00Z", got "tomorrow"$/],
+    [{ deadline: '2026-01-31' }, /^"deadline" must be a duration from the start .* got "2026-01-31"$/],
+    [{ deadline: 0 }, /^"deadline" must be a duration from the start .* got 0$/],
+    [{ budget: 'huge' }, /^"budget" must be "simple" or "medium" or "complex", got "huge"$/],
+    [{ budget: 'Simple' }, /^"budget" must be "simple" or "medium" or "complex", got "Simple"$/],
+    [{ onBudgetExceeded: 'warn' }, /^"onBudgetExceeded" must be "fail" or "final_answer", got "warn"$/],
+    [{ maxGuardrailRetries: 11 }, /^"maxGuardrailRetries" must be an integer >= 0 and <= 10, got 11$/],
+    [{ modelActivity: 'inline' }, /^"modelActivity" must be "remote" or "local", got "inline"$/],
   ])('refuse %j naming the problem and what is valid', (options, problem) => {
     const problems = runOptionProblems(options);
     expect(problems).toHaveLength(1);
@@ -63,6 +81,25 @@ describe('validateRunInput', () => {
     ]);
   });
 
+  it('names every bad control option of a plain JSON input, as the workflow refuses it', () => {
+    const err = (() => {
+      try {
+        validateRunInput({ ...ok, options: { budget: 'huge', deadline: 'tomorrow', onLoop: 'warn', breakerCooldown: 'soon', maxGuardrailRetries: 11, modelActivity: 'inline' } });
+      } catch (e) {
+        return e as InvalidRunInputError;
+      }
+    })();
+    expect(err).toBeInstanceOf(InvalidRunInputError);
+    expect(err!.problems).toEqual([
+      '"modelActivity" must be "remote" or "local", got "inline"',
+      '"budget" must be "simple" or "medium" or "complex", got "huge"',
+      '"deadline" must be a duration from the start such as "10 minutes", or an ISO 8601 time such as "2026-01-31T17:00:00Z", got "tomorrow"',
+      '"onLoop" must be "fail" or "refuse", got "warn"',
+      '"breakerCooldown" must be a positive duration up to a year, such as "30 seconds" or a number of milliseconds, got "soon"',
+      '"maxGuardrailRetries" must be an integer >= 0 and <= 10, got 11',
+    ]);
+  });
+
   it.each([null, 'text', [], 42])('refuses %j as a whole', (value) => {
     expect(() => validateRunInput(value)).toThrow(InvalidRunInputError);
   });
@@ -70,5 +107,31 @@ describe('validateRunInput', () => {
   it('checks a carried state completely, so a foreign client cannot make a run spin', () => {
     expect(() => validateRunInput({ ...ok, resume: {} })).toThrow(/"resume.team" is missing/);
     expect(() => validateRunInput({ ...ok, resume: { team: 1 } })).toThrow(/"resume.team" must be an object/);
+  });
+});
+
+describe('validateConversationInput', () => {
+  const problemsOf = (value: unknown): string[] => {
+    try {
+      validateConversationInput(value);
+      return [];
+    } catch (e) {
+      expect(e).toBeInstanceOf(InvalidRunInputError);
+      return (e as InvalidRunInputError).problems;
+    }
+  };
+
+  it('accepts a plain input and names every problem of a bad one, a first message given as input among them', () => {
+    expect(problemsOf({ agent: 'triage', conversation: { idleTimeout: '1 hour' } })).toEqual([]);
+    expect(problemsOf(null)).toEqual(['input must be an object {"agent": string, "options"?: object, "conversation"?: object}, got null']);
+    expect(problemsOf({ agent: ' ', input: 'hi', conversation: { compactAfterTokens: -1, idempotencyWindow: 0 }, options: { onBudgetExceeded: 'warn' } })).toEqual([
+      '"agent" must be a non-empty string, got " "',
+      '"onBudgetExceeded" must be "fail" or "final_answer", got "warn"',
+      '"conversation.compactAfterTokens" must be an integer >= 0 and <= 10000000, got -1',
+      '"conversation.idempotencyWindow" must be an integer >= 1 and <= 10000, got 0',
+      'unknown field(s) "input" (valid: agent, options, conversation, context); messages, the first one too, are sent as sendMessage updates (with the start, by update-with-start)',
+    ]);
+    expect(problemsOf({ agent: 'triage', conversation: 'short' })).toEqual(['"conversation" must be an object, got "short"']);
+    expect(problemsOf({ agent: 'triage', resume: {} })[0]).toBe('"resume.chain" is missing ("resume" is set by baton when a conversation continues; leave it out)');
   });
 });

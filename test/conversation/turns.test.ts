@@ -1,6 +1,15 @@
-import { Client, WithStartWorkflowOperation } from '@temporalio/client';
+import {
+  type ApplicationFailure,
+  Client,
+  WithStartWorkflowOperation,
+  WorkflowExecutionAlreadyStartedError,
+  type WorkflowFailedError,
+  WorkflowNotFoundError,
+  WorkflowUpdateFailedError,
+  WorkflowUpdateStage,
+} from '@temporalio/client';
 import { describe, expect, it } from 'vitest';
-import { ConversationEndedError, InvalidRunInputError, MaxTurnsExceededError, scripted, sendMessageUpdate, Team, WorkflowType, type ConversationReply } from '../../src';
+import { AgentNotFoundError, ConversationEndedError, endConversationUpdate, InvalidRunInputError, MaxTurnsExceededError, scripted, sendMessageUpdate, Team, WorkflowType, type ConversationReply } from '../../src';
 import { scriptedAgent } from '../helpers/agents';
 import { recordingScripted } from '../helpers/models';
 import { useTemporalServer, withWorker } from '../helpers/temporal';
@@ -135,6 +144,88 @@ describe('conversation turns', () => {
       expect(history.map((t) => t.failure?.type)).toEqual([undefined, 'MaxTurnsExceededError', undefined]);
       expect(await chat.end()).toMatchObject({ endedBy: 'requested', turns: 3 });
       await expect(chat.send('too late')).rejects.toBeInstanceOf(ConversationEndedError);
+    });
+  });
+
+  it('refuses a malformed message in the update’s validator, a start whose input is not one, and names an agent the team lacks', async () => {
+    const team = new Team([scriptedAgent('solo', [], { model: scripted({ steps: [{ text: 'hello' }], requireAllSteps: false }) })]);
+    await withWorker(server.env, team, async (baton, queue) => {
+      const client = new Client({ connection: server.env.connection });
+      const chat = baton.conversation('solo');
+      await chat.send('hi');
+      const refusal = async (p: Promise<unknown>) => {
+        const err = await p.then(() => undefined, (e: unknown) => e);
+        expect(err).toBeInstanceOf(WorkflowUpdateFailedError);
+        const cause = (err as WorkflowUpdateFailedError).cause as ApplicationFailure;
+        return `${cause.type}: ${cause.message}`;
+      };
+      const send = (body: unknown) => refusal(client.workflow.getHandle(chat.id).executeUpdate(sendMessageUpdate, { args: [body as never] }));
+      expect(await send({})).toBe('InvalidRunInputError: Invalid run input: "sendMessage.message" is missing');
+      expect(await send({ message: '' })).toBe('InvalidRunInputError: Invalid run input: "sendMessage.message" must be a non-empty string, got ""');
+      expect(await send({ message: 'hi', idempotencyKey: 5 })).toBe('InvalidRunInputError: Invalid run input: "sendMessage.idempotencyKey" must be a non-empty string, got 5');
+      expect(await send({ message: 'hi', idempotencyKey: 'k'.repeat(257) })).toBe('InvalidRunInputError: Invalid run input: "sendMessage.idempotencyKey" must be at most 256 characters, got 257');
+      expect(await send('hi')).toBe('InvalidRunInputError: Invalid run input: a message must be an object {"message": string, "idempotencyKey"?: string}, got "hi"');
+      expect(await send({ message: 'hi', text: 'hi' })).toBe('InvalidRunInputError: Invalid run input: "sendMessage" has unknown field(s) "text" (valid: message, idempotencyKey)');
+      // A refused update leaves nothing behind: the conversation took none of them.
+      expect(await chat.status()).toMatchObject({ status: 'idle', turns: 1, queued: 0 });
+
+      const startWith = (workflowId: string, input: unknown) =>
+        client.workflow.executeUpdateWithStart(sendMessageUpdate, {
+          args: [{ message: 'hi' }],
+          startWorkflowOperation: new WithStartWorkflowOperation(WorkflowType.CONVERSATION, { workflowId, taskQueue: queue, args: [input as never], workflowIdConflictPolicy: 'USE_EXISTING' }),
+        });
+      const badInput = `bad-input-${queue}`;
+      expect(await refusal(startWith(badInput, { agent: 'solo', conversation: { idleTimeout: 'soon' } }))).toBe(
+        'InvalidRunInputError: Invalid run input: "conversation.idleTimeout" must be a duration from 1 second up to a year, such as "30 seconds" or a number of milliseconds, got "soon"',
+      );
+      const failed = await client.workflow.getHandle(badInput).result().catch((e: unknown) => e);
+      expect(((failed as WorkflowFailedError).cause as ApplicationFailure).type).toBe('InvalidRunInputError');
+
+      const ghost = await baton.conversation('ghost').send('hi').catch((e: unknown) => e);
+      expect(ghost).toBeInstanceOf(AgentNotFoundError);
+      expect(ghost).toMatchObject({ agent: 'ghost', available: ['solo'], message: 'Agent "ghost" is not registered. Available: solo' });
+      // A plain client learns it from the run: the update was taken before the run failed.
+      const plainGhost = `ghost-${queue}`;
+      expect(await refusal(startWith(plainGhost, { agent: 'ghost' }))).toMatch(/^AcceptedUpdateCompletedWorkflow: /);
+      const ghostRun = await client.workflow.getHandle(plainGhost).result().catch((e: unknown) => e);
+      expect(((ghostRun as WorkflowFailedError).cause as ApplicationFailure).type).toBe('AgentNotFoundError');
+    });
+  });
+
+  it('takes no more messages once ending or ended: ConversationEndedError from baton, Temporal’s own errors from a plain client', async () => {
+    const team = new Team([scriptedAgent('solo', [], { model: scripted({ steps: [{ text: 'slow answer', delayMs: 2000 }, { text: 'again' }], requireAllSteps: false }) })]);
+    await withWorker(server.env, team, async (baton, queue) => {
+      const chat = baton.conversation('solo');
+      const first = chat.send('take your time');
+      await waitFor(() => chat.status().catch(() => undefined), (v) => v?.status === 'answering');
+      const ending = await chat.handle.startUpdate(endConversationUpdate, { waitForStage: WorkflowUpdateStage.ACCEPTED });
+      const whileEnding = await chat.send('one more thing').catch((e: unknown) => e);
+      expect(whileEnding).toBeInstanceOf(ConversationEndedError);
+      expect((whileEnding as Error).message).toBe(`Conversation ${chat.id} is ending: it takes no more messages`);
+      expect(await first).toMatchObject({ turn: 1, output: 'slow answer' });
+      expect(await ending.result()).toMatchObject({ endedBy: 'requested', turns: 1 });
+
+      const ended = await chat.send('too late').catch((e: unknown) => e);
+      expect(ended).toBeInstanceOf(ConversationEndedError);
+      expect((ended as Error).message).toBe(`Conversation ${chat.id} has ended: it takes no more messages`);
+      const client = new Client({ connection: server.env.connection });
+      const plain = await client.workflow.getHandle(chat.id).executeUpdate(sendMessageUpdate, { args: [{ message: 'too late' }] }).catch((e: unknown) => e);
+      expect(plain).toBeInstanceOf(WorkflowNotFoundError);
+      expect((plain as Error).message).toBe('workflow execution already completed');
+      const start = (workflowIdReusePolicy?: 'REJECT_DUPLICATE') =>
+        client.workflow.executeUpdateWithStart(sendMessageUpdate, {
+          args: [{ message: 'too late' }],
+          startWorkflowOperation: new WithStartWorkflowOperation(WorkflowType.CONVERSATION, {
+            workflowId: chat.id,
+            taskQueue: queue,
+            args: [{ agent: 'solo' }],
+            workflowIdConflictPolicy: 'USE_EXISTING',
+            ...(workflowIdReusePolicy ? { workflowIdReusePolicy } : {}),
+          }),
+        });
+      await expect(start('REJECT_DUPLICATE')).rejects.toBeInstanceOf(WorkflowExecutionAlreadyStartedError);
+      // Temporal's default reuse policy lets update-with-start begin a new conversation under the ended one's id.
+      expect(await start()).toMatchObject({ turn: 1 });
     });
   });
 

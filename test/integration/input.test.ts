@@ -59,6 +59,11 @@ describe('input from other programs', () => {
     ['a retry policy whose maximum interval is below its initial one', { agent: 'a', input: 'hi', options: { retry: { initialInterval: '10 seconds', maximumInterval: '1 second' } } }, /must not be below "retry.initialInterval"/],
     ['continue-as-new after every event', { agent: 'a', input: 'hi', options: { continueAsNewAfterEvents: 1 } }, /"continueAsNewAfterEvents" must be an integer >= 20/],
     ['a model timeout no call could meet', { agent: 'a', input: 'hi', options: { modelTimeout: 1 } }, /"modelTimeout" must be a duration from 1 second/],
+    [
+      'controls that are not ones (a budget tier, a loop policy, a deadline)',
+      { agent: 'a', input: 'hi', options: { budget: 'huge', onLoop: 'warn', deadline: 'tomorrow' } },
+      /"budget" must be "simple" or "medium" or "complex", got "huge"; "deadline" must be a duration from the start .*; "onLoop" must be "fail" or "refuse", got "warn"/,
+    ],
   ])('fails %s at once with InvalidRunInputError', async (_what, input, problem) => {
     await withWorker(server.env, team(), async (_baton, taskQueue) => {
       const handle = await server.env.client.workflow.start(WorkflowType.HANDOFF_RUN, { taskQueue, workflowId: `bad-${Date.now()}-${Math.random()}`, args: [input] });

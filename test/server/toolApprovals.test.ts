@@ -1,6 +1,7 @@
 /** Tool calls put to approval, over HTTP and through the Baton client, on a real Temporal server and worker. */
 import { describe, expect, it } from 'vitest';
 import type { ToolCallEvent } from '../../src/audit/chain';
+import { ApprovalRefusedError } from '../../src/common/errors';
 import { useTemporalServer } from '../helpers/temporal';
 import { waitFor } from '../helpers/wait';
 import { TOKENS, withService, type Caller } from './service';
@@ -66,10 +67,16 @@ describe('tool calls put to approval', () => {
     });
   });
 
-  it('Baton.approve binds edited arguments to the waiting call, filling its callHash', async () => {
+  it('Baton.approve binds edited arguments to the waiting call, filling its callHash; edits the parameters refuse and a stale callHash are refused', async () => {
     await withService(server.env, toolApprovalTeam(), async ({ baton }) => {
       const run = await baton.start('refunds', START.input);
       const [waiting] = await waitFor(() => run.pendingApprovals(), (p) => p.length === 1);
+      const badEdit = await baton.approve(run.workflowId, undefined, { approver: 'alice', arguments: { orderId: 'A1', amount: 'lots' } }).catch((e: unknown) => e);
+      expect(badEdit).toBeInstanceOf(ApprovalRefusedError);
+      expect((badEdit as ApprovalRefusedError).reason).toBe('the edited arguments do not match the parameters of issueRefund: $.amount must be number, got string "lots"');
+      const stale = await baton.approve(run.workflowId, waiting!.handoffId, { approver: 'alice', callHash: 'an-earlier-call' }).catch((e: unknown) => e);
+      expect(stale).toBeInstanceOf(ApprovalRefusedError);
+      expect((stale as ApprovalRefusedError).reason).toBe(`stale decision: it is for call an-earlier-call, but ${waiting!.handoffId} waits for issueRefund({"orderId":"A1","amount":250}) (callHash ${waiting!.tool!.callHash})`);
       const record = await baton.approve(run.workflowId, undefined, { approver: 'alice', arguments: { orderId: 'A1', amount: 120 } });
       expect(record).toMatchObject({ outcome: 'approved', tool: 'issueRefund', editedArguments: '{"orderId":"A1","amount":120}' });
       await run.result();

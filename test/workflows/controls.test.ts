@@ -141,6 +141,15 @@ describe('budgets', () => {
     expect(err).toMatchObject({ name: 'BudgetExceededError', budget: 'deadline', limit: 60_000, used: 120_000 });
   });
 
+  it('fails before the first model call when a deadline given as a time had passed before the start, saying so', async () => {
+    const effects = new FakeEffects({ a: ['never asked'] });
+    const deadline = new Date(effects.clock - 90_000).toISOString();
+    const err = await runChain(controlled([agentSpec('a')], effects, { deadline })).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(BudgetExceededError);
+    expect(err).toMatchObject({ budget: 'deadline', limit: -90_000, used: 0, message: 'The chain ran out of its deadline budget while "a" was working (its deadline had passed 90 s before it started)' });
+    expect(effects.modelInputs).toEqual([]);
+  });
+
   it('turns maxTurns and maxHandoffs into a last turn too, and MaxTurnsExceededError is a BudgetExceededError', async () => {
     const effects = new FakeEffects({ a: [call('t'), call('t'), 'wrapped up'] }, { t: () => 'ok' });
     const outcome = await runChain(controlled([agentSpec('a', { toolNames: ['t'] })], effects, { maxTurns: 2, onBudgetExceeded: 'final_answer' }));
