@@ -36,7 +36,7 @@ export type { AnsweredBy, AuditChain, AuditEvent, AuditStatus, Execution, Handof
 export { formatTimeline, toMermaid } from './audit/format';
 export type { ReplayOptions, ReplayStarted } from './client/replay';
 export type { AgentHandoffListener, BatonHooks, HandoffHookContext } from './agents/hooks';
-export { IDEMPOTENCY_KEY_META, mcpServer, type McpHttpServerOptions, type McpSensitivity, type McpServer, type McpStdioServerOptions } from './mcp/server';
+export { IDEMPOTENCY_KEY_META, mcpServer, type McpApprovals, type McpHttpServerOptions, type McpSensitivity, type McpServer, type McpStdioServerOptions } from './mcp/server';
 export { McpConnectionError, McpServerUnavailableError } from './mcp/errors';
 export type { McpWorkerOptions } from './mcp/tools';
 export { Conversation, conversationError, type ConversationStartOptions, type ConversationTurn } from './client/conversation';

@@ -3,6 +3,7 @@ import { approvalRuleCheck } from '../common/options';
 import { TeamValidationError } from '../common/errors';
 import type { ApprovalRule } from '../common/approvals';
 import type { ToolSensitivitySpec } from '../common/sensitive';
+import type { ToolApprovalSpec } from '../common/controls';
 import type { AgentSpec, TeamSpec } from '../common/team';
 import type { Agent, HandoffToolStyle } from './agent';
 import { handoffToolSpec, transferToolName, transferToolSpecs } from '../common/handoffTools';
@@ -147,7 +148,7 @@ export class Team {
         ...(agent.approval ? { approval: agent.approval } : {}),
         ...guardrailsSpec(agent),
         ...(agent.modelActivity ? { modelActivity: agent.modelActivity } : {}),
-        ...toolApprovals(agent),
+        ...toolApprovals(agent, mcp.approvals),
         ...toolSensitivity(agent, mcp.sensitivity),
       };
     }
@@ -168,10 +169,11 @@ function guardrailsSpec(agent: Agent): Pick<AgentSpec, 'guardrails'> {
   return { guardrails: { ...(g.input?.length ? { input: g.input.map((x) => x.spec) } : {}), ...(g.output?.length ? { output: g.output.map((x) => x.spec) } : {}) } };
 }
 
-/** The agent's tools that need approval, by name. */
-function toolApprovals(agent: Agent): Pick<AgentSpec, 'toolApprovals'> {
-  const gated = agent.tools.filter((t) => t.approval);
-  return gated.length > 0 ? { toolApprovals: Object.fromEntries(gated.map((t) => [t.name, t.approval!])) } : {};
+/** The agent's tools (its MCP servers' included) that need approval, by name. */
+function toolApprovals(agent: Agent, mcp: Record<string, ToolApprovalSpec>): Pick<AgentSpec, 'toolApprovals'> {
+  const own = Object.fromEntries(agent.tools.filter((t) => t.approval).map((t) => [t.name, t.approval!]));
+  const all = { ...own, ...mcp };
+  return Object.keys(all).length > 0 ? { toolApprovals: all } : {};
 }
 
 /** The agent's tools (its MCP servers' included) with sensitive arguments or results, by name. */

@@ -5,12 +5,12 @@ import { HANDOFF_TOOL_NAME, READ_STATE_TOOL_NAME, TRANSFER_TOOL_PREFIX } from '.
 
 const RESERVED = [HANDOFF_TOOL_NAME, DELEGATE_TOOL_NAME, READ_STATE_TOOL_NAME];
 import type { JsonSchema, ToolSpec } from '../common/model';
-import type { ApprovalPolicy } from '../common/approvals';
-import { argConditionProblems, type ArgCondition, type ToolApprovalSpec } from '../common/controls';
-import { shape } from '../common/check';
-import { APPROVAL_POLICY_FIELDS } from '../common/options';
-import { listOnSchemaPath, schemaPathProblem, scrub, sensitivityProblems, sensitiveValues, toSensitivitySpec, type ToolSensitivitySpec } from '../common/sensitive';
+import type { ToolApprovalSpec } from '../common/controls';
+import { scrub, sensitivityProblems, sensitiveValues, toSensitivitySpec, type ToolSensitivitySpec } from '../common/sensitive';
 import type { RunContext } from '../common/team';
+import { conditionArgProblems, toolApprovalSpec, type ToolApprovalOptions } from '../common/toolApproval';
+
+export type { ToolApprovalOptions } from '../common/toolApproval';
 
 /**
  * What a tool's `execute` receives besides its arguments. `Context` is the type of the run's
@@ -111,16 +111,6 @@ export type ArgumentPath<T, Depth extends unknown[] = []> = Depth['length'] exte
       ? { [K in keyof T & string]: K | `${K}.${ArgumentPath<NonNullable<T[K]>, [...Depth, 1]>}` }[keyof T & string]
       : never;
 
-/** When a tool's calls need approval, and under which policy. */
-export interface ToolApprovalOptions extends ApprovalPolicy {
-  /**
-   * Conditions on the call's arguments, all of which must hold for the call to need approval; every
-   * call when absent. Each `arg` must name an argument of `parameters`, not one inside a list
-   * (checked here: a condition that could never hold would let every call through).
-   */
-  when?: ArgCondition | ArgCondition[];
-}
-
 /** A validated tool, ready for a team. */
 export interface Tool<S extends z.ZodObject = z.ZodObject, Context extends RunContext = RunContext> extends ToolDefinition<S, Context> {
   readonly kind: 'tool';
@@ -160,7 +150,7 @@ export function defineTool<S extends z.ZodObject, Context extends RunContext = R
   } else {
     schema = toParametersSchema(parameters);
   }
-  const approval = toolApproval(needsApproval, problems);
+  const approval = toolApprovalSpec(needsApproval, problems);
   if (approval?.when && schema) problems.push(...conditionArgProblems(approval.when, { parameters: schema, tool: String(name) }));
   if (sensitive !== undefined) problems.push(...sensitivityProblems(sensitive, 'sensitive', schema, typeof name === 'string' ? name : undefined));
   if (problems.length > 0 || !schema) throw new UserError(`Invalid tool ${JSON.stringify(name)}: ${problems.join('; ')}`);
@@ -200,42 +190,6 @@ function scrubbingErrors<Args, Context extends RunContext>(execute: (args: Args,
       throw err;
     }
   };
-}
-
-/** `needsApproval` as an object: an approval policy, and conditions on the arguments in `when`. */
-const toolApprovalCheck = shape({ ...APPROVAL_POLICY_FIELDS, when: () => [] }, [...Object.keys(APPROVAL_POLICY_FIELDS), 'when']);
-
-/** `needsApproval` as the team snapshot records it; its problems go to `problems`. */
-function toolApproval(needsApproval: ToolDefinition['needsApproval'], problems: string[]): ToolApprovalSpec | undefined {
-  if (needsApproval === undefined || needsApproval === false) return undefined;
-  if (needsApproval === true) return {};
-  if (typeof needsApproval !== 'object' || needsApproval === null || Array.isArray(needsApproval)) {
-    const hint = Array.isArray(needsApproval) ? ' (conditions go in when: { when: [{ arg, op, value }] })' : '';
-    problems.push(`needsApproval must be true or {when?, approvers?, timeout?, onTimeout?}, got ${JSON.stringify(needsApproval)}${hint}`);
-    return undefined;
-  }
-  const { when, ...policy } = needsApproval;
-  const conditions = when === undefined ? undefined : Array.isArray(when) ? when : [when];
-  problems.push(...toolApprovalCheck(needsApproval, 'needsApproval'));
-  // Approvers who are nobody: every call would wait for its timeout.
-  if (Array.isArray(policy.approvers) && policy.approvers.length === 0) problems.push('"needsApproval.approvers" is empty, so nobody could approve a call; name who may, or leave it out to let anyone');
-  if (conditions) problems.push(...argConditionProblems(conditions, 'needsApproval.when'));
-  return { ...policy, ...(conditions ? { when: conditions.map((c) => ({ ...c })) } : {}) };
-}
-
-/**
- * Problems with the arguments conditions name, against the tool's parameters. A condition on an
- * argument the tool does not have, or inside a list, never holds: its calls would never wait.
- */
-function conditionArgProblems(conditions: ArgCondition[], of: { parameters: JsonSchema; tool: string }): string[] {
-  return conditions.flatMap((c, i) => {
-    if (typeof c.arg !== 'string' || c.arg === '') return [];
-    const at = `"needsApproval.when[${i}].arg" ${JSON.stringify(c.arg)}`;
-    const missing = schemaPathProblem(of.parameters, c.arg, of.tool);
-    if (missing) return [`${at}: ${missing}`];
-    const list = listOnSchemaPath(of.parameters, c.arg);
-    return list ? [`${at}: ${list} is a list, and a condition weighs one value; put the condition on the list itself (e.g. exists)`] : [];
-  });
 }
 
 /** JSON Schema of a zod object, in the form function-calling models expect. */

@@ -5,7 +5,9 @@
 import { createHash } from 'node:crypto';
 import { UserError } from '../common/errors';
 import type { ToolSpec } from '../common/model';
+import type { ToolApprovalSpec } from '../common/controls';
 import { sensitivityProblems, toSensitivitySpec, type ToolSensitivitySpec } from '../common/sensitive';
+import { conditionArgProblems, toolApprovalSpec, type ToolApprovalOptions } from '../common/toolApproval';
 
 /**
  * Which of a server's tools have sensitive arguments or results, by the tool's name on the server
@@ -15,6 +17,14 @@ import { sensitivityProblems, toSensitivitySpec, type ToolSensitivitySpec } from
  * @example sensitive: { lookupCustomer: { arguments: ['email'], result: ['phone'] } }
  */
 export type McpSensitivity = Record<string, true | ToolSensitivitySpec>;
+
+/**
+ * Which of a server's tools need a person's approval before a call runs, by the tool's name on the
+ * server: `true`, or `{when?, approvers?, timeout?, onTimeout?}` as in `defineTool({needsApproval})`.
+ * Conditions are checked against the schemas the server lists when the worker connects.
+ * @example needsApproval: { refundOrder: { when: [{ arg: 'amount', op: '>', value: 100 }], approvers: ['finance'] } }
+ */
+export type McpApprovals = Record<string, boolean | ToolApprovalOptions>;
 
 /** An MCP server the worker starts as a child process and talks to over stdin/stdout. */
 export interface McpStdioServerOptions {
@@ -38,6 +48,8 @@ export interface McpStdioServerOptions {
   cwd?: string;
   /** Tools whose arguments or results baton must not show; see {@link McpSensitivity}. */
   sensitive?: McpSensitivity;
+  /** Tools whose calls wait for a person's approval; see {@link McpApprovals}. */
+  needsApproval?: McpApprovals;
 }
 
 /** An MCP server reached over streamable HTTP. */
@@ -50,12 +62,14 @@ export interface McpHttpServerOptions {
   headers?: Record<string, string>;
   /** Tools whose arguments or results baton must not show; see {@link McpSensitivity}. */
   sensitive?: McpSensitivity;
+  /** Tools whose calls wait for a person's approval; see {@link McpApprovals}. */
+  needsApproval?: McpApprovals;
 }
 
 /** A declared MCP server: give it to agents as `mcpServers: [server]`. */
 export type McpServer =
-  | ({ readonly kind: 'mcpServer'; readonly transport: 'stdio' } & Readonly<McpStdioServerOptions>)
-  | ({ readonly kind: 'mcpServer'; readonly transport: 'http' } & Readonly<McpHttpServerOptions>);
+  | ({ readonly kind: 'mcpServer'; readonly transport: 'stdio'; readonly approvals?: Readonly<Record<string, ToolApprovalSpec>> } & Readonly<Omit<McpStdioServerOptions, 'needsApproval'>>)
+  | ({ readonly kind: 'mcpServer'; readonly transport: 'http'; readonly approvals?: Readonly<Record<string, ToolApprovalSpec>> } & Readonly<Omit<McpHttpServerOptions, 'needsApproval'>>);
 
 /** Server names: a letter first; no `__` and no trailing `_`, so `<server>__<tool>` names one server. */
 const SERVER_NAME = /^[a-zA-Z](?:[a-zA-Z0-9-]|_(?!_))*$/;
@@ -99,14 +113,36 @@ export function mcpServer(options: McpStdioServerOptions | McpHttpServerOptions)
     for (const key of ['args', 'env', 'inheritEnv', 'cwd'] as const) if (o[key] !== undefined) problems.push(`${key} is for stdio servers (command)`);
   }
   if (o.sensitive !== undefined) problems.push(...mcpSensitivityProblems(o.sensitive));
+  const approvals = o.needsApproval === undefined ? undefined : mcpApprovals(o.needsApproval, problems);
   if (problems.length > 0) throw new UserError(`Invalid MCP server ${JSON.stringify(o.name)}: ${problems.join('; ')}`, { problems });
-  const sensitive = o.sensitive ? { sensitive: Object.fromEntries(Object.entries(o.sensitive).map(([tool, s]) => [tool, toSensitivitySpec(s)])) } : {};
+  const extras = {
+    ...(o.sensitive ? { sensitive: Object.fromEntries(Object.entries(o.sensitive).map(([tool, s]) => [tool, toSensitivitySpec(s)])) } : {}),
+    ...(approvals && Object.keys(approvals).length > 0 ? { approvals } : {}),
+  };
   if (stdio) {
     const { name, command, args = [], env = {}, inheritEnv = [], cwd } = o as McpStdioServerOptions;
-    return { kind: 'mcpServer', transport: 'stdio', name, command, args: [...args], env: { ...env }, inheritEnv: [...inheritEnv], ...(cwd ? { cwd } : {}), ...sensitive };
+    return { kind: 'mcpServer', transport: 'stdio', name, command, args: [...args], env: { ...env }, inheritEnv: [...inheritEnv], ...(cwd ? { cwd } : {}), ...extras };
   }
   const { name, url, headers = {} } = o as McpHttpServerOptions;
-  return { kind: 'mcpServer', transport: 'http', name, url, headers: { ...headers }, ...sensitive };
+  return { kind: 'mcpServer', transport: 'http', name, url, headers: { ...headers }, ...extras };
+}
+
+/** `needsApproval` by tool name as the snapshot records it (tools with `false` left out); problems go to `problems`. */
+function mcpApprovals(value: unknown, problems: string[]): Record<string, ToolApprovalSpec> | undefined {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    problems.push(`needsApproval must be an object of the server's tool names, e.g. { refundOrder: true }, got ${JSON.stringify(value)}`);
+    return undefined;
+  }
+  const approvals: Record<string, ToolApprovalSpec> = {};
+  for (const [tool, spec] of Object.entries(value)) {
+    if (tool.trim() === '') {
+      problems.push('needsApproval names a tool with an empty name');
+      continue;
+    }
+    const approval = toolApprovalSpec(spec, problems, `needsApproval.${tool}`);
+    if (approval) approvals[tool] = approval;
+  }
+  return approvals;
 }
 
 function mcpSensitivityProblems(value: unknown): string[] {
@@ -190,7 +226,7 @@ export function agentMcpTools(
   servers: readonly McpServer[] | undefined,
   discovered: McpToolSpecs | undefined,
   others: readonly string[],
-): { tools: ToolSpec[]; problems: string[]; sensitivity: Record<string, ToolSensitivitySpec> } {
+): { tools: ToolSpec[]; problems: string[]; sensitivity: Record<string, ToolSensitivitySpec>; approvals: Record<string, ToolApprovalSpec> } {
   const tools = (servers ?? []).flatMap((s) => discovered?.[s.name] ?? []);
   const taken = new Set(others);
   const problems: string[] = [];
@@ -216,7 +252,24 @@ export function agentMcpTools(
       else sensitivity[name] = spec as ToolSensitivitySpec;
     }
   }
-  return { tools, problems, sensitivity };
+  const approvals: Record<string, ToolApprovalSpec> = {};
+  for (const server of servers ?? []) {
+    const listed = discovered?.[server.name];
+    if (!listed || !server.approvals) continue;
+    for (const [tool, spec] of Object.entries(server.approvals)) {
+      const name = mcpToolName(server.name, tool);
+      const found = listed.find((t) => t.name === name);
+      if (!found) {
+        const offered = listed.map((t) => t.name.slice(server.name.length + MCP_TOOL_SEPARATOR.length)).join(', ') || 'none';
+        problems.push(`MCP server "${server.name}" says tool "${tool}" needs approval, but it lists no such tool (it lists: ${offered})`);
+        continue;
+      }
+      const bad = spec.when ? conditionArgProblems(spec.when, { parameters: found.parameters, tool }, `needsApproval.${tool}`) : [];
+      if (bad.length > 0) problems.push(...bad.map((p) => `MCP server "${server.name}": ${p}`));
+      else approvals[name] = spec;
+    }
+  }
+  return { tools, problems, sensitivity, approvals };
 }
 
 function isStringArray(value: unknown): value is string[] {

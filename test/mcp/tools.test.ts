@@ -9,6 +9,7 @@ import { scriptedAgent } from '../helpers/agents';
 import { activitiesInHistory } from '../helpers/history';
 import { recordingScripted } from '../helpers/models';
 import { useTemporalServer, withWorker } from '../helpers/temporal';
+import { waitFor } from '../helpers/wait';
 import { Team } from '../../src/agents/team';
 import type { RunToolInput } from '../../src/common/team';
 import { flakyServer, type HttpOrderServer, startHttpOrderServer } from './servers';
@@ -111,6 +112,33 @@ describe('MCP tools over streamable HTTP', () => {
         expect(missing).toBe('Error: no order 77');
         const audit = await baton.audit(result.workflowId);
         expect(audit.team?.agents.refunds?.tools.map((t) => t.name)).toEqual(['orders__lookupOrder']);
+      },
+      { providers },
+    );
+  });
+
+  it('waits for approval of a call to a tool the server declaration says needs it: a rejection reaches the model, an approved call runs', async () => {
+    const { calls, providers } = recordingScripted();
+    const orders = mcpServer({ name: 'orders', url: http.url, needsApproval: { lookupOrder: { when: { arg: 'orderId', op: '==', value: '1043' }, approvers: ['alice'] } } });
+    const refunds = scriptedAgent('refunds', [lookup('1042'), lookup('1043'), lookup('1043'), { text: 'Order 1043 is on its way.' }], { mcpServers: [orders] });
+    await withWorker(
+      server.env,
+      new Team([refunds]),
+      async (baton) => {
+        const run = await baton.start('refunds', 'Where is order 1043?');
+        const [first] = await waitFor(() => run.pendingApprovals(), (p) => p.length > 0);
+        expect(first).toMatchObject({ from: 'refunds', to: 'tool:orders__lookupOrder', approvers: ['alice'], tool: { name: 'orders__lookupOrder', arguments: '{"orderId":"1043"}' } });
+        await baton.reject(run.workflowId, first!.handoffId, { approver: 'alice', reason: 'not this one' });
+        const [second] = await waitFor(() => run.pendingApprovals(), (p) => p.length > 0 && p[0]!.handoffId !== first!.handoffId);
+        await baton.approve(run.workflowId, second!.handoffId, { approver: 'alice' });
+        const result = await run.result();
+        expect(result.output).toBe('Order 1043 is on its way.');
+        const [unguarded, rejected, approved] = toolAnswers(calls);
+        expect(JSON.parse(unguarded!)).toMatchObject({ orderId: '1042' });
+        expect(rejected).toContain('not this one');
+        expect(JSON.parse(approved!)).toMatchObject({ orderId: '1043', status: 'shipped' });
+        const ran = (await baton.audit(result.workflowId)).events.filter((e) => e.kind === 'tool_call' && (e as ToolCallEvent).execution?.status === 'completed');
+        expect(ran).toHaveLength(2);
       },
       { providers },
     );
