@@ -83,7 +83,11 @@ export default tseslint.config(
           patterns: [
             { group: ['node:*'], message: 'Workflow code is deterministic: no node builtins.' },
             { group: ['zod', 'zod/*', 'openai', 'openai/*'], message: 'Workflow code works on the serializable spec.' },
-            { group: ['../src/agents/*', '../src/models/*', '../src/client/*', '../src/worker/*', '../src/cli/*'], message: 'Workflows import only src/common.' },
+            {
+              // From workflows/ and from its folders (workflows/chain, guards, conversation) alike.
+              group: ['../', '../../', '../../../'].flatMap((up) => [...['agents', 'models', 'client', 'worker', 'cli', 'server', 'mcp', 'audit', 'devserver', 'payloads'].map((dir) => `${up}src/${dir}/*`), `${up}activities/*`]),
+              message: 'Workflows import only src/common.',
+            },
           ],
         },
       ],
