@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { ApplicationFailure } from '@temporalio/common';
 import { z } from 'zod';
-import { BatonStatus, defineAgent, defineTool, delegate, formatTimeline, scripted, Team, toMermaid, type ScriptedStep } from '../../src';
+import { BatonStatus, defineAgent, defineTool, delegate, DelegationFailedError, formatTimeline, scripted, Team, toMermaid, type ScriptedStep } from '../../src';
 import { recordingScripted } from '../helpers/models';
 import { useTemporalServer, withWorker } from '../helpers/temporal';
 import { waitFor } from '../helpers/wait';
@@ -68,6 +68,34 @@ describe('delegation', () => {
     const answers = calls.filter((c) => c.agentId === 'lead')[1]!.messages.filter((m) => m.role === 'tool').map((m) => m.content);
     expect(answers[0]).toMatch(/^The task delegated to broken failed: UnexpectedModelCallError/);
     expect(answers[1]).toMatch(/^The task delegated to slow failed: it timed out/);
+  });
+
+  it("refuses a delegation past maxDelegationDepth with a tool error the agent acts on, and fails the caller's run on a failed specialist under onFailure: 'fail'", async () => {
+    const { calls, providers } = recordingScripted();
+    const team = new Team([
+      defineAgent({ id: 'lead', instructions: 'Lead.', model: scripted({ steps: [task('mid', 'go deeper')], ...summarizer }), handoffs: [delegate('mid')] }),
+      defineAgent({ id: 'mid', instructions: 'Mid.', model: scripted({ steps: [task('leaf', 'deeper still')], rules: [{ whenIncludes: '', reply: { text: 'did it myself' } }] }), handoffs: [delegate('leaf')] }),
+      defineAgent({ id: 'leaf', instructions: 'Leaf.', model: scripted([{ text: 'leaf done' }]) }),
+      defineAgent({ id: 'boss', instructions: 'Boss.', model: scripted([task('broken', 'do it')]), handoffs: [delegate('broken', { onFailure: 'fail' })] }),
+      defineAgent({ id: 'broken', instructions: 'Broken.', model: scripted([]) }),
+    ]);
+    await withWorker(
+      server.env,
+      team,
+      async (baton) => {
+        const result = await baton.run('lead', 'go', { maxDelegationDepth: 1 });
+        expect(result.output).toBe('summarized');
+        const midAnswer = calls.filter((c) => c.agentId === 'mid')[1]!.messages.at(-1)!;
+        expect(midAnswer).toMatchObject({ role: 'tool', content: 'Error: Agent "mid" would delegate at depth 2, past maxDelegationDepth (1). Do the task yourself.' });
+        expect(calls.some((c) => c.agentId === 'leaf')).toBe(false);
+
+        const failure = await baton.run('boss', 'go').catch((e: unknown) => e);
+        expect(failure).toBeInstanceOf(DelegationFailedError);
+        expect(failure).toMatchObject({ agent: 'boss', specialist: 'broken' });
+        expect((failure as Error).message).toMatch(/^The task agent "boss" delegated to "broken" failed: UnexpectedModelCallError/);
+      },
+      { providers },
+    );
   });
 
   it('joins a fan-out of three with one failing: best_effort answers each, all marks every answer failed', async () => {
