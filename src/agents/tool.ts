@@ -81,7 +81,7 @@ export interface ToolDefinition<S extends z.ZodObject = z.ZodObject, Context ext
    * logs); metrics and spans never carry values. Paths are checked against `parameters` here.
    *
    * The model still gets the real values, and the workflow history holds them (a run replays from
-   * it): encrypt history at rest with the AES-GCM payload codec (`createWorker({codec: {keys}})`).
+   * it): encrypt history at rest with the AES-GCM payload codec (`createWorker({codec: {encryptionKeys}})`).
    * Values the model repeats in its own words (its answer, a handoff message) are not redacted.
    * @example sensitive: { arguments: ['cardNumber', 'customer.email'], result: ['token'] }
    */

@@ -8,7 +8,7 @@
  *
  * Redaction is of what baton shows, not of what it records: the model still gets the real values
  * (it needs them), and the workflow history holds them, because a run replays from it. Encrypt
- * history at rest with the AES-GCM payload codec (`createWorker({codec: {keys}})`, or
+ * history at rest with the AES-GCM payload codec (`createWorker({codec: {encryptionKeys}})`, or
  * `BATON_ENCRYPTION_KEYS`), so only holders of a key read them there. The `status`, `chain` and
  * `pendingApprovals` queries answer with the workflow's own values, unredacted.
  *
