@@ -86,4 +86,22 @@ describe('/metrics', () => {
       { registry, worker: { worker: { maxCachedWorkflows: 0 } } },
     );
   });
+
+  it('counts model calls run as local activities as it counts the others', async () => {
+    await withService(
+      server.env,
+      refundTeam(),
+      async ({ call, baton }) => {
+        const scrape = async () => (await call('GET', '/metrics')).text;
+        const { workflowId } = (await call('POST', '/v1/runs', { token: TOKENS.ops, body: { agent: 'triage', input: 'refund order 44', options: { maxHandoffs: 0, modelActivity: 'local' } } })).body;
+        const failure = await baton.getRun(workflowId).result().catch((e: unknown) => e);
+        expect((failure as Error).name).toBe('MaxHandoffsExceededError');
+        const text = await waitFor(scrape, (t) => value(t, 'baton_chains_total', { outcome: 'failed' }) === 1);
+        expect(value(text, 'baton_model_calls_total', { agent: 'triage', model: 'scripted', outcome: 'ok' })).toBe(1);
+        expect(value(text, 'baton_model_call_seconds_count')).toBe(1);
+        expect(value(text, 'baton_model_tokens_total', { type: 'input', agent: 'triage' })).toBeGreaterThan(0);
+      },
+      { registry: new Registry() },
+    );
+  });
 });

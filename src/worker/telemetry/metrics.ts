@@ -10,7 +10,7 @@ import type { ActivityExecuteInput, ActivityInboundCallsInterceptor, ActivityInt
 import { collectDefaultMetrics, Counter, Gauge, Histogram, register as globalRegistry, type Registry } from 'prom-client';
 import { ActivityType } from '../../common/messages';
 import type { ControlEvent } from '../../common/controls';
-import type { CallModelInput, ModelResponse } from '../../common/model';
+import type { CallModelInput, LocalModelCall, ModelResponse } from '../../common/model';
 import type { RunToolInput, RunToolResult } from '../../common/team';
 import type { ChainFact } from './chainFacts';
 import type { BatonMetricsSinks } from './workflowMetrics';
@@ -166,18 +166,21 @@ class MetricsActivityInbound implements ActivityInboundCallsInterceptor {
 
   async execute(input: ActivityExecuteInput, next: Next<ActivityInboundCallsInterceptor, 'execute'>): Promise<unknown> {
     const type = this.ctx.info.activityType;
-    if (type !== ActivityType.CALL_MODEL && type !== ActivityType.RUN_TOOL) return next(input);
+    const model = type === ActivityType.CALL_MODEL || type === ActivityType.CALL_MODEL_LOCAL;
+    if (!model && type !== ActivityType.RUN_TOOL) return next(input);
     const started = performance.now();
     const seconds = () => (performance.now() - started) / 1000;
-    if (type === ActivityType.CALL_MODEL) {
+    if (model) {
       const call = input.args[0] as CallModelInput;
       const labels = { agent: call.agentId, model: call.model.model };
       try {
-        const response = (await next(input)) as ModelResponse;
+        const result = await next(input);
+        // A local model call answers with its input beside the response.
+        const response = type === ActivityType.CALL_MODEL_LOCAL ? (result as LocalModelCall).response : (result as ModelResponse);
         this.metrics.modelCalls.inc({ ...labels, outcome: 'ok' });
         this.metrics.modelTokens.inc({ ...labels, type: 'input' }, response.usage?.inputTokens ?? 0);
         this.metrics.modelTokens.inc({ ...labels, type: 'output' }, response.usage?.outputTokens ?? 0);
-        return response;
+        return result;
       } catch (err) {
         this.metrics.modelCalls.inc({ ...labels, outcome: 'error' });
         throw err;

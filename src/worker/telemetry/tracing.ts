@@ -16,7 +16,7 @@ import { makeWorkflowExporter, OpenTelemetryActivityInboundInterceptor, OpenTele
 import type { ActivityExecuteInput, ActivityInboundCallsInterceptor, ActivityInterceptorsFactory, Next, WorkerOptions } from '@temporalio/worker';
 import type { WorkflowInfo } from '@temporalio/workflow';
 import { ActivityType } from '../../common/messages';
-import type { CallModelInput, ModelResponse } from '../../common/model';
+import type { CallModelInput, LocalModelCall, ModelResponse } from '../../common/model';
 import type { RunToolInput, RunToolResult } from '../../common/team';
 
 /** Options of {@link BatonTracing}. */
@@ -137,18 +137,20 @@ class CallSpans implements ActivityInboundCallsInterceptor {
   execute(input: ActivityExecuteInput, next: Next<ActivityInboundCallsInterceptor, 'execute'>): Promise<unknown> {
     const type = this.ctx.info.activityType;
     const attempt = this.ctx.info.attempt;
-    if (type === ActivityType.CALL_MODEL) {
+    if (type === ActivityType.CALL_MODEL || type === ActivityType.CALL_MODEL_LOCAL) {
       const call = input.args[0] as CallModelInput;
       const attributes = { 'gen_ai.operation.name': 'chat', 'gen_ai.agent.name': call.agentId, 'gen_ai.request.model': call.model.model, 'gen_ai.provider.name': call.model.provider, 'baton.attempt': attempt };
       return this.span(`chat ${call.model.model}`, attributes, async (span) => {
-        const response = (await next(input)) as ModelResponse;
+        const result = await next(input);
+        // A local model call answers with its input beside the response.
+        const response = type === ActivityType.CALL_MODEL_LOCAL ? (result as LocalModelCall).response : (result as ModelResponse);
         span.setAttributes({
           'gen_ai.response.model': response.model,
           'gen_ai.usage.input_tokens': response.usage?.inputTokens ?? 0,
           'gen_ai.usage.output_tokens': response.usage?.outputTokens ?? 0,
           'baton.tool_calls': response.toolCalls.map((c) => c.name),
         });
-        return response;
+        return result;
       });
     }
     if (type === ActivityType.RUN_TOOL) {
