@@ -293,6 +293,7 @@ export const CONVERSATION_OPTIONS = {
   idempotencyWindow: option<number>({ default: 100, check: integer(1, 10_000), doc: 'replies remembered for resent idempotency keys' }),
 };
 
+/** The descriptors of the conversation options, from which their types are derived. */
 type ConversationDescriptors = typeof CONVERSATION_OPTIONS;
 
 /** Options of a conversation; see {@link CONVERSATION_OPTIONS} for each one and its default. */
