@@ -18,6 +18,7 @@ import { jsonBody, problems } from './openapi';
 import { PAGE_ASSETS, PAGE_HEADERS, pageHtml } from './page/html';
 import { HttpProblem, sendProblem, toProblem } from './problems';
 import { StartLimiter, type RateLimitOptions } from './rateLimit';
+import { conversationRoutes } from './conversations';
 import { runRoutes } from './runs';
 import { IdentitySchema } from './schemas';
 
@@ -97,6 +98,7 @@ export function createBatonApp(options: BatonServiceOptions): ServiceApp {
   app.openAPIRegistry.registerComponent('securitySchemes', 'bearer', { type: 'http', scheme: 'bearer', description: 'A static token or a JWT, mapped to an identity and roles' });
   app.openapi(meRoute, (c) => c.json(c.get('identity'), 200));
   runRoutes(app, ctx);
+  conversationRoutes(app, ctx);
   approvalRoutes(app, ctx);
   app.doc31('/openapi.json', {
     openapi: '3.1.0',

@@ -1,0 +1,101 @@
+/**
+ * Conversations: send a message (the first one starts the conversation, so a stateless caller needs
+ * only an id), read where a conversation is and its turns, end it.
+ */
+import { createRoute, z } from '@hono/zod-openapi';
+import { BatonError, InvalidRunInputError, UserError } from '../common/errors';
+import { Permission, requirePermission } from './auth';
+import { BEARER, type ServiceApp, type ServiceContext } from './context';
+import { jsonBody, problems } from './openapi';
+import { fieldError, HttpProblem } from './problems';
+
+const ConversationIdParam = z.object({ id: z.string().min(1).max(1000).openapi({ param: { name: 'id', in: 'path' }, description: 'The conversation id (its workflow id)' }) });
+
+const SendMessageSchema = z
+  .object({
+    agent: z.string().min(1).openapi({ description: 'The agent that answers the first message; later messages go to the active agent' }),
+    message: z.string().min(1).openapi({ description: "The user's message" }),
+    idempotencyKey: z.string().min(1).max(200).optional().openapi({ description: 'Sent again, the same key gets the first reply and the turn does not run again' }),
+  })
+  .strict()
+  .openapi('SendMessage');
+
+const ReplySchema = z.object({}).passthrough().openapi('ConversationReply', { description: "The reply: output, the agent that answered, the turn's handoffs" });
+const AnyObject = z.object({}).passthrough();
+
+const sendRoute = createRoute({
+  method: 'post',
+  path: '/v1/conversations/{id}/messages',
+  tags: ['conversations'],
+  summary: 'Send a message and get the reply; starts the conversation when it does not exist',
+  description: 'An `Idempotency-Key` header stands in for `idempotencyKey`. A message to a conversation that ended is refused with 409; a turn that fails answers 422 with the typed error, and the conversation goes on as before it.',
+  security: BEARER,
+  request: {
+    params: ConversationIdParam,
+    headers: z.object({ 'idempotency-key': z.string().min(1).max(200).optional() }),
+    body: { ...jsonBody(SendMessageSchema, 'The message'), required: true },
+  },
+  responses: { 200: jsonBody(ReplySchema, 'The reply'), ...problems(400, 401, 403, 404, 409, 422, 503) },
+});
+
+const getRoute = createRoute({
+  method: 'get',
+  path: '/v1/conversations/{id}',
+  tags: ['conversations'],
+  summary: 'Where a conversation is (the active agent, what waits) and its turns',
+  security: BEARER,
+  request: { params: ConversationIdParam },
+  responses: { 200: jsonBody(AnyObject, 'The conversation'), ...problems(401, 404, 503) },
+});
+
+const endRoute = createRoute({
+  method: 'post',
+  path: '/v1/conversations/{id}/end',
+  tags: ['conversations'],
+  summary: 'End a conversation once the messages it took are answered',
+  security: BEARER,
+  request: { params: ConversationIdParam },
+  responses: { 200: jsonBody(AnyObject, "The conversation's result"), ...problems(401, 403, 404, 503) },
+});
+
+/** Register the conversation routes on `app`. */
+export function conversationRoutes(app: ServiceApp, ctx: ServiceContext): void {
+  // Reading and ending never start a conversation, so the agent a handle is made with is not used.
+  const existing = (id: string) => ctx.baton.conversation(ctx.agents?.[0] ?? 'agent', { id });
+
+  app.openapi(sendRoute, async (c) => {
+    requirePermission(c.get('identity'), Permission.START);
+    const { id } = c.req.valid('param');
+    const body = c.req.valid('json');
+    if (ctx.agents && !ctx.agents.includes(body.agent)) {
+      throw new HttpProblem(400, 'Invalid message', 'The message is not valid.', [{ path: 'agent', message: `unknown agent "${body.agent}" (the workers serve: ${ctx.agents.join(', ')})` }]);
+    }
+    const key = body.idempotencyKey ?? c.req.valid('header')['idempotency-key'];
+    try {
+      const reply = await ctx.baton.conversation(body.agent, { id }).send(body.message, key ? { idempotencyKey: key } : {});
+      return c.json(reply as unknown as Record<string, never>, 200);
+    } catch (err) {
+      throw turnProblem(err);
+    }
+  });
+
+  app.openapi(getRoute, async (c) => {
+    const chat = existing(c.req.valid('param').id);
+    const [status, turns] = await Promise.all([chat.status(), chat.history()]);
+    return c.json({ id: chat.id, ...status, turns } as unknown as Record<string, never>, 200);
+  });
+
+  app.openapi(endRoute, async (c) => {
+    requirePermission(c.get('identity'), Permission.START);
+    const result = await existing(c.req.valid('param').id).end();
+    return c.json(result as unknown as Record<string, never>, 200);
+  });
+}
+
+/** A refused message or a failed turn as an HTTP answer; anything else as the service maps it. */
+function turnProblem(err: unknown): unknown {
+  if (err instanceof InvalidRunInputError) return new HttpProblem(400, 'Invalid message', 'The message is not valid.', err.problems.map(fieldError));
+  if (err instanceof UserError) return new HttpProblem(409, 'Refused', err.message);
+  if (err instanceof BatonError) return new HttpProblem(422, 'Turn failed', `${err.name}: ${err.message}`);
+  return err;
+}
