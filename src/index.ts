@@ -16,6 +16,7 @@ export { redactPending } from './client/sensitive';
 export type { RunEvent, RunEventBody } from './client/events';
 export { connectBaton, temporalConfig, type ConnectBatonOptions, type TemporalConfigOptions } from './client/connect';
 export * from './common/errors';
+export { LIMITS, type LimitUnit, type SizeProblem } from './common/limits';
 export { extractHandoff, HANDOFF_TOOL_NAME, isHandoffResult, type HandoffResult } from './common/handoff';
 export * from './common/messages';
 export * from './common/types';
@@ -40,5 +41,6 @@ export { IDEMPOTENCY_KEY_META, mcpServer, type McpApprovals, type McpHttpServerO
 export { McpConnectionError, McpServerUnavailableError } from './mcp/errors';
 export type { McpWorkerOptions } from './mcp/tools';
 export { Conversation, conversationError, type ConversationStartOptions, type ConversationTurn } from './client/conversation';
+export { MAX_MESSAGES_IN_FLIGHT } from './client/lanes';
 export { auditConversation, buildConversationAudit, CONVERSATION_AUDIT_SCHEMA, formatConversation, type CompactionAudit, type ConversationAudit, type ConversationTurnAudit, type TurnApproval } from './audit/conversation';
 export { CLAIM_CHECK_ENCODING, ClaimCheckError, ClaimCheckPayloadCodec, FileBlobStore, type BlobStore, type ClaimCheckOptions } from './payloads/claimCheck';

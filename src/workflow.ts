@@ -8,6 +8,7 @@
 export { handoffRun } from '../workflows';
 export * from './common/answers';
 export * from './common/errors';
+export { LIMITS, type LimitUnit, type SizeProblem } from './common/limits';
 export * from './common/handoff';
 export * from './common/input';
 export * from './common/messages';

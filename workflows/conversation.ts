@@ -6,7 +6,7 @@
 import { TemporalFailure } from '@temporalio/common';
 import { isCancellation, makeContinueAsNewFunc, patched, setHandler, setWorkflowOptions, workflowInfo } from '@temporalio/workflow';
 import type { ConversationInput, ConversationResult, ConversationState } from '../src/common/conversation';
-import { BatonError, InvalidRunInputError, toApplicationFailure, UnexpectedWorkflowError } from '../src/common/errors';
+import { BatonError, InputTooLargeError, InvalidRunInputError, toApplicationFailure, UnexpectedWorkflowError, type UserError } from '../src/common/errors';
 import { validateConversationInput } from '../src/common/input';
 import {
   approveHandoffSignal,
@@ -18,6 +18,8 @@ import {
   conversationQuery,
   decideHandoffUpdate,
   endConversationUpdate,
+  forwardDecisionSignal,
+  forwardedOutcomeSignal,
   overrideRunSignal,
   Patches,
   pendingApprovalsQuery,
@@ -42,12 +44,14 @@ import { defaultGuards } from './guards';
  * `idleTimeout` without a message.
  */
 export async function conversation(rawInput: ConversationInput): Promise<ConversationResult> {
+  // What arrives from outside is held to LIMITS; specialists get tokens and decisions are forwarded to them.
+  const bounded = patched(Patches.BOUNDS);
   const effects = temporalEffects(true);
-  const desk = new ApprovalDesk(effects);
+  const desk = new ApprovalDesk(effects, { bounded });
   const inbox = new Inbox(workflowInfo().workflowId);
   let session: Session | undefined;
   let chain: Chain | undefined;
-  let badInput: InvalidRunInputError | false | undefined;
+  let badInput: UserError | false | undefined;
   setHandler(sendMessageUpdate, (m) => inbox.receive(m), {
     validator: (m) => {
       // A message that starts a conversation with bad input is refused with the input's problems, not left to a run that fails.
@@ -62,6 +66,8 @@ export async function conversation(rawInput: ConversationInput): Promise<Convers
   setHandler(decideHandoffUpdate, (d) => desk.receiveUpdate(d), { validator: (d) => desk.validate(d) });
   setHandler(overrideRunSignal, (o) => desk.receiveOverrides(o));
   setHandler(childApprovalsSignal, (report) => desk.receiveChildReport(report));
+  setHandler(forwardDecisionSignal, (forwarded) => desk.receiveForwarded(forwarded));
+  setHandler(forwardedOutcomeSignal, (outcome) => desk.receiveForwardOutcome(outcome));
   setHandler(conversationQuery, () => session?.view() ?? { status: 'idle', activeAgent: startAgentOf(rawInput), turns: 0, queued: 0, pendingApprovals: [], usage: { inputTokens: 0, outputTokens: 0, totalTokens: 0, modelCalls: 0, toolCalls: 0 }, handoffs: 0, compactions: 0, runs: 1 });
   setHandler(chainQuery, () => chain?.state.chain ?? []);
   setHandler(pendingApprovalsQuery, () => desk.pendingInTree());
@@ -76,7 +82,7 @@ export async function conversation(rawInput: ConversationInput): Promise<Convers
   let input: ConversationInput;
   let state: ConversationState;
   try {
-    input = validateConversationInput(rawInput);
+    input = validateConversationInput(rawInput, { sizes: bounded });
     if (!input.resume) effects.startRun(input.agent);
     state = input.resume
       ? { ...input.resume, chain: { ...input.resume.chain, options: resolveRunOptions(input.resume.chain.options) } }
@@ -123,12 +129,12 @@ function failureOf(err: unknown): unknown {
 }
 
 /** Why the conversation's input is refused, or `false` when it is not. */
-function inputRefusal(raw: unknown): InvalidRunInputError | false {
+function inputRefusal(raw: unknown): UserError | false {
   try {
     validateConversationInput(raw);
     return false;
   } catch (err) {
-    if (err instanceof InvalidRunInputError) return err;
+    if (err instanceof InvalidRunInputError || err instanceof InputTooLargeError) return err;
     throw err;
   }
 }

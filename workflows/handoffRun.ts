@@ -22,6 +22,8 @@ import {
   chainQuery,
   childApprovalsSignal,
   decideHandoffUpdate,
+  forwardDecisionSignal,
+  forwardedOutcomeSignal,
   overrideRunSignal,
   Patches,
   pendingApprovalsQuery,
@@ -55,14 +57,18 @@ export async function handoffRun(rawInput: HandoffRunInput): Promise<HandoffRunR
   // Local activities run on the worker that runs the workflow: only a run that asked for local model
   // calls (and so runs its activities beside its workflows) loads the team snapshot locally.
   const localSnapshot = controls && asksForLocalCalls(rawInput) && patched(Patches.LOCAL_SNAPSHOT);
+  // What arrives from outside is held to LIMITS; specialists get tokens and decisions are forwarded to them.
+  const bounded = controls && patched(Patches.BOUNDS);
   const effects = temporalEffects(v2);
-  const desk = new ApprovalDesk(effects);
+  const desk = new ApprovalDesk(effects, { bounded });
   let chain: Chain | undefined;
   setHandler(approveHandoffSignal, (d) => desk.receive(d, 'approve'));
   setHandler(rejectHandoffSignal, (d) => desk.receive(d, 'reject'));
   setHandler(decideHandoffUpdate, (d) => desk.receiveUpdate(d), { validator: (d) => desk.validate(d) });
   setHandler(overrideRunSignal, (o) => desk.receiveOverrides(o));
   setHandler(childApprovalsSignal, (report) => desk.receiveChildReport(report));
+  setHandler(forwardDecisionSignal, (forwarded) => desk.receiveForwarded(forwarded));
+  setHandler(forwardedOutcomeSignal, (outcome) => desk.receiveForwardOutcome(outcome));
   setHandler(chainQuery, () => chain?.state.chain ?? []);
   setHandler(pendingApprovalsQuery, () => desk.pendingInTree());
   setHandler(statusQuery, () => ({
@@ -75,7 +81,7 @@ export async function handoffRun(rawInput: HandoffRunInput): Promise<HandoffRunR
 
   let input: HandoffRunInput;
   try {
-    input = validateRunInput(rawInput);
+    input = validateRunInput(rawInput, { sizes: bounded });
     if (!input.resume) effects.startRun(input.agent);
     const started = controls ? { startedAt: effects.now() } : undefined;
     const state = input.resume

@@ -124,7 +124,8 @@ class RunReader {
     if (!input) return;
     const { resume, ...plain } = input;
     this.chain.input ??= plain;
-    if (input.parent) this.chain.parent ??= input.parent;
+    // The link without the token its caller checks its reports by.
+    if (input.parent) this.chain.parent ??= { workflowId: input.parent.workflowId, rootWorkflowId: input.parent.rootWorkflowId, depth: input.parent.depth };
     this.push(at, { kind: 'run_started', input: plain });
     if (origin) this.push(at, { kind: 'replayed_from', baseRunId: origin.runId, reason: `baton replay from ${origin.from}` });
     if (resume) this.turns.resumed(resume, this.where(at));

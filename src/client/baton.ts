@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { ApplicationFailure, type Client, type WorkflowHandle, type WorkflowIdConflictPolicy, type WorkflowIdReusePolicy, WorkflowFailedError, WorkflowUpdateFailedError } from '@temporalio/client';
 import type { handoffRun } from '../../workflows';
 import { validateRunInput } from '../common/input';
-import { ApprovalRefusedError, errorFromFailure, InvalidRunInputError, UserError } from '../common/errors';
+import { ApprovalRefusedError, errorFromFailure, InputTooLargeError, InvalidRunInputError, UserError } from '../common/errors';
+import { decisionSizes, overrideSizes } from '../common/sizes';
 import { durationMs } from '../common/check';
 import { overrideProblems } from '../common/input';
 import {
@@ -306,6 +307,8 @@ export class Baton {
    * @example await baton.override(workflowId, { options: { maxHandoffs: 20 }, models: { writer: openai('gpt-4o') } })
    */
   async override(workflowId: string, overrides: RunOverrides): Promise<void> {
+    const sizes = overrideSizes(overrides);
+    if (sizes.length > 0) throw new InputTooLargeError(sizes);
     const problems = overrideProblems(overrides);
     if (problems.length > 0) throw new UserError(`Invalid overrides: ${problems.join('; ')}`);
     await this.getRun(workflowId).handle.signal(overrideRunSignal, overrides);
@@ -321,6 +324,8 @@ export class Baton {
     if (args !== undefined && !isPlainObject(args)) throw new UserError(`arguments must be a plain object of the tool's arguments, got ${describeValue(args)}`);
     if (args !== undefined && decision !== 'approve') throw new UserError('arguments go with an approval only');
     if (callHash !== undefined && (typeof callHash !== 'string' || callHash === '')) throw new UserError('callHash must be the tool.callHash of the waiting call');
+    const sizes = decisionSizes({ handoffId, approver, comment, reason, arguments: args, callHash });
+    if (sizes.length > 0) throw new InputTooLargeError(sizes);
     const chain = this.getRun(workflowId);
     const waiting = await chain.pendingApprovals().catch(() => []);
     const id = handoffId ?? onlyPending(workflowId, waiting);

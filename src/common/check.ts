@@ -25,6 +25,17 @@ export function shown(value: unknown): string {
   return text.length > 60 ? `${text.slice(0, 57)}...` : text;
 }
 
+/** A field name as a message quotes it: names from outside can be of any length. */
+export function fieldName(name: string): string {
+  return JSON.stringify(name.length > 64 ? `${name.slice(0, 61)}...` : name);
+}
+
+/** Field names as a message lists them: at most ten, each clipped. */
+export function fieldNames(names: readonly string[]): string {
+  const listed = names.slice(0, 10).map(fieldName).join(', ');
+  return names.length > 10 ? `${listed} and ${names.length - 10} more` : listed;
+}
+
 /** The largest count baton accepts anywhere: beyond it a number is a mistake, not a limit. */
 export const MAX_COUNT = 1_000_000;
 
@@ -103,14 +114,14 @@ export function shape(fields: Record<string, Check>, optional: readonly string[]
       } else problems.push(...check(v[name], `${key}.${name}`));
     }
     const extra = Object.keys(v).filter((k) => !(k in fields));
-    if (extra.length > 0) problems.push(`"${key}" has unknown field(s) ${extra.map((k) => `"${k}"`).join(', ')} (valid: ${Object.keys(fields).join(', ')})`);
+    if (extra.length > 0) problems.push(`"${key}" has unknown field(s) ${fieldNames(extra)} (valid: ${Object.keys(fields).join(', ')})`);
     return problems;
   };
 }
 
 /** An object whose values all pass `item`. */
 export function recordOf(item: Check): Check {
-  return (v, key) => (isRecord(v) ? Object.entries(v).flatMap(([k, x]) => item(x, `${key}.${k}`)) : [`"${key}" must be an object, got ${shown(v)}`]);
+  return (v, key) => (isRecord(v) ? Object.entries(v).flatMap(([k, x]) => item(x, `${key}.${k.length > 64 ? `${k.slice(0, 61)}...` : k}`)) : [`"${key}" must be an object, got ${shown(v)}`]);
 }
 
 /** Either check passes. */

@@ -9,6 +9,7 @@
  */
 import { ApplicationFailure } from '@temporalio/common';
 import type { BudgetExceeded, BudgetName } from './controls';
+import { sizeMessage, type LimitUnit, type SizeProblem } from './limits';
 import type { HandoffRecord } from './run';
 
 /** What an error carries besides its message: plain JSON, sent as the failure's details. */
@@ -71,6 +72,23 @@ export class ApprovalRefusedError extends UserError<{ handoffId: string; reason:
   declare readonly reason: string;
   constructor(handoffId: string, reason: string) {
     super(`Decision on handoff ${handoffId} refused: ${reason}`, { handoffId, reason });
+  }
+}
+
+/**
+ * A field from outside over its limit (`LIMITS`): a decision's approver, comment or id, a
+ * conversation message or its key, overrides, a start input. `field`, `size`, `limit` and `unit`
+ * name the first; `fields` lists every one. Nothing of the value is repeated.
+ */
+export class InputTooLargeError extends UserError<{ field: string; size: number; limit: number; unit: LimitUnit; fields: SizeProblem[] }> {
+  declare readonly field: string;
+  declare readonly size: number;
+  declare readonly limit: number;
+  declare readonly unit: LimitUnit;
+  declare readonly fields: SizeProblem[];
+  constructor(fields: SizeProblem[]) {
+    const [first] = fields;
+    super(`Input too large: ${fields.map(sizeMessage).join('; ')}`, { field: first!.field, size: first!.size, limit: first!.limit, unit: first!.unit, fields });
   }
 }
 
@@ -283,6 +301,7 @@ const CLASSES = [
   InvalidRunInputError,
   AgentNotFoundError,
   ApprovalRefusedError,
+  InputTooLargeError,
   ModelRequestError,
   UnexpectedModelCallError,
   UnconsumedScriptStepsError,

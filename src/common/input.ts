@@ -11,6 +11,7 @@ import {
   boolean,
   type Check,
   either,
+  fieldNames,
   integer,
   isRecord,
   names,
@@ -23,7 +24,9 @@ import {
   shown,
   string,
 } from './check';
-import { InvalidRunInputError } from './errors';
+import { InputTooLargeError, InvalidRunInputError } from './errors';
+import { LIMITS, type SizeProblem } from './limits';
+import { conversationInputSizes, runInputSizes } from './sizes';
 import { approvalPolicyCheck, approvalRuleCheck, RUN_OPTION_KEYS, runOptionProblems } from './options';
 import { CONVERSATION_OPTION_KEYS, conversationOptionProblems } from './options';
 import type { ConversationInput } from './conversation';
@@ -191,7 +194,8 @@ const approvalRecord = shape(
   ['approver', 'comment', 'reason', 'onTimeout', 'timeout', 'tool', 'editedArguments'],
 );
 
-const pendingApproval = shape(
+/** Problems with an approval a specialist reports waiting, or a carried state holds. */
+export const pendingApprovalCheck: Check = shape(
   {
     handoffId: nonEmptyString,
     from: nonEmptyString,
@@ -235,7 +239,7 @@ const resolvedOptions: Check = (v, key) => {
   return required.filter((k) => v[k] === undefined).map((k) => `"${key}.${k}" is missing (resolved options have ${RUN_OPTION_KEYS.join(', ')})`);
 };
 
-const parentLink = shape({ workflowId: nonEmptyString, rootWorkflowId: nonEmptyString, depth: integer(1, 100) });
+const parentLink = shape({ workflowId: nonEmptyString, rootWorkflowId: nonEmptyString, depth: integer(1, 100), token: nonEmptyString }, ['token']);
 
 const chainStateShape = shape(
   {
@@ -256,7 +260,7 @@ const chainStateShape = shape(
     parent: parentLink,
     openTurn,
     pendingResponse: modelResponse,
-    approvals: shape({ pending: arrayOf(pendingApproval, 'waiting approvals'), decided: arrayOf(approvalRecord, 'approval records') }),
+    approvals: shape({ pending: arrayOf(pendingApprovalCheck, 'waiting approvals'), decided: arrayOf(approvalRecord, 'approval records') }),
     continuedRuns: count,
     replayOf: shape({ workflowId: string, runId: string, from: string }),
     controls: shape(
@@ -289,7 +293,7 @@ export const chainStateCheck: Check = (v, key) => {
 const INPUT_FIELDS = ['agent', 'input', 'options', 'context', 'parent', 'resume'];
 
 /** The most a run's application context may hold, as JSON: it travels with every tool call. */
-export const MAX_CONTEXT_BYTES = 64 * 1024;
+export const MAX_CONTEXT_BYTES = LIMITS.contextBytes;
 
 /** Problems with a run's application context. */
 export function contextProblems(value: unknown): string[] {
@@ -298,8 +302,22 @@ export function contextProblems(value: unknown): string[] {
   return bytes > MAX_CONTEXT_BYTES ? [`"context" is ${bytes} bytes of JSON; at most ${MAX_CONTEXT_BYTES} (give tools large or secret things when the worker builds them)`] : [];
 }
 
-/** Check a `handoffRun` input; throws {@link InvalidRunInputError} naming every problem. */
-export function validateRunInput(value: unknown): HandoffRunInput {
+/** Which checks a validation makes: `sizes` holds fields to {@link LIMITS} first. */
+export interface ValidationOptions {
+  /** @default true */
+  sizes?: boolean;
+}
+
+function refuseSizes(problems: SizeProblem[]): void {
+  if (problems.length > 0) throw new InputTooLargeError(problems);
+}
+
+/**
+ * Check a `handoffRun` input; throws {@link InputTooLargeError} for fields over their limits (then
+ * nothing else is checked), else {@link InvalidRunInputError} naming every problem.
+ */
+export function validateRunInput(value: unknown, options: ValidationOptions = {}): HandoffRunInput {
+  if (options.sizes !== false) refuseSizes(runInputSizes(value));
   if (!isRecord(value)) {
     throw new InvalidRunInputError([`input must be an object {"agent": string, "input": string, "options"?: object}, got ${shown(value)}`]);
   }
@@ -312,7 +330,7 @@ export function validateRunInput(value: unknown): HandoffRunInput {
   if (value.parent !== undefined) problems.push(...parentLink(value.parent, 'parent'));
   if (value.resume !== undefined) problems.push(...chainStateCheck(value.resume, 'resume').map((p) => `${p} ("resume" is set by baton when a chain continues; leave it out)`));
   const extra = Object.keys(value).filter((k) => !INPUT_FIELDS.includes(k));
-  if (extra.length > 0) problems.push(`unknown field(s) ${extra.map((k) => `"${k}"`).join(', ')} (valid: agent, input, options, context)`);
+  if (extra.length > 0) problems.push(`unknown field(s) ${fieldNames(extra)} (valid: agent, input, options, context)`);
   if (problems.length > 0) throw new InvalidRunInputError(problems);
   return value as unknown as HandoffRunInput;
 }
@@ -383,8 +401,9 @@ export const conversationStateCheck: Check = shape(
 
 const CONVERSATION_INPUT_FIELDS = ['agent', 'options', 'conversation', 'context', 'resume'];
 
-/** Check a `conversation` input; throws {@link InvalidRunInputError} naming every problem. */
-export function validateConversationInput(value: unknown): ConversationInput {
+/** Check a `conversation` input; throws {@link InputTooLargeError} for fields over their limits, else {@link InvalidRunInputError} naming every problem. */
+export function validateConversationInput(value: unknown, options: ValidationOptions = {}): ConversationInput {
+  if (options.sizes !== false) refuseSizes(conversationInputSizes(value));
   if (!isRecord(value)) throw new InvalidRunInputError([`input must be an object {"agent": string, "options"?: object, "conversation"?: object}, got ${shown(value)}`]);
   const problems: string[] = [];
   if (typeof value.agent !== 'string' || value.agent.trim() === '') problems.push(`"agent" must be a non-empty string, got ${shown(value.agent)}`);
@@ -394,20 +413,19 @@ export function validateConversationInput(value: unknown): ConversationInput {
   if (value.resume !== undefined) problems.push(...conversationStateCheck(value.resume, 'resume').map((p) => `${p} ("resume" is set by baton when a conversation continues; leave it out)`));
   const extra = Object.keys(value).filter((k) => !CONVERSATION_INPUT_FIELDS.includes(k));
   const message = extra.includes('input') ? '; messages, the first one too, are sent as sendMessage updates (with the start, by update-with-start)' : '';
-  if (extra.length > 0) problems.push(`unknown field(s) ${extra.map((k) => `"${k}"`).join(', ')} (valid: agent, options, conversation, context)${message}`);
+  if (extra.length > 0) problems.push(`unknown field(s) ${fieldNames(extra)} (valid: agent, options, conversation, context)${message}`);
   if (problems.length > 0) throw new InvalidRunInputError(problems);
   return value as unknown as ConversationInput;
 }
 
 /** The longest idempotency key a message may carry. */
-export const MAX_IDEMPOTENCY_KEY_LENGTH = 256;
+export const MAX_IDEMPOTENCY_KEY_LENGTH = LIMITS.idempotencyKeyChars;
 
-/** Problems with a `sendMessage` input: a message that is not empty, and an optional key. */
+/** Problems with a `sendMessage` input: a message that is not empty, and an optional key (their sizes: `messageSizes`). */
 export function sendMessageProblems(value: unknown): string[] {
   if (!isRecord(value)) return [`a message must be an object {"message": string, "idempotencyKey"?: string}, got ${shown(value)}`];
   const problems = shape({ message: nonEmptyString, idempotencyKey: nonEmptyString }, ['idempotencyKey'])(value, 'sendMessage');
-  if (typeof value.idempotencyKey === 'string' && value.idempotencyKey.length > MAX_IDEMPOTENCY_KEY_LENGTH) {
-    problems.push(`"sendMessage.idempotencyKey" must be at most ${MAX_IDEMPOTENCY_KEY_LENGTH} characters, got ${value.idempotencyKey.length}`);
-  }
+  // `#<turn>` is how a message sent without a key is remembered; a caller's key of that form would get another message's reply.
+  if (typeof value.idempotencyKey === 'string' && /^#\d+$/.test(value.idempotencyKey)) problems.push(`"sendMessage.idempotencyKey" ${shown(value.idempotencyKey)} is how baton names a message sent without a key; choose another`);
   return problems;
 }

@@ -73,8 +73,42 @@ export const childApprovalsSignal = defineSignal<[ChildApprovals]>('childApprova
 export interface ChildApprovals {
   /** The specialist chain's workflow id. */
   workflowId: string;
+  /**
+   * The token the calling chain gave the specialist when it started it (`parent.token` of its
+   * input): a chain takes reports only from specialists it started, each with its own token.
+   */
+  token?: string;
   /** Its waiting approvals and those of its own specialists, each with the chain it waits in. */
   pending: PendingApproval[];
+}
+
+/**
+ * Signal: a decision sent to a chain for an approval that waits in one of its specialists,
+ * forwarded by that chain to the specialist the approval waits in. A specialist answers a forward
+ * that asks for it ({@link ForwardedDecision.replyTo}, one of its callers) with
+ * {@link forwardedOutcomeSignal}.
+ */
+export const forwardDecisionSignal = defineSignal<[ForwardedDecision]>('forwardDecision');
+
+/** What {@link forwardDecisionSignal} carries. */
+export interface ForwardedDecision {
+  decision: HandoffDecision;
+  /** How the decision reached the chain that forwards it. */
+  via: 'signal' | 'update';
+  /** The chain waiting for the outcome (one of the specialist's callers), when it waits for one. */
+  replyTo?: string;
+  /** The forward's id, which the outcome names. */
+  forwardId?: string;
+}
+
+/** Signal: how a forwarded decision ended in the specialist, for the chain that forwarded it. */
+export const forwardedOutcomeSignal = defineSignal<[ForwardedOutcome]>('forwardedOutcome');
+
+/** What {@link forwardedOutcomeSignal} carries: the decision's record, or why it was refused. */
+export interface ForwardedOutcome {
+  forwardId: string;
+  record?: ApprovalRecord;
+  refused?: string;
 }
 
 /** Memo key naming the chain a specialist works for (`ParentLink`). */
@@ -151,6 +185,12 @@ export const Patches = {
    * with `EmptyOutputError` rather than asking the model once more.
    */
   FINAL_TURN_ENDS: 'baton-final-turn-ends',
+  /**
+   * Decided once, when a run starts: what arrives from outside is held to `LIMITS` (a start, a
+   * decision, overrides, a message over its limit is refused), specialists get a token their
+   * reports must carry, and a decision for an approval waiting in a specialist is forwarded to it.
+   */
+  BOUNDS: 'baton-bounds',
 } as const;
 
 /**

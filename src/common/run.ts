@@ -105,6 +105,8 @@ export interface ParentLink {
   rootWorkflowId: string;
   /** 1 for a specialist of a top chain, 2 for its specialist, … */
   depth: number;
+  /** The token the calling chain gave this specialist: its reports of waiting approvals carry it. */
+  token?: string;
 }
 
 /**

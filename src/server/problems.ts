@@ -6,7 +6,7 @@ import { ServiceError, WorkflowNotFoundError, WorkflowUpdateRPCTimeoutOrCancelle
 import type { Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
-import { ApprovalRefusedError, InvalidRunInputError, UserError } from '../common/errors';
+import { ApprovalRefusedError, InputTooLargeError, InvalidRunInputError, UserError } from '../common/errors';
 
 /** One problem with a request field. */
 export interface FieldError {
@@ -57,6 +57,7 @@ export function toProblem(err: unknown): HttpProblem {
   }
   if (err instanceof InvalidRunInputError) return new HttpProblem(400, 'Invalid run input', 'The run input is not valid.', err.problems.map(fieldError));
   if (err instanceof ApprovalRefusedError) return new HttpProblem(409, 'Decision refused', err.reason);
+  if (err instanceof InputTooLargeError) return new HttpProblem(413, 'Input too large', err.message, err.fields.map((f) => ({ path: f.field, message: `is ${f.size} ${f.unit}; the limit is ${f.limit}` })));
   if (err instanceof UserError) return new HttpProblem(409, 'Refused', err.message);
   return new HttpProblem(500, 'Internal error', 'The service failed to handle this request; the failure is in its log.');
 }

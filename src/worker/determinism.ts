@@ -21,11 +21,19 @@ export interface ReplayCheck {
 export interface HistorySource {
   source: string;
   history: temporal.api.history.v1.IHistory;
+  /**
+   * The workflow id the history ran under, when it is not `source`: code that derives ids from it
+   * (a specialist's workflow id, `<caller>/<specialist>-<turn>.<n>`) replays only under the same id.
+   */
+  workflowId?: string;
 }
 
-/** Read histories from JSON files. */
+/** Read histories from JSON files; a top-level `workflowId` beside `events` names the id the history ran under. */
 export function historiesFromFiles(files: string[]): HistorySource[] {
-  return files.map((file) => ({ source: file, history: historyFromJSON(JSON.parse(fs.readFileSync(file, 'utf8'))) }));
+  return files.map((file) => {
+    const { workflowId, ...json } = JSON.parse(fs.readFileSync(file, 'utf8')) as { workflowId?: unknown };
+    return { source: file, history: historyFromJSON(json), ...(typeof workflowId === 'string' ? { workflowId } : {}) };
+  });
 }
 
 /** Fetch the history of each workflow id (its latest run) from the server. */
@@ -48,14 +56,12 @@ export async function checkHistories(
   const bundle = await workflowBundle({ failureConverterPath: dataConverter.failureConverterPath });
   const replay = Worker.runReplayHistories(
     { workflowBundle: bundle, ...options, dataConverter } as ReplayWorkerOptions,
-    histories.map((h) => ({ workflowId: h.source, history: h.history })),
+    histories.map((h) => ({ workflowId: h.workflowId ?? h.source, history: h.history })),
   );
+  // Results come in the order of the histories.
   for await (const r of replay) {
-    results.push(
-      r.error
-        ? { source: r.workflowId, ok: false, nondeterministic: r.error instanceof DeterminismViolationError, error: r.error.message }
-        : { source: r.workflowId, ok: true },
-    );
+    const source = histories[results.length]?.source ?? r.workflowId;
+    results.push(r.error ? { source, ok: false, nondeterministic: r.error instanceof DeterminismViolationError, error: r.error.message } : { source, ok: true });
   }
   return results;
 }

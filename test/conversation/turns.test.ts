@@ -163,7 +163,7 @@ describe('conversation turns', () => {
       expect(await send({})).toBe('InvalidRunInputError: Invalid run input: "sendMessage.message" is missing');
       expect(await send({ message: '' })).toBe('InvalidRunInputError: Invalid run input: "sendMessage.message" must be a non-empty string, got ""');
       expect(await send({ message: 'hi', idempotencyKey: 5 })).toBe('InvalidRunInputError: Invalid run input: "sendMessage.idempotencyKey" must be a non-empty string, got 5');
-      expect(await send({ message: 'hi', idempotencyKey: 'k'.repeat(257) })).toBe('InvalidRunInputError: Invalid run input: "sendMessage.idempotencyKey" must be at most 256 characters, got 257');
+      expect(await send({ message: 'hi', idempotencyKey: 'k'.repeat(257) })).toBe('InputTooLargeError: Input too large: "sendMessage.idempotencyKey" is 257 characters; the limit is 256');
       expect(await send('hi')).toBe('InvalidRunInputError: Invalid run input: a message must be an object {"message": string, "idempotencyKey"?: string}, got "hi"');
       expect(await send({ message: 'hi', text: 'hi' })).toBe('InvalidRunInputError: Invalid run input: "sendMessage" has unknown field(s) "text" (valid: message, idempotencyKey)');
       // A refused update leaves nothing behind: the conversation took none of them.

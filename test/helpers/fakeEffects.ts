@@ -67,6 +67,14 @@ export class FakeEffects implements ChainEffects {
     this.log.push(`report to ${parentWorkflowId}`);
   }
 
+  async forwardDecision(workflowId: string): Promise<void> {
+    this.log.push(`forward to ${workflowId}`);
+  }
+
+  answerForward(workflowId: string): void {
+    this.log.push(`answer forward to ${workflowId}`);
+  }
+
   /** What each delegated child chain answers, by target agent. */
   children: Record<string, DelegationOutcome> = {};
 

@@ -11,7 +11,7 @@ import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { Baton } from '../../src/client/baton';
 import { startDevServer } from '../../src/devserver/server';
 import { createWorker } from '../../src/worker';
-import { continueAsNewScenario, controlsScenario, handoffOptionsScenario, localModelCallsScenario, scenarios } from './scenarios';
+import { continueAsNewScenario, controlsScenario, handoffOptionsScenario, localModelCallsScenario, scenarios, specialistDecisionsScenario } from './scenarios';
 
 async function main(): Promise<void> {
   Runtime.install({ logger: new DefaultLogger('ERROR') });
@@ -19,7 +19,7 @@ async function main(): Promise<void> {
   const dir = __dirname;
   try {
     const named = process.argv.slice(2);
-    const all = [...scenarios, handoffOptionsScenario, continueAsNewScenario, controlsScenario, localModelCallsScenario];
+    const all = [...scenarios, handoffOptionsScenario, continueAsNewScenario, controlsScenario, localModelCallsScenario, specialistDecisionsScenario];
     for (const scenario of all.filter((s) => named.length === 0 || named.includes(s.name))) {
       const taskQueue = `record-${scenario.name}`;
       const worker = await createWorker({ team: scenario.team(), connection: env.nativeConnection, taskQueue });
@@ -30,13 +30,27 @@ async function main(): Promise<void> {
       const histories = await Promise.all(runs.map((runId) => env.client.workflow.getHandle(workflowId, runId).fetchHistory()));
       histories.forEach((history, i) => {
         const file = path.join(dir, runs.length > 1 ? `${scenario.name}.run${runs.length - i}.json` : `${scenario.name}.json`);
-        fs.writeFileSync(file, `${historyToJSON(temporal.api.history.v1.History.create(history))}\n`);
+        const json = historyToJSON(temporal.api.history.v1.History.create(history));
+        fs.writeFileSync(file, scenario.withSpecialists ? withWorkflowId(json, workflowId) : `${json}\n`);
         console.log(`recorded ${path.relative(process.cwd(), file)} (${history.events?.length ?? 0} events)`);
       });
+      if (scenario.withSpecialists) {
+        for await (const wf of env.client.workflow.list({ query: `WorkflowId STARTS_WITH "${workflowId}/"` })) {
+          const history = await env.client.workflow.getHandle(wf.workflowId, wf.runId).fetchHistory();
+          const file = path.join(dir, `${scenario.name}.${wf.workflowId.slice(workflowId.length + 1).replace(/[^a-zA-Z0-9.-]+/g, '_')}.json`);
+          fs.writeFileSync(file, withWorkflowId(historyToJSON(temporal.api.history.v1.History.create(history)), wf.workflowId));
+          console.log(`recorded ${path.relative(process.cwd(), file)} (${history.events?.length ?? 0} events)`);
+        }
+      }
     }
   } finally {
     await env.teardown();
   }
+}
+
+/** The history's JSON with the workflow id it ran under, for replays of code that derives ids from it. */
+function withWorkflowId(json: string, workflowId: string): string {
+  return `${JSON.stringify({ workflowId, ...(JSON.parse(json) as object) }, null, 2)}\n`;
 }
 
 main().catch((err) => {

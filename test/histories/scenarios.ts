@@ -4,7 +4,20 @@
  */
 import { ApplicationFailure } from '@temporalio/common';
 import { z } from 'zod';
-import { defineAgent, defineTool, guardrails, handoff, scripted, Team, type Baton, type BatonRun } from '../../src';
+import {
+  approveHandoffSignal,
+  childApprovalsSignal,
+  decideHandoffUpdate,
+  defineAgent,
+  defineTool,
+  delegate,
+  guardrails,
+  handoff,
+  scripted,
+  Team,
+  type Baton,
+  type BatonRun,
+} from '../../src';
 import { scriptedAgent as agent } from '../helpers/agents';
 
 const hop = (to: string, message = `over to ${to}`) => ({ handoff: { to, message } });
@@ -34,6 +47,8 @@ export interface Scenario {
   name: string;
   team: () => Team;
   drive: (baton: Baton) => Promise<string>;
+  /** Record the histories of the chain's specialists too (workflow ids under `<id>/`). */
+  withSpecialists?: boolean;
 }
 
 export const scenarios: Scenario[] = [
@@ -192,4 +207,35 @@ export const localModelCallsScenario: Scenario = {
       agent('b', [{ text: 'b answers' }], { modelActivity: 'remote' }),
     ]),
   drive: async (b) => (await b.run('a', 'go', { modelActivity: 'local' })).workflowId,
+};
+
+/**
+ * Decisions and reports across chains: a specialist (with the token its caller gave it) reports
+ * the approvals waiting in it; a forged report is refused; decisions sent to the top chain for them
+ * are forwarded, an update's refusal and outcome coming back from the specialist. Its specialists'
+ * histories are recorded too.
+ */
+export const specialistDecisionsScenario: Scenario = {
+  name: 'specialist-decisions',
+  withSpecialists: true,
+  team: () =>
+    new Team([
+      defineAgent({ id: 'top', instructions: 'Top.', model: scripted([{ toolCalls: [{ name: 'delegate', arguments: { to: 'leaf', task: 'open it', reason: 'leaf knows' } }] }, { text: 'top done' }]), handoffs: [delegate('leaf')] }),
+      agent('leaf', [hop('vault', 'open the vault')], { handoffs: ['vault'] }),
+      agent('vault', [hop('safe', 'open the safe')], { handoffs: ['safe'], approval: { approvers: ['alice'] } }),
+      agent('safe', [{ text: 'safe opened' }], { approval: { approvers: ['alice'] } }),
+    ]),
+  drive: async (b) => {
+    const run = await b.start('top', 'go');
+    const first = await pending(run);
+    const handle = run.handle;
+    await handle.signal(childApprovalsSignal, { workflowId: `${run.workflowId}/leaf-1.1`, token: 'guessed', pending: [first] });
+    await handle.executeUpdate(decideHandoffUpdate, { args: [{ handoffId: first.handoffId, approver: 'alice', decision: 'approve', callHash: 'abc' }] }).catch(() => undefined);
+    await handle.signal(approveHandoffSignal, { handoffId: first.handoffId, approver: 'alice', comment: 'by signal' });
+    let second = await pending(run);
+    while (second.handoffId === first.handoffId) second = await pending(run);
+    await handle.executeUpdate(decideHandoffUpdate, { args: [{ handoffId: second.handoffId, approver: 'alice', decision: 'approve', comment: 'by update' }] });
+    await run.result();
+    return run.workflowId;
+  },
 };

@@ -104,7 +104,8 @@ async function runAll(run: ChainRun, jobs: Extract<Job, { request: DelegationReq
     while (running < limit && next < jobs.length) {
       const i = next++;
       running++;
-      effects.delegate({ workflowId: jobs[i]!.workflowId, input: childInput(run, jobs[i]!), ...timeoutOf(run, jobs[i]!.request.to) }).then(
+      const token = desk.specialists.enrol(jobs[i]!.workflowId);
+      effects.delegate({ workflowId: jobs[i]!.workflowId, input: childInput(run, jobs[i]!, token), ...timeoutOf(run, jobs[i]!.request.to) }).then(
         (outcome) => {
           outcomes[i] = outcome;
           running--;
@@ -128,7 +129,7 @@ async function runAll(run: ChainRun, jobs: Extract<Job, { request: DelegationReq
   return outcomes;
 }
 
-function childInput(run: ChainRun, job: Extract<Job, { request: DelegationRequest }>): HandoffRunInput {
+function childInput(run: ChainRun, job: Extract<Job, { request: DelegationRequest }>, token: string | undefined): HandoffRunInput {
   const { state } = run.chain;
   const { request } = job;
   const options = currentAgent(state).delegateOptions?.[request.to] ?? {};
@@ -153,7 +154,7 @@ function childInput(run: ChainRun, job: Extract<Job, { request: DelegationReques
     input,
     options: childOptions,
     ...(state.context ? { context: state.context } : {}),
-    parent: { workflowId: run.effects.workflowId, rootWorkflowId: root, depth: (state.parent?.depth ?? 0) + 1 },
+    parent: { workflowId: run.effects.workflowId, rootWorkflowId: root, depth: (state.parent?.depth ?? 0) + 1, ...(token ? { token } : {}) },
   };
 }
 

@@ -8,37 +8,60 @@
  * on whether they arrive in one activation or two.
  */
 import type { ApprovalPolicy, ApprovalRecord, HandoffDecision, PendingApproval } from '../../src/common/approvals';
-import { durationMs } from '../../src/common/check';
+import { durationMs, isRecord } from '../../src/common/check';
 import type { ToolCallUnderApproval } from '../../src/common/controls';
-import { ApprovalRefusedError, toApplicationFailure } from '../../src/common/errors';
+import { toApplicationFailure } from '../../src/common/errors';
 import type { HandoffResult } from '../../src/common/handoff';
-import { overrideProblems, readDecision } from '../../src/common/input';
-import { schemaProblems } from '../../src/common/jsonSchema';
+import { overrideProblems } from '../../src/common/input';
+import { boundedProblems, boundedReason, clipText, sizeMessage } from '../../src/common/limits';
 import { APPROVAL_EVENT_MEMO, PENDING_MEMO } from '../../src/common/messages';
 import { BatonStatus } from '../../src/common/run';
-import type { ChainEffects } from './effects';
+import { overrideSizes } from '../../src/common/sizes';
 import type { ChainState } from '../../src/common/state';
+import { judgeDecision, recordOf, refusedFields, timedOut, withDecision } from './decisions';
+import type { ChainEffects } from './effects';
+import { type Answer, Specialists } from './specialists';
 import type { Chain } from './state';
 
 type Via = 'signal' | 'update';
 
 type Received =
-  | { kind: 'decision'; raw: unknown; via: Via; at: number; reply?: { resolve: (r: ApprovalRecord) => void; reject: (e: unknown) => void } }
+  | { kind: 'decision'; raw: unknown; via: Via; at: number; answer?: Answer }
+  | { kind: 'forwarded'; raw: unknown; at: number }
+  | { kind: 'forward_outcome'; raw: unknown }
+  | { kind: 'forward_failed'; forwardId?: string; raw: HandoffDecision; via: Via; reason: string; at: number }
   | { kind: 'overrides'; raw: unknown; at: number }
   | { kind: 'child_report'; raw: unknown };
+
+/** What a desk does with what arrives. */
+export interface DeskOptions {
+  /**
+   * Hold what arrives to `LIMITS`, give specialists tokens and forward decisions for their
+   * approvals: the `baton-bounds` patch, decided when the run starts.
+   * @default true
+   */
+  bounded?: boolean;
+}
 
 export class ApprovalDesk {
   private readonly inbox: Received[] = [];
   /** Updates answered by the last drain whose handlers have not returned yet. */
   private returning = 0;
-  /** The approvals waiting in this chain's specialists (and theirs), by specialist workflow id. */
-  private readonly descendants = new Map<string, PendingApproval[]>();
+  /** This chain's specialists: what waits in them, decisions forwarded to them. */
+  readonly specialists: Specialists;
   /** What was last reported to the parent chain, to report only changes. */
   private reported = '[]';
+  private readonly bounded: boolean;
 
   private chain?: Chain;
 
-  constructor(private readonly effects: ChainEffects) {}
+  constructor(
+    private readonly effects: ChainEffects,
+    options: DeskOptions = {},
+  ) {
+    this.bounded = options.bounded ?? true;
+    this.specialists = new Specialists(effects, this.bounded);
+  }
 
   /** The chain whose handoffs this desk handles; decisions queue until it exists. */
   attach(chain: Chain): void {
@@ -55,15 +78,33 @@ export class ApprovalDesk {
     this.inbox.push({ kind: 'decision', raw: withDecision(raw, decision), via: 'signal', at: this.effects.now() });
   }
 
-  /** A decision sent by update: queued; resolves with its record once the loop has applied it. */
+  /**
+   * A decision sent by update: queued; resolves with its record once the loop has applied it (or
+   * the specialist it was forwarded to has).
+   */
   async receiveUpdate(raw: unknown): Promise<ApprovalRecord> {
     try {
-      return await new Promise<ApprovalRecord>((resolve, reject) =>
-        this.inbox.push({ kind: 'decision', raw, via: 'update', at: this.effects.now(), reply: { resolve, reject } }),
-      );
+      return await new Promise<ApprovalRecord>((resolve, reject) => {
+        const answer: Answer = (o) => {
+          this.returning++;
+          if ('record' in o) resolve(o.record);
+          else reject(toApplicationFailure(o.refusal));
+        };
+        this.inbox.push({ kind: 'decision', raw, via: 'update', at: this.effects.now(), answer });
+      });
     } finally {
       this.returning--;
     }
+  }
+
+  /** A decision a calling chain forwarded for an approval waiting here: queued for the loop. */
+  receiveForwarded(raw: unknown): void {
+    this.inbox.push({ kind: 'forwarded', raw, at: this.effects.now() });
+  }
+
+  /** How a decision this chain forwarded ended in the specialist: queued for the loop. */
+  receiveForwardOutcome(raw: unknown): void {
+    this.inbox.push({ kind: 'forward_outcome', raw });
   }
 
   /** A specialist's report of the approvals waiting in it: queued for the loop. */
@@ -73,12 +114,12 @@ export class ApprovalDesk {
 
   /** Every approval waiting in this chain and its specialists; theirs name the chain they wait in. */
   pendingInTree(): PendingApproval[] {
-    return [...(this.chain?.state.approvals.pending ?? []), ...[...this.descendants.values()].flat()];
+    return [...(this.chain?.state.approvals.pending ?? []), ...this.specialists.pending()];
   }
 
   /** A specialist ended: nothing waits in it any more. */
   childEnded(workflowId: string): void {
-    if (this.descendants.delete(workflowId)) this.reportUp();
+    if (this.specialists.endedChild(workflowId)) this.reportUp();
   }
 
   /** Overrides sent by signal: queued for the loop. */
@@ -86,10 +127,10 @@ export class ApprovalDesk {
     this.inbox.push({ kind: 'overrides', raw, at: this.effects.now() });
   }
 
-  /** The update validator: refuse at once what cannot apply now. */
+  /** The update validator: refuse at once what cannot apply now, before anything is written. */
   validate(raw: unknown): void {
-    const problem = this.problem(raw);
-    if (problem) throw toApplicationFailure(new ApprovalRefusedError(handoffIdOf(raw), problem));
+    const judged = this.judge(raw);
+    if (judged.kind === 'refused') throw toApplicationFailure(judged.error);
   }
 
   /** Whether anything waits in the queue. */
@@ -105,6 +146,9 @@ export class ApprovalDesk {
     for (let entry = this.inbox.shift(); entry; entry = this.inbox.shift()) {
       if (entry.kind === 'overrides') this.applyOverrides(entry.raw);
       else if (entry.kind === 'child_report') this.takeReport(entry.raw);
+      else if (entry.kind === 'forwarded') this.decideForwarded(entry.raw, entry.at);
+      else if (entry.kind === 'forward_outcome') this.specialists.settleForward(entry.raw);
+      else if (entry.kind === 'forward_failed') this.forwardFailed(entry);
       else this.decide(entry);
     }
     if (this.returning > 0) await this.effects.condition(() => this.returning === 0);
@@ -165,42 +209,41 @@ export class ApprovalDesk {
   }
 
   private decide(entry: Extract<Received, { kind: 'decision' }>): void {
-    const problem = this.problem(entry.raw);
-    if (problem) {
-      const d = (isObject(entry.raw) ? entry.raw : {}) as Partial<HandoffDecision>;
-      this.publish({ type: 'decision_refused', handoffId: d.handoffId, approver: d.approver, decision: d.decision, reason: problem, via: entry.via, at: new Date(entry.at).toISOString() });
-      this.answer(entry, undefined, new ApprovalRefusedError(handoffIdOf(entry.raw), problem));
+    const judged = this.judge(entry.raw);
+    if (judged.kind === 'refused') {
+      this.publish({ type: 'decision_refused', ...refusedFields(entry.raw), reason: judged.reason, via: entry.via, at: new Date(entry.at).toISOString() });
+      entry.answer?.({ refusal: judged.error });
       return;
     }
-    const d = entry.raw as HandoffDecision;
-    const waiting = this.pending(d.handoffId)!;
-    const record: ApprovalRecord = {
-      handoffId: waiting.handoffId,
-      outcome: d.decision === 'approve' ? 'approved' : 'rejected',
-      approver: d.approver,
-      ...(d.decision === 'approve' && d.comment !== undefined ? { comment: d.comment } : {}),
-      ...(d.decision === 'reject' && d.reason !== undefined ? { reason: d.reason } : {}),
-      requestedAt: waiting.requestedAt,
-      decidedAt: new Date(entry.at).toISOString(),
-      via: entry.via,
-      ...(waiting.tool ? { tool: waiting.tool.name } : {}),
-      ...(waiting.tool && d.decision === 'approve' && d.arguments ? { editedArguments: JSON.stringify(d.arguments) } : {}),
-    };
-    this.settle(waiting, record);
-    this.answer(entry, record);
+    if (judged.kind === 'forward') {
+      const { decision, to } = judged;
+      this.specialists.forward(decision, entry.via, to, entry.answer, (forwardId, reason) =>
+        this.inbox.push({ kind: 'forward_failed', ...(forwardId ? { forwardId } : {}), raw: decision, via: entry.via, reason, at: this.effects.now() }),
+      );
+      return;
+    }
+    const record = recordOf(judged.decision, judged.waiting, entry.at, entry.via);
+    this.settle(judged.waiting, record);
+    entry.answer?.({ record });
   }
 
-  private answer(entry: Extract<Received, { kind: 'decision' }>, record?: ApprovalRecord, refusal?: ApprovalRefusedError): void {
-    if (!entry.reply) return;
-    this.returning++;
-    if (record) entry.reply.resolve(record);
-    else entry.reply.reject(toApplicationFailure(refusal!));
+  /** A forwarded decision: judged here like any, its outcome sent back when the chain that forwarded it waits for it. */
+  private decideForwarded(raw: unknown, at: number): void {
+    const { decision, via, answer } = this.specialists.received(raw);
+    this.decide({ kind: 'decision', raw: decision, via, at, ...(answer ? { answer } : {}) });
+  }
+
+  /** A decision that could not be forwarded: on the record, and its caller told. */
+  private forwardFailed(entry: Extract<Received, { kind: 'forward_failed' }>): void {
+    this.publish({ type: 'decision_refused', ...refusedFields(entry.raw), reason: boundedReason(entry.reason), via: entry.via, at: new Date(entry.at).toISOString() });
+    if (entry.forwardId) this.specialists.undeliverable(entry.forwardId, entry.reason);
   }
 
   private applyOverrides(raw: unknown): void {
-    const problems = overrideProblems(raw, Object.keys(this.state.team.agents));
+    const sizes = this.bounded ? overrideSizes(raw).map(sizeMessage) : [];
+    const problems = sizes.length > 0 ? sizes : overrideProblems(raw, Object.keys(this.state.team.agents));
     if (problems.length > 0) {
-      this.effects.publish({ [APPROVAL_EVENT_MEMO]: { type: 'overrides_refused', problems } });
+      this.effects.publish({ [APPROVAL_EVENT_MEMO]: { type: 'overrides_refused', problems: boundedProblems(problems) } });
       return;
     }
     this.effects.publish({ [APPROVAL_EVENT_MEMO]: { type: 'overrides_applied', ...(raw as object) } });
@@ -214,36 +257,9 @@ export class ApprovalDesk {
     this.effects.setStatus(this.state.approvals.pending.length > 0 ? BatonStatus.AWAITING_APPROVAL : BatonStatus.RUNNING);
   }
 
-  /** Why a decision cannot apply now, or `undefined` when it can. */
-  private problem(raw: unknown): string | undefined {
-    const read = readDecision(raw);
-    if ('problems' in read) return read.problems.join('; ');
-    const d = read.decision;
-    if (!this.chain) return `no handoff ${d.handoffId} is waiting for approval (waiting: none)`;
-    const earlier = this.decided(d.handoffId);
-    if (earlier) return `handoff ${d.handoffId} was already decided (${earlier.outcome}${earlier.approver ? ` by ${earlier.approver}` : ''})`;
-    const waiting = this.pending(d.handoffId);
-    if (!waiting) {
-      const ids = this.state.approvals.pending.map((p) => p.handoffId);
-      return `no handoff ${d.handoffId} is waiting for approval (waiting: ${ids.length > 0 ? ids.join(', ') : 'none'})`;
-    }
-    if (waiting.approvers && !waiting.approvers.includes(d.approver)) {
-      return `${d.approver} may not decide this ${waiting.tool ? 'tool call' : 'handoff'} (approvers: ${waiting.approvers.join(', ')})`;
-    }
-    return waiting.tool ? this.toolCallProblem(waiting, d) : d.arguments !== undefined || d.callHash !== undefined ? `handoff ${d.handoffId} is not a tool call: "arguments" and "callHash" apply to tool approvals only` : undefined;
-  }
-
-  /** Why a decision on a waiting tool call cannot apply: a stale call hash, or edited arguments its schema refuses. */
-  private toolCallProblem(waiting: PendingApproval, d: HandoffDecision): string | undefined {
-    const call = waiting.tool!;
-    if (d.callHash !== undefined && d.callHash !== call.callHash) {
-      return `stale decision: it is for call ${d.callHash}, but ${waiting.handoffId} waits for ${call.name}(${call.arguments}) (callHash ${call.callHash})`;
-    }
-    if (d.arguments === undefined) return undefined;
-    if (d.decision !== 'approve') return '"arguments" go with approve only';
-    const spec = this.state.team.agents[waiting.from]?.tools.find((t) => t.name === call.name);
-    const problems = spec ? schemaProblems(spec.parameters, d.arguments) : [];
-    return problems.length > 0 ? `the edited arguments do not match the parameters of ${call.name}: ${problems.join('; ')}` : undefined;
+  /** What becomes of a decision: refused, applied here, or forwarded to the specialist its approval waits in. */
+  private judge(raw: unknown) {
+    return judgeDecision(raw, { ...(this.chain ? { state: this.chain.state } : {}), inSpecialist: (id) => this.specialists.find(id), bounded: this.bounded });
   }
 
   private pending(id: string): PendingApproval | undefined {
@@ -260,12 +276,13 @@ export class ApprovalDesk {
   }
 
   private takeReport(raw: unknown): void {
-    const r = isObject(raw) ? raw : {};
-    if (typeof r.workflowId !== 'string' || !Array.isArray(r.pending)) return;
-    const pending = (r.pending as PendingApproval[]).map((p) => ({ ...p, workflowId: p.workflowId ?? (r.workflowId as string) }));
-    if (pending.length > 0) this.descendants.set(r.workflowId, pending);
-    else this.descendants.delete(r.workflowId);
-    this.reportUp();
+    const taken = this.specialists.take(raw);
+    if (taken.kind === 'refused') {
+      const from = isRecord(raw) && typeof raw.workflowId === 'string' ? { workflowId: clipText(raw.workflowId, 200) } : {};
+      this.effects.publish({ [APPROVAL_EVENT_MEMO]: { type: 'report_refused', ...from, reason: boundedReason(taken.reason) } });
+      return;
+    }
+    if (taken.kind === 'taken') this.reportUp();
   }
 
   /** Tell the chain this one works for (if any) what waits in this part of the tree, when it changed. */
@@ -276,32 +293,7 @@ export class ApprovalDesk {
     const text = JSON.stringify(pending);
     if (text === this.reported) return;
     this.reported = text;
-    this.effects.reportPending(parent.workflowId, { workflowId: this.effects.workflowId, pending });
+    this.effects.reportPending(parent.workflowId, { workflowId: this.effects.workflowId, ...(parent.token ? { token: parent.token } : {}), pending });
   }
 }
 
-function timedOut(w: PendingApproval, now: number): ApprovalRecord {
-  return {
-    handoffId: w.handoffId,
-    outcome: 'timed_out',
-    requestedAt: w.requestedAt,
-    decidedAt: new Date(now).toISOString(),
-    via: 'timeout',
-    onTimeout: w.onTimeout,
-    ...(w.timeout !== undefined ? { timeout: w.timeout } : {}),
-    ...(w.tool ? { tool: w.tool.name } : {}),
-  };
-}
-
-function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
-/** The signal's input with the decision its name stands for; other shapes pass on to be refused. */
-function withDecision(raw: unknown, decision: HandoffDecision['decision']): unknown {
-  return isObject(raw) ? { ...raw, decision } : raw;
-}
-
-function handoffIdOf(raw: unknown): string {
-  return isObject(raw) && typeof raw.handoffId === 'string' ? raw.handoffId : '(none given)';
-}

@@ -27,7 +27,21 @@ import type { CheckGuardrailInput, GuardrailVerdict } from '../../src/common/con
 /** The shape of the `handoffRun` workflow, for starting specialists as children. */
 type HandoffRunWorkflow = (input: HandoffRunInput) => Promise<HandoffRunResult<unknown>>;
 import { BATON_ERROR_TYPES, ModelCallFailedError, NON_RETRYABLE_ERROR_TYPES, ToolExecutionError } from '../../src/common/errors';
-import { BatonAgent, BatonHandoffs, BatonStatusAttribute, type ChildApprovals, childApprovalsSignal, HANDOFF_MEMO, PARENT_MEMO, Patches, WorkflowType } from '../../src/common/messages';
+import {
+  BatonAgent,
+  BatonHandoffs,
+  BatonStatusAttribute,
+  type ChildApprovals,
+  childApprovalsSignal,
+  forwardDecisionSignal,
+  type ForwardedDecision,
+  type ForwardedOutcome,
+  forwardedOutcomeSignal,
+  HANDOFF_MEMO,
+  PARENT_MEMO,
+  Patches,
+  WorkflowType,
+} from '../../src/common/messages';
 import type { CallModelInput, ModelResponse, RouteSpecialistInput, RouteSpecialistResult, SummarizeInput, SummarizeResult } from '../../src/common/model';
 import { modelActivityOptions, type ResolvedRunOptions, toolActivityOptions } from '../../src/common/options';
 import { BatonStatus, type HandoffRunInput, type HandoffRunResult, type RecordHandoffInput } from '../../src/common/run';
@@ -64,6 +78,10 @@ export interface ChainEffects {
   recordHandoff(entry: RecordHandoffInput, team: TeamSpec): Promise<void>;
   /** Tell the chain `parentWorkflowId` which approvals wait in this one and its specialists. */
   reportPending(parentWorkflowId: string, report: ChildApprovals): void;
+  /** Send a decision to the specialist chain `workflowId` it is for; rejects when that chain cannot take signals (it ended). */
+  forwardDecision(workflowId: string, forwarded: ForwardedDecision): Promise<void>;
+  /** Tell the chain `workflowId` that forwarded a decision how it ended here. */
+  answerForward(workflowId: string, outcome: ForwardedOutcome): void;
   /** Run a specialist as a child chain and wait for it: its result, or why it did not give one. */
   delegate(start: DelegationStart): Promise<DelegationOutcome>;
   /** Pick a specialist with a model when no profile matched (the `routeSpecialist` activity). */
@@ -174,12 +192,20 @@ export function temporalEffects(v2: boolean): ChainEffects {
       // The parent may have ended meanwhile; a report it cannot take is of no use to anyone.
       getExternalWorkflowHandle(parentWorkflowId).signal(childApprovalsSignal, report).catch(() => undefined);
     },
+    forwardDecision(workflowId, forwarded) {
+      return getExternalWorkflowHandle(workflowId).signal(forwardDecisionSignal, forwarded);
+    },
+    answerForward(workflowId, outcome) {
+      // The caller may have ended meanwhile; nobody waits for the answer then.
+      getExternalWorkflowHandle(workflowId).signal(forwardedOutcomeSignal, outcome).catch(() => undefined);
+    },
     async delegate(start) {
       try {
         const result = await executeChild<HandoffRunWorkflow>(WorkflowType.HANDOFF_RUN, {
           workflowId: start.workflowId,
           args: [start.input],
-          memo: { [PARENT_MEMO]: start.input.parent },
+          // The link without its token: visibility shows the memo to anyone who lists workflows.
+          memo: { [PARENT_MEMO]: start.input.parent ? withoutToken(start.input.parent) : undefined },
           parentClosePolicy: ParentClosePolicy.REQUEST_CANCEL,
           ...(start.timeoutMs !== undefined ? { workflowExecutionTimeout: start.timeoutMs } : {}),
         });
@@ -247,6 +273,11 @@ export interface DelegationStart {
 
 /** How a specialist ended: its result, or why there is none (failed, timed out, cancelled). */
 export type DelegationOutcome = { ok: true; result: HandoffRunResult<unknown> } | { ok: false; reason: string };
+
+function withoutToken<T extends { token?: string }>(link: T): Omit<T, 'token'> {
+  const { token: _token, ...rest } = link;
+  return rest;
+}
 
 /** Why a child chain gave no result, in words for the model and the audit. */
 function childFailureReason(err: unknown): string {

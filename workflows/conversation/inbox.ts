@@ -6,8 +6,9 @@
 import { ApplicationFailure } from '@temporalio/common';
 import { currentUpdateInfo } from '@temporalio/workflow';
 import { ConversationContinuedError, ConversationEndedError, type ConversationReply, type ConversationResult, type ConversationState, type QueuedMessage, type RememberedReply, type SendMessageInput } from '../../src/common/conversation';
-import { InvalidRunInputError, toApplicationFailure } from '../../src/common/errors';
+import { InputTooLargeError, InvalidRunInputError, toApplicationFailure } from '../../src/common/errors';
 import { sendMessageProblems } from '../../src/common/input';
+import { messageSizes } from '../../src/common/sizes';
 import { keyOf } from './turns';
 
 type Reply = ConversationReply<unknown>;
@@ -47,8 +48,10 @@ export class Inbox {
     for (const { raw, updateId, waiter } of this.early.splice(0)) this.take(raw, updateId, waiter);
   }
 
-  /** The update validator: refuse a message that is malformed, or that comes once the conversation ends. */
+  /** The update validator: refuse a message over its limits, malformed, or that comes once the conversation ends. */
   validate(raw: unknown): void {
+    const sizes = messageSizes(raw);
+    if (sizes.length > 0) throw toApplicationFailure(new InputTooLargeError(sizes));
     const problems = sendMessageProblems(raw);
     if (problems.length > 0) throw toApplicationFailure(new InvalidRunInputError(problems));
     const key = (raw as SendMessageInput).idempotencyKey;
@@ -103,7 +106,7 @@ export class Inbox {
     for (const m of [...(this.current ? [this.current] : []), ...this.queue]) {
       for (const w of m.waiters.splice(0)) w.reject(toApplicationFailure(new ConversationContinuedError(m.idempotencyKey, m.turn)));
     }
-    for (const w of this.ends.splice(0)) w.reject(toApplicationFailure(new ConversationContinuedError('endConversation', 0)));
+    for (const w of this.ends.splice(0)) w.reject(toApplicationFailure(new ConversationContinuedError('endConversation', 0, 'end')));
   }
 
   /** The messages still to answer, as the next run takes them. */

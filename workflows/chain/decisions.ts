@@ -1,0 +1,136 @@
+/**
+ * Judging a decision that arrived (by signal, update or forward): refused (too large, malformed,
+ * for nothing waiting, by someone not allowed, stale), applied here, or forwarded to the
+ * specialist chain its approval waits in; and the record of an applied one.
+ *
+ * Pure: no Temporal API, no I/O.
+ */
+import type { ApprovalRecord, HandoffDecision, PendingApproval } from '../../src/common/approvals';
+import { isRecord } from '../../src/common/check';
+import { ApprovalRefusedError, type BatonError, InputTooLargeError } from '../../src/common/errors';
+import { readDecision } from '../../src/common/input';
+import { schemaProblems } from '../../src/common/jsonSchema';
+import { boundedReason, clipText, LIMITS, sizeMessage } from '../../src/common/limits';
+import { decisionSizes } from '../../src/common/sizes';
+import type { ChainState } from '../../src/common/state';
+
+/** What becomes of a decision. */
+export type Judgement =
+  | { kind: 'refused'; reason: string; error: BatonError }
+  | { kind: 'apply'; decision: HandoffDecision; waiting: PendingApproval }
+  | { kind: 'forward'; decision: HandoffDecision; to: string };
+
+/** Where a decision is judged: the chain's state (none before it starts), the approvals waiting in its specialists. */
+export interface Bench {
+  state?: ChainState;
+  inSpecialist(handoffId: string): PendingApproval | undefined;
+  /** The run holds decisions to `LIMITS` and forwards them (the `baton-bounds` patch). */
+  bounded: boolean;
+}
+
+/** Judge `raw`, a decision as it arrived. */
+export function judgeDecision(raw: unknown, bench: Bench): Judgement {
+  if (bench.bounded) {
+    const sizes = decisionSizes(raw);
+    if (sizes.length > 0) return { kind: 'refused', reason: sizes.map(sizeMessage).join('; '), error: new InputTooLargeError(sizes) };
+  }
+  const read = readDecision(raw);
+  if ('problems' in read) return refused(raw, read.problems.join('; '));
+  const d = read.decision;
+  const s = bench.state;
+  if (!s) return refused(raw, `no handoff ${d.handoffId} is waiting for approval (waiting: none)`);
+  const earlier = s.approvals.decided.find((r) => r.handoffId === d.handoffId);
+  if (earlier) return refused(raw, `handoff ${d.handoffId} was already decided (${earlier.outcome}${earlier.approver ? ` by ${earlier.approver}` : ''})`);
+  const waiting = s.approvals.pending.find((p) => p.handoffId === d.handoffId);
+  if (!waiting) {
+    const there = bench.bounded ? bench.inSpecialist(d.handoffId) : undefined;
+    if (there?.workflowId) {
+      const who = approverProblem(there, d);
+      return who ? refused(raw, who) : { kind: 'forward', decision: d, to: there.workflowId };
+    }
+    const ids = s.approvals.pending.map((p) => p.handoffId);
+    return refused(raw, `no handoff ${d.handoffId} is waiting for approval (waiting: ${ids.length > 0 ? ids.join(', ') : 'none'})`);
+  }
+  const problem = approverProblem(waiting, d) ?? (waiting.tool ? toolCallProblem(s, waiting, d) : handoffProblem(d));
+  return problem ? refused(raw, problem) : { kind: 'apply', decision: d, waiting };
+}
+
+/**
+ * The record of decision `d` on `waiting`, made at `at` (ms). Its fields are within their limits:
+ * runs from before the limits took longer ones, which the record keeps clipped.
+ */
+export function recordOf(d: HandoffDecision, waiting: PendingApproval, at: number, via: 'signal' | 'update'): ApprovalRecord {
+  return {
+    handoffId: waiting.handoffId,
+    outcome: d.decision === 'approve' ? 'approved' : 'rejected',
+    approver: clipText(d.approver, LIMITS.approverChars),
+    ...(d.decision === 'approve' && d.comment !== undefined ? { comment: clipText(d.comment, LIMITS.noteChars) } : {}),
+    ...(d.decision === 'reject' && d.reason !== undefined ? { reason: clipText(d.reason, LIMITS.noteChars) } : {}),
+    requestedAt: waiting.requestedAt,
+    decidedAt: new Date(at).toISOString(),
+    via,
+    ...(waiting.tool ? { tool: waiting.tool.name } : {}),
+    ...(waiting.tool && d.decision === 'approve' && d.arguments ? { editedArguments: JSON.stringify(d.arguments) } : {}),
+  };
+}
+
+/** The record of a wait for `w` that timed out at `now` (ms). */
+export function timedOut(w: PendingApproval, now: number): ApprovalRecord {
+  return {
+    handoffId: w.handoffId,
+    outcome: 'timed_out',
+    requestedAt: w.requestedAt,
+    decidedAt: new Date(now).toISOString(),
+    via: 'timeout',
+    onTimeout: w.onTimeout,
+    ...(w.timeout !== undefined ? { timeout: w.timeout } : {}),
+    ...(w.tool ? { tool: w.tool.name } : {}),
+  };
+}
+
+/** A signal's input with the decision its name stands for; other shapes pass on to be refused. */
+export function withDecision(raw: unknown, decision: HandoffDecision['decision']): unknown {
+  return isRecord(raw) ? { ...raw, decision } : raw;
+}
+
+/** The fields of a refused decision the record keeps, each within its limit. */
+export function refusedFields(raw: unknown): { handoffId?: string; approver?: string; decision?: string } {
+  const d = isRecord(raw) ? raw : {};
+  return {
+    ...(typeof d.handoffId === 'string' ? { handoffId: clipText(d.handoffId, LIMITS.idChars) } : {}),
+    ...(typeof d.approver === 'string' ? { approver: clipText(d.approver, LIMITS.approverChars) } : {}),
+    ...(typeof d.decision === 'string' ? { decision: clipText(d.decision, 16) } : {}),
+  };
+}
+
+/** The approval id a refusal names: the one given, within its limit. */
+export function handoffIdOf(raw: unknown): string {
+  return isRecord(raw) && typeof raw.handoffId === 'string' ? clipText(raw.handoffId, LIMITS.idChars) : '(none given)';
+}
+
+function refused(raw: unknown, problem: string): Judgement {
+  const reason = boundedReason(problem);
+  return { kind: 'refused', reason, error: new ApprovalRefusedError(handoffIdOf(raw), reason) };
+}
+
+function approverProblem(waiting: PendingApproval, d: HandoffDecision): string | undefined {
+  if (!waiting.approvers || waiting.approvers.includes(d.approver)) return undefined;
+  return `${d.approver} may not decide this ${waiting.tool ? 'tool call' : 'handoff'} (approvers: ${waiting.approvers.join(', ')})`;
+}
+
+function handoffProblem(d: HandoffDecision): string | undefined {
+  return d.arguments !== undefined || d.callHash !== undefined ? `handoff ${d.handoffId} is not a tool call: "arguments" and "callHash" apply to tool approvals only` : undefined;
+}
+
+/** Why a decision on a waiting tool call cannot apply: a stale call hash, or edited arguments its schema refuses. */
+function toolCallProblem(s: ChainState, waiting: PendingApproval, d: HandoffDecision): string | undefined {
+  const call = waiting.tool!;
+  if (d.callHash !== undefined && d.callHash !== call.callHash) {
+    return `stale decision: it is for call ${d.callHash}, but ${waiting.handoffId} waits for ${call.name}(${call.arguments}) (callHash ${call.callHash})`;
+  }
+  if (d.arguments === undefined) return undefined;
+  if (d.decision !== 'approve') return '"arguments" go with approve only';
+  const spec = s.team.agents[waiting.from]?.tools.find((t) => t.name === call.name);
+  const problems = spec ? schemaProblems(spec.parameters, d.arguments) : [];
+  return problems.length > 0 ? `the edited arguments do not match the parameters of ${call.name}: ${problems.join('; ')}` : undefined;
+}

@@ -1,0 +1,161 @@
+/**
+ * A chain's specialists as its approval desk sees them: the approvals waiting in them, reported
+ * only by specialists this chain started (each with the token it was given at its start), and the
+ * decisions forwarded to the specialist an approval waits in, with the callers waiting for their
+ * outcome.
+ */
+import type { ApprovalRecord, HandoffDecision, PendingApproval } from '../../src/common/approvals';
+import { isRecord } from '../../src/common/check';
+import { ApprovalRefusedError, type BatonError } from '../../src/common/errors';
+import { pendingApprovalCheck } from '../../src/common/input';
+import { boundedProblems, clipText, jsonOver, LIMITS, sizeMessage } from '../../src/common/limits';
+import type { ChildApprovals } from '../../src/common/messages';
+import { reportSizes } from '../../src/common/sizes';
+import type { ChainEffects } from './effects';
+
+/** How a decision ended: its record, or the error that refused it. */
+export type DecisionOutcome = { record: ApprovalRecord } | { refusal: BatonError };
+
+/** Who waits for a decision's outcome (an update's caller, or the chain that forwarded it here). */
+export type Answer = (outcome: DecisionOutcome) => void;
+
+/** What a report did: taken (and whether what waits changed), ignored, or refused with a reason for the record. */
+export type ReportTaken = { kind: 'taken' } | { kind: 'ignored' } | { kind: 'refused'; reason: string };
+
+interface Forward {
+  target: string;
+  handoffId: string;
+  answer: Answer;
+}
+
+export class Specialists {
+  /** The specialists this chain started that have not ended, with their tokens (none in runs from before tokens). */
+  private readonly running = new Map<string, string | undefined>();
+  /** Specialists that ended: a late report of theirs is stale, not forged. */
+  private readonly ended = new Set<string>();
+  /** The approvals waiting in each specialist and its own specialists, by the reporting specialist. */
+  private readonly waiting = new Map<string, PendingApproval[]>();
+  /** Forwarded decisions whose callers wait for the outcome, by forward id. */
+  private readonly forwards = new Map<string, Forward>();
+
+  constructor(
+    private readonly effects: ChainEffects,
+    /** The run holds what arrives to `LIMITS` and gives its specialists tokens (the `baton-bounds` patch). */
+    private readonly bounded: boolean,
+  ) {}
+
+  /** A specialist about to start: the token its reports are to carry (none in runs from before tokens). */
+  enrol(workflowId: string): string | undefined {
+    const token = this.bounded ? this.effects.newId() : undefined;
+    this.running.set(workflowId, token);
+    return token;
+  }
+
+  /** Every approval waiting in the specialists, each naming the chain it waits in. */
+  pending(): PendingApproval[] {
+    return [...this.waiting.values()].flat();
+  }
+
+  /** The approval `handoffId` when it waits in a specialist. */
+  find(handoffId: string): PendingApproval | undefined {
+    return this.pending().find((p) => p.handoffId === handoffId);
+  }
+
+  /**
+   * A specialist ended: nothing waits in it any more, and callers of decisions forwarded into it
+   * that got no outcome are told so. `true` when what waits changed.
+   */
+  endedChild(workflowId: string): boolean {
+    this.running.delete(workflowId);
+    this.ended.add(workflowId);
+    for (const [id, f] of this.forwards) {
+      if (f.target !== workflowId && !f.target.startsWith(`${workflowId}/`)) continue;
+      this.forwards.delete(id);
+      f.answer({ refusal: new ApprovalRefusedError(f.handoffId, `the chain ${f.target} it waited in ended before answering the decision; its audit has the outcome`) });
+    }
+    return this.waiting.delete(workflowId);
+  }
+
+  /** A report of what waits in a specialist: taken only from a specialist this chain started, with its token. */
+  take(raw: unknown): ReportTaken {
+    if (!this.bounded) return this.takeUnchecked(raw);
+    const sizes = reportSizes(raw);
+    if (sizes.length > 0) return { kind: 'refused', reason: sizes.map(sizeMessage).join('; ') };
+    const r = (isRecord(raw) ? raw : {}) as Partial<ChildApprovals>;
+    if (typeof r.workflowId !== 'string' || !Array.isArray(r.pending)) return { kind: 'refused', reason: 'a report must be {workflowId, token, pending: [...]}' };
+    const from = r.workflowId;
+    if (this.ended.has(from)) return { kind: 'ignored' };
+    if (!this.running.has(from)) return { kind: 'refused', reason: `${clipText(from, 200)} is not a specialist this chain started` };
+    if (r.token !== this.running.get(from)) return { kind: 'refused', reason: `the report of ${clipText(from, 200)} does not carry the token this chain gave it` };
+    const problems = r.pending.flatMap((p, i) => pendingApprovalCheck(p, `report.pending[${i}]`));
+    if (problems.length > 0) return { kind: 'refused', reason: boundedProblems(problems).join('; ') };
+    const pending = r.pending.map((p) => ({ ...p, workflowId: p.workflowId ?? from }));
+    // A specialist speaks for itself and its own specialists, whose ids start with its own.
+    const foreign = pending.find((p) => p.workflowId !== from && !p.workflowId.startsWith(`${from}/`));
+    if (foreign) return { kind: 'refused', reason: `${clipText(from, 200)} reported an approval waiting in ${clipText(foreign.workflowId!, 200)}, which is not one of its specialists` };
+    this.keep(from, pending);
+    return { kind: 'taken' };
+  }
+
+  /**
+   * Send `decision` on to the chain `target` where its approval waits. `answer`, when given, gets
+   * the outcome there; `failed` is told when the signal cannot be delivered.
+   */
+  forward(decision: HandoffDecision, via: 'signal' | 'update', target: string, answer: Answer | undefined, failed: (forwardId: string | undefined, reason: string) => void): void {
+    const forwardId = answer ? this.effects.newId() : undefined;
+    if (answer && forwardId) this.forwards.set(forwardId, { target, handoffId: decision.handoffId, answer });
+    this.effects
+      .forwardDecision(target, { decision, via, ...(forwardId ? { replyTo: this.effects.workflowId, forwardId } : {}) })
+      .catch(() => failed(forwardId, `the chain ${target} it waits in can take no decisions (it has ended)`));
+  }
+
+  /** The outcome of a forwarded decision: its caller gets it. Outcomes nobody waits for are ignored. */
+  settleForward(raw: unknown): void {
+    if (!isRecord(raw) || typeof raw.forwardId !== 'string' || jsonOver('outcome', raw, LIMITS.decisionBytes * 2).length > 0) return;
+    const f = this.forwards.get(raw.forwardId);
+    if (!f) return;
+    this.forwards.delete(raw.forwardId);
+    if (isRecord(raw.record) && typeof raw.record.outcome === 'string') f.answer({ record: raw.record as unknown as ApprovalRecord });
+    else f.answer({ refusal: new ApprovalRefusedError(f.handoffId, clipText(typeof raw.refused === 'string' ? raw.refused : 'refused', LIMITS.recordedReasonChars)) });
+  }
+
+  /** The forward `forwardId` could not be delivered: its caller is told why. */
+  undeliverable(forwardId: string, reason: string): void {
+    const f = this.forwards.get(forwardId);
+    if (!f) return;
+    this.forwards.delete(forwardId);
+    f.answer({ refusal: new ApprovalRefusedError(f.handoffId, reason) });
+  }
+
+  /**
+   * A decision a calling chain forwarded here: the decision, how it first arrived, and who waits
+   * for its outcome. Only a chain this one works for (whose id starts this one's) is answered.
+   */
+  received(raw: unknown): { decision: unknown; via: 'signal' | 'update'; answer?: Answer } {
+    const f = isRecord(raw) ? raw : {};
+    const via = f.via === 'update' ? 'update' : 'signal';
+    const replyTo = typeof f.replyTo === 'string' && this.effects.workflowId.startsWith(`${f.replyTo}/`) ? f.replyTo : undefined;
+    const forwardId = typeof f.forwardId === 'string' && f.forwardId.length <= LIMITS.idChars ? f.forwardId : undefined;
+    if (!replyTo || !forwardId) return { decision: f.decision, via };
+    const answer: Answer = (o) =>
+      this.effects.answerForward(replyTo, 'record' in o ? { forwardId, record: o.record } : { forwardId, refused: clipText(String((o.refusal as { reason?: unknown }).reason ?? o.refusal.message), LIMITS.recordedReasonChars) });
+    return { decision: f.decision, via, answer };
+  }
+
+  /** Runs from before tokens take reports as they came. */
+  private takeUnchecked(raw: unknown): ReportTaken {
+    const r = isRecord(raw) ? raw : {};
+    if (typeof r.workflowId !== 'string' || !Array.isArray(r.pending)) return { kind: 'ignored' };
+    const from = r.workflowId;
+    this.keep(
+      from,
+      (r.pending as PendingApproval[]).map((p) => ({ ...p, workflowId: p.workflowId ?? from })),
+    );
+    return { kind: 'taken' };
+  }
+
+  private keep(from: string, pending: PendingApproval[]): void {
+    if (pending.length > 0) this.waiting.set(from, pending);
+    else this.waiting.delete(from);
+  }
+}
