@@ -4,12 +4,23 @@
  * conversation and a stateless caller needs only its id.
  */
 import { randomUUID } from 'node:crypto';
-import { ApplicationFailure, type Client, type WorkflowHandle, WithStartWorkflowOperation, WorkflowExecutionAlreadyStartedError, WorkflowFailedError, WorkflowUpdateFailedError } from '@temporalio/client';
+import {
+  ApplicationFailure,
+  type Client,
+  type WorkflowHandle,
+  WithStartWorkflowOperation,
+  WorkflowExecutionAlreadyStartedError,
+  WorkflowFailedError,
+  WorkflowUpdateFailedError,
+  WorkflowUpdateStage,
+} from '@temporalio/client';
 import type { conversation as conversationWorkflow } from '../../workflows';
 import { auditConversation, type ConversationAudit } from '../audit/conversation';
 import { CONVERSATION_ERRORS, ConversationEndedError, type ConversationInput, type ConversationReply, type ConversationResult, type ConversationView } from '../common/conversation';
-import { type BatonError, errorFromFailure, InvalidRunInputError, UserError } from '../common/errors';
+import { type BatonError, errorFromFailure, InputTooLargeError, InvalidRunInputError, UserError } from '../common/errors';
 import { sendMessageProblems, validateConversationInput } from '../common/input';
+import { messageSizes } from '../common/sizes';
+import { laneOf } from './lanes';
 import { BatonAgent, BatonHandoffs, BatonStatusAttribute, conversationQuery, endConversationUpdate, sendMessageUpdate, WorkflowType } from '../common/messages';
 import type { ConversationOptions, RunOptions } from '../common/options';
 import { BatonStatus, type HandoffRecord } from '../common/run';
@@ -81,28 +92,26 @@ export class Conversation<Output = string> {
    * Send a message and wait for its reply; starts the conversation when it does not exist yet. The
    * message goes with an idempotency key (a new one unless given): sent again, the same key gets the
    * first reply. A conversation that ended throws `ConversationEndedError`; a failed turn throws the
-   * chain's typed error and the conversation goes on as it was before the message.
+   * chain's typed error and the conversation goes on as it was before the message. A message over
+   * its limit (`LIMITS.messageBytes`) throws `InputTooLargeError` before anything is sent.
+   *
+   * Messages sent at once, from here or from other handles on the same client, are taken in the
+   * order they were sent: each is sent once the one before was taken, with at most
+   * `MAX_MESSAGES_IN_FLIGHT` taken and not yet answered (Temporal takes 10 updates in flight per
+   * workflow); the rest wait in this process.
    */
   async send(message: string, options: { idempotencyKey?: string } = {}): Promise<ConversationReply<Output>> {
     const args = { message, idempotencyKey: options.idempotencyKey ?? randomUUID() };
+    const sizes = messageSizes(args);
+    if (sizes.length > 0) throw new InputTooLargeError(sizes);
     const problems = sendMessageProblems(args);
     if (problems.length > 0) throw new InvalidRunInputError(problems);
     for (let hop = 0; ; hop++) {
-      const start = new WithStartWorkflowOperation<typeof conversationWorkflow>(WorkflowType.CONVERSATION, {
-        workflowId: this.id,
-        taskQueue: this.taskQueue,
-        args: [this.input],
-        workflowIdConflictPolicy: 'USE_EXISTING',
-        // An ended conversation is not replaced by a new one of the same id: its messages would be lost to it.
-        workflowIdReusePolicy: 'REJECT_DUPLICATE',
-        typedSearchAttributes: [
-          { key: BatonAgent, value: this.agent },
-          { key: BatonStatusAttribute, value: BatonStatus.RUNNING },
-          { key: BatonHandoffs, value: 0 },
-        ],
-      });
       try {
-        return (await this.client.workflow.executeUpdateWithStart(sendMessageUpdate, { args: [args], startWorkflowOperation: start })) as ConversationReply<Output>;
+        return (await laneOf(this.client, this.id).run(
+          () => this.client.workflow.startUpdateWithStart(sendMessageUpdate, { args: [args], startWorkflowOperation: this.startOperation(), waitForStage: WorkflowUpdateStage.ACCEPTED }),
+          (taken) => taken.result(),
+        )) as ConversationReply<Output>;
       } catch (err) {
         if (err instanceof WorkflowExecutionAlreadyStartedError) throw new ConversationEndedError(this.id);
         // The run that took the message failed before answering it (its input, or an agent the team lacks): its failure says why.
@@ -110,6 +119,23 @@ export class Conversation<Output = string> {
         if (!continued(err) || hop >= MAX_RUN_HOPS) throw conversationError(err);
       }
     }
+  }
+
+  /** The start that goes with a message (one per sending: an operation is used once). */
+  private startOperation(): WithStartWorkflowOperation<typeof conversationWorkflow> {
+    return new WithStartWorkflowOperation<typeof conversationWorkflow>(WorkflowType.CONVERSATION, {
+      workflowId: this.id,
+      taskQueue: this.taskQueue,
+      args: [this.input],
+      workflowIdConflictPolicy: 'USE_EXISTING',
+      // An ended conversation is not replaced by a new one of the same id: its messages would be lost to it.
+      workflowIdReusePolicy: 'REJECT_DUPLICATE',
+      typedSearchAttributes: [
+        { key: BatonAgent, value: this.agent },
+        { key: BatonStatusAttribute, value: BatonStatus.RUNNING },
+        { key: BatonHandoffs, value: 0 },
+      ],
+    });
   }
 
   /** How the latest run ended, as an error: its failure, or `ConversationEndedError` when it completed (not following a continued run). */
@@ -141,11 +167,17 @@ export class Conversation<Output = string> {
     return auditConversation(this.client, this.id);
   }
 
-  /** End the conversation once the messages it took are answered; resolves with its result (at once when it has ended). */
+  /**
+   * End the conversation once the messages it took are answered; resolves with its result (at once
+   * when it has ended). Messages sent before it from this client are taken first.
+   */
   async end(): Promise<ConversationResult> {
     for (let hop = 0; ; hop++) {
       try {
-        return await this.handle.executeUpdate(endConversationUpdate);
+        return await laneOf(this.client, this.id).run(
+          () => this.handle.startUpdate(endConversationUpdate, { waitForStage: WorkflowUpdateStage.ACCEPTED }),
+          (taken) => taken.result(),
+        );
       } catch (err) {
         if (continued(err) && hop < MAX_RUN_HOPS) continue;
         const ended = await this.handle.describe().catch(() => undefined);

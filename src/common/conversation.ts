@@ -173,14 +173,21 @@ export class ConversationEndedError extends UserError<{ workflowId: string }> {
 /**
  * The run that took a message continued as new before answering it (a turn waiting for an
  * approval while history grew, or a message queued behind it). The message is not lost: send it
- * again with the same `idempotencyKey` to get its reply from the next run. `baton.conversation()`
- * does this by itself.
+ * again with the same `idempotencyKey` to get its reply from the next run. An end request
+ * (`request: 'end'`) is carried into the next run, which ends once the messages it took are
+ * answered; send it again for the result. `baton.conversation()` does both by itself.
  */
-export class ConversationContinuedError extends BatonError<{ idempotencyKey: string; turn: number }> {
+export class ConversationContinuedError extends BatonError<{ idempotencyKey: string; turn: number; request: 'message' | 'end' }> {
   declare readonly idempotencyKey: string;
   declare readonly turn: number;
-  constructor(idempotencyKey: string, turn: number) {
-    super(`The conversation continued in a new run before answering message ${turn}; send it again with idempotencyKey "${idempotencyKey}" for its reply`, { idempotencyKey, turn });
+  declare readonly request: 'message' | 'end';
+  constructor(idempotencyKey: string, turn: number, request: 'message' | 'end' = 'message') {
+    super(
+      request === 'end'
+        ? 'The conversation continued in a new run before it could end; the new run ends it once the messages it took are answered: send the end request (endConversation) again for its result'
+        : `The conversation continued in a new run before answering message ${turn}; send it again with idempotencyKey "${idempotencyKey}" for its reply`,
+      { idempotencyKey, turn, request },
+    );
   }
 }
 

@@ -3,11 +3,11 @@
  * only an id), read where a conversation is and its turns, end it.
  */
 import { createRoute, z } from '@hono/zod-openapi';
-import { BatonError, InvalidRunInputError, UserError } from '../common/errors';
+import { BatonError, InputTooLargeError, InvalidRunInputError, UserError } from '../common/errors';
 import { Permission, requirePermission } from './auth';
 import { BEARER, type ServiceApp, type ServiceContext } from './context';
 import { jsonBody, problems } from './openapi';
-import { fieldError, HttpProblem } from './problems';
+import { fieldError, HttpProblem, toProblem } from './problems';
 
 const ConversationIdParam = z.object({ id: z.string().min(1).max(1000).openapi({ param: { name: 'id', in: 'path' }, description: 'The conversation id (its workflow id)' }) });
 
@@ -95,6 +95,7 @@ export function conversationRoutes(app: ServiceApp, ctx: ServiceContext): void {
 /** A refused message or a failed turn as an HTTP answer; anything else as the service maps it. */
 function turnProblem(err: unknown): unknown {
   if (err instanceof InvalidRunInputError) return new HttpProblem(400, 'Invalid message', 'The message is not valid.', err.problems.map(fieldError));
+  if (err instanceof InputTooLargeError) return toProblem(err);
   if (err instanceof UserError) return new HttpProblem(409, 'Refused', err.message);
   if (err instanceof BatonError) return new HttpProblem(422, 'Turn failed', `${err.name}: ${err.message}`);
   return err;

@@ -2,7 +2,7 @@
 import type { Client } from '@temporalio/client';
 import { describe, expect, it } from 'vitest';
 import { Baton } from '../../src/client/baton';
-import { InvalidRunInputError, UserError } from '../../src/common/errors';
+import { InputTooLargeError, InvalidRunInputError, UserError } from '../../src/common/errors';
 
 // Every check here refuses before the client is used: a client that fails any call proves it.
 const unused = new Proxy({}, { get: () => { throw new Error('the client was used'); } }) as Client;
@@ -98,11 +98,13 @@ describe('baton.conversation', () => {
       ['', undefined, '"sendMessage.message" must be a non-empty string, got ""'],
       ['  \n', undefined, '"sendMessage.message" must be a non-empty string, got "  \\n"'],
       ['hi', '', '"sendMessage.idempotencyKey" must be a non-empty string, got ""'],
-      ['hi', 'k'.repeat(257), '"sendMessage.idempotencyKey" must be at most 256 characters, got 257'],
     ] as const) {
       const err = await chat.send(message, key === undefined ? {} : { idempotencyKey: key }).catch((e: unknown) => e);
       expect(err, problem).toBeInstanceOf(InvalidRunInputError);
       expect((err as InvalidRunInputError).problems).toEqual([problem]);
     }
+    const long = await chat.send('hi', { idempotencyKey: 'k'.repeat(257) }).catch((e: unknown) => e);
+    expect(long).toBeInstanceOf(InputTooLargeError);
+    expect(long).toMatchObject({ field: 'sendMessage.idempotencyKey', size: 257, limit: 256, unit: 'characters', message: 'Input too large: "sendMessage.idempotencyKey" is 257 characters; the limit is 256' });
   });
 });
