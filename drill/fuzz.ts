@@ -15,6 +15,7 @@ import { fuzzRunner, type FuzzChainReport } from '../test/helpers/fuzzRun';
 import { fuzzScenario } from '../test/helpers/fuzzScenario';
 import { fuzzProviders, fuzzTeam } from '../test/helpers/fuzzTeam';
 import { DrillServer } from './devserver';
+import { hostileFuzz } from './hostile';
 import { seconds, type Cell } from './report';
 import type { DrillSettings } from './run';
 import type { DrillReport } from './sigkill';
@@ -43,14 +44,15 @@ export async function fuzzDrill(s: DrillSettings): Promise<DrillReport> {
   const perLane = Math.ceil(s.fuzzRuns / lanes);
   try {
     const results = await worker.runUntil(Promise.all(Array.from({ length: lanes }, (_, lane) => runLane(s, baton, taskQueue, lane, perLane))));
+    const hostile = s.hostileRuns > 0 ? await hostileFuzz(s, native, new Client({ connection })) : undefined;
     const chains = results.flatMap((r) => r.chains);
-    const problems = results.flatMap((r) => (r.failure ? [`lane ${r.lane} (seed ${r.seed}): ${r.failure}`] : []));
+    const problems = [...results.flatMap((r) => (r.failure ? [`lane ${r.lane} (seed ${r.seed}): ${r.failure}`] : [])), ...(hostile?.problems ?? [])];
     fs.writeFileSync(path.join(s.dir, 'fuzz-chains.json'), JSON.stringify(chains, null, 1));
     return {
       title: `Fuzzing drill: ${s.fuzzRuns} generated scenarios in ${lanes} lanes (seeds ${s.seed}…${s.seed + lanes - 1}), one worker`,
       summary: { drill: 'fuzz', ...row(results.reduce((n, r) => n + r.runs, 0), chains, Math.max(...results.map((r) => r.ms))) },
       faults: results.map((r): Record<string, Cell> => ({ lane: r.lane, seed: r.seed, ...row(r.runs, r.chains, r.ms) })),
-      tables: [{ title: 'how the chains ended', rows: outcomeRows(chains) }],
+      tables: [{ title: 'how the chains ended', rows: outcomeRows(chains) }, ...(hostile ? [{ title: 'hostile input to waiting chains and conversations', rows: [hostile.row] }] : [])],
       problems,
       details: { outcomes: countBy(chains.map((c) => c.outcome)) },
     };

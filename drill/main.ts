@@ -38,6 +38,7 @@ const USAGE = `usage: npm run drill -- [sigkill | server | load | fuzz | all] [f
   --fuzz-runs N            fuzz: generated scenarios (default 400)
   --fuzz-lanes N           fuzz: scenarios run in parallel, each lane with seed+lane (default 2)
   --fuzz-time MS           fuzz: a lane stops after this long (default 3600000)
+  --hostile-runs N         fuzz: generated hostile-input cases, each to a waiting chain and a conversation (default 200)
   --dir PATH               logs, side-effect logs and the database (default: a new temp dir)`;
 
 function range(text: string, flag: string): [number, number] {
@@ -77,7 +78,7 @@ export function parseArgs(argv: string[]): { drills: string[]; settings: DrillSe
   }
   const known = [
     ...['--chains', '--workers', '--seed', '--stagger', '--approval-delay', '--deadline', '--heartbeat-timeout', '--model-delay', '--tool-delay', '--kill-every', '--restarts', '--down', '--dir'],
-    ...['--load-chains', '--load-workers', '--waiting', '--cache', '--load-concurrency', '--load-deadline', '--fuzz-runs', '--fuzz-lanes', '--fuzz-time'],
+    ...['--load-chains', '--load-workers', '--waiting', '--cache', '--load-concurrency', '--load-deadline', '--fuzz-runs', '--fuzz-lanes', '--fuzz-time', '--hostile-runs'],
   ];
   for (const f of flags.keys()) if (!known.includes(f)) throw new Error(`unknown flag ${f}\n\n${USAGE}`);
   if (![...DRILLS, 'all'].includes(which)) throw new Error(`unknown drill ${JSON.stringify(which)}\n\n${USAGE}`);
@@ -108,6 +109,7 @@ export function parseArgs(argv: string[]): { drills: string[]; settings: DrillSe
       fuzzRuns: get('--fuzz-runs', count, 400),
       fuzzLanes: Math.max(1, get('--fuzz-lanes', count, 2)),
       fuzzTimeMs: get('--fuzz-time', count, 3_600_000),
+      hostileRuns: get('--hostile-runs', count, 200),
     },
   };
 }

@@ -48,6 +48,8 @@ export interface DrillSettings {
   fuzzRuns: number;
   fuzzLanes: number;
   fuzzTimeMs: number;
+  /** Fuzzing drill: generated hostile-input cases, each against a waiting chain and a conversation (drill/hostile.ts). */
+  hostileRuns: number;
 }
 
 /** The pieces a drill runs with. */

@@ -1,0 +1,318 @@
+/**
+ * Hostile input, generated: oversized and malformed fields sent by signal, update and through the
+ * HTTP service to a chain waiting for an approval and to a conversation, then one valid decision
+ * and one valid message. The invariants every target keeps whatever arrives:
+ *
+ * - it is not ended by what was sent: still running until the valid input, then completed;
+ * - the valid decision is taken (the chain completes with one handoff, approved by alice, decided
+ *   once); the valid message is answered, as the turn after the messages that were taken;
+ * - nothing is duplicated: each message taken is answered once, under its own turn;
+ * - no workflow task failed, and what the workflow wrote per event stays bounded;
+ * - no hostile input was taken as a decision, and the HTTP service refused each with a 4xx.
+ *
+ * Sizes stay below Temporal's 2 MB payload limit: an update over it can be answered by no worker
+ * (docs/bad-inputs.md), and a history over 4 MB is not fully readable by one client call.
+ *
+ * No vitest here: the fuzzing drill (drill/fuzz.ts, `hostile` lanes) uses it too.
+ */
+import type { WorkflowHandle } from '@temporalio/client';
+import { temporal } from '@temporalio/proto';
+import fc from 'fast-check';
+import {
+  approveHandoffSignal,
+  APPROVAL_EVENT_MEMO,
+  childApprovalsSignal,
+  decideHandoffUpdate,
+  forwardDecisionSignal,
+  forwardedOutcomeSignal,
+  LIMITS,
+  overrideRunSignal,
+  rejectHandoffSignal,
+  scripted,
+  sendMessageUpdate,
+  Team,
+  type Baton,
+  type ConversationReply,
+  type RunResult,
+} from '../../src';
+import { createBatonApp } from '../../src/server';
+import { scriptedAgent } from './agents';
+
+/** `front` hands to `vault`, which only alice may approve; `chat` answers every message. */
+export const hostileTeam = (): Team =>
+  new Team([
+    scriptedAgent('front', [], { model: scripted({ rules: [{ whenIncludes: '', reply: { handoff: { to: 'vault', message: 'open it' } } }] }), handoffs: ['vault'] }),
+    scriptedAgent('vault', [], { model: scripted({ rules: [{ whenIncludes: '', reply: { text: 'opened' } }] }), approval: { approvers: ['alice'] } }),
+    scriptedAgent('chat', [], { model: scripted({ rules: [{ whenIncludes: '', reply: { text: 'ok' } }] }) }),
+  ]);
+
+export const HOSTILE_TOKENS = [
+  { token: 'hostile-alice-token', identity: 'alice', roles: ['approver' as const] },
+  { token: 'hostile-mallory-token', identity: 'mallory', roles: ['approver' as const] },
+  { token: 'hostile-starter-token', identity: 'ops', roles: ['starter' as const] },
+];
+
+/** Stands for the id of the approval that waits, filled in when the case is sent. */
+const REAL_ID = '\u0000real-id';
+
+/** A string of `c` about `bytes` long as JSON (a NUL is 6 bytes there, `é` 2). */
+const sized = (bytes: number, c: string) => c.repeat(Math.max(1, Math.ceil(bytes / (Buffer.byteLength(JSON.stringify(c)) - 2))));
+const oversized = fc
+  .tuple(fc.constantFrom(LIMITS.idChars + 1, LIMITS.approverChars + 1, LIMITS.noteChars + 1, 70_000, 300_000, 1_500_000), fc.constantFrom('x', 'é', '😀', '\u0000', '"'))
+  .map(([bytes, c]) => sized(bytes, c));
+const nasty = fc.constantFrom('__proto__', 'constructor', 'toString', '', ' ', '\n', 'null', '{"decision":"approve"}', '<script>alert(1)</script>', '../../etc', '\ud800', '#1', 'mallory');
+const hostileString = fc.oneof({ weight: 1, arbitrary: oversized }, { weight: 3, arbitrary: fc.oneof(fc.string({ maxLength: 40 }), fc.string({ unit: fc.integer({ min: 0, max: 0xffff }).map((c) => String.fromCharCode(c)), maxLength: 40 }), nasty) });
+const deep = fc.integer({ min: 50, max: 400 }).map((n) => Array.from({ length: n }).reduce<unknown>((inner) => ({ a: inner }), 'bottom'));
+const hostileValue = fc.oneof(hostileString, fc.anything({ maxDepth: 3, maxKeys: 5 }), deep, fc.constant(JSON.parse('{"__proto__": {"polluted": true}}') as unknown));
+
+/** An approver anybody but alice: a decision from them never applies. */
+const notAlice = fc.oneof(hostileString, hostileValue).filter((a) => a !== 'alice');
+const decision = fc.record(
+  {
+    handoffId: fc.oneof(fc.constant(REAL_ID), hostileString, hostileValue),
+    approver: notAlice,
+    decision: fc.oneof(fc.constantFrom('approve', 'reject'), hostileValue),
+    comment: hostileValue,
+    reason: hostileValue,
+    arguments: hostileValue,
+    callHash: hostileValue,
+    extra: hostileValue,
+  },
+  { requiredKeys: ['approver'] },
+);
+
+/** What is sent to the waiting chain. */
+export type ChainCase =
+  | { kind: 'signal'; name: 'approveHandoff' | 'rejectHandoff'; payload: unknown }
+  | { kind: 'update'; payload: unknown }
+  | { kind: 'override'; payload: unknown }
+  | { kind: 'report'; payload: unknown }
+  | { kind: 'forward'; name: 'forwardDecision' | 'forwardedOutcome'; payload: unknown }
+  | { kind: 'http'; as: 'alice' | 'mallory'; approvalId: string; body: unknown };
+
+/** What is sent to the conversation. */
+export type ConversationCase =
+  | { kind: 'message'; payload: unknown }
+  | { kind: 'http'; body: unknown; key?: string }
+  | { kind: 'signal'; payload: unknown }
+  | { kind: 'override'; payload: unknown }
+  | { kind: 'report'; payload: unknown };
+
+/** A body alice's token sends that must not decide: a comment over the service's limit, or a decision that is not one. */
+const aliceBody = fc.oneof(
+  fc.record({ decision: fc.constantFrom('approve', 'reject'), comment: fc.constantFrom(LIMITS.noteChars + 1, 300_000).map((b) => sized(b, 'x')) }),
+  fc.record({ decision: hostileValue.filter((d) => d !== 'approve' && d !== 'reject'), comment: hostileValue }, { requiredKeys: ['decision'] }),
+);
+
+const chainCase: fc.Arbitrary<ChainCase> = fc.oneof(
+  fc.record({ kind: fc.constant('signal' as const), name: fc.constantFrom('approveHandoff' as const, 'rejectHandoff' as const), payload: fc.oneof({ weight: 4, arbitrary: decision }, { weight: 1, arbitrary: hostileValue }) }),
+  fc.record({ kind: fc.constant('update' as const), payload: fc.oneof({ weight: 4, arbitrary: decision }, { weight: 1, arbitrary: hostileValue }) }),
+  fc.record({ kind: fc.constant('override' as const), payload: fc.oneof(hostileValue, fc.record({ options: hostileValue, models: hostileValue }), fc.dictionary(hostileString, hostileValue, { maxKeys: 3 })) }),
+  fc.record({ kind: fc.constant('report' as const), payload: fc.oneof(hostileValue, fc.record({ workflowId: hostileValue, token: hostileValue, pending: fc.array(hostileValue, { maxLength: 3 }) })) }),
+  fc.record({
+    kind: fc.constant('forward' as const),
+    name: fc.constantFrom('forwardDecision' as const, 'forwardedOutcome' as const),
+    payload: fc.oneof(hostileValue, fc.record({ decision, via: hostileValue, replyTo: hostileValue, forwardId: hostileValue, record: hostileValue, refused: hostileValue }, { requiredKeys: [] })),
+  }),
+  fc.oneof(
+    fc.record({ kind: fc.constant('http' as const), as: fc.constant('mallory' as const), approvalId: fc.oneof(fc.constant(REAL_ID), fc.string({ maxLength: 60 }), nasty.filter((x) => x !== '\ud800')), body: fc.oneof(decision, hostileValue) }),
+    fc.record({ kind: fc.constant('http' as const), as: fc.constant('alice' as const), approvalId: fc.constant(REAL_ID), body: aliceBody }),
+  ),
+);
+
+const message = fc.record({ message: hostileValue, idempotencyKey: hostileValue, extra: hostileValue }, { requiredKeys: [] });
+const conversationCase: fc.Arbitrary<ConversationCase> = fc.oneof(
+  fc.record({ kind: fc.constant('message' as const), payload: fc.oneof({ weight: 4, arbitrary: message }, { weight: 1, arbitrary: hostileValue }) }),
+  fc.record({ kind: fc.constant('http' as const), body: fc.oneof(fc.record({ agent: fc.oneof(fc.constant('chat'), hostileValue), message: hostileValue, idempotencyKey: hostileValue }, { requiredKeys: ['agent'] }), hostileValue), key: fc.option(fc.string({ maxLength: 300 }), { nil: undefined }) }),
+  fc.record({ kind: fc.constant('signal' as const), payload: decision }),
+  fc.record({ kind: fc.constant('override' as const), payload: hostileValue }),
+  fc.record({ kind: fc.constant('report' as const), payload: hostileValue }),
+);
+
+const bytes = (v: unknown) => {
+  try {
+    return Buffer.byteLength(JSON.stringify(v) ?? '');
+  } catch {
+    return 0;
+  }
+};
+/** At most ~3 MB sent to one target: a longer history is more than one client call reads. */
+const withinBudget = <T>(cases: T[]) => cases.reduce((n, c) => n + bytes(c), 0) < 3_000_000;
+
+/** One generated case: what is sent to a waiting chain and to a conversation. */
+export interface HostileScenario {
+  chain: ChainCase[];
+  conversation: ConversationCase[];
+}
+
+export const hostileScenario: fc.Arbitrary<HostileScenario> = fc.record({
+  chain: fc.array(chainCase, { minLength: 1, maxLength: 5 }).filter(withinBudget),
+  conversation: fc.array(conversationCase, { minLength: 1, maxLength: 5 }).filter(withinBudget),
+});
+
+/** How one target came through. */
+export interface HostileReport {
+  target: 'chain' | 'conversation';
+  workflowId: string;
+  /** Hostile inputs sent to it. */
+  cases: number;
+  /** How they were sent: by signal, update or HTTP. */
+  channels: { signal: number; update: number; http: number };
+  /** Bytes of JSON they carried. */
+  bytes: number;
+  /** Ended (or wedged) by what was sent, before the valid input. */
+  endedByThem: boolean;
+  violations: string[];
+}
+
+/** A request Temporal itself refused for its size: nothing was sent. */
+const refusedByTemporal = (err: unknown) => /size|too large|exceed|larger than/i.test(`${String(err)} ${String((err as { cause?: unknown }).cause)}`);
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** The workflow tasks that failed (a task that met a signal arriving meanwhile is Temporal's way, not a failure). */
+async function failedTasks(handle: WorkflowHandle): Promise<string[]> {
+  return ((await handle.fetchHistory()).events ?? []).flatMap((e) => {
+    const failed = e.workflowTaskFailedEventAttributes;
+    const cause = failed ? temporal.api.enums.v1.WorkflowTaskFailedCause[failed.cause ?? 0] : undefined;
+    return failed && cause !== 'WORKFLOW_TASK_FAILED_CAUSE_UNHANDLED_COMMAND' ? [`${cause}: ${failed.failure?.message?.slice(0, 200)}`] : [];
+  });
+}
+
+/** The largest memo upsert, in bytes, and how many decisions were applied. */
+async function writes(handle: WorkflowHandle): Promise<{ memo: number; decided: number }> {
+  let memo = 0;
+  let decided = 0;
+  for (const e of (await handle.fetchHistory()).events ?? []) {
+    const fields = e.workflowPropertiesModifiedEventAttributes?.upsertedMemo?.fields ?? {};
+    memo = Math.max(memo, Object.values(fields).reduce((n, p) => n + (p.data?.length ?? 0), 0));
+    const event = fields[APPROVAL_EVENT_MEMO]?.data;
+    if (event && (JSON.parse(Buffer.from(event).toString('utf8')) as { type?: string }).type === 'approval_decided') decided++;
+  }
+  return { memo, decided };
+}
+
+/** Most an event may write: the largest refusal, record or overrides, with room for JSON. */
+const MAX_MEMO_BYTES = LIMITS.optionsBytes + 8 * 1024;
+
+/**
+ * A runner of {@link HostileScenario}s against `baton`'s worker, with an HTTP service of its own;
+ * resolves with a report per target, or throws naming the invariants broken.
+ */
+export function hostileRunner(baton: Baton, prefix: string, onReport?: (reports: HostileReport[]) => void): (s: HostileScenario) => Promise<void> {
+  const app = createBatonApp({ baton, auth: { tokens: HOSTILE_TOKENS }, agents: ['front', 'vault', 'chat'], rateLimit: { startsPerMinute: 100_000 }, metrics: false, log: () => undefined });
+  const http = (path: string, token: string, body: unknown, headers: Record<string, string> = {}) =>
+    app.request(path, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', ...headers }, body: typeof body === 'string' ? body : (JSON.stringify(body) ?? 'null') });
+  let n = 0;
+  return async (s) => {
+    const index = n++;
+    const reports = await Promise.all([attackChain(baton, http, `${prefix}-c${index}`, s.chain), attackConversation(baton, http, `${prefix}-m${index}`, s.conversation)]);
+    onReport?.(reports);
+    const broken = reports.filter((r) => r.violations.length > 0);
+    if (broken.length > 0) throw new Error(broken.map((r) => `${r.target} ${r.workflowId}: ${r.violations.join('; ')}`).join('\n'));
+  };
+}
+
+type Http = (path: string, token: string, body: unknown, headers?: Record<string, string>) => Promise<Response> | Response;
+
+const isResult = (v: unknown): v is RunResult => typeof v === 'object' && v !== null && 'handoffChain' in v;
+const isReply = (v: unknown): v is ConversationReply => typeof v === 'object' && v !== null && 'turn' in v;
+
+const channels = (cases: (ChainCase | ConversationCase)[]) => ({
+  signal: cases.filter((c) => c.kind === 'signal' || c.kind === 'override' || c.kind === 'report' || c.kind === 'forward').length,
+  update: cases.filter((c) => c.kind === 'update' || c.kind === 'message').length,
+  http: cases.filter((c) => c.kind === 'http').length,
+});
+
+const withRealId = (v: unknown, id: string): unknown => (v === REAL_ID ? id : Array.isArray(v) ? v : v && typeof v === 'object' && (v as { handoffId?: unknown }).handoffId === REAL_ID ? { ...v, handoffId: id } : v);
+const token = (as: 'alice' | 'mallory') => HOSTILE_TOKENS.find((t) => t.identity === as)!.token;
+
+async function attackChain(baton: Baton, http: Http, workflowId: string, cases: ChainCase[]): Promise<HostileReport> {
+  const violations: string[] = [];
+  const run = await baton.start('front', 'please open the vault', { workflowId });
+  const handle = run.handle as WorkflowHandle;
+  let id = '';
+  for (let i = 0; i < 200 && !id; i++) {
+    id = (await run.pendingApprovals())[0]?.handoffId ?? '';
+    if (!id) await sleep(50);
+  }
+  for (const c of cases) {
+    try {
+      if (c.kind === 'signal') await handle.signal(c.name === 'approveHandoff' ? approveHandoffSignal : rejectHandoffSignal, withRealId(c.payload, id) as never);
+      else if (c.kind === 'override') await handle.signal(overrideRunSignal, c.payload as never);
+      else if (c.kind === 'report') await handle.signal(childApprovalsSignal, c.payload as never);
+      else if (c.kind === 'forward') await handle.signal((c.name === 'forwardDecision' ? forwardDecisionSignal : forwardedOutcomeSignal) as typeof forwardDecisionSignal, withRealId(c.payload, id) as never);
+      else if (c.kind === 'update') {
+        const taken = await handle.executeUpdate(decideHandoffUpdate, { args: [withRealId(c.payload, id) as never] }).then(
+          () => true,
+          () => false,
+        );
+        if (taken) violations.push(`a hostile decision by update was taken: ${JSON.stringify(c.payload).slice(0, 200)}`);
+      } else {
+        const res = await http(`/v1/runs/${encodeURIComponent(workflowId)}/approvals/${encodeURIComponent(c.approvalId === REAL_ID ? id : c.approvalId)}`, token(c.as), c.body);
+        if (res.status < 400 || res.status >= 500) violations.push(`HTTP decision as ${c.as} answered ${res.status}: ${(await res.text()).slice(0, 200)}`);
+      }
+    } catch (err) {
+      // A request Temporal itself refuses (a payload it cannot take) sends nothing.
+      if (!refusedByTemporal(err)) violations.push(`sending ${c.kind} failed: ${String(err).slice(0, 200)}`);
+    }
+  }
+  const status = (await handle.describe()).status.name;
+  const endedByThem = status !== 'RUNNING' || (await run.pendingApprovals()).map((p) => p.handoffId).join() !== id;
+  if (endedByThem) violations.push(`ended or changed by hostile input: ${status}`);
+  else {
+    await baton.approve(workflowId, id, { approver: 'alice' });
+    const result: unknown = await Promise.race([run.result(), sleep(30_000).then(() => undefined)]).catch((e: unknown) => e);
+    if (!isResult(result)) violations.push(`did not complete after the valid decision: ${String(result)}`);
+    else if (result.output !== 'opened' || result.handoffChain.length !== 1 || result.handoffChain[0]!.approval?.approver !== 'alice') violations.push(`unexpected result ${JSON.stringify(result).slice(0, 300)}`);
+  }
+  const failed = await failedTasks(handle);
+  if (failed.length > 0) violations.push(`failed workflow tasks: ${failed.join(' | ')}`);
+  const { memo, decided } = await writes(handle);
+  if (memo > MAX_MEMO_BYTES) violations.push(`a memo upsert of ${memo} bytes`);
+  if (!endedByThem && decided !== 1) violations.push(`${decided} decisions applied, not 1`);
+  return { target: 'chain', workflowId, cases: cases.length, channels: channels(cases), bytes: cases.reduce((n, c) => n + bytes(c), 0), endedByThem, violations };
+}
+
+async function attackConversation(baton: Baton, http: Http, workflowId: string, cases: ConversationCase[]): Promise<HostileReport> {
+  const violations: string[] = [];
+  const chat = baton.conversation('chat', { id: workflowId });
+  const first = await chat.send('hello');
+  const handle = chat.handle as WorkflowHandle;
+  const turns: number[] = [first.turn];
+  for (const c of cases) {
+    try {
+      if (c.kind === 'message') {
+        const reply = await handle.executeUpdate(sendMessageUpdate, { args: [c.payload as never] }).catch(() => undefined);
+        if (reply) turns.push(reply.turn);
+      } else if (c.kind === 'http') {
+        const res = await http(`/v1/conversations/${encodeURIComponent(workflowId)}/messages`, HOSTILE_TOKENS[2]!.token, c.body, c.key !== undefined ? { 'idempotency-key': c.key } : {});
+        if (res.status === 200) turns.push(((await res.json()) as { turn: number }).turn);
+        else if (res.status < 400 || res.status >= 500) violations.push(`HTTP message answered ${res.status}: ${(await res.text()).slice(0, 200)}`);
+      } else if (c.kind === 'signal') await handle.signal(approveHandoffSignal, c.payload as never);
+      else if (c.kind === 'override') await handle.signal(overrideRunSignal, c.payload as never);
+      else await handle.signal(childApprovalsSignal, c.payload as never);
+    } catch (err) {
+      if (!refusedByTemporal(err)) violations.push(`sending ${c.kind} failed: ${String(err).slice(0, 200)}`);
+    }
+  }
+  const status = (await handle.describe()).status.name;
+  const endedByThem = status !== 'RUNNING';
+  if (endedByThem) violations.push(`ended by hostile input: ${status}`);
+  else {
+    const last: unknown = await Promise.race([chat.send('one valid message'), sleep(30_000).then(() => undefined)]).catch((e: unknown) => e);
+    if (!isReply(last)) violations.push(`the valid message was not answered: ${String(last)}`);
+    else {
+      const distinct = [...new Set(turns)].sort((a, b) => a - b);
+      if (distinct.some((t, i) => t !== i + 1)) violations.push(`turns taken ${JSON.stringify(turns)} are not 1..n`);
+      if (last.turn !== distinct.length + 1) violations.push(`the valid message was answered as turn ${last.turn}, after ${distinct.length} taken`);
+    }
+    const ended = await chat.end().catch((e: unknown) => e);
+    if (ended instanceof Error) violations.push(`did not end: ${ended.message}`);
+  }
+  const failed = await failedTasks(handle);
+  if (failed.length > 0) violations.push(`failed workflow tasks: ${failed.join(' | ')}`);
+  const { memo } = await writes(handle);
+  if (memo > MAX_MEMO_BYTES) violations.push(`a memo upsert of ${memo} bytes`);
+  return { target: 'conversation', workflowId, cases: cases.length, channels: channels(cases), bytes: cases.reduce((n, c) => n + bytes(c), 0), endedByThem, violations };
+}
