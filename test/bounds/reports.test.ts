@@ -70,6 +70,18 @@ describe('reports and decisions across chains', () => {
       expect((await run.pendingApprovals()).map((p) => p.handoffId)).toEqual([waiting.handoffId]);
       expect((await handle.query(statusQuery)).pendingApprovals.map((p) => p.handoffId)).toEqual([waiting.handoffId]);
 
+      // Even with the token (readable from the specialist's input in history), a report speaks only for the specialist and its own specialists, in their shape.
+      const started = (await server.env.client.workflow.getHandle(middle).fetchHistory()).events![0]!.workflowExecutionStartedEventAttributes!;
+      const token = (JSON.parse(Buffer.from(started.input!.payloads![0]!.data!).toString('utf8')) as { parent: { token: string } }).parent.token;
+      await handle.signal(childApprovalsSignal, { workflowId: middle, token, pending: [waiting, fake('elsewhere')] });
+      await handle.signal(childApprovalsSignal, { workflowId: middle, token, pending: [{ ...waiting, requestedAt: 'yesterday' }] });
+      const more = await waitFor(
+        () => approvalEvents(handle).then((events) => events.filter((e) => e.type === 'report_refused').slice(3)),
+        (r) => r.length === 2,
+      );
+      expect(more.map((r) => r.reason)).toEqual([`${middle} reported an approval waiting in elsewhere, which is not one of its specialists`, expect.stringMatching(/^"report.pending\[0\].requestedAt" must be an ISO 8601 time/)]);
+      expect((await run.pendingApprovals()).map((p) => p.handoffId)).toEqual([waiting.handoffId]);
+
       await baton.approve(run.workflowId, waiting.handoffId, { approver: 'alice' });
       expect((await run.result()).output).toBe('summarized');
       expect(await failedTasks(handle)).toEqual([]);
