@@ -14,6 +14,8 @@ export const TOKENS = {
   ops: 'ops-starter-token',
   viewer: 'viewer-only-token',
   admin: 'admin-token-0001',
+  /** A token whose identity has no role: it may call `/v1/me` and nothing else. */
+  nobody: 'no-role-token-0001',
 } as const;
 
 export const STATIC_TOKENS: StaticToken[] = [
@@ -22,6 +24,7 @@ export const STATIC_TOKENS: StaticToken[] = [
   { token: TOKENS.ops, identity: 'ops', roles: ['starter'] },
   { token: TOKENS.viewer, identity: 'viewer', roles: ['viewer'] },
   { token: TOKENS.admin, identity: 'admin', roles: ['admin'] },
+  { token: TOKENS.nobody, identity: 'nobody', roles: [] },
 ];
 
 /** What a test gets: the service, its Baton and a caller. */
