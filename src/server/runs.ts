@@ -122,7 +122,7 @@ export function runRoutes(app: ServiceApp, ctx: ServiceContext): void {
     if (parsed.data.overrides) {
       const bad = overrideProblems(parsed.data.overrides, ctx.agents);
       if (bad.length > 0) throw new HttpProblem(400, 'Invalid overrides', 'The overrides are not valid.', bad.map(fieldError));
-      await ctx.payloadLimit.check('The overrides', parsed.data.overrides);
+      await ctx.payloadLimit.check('The replay request', parsed.data.overrides);
     }
     takeStart(ctx, identity.name);
     const started = await ctx.baton.replay(id, parsed.data as Parameters<typeof ctx.baton.replay>[1]);
