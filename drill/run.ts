@@ -48,6 +48,8 @@ export interface DrillSettings {
   fuzzRuns: number;
   fuzzLanes: number;
   fuzzTimeMs: number;
+  /** Fuzzing drill: requests the HTTP fuzzing sends to the service. */
+  httpFuzzRequests: number;
 }
 
 /** The pieces a drill runs with. */

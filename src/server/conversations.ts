@@ -3,12 +3,12 @@
  * only an id), read where a conversation is and its turns, end it.
  */
 import { createRoute, z } from '@hono/zod-openapi';
-import { WorkflowNotFoundError } from '@temporalio/client';
 import { BatonError, InvalidRunInputError, UserError } from '../common/errors';
 import { WorkflowType } from '../common/messages';
 import { secured } from './access';
 import { Permission } from './auth';
 import type { ServiceApp, ServiceContext } from './context';
+import { kindOf, mustBeConversation, notA } from './kinds';
 import { jsonBody, problems } from './openapi';
 import { fieldError, HttpProblem } from './problems';
 
@@ -79,7 +79,7 @@ export function conversationRoutes(app: ServiceApp, ctx: ServiceContext): void {
     // The update and the start that goes with it, as they would be sent: refused here, nothing reaches the conversation.
     await ctx.payloadLimit.check('The message', { start: { agent: body.agent }, message: { message: body.message, idempotencyKey: key } });
     const kind = await kindOf(ctx, id);
-    if (kind !== undefined && kind !== WorkflowType.CONVERSATION) throw notAConversation(id, kind);
+    if (kind !== undefined && kind !== WorkflowType.CONVERSATION) throw notA('conversation', id, kind);
     try {
       const reply = await ctx.baton.conversation(body.agent, { id }).send(body.message, key ? { idempotencyKey: key } : {});
       return c.json(reply as unknown as Record<string, never>, 200);
@@ -102,28 +102,6 @@ export function conversationRoutes(app: ServiceApp, ctx: ServiceContext): void {
     const result = await existing(id).end();
     return c.json(result as unknown as Record<string, never>, 200);
   });
-}
-
-/** The workflow type of workflow `id` (`conversation` for a conversation); `undefined` when there is none. */
-async function kindOf(ctx: ServiceContext, id: string): Promise<string | undefined> {
-  try {
-    return (await ctx.baton.client.workflow.getHandle(id).describe()).type;
-  } catch (err) {
-    if (err instanceof WorkflowNotFoundError) return undefined;
-    throw err;
-  }
-}
-
-/** 404 when there is no workflow `id`, 409 when it is not a conversation. */
-async function mustBeConversation(ctx: ServiceContext, id: string): Promise<void> {
-  const kind = await kindOf(ctx, id);
-  if (kind === undefined) throw new HttpProblem(404, 'Not found', `no conversation ${id}`);
-  if (kind !== WorkflowType.CONVERSATION) throw notAConversation(id, kind);
-}
-
-function notAConversation(id: string, type: string): HttpProblem {
-  const what = type === WorkflowType.HANDOFF_RUN ? `a chain (a ${type} workflow), not a conversation; read it at /v1/runs/${encodeURIComponent(id)}` : `a ${type} workflow, not a conversation`;
-  return new HttpProblem(409, 'Not a conversation', `${id} is ${what}; give a conversation an id of its own`);
 }
 
 /** A refused message or a failed turn as an HTTP answer; anything else as the service maps it. */

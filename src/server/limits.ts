@@ -27,7 +27,8 @@ export function bodySizeLimit(maxBytes: number): MiddlewareHandler {
     onError: (c) => {
       const declared = Number(c.req.header('content-length'));
       const what = Number.isFinite(declared) && declared > maxBytes && !c.req.header('transfer-encoding') ? `is ${size(declared)}` : 'is larger';
-      throw new HttpProblem(413, 'Request body too large', `The request body ${what}; the service takes bodies of at most ${size(maxBytes)}.`);
+      // The rest of the body is not read: the connection closes after the answer rather than carry another request.
+      throw new HttpProblem(413, 'Request body too large', `The request body ${what}; the service takes bodies of at most ${size(maxBytes)}.`, undefined, { connection: 'close' });
     },
   });
 }

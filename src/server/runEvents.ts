@@ -9,6 +9,7 @@ import { streamSSE } from 'hono/streaming';
 import { secured } from './access';
 import { Permission } from './auth';
 import type { ServiceApp, ServiceContext } from './context';
+import { mustBeChain } from './kinds';
 import { parseEventId, streamRunEvents, type EventPosition } from './events';
 import { problems } from './openapi';
 import { HttpProblem, problemBody, toProblem } from './problems';
@@ -51,8 +52,7 @@ export function runEventRoutes(app: ServiceApp, ctx: ServiceContext): void {
 
 /** Where a stream of chain `id` resumes: after the event `lastEventId` names, or from the start without one; 404 for no chain, 400 for an id it never sent. */
 async function resumePoint(ctx: ServiceContext, id: string, lastEventId: string | undefined): Promise<EventPosition | undefined> {
-  const handle = ctx.baton.client.workflow.getHandle(id);
-  await handle.describe();
+  await mustBeChain(ctx, id);
   if (lastEventId === undefined || lastEventId.trim() === '') return undefined;
   const after = parseEventId(lastEventId);
   const refuse = (why: string) => new HttpProblem(400, 'Invalid Last-Event-ID', `${why}; leave Last-Event-ID out to start from the beginning of the chain.`, [{ path: 'last-event-id', message: why }]);

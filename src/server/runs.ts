@@ -9,7 +9,7 @@ import { formatTimeline, toMermaid } from '../audit/format';
 import type { AuditChain } from '../audit/chain';
 import { InvalidRunInputError } from '../common/errors';
 import { validateRunInput, overrideProblems } from '../common/input';
-import { BatonAgent, BatonStatusAttribute, PENDING_MEMO } from '../common/messages';
+import { BatonAgent, BatonStatusAttribute, PENDING_MEMO, WorkflowType } from '../common/messages';
 import type { HandoffRunInput, Usage } from '../common/run';
 import type { StartOptions } from '../client/baton';
 import { secured } from './access';
@@ -17,6 +17,7 @@ import { mayDecide, Permission, type Identity } from './auth';
 import type { PendingApproval } from '../common/approvals';
 import { redactPendingApproval, TeamRedaction } from '../common/sensitive';
 import type { ServiceApp, ServiceContext } from './context';
+import { mustBeChain, notA } from './kinds';
 import { flowSvg } from './flow';
 import { jsonBody, problems } from './openapi';
 import { fieldError, HttpProblem, type FieldError } from './problems';
@@ -105,7 +106,9 @@ export function runRoutes(app: ServiceApp, ctx: ServiceContext): void {
   app.openapi(getRoute, async (c) => c.json(await runView(ctx, c.req.valid('param').id, c.get('identity')), 200));
 
   app.openapi(auditRoute, async (c) => {
-    const chain = await ctx.baton.audit(c.req.valid('param').id);
+    const { id } = c.req.valid('param');
+    await mustBeChain(ctx, id);
+    const chain = await ctx.baton.audit(id);
     const format = c.req.valid('query').format ?? 'json';
     if (format === 'timeline') return c.text(formatTimeline(chain), 200);
     if (format === 'mermaid') return c.text(toMermaid(chain), 200);
@@ -116,6 +119,7 @@ export function runRoutes(app: ServiceApp, ctx: ServiceContext): void {
   app.openapi(replayRoute, async (c) => {
     const identity = c.get('identity');
     const id = c.req.valid('param').id;
+    await mustBeChain(ctx, id);
     const body = (await c.req.json().catch(() => ({}))) as z.infer<typeof ReplaySchema>;
     const parsed = ReplaySchema.safeParse(body);
     if (!parsed.success) throw new HttpProblem(400, 'Invalid replay', 'The replay request is not valid.', parsed.error.issues.map((i) => ({ path: i.path.join('.'), message: i.message })));
@@ -210,6 +214,7 @@ function stableJson(value: unknown): string {
  */
 async function runView(ctx: ServiceContext, workflowId: string, identity: Identity): Promise<z.infer<typeof RunSchema>> {
   const description = await ctx.baton.client.workflow.getHandle(workflowId).describe();
+  if (description.type !== WorkflowType.HANDOFF_RUN) throw notA('chain', workflowId, description.type);
   const chain = await ctx.baton.audit(workflowId);
   const running = chain.status === 'running';
   const status = running ? (description.typedSearchAttributes.get(BatonStatusAttribute) ?? 'running') : chain.status;
