@@ -128,7 +128,7 @@ describe('problems, not 500s', () => {
     });
   });
 
-  it('refuses conversation routes on a chain’s id with 409 naming it a chain, and unknown ids with 404', async () => {
+  it('refuses conversation routes on a chain’s id and run routes on a conversation’s id with 409 naming what the id is, and unknown ids with 404', async () => {
     await withService(server.env, refundTeam(), async ({ call, baton }) => {
       const { workflowId } = (await call('POST', '/v1/runs', { token: TOKENS.ops, body: { agent: 'triage', input: 'refund order 42' } })).body;
       await waitFor(() => baton.getRun(workflowId).pendingApprovals(), (waiting) => waiting.length === 1);
@@ -140,6 +140,14 @@ describe('problems, not 500s', () => {
       expectProblem(await call('POST', '/v1/conversations/no-such-chat/end', { token: TOKENS.ops }), 404);
       // The chain took nothing: it still waits for its approval, as before.
       expect((await baton.getRun(workflowId).pendingApprovals()).map((p) => p.to)).toEqual(['refunds']);
+
+      const chat = `edge-chat-${Date.now()}`;
+      expect((await call('POST', `/v1/conversations/${chat}/messages`, { token: TOKENS.ops, body: { agent: 'refunds', message: 'hello' } })).status).toBe(200);
+      const conversation = new RegExp(`^${chat} is a conversation, not a chain; read it at /v1/conversations/${chat} \\(its approvals are decided at /v1/runs/${chat}/approvals/<approvalId>\\)$`);
+      for (const path of [`/v1/runs/${chat}`, `/v1/runs/${chat}/audit`, `/v1/runs/${chat}/audit?format=timeline`, `/v1/runs/${chat}/events`]) {
+        expectProblem(await call('GET', path, { token: TOKENS.viewer }), 409, conversation);
+      }
+      expectProblem(await call('POST', `/v1/runs/${chat}/replay`, { token: TOKENS.ops }), 409, conversation);
     });
   });
 
