@@ -119,19 +119,28 @@ export function runRoutes(app: ServiceApp, ctx: ServiceContext): void {
   app.openapi(replayRoute, async (c) => {
     const identity = c.get('identity');
     const id = c.req.valid('param').id;
-    await mustBeChain(ctx, id);
-    const body = (await c.req.json().catch(() => ({}))) as z.infer<typeof ReplaySchema>;
-    const parsed = ReplaySchema.safeParse(body);
+    const parsed = ReplaySchema.safeParse(optionalJson(await c.req.text()));
     if (!parsed.success) throw new HttpProblem(400, 'Invalid replay', 'The replay request is not valid.', parsed.error.issues.map((i) => ({ path: i.path.join('.'), message: i.message })));
     if (parsed.data.overrides) {
       const bad = overrideProblems(parsed.data.overrides, ctx.agents);
       if (bad.length > 0) throw new HttpProblem(400, 'Invalid overrides', 'The overrides are not valid.', bad.map(fieldError));
       await ctx.payloadLimit.check('The replay request', parsed.data.overrides);
     }
+    await mustBeChain(ctx, id);
     takeStart(ctx, identity.name);
     const started = await ctx.baton.replay(id, parsed.data as Parameters<typeof ctx.baton.replay>[1]);
     return c.json(started, 202);
   });
+}
+
+/** An optional JSON body: `{}` when empty, 400 when it is not JSON. */
+function optionalJson(text: string): unknown {
+  if (text.trim() === '') return {};
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new HttpProblem(400, 'Invalid replay', 'The body is not JSON; send a JSON object {fromHandoff?, overrides?}, or no body to replay from the last good step.');
+  }
 }
 
 /** The run input, or 400 with each problem as a field of the request body. */
