@@ -74,11 +74,12 @@ export function runRoutes(app: ServiceApp, ctx: ServiceContext): void {
   app.openapi(startRoute, async (c) => {
     const identity = c.get('identity');
     const { workflowId, ...body } = c.req.valid('json');
+    // Over Temporal's limit is refused first, whatever else is wrong with the input.
+    await ctx.payloadLimit.check('The run input (agent, input, options and context)', body);
     if (ctx.agents && !ctx.agents.includes(body.agent)) {
       throw new HttpProblem(400, 'Invalid run input', `no agent "${body.agent}"`, [{ path: 'agent', message: `"agent" must be one of ${ctx.agents.join(', ')}` }]);
     }
     const input = validateStart(body);
-    await ctx.payloadLimit.check('The run input (agent, input, options and context)', input);
     takeStart(ctx, identity.name);
     const key = c.req.valid('header')['idempotency-key'];
     const id = workflowId ?? (key ? idempotentWorkflowId(input.agent, identity.name, key) : undefined);
@@ -122,9 +123,9 @@ export function runRoutes(app: ServiceApp, ctx: ServiceContext): void {
     const parsed = ReplaySchema.safeParse(optionalJson(await c.req.text()));
     if (!parsed.success) throw new HttpProblem(400, 'Invalid replay', 'The replay request is not valid.', parsed.error.issues.map((i) => ({ path: i.path.join('.'), message: i.message })));
     if (parsed.data.overrides) {
+      await ctx.payloadLimit.check('The replay request', parsed.data.overrides);
       const bad = overrideProblems(parsed.data.overrides, ctx.agents);
       if (bad.length > 0) throw new HttpProblem(400, 'Invalid overrides', 'The overrides are not valid.', bad.map(fieldError));
-      await ctx.payloadLimit.check('The replay request', parsed.data.overrides);
     }
     await mustBeChain(ctx, id);
     takeStart(ctx, identity.name);
