@@ -12,7 +12,7 @@ import { Baton } from '../../src/client/baton';
 import { serveBaton } from '../../src/server';
 import { useTemporalServer } from '../helpers/temporal';
 import { waitFor } from '../helpers/wait';
-import { STATIC_TOKENS, TOKENS, withService } from './service';
+import { STATIC_TOKENS, TOKENS, withBareService, withService } from './service';
 import { connectSse } from './sse';
 import { refundTeam } from './team';
 
@@ -89,9 +89,8 @@ describe('who may read', () => {
 
   it('refuses a JWT without exp unless jwt.allowMissingExp is set, saying why', async () => {
     const unexpiring = await jwt({ sub: 'gina', roles: ['viewer'] }, null);
-    await withService(
+    await withBareService(
       server.env,
-      refundTeam(),
       async ({ call }) => {
         const refused = await call('GET', '/v1/approvals', { token: unexpiring });
         expect(refused.status).toBe(401);
@@ -100,25 +99,23 @@ describe('who may read', () => {
         expect(expired.body.detail).toBe('the JWT has expired');
         expect((await call('GET', '/v1/me', { token: await jwt({ sub: 'gina', roles: ['viewer'] }) })).status).toBe(200);
       },
-      { service: { auth: { jwt: { jwksUrl, audience: 'baton' } } } },
+      { auth: { jwt: { jwksUrl, audience: 'baton' } } },
     );
-    await withService(
+    await withBareService(
       server.env,
-      refundTeam(),
       async ({ call }) => {
         const allowed = await call('GET', '/v1/approvals', { token: unexpiring });
         expect(allowed.status).toBe(200);
       },
-      { service: { auth: { jwt: { jwksUrl, audience: 'baton', allowMissingExp: true } } } },
+      { auth: { jwt: { jwksUrl, audience: 'baton', allowMissingExp: true } } },
     );
   });
 });
 
 describe('metrics and the address the service listens on', () => {
   it('serves /metrics only with the metrics token when one is set, or on a port of its own', async () => {
-    await withService(
+    await withBareService(
       server.env,
-      refundTeam(),
       async ({ call }) => {
         const open = await call('GET', '/metrics');
         expect(open.status).toBe(401);
@@ -129,11 +126,10 @@ describe('metrics and the address the service listens on', () => {
         expect(scraped.status).toBe(200);
         expect(scraped.text).toContain('# TYPE baton_http_requests_total counter');
       },
-      { registry: new Registry(), service: { metricsToken: 'metrics-scrape-token' } },
+      { metrics: new Registry(), metricsToken: 'metrics-scrape-token' },
     );
-    await withService(
+    await withBareService(
       server.env,
-      refundTeam(),
       async ({ call, service }) => {
         expect((await call('GET', '/metrics')).status).toBe(404);
         expect(service.metricsUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/metrics$/);
@@ -141,7 +137,7 @@ describe('metrics and the address the service listens on', () => {
         expect(await metrics.text()).toContain('# TYPE baton_http_requests_total counter');
         expect((await fetch(service.metricsUrl!.replace(/metrics$/, 'v1/approvals'))).status).toBe(404);
       },
-      { registry: new Registry(), service: { metricsPort: 0 } },
+      { metrics: new Registry(), metricsPort: 0 },
     );
   });
 

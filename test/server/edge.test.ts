@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { toProblem } from '../../src/server/problems';
 import { useTemporalServer } from '../helpers/temporal';
 import { waitFor } from '../helpers/wait';
-import { TOKENS, withService, type Answer } from './service';
+import { TOKENS, withBareService, withService, type Answer } from './service';
 import { connectSse } from './sse';
 import { refundTeam } from './team';
 
@@ -58,7 +58,7 @@ function post(url: string, token: string, total: number, chunked = false): Promi
 
 describe('sizes at the edge', () => {
   it('refuses bodies over the limit with 413 naming it, reading no further than the limit, with or without a Content-Length', async () => {
-    await withService(server.env, refundTeam(), async ({ call, service }) => {
+    await withBareService(server.env, async ({ call, service }) => {
       for (const [path, token] of [
         ['/v1/runs', TOKENS.ops],
         ['/v1/conversations/edge-big/messages', TOKENS.ops],
@@ -108,21 +108,20 @@ describe('sizes at the edge', () => {
   });
 
   it('takes the payload limit from payloadLimitBytes when given', async () => {
-    await withService(
+    await withBareService(
       server.env,
-      refundTeam(),
       async ({ call }) => {
         expectProblem(await call('POST', '/v1/runs', { token: TOKENS.ops, body: { agent: 'triage', input: 'x'.repeat(20_000) } }), 413, /takes at most 16,384 bytes in one payload \(the service's payloadLimitBytes\)/);
         expect((await call('POST', '/v1/runs', { token: TOKENS.ops, body: { agent: 'triage', input: 'x'.repeat(10_000) } })).status).toBe(201);
       },
-      { service: { payloadLimitBytes: 16_384 } },
+      { payloadLimitBytes: 16_384 },
     );
   });
 });
 
 describe('problems, not 500s', () => {
   it('answers asset names that are properties of every object with 404', async () => {
-    await withService(server.env, refundTeam(), async ({ call }) => {
+    await withBareService(server.env, async ({ call }) => {
       for (const name of ['__proto__', 'constructor', 'toString', 'hasOwnProperty', 'valueOf']) expectProblem(await call('GET', `/assets/${name}`), 404, new RegExp(`^no asset ${name}$`));
       expect((await call('GET', '/assets/baton.js')).status).toBe(200);
     });

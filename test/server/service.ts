@@ -1,7 +1,7 @@
 /** The HTTP service on a real Temporal dev server, for the server tests. */
 import type { Registry } from 'prom-client';
 import type { Team } from '../../src/agents/team';
-import type { Baton } from '../../src/client/baton';
+import { Baton } from '../../src/client/baton';
 import type { DevServer } from '../../src/devserver/server';
 import { serveBaton, type BatonService, type ServeBatonOptions, type StaticToken } from '../../src/server';
 import type { CreateWorkerOptions } from '../../src/worker';
@@ -102,4 +102,27 @@ export async function withService<T>(
     },
     { ...(options.registry ? { metrics: { registry: options.registry } } : {}), ...options.worker },
   );
+}
+
+/**
+ * Run `fn` with the service alone, no worker: for what never waits on a chain (tokens, metrics,
+ * refusals at the edge). Chains it starts stay scheduled.
+ */
+export async function withBareService<T>(env: DevServer, fn: (fixture: Omit<ServiceFixture, 'queue'>) => Promise<T>, options: Partial<ServeBatonOptions> = {}): Promise<T> {
+  const baton = new Baton({ client: env.client, taskQueue: `bare-${Date.now().toString(36)}` });
+  const logged: string[] = [];
+  const service = await serveBaton({
+    baton,
+    auth: { tokens: STATIC_TOKENS },
+    port: 0,
+    host: '127.0.0.1',
+    metrics: false,
+    log: (message, err) => logged.push(`${message} ${err instanceof Error ? (err.stack ?? err.message) : String(err ?? '')}`),
+    ...options,
+  });
+  try {
+    return await fn({ service, baton, call: caller(service.url), logged });
+  } finally {
+    await service.close();
+  }
 }
