@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fuzzDrill } from './fuzz';
+import { httpFuzzDrill } from './httpFuzz';
 import { loadDrill } from './load';
 import { formatTable } from './report';
 import type { DrillSettings } from './run';
@@ -39,6 +40,7 @@ const USAGE = `usage: npm run drill -- [sigkill | server | load | fuzz | all] [f
   --fuzz-lanes N           fuzz: scenarios run in parallel, each lane with seed+lane (default 2)
   --fuzz-time MS           fuzz: a lane stops after this long (default 3600000)
   --hostile-runs N         fuzz: generated hostile-input cases, each to a waiting chain and a conversation (default 200)
+  --http-fuzz-requests N   fuzz: requests generated from the service's /openapi.json (default 3000)
   --dir PATH               logs, side-effect logs and the database (default: a new temp dir)`;
 
 function range(text: string, flag: string): [number, number] {
@@ -78,7 +80,7 @@ export function parseArgs(argv: string[]): { drills: string[]; settings: DrillSe
   }
   const known = [
     ...['--chains', '--workers', '--seed', '--stagger', '--approval-delay', '--deadline', '--heartbeat-timeout', '--model-delay', '--tool-delay', '--kill-every', '--restarts', '--down', '--dir'],
-    ...['--load-chains', '--load-workers', '--waiting', '--cache', '--load-concurrency', '--load-deadline', '--fuzz-runs', '--fuzz-lanes', '--fuzz-time', '--hostile-runs'],
+    ...['--load-chains', '--load-workers', '--waiting', '--cache', '--load-concurrency', '--load-deadline', '--fuzz-runs', '--fuzz-lanes', '--fuzz-time', '--hostile-runs', '--http-fuzz-requests'],
   ];
   for (const f of flags.keys()) if (!known.includes(f)) throw new Error(`unknown flag ${f}\n\n${USAGE}`);
   if (![...DRILLS, 'all'].includes(which)) throw new Error(`unknown drill ${JSON.stringify(which)}\n\n${USAGE}`);
@@ -110,6 +112,7 @@ export function parseArgs(argv: string[]): { drills: string[]; settings: DrillSe
       fuzzLanes: Math.max(1, get('--fuzz-lanes', count, 2)),
       fuzzTimeMs: get('--fuzz-time', count, 3_600_000),
       hostileRuns: get('--hostile-runs', count, 200),
+      httpFuzzRequests: get('--http-fuzz-requests', count, 3_000),
     },
   };
 }
@@ -136,10 +139,13 @@ async function main(): Promise<number> {
   console.log(`drill ${drills.join(' + ')}: seed ${settings.seed}, working directory ${settings.dir}`);
   const reports: DrillReport[] = [];
   for (const drill of drills) {
-    const run = { sigkill: sigkillDrill, server: serverDrill, load: loadDrill, fuzz: fuzzDrill }[drill as (typeof DRILLS)[number]];
-    const report = await run(settings);
-    print(report);
-    reports.push(report);
+    // The fuzzing drill fuzzes chains (generated scenarios), then the HTTP service (generated requests).
+    const runs = { sigkill: [sigkillDrill], server: [serverDrill], load: [loadDrill], fuzz: [fuzzDrill, httpFuzzDrill] }[drill as (typeof DRILLS)[number]];
+    for (const run of runs) {
+      const report = await run(settings);
+      print(report);
+      reports.push(report);
+    }
   }
   if (reports.length > 1) {
     console.log('\nsummary\n');

@@ -50,6 +50,8 @@ export interface DrillSettings {
   fuzzTimeMs: number;
   /** Fuzzing drill: generated hostile-input cases, each against a waiting chain and a conversation (drill/hostile.ts). */
   hostileRuns: number;
+  /** Fuzzing drill: requests the HTTP fuzzing sends to the service. */
+  httpFuzzRequests: number;
 }
 
 /** The pieces a drill runs with. */

@@ -14,13 +14,15 @@ import { loadTeamModule } from './team';
 
 /** `baton serve`: the HTTP service, the approvals page, `/metrics`; with `--team`, a worker in the same process. */
 export const serveCommand: Command = {
-  synopsis: 'baton serve [--team <module>] [--port 8080] [--host 0.0.0.0] [--task-queue baton]',
+  synopsis: 'baton serve [--team <module>] [--port 8080] [--host 127.0.0.1] [--metrics-port <n>] [--task-queue baton]',
   summary: 'the HTTP service: REST API, approvals page, live events, metrics',
   help: `Options:
   --team <module>        also serve this team's agents in this process (a worker), and refuse
                          starts naming other agents; without it, workers run elsewhere
   --port <n>             the port to listen on (default 8080, or PORT)
-  --host <address>       the address to listen on (default 0.0.0.0)
+  --host <address>       the address to listen on (default 127.0.0.1, or BATON_HOST): loopback
+                         only; 0.0.0.0 for every interface (in a container, behind a proxy)
+  --metrics-port <n>     serve /metrics on this port instead (or BATON_METRICS_PORT)
   --task-queue <name>    the task queue chains start on (default baton)
 
 Routes: the approvals page at /, the API under /v1 (see /openapi.json), /healthz, /metrics.
@@ -31,20 +33,29 @@ Every /v1 request needs a bearer token. Configure them in the environment:
                          roles: viewer, starter, approver, admin
   BATON_TOKENS_FILE      a file holding that JSON
   BATON_JWKS_URL         verify JWTs against this JWKS (with BATON_JWT_ISSUER, BATON_JWT_AUDIENCE,
-                         BATON_JWT_IDENTITY_CLAIM (default sub), BATON_JWT_ROLES_CLAIM (default roles))
+                         BATON_JWT_IDENTITY_CLAIM (default sub), BATON_JWT_ROLES_CLAIM (default roles));
+                         a JWT without "exp" is refused unless BATON_JWT_ALLOW_MISSING_EXP=true
+A token with no role reads nothing. Other settings:
   BATON_STARTS_PER_MINUTE  starts an identity may make per minute (default 60)
+  BATON_METRICS_TOKEN    /metrics answers only Authorization: Bearer <this token>
+  BATON_MAX_BODY_BYTES   the largest request body (default 1048576); larger ones get 413
 Tracing is on when OTEL_EXPORTER_OTLP_ENDPOINT (or OTEL_EXPORTER_OTLP_TRACES_ENDPOINT) is set.
 The service starts even while Temporal is down: /healthz says 503 until it is reachable.`,
   async run(argv, { out, err, interrupted }) {
     const { values, positionals } = parse(argv, {
       team: { type: 'string' },
       port: { type: 'string' },
-      host: { type: 'string', default: '0.0.0.0' },
+      host: { type: 'string' },
+      'metrics-port': { type: 'string' },
       'task-queue': { type: 'string', default: DEFAULT_TASK_QUEUE },
     });
     if (positionals.length > 0) throw new UsageError(`unexpected argument "${positionals[0]}"`);
     const port = integerOption('port', values.port ?? process.env.PORT, 0, 65535) ?? 8080;
-    const startsPerMinute = startsPerMinuteFromEnv();
+    const host = values.host ?? (process.env.BATON_HOST || '127.0.0.1');
+    const metricsPort = integerOption('metrics-port', values['metrics-port'] ?? (process.env.BATON_METRICS_PORT || undefined), 0, 65535);
+    const maxBodyBytes = wholeNumberFromEnv('BATON_MAX_BODY_BYTES');
+    const metricsToken = process.env.BATON_METRICS_TOKEN || undefined;
+    const startsPerMinute = wholeNumberFromEnv('BATON_STARTS_PER_MINUTE');
     const auth = authOptionsFromEnv();
     if (!auth) throw new UsageError('no tokens: set BATON_TOKENS (JSON [{"token":"…","identity":"alice","roles":["approver"]}]), BATON_TOKENS_FILE or BATON_JWKS_URL');
     const mod = values.team ? loadTeamModule(values.team) : undefined;
@@ -62,8 +73,11 @@ The service starts even while Temporal is down: /healthz says 503 until it is re
       baton,
       auth,
       port,
-      host: values.host,
+      host,
       metrics: globalRegistry,
+      ...(metricsPort !== undefined ? { metricsPort } : {}),
+      ...(metricsToken ? { metricsToken } : {}),
+      ...(maxBodyBytes !== undefined ? { maxBodyBytes } : {}),
       ...(mod ? { agents: mod.team.ids } : {}),
       ...(startsPerMinute ? { rateLimit: { startsPerMinute } } : {}),
       ...(tracing ? { tracing } : {}),
@@ -74,7 +88,7 @@ The service starts even while Temporal is down: /healthz says 503 until it is re
       const native = await NativeConnection.connect(config.connectionOptions);
       worker = await createWorker({ team: mod.team, hooks: mod.hooks, connection: native, namespace: config.namespace, taskQueue, metrics: { registry: globalRegistry }, ...(tracing ? { tracing } : {}) });
     }
-    out(`baton serve: ${service.url} (approvals page /, API /v1, /openapi.json, /metrics) on task queue "${taskQueue}" at ${config.connectionOptions.address}`);
+    out(`baton serve: ${service.url} (approvals page /, API /v1, /openapi.json, ${service.metricsUrl ?? '/metrics'}) on task queue "${taskQueue}" at ${config.connectionOptions.address}`);
     if (mod) out(`baton serve: agents ${mod.team.ids.join(', ')} served in this process`);
     const running = worker?.run();
     const signal = await Promise.race([interrupted, ...(running ? [running.then(() => undefined)] : [])]);
@@ -85,9 +99,9 @@ The service starts even while Temporal is down: /healthz says 503 until it is re
   },
 };
 
-function startsPerMinuteFromEnv(): number | undefined {
-  const raw = process.env.BATON_STARTS_PER_MINUTE;
+function wholeNumberFromEnv(name: string): number | undefined {
+  const raw = process.env[name];
   if (raw === undefined || raw === '') return undefined;
-  if (!/^[0-9]+$/.test(raw) || Number(raw) < 1) throw new UsageError(`BATON_STARTS_PER_MINUTE must be a whole number of 1 or more, got ${JSON.stringify(raw)}`);
+  if (!/^[0-9]+$/.test(raw) || !Number.isSafeInteger(Number(raw)) || Number(raw) < 1) throw new UsageError(`${name} must be a whole number of 1 or more, got ${JSON.stringify(raw)}`);
   return Number(raw);
 }

@@ -13,12 +13,14 @@ import { approvalRoutes } from './approvals';
 import { Authenticator, type AuthOptions } from './auth';
 import { BEARER, type ServiceApp, type ServiceContext, type ServiceEnv } from './context';
 import { ApprovalsFeed } from './events';
-import { ServiceMetrics } from './metrics';
+import { DEFAULT_MAX_BODY_BYTES, bodySizeLimit, PayloadLimit } from './limits';
+import { metricsHandler, ServiceMetrics } from './metrics';
 import { jsonBody, problems } from './openapi';
 import { PAGE_ASSETS, PAGE_HEADERS, pageHtml } from './page/html';
 import { HttpProblem, sendProblem, toProblem } from './problems';
 import { StartLimiter, type RateLimitOptions } from './rateLimit';
 import { conversationRoutes } from './conversations';
+import { runEventRoutes } from './runEvents';
 import { runRoutes } from './runs';
 import { IdentitySchema } from './schemas';
 
@@ -34,6 +36,18 @@ export interface BatonServiceOptions {
   rateLimit?: RateLimitOptions;
   /** Where the service's metrics go, served at `/metrics`; `false` for none. @default prom-client's global registry */
   metrics?: Registry | false;
+  /** Serve `/metrics` only to `Authorization: Bearer <metricsToken>`. @default open to anyone who reaches the service */
+  metricsToken?: string;
+  /** Whether the app serves `/metrics` itself; `false` when they are served elsewhere (`serveBaton`'s `metricsPort`). @default true */
+  metricsRoute?: boolean;
+  /** The largest request body, in bytes; a larger one is refused with 413 while it is read. @default 1 MiB (1,048,576) */
+  maxBodyBytes?: number;
+  /**
+   * The largest JSON, in bytes, the service sends to Temporal in one request (a start's input, a
+   * message with its conversation's start, a decision, a replay's overrides); more is refused with
+   * 413 before anything is sent. @default the namespace's blob size limit (2 MiB unless configured) less 1 KiB
+   */
+  payloadLimitBytes?: number;
   /** A server span per request, in whose trace the chains it starts run. Give the Baton's client `tracing.clientInterceptors()` too. */
   tracing?: BatonTracing;
   /** Deadline of a request's calls to Temporal. @default 10 seconds */
@@ -70,8 +84,11 @@ export function createBatonApp(options: BatonServiceOptions): ServiceApp {
     ...(options.metrics !== false ? { metrics: ServiceMetrics.in(options.metrics ?? globalRegistry, options.baton) } : {}),
     feed: new ApprovalsFeed(options.baton, options.approvalsPollMs ?? 1_000, (err) => log('reading the pending approvals failed', err)),
     temporalTimeoutMs: options.temporalTimeoutMs ?? 10_000,
+    payloadLimit: new PayloadLimit(options.baton.client, options.payloadLimitBytes),
     log,
   };
+  const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  if (!(Number.isInteger(maxBodyBytes) && maxBodyBytes > 0)) throw new Error(`maxBodyBytes must be a whole number of bytes above 0, got ${options.maxBodyBytes}`);
   const app: ServiceApp = new OpenAPIHono<ServiceEnv>({
     defaultHook: (result) => {
       if (result.success) return;
@@ -90,6 +107,10 @@ export function createBatonApp(options: BatonServiceOptions): ServiceApp {
   if (ctx.metrics) app.use('*', requestMetrics(ctx.metrics));
   app.use('/v1/*', async (c, next) => {
     c.set('identity', await authenticator.identify(c.req.header('authorization')));
+    await next();
+  });
+  app.use('/v1/*', bodySizeLimit(maxBodyBytes));
+  app.use('/v1/*', async (c, next) => {
     // Streams wait on purpose; every other request's Temporal calls get the deadline.
     if (c.req.path.endsWith('/events')) return next();
     return options.baton.client.connection.withDeadline(Date.now() + ctx.temporalTimeoutMs, () => next());
@@ -98,6 +119,7 @@ export function createBatonApp(options: BatonServiceOptions): ServiceApp {
   app.openAPIRegistry.registerComponent('securitySchemes', 'bearer', { type: 'http', scheme: 'bearer', description: 'A static token or a JWT, mapped to an identity and roles' });
   app.openapi(meRoute, (c) => c.json(c.get('identity'), 200));
   runRoutes(app, ctx);
+  runEventRoutes(app, ctx);
   conversationRoutes(app, ctx);
   approvalRoutes(app, ctx);
   app.doc31('/openapi.json', {
@@ -112,14 +134,13 @@ export function createBatonApp(options: BatonServiceOptions): ServiceApp {
       return c.json({ status: 'unavailable', temporal: 'unreachable' }, 503);
     }
   });
-  if (ctx.metrics) {
-    const registry = ctx.metrics.registry;
-    app.get('/metrics', async (c) => c.body(await registry.metrics(), 200, { 'content-type': registry.contentType }));
-  }
+  if (ctx.metrics && options.metricsRoute !== false) app.get('/metrics', metricsHandler(ctx.metrics.registry, options.metricsToken));
   app.get('/', (c) => c.html(pageHtml('assets/'), 200, PAGE_HEADERS));
   app.get('/runs/:id', (c) => c.html(pageHtml('../assets/'), 200, PAGE_HEADERS));
   app.get('/assets/:file', (c) => {
-    const asset = PAGE_ASSETS[c.req.param('file')];
+    const file = c.req.param('file');
+    // An own property only: `__proto__` or `constructor` is no asset.
+    const asset = Object.hasOwn(PAGE_ASSETS, file) ? PAGE_ASSETS[file] : undefined;
     if (!asset) throw new HttpProblem(404, 'Not found', `no asset ${c.req.param('file')}`);
     return c.body(asset.body, 200, { ...PAGE_HEADERS, 'content-type': asset.type, 'cache-control': 'no-cache' });
   });

@@ -8,8 +8,9 @@ import type { PendingHandoff } from '../client/baton';
 import { redactPending } from '../client/sensitive';
 import { chainQuery } from '../common/messages';
 import type { HandoffRecord } from '../common/run';
-import { mayDecide, Permission, requirePermission, type Identity } from './auth';
-import { BEARER, type ServiceApp, type ServiceContext } from './context';
+import { secured } from './access';
+import { mayDecide, Permission, type Identity } from './auth';
+import type { ServiceApp, ServiceContext } from './context';
 import { jsonBody, problems } from './openapi';
 import { HttpProblem } from './problems';
 import { ApprovalRecordSchema, DecisionSchema, PendingApprovalSchema } from './schemas';
@@ -22,8 +23,8 @@ const listRoute = createRoute({
   path: '/v1/approvals',
   tags: ['approvals'],
   summary: 'Every handoff and tool call waiting for approval, across chains, oldest first',
-  security: BEARER,
-  responses: { 200: jsonBody(z.object({ approvals: z.array(PendingApprovalSchema) }), 'Waiting approvals'), ...problems(401, 503) },
+  ...secured(Permission.READ),
+  responses: { 200: jsonBody(z.object({ approvals: z.array(PendingApprovalSchema) }), 'Waiting approvals'), ...problems(401, 403, 503) },
 });
 
 const streamRoute = createRoute({
@@ -31,8 +32,8 @@ const streamRoute = createRoute({
   path: '/v1/approvals/events',
   tags: ['approvals'],
   summary: 'The waiting approvals as Server-Sent Events: an `approvals` event with the whole list whenever it changes',
-  security: BEARER,
-  responses: { 200: { description: 'An event stream', content: { 'text/event-stream': { schema: z.string() } } }, ...problems(401) },
+  ...secured(Permission.READ),
+  responses: { 200: { description: 'An event stream', content: { 'text/event-stream': { schema: z.string() } } }, ...problems(401, 403) },
 });
 
 const decideRoute = createRoute({
@@ -40,15 +41,16 @@ const decideRoute = createRoute({
   path: '/v1/runs/{id}/approvals/{approvalId}',
   tags: ['approvals'],
   summary: "Approve or reject a waiting handoff or tool call as the token's identity",
-  description:
+  ...secured(
+    Permission.DECIDE,
     "The decision is recorded under the caller's identity, which must be among the policy's approvers (when it names any). " +
-    "A tool call may be approved with edited `arguments`; send its `callHash` so a decision meant for a call that changed since is refused (409).",
-  security: BEARER,
+      "A tool call may be approved with edited `arguments`; send its `callHash` so a decision meant for a call that changed since is refused (409).",
+  ),
   request: {
-    params: z.object({ id: z.string().min(1).openapi({ param: { name: 'id', in: 'path' } }), approvalId: z.string().min(1).openapi({ param: { name: 'approvalId', in: 'path' } }) }),
+    params: z.object({ id: z.string().min(1).max(1000).openapi({ param: { name: 'id', in: 'path' } }), approvalId: z.string().min(1).max(1000).openapi({ param: { name: 'approvalId', in: 'path' } }) }),
     body: { ...jsonBody(DecisionSchema, 'The decision'), required: true },
   },
-  responses: { 200: jsonBody(ApprovalRecordSchema, 'How the approval ended'), ...problems(400, 401, 403, 404, 409, 503) },
+  responses: { 200: jsonBody(ApprovalRecordSchema, 'How the approval ended'), ...problems(400, 401, 403, 404, 409, 413, 503) },
 });
 
 /** Register the approval routes. */
@@ -67,11 +69,14 @@ export function approvalRoutes(app: ServiceApp, ctx: ServiceContext): void {
       let latest: Promise<void> = Promise.resolve();
       const closed = new Promise<void>((resolve) => stream.onAbort(resolve));
       const unsubscribe = ctx.feed.subscribe((pending) => {
-        latest = latest.then(async () => {
-          const approvals = await withChains(ctx, pending, identity);
-          sent += 1;
-          await stream.writeSSE({ id: String(sent), event: 'approvals', data: JSON.stringify({ approvals }) });
-        });
+        latest = latest
+          .then(async () => {
+            const approvals = await withChains(ctx, pending, identity);
+            sent += 1;
+            await stream.writeSSE({ id: String(sent), event: 'approvals', data: JSON.stringify({ approvals }) });
+          })
+          // The client went away while the list was written: the stream is closing.
+          .catch(() => undefined);
       });
       const keepalive = setInterval(() => void stream.write(': keepalive\n\n').catch(() => undefined), 15_000);
       await closed;
@@ -82,9 +87,9 @@ export function approvalRoutes(app: ServiceApp, ctx: ServiceContext): void {
 
   app.openapi(decideRoute, async (c) => {
     const identity = c.get('identity');
-    requirePermission(identity, Permission.DECIDE);
     const { id, approvalId } = c.req.valid('param');
     const { decision, comment, arguments: edited, callHash } = c.req.valid('json');
+    await ctx.payloadLimit.check('The decision', { handoffId: approvalId, approver: identity.name, comment, arguments: edited, callHash });
     // The chain's own waiting handoffs and those of its specialists (delegation), as its workers see them.
     const waiting = (await ctx.baton.getRun(id).pendingApprovals()).find((p) => p.handoffId === approvalId);
     if (!waiting) throw new HttpProblem(404, 'Not found', `no approval ${approvalId} is waiting in chain ${id}`);

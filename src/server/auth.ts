@@ -5,10 +5,10 @@
  * approver of a decision.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { createRemoteJWKSet, jwtVerify, type JWTPayload } from 'jose';
+import { createRemoteJWKSet, errors as joseErrors, jwtVerify, type JWTPayload } from 'jose';
 import { HttpProblem } from './problems';
 
-/** Roles a token may carry. Every role may read runs, audits and approvals. */
+/** Roles a token may carry. Every role may read runs, audits and approvals; a token with no role reads nothing. */
 export const Role = {
   /** Reads runs, audits, events and approvals. */
   VIEWER: 'viewer',
@@ -24,10 +24,18 @@ export type Role = (typeof Role)[keyof typeof Role];
 const ROLES = new Set<string>(Object.values(Role));
 
 /** What a caller may do. */
-export const Permission = { READ: 'read', START: 'start', DECIDE: 'decide' } as const;
+export const Permission = {
+  /** Read runs, audits, events, approvals and conversations, and their streams. */
+  READ: 'read',
+  /** Start and replay runs, send messages to conversations and end them. */
+  START: 'start',
+  /** Decide approvals (as the policy's `approvers` allow). */
+  DECIDE: 'decide',
+} as const;
 export type Permission = (typeof Permission)[keyof typeof Permission];
 
-const GRANTS: Record<Permission, readonly Role[]> = {
+/** The roles that grant each permission. */
+export const GRANTS: Readonly<Record<Permission, readonly Role[]>> = {
   read: [Role.VIEWER, Role.STARTER, Role.APPROVER, Role.ADMIN],
   start: [Role.STARTER, Role.ADMIN],
   decide: [Role.APPROVER, Role.ADMIN],
@@ -57,6 +65,11 @@ export interface JwtAuthOptions {
   identityClaim?: string;
   /** The claim listing roles (an array, or a space-separated string). @default "roles" */
   rolesClaim?: string;
+  /**
+   * Accept JWTs without an `exp` claim (tokens that never expire). Refused by default: a leaked
+   * token without an expiry works for ever. @default false
+   */
+  allowMissingExp?: boolean;
 }
 
 /** How the service authenticates callers. At least one way must be given. */
@@ -84,8 +97,9 @@ export class Authenticator {
   async identify(header: string | undefined): Promise<Identity> {
     const token = /^Bearer\s+(\S+)\s*$/i.exec(header ?? '')?.[1];
     if (!token) throw unauthorized('a bearer token is required (Authorization: Bearer <token>)');
-    const identity = (await this.fromJwt(token)) ?? this.fromStatic(token) ?? (await this.options.authenticate?.(token));
-    if (!identity) throw unauthorized('the token is not valid');
+    const jwt = await this.fromJwt(token);
+    const identity = (jwt && 'identity' in jwt ? jwt.identity : undefined) ?? this.fromStatic(token) ?? (await this.options.authenticate?.(token));
+    if (!identity) throw unauthorized(jwt && 'refused' in jwt ? jwt.refused : 'the token is not valid');
     return identity;
   }
 
@@ -94,27 +108,55 @@ export class Authenticator {
     return this.digests.find((d) => timingSafeEqual(d.digest, digest))?.identity;
   }
 
-  private async fromJwt(token: string): Promise<Identity | undefined> {
+  /** The identity of a JWT; why a JWT whose signature verified is refused; `undefined` for a token that is not a JWT of the key set. */
+  private async fromJwt(token: string): Promise<{ identity: Identity } | { refused: string } | undefined> {
     const jwt = this.options.jwt;
     if (!jwt || !this.jwks || token.split('.').length !== 3) return undefined;
     let payload: JWTPayload;
     try {
-      ({ payload } = await jwtVerify(token, this.jwks, { ...(jwt.issuer ? { issuer: jwt.issuer } : {}), ...(jwt.audience ? { audience: jwt.audience } : {}) }));
-    } catch {
-      return undefined;
+      ({ payload } = await jwtVerify(token, this.jwks, {
+        ...(jwt.issuer ? { issuer: jwt.issuer } : {}),
+        ...(jwt.audience ? { audience: jwt.audience } : {}),
+        ...(jwt.allowMissingExp ? {} : { requiredClaims: ['exp'] }),
+      }));
+    } catch (err) {
+      return jwtRefusal(err);
     }
-    const name = payload[jwt.identityClaim ?? 'sub'];
-    if (typeof name !== 'string' || name === '') return undefined;
+    const claim = jwt.identityClaim ?? 'sub';
+    const name = payload[claim];
+    if (typeof name !== 'string' || name === '') return { refused: `the JWT has no "${claim}" claim naming who it stands for` };
     const raw = payload[jwt.rolesClaim ?? 'roles'];
     const roles = (Array.isArray(raw) ? raw : typeof raw === 'string' ? raw.split(' ') : []).filter((r): r is Role => typeof r === 'string' && ROLES.has(r));
-    return { name, roles };
+    return { identity: { name, roles } };
   }
 }
 
-/** 403 unless `identity` has a role that grants `permission`. */
+/** Why a JWT is refused, when its signature verified and a claim did not hold; `undefined` otherwise (maybe another kind of token). */
+function jwtRefusal(err: unknown): { refused: string } | undefined {
+  if (err instanceof joseErrors.JWTExpired) return { refused: 'the JWT has expired' };
+  if (err instanceof joseErrors.JWTClaimValidationFailed) {
+    if (err.claim === 'exp' && err.reason === 'missing') {
+      return { refused: 'the JWT has no "exp" claim; JWTs that never expire are refused unless the service allows them (jwt.allowMissingExp, BATON_JWT_ALLOW_MISSING_EXP=true)' };
+    }
+    return { refused: `the JWT's "${err.claim}" claim does not hold (${err.reason})` };
+  }
+  return undefined;
+}
+
+const WHAT: Record<Permission, string> = {
+  read: 'read runs, audits, events, approvals or conversations',
+  start: 'start or replay runs, or send messages to conversations and end them',
+  decide: 'decide approvals',
+};
+
+/** 403 unless `identity` has a role that grants `permission`, naming the permission and the roles that grant it. */
 export function requirePermission(identity: Identity, permission: Permission): void {
   if (identity.roles.some((r) => GRANTS[permission].includes(r))) return;
-  throw new HttpProblem(403, 'Forbidden', `${identity.name} may not ${permission === 'decide' ? 'decide approvals' : `${permission} runs`} (roles: ${identity.roles.join(', ') || 'none'})`);
+  throw new HttpProblem(
+    403,
+    'Forbidden',
+    `${identity.name} may not ${WHAT[permission]}: that needs the "${permission}" permission, which the roles ${GRANTS[permission].join(', ')} grant (this token's roles: ${identity.roles.join(', ') || 'none'})`,
+  );
 }
 
 /** Whether `identity` may decide an approval whose policy names `approvers` (anyone when absent). */

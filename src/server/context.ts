@@ -6,6 +6,7 @@ import type { OpenAPIHono } from '@hono/zod-openapi';
 import type { Baton } from '../client/baton';
 import type { Identity } from './auth';
 import type { ApprovalsFeed } from './events';
+import type { PayloadLimit } from './limits';
 import type { ServiceMetrics } from './metrics';
 import type { StartLimiter } from './rateLimit';
 
@@ -27,6 +28,8 @@ export interface ServiceContext {
   feed: ApprovalsFeed;
   /** Deadline of a request's calls to Temporal, in milliseconds. */
   temporalTimeoutMs: number;
+  /** What the routes may send to Temporal in one request. */
+  payloadLimit: PayloadLimit;
   log: (message: string, error?: unknown) => void;
 }
 

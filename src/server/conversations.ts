@@ -4,8 +4,11 @@
  */
 import { createRoute, z } from '@hono/zod-openapi';
 import { BatonError, InputTooLargeError, InvalidRunInputError, UserError } from '../common/errors';
-import { Permission, requirePermission } from './auth';
-import { BEARER, type ServiceApp, type ServiceContext } from './context';
+import { WorkflowType } from '../common/messages';
+import { secured } from './access';
+import { Permission } from './auth';
+import type { ServiceApp, ServiceContext } from './context';
+import { kindOf, mustBeConversation, notA } from './kinds';
 import { jsonBody, problems } from './openapi';
 import { fieldError, HttpProblem, toProblem } from './problems';
 
@@ -28,14 +31,17 @@ const sendRoute = createRoute({
   path: '/v1/conversations/{id}/messages',
   tags: ['conversations'],
   summary: 'Send a message and get the reply; starts the conversation when it does not exist',
-  description: 'An `Idempotency-Key` header stands in for `idempotencyKey`. A message to a conversation that ended is refused with 409; a turn that fails answers 422 with the typed error, and the conversation goes on as before it.',
-  security: BEARER,
+  ...secured(
+    Permission.START,
+    'An `Idempotency-Key` header stands in for `idempotencyKey`. A message to a conversation that ended, or to an id that is a chain (`handoffRun`) rather than a conversation, is refused with 409; ' +
+      'a message over the size limits with 413, before it is sent, so the id stays usable; a turn that fails answers 422 with the typed error, and the conversation goes on as before it.',
+  ),
   request: {
     params: ConversationIdParam,
     headers: z.object({ 'idempotency-key': z.string().min(1).max(200).optional() }),
     body: { ...jsonBody(SendMessageSchema, 'The message'), required: true },
   },
-  responses: { 200: jsonBody(ReplySchema, 'The reply'), ...problems(400, 401, 403, 404, 409, 422, 503) },
+  responses: { 200: jsonBody(ReplySchema, 'The reply'), ...problems(400, 401, 403, 404, 409, 413, 422, 503) },
 });
 
 const getRoute = createRoute({
@@ -43,9 +49,9 @@ const getRoute = createRoute({
   path: '/v1/conversations/{id}',
   tags: ['conversations'],
   summary: 'Where a conversation is (the active agent, what waits) and its turns',
-  security: BEARER,
+  ...secured(Permission.READ),
   request: { params: ConversationIdParam },
-  responses: { 200: jsonBody(AnyObject, 'The conversation'), ...problems(401, 404, 503) },
+  responses: { 200: jsonBody(AnyObject, 'The conversation'), ...problems(400, 401, 403, 404, 409, 503) },
 });
 
 const endRoute = createRoute({
@@ -53,9 +59,9 @@ const endRoute = createRoute({
   path: '/v1/conversations/{id}/end',
   tags: ['conversations'],
   summary: 'End a conversation once the messages it took are answered',
-  security: BEARER,
+  ...secured(Permission.START),
   request: { params: ConversationIdParam },
-  responses: { 200: jsonBody(AnyObject, "The conversation's result"), ...problems(401, 403, 404, 503) },
+  responses: { 200: jsonBody(AnyObject, "The conversation's result"), ...problems(400, 401, 403, 404, 409, 503) },
 });
 
 /** Register the conversation routes on `app`. */
@@ -64,13 +70,16 @@ export function conversationRoutes(app: ServiceApp, ctx: ServiceContext): void {
   const existing = (id: string) => ctx.baton.conversation(ctx.agents?.[0] ?? 'agent', { id });
 
   app.openapi(sendRoute, async (c) => {
-    requirePermission(c.get('identity'), Permission.START);
     const { id } = c.req.valid('param');
     const body = c.req.valid('json');
     if (ctx.agents && !ctx.agents.includes(body.agent)) {
       throw new HttpProblem(400, 'Invalid message', 'The message is not valid.', [{ path: 'agent', message: `unknown agent "${body.agent}" (the workers serve: ${ctx.agents.join(', ')})` }]);
     }
     const key = body.idempotencyKey ?? c.req.valid('header')['idempotency-key'];
+    // The update and the start that goes with it, as they would be sent: refused here, nothing reaches the conversation.
+    await ctx.payloadLimit.check('The message', { start: { agent: body.agent }, message: { message: body.message, idempotencyKey: key } });
+    const kind = await kindOf(ctx, id);
+    if (kind !== undefined && kind !== WorkflowType.CONVERSATION) throw notA('conversation', id, kind);
     try {
       const reply = await ctx.baton.conversation(body.agent, { id }).send(body.message, key ? { idempotencyKey: key } : {});
       return c.json(reply as unknown as Record<string, never>, 200);
@@ -80,14 +89,17 @@ export function conversationRoutes(app: ServiceApp, ctx: ServiceContext): void {
   });
 
   app.openapi(getRoute, async (c) => {
-    const chat = existing(c.req.valid('param').id);
+    const { id } = c.req.valid('param');
+    await mustBeConversation(ctx, id);
+    const chat = existing(id);
     const [status, turns] = await Promise.all([chat.status(), chat.history()]);
     return c.json({ id: chat.id, ...status, turns } as unknown as Record<string, never>, 200);
   });
 
   app.openapi(endRoute, async (c) => {
-    requirePermission(c.get('identity'), Permission.START);
-    const result = await existing(c.req.valid('param').id).end();
+    const { id } = c.req.valid('param');
+    await mustBeConversation(ctx, id);
+    const result = await existing(id).end();
     return c.json(result as unknown as Record<string, never>, 200);
   });
 }

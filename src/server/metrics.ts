@@ -3,8 +3,11 @@
  * the service, refused starts, and the approvals waiting across all chains (read from visibility
  * when scraped). Workers in the same process add theirs to the same registry.
  */
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { Context } from 'hono';
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import type { Baton } from '../client/baton';
+import { HttpProblem } from './problems';
 
 /** The service's metric families in one registry. */
 export class ServiceMetrics {
@@ -51,4 +54,22 @@ export class ServiceMetrics {
       },
     });
   }
+}
+
+/**
+ * `GET /metrics` of `registry`; with `token`, only for `Authorization: Bearer <token>` (401
+ * otherwise), as Prometheus sends with `authorization: {credentials: <token>}`.
+ */
+export function metricsHandler(registry: Registry, token?: string): (c: Context) => Promise<Response> {
+  const digest = (text: string) => createHash('sha256').update(text).digest();
+  const expected = token === undefined ? undefined : digest(token);
+  return async (c) => {
+    if (expected) {
+      const given = /^Bearer\s+(\S+)\s*$/i.exec(c.req.header('authorization') ?? '')?.[1];
+      if (!given || !timingSafeEqual(digest(given), expected)) {
+        throw new HttpProblem(401, 'Unauthorized', 'the metrics need the metrics token (Authorization: Bearer <token>)', undefined, { 'www-authenticate': 'Bearer' });
+      }
+    }
+    return c.body(await registry.metrics(), 200, { 'content-type': registry.contentType });
+  };
 }

@@ -7,9 +7,10 @@ import { ProblemSchema } from './schemas';
 const WHY: Record<number, string> = {
   400: 'Malformed input, with the field errors',
   401: 'No valid bearer token',
-  403: "The token's identity may not do this",
-  404: 'No such chain or approval',
-  409: 'Refused in the current state (e.g. an approval already decided, a chain still running)',
+  403: "The token's roles do not grant the permission this needs (named in the detail), or the policy does not list its identity",
+  404: 'No such chain, conversation or approval',
+  409: 'Refused in the current state (e.g. an approval already decided, a chain still running, an id that is not a conversation)',
+  413: 'The body is over the service’s limit, or what it would send to Temporal is over Temporal’s payload limit (the limit is named in the detail); nothing was sent',
   429: 'Too many starts for this identity; see Retry-After',
   503: 'Temporal (or the workers of the chain) cannot be reached; see Retry-After',
 };

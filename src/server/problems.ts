@@ -2,7 +2,7 @@
  * Errors as HTTP answers: RFC 9457 problem details (`application/problem+json`) with a status
  * that says whose fault it is, field errors for bad input, and never a stack trace.
  */
-import { ServiceError, WorkflowNotFoundError, WorkflowUpdateRPCTimeoutOrCancelledError } from '@temporalio/client';
+import { ServiceError, WorkflowNotFoundError, WorkflowUpdateFailedError, WorkflowUpdateRPCTimeoutOrCancelledError } from '@temporalio/client';
 import type { Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
@@ -38,34 +38,78 @@ export class HttpProblem extends Error {
   }
 }
 
-const GRPC_UNAVAILABLE = 14;
-const GRPC_DEADLINE_EXCEEDED = 4;
-const GRPC_NOT_FOUND = 5;
+/** gRPC status codes of Temporal's answers. */
+const Grpc = {
+  CANCELLED: 1,
+  UNKNOWN: 2,
+  INVALID_ARGUMENT: 3,
+  DEADLINE_EXCEEDED: 4,
+  NOT_FOUND: 5,
+  ALREADY_EXISTS: 6,
+  PERMISSION_DENIED: 7,
+  RESOURCE_EXHAUSTED: 8,
+  FAILED_PRECONDITION: 9,
+  ABORTED: 10,
+  OUT_OF_RANGE: 11,
+  UNIMPLEMENTED: 12,
+  UNAVAILABLE: 14,
+  UNAUTHENTICATED: 16,
+} as const;
 
-/** The HTTP answer for `err`; unexpected errors become a 500 that says nothing about internals. */
+const RETRY = { 'retry-after': '5' };
+
+/**
+ * The HTTP answer for `err`: baton's own errors and Temporal's answers each get a status that says
+ * whose fault it is, in baton's words (Temporal's own text stays in the service's log); anything
+ * else is a 500 that says nothing about internals.
+ */
 export function toProblem(err: unknown): HttpProblem {
   if (err instanceof HttpProblem) return err;
   // Hono's own refusals: a body that is not JSON, a request too large.
   if (err instanceof HTTPException && err.status < 500) return new HttpProblem(err.status as ContentfulStatusCode, 'Invalid request', err.message || 'The request cannot be read.');
-  if (err instanceof WorkflowNotFoundError || grpcCode(err) === GRPC_NOT_FOUND) {
-    return new HttpProblem(404, 'Not found', err instanceof WorkflowNotFoundError ? `no chain ${err.workflowId}` : 'no such chain');
-  }
-  const code = grpcCode(err);
-  if (code === GRPC_UNAVAILABLE) return new HttpProblem(503, 'Temporal unavailable', 'Temporal cannot be reached right now; try again shortly.', undefined, { 'retry-after': '5' });
-  if (code === GRPC_DEADLINE_EXCEEDED) {
-    return new HttpProblem(503, 'Temporal did not answer', 'Temporal (or the workers serving this chain) did not answer in time; try again shortly.', undefined, { 'retry-after': '5' });
-  }
+  if (err instanceof WorkflowNotFoundError) return new HttpProblem(404, 'Not found', `no chain ${err.workflowId}`);
   if (err instanceof InvalidRunInputError) return new HttpProblem(400, 'Invalid run input', 'The run input is not valid.', err.problems.map(fieldError));
   if (err instanceof ApprovalRefusedError) return new HttpProblem(409, 'Decision refused', err.reason);
   if (err instanceof InputTooLargeError) return new HttpProblem(413, 'Input too large', err.message, err.fields.map((f) => ({ path: f.field, message: `is ${f.size} ${f.unit}; the limit is ${f.limit}` })));
   if (err instanceof UserError) return new HttpProblem(409, 'Refused', err.message);
-  return new HttpProblem(500, 'Internal error', 'The service failed to handle this request; the failure is in its log.');
+  if (err instanceof WorkflowUpdateFailedError) return new HttpProblem(409, 'Refused', 'The workflow refused the request.');
+  const code = grpcCode(err);
+  return code === undefined ? new HttpProblem(500, 'Internal error', 'The service failed to handle this request; the failure is in its log.') : temporalProblem(code);
+}
+
+/** Temporal's refusal with gRPC status `code`, as an HTTP answer. */
+function temporalProblem(code: number): HttpProblem {
+  switch (code) {
+    case Grpc.NOT_FOUND:
+      return new HttpProblem(404, 'Not found', 'no such chain');
+    case Grpc.INVALID_ARGUMENT:
+    case Grpc.OUT_OF_RANGE:
+      return new HttpProblem(400, 'Refused by Temporal', 'Temporal refused the request as invalid (an id, or a value over one of its limits); the details are in the service\'s log.');
+    case Grpc.ALREADY_EXISTS:
+    case Grpc.FAILED_PRECONDITION:
+      return new HttpProblem(409, 'Refused', 'Temporal refused the request in the current state of the workflow.');
+    case Grpc.UNAVAILABLE:
+      return new HttpProblem(503, 'Temporal unavailable', 'Temporal cannot be reached right now; try again shortly.', undefined, RETRY);
+    case Grpc.DEADLINE_EXCEEDED:
+    case Grpc.CANCELLED:
+      return new HttpProblem(503, 'Temporal did not answer', 'Temporal (or the workers serving this chain) did not answer in time; try again shortly.', undefined, RETRY);
+    case Grpc.RESOURCE_EXHAUSTED:
+    case Grpc.ABORTED:
+      return new HttpProblem(503, 'Temporal is busy', 'Temporal is over one of its rate or size limits; try again shortly.', undefined, RETRY);
+    default:
+      // Temporal refused the service itself (its credentials, its version) or failed: the service's fault, not the caller's.
+      return new HttpProblem(502, 'Temporal failed', 'Temporal failed or refused the service; the details are in the service\'s log.');
+  }
+}
+
+/** The problem details of `problem`. */
+export function problemBody(problem: HttpProblem): Problem {
+  return { title: problem.title, status: problem.status, detail: problem.message, ...(problem.errors ? { errors: problem.errors } : {}) };
 }
 
 /** Answer with `problem` as problem details. */
 export function sendProblem(c: Context, problem: HttpProblem): Response {
-  const body: Problem = { title: problem.title, status: problem.status, detail: problem.message, ...(problem.errors ? { errors: problem.errors } : {}) };
-  return c.body(JSON.stringify(body), problem.status, { 'content-type': 'application/problem+json', ...problem.headers });
+  return c.body(JSON.stringify(problemBody(problem)), problem.status, { 'content-type': 'application/problem+json', ...problem.headers });
 }
 
 /** A validation message of baton's (`"options.maxHandoffs" must be …`) as a field error. */

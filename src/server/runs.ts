@@ -5,19 +5,19 @@
 import { createHash } from 'node:crypto';
 import { createRoute, z } from '@hono/zod-openapi';
 import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, type Client } from '@temporalio/client';
-import { streamSSE } from 'hono/streaming';
 import { formatTimeline, toMermaid } from '../audit/format';
 import type { AuditChain } from '../audit/chain';
 import { InvalidRunInputError } from '../common/errors';
 import { validateRunInput, overrideProblems } from '../common/input';
-import { BatonAgent, BatonStatusAttribute, PENDING_MEMO } from '../common/messages';
+import { BatonAgent, BatonStatusAttribute, PENDING_MEMO, WorkflowType } from '../common/messages';
 import type { HandoffRunInput, Usage } from '../common/run';
 import type { StartOptions } from '../client/baton';
-import { mayDecide, Permission, requirePermission, type Identity } from './auth';
+import { secured } from './access';
+import { mayDecide, Permission, type Identity } from './auth';
 import type { PendingApproval } from '../common/approvals';
 import { redactPendingApproval, TeamRedaction } from '../common/sensitive';
-import { BEARER, type ServiceApp, type ServiceContext } from './context';
-import { parseEventId, streamRunEvents } from './events';
+import type { ServiceApp, ServiceContext } from './context';
+import { mustBeChain, notA } from './kinds';
 import { flowSvg } from './flow';
 import { jsonBody, problems } from './openapi';
 import { fieldError, HttpProblem, type FieldError } from './problems';
@@ -28,13 +28,12 @@ const startRoute = createRoute({
   path: '/v1/runs',
   tags: ['runs'],
   summary: 'Start a chain',
-  description: 'With an Idempotency-Key, a retried request (same identity, same key, same body) answers with the run the first one started.',
-  security: BEARER,
+  ...secured(Permission.START, 'With an Idempotency-Key, a retried request (same identity, same key, same body) answers with the run the first one started.'),
   request: {
     headers: z.object({ 'idempotency-key': z.string().min(1).max(200).optional() }),
     body: { ...jsonBody(StartRunSchema, 'The first agent, its input, and run options'), required: true },
   },
-  responses: { 201: jsonBody(RunStartedSchema, 'Started'), 200: jsonBody(RunStartedSchema, 'Started earlier with the same Idempotency-Key'), ...problems(400, 401, 403, 409, 429, 503) },
+  responses: { 201: jsonBody(RunStartedSchema, 'Started'), 200: jsonBody(RunStartedSchema, 'Started earlier with the same Idempotency-Key'), ...problems(400, 401, 403, 409, 413, 429, 503) },
 });
 
 const getRoute = createRoute({
@@ -42,9 +41,9 @@ const getRoute = createRoute({
   path: '/v1/runs/{id}',
   tags: ['runs'],
   summary: 'Where a chain is: status, current agent, handoffs, usage, the answer or the error',
-  security: BEARER,
+  ...secured(Permission.READ),
   request: { params: RunIdParam },
-  responses: { 200: jsonBody(RunSchema, 'The chain'), ...problems(401, 404, 503) },
+  responses: { 200: jsonBody(RunSchema, 'The chain'), ...problems(400, 401, 403, 404, 503) },
 });
 
 const auditRoute = createRoute({
@@ -52,26 +51,12 @@ const auditRoute = createRoute({
   path: '/v1/runs/{id}/audit',
   tags: ['runs'],
   summary: 'The chain rebuilt from its workflow history',
-  description: '`format=json` (default: the `baton.audit/v1` document), `timeline` (text), `mermaid` (a flowchart) or `svg` (the flow drawn).',
-  security: BEARER,
+  ...secured(Permission.READ, '`format=json` (default: the `baton.audit/v1` document), `timeline` (text), `mermaid` (a flowchart) or `svg` (the flow drawn).'),
   request: { params: RunIdParam, query: z.object({ format: z.enum(['json', 'timeline', 'mermaid', 'svg']).optional() }) },
   responses: {
     200: { description: 'The audit', content: { 'application/json': { schema: z.object({}).passthrough() }, 'text/plain': { schema: z.string() }, 'image/svg+xml': { schema: z.string() } } },
-    ...problems(400, 401, 404, 503),
+    ...problems(400, 401, 403, 404, 503),
   },
-});
-
-const eventsRoute = createRoute({
-  method: 'get',
-  path: '/v1/runs/{id}/events',
-  tags: ['runs'],
-  summary: "The chain's events as Server-Sent Events",
-  description:
-    'Model and tool calls, handoffs, approvals asked and decided, and the end (`completed`, `failed` or `ended`), from the start of the chain. ' +
-    'Each event has an id; reconnect with `Last-Event-ID` to get only what came after it.',
-  security: BEARER,
-  request: { params: RunIdParam, headers: z.object({ 'last-event-id': z.string().optional() }) },
-  responses: { 200: { description: 'An event stream', content: { 'text/event-stream': { schema: z.string() } } }, ...problems(401, 404, 503) },
 });
 
 const replayRoute = createRoute({
@@ -79,17 +64,18 @@ const replayRoute = createRoute({
   path: '/v1/runs/{id}/replay',
   tags: ['runs'],
   summary: 'Continue a failed chain from its last good step',
-  security: BEARER,
+  ...secured(Permission.START),
   request: { params: RunIdParam, body: { ...jsonBody(ReplaySchema, 'Where to continue from and what to change'), required: false } },
-  responses: { 202: jsonBody(ReplayStartedSchema, 'The new run'), ...problems(400, 401, 403, 404, 409, 429, 503) },
+  responses: { 202: jsonBody(ReplayStartedSchema, 'The new run'), ...problems(400, 401, 403, 404, 409, 413, 429, 503) },
 });
 
 /** Register the run routes. */
 export function runRoutes(app: ServiceApp, ctx: ServiceContext): void {
   app.openapi(startRoute, async (c) => {
     const identity = c.get('identity');
-    requirePermission(identity, Permission.START);
     const { workflowId, ...body } = c.req.valid('json');
+    // Over Temporal's limit is refused first, whatever else is wrong with the input.
+    await ctx.payloadLimit.check('The run input (agent, input, options and context)', body);
     if (ctx.agents && !ctx.agents.includes(body.agent)) {
       throw new HttpProblem(400, 'Invalid run input', `no agent "${body.agent}"`, [{ path: 'agent', message: `"agent" must be one of ${ctx.agents.join(', ')}` }]);
     }
@@ -121,7 +107,9 @@ export function runRoutes(app: ServiceApp, ctx: ServiceContext): void {
   app.openapi(getRoute, async (c) => c.json(await runView(ctx, c.req.valid('param').id, c.get('identity')), 200));
 
   app.openapi(auditRoute, async (c) => {
-    const chain = await ctx.baton.audit(c.req.valid('param').id);
+    const { id } = c.req.valid('param');
+    await mustBeChain(ctx, id);
+    const chain = await ctx.baton.audit(id);
     const format = c.req.valid('query').format ?? 'json';
     if (format === 'timeline') return c.text(formatTimeline(chain), 200);
     if (format === 'mermaid') return c.text(toMermaid(chain), 200);
@@ -129,32 +117,31 @@ export function runRoutes(app: ServiceApp, ctx: ServiceContext): void {
     return c.json(chain as unknown as Record<string, never>, 200);
   });
 
-  app.openapi(eventsRoute, async (c) => {
-    const id = c.req.valid('param').id;
-    const after = parseEventId(c.req.valid('header')['last-event-id']);
-    if (!after) await ctx.baton.client.workflow.getHandle(id).describe();
-    return streamSSE(
-      c,
-      (stream) => streamRunEvents(stream, ctx.baton.client, id, after),
-      async (err) => ctx.log(`events of ${id} stopped`, err),
-    ) as never;
-  });
-
   app.openapi(replayRoute, async (c) => {
     const identity = c.get('identity');
-    requirePermission(identity, Permission.START);
     const id = c.req.valid('param').id;
-    const body = (await c.req.json().catch(() => ({}))) as z.infer<typeof ReplaySchema>;
-    const parsed = ReplaySchema.safeParse(body);
+    const parsed = ReplaySchema.safeParse(optionalJson(await c.req.text()));
     if (!parsed.success) throw new HttpProblem(400, 'Invalid replay', 'The replay request is not valid.', parsed.error.issues.map((i) => ({ path: i.path.join('.'), message: i.message })));
     if (parsed.data.overrides) {
+      await ctx.payloadLimit.check('The replay request', parsed.data.overrides);
       const bad = overrideProblems(parsed.data.overrides, ctx.agents);
       if (bad.length > 0) throw new HttpProblem(400, 'Invalid overrides', 'The overrides are not valid.', bad.map(fieldError));
     }
+    await mustBeChain(ctx, id);
     takeStart(ctx, identity.name);
     const started = await ctx.baton.replay(id, parsed.data as Parameters<typeof ctx.baton.replay>[1]);
     return c.json(started, 202);
   });
+}
+
+/** An optional JSON body: `{}` when empty, 400 when it is not JSON. */
+function optionalJson(text: string): unknown {
+  if (text.trim() === '') return {};
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new HttpProblem(400, 'Invalid replay', 'The body is not JSON; send a JSON object {fromHandoff?, overrides?}, or no body to replay from the last good step.');
+  }
 }
 
 /** The run input, or 400 with each problem as a field of the request body. */
@@ -237,6 +224,7 @@ function stableJson(value: unknown): string {
  */
 async function runView(ctx: ServiceContext, workflowId: string, identity: Identity): Promise<z.infer<typeof RunSchema>> {
   const description = await ctx.baton.client.workflow.getHandle(workflowId).describe();
+  if (description.type !== WorkflowType.HANDOFF_RUN) throw notA('chain', workflowId, description.type);
   const chain = await ctx.baton.audit(workflowId);
   const running = chain.status === 'running';
   const status = running ? (description.typedSearchAttributes.get(BatonStatusAttribute) ?? 'running') : chain.status;

@@ -137,4 +137,4 @@ export const ReplayStartedSchema = z
 
 export const IdentitySchema = z.object({ name: z.string(), roles: z.array(z.string()) }).openapi('Identity');
 
-export const RunIdParam = z.object({ id: z.string().min(1).openapi({ param: { name: 'id', in: 'path' }, description: 'The workflow id of the chain' }) });
+export const RunIdParam = z.object({ id: z.string().min(1).max(1000).openapi({ param: { name: 'id', in: 'path' }, description: 'The workflow id of the chain' }) });

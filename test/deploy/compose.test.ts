@@ -70,7 +70,7 @@ describe('docker-compose.yml', () => {
     for (const s of Object.values(services)) expect(JSON.stringify(s.healthcheck ?? {})).not.toContain('tctl');
     const dynamic = path.posix.join('/etc/temporal', temporal.environment!.DYNAMIC_CONFIG_FILE_PATH!);
     expect(fs.existsSync(hostPath(temporal, dynamic))).toBe(true);
-    expect(temporal.ports).toContain('7233:7233');
+    expect(temporal.ports).toContain('${BATON_PUBLISH_ADDRESS:-127.0.0.1}:7233:7233');
   });
 
   it("registers baton's search attributes before a worker or the service starts", () => {
@@ -110,16 +110,34 @@ describe('docker-compose.yml', () => {
     const baton = service('baton');
     const port = flag(baton.command, '--port')!;
     expect(baton.ports!.every((p) => p.endsWith(`:${port}`))).toBe(true);
+    // Inside its container the service listens on every interface; Docker publishes it on BATON_PUBLISH_ADDRESS.
+    expect(flag(baton.command, '--host')).toBe('0.0.0.0');
     expect(baton.healthcheck!.test.join(' ')).toContain(`http://127.0.0.1:${port}/healthz`);
     const tokensFile = hostPath(baton, baton.environment!.BATON_TOKENS_FILE!);
     const tokens = parseTokens(fs.readFileSync(tokensFile, 'utf8'), tokensFile);
     expect(tokens.map((t) => t.roles).flat()).toEqual(expect.arrayContaining(['starter', 'approver']));
   });
 
+  it('publishes every port on 127.0.0.1 unless BATON_PUBLISH_ADDRESS says otherwise, with no admin token and no default Grafana password', () => {
+    const published = Object.entries(services).flatMap(([name, s]) => (s.ports ?? []).map((p) => [name, p] as const));
+    expect(published.map(([name]) => name).sort()).toEqual(['baton', 'grafana', 'prometheus', 'temporal', 'temporal-ui']);
+    for (const [name, p] of published) expect(p, name).toMatch(/^\$\{BATON_PUBLISH_ADDRESS:-127\.0\.0\.1\}:\d+(-\d+)?:\d+$/);
+    const baton = service('baton');
+    const tokens = parseTokens(fs.readFileSync(hostPath(baton, baton.environment!.BATON_TOKENS_FILE!), 'utf8'), 'tokens.dev.json');
+    expect(tokens.flatMap((t) => t.roles)).not.toContain('admin');
+    // The metrics port is scraped inside the stack, not published.
+    const metricsPort = baton.environment!.BATON_METRICS_PORT!;
+    expect(metricsPort).toMatch(/^\d+$/);
+    expect(published.map(([, p]) => p.split(':').at(-1))).not.toContain(metricsPort);
+    const grafana = service('grafana').environment!;
+    expect(grafana.GF_SECURITY_ADMIN_PASSWORD).toMatch(/^\$\{GRAFANA_ADMIN_PASSWORD:\?[^}]+\}$/);
+    expect(grafana.GF_SECURITY_ADMIN_USER).toMatch(/^\$\{GRAFANA_ADMIN_USER(:-\w+)?\}$/);
+  });
+
   it('publishes no host port twice, counting the ranges replicas take', () => {
     const hostPorts = Object.values(services).flatMap((s) =>
       (s.ports ?? []).flatMap((p) => {
-        const [from, to = from] = p.split(':')[0]!.split('-').map(Number);
+        const [from, to = from] = p.replace(/^\$\{[^}]+\}:/, '').split(':')[0]!.split('-').map(Number);
         return Array.from({ length: to! - from! + 1 }, (_, i) => from! + i);
       }),
     );
@@ -132,7 +150,7 @@ describe('docker-compose.yml', () => {
       scrape_configs: { job_name: string; dns_sd_configs?: { names: string[]; port: number }[]; static_configs?: { targets: string[] }[] }[];
     };
     const job = (name: string) => config.scrape_configs.find((j) => j.job_name === name)!;
-    expect(job('baton-service').dns_sd_configs![0]).toMatchObject({ names: ['baton'], port: Number(flag(service('baton').command, '--port')) });
+    expect(job('baton-service').dns_sd_configs![0]).toMatchObject({ names: ['baton'], port: Number(service('baton').environment!.BATON_METRICS_PORT) });
     expect(job('baton-worker').dns_sd_configs![0]).toMatchObject({ names: ['worker'], port: Number(service('worker').environment!.BATON_METRICS_PORT) });
     expect(job('temporal').static_configs![0]!.targets).toEqual([`temporal:${service('temporal').environment!.PROMETHEUS_ENDPOINT!.split(':')[1]}`]);
   });

@@ -6,7 +6,7 @@ import { exportJWK, generateKeyPair, SignJWT, type KeyLike } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client, Connection } from '@temporalio/client';
 import { Baton } from '../../src/client/baton';
-import { createBatonApp } from '../../src/server';
+import { authOptionsFromEnv, createBatonApp } from '../../src/server';
 import { Authenticator, mayDecide, parseTokens, requirePermission } from '../../src/server/auth';
 import { HttpProblem } from '../../src/server/problems';
 import { StartLimiter } from '../../src/server/rateLimit';
@@ -75,6 +75,15 @@ describe('authentication', () => {
     expect(await res.json()).toEqual({ name: 'gina', roles: ['viewer'] });
     expect((await app.request('/v1/me')).status).toBe(401);
     await connection.close();
+  });
+
+  it('reads JWT options from the environment, accepting JWTs without exp only when BATON_JWT_ALLOW_MISSING_EXP says so', () => {
+    const base = { BATON_JWKS_URL: jwksUrl, BATON_JWT_AUDIENCE: 'baton,other' };
+    expect(authOptionsFromEnv(base)).toEqual({ jwt: { jwksUrl, audience: ['baton', 'other'] } });
+    expect(authOptionsFromEnv({ ...base, BATON_JWT_ALLOW_MISSING_EXP: 'true' })?.jwt?.allowMissingExp).toBe(true);
+    expect(authOptionsFromEnv({ ...base, BATON_JWT_ALLOW_MISSING_EXP: 'false' })?.jwt?.allowMissingExp).toBeUndefined();
+    expect(() => authOptionsFromEnv({ ...base, BATON_JWT_ALLOW_MISSING_EXP: 'sometimes' })).toThrow('BATON_JWT_ALLOW_MISSING_EXP must be true or false, got "sometimes"');
+    expect(authOptionsFromEnv({})).toBeUndefined();
   });
 
   it('grants by role, and lets only the policy’s approvers decide', () => {

@@ -61,6 +61,26 @@ describe('the baton command', () => {
     for (const token of Object.values(TOKENS)) expect(run.output.stdout + run.output.stderr).not.toContain(token);
   });
 
+  it('listens on 127.0.0.1 unless told otherwise, and serves /metrics on BATON_METRICS_PORT behind BATON_METRICS_TOKEN', async () => {
+    const [port, metricsPort] = [await freePort(), await freePort()];
+    const run = baton(['serve', '--port', String(port)], { BATON_TOKENS: JSON.stringify(STATIC_TOKENS), BATON_METRICS_PORT: String(metricsPort), BATON_METRICS_TOKEN: 'scrape-token-1', BATON_HOST: '' });
+    try {
+      await waitFor(async () => run.output.stdout, (out) => out.includes('baton serve: http://'), 60_000);
+      expect(run.output.stdout).toContain(`baton serve: http://127.0.0.1:${port} (approvals page /, API /v1, /openapi.json, http://127.0.0.1:${metricsPort}/metrics)`);
+      const reach = (url: string, headers: Record<string, string> = {}) => fetch(url, { headers, signal: AbortSignal.timeout(3_000) }).then((r) => r.status, () => 'refused');
+      expect(await reach(`http://127.0.0.1:${port}/healthz`)).toBe(200);
+      // Another loopback address reaches a service on every interface, not one on 127.0.0.1.
+      expect(await reach(`http://127.0.0.2:${port}/healthz`)).toBe('refused');
+      expect(await reach(`http://127.0.0.1:${port}/metrics`)).toBe(404);
+      expect(await reach(`http://127.0.0.1:${metricsPort}/metrics`)).toBe(401);
+      expect(await reach(`http://127.0.0.1:${metricsPort}/metrics`, { authorization: 'Bearer scrape-token-1' })).toBe(200);
+    } finally {
+      run.child.kill('SIGTERM');
+    }
+    expect(await run.exited).toBe(0);
+    expect(run.output.stdout + run.output.stderr).not.toContain('scrape-token-1');
+  });
+
   it('has a worker serve /metrics on BATON_METRICS_PORT', async () => {
     const port = await freePort();
     const run = baton(['worker', '--team', TEAM, '--task-queue', taskQueue()], { BATON_METRICS_PORT: String(port) });

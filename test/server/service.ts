@@ -1,7 +1,7 @@
 /** The HTTP service on a real Temporal dev server, for the server tests. */
 import type { Registry } from 'prom-client';
 import type { Team } from '../../src/agents/team';
-import type { Baton } from '../../src/client/baton';
+import { Baton } from '../../src/client/baton';
 import type { DevServer } from '../../src/devserver/server';
 import { serveBaton, type BatonService, type ServeBatonOptions, type StaticToken } from '../../src/server';
 import type { CreateWorkerOptions } from '../../src/worker';
@@ -14,6 +14,8 @@ export const TOKENS = {
   ops: 'ops-starter-token',
   viewer: 'viewer-only-token',
   admin: 'admin-token-0001',
+  /** A token whose identity has no role: it may call `/v1/me` and nothing else. */
+  nobody: 'no-role-token-0001',
 } as const;
 
 export const STATIC_TOKENS: StaticToken[] = [
@@ -22,6 +24,7 @@ export const STATIC_TOKENS: StaticToken[] = [
   { token: TOKENS.ops, identity: 'ops', roles: ['starter'] },
   { token: TOKENS.viewer, identity: 'viewer', roles: ['viewer'] },
   { token: TOKENS.admin, identity: 'admin', roles: ['admin'] },
+  { token: TOKENS.nobody, identity: 'nobody', roles: [] },
 ];
 
 /** What a test gets: the service, its Baton and a caller. */
@@ -99,4 +102,27 @@ export async function withService<T>(
     },
     { ...(options.registry ? { metrics: { registry: options.registry } } : {}), ...options.worker },
   );
+}
+
+/**
+ * Run `fn` with the service alone, no worker: for what never waits on a chain (tokens, metrics,
+ * refusals at the edge). Chains it starts stay scheduled.
+ */
+export async function withBareService<T>(env: DevServer, fn: (fixture: Omit<ServiceFixture, 'queue'>) => Promise<T>, options: Partial<ServeBatonOptions> = {}): Promise<T> {
+  const baton = new Baton({ client: env.client, taskQueue: `bare-${Date.now().toString(36)}` });
+  const logged: string[] = [];
+  const service = await serveBaton({
+    baton,
+    auth: { tokens: STATIC_TOKENS },
+    port: 0,
+    host: '127.0.0.1',
+    metrics: false,
+    log: (message, err) => logged.push(`${message} ${err instanceof Error ? (err.stack ?? err.message) : String(err ?? '')}`),
+    ...options,
+  });
+  try {
+    return await fn({ service, baton, call: caller(service.url), logged });
+  } finally {
+    await service.close();
+  }
 }
