@@ -151,6 +151,11 @@ export const Patches = {
    * with `EmptyOutputError` rather than asking the model once more.
    */
   FINAL_TURN_ENDS: 'baton-final-turn-ends',
+  /**
+   * Decided when a model or tool call first fails with a heartbeat timeout: the call is started
+   * again (`lostWorkerRetries`) instead of failing.
+   */
+  LOST_WORKER_RESTARTS: 'baton-lost-worker-restarts',
 } as const;
 
 /**
