@@ -69,9 +69,10 @@ class RunReader {
   read(events: HistoryEvent[]): void {
     this.restarts = lostWorkerRestarts(events);
     for (const e of events) this.onEvent(e);
-    const last = events.at(-1);
+    // The last workflow task failed, and the tasks after it (retries in progress) did not finish.
+    const last = [...events].reverse().find((e) => !e.workflowTaskScheduledEventAttributes && !e.workflowTaskStartedEventAttributes && !e.workflowTaskTimedOutEventAttributes);
     const failed = last?.workflowTaskFailedEventAttributes;
-    if (failed && !failed.baseRunId && !isRoutine(failed.cause) && this.chain.status === 'running') {
+    if (last && failed && !failed.baseRunId && !isRoutine(failed.cause) && this.chain.status === 'running') {
       this.chain.stuck = { since: iso(timeOf(last)), error: failed.failure?.message ?? 'workflow task failed' };
     } else delete this.chain.stuck;
   }

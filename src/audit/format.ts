@@ -14,6 +14,7 @@ export function clip(text: string, n = 80): string {
 }
 
 const ERROR_WIDTH = 120;
+const STUCK_WIDTH = 400;
 const quoted = (text: string, n: number) => JSON.stringify(clip(text, n));
 const time = (iso: string) => iso.slice(11, 23);
 const pad = (s: string, n: number) => (s.length >= n ? s : s + ' '.repeat(n - s.length));
@@ -25,7 +26,8 @@ const ended = (x: Execution) => (x.status === 'completed' ? '' : ` [${x.status.r
 export function formatTimeline(chain: AuditChain): string {
   const head = [
     `chain ${chain.workflowId}: ${chain.status}${chain.runIds.length > 1 ? ` (${chain.runIds.length} runs)` : ''}`,
-    chain.stuck ? `stuck since ${time(chain.stuck.since)}: its workflow task keeps failing: ${clip(chain.stuck.error, ERROR_WIDTH)}` : undefined,
+    // Whole: what keeps a stuck chain from moving is the first thing its reader needs.
+    chain.stuck ? `stuck since ${time(chain.stuck.since)}: its workflow task keeps failing: ${clip(chain.stuck.error, STUCK_WIDTH)}` : undefined,
     chain.input ? `input: ${chain.input.agent} ← ${quoted(chain.input.input, 100)}` : undefined,
   ].filter(Boolean);
   const lines = chain.events.flatMap((e) => {
