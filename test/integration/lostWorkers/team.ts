@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import { z } from 'zod';
 import { defineAgent, defineTool, scripted, Team } from '../../../src';
 
-const callMs = Number(process.env.LOST_WORKER_CALL_MS ?? 1500);
+const callMs = Number(process.env.LOST_WORKER_CALL_MS ?? 3000);
 
 /** One start of the `fileCase` tool, as it logged it. */
 export interface ToolStart {
