@@ -34,12 +34,13 @@ afterEach(() => {
 });
 
 describe('a worker without the key a chain was encrypted with', () => {
-  const cases: [string, PayloadCodecOptions, RegExp][] = [
-    ['another key', { encryptionKeys: [encryptionKey('k2')] }, /a payload is encrypted with key "k1", which is not configured here \(configured: k2\); add key "k1" after the current key in BATON_ENCRYPTION_KEYS or BATON_ENCRYPTION_KEY_FILE/],
-    ['no key', {}, /a payload is encrypted with key "k1", and no encryption keys are configured here; set BATON_ENCRYPTION_KEYS or BATON_ENCRYPTION_KEY_FILE with key "k1"/],
+  // The CLI and the worker that finishes the chain are shown once: they read what history says either way.
+  const cases: [string, PayloadCodecOptions, RegExp, boolean][] = [
+    ['with another key: logs the key and where to configure it; history, the audit and the CLI say so too; a worker with the key then finishes the chain', { encryptionKeys: [encryptionKey('k2')] }, /a payload is encrypted with key "k1", which is not configured here \(configured: k2\); add key "k1" after the current key in BATON_ENCRYPTION_KEYS or BATON_ENCRYPTION_KEY_FILE/, true],
+    ['with no key: logs the key and where to configure it; history and the audit say so too', {}, /a payload is encrypted with key "k1", and no encryption keys are configured here; set BATON_ENCRYPTION_KEYS or BATON_ENCRYPTION_KEY_FILE with key "k1"/, false],
   ];
 
-  it.each(cases)('(%s) logs the key and where to configure it; history, the audit and the CLI say so too; a worker with the key then finishes the chain', async (_name, workerCodec, message) => {
+  it.each(cases)('%s', async (_title, workerCodec, message, whole) => {
     const k1 = encryptionKey('k1');
     const queue = taskQueue();
     const baton = new Baton({ client: codecClient(server.env, { encryptionKeys: [k1] }), taskQueue: queue });
@@ -61,6 +62,7 @@ describe('a worker without the key a chain was encrypted with', () => {
 
     const audit = await baton.audit(run.workflowId);
     expect(audit.stuck?.error).toMatch(message);
+    if (!whole) return;
     const printed = await cli(['audit', run.workflowId], { BATON_ENCRYPTION_KEYS: keysEnv([k1]) });
     expect(printed.stdout).toMatch(/stuck since .*: its workflow task keeps failing: .*key "k1"/);
     expect(printed.stdout).toMatch(SETTING);
