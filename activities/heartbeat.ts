@@ -1,13 +1,23 @@
 import type { Context } from '@temporalio/activity';
+import type { LostWorkerRestart } from '../src/common/lostWorkers';
+
+/**
+ * The details of the last heartbeat before this attempt: the previous attempt's, or, on the first
+ * attempt of a call started again after its worker was lost, those the lost attempt sent.
+ */
+export function previousHeartbeat(ctx: Context, lostWorker?: LostWorkerRestart): unknown {
+  return ctx.info.heartbeatDetails ?? lostWorker?.heartbeat;
+}
 
 /**
  * Run `work` while heartbeating on a timer, so Temporal notices a dead worker within the run's
- * `heartbeatTimeout` and retries the call elsewhere, instead of waiting out the call's whole
+ * `heartbeatTimeout` and the call starts again elsewhere, instead of waiting out the call's whole
  * timeout. Heartbeats also deliver cancellation to the activity. `work` gets a `heartbeat` of its
- * own (a streaming model calls it per chunk); the timer repeats the latest details it was given.
+ * own (a streaming model calls it per chunk); the timer repeats the latest details it was given,
+ * starting from the previous attempt's (see {@link previousHeartbeat}).
  */
-export async function whileHeartbeating<T>(ctx: Context, work: (heartbeat: (details?: unknown) => void) => Promise<T> | T): Promise<T> {
-  let latest: unknown = ctx.info.heartbeatDetails;
+export async function whileHeartbeating<T>(ctx: Context, work: (heartbeat: (details?: unknown) => void) => Promise<T> | T, lostWorker?: LostWorkerRestart): Promise<T> {
+  let latest: unknown = previousHeartbeat(ctx, lostWorker);
   const heartbeat = (details?: unknown) => {
     if (details !== undefined) latest = details;
     ctx.heartbeat(latest);

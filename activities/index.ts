@@ -17,7 +17,7 @@ import type { McpTools } from '../src/mcp/tools';
 import type { CheckGuardrailInput, GuardrailVerdict } from '../src/common/controls';
 import { verdictOf } from '../src/agents/guardrails';
 import { checkAnswer, checkHandoffInputs, SUMMARY_INSTRUCTIONS } from './answer';
-import { whileHeartbeating } from './heartbeat';
+import { previousHeartbeat, whileHeartbeating } from './heartbeat';
 import { routeSpecialist } from './routing';
 
 /** What the activities need from the worker. */
@@ -44,14 +44,17 @@ export function createActivities({ team, providers = {}, hooks = {}, mcp }: Acti
       const known = Object.keys(resolved).join(', ');
       throw toApplicationFailure(new ModelRequestError(`this worker has no model provider "${input.model.provider}" (it has ${known}); register it with createWorker({providers})`));
     }
-    const response = await whileHeartbeating(ctx, (heartbeat) =>
-      provider.call(input, {
-        attempt: ctx.info.attempt,
-        signal: ctx.cancellationSignal,
-        sleep: (ms) => ctx.sleep(ms),
-        heartbeat,
-        previousHeartbeat: ctx.info.heartbeatDetails,
-      }),
+    const response = await whileHeartbeating(
+      ctx,
+      (heartbeat) =>
+        provider.call(input, {
+          attempt: ctx.info.attempt,
+          signal: ctx.cancellationSignal,
+          sleep: (ms) => ctx.sleep(ms),
+          heartbeat,
+          previousHeartbeat: previousHeartbeat(ctx, input.lostWorker),
+        }),
+      input.lostWorker,
     );
     const outputType = team.get(input.agentId)?.outputType;
     if (outputType && response.toolCalls.length === 0) return { ...response, output: checkAnswer(response.content, outputType) };
@@ -97,6 +100,7 @@ export function createActivities({ team, providers = {}, hooks = {}, mcp }: Acti
           },
           { attempt: ctx.info.attempt, signal: ctx.cancellationSignal, sleep: (ms) => ctx.sleep(ms), heartbeat },
         ),
+        input.lostWorker,
       );
       return { summary: response.content ?? '', usage: response.usage };
     },
@@ -106,7 +110,7 @@ export function createActivities({ team, providers = {}, hooks = {}, mcp }: Acti
       const ctx = Context.current();
       const provider = resolved[input.model.provider];
       if (!provider) throw toApplicationFailure(new ModelRequestError(`this worker has no model provider "${input.model.provider}"`));
-      return whileHeartbeating(ctx, (heartbeat) => routeSpecialist(provider, input, { attempt: ctx.info.attempt, signal: ctx.cancellationSignal, sleep: (ms) => ctx.sleep(ms), heartbeat }));
+      return whileHeartbeating(ctx, (heartbeat) => routeSpecialist(provider, input, { attempt: ctx.info.attempt, signal: ctx.cancellationSignal, sleep: (ms) => ctx.sleep(ms), heartbeat }), input.lostWorker);
     },
 
     /** A handoff's `onHandoff` check: a reason when it vetoes. */
@@ -122,7 +126,7 @@ export function createActivities({ team, providers = {}, hooks = {}, mcp }: Acti
     },
 
     /** One tool call; `ok: false` results go back to the model, thrown errors are retried. */
-    async runTool({ agentId, call, idempotencyKey, context = {} }: RunToolInput): Promise<RunToolResult> {
+    async runTool({ agentId, call, idempotencyKey, context = {}, lostWorker }: RunToolInput): Promise<RunToolResult> {
       const ctx = Context.current();
       const tool = team.tool(agentId, call.name);
       if (!tool) {
@@ -133,7 +137,7 @@ export function createActivities({ team, providers = {}, hooks = {}, mcp }: Acti
           // Unreachable servers are retried by the run's policy; the last attempt tells the model instead.
           const lastAttempt = ctx.info.attempt >= (ctx.info.retryPolicy?.maximumAttempts || Infinity);
           const options = { idempotencyKey, signal: ctx.cancellationSignal, timeoutMs: ctx.info.startToCloseTimeoutMs, lastAttempt };
-          return whileHeartbeating(ctx, (heartbeat) => mcp!.run(remote, call.arguments, { ...options, heartbeat }));
+          return whileHeartbeating(ctx, (heartbeat) => mcp!.run(remote, call.arguments, { ...options, heartbeat }), lostWorker);
         }
         return { ok: false, content: unknownToolAnswer(call.name, [...team.toolNames(agent), ...(mcp?.names(agent.mcpServers) ?? [])]) };
       }
@@ -160,7 +164,9 @@ export function createActivities({ team, providers = {}, hooks = {}, mcp }: Acti
             attempt: ctx.info.attempt,
             signal: ctx.cancellationSignal,
             heartbeat,
+            previousHeartbeat: previousHeartbeat(ctx, lostWorker),
           }),
+          lostWorker,
         );
         return { ok: true, content: typeof result === 'string' ? result : JSON.stringify(result ?? null) };
       } catch (err) {

@@ -25,9 +25,14 @@ const USAGE = `usage: npm run drill -- [sigkill | server | load | fuzz | all] [f
   --approval-delay MIN-MAX ms before a decision is sent (default 500-3000)
   --deadline MS            chains still running this long after the last start are stuck (default 180000)
   --heartbeat-timeout D    run option heartbeatTimeout, e.g. "3 seconds" (default: baton's, 10 seconds)
+  --lost-worker-retries N  run option lostWorkerRetries (default: baton's, 10; 0 counts a lost worker as an attempt)
   --model-delay MS         duration of each scripted model call (default 800)
   --tool-delay MS          duration of each tool call after its side effect (default 500)
   --kill-every MIN-MAX     sigkill: ms between kills (default 1500-4000)
+  --long-call MS           sigkill: long-call mode: each chain's first tool call takes MS, and its
+                           worker is killed --kills-per-call times during it (default off)
+  --kills-per-call N       sigkill, long-call mode: kills during each long call (default 6, one more
+                           than the default retry budget of 5 attempts)
   --restarts N             server: restarts of the dev server (default 3)
   --down MIN-MAX           server: ms the server stays down (default 1000-4000)
   --load-chains N          load: chains started at once (default 1000)
@@ -79,7 +84,8 @@ export function parseArgs(argv: string[]): { drills: string[]; settings: DrillSe
     } else which = a;
   }
   const known = [
-    ...['--chains', '--workers', '--seed', '--stagger', '--approval-delay', '--deadline', '--heartbeat-timeout', '--model-delay', '--tool-delay', '--kill-every', '--restarts', '--down', '--dir'],
+    ...['--chains', '--workers', '--seed', '--stagger', '--approval-delay', '--deadline', '--heartbeat-timeout', '--model-delay', '--tool-delay', '--kill-every'],
+    ...['--long-call', '--kills-per-call', '--lost-worker-retries', '--restarts', '--down', '--dir'],
     ...['--load-chains', '--load-workers', '--waiting', '--cache', '--load-concurrency', '--load-deadline', '--fuzz-runs', '--fuzz-lanes', '--fuzz-time', '--hostile-runs', '--http-fuzz-requests'],
   ];
   for (const f of flags.keys()) if (!known.includes(f)) throw new Error(`unknown flag ${f}\n\n${USAGE}`);
@@ -99,6 +105,9 @@ export function parseArgs(argv: string[]): { drills: string[]; settings: DrillSe
       modelDelayMs: get('--model-delay', count, 800),
       toolDelayMs: get('--tool-delay', count, 500),
       killEveryMs: get('--kill-every', range, [1500, 4000]),
+      longCallMs: flags.has('--long-call') ? count(flags.get('--long-call')!, '--long-call') : undefined,
+      killsPerCall: get('--kills-per-call', count, 6),
+      lostWorkerRetries: flags.has('--lost-worker-retries') ? count(flags.get('--lost-worker-retries')!, '--lost-worker-retries') : undefined,
       restarts: get('--restarts', count, 3),
       downMs: get('--down', range, [1000, 4000]),
       dir: flags.get('--dir') ?? fs.mkdtempSync(path.join(os.tmpdir(), 'baton-drill-')),

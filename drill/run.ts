@@ -29,6 +29,14 @@ export interface DrillSettings {
   toolDelayMs: number;
   /** SIGKILL drill: pause between kills, [min, max] ms. */
   killEveryMs: [number, number];
+  /**
+   * SIGKILL drill, long-call mode: when set, each chain's first tool call takes this long, and the
+   * drill kills the worker running it `killsPerCall` times instead of killing workers by phase.
+   */
+  longCallMs?: number;
+  killsPerCall: number;
+  /** Run option `lostWorkerRetries` of every chain; baton's default when undefined. */
+  lostWorkerRetries?: number;
   /** Server drill: restarts, and how long the server stays down, [min, max] ms. */
   restarts: number;
   downMs: [number, number];
@@ -89,7 +97,12 @@ export async function rig(s: DrillSettings, name: string, address: string): Prom
     address,
     taskQueue: tag,
     logDir: path.join(s.dir, `${name}-workers`),
-    env: { DRILL_EFFECTS: effectsFile, DRILL_MODEL_DELAY_MS: String(s.modelDelayMs), DRILL_TOOL_DELAY_MS: String(s.toolDelayMs) },
+    env: {
+      DRILL_EFFECTS: effectsFile,
+      DRILL_MODEL_DELAY_MS: String(s.modelDelayMs),
+      DRILL_TOOL_DELAY_MS: String(s.toolDelayMs),
+      ...(s.longCallMs !== undefined ? { DRILL_LONG_CALL_MS: String(s.longCallMs) } : {}),
+    },
   });
   await pool.start();
   return {
@@ -116,7 +129,10 @@ export function chainsOf(s: DrillSettings, r: DrillRig, phase: string, extra: Pa
     approvalDelayMs: s.approvalDelayMs,
     deadlineMs: s.deadlineMs,
     random: r.random,
-    runOptions: s.heartbeatTimeout ? { heartbeatTimeout: s.heartbeatTimeout } : {},
+    runOptions: {
+      ...(s.heartbeatTimeout ? { heartbeatTimeout: s.heartbeatTimeout } : {}),
+      ...(s.lostWorkerRetries !== undefined ? { lostWorkerRetries: s.lostWorkerRetries } : {}),
+    },
     ...extra,
   });
 }

@@ -1,12 +1,14 @@
 /**
  * The SIGKILL drill: the chains run once without faults, then again while workers are SIGKILLed
  * at chosen moments (a model call, a tool call after its effect, an approval wait, right after a
- * model asked for a handoff) and restarted.
+ * model asked for a handoff) and restarted; or, in long-call mode, again and again during one long
+ * tool call of each chain (see ./longCall.ts).
  */
 import path from 'node:path';
 import { DrillServer } from './devserver';
 import { seconds, type Cell } from './report';
 import { chainsOf, rig, verdict, type DrillRig, type DrillSettings } from './run';
+import { killDuringLongCalls, longCallRows } from './longCall';
 import { inspectHistory, recoveryAfterKill } from './verify';
 import type { Kill } from './workers';
 
@@ -34,17 +36,22 @@ export async function sigkillDrill(s: DrillSettings): Promise<DrillReport> {
   try {
     const baseline = await chainsOf(s, r, 'base');
     let running = true;
-    const killer = killLoop(s, r, () => running);
+    const longCalls = s.longCallMs !== undefined;
+    const killer = longCalls ? killDuringLongCalls(s, r, () => running) : killLoop(s, r, () => running).then(() => new Map<string, number>());
     const faulted = await chainsOf(s, r, 'kill');
     running = false;
-    await killer;
+    const hits = await killer;
     const recoveries = new Map<Kill, number | undefined>();
     const v = await verdict(r, baseline, faulted, (histories) => {
       for (const k of r.pool.kills) recoveries.set(k, recoveryAfterKill(k, r.pool.starts, histories));
       return [...recoveries.values()].filter((ms): ms is number => ms !== undefined);
     });
+    const rows = longCalls ? await longCallRows(r, faulted, hits) : [];
+    const tooFew = faulted.filter((c) => (hits.get(c.workflowId) ?? 0) < s.killsPerCall);
+    if (longCalls) for (const c of tooFew) v.problems.push(`${c.workflowId}: its long call took ${hits.get(c.workflowId) ?? 0} kills, not ${s.killsPerCall}`);
+    const mode = longCalls ? `, each chain's ${seconds(s.longCallMs)} tool call killed ${s.killsPerCall} times` : '';
     return {
-      title: `SIGKILL drill: ${s.chains} chains, ${s.workers} workers, heartbeat timeout ${s.heartbeatTimeout ?? '10 seconds (default)'}`,
+      title: `SIGKILL drill: ${s.chains} chains, ${s.workers} workers, heartbeat timeout ${s.heartbeatTimeout ?? '10 seconds (default)'}${mode}`,
       summary: { drill: 'sigkill', kills: r.pool.kills.length, 'worker crashes': r.pool.crashes.length, ...v.row },
       faults: r.pool.kills.map((k, i) => ({
         kill: i + 1,
@@ -54,6 +61,7 @@ export async function sigkillDrill(s: DrillSettings): Promise<DrillReport> {
         recovery: seconds(recoveries.get(k)),
       })),
       problems: v.problems,
+      ...(longCalls ? { tables: [{ title: 'long calls', rows }] } : {}),
       details: { kills: r.pool.kills, starts: r.pool.starts, histories: v.histories },
     };
   } finally {

@@ -3,7 +3,8 @@
  * person) or support (a question); either hands the result to notifier, who emails the customer
  * and hands back to intake to close the case. Three handoffs, four model-calling agents, three
  * tools with side effects. Model calls take `DRILL_MODEL_DELAY_MS` and tools
- * `DRILL_TOOL_DELAY_MS` (after their effect), so a SIGKILL can land in the middle of either.
+ * `DRILL_TOOL_DELAY_MS` (after their effect), so a SIGKILL can land in the middle of either;
+ * with `DRILL_LONG_CALL_MS`, `registerCase` takes that long instead.
  */
 import { z } from 'zod';
 import { defineAgent, defineTool, scripted, Team, type RunOptions, type ScriptedRule, type ToolContext } from '../src';
@@ -11,12 +12,14 @@ import { applyOnce } from './effects';
 
 const modelDelayMs = Number(process.env.DRILL_MODEL_DELAY_MS ?? 800);
 const toolDelayMs = Number(process.env.DRILL_TOOL_DELAY_MS ?? 500);
+/** The long-call mode of the SIGKILL drill: each chain's first tool call (`registerCase`) takes this long. */
+const longCallMs = process.env.DRILL_LONG_CALL_MS ? Number(process.env.DRILL_LONG_CALL_MS) : undefined;
 
 const model = (rules: ScriptedRule[]) =>
   scripted({ model: 'scripted-drill', rules: rules.map((r) => ({ ...r, reply: { ...r.reply, delayMs: modelDelayMs } })) });
 
 /** A tool whose effect is recorded in the shared log once per idempotency key. */
-function effectTool<S extends z.ZodObject>(name: string, description: string, parameters: S, effect: (args: z.output<S>) => unknown) {
+function effectTool<S extends z.ZodObject>(name: string, description: string, parameters: S, effect: (args: z.output<S>) => unknown, delayMs = toolDelayMs) {
   return defineTool({
     name,
     description,
@@ -27,16 +30,19 @@ function effectTool<S extends z.ZodObject>(name: string, description: string, pa
         () => effect(args),
       );
       // The effect is recorded; a kill now leaves a call that must not apply it again.
-      await new Promise((resolve) => setTimeout(resolve, toolDelayMs));
+      await new Promise((resolve) => setTimeout(resolve, delayMs));
       return result;
     },
   });
 }
 
-const registerCase = effectTool('registerCase', 'Open a case for the customer', z.object({ route: z.enum(['billing', 'support']) }), ({ route }) => ({
-  registered: true,
-  route,
-}));
+const registerCase = effectTool(
+  'registerCase',
+  'Open a case for the customer',
+  z.object({ route: z.enum(['billing', 'support']) }),
+  ({ route }) => ({ registered: true, route }),
+  longCallMs,
+);
 const issueCredit = effectTool('issueCredit', 'Credit the customer', z.object({ amount: z.number() }), ({ amount }) => ({ credited: true, amount }));
 const sendEmail = effectTool('sendEmail', 'Email the customer', z.object({ template: z.enum(['credit', 'answer']) }), ({ template }) => ({
   template,

@@ -80,14 +80,15 @@ export function duplicateHandoffs(f: HistoryFindings, handoffsInResult: number |
 }
 
 /**
- * Time from a kill until the killed worker's calls started again elsewhere (their next attempt)
+ * Time from a kill until the killed worker's calls started again elsewhere (their restart)
  * and until the workflows it held in its cache were picked up by another worker, whichever is
  * later. Undefined when the worker held nothing any chain waited on.
  */
 export function recoveryAfterKill(kill: Kill, starts: Attempt[], histories: HistoryFindings[]): number | undefined {
   const waits: number[] = [];
   for (const a of kill.inFlight) {
-    const retried = starts.find((s) => s.workflowId === a.workflowId && s.activityId === a.activityId && s.attempt > a.attempt && s.at >= kill.at);
+    // The call's next attempt, or its restart after the lost worker (a new activity of the same call).
+    const retried = starts.find((s) => s.workflowId === a.workflowId && s.activity === a.activity && s.tool === a.tool && s.at >= kill.at && (s.activityId !== a.activityId || s.attempt > a.attempt));
     if (retried) waits.push(retried.at - kill.at);
   }
   for (const h of histories) {

@@ -7,13 +7,13 @@
  */
 import { Context } from '@temporalio/activity';
 import { DefaultLogger, Runtime, type ActivityInterceptorsFactory } from '@temporalio/worker';
-import { createWorker, HANDOFF_TOOL_NAME, type ModelResponse } from '../src';
+import { createWorker, HANDOFF_TOOL_NAME, type ModelResponse, type RunToolInput } from '../src';
 import { team } from './team';
 
 /** What a drill worker tells its parent. */
 export type WorkerReport =
   | { type: 'ready'; identity: string }
-  | { type: 'start' | 'end'; workflowId: string; activityId: string; activity: string; attempt: number; at: number; ok?: boolean; handoff?: boolean };
+  | { type: 'start' | 'end'; workflowId: string; activityId: string; activity: string; tool?: string; attempt: number; at: number; ok?: boolean; handoff?: boolean };
 
 function report(message: WorkerReport): void {
   process.send?.(message);
@@ -23,7 +23,8 @@ const reportActivities: ActivityInterceptorsFactory = () => ({
   inbound: {
     async execute(input, next) {
       const info = Context.current().info;
-      const base = { workflowId: info.workflowExecution?.workflowId ?? '', activityId: info.activityId, activity: info.activityType, attempt: info.attempt };
+      const tool = info.activityType === 'runTool' ? (input.args[0] as RunToolInput | undefined)?.call.name : undefined;
+      const base = { workflowId: info.workflowExecution?.workflowId ?? '', activityId: info.activityId, activity: info.activityType, ...(tool ? { tool } : {}), attempt: info.attempt };
       report({ type: 'start', ...base, at: Date.now() });
       try {
         const result = await next(input);

@@ -12,6 +12,8 @@ export interface Attempt {
   workflowId: string;
   activityId: string;
   activity: string;
+  /** The tool of a `runTool` attempt. */
+  tool?: string;
   attempt: number;
   at: number;
   identity: string;
@@ -146,7 +148,7 @@ export class WorkerPool {
           s.ready = true;
           return resolve();
         }
-        const attempt: Attempt = { workflowId: m.workflowId, activityId: m.activityId, activity: m.activity, attempt: m.attempt, at: m.at, identity };
+        const attempt: Attempt = { workflowId: m.workflowId, activityId: m.activityId, activity: m.activity, ...(m.tool ? { tool: m.tool } : {}), attempt: m.attempt, at: m.at, identity };
         const id = `${m.workflowId}/${m.activityId}`;
         if (m.type === 'start') {
           this.starts.push(attempt);

@@ -33,7 +33,10 @@ export interface ToolContext<Context extends RunContext = RunContext> {
    * call does not repeat its side effect.
    */
   idempotencyKey: string;
-  /** 1 on the first attempt. */
+  /**
+   * 1 on the first attempt. A call started again after its worker was lost counts from 1 again
+   * (see the `lostWorkerRetries` run option); its idempotency key stays the same.
+   */
   attempt: number;
   /** Aborted when the run is cancelled or the call times out. */
   signal: AbortSignal;
@@ -42,6 +45,11 @@ export interface ToolContext<Context extends RunContext = RunContext> {
    * crashed worker is retried within the run's `heartbeatTimeout`; `details` reach the next attempt.
    */
   heartbeat: (details?: unknown) => void;
+  /**
+   * The details of the last heartbeat before this attempt: those of the previous attempt, or of the
+   * attempt a lost worker ended when the call was started again; `undefined` when there were none.
+   */
+  previousHeartbeat?: unknown;
 }
 
 /**

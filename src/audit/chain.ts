@@ -8,7 +8,7 @@ import type { CallModelInput, ModelResponse } from '../common/model';
 import type { HandoffRunInput, HandoffRunResult, RecordHandoffInput } from '../common/run';
 import type { RunToolInput, RunToolResult, TeamSpec } from '../common/team';
 import { fromPayloads, type HistoryEvent } from '../payloads/read';
-import { recordedApprovalEvent, recordedHandoff, withLocalActivities } from './history';
+import { lostWorkerRestarts, recordedApprovalEvent, recordedHandoff, withLocalActivities } from './history';
 import { redactAudit } from './redact';
 import { TurnReader } from './turns';
 import { AUDIT_SCHEMA, type AuditChain, type AuditEvent, type AuditStatus, type Execution, type RunHistory } from './types';
@@ -47,6 +47,8 @@ interface Scheduled {
   input: unknown;
   at: number;
   event?: ExecutedEvent;
+  /** Attempts of the call's earlier starts, when this start is a restart after a lost worker. */
+  earlierAttempts?: number;
 }
 
 /** Workflow task failures that are Temporal's routine, not a problem of the run. */
@@ -55,6 +57,8 @@ const ROUTINE_TASK_FAILURES = ['WORKFLOW_TASK_FAILED_CAUSE_UNHANDLED_COMMAND', '
 /** Reads one run's events into the chain. */
 class RunReader {
   private readonly scheduled = new Map<string, Scheduled>();
+  /** Restarts after a lost worker: the scheduled event id of each, and of the start it repeats. */
+  private restarts = new Map<string, string>();
 
   constructor(
     private readonly chain: AuditChain,
@@ -63,10 +67,12 @@ class RunReader {
   ) {}
 
   read(events: HistoryEvent[]): void {
+    this.restarts = lostWorkerRestarts(events);
     for (const e of events) this.onEvent(e);
-    const last = events.at(-1);
+    // The last workflow task failed, and the tasks after it (retries in progress) did not finish.
+    const last = [...events].reverse().find((e) => !e.workflowTaskScheduledEventAttributes && !e.workflowTaskStartedEventAttributes && !e.workflowTaskTimedOutEventAttributes);
     const failed = last?.workflowTaskFailedEventAttributes;
-    if (failed && !failed.baseRunId && !isRoutine(failed.cause) && this.chain.status === 'running') {
+    if (last && failed && !failed.baseRunId && !isRoutine(failed.cause) && this.chain.status === 'running') {
       this.chain.stuck = { since: iso(timeOf(last)), error: failed.failure?.message ?? 'workflow task failed' };
     } else delete this.chain.stuck;
   }
@@ -87,7 +93,7 @@ class RunReader {
     else if (e.activityTaskScheduledEventAttributes) this.onScheduled(e, at);
     else if (e.activityTaskStartedEventAttributes) {
       const s = this.scheduled.get(String(e.activityTaskStartedEventAttributes.scheduledEventId));
-      if (s?.event?.execution) Object.assign(s.event.execution, { status: 'running', attempts: e.activityTaskStartedEventAttributes.attempt ?? 1 });
+      if (s?.event?.execution) Object.assign(s.event.execution, { status: 'running', attempts: (s.earlierAttempts ?? 0) + (e.activityTaskStartedEventAttributes.attempt ?? 1) });
     } else if (e.activityTaskCompletedEventAttributes) {
       const c = e.activityTaskCompletedEventAttributes;
       this.onCompleted(String(c.scheduledEventId), fromPayloads(c.result), at);
@@ -132,6 +138,7 @@ class RunReader {
   }
 
   private onScheduled(e: HistoryEvent, at: number): void {
+    if (this.onRestart(e)) return;
     const s = e.activityTaskScheduledEventAttributes!;
     const name = s.activityType?.name ?? '';
     const input = fromPayloads(s.input);
@@ -159,6 +166,17 @@ class RunReader {
       this.chain.events.push(entry.event);
     }
     this.scheduled.set(String(e.eventId), entry);
+  }
+
+  /** A call started again after a lost worker: its event goes on, with the restart counted. */
+  private onRestart(e: HistoryEvent): boolean {
+    const first = this.scheduled.get(this.restarts.get(String(e.eventId)) ?? '');
+    const execution = first?.event?.execution;
+    if (!first || !execution) return false;
+    delete execution.error;
+    Object.assign(execution, { status: 'scheduled', lostWorkers: (execution.lostWorkers ?? 0) + 1 });
+    this.scheduled.set(String(e.eventId), { ...first, earlierAttempts: execution.attempts });
+    return true;
   }
 
   private readonly children = new Map<string, Extract<AuditEvent, { kind: 'delegation' }>>();

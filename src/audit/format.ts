@@ -14,17 +14,20 @@ export function clip(text: string, n = 80): string {
 }
 
 const ERROR_WIDTH = 120;
+const STUCK_WIDTH = 400;
 const quoted = (text: string, n: number) => JSON.stringify(clip(text, n));
 const time = (iso: string) => iso.slice(11, 23);
 const pad = (s: string, n: number) => (s.length >= n ? s : s + ' '.repeat(n - s.length));
-const attempts = (n: number) => (n > 1 ? `, ${n} attempts` : '');
+const attempts = (x: Execution) =>
+  `${x.attempts > 1 ? `, ${x.attempts} attempts` : ''}${x.lostWorkers ? `, started again after ${x.lostWorkers === 1 ? 'a lost worker' : `${x.lostWorkers} lost workers`}` : ''}`;
 const ended = (x: Execution) => (x.status === 'completed' ? '' : ` [${x.status.replace(/_/g, ' ')}${x.error ? `: ${clip(x.error, ERROR_WIDTH)}` : ''}]`);
 
 /** A readable timeline of the chain for a terminal. */
 export function formatTimeline(chain: AuditChain): string {
   const head = [
     `chain ${chain.workflowId}: ${chain.status}${chain.runIds.length > 1 ? ` (${chain.runIds.length} runs)` : ''}`,
-    chain.stuck ? `stuck since ${time(chain.stuck.since)}: its workflow task keeps failing: ${clip(chain.stuck.error, ERROR_WIDTH)}` : undefined,
+    // Whole: what keeps a stuck chain from moving is the first thing its reader needs.
+    chain.stuck ? `stuck since ${time(chain.stuck.since)}: its workflow task keeps failing: ${clip(chain.stuck.error, STUCK_WIDTH)}` : undefined,
     chain.input ? `input: ${chain.input.agent} ← ${quoted(chain.input.input, 100)}` : undefined,
   ].filter(Boolean);
   const lines = chain.events.flatMap((e) => {
@@ -53,7 +56,7 @@ function describe(e: AuditEvent): [string, string] | undefined {
     case 'model_turn': {
       const did = e.toolCalls && e.toolCalls.length > 0 ? `→ ${e.toolCalls.map((c) => c.name).join(', ')}` : e.content == null ? '' : e.content.trim() === '' ? '→ empty answer' : '→ answer';
       const tokens = e.inputTokens !== undefined ? `, ${e.inputTokens} in / ${e.outputTokens} out` : '';
-      return [e.agent, `model ${e.model} ${did} (${e.execution.latencyMs ?? '?'} ms${tokens}${attempts(e.execution.attempts)})${ended(e.execution)}`];
+      return [e.agent, `model ${e.model} ${did} (${e.execution.latencyMs ?? '?'} ms${tokens}${attempts(e.execution)})${ended(e.execution)}`];
     }
     case 'tool_call': {
       const call = `tool ${e.tool}(${clip(e.arguments, 60)})`;
@@ -62,7 +65,7 @@ function describe(e: AuditEvent): [string, string] | undefined {
       if (x.status === 'not_scheduled') return [e.agent, `${call} [not run]`];
       const out = e.result !== undefined ? ` → ${e.ok === false ? 'error ' : ''}${clip(e.result, 60)}` : '';
       const edited = e.requestedArguments !== undefined ? ` [edited at approval from ${clip(e.requestedArguments, 60)}]` : '';
-      return [e.agent, `${call}${out} (${x.latencyMs ?? '?'} ms${attempts(x.attempts)})${ended(x)}${edited}`];
+      return [e.agent, `${call}${out} (${x.latencyMs ?? '?'} ms${attempts(x)})${ended(x)}${edited}`];
     }
     case 'handoff_requested':
       return [e.from, `asks to hand off to ${e.to || '?'}: ${quoted(e.message, 70)} → ${outcome(e)}`];

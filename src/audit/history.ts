@@ -2,6 +2,8 @@
  * Reading baton's steps out of a run's history events, shared by the audit and by replay.
  */
 import { defaultPayloadConverter } from '@temporalio/common';
+import { temporal } from '@temporalio/proto';
+import type { LostWorkerRestart } from '../common/lostWorkers';
 import { ActivityType, APPROVAL_EVENT_MEMO, HANDOFF_MEMO } from '../common/messages';
 import type { LocalModelCall } from '../common/model';
 import type { RecordHandoffInput } from '../common/run';
@@ -30,9 +32,54 @@ export function recordedHandoff(e: HistoryEvent): RecordHandoffInput | undefined
  */
 export function brokenStep(events: HistoryEvent[]): HistoryEvent | undefined {
   const completed = new Set(events.flatMap((e) => (e.activityTaskCompletedEventAttributes ? [String(e.activityTaskCompletedEventAttributes.scheduledEventId)] : [])));
-  const calls = events.filter((e) => activityName(e) === ActivityType.CALL_MODEL || activityName(e) === ActivityType.RUN_TOOL);
+  // A start a lost worker ended is not the step: the call's restart is.
+  const restarted = new Set(lostWorkerRestarts(events).values());
+  const calls = events.filter((e) => (activityName(e) === ActivityType.CALL_MODEL || activityName(e) === ActivityType.RUN_TOOL) && !restarted.has(String(e.eventId)));
   const lastAnswered = calls.filter((e) => activityName(e) === ActivityType.CALL_MODEL && completed.has(String(e.eventId))).at(-1);
   return calls.find((e) => !completed.has(String(e.eventId)) && Number(e.eventId) > Number(lastAnswered?.eventId ?? 0));
+}
+
+/**
+ * Calls started again after a lost worker: for each restart's `ActivityTaskScheduled` event id, the
+ * id of the start it repeats (one that timed out on its heartbeats, with the same input). Readers
+ * of history count a call once, however many times it started.
+ */
+export function lostWorkerRestarts(events: HistoryEvent[]): Map<string, string> {
+  const restarts = new Map<string, string>();
+  const scheduled = new Map<string, { name?: string; payloads?: temporal.api.common.v1.IPayloads | null }>();
+  const lost: { id: string; name?: string; call: string }[] = [];
+  for (const e of events) {
+    const s = e.activityTaskScheduledEventAttributes;
+    if (s) {
+      const id = String(e.eventId);
+      const name = activityName(e);
+      scheduled.set(id, { name, payloads: s.input });
+      if (!lost.some((l) => l.name === name)) continue;
+      const input = fromPayloads<{ lostWorker?: LostWorkerRestart }>(s.input);
+      if (!input?.lostWorker) continue;
+      const call = sameCallKey(input);
+      const i = lost.findIndex((l) => l.name === name && l.call === call);
+      if (i >= 0) restarts.set(id, lost.splice(i, 1)[0]!.id);
+    }
+    const timedOut = e.activityTaskTimedOutEventAttributes;
+    if (timedOut && isHeartbeatTimeout(timedOut.failure?.timeoutFailureInfo?.timeoutType)) {
+      const id = String(timedOut.scheduledEventId);
+      const start = scheduled.get(id);
+      if (start) lost.push({ id, name: start.name, call: sameCallKey(fromPayloads(start.payloads)) });
+    }
+  }
+  return restarts;
+}
+
+/** A call's input without what marks a restart, as a string two starts of one call share. */
+function sameCallKey(input: unknown): string {
+  if (typeof input !== 'object' || input === null) return JSON.stringify(input);
+  const { lostWorker: _restart, ...call } = input as { lostWorker?: unknown };
+  return JSON.stringify(call);
+}
+
+function isHeartbeatTimeout(type: temporal.api.enums.v1.TimeoutType | string | null | undefined): boolean {
+  return type === temporal.api.enums.v1.TimeoutType.TIMEOUT_TYPE_HEARTBEAT || type === 'TIMEOUT_TYPE_HEARTBEAT';
 }
 
 /**

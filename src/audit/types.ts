@@ -23,6 +23,8 @@ export interface Execution {
   /** From scheduling to the end, across retries. */
   latencyMs?: number;
   error?: string;
+  /** Times the call was started again because its worker was lost (see the `lostWorkerRetries` run option). */
+  lostWorkers?: number;
 }
 
 /** How a handoff the model asked for ended. */

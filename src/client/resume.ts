@@ -5,7 +5,7 @@
  * history, and nothing is called again.
  */
 import { reduce, startChain, type ChainEvent } from '../../workflows/chain/state';
-import { activityName, brokenStep, recordedApprovalEvent, recordedHandoff, withLocalActivities } from '../audit/history';
+import { activityName, brokenStep, lostWorkerRestarts, recordedApprovalEvent, recordedHandoff, withLocalActivities } from '../audit/history';
 import type { ApprovalRecord, PendingApproval } from '../common/approvals';
 import { UserError } from '../common/errors';
 import { ActivityType } from '../common/messages';
@@ -89,10 +89,12 @@ function readRun(events: HistoryEvent[]): { team?: TeamSpec; models: ModelCall[]
   const recorded: Recorded[] = [];
   const scheduled = new Map<string, { name?: string; call?: ModelCall }>();
   const children = new Map<string, string>();
+  // A start a lost worker ended counts for nothing: its restart is the call.
+  const lost = new Set(lostWorkerRestarts(events).values());
   for (const e of events) {
     const eventId = Number(e.eventId);
     const s = e.activityTaskScheduledEventAttributes;
-    if (s) {
+    if (s && !lost.has(String(eventId))) {
       const name = activityName(e);
       const call = name === ActivityType.CALL_MODEL ? { eventId, input: fromPayloads<CallModelInput>(s.input)! } : undefined;
       scheduled.set(String(eventId), { name, call });

@@ -191,6 +191,11 @@ export const Patches = {
    * reports must carry, and a decision for an approval waiting in a specialist is forwarded to it.
    */
   BOUNDS: 'baton-bounds',
+  /**
+   * Decided when a model or tool call first fails with a heartbeat timeout: the call is started
+   * again (`lostWorkerRetries`) instead of failing.
+   */
+  LOST_WORKER_RESTARTS: 'baton-lost-worker-restarts',
 } as const;
 
 /**

@@ -2,6 +2,7 @@
  * Models as data: specs, the Chat Completions conversation, and what the `callModel` activity
  * takes and returns. Plain JSON, recorded in history; workflow-safe (no I/O).
  */
+import type { LostWorkerRestart } from './lostWorkers';
 
 /** JSON Schema of a tool's parameters, as sent to the model. */
 export type JsonSchema = Record<string, unknown>;
@@ -123,6 +124,8 @@ export interface CallModelInput {
    * model for it do (OpenAI's `response_format`).
    */
   outputSchema?: JsonSchema;
+  /** Set when the call was started again after its worker was lost (see the `lostWorkerRetries` run option). */
+  lostWorker?: LostWorkerRestart;
 }
 
 /** What the `callModelLocal` activity answers: its input beside the model's answer, so history records both. */
@@ -139,6 +142,8 @@ export interface SummarizeInput {
   transcript: string;
   /** What the summary must keep. */
   instructions?: string;
+  /** Set when the call was started again after its worker was lost (see the `lostWorkerRetries` run option). */
+  lostWorker?: LostWorkerRestart;
 }
 
 /** Result of the `summarizeHandoff` activity. */
@@ -155,6 +160,8 @@ export interface RouteSpecialistInput {
   request: { specialistType: string; task: string; requiredCapabilities: string[] };
   /** The candidates: id and profile. */
   specialists: { id: string; specialization: string; capabilities: string[]; description?: string; examples?: string[] }[];
+  /** Set when the call was started again after its worker was lost (see the `lostWorkerRetries` run option). */
+  lostWorker?: LostWorkerRestart;
 }
 
 /** Result of the `routeSpecialist` activity: the chosen specialist, or why none fits. */

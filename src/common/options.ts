@@ -6,7 +6,6 @@
  *
  * Workflow-safe: no I/O.
  */
-import type { ActivityOptions, Duration } from '@temporalio/common';
 import type { ApprovalRule } from './approvals';
 import { BUDGET_TIERS, type BudgetTier } from './controls';
 import { arrayOf, boolean, type Check, duration, durationAtLeast, durationMs, integer, isRecord, names, number, oneOf, shape, shown } from './check';
@@ -144,6 +143,17 @@ export const RUN_OPTIONS = {
    */
   heartbeatTimeout: option<string | number>({ default: '10 seconds', check: callTimeout, doc: 'retry a call on a dead worker after this' }),
   /**
+   * How many times a model or tool call is started again after its worker was lost, beside its
+   * `retry` budget: an attempt whose heartbeats stop for `heartbeatTimeout` (the worker crashed,
+   * was killed or froze) ends that start of the call without spending an attempt, and the call
+   * starts again with the same input, idempotency key and last heartbeat details, and its whole
+   * `retry` budget for errors it throws. Once these restarts are used up, a lost worker counts as an
+   * attempt like an error. 0: every lost worker counts as an attempt. Local model calls are not
+   * affected: a lost worker loses their workflow task, and the next one starts the call afresh.
+   * @default 10
+   */
+  lostWorkerRetries: option<number>({ default: 10, check: integer(0, 1000), doc: 'restarts of a call after lost workers, beside its retries' }),
+  /**
    * Where model calls run: `remote`, as activities any worker may pick up (heartbeats, a timeout per
    * attempt, retried on another worker after a crash); or `local`, as local activities in the
    * worker running the chain, which skip a round trip through the server per call (about 5 ms a
@@ -252,27 +262,6 @@ export function resolveRunOptions(options: RunOptions = {}): ResolvedRunOptions 
 
 function structuredCopy<T>(value: T): T {
   return typeof value === 'object' && value !== null ? (JSON.parse(JSON.stringify(value)) as T) : value;
-}
-
-/** Activity options of model calls for a run. */
-export function modelActivityOptions(o: ResolvedRunOptions, nonRetryableErrorTypes: readonly string[]): ActivityOptions {
-  return callActivityOptions(o, o.modelTimeout, nonRetryableErrorTypes);
-}
-
-/** Activity options of tool calls for a run. */
-export function toolActivityOptions(o: ResolvedRunOptions, nonRetryableErrorTypes: readonly string[]): ActivityOptions {
-  return callActivityOptions(o, o.toolTimeout, nonRetryableErrorTypes);
-}
-
-function callActivityOptions(o: ResolvedRunOptions, timeout: string | number, nonRetryableErrorTypes: readonly string[]): ActivityOptions {
-  // Options of chains started before `heartbeatTimeout` existed have none.
-  const heartbeat = o.heartbeatTimeout ?? RUN_OPTIONS.heartbeatTimeout.default;
-  return {
-    startToCloseTimeout: timeout as Duration,
-    // A heartbeat timeout longer than the call's own timeout would never fire.
-    heartbeatTimeout: Math.min(durationMs(heartbeat) ?? 10_000, durationMs(timeout) ?? Infinity),
-    retry: { ...o.retry, nonRetryableErrorTypes: [...nonRetryableErrorTypes] } as ActivityOptions['retry'],
-  };
 }
 
 /**

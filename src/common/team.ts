@@ -5,6 +5,7 @@
 import type { GuardrailsSpec, ToolApprovalSpec } from './controls';
 import type { ApprovalPolicy, ApprovalRule } from './approvals';
 import type { JsonSchema, ModelSpec, ToolCall, ToolSpec } from './model';
+import type { LostWorkerRestart } from './lostWorkers';
 import type { ToolSensitivitySpec } from './sensitive';
 
 /** One agent of a team snapshot. */
@@ -195,6 +196,8 @@ export interface RunToolInput {
   idempotencyKey: string;
   /** The run's application context, when it has one. */
   context?: RunContext;
+  /** Set when the call was started again after its worker was lost (see the `lostWorkerRetries` run option). */
+  lostWorker?: LostWorkerRestart;
 }
 
 /**

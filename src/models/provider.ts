@@ -2,7 +2,7 @@ import type { CallModelInput, ModelResponse } from '../common/model';
 
 /** What a provider gets besides the request. */
 export interface ModelCallContext {
-  /** 1 on the first activity attempt. */
+  /** 1 on the first activity attempt; from 1 again when the call starts again after a lost worker. */
   attempt: number;
   /** Aborted when the activity is cancelled or times out. */
   signal: AbortSignal;
@@ -13,7 +13,7 @@ export interface ModelCallContext {
    * timer. `details` are kept for the next attempt as {@link ModelCallContext.previousHeartbeat}.
    */
   heartbeat?: (details?: unknown) => void;
-  /** The details of the last heartbeat of the previous attempt, if any. */
+  /** The details of the last heartbeat of the previous attempt (or of the attempt a lost worker ended), if any. */
   previousHeartbeat?: unknown;
 }
 

@@ -4,7 +4,7 @@ import { gunzipSync, gzipSync } from 'node:zlib';
 import type { DataConverter, Payload, PayloadCodec } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
 import { claimCheckCodec } from './claimCheck';
-import { AesGcmPayloadCodec } from './encryption';
+import { AesGcmPayloadCodec, MissingKeysCodec } from './encryption';
 import { codecOptionsFromEnv, type PayloadCodecOptions } from './keys';
 
 /** The payload encoding of baton's compression codec. */
@@ -48,7 +48,8 @@ export function decodeGzipPayload(p: Payload): Payload {
  */
 export function batonPayloadCodecs(options: PayloadCodecOptions): PayloadCodec[] {
   const gzip = new GzipPayloadCodec(options.compress ? options.minBytes : Infinity);
-  const codecs: PayloadCodec[] = options.encryptionKeys ? [gzip, new AesGcmPayloadCodec(options.encryptionKeys)] : [gzip];
+  // Without keys, an encrypted payload fails naming its key, not as an unknown encoding.
+  const codecs: PayloadCodec[] = [gzip, options.encryptionKeys ? new AesGcmPayloadCodec(options.encryptionKeys) : new MissingKeysCodec()];
   return options.claimCheck ? [...codecs, claimCheckCodec(options.claimCheck)] : codecs;
 }
 

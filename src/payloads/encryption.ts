@@ -46,6 +46,19 @@ export class PayloadDecryptionError extends UserError<{ keyId: string; configure
   declare readonly configured: string[];
 }
 
+/** Where a process is given its keys, as the messages about a missing key name it. */
+const KEY_SETTINGS = 'BATON_ENCRYPTION_KEYS or BATON_ENCRYPTION_KEY_FILE';
+const KEY_OPTION = '(or the codec option encryptionKeys)';
+
+/** The error for a payload encrypted with `keyId` when only `configured` keys are. */
+export function missingKeyError(keyId: string, configured: string[]): PayloadDecryptionError {
+  const message =
+    configured.length === 0
+      ? `a payload is encrypted with key "${keyId}", and no encryption keys are configured here; set ${KEY_SETTINGS} with key "${keyId}" ${KEY_OPTION}`
+      : `a payload is encrypted with key "${keyId}", which is not configured here (configured: ${configured.join(', ')}); add key "${keyId}" after the current key in ${KEY_SETTINGS} ${KEY_OPTION}`;
+  return new PayloadDecryptionError(message, { keyId, configured });
+}
+
 /** Problems with a key ring, empty when it is usable. */
 export function checkEncryptionKeys(keys: readonly EncryptionKey[]): string[] {
   if (keys.length === 0) return ['no keys (the first key encrypts, so at least one is needed)'];
@@ -104,12 +117,10 @@ export class AesGcmPayloadCodec implements PayloadCodec {
   /** One payload decrypted, or as it was when this codec did not encrypt it. */
   decrypt(p: Payload): Payload {
     if (!isEncrypted(p)) return p;
-    const keyId = decoder.decode(p.metadata?.[KEY_ID_METADATA] ?? new Uint8Array());
+    const keyId = keyIdOf(p);
     const key = this.#keys.get(keyId);
     const configured = [...this.#keys.keys()];
-    if (!key) {
-      throw new PayloadDecryptionError(`a payload is encrypted with key "${keyId}", which is not configured here (configured: ${configured.join(', ')}); add it after the current key`, { keyId, configured });
-    }
+    if (!key) throw missingKeyError(keyId, configured);
     const data = p.data ?? new Uint8Array();
     if (data.length < IV_BYTES + TAG_BYTES) throw new PayloadDecryptionError(`a payload encrypted with key "${keyId}" is too short to be one`, { keyId, configured });
     try {
@@ -119,9 +130,34 @@ export class AesGcmPayloadCodec implements PayloadCodec {
       const plain = Buffer.concat([decipher.update(data.subarray(IV_BYTES, data.length - TAG_BYTES)), decipher.final()]);
       return temporal.api.common.v1.Payload.decode(plain);
     } catch {
-      throw new PayloadDecryptionError(`a payload encrypted with key "${keyId}" does not decrypt with the key of that id configured here (a different key, or altered bytes)`, { keyId, configured });
+      throw new PayloadDecryptionError(
+        `a payload encrypted with key "${keyId}" does not decrypt with the key of that id configured here (a different key, or altered bytes); check that key "${keyId}" in ${KEY_SETTINGS} ${KEY_OPTION} is the one it was encrypted with`,
+        { keyId, configured },
+      );
     }
   }
+}
+
+/**
+ * The codec of a process configured without encryption keys: payloads pass through, except one
+ * {@link AesGcmPayloadCodec} encrypted, which fails with a {@link PayloadDecryptionError} naming its
+ * key and where to configure it (rather than the payload converter's `Unknown encoding`).
+ */
+export class MissingKeysCodec implements PayloadCodec {
+  async encode(payloads: Payload[]): Promise<Payload[]> {
+    return payloads;
+  }
+
+  async decode(payloads: Payload[]): Promise<Payload[]> {
+    const encrypted = payloads.find(isEncrypted);
+    if (encrypted) throw missingKeyError(keyIdOf(encrypted), []);
+    return payloads;
+  }
+}
+
+/** The id of the key an encrypted payload names. */
+function keyIdOf(p: Payload): string {
+  return decoder.decode(p.metadata?.[KEY_ID_METADATA] ?? new Uint8Array());
 }
 
 /** Whether a payload is one {@link AesGcmPayloadCodec} encrypted. */

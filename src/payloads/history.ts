@@ -4,6 +4,7 @@
  */
 import { defaultPayloadConverter, type Payload, type PayloadCodec } from '@temporalio/common';
 import type { temporal } from '@temporalio/proto';
+import { MissingKeysCodec } from './encryption';
 
 type Parent = Record<string, unknown> | unknown[];
 interface Slot {
@@ -18,16 +19,42 @@ interface Slot {
  * failures whose common attributes were encoded. Returns `history`.
  */
 export async function decodeHistory<H extends temporal.api.history.v1.IHistory>(history: H, codecs: readonly PayloadCodec[]): Promise<H> {
-  if (codecs.length === 0) return history;
+  // Without codecs, an encrypted payload still fails naming its key rather than its encoding.
+  const chain = codecs.length > 0 ? codecs : [new MissingKeysCodec()];
   const slots: Slot[] = [];
   const failures: Record<string, unknown>[] = [];
   collect(history, slots, failures);
+  const attributes = new Set(failures.map((f) => f.encodedAttributes));
+  const data = slots.filter((s) => !attributes.has(s.payload));
+  await decodeSlots(data, chain);
+  await decodeFailureAttributes(slots.filter((s) => attributes.has(s.payload)), chain);
+  for (const failure of failures) restoreFailure(failure);
+  return history;
+}
+
+async function decodeSlots(slots: Slot[], codecs: readonly PayloadCodec[]): Promise<void> {
   let payloads = slots.map((s) => s.payload);
   // Codecs decode in the reverse of their encoding order.
   for (const codec of [...codecs].reverse()) payloads = await codec.decode(payloads);
   slots.forEach((s, i) => setAt(s.parent, s.key, payloads[i]));
-  for (const failure of failures) restoreFailure(failure);
-  return history;
+}
+
+/**
+ * The encoded message and stack trace of failures. One this process cannot decode (a worker with
+ * another key wrote it) keeps the rest of the history readable: its message says why it is unread.
+ */
+async function decodeFailureAttributes(slots: Slot[], codecs: readonly PayloadCodec[]): Promise<void> {
+  try {
+    await decodeSlots(slots, codecs);
+  } catch {
+    for (const slot of slots) {
+      await decodeSlots([slot], codecs).catch((err: unknown) => {
+        const failure = slot.parent as Record<string, unknown>;
+        failure.message = `${String(failure.message ?? 'Encoded failure')} (unread: ${err instanceof Error ? err.message : String(err)})`;
+        failure.encodedAttributes = null;
+      });
+    }
+  }
 }
 
 function collect(value: unknown, slots: Slot[], failures: Record<string, unknown>[]): void {

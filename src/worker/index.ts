@@ -26,6 +26,7 @@ import type { ModelProviders } from '../models/provider';
 import { batonDataConverter } from '../payloads/codec';
 import { checkMcpWorkerOptions, type McpWorkerOptions } from '../mcp/tools';
 import { connectTeamMcpServers, withMcpServers } from '../mcp/worker';
+import { loggingDecryptionFailures } from './codecLog';
 import { workerTelemetry, type WorkerTelemetryOptions } from './telemetry';
 import { codecOptionsFromEnv, type PayloadCodecOptions } from '../payloads/keys';
 
@@ -122,7 +123,7 @@ export async function createWorker(options: CreateWorkerOptions): Promise<Worker
   const config = temporalConfig(options.temporal);
   const connection = options.connection ?? (await NativeConnection.connect(config.connectionOptions));
   const telemetry = await workerTelemetry(options);
-  const dataConverter = options.worker?.dataConverter ?? batonDataConverter({ ...(options.codec ?? codecOptionsFromEnv()), ...(options.compress ? { compress: true } : {}) });
+  const dataConverter = options.worker?.dataConverter ?? loggingDecryptionFailures(batonDataConverter({ ...(options.codec ?? codecOptionsFromEnv()), ...(options.compress ? { compress: true } : {}) }));
   const mcp = await connectTeamMcpServers(team, options.mcp);
   return withMcpServers(mcp, async () => Worker.create({
     ...options.worker,

@@ -26,6 +26,8 @@ describe('run options', () => {
     [{ toolTimeout: 0 }, /"toolTimeout" must be a duration from 1 second/],
     [{ modelTimeout: 5 }, /"modelTimeout" must be a duration from 1 second up to a year/],
     [{ heartbeatTimeout: -5 }, /"heartbeatTimeout" must be a duration from 1 second/],
+    [{ lostWorkerRetries: -1 }, /^"lostWorkerRetries" must be an integer >= 0 and <= 1000, got -1$/],
+    [{ lostWorkerRetries: 'many' }, /^"lostWorkerRetries" must be an integer >= 0 and <= 1000, got "many"$/],
     [{ retry: { initialInterval: '10 seconds', maximumInterval: '1 second' } }, /"retry.maximumInterval" \("1 second"\) must not be below "retry.initialInterval" \("10 seconds"\)/],
     [{ retry: { maximumInterval: '100 ms' } }, /must not be below "retry.initialInterval"/],
     [{ retry: { maximumAttempts: 0 } }, /"retry.maximumAttempts" must be an integer >= 1/],

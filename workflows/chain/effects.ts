@@ -43,9 +43,11 @@ import {
   WorkflowType,
 } from '../../src/common/messages';
 import type { CallModelInput, ModelResponse, RouteSpecialistInput, RouteSpecialistResult, SummarizeInput, SummarizeResult } from '../../src/common/model';
-import { modelActivityOptions, type ResolvedRunOptions, toolActivityOptions } from '../../src/common/options';
+import { lostWorkerBudget, modelActivityOptions, toolActivityOptions } from '../../src/common/callOptions';
+import type { ResolvedRunOptions } from '../../src/common/options';
 import { BatonStatus, type HandoffRunInput, type HandoffRunResult, type RecordHandoffInput } from '../../src/common/run';
 import type { CheckHandoffInput, CheckHandoffResult, RunToolInput, RunToolResult, TeamSpec } from '../../src/common/team';
+import { restartSummary, withLostWorkerRestarts } from './lostWorkers';
 
 /** A durable timer the chain can stop waiting for. */
 export interface Timer {
@@ -130,16 +132,20 @@ export function temporalEffects(v2: boolean): ChainEffects {
           const { callModelLocal } = proxyLocalActivities<BatonActivities>({ ...activity, summary: input.agentId });
           return (await callModelLocal(input)).response;
         }
-        const { callModel } = proxyActivities<BatonActivities>({ ...modelActivityOptions(options, NON_RETRYABLE_ERROR_TYPES), summary: input.agentId });
-        return await callModel(input);
+        return await withLostWorkerRestarts(lostWorkerBudget(options), `model call of ${input.agentId}`, (endOnLostWorker, lostWorker) => {
+          const { callModel } = proxyActivities<BatonActivities>({ ...modelActivityOptions(options, NON_RETRYABLE_ERROR_TYPES, endOnLostWorker), summary: restartSummary(input.agentId, lostWorker) });
+          return callModel(lostWorker ? { ...input, lostWorker } : input);
+        });
       } catch (err) {
         throw activityError(err, (reason) => new ModelCallFailedError(input.agentId, reason));
       }
     },
     async summarize(input, options) {
-      const { summarizeHandoff } = proxyActivities<BatonActivities>({ ...modelActivityOptions(options, NON_RETRYABLE_ERROR_TYPES), summary: `${input.agentId}: summary` });
       try {
-        return await summarizeHandoff(input);
+        return await withLostWorkerRestarts(lostWorkerBudget(options), `summary by ${input.agentId}`, (endOnLostWorker, lostWorker) => {
+          const { summarizeHandoff } = proxyActivities<BatonActivities>({ ...modelActivityOptions(options, NON_RETRYABLE_ERROR_TYPES, endOnLostWorker), summary: restartSummary(`${input.agentId}: summary`, lostWorker) });
+          return summarizeHandoff(lostWorker ? { ...input, lostWorker } : input);
+        });
       } catch (err) {
         throw activityError(err, (reason) => new ModelCallFailedError(input.agentId, reason));
       }
@@ -153,9 +159,11 @@ export function temporalEffects(v2: boolean): ChainEffects {
       }
     },
     async runTool(input, options) {
-      const { runTool } = proxyActivities<BatonActivities>({ ...toolActivityOptions(options, NON_RETRYABLE_ERROR_TYPES), summary: `${input.agentId}: tool` });
       try {
-        return await runTool(input);
+        return await withLostWorkerRestarts(lostWorkerBudget(options), `tool call ${input.call.name} of ${input.agentId}`, (endOnLostWorker, lostWorker) => {
+          const { runTool } = proxyActivities<BatonActivities>({ ...toolActivityOptions(options, NON_RETRYABLE_ERROR_TYPES, endOnLostWorker), summary: restartSummary(`${input.agentId}: tool`, lostWorker) });
+          return runTool(lostWorker ? { ...input, lostWorker } : input);
+        });
       } catch (err) {
         throw activityError(err, (reason) => new ToolExecutionError(input.agentId, input.call.name, reason));
       }
@@ -216,9 +224,11 @@ export function temporalEffects(v2: boolean): ChainEffects {
       }
     },
     async routeSpecialist(input, options) {
-      const { routeSpecialist } = proxyActivities<BatonActivities>({ ...modelActivityOptions(options, NON_RETRYABLE_ERROR_TYPES), summary: `${input.agentId}: routing` });
       try {
-        return await routeSpecialist(input);
+        return await withLostWorkerRestarts(lostWorkerBudget(options), `routing by ${input.agentId}`, (endOnLostWorker, lostWorker) => {
+          const { routeSpecialist } = proxyActivities<BatonActivities>({ ...modelActivityOptions(options, NON_RETRYABLE_ERROR_TYPES, endOnLostWorker), summary: restartSummary(`${input.agentId}: routing`, lostWorker) });
+          return routeSpecialist(lostWorker ? { ...input, lostWorker } : input);
+        });
       } catch (err) {
         throw activityError(err, (reason) => new ModelCallFailedError(input.agentId, reason));
       }

@@ -1,0 +1,41 @@
+/**
+ * Activity options of a run's model and tool calls: timeouts, heartbeats and retry policy from the
+ * run options, and whether a lost worker ends a start of the call (see `lostWorkerRetries`).
+ *
+ * Workflow-safe: no I/O.
+ */
+import type { ActivityOptions, Duration } from '@temporalio/common';
+import { durationMs } from './check';
+import { HEARTBEAT_TIMEOUT_FAILURE_TYPE } from './lostWorkers';
+import { type ResolvedRunOptions, RUN_OPTIONS } from './options';
+
+/**
+ * Activity options of model calls for a run. With `endOnLostWorker`, an attempt whose heartbeats
+ * stop is not retried: the call fails with the heartbeat timeout, for the workflow to start it again.
+ */
+export function modelActivityOptions(o: ResolvedRunOptions, nonRetryableErrorTypes: readonly string[], endOnLostWorker = false): ActivityOptions {
+  return callActivityOptions(o, o.modelTimeout, nonRetryableErrorTypes, endOnLostWorker);
+}
+
+/** Activity options of tool calls for a run; `endOnLostWorker` as for {@link modelActivityOptions}. */
+export function toolActivityOptions(o: ResolvedRunOptions, nonRetryableErrorTypes: readonly string[], endOnLostWorker = false): ActivityOptions {
+  return callActivityOptions(o, o.toolTimeout, nonRetryableErrorTypes, endOnLostWorker);
+}
+
+/** How many times a call may be started again after lost workers (`lostWorkerRetries`). */
+export function lostWorkerBudget(o: ResolvedRunOptions): number {
+  // Options of chains started before `lostWorkerRetries` existed have none.
+  return o.lostWorkerRetries ?? RUN_OPTIONS.lostWorkerRetries.default;
+}
+
+function callActivityOptions(o: ResolvedRunOptions, timeout: string | number, nonRetryableErrorTypes: readonly string[], endOnLostWorker: boolean): ActivityOptions {
+  // Options of chains started before `heartbeatTimeout` existed have none.
+  const heartbeat = o.heartbeatTimeout ?? RUN_OPTIONS.heartbeatTimeout.default;
+  const types = endOnLostWorker ? [...nonRetryableErrorTypes, HEARTBEAT_TIMEOUT_FAILURE_TYPE] : [...nonRetryableErrorTypes];
+  return {
+    startToCloseTimeout: timeout as Duration,
+    // A heartbeat timeout longer than the call's own timeout would never fire.
+    heartbeatTimeout: Math.min(durationMs(heartbeat) ?? 10_000, durationMs(timeout) ?? Infinity),
+    retry: { ...o.retry, nonRetryableErrorTypes: types } as ActivityOptions['retry'],
+  };
+}
