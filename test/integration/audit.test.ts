@@ -150,7 +150,7 @@ describe('audit from workflow history', () => {
       expect(kinds(running.events).slice(-2)).toEqual(['handoff_requested', 'approval_requested']);
       expect(running.handoffs).toEqual([]);
       expect(byKind(running, 'handoff_requested')[0]).toMatchObject({ outcome: 'awaiting_approval', handoffId: expect.any(String) });
-      expect(formatTimeline(running)).toMatch(/a +asks to hand off to b: "over" → awaiting approval/);
+      expect(formatTimeline(running)).toMatch(/a +asks to hand off to b: "over" → waits for approval/);
       expect(toMermaid(running)).toContain('a -.->|"awaiting approval"| b');
 
       await run.handle.terminate('operator stopped it');
