@@ -68,7 +68,7 @@ export function describeEvent(e: AuditEvent, over: boolean): [string, string] | 
     }
     case 'tool_call': {
       const call = `tool ${e.tool}(${clip(e.arguments, 60)})`;
-      const unanswered = over ? 'no answer: the run ended before one was given' : 'waiting for its answer';
+      const unanswered = over ? 'its answer never reached the model: the run ended first' : 'waiting for its answer';
       if (e.answeredBy === 'workflow') {
         // A specialist's answer (or failure) comes back as the delegation call's answer.
         if (e.tool === DELEGATE_TOOL_NAME || e.tool === SPECIALIST_DELEGATE_TOOL_NAME) return [e.agent, `${call} → ${e.result !== undefined ? quoted(e.result, ERROR_WIDTH) : unanswered}`];
@@ -76,7 +76,8 @@ export function describeEvent(e: AuditEvent, over: boolean): [string, string] | 
       }
       const x = e.execution ?? { status: 'not_scheduled', attempts: 0 };
       if (x.status === 'not_scheduled') {
-        if (e.result !== undefined) return [e.agent, `${call} not run; baton answered: ${clip(e.result, ERROR_WIDTH)}`];
+        // baton's answers to calls it did not run say so ("Not run: …").
+        if (e.result !== undefined) return [e.agent, `${call} → ${/^not run/i.test(e.result) ? '' : 'not run; baton answered: '}${clip(e.result, ERROR_WIDTH)}`];
         return [e.agent, `${call} ${over ? 'not run: the run ended first' : 'not run yet'}`];
       }
       const out = e.result !== undefined ? ` → ${e.ok === false ? 'error ' : ''}${clip(e.result, 60)}` : '';

@@ -151,6 +151,12 @@ export const Patches = {
    * with `EmptyOutputError` rather than asking the model once more.
    */
   FINAL_TURN_ENDS: 'baton-final-turn-ends',
+  /**
+   * Decided when a tool call first needs approval: a call whose arguments are not JSON or do not fit
+   * the tool's parameters is answered as invalid without asking anyone, and the same call (tool and
+   * arguments) is not put to people a second time in a chain.
+   */
+  TOOL_APPROVAL_CHECKS: 'baton-tool-approval-checks',
 } as const;
 
 /**

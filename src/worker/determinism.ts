@@ -21,16 +21,32 @@ export interface ReplayCheck {
 export interface HistorySource {
   source: string;
   history: temporal.api.history.v1.IHistory;
+  /** The workflow id the history ran under (a chain names its specialists' chains after it); `source` when absent. */
+  workflowId?: string;
 }
 
 /** Read histories from JSON files. */
 export function historiesFromFiles(files: string[]): HistorySource[] {
-  return files.map((file) => ({ source: file, history: historyFromJSON(JSON.parse(fs.readFileSync(file, 'utf8'))) }));
+  return files.map((file) => {
+    const history = historyFromJSON(JSON.parse(fs.readFileSync(file, 'utf8')));
+    const workflowId = delegatingWorkflowId(history);
+    return { source: file, history, ...(workflowId ? { workflowId } : {}) };
+  });
+}
+
+/**
+ * The workflow id of a chain that delegated, read from its history: a file does not name it, and its
+ * specialists' chains are named after it (`<workflow id>/<agent>-<turn>.<n>`), so a replay must run under it.
+ */
+function delegatingWorkflowId(history: temporal.api.history.v1.IHistory): string | undefined {
+  const child = history.events?.find((e) => e.startChildWorkflowExecutionInitiatedEventAttributes)?.startChildWorkflowExecutionInitiatedEventAttributes?.workflowId;
+  const slash = child?.lastIndexOf('/') ?? -1;
+  return slash > 0 ? child!.slice(0, slash) : undefined;
 }
 
 /** Fetch the history of each workflow id (its latest run) from the server. */
 export async function historiesFromServer(client: Client, workflowIds: string[]): Promise<HistorySource[]> {
-  return Promise.all(workflowIds.map(async (id) => ({ source: id, history: await client.workflow.getHandle(id).fetchHistory() })));
+  return Promise.all(workflowIds.map(async (id) => ({ source: id, workflowId: id, history: await client.workflow.getHandle(id).fetchHistory() })));
 }
 
 /**
@@ -48,14 +64,13 @@ export async function checkHistories(
   const bundle = await workflowBundle({ failureConverterPath: dataConverter.failureConverterPath });
   const replay = Worker.runReplayHistories(
     { workflowBundle: bundle, ...options, dataConverter } as ReplayWorkerOptions,
-    histories.map((h) => ({ workflowId: h.source, history: h.history })),
+    histories.map((h) => ({ workflowId: h.workflowId ?? h.source, history: h.history })),
   );
+  // Results come in the order of the histories.
+  let i = 0;
   for await (const r of replay) {
-    results.push(
-      r.error
-        ? { source: r.workflowId, ok: false, nondeterministic: r.error instanceof DeterminismViolationError, error: r.error.message }
-        : { source: r.workflowId, ok: true },
-    );
+    const source = histories[i++]?.source ?? r.workflowId;
+    results.push(r.error ? { source, ok: false, nondeterministic: r.error instanceof DeterminismViolationError, error: r.error.message } : { source, ok: true });
   }
   return results;
 }

@@ -152,6 +152,31 @@ describe('the timeline', () => {
   });
 });
 
+describe('the timeline of a delegation', () => {
+  it('shows the specialist starting, its chain, its answer when it came back, and a delegate call whose answer never reached the model', () => {
+    const child = chainOf({ workflowId: 'wf/orders-1.1', status: 'completed', input: { agent: 'orders', input: 'Task from triage: look up order 42' }, events: [{ at, runId: 'c', eventId: 9, kind: 'final_answer', agent: 'orders', output: 'order 42: delivered' }] });
+    const chain = chainOf({
+      status: 'failed',
+      children: [child],
+      events: [
+        { at, runId: 'r', eventId: 5, kind: 'tool_call', agent: 'triage', tool: 'delegate', arguments: '{"to":"orders","task":"look up order 42"}', answeredBy: 'workflow' },
+        { at, runId: 'r', eventId: 8, kind: 'delegation', from: 'triage', to: 'orders', childWorkflowId: 'wf/orders-1.1', task: 'Task from triage: look up order 42\nWhy you: …', outcome: 'completed', output: 'order 42: delivered' },
+        { at, runId: 'r', eventId: 12, kind: 'delegation_ended', from: 'triage', to: 'orders', childWorkflowId: 'wf/orders-1.1', outcome: 'completed', output: 'order 42: delivered' },
+        { at, runId: 'r', eventId: 16, kind: 'failed', type: 'MaxTurnsExceededError', message: 'Agent "triage" exceeded 1 turns' },
+      ],
+    });
+    expect(formatTimeline(chain).split('\n').slice(2)).toEqual([
+      '00:00:00.000  triage     tool delegate({"to":"orders","task":"look up order 42"}) → its answer never reached the model: the run ended first',
+      '00:00:00.000  delegate   triage starts orders (chain wf/orders-1.1): "Task from triage: look up order 42"',
+      '    │ chain wf/orders-1.1: completed',
+      '    │ input: orders ← "Task from triage: look up order 42"',
+      '    │ 00:00:00.000  answer     orders: "order 42: delivered"',
+      '00:00:00.000  delegate   orders answered triage: "order 42: delivered"',
+      '00:00:00.000  failed     MaxTurnsExceededError: Agent "triage" exceeded 1 turns',
+    ]);
+  });
+});
+
 describe('the Mermaid diagram', () => {
   it('gives agent ids Mermaid cannot take as node ids a node of their own', () => {
     const chain = chainOf({

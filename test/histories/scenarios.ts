@@ -5,6 +5,7 @@
 import { ApplicationFailure } from '@temporalio/common';
 import { z } from 'zod';
 import { defineAgent, defineTool, guardrails, handoff, scripted, Team, type Baton, type BatonRun } from '../../src';
+import type { ModelProviders } from '../../src/models/provider';
 import { scriptedAgent as agent } from '../helpers/agents';
 
 const hop = (to: string, message = `over to ${to}`) => ({ handoff: { to, message } });
@@ -34,6 +35,8 @@ export interface Scenario {
   name: string;
   team: () => Team;
   drive: (baton: Baton) => Promise<string>;
+  /** Model providers the worker needs besides baton's own. */
+  providers?: () => ModelProviders;
 }
 
 export const scenarios: Scenario[] = [
