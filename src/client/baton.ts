@@ -33,7 +33,7 @@ import {
 } from '../common/types';
 import type { AuditChain } from '../audit/chain';
 import { auditRun } from '../audit/fetch';
-import { runEvents, type RunEvent } from './events';
+import { runEvents, type RunEvent, type RunEventsOptions } from './events';
 import { mayDecideAs, TeamSnapshots } from './sensitive';
 import { redactPendingApproval, type SensitiveArguments } from '../common/sensitive';
 import { replayChain, type ReplayOptions, type ReplayStarted } from './replay';
@@ -96,14 +96,15 @@ export class BatonRun<Output = string> {
   }
 
   /**
-   * What the run does, as it happens: model and tool calls, handoffs, approvals and the end, read
-   * from history by long-polling (no query loop). Follows continue-as-new; ends with the run.
+   * What the run does, as it happens: model and tool calls, handoffs, approvals, delegations with
+   * their specialists' work, and the end, read from history by long-polling (no query loop).
+   * Follows continue-as-new; ends with the run.
    * @example for await (const e of run.events()) if (e.kind === 'handoff') console.log(e.handoff.to);
    */
-  events(): AsyncGenerator<RunEvent> {
+  events(options?: RunEventsOptions): AsyncGenerator<RunEvent> {
     // A run this client started is followed from its first run; one looked up, from its latest.
     const first = (this.handle as { firstExecutionRunId?: string }).firstExecutionRunId;
-    return runEvents(this.handle.client, this.workflowId, first);
+    return runEvents(this.handle.client, this.workflowId, first, options);
   }
 
   /** The handoffs so far (a query). */
