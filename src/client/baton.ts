@@ -16,6 +16,7 @@ import {
   PARENT_MEMO,
   PENDING_MEMO,
   pendingApprovalsQuery,
+  STARTED_BY_MEMO,
   statusQuery,
   WorkflowType,
 } from '../common/messages';
@@ -70,6 +71,12 @@ export interface StartOptions extends RunOptions {
    * @default "FAIL" (Temporal's default)
    */
   workflowIdConflictPolicy?: WorkflowIdConflictPolicy;
+  /**
+   * Who asked for the chain (a person's or a service's name, at most 200 characters): shown to the
+   * people who decide its approvals, beside its request. Recorded in the chain's memo (`batonStartedBy`).
+   * @example await baton.start('triage', request, { startedBy: 'support-inbox' })
+   */
+  startedBy?: string;
 }
 
 /** What {@link Baton.run} returns: `Output` is a string, or the type of the final agent's `outputType`. */
@@ -192,8 +199,12 @@ export class Baton {
 
   /** Start a chain at `agent`; invalid input or options throw `InvalidRunInputError` before anything starts. */
   async start<Output = string>(agent: string, input: string, options: StartOptions = {}): Promise<BatonRun<Output>> {
-    const { workflowId, context, workflowIdReusePolicy, workflowIdConflictPolicy, ...runOptions } = options;
+    const { workflowId, context, workflowIdReusePolicy, workflowIdConflictPolicy, startedBy, ...runOptions } = options;
     const args = validateRunInput({ agent, input, options: runOptions, ...(context !== undefined ? { context } : {}) });
+    if (startedBy !== undefined && (typeof startedBy !== 'string' || startedBy.trim() === '' || startedBy.length > 200)) {
+      const got = typeof startedBy === 'string' && startedBy.length > 200 ? `${startedBy.length} characters` : JSON.stringify(startedBy);
+      throw new InvalidRunInputError([`"startedBy" must be a name of 1 to 200 characters, got ${got}`]);
+    }
     const passed = deadlinePassed(runOptions.deadline, Date.now());
     if (passed) throw new InvalidRunInputError([passed]);
     const handle = await this.client.workflow.start<typeof handoffRun>(WorkflowType.HANDOFF_RUN, {
@@ -202,6 +213,7 @@ export class Baton {
       args: [args],
       ...(workflowIdReusePolicy !== undefined ? { workflowIdReusePolicy } : {}),
       ...(workflowIdConflictPolicy !== undefined ? { workflowIdConflictPolicy } : {}),
+      ...(startedBy !== undefined ? { memo: { [STARTED_BY_MEMO]: startedBy } } : {}),
       typedSearchAttributes: [
         { key: BatonAgent, value: agent },
         { key: BatonStatusAttribute, value: BatonStatus.RUNNING },

@@ -82,6 +82,8 @@ export const PARENT_MEMO = 'batonParent';
 
 /** Memo key holding the run's waiting approvals, for listing them from visibility. */
 export const PENDING_MEMO = 'batonPending';
+/** Memo key naming who asked for a chain, set by the client that started it (`StartOptions.startedBy`). */
+export const STARTED_BY_MEMO = 'batonStartedBy';
 /** Memo key naming the run a replay with overrides continues (`{workflowId, runId, from}`). */
 export const REPLAY_OF_MEMO = 'batonReplayOf';
 

@@ -4,6 +4,7 @@
  */
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import type { Baton } from '../client/baton';
+import type { ChainRequests } from '../client/requests';
 import type { Identity } from './auth';
 import type { ApprovalsFeed } from './events';
 import type { ServiceMetrics } from './metrics';
@@ -25,6 +26,8 @@ export interface ServiceContext {
   limiter: StartLimiter;
   metrics?: ServiceMetrics;
   feed: ApprovalsFeed;
+  /** What each chain with a waiting approval was asked, and by whom. */
+  requests: ChainRequests;
   /** Deadline of a request's calls to Temporal, in milliseconds. */
   temporalTimeoutMs: number;
   log: (message: string, error?: unknown) => void;

@@ -23,6 +23,9 @@ h1 { font-size:22px; margin:8px 0 4px; } h2 { font-size:17px; margin:24px 0 8px;
 .meta { font-size:14px; color:var(--muted); display:flex; gap:12px; flex-wrap:wrap; }
 blockquote { margin:8px 0; padding:6px 10px; border-left:3px solid var(--line); white-space:pre-wrap; overflow-wrap:anywhere; }
 .chain { font-size:14px; margin:6px 0; overflow-wrap:anywhere; } .chain b { font-weight:600; }
+.request { margin:6px 0; overflow-wrap:anywhere; } .request q { font-style:italic; }
+.which { margin:4px 0; overflow-wrap:anywhere; } code { font:13px ui-monospace,SFMono-Regular,Menlo,monospace; overflow-wrap:anywhere; }
+.chain-id { overflow-wrap:anywhere; }
 label { display:block; font-size:14px; margin-top:8px; }
 textarea, input[type=password] { width:100%; font:inherit; padding:8px; border:1px solid var(--line); border-radius:6px; background:var(--bg); color:var(--fg); }
 textarea { min-height:44px; resize:vertical; }
@@ -53,5 +56,5 @@ button.link { min-height:0; padding:0; border:0; background:none; color:var(--ac
 .signin { max-width:420px; }
 @media (hover:none) { .keys { display:none; } }
 kbd { font:12px ui-monospace,monospace; border:1px solid var(--line); border-radius:4px; padding:0 4px; }
-@media (max-width:600px) { .timeline li { grid-template-columns:5.5em 1fr; } .timeline .what { grid-column:1 / -1; } main { padding:12px; } }
+@media (max-width:600px) { .timeline li { grid-template-columns:max-content minmax(0, 1fr); column-gap:10px; } .timeline .what { grid-column:1 / -1; } main { padding:12px; } }
 `;
