@@ -57,7 +57,7 @@ export function describeEvent(e: AuditEvent, over: boolean): [string, string] | 
         'delegate',
         e.outcome === 'completed'
           ? `${e.to} answered${e.from ? ` ${e.from}` : ''}: ${shownValue(e.output, 100)}`
-          : `${e.to} ${e.outcome.replace(/_/g, ' ')}${e.error && e.error !== e.outcome.replace(/_/g, ' ') ? `: ${clip(e.error, ERROR_WIDTH)}` : ''}${e.from ? `; ${e.from} is told` : ''}`,
+          : `${e.to} ${e.outcome.replace(/_/g, ' ')}${e.error && e.error !== e.outcome.replace(/_/g, ' ') ? `: ${clip(e.error, ERROR_WIDTH)}` : ''}`,
       ];
     case 'team_snapshot':
       return ['team', `snapshot: ${e.agents.join(', ')}`];
