@@ -1,22 +1,10 @@
 /**
- * How runs, workflow tasks and child chains end, as history records it.
+ * How runs and child chains end, as history records it. (No value import of Temporal's protos
+ * here: run events read it too, and the CLI starts faster without them.)
  */
-import { temporal } from '@temporalio/proto';
 import type { HandoffRunResult } from '../common/run';
 import { fromPayloads, type HistoryEvent } from '../payloads/read';
 import type { AuditChain, AuditEvent, AuditStatus } from './types';
-
-/** Workflow task failures that are Temporal's routine, not a problem of the run. */
-const ROUTINE_TASK_FAILURES = ['WORKFLOW_TASK_FAILED_CAUSE_UNHANDLED_COMMAND', 'WORKFLOW_TASK_FAILED_CAUSE_RESET_WORKFLOW'];
-
-export function isRoutine(cause: temporal.api.enums.v1.WorkflowTaskFailedCause | string | null | undefined): boolean {
-  return cause !== undefined && cause !== null && ROUTINE_TASK_FAILURES.includes(causeName(cause));
-}
-
-/** The name of a workflow task failure's cause (history read from JSON may carry it as the name already). */
-export function causeName(cause: temporal.api.enums.v1.WorkflowTaskFailedCause | string): string {
-  return typeof cause === 'string' ? cause : (temporal.api.enums.v1.WorkflowTaskFailedCause[cause] ?? String(cause));
-}
 
 type DelegationOutcome = Extract<AuditEvent, { kind: 'delegation' }>['outcome'];
 
