@@ -129,10 +129,12 @@ async function withChains(ctx: ServiceContext, pending: PendingHandoff[], identi
   }
   return Promise.all(
     pending.map(async (p) => {
-      const request = ctx.baton.client.connection.withDeadline(Date.now() + CHAIN_QUERY_MS, () => ctx.requests.of(p.workflowId, p.runId)).catch(() => undefined);
-      const [chain, asked] = await Promise.all([chains.get(p.workflowId), request]);
+      const read = (id: string, runId?: string) => ctx.baton.client.connection.withDeadline(Date.now() + CHAIN_QUERY_MS, () => ctx.requests.of(id, runId)).catch(() => undefined);
+      const [chain, asked] = await Promise.all([chains.get(p.workflowId), read(p.workflowId, p.runId)]);
+      // A specialist's input is its task; what the customer asked is the top chain's request.
+      const top = asked?.parent ? await read(asked.parent.rootWorkflowId) : undefined;
       const canDecide = mayDecide(identity, p.approvers);
-      const seen = asked ? { request: requestAsSeen(asked, p, canDecide) } : {};
+      const seen = asked ? { request: { ...requestAsSeen(asked, p, canDecide), ...(top ? { original: requestAsSeen(top, p, canDecide) } : {}) } } : {};
       return { ...(canDecide ? p : redactPending(p)), canDecide, ...(chain ? { chain } : {}), ...seen };
     }),
   );

@@ -61,6 +61,7 @@ export const ChainRequestSchema = z
     startedBy: z.string().optional().openapi({ description: 'Who asked for the chain (the HTTP caller who started it, or what the starting client said)' }),
     client: z.string().optional().openapi({ description: 'The identity of the Temporal client that started it' }),
     parent: z.object({ workflowId: z.string(), rootWorkflowId: z.string(), depth: z.number() }).optional().openapi({ description: 'When the chain is a specialist: the chain that delegated to it' }),
+    original: z.object({ agent: z.string(), input: z.string(), truncated: z.boolean().optional() }).passthrough().optional().openapi({ description: "When the chain is a specialist: the top chain's request, what was first asked" }),
   })
   .openapi('ChainRequest');
 

@@ -28,7 +28,9 @@ function requestBlock(a) {
     .concat(who.length ? [h('span', { class: 'muted', text: ' · started ' }), who[0]].concat(who.slice(1).map(function (w) { return ' ' + w; })) : [])
     .concat(r && r.parent ? [h('span', { class: 'muted', text: ' · specialist of ' }), h('code', {}, [runLink(r.parent.workflowId)])] : []));
   if (!r) return [chainLine, h('p', { class: 'request muted small', text: 'Request: not available right now.' })];
-  return [chainLine, h('p', { class: 'request' }, [h('span', { class: 'muted', text: 'Request to ' + r.agent + ': ' }), h('q', { text: r.input + (r.truncated ? '…' : '') })])];
+  var asked = function (label, q) { return h('p', { class: 'request' }, [h('span', { class: 'muted', text: label + ' to ' + q.agent + ': ' }), h('q', { text: q.input + (q.truncated ? '…' : '') })]); };
+  // A specialist was given a task; what the customer first asked comes from the top chain.
+  return [chainLine].concat(r.original ? [asked('Original request', r.original), asked('Task', r)] : [asked('Request', r)]);
 }
 
 function chainLine(a) {
