@@ -14,8 +14,6 @@ import { refundTeam } from './team';
 
 const server = useTemporalServer();
 const SHOTS = path.join(__dirname, 'screenshots');
-/** Where the screenshots of a phone are kept for people to look at, when that folder exists. */
-const SCREENS = process.env.BATON_SCREENS;
 const CHROMIUM = '/usr/bin/chromium';
 const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 const PHONE = { viewport: { width: 390, height: 844 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true };
@@ -37,7 +35,6 @@ async function signIn(page: Page, url: string, token: string) {
 
 async function shoot(page: Page, name: string) {
   await page.screenshot({ path: path.join(SHOTS, name), fullPage: true });
-  if (SCREENS) await page.screenshot({ path: path.join(SCREENS, name), fullPage: true });
 }
 
 /** How far the page is wider than the screen, in CSS pixels. */
@@ -85,6 +82,7 @@ describe('approval cards tell chains apart', () => {
       await signIn(viewer, `${service.url}/`, TOKENS.viewer);
       await expect.poll(() => viewer.locator('.card').count(), { timeout: 20_000 }).toBe(2);
       expect(await viewer.locator('.card .why-not').first().textContent()).toBe('You cannot decide approvals: you are signed in as viewer with the role viewer, and deciding needs approver or admin.');
+      await shoot(viewer, 'approvals-390-viewer.png');
       const bob = await phone.newPage();
       await signIn(bob, `${service.url}/`, TOKENS.bob);
       await expect.poll(() => bob.locator('.card').count(), { timeout: 20_000 }).toBe(2);
