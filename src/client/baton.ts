@@ -16,7 +16,6 @@ import {
   PARENT_MEMO,
   PENDING_MEMO,
   pendingApprovalsQuery,
-  STARTED_BY_MEMO,
   statusQuery,
   WorkflowType,
 } from '../common/messages';
@@ -38,6 +37,7 @@ import { runEvents, type RunEvent, type RunEventsOptions } from './events';
 import { mayDecideAs, TeamSnapshots } from './sensitive';
 import { redactPendingApproval, type SensitiveArguments } from '../common/sensitive';
 import { replayChain, type ReplayOptions, type ReplayStarted } from './replay';
+import { startedByMemo } from './requests';
 import { Conversation, type ConversationStartOptions } from './conversation';
 
 /** Options of {@link Baton}. */
@@ -201,10 +201,7 @@ export class Baton {
   async start<Output = string>(agent: string, input: string, options: StartOptions = {}): Promise<BatonRun<Output>> {
     const { workflowId, context, workflowIdReusePolicy, workflowIdConflictPolicy, startedBy, ...runOptions } = options;
     const args = validateRunInput({ agent, input, options: runOptions, ...(context !== undefined ? { context } : {}) });
-    if (startedBy !== undefined && (typeof startedBy !== 'string' || startedBy.trim() === '' || startedBy.length > 200)) {
-      const got = typeof startedBy === 'string' && startedBy.length > 200 ? `${startedBy.length} characters` : JSON.stringify(startedBy);
-      throw new InvalidRunInputError([`"startedBy" must be a name of 1 to 200 characters, got ${got}`]);
-    }
+    const memo = startedByMemo(startedBy);
     const passed = deadlinePassed(runOptions.deadline, Date.now());
     if (passed) throw new InvalidRunInputError([passed]);
     const handle = await this.client.workflow.start<typeof handoffRun>(WorkflowType.HANDOFF_RUN, {
@@ -213,7 +210,7 @@ export class Baton {
       args: [args],
       ...(workflowIdReusePolicy !== undefined ? { workflowIdReusePolicy } : {}),
       ...(workflowIdConflictPolicy !== undefined ? { workflowIdConflictPolicy } : {}),
-      ...(startedBy !== undefined ? { memo: { [STARTED_BY_MEMO]: startedBy } } : {}),
+      ...memo,
       typedSearchAttributes: [
         { key: BatonAgent, value: agent },
         { key: BatonStatusAttribute, value: BatonStatus.RUNNING },

@@ -3,6 +3,7 @@
  * of its approvals needs to tell it from other chains.
  */
 import type { Client } from '@temporalio/client';
+import { InvalidRunInputError } from '../common/errors';
 import { STARTED_BY_MEMO } from '../common/messages';
 import type { HandoffRunInput, ParentLink } from '../common/run';
 import { scrub, sensitiveValues, type SensitiveArguments } from '../common/sensitive';
@@ -33,6 +34,16 @@ export interface ChainRequest {
 
 /** A request as read: the start of its input, and the input's length. */
 export type StoredRequest = Omit<ChainRequest, 'input' | 'truncated'> & { text: string; length: number };
+
+/** The memo of a chain asked for by `startedBy` (`StartOptions.startedBy`); `InvalidRunInputError` when it is not a name. */
+export function startedByMemo(startedBy: unknown): { memo?: Record<string, string> } {
+  if (startedBy === undefined) return {};
+  if (typeof startedBy !== 'string' || startedBy.trim() === '' || startedBy.length > 200) {
+    const got = typeof startedBy === 'string' && startedBy.length > 200 ? `${startedBy.length} characters` : JSON.stringify(startedBy);
+    throw new InvalidRunInputError([`"startedBy" must be a name of 1 to 200 characters, got ${got}`]);
+  }
+  return { memo: { [STARTED_BY_MEMO]: startedBy } };
+}
 
 /** The requests of chains, read once each (a chain's start never changes) and kept for the most recent `max` chains. */
 export class ChainRequests {
