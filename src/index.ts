@@ -13,7 +13,7 @@ export { REDACTED, type SensitiveArguments, type ToolSensitivitySpec } from './c
 export { guardrails, type AgentGuardrails, type Guardrail, type GuardrailAnswer, type GuardrailContext, type GuardrailOptions } from './agents/guardrails';
 export { Baton, BatonRun, toBatonError, type BatonOptions, type DecisionOptions, type PendingHandoff, type PendingOptions, type RunResult, type StartOptions } from './client/baton';
 export { redactPending } from './client/sensitive';
-export type { RunEvent, RunEventBody } from './client/events';
+export type { RunEvent, RunEventBody, RunEventsOptions } from './client/events';
 export { connectBaton, temporalConfig, type ConnectBatonOptions, type TemporalConfigOptions } from './client/connect';
 export * from './common/errors';
 export { LIMITS, type LimitUnit, type SizeProblem } from './common/limits';

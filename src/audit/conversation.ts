@@ -9,14 +9,25 @@ import { ActivityType, CONVERSATION_EVENT_MEMO, sendMessageUpdate, TURN_MEMO } f
 import type { HandoffRecord } from '../common/run';
 import { decodeHistory } from '../payloads/history';
 import { fromPayload, fromPayloads, type HistoryEvent } from '../payloads/read';
+import { describeEvent } from './format';
 import { activityName, recordedApprovalEvent, recordedHandoff } from './history';
-import type { AuditStatus, RunHistory } from './types';
+import { whereOf, type Where } from './place';
+import type { AuditEvent, AuditStatus, RunHistory } from './types';
 
 /** Version tag of the conversation audit JSON. */
 export const CONVERSATION_AUDIT_SCHEMA = 'baton.conversation-audit/v1';
 
 /** An approval step of a turn: asked for, decided, or a decision refused. */
 export type TurnApproval = { kind: string; at: string; handoffId?: string } & Record<string, unknown>;
+
+/**
+ * What happened in a turn besides its model and tool calls, in history order, as the chain audit
+ * records it (`runId`, `eventId` and `at` name the history event): approvals asked and decided,
+ * decisions refused, handoffs, and what controls did.
+ */
+export type TurnStep = Extract<AuditEvent, { kind: 'handoff' | 'approval_requested' | 'approval_decided' | 'decision_refused' | 'control' }>;
+
+const APPROVAL_KINDS = ['approval_requested', 'approval_decided', 'decision_refused'];
 
 /** One message of a conversation and what became of it. */
 export interface ConversationTurnAudit {
@@ -33,6 +44,8 @@ export interface ConversationTurnAudit {
   failure?: { type: string; message: string };
   handoffs: HandoffRecord[];
   approvals: TurnApproval[];
+  /** Approvals, handoffs and controls, in the order they happened. */
+  steps: TurnStep[];
   modelCalls: number;
   toolCalls: number;
   startedAt: string;
@@ -84,7 +97,8 @@ export function buildConversationAudit(workflowId: string, runs: RunHistory[]): 
   let current: ConversationTurnAudit | undefined;
   for (const { runId, events } of runs) {
     for (const e of events) {
-      const at = timeOf(e);
+      const where = whereOf(e, runId);
+      const at = where.at;
       const start = e.workflowExecutionStartedEventAttributes;
       if (start) {
         const input = fromPayloads<ConversationInput>(start.input);
@@ -105,7 +119,7 @@ export function buildConversationAudit(workflowId: string, runs: RunHistory[]): 
       if (turnMemo?.phase === 'started') {
         if (turnMemo.updateId) started.add(turnMemo.updateId);
         const message = turnMemo.updateId ? accepted.get(turnMemo.updateId)?.message : undefined;
-        current = { turn: turnMemo.turn, ...(message !== undefined ? { message } : {}), idempotencyKey: turnMemo.idempotencyKey, status: 'answering', agent: turnMemo.agent, handoffs: [], approvals: [], modelCalls: 0, toolCalls: 0, startedAt: turnMemo.at, runIds: [runId] };
+        current = { turn: turnMemo.turn, ...(message !== undefined ? { message } : {}), idempotencyKey: turnMemo.idempotencyKey, status: 'answering', agent: turnMemo.agent, handoffs: [], approvals: [], steps: [], modelCalls: 0, toolCalls: 0, startedAt: turnMemo.at, runIds: [runId] };
         audit.turns.push(current);
       } else if (turnMemo && current) {
         Object.assign(current, { status: turnMemo.phase, answeredAt: turnMemo.at });
@@ -118,7 +132,7 @@ export function buildConversationAudit(workflowId: string, runs: RunHistory[]): 
         const { type: _t, ...compaction } = event;
         audit.compactions.push(compaction);
       }
-      if (current) onTurnEvent(current, e, at);
+      if (current) onTurnEvent(current, e, where);
       closing(audit, e, at);
     }
   }
@@ -127,18 +141,21 @@ export function buildConversationAudit(workflowId: string, runs: RunHistory[]): 
   return audit;
 }
 
-/** What an event adds to the turn in progress: a call, a handoff, an approval step. */
-function onTurnEvent(turn: ConversationTurnAudit, e: HistoryEvent, at: string): void {
+/** What an event adds to the turn in progress: a call, a handoff, an approval step, a control's act. */
+function onTurnEvent(turn: ConversationTurnAudit, e: HistoryEvent, where: Where): void {
   const name = activityName(e);
   if (name === ActivityType.CALL_MODEL) turn.modelCalls += 1;
   else if (name === ActivityType.RUN_TOOL) turn.toolCalls += 1;
   const handoff = recordedHandoff(e);
-  if (handoff) turn.handoffs.push(handoff.handoff);
-  const approval = recordedApprovalEvent(e);
-  if (approval) {
-    const { type, ...rest } = approval;
-    turn.approvals.push({ kind: type, at, ...rest });
+  if (handoff) {
+    turn.handoffs.push(handoff.handoff);
+    turn.steps.push({ ...where, kind: 'handoff', index: handoff.index, ...handoff.handoff });
   }
+  const approval = recordedApprovalEvent(e);
+  if (!approval) return;
+  const { type, at: _at, ...rest } = approval;
+  if (APPROVAL_KINDS.includes(type)) turn.approvals.push({ kind: type, at: where.at, ...rest });
+  if (APPROVAL_KINDS.includes(type) || type === 'control') turn.steps.push({ ...where, ...rest, kind: type } as TurnStep);
 }
 
 function closing(audit: ConversationAudit, e: HistoryEvent, at: string): void {
@@ -160,19 +177,17 @@ function closing(audit: ConversationAudit, e: HistoryEvent, at: string): void {
   else if (e.workflowExecutionStartedEventAttributes) audit.status = 'running';
 }
 
-function timeOf(e: HistoryEvent): string {
-  const t = e.eventTime;
-  return new Date(t ? Number(t.seconds?.toString() ?? 0) * 1000 + Math.floor((t.nanos ?? 0) / 1e6) : 0).toISOString();
-}
-
 /** The conversation as a terminal reads it: each turn's message, handoffs, approvals and answer. */
 export function formatConversation(a: ConversationAudit): string {
   const lines = [`conversation ${a.workflowId}: ${a.status}, ${a.turns.length} turn${a.turns.length === 1 ? '' : 's'}, ${a.runIds.length} run${a.runIds.length === 1 ? '' : 's'}`];
   const compactions = [...a.compactions];
   for (const t of a.turns) {
     lines.push(`#${t.turn}  ${t.startedAt.slice(11, 23)}  you → ${t.agent}: ${clip(t.message ?? '(message not in history)')}`);
-    for (const h of t.handoffs) lines.push(`      ↪ ${h.from} → ${h.to}${h.approval ? ` [${h.approval.outcome} by ${h.approval.approver ?? 'timeout'}]` : ''}: ${clip(h.message)}`);
-    for (const p of t.approvals) if (p.kind !== 'approval_decided') lines.push(`      ${p.kind === 'approval_requested' ? '⏸' : '✗'} ${p.kind.replace(/_/g, ' ')}${p.handoffId ? ` (${p.handoffId})` : ''}`);
+    // Approvals, handoffs and controls in the order they happened, each saying what it did.
+    for (const step of t.steps) {
+      const line = describeEvent(step, t.status !== 'answering');
+      if (line) lines.push(`      ${line[0].padEnd(10)} ${line[1]}${step.kind === 'handoff' ? `: ${clip(step.message)}` : ''}`);
+    }
     if (t.status === 'answered') lines.push(`      ${t.answeredBy}: ${clip(typeof t.output === 'string' ? t.output : JSON.stringify(t.output))}`);
     else if (t.status === 'failed') lines.push(`      failed: ${t.failure?.type}: ${clip(t.failure?.message ?? '')}`);
     else lines.push('      … being answered');

@@ -3,6 +3,7 @@
  * errors are clipped to one line here; the JSON keeps them whole.
  */
 import type { ControlEvent } from '../common/controls';
+import { DELEGATE_TOOL_NAME, SPECIALIST_DELEGATE_TOOL_NAME } from '../common/delegation';
 import { HandoffRequestOutcome, type AuditChain, type AuditEvent, type ControlAuditEvent, type Execution, type HandoffRequestedEvent } from './types';
 
 export { toMermaid } from './mermaid';
@@ -30,8 +31,9 @@ export function formatTimeline(chain: AuditChain): string {
     chain.stuck ? `stuck since ${time(chain.stuck.since)}: its workflow task keeps failing: ${clip(chain.stuck.error, STUCK_WIDTH)}` : undefined,
     chain.input ? `input: ${chain.input.agent} ← ${quoted(chain.input.input, 100)}` : undefined,
   ].filter(Boolean);
+  const over = chain.status !== 'running';
   const lines = chain.events.flatMap((e) => {
-    const line = describe(e);
+    const line = describeEvent(e, over);
     if (!line) return [];
     const own = `${time(e.at)}  ${pad(line[0], 10)} ${line[1]}`;
     // A specialist's own chain, indented under the delegation that started it.
@@ -41,16 +43,25 @@ export function formatTimeline(chain: AuditChain): string {
   return [...head, ...lines].join('\n');
 }
 
-function describe(e: AuditEvent): [string, string] | undefined {
+/** A value as one quoted line: text as it is, anything else as JSON. */
+const shownValue = (v: unknown, n: number) => quoted(typeof v === 'string' ? v : (JSON.stringify(v) ?? ''), n);
+
+/** The line of an event, as `[label, text]`; `over` says whether the chain has ended (so what is unanswered stays so). */
+export function describeEvent(e: AuditEvent, over: boolean): [string, string] | undefined {
   switch (e.kind) {
     case 'run_started':
     case 'signal':
     case 'update':
       return undefined;
-    case 'delegation': {
-      const how = e.outcome === 'completed' ? `→ ${quoted(typeof e.output === 'string' ? e.output : JSON.stringify(e.output), 80)}` : e.outcome === 'running' ? '(running)' : `${e.outcome}${e.error ? `: ${clip(e.error, ERROR_WIDTH)}` : ''}`;
-      return ['delegate', `to ${e.to} (${e.childWorkflowId}): ${quoted(e.task.split('\n')[0] ?? '', 60)} ${how}`];
-    }
+    case 'delegation':
+      return ['delegate', `${e.from ? `${e.from} ` : ''}starts ${e.to} (chain ${e.childWorkflowId}): ${quoted(e.task.split('\n')[0] ?? '', 60)}`];
+    case 'delegation_ended':
+      return [
+        'delegate',
+        e.outcome === 'completed'
+          ? `${e.to} answered${e.from ? ` ${e.from}` : ''}: ${shownValue(e.output, 100)}`
+          : `${e.to} ${e.outcome.replace(/_/g, ' ')}${e.error && e.error !== e.outcome.replace(/_/g, ' ') ? `: ${clip(e.error, ERROR_WIDTH)}` : ''}`,
+      ];
     case 'team_snapshot':
       return ['team', `snapshot: ${e.agents.join(', ')}`];
     case 'model_turn': {
@@ -60,9 +71,18 @@ function describe(e: AuditEvent): [string, string] | undefined {
     }
     case 'tool_call': {
       const call = `tool ${e.tool}(${clip(e.arguments, 60)})`;
-      if (e.answeredBy === 'workflow') return [e.agent, `${call} → answered by baton${e.result !== undefined ? `: ${clip(e.result, ERROR_WIDTH)}` : ''}`];
+      const unanswered = over ? 'its answer never reached the model: the run ended first' : 'waiting for its answer';
+      if (e.answeredBy === 'workflow') {
+        // A specialist's answer (or failure) comes back as the delegation call's answer.
+        if (e.tool === DELEGATE_TOOL_NAME || e.tool === SPECIALIST_DELEGATE_TOOL_NAME) return [e.agent, `${call} → ${e.result !== undefined ? quoted(e.result, ERROR_WIDTH) : unanswered}`];
+        return [e.agent, `${call} → ${e.result !== undefined ? `answered by baton: ${clip(e.result, ERROR_WIDTH)}` : unanswered}`];
+      }
       const x = e.execution ?? { status: 'not_scheduled', attempts: 0 };
-      if (x.status === 'not_scheduled') return [e.agent, `${call} [not run]`];
+      if (x.status === 'not_scheduled') {
+        // baton's answers to calls it did not run say so ("Not run: …").
+        if (e.result !== undefined) return [e.agent, `${call} → ${/^not run/i.test(e.result) ? '' : 'not run; baton answered: '}${clip(e.result, ERROR_WIDTH)}`];
+        return [e.agent, `${call} ${over ? 'not run: the run ended first' : 'not run yet'}`];
+      }
       const out = e.result !== undefined ? ` → ${e.ok === false ? 'error ' : ''}${clip(e.result, 60)}` : '';
       const edited = e.requestedArguments !== undefined ? ` [edited at approval from ${clip(e.requestedArguments, 60)}]` : '';
       return [e.agent, `${call}${out} (${x.latencyMs ?? '?'} ms${attempts(x)})${ended(x)}${edited}`];
@@ -80,7 +100,7 @@ function describe(e: AuditEvent): [string, string] | undefined {
       return [
         'approval',
         e.outcome === 'timed_out'
-          ? `timed out (${e.handoffId})${e.onTimeout ? `, policy: ${e.onTimeout}` : ''}`
+          ? `nobody decided in time (${e.handoffId})${e.onTimeout ? ` → ${TIMEOUT_OUTCOME[e.onTimeout]}` : ''}`
           : `${e.outcome} by ${e.approver}${edited} via ${e.via}${e.comment ? `: ${quoted(e.comment, 100)}` : ''}${e.reason ? `: ${quoted(e.reason, 100)}` : ''}`,
       ];
     }
@@ -89,7 +109,7 @@ function describe(e: AuditEvent): [string, string] | undefined {
     case 'decision_refused':
       return ['approval', `refused ${e.decision ?? 'decision'} from ${e.approver ?? '?'} (${e.via}): ${clip(e.reason, ERROR_WIDTH)}`];
     case 'handoff': {
-      const how = e.approval ? ` (${e.approval.outcome}${e.approval.approver ? ` by ${e.approval.approver}` : ''})` : '';
+      const how = e.approval ? (e.approval.outcome === 'timed_out' ? ' (approved on timeout)' : ` (${e.approval.outcome}${e.approval.approver ? ` by ${e.approval.approver}` : ''})`) : '';
       const t = e.transfer;
       const gave = t ? `; ${e.to} got ${t.context} context, ${t.input} input${t.filters.length > 0 ? `, ${t.filters.join(', ')}` : ''} (${t.messages.length} messages)` : '';
       const update = e.update ? `; state update ${clip(JSON.stringify(e.update), 60)}` : '';
@@ -133,7 +153,8 @@ const clock = (iso: string) => iso.slice(11, 19);
 export function controlLine(c: ControlEvent): [string, string] {
   switch (c.kind) {
     case 'loop_detected':
-      return ['loop', `${c.from} → ${c.to} ${c.refused ? 'refused as a loop' : 'seen as a loop, let through'} (${c.cycle.join(' → ')})${c.pattern === 'oscillation' ? ', bouncing with no progress' : ''}`];
+      // Not refused means the loop failed the run (`onLoop: 'fail'`, or no refusals left).
+      return ['loop', `${c.from} → ${c.to} ${c.refused ? 'refused as a loop, the model is told' : 'is a loop → the run fails'} (${c.cycle.join(' → ')})${c.pattern === 'oscillation' ? ', bouncing with no progress' : ''}`];
     case 'target_failed':
       return ['breaker', `${c.agent} failed: ${clip(c.reason, ERROR_WIDTH)}`];
     case 'breaker_opened':
@@ -143,7 +164,7 @@ export function controlLine(c: ControlEvent): [string, string] {
     case 'breaker_closed':
       return ['breaker', `${c.agent} closed: it works again`];
     case 'breaker_refused':
-      return ['breaker', `${c.from} → ${c.agent} refused: its breaker is open until ${clock(c.until)}`];
+      return ['breaker', `${c.from} → ${c.agent} refused: its breaker is open until ${clock(c.until)}; ${c.from} is told`];
     case 'guardrail_tripped':
       return ['guardrail', `${c.agent} ${c.stage} ${JSON.stringify(c.guardrail)} tripped: ${clip(c.reason, ERROR_WIDTH)}${c.onTrip === 'fail' ? ' → the run fails' : ' → the agent is told and tries again'}`];
     case 'budget_exceeded': {
@@ -155,9 +176,16 @@ export function controlLine(c: ControlEvent): [string, string] {
   }
 }
 
-/** How a handoff request ended, in words, with what the model was told when it did not happen. */
+/** What the policy made of an approval nobody decided in time. */
+const TIMEOUT_OUTCOME = { reject: 'rejected', approve: 'approved', fail: 'the run fails' } as const;
+
+/**
+ * How a handoff request ended, in words, with what the model was told when it did not happen. One
+ * that waited for approval says so: the approval's lines after it tell how it was decided.
+ */
 function outcome(e: HandoffRequestedEvent): string {
   const told = e.answer !== undefined ? `: ${clip(e.answer, ERROR_WIDTH)}` : '';
+  if (e.handoffId !== undefined) return `waits for approval (${e.handoffId})`;
   switch (e.outcome) {
     case HandoffRequestOutcome.EXECUTED:
       return `executed${e.index !== undefined ? ` (#${e.index})` : ''}`;

@@ -27,6 +27,12 @@ export function redactAudit(chain: AuditChain): AuditChain {
     else if (e.kind === 'failed' || e.kind === 'workflow_task_failed') e.message = out(e.message);
     else if (e.kind === 'decision_refused') e.reason = out(e.reason);
   }
+  // The request may repeat them too (a customer who typed a card number), and a specialist's task with it.
+  for (const e of chain.events) {
+    if (e.kind === 'run_started') e.input = { ...e.input, input: out(e.input.input) };
+    else if (e.kind === 'delegation') e.task = out(e.task);
+  }
+  if (chain.input) chain.input = { ...chain.input, input: out(chain.input.input) };
   if (chain.team) chain.team = withScriptsRedacted(chain.team, team);
   if (chain.failure) chain.failure = { ...chain.failure, message: out(chain.failure.message) };
   if (chain.stuck) chain.stuck = { ...chain.stuck, error: out(chain.stuck.error) };

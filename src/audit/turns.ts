@@ -9,7 +9,7 @@
  * `batonHandoff` memo's `toolResults`; both list every call of the turn in the model's order.
  */
 import { ApprovalTimeoutOutcome, type ApprovalRecord } from '../common/approvals';
-import { HandoffTargetNotFoundError, MaxHandoffsExceededError } from '../common/errors';
+import { ApprovalTimeoutError, GuardrailTrippedError, HandoffLoopDetectedError, HandoffTargetNotFoundError, MaxHandoffsExceededError } from '../common/errors';
 import type { AgentSpec } from '../common/team';
 import { DELEGATE_TOOL_NAME, SPECIALIST_DELEGATE_TOOL_NAME } from '../common/delegation';
 import { extractHandoff, HANDOFF_TOOL_NAME, isHandoffCall, READ_STATE_TOOL_NAME } from '../common/handoff';
@@ -17,9 +17,10 @@ import type { CallModelInput, ToolCall } from '../common/model';
 import type { RecordHandoffInput } from '../common/run';
 import type { ChainState } from '../common/state';
 import type { TeamSpec } from '../common/team';
+import type { Where } from './place';
 import { type AuditEvent, HandoffRequestOutcome, type HandoffRequestedEvent, type ToolCallEvent } from './types';
 
-type Placed<E> = E & { at: string; runId: string };
+type Placed<E> = E & Where;
 type CallEvent = Placed<ToolCallEvent> | Placed<HandoffRequestedEvent>;
 
 /** A model answer whose calls are not all answered yet. */
@@ -32,16 +33,22 @@ interface Turn {
   handoff?: Placed<HandoffRequestedEvent>;
 }
 
-/** Where a new turn's events go and what they need to know. */
+/** Where a turn's events go and what they need to know. */
 export interface TurnSink {
-  push(event: AuditEvent): void;
+  /** A new event, at `where`. */
+  add(event: AuditEvent, where: Where): void;
+  /** An event moves to `where`, where the step it records happened. */
+  move(event: AuditEvent, where: Where): void;
   team(): TeamSpec | undefined;
 }
 
-/** Follows the turns of a chain across its runs. */
 /** Built-in tools the workflow answers itself: the handoff tool, `readState`, delegation (a specialist's answer). */
 const ANSWERED_BY_WORKFLOW = [HANDOFF_TOOL_NAME, READ_STATE_TOOL_NAME, DELEGATE_TOOL_NAME, SPECIALIST_DELEGATE_TOOL_NAME];
 
+/** Failures a control raises while it weighs a handoff: the handoff was refused, and the run failed with it. */
+const REFUSING_FAILURES = [MaxHandoffsExceededError.name, HandoffLoopDetectedError.name, GuardrailTrippedError.name];
+
+/** Follows the turns of a chain across its runs. */
 export class TurnReader {
   private turn?: Turn;
   /** Handoffs waiting for a decision, by approval id. */
@@ -53,13 +60,14 @@ export class TurnReader {
    * The model answered `calls` (given `given` messages and these tools): one event per call, in
    * the model's order.
    */
-  answered(agent: string, calls: ToolCall[], where: { at: string; runId: string; given?: number; tools: string[] }): void {
+  answered(agent: string, calls: ToolCall[], where: Where & { given?: number; tools: string[] }): void {
     // `readState` is answered by the workflow like an unknown tool; handoff tools are recognised by the agent's spec.
     const known = new Set(where.tools.filter((t) => !ANSWERED_BY_WORKFLOW.includes(t)));
     const spec = this.sink.team()?.agents[agent];
     const turn: Turn = { agent, calls: [], ...(where.given !== undefined ? { given: where.given } : {}) };
+    const place: Where = { at: where.at, runId: where.runId, eventId: where.eventId };
     for (const call of calls) {
-      const base = { at: where.at, runId: where.runId, ...(call.id ? { callId: call.id } : {}) };
+      const base = { ...place, ...(call.id ? { callId: call.id } : {}) };
       let event: CallEvent;
       if (isHandoffCall(call, spec)) {
         event = { ...base, ...handoffRequest(call, agent, turn.handoff, spec) };
@@ -70,7 +78,7 @@ export class TurnReader {
         if (answeredBy === 'tool') event.execution = { status: 'not_scheduled', attempts: 0 };
       }
       turn.calls.push(event);
-      this.sink.push(event);
+      this.sink.add(event, place);
     }
     this.turn = turn;
   }
@@ -84,23 +92,23 @@ export class TurnReader {
   }
 
   /** A model call starts with `input`: it holds the answers to the agent's previous turn, and anything the workflow told the model since. */
-  modelCalled(input: CallModelInput, where: { at: string; runId: string }): void {
+  modelCalled(input: CallModelInput, where: Where): void {
     const turn = this.close();
     if (!turn || turn.given === undefined || turn.agent !== input.agentId || input.messages[turn.given]?.role !== 'assistant') return;
     const after = input.messages.slice(turn.given + 1);
     const answers = after.slice(0, turn.calls.length);
-    answer(turn, answers.map((m) => (m.role === 'tool' ? m.content : undefined)));
+    this.answer(turn, answers.map((m) => (m.role === 'tool' ? m.content : undefined)), where);
     for (const m of after.slice(turn.calls.length)) {
-      if (m.role === 'user') this.sink.push({ ...where, kind: 'workflow_message', agent: input.agentId, content: m.content });
+      if (m.role === 'user') this.sink.add({ ...where, kind: 'workflow_message', agent: input.agentId, content: m.content }, where);
     }
     const h = turn.handoff;
     if (h?.outcome === HandoffRequestOutcome.PENDING) h.outcome = this.mayHandOff(h) ? HandoffRequestOutcome.REFUSED : HandoffRequestOutcome.INVALID_TARGET;
   }
 
   /** A handoff was recorded: it closes the turn that asked for it, with every call's answer. */
-  handedOff(entry: RecordHandoffInput): void {
+  handedOff(entry: RecordHandoffInput, where: Where): void {
     const turn = this.close();
-    if (turn) answer(turn, (entry.toolResults ?? []).map((r) => r.content));
+    if (turn) this.answer(turn, (entry.toolResults ?? []).map((r) => r.content), where);
     const id = entry.handoff.approval?.handoffId;
     const h = (id !== undefined ? this.awaiting.get(id) : undefined) ?? turn?.handoff;
     if (id !== undefined) this.awaiting.delete(id);
@@ -132,7 +140,7 @@ export class TurnReader {
    * A run of a replay starts from a rebuilt state: a model answer it acts on again, whose calls
    * belong to the run it continues. Continue-as-new needs nothing: this reader follows the turn.
    */
-  resumed(state: ChainState, where: { at: string; runId: string }): void {
+  resumed(state: ChainState, where: Where): void {
     if (this.turn || !state.pendingResponse) return;
     const tools = state.team.agents[state.agentId]?.tools.map((t) => t.name) ?? [];
     this.answered(state.agentId, state.pendingResponse.toolCalls, { ...where, given: state.messages.length, tools });
@@ -143,19 +151,37 @@ export class TurnReader {
     const turn = this.close();
     const h = turn?.handoff;
     if (h?.outcome === HandoffRequestOutcome.PENDING) {
+      // The run failed while the handoff was weighed: the control that failed it refused the handoff.
       h.outcome =
         failure?.type === HandoffTargetNotFoundError.name
           ? HandoffRequestOutcome.INVALID_TARGET
-          : failure?.type === MaxHandoffsExceededError.name
+          : failure?.type !== undefined && REFUSING_FAILURES.includes(failure.type)
             ? HandoffRequestOutcome.REFUSED
             : HandoffRequestOutcome.ABANDONED;
       if (failure) h.reason = failure.message;
     }
     for (const waiting of this.awaiting.values()) {
-      waiting.outcome = HandoffRequestOutcome.ABANDONED;
+      waiting.outcome = failure?.type === ApprovalTimeoutError.name ? HandoffRequestOutcome.TIMED_OUT : HandoffRequestOutcome.ABANDONED;
       waiting.reason ??= failure ? failure.message : 'the run ended while the handoff waited for approval';
     }
     this.awaiting.clear();
+  }
+
+  /**
+   * Give each call of the turn its answer, by position (call ids may be empty or repeated). A call
+   * no activity ran was answered by the workflow here, at `where`: its event moves there.
+   */
+  private answer(turn: Turn, answers: (string | undefined)[], where: Where): void {
+    turn.calls.forEach((event, i) => {
+      const text = answers[i];
+      if (text === undefined) return;
+      if (event.kind === 'handoff_requested') {
+        event.answer = text;
+        return;
+      }
+      event.result ??= text;
+      if (!event.execution || event.execution.status === 'not_scheduled') this.sink.move(event, where);
+    });
   }
 
   private close(): Turn | undefined {
@@ -188,16 +214,6 @@ function handoffRequest(call: ToolCall, from: string, first: HandoffRequestedEve
     arguments: call.arguments,
     ...(first ? {} : { reason: read ?? 'not a handoff call' }),
   };
-}
-
-/** Give each call of the turn its answer, by position (call ids may be empty or repeated). */
-function answer(turn: Turn, answers: (string | undefined)[]): void {
-  turn.calls.forEach((event, i) => {
-    const text = answers[i];
-    if (text === undefined) return;
-    if (event.kind === 'handoff_requested') event.answer = text;
-    else event.result ??= text;
-  });
 }
 
 function parseObject(text: string): Record<string, unknown> {

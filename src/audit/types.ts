@@ -115,8 +115,13 @@ export interface ModelTurnEvent {
  */
 export type ControlAuditEvent = { kind: 'control' } & (ControlEvent extends infer E ? (E extends { kind: infer K } ? { control: K } & Omit<E, 'kind'> : never) : never);
 
-/** One step of the chain, in history order (a turn's calls in the order the model made them). */
-export type AuditEvent = { at: string; runId: string } & (
+/**
+ * One step of the chain, in history order: `runId` and `eventId` name the history event it was read
+ * from, `at` is that event's time. A model's calls are asked for where the model answered (in the
+ * order it made them); a tool call is where it ran (after its approval, when it waited for one), or,
+ * when the workflow answered it, where that answer shows; a handoff request is where the model asked.
+ */
+export type AuditEvent = { at: string; runId: string; eventId: number } & (
   | { kind: 'run_started'; input: HandoffRunInput }
   | { kind: 'team_snapshot'; agents: string[]; execution: Execution }
   | ModelTurnEvent
@@ -142,12 +147,20 @@ export type AuditEvent = { at: string; runId: string } & (
   | { kind: 'timed_out' }
   | { kind: 'continued_as_new' }
   | { kind: 'replayed_from'; baseRunId: string; reason: string }
-  /** A specialist this chain delegated to, run as a child chain; its own audit is in `children`. */
-  | { kind: 'delegation'; from?: string; to: string; childWorkflowId: string; task: string; outcome: 'running' | 'completed' | 'failed' | 'timed_out' | 'cancelled' | 'terminated'; output?: unknown; error?: string }
+  /**
+   * A specialist this chain delegated to, run as a child chain (where it was started); its own audit
+   * is in `children`. `outcome`, `output` and `error` sum up how it ended, which `delegation_ended` records when it did.
+   */
+  | { kind: 'delegation'; from?: string; to: string; childWorkflowId: string; task: string; outcome: DelegationOutcome; output?: unknown; error?: string }
+  /** A specialist's chain ended: its answer (`output`) went back to the agent that delegated, or it failed. */
+  | { kind: 'delegation_ended'; from?: string; to: string; childWorkflowId: string; outcome: Exclude<DelegationOutcome, 'running'>; output?: unknown; error?: string }
   | { kind: 'overrides_applied'; options?: Record<string, unknown>; models?: Record<string, unknown> }
   | { kind: 'overrides_refused'; problems: string[] }
   | ControlAuditEvent
 );
+
+/** How a specialist's chain ended, or `running`. */
+export type DelegationOutcome = 'running' | 'completed' | 'failed' | 'timed_out' | 'cancelled' | 'terminated';
 
 /** A chain as its history tells it. */
 export interface AuditChain {

@@ -34,10 +34,11 @@ import {
 } from '../common/types';
 import type { AuditChain } from '../audit/chain';
 import { auditRun } from '../audit/fetch';
-import { runEvents, type RunEvent } from './events';
+import { runEvents, type RunEvent, type RunEventsOptions } from './events';
 import { mayDecideAs, TeamSnapshots } from './sensitive';
 import { redactPendingApproval, type SensitiveArguments } from '../common/sensitive';
 import { replayChain, type ReplayOptions, type ReplayStarted } from './replay';
+import { startedByMemo } from './requests';
 import { Conversation, type ConversationStartOptions } from './conversation';
 
 /** Options of {@link Baton}. */
@@ -71,6 +72,12 @@ export interface StartOptions extends RunOptions {
    * @default "FAIL" (Temporal's default)
    */
   workflowIdConflictPolicy?: WorkflowIdConflictPolicy;
+  /**
+   * Who asked for the chain (a person's or a service's name, at most 200 characters): shown to the
+   * people who decide its approvals, beside its request. Recorded in the chain's memo (`batonStartedBy`).
+   * @example await baton.start('triage', request, { startedBy: 'support-inbox' })
+   */
+  startedBy?: string;
 }
 
 /** What {@link Baton.run} returns: `Output` is a string, or the type of the final agent's `outputType`. */
@@ -97,14 +104,15 @@ export class BatonRun<Output = string> {
   }
 
   /**
-   * What the run does, as it happens: model and tool calls, handoffs, approvals and the end, read
-   * from history by long-polling (no query loop). Follows continue-as-new; ends with the run.
+   * What the run does, as it happens: model and tool calls, handoffs, approvals, delegations with
+   * their specialists' work, and the end, read from history by long-polling (no query loop).
+   * Follows continue-as-new; ends with the run.
    * @example for await (const e of run.events()) if (e.kind === 'handoff') console.log(e.handoff.to);
    */
-  events(): AsyncGenerator<RunEvent> {
+  events(options?: RunEventsOptions): AsyncGenerator<RunEvent> {
     // A run this client started is followed from its first run; one looked up, from its latest.
     const first = (this.handle as { firstExecutionRunId?: string }).firstExecutionRunId;
-    return runEvents(this.handle.client, this.workflowId, first);
+    return runEvents(this.handle.client, this.workflowId, first, options);
   }
 
   /** The handoffs so far (a query). */
@@ -192,8 +200,9 @@ export class Baton {
 
   /** Start a chain at `agent`; invalid input or options throw `InvalidRunInputError` before anything starts. */
   async start<Output = string>(agent: string, input: string, options: StartOptions = {}): Promise<BatonRun<Output>> {
-    const { workflowId, context, workflowIdReusePolicy, workflowIdConflictPolicy, ...runOptions } = options;
+    const { workflowId, context, workflowIdReusePolicy, workflowIdConflictPolicy, startedBy, ...runOptions } = options;
     const args = validateRunInput({ agent, input, options: runOptions, ...(context !== undefined ? { context } : {}) });
+    const memo = startedByMemo(startedBy);
     const passed = deadlinePassed(runOptions.deadline, Date.now());
     if (passed) throw new InvalidRunInputError([passed]);
     const handle = await this.client.workflow.start<typeof handoffRun>(WorkflowType.HANDOFF_RUN, {
@@ -202,6 +211,7 @@ export class Baton {
       args: [args],
       ...(workflowIdReusePolicy !== undefined ? { workflowIdReusePolicy } : {}),
       ...(workflowIdConflictPolicy !== undefined ? { workflowIdConflictPolicy } : {}),
+      ...memo,
       typedSearchAttributes: [
         { key: BatonAgent, value: agent },
         { key: BatonStatusAttribute, value: BatonStatus.RUNNING },

@@ -1,11 +1,14 @@
 /**
  * A run's progress as it happens, read from its history by long-polling (no query loops): what
- * each agent is doing, every handoff, approval and the end. Follows continue-as-new.
+ * each agent is doing, every handoff, approval, delegation and the end, with the work of the
+ * specialists it delegates to. Follows continue-as-new.
  */
-import type { WorkflowClient } from '@temporalio/client';
+import { WorkflowNotFoundError, type WorkflowClient } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import { activityName, recordedApprovalEvent, recordedHandoff, withLocalActivities } from '../audit/history';
 import type { ApprovalRecord, PendingApproval } from '../common/approvals';
+import { childEnd } from '../audit/ending';
+import type { DelegationOutcome } from '../audit/types';
 import type { ControlEvent } from '../common/controls';
 import { errorFromFailure } from '../common/errors';
 import { ActivityType } from '../common/messages';
@@ -34,6 +37,12 @@ export type RunEventBody =
   | { kind: 'approval_decided'; decision: ApprovalRecord }
   /** A control acted: a loop refused, a circuit breaker opened or closed, a guardrail tripped, a budget ran out. */
   | { kind: 'control'; control: ControlEvent }
+  /** `agent` delegated `task` to the specialist `to`, whose chain runs as the workflow `workflowId` (its own run page, audit and events). */
+  | { kind: 'delegation_started'; agent: string; to: string; workflowId: string; task: string }
+  /** Something that happened in a specialist's chain (`workflowId`), as that chain's own events tell it; between its `delegation_started` and `delegation_ended`. */
+  | { kind: 'specialist'; workflowId: string; event: RunEvent }
+  /** The specialist's chain ended: its answer (`output`) went back to `agent`, or it failed (`error`). */
+  | { kind: 'delegation_ended'; agent: string; to: string; workflowId: string; outcome: DelegationOutcome; output?: unknown; error?: string }
   | { kind: 'continued_as_new'; nextRunId: string }
   | { kind: 'completed'; result: HandoffRunResult<unknown> }
   | { kind: 'failed'; error: Error }
@@ -42,15 +51,25 @@ export type RunEventBody =
 /** The kinds of event after which a run has nothing more to say. */
 const FINAL = new Set<RunEvent['kind']>(['completed', 'failed', 'ended']);
 
+/** Options of {@link runEvents}. */
+export interface RunEventsOptions {
+  /**
+   * Follow the chains of the specialists it delegates to: their events come as `specialist` events
+   * between `delegation_started` and `delegation_ended`, in full before the chain's own later ones.
+   * @default true
+   */
+  specialists?: boolean;
+}
+
 /**
  * Every event of the run `workflowId` (from run `runId`, else its latest run), then each new one as
  * it happens, until the chain ends. Each call reads the history from the start.
  */
-export async function* runEvents(client: WorkflowClient, workflowId: string, runId?: string): AsyncGenerator<RunEvent> {
+export async function* runEvents(client: WorkflowClient, workflowId: string, runId?: string, options: RunEventsOptions = {}): AsyncGenerator<RunEvent> {
   let execution = { workflowId, runId: runId ?? (await client.getHandle(workflowId).describe()).runId };
   let nextPageToken: Uint8Array | undefined;
   const codecs = client.options.loadedDataConverter.payloadCodecs;
-  const seen: Seen = { calls: new Map(), team: new TeamRedaction(undefined), approvals: new Map() };
+  const seen: Seen = { calls: new Map(), team: new TeamRedaction(undefined), approvals: new Map(), children: new Map(), agent: '' };
   for (;;) {
     const response = await client.workflowService.getWorkflowExecutionHistory({
       namespace: client.options.namespace,
@@ -66,6 +85,11 @@ export async function* runEvents(client: WorkflowClient, workflowId: string, run
         const out = { at: timeOf(e), runId: current, ...event } as RunEvent;
         yield out;
         if (FINAL.has(out.kind)) return;
+        if (out.kind === 'delegation_started' && options.specialists !== false) {
+          // The specialist's work, as it happens; this chain waits for its answer meanwhile.
+          const child = e.childWorkflowExecutionStartedEventAttributes?.workflowExecution?.runId ?? undefined;
+          for await (const inner of specialistEvents(client, out.workflowId, child, options)) yield { at: inner.at, runId: current, kind: 'specialist', workflowId: out.workflowId, event: inner };
+        }
         if (out.kind === 'continued_as_new') {
           execution = { workflowId, runId: out.nextRunId };
           nextPageToken = undefined;
@@ -79,11 +103,25 @@ export async function* runEvents(client: WorkflowClient, workflowId: string, run
 
 type Mapped = RunEventBody;
 
-/** What reading a run's history so far has learned: open calls, the team's sensitive tools, which tool each approval is about. */
+/** The events of a specialist's chain; nothing when it cannot be read (its history gone), as its end still shows in the chain that delegated. */
+async function* specialistEvents(client: WorkflowClient, workflowId: string, runId: string | undefined, options: RunEventsOptions): AsyncGenerator<RunEvent> {
+  try {
+    yield* runEvents(client, workflowId, runId, options);
+  } catch (err) {
+    if (!(err instanceof WorkflowNotFoundError)) throw err;
+  }
+}
+
+/**
+ * What reading a run's history so far has learned: open calls, the team's sensitive tools, which
+ * tool each approval is about, the specialists started (by their initiating event), the agent working.
+ */
 interface Seen {
   calls: Map<string, { kind: 'model' | 'tool' | 'team'; agent: string; tool?: string }>;
   team: TeamRedaction;
   approvals: Map<string, ToolSensitivitySpec | undefined>;
+  children: Map<string, { agent: string; to: string; workflowId: string; task: string }>;
+  agent: string;
 }
 
 function mapEvent(e: HistoryEvent, seen: Seen): Mapped[] {
@@ -97,6 +135,7 @@ function mapEvent(e: HistoryEvent, seen: Seen): Mapped[] {
     if (name === ActivityType.LOAD_TEAM) calls.set(String(e.eventId), { kind: 'team', agent: '' });
     if (name === ActivityType.CALL_MODEL) {
       const input = fromPayloads<CallModelInput>(scheduled.input);
+      seen.agent = input?.agentId ?? '?';
       calls.set(String(e.eventId), { kind: 'model', agent: input?.agentId ?? '?' });
       return [{ kind: 'model_call', agent: input?.agentId ?? '?' }];
     }
@@ -117,6 +156,8 @@ function mapEvent(e: HistoryEvent, seen: Seen): Mapped[] {
   }
   const handoff = recordedHandoff(e);
   if (handoff) return [{ kind: 'handoff', index: handoff.index, handoff: handoff.handoff }];
+  const delegation = delegationEvent(e, seen);
+  if (delegation) return [delegation];
   const approval = recordedApprovalEvent(e);
   if (approval) {
     const { type, ...fields } = approval;
@@ -130,6 +171,24 @@ function mapEvent(e: HistoryEvent, seen: Seen): Mapped[] {
     return [];
   }
   return closing(e);
+}
+
+/** A specialist started (once its chain exists) or ended; `undefined` for other events. */
+function delegationEvent(e: HistoryEvent, seen: Seen): Mapped | undefined {
+  const initiated = e.startChildWorkflowExecutionInitiatedEventAttributes;
+  if (initiated) {
+    const input = fromPayloads<HandoffRunInput>(initiated.input);
+    seen.children.set(String(e.eventId), { agent: seen.agent, to: input?.agent ?? '?', workflowId: initiated.workflowId ?? '', task: input?.input ?? '' });
+    return undefined;
+  }
+  const started = e.childWorkflowExecutionStartedEventAttributes;
+  const child = started ? seen.children.get(String(started.initiatedEventId)) : undefined;
+  if (child) return { kind: 'delegation_started', ...child };
+  const end = childEnd(e);
+  const ended = end ? seen.children.get(end.initiatedId) : undefined;
+  if (!end || !ended) return undefined;
+  const { task: _task, ...who } = ended;
+  return { kind: 'delegation_ended', ...who, outcome: end.outcome, ...(end.outcome === 'completed' ? { output: end.output } : { error: end.error }) };
 }
 
 /** A waiting approval as events show it: a tool call's sensitive arguments redacted, and which they are. */

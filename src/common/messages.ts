@@ -116,6 +116,8 @@ export const PARENT_MEMO = 'batonParent';
 
 /** Memo key holding the run's waiting approvals, for listing them from visibility. */
 export const PENDING_MEMO = 'batonPending';
+/** Memo key naming who asked for a chain, set by the client that started it (`StartOptions.startedBy`). */
+export const STARTED_BY_MEMO = 'batonStartedBy';
 /** Memo key naming the run a replay with overrides continues (`{workflowId, runId, from}`). */
 export const REPLAY_OF_MEMO = 'batonReplayOf';
 
@@ -196,6 +198,12 @@ export const Patches = {
    * again (`lostWorkerRetries`) instead of failing.
    */
   LOST_WORKER_RESTARTS: 'baton-lost-worker-restarts',
+  /**
+   * Decided when a tool call first needs approval: a call whose arguments are not JSON or do not fit
+   * the tool's parameters is answered as invalid without asking anyone, and the same call (tool and
+   * arguments) is not put to people a second time in a chain.
+   */
+  TOOL_APPROVAL_CHECKS: 'baton-tool-approval-checks',
 } as const;
 
 /**

@@ -52,7 +52,8 @@ export interface ChainState {
   openTurn?: OpenTurn;
   /** A model answer to act on before the next model call (set by a replay that resumes after it). */
   pendingResponse?: ModelResponse;
-  approvals: { pending: PendingApproval[]; decided: ApprovalRecord[] };
+  /** `toolCalls`: which call each tool approval was asked for (its tool and arguments, as `toolCallKey` names them), by approval id. */
+  approvals: { pending: PendingApproval[]; decided: ApprovalRecord[]; toolCalls?: Record<string, string> };
   /** Runs before this one. */
   continuedRuns: number;
   /** Loop detection, breakers, budgets and their counters (chains started with the `baton-controls` patch). */

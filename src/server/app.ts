@@ -2,6 +2,7 @@
  * baton's HTTP service as a Hono app: mount it in your own server (any runtime Hono runs on, or
  * Node's `http` through `@hono/node-server`), or run it with `baton serve`.
  */
+import { ChainRequests } from '../client/requests';
 import { createRoute, OpenAPIHono } from '@hono/zod-openapi';
 import { context, propagation, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import type { MiddlewareHandler } from 'hono';
@@ -83,6 +84,7 @@ export function createBatonApp(options: BatonServiceOptions): ServiceApp {
     limiter: new StartLimiter(options.rateLimit),
     ...(options.metrics !== false ? { metrics: ServiceMetrics.in(options.metrics ?? globalRegistry, options.baton) } : {}),
     feed: new ApprovalsFeed(options.baton, options.approvalsPollMs ?? 1_000, (err) => log('reading the pending approvals failed', err)),
+    requests: new ChainRequests(options.baton.client),
     temporalTimeoutMs: options.temporalTimeoutMs ?? 10_000,
     payloadLimit: new PayloadLimit(options.baton.client, options.payloadLimitBytes),
     log,

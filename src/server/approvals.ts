@@ -5,6 +5,7 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import { streamSSE } from 'hono/streaming';
 import type { PendingHandoff } from '../client/baton';
+import { requestAsSeen } from '../client/requests';
 import { redactPending } from '../client/sensitive';
 import { chainQuery } from '../common/messages';
 import type { HandoffRecord } from '../common/run';
@@ -15,7 +16,7 @@ import { jsonBody, problems } from './openapi';
 import { HttpProblem } from './problems';
 import { ApprovalRecordSchema, DecisionSchema, PendingApprovalSchema } from './schemas';
 
-/** How long the inbox waits for a chain's workers to answer "the chain so far". */
+/** How long the inbox waits for a chain's workers to answer "the chain so far", and for its request to be read. */
 const CHAIN_QUERY_MS = 2_000;
 
 const listRoute = createRoute({
@@ -118,8 +119,8 @@ function toolDecision(isTool: boolean, decision: 'approve' | 'reject', edited: R
 }
 
 /**
- * The pending approvals with, for each, whether `identity` may decide it and its chain so far; a
- * tool call's sensitive arguments redacted unless `identity` may decide it.
+ * The pending approvals with, for each, whether `identity` may decide it, its chain so far and the
+ * chain's request; a tool call's sensitive arguments redacted unless `identity` may decide it.
  */
 async function withChains(ctx: ServiceContext, pending: PendingHandoff[], identity: Identity) {
   const chains = new Map<string, Promise<HandoffRecord[] | undefined>>();
@@ -133,9 +134,13 @@ async function withChains(ctx: ServiceContext, pending: PendingHandoff[], identi
   }
   return Promise.all(
     pending.map(async (p) => {
-      const chain = await chains.get(p.workflowId);
+      const read = (id: string, runId?: string) => ctx.baton.client.connection.withDeadline(Date.now() + CHAIN_QUERY_MS, () => ctx.requests.of(id, runId)).catch(() => undefined);
+      const [chain, asked] = await Promise.all([chains.get(p.workflowId), read(p.workflowId, p.runId)]);
+      // A specialist's input is its task; what the customer asked is the top chain's request.
+      const top = asked?.parent ? await read(asked.parent.rootWorkflowId) : undefined;
       const canDecide = mayDecide(identity, p.approvers);
-      return { ...(canDecide ? p : redactPending(p)), canDecide, ...(chain ? { chain } : {}) };
+      const seen = asked ? { request: { ...requestAsSeen(asked, p, canDecide), ...(top ? { original: requestAsSeen(top, p, canDecide) } : {}) } } : {};
+      return { ...(canDecide ? p : redactPending(p)), canDecide, ...(chain ? { chain } : {}), ...seen };
     }),
   );
 }

@@ -4,6 +4,7 @@
  */
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import type { Baton } from '../client/baton';
+import type { ChainRequests } from '../client/requests';
 import type { Identity } from './auth';
 import type { ApprovalsFeed } from './events';
 import type { PayloadLimit } from './limits';
@@ -26,6 +27,8 @@ export interface ServiceContext {
   limiter: StartLimiter;
   metrics?: ServiceMetrics;
   feed: ApprovalsFeed;
+  /** What each chain with a waiting approval was asked, and by whom. */
+  requests: ChainRequests;
   /** Deadline of a request's calls to Temporal, in milliseconds. */
   temporalTimeoutMs: number;
   /** What the routes may send to Temporal in one request. */

@@ -23,9 +23,10 @@ export function parseEventId(raw: string | undefined): EventPosition | undefined
   return m ? { runId: m[1]!, index: Number(m[2]) } : undefined;
 }
 
-/** A run event as JSON: a failure's error becomes its type and message. */
+/** A run event as JSON: a failure's error becomes its type and message (in a specialist's events too). */
 export function eventJson(e: RunEvent): Record<string, unknown> {
   if (e.kind === 'failed') return { ...e, error: { type: e.error.name, message: e.error.message } };
+  if (e.kind === 'specialist') return { ...e, event: eventJson(e.event) };
   return e;
 }
 

@@ -1,9 +1,10 @@
 /**
  * The handoff flow of a chain drawn as SVG for the run page (no Mermaid runtime in the browser):
  * agents in a row in the order they joined, executed handoffs as solid numbered arcs, handoffs
- * asked for but not executed (waiting, rejected, refused) as dashed arcs labelled with why.
+ * asked for but not executed (waiting, rejected, refused) as dashed arcs labelled with why, and
+ * below them the specialists it delegated to, each a box linking to its own chain.
  */
-import { HandoffRequestOutcome, type AuditChain } from '../audit/chain';
+import { HandoffRequestOutcome, type AuditChain, type AuditEvent } from '../audit/chain';
 
 interface Edge {
   from: string;
@@ -18,9 +19,19 @@ const CHAR = 7.4;
 const ROW_Y = 0;
 
 const esc = (s: string) => s.replace(/[&<>"']/g, (ch) => `&#${ch.charCodeAt(0)};`);
+const widthOf = (label: string) => Math.max(64, Math.round(label.length * CHAR + 28));
 
-/** An SVG of the chain's handoffs, from its audit. */
-export function flowSvg(chain: AuditChain): string {
+/** Options of {@link flowSvg}. */
+export interface FlowOptions {
+  /**
+   * The link to a specialist's chain, by its workflow id; relative links resolve against where the
+   * SVG is served. @default the run page, as seen from `/v1/runs/{id}/audit`
+   */
+  href?: (workflowId: string) => string;
+}
+
+/** An SVG of the chain's handoffs and delegations, from its audit. */
+export function flowSvg(chain: AuditChain, options: FlowOptions = {}): string {
   const edges = edgesOf(chain);
   const start = chain.input?.agent ?? chain.handoffs[0]?.from;
   const names: string[] = [];
@@ -35,7 +46,7 @@ export function flowSvg(chain: AuditChain): string {
   let x = 10;
   const pos = new Map<string, { x: number; w: number }>();
   for (const n of nodes) {
-    const w = Math.max(64, Math.round(n.label.length * CHAR + 28));
+    const w = widthOf(n.label);
     pos.set(n.id, { x, w });
     x += w + GAP;
   }
@@ -80,8 +91,11 @@ export function flowSvg(chain: AuditChain): string {
     return `<path d="M ${x1} ${y} C ${x1} ${bend}, ${x2} ${bend}, ${x2} ${y + (forward ? -2 : 2)}" class="edge"${dash} marker-end="url(#arrow)"/>`;
   });
   const top = 40 + 18 * up;
-  const bottom = 40 + 18 * down;
-  const width = Math.max(x - GAP + 10, 120);
+  // The specialists' row sits below the arcs of handoffs that went back.
+  const specialistsY = ROW_Y + H + 48 + 18 * down;
+  const specialists = drawSpecialists(chain, specialistsY, (id) => (pos.has(id) ? center(id) : undefined), options.href ?? defaultHref);
+  const bottom = specialists.boxes.length > 0 ? specialistsY + H + 8 - (ROW_Y + H) : 40 + 18 * down;
+  const width = Math.max(x - GAP + 10, specialists.right + 10, 120);
   const height = top + H + bottom;
   const boxes = nodes.map((n) => {
     const { x: nx, w } = pos.get(n.id)!;
@@ -91,19 +105,58 @@ export function flowSvg(chain: AuditChain): string {
   return [
     `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 ${-top} ${width} ${height}" width="${width}" height="${height}" role="img" aria-label="${esc(describeFlow(chain))}">`,
     '<defs><marker id="arrow" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" orient="auto-start-reverse"><path d="M 0 0 L 10 5 L 0 10 z" class="head"/></marker></defs>',
-    '<style>.edge{fill:none;stroke:#56606e;stroke-width:1.6}.head{fill:#56606e}.node rect{fill:#fff;stroke:#56606e;stroke-width:1.4}.node.agent rect{fill:#eef3fb;stroke:#2f5fa7}.node.failed rect{fill:#fdecec;stroke:#b3261e}text{font:12px system-ui,sans-serif;fill:#1d232b;text-anchor:middle}</style>',
+    '<style>.edge{fill:none;stroke:#56606e;stroke-width:1.6}.head{fill:#56606e}.node rect{fill:#fff;stroke:#56606e;stroke-width:1.4}.node.agent rect,.node.specialist rect{fill:#eef3fb;stroke:#2f5fa7}.node.failed rect{fill:#fdecec;stroke:#b3261e}text{font:12px system-ui,sans-serif;fill:#1d232b;text-anchor:middle}text.start{text-anchor:start}</style>',
     ...paths,
+    ...specialists.paths,
     ...boxes,
+    ...specialists.boxes,
     ...above,
     ...below,
+    ...specialists.labels,
     '</svg>',
   ].join('');
 }
 
+const defaultHref = (workflowId: string) => `../../../runs/${encodeURIComponent(workflowId)}`;
+
 /** The flow in words, for screen readers. */
 export function describeFlow(chain: AuditChain): string {
   const hops = chain.handoffs.map((h) => `${h.from} to ${h.to}`);
-  return `Chain ${chain.workflowId}: ${hops.length > 0 ? hops.join(', then ') : 'no handoffs'}; ${chain.status.replace(/_/g, ' ')}`;
+  const delegated = chain.events.flatMap((e) => (e.kind === 'delegation' ? [`${e.from ?? 'it'} delegated to ${e.to} (${e.outcome.replace(/_/g, ' ')})`] : []));
+  return `Chain ${chain.workflowId}: ${hops.length > 0 ? hops.join(', then ') : 'no handoffs'}${delegated.length > 0 ? `; ${delegated.join(', ')}` : ''}; ${chain.status.replace(/_/g, ' ')}`;
+}
+
+type Delegation = Extract<AuditEvent, { kind: 'delegation' }>;
+
+/**
+ * The specialists a chain delegated to, in a row at `y`: each a box under the agent that delegated
+ * (named with its own handoffs when it had some), linking to its chain, with a dashed arrow from
+ * that agent saying how it ended.
+ */
+function drawSpecialists(chain: AuditChain, y: number, centerOf: (agent: string) => number | undefined, href: (workflowId: string) => string) {
+  const out = { paths: [] as string[], boxes: [] as string[], labels: [] as string[], right: 0 };
+  let next = 10;
+  for (const d of chain.events.filter((e): e is Delegation & { at: string } => e.kind === 'delegation')) {
+    const child = chain.children?.find((c) => c.workflowId === d.childWorkflowId);
+    const hops = child && child.handoffs.length > 0 ? ` → ${child.handoffs.map((h) => h.to).join(' → ')}` : '';
+    const label = `${d.to}${hops}`;
+    const w = widthOf(label);
+    const from = d.from !== undefined ? centerOf(d.from) : undefined;
+    const bx = Math.max(next, Math.round((from ?? next + w / 2) - w / 2));
+    next = bx + w + 16;
+    out.right = Math.max(out.right, bx + w);
+    const cx = bx + w / 2;
+    if (from !== undefined) {
+      out.paths.push(`<path d="M ${from} ${ROW_Y + H} C ${from} ${y - 20}, ${cx} ${ROW_Y + H + 20}, ${cx} ${y - 2}" class="edge" stroke-dasharray="5 4" marker-end="url(#arrow)"/>`);
+      out.labels.push(text((from + cx) / 2 + 6, (ROW_Y + H + y) / 2 + 4, `delegates · ${d.outcome === 'completed' ? 'answered' : d.outcome.replace(/_/g, ' ')}`, 'start'));
+    }
+    const title = `${d.to}'s chain ${d.childWorkflowId}: ${d.outcome.replace(/_/g, ' ')}`;
+    out.boxes.push(
+      `<a class="chain-link" href="${esc(href(d.childWorkflowId))}" data-workflow-id="${esc(d.childWorkflowId)}"><title>${esc(title)}</title>` +
+        `<g class="node specialist${d.outcome === 'completed' || d.outcome === 'running' ? '' : ' failed'}"><rect x="${bx}" y="${y}" width="${w}" height="${H}" rx="6"/>${text(cx, y + H / 2 + 4, label)}</g></a>`,
+    );
+  }
+  return out;
 }
 
 function edgesOf(chain: AuditChain): Edge[] {
@@ -127,6 +180,6 @@ function lastAgent(chain: AuditChain): string | undefined {
   return undefined;
 }
 
-function text(x: number, y: number, label: string): string {
-  return label ? `<text x="${Math.round(x)}" y="${Math.round(y)}">${esc(label)}</text>` : '';
+function text(x: number, y: number, label: string, anchor?: 'start'): string {
+  return label ? `<text x="${Math.round(x)}" y="${Math.round(y)}"${anchor ? ` class="${anchor}"` : ''}>${esc(label)}</text>` : '';
 }

@@ -9,13 +9,13 @@ import { formatTimeline, toMermaid } from '../audit/format';
 import type { AuditChain } from '../audit/chain';
 import { InvalidRunInputError } from '../common/errors';
 import { validateRunInput, overrideProblems } from '../common/input';
-import { BatonAgent, BatonStatusAttribute, PENDING_MEMO, WorkflowType } from '../common/messages';
+import { BatonAgent, BatonStatusAttribute, PENDING_MEMO, STARTED_BY_MEMO, WorkflowType } from '../common/messages';
 import type { HandoffRunInput, Usage } from '../common/run';
 import type { StartOptions } from '../client/baton';
 import { secured } from './access';
 import { mayDecide, Permission, type Identity } from './auth';
 import type { PendingApproval } from '../common/approvals';
-import { redactPendingApproval, TeamRedaction } from '../common/sensitive';
+import { redactPendingApproval, scrub, sensitiveValues, TeamRedaction } from '../common/sensitive';
 import type { ServiceApp, ServiceContext } from './context';
 import { mustBeChain, notA } from './kinds';
 import { flowSvg } from './flow';
@@ -85,6 +85,8 @@ export function runRoutes(app: ServiceApp, ctx: ServiceContext): void {
     const id = workflowId ?? (key ? idempotentWorkflowId(input.agent, identity.name, key) : undefined);
     const options: StartOptions = {
       ...input.options,
+      // Approvers see who asked for the chain.
+      startedBy: identity.name,
       ...(id ? { workflowId: id } : {}),
       ...(input.context !== undefined ? { context: input.context } : {}),
       // Temporal decides whether the key's chain exists, atomically: it refuses a second start under
@@ -230,6 +232,11 @@ async function runView(ctx: ServiceContext, workflowId: string, identity: Identi
   const status = running ? (description.typedSearchAttributes.get(BatonStatusAttribute) ?? 'running') : chain.status;
   const currentAgent = running ? description.typedSearchAttributes.get(BatonAgent) : (chain.result?.finalAgent ?? chain.handoffs.at(-1)?.to ?? chain.input?.agent);
   const { resume: _resume, ...input } = chain.input ?? ({} as Partial<HandoffRunInput>);
+  const waiting = running ? ((description.memo?.[PENDING_MEMO] ?? []) as PendingApproval[]) : [];
+  const team = new TeamRedaction(chain.team);
+  // The request may repeat a waiting call's sensitive values: hidden from those who may not see the call's arguments.
+  const hidden = waiting.flatMap((p) => (p.tool && !mayDecide(identity, p.approvers) ? sensitiveValues(p.tool.arguments, team.of(p.from, p.tool.name)) : []));
+  if (typeof input.input === 'string') input.input = scrub(input.input, hidden);
   return {
     workflowId,
     runId: description.runId,
@@ -238,9 +245,10 @@ async function runView(ctx: ServiceContext, workflowId: string, identity: Identi
     ...(chain.startedAt ? { startedAt: chain.startedAt } : {}),
     ...(chain.closedAt ? { closedAt: chain.closedAt } : {}),
     ...(chain.input ? { input } : {}),
+    ...(typeof description.memo?.[STARTED_BY_MEMO] === 'string' ? { startedBy: description.memo[STARTED_BY_MEMO] } : {}),
     chain: chain.handoffs as never,
     usage: chain.result?.usage ?? usageOf(chain),
-    pendingApprovals: running ? waitingAsSeenBy(identity, (description.memo?.[PENDING_MEMO] ?? []) as PendingApproval[], new TeamRedaction(chain.team)) : [],
+    pendingApprovals: waitingAsSeenBy(identity, waiting, team),
     ...(chain.result ? { output: chain.result.output, finalAgent: chain.result.finalAgent } : {}),
     ...(chain.failure ? { error: chain.failure } : {}),
   };

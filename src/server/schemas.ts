@@ -52,6 +52,19 @@ const ToolCallSchema = z
   })
   .openapi('ToolCallUnderApproval');
 
+export const ChainRequestSchema = z
+  .object({
+    agent: z.string(),
+    input: z.string().openapi({ description: "The chain's input, at most 400 characters; a tool call's sensitive argument values are redacted from it for callers who may not decide the call" }),
+    truncated: z.boolean().optional(),
+    startedAt: z.string().optional(),
+    startedBy: z.string().optional().openapi({ description: 'Who asked for the chain (the HTTP caller who started it, or what the starting client said)' }),
+    client: z.string().optional().openapi({ description: 'The identity of the Temporal client that started it' }),
+    parent: z.object({ workflowId: z.string(), rootWorkflowId: z.string(), depth: z.number() }).optional().openapi({ description: 'When the chain is a specialist: the chain that delegated to it' }),
+    original: z.object({ agent: z.string(), input: z.string(), truncated: z.boolean().optional() }).passthrough().optional().openapi({ description: "When the chain is a specialist: the top chain's request, what was first asked" }),
+  })
+  .openapi('ChainRequest');
+
 export const PendingApprovalSchema = z
   .object({
     workflowId: z.string(),
@@ -72,6 +85,7 @@ export const PendingApprovalSchema = z
       .optional()
       .openapi({ description: 'Set when the tool declares sensitive arguments: which (`true`: all), and whether `tool.arguments` shows them; they show as "[redacted]" to callers who may not decide the call' }),
     chain: z.array(HandoffRecordSchema).optional().openapi({ description: 'The handoffs of the chain so far, when its workers answered in time' }),
+    request: ChainRequestSchema.optional().openapi({ description: 'What the chain was asked and by whom, when its start could be read' }),
   })
   .passthrough()
   .openapi('PendingApproval');
@@ -85,6 +99,7 @@ export const RunSchema = z
     startedAt: z.string().optional(),
     closedAt: z.string().optional(),
     input: json.optional(),
+    startedBy: z.string().optional().openapi({ description: 'Who asked for the chain, when the client that started it said' }),
     chain: z.array(HandoffRecordSchema),
     usage: UsageSchema,
     pendingApprovals: z.array(json),

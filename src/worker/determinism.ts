@@ -32,13 +32,25 @@ export interface HistorySource {
 export function historiesFromFiles(files: string[]): HistorySource[] {
   return files.map((file) => {
     const { workflowId, ...json } = JSON.parse(fs.readFileSync(file, 'utf8')) as { workflowId?: unknown };
-    return { source: file, history: historyFromJSON(json), ...(typeof workflowId === 'string' ? { workflowId } : {}) };
+    const history = historyFromJSON(json);
+    const id = typeof workflowId === 'string' ? workflowId : delegatingWorkflowId(history);
+    return { source: file, history, ...(id ? { workflowId: id } : {}) };
   });
+}
+
+/**
+ * The workflow id of a chain that delegated, read from its history when the file does not name it:
+ * its specialists' chains are named after it (`<workflow id>/<agent>-<turn>.<n>`), so a replay must run under it.
+ */
+function delegatingWorkflowId(history: temporal.api.history.v1.IHistory): string | undefined {
+  const child = history.events?.find((e) => e.startChildWorkflowExecutionInitiatedEventAttributes)?.startChildWorkflowExecutionInitiatedEventAttributes?.workflowId;
+  const slash = child?.lastIndexOf('/') ?? -1;
+  return slash > 0 ? child!.slice(0, slash) : undefined;
 }
 
 /** Fetch the history of each workflow id (its latest run) from the server. */
 export async function historiesFromServer(client: Client, workflowIds: string[]): Promise<HistorySource[]> {
-  return Promise.all(workflowIds.map(async (id) => ({ source: id, history: await client.workflow.getHandle(id).fetchHistory() })));
+  return Promise.all(workflowIds.map(async (id) => ({ source: id, workflowId: id, history: await client.workflow.getHandle(id).fetchHistory() })));
 }
 
 /**
@@ -59,8 +71,9 @@ export async function checkHistories(
     histories.map((h) => ({ workflowId: h.workflowId ?? h.source, history: h.history })),
   );
   // Results come in the order of the histories.
+  let i = 0;
   for await (const r of replay) {
-    const source = histories[results.length]?.source ?? r.workflowId;
+    const source = histories[i++]?.source ?? r.workflowId;
     results.push(r.error ? { source, ok: false, nondeterministic: r.error instanceof DeterminismViolationError, error: r.error.message } : { source, ok: true });
   }
   return results;

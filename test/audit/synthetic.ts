@@ -28,7 +28,7 @@ export class HistoryBuilder {
     return historyFromJSON({ events: this.json }).events ?? [];
   }
 
-  started(input: HandoffRunInput): this {
+  started(input: HandoffRunInput | Record<string, unknown>): this {
     this.add('WORKFLOW_EXECUTION_STARTED', { workflowExecutionStartedEventAttributes: { input: payloads(input) } });
     return this;
   }
@@ -54,6 +54,12 @@ export class HistoryBuilder {
 
   handoff(entry: RecordHandoffInput): this {
     this.add('WORKFLOW_PROPERTIES_MODIFIED', { workflowPropertiesModifiedEventAttributes: { upsertedMemo: { fields: { [HANDOFF_MEMO]: payload(entry) } } } });
+    return this;
+  }
+
+  /** A memo upsert of `key` (one event). */
+  memo(key: string, value: unknown): this {
+    this.add('WORKFLOW_PROPERTIES_MODIFIED', { workflowPropertiesModifiedEventAttributes: { upsertedMemo: { fields: { [key]: payload(value) } } } });
     return this;
   }
 

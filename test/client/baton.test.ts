@@ -56,6 +56,12 @@ describe('Baton.start', () => {
     ]);
   });
 
+  it('refuses a startedBy that is not a name of 1 to 200 characters', async () => {
+    expect(await problemsOf({ startedBy: '  ' })).toEqual(['"startedBy" must be a name of 1 to 200 characters, got "  "']);
+    expect(await problemsOf({ startedBy: 42 })).toEqual(['"startedBy" must be a name of 1 to 200 characters, got 42']);
+    expect(await problemsOf({ startedBy: 'x'.repeat(201) })).toEqual(['"startedBy" must be a name of 1 to 200 characters, got 201 characters']);
+  });
+
   it('refuses a deadline given as a time that has passed: the chain would fail at its first step', async () => {
     expect(await problemsOf({ deadline: '2020-01-01T00:00:00Z' })).toEqual([
       expect.stringMatching(/^"deadline" 2020-01-01T00:00:00Z has passed \(it is \d{4}-.*Z\): give a later time, or a duration from the start such as "10 minutes"$/),

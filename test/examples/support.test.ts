@@ -106,6 +106,12 @@ describe('support example: refunds above $100 wait for a person', () => {
       expect(result.output).toMatch(/Your refund for order 1077 is on its way/);
       const paid = new RefundLedger().list().filter((r) => r.idempotencyKey.startsWith(`${run.workflowId}:`));
       expect(paid.map((r) => [r.orderId, r.amount, r.reason])).toEqual([['1077', 150, 'partial: scratched']]);
+      // The audit tells it in order: the handoff asked, approved, done; the refund asked, approved, then run.
+      const audit = await baton.audit(run.workflowId);
+      const steps = audit.events.flatMap((e) => (e.kind === 'approval_requested' || e.kind === 'approval_decided' || e.kind === 'handoff' ? [e.kind] : e.kind === 'tool_call' && e.tool === 'issueRefund' ? ['issueRefund ran'] : []));
+      expect(steps).toEqual(['approval_requested', 'approval_decided', 'handoff', 'approval_requested', 'approval_decided', 'issueRefund ran']);
+      const times = audit.events.map((e) => Date.parse(e.at));
+      expect(times).toEqual([...times].sort((a, b) => a - b));
     });
   });
 });

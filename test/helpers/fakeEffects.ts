@@ -33,6 +33,7 @@ export class FakeEffects implements ChainEffects {
   ) {}
 
   now = () => this.clock;
+  patched = () => true;
   newId = () => `id-${++this.ids}`;
   loadTeam = async (): Promise<TeamSpec> => {
     throw new Error('the fake chain starts from a team given to it');

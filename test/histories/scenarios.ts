@@ -18,6 +18,7 @@ import {
   type Baton,
   type BatonRun,
 } from '../../src';
+import type { ModelProviders } from '../../src/models/provider';
 import { scriptedAgent as agent } from '../helpers/agents';
 
 const hop = (to: string, message = `over to ${to}`) => ({ handoff: { to, message } });
@@ -49,6 +50,8 @@ export interface Scenario {
   drive: (baton: Baton) => Promise<string>;
   /** Record the histories of the chain's specialists too (workflow ids under `<id>/`). */
   withSpecialists?: boolean;
+  /** Model providers the worker needs besides baton's own. */
+  providers?: () => ModelProviders;
 }
 
 export const scenarios: Scenario[] = [

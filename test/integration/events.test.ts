@@ -2,6 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { defineAgent, defineTool, MaxHandoffsExceededError, scripted, Team, type RunEvent } from '../../src';
 import { z } from 'zod';
+import { delegationScenario } from '../histories/auditScenarios';
 import { useTemporalServer, withWorker } from '../helpers/temporal';
 
 const server = useTemporalServer();
@@ -41,6 +42,32 @@ describe('BatonRun.events', () => {
       expect(kinds).toContain('continued_as_new');
       expect(new Set(seen.map((e) => e.runId)).size).toBeGreaterThan(1);
       expect(seen.at(-1)).toMatchObject({ kind: 'completed', result: { output: 'done' } });
+    });
+  });
+
+  it("streams a delegation: the specialist started with its chain's id, its work, and the answer it returned", async () => {
+    await withWorker(server.env, delegationScenario.team(), async (baton) => {
+      const run = await baton.start('triage', 'where is order 42?');
+      const seen: RunEvent[] = [];
+      for await (const e of run.events()) seen.push(e);
+      const child = `${run.workflowId}/orders-1.1`;
+      const shown = seen.map((e) => (e.kind === 'specialist' ? `specialist ${e.workflowId}: ${e.event.kind}` : e.kind)).filter((k) => !/answered/.test(k));
+      expect(shown).toEqual([
+        'model_call',
+        'delegation_started',
+        `specialist ${child}: model_call`,
+        `specialist ${child}: completed`,
+        'delegation_ended',
+        'model_call',
+        'completed',
+      ]);
+      expect(seen.find((e) => e.kind === 'delegation_started')).toMatchObject({ agent: 'triage', to: 'orders', workflowId: child, task: expect.stringContaining('Task from triage: look up order 42') });
+      expect(seen.find((e) => e.kind === 'delegation_ended')).toMatchObject({ agent: 'triage', to: 'orders', workflowId: child, outcome: 'completed', output: 'order 42: delivered yesterday' });
+      // Without the specialists' work: the chain's own events only.
+      const own: string[] = [];
+      for await (const e of baton.getRun(run.workflowId).events({ specialists: false })) own.push(e.kind);
+      expect(own.filter((k) => k === 'specialist')).toEqual([]);
+      expect(own).toContain('delegation_ended');
     });
   });
 

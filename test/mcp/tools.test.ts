@@ -117,10 +117,10 @@ describe('MCP tools over streamable HTTP', () => {
     );
   });
 
-  it('waits for approval of a call to a tool the server declaration says needs it: a rejection reaches the model, an approved call runs', async () => {
+  it('waits for approval of a call to a tool the server declaration says needs it: a rejection reaches the model and stands for the same call, an approved call runs', async () => {
     const { calls, providers } = recordingScripted();
-    const orders = mcpServer({ name: 'orders', url: http.url, needsApproval: { lookupOrder: { when: { arg: 'orderId', op: '==', value: '1043' }, approvers: ['alice'] } } });
-    const refunds = scriptedAgent('refunds', [lookup('1042'), lookup('1043'), lookup('1043'), { text: 'Order 1043 is on its way.' }], { mcpServers: [orders] });
+    const orders = mcpServer({ name: 'orders', url: http.url, needsApproval: { lookupOrder: { when: { arg: 'orderId', op: 'in', value: ['1043', '1077'] }, approvers: ['alice'] } } });
+    const refunds = scriptedAgent('refunds', [lookup('1042'), lookup('1043'), lookup('1043'), lookup('1077'), { text: 'Order 1043 is on its way.' }], { mcpServers: [orders] });
     await withWorker(
       server.env,
       new Team([refunds]),
@@ -129,14 +129,17 @@ describe('MCP tools over streamable HTTP', () => {
         const [first] = await waitFor(() => run.pendingApprovals(), (p) => p.length > 0);
         expect(first).toMatchObject({ from: 'refunds', to: 'tool:orders__lookupOrder', approvers: ['alice'], tool: { name: 'orders__lookupOrder', arguments: '{"orderId":"1043"}' } });
         await baton.reject(run.workflowId, first!.handoffId, { approver: 'alice', reason: 'not this one' });
+        // The same call again is not put to alice a second time; the next one asked about is another call.
         const [second] = await waitFor(() => run.pendingApprovals(), (p) => p.length > 0 && p[0]!.handoffId !== first!.handoffId);
+        expect(second!.tool).toMatchObject({ arguments: '{"orderId":"1077"}' });
         await baton.approve(run.workflowId, second!.handoffId, { approver: 'alice' });
         const result = await run.result();
         expect(result.output).toBe('Order 1043 is on its way.');
-        const [unguarded, rejected, approved] = toolAnswers(calls);
+        const [unguarded, rejected, again, approved] = toolAnswers(calls);
         expect(JSON.parse(unguarded!)).toMatchObject({ orderId: '1042' });
         expect(rejected).toContain('not this one');
-        expect(JSON.parse(approved!)).toMatchObject({ orderId: '1043', status: 'shipped' });
+        expect(again).toMatch(/^Not run: the same call to orders__lookupOrder was put to people earlier in this chain and alice rejected it: not this one\. It is not asked again/);
+        expect(JSON.parse(approved!)).toMatchObject({ orderId: '1077', status: 'delivered' });
         const ran = (await baton.audit(result.workflowId)).events.filter((e) => e.kind === 'tool_call' && (e as ToolCallEvent).execution?.status === 'completed');
         expect(ran).toHaveLength(2);
       },

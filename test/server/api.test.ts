@@ -216,6 +216,13 @@ describe('the HTTP API', () => {
       const waiting = listed.body.approvals.find((p: { rootWorkflowId?: string }) => p.rootWorkflowId === workflowId);
       expect(waiting).toMatchObject({ from: 'leaf', to: 'vault', canDecide: true });
       expect(waiting.workflowId).toMatch(new RegExp(`^${workflowId}/`));
+      // Which chain it is: the specialist's task, and what was first asked of the top chain, by whom.
+      expect(waiting.request).toMatchObject({
+        agent: 'leaf',
+        input: expect.stringMatching(/^Task from top: open it\n/),
+        parent: { workflowId, rootWorkflowId: workflowId, depth: 1 },
+        original: { agent: 'top', input: 'go', startedBy: 'ops' },
+      });
       const path = `/v1/runs/${encodeURIComponent(workflowId)}/approvals/${waiting.handoffId}`;
       expect((await call('POST', path, { token: TOKENS.bob, body: { decision: 'approve' } })).status).toBe(403);
       const decided = await call('POST', path, { token: TOKENS.alice, body: { decision: 'approve' } });

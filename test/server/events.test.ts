@@ -2,6 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { defineAgent, defineTool, scripted, Team } from '../../src';
+import { delegationScenario } from '../histories/auditScenarios';
 import { useTemporalServer } from '../helpers/temporal';
 import { TOKENS, withService, type Caller } from './service';
 import { connectSse, type SseEvent } from './sse';
@@ -64,6 +65,22 @@ describe('event streams', () => {
       const resumed: SseEvent[] = [];
       for await (const e of (await connectSse(url, auth(TOKENS.viewer, { 'last-event-id': whole[cut]!.id! }))).events) resumed.push(e);
       expect(resumed.map((e) => e.id)).toEqual(whole.slice(cut + 1).map((e) => e.id));
+    });
+  });
+
+  it("streams a delegation with the specialist's own events, and resumes inside them from a Last-Event-ID", async () => {
+    await withService(server.env, delegationScenario.team(), async ({ service, call }) => {
+      const { workflowId } = (await call('POST', '/v1/runs', { token: TOKENS.ops, body: { agent: 'triage', input: 'where is order 42?' } })).body;
+      const url = `${service.url}/v1/runs/${encodeURIComponent(workflowId)}/events`;
+      const whole: SseEvent[] = [];
+      for await (const e of (await connectSse(url, auth(TOKENS.viewer))).events) whole.push(e);
+      const shown = whole.map((e) => (e.event === 'specialist' ? `specialist ${e.data.workflowId}: ${e.data.event.kind}` : e.event)).filter((k) => !/answered/.test(k));
+      expect(shown).toEqual(['model_call', 'delegation_started', `specialist ${workflowId}/orders-1.1: model_call`, `specialist ${workflowId}/orders-1.1: completed`, 'delegation_ended', 'model_call', 'completed']);
+      expect(whole.find((e) => e.event === 'delegation_ended')!.data).toMatchObject({ to: 'orders', workflowId: `${workflowId}/orders-1.1`, output: 'order 42: delivered yesterday' });
+      const inside = whole.findIndex((e) => e.event === 'specialist');
+      const resumed: SseEvent[] = [];
+      for await (const e of (await connectSse(url, auth(TOKENS.viewer, { 'last-event-id': whole[inside]!.id! }))).events) resumed.push(e);
+      expect(resumed.map((e) => e.id)).toEqual(whole.slice(inside + 1).map((e) => e.id));
     });
   });
 

@@ -50,3 +50,27 @@ describe('flowSvg', () => {
     expect(describeFlow(chain([]))).toBe('Chain wf-1: no handoffs; running');
   });
 });
+
+describe('flowSvg of a chain that delegated', () => {
+  it('draws each specialist below the agent that delegated, with how it ended, linking to its chain', () => {
+    const child: AuditChain = { ...chain([], { workflowId: 'wf-1/orders-1.1', status: 'completed' }), handoffs: [{ from: 'orders', to: 'billing', message: 'm', timestamp: at, turn: 1 }] };
+    const svg = flowSvg(
+      chain(
+        [
+          e({ kind: 'delegation', from: 'triage', to: 'orders', childWorkflowId: 'wf-1/orders-1.1', task: 't', outcome: 'completed', output: 'ok' }),
+          e({ kind: 'delegation', from: 'triage', to: 'tech', childWorkflowId: 'wf-1/tech-1.2', task: 't', outcome: 'failed', error: 'down' }),
+        ],
+        { status: 'completed', children: [child], result: { finalAgent: 'triage', handoffChain: [], usage: { inputTokens: 0, outputTokens: 0, totalTokens: 0, modelCalls: 0, toolCalls: 0 }, output: 'ok' } },
+      ),
+      { href: (id) => `/runs/${encodeURIComponent(id)}` },
+    );
+    expect(svg.match(/<g class="node specialist">/g)).toHaveLength(1);
+    expect(svg.match(/<g class="node specialist failed">/g)).toHaveLength(1);
+    expect(svg).toContain('<a class="chain-link" href="/runs/wf-1%2Forders-1.1" data-workflow-id="wf-1/orders-1.1"><title>orders&#39;s chain wf-1/orders-1.1: completed</title>');
+    // The specialist's own handoffs name its box.
+    expect(svg).toContain('>orders → billing</text>');
+    expect(svg).toContain('>delegates · answered</text>');
+    expect(svg).toContain('>delegates · failed</text>');
+    expect(describeFlow(chain([e({ kind: 'delegation', from: 'triage', to: 'orders', childWorkflowId: 'c', task: 't', outcome: 'completed' })]))).toBe('Chain wf-1: no handoffs; triage delegated to orders (completed); running');
+  });
+});

@@ -113,7 +113,7 @@ describe('the approvals page', () => {
       const card = page.locator('.card', { hasText: 'issueRefund' });
       await card.waitFor();
       expect(await card.locator('.route').textContent()).toBe('refunds→tool issueRefund');
-      expect(await card.getAttribute('aria-label')).toMatch(/^Tool call issueRefund by refunds, asked /);
+      expect(await card.getAttribute('aria-label')).toMatch(/^Tool call issueRefund by refunds in chain \S+ \(request: Refund order A1\.\), asked /);
       const args = card.getByLabel('Arguments (JSON; edit them to run the call with yours)');
       expect(JSON.parse(await args.inputValue())).toEqual({ orderId: 'A1', amount: 250 });
       await page.screenshot({ path: path.join(SHOTS, 'inbox-tool-call.png'), fullPage: true });

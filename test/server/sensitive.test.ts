@@ -118,7 +118,7 @@ describe('sensitive tool arguments and results', () => {
       server.env,
       paymentsTeam(),
       async ({ call, baton, service }) => {
-        const started = await call('POST', '/v1/runs', { token: TOKENS.ops, body: { agent: 'payments', input: 'Charge Ann 25, then refund 10.', options: { retry: { initialInterval: '100 milliseconds' } } } });
+        const started = await call('POST', '/v1/runs', { token: TOKENS.ops, body: { agent: 'payments', input: `Charge Ann 25 to card ${CARD}, then refund 10.`, options: { retry: { initialInterval: '100 milliseconds' } } } });
         expect(started.status).toBe(201);
         const { workflowId } = started.body;
         const run = baton.getRun(workflowId);
@@ -133,8 +133,11 @@ describe('sensitive tool arguments and results', () => {
         expect(JSON.parse(forViewer.tool.arguments)).toEqual({ cardNumber: '[redacted]', amount: 10 });
         expect(forViewer.message).toBe('refundCard({"cardNumber":"[redacted]","amount":10})');
         for (const token of [TOKENS.viewer, TOKENS.bob, TOKENS.admin]) expectNoSecret(JSON.stringify(await listedFor(call, token, workflowId)));
+        // The chain's request beside it, with the waiting call's sensitive values redacted for those who may not see them.
+        expect(forViewer.request).toMatchObject({ agent: 'payments', input: 'Charge Ann 25 to card [redacted], then refund 10.', startedBy: 'ops' });
         const forAlice = await listedFor(call, TOKENS.alice, workflowId);
         expect(forAlice).toMatchObject({ canDecide: true, sensitive: { arguments: ['cardNumber'], revealed: true } });
+        expect(forAlice.request.input).toBe(`Charge Ann 25 to card ${CARD}, then refund 10.`);
         expect(JSON.parse(forAlice.tool.arguments)).toEqual({ cardNumber: CARD, amount: 10 });
         expectNoSecret(JSON.stringify(await streamedFor(service.url, TOKENS.bob, workflowId)));
         expect(JSON.parse((await streamedFor(service.url, TOKENS.alice, workflowId)).tool.arguments)).toEqual({ cardNumber: CARD, amount: 10 });

@@ -56,7 +56,7 @@ describe('tool calls put to approval', () => {
       const result = await baton.getRun(workflowId).result();
       expect(result.output).toBe('Refund issued.');
       const audit = await baton.audit(workflowId);
-      const ran = audit.events.filter((e): e is ToolCallEvent & { at: string; runId: string } => e.kind === 'tool_call');
+      const ran = audit.events.filter((e): e is ToolCallEvent & { at: string; runId: string; eventId: number } => e.kind === 'tool_call');
       expect(ran).toHaveLength(1);
       expect(JSON.parse(ran[0]!.arguments)).toEqual({ orderId: 'A1', amount: 200 });
       expect(JSON.parse(ran[0]!.requestedArguments!)).toEqual({ orderId: 'A1', amount: 250 });

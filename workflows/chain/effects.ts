@@ -101,6 +101,8 @@ export interface ChainEffects {
   timer(ms: number): Timer;
   /** Whether the run should hand over to a fresh one now: Temporal suggests it, or history has `afterEvents` events (0: never). */
   shouldContinueAsNew(afterEvents: number): boolean;
+  /** Temporal's `patched(id)`: whether this run takes the code path the patch `id` guards (one of `Patches`). */
+  patched(id: string): boolean;
 }
 
 /**
@@ -271,6 +273,7 @@ export function temporalEffects(v2: boolean): ChainEffects {
       const info = workflowInfo();
       return info.continueAsNewSuggested || (afterEvents > 0 && info.historyLength >= afterEvents);
     },
+    patched: (id) => patched(id),
   };
 }
 

@@ -80,14 +80,14 @@ async function runTools(run: ChainRun, calls: ToolCall[]): Promise<[string, stri
   const agent = currentAgent(chain.state);
   const known = (call: ToolCall) => agent.tools.some((t) => t.name === call.name);
   // Calls that need a person's approval wait for it first; then everything that may run runs at once.
-  const gates = agent.toolApprovals && chain.state.controls ? await gateToolCalls(run, agent, calls.filter(known)) : new Map<string, Gated>();
+  const gates = agent.toolApprovals && chain.state.controls ? await gateToolCalls(run, agent, calls.filter(known)) : new Map<ToolCall, Gated>();
   const { turns, options, context, shared, team } = chain.state;
   const failed: string[] = [];
   const results = Promise.all(
     calls.map(async (call, index): Promise<[string, string]> => {
       if (call.name === READ_STATE_TOOL_NAME && team.sharedState) return [call.id, JSON.stringify(shared ?? {})];
       if (!known(call)) return [call.id, unknownToolAnswer(call.name, toolNames(agent, team.sharedState))];
-      const gate = gates.get(call.id);
+      const gate = gates.get(call);
       if (gate?.kind === 'answer') return [call.id, gate.content];
       const ran = gate?.call ?? call;
       const idempotency = idempotencyKey(effects.workflowId, agent.id, turns, index, ran);
@@ -96,7 +96,7 @@ async function runTools(run: ChainRun, calls: ToolCall[]): Promise<[string, stri
       return [call.id, gate?.note ? `${gate.note}\n${result.content}` : result.content];
     }),
   );
-  chain.apply({ type: 'tools_ran', count: calls.filter((c) => known(c) && gates.get(c.id)?.kind !== 'answer').length });
+  chain.apply({ type: 'tools_ran', count: calls.filter((c) => known(c) && gates.get(c)?.kind !== 'answer').length });
   const answers = await results;
   // A tool that reports failures counts against its agent's circuit breaker, in the model's order.
   for (const reason of failed) if (reason) noteFailure(run, agent.id, reason);

@@ -14,6 +14,7 @@ import type { HandoffRecord, HandoffRunResult, RunOverrides, ToolResultRecord, U
 import type { ChainState, OpenTurn } from '../../src/common/state';
 import type { AgentSpec, RunContext, SharedState, StateUpdate, TeamSpec } from '../../src/common/team';
 import { addAgentUsage, addTokens, count, initialControls, NO_USAGE, reduceControl } from './controlState';
+import { toolCallKey } from './turn';
 
 /** Something that happened to a chain. */
 export type ChainEvent =
@@ -127,12 +128,16 @@ export function reduce(s: ChainState, event: ChainEvent): ChainState {
         messages: [...s.messages, { role: 'user', content: event.message }],
       };
     }
-    case 'approval_requested':
-      return { ...counted(s, event.pending.tool ? 'tool_approvals_requested' : undefined), approvals: { ...s.approvals, pending: [...s.approvals.pending, event.pending] } };
+    case 'approval_requested': {
+      const tool = event.pending.tool;
+      const toolCalls = tool ? { toolCalls: { ...s.approvals.toolCalls, [event.pending.handoffId]: toolCallKey(tool) } } : {};
+      return { ...counted(s, tool ? 'tool_approvals_requested' : undefined), approvals: { ...s.approvals, pending: [...s.approvals.pending, event.pending], ...toolCalls } };
+    }
     case 'approval_decided':
       return {
         ...counted(s, event.record.tool ? TOOL_OUTCOME[event.record.outcome] : undefined),
         approvals: {
+          ...s.approvals,
           pending: s.approvals.pending.filter((p) => p.handoffId !== event.record.handoffId),
           decided: [...s.approvals.decided, event.record],
         },

@@ -78,6 +78,31 @@ export function callHash(call: Pick<ToolCall, 'name' | 'arguments'>): string {
   return fnv1a(`${call.name}\n${call.arguments}`);
 }
 
+/**
+ * What makes two tool calls the same call: the tool and its arguments as a value (key order and
+ * spacing aside; arguments that are not JSON as written). Short, so a chain can keep one per approval.
+ */
+export function toolCallKey(call: Pick<ToolCall, 'name' | 'arguments'>): string {
+  let args = call.arguments.trim() || '{}';
+  try {
+    args = canonicalJson(JSON.parse(args));
+  } catch {
+    // Not JSON: the text is the call.
+  }
+  return `${call.name}:${fnv1a(args)}${fnv1a(`${args.length}\n${args}`)}`;
+}
+
+function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (value !== null && typeof value === 'object') {
+    const entries = Object.keys(value as object)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${canonicalJson((value as Record<string, unknown>)[k])}`);
+    return `{${entries.join(',')}}`;
+  }
+  return JSON.stringify(value);
+}
+
 /** 32-bit FNV-1a of a string, as 8 hex digits. */
 function fnv1a(text: string): string {
   let hash = 0x811c9dc5;

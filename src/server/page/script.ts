@@ -4,6 +4,8 @@
  * before approving), and a run's flow and timeline, kept current from the service's event streams
  * (read with fetch, so the token travels in a header, never a URL).
  */
+import { CARDS_SCRIPT } from './cards';
+import { RUN_SCRIPT } from './run';
 import { STREAM_SCRIPT } from './stream';
 
 export const PAGE_SCRIPT = String.raw`(function () {
@@ -63,107 +65,7 @@ async function api(path, init) {
 }
 
 ${STREAM_SCRIPT}
-function mayDecide(approvers) {
-  if (!me || !me.roles.some(function (r) { return r === 'approver' || r === 'admin'; })) return false;
-  return !approvers || approvers.indexOf(me.name) >= 0;
-}
-
-function chainLine(a) {
-  var chain = a.chain;
-  if (!chain) return h('p', { class: 'chain muted', text: 'Chain so far: not available right now.' });
-  if (chain.length === 0) return h('p', { class: 'chain muted', text: 'No handoffs yet: ' + a.from + ' has the chain.' });
-  var hops = [chain[0].from].concat(chain.map(function (c) { return c.to; }));
-  return h('p', { class: 'chain' }, [h('span', { class: 'muted', text: 'Chain so far: ' }), h('b', { text: hops.join(' → ') }), h('span', { class: 'muted', text: ' (' + count(chain.length, 'handoff') + ')' })]);
-}
-
-/** A tool call's arguments as the approver edits them: indented JSON, or the model's text when it is not JSON. */
-function argumentsText(text) {
-  try { return JSON.stringify(JSON.parse(text), null, 2); } catch (e) { return text; }
-}
-
-/** What a card shows of what waits: the handoff's message, or the tool call's arguments in an editable box. */
-function approvalBody(a, id, canDecide) {
-  if (!a.tool) return [h('blockquote', { text: a.message })];
-  var args = h('textarea', { id: 'a-' + id, class: 'args', rows: String(Math.min(12, argumentsText(a.tool.arguments).split('\n').length + 1)), spellcheck: 'false', disabled: !canDecide });
-  args.value = argumentsText(a.tool.arguments);
-  args.setAttribute('data-original', args.value);
-  var hidden = a.sensitive && !a.sensitive.revealed;
-  return [
-    h('label', { for: 'a-' + id, text: 'Arguments (JSON; edit them to run the call with yours)' }),
-    args,
-    hidden ? h('p', { class: 'muted small', text: 'Sensitive arguments are hidden (' + (a.sensitive.arguments === true ? 'all of them' : a.sensitive.arguments.join(', ')) + '): only its approvers see them.' }) : null,
-    h('p', { class: 'problem args-problem', role: 'alert', hidden: true }),
-  ];
-}
-
-function approvalCard(a, onDecided) {
-  var canDecide = a.canDecide !== undefined ? a.canDecide : mayDecide(a.approvers);
-  var id = 'c-' + a.handoffId.replace(/[^a-zA-Z0-9_-]/g, '');
-  var comment = h('textarea', { id: id, class: 'comment', rows: '2', placeholder: 'Why (optional; a rejection tells the agent)', disabled: !canDecide });
-  var age = h('span', { class: 'age', 'data-at': a.requestedAt, text: ago(a.requestedAt) });
-  var target = a.tool ? 'tool ' + a.tool.name : a.to;
-  var label = a.tool ? 'Tool call ' + a.tool.name + ' by ' + a.from : 'Handoff ' + a.from + ' to ' + a.to;
-  var card = h('li', { class: 'card' + (a.tool ? ' tool' : ''), tabindex: '0', 'data-key': a.workflowId + '/' + a.handoffId, 'aria-label': label + ', asked ' + ago(a.requestedAt) }, [
-    h('div', { class: 'route' }, [a.from, h('span', { class: 'arrow', 'aria-hidden': 'true', text: '→' }), target]),
-    h('div', { class: 'meta' }, [age, a.expiresAt ? h('span', { text: until(a.expiresAt) + ' (then ' + a.onTimeout + ')' }) : null, h('span', { text: a.approvers ? 'approvers: ' + a.approvers.join(', ') : 'anyone may decide' })]),
-  ].concat(approvalBody(a, id, canDecide), [
-    chainLine(a),
-    h('label', { for: id, text: 'Comment' }),
-    comment,
-    h('div', { class: 'actions' }, [
-      h('button', { class: 'approve', type: 'button', disabled: !canDecide, onclick: function () { decide(a, 'approve', card, onDecided); }, text: 'Approve' }),
-      h('button', { class: 'reject', type: 'button', disabled: !canDecide, onclick: function () { decide(a, 'reject', card, onDecided); }, text: 'Reject' }),
-      canDecide ? null : h('span', { class: 'muted small', text: 'You are not among its approvers.' }),
-      h('a', { class: 'small', href: BASE + 'runs/' + enc(a.workflowId), text: 'Open chain' }),
-      a.rootWorkflowId && a.rootWorkflowId !== a.workflowId ? h('a', { class: 'small', href: BASE + 'runs/' + enc(a.rootWorkflowId), text: 'Open top chain' }) : null,
-    ]),
-  ]));
-  card.decide = function (d) { if (canDecide) decide(a, d, card, onDecided); };
-  return card;
-}
-
-/**
- * The arguments to approve a tool call with: undefined when the box is as it was (the model's
- * arguments run), the edited object, or an Error saying what is wrong with the text.
- */
-function editedArguments(card) {
-  var box = card.querySelector('textarea.args');
-  if (!box || box.value.trim() === box.getAttribute('data-original').trim()) return undefined;
-  var value;
-  try { value = JSON.parse(box.value); } catch (e) { return new Error('The arguments are not valid JSON: ' + e.message); }
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) return new Error('The arguments must be a JSON object, like {"orderId": "A1"}.');
-  return value;
-}
-
-async function decide(a, decision, card, onDecided) {
-  var text = card.querySelector('textarea.comment').value.trim();
-  var problem = card.querySelector('.args-problem');
-  var edited = decision === 'approve' ? editedArguments(card) : undefined;
-  if (problem) problem.hidden = true;
-  if (edited instanceof Error) {
-    problem.textContent = edited.message;
-    problem.hidden = false;
-    card.querySelector('textarea.args').focus();
-    return;
-  }
-  card.querySelectorAll('button').forEach(function (b) { b.disabled = true; });
-  try {
-    var body = { decision: decision };
-    if (text) body.comment = text;
-    if (a.tool) body.callHash = a.tool.callHash;
-    if (edited) body.arguments = edited;
-    await api('v1/runs/' + enc(a.workflowId) + '/approvals/' + enc(a.handoffId), { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
-    say((decision === 'approve' ? 'Approved ' : 'Rejected ') + a.from + ' → ' + (a.tool ? 'tool ' + a.tool.name + (edited ? ' with edited arguments' : '') : a.to), a.workflowId);
-    var next = card.nextElementSibling || card.previousElementSibling;
-    card.remove();
-    if (next) next.focus();
-    if (onDecided) onDecided();
-  } catch (e) {
-    say('Could not ' + decision + ': ' + e.message);
-    card.querySelectorAll('button').forEach(function (b) { b.disabled = false; });
-  }
-}
-
+${CARDS_SCRIPT}
 function showInbox() {
   document.title = 'Approvals · baton';
   var live = liveBadge();
@@ -194,6 +96,8 @@ async function showRun(id) {
   var status = h('span', { class: 'badge', text: '…' });
   var facts = h('p', { class: 'facts' });
   var flow = h('div', { class: 'flow', role: 'figure', 'aria-label': 'Handoff flow' });
+  var flowHint = h('p', { class: 'muted small', text: 'The flow is wider than the screen: scroll it sideways.', hidden: true });
+  var request = h('p', { class: 'request' });
   var waiting = h('ul', { class: 'cards' });
   var waitingHead = h('h2', { text: 'Waiting for approval', hidden: true });
   var outcome = h('div');
@@ -201,10 +105,11 @@ async function showRun(id) {
   main.replaceChildren(
     h('p', { class: 'small' }, [h('a', { href: BASE, text: '← Approvals' })]),
     h('h1', {}, ['Chain ', status]),
-    h('p', { class: 'muted small', text: id }),
+    h('p', { class: 'muted small chain-id', text: id }),
+    request,
     facts,
     h('p', {}, [live.el]),
-    h('h2', { text: 'Flow' }), flow,
+    h('h2', { text: 'Flow' }), flow, flowHint,
     waitingHead, waiting,
     outcome,
     h('h2', { text: 'Timeline' }), timeline
@@ -223,7 +128,11 @@ async function showRun(id) {
       facts.replaceChildren.apply(facts, [run.currentAgent ? 'agent: ' + run.currentAgent : null, count(run.chain.length, 'handoff'), count(run.usage.modelCalls, 'model call'), count(run.usage.toolCalls, 'tool call'), count(run.usage.totalTokens, 'token')].filter(Boolean).map(function (t) { return h('span', { text: t }); }));
       // The drawing's own <style> is for the SVG on its own; here the page's stylesheet styles it.
       flow.innerHTML = got[1].replace(/<style>[\s\S]*?<\/style>/, '');
-      var pending = run.pendingApprovals.map(function (p) { return Object.assign({ workflowId: id, chain: run.chain }, p); });
+      flow.querySelectorAll('[data-workflow-id]').forEach(function (a) { a.setAttribute('href', BASE + 'runs/' + enc(a.getAttribute('data-workflow-id'))); });
+      fitFlow(flow, flowHint);
+      var asked = run.input ? { agent: run.input.agent, input: String(run.input.input).slice(0, 400), truncated: String(run.input.input).length > 400, startedAt: run.startedAt, startedBy: run.startedBy, parent: run.input.parent } : undefined;
+      request.replaceChildren.apply(request, asked ? [h('span', { class: 'muted', text: 'Request to ' + asked.agent + (asked.startedBy ? ' from ' + asked.startedBy : '') + ': ' }), h('q', { text: asked.input + (asked.truncated ? '…' : '') })].concat(asked.parent ? [h('span', { class: 'muted', text: ' · specialist of ' }), runLink(asked.parent.workflowId)] : []) : []);
+      var pending = run.pendingApprovals.map(function (p) { return Object.assign({ workflowId: id, chain: run.chain, request: asked }, p); });
       waiting.replaceChildren.apply(waiting, pending.map(function (p) { return approvalCard(p, refresh); }));
       waitingHead.hidden = pending.length === 0;
       if (run.error) outcome.replaceChildren(h('h2', { text: 'Failed' }), h('p', { class: 'problem', text: (run.error.type ? run.error.type + ': ' : '') + run.error.message }));
@@ -231,7 +140,7 @@ async function showRun(id) {
       else outcome.replaceChildren();
       timeline.replaceChildren.apply(timeline, got[2].split('\n').map(function (line) {
         var m = /^(\d\d:\d\d:\d\d\.\d{3})  (\S+)\s+(.*)$/.exec(line);
-        return m ? h('li', {}, [h('time', { text: m[1] }), h('span', { class: 'actor', text: m[2] }), h('span', { class: 'what', text: m[3] })]) : null;
+        return m ? h('li', {}, [h('time', { text: m[1] }), h('span', { class: 'actor', text: m[2] }), h('span', { class: 'what' }, linkedChains(m[3]))]) : null;
       }).filter(Boolean));
     } catch (e) {
       if (e.message !== 'unauthorized') outcome.replaceChildren(h('p', { class: 'problem', text: 'Could not load the chain: ' + e.message }));
@@ -241,6 +150,9 @@ async function showRun(id) {
     }
   }
   await refresh();
+  var onResize = function () { fitFlow(flow, flowHint); };
+  window.addEventListener('resize', onResize);
+  stops.push(function () { window.removeEventListener('resize', onResize); });
   var timer = null;
   openStream('v1/runs/' + enc(id) + '/events', function (kind) {
     clearTimeout(timer);
@@ -249,6 +161,7 @@ async function showRun(id) {
   }, live.set);
 }
 
+${RUN_SCRIPT}
 function showSignIn(message) {
   document.title = 'Sign in · baton';
   var input = h('input', { type: 'password', id: 'token', autocomplete: 'off', required: true });

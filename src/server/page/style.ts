@@ -23,6 +23,9 @@ h1 { font-size:22px; margin:8px 0 4px; } h2 { font-size:17px; margin:24px 0 8px;
 .meta { font-size:14px; color:var(--muted); display:flex; gap:12px; flex-wrap:wrap; }
 blockquote { margin:8px 0; padding:6px 10px; border-left:3px solid var(--line); white-space:pre-wrap; overflow-wrap:anywhere; }
 .chain { font-size:14px; margin:6px 0; overflow-wrap:anywhere; } .chain b { font-weight:600; }
+.request { margin:6px 0; overflow-wrap:anywhere; } .request q { font-style:italic; }
+.which { margin:4px 0; overflow-wrap:anywhere; } code { font:13px ui-monospace,SFMono-Regular,Menlo,monospace; overflow-wrap:anywhere; }
+.chain-id { overflow-wrap:anywhere; }
 label { display:block; font-size:14px; margin-top:8px; }
 textarea, input[type=password] { width:100%; font:inherit; padding:8px; border:1px solid var(--line); border-radius:6px; background:var(--bg); color:var(--fg); }
 textarea { min-height:44px; resize:vertical; }
@@ -39,7 +42,8 @@ button.link { min-height:0; padding:0; border:0; background:none; color:var(--ac
 .flow svg { display:block; max-width:none; }
 .flow .edge { fill:none; stroke:var(--muted); stroke-width:1.6; } .flow .head { fill:var(--muted); }
 .flow .node rect { fill:#fff; stroke:#56606e; stroke-width:1.4; } .flow .node.agent rect { fill:#eef3fb; stroke:#2f5fa7; } .flow .node.failed rect { fill:#fdecec; stroke:#b3261e; }
-.flow text { font:12px system-ui,sans-serif; fill:var(--fg); text-anchor:middle; } .flow .node text { fill:#1d232b; }
+.flow text { font:12px system-ui,sans-serif; fill:var(--fg); text-anchor:middle; } .flow text.start { text-anchor:start; } .flow .node text { fill:#1d232b; }
+.flow .node.specialist rect { fill:#eef3fb; stroke:#2f5fa7; stroke-dasharray:4 3; } .flow .node.specialist.failed rect { fill:#fdecec; stroke:#b3261e; } .flow a.chain-link:hover rect, .flow a.chain-link:focus rect { stroke-width:2.6; } .flow a.chain-link text { text-decoration:underline; }
 .output { background:var(--card); border:1px solid var(--line); border-radius:8px; padding:10px 12px; white-space:pre-wrap; overflow-wrap:anywhere; margin:0; font:inherit; }
 .problem { color:var(--bad); }
 .timeline { list-style:none; padding:0; margin:0; font-size:14px; background:var(--card); border:1px solid var(--line); border-radius:8px; }
@@ -52,5 +56,5 @@ button.link { min-height:0; padding:0; border:0; background:none; color:var(--ac
 .signin { max-width:420px; }
 @media (hover:none) { .keys { display:none; } }
 kbd { font:12px ui-monospace,monospace; border:1px solid var(--line); border-radius:4px; padding:0 4px; }
-@media (max-width:600px) { .timeline li { grid-template-columns:5.5em 1fr; } .timeline .what { grid-column:1 / -1; } main { padding:12px; } }
+@media (max-width:600px) { .timeline li { grid-template-columns:max-content minmax(0, 1fr); column-gap:10px; } .timeline .what { grid-column:1 / -1; } main { padding:12px; } }
 `;
