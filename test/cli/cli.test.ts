@@ -504,9 +504,20 @@ describe('the baton command', () => {
     expect(unknownId.stderr).toContain(`"no-such-workflow" is neither a history file nor a workflow id on ${server.env.address}`);
   });
 
+  it('names the model and the server the demo runs on', async () => {
+    const url = 'http://127.0.0.1:8000/v1';
+    const p = startCli(['demo'], { TEMPORAL_ADDRESS: server.env.address, OPENAI_API_KEY: 'local', OPENAI_BASE_URL: url, BATON_MODEL: 'smollm2-135m' });
+    // The first line is all this needs; the chain itself is the next test's.
+    await p.until('stdout', /baton demo: .*\n/);
+    p.child.kill('SIGTERM');
+    await p.exited;
+    expect(p.output.stdout).toContain(`baton demo: the support team (triage, refunds, sales, tech), model: smollm2-135m at ${url}\n`);
+  });
+
   it('runs the demo end to end with its own embedded server', async () => {
     const out = await cli(['demo'], { TEMPORAL_ADDRESS: undefined });
     expect(out.code).toBe(0);
+    expect(out.stdout).toContain('model: scripted (set OPENAI_API_KEY for a real model');
     expect(out.stdout).toMatch(/⏸ triage → refunds waits for approval \(handoff [0-9a-f-]{36}\)/);
     expect(out.stdout).toContain('↪ triage → refunds [approved by demo]: Customer wants a refund for order 1042');
     expect(out.stdout).toMatch(/approval +approved by demo via update/);
