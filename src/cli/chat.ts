@@ -13,8 +13,8 @@ import { formatHandoff, formatWaiting, type Print } from './print';
 import { untilDone } from './serve';
 import { loadTeamModule } from './team';
 
-const COMMANDS_HELP = `/approve [handoffId] [comment]   approve the handoff waiting for approval
-/reject [handoffId] [reason]     reject it; the agent is told why
+const COMMANDS_HELP = `/approve [approvalId] [comment]  approve the handoff waiting for approval
+/reject [approvalId] [reason]    reject it; the agent is told why
 /history                         the conversation so far, from its history
 /status                          the active agent, what is being answered and what waits
 /end                             end the conversation (once what you sent is answered)
@@ -226,7 +226,7 @@ class ChatSession {
     const text = args.join(' ') || undefined;
     const options = { approver: this.approver, ...(approve ? { comment: text } : { reason: text }) };
     const record = approve ? await this.baton.approve(this.chat.id, id, options) : await this.baton.reject(this.chat.id, id, options);
-    this.say(`handoff ${record.handoffId} ${record.outcome} by ${record.approver}`);
+    this.say(`handoff ${record.approvalId} ${record.outcome} by ${record.approver}`);
   }
 
   /** While a message is answered, show approvals as they start waiting (the conversation query, twice a second). */

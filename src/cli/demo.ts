@@ -7,7 +7,7 @@ import { Baton } from '../client/baton';
 import { batonDataConverter } from '../payloads/codec';
 import { startDevServer } from '../devserver/server';
 import { parse, UsageError } from './args';
-import { approvalPrompter } from './approvals';
+import { approvalPrompter } from './prompter';
 import type { Command } from './context';
 import { follow } from './follow';
 import { formatResult } from './print';

@@ -152,14 +152,60 @@ describe('the baton command', () => {
     await p.until('stdout', /⏸ refunds → tool issueRefund \{"orderId":"A1","amount":250\} waits for approval \(tool call \S+, approvers: alice\)/);
     await p.until('stdout', /approve it\? \[y\]es \/ \[n\]o \/ \[e\]dit the arguments \/ anything else leaves it waiting: /);
     p.child.stdin.write('e\r');
-    await p.until('stdout', /arguments \(a JSON object; now \{"orderId":"A1","amount":250\}\): /);
-    p.child.stdin.write('{"orderId":"A1","amount":200}\r');
+    await p.until('stdout', /fields to change \(a JSON object merged onto the model's arguments; now \{"orderId":"A1","amount":250\}\): /);
+    p.child.stdin.write('{"amount":200}\r');
     await p.until('stdout', /your name: /);
     p.child.stdin.write('alice\r');
     await p.until('stdout', /answer from refunds/);
     p.child.stdin.end();
     expect(await p.exited).toBe(0);
     expect(p.output.stdout).toContain('approved by alice with edited arguments {"orderId":"A1","amount":200}');
+  });
+
+  it('on a terminal, asks again after a refused decision, and for a name until one is given', async () => {
+    const env = { TEMPORAL_ADDRESS: server.env.address };
+    const p = startCli(['run', 'refunds', 'Refund order A1.', '--team', 'test/cli/fixtures/tool-approval-team.ts', '--task-queue', 'cli-tool-refused'], env, undefined, { terminal: true });
+    const question = /approve it\? \[y\]es \/ \[n\]o \/ \[e\]dit the arguments \/ anything else leaves it waiting: /g;
+    const asked = () => [...p.output.stdout.matchAll(question)].length;
+    await p.until('stdout', question);
+    p.child.stdin.write('y\r');
+    await p.until('stdout', /your name: /);
+    p.child.stdin.write('bob\r');
+    await p.until('stdout', /ApprovalRefusedError: .*bob may not decide this tool call[\s\S]*it still waits: decide again/);
+    await waitFor(async () => asked(), (n) => n === 2, 10_000);
+    p.child.stdin.write('y\r');
+    await waitFor(async () => [...p.output.stdout.matchAll(/your name: /g)].length, (n) => n === 2, 10_000);
+    p.child.stdin.write('\r');
+    await p.until('stdout', /a decision is recorded under the name of who made it: type yours/);
+    p.child.stdin.write('alice\r');
+    await p.until('stdout', /answer from refunds/);
+    p.child.stdin.end();
+    expect(await p.exited).toBe(0);
+    expect(p.output.stdout).toMatch(/approved by alice\r?\n/);
+    expect(p.output.stdout).not.toMatch(/approved by (cli|root|\s)/);
+  });
+
+  it('on a terminal, keys typed while no question is asked do not answer the next one', async () => {
+    const env = { TEMPORAL_ADDRESS: server.env.address };
+    const p = startCli(['run', 'refunds', 'Refund orders A1 and A2.', '--team', 'test/cli/fixtures/two-approvals-team.ts', '--task-queue', 'cli-typed-ahead'], env, undefined, { terminal: true });
+    await p.until('stdout', /approve it\? /);
+    p.child.stdin.write('y\r');
+    await p.until('stdout', /your name: /);
+    p.child.stdin.write('alice\r');
+    await p.until('stdout', /approved by alice/);
+    // The model is still thinking (BETWEEN_MS): what is typed now goes nowhere.
+    p.child.stdin.write('y\rmallory\r');
+    await p.until('stdout', /A2[\s\S]*approve it\? /, 10_000);
+    await p.until('stdout', /keys typed before this question are ignored/);
+    p.child.stdin.write('n\r');
+    await waitFor(async () => [...p.output.stdout.matchAll(/your name: /g)].length, (n) => n === 2, 10_000);
+    p.child.stdin.write('alice\r');
+    await p.until('stdout', /answer from refunds/);
+    p.child.stdin.end();
+    expect(await p.exited).toBe(0);
+    expect(p.output.stdout).toMatch(/rejected by alice/);
+    // The terminal echoes what was typed ahead; it decided nothing.
+    expect(p.output.stdout).not.toMatch(/(approved|rejected) by mallory/);
   });
 
   it('prints only the result object on stdout with --json', async () => {
@@ -377,7 +423,7 @@ describe('the baton command', () => {
     const p = startCli(['run', 'triage', 'I want a refund for order 1042', '--team', 'examples/support/team.ts', '--json', '--task-queue', taskQueue()], {
       TEMPORAL_ADDRESS: server.env.address,
     });
-    const [, workflowId, handoffId] = await p.until('stderr', /decide with: npx baton approve (\S+) --handoff (\S+) --as <you>/);
+    const [, workflowId, handoffId] = await p.until('stderr', /decide with: npx baton approve (\S+) --id (\S+) --as <you>/);
     expect(p.output.stdout).toBe('');
     expect(p.output.stderr).toContain(`⏸ triage → refunds waits for approval (handoff ${handoffId})`);
 
@@ -444,6 +490,9 @@ describe('the baton command', () => {
       const list = await cli(['pending'], env);
       expect(list.code).toBe(0);
       expect(list.stdout).toContain(`${run.workflowId}  ${waiting!.handoffId}  refunds → tool issueRefund {"orderId":"A1","amount":250}  waiting`);
+      const listed = (JSON.parse((await cli(['pending', '--json'], env)).stdout) as { workflowId: string }[]).find((p) => p.workflowId === run.workflowId);
+      // Addressed by approvalId (handoffId stays), the arguments an object as decisions take them.
+      expect(listed).toMatchObject({ approvalId: waiting!.handoffId, handoffId: waiting!.handoffId, tool: { arguments: { orderId: 'A1', amount: 250 }, argumentsText: '{"orderId":"A1","amount":250}' } });
 
       for (const [args, got] of [
         ['{amount: 200}', 'got text that is not JSON'],
@@ -455,6 +504,8 @@ describe('the baton command', () => {
         expect(refused.stderr).toContain(`--args must be a JSON object of the tool's arguments, e.g. {"orderId":"A1"}; ${got}`);
       }
       expect((await cli(['reject', run.workflowId, '--as', 'alice', '--args', '{}'], env)).code).toBe(2);
+      const twoIds = await cli(['approve', run.workflowId, '--id', waiting!.handoffId, '--handoff', 'another', '--as', 'alice'], env);
+      expect([twoIds.code, twoIds.stderr]).toEqual([2, expect.stringContaining(`--id ${waiting!.handoffId} and --handoff another name different approvals: give one`)]);
       const mismatched = await cli(['approve', run.workflowId, '--as', 'alice', '--args', '{"orderId":"A1","amount":"lots"}'], env);
       expect(mismatched.code).toBe(1);
       expect(mismatched.stderr).toContain(
@@ -462,10 +513,13 @@ describe('the baton command', () => {
       );
       expect(await run.pendingApprovals()).toHaveLength(1);
 
-      const approved = await cli(['approve', run.workflowId, '--as', 'alice', '--args', '{"orderId":"A1","amount":200}'], env);
+      // As `baton approve --help` shows it: only the fields to change, merged onto the model's.
+      const approved = await cli(['approve', run.workflowId, '--id', waiting!.handoffId, '--as', 'alice', '--args', '{"amount":200}'], env);
       expect(approved.stderr).toBe('');
       expect(approved.code).toBe(0);
-      expect(approved.stdout).toContain(`tool call ${waiting!.handoffId} (issueRefund) approved by alice with edited arguments {"orderId":"A1","amount":200}`);
+      expect(approved.stdout).toContain(
+        `tool call ${waiting!.handoffId} (issueRefund) approved by alice with edited arguments {"orderId":"A1","amount":200} (changed amount; orderId as the model gave it)`,
+      );
       expect((await run.result()).output).toBe('Refund issued.');
       const timeline = await cli(['audit', run.workflowId], env);
       expect(timeline.stdout).toMatch(/approval +approved by alice with edited arguments \{"orderId":"A1","amount":200\} via update/);
