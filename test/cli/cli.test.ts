@@ -478,7 +478,7 @@ describe('the baton command', () => {
       const json = JSON.parse((await cli(['audit', run.workflowId, '--json'], env)).stdout);
       expect(json).toMatchObject({ schema: 'baton.audit/v1', status: 'completed', handoffs: [{ from: 'triage', to: 'refunds' }] });
     });
-  });
+  }, 120_000);
 
   it('lists a tool call waiting for approval with its arguments, refuses --args that are not a JSON object or that its parameters refuse, and approves it with edited arguments', async () => {
     const env = { TEMPORAL_ADDRESS: server.env.address };
@@ -494,18 +494,23 @@ describe('the baton command', () => {
       // Addressed by approvalId (handoffId stays), the arguments an object as decisions take them.
       expect(listed).toMatchObject({ approvalId: waiting!.handoffId, handoffId: waiting!.handoffId, tool: { arguments: { orderId: 'A1', amount: 250 }, argumentsText: '{"orderId":"A1","amount":250}' } });
 
-      for (const [args, got] of [
+      // Command lines refused before anything is sent, run side by side.
+      const notObjects = [
         ['{amount: 200}', 'got text that is not JSON'],
         ['[200]', 'got a list'],
         ['200', 'got a number'],
-      ]) {
-        const refused = await cli(['approve', run.workflowId, '--as', 'alice', '--args', args!], env);
-        expect(refused.code, args).toBe(2);
-        expect(refused.stderr).toContain(`--args must be a JSON object of the tool's arguments, e.g. {"orderId":"A1"}; ${got}`);
-      }
-      expect((await cli(['reject', run.workflowId, '--as', 'alice', '--args', '{}'], env)).code).toBe(2);
-      const twoIds = await cli(['approve', run.workflowId, '--id', waiting!.handoffId, '--handoff', 'another', '--as', 'alice'], env);
-      expect([twoIds.code, twoIds.stderr]).toEqual([2, expect.stringContaining(`--id ${waiting!.handoffId} and --handoff another name different approvals: give one`)]);
+      ] as const;
+      const [rejectWithArgs, twoIds, ...refusals] = await Promise.all([
+        cli(['reject', run.workflowId, '--as', 'alice', '--args', '{}'], env),
+        cli(['approve', run.workflowId, '--id', waiting!.handoffId, '--handoff', 'another', '--as', 'alice'], env),
+        ...notObjects.map(([args]) => cli(['approve', run.workflowId, '--as', 'alice', '--args', args], env)),
+      ]);
+      notObjects.forEach(([args, got], i) => {
+        expect(refusals[i]!.code, args).toBe(2);
+        expect(refusals[i]!.stderr).toContain(`--args must be a JSON object of the tool's arguments, e.g. {"orderId":"A1"}; ${got}`);
+      });
+      expect(rejectWithArgs!.code).toBe(2);
+      expect([twoIds!.code, twoIds!.stderr]).toEqual([2, expect.stringContaining(`--id ${waiting!.handoffId} and --handoff another name different approvals: give one`)]);
       const mismatched = await cli(['approve', run.workflowId, '--as', 'alice', '--args', '{"orderId":"A1","amount":"lots"}'], env);
       expect(mismatched.code).toBe(1);
       expect(mismatched.stderr).toContain(
@@ -525,7 +530,7 @@ describe('the baton command', () => {
       expect(timeline.stdout).toMatch(/approval +approved by alice with edited arguments \{"orderId":"A1","amount":200\} via update/);
       expect(timeline.stdout).toMatch(/refunds +tool issueRefund\(\{"orderId":"A1","amount":200\}\) → \{"orderId":"A1","refunded":200\}/);
     });
-  });
+  }, 120_000);
 
   it('replays a failed chain with a raised limit, and checks histories for determinism', async () => {
     const env = { TEMPORAL_ADDRESS: server.env.address };
