@@ -14,7 +14,7 @@ export { guardrails, type AgentGuardrails, type Guardrail, type GuardrailAnswer,
 export { Baton, BatonRun, toBatonError, type BatonOptions, type DecisionOptions, type PendingHandoff, type PendingOptions, type RunResult, type StartOptions } from './client/baton';
 export { redactPending } from './client/sensitive';
 export type { RunEvent, RunEventBody } from './client/events';
-export { connectBaton, temporalConfig, type ConnectBatonOptions, type TemporalConfigOptions } from './client/connect';
+export { connectBaton, TemporalConnectionError, temporalConfig, type ConnectBatonOptions, type TemporalConfigOptions } from './client/connect';
 export * from './common/errors';
 export { extractHandoff, HANDOFF_TOOL_NAME, isHandoffResult, type HandoffResult } from './common/handoff';
 export * from './common/messages';
