@@ -19,6 +19,9 @@ export default defineConfig({
     pool: 'forks',
     maxWorkers: 2,
     globalSetup: ['test/helpers/globalSetup.ts'],
+    // The console output of a passing test (the worker's warnings about failures a test provokes on
+    // purpose, a command's own output) is dropped; a failing test's is shown with its failure.
+    silent: 'passed-only',
     setupFiles: ['test/helpers/setup.ts'],
     testTimeout: 60_000,
     hookTimeout: 120_000,
