@@ -25,12 +25,19 @@ async function runsPageTests(project: TestProject): Promise<boolean> {
 
 /** BATON_CHROMIUM for the page tests: the Chromium found, or one installed now; or, when neither works, why (the page tests fail with it). */
 function provideChromium(): void {
+  const say = (line: string) => console.log(line);
+  const given = process.env.BATON_CHROMIUM;
   const found = findChromium();
   if (found) {
+    say(`page tests: Chromium at ${found}`);
     process.env.BATON_CHROMIUM = found;
     return;
   }
-  const say = (line: string) => console.log(line);
+  if (given) {
+    process.env.BATON_CHROMIUM_PROBLEM = `BATON_CHROMIUM is ${given}, which is not an executable: point it at Chromium or Chrome, or unset it to have one found or installed`;
+    say(`page tests: ${process.env.BATON_CHROMIUM_PROBLEM}`);
+    return;
+  }
   say(`page tests: no Chromium found (looked at ${SEARCHED}); installing one as CI does`);
   try {
     process.env.BATON_CHROMIUM = installChromium(say);
