@@ -78,8 +78,8 @@ export interface ScriptedModelSpec {
 export interface ScriptedStep {
   /** Plain text answer (ends the agent's turn when there are no tool calls). */
   text?: string;
-  /** Tool calls to make, `arguments` as an object. */
-  toolCalls?: { name: string; arguments: Record<string, unknown> }[];
+  /** Tool calls to make (the agent's tools, or `handoff`/`delegate`), in order. */
+  toolCalls?: ScriptedToolCall[];
   /** Sugar for a `handoff` tool call. */
   handoff?: { to: string; message: string };
   /** Fail this many activity attempts with a retryable error before answering. */
@@ -88,6 +88,17 @@ export interface ScriptedStep {
   delayMs?: number;
   /** Reported token usage. @default derived from text lengths */
   usage?: { inputTokens: number; outputTokens: number };
+}
+
+/**
+ * A tool call a scripted model makes.
+ * @example { name: 'lookupOrder', arguments: { orderId: '1042' } }
+ */
+export interface ScriptedToolCall {
+  /** The tool's name, as the agent has it (`handoff`, `delegate` and MCP tools' `<server>__<tool>` too). */
+  name: string;
+  /** The arguments as an object; the model activity sends them on as JSON text, as a real model would. */
+  arguments: Record<string, unknown>;
 }
 
 /** A scripted answer chosen by the content of the latest user or tool message. */

@@ -3,6 +3,7 @@
  * only an id), read where a conversation is and its turns, end it.
  */
 import { createRoute, z } from '@hono/zod-openapi';
+import { WorkflowNotFoundError } from '@temporalio/client';
 import { BatonError, InvalidRunInputError, UserError } from '../common/errors';
 import { Permission, requirePermission } from './auth';
 import { BEARER, type ServiceApp, type ServiceContext } from './context';
@@ -81,15 +82,24 @@ export function conversationRoutes(app: ServiceApp, ctx: ServiceContext): void {
 
   app.openapi(getRoute, async (c) => {
     const chat = existing(c.req.valid('param').id);
-    const [status, turns] = await Promise.all([chat.status(), chat.history()]);
+    const [status, turns] = await Promise.all([chat.status(), chat.history()]).catch(unknownConversation(chat.id));
     return c.json({ id: chat.id, ...status, turns } as unknown as Record<string, never>, 200);
   });
 
   app.openapi(endRoute, async (c) => {
     requirePermission(c.get('identity'), Permission.START);
-    const result = await existing(c.req.valid('param').id).end();
+    const { id } = c.req.valid('param');
+    const result = await existing(id).end().catch(unknownConversation(id));
     return c.json(result as unknown as Record<string, never>, 200);
   });
+}
+
+/** A conversation id nobody started is a 404 that says so (not the service's "no chain"). */
+function unknownConversation(id: string) {
+  return (err: unknown): never => {
+    if (err instanceof WorkflowNotFoundError) throw new HttpProblem(404, 'Not found', `no conversation ${id}`);
+    throw err;
+  };
 }
 
 /** A refused message or a failed turn as an HTTP answer; anything else as the service maps it. */
