@@ -1,4 +1,4 @@
-import { Client, Connection } from '@temporalio/client';
+import { Client, type Connection } from '@temporalio/client';
 import { NativeConnection } from '@temporalio/worker';
 import { connectClient, temporalConfig } from '../client/connect';
 import { batonDataConverter } from '../payloads/codec';
