@@ -226,7 +226,7 @@ class ChatSession {
     const text = args.join(' ') || undefined;
     const options = { approver: this.approver, ...(approve ? { comment: text } : { reason: text }) };
     const record = approve ? await this.baton.approve(this.chat.id, id, options) : await this.baton.reject(this.chat.id, id, options);
-    this.say(`handoff ${record.approvalId} ${record.outcome} by ${record.approver}`);
+    this.say(`handoff ${record.handoffId} ${record.outcome} by ${record.approver}`);
   }
 
   /** While a message is answered, show approvals as they start waiting (the conversation query, twice a second). */

@@ -21,6 +21,7 @@ import {
 } from '../common/messages';
 import {
   BatonStatus,
+  type ApprovalRecord,
   type HandoffRecord,
   type HandoffRunResult,
   type ParentLink,
@@ -37,9 +38,9 @@ import { mayDecideAs, TeamSnapshots } from './sensitive';
 import { redactPendingApproval } from '../common/sensitive';
 import { replayChain, type ReplayOptions, type ReplayStarted } from './replay';
 import { Conversation, type ConversationStartOptions } from './conversation';
-import { type DecidedApproval, type DecisionOptions, type PendingHandoff, toPendingHandoff, type WaitingApproval } from './pending';
+import { type DecisionOptions, type PendingHandoff, toPendingHandoff, type WaitingApproval } from './pending';
 
-export type { DecidedApproval, DecisionOptions, PendingHandoff, PendingToolCall } from './pending';
+export type { DecisionOptions, PendingHandoff, PendingToolCall } from './pending';
 
 /** Options of {@link Baton}. */
 export interface BatonOptions {
@@ -235,16 +236,16 @@ export class Baton {
    * with edited `arguments`. A decision that cannot apply throws `ApprovalRefusedError` naming the problem.
    * @example await baton.approve(workflowId, { approvalId: waiting.approvalId, approver: 'alice', comment: 'ok' })
    */
-  approve(workflowId: string, options: DecisionOptions): Promise<DecidedApproval>;
-  approve(workflowId: string, approvalId: string | undefined, options: DecisionOptions): Promise<DecidedApproval>;
-  approve(workflowId: string, idOrOptions: string | undefined | DecisionOptions, options?: DecisionOptions): Promise<DecidedApproval> {
+  approve(workflowId: string, options: DecisionOptions): Promise<ApprovalRecord>;
+  approve(workflowId: string, approvalId: string | undefined, options: DecisionOptions): Promise<ApprovalRecord>;
+  approve(workflowId: string, idOrOptions: string | undefined | DecisionOptions, options?: DecisionOptions): Promise<ApprovalRecord> {
     return this.decide(workflowId, 'approve', idOrOptions, options);
   }
 
   /** Reject a waiting handoff or tool call; its agent is told who rejected it and why, and goes on. */
-  reject(workflowId: string, options: DecisionOptions): Promise<DecidedApproval>;
-  reject(workflowId: string, approvalId: string | undefined, options: DecisionOptions): Promise<DecidedApproval>;
-  reject(workflowId: string, idOrOptions: string | undefined | DecisionOptions, options?: DecisionOptions): Promise<DecidedApproval> {
+  reject(workflowId: string, options: DecisionOptions): Promise<ApprovalRecord>;
+  reject(workflowId: string, approvalId: string | undefined, options: DecisionOptions): Promise<ApprovalRecord>;
+  reject(workflowId: string, idOrOptions: string | undefined | DecisionOptions, options?: DecisionOptions): Promise<ApprovalRecord> {
     return this.decide(workflowId, 'reject', idOrOptions, options);
   }
 
@@ -280,7 +281,7 @@ export class Baton {
     await this.getRun(workflowId).handle.signal(overrideRunSignal, overrides);
   }
 
-  private async decide(workflowId: string, decision: 'approve' | 'reject', idOrOptions: string | undefined | DecisionOptions, given: DecisionOptions | undefined): Promise<DecidedApproval> {
+  private async decide(workflowId: string, decision: 'approve' | 'reject', idOrOptions: string | undefined | DecisionOptions, given: DecisionOptions | undefined): Promise<ApprovalRecord> {
     const { approvalId: handoffId, approver, comment, reason, arguments: args, callHash } = decisionOf(idOrOptions, given);
     if (typeof approver !== 'string' || approver.trim() === '') throw new UserError('approver must name who decides');
     if (args !== undefined && !isPlainObject(args)) throw new UserError(`arguments must be a plain object of the tool's arguments, got ${describeValue(args)}`);
@@ -295,7 +296,7 @@ export class Baton {
     // A handoff waiting in a specialist of this chain is decided in that specialist's chain.
     const run = this.getRun(pending?.workflowId ?? workflowId);
     try {
-      const record = await run.handle.executeUpdate(decideHandoffUpdate, {
+      return await run.handle.executeUpdate(decideHandoffUpdate, {
         args: [
           {
             handoffId: id,
@@ -308,7 +309,6 @@ export class Baton {
           },
         ],
       });
-      return { ...record, approvalId: record.handoffId };
     } catch (err) {
       throw toBatonError(err);
     }

@@ -2,7 +2,7 @@
  * What `baton.pending()` lists and what a decision takes: a waiting handoff or tool call addressed
  * by its `approvalId`, a tool call's arguments as an object (as decisions take them).
  */
-import type { ApprovalRecord, PendingApproval } from '../common/approvals';
+import type { PendingApproval } from '../common/approvals';
 import type { ToolCallUnderApproval } from '../common/controls';
 import type { SensitiveArguments } from '../common/sensitive';
 
@@ -67,9 +67,6 @@ export interface DecisionOptions {
    */
   callHash?: string;
 }
-
-/** How an approval ended, with the `approvalId` it was decided by. */
-export type DecidedApproval = ApprovalRecord & { approvalId: string };
 
 /** A {@link PendingHandoff} in the workflow's form: found in a chain's memo, its tool arguments as text. */
 export type WaitingApproval = Omit<PendingHandoff, 'approvalId' | 'tool'> & { tool?: ToolCallUnderApproval };

@@ -110,6 +110,14 @@ describe('sensitive tool arguments and results', () => {
       logged.push(String(chunk));
       return write(chunk, ...(rest as []));
     });
+    // The tests' worker logger writes through the console (test/helpers/setup.ts).
+    for (const method of ['warn', 'error'] as const) {
+      const log = console[method].bind(console);
+      vi.spyOn(console, method).mockImplementation((...args: unknown[]) => {
+        logged.push(args.map(String).join(' '));
+        log(...args);
+      });
+    }
     const registry = new Registry();
     const exporter = new InMemorySpanExporter();
     const tracing = new BatonTracing({ spanProcessor: new SimpleSpanProcessor(exporter), serviceName: 'baton-sensitive-test' });
