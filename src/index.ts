@@ -11,7 +11,7 @@ export { Team, type TeamOptions } from './agents/team';
 export { defineTool, ToolError, type ArgumentPath, type Tool, type ToolApprovalOptions, type ToolContext, type ToolDefinition, type ToolSensitivity } from './agents/tool';
 export { REDACTED, type SensitiveArguments, type ToolSensitivitySpec } from './common/sensitive';
 export { guardrails, type AgentGuardrails, type Guardrail, type GuardrailAnswer, type GuardrailContext, type GuardrailOptions } from './agents/guardrails';
-export { Baton, BatonRun, toBatonError, type BatonOptions, type DecisionOptions, type PendingHandoff, type PendingOptions, type RunResult, type StartOptions } from './client/baton';
+export { Baton, BatonRun, toBatonError, type BatonOptions, type DecisionOptions, type PendingHandoff, type PendingOptions, type PendingToolCall, type RunResult, type StartOptions } from './client/baton';
 export { redactPending } from './client/sensitive';
 export type { RunEvent, RunEventBody } from './client/events';
 export { connectBaton, TemporalConnectionError, temporalConfig, type ConnectBatonOptions, type TemporalConfigOptions } from './client/connect';

@@ -68,7 +68,10 @@ export interface DecisionOptions {
   callHash?: string;
 }
 
-/** A {@link PendingHandoff} in the workflow's form: found in a chain's memo, its tool arguments as text. */
+/**
+ * A {@link PendingHandoff} in the workflow's form: found in a chain's memo, its tool arguments as text.
+ * @internal
+ */
 export type WaitingApproval = Omit<PendingHandoff, 'approvalId' | 'tool'> & { tool?: ToolCallUnderApproval };
 
 /** A waiting approval as the workflow keeps it, as `baton.pending()` lists it. */

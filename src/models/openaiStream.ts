@@ -6,7 +6,10 @@ import type { ChatCompletion, ChatCompletionChunk } from 'openai/resources/chat/
 import { Stream } from 'openai/streaming';
 import type { ToolCall } from '../common/model';
 
-/** What came back to a request for a stream: events, or (from a server that ignores `stream: true`) the whole completion. */
+/**
+ * What came back to a request for a stream: events, or (from a server that ignores `stream: true`) the whole completion.
+ * @internal
+ */
 export type StreamAnswer = { stream: AsyncIterable<ChatCompletionChunk>; whole?: undefined } | { whole: ChatCompletion; stream?: undefined };
 
 /**
