@@ -1,13 +1,13 @@
 import { ApplicationFailure } from '@temporalio/common';
 import { APIConnectionError, APIConnectionTimeoutError, APIError } from 'openai';
-import type { ChatCompletion, ChatCompletionCreateParamsNonStreaming } from 'openai/resources/chat/completions';
-import type { CallModelInput, ModelResponse, OpenAIModelSpec, ToolCall } from '../common/model';
+import type { ChatCompletionCreateParamsNonStreaming } from 'openai/resources/chat/completions';
+import type { CallModelInput, ModelResponse, OpenAIModelSpec } from '../common/model';
 import { acceptsConnections, defaultMaxTokens, type Endpoint, openEndpoint, withoutSecret } from './openaiEndpoint';
 import { classify, fingerprint, repeatableFailureKey, repeatedFailure, serverAnswer, streamFailure, unreachableFailure } from './openaiFailures';
-import { chatRequest, normalizeToolCalls } from './openaiMessages';
+import { chatRequest, fromCompletion, response } from './openaiMessages';
 import { askedMode, nextMode, outputRequest, refusesResponseFormat, withOutput, type ResponseFormatMode, type StructuredMode } from './openaiOutput';
 import { ChunkAssembly, readChunks, type StreamAnswer, streamOrWhole } from './openaiStream';
-import { estimateTokens, type ModelCallContext, type ModelProvider } from './provider';
+import type { ModelCallContext, ModelProvider } from './provider';
 
 export { classify, isRetryableStatus, retryAfterMs } from './openaiFailures';
 export { DEFAULT_LOCAL_MAX_TOKENS, DEFAULT_TIMEOUT_MS } from './openaiEndpoint';
@@ -272,33 +272,4 @@ function previousProgress(details: unknown, request: string): OpenAICallProgress
 function refusesStreaming(err: APIError, body?: string): boolean {
   const { message } = serverAnswer(err, body);
   return /stream/i.test(message) && /not supported|unsupported|not implemented|cannot|can't/i.test(message);
-}
-
-/** The answer in a whole (not streamed) completion. */
-function fromCompletion(params: ChatCompletionCreateParamsNonStreaming, completion: ChatCompletion): ModelResponse {
-  const message = completion.choices?.[0]?.message;
-  if (!message) throw ApplicationFailure.retryable('the model answered with no choices', 'ModelEmptyResponse');
-  // A refusal is the model's answer: the chain ends with it instead of nudging an "empty" answer.
-  const content = message.content || message.refusal || (message.content ?? null);
-  const toolCalls = (message.tool_calls ?? []).flatMap((c) => (c.type === 'function' ? [{ id: c.id, name: c.function.name, arguments: c.function.arguments }] : []));
-  const usage = completion.usage ? { inputTokens: completion.usage.prompt_tokens ?? 0, outputTokens: completion.usage.completion_tokens ?? 0 } : undefined;
-  return response(params, content, toolCalls, usage, completion.model);
-}
-
-function response(
-  params: ChatCompletionCreateParamsNonStreaming,
-  content: string | null,
-  calls: ToolCall[],
-  usage: ModelResponse['usage'] | undefined,
-  model: string | undefined,
-): ModelResponse {
-  const toolCalls = normalizeToolCalls(calls);
-  return { content, toolCalls, usage: usage ?? estimatedUsage(params, content, toolCalls), model: model || params.model };
-}
-
-/** Usage for servers that report none, from the lengths of what was sent and received. */
-function estimatedUsage(params: ChatCompletionCreateParamsNonStreaming, content: string | null, toolCalls: ToolCall[]): ModelResponse['usage'] {
-  const sent = JSON.stringify(params.messages) + (params.tools ? JSON.stringify(params.tools) : '');
-  const received = (content ?? '') + toolCalls.map((c) => c.name + c.arguments).join('');
-  return { inputTokens: estimateTokens(sent), outputTokens: estimateTokens(received) };
 }
