@@ -4,6 +4,9 @@
 const fs = require('node:fs');
 const path = require('node:path');
 
+const source = path.join(__dirname, '../src/cli/main.ts');
+// In the checkout, the examples' `import … from 'baton-agents'` is the sources (tsconfig.json's paths), from any directory.
+if (fs.existsSync(source)) process.env.TSX_TSCONFIG_PATH ??= path.join(__dirname, '../tsconfig.json');
 let tsx = false;
 try {
   require('tsx/cjs');
@@ -11,7 +14,6 @@ try {
 } catch {
   // Without tsx, team modules are JavaScript.
 }
-const source = path.join(__dirname, '../src/cli/main.ts');
 const { main } = require(tsx && fs.existsSync(source) ? source : '../dist/src/cli/main.js');
 
 // A reader that goes away (`baton audit … | head`) is not an error of ours.

@@ -24,8 +24,23 @@ for (const [name, target] of Object.entries(entries)) {
   fs.writeFileSync(path.join(dist, 'esm', `${name}.d.mts`), `export * from '${from}';\n`);
 }
 
+/**
+ * Where a bundled module's source map says it came from: relative to its package (`baton-agents/dist/workflows/loop.js`,
+ * `@temporalio/workflow/lib/workflow.js`), never this machine's absolute path, which would reach users' stack traces.
+ */
+function packagePath(absolute) {
+  const at = absolute.lastIndexOf('/node_modules/');
+  if (at >= 0) return absolute.slice(at + '/node_modules/'.length);
+  return `baton-agents/${path.relative(root, absolute).split(path.sep).join('/')}`;
+}
+
 const { bundleWorkflowCode, DefaultLogger } = require('@temporalio/worker');
-const { code } = await bundleWorkflowCode({ workflowsPath: path.join(dist, 'workflows/index.js'), logger: new DefaultLogger('WARN') });
+const { code } = await bundleWorkflowCode({
+  workflowsPath: path.join(dist, 'workflows/index.js'),
+  logger: new DefaultLogger('WARN'),
+  webpackConfigHook: (config) => ({ ...config, output: { ...config.output, devtoolModuleFilenameTemplate: (info) => packagePath(info.absoluteResourcePath) } }),
+});
+if (code.includes(root)) throw new Error(`the workflow bundle still names ${root}`);
 fs.writeFileSync(path.join(dist, 'workflow-bundle.js'), code);
 const sdk = require('@temporalio/workflow/package.json').version;
 fs.writeFileSync(path.join(dist, 'workflow-bundle.json'), `${JSON.stringify({ '@temporalio/workflow': sdk }, null, 2)}\n`);

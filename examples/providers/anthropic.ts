@@ -16,7 +16,7 @@ import {
   type ModelCallContext,
   type ModelProvider,
   type ModelResponse,
-} from '../../src';
+} from 'baton-agents';
 
 interface Block {
   type: 'text' | 'tool_use' | 'tool_result';

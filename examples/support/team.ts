@@ -6,7 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
-import { defineAgent, defineTool, mcpServer, openai, scripted, Team, ToolError, type ScriptedRule } from '../../src';
+import { defineAgent, defineTool, mcpServer, openai, scripted, Team, ToolError, type ScriptedRule } from 'baton-agents';
 import { RefundLedger } from './ledger';
 import { orders } from './orders';
 

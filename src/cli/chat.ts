@@ -13,8 +13,8 @@ import { formatHandoff, formatWaiting, type Print } from './print';
 import { untilDone } from './serve';
 import { loadTeamModule } from './team';
 
-const COMMANDS_HELP = `/approve [handoffId] [comment]   approve the handoff waiting for approval
-/reject [handoffId] [reason]     reject it; the agent is told why
+const COMMANDS_HELP = `/approve [approvalId] [comment]  approve the handoff waiting for approval
+/reject [approvalId] [reason]    reject it; the agent is told why
 /history                         the conversation so far, from its history
 /status                          the active agent, what is being answered and what waits
 /end                             end the conversation (once what you sent is answered)

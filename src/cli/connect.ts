@@ -1,6 +1,6 @@
-import { Client, Connection } from '@temporalio/client';
+import { Client, type Connection } from '@temporalio/client';
 import { NativeConnection } from '@temporalio/worker';
-import { temporalConfig } from '../client/connect';
+import { connectClient, temporalConfig } from '../client/connect';
 import { batonDataConverter } from '../payloads/codec';
 
 /**
@@ -31,16 +31,8 @@ export async function connect(): Promise<{ client: Client; connection: Connectio
   const { connectionOptions, namespace } = cliConfig();
   const address = connectionOptions.address ?? 'localhost:7233';
   const dataConverter = batonDataConverter();
-  let connection: Connection;
-  try {
-    // Large histories (long conversations) come in pages over gRPC's 4 MB default.
-    connection = await Connection.connect({ ...connectionOptions, address, connectTimeout: '5 seconds', channelArgs: { 'grpc.max_receive_message_length': 128 * 2 ** 20 } });
-  } catch (err) {
-    throw new Error(
-      `cannot reach a Temporal server at ${address} (${(err as Error).message}). ` +
-        'Start one with `npx baton dev`, or set TEMPORAL_ADDRESS (and TEMPORAL_API_KEY or TEMPORAL_TLS_* for a cluster that needs them, or a temporal.toml profile with TEMPORAL_PROFILE).',
-    );
-  }
+  // Large histories (long conversations) come in pages over gRPC's 4 MB default.
+  const connection = await connectClient({ ...connectionOptions, address, connectTimeout: '5 seconds', channelArgs: { 'grpc.max_receive_message_length': 128 * 2 ** 20 } });
   const client = new Client({ connection, namespace, dataConverter });
   return { client, connection, native: () => NativeConnection.connect({ ...connectionOptions, address }) };
 }

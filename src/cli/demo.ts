@@ -2,11 +2,12 @@ import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { NativeConnection } from '@temporalio/worker';
 import { formatTimeline, toMermaid } from '../audit/format';
+import type { Team } from '../agents/team';
 import { Baton } from '../client/baton';
 import { batonDataConverter } from '../payloads/codec';
 import { startDevServer } from '../devserver/server';
 import { parse, UsageError } from './args';
-import { approvalPrompter } from './approvals';
+import { approvalPrompter } from './prompter';
 import type { Command } from './context';
 import { follow } from './follow';
 import { formatResult } from './print';
@@ -36,7 +37,7 @@ process, follows a chain triage → refunds (which needs approval: asked in a te
     if (values.input.trim() === '') throw new UsageError('--input is empty: say what the customer wants');
     const team = loadTeamModule(path.resolve(__dirname, '../../examples/support/team'));
     const external = process.env.TEMPORAL_ADDRESS;
-    out(`baton demo: the support team (${team.team.ids.join(', ')}), model: ${process.env.OPENAI_API_KEY ? 'OpenAI' : 'scripted (set OPENAI_API_KEY for a real model)'}`);
+    out(`baton demo: the support team (${team.team.ids.join(', ')}), model: ${describeModels(team.team)}`);
     const env = external ? undefined : await startDevServer({ ui: true });
     const address = external ?? env!.address;
     const uiBase = external ? process.env.TEMPORAL_UI_URL ?? 'http://localhost:8233' : `http://127.0.0.1:${Number(address.split(':').pop()) + 1000}`;
@@ -72,3 +73,14 @@ process, follows a chain triage → refunds (which needs approval: asked in a te
     }
   },
 };
+
+/** Which model the team's agents run on, and where: `gpt-4o-mini at https://api.openai.com/v1`, or the scripted one. */
+export function describeModels(team: Team): string {
+  const shown = new Set<string>();
+  for (const { model } of team.agents) {
+    if (model.provider === 'scripted') shown.add('scripted (set OPENAI_API_KEY for a real model: BATON_MODEL, default gpt-4o-mini, at OPENAI_BASE_URL or OpenAI)');
+    else if (model.provider === 'openai') shown.add(`${model.model} at ${model.settings?.baseURL ?? process.env.OPENAI_BASE_URL ?? 'https://api.openai.com/v1'}`);
+    else shown.add(`${model.model} (provider ${model.provider})`);
+  }
+  return [...shown].join(', ');
+}

@@ -29,9 +29,10 @@ const ARGUMENTS_WIDTH = 200;
  * What waits for approval: `triage → refunds` for a handoff, or, for a tool call, the agent and the
  * call with its arguments: `refunds → tool issueRefund {"orderId":"A1","amount":250}`.
  */
-export function approvalSubject(p: Pick<PendingApproval, 'from' | 'to' | 'tool'>): string {
+export function approvalSubject(p: Pick<PendingApproval, 'from' | 'to'> & { tool?: { name: string; arguments: string | object; argumentsText?: string } }): string {
   if (!p.tool) return `${p.from} → ${p.to}`;
-  return `${p.from} → tool ${p.tool.name} ${compactArguments(p.tool.arguments)}`;
+  const text = p.tool.argumentsText ?? (typeof p.tool.arguments === 'string' ? p.tool.arguments : JSON.stringify(p.tool.arguments));
+  return `${p.from} → tool ${p.tool.name} ${compactArguments(text)}`;
 }
 
 /** A call's arguments (JSON text as the model wrote it) on one line: compact JSON when it parses, clipped. */
@@ -48,14 +49,14 @@ export function compactArguments(text: string): string {
 /** A handoff or tool call waiting for approval, for `baton pending`. */
 export function formatPending(p: PendingHandoff): string {
   const age = Math.round(p.ageMs / 1000);
-  const head = `${p.workflowId}  ${p.handoffId}  ${approvalSubject(p)}  waiting ${age}s${p.approvers ? `  approvers: ${p.approvers.join(', ')}` : ''}`;
+  const head = `${p.workflowId}  ${p.approvalId}  ${approvalSubject(p)}  waiting ${age}s${p.approvers ? `  approvers: ${p.approvers.join(', ')}` : ''}`;
   // A tool call's message is the call itself, already on the line.
   return p.tool ? head : `${head}\n    ${JSON.stringify(p.message)}`;
 }
 
 /** How to decide a waiting handoff (or, with `tool`, a tool call) from another shell. */
-export function decideHint(workflowId: string, handoffId: string, tool = false): string {
-  return `decide with: npx baton approve ${workflowId} --handoff ${handoffId} --as <you>${tool ? ` [--args '<json object>']` : ''}   (or reject)`;
+export function decideHint(workflowId: string, approvalId: string, tool = false): string {
+  return `decide with: npx baton approve ${workflowId} --id ${approvalId} --as <you>${tool ? ` [--args '<json object of fields to change>']` : ''}   (or reject)`;
 }
 
 /**

@@ -2,7 +2,7 @@ import { Baton, type BatonRun } from '../client/baton';
 import { BatonError } from '../common/errors';
 import { DEFAULT_TASK_QUEUE } from '../common/messages';
 import { parse, runOptionNumber, UsageError } from './args';
-import { approvalPrompter } from './approvals';
+import { approvalPrompter } from './prompter';
 import { connect } from './connect';
 import { type Command, type CommandContext, ExitCode, Interrupted } from './context';
 import { follow } from './follow';

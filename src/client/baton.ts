@@ -36,10 +36,13 @@ import type { AuditChain } from '../audit/chain';
 import { auditRun } from '../audit/fetch';
 import { runEvents, type RunEvent, type RunEventsOptions } from './events';
 import { mayDecideAs, TeamSnapshots } from './sensitive';
-import { redactPendingApproval, type SensitiveArguments } from '../common/sensitive';
+import { redactPendingApproval } from '../common/sensitive';
 import { replayChain, type ReplayOptions, type ReplayStarted } from './replay';
 import { startedByMemo } from './requests';
 import { Conversation, type ConversationStartOptions } from './conversation';
+import { type DecisionOptions, type PendingHandoff, toPendingHandoff, type WaitingApproval } from './pending';
+
+export type { DecisionOptions, PendingHandoff, PendingToolCall } from './pending';
 
 /** Options of {@link Baton}. */
 export interface BatonOptions {
@@ -134,23 +137,6 @@ export class BatonRun<Output = string> {
   }
 }
 
-/** A handoff (or, with `tool`, a tool call) waiting for approval, in some chain. */
-export interface PendingHandoff extends PendingApproval {
-  /** The chain it waits in. */
-  workflowId: string;
-  runId: string;
-  /** When that chain is a specialist: the chain it works for, and the top of the tree. */
-  parentWorkflowId?: string;
-  rootWorkflowId?: string;
-  /** Milliseconds since the approval was requested. */
-  ageMs: number;
-  /**
-   * Set when a tool call waits whose tool declares sensitive arguments: which, and whether
-   * `tool.arguments` (and `message`) show their real values or `"[redacted]"` in their place.
-   */
-  sensitive?: SensitiveArguments;
-}
-
 /** Options of {@link Baton.pending}. */
 export interface PendingOptions {
   /**
@@ -160,27 +146,6 @@ export interface PendingOptions {
    * @default nobody: every sensitive argument shows as `"[redacted]"`
    */
   reveal?: string | true;
-}
-
-/** Who decides, and what they add. */
-export interface DecisionOptions {
-  approver: string;
-  /** With an approval. */
-  comment?: string;
-  /** With a rejection. */
-  reason?: string;
-  /**
-   * Tool approvals only, with an approval: run the call with these arguments instead of the
-   * model's (a plain object; the run checks it against the tool's parameters and refuses the
-   * decision, naming the problems, when it does not match).
-   * @example await baton.approve(workflowId, approvalId, { approver: 'alice', arguments: { orderId: 'A1', amount: 200 } })
-   */
-  arguments?: Record<string, unknown>;
-  /**
-   * Tool approvals only: the `tool.callHash` of the call the approver saw, so a decision meant for
-   * another call is refused as stale. Filled from the waiting call when `arguments` are given without it.
-   */
-  callHash?: string;
 }
 
 /**
@@ -250,7 +215,7 @@ export class Baton {
    */
   async pending(options: PendingOptions = {}): Promise<PendingHandoff[]> {
     const now = Date.now();
-    const found: PendingHandoff[] = [];
+    const found: WaitingApproval[] = [];
     const query = `${BatonStatusAttribute.name} = "${BatonStatus.AWAITING_APPROVAL}" AND ExecutionStatus = "Running"`;
     for await (const wf of this.client.workflow.list({ query })) {
       const waiting = (wf.memo?.[PENDING_MEMO] ?? []) as PendingApproval[];
@@ -259,14 +224,14 @@ export class Baton {
         found.push({ ...p, workflowId: wf.workflowId, runId: wf.runId, ageMs: now - Date.parse(p.requestedAt), ...(parent ? { parentWorkflowId: parent.workflowId, rootWorkflowId: parent.rootWorkflowId } : {}) });
       }
     }
-    const shown = await Promise.all(found.map((p) => this.#withSensitivity(p, options.reveal)));
+    const shown = await Promise.all(found.map(async (p) => toPendingHandoff(await this.#withSensitivity(p, options.reveal))));
     return shown.sort((a, b) => a.requestedAt.localeCompare(b.requestedAt));
   }
 
   #teams?: TeamSnapshots;
 
   /** `p` with its tool call's sensitive arguments redacted, unless `reveal` may see them. */
-  async #withSensitivity(p: PendingHandoff, reveal: PendingOptions['reveal']): Promise<PendingHandoff> {
+  async #withSensitivity(p: WaitingApproval, reveal: PendingOptions['reveal']): Promise<WaitingApproval> {
     if (!p.tool) return p;
     const team = await (this.#teams ??= new TeamSnapshots(this.client)).of(p.workflowId, p.runId);
     const spec = team.of(p.from, p.tool.name);
@@ -277,17 +242,22 @@ export class Baton {
   }
 
   /**
-   * Approve a waiting handoff or tool call and get the outcome. Without `handoffId`, the chain's
-   * only waiting approval. A tool call may be approved with edited `arguments`. A decision that
-   * cannot apply throws `ApprovalRefusedError` naming the problem.
+   * Approve a waiting handoff or tool call and get the outcome. `approvalId` (in the options, or
+   * second) names it; without one, the chain's only waiting approval. A tool call may be approved
+   * with edited `arguments`. A decision that cannot apply throws `ApprovalRefusedError` naming the problem.
+   * @example await baton.approve(workflowId, { approvalId: waiting.approvalId, approver: 'alice', comment: 'ok' })
    */
-  approve(workflowId: string, handoffId: string | undefined, options: DecisionOptions): Promise<ApprovalRecord> {
-    return this.decide(workflowId, handoffId, 'approve', options);
+  approve(workflowId: string, options: DecisionOptions): Promise<ApprovalRecord>;
+  approve(workflowId: string, approvalId: string | undefined, options: DecisionOptions): Promise<ApprovalRecord>;
+  approve(workflowId: string, idOrOptions: string | undefined | DecisionOptions, options?: DecisionOptions): Promise<ApprovalRecord> {
+    return this.decide(workflowId, 'approve', idOrOptions, options);
   }
 
   /** Reject a waiting handoff or tool call; its agent is told who rejected it and why, and goes on. */
-  reject(workflowId: string, handoffId: string | undefined, options: DecisionOptions): Promise<ApprovalRecord> {
-    return this.decide(workflowId, handoffId, 'reject', options);
+  reject(workflowId: string, options: DecisionOptions): Promise<ApprovalRecord>;
+  reject(workflowId: string, approvalId: string | undefined, options: DecisionOptions): Promise<ApprovalRecord>;
+  reject(workflowId: string, idOrOptions: string | undefined | DecisionOptions, options?: DecisionOptions): Promise<ApprovalRecord> {
+    return this.decide(workflowId, 'reject', idOrOptions, options);
   }
 
   /**
@@ -324,12 +294,8 @@ export class Baton {
     await this.getRun(workflowId).handle.signal(overrideRunSignal, overrides);
   }
 
-  private async decide(
-    workflowId: string,
-    handoffId: string | undefined,
-    decision: 'approve' | 'reject',
-    { approver, comment, reason, arguments: args, callHash }: DecisionOptions,
-  ): Promise<ApprovalRecord> {
+  private async decide(workflowId: string, decision: 'approve' | 'reject', idOrOptions: string | undefined | DecisionOptions, given: DecisionOptions | undefined): Promise<ApprovalRecord> {
+    const { approvalId: handoffId, approver, comment, reason, arguments: args, callHash } = decisionOf(idOrOptions, given);
     if (typeof approver !== 'string' || approver.trim() === '') throw new UserError('approver must name who decides');
     if (args !== undefined && !isPlainObject(args)) throw new UserError(`arguments must be a plain object of the tool's arguments, got ${describeValue(args)}`);
     if (args !== undefined && decision !== 'approve') throw new UserError('arguments go with an approval only');
@@ -362,6 +328,16 @@ export class Baton {
       throw toBatonError(err);
     }
   }
+}
+
+/** The decision's options, its approval id from either place (and either name), checked to agree. */
+function decisionOf(idOrOptions: string | undefined | DecisionOptions, options: DecisionOptions | undefined): DecisionOptions {
+  const given = typeof idOrOptions === 'object' && idOrOptions !== null ? idOrOptions : options;
+  if (!given) throw new UserError('a decision needs its options: {approver, comment?, reason?, arguments?}');
+  const ids = [typeof idOrOptions === 'string' ? idOrOptions : undefined, given.approvalId, given.handoffId].filter((id): id is string => id !== undefined);
+  if (ids.some((id) => typeof id !== 'string' || id === '')) throw new UserError('approvalId must be the id of a waiting approval (baton.pending() lists them)');
+  if (new Set(ids).size > 1) throw new UserError(`two different approval ids given (${[...new Set(ids)].join(', ')}): name one`);
+  return { ...given, approvalId: ids[0] };
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {

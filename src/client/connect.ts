@@ -4,8 +4,9 @@
  * (`TEMPORAL_ADDRESS`, `TEMPORAL_NAMESPACE`, `TEMPORAL_API_KEY`, `TEMPORAL_TLS_*`), so baton reaches
  * a local dev server, a TLS cluster or Temporal Cloud with no code.
  */
-import { Client, Connection, type DataConverter } from '@temporalio/client';
+import { Client, Connection, type ConnectionOptions, type DataConverter } from '@temporalio/client';
 import { loadClientConnectConfig, type ClientConnectConfig } from '@temporalio/envconfig';
+import { UserError } from '../common/errors';
 import { batonDataConverter } from '../payloads/codec';
 import type { PayloadCodecOptions } from '../payloads/keys';
 import { Baton } from './baton';
@@ -49,8 +50,42 @@ export interface ConnectBatonOptions extends TemporalConfigOptions {
  */
 export async function connectBaton(options: ConnectBatonOptions = {}): Promise<Baton> {
   const { connectionOptions, namespace } = temporalConfig(options);
-  const connection = await Connection.connect(connectionOptions);
+  const connection = await connectClient(connectionOptions);
   const dataConverter = options.dataConverter ?? batonDataConverter(options.codec);
   const client = new Client({ connection, namespace, dataConverter });
   return new Baton({ client, ...(options.taskQueue ? { taskQueue: options.taskQueue } : {}) });
+}
+
+/**
+ * No Temporal server answered at `address`: the message says what to do (start one, or point
+ * `TEMPORAL_ADDRESS` or a `temporal.toml` profile at one), as the `baton` command does.
+ */
+export class TemporalConnectionError extends UserError<{ address: string; reason: string }> {
+  declare readonly address: string;
+  declare readonly reason: string;
+  constructor(address: string, reason: string) {
+    super(
+      `cannot reach a Temporal server at ${address} (${reason}). Start one with \`npx baton dev\` (or \`temporal server start-dev\`), ` +
+        'or set TEMPORAL_ADDRESS (and TEMPORAL_API_KEY or TEMPORAL_TLS_* for a cluster that needs them, or a temporal.toml profile with TEMPORAL_PROFILE).',
+      { address, reason },
+    );
+  }
+}
+
+/** Why a connection failed, in a few words: the OS's reason inside a gRPC transport error (`Connection refused`), else the error's own message. */
+export function connectionFailure(err: unknown): string {
+  const text = err instanceof Error ? err.message : String(err);
+  const os = /message: "([^"]+)"/.exec(text)?.[1] ?? /kind: (\w+)/.exec(text)?.[1];
+  if (os) return os;
+  const first = text.split('\n')[0]!.trim();
+  return first.length > 200 ? `${first.slice(0, 199)}…` : first;
+}
+
+/** A client connection, or a {@link TemporalConnectionError} when nothing answers at the address. */
+export async function connectClient(options: ConnectionOptions): Promise<Connection> {
+  try {
+    return await Connection.connect(options);
+  } catch (err) {
+    throw Object.assign(new TemporalConnectionError(options.address ?? 'localhost:7233', connectionFailure(err)), { cause: err });
+  }
 }

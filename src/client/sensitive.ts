@@ -11,6 +11,7 @@ import type { HandoffRunInput } from '../common/run';
 import { redactPendingApproval, type SensitiveArguments, TeamRedaction } from '../common/sensitive';
 import type { TeamSpec } from '../common/team';
 import { decodeHistory } from '../payloads/history';
+import { type PendingHandoff, toPendingHandoff, toWaitingApproval } from './pending';
 import { fromPayloads } from '../payloads/read';
 
 /** History pages read at most while looking for a run's team snapshot (it is among a run's first events). */
@@ -79,9 +80,15 @@ export async function chainRedaction(client: Client, workflowId: string): Promis
  * const all = await baton.pending({ reveal: true });
  * const shown = all.map((p) => (mayDecide(viewer, p) ? p : redactPending(p)));
  */
-export function redactPending<P extends PendingApproval & { sensitive?: SensitiveArguments }>(p: P): P {
+export function redactPending<P extends PendingApproval & { sensitive?: SensitiveArguments }>(p: P): P;
+export function redactPending(p: PendingHandoff): PendingHandoff;
+export function redactPending(p: (PendingApproval | PendingHandoff) & { sensitive?: SensitiveArguments }): PendingApproval | PendingHandoff {
   if (!p.sensitive || !p.sensitive.revealed) return p;
-  return { ...redactPendingApproval(p, { arguments: p.sensitive.arguments }), sensitive: { ...p.sensitive, revealed: false } };
+  const spec = { arguments: p.sensitive.arguments };
+  const sensitive = { ...p.sensitive, revealed: false };
+  // A listed approval's tool call carries its arguments as an object and as text: the text is redacted, the object read from it again.
+  if ('approvalId' in p) return toPendingHandoff({ ...redactPendingApproval(toWaitingApproval(p), spec), sensitive });
+  return { ...redactPendingApproval(p, spec), sensitive };
 }
 
 /** Whether `viewer` may decide `p`: its policy names them among its approvers, or names none. */

@@ -33,15 +33,25 @@ export interface OpenAIModelSpec {
 /** Non-secret settings of an OpenAI model. The API key never goes into a spec: it stays in the worker. */
 export interface OpenAIModelSettings {
   temperature?: number;
+  /**
+   * `max_tokens` of each request.
+   * @default 2048 on servers other than OpenAI's own API (or the worker's `OpenAIProvider` option `maxTokens`), none on OpenAI's
+   */
   maxTokens?: number;
   /** Endpoint; overrides `OPENAI_BASE_URL`. */
   baseURL?: string;
-  /** Per-request timeout of the HTTP call in milliseconds. @default 60000 */
+  /**
+   * How long the server may go without sending anything, in milliseconds: until a streamed answer
+   * starts and then between its chunks, or until a whole (not streamed) answer. A request that takes
+   * longer is aborted and sent again once, after a pause; a second timeout in a row fails the call
+   * as slow. @default 120000
+   */
   timeoutMs?: number;
   /**
    * Stream the answer: the call heartbeats per chunk, a long answer is not cut by `timeoutMs`
    * (which then bounds the wait for the answer to start and each gap between chunks), and usage is
-   * asked for in the stream. Servers that cannot stream an answer are asked again without streaming.
+   * asked for in the stream. Servers that cannot stream an answer are asked again without streaming;
+   * a server that ignores the request for a stream has its whole answer used.
    * @default true (or the worker's `OpenAIProvider` option `stream`)
    */
   stream?: boolean;
@@ -69,8 +79,8 @@ export interface ScriptedModelSpec {
 export interface ScriptedStep {
   /** Plain text answer (ends the agent's turn when there are no tool calls). */
   text?: string;
-  /** Tool calls to make, `arguments` as an object. */
-  toolCalls?: { name: string; arguments: Record<string, unknown> }[];
+  /** Tool calls to make (the agent's tools, or `handoff`/`delegate`), in order. */
+  toolCalls?: ScriptedToolCall[];
   /** Sugar for a `handoff` tool call. */
   handoff?: { to: string; message: string };
   /** Fail this many activity attempts with a retryable error before answering. */
@@ -79,6 +89,17 @@ export interface ScriptedStep {
   delayMs?: number;
   /** Reported token usage. @default derived from text lengths */
   usage?: { inputTokens: number; outputTokens: number };
+}
+
+/**
+ * A tool call a scripted model makes.
+ * @example { name: 'lookupOrder', arguments: { orderId: '1042' } }
+ */
+export interface ScriptedToolCall {
+  /** The tool's name, as the agent has it (`handoff`, `delegate` and MCP tools' `<server>__<tool>` too). */
+  name: string;
+  /** The arguments as an object; the model activity sends them on as JSON text, as a real model would. */
+  arguments: Record<string, unknown>;
 }
 
 /** A scripted answer chosen by the content of the latest user or tool message. */

@@ -133,8 +133,12 @@ export const RUN_OPTIONS = {
    * tells every one of them the joined delegation failed when any failed. @default "best_effort"
    */
   delegationJoin: option<'all' | 'best_effort'>({ default: 'best_effort', check: oneOf(['all', 'best_effort']), doc: 'how delegations of one turn join' }),
-  /** Per-attempt timeout of a model call, e.g. `"2 minutes"` or milliseconds. @default "2 minutes" */
-  modelTimeout: option<string | number>({ default: '2 minutes', check: callTimeout, doc: 'per-attempt timeout of a model call' }),
+  /**
+   * Per-attempt timeout of a model call, e.g. `"2 minutes"` or milliseconds. Long enough for a long
+   * answer streamed by a slow local server: a server that stops sending is caught sooner, by the
+   * model's own `timeoutMs`, and a dead worker by `heartbeatTimeout`. @default "10 minutes"
+   */
+  modelTimeout: option<string | number>({ default: '10 minutes', check: callTimeout, doc: 'per-attempt timeout of a model call' }),
   /** Per-attempt timeout of a tool call. @default "5 minutes" */
   toolTimeout: option<string | number>({ default: '5 minutes', check: callTimeout, doc: 'per-attempt timeout of a tool call' }),
   /**

@@ -1,17 +1,17 @@
 import { ApplicationFailure } from '@temporalio/common';
-import OpenAI, { APIError } from 'openai';
-import type { ChatCompletion, ChatCompletionChunk, ChatCompletionCreateParamsNonStreaming } from 'openai/resources/chat/completions';
-import type { Stream } from 'openai/streaming';
-import { ModelRequestError, toApplicationFailure } from '../common/errors';
-import type { CallModelInput, ModelResponse, OpenAIModelSpec, ToolCall } from '../common/model';
-import { classify, fingerprint, repeatableFailureKey, repeatedFailure, serverAnswer, streamFailure } from './openaiFailures';
-import { chatRequest, normalizeToolCalls } from './openaiMessages';
-import { asksResponseFormat, outputRequest, refusesResponseFormat, withOutput, type ResponseFormatMode } from './openaiOutput';
-import { ChunkAssembly, readChunks } from './openaiStream';
-import { estimateTokens, type ModelCallContext, type ModelProvider } from './provider';
+import { APIConnectionError, APIConnectionTimeoutError, APIError } from 'openai';
+import type { ChatCompletionCreateParamsNonStreaming } from 'openai/resources/chat/completions';
+import type { CallModelInput, ModelResponse, OpenAIModelSpec } from '../common/model';
+import { acceptsConnections, defaultMaxTokens, type Endpoint, openEndpoint, withoutSecret } from './openaiEndpoint';
+import { classify, fingerprint, repeatableFailureKey, repeatedFailure, serverAnswer, streamFailure, unreachableFailure } from './openaiFailures';
+import { chatRequest, fromCompletion, response } from './openaiMessages';
+import { askedMode, nextMode, outputRequest, refusesResponseFormat, withOutput, type ResponseFormatMode, type StructuredMode } from './openaiOutput';
+import { ChunkAssembly, readChunks, type StreamAnswer, streamOrWhole } from './openaiStream';
+import type { ModelCallContext, ModelProvider } from './provider';
 
 export { classify, isRetryableStatus, retryAfterMs } from './openaiFailures';
-export type { ResponseFormatMode } from './openaiOutput';
+export { DEFAULT_LOCAL_MAX_TOKENS, DEFAULT_TIMEOUT_MS } from './openaiEndpoint';
+export type { ResponseFormatMode, StructuredMode } from './openaiOutput';
 
 /** Where the OpenAI provider finds its endpoint and key, whether it streams, and how it asks for structured answers. */
 export interface OpenAIProviderOptions {
@@ -27,35 +27,34 @@ export interface OpenAIProviderOptions {
    * @default 'auto'
    */
   responseFormat?: ResponseFormatMode;
+  /**
+   * `max_tokens` of requests whose model's settings give no `maxTokens`; `false` sends none.
+   * @default 2048 to servers other than OpenAI's own API (llama-cpp-python, vLLM, Ollama, …), none to OpenAI's
+   */
+  maxTokens?: number | false;
 }
 
 /**
  * What the provider heartbeats while it calls: a digest of the request, the chunks streamed so
- * far, and how the attempt failed. The next attempt reads it as `previousHeartbeat`.
+ * far, and how the attempt failed (and how many attempts in a row failed so). The next attempt
+ * reads it as `previousHeartbeat`.
  * @internal
  */
 export interface OpenAICallProgress {
   request: string;
   chunks?: number;
   failure?: string;
+  count?: number;
 }
 
 const STREAM_INTERRUPTED = 'stream-interrupted';
-const DEFAULT_TIMEOUT_MS = 60_000;
-
-/**
- * Where one call goes, and what the provider learnt about that endpoint in this worker.
- * @internal
- */
-interface Endpoint {
-  client: OpenAI;
-  /** The raw body of the latest error answer (the client keeps only its `error` field). */
-  errorBody: { text?: string };
-  key: string;
-  /** Kept out of failures: a server may echo it, and failures are recorded in history. */
-  apiKey?: string;
-  timeoutMs: number;
-}
+const TIMED_OUT = 'timed-out';
+/** Attempts of one request that may time out in a row before the call fails: a slow server is not sent the same work again and again. */
+const MAX_TIMEOUTS = 2;
+/** A request whose stream was cut this many times in a row is asked once without streaming. */
+const CUTS_BEFORE_WHOLE = 2;
+/** The longest pause before a timed-out request is sent again (never longer than its timeout). */
+const PAUSE_AFTER_TIMEOUT_MS = 15_000;
 
 /**
  * Chat Completions with tools through the `openai` package, for OpenAI and for servers such as
@@ -63,85 +62,93 @@ interface Endpoint {
  * client's own retries are off: Temporal retries the activity, honouring `Retry-After`, so every
  * attempt is in history; an answer that blames the request fails at once.
  *
+ * Slow servers: `timeoutMs` bounds the wait for an answer to start and each gap between chunks
+ * (not streamed: the whole answer); a request that times out is aborted, so the server can stop,
+ * and sent again once after a pause; a second timeout in a row fails the call, saying the server is
+ * slow (it accepts connections) rather than unreachable. A server that ignores `stream: true` and
+ * answers with the whole completion has that answer used; a stream cut off is asked for again as a
+ * stream (after two cuts in a row of one request, once without streaming).
+ *
  * Structured answers (an agent's `outputType`, `CallModelInput.outputSchema`): the provider cannot
  * know which call will give the final answer, and OpenAI-compatible servers differ on
  * `response_format` beside tools. OpenAI's own API applies it to the final message only, so tools
  * stay callable; vLLM constrains the whole answer, so the model could no longer call a tool (or
- * hand off); llama-cpp-python refuses the `json_schema` type. So by default (`responseFormat:
- * 'auto'`) a request without tools carries `response_format: {type: 'json_schema', json_schema:
- * {name: 'output', schema, strict: false}}`, as does one with tools to OpenAI's own API (and Azure
- * OpenAI); any other request with tools carries the schema as an instruction in its system
- * message. `strict: false` takes any schema zod writes (strict mode needs every property required
- * and no additional properties). A server that refuses `response_format` is asked again at once
- * without it, and not sent it again by this worker. Either way the `callModel` activity checks the
- * answer against the `outputType` and sends a wrong one back.
+ * hand off). So by default (`responseFormat: 'auto'`) a request without tools carries a
+ * `response_format`, as does one with tools to OpenAI's own API (and Azure OpenAI); any other
+ * request with tools carries the schema as an instruction in its system message. A server that
+ * refuses a format is asked again at once with the next it may offer (see `STRUCTURED_MODES`:
+ * `json_schema`, llama-cpp-python's `json_object` with a `schema`, plain `json_object`, then the
+ * instruction alone), and this worker remembers what that endpoint took. Either way the `callModel`
+ * activity checks the answer against the `outputType` and sends a wrong one back.
  */
 export class OpenAIProvider implements ModelProvider {
   /** Endpoints (and models) that failed to stream, with or without tools: asked without streaming from then on. */
   readonly #noStreaming = new Set<string>();
   /** Endpoints that refused `stream_options`. */
   readonly #noStreamOptions = new Set<string>();
-  /** Endpoints (and models) that refused `response_format`. */
-  readonly #noResponseFormat = new Set<string>();
+  /** Endpoints (and models) that refused a `response_format`: the most binding one they may still offer. */
+  readonly #offered = new Map<string, StructuredMode>();
 
   constructor(private readonly options: OpenAIProviderOptions = {}) {}
 
   async call(input: CallModelInput, context: ModelCallContext): Promise<ModelResponse> {
     const spec = input.model as OpenAIModelSpec;
-    const endpoint = this.endpoint(spec);
-    const params = this.request(spec, input, endpoint);
+    const endpoint = openEndpoint(spec, this.options);
+    const params = this.request(input, endpoint);
     const progress: OpenAICallProgress = { request: fingerprint(params) };
     const previous = previousProgress(context.previousHeartbeat, progress.request);
     context.heartbeat?.(progress);
     try {
       if (this.streams(spec, endpoint, params, previous)) {
-        const streamed = await this.streamed(endpoint, params, context, progress);
+        const streamed = await this.streamed(endpoint, params, context, progress, previous);
         if (streamed) return streamed;
       }
       return await this.single(endpoint, params, context);
     } catch (err) {
-      if (asksResponseFormat(params) && this.refusedResponseFormat(err, endpoint, context)) return this.call(input, context);
-      throw withoutSecret(this.failure(err, endpoint, context, progress, previous), endpoint.apiKey);
+      if (this.refusedResponseFormat(err, params, endpoint, context)) return this.call(input, context);
+      throw withoutSecret(await this.failure(err, endpoint, context, progress, previous), endpoint.apiKey);
     }
   }
 
-  private request(spec: OpenAIModelSpec, input: CallModelInput, endpoint: Endpoint): ChatCompletionCreateParamsNonStreaming {
-    const params = chatRequest(spec, input);
+  private request(input: CallModelInput, endpoint: Endpoint): ChatCompletionCreateParamsNonStreaming {
+    const params = chatRequest(input.model as OpenAIModelSpec, input);
+    const maxTokens = defaultMaxTokens(endpoint.client.baseURL, this.options.maxTokens);
+    if (params.max_tokens === undefined && maxTokens !== undefined) params.max_tokens = maxTokens;
     if (!input.outputSchema) return params;
-    const facts = { tools: input.tools.length > 0, baseURL: endpoint.client.baseURL, refused: this.#noResponseFormat.has(endpoint.key) };
+    const facts = { tools: input.tools.length > 0, baseURL: endpoint.client.baseURL, offered: this.#offered.get(endpoint.key) };
     return withOutput(params, input.outputSchema, outputRequest(this.options.responseFormat ?? 'auto', facts));
   }
 
-  /** Whether `err` refuses `response_format`; the endpoint is then asked without it from now on. */
-  private refusedResponseFormat(err: unknown, endpoint: Endpoint, context: ModelCallContext): boolean {
-    if (context.signal.aborted || !(err instanceof APIError)) return false;
+  /** Whether `err` refuses the `response_format` of `params`; the endpoint is then asked the next way from now on. */
+  private refusedResponseFormat(err: unknown, params: ChatCompletionCreateParamsNonStreaming, endpoint: Endpoint, context: ModelCallContext): boolean {
+    const asked = askedMode(params);
+    if (!asked || context.signal.aborted || !(err instanceof APIError)) return false;
     const { status, message } = serverAnswer(err, endpoint.errorBody.text);
     if (!refusesResponseFormat(status, `${message} ${endpoint.errorBody.text ?? ''}`)) return false;
-    this.#noResponseFormat.add(endpoint.key);
+    this.#offered.set(endpoint.key, nextMode(asked));
     return true;
   }
 
   private streams(spec: OpenAIModelSpec, endpoint: Endpoint, params: ChatCompletionCreateParamsNonStreaming, previous?: OpenAICallProgress): boolean {
     if (!(spec.settings?.stream ?? this.options.stream ?? true)) return false;
-    // A stream cut off mid-way is asked for again without streaming, in case the server cannot finish one.
-    if (previous?.failure === STREAM_INTERRUPTED) return false;
+    // A request whose stream keeps breaking off is asked once without streaming, in case the server cannot finish one.
+    if (previous?.failure === STREAM_INTERRUPTED && (previous.count ?? 1) >= CUTS_BEFORE_WHOLE) return false;
     return !this.#noStreaming.has(endpoint.key) && !(params.tools && this.#noStreaming.has(`${endpoint.key}|tools`));
   }
 
   private async single(endpoint: Endpoint, params: ChatCompletionCreateParamsNonStreaming, context: ModelCallContext): Promise<ModelResponse> {
     endpoint.errorBody.text = undefined;
-    const completion: ChatCompletion = await endpoint.client.chat.completions.create(params, { signal: context.signal });
-    const message = completion.choices?.[0]?.message;
-    if (!message) throw ApplicationFailure.retryable('the model answered with no choices', 'ModelEmptyResponse');
-    // A refusal is the model's answer: the chain ends with it instead of nudging an "empty" answer.
-    const content = message.content || message.refusal || (message.content ?? null);
-    const toolCalls = (message.tool_calls ?? []).flatMap((c) => (c.type === 'function' ? [{ id: c.id, name: c.function.name, arguments: c.function.arguments }] : []));
-    const usage = completion.usage ? { inputTokens: completion.usage.prompt_tokens ?? 0, outputTokens: completion.usage.completion_tokens ?? 0 } : undefined;
-    return response(params, content, toolCalls, usage, completion.model);
+    return fromCompletion(params, await endpoint.client.chat.completions.create(params, { signal: context.signal }));
   }
 
   /** The streamed answer, or `undefined` when the server could not stream it and should be asked without streaming. */
-  private async streamed(endpoint: Endpoint, params: ChatCompletionCreateParamsNonStreaming, context: ModelCallContext, progress: OpenAICallProgress): Promise<ModelResponse | undefined> {
+  private async streamed(
+    endpoint: Endpoint,
+    params: ChatCompletionCreateParamsNonStreaming,
+    context: ModelCallContext,
+    progress: OpenAICallProgress,
+    previous?: OpenAICallProgress,
+  ): Promise<ModelResponse | undefined> {
     const controller = new AbortController();
     const abort = () => controller.abort(context.signal.reason);
     if (context.signal.aborted) abort();
@@ -150,10 +157,12 @@ export class OpenAIProvider implements ModelProvider {
     let stalled = false;
     let opened = false;
     try {
-      const stream = await this.openStream(endpoint, params, controller.signal);
+      const answer = await this.openStream(endpoint, params, controller);
+      // A server that ignored `stream: true` answered in full: that answer is the model's.
+      if (answer.whole) return fromCompletion(params, answer.whole);
       opened = true;
       await readChunks(
-        stream,
+        answer.stream,
         endpoint.timeoutMs,
         (chunk) => {
           assembly.add(chunk);
@@ -171,37 +180,38 @@ export class OpenAIProvider implements ModelProvider {
         throw err;
       }
       // An error event inside the stream is the server's answer; a chunk that is not JSON is a bad
-      // answer worth asking again (still streaming); anything else broke the stream.
+      // answer worth asking again (still streaming); anything else broke the stream, which is asked for again.
       if (err instanceof APIError || err instanceof SyntaxError) throw err;
-      if (!assembly.received && !stalled) return this.cannotStream(endpoint, params);
-      if (!stalled) throw this.interrupted(context, progress, `the model's stream broke off after ${assembly.chunks} chunk(s): ${String(err)}`);
+      if (!stalled) throw this.interrupted(context, progress, previous, `the model's stream broke off after ${assembly.chunks} chunk(s): ${String(err)}`);
     } finally {
       context.signal.removeEventListener('abort', abort);
     }
     // The client ends an aborted stream quietly, so why it ended is read here.
     if (context.signal.aborted) throw context.signal.reason;
-    if (stalled) throw streamFailure('ModelStreamStalled', `the model's stream sent nothing for ${endpoint.timeoutMs} ms after ${assembly.chunks} chunk(s)`);
+    if (stalled) throw this.slow(endpoint, context, progress, previous, 'ModelStreamStalled', `the model's stream sent nothing for ${endpoint.timeoutMs} ms after ${assembly.chunks} chunk(s)`);
     if (!assembly.finishReason) {
+      // A stream that ended in good order with nothing in it: this server cannot stream such a request.
       if (!assembly.received) return this.cannotStream(endpoint, params);
-      throw this.interrupted(context, progress, `the model's stream ended after ${assembly.chunks} chunk(s) without a finish reason`);
+      throw this.interrupted(context, progress, previous, `the model's stream ended after ${assembly.chunks} chunk(s) without a finish reason`);
     }
     return response(params, assembly.content, assembly.toolCalls, assembly.usage, assembly.model);
   }
 
-  private async openStream(endpoint: Endpoint, params: ChatCompletionCreateParamsNonStreaming, signal: AbortSignal): Promise<Stream<ChatCompletionChunk>> {
+  private async openStream(endpoint: Endpoint, params: ChatCompletionCreateParamsNonStreaming, controller: AbortController): Promise<StreamAnswer> {
     const withUsage = !this.#noStreamOptions.has(endpoint.key);
     endpoint.errorBody.text = undefined;
+    let answer: Response;
     try {
-      return await endpoint.client.chat.completions.create(
-        { ...params, stream: true, ...(withUsage ? { stream_options: { include_usage: true } } : {}) },
-        { signal },
-      );
+      answer = await endpoint.client.chat.completions
+        .create({ ...params, stream: true, ...(withUsage ? { stream_options: { include_usage: true } } : {}) }, { signal: controller.signal })
+        .asResponse();
     } catch (err) {
       const refused = err instanceof APIError && typeof err.status === 'number' && /stream_options/.test(`${err.message} ${endpoint.errorBody.text ?? ''}`);
       if (!withUsage || !refused) throw err;
       this.#noStreamOptions.add(endpoint.key);
-      return this.openStream(endpoint, params, signal);
+      return this.openStream(endpoint, params, controller);
     }
+    return streamOrWhole(answer, controller);
   }
 
   private cannotStream(endpoint: Endpoint, params: ChatCompletionCreateParamsNonStreaming): undefined {
@@ -209,13 +219,33 @@ export class OpenAIProvider implements ModelProvider {
     return undefined;
   }
 
-  private interrupted(context: ModelCallContext, progress: OpenAICallProgress, message: string): ApplicationFailure {
-    context.heartbeat?.({ request: progress.request, failure: STREAM_INTERRUPTED });
+  private interrupted(context: ModelCallContext, progress: OpenAICallProgress, previous: OpenAICallProgress | undefined, message: string): ApplicationFailure {
+    context.heartbeat?.({ request: progress.request, failure: STREAM_INTERRUPTED, count: inARow(previous, STREAM_INTERRUPTED) });
     return streamFailure('ModelStreamInterrupted', message);
   }
 
-  private failure(err: unknown, endpoint: Endpoint, context: ModelCallContext, progress: OpenAICallProgress, previous?: OpenAICallProgress): unknown {
+  /**
+   * A server that took too long: retried after a pause (the request was aborted, so the server can
+   * stop), then, on the same request's next timeout in a row, failed for good.
+   */
+  private slow(endpoint: Endpoint, context: ModelCallContext, progress: OpenAICallProgress, previous: OpenAICallProgress | undefined, type: string, what: string): ApplicationFailure {
+    const count = inARow(previous, TIMED_OUT);
+    const message = `model endpoint slow: ${what}`;
+    if (count >= MAX_TIMEOUTS) {
+      const advice = 'raise the model\'s settings.timeoutMs, lower its settings.maxTokens, or use a faster model or server';
+      return ApplicationFailure.create({ message: `${message}; the same request timed out ${count} times in a row, so it is not sent again (${advice})`, type, nonRetryable: true });
+    }
+    context.heartbeat?.({ request: progress.request, failure: TIMED_OUT, count });
+    return ApplicationFailure.create({ message, type, nextRetryDelay: Math.min(endpoint.timeoutMs, PAUSE_AFTER_TIMEOUT_MS) });
+  }
+
+  private async failure(err: unknown, endpoint: Endpoint, context: ModelCallContext, progress: OpenAICallProgress, previous?: OpenAICallProgress): Promise<unknown> {
     if (context.signal.aborted) return context.signal.reason ?? err;
+    const baseURL = endpoint.client.baseURL;
+    if (err instanceof APIConnectionTimeoutError && (await acceptsConnections(baseURL))) {
+      return this.slow(endpoint, context, progress, previous, 'ModelTimeout', `${baseURL} accepts connections but sent no answer within ${endpoint.timeoutMs} ms`);
+    }
+    if (err instanceof APIConnectionError) return unreachableFailure(err, baseURL);
     const body = endpoint.errorBody.text;
     const failure = classify(err, body);
     const key = failure instanceof ApplicationFailure && !failure.nonRetryable ? repeatableFailureKey(err, body) : undefined;
@@ -224,38 +254,11 @@ export class OpenAIProvider implements ModelProvider {
     context.heartbeat?.({ request: progress.request, failure: key });
     return failure;
   }
-
-  private endpoint(spec: OpenAIModelSpec): Endpoint {
-    const baseURL = spec.settings?.baseURL ?? this.options.baseURL ?? process.env.OPENAI_BASE_URL;
-    const apiKey = this.options.apiKey ?? process.env.OPENAI_API_KEY;
-    if (!apiKey && !baseURL) {
-      throw toApplicationFailure(new ModelRequestError('OPENAI_API_KEY is not set in the worker (set it, or OPENAI_BASE_URL for a local server)'));
-    }
-    const timeoutMs = spec.settings?.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-    const errorBody: Endpoint['errorBody'] = {};
-    const client = new OpenAI({
-      // Local OpenAI-compatible servers often need no key; the client insists on one.
-      apiKey: apiKey ?? 'unused',
-      baseURL,
-      maxRetries: 0,
-      timeout: timeoutMs,
-      fetch: async (url, init) => {
-        const res = await fetch(url, init);
-        if (!res.ok) errorBody.text = await res.clone().text().catch(() => undefined);
-        return res;
-      },
-    });
-    return { client, errorBody, key: `${client.baseURL}|${spec.model}`, timeoutMs, ...(apiKey ? { apiKey } : {}) };
-  }
 }
 
-/** `err` with every occurrence of `secret` in its message and stack replaced: what reaches history. */
-function withoutSecret(err: unknown, secret: string | undefined): unknown {
-  if (!secret || !(err instanceof Error)) return err;
-  const hide = (text: string) => text.split(secret).join('[API key]');
-  err.message = hide(err.message);
-  if (err.stack) err.stack = hide(err.stack);
-  return err;
+/** How many attempts in a row, this one included, failed as `failure`. */
+function inARow(previous: OpenAICallProgress | undefined, failure: string): number {
+  return (previous?.failure === failure ? (previous.count ?? 1) : 0) + 1;
 }
 
 /** The previous attempt's progress, when it was for this same request. */
@@ -269,22 +272,4 @@ function previousProgress(details: unknown, request: string): OpenAICallProgress
 function refusesStreaming(err: APIError, body?: string): boolean {
   const { message } = serverAnswer(err, body);
   return /stream/i.test(message) && /not supported|unsupported|not implemented|cannot|can't/i.test(message);
-}
-
-function response(
-  params: ChatCompletionCreateParamsNonStreaming,
-  content: string | null,
-  calls: ToolCall[],
-  usage: ModelResponse['usage'] | undefined,
-  model: string | undefined,
-): ModelResponse {
-  const toolCalls = normalizeToolCalls(calls);
-  return { content, toolCalls, usage: usage ?? estimatedUsage(params, content, toolCalls), model: model || params.model };
-}
-
-/** Usage for servers that report none, from the lengths of what was sent and received. */
-function estimatedUsage(params: ChatCompletionCreateParamsNonStreaming, content: string | null, toolCalls: ToolCall[]): ModelResponse['usage'] {
-  const sent = JSON.stringify(params.messages) + (params.tools ? JSON.stringify(params.tools) : '');
-  const received = (content ?? '') + toolCalls.map((c) => c.name + c.arguments).join('');
-  return { inputTokens: estimateTokens(sent), outputTokens: estimateTokens(received) };
 }

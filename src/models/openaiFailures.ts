@@ -82,6 +82,27 @@ function clip(text: string | undefined, max = 500): string | undefined {
   return text.length > max ? `${text.slice(0, max)}…` : text;
 }
 
+/**
+ * A connection that could not be made, naming the endpoint and why (a refused connection, a name
+ * that does not resolve) rather than the client's bare "Connection error.": retryable.
+ */
+export function unreachableFailure(err: Error, baseURL: string): ApplicationFailure {
+  const why = causeOf(err) ?? err.message;
+  return ApplicationFailure.retryable(`model endpoint unreachable at ${baseURL}: ${why}`, 'ModelConnectionError');
+}
+
+/** The innermost cause's code and message (`ECONNREFUSED: connect ECONNREFUSED 127.0.0.1:9`). */
+function causeOf(err: Error): string | undefined {
+  let cause: unknown = err.cause;
+  let found: string | undefined;
+  for (let depth = 0; cause instanceof Error && depth < 5; depth += 1) {
+    const code = (cause as { code?: unknown }).code;
+    found = typeof code === 'string' && !cause.message.includes(code) ? `${code}: ${cause.message}` : cause.message;
+    cause = cause.cause;
+  }
+  return found;
+}
+
 /** A retryable failure of the stream itself (cut off, or silent too long). */
 export function streamFailure(type: 'ModelStreamInterrupted' | 'ModelStreamStalled', message: string): ApplicationFailure {
   return ApplicationFailure.retryable(message, type);

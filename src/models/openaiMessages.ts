@@ -1,9 +1,12 @@
 /**
  * baton's conversation in the Chat Completions shape, written for the strictest servers: no `null`
- * content (llama-cpp-python answers 500 on it), every tool call with an id of its own and JSON arguments.
+ * content (llama-cpp-python answers 500 on it), every tool call with an id of its own and JSON
+ * arguments; and a completion's answer read back as baton keeps it.
  */
-import type { ChatCompletionCreateParamsNonStreaming, ChatCompletionMessageParam, ChatCompletionTool } from 'openai/resources/chat/completions';
-import type { CallModelInput, ChatMessage, OpenAIModelSpec, ToolCall, ToolSpec } from '../common/model';
+import { ApplicationFailure } from '@temporalio/common';
+import type { ChatCompletion, ChatCompletionCreateParamsNonStreaming, ChatCompletionMessageParam, ChatCompletionTool } from 'openai/resources/chat/completions';
+import type { CallModelInput, ChatMessage, ModelResponse, OpenAIModelSpec, ToolCall, ToolSpec } from '../common/model';
+import { estimateTokens } from './provider';
 
 /** The request of one model call, without the streaming fields. */
 export function chatRequest(spec: OpenAIModelSpec, input: CallModelInput): ChatCompletionCreateParamsNonStreaming {
@@ -72,4 +75,34 @@ export function normalizeToolCalls(calls: ToolCall[]): ToolCall[] {
     seen.add(id);
     return { id, name: c.name, arguments: c.arguments.trim() === '' ? '{}' : c.arguments };
   });
+}
+
+/** The answer in a whole (not streamed) completion. */
+export function fromCompletion(params: ChatCompletionCreateParamsNonStreaming, completion: ChatCompletion): ModelResponse {
+  const message = completion.choices?.[0]?.message;
+  if (!message) throw ApplicationFailure.retryable('the model answered with no choices', 'ModelEmptyResponse');
+  // A refusal is the model's answer: the chain ends with it instead of nudging an "empty" answer.
+  const content = message.content || message.refusal || (message.content ?? null);
+  const toolCalls = (message.tool_calls ?? []).flatMap((c) => (c.type === 'function' ? [{ id: c.id, name: c.function.name, arguments: c.function.arguments }] : []));
+  const usage = completion.usage ? { inputTokens: completion.usage.prompt_tokens ?? 0, outputTokens: completion.usage.completion_tokens ?? 0 } : undefined;
+  return response(params, content, toolCalls, usage, completion.model);
+}
+
+/** The model's answer as baton keeps it: tool calls normalized, usage estimated when the server reports none. */
+export function response(
+  params: ChatCompletionCreateParamsNonStreaming,
+  content: string | null,
+  calls: ToolCall[],
+  usage: ModelResponse['usage'] | undefined,
+  model: string | undefined,
+): ModelResponse {
+  const toolCalls = normalizeToolCalls(calls);
+  return { content, toolCalls, usage: usage ?? estimatedUsage(params, content, toolCalls), model: model || params.model };
+}
+
+/** Usage for servers that report none, from the lengths of what was sent and received. */
+function estimatedUsage(params: ChatCompletionCreateParamsNonStreaming, content: string | null, toolCalls: ToolCall[]): ModelResponse['usage'] {
+  const sent = JSON.stringify(params.messages) + (params.tools ? JSON.stringify(params.tools) : '');
+  const received = (content ?? '') + toolCalls.map((c) => c.name + c.arguments).join('');
+  return { inputTokens: estimateTokens(sent), outputTokens: estimateTokens(received) };
 }

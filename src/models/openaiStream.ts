@@ -2,8 +2,37 @@
  * A streamed Chat Completions answer put back together: text deltas appended, tool-call deltas
  * merged by index, usage from the final chunk when the server sends one.
  */
-import type { ChatCompletionChunk } from 'openai/resources/chat/completions';
+import type { ChatCompletion, ChatCompletionChunk } from 'openai/resources/chat/completions';
+import { Stream } from 'openai/streaming';
 import type { ToolCall } from '../common/model';
+
+/**
+ * What came back to a request for a stream: events, or (from a server that ignores `stream: true`) the whole completion.
+ * @internal
+ */
+export type StreamAnswer = { stream: AsyncIterable<ChatCompletionChunk>; whole?: undefined } | { whole: ChatCompletion; stream?: undefined };
+
+/**
+ * Read the answer to a streamed request: Server-Sent Events as chunks; a JSON completion (a server
+ * that ignored `stream: true`) as the answer it is, rather than an empty stream to ask again for.
+ */
+export async function streamOrWhole(response: Response, controller: AbortController): Promise<StreamAnswer> {
+  if (/event-stream/i.test(response.headers.get('content-type') ?? '')) return { stream: Stream.fromSSEResponse<ChatCompletionChunk>(response, controller) };
+  const text = await response.text();
+  const whole = completionIn(text);
+  if (whole) return { whole };
+  // Events sent without their content type.
+  return { stream: Stream.fromSSEResponse<ChatCompletionChunk>(new Response(text, { status: response.status, headers: response.headers }), controller) };
+}
+
+function completionIn(text: string): ChatCompletion | undefined {
+  try {
+    const value = JSON.parse(text) as Partial<ChatCompletion> | null;
+    return value !== null && typeof value === 'object' && Array.isArray(value.choices) ? (value as ChatCompletion) : undefined;
+  } catch {
+    return undefined;
+  }
+}
 
 /** Collects the chunks of one streamed answer. */
 export class ChunkAssembly {

@@ -139,7 +139,9 @@ async function withChains(ctx: ServiceContext, pending: PendingHandoff[], identi
       // A specialist's input is its task; what the customer asked is the top chain's request.
       const top = asked?.parent ? await read(asked.parent.rootWorkflowId) : undefined;
       const canDecide = mayDecide(identity, p.approvers);
-      const seen = asked ? { request: { ...requestAsSeen(asked, p, canDecide), ...(top ? { original: requestAsSeen(top, p, canDecide) } : {}) } } : {};
+      // The waiting call's arguments as the workflow holds them (text), to find its sensitive values.
+      const call = { ...(p.tool ? { tool: { ...p.tool, arguments: p.tool.argumentsText } } : {}), ...(p.sensitive ? { sensitive: p.sensitive } : {}) };
+      const seen = asked ? { request: { ...requestAsSeen(asked, call, canDecide), ...(top ? { original: requestAsSeen(top, call, canDecide) } : {}) } } : {};
       return { ...(canDecide ? p : redactPending(p)), canDecide, ...(chain ? { chain } : {}), ...seen };
     }),
   );

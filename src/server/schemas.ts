@@ -46,7 +46,10 @@ const UsageSchema = z.object({ inputTokens: z.number(), outputTokens: z.number()
 const ToolCallSchema = z
   .object({
     name: z.string(),
-    arguments: z.string().openapi({ description: 'The arguments as the model wrote them (JSON text)' }),
+    arguments: z.record(z.string(), z.unknown()).openapi({
+      description: "The model's arguments as an object, as a decision's `arguments` take them (`{}` when the model wrote no JSON object: see `argumentsText`)",
+    }),
+    argumentsText: z.string().openapi({ description: 'The arguments as the model wrote them (JSON text)' }),
     toolCallId: z.string(),
     callHash: z.string().openapi({ description: 'Identifies this exact call; send it back with the decision so a decision meant for another call is refused' }),
   })
@@ -69,7 +72,8 @@ export const PendingApprovalSchema = z
   .object({
     workflowId: z.string(),
     runId: z.string(),
-    handoffId: z.string(),
+    approvalId: z.string().openapi({ description: 'What a decision names it by (`POST /v1/runs/{id}/approvals/{approvalId}`)' }),
+    handoffId: z.string().openapi({ description: 'The same as `approvalId`, its former name' }),
     from: z.string(),
     to: z.string(),
     message: z.string(),

@@ -19,7 +19,7 @@ import {
 import { createActivities } from '../../activities';
 import type { BatonHooks } from '../agents/hooks';
 import type { Team } from '../agents/team';
-import { temporalConfig, type TemporalConfigOptions } from '../client/connect';
+import { connectionFailure, TemporalConnectionError, temporalConfig, type TemporalConfigOptions } from '../client/connect';
 import { TeamValidationError } from '../common/errors';
 import { BATON_SEARCH_ATTRIBUTES, DEFAULT_TASK_QUEUE } from '../common/messages';
 import type { ModelProviders } from '../models/provider';
@@ -121,7 +121,7 @@ export async function createWorker(options: CreateWorkerOptions): Promise<Worker
   checkProviders(team, options.providers ?? {});
   checkMcpWorkerOptions(options.mcp ?? {}); // before connecting, whether or not an agent uses an MCP server
   const config = temporalConfig(options.temporal);
-  const connection = options.connection ?? (await NativeConnection.connect(config.connectionOptions));
+  const connection = options.connection ?? (await connectWorker(config.connectionOptions));
   const telemetry = await workerTelemetry(options);
   const dataConverter = options.worker?.dataConverter ?? loggingDecryptionFailures(batonDataConverter({ ...(options.codec ?? codecOptionsFromEnv()), ...(options.compress ? { compress: true } : {}) }));
   const mcp = await connectTeamMcpServers(team, options.mcp);
@@ -135,6 +135,15 @@ export async function createWorker(options: CreateWorkerOptions): Promise<Worker
     activities: createActivities({ team, hooks: options.hooks, providers: options.providers, mcp }),
     dataConverter,
   }));
+}
+
+/** A worker's connection, or a {@link TemporalConnectionError} that says what to do when nothing answers. */
+async function connectWorker(options: ReturnType<typeof temporalConfig>['connectionOptions']): Promise<NativeConnection> {
+  try {
+    return await NativeConnection.connect(options);
+  } catch (err) {
+    throw Object.assign(new TemporalConnectionError(options.address ?? 'localhost:7233', connectionFailure(err)), { cause: err });
+  }
 }
 
 /** Every agent's model provider must be one this worker has: a missing one fails here, not mid-chain. */

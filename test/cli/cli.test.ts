@@ -146,20 +146,55 @@ describe('the baton command', () => {
     expect(p.output.stdout).toContain('↪ triage → refunds [approved by alice]: Refund order 1042');
   });
 
-  it('on a terminal, shows a waiting tool call with its arguments and lets the approver edit them', async () => {
+  it('on a terminal, shows a waiting tool call with its arguments, asks again after a refused decision and for a name until one is given, and lets the approver change fields of the arguments', async () => {
     const env = { TEMPORAL_ADDRESS: server.env.address };
     const p = startCli(['run', 'refunds', 'Refund order A1.', '--team', 'test/cli/fixtures/tool-approval-team.ts', '--task-queue', 'cli-tool-ask'], env, undefined, { terminal: true });
+    const question = /approve it\? \[y\]es \/ \[n\]o \/ \[e\]dit the arguments \/ anything else leaves it waiting: /g;
+    const count = (pattern: RegExp) => () => Promise.resolve([...p.output.stdout.matchAll(pattern)].length);
     await p.until('stdout', /⏸ refunds → tool issueRefund \{"orderId":"A1","amount":250\} waits for approval \(tool call \S+, approvers: alice\)/);
-    await p.until('stdout', /approve it\? \[y\]es \/ \[n\]o \/ \[e\]dit the arguments \/ anything else leaves it waiting: /);
-    p.child.stdin.write('e\r');
-    await p.until('stdout', /arguments \(a JSON object; now \{"orderId":"A1","amount":250\}\): /);
-    p.child.stdin.write('{"orderId":"A1","amount":200}\r');
+    await p.until('stdout', question);
+    // A name the policy refuses: the refusal is shown and the question comes back.
+    p.child.stdin.write('y\r');
     await p.until('stdout', /your name: /);
+    p.child.stdin.write('bob\r');
+    await p.until('stdout', /ApprovalRefusedError: .*bob may not decide this tool call[\s\S]*it still waits: decide again/);
+    await waitFor(count(question), (n) => n === 2, 10_000);
+    p.child.stdin.write('e\r');
+    await p.until('stdout', /fields to change \(a JSON object merged onto the model's arguments; now \{"orderId":"A1","amount":250\}\): /);
+    p.child.stdin.write('{"amount":200}\r');
+    await waitFor(count(/your name: /g), (n) => n === 2, 10_000);
+    // An empty name is asked again, never recorded under a default.
+    p.child.stdin.write('\r');
+    await p.until('stdout', /a decision is recorded under the name of who made it: type yours/);
     p.child.stdin.write('alice\r');
     await p.until('stdout', /answer from refunds/);
     p.child.stdin.end();
     expect(await p.exited).toBe(0);
     expect(p.output.stdout).toContain('approved by alice with edited arguments {"orderId":"A1","amount":200}');
+    expect(p.output.stdout).not.toMatch(/(approved|rejected) by (cli|root|bob)/);
+  });
+
+  it('on a terminal, keys typed while no question is asked do not answer the next one', async () => {
+    const env = { TEMPORAL_ADDRESS: server.env.address };
+    const p = startCli(['run', 'refunds', 'Refund orders A1 and A2.', '--team', 'test/cli/fixtures/two-approvals-team.ts', '--task-queue', 'cli-typed-ahead'], env, undefined, { terminal: true });
+    await p.until('stdout', /approve it\? /);
+    p.child.stdin.write('y\r');
+    await p.until('stdout', /your name: /);
+    p.child.stdin.write('alice\r');
+    await p.until('stdout', /approved by alice/);
+    // The model is still thinking (BETWEEN_MS): what is typed now goes nowhere.
+    p.child.stdin.write('y\rmallory\r');
+    await p.until('stdout', /A2[\s\S]*approve it\? /, 10_000);
+    await p.until('stdout', /keys typed before this question are ignored/);
+    p.child.stdin.write('n\r');
+    await waitFor(async () => [...p.output.stdout.matchAll(/your name: /g)].length, (n) => n === 2, 10_000);
+    p.child.stdin.write('alice\r');
+    await p.until('stdout', /answer from refunds/);
+    p.child.stdin.end();
+    expect(await p.exited).toBe(0);
+    expect(p.output.stdout).toMatch(/rejected by alice/);
+    // The terminal echoes what was typed ahead; it decided nothing.
+    expect(p.output.stdout).not.toMatch(/(approved|rejected) by mallory/);
   });
 
   it('prints only the result object on stdout with --json', async () => {
@@ -377,7 +412,7 @@ describe('the baton command', () => {
     const p = startCli(['run', 'triage', 'I want a refund for order 1042', '--team', 'examples/support/team.ts', '--json', '--task-queue', taskQueue()], {
       TEMPORAL_ADDRESS: server.env.address,
     });
-    const [, workflowId, handoffId] = await p.until('stderr', /decide with: npx baton approve (\S+) --handoff (\S+) --as <you>/);
+    const [, workflowId, handoffId] = await p.until('stderr', /decide with: npx baton approve (\S+) --id (\S+) --as <you>/);
     expect(p.output.stdout).toBe('');
     expect(p.output.stderr).toContain(`⏸ triage → refunds waits for approval (handoff ${handoffId})`);
 
@@ -432,7 +467,7 @@ describe('the baton command', () => {
       const json = JSON.parse((await cli(['audit', run.workflowId, '--json'], env)).stdout);
       expect(json).toMatchObject({ schema: 'baton.audit/v1', status: 'completed', handoffs: [{ from: 'triage', to: 'refunds' }] });
     });
-  });
+  }, 120_000);
 
   it('lists a tool call waiting for approval with its arguments, refuses --args that are not a JSON object or that its parameters refuse, and approves it with edited arguments', async () => {
     const env = { TEMPORAL_ADDRESS: server.env.address };
@@ -444,17 +479,27 @@ describe('the baton command', () => {
       const list = await cli(['pending'], env);
       expect(list.code).toBe(0);
       expect(list.stdout).toContain(`${run.workflowId}  ${waiting!.handoffId}  refunds → tool issueRefund {"orderId":"A1","amount":250}  waiting`);
+      const listed = (JSON.parse((await cli(['pending', '--json'], env)).stdout) as { workflowId: string }[]).find((p) => p.workflowId === run.workflowId);
+      // Addressed by approvalId (handoffId stays), the arguments an object as decisions take them.
+      expect(listed).toMatchObject({ approvalId: waiting!.handoffId, handoffId: waiting!.handoffId, tool: { arguments: { orderId: 'A1', amount: 250 }, argumentsText: '{"orderId":"A1","amount":250}' } });
 
-      for (const [args, got] of [
+      // Command lines refused before anything is sent, run side by side.
+      const notObjects = [
         ['{amount: 200}', 'got text that is not JSON'],
         ['[200]', 'got a list'],
         ['200', 'got a number'],
-      ]) {
-        const refused = await cli(['approve', run.workflowId, '--as', 'alice', '--args', args!], env);
-        expect(refused.code, args).toBe(2);
-        expect(refused.stderr).toContain(`--args must be a JSON object of the tool's arguments, e.g. {"orderId":"A1"}; ${got}`);
-      }
-      expect((await cli(['reject', run.workflowId, '--as', 'alice', '--args', '{}'], env)).code).toBe(2);
+      ] as const;
+      const [rejectWithArgs, twoIds, ...refusals] = await Promise.all([
+        cli(['reject', run.workflowId, '--as', 'alice', '--args', '{}'], env),
+        cli(['approve', run.workflowId, '--id', waiting!.handoffId, '--handoff', 'another', '--as', 'alice'], env),
+        ...notObjects.map(([args]) => cli(['approve', run.workflowId, '--as', 'alice', '--args', args], env)),
+      ]);
+      notObjects.forEach(([args, got], i) => {
+        expect(refusals[i]!.code, args).toBe(2);
+        expect(refusals[i]!.stderr).toContain(`--args must be a JSON object of the tool's arguments, e.g. {"orderId":"A1"}; ${got}`);
+      });
+      expect(rejectWithArgs!.code).toBe(2);
+      expect([twoIds!.code, twoIds!.stderr]).toEqual([2, expect.stringContaining(`--id ${waiting!.handoffId} and --handoff another name different approvals: give one`)]);
       const mismatched = await cli(['approve', run.workflowId, '--as', 'alice', '--args', '{"orderId":"A1","amount":"lots"}'], env);
       expect(mismatched.code).toBe(1);
       expect(mismatched.stderr).toContain(
@@ -462,16 +507,19 @@ describe('the baton command', () => {
       );
       expect(await run.pendingApprovals()).toHaveLength(1);
 
-      const approved = await cli(['approve', run.workflowId, '--as', 'alice', '--args', '{"orderId":"A1","amount":200}'], env);
+      // As `baton approve --help` shows it: only the fields to change, merged onto the model's.
+      const approved = await cli(['approve', run.workflowId, '--id', waiting!.handoffId, '--as', 'alice', '--args', '{"amount":200}'], env);
       expect(approved.stderr).toBe('');
       expect(approved.code).toBe(0);
-      expect(approved.stdout).toContain(`tool call ${waiting!.handoffId} (issueRefund) approved by alice with edited arguments {"orderId":"A1","amount":200}`);
+      expect(approved.stdout).toContain(
+        `tool call ${waiting!.handoffId} (issueRefund) approved by alice with edited arguments {"orderId":"A1","amount":200} (changed amount; orderId as the model gave it)`,
+      );
       expect((await run.result()).output).toBe('Refund issued.');
       const timeline = await cli(['audit', run.workflowId], env);
       expect(timeline.stdout).toMatch(/approval +approved by alice with edited arguments \{"orderId":"A1","amount":200\} via update/);
       expect(timeline.stdout).toMatch(/refunds +tool issueRefund\(\{"orderId":"A1","amount":200\}\) → \{"orderId":"A1","refunded":200\}/);
     });
-  });
+  }, 120_000);
 
   it('replays a failed chain with a raised limit, and checks histories for determinism', async () => {
     const env = { TEMPORAL_ADDRESS: server.env.address };
@@ -504,9 +552,20 @@ describe('the baton command', () => {
     expect(unknownId.stderr).toContain(`"no-such-workflow" is neither a history file nor a workflow id on ${server.env.address}`);
   });
 
+  it('names the model and the server the demo runs on', async () => {
+    const url = 'http://127.0.0.1:8000/v1';
+    const p = startCli(['demo'], { TEMPORAL_ADDRESS: server.env.address, OPENAI_API_KEY: 'local', OPENAI_BASE_URL: url, BATON_MODEL: 'smollm2-135m' });
+    // The first line is all this needs; the chain itself is the next test's.
+    await p.until('stdout', /baton demo: .*\n/);
+    p.child.kill('SIGTERM');
+    await p.exited;
+    expect(p.output.stdout).toContain(`baton demo: the support team (triage, refunds, sales, tech), model: smollm2-135m at ${url}\n`);
+  });
+
   it('runs the demo end to end with its own embedded server', async () => {
     const out = await cli(['demo'], { TEMPORAL_ADDRESS: undefined });
     expect(out.code).toBe(0);
+    expect(out.stdout).toContain('model: scripted (set OPENAI_API_KEY for a real model');
     expect(out.stdout).toMatch(/⏸ triage → refunds waits for approval \(handoff [0-9a-f-]{36}\)/);
     expect(out.stdout).toContain('↪ triage → refunds [approved by demo]: Customer wants a refund for order 1042');
     expect(out.stdout).toMatch(/approval +approved by demo via update/);

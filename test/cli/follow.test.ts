@@ -75,7 +75,7 @@ describe('follow', () => {
       let decided: Promise<unknown> | undefined;
       const result = await follow(run, (l) => {
         lines.push(l);
-        const waiting = /--handoff (\S+)/.exec(l);
+        const waiting = /--id (\S+)/.exec(l);
         if (waiting) decided = baton.reject(run.workflowId, waiting[1], { approver: 'alice', reason: 'not this one' });
       });
       await decided;
@@ -93,13 +93,13 @@ describe('follow', () => {
       let decided: Promise<unknown> | undefined;
       const result = await follow(run, (l) => {
         lines.push(l);
-        const waiting = /--handoff (\S+)/.exec(l);
+        const waiting = /--id (\S+)/.exec(l);
         if (waiting) decided = baton.approve(run.workflowId, waiting[1], { approver: 'alice', arguments: { orderId: 'A1', amount: 200 } });
       });
       await decided;
       expect(result.output).toBe('Refund issued.');
       expect(lines[1]).toMatch(
-        /^ {2}⏸ refunds → tool issueRefund \{"orderId":"A1","amount":250\} waits for approval \(tool call \S+, approvers: alice\)\n {4}decide with: npx baton approve \S+ --handoff \S+ --as <you> \[--args '<json object>'\]/,
+        /^ {2}⏸ refunds → tool issueRefund \{"orderId":"A1","amount":250\} waits for approval \(tool call \S+, approvers: alice\)\n {4}decide with: npx baton approve \S+ --id \S+ --as <you> \[--args '<json object of fields to change>'\]/,
       );
       expect(lines).toContain('  refunds: tool issueRefund');
     });

@@ -4,16 +4,18 @@ import { argumentsOption } from '../../src/cli/approvals';
 import { UsageError } from '../../src/cli/args';
 import { approvalSubject, compactArguments, decideHint, formatDecision, formatPending, formatWaiting } from '../../src/cli/print';
 import type { PendingHandoff } from '../../src/client/baton';
+import { toWaitingApproval } from '../../src/client/pending';
 
 const at = '2026-01-01T00:00:00.000Z';
-const handoff: PendingHandoff = { handoffId: 'h1', from: 'triage', to: 'refunds', message: 'Refund order 42', requestedAt: at, onTimeout: 'reject', workflowId: 'wf-1', runId: 'r', ageMs: 4_200, approvers: ['alice'] };
+const handoff: PendingHandoff = { approvalId: 'h1', handoffId: 'h1', from: 'triage', to: 'refunds', message: 'Refund order 42', requestedAt: at, onTimeout: 'reject', workflowId: 'wf-1', runId: 'r', ageMs: 4_200, approvers: ['alice'] };
 const toolCall: PendingHandoff = {
   ...handoff,
+  approvalId: 't1',
   handoffId: 't1',
   from: 'refunds',
   to: 'tool:issueRefund',
   message: 'issueRefund({ "orderId": "A1", "amount": 250 })',
-  tool: { name: 'issueRefund', arguments: '{ "orderId": "A1", "amount": 250 }', toolCallId: 'call-1', callHash: 'abc' },
+  tool: { name: 'issueRefund', arguments: { orderId: 'A1', amount: 250 }, argumentsText: '{ "orderId": "A1", "amount": 250 }', toolCallId: 'call-1', callHash: 'abc' },
 };
 
 describe('approvals in the CLI', () => {
@@ -28,10 +30,10 @@ describe('approvals in the CLI', () => {
   });
 
   it('shows a waiting tool call as a run follows it, and how to decide it with edited arguments', () => {
-    expect(formatWaiting(handoff)).toBe('  ⏸ triage → refunds waits for approval (handoff h1, approvers: alice)');
-    expect(formatWaiting(toolCall)).toBe('  ⏸ refunds → tool issueRefund {"orderId":"A1","amount":250} waits for approval (tool call t1, approvers: alice)');
-    expect(decideHint('wf-1', 'h1')).toBe('decide with: npx baton approve wf-1 --handoff h1 --as <you>   (or reject)');
-    expect(decideHint('wf-1', 't1', true)).toBe(`decide with: npx baton approve wf-1 --handoff t1 --as <you> [--args '<json object>']   (or reject)`);
+    expect(formatWaiting(toWaitingApproval(handoff))).toBe('  ⏸ triage → refunds waits for approval (handoff h1, approvers: alice)');
+    expect(formatWaiting(toWaitingApproval(toolCall))).toBe('  ⏸ refunds → tool issueRefund {"orderId":"A1","amount":250} waits for approval (tool call t1, approvers: alice)');
+    expect(decideHint('wf-1', 'h1')).toBe('decide with: npx baton approve wf-1 --id h1 --as <you>   (or reject)');
+    expect(decideHint('wf-1', 't1', true)).toBe(`decide with: npx baton approve wf-1 --id t1 --as <you> [--args '<json object of fields to change>']   (or reject)`);
   });
 
   it('keeps arguments that are not JSON as the model wrote them, on one line, and clips long ones', () => {

@@ -28,6 +28,15 @@ describe('Baton decisions', () => {
     await expect(baton.approve('wf', 'a1', { approver: 'alice', callHash: '' })).rejects.toThrow('callHash must be the tool.callHash of the waiting call');
     await expect(baton.approve('wf', 'a1', { approver: ' ' })).rejects.toThrow('approver must name who decides');
   });
+
+  it('take the approval id second or in the options, as approvalId or handoffId, and refuse two different ones', async () => {
+    const refusal = (p: Promise<unknown>) => p.then(() => 'sent', (e: Error) => e.message);
+    await expect(refusal(baton.approve('wf', { approvalId: 'a1', handoffId: 'a2', approver: 'alice' }))).resolves.toBe('two different approval ids given (a1, a2): name one');
+    await expect(refusal(baton.reject('wf', 'a1', { approvalId: 'a3', approver: 'alice' }))).resolves.toBe('two different approval ids given (a1, a3): name one');
+    await expect(refusal(baton.approve('wf', { approvalId: '', approver: 'alice' }))).resolves.toMatch(/^approvalId must be the id of a waiting approval/);
+    // The same id twice, or under both names, reaches the chain (here, a client that refuses to be used).
+    await expect(refusal(baton.approve('wf', 'a1', { approvalId: 'a1', handoffId: 'a1', approver: 'alice' }))).resolves.toBe('the client was used');
+  });
 });
 
 describe('Baton.start', () => {

@@ -5,6 +5,7 @@
  * a baton container starts, Prometheus scraping the ports baton serves, and a Grafana dashboard
  * that asks only for metrics baton registers.
  */
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { Registry } from 'prom-client';
@@ -12,6 +13,7 @@ import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import type { Baton } from '../../src/client/baton';
 import { BATON_SEARCH_ATTRIBUTES } from '../../src/common/messages';
+import { findTemporalBinary } from '../../src/devserver/binary';
 import { parseTokens } from '../../src/server/auth';
 import { ServiceMetrics } from '../../src/server/metrics';
 import { BatonMetrics } from '../../src/worker/telemetry';
@@ -71,6 +73,16 @@ describe('docker-compose.yml', () => {
     const dynamic = path.posix.join('/etc/temporal', temporal.environment!.DYNAMIC_CONFIG_FILE_PATH!);
     expect(fs.existsSync(hostPath(temporal, dynamic))).toBe(true);
     expect(temporal.ports).toContain('${BATON_PUBLISH_ADDRESS:-127.0.0.1}:7233:7233');
+  });
+
+  it('runs the Temporal server and UI versions the tests run on (those of the Temporal CLI the tests use)', () => {
+    const cli = process.env.TEMPORAL_CLI_PATH ?? findTemporalBinary('cli');
+    const version = execFileSync(cli!, ['--version'], { encoding: 'utf8' });
+    const [, server, ui] = /Server (\d[\w.-]*), UI (\d[\w.-]*)/.exec(version) ?? [];
+    expect(server, version).toBeDefined();
+    expect(service('temporal').image).toBe(`temporalio/server:${server}`);
+    for (const name of ['temporal-schema', 'baton-setup']) expect(service(name).image, name).toBe(`temporalio/admin-tools:${server}`);
+    expect(service('temporal-ui').image).toBe(`temporalio/ui:${ui}`);
   });
 
   it("registers baton's search attributes before a worker or the service starts", () => {

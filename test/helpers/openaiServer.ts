@@ -53,7 +53,7 @@ export interface FakeRequest {
     tool_choice?: unknown;
     stream?: boolean;
     stream_options?: { include_usage?: boolean };
-    response_format?: { type?: string; json_schema?: { name?: string; schema?: unknown; strict?: boolean } };
+    response_format?: { type?: string; json_schema?: { name?: string; schema?: unknown; strict?: boolean }; schema?: unknown };
   };
 }
 
@@ -74,10 +74,15 @@ export interface FakeServerOptions {
    * How the server treats `response_format`. `openai` checks it as OpenAI does (400 for a bad one)
    * and applies a `json_schema` to the final message only, so tools stay callable;
    * `llama-cpp-python` refuses the `json_schema` type (its request model allows `text` and
-   * `json_object`) with a validation 500; `vllm` constrains the whole answer to the schema, so the
-   * model cannot call a tool while the format is set. @default 'openai'
+   * `json_object`) with a validation 500, and holds the answer to the `schema` it takes beside
+   * `json_object` (its own form); `vllm` constrains the whole answer to the schema, so the model
+   * cannot call a tool while the format is set; `json_object` takes only `{type: 'json_object'}`
+   * (a `schema` beside it is an extra field its request model forbids); `none` refuses any
+   * `response_format`. @default 'openai'
    */
-  responseFormat?: 'openai' | 'llama-cpp-python' | 'vllm';
+  responseFormat?: 'openai' | 'llama-cpp-python' | 'vllm' | 'json_object' | 'none';
+  /** Answer a request for a stream with the whole completion as JSON, as servers that ignore `stream: true` do. @default false */
+  ignoresStream?: boolean;
 }
 
 interface Completion {
@@ -210,11 +215,23 @@ function refuse(body: FakeRequest['body']): FakeReply | undefined {
 export const JSON_SCHEMA_FORMAT_ERROR =
   "1 validation error:\n  {'type': 'literal_error', 'loc': ('body', 'response_format', 'type'), 'msg': \"Input should be 'text' or 'json_object'\", 'input': 'json_schema', 'ctx': {'expected': \"'text' or 'json_object'\"}}";
 
-/** A `response_format` the server does not take: OpenAI's 400s for a malformed one, llama-cpp-python's 500 for `json_schema`. */
+/** A pydantic server's answer to a field its request model forbids (FastAPI's 422 `detail`). */
+export const EXTRA_SCHEMA_FIELD_ERROR = { detail: [{ type: 'extra_forbidden', loc: ['body', 'response_format', 'schema'], msg: 'Extra inputs are not permitted' }] };
+
+/**
+ * A `response_format` the server does not take: OpenAI's 400s for a malformed one,
+ * llama-cpp-python's 500 for `json_schema`, and what the stricter modes refuse.
+ */
 function refuseResponseFormat(body: FakeRequest['body'], options: FakeServerOptions): FakeReply | undefined {
   const format = body.response_format;
   if (format === undefined) return undefined;
   if (options.responseFormat === 'llama-cpp-python') return format.type === 'json_schema' ? serverError(JSON_SCHEMA_FORMAT_ERROR) : undefined;
+  if (options.responseFormat === 'none') return reply.error(400, `response_format is not supported by this server (got type ${format.type})`);
+  if (options.responseFormat === 'json_object') {
+    if (format.type === 'json_schema') return reply.error(400, "Invalid value for 'response_format.type': 'json_schema' is not supported, use 'json_object'.");
+    if (format.schema !== undefined) return reply.raw(422, EXTRA_SCHEMA_FIELD_ERROR);
+    return undefined;
+  }
   if (!['text', 'json_object', 'json_schema'].includes(format.type ?? '')) {
     return reply.error(400, `Invalid value: '${format.type}'. Supported values are: 'text', 'json_object', and 'json_schema'.`);
   }
@@ -228,8 +245,8 @@ function refuseResponseFormat(body: FakeRequest['body'], options: FakeServerOpti
 }
 
 /**
- * The answer under a `json_schema` format: the reply's `formatted` text instead of its own; on a
- * server that constrains the whole answer, instead of its tool calls too.
+ * The answer under a `json_schema` or `json_object` format: the reply's `formatted` text instead of
+ * its own; on a server that constrains the whole answer, instead of its tool calls too.
  */
 function honourResponseFormat(c: Completion, request: FakeRequest['body'], r: FakeReply, options: FakeServerOptions): void {
   const message = c.choices[0]!.message;
@@ -276,14 +293,14 @@ function answer(res: http.ServerResponse, request: FakeRequest['body'], r: FakeR
   const completion = structuredClone(r.body) as Completion;
   if (completion.choices.length === 0) return sendNoChoices(res, request, completion);
   if (r.omitUsage) delete completion.usage;
-  if (request.response_format?.type === 'json_schema') honourResponseFormat(completion, request, r, options);
+  if (request.response_format?.type === 'json_schema' || request.response_format?.type === 'json_object') honourResponseFormat(completion, request, r, options);
   const message = completion.choices[0]!.message;
   if (message.tool_calls && !request.tool_choice) {
     // Tools without tool_choice never reach the prompt: the model can only write about calling them.
     const text = message.tool_calls.map((c) => `functions.${c.function.name}: ${c.function.arguments}`).join('\n');
     completion.choices[0] = { index: 0, finish_reason: 'stop', message: { role: 'assistant', content: text } };
   }
-  if (!request.stream) {
+  if (!request.stream || options.ignoresStream) {
     res.writeHead(200, { 'content-type': 'application/json', ...r.headers });
     res.end(JSON.stringify({ id: `chatcmpl-${++ids}`, object: 'chat.completion', created: now(), ...completion }));
     return;

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { connectBaton, createWorker, Team, temporalConfig } from '../../src';
+import { connectBaton, createWorker, Team, TemporalConnectionError, temporalConfig } from '../../src';
 import { scriptedAgent } from '../helpers/agents';
 import { taskQueue, useTemporalServer } from '../helpers/temporal';
 
@@ -40,6 +40,30 @@ describe('connections from the environment', () => {
         if (value === undefined) delete process.env[key];
         else process.env[key] = value;
       }
+    }
+  });
+});
+
+describe('a server that is not there', () => {
+  it('gets from createWorker and connectBaton what the baton command says: where, why, and what to do', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'baton-envconfig-'));
+    const file = path.join(dir, 'temporal.toml');
+    // Port 1: nothing listens there.
+    fs.writeFileSync(file, '[profile.nowhere]\naddress = "127.0.0.1:1"\n');
+    const saved = process.env.TEMPORAL_ADDRESS;
+    delete process.env.TEMPORAL_ADDRESS;
+    try {
+      const fromWorker = await createWorker({ team: team(), temporal: { profile: 'nowhere', configFile: file } }).catch((e: unknown) => e);
+      const fromClient = await connectBaton({ profile: 'nowhere', configFile: file }).catch((e: unknown) => e);
+      for (const err of [fromWorker, fromClient]) {
+        expect(err).toBeInstanceOf(TemporalConnectionError);
+        expect(err).toMatchObject({ address: '127.0.0.1:1' });
+        expect((err as Error).message).toMatch(/^cannot reach a Temporal server at 127\.0\.0\.1:1 \(.+\)\. Start one with `npx baton dev`/);
+        expect((err as Error).message).not.toMatch(/tonic|TransportError/);
+      }
+      expect((fromWorker as TemporalConnectionError).reason).toBe('Connection refused');
+    } finally {
+      if (saved !== undefined) process.env.TEMPORAL_ADDRESS = saved;
     }
   });
 });

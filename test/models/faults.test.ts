@@ -93,13 +93,24 @@ describe('provider faults are retried, and history shows each', () => {
     expect(modelTurns(audit)[0]?.execution.attempts).toBe(4);
   });
 
-  it('a response that never starts: the call times out, heartbeating meanwhile, and is retried', async () => {
+  it('a response that never starts: the call times out as slow, heartbeating meanwhile, and is retried after a pause', async () => {
     const started = Date.now();
     const { outcome, retried } = await runUnder(solo({ timeoutMs: 1_500 }), [reply.text('too late', { delayMs: 20_000 }), reply.text('in time')], { start: { heartbeatTimeout: '2 seconds' } });
     expect(outcome).toMatchObject({ output: 'in time' });
-    expect(retried).toEqual([{ attempt: 2, type: 'ModelConnectionError', message: expect.stringMatching(/timed out/i) }]);
+    expect(retried).toEqual([{ attempt: 2, type: 'ModelTimeout', message: expect.stringMatching(/^model endpoint slow: .* accepts connections but sent no answer within 1500 ms$/) }]);
     expect(fake.requests[0]?.closedEarly).toBe(true);
+    // The pause before asking again is the timeout's (the run's own backoff is 100-200 ms).
+    expect(fake.requests[1]!.at - fake.requests[0]!.at).toBeGreaterThanOrEqual(2_900);
     expect(Date.now() - started).toBeLessThan(15_000);
+  });
+
+  it('a server too slow for two attempts in a row: the chain fails saying so, with no third request', async () => {
+    const late = () => reply.text('too late', { delayMs: 5_000 });
+    const { outcome } = await runUnder(solo({ timeoutMs: 1_000 }), [late(), late(), reply.text('never asked')], { start: { heartbeatTimeout: '2 seconds' } });
+    expect(outcome).toBeInstanceOf(ModelCallFailedError);
+    expect((outcome as Error).message).toMatch(/model endpoint slow: .* no answer within 1000 ms; the same request timed out 2 times in a row, so it is not sent again/);
+    expect(fake.requests).toHaveLength(2);
+    expect(fake.requests.every((r) => r.closedEarly)).toBe(true);
   });
 
   it('a stream that stops sending: the stall is noticed and the call retried', async () => {
@@ -113,8 +124,8 @@ describe('provider faults are retried, and history shows each', () => {
     expect(outcome).toMatchObject({ output: 'whole' });
     expect(retried).toEqual([{ attempt: 3, type: 'ModelStreamInterrupted', message: expect.stringMatching(/broke off after 3 chunk/) }]);
     expect(modelTurns(audit)[0]?.execution.attempts).toBe(3);
-    // The reset was the first attempt's; the cut stream is asked again without streaming.
-    expect(fake.requests.map((r) => r.body.stream)).toEqual([true, true, undefined]);
+    // The reset was the first attempt's; the cut stream is asked for again as a stream.
+    expect(fake.requests.map((r) => r.body.stream)).toEqual([true, true, true]);
   });
 
   it.each([

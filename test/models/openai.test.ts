@@ -162,14 +162,14 @@ describe('the openai provider against an OpenAI-compatible server', () => {
     expect(fake.requests).toHaveLength(1);
   });
 
-  it('retries a stream cut off mid-way, without streaming', async () => {
+  it('retries a stream cut off mid-way as a stream', async () => {
     fake.replies.push(reply.text('an answer that breaks off', { cutAfterChunks: 3 }), reply.text('whole'));
     const { result, history } = await withWorker(temporal.env, solo(), async (baton) => {
       const run = await baton.start('solo', 'hi', { retry: fastRetry });
       return { result: await run.result(), history: await activitiesInHistory(run.handle) };
     });
     expect(result.output).toBe('whole');
-    expect(fake.requests.map((r) => r.body.stream)).toEqual([true, undefined]);
+    expect(fake.requests.map((r) => r.body.stream)).toEqual([true, true]);
     expect(history.find((a) => a.name === 'callModel')?.attempt).toBe(2);
   });
 

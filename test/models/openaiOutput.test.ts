@@ -96,13 +96,33 @@ describe('structured answers from the openai provider', () => {
     expect(forced).toMatchObject({ content: refundJson, toolCalls: [] });
   });
 
-  it('asks a server that refuses response_format again at once without it, and not again', async () => {
-    llamaLike.replies.push(prose(), reply.text(refundJson), reply.text(refundJson));
+  it('asks llama-cpp-python, which refuses json_schema, its own json_object with a schema at once, and remembers', async () => {
+    llamaLike.replies.push(prose(), prose());
     const provider = new OpenAIProvider();
-    expect((await call(provider, input(llamaLike, false))).content).toBe('Sure, your refund of $59.90 is on its way!');
     expect((await call(provider, input(llamaLike, false))).content).toBe(refundJson);
-    expect(llamaLike.requests.map((r) => r.body.response_format?.type ?? 'none')).toEqual(['json_schema', 'none', 'none']);
+    expect((await call(provider, input(llamaLike, false))).content).toBe(refundJson);
+    expect(llamaLike.requests.map((r) => r.body.response_format)).toEqual([asked, { type: 'json_object', schema }, { type: 'json_object', schema }]);
     expect(llamaLike.requests[1]!.body.messages[0]!.content).toContain(outputInstruction(schema));
+  });
+
+  it('falls back through the formats a server offers (json_schema, json_object with a schema, json_object), then to the instruction alone', async () => {
+    const objectOnly = await startOpenAIServer({ responseFormat: 'json_object' });
+    const noFormat = await startOpenAIServer({ responseFormat: 'none' });
+    try {
+      objectOnly.replies.push(prose());
+      noFormat.replies.push(prose(), reply.text(refundJson));
+      const provider = new OpenAIProvider();
+      expect((await call(provider, input(objectOnly, false))).content).toBe(refundJson);
+      expect(objectOnly.requests.map((r) => r.body.response_format)).toEqual([asked, { type: 'json_object', schema }, { type: 'json_object' }]);
+      // The model does as the instruction says, with nothing to hold it to the schema.
+      expect((await call(provider, input(noFormat, false))).content).toBe('Sure, your refund of $59.90 is on its way!');
+      expect((await call(provider, input(noFormat, false))).content).toBe(refundJson);
+      expect(noFormat.requests.map((r) => r.body.response_format?.type ?? 'none')).toEqual(['json_schema', 'json_object', 'json_object', 'none', 'none']);
+      expect(noFormat.requests.at(-1)!.body.messages[0]!.content).toContain(outputInstruction(schema));
+    } finally {
+      await objectOnly.close();
+      await noFormat.close();
+    }
   });
 
   it('never sends response_format when told so', async () => {
@@ -113,13 +133,14 @@ describe('structured answers from the openai provider', () => {
   });
 
   it('auto sends it beside tools only to OpenAI itself (and Azure OpenAI)', () => {
-    const facts = (baseURL: string, tools = true) => ({ tools, baseURL, refused: false });
-    expect(outputRequest('auto', facts('https://api.openai.com/v1'))).toBe('response_format');
-    expect(outputRequest('auto', facts('https://my-team.openai.azure.com/openai/v1'))).toBe('response_format');
+    const facts = (baseURL: string, tools = true) => ({ tools, baseURL });
+    expect(outputRequest('auto', facts('https://api.openai.com/v1'))).toBe('json_schema');
+    expect(outputRequest('auto', facts('https://my-team.openai.azure.com/openai/v1'))).toBe('json_schema');
     expect(outputRequest('auto', facts('http://127.0.0.1:8000/v1'))).toBe('instruction');
-    expect(outputRequest('auto', facts('http://127.0.0.1:8000/v1', false))).toBe('response_format');
+    expect(outputRequest('auto', facts('http://127.0.0.1:8000/v1', false))).toBe('json_schema');
     expect(outputRequest('without-tools', facts('https://api.openai.com/v1'))).toBe('instruction');
-    expect(outputRequest('always', { ...facts('https://api.openai.com/v1'), refused: true })).toBe('instruction');
+    expect(outputRequest('always', { ...facts('http://127.0.0.1:8000/v1'), offered: 'json_object_schema' })).toBe('json_object_schema');
+    expect(outputRequest('never', facts('http://127.0.0.1:8000/v1', false))).toBe('instruction');
   });
 });
 
@@ -133,6 +154,20 @@ describe('an agent with an outputType on the openai provider', () => {
       expect((await activitiesInHistory(run.handle)).filter((a) => a.name === 'callModel')).toHaveLength(1);
     });
     expect(fake.requests.map((r) => r.body.response_format)).toEqual([asked]);
+  });
+
+  it('gets its typed answer on llama-cpp-python, which refuses json_schema but takes json_object with a schema', async () => {
+    llamaLike.replies.push(prose(), prose(), prose());
+    const team = new Team([defineAgent({ id: 'refunds', instructions: 'Refund.', outputType: Refund, model: openai('gpt-fake', { baseURL: llamaLike.url }) })]);
+    await withWorker(temporal.env, team, async (baton) => {
+      for (let i = 0; i < 2; i += 1) {
+        const run = await baton.start<z.infer<typeof Refund>>('refunds', `refund order ${1042 + i}`);
+        expect((await run.result()).output).toEqual({ refunded: true, amount: 59.9 });
+        expect((await activitiesInHistory(run.handle)).filter((a) => a.name === 'callModel')).toHaveLength(1);
+      }
+    });
+    // json_schema once; from then on, in this worker, the format the server took.
+    expect(llamaLike.requests.map((r) => r.body.response_format?.type)).toEqual(['json_schema', 'json_object', 'json_object']);
   });
 
   it('in a team (with the handoff tool), gets it from the schema in the system message', async () => {

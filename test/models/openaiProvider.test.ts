@@ -2,9 +2,11 @@ import { ApplicationFailure } from '@temporalio/common';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { openai } from '../../src';
 import type { CallModelInput, OpenAIModelSettings } from '../../src/common/model';
-import { OpenAIProvider, type OpenAICallProgress } from '../../src/models/openai';
+import { DEFAULT_LOCAL_MAX_TOKENS, OpenAIProvider, type OpenAICallProgress } from '../../src/models/openai';
+import { defaultMaxTokens } from '../../src/models/openaiEndpoint';
 import { estimateTokens, type ModelCallContext } from '../../src/models/provider';
 import { reply, startOpenAIServer } from '../helpers/openaiServer';
+import { waitFor } from '../helpers/wait';
 
 let fake: Awaited<ReturnType<typeof startOpenAIServer>>;
 beforeAll(async () => {
@@ -97,23 +99,56 @@ describe('streaming', () => {
     ]);
   });
 
-  it('asks without streaming, in the same attempt, when a stream brings nothing', async () => {
-    fake.replies.push(reply.text('lost', { cutAfterChunks: 0 }), reply.text('whole'));
-    const response = await new OpenAIProvider().call(input(), callContext().context);
-    expect(response.content).toBe('whole');
-    expect(fake.requests.map((r) => r.body.stream)).toEqual([true, undefined]);
+  it('asks again as a stream when a stream is cut before its first chunk, and the endpoint goes on streaming', async () => {
+    fake.replies.push(reply.text('lost', { cutAfterChunks: 0 }), reply.text('whole'), reply.text('later'));
+    const provider = new OpenAIProvider();
+    const first = callContext();
+    const err = await failure(provider.call(input(), first.context));
+    expect([err.type, err.nonRetryable]).toEqual(['ModelStreamInterrupted', false]);
+    expect((await provider.call(input(), callContext(first.last()).context)).content).toBe('whole');
+    expect((await provider.call(input(), callContext().context)).content).toBe('later');
+    expect(fake.requests.map((r) => r.body.stream)).toEqual([true, true, true]);
   });
 
-  it('fails a stream cut off mid-way as retryable, and the next attempt does not stream', async () => {
-    fake.replies.push(reply.text('a long answer that breaks', { cutAfterChunks: 3 }), reply.text('whole'));
+  it('asks without streaming, in the same attempt, when a stream ends in good order with nothing in it', async () => {
+    const empty = await startOpenAIServer({ streamsToolCalls: false });
+    try {
+      empty.replies.push(reply.toolCalls([{ name: 'lookup', arguments: { topic: 'q' } }]));
+      const response = await new OpenAIProvider().call({ ...input({}, true), model: openai('gpt-fake', { baseURL: empty.url }) }, callContext().context);
+      expect(response.toolCalls.map((c) => c.name)).toEqual(['lookup']);
+      expect(empty.requests.map((r) => r.body.stream)).toEqual([true, undefined]);
+    } finally {
+      await empty.close();
+    }
+  });
+
+  it('uses the whole answer of a server that ignores stream: true, instead of asking for it again', async () => {
+    const ignoring = await startOpenAIServer({ ignoresStream: true });
+    try {
+      ignoring.replies.push(reply.text('a whole answer'), reply.text('another'));
+      const provider = new OpenAIProvider();
+      const asked = { ...input(), model: openai('gpt-fake', { baseURL: ignoring.url }) };
+      expect(await provider.call(asked, callContext().context)).toEqual({ content: 'a whole answer', toolCalls: [], usage: { inputTokens: 20, outputTokens: 10 }, model: 'gpt-fake' });
+      expect((await provider.call(asked, callContext().context)).content).toBe('another');
+      expect(ignoring.requests.map((r) => r.body.stream)).toEqual([true, true]);
+    } finally {
+      await ignoring.close();
+    }
+  });
+
+  it('asks again as a stream after a stream cut off mid-way; after two cuts in a row, once without streaming', async () => {
+    fake.replies.push(reply.text('a long answer that breaks', { cutAfterChunks: 3 }), reply.text('breaks again', { cutAfterChunks: 2 }), reply.text('whole'));
     const provider = new OpenAIProvider();
     const first = callContext();
     const err = await failure(provider.call(input(), first.context));
     expect(err.type).toBe('ModelStreamInterrupted');
     expect(err.nonRetryable).toBe(false);
-    expect(first.last()?.failure).toBe('stream-interrupted');
-    expect((await provider.call(input(), callContext(first.last()).context)).content).toBe('whole');
-    expect(fake.requests.map((r) => r.body.stream)).toEqual([true, undefined]);
+    expect(first.last()).toMatchObject({ failure: 'stream-interrupted', count: 1 });
+    const second = callContext(first.last());
+    await failure(provider.call(input(), second.context));
+    expect(second.last()).toMatchObject({ failure: 'stream-interrupted', count: 2 });
+    expect((await provider.call(input(), callContext(second.last()).context)).content).toBe('whole');
+    expect(fake.requests.map((r) => r.body.stream)).toEqual([true, true, undefined]);
   });
 
   it('fails a stream that sends nothing for timeoutMs as retryable', async () => {
@@ -135,6 +170,52 @@ describe('streaming', () => {
     c.controller.abort(reason);
     await expect(call).rejects.toBe(reason);
     expect(Date.now() - abortedAt).toBeLessThan(150);
+  });
+});
+
+describe('slow and unreachable servers', () => {
+  it('says a server that accepts connections but does not answer in time is slow, aborts the request, pauses, and gives up on the second timeout in a row', async () => {
+    fake.replies.push(reply.text('too late', { delayMs: 3_000 }), reply.text('too late again', { delayMs: 3_000 }));
+    const provider = new OpenAIProvider({ stream: false });
+    const first = callContext();
+    const err = await failure(provider.call(input({ timeoutMs: 400 }), first.context));
+    expect([err.type, err.nonRetryable, err.nextRetryDelay]).toEqual(['ModelTimeout', false, 400]);
+    expect(err.message).toBe(`model endpoint slow: ${fake.url} accepts connections but sent no answer within 400 ms`);
+    expect(first.last()).toMatchObject({ failure: 'timed-out', count: 1 });
+    await waitFor(async () => fake.requests[0]?.closedEarly, (closed) => closed === true, 2_000);
+    const again = await failure(provider.call(input({ timeoutMs: 400 }), callContext(first.last()).context));
+    expect([again.type, again.nonRetryable]).toEqual(['ModelTimeout', true]);
+    expect(again.message).toMatch(/timed out 2 times in a row, so it is not sent again \(raise the model's settings.timeoutMs/);
+  });
+
+  it('counts a stream that stops sending as slow too', async () => {
+    fake.replies.push(reply.text('stops', { stallAfterChunks: 2 }), reply.text('stops again', { stallAfterChunks: 1 }));
+    const provider = new OpenAIProvider();
+    const first = callContext();
+    const err = await failure(provider.call(input({ timeoutMs: 300 }), first.context));
+    expect([err.type, err.nonRetryable]).toEqual(['ModelStreamStalled', false]);
+    expect(err.message).toMatch(/^model endpoint slow: the model's stream sent nothing for 300 ms after 2 chunk/);
+    const again = await failure(provider.call(input({ timeoutMs: 300 }), callContext(first.last()).context));
+    expect([again.type, again.nonRetryable]).toEqual(['ModelStreamStalled', true]);
+  });
+
+  it('says an endpoint where nothing listens is unreachable, naming it and why', async () => {
+    const closed = await startOpenAIServer();
+    const url = closed.url;
+    await closed.close();
+    const err = await failure(new OpenAIProvider().call({ ...input(), model: openai('gpt-fake', { baseURL: url }) }, callContext().context));
+    expect([err.type, err.nonRetryable]).toEqual(['ModelConnectionError', false]);
+    expect(err.message).toMatch(new RegExp(`^model endpoint unreachable at ${url.replace(/[.]/g, '\\.')}: connect ECONNREFUSED`));
+  });
+
+  it('asks servers other than OpenAI for at most 2048 tokens unless told otherwise', async () => {
+    fake.replies.push(reply.text('a'), reply.text('b'), reply.text('c'));
+    await new OpenAIProvider().call(input(), callContext().context);
+    await new OpenAIProvider().call(input({ maxTokens: 300 }), callContext().context);
+    await new OpenAIProvider({ maxTokens: false }).call(input(), callContext().context);
+    expect(fake.requests.map((r) => (r.body as { max_tokens?: number }).max_tokens)).toEqual([DEFAULT_LOCAL_MAX_TOKENS, 300, undefined]);
+    expect(defaultMaxTokens('https://api.openai.com/v1', undefined)).toBeUndefined();
+    expect(defaultMaxTokens('https://api.openai.com/v1', 512)).toBe(512);
   });
 });
 

@@ -1,6 +1,6 @@
 import { ApplicationFailure } from '@temporalio/common';
-import { describe, expect, it } from 'vitest';
-import { scripted, ScriptedProvider, type CallModelInput } from '../../src';
+import { describe, expect, expectTypeOf, it } from 'vitest';
+import { scripted, ScriptedProvider, type CallModelInput, type ScriptedStep, type ScriptedToolCall } from '../../src';
 
 const provider = new ScriptedProvider();
 const context = (attempt = 1) => ({ attempt, signal: new AbortController().signal, sleep: async () => {} });
@@ -16,6 +16,12 @@ const input = (model: ReturnType<typeof scripted>, callIndex: number, last = 'he
 });
 
 describe('scripted provider', () => {
+  it('takes tool calls of a named shape: a name and the arguments as an object', () => {
+    // Checked by the type checker (npm run typecheck): the reference shows the shape, not object[].
+    expectTypeOf<NonNullable<ScriptedStep['toolCalls']>[number]>().toEqualTypeOf<ScriptedToolCall>();
+    expectTypeOf<ScriptedToolCall>().toEqualTypeOf<{ name: string; arguments: Record<string, unknown> }>();
+  });
+
   it('answers the n-th call with the n-th step, with deterministic tool call ids', async () => {
     const model = scripted([{ text: 'one' }, { toolCalls: [{ name: 'x', arguments: { a: 1 } }], handoff: { to: 'b', message: 'm' } }]);
     expect((await provider.call(input(model, 0), context())).content).toBe('one');

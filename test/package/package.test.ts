@@ -93,6 +93,14 @@ describe('the published package', () => {
     expect(Object.keys(installed.dependencies)).not.toContain('tsx');
     expect(fs.existsSync(path.join(dir, 'node_modules/@temporalio/testing'))).toBe(false);
 
+    // The workflow bundle's source map names files relative to their packages, never the packing machine's paths (they would reach users' stack traces).
+    const bundle = fs.readFileSync(path.join(dir, 'node_modules/baton-agents/dist/workflow-bundle.js'), 'utf8');
+    expect(bundle).not.toContain(repo);
+    const inline = /sourceMappingURL=data:application\/json;(?:charset=utf-8;)?base64,([A-Za-z0-9+/=]+)/.exec(bundle);
+    const { sources } = JSON.parse(Buffer.from(inline![1]!, 'base64').toString()) as { sources: string[] };
+    expect(sources.filter((s) => path.isAbsolute(s) || s.includes('..'))).toEqual([]);
+    expect(sources).toContain('baton-agents/workflows/loop.ts');
+
     const tsc = path.join(dir, 'node_modules/typescript/bin/tsc');
     const env = { TEMPORAL_ADDRESS: server.env.address, TEMPORAL_NAMESPACE: 'default' };
     const projects = {

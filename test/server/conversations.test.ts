@@ -48,7 +48,10 @@ describe('conversations over HTTP', () => {
       expect((ghost.body as { errors: { path: string; message: string }[] }).errors).toEqual([{ path: 'agent', message: 'unknown agent "ghost" (the workers serve: triage, refunds)' }]);
       const viewer = await call('POST', `/v1/conversations/${id}/messages`, { token: TOKENS.viewer, body: { agent: 'triage', message: 'hi' } });
       expect(viewer.status).toBe(403);
-      expect((await call('GET', '/v1/conversations/no-such-conversation', { token: TOKENS.viewer })).status).toBe(404);
+      const unknown = await call('GET', '/v1/conversations/no-such-conversation', { token: TOKENS.viewer });
+      expect([unknown.status, (unknown.body as { detail: string }).detail]).toEqual([404, 'no conversation no-such-conversation']);
+      const endUnknown = await call('POST', '/v1/conversations/no-such-conversation/end', { token: TOKENS.ops });
+      expect([endUnknown.status, (endUnknown.body as { detail: string }).detail]).toEqual([404, 'no conversation no-such-conversation']);
 
       const ended = await call('POST', `/v1/conversations/${id}/end`, { token: TOKENS.ops });
       expect(ended.status).toBe(200);

@@ -3,19 +3,22 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { findChromium, SEARCHED } from '../helpers/chromium';
 import { useTemporalServer } from '../helpers/temporal';
 import { TOKENS, withService } from './service';
 import { refundTeam, toolApprovalTeam } from './team';
 
 const server = useTemporalServer();
 const SHOTS = path.join(__dirname, 'screenshots');
-const CHROMIUM = '/usr/bin/chromium';
 const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 
 let browser: Browser;
 beforeAll(async () => {
   fs.mkdirSync(SHOTS, { recursive: true });
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
+  // test/helpers/globalSetup.ts finds Chromium, or installs it, before the tests start.
+  const executablePath = process.env.BATON_CHROMIUM ?? findChromium();
+  if (!executablePath) throw new Error(`no Chromium for the page tests: ${process.env.BATON_CHROMIUM_PROBLEM ?? `none at ${SEARCHED}`}`);
+  browser = await chromium.launch({ executablePath, args: ARGS });
 });
 afterAll(async () => {
   await browser?.close();

@@ -110,6 +110,14 @@ describe('sensitive tool arguments and results', () => {
       logged.push(String(chunk));
       return write(chunk, ...(rest as []));
     });
+    // The tests' worker logger writes through the console (test/helpers/setup.ts).
+    for (const method of ['warn', 'error'] as const) {
+      const log = console[method].bind(console);
+      vi.spyOn(console, method).mockImplementation((...args: unknown[]) => {
+        logged.push(args.map(String).join(' '));
+        log(...args);
+      });
+    }
     const registry = new Registry();
     const exporter = new InMemorySpanExporter();
     const tracing = new BatonTracing({ spanProcessor: new SimpleSpanProcessor(exporter), serviceName: 'baton-sensitive-test' });
@@ -130,7 +138,8 @@ describe('sensitive tool arguments and results', () => {
         // While the refund waits: everyone but alice (the approvers name only her) sees it redacted.
         const forViewer = await listedFor(call, TOKENS.viewer, workflowId);
         expect(forViewer).toMatchObject({ to: 'tool:refundCard', canDecide: false, sensitive: { arguments: ['cardNumber'], revealed: false } });
-        expect(JSON.parse(forViewer.tool.arguments)).toEqual({ cardNumber: '[redacted]', amount: 10 });
+        expect(forViewer.tool.arguments).toEqual({ cardNumber: '[redacted]', amount: 10 });
+        expect(JSON.parse(forViewer.tool.argumentsText)).toEqual({ cardNumber: '[redacted]', amount: 10 });
         expect(forViewer.message).toBe('refundCard({"cardNumber":"[redacted]","amount":10})');
         for (const token of [TOKENS.viewer, TOKENS.bob, TOKENS.admin]) expectNoSecret(JSON.stringify(await listedFor(call, token, workflowId)));
         // The chain's request beside it, with the waiting call's sensitive values redacted for those who may not see them.
@@ -138,9 +147,9 @@ describe('sensitive tool arguments and results', () => {
         const forAlice = await listedFor(call, TOKENS.alice, workflowId);
         expect(forAlice).toMatchObject({ canDecide: true, sensitive: { arguments: ['cardNumber'], revealed: true } });
         expect(forAlice.request.input).toBe(`Charge Ann 25 to card ${CARD}, then refund 10.`);
-        expect(JSON.parse(forAlice.tool.arguments)).toEqual({ cardNumber: CARD, amount: 10 });
+        expect(forAlice.tool.arguments).toEqual({ cardNumber: CARD, amount: 10 });
         expectNoSecret(JSON.stringify(await streamedFor(service.url, TOKENS.bob, workflowId)));
-        expect(JSON.parse((await streamedFor(service.url, TOKENS.alice, workflowId)).tool.arguments)).toEqual({ cardNumber: CARD, amount: 10 });
+        expect((await streamedFor(service.url, TOKENS.alice, workflowId)).tool.arguments).toEqual({ cardNumber: CARD, amount: 10 });
         const viewed = await call('GET', `/v1/runs/${workflowId}`, { token: TOKENS.viewer });
         expect(JSON.parse(viewed.body.pendingApprovals[0].tool.arguments)).toEqual({ cardNumber: '[redacted]', amount: 10 });
         expectNoSecret(viewed.text);
@@ -153,7 +162,7 @@ describe('sensitive tool arguments and results', () => {
         const line = formatPending(pending[0]!);
         expect(line).toContain('payments → tool refundCard {"cardNumber":"[redacted]","amount":10}');
         expectNoSecret(line);
-        expect(JSON.parse((await baton.pending({ reveal: 'alice' })).find((p) => p.workflowId === workflowId)!.tool!.arguments)).toEqual({ cardNumber: CARD, amount: 10 });
+        expect((await baton.pending({ reveal: 'alice' })).find((p) => p.workflowId === workflowId)!.tool!.arguments).toEqual({ cardNumber: CARD, amount: 10 });
         expectNoSecret(JSON.stringify(await baton.pending({ reveal: 'bob' })));
 
         const decided = await call('POST', `/v1/runs/${workflowId}/approvals/${forAlice.handoffId}`, {

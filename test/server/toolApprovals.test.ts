@@ -29,8 +29,9 @@ describe('tool calls put to approval', () => {
         message: 'issueRefund({"orderId":"A1","amount":250})',
         approvers: ['alice'],
         canDecide: true,
-        tool: { name: 'issueRefund', arguments: '{"orderId":"A1","amount":250}', toolCallId: expect.any(String), callHash: expect.any(String) },
+        tool: { name: 'issueRefund', arguments: { orderId: 'A1', amount: 250 }, argumentsText: '{"orderId":"A1","amount":250}', toolCallId: expect.any(String), callHash: expect.any(String) },
       });
+      expect(pending.approvalId).toBe(pending.handoffId);
       const path = `/v1/runs/${workflowId}/approvals/${pending.handoffId}`;
       const forBob = await call('POST', path, { token: TOKENS.bob, body: { decision: 'approve' } });
       expect(forBob.status).toBe(403);

@@ -49,8 +49,9 @@ function argumentsText(text) {
 /** What a card shows of what waits: the handoff's message, or the tool call's arguments in an editable box. */
 function approvalBody(a, id, canDecide) {
   if (!a.tool) return [h('blockquote', { text: a.message })];
-  var args = h('textarea', { id: 'a-' + id, class: 'args', rows: String(Math.min(12, argumentsText(a.tool.arguments).split('\n').length + 1)), spellcheck: 'false', disabled: !canDecide });
-  args.value = argumentsText(a.tool.arguments);
+  var text = argumentsText(a.tool.argumentsText !== undefined ? a.tool.argumentsText : typeof a.tool.arguments === 'string' ? a.tool.arguments : JSON.stringify(a.tool.arguments));
+  var args = h('textarea', { id: 'a-' + id, class: 'args', rows: String(Math.min(12, text.split('\n').length + 1)), spellcheck: 'false', disabled: !canDecide });
+  args.value = text;
   args.setAttribute('data-original', args.value);
   var hidden = a.sensitive && !a.sensitive.revealed;
   return [
