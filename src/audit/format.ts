@@ -108,6 +108,8 @@ export function describeEvent(e: AuditEvent, over: boolean): [string, string] | 
       return controlLine(controlOf(e));
     case 'decision_refused':
       return ['approval', `refused ${e.decision ?? 'decision'} from ${e.approver ?? '?'} (${e.via}): ${clip(e.reason, ERROR_WIDTH)}`];
+    case 'report_refused':
+      return ['approval', `refused a report of waiting approvals${e.workflowId ? ` from ${e.workflowId}` : ''}, nothing changed: ${clip(e.reason, ERROR_WIDTH)}`];
     case 'handoff': {
       const how = e.approval ? (e.approval.outcome === 'timed_out' ? ' (approved on timeout)' : ` (${e.approval.outcome}${e.approval.approver ? ` by ${e.approval.approver}` : ''})`) : '';
       const t = e.transfer;

@@ -133,6 +133,8 @@ export type AuditEvent = { at: string; runId: string; eventId: number } & (
   | { kind: 'approval_requested'; handoffId: string; from: string; to: string; message: string; expiresAt?: string; approvers?: string[]; tool?: ToolCallUnderApproval }
   | ({ kind: 'approval_decided' } & ApprovalRecord)
   | { kind: 'decision_refused'; handoffId?: string; approver?: string; decision?: string; reason: string; via: string }
+  /** A report of approvals waiting in a specialist, refused: not from a specialist this chain started, or without its token. */
+  | { kind: 'report_refused'; workflowId?: string; reason: string }
   | { kind: 'signal'; name: string; input: unknown }
   | { kind: 'update'; name: string; input: unknown }
   /** A handoff that happened; `transfer` says what its target received when the handoff was declared with options. */

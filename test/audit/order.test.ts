@@ -83,6 +83,7 @@ const FROM: Record<string, (e: AuditEvent) => string[]> = {
   approval_requested: () => ['memo:approval_requested'],
   approval_decided: () => ['memo:approval_decided'],
   decision_refused: () => ['memo:decision_refused'],
+  report_refused: () => ['memo:report_refused'],
   overrides_applied: () => ['memo:overrides_applied'],
   overrides_refused: () => ['memo:overrides_refused'],
   control: () => ['memo:control'],
