@@ -100,6 +100,7 @@ export const RunSchema = z
     runId: z.string(),
     status: z.string().openapi({ description: 'running, awaiting_approval, completed, failed, cancelled, terminated, timed_out' }),
     currentAgent: z.string().optional(),
+    team: z.string().optional().openapi({ description: 'The team version the chain runs on, e.g. support@2026-11-24' }),
     startedAt: z.string().optional(),
     closedAt: z.string().optional(),
     input: json.optional(),
