@@ -46,6 +46,8 @@ export interface TeamNeed {
   hash?: string;
   /** The model provider the step calls. */
   provider?: string;
+  /** Times workers refused this step so far: a step refused once is not dispatched eagerly to the workflow's own worker again. */
+  refused?: number;
 }
 
 /** The version id of snapshots taken before teams had versions. */

@@ -122,7 +122,7 @@ export function temporalEffects(v2: boolean): ChainEffects {
       const retry = { maximumAttempts: 5, nonRetryableErrorTypes: [...NON_RETRYABLE_ERROR_TYPES] };
       const { loadTeam } = local
         ? proxyLocalActivities<BatonActivities>({ startToCloseTimeout: '30 seconds', retry, summary: 'team snapshot' })
-        : proxyActivities<BatonActivities>({ startToCloseTimeout: '30 seconds', retry, summary: 'team snapshot' });
+        : proxyActivities<BatonActivities>({ startToCloseTimeout: '30 seconds', retry, summary: 'team snapshot', ...afterRefusal(need) });
       return loadTeam(...args).catch((err: unknown) => Promise.reject(activityError(err, () => err as Error)));
     },
     startRun(agent) {
@@ -140,7 +140,7 @@ export function temporalEffects(v2: boolean): ChainEffects {
           return (await callModelLocal(input)).response;
         }
         return await withLostWorkerRestarts(lostWorkerBudget(options), `model call of ${input.agentId}`, (endOnLostWorker, lostWorker) => {
-          const { callModel } = proxyActivities<BatonActivities>({ ...modelActivityOptions(options, NON_RETRYABLE_ERROR_TYPES, endOnLostWorker), summary: restartSummary(input.agentId, lostWorker) });
+          const { callModel } = proxyActivities<BatonActivities>({ ...modelActivityOptions(options, NON_RETRYABLE_ERROR_TYPES, endOnLostWorker), summary: restartSummary(input.agentId, lostWorker), ...afterRefusal(input.team) });
           return callModel(lostWorker ? { ...input, lostWorker } : input);
         });
       } catch (err) {
@@ -150,7 +150,7 @@ export function temporalEffects(v2: boolean): ChainEffects {
     async summarize(input, options) {
       try {
         return await withLostWorkerRestarts(lostWorkerBudget(options), `summary by ${input.agentId}`, (endOnLostWorker, lostWorker) => {
-          const { summarizeHandoff } = proxyActivities<BatonActivities>({ ...modelActivityOptions(options, NON_RETRYABLE_ERROR_TYPES, endOnLostWorker), summary: restartSummary(`${input.agentId}: summary`, lostWorker) });
+          const { summarizeHandoff } = proxyActivities<BatonActivities>({ ...modelActivityOptions(options, NON_RETRYABLE_ERROR_TYPES, endOnLostWorker), summary: restartSummary(`${input.agentId}: summary`, lostWorker), ...afterRefusal(input.team) });
           return summarizeHandoff(lostWorker ? { ...input, lostWorker } : input);
         });
       } catch (err) {
@@ -158,7 +158,7 @@ export function temporalEffects(v2: boolean): ChainEffects {
       }
     },
     async checkHandoff(input, options) {
-      const { checkHandoff } = proxyActivities<BatonActivities>({ ...toolActivityOptions(options, NON_RETRYABLE_ERROR_TYPES), summary: `${input.from} → ${input.to}: check` });
+      const { checkHandoff } = proxyActivities<BatonActivities>({ ...toolActivityOptions(options, NON_RETRYABLE_ERROR_TYPES), summary: `${input.from} → ${input.to}: check`, ...afterRefusal(input.team) });
       try {
         return await checkHandoff(input);
       } catch (err) {
@@ -168,7 +168,7 @@ export function temporalEffects(v2: boolean): ChainEffects {
     async runTool(input, options) {
       try {
         return await withLostWorkerRestarts(lostWorkerBudget(options), `tool call ${input.call.name} of ${input.agentId}`, (endOnLostWorker, lostWorker) => {
-          const { runTool } = proxyActivities<BatonActivities>({ ...toolActivityOptions(options, NON_RETRYABLE_ERROR_TYPES, endOnLostWorker), summary: restartSummary(`${input.agentId}: tool`, lostWorker) });
+          const { runTool } = proxyActivities<BatonActivities>({ ...toolActivityOptions(options, NON_RETRYABLE_ERROR_TYPES, endOnLostWorker), summary: restartSummary(`${input.agentId}: tool`, lostWorker), ...afterRefusal(input.team) });
           return runTool(lostWorker ? { ...input, lostWorker } : input);
         });
       } catch (err) {
@@ -176,7 +176,7 @@ export function temporalEffects(v2: boolean): ChainEffects {
       }
     },
     async checkGuardrail(input, options) {
-      const { checkGuardrail } = proxyActivities<BatonActivities>({ ...toolActivityOptions(options, NON_RETRYABLE_ERROR_TYPES), summary: `${input.agentId}: guardrail ${input.guardrail}` });
+      const { checkGuardrail } = proxyActivities<BatonActivities>({ ...toolActivityOptions(options, NON_RETRYABLE_ERROR_TYPES), summary: `${input.agentId}: guardrail ${input.guardrail}`, ...afterRefusal(input.team) });
       try {
         return await checkGuardrail(input);
       } catch (err) {
@@ -235,7 +235,7 @@ export function temporalEffects(v2: boolean): ChainEffects {
     async routeSpecialist(input, options) {
       try {
         return await withLostWorkerRestarts(lostWorkerBudget(options), `routing by ${input.agentId}`, (endOnLostWorker, lostWorker) => {
-          const { routeSpecialist } = proxyActivities<BatonActivities>({ ...modelActivityOptions(options, NON_RETRYABLE_ERROR_TYPES, endOnLostWorker), summary: restartSummary(`${input.agentId}: routing`, lostWorker) });
+          const { routeSpecialist } = proxyActivities<BatonActivities>({ ...modelActivityOptions(options, NON_RETRYABLE_ERROR_TYPES, endOnLostWorker), summary: restartSummary(`${input.agentId}: routing`, lostWorker), ...afterRefusal(input.team) });
           return routeSpecialist(lostWorker ? { ...input, lostWorker } : input);
         });
       } catch (err) {
@@ -307,6 +307,14 @@ function childFailureReason(err: unknown): string {
   if (cause instanceof TerminatedFailure) return 'it was terminated';
   if (cause instanceof ApplicationFailure) return `${cause.type ?? 'Error'}: ${cause.message}`;
   return cause instanceof Error ? cause.message : String(cause);
+}
+
+/**
+ * A step a worker refused for its team goes to the task queue, not eagerly back to the worker that
+ * runs the workflow (which refused it): any worker that has the team may take it.
+ */
+function afterRefusal(need: TeamNeed | undefined): { allowEagerDispatch?: false } {
+  return need?.refused ? { allowEagerDispatch: false } : {};
 }
 
 /** Keep baton's own typed failures; wrap anything else that outlived its retries. */

@@ -31,23 +31,22 @@ export interface TeamSource {
 /** `effects` whose activities carry their team needs and wait, bounded, for a worker that has them. */
 export function matchingTeam(effects: ChainEffects, source: TeamSource): ChainEffects {
   const team = (): TeamSpec | undefined => source.state()?.team;
-  const withNeed = <I extends { team?: TeamNeed }>(input: I, need: (t: TeamSpec) => TeamNeed): I => {
+  const withNeed = <I extends { team?: TeamNeed }>(input: I, need: (t: TeamSpec) => TeamNeed, refused: number): I => {
     const t = team();
-    return t ? { ...input, team: need(t) } : input;
+    return t ? { ...input, team: { ...need(t), ...(refused > 0 ? { refused } : {}) } } : input;
   };
-  const untilMatched = <T>(step: () => Promise<T>): Promise<T> => whileRefused(effects, () => source.state()?.options.teamMismatchTimeout, step);
+  const untilMatched = <T>(step: (refused: number) => Promise<T>): Promise<T> => whileRefused(effects, () => source.state()?.options.teamMismatchTimeout, step);
   return Object.assign(Object.create(effects) as ChainEffects, {
     loadTeam(local?: boolean) {
       const parent = source.parentTeam?.();
-      const need: TeamNeed | undefined = parent ? { version: parent.id, hash: parent.hash } : undefined;
-      return untilMatched(() => effects.loadTeam(local, need));
+      return untilMatched((refused) => effects.loadTeam(local, parent ? { version: parent.id, hash: parent.hash, ...(refused > 0 ? { refused } : {}) } : undefined));
     },
-    callModel: (input, options, local) => untilMatched(() => effects.callModel(withNeed(input, (t) => modelNeed(t, input.agentId, input.model.provider)), options, local)),
-    summarize: (input, options) => untilMatched(() => effects.summarize(withNeed(input, (t) => needOf(t, [], input.model.provider)), options)),
-    routeSpecialist: (input, options) => untilMatched(() => effects.routeSpecialist(withNeed(input, (t) => needOf(t, [], input.model.provider)), options)),
-    checkHandoff: (input, options) => untilMatched(() => effects.checkHandoff(withNeed(input, (t) => onHandoffNeed(t, input.from, input.to)), options)),
-    runTool: (input, options) => untilMatched(() => effects.runTool(withNeed(input, (t) => toolNeed(t, input.agentId, input.call.name)), options)),
-    checkGuardrail: (input, options) => untilMatched(() => effects.checkGuardrail(withNeed(input, (t) => guardrailNeed(t, input.agentId, input.stage, input.guardrail)), options)),
+    callModel: (input, options, local) => untilMatched((n) => effects.callModel(withNeed(input, (t) => modelNeed(t, input.agentId, input.model.provider), n), options, local)),
+    summarize: (input, options) => untilMatched((n) => effects.summarize(withNeed(input, (t) => needOf(t, [], input.model.provider), n), options)),
+    routeSpecialist: (input, options) => untilMatched((n) => effects.routeSpecialist(withNeed(input, (t) => needOf(t, [], input.model.provider), n), options)),
+    checkHandoff: (input, options) => untilMatched((n) => effects.checkHandoff(withNeed(input, (t) => onHandoffNeed(t, input.from, input.to), n), options)),
+    runTool: (input, options) => untilMatched((n) => effects.runTool(withNeed(input, (t) => toolNeed(t, input.agentId, input.call.name), n), options)),
+    checkGuardrail: (input, options) => untilMatched((n) => effects.checkGuardrail(withNeed(input, (t) => guardrailNeed(t, input.agentId, input.stage, input.guardrail), n), options)),
     async delegate(start) {
       const outcome = await effects.delegate(start);
       // A specialist stranded on a team no worker has strands its caller too: not the model's to handle.
@@ -61,12 +60,12 @@ export function matchingTeam(effects: ChainEffects, source: TeamSource): ChainEf
  * Run `step` until a worker that has the team takes it: after each refusal, pause (1 s, doubling up
  * to 30 s) and schedule it again, until `timeout` has passed since the first refusal.
  */
-async function whileRefused<T>(effects: ChainEffects, timeout: () => string | number | undefined, step: () => Promise<T>): Promise<T> {
+async function whileRefused<T>(effects: ChainEffects, timeout: () => string | number | undefined, step: (refused: number) => Promise<T>): Promise<T> {
   let first: number | undefined;
   let pause = FIRST_PAUSE_MS;
-  for (;;) {
+  for (let refused = 0; ; refused++) {
     try {
-      return await step();
+      return await step(refused);
     } catch (err) {
       const details = refusal(err);
       if (!details) throw err;
