@@ -108,6 +108,8 @@ export async function redeploy(o: RedeployOptions): Promise<RedeployReport> {
       tracked.push({ id: run.workflowId, kind: 'new' });
     }
     const stopApproving = approver.approveAll(deadline);
+    // The next messages come once the deploy is in effect: a chain started after it has its team.
+    await Promise.all(tracked.filter((t) => t.kind === 'new').map((t) => untilTeam(baton, t.id, deadline)));
     const second = chats.map((chat) => chat.send('hello again').then((r) => String(r.output), (err: unknown) => `failed: ${String(err)}`));
 
     const chains = tracked.filter((t) => t.kind !== 'conversation');
@@ -139,7 +141,7 @@ export async function redeploy(o: RedeployOptions): Promise<RedeployReport> {
       const team = await teamOf(baton, t.id);
       if (team === 'support@v1') report.completedOnV1++;
       else if (team === 'support@v2') report.completedOnV2++;
-      if (o.mode === 'drain' && t.kind !== 'new' && team !== 'support@v1') problems.push(`${t.id} started on v1 but completed on ${team} while v1 drained`);
+      if (o.mode !== 'v1_gone' && t.kind !== 'new' && team !== 'support@v1') problems.push(`${t.id} started on v1 but completed on ${team} with v1 ${o.mode === 'drain' ? 'draining' : 'beside v2'}`);
       if (t.kind === 'new' && o.mode !== 'side_by_side' && team !== 'support@v2') problems.push(`${t.id} started after the deploy but ran on ${team}`);
     }
     for (const [i, chat] of chats.entries()) {
@@ -181,6 +183,11 @@ async function endOf(baton: Baton, id: string, deadline: number): Promise<End> {
   } finally {
     clearTimeout(timer);
   }
+}
+
+/** Wait until chain `id` has taken its team snapshot. */
+async function untilTeam(baton: Baton, id: string, deadline: number): Promise<void> {
+  while (Date.now() < deadline && !(await teamOf(baton, id))) await new Promise((r) => setTimeout(r, 100));
 }
 
 /** The team version a chain's latest run is on, from its memo. */

@@ -26,6 +26,7 @@ describe('redeploying a team while chains wait', () => {
     const report = await run('side_by_side');
     expect(report.problems).toEqual([]);
     expect(report).toMatchObject({ chains: 6, failedMismatch: 0, lost: 0, repeatedApprovals: 0 });
-    expect(report.completedOnV1).toBeGreaterThanOrEqual(5);
+    // The four chains waiting on v1 completed on v1 (the runner checks each); the new chain and the conversation's next turn on either.
+    expect(report.completedOnV1).toBeGreaterThanOrEqual(4);
   });
 });
