@@ -76,6 +76,7 @@ function row(r: RedeployReport): Record<string, Cell> {
     'failed TeamMismatchError': r.failedMismatch,
     migrated: r.mode === 'v1_gone' ? r.failedMismatch : undefined,
     lost: r.lost,
+    'steps refused': r.refusals,
     'approvals asked': r.approvals,
     'asked twice': r.repeatedApprovals,
     time: `${r.seconds} s`,

@@ -47,6 +47,8 @@ export interface RedeployReport {
   lost: number;
   repeatedApprovals: number;
   approvals: number;
+  /** Steps workers refused for a team they lacked (`TeamMismatchError`), each tried again elsewhere or later. */
+  refusals: number;
   seconds: number;
   problems: string[];
 }
@@ -130,7 +132,7 @@ export async function redeploy(o: RedeployOptions): Promise<RedeployReport> {
     approver.stop();
     await stopApproving;
 
-    const report: RedeployReport = { mode: o.mode, chains: tracked.length, completedOnV1: 0, completedOnV2: 0, failedMismatch, lost: 0, repeatedApprovals: approver.repeated.length, approvals: approver.asked, seconds: 0, problems };
+    const report: RedeployReport = { mode: o.mode, chains: tracked.length, completedOnV1: 0, completedOnV2: 0, failedMismatch, lost: 0, repeatedApprovals: approver.repeated.length, approvals: approver.asked, refusals: await refusals(o.client, taskQueue), seconds: 0, problems };
     for (const [i, end] of ends.entries()) {
       const t = chains[i]!;
       if (end.kind !== 'completed') {
@@ -183,6 +185,19 @@ async function endOf(baton: Baton, id: string, deadline: number): Promise<End> {
   } finally {
     clearTimeout(timer);
   }
+}
+
+/** Steps refused with `TeamMismatchError` in every run of every chain of the drill (specialists and migrated runs included). */
+async function refusals(client: Client, prefix: string): Promise<number> {
+  let count = 0;
+  for await (const wf of client.workflow.list({ query: `WorkflowId STARTS_WITH "${prefix}"` })) {
+    const history = await client.workflow.getHandle(wf.workflowId, wf.runId).fetchHistory();
+    for (const e of history.events ?? []) {
+      const f = e.activityTaskFailedEventAttributes?.failure;
+      if ((f?.cause?.applicationFailureInfo ?? f?.applicationFailureInfo)?.type === 'TeamMismatchError') count++;
+    }
+  }
+  return count;
 }
 
 /** Wait until chain `id` has taken its team snapshot. */

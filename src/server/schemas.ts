@@ -147,12 +147,13 @@ export const ReplaySchema = z
   .object({
     fromHandoff: z.number().int().min(1).optional(),
     overrides: z.object({ options: json.optional(), models: z.record(z.string(), json).optional() }).strict().optional(),
+    onCurrentTeam: z.boolean().optional().openapi({ description: 'Go on with the team the workers run now (a chain that failed with TeamMismatchError); the migration is recorded' }),
   })
   .strict()
   .openapi('Replay');
 
 export const ReplayStartedSchema = z
-  .object({ workflowId: z.string(), runId: z.string(), baseRunId: z.string(), from: z.string(), mechanism: z.enum(['reset', 'resume']) })
+  .object({ workflowId: z.string(), runId: z.string(), baseRunId: z.string(), from: z.string(), mechanism: z.enum(['reset', 'resume']), migratedFrom: z.string().optional() })
   .openapi('ReplayStarted');
 
 export const IdentitySchema = z.object({ name: z.string(), roles: z.array(z.string()) }).openapi('Identity');
