@@ -28,7 +28,11 @@ export interface RedeployOptions {
   conversations?: number;
   /** Chains started once v2 is deployed. @default 1 */
   newChains?: number;
-  /** The chains' `teamMismatchTimeout`. @default "3 seconds" */
+  /**
+   * The chains' `teamMismatchTimeout` with v1 gone, where every stranded chain waits it out. With v1
+   * draining or side by side, where no chain may fail, the chains keep a longer one (2 minutes),
+   * nearer baton's default (10 minutes). @default "3 seconds"
+   */
   mismatchTimeout?: string;
   /** How long each model answer takes (ms). @default 0 */
   modelDelayMs?: number;
@@ -63,7 +67,7 @@ export async function redeploy(o: RedeployOptions): Promise<RedeployReport> {
   const started = Date.now();
   const taskQueue = `redeploy-${o.mode}-${randomUUID().slice(0, 8)}`;
   const deployment = o.mode === 'drain' ? `support-${randomUUID().slice(0, 8)}` : undefined;
-  const timeout = o.mismatchTimeout ?? '3 seconds';
+  const timeout = o.mode === 'v1_gone' ? (o.mismatchTimeout ?? '3 seconds') : '2 minutes';
   const options = { teamMismatchTimeout: timeout };
   const baton = new Baton({ client: o.client, taskQueue });
   const problems: string[] = [];
@@ -105,6 +109,11 @@ export async function redeploy(o: RedeployOptions): Promise<RedeployReport> {
 
     if (o.mode === 'v1_gone') await stopWorker('v1');
     await startWorker('v2');
+    if (o.mode === 'side_by_side') {
+      // As in a rolling deploy, v1's workers restart beside v2's: the chains they held go to whichever worker asks first.
+      await stopWorker('v1');
+      await startWorker('v1');
+    }
     for (let i = 0; i < (o.newChains ?? 1); i++) {
       const run = await baton.start(CHAIN_KINDS.tool.agent, CHAIN_KINDS.tool.input, { workflowId: `${taskQueue}-new-${i}`, ...options });
       tracked.push({ id: run.workflowId, kind: 'new' });

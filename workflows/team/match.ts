@@ -16,9 +16,20 @@ import type { TeamNeed } from '../../src/common/version';
 import type { ChainEffects } from '../chain/effects';
 import { guardrailNeed, modelNeed, needOf, onHandoffNeed, toolNeed } from './needs';
 
-/** First pause before a refused step is scheduled again; it doubles up to {@link MAX_PAUSE_MS}. */
-const FIRST_PAUSE_MS = 1000;
-const MAX_PAUSE_MS = 30_000;
+/**
+ * Pauses before a refused step is scheduled again: the first {@link QUICK_TRIES} short, so the step
+ * goes round the workers polling the queue (a refusal sends the worker's poller to the back of the
+ * line), then doubling from {@link FIRST_PAUSE_MS} up to {@link MAX_PAUSE_MS}.
+ */
+const QUICK_TRIES = 8;
+const QUICK_PAUSE_MS = 200;
+const FIRST_PAUSE_MS = 500;
+const MAX_PAUSE_MS = 15_000;
+
+/** The pause after refusal number `n` (0-based). */
+function pauseAfter(n: number): number {
+  return n < QUICK_TRIES ? QUICK_PAUSE_MS : Math.min(FIRST_PAUSE_MS * 2 ** (n - QUICK_TRIES), MAX_PAUSE_MS);
+}
 
 /** Where the decorator reads the chain it works for. */
 export interface TeamSource {
@@ -57,12 +68,11 @@ export function matchingTeam(effects: ChainEffects, source: TeamSource): ChainEf
 }
 
 /**
- * Run `step` until a worker that has the team takes it: after each refusal, pause (1 s, doubling up
- * to 30 s) and schedule it again, until `timeout` has passed since the first refusal.
+ * Run `step` until a worker that has the team takes it: after each refusal, pause ({@link pauseAfter})
+ * and schedule it again, until `timeout` has passed since the first refusal.
  */
 async function whileRefused<T>(effects: ChainEffects, timeout: () => string | number | undefined, step: (refused: number) => Promise<T>): Promise<T> {
   let first: number | undefined;
-  let pause = FIRST_PAUSE_MS;
   for (let refused = 0; ; refused++) {
     try {
       return await step(refused);
@@ -74,9 +84,8 @@ async function whileRefused<T>(effects: ChainEffects, timeout: () => string | nu
       const limit = durationMs(timeout() ?? RUN_OPTIONS.teamMismatchTimeout.default) ?? 600_000;
       const left = first + limit - now;
       if (left <= 0) throw new TeamMismatchError({ ...mismatchDetails(details), waitedMs: now - first });
-      const timer = effects.timer(Math.min(pause, left));
+      const timer = effects.timer(Math.min(pauseAfter(refused), left));
       await effects.condition(() => timer.fired);
-      pause = Math.min(pause * 2, MAX_PAUSE_MS);
     }
   }
 }
