@@ -60,9 +60,13 @@ export function versionIdOf(team: { version?: TeamVersion }): string {
 
 /** Part keys, so the workflow, the worker and the messages spell them alike. */
 export const TeamPart = {
+  /** A tool of an agent: its name and parameters. */
   tool: (agent: string, tool: string) => `tool:${agent}/${tool}`,
+  /** What the worker checks an agent's answers against: its output type and its handoffs' input types. */
   answer: (agent: string) => `answer:${agent}`,
+  /** A custom guardrail of an agent, on its input or its output. */
   guardrail: (agent: string, stage: 'input' | 'output', name: string) => `guardrail:${agent}/${stage}/${name}`,
+  /** An agent's `onHandoff` check for a target. */
   onHandoff: (agent: string, target: string) => `onHandoff:${agent}/${target}`,
 } as const;
 

@@ -23,6 +23,7 @@ export const TEAM_CHANGE_KINDS = [
   'policy_changed',
   'team_policy_changed',
 ] as const;
+/** A kind of change between two versions of a team: one of {@link TEAM_CHANGE_KINDS}. */
 export type TeamChangeKind = (typeof TEAM_CHANGE_KINDS)[number];
 
 /** One change between two versions. */
