@@ -30,14 +30,14 @@ export class Approver {
   async approveAll(deadline: number): Promise<void> {
     while (!this.stopped && Date.now() < deadline) {
       for (const p of await this.baton.pending().catch(() => [] as PendingHandoff[])) {
-        if (this.seen.has(p.handoffId)) continue;
-        this.seen.add(p.handoffId);
-        const key = `${rootOf(p)} ${p.from} → ${p.tool ? `tool ${p.tool.arguments}` : `${p.to}: ${p.message}`}`;
+        if (this.seen.has(p.approvalId)) continue;
+        this.seen.add(p.approvalId);
+        const key = `${rootOf(p)} ${p.from} → ${p.tool ? `tool ${p.tool.argumentsText}` : `${p.to}: ${p.message}`}`;
         if (this.keys.has(key)) this.repeated.push(key);
         this.keys.add(key);
         this.asked++;
         // A chain may end meanwhile; the refusal is fine.
-        await this.baton.approve(p.workflowId, p.handoffId, { approver: 'drill' }).catch(() => undefined);
+        await this.baton.approve(p.workflowId, p.approvalId, { approver: 'drill' }).catch(() => undefined);
       }
       await pause(150);
     }

@@ -44,7 +44,7 @@ describe('team versions on the record, read from recorded histories', () => {
   });
 
   it('baton pending shows the team a waiting approval belongs to', () => {
-    const p = { workflowId: 'wf-1', runId: 'r', handoffId: 'h1', from: 'triage', to: 'refunds', message: 'refund', requestedAt: '', onTimeout: 'reject' as const, ageMs: 4000, team: 'support@v1' };
+    const p = { workflowId: 'wf-1', runId: 'r', handoffId: 'h1', approvalId: 'h1', from: 'triage', to: 'refunds', message: 'refund', requestedAt: '', onTimeout: 'reject' as const, ageMs: 4000, team: 'support@v1' };
     expect(formatPending(p)).toBe('wf-1  h1  triage → refunds  waiting 4s  team support@v1\n    "refund"');
   });
 });

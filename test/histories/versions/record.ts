@@ -53,7 +53,7 @@ async function approveWhenWaiting(baton: Baton, run: BatonRun, count = 1): Promi
     const waiting = await baton.pending();
     const mine = waiting.filter((p) => p.workflowId === run.workflowId);
     for (const p of mine) {
-      await baton.approve(p.workflowId, p.handoffId, { approver: 'alice' });
+      await baton.approve(p.workflowId, p.approvalId, { approver: 'alice' });
       decided++;
     }
     await new Promise((r) => setTimeout(r, 100));
