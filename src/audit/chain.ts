@@ -136,7 +136,7 @@ class RunReader {
     const { resume, ...plain } = input;
     this.chain.input ??= plain;
     // The link without the token its caller checks its reports by.
-    if (input.parent) this.chain.parent ??= { workflowId: input.parent.workflowId, rootWorkflowId: input.parent.rootWorkflowId, depth: input.parent.depth };
+    if (input.parent) this.chain.parent ??= { workflowId: input.parent.workflowId, rootWorkflowId: input.parent.rootWorkflowId, depth: input.parent.depth, ...(input.parent.team ? { team: input.parent.team } : {}) };
     this.push(where, { kind: 'run_started', input: plain });
     if (origin) this.push(where, { kind: 'replayed_from', baseRunId: origin.runId, reason: `baton replay from ${origin.from}` });
     if (resume) this.turns.resumed(resume, where);
