@@ -83,6 +83,7 @@ export const PendingApprovalSchema = z
     onTimeout: z.string(),
     tool: ToolCallSchema.optional().openapi({ description: 'Set when a tool call waits rather than a handoff (`to` is then `tool:<name>`)' }),
     ageMs: z.number(),
+    team: z.string().optional().openapi({ description: 'The team version the chain runs on, e.g. support@2026-11-24' }),
     canDecide: z.boolean().openapi({ description: "Whether the caller's identity may decide it" }),
     sensitive: z
       .object({ arguments: z.union([z.literal(true), z.array(z.string())]), revealed: z.boolean() })
