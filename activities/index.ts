@@ -10,6 +10,7 @@ import { AgentNotFoundError, ModelRequestError, toApplicationFailure, UserError 
 import type { CallModelInput, LocalModelCall, ModelResponse, RouteSpecialistInput, RouteSpecialistResult, SummarizeInput, SummarizeResult } from '../src/common/model';
 import type { RecordHandoffInput } from '../src/common/run';
 import type { CheckHandoffInput, CheckHandoffResult, RunToolInput, RunToolResult, TeamSpec } from '../src/common/team';
+import type { TeamNeed } from '../src/common/version';
 import { OpenAIProvider } from '../src/models/openai';
 import type { ModelProviders } from '../src/models/provider';
 import { ScriptedProvider } from '../src/models/scripted';
@@ -18,6 +19,7 @@ import type { CheckGuardrailInput, GuardrailVerdict } from '../src/common/contro
 import { verdictOf } from '../src/agents/guardrails';
 import { checkAnswer, checkHandoffInputs, SUMMARY_INSTRUCTIONS } from './answer';
 import { previousHeartbeat, whileHeartbeating } from './heartbeat';
+import { teamCheck } from './teamCheck';
 import { routeSpecialist } from './routing';
 
 /** What the activities need from the worker. */
@@ -27,17 +29,21 @@ export interface ActivityDependencies {
   hooks?: BatonHooks;
   /** The worker's connected MCP servers: their tools join the snapshot, and `runTool` calls them. */
   mcp?: McpTools;
+  /** Whether the worker's namespace has the `BatonTeam` search attribute, so runs may write it. */
+  teamAttribute?: boolean;
 }
 
 /** Build the activities for one worker. */
-export function createActivities({ team, providers = {}, hooks = {}, mcp }: ActivityDependencies) {
+export function createActivities({ team, providers = {}, hooks = {}, mcp, teamAttribute }: ActivityDependencies) {
   const resolved: ModelProviders = { openai: new OpenAIProvider(), scripted: new ScriptedProvider(), ...providers };
   const handoffListeners = hooks.agent_handoff ?? [];
   let snapshot: TeamSpec | undefined;
-  const spec = () => (snapshot ??= team.spec({ hasHandoffListeners: handoffListeners.length > 0, mcpTools: mcp?.specs }));
+  const spec = () => (snapshot ??= { ...team.spec({ hasHandoffListeners: handoffListeners.length > 0, mcpTools: mcp?.specs }), ...(teamAttribute ? { teamAttribute } : {}) });
+  const refuseMismatch = teamCheck(spec, () => Object.keys(resolved));
 
   /** One model turn of one agent; heartbeats while it waits, so a dead worker's call is retried in seconds. */
   async function callModel(input: CallModelInput): Promise<ModelResponse> {
+    refuseMismatch('callModel', input.team);
     const ctx = Context.current();
     const provider = resolved[input.model.provider];
     if (!provider) {
@@ -63,8 +69,12 @@ export function createActivities({ team, providers = {}, hooks = {}, mcp }: Acti
   }
 
   return {
-    /** Snapshot of the team, recorded in history as the run's first step. */
-    async loadTeam(): Promise<TeamSpec> {
+    /**
+     * Snapshot of the team, recorded in history as the run's first step. A specialist's chain asks
+     * for the team of the chain that delegated to it (`need.hash`).
+     */
+    async loadTeam(need?: TeamNeed): Promise<TeamSpec> {
+      refuseMismatch('loadTeam', need);
       return spec();
     },
 
@@ -82,6 +92,7 @@ export function createActivities({ team, providers = {}, hooks = {}, mcp }: Acti
 
     /** A summary of the conversation a handoff carries, by the source agent's model. */
     async summarizeHandoff(input: SummarizeInput): Promise<SummarizeResult> {
+      refuseMismatch('summarizeHandoff', input.team);
       const ctx = Context.current();
       const provider = resolved[input.model.provider];
       if (!provider) throw toApplicationFailure(new ModelRequestError(`this worker has no model provider "${input.model.provider}"`));
@@ -107,6 +118,7 @@ export function createActivities({ team, providers = {}, hooks = {}, mcp }: Acti
 
     /** A specialist for a routing request no profile matched, picked by the asking agent's model. */
     async routeSpecialist(input: RouteSpecialistInput): Promise<RouteSpecialistResult> {
+      refuseMismatch('routeSpecialist', input.team);
       const ctx = Context.current();
       const provider = resolved[input.model.provider];
       if (!provider) throw toApplicationFailure(new ModelRequestError(`this worker has no model provider "${input.model.provider}"`));
@@ -115,6 +127,7 @@ export function createActivities({ team, providers = {}, hooks = {}, mcp }: Acti
 
     /** A handoff's `onHandoff` check: a reason when it vetoes. */
     async checkHandoff(input: CheckHandoffInput): Promise<CheckHandoffResult> {
+      refuseMismatch('checkHandoff', input.team);
       const ctx = Context.current();
       const check = team.handoffDeclaration(input.from, input.to)?.onHandoff;
       if (!check) return {};
@@ -126,7 +139,8 @@ export function createActivities({ team, providers = {}, hooks = {}, mcp }: Acti
     },
 
     /** One tool call; `ok: false` results go back to the model, thrown errors are retried. */
-    async runTool({ agentId, call, idempotencyKey, context = {}, lostWorker }: RunToolInput): Promise<RunToolResult> {
+    async runTool({ agentId, call, idempotencyKey, context = {}, lostWorker, team: need }: RunToolInput): Promise<RunToolResult> {
+      refuseMismatch('runTool', need);
       const ctx = Context.current();
       const tool = team.tool(agentId, call.name);
       if (!tool) {
@@ -176,7 +190,8 @@ export function createActivities({ team, providers = {}, hooks = {}, mcp }: Acti
     },
 
     /** A custom guardrail of an agent on a text; a check that throws is retried like a tool call. */
-    async checkGuardrail({ agentId, guardrail, stage, text, context = {} }: CheckGuardrailInput): Promise<GuardrailVerdict> {
+    async checkGuardrail({ agentId, guardrail, stage, text, context = {}, team: need }: CheckGuardrailInput): Promise<GuardrailVerdict> {
+      refuseMismatch('checkGuardrail', need);
       const agent = team.get(agentId);
       if (!agent) throw toApplicationFailure(new AgentNotFoundError(agentId, team.ids));
       const g = agent.guardrails?.[stage]?.find((x) => x.spec.name === guardrail && x.check);

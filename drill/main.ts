@@ -1,5 +1,5 @@
 /**
- * `npm run drill -- [sigkill | server | load | fuzz | all] [flags]`: fault, load and fuzzing drills
+ * `npm run drill -- [sigkill | server | load | fuzz | redeploy | all] [flags]`: fault, load and fuzzing drills
  * against real Temporal servers and real workers, each ending with a table. Exits 1 when a drill
  * found a problem.
  */
@@ -9,14 +9,15 @@ import path from 'node:path';
 import { fuzzDrill } from './fuzz';
 import { httpFuzzDrill } from './httpFuzz';
 import { loadDrill } from './load';
+import { redeployDrill, type RedeploySettings } from './redeploy';
 import { formatTable } from './report';
 import type { DrillSettings } from './run';
 import { serverDrill } from './server';
 import { sigkillDrill, type DrillReport } from './sigkill';
 
-const DRILLS = ['sigkill', 'server', 'load', 'fuzz'] as const;
+const DRILLS = ['sigkill', 'server', 'load', 'fuzz', 'redeploy'] as const;
 
-const USAGE = `usage: npm run drill -- [sigkill | server | load | fuzz | all] [flags]   (or --only <drill>; default all)
+const USAGE = `usage: npm run drill -- [sigkill | server | load | fuzz | redeploy | all] [flags]   (or --only <drill>; default all)
 
   --chains N               sigkill, server: chains per run (default 50)
   --workers N              worker processes (default 2)
@@ -46,6 +47,10 @@ const USAGE = `usage: npm run drill -- [sigkill | server | load | fuzz | all] [f
   --fuzz-time MS           fuzz: a lane stops after this long (default 3600000)
   --hostile-runs N         fuzz: generated hostile-input cases, each to a waiting chain and a conversation (default 200)
   --http-fuzz-requests N   fuzz: requests generated from the service's /openapi.json (default 3000)
+  --redeploy-chains N      redeploy: chains of each of the four kinds waiting when v2 comes (default 5)
+  --conversations N        redeploy: conversations between turns when v2 comes (default 5)
+  --new-chains N           redeploy: chains started once v2 is deployed (default 5)
+  --mismatch-timeout D     redeploy: the chains' teamMismatchTimeout (default "10 seconds")
   --dir PATH               logs, side-effect logs and the database (default: a new temp dir)`;
 
 function range(text: string, flag: string): [number, number] {
@@ -67,7 +72,7 @@ function counts(text: string, flag: string): number[] {
 }
 
 /** Parse the command line into the drills to run and their settings. */
-export function parseArgs(argv: string[]): { drills: string[]; settings: DrillSettings } {
+export function parseArgs(argv: string[]): { drills: string[]; settings: DrillSettings & RedeploySettings } {
   let which = 'all';
   const flags = new Map<string, string>();
   for (let i = 0; i < argv.length; i++) {
@@ -87,6 +92,7 @@ export function parseArgs(argv: string[]): { drills: string[]; settings: DrillSe
     ...['--chains', '--workers', '--seed', '--stagger', '--approval-delay', '--deadline', '--heartbeat-timeout', '--model-delay', '--tool-delay', '--kill-every'],
     ...['--long-call', '--kills-per-call', '--lost-worker-retries', '--restarts', '--down', '--dir'],
     ...['--load-chains', '--load-workers', '--waiting', '--cache', '--load-concurrency', '--load-deadline', '--fuzz-runs', '--fuzz-lanes', '--fuzz-time', '--hostile-runs', '--http-fuzz-requests'],
+    ...['--redeploy-chains', '--conversations', '--new-chains', '--mismatch-timeout'],
   ];
   for (const f of flags.keys()) if (!known.includes(f)) throw new Error(`unknown flag ${f}\n\n${USAGE}`);
   if (![...DRILLS, 'all'].includes(which)) throw new Error(`unknown drill ${JSON.stringify(which)}\n\n${USAGE}`);
@@ -122,6 +128,10 @@ export function parseArgs(argv: string[]): { drills: string[]; settings: DrillSe
       fuzzTimeMs: get('--fuzz-time', count, 3_600_000),
       hostileRuns: get('--hostile-runs', count, 200),
       httpFuzzRequests: get('--http-fuzz-requests', count, 3_000),
+      perKind: Math.max(1, get('--redeploy-chains', count, 5)),
+      conversations: get('--conversations', count, 5),
+      newChains: get('--new-chains', count, 5),
+      mismatchTimeout: flags.get('--mismatch-timeout') ?? '10 seconds',
     },
   };
 }
@@ -149,7 +159,7 @@ async function main(): Promise<number> {
   const reports: DrillReport[] = [];
   for (const drill of drills) {
     // The fuzzing drill fuzzes chains (generated scenarios), then the HTTP service (generated requests).
-    const runs = { sigkill: [sigkillDrill], server: [serverDrill], load: [loadDrill], fuzz: [fuzzDrill, httpFuzzDrill] }[drill as (typeof DRILLS)[number]];
+    const runs = { sigkill: [sigkillDrill], server: [serverDrill], load: [loadDrill], fuzz: [fuzzDrill, httpFuzzDrill], redeploy: [redeployDrill] }[drill as (typeof DRILLS)[number]];
     for (const run of runs) {
       const report = await run(settings);
       print(report);

@@ -35,6 +35,9 @@ import { Chain, carryOver } from './chain/state';
 import { Inbox } from './conversation/inbox';
 import { Session } from './conversation/session';
 import { startConversation } from './conversation/turns';
+import { runningVersion } from './conversation/upgrade';
+import { matchingTeam } from './team/match';
+import { recordTeam, teamAttribute } from './team/record';
 import { defaultGuards } from './guards';
 
 /**
@@ -46,11 +49,11 @@ import { defaultGuards } from './guards';
 export async function conversation(rawInput: ConversationInput): Promise<ConversationResult> {
   // What arrives from outside is held to LIMITS; specialists get tokens and decisions are forwarded to them.
   const bounded = patched(Patches.BOUNDS);
-  const effects = temporalEffects(true);
-  const desk = new ApprovalDesk(effects, { bounded });
-  const inbox = new Inbox(workflowInfo().workflowId);
   let session: Session | undefined;
   let chain: Chain | undefined;
+  const effects = matchingTeam(temporalEffects(true), { state: () => chain?.state });
+  const desk = new ApprovalDesk(effects, { bounded });
+  const inbox = new Inbox(workflowInfo().workflowId);
   let badInput: UserError | false | undefined;
   setHandler(sendMessageUpdate, (m) => inbox.receive(m), {
     validator: (m) => {
@@ -81,19 +84,25 @@ export async function conversation(rawInput: ConversationInput): Promise<Convers
 
   let input: ConversationInput;
   let state: ConversationState;
+  let upgrade = false;
   try {
     input = validateConversationInput(rawInput, { sizes: bounded });
     if (!input.resume) effects.startRun(input.agent);
-    state = input.resume
-      ? { ...input.resume, chain: { ...input.resume.chain, options: resolveRunOptions(input.resume.chain.options) } }
-      : startConversation(await effects.loadTeam(), input.agent, { run: resolveRunOptions(input.options), conversation: resolveConversationOptions(input.conversation), ...(input.context ? { context: input.context } : {}), now: effects.now() });
+    if (input.resume) state = { ...input.resume, chain: { ...input.resume.chain, options: resolveRunOptions(input.resume.chain.options) } };
+    else {
+      const team = await effects.loadTeam();
+      if (team.version && patched(Patches.TEAM_VERSION)) recordTeam(effects, team);
+      const here = runningVersion();
+      state = { ...startConversation(team, input.agent, { run: resolveRunOptions(input.options), conversation: resolveConversationOptions(input.conversation), ...(input.context ? { context: input.context } : {}), now: effects.now() }), ...(here ? { teamDeployment: here } : {}) };
+    }
     chain = new Chain(state.chain);
     desk.attach(chain);
     inbox.attach(state);
     if (input.resume) desk.republish();
-    session = new Session(state, chain, inbox, effects, desk, defaultGuards({ emptyOutputCheck: true, controls: true, now: effects.now, scriptCheck: false, finalTurnEnds: () => patched(Patches.FINAL_TURN_ENDS) }));
+    session = new Session(state, chain, inbox, effects, desk, defaultGuards({ emptyOutputCheck: true, controls: true, now: effects.now, scriptCheck: false, finalTurnEnds: () => patched(Patches.FINAL_TURN_ENDS) }), input.agent);
     const outcome = await session.run();
     if (outcome.kind === 'ended') return outcome.result;
+    upgrade = outcome.upgrade === true;
   } catch (err) {
     effects.setStatus(isCancellation(err) ? BatonStatus.CANCELLED : BatonStatus.FAILED);
     throw failureOf(err);
@@ -106,7 +115,10 @@ export async function conversation(rawInput: ConversationInput): Promise<Convers
       { key: BatonAgent, value: next.chain.agentId },
       { key: BatonStatusAttribute, value: BatonStatus.RUNNING },
       { key: BatonHandoffs, value: next.handoffs + (next.current ? next.chain.chain.length : 0) },
+      ...teamAttribute(next.chain.team),
     ],
+    // Onto the deployment's current version, whose workers answer the next turn with their team.
+    ...(upgrade ? { initialVersioningBehavior: 'AUTO_UPGRADE' as const } : {}),
   });
   return continueAsNew({
     agent: input.agent,

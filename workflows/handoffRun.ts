@@ -39,6 +39,9 @@ import { initialControls } from './chain/controlState';
 import { Chain, carryOver, startChain } from './chain/state';
 import { defaultGuards } from './guards';
 import { runChain } from './loop';
+import { matchingTeam } from './team/match';
+import { rebaseOnCurrentTeam } from './team/rebase';
+import { recordTeam, teamAttribute } from './team/record';
 
 function asksForLocalCalls(input: unknown): boolean {
   const options = (input as { options?: { modelActivity?: unknown } } | null | undefined)?.options;
@@ -59,9 +62,10 @@ export async function handoffRun(rawInput: HandoffRunInput): Promise<HandoffRunR
   const localSnapshot = controls && asksForLocalCalls(rawInput) && patched(Patches.LOCAL_SNAPSHOT);
   // What arrives from outside is held to LIMITS; specialists get tokens and decisions are forwarded to them.
   const bounded = controls && patched(Patches.BOUNDS);
-  const effects = temporalEffects(v2);
-  const desk = new ApprovalDesk(effects, { bounded });
   let chain: Chain | undefined;
+  let input: HandoffRunInput | undefined;
+  const effects = matchingTeam(temporalEffects(v2), { state: () => chain?.state, parentTeam: () => input?.parent?.team });
+  const desk = new ApprovalDesk(effects, { bounded });
   setHandler(approveHandoffSignal, (d) => desk.receive(d, 'approve'));
   setHandler(rejectHandoffSignal, (d) => desk.receive(d, 'reject'));
   setHandler(decideHandoffUpdate, (d) => desk.receiveUpdate(d), { validator: (d) => desk.validate(d) });
@@ -79,14 +83,23 @@ export async function handoffRun(rawInput: HandoffRunInput): Promise<HandoffRunR
     pendingApprovals: desk.pendingInTree(),
   }));
 
-  let input: HandoffRunInput;
   try {
     input = validateRunInput(rawInput, { sizes: bounded });
     if (!input.resume) effects.startRun(input.agent);
     const started = controls ? { startedAt: effects.now() } : undefined;
-    const state = input.resume
-      ? resumed(input.resume, started)
-      : { ...startChain(await effects.loadTeam(localSnapshot), input.agent, input.input, resolveRunOptions(input.options), input.context, started), ...(input.parent ? { parent: input.parent } : {}) };
+    let state: ChainState;
+    if (input.resume?.migrate) {
+      // A migration (`baton replay --on-current-team`): the chain goes on with the current team.
+      const current = await effects.loadTeam();
+      state = rebaseOnCurrentTeam(resumed(input.resume, started), current);
+      recordTeam(effects, current, { from: input.resume.migrate.from, to: current.version?.id ?? '', beforeTurn: state.turns + 1, by: 'migration' });
+      if (state.agentId !== input.resume.agentId) effects.setAgent(state.agentId, state.chain.length);
+    } else if (input.resume) state = resumed(input.resume, started);
+    else {
+      const team = await effects.loadTeam(localSnapshot);
+      if (team.version && patched(Patches.TEAM_VERSION)) recordTeam(effects, team);
+      state = { ...startChain(team, input.agent, input.input, resolveRunOptions(input.options), input.context, started), ...(input.parent ? { parent: input.parent } : {}) };
+    }
     chain = new Chain(state);
     desk.attach(chain);
     if (input.resume) desk.republish();
@@ -112,6 +125,7 @@ export async function handoffRun(rawInput: HandoffRunInput): Promise<HandoffRunR
             { key: BatonAgent, value: next.agentId },
             { key: BatonStatusAttribute, value: BatonStatus.RUNNING },
             { key: BatonHandoffs, value: next.chain.length },
+            ...teamAttribute(next.team),
           ],
         }
       : {},

@@ -74,4 +74,4 @@ export const writer = defineAgent({
   ]),
 });
 
-export const team = new Team([researcher, physics, engineering, writer]);
+export const team = new Team([researcher, physics, engineering, writer], { name: 'research' });

@@ -123,4 +123,4 @@ export const tech = defineAgent({
   handoffs: ['triage'],
 });
 
-export const team = new Team([triage, refundsAgent, sales, tech]);
+export const team = new Team([triage, refundsAgent, sales, tech], { name: 'support' });

@@ -11,6 +11,8 @@ import { delegateToolSpec } from '../common/delegation';
 import { delegateOptionsSpec, type HandoffDeclaration, handoffOptionsSpec } from './handoff';
 import { toJsonSchema, type Tool } from './tool';
 import { agentMcpTools, mcpTeamProblems, type McpToolSpecs } from '../mcp/server';
+import type { TeamVersion } from '../common/version';
+import { namingProblems, teamVersion } from './version';
 
 /** Options of a {@link Team}. */
 export interface TeamOptions {
@@ -27,6 +29,18 @@ export interface TeamOptions {
    * result and the audit. @default false
    */
   sharedState?: boolean;
+  /**
+   * The team's name, the part before `@` of its version id (`support@2026-11-24`), which the
+   * `BatonTeam` search attribute, the audit and `baton pending` show. @default "team"
+   */
+  name?: string;
+  /**
+   * A readable label for this version of the team, e.g. a date or a release. Without one the
+   * version id shows the first 12 digits of the team's hash. Either way a chain's steps run only
+   * on workers whose team has what they need; the label is for people.
+   * @example new Team(agents, { name: 'support', version: '2026-11-24' })
+   */
+  version?: string;
 }
 
 /**
@@ -40,8 +54,13 @@ export class Team {
   readonly #approvals: ApprovalRule[];
   readonly #handoffTools: HandoffToolStyle;
   readonly #sharedState: boolean;
+  readonly #naming: { name?: string; label?: string };
 
   constructor(agents: Agent[] = [], options: TeamOptions = {}) {
+    const naming = { name: options.name, label: options.version };
+    const problems = namingProblems(naming);
+    if (problems.length > 0) throw new TeamValidationError(problems);
+    this.#naming = naming;
     this.#approvals = options.approvals ?? [];
     this.#handoffTools = options.handoffTools ?? 'single';
     this.#sharedState = options.sharedState ?? false;
@@ -153,12 +172,21 @@ export class Team {
       };
     }
     if (mcpProblems.length > 0) throw new TeamValidationError(mcpProblems);
-    return {
+    const spec: TeamSpec = {
       agents,
       approvals: this.#approvals,
       hasHandoffListeners: options.hasHandoffListeners ?? false,
       ...(this.#sharedState ? { sharedState: true } : {}),
     };
+    return { ...spec, version: teamVersion(spec, this.#naming) };
+  }
+
+  /**
+   * The team's version as a worker without MCP servers would record it (a worker adds the tools its
+   * MCP servers list, which changes the hash).
+   */
+  get version(): TeamVersion {
+    return this.spec().version!;
   }
 }
 

@@ -5,7 +5,7 @@
  * the approval was asked and decided, where it ran.
  */
 import type { ApprovalRecord } from '../common/approvals';
-import { ActivityType } from '../common/messages';
+import { ActivityType, TEAM_MEMO } from '../common/messages';
 import type { CallModelInput, ModelResponse } from '../common/model';
 import type { HandoffRunInput, RecordHandoffInput } from '../common/run';
 import type { RunToolInput, RunToolResult, TeamSpec } from '../common/team';
@@ -136,7 +136,7 @@ class RunReader {
     const { resume, ...plain } = input;
     this.chain.input ??= plain;
     // The link without the token its caller checks its reports by.
-    if (input.parent) this.chain.parent ??= { workflowId: input.parent.workflowId, rootWorkflowId: input.parent.rootWorkflowId, depth: input.parent.depth };
+    if (input.parent) this.chain.parent ??= { workflowId: input.parent.workflowId, rootWorkflowId: input.parent.rootWorkflowId, depth: input.parent.depth, ...(input.parent.team ? { team: input.parent.team } : {}) };
     this.push(where, { kind: 'run_started', input: plain });
     if (origin) this.push(where, { kind: 'replayed_from', baseRunId: origin.runId, reason: `baton replay from ${origin.from}` });
     if (resume) this.turns.resumed(resume, where);
@@ -214,6 +214,9 @@ class RunReader {
   }
 
   private onApprovalEvent(e: HistoryEvent, where: Where): void {
+    const team = e.workflowPropertiesModifiedEventAttributes?.upsertedMemo?.fields?.[TEAM_MEMO];
+    const change = team ? fromPayloads<{ change?: { from: string; to: string; by: 'migration' | 'upgrade'; beforeTurn: number; deployment?: string } }>({ payloads: [team] })?.change : undefined;
+    if (change) this.push(where, { kind: 'team_changed', ...change });
     const memo = recordedApprovalEvent(e);
     if (!memo) return;
     const { type, ...rest } = memo;
@@ -259,6 +262,7 @@ class RunReader {
     } else if (ev.kind === 'team_snapshot') {
       this.chain.team = result as TeamSpec;
       ev.agents = Object.keys(this.chain.team.agents);
+      if (this.chain.team.version) ev.team = this.chain.team.version.id;
     }
   }
 

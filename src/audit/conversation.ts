@@ -57,6 +57,9 @@ export interface ConversationTurnAudit {
 /** A compaction of the active agent's conversation. */
 export type CompactionAudit = Omit<Extract<ConversationEvent, { type: 'compacted' }>, 'type'>;
 
+/** A new team snapshot between turns: "team support@v1 → support@v2 before turn 7". */
+export type TeamChangeAudit = Omit<Extract<ConversationEvent, { type: 'team_changed' }>, 'type'>;
+
 /** A conversation as its history tells it. */
 export interface ConversationAudit {
   schema: typeof CONVERSATION_AUDIT_SCHEMA;
@@ -72,6 +75,8 @@ export interface ConversationAudit {
   /** Messages taken but not yet started, in arrival order. */
   waiting: { message: string; idempotencyKey?: string; at: string }[];
   compactions: CompactionAudit[];
+  /** The team versions it went on with between turns, in order. */
+  teamChanges: TeamChangeAudit[];
   result?: ConversationResult;
   failure?: { type?: string; message: string };
 }
@@ -91,7 +96,7 @@ export async function auditConversation(client: Client, workflowId: string): Pro
 
 /** Rebuild a conversation from the histories of its runs, oldest first. */
 export function buildConversationAudit(workflowId: string, runs: RunHistory[]): ConversationAudit {
-  const audit: ConversationAudit = { schema: CONVERSATION_AUDIT_SCHEMA, workflowId, runIds: runs.map((r) => r.runId), status: 'running', turns: [], waiting: [], compactions: [] };
+  const audit: ConversationAudit = { schema: CONVERSATION_AUDIT_SCHEMA, workflowId, runIds: runs.map((r) => r.runId), status: 'running', turns: [], waiting: [], compactions: [], teamChanges: [] };
   const accepted = new Map<string, { message: string; idempotencyKey?: string; at: string }>();
   const started = new Set<string>();
   let current: ConversationTurnAudit | undefined;
@@ -131,6 +136,10 @@ export function buildConversationAudit(workflowId: string, runs: RunHistory[]): 
       if (event?.type === 'compacted') {
         const { type: _t, ...compaction } = event;
         audit.compactions.push(compaction);
+      }
+      if (event?.type === 'team_changed') {
+        const { type: _t, ...change } = event;
+        audit.teamChanges.push(change);
       }
       if (current) onTurnEvent(current, e, where);
       closing(audit, e, at);
@@ -181,7 +190,12 @@ function closing(audit: ConversationAudit, e: HistoryEvent, at: string): void {
 export function formatConversation(a: ConversationAudit): string {
   const lines = [`conversation ${a.workflowId}: ${a.status}, ${a.turns.length} turn${a.turns.length === 1 ? '' : 's'}, ${a.runIds.length} run${a.runIds.length === 1 ? '' : 's'}`];
   const compactions = [...a.compactions];
+  const changes = [...(a.teamChanges ?? [])];
   for (const t of a.turns) {
+    while (changes[0] && changes[0].beforeTurn <= t.turn) {
+      const c = changes.shift()!;
+      lines.push(`      ⇄ team ${c.from} → ${c.to} before turn ${c.beforeTurn}${c.deployment ? ` (on ${c.deployment})` : ''}`);
+    }
     lines.push(`#${t.turn}  ${t.startedAt.slice(11, 23)}  you → ${t.agent}: ${clip(t.message ?? '(message not in history)')}`);
     // Approvals, handoffs and controls in the order they happened, each saying what it did.
     for (const step of t.steps) {

@@ -63,7 +63,9 @@ export function describeEvent(e: AuditEvent, over: boolean): [string, string] | 
           : `${e.to} ${e.outcome.replace(/_/g, ' ')}${e.error && e.error !== e.outcome.replace(/_/g, ' ') ? `: ${clip(e.error, ERROR_WIDTH)}` : ''}`,
       ];
     case 'team_snapshot':
-      return ['team', `snapshot: ${e.agents.join(', ')}`];
+      return ['team', `snapshot${e.team ? ` ${e.team}` : ''}: ${e.agents.join(', ')}`];
+    case 'team_changed':
+      return ['team', `${e.from} → ${e.to} before turn ${e.beforeTurn} (${e.by === 'migration' ? 'migrated on replay' : `upgraded${e.deployment ? ` on ${e.deployment}` : ''}`})`];
     case 'model_turn': {
       const did = e.toolCalls && e.toolCalls.length > 0 ? `→ ${e.toolCalls.map((c) => c.name).join(', ')}` : e.content == null ? '' : e.content.trim() === '' ? '→ empty answer' : '→ answer';
       const tokens = e.inputTokens !== undefined ? `, ${e.inputTokens} in / ${e.outputTokens} out` : '';

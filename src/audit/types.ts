@@ -123,7 +123,10 @@ export type ControlAuditEvent = { kind: 'control' } & (ControlEvent extends infe
  */
 export type AuditEvent = { at: string; runId: string; eventId: number } & (
   | { kind: 'run_started'; input: HandoffRunInput }
-  | { kind: 'team_snapshot'; agents: string[]; execution: Execution }
+  /** The team snapshot the run took; `team` is its version id (`support@2026-11-24`). */
+  | { kind: 'team_snapshot'; agents: string[]; team?: string; execution: Execution }
+  /** The chain went on with another team: a migration (`baton replay --on-current-team`), or a conversation's upgrade between turns. */
+  | { kind: 'team_changed'; from: string; to: string; by: 'migration' | 'upgrade'; beforeTurn: number; deployment?: string }
   | ModelTurnEvent
   | ToolCallEvent
   | HandoffRequestedEvent

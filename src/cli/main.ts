@@ -13,6 +13,7 @@ import { replayCommand } from './replay';
 import { runCommand } from './run';
 import { serveCommand } from './serveHttp';
 import { TeamModuleError } from './team';
+import { teamCommand } from './teamCommand';
 import { workerCommand } from './worker';
 
 const COMMANDS: Record<string, Command> = {
@@ -26,6 +27,7 @@ const COMMANDS: Record<string, Command> = {
   reject: decideCommand('reject'),
   audit: auditCommand,
   replay: replayCommand,
+  team: teamCommand,
   serve: serveCommand,
   'codec-server': codecServerCommand,
 };

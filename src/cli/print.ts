@@ -49,7 +49,7 @@ export function compactArguments(text: string): string {
 /** A handoff or tool call waiting for approval, for `baton pending`. */
 export function formatPending(p: PendingHandoff): string {
   const age = Math.round(p.ageMs / 1000);
-  const head = `${p.workflowId}  ${p.approvalId}  ${approvalSubject(p)}  waiting ${age}s${p.approvers ? `  approvers: ${p.approvers.join(', ')}` : ''}`;
+  const head = `${p.workflowId}  ${p.approvalId}  ${approvalSubject(p)}  waiting ${age}s${p.approvers ? `  approvers: ${p.approvers.join(', ')}` : ''}${p.team ? `  team ${p.team}` : ''}`;
   // A tool call's message is the call itself, already on the line.
   return p.tool ? head : `${head}\n    ${JSON.stringify(p.message)}`;
 }

@@ -20,7 +20,7 @@ import { loadTeamModule } from './team';
  */
 export const replayCommand: Command = {
   synopsis:
-    'baton replay <workflowId> [--from-handoff N] [--max-handoffs N] [--max-turns N] [--model <agent>=<model>]\n             [--team <module>] [--task-queue baton]\n' +
+    'baton replay <workflowId> [--from-handoff N] [--max-handoffs N] [--max-turns N] [--model <agent>=<model>]\n             [--on-current-team] [--team <module>] [--task-queue baton]\n' +
     'baton replay --check <workflowId | history.json>...',
   summary: 'continue a failed chain from its last good step; or check recorded histories for determinism',
   reportsChainFailures: true,
@@ -29,6 +29,9 @@ export const replayCommand: Command = {
   --max-handoffs N       raise or lower the handoff limit from there on
   --max-turns N          model turns allowed in one activation of an agent
   --model <agent>=<m>    use OpenAI-compatible model <m> for <agent> from there on (repeatable)
+  --on-current-team      go on with the team the workers run now (a chain that failed with
+                         TeamMismatchError): the migration is recorded (team a@v1 → a@v2), decisions
+                         already made stand, and a handoff to an agent the team lost is answered
   --team <module>        also serve the team in this process
   --task-queue <name>    task queue of the workers (default baton)
 
@@ -46,6 +49,7 @@ Checking determinism:
       model: { type: 'string', multiple: true },
       team: { type: 'string' },
       'task-queue': { type: 'string', default: DEFAULT_TASK_QUEUE },
+      'on-current-team': { type: 'boolean', default: false },
     });
     if (values.check) return check(positionals, ctx.out);
     const [workflowId, ...rest] = positionals;
@@ -61,6 +65,7 @@ interface ContinueValues {
   model?: string[];
   team?: string;
   'task-queue': string;
+  'on-current-team'?: boolean;
 }
 
 async function continueChain(workflowId: string, values: ContinueValues, ctx: CommandContext): Promise<number> {
@@ -70,8 +75,10 @@ async function continueChain(workflowId: string, values: ContinueValues, ctx: Co
   const taskQueue = values['task-queue'];
   const { client, native } = await connect();
   const baton = new Baton({ client, taskQueue });
-  const replayed = await baton.replay(workflowId, { ...(fromHandoff !== undefined ? { fromHandoff } : {}), ...(overrides ? { overrides } : {}) });
-  ctx.out(`chain ${workflowId} continues from ${replayed.from} in run ${replayed.runId} (${replayed.mechanism} of run ${replayed.baseRunId})`);
+  const onCurrentTeam = values['on-current-team'] === true;
+  const replayed = await baton.replay(workflowId, { ...(fromHandoff !== undefined ? { fromHandoff } : {}), ...(overrides ? { overrides } : {}), ...(onCurrentTeam ? { onCurrentTeam } : {}) });
+  const migrated = replayed.migratedFrom ? `, moving from team ${replayed.migratedFrom} to the team the workers run now` : '';
+  ctx.out(`chain ${workflowId} continues from ${replayed.from} in run ${replayed.runId} (${replayed.mechanism} of run ${replayed.baseRunId}${migrated})`);
   const live = LiveLine.on(process.stdout);
   const result = await untilDone(
     async () => {

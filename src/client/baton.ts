@@ -16,6 +16,7 @@ import {
   DEFAULT_TASK_QUEUE,
   PARENT_MEMO,
   PENDING_MEMO,
+  TEAM_MEMO,
   pendingApprovalsQuery,
   statusQuery,
   WorkflowType,
@@ -220,8 +221,9 @@ export class Baton {
     for await (const wf of this.client.workflow.list({ query })) {
       const waiting = (wf.memo?.[PENDING_MEMO] ?? []) as PendingApproval[];
       const parent = wf.memo?.[PARENT_MEMO] as ParentLink | undefined;
+      const team = (wf.memo?.[TEAM_MEMO] as { id?: unknown } | undefined)?.id;
       for (const p of waiting) {
-        found.push({ ...p, workflowId: wf.workflowId, runId: wf.runId, ageMs: now - Date.parse(p.requestedAt), ...(parent ? { parentWorkflowId: parent.workflowId, rootWorkflowId: parent.rootWorkflowId } : {}) });
+        found.push({ ...p, workflowId: wf.workflowId, runId: wf.runId, ageMs: now - Date.parse(p.requestedAt), ...(parent ? { parentWorkflowId: parent.workflowId, rootWorkflowId: parent.rootWorkflowId } : {}), ...(typeof team === 'string' ? { team } : {}) });
       }
     }
     const shown = await Promise.all(found.map(async (p) => toPendingHandoff(await this.#withSensitivity(p, options.reveal))));

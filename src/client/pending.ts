@@ -32,6 +32,8 @@ export interface PendingHandoff extends Omit<PendingApproval, 'tool'> {
   rootWorkflowId?: string;
   /** Milliseconds since the approval was requested. */
   ageMs: number;
+  /** The team version the chain runs on (`support@2026-11-24`), when its snapshot has one. */
+  team?: string;
   /**
    * Set when a tool call waits whose tool declares sensitive arguments: which, and whether
    * `tool.arguments` (and `message`) show their real values or `"[redacted]"` in their place.

@@ -17,6 +17,7 @@ import { ActivityType, BatonAgent, BatonHandoffs, BatonStatusAttribute, REPLAY_O
 import { BatonStatus, type RunOverrides } from '../common/run';
 import { decodeHistory } from '../payloads/history';
 import type { HistoryEvent } from '../payloads/read';
+import { migrationRequest } from './migrate';
 import { rebuildState } from './resume';
 const EventType = temporal.api.enums.v1.EventType;
 
@@ -28,6 +29,16 @@ export interface ReplayOptions {
   overrides?: RunOverrides;
   /** Why, for the history. @default "baton replay" */
   reason?: string;
+  /**
+   * Go on with the team the workers run now instead of the one the chain started with: a chain that
+   * failed with `TeamMismatchError` (its team is on no worker any more) continues from its last good
+   * step on the current team, the migration on the record (`team support@v1 → support@v2`). Decisions
+   * people made on the step's tool calls stand; a call of a renamed tool is made by its new name;
+   * when the current team lacks the agent the chain stands at, the chain goes back to the turn that
+   * handed off to it, and the model is told that handoff could not go on.
+   * @default false
+   */
+  onCurrentTeam?: boolean;
 }
 
 /** Where a reset replay starts. */
@@ -51,6 +62,8 @@ export interface ReplayStarted {
   from: string;
   /** `reset`: Temporal reset, the prefix kept in the new run's history; `resume`: a new run started from the rebuilt state (with overrides). */
   mechanism: 'reset' | 'resume';
+  /** The team the chain ran on, when the replay moves it onto the current team. */
+  migratedFrom?: string;
 }
 
 
@@ -69,7 +82,7 @@ export async function replayChain(client: Client, workflowId: string, options: R
   }
   const history = await decodeHistory(await client.workflow.getHandle(workflowId, description.runId).fetchHistory(), client.options.loadedDataConverter.payloadCodecs);
   const events = withLocalActivities(history.events ?? []);
-  if (options.overrides) return resumeWithOverrides(client, description, events, options);
+  if (options.overrides || options.onCurrentTeam) return resumeWithOverrides(client, description, events, options);
   const plan = planReplay(events, description.runId, options.fromHandoff);
   const response: temporal.api.workflowservice.v1.IResetWorkflowExecutionResponse = await client.workflowService.resetWorkflowExecution({
     namespace: client.options.namespace,
@@ -102,7 +115,8 @@ async function resumeWithOverrides(
   const { input, from } = rebuilt;
   const overrides = options.overrides ?? {};
   checkOverrides(overrides, Object.keys(rebuilt.state.team.agents));
-  const state = { ...reduce(rebuilt.state, { type: 'overridden', overrides }), replayOf: { workflowId, runId: baseRunId, from } };
+  const migrate = options.onCurrentTeam ? { migrate: migrationRequest(rebuilt.state, events) } : {};
+  const state = { ...reduce(rebuilt.state, { type: 'overridden', overrides }), replayOf: { workflowId, runId: baseRunId, from }, ...migrate };
   const handle = await client.workflow.start<typeof handoffRun>(WorkflowType.HANDOFF_RUN, {
     taskQueue: description.taskQueue,
     workflowId,
@@ -115,7 +129,7 @@ async function resumeWithOverrides(
       { key: BatonHandoffs, value: state.chain.length },
     ],
   });
-  return { workflowId, runId: handle.firstExecutionRunId, baseRunId, from, mechanism: 'resume' };
+  return { workflowId, runId: handle.firstExecutionRunId, baseRunId, from, mechanism: 'resume', ...(state.migrate ? { migratedFrom: state.migrate.from } : {}) };
 }
 
 /**

@@ -77,9 +77,28 @@ export function rebuildState(recordedEvents: HistoryEvent[], fromHandoff?: numbe
   // The conversation at the step is the one the model was given then; approvals still waiting
   // belong to the failed run, and decisions sent to it are not carried.
   state = { ...state, agentId: target.input.agentId, messages: target.input.messages, approvals: { ...state.approvals, pending: [] }, continuedRuns: 0 };
-  if (after && target.result) state = { ...state, pendingResponse: target.result };
+  if (after && target.result) {
+    const decidedCalls = decisionsOn(target.result, recorded.filter((r) => r.eventId > cut));
+    state = { ...state, pendingResponse: target.result, ...(decidedCalls ? { decidedCalls } : {}) };
+  }
   const { openTurn: _dropped, ...rest } = state;
   return { from, state: rest, input };
+}
+
+/** Decisions people made on the tool calls of `response` (recorded after it), by tool call id. */
+function decisionsOn(response: ModelResponse, later: Recorded[]): ChainState['decidedCalls'] {
+  const ids = new Set(response.toolCalls.map((c) => c.id));
+  const asked = new Map<string, { toolCallId: string; callHash: string }>();
+  const decided: NonNullable<ChainState['decidedCalls']> = {};
+  for (const { event } of later) {
+    if (event.type === 'approval_requested' && event.pending.tool && ids.has(event.pending.tool.toolCallId)) asked.set(event.pending.handoffId, event.pending.tool);
+    if (event.type === 'approval_decided') {
+      const call = asked.get(event.record.handoffId);
+      // A wait that expired is no one's decision: the resumed run asks again.
+      if (call && event.record.outcome !== 'timed_out') decided[call.toolCallId] = { callHash: call.callHash, record: event.record };
+    }
+  }
+  return Object.keys(decided).length > 0 ? decided : undefined;
 }
 
 /** The team snapshot, the model calls and the chain events a run's history recorded, in order. */

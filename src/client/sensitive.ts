@@ -34,7 +34,9 @@ export async function teamSnapshot(client: Client, workflowId: string, runId: st
     // A new run records its snapshot with a local activity: its marker reads as the activity.
     for (const e of withLocalActivities(history?.events ?? [])) {
       const started = e.workflowExecutionStartedEventAttributes;
-      const carried = started ? fromPayloads<HandoffRunInput>(started.input)?.resume?.team : undefined;
+      const resume = started ? fromPayloads<HandoffRunInput>(started.input)?.resume : undefined;
+      // A migration carries the team it leaves; the run's own snapshot follows.
+      const carried = resume && !resume.migrate ? resume.team : undefined;
       if (carried) return carried;
       if (activityName(e) === ActivityType.LOAD_TEAM) loadTeam.add(String(e.eventId));
       const done = e.activityTaskCompletedEventAttributes;

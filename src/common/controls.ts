@@ -6,6 +6,7 @@
  *
  * Workflow-safe: no I/O.
  */
+import type { TeamNeed } from './version';
 import type { ApprovalPolicy } from './approvals';
 import { isRecord, shown } from './check';
 import { schemaProblems } from './jsonSchema';
@@ -78,6 +79,8 @@ export interface CheckGuardrailInput {
   stage: 'input' | 'output';
   text: string;
   context?: Record<string, unknown>;
+  /** What of the run's team this call needs from the worker that runs it; a worker that lacks it refuses the call (`TeamMismatchError`). */
+  team?: TeamNeed;
 }
 
 const PII_PATTERNS: Record<PiiKind, RegExp> = {

@@ -136,6 +136,13 @@ export interface ConversationState {
   ending?: boolean;
   /** Runs before this one. */
   continuedRuns: number;
+  /**
+   * The worker deployment version (`<deployment>.<buildId>`) the team snapshot was taken on: on a
+   * worker of another version, the next turn starts with a new snapshot.
+   */
+  teamDeployment?: string;
+  /** A turn failed because no worker had the conversation's team: the next turn starts with a new snapshot. */
+  refreshTeam?: boolean;
 }
 
 /** A turn starting, as the `batonTurn` memo records it. */
@@ -160,7 +167,9 @@ export interface TurnEndedRecord {
 /** A compaction or the end, as the `batonConversationEvent` memo records it. */
 export type ConversationEvent =
   | { type: 'compacted'; afterTurn: number; agent: string; summarizedMessages: number; keptMessages: number; tokensBefore: number; tokensAfter: number; at: string }
-  | { type: 'ended'; endedBy: ConversationEnd; turns: number; at: string };
+  | { type: 'ended'; endedBy: ConversationEnd; turns: number; at: string }
+  /** The conversation took a new team snapshot between turns ("team support@v1 → support@v2 before turn 7"). */
+  | { type: 'team_changed'; from: string; to: string; beforeTurn: number; deployment?: string; agent: string; at: string };
 
 /** A message sent to a conversation that has ended or is ending. */
 export class ConversationEndedError extends UserError<{ workflowId: string }> {

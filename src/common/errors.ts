@@ -287,6 +287,26 @@ export class UnexpectedWorkflowError extends SystemError<{ errorName: string; st
   }
 }
 
+/**
+ * A step of a chain needs a part of its team that the worker asked to run it does not have: an
+ * agent, a tool, a tool whose parameters changed, a guardrail, a model provider, or (for a
+ * specialist) the team of the chain that delegated to it. `version` is the chain's team,
+ * `worker` the team of the worker that refused, `missing` says what it lacks. A step refused so
+ * is tried again, on any worker, for `teamMismatchTimeout`; then the chain fails with this error
+ * (`waitedMs` set), and `baton replay <id> --on-current-team` continues it on the current team.
+ */
+export class TeamMismatchError extends SystemError<{ version: string; worker: string; step: string; missing: string[]; waitedMs?: number }> {
+  declare readonly version: string;
+  declare readonly worker: string;
+  declare readonly step: string;
+  declare readonly missing: string[];
+  declare readonly waitedMs?: number;
+  constructor(details: { version: string; worker: string; step: string; missing: string[]; waitedMs?: number }) {
+    const waited = details.waitedMs !== undefined ? `; no worker that has it took the step within ${Math.round(details.waitedMs / 1000)} s` : '';
+    super(`Team mismatch: step ${details.step} of a chain on team ${details.version} needs ${details.missing.join('; ')}, which a worker on team ${details.worker} lacks${waited}`, details);
+  }
+}
+
 /** The path `a → b → c` of a chain, with the refused hop when given. */
 export function chainPath(chain: HandoffRecord[], attempted?: { from: string; to: string }): string {
   const hops = chain.map((h) => h.to);
@@ -319,6 +339,7 @@ const CLASSES = [
   ModelCallFailedError,
   ToolExecutionError,
   UnexpectedWorkflowError,
+  TeamMismatchError,
 ];
 const byType = new Map<string, (typeof CLASSES)[number]>(CLASSES.map((c) => [c.name, c]));
 

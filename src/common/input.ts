@@ -150,9 +150,11 @@ const agentSpec = shape(
   ['handoffTool', 'handoffTools', 'handoffToolTargets', 'handoffOptions', 'delegates', 'delegateOptions', 'delegateTool', 'profile', 'routing', 'outputSchema', 'approval', 'guardrails', 'toolApprovals', 'modelActivity', 'toolSensitivity'],
 );
 
+const teamVersion = shape({ id: nonEmptyString, name: nonEmptyString, label: nonEmptyString, hash: nonEmptyString, parts: recordOf(string) }, ['label']);
+
 const teamSpec = shape(
-  { agents: recordOf(agentSpec), approvals: arrayOf(approvalRuleCheck, 'approval rules'), hasHandoffListeners: boolean, sharedState: boolean },
-  ['sharedState'],
+  { agents: recordOf(agentSpec), approvals: arrayOf(approvalRuleCheck, 'approval rules'), hasHandoffListeners: boolean, sharedState: boolean, version: teamVersion, teamAttribute: boolean },
+  ['sharedState', 'version', 'teamAttribute'],
 );
 
 const sharedState = shape({ context: object, artifacts: (v, key) => (Array.isArray(v) ? [] : [`"${key}" must be a list`]), workflowState: object });
@@ -239,7 +241,7 @@ const resolvedOptions: Check = (v, key) => {
   return required.filter((k) => v[k] === undefined).map((k) => `"${key}.${k}" is missing (resolved options have ${RUN_OPTION_KEYS.join(', ')})`);
 };
 
-const parentLink = shape({ workflowId: nonEmptyString, rootWorkflowId: nonEmptyString, depth: integer(1, 100), token: nonEmptyString }, ['token']);
+const parentLink = shape({ workflowId: nonEmptyString, rootWorkflowId: nonEmptyString, depth: integer(1, 100), token: nonEmptyString, team: shape({ id: nonEmptyString, hash: nonEmptyString }) }, ['token', 'team']);
 
 const chainStateShape = shape(
   {
@@ -263,6 +265,14 @@ const chainStateShape = shape(
     approvals: shape({ pending: arrayOf(pendingApprovalCheck, 'waiting approvals'), decided: arrayOf(approvalRecord, 'approval records') }),
     continuedRuns: count,
     replayOf: shape({ workflowId: string, runId: string, from: string }),
+    migrate: shape(
+      {
+        from: nonEmptyString,
+        fallback: shape({ agentId: nonEmptyString, messages: arrayOf(chatMessage, 'chat messages'), answers: arrayOf(shape({ toolCallId: string, content: string }), 'answers'), handoffCallId: string, to: nonEmptyString }),
+      },
+      ['fallback'],
+    ),
+    decidedCalls: recordOf(shape({ callHash: string, record: approvalRecord })),
     controls: shape(
       {
         counters: recordOf(count),
@@ -278,7 +288,7 @@ const chainStateShape = shape(
       ['finalTurn', 'guardrailFeedback'],
     ),
   },
-  ['answerRetries', 'context', 'request', 'shared', 'parent', 'openTurn', 'pendingResponse', 'replayOf', 'controls'],
+  ['answerRetries', 'context', 'request', 'shared', 'parent', 'openTurn', 'pendingResponse', 'replayOf', 'controls', 'migrate', 'decidedCalls'],
 );
 
 /** Problems with a carried chain state, the references between its parts included. */
@@ -395,8 +405,10 @@ export const conversationStateCheck: Check = shape(
     lastActiveAt: isoTime,
     ending: boolean,
     continuedRuns: count,
+    teamDeployment: nonEmptyString,
+    refreshTeam: boolean,
   },
-  ['current', 'ending'],
+  ['current', 'ending', 'teamDeployment', 'refreshTeam'],
 );
 
 const CONVERSATION_INPUT_FIELDS = ['agent', 'options', 'conversation', 'context', 'resume'];

@@ -137,8 +137,26 @@ export const BatonStatusAttribute = defineSearchAttributeKey('BatonStatus', Sear
 /** Search attribute: handoffs so far. */
 export const BatonHandoffs = defineSearchAttributeKey('BatonHandoffs', SearchAttributeType.INT);
 
-/** The search attributes a namespace needs before baton's workflows can run. */
-export const BATON_SEARCH_ATTRIBUTES = [BatonAgent, BatonStatusAttribute, BatonHandoffs] as const;
+/**
+ * Search attribute: the chain's team version, `support@2026-11-24` (see `TeamVersion.id`), so
+ * `BatonTeam="support@2026-11-24"` lists what runs on a version. Optional: a worker writes it only
+ * when it finds it registered in its namespace when it starts, so a namespace without it never
+ * fails a chain.
+ */
+export const BatonTeam = defineSearchAttributeKey('BatonTeam', SearchAttributeType.KEYWORD);
+
+/**
+ * The search attributes baton registers (`baton dev`, the servers baton starts, `ensureSearchAttributes`,
+ * the compose stack). A namespace needs the first three before baton's workflows can run;
+ * `BatonTeam` is written only where it is registered.
+ */
+export const BATON_SEARCH_ATTRIBUTES = [BatonAgent, BatonStatusAttribute, BatonHandoffs, BatonTeam] as const;
+
+/**
+ * Memo key of the chain's team version (`{id, hash}`), set when the snapshot is taken and when a
+ * migration or a conversation's upgrade changes it: visibility lists show it on any namespace.
+ */
+export const TEAM_MEMO = 'batonTeam';
 
 /** Activity type names, as they appear in history. */
 export const ActivityType = {
@@ -204,6 +222,17 @@ export const Patches = {
    * arguments) is not put to people a second time in a chain.
    */
   TOOL_APPROVAL_CHECKS: 'baton-tool-approval-checks',
+  /**
+   * Decided once, when a run takes its team snapshot: the run puts its team version on record
+   * (the `batonTeam` memo, and the `BatonTeam` search attribute where the namespace has it).
+   */
+  TEAM_VERSION: 'baton-team-version',
+  /**
+   * Decided between a conversation's turns: a conversation pinned to a worker deployment version
+   * continues as new onto the current version when the current version changed, and a run that
+   * finds its team changed takes a new snapshot before the next turn.
+   */
+  CONVERSATION_UPGRADE: 'baton-conversation-upgrade',
 } as const;
 
 /**

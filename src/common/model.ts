@@ -3,6 +3,7 @@
  * takes and returns. Plain JSON, recorded in history; workflow-safe (no I/O).
  */
 import type { LostWorkerRestart } from './lostWorkers';
+import type { TeamNeed } from './version';
 
 /** JSON Schema of a tool's parameters, as sent to the model. */
 export type JsonSchema = Record<string, unknown>;
@@ -147,6 +148,8 @@ export interface CallModelInput {
   outputSchema?: JsonSchema;
   /** Set when the call was started again after its worker was lost (see the `lostWorkerRetries` run option). */
   lostWorker?: LostWorkerRestart;
+  /** What of the run's team this call needs from the worker that runs it; a worker that lacks it refuses the call (`TeamMismatchError`). */
+  team?: TeamNeed;
 }
 
 /** What the `callModelLocal` activity answers: its input beside the model's answer, so history records both. */
@@ -165,6 +168,8 @@ export interface SummarizeInput {
   instructions?: string;
   /** Set when the call was started again after its worker was lost (see the `lostWorkerRetries` run option). */
   lostWorker?: LostWorkerRestart;
+  /** What of the run's team this call needs from the worker that runs it; a worker that lacks it refuses the call (`TeamMismatchError`). */
+  team?: TeamNeed;
 }
 
 /** Result of the `summarizeHandoff` activity. */
@@ -183,6 +188,8 @@ export interface RouteSpecialistInput {
   specialists: { id: string; specialization: string; capabilities: string[]; description?: string; examples?: string[] }[];
   /** Set when the call was started again after its worker was lost (see the `lostWorkerRetries` run option). */
   lostWorker?: LostWorkerRestart;
+  /** What of the run's team this call needs from the worker that runs it; a worker that lacks it refuses the call (`TeamMismatchError`). */
+  team?: TeamNeed;
 }
 
 /** Result of the `routeSpecialist` activity: the chosen specialist, or why none fits. */

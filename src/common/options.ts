@@ -166,6 +166,13 @@ export const RUN_OPTIONS = {
    * `modelActivity` wins. @default "remote"
    */
   modelActivity: option<'remote' | 'local'>({ default: 'remote', check: oneOf(['remote', 'local']), doc: 'model calls as remote or local activities' }),
+  /**
+   * How long a step may wait for a worker that has what the chain's team needs (an agent, a tool
+   * with the same parameters, a model provider) while the workers asked lack it, from the first
+   * refusal: the step is tried again on any worker meanwhile, then the chain fails with
+   * `TeamMismatchError`. @default "10 minutes"
+   */
+  teamMismatchTimeout: option<string | number>({ default: '10 minutes', check: durationAtLeast(1000, '1 second'), doc: 'wait this long for a worker that has the team a step needs' }),
   /** Retry policy of model and tool calls. */
   retry: option<RetryOptions, Required<RetryOptions>>({
     default: DEFAULT_RETRY,

@@ -107,6 +107,8 @@ export interface ParentLink {
   depth: number;
   /** The token the calling chain gave this specialist: its reports of waiting approvals carry it. */
   token?: string;
+  /** The team version of the chain that delegated: the specialist's chain runs on the same team. */
+  team?: { id: string; hash: string };
 }
 
 /**

@@ -60,6 +60,36 @@ export interface ChainState {
   controls?: ControlState;
   /** Set when this chain continues another run through a replay. */
   replayOf?: ReplayOrigin;
+  /** Set by a migration (`baton replay --on-current-team`): the run takes the current team first and goes on with it. */
+  migrate?: MigrationRequest;
+  /**
+   * Decisions already made on the tool calls of `pendingResponse`, carried into a run that resumes
+   * after that answer, by tool call id: a call decided once is not put in front of people again.
+   */
+  decidedCalls?: Record<string, { callHash: string; record: ApprovalRecord }>;
+}
+
+/** What a migration onto the current team carries. */
+export interface MigrationRequest {
+  /** The team version the chain ran on. */
+  from: string;
+  /**
+   * Where the chain goes on when the current team lacks the agent it stands at: the turn of the
+   * agent that handed off to it, its tool calls answered, the handoff call to be answered by the run.
+   */
+  fallback?: MigrationFallback;
+}
+
+/** The turn that handed off to an agent, to go on from when that agent is gone. */
+export interface MigrationFallback {
+  agentId: string;
+  /** Its conversation up to and with the model's answer that asked for the handoff. */
+  messages: ChatMessage[];
+  /** The answers of that answer's other tool calls. */
+  answers: { toolCallId: string; content: string }[];
+  handoffCallId: string;
+  /** The agent it handed off to. */
+  to: string;
 }
 
 /** The run a replayed chain continues, and from where. */

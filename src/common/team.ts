@@ -7,6 +7,7 @@ import type { ApprovalPolicy, ApprovalRule } from './approvals';
 import type { JsonSchema, ModelSpec, ToolCall, ToolSpec } from './model';
 import type { LostWorkerRestart } from './lostWorkers';
 import type { ToolSensitivitySpec } from './sensitive';
+import type { TeamNeed, TeamVersion } from './version';
 
 /** One agent of a team snapshot. */
 export interface AgentSpec {
@@ -65,6 +66,13 @@ export interface TeamSpec {
   hasHandoffListeners: boolean;
   /** Whether handoffs may carry state updates and agents can read the run's shared state. */
   sharedState?: boolean;
+  /** The team's version: its id, hash and the fingerprints of its parts (snapshots taken before versions have none). */
+  version?: TeamVersion;
+  /**
+   * Whether the worker that took the snapshot found the `BatonTeam` search attribute in its
+   * namespace, so the run may write it. Not part of the version.
+   */
+  teamAttribute?: boolean;
 }
 
 /** What an agent is good at, declared for capability routing (Jazz's profiles). */
@@ -181,6 +189,8 @@ export interface CheckHandoffInput {
   to: string;
   message: string;
   input?: unknown;
+  /** What of the run's team this call needs from the worker that runs it; a worker that lacks it refuses the call (`TeamMismatchError`). */
+  team?: TeamNeed;
 }
 
 /** Result of the `checkHandoff` activity: a reason when `onHandoff` vetoed the handoff. */
@@ -198,6 +208,8 @@ export interface RunToolInput {
   context?: RunContext;
   /** Set when the call was started again after its worker was lost (see the `lostWorkerRetries` run option). */
   lostWorker?: LostWorkerRestart;
+  /** What of the run's team this call needs from the worker that runs it; a worker that lacks it refuses the call (`TeamMismatchError`). */
+  team?: TeamNeed;
 }
 
 /**

@@ -12,3 +12,4 @@ export * from './run';
 export * from './state';
 export * from './team';
 export * from './conversation';
+export * from './version';

@@ -242,6 +242,7 @@ async function runView(ctx: ServiceContext, workflowId: string, identity: Identi
     runId: description.runId,
     status,
     ...(currentAgent ? { currentAgent } : {}),
+    ...(chain.team?.version ? { team: chain.team.version.id } : {}),
     ...(chain.startedAt ? { startedAt: chain.startedAt } : {}),
     ...(chain.closedAt ? { closedAt: chain.closedAt } : {}),
     ...(chain.input ? { input } : {}),

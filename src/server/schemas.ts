@@ -83,6 +83,7 @@ export const PendingApprovalSchema = z
     onTimeout: z.string(),
     tool: ToolCallSchema.optional().openapi({ description: 'Set when a tool call waits rather than a handoff (`to` is then `tool:<name>`)' }),
     ageMs: z.number(),
+    team: z.string().optional().openapi({ description: 'The team version the chain runs on, e.g. support@2026-11-24' }),
     canDecide: z.boolean().openapi({ description: "Whether the caller's identity may decide it" }),
     sensitive: z
       .object({ arguments: z.union([z.literal(true), z.array(z.string())]), revealed: z.boolean() })
@@ -100,6 +101,7 @@ export const RunSchema = z
     runId: z.string(),
     status: z.string().openapi({ description: 'running, awaiting_approval, completed, failed, cancelled, terminated, timed_out' }),
     currentAgent: z.string().optional(),
+    team: z.string().optional().openapi({ description: 'The team version the chain runs on, e.g. support@2026-11-24' }),
     startedAt: z.string().optional(),
     closedAt: z.string().optional(),
     input: json.optional(),
@@ -146,12 +148,13 @@ export const ReplaySchema = z
   .object({
     fromHandoff: z.number().int().min(1).optional(),
     overrides: z.object({ options: json.optional(), models: z.record(z.string(), json).optional() }).strict().optional(),
+    onCurrentTeam: z.boolean().optional().openapi({ description: 'Go on with the team the workers run now (a chain that failed with TeamMismatchError); the migration is recorded' }),
   })
   .strict()
   .openapi('Replay');
 
 export const ReplayStartedSchema = z
-  .object({ workflowId: z.string(), runId: z.string(), baseRunId: z.string(), from: z.string(), mechanism: z.enum(['reset', 'resume']) })
+  .object({ workflowId: z.string(), runId: z.string(), baseRunId: z.string(), from: z.string(), mechanism: z.enum(['reset', 'resume']), migratedFrom: z.string().optional() })
   .openapi('ReplayStarted');
 
 export const IdentitySchema = z.object({ name: z.string(), roles: z.array(z.string()) }).openapi('Identity');

@@ -29,6 +29,10 @@ import { connectTeamMcpServers, withMcpServers } from '../mcp/worker';
 import { loggingDecryptionFailures } from './codecLog';
 import { workerTelemetry, type WorkerTelemetryOptions } from './telemetry';
 import { codecOptionsFromEnv, type PayloadCodecOptions } from '../payloads/keys';
+import { BatonMetrics } from './telemetry/metrics';
+import { deploymentFromEnv, hasTeamAttribute, workerDeploymentOptions, type WorkerDeployment } from './deployment';
+
+export { DEPLOYMENT_ENV, deploymentFromEnv, type WorkerDeployment } from './deployment';
 
 /** Options of {@link createWorker}. */
 export interface CreateWorkerOptions extends WorkerTelemetryOptions {
@@ -73,6 +77,15 @@ export interface CreateWorkerOptions extends WorkerTelemetryOptions {
    * worker bundles baton's workflows itself instead of loading the prebuilt bundle.
    */
   workflowInterceptorModules?: string[];
+  /**
+   * The Worker Deployment version this worker is (`{name, buildId}`): chains stay on the version they
+   * started on, so this version's workers drain its chains while new chains start on the version set
+   * current (`temporal worker deployment set-current-version`); conversations move to the current
+   * version between turns. `false` runs outside any deployment whatever the environment says. See
+   * docs/operating.md for a deploy end to end.
+   * @default `BATON_DEPLOYMENT` and `BATON_BUILD_ID` when set; else none (every worker on the task queue takes any task)
+   */
+  deployment?: WorkerDeployment | false;
   /** Worker tuning passed to Temporal's `Worker.create` (pollers, cache size, concurrency). */
   worker?: Partial<Omit<WorkerOptions, 'connection' | 'namespace' | 'taskQueue' | 'activities' | 'workflowBundle' | 'workflowsPath'>>;
 }
@@ -124,15 +137,24 @@ export async function createWorker(options: CreateWorkerOptions): Promise<Worker
   const connection = options.connection ?? (await connectWorker(config.connectionOptions));
   const telemetry = await workerTelemetry(options);
   const dataConverter = options.worker?.dataConverter ?? loggingDecryptionFailures(batonDataConverter({ ...(options.codec ?? codecOptionsFromEnv()), ...(options.compress ? { compress: true } : {}) }));
+  const deployment = options.deployment === false ? undefined : (options.deployment ?? deploymentFromEnv());
+  const versioning = deployment ? { workerDeploymentOptions: workerDeploymentOptions(deployment) } : {};
+  const namespace = options.namespace ?? config.namespace;
+  const teamAttribute = await hasTeamAttribute(connection, namespace);
   const mcp = await connectTeamMcpServers(team, options.mcp);
+  if (telemetry.registry) {
+    const version = team.spec({ mcpTools: mcp?.specs }).version!;
+    BatonMetrics.in(telemetry.registry).teamInfo.set({ team: version.id, hash: version.hash, deployment: deployment ? `${deployment.name}.${deployment.buildId}` : '' }, 1);
+  }
   return withMcpServers(mcp, async () => Worker.create({
+    ...versioning,
     ...options.worker,
     ...telemetry.workerOptions(options.worker),
     connection,
-    namespace: options.namespace ?? config.namespace,
+    namespace,
     taskQueue: options.taskQueue ?? DEFAULT_TASK_QUEUE,
     workflowBundle: await workflowBundle({ interceptorModules: telemetry.interceptorModules(options.workflowInterceptorModules), failureConverterPath: dataConverter.failureConverterPath }),
-    activities: createActivities({ team, hooks: options.hooks, providers: options.providers, mcp }),
+    activities: createActivities({ team, hooks: options.hooks, providers: options.providers, mcp, teamAttribute }),
     dataConverter,
   }));
 }

@@ -17,17 +17,23 @@ describe('a call started again after a lost worker, read from a recorded history
     expect(formatTimeline(audit)).toMatch(/ship\b.*2 attempts, started again after a lost worker\)/);
   });
 
-  it('pairs each restart with the start a lost worker ended', () => {
-    const history = events('lost-worker-restart.json');
+  // The recording of today's code, and the one from before chains put their team version on record.
+  const recordings = [
+    { file: 'lost-worker-restart.json', lost: '28', timedOut: '30', restart: '36' },
+    { file: 'before-team-version/lost-worker-restart.json', lost: '22', timedOut: '24', restart: '30' },
+  ];
+
+  it.each(recordings)('pairs each restart with the start a lost worker ended ($file)', ({ file, lost, timedOut, restart }) => {
+    const history = events(file);
     const restarts = lostWorkerRestarts(history);
-    expect([...restarts]).toEqual([['30', '22']]);
-    expect(history.find((e) => String(e.eventId) === '24')?.activityTaskTimedOutEventAttributes?.scheduledEventId?.toString()).toBe('22');
+    expect([...restarts]).toEqual([[restart, lost]]);
+    expect(history.find((e) => String(e.eventId) === timedOut)?.activityTaskTimedOutEventAttributes?.scheduledEventId?.toString()).toBe(lost);
   });
 
-  it('takes the restart, not the lost start, as the step a replay continues from', () => {
+  it.each(recordings)('takes the restart, not the lost start, as the step a replay continues from ($file)', ({ file, restart }) => {
     // The history as it stood while the restart ran: the lost start never completed, nor did its restart.
-    const running = events('lost-worker-restart.json').filter((e) => Number(e.eventId) <= 31);
-    expect(brokenStep(running)?.eventId?.toString()).toBe('30');
+    const running = events(file).filter((e) => Number(e.eventId) <= Number(restart) + 1);
+    expect(brokenStep(running)?.eventId?.toString()).toBe(restart);
   });
 
   it('a history from before restarts: the lost call timed out and failed the chain', () => {

@@ -363,8 +363,8 @@ describe('the baton command', () => {
 
   it('takes its input from stdin or a file, beyond what a command line holds', async () => {
     const env = { TEMPORAL_ADDRESS: server.env.address };
-    // Linux refuses a single argument over 128 KB; a chain's input may be up to 256 KB (LIMITS.input).
-    const input = `Tell me about quantum.\n${'notes '.repeat(30_000)}`;
+    // Linux refuses a single argument over 128 KB; a chain takes inputs up to 256 KB (LIMITS.messageBytes).
+    const input = `Tell me about quantum.\n${'notes '.repeat(35_000)}`;
     const file = tempFile('request.txt', input);
     const [piped, fromFile] = await Promise.all([
       cli(['run', 'researcher', '-', ...research, '--json', '--task-queue', 'cli-stdin', '--workflow-id', 'cli-stdin'], env, input),

@@ -46,7 +46,9 @@ describe('delegation', () => {
         const audit = await baton.audit(run.workflowId);
         expect(audit.events.find((e) => e.kind === 'tool_call' && e.tool === 'delegate')).toMatchObject({ answeredBy: 'workflow', result: 'Answer from orders: order 42: delivered yesterday' });
         expect(audit.events.find((e) => e.kind === 'delegation')).toMatchObject({ from: 'triage', to: 'orders', outcome: 'completed', output: 'order 42: delivered yesterday' });
-        expect(audit.children).toEqual([expect.objectContaining({ workflowId: child!.workflowId, status: 'completed', parent: { workflowId: run.workflowId, rootWorkflowId: run.workflowId, depth: 1 } })]);
+        // The specialist runs on the caller's team: its parent link names it.
+        const team = { id: expect.stringMatching(/^team@[0-9a-f]{12}$/), hash: expect.stringMatching(/^[0-9a-f]{64}$/) };
+        expect(audit.children).toEqual([expect.objectContaining({ workflowId: child!.workflowId, status: 'completed', parent: { workflowId: run.workflowId, rootWorkflowId: run.workflowId, depth: 1, team } })]);
         const timeline = formatTimeline(audit);
         // The specialist starts, its chain runs (indented), and its answer comes back, in that order.
         expect(timeline).toMatch(/delegate\s+triage starts orders \(chain [^)]+\/orders-1\.1\): "Task from triage: look up order 42"\n {4}│ chain [^\n]+\/orders-1\.1: completed\n(?: {4}│ [^\n]*\n)+\S+\s+delegate\s+orders answered triage: "order 42: delivered yesterday"\n\S+\s+triage\s+tool delegate\(.*\) → "Answer from orders: order 42: delivered yesterday"/);

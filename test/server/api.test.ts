@@ -34,12 +34,14 @@ describe('the HTTP API', () => {
       expect(started.status).toBe(201);
       const { workflowId } = started.body;
       const pending = await pendingOf(call, workflowId);
-      expect(pending).toMatchObject({ from: 'triage', to: 'refunds', approvers: ['alice'], canDecide: true, chain: [] });
+      // The team version the chain runs on shows beside its approval and on the run.
+      const team = expect.stringMatching(/^team@[0-9a-f]{12}$/);
+      expect(pending).toMatchObject({ from: 'triage', to: 'refunds', approvers: ['alice'], canDecide: true, chain: [], team });
       const forBob = await call('GET', '/v1/approvals', { token: TOKENS.bob });
       expect(forBob.body.approvals.find((p: { workflowId: string }) => p.workflowId === workflowId).canDecide).toBe(false);
 
       const waiting = await call('GET', `/v1/runs/${workflowId}`, { token: TOKENS.viewer });
-      expect(waiting.body).toMatchObject({ workflowId, status: 'awaiting_approval', currentAgent: 'triage', chain: [] });
+      expect(waiting.body).toMatchObject({ workflowId, status: 'awaiting_approval', currentAgent: 'triage', chain: [], team: pending.team });
       expect(waiting.body.pendingApprovals).toHaveLength(1);
 
       const decided = await call('POST', `/v1/runs/${workflowId}/approvals/${pending.handoffId}`, { token: TOKENS.alice, body: { decision: 'approve', comment: 'broken on arrival' } });

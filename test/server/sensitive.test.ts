@@ -222,7 +222,7 @@ describe('sensitive tool arguments and results', () => {
     expectNoSecret(logged.join(''));
     // Metrics and spans carry names and counts, never values.
     const metrics = await registry.metrics();
-    expect(metrics).toContain('baton_tool_calls_total{agent="payments",tool="chargeCard",outcome="ok"} 1');
+    expect(metrics).toMatch(/baton_tool_calls_total\{agent="payments",tool="chargeCard",outcome="ok",team="team@[0-9a-f]{12}"\} 1/);
     expectNoSecret(metrics);
     await tracing.forceFlush();
     const spans = exporter.getFinishedSpans();

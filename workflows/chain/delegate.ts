@@ -154,7 +154,7 @@ function childInput(run: ChainRun, job: Extract<Job, { request: DelegationReques
     input,
     options: childOptions,
     ...(state.context ? { context: state.context } : {}),
-    parent: { workflowId: run.effects.workflowId, rootWorkflowId: root, depth: (state.parent?.depth ?? 0) + 1, ...(token ? { token } : {}) },
+    parent: { workflowId: run.effects.workflowId, rootWorkflowId: root, depth: (state.parent?.depth ?? 0) + 1, ...(token ? { token } : {}), ...(state.team.version ? { team: { id: state.team.version.id, hash: state.team.version.hash } } : {}) },
   };
 }
 

@@ -26,7 +26,7 @@ import type { CheckGuardrailInput, GuardrailVerdict } from '../../src/common/con
 
 /** The shape of the `handoffRun` workflow, for starting specialists as children. */
 type HandoffRunWorkflow = (input: HandoffRunInput) => Promise<HandoffRunResult<unknown>>;
-import { BATON_ERROR_TYPES, ModelCallFailedError, NON_RETRYABLE_ERROR_TYPES, ToolExecutionError } from '../../src/common/errors';
+import { BATON_ERROR_TYPES, ModelCallFailedError, NON_RETRYABLE_ERROR_TYPES, TeamMismatchError, ToolExecutionError } from '../../src/common/errors';
 import {
   BatonAgent,
   BatonHandoffs,
@@ -48,6 +48,7 @@ import type { ResolvedRunOptions } from '../../src/common/options';
 import { BatonStatus, type HandoffRunInput, type HandoffRunResult, type RecordHandoffInput } from '../../src/common/run';
 import type { CheckHandoffInput, CheckHandoffResult, RunToolInput, RunToolResult, TeamSpec } from '../../src/common/team';
 import { restartSummary, withLostWorkerRestarts } from './lostWorkers';
+import type { TeamNeed } from '../../src/common/version';
 
 /** A durable timer the chain can stop waiting for. */
 export interface Timer {
@@ -62,8 +63,8 @@ export interface ChainEffects {
   now(): number;
   /** A new id, deterministic on replay. */
   newId(): string;
-  /** The team snapshot, recorded in history as the chain's first step (a local activity when `local`). */
-  loadTeam(local?: boolean): Promise<TeamSpec>;
+  /** The team snapshot, recorded in history as the chain's first step (a local activity when `local`); `need` asks for a given team. */
+  loadTeam(local?: boolean, need?: TeamNeed): Promise<TeamSpec>;
   /** The search attributes of a chain that starts at `agent`. */
   startRun(agent: string): void;
   /** One model turn (a local activity when `local`); a call that keeps failing throws `ModelCallFailedError`. */
@@ -115,10 +116,14 @@ export function temporalEffects(v2: boolean): ChainEffects {
     workflowId: workflowInfo().workflowId,
     now: () => Date.now(),
     newId: () => uuid4(),
-    loadTeam(local) {
-      if (local) return proxyLocalActivities<BatonActivities>({ startToCloseTimeout: '30 seconds', retry: { maximumAttempts: 5 }, summary: 'team snapshot' }).loadTeam();
-      const { loadTeam } = proxyActivities<BatonActivities>({ startToCloseTimeout: '30 seconds', retry: { maximumAttempts: 5 }, summary: 'team snapshot' });
-      return loadTeam();
+    loadTeam(local, need) {
+      const args: [TeamNeed?] = need ? [need] : [];
+      // A refusal for another team is the workflow's to retry elsewhere, not this call's.
+      const retry = { maximumAttempts: 5, nonRetryableErrorTypes: [...NON_RETRYABLE_ERROR_TYPES] };
+      const { loadTeam } = local
+        ? proxyLocalActivities<BatonActivities>({ startToCloseTimeout: '30 seconds', retry, summary: 'team snapshot' })
+        : proxyActivities<BatonActivities>({ startToCloseTimeout: '30 seconds', retry, summary: 'team snapshot', ...afterRefusal(need) });
+      return loadTeam(...args).catch((err: unknown) => Promise.reject(activityError(err, () => err as Error)));
     },
     startRun(agent) {
       upsertSearchAttributes([
@@ -135,7 +140,7 @@ export function temporalEffects(v2: boolean): ChainEffects {
           return (await callModelLocal(input)).response;
         }
         return await withLostWorkerRestarts(lostWorkerBudget(options), `model call of ${input.agentId}`, (endOnLostWorker, lostWorker) => {
-          const { callModel } = proxyActivities<BatonActivities>({ ...modelActivityOptions(options, NON_RETRYABLE_ERROR_TYPES, endOnLostWorker), summary: restartSummary(input.agentId, lostWorker) });
+          const { callModel } = proxyActivities<BatonActivities>({ ...modelActivityOptions(options, NON_RETRYABLE_ERROR_TYPES, endOnLostWorker), summary: restartSummary(input.agentId, lostWorker), ...afterRefusal(input.team) });
           return callModel(lostWorker ? { ...input, lostWorker } : input);
         });
       } catch (err) {
@@ -145,7 +150,7 @@ export function temporalEffects(v2: boolean): ChainEffects {
     async summarize(input, options) {
       try {
         return await withLostWorkerRestarts(lostWorkerBudget(options), `summary by ${input.agentId}`, (endOnLostWorker, lostWorker) => {
-          const { summarizeHandoff } = proxyActivities<BatonActivities>({ ...modelActivityOptions(options, NON_RETRYABLE_ERROR_TYPES, endOnLostWorker), summary: restartSummary(`${input.agentId}: summary`, lostWorker) });
+          const { summarizeHandoff } = proxyActivities<BatonActivities>({ ...modelActivityOptions(options, NON_RETRYABLE_ERROR_TYPES, endOnLostWorker), summary: restartSummary(`${input.agentId}: summary`, lostWorker), ...afterRefusal(input.team) });
           return summarizeHandoff(lostWorker ? { ...input, lostWorker } : input);
         });
       } catch (err) {
@@ -153,7 +158,7 @@ export function temporalEffects(v2: boolean): ChainEffects {
       }
     },
     async checkHandoff(input, options) {
-      const { checkHandoff } = proxyActivities<BatonActivities>({ ...toolActivityOptions(options, NON_RETRYABLE_ERROR_TYPES), summary: `${input.from} → ${input.to}: check` });
+      const { checkHandoff } = proxyActivities<BatonActivities>({ ...toolActivityOptions(options, NON_RETRYABLE_ERROR_TYPES), summary: `${input.from} → ${input.to}: check`, ...afterRefusal(input.team) });
       try {
         return await checkHandoff(input);
       } catch (err) {
@@ -163,7 +168,7 @@ export function temporalEffects(v2: boolean): ChainEffects {
     async runTool(input, options) {
       try {
         return await withLostWorkerRestarts(lostWorkerBudget(options), `tool call ${input.call.name} of ${input.agentId}`, (endOnLostWorker, lostWorker) => {
-          const { runTool } = proxyActivities<BatonActivities>({ ...toolActivityOptions(options, NON_RETRYABLE_ERROR_TYPES, endOnLostWorker), summary: restartSummary(`${input.agentId}: tool`, lostWorker) });
+          const { runTool } = proxyActivities<BatonActivities>({ ...toolActivityOptions(options, NON_RETRYABLE_ERROR_TYPES, endOnLostWorker), summary: restartSummary(`${input.agentId}: tool`, lostWorker), ...afterRefusal(input.team) });
           return runTool(lostWorker ? { ...input, lostWorker } : input);
         });
       } catch (err) {
@@ -171,7 +176,7 @@ export function temporalEffects(v2: boolean): ChainEffects {
       }
     },
     async checkGuardrail(input, options) {
-      const { checkGuardrail } = proxyActivities<BatonActivities>({ ...toolActivityOptions(options, NON_RETRYABLE_ERROR_TYPES), summary: `${input.agentId}: guardrail ${input.guardrail}` });
+      const { checkGuardrail } = proxyActivities<BatonActivities>({ ...toolActivityOptions(options, NON_RETRYABLE_ERROR_TYPES), summary: `${input.agentId}: guardrail ${input.guardrail}`, ...afterRefusal(input.team) });
       try {
         return await checkGuardrail(input);
       } catch (err) {
@@ -222,13 +227,15 @@ export function temporalEffects(v2: boolean): ChainEffects {
         return { ok: true, result };
       } catch (err) {
         if (isCancellation(err) && !(err instanceof ChildWorkflowFailure)) throw err;
-        return { ok: false, reason: childFailureReason(err) };
+        const cause = err instanceof ChildWorkflowFailure ? err.cause : undefined;
+        const mismatch = cause instanceof ApplicationFailure && cause.type === TeamMismatchError.name ? (cause.details?.[0] as Record<string, unknown> | undefined) : undefined;
+        return { ok: false, reason: childFailureReason(err), ...(mismatch ? { mismatch } : {}) };
       }
     },
     async routeSpecialist(input, options) {
       try {
         return await withLostWorkerRestarts(lostWorkerBudget(options), `routing by ${input.agentId}`, (endOnLostWorker, lostWorker) => {
-          const { routeSpecialist } = proxyActivities<BatonActivities>({ ...modelActivityOptions(options, NON_RETRYABLE_ERROR_TYPES, endOnLostWorker), summary: restartSummary(`${input.agentId}: routing`, lostWorker) });
+          const { routeSpecialist } = proxyActivities<BatonActivities>({ ...modelActivityOptions(options, NON_RETRYABLE_ERROR_TYPES, endOnLostWorker), summary: restartSummary(`${input.agentId}: routing`, lostWorker), ...afterRefusal(input.team) });
           return routeSpecialist(lostWorker ? { ...input, lostWorker } : input);
         });
       } catch (err) {
@@ -285,7 +292,7 @@ export interface DelegationStart {
 }
 
 /** How a specialist ended: its result, or why there is none (failed, timed out, cancelled). */
-export type DelegationOutcome = { ok: true; result: HandoffRunResult<unknown> } | { ok: false; reason: string };
+export type DelegationOutcome = { ok: true; result: HandoffRunResult<unknown> } | { ok: false; reason: string; mismatch?: Record<string, unknown> };
 
 function withoutToken<T extends { token?: string }>(link: T): Omit<T, 'token'> {
   const { token: _token, ...rest } = link;
@@ -300,6 +307,14 @@ function childFailureReason(err: unknown): string {
   if (cause instanceof TerminatedFailure) return 'it was terminated';
   if (cause instanceof ApplicationFailure) return `${cause.type ?? 'Error'}: ${cause.message}`;
   return cause instanceof Error ? cause.message : String(cause);
+}
+
+/**
+ * A step a worker refused for its team goes to the task queue, not eagerly back to the worker that
+ * runs the workflow (which refused it): any worker that has the team may take it.
+ */
+function afterRefusal(need: TeamNeed | undefined): { allowEagerDispatch?: false } {
+  return need?.refused ? { allowEagerDispatch: false } : {};
 }
 
 /** Keep baton's own typed failures; wrap anything else that outlived its retries. */

@@ -40,7 +40,14 @@ export async function gateToolCalls(run: ChainRun, agent: AgentSpec, calls: Tool
   if (!chain.state.controls || !agent.toolApprovals) return gated;
   const needing = calls.filter((call) => {
     const spec = agent.toolApprovals?.[call.name];
-    return spec !== undefined && approvalNeeded(spec, call.arguments);
+    if (spec === undefined || !approvalNeeded(spec, call.arguments)) return false;
+    // A decision carried from the run this one resumes (a replay, a migration) stands: nobody is asked twice.
+    const carried = chain.state.decidedCalls?.[call.id];
+    if (carried && carried.callHash === callHash(call)) {
+      gated.set(call, outcomeOf(agent, call, carried.record.handoffId, carried.record));
+      return false;
+    }
+    return true;
   });
   if (needing.length === 0) return gated;
   const checks = run.effects.patched(Patches.TOOL_APPROVAL_CHECKS);

@@ -19,9 +19,11 @@ import { runChain } from '../loop';
 import { compact } from './compaction';
 import type { Inbox } from './inbox';
 import { addUsage, beginTurn, currentTurn, remember, replyOf, rolledBack } from './turns';
+import { movesToCurrentVersion, refreshBeforeTurn } from './upgrade';
+import { TeamMismatchError } from '../../src/common/errors';
 
 /** How a run of the conversation ends: closed, or handed to a fresh run. */
-export type SessionOutcome = { kind: 'ended'; result: ConversationResult } | { kind: 'continue_as_new' };
+export type SessionOutcome = { kind: 'ended'; result: ConversationResult } | { kind: 'continue_as_new'; upgrade?: boolean };
 
 export class Session {
   private readonly turnEffects: ChainEffects;
@@ -36,6 +38,8 @@ export class Session {
     private readonly effects: ChainEffects,
     private readonly desk: ApprovalDesk,
     private readonly guards: Guards,
+    /** The agent the conversation started with: it answers when the team no longer has the active agent. */
+    private readonly startAgent: string = chain.state.agentId,
   ) {
     // Handoffs are counted across the conversation in `BatonHandoffs`, not per message.
     this.turnEffects = Object.assign(Object.create(effects) as ChainEffects, {
@@ -57,6 +61,9 @@ export class Session {
       if (await this.compact()) progressed = true;
       if (progressed && this.effects.shouldContinueAsNew(this.chain.state.options.continueAsNewAfterEvents)) return { kind: 'continue_as_new' };
       if (this.inbox.queue.length > 0) {
+        // Between turns only: onto the deployment's current version, with its team.
+        if (movesToCurrentVersion()) return { kind: 'continue_as_new', upgrade: true };
+        await refreshBeforeTurn(this.state, this.chain, this.effects, this.startAgent, this.inbox.queue[0]!.turn);
         this.begin();
         continue;
       }
@@ -121,6 +128,8 @@ export class Session {
       if (isCancellation(err)) throw err;
       const failure = failureOf(err);
       const waited = this.chain.state.approvals.pending.length > 0;
+      // No worker had the conversation's team: the next turn starts with the team the workers have.
+      if (failure.type === TeamMismatchError.name) this.state.refreshTeam = true;
       this.finish({ idempotencyKey: current.idempotencyKey, failure: { type: failure.type, message: failure.message, ...(failure.details !== undefined ? { details: failure.details } : {}) } });
       this.chain.state = rolledBack(this.chain.state, current.before);
       if (waited) {

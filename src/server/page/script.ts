@@ -125,7 +125,7 @@ async function showRun(id) {
       var run = got[0];
       status.textContent = run.status.replace(/_/g, ' ');
       status.className = 'badge ' + run.status;
-      facts.replaceChildren.apply(facts, [run.currentAgent ? 'agent: ' + run.currentAgent : null, count(run.chain.length, 'handoff'), count(run.usage.modelCalls, 'model call'), count(run.usage.toolCalls, 'tool call'), count(run.usage.totalTokens, 'token')].filter(Boolean).map(function (t) { return h('span', { text: t }); }));
+      facts.replaceChildren.apply(facts, [run.currentAgent ? 'agent: ' + run.currentAgent : null, run.team ? 'team: ' + run.team : null, count(run.chain.length, 'handoff'), count(run.usage.modelCalls, 'model call'), count(run.usage.toolCalls, 'tool call'), count(run.usage.totalTokens, 'token')].filter(Boolean).map(function (t) { return h('span', { text: t }); }));
       // The drawing's own <style> is for the SVG on its own; here the page's stylesheet styles it.
       flow.innerHTML = got[1].replace(/<style>[\s\S]*?<\/style>/, '');
       flow.querySelectorAll('[data-workflow-id]').forEach(function (a) { a.setAttribute('href', BASE + 'runs/' + enc(a.getAttribute('data-workflow-id'))); });

@@ -6,6 +6,7 @@
  */
 import http from 'node:http';
 import type { Context } from '@temporalio/activity';
+import { ApplicationFailure } from '@temporalio/common';
 import type { ActivityExecuteInput, ActivityInboundCallsInterceptor, ActivityInterceptorsFactory, InjectedSinks, Next, WorkerOptions } from '@temporalio/worker';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, register as globalRegistry, type Registry } from 'prom-client';
 import { ActivityType } from '../../common/messages';
@@ -36,10 +37,12 @@ export class BatonMetrics {
   readonly approvalsRequested: Counter<'from' | 'to' | 'kind'>;
   readonly approvalsDecided: Counter<'outcome' | 'via' | 'kind'>;
   readonly approvalWait: Histogram<'outcome' | 'kind'>;
-  readonly modelCalls: Counter<'agent' | 'model' | 'outcome'>;
+  readonly modelCalls: Counter<'agent' | 'model' | 'outcome' | 'team'>;
   readonly modelTokens: Counter<'agent' | 'model' | 'type'>;
   readonly modelSeconds: Histogram<'agent' | 'model'>;
-  readonly toolCalls: Counter<'agent' | 'tool' | 'outcome'>;
+  readonly toolCalls: Counter<'agent' | 'tool' | 'outcome' | 'team'>;
+  readonly teamInfo: Gauge<'team' | 'hash' | 'deployment'>;
+  readonly teamMismatches: Counter<'team' | 'worker_team' | 'step'>;
   readonly toolSeconds: Histogram<'agent' | 'tool'>;
   readonly loopsDetected: Counter<'agent' | 'pattern' | 'refused'>;
   readonly breakersOpen: Gauge<'target'>;
@@ -69,10 +72,12 @@ export class BatonMetrics {
     this.approvalsRequested = new Counter({ name: 'baton_approvals_requested_total', help: `Handoffs and tool calls that asked for approval, by agent, target and ${kind}`, labelNames: ['from', 'to', 'kind'], ...on });
     this.approvalsDecided = new Counter({ name: 'baton_approvals_decided_total', help: `Approvals decided, by outcome, how the decision came and ${kind}`, labelNames: ['outcome', 'via', 'kind'], ...on });
     this.approvalWait = new Histogram({ name: 'baton_approval_wait_seconds', help: `Time from an approval request to its decision, by outcome and ${kind}`, labelNames: ['outcome', 'kind'], buckets: WAIT_SECONDS, ...on });
-    this.modelCalls = new Counter({ name: 'baton_model_calls_total', help: 'Model call attempts, by agent, model and outcome (ok, error)', labelNames: ['agent', 'model', 'outcome'], ...on });
+    this.modelCalls = new Counter({ name: 'baton_model_calls_total', help: "Model call attempts, by agent, model, outcome (ok, error, team_mismatch: refused for a team this worker lacks) and the chain's team version", labelNames: ['agent', 'model', 'outcome', 'team'], ...on });
     this.modelTokens = new Counter({ name: 'baton_model_tokens_total', help: 'Tokens used by model calls, by agent, model and type (input, output)', labelNames: ['agent', 'model', 'type'], ...on });
     this.modelSeconds = new Histogram({ name: 'baton_model_call_seconds', help: 'Latency of model call attempts', labelNames: ['agent', 'model'], buckets: SECONDS, ...on });
-    this.toolCalls = new Counter({ name: 'baton_tool_calls_total', help: 'Tool call attempts, by agent, tool and outcome (ok, refused: the model got an error, error: the call failed)', labelNames: ['agent', 'tool', 'outcome'], ...on });
+    this.toolCalls = new Counter({ name: 'baton_tool_calls_total', help: "Tool call attempts, by agent, tool, outcome (ok, refused: the model got an error, error: the call failed, team_mismatch: refused for a team this worker lacks) and the chain's team version", labelNames: ['agent', 'tool', 'outcome', 'team'], ...on });
+    this.teamInfo = new Gauge({ name: 'baton_team_info', help: 'The team versions the workers in this process serve (1 each), with their hash and worker deployment version', labelNames: ['team', 'hash', 'deployment'], ...on });
+    this.teamMismatches = new Counter({ name: 'baton_team_mismatches_total', help: "Steps refused because the chain's team needs what this worker's team lacks, by the chain's team, the worker's team and the step", labelNames: ['team', 'worker_team', 'step'], ...on });
     this.toolSeconds = new Histogram({ name: 'baton_tool_call_seconds', help: 'Latency of tool call attempts', labelNames: ['agent', 'tool'], buckets: SECONDS, ...on });
     this.loopsDetected = new Counter({ name: 'baton_loops_detected_total', help: 'Handoff loops detected, by the agent handing off, pattern (repeat, oscillation) and whether the handoff was refused', labelNames: ['agent', 'pattern', 'refused'], ...on });
     const openUntil = this.openUntil;
@@ -167,22 +172,23 @@ class MetricsActivityInbound implements ActivityInboundCallsInterceptor {
   async execute(input: ActivityExecuteInput, next: Next<ActivityInboundCallsInterceptor, 'execute'>): Promise<unknown> {
     const type = this.ctx.info.activityType;
     const model = type === ActivityType.CALL_MODEL || type === ActivityType.CALL_MODEL_LOCAL;
-    if (!model && type !== ActivityType.RUN_TOOL) return next(input);
+    if (!model && type !== ActivityType.RUN_TOOL) return this.countingMismatches(type, () => next(input));
     const started = performance.now();
     const seconds = () => (performance.now() - started) / 1000;
     if (model) {
       const call = input.args[0] as CallModelInput;
       const labels = { agent: call.agentId, model: call.model.model };
+      const team = call.team?.version ?? '';
       try {
         const result = await next(input);
         // A local model call answers with its input beside the response.
         const response = type === ActivityType.CALL_MODEL_LOCAL ? (result as LocalModelCall).response : (result as ModelResponse);
-        this.metrics.modelCalls.inc({ ...labels, outcome: 'ok' });
+        this.metrics.modelCalls.inc({ ...labels, outcome: 'ok', team });
         this.metrics.modelTokens.inc({ ...labels, type: 'input' }, response.usage?.inputTokens ?? 0);
         this.metrics.modelTokens.inc({ ...labels, type: 'output' }, response.usage?.outputTokens ?? 0);
         return result;
       } catch (err) {
-        this.metrics.modelCalls.inc({ ...labels, outcome: 'error' });
+        this.metrics.modelCalls.inc({ ...labels, outcome: this.mismatch(type, err) ? 'team_mismatch' : 'error', team });
         throw err;
       } finally {
         this.metrics.modelSeconds.observe(labels, seconds());
@@ -190,16 +196,35 @@ class MetricsActivityInbound implements ActivityInboundCallsInterceptor {
     }
     const call = input.args[0] as RunToolInput;
     const labels = { agent: call.agentId, tool: call.call.name };
+    const team = call.team?.version ?? '';
     try {
       const result = (await next(input)) as RunToolResult;
-      this.metrics.toolCalls.inc({ ...labels, outcome: result.ok ? 'ok' : 'refused' });
+      this.metrics.toolCalls.inc({ ...labels, outcome: result.ok ? 'ok' : 'refused', team });
       return result;
     } catch (err) {
-      this.metrics.toolCalls.inc({ ...labels, outcome: 'error' });
+      this.metrics.toolCalls.inc({ ...labels, outcome: this.mismatch(type, err) ? 'team_mismatch' : 'error', team });
       throw err;
     } finally {
       this.metrics.toolSeconds.observe(labels, seconds());
     }
+  }
+
+  /** Run an activity other than a model or tool call, counting a refusal for a team this worker lacks. */
+  private async countingMismatches(type: string, run: () => Promise<unknown>): Promise<unknown> {
+    try {
+      return await run();
+    } catch (err) {
+      this.mismatch(type, err);
+      throw err;
+    }
+  }
+
+  /** Whether `err` refused the step for a team this worker lacks; counted when it did. */
+  private mismatch(step: string, err: unknown): boolean {
+    if (!(err instanceof ApplicationFailure) || err.type !== 'TeamMismatchError') return false;
+    const d = (err.details?.[0] ?? {}) as { version?: string; worker?: string };
+    this.metrics.teamMismatches.inc({ team: d.version ?? '', worker_team: d.worker ?? '', step });
+    return true;
   }
 }
 

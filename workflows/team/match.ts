@@ -1,0 +1,109 @@
+/**
+ * Steps run only on workers that have the chain's team. Every activity a step schedules carries
+ * what it needs of the team (`TeamNeed`, from the run's snapshot); a worker that lacks it refuses
+ * with `TeamMismatchError`. Such a step is scheduled again after a pause (any worker may take it)
+ * until the run's `teamMismatchTimeout` has passed since its first refusal; then the chain fails
+ * with the error, which names the version and what is missing. A refusal is never an answer to
+ * the model and never a tool's failure.
+ */
+import { ApplicationFailure } from '@temporalio/common';
+import { durationMs } from '../../src/common/check';
+import { TeamMismatchError } from '../../src/common/errors';
+import { RUN_OPTIONS } from '../../src/common/options';
+import type { ChainState } from '../../src/common/state';
+import type { TeamSpec } from '../../src/common/team';
+import type { TeamNeed } from '../../src/common/version';
+import type { ChainEffects } from '../chain/effects';
+import { guardrailNeed, modelNeed, needOf, onHandoffNeed, toolNeed } from './needs';
+
+/**
+ * Pauses before a refused step is scheduled again: the first {@link QUICK_TRIES} short, so the step
+ * goes round the workers polling the queue (a refusal sends the worker's poller to the back of the
+ * line), then doubling from {@link FIRST_PAUSE_MS} up to {@link MAX_PAUSE_MS}.
+ */
+const QUICK_TRIES = 8;
+const QUICK_PAUSE_MS = 200;
+const FIRST_PAUSE_MS = 500;
+const MAX_PAUSE_MS = 15_000;
+
+/** The pause after refusal number `n` (0-based). */
+function pauseAfter(n: number): number {
+  return n < QUICK_TRIES ? QUICK_PAUSE_MS : Math.min(FIRST_PAUSE_MS * 2 ** (n - QUICK_TRIES), MAX_PAUSE_MS);
+}
+
+/** Where the decorator reads the chain it works for. */
+export interface TeamSource {
+  /** The chain's state, once it exists. */
+  state(): ChainState | undefined;
+  /** For a specialist's first step: the team of the chain that delegated to it. */
+  parentTeam?(): { id: string; hash: string } | undefined;
+}
+
+/** `effects` whose activities carry their team needs and wait, bounded, for a worker that has them. */
+export function matchingTeam(effects: ChainEffects, source: TeamSource): ChainEffects {
+  const team = (): TeamSpec | undefined => source.state()?.team;
+  const withNeed = <I extends { team?: TeamNeed }>(input: I, need: (t: TeamSpec) => TeamNeed, refused: number): I => {
+    const t = team();
+    return t ? { ...input, team: { ...need(t), ...(refused > 0 ? { refused } : {}) } } : input;
+  };
+  const untilMatched = <T>(step: (refused: number) => Promise<T>): Promise<T> => whileRefused(effects, () => source.state()?.options.teamMismatchTimeout, step);
+  return Object.assign(Object.create(effects) as ChainEffects, {
+    loadTeam(local?: boolean) {
+      const parent = source.parentTeam?.();
+      return untilMatched((refused) => effects.loadTeam(local, parent ? { version: parent.id, hash: parent.hash, ...(refused > 0 ? { refused } : {}) } : undefined));
+    },
+    callModel: (input, options, local) => untilMatched((n) => effects.callModel(withNeed(input, (t) => modelNeed(t, input.agentId, input.model.provider), n), options, local)),
+    summarize: (input, options) => untilMatched((n) => effects.summarize(withNeed(input, (t) => needOf(t, [], input.model.provider), n), options)),
+    routeSpecialist: (input, options) => untilMatched((n) => effects.routeSpecialist(withNeed(input, (t) => needOf(t, [], input.model.provider), n), options)),
+    checkHandoff: (input, options) => untilMatched((n) => effects.checkHandoff(withNeed(input, (t) => onHandoffNeed(t, input.from, input.to), n), options)),
+    runTool: (input, options) => untilMatched((n) => effects.runTool(withNeed(input, (t) => toolNeed(t, input.agentId, input.call.name), n), options)),
+    checkGuardrail: (input, options) => untilMatched((n) => effects.checkGuardrail(withNeed(input, (t) => guardrailNeed(t, input.agentId, input.stage, input.guardrail), n), options)),
+    async delegate(start) {
+      const outcome = await effects.delegate(start);
+      // A specialist stranded on a team no worker has strands its caller too: not the model's to handle.
+      if (!outcome.ok && outcome.mismatch) throw new TeamMismatchError(mismatchDetails(outcome.mismatch, `delegation to ${start.input.agent} (${start.workflowId})`));
+      return outcome;
+    },
+  } satisfies Partial<ChainEffects>);
+}
+
+/**
+ * Run `step` until a worker that has the team takes it: after each refusal, pause ({@link pauseAfter})
+ * and schedule it again, until `timeout` has passed since the first refusal.
+ */
+async function whileRefused<T>(effects: ChainEffects, timeout: () => string | number | undefined, step: (refused: number) => Promise<T>): Promise<T> {
+  let first: number | undefined;
+  for (let refused = 0; ; refused++) {
+    try {
+      return await step(refused);
+    } catch (err) {
+      const details = refusal(err);
+      if (!details) throw err;
+      const now = effects.now();
+      first ??= now;
+      const limit = durationMs(timeout() ?? RUN_OPTIONS.teamMismatchTimeout.default) ?? 600_000;
+      const left = first + limit - now;
+      if (left <= 0) throw new TeamMismatchError({ ...mismatchDetails(details), waitedMs: now - first });
+      const timer = effects.timer(Math.min(pauseAfter(refused), left));
+      await effects.condition(() => timer.fired);
+    }
+  }
+}
+
+/** The details of a `TeamMismatchError` refusal, or `undefined` for any other error. */
+function refusal(err: unknown): Record<string, unknown> | undefined {
+  if (err instanceof TeamMismatchError) return { ...err.details };
+  if (err instanceof ApplicationFailure && err.type === TeamMismatchError.name) return (err.details?.[0] as Record<string, unknown> | undefined) ?? {};
+  return undefined;
+}
+
+function mismatchDetails(d: Record<string, unknown>, via?: string): ConstructorParameters<typeof TeamMismatchError>[0] {
+  const step = typeof d.step === 'string' ? d.step : 'a step';
+  return {
+    version: typeof d.version === 'string' ? d.version : '(unknown)',
+    worker: typeof d.worker === 'string' ? d.worker : '(unknown)',
+    step: via ? `${via}: ${step}` : step,
+    missing: Array.isArray(d.missing) ? d.missing.map(String) : [],
+    ...(typeof d.waitedMs === 'number' ? { waitedMs: d.waitedMs } : {}),
+  };
+}
