@@ -1,6 +1,7 @@
 import type { Client, WorkflowHandle } from '@temporalio/client';
 import { REPLAY_OF_MEMO } from '../common/messages';
 import { decodeHistory } from '../payloads/history';
+import { fromPayload } from '../payloads/read';
 import { buildAudit, type AuditChain, type RunHistory } from './chain';
 
 /**
@@ -10,8 +11,11 @@ import { buildAudit, type AuditChain, type RunHistory } from './chain';
  */
 export async function auditRun(client: Client, workflowId: string, lastRunId?: string): Promise<AuditChain> {
   const runs: RunHistory[] = [];
-  const last = await client.workflow.getHandle(workflowId, lastRunId).describe();
-  let runId: string | undefined = last.runId;
+  // Described raw: the client's describe() decodes the memo, which a client without the
+  // deployment's codecs cannot, and the audit needs none of it to name what it lacks.
+  const described = await client.workflowService.describeWorkflowExecution({ namespace: client.options.namespace, execution: { workflowId, runId: lastRunId } });
+  const lastRun = described.workflowExecutionInfo?.execution?.runId ?? lastRunId ?? '';
+  let runId: string | undefined = lastRun;
   while (runId && !runs.some((r) => r.runId === runId)) {
     const fetched: Awaited<ReturnType<WorkflowHandle['fetchHistory']>> = await client.workflow.getHandle(workflowId, runId).fetchHistory();
     const history = await decodeHistory(fetched, client.options.loadedDataConverter.payloadCodecs);
@@ -20,7 +24,7 @@ export async function auditRun(client: Client, workflowId: string, lastRunId?: s
     runId = events[0]?.workflowExecutionStartedEventAttributes?.continuedExecutionRunId || undefined;
   }
   const chain = buildAudit(workflowId, runs);
-  const replayedBy = last.raw.workflowExtendedInfo?.resetRunId || (await resumedBy(client, workflowId, last.runId));
+  const replayedBy = described.workflowExtendedInfo?.resetRunId || (await resumedBy(client, workflowId, lastRun));
   // The specialists this chain delegated to, each audited from its own history: the audit is a tree.
   const childIds = [...new Set(chain.events.flatMap((e) => (e.kind === 'delegation' ? [e.childWorkflowId] : [])))];
   const children = await Promise.all(childIds.map((id) => auditRun(client, id).catch(() => undefined)));
@@ -30,9 +34,17 @@ export async function auditRun(client: Client, workflowId: string, lastRunId?: s
 
 /** The run that resumed `runId` through a replay with overrides, found by its memo. */
 async function resumedBy(client: Client, workflowId: string, runId: string): Promise<string | undefined> {
-  for await (const wf of client.workflow.list({ query: `WorkflowId = "${workflowId}"` })) {
-    const origin = wf.memo?.[REPLAY_OF_MEMO] as { runId?: string } | undefined;
-    if (origin?.runId === runId) return wf.runId;
-  }
+  let nextPageToken: Uint8Array | undefined;
+  do {
+    const page = await client.workflowService.listWorkflowExecutions({ namespace: client.options.namespace, query: `WorkflowId = "${workflowId}"`, nextPageToken });
+    for (const wf of page.executions ?? []) {
+      const field = wf.memo?.fields?.[REPLAY_OF_MEMO];
+      if (!field) continue;
+      const decoded = await decodeHistory({ field }, client.options.loadedDataConverter.payloadCodecs);
+      const origin = fromPayload<{ runId?: string }>(decoded.field);
+      if (origin?.runId === runId) return wf.execution?.runId ?? undefined;
+    }
+    nextPageToken = page.nextPageToken?.length ? page.nextPageToken : undefined;
+  } while (nextPageToken);
   return undefined;
 }

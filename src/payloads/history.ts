@@ -18,7 +18,7 @@ interface Slot {
  * `options.loadedDataConverter.payloadCodecs`), and put back the messages and stack traces of
  * failures whose common attributes were encoded. Returns `history`.
  */
-export async function decodeHistory<H extends temporal.api.history.v1.IHistory>(history: H, codecs: readonly PayloadCodec[]): Promise<H> {
+export async function decodeHistory<H extends temporal.api.history.v1.IHistory | Record<string, unknown>>(history: H, codecs: readonly PayloadCodec[]): Promise<H> {
   // Without codecs, an encrypted payload still fails naming its key rather than its encoding.
   const chain = codecs.length > 0 ? codecs : [new MissingKeysCodec()];
   const slots: Slot[] = [];

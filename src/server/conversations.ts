@@ -6,6 +6,7 @@ import { createRoute, z } from '@hono/zod-openapi';
 import { BatonError, InputTooLargeError, InvalidRunInputError, UserError } from '../common/errors';
 import { WorkflowType } from '../common/messages';
 import { secured } from './access';
+import { inArrivalOrder } from './arrival';
 import { Permission } from './auth';
 import type { ServiceApp, ServiceContext } from './context';
 import { kindOf, mustBeConversation, notA } from './kinds';
@@ -76,12 +77,15 @@ export function conversationRoutes(app: ServiceApp, ctx: ServiceContext): void {
       throw new HttpProblem(400, 'Invalid message', 'The message is not valid.', [{ path: 'agent', message: `unknown agent "${body.agent}" (the workers serve: ${ctx.agents.join(', ')})` }]);
     }
     const key = body.idempotencyKey ?? c.req.valid('header')['idempotency-key'];
-    // The update and the start that goes with it, as they would be sent: refused here, nothing reaches the conversation.
-    await ctx.payloadLimit.check('The message', { start: { agent: body.agent }, message: { message: body.message, idempotencyKey: key } });
-    const kind = await kindOf(ctx, id);
-    if (kind !== undefined && kind !== WorkflowType.CONVERSATION) throw notA('conversation', id, kind);
+    const checks = async () => {
+      // The update and the start that goes with it, as they would be sent: refused here, nothing reaches the conversation.
+      await ctx.payloadLimit.check('The message', { start: { agent: body.agent }, message: { message: body.message, idempotencyKey: key } });
+      const kind = await kindOf(ctx, id);
+      if (kind !== undefined && kind !== WorkflowType.CONVERSATION) throw notA('conversation', id, kind);
+    };
+    const send = () => ctx.baton.conversation(body.agent, { id }).send(body.message, key ? { idempotencyKey: key } : {});
     try {
-      const reply = await ctx.baton.conversation(body.agent, { id }).send(body.message, key ? { idempotencyKey: key } : {});
+      const reply = await inArrivalOrder(id, checks, send);
       return c.json(reply as unknown as Record<string, never>, 200);
     } catch (err) {
       throw turnProblem(err);
