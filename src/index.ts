@@ -46,3 +46,4 @@ export { Conversation, conversationError, type ConversationStartOptions, type Co
 export { MAX_MESSAGES_IN_FLIGHT } from './client/lanes';
 export { auditConversation, buildConversationAudit, CONVERSATION_AUDIT_SCHEMA, formatConversation, type CompactionAudit, type ConversationAudit, type ConversationTurnAudit, type TurnApproval } from './audit/conversation';
 export { CLAIM_CHECK_ENCODING, ClaimCheckError, ClaimCheckPayloadCodec, FileBlobStore, type BlobStore, type ClaimCheckOptions } from './payloads/claimCheck';
+export { batonExternalStorage, BLOB_STORE_DRIVER_NAME, blobStoreDriver, ExternalStorageReadCodec } from './payloads/externalStorage';

@@ -18,9 +18,19 @@ export function modelActivityOptions(o: ResolvedRunOptions, nonRetryableErrorTyp
   return callActivityOptions(o, o.modelTimeout, nonRetryableErrorTypes, endOnLostWorker);
 }
 
-/** Activity options of tool calls for a run; `endOnLostWorker` as for {@link modelActivityOptions}. */
+/**
+ * The failure type of an activity whose result Temporal would not take (over the namespace's blob
+ * size limit): the SDK fails the attempt, retryably (SDK 1.21 on).
+ */
+export const PAYLOADS_TOO_LARGE_FAILURE_TYPE = 'PayloadsTooLarge';
+
+/**
+ * Activity options of tool calls for a run; `endOnLostWorker` as for {@link modelActivityOptions}.
+ * A result over Temporal's payload limit is not retried: running the tool again (its side effects
+ * too) would give the same result.
+ */
 export function toolActivityOptions(o: ResolvedRunOptions, nonRetryableErrorTypes: readonly string[], endOnLostWorker = false): ActivityOptions {
-  return callActivityOptions(o, o.toolTimeout, nonRetryableErrorTypes, endOnLostWorker);
+  return callActivityOptions(o, o.toolTimeout, [...nonRetryableErrorTypes, PAYLOADS_TOO_LARGE_FAILURE_TYPE], endOnLostWorker);
 }
 
 /** How many times a call may be started again after lost workers (`lostWorkerRetries`). */

@@ -18,6 +18,7 @@ import { codecOptionsFromEnv, type PayloadCodecOptions } from '../payloads/keys'
 import { workflowBundle } from '../worker/bundle';
 import { loggingDecryptionFailures } from '../worker/codecLog';
 import { hasTeamAttribute } from '../worker/deployment';
+import { chainPayloadLimit } from '../worker/payloadLimit';
 import { resolveWorkerTelemetry, type WorkerTelemetryOptions } from '../worker/telemetry';
 import { BatonMetrics } from '../worker/telemetry/metrics';
 import { mergeDataConverter } from './converter';
@@ -113,7 +114,8 @@ export class BatonPlugin extends AsyncSimplePlugin {
     try {
       const namespace = options.namespace ?? 'default';
       const teamAttribute = options.connection ? await hasTeamAttribute(options.connection, namespace) : false;
-      const activities = createActivities({ team: this.baton.team, hooks: this.baton.hooks, providers: this.baton.providers, mcp, teamAttribute });
+      const payloadLimit = await chainPayloadLimit(options.connection, namespace, this.ownConverter(configured) ? undefined : this.converter?.codec);
+      const activities = createActivities({ team: this.baton.team, hooks: this.baton.hooks, providers: this.baton.providers, mcp, teamAttribute, payloadLimit });
       const own = Object.keys(configured.activities ?? {});
       const clash = activityNames(activities).filter((name) => own.includes(name));
       if (clash.length > 0) throw new UserError(`the worker's activities ${clash.map((n) => `"${n}"`).join(', ')} have the names of baton's activities; rename yours (a worker runs one activity per name)`);
@@ -174,6 +176,11 @@ export class BatonPlugin extends AsyncSimplePlugin {
   /** Close what `configureWorker` opened when the worker it configured will not run (its creation failed). */
   async close(): Promise<void> {
     await this.mcp.release();
+  }
+
+  /** Whether the worker encodes with a data converter of the application's rather than baton's. */
+  private ownConverter(options: WorkerOptions): boolean {
+    return !this.converter || (options.dataConverter?.payloadCodecs ?? []) !== this.converter.dataConverter.payloadCodecs;
   }
 
   /** The workflow interceptor modules baton bundles: its own, then the telemetry's. */
