@@ -31,14 +31,16 @@ export interface ActivityDependencies {
   mcp?: McpTools;
   /** Whether the worker's namespace has the `BatonTeam` search attribute, so runs may write it. */
   teamAttribute?: boolean;
+  /** The largest model-call conversation a chain may send (see `TeamSpec.payloadLimit`); none when payloads are compressed or claim-checked. */
+  payloadLimit?: number;
 }
 
 /** Build the activities for one worker. */
-export function createActivities({ team, providers = {}, hooks = {}, mcp, teamAttribute }: ActivityDependencies) {
+export function createActivities({ team, providers = {}, hooks = {}, mcp, teamAttribute, payloadLimit }: ActivityDependencies) {
   const resolved: ModelProviders = { openai: new OpenAIProvider(), scripted: new ScriptedProvider(), ...providers };
   const handoffListeners = hooks.agent_handoff ?? [];
   let snapshot: TeamSpec | undefined;
-  const spec = () => (snapshot ??= { ...team.spec({ hasHandoffListeners: handoffListeners.length > 0, mcpTools: mcp?.specs }), ...(teamAttribute ? { teamAttribute } : {}) });
+  const spec = () => (snapshot ??= { ...team.spec({ hasHandoffListeners: handoffListeners.length > 0, mcpTools: mcp?.specs }), ...(teamAttribute ? { teamAttribute } : {}), ...(payloadLimit ? { payloadLimit } : {}) });
   const refuseMismatch = teamCheck(spec, () => Object.keys(resolved));
 
   /** One model turn of one agent; heartbeats while it waits, so a dead worker's call is retried in seconds. */

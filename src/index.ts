@@ -26,6 +26,7 @@ export type { ModelCallContext, ModelProvider, ModelProviders } from './models/p
 export { ScriptedProvider } from './models/scripted';
 export { model, openai, scripted, type ScriptedOptions } from './models/spec';
 export { createWorker, ensureSearchAttributes, type CreateWorkerOptions } from './worker';
+export { BATON_WORKFLOW_TYPES, BatonPlugin, type BatonPluginOptions } from './plugin';
 export { BatonMetrics, BatonTracing, serveMetrics, tracingOptionsFromEnv, type TracingOptions, type WorkerMetricsOptions, type WorkerTelemetryOptions } from './worker/telemetry';
 export { batonDataConverter, batonPayloadCodecs, GzipPayloadCodec } from './payloads/codec';
 export { AesGcmPayloadCodec, CodecConfigError, newEncryptionKey, PayloadDecryptionError, type EncryptionKey } from './payloads/encryption';
@@ -45,3 +46,4 @@ export { Conversation, conversationError, type ConversationStartOptions, type Co
 export { MAX_MESSAGES_IN_FLIGHT } from './client/lanes';
 export { auditConversation, buildConversationAudit, CONVERSATION_AUDIT_SCHEMA, formatConversation, type CompactionAudit, type ConversationAudit, type ConversationTurnAudit, type TurnApproval } from './audit/conversation';
 export { CLAIM_CHECK_ENCODING, ClaimCheckError, ClaimCheckPayloadCodec, FileBlobStore, type BlobStore, type ClaimCheckOptions } from './payloads/claimCheck';
+export { batonExternalStorage, BLOB_STORE_DRIVER_NAME, blobStoreDriver, ExternalStorageReadCodec } from './payloads/externalStorage';

@@ -37,6 +37,7 @@ import { Session } from './conversation/session';
 import { startConversation } from './conversation/turns';
 import { runningVersion } from './conversation/upgrade';
 import { matchingTeam } from './team/match';
+import { boundingPayloads } from './chain/payloadBound';
 import { recordTeam, teamAttribute } from './team/record';
 import { defaultGuards } from './guards';
 
@@ -51,7 +52,7 @@ export async function conversation(rawInput: ConversationInput): Promise<Convers
   const bounded = patched(Patches.BOUNDS);
   let session: Session | undefined;
   let chain: Chain | undefined;
-  const effects = matchingTeam(temporalEffects(true), { state: () => chain?.state });
+  const effects = boundingPayloads(matchingTeam(temporalEffects(true), { state: () => chain?.state }), () => chain?.state.team);
   const desk = new ApprovalDesk(effects, { bounded });
   const inbox = new Inbox(workflowInfo().workflowId);
   let badInput: UserError | false | undefined;

@@ -40,6 +40,7 @@ import { Chain, carryOver, startChain } from './chain/state';
 import { defaultGuards } from './guards';
 import { runChain } from './loop';
 import { matchingTeam } from './team/match';
+import { boundingPayloads } from './chain/payloadBound';
 import { rebaseOnCurrentTeam } from './team/rebase';
 import { recordTeam, teamAttribute } from './team/record';
 
@@ -64,7 +65,7 @@ export async function handoffRun(rawInput: HandoffRunInput): Promise<HandoffRunR
   const bounded = controls && patched(Patches.BOUNDS);
   let chain: Chain | undefined;
   let input: HandoffRunInput | undefined;
-  const effects = matchingTeam(temporalEffects(v2), { state: () => chain?.state, parentTeam: () => input?.parent?.team });
+  const effects = boundingPayloads(matchingTeam(temporalEffects(v2), { state: () => chain?.state, parentTeam: () => input?.parent?.team }), () => chain?.state.team);
   const desk = new ApprovalDesk(effects, { bounded });
   setHandler(approveHandoffSignal, (d) => desk.receive(d, 'approve'));
   setHandler(rejectHandoffSignal, (d) => desk.receive(d, 'reject'));

@@ -12,6 +12,7 @@ import { warnWhenNoWorker } from './pollers';
 import { formatHandoff, formatWaiting, type Print } from './print';
 import { untilDone } from './serve';
 import { loadTeamModule } from './team';
+import { PRIORITY_FLAGS, priorityFromFlags, priorityHelp } from './priority';
 
 const COMMANDS_HELP = `/approve [approvalId] [comment]  approve the handoff waiting for approval
 /reject [approvalId] [reason]    reject it; the agent is told why
@@ -22,7 +23,7 @@ const COMMANDS_HELP = `/approve [approvalId] [comment]  approve the handoff wait
 
 /** `baton chat <agent>`: a conversation with a team in the terminal, resumable by id. */
 export const chatCommand: Command = {
-  synopsis: 'baton chat <agent> [--team <module>] [--id <conversationId>] [--as <approver>] [--idle-timeout <duration>]\n           [--max-handoffs N] [--task-queue baton]',
+  synopsis: 'baton chat <agent> [--team <module>] [--id <conversationId>] [--as <approver>] [--idle-timeout <duration>]\n           [--max-handoffs N] [--priority N] [--fairness-key <key>] [--fairness-weight W] [--task-queue baton]',
   summary: 'talk with a team: each line is a message, answered by the active agent; handoffs and approvals show as they happen',
   help: `Arguments:
   <agent>                    the agent that answers first; after a handoff, its target answers
@@ -33,6 +34,7 @@ Options:
   --as <approver>            who decides approvals from this chat (default $USER)
   --idle-timeout <duration>  end a new conversation after this long without a message (default 24 hours)
   --max-handoffs N           handoffs allowed per message (default 10)
+${priorityHelp(29)}
   --task-queue <name>        task queue of the workers (default baton)
 
 In the chat:
@@ -53,6 +55,7 @@ async function run(argv: string[], ctx: CommandContext): Promise<number> {
     'idle-timeout': { type: 'string' },
     'max-handoffs': { type: 'string' },
     'task-queue': { type: 'string', default: DEFAULT_TASK_QUEUE },
+    ...PRIORITY_FLAGS,
   });
   const [agent, ...rest] = positionals;
   if (!agent || rest.length > 0) throw new UsageError('expected exactly <agent>');
@@ -62,6 +65,7 @@ async function run(argv: string[], ctx: CommandContext): Promise<number> {
   const problem = idle !== undefined ? CONVERSATION_OPTIONS.idleTimeout.check(/^\d+$/.test(idle) ? Number(idle) : idle, '--idle-timeout')[0] : undefined;
   if (problem) throw new UsageError(problem);
   const maxHandoffs = runOptionNumber('max-handoffs', 'maxHandoffs', values['max-handoffs']);
+  const priority = priorityFromFlags(values);
   const mod = values.team ? loadTeamModule(values.team) : undefined;
   if (mod && !mod.team.get(agent)) throw new UsageError(`agent "${agent}" is not in the team (agents: ${mod.team.ids.join(', ')})`);
   const taskQueue = values['task-queue'];
@@ -69,7 +73,7 @@ async function run(argv: string[], ctx: CommandContext): Promise<number> {
   const chat = new Baton({ client, taskQueue }).conversation(agent, {
     ...(values.id ? { id: values.id } : {}),
     ...(idle !== undefined ? { conversation: { idleTimeout: /^\d+$/.test(idle) ? Number(idle) : idle } } : {}),
-    ...(maxHandoffs !== undefined ? { options: { maxHandoffs } } : {}),
+    ...(maxHandoffs !== undefined || priority ? { options: { ...(maxHandoffs !== undefined ? { maxHandoffs } : {}), ...(priority ? { priority } : {}) } } : {}),
   });
   const resume = `resume with: npx baton chat ${agent} --id ${chat.id}${values.team ? ` --team ${values.team}` : ''}`;
   const session = new ChatSession(chat, new Baton({ client, taskQueue }), values.as ?? process.env.USER ?? 'cli', ctx);

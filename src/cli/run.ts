@@ -7,6 +7,7 @@ import { connect } from './connect';
 import { type Command, type CommandContext, ExitCode, Interrupted } from './context';
 import { follow } from './follow';
 import { checkPayloadSize, readInput } from './input';
+import { PRIORITY_FLAGS, priorityFromFlags, priorityHelp } from './priority';
 import { warnWhenNoWorker } from './pollers';
 import { formatResult, LiveLine } from './print';
 import { untilDone } from './serve';
@@ -14,7 +15,7 @@ import { loadTeamModule } from './team';
 
 /** `baton run <agent> <input>`: start a chain, print what its agents do as it happens, then the answer. */
 export const runCommand: Command = {
-  synopsis: 'baton run <agent> (<input> | - | --input-file <path>) [--team <module>] [--json] [--max-handoffs N]\n          [--task-queue baton] [--workflow-id <id>]',
+  synopsis: 'baton run <agent> (<input> | - | --input-file <path>) [--team <module>] [--json] [--max-handoffs N]\n          [--priority N] [--fairness-key <key>] [--fairness-weight W] [--task-queue baton] [--workflow-id <id>]',
   summary: 'start a chain, print what its agents do and each handoff as it happens, then the answer',
   help: `Arguments:
   <agent>                the agent that takes the request first
@@ -27,6 +28,7 @@ Options:
   --json                 print only the result as JSON on stdout (a failure as {"error": ...});
                          progress and how to decide a waiting approval go to stderr
   --max-handoffs N       handoffs allowed in the run (default 10)
+${priorityHelp(25)}
   --task-queue <name>    task queue of the workers (default baton)
   --workflow-id <id>     the chain's workflow id (default baton-<agent>-<uuid>)
 
@@ -50,6 +52,7 @@ async function run(argv: string[], ctx: CommandContext): Promise<number> {
     'max-handoffs': { type: 'string' },
     'task-queue': { type: 'string', default: DEFAULT_TASK_QUEUE },
     'workflow-id': { type: 'string' },
+    ...PRIORITY_FLAGS,
   });
   const [agent, inputArg, ...rest] = positionals;
   if (!agent) throw new UsageError('expected <agent> and the input');
@@ -59,7 +62,8 @@ async function run(argv: string[], ctx: CommandContext): Promise<number> {
   const mod = values.team ? loadTeamModule(values.team) : undefined;
   if (mod && !mod.team.get(agent)) throw new UsageError(`agent "${agent}" is not in the team (agents: ${mod.team.ids.join(', ')})`);
   const input = await readInput({ arg: inputArg, file: values['input-file'] }, ctx.interrupted, ctx.err);
-  const options = maxHandoffs !== undefined ? { maxHandoffs } : {};
+  const priority = priorityFromFlags(values);
+  const options = { ...(maxHandoffs !== undefined ? { maxHandoffs } : {}), ...(priority ? { priority } : {}) };
   checkPayloadSize({ agent, input, options });
 
   // With --json, stdout carries the result document alone.

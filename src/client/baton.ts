@@ -42,6 +42,7 @@ import { replayChain, type ReplayOptions, type ReplayStarted } from './replay';
 import { startedByMemo } from './requests';
 import { Conversation, type ConversationStartOptions } from './conversation';
 import { type DecisionOptions, type PendingHandoff, toPendingHandoff, type WaitingApproval } from './pending';
+import { priorityOption } from '../common/priority';
 
 export type { DecisionOptions, PendingHandoff, PendingToolCall } from './pending';
 
@@ -177,6 +178,7 @@ export class Baton {
       args: [args],
       ...(workflowIdReusePolicy !== undefined ? { workflowIdReusePolicy } : {}),
       ...(workflowIdConflictPolicy !== undefined ? { workflowIdConflictPolicy } : {}),
+      ...priorityOption(runOptions.priority),
       ...memo,
       typedSearchAttributes: [
         { key: BatonAgent, value: agent },

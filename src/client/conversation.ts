@@ -25,6 +25,7 @@ import { BatonAgent, BatonHandoffs, BatonStatusAttribute, conversationQuery, end
 import type { ConversationOptions, RunOptions } from '../common/options';
 import { BatonStatus, type HandoffRecord } from '../common/run';
 import type { RunContext } from '../common/team';
+import { priorityOption } from '../common/priority';
 
 /** Options of `baton.conversation(agent, options)`. */
 export interface ConversationStartOptions {
@@ -130,6 +131,7 @@ export class Conversation<Output = string> {
       workflowIdConflictPolicy: 'USE_EXISTING',
       // An ended conversation is not replaced by a new one of the same id: its messages would be lost to it.
       workflowIdReusePolicy: 'REJECT_DUPLICATE',
+      ...priorityOption(this.input.options?.priority),
       typedSearchAttributes: [
         { key: BatonAgent, value: this.agent },
         { key: BatonStatusAttribute, value: BatonStatus.RUNNING },

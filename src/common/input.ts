@@ -153,8 +153,8 @@ const agentSpec = shape(
 const teamVersion = shape({ id: nonEmptyString, name: nonEmptyString, label: nonEmptyString, hash: nonEmptyString, parts: recordOf(string) }, ['label']);
 
 const teamSpec = shape(
-  { agents: recordOf(agentSpec), approvals: arrayOf(approvalRuleCheck, 'approval rules'), hasHandoffListeners: boolean, sharedState: boolean, version: teamVersion, teamAttribute: boolean },
-  ['sharedState', 'version', 'teamAttribute'],
+  { agents: recordOf(agentSpec), approvals: arrayOf(approvalRuleCheck, 'approval rules'), hasHandoffListeners: boolean, sharedState: boolean, version: teamVersion, teamAttribute: boolean, payloadLimit: integer(1, Number.MAX_SAFE_INTEGER) },
+  ['sharedState', 'version', 'teamAttribute', 'payloadLimit'],
 );
 
 const sharedState = shape({ context: object, artifacts: (v, key) => (Array.isArray(v) ? [] : [`"${key}" must be a list`]), workflowState: object });

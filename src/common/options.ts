@@ -9,6 +9,7 @@
 import type { ApprovalRule } from './approvals';
 import { BUDGET_TIERS, type BudgetTier } from './controls';
 import { arrayOf, boolean, type Check, duration, durationAtLeast, durationMs, integer, isRecord, names, number, oneOf, shape, shown } from './check';
+import { priorityCheck, type RunPriority } from './priority';
 
 /** What to do when a model names a handoff target that does not exist or is not allowed. */
 export const InvalidHandoffPolicy = {
@@ -227,6 +228,8 @@ export const RUN_OPTIONS = {
    * @default 0
    */
   continueAsNewAfterEvents: option<number>({ default: 0, check: continueAsNewCheck, doc: 'continue as new after this many events' }),
+  /** Task priority and fairness of the run's workflow, calls and specialists (see `RunPriority`, docs/priority.md). @default none: Temporal's defaults */
+  priority: option<RunPriority | undefined>({ default: undefined, check: priorityCheck, doc: 'task priority {priorityKey, fairnessKey, fairnessWeight}' }),
 };
 
 /** The run options' descriptors, by name. */

@@ -73,6 +73,13 @@ export interface TeamSpec {
    * namespace, so the run may write it. Not part of the version.
    */
   teamAttribute?: boolean;
+  /**
+   * The largest payload the snapshotting worker's namespace takes (its blob size limit, less what
+   * the data converter adds), when the worker neither compresses nor claim-checks payloads: a model
+   * call whose conversation is larger fails the chain instead of failing its workflow task again
+   * and again. Not part of the version.
+   */
+  payloadLimit?: number;
 }
 
 /** What an agent is good at, declared for capability routing (Jazz's profiles). */

@@ -138,6 +138,8 @@ function childInput(run: ChainRun, job: Extract<Job, { request: DelegationReques
     ...childBudgets(run),
     ...(options.maxTurns !== undefined ? { maxTurns: options.maxTurns } : {}),
     ...(options.maxHandoffs !== undefined ? { maxHandoffs: options.maxHandoffs } : {}),
+    // A specialist works at its caller's priority, for the same tenant.
+    ...(state.options.priority ? { priority: state.options.priority } : {}),
   };
   const input = render(DELEGATION_INPUT, {
     ...contextVariables(state),

@@ -44,6 +44,7 @@ import {
 } from '../../src/common/messages';
 import type { CallModelInput, ModelResponse, RouteSpecialistInput, RouteSpecialistResult, SummarizeInput, SummarizeResult } from '../../src/common/model';
 import { lostWorkerBudget, modelActivityOptions, toolActivityOptions } from '../../src/common/callOptions';
+import { priorityOption } from '../../src/common/priority';
 import type { ResolvedRunOptions } from '../../src/common/options';
 import { BatonStatus, type HandoffRunInput, type HandoffRunResult, type RecordHandoffInput } from '../../src/common/run';
 import type { CheckHandoffInput, CheckHandoffResult, RunToolInput, RunToolResult, TeamSpec } from '../../src/common/team';
@@ -223,6 +224,7 @@ export function temporalEffects(v2: boolean): ChainEffects {
           memo: { [PARENT_MEMO]: start.input.parent ? withoutToken(start.input.parent) : undefined },
           parentClosePolicy: ParentClosePolicy.REQUEST_CANCEL,
           ...(start.timeoutMs !== undefined ? { workflowExecutionTimeout: start.timeoutMs } : {}),
+          ...priorityOption(start.input.options?.priority),
         });
         return { ok: true, result };
       } catch (err) {
