@@ -39,6 +39,7 @@ import { runningVersion } from './conversation/upgrade';
 import { matchingTeam } from './team/match';
 import { recordTeam, teamAttribute } from './team/record';
 import { defaultGuards } from './guards';
+import { taggingStreams } from './streams/tag';
 
 /**
  * A multi-turn conversation starting at `input.agent`. Each message is answered by a chain that
@@ -51,7 +52,11 @@ export async function conversation(rawInput: ConversationInput): Promise<Convers
   const bounded = patched(Patches.BOUNDS);
   let session: Session | undefined;
   let chain: Chain | undefined;
-  const effects = matchingTeam(temporalEffects(true), { state: () => chain?.state });
+  const live = patched(Patches.LIVE);
+  const effects = taggingStreams(matchingTeam(temporalEffects(true), { state: () => chain?.state }), () => {
+    const current = live ? session?.state.current : undefined;
+    return current ? { turn: current.turn, message: current.idempotencyKey } : undefined;
+  });
   const desk = new ApprovalDesk(effects, { bounded });
   const inbox = new Inbox(workflowInfo().workflowId);
   let badInput: UserError | false | undefined;

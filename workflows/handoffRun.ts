@@ -11,6 +11,7 @@ import {
   patched,
   setHandler,
   setWorkflowOptions,
+  workflowInfo,
 } from '@temporalio/workflow';
 import { BatonError, toApplicationFailure, UnexpectedWorkflowError } from '../src/common/errors';
 import { validateRunInput } from '../src/common/input';
@@ -42,6 +43,7 @@ import { runChain } from './loop';
 import { matchingTeam } from './team/match';
 import { rebaseOnCurrentTeam } from './team/rebase';
 import { recordTeam, teamAttribute } from './team/record';
+import { chainTag, taggingStreams } from './streams/tag';
 
 function asksForLocalCalls(input: unknown): boolean {
   const options = (input as { options?: { modelActivity?: unknown } } | null | undefined)?.options;
@@ -64,7 +66,9 @@ export async function handoffRun(rawInput: HandoffRunInput): Promise<HandoffRunR
   const bounded = controls && patched(Patches.BOUNDS);
   let chain: Chain | undefined;
   let input: HandoffRunInput | undefined;
-  const effects = matchingTeam(temporalEffects(v2), { state: () => chain?.state, parentTeam: () => input?.parent?.team });
+  // Model calls stream their text; steering and interrupts apply.
+  const live = bounded && patched(Patches.LIVE);
+  const effects = taggingStreams(matchingTeam(temporalEffects(v2), { state: () => chain?.state, parentTeam: () => input?.parent?.team }), () => (live ? chainTag(workflowInfo().workflowId, input?.parent) : undefined));
   const desk = new ApprovalDesk(effects, { bounded });
   setHandler(approveHandoffSignal, (d) => desk.receive(d, 'approve'));
   setHandler(rejectHandoffSignal, (d) => desk.receive(d, 'reject'));

@@ -27,8 +27,20 @@ export interface ConversationInput {
   resume?: ConversationState;
 }
 
+/**
+ * What a message that arrives while another is answered does: waits its turn (`enqueue`), is
+ * refused with `ConversationBusyError` (`reject`), stops the running turn's model call and is
+ * answered together with the message being answered, keeping what the turn already did
+ * (`interrupt`), or discards the running turn and is answered instead (`rollback`; the discarded
+ * message's callers get `MessageRolledBackError`).
+ */
+export const MidTurnPolicy = { ENQUEUE: 'enqueue', REJECT: 'reject', INTERRUPT: 'interrupt', ROLLBACK: 'rollback' } as const;
+export type MidTurnPolicy = (typeof MidTurnPolicy)[keyof typeof MidTurnPolicy];
+
 /** Input of the `sendMessage` update. */
 export interface SendMessageInput {
+  /** What to do when the message arrives while another is answered. @default the conversation's `midTurn` option */
+  midTurn?: MidTurnPolicy;
   message: string;
   /**
    * The same key sent again returns the first reply without running the turn again (within the

@@ -233,6 +233,12 @@ export const Patches = {
    * finds its team changed takes a new snapshot before the next turn.
    */
   CONVERSATION_UPGRADE: 'baton-conversation-upgrade',
+  /**
+   * Decided once, when a run starts: its model calls say where their text goes as it forms (the
+   * `stream` of their input), the chain takes steering messages and interrupts, a conversation
+   * applies its mid-turn policy, and a handoff may hand the conversation back.
+   */
+  LIVE: 'baton-live',
 } as const;
 
 /**

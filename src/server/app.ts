@@ -22,6 +22,7 @@ import { HttpProblem, sendProblem, toProblem } from './problems';
 import { StartLimiter, type RateLimitOptions } from './rateLimit';
 import { conversationRoutes } from './conversations';
 import { runEventRoutes } from './runEvents';
+import { runStreamRoutes } from './runStream';
 import { runRoutes } from './runs';
 import { IdentitySchema } from './schemas';
 
@@ -122,6 +123,7 @@ export function createBatonApp(options: BatonServiceOptions): ServiceApp {
   app.openapi(meRoute, (c) => c.json(c.get('identity'), 200));
   runRoutes(app, ctx);
   runEventRoutes(app, ctx);
+  runStreamRoutes(app, ctx);
   conversationRoutes(app, ctx);
   approvalRoutes(app, ctx);
   app.doc31('/openapi.json', {

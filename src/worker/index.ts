@@ -31,6 +31,8 @@ import { workerTelemetry, type WorkerTelemetryOptions } from './telemetry';
 import { codecOptionsFromEnv, type PayloadCodecOptions } from '../payloads/keys';
 import { BatonMetrics } from './telemetry/metrics';
 import { deploymentFromEnv, hasTeamAttribute, workerDeploymentOptions, type WorkerDeployment } from './deployment';
+import { streamsFromEnv } from '../streams/env';
+import type { StreamTransport } from '../streams/types';
 
 export { DEPLOYMENT_ENV, deploymentFromEnv, type WorkerDeployment } from './deployment';
 
@@ -86,6 +88,12 @@ export interface CreateWorkerOptions extends WorkerTelemetryOptions {
    * @default `BATON_DEPLOYMENT` and `BATON_BUILD_ID` when set; else none (every worker on the task queue takes any task)
    */
   deployment?: WorkerDeployment | false;
+  /**
+   * Where model calls publish their text as it forms (see docs/streaming.md): `inProcessStreams()`
+   * for callers in this process, `new RedisStreams({url})` for callers elsewhere; `false` publishes none.
+   * @default Redis Streams at `BATON_STREAMS_URL` when set, else this process's in-process transport
+   */
+  streams?: StreamTransport | false;
   /** Worker tuning passed to Temporal's `Worker.create` (pollers, cache size, concurrency). */
   worker?: Partial<Omit<WorkerOptions, 'connection' | 'namespace' | 'taskQueue' | 'activities' | 'workflowBundle' | 'workflowsPath'>>;
 }
@@ -154,7 +162,7 @@ export async function createWorker(options: CreateWorkerOptions): Promise<Worker
     namespace,
     taskQueue: options.taskQueue ?? DEFAULT_TASK_QUEUE,
     workflowBundle: await workflowBundle({ interceptorModules: telemetry.interceptorModules(options.workflowInterceptorModules), failureConverterPath: dataConverter.failureConverterPath }),
-    activities: createActivities({ team, hooks: options.hooks, providers: options.providers, mcp, teamAttribute }),
+    activities: createActivities({ team, hooks: options.hooks, providers: options.providers, mcp, teamAttribute, ...(options.streams === false ? {} : { streams: options.streams ?? streamsFromEnv() }) }),
     dataConverter,
   }));
 }
