@@ -45,7 +45,7 @@ export function parsePosition(raw: string | undefined): StreamPosition | undefin
 
 const FINAL = new Set<string>(['completed', 'failed', 'ended']);
 
-type Arrival = { event: RunEvent } | { entries: StreamEntry[] } | { error: unknown };
+type Arrival = { event: RunEvent } | { entries: StreamEntry[] } | { error: unknown } | { ended: true };
 
 /**
  * The events and text of chain `workflowId` (from run `runId`, else its latest run), until it ends
@@ -78,7 +78,8 @@ export async function* streamRun(
     try {
       for (;;) {
         const next = await client.connection.withAbortSignal(abort.signal, () => events.next());
-        if (next.done) return;
+        // The run ended before the position resumed after: nothing more comes.
+        if (next.done) return arrive({ ended: true });
         arrive({ event: next.value });
       }
     } catch (err) {
@@ -104,6 +105,7 @@ export async function* streamRun(
         continue;
       }
       if ('error' in a) throw a.error;
+      if ('ended' in a) return;
       if ('entries' in a) {
         for (const { cursor, delta } of a.entries) {
           position.cursor = cursor;
