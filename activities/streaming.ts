@@ -22,6 +22,7 @@ export function textPublisher(streams: StreamTransport | undefined, ctx: Context
       call: `${input.agentId}#${input.callIndex}`,
       turn: tag.turn ?? 0,
       ...(tag.message !== undefined ? { message: tag.message } : {}),
+      ...(tag.merged?.length ? { merged: tag.merged } : {}),
       restart: input.lostWorker?.restarts ?? 0,
       attempt: ctx.info.attempt,
     },

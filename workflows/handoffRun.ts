@@ -30,6 +30,7 @@ import {
   pendingApprovalsQuery,
   rejectHandoffSignal,
   statusQuery,
+  steerUpdate,
 } from '../src/common/messages';
 import { resolveRunOptions } from '../src/common/options';
 import { BatonStatus, type HandoffRunInput, type HandoffRunResult } from '../src/common/run';
@@ -44,6 +45,8 @@ import { matchingTeam } from './team/match';
 import { rebaseOnCurrentTeam } from './team/rebase';
 import { recordTeam, teamAttribute } from './team/record';
 import { chainTag, taggingStreams } from './streams/tag';
+import { applySteering } from './live/apply';
+import { interruptible, Steering } from './live/steering';
 
 function asksForLocalCalls(input: unknown): boolean {
   const options = (input as { options?: { modelActivity?: unknown } } | null | undefined)?.options;
@@ -68,7 +71,10 @@ export async function handoffRun(rawInput: HandoffRunInput): Promise<HandoffRunR
   let input: HandoffRunInput | undefined;
   // Model calls stream their text; steering and interrupts apply.
   const live = bounded && patched(Patches.LIVE);
-  const effects = taggingStreams(matchingTeam(temporalEffects(v2), { state: () => chain?.state, parentTeam: () => input?.parent?.team }), () => (live ? chainTag(workflowInfo().workflowId, input?.parent) : undefined));
+  const tagged = taggingStreams(matchingTeam(temporalEffects(v2), { state: () => chain?.state, parentTeam: () => input?.parent?.team }), () => (live ? chainTag(workflowInfo().workflowId, input?.parent) : undefined));
+  const steering = new Steering(workflowInfo().workflowId, tagged, () => (!live ? 'it started before chains took steering messages' : chain ? undefined : 'it has not started yet'));
+  const effects = live ? interruptible(tagged, steering) : tagged;
+  setHandler(steerUpdate, (s) => steering.receive(s), { validator: (s) => steering.validate(s) });
   const desk = new ApprovalDesk(effects, { bounded });
   setHandler(approveHandoffSignal, (d) => desk.receive(d, 'approve'));
   setHandler(rejectHandoffSignal, (d) => desk.receive(d, 'reject'));
@@ -107,7 +113,7 @@ export async function handoffRun(rawInput: HandoffRunInput): Promise<HandoffRunR
     chain = new Chain(state);
     desk.attach(chain);
     if (input.resume) desk.republish();
-    const outcome = await runChain({ chain, effects, guards: defaultGuards({ emptyOutputCheck: v2, controls, now: effects.now, finalTurnEnds: () => patched(Patches.FINAL_TURN_ENDS) }), desk });
+    const outcome = await runChain({ chain, effects, guards: defaultGuards({ emptyOutputCheck: v2, controls, now: effects.now, finalTurnEnds: () => patched(Patches.FINAL_TURN_ENDS) }), desk, ...(live ? { steering } : {}) });
     await desk.drain();
     if (outcome.kind === 'completed') {
       effects.setStatus(BatonStatus.COMPLETED);
@@ -120,6 +126,8 @@ export async function handoffRun(rawInput: HandoffRunInput): Promise<HandoffRunR
   }
   // Handlers answer at once, but let any that is running finish before handing over.
   await condition(allHandlersFinished);
+  // Steering messages still waiting go with the chain into the next run.
+  if (live) applySteering({ chain, effects, steering });
   const next = carryOver(chain.state);
   if (v2) effects.setStatus(BatonStatus.CONTINUED_AS_NEW);
   const continueAsNew = makeContinueAsNewFunc<typeof handoffRun>(

@@ -235,8 +235,9 @@ class ChatSession {
   private answered({ reply, streamed }: { reply: ConversationReply<unknown>; streamed: boolean }): void {
     this.text.end();
     for (const h of reply.handoffs) this.say(formatHandoff(h));
-    this.agent = reply.agent;
     if (!streamed) this.say(`${reply.agent}: ${shown(reply.output)}`);
+    if (reply.handedBackTo) this.say(`  ↩ ${reply.agent} hands the conversation back to ${reply.handedBackTo}`);
+    this.agent = reply.handedBackTo ?? reply.agent;
   }
 
   private clearPrompt(): void {

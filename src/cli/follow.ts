@@ -162,6 +162,7 @@ class InFlight {
         this.#calls.push({ agent: e.agent, label: `${e.agent}: tool ${e.tool}`, since });
         break;
       case 'model_answered':
+      case 'model_stopped':
         this.end((c) => c.label === `${e.agent}: model call`, 1);
         break;
       case 'tool_answered':

@@ -30,7 +30,8 @@ export class LiveText {
     }
     const open = this.#open!;
     if (change.kind === 'text_reset') {
-      this.write(`\n${this.indent}(${change.reason === 'retry' ? 'the model call was tried again' : 'as recorded'}:)\n${this.indent}${change.agent}: `);
+      const why = { retry: 'the model call was tried again', correction: 'as recorded', stopped: 'stopped by an interrupt' }[change.reason];
+      this.write(`\n${this.indent}(${why})\n${this.indent}${change.agent}: `);
       open.written = 0;
       return;
     }

@@ -45,6 +45,8 @@ import { type DecisionOptions, type PendingHandoff, toPendingHandoff, type Waiti
 import { streamsFromEnv } from '../streams/env';
 import { streamRun, type RunStreamItem, type RunStreamOptions } from '../streams/follow';
 import type { StreamTransport } from '../streams/types';
+import type { SteerReceipt } from '../common/live';
+import { steerChain, type SteerOptions } from './steer';
 
 export type { DecisionOptions, PendingHandoff, PendingToolCall } from './pending';
 
@@ -323,6 +325,24 @@ export class Baton {
     const problems = overrideProblems(overrides);
     if (problems.length > 0) throw new UserError(`Invalid overrides: ${problems.join('; ')}`);
     await this.getRun(workflowId).handle.signal(overrideRunSignal, overrides);
+  }
+
+  /**
+   * Add a user message to a running chain (or a conversation's running turn), applied at its next
+   * step and recorded with who sent it. A chain that cannot take it throws `SteeringRefusedError`.
+   * @example await baton.steer(workflowId, 'Only cover European otters.', { by: 'alice' })
+   */
+  steer(workflowId: string, text: string, options: SteerOptions): Promise<SteerReceipt> {
+    return steerChain(this.client, workflowId, { text, by: options?.by });
+  }
+
+  /**
+   * Stop the answer a chain's model is writing, without cancelling the chain: the call stops at
+   * once (its text is dropped) and the model is asked again with `text` as a user message.
+   * @example await baton.interrupt(workflowId, 'Stop: answer in one sentence.', { by: 'alice' })
+   */
+  interrupt(workflowId: string, text: string, options: SteerOptions): Promise<SteerReceipt> {
+    return steerChain(this.client, workflowId, { text, by: options?.by, interrupt: true });
   }
 
   private async decide(workflowId: string, decision: 'approve' | 'reject', idOrOptions: string | undefined | DecisionOptions, given: DecisionOptions | undefined): Promise<ApprovalRecord> {

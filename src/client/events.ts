@@ -32,6 +32,8 @@ export type RunEventBody =
   | { kind: 'model_call'; agent: string; call?: string }
   /** `text` is the answer's text as history records it (`null` when the model wrote none, only tool calls). */
   | { kind: 'model_answered'; agent: string; call?: string; text?: string | null }
+  /** A model call stopped before it answered (an interrupt): the text it streamed is not part of any answer. */
+  | { kind: 'model_stopped'; agent: string; call?: string }
   | { kind: 'tool_call'; agent: string; tool: string }
   | { kind: 'tool_answered'; agent: string; tool: string }
   | { kind: 'handoff'; index: number; handoff: HandoffRecord }
@@ -149,6 +151,9 @@ function mapEvent(e: HistoryEvent, seen: Seen): Mapped[] {
     }
     return [];
   }
+  const stopping = e.activityTaskCancelRequestedEventAttributes;
+  const stopped = stopping ? calls.get(String(stopping.scheduledEventId)) : undefined;
+  if (stopped?.kind === 'model') return [{ kind: 'model_stopped', agent: stopped.agent, ...(stopped.call ? { call: stopped.call } : {}) }];
   const completed = e.activityTaskCompletedEventAttributes;
   if (completed) {
     const call = calls.get(String(completed.scheduledEventId));

@@ -380,7 +380,7 @@ export function readDecision(value: unknown): { decision: HandoffDecision } | { 
 const queuedMessage = shape({ turn: integer(1, Number.MAX_SAFE_INTEGER), message: string, idempotencyKey: nonEmptyString, updateId: string }, ['updateId']);
 
 const currentTurn: Check = (v, key) => {
-  const problems = shape({ turn: count, message: string, idempotencyKey: nonEmptyString, updateId: string, startedAt: isoTime, before: object }, ['updateId'])(v, key);
+  const problems = shape({ turn: count, message: string, idempotencyKey: nonEmptyString, updateId: string, startedAt: isoTime, before: object, merged: arrayOf(nonEmptyString, 'idempotency keys') }, ['updateId', 'merged'])(v, key);
   if (problems.length > 0 || !isRecord(v) || !isRecord(v.before)) return problems;
   return shape({ agentId: nonEmptyString, messages: arrayOf(chatMessage, 'chat messages'), shared: sharedState }, ['shared'])(v.before, `${key}.before`);
 };
@@ -390,7 +390,8 @@ const rememberedReply = shape({ idempotencyKey: nonEmptyString, reply: object, f
 const resolvedConversationOptions: Check = (v, key) => {
   const problems = conversationOptionProblems(v, key);
   if (problems.length > 0 || !isRecord(v)) return problems;
-  return CONVERSATION_OPTION_KEYS.filter((k) => v[k] === undefined).map((k) => `"${key}.${k}" is missing`);
+  // `midTurn` came later: a conversation carried from before it goes on with its default.
+  return CONVERSATION_OPTION_KEYS.filter((k) => v[k] === undefined && k !== 'midTurn').map((k) => `"${key}.${k}" is missing`);
 };
 
 /** Problems with a carried conversation, its chain's state included. */

@@ -166,6 +166,8 @@ export interface StreamTag {
   turn?: number;
   /** The idempotency key of the conversation message the call answers. */
   message?: string;
+  /** Keys of messages answered with it (they interrupted its turn). */
+  merged?: string[];
 }
 
 /** What the `callModelLocal` activity answers: its input beside the model's answer, so history records both. */

@@ -23,6 +23,7 @@ import { StartLimiter, type RateLimitOptions } from './rateLimit';
 import { conversationRoutes } from './conversations';
 import { runEventRoutes } from './runEvents';
 import { runStreamRoutes } from './runStream';
+import { steerRoutes } from './steer';
 import { runRoutes } from './runs';
 import { IdentitySchema } from './schemas';
 
@@ -124,6 +125,7 @@ export function createBatonApp(options: BatonServiceOptions): ServiceApp {
   runRoutes(app, ctx);
   runEventRoutes(app, ctx);
   runStreamRoutes(app, ctx);
+  steerRoutes(app, ctx);
   conversationRoutes(app, ctx);
   approvalRoutes(app, ctx);
   app.doc31('/openapi.json', {

@@ -21,8 +21,9 @@ export interface TextPiece {
 }
 
 /**
- * Drop the text shown for a model call: a new try of the call started (`retry`), or the text shown
- * differs from the answer history records, which follows in full (`correction`).
+ * Drop the text shown for a model call: a new try of the call started (`retry`), the text shown
+ * differs from the answer history records, which follows in full (`correction`), or the call was
+ * stopped by an interrupt before it answered (`stopped`).
  */
 export interface TextReset {
   kind: 'text_reset';
@@ -31,7 +32,7 @@ export interface TextReset {
   call: string;
   turn: number;
   message?: string;
-  reason: 'retry' | 'correction';
+  reason: 'retry' | 'correction' | 'stopped';
   /** Set when the reset comes from the answer history records (a `correction`). */
   final?: true;
 }
@@ -80,7 +81,7 @@ export class TextBoard {
    * The call's answer as history records it: the text shown stays when it is that answer, else it is
    * replaced (a reset and the whole answer). Later deltas of the call change nothing.
    */
-  settle(workflowId: string, call: string, agent: string, recorded: string, context: { turn?: number; message?: string } = {}): TextChange[] {
+  settle(workflowId: string, call: string, agent: string, recorded: string, context: { turn?: number; message?: string; reason?: 'stopped' } = {}): TextChange[] {
     const key = keyOf(workflowId, call);
     const c = this.#calls.get(key) ?? { agent, turn: context.turn ?? 0, ...(context.message !== undefined ? { message: context.message } : {}), restart: 0, attempt: 0, text: '', settled: false };
     this.#calls.set(key, c);
@@ -90,7 +91,7 @@ export class TextBoard {
     const who = { workflowId, agent: c.agent, call, turn: c.turn, ...(c.message !== undefined ? { message: c.message } : {}) };
     const out: TextChange[] = [];
     if (c.text !== '' && !recorded.startsWith(c.text)) {
-      out.push({ kind: 'text_reset', ...who, reason: 'correction', final: true });
+      out.push({ kind: 'text_reset', ...who, reason: context.reason ?? 'correction', final: true });
       c.text = '';
     }
     if (recorded.length > c.text.length) out.push({ kind: 'text', ...who, offset: c.text.length, text: recorded.slice(c.text.length), final: true });

@@ -136,6 +136,7 @@ export async function* streamRun(
 /** The text changes an event settles: a model call's recorded answer, in this chain or a specialist's. */
 function settle(board: TextBoard, workflowId: string, e: RunEvent): TextChange[] {
   if (e.kind === 'specialist') return settle(board, e.workflowId, e.event);
+  if (e.kind === 'model_stopped' && e.call) return board.settle(workflowId, e.call, e.agent, '', { reason: 'stopped' });
   if (e.kind !== 'model_answered' || !e.call || e.text === undefined) return [];
   return board.settle(workflowId, e.call, e.agent, e.text ?? '');
 }

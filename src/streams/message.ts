@@ -56,7 +56,7 @@ export async function* streamMessage<Reply extends { agent: string; output: unkn
       if ('error' in a) throw a.error;
       if ('entries' in a) {
         for (const { delta } of a.entries) {
-          if (delta.message !== key) continue;
+          if (delta.message !== key && !delta.merged?.includes(key)) continue;
           if (delta.workflowId === topic) last = { workflowId: delta.workflowId, call: delta.call };
           for (const change of board.delta(delta)) yield { ...change, at: new Date().toISOString() };
         }

@@ -22,6 +22,8 @@ export interface TextDelta {
   turn: number;
   /** The idempotency key of the conversation message the call answers. */
   message?: string;
+  /** Keys of conversation messages answered with it (they interrupted its turn). */
+  merged?: string[];
   /** How many times the call was started again after its worker was lost: a restart's tries come after every try before it. */
   restart: number;
   /** The activity's attempt, from 1: a later attempt's text replaces an earlier one's. */

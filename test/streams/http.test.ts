@@ -1,4 +1,9 @@
+import { execFile } from 'node:child_process';
+import path from 'node:path';
+import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { LiveRecord } from '../../src/common/live';
+import { waitFor } from '../helpers/wait';
 import { reply, startOpenAIServer } from '../helpers/openaiServer';
 import { useTemporalServer } from '../helpers/temporal';
 import { Viewer } from '../helpers/viewer';
@@ -84,6 +89,42 @@ describe('streams over HTTP and from a conversation', () => {
       expect([...lib.texts.values()]).toEqual([more]);
       expect(pieces).toBeGreaterThan(2);
       expect((await chat.end()).turns).toBe(2);
+    });
+  });
+
+  it('POST /v1/runs/{id}/steer interrupts as the caller; oversized and untimely messages are refused, over HTTP and by baton steer', async () => {
+    await withService(temporal.env, streamTeam(fake.url), async ({ baton, call }) => {
+      fake.replies.length = 0;
+      fake.requests.length = 0;
+      fake.replies.push(reply.text(words(80), { chunkDelayMs: 40 }), reply.text('Shorter.'));
+      const run = await baton.start('expert', 'Tell me about otters');
+      await waitFor(async () => fake.requests.length, (n) => n >= 1);
+      const big = await call('POST', `/v1/runs/${run.workflowId}/steer`, { token: TOKENS.ops, body: { text: 'x'.repeat(300 * 1024) } });
+      expect(big.status).toBe(413);
+      const viewerRefused = await call('POST', `/v1/runs/${run.workflowId}/steer`, { token: TOKENS.viewer, body: { text: 'hi' } });
+      expect(viewerRefused.status).toBe(403);
+      const taken = await call('POST', `/v1/runs/${run.workflowId}/steer`, { token: TOKENS.ops, body: { text: 'Be brief.', interrupt: true } });
+      expect(taken.status).toBe(200);
+      expect(taken.body).toMatchObject({ interrupted: true });
+      expect((await run.result()).output).toBe('Shorter.');
+      const audit = await run.handle.fetchHistory();
+      const records = (audit.events ?? []).flatMap((e) => {
+        const f = e.workflowPropertiesModifiedEventAttributes?.upsertedMemo?.fields?.batonLive;
+        return f ? [JSON.parse(Buffer.from(f.data!).toString()) as LiveRecord] : [];
+      });
+      expect(records.find((r) => r.type === 'steered')).toMatchObject({ by: 'ops', text: 'Be brief.', interrupt: true });
+
+      const late = await call('POST', `/v1/runs/${run.workflowId}/steer`, { token: TOKENS.ops, body: { text: 'too late' } });
+      expect(late.status).toBeGreaterThanOrEqual(400);
+      const cli = await promisify(execFile)(process.execPath, ['bin/baton.js', 'steer', run.workflowId, 'too late', '--as', 'alice'], {
+        cwd: path.resolve(__dirname, '../..'),
+        env: { ...process.env, TEMPORAL_ADDRESS: temporal.env.address },
+      }).then(
+        () => ({ code: 0, stderr: '' }),
+        (err: { code: number; stderr: string }) => err,
+      );
+      expect(cli.code).toBe(1);
+      expect(cli.stderr).toMatch(/baton steer: /);
     });
   });
 });
