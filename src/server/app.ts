@@ -116,7 +116,7 @@ export function createBatonApp(options: BatonServiceOptions): ServiceApp {
   app.use('/v1/*', bodySizeLimit(maxBodyBytes));
   app.use('/v1/*', async (c, next) => {
     // Streams wait on purpose; every other request's Temporal calls get the deadline.
-    if (c.req.path.endsWith('/events')) return next();
+    if (c.req.path.endsWith('/events') || c.req.path.endsWith('/stream')) return next();
     return options.baton.client.connection.withDeadline(Date.now() + ctx.temporalTimeoutMs, () => next());
   });
 
