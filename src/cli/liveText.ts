@@ -22,6 +22,8 @@ export class LiveText {
   /** Write what `change` adds. */
   apply(change: TextChange): void {
     const key = `${change.workflowId}\n${change.call}`;
+    // Text that only came with the recorded answer was not written as it formed: the answer shows it.
+    if (change.final && this.#open?.key !== key) return;
     if (this.#open?.key !== key) {
       this.end();
       if (change.kind === 'text_reset') return;

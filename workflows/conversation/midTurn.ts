@@ -58,7 +58,6 @@ export class MidTurn {
       case MidTurnPolicy.ROLLBACK:
         if (this.rollbackFor !== undefined) return 'queue';
         this.rollbackFor = key;
-        this.record({ type: 'turn_rolled_back', turn: turn.turn, forIdempotencyKey: key, at });
         this.#scope?.cancel();
         return 'queue_first';
       default:
@@ -76,8 +75,10 @@ export class MidTurn {
       return { value: await scope.run(chain) };
     } catch (err) {
       const key = this.rollbackFor;
-      if (key !== undefined && isCancellation(err)) return { rolledBack: key };
-      throw err;
+      if (key === undefined || !isCancellation(err)) throw err;
+      // On the record once the turn is in fact discarded (it may have ended as the message came).
+      this.record({ type: 'turn_rolled_back', turn: this.state.current?.turn ?? 0, forIdempotencyKey: key, at: new Date(this.effects.now()).toISOString() });
+      return { rolledBack: key };
     } finally {
       this.#scope = undefined;
       this.rollbackFor = undefined;

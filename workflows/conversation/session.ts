@@ -158,9 +158,14 @@ export class Session {
   private async runTurn(current: CurrentTurn): Promise<ChainOutcome> {
     const run = () => runChain({ chain: this.chain, effects: this.turnEffects, guards: this.guards, desk: this.desk, ...(this.live ? { steering: this.live.steering } : {}) });
     if (!this.live) return run();
-    const ran = await this.live.midTurn.run(run);
-    if ('rolledBack' in ran) throw new MessageRolledBackError(this.effects.workflowId, current.turn, ran.rolledBack);
-    return ran.value;
+    const steering = this.live.steering;
+    for (;;) {
+      const ran = await this.live.midTurn.run(run);
+      if ('rolledBack' in ran) throw new MessageRolledBackError(this.effects.workflowId, current.turn, ran.rolledBack);
+      // A message that joined the turn as it was being answered: the model answers it too.
+      if (ran.value.kind !== 'completed' || steering.waiting.length === 0) return ran.value;
+      applySteering({ chain: this.chain, effects: this.turnEffects, steering });
+    }
   }
 
   /** Hand the conversation back when the answered turn asks for it (`returnTo`); the agent it goes to. */
