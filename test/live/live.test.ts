@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { ConversationBusyError, defineAgent, handoff, InputTooLargeError, MessageRolledBackError, openai, Team, UserError } from '../../src';
+import { ConversationBusyError, defineAgent, formatTimeline, handoff, InputTooLargeError, MessageRolledBackError, openai, Team, UserError } from '../../src';
 import { formatConversation } from '../../src/audit/conversation';
 import type { LiveRecord } from '../../src/common/live';
 import { LIVE_MEMO } from '../../src/common/messages';
@@ -71,6 +71,9 @@ describe('live chains', () => {
         ['interrupted', 'bob'],
         ['steered', 'bob'],
       ]);
+      const timeline = formatTimeline(await baton.audit(run.workflowId));
+      expect(timeline).toMatch(/live\s+⏹ writer's model call writer#0 stopped by bob/);
+      expect(timeline).toMatch(/live\s+✎ bob steered writer \(interrupting\): Shorter, please\./);
 
       // Steering: the answer under way finishes, then the model is asked again with the message.
       const first = words(30, 'river');
