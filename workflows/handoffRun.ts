@@ -11,6 +11,7 @@ import {
   patched,
   setHandler,
   setWorkflowOptions,
+  workflowInfo,
 } from '@temporalio/workflow';
 import { BatonError, toApplicationFailure, UnexpectedWorkflowError } from '../src/common/errors';
 import { validateRunInput } from '../src/common/input';
@@ -29,6 +30,7 @@ import {
   pendingApprovalsQuery,
   rejectHandoffSignal,
   statusQuery,
+  steerUpdate,
 } from '../src/common/messages';
 import { resolveRunOptions } from '../src/common/options';
 import { BatonStatus, type HandoffRunInput, type HandoffRunResult } from '../src/common/run';
@@ -43,6 +45,9 @@ import { matchingTeam } from './team/match';
 import { boundingPayloads } from './chain/payloadBound';
 import { rebaseOnCurrentTeam } from './team/rebase';
 import { recordTeam, teamAttribute } from './team/record';
+import { chainTag, taggingStreams } from './streams/tag';
+import { applySteering } from './live/apply';
+import { interruptible, Steering } from './live/steering';
 
 function asksForLocalCalls(input: unknown): boolean {
   const options = (input as { options?: { modelActivity?: unknown } } | null | undefined)?.options;
@@ -65,7 +70,12 @@ export async function handoffRun(rawInput: HandoffRunInput): Promise<HandoffRunR
   const bounded = controls && patched(Patches.BOUNDS);
   let chain: Chain | undefined;
   let input: HandoffRunInput | undefined;
-  const effects = boundingPayloads(matchingTeam(temporalEffects(v2), { state: () => chain?.state, parentTeam: () => input?.parent?.team }), () => chain?.state.team);
+  // Model calls stream their text; steering and interrupts apply.
+  const live = bounded && patched(Patches.LIVE);
+  const tagged = taggingStreams(boundingPayloads(matchingTeam(temporalEffects(v2), { state: () => chain?.state, parentTeam: () => input?.parent?.team }), () => chain?.state.team), () => (live ? chainTag(workflowInfo().workflowId, input?.parent) : undefined));
+  const steering = new Steering(workflowInfo().workflowId, tagged, () => (!live ? 'it started before chains took steering messages' : chain ? undefined : 'it has not started yet'));
+  const effects = live ? interruptible(tagged, steering) : tagged;
+  setHandler(steerUpdate, (s) => steering.receive(s), { validator: (s) => steering.validate(s) });
   const desk = new ApprovalDesk(effects, { bounded });
   setHandler(approveHandoffSignal, (d) => desk.receive(d, 'approve'));
   setHandler(rejectHandoffSignal, (d) => desk.receive(d, 'reject'));
@@ -104,7 +114,7 @@ export async function handoffRun(rawInput: HandoffRunInput): Promise<HandoffRunR
     chain = new Chain(state);
     desk.attach(chain);
     if (input.resume) desk.republish();
-    const outcome = await runChain({ chain, effects, guards: defaultGuards({ emptyOutputCheck: v2, controls, now: effects.now, finalTurnEnds: () => patched(Patches.FINAL_TURN_ENDS) }), desk });
+    const outcome = await runChain({ chain, effects, guards: defaultGuards({ emptyOutputCheck: v2, controls, now: effects.now, finalTurnEnds: () => patched(Patches.FINAL_TURN_ENDS) }), desk, ...(live ? { steering } : {}) });
     await desk.drain();
     if (outcome.kind === 'completed') {
       effects.setStatus(BatonStatus.COMPLETED);
@@ -117,6 +127,8 @@ export async function handoffRun(rawInput: HandoffRunInput): Promise<HandoffRunR
   }
   // Handlers answer at once, but let any that is running finish before handing over.
   await condition(allHandlersFinished);
+  // Steering messages still waiting go with the chain into the next run.
+  if (live) applySteering({ chain, effects, steering });
   const next = carryOver(chain.state);
   if (v2) effects.setStatus(BatonStatus.CONTINUED_AS_NEW);
   const continueAsNew = makeContinueAsNewFunc<typeof handoffRun>(

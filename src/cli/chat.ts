@@ -9,6 +9,7 @@ import { parse, runOptionNumber, UsageError } from './args';
 import { connect } from './connect';
 import { type Command, type CommandContext, ExitCode, Interrupted } from './context';
 import { warnWhenNoWorker } from './pollers';
+import { LiveText } from './liveText';
 import { formatHandoff, formatWaiting, type Print } from './print';
 import { untilDone } from './serve';
 import { loadTeamModule } from './team';
@@ -95,6 +96,8 @@ class ChatSession {
   private readonly announced = new Set<string>();
   private watching?: NodeJS.Timeout;
   private pending: string[] = [];
+  /** The answer being written, above the prompt. */
+  private readonly text = new LiveText((t) => process.stdout.write(t), '');
 
   constructor(
     private readonly chat: Conversation<unknown>,
@@ -206,11 +209,11 @@ class ChatSession {
     return undefined;
   }
 
-  /** Send a message; its reply is printed when it comes, while more can be typed. */
+  /** Send a message; its answer shows as it forms and its reply when it comes, while more can be typed. */
   private send(message: string): void {
     this.inFlight += 1;
     this.watch();
-    this.chat.send(message).then(
+    this.follow(message).then(
       (reply) => this.answered(reply),
       (err: Error) => this.say(`✗ ${err.name}: ${err.message}`),
     ).finally(() => {
@@ -219,10 +222,33 @@ class ChatSession {
     });
   }
 
-  private answered(reply: ConversationReply<unknown>): void {
+  /** The reply to `message`, its text written as it forms (`agent: …` above the prompt). */
+  private async follow(message: string): Promise<{ reply: ConversationReply<unknown>; streamed: boolean }> {
+    let streamed = false;
+    for await (const item of this.chat.stream(message)) {
+      if (item.kind === 'reply') return { reply: item.reply, streamed };
+      // Text that only comes with the reply is printed with it, after the turn's handoffs.
+      if (item.final && !this.text.open) continue;
+      if (!this.text.open) this.clearPrompt();
+      streamed = true;
+      this.text.apply(item);
+    }
+    throw new Error('the answer stream ended without a reply');
+  }
+
+  private answered({ reply, streamed }: { reply: ConversationReply<unknown>; streamed: boolean }): void {
+    this.text.end();
     for (const h of reply.handoffs) this.say(formatHandoff(h));
-    this.agent = reply.agent;
-    this.say(`${reply.agent}: ${shown(reply.output)}`);
+    if (!streamed) this.say(`${reply.agent}: ${shown(reply.output)}`);
+    if (reply.handedBackTo) this.say(`  ↩ ${reply.agent} hands the conversation back to ${reply.handedBackTo}`);
+    this.agent = reply.handedBackTo ?? reply.agent;
+  }
+
+  private clearPrompt(): void {
+    if (this.rl && process.stdout.isTTY) {
+      readline.clearLine(process.stdout, 0);
+      readline.cursorTo(process.stdout, 0);
+    }
   }
 
   private async decide(approve: boolean, args: string[]): Promise<void> {
@@ -262,6 +288,7 @@ class ChatSession {
   /** A line above the prompt, which is drawn again below it with what was typed so far. */
   private say(text: string): void {
     const out: Print = this.ctx.out;
+    this.text.end();
     if (this.rl && process.stdout.isTTY) {
       readline.clearLine(process.stdout, 0);
       readline.cursorTo(process.stdout, 0);

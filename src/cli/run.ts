@@ -79,7 +79,7 @@ async function run(argv: string[], ctx: CommandContext): Promise<number> {
     progress(`chain ${started.workflowId} started at ${agent}`);
     const stopCheck = mod ? undefined : warnWhenNoWorker(client, taskQueue, started.workflowId, warn);
     try {
-      return await follow(started, progress, { live, onPending: approvalPrompter(baton, progress, { terminal }) });
+      return await follow(started, progress, { live, write: (text) => terminal.write(text), onPending: approvalPrompter(baton, progress, { terminal }) });
     } finally {
       stopCheck?.();
     }

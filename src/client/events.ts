@@ -12,7 +12,7 @@ import type { DelegationOutcome } from '../audit/types';
 import type { ControlEvent } from '../common/controls';
 import { errorFromFailure } from '../common/errors';
 import { ActivityType } from '../common/messages';
-import type { CallModelInput } from '../common/model';
+import type { CallModelInput, LocalModelCall, ModelResponse } from '../common/model';
 import type { HandoffRecord, HandoffRunInput, HandoffRunResult } from '../common/run';
 import { redactDecisionRecord, redactPendingApproval, TeamRedaction, type SensitiveArguments, type ToolSensitivitySpec } from '../common/sensitive';
 import type { RunToolInput, TeamSpec } from '../common/team';
@@ -28,8 +28,12 @@ export type RunEvent = { at: string; runId: string } & RunEventBody;
 
 /** What a {@link RunEvent} says. */
 export type RunEventBody =
-  | { kind: 'model_call'; agent: string }
-  | { kind: 'model_answered'; agent: string }
+  /** `call` names the model call (`<agent>#<n>`) as the text streamed for it does. */
+  | { kind: 'model_call'; agent: string; call?: string }
+  /** `text` is the answer's text as history records it (`null` when the model wrote none, only tool calls). */
+  | { kind: 'model_answered'; agent: string; call?: string; text?: string | null }
+  /** A model call stopped before it answered (an interrupt): the text it streamed is not part of any answer. */
+  | { kind: 'model_stopped'; agent: string; call?: string }
   | { kind: 'tool_call'; agent: string; tool: string }
   | { kind: 'tool_answered'; agent: string; tool: string }
   | { kind: 'handoff'; index: number; handoff: HandoffRecord }
@@ -117,7 +121,7 @@ async function* specialistEvents(client: WorkflowClient, workflowId: string, run
  * tool each approval is about, the specialists started (by their initiating event), the agent working.
  */
 interface Seen {
-  calls: Map<string, { kind: 'model' | 'tool' | 'team'; agent: string; tool?: string }>;
+  calls: Map<string, { kind: 'model' | 'tool' | 'team'; agent: string; tool?: string; call?: string }>;
   team: TeamRedaction;
   approvals: Map<string, ToolSensitivitySpec | undefined>;
   children: Map<string, { agent: string; to: string; workflowId: string; task: string }>;
@@ -136,8 +140,9 @@ function mapEvent(e: HistoryEvent, seen: Seen): Mapped[] {
     if (name === ActivityType.CALL_MODEL) {
       const input = fromPayloads<CallModelInput>(scheduled.input);
       seen.agent = input?.agentId ?? '?';
-      calls.set(String(e.eventId), { kind: 'model', agent: input?.agentId ?? '?' });
-      return [{ kind: 'model_call', agent: input?.agentId ?? '?' }];
+      const call = input ? `${input.agentId}#${input.callIndex}` : undefined;
+      calls.set(String(e.eventId), { kind: 'model', agent: input?.agentId ?? '?', ...(call ? { call } : {}) });
+      return [{ kind: 'model_call', agent: input?.agentId ?? '?', ...(call ? { call } : {}) }];
     }
     if (name === ActivityType.RUN_TOOL) {
       const input = fromPayloads<RunToolInput>(scheduled.input);
@@ -146,10 +151,17 @@ function mapEvent(e: HistoryEvent, seen: Seen): Mapped[] {
     }
     return [];
   }
+  const stopping = e.activityTaskCancelRequestedEventAttributes;
+  const stopped = stopping ? calls.get(String(stopping.scheduledEventId)) : undefined;
+  if (stopped?.kind === 'model') return [{ kind: 'model_stopped', agent: stopped.agent, ...(stopped.call ? { call: stopped.call } : {}) }];
   const completed = e.activityTaskCompletedEventAttributes;
   if (completed) {
     const call = calls.get(String(completed.scheduledEventId));
-    if (call?.kind === 'model') return [{ kind: 'model_answered', agent: call.agent }];
+    if (call?.kind === 'model') {
+      const answer = fromPayloads<ModelResponse | LocalModelCall>(completed.result);
+      const text = answer && 'response' in answer ? answer.response.content : answer?.content;
+      return [{ kind: 'model_answered', agent: call.agent, ...(call.call ? { call: call.call } : {}), ...(text !== undefined ? { text } : {}) }];
+    }
     if (call?.kind === 'tool') return [{ kind: 'tool_answered', agent: call.agent, tool: call.tool ?? '?' }];
     if (call?.kind === 'team') seen.team = new TeamRedaction(fromPayloads<TeamSpec>(completed.result));
     return [];

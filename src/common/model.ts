@@ -150,6 +150,24 @@ export interface CallModelInput {
   lostWorker?: LostWorkerRestart;
   /** What of the run's team this call needs from the worker that runs it; a worker that lacks it refuses the call (`TeamMismatchError`). */
   team?: TeamNeed;
+  /** Where the call's text goes as it forms; set by chains that stream (see {@link StreamTag}). */
+  stream?: StreamTag;
+}
+
+/**
+ * Where a model call's text goes as it forms: the worker publishes it to the chain's own topic (its
+ * workflow id) and to `root`'s, so whoever follows the chain or the top of its delegation sees it.
+ * Set by the workflow; the text itself never enters history.
+ */
+export interface StreamTag {
+  /** The chain at the top of the delegation this call works in, when it is not the call's own. */
+  root?: string;
+  /** The conversation's turn (message number) the call answers. */
+  turn?: number;
+  /** The idempotency key of the conversation message the call answers. */
+  message?: string;
+  /** Keys of messages answered with it (they interrupted its turn). */
+  merged?: string[];
 }
 
 /** What the `callModelLocal` activity answers: its input beside the model's answer, so history records both. */

@@ -294,6 +294,11 @@ export const CONVERSATION_OPTIONS = {
   keepRecentTurns: option<number>({ default: 4, check: integer(1, 1000), doc: 'recent user messages kept verbatim by a compaction' }),
   /** Replies remembered by idempotency key, newest first, so a resent message gets its first reply. @default 100 */
   idempotencyWindow: option<number>({ default: 100, check: integer(1, 10_000), doc: 'replies remembered for resent idempotency keys' }),
+  /**
+   * What a message that arrives while another is answered does: `enqueue` (wait its turn),
+   * `reject`, `interrupt` or `rollback` (see `MidTurnPolicy`); a message may say otherwise. @default "enqueue"
+   */
+  midTurn: option<'enqueue' | 'reject' | 'interrupt' | 'rollback'>({ default: 'enqueue', check: oneOf(['enqueue', 'reject', 'interrupt', 'rollback']), doc: 'what a message arriving mid-turn does: enqueue, reject, interrupt or rollback' }),
 };
 
 /** The descriptors of the conversation options, from which their types are derived. */

@@ -46,6 +46,8 @@ export interface AgentSpec {
   guardrails?: GuardrailsSpec;
   /** Where this agent's model calls run, over the run's `modelActivity`. */
   modelActivity?: 'remote' | 'local';
+  /** Who answers a conversation's next message once this agent, handed a turn, has answered it: `stay`, `caller` or an agent id. */
+  returnTo?: string;
   /** The agent's tools whose calls need approval, by tool name. */
   toolApprovals?: Record<string, ToolApprovalSpec>;
   /**
@@ -171,6 +173,8 @@ export interface HandoffOptionsSpec {
   isEnabled?: HandoffRule;
   /** Whether the worker runs an `onHandoff` check (which may veto) before the handoff. */
   onHandoff?: boolean;
+  /** Who answers a conversation's next message once the target has answered: `stay` (the target), `caller`, or an agent id. */
+  returnTo?: string;
 }
 
 /** What a handoff may add to the run's shared state (the Command update of the v4.1 protocol). */

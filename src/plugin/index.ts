@@ -23,6 +23,8 @@ import { resolveWorkerTelemetry, type WorkerTelemetryOptions } from '../worker/t
 import { BatonMetrics } from '../worker/telemetry/metrics';
 import { mergeDataConverter } from './converter';
 import { McpLease } from './mcp';
+import { streamsFromEnv } from '../streams/env';
+import type { StreamTransport } from '../streams/types';
 import { combinedWorkflowsPath, isCombined, withWorkflowPackages } from './workflows';
 
 export { BATON_WORKFLOW_TYPES } from './workflows';
@@ -47,6 +49,12 @@ export interface BatonPluginOptions extends WorkerTelemetryOptions {
   codec?: PayloadCodecOptions | false;
   /** Workflow interceptor modules of baton's own to bundle besides the telemetry's. */
   workflowInterceptorModules?: string[];
+  /**
+   * Where model calls publish their text as it forms (see docs/streaming.md): `inProcessStreams()`
+   * for callers in this process, `new RedisStreams({url})` for callers elsewhere; `false` publishes none.
+   * @default Redis Streams at `BATON_STREAMS_URL` when set, else this process's in-process transport
+   */
+  streams?: StreamTransport | false;
   /** A label for the `baton_team_info` metric when the worker is a Worker Deployment version: `<name>.<buildId>`. @default from the worker's `workerDeploymentOptions` */
   deploymentLabel?: string;
 }
@@ -115,7 +123,7 @@ export class BatonPlugin extends AsyncSimplePlugin {
       const namespace = options.namespace ?? 'default';
       const teamAttribute = options.connection ? await hasTeamAttribute(options.connection, namespace) : false;
       const payloadLimit = await chainPayloadLimit(options.connection, namespace, this.ownConverter(configured) ? undefined : this.converter?.codec);
-      const activities = createActivities({ team: this.baton.team, hooks: this.baton.hooks, providers: this.baton.providers, mcp, teamAttribute, payloadLimit });
+      const activities = createActivities({ team: this.baton.team, hooks: this.baton.hooks, providers: this.baton.providers, mcp, teamAttribute, payloadLimit, ...(this.baton.streams === false ? {} : { streams: this.baton.streams ?? streamsFromEnv() }) });
       const own = Object.keys(configured.activities ?? {});
       const clash = activityNames(activities).filter((name) => own.includes(name));
       if (clash.length > 0) throw new UserError(`the worker's activities ${clash.map((n) => `"${n}"`).join(', ')} have the names of baton's activities; rename yours (a worker runs one activity per name)`);

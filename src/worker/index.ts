@@ -16,6 +16,7 @@ import { BatonPlugin } from '../plugin';
 import type { WorkerTelemetryOptions } from './telemetry';
 import { codecOptionsFromEnv, type PayloadCodecOptions } from '../payloads/keys';
 import { deploymentFromEnv, workerDeploymentOptions, type WorkerDeployment } from './deployment';
+import type { StreamTransport } from '../streams/types';
 
 export { DEPLOYMENT_ENV, deploymentFromEnv, type WorkerDeployment } from './deployment';
 export { workflowBundle, WORKFLOWS_PATH } from './bundle';
@@ -73,6 +74,12 @@ export interface CreateWorkerOptions extends WorkerTelemetryOptions {
    * @default `BATON_DEPLOYMENT` and `BATON_BUILD_ID` when set; else none (every worker on the task queue takes any task)
    */
   deployment?: WorkerDeployment | false;
+  /**
+   * Where model calls publish their text as it forms (see docs/streaming.md): `inProcessStreams()`
+   * for callers in this process, `new RedisStreams({url})` for callers elsewhere; `false` publishes none.
+   * @default Redis Streams at `BATON_STREAMS_URL` when set, else this process's in-process transport
+   */
+  streams?: StreamTransport | false;
   /** Worker tuning passed to Temporal's `Worker.create` (pollers, cache size, concurrency). */
   worker?: Partial<Omit<WorkerOptions, 'connection' | 'namespace' | 'taskQueue' | 'activities' | 'workflowBundle' | 'workflowsPath'>>;
 }
@@ -94,6 +101,7 @@ export async function createWorker(options: CreateWorkerOptions): Promise<Worker
     metrics: options.metrics,
     tracing: options.tracing,
     workflowInterceptorModules: options.workflowInterceptorModules,
+    streams: options.streams,
     // Your own data converter, as it is; else baton's codecs.
     codec: options.worker?.dataConverter ? false : { ...(options.codec ?? codecOptionsFromEnv()), ...(options.compress ? { compress: true } : {}) },
   });

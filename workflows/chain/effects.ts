@@ -42,7 +42,7 @@ import {
   Patches,
   WorkflowType,
 } from '../../src/common/messages';
-import type { CallModelInput, ModelResponse, RouteSpecialistInput, RouteSpecialistResult, SummarizeInput, SummarizeResult } from '../../src/common/model';
+import type { CallModelInput, ModelResponse, StreamTag, RouteSpecialistInput, RouteSpecialistResult, SummarizeInput, SummarizeResult } from '../../src/common/model';
 import { lostWorkerBudget, modelActivityOptions, toolActivityOptions } from '../../src/common/callOptions';
 import { priorityOption } from '../../src/common/priority';
 import type { ResolvedRunOptions } from '../../src/common/options';
@@ -105,6 +105,8 @@ export interface ChainEffects {
   shouldContinueAsNew(afterEvents: number): boolean;
   /** Temporal's `patched(id)`: whether this run takes the code path the patch `id` guards (one of `Patches`). */
   patched(id: string): boolean;
+  /** Where the chain's model calls send their text as it forms, when it streams (see `workflows/streams`). */
+  streamTag?(): StreamTag | undefined;
 }
 
 /**

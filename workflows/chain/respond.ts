@@ -13,10 +13,13 @@ import { type ChainRun, retried, RUN_AGAIN, type Step, type TurnInProgress } fro
 import { type Gated, gateToolCalls } from './toolApprovals';
 import { offeredTools } from './tools';
 import { answersInOrder, idempotencyKey, planTurn, toolNames } from './turn';
+import { applySteering, recordInterrupt } from '../live/apply';
+import { ModelCallInterrupted } from '../live/steering';
 
 /** One model turn of the current agent. */
 export async function turn(run: ChainRun): Promise<Step> {
   const { chain, effects, guards } = run;
+  applySteering(run);
   const verdict = guards.beforeModelCall(chain.state);
   if (retried(run, verdict)) chain.apply({ type: 'answer_refused', guard: verdict.kind === 'last_turn' ? 'budgets' : 'limits', message: verdict.message });
   const agent = currentAgent(chain.state);
@@ -25,11 +28,19 @@ export async function turn(run: ChainRun): Promise<Step> {
   const tools = chain.state.controls?.finalTurn ? [] : offeredTools(chain.state, agent);
   chain.apply({ type: 'turn_started' });
   const local = (agent.modelActivity ?? chain.state.options.modelActivity) === 'local';
-  const response = await effects.callModel(
-    { agentId: agent.id, model: agent.model, messages: chain.state.messages, tools, callIndex, ...(agent.outputSchema ? { outputSchema: agent.outputSchema } : {}) },
-    chain.state.options,
-    local,
-  );
+  let response: ModelResponse;
+  try {
+    response = await effects.callModel(
+      { agentId: agent.id, model: agent.model, messages: chain.state.messages, tools, callIndex, ...(agent.outputSchema ? { outputSchema: agent.outputSchema } : {}) },
+      chain.state.options,
+      local,
+    );
+  } catch (err) {
+    // Stopped for a steering message: the model is asked again with it.
+    if (!(err instanceof ModelCallInterrupted)) throw err;
+    recordInterrupt(run, err);
+    return RUN_AGAIN;
+  }
   return respond(run, response);
 }
 

@@ -1,5 +1,6 @@
 /** The step union the loop dispatches on, and what every step works with. */
 import type { ApprovalRecord } from '../../src/common/approvals';
+import type { SteerMessage } from '../../src/common/live';
 import type { HandoffResult } from '../../src/common/handoff';
 import type { ModelResponse, ToolCall } from '../../src/common/model';
 import type { ToolResultRecord } from '../../src/common/run';
@@ -36,6 +37,8 @@ export interface ChainRun {
   effects: ChainEffects;
   guards: Guards;
   desk: ApprovalDesk;
+  /** Steering messages waiting for the next step (chains that take steering). */
+  steering?: { take(): SteerMessage[] };
 }
 
 /**
