@@ -49,10 +49,11 @@ import { defaultGuards } from './guards';
 export async function conversation(rawInput: ConversationInput): Promise<ConversationResult> {
   // What arrives from outside is held to LIMITS; specialists get tokens and decisions are forwarded to them.
   const bounded = patched(Patches.BOUNDS);
+  const signatures = bounded && patched(Patches.SIGNATURES);
   let session: Session | undefined;
   let chain: Chain | undefined;
   const effects = matchingTeam(temporalEffects(true), { state: () => chain?.state });
-  const desk = new ApprovalDesk(effects, { bounded });
+  const desk = new ApprovalDesk(effects, { bounded, signatures });
   const inbox = new Inbox(workflowInfo().workflowId);
   let badInput: UserError | false | undefined;
   setHandler(sendMessageUpdate, (m) => inbox.receive(m), {

@@ -62,10 +62,12 @@ export async function handoffRun(rawInput: HandoffRunInput): Promise<HandoffRunR
   const localSnapshot = controls && asksForLocalCalls(rawInput) && patched(Patches.LOCAL_SNAPSHOT);
   // What arrives from outside is held to LIMITS; specialists get tokens and decisions are forwarded to them.
   const bounded = controls && patched(Patches.BOUNDS);
+  // Decisions' signatures are verified, required where policies say so, and every approver's identity recorded.
+  const signatures = bounded && patched(Patches.SIGNATURES);
   let chain: Chain | undefined;
   let input: HandoffRunInput | undefined;
   const effects = matchingTeam(temporalEffects(v2), { state: () => chain?.state, parentTeam: () => input?.parent?.team });
-  const desk = new ApprovalDesk(effects, { bounded });
+  const desk = new ApprovalDesk(effects, { bounded, signatures });
   setHandler(approveHandoffSignal, (d) => desk.receive(d, 'approve'));
   setHandler(rejectHandoffSignal, (d) => desk.receive(d, 'reject'));
   setHandler(decideHandoffUpdate, (d) => desk.receiveUpdate(d), { validator: (d) => desk.validate(d) });

@@ -233,6 +233,12 @@ export const Patches = {
    * finds its team changed takes a new snapshot before the next turn.
    */
   CONVERSATION_UPGRADE: 'baton-conversation-upgrade',
+  /**
+   * Decided once, when a run starts: decisions may carry signatures, which the workflow verifies
+   * against the keys the team or the run trusts; `requireSignature` refuses unsigned ones; every
+   * decision's record says how its approver was established (`identity`).
+   */
+  SIGNATURES: 'baton-signatures',
 } as const;
 
 /**

@@ -138,6 +138,9 @@ function childInput(run: ChainRun, job: Extract<Job, { request: DelegationReques
     ...childBudgets(run),
     ...(options.maxTurns !== undefined ? { maxTurns: options.maxTurns } : {}),
     ...(options.maxHandoffs !== undefined ? { maxHandoffs: options.maxHandoffs } : {}),
+    // A specialist's decisions are signed and checked as the chain's own are.
+    ...(state.options.requireSignature ? { requireSignature: true } : {}),
+    ...(state.options.approverKeys ? { approverKeys: state.options.approverKeys } : {}),
   };
   const input = render(DELEGATION_INPUT, {
     ...contextVariables(state),
