@@ -4,12 +4,16 @@
  * missing, forged, replayed and stale signatures and keys of other approvers or other times, and
  * records how each approver was established; a signature survives its forward to a specialist.
  */
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { approveHandoffSignal, decideHandoffUpdate, SignatureRefusedError, signDecision, toBatonError, type ApprovalRecord, type Baton, type BatonRun, type PendingApproval } from '../../src';
+import { approveHandoffSignal, decideHandoffUpdate, SignatureRefusedError, signDecision, toBatonError, type ApprovalRecord, type ApproverKey, type Baton, type BatonRun, type PendingApproval } from '../../src';
+import { decideCommand } from '../../src/cli/approvals';
+import { auditCommand } from '../../src/cli/audit';
+import type { Command } from '../../src/cli/context';
+import { keygenCommand } from '../../src/cli/keygen';
 import { nextApproval } from '../histories/auditScenarios';
 import { pythonWithCryptography } from '../helpers/python';
 import { carolKey, keys, signedTeam } from '../helpers/signing';
@@ -20,14 +24,14 @@ const root = path.resolve(__dirname, '../..');
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'baton-signatures-'));
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
-/** The real `baton` command; resolves with its exit code and output. */
-function cli(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, [path.join(root, 'bin/baton.js'), ...args], { cwd: root, env: { ...process.env, TEMPORAL_ADDRESS: server.env.address, ...env } });
+const COMMANDS: Record<string, Command> = { audit: auditCommand, approve: decideCommand('approve'), keygen: keygenCommand };
+
+/** A `baton` command, run in this process (test/cli runs the command as a process of its own); resolves with its exit code and output. */
+async function cli([name, ...args]: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  process.env.TEMPORAL_ADDRESS = server.env.address;
   const out = { stdout: '', stderr: '' };
-  child.stdout.on('data', (c: Buffer) => (out.stdout += c.toString()));
-  child.stderr.on('data', (c: Buffer) => (out.stderr += c.toString()));
-  child.stdin.end();
-  return new Promise((resolve) => child.on('close', (code) => resolve({ code, ...out })));
+  const code = await COMMANDS[name!]!.run(args, { out: (line) => (out.stdout += `${line}\n`), err: (line) => (out.stderr += `${line}\n`), interrupted: new Promise(() => undefined) });
+  return { code, ...out };
 }
 
 /** The refusal of a decision sent as an update. */
@@ -120,17 +124,18 @@ describe('signed decisions', () => {
       expect(forwarded).toMatchObject({ outcome: 'approved', identity: { method: 'signed', kid: 'carol-1', keySource: 'run' } });
       expect((await run.result()).output).toBe('top done');
 
-      // Not required: a claimed name is recorded as claimed; a key file through the CLI as signed.
-      const clerk = await baton.start('clerk', 'stamp A1', { approverKeys: [carolKey] });
+      // Not required: a claimed name is recorded as claimed; a key made by baton keygen, signing through the CLI, as signed.
+      const keyFile = path.join(dir, 'carol.jwk');
+      const made = await cli(['keygen', '--approver', 'carol', '--kid', 'carol-cli', '--out', keyFile]);
+      expect(made.code).toBe(0);
+      const clerk = await baton.start('clerk', 'stamp A1', { approverKeys: [JSON.parse(made.stdout) as ApproverKey] });
       const stamp = await nextApproval(clerk);
       expect(stamp.requireSignature).toBeUndefined();
       expect(await baton.approve(clerk.workflowId, stamp.handoffId, { approver: 'bob' })).toMatchObject({ identity: { method: 'claimed' } });
       const safe = await nextApproval(clerk, [stamp.handoffId]);
-      const keyFile = path.join(dir, 'carol.jwk');
-      fs.writeFileSync(keyFile, JSON.stringify(keys.carol.jwk), { mode: 0o600 });
       const approved = await cli(['approve', clerk.workflowId, '--id', safe.handoffId, '--as', 'carol', '--key', keyFile]);
       expect(approved.stderr).toBe('');
-      expect(approved.stdout).toContain("approved by carol, signed (key carol-1, trusted by the run's options)");
+      expect(approved.stdout).toContain("approved by carol, signed (key carol-cli, trusted by the run's options)");
       expect((await clerk.result()).output).toBe('safe opened');
     });
   });
