@@ -42,6 +42,8 @@ export { checkHistories, historiesFromFiles, historiesFromServer, type HistorySo
 export { HandoffRequestOutcome } from './audit/chain';
 export type { AnsweredBy, AuditChain, AuditEvent, AuditStatus, Execution, HandoffRequestedEvent, ModelTurnEvent, ToolCallEvent } from './audit/chain';
 export { formatTimeline, toMermaid } from './audit/format';
+export { AUDIT_EXPORT_SCHEMA, eventDigest, exportAudit, genesisDigest, type AuditExport, type ExportedChain, type ExportedEvent } from './audit/export';
+export { verifyAuditExport, type ExportVerification, type VerifyExportOptions } from './audit/verifyExport';
 export type { ReplayOptions, ReplayStarted } from './client/replay';
 export type { AgentHandoffListener, BatonHooks, HandoffHookContext } from './agents/hooks';
 export { IDEMPOTENCY_KEY_META, mcpServer, type McpApprovals, type McpHttpServerOptions, type McpSensitivity, type McpServer, type McpStdioServerOptions } from './mcp/server';

@@ -24,7 +24,10 @@ import { validateRunInput } from '../../src/common/input';
 import { decisionSizes } from '../../src/common/sizes';
 import { InvalidRunInputError } from '../../src/common/errors';
 import { scriptedAgent } from '../helpers/agents';
-import { keys, teamKeys } from '../helpers/signing';
+import { keys, signedTeam, teamKeys } from '../helpers/signing';
+import { judgeDecision } from '../../workflows/chain/decisions';
+import { startChain } from '../../workflows/chain/state';
+import { resolveRunOptions } from '../../src/common/options';
 
 const trusted: TrustedKey[] = teamKeys.map((k) => ({ ...k, source: 'team' }));
 const waiting = { handoffId: 'h1', from: 'desk', to: 'tool:payout', tool: { name: 'payout', arguments: '{"amount":5,"to":"bob"}', toolCallId: 'c1', callHash: 'abc123' } };
@@ -93,6 +96,19 @@ describe('verifying a decision signature', () => {
     const started = performance.now();
     for (let i = 0; i < 20; i++) expect(verifyDecisionSignature(jws, facts, trusted, times).ok).toBe(true);
     console.log(`verifying a decision signature: ${((performance.now() - started) / 20).toFixed(2)} ms`);
+  });
+});
+
+describe('judging a signed decision in the workflow', () => {
+  it('records a claimed approver where no signature is required, and refuses a signature in a chain from before signatures', async () => {
+    const state = startChain(signedTeam().spec(), 'desk', 'pay', resolveRunOptions());
+    const pending = { ...waiting, message: 'payout', requestedAt: new Date(now - 1000).toISOString(), onTimeout: 'reject' as const };
+    const withPending = { ...state, approvals: { ...state.approvals, pending: [pending] } };
+    const raw = { handoffId: 'h1', approver: 'alice', decision: 'approve', signature: await signDecision(keys.alice.signer, { workflowId: 'wf-1', waiting, decision: { approver: 'alice', decision: 'approve' }, now }) };
+    const bench = { state: withPending, inSpecialist: () => undefined, bounded: true };
+    expect(judgeDecision({ handoffId: 'h1', approver: 'bob', decision: 'approve' }, { ...bench, signatures: { workflowId: 'wf-1', at: now } })).toMatchObject({ kind: 'apply', identity: { method: 'claimed' } });
+    expect(judgeDecision(raw, { ...bench, signatures: { workflowId: 'wf-1', at: now } })).toMatchObject({ kind: 'apply', identity: { method: 'signed', kid: 'alice-1' } });
+    expect(judgeDecision(raw, bench)).toMatchObject({ kind: 'refused', reason: 'this chain started before baton verified signatures: send the decision without one' });
   });
 });
 

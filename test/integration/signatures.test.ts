@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { approveHandoffSignal, decideHandoffUpdate, SignatureRefusedError, signDecision, toBatonError, type ApprovalRecord, type ApproverKey, type Baton, type BatonRun, type PendingApproval } from '../../src';
+import { approveHandoffSignal, decideHandoffUpdate, LIMITS, SignatureRefusedError, signDecision, toBatonError, type ApprovalRecord, type ApproverKey, type Baton, type BatonRun, type PendingApproval } from '../../src';
 import { decideCommand } from '../../src/cli/approvals';
 import { auditCommand } from '../../src/cli/audit';
 import type { Command } from '../../src/cli/context';
@@ -67,6 +67,8 @@ describe('signed decisions', () => {
       expect(await refusal(run, { ...base, arguments: { amount: 4, to: 'bob' }, signature: await signed(keys.alice.signer, run, call, base) })).toMatchObject({ problem: 'mismatch', reason: expect.stringContaining("the signature is for the model's arguments") });
       expect(await refusal(run, { ...base, signature: await signed(keys.alice.signer, run, call, base, Date.now() - 3_600_000) })).toMatchObject({ problem: 'stale' });
       expect(await refusal(run, { ...base, signature: await signed(keys.aliceOld.signer, run, call, base) })).toMatchObject({ problem: 'key_not_valid', reason: expect.stringContaining('was retired at 2020-01-01T00:00:00Z') });
+      const oversized = toBatonError(await run.handle.executeUpdate(decideHandoffUpdate, { args: [{ ...base, signature: 'x'.repeat(LIMITS.signatureChars + 1) }] }).catch((e: unknown) => e));
+      expect(oversized).toMatchObject({ name: 'InputTooLargeError', field: 'decision.signature', limit: LIMITS.signatureChars });
 
       // Signals are refused by the run and recorded (an update's refusal comes back before anything is written).
       await run.handle.signal(approveHandoffSignal, { ...base, signature: await signed(forger, run, call, base) } as never);
@@ -128,6 +130,7 @@ describe('signed decisions', () => {
       const keyFile = path.join(dir, 'carol.jwk');
       const made = await cli(['keygen', '--approver', 'carol', '--kid', 'carol-cli', '--out', keyFile]);
       expect(made.code).toBe(0);
+      await expect(cli(['keygen', '--approver', 'carol', '--out', keyFile])).rejects.toThrow(`${keyFile} exists; choose another file (a key is never overwritten)`);
       const clerk = await baton.start('clerk', 'stamp A1', { approverKeys: [JSON.parse(made.stdout) as ApproverKey] });
       const stamp = await nextApproval(clerk);
       expect(stamp.requireSignature).toBeUndefined();
