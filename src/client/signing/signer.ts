@@ -55,7 +55,8 @@ export type ApproverKeyOptions = Omit<ApproverKey, 'publicKey' | 'kid'> & { kid?
  */
 export function approverKey(key: KeyInput, options: ApproverKeyOptions): ApproverKey {
   const publicKey = publicKeyOf(key);
-  const entry: ApproverKey = { kid: options.kid ?? jwkKid(key) ?? keyThumbprint(publicKey), ...options, publicKey: rawPublicKey(publicKey) } as ApproverKey;
+  const { kid, ...rest } = options;
+  const entry = { kid: kid ?? jwkKid(key) ?? keyThumbprint(publicKey), ...rest, publicKey: rawPublicKey(publicKey) } as ApproverKey;
   const problems = approverKeyCheck(entry, 'approverKey');
   if (problems.length > 0) throw new UserError(`Invalid approver key: ${problems.join('; ')}`, { problems });
   return entry;
