@@ -20,12 +20,12 @@ import {
 } from '../../src';
 import { base64url, canonicalJson, fromBase64url } from '../../src/common/signatures/canonical';
 import { approverKeysCheck } from '../../src/common/signatures/keys';
-import { validateRunInput } from '../../src/common/input';
+import { chainStateCheck, validateRunInput } from '../../src/common/input';
 import { decisionSizes } from '../../src/common/sizes';
 import { InvalidRunInputError } from '../../src/common/errors';
 import { scriptedAgent } from '../helpers/agents';
 import { keys, signedTeam, teamKeys } from '../helpers/signing';
-import { judgeDecision } from '../../workflows/chain/decisions';
+import { judgeDecision, recordOf } from '../../workflows/chain/decisions';
 import { startChain } from '../../workflows/chain/state';
 import { resolveRunOptions } from '../../src/common/options';
 
@@ -109,6 +109,12 @@ describe('judging a signed decision in the workflow', () => {
     expect(judgeDecision({ handoffId: 'h1', approver: 'bob', decision: 'approve' }, { ...bench, signatures: { workflowId: 'wf-1', at: now } })).toMatchObject({ kind: 'apply', identity: { method: 'claimed' } });
     expect(judgeDecision(raw, { ...bench, signatures: { workflowId: 'wf-1', at: now } })).toMatchObject({ kind: 'apply', identity: { method: 'signed', kid: 'alice-1' } });
     expect(judgeDecision(raw, bench)).toMatchObject({ kind: 'refused', reason: 'this chain started before baton verified signatures: send the decision without one' });
+    // A chain that continues as new carries its waiting approvals and signed records on.
+    const judged = judgeDecision(raw, { ...bench, signatures: { workflowId: 'wf-1', at: now } });
+    const record = judged.kind === 'apply' ? recordOf(judged.decision, judged.waiting, now, 'update', judged.identity) : undefined;
+    expect(record).toMatchObject({ identity: { method: 'signed' }, signature: raw.signature });
+    const carried = { ...withPending, approvals: { pending: [{ ...pending, requireSignature: true }], decided: [record!] } };
+    expect(chainStateCheck(JSON.parse(JSON.stringify(carried)), 'resume')).toEqual([]);
   });
 });
 
