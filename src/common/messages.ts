@@ -109,6 +109,8 @@ export interface ForwardedOutcome {
   forwardId: string;
   record?: ApprovalRecord;
   refused?: string;
+  /** With `refused`, when the specialist refused the decision's signature: the `SignatureProblem`. */
+  problem?: string;
 }
 
 /** Memo key naming the chain a specialist works for (`ParentLink`). */

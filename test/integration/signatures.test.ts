@@ -121,6 +121,7 @@ describe('signed decisions', () => {
       const waiting = await nextApproval(run);
       expect(waiting).toMatchObject({ from: 'leaf', to: 'safe', requireSignature: true, workflowId: expect.stringMatching(new RegExp(`^${run.workflowId}/`)) });
       // Sent to the top chain, which forwards it to the specialist the approval waits in.
+      expect(await refusal(run, { handoffId: waiting.handoffId, approver: 'carol', decision: 'approve' })).toMatchObject({ problem: 'missing' });
       const signature = await signed(keys.carol.signer, run, waiting, { approver: 'carol', decision: 'approve' });
       const forwarded = await run.handle.executeUpdate(decideHandoffUpdate, { args: [{ handoffId: waiting.handoffId, approver: 'carol', decision: 'approve', signature }] });
       expect(forwarded).toMatchObject({ outcome: 'approved', identity: { method: 'signed', kid: 'carol-1', keySource: 'run' } });
