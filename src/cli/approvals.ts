@@ -1,5 +1,4 @@
 import { Baton } from '../client/baton';
-import { decisionSignerFromFile } from '../client/signing/signer';
 import { chainRedaction } from '../client/sensitive';
 import { redactDecisionRecord } from '../common/sensitive';
 import { parse, UsageError } from './args';
@@ -7,6 +6,7 @@ import { connect } from './connect';
 import type { Command } from './context';
 import { argumentsOption, mergeOntoWaiting } from './edits';
 import { formatDecision, formatPending } from './print';
+import { cliSigner } from './signing';
 
 export { argumentsOption } from './edits';
 
@@ -58,7 +58,8 @@ export function decideCommand(decision: 'approve' | 'reject'): Command {
   --key <file>        sign the decision with this Ed25519 private key (PKCS#8 PEM or a JWK; or
                       BATON_SIGNING_KEY): the chain verifies it against the keys its team or run
                       trusts for the approver (docs/signatures.md)
-  --kid <id>          the key id to sign under (default: the JWK's "kid", else the key's thumbprint)
+  --kid <id>          the key id to sign under (or BATON_SIGNING_KID; default: the JWK's "kid", else
+                      the key's thumbprint)
 
 Prints the recorded decision (with --args, the arguments the call runs with and the fields changed);
 a decision that cannot apply (nothing waits, not an allowed approver, arguments the tool's parameters
@@ -81,9 +82,7 @@ refuse, a call that changed since) is refused with ApprovalRefusedError and exit
         throw new UsageError(`--id ${values.id} and --handoff ${values.handoff} name different approvals: give one`);
       }
       const approvalId = values.id ?? values.handoff;
-      const keyFile = values.key ?? (process.env.BATON_SIGNING_KEY || undefined);
-      if (values.kid !== undefined && !keyFile) throw new UsageError('--kid names the key of --key <file> (or BATON_SIGNING_KEY): give the key too');
-      const signer = keyFile ? decisionSignerFromFile(keyFile, values.kid !== undefined ? { kid: values.kid } : {}) : undefined;
+      const signed = cliSigner(values.key, values.kid);
       const changes = typeof values.args === 'string' ? argumentsOption('--args', values.args) : undefined;
       const baton = await batonClient();
       const edit = changes ? mergeOntoWaiting(await baton.getRun(workflowId).pendingApprovals().catch(() => []), approvalId, changes) : undefined;
@@ -93,7 +92,7 @@ refuse, a call that changed since) is refused with ApprovalRefusedError and exit
         reason: values.reason,
         ...(approvalId !== undefined ? { approvalId } : {}),
         ...(edit ? { arguments: edit.arguments, ...(edit.callHash ? { callHash: edit.callHash } : {}) } : {}),
-        ...(signer ? { signer } : {}),
+        ...signed,
       };
       const record = approve ? await baton.approve(workflowId, options) : await baton.reject(workflowId, options);
       // Edited arguments the tool declares sensitive are not echoed to the terminal.
