@@ -7,7 +7,7 @@
 import type { ApprovalRecord, PendingApproval } from '../common/approvals';
 import { isRecord } from '../common/check';
 import { canonicalJson, sha256Hex } from '../common/signatures/canonical';
-import type { ApproverKey, TrustedKey } from '../common/signatures/keys';
+import { type ApproverKey, approverKeysCheck, type TrustedKey } from '../common/signatures/keys';
 import { factsOfRecord } from '../common/signatures/payload';
 import { verifyDecisionSignature } from '../common/signatures/verify';
 import { AUDIT_EXPORT_SCHEMA, eventDigest, type ExportedChain, genesisDigest } from './export';
@@ -63,7 +63,7 @@ export function verifyAuditExport(doc: unknown, options: VerifyExportOptions = {
     const digest = eventDigest(previous, { seq: i, workflowId: e.workflowId, event: ev as never });
     if (digest !== e.digest) return fail(i, 'its digest does not match the event and the digest before it: the event was changed, or one before it was removed, added or moved', at);
     previous = digest;
-    const problem = checkEvent(chains, e.workflowId, ev, result, options);
+    const problem = checkedEvent(chains, e.workflowId, ev, result, options);
     if (problem) return fail(i, problem, at);
     result.events = i + 1;
   }
@@ -73,10 +73,21 @@ export function verifyAuditExport(doc: unknown, options: VerifyExportOptions = {
   return { ...result, ok: true };
 }
 
+/** What is wrong with an event whose digest holds; a document made by hand may hold anything, so nothing here throws. */
+function checkedEvent(chains: Map<string, ChainSeen>, workflowId: string, ev: Record<string, unknown>, result: ExportVerification, options: VerifyExportOptions): string | undefined {
+  try {
+    return checkEvent(chains, workflowId, ev, result, options);
+  } catch (err) {
+    return `the event is not well formed: ${(err as Error).message}`;
+  }
+}
+
 /** What is wrong with an event whose digest holds: a decision whose signature or record does not. */
 function checkEvent(chains: Map<string, ChainSeen>, workflowId: string, ev: Record<string, unknown>, result: ExportVerification, options: VerifyExportOptions): string | undefined {
   if (ev.kind === 'chain') {
-    if (ev.workflowId !== workflowId || !Array.isArray(ev.keys)) return 'a chain must open with {kind: "chain", workflowId, keys}';
+    if (ev.workflowId !== workflowId || !Array.isArray(ev.keys) || !Array.isArray(ev.sensitiveTools)) return 'a chain must open with {kind: "chain", workflowId, keys, sensitiveTools}';
+    const keyProblems = approverKeysCheck(ev.keys.map((k: unknown) => (isRecord(k) ? (({ source: _s, ...key }) => key)(k) : k)), 'keys');
+    if (keyProblems.length > 0) return `the chain's keys are not approver keys: ${keyProblems[0]}`;
     chains.set(workflowId, { header: ev as unknown as ExportedChain, asked: new Map() });
     return undefined;
   }
@@ -85,6 +96,8 @@ function checkEvent(chains: Map<string, ChainSeen>, workflowId: string, ev: Reco
   if (ev.kind === 'approval_requested' && typeof ev.handoffId === 'string') chain.asked.set(ev.handoffId, ev as never);
   if (ev.kind !== 'approval_decided') return undefined;
   const r = ev as unknown as ApprovalRecord;
+  const shapeProblem = recordProblem(r);
+  if (shapeProblem) return shapeProblem;
   if (r.signature === undefined) {
     if (r.identity && r.identity.method !== 'claimed') return `the record says the approver was ${r.identity.method}, but it carries no signature`;
     if (r.outcome !== 'timed_out') result.claimed++;
@@ -126,6 +139,16 @@ function editedArgumentsProblem(header: ExportedChain, asked: Pick<PendingApprov
     return 'the edited arguments are not JSON';
   }
   return sha256Hex(canonicalJson(args)) === r.argumentsDigest ? undefined : 'the edited arguments are not those whose digest the approver signed';
+}
+
+/** Why a decided event is not a record a verifier can read: fields of the wrong type, or times that are not times. */
+function recordProblem(r: ApprovalRecord): string | undefined {
+  const strings = ['handoffId', 'outcome', 'requestedAt', 'decidedAt'] as const;
+  const optional = ['approver', 'comment', 'reason', 'signature', 'editedArguments', 'argumentsDigest'] as const;
+  if (strings.some((f) => typeof r[f] !== 'string') || optional.some((f) => r[f] !== undefined && typeof r[f] !== 'string')) return 'the decision is not an approval record (a field has the wrong type)';
+  if (Number.isNaN(Date.parse(r.requestedAt)) || Number.isNaN(Date.parse(r.decidedAt))) return "the decision's requestedAt and decidedAt must be ISO 8601 times";
+  if (r.identity !== undefined && (!isRecord(r.identity) || typeof r.identity.method !== 'string')) return "the decision's identity is not {method, kid?, …}";
+  return undefined;
 }
 
 function describe(identity: ApprovalRecord['identity']): string {

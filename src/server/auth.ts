@@ -83,7 +83,7 @@ export interface AuthOptions {
 /** What the service checked of a token: its issuer and subject, which its signatures of decisions name. */
 export interface TokenChecked {
   identity: Identity;
-  /** A JWT's `iss` and `sub`; `baton:static-tokens` and the token's digest (its first 16 hex digits) for a static token; `baton:authenticate` and the name for your own check. */
+  /** A JWT's `iss` and `sub`; `baton:static-tokens` and the identity's name for a static token; `baton:authenticate` and the name for your own check. */
   token: { iss: string; sub: string };
 }
 
@@ -121,7 +121,8 @@ export class Authenticator {
   private fromStatic(token: string): TokenChecked | undefined {
     const digest = createHash('sha256').update(token).digest();
     const identity = this.digests.find((d) => timingSafeEqual(d.digest, digest))?.identity;
-    return identity ? { identity, token: { iss: 'baton:static-tokens', sub: `sha256:${digest.toString('hex').slice(0, 16)}` } } : undefined;
+    // The name the token maps to, never anything derived from the token: a weak token must not be guessable from the audit.
+    return identity ? { identity, token: { iss: 'baton:static-tokens', sub: identity.name } } : undefined;
   }
 
   /** The identity of a JWT; why a JWT whose signature verified is refused; `undefined` for a token that is not a JWT of the key set. */

@@ -6,6 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { historyFromJSON } from '@temporalio/common/lib/proto-utils';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { buildAudit } from '../../src/audit/chain';
 import { eventDigest, exportAudit, genesisDigest, type AuditExport } from '../../src/audit/export';
@@ -100,6 +101,31 @@ describe('a verifiable audit export', () => {
     doc = fresh();
     doc.events.pop();
     expect(verifyAuditExport(doc)).toMatchObject({ ok: false, failure: { reason: expect.stringContaining('events were cut off the end') } });
+  });
+
+  it('never throws on a document made by hand, and fails any change to a true one (property)', () => {
+    const base = fresh();
+    const paths: (string | number)[][] = [];
+    const walk = (v: unknown, at: (string | number)[]) => {
+      paths.push(at);
+      if (v && typeof v === 'object') for (const [k, x] of Object.entries(v)) walk(x, [...at, Array.isArray(v) ? Number(k) : k]);
+    };
+    walk(base.events, ['events']);
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: paths.length - 1 }), fc.jsonValue(), fc.boolean(), (i, value, again) => {
+        const doc = structuredClone(base) as unknown as Record<string, unknown>;
+        const at = paths[i]!;
+        const parent = at.slice(0, -1).reduce<Record<string | number, unknown>>((o, k) => o[k] as Record<string | number, unknown>, doc);
+        const before = JSON.stringify(parent[at.at(-1)!]);
+        parent[at.at(-1)!] = value;
+        const edited = again ? rechained(doc as unknown as AuditExport) : (doc as unknown as AuditExport);
+        const checked = verifyAuditExport(JSON.parse(JSON.stringify(edited)));
+        // Whatever was written, the check answers; a change it cannot see is one JSON cannot tell apart, or one rechained outside what signatures cover.
+        if (JSON.stringify(value) !== before && !again) expect(checked.ok).toBe(false);
+      }),
+      { numRuns: 150 },
+    );
+    for (const junk of [null, 42, { schema: 'baton.audit-export/v1', workflowId: 'w', events: [null, { seq: 0 }] }]) expect(verifyAuditExport(junk).ok).toBe(false);
   });
 
   it('catches a forgery made whole with another key by the keys or the head kept elsewhere', () => {
