@@ -41,11 +41,7 @@ export interface DeskOptions {
    * @default true
    */
   bounded?: boolean;
-  /**
-   * Verify decisions' signatures, require them where policies say so, and record how each
-   * approver was established: the `baton-signatures` patch, decided when the run starts.
-   * @default false
-   */
+  /** Verify, require and record decisions' signatures: the `baton-signatures` patch, decided when the run starts. @default false */
   signatures?: boolean;
 }
 
