@@ -14,6 +14,12 @@ export { REDACTED, type SensitiveArguments, type ToolSensitivitySpec } from './c
 export { guardrails, type AgentGuardrails, type Guardrail, type GuardrailAnswer, type GuardrailContext, type GuardrailOptions } from './agents/guardrails';
 export { Baton, BatonRun, toBatonError, type BatonOptions, type DecisionOptions, type PendingHandoff, type PendingOptions, type PendingToolCall, type RunResult, type StartOptions } from './client/baton';
 export { redactPending } from './client/sensitive';
+export { approverKey, decisionSigner, decisionSignerFromFile, generateApproverKey, keyThumbprint, type ApproverKeyOptions, type DecisionSigner, type KeyInput, type SignerOptions } from './client/signing/signer';
+export { signDecision, type SigningRequest } from './client/signing/sign';
+export type { ApproverKey, KeySource, TrustedKey } from './common/signatures/keys';
+export { argumentsDigest, compactJws, decisionPayload, DECISION_SIGNATURE_VERSION, factsOfDecision, factsOfRecord, signingInput, type DecisionFacts, type DecisionPayload, type DecisionSubject, type TokenClaims } from './common/signatures/payload';
+export { SignatureProblem, verifyDecisionSignature, type SignatureTimes, type SignatureVerdict } from './common/signatures/verify';
+export { canonicalJson } from './common/signatures/canonical';
 export type { RunEvent, RunEventBody, RunEventsOptions } from './client/events';
 export { connectBaton, TemporalConnectionError, temporalConfig, type ConnectBatonOptions, type TemporalConfigOptions } from './client/connect';
 export * from './common/errors';
@@ -37,6 +43,8 @@ export { checkHistories, historiesFromFiles, historiesFromServer, type HistorySo
 export { HandoffRequestOutcome } from './audit/chain';
 export type { AnsweredBy, AuditChain, AuditEvent, AuditStatus, Execution, HandoffRequestedEvent, ModelTurnEvent, ToolCallEvent } from './audit/chain';
 export { formatTimeline, toMermaid } from './audit/format';
+export { AUDIT_EXPORT_SCHEMA, eventDigest, exportAudit, genesisDigest, type AuditExport, type ExportedChain, type ExportedEvent } from './audit/export';
+export { verifyAuditExport, type ExportVerification, type VerifyExportOptions } from './audit/verifyExport';
 export type { ReplayOptions, ReplayStarted } from './client/replay';
 export type { AgentHandoffListener, BatonHooks, HandoffHookContext } from './agents/hooks';
 export { IDEMPOTENCY_KEY_META, mcpServer, type McpApprovals, type McpHttpServerOptions, type McpSensitivity, type McpServer, type McpStdioServerOptions } from './mcp/server';

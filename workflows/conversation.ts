@@ -54,6 +54,7 @@ import { MidTurn } from './conversation/midTurn';
 export async function conversation(rawInput: ConversationInput): Promise<ConversationResult> {
   // What arrives from outside is held to LIMITS; specialists get tokens and decisions are forwarded to them.
   const bounded = patched(Patches.BOUNDS);
+  const signatures = bounded && patched(Patches.SIGNATURES);
   let session: Session | undefined;
   let chain: Chain | undefined;
   const live = patched(Patches.LIVE);
@@ -64,7 +65,7 @@ export async function conversation(rawInput: ConversationInput): Promise<Convers
   const steering = new Steering(workflowInfo().workflowId, tagged, () => (!live ? 'it started before conversations took steering messages' : session?.state.current ? undefined : 'no message is being answered: send a message instead'));
   const effects = live ? interruptible(tagged, steering) : tagged;
   setHandler(steerUpdate, (m) => steering.receive(m), { validator: (m) => steering.validate(m) });
-  const desk = new ApprovalDesk(effects, { bounded });
+  const desk = new ApprovalDesk(effects, { bounded, signatures });
   const inbox = new Inbox(workflowInfo().workflowId);
   let badInput: UserError | false | undefined;
   setHandler(sendMessageUpdate, (m) => inbox.receive(m), {

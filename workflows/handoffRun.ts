@@ -68,6 +68,8 @@ export async function handoffRun(rawInput: HandoffRunInput): Promise<HandoffRunR
   const localSnapshot = controls && asksForLocalCalls(rawInput) && patched(Patches.LOCAL_SNAPSHOT);
   // What arrives from outside is held to LIMITS; specialists get tokens and decisions are forwarded to them.
   const bounded = controls && patched(Patches.BOUNDS);
+  // Decisions' signatures are verified, required where policies say so, and every approver's identity recorded.
+  const signatures = bounded && patched(Patches.SIGNATURES);
   let chain: Chain | undefined;
   let input: HandoffRunInput | undefined;
   // Model calls stream their text; steering and interrupts apply.
@@ -76,7 +78,7 @@ export async function handoffRun(rawInput: HandoffRunInput): Promise<HandoffRunR
   const steering = new Steering(workflowInfo().workflowId, tagged, () => (!live ? 'it started before chains took steering messages' : chain ? undefined : 'it has not started yet'));
   const effects = live ? interruptible(tagged, steering) : tagged;
   setHandler(steerUpdate, (s) => steering.receive(s), { validator: (s) => steering.validate(s) });
-  const desk = new ApprovalDesk(effects, { bounded });
+  const desk = new ApprovalDesk(effects, { bounded, signatures });
   setHandler(approveHandoffSignal, (d) => desk.receive(d, 'approve'));
   setHandler(rejectHandoffSignal, (d) => desk.receive(d, 'reject'));
   setHandler(decideHandoffUpdate, (d) => desk.receiveUpdate(d), { validator: (d) => desk.validate(d) });

@@ -12,6 +12,7 @@ import { delegateOptionsSpec, type HandoffDeclaration, handoffOptionsSpec } from
 import { toJsonSchema, type Tool } from './tool';
 import { agentMcpTools, mcpTeamProblems, type McpToolSpecs } from '../mcp/server';
 import type { TeamVersion } from '../common/version';
+import { type ApproverKey, approverKeysCheck } from '../common/signatures/keys';
 import { namingProblems, teamVersion } from './version';
 
 /** Options of a {@link Team}. */
@@ -21,6 +22,14 @@ export interface TeamOptions {
    * target rule, and a run's own `approvals` win over the team's.
    */
   approvals?: ApprovalRule[];
+  /**
+   * Approvers' Ed25519 public keys, each with its key id and the approvers it signs for: decisions
+   * signed with them are verified in the workflow, and policies with `requireSignature` accept no
+   * others. Recorded with the team snapshot (docs/signatures.md).
+   */
+  approverKeys?: ApproverKey[];
+  /** Trust keys a run's options name (`approverKeys` of the run) beside the team's. @default true */
+  runApproverKeys?: boolean;
   /** How every agent is offered its handoffs, unless it says otherwise. @default "single" */
   handoffTools?: HandoffToolStyle;
   /**
@@ -55,11 +64,13 @@ export class Team {
   readonly #handoffTools: HandoffToolStyle;
   readonly #sharedState: boolean;
   readonly #naming: { name?: string; label?: string };
+  readonly #keys: Pick<TeamSpec, 'approverKeys' | 'runApproverKeys'>;
 
   constructor(agents: Agent[] = [], options: TeamOptions = {}) {
     const naming = { name: options.name, label: options.version };
-    const problems = namingProblems(naming);
+    const problems = [...namingProblems(naming), ...keyProblems(options)];
     if (problems.length > 0) throw new TeamValidationError(problems);
+    this.#keys = { ...(options.approverKeys?.length ? { approverKeys: options.approverKeys.map((k) => ({ ...k })) } : {}), ...(options.runApproverKeys === false ? { runApproverKeys: false } : {}) };
     this.#naming = naming;
     this.#approvals = options.approvals ?? [];
     this.#handoffTools = options.handoffTools ?? 'single';
@@ -178,6 +189,7 @@ export class Team {
       approvals: this.#approvals,
       hasHandoffListeners: options.hasHandoffListeners ?? false,
       ...(this.#sharedState ? { sharedState: true } : {}),
+      ...this.#keys,
     };
     return { ...spec, version: teamVersion(spec, this.#naming) };
   }
@@ -210,6 +222,12 @@ function toolSensitivity(agent: Agent, mcp: Record<string, ToolSensitivitySpec>)
   const own = Object.fromEntries(agent.tools.filter((t) => t.sensitivity).map((t) => [t.name, t.sensitivity!]));
   const all = { ...own, ...mcp };
   return Object.keys(all).length > 0 ? { toolSensitivity: all } : {};
+}
+
+function keyProblems(options: TeamOptions): string[] {
+  const problems = options.approverKeys !== undefined ? approverKeysCheck(options.approverKeys, 'approverKeys') : [];
+  if (options.runApproverKeys !== undefined && typeof options.runApproverKeys !== 'boolean') problems.push(`runApproverKeys must be true or false, got ${JSON.stringify(options.runApproverKeys)}`);
+  return problems;
 }
 
 function teamProblems(agents: Agent[]): string[] {

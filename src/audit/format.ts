@@ -3,6 +3,7 @@
  * errors are clipped to one line here; the JSON keeps them whole.
  */
 import { liveLine } from './live';
+import type { DecisionIdentity } from '../common/approvals';
 import type { ControlEvent } from '../common/controls';
 import { DELEGATE_TOOL_NAME, SPECIALIST_DELEGATE_TOOL_NAME } from '../common/delegation';
 import { HandoffRequestOutcome, type AuditChain, type AuditEvent, type ControlAuditEvent, type Execution, type HandoffRequestedEvent } from './types';
@@ -106,7 +107,7 @@ export function describeEvent(e: AuditEvent, over: boolean): [string, string] | 
         'approval',
         e.outcome === 'timed_out'
           ? `nobody decided in time (${e.handoffId})${e.onTimeout ? ` → ${TIMEOUT_OUTCOME[e.onTimeout]}` : ''}`
-          : `${e.outcome} by ${e.approver}${edited} via ${e.via}${e.comment ? `: ${quoted(e.comment, 100)}` : ''}${e.reason ? `: ${quoted(e.reason, 100)}` : ''}`,
+          : `${e.outcome} by ${e.approver}${edited} via ${e.via}${identityText(e.identity)}${e.comment ? `: ${quoted(e.comment, 100)}` : ''}${e.reason ? `: ${quoted(e.reason, 100)}` : ''}`,
       ];
     }
     case 'control':
@@ -207,4 +208,14 @@ function outcome(e: HandoffRequestedEvent): string {
     default:
       return `${e.outcome.replace(/_/g, ' ')}${told || (e.reason ? `: ${clip(e.reason, ERROR_WIDTH)}` : '')}`;
   }
+}
+
+/**
+ * How a decision's approver was proven, as a line shows it: `, signed (key alice-2026)` or
+ * `, token checked by the service (issuer …, subject …; key …)`; nothing for a claimed name.
+ */
+export function identityText(identity: DecisionIdentity | undefined): string {
+  if (!identity || identity.method === 'claimed') return '';
+  if (identity.method === 'signed') return `, signed (key ${identity.kid}${identity.keySource === 'run' ? ", trusted by the run's options" : ''})`;
+  return `, token checked by the service (issuer ${identity.issuer}, subject ${identity.subject}; key ${identity.kid})`;
 }

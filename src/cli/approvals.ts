@@ -6,6 +6,7 @@ import { connect } from './connect';
 import type { Command } from './context';
 import { argumentsOption, mergeOntoWaiting } from './edits';
 import { formatDecision, formatPending } from './print';
+import { cliSigner } from './signing';
 
 export { argumentsOption } from './edits';
 
@@ -39,7 +40,7 @@ export function decideCommand(decision: 'approve' | 'reject'): Command {
   const approve = decision === 'approve';
   const note = approve ? '--comment <text>' : '--reason <text>';
   return {
-    synopsis: `baton ${decision} <workflowId> [--id <approvalId>] --as <approver> [${note}]${approve ? ` [--args '<json object>']` : ''}`,
+    synopsis: `baton ${decision} <workflowId> [--id <approvalId>] --as <approver> [${note}]${approve ? ` [--args '<json object>']` : ''} [--key <file>]`,
     summary: `${decision} a handoff or tool call waiting for approval`,
     help: `Options:
   --as <approver>     who decides (required; checked against the policy's approvers)
@@ -54,6 +55,11 @@ export function decideCommand(decision: 'approve' | 'reject'): Command {
                       against the tool's parameters`
       : ''
   }
+  --key <file>        sign the decision with this Ed25519 private key (PKCS#8 PEM or a JWK; or
+                      BATON_SIGNING_KEY): the chain verifies it against the keys its team or run
+                      trusts for the approver (docs/signatures.md)
+  --kid <id>          the key id to sign under (or BATON_SIGNING_KID; default: the JWK's "kid", else
+                      the key's thumbprint)
 
 Prints the recorded decision (with --args, the arguments the call runs with and the fields changed);
 a decision that cannot apply (nothing waits, not an allowed approver, arguments the tool's parameters
@@ -65,6 +71,8 @@ refuse, a call that changed since) is refused with ApprovalRefusedError and exit
         as: { type: 'string' },
         comment: { type: 'string' },
         reason: { type: 'string' },
+        key: { type: 'string' },
+        kid: { type: 'string' },
         ...(approve ? { args: { type: 'string' as const } } : {}),
       });
       const [workflowId, ...rest] = positionals;
@@ -74,6 +82,7 @@ refuse, a call that changed since) is refused with ApprovalRefusedError and exit
         throw new UsageError(`--id ${values.id} and --handoff ${values.handoff} name different approvals: give one`);
       }
       const approvalId = values.id ?? values.handoff;
+      const signed = cliSigner(values.key, values.kid);
       const changes = typeof values.args === 'string' ? argumentsOption('--args', values.args) : undefined;
       const baton = await batonClient();
       const edit = changes ? mergeOntoWaiting(await baton.getRun(workflowId).pendingApprovals().catch(() => []), approvalId, changes) : undefined;
@@ -83,6 +92,7 @@ refuse, a call that changed since) is refused with ApprovalRefusedError and exit
         reason: values.reason,
         ...(approvalId !== undefined ? { approvalId } : {}),
         ...(edit ? { arguments: edit.arguments, ...(edit.callHash ? { callHash: edit.callHash } : {}) } : {}),
+        ...signed,
       };
       const record = approve ? await baton.approve(workflowId, options) : await baton.reject(workflowId, options);
       // Edited arguments the tool declares sensitive are not echoed to the terminal.

@@ -11,6 +11,7 @@ import { type Command, type CommandContext, ExitCode, Interrupted } from './cont
 import { warnWhenNoWorker } from './pollers';
 import { LiveText } from './liveText';
 import { formatHandoff, formatWaiting, type Print } from './print';
+import { cliSigner } from './signing';
 import { untilDone } from './serve';
 import { loadTeamModule } from './team';
 import { PRIORITY_FLAGS, priorityFromFlags, priorityHelp } from './priority';
@@ -254,7 +255,7 @@ class ChatSession {
   private async decide(approve: boolean, args: string[]): Promise<void> {
     const id = args[0] && this.pending.includes(args[0]) ? args.shift() : undefined;
     const text = args.join(' ') || undefined;
-    const options = { approver: this.approver, ...(approve ? { comment: text } : { reason: text }) };
+    const options = { approver: this.approver, ...(approve ? { comment: text } : { reason: text }), ...cliSigner() };
     const record = approve ? await this.baton.approve(this.chat.id, id, options) : await this.baton.reject(this.chat.id, id, options);
     this.say(`handoff ${record.handoffId} ${record.outcome} by ${record.approver}`);
   }

@@ -7,6 +7,7 @@ import { chatCommand } from './chat';
 import { codecServerCommand } from './codecServer';
 import { type Command, type CommandContext, ExitCode, Interrupted, interruptedExitCode, listenForInterrupts } from './context';
 import { demoCommand } from './demo';
+import { keygenCommand } from './keygen';
 import { devCommand } from './dev';
 import type { Print } from './print';
 import { replayCommand } from './replay';
@@ -28,6 +29,7 @@ const COMMANDS: Record<string, Command> = {
   reject: decideCommand('reject'),
   steer: steerCommand,
   audit: auditCommand,
+  keygen: keygenCommand,
   replay: replayCommand,
   team: teamCommand,
   serve: serveCommand,

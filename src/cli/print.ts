@@ -1,3 +1,4 @@
+import { identityText } from '../audit/format';
 import type { PendingHandoff, RunResult } from '../client/baton';
 import { chainPath } from '../common/errors';
 import type { ApprovalRecord, HandoffRecord, PendingApproval } from '../common/types';
@@ -70,7 +71,7 @@ export function formatWaiting(p: PendingApproval): string {
 /** A decision as `baton approve` prints it: `tool call … (issueRefund) approved by alice with edited arguments {…}`. */
 export function formatDecision(d: ApprovalRecord): string {
   const what = d.tool ? `tool call ${d.handoffId} (${d.tool})` : `handoff ${d.handoffId}`;
-  return `${what} ${d.outcome.replace(/_/g, ' ')}${d.approver ? ` by ${d.approver}` : ''}${d.editedArguments ? ` with edited arguments ${compactArguments(d.editedArguments)}` : ''}`;
+  return `${what} ${d.outcome.replace(/_/g, ' ')}${d.approver ? ` by ${d.approver}` : ''}${d.editedArguments ? ` with edited arguments ${compactArguments(d.editedArguments)}` : ''}${identityText(d.identity)}`;
 }
 
 /**

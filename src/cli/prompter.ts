@@ -5,6 +5,7 @@ import { redactDecisionRecord, type SensitiveArguments } from '../common/sensiti
 import type { PendingApproval } from '../common/types';
 import { argumentsOption, mergeOntoWaiting } from './edits';
 import { decideHint, formatWaiting, type Print } from './print';
+import { cliSigner } from './signing';
 
 /** Options of {@link approvalPrompter}. */
 export interface PrompterOptions {
@@ -82,7 +83,7 @@ async function askOnce(baton: Baton, run: BatonRun, p: Waiting, rl: readline.Int
   }
   const approver = await askName(rl, print);
   const decide = answer.startsWith('n') ? baton.reject.bind(baton) : baton.approve.bind(baton);
-  const record = await decide(run.workflowId, { approvalId: p.handoffId, approver, ...(edited ?? {}) }).catch((err: Error) => {
+  const record = await decide(run.workflowId, { approvalId: p.handoffId, approver, ...(edited ?? {}), ...cliSigner() }).catch((err: Error) => {
     print(`    ${err.name}: ${err.message}`);
     return undefined;
   });

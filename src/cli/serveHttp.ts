@@ -2,6 +2,7 @@ import { Client, Connection } from '@temporalio/client';
 import { NativeConnection, type Worker } from '@temporalio/worker';
 import { collectDefaultMetrics, register as globalRegistry } from 'prom-client';
 import { Baton } from '../client/baton';
+import { decisionSignerFromFile } from '../client/signing/signer';
 import { temporalConfig } from '../client/connect';
 import { DEFAULT_TASK_QUEUE } from '../common/messages';
 import { batonDataConverter } from '../payloads/codec';
@@ -39,6 +40,10 @@ A token with no role reads nothing. Other settings:
   BATON_STARTS_PER_MINUTE  starts an identity may make per minute (default 60)
   BATON_METRICS_TOKEN    /metrics answers only Authorization: Bearer <this token>
   BATON_MAX_BODY_BYTES   the largest request body (default 1048576); larger ones get 413
+  BATON_SERVICE_KEY      the service's Ed25519 private key (a file: PKCS#8 PEM or a JWK), with which it
+                         signs each decision for the identity its token proved; BATON_SERVICE_KID
+                         names its key id (default: the JWK's "kid", else the key's thumbprint). List
+                         the public key in the team's approverKeys with service: true
 Tracing is on when OTEL_EXPORTER_OTLP_ENDPOINT (or OTEL_EXPORTER_OTLP_TRACES_ENDPOINT) is set.
 The service starts even while Temporal is down: /healthz says 503 until it is reachable.`,
   async run(argv, { out, err, interrupted }) {
@@ -57,6 +62,8 @@ The service starts even while Temporal is down: /healthz says 503 until it is re
     const metricsToken = process.env.BATON_METRICS_TOKEN || undefined;
     const startsPerMinute = wholeNumberFromEnv('BATON_STARTS_PER_MINUTE');
     const auth = authOptionsFromEnv();
+    const kid = process.env.BATON_SERVICE_KID || undefined;
+    const signer = process.env.BATON_SERVICE_KEY ? decisionSignerFromFile(process.env.BATON_SERVICE_KEY, kid ? { kid } : {}) : undefined;
     if (!auth) throw new UsageError('no tokens: set BATON_TOKENS (JSON [{"token":"…","identity":"alice","roles":["approver"]}]), BATON_TOKENS_FILE or BATON_JWKS_URL');
     const mod = values.team ? loadTeamModule(values.team) : undefined;
     const taskQueue = values['task-queue'];
@@ -81,6 +88,7 @@ The service starts even while Temporal is down: /healthz says 503 until it is re
       ...(mod ? { agents: mod.team.ids } : {}),
       ...(startsPerMinute ? { rateLimit: { startsPerMinute } } : {}),
       ...(tracing ? { tracing } : {}),
+      ...(signer ? { signer } : {}),
       log: (message, e) => err(`baton serve: ${message}: ${e instanceof Error ? e.message : String(e ?? '')}`),
     });
     let worker: Worker | undefined;

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { ApplicationFailure, type Client, type WorkflowHandle, type WorkflowIdConflictPolicy, type WorkflowIdReusePolicy, WorkflowFailedError, WorkflowUpdateFailedError } from '@temporalio/client';
+import type { Client, WorkflowHandle, WorkflowIdConflictPolicy, WorkflowIdReusePolicy } from '@temporalio/client';
 import type { handoffRun } from '../../workflows';
 import { validateRunInput } from '../common/input';
-import { ApprovalRefusedError, errorFromFailure, InputTooLargeError, InvalidRunInputError, UserError } from '../common/errors';
-import { decisionSizes, overrideSizes } from '../common/sizes';
+import { InputTooLargeError, InvalidRunInputError, UserError } from '../common/errors';
+import { overrideSizes } from '../common/sizes';
 import { durationMs } from '../common/check';
 import { overrideProblems } from '../common/input';
 import {
@@ -11,7 +11,6 @@ import {
   BatonHandoffs,
   BatonStatusAttribute,
   chainQuery,
-  decideHandoffUpdate,
   overrideRunSignal,
   DEFAULT_TASK_QUEUE,
   PARENT_MEMO,
@@ -48,6 +47,9 @@ import { streamRun, type RunStreamItem, type RunStreamOptions } from '../streams
 import type { StreamTransport } from '../streams/types';
 import type { SteerReceipt } from '../common/live';
 import { steerChain, type SteerOptions } from './steer';
+import { decideApproval, toBatonError } from './decide';
+
+export { toBatonError } from './decide';
 
 export type { DecisionOptions, PendingHandoff, PendingToolCall } from './pending';
 
@@ -347,64 +349,9 @@ export class Baton {
     return steerChain(this.client, workflowId, { text, by: options?.by, interrupt: true });
   }
 
-  private async decide(workflowId: string, decision: 'approve' | 'reject', idOrOptions: string | undefined | DecisionOptions, given: DecisionOptions | undefined): Promise<ApprovalRecord> {
-    const { approvalId: handoffId, approver, comment, reason, arguments: args, callHash } = decisionOf(idOrOptions, given);
-    if (typeof approver !== 'string' || approver.trim() === '') throw new UserError('approver must name who decides');
-    if (args !== undefined && !isPlainObject(args)) throw new UserError(`arguments must be a plain object of the tool's arguments, got ${describeValue(args)}`);
-    if (args !== undefined && decision !== 'approve') throw new UserError('arguments go with an approval only');
-    if (callHash !== undefined && (typeof callHash !== 'string' || callHash === '')) throw new UserError('callHash must be the tool.callHash of the waiting call');
-    const sizes = decisionSizes({ handoffId, approver, comment, reason, arguments: args, callHash });
-    if (sizes.length > 0) throw new InputTooLargeError(sizes);
-    const chain = this.getRun(workflowId);
-    const waiting = await chain.pendingApprovals().catch(() => []);
-    const id = handoffId ?? onlyPending(workflowId, waiting);
-    const pending = waiting.find((p) => p.handoffId === id);
-    // Edited arguments bind to the call they were written for: a decision reaching a newer call is refused as stale.
-    const hash = callHash ?? (args !== undefined ? pending?.tool?.callHash : undefined);
-    // A handoff waiting in a specialist of this chain is decided in that specialist's chain.
-    const run = this.getRun(pending?.workflowId ?? workflowId);
-    try {
-      return await run.handle.executeUpdate(decideHandoffUpdate, {
-        args: [
-          {
-            handoffId: id,
-            approver,
-            decision,
-            ...(comment !== undefined ? { comment } : {}),
-            ...(reason !== undefined ? { reason } : {}),
-            ...(args !== undefined ? { arguments: args } : {}),
-            ...(hash !== undefined ? { callHash: hash } : {}),
-          },
-        ],
-      });
-    } catch (err) {
-      throw toBatonError(err);
-    }
+  private decide(workflowId: string, decision: 'approve' | 'reject', idOrOptions: string | undefined | DecisionOptions, given: DecisionOptions | undefined): Promise<ApprovalRecord> {
+    return decideApproval((id) => this.getRun(id), workflowId, decision, idOrOptions, given);
   }
-}
-
-/** The decision's options, its approval id from either place (and either name), checked to agree. */
-function decisionOf(idOrOptions: string | undefined | DecisionOptions, options: DecisionOptions | undefined): DecisionOptions {
-  const given = typeof idOrOptions === 'object' && idOrOptions !== null ? idOrOptions : options;
-  if (!given) throw new UserError('a decision needs its options: {approver, comment?, reason?, arguments?}');
-  const ids = [typeof idOrOptions === 'string' ? idOrOptions : undefined, given.approvalId, given.handoffId].filter((id): id is string => id !== undefined);
-  if (ids.some((id) => typeof id !== 'string' || id === '')) throw new UserError('approvalId must be the id of a waiting approval (baton.pending() lists them)');
-  if (new Set(ids).size > 1) throw new UserError(`two different approval ids given (${[...new Set(ids)].join(', ')}): name one`);
-  return { ...given, approvalId: ids[0] };
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) return false;
-  const proto = Object.getPrototypeOf(value) as unknown;
-  return proto === Object.prototype || proto === null;
-}
-
-function describeValue(value: unknown): string {
-  if (Array.isArray(value)) return 'a list';
-  if (value === null) return 'null';
-  if (typeof value === 'object') return `a ${(value as object).constructor?.name ?? 'non-plain'} object`;
-  if (typeof value === 'function') return 'a function';
-  return `${typeof value} ${JSON.stringify(value)}`;
 }
 
 /**
@@ -415,26 +362,4 @@ function deadlinePassed(deadline: string | number | undefined, now: number): str
   if (typeof deadline !== 'string' || durationMs(deadline) !== undefined) return undefined;
   const at = Date.parse(deadline);
   return at <= now ? `"deadline" ${deadline} has passed (it is ${new Date(now).toISOString()}): give a later time, or a duration from the start such as "10 minutes"` : undefined;
-}
-
-function onlyPending(workflowId: string, waiting: PendingApproval[]): string {
-  if (waiting.length === 1) return waiting[0]!.handoffId;
-  throw new ApprovalRefusedError(
-    '(none given)',
-    waiting.length === 0
-      ? `chain ${workflowId} has no handoff waiting for approval`
-      : `chain ${workflowId} has ${waiting.length} waiting approvals; name one: ${waiting.map((w) => `${w.handoffId} (${w.from} → ${w.to})`).join(', ')}`,
-  );
-}
-
-/** baton's typed error for a failed run when there is one, else the error as it came. */
-export function toBatonError(err: unknown): unknown {
-  if ((err instanceof WorkflowFailedError || err instanceof WorkflowUpdateFailedError) && err.cause instanceof ApplicationFailure) {
-    const typed = errorFromFailure(err.cause);
-    if (typed) {
-      (typed as { cause?: unknown }).cause = err;
-      return typed;
-    }
-  }
-  return err;
 }

@@ -2,6 +2,7 @@
  * What `baton.pending()` lists and what a decision takes: a waiting handoff or tool call addressed
  * by its `approvalId`, a tool call's arguments as an object (as decisions take them).
  */
+import type { DecisionSigner } from './signing/signer';
 import type { PendingApproval } from '../common/approvals';
 import type { ToolCallUnderApproval } from '../common/controls';
 import type { SensitiveArguments } from '../common/sensitive';
@@ -68,6 +69,14 @@ export interface DecisionOptions {
    * another call is refused as stale. Filled from the waiting call when `arguments` are given without it.
    */
   callHash?: string;
+  /**
+   * Sign the decision with the approver's key: the workflow verifies the signature against the
+   * keys the team or the run trusts, and records it (docs/signatures.md).
+   * @example await baton.approve(workflowId, { approvalId, approver: 'alice', signer: decisionSignerFromFile('alice.jwk') })
+   */
+  signer?: DecisionSigner;
+  /** A signature made elsewhere (a JWS over this decision's payload), sent as it is; not with `signer`. */
+  signature?: string;
 }
 
 /**

@@ -21,6 +21,11 @@ export interface ApprovalPolicy {
   required?: boolean;
   /** Who may decide; anyone when absent. */
   approvers?: string[];
+  /**
+   * Decisions must carry a valid signature by a key the team or the run trusts for their approver
+   * (docs/signatures.md); an unsigned or badly signed one is refused and recorded. @default false
+   */
+  requireSignature?: boolean;
   /** How long to wait, e.g. `"30 minutes"`; forever when absent. */
   timeout?: string | number;
   /** @default "reject" */
@@ -54,6 +59,8 @@ export interface PendingApproval {
    * (`from` is the agent, `to` is `tool:<name>`).
    */
   tool?: ToolCallUnderApproval;
+  /** Set when a decision needs a valid signature (`requireSignature` of the policy or the run). */
+  requireSignature?: boolean;
 }
 
 /** A decision sent by a person (or a program acting for one). */
@@ -72,6 +79,28 @@ export interface HandoffDecision {
   arguments?: Record<string, unknown>;
   /** Tool approvals only: the `callHash` of the call the approver saw; a decision for another call is refused as stale. */
   callHash?: string;
+  /**
+   * A JWS compact serialization signing what is decided with the approver's Ed25519 key
+   * (docs/signatures.md); the workflow verifies it against the keys the team or the run trusts.
+   */
+  signature?: string;
+}
+
+/**
+ * How a decision's approver was established: `signed` (a signature by a key the chain trusts for
+ * the approver, `kid`), `token` (an HTTP service checked a token, `issuer` and `subject`, and signed
+ * the decision with its own key `kid`), or `claimed` (the approver is a name the sender gave).
+ */
+export interface DecisionIdentity {
+  method: 'signed' | 'token' | 'claimed';
+  /** The key that signed it. */
+  kid?: string;
+  /** Where the chain's trust in that key comes from: its team's snapshot, or its run's options. */
+  keySource?: 'team' | 'run';
+  /** `token`: the issuer of the token the service checked. */
+  issuer?: string;
+  /** `token`: the token's subject. */
+  subject?: string;
 }
 
 /** How an approval ended. */
@@ -93,4 +122,10 @@ export interface ApprovalRecord {
   tool?: string;
   /** The arguments the approver ran the tool call with instead of the model's (JSON text). */
   editedArguments?: string;
+  /** SHA-256 (hex) of the edited arguments' canonical JSON, which a signature names (chains with signed decisions). */
+  argumentsDigest?: string;
+  /** How the approver was established (chains with signed decisions). */
+  identity?: DecisionIdentity;
+  /** The decision's signature, as it arrived (a JWS compact serialization), when it carried one. */
+  signature?: string;
 }

@@ -67,12 +67,21 @@ export class AgentNotFoundError extends UserError<{ agent: string; available: st
 }
 
 /** A decision on a handoff that cannot apply: unknown id, already decided, or an approver not allowed. */
-export class ApprovalRefusedError extends UserError<{ handoffId: string; reason: string }> {
+export class ApprovalRefusedError extends UserError<{ handoffId: string; reason: string; problem?: string }> {
   declare readonly handoffId: string;
   declare readonly reason: string;
-  constructor(handoffId: string, reason: string) {
-    super(`Decision on handoff ${handoffId} refused: ${reason}`, { handoffId, reason });
+  constructor(handoffId: string, reason: string, problem?: string) {
+    super(`Decision on handoff ${handoffId} refused: ${reason}`, { handoffId, reason, ...(problem !== undefined ? { problem } : {}) });
   }
+}
+
+/**
+ * A decision refused for its signature: missing where the policy requires one, malformed, by a key
+ * the chain does not trust (for that approver, or at that time), not verifying, signing something
+ * else (a replay), or too old. `problem` says which (`SignatureProblem`).
+ */
+export class SignatureRefusedError extends ApprovalRefusedError {
+  declare readonly problem: string;
 }
 
 /**
@@ -321,6 +330,7 @@ const CLASSES = [
   InvalidRunInputError,
   AgentNotFoundError,
   ApprovalRefusedError,
+  SignatureRefusedError,
   InputTooLargeError,
   ModelRequestError,
   UnexpectedModelCallError,

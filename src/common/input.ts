@@ -32,6 +32,7 @@ import { CONVERSATION_OPTION_KEYS, conversationOptionProblems } from './options'
 import type { ConversationInput } from './conversation';
 import type { HandoffRunInput } from './run';
 import { toolSensitivityCheck } from './sensitive';
+import { approverKeysCheck } from './signatures/keys';
 
 const count = integer(0, Number.MAX_SAFE_INTEGER);
 
@@ -153,8 +154,18 @@ const agentSpec = shape(
 const teamVersion = shape({ id: nonEmptyString, name: nonEmptyString, label: nonEmptyString, hash: nonEmptyString, parts: recordOf(string) }, ['label']);
 
 const teamSpec = shape(
-  { agents: recordOf(agentSpec), approvals: arrayOf(approvalRuleCheck, 'approval rules'), hasHandoffListeners: boolean, sharedState: boolean, version: teamVersion, teamAttribute: boolean, payloadLimit: integer(1, Number.MAX_SAFE_INTEGER) },
-  ['sharedState', 'version', 'teamAttribute', 'payloadLimit'],
+  {
+    agents: recordOf(agentSpec),
+    approvals: arrayOf(approvalRuleCheck, 'approval rules'),
+    hasHandoffListeners: boolean,
+    sharedState: boolean,
+    version: teamVersion,
+    teamAttribute: boolean,
+    approverKeys: approverKeysCheck,
+    runApproverKeys: boolean,
+    payloadLimit: integer(1, Number.MAX_SAFE_INTEGER),
+  },
+  ['sharedState', 'version', 'teamAttribute', 'approverKeys', 'runApproverKeys', 'payloadLimit'],
 );
 
 const sharedState = shape({ context: object, artifacts: (v, key) => (Array.isArray(v) ? [] : [`"${key}" must be a list`]), workflowState: object });
@@ -192,8 +203,11 @@ const approvalRecord = shape(
     timeout: either(string, count),
     tool: string,
     editedArguments: string,
+    argumentsDigest: string,
+    identity: shape({ method: oneOf(['signed', 'token', 'claimed']), kid: string, keySource: oneOf(['team', 'run']), issuer: string, subject: string }, ['kid', 'keySource', 'issuer', 'subject']),
+    signature: string,
   },
-  ['approver', 'comment', 'reason', 'onTimeout', 'timeout', 'tool', 'editedArguments'],
+  ['approver', 'comment', 'reason', 'onTimeout', 'timeout', 'tool', 'editedArguments', 'argumentsDigest', 'identity', 'signature'],
 );
 
 /** Problems with an approval a specialist reports waiting, or a carried state holds. */
@@ -210,8 +224,9 @@ export const pendingApprovalCheck: Check = shape(
     onTimeout: oneOf(['reject', 'approve', 'fail']),
     workflowId: string,
     tool: shape({ name: nonEmptyString, arguments: string, toolCallId: string, callHash: nonEmptyString }),
+    requireSignature: boolean,
   },
-  ['expiresAt', 'approvers', 'timeout', 'workflowId', 'tool'],
+  ['expiresAt', 'approvers', 'timeout', 'workflowId', 'tool', 'requireSignature'],
 );
 
 const handoffRecord = shape(
@@ -366,8 +381,8 @@ const argumentsObject: Check = (v, key) => (isRecord(v) ? [] : [`"${key}" must b
 /** Problems with a decision on a waiting handoff, before looking at what waits. */
 export function decisionProblems(value: unknown): string[] {
   return shape(
-    { handoffId: nonEmptyString, approver: nonEmptyString, decision: oneOf(['approve', 'reject']), comment: string, reason: string, arguments: argumentsObject, callHash: nonEmptyString },
-    ['comment', 'reason', 'arguments', 'callHash'],
+    { handoffId: nonEmptyString, approver: nonEmptyString, decision: oneOf(['approve', 'reject']), comment: string, reason: string, arguments: argumentsObject, callHash: nonEmptyString, signature: nonEmptyString },
+    ['comment', 'reason', 'arguments', 'callHash', 'signature'],
   )(value, 'decision');
 }
 

@@ -9,7 +9,7 @@
  * Workflow-safe: no I/O.
  */
 
-/** The limits, by field. Characters are UTF-16 code units (`string.length`); bytes are UTF-8 of the JSON. */
+/** The limits, by field. Characters are UTF-16 code units (`string.length`); bytes are UTF-8 of the JSON; times are seconds. */
 export const LIMITS = {
   /** An approver's name (`approver` of a decision): characters. */
   approverChars: 256,
@@ -43,6 +43,14 @@ export const LIMITS = {
   waitingSteers: 20,
   /** What the record of a steering message (`batonLive`) keeps of its text: characters. */
   recordedSteerChars: 1024,
+  /** A decision's `signature` (a JWS compact serialization): characters. */
+  signatureChars: 4096,
+  /** Approver keys a team or a run's options may list: entries. */
+  approverKeys: 100,
+  /** How old a decision's signature may be when it arrives (its `iat`): seconds. */
+  signatureMaxAgeSeconds: 900,
+  /** How far a signer's clock may run ahead of the workflow's, or sign just before an approval was asked: seconds. */
+  signatureClockSkewSeconds: 120,
 } as const;
 
 /** The unit a limit counts in. */

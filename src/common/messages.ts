@@ -110,6 +110,8 @@ export interface ForwardedOutcome {
   forwardId: string;
   record?: ApprovalRecord;
   refused?: string;
+  /** With `refused`, when the specialist refused the decision's signature: the `SignatureProblem`. */
+  problem?: string;
 }
 
 /** Memo key naming the chain a specialist works for (`ParentLink`). */
@@ -240,6 +242,12 @@ export const Patches = {
    * applies its mid-turn policy, and a handoff may hand the conversation back.
    */
   LIVE: 'baton-live',
+  /**
+   * Decided once, when a run starts: decisions may carry signatures, which the workflow verifies
+   * against the keys the team or the run trusts; `requireSignature` refuses unsigned ones; every
+   * decision's record says how its approver was established (`identity`).
+   */
+  SIGNATURES: 'baton-signatures',
 } as const;
 
 /**

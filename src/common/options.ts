@@ -7,6 +7,7 @@
  * Workflow-safe: no I/O.
  */
 import type { ApprovalRule } from './approvals';
+import { type ApproverKey, approverKeysCheck } from './signatures/keys';
 import { BUDGET_TIERS, type BudgetTier } from './controls';
 import { arrayOf, boolean, type Check, duration, durationAtLeast, durationMs, integer, isRecord, names, number, oneOf, shape, shown } from './check';
 import { priorityCheck, type RunPriority } from './priority';
@@ -78,6 +79,7 @@ const retryCheck: Check = (v, key) => {
 /** Checks of an approval policy's fields, shared by agents, team rules and run rules. */
 export const APPROVAL_POLICY_FIELDS = {
   required: boolean,
+  requireSignature: boolean,
   approvers: names,
   timeout: durationAtLeast(1000, '1 second'),
   onTimeout: oneOf(['reject', 'approve', 'fail']),
@@ -182,7 +184,11 @@ export const RUN_OPTIONS = {
     resolve: (r) => ({ ...DEFAULT_RETRY, ...r }),
   }),
   /** Approval rules for this run; they take precedence over the team's. */
-  approvals: option<ApprovalRule[]>({ default: [], check: arrayOf(approvalRuleCheck, 'approval rules {to, from?, required?, approvers?, timeout?, onTimeout?}'), doc: 'approval rules for this run' }),
+  approvals: option<ApprovalRule[]>({ default: [], check: arrayOf(approvalRuleCheck, 'approval rules {to, from?, required?, requireSignature?, approvers?, timeout?, onTimeout?}'), doc: 'approval rules for this run' }),
+  /** Every decision of this run (its specialists' too) must carry a valid signature (docs/signatures.md). @default false */
+  requireSignature: option<boolean | undefined>({ default: undefined, check: boolean, doc: 'every decision must be signed by a trusted key' }),
+  /** Approvers' public keys this run trusts beside its team's (its specialists too), unless the team refuses keys named by runs. */
+  approverKeys: option<ApproverKey[] | undefined>({ default: undefined, check: approverKeysCheck, doc: "approvers' public keys this run trusts" }),
   /**
    * A budget tier of the v4.1 protocol: presets of `maxHandoffs`, `maxTokens` and `maxAgents`
    * (`simple`: 0 / 10,000 / 1, `medium`: 2 / 25,000 / 3, `complex`: 5 / 150,000 / 5); options

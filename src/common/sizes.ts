@@ -52,6 +52,7 @@ export function decisionSizes(value: unknown): SizeProblem[] {
     ...charsOver('decision.comment', value.comment, LIMITS.noteChars),
     ...charsOver('decision.reason', value.reason, LIMITS.noteChars),
     ...charsOver('decision.callHash', value.callHash, LIMITS.idChars),
+    ...charsOver('decision.signature', value.signature, LIMITS.signatureChars),
     ...jsonOver('decision.arguments', value.arguments, LIMITS.argumentsBytes),
   ];
   return whole('decision', value, LIMITS.decisionBytes, fields);

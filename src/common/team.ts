@@ -8,6 +8,7 @@ import type { JsonSchema, ModelSpec, ToolCall, ToolSpec } from './model';
 import type { LostWorkerRestart } from './lostWorkers';
 import type { ToolSensitivitySpec } from './sensitive';
 import type { TeamNeed, TeamVersion } from './version';
+import type { ApproverKey } from './signatures/keys';
 
 /** One agent of a team snapshot. */
 export interface AgentSpec {
@@ -70,6 +71,10 @@ export interface TeamSpec {
   sharedState?: boolean;
   /** The team's version: its id, hash and the fingerprints of its parts (snapshots taken before versions have none). */
   version?: TeamVersion;
+  /** Approvers' public keys the team trusts for signed decisions (docs/signatures.md). */
+  approverKeys?: ApproverKey[];
+  /** `false`: keys a run's options name are not trusted, only the team's. Absent means they are. */
+  runApproverKeys?: boolean;
   /**
    * Whether the worker that took the snapshot found the `BatonTeam` search attribute in its
    * namespace, so the run may write it. Not part of the version.

@@ -9,6 +9,7 @@ import type { MiddlewareHandler } from 'hono';
 import { routePath } from 'hono/route';
 import { register as globalRegistry, type Registry } from 'prom-client';
 import type { Baton } from '../client/baton';
+import type { DecisionSigner } from '../client/signing/signer';
 import type { BatonTracing } from '../worker/telemetry';
 import { approvalRoutes } from './approvals';
 import { Authenticator, type AuthOptions } from './auth';
@@ -57,6 +58,14 @@ export interface BatonServiceOptions {
   temporalTimeoutMs?: number;
   /** How often the live approvals stream reads the waiting list. @default 1 second */
   approvalsPollMs?: number;
+  /**
+   * The service's own key: it signs each decision it sends with it, naming the approver its token
+   * proved and the token's issuer and subject, so the chain records the identity as `token`. The
+   * team (or the run) lists the public key with `service: true` for the approvers it may speak for
+   * (docs/signatures.md). A decision the caller signed itself (`signature`) is sent as it is.
+   * @example signer: decisionSignerFromFile('/etc/baton/service.jwk')
+   */
+  signer?: DecisionSigner;
   /** Where unexpected errors are reported (never with a token). @default console.error */
   log?: (message: string, error?: unknown) => void;
 }
@@ -90,6 +99,7 @@ export function createBatonApp(options: BatonServiceOptions): ServiceApp {
     temporalTimeoutMs: options.temporalTimeoutMs ?? 10_000,
     payloadLimit: new PayloadLimit(options.baton.client, options.payloadLimitBytes),
     log,
+    ...(options.signer ? { signer: options.signer } : {}),
   };
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   if (!(Number.isInteger(maxBodyBytes) && maxBodyBytes > 0)) throw new Error(`maxBodyBytes must be a whole number of bytes above 0, got ${options.maxBodyBytes}`);
@@ -110,7 +120,9 @@ export function createBatonApp(options: BatonServiceOptions): ServiceApp {
   if (options.tracing) app.use('*', serverSpans(options.tracing));
   if (ctx.metrics) app.use('*', requestMetrics(ctx.metrics));
   app.use('/v1/*', async (c, next) => {
-    c.set('identity', await authenticator.identify(c.req.header('authorization')));
+    const checked = await authenticator.check(c.req.header('authorization'));
+    c.set('identity', checked.identity);
+    c.set('token', checked.token);
     await next();
   });
   app.use('/v1/*', bodySizeLimit(maxBodyBytes));

@@ -6,6 +6,7 @@ import { createRoute, z } from '@hono/zod-openapi';
 import { streamSSE } from 'hono/streaming';
 import type { PendingHandoff } from '../client/baton';
 import { requestAsSeen } from '../client/requests';
+import { signDecision } from '../client/signing/sign';
 import { redactPending } from '../client/sensitive';
 import { chainQuery } from '../common/messages';
 import type { HandoffRecord } from '../common/run';
@@ -89,8 +90,8 @@ export function approvalRoutes(app: ServiceApp, ctx: ServiceContext): void {
   app.openapi(decideRoute, async (c) => {
     const identity = c.get('identity');
     const { id, approvalId } = c.req.valid('param');
-    const { decision, comment, arguments: edited, callHash } = c.req.valid('json');
-    await ctx.payloadLimit.check('The decision', { handoffId: approvalId, approver: identity.name, comment, arguments: edited, callHash });
+    const { decision, comment, arguments: edited, callHash, signature } = c.req.valid('json');
+    await ctx.payloadLimit.check('The decision', { handoffId: approvalId, approver: identity.name, comment, arguments: edited, callHash, signature });
     // The chain's own waiting handoffs and those of its specialists (delegation), as its workers see them.
     const waiting = (await ctx.baton.getRun(id).pendingApprovals()).find((p) => p.handoffId === approvalId);
     if (!waiting) throw new HttpProblem(404, 'Not found', `no approval ${approvalId} is waiting in chain ${id}`);
@@ -98,10 +99,11 @@ export function approvalRoutes(app: ServiceApp, ctx: ServiceContext): void {
       throw new HttpProblem(403, 'Forbidden', `${identity.name} may not decide this ${waiting.tool ? 'tool call' : 'handoff'} (approvers: ${waiting.approvers?.join(', ')})`);
     }
     const toolFields = toolDecision(waiting.tool !== undefined, decision, edited, callHash);
-    const record =
-      decision === 'approve'
-        ? await ctx.baton.approve(id, approvalId, { approver: identity.name, ...(comment ? { comment } : {}), ...toolFields })
-        : await ctx.baton.reject(id, approvalId, { approver: identity.name, ...(comment ? { reason: comment } : {}), ...toolFields });
+    const fields = { approver: identity.name, ...(comment ? (decision === 'approve' ? { comment } : { reason: comment }) : {}), ...toolFields };
+    // The caller's own signature goes as it is; else the service signs for the identity its token proved.
+    const signed = signature ?? (ctx.signer ? await signDecision(ctx.signer, { workflowId: waiting.workflowId ?? id, waiting, decision: { ...fields, decision }, token: c.get('token') }) : undefined);
+    const options = { ...fields, ...(signed !== undefined ? { signature: signed } : {}) };
+    const record = decision === 'approve' ? await ctx.baton.approve(id, approvalId, options) : await ctx.baton.reject(id, approvalId, options);
     ctx.metrics?.decisions.inc({ decision });
     return c.json(record as unknown as z.infer<typeof ApprovalRecordSchema>, 200);
   });

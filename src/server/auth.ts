@@ -80,6 +80,13 @@ export interface AuthOptions {
   authenticate?: (token: string) => Promise<Identity | undefined>;
 }
 
+/** What the service checked of a token: its issuer and subject, which its signatures of decisions name. */
+export interface TokenChecked {
+  identity: Identity;
+  /** A JWT's `iss` and `sub`; `baton:static-tokens` and the identity's name for a static token; `baton:authenticate` and the name for your own check. */
+  token: { iss: string; sub: string };
+}
+
 /** Resolves bearer tokens to identities. */
 export class Authenticator {
   private readonly digests: { digest: Buffer; identity: Identity }[];
@@ -95,21 +102,31 @@ export class Authenticator {
 
   /** The identity of an `Authorization` header; 401 without a valid bearer token. */
   async identify(header: string | undefined): Promise<Identity> {
+    return (await this.check(header)).identity;
+  }
+
+  /** The identity of an `Authorization` header and what was checked of its token; 401 without a valid bearer token. */
+  async check(header: string | undefined): Promise<TokenChecked> {
     const token = /^Bearer\s+(\S+)\s*$/i.exec(header ?? '')?.[1];
     if (!token) throw unauthorized('a bearer token is required (Authorization: Bearer <token>)');
     const jwt = await this.fromJwt(token);
-    const identity = (jwt && 'identity' in jwt ? jwt.identity : undefined) ?? this.fromStatic(token) ?? (await this.options.authenticate?.(token));
+    if (jwt && 'identity' in jwt) return jwt;
+    const found = this.fromStatic(token);
+    if (found) return found;
+    const identity = await this.options.authenticate?.(token);
     if (!identity) throw unauthorized(jwt && 'refused' in jwt ? jwt.refused : 'the token is not valid');
-    return identity;
+    return { identity, token: { iss: 'baton:authenticate', sub: identity.name } };
   }
 
-  private fromStatic(token: string): Identity | undefined {
+  private fromStatic(token: string): TokenChecked | undefined {
     const digest = createHash('sha256').update(token).digest();
-    return this.digests.find((d) => timingSafeEqual(d.digest, digest))?.identity;
+    const identity = this.digests.find((d) => timingSafeEqual(d.digest, digest))?.identity;
+    // The name the token maps to, never anything derived from the token: a weak token must not be guessable from the audit.
+    return identity ? { identity, token: { iss: 'baton:static-tokens', sub: identity.name } } : undefined;
   }
 
   /** The identity of a JWT; why a JWT whose signature verified is refused; `undefined` for a token that is not a JWT of the key set. */
-  private async fromJwt(token: string): Promise<{ identity: Identity } | { refused: string } | undefined> {
+  private async fromJwt(token: string): Promise<TokenChecked | { refused: string } | undefined> {
     const jwt = this.options.jwt;
     if (!jwt || !this.jwks || token.split('.').length !== 3) return undefined;
     let payload: JWTPayload;
@@ -127,7 +144,7 @@ export class Authenticator {
     if (typeof name !== 'string' || name === '') return { refused: `the JWT has no "${claim}" claim naming who it stands for` };
     const raw = payload[jwt.rolesClaim ?? 'roles'];
     const roles = (Array.isArray(raw) ? raw : typeof raw === 'string' ? raw.split(' ') : []).filter((r): r is Role => typeof r === 'string' && ROLES.has(r));
-    return { identity: { name, roles } };
+    return { identity: { name, roles }, token: { iss: typeof payload.iss === 'string' ? payload.iss : jwt.jwksUrl, sub: typeof payload.sub === 'string' ? payload.sub : name } };
   }
 }
 

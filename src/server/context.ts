@@ -5,7 +5,8 @@
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import type { Baton } from '../client/baton';
 import type { ChainRequests } from '../client/requests';
-import type { Identity } from './auth';
+import type { DecisionSigner } from '../client/signing/signer';
+import type { Identity, TokenChecked } from './auth';
 import type { ApprovalsFeed } from './events';
 import type { PayloadLimit } from './limits';
 import type { ServiceMetrics } from './metrics';
@@ -13,7 +14,7 @@ import type { StartLimiter } from './rateLimit';
 
 /** Hono's environment of the service: the authenticated caller of a `/v1` request. */
 export interface ServiceEnv {
-  Variables: { identity: Identity };
+  Variables: { identity: Identity; token: TokenChecked['token'] };
 }
 
 /** The service's app type. */
@@ -34,6 +35,8 @@ export interface ServiceContext {
   /** What the routes may send to Temporal in one request. */
   payloadLimit: PayloadLimit;
   log: (message: string, error?: unknown) => void;
+  /** Signs decisions on behalf of the identity a token proved, when the service has a key. */
+  signer?: DecisionSigner;
 }
 
 /** The security requirement of `/v1` routes in the OpenAPI document. */

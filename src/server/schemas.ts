@@ -85,6 +85,7 @@ export const PendingApprovalSchema = z
     ageMs: z.number(),
     team: z.string().optional().openapi({ description: 'The team version the chain runs on, e.g. support@2026-11-24' }),
     canDecide: z.boolean().openapi({ description: "Whether the caller's identity may decide it" }),
+    requireSignature: z.boolean().optional().openapi({ description: 'Set when a decision must carry a valid signature by a key the chain trusts (the service signs with its own key when it has one)' }),
     sensitive: z
       .object({ arguments: z.union([z.literal(true), z.array(z.string())]), revealed: z.boolean() })
       .optional()
@@ -124,6 +125,12 @@ export const DecisionSchema = z
       example: { orderId: 'A1', amount: 200 },
     }),
     callHash: z.string().min(1).max(200).optional().openapi({ description: "A tool call only: the `tool.callHash` the approver saw; a decision for a call that changed since is refused (409)" }),
+    signature: z
+      .string()
+      .min(1)
+      .max(4096)
+      .optional()
+      .openapi({ description: "The approver's own signature of the decision (a JWS, docs/signatures.md), sent as it is; without one, a service with a key signs for the token's identity" }),
   })
   .strict()
   .openapi('Decision');
@@ -140,6 +147,11 @@ export const ApprovalRecordSchema = z
     via: z.string(),
     tool: z.string().optional().openapi({ description: 'The tool, when a tool call was decided' }),
     editedArguments: z.string().optional().openapi({ description: 'The arguments the approver ran the call with instead of the model’s (JSON text)' }),
+    identity: z
+      .object({ method: z.enum(['signed', 'token', 'claimed']), kid: z.string().optional(), keySource: z.enum(['team', 'run']).optional(), issuer: z.string().optional(), subject: z.string().optional() })
+      .optional()
+      .openapi({ description: "How the approver was established: a signature by a trusted key (signed), a token the service checked and signed for (token), or a claimed name" }),
+    signature: z.string().optional().openapi({ description: "The decision's signature (a JWS), when it carried one" }),
   })
   .passthrough()
   .openapi('ApprovalRecord');

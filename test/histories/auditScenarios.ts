@@ -1,11 +1,12 @@
 /**
  * Recorded scenarios of what the audit and the approval desk show: tool calls checked before anyone
- * is asked, and a delegation to a specialist.
+ * is asked, a delegation to a specialist, and signed decisions.
  */
 import { z } from 'zod';
-import { defineAgent, defineTool, delegate, scripted, Team, type BatonRun } from '../../src';
+import { approveHandoffSignal, decideHandoffUpdate, defineAgent, defineTool, delegate, scripted, signDecision, Team, type BatonRun, type DecisionSigner } from '../../src';
 import { scriptedAgent as agent } from '../helpers/agents';
 import { rawArgumentsScripted } from '../helpers/models';
+import { carolKey, keys, signedTeam } from '../helpers/signing';
 import type { Scenario } from './scenarios';
 
 /** The first approval waiting in `run` other than those in `seen`. */
@@ -79,4 +80,46 @@ export const delegationScenario: Scenario = {
       agent('orders', [{ text: 'order 42: delivered yesterday' }]),
     ]),
   drive: async (b) => (await b.run('triage', 'where is order 42?')).workflowId,
+};
+
+/**
+ * Signed decisions: a payout whose unsigned, forged and replayed decisions are refused (by
+ * signal, so they are recorded) before alice's signed approval with edited arguments, then a
+ * handoff approved with the HTTP service's key for a token it checked.
+ */
+export const signedDecisionsScenario: Scenario = {
+  name: 'signed-decisions',
+  withWorkflowId: true,
+  team: signedTeam,
+  drive: async (b) => {
+    const run = await b.start('desk', 'pay bob');
+    const call = await nextApproval(run);
+    const base = { handoffId: call.handoffId, approver: 'alice' };
+    const sign = (signer: DecisionSigner, waiting = call) => signDecision(signer, { workflowId: run.workflowId, waiting, decision: { approver: 'alice', decision: 'approve' } });
+    await run.handle.signal(approveHandoffSignal, base);
+    await run.handle.signal(approveHandoffSignal, { ...base, signature: await sign({ kid: 'alice-1', sign: keys.mallory.signer.sign }) } as never);
+    await run.handle.signal(approveHandoffSignal, { ...base, signature: await sign(keys.alice.signer, { ...call, handoffId: 'another-approval' }) } as never);
+    await b.approve(run.workflowId, call.handoffId, { approver: 'alice', arguments: { amount: 4, to: 'bob' }, signer: keys.alice.signer });
+    const handoff = await nextApproval(run, [call.handoffId]);
+    const token = { iss: 'https://issuer.example', sub: 'user-42' };
+    const signature = await signDecision(keys.service.signer, { workflowId: run.workflowId, waiting: handoff, decision: { approver: 'alice', decision: 'approve', comment: 'via the service' }, token });
+    await b.approve(run.workflowId, handoff.handoffId, { approver: 'alice', comment: 'via the service', signature });
+    await run.result();
+    return run.workflowId;
+  },
+};
+
+/** A signed decision sent to the top chain for an approval waiting in its specialist, forwarded there and verified with a key the run names. */
+export const signedForwardScenario: Scenario = {
+  name: 'signed-forward',
+  withSpecialists: true,
+  team: signedTeam,
+  drive: async (b) => {
+    const run = await b.start('top', 'open the safe', { requireSignature: true, approverKeys: [carolKey] });
+    const waiting = await nextApproval(run);
+    const signature = await signDecision(keys.carol.signer, { workflowId: waiting.workflowId!, waiting, decision: { approver: 'carol', decision: 'approve' } });
+    await run.handle.executeUpdate(decideHandoffUpdate, { args: [{ handoffId: waiting.handoffId, approver: 'carol', decision: 'approve', signature }] });
+    await run.result();
+    return run.workflowId;
+  },
 };

@@ -11,7 +11,7 @@ import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { Baton } from '../../src/client/baton';
 import { startDevServer } from '../../src/devserver/server';
 import { createWorker } from '../../src/worker';
-import { delegationScenario, toolApprovalChecksScenario } from './auditScenarios';
+import { delegationScenario, signedDecisionsScenario, signedForwardScenario, toolApprovalChecksScenario } from './auditScenarios';
 import { priorityScenario } from './platformScenarios';
 import { liveConversationScenario, steeredChainScenario } from './liveScenarios';
 import { continueAsNewScenario, controlsScenario, handoffOptionsScenario, localModelCallsScenario, lostWorkerScenario, scenarios, specialistDecisionsScenario } from './scenarios';
@@ -22,7 +22,7 @@ async function main(): Promise<void> {
   const dir = __dirname;
   try {
     const named = process.argv.slice(2);
-    const all = [...scenarios, handoffOptionsScenario, continueAsNewScenario, controlsScenario, localModelCallsScenario, specialistDecisionsScenario, lostWorkerScenario, toolApprovalChecksScenario, delegationScenario, priorityScenario, steeredChainScenario, liveConversationScenario];
+    const all = [...scenarios, handoffOptionsScenario, continueAsNewScenario, controlsScenario, localModelCallsScenario, specialistDecisionsScenario, lostWorkerScenario, toolApprovalChecksScenario, delegationScenario, priorityScenario, steeredChainScenario, liveConversationScenario, signedDecisionsScenario, signedForwardScenario];
     for (const scenario of all.filter((s) => named.length === 0 || named.includes(s.name))) {
       const taskQueue = `record-${scenario.name}`;
       const worker = await createWorker({ team: scenario.team(), connection: env.nativeConnection, taskQueue, ...(scenario.providers ? { providers: scenario.providers() } : {}) });
@@ -34,7 +34,7 @@ async function main(): Promise<void> {
       histories.forEach((history, i) => {
         const file = path.join(dir, runs.length > 1 ? `${scenario.name}.run${runs.length - i}.json` : `${scenario.name}.json`);
         const json = historyToJSON(temporal.api.history.v1.History.create(history));
-        fs.writeFileSync(file, scenario.withSpecialists ? withWorkflowId(json, workflowId) : `${json}\n`);
+        fs.writeFileSync(file, scenario.withSpecialists || scenario.withWorkflowId ? withWorkflowId(json, workflowId) : `${json}\n`);
         console.log(`recorded ${path.relative(process.cwd(), file)} (${history.events?.length ?? 0} events)`);
       });
       if (scenario.withSpecialists) {

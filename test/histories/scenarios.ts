@@ -50,6 +50,8 @@ export interface Scenario {
   drive: (baton: Baton) => Promise<string>;
   /** Record the histories of the chain's specialists too (workflow ids under `<id>/`). */
   withSpecialists?: boolean;
+  /** Record the workflow id with the history, for what checks it (signatures name their chain). */
+  withWorkflowId?: boolean;
   /** Model providers the worker needs besides baton's own. */
   providers?: () => ModelProviders;
 }

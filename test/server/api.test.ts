@@ -280,7 +280,7 @@ describe('the HTTP API', () => {
       );
       expect(doc.body.components.securitySchemes.bearer).toMatchObject({ type: 'http', scheme: 'bearer' });
       expect(doc.body.components.schemas.StartRun.required).toEqual(['agent', 'input']);
-      expect(Object.keys(doc.body.components.schemas.Decision.properties)).toEqual(['decision', 'comment', 'arguments', 'callHash']);
+      expect(Object.keys(doc.body.components.schemas.Decision.properties)).toEqual(['decision', 'comment', 'arguments', 'callHash', 'signature']);
       expect(doc.body.components.schemas.PendingApproval.properties.tool).toEqual({ $ref: '#/components/schemas/ToolCallUnderApproval' });
       expect((await call('GET', '/healthz')).body).toEqual({ status: 'ok', temporal: 'reachable' });
     });

@@ -5,19 +5,21 @@
  *
  * Pure: no Temporal API, no I/O.
  */
-import type { ApprovalRecord, HandoffDecision, PendingApproval } from '../../src/common/approvals';
+import type { ApprovalRecord, DecisionIdentity, HandoffDecision, PendingApproval } from '../../src/common/approvals';
 import { isRecord } from '../../src/common/check';
-import { ApprovalRefusedError, type BatonError, InputTooLargeError } from '../../src/common/errors';
+import { ApprovalRefusedError, type BatonError, InputTooLargeError, SignatureRefusedError } from '../../src/common/errors';
 import { readDecision } from '../../src/common/input';
 import { schemaProblems } from '../../src/common/jsonSchema';
 import { boundedReason, clipText, LIMITS, sizeMessage } from '../../src/common/limits';
 import { decisionSizes } from '../../src/common/sizes';
 import type { ChainState } from '../../src/common/state';
+import { argumentsDigest } from '../../src/common/signatures/payload';
+import { judgeSignature, type SignatureBench } from './signed';
 
 /** What becomes of a decision. */
 export type Judgement =
   | { kind: 'refused'; reason: string; error: BatonError }
-  | { kind: 'apply'; decision: HandoffDecision; waiting: PendingApproval }
+  | { kind: 'apply'; decision: HandoffDecision; waiting: PendingApproval; identity?: DecisionIdentity }
   | { kind: 'forward'; decision: HandoffDecision; to: string };
 
 /** Where a decision is judged: the chain's state (none before it starts), the approvals waiting in its specialists. */
@@ -26,6 +28,8 @@ export interface Bench {
   inSpecialist(handoffId: string): PendingApproval | undefined;
   /** The run holds decisions to `LIMITS` and forwards them (the `baton-bounds` patch). */
   bounded: boolean;
+  /** Where and when signatures are judged, in a run that verifies them (the `baton-signatures` patch). */
+  signatures?: SignatureBench;
 }
 
 /** Judge `raw`, a decision as it arrived. */
@@ -52,14 +56,24 @@ export function judgeDecision(raw: unknown, bench: Bench): Judgement {
     return refused(raw, `no handoff ${d.handoffId} is waiting for approval (waiting: ${ids.length > 0 ? ids.join(', ') : 'none'})`);
   }
   const problem = approverProblem(waiting, d) ?? (waiting.tool ? toolCallProblem(s, waiting, d) : handoffProblem(d));
-  return problem ? refused(raw, problem) : { kind: 'apply', decision: d, waiting };
+  if (problem) return refused(raw, problem);
+  if (!bench.signatures) {
+    return d.signature === undefined ? { kind: 'apply', decision: d, waiting } : refused(raw, 'this chain started before baton verified signatures: send the decision without one');
+  }
+  const signed = judgeSignature(s, waiting, d, bench.signatures);
+  if (!signed.ok) {
+    const reason = boundedReason(signed.reason);
+    return { kind: 'refused', reason, error: new SignatureRefusedError(handoffIdOf(raw), reason, signed.problem) };
+  }
+  return { kind: 'apply', decision: d, waiting, identity: signed.identity };
 }
 
 /**
  * The record of decision `d` on `waiting`, made at `at` (ms). Its fields are within their limits:
  * runs from before the limits took longer ones, which the record keeps clipped.
  */
-export function recordOf(d: HandoffDecision, waiting: PendingApproval, at: number, via: 'signal' | 'update'): ApprovalRecord {
+export function recordOf(d: HandoffDecision, waiting: PendingApproval, at: number, via: 'signal' | 'update', identity?: DecisionIdentity): ApprovalRecord {
+  const edited = waiting.tool && d.decision === 'approve' && d.arguments ? d.arguments : undefined;
   return {
     handoffId: waiting.handoffId,
     outcome: d.decision === 'approve' ? 'approved' : 'rejected',
@@ -70,7 +84,11 @@ export function recordOf(d: HandoffDecision, waiting: PendingApproval, at: numbe
     decidedAt: new Date(at).toISOString(),
     via,
     ...(waiting.tool ? { tool: waiting.tool.name } : {}),
-    ...(waiting.tool && d.decision === 'approve' && d.arguments ? { editedArguments: JSON.stringify(d.arguments) } : {}),
+    ...(edited ? { editedArguments: JSON.stringify(edited) } : {}),
+    // Chains that verify signatures say how the approver was established, and keep what proves it.
+    ...(identity && edited ? { argumentsDigest: argumentsDigest(edited) } : {}),
+    ...(identity ? { identity } : {}),
+    ...(identity && d.signature !== undefined ? { signature: d.signature } : {}),
   };
 }
 

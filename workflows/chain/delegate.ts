@@ -140,6 +140,9 @@ function childInput(run: ChainRun, job: Extract<Job, { request: DelegationReques
     ...(options.maxHandoffs !== undefined ? { maxHandoffs: options.maxHandoffs } : {}),
     // A specialist works at its caller's priority, for the same tenant.
     ...(state.options.priority ? { priority: state.options.priority } : {}),
+    // A specialist's decisions are signed and checked as the chain's own are.
+    ...(state.options.requireSignature ? { requireSignature: true } : {}),
+    ...(state.options.approverKeys ? { approverKeys: state.options.approverKeys } : {}),
   };
   const input = render(DELEGATION_INPUT, {
     ...contextVariables(state),

@@ -41,6 +41,8 @@ export interface DeskOptions {
    * @default true
    */
   bounded?: boolean;
+  /** Verify, require and record decisions' signatures: the `baton-signatures` patch, decided when the run starts. @default false */
+  signatures?: boolean;
 }
 
 export class ApprovalDesk {
@@ -52,6 +54,7 @@ export class ApprovalDesk {
   /** What was last reported to the parent chain, to report only changes. */
   private reported = '[]';
   private readonly bounded: boolean;
+  private readonly signatures: boolean;
 
   private chain?: Chain;
 
@@ -60,6 +63,7 @@ export class ApprovalDesk {
     options: DeskOptions = {},
   ) {
     this.bounded = options.bounded ?? true;
+    this.signatures = this.bounded && (options.signatures ?? false);
     this.specialists = new Specialists(effects, this.bounded);
   }
 
@@ -129,7 +133,7 @@ export class ApprovalDesk {
 
   /** The update validator: refuse at once what cannot apply now, before anything is written. */
   validate(raw: unknown): void {
-    const judged = this.judge(raw);
+    const judged = this.judge(raw, this.effects.now());
     if (judged.kind === 'refused') throw toApplicationFailure(judged.error);
   }
 
@@ -168,6 +172,7 @@ export class ApprovalDesk {
       ...(policy.approvers ? { approvers: policy.approvers } : {}),
       onTimeout: policy.onTimeout ?? 'reject',
       ...(h.tool ? { tool: h.tool } : {}),
+      ...(this.signatures && (policy.requireSignature || this.state.options.requireSignature) ? { requireSignature: true } : {}),
     };
     this.chain!.apply({ type: 'approval_requested', pending: waiting });
     this.publish({ type: 'approval_requested', ...waiting });
@@ -209,7 +214,7 @@ export class ApprovalDesk {
   }
 
   private decide(entry: Extract<Received, { kind: 'decision' }>): void {
-    const judged = this.judge(entry.raw);
+    const judged = this.judge(entry.raw, entry.at);
     if (judged.kind === 'refused') {
       this.publish({ type: 'decision_refused', ...refusedFields(entry.raw), reason: judged.reason, via: entry.via, at: new Date(entry.at).toISOString() });
       entry.answer?.({ refusal: judged.error });
@@ -222,7 +227,7 @@ export class ApprovalDesk {
       );
       return;
     }
-    const record = recordOf(judged.decision, judged.waiting, entry.at, entry.via);
+    const record = recordOf(judged.decision, judged.waiting, entry.at, entry.via, judged.identity);
     this.settle(judged.waiting, record);
     entry.answer?.({ record });
   }
@@ -258,8 +263,9 @@ export class ApprovalDesk {
   }
 
   /** What becomes of a decision: refused, applied here, or forwarded to the specialist its approval waits in. */
-  private judge(raw: unknown) {
-    return judgeDecision(raw, { ...(this.chain ? { state: this.chain.state } : {}), inSpecialist: (id) => this.specialists.find(id), bounded: this.bounded });
+  private judge(raw: unknown, at: number) {
+    const signatures = this.signatures ? { signatures: { workflowId: this.effects.workflowId, at } } : {};
+    return judgeDecision(raw, { ...(this.chain ? { state: this.chain.state } : {}), inSpecialist: (id) => this.specialists.find(id), bounded: this.bounded, ...signatures });
   }
 
   private pending(id: string): PendingApproval | undefined {

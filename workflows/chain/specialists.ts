@@ -6,7 +6,7 @@
  */
 import type { ApprovalRecord, HandoffDecision, PendingApproval } from '../../src/common/approvals';
 import { isRecord } from '../../src/common/check';
-import { ApprovalRefusedError, type BatonError } from '../../src/common/errors';
+import { ApprovalRefusedError, type BatonError, SignatureRefusedError } from '../../src/common/errors';
 import { pendingApprovalCheck } from '../../src/common/input';
 import { boundedProblems, clipText, jsonOver, LIMITS, sizeMessage } from '../../src/common/limits';
 import type { ChildApprovals } from '../../src/common/messages';
@@ -115,8 +115,14 @@ export class Specialists {
     const f = this.forwards.get(raw.forwardId);
     if (!f) return;
     this.forwards.delete(raw.forwardId);
-    if (isRecord(raw.record) && typeof raw.record.outcome === 'string') f.answer({ record: raw.record as unknown as ApprovalRecord });
-    else f.answer({ refusal: new ApprovalRefusedError(f.handoffId, clipText(typeof raw.refused === 'string' ? raw.refused : 'refused', LIMITS.recordedReasonChars)) });
+    if (isRecord(raw.record) && typeof raw.record.outcome === 'string') {
+      f.answer({ record: raw.record as unknown as ApprovalRecord });
+      return;
+    }
+    const reason = clipText(typeof raw.refused === 'string' ? raw.refused : 'refused', LIMITS.recordedReasonChars);
+    // A signature the specialist refused comes back as the same typed refusal.
+    const problem = typeof raw.problem === 'string' ? clipText(raw.problem, 32) : undefined;
+    f.answer({ refusal: problem !== undefined ? new SignatureRefusedError(f.handoffId, reason, problem) : new ApprovalRefusedError(f.handoffId, reason) });
   }
 
   /** The forward `forwardId` could not be delivered: its caller is told why. */
@@ -138,7 +144,16 @@ export class Specialists {
     const forwardId = typeof f.forwardId === 'string' && f.forwardId.length <= LIMITS.idChars ? f.forwardId : undefined;
     if (!replyTo || !forwardId) return { decision: f.decision, via };
     const answer: Answer = (o) =>
-      this.effects.answerForward(replyTo, 'record' in o ? { forwardId, record: o.record } : { forwardId, refused: clipText(String((o.refusal as { reason?: unknown }).reason ?? o.refusal.message), LIMITS.recordedReasonChars) });
+      this.effects.answerForward(
+        replyTo,
+        'record' in o
+          ? { forwardId, record: o.record }
+          : {
+              forwardId,
+              refused: clipText(String((o.refusal as { reason?: unknown }).reason ?? o.refusal.message), LIMITS.recordedReasonChars),
+              ...(o.refusal instanceof SignatureRefusedError ? { problem: o.refusal.problem } : {}),
+            },
+      );
     return { decision: f.decision, via, answer };
   }
 

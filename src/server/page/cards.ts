@@ -72,7 +72,7 @@ function approvalCard(a, onDecided) {
   var card = h('li', { class: 'card' + (a.tool ? ' tool' : ''), tabindex: '0', 'data-key': a.workflowId + '/' + a.handoffId, 'aria-label': label + ', asked ' + ago(a.requestedAt) }, [
     h('div', { class: 'route' }, [a.from, h('span', { class: 'arrow', 'aria-hidden': 'true', text: '→' }), target]),
   ].concat(requestBlock(a), [
-    h('div', { class: 'meta' }, [h('span', {}, ['asked ', age]), a.expiresAt ? h('span', { text: until(a.expiresAt) + ' (then ' + a.onTimeout + ')' }) : null, h('span', { text: a.approvers ? 'approvers: ' + a.approvers.join(', ') : 'anyone may decide' })]),
+    h('div', { class: 'meta' }, [h('span', {}, ['asked ', age]), a.expiresAt ? h('span', { text: until(a.expiresAt) + ' (then ' + a.onTimeout + ')' }) : null, h('span', { text: a.approvers ? 'approvers: ' + a.approvers.join(', ') : 'anyone may decide' }), a.requireSignature ? h('span', { class: 'signed-only', text: 'needs a signed decision' }) : null]),
   ], approvalBody(a, id, canDecide), [
     chainLine(a),
     h('label', { for: id, text: 'Comment' }),
@@ -119,8 +119,10 @@ async function decide(a, decision, card, onDecided) {
     if (text) body.comment = text;
     if (a.tool) body.callHash = a.tool.callHash;
     if (edited) body.arguments = edited;
+    var key = await heldKey();
+    if (key) body.signature = await signDecision(key, a, decision, text || undefined, edited);
     await api('v1/runs/' + enc(a.workflowId) + '/approvals/' + enc(a.handoffId), { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
-    say((decision === 'approve' ? 'Approved ' : 'Rejected ') + a.from + ' → ' + (a.tool ? 'tool ' + a.tool.name + (edited ? ' with edited arguments' : '') : a.to), a.workflowId);
+    say((decision === 'approve' ? 'Approved ' : 'Rejected ') + a.from + ' → ' + (a.tool ? 'tool ' + a.tool.name + (edited ? ' with edited arguments' : '') : a.to) + (key ? ', signed with ' + key.kid : ''), a.workflowId);
     var next = card.nextElementSibling || card.previousElementSibling;
     card.remove();
     if (next) next.focus();

@@ -6,6 +6,7 @@
  */
 import { CARDS_SCRIPT } from './cards';
 import { RUN_SCRIPT } from './run';
+import { SIGNING_SCRIPT } from './signing';
 import { STREAM_SCRIPT } from './stream';
 
 export const PAGE_SCRIPT = String.raw`(function () {
@@ -65,6 +66,7 @@ async function api(path, init) {
 }
 
 ${STREAM_SCRIPT}
+${SIGNING_SCRIPT}
 ${CARDS_SCRIPT}
 function showInbox() {
   document.title = 'Approvals · baton';
@@ -75,6 +77,7 @@ function showInbox() {
   main.replaceChildren(
     h('h1', {}, ['Waiting for approval ', total]),
     h('p', { class: 'facts' }, [live.el, h('span', { class: 'keys' }, ['Keys: ', h('kbd', { text: 'j' }), ' / ', h('kbd', { text: 'k' }), ' move, ', h('kbd', { text: 'a' }), ' approve, ', h('kbd', { text: 'r' }), ' reject'])]),
+    keyPanel(),
     list,
     empty
   );

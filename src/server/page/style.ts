@@ -30,6 +30,9 @@ label { display:block; font-size:14px; margin-top:8px; }
 textarea, input[type=password] { width:100%; font:inherit; padding:8px; border:1px solid var(--line); border-radius:6px; background:var(--bg); color:var(--fg); }
 textarea { min-height:44px; resize:vertical; }
 textarea.args { font:14px/1.4 ui-monospace,SFMono-Regular,Menlo,monospace; white-space:pre; overflow-wrap:normal; overflow-x:auto; }
+details.signing { margin:8px 0 16px; } details.signing summary { cursor:pointer; }
+.key-entry { white-space:pre-wrap; overflow-wrap:anywhere; background:var(--card); border:1px solid var(--line); border-radius:8px; padding:6px 10px; }
+.signed-only { color:var(--wait); }
 .actions { display:flex; gap:8px; margin-top:10px; flex-wrap:wrap; align-items:center; }
 button { font:inherit; min-height:44px; padding:8px 18px; border-radius:6px; border:1px solid var(--line); background:var(--card); color:var(--fg); cursor:pointer; }
 button.approve { background:var(--ok); border-color:var(--ok); color:#fff; }

@@ -1,0 +1,106 @@
+/**
+ * Deciding a waiting approval from the client: the decision checked before it is sent, bound to
+ * the call the approver saw, signed when a signer is given, and sent as the `decideHandoff` update
+ * to the chain the approval waits in (a specialist's own chain, for its approvals).
+ */
+import { ApplicationFailure, type WorkflowHandle, WorkflowFailedError, WorkflowUpdateFailedError } from '@temporalio/client';
+import type { ApprovalRecord, PendingApproval } from '../common/approvals';
+import { ApprovalRefusedError, errorFromFailure, InputTooLargeError, UserError } from '../common/errors';
+import { decideHandoffUpdate } from '../common/messages';
+import { decisionSizes } from '../common/sizes';
+import type { DecisionOptions } from './pending';
+import { signDecision } from './signing/sign';
+
+/** The parts of a run a decision needs. */
+interface DecidingRun {
+  readonly handle: WorkflowHandle;
+  pendingApprovals(): Promise<PendingApproval[]>;
+}
+
+/** Decide an approval of the chain `workflowId` (see `Baton.approve`). */
+export async function decideApproval(
+  getRun: (workflowId: string) => DecidingRun,
+  workflowId: string,
+  decision: 'approve' | 'reject',
+  idOrOptions: string | undefined | DecisionOptions,
+  given: DecisionOptions | undefined,
+): Promise<ApprovalRecord> {
+  const { approvalId: handoffId, approver, comment, reason, arguments: args, callHash, signer, signature } = decisionOf(idOrOptions, given);
+  if (typeof approver !== 'string' || approver.trim() === '') throw new UserError('approver must name who decides');
+  if (args !== undefined && !isPlainObject(args)) throw new UserError(`arguments must be a plain object of the tool's arguments, got ${describeValue(args)}`);
+  if (args !== undefined && decision !== 'approve') throw new UserError('arguments go with an approval only');
+  if (callHash !== undefined && (typeof callHash !== 'string' || callHash === '')) throw new UserError('callHash must be the tool.callHash of the waiting call');
+  if (signer !== undefined && signature !== undefined) throw new UserError('give a signer or a signature, not both');
+  if (signer !== undefined && (typeof signer !== 'object' || signer === null || typeof signer.kid !== 'string' || typeof signer.sign !== 'function')) {
+    throw new UserError('signer must be a DecisionSigner {kid, sign(input)}: make one with decisionSigner(privateKey) or decisionSignerFromFile(file)');
+  }
+  if (signature !== undefined && (typeof signature !== 'string' || signature === '')) throw new UserError('signature must be a JWS compact serialization (docs/signatures.md)');
+  const sizes = decisionSizes({ handoffId, approver, comment, reason, arguments: args, callHash, signature });
+  if (sizes.length > 0) throw new InputTooLargeError(sizes);
+  const waiting = await getRun(workflowId).pendingApprovals().catch(() => []);
+  const id = handoffId ?? onlyPending(workflowId, waiting);
+  const pending = waiting.find((p) => p.handoffId === id);
+  // Edited arguments bind to the call they were written for: a decision reaching a newer call is refused as stale.
+  const hash = callHash ?? (args !== undefined ? pending?.tool?.callHash : undefined);
+  // A handoff waiting in a specialist of this chain is decided in that specialist's chain.
+  const chainId = pending?.workflowId ?? workflowId;
+  const fields = { approver, decision, ...(comment !== undefined ? { comment } : {}), ...(reason !== undefined ? { reason } : {}), ...(args !== undefined ? { arguments: args } : {}) };
+  let signed = signature;
+  if (signer) {
+    if (!pending) throw new ApprovalRefusedError(id, `cannot sign: no approval ${id} is waiting in chain ${workflowId}`);
+    signed = await signDecision(signer, { workflowId: chainId, waiting: pending, decision: fields });
+  }
+  try {
+    return await getRun(chainId).handle.executeUpdate(decideHandoffUpdate, {
+      args: [{ handoffId: id, ...fields, ...(hash !== undefined ? { callHash: hash } : {}), ...(signed !== undefined ? { signature: signed } : {}) }],
+    });
+  } catch (err) {
+    throw toBatonError(err);
+  }
+}
+
+/** baton's typed error for a failed run when there is one, else the error as it came. */
+export function toBatonError(err: unknown): unknown {
+  if ((err instanceof WorkflowFailedError || err instanceof WorkflowUpdateFailedError) && err.cause instanceof ApplicationFailure) {
+    const typed = errorFromFailure(err.cause);
+    if (typed) {
+      (typed as { cause?: unknown }).cause = err;
+      return typed;
+    }
+  }
+  return err;
+}
+
+/** The decision's options, its approval id from either place (and either name), checked to agree. */
+function decisionOf(idOrOptions: string | undefined | DecisionOptions, options: DecisionOptions | undefined): DecisionOptions {
+  const given = typeof idOrOptions === 'object' && idOrOptions !== null ? idOrOptions : options;
+  if (!given) throw new UserError('a decision needs its options: {approver, comment?, reason?, arguments?}');
+  const ids = [typeof idOrOptions === 'string' ? idOrOptions : undefined, given.approvalId, given.handoffId].filter((id): id is string => id !== undefined);
+  if (ids.some((id) => typeof id !== 'string' || id === '')) throw new UserError('approvalId must be the id of a waiting approval (baton.pending() lists them)');
+  if (new Set(ids).size > 1) throw new UserError(`two different approval ids given (${[...new Set(ids)].join(', ')}): name one`);
+  return { ...given, approvalId: ids[0] };
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return false;
+  const proto = Object.getPrototypeOf(value) as unknown;
+  return proto === Object.prototype || proto === null;
+}
+
+function describeValue(value: unknown): string {
+  if (Array.isArray(value)) return 'a list';
+  if (value === null) return 'null';
+  if (typeof value === 'object') return `a ${(value as object).constructor?.name ?? 'non-plain'} object`;
+  if (typeof value === 'function') return 'a function';
+  return `${typeof value} ${JSON.stringify(value)}`;
+}
+
+function onlyPending(workflowId: string, waiting: PendingApproval[]): string {
+  if (waiting.length === 1) return waiting[0]!.handoffId;
+  throw new ApprovalRefusedError(
+    '(none given)',
+    waiting.length === 0
+      ? `chain ${workflowId} has no handoff waiting for approval`
+      : `chain ${workflowId} has ${waiting.length} waiting approvals; name one: ${waiting.map((w) => `${w.handoffId} (${w.from} → ${w.to})`).join(', ')}`,
+  );
+}

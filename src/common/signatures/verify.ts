@@ -1,0 +1,151 @@
+/**
+ * Verifying a decision's signature: a JWS compact serialization with `{"alg":"EdDSA","kid":…}`
+ * over the canonical payload of {@link DecisionFacts}, made with a key the chain trusts for the
+ * approver, in time. Deterministic and pure (a pure-JS Ed25519), so the workflow runs it, the
+ * replay of its history runs it again with the same answer, and `baton audit --verify` runs it
+ * offline on an export.
+ *
+ * Workflow-safe: no I/O.
+ */
+import { ed25519 } from '@noble/curves/ed25519';
+import type { DecisionIdentity } from '../approvals';
+import { isRecord } from '../check';
+import { clipText, LIMITS } from '../limits';
+import { canonicalJson, fromBase64url, fromUtf8, utf8 } from './canonical';
+import type { TrustedKey } from './keys';
+import { type DecisionFacts, type DecisionPayload, decisionPayload, DECISION_SIGNATURE_VERSION, type TokenClaims } from './payload';
+
+/** Why a signature is refused. */
+export const SignatureProblem = {
+  /** No signature where the policy requires one. */
+  MISSING: 'missing',
+  /** Not a JWS compact serialization with an EdDSA header, a key id and a 64-byte signature; or a payload that is not this version's. */
+  MALFORMED: 'malformed',
+  /** The key id names no key the chain trusts. */
+  UNKNOWN_KEY: 'unknown_key',
+  /** The key is trusted for other approvers. */
+  WRONG_APPROVER: 'wrong_approver',
+  /** The signature does not verify with the key: another key made it, or the signed text was changed. */
+  BAD_SIGNATURE: 'bad_signature',
+  /** It signs something else: another chain, approval, call, arguments, outcome, approver or note (a replay). */
+  MISMATCH: 'mismatch',
+  /** Signed too long before it arrived, before the approval was asked, or in the future. */
+  STALE: 'stale',
+  /** The key was not valid at that time (`notBefore`, `notAfter`). */
+  KEY_NOT_VALID: 'key_not_valid',
+} as const;
+export type SignatureProblem = (typeof SignatureProblem)[keyof typeof SignatureProblem];
+
+/** When a decision was asked for and when it arrived (ms since the epoch, workflow time). */
+export interface SignatureTimes {
+  requestedAt: number;
+  arrivedAt: number;
+}
+
+/** A verified signature's identity and payload, or why it is refused. */
+export type SignatureVerdict = { ok: true; identity: DecisionIdentity; payload: DecisionPayload } | { ok: false; problem: SignatureProblem; reason: string };
+
+const refuse = (problem: SignatureProblem, reason: string): SignatureVerdict => ({ ok: false, problem, reason });
+
+/** Verify `jws` as the signature of `facts`, by one of `keys`, at `times`. */
+export function verifyDecisionSignature(jws: string, facts: DecisionFacts, keys: readonly TrustedKey[], times: SignatureTimes): SignatureVerdict {
+  const parts = jws.length <= LIMITS.signatureChars ? jws.split('.') : [];
+  if (parts.length !== 3) return refuse('malformed', `the signature must be a JWS compact serialization (header.payload.signature, at most ${LIMITS.signatureChars} characters)`);
+  const [head, body, sig] = parts as [string, string, string];
+  const headBytes = fromBase64url(head);
+  const headText = headBytes ? fromUtf8(headBytes) : undefined;
+  const header = headText !== undefined ? jsonOf(headText) : undefined;
+  if (!isRecord(header) || header.alg !== 'EdDSA' || typeof header.kid !== 'string' || header.crit !== undefined || header.b64 !== undefined) {
+    return refuse('malformed', 'the signature\'s header must be {"alg":"EdDSA","kid":"<key id>"}');
+  }
+  const kid = header.kid;
+  const key = keys.find((k) => k.kid === kid);
+  if (!key) return refuse('unknown_key', `no key ${shownKid(kid)} is trusted by this chain (trusted: ${keys.length > 0 ? keys.map((k) => k.kid).slice(0, 20).join(', ') : 'none'}; the team's approverKeys or the run's options name them)`);
+  if (!key.approvers.includes(facts.approver) && !(key.service && key.approvers.includes('*'))) {
+    return refuse('wrong_approver', `key ${shownKid(kid)} signs for ${key.approvers.join(', ')}, not for ${clipText(facts.approver, 100)}`);
+  }
+  const signature = fromBase64url(sig);
+  const publicKey = fromBase64url(key.publicKey);
+  if (signature?.length !== 64 || publicKey?.length !== 32) return refuse('malformed', 'the signature must be 64 bytes of Ed25519 in base64url');
+  if (!verified(signature, utf8(`${head}.${body}`), publicKey)) {
+    return refuse('bad_signature', `the signature does not verify with key ${shownKid(kid)}: another key made it, or what it signs was changed`);
+  }
+  const bytes = fromBase64url(body);
+  const text = bytes ? fromUtf8(bytes) : undefined;
+  const payload = text !== undefined ? jsonOf(text) : undefined;
+  if (!isRecord(payload) || payload.v !== DECISION_SIGNATURE_VERSION || !Number.isSafeInteger(payload.iat)) {
+    return refuse('malformed', `the signed payload must be a ${DECISION_SIGNATURE_VERSION} payload with "iat" in whole seconds`);
+  }
+  const token = tokenOf(payload.token);
+  if (key.service && !token) return refuse('malformed', `key ${shownKid(kid)} is a service's: its signatures name the token it checked ("token": {"iss", "sub"})`);
+  if (!key.service && payload.token !== undefined) return refuse('mismatch', `key ${shownKid(kid)} is not a service's key: its signatures name no token`);
+  const mismatch = mismatchOf(payload, facts);
+  if (mismatch) return refuse('mismatch', mismatch);
+  const expected = decisionPayload(facts, payload.iat as number, token);
+  if (canonicalJson(expected) !== text) return refuse('malformed', 'the signed payload is not the canonical JSON of the decision (sorted keys, no whitespace, no other fields)');
+  const late = timeProblem(expected.iat * 1000, key, times);
+  if (late) return refuse(late.problem, late.reason);
+  const identity: DecisionIdentity = {
+    method: key.service ? 'token' : 'signed',
+    kid,
+    keySource: key.source,
+    ...(token ? { issuer: token.iss, subject: token.sub } : {}),
+  };
+  return { ok: true, identity, payload: expected };
+}
+
+function verified(signature: Uint8Array, message: Uint8Array, publicKey: Uint8Array): boolean {
+  try {
+    // RFC 8032's strict rules: one valid encoding per signature.
+    return ed25519.verify(signature, message, publicKey, { zip215: false });
+  } catch {
+    return false;
+  }
+}
+
+function jsonOf(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+function tokenOf(v: unknown): TokenClaims | undefined {
+  if (!isRecord(v) || typeof v.iss !== 'string' || typeof v.sub !== 'string' || v.iss === '' || v.sub === '') return undefined;
+  if (v.iss.length > LIMITS.approverChars || v.sub.length > LIMITS.approverChars || Object.keys(v).length !== 2) return undefined;
+  return { iss: v.iss, sub: v.sub };
+}
+
+/** What the payload signs that differs from the decision: the first difference, in words. */
+function mismatchOf(p: Record<string, unknown>, f: DecisionFacts): string | undefined {
+  const said = (v: unknown) => clipText(typeof v === 'string' ? v : JSON.stringify(v) ?? 'nothing', 120);
+  if (p.workflowId !== f.workflowId) return `the signature is for chain ${said(p.workflowId)}, not ${said(f.workflowId)}`;
+  if (p.approval !== f.approval) return `the signature is for approval ${said(p.approval)}, not ${said(f.approval)}: a signature decides one approval only`;
+  const s = isRecord(p.subject) ? p.subject : {};
+  if (s.kind !== f.subject.kind) return `the signature is for a ${said(s.kind)}, but ${f.approval} is a ${f.subject.kind}`;
+  if (f.subject.kind === 'handoff' && (s.from !== f.subject.from || s.to !== f.subject.to)) return `the signature is for the handoff ${said(s.from)} → ${said(s.to)}, not ${f.subject.from} → ${f.subject.to}`;
+  if (f.subject.kind === 'tool_call') {
+    if (s.callHash !== f.subject.callHash || s.tool !== f.subject.tool || s.from !== f.subject.from) return `the signature is for call ${said(s.callHash)} of ${said(s.tool)} by ${said(s.from)}, not the waiting call ${f.subject.callHash} of ${f.subject.tool} by ${f.subject.from}`;
+    if (s.arguments !== f.subject.arguments) return `the signature is for ${s.arguments === undefined ? "the model's arguments" : `arguments with digest ${said(s.arguments)}`}, but the decision ${f.subject.arguments === undefined ? "keeps the model's" : `edits them (digest ${f.subject.arguments})`}`;
+  }
+  if (p.outcome !== f.outcome) return `the signature is for ${said(p.outcome)}, not ${f.outcome}`;
+  if (p.approver !== f.approver) return `the signature is for approver ${said(p.approver)}, not ${clipText(f.approver, 100)}`;
+  if (p.note !== f.note) return `the signature is for ${p.note === undefined ? 'no note' : `a note with digest ${said(p.note)}`}, but the decision ${f.note === undefined ? 'has none' : `has one with digest ${f.note}`}`;
+  return undefined;
+}
+
+function timeProblem(signedAt: number, key: TrustedKey, t: SignatureTimes): { problem: SignatureProblem; reason: string } | undefined {
+  const skew = LIMITS.signatureClockSkewSeconds * 1000;
+  const at = (ms: number) => new Date(ms).toISOString();
+  if (signedAt < t.requestedAt - skew) return { problem: 'stale', reason: `the signature was made at ${at(signedAt)}, before the approval was asked (${at(t.requestedAt)})` };
+  if (signedAt < t.arrivedAt - LIMITS.signatureMaxAgeSeconds * 1000) return { problem: 'stale', reason: `the signature was made at ${at(signedAt)}, more than ${LIMITS.signatureMaxAgeSeconds} s before it arrived (${at(t.arrivedAt)}); sign again` };
+  if (signedAt > t.arrivedAt + skew) return { problem: 'stale', reason: `the signature claims to be made at ${at(signedAt)}, after it arrived (${at(t.arrivedAt)}): check the signer's clock` };
+  if (key.notBefore !== undefined && signedAt < Date.parse(key.notBefore)) return { problem: 'key_not_valid', reason: `key ${shownKid(key.kid)} is valid from ${key.notBefore}; the signature was made at ${at(signedAt)}` };
+  if (key.notAfter !== undefined && Math.max(signedAt, t.arrivedAt) > Date.parse(key.notAfter)) return { problem: 'key_not_valid', reason: `key ${shownKid(key.kid)} was retired at ${key.notAfter}; the decision arrived at ${at(t.arrivedAt)}` };
+  return undefined;
+}
+
+function shownKid(kid: string): string {
+  return JSON.stringify(clipText(kid, 128));
+}

@@ -1,0 +1,147 @@
+/**
+ * The verifiable export of recorded chains with signed decisions: a true export verifies offline;
+ * each way of editing it is caught at the event it touches, whether or not the editor recomputed
+ * the digests; a wholesale forgery with another key is caught by the keys or the head one trusts.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { historyFromJSON } from '@temporalio/common/lib/proto-utils';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { buildAudit } from '../../src/audit/chain';
+import { eventDigest, exportAudit, genesisDigest, type AuditExport } from '../../src/audit/export';
+import { formatTimeline } from '../../src/audit/format';
+import { verifyAuditExport } from '../../src/audit/verifyExport';
+import { decisionPayload, signingInput, compactJws, factsOfRecord, type ApprovalRecord } from '../../src';
+import { keys, teamKeys } from '../helpers/signing';
+
+const DIR = path.join(__dirname, '..', 'histories');
+
+function recorded(file: string, children: ReturnType<typeof buildAudit>[] = []) {
+  const { workflowId, ...history } = JSON.parse(fs.readFileSync(path.join(DIR, file), 'utf8')) as { workflowId: string };
+  const chain = buildAudit(workflowId, [{ runId: 'run-1', events: historyFromJSON(history).events ?? [] }]);
+  return children.length > 0 ? { ...chain, children } : chain;
+}
+
+const signedChain = recorded('signed-decisions.json');
+const forwardChain = recorded('signed-forward.json', [recorded('signed-forward.leaf-1.1.json')]);
+const fresh = () => exportAudit(structuredClone(signedChain));
+
+/** The export with its digests made again after an edit, as a careful forger would. */
+function rechained(doc: AuditExport): AuditExport {
+  let previous = genesisDigest(doc.workflowId);
+  const events = doc.events.map((e, seq) => {
+    previous = eventDigest(previous, { ...e, seq });
+    return { ...e, seq, digest: previous };
+  });
+  return { ...doc, events, head: previous };
+}
+
+const at = (doc: AuditExport, kind: string, nth = 0) => doc.events.filter((e) => e.event.kind === kind)[nth]!;
+const decided = (doc: AuditExport, nth = 0) => at(doc, 'approval_decided', nth).event as unknown as ApprovalRecord;
+
+describe('a verifiable audit export', () => {
+  it('verifies a true export: its digests, and every signature against the keys each chain trusted', () => {
+    const doc = fresh();
+    expect(verifyAuditExport(doc)).toMatchObject({ ok: true, events: doc.events.length, signed: 2, claimed: 0, keys: ['alice-1', 'service-1'], head: doc.head });
+    expect(verifyAuditExport(JSON.parse(JSON.stringify(doc)), { trustedKeys: teamKeys, head: doc.head }).ok).toBe(true);
+    expect(at(doc, 'chain').event).toMatchObject({ kind: 'chain', team: expect.stringMatching(/^signed@/), keys: expect.arrayContaining([expect.objectContaining({ kid: 'alice-1', source: 'team' })]) });
+    // The specialist's decision, forwarded from the top chain, is verified in the specialist's chain with the key its run named.
+    const tree = exportAudit(forwardChain);
+    expect(tree.events.filter((e) => e.event.kind === 'chain').map((e) => e.workflowId)).toEqual([forwardChain.workflowId, `${forwardChain.workflowId}/leaf-1.1`]);
+    expect(verifyAuditExport(tree)).toMatchObject({ ok: true, signed: 1, keys: ['carol-1'] });
+    // The timeline says how each approver was proven, and the refusals why.
+    const timeline = formatTimeline(signedChain);
+    expect(timeline).toContain('approved by alice with edited arguments {"amount":4,"to":"bob"} via update, signed (key alice-1)');
+    expect(timeline).toContain('approved by alice via update, token checked by the service (issuer https://issuer.example, subject user-42; key service-1): "via the service"');
+    expect(timeline).toMatch(/refused approve from alice \(signal\): this tool call needs a signed decision/);
+  });
+
+  it('catches each edit at the event it touches, whether or not the digests were made again', () => {
+    const failedAt = (doc: AuditExport) => verifyAuditExport(doc).failure;
+    const seqOf = (doc: AuditExport, kind: string, nth = 0) => at(doc, kind, nth).seq;
+
+    let doc = fresh();
+    decided(doc).approver = 'bob';
+    expect(failedAt(doc)).toMatchObject({ seq: seqOf(doc, 'approval_decided'), kind: 'approval_decided', reason: expect.stringContaining('its digest does not match') });
+    expect(failedAt(rechained(doc))).toMatchObject({ seq: seqOf(doc, 'approval_decided'), reason: 'the decision\'s signature does not hold: key "alice-1" signs for alice, not for bob' });
+
+    doc = fresh();
+    const removed = seqOf(doc, 'approval_requested', 1);
+    doc.events.splice(removed, 1);
+    expect(failedAt(doc)).toMatchObject({ seq: removed, reason: expect.stringContaining('an event was removed, added or moved') });
+    expect(failedAt(rechained(doc))).toMatchObject({ kind: 'approval_decided', reason: expect.stringContaining('which no approval_requested of the chain asked for') });
+
+    doc = fresh();
+    const [a, b] = [seqOf(doc, 'approval_requested'), seqOf(doc, 'approval_decided')];
+    [doc.events[a], doc.events[b]] = [doc.events[b]!, doc.events[a]!];
+    expect(failedAt(doc)).toMatchObject({ seq: a });
+    expect(failedAt(rechained(doc))).toMatchObject({ seq: a, kind: 'approval_decided', reason: expect.stringContaining('which no approval_requested of the chain asked for') });
+
+    doc = fresh();
+    const chain = at(doc, 'chain').event as { keys: { kid: string; publicKey: string }[] };
+    chain.keys.find((k) => k.kid === 'alice-1')!.publicKey = keys.mallory.publicKey;
+    expect(failedAt(doc)).toMatchObject({ seq: 0, kind: 'chain' });
+    expect(failedAt(rechained(doc))).toMatchObject({ seq: seqOf(doc, 'approval_decided'), reason: expect.stringContaining('does not verify with key "alice-1"') });
+
+    doc = fresh();
+    const record = decided(doc, 1);
+    record.signature = record.signature!.replace(/.$/, (c) => (c === 'A' ? 'B' : 'A'));
+    expect(failedAt(doc)).toMatchObject({ seq: seqOf(doc, 'approval_decided', 1) });
+    expect(failedAt(rechained(doc))).toMatchObject({ seq: seqOf(doc, 'approval_decided', 1), reason: expect.stringMatching(/does not verify|64 bytes/) });
+
+    doc = fresh();
+    decided(doc).editedArguments = '{"amount":4000,"to":"bob"}';
+    expect(failedAt(rechained(doc))).toMatchObject({ reason: 'the edited arguments are not those whose digest the approver signed' });
+
+    doc = fresh();
+    decided(doc).identity = { method: 'signed', kid: 'bob-1', keySource: 'team' };
+    expect(failedAt(rechained(doc))).toMatchObject({ reason: 'the record says signed with key bob-1, but the signature shows signed with key alice-1' });
+
+    doc = fresh();
+    doc.events.pop();
+    expect(verifyAuditExport(doc)).toMatchObject({ ok: false, failure: { reason: expect.stringContaining('events were cut off the end') } });
+  });
+
+  it('never throws on a document made by hand, and fails any change to a true one (property)', () => {
+    const base = fresh();
+    const paths: (string | number)[][] = [];
+    const walk = (v: unknown, at: (string | number)[]) => {
+      paths.push(at);
+      if (v && typeof v === 'object') for (const [k, x] of Object.entries(v)) walk(x, [...at, Array.isArray(v) ? Number(k) : k]);
+    };
+    walk(base.events, ['events']);
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: paths.length - 1 }), fc.jsonValue(), fc.boolean(), (i, value, again) => {
+        const doc = structuredClone(base) as unknown as Record<string, unknown>;
+        const at = paths[i]!;
+        const parent = at.slice(0, -1).reduce<Record<string | number, unknown>>((o, k) => o[k] as Record<string | number, unknown>, doc);
+        const before = JSON.stringify(parent[at.at(-1)!]);
+        parent[at.at(-1)!] = value;
+        const edited = again ? rechained(doc as unknown as AuditExport) : (doc as unknown as AuditExport);
+        const checked = verifyAuditExport(JSON.parse(JSON.stringify(edited)));
+        // Whatever was written, the check answers; a change it cannot see is one JSON cannot tell apart, or one rechained outside what signatures cover.
+        if (JSON.stringify(value) !== before && !again) expect(checked.ok).toBe(false);
+      }),
+      { numRuns: 150 },
+    );
+    for (const junk of [null, 42, { schema: 'baton.audit-export/v1', workflowId: 'w', events: [null, { seq: 0 }] }]) expect(verifyAuditExport(junk).ok).toBe(false);
+  });
+
+  it('catches a forgery made whole with another key by the keys or the head kept elsewhere', () => {
+    const doc = fresh();
+    const head = doc.head;
+    const chain = at(doc, 'chain').event as { keys: { kid: string; publicKey: string }[] };
+    chain.keys.find((k) => k.kid === 'alice-1')!.publicKey = keys.mallory.publicKey;
+    // Mallory signs alice's decision again with her key, listed under alice's key id.
+    const record = decided(doc);
+    const asked = at(doc, 'approval_requested').event as never;
+    const payload = decisionPayload(factsOfRecord(doc.workflowId, asked, record)!, Math.floor(Date.parse(record.decidedAt) / 1000));
+    const input = signingInput('alice-1', payload);
+    record.signature = compactJws(input, new Uint8Array(keys.mallory.signer.sign(new TextEncoder().encode(input)) as Uint8Array));
+    const forged = rechained(doc);
+    expect(verifyAuditExport(forged).ok).toBe(true);
+    expect(verifyAuditExport(forged, { trustedKeys: teamKeys }).failure).toMatchObject({ kind: 'approval_decided', reason: 'key alice-1 is not among the keys you trust (or has another public key there)' });
+    expect(verifyAuditExport(forged, { head }).failure).toMatchObject({ reason: expect.stringContaining('this is another document') });
+  });
+});
