@@ -17,6 +17,8 @@ export { redactPending } from './client/sensitive';
 export type { RunEvent, RunEventBody, RunEventsOptions } from './client/events';
 export { connectBaton, TemporalConnectionError, temporalConfig, type ConnectBatonOptions, type TemporalConfigOptions } from './client/connect';
 export * from './common/errors';
+export * from './common/errorTypes';
+export * from './common/economics';
 export { LIMITS, type LimitUnit, type SizeProblem } from './common/limits';
 export { extractHandoff, HANDOFF_TOOL_NAME, isHandoffResult, type HandoffResult } from './common/handoff';
 export * from './common/messages';

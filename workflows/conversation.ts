@@ -39,6 +39,8 @@ import { runningVersion } from './conversation/upgrade';
 import { matchingTeam } from './team/match';
 import { recordTeam, teamAttribute } from './team/record';
 import { defaultGuards } from './guards';
+import { economicsOf } from './economics/start';
+import { conversationBudget } from './conversation/costs';
 
 /**
  * A multi-turn conversation starting at `input.agent`. Each message is answered by a chain that
@@ -49,6 +51,8 @@ import { defaultGuards } from './guards';
 export async function conversation(rawInput: ConversationInput): Promise<ConversationResult> {
   // What arrives from outside is held to LIMITS; specialists get tokens and decisions are forwarded to them.
   const bounded = patched(Patches.BOUNDS);
+  // Costs, budgets in money, spend limits and shared breakers.
+  const economics = bounded && patched(Patches.ECONOMICS);
   let session: Session | undefined;
   let chain: Chain | undefined;
   const effects = matchingTeam(temporalEffects(true), { state: () => chain?.state });
@@ -95,11 +99,14 @@ export async function conversation(rawInput: ConversationInput): Promise<Convers
       const here = runningVersion();
       state = { ...startConversation(team, input.agent, { run: resolveRunOptions(input.options), conversation: resolveConversationOptions(input.conversation), ...(input.context ? { context: input.context } : {}), now: effects.now() }), ...(here ? { teamDeployment: here } : {}) };
     }
+    const priced = economics ? economicsOf(state.chain, conversationBudget(state)) : undefined;
+    if (priced) state = { ...state, chain: priced.state };
     chain = new Chain(state.chain);
     desk.attach(chain);
     inbox.attach(state);
     if (input.resume) desk.republish();
-    session = new Session(state, chain, inbox, effects, desk, defaultGuards({ emptyOutputCheck: true, controls: true, now: effects.now, scriptCheck: false, finalTurnEnds: () => patched(Patches.FINAL_TURN_ENDS) }), input.agent);
+    const guards = defaultGuards({ emptyOutputCheck: true, controls: true, economics, now: effects.now, scriptCheck: false, finalTurnEnds: () => patched(Patches.FINAL_TURN_ENDS) });
+    session = new Session(state, chain, inbox, effects, desk, guards, input.agent, priced?.economy);
     const outcome = await session.run();
     if (outcome.kind === 'ended') return outcome.result;
     upgrade = outcome.upgrade === true;

@@ -42,6 +42,8 @@ import { runChain } from './loop';
 import { matchingTeam } from './team/match';
 import { rebaseOnCurrentTeam } from './team/rebase';
 import { recordTeam, teamAttribute } from './team/record';
+import { type Economy } from './economics/economy';
+import { economicsOf } from './economics/start';
 
 function asksForLocalCalls(input: unknown): boolean {
   const options = (input as { options?: { modelActivity?: unknown } } | null | undefined)?.options;
@@ -62,6 +64,9 @@ export async function handoffRun(rawInput: HandoffRunInput): Promise<HandoffRunR
   const localSnapshot = controls && asksForLocalCalls(rawInput) && patched(Patches.LOCAL_SNAPSHOT);
   // What arrives from outside is held to LIMITS; specialists get tokens and decisions are forwarded to them.
   const bounded = controls && patched(Patches.BOUNDS);
+  // Costs, budgets in money, spend limits and shared breakers.
+  const economics = bounded && patched(Patches.ECONOMICS);
+  let economy: Economy | undefined;
   let chain: Chain | undefined;
   let input: HandoffRunInput | undefined;
   const effects = matchingTeam(temporalEffects(v2), { state: () => chain?.state, parentTeam: () => input?.parent?.team });
@@ -100,16 +105,20 @@ export async function handoffRun(rawInput: HandoffRunInput): Promise<HandoffRunR
       if (team.version && patched(Patches.TEAM_VERSION)) recordTeam(effects, team);
       state = { ...startChain(team, input.agent, input.input, resolveRunOptions(input.options), input.context, started), ...(input.parent ? { parent: input.parent } : {}) };
     }
+    if (economics) ({ state, economy } = economicsOf(state));
     chain = new Chain(state);
     desk.attach(chain);
     if (input.resume) desk.republish();
-    const outcome = await runChain({ chain, effects, guards: defaultGuards({ emptyOutputCheck: v2, controls, now: effects.now, finalTurnEnds: () => patched(Patches.FINAL_TURN_ENDS) }), desk });
+    const guards = defaultGuards({ emptyOutputCheck: v2, controls, economics, now: effects.now, finalTurnEnds: () => patched(Patches.FINAL_TURN_ENDS) });
+    const outcome = await runChain({ chain, effects, guards, desk, ...(economy ? { economy } : {}) });
+    await economy?.flush();
     await desk.drain();
     if (outcome.kind === 'completed') {
       effects.setStatus(BatonStatus.COMPLETED);
       return outcome.result;
     }
   } catch (err) {
+    await economy?.flush();
     if (chain) await desk.drain().catch(() => undefined);
     effects.setStatus(isCancellation(err) ? BatonStatus.CANCELLED : BatonStatus.FAILED);
     throw failureOf(err);

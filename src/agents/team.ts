@@ -13,9 +13,11 @@ import { toJsonSchema, type Tool } from './tool';
 import { agentMcpTools, mcpTeamProblems, type McpToolSpecs } from '../mcp/server';
 import type { TeamVersion } from '../common/version';
 import { namingProblems, teamVersion } from './version';
+import { economicsProblems, economicsSpec, type EconomicsOptions } from '../common/economics/spec';
+import type { PriceTable } from '../common/economics/prices';
 
-/** Options of a {@link Team}. */
-export interface TeamOptions {
+/** Options of a {@link Team}; `prices`, `spendLimits` and `sharedBreakers` are described in docs/economics.md. */
+export interface TeamOptions extends EconomicsOptions {
   /**
    * Approval rules for edges (`{from, to, …}`) or targets (`{to, …}`); an edge rule wins over a
    * target rule, and a run's own `approvals` win over the team's.
@@ -55,12 +57,14 @@ export class Team {
   readonly #handoffTools: HandoffToolStyle;
   readonly #sharedState: boolean;
   readonly #naming: { name?: string; label?: string };
+  readonly #economics: EconomicsOptions;
 
   constructor(agents: Agent[] = [], options: TeamOptions = {}) {
     const naming = { name: options.name, label: options.version };
-    const problems = namingProblems(naming);
+    const problems = [...namingProblems(naming), ...economicsProblems(options)];
     if (problems.length > 0) throw new TeamValidationError(problems);
     this.#naming = naming;
+    this.#economics = { prices: options.prices, spendLimits: options.spendLimits, sharedBreakers: options.sharedBreakers };
     this.#approvals = options.approvals ?? [];
     this.#handoffTools = options.handoffTools ?? 'single';
     this.#sharedState = options.sharedState ?? false;
@@ -134,9 +138,10 @@ export class Team {
 
   /**
    * The serializable snapshot recorded in each run's history. `mcpTools`: the tools the worker's
-   * MCP servers listed, which join their agents' tools (a clash of names throws).
+   * MCP servers listed, which join their agents' tools (a clash of names throws). `prices`: the
+   * worker's, over the team's.
    */
-  spec(options: { hasHandoffListeners?: boolean; mcpTools?: McpToolSpecs } = {}): TeamSpec {
+  spec(options: { hasHandoffListeners?: boolean; mcpTools?: McpToolSpecs; prices?: PriceTable } = {}): TeamSpec {
     if (this.#agents.size === 0) throw new TeamValidationError(['the team has no agents']);
     const agents: Record<string, AgentSpec> = {};
     const mcpProblems: string[] = [];
@@ -178,7 +183,8 @@ export class Team {
       hasHandoffListeners: options.hasHandoffListeners ?? false,
       ...(this.#sharedState ? { sharedState: true } : {}),
     };
-    return { ...spec, version: teamVersion(spec, this.#naming) };
+    const economics = economicsSpec({ ...this.#economics, prices: { ...this.#economics.prices, ...options.prices } });
+    return { ...spec, version: teamVersion(spec, this.#naming), ...(Object.keys(economics).length > 0 ? { economics } : {}) };
   }
 
   /**

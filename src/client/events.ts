@@ -10,9 +10,10 @@ import type { ApprovalRecord, PendingApproval } from '../common/approvals';
 import { childEnd } from '../audit/ending';
 import type { DelegationOutcome } from '../audit/types';
 import type { ControlEvent } from '../common/controls';
-import { errorFromFailure } from '../common/errors';
+import { errorFromFailure } from '../common/errorTypes';
 import { ActivityType } from '../common/messages';
-import type { CallModelInput } from '../common/model';
+import type { CallModelInput, ModelResponse } from '../common/model';
+import { callCost, type Cost, currencyOf, type ModelPrice, priceOf } from '../common/economics/prices';
 import type { HandoffRecord, HandoffRunInput, HandoffRunResult } from '../common/run';
 import { redactDecisionRecord, redactPendingApproval, TeamRedaction, type SensitiveArguments, type ToolSensitivitySpec } from '../common/sensitive';
 import type { RunToolInput, TeamSpec } from '../common/team';
@@ -29,7 +30,8 @@ export type RunEvent = { at: string; runId: string } & RunEventBody;
 /** What a {@link RunEvent} says. */
 export type RunEventBody =
   | { kind: 'model_call'; agent: string }
-  | { kind: 'model_answered'; agent: string }
+  /** `usage`: what the call used; `cost`: what it cost at the chain's prices (chains with economics). */
+  | { kind: 'model_answered'; agent: string; usage?: ModelResponse['usage']; cost?: Cost }
   | { kind: 'tool_call'; agent: string; tool: string }
   | { kind: 'tool_answered'; agent: string; tool: string }
   | { kind: 'handoff'; index: number; handoff: HandoffRecord }
@@ -117,7 +119,7 @@ async function* specialistEvents(client: WorkflowClient, workflowId: string, run
  * tool each approval is about, the specialists started (by their initiating event), the agent working.
  */
 interface Seen {
-  calls: Map<string, { kind: 'model' | 'tool' | 'team'; agent: string; tool?: string }>;
+  calls: Map<string, { kind: 'model' | 'tool' | 'team'; agent: string; tool?: string; price?: ModelPrice; model?: CallModelInput['model'] }>;
   team: TeamRedaction;
   approvals: Map<string, ToolSensitivitySpec | undefined>;
   children: Map<string, { agent: string; to: string; workflowId: string; task: string }>;
@@ -136,7 +138,7 @@ function mapEvent(e: HistoryEvent, seen: Seen): Mapped[] {
     if (name === ActivityType.CALL_MODEL) {
       const input = fromPayloads<CallModelInput>(scheduled.input);
       seen.agent = input?.agentId ?? '?';
-      calls.set(String(e.eventId), { kind: 'model', agent: input?.agentId ?? '?' });
+      calls.set(String(e.eventId), { kind: 'model', agent: input?.agentId ?? '?', ...(input?.price ? { price: input.price } : {}), ...(input ? { model: input.model } : {}) });
       return [{ kind: 'model_call', agent: input?.agentId ?? '?' }];
     }
     if (name === ActivityType.RUN_TOOL) {
@@ -149,7 +151,7 @@ function mapEvent(e: HistoryEvent, seen: Seen): Mapped[] {
   const completed = e.activityTaskCompletedEventAttributes;
   if (completed) {
     const call = calls.get(String(completed.scheduledEventId));
-    if (call?.kind === 'model') return [{ kind: 'model_answered', agent: call.agent }];
+    if (call?.kind === 'model') return [modelAnswered(call, fromPayloads<ModelResponse>(completed.result), seen.team.team)];
     if (call?.kind === 'tool') return [{ kind: 'tool_answered', agent: call.agent, tool: call.tool ?? '?' }];
     if (call?.kind === 'team') seen.team = new TeamRedaction(fromPayloads<TeamSpec>(completed.result));
     return [];
@@ -171,6 +173,15 @@ function mapEvent(e: HistoryEvent, seen: Seen): Mapped[] {
     return [];
   }
   return closing(e);
+}
+
+/** A model's answer: its usage, and its cost at the chain's prices when the chain has economics. */
+function modelAnswered(call: { agent: string; price?: ModelPrice; model?: CallModelInput['model'] }, r: ModelResponse | undefined, team: TeamSpec | undefined): Mapped {
+  if (!r?.usage) return { kind: 'model_answered', agent: call.agent };
+  const prices = team?.economics?.prices;
+  const priced = call.price !== undefined || team?.economics !== undefined;
+  const price = call.price ?? (call.model ? priceOf(prices, call.model) : undefined);
+  return { kind: 'model_answered', agent: call.agent, usage: r.usage, ...(priced ? { cost: callCost(price, r.usage, currencyOf(prices)) } : {}) };
 }
 
 /** A specialist started (once its chain exists) or ended; `undefined` for other events. */

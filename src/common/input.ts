@@ -29,6 +29,7 @@ import { LIMITS, type SizeProblem } from './limits';
 import { conversationInputSizes, runInputSizes } from './sizes';
 import { approvalPolicyCheck, approvalRuleCheck, RUN_OPTION_KEYS, runOptionProblems } from './options';
 import { CONVERSATION_OPTION_KEYS, conversationOptionProblems } from './options';
+import { callTokensCheck, economicsSpecCheck, economicsStateCheck, usageCheck } from './economics/checks';
 import type { ConversationInput } from './conversation';
 import type { HandoffRunInput } from './run';
 import { toolSensitivityCheck } from './sensitive';
@@ -133,8 +134,8 @@ const agentSpec = shape(
     delegates: names,
     delegateOptions: recordOf(
       shape(
-        { description: string, reason: string, maxTurns: integer(1), maxHandoffs: integer(0), timeout: either(string, count), onFailure: oneOf(['report', 'fail']) },
-        ['description', 'reason', 'maxTurns', 'maxHandoffs', 'timeout', 'onFailure'],
+        { description: string, reason: string, maxTurns: integer(1), maxHandoffs: integer(0), timeout: either(string, count), onFailure: oneOf(['report', 'fail']), maxCost: number(0, 1e9) },
+        ['description', 'reason', 'maxTurns', 'maxHandoffs', 'timeout', 'onFailure', 'maxCost'],
       ),
     ),
     delegateTool: toolSpec,
@@ -153,8 +154,8 @@ const agentSpec = shape(
 const teamVersion = shape({ id: nonEmptyString, name: nonEmptyString, label: nonEmptyString, hash: nonEmptyString, parts: recordOf(string) }, ['label']);
 
 const teamSpec = shape(
-  { agents: recordOf(agentSpec), approvals: arrayOf(approvalRuleCheck, 'approval rules'), hasHandoffListeners: boolean, sharedState: boolean, version: teamVersion, teamAttribute: boolean },
-  ['sharedState', 'version', 'teamAttribute'],
+  { agents: recordOf(agentSpec), approvals: arrayOf(approvalRuleCheck, 'approval rules'), hasHandoffListeners: boolean, sharedState: boolean, version: teamVersion, teamAttribute: boolean, economics: economicsSpecCheck },
+  ['sharedState', 'version', 'teamAttribute', 'economics'],
 );
 
 const sharedState = shape({ context: object, artifacts: (v, key) => (Array.isArray(v) ? [] : [`"${key}" must be a list`]), workflowState: object });
@@ -219,11 +220,9 @@ const handoffRecord = shape(
   ['approval', 'input', 'update'],
 );
 
-const usage = shape({ inputTokens: count, outputTokens: count, totalTokens: count, modelCalls: count, toolCalls: count });
+const usage = usageCheck;
 
-const modelResponse = shape(
-  { content: nullable(string), toolCalls: arrayOf(toolCall, 'tool calls'), usage: shape({ inputTokens: count, outputTokens: count }), model: string },
-);
+const modelResponse = shape({ content: nullable(string), toolCalls: arrayOf(toolCall, 'tool calls'), usage: callTokensCheck, model: string });
 
 const openTurn = shape({
   calls: arrayOf(toolCall, 'tool calls'),
@@ -287,8 +286,9 @@ const chainStateShape = shape(
       },
       ['finalTurn', 'guardrailFeedback'],
     ),
+    economics: economicsStateCheck,
   },
-  ['answerRetries', 'context', 'request', 'shared', 'parent', 'openTurn', 'pendingResponse', 'replayOf', 'controls', 'migrate', 'decidedCalls'],
+  ['answerRetries', 'context', 'request', 'shared', 'parent', 'openTurn', 'pendingResponse', 'replayOf', 'controls', 'migrate', 'decidedCalls', 'economics'],
 );
 
 /** Problems with a carried chain state, the references between its parts included. */
@@ -387,7 +387,8 @@ const rememberedReply = shape({ idempotencyKey: nonEmptyString, reply: object, f
 const resolvedConversationOptions: Check = (v, key) => {
   const problems = conversationOptionProblems(v, key);
   if (problems.length > 0 || !isRecord(v)) return problems;
-  return CONVERSATION_OPTION_KEYS.filter((k) => v[k] === undefined).map((k) => `"${key}.${k}" is missing`);
+  // Options carried from runs of older versions may lack options added since; defaults fill them.
+  return CONVERSATION_OPTION_KEYS.filter((k) => v[k] === undefined && k !== 'maxCost').map((k) => `"${key}.${k}" is missing`);
 };
 
 /** Problems with a carried conversation, its chain's state included. */

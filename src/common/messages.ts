@@ -233,6 +233,12 @@ export const Patches = {
    * finds its team changed takes a new snapshot before the next turn.
    */
   CONVERSATION_UPGRADE: 'baton-conversation-upgrade',
+  /**
+   * Decided once, when a run starts: model calls are priced at the snapshot's prices (`usage.cost`),
+   * `maxCost` is a budget, and a team's spend limits and shared breakers are asked through recorded
+   * local activities.
+   */
+  ECONOMICS: 'baton-economics',
 } as const;
 
 /**

@@ -3,6 +3,7 @@
  * Plain JSON; workflow-safe (no I/O).
  */
 import type { GuardrailsSpec, ToolApprovalSpec } from './controls';
+import type { EconomicsSpec } from './economics/spec';
 import type { ApprovalPolicy, ApprovalRule } from './approvals';
 import type { JsonSchema, ModelSpec, ToolCall, ToolSpec } from './model';
 import type { LostWorkerRestart } from './lostWorkers';
@@ -73,6 +74,11 @@ export interface TeamSpec {
    * namespace, so the run may write it. Not part of the version.
    */
   teamAttribute?: boolean;
+  /**
+   * Prices, spend limits and shared breakers: the worker's and the team's, resolved when the snapshot
+   * was taken, so a chain is priced and limited by what it ran under. Not part of the version.
+   */
+  economics?: EconomicsSpec;
 }
 
 /** What an agent is good at, declared for capability routing (Jazz's profiles). */
@@ -94,6 +100,11 @@ export interface DelegateOptionsSpec {
   /** The specialist's own limits. */
   maxTurns?: number;
   maxHandoffs?: number;
+  /**
+   * What one delegated task may spend on model calls (its own specialists included), in the currency
+   * of the team's prices; the caller's `maxCost` left over bounds it too. @default what the caller has left, or no limit
+   */
+  maxCost?: number;
   /** How long the specialist may take, e.g. "5 minutes". @default no limit */
   timeout?: string | number;
   /** A failing, timed-out or cancelled specialist: an error result the caller acts on, or the caller's failure. @default "report" */

@@ -6,7 +6,9 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Connection } from '@temporalio/client';
+import { Client, type Connection } from '@temporalio/client';
+import type { DataConverter } from '@temporalio/common';
+import { type PriceTable, priceTableProblems } from '../common/economics/prices';
 import {
   bundleWorkflowCode,
   DefaultLogger,
@@ -86,6 +88,12 @@ export interface CreateWorkerOptions extends WorkerTelemetryOptions {
    * @default `BATON_DEPLOYMENT` and `BATON_BUILD_ID` when set; else none (every worker on the task queue takes any task)
    */
   deployment?: WorkerDeployment | false;
+  /**
+   * Prices by model for this worker's chains, over the team's `prices` (which win over the default
+   * table); recorded with each chain's team snapshot. See docs/economics.md.
+   * @example prices: { 'gpt-4o-mini': { input: 0.15, cachedInput: 0.075, output: 0.6 } }
+   */
+  prices?: PriceTable;
   /** Worker tuning passed to Temporal's `Worker.create` (pollers, cache size, concurrency). */
   worker?: Partial<Omit<WorkerOptions, 'connection' | 'namespace' | 'taskQueue' | 'activities' | 'workflowBundle' | 'workflowsPath'>>;
 }
@@ -130,7 +138,13 @@ function prebuiltMatches(): boolean {
  */
 export async function createWorker(options: CreateWorkerOptions): Promise<Worker> {
   const team = options.team;
-  team.spec(); // an empty or broken team fails here, before polling
+  if (options.prices !== undefined) {
+    const problems = priceTableProblems(options.prices, 'createWorker prices');
+    if (problems.length > 0) throw new TeamValidationError(problems);
+  }
+  // An empty or broken team, or worker prices in another currency than the team's, fail here, before polling.
+  const problems = priceTableProblems(team.spec({ prices: options.prices }).economics?.prices ?? {}, 'prices');
+  if (problems.length > 0) throw new TeamValidationError(problems);
   checkProviders(team, options.providers ?? {});
   checkMcpWorkerOptions(options.mcp ?? {}); // before connecting, whether or not an agent uses an MCP server
   const config = temporalConfig(options.temporal);
@@ -154,9 +168,15 @@ export async function createWorker(options: CreateWorkerOptions): Promise<Worker
     namespace,
     taskQueue: options.taskQueue ?? DEFAULT_TASK_QUEUE,
     workflowBundle: await workflowBundle({ interceptorModules: telemetry.interceptorModules(options.workflowInterceptorModules), failureConverterPath: dataConverter.failureConverterPath }),
-    activities: createActivities({ team, hooks: options.hooks, providers: options.providers, mcp, teamAttribute }),
+    activities: createActivities({ team, hooks: options.hooks, providers: options.providers, mcp, teamAttribute, prices: options.prices, client: lazyClient(connection, namespace, dataConverter) }),
     dataConverter,
   }));
+}
+
+/** The client the activities reach spend ledgers and shared breakers with, on the worker's connection, made when first used. */
+function lazyClient(connection: NativeConnection, namespace: string, dataConverter: DataConverter): () => Client {
+  let client: Client | undefined;
+  return () => (client ??= new Client({ connection, namespace, dataConverter }));
 }
 
 /** A worker's connection, or a {@link TemporalConnectionError} that says what to do when nothing answers. */

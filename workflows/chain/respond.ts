@@ -3,6 +3,7 @@
  * with every call answered.
  */
 import { handedOffAnswer, ignoredHandoffAnswer, unknownToolAnswer } from '../../src/common/answers';
+import { priceOf } from '../../src/common/economics/prices';
 import { READ_STATE_TOOL_NAME } from '../../src/common/handoff';
 import type { ModelResponse, ToolCall } from '../../src/common/model';
 import type { OpenTurn } from '../../src/common/state';
@@ -25,11 +26,20 @@ export async function turn(run: ChainRun): Promise<Step> {
   const tools = chain.state.controls?.finalTurn ? [] : offeredTools(chain.state, agent);
   chain.apply({ type: 'turn_started' });
   const local = (agent.modelActivity ?? chain.state.options.modelActivity) === 'local';
-  const response = await effects.callModel(
-    { agentId: agent.id, model: agent.model, messages: chain.state.messages, tools, callIndex, ...(agent.outputSchema ? { outputSchema: agent.outputSchema } : {}) },
-    chain.state.options,
-    local,
-  );
+  await run.economy?.beforeCall(run);
+  const price = chain.state.economics ? priceOf(chain.state.team.economics?.prices, agent.model) : undefined;
+  let response: ModelResponse;
+  try {
+    response = await effects.callModel(
+      { agentId: agent.id, model: agent.model, messages: chain.state.messages, tools, callIndex, ...(agent.outputSchema ? { outputSchema: agent.outputSchema } : {}), ...(price ? { price } : {}) },
+      chain.state.options,
+      local,
+    );
+  } catch (err) {
+    run.economy?.afterCall(undefined);
+    throw err;
+  }
+  run.economy?.afterCall(response.usage);
   return respond(run, response);
 }
 

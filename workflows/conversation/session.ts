@@ -21,6 +21,9 @@ import type { Inbox } from './inbox';
 import { addUsage, beginTurn, currentTurn, remember, replyOf, rolledBack } from './turns';
 import { movesToCurrentVersion, refreshBeforeTurn } from './upgrade';
 import { TeamMismatchError } from '../../src/common/errors';
+import type { Economy } from '../economics/economy';
+import { withEconomics } from '../economics/costs';
+import { compactionCost, conversationBudget } from './costs';
 
 /** How a run of the conversation ends: closed, or handed to a fresh run. */
 export type SessionOutcome = { kind: 'ended'; result: ConversationResult } | { kind: 'continue_as_new'; upgrade?: boolean };
@@ -40,6 +43,8 @@ export class Session {
     private readonly guards: Guards,
     /** The agent the conversation started with: it answers when the team no longer has the active agent. */
     private readonly startAgent: string = chain.state.agentId,
+    /** Spend limits and shared breakers, when the conversation's team has them. */
+    private readonly economy?: Economy,
   ) {
     // Handoffs are counted across the conversation in `BatonHandoffs`, not per message.
     this.turnEffects = Object.assign(Object.create(effects) as ChainEffects, {
@@ -112,7 +117,8 @@ export class Session {
     const { waiters: _waiting, ...m } = this.inbox.next()!;
     const now = this.effects.now();
     this.state.current = currentTurn(m, this.chain.state, now);
-    this.chain.state = beginTurn(this.chain.state, m.message, now);
+    const fresh = beginTurn(this.chain.state, m.message, now);
+    this.chain.state = this.chain.state.economics ? withEconomics(fresh, conversationBudget(this.state)) : fresh;
     this.effects.publish({ [TURN_MEMO]: { phase: 'started', turn: m.turn, idempotencyKey: m.idempotencyKey, ...(m.updateId ? { updateId: m.updateId } : {}), agent: this.chain.state.agentId, at: iso(now) } });
   }
 
@@ -120,7 +126,7 @@ export class Session {
   private async answer(): Promise<boolean> {
     const current = this.state.current!;
     try {
-      const outcome = await runChain({ chain: this.chain, effects: this.turnEffects, guards: this.guards, desk: this.desk });
+      const outcome = await this.runTurn();
       await this.desk.drain();
       if (outcome.kind === 'continue_as_new') return true;
       this.finish({ idempotencyKey: current.idempotencyKey, reply: replyOf(current, this.chain.state, outcome.result.output) });
@@ -138,6 +144,17 @@ export class Session {
       }
     }
     return false;
+  }
+
+  /** The chain of the current message; the news it sent to what chains share are all out before its turn ends. */
+  private async runTurn(): Promise<Awaited<ReturnType<typeof runChain>>> {
+    const run = { chain: this.chain, effects: this.turnEffects, guards: this.guards, desk: this.desk };
+    if (!this.economy) return runChain(run);
+    try {
+      return await runChain({ ...run, economy: this.economy });
+    } finally {
+      await this.economy.flush();
+    }
   }
 
   /** The current turn is over: count it, remember its outcome, put it on the record and tell its callers. */
@@ -163,7 +180,8 @@ export class Session {
     const { state, usage, ...record } = done;
     this.chain.state = state;
     this.state.compactions += 1;
-    this.state.usage = addUsage(this.state.usage, { ...usage, totalTokens: usage.inputTokens + usage.outputTokens, modelCalls: 1, toolCalls: 0 });
+    this.state.usage = addUsage(this.state.usage, { ...usage, totalTokens: usage.inputTokens + usage.outputTokens, modelCalls: 1, toolCalls: 0, ...compactionCost(state, usage) });
+    this.economy?.charge(this.chain.state, this.effects, usage);
     // Between turns: every message taken is answered but those still queued.
     const afterTurn = this.state.turns - this.inbox.queue.length;
     this.effects.publish({ [CONVERSATION_EVENT_MEMO]: { type: 'compacted', afterTurn, agent: state.agentId, ...record, at: iso(this.effects.now()) } });
