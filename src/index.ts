@@ -14,6 +14,7 @@ export { REDACTED, type SensitiveArguments, type ToolSensitivitySpec } from './c
 export { guardrails, type AgentGuardrails, type Guardrail, type GuardrailAnswer, type GuardrailContext, type GuardrailOptions } from './agents/guardrails';
 export { Baton, BatonRun, toBatonError, type BatonOptions, type DecisionOptions, type PendingHandoff, type PendingOptions, type PendingToolCall, type RunResult, type StartOptions } from './client/baton';
 export { redactPending } from './client/sensitive';
+export { BatonEconomics, type ListEconomicsOptions, type SharedBreakerState } from './client/economics';
 export type { RunEvent, RunEventBody, RunEventsOptions } from './client/events';
 export { connectBaton, TemporalConnectionError, temporalConfig, type ConnectBatonOptions, type TemporalConfigOptions } from './client/connect';
 export * from './common/errors';

@@ -4,6 +4,7 @@ import type { handoffRun } from '../../workflows';
 import { validateRunInput } from '../common/input';
 import { ApprovalRefusedError, InputTooLargeError, InvalidRunInputError, UserError } from '../common/errors';
 import { errorFromFailure } from '../common/errorTypes';
+import { BatonEconomics } from './economics';
 import { decisionSizes, overrideSizes } from '../common/sizes';
 import { durationMs } from '../common/check';
 import { overrideProblems } from '../common/input';
@@ -203,6 +204,11 @@ export class Baton {
    */
   conversation<Output = string>(agent: string, options: ConversationStartOptions = {}): Conversation<Output> {
     return new Conversation<Output>(this.client, this.taskQueue, agent, options);
+  }
+
+  /** What chains share: the shared circuit breakers (list, reset) and the spend ledgers. */
+  get economics(): BatonEconomics {
+    return new BatonEconomics(this.client);
   }
 
   /** A chain started earlier, by this client or any other. */

@@ -28,6 +28,8 @@ export class Economy {
   private held: { ledgers: SpendLedgerInput[]; id: string; price: ModelPrice } | undefined;
   /** What each target's shared breaker last answered this chain. */
   private readonly asked = new Map<string, BreakerAnswer>();
+  /** Targets that failed in this chain since their last success here: their work was not a success. */
+  private readonly failed = new Set<string>();
 
   constructor(private readonly port: EconomicsEffects) {}
 
@@ -126,11 +128,17 @@ export class Economy {
 
   /** A failure of `agent` in this chain: its shared breaker counts it. */
   noteFailure(run: ChainRun, agent: string, reason: string): void {
+    this.failed.add(agent);
     this.report(run, agent, 'failure', reason);
   }
 
-  /** `agent` did its work: its shared breaker hears of it when this chain knows of failures there, or made its trial. */
+  /**
+   * `agent` finished its work here without failing: its shared breaker hears of it when this chain
+   * knows of failures there, or made its trial. Work in which the agent failed is no success, so
+   * failures in chains one after another add up.
+   */
   noteSuccess(run: ChainRun, agent: string): void {
+    if (this.failed.delete(agent)) return;
     const last = this.asked.get(agent);
     if (!last || (last.failures === 0 && !last.trial)) return;
     this.asked.delete(agent);
