@@ -8,6 +8,7 @@ import { codecServerCommand } from './codecServer';
 import { type Command, type CommandContext, ExitCode, Interrupted, interruptedExitCode, listenForInterrupts } from './context';
 import { demoCommand } from './demo';
 import { devCommand } from './dev';
+import { breakersCommand, spendCommand } from './economics';
 import type { Print } from './print';
 import { replayCommand } from './replay';
 import { runCommand } from './run';
@@ -28,6 +29,8 @@ const COMMANDS: Record<string, Command> = {
   audit: auditCommand,
   replay: replayCommand,
   team: teamCommand,
+  breakers: breakersCommand,
+  spend: spendCommand,
   serve: serveCommand,
   'codec-server': codecServerCommand,
 };

@@ -3,8 +3,11 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { type Baton, type BatonRun, defineTool, scripted, SpendLimitExceededError, Team, ToolError } from '../../src';
 import { scriptedAgent as agent } from '../helpers/agents';
+import { breakersCommand, spendCommand } from '../../src/cli/economics';
+import type { Command } from '../../src/cli/context';
 import { useTemporalServer, withWorker } from '../helpers/temporal';
 import { waitFor } from '../helpers/wait';
+import { TOKENS, withService } from '../server/service';
 
 const server = useTemporalServer();
 
@@ -12,6 +15,20 @@ const server = useTemporalServer();
 const CHAINS = Number(process.env.BATON_SPEND_CHAINS ?? 20);
 
 type Control = { kind: string; control: string } & Record<string, unknown>;
+
+/** A `baton` command run in this process against the test server: its exit code and what it printed. */
+async function cli(command: Command, argv: string[]): Promise<{ code: number; out: string }> {
+  const lines: string[] = [];
+  const before = process.env.TEMPORAL_ADDRESS;
+  process.env.TEMPORAL_ADDRESS = server.env.address;
+  try {
+    const code = await command.run(argv, { out: (l) => lines.push(l), err: (l) => lines.push(l), interrupted: new Promise(() => undefined) });
+    return { code, out: lines.join('\n') };
+  } finally {
+    if (before === undefined) delete process.env.TEMPORAL_ADDRESS;
+    else process.env.TEMPORAL_ADDRESS = before;
+  }
+}
 const controlsOf = async (baton: Baton, run: BatonRun) => (await baton.audit(run.workflowId)).events.filter((e) => (e as { kind: string }).kind === 'control') as unknown as Control[];
 
 describe('economics shared across runs, on a real server', () => {
@@ -43,6 +60,8 @@ describe('economics shared across runs, on a real server', () => {
       // The documented bound on the overshoot is what calls cost beyond their reservations: here none.
       expect(ledger).toMatchObject({ name: 'tenant-daily', spentMicros: fit * 4000, reservedMicros: 0, limitMicros: 50_000, granted: fit, refused: CHAINS - fit, currency: 'USD' });
       expect(ledger.spentMicros).toBeLessThanOrEqual(ledger.limitMicros);
+      const listed = await cli(spendCommand, []);
+      expect(listed.out).toContain(`tenant-daily  ${tenant}  day from ${ledger.windowStart}  spent ${(fit * 0.004).toFixed(6)} USD of 0.050000 USD  in flight 0.000000 USD  granted ${fit}  refused ${CHAINS - fit}`);
       const refusedRun = runs[outcomes.indexOf(refused[0]!)]!;
       expect(await controlsOf(baton, refusedRun)).toEqual([expect.objectContaining({ control: 'spend_refused', limit: 'tenant-daily', key: tenant, onExceeded: 'refuse', neededMicros: worst })]);
       // A run without the key the limit is kept by is refused before any call.
@@ -65,7 +84,7 @@ describe('economics shared across runs, on a real server', () => {
     const team = new Team([agent('triage', [], { model: triage }), agent('refunds', [{ toolCalls: [{ name: 'ledger', arguments: {} }] }, { text: 'refunds done' }], { tools: [ledger] })], {
       sharedBreakers: { threshold: 3, cooldown: '3 seconds' },
     });
-    await withWorker(server.env, team, async (baton, queue) => {
+    await withService(server.env, team, async ({ baton, queue, call }) => {
       const scope = `queue:${queue}`;
       for (let i = 0; i < 3; i++) expect((await baton.run('triage', `refund ${i}`)).output).toBe('refunds done');
       const open = await waitFor(() => baton.economics.breaker(scope, 'refunds'), (b) => b?.state === 'open');
@@ -76,6 +95,11 @@ describe('economics shared across runs, on a real server', () => {
       expect(await controlsOf(baton, fourth)).toEqual([expect.objectContaining({ control: 'shared_breaker_refused', agent: 'refunds', from: 'triage', scope, failures: 3, until: open!.until })]);
       const listed = await waitFor(() => baton.economics.breakers(), (l) => l.some((b) => b.target === 'refunds' && b.scope === scope && b.state === 'open'));
       expect(listed.find((b) => b.scope === scope)).toMatchObject({ target: 'refunds', state: 'open', failures: 3 });
+      // The HTTP service and the CLI list it too.
+      const http = await call('GET', '/v1/breakers', { token: TOKENS.viewer });
+      expect(http.status).toBe(200);
+      expect(http.body.breakers.find((b: { scope: string }) => b.scope === scope)).toMatchObject({ target: 'refunds', state: 'open', failures: 3, until: open!.until });
+      expect((await cli(breakersCommand, [])).out).toContain(`${scope}  refunds  open until ${open!.until}  3 failures`);
 
       ledgerUp = true;
       await waitFor(async () => Date.now(), (now) => now > Date.parse(open!.until!), 10_000);
@@ -88,6 +112,16 @@ describe('economics shared across runs, on a real server', () => {
       expect(reset).toMatchObject({ state: 'closed', resets: [{ by: 'alice', reason: 'ledger fixed', at: expect.any(String) }] });
       await expect(baton.economics.resetBreaker(scope, 'nobody', { by: 'alice' })).rejects.toThrow(/no shared breaker for "nobody"/);
       await expect(baton.economics.resetBreaker(scope, 'refunds', { by: '' })).rejects.toThrow(/needs "by"/);
+      // Over HTTP the reset is the token's identity's; only an operator (admin) may.
+      expect((await call('POST', '/v1/breakers/reset', { token: TOKENS.alice, body: { scope, target: 'refunds' } })).status).toBe(403);
+      const byAdmin = await call('POST', '/v1/breakers/reset', { token: TOKENS.admin, body: { scope, target: 'refunds', reason: 'drill' } });
+      expect(byAdmin.status).toBe(200);
+      expect(byAdmin.body.resets.at(-1)).toMatchObject({ by: 'admin', reason: 'drill' });
+      expect((await call('POST', '/v1/breakers/reset', { token: TOKENS.admin, body: { scope, target: 'nobody' } })).status).toBe(409);
+      expect((await call('POST', '/v1/breakers/reset', { token: TOKENS.admin, body: { scope, target: 'refunds', by: 'someone else' } })).status).toBe(400);
+      const byCli = await cli(breakersCommand, ['reset', scope, 'refunds', '--as', 'carol', '--reason', 'checked']);
+      expect(byCli).toMatchObject({ code: 0, out: expect.stringContaining('reset by carol') });
+      expect((await baton.economics.breaker(scope, 'refunds'))!.resets.map((r) => r.by)).toEqual(['alice', 'admin', 'carol']);
     });
   }, 120_000);
 });
