@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { type Baton, type BatonRun, defineTool, scripted, SpendLimitExceededError, Team, ToolError } from '../../src';
+import { askBreakerUpdate, type Baton, type BatonRun, defineTool, ledgerQuery, reserveSpendUpdate, resetBreakerUpdate, scripted, settleSpendSignal, SpendLimitExceededError, Team, ToolError } from '../../src';
 import { scriptedAgent as agent } from '../helpers/agents';
 import { breakersCommand, spendCommand } from '../../src/cli/economics';
 import type { Command } from '../../src/cli/context';
@@ -60,6 +60,13 @@ describe('economics shared across runs, on a real server', () => {
       // The documented bound on the overshoot is what calls cost beyond their reservations: here none.
       expect(ledger).toMatchObject({ name: 'tenant-daily', spentMicros: fit * 4000, reservedMicros: 0, limitMicros: 50_000, granted: fit, refused: CHAINS - fit, currency: 'USD' });
       expect(ledger.spentMicros).toBeLessThanOrEqual(ledger.limitMicros);
+      // What an outsider sends a ledger is checked: a bad reservation is refused unrecorded, a bad settle dropped.
+      const handle = server.env.client.workflow.getHandle(ledger.workflowId);
+      await expect(handle.executeUpdate(reserveSpendUpdate, { args: [{ id: 'x', chain: 'me', micros: -5, limitMicros: 0, ttlMs: 1 } as never] })).rejects.toMatchObject({
+        cause: { message: expect.stringContaining('Invalid reservation: "micros" must be an integer from 0 to 1000000000000000; "limitMicros" must be an integer from 1 to 1000000000000000; "ttlMs" must be an integer from 1000') },
+      });
+      await handle.signal(settleSpendSignal, { id: 'x', micros: -1e6 } as never);
+      expect(await handle.query(ledgerQuery)).toMatchObject({ spentMicros: fit * 4000, granted: fit });
       const listed = await cli(spendCommand, []);
       expect(listed.out).toContain(`tenant-daily  ${tenant}  day from ${ledger.windowStart}  spent ${(fit * 0.004).toFixed(6)} USD of 0.050000 USD  in flight 0.000000 USD  granted ${fit}  refused ${CHAINS - fit}`);
       const refusedRun = runs[outcomes.indexOf(refused[0]!)]!;
@@ -108,6 +115,9 @@ describe('economics shared across runs, on a real server', () => {
       expect((await controlsOf(baton, trial)).map((c) => c.control)).toEqual(['shared_breaker_trial']);
       await waitFor(() => baton.economics.breaker(scope, 'refunds'), (b) => b?.state === 'closed' && b.failures === 0);
 
+      const breaker = server.env.client.workflow.getHandle(open!.workflowId);
+      await expect(breaker.executeUpdate(askBreakerUpdate, { args: [{ chain: '', threshold: 0, cooldownMs: 5 }] })).rejects.toMatchObject({ cause: { message: expect.stringContaining('Invalid question: "chain" must name the chain asking') } });
+      await expect(breaker.executeUpdate(resetBreakerUpdate, { args: [{ by: 'x'.repeat(201) }] })).rejects.toMatchObject({ cause: { message: expect.stringContaining('"by" must name who resets the breaker (1 to 200 characters)') } });
       const reset = await baton.economics.resetBreaker(scope, 'refunds', { by: 'alice', reason: 'ledger fixed' });
       expect(reset).toMatchObject({ state: 'closed', resets: [{ by: 'alice', reason: 'ledger fixed', at: expect.any(String) }] });
       await expect(baton.economics.resetBreaker(scope, 'nobody', { by: 'alice' })).rejects.toThrow(/no shared breaker for "nobody"/);

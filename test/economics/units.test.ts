@@ -3,7 +3,9 @@ import {
   addCost,
   callCost,
   defineAgent,
+  delegate,
   economicsProblems,
+  InvalidRunInputError,
   economicsSpec,
   formatCost,
   type LedgerState,
@@ -23,6 +25,11 @@ import { Ledger, MAX_OPEN_RESERVATIONS, newLedger } from '../../workflows/econom
 import { newBreaker, SharedBreaker } from '../../workflows/economics/breaker';
 import { worstCaseMicros } from '../../workflows/guards/costs';
 import { defaultGuards } from '../../workflows/guards';
+import { validateRunInput } from '../../src/common/input';
+import { conversationOptionProblems } from '../../src/common/options';
+import { createWorker } from '../../src/worker';
+import { runCommand } from '../../src/cli/run';
+import { UsageError } from '../../src/cli/args';
 import { agentSpec, FakeEffects, fakeRun } from '../helpers/fakeEffects';
 
 describe('prices and costs', () => {
@@ -98,6 +105,29 @@ describe('prices and costs', () => {
     expect(windowOf(t, 'day')).toEqual({ start: '2026-12-31T00:00:00.000Z', end: '2027-01-01T00:00:00.000Z' });
     expect(windowOf(t, 'month')).toEqual({ start: '2026-12-01T00:00:00.000Z', end: '2027-01-01T00:00:00.000Z' });
     expect(windowOf(Date.parse('2027-01-01T00:00:00.000Z'), 'day').start).toBe('2027-01-01T00:00:00.000Z');
+  });
+});
+
+describe('bad economics from outside', () => {
+  const agent = defineAgent({ id: 'a', instructions: 'A', model: scripted([]) });
+
+  it('refuses a bad maxCost of a run, a conversation and a delegation, naming what is valid', () => {
+    expect(() => validateRunInput({ agent: 'a', input: 'hi', options: { maxCost: -1 } })).toThrow('"maxCost" must be a number >= 0 and <= 1000000000, got -1');
+    expect(() => validateRunInput({ agent: 'a', input: 'hi', options: { maxCost: 'cheap' } })).toThrow(InvalidRunInputError);
+    expect(conversationOptionProblems({ maxCost: Infinity })).toEqual(['"conversation.maxCost" must be a number >= 0 and <= 1000000000, got null']);
+    expect(() => defineAgent({ id: 'b', instructions: 'B', model: scripted([]), handoffs: [delegate('a', { maxCost: 0 })] })).toThrow('delegate("a").maxCost must be an amount above 0');
+  });
+
+  it("refuses a worker's bad prices, and prices in another currency than the team's, before it connects", async () => {
+    const eur = new Team([agent], { prices: { m: { input: 1, output: 1, currency: 'EUR' } } });
+    await expect(createWorker({ team: eur, prices: { n: { input: 1, output: 1 } } })).rejects.toThrow('"prices" mixes currencies (EUR, USD)');
+    await expect(createWorker({ team: new Team([agent]), prices: { n: { input: 1 } as never } })).rejects.toThrow('"createWorker prices.n.output" must be a price per million tokens');
+  });
+
+  it('refuses bad usage of the CLI commands before connecting', async () => {
+    const ctx = { out: () => undefined, err: () => undefined, interrupted: new Promise<never>(() => undefined) };
+    await expect(runCommand.run(['a', 'hi', '--max-cost', '1e3'], ctx)).rejects.toThrow('--max-cost must be an amount from 0 to 1000000000 with at most six decimals, such as 0.25; got "1e3"');
+    await expect(runCommand.run(['a', 'hi', '--max-cost', '0.1234567'], ctx)).rejects.toThrow(UsageError);
   });
 });
 
@@ -241,5 +271,9 @@ describe('money in a chain', () => {
     const tiny = pricedRun({}, [{ name: 'tiny', limitMicros: 10, window: 'day', onExceeded: 'wait' }]);
     refuseNext = 1;
     await expect(new Economy(port).beforeCall(tiny.run)).rejects.toBeInstanceOf(SpendLimitExceededError);
+    // A spend limit cannot hold an unpriced model's calls either.
+    const unpriced = pricedRun({}, [{ name: 'daily', limitMicros: 10_000, window: 'day', onExceeded: 'refuse' }]);
+    unpriced.run.chain.state = { ...unpriced.run.chain.state, team: { ...unpriced.run.chain.state.team, economics: { spendLimits: unpriced.run.chain.state.team.economics!.spendLimits! } } };
+    await expect(new Economy(port).beforeCall(unpriced.run)).rejects.toThrow('The spend limit "daily" needs the price of model "metered"');
   });
 });
