@@ -128,4 +128,35 @@ describe('cost in money on a real server', () => {
       expect(counted.usage.cost).toEqual({ currency: 'USD', micros: 0, unpricedCalls: 1 });
     });
   });
+
+  it("holds a conversation to its maxCost across messages, and a specialist to its delegation's", async () => {
+    const answer = { text: 'noted', usage: { inputTokens: 3000, outputTokens: 100 } };
+    const metered = (steps: object[], rules: object[] = []) => scripted({ model: 'metered', steps: steps as never, rules: rules as never, requireAllSteps: false });
+    const team = new Team(
+      [
+        agent('chat', [], { model: metered([], [{ whenIncludes: '', reply: answer }]) }),
+        agent('boss', [], { model: metered([{ toolCalls: [{ name: 'delegate', arguments: { to: 'helper', task: 'help' } }] }, { text: 'done without help' }]), handoffs: [delegate('helper', { maxCost: 0.001 })] }),
+        agent('helper', [], { model: metered([{ text: 'help' }]) }),
+      ],
+      { prices: { metered: { input: 1, output: 1 } } },
+    );
+    await withWorker(server.env, team, async (baton) => {
+      // 3100 a message; the fourth message's worst case (about 4200) no longer fits 12000 after 9300.
+      const chat = baton.conversation('chat', { conversation: { maxCost: 0.012 } });
+      for (let i = 1; i <= 3; i++) expect((await chat.send(`message ${i}`)).usage.cost?.micros).toBe(3100);
+      const err = await chat.send('message 4').catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(BudgetExceededError);
+      expect(err).toMatchObject({ budget: 'cost', scope: 'conversation', limit: 12_000, used: 9300 });
+      expect((await chat.status()).usage.cost).toEqual({ currency: 'USD', micros: 9300, unpricedCalls: 0 });
+      await chat.end();
+
+      // The specialist's worst case (over 4096 micros) does not fit the delegation's 1000: it is stopped before its call.
+      const run = await baton.start('boss', 'go');
+      const result = await run.result();
+      expect(result.output).toBe('done without help');
+      const audit = await baton.audit(run.workflowId);
+      expect(audit.events.find((e) => e.kind === 'delegation_ended')).toMatchObject({ to: 'helper', outcome: 'failed', error: expect.stringMatching(/^The chain ran out of its cost budget while "helper" was working \(0\.000000 USD spent of 0\.001000 USD/) });
+      expect(turnsOf(audit.children![0]!)).toHaveLength(0);
+    });
+  });
 });
