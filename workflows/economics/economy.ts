@@ -6,7 +6,9 @@
  * without the chain waiting for them; they are all done before the chain ends or continues as new.
  */
 import { durationMs } from '../../src/common/check';
+import { isCancellation } from '@temporalio/workflow';
 import { PriceUnknownError, SpendLimitExceededError } from '../../src/common/economics/errors';
+import { ModelCallFailedError } from '../../src/common/errors';
 import type { BreakerAnswer, SpendLedgerInput } from '../../src/common/economics/messages';
 import { callCost, type CallTokens, currencyOf, type ModelPrice, priceOf } from '../../src/common/economics/prices';
 import { keyFromContext, type SharedBreakersSpec, type SpendLimitSpec, type SpendRefusal, windowOf } from '../../src/common/economics/spec';
@@ -48,7 +50,13 @@ export class Economy {
       const now = run.effects.now();
       const ledgers = limits.map((l) => ledgerOf(l, s, now));
       const answers = await Promise.all(
-        limits.map((l, i) => this.port.reserve({ ledger: ledgers[i]!, request: { id, chain: workflowId, micros: needed, limitMicros: l.limitMicros, ttlMs: ttlOf(s) } })),
+        limits.map((l, i) =>
+          this.port.reserve({ ledger: ledgers[i]!, request: { id, chain: workflowId, micros: needed, limitMicros: l.limitMicros, ttlMs: ttlOf(s) } }).catch((err: unknown) => {
+            // No call is made that its limit could not be asked about.
+            if (isCancellation(err)) throw err;
+            throw new ModelCallFailedError(agent.id, `its spend limit "${l.name}" could not be asked: ${(err as Error).message}`);
+          }),
+        ),
       );
       const refused = answers.findIndex((a) => 'granted' in a && !a.granted);
       if (refused < 0) {
@@ -111,7 +119,12 @@ export class Economy {
     const b = s.team.economics?.sharedBreakers;
     if (!b || !s.economics) return CONTINUE;
     const scope = scopeOf(s, b, this.port.chain.taskQueue);
-    const answer = await this.port.ask({ breaker: { scope, target: to }, message: { chain: this.port.chain.workflowId, threshold: b.threshold, cooldownMs: b.cooldownMs } });
+    // A breaker that cannot be asked lets the chain through: it protects the target, it does not guard access (the chain's own breaker still counts).
+    const answer = await this.port.ask({ breaker: { scope, target: to }, message: { chain: this.port.chain.workflowId, threshold: b.threshold, cooldownMs: b.cooldownMs } }).catch((err: unknown) => {
+      if (isCancellation(err)) throw err;
+      return undefined;
+    });
+    if (!answer) return CONTINUE;
     this.asked.set(to, answer);
     if (answer.state === 'closed') return CONTINUE;
     if (answer.trial) {
