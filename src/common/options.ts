@@ -296,14 +296,14 @@ export const CONVERSATION_OPTIONS = {
   compactAfterTokens: option<number>({ default: 16_000, check: integer(0, 10_000_000), doc: 'compact the conversation past this many estimated tokens (0: never)' }),
   /** User messages (with everything after each) kept word for word when older ones are summarized. @default 4 */
   keepRecentTurns: option<number>({ default: 4, check: integer(1, 1000), doc: 'recent user messages kept verbatim by a compaction' }),
+  /** Replies remembered by idempotency key, newest first, so a resent message gets its first reply. @default 100 */
+  idempotencyWindow: option<number>({ default: 100, check: integer(1, 10_000), doc: 'replies remembered for resent idempotency keys' }),
   /**
    * Money the whole conversation may spend on model calls, every message's chain and its compactions
    * included, in the currency of the team's prices; 0 for no limit. A message's chain that would pass
    * it stops as a run's `maxCost` does. @default 0
    */
   maxCost: option<number>({ default: 0, check: number(0, 1e9), doc: 'money the whole conversation may spend on model calls (0: no limit)' }),
-  /** Replies remembered by idempotency key, newest first, so a resent message gets its first reply. @default 100 */
-  idempotencyWindow: option<number>({ default: 100, check: integer(1, 10_000), doc: 'replies remembered for resent idempotency keys' }),
 };
 
 /** The descriptors of the conversation options, from which their types are derived. */
