@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { askBreakerUpdate, type Baton, type BatonRun, defineTool, ledgerQuery, reserveSpendUpdate, resetBreakerUpdate, scripted, settleSpendSignal, SpendLimitExceededError, Team, ToolError } from '../../src';
@@ -91,6 +92,7 @@ describe('economics shared across runs, on a real server', () => {
     const team = new Team([agent('triage', [], { model: triage }), agent('refunds', [{ toolCalls: [{ name: 'ledger', arguments: {} }] }, { text: 'refunds done' }], { tools: [ledger] })], {
       sharedBreakers: { threshold: 3, cooldown: '3 seconds' },
     });
+    const registry = new Registry();
     await withService(server.env, team, async ({ baton, queue, call }) => {
       const scope = `queue:${queue}`;
       for (let i = 0; i < 3; i++) expect((await baton.run('triage', `refund ${i}`)).output).toBe('refunds done');
@@ -107,6 +109,10 @@ describe('economics shared across runs, on a real server', () => {
       expect(http.status).toBe(200);
       expect(http.body.breakers.find((b: { scope: string }) => b.scope === scope)).toMatchObject({ target: 'refunds', state: 'open', failures: 3, until: open!.until });
       expect((await cli(breakersCommand, [])).out).toContain(`${scope}  refunds  open until ${open!.until}  3 failures`);
+      // And the metrics behind the dashboard: its state, and the refusal.
+      const gauge = (await registry.getSingleMetric('baton_shared_breaker_state')!.get()).values.filter((v) => v.labels.scope === scope && v.value === 1);
+      expect(gauge.map((v) => v.labels.state)).toEqual(['open']);
+      expect((await registry.getSingleMetric('baton_shared_breaker_refusals_total')!.get()).values).toEqual([expect.objectContaining({ labels: { target: 'refunds' }, value: 1 })]);
 
       ledgerUp = true;
       await waitFor(async () => Date.now(), (now) => now > Date.parse(open!.until!), 10_000);
@@ -122,6 +128,8 @@ describe('economics shared across runs, on a real server', () => {
       expect(reset).toMatchObject({ state: 'closed', resets: [{ by: 'alice', reason: 'ledger fixed', at: expect.any(String) }] });
       await expect(baton.economics.resetBreaker(scope, 'nobody', { by: 'alice' })).rejects.toThrow(/no shared breaker for "nobody"/);
       await expect(baton.economics.resetBreaker(scope, 'refunds', { by: '' })).rejects.toThrow(/needs "by"/);
+      const closed = (await registry.getSingleMetric('baton_shared_breaker_state')!.get()).values.filter((v) => v.labels.scope === scope && v.value === 1);
+      expect(closed.map((v) => v.labels.state)).toEqual(['closed']);
       // Over HTTP the reset is the token's identity's; only an operator (admin) may.
       expect((await call('POST', '/v1/breakers/reset', { token: TOKENS.alice, body: { scope, target: 'refunds' } })).status).toBe(403);
       const byAdmin = await call('POST', '/v1/breakers/reset', { token: TOKENS.admin, body: { scope, target: 'refunds', reason: 'drill' } });
@@ -132,6 +140,6 @@ describe('economics shared across runs, on a real server', () => {
       const byCli = await cli(breakersCommand, ['reset', scope, 'refunds', '--as', 'carol', '--reason', 'checked']);
       expect(byCli).toMatchObject({ code: 0, out: expect.stringContaining('reset by carol') });
       expect((await baton.economics.breaker(scope, 'refunds'))!.resets.map((r) => r.by)).toEqual(['alice', 'admin', 'carol']);
-    });
+    }, { registry });
   }, 120_000);
 });

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   addCost,
   callCost,
+  type Cost,
   defineAgent,
   delegate,
   economicsProblems,
@@ -30,6 +31,7 @@ import { conversationOptionProblems } from '../../src/common/options';
 import { createWorker } from '../../src/worker';
 import { runCommand } from '../../src/cli/run';
 import { UsageError } from '../../src/cli/args';
+import { formatResult } from '../../src/cli/print';
 import { agentSpec, FakeEffects, fakeRun } from '../helpers/fakeEffects';
 
 describe('prices and costs', () => {
@@ -53,6 +55,13 @@ describe('prices and costs', () => {
     expect(addCost({ currency: 'USD', micros: 5, unpricedCalls: 0 }, { currency: 'EUR', micros: 7, unpricedCalls: 0 }, 3)).toEqual({ currency: 'USD', micros: 5, unpricedCalls: 3 });
     expect(formatCost({ currency: 'USD', micros: 1250, unpricedCalls: 0 })).toBe('0.001250 USD');
     expect(formatCost({ currency: 'USD', micros: 1250, unpricedCalls: 2 })).toBe('unknown (2 calls unpriced; at least 0.001250 USD)');
+  });
+
+  it("shows what a chain cost on baton run's usage line, and an unknown cost as unknown", () => {
+    const usage = { inputTokens: 20, outputTokens: 10, totalTokens: 30, modelCalls: 2, toolCalls: 0 };
+    const result = (cost: Cost) => ({ output: 'ok', finalAgent: 'a', handoffChain: [], workflowId: 'wf', usage: { ...usage, cost } });
+    expect(formatResult('a', result({ currency: 'USD', micros: 14_435, unpricedCalls: 0 }))).toContain('usage: 2 model calls, 0 tool calls, 30 tokens, cost 0.014435 USD');
+    expect(formatResult('a', result({ currency: 'USD', micros: 0, unpricedCalls: 2 }))).toContain('30 tokens, cost unknown (2 calls unpriced)');
   });
 
   it('refuses bad prices, limits and breakers with the field and what would be valid', () => {

@@ -4,7 +4,7 @@
  *
  * Workflow-safe: no I/O.
  */
-import { arrayOf, type Check, integer, isRecord, nonEmptyString, number, oneOf, recordOf, shape, shown } from '../check';
+import { arrayOf, type Check, integer, nonEmptyString, number, oneOf, recordOf, shape, shown } from '../check';
 import { priceTableProblems } from './prices';
 
 const count = integer(0, Number.MAX_SAFE_INTEGER);
@@ -30,9 +30,11 @@ const spendLimitSpec = shape(
 );
 
 /** A snapshot's economics. */
-export const economicsSpecCheck: Check = (v, key) => {
-  if (!isRecord(v)) return [`"${key}" must be an object {prices?, spendLimits?, sharedBreakers?}, got ${shown(v)}`];
-  return [
-    ...shape({ prices: (p, k) => priceTableProblems(p, k), spendLimits: arrayOf(spendLimitSpec, 'spend limits'), sharedBreakers: shape({ threshold: integer(1, 1000), cooldownMs: number(1000, 365 * 86_400_000), scope: oneOf(['task_queue', 'team']), keyFrom: nonEmptyString }, ['keyFrom']) }, ['prices', 'spendLimits', 'sharedBreakers'])(v, key),
-  ];
-};
+export const economicsSpecCheck: Check = shape(
+  {
+    prices: (p, k) => priceTableProblems(p, k),
+    spendLimits: arrayOf(spendLimitSpec, 'spend limits'),
+    sharedBreakers: shape({ threshold: integer(1, 1000), cooldownMs: number(1000, 365 * 86_400_000), scope: oneOf(['task_queue', 'team']), keyFrom: nonEmptyString }, ['keyFrom']),
+  },
+  ['prices', 'spendLimits', 'sharedBreakers'],
+);
