@@ -7,7 +7,7 @@
  * hour ends; the next question starts a fresh one.
  */
 import { ApplicationFailure } from '@temporalio/common';
-import { allHandlersFinished, condition, continueAsNew, setHandler, upsertMemo, workflowInfo } from '@temporalio/workflow';
+import { allHandlersFinished, condition, continueAsNew, setHandler, setWorkflowOptions, upsertMemo, workflowInfo } from '@temporalio/workflow';
 import { askBreakerUpdate, BREAKER_MEMO, type BreakerInput, breakerQuery, type BreakerView, reportBreakerSignal, resetBreakerUpdate } from '../src/common/economics/messages';
 import { askProblems, newBreaker, resetProblems, SharedBreaker, validReport } from './economics/breaker';
 
@@ -72,6 +72,11 @@ export async function circuitBreaker(input: BreakerInput): Promise<BreakerView> 
   await condition(allHandlersFinished);
   return continueAsNew<typeof circuitBreaker>({ ...input, resume: breaker.view });
 }
+
+// A breaker outlives deploys: under Worker Deployments it moves to the current version rather than
+// staying pinned to one that drains. (A defect retries its workflow task until fixed, as Temporal
+// does by default: a breaker that stalls is safer than one whose state is lost.)
+setWorkflowOptions({ versioningBehavior: 'AUTO_UPGRADE' }, circuitBreaker);
 
 /** The view as others see it: without the report ids it keeps to count each report once. */
 function shown(v: BreakerView): BreakerView {

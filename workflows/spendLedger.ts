@@ -6,7 +6,7 @@
  * The ledger stays open through its window and an hour after (for late settles), continues as new
  * as its history grows, and ends with its totals.
  */
-import { allHandlersFinished, condition, continueAsNew, setHandler, workflowInfo } from '@temporalio/workflow';
+import { allHandlersFinished, condition, continueAsNew, setHandler, setWorkflowOptions, workflowInfo } from '@temporalio/workflow';
 import { ApplicationFailure } from '@temporalio/common';
 import { type LedgerView, ledgerQuery, type ReserveAnswer, reserveSpendUpdate, settleSpendSignal, type SpendLedgerInput } from '../src/common/economics/messages';
 import { Ledger, newLedger, reserveProblems, validSettle } from './economics/ledger';
@@ -78,3 +78,8 @@ export async function spendLedger(input: SpendLedgerInput): Promise<LedgerView> 
   await condition(allHandlersFinished);
   return continueAsNew<typeof spendLedger>({ ...input, resume: ledger.state });
 }
+
+// A ledger outlives deploys: under Worker Deployments it moves to the current version rather than
+// staying pinned to one that drains. (A defect retries its workflow task until fixed, as Temporal
+// does by default: a ledger that stalls is safer than one whose state is lost.)
+setWorkflowOptions({ versioningBehavior: 'AUTO_UPGRADE' }, spendLedger);
