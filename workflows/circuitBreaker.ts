@@ -7,9 +7,10 @@
  * hour ends; the next question starts a fresh one.
  */
 import { ApplicationFailure } from '@temporalio/common';
-import { allHandlersFinished, condition, continueAsNew, setHandler, setWorkflowOptions, upsertMemo, workflowInfo } from '@temporalio/workflow';
-import { askBreakerUpdate, BREAKER_MEMO, type BreakerInput, breakerQuery, type BreakerView, reportBreakerSignal, resetBreakerUpdate } from '../src/common/economics/messages';
+import { allHandlersFinished, condition, setHandler, upsertMemo } from '@temporalio/workflow';
+import { askBreakerUpdate, BREAKER_MEMO, EconomicsWorkflow, type BreakerInput, breakerQuery, type BreakerView, reportBreakerSignal, resetBreakerUpdate } from '../src/common/economics/messages';
 import { askProblems, newBreaker, resetProblems, SharedBreaker, validReport } from './economics/breaker';
+import { handOver, handOverDue } from './economics/handover';
 
 /** How long a closed breaker without failures waits for news before it ends. */
 export const BREAKER_IDLE_MS = 3_600_000;
@@ -58,7 +59,7 @@ export async function circuitBreaker(input: BreakerInput): Promise<BreakerView> 
   setHandler(breakerQuery, () => shown(breaker.view));
   if (!input.resume) upsertMemo({ [BREAKER_MEMO]: shown(breaker.view) });
 
-  const full = () => messages >= MESSAGES_PER_RUN || workflowInfo().continueAsNewSuggested;
+  const full = () => handOverDue(messages, MESSAGES_PER_RUN);
   for (;;) {
     const seen = messages;
     const woke = await condition(() => full() || messages !== seen, BREAKER_IDLE_MS);
@@ -70,13 +71,8 @@ export async function circuitBreaker(input: BreakerInput): Promise<BreakerView> 
     }
   }
   await condition(allHandlersFinished);
-  return continueAsNew<typeof circuitBreaker>({ ...input, resume: breaker.view });
+  return handOver<typeof circuitBreaker>(EconomicsWorkflow.CIRCUIT_BREAKER, { ...input, resume: breaker.view });
 }
-
-// A breaker outlives deploys: under Worker Deployments it moves to the current version rather than
-// staying pinned to one that drains. (A defect retries its workflow task until fixed, as Temporal
-// does by default: a breaker that stalls is safer than one whose state is lost.)
-setWorkflowOptions({ versioningBehavior: 'AUTO_UPGRADE' }, circuitBreaker);
 
 /** The view as others see it: without the report ids it keeps to count each report once. */
 function shown(v: BreakerView): BreakerView {

@@ -4,11 +4,13 @@
  * sent with update-with-start by a recorded activity) and settle what it cost after (`settleSpend`).
  * Updates run one at a time, so two chains at once near the limit cannot both take its last room.
  * The ledger stays open through its window and an hour after (for late settles), continues as new
- * as its history grows, and ends with its totals.
+ * as its history grows (and onto the current Worker Deployment version when it changes), and ends
+ * with its totals.
  */
-import { allHandlersFinished, condition, continueAsNew, setHandler, setWorkflowOptions, workflowInfo } from '@temporalio/workflow';
+import { allHandlersFinished, condition, setHandler } from '@temporalio/workflow';
 import { ApplicationFailure } from '@temporalio/common';
-import { type LedgerView, ledgerQuery, type ReserveAnswer, reserveSpendUpdate, settleSpendSignal, type SpendLedgerInput } from '../src/common/economics/messages';
+import { EconomicsWorkflow, type LedgerView, ledgerQuery, type ReserveAnswer, reserveSpendUpdate, settleSpendSignal, type SpendLedgerInput } from '../src/common/economics/messages';
+import { handOver, handOverDue } from './economics/handover';
 import { Ledger, newLedger, reserveProblems, validSettle } from './economics/ledger';
 
 /** How long a ledger stays open after its window, for settles of calls made at its end. */
@@ -66,7 +68,7 @@ export async function spendLedger(input: SpendLedgerInput): Promise<LedgerView> 
   for (;;) {
     const nextExpiry = ledger.expire(Date.now());
     const wake = Date.now() < closeAt ? Math.min(nextExpiry ?? closeAt, closeAt) : (nextExpiry ?? closeAt);
-    const full = () => requests >= REQUESTS_PER_RUN || workflowInfo().continueAsNewSuggested;
+    const full = () => handOverDue(requests, REQUESTS_PER_RUN);
     if (Date.now() >= closeAt && ledger.state.open.length === 0) {
       await condition(allHandlersFinished);
       return view();
@@ -76,10 +78,5 @@ export async function spendLedger(input: SpendLedgerInput): Promise<LedgerView> 
   }
   handingOver = true;
   await condition(allHandlersFinished);
-  return continueAsNew<typeof spendLedger>({ ...input, resume: ledger.state });
+  return handOver<typeof spendLedger>(EconomicsWorkflow.SPEND_LEDGER, { ...input, resume: ledger.state });
 }
-
-// A ledger outlives deploys: under Worker Deployments it moves to the current version rather than
-// staying pinned to one that drains. (A defect retries its workflow task until fixed, as Temporal
-// does by default: a ledger that stalls is safer than one whose state is lost.)
-setWorkflowOptions({ versioningBehavior: 'AUTO_UPGRADE' }, spendLedger);
