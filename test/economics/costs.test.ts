@@ -135,8 +135,8 @@ describe('cost in money on a real server', () => {
     const team = new Team(
       [
         agent('chat', [], { model: metered([], [{ whenIncludes: '', reply: answer }]) }),
-        agent('boss', [], { model: metered([{ toolCalls: [{ name: 'delegate', arguments: { to: 'helper', task: 'help' } }] }, { text: 'done without help' }]), handoffs: [delegate('helper', { maxCost: 0.001 })] }),
-        agent('helper', [], { model: metered([{ text: 'help' }]) }),
+        agent('boss', [], { model: metered([{ toolCalls: [{ name: 'delegate', arguments: { to: 'analyst', task: 'analyse' } }] }, { text: 'done without the analysis' }]), handoffs: [delegate('analyst', { maxCost: 0.001 })] }),
+        agent('analyst', [], { model: metered([{ text: 'analysis' }]) }),
       ],
       { prices: { metered: { input: 1, output: 1 } } },
     );
@@ -153,9 +153,9 @@ describe('cost in money on a real server', () => {
       // The specialist's worst case (over 4096 micros) does not fit the delegation's 1000: it is stopped before its call.
       const run = await baton.start('boss', 'go');
       const result = await run.result();
-      expect(result.output).toBe('done without help');
+      expect(result.output).toBe('done without the analysis');
       const audit = await baton.audit(run.workflowId);
-      expect(audit.events.find((e) => e.kind === 'delegation_ended')).toMatchObject({ to: 'helper', outcome: 'failed', error: expect.stringMatching(/^The chain ran out of its cost budget while "helper" was working \(0\.000000 USD spent of 0\.001000 USD/) });
+      expect(audit.events.find((e) => e.kind === 'delegation_ended')).toMatchObject({ to: 'analyst', outcome: 'failed', error: expect.stringMatching(/^The chain ran out of its cost budget while "analyst" was working \(0\.000000 USD spent of 0\.001000 USD/) });
       expect(turnsOf(audit.children![0]!)).toHaveLength(0);
     });
   });
