@@ -23,6 +23,8 @@ import { verdictOf } from '../src/agents/guardrails';
 import { checkAnswer, checkHandoffInputs, SUMMARY_INSTRUCTIONS } from './answer';
 import { previousHeartbeat, whileHeartbeating } from './heartbeat';
 import { teamCheck } from './teamCheck';
+import { textPublisher } from './streaming';
+import type { StreamTransport } from '../src/streams/types';
 import { routeSpecialist } from './routing';
 
 /** What the activities need from the worker. */
@@ -38,14 +40,18 @@ export interface ActivityDependencies {
   client?: () => Client;
   /** The worker's prices, over the team's: recorded with the team snapshot. */
   prices?: PriceTable;
+  /** The largest model-call conversation a chain may send (see `TeamSpec.payloadLimit`); none when payloads are compressed or claim-checked. */
+  payloadLimit?: number;
+  /** Where model calls of chains that stream publish their text as it forms; none: only history tells. */
+  streams?: StreamTransport;
 }
 
 /** Build the activities for one worker. */
-export function createActivities({ team, providers = {}, hooks = {}, mcp, teamAttribute, client, prices }: ActivityDependencies) {
+export function createActivities({ team, providers = {}, hooks = {}, mcp, teamAttribute, client, prices, payloadLimit, streams }: ActivityDependencies) {
   const resolved: ModelProviders = { openai: new OpenAIProvider(), scripted: new ScriptedProvider(), ...providers };
   const handoffListeners = hooks.agent_handoff ?? [];
   let snapshot: TeamSpec | undefined;
-  const spec = () => (snapshot ??= { ...team.spec({ hasHandoffListeners: handoffListeners.length > 0, mcpTools: mcp?.specs, prices }), ...(teamAttribute ? { teamAttribute } : {}) });
+  const spec = () => (snapshot ??= { ...team.spec({ hasHandoffListeners: handoffListeners.length > 0, mcpTools: mcp?.specs, prices }), ...(teamAttribute ? { teamAttribute } : {}), ...(payloadLimit ? { payloadLimit } : {}) });
   const refuseMismatch = teamCheck(spec, () => Object.keys(resolved));
 
   /** One model turn of one agent; heartbeats while it waits, so a dead worker's call is retried in seconds. */
@@ -57,18 +63,25 @@ export function createActivities({ team, providers = {}, hooks = {}, mcp, teamAt
       const known = Object.keys(resolved).join(', ');
       throw toApplicationFailure(new ModelRequestError(`this worker has no model provider "${input.model.provider}" (it has ${known}); register it with createWorker({providers})`));
     }
-    const response = await whileHeartbeating(
-      ctx,
-      (heartbeat) =>
-        provider.call(input, {
-          attempt: ctx.info.attempt,
-          signal: ctx.cancellationSignal,
-          sleep: (ms) => ctx.sleep(ms),
-          heartbeat,
-          previousHeartbeat: previousHeartbeat(ctx, input.lostWorker),
-        }),
-      input.lostWorker,
-    );
+    const publisher = ctx.info.isLocal ? undefined : textPublisher(streams, ctx, input);
+    let response: ModelResponse;
+    try {
+      response = await whileHeartbeating(
+        ctx,
+        (heartbeat) =>
+          provider.call(input, {
+            attempt: ctx.info.attempt,
+            signal: ctx.cancellationSignal,
+            sleep: (ms) => ctx.sleep(ms),
+            heartbeat,
+            previousHeartbeat: previousHeartbeat(ctx, input.lostWorker),
+            ...(publisher ? { text: (piece: string) => publisher.write(piece) } : {}),
+          }),
+        input.lostWorker,
+      );
+    } finally {
+      await publisher?.flush();
+    }
     const outputType = team.get(input.agentId)?.outputType;
     if (outputType && response.toolCalls.length === 0) return { ...response, output: checkAnswer(response.content, outputType) };
     const handoffInputs = checkHandoffInputs(team, spec(), input.agentId, response.toolCalls);

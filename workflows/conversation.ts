@@ -26,6 +26,7 @@ import {
   rejectHandoffSignal,
   sendMessageUpdate,
   statusQuery,
+  steerUpdate,
 } from '../src/common/messages';
 import { resolveConversationOptions, resolveRunOptions } from '../src/common/options';
 import { BatonStatus } from '../src/common/run';
@@ -37,10 +38,14 @@ import { Session } from './conversation/session';
 import { startConversation } from './conversation/turns';
 import { runningVersion } from './conversation/upgrade';
 import { matchingTeam } from './team/match';
+import { boundingPayloads } from './chain/payloadBound';
 import { recordTeam, teamAttribute } from './team/record';
 import { defaultGuards } from './guards';
 import { economicsOf } from './economics/start';
 import { conversationBudget } from './conversation/costs';
+import { taggingStreams } from './streams/tag';
+import { interruptible, Steering } from './live/steering';
+import { MidTurn } from './conversation/midTurn';
 
 /**
  * A multi-turn conversation starting at `input.agent`. Each message is answered by a chain that
@@ -55,7 +60,14 @@ export async function conversation(rawInput: ConversationInput): Promise<Convers
   const economics = bounded && patched(Patches.ECONOMICS);
   let session: Session | undefined;
   let chain: Chain | undefined;
-  const effects = matchingTeam(temporalEffects(true), { state: () => chain?.state });
+  const live = patched(Patches.LIVE);
+  const tagged = taggingStreams(boundingPayloads(matchingTeam(temporalEffects(true), { state: () => chain?.state }), () => chain?.state.team), () => {
+    const current = live ? session?.state.current : undefined;
+    return current ? { turn: current.turn, message: current.idempotencyKey, ...(current.merged ? { merged: current.merged } : {}) } : undefined;
+  });
+  const steering = new Steering(workflowInfo().workflowId, tagged, () => (!live ? 'it started before conversations took steering messages' : session?.state.current ? undefined : 'no message is being answered: send a message instead'));
+  const effects = live ? interruptible(tagged, steering) : tagged;
+  setHandler(steerUpdate, (m) => steering.receive(m), { validator: (m) => steering.validate(m) });
   const desk = new ApprovalDesk(effects, { bounded });
   const inbox = new Inbox(workflowInfo().workflowId);
   let badInput: UserError | false | undefined;
@@ -103,10 +115,11 @@ export async function conversation(rawInput: ConversationInput): Promise<Convers
     if (priced) state = { ...state, chain: priced.state };
     chain = new Chain(state.chain);
     desk.attach(chain);
+    if (live) inbox.midTurn = new MidTurn(workflowInfo().workflowId, state, effects, steering);
     inbox.attach(state);
     if (input.resume) desk.republish();
     const guards = defaultGuards({ emptyOutputCheck: true, controls: true, economics, now: effects.now, scriptCheck: false, finalTurnEnds: () => patched(Patches.FINAL_TURN_ENDS) });
-    session = new Session(state, chain, inbox, effects, desk, guards, input.agent, priced?.economy);
+    session = new Session(state, chain, inbox, effects, desk, guards, input.agent, live && inbox.midTurn ? { steering, midTurn: inbox.midTurn } : undefined, priced?.economy);
     const outcome = await session.run();
     if (outcome.kind === 'ended') return outcome.result;
     upgrade = outcome.upgrade === true;

@@ -11,6 +11,7 @@ import {
   patched,
   setHandler,
   setWorkflowOptions,
+  workflowInfo,
 } from '@temporalio/workflow';
 import { BatonError, toApplicationFailure, UnexpectedWorkflowError } from '../src/common/errors';
 import { validateRunInput } from '../src/common/input';
@@ -29,6 +30,7 @@ import {
   pendingApprovalsQuery,
   rejectHandoffSignal,
   statusQuery,
+  steerUpdate,
 } from '../src/common/messages';
 import { resolveRunOptions } from '../src/common/options';
 import { BatonStatus, type HandoffRunInput, type HandoffRunResult } from '../src/common/run';
@@ -40,10 +42,14 @@ import { Chain, carryOver, startChain } from './chain/state';
 import { defaultGuards } from './guards';
 import { runChain } from './loop';
 import { matchingTeam } from './team/match';
+import { boundingPayloads } from './chain/payloadBound';
 import { rebaseOnCurrentTeam } from './team/rebase';
 import { recordTeam, teamAttribute } from './team/record';
 import { type Economy } from './economics/economy';
 import { economicsOf } from './economics/start';
+import { chainTag, taggingStreams } from './streams/tag';
+import { applySteering } from './live/apply';
+import { interruptible, Steering } from './live/steering';
 
 function asksForLocalCalls(input: unknown): boolean {
   const options = (input as { options?: { modelActivity?: unknown } } | null | undefined)?.options;
@@ -69,7 +75,12 @@ export async function handoffRun(rawInput: HandoffRunInput): Promise<HandoffRunR
   let economy: Economy | undefined;
   let chain: Chain | undefined;
   let input: HandoffRunInput | undefined;
-  const effects = matchingTeam(temporalEffects(v2), { state: () => chain?.state, parentTeam: () => input?.parent?.team });
+  // Model calls stream their text; steering and interrupts apply.
+  const live = bounded && patched(Patches.LIVE);
+  const tagged = taggingStreams(boundingPayloads(matchingTeam(temporalEffects(v2), { state: () => chain?.state, parentTeam: () => input?.parent?.team }), () => chain?.state.team), () => (live ? chainTag(workflowInfo().workflowId, input?.parent) : undefined));
+  const steering = new Steering(workflowInfo().workflowId, tagged, () => (!live ? 'it started before chains took steering messages' : chain ? undefined : 'it has not started yet'));
+  const effects = live ? interruptible(tagged, steering) : tagged;
+  setHandler(steerUpdate, (s) => steering.receive(s), { validator: (s) => steering.validate(s) });
   const desk = new ApprovalDesk(effects, { bounded });
   setHandler(approveHandoffSignal, (d) => desk.receive(d, 'approve'));
   setHandler(rejectHandoffSignal, (d) => desk.receive(d, 'reject'));
@@ -110,21 +121,23 @@ export async function handoffRun(rawInput: HandoffRunInput): Promise<HandoffRunR
     desk.attach(chain);
     if (input.resume) desk.republish();
     const guards = defaultGuards({ emptyOutputCheck: v2, controls, economics, now: effects.now, finalTurnEnds: () => patched(Patches.FINAL_TURN_ENDS) });
-    const outcome = await runChain({ chain, effects, guards, desk, ...(economy ? { economy } : {}) });
-    await economy?.flush();
+    const outcome = await runChain({ chain, effects, guards, desk, ...(economy ? { economy } : {}), ...(live ? { steering } : {}) });
+    if (economy) await economy.flush();
     await desk.drain();
     if (outcome.kind === 'completed') {
       effects.setStatus(BatonStatus.COMPLETED);
       return outcome.result;
     }
   } catch (err) {
-    await economy?.flush();
+    if (economy) await economy.flush();
     if (chain) await desk.drain().catch(() => undefined);
     effects.setStatus(isCancellation(err) ? BatonStatus.CANCELLED : BatonStatus.FAILED);
     throw failureOf(err);
   }
   // Handlers answer at once, but let any that is running finish before handing over.
   await condition(allHandlersFinished);
+  // Steering messages still waiting go with the chain into the next run.
+  if (live) applySteering({ chain, effects, steering });
   const next = carryOver(chain.state);
   if (v2) effects.setStatus(BatonStatus.CONTINUED_AS_NEW);
   const continueAsNew = makeContinueAsNewFunc<typeof handoffRun>(

@@ -13,6 +13,7 @@ import { type ChainRun, retried, RUN_AGAIN, type Step } from './chain/step';
 import { CONTINUE, type FinalAnswer, type Verdict } from './guards';
 import { refuseAnswer } from './guards/guard';
 import { checkGuardrails } from './guards/guardrails';
+import { applySteering } from './live/apply';
 
 export type { ChainRun, Step } from './chain/step';
 
@@ -28,6 +29,8 @@ export async function runChain(run: ChainRun): Promise<ChainOutcome> {
   for (;;) {
     switch (step.kind) {
       case 'final_output': {
+        // A steering message that came while the model answered: the answer is not the last word.
+        if (applySteering(run)) break;
         const verdict = guards.onFinish(chain.state, step.answer);
         if (retried(run, verdict) || retried(run, await outputGuardrails(run, step.answer)) || retried(run, guards.onComplete(chain.state))) break;
         noteSuccess(run, chain.state.agentId);

@@ -59,6 +59,13 @@ export interface AgentDefinition {
   /** Where this agent's model calls run, over the run's `modelActivity` option: `remote` or `local` activities. */
   modelActivity?: 'remote' | 'local';
   /**
+   * In a conversation, who answers the next message once this agent, handed a turn, has answered
+   * it: this agent (`"stay"`), the agent that handed off to it (`"caller"`), or the agent with this
+   * id. A handoff's own `returnTo` wins.
+   * @default "stay"
+   */
+  returnTo?: 'stay' | 'caller' | (string & {});
+  /**
    * The agents this one may hand off to: ids, or `handoff(id, options)` declarations for what a
    * handoff carries (list its own id to allow self-handoff). @default every other agent
    */
@@ -102,6 +109,7 @@ export interface Agent {
   readonly mcpServers?: readonly McpServer[];
   readonly guardrails?: AgentGuardrails;
   readonly modelActivity?: 'remote' | 'local';
+  readonly returnTo?: string;
   /** The ids this agent may hand off to, when given. */
   readonly handoffs?: readonly string[];
   /** The targets declared with options, by id. */
@@ -139,6 +147,7 @@ export function defineAgent(definition: AgentDefinition): Agent {
   if (!Array.isArray(tools) || tools.some((t) => t?.kind !== 'tool')) problems.push('tools must be made with defineTool()');
   problems.push(...mcpServersProblems(d.mcpServers));
   problems.push(...guardrailsProblems(d.guardrails));
+  if (d.returnTo !== undefined && (typeof d.returnTo !== 'string' || d.returnTo.trim() === '')) problems.push(`returnTo must be "stay", "caller" or an agent id, got ${JSON.stringify(d.returnTo)}`);
   if (d.modelActivity !== undefined && d.modelActivity !== 'remote' && d.modelActivity !== 'local') problems.push(`modelActivity must be "remote" or "local", got ${JSON.stringify(d.modelActivity)}`);
   if (d.handoffs !== undefined && (!Array.isArray(d.handoffs) || d.handoffs.some((h) => typeof h !== 'string' && h?.kind !== 'handoff' && h?.kind !== 'delegate'))) {
     problems.push("handoffs must be an array of agent ids, handoff('id', options) or delegate('id', options) declarations");
@@ -174,6 +183,7 @@ export function defineAgent(definition: AgentDefinition): Agent {
     ...(d.handoffTools ? { handoffTools: d.handoffTools } : {}),
     ...(d.approval ? { approval: { ...d.approval } } : {}),
     ...(d.modelActivity ? { modelActivity: d.modelActivity } : {}),
+    ...(d.returnTo !== undefined ? { returnTo: d.returnTo } : {}),
     ...(d.outputType ? { outputType: d.outputType } : {}),
   };
 }

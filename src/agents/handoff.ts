@@ -49,6 +49,13 @@ export interface HandoffOptions {
    * veto it (the model is told the reason), anything else lets it go.
    */
   onHandoff?: (check: HandoffCheck) => unknown;
+  /**
+   * In a conversation, who answers the next message once the target has answered this one: the
+   * target itself (`"stay"`), the agent that handed off (`"caller"`), or the agent with this id.
+   * Over the target's own `returnTo`.
+   * @default the target's `returnTo`, else "stay"
+   */
+  returnTo?: 'stay' | 'caller' | (string & {});
 }
 
 /** A handoff target declared with options, for an agent's `handoffs`. */
@@ -78,6 +85,7 @@ export function handoffOptionsSpec(d: HandoffDeclaration): HandoffOptionsSpec {
     ...(d.inputType !== undefined ? { inputSchema: toJsonSchema(d.inputType) } : {}),
     ...(d.isEnabled !== undefined ? { isEnabled: d.isEnabled } : {}),
     ...(d.onHandoff !== undefined ? { onHandoff: true } : {}),
+    ...(d.returnTo !== undefined ? { returnTo: d.returnTo } : {}),
   };
 }
 

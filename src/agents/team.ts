@@ -172,6 +172,7 @@ export class Team {
         ...(agent.approval ? { approval: agent.approval } : {}),
         ...guardrailsSpec(agent),
         ...(agent.modelActivity ? { modelActivity: agent.modelActivity } : {}),
+        ...(agent.returnTo !== undefined ? { returnTo: agent.returnTo } : {}),
         ...toolApprovals(agent, mcp.approvals),
         ...toolSensitivity(agent, mcp.sensitivity),
       };
@@ -235,6 +236,12 @@ function teamProblems(agents: Agent[]): string[] {
       if (typeof target !== 'string') continue;
       if (!ids.has(target)) {
         problems.push(`agent "${agent.id}" lists handoff target "${target}", which is not registered (registered: ${registered})`);
+      }
+    }
+    const returns = [['', agent.returnTo], ...Object.values(agent.handoffDeclarations).map((d) => [` (handoff to ${d.to})`, d.returnTo])] as const;
+    for (const [where, returnTo] of returns) {
+      if (typeof returnTo === 'string' && returnTo !== 'stay' && returnTo !== 'caller' && !ids.has(returnTo)) {
+        problems.push(`agent "${agent.id}"${where} has returnTo "${returnTo}", which is not "stay", "caller" or a registered agent (registered: ${registered})`);
       }
     }
     const seen = new Set<string>();

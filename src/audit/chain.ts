@@ -14,6 +14,7 @@ import { fromPayloads, type HistoryEvent } from '../payloads/read';
 import { childEnd, runEnd } from './ending';
 import { causeName, isRoutine } from './taskFailures';
 import { lostWorkerRestarts, recordedApprovalEvent, recordedHandoff, withLocalActivities } from './history';
+import { liveRecordOf } from './live';
 import { Placement, whereOf, type Where } from './place';
 import { redactAudit } from './redact';
 import { TurnReader } from './turns';
@@ -225,6 +226,8 @@ class RunReader {
     const team = e.workflowPropertiesModifiedEventAttributes?.upsertedMemo?.fields?.[TEAM_MEMO];
     const change = team ? fromPayloads<{ change?: { from: string; to: string; by: 'migration' | 'upgrade'; beforeTurn: number; deployment?: string } }>({ payloads: [team] })?.change : undefined;
     if (change) this.push(where, { kind: 'team_changed', ...change });
+    const live = liveRecordOf(e);
+    if (live) this.push(where, { kind: 'live', record: live });
     const memo = recordedApprovalEvent(e);
     if (!memo) return;
     const { type, ...rest } = memo;

@@ -10,6 +10,8 @@ import type { HandoffRecord } from '../common/run';
 import { decodeHistory } from '../payloads/history';
 import { fromPayload, fromPayloads, type HistoryEvent } from '../payloads/read';
 import { describeEvent } from './format';
+import type { LiveRecord } from '../common/live';
+import { liveLine, liveRecordOf, turnOf } from './live';
 import { activityName, recordedApprovalEvent, recordedHandoff } from './history';
 import { whereOf, type Where } from './place';
 import type { AuditEvent, AuditStatus, RunHistory } from './types';
@@ -77,6 +79,8 @@ export interface ConversationAudit {
   compactions: CompactionAudit[];
   /** The team versions it went on with between turns, in order. */
   teamChanges: TeamChangeAudit[];
+  /** Steering messages applied, interrupts, what mid-turn policies did to messages, hand-backs: in history order. */
+  live: LiveRecord[];
   result?: ConversationResult;
   failure?: { type?: string; message: string };
 }
@@ -96,7 +100,7 @@ export async function auditConversation(client: Client, workflowId: string): Pro
 
 /** Rebuild a conversation from the histories of its runs, oldest first. */
 export function buildConversationAudit(workflowId: string, runs: RunHistory[]): ConversationAudit {
-  const audit: ConversationAudit = { schema: CONVERSATION_AUDIT_SCHEMA, workflowId, runIds: runs.map((r) => r.runId), status: 'running', turns: [], waiting: [], compactions: [], teamChanges: [] };
+  const audit: ConversationAudit = { schema: CONVERSATION_AUDIT_SCHEMA, workflowId, runIds: runs.map((r) => r.runId), status: 'running', turns: [], waiting: [], compactions: [], teamChanges: [], live: [] };
   const accepted = new Map<string, { message: string; idempotencyKey?: string; at: string }>();
   const started = new Set<string>();
   let current: ConversationTurnAudit | undefined;
@@ -141,6 +145,8 @@ export function buildConversationAudit(workflowId: string, runs: RunHistory[]): 
         const { type: _t, ...change } = event;
         audit.teamChanges.push(change);
       }
+      const live = liveRecordOf(e);
+      if (live) audit.live.push(live);
       if (current) onTurnEvent(current, e, where);
       closing(audit, e, at);
     }
@@ -205,6 +211,7 @@ export function formatConversation(a: ConversationAudit): string {
     if (t.status === 'answered') lines.push(`      ${t.answeredBy}: ${clip(typeof t.output === 'string' ? t.output : JSON.stringify(t.output))}`);
     else if (t.status === 'failed') lines.push(`      failed: ${t.failure?.type}: ${clip(t.failure?.message ?? '')}`);
     else lines.push('      … being answered');
+    for (const r of (a.live ?? []).filter((x) => turnOf(x) === t.turn)) lines.push(`      ${liveLine(r)}`);
     while (compactions[0] && compactions[0].afterTurn <= t.turn) {
       const c = compactions.shift()!;
       lines.push(`      ⇊ ${c.agent}'s conversation compacted: ${c.summarizedMessages} messages summarized, ${c.keptMessages} kept (~${c.tokensBefore} → ~${c.tokensAfter} tokens)`);

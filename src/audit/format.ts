@@ -2,6 +2,7 @@
  * The audit chain for people: a timeline for a terminal and a Mermaid flowchart. Long texts and
  * errors are clipped to one line here; the JSON keeps them whole.
  */
+import { liveLine } from './live';
 import type { ControlEvent } from '../common/controls';
 import { DELEGATE_TOOL_NAME, SPECIALIST_DELEGATE_TOOL_NAME } from '../common/delegation';
 import { HandoffRequestOutcome, type AuditChain, type AuditEvent, type ControlAuditEvent, type Execution, type HandoffRequestedEvent } from './types';
@@ -64,6 +65,8 @@ export function describeEvent(e: AuditEvent, over: boolean): [string, string] | 
       ];
     case 'team_snapshot':
       return ['team', `snapshot${e.team ? ` ${e.team}` : ''}: ${e.agents.join(', ')}`];
+    case 'live':
+      return ['live', liveLine(e.record)];
     case 'team_changed':
       return ['team', `${e.from} → ${e.to} before turn ${e.beforeTurn} (${e.by === 'migration' ? 'migrated on replay' : `upgraded${e.deployment ? ` on ${e.deployment}` : ''}`})`];
     case 'model_turn': {

@@ -2,6 +2,7 @@
  * The shape of the audit chain (schema `baton.audit/v1`): what `baton.audit(workflowId)` returns
  * and `baton audit --json` prints.
  */
+import type { LiveRecord } from '../common/live';
 import type { ApprovalRecord } from '../common/approvals';
 import type { ControlEvent, ToolCallUnderApproval } from '../common/controls';
 import type { HandoffRecord, HandoffRunInput, HandoffRunResult, ParentLink, TransferRecord } from '../common/run';
@@ -157,6 +158,8 @@ export type AuditEvent = { at: string; runId: string; eventId: number } & (
   | { kind: 'timed_out' }
   | { kind: 'continued_as_new' }
   | { kind: 'replayed_from'; baseRunId: string; reason: string }
+  /** A steering message applied (with who sent it), a model call interrupted, a mid-turn policy's outcome, a hand-back. */
+  | { kind: 'live'; record: LiveRecord }
   /**
    * A specialist this chain delegated to, run as a child chain (where it was started); its own audit
    * is in `children`. `outcome`, `output` and `error` sum up how it ended, which `delegation_ended` records when it did.

@@ -10,9 +10,11 @@ import { parse, runOptionNumber, UsageError } from './args';
 import { connect } from './connect';
 import { type Command, type CommandContext, ExitCode, Interrupted } from './context';
 import { warnWhenNoWorker } from './pollers';
+import { LiveText } from './liveText';
 import { formatHandoff, formatWaiting, type Print } from './print';
 import { untilDone } from './serve';
 import { loadTeamModule } from './team';
+import { PRIORITY_FLAGS, priorityFromFlags, priorityHelp } from './priority';
 
 const COMMANDS_HELP = `/approve [approvalId] [comment]  approve the handoff waiting for approval
 /reject [approvalId] [reason]    reject it; the agent is told why
@@ -23,7 +25,7 @@ const COMMANDS_HELP = `/approve [approvalId] [comment]  approve the handoff wait
 
 /** `baton chat <agent>`: a conversation with a team in the terminal, resumable by id. */
 export const chatCommand: Command = {
-  synopsis: 'baton chat <agent> [--team <module>] [--id <conversationId>] [--as <approver>] [--idle-timeout <duration>]\n           [--max-handoffs N] [--task-queue baton]',
+  synopsis: 'baton chat <agent> [--team <module>] [--id <conversationId>] [--as <approver>] [--idle-timeout <duration>]\n           [--max-handoffs N] [--priority N] [--fairness-key <key>] [--fairness-weight W] [--task-queue baton]',
   summary: 'talk with a team: each line is a message, answered by the active agent; handoffs and approvals show as they happen',
   help: `Arguments:
   <agent>                    the agent that answers first; after a handoff, its target answers
@@ -34,6 +36,7 @@ Options:
   --as <approver>            who decides approvals from this chat (default $USER)
   --idle-timeout <duration>  end a new conversation after this long without a message (default 24 hours)
   --max-handoffs N           handoffs allowed per message (default 10)
+${priorityHelp(29)}
   --task-queue <name>        task queue of the workers (default baton)
 
 In the chat:
@@ -54,6 +57,7 @@ async function run(argv: string[], ctx: CommandContext): Promise<number> {
     'idle-timeout': { type: 'string' },
     'max-handoffs': { type: 'string' },
     'task-queue': { type: 'string', default: DEFAULT_TASK_QUEUE },
+    ...PRIORITY_FLAGS,
   });
   const [agent, ...rest] = positionals;
   if (!agent || rest.length > 0) throw new UsageError('expected exactly <agent>');
@@ -63,6 +67,7 @@ async function run(argv: string[], ctx: CommandContext): Promise<number> {
   const problem = idle !== undefined ? CONVERSATION_OPTIONS.idleTimeout.check(/^\d+$/.test(idle) ? Number(idle) : idle, '--idle-timeout')[0] : undefined;
   if (problem) throw new UsageError(problem);
   const maxHandoffs = runOptionNumber('max-handoffs', 'maxHandoffs', values['max-handoffs']);
+  const priority = priorityFromFlags(values);
   const mod = values.team ? loadTeamModule(values.team) : undefined;
   if (mod && !mod.team.get(agent)) throw new UsageError(`agent "${agent}" is not in the team (agents: ${mod.team.ids.join(', ')})`);
   const taskQueue = values['task-queue'];
@@ -70,7 +75,7 @@ async function run(argv: string[], ctx: CommandContext): Promise<number> {
   const chat = new Baton({ client, taskQueue }).conversation(agent, {
     ...(values.id ? { id: values.id } : {}),
     ...(idle !== undefined ? { conversation: { idleTimeout: /^\d+$/.test(idle) ? Number(idle) : idle } } : {}),
-    ...(maxHandoffs !== undefined ? { options: { maxHandoffs } } : {}),
+    ...(maxHandoffs !== undefined || priority ? { options: { ...(maxHandoffs !== undefined ? { maxHandoffs } : {}), ...(priority ? { priority } : {}) } } : {}),
   });
   const resume = `resume with: npx baton chat ${agent} --id ${chat.id}${values.team ? ` --team ${values.team}` : ''}`;
   const session = new ChatSession(chat, new Baton({ client, taskQueue }), values.as ?? process.env.USER ?? 'cli', ctx);
@@ -92,6 +97,8 @@ class ChatSession {
   private readonly announced = new Set<string>();
   private watching?: NodeJS.Timeout;
   private pending: string[] = [];
+  /** The answer being written, above the prompt. */
+  private readonly text = new LiveText((t) => process.stdout.write(t), '');
 
   constructor(
     private readonly chat: Conversation<unknown>,
@@ -203,11 +210,11 @@ class ChatSession {
     return undefined;
   }
 
-  /** Send a message; its reply is printed when it comes, while more can be typed. */
+  /** Send a message; its answer shows as it forms and its reply when it comes, while more can be typed. */
   private send(message: string): void {
     this.inFlight += 1;
     this.watch();
-    this.chat.send(message).then(
+    this.follow(message).then(
       (reply) => this.answered(reply),
       (err: Error) => this.say(`✗ ${err.name}: ${err.message}`),
     ).finally(() => {
@@ -216,10 +223,33 @@ class ChatSession {
     });
   }
 
-  private answered(reply: ConversationReply<unknown>): void {
+  /** The reply to `message`, its text written as it forms (`agent: …` above the prompt). */
+  private async follow(message: string): Promise<{ reply: ConversationReply<unknown>; streamed: boolean }> {
+    let streamed = false;
+    for await (const item of this.chat.stream(message)) {
+      if (item.kind === 'reply') return { reply: item.reply, streamed };
+      // Text that only comes with the reply is printed with it, after the turn's handoffs.
+      if (item.final && !this.text.open) continue;
+      if (!this.text.open) this.clearPrompt();
+      streamed = true;
+      this.text.apply(item);
+    }
+    throw new Error('the answer stream ended without a reply');
+  }
+
+  private answered({ reply, streamed }: { reply: ConversationReply<unknown>; streamed: boolean }): void {
+    this.text.end();
     for (const h of reply.handoffs) this.say(formatHandoff(h));
-    this.agent = reply.agent;
-    this.say(`${reply.agent}: ${shown(reply.output)}`);
+    if (!streamed) this.say(`${reply.agent}: ${shown(reply.output)}`);
+    if (reply.handedBackTo) this.say(`  ↩ ${reply.agent} hands the conversation back to ${reply.handedBackTo}`);
+    this.agent = reply.handedBackTo ?? reply.agent;
+  }
+
+  private clearPrompt(): void {
+    if (this.rl && process.stdout.isTTY) {
+      readline.clearLine(process.stdout, 0);
+      readline.cursorTo(process.stdout, 0);
+    }
   }
 
   private async decide(approve: boolean, args: string[]): Promise<void> {
@@ -259,6 +289,7 @@ class ChatSession {
   /** A line above the prompt, which is drawn again below it with what was typed so far. */
   private say(text: string): void {
     const out: Print = this.ctx.out;
+    this.text.end();
     if (this.rl && process.stdout.isTTY) {
       readline.clearLine(process.stdout, 0);
       readline.cursorTo(process.stdout, 0);

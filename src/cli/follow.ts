@@ -3,6 +3,7 @@ import type { RunEvent } from '../client/events';
 import type { PendingApproval } from '../common/types';
 import type { SensitiveArguments } from '../common/sensitive';
 import { controlLine } from '../audit/format';
+import { LiveText } from './liveText';
 import { approvalSubject, decideHint, formatHandoff, formatRefusal, formatWaiting, type LiveLine, type Print } from './print';
 
 /** What {@link follow} does besides printing. */
@@ -18,6 +19,11 @@ export interface FollowOptions {
    * Without it, each model and tool call is a line of its own ("refunds: model call").
    */
   live?: LiveLine;
+  /**
+   * Write model text as it forms (raw, no newline added): each call's text shows as it is written,
+   * on a line of its own (`  writer: …`). Without it, only the events show.
+   */
+  write?: (text: string) => void;
 }
 
 /**
@@ -47,7 +53,8 @@ async function showProgress(run: BatonRun, print: Print, doing: InFlight, option
   const asked = new Set<string>();
   const edges = new Map<string, string>();
   const waiting = new Map<string, PendingApproval & { sensitive?: SensitiveArguments }>();
-  const events = run.events();
+  const events = run.stream();
+  const text = options.write ? new LiveText(options.write) : undefined;
   let next = events.next();
   try {
     for (;;) {
@@ -59,6 +66,16 @@ async function showProgress(run: BatonRun, print: Print, doing: InFlight, option
       const { value: e, done } = await next;
       if (done) return;
       next = events.next();
+      if (e.kind === 'text' || e.kind === 'text_reset') {
+        // The live line keeps off the text while it is written.
+        if (text && !text.open) options.live?.pause();
+        text?.apply(e);
+        continue;
+      }
+      if (text?.open) {
+        text.end();
+        options.live?.resume();
+      }
       doing.apply(e);
       switch (e.kind) {
         case 'model_call':
@@ -95,6 +112,7 @@ async function showProgress(run: BatonRun, print: Print, doing: InFlight, option
     // Progress is a courtesy: the result (or the typed error) still comes from the run itself.
     print(`  (progress not shown from here on: ${(err as Error).message})`);
   } finally {
+    text?.end();
     // Not awaited: a history long-poll still open would hold it up.
     void events.return(undefined).catch(() => undefined);
   }
@@ -144,6 +162,7 @@ class InFlight {
         this.#calls.push({ agent: e.agent, label: `${e.agent}: tool ${e.tool}`, since });
         break;
       case 'model_answered':
+      case 'model_stopped':
         this.end((c) => c.label === `${e.agent}: model call`, 1);
         break;
       case 'tool_answered':

@@ -15,6 +15,7 @@ import { runCommand } from './run';
 import { serveCommand } from './serveHttp';
 import { TeamModuleError } from './team';
 import { teamCommand } from './teamCommand';
+import { steerCommand } from './steer';
 import { workerCommand } from './worker';
 
 const COMMANDS: Record<string, Command> = {
@@ -26,6 +27,7 @@ const COMMANDS: Record<string, Command> = {
   pending: pendingCommand,
   approve: decideCommand('approve'),
   reject: decideCommand('reject'),
+  steer: steerCommand,
   audit: auditCommand,
   replay: replayCommand,
   team: teamCommand,

@@ -7,6 +7,7 @@ import { connect } from './connect';
 import { type Command, type CommandContext, ExitCode, Interrupted } from './context';
 import { follow } from './follow';
 import { checkPayloadSize, readInput } from './input';
+import { PRIORITY_FLAGS, priorityFromFlags, priorityHelp } from './priority';
 import { warnWhenNoWorker } from './pollers';
 import { formatResult, LiveLine } from './print';
 import { untilDone } from './serve';
@@ -14,7 +15,7 @@ import { loadTeamModule } from './team';
 
 /** `baton run <agent> <input>`: start a chain, print what its agents do as it happens, then the answer. */
 export const runCommand: Command = {
-  synopsis: 'baton run <agent> (<input> | - | --input-file <path>) [--team <module>] [--json] [--max-handoffs N] [--max-cost <amount>]\n          [--task-queue baton] [--workflow-id <id>]',
+  synopsis: 'baton run <agent> (<input> | - | --input-file <path>) [--team <module>] [--json] [--max-handoffs N] [--max-cost <amount>]\n          [--priority N] [--fairness-key <key>] [--fairness-weight W] [--task-queue baton] [--workflow-id <id>]',
   summary: 'start a chain, print what its agents do and each handoff as it happens, then the answer',
   help: `Arguments:
   <agent>                the agent that takes the request first
@@ -29,6 +30,7 @@ Options:
   --max-handoffs N       handoffs allowed in the run (default 10)
   --max-cost <amount>    what the chain may spend on model calls, in the currency of the team's prices
                          (e.g. 0.25); the answer's usage line shows what it cost
+${priorityHelp(25)}
   --task-queue <name>    task queue of the workers (default baton)
   --workflow-id <id>     the chain's workflow id (default baton-<agent>-<uuid>)
 
@@ -53,6 +55,7 @@ async function run(argv: string[], ctx: CommandContext): Promise<number> {
     'max-cost': { type: 'string' },
     'task-queue': { type: 'string', default: DEFAULT_TASK_QUEUE },
     'workflow-id': { type: 'string' },
+    ...PRIORITY_FLAGS,
   });
   const [agent, inputArg, ...rest] = positionals;
   if (!agent) throw new UsageError('expected <agent> and the input');
@@ -63,7 +66,8 @@ async function run(argv: string[], ctx: CommandContext): Promise<number> {
   if (mod && !mod.team.get(agent)) throw new UsageError(`agent "${agent}" is not in the team (agents: ${mod.team.ids.join(', ')})`);
   const input = await readInput({ arg: inputArg, file: values['input-file'] }, ctx.interrupted, ctx.err);
   const maxCost = runOptionAmount('max-cost', 'maxCost', values['max-cost']);
-  const options = { ...(maxHandoffs !== undefined ? { maxHandoffs } : {}), ...(maxCost !== undefined ? { maxCost } : {}) };
+  const priority = priorityFromFlags(values);
+  const options = { ...(maxHandoffs !== undefined ? { maxHandoffs } : {}), ...(maxCost !== undefined ? { maxCost } : {}), ...(priority ? { priority } : {}) };
   checkPayloadSize({ agent, input, options });
 
   // With --json, stdout carries the result document alone.
@@ -79,7 +83,7 @@ async function run(argv: string[], ctx: CommandContext): Promise<number> {
     progress(`chain ${started.workflowId} started at ${agent}`);
     const stopCheck = mod ? undefined : warnWhenNoWorker(client, taskQueue, started.workflowId, warn);
     try {
-      return await follow(started, progress, { live, onPending: approvalPrompter(baton, progress, { terminal }) });
+      return await follow(started, progress, { live, write: (text) => terminal.write(text), onPending: approvalPrompter(baton, progress, { terminal }) });
     } finally {
       stopCheck?.();
     }

@@ -44,6 +44,12 @@ import { replayChain, type ReplayOptions, type ReplayStarted } from './replay';
 import { startedByMemo } from './requests';
 import { Conversation, type ConversationStartOptions } from './conversation';
 import { type DecisionOptions, type PendingHandoff, toPendingHandoff, type WaitingApproval } from './pending';
+import { priorityOption } from '../common/priority';
+import { streamsFromEnv } from '../streams/env';
+import { streamRun, type RunStreamItem, type RunStreamOptions } from '../streams/follow';
+import type { StreamTransport } from '../streams/types';
+import type { SteerReceipt } from '../common/live';
+import { steerChain, type SteerOptions } from './steer';
 
 export type { DecisionOptions, PendingHandoff, PendingToolCall } from './pending';
 
@@ -53,6 +59,11 @@ export interface BatonOptions {
   client: Client;
   /** @default "baton" */
   taskQueue?: string;
+  /**
+   * Where `run.stream()` and `chat.stream()` read model text as it forms: the transport the workers publish to.
+   * @default Redis Streams at `BATON_STREAMS_URL` when set, else this process's in-process transport
+   */
+  streams?: StreamTransport;
 }
 
 /** Options of one run: the workflow's {@link RunOptions} plus how to start it. */
@@ -93,8 +104,14 @@ export interface RunResult<Output = string> extends HandoffRunResult<Output> {
 
 /** A started chain. */
 export class BatonRun<Output = string> {
-  /** @param handle The Temporal handle of the chain's workflow, for anything baton does not wrap. */
-  constructor(readonly handle: WorkflowHandle<typeof handoffRun>) {}
+  /**
+   * @param handle The Temporal handle of the chain's workflow, for anything baton does not wrap.
+   * @param streams Where its model text is read as it forms. @default the environment's (see `streamsFromEnv`)
+   */
+  constructor(
+    readonly handle: WorkflowHandle<typeof handoffRun>,
+    private readonly streams: StreamTransport = streamsFromEnv(),
+  ) {}
 
   get workflowId(): string {
     return this.handle.workflowId;
@@ -119,6 +136,19 @@ export class BatonRun<Output = string> {
     // A run this client started is followed from its first run; one looked up, from its latest.
     const first = (this.handle as { firstExecutionRunId?: string }).firstExecutionRunId;
     return runEvents(this.handle.client, this.workflowId, first, options);
+  }
+
+  /**
+   * The run's events (as {@link BatonRun.events}) with the text of its model calls as it forms, its
+   * specialists' included: `text` pieces at their offsets, and `text_reset` when a call's text is to
+   * be dropped (a retried call, or text that differs from the answer history records, which follows).
+   * Applying them in order (`applyChange`) ends with each call's recorded answer. Every item has a
+   * `position` to resume after (`{after}`). Ends with the run.
+   * @example for await (const x of run.stream()) if (x.kind === 'text') process.stdout.write(x.text);
+   */
+  stream(options?: RunStreamOptions & { signal?: AbortSignal }): AsyncGenerator<RunStreamItem> {
+    const first = (this.handle as { firstExecutionRunId?: string }).firstExecutionRunId;
+    return streamRun(this.handle.client, this.streams, this.workflowId, first, options);
   }
 
   /** The handoffs so far (a query). */
@@ -160,10 +190,12 @@ export interface PendingOptions {
 export class Baton {
   readonly client: Client;
   readonly taskQueue: string;
+  readonly streams: StreamTransport;
 
   constructor(options: BatonOptions) {
     this.client = options.client;
     this.taskQueue = options.taskQueue ?? DEFAULT_TASK_QUEUE;
+    this.streams = options.streams ?? streamsFromEnv();
   }
 
   /** Start a chain at `agent`; invalid input or options throw `InvalidRunInputError` before anything starts. */
@@ -179,6 +211,7 @@ export class Baton {
       args: [args],
       ...(workflowIdReusePolicy !== undefined ? { workflowIdReusePolicy } : {}),
       ...(workflowIdConflictPolicy !== undefined ? { workflowIdConflictPolicy } : {}),
+      ...priorityOption(runOptions.priority),
       ...memo,
       typedSearchAttributes: [
         { key: BatonAgent, value: agent },
@@ -186,7 +219,7 @@ export class Baton {
         { key: BatonHandoffs, value: 0 },
       ],
     });
-    return new BatonRun<Output>(handle);
+    return new BatonRun<Output>(handle, this.streams);
   }
 
   /** Run a chain to its answer; `Output` is the final agent's `outputType` when it has one. */
@@ -203,7 +236,7 @@ export class Baton {
    * console.log((await chat.send('Where is order 42?')).output);
    */
   conversation<Output = string>(agent: string, options: ConversationStartOptions = {}): Conversation<Output> {
-    return new Conversation<Output>(this.client, this.taskQueue, agent, options);
+    return new Conversation<Output>(this.client, this.taskQueue, agent, options, this.streams);
   }
 
   /** What chains share: the shared circuit breakers (list, reset) and the spend ledgers. */
@@ -213,7 +246,7 @@ export class Baton {
 
   /** A chain started earlier, by this client or any other. */
   getRun<Output = string>(workflowId: string): BatonRun<Output> {
-    return new BatonRun<Output>(this.client.workflow.getHandle<typeof handoffRun>(workflowId));
+    return new BatonRun<Output>(this.client.workflow.getHandle<typeof handoffRun>(workflowId), this.streams);
   }
 
   /**
@@ -301,6 +334,24 @@ export class Baton {
     const problems = overrideProblems(overrides);
     if (problems.length > 0) throw new UserError(`Invalid overrides: ${problems.join('; ')}`);
     await this.getRun(workflowId).handle.signal(overrideRunSignal, overrides);
+  }
+
+  /**
+   * Add a user message to a running chain (or a conversation's running turn), applied at its next
+   * step and recorded with who sent it. A chain that cannot take it throws `SteeringRefusedError`.
+   * @example await baton.steer(workflowId, 'Only cover European otters.', { by: 'alice' })
+   */
+  steer(workflowId: string, text: string, options: SteerOptions): Promise<SteerReceipt> {
+    return steerChain(this.client, workflowId, { text, by: options?.by });
+  }
+
+  /**
+   * Stop the answer a chain's model is writing, without cancelling the chain: the call stops at
+   * once (its text is dropped) and the model is asked again with `text` as a user message.
+   * @example await baton.interrupt(workflowId, 'Stop: answer in one sentence.', { by: 'alice' })
+   */
+  interrupt(workflowId: string, text: string, options: SteerOptions): Promise<SteerReceipt> {
+    return steerChain(this.client, workflowId, { text, by: options?.by, interrupt: true });
   }
 
   private async decide(workflowId: string, decision: 'approve' | 'reject', idOrOptions: string | undefined | DecisionOptions, given: DecisionOptions | undefined): Promise<ApprovalRecord> {

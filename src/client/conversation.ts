@@ -26,6 +26,11 @@ import { BatonAgent, BatonHandoffs, BatonStatusAttribute, conversationQuery, end
 import type { ConversationOptions, RunOptions } from '../common/options';
 import { BatonStatus, type HandoffRecord } from '../common/run';
 import type { RunContext } from '../common/team';
+import { priorityOption } from '../common/priority';
+import type { MidTurnPolicy } from '../common/conversation';
+import { streamsFromEnv } from '../streams/env';
+import { streamMessage, type MessageStreamItem } from '../streams/message';
+import type { StreamTransport } from '../streams/types';
 
 /** Options of `baton.conversation(agent, options)`. */
 export interface ConversationStartOptions {
@@ -51,6 +56,17 @@ export interface ConversationTurn<Output = string> {
   failure?: { type: string; message: string };
 }
 
+/** Options of one message: {@link Conversation.send}, {@link Conversation.stream}. */
+export interface SendOptions {
+  /** Sent again with the same key, the message gets its first reply. @default a new key */
+  idempotencyKey?: string;
+  /**
+   * What happens when the message arrives while another is answered (see {@link MidTurnPolicy}).
+   * @default the conversation's `midTurn` option
+   */
+  midTurn?: MidTurnPolicy;
+}
+
 /** How many times a message follows its conversation into a new run before giving up. */
 const MAX_RUN_HOPS = 20;
 
@@ -71,6 +87,7 @@ export class Conversation<Output = string> {
     private readonly taskQueue: string,
     readonly agent: string,
     options: ConversationStartOptions = {},
+    private readonly streams: StreamTransport = streamsFromEnv(),
   ) {
     if (options.id !== undefined && (typeof options.id !== 'string' || options.id.trim() === '')) {
       throw new UserError(`id must name the conversation (its workflow id), got ${JSON.stringify(options.id)}; leave it out for a new one`);
@@ -101,8 +118,8 @@ export class Conversation<Output = string> {
    * `MAX_MESSAGES_IN_FLIGHT` taken and not yet answered (Temporal takes 10 updates in flight per
    * workflow); the rest wait in this process.
    */
-  async send(message: string, options: { idempotencyKey?: string } = {}): Promise<ConversationReply<Output>> {
-    const args = { message, idempotencyKey: options.idempotencyKey ?? randomUUID() };
+  async send(message: string, options: SendOptions = {}): Promise<ConversationReply<Output>> {
+    const args = { message, idempotencyKey: options.idempotencyKey ?? randomUUID(), ...(options.midTurn !== undefined ? { midTurn: options.midTurn } : {}) };
     const sizes = messageSizes(args);
     if (sizes.length > 0) throw new InputTooLargeError(sizes);
     const problems = sendMessageProblems(args);
@@ -122,6 +139,20 @@ export class Conversation<Output = string> {
     }
   }
 
+  /**
+   * Send a message and follow its answer as it forms: the text of the model calls answering it
+   * (`text` pieces at their offsets, `text_reset` when a call's text is to be dropped), then the
+   * `reply`. Applying the text changes in order (`applyChange`) ends with the reply's text. Sent as
+   * {@link Conversation.send} sends (same checks, order and errors, thrown from the iteration).
+   * @example for await (const x of chat.stream('Where is order 42?')) if (x.kind === 'text') process.stdout.write(x.text);
+   */
+  async *stream(message: string, options: SendOptions & { signal?: AbortSignal } = {}): AsyncGenerator<MessageStreamItem<ConversationReply<Output>>> {
+    const { signal, ...send } = options;
+    const idempotencyKey = send.idempotencyKey ?? randomUUID();
+    const from = await this.streams.last(this.id).catch(() => undefined);
+    yield* streamMessage(this.streams, this.id, idempotencyKey, from, this.send(message, { ...send, idempotencyKey }), signal);
+  }
+
   /** The start that goes with a message (one per sending: an operation is used once). */
   private startOperation(): WithStartWorkflowOperation<typeof conversationWorkflow> {
     return new WithStartWorkflowOperation<typeof conversationWorkflow>(WorkflowType.CONVERSATION, {
@@ -131,6 +162,7 @@ export class Conversation<Output = string> {
       workflowIdConflictPolicy: 'USE_EXISTING',
       // An ended conversation is not replaced by a new one of the same id: its messages would be lost to it.
       workflowIdReusePolicy: 'REJECT_DUPLICATE',
+      ...priorityOption(this.input.options?.priority),
       typedSearchAttributes: [
         { key: BatonAgent, value: this.agent },
         { key: BatonStatusAttribute, value: BatonStatus.RUNNING },

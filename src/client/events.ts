@@ -12,7 +12,7 @@ import type { DelegationOutcome } from '../audit/types';
 import type { ControlEvent } from '../common/controls';
 import { errorFromFailure } from '../common/errorTypes';
 import { ActivityType } from '../common/messages';
-import type { CallModelInput, ModelResponse } from '../common/model';
+import type { CallModelInput, LocalModelCall, ModelResponse } from '../common/model';
 import { callCost, type Cost, currencyOf, type ModelPrice, priceOf } from '../common/economics/prices';
 import type { HandoffRecord, HandoffRunInput, HandoffRunResult } from '../common/run';
 import { redactDecisionRecord, redactPendingApproval, TeamRedaction, type SensitiveArguments, type ToolSensitivitySpec } from '../common/sensitive';
@@ -29,9 +29,15 @@ export type RunEvent = { at: string; runId: string } & RunEventBody;
 
 /** What a {@link RunEvent} says. */
 export type RunEventBody =
-  | { kind: 'model_call'; agent: string }
-  /** `usage`: what the call used; `cost`: what it cost at the chain's prices (chains with economics). */
-  | { kind: 'model_answered'; agent: string; usage?: ModelResponse['usage']; cost?: Cost }
+  /** `call` names the model call (`<agent>#<n>`) as the text streamed for it does. */
+  | { kind: 'model_call'; agent: string; call?: string }
+  /**
+   * `text` is the answer's text as history records it (`null` when the model wrote none, only tool
+   * calls); `usage` what the call used, `cost` what it cost at the chain's prices (chains with economics).
+   */
+  | { kind: 'model_answered'; agent: string; call?: string; text?: string | null; usage?: ModelResponse['usage']; cost?: Cost }
+  /** A model call stopped before it answered (an interrupt): the text it streamed is not part of any answer. */
+  | { kind: 'model_stopped'; agent: string; call?: string }
   | { kind: 'tool_call'; agent: string; tool: string }
   | { kind: 'tool_answered'; agent: string; tool: string }
   | { kind: 'handoff'; index: number; handoff: HandoffRecord }
@@ -119,7 +125,7 @@ async function* specialistEvents(client: WorkflowClient, workflowId: string, run
  * tool each approval is about, the specialists started (by their initiating event), the agent working.
  */
 interface Seen {
-  calls: Map<string, { kind: 'model' | 'tool' | 'team'; agent: string; tool?: string; price?: ModelPrice; model?: CallModelInput['model'] }>;
+  calls: Map<string, { kind: 'model' | 'tool' | 'team'; agent: string; tool?: string; call?: string; price?: ModelPrice; model?: CallModelInput['model'] }>;
   team: TeamRedaction;
   approvals: Map<string, ToolSensitivitySpec | undefined>;
   children: Map<string, { agent: string; to: string; workflowId: string; task: string }>;
@@ -138,8 +144,9 @@ function mapEvent(e: HistoryEvent, seen: Seen): Mapped[] {
     if (name === ActivityType.CALL_MODEL) {
       const input = fromPayloads<CallModelInput>(scheduled.input);
       seen.agent = input?.agentId ?? '?';
-      calls.set(String(e.eventId), { kind: 'model', agent: input?.agentId ?? '?', ...(input?.price ? { price: input.price } : {}), ...(input ? { model: input.model } : {}) });
-      return [{ kind: 'model_call', agent: input?.agentId ?? '?' }];
+      const call = input ? `${input.agentId}#${input.callIndex}` : undefined;
+      calls.set(String(e.eventId), { kind: 'model', agent: input?.agentId ?? '?', ...(call ? { call } : {}), ...(input?.price ? { price: input.price } : {}), ...(input ? { model: input.model } : {}) });
+      return [{ kind: 'model_call', agent: input?.agentId ?? '?', ...(call ? { call } : {}) }];
     }
     if (name === ActivityType.RUN_TOOL) {
       const input = fromPayloads<RunToolInput>(scheduled.input);
@@ -148,10 +155,17 @@ function mapEvent(e: HistoryEvent, seen: Seen): Mapped[] {
     }
     return [];
   }
+  const stopping = e.activityTaskCancelRequestedEventAttributes;
+  const stopped = stopping ? calls.get(String(stopping.scheduledEventId)) : undefined;
+  if (stopped?.kind === 'model') return [{ kind: 'model_stopped', agent: stopped.agent, ...(stopped.call ? { call: stopped.call } : {}) }];
   const completed = e.activityTaskCompletedEventAttributes;
   if (completed) {
     const call = calls.get(String(completed.scheduledEventId));
-    if (call?.kind === 'model') return [modelAnswered(call, fromPayloads<ModelResponse>(completed.result), seen.team.team)];
+    if (call?.kind === 'model') {
+      const answer = fromPayloads<ModelResponse | LocalModelCall>(completed.result);
+      const response = answer && 'response' in answer ? answer.response : answer;
+      return [modelAnswered(call, response, seen.team.team)];
+    }
     if (call?.kind === 'tool') return [{ kind: 'tool_answered', agent: call.agent, tool: call.tool ?? '?' }];
     if (call?.kind === 'team') seen.team = new TeamRedaction(fromPayloads<TeamSpec>(completed.result));
     return [];
@@ -175,13 +189,14 @@ function mapEvent(e: HistoryEvent, seen: Seen): Mapped[] {
   return closing(e);
 }
 
-/** A model's answer: its usage, and its cost at the chain's prices when the chain has economics. */
-function modelAnswered(call: { agent: string; price?: ModelPrice; model?: CallModelInput['model'] }, r: ModelResponse | undefined, team: TeamSpec | undefined): Mapped {
-  if (!r?.usage) return { kind: 'model_answered', agent: call.agent };
+/** A model's answer: its text, its usage, and its cost at the chain's prices when the chain has economics. */
+function modelAnswered(call: { agent: string; call?: string; price?: ModelPrice; model?: CallModelInput['model'] }, r: ModelResponse | undefined, team: TeamSpec | undefined): Mapped {
+  const named = { kind: 'model_answered' as const, agent: call.agent, ...(call.call ? { call: call.call } : {}), ...(r?.content !== undefined ? { text: r.content } : {}) };
+  if (!r?.usage) return named;
   const prices = team?.economics?.prices;
   const priced = call.price !== undefined || team?.economics !== undefined;
   const price = call.price ?? (call.model ? priceOf(prices, call.model) : undefined);
-  return { kind: 'model_answered', agent: call.agent, usage: r.usage, ...(priced ? { cost: callCost(price, r.usage, currencyOf(prices)) } : {}) };
+  return { ...named, usage: r.usage, ...(priced ? { cost: callCost(price, r.usage, currencyOf(prices)) } : {}) };
 }
 
 /** A specialist started (once its chain exists) or ended; `undefined` for other events. */

@@ -19,6 +19,7 @@ import { decodeHistory } from '../payloads/history';
 import type { HistoryEvent } from '../payloads/read';
 import { migrationRequest } from './migrate';
 import { rebuildState } from './resume';
+import { priorityOption } from '../common/priority';
 const EventType = temporal.api.enums.v1.EventType;
 
 /** Options of `baton.replay`. */
@@ -123,6 +124,7 @@ async function resumeWithOverrides(
     workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE,
     args: [{ agent: input.agent, input: input.input, ...(input.options ? { options: input.options } : {}), resume: state }],
     memo: { [REPLAY_OF_MEMO]: state.replayOf },
+    ...priorityOption(state.options.priority),
     typedSearchAttributes: [
       { key: BatonAgent, value: state.agentId },
       { key: BatonStatusAttribute, value: BatonStatus.RUNNING },

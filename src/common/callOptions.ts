@@ -1,6 +1,6 @@
 /**
- * Activity options of a run's model and tool calls: timeouts, heartbeats and retry policy from the
- * run options, and whether a lost worker ends a start of the call (see `lostWorkerRetries`).
+ * Activity options of a run's model and tool calls: timeouts, heartbeats, retry policy and task
+ * priority from the run options, and whether a lost worker ends a start of the call (see `lostWorkerRetries`).
  *
  * Workflow-safe: no I/O.
  */
@@ -8,6 +8,7 @@ import type { ActivityOptions, Duration } from '@temporalio/common';
 import { durationMs } from './check';
 import { HEARTBEAT_TIMEOUT_FAILURE_TYPE } from './lostWorkers';
 import { type ResolvedRunOptions, RUN_OPTIONS } from './options';
+import { priorityOption } from './priority';
 
 /**
  * Activity options of model calls for a run. With `endOnLostWorker`, an attempt whose heartbeats
@@ -17,9 +18,19 @@ export function modelActivityOptions(o: ResolvedRunOptions, nonRetryableErrorTyp
   return callActivityOptions(o, o.modelTimeout, nonRetryableErrorTypes, endOnLostWorker);
 }
 
-/** Activity options of tool calls for a run; `endOnLostWorker` as for {@link modelActivityOptions}. */
+/**
+ * The failure type of an activity whose result Temporal would not take (over the namespace's blob
+ * size limit): the SDK fails the attempt, retryably (SDK 1.21 on).
+ */
+export const PAYLOADS_TOO_LARGE_FAILURE_TYPE = 'PayloadsTooLarge';
+
+/**
+ * Activity options of tool calls for a run; `endOnLostWorker` as for {@link modelActivityOptions}.
+ * A result over Temporal's payload limit is not retried: running the tool again (its side effects
+ * too) would give the same result.
+ */
 export function toolActivityOptions(o: ResolvedRunOptions, nonRetryableErrorTypes: readonly string[], endOnLostWorker = false): ActivityOptions {
-  return callActivityOptions(o, o.toolTimeout, nonRetryableErrorTypes, endOnLostWorker);
+  return callActivityOptions(o, o.toolTimeout, [...nonRetryableErrorTypes, PAYLOADS_TOO_LARGE_FAILURE_TYPE], endOnLostWorker);
 }
 
 /** How many times a call may be started again after lost workers (`lostWorkerRetries`). */
@@ -37,5 +48,7 @@ function callActivityOptions(o: ResolvedRunOptions, timeout: string | number, no
     // A heartbeat timeout longer than the call's own timeout would never fire.
     heartbeatTimeout: Math.min(durationMs(heartbeat) ?? 10_000, durationMs(timeout) ?? Infinity),
     retry: { ...o.retry, nonRetryableErrorTypes: types } as ActivityOptions['retry'],
+    // Explicit, so a chain another client started without a workflow priority still has its calls dispatched with it.
+    ...priorityOption(o.priority),
   };
 }

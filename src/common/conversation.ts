@@ -27,8 +27,20 @@ export interface ConversationInput {
   resume?: ConversationState;
 }
 
+/**
+ * What a message that arrives while another is answered does: waits its turn (`enqueue`), is
+ * refused with `ConversationBusyError` (`reject`), stops the running turn's model call and is
+ * answered together with the message being answered, keeping what the turn already did
+ * (`interrupt`), or discards the running turn and is answered instead (`rollback`; the discarded
+ * message's callers get `MessageRolledBackError`).
+ */
+export const MidTurnPolicy = { ENQUEUE: 'enqueue', REJECT: 'reject', INTERRUPT: 'interrupt', ROLLBACK: 'rollback' } as const;
+export type MidTurnPolicy = (typeof MidTurnPolicy)[keyof typeof MidTurnPolicy];
+
 /** Input of the `sendMessage` update. */
 export interface SendMessageInput {
+  /** What to do when the message arrives while another is answered. @default the conversation's `midTurn` option */
+  midTurn?: MidTurnPolicy;
   message: string;
   /**
    * The same key sent again returns the first reply without running the turn again (within the
@@ -51,6 +63,8 @@ export interface ConversationReply<Output = string> {
   usage: Usage;
   /** The key the reply is remembered by: the caller's, or `#<turn>` when the message came without one. */
   idempotencyKey: string;
+  /** The agent the next message goes to, when the answering agent handed the conversation back (`returnTo`). */
+  handedBackTo?: string;
 }
 
 /** How a conversation ended. */
@@ -113,6 +127,8 @@ export interface CurrentTurn extends QueuedMessage {
   startedAt: string;
   /** The agent, its conversation and the shared state before the turn. */
   before: Pick<ChainState, 'agentId' | 'messages' | 'shared'>;
+  /** Keys of messages that interrupted the turn and are answered with it (`midTurn: "interrupt"`). */
+  merged?: string[];
 }
 
 /** What a conversation carries from one run into the next (continue-as-new). */
@@ -200,5 +216,29 @@ export class ConversationContinuedError extends BatonError<{ idempotencyKey: str
   }
 }
 
+/** A message refused because it arrived while another was answered, under the `reject` mid-turn policy. */
+export class ConversationBusyError extends UserError<{ workflowId: string; turn: number }> {
+  declare readonly workflowId: string;
+  /** The turn being answered when the message arrived. */
+  declare readonly turn: number;
+  constructor(workflowId: string, turn: number) {
+    super(`Conversation ${workflowId} is answering message ${turn} and refuses messages until it is done (midTurn: "reject"): send it again once the reply came, or with midTurn "enqueue"`, { workflowId, turn });
+  }
+}
+
+/**
+ * A message whose turn was discarded because a later message arrived under the `rollback`
+ * mid-turn policy: the conversation went on as it was before the message, and answered the later one.
+ */
+export class MessageRolledBackError extends UserError<{ workflowId: string; turn: number; by: string }> {
+  declare readonly workflowId: string;
+  declare readonly turn: number;
+  /** The idempotency key of the message answered instead. */
+  declare readonly by: string;
+  constructor(workflowId: string, turn: number, by: string) {
+    super(`Message ${turn} of conversation ${workflowId} was rolled back for a later message (idempotencyKey "${by}", midTurn: "rollback"): it was not answered`, { workflowId, turn, by });
+  }
+}
+
 /** The conversation's own errors, by failure type. */
-export const CONVERSATION_ERRORS = { ConversationEndedError, ConversationContinuedError } as const;
+export const CONVERSATION_ERRORS = { ConversationEndedError, ConversationContinuedError, ConversationBusyError, MessageRolledBackError } as const;

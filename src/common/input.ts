@@ -154,8 +154,8 @@ const agentSpec = shape(
 const teamVersion = shape({ id: nonEmptyString, name: nonEmptyString, label: nonEmptyString, hash: nonEmptyString, parts: recordOf(string) }, ['label']);
 
 const teamSpec = shape(
-  { agents: recordOf(agentSpec), approvals: arrayOf(approvalRuleCheck, 'approval rules'), hasHandoffListeners: boolean, sharedState: boolean, version: teamVersion, teamAttribute: boolean, economics: economicsSpecCheck },
-  ['sharedState', 'version', 'teamAttribute', 'economics'],
+  { agents: recordOf(agentSpec), approvals: arrayOf(approvalRuleCheck, 'approval rules'), hasHandoffListeners: boolean, sharedState: boolean, version: teamVersion, teamAttribute: boolean, payloadLimit: integer(1, Number.MAX_SAFE_INTEGER), economics: economicsSpecCheck },
+  ['sharedState', 'version', 'teamAttribute', 'payloadLimit', 'economics'],
 );
 
 const sharedState = shape({ context: object, artifacts: (v, key) => (Array.isArray(v) ? [] : [`"${key}" must be a list`]), workflowState: object });
@@ -240,7 +240,10 @@ const resolvedOptions: Check = (v, key) => {
   return required.filter((k) => v[k] === undefined).map((k) => `"${key}.${k}" is missing (resolved options have ${RUN_OPTION_KEYS.join(', ')})`);
 };
 
-const parentLink = shape({ workflowId: nonEmptyString, rootWorkflowId: nonEmptyString, depth: integer(1, 100), token: nonEmptyString, team: shape({ id: nonEmptyString, hash: nonEmptyString }) }, ['token', 'team']);
+const parentLink = shape(
+  { workflowId: nonEmptyString, rootWorkflowId: nonEmptyString, depth: integer(1, 100), token: nonEmptyString, team: shape({ id: nonEmptyString, hash: nonEmptyString }), turn: integer(0, Number.MAX_SAFE_INTEGER), message: nonEmptyString },
+  ['token', 'team', 'turn', 'message'],
+);
 
 const chainStateShape = shape(
   {
@@ -377,7 +380,7 @@ export function readDecision(value: unknown): { decision: HandoffDecision } | { 
 const queuedMessage = shape({ turn: integer(1, Number.MAX_SAFE_INTEGER), message: string, idempotencyKey: nonEmptyString, updateId: string }, ['updateId']);
 
 const currentTurn: Check = (v, key) => {
-  const problems = shape({ turn: count, message: string, idempotencyKey: nonEmptyString, updateId: string, startedAt: isoTime, before: object }, ['updateId'])(v, key);
+  const problems = shape({ turn: count, message: string, idempotencyKey: nonEmptyString, updateId: string, startedAt: isoTime, before: object, merged: arrayOf(nonEmptyString, 'idempotency keys') }, ['updateId', 'merged'])(v, key);
   if (problems.length > 0 || !isRecord(v) || !isRecord(v.before)) return problems;
   return shape({ agentId: nonEmptyString, messages: arrayOf(chatMessage, 'chat messages'), shared: sharedState }, ['shared'])(v.before, `${key}.before`);
 };
@@ -387,8 +390,8 @@ const rememberedReply = shape({ idempotencyKey: nonEmptyString, reply: object, f
 const resolvedConversationOptions: Check = (v, key) => {
   const problems = conversationOptionProblems(v, key);
   if (problems.length > 0 || !isRecord(v)) return problems;
-  // Options carried from runs of older versions may lack options added since; defaults fill them.
-  return CONVERSATION_OPTION_KEYS.filter((k) => v[k] === undefined && k !== 'maxCost').map((k) => `"${key}.${k}" is missing`);
+  // `midTurn` and `maxCost` came later: a conversation carried from before them goes on with their defaults.
+  return CONVERSATION_OPTION_KEYS.filter((k) => v[k] === undefined && k !== 'midTurn' && k !== 'maxCost').map((k) => `"${key}.${k}" is missing`);
 };
 
 /** Problems with a carried conversation, its chain's state included. */
@@ -437,7 +440,7 @@ export const MAX_IDEMPOTENCY_KEY_LENGTH = LIMITS.idempotencyKeyChars;
 /** Problems with a `sendMessage` input: a message that is not empty, and an optional key (their sizes: `messageSizes`). */
 export function sendMessageProblems(value: unknown): string[] {
   if (!isRecord(value)) return [`a message must be an object {"message": string, "idempotencyKey"?: string}, got ${shown(value)}`];
-  const problems = shape({ message: nonEmptyString, idempotencyKey: nonEmptyString }, ['idempotencyKey'])(value, 'sendMessage');
+  const problems = shape({ message: nonEmptyString, idempotencyKey: nonEmptyString, midTurn: oneOf(['enqueue', 'reject', 'interrupt', 'rollback']) }, ['idempotencyKey', 'midTurn'])(value, 'sendMessage');
   // `#<turn>` is how a message sent without a key is remembered; a caller's key of that form would get another message's reply.
   if (typeof value.idempotencyKey === 'string' && /^#\d+$/.test(value.idempotencyKey)) problems.push(`"sendMessage.idempotencyKey" ${shown(value.idempotencyKey)} is how baton names a message sent without a key; choose another`);
   return problems;

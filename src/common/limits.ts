@@ -39,6 +39,10 @@ export const LIMITS = {
   workflowIdChars: 1000,
   /** What a refusal records of its reason in history (`decision_refused`, `overrides_refused`, `report_refused`): characters. */
   recordedReasonChars: 1024,
+  /** Steering messages (`steer`) waiting in a chain for its next step: entries. */
+  waitingSteers: 20,
+  /** What the record of a steering message (`batonLive`) keeps of its text: characters. */
+  recordedSteerChars: 1024,
 } as const;
 
 /** The unit a limit counts in. */

@@ -9,6 +9,7 @@ import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { ApprovalRecord, HandoffDecision, PendingApproval } from './approvals';
 import type { HandoffRecord, RunOverrides, RunStatus } from './run';
 import type { ConversationReply, ConversationResult, ConversationView, SendMessageInput } from './conversation';
+import type { SteerInput, SteerReceipt } from './live';
 
 /** The task queue baton's workers poll unless told otherwise. */
 export const DEFAULT_TASK_QUEUE = 'baton';
@@ -234,6 +235,12 @@ export const Patches = {
    */
   CONVERSATION_UPGRADE: 'baton-conversation-upgrade',
   /**
+   * Decided once, when a run starts: its model calls say where their text goes as it forms (the
+   * `stream` of their input), the chain takes steering messages and interrupts, a conversation
+   * applies its mid-turn policy, and a handoff may hand the conversation back.
+   */
+  LIVE: 'baton-live',
+  /**
    * Decided once, when a run starts: model calls are priced at the snapshot's prices (`usage.cost`),
    * `maxCost` is a budget, and a team's spend limits and shared breakers are asked through recorded
    * local activities.
@@ -258,3 +265,14 @@ export const TURN_MEMO = 'batonTurn';
 
 /** Memo key of a conversation's compactions and its end (`ConversationEvent`). */
 export const CONVERSATION_EVENT_MEMO = 'batonConversationEvent';
+
+/**
+ * Update: a steering message for a running chain or a conversation's running turn, applied at its
+ * next step as a user message recorded with who sent it (`baton.steer`); with `interrupt`, the
+ * model call under way stops at once (`baton.interrupt`). Refused (`SteeringRefusedError`,
+ * `InvalidRunInputError`, `InputTooLargeError`) when it cannot apply.
+ */
+export const steerUpdate = defineUpdate<SteerReceipt, [SteerInput]>('steer');
+
+/** Memo key of live records (`LiveRecord`): steering applied, interrupts, mid-turn outcomes, hand-backs. */
+export const LIVE_MEMO = 'batonLive';

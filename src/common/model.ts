@@ -153,6 +153,24 @@ export interface CallModelInput {
   team?: TeamNeed;
   /** The model's price in the chain's snapshot (chains with economics), so the worker's metrics count the call's cost. */
   price?: ModelPrice;
+  /** Where the call's text goes as it forms; set by chains that stream (see {@link StreamTag}). */
+  stream?: StreamTag;
+}
+
+/**
+ * Where a model call's text goes as it forms: the worker publishes it to the chain's own topic (its
+ * workflow id) and to `root`'s, so whoever follows the chain or the top of its delegation sees it.
+ * Set by the workflow; the text itself never enters history.
+ */
+export interface StreamTag {
+  /** The chain at the top of the delegation this call works in, when it is not the call's own. */
+  root?: string;
+  /** The conversation's turn (message number) the call answers. */
+  turn?: number;
+  /** The idempotency key of the conversation message the call answers. */
+  message?: string;
+  /** Keys of messages answered with it (they interrupted its turn). */
+  merged?: string[];
 }
 
 /** What the `callModelLocal` activity answers: its input beside the model's answer, so history records both. */

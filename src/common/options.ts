@@ -9,6 +9,7 @@
 import type { ApprovalRule } from './approvals';
 import { BUDGET_TIERS, type BudgetTier } from './controls';
 import { arrayOf, boolean, type Check, duration, durationAtLeast, durationMs, integer, isRecord, names, number, oneOf, shape, shown } from './check';
+import { priorityCheck, type RunPriority } from './priority';
 
 /** What to do when a model names a handoff target that does not exist or is not allowed. */
 export const InvalidHandoffPolicy = {
@@ -234,6 +235,8 @@ export const RUN_OPTIONS = {
    * @default 0
    */
   continueAsNewAfterEvents: option<number>({ default: 0, check: continueAsNewCheck, doc: 'continue as new after this many events' }),
+  /** Task priority and fairness of the run's workflow, calls and specialists (see `RunPriority`, docs/priority.md). @default none: Temporal's defaults */
+  priority: option<RunPriority | undefined>({ default: undefined, check: priorityCheck, doc: 'task priority {priorityKey, fairnessKey, fairnessWeight}' }),
 };
 
 /** The run options' descriptors, by name. */
@@ -298,6 +301,11 @@ export const CONVERSATION_OPTIONS = {
   keepRecentTurns: option<number>({ default: 4, check: integer(1, 1000), doc: 'recent user messages kept verbatim by a compaction' }),
   /** Replies remembered by idempotency key, newest first, so a resent message gets its first reply. @default 100 */
   idempotencyWindow: option<number>({ default: 100, check: integer(1, 10_000), doc: 'replies remembered for resent idempotency keys' }),
+  /**
+   * What a message that arrives while another is answered does: `enqueue` (wait its turn),
+   * `reject`, `interrupt` or `rollback` (see `MidTurnPolicy`); a message may say otherwise. @default "enqueue"
+   */
+  midTurn: option<'enqueue' | 'reject' | 'interrupt' | 'rollback'>({ default: 'enqueue', check: oneOf(['enqueue', 'reject', 'interrupt', 'rollback']), doc: 'what a message arriving mid-turn does: enqueue, reject, interrupt or rollback' }),
   /**
    * Money the whole conversation may spend on model calls, every message's chain and its compactions
    * included, in the currency of the team's prices; 0 for no limit. A message's chain that would pass

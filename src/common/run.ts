@@ -115,6 +115,10 @@ export interface ParentLink {
   token?: string;
   /** The team version of the chain that delegated: the specialist's chain runs on the same team. */
   team?: { id: string; hash: string };
+  /** The conversation's turn the specialist works for, so its text joins that turn's stream. */
+  turn?: number;
+  /** The idempotency key of the conversation message the specialist works for. */
+  message?: string;
 }
 
 /**

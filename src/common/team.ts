@@ -47,6 +47,8 @@ export interface AgentSpec {
   guardrails?: GuardrailsSpec;
   /** Where this agent's model calls run, over the run's `modelActivity`. */
   modelActivity?: 'remote' | 'local';
+  /** Who answers a conversation's next message once this agent, handed a turn, has answered it: `stay`, `caller` or an agent id. */
+  returnTo?: string;
   /** The agent's tools whose calls need approval, by tool name. */
   toolApprovals?: Record<string, ToolApprovalSpec>;
   /**
@@ -79,6 +81,13 @@ export interface TeamSpec {
    * was taken, so a chain is priced and limited by what it ran under. Not part of the version.
    */
   economics?: EconomicsSpec;
+  /**
+   * The largest payload the snapshotting worker's namespace takes (its blob size limit, less what
+   * the data converter adds), when the worker neither compresses nor claim-checks payloads: a model
+   * call whose conversation is larger fails the chain instead of failing its workflow task again
+   * and again. Not part of the version.
+   */
+  payloadLimit?: number;
 }
 
 /** What an agent is good at, declared for capability routing (Jazz's profiles). */
@@ -175,6 +184,8 @@ export interface HandoffOptionsSpec {
   isEnabled?: HandoffRule;
   /** Whether the worker runs an `onHandoff` check (which may veto) before the handoff. */
   onHandoff?: boolean;
+  /** Who answers a conversation's next message once the target has answered: `stay` (the target), `caller`, or an agent id. */
+  returnTo?: string;
 }
 
 /** What a handoff may add to the run's shared state (the Command update of the v4.1 protocol). */

@@ -13,3 +13,5 @@ export * from './state';
 export * from './team';
 export * from './conversation';
 export * from './version';
+export * from './priority';
+export * from './live';

@@ -1,7 +1,7 @@
 /**
- * A worker's part in MCP: connect the team's servers when it starts, close them when it stops.
+ * A worker's part in MCP: connect the team's servers when it starts (the plugin closes them when it stops).
  */
-import { Runtime, type Worker } from '@temporalio/worker';
+import { Runtime } from '@temporalio/worker';
 import type { Team } from '../agents/team';
 import { McpTools, type McpWorkerOptions } from './tools';
 
@@ -21,28 +21,4 @@ export async function connectTeamMcpServers(team: Team, options: McpWorkerOption
     throw err;
   }
   return tools;
-}
-
-/**
- * The worker `create` makes, closing `tools` when it stops (`runUntil` runs through `run`, so both
- * close them), or at once when it cannot be made.
- */
-export async function withMcpServers(tools: McpTools | undefined, create: () => Promise<Worker>): Promise<Worker> {
-  if (!tools) return create();
-  let worker: Worker;
-  try {
-    worker = await create();
-  } catch (err) {
-    await tools.close();
-    throw err;
-  }
-  const run = worker.run.bind(worker);
-  worker.run = async () => {
-    try {
-      return await run();
-    } finally {
-      await tools.close();
-    }
-  };
-  return worker;
 }

@@ -166,6 +166,8 @@ export class OpenAIProvider implements ModelProvider {
         endpoint.timeoutMs,
         (chunk) => {
           assembly.add(chunk);
+          const piece = chunk.choices?.[0]?.delta?.content;
+          if (typeof piece === 'string' && piece !== '') context.text?.(piece);
           context.heartbeat?.({ ...progress, chunks: assembly.chunks });
         },
         () => {

@@ -15,6 +15,13 @@ export interface ModelCallContext {
   heartbeat?: (details?: unknown) => void;
   /** The details of the last heartbeat of the previous attempt (or of the attempt a lost worker ended), if any. */
   previousHeartbeat?: unknown;
+  /**
+   * Give the answer's text as it forms, piece by piece, in order (a provider that streams opts in by
+   * calling it): followers of the chain see it before the call ends. Present when the chain streams.
+   * The answer the call returns stays the record; text given here for an attempt that then fails is
+   * dropped by followers when the next attempt starts.
+   */
+  text?: (piece: string) => void;
 }
 
 /**

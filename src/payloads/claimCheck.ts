@@ -7,7 +7,7 @@
 import { createHash } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import type { Payload, PayloadCodec } from '@temporalio/common';
+import type { Payload, PayloadCodec, StorageDriver } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
 
 /** The payload encoding of a reference to a blob; its data is the blob's key. */
@@ -29,6 +29,15 @@ export interface ClaimCheckOptions {
   store?: BlobStore;
   /** The smallest payload (encoded, after compression and encryption) stored as a blob, in bytes. @default 4096 */
   minBytes?: number;
+  /**
+   * How payloads reach the store: baton's claim-check codec, or Temporal's own external payload
+   * storage (the SDK offloads them through a storage driver over `store` or `dir`, and history holds
+   * Temporal's `ExternalStorageReference`, which other SDKs with the same driver read). See
+   * docs/operating.md. @default "codec"
+   */
+  via?: 'codec' | 'external-storage';
+  /** A Temporal `StorageDriver` of your own (in place of `dir` or `store`); implies `via: 'external-storage'`. */
+  driver?: StorageDriver;
 }
 
 /** A blob that cannot be read back: missing, or not the bytes its key names. */

@@ -4,6 +4,7 @@ import { gunzipSync, gzipSync } from 'node:zlib';
 import type { DataConverter, Payload, PayloadCodec } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
 import { claimCheckCodec } from './claimCheck';
+import { batonExternalStorage, ExternalStorageReadCodec, usesExternalStorage } from './externalStorage';
 import { AesGcmPayloadCodec, MissingKeysCodec } from './encryption';
 import { codecOptionsFromEnv, type PayloadCodecOptions } from './keys';
 
@@ -44,13 +45,20 @@ export function decodeGzipPayload(p: Payload): Payload {
 /**
  * baton's payload codecs for one configuration, in the order Temporal applies them when encoding:
  * compression, then encryption, then the claim check. Gzipped payloads always decode, so histories written while
- * compression was on still read after it is turned off.
+ * compression was on still read after it is turned off. With the claim check through Temporal's
+ * external storage, the SDK offloads payloads after these codecs, and the last codec only reads its
+ * references, for readers of history that are not the SDK's.
  */
-export function batonPayloadCodecs(options: PayloadCodecOptions): PayloadCodec[] {
+export function batonPayloadCodecs(options: PayloadCodecOptions, storage = externalStorageOf(options)): PayloadCodec[] {
   const gzip = new GzipPayloadCodec(options.compress ? options.minBytes : Infinity);
   // Without keys, an encrypted payload fails naming its key, not as an unknown encoding.
   const codecs: PayloadCodec[] = [gzip, options.encryptionKeys ? new AesGcmPayloadCodec(options.encryptionKeys) : new MissingKeysCodec()];
+  if (storage) return [...codecs, new ExternalStorageReadCodec(storage)];
   return options.claimCheck ? [...codecs, claimCheckCodec(options.claimCheck)] : codecs;
+}
+
+function externalStorageOf(options: PayloadCodecOptions) {
+  return options.claimCheck && usesExternalStorage(options.claimCheck) ? batonExternalStorage(options.claimCheck) : undefined;
 }
 
 /**
@@ -68,8 +76,10 @@ export const ENCODED_FAILURES_PATH = ['failureConverter.js', 'failureConverter.t
  * @example new Client({ connection, dataConverter: batonDataConverter({ compress: true, encryptionKeys }) })
  */
 export function batonDataConverter(options: PayloadCodecOptions = codecOptionsFromEnv()): DataConverter {
+  const externalStorage = externalStorageOf(options);
   return {
-    payloadCodecs: batonPayloadCodecs(options),
+    payloadCodecs: batonPayloadCodecs(options, externalStorage),
     ...(options.encryptionKeys ? { failureConverterPath: ENCODED_FAILURES_PATH } : {}),
+    ...(externalStorage ? { externalStorage } : {}),
   };
 }

@@ -39,6 +39,8 @@ export const CODEC_ENV = {
   CLAIM_CHECK_DIR: 'BATON_CLAIM_CHECK_DIR',
   /** The smallest payload claim-checked, in bytes (default 4096). */
   CLAIM_CHECK_MIN_BYTES: 'BATON_CLAIM_CHECK_MIN_BYTES',
+  /** `codec` (baton's claim-check codec, the default) or `external-storage` (Temporal's external payload storage). */
+  CLAIM_CHECK_VIA: 'BATON_CLAIM_CHECK_VIA',
 } as const;
 
 /**
@@ -58,13 +60,17 @@ export function codecOptionsFromEnv(env: NodeJS.ProcessEnv = process.env): Paylo
 function claimCheckFromEnv(env: NodeJS.ProcessEnv): ClaimCheckOptions | undefined {
   const dir = env[CODEC_ENV.CLAIM_CHECK_DIR]?.trim();
   const min = env[CODEC_ENV.CLAIM_CHECK_MIN_BYTES]?.trim();
+  const via = env[CODEC_ENV.CLAIM_CHECK_VIA]?.trim();
   if (!dir) {
-    if (min) throw new CodecConfigError([`${CODEC_ENV.CLAIM_CHECK_MIN_BYTES} needs ${CODEC_ENV.CLAIM_CHECK_DIR}`]);
+    const given = [min ? CODEC_ENV.CLAIM_CHECK_MIN_BYTES : '', via ? CODEC_ENV.CLAIM_CHECK_VIA : ''].filter(Boolean);
+    if (given.length > 0) throw new CodecConfigError([`${given.join(' and ')} need${given.length === 1 ? 's' : ''} ${CODEC_ENV.CLAIM_CHECK_DIR}`]);
     return undefined;
   }
-  if (min === undefined || min === '') return { dir };
+  if (via && via !== 'codec' && via !== 'external-storage') throw new CodecConfigError([`${CODEC_ENV.CLAIM_CHECK_VIA} must be "codec" or "external-storage", not "${via}"`]);
+  const through: Pick<ClaimCheckOptions, 'via'> = via === 'external-storage' ? { via } : {};
+  if (min === undefined || min === '') return { dir, ...through };
   if (!/^[0-9]+$/.test(min) || Number(min) < 1) throw new CodecConfigError([`${CODEC_ENV.CLAIM_CHECK_MIN_BYTES} must be a whole number of bytes (1 or more), not "${min}"`]);
-  return { dir, minBytes: Number(min) };
+  return { dir, minBytes: Number(min), ...through };
 }
 
 /** Keys from a key file (see {@link CODEC_ENV.KEY_FILE}). */

@@ -23,6 +23,8 @@ import { HttpProblem, sendProblem, toProblem } from './problems';
 import { StartLimiter, type RateLimitOptions } from './rateLimit';
 import { conversationRoutes } from './conversations';
 import { runEventRoutes } from './runEvents';
+import { runStreamRoutes } from './runStream';
+import { steerRoutes } from './steer';
 import { runRoutes } from './runs';
 import { IdentitySchema } from './schemas';
 
@@ -115,7 +117,7 @@ export function createBatonApp(options: BatonServiceOptions): ServiceApp {
   app.use('/v1/*', bodySizeLimit(maxBodyBytes));
   app.use('/v1/*', async (c, next) => {
     // Streams wait on purpose; every other request's Temporal calls get the deadline.
-    if (c.req.path.endsWith('/events')) return next();
+    if (c.req.path.endsWith('/events') || c.req.path.endsWith('/stream')) return next();
     return options.baton.client.connection.withDeadline(Date.now() + ctx.temporalTimeoutMs, () => next());
   });
 
@@ -123,6 +125,8 @@ export function createBatonApp(options: BatonServiceOptions): ServiceApp {
   app.openapi(meRoute, (c) => c.json(c.get('identity'), 200));
   runRoutes(app, ctx);
   runEventRoutes(app, ctx);
+  runStreamRoutes(app, ctx);
+  steerRoutes(app, ctx);
   conversationRoutes(app, ctx);
   approvalRoutes(app, ctx);
   breakerRoutes(app, ctx);

@@ -5,7 +5,7 @@ import { Worker, type ReplayWorkerOptions } from '@temporalio/worker';
 import { DeterminismViolationError } from '@temporalio/workflow';
 import type { temporal } from '@temporalio/proto';
 import { batonDataConverter } from '../payloads/codec';
-import { workflowBundle } from '.';
+import { workflowBundle } from './bundle';
 
 /** The outcome of replaying one history against the current workflow code. */
 export interface ReplayCheck {

@@ -4,37 +4,24 @@
  * @packageDocumentation
  * @module baton-agents/worker
  */
-import fs from 'node:fs';
-import path from 'node:path';
-import { Client, type Connection } from '@temporalio/client';
-import type { DataConverter } from '@temporalio/common';
-import { type PriceTable, priceTableProblems } from '../common/economics/prices';
-import {
-  bundleWorkflowCode,
-  DefaultLogger,
-  NativeConnection,
-  Worker,
-  type WorkerOptions,
-  type WorkflowBundleOption,
-  type WorkflowBundleWithSourceMap,
-} from '@temporalio/worker';
-import { createActivities } from '../../activities';
+import type { Connection } from '@temporalio/client';
+import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
+import type { PriceTable } from '../common/economics/prices';
 import type { BatonHooks } from '../agents/hooks';
 import type { Team } from '../agents/team';
 import { connectionFailure, TemporalConnectionError, temporalConfig, type TemporalConfigOptions } from '../client/connect';
-import { TeamValidationError } from '../common/errors';
 import { BATON_SEARCH_ATTRIBUTES, DEFAULT_TASK_QUEUE } from '../common/messages';
 import type { ModelProviders } from '../models/provider';
-import { batonDataConverter } from '../payloads/codec';
-import { checkMcpWorkerOptions, type McpWorkerOptions } from '../mcp/tools';
-import { connectTeamMcpServers, withMcpServers } from '../mcp/worker';
-import { loggingDecryptionFailures } from './codecLog';
-import { workerTelemetry, type WorkerTelemetryOptions } from './telemetry';
+import type { McpWorkerOptions } from '../mcp/tools';
+import { BatonPlugin } from '../plugin';
+import type { WorkerTelemetryOptions } from './telemetry';
 import { codecOptionsFromEnv, type PayloadCodecOptions } from '../payloads/keys';
-import { BatonMetrics } from './telemetry/metrics';
-import { deploymentFromEnv, hasTeamAttribute, workerDeploymentOptions, type WorkerDeployment } from './deployment';
+import { deploymentFromEnv, workerDeploymentOptions, type WorkerDeployment } from './deployment';
+import type { StreamTransport } from '../streams/types';
 
 export { DEPLOYMENT_ENV, deploymentFromEnv, type WorkerDeployment } from './deployment';
+export { workflowBundle, WORKFLOWS_PATH } from './bundle';
+export { BATON_WORKFLOW_TYPES, BatonPlugin, type BatonPluginOptions } from '../plugin';
 
 /** Options of {@link createWorker}. */
 export interface CreateWorkerOptions extends WorkerTelemetryOptions {
@@ -94,40 +81,14 @@ export interface CreateWorkerOptions extends WorkerTelemetryOptions {
    * @example prices: { 'gpt-4o-mini': { input: 0.15, cachedInput: 0.075, output: 0.6 } }
    */
   prices?: PriceTable;
+  /**
+   * Where model calls publish their text as it forms (see docs/streaming.md): `inProcessStreams()`
+   * for callers in this process, `new RedisStreams({url})` for callers elsewhere; `false` publishes none.
+   * @default Redis Streams at `BATON_STREAMS_URL` when set, else this process's in-process transport
+   */
+  streams?: StreamTransport | false;
   /** Worker tuning passed to Temporal's `Worker.create` (pollers, cache size, concurrency). */
   worker?: Partial<Omit<WorkerOptions, 'connection' | 'namespace' | 'taskQueue' | 'activities' | 'workflowBundle' | 'workflowsPath'>>;
-}
-
-/** The workflow entry point: compiled JavaScript in the package, TypeScript in baton's own checkout. */
-export const WORKFLOWS_PATH = [path.resolve(__dirname, '../../workflows/index.js'), path.resolve(__dirname, '../../workflows/index.ts')].find((f) => fs.existsSync(f))!;
-
-/** The workflow bundle the package ships, built with the `@temporalio/workflow` version it names. */
-const PREBUILT = { code: path.resolve(__dirname, '../../workflow-bundle.js'), meta: path.resolve(__dirname, '../../workflow-bundle.json') };
-
-const bundles = new Map<string, Promise<WorkflowBundleWithSourceMap>>();
-
-/**
- * baton's workflow code for a worker: the prebuilt bundle when the package has one for the
- * installed `@temporalio/workflow`, else bundled here (once per process, set of interceptors and
- * failure converter; an encrypting deployment's failure converter must be in the bundle).
- */
-export async function workflowBundle(options: { interceptorModules?: string[]; failureConverterPath?: string } = {}): Promise<WorkflowBundleOption> {
-  const modules = options.interceptorModules ?? [];
-  const failureConverterPath = options.failureConverterPath;
-  if (modules.length === 0 && !failureConverterPath && prebuiltMatches()) return { codePath: PREBUILT.code };
-  const key = [...modules, failureConverterPath ?? ''].join('\n');
-  let bundle = bundles.get(key);
-  if (!bundle) {
-    bundle = bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, workflowInterceptorModules: modules, failureConverterPath, logger: new DefaultLogger('WARN') });
-    bundles.set(key, bundle);
-  }
-  return bundle;
-}
-
-function prebuiltMatches(): boolean {
-  if (!fs.existsSync(PREBUILT.code) || !fs.existsSync(PREBUILT.meta)) return false;
-  const built = (JSON.parse(fs.readFileSync(PREBUILT.meta, 'utf8')) as Record<string, string>)['@temporalio/workflow'];
-  return built === (require('@temporalio/workflow/package.json') as { version: string }).version;
 }
 
 /**
@@ -137,46 +98,36 @@ function prebuiltMatches(): boolean {
  * await worker.run();
  */
 export async function createWorker(options: CreateWorkerOptions): Promise<Worker> {
-  const team = options.team;
-  if (options.prices !== undefined) {
-    const problems = priceTableProblems(options.prices, 'createWorker prices');
-    if (problems.length > 0) throw new TeamValidationError(problems);
-  }
-  // An empty or broken team, or worker prices in another currency than the team's, fail here, before polling.
-  const problems = priceTableProblems(team.spec({ prices: options.prices }).economics?.prices ?? {}, 'prices');
-  if (problems.length > 0) throw new TeamValidationError(problems);
-  checkProviders(team, options.providers ?? {});
-  checkMcpWorkerOptions(options.mcp ?? {}); // before connecting, whether or not an agent uses an MCP server
+  const deployment = options.deployment === false ? undefined : (options.deployment ?? deploymentFromEnv());
+  // The team, its providers and the MCP options are checked here, before connecting.
+  const plugin = new BatonPlugin({
+    team: options.team,
+    hooks: options.hooks,
+    providers: options.providers,
+    mcp: options.mcp,
+    metrics: options.metrics,
+    tracing: options.tracing,
+    workflowInterceptorModules: options.workflowInterceptorModules,
+    streams: options.streams,
+    ...(options.prices ? { prices: options.prices } : {}),
+    // Your own data converter, as it is; else baton's codecs.
+    codec: options.worker?.dataConverter ? false : { ...(options.codec ?? codecOptionsFromEnv()), ...(options.compress ? { compress: true } : {}) },
+  });
   const config = temporalConfig(options.temporal);
   const connection = options.connection ?? (await connectWorker(config.connectionOptions));
-  const telemetry = await workerTelemetry(options);
-  const dataConverter = options.worker?.dataConverter ?? loggingDecryptionFailures(batonDataConverter({ ...(options.codec ?? codecOptionsFromEnv()), ...(options.compress ? { compress: true } : {}) }));
-  const deployment = options.deployment === false ? undefined : (options.deployment ?? deploymentFromEnv());
-  const versioning = deployment ? { workerDeploymentOptions: workerDeploymentOptions(deployment) } : {};
-  const namespace = options.namespace ?? config.namespace;
-  const teamAttribute = await hasTeamAttribute(connection, namespace);
-  const mcp = await connectTeamMcpServers(team, options.mcp);
-  if (telemetry.registry) {
-    const version = team.spec({ mcpTools: mcp?.specs }).version!;
-    BatonMetrics.in(telemetry.registry).teamInfo.set({ team: version.id, hash: version.hash, deployment: deployment ? `${deployment.name}.${deployment.buildId}` : '' }, 1);
+  try {
+    return await Worker.create({
+      ...(deployment ? { workerDeploymentOptions: workerDeploymentOptions(deployment) } : {}),
+      ...options.worker,
+      connection,
+      namespace: options.namespace ?? config.namespace,
+      taskQueue: options.taskQueue ?? DEFAULT_TASK_QUEUE,
+      plugins: [plugin, ...(options.worker?.plugins ?? [])],
+    });
+  } catch (err) {
+    await plugin.close();
+    throw err;
   }
-  return withMcpServers(mcp, async () => Worker.create({
-    ...versioning,
-    ...options.worker,
-    ...telemetry.workerOptions(options.worker),
-    connection,
-    namespace,
-    taskQueue: options.taskQueue ?? DEFAULT_TASK_QUEUE,
-    workflowBundle: await workflowBundle({ interceptorModules: telemetry.interceptorModules(options.workflowInterceptorModules), failureConverterPath: dataConverter.failureConverterPath }),
-    activities: createActivities({ team, hooks: options.hooks, providers: options.providers, mcp, teamAttribute, prices: options.prices, client: lazyClient(connection, namespace, dataConverter) }),
-    dataConverter,
-  }));
-}
-
-/** The client the activities reach spend ledgers and shared breakers with, on the worker's connection, made when first used. */
-function lazyClient(connection: NativeConnection, namespace: string, dataConverter: DataConverter): () => Client {
-  let client: Client | undefined;
-  return () => (client ??= new Client({ connection, namespace, dataConverter }));
 }
 
 /** A worker's connection, or a {@link TemporalConnectionError} that says what to do when nothing answers. */
@@ -186,15 +137,6 @@ async function connectWorker(options: ReturnType<typeof temporalConfig>['connect
   } catch (err) {
     throw Object.assign(new TemporalConnectionError(options.address ?? 'localhost:7233', connectionFailure(err)), { cause: err });
   }
-}
-
-/** Every agent's model provider must be one this worker has: a missing one fails here, not mid-chain. */
-function checkProviders(team: Team, providers: ModelProviders): void {
-  const known = new Set(['openai', 'scripted', ...Object.keys(providers)]);
-  const problems = team.agents
-    .filter((a) => !known.has(a.model.provider))
-    .map((a) => `agent "${a.id}" uses model provider "${a.model.provider}", which this worker does not have (it has ${[...known].join(', ')}); pass createWorker({ providers: { ${a.model.provider}: … } })`);
-  if (problems.length > 0) throw new TeamValidationError(problems);
 }
 
 /**

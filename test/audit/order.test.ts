@@ -11,7 +11,7 @@ import { buildAudit, type AuditEvent } from '../../src/audit/chain';
 import { buildConversationAudit } from '../../src/audit/conversation';
 import { activityName, recordedApprovalEvent, recordedHandoff } from '../../src/audit/history';
 import { whereOf } from '../../src/audit/place';
-import { TEAM_MEMO } from '../../src/common/messages';
+import { LIVE_MEMO, TEAM_MEMO } from '../../src/common/messages';
 import type { HistoryEvent } from '../../src/payloads/read';
 
 const ROOT = path.join(__dirname, '..');
@@ -50,6 +50,7 @@ function sources(e: HistoryEvent, scheduledNames: Map<string, string>): string[]
   const memo = recordedApprovalEvent(e);
   if (memo) out.push(`memo:${memo.type}`);
   if (e.workflowPropertiesModifiedEventAttributes?.upsertedMemo?.fields?.[TEAM_MEMO]) out.push('memo:team');
+  if (e.workflowPropertiesModifiedEventAttributes?.upsertedMemo?.fields?.[LIVE_MEMO]) out.push('memo:live');
   if (e.workflowExecutionStartedEventAttributes) out.push('started');
   if (e.workflowTaskFailedEventAttributes) out.push('task_failed');
   if (e.workflowExecutionSignaledEventAttributes) out.push('signal');
@@ -90,6 +91,7 @@ const FROM: Record<string, (e: AuditEvent) => string[]> = {
   overrides_refused: () => ['memo:overrides_refused'],
   control: () => ['memo:control'],
   team_changed: () => ['memo:team'],
+  live: () => ['memo:live'],
   signal: () => ['signal'],
   update: () => ['update'],
   delegation: () => ['child_started'],

@@ -198,11 +198,14 @@ describe('the baton command', () => {
   });
 
   it('prints only the result object on stdout with --json', async () => {
-    const out = await cli(['run', 'researcher', 'quantum', ...research, '--json', '--max-handoffs', '3', '--task-queue', 'cli-json'], {
+    const out = await cli(['run', 'researcher', 'quantum', ...research, '--json', '--max-handoffs', '3', '--task-queue', 'cli-json', '--priority', '2', '--fairness-key', 'cli'], {
       TEMPORAL_ADDRESS: server.env.address,
     });
     expect(out.code).toBe(0);
     const result = JSON.parse(out.stdout);
+    // The chain ran at the priority asked for, its workflow tasks included.
+    const id = /chain (baton-researcher-\S+) started/.exec(out.stderr)![1]!;
+    expect((await server.env.client.workflow.getHandle(id).describe()).raw.workflowExecutionInfo?.priority).toMatchObject({ priorityKey: 2, fairnessKey: 'cli' });
     expect(result).toMatchObject({ finalAgent: 'writer', handoffChain: [{ from: 'researcher', to: 'writer' }] });
     // The researcher's specialists are counted in the chain's usage, and each agent's in usageByAgent.
     const byAgent = result.usageByAgent as Record<string, { modelCalls: number }>;

@@ -1,7 +1,8 @@
 /** Rows of docs/bad-inputs.md that no other test covered. */
 import { describe, expect, it } from 'vitest';
-import { defineAgent, InvalidRunInputError, scripted, UserError } from '../../src';
-import { MAX_CONTEXT_BYTES, overrideProblems, validateRunInput } from '../../src/common/input';
+import { defineAgent, handoff, InvalidRunInputError, scripted, Team, TeamValidationError, UserError } from '../../src';
+import { MAX_CONTEXT_BYTES, overrideProblems, sendMessageProblems, validateRunInput } from '../../src/common/input';
+import { conversationOptionProblems } from '../../src/common/options';
 
 const problemsOf = (value: unknown): string[] => {
   try {
@@ -35,5 +36,19 @@ describe('bad inputs without a test elsewhere', () => {
     expect(overrideProblems({ models: { ghost: { provider: 'openai', model: 'gpt-4o' } } }, ['a', 'b'])).toEqual(['"overrides.models.ghost": "ghost" is not in the team (a, b)']);
     expect(overrideProblems({ models: { a: 'gpt-4o' } }, ['a'])).toEqual([expect.stringMatching(/^"overrides.models.a" must be a model spec/)]);
     expect(overrideProblems({ colour: 'red' })).toEqual([expect.stringMatching(/unknown field/)]);
+  });
+
+  it('refuses a mid-turn policy and a returnTo that are not one', () => {
+    expect(sendMessageProblems({ message: 'hi', midTurn: 'later' })).toEqual([expect.stringMatching(/^"sendMessage\.midTurn" must be "enqueue" or "reject" or "interrupt" or "rollback", got "later"$/)]);
+    expect(conversationOptionProblems({ midTurn: 'later' })).toEqual([expect.stringMatching(/^"conversation\.midTurn" must be "enqueue" or "reject" or "interrupt" or "rollback", got "later"$/)]);
+    const model = scripted([{ text: 'ok' }]);
+    const team = () =>
+      new Team([
+        defineAgent({ id: 'triage', instructions: 'Triage.', model, handoffs: [handoff('refunds', { returnTo: 'nobody' })] }),
+        defineAgent({ id: 'refunds', instructions: 'Refund.', model, returnTo: 'somebody' }),
+      ]);
+    expect(team).toThrow(TeamValidationError);
+    expect(team).toThrow(/agent "triage" \(handoff to refunds\) has returnTo "nobody", which is not "stay", "caller" or a registered agent \(registered: triage, refunds\)/);
+    expect(team).toThrow(/agent "refunds" has returnTo "somebody"/);
   });
 });

@@ -55,6 +55,12 @@ describe('run options', () => {
     [{ onBudgetExceeded: 'warn' }, /^"onBudgetExceeded" must be "fail" or "final_answer", got "warn"$/],
     [{ maxGuardrailRetries: 11 }, /^"maxGuardrailRetries" must be an integer >= 0 and <= 10, got 11$/],
     [{ modelActivity: 'inline' }, /^"modelActivity" must be "remote" or "local", got "inline"$/],
+    [{ priority: 1 }, /^"priority" must be an object \{priorityKey\?, fairnessKey\?, fairnessWeight\?\}, got 1$/],
+    [{ priority: { priorityKey: 1.5 } }, /^"priority.priorityKey" must be an integer >= 1 and <= 100, got 1.5 \(1 goes first\)$/],
+    [{ priority: { fairnessKey: '' } }, /^"priority.fairnessKey" must be a non-empty string of at most 64 bytes \(a tenant's id, say\), got ""$/],
+    [{ priority: { fairnessKey: 'é'.repeat(33) } }, /^"priority.fairnessKey" is 66 bytes; Temporal takes fairness keys of at most 64 bytes$/],
+    [{ priority: { fairnessWeight: 0 } }, /^"priority.fairnessWeight" must be a number >= 0.001 and <= 1000, got 0$/],
+    [{ priority: { key: 1 } }, /^"priority" has unknown field\(s\) "key" \(valid: priorityKey, fairnessKey, fairnessWeight\)$/],
   ])('refuse %j naming the problem and what is valid', (options, problem) => {
     const problems = runOptionProblems(options);
     expect(problems).toHaveLength(1);

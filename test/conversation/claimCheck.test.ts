@@ -4,7 +4,7 @@ import path from 'node:path';
 import { Client } from '@temporalio/client';
 import { defaultPayloadConverter } from '@temporalio/common';
 import { describe, expect, it } from 'vitest';
-import { Baton, batonDataConverter, CLAIM_CHECK_ENCODING, ClaimCheckError, ClaimCheckPayloadCodec, codecOptionsFromEnv, CodecConfigError, FileBlobStore, Team, type PayloadCodecOptions } from '../../src';
+import { Baton, batonDataConverter, BLOB_STORE_DRIVER_NAME, blobStoreDriver, CLAIM_CHECK_ENCODING, ExternalStorageReadCodec, ClaimCheckError, ClaimCheckPayloadCodec, codecOptionsFromEnv, CodecConfigError, FileBlobStore, Team, type PayloadCodecOptions } from '../../src';
 import { batonPayloadCodecs } from '../../src/payloads/codec';
 import { scriptedAgent } from '../helpers/agents';
 import { useTemporalServer, withWorker } from '../helpers/temporal';
@@ -42,6 +42,26 @@ describe('claim-check codec', () => {
     expect(() => codecOptionsFromEnv({ BATON_CLAIM_CHECK_DIR: '/blobs', BATON_CLAIM_CHECK_MIN_BYTES: 'lots' })).toThrow(CodecConfigError);
     const codecs = batonPayloadCodecs({ compress: true, claimCheck: { dir: '/blobs' } });
     expect(codecs.at(-1)).toBeInstanceOf(ClaimCheckPayloadCodec);
+    // Through Temporal's external storage: the SDK offloads, and the last codec only reads references.
+    expect(codecOptionsFromEnv({ BATON_CLAIM_CHECK_DIR: '/blobs', BATON_CLAIM_CHECK_VIA: 'external-storage' })).toEqual({ claimCheck: { dir: '/blobs', via: 'external-storage' } });
+    expect(() => codecOptionsFromEnv({ BATON_CLAIM_CHECK_DIR: '/blobs', BATON_CLAIM_CHECK_VIA: 's3' })).toThrow('BATON_CLAIM_CHECK_VIA must be "codec" or "external-storage", not "s3"');
+    expect(() => codecOptionsFromEnv({ BATON_CLAIM_CHECK_VIA: 'external-storage' })).toThrow('BATON_CLAIM_CHECK_VIA needs BATON_CLAIM_CHECK_DIR');
+    const converter = batonDataConverter({ claimCheck: { dir: '/blobs', via: 'external-storage', minBytes: 1000 } });
+    expect(converter.payloadCodecs?.at(-1)).toBeInstanceOf(ExternalStorageReadCodec);
+    expect(converter.externalStorage?.payloadSizeThreshold).toBe(1000);
+    expect(converter.externalStorage?.drivers.map((d) => d.name)).toEqual([BLOB_STORE_DRIVER_NAME]);
+  });
+
+  it('offers Temporal external storage a driver over a blob store, which refuses a blob that changed', async () => {
+    const dir = tempDir();
+    const driver = blobStoreDriver(new FileBlobStore(dir));
+    const payload = defaultPayloadConverter.toPayload({ text: 'x'.repeat(5000) });
+    const [claim] = await driver.store({}, [payload]);
+    const [back] = await driver.retrieve({}, [claim!]);
+    expect(defaultPayloadConverter.fromPayload(back!)).toEqual({ text: 'x'.repeat(5000) });
+    const key = claim!.claimData.key!;
+    fs.writeFileSync(path.join(dir, key.slice(0, 2), key), 'changed');
+    await expect(driver.retrieve({}, [claim!])).rejects.toThrow(`externally stored payload ${key} does not hold the bytes it was stored with`);
   });
 
   it('keeps a conversation’s model inputs out of history; the history and audit read them back', async () => {

@@ -165,7 +165,7 @@ describe('conversation turns', () => {
       expect(await send({ message: 'hi', idempotencyKey: 5 })).toBe('InvalidRunInputError: Invalid run input: "sendMessage.idempotencyKey" must be a non-empty string, got 5');
       expect(await send({ message: 'hi', idempotencyKey: 'k'.repeat(257) })).toBe('InputTooLargeError: Input too large: "sendMessage.idempotencyKey" is 257 characters; the limit is 256');
       expect(await send('hi')).toBe('InvalidRunInputError: Invalid run input: a message must be an object {"message": string, "idempotencyKey"?: string}, got "hi"');
-      expect(await send({ message: 'hi', text: 'hi' })).toBe('InvalidRunInputError: Invalid run input: "sendMessage" has unknown field(s) "text" (valid: message, idempotencyKey)');
+      expect(await send({ message: 'hi', text: 'hi' })).toBe('InvalidRunInputError: Invalid run input: "sendMessage" has unknown field(s) "text" (valid: message, idempotencyKey, midTurn)');
       // A refused update leaves nothing behind: the conversation took none of them.
       expect(await chat.status()).toMatchObject({ status: 'idle', turns: 1, queued: 0 });
 

@@ -2,14 +2,14 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll } from 'vitest';
 import type { Team } from '../../src/agents/team';
 import { Baton } from '../../src/client/baton';
-import { type DevServer, startDevServer } from '../../src/devserver/server';
+import { type DevServer, type DevServerOptions, startDevServer } from '../../src/devserver/server';
 import { createWorker, type CreateWorkerOptions } from '../../src/worker';
 
-/** One real Temporal dev server for the test file. */
-export function useTemporalServer(): { readonly env: DevServer } {
+/** One real Temporal dev server for the test file (with `options`, e.g. dynamic config). */
+export function useTemporalServer(options: DevServerOptions = {}): { readonly env: DevServer } {
   const holder: { env?: DevServer } = {};
   beforeAll(async () => {
-    holder.env = await startDevServer();
+    holder.env = await startDevServer(options);
   });
   afterAll(async () => {
     await holder.env?.teardown();

@@ -13,6 +13,8 @@ import { startDevServer } from '../../src/devserver/server';
 import { createWorker } from '../../src/worker';
 import { delegationScenario, toolApprovalChecksScenario } from './auditScenarios';
 import { costsScenario, sharedEconomicsScenario, type SharedScenario } from './economicsScenarios';
+import { priorityScenario } from './platformScenarios';
+import { liveConversationScenario, steeredChainScenario } from './liveScenarios';
 import { continueAsNewScenario, controlsScenario, handoffOptionsScenario, localModelCallsScenario, lostWorkerScenario, scenarios, specialistDecisionsScenario } from './scenarios';
 
 async function main(): Promise<void> {
@@ -21,7 +23,7 @@ async function main(): Promise<void> {
   const dir = __dirname;
   try {
     const named = process.argv.slice(2);
-    const all = [...scenarios, handoffOptionsScenario, continueAsNewScenario, controlsScenario, localModelCallsScenario, specialistDecisionsScenario, lostWorkerScenario, toolApprovalChecksScenario, delegationScenario, costsScenario, sharedEconomicsScenario];
+    const all = [...scenarios, handoffOptionsScenario, continueAsNewScenario, controlsScenario, localModelCallsScenario, specialistDecisionsScenario, lostWorkerScenario, toolApprovalChecksScenario, delegationScenario, priorityScenario, steeredChainScenario, liveConversationScenario, costsScenario, sharedEconomicsScenario];
     for (const scenario of all.filter((s) => named.length === 0 || named.includes(s.name))) {
       const taskQueue = `record-${scenario.name}`;
       const worker = await createWorker({ team: scenario.team(), connection: env.nativeConnection, taskQueue, ...(scenario.providers ? { providers: scenario.providers() } : {}) });

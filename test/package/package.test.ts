@@ -2,8 +2,9 @@
  * baton as a user gets it: the packed tarball installed into a fresh ES module service and a fresh
  * CommonJS service, each type-checked with `tsc --init`'s configuration and with NodeNext, then run
  * with plain `node` (no tsx) against a real Temporal server: a worker, a two-agent chain with an
- * approval, the audit, `instanceof` on a typed error imported by name, and the HTTP service from
- * `baton-agents/server` answering a request. Then `npx baton-agents demo`.
+ * approval, the audit, `instanceof` on a typed error imported by name, the HTTP service from
+ * `baton-agents/server` answering a request, and the service's own Temporal worker running its own
+ * workflow and baton's chain side by side through `BatonPlugin`. Then `npx baton-agents demo`.
  */
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
@@ -61,10 +62,53 @@ const summary = await worker.runUntil(async () => {
     server: me.status + ' ' + JSON.stringify(await me.json()),
   };
 });
-console.log(JSON.stringify(summary));`)}
+
+// The service's own worker, with its own workflow and activity, serving baton's chains too through the plugin.
+const plugin = new BatonPlugin({ team });
+const address = process.env.TEMPORAL_ADDRESS ?? 'localhost:7233';
+const own = await Worker.create({
+  connection: await NativeConnection.connect({ address }),
+  taskQueue: taskQueue + '-own',
+  workflowsPath: process.cwd() + '/workflows.js',
+  activities: { shout: async (name: string) => name.toUpperCase() },
+  plugins: [plugin],
+});
+const client = new Client({ connection: await Connection.connect({ address }), plugins: [plugin] });
+const mine = new Baton({ client, taskQueue: taskQueue + '-own' });
+const plugged = await own.runUntil(async () => {
+  const greeting = await client.workflow.execute('greet', { taskQueue: taskQueue + '-own', workflowId: taskQueue + '-greet', args: ['ada'] });
+  const run = await mine.start('triage', 'I want a refund for order 42');
+  for await (const event of run.events()) {
+    if (event.kind === 'approval_requested') await mine.approve(run.workflowId, event.approval.handoffId, { approver: 'alice' });
+  }
+  return { greeting, chain: (await run.result()).output };
+});
+console.log(JSON.stringify({ ...summary, plugged }));`)}
 `;
 
-const NAMES = 'connectBaton, createWorker, defineAgent, defineTool, MaxHandoffsExceededError, scripted, Team';
+/** The service's own workflows, beside baton's in its worker, written for each module system. */
+const WORKFLOWS = {
+  esm: `import { proxyActivities } from '@temporalio/workflow';
+
+const { shout } = proxyActivities<{ shout(name: string): Promise<string> }>({ startToCloseTimeout: '10 seconds' });
+
+export async function greet(name: string): Promise<string> {
+  return 'hello ' + (await shout(name));
+}
+`,
+  cjs: `import workflow = require('@temporalio/workflow');
+
+const { shout } = workflow.proxyActivities<{ shout(name: string): Promise<string> }>({ startToCloseTimeout: '10 seconds' });
+
+async function greet(name: string): Promise<string> {
+  return 'hello ' + (await shout(name));
+}
+
+export = { greet };
+`,
+};
+
+const NAMES = 'Baton, BatonPlugin, connectBaton, createWorker, defineAgent, defineTool, MaxHandoffsExceededError, scripted, Team';
 
 const NODENEXT = { compilerOptions: { module: 'nodenext', moduleResolution: 'nodenext', target: 'es2022', strict: true, noEmit: true, skipLibCheck: false, types: ['node'] } };
 
@@ -104,11 +148,17 @@ describe('the published package', () => {
     const tsc = path.join(dir, 'node_modules/typescript/bin/tsc');
     const env = { TEMPORAL_ADDRESS: server.env.address, TEMPORAL_NAMESPACE: 'default' };
     const projects = {
-      esm: { type: 'module', source: service(`import { ${NAMES} } from 'baton-agents';\nimport { createBatonApp } from 'baton-agents/server';\nimport { z } from 'zod';`, (body) => body) },
+      esm: {
+        type: 'module',
+        source: service(
+          `import { ${NAMES} } from 'baton-agents';\nimport { createBatonApp } from 'baton-agents/server';\nimport { Client, Connection } from '@temporalio/client';\nimport { NativeConnection, Worker } from '@temporalio/worker';\nimport { z } from 'zod';`,
+          (body) => body,
+        ),
+      },
       cjs: {
         type: 'commonjs',
         source: service(
-          `import baton = require('baton-agents');\nimport batonServer = require('baton-agents/server');\nimport zod = require('zod');\nconst { ${NAMES} } = baton;\nconst { createBatonApp } = batonServer;\nconst { z } = zod;`,
+          `import baton = require('baton-agents');\nimport batonServer = require('baton-agents/server');\nimport temporalClient = require('@temporalio/client');\nimport temporalWorker = require('@temporalio/worker');\nimport zod = require('zod');\nconst { ${NAMES} } = baton;\nconst { createBatonApp } = batonServer;\nconst { Client, Connection } = temporalClient;\nconst { NativeConnection, Worker } = temporalWorker;\nconst { z } = zod;`,
           (body) => `async function main() {\n${body}\n}\nvoid main();`,
         ),
       },
@@ -118,8 +168,9 @@ describe('the published package', () => {
       fs.mkdirSync(cwd);
       fs.writeFileSync(path.join(cwd, 'package.json'), JSON.stringify({ name, private: true, type: project.type }));
       fs.writeFileSync(path.join(cwd, 'service.ts'), project.source);
+      fs.writeFileSync(path.join(cwd, 'workflows.ts'), WORKFLOWS[name as keyof typeof WORKFLOWS]);
       await sh(cwd, process.execPath, [tsc, '--init']);
-      fs.writeFileSync(path.join(cwd, 'tsconfig.nodenext.json'), JSON.stringify({ ...NODENEXT, files: ['service.ts'] }));
+      fs.writeFileSync(path.join(cwd, 'tsconfig.nodenext.json'), JSON.stringify({ ...NODENEXT, files: ['service.ts', 'workflows.ts'] }));
       await sh(cwd, process.execPath, [tsc, '-p', 'tsconfig.nodenext.json']);
       await sh(cwd, process.execPath, [tsc, '-p', 'tsconfig.json']);
       const { stdout } = await sh(cwd, process.execPath, ['service.js', `package-${name}`], env);
@@ -130,6 +181,7 @@ describe('the published package', () => {
         audit: 'completed 1 tool call(s)',
         typedError: 'MaxHandoffsExceededError 0',
         server: '200 {"name":"alice","roles":["approver"]}',
+        plugged: { greeting: 'hello ADA', chain: 'Refunded order 42.' },
       });
     }
 

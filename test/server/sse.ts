@@ -17,10 +17,11 @@ export interface SseConnection {
   close(): void;
 }
 
-/** Connect to `url` with `headers` (a bearer token, a `Last-Event-ID`). */
-export async function connectSse(url: string, headers: Record<string, string>): Promise<SseConnection> {
+/** Connect to `url` with `headers` (a bearer token, a `Last-Event-ID`); a `body` is POSTed as JSON. */
+export async function connectSse(url: string, headers: Record<string, string>, body?: unknown): Promise<SseConnection> {
   const abort = new AbortController();
-  const res = await fetch(url, { headers: { accept: 'text/event-stream', ...headers }, signal: abort.signal });
+  const post = body !== undefined ? { method: 'POST', body: JSON.stringify(body) } : {};
+  const res = await fetch(url, { headers: { accept: 'text/event-stream', ...(body !== undefined ? { 'content-type': 'application/json' } : {}), ...headers }, signal: abort.signal, ...post });
   async function* events(): AsyncGenerator<SseEvent> {
     const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
     let buffer = '';

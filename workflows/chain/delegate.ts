@@ -144,6 +144,8 @@ function childInput(run: ChainRun, job: Extract<Job, { request: DelegationReques
     ...childCostBudget(state, options.maxCost),
     ...(options.maxTurns !== undefined ? { maxTurns: options.maxTurns } : {}),
     ...(options.maxHandoffs !== undefined ? { maxHandoffs: options.maxHandoffs } : {}),
+    // A specialist works at its caller's priority, for the same tenant.
+    ...(state.options.priority ? { priority: state.options.priority } : {}),
   };
   const input = render(DELEGATION_INPUT, {
     ...contextVariables(state),
@@ -155,12 +157,15 @@ function childInput(run: ChainRun, job: Extract<Job, { request: DelegationReques
     correlationId: job.workflowId,
   });
   const root = state.parent?.rootWorkflowId ?? run.effects.workflowId;
+  // A specialist's text joins the stream of the conversation turn its caller answers.
+  const tag = run.effects.streamTag?.();
+  const turn = tag ? { ...(tag.turn !== undefined ? { turn: tag.turn } : {}), ...(tag.message !== undefined ? { message: tag.message } : {}) } : {};
   return {
     agent: request.to,
     input,
     options: childOptions,
     ...(state.context ? { context: state.context } : {}),
-    parent: { workflowId: run.effects.workflowId, rootWorkflowId: root, depth: (state.parent?.depth ?? 0) + 1, ...(token ? { token } : {}), ...(state.team.version ? { team: { id: state.team.version.id, hash: state.team.version.hash } } : {}) },
+    parent: { workflowId: run.effects.workflowId, rootWorkflowId: root, depth: (state.parent?.depth ?? 0) + 1, ...(token ? { token } : {}), ...(state.team.version ? { team: { id: state.team.version.id, hash: state.team.version.hash } } : {}), ...turn },
   };
 }
 

@@ -43,8 +43,9 @@ import {
   Patches,
   WorkflowType,
 } from '../../src/common/messages';
-import type { CallModelInput, ModelResponse, RouteSpecialistInput, RouteSpecialistResult, SummarizeInput, SummarizeResult } from '../../src/common/model';
+import type { CallModelInput, ModelResponse, StreamTag, RouteSpecialistInput, RouteSpecialistResult, SummarizeInput, SummarizeResult } from '../../src/common/model';
 import { lostWorkerBudget, modelActivityOptions, toolActivityOptions } from '../../src/common/callOptions';
+import { priorityOption } from '../../src/common/priority';
 import type { ResolvedRunOptions } from '../../src/common/options';
 import { BatonStatus, type HandoffRunInput, type HandoffRunResult, type RecordHandoffInput } from '../../src/common/run';
 import type { CheckHandoffInput, CheckHandoffResult, RunToolInput, RunToolResult, TeamSpec } from '../../src/common/team';
@@ -105,6 +106,8 @@ export interface ChainEffects {
   shouldContinueAsNew(afterEvents: number): boolean;
   /** Temporal's `patched(id)`: whether this run takes the code path the patch `id` guards (one of `Patches`). */
   patched(id: string): boolean;
+  /** Where the chain's model calls send their text as it forms, when it streams (see `workflows/streams`). */
+  streamTag?(): StreamTag | undefined;
 }
 
 /**
@@ -224,6 +227,7 @@ export function temporalEffects(v2: boolean): ChainEffects {
           memo: { [PARENT_MEMO]: start.input.parent ? withoutToken(start.input.parent) : undefined },
           parentClosePolicy: ParentClosePolicy.REQUEST_CANCEL,
           ...(start.timeoutMs !== undefined ? { workflowExecutionTimeout: start.timeoutMs } : {}),
+          ...priorityOption(start.input.options?.priority),
         });
         return { ok: true, result };
       } catch (err) {

@@ -14,10 +14,13 @@ import { type ChainRun, retried, RUN_AGAIN, type Step, type TurnInProgress } fro
 import { type Gated, gateToolCalls } from './toolApprovals';
 import { offeredTools } from './tools';
 import { answersInOrder, idempotencyKey, planTurn, toolNames } from './turn';
+import { applySteering, recordInterrupt } from '../live/apply';
+import { ModelCallInterrupted } from '../live/steering';
 
 /** One model turn of the current agent. */
 export async function turn(run: ChainRun): Promise<Step> {
   const { chain, effects, guards } = run;
+  applySteering(run);
   const verdict = guards.beforeModelCall(chain.state);
   if (retried(run, verdict)) chain.apply({ type: 'answer_refused', guard: verdict.kind === 'last_turn' ? 'budgets' : 'limits', message: verdict.message });
   const agent = currentAgent(chain.state);
@@ -36,8 +39,12 @@ export async function turn(run: ChainRun): Promise<Step> {
       local,
     );
   } catch (err) {
+    // A call that failed, or was stopped before it answered, reports no usage: its reservation is released.
     run.economy?.afterCall(undefined);
-    throw err;
+    // Stopped for a steering message: the model is asked again with it.
+    if (!(err instanceof ModelCallInterrupted)) throw err;
+    recordInterrupt(run, err);
+    return RUN_AGAIN;
   }
   run.economy?.afterCall(response.usage);
   return respond(run, response);

@@ -44,6 +44,8 @@ export type ChainEvent =
   | { type: 'overridden'; overrides: RunOverrides }
   /** A control acted (a loop, a breaker, a guardrail, a budget), at workflow time `at` (ms). */
   | { type: 'control'; event: ControlEvent; at: number }
+  /** Steering messages sent to the running chain join the current agent's conversation as user messages. */
+  | { type: 'steered'; messages: string[] }
   /** A specialist's chain ended: its usage joins this chain's, and an answer counts as progress. */
   | { type: 'delegation_ended'; agent: string; ok: boolean; usage?: Usage; usageByAgent?: Record<string, Usage> };
 
@@ -152,6 +154,8 @@ function reduceChain(s: ChainState, event: ChainEvent): ChainState {
       return applyOverrides(s, event.overrides);
     case 'control':
       return s.controls ? { ...s, controls: reduceControl(s.controls, event.event, event.at) } : s;
+    case 'steered':
+      return { ...s, messages: [...s.messages, ...event.messages.map((content): ChatMessage => ({ role: 'user', content }))] };
     case 'delegation_ended': {
       if (!s.controls) return s;
       const c = s.controls;

@@ -1,5 +1,6 @@
 /** The step union the loop dispatches on, and what every step works with. */
 import type { ApprovalRecord } from '../../src/common/approvals';
+import type { SteerMessage } from '../../src/common/live';
 import type { HandoffResult } from '../../src/common/handoff';
 import type { ModelResponse, ToolCall } from '../../src/common/model';
 import type { ToolResultRecord } from '../../src/common/run';
@@ -39,6 +40,8 @@ export interface ChainRun {
   desk: ApprovalDesk;
   /** Spend limits and shared breakers (runs started with `baton-economics` whose team has them). */
   economy?: Economy;
+  /** Steering messages waiting for the next step (chains that take steering). */
+  steering?: { take(): SteerMessage[] };
 }
 
 /**

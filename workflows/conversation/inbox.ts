@@ -10,6 +10,7 @@ import { InputTooLargeError, InvalidRunInputError, toApplicationFailure } from '
 import { sendMessageProblems } from '../../src/common/input';
 import { messageSizes } from '../../src/common/sizes';
 import { keyOf } from './turns';
+import type { MidTurn } from './midTurn';
 
 type Reply = ConversationReply<unknown>;
 
@@ -33,6 +34,8 @@ export class Inbox {
   private readonly early: { raw: SendMessageInput; updateId?: string; waiter: Waiter<Reply> }[] = [];
   private state?: ConversationState;
   private result?: ConversationResult;
+  /** What a message that arrives mid-turn does (conversations that started with the live patch). */
+  midTurn?: MidTurn;
 
   constructor(private readonly workflowId: string) {}
 
@@ -121,8 +124,12 @@ export class Inbox {
     if (remembered) return settleOne(waiter, remembered);
     const same = key !== undefined ? [this.current, ...this.queue].find((m) => m?.idempotencyKey === key) : undefined;
     if (same) return void same.waiters.push(waiter);
+    const outcome = this.current && this.midTurn ? this.midTurn.arrive(raw, waiter, this.current) : 'queue';
+    if (outcome === 'handled') return;
     const turn = ++state.turns;
-    this.queue.push({ turn, message: raw.message, idempotencyKey: keyOf(key, turn), ...(updateId ? { updateId } : {}), waiters: [waiter] });
+    const m: Inbound = { turn, message: raw.message, idempotencyKey: keyOf(key, turn), ...(updateId ? { updateId } : {}), waiters: [waiter] };
+    if (outcome === 'queue_first') this.queue.unshift(m);
+    else this.queue.push(m);
   }
 
   /** Whether a key's message is remembered, being answered or waiting. */

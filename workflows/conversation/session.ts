@@ -24,6 +24,14 @@ import { TeamMismatchError } from '../../src/common/errors';
 import type { Economy } from '../economics/economy';
 import { withEconomics } from '../economics/costs';
 import { compactionCost, conversationBudget } from './costs';
+import { type CurrentTurn, MessageRolledBackError } from '../../src/common/conversation';
+import type { LiveRecord } from '../../src/common/live';
+import { LIVE_MEMO } from '../../src/common/messages';
+import type { ChainOutcome } from '../loop';
+import { applySteering } from '../live/apply';
+import { handBack } from '../live/handBack';
+import type { Steering } from '../live/steering';
+import type { MidTurn } from './midTurn';
 
 /** How a run of the conversation ends: closed, or handed to a fresh run. */
 export type SessionOutcome = { kind: 'ended'; result: ConversationResult } | { kind: 'continue_as_new'; upgrade?: boolean };
@@ -43,6 +51,8 @@ export class Session {
     private readonly guards: Guards,
     /** The agent the conversation started with: it answers when the team no longer has the active agent. */
     private readonly startAgent: string = chain.state.agentId,
+    /** Steering, mid-turn policies and hand-backs (conversations that started with the live patch). */
+    private readonly live?: { steering: Steering; midTurn: MidTurn },
     /** Spend limits and shared breakers, when the conversation's team has them. */
     private readonly economy?: Economy,
   ) {
@@ -103,6 +113,8 @@ export class Session {
    * next run carries them.
    */
   async handOver(): Promise<ConversationState> {
+    // Steering messages still waiting go with the turn into the next run.
+    if (this.live) applySteering({ chain: this.chain, effects: this.effects, steering: this.live.steering });
     for (;;) {
       this.inbox.releaseForNextRun();
       await this.desk.drain();
@@ -126,10 +138,12 @@ export class Session {
   private async answer(): Promise<boolean> {
     const current = this.state.current!;
     try {
-      const outcome = await this.runTurn();
+      const outcome = await this.runTurn(current);
       await this.desk.drain();
       if (outcome.kind === 'continue_as_new') return true;
-      this.finish({ idempotencyKey: current.idempotencyKey, reply: replyOf(current, this.chain.state, outcome.result.output) });
+      const reply = replyOf(current, this.chain.state, outcome.result.output);
+      const back = this.live ? this.handBack(current.turn) : undefined;
+      this.finish({ idempotencyKey: current.idempotencyKey, reply: back ? { ...reply, handedBackTo: back } : reply });
     } catch (err) {
       if (isCancellation(err)) throw err;
       const failure = failureOf(err);
@@ -146,15 +160,38 @@ export class Session {
     return false;
   }
 
-  /** The chain of the current message; the news it sent to what chains share are all out before its turn ends. */
-  private async runTurn(): Promise<Awaited<ReturnType<typeof runChain>>> {
-    const run = { chain: this.chain, effects: this.turnEffects, guards: this.guards, desk: this.desk };
-    if (!this.economy) return runChain(run);
-    try {
-      return await runChain({ ...run, economy: this.economy });
-    } finally {
-      await this.economy.flush();
+  /** The chain of the current turn; a rollback for a later message throws `MessageRolledBackError`. */
+  private async runTurn(current: CurrentTurn): Promise<ChainOutcome> {
+    const run = () => (this.economy ? this.pricedTurn(this.economy) : runChain({ chain: this.chain, effects: this.turnEffects, guards: this.guards, desk: this.desk, ...(this.live ? { steering: this.live.steering } : {}) }));
+    if (!this.live) return run();
+    const steering = this.live.steering;
+    for (;;) {
+      const ran = await this.live.midTurn.run(run);
+      if ('rolledBack' in ran) throw new MessageRolledBackError(this.effects.workflowId, current.turn, ran.rolledBack);
+      // A message that joined the turn as it was being answered: the model answers it too.
+      if (ran.value.kind !== 'completed' || steering.waiting.length === 0) return ran.value;
+      applySteering({ chain: this.chain, effects: this.turnEffects, steering });
     }
+  }
+
+  /** The chain of a turn under spend limits or shared breakers: the news it sent them are all out before it ends. */
+  private async pricedTurn(economy: Economy): Promise<ChainOutcome> {
+    try {
+      return await runChain({ chain: this.chain, effects: this.turnEffects, guards: this.guards, desk: this.desk, ...(this.live ? { steering: this.live.steering } : {}), economy });
+    } finally {
+      await economy.flush();
+    }
+  }
+
+  /** Hand the conversation back when the answered turn asks for it (`returnTo`); the agent it goes to. */
+  private handBack(turn: number): string | undefined {
+    const back = handBack(this.chain.state);
+    if (!back) return undefined;
+    this.chain.state = back.state;
+    this.effects.setAgent(back.to, this.state.handoffs + back.state.chain.length);
+    const record: LiveRecord = { type: 'handed_back', afterTurn: turn, from: back.from, to: back.to, returnTo: back.returnTo, at: iso(this.effects.now()) };
+    this.effects.publish({ [LIVE_MEMO]: record });
+    return back.to;
   }
 
   /** The current turn is over: count it, remember its outcome, put it on the record and tell its callers. */
@@ -165,6 +202,8 @@ export class Session {
     s.usage = addUsage(s.usage, this.chain.state.usage);
     s.handoffs += this.chain.state.chain.length;
     s.replies = remember(s.replies, outcome, s.conversation.idempotencyWindow);
+    // Messages answered with this one (they interrupted it) get the same outcome when sent again.
+    for (const key of s.current!.merged ?? []) s.replies = remember(s.replies, { ...outcome, idempotencyKey: key }, s.conversation.idempotencyWindow);
     s.lastActiveAt = iso(now);
     delete s.current;
     const failure = outcome.failure ? { type: outcome.failure.type, message: outcome.failure.message } : undefined;

@@ -106,6 +106,7 @@ async function showRun(id) {
   var waiting = h('ul', { class: 'cards' });
   var waitingHead = h('h2', { text: 'Waiting for approval', hidden: true });
   var outcome = h('div');
+  var forming = formingAnswer();
   var timeline = h('ol', { class: 'timeline' });
   main.replaceChildren(
     h('p', { class: 'small' }, [h('a', { href: BASE, text: '← Approvals' })]),
@@ -116,7 +117,7 @@ async function showRun(id) {
     h('p', {}, [live.el]),
     h('h2', { text: 'Flow' }), flow, flowHint,
     waitingHead, waiting,
-    outcome,
+    forming.el, outcome,
     h('h2', { text: 'Timeline' }), timeline
   );
   var busy = false;
@@ -140,6 +141,7 @@ async function showRun(id) {
       var pending = run.pendingApprovals.map(function (p) { return Object.assign({ workflowId: id, chain: run.chain, request: asked }, p); });
       waiting.replaceChildren.apply(waiting, pending.map(function (p) { return approvalCard(p, refresh); }));
       waitingHead.hidden = pending.length === 0;
+      if (run.output !== undefined || run.error) forming.done();
       if (run.error) outcome.replaceChildren(h('h2', { text: 'Failed' }), h('p', { class: 'problem', text: (run.error.type ? run.error.type + ': ' : '') + run.error.message }));
       else if (run.output !== undefined) outcome.replaceChildren(h('h2', { text: 'Answer' + (run.finalAgent ? ' from ' + run.finalAgent : '') }), h('pre', { class: 'output', text: typeof run.output === 'string' ? run.output : JSON.stringify(run.output, null, 2) }));
       else outcome.replaceChildren();
@@ -159,7 +161,9 @@ async function showRun(id) {
   window.addEventListener('resize', onResize);
   stops.push(function () { window.removeEventListener('resize', onResize); });
   var timer = null;
-  openStream('v1/runs/' + enc(id) + '/events', function (kind) {
+  openStream('v1/runs/' + enc(id) + '/stream', function (kind, body) {
+    // The answer forming shows at once; the rest of the page follows the chain's events.
+    if (kind === 'text' || kind === 'text_reset') { forming.apply(body); return false; }
     clearTimeout(timer);
     timer = setTimeout(refresh, FINAL[kind] ? 0 : 250);
     return !!FINAL[kind];

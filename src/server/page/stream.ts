@@ -58,4 +58,26 @@ function liveBadge() {
   var el = h('span', { class: 'live', text: 'connecting' });
   return { el: el, set: function (state) { el.className = state === true ? 'live on' : 'live'; el.textContent = state === true ? 'live' : state === 'done' ? 'chain ended' : 'reconnecting'; } };
 }
+
+// The text of the model call being written, as the run's stream gives it (text pieces at their
+// offsets, text_reset to drop a call's text), until the recorded answer replaces it.
+function formingAnswer() {
+  var who = h('span', { class: 'muted' });
+  var text = h('pre', { class: 'output-forming', 'aria-live': 'polite' });
+  var el = h('div', { class: 'forming-answer', hidden: true }, [h('h2', {}, ['Answer forming ', who]), text]);
+  var calls = {};
+  return {
+    el: el,
+    apply: function (c) {
+      var key = c.workflowId + ' ' + c.call;
+      var have = calls[key] || '';
+      calls[key] = c.kind === 'text_reset' ? '' : have.slice(0, c.offset) + c.text;
+      if (c.kind === 'text' && c.final) return;
+      who.textContent = c.agent;
+      text.textContent = calls[key];
+      el.hidden = calls[key] === '';
+    },
+    done: function () { el.hidden = true; },
+  };
+}
 `;

@@ -44,7 +44,7 @@ button.link { min-height:0; padding:0; border:0; background:none; color:var(--ac
 .flow .node rect { fill:#fff; stroke:#56606e; stroke-width:1.4; } .flow .node.agent rect { fill:#eef3fb; stroke:#2f5fa7; } .flow .node.failed rect { fill:#fdecec; stroke:#b3261e; }
 .flow text { font:12px system-ui,sans-serif; fill:var(--fg); text-anchor:middle; } .flow text.start { text-anchor:start; } .flow .node text { fill:#1d232b; }
 .flow .node.specialist rect { fill:#eef3fb; stroke:#2f5fa7; stroke-dasharray:4 3; } .flow .node.specialist.failed rect { fill:#fdecec; stroke:#b3261e; } .flow a.chain-link:hover rect, .flow a.chain-link:focus rect { stroke-width:2.6; } .flow a.chain-link text { text-decoration:underline; }
-.output { background:var(--card); border:1px solid var(--line); border-radius:8px; padding:10px 12px; white-space:pre-wrap; overflow-wrap:anywhere; margin:0; font:inherit; }
+.output, .output-forming { background:var(--card); border:1px solid var(--line); border-radius:8px; padding:10px 12px; white-space:pre-wrap; overflow-wrap:anywhere; margin:0; font:inherit; }
 .problem { color:var(--bad); }
 .timeline { list-style:none; padding:0; margin:0; font-size:14px; background:var(--card); border:1px solid var(--line); border-radius:8px; }
 .timeline li { display:grid; grid-template-columns:7.5em 7em 1fr; gap:8px; padding:6px 10px; border-top:1px solid var(--line); }

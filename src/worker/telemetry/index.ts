@@ -39,11 +39,20 @@ export interface WorkerTelemetry {
 
 /** Resolve {@link WorkerTelemetryOptions}; serves the metrics port when one is configured. */
 export async function workerTelemetry(options: WorkerTelemetryOptions): Promise<WorkerTelemetry> {
-  const metrics = await resolveMetrics(options.metrics);
+  const telemetry = resolveWorkerTelemetry(options);
+  await telemetry.serve();
+  return telemetry;
+}
+
+/** {@link WorkerTelemetry} resolved without serving anything yet: `serve()` opens the metrics port, when one is configured (once). */
+export function resolveWorkerTelemetry(options: WorkerTelemetryOptions): WorkerTelemetry & { serve(): Promise<void> } {
+  const chosen = chosenMetrics(options.metrics);
+  const metrics = chosen ? BatonMetrics.in(chosen.registry) : undefined;
   const tracing = resolveTracing(options.tracing);
   const modules = [...(tracing?.workflowModules() ?? []), ...(metrics ? [sandboxModule('workflowMetrics')] : [])];
   const activity: ActivityInterceptorsFactory[] = [...(tracing?.activityInterceptors() ?? []), ...(metrics ? [metrics.activityInterceptor()] : [])];
   const sinks: WorkerOptions['sinks'] = { ...tracing?.sinks(), ...metrics?.sinks() };
+  let served: Promise<unknown> | undefined;
   return {
     ...(metrics ? { registry: metrics.registry } : {}),
     ...(tracing ? { tracing } : {}),
@@ -52,16 +61,15 @@ export async function workerTelemetry(options: WorkerTelemetryOptions): Promise<
       interceptors: { ...own.interceptors, activity: [...activity, ...(own.interceptors?.activity ?? [])] },
       sinks: { ...own.sinks, ...sinks },
     }),
+    async serve() {
+      if (metrics && chosen?.port !== undefined) await (served ??= serveMetrics(metrics.registry, chosen.port));
+    },
   };
 }
 
-async function resolveMetrics(option: WorkerTelemetryOptions['metrics']): Promise<BatonMetrics | undefined> {
+function chosenMetrics(option: WorkerTelemetryOptions['metrics']): WorkerMetricsOptions | undefined {
   const port = metricsPortFromEnv();
-  const chosen = option === undefined ? (port !== undefined ? { port } : undefined) : option === true ? {} : option || undefined;
-  if (!chosen) return undefined;
-  const metrics = BatonMetrics.in(chosen.registry);
-  if (chosen.port !== undefined) await serveMetrics(metrics.registry, chosen.port);
-  return metrics;
+  return option === undefined ? (port !== undefined ? { port } : undefined) : option === true ? {} : option || undefined;
 }
 
 /** The tracing the environment configures: one per process, so its workers share one exporter. */

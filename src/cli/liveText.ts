@@ -1,0 +1,53 @@
+/**
+ * Model text printed as it forms: `  writer: ` and then each piece as it comes, on a terminal or
+ * not. A retried call's text is dropped with a note and written again; text that differs from the
+ * recorded answer is followed by that answer.
+ */
+import type { TextChange } from '../streams/board';
+
+export class LiveText {
+  /** The call whose text is being written, and how much of it is out. */
+  #open?: { key: string; written: number };
+
+  constructor(
+    private readonly write: (text: string) => void,
+    private readonly indent = '  ',
+  ) {}
+
+  /** Whether a call's text is being written (a line is open). */
+  get open(): boolean {
+    return this.#open !== undefined;
+  }
+
+  /** Write what `change` adds. */
+  apply(change: TextChange): void {
+    const key = `${change.workflowId}\n${change.call}`;
+    // Text that only came with the recorded answer was not written as it formed: the answer shows it.
+    if (change.final && this.#open?.key !== key) return;
+    if (this.#open?.key !== key) {
+      this.end();
+      if (change.kind === 'text_reset') return;
+      this.write(`${this.indent}${change.agent}: `);
+      this.#open = { key, written: 0 };
+    }
+    const open = this.#open!;
+    if (change.kind === 'text_reset') {
+      const why = { retry: 'the model call was tried again', correction: 'as recorded', stopped: 'stopped by an interrupt' }[change.reason];
+      this.write(`\n${this.indent}(${why})\n${this.indent}${change.agent}: `);
+      open.written = 0;
+      return;
+    }
+    // A piece goes at its offset: what is already out is not written again.
+    const fresh = change.text.slice(Math.max(0, open.written - change.offset));
+    if (fresh === '') return;
+    this.write(fresh.replace(/\n/g, `\n${this.indent}  `));
+    open.written = change.offset + change.text.length;
+  }
+
+  /** End the open line, if any. */
+  end(): void {
+    if (!this.#open) return;
+    this.write('\n');
+    this.#open = undefined;
+  }
+}

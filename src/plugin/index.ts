@@ -1,0 +1,237 @@
+/**
+ * baton as a Temporal plugin: {@link BatonPlugin} adds baton's workflows, activities, data
+ * converter and telemetry to a Worker and a Client the application builds itself, so a service that
+ * already runs a worker with its own workflows serves baton's chains from it.
+ */
+import type { ClientInterceptors, ClientOptions, ConnectionOptions, WorkflowClientInterceptor } from '@temporalio/client';
+import type { DataConverter } from '@temporalio/common';
+import { SimplePlugin, type SimplePluginOptions } from '@temporalio/plugin';
+import type { BundleOptions, NativeConnectionOptions, ReplayWorkerOptions, Worker, WorkerOptions } from '@temporalio/worker';
+import { createActivities } from '../../activities';
+import type { BatonHooks } from '../agents/hooks';
+import type { Team } from '../agents/team';
+import { TeamValidationError, UserError } from '../common/errors';
+import { checkMcpWorkerOptions, type McpWorkerOptions } from '../mcp/tools';
+import type { ModelProviders } from '../models/provider';
+import { batonDataConverter } from '../payloads/codec';
+import { codecOptionsFromEnv, type PayloadCodecOptions } from '../payloads/keys';
+import { workflowBundle } from '../worker/bundle';
+import { loggingDecryptionFailures } from '../worker/codecLog';
+import { hasTeamAttribute } from '../worker/deployment';
+import { chainPayloadLimit } from '../worker/payloadLimit';
+import { resolveWorkerTelemetry, type WorkerTelemetryOptions } from '../worker/telemetry';
+import { BatonMetrics } from '../worker/telemetry/metrics';
+import { mergeDataConverter } from './converter';
+import { McpLease } from './mcp';
+import { checkPrices, sharedEconomicsClient } from './economics';
+import type { PriceTable } from '../common/economics/prices';
+import { streamsFromEnv } from '../streams/env';
+import type { StreamTransport } from '../streams/types';
+import { combinedWorkflowsPath, isCombined, withWorkflowPackages } from './workflows';
+
+export { BATON_WORKFLOW_TYPES } from './workflows';
+
+/** Options of {@link BatonPlugin}. */
+export interface BatonPluginOptions extends WorkerTelemetryOptions {
+  /** The agents the worker serves. */
+  team: Team;
+  /** `agent_handoff` listeners, run after each handoff in the `runHandoffHooks` activity (at least once). */
+  hooks?: BatonHooks;
+  /** Replace or add model providers (by the spec's `provider` field). */
+  providers?: ModelProviders;
+  /** The agents' MCP servers: connected when the worker is created, closed when it stops (see `createWorker`'s `mcp`). */
+  mcp?: McpWorkerOptions;
+  /**
+   * How payloads are compressed, encrypted and claim-checked: the same for the worker and every
+   * client. `false` leaves the data converter as the application has it (baton's chains are then
+   * encoded with the application's codecs). Codec options beside the application's own codecs are
+   * refused, naming both ways out.
+   * @default the environment's (`BATON_ENCRYPTION_KEYS`, `BATON_COMPRESS`, `BATON_CLAIM_CHECK_DIR`, see `codecOptionsFromEnv`)
+   */
+  codec?: PayloadCodecOptions | false;
+  /** Workflow interceptor modules of baton's own to bundle besides the telemetry's. */
+  workflowInterceptorModules?: string[];
+  /**
+   * Where model calls publish their text as it forms (see docs/streaming.md): `inProcessStreams()`
+   * for callers in this process, `new RedisStreams({url})` for callers elsewhere; `false` publishes none.
+   * @default Redis Streams at `BATON_STREAMS_URL` when set, else this process's in-process transport
+   */
+  streams?: StreamTransport | false;
+  /** A label for the `baton_team_info` metric when the worker is a Worker Deployment version: `<name>.<buildId>`. @default from the worker's `workerDeploymentOptions` */
+  deploymentLabel?: string;
+  /** Prices by model for the worker's chains, over the team's (see `createWorker`'s `prices` and docs/economics.md). */
+  prices?: PriceTable;
+}
+
+/** The activity names baton registers; an application activity of one of these names is refused. */
+const activityNames = (activities: object) => Object.keys(activities);
+
+/**
+ * `SimplePlugin` with its worker hooks typed as Temporal's `WorkerPlugin` types them, which may
+ * answer with a promise: baton connects the team's MCP servers and serves its metrics before the
+ * worker is created.
+ */
+interface SimplePluginWithAsyncHooks {
+  readonly name: string;
+  configureClient(options: Omit<ClientOptions, 'plugins'>): Omit<ClientOptions, 'plugins'>;
+  configureWorker(options: WorkerOptions): WorkerOptions | Promise<WorkerOptions>;
+  configureReplayWorker(options: ReplayWorkerOptions): ReplayWorkerOptions | Promise<ReplayWorkerOptions>;
+  runWorker(worker: Worker, next: (w: Worker) => Promise<void>): Promise<void>;
+  configureBundler(options: BundleOptions): BundleOptions;
+  configureConnection(options: ConnectionOptions): ConnectionOptions;
+  configureNativeConnection(options: NativeConnectionOptions): NativeConnectionOptions;
+}
+const AsyncSimplePlugin = SimplePlugin as unknown as new (options: SimplePluginOptions) => SimplePluginWithAsyncHooks;
+
+/**
+ * baton in your own Worker and Client: its workflows (`handoffRun`, `conversation`) beside yours,
+ * its activities, its data converter (compression, encryption, claim check) and its metrics and
+ * tracing. Start chains with `new Baton({ client, taskQueue })` on the worker's task queue.
+ * @example
+ * const baton = new BatonPlugin({ team });
+ * const worker = await Worker.create({ connection, taskQueue: 'orders', workflowsPath: require.resolve('./workflows'), activities, plugins: [baton] });
+ * const client = new Client({ connection: clientConnection, plugins: [baton] });
+ * await new Baton({ client, taskQueue: 'orders' }).run('triage', 'Where is order 42?');
+ */
+export class BatonPlugin extends AsyncSimplePlugin {
+  private readonly baton: Required<Pick<BatonPluginOptions, 'team'>> & BatonPluginOptions;
+  private readonly telemetry: ReturnType<typeof resolveWorkerTelemetry>;
+  private readonly converter?: { codec: PayloadCodecOptions; dataConverter: DataConverter };
+  private readonly mcp: McpLease;
+
+  constructor(options: BatonPluginOptions) {
+    options.team.spec(); // an empty or broken team fails here, before anything connects
+    checkPrices(options.team, options.prices);
+    checkProviders(options.team, options.providers ?? {});
+    checkMcpWorkerOptions(options.mcp ?? {});
+    const codec = options.codec === false ? undefined : (options.codec ?? codecOptionsFromEnv());
+    const converter = codec ? { codec, dataConverter: loggingDecryptionFailures(batonDataConverter(codec)) } : undefined;
+    const telemetry = resolveWorkerTelemetry(options);
+    const tracing = telemetry.tracing?.clientInterceptors();
+    super({
+      name: 'baton',
+      ...(converter ? { dataConverter: (existing?: DataConverter) => mergeDataConverter(existing, converter.dataConverter, converter.codec) } : {}),
+      ...(tracing ? { clientInterceptors: (existing?: ClientInterceptors) => withTracing(existing, tracing.workflow) } : {}),
+    });
+    this.baton = options;
+    this.telemetry = telemetry;
+    this.converter = converter;
+    this.mcp = new McpLease(options.team, options.mcp);
+  }
+
+  /** The worker's options with baton added: activities, workflows, data converter, interceptors and sinks. Connects the team's MCP servers. */
+  override async configureWorker(options: WorkerOptions): Promise<WorkerOptions> {
+    const configured = await super.configureWorker(options);
+    await this.telemetry.serve();
+    const mcp = await this.mcp.acquire();
+    try {
+      const namespace = options.namespace ?? 'default';
+      const teamAttribute = options.connection ? await hasTeamAttribute(options.connection, namespace) : false;
+      const payloadLimit = await chainPayloadLimit(options.connection, namespace, this.ownConverter(configured) ? undefined : this.converter?.codec);
+      const client = sharedEconomicsClient(options.connection, namespace, configured.dataConverter);
+      const activities = createActivities({ team: this.baton.team, hooks: this.baton.hooks, providers: this.baton.providers, mcp, teamAttribute, payloadLimit, prices: this.baton.prices, ...(client ? { client } : {}), ...(this.baton.streams === false ? {} : { streams: this.baton.streams ?? streamsFromEnv() }) });
+      const own = Object.keys(configured.activities ?? {});
+      const clash = activityNames(activities).filter((name) => own.includes(name));
+      if (clash.length > 0) throw new UserError(`the worker's activities ${clash.map((n) => `"${n}"`).join(', ')} have the names of baton's activities; rename yours (a worker runs one activity per name)`);
+      if (this.telemetry.registry) {
+        const version = this.baton.team.spec({ mcpTools: mcp?.specs }).version!;
+        const deployment = this.baton.deploymentLabel ?? deploymentLabel(options);
+        BatonMetrics.in(this.telemetry.registry).teamInfo.set({ team: version.id, hash: version.hash, deployment }, 1);
+      }
+      const telemetry = this.telemetry.workerOptions(configured);
+      return {
+        ...configured,
+        ...(await this.workflows(configured)),
+        activities: { ...configured.activities, ...activities },
+        interceptors: { ...configured.interceptors, activity: telemetry.interceptors?.activity },
+        sinks: telemetry.sinks,
+      };
+    } catch (err) {
+      await this.mcp.release();
+      throw err;
+    }
+  }
+
+  /** A replay worker's options with baton's workflows and data converter. */
+  override async configureReplayWorker(options: ReplayWorkerOptions): Promise<ReplayWorkerOptions> {
+    const configured = await super.configureReplayWorker(options);
+    return { ...configured, ...(await this.workflows(configured)) };
+  }
+
+  /**
+   * Bundle options with baton's workflows beside the application's (`workflowsPath`), the telemetry's
+   * workflow interceptors and, with encryption, baton's failure converter. Use it when you bundle
+   * your workflows yourself: `bundleWorkflowCode({ workflowsPath, plugins: [batonPlugin] })`.
+   */
+  override configureBundler(options: BundleOptions): BundleOptions {
+    const configured = super.configureBundler(options);
+    const failureConverterPath = this.converter?.dataConverter.failureConverterPath;
+    if (failureConverterPath && configured.failureConverterPath && configured.failureConverterPath !== failureConverterPath) {
+      throw new UserError(`the bundle has a failure converter of its own (${configured.failureConverterPath}), and baton's encryption needs its own (${failureConverterPath}): keep one`);
+    }
+    return {
+      ...configured,
+      workflowsPath: isCombined(configured.workflowsPath) ? configured.workflowsPath : combinedWorkflowsPath(configured.workflowsPath),
+      workflowInterceptorModules: [...new Set([...(configured.workflowInterceptorModules ?? []), ...this.interceptorModules()])],
+      webpackConfigHook: withWorkflowPackages(configured.webpackConfigHook),
+      ...(failureConverterPath ? { failureConverterPath } : {}),
+    };
+  }
+
+  /** Stop a worker's MCP connections with it. */
+  override async runWorker(worker: Worker, next: (w: Worker) => Promise<void>): Promise<void> {
+    try {
+      await super.runWorker(worker, next);
+    } finally {
+      await this.mcp.release();
+    }
+  }
+
+  /** Close what `configureWorker` opened when the worker it configured will not run (its creation failed). */
+  async close(): Promise<void> {
+    await this.mcp.release();
+  }
+
+  /** Whether the worker encodes with a data converter of the application's rather than baton's. */
+  private ownConverter(options: WorkerOptions): boolean {
+    return !this.converter || (options.dataConverter?.payloadCodecs ?? []) !== this.converter.dataConverter.payloadCodecs;
+  }
+
+  /** The workflow interceptor modules baton bundles: its own, then the telemetry's. */
+  private interceptorModules(): string[] {
+    return this.telemetry.interceptorModules(this.baton.workflowInterceptorModules);
+  }
+
+  /**
+   * Where the worker's workflows come from: the application's `workflowsPath`, to which the bundler
+   * adds baton's (see {@link configureBundler}); the application's own `workflowBundle`, which must
+   * have been bundled with this plugin; or, with neither, baton's workflows alone.
+   */
+  private async workflows(options: Pick<WorkerOptions, 'workflowsPath' | 'workflowBundle' | 'bundlerOptions'>): Promise<Pick<WorkerOptions, 'workflowBundle' | 'bundlerOptions'>> {
+    if (options.workflowBundle || options.workflowsPath) return {};
+    const failureConverterPath = this.converter?.dataConverter.failureConverterPath;
+    return { workflowBundle: await workflowBundle({ interceptorModules: this.interceptorModules(), failureConverterPath }) };
+  }
+}
+
+/** The client's interceptors with baton's tracing after its own. */
+function withTracing(existing: ClientInterceptors | undefined, tracing: WorkflowClientInterceptor[]): ClientInterceptors {
+  const own = existing?.workflow;
+  if (own !== undefined && !Array.isArray(own)) throw new UserError("the client's workflow interceptors are an object of factories (the old form); give them as a list to add baton's tracing to them");
+  return { ...existing, workflow: [...(own ?? []), ...tracing] };
+}
+
+/** `<name>.<buildId>` of a worker that is a Worker Deployment version, else empty. */
+function deploymentLabel(options: WorkerOptions): string {
+  const version = options.workerDeploymentOptions?.version;
+  return version ? `${version.deploymentName}.${version.buildId}` : '';
+}
+
+/** Every agent's model provider must be one this worker has: a missing one fails here, not mid-chain. */
+export function checkProviders(team: Team, providers: ModelProviders): void {
+  const known = new Set(['openai', 'scripted', ...Object.keys(providers)]);
+  const problems = team.agents
+    .filter((a) => !known.has(a.model.provider))
+    .map((a) => `agent "${a.id}" uses model provider "${a.model.provider}", which this worker does not have (it has ${[...known].join(', ')}); pass createWorker({ providers: { ${a.model.provider}: … } })`);
+  if (problems.length > 0) throw new TeamValidationError(problems);
+}

@@ -1,0 +1,142 @@
+/**
+ * Following a chain live: its events from history (long-polling, as `run.events()`) merged with
+ * the text of its model calls from the transport, as the {@link TextBoard} puts it together. Each
+ * item carries the position to resume after; a follower that resumes gets the events it missed and
+ * the text published after the text it had.
+ */
+import { setMaxListeners } from 'node:events';
+import type { WorkflowClient } from '@temporalio/client';
+import { runEvents, type RunEvent, type RunEventsOptions } from '../client/events';
+import { TextBoard, type TextChange } from './board';
+import type { StreamEntry, StreamTransport } from './types';
+
+/** Text of a model call as it forms (see {@link TextBoard}), with when it arrived and the run that wrote it. */
+export type StreamText = TextChange & { at: string; runId: string };
+
+/** What `run.stream()` yields: the run's events and its text as it forms, each with its position. */
+export type RunStreamItem = (RunEvent | StreamText) & {
+  /** Where this item is: give it as `after` (or an SSE `Last-Event-ID`) to resume after it. */
+  position: string;
+};
+
+/** Options of `run.stream()`. */
+export interface RunStreamOptions extends RunEventsOptions {
+  /** Resume after this position (an item's `position`, an SSE event id); from the start of the chain without it. */
+  after?: string;
+}
+
+/** A position: the last event (its run and index among that run's events) and the transport's cursor. */
+export interface StreamPosition {
+  event?: { runId: string; index: number };
+  cursor?: string;
+}
+
+/** `<runId>:<n>~<cursor>`, either side possibly empty. */
+export function formatPosition(p: StreamPosition): string {
+  return `${p.event ? `${p.event.runId}:${p.event.index}` : ''}~${p.cursor ?? ''}`;
+}
+
+/** The position an id names; `undefined` when it is not one (a plain `<runId>:<n>` event id is). */
+export function parsePosition(raw: string | undefined): StreamPosition | undefined {
+  const m = /^(?:([^:~\s]+):(\d+))?(?:~([0-9-]*))?$/.exec(raw?.trim() ?? '');
+  if (!m || (!m[1] && !m[3])) return undefined;
+  return { ...(m[1] ? { event: { runId: m[1], index: Number(m[2]) } } : {}), ...(m[3] ? { cursor: m[3] } : {}) };
+}
+
+const FINAL = new Set<string>(['completed', 'failed', 'ended']);
+
+type Arrival = { event: RunEvent } | { entries: StreamEntry[] } | { error: unknown } | { ended: true };
+
+/**
+ * The events and text of chain `workflowId` (from run `runId`, else its latest run), until it ends
+ * or `signal` aborts. Text comes from `streams`; when the transport fails, the answers still come,
+ * whole, as history records them.
+ */
+export async function* streamRun(
+  client: WorkflowClient,
+  streams: StreamTransport,
+  workflowId: string,
+  runId: string | undefined,
+  options: RunStreamOptions & { signal?: AbortSignal } = {},
+): AsyncGenerator<RunStreamItem> {
+  const after = options.after !== undefined ? parsePosition(options.after) : undefined;
+  const abort = new AbortController();
+  // Every long-poll of history listens on it while it waits.
+  setMaxListeners(0, abort.signal);
+  const stop = () => abort.abort();
+  options.signal?.addEventListener('abort', stop, { once: true });
+  abort.signal.addEventListener('abort', () => wake?.(), { once: true });
+  const board = new TextBoard();
+  const arrivals: Arrival[] = [];
+  let wake: (() => void) | undefined;
+  const arrive = (a: Arrival) => {
+    arrivals.push(a);
+    wake?.();
+  };
+  const events = runEvents(client, workflowId, after?.event?.runId ?? runId, options);
+  void (async () => {
+    try {
+      for (;;) {
+        const next = await client.connection.withAbortSignal(abort.signal, () => events.next());
+        // The run ended before the position resumed after: nothing more comes.
+        if (next.done) return arrive({ ended: true });
+        arrive({ event: next.value });
+      }
+    } catch (err) {
+      if (!abort.signal.aborted) arrive({ error: err });
+    }
+  })();
+  void (async () => {
+    try {
+      for await (const entries of streams.read(workflowId, after?.cursor, abort.signal)) arrive({ entries });
+    } catch {
+      // Without the transport the answers still come from history, whole.
+    }
+  })();
+  const position: StreamPosition = { ...(after?.event ? { event: after.event } : {}), ...(after?.cursor ? { cursor: after.cursor } : {}) };
+  let eventRun: string | undefined;
+  let index = -1;
+  try {
+    while (!abort.signal.aborted) {
+      const a = arrivals.shift();
+      if (!a) {
+        await new Promise<void>((resolve) => (wake = resolve));
+        wake = undefined;
+        continue;
+      }
+      if ('error' in a) throw a.error;
+      if ('ended' in a) return;
+      if ('entries' in a) {
+        for (const { cursor, delta } of a.entries) {
+          position.cursor = cursor;
+          for (const change of board.delta(delta)) yield { ...change, at: new Date().toISOString(), runId: delta.runId, position: formatPosition(position) };
+        }
+        continue;
+      }
+      const e = a.event;
+      index = e.runId === eventRun ? index + 1 : 0;
+      eventRun = e.runId;
+      // Resuming: the events up to the one named were seen.
+      if (after?.event && e.runId === after.event.runId && index <= after.event.index) {
+        settle(board, workflowId, e);
+        continue;
+      }
+      position.event = { runId: e.runId, index };
+      for (const change of settle(board, workflowId, e)) yield { ...change, at: e.at, runId: e.runId, position: formatPosition(position) };
+      yield { ...e, position: formatPosition(position) };
+      if (FINAL.has(e.kind)) return;
+    }
+  } finally {
+    abort.abort();
+    options.signal?.removeEventListener('abort', stop);
+    void events.return(undefined).catch(() => undefined);
+  }
+}
+
+/** The text changes an event settles: a model call's recorded answer, in this chain or a specialist's. */
+function settle(board: TextBoard, workflowId: string, e: RunEvent): TextChange[] {
+  if (e.kind === 'specialist') return settle(board, e.workflowId, e.event);
+  if (e.kind === 'model_stopped' && e.call) return board.settle(workflowId, e.call, e.agent, '', { reason: 'stopped' });
+  if (e.kind !== 'model_answered' || !e.call || e.text === undefined) return [];
+  return board.settle(workflowId, e.call, e.agent, e.text ?? '');
+}

@@ -1,0 +1,38 @@
+/**
+ * baton's workflow code for a worker: the prebuilt bundle the package ships, or bundled here.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { bundleWorkflowCode, DefaultLogger, type WorkflowBundleOption, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+
+/** The workflow entry point: compiled JavaScript in the package, TypeScript in baton's own checkout. */
+export const WORKFLOWS_PATH = [path.resolve(__dirname, '../../workflows/index.js'), path.resolve(__dirname, '../../workflows/index.ts')].find((f) => fs.existsSync(f))!;
+
+/** The workflow bundle the package ships, built with the `@temporalio/workflow` version it names. */
+const PREBUILT = { code: path.resolve(__dirname, '../../workflow-bundle.js'), meta: path.resolve(__dirname, '../../workflow-bundle.json') };
+
+const bundles = new Map<string, Promise<WorkflowBundleWithSourceMap>>();
+
+/**
+ * baton's workflow code for a worker: the prebuilt bundle when the package has one for the
+ * installed `@temporalio/workflow`, else bundled here (once per process, set of interceptors and
+ * failure converter; an encrypting deployment's failure converter must be in the bundle).
+ */
+export async function workflowBundle(options: { interceptorModules?: string[]; failureConverterPath?: string } = {}): Promise<WorkflowBundleOption> {
+  const modules = options.interceptorModules ?? [];
+  const failureConverterPath = options.failureConverterPath;
+  if (modules.length === 0 && !failureConverterPath && prebuiltMatches()) return { codePath: PREBUILT.code };
+  const key = [...modules, failureConverterPath ?? ''].join('\n');
+  let bundle = bundles.get(key);
+  if (!bundle) {
+    bundle = bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, workflowInterceptorModules: modules, failureConverterPath, logger: new DefaultLogger('WARN') });
+    bundles.set(key, bundle);
+  }
+  return bundle;
+}
+
+function prebuiltMatches(): boolean {
+  if (!fs.existsSync(PREBUILT.code) || !fs.existsSync(PREBUILT.meta)) return false;
+  const built = (JSON.parse(fs.readFileSync(PREBUILT.meta, 'utf8')) as Record<string, string>)['@temporalio/workflow'];
+  return built === (require('@temporalio/workflow/package.json') as { version: string }).version;
+}

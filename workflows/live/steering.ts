@@ -1,0 +1,90 @@
+/**
+ * A chain's steering desk: steering messages wait here for the chain's next step, and an interrupt
+ * stops the model call under way. The `steer` handler only queues and cancels; the loop takes the
+ * messages at its fixed points (see `apply.ts`).
+ */
+import { CancellationScope, isCancellation } from '@temporalio/workflow';
+import { InputTooLargeError, InvalidRunInputError, toApplicationFailure } from '../../src/common/errors';
+import { LIMITS } from '../../src/common/limits';
+import { SteeringRefusedError, steerProblems, steerSizes, type SteerInput, type SteerMessage, type SteerReceipt } from '../../src/common/live';
+import type { CallModelInput } from '../../src/common/model';
+import type { ChainEffects } from '../chain/effects';
+
+/** Thrown by a model call that an interrupt stopped; the loop goes on with what waits. */
+export class ModelCallInterrupted extends Error {
+  override readonly name = 'ModelCallInterrupted';
+  constructor(
+    readonly call: Pick<CallModelInput, 'agentId' | 'callIndex'>,
+    readonly by: string,
+  ) {
+    super(`the model call of ${call.agentId} was interrupted by ${by}`);
+  }
+}
+
+export class Steering {
+  /** Messages waiting for the chain's next step, in arrival order. */
+  readonly waiting: SteerMessage[] = [];
+  #call?: { scope: CancellationScope; stoppedBy?: string };
+
+  constructor(
+    private readonly workflowId: string,
+    private readonly effects: Pick<ChainEffects, 'now' | 'newId'>,
+    /** Whether the chain takes steering now (a run that started with the live patch and is running). */
+    private readonly accepting: () => string | undefined,
+  ) {}
+
+  /** The update validator: a malformed, oversized or untimely message is refused, with why. */
+  validate(raw: unknown): void {
+    const sizes = steerSizes(raw);
+    if (sizes.length > 0) throw toApplicationFailure(new InputTooLargeError(sizes));
+    const problems = steerProblems(raw);
+    if (problems.length > 0) throw toApplicationFailure(new InvalidRunInputError(problems));
+    const refusal = this.accepting();
+    if (refusal) throw toApplicationFailure(new SteeringRefusedError(this.workflowId, refusal));
+    if (this.waiting.length >= LIMITS.waitingSteers) {
+      throw toApplicationFailure(new SteeringRefusedError(this.workflowId, `${this.waiting.length} steering messages already wait for its next step (at most ${LIMITS.waitingSteers}); send again once they are applied`));
+    }
+  }
+
+  /** A message: queued for the next step; an interrupt stops the model call under way. */
+  receive(input: SteerInput): SteerReceipt {
+    const message: SteerMessage = { id: this.effects.newId(), text: input.text, by: input.by, at: new Date(this.effects.now()).toISOString(), interrupt: input.interrupt === true };
+    this.waiting.push(message);
+    const interrupted = message.interrupt && this.interrupt(message.by);
+    return { steerId: message.id, interrupted, waiting: this.waiting.length };
+  }
+
+  /** Stop the model call under way, if any; `true` when one was stopped. */
+  interrupt(by: string): boolean {
+    if (!this.#call || this.#call.stoppedBy !== undefined) return false;
+    this.#call.stoppedBy = by;
+    this.#call.scope.cancel();
+    return true;
+  }
+
+  /** Run a model call so that an interrupt can stop it; a stopped call throws {@link ModelCallInterrupted}. */
+  async call<T>(input: Pick<CallModelInput, 'agentId' | 'callIndex'>, run: () => Promise<T>): Promise<T> {
+    const call: { scope: CancellationScope; stoppedBy?: string } = { scope: new CancellationScope() };
+    this.#call = call;
+    try {
+      return await call.scope.run(run);
+    } catch (err) {
+      if (call.stoppedBy !== undefined && isCancellation(err)) throw new ModelCallInterrupted(input, call.stoppedBy);
+      throw err;
+    } finally {
+      if (this.#call === call) this.#call = undefined;
+    }
+  }
+
+  /** The waiting messages, now taken. */
+  take(): SteerMessage[] {
+    return this.waiting.splice(0);
+  }
+}
+
+/** `effects` whose model calls an interrupt can stop. */
+export function interruptible(effects: ChainEffects, steering: Steering): ChainEffects {
+  return Object.assign(Object.create(effects) as ChainEffects, {
+    callModel: (input, options, local) => steering.call(input, () => effects.callModel(input, options, local)),
+  } satisfies Partial<ChainEffects>);
+}
