@@ -24,18 +24,28 @@ import {
 } from '../src/common/economics/messages';
 import { breakerId, ledgerId } from '../src/common/economics/spec';
 
-/** How often a question is sent again to a ledger handing over to its next run before giving up (the activity then retries). */
+/** How often a question is sent again to a breaker handing over to its next run before giving up (the activity then retries). */
 const HOPS = 50;
+
+/** The pause before asking a ledger again: from 25 ms, growing to at most a second, jittered so waiting chains do not ask in step. */
+function pause(attempt: number): number {
+  const ms = Math.min(1000, 25 * 1.5 ** attempt);
+  return Math.round(ms / 2 + Math.random() * (ms / 2));
+}
 
 /** The activities of the shared economics, on the worker's client (made when first needed). */
 export function economicsActivities(client: () => Client) {
   const taskQueue = () => Context.current().info.taskQueue;
 
   return {
-    /** Reserve a call's worst case in a spend limit's ledger; waits while other chains' reservations hold what it needs. */
+    /**
+     * Reserve a call's worst case in a spend limit's ledger, asking again while other chains'
+     * reservations hold what it needs (or the ledger is busy or handing over), until it is granted or
+     * refused or the activity's time runs out.
+     */
     async reserveSpend({ ledger, request }: ReserveSpendInput): Promise<ReserveAnswer> {
       const workflowId = ledgerId(ledger.name, ledger.key, ledger.windowStart);
-      for (let hop = 0; hop < HOPS; hop++) {
+      for (let attempt = 0; ; attempt++) {
         const start = new WithStartWorkflowOperation(EconomicsWorkflow.SPEND_LEDGER, {
           workflowId,
           taskQueue: taskQueue(),
@@ -46,14 +56,13 @@ export function economicsActivities(client: () => Client) {
         });
         try {
           const answer = await client().workflow.executeUpdateWithStart(reserveSpendUpdate, { args: [request], startWorkflowOperation: start });
-          if (!('again' in answer)) return answer;
+          if ('granted' in answer) return answer;
         } catch (err) {
           if (err instanceof WorkflowExecutionAlreadyStartedError) return { granted: true, spentMicros: 0, reservedMicros: 0, limitMicros: request.limitMicros };
-          if (!runEnded(err)) throw err;
+          if (!runEnded(err) && !busy(err)) throw err;
         }
-        await Context.current().sleep(20 * (hop + 1));
+        await Context.current().sleep(pause(attempt));
       }
-      throw ApplicationFailure.retryable(`the spend ledger ${workflowId} kept handing over to its next run`, 'LedgerBusy');
     },
 
     /** Tell a ledger what a call cost; a ledger whose window closed is left as it is. */
@@ -84,8 +93,9 @@ export function economicsActivities(client: () => Client) {
         try {
           return await client().workflow.executeUpdateWithStart(askBreakerUpdate, { args: [message], startWorkflowOperation: start });
         } catch (err) {
-          if (!runEnded(err) || hop >= HOPS) throw err;
+          if ((!runEnded(err) && !busy(err)) || hop >= HOPS) throw err;
         }
+        await Context.current().sleep(pause(hop));
       }
     },
 
@@ -100,6 +110,14 @@ export function economicsActivities(client: () => Client) {
       });
     },
   };
+}
+
+/** Whether the server refused the update for the workflow's updates in flight (RESOURCE_EXHAUSTED): ask again shortly. */
+function busy(err: unknown): boolean {
+  for (let e: unknown = err; e instanceof Error; e = (e as { cause?: unknown }).cause) {
+    if ((e as { code?: unknown }).code === 8 || /resource ?exhausted|in-flight|too many/i.test(e.message)) return true;
+  }
+  return false;
 }
 
 /** Whether an update was taken by a run that ended (continued as new) before answering it: send it again. */

@@ -45,7 +45,10 @@ export async function spendDrill(settings: DrillSettings & { spendChains: number
     const worst = refused[0]?.neededMicros;
     const fit = worst === undefined ? settings.spendChains : Math.min(settings.spendChains, Math.floor((LIMIT * 1e6 - worst) / CALL_MICROS) + 1);
     const spent = outcomes.ledger?.spentMicros;
-    if (other > 0) problems.push(`${other} chains neither answered nor were refused by the spend limit`);
+    if (other > 0) {
+      const why = [...new Set(outcomes.ended.filter((o) => o instanceof Error && !(o instanceof SpendLimitExceededError)).map((e) => `${(e as Error).name}: ${(e as Error).message}`.slice(0, 300)))];
+      problems.push(`${other} chains neither answered nor were refused by the spend limit (${why.slice(0, 3).join(' | ')})`);
+    }
     if (answered !== fit) problems.push(`${answered} chains answered; ${fit} calls fit the limit`);
     if (spent === undefined) problems.push("the tenant's ledger was not found");
     else if (spent > LIMIT * 1e6) problems.push(`spent ${spent} micros, over the limit of ${LIMIT * 1e6}`);

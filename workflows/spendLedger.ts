@@ -2,7 +2,8 @@
  * The `spendLedger` workflow: what one key spent in one window of one spend limit, shared by every
  * chain with that key. Chains reserve a call's worst case before it (`reserveSpend`, an update
  * sent with update-with-start by a recorded activity) and settle what it cost after (`settleSpend`).
- * Updates run one at a time, so two chains at once near the limit cannot both take its last room.
+ * Updates are decided one at a time, so two chains at once near the limit cannot both take its last
+ * room; one that must wait for others' settles is told so and asks again.
  * The ledger stays open through its window and an hour after (for late settles), continues as new
  * as its history grows (and onto the current Worker Deployment version when it changes), and ends
  * with its totals.
@@ -38,18 +39,15 @@ export async function spendLedger(input: SpendLedgerInput): Promise<LedgerView> 
 
   setHandler(
     reserveSpendUpdate,
-    async (r): Promise<ReserveAnswer> => {
+    (r): ReserveAnswer => {
       requests++;
-      for (;;) {
-        // A run about to hand over answers "again": the caller asks the next run.
-        if (handingOver) return { again: true, ...totals() };
-        const decision = ledger.decide(r);
-        if (decision !== 'wait') {
-          ledger.take(r, decision, Date.now());
-          return { granted: decision === 'granted', ...totals() };
-        }
-        await condition(() => handingOver || ledger.decide(r) !== 'wait');
-      }
+      // A run about to hand over answers "again": the caller asks the next run.
+      if (handingOver) return { again: true, ...totals() };
+      const decision = ledger.decide(r);
+      // Waiting is the caller's: an update held open would take one of the few a workflow has in flight.
+      if (decision === 'wait') return { wait: true, ...totals() };
+      ledger.take(r, decision, Date.now());
+      return { granted: decision === 'granted', ...totals() };
     },
     {
       validator: (r) => {

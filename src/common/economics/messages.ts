@@ -64,8 +64,13 @@ export interface ReserveSpend {
   ttlMs: number;
 }
 
-/** A ledger's answer: granted (the call may go ahead), refused (it could pass the limit), or ask again (the ledger was handing over to its next run). */
-export type ReserveAnswer = ({ granted: true } | { granted: false } | { again: true }) & { spentMicros: number; reservedMicros: number; limitMicros: number };
+/**
+ * A ledger's answer: granted (the call may go ahead), refused (it could pass the limit), wait (only
+ * other calls' reservations stand in the way: ask again once they may have settled), or again (the
+ * ledger was handing over to its next run). The `reserveSpend` activity asks again until it is
+ * granted or refused.
+ */
+export type ReserveAnswer = ({ granted: true } | { granted: false } | { wait: true } | { again: true }) & { spentMicros: number; reservedMicros: number; limitMicros: number };
 
 /** What a call turned out to cost, for the reservation `id`. */
 export interface SettleSpend {
@@ -89,7 +94,7 @@ export interface LedgerView {
   refused: number;
 }
 
-/** Update: reserve spend for a model call; waits while other chains' reservations hold what it needs. */
+/** Update: reserve spend for a model call; answers at once (a waiting reservation holds no update in flight). */
 export const reserveSpendUpdate = defineUpdate<ReserveAnswer, [ReserveSpend]>('reserveSpend');
 /** Signal: what a reserved call cost (0 when it failed); the reservation is released. */
 export const settleSpendSignal = defineSignal<[SettleSpend]>('settleSpend');
