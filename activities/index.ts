@@ -2,6 +2,9 @@
  * baton's activities: every side effect of a run. Workflows import only the type.
  */
 import { Context } from '@temporalio/activity';
+import type { Client } from '@temporalio/client';
+import type { PriceTable } from '../src/common/economics/prices';
+import { economicsActivities } from './economics';
 import type { BatonHooks, HandoffHookContext } from '../src/agents/hooks';
 import type { Team } from '../src/agents/team';
 import { ToolError } from '../src/agents/tool';
@@ -33,6 +36,10 @@ export interface ActivityDependencies {
   mcp?: McpTools;
   /** Whether the worker's namespace has the `BatonTeam` search attribute, so runs may write it. */
   teamAttribute?: boolean;
+  /** The worker's Temporal client, for the shared spend ledgers and breakers (made when first needed). */
+  client?: () => Client;
+  /** The worker's prices, over the team's: recorded with the team snapshot. */
+  prices?: PriceTable;
   /** The largest model-call conversation a chain may send (see `TeamSpec.payloadLimit`); none when payloads are compressed or claim-checked. */
   payloadLimit?: number;
   /** Where model calls of chains that stream publish their text as it forms; none: only history tells. */
@@ -40,11 +47,11 @@ export interface ActivityDependencies {
 }
 
 /** Build the activities for one worker. */
-export function createActivities({ team, providers = {}, hooks = {}, mcp, teamAttribute, payloadLimit, streams }: ActivityDependencies) {
+export function createActivities({ team, providers = {}, hooks = {}, mcp, teamAttribute, client, prices, payloadLimit, streams }: ActivityDependencies) {
   const resolved: ModelProviders = { openai: new OpenAIProvider(), scripted: new ScriptedProvider(), ...providers };
   const handoffListeners = hooks.agent_handoff ?? [];
   let snapshot: TeamSpec | undefined;
-  const spec = () => (snapshot ??= { ...team.spec({ hasHandoffListeners: handoffListeners.length > 0, mcpTools: mcp?.specs }), ...(teamAttribute ? { teamAttribute } : {}), ...(payloadLimit ? { payloadLimit } : {}) });
+  const spec = () => (snapshot ??= { ...team.spec({ hasHandoffListeners: handoffListeners.length > 0, mcpTools: mcp?.specs, prices }), ...(teamAttribute ? { teamAttribute } : {}), ...(payloadLimit ? { payloadLimit } : {}) });
   const refuseMismatch = teamCheck(spec, () => Object.keys(resolved));
 
   /** One model turn of one agent; heartbeats while it waits, so a dead worker's call is retried in seconds. */
@@ -82,6 +89,7 @@ export function createActivities({ team, providers = {}, hooks = {}, mcp, teamAt
   }
 
   return {
+    ...economicsActivities(client ?? noClient),
     /**
      * Snapshot of the team, recorded in history as the run's first step. A specialist's chain asks
      * for the team of the chain that delegated to it (`need.hash`).
@@ -236,6 +244,10 @@ export function createActivities({ team, providers = {}, hooks = {}, mcp, teamAt
     };
     for (const listener of handoffListeners) await listener(hookContext, agent, handoff);
   }
+}
+
+function noClient(): Client {
+  throw toApplicationFailure(new UserError('this worker has no Temporal client for spend limits and shared breakers; createWorker gives its activities one'));
 }
 
 /** The activities' interface, for `proxyActivities` in workflow code. */

@@ -20,9 +20,12 @@ export type { ApproverKey, KeySource, TrustedKey } from './common/signatures/key
 export { argumentsDigest, compactJws, decisionPayload, DECISION_SIGNATURE_VERSION, factsOfDecision, factsOfRecord, signingInput, type DecisionFacts, type DecisionPayload, type DecisionSubject, type TokenClaims } from './common/signatures/payload';
 export { SignatureProblem, verifyDecisionSignature, type SignatureTimes, type SignatureVerdict } from './common/signatures/verify';
 export { canonicalJson } from './common/signatures/canonical';
+export { BatonEconomics, type ListEconomicsOptions, type SharedBreakerState } from './client/economics';
 export type { RunEvent, RunEventBody, RunEventsOptions } from './client/events';
 export { connectBaton, TemporalConnectionError, temporalConfig, type ConnectBatonOptions, type TemporalConfigOptions } from './client/connect';
 export * from './common/errors';
+export * from './common/errorTypes';
+export * from './common/economics';
 export { LIMITS, type LimitUnit, type SizeProblem } from './common/limits';
 export { extractHandoff, HANDOFF_TOOL_NAME, isHandoffResult, type HandoffResult } from './common/handoff';
 export * from './common/messages';

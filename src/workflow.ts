@@ -8,6 +8,8 @@
 export { handoffRun } from '../workflows';
 export * from './common/answers';
 export * from './common/errors';
+export * from './common/errorTypes';
+export * from './common/economics';
 export { LIMITS, type LimitUnit, type SizeProblem } from './common/limits';
 export * from './common/handoff';
 export * from './common/input';

@@ -41,6 +41,8 @@ import { matchingTeam } from './team/match';
 import { boundingPayloads } from './chain/payloadBound';
 import { recordTeam, teamAttribute } from './team/record';
 import { defaultGuards } from './guards';
+import { economicsOf } from './economics/start';
+import { conversationBudget } from './conversation/costs';
 import { taggingStreams } from './streams/tag';
 import { interruptible, Steering } from './live/steering';
 import { MidTurn } from './conversation/midTurn';
@@ -55,6 +57,8 @@ export async function conversation(rawInput: ConversationInput): Promise<Convers
   // What arrives from outside is held to LIMITS; specialists get tokens and decisions are forwarded to them.
   const bounded = patched(Patches.BOUNDS);
   const signatures = bounded && patched(Patches.SIGNATURES);
+  // Costs, budgets in money, spend limits and shared breakers.
+  const economics = bounded && patched(Patches.ECONOMICS);
   let session: Session | undefined;
   let chain: Chain | undefined;
   const live = patched(Patches.LIVE);
@@ -108,13 +112,15 @@ export async function conversation(rawInput: ConversationInput): Promise<Convers
       const here = runningVersion();
       state = { ...startConversation(team, input.agent, { run: resolveRunOptions(input.options), conversation: resolveConversationOptions(input.conversation), ...(input.context ? { context: input.context } : {}), now: effects.now() }), ...(here ? { teamDeployment: here } : {}) };
     }
+    const priced = economics ? economicsOf(state.chain, conversationBudget(state)) : undefined;
+    if (priced) state = { ...state, chain: priced.state };
     chain = new Chain(state.chain);
     desk.attach(chain);
     if (live) inbox.midTurn = new MidTurn(workflowInfo().workflowId, state, effects, steering);
     inbox.attach(state);
     if (input.resume) desk.republish();
-    const guards = defaultGuards({ emptyOutputCheck: true, controls: true, now: effects.now, scriptCheck: false, finalTurnEnds: () => patched(Patches.FINAL_TURN_ENDS) });
-    session = new Session(state, chain, inbox, effects, desk, guards, input.agent, live && inbox.midTurn ? { steering, midTurn: inbox.midTurn } : undefined);
+    const guards = defaultGuards({ emptyOutputCheck: true, controls: true, economics, now: effects.now, scriptCheck: false, finalTurnEnds: () => patched(Patches.FINAL_TURN_ENDS) });
+    session = new Session(state, chain, inbox, effects, desk, guards, input.agent, live && inbox.midTurn ? { steering, midTurn: inbox.midTurn } : undefined, priced?.economy);
     const outcome = await session.run();
     if (outcome.kind === 'ended') return outcome.result;
     upgrade = outcome.upgrade === true;

@@ -45,6 +45,8 @@ import { matchingTeam } from './team/match';
 import { boundingPayloads } from './chain/payloadBound';
 import { rebaseOnCurrentTeam } from './team/rebase';
 import { recordTeam, teamAttribute } from './team/record';
+import { type Economy } from './economics/economy';
+import { economicsOf } from './economics/start';
 import { chainTag, taggingStreams } from './streams/tag';
 import { applySteering } from './live/apply';
 import { interruptible, Steering } from './live/steering';
@@ -70,6 +72,9 @@ export async function handoffRun(rawInput: HandoffRunInput): Promise<HandoffRunR
   const bounded = controls && patched(Patches.BOUNDS);
   // Decisions' signatures are verified, required where policies say so, and every approver's identity recorded.
   const signatures = bounded && patched(Patches.SIGNATURES);
+  // Costs, budgets in money, spend limits and shared breakers.
+  const economics = bounded && patched(Patches.ECONOMICS);
+  let economy: Economy | undefined;
   let chain: Chain | undefined;
   let input: HandoffRunInput | undefined;
   // Model calls stream their text; steering and interrupts apply.
@@ -113,16 +118,20 @@ export async function handoffRun(rawInput: HandoffRunInput): Promise<HandoffRunR
       if (team.version && patched(Patches.TEAM_VERSION)) recordTeam(effects, team);
       state = { ...startChain(team, input.agent, input.input, resolveRunOptions(input.options), input.context, started), ...(input.parent ? { parent: input.parent } : {}) };
     }
+    if (economics) ({ state, economy } = economicsOf(state));
     chain = new Chain(state);
     desk.attach(chain);
     if (input.resume) desk.republish();
-    const outcome = await runChain({ chain, effects, guards: defaultGuards({ emptyOutputCheck: v2, controls, now: effects.now, finalTurnEnds: () => patched(Patches.FINAL_TURN_ENDS) }), desk, ...(live ? { steering } : {}) });
+    const guards = defaultGuards({ emptyOutputCheck: v2, controls, economics, now: effects.now, finalTurnEnds: () => patched(Patches.FINAL_TURN_ENDS) });
+    const outcome = await runChain({ chain, effects, guards, desk, ...(economy ? { economy } : {}), ...(live ? { steering } : {}) });
+    if (economy) await economy.flush();
     await desk.drain();
     if (outcome.kind === 'completed') {
       effects.setStatus(BatonStatus.COMPLETED);
       return outcome.result;
     }
   } catch (err) {
+    if (economy) await economy.flush();
     if (chain) await desk.drain().catch(() => undefined);
     effects.setStatus(isCancellation(err) ? BatonStatus.CANCELLED : BatonStatus.FAILED);
     throw failureOf(err);

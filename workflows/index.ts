@@ -1,3 +1,5 @@
 /** baton's workflows: deterministic code only. */
 export { handoffRun } from './handoffRun';
 export { conversation } from './conversation';
+export { spendLedger } from './spendLedger';
+export { circuitBreaker } from './circuitBreaker';

@@ -197,6 +197,7 @@ function delegateProblems(d: DelegateDeclaration): string[] {
     if (n !== undefined && (!Number.isInteger(n) || n < (key === 'maxTurns' ? 1 : 0))) problems.push(`${at}.${key} must be a whole number`);
   }
   if (d.onFailure !== undefined && d.onFailure !== 'report' && d.onFailure !== 'fail') problems.push(`${at}.onFailure must be "report" or "fail"`);
+  if (d.maxCost !== undefined && (typeof d.maxCost !== 'number' || !Number.isFinite(d.maxCost) || d.maxCost <= 0 || d.maxCost > 1e9)) problems.push(`${at}.maxCost must be an amount above 0 in the currency of the team's prices, got ${String(d.maxCost)}`);
   problems.push(...(d.timeout !== undefined ? durationAtLeast(1000, '1 second')(d.timeout, `${at}.timeout`) : []));
   return problems;
 }

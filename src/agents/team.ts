@@ -14,9 +14,11 @@ import { agentMcpTools, mcpTeamProblems, type McpToolSpecs } from '../mcp/server
 import type { TeamVersion } from '../common/version';
 import { type ApproverKey, approverKeysCheck } from '../common/signatures/keys';
 import { namingProblems, teamVersion } from './version';
+import { economicsProblems, economicsSpec, type EconomicsOptions } from '../common/economics/spec';
+import type { PriceTable } from '../common/economics/prices';
 
-/** Options of a {@link Team}. */
-export interface TeamOptions {
+/** Options of a {@link Team}; `prices`, `spendLimits` and `sharedBreakers` are described in docs/economics.md. */
+export interface TeamOptions extends EconomicsOptions {
   /**
    * Approval rules for edges (`{from, to, …}`) or targets (`{to, …}`); an edge rule wins over a
    * target rule, and a run's own `approvals` win over the team's.
@@ -65,13 +67,15 @@ export class Team {
   readonly #sharedState: boolean;
   readonly #naming: { name?: string; label?: string };
   readonly #keys: Pick<TeamSpec, 'approverKeys' | 'runApproverKeys'>;
+  readonly #economics: EconomicsOptions;
 
   constructor(agents: Agent[] = [], options: TeamOptions = {}) {
     const naming = { name: options.name, label: options.version };
-    const problems = [...namingProblems(naming), ...keyProblems(options)];
+    const problems = [...namingProblems(naming), ...keyProblems(options), ...economicsProblems(options)];
     if (problems.length > 0) throw new TeamValidationError(problems);
     this.#keys = { ...(options.approverKeys?.length ? { approverKeys: options.approverKeys.map((k) => ({ ...k })) } : {}), ...(options.runApproverKeys === false ? { runApproverKeys: false } : {}) };
     this.#naming = naming;
+    this.#economics = { prices: options.prices, spendLimits: options.spendLimits, sharedBreakers: options.sharedBreakers };
     this.#approvals = options.approvals ?? [];
     this.#handoffTools = options.handoffTools ?? 'single';
     this.#sharedState = options.sharedState ?? false;
@@ -145,9 +149,10 @@ export class Team {
 
   /**
    * The serializable snapshot recorded in each run's history. `mcpTools`: the tools the worker's
-   * MCP servers listed, which join their agents' tools (a clash of names throws).
+   * MCP servers listed, which join their agents' tools (a clash of names throws). `prices`: the
+   * worker's, over the team's.
    */
-  spec(options: { hasHandoffListeners?: boolean; mcpTools?: McpToolSpecs } = {}): TeamSpec {
+  spec(options: { hasHandoffListeners?: boolean; mcpTools?: McpToolSpecs; prices?: PriceTable } = {}): TeamSpec {
     if (this.#agents.size === 0) throw new TeamValidationError(['the team has no agents']);
     const agents: Record<string, AgentSpec> = {};
     const mcpProblems: string[] = [];
@@ -191,7 +196,8 @@ export class Team {
       ...(this.#sharedState ? { sharedState: true } : {}),
       ...this.#keys,
     };
-    return { ...spec, version: teamVersion(spec, this.#naming) };
+    const economics = economicsSpec({ ...this.#economics, prices: { ...this.#economics.prices, ...options.prices } });
+    return { ...spec, version: teamVersion(spec, this.#naming), ...(Object.keys(economics).length > 0 ? { economics } : {}) };
   }
 
   /**

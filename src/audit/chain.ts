@@ -9,6 +9,7 @@ import { ActivityType, TEAM_MEMO } from '../common/messages';
 import type { CallModelInput, ModelResponse } from '../common/model';
 import type { HandoffRunInput, RecordHandoffInput } from '../common/run';
 import type { RunToolInput, RunToolResult, TeamSpec } from '../common/team';
+import { callCost, type Cost, currencyOf, priceOf } from '../common/economics/prices';
 import { fromPayloads, type HistoryEvent } from '../payloads/read';
 import { childEnd, runEnd } from './ending';
 import { causeName, isRoutine } from './taskFailures';
@@ -57,6 +58,13 @@ interface Scheduled {
   event?: ExecutedEvent;
   /** Attempts of the call's earlier starts, when this start is a restart after a lost worker. */
   earlierAttempts?: number;
+}
+
+/** A turn's cost at its price in the snapshot: the price the call carried, else the snapshot's (chains with economics only). */
+function turnCost(input: CallModelInput, r: ModelResponse, team: TeamSpec | undefined): { cost?: Cost } {
+  const prices = team?.economics?.prices;
+  if (!input.price && !team?.economics) return {};
+  return { cost: callCost(input.price ?? priceOf(prices, input.model), r.usage, currencyOf(prices)) };
 }
 
 /** Reads one run's events into the chain. */
@@ -254,6 +262,8 @@ class RunReader {
       Object.assign(ev, {
         inputTokens: r.usage.inputTokens,
         outputTokens: r.usage.outputTokens,
+        ...(r.usage.cachedInputTokens !== undefined ? { cachedInputTokens: r.usage.cachedInputTokens } : {}),
+        ...turnCost(i, r, this.chain.team),
         content: r.content,
         toolCalls: r.toolCalls.map((c) => ({ name: c.name, arguments: c.arguments })),
       });

@@ -7,6 +7,7 @@ import type { ApprovalRecord } from '../common/approvals';
 import type { ControlEvent, ToolCallUnderApproval } from '../common/controls';
 import type { HandoffRecord, HandoffRunInput, HandoffRunResult, ParentLink, TransferRecord } from '../common/run';
 import type { TeamSpec } from '../common/team';
+import type { Cost } from '../common/economics/prices';
 import type { HistoryEvent } from '../payloads/read';
 
 /** Version tag of the audit JSON; a breaking change to its shape gets a new one. */
@@ -105,6 +106,10 @@ export interface ModelTurnEvent {
   model: string;
   inputTokens?: number;
   outputTokens?: number;
+  /** Of the input tokens, those the provider served from its prompt cache. */
+  cachedInputTokens?: number;
+  /** What the call cost at the price the chain's snapshot had for its model (chains with economics; `unpricedCalls: 1` when it had none). */
+  cost?: Cost;
   content?: string | null;
   toolCalls?: { name: string; arguments: string }[];
   execution: Execution;

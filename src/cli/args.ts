@@ -35,6 +35,17 @@ export function integerOption(flag: string, raw: string | undefined, min: number
   throw new UsageError(`--${flag} must be a whole number from ${min} to ${max}, written in digits; got ${JSON.stringify(raw)}`);
 }
 
+/**
+ * An amount of money given on the command line (`--max-cost 0.25`: digits, at most six decimals),
+ * checked by the option's own rule in {@link RUN_OPTIONS}.
+ */
+export function runOptionAmount(flag: string, key: 'maxCost', raw: string | undefined): number | undefined {
+  if (raw === undefined) return undefined;
+  const n = /^[0-9]+(\.[0-9]{1,6})?$/.test(raw) ? Number(raw) : NaN;
+  if (RUN_OPTIONS[key].check(n, key).length === 0) return n;
+  throw new UsageError(`--${flag} must be an amount from 0 to 1000000000 with at most six decimals, such as 0.25; got ${JSON.stringify(raw)}`);
+}
+
 type NumericRunOption = { [K in keyof RunOptions]-?: NonNullable<RunOptions[K]> extends number ? K : never }[keyof RunOptions];
 
 /**

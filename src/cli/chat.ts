@@ -4,6 +4,7 @@ import { Baton } from '../client/baton';
 import type { Conversation } from '../client/conversation';
 import type { ConversationReply } from '../common/conversation';
 import { DEFAULT_TASK_QUEUE } from '../common/messages';
+import { type Cost, formatCost } from '../common/economics/prices';
 import { CONVERSATION_OPTIONS } from '../common/options';
 import { parse, runOptionNumber, UsageError } from './args';
 import { connect } from './connect';
@@ -186,7 +187,7 @@ class ChatSession {
       case '/end': {
         this.say('ending the conversation once what you sent is answered…');
         const result = await this.chat.end();
-        this.say(`conversation ended: ${result.turns} turns, ${result.handoffs} handoffs, ${result.usage.totalTokens} tokens`);
+        this.say(`conversation ended: ${result.turns} turns, ${result.handoffs} handoffs, ${result.usage.totalTokens} tokens${costText(result.usage.cost)}`);
         return 'end';
       }
       case '/history':
@@ -194,7 +195,7 @@ class ChatSession {
         return undefined;
       case '/status': {
         const v = await this.chat.status();
-        this.say(`${v.status}: ${v.activeAgent} is active, ${v.turns} turns, ${v.queued} waiting, ${v.pendingApprovals.length} approval(s) waiting, ${v.usage.totalTokens} tokens, run ${v.runs}`);
+        this.say(`${v.status}: ${v.activeAgent} is active, ${v.turns} turns, ${v.queued} waiting, ${v.pendingApprovals.length} approval(s) waiting, ${v.usage.totalTokens} tokens${costText(v.usage.cost)}, run ${v.runs}`);
         return undefined;
       }
       case '/approve':
@@ -297,6 +298,11 @@ class ChatSession {
     out(text);
     if (this.rl && process.stdout.isTTY) this.rl.prompt(true);
   }
+}
+
+/** `, cost 0.001250 USD` when usage has a cost. */
+function costText(cost: Cost | undefined): string {
+  return cost ? `, cost ${formatCost(cost)}` : '';
 }
 
 function shown(output: unknown): string {

@@ -9,6 +9,7 @@ import { type Command, type CommandContext, ExitCode, Interrupted, interruptedEx
 import { demoCommand } from './demo';
 import { keygenCommand } from './keygen';
 import { devCommand } from './dev';
+import { breakersCommand, spendCommand } from './economics';
 import type { Print } from './print';
 import { replayCommand } from './replay';
 import { runCommand } from './run';
@@ -32,6 +33,8 @@ const COMMANDS: Record<string, Command> = {
   keygen: keygenCommand,
   replay: replayCommand,
   team: teamCommand,
+  breakers: breakersCommand,
+  spend: spendCommand,
   serve: serveCommand,
   'codec-server': codecServerCommand,
 };

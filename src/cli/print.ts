@@ -1,6 +1,7 @@
 import { identityText } from '../audit/format';
 import type { PendingHandoff, RunResult } from '../client/baton';
 import { chainPath } from '../common/errors';
+import { formatCost } from '../common/economics/prices';
 import type { ApprovalRecord, HandoffRecord, PendingApproval } from '../common/types';
 
 /** Writes one line (or several, joined by newlines). */
@@ -12,7 +13,7 @@ export function formatResult(start: string, r: RunResult): string {
     `answer from ${r.finalAgent}:`,
     `  ${r.output.split('\n').join('\n  ')}`,
     `chain: ${r.handoffChain.length > 0 ? chainPath(r.handoffChain) : start} (${r.handoffChain.length} handoff${r.handoffChain.length === 1 ? '' : 's'})`,
-    `usage: ${r.usage.modelCalls} model calls, ${r.usage.toolCalls} tool calls, ${r.usage.totalTokens} tokens`,
+    `usage: ${r.usage.modelCalls} model calls, ${r.usage.toolCalls} tool calls, ${r.usage.totalTokens} tokens${r.usage.cost ? `, cost ${formatCost(r.usage.cost)}` : ''}`,
   ].join('\n');
 }
 

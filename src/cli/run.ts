@@ -1,7 +1,7 @@
 import { Baton, type BatonRun } from '../client/baton';
 import { BatonError } from '../common/errors';
 import { DEFAULT_TASK_QUEUE } from '../common/messages';
-import { parse, runOptionNumber, UsageError } from './args';
+import { parse, runOptionAmount, runOptionNumber, UsageError } from './args';
 import { approvalPrompter } from './prompter';
 import { connect } from './connect';
 import { type Command, type CommandContext, ExitCode, Interrupted } from './context';
@@ -15,7 +15,7 @@ import { loadTeamModule } from './team';
 
 /** `baton run <agent> <input>`: start a chain, print what its agents do as it happens, then the answer. */
 export const runCommand: Command = {
-  synopsis: 'baton run <agent> (<input> | - | --input-file <path>) [--team <module>] [--json] [--max-handoffs N]\n          [--priority N] [--fairness-key <key>] [--fairness-weight W] [--task-queue baton] [--workflow-id <id>]',
+  synopsis: 'baton run <agent> (<input> | - | --input-file <path>) [--team <module>] [--json] [--max-handoffs N] [--max-cost <amount>]\n          [--priority N] [--fairness-key <key>] [--fairness-weight W] [--task-queue baton] [--workflow-id <id>]',
   summary: 'start a chain, print what its agents do and each handoff as it happens, then the answer',
   help: `Arguments:
   <agent>                the agent that takes the request first
@@ -28,6 +28,8 @@ Options:
   --json                 print only the result as JSON on stdout (a failure as {"error": ...});
                          progress and how to decide a waiting approval go to stderr
   --max-handoffs N       handoffs allowed in the run (default 10)
+  --max-cost <amount>    what the chain may spend on model calls, in the currency of the team's prices
+                         (e.g. 0.25); the answer's usage line shows what it cost
 ${priorityHelp(25)}
   --task-queue <name>    task queue of the workers (default baton)
   --workflow-id <id>     the chain's workflow id (default baton-<agent>-<uuid>)
@@ -50,6 +52,7 @@ async function run(argv: string[], ctx: CommandContext): Promise<number> {
     json: { type: 'boolean', default: false },
     'input-file': { type: 'string' },
     'max-handoffs': { type: 'string' },
+    'max-cost': { type: 'string' },
     'task-queue': { type: 'string', default: DEFAULT_TASK_QUEUE },
     'workflow-id': { type: 'string' },
     ...PRIORITY_FLAGS,
@@ -62,8 +65,9 @@ async function run(argv: string[], ctx: CommandContext): Promise<number> {
   const mod = values.team ? loadTeamModule(values.team) : undefined;
   if (mod && !mod.team.get(agent)) throw new UsageError(`agent "${agent}" is not in the team (agents: ${mod.team.ids.join(', ')})`);
   const input = await readInput({ arg: inputArg, file: values['input-file'] }, ctx.interrupted, ctx.err);
+  const maxCost = runOptionAmount('max-cost', 'maxCost', values['max-cost']);
   const priority = priorityFromFlags(values);
-  const options = { ...(maxHandoffs !== undefined ? { maxHandoffs } : {}), ...(priority ? { priority } : {}) };
+  const options = { ...(maxHandoffs !== undefined ? { maxHandoffs } : {}), ...(maxCost !== undefined ? { maxCost } : {}), ...(priority ? { priority } : {}) };
   checkPayloadSize({ agent, input, options });
 
   // With --json, stdout carries the result document alone.

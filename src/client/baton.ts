@@ -3,6 +3,7 @@ import type { Client, WorkflowHandle, WorkflowIdConflictPolicy, WorkflowIdReuseP
 import type { handoffRun } from '../../workflows';
 import { validateRunInput } from '../common/input';
 import { InputTooLargeError, InvalidRunInputError, UserError } from '../common/errors';
+import { BatonEconomics } from './economics';
 import { overrideSizes } from '../common/sizes';
 import { durationMs } from '../common/check';
 import { overrideProblems } from '../common/input';
@@ -237,6 +238,11 @@ export class Baton {
    */
   conversation<Output = string>(agent: string, options: ConversationStartOptions = {}): Conversation<Output> {
     return new Conversation<Output>(this.client, this.taskQueue, agent, options, this.streams);
+  }
+
+  /** What chains share: the shared circuit breakers (list, reset) and the spend ledgers. */
+  get economics(): BatonEconomics {
+    return new BatonEconomics(this.client);
   }
 
   /** A chain started earlier, by this client or any other. */

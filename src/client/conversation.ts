@@ -17,7 +17,8 @@ import {
 import type { conversation as conversationWorkflow } from '../../workflows';
 import { auditConversation, type ConversationAudit } from '../audit/conversation';
 import { CONVERSATION_ERRORS, ConversationEndedError, type ConversationInput, type ConversationReply, type ConversationResult, type ConversationView } from '../common/conversation';
-import { type BatonError, errorFromFailure, InputTooLargeError, InvalidRunInputError, UserError } from '../common/errors';
+import { type BatonError, InputTooLargeError, InvalidRunInputError, UserError } from '../common/errors';
+import { errorFromFailure } from '../common/errorTypes';
 import { sendMessageProblems, validateConversationInput } from '../common/input';
 import { messageSizes } from '../common/sizes';
 import { laneOf } from './lanes';

@@ -5,7 +5,8 @@
  */
 import { ApplicationFailure, type WorkflowHandle, WorkflowFailedError, WorkflowUpdateFailedError } from '@temporalio/client';
 import type { ApprovalRecord, PendingApproval } from '../common/approvals';
-import { ApprovalRefusedError, errorFromFailure, InputTooLargeError, UserError } from '../common/errors';
+import { ApprovalRefusedError, InputTooLargeError, UserError } from '../common/errors';
+import { errorFromFailure } from '../common/errorTypes';
 import { decideHandoffUpdate } from '../common/messages';
 import { decisionSizes } from '../common/sizes';
 import type { DecisionOptions } from './pending';

@@ -10,9 +10,10 @@ import type { ApprovalRecord, PendingApproval } from '../common/approvals';
 import { childEnd } from '../audit/ending';
 import type { DelegationOutcome } from '../audit/types';
 import type { ControlEvent } from '../common/controls';
-import { errorFromFailure } from '../common/errors';
+import { errorFromFailure } from '../common/errorTypes';
 import { ActivityType } from '../common/messages';
 import type { CallModelInput, LocalModelCall, ModelResponse } from '../common/model';
+import { callCost, type Cost, currencyOf, type ModelPrice, priceOf } from '../common/economics/prices';
 import type { HandoffRecord, HandoffRunInput, HandoffRunResult } from '../common/run';
 import { redactDecisionRecord, redactPendingApproval, TeamRedaction, type SensitiveArguments, type ToolSensitivitySpec } from '../common/sensitive';
 import type { RunToolInput, TeamSpec } from '../common/team';
@@ -30,8 +31,11 @@ export type RunEvent = { at: string; runId: string } & RunEventBody;
 export type RunEventBody =
   /** `call` names the model call (`<agent>#<n>`) as the text streamed for it does. */
   | { kind: 'model_call'; agent: string; call?: string }
-  /** `text` is the answer's text as history records it (`null` when the model wrote none, only tool calls). */
-  | { kind: 'model_answered'; agent: string; call?: string; text?: string | null }
+  /**
+   * `text` is the answer's text as history records it (`null` when the model wrote none, only tool
+   * calls); `usage` what the call used, `cost` what it cost at the chain's prices (chains with economics).
+   */
+  | { kind: 'model_answered'; agent: string; call?: string; text?: string | null; usage?: ModelResponse['usage']; cost?: Cost }
   /** A model call stopped before it answered (an interrupt): the text it streamed is not part of any answer. */
   | { kind: 'model_stopped'; agent: string; call?: string }
   | { kind: 'tool_call'; agent: string; tool: string }
@@ -121,7 +125,7 @@ async function* specialistEvents(client: WorkflowClient, workflowId: string, run
  * tool each approval is about, the specialists started (by their initiating event), the agent working.
  */
 interface Seen {
-  calls: Map<string, { kind: 'model' | 'tool' | 'team'; agent: string; tool?: string; call?: string }>;
+  calls: Map<string, { kind: 'model' | 'tool' | 'team'; agent: string; tool?: string; call?: string; price?: ModelPrice; model?: CallModelInput['model'] }>;
   team: TeamRedaction;
   approvals: Map<string, ToolSensitivitySpec | undefined>;
   children: Map<string, { agent: string; to: string; workflowId: string; task: string }>;
@@ -141,7 +145,7 @@ function mapEvent(e: HistoryEvent, seen: Seen): Mapped[] {
       const input = fromPayloads<CallModelInput>(scheduled.input);
       seen.agent = input?.agentId ?? '?';
       const call = input ? `${input.agentId}#${input.callIndex}` : undefined;
-      calls.set(String(e.eventId), { kind: 'model', agent: input?.agentId ?? '?', ...(call ? { call } : {}) });
+      calls.set(String(e.eventId), { kind: 'model', agent: input?.agentId ?? '?', ...(call ? { call } : {}), ...(input?.price ? { price: input.price } : {}), ...(input ? { model: input.model } : {}) });
       return [{ kind: 'model_call', agent: input?.agentId ?? '?', ...(call ? { call } : {}) }];
     }
     if (name === ActivityType.RUN_TOOL) {
@@ -159,8 +163,8 @@ function mapEvent(e: HistoryEvent, seen: Seen): Mapped[] {
     const call = calls.get(String(completed.scheduledEventId));
     if (call?.kind === 'model') {
       const answer = fromPayloads<ModelResponse | LocalModelCall>(completed.result);
-      const text = answer && 'response' in answer ? answer.response.content : answer?.content;
-      return [{ kind: 'model_answered', agent: call.agent, ...(call.call ? { call: call.call } : {}), ...(text !== undefined ? { text } : {}) }];
+      const response = answer && 'response' in answer ? answer.response : answer;
+      return [modelAnswered(call, response, seen.team.team)];
     }
     if (call?.kind === 'tool') return [{ kind: 'tool_answered', agent: call.agent, tool: call.tool ?? '?' }];
     if (call?.kind === 'team') seen.team = new TeamRedaction(fromPayloads<TeamSpec>(completed.result));
@@ -183,6 +187,16 @@ function mapEvent(e: HistoryEvent, seen: Seen): Mapped[] {
     return [];
   }
   return closing(e);
+}
+
+/** A model's answer: its text, its usage, and its cost at the chain's prices when the chain has economics. */
+function modelAnswered(call: { agent: string; call?: string; price?: ModelPrice; model?: CallModelInput['model'] }, r: ModelResponse | undefined, team: TeamSpec | undefined): Mapped {
+  const named = { kind: 'model_answered' as const, agent: call.agent, ...(call.call ? { call: call.call } : {}), ...(r?.content !== undefined ? { text: r.content } : {}) };
+  if (!r?.usage) return named;
+  const prices = team?.economics?.prices;
+  const priced = call.price !== undefined || team?.economics !== undefined;
+  const price = call.price ?? (call.model ? priceOf(prices, call.model) : undefined);
+  return { ...named, usage: r.usage, ...(priced ? { cost: callCost(price, r.usage, currencyOf(prices)) } : {}) };
 }
 
 /** A specialist started (once its chain exists) or ended; `undefined` for other events. */

@@ -14,6 +14,7 @@ import { resolveRunOptions } from '../common/options';
 import type { HandoffRunInput, HandoffRunResult, RunOverrides } from '../common/run';
 import type { ControlEvent } from '../common/controls';
 import { initialControls } from '../../workflows/chain/controlState';
+import { withEconomics } from '../../workflows/economics/costs';
 import type { ChainState } from '../common/state';
 import type { TeamSpec } from '../common/team';
 import { fromPayloads, type HistoryEvent } from '../payloads/read';
@@ -73,6 +74,8 @@ export function rebuildState(recordedEvents: HistoryEvent[], fromHandoff?: numbe
   let state = base ? { ...base, options: resolveRunOptions(base.options) } : startChain(team!, input.agent, input.input, resolveRunOptions(input.options));
   // The run that continues has the controls; they count from the first run's start.
   if (!state.controls) state = { ...state, controls: initialControls(startedAt(events)) };
+  // And its costs, counted from the first run's calls at the snapshot's prices.
+  if (!state.economics) state = withEconomics(state);
   for (const r of recorded) if (r.eventId < cut || (after && r.eventId === cut && r.event.type === 'turn_started')) state = reduce(state, r.event);
   // The conversation at the step is the one the model was given then; approvals still waiting
   // belong to the failed run, and decisions sent to it are not carried.

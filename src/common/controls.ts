@@ -7,6 +7,7 @@
  * Workflow-safe: no I/O.
  */
 import type { TeamNeed } from './version';
+import type { SpendRefusal } from './economics/spec';
 import type { ApprovalPolicy } from './approvals';
 import { isRecord, shown } from './check';
 import { schemaProblems } from './jsonSchema';
@@ -14,13 +15,22 @@ import type { JsonSchema } from './model';
 import type { Usage } from './run';
 
 /** What a budget counts. */
-export type BudgetName = 'handoffs' | 'turns' | 'tokens' | 'agents' | 'deadline';
+export type BudgetName = 'handoffs' | 'turns' | 'tokens' | 'agents' | 'deadline' | 'cost';
 
-/** A budget that was used up: its limit and what was used (milliseconds for `deadline`). */
+/**
+ * A budget that was used up: its limit and what was used (milliseconds for `deadline`, micros of
+ * `currency` for `cost`, where `needed` is the worst case of the call refused).
+ */
 export type BudgetExceeded = {
   budget: BudgetName;
   limit: number;
   used: number;
+  /** `cost`: the prices' currency. */
+  currency?: string;
+  /** `cost`: what the call refused could cost at worst (micros); absent when the budget was found spent after a call. */
+  needed?: number;
+  /** `cost`: the conversation's budget ran out, not the chain's own. */
+  scope?: 'conversation';
   /** The agent working when it ran out. */
   agent: string;
 };
@@ -248,7 +258,13 @@ export type ControlEvent =
   | { kind: 'breaker_closed'; agent: string }
   | { kind: 'breaker_refused'; agent: string; from: string; until: string }
   | { kind: 'guardrail_tripped'; agent: string; guardrail: string; stage: 'input' | 'output'; reason: string; onTrip: GuardrailTripPolicy }
-  | ({ kind: 'budget_exceeded'; onBudgetExceeded: 'fail' | 'final_answer' } & BudgetExceeded);
+  | ({ kind: 'budget_exceeded'; onBudgetExceeded: 'fail' | 'final_answer' } & BudgetExceeded)
+  /** A shared circuit breaker (one per target across the chains of `scope`) refused a handoff or delegation to `agent`. */
+  | { kind: 'shared_breaker_refused'; agent: string; from: string; scope: string; until?: string; failures: number }
+  /** A shared breaker's cooldown had passed: this chain makes the one trial of `agent` across the scope. */
+  | { kind: 'shared_breaker_trial'; agent: string; scope: string }
+  /** A spend limit shared across runs refused a model call: the chain fails (`refuse`), or waits for the next window until `until` (`wait`). */
+  | ({ kind: 'spend_refused'; onExceeded: 'refuse' | 'wait'; until?: string } & SpendRefusal);
 
 /** How many times each control acted in a chain, by {@link ControlEvent} kind. */
 export type ControlCounters = Partial<Record<ControlEvent['kind'] | 'tool_approvals_requested' | 'tool_calls_approved' | 'tool_calls_rejected' | 'tool_approvals_timed_out' | 'decisions_refused', number>>;

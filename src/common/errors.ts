@@ -3,7 +3,7 @@
  * (the model did something the run cannot accept), {@link SystemError} (nobody's input: a call
  * that kept failing, a defect). They cross the workflow boundary as non-retryable
  * `ApplicationFailure`s whose `type` is the class name and whose single detail is the error's
- * {@link BatonError.details}; {@link errorFromFailure} rebuilds the same class from those details.
+ * {@link BatonError.details}; `errorFromFailure` (in `errorTypes.ts`) rebuilds the same class from those details.
  *
  * Workflow-safe: no I/O.
  */
@@ -11,6 +11,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import type { BudgetExceeded, BudgetName } from './controls';
 import { sizeMessage, type LimitUnit, type SizeProblem } from './limits';
 import type { HandoffRecord } from './run';
+import { DEFAULT_CURRENCY, formatCost } from './economics/prices';
 
 /** What an error carries besides its message: plain JSON, sent as the failure's details. */
 type Details = Record<string, unknown>;
@@ -138,7 +139,7 @@ export class UnconsumedScriptStepsError extends UserError<{ unconsumed: Record<s
 
 /**
  * A budget of the run was used up: `budget` names it (`handoffs`, `turns`, `tokens`, `agents`,
- * `deadline`), with its `limit`, what was `used` (milliseconds for `deadline`) and the agent
+ * `deadline`, `cost`), with its `limit`, what was `used` (milliseconds for `deadline`) and the agent
  * working then. `MaxHandoffsExceededError` and `MaxTurnsExceededError` are the first two.
  */
 export class BudgetExceededError<D extends BudgetExceeded = BudgetExceeded> extends ModelBehaviorError<D> {
@@ -153,8 +154,16 @@ export class BudgetExceededError<D extends BudgetExceeded = BudgetExceeded> exte
 
 function budgetMessage(d: BudgetExceeded): string {
   if (d.budget === 'deadline' && d.limit <= 0) return `The chain ran out of its deadline budget while "${d.agent}" was working (its deadline had passed ${Math.round(-d.limit / 1000)} s before it started)`;
+  if (d.budget === 'cost') return costBudgetMessage(d);
   const unit = d.budget === 'deadline' ? ` (${Math.round(d.used / 1000)} s used of ${Math.round(d.limit / 1000)} s)` : ` (${d.used} used of ${d.limit})`;
   return `The chain ran out of its ${d.budget} budget while "${d.agent}" was working${unit}`;
+}
+
+function costBudgetMessage(d: BudgetExceeded): string {
+  const money = (micros: number) => formatCost({ currency: d.currency ?? DEFAULT_CURRENCY, micros, unpricedCalls: 0 });
+  const whose = d.scope === 'conversation' ? "the conversation's" : 'its';
+  const next = d.needed !== undefined ? `; the next model call could cost up to ${money(d.needed)}` : '';
+  return `The chain ran out of ${whose} cost budget while "${d.agent}" was working (${money(d.used)} spent of ${money(d.limit)}${next})`;
 }
 
 /** The run asked for more handoffs than `maxHandoffs` allows; `used` counts the handoff refused. */
@@ -324,58 +333,7 @@ export function chainPath(chain: HandoffRecord[], attempted?: { from: string; to
   return first === undefined ? '(no handoffs)' : [first, ...hops].join(' → ');
 }
 
-/** Every concrete error class, so the client can rebuild each from its failure. */
-const CLASSES = [
-  TeamValidationError,
-  InvalidRunInputError,
-  AgentNotFoundError,
-  ApprovalRefusedError,
-  SignatureRefusedError,
-  InputTooLargeError,
-  ModelRequestError,
-  UnexpectedModelCallError,
-  UnconsumedScriptStepsError,
-  BudgetExceededError,
-  MaxHandoffsExceededError,
-  HandoffTargetNotFoundError,
-  MaxTurnsExceededError,
-  HandoffLoopDetectedError,
-  GuardrailTrippedError,
-  EmptyOutputError,
-  OutputValidationError,
-  DelegationDepthExceededError,
-  DelegationFailedError,
-  ApprovalTimeoutError,
-  ModelCallFailedError,
-  ToolExecutionError,
-  UnexpectedWorkflowError,
-  TeamMismatchError,
-];
-const byType = new Map<string, (typeof CLASSES)[number]>(CLASSES.map((c) => [c.name, c]));
-
-/** The names of baton's errors, as `ApplicationFailure` types. */
-export const BATON_ERROR_TYPES: readonly string[] = [...byType.keys()];
-
-/** Error types a retry cannot fix: every baton error is raised non-retryable; this is the second guard. */
-export const NON_RETRYABLE_ERROR_TYPES: readonly string[] = BATON_ERROR_TYPES;
-
 /** Wrap a baton error for the workflow boundary: non-retryable, typed by class name. */
 export function toApplicationFailure(err: BatonError): ApplicationFailure {
   return ApplicationFailure.create({ type: err.name, message: err.message, nonRetryable: true, details: [err.details] });
-}
-
-/** Rebuild a baton error from an `ApplicationFailure`; `undefined` when the type is not one of baton's. */
-export function errorFromFailure(failure: ApplicationFailure): BatonError | undefined {
-  const cls = failure.type ? byType.get(failure.type) : undefined;
-  if (!cls) return undefined;
-  const details = (failure.details?.[0] ?? {}) as Details;
-  // The error as thrown in the worker: its class, its message and its fields, without re-running the constructor.
-  const err = Object.create(cls.prototype) as BatonError;
-  Object.defineProperties(err, {
-    name: { value: cls.name, writable: true, configurable: true },
-    message: { value: failure.message, writable: true, configurable: true },
-    stack: { value: failure.stack ?? `${cls.name}: ${failure.message}`, writable: true, configurable: true },
-    details: { value: details, enumerable: false },
-  });
-  return Object.assign(err, details);
 }

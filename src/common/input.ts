@@ -29,6 +29,7 @@ import { LIMITS, type SizeProblem } from './limits';
 import { conversationInputSizes, runInputSizes } from './sizes';
 import { approvalPolicyCheck, approvalRuleCheck, RUN_OPTION_KEYS, runOptionProblems } from './options';
 import { CONVERSATION_OPTION_KEYS, conversationOptionProblems } from './options';
+import { callTokensCheck, economicsSpecCheck, economicsStateCheck, usageCheck } from './economics/checks';
 import type { ConversationInput } from './conversation';
 import type { HandoffRunInput } from './run';
 import { toolSensitivityCheck } from './sensitive';
@@ -134,8 +135,8 @@ const agentSpec = shape(
     delegates: names,
     delegateOptions: recordOf(
       shape(
-        { description: string, reason: string, maxTurns: integer(1), maxHandoffs: integer(0), timeout: either(string, count), onFailure: oneOf(['report', 'fail']) },
-        ['description', 'reason', 'maxTurns', 'maxHandoffs', 'timeout', 'onFailure'],
+        { description: string, reason: string, maxTurns: integer(1), maxHandoffs: integer(0), timeout: either(string, count), onFailure: oneOf(['report', 'fail']), maxCost: number(0, 1e9) },
+        ['description', 'reason', 'maxTurns', 'maxHandoffs', 'timeout', 'onFailure', 'maxCost'],
       ),
     ),
     delegateTool: toolSpec,
@@ -164,8 +165,9 @@ const teamSpec = shape(
     approverKeys: approverKeysCheck,
     runApproverKeys: boolean,
     payloadLimit: integer(1, Number.MAX_SAFE_INTEGER),
+    economics: economicsSpecCheck,
   },
-  ['sharedState', 'version', 'teamAttribute', 'approverKeys', 'runApproverKeys', 'payloadLimit'],
+  ['sharedState', 'version', 'teamAttribute', 'approverKeys', 'runApproverKeys', 'payloadLimit', 'economics'],
 );
 
 const sharedState = shape({ context: object, artifacts: (v, key) => (Array.isArray(v) ? [] : [`"${key}" must be a list`]), workflowState: object });
@@ -234,11 +236,9 @@ const handoffRecord = shape(
   ['approval', 'input', 'update'],
 );
 
-const usage = shape({ inputTokens: count, outputTokens: count, totalTokens: count, modelCalls: count, toolCalls: count });
+const usage = usageCheck;
 
-const modelResponse = shape(
-  { content: nullable(string), toolCalls: arrayOf(toolCall, 'tool calls'), usage: shape({ inputTokens: count, outputTokens: count }), model: string },
-);
+const modelResponse = shape({ content: nullable(string), toolCalls: arrayOf(toolCall, 'tool calls'), usage: callTokensCheck, model: string });
 
 const openTurn = shape({
   calls: arrayOf(toolCall, 'tool calls'),
@@ -305,8 +305,9 @@ const chainStateShape = shape(
       },
       ['finalTurn', 'guardrailFeedback'],
     ),
+    economics: economicsStateCheck,
   },
-  ['answerRetries', 'context', 'request', 'shared', 'parent', 'openTurn', 'pendingResponse', 'replayOf', 'controls', 'migrate', 'decidedCalls'],
+  ['answerRetries', 'context', 'request', 'shared', 'parent', 'openTurn', 'pendingResponse', 'replayOf', 'controls', 'migrate', 'decidedCalls', 'economics'],
 );
 
 /** Problems with a carried chain state, the references between its parts included. */
@@ -405,8 +406,8 @@ const rememberedReply = shape({ idempotencyKey: nonEmptyString, reply: object, f
 const resolvedConversationOptions: Check = (v, key) => {
   const problems = conversationOptionProblems(v, key);
   if (problems.length > 0 || !isRecord(v)) return problems;
-  // `midTurn` came later: a conversation carried from before it goes on with its default.
-  return CONVERSATION_OPTION_KEYS.filter((k) => v[k] === undefined && k !== 'midTurn').map((k) => `"${key}.${k}" is missing`);
+  // `midTurn` and `maxCost` came later: a conversation carried from before them goes on with their defaults.
+  return CONVERSATION_OPTION_KEYS.filter((k) => v[k] === undefined && k !== 'midTurn' && k !== 'maxCost').map((k) => `"${key}.${k}" is missing`);
 };
 
 /** Problems with a carried conversation, its chain's state included. */

@@ -248,6 +248,12 @@ export const Patches = {
    * decision's record says how its approver was established (`identity`).
    */
   SIGNATURES: 'baton-signatures',
+  /**
+   * Decided once, when a run starts: model calls are priced at the snapshot's prices (`usage.cost`),
+   * `maxCost` is a budget, and a team's spend limits and shared breakers are asked through recorded
+   * local activities.
+   */
+  ECONOMICS: 'baton-economics',
 } as const;
 
 /**

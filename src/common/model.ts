@@ -2,6 +2,7 @@
  * Models as data: specs, the Chat Completions conversation, and what the `callModel` activity
  * takes and returns. Plain JSON, recorded in history; workflow-safe (no I/O).
  */
+import type { ModelPrice } from './economics/prices';
 import type { LostWorkerRestart } from './lostWorkers';
 import type { TeamNeed } from './version';
 
@@ -150,6 +151,8 @@ export interface CallModelInput {
   lostWorker?: LostWorkerRestart;
   /** What of the run's team this call needs from the worker that runs it; a worker that lacks it refuses the call (`TeamMismatchError`). */
   team?: TeamNeed;
+  /** The model's price in the chain's snapshot (chains with economics), so the worker's metrics count the call's cost. */
+  price?: ModelPrice;
   /** Where the call's text goes as it forms; set by chains that stream (see {@link StreamTag}). */
   stream?: StreamTag;
 }
@@ -193,7 +196,7 @@ export interface SummarizeInput {
 /** Result of the `summarizeHandoff` activity. */
 export interface SummarizeResult {
   summary: string;
-  usage: { inputTokens: number; outputTokens: number };
+  usage: { inputTokens: number; outputTokens: number; cachedInputTokens?: number };
 }
 
 /** Input of the `routeSpecialist` activity: a routing request no profile matched. */
@@ -214,14 +217,15 @@ export interface RouteSpecialistInput {
 export interface RouteSpecialistResult {
   agent?: string;
   reason?: string;
-  usage: { inputTokens: number; outputTokens: number };
+  usage: { inputTokens: number; outputTokens: number; cachedInputTokens?: number };
 }
 
 /** What a model answered. */
 export interface ModelResponse {
   content: string | null;
   toolCalls: ToolCall[];
-  usage: { inputTokens: number; outputTokens: number };
+  /** `cachedInputTokens`: of the input tokens, those the provider served from its prompt cache (when it says). */
+  usage: { inputTokens: number; outputTokens: number; cachedInputTokens?: number };
   /** The model that answered, as the provider reports it. */
   model: string;
   /**

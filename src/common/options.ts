@@ -197,12 +197,19 @@ export const RUN_OPTIONS = {
   budget: option<BudgetTier | undefined>({ default: undefined, check: oneOf(Object.keys(BUDGET_TIERS)), doc: 'a budget tier: simple, medium or complex' }),
   /** Tokens (input and output) the whole chain may use, its specialists included; 0 for no limit. @default 0 */
   maxTokens: option<number>({ default: 0, check: integer(0, 1_000_000_000), doc: 'tokens the chain may use, specialists included (0: no limit)' }),
+  /**
+   * Money the chain may spend on model calls, its specialists included, in the currency of the team's
+   * prices (`0.5` is half a dollar under USD prices); 0 for no limit. Checked before each model call
+   * against the call's worst case and after it (see docs/economics.md); a model without a price fails
+   * the run with `PriceUnknownError`. @default 0
+   */
+  maxCost: option<number>({ default: 0, check: number(0, 1e9), doc: 'money the chain may spend on model calls, specialists included (0: no limit)' }),
   /** Distinct agents that may work in the chain, specialists included; 0 for no limit. @default 0 */
   maxAgents: option<number>({ default: 0, check: integer(0), doc: 'distinct agents that may work in the chain (0: no limit)' }),
   /** When the chain must be done: a duration from its start (`"10 minutes"`) or an ISO 8601 time. */
   deadline: option<string | number | undefined>({ default: undefined, check: deadlineCheck, doc: 'a duration from the start or an ISO 8601 time' }),
   /**
-   * A budget used up (`maxHandoffs`, `maxTurns`, `maxTokens`, `maxAgents`, `deadline`): fail the run
+   * A budget used up (`maxHandoffs`, `maxTurns`, `maxTokens`, `maxAgents`, `deadline`, `maxCost`): fail the run
    * with `BudgetExceededError`, or give the current agent one last turn without tools to answer.
    * @default "fail"
    */
@@ -305,6 +312,12 @@ export const CONVERSATION_OPTIONS = {
    * `reject`, `interrupt` or `rollback` (see `MidTurnPolicy`); a message may say otherwise. @default "enqueue"
    */
   midTurn: option<'enqueue' | 'reject' | 'interrupt' | 'rollback'>({ default: 'enqueue', check: oneOf(['enqueue', 'reject', 'interrupt', 'rollback']), doc: 'what a message arriving mid-turn does: enqueue, reject, interrupt or rollback' }),
+  /**
+   * Money the whole conversation may spend on model calls, every message's chain and its compactions
+   * included, in the currency of the team's prices; 0 for no limit. A message's chain that would pass
+   * it stops as a run's `maxCost` does. @default 0
+   */
+  maxCost: option<number>({ default: 0, check: number(0, 1e9), doc: 'money the whole conversation may spend on model calls (0: no limit)' }),
 };
 
 /** The descriptors of the conversation options, from which their types are derived. */

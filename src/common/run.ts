@@ -3,6 +3,7 @@
  * status and usage. Plain JSON; workflow-safe (no I/O).
  */
 import type { BudgetExceeded, ControlCounters } from './controls';
+import type { Cost } from './economics/prices';
 import type { ApprovalRecord, PendingApproval } from './approvals';
 import type { ChatMessage, ModelSpec } from './model';
 import type { RunOptions } from './options';
@@ -16,6 +17,11 @@ export interface Usage {
   totalTokens: number;
   modelCalls: number;
   toolCalls: number;
+  /**
+   * What the model calls cost at the prices of the chain's team snapshot (chains started with the
+   * `baton-economics` patch); `unpricedCalls` above 0 means the cost is unknown.
+   */
+  cost?: Cost;
 }
 
 /** A handoff that happened, as recorded in the chain. */
@@ -128,6 +134,13 @@ export interface HandoffRunResult<Output = string> {
   state?: SharedState;
   /** Usage per agent, specialists' included (`usage` counts them too). */
   usageByAgent?: Record<string, Usage>;
+  /**
+   * Usage by handoff edge: `triage→refunds` holds the work of each activation of `refunds` that a
+   * handoff from `triage` started, `→triage` the first agent's work before any handoff.
+   */
+  usageByEdge?: Record<string, Usage>;
+  /** Usage of the specialists' chains by delegation edge, `triage→refunds` (their own specialists' included). */
+  usageByDelegation?: Record<string, Usage>;
   /** How many times each control acted: loops detected, breakers opened and refusals, guardrail trips, budgets, tool approvals. */
   controls?: ControlCounters;
   /** The budget that ran out when the agent was given one last turn to answer (`onBudgetExceeded: 'final_answer'`). */

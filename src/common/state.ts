@@ -4,6 +4,7 @@
  */
 import type { ApprovalRecord, PendingApproval } from './approvals';
 import type { ControlState } from './controls';
+import type { EconomicsState } from './economics/chain';
 import type { HandoffResult } from './handoff';
 import type { ChatMessage, ModelResponse, ToolCall } from './model';
 import type { ResolvedRunOptions } from './options';
@@ -58,6 +59,8 @@ export interface ChainState {
   continuedRuns: number;
   /** Loop detection, breakers, budgets and their counters (chains started with the `baton-controls` patch). */
   controls?: ControlState;
+  /** Costs by edge and delegation, and a conversation's money budget (chains started with the `baton-economics` patch). */
+  economics?: EconomicsState;
   /** Set when this chain continues another run through a replay. */
   replayOf?: ReplayOrigin;
   /** Set by a migration (`baton replay --on-current-team`): the run takes the current team first and goes on with it. */

@@ -3,6 +3,7 @@
  * Plain JSON; workflow-safe (no I/O).
  */
 import type { GuardrailsSpec, ToolApprovalSpec } from './controls';
+import type { EconomicsSpec } from './economics/spec';
 import type { ApprovalPolicy, ApprovalRule } from './approvals';
 import type { JsonSchema, ModelSpec, ToolCall, ToolSpec } from './model';
 import type { LostWorkerRestart } from './lostWorkers';
@@ -81,6 +82,11 @@ export interface TeamSpec {
    */
   teamAttribute?: boolean;
   /**
+   * Prices, spend limits and shared breakers: the worker's and the team's, resolved when the snapshot
+   * was taken, so a chain is priced and limited by what it ran under. Not part of the version.
+   */
+  economics?: EconomicsSpec;
+  /**
    * The largest payload the snapshotting worker's namespace takes (its blob size limit, less what
    * the data converter adds), when the worker neither compresses nor claim-checks payloads: a model
    * call whose conversation is larger fails the chain instead of failing its workflow task again
@@ -108,6 +114,11 @@ export interface DelegateOptionsSpec {
   /** The specialist's own limits. */
   maxTurns?: number;
   maxHandoffs?: number;
+  /**
+   * What one delegated task may spend on model calls (its own specialists included), in the currency
+   * of the team's prices; the caller's `maxCost` left over bounds it too. @default what the caller has left, or no limit
+   */
+  maxCost?: number;
   /** How long the specialist may take, e.g. "5 minutes". @default no limit */
   timeout?: string | number;
   /** A failing, timed-out or cancelled specialist: an error result the caller acts on, or the caller's failure. @default "report" */

@@ -84,8 +84,14 @@ export function fromCompletion(params: ChatCompletionCreateParamsNonStreaming, c
   // A refusal is the model's answer: the chain ends with it instead of nudging an "empty" answer.
   const content = message.content || message.refusal || (message.content ?? null);
   const toolCalls = (message.tool_calls ?? []).flatMap((c) => (c.type === 'function' ? [{ id: c.id, name: c.function.name, arguments: c.function.arguments }] : []));
-  const usage = completion.usage ? { inputTokens: completion.usage.prompt_tokens ?? 0, outputTokens: completion.usage.completion_tokens ?? 0 } : undefined;
+  const usage = completion.usage ? usageOf(completion.usage) : undefined;
   return response(params, content, toolCalls, usage, completion.model);
+}
+
+/** A server's usage report: tokens in and out, and of those in, the ones its prompt cache served (`prompt_tokens_details.cached_tokens`). */
+export function usageOf(u: { prompt_tokens?: number; completion_tokens?: number; prompt_tokens_details?: { cached_tokens?: number } | null }): ModelResponse['usage'] {
+  const cached = u.prompt_tokens_details?.cached_tokens;
+  return { inputTokens: u.prompt_tokens ?? 0, outputTokens: u.completion_tokens ?? 0, ...(typeof cached === 'number' && cached > 0 ? { cachedInputTokens: cached } : {}) };
 }
 
 /** The model's answer as baton keeps it: tool calls normalized, usage estimated when the server reports none. */

@@ -4,7 +4,8 @@
  */
 import type { ChatCompletion, ChatCompletionChunk } from 'openai/resources/chat/completions';
 import { Stream } from 'openai/streaming';
-import type { ToolCall } from '../common/model';
+import type { ModelResponse, ToolCall } from '../common/model';
+import { usageOf } from './openaiMessages';
 
 /**
  * What came back to a request for a stream: events, or (from a server that ignores `stream: true`) the whole completion.
@@ -42,7 +43,7 @@ export class ChunkAssembly {
   received = false;
   /** Why the model stopped; a stream that ends without one was cut off. */
   finishReason: string | undefined;
-  usage: { inputTokens: number; outputTokens: number } | undefined;
+  usage: ModelResponse['usage'] | undefined;
   model: string | undefined;
   #content = '';
   #refusal = '';
@@ -52,7 +53,7 @@ export class ChunkAssembly {
   add(chunk: ChatCompletionChunk): void {
     this.chunks += 1;
     if (chunk.model) this.model = chunk.model;
-    if (chunk.usage) this.usage = { inputTokens: chunk.usage.prompt_tokens ?? 0, outputTokens: chunk.usage.completion_tokens ?? 0 };
+    if (chunk.usage) this.usage = usageOf(chunk.usage);
     const choice = chunk.choices?.[0];
     if (!choice) return;
     this.received = true;

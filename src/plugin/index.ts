@@ -23,6 +23,8 @@ import { resolveWorkerTelemetry, type WorkerTelemetryOptions } from '../worker/t
 import { BatonMetrics } from '../worker/telemetry/metrics';
 import { mergeDataConverter } from './converter';
 import { McpLease } from './mcp';
+import { checkPrices, sharedEconomicsClient } from './economics';
+import type { PriceTable } from '../common/economics/prices';
 import { streamsFromEnv } from '../streams/env';
 import type { StreamTransport } from '../streams/types';
 import { combinedWorkflowsPath, isCombined, withWorkflowPackages } from './workflows';
@@ -57,6 +59,8 @@ export interface BatonPluginOptions extends WorkerTelemetryOptions {
   streams?: StreamTransport | false;
   /** A label for the `baton_team_info` metric when the worker is a Worker Deployment version: `<name>.<buildId>`. @default from the worker's `workerDeploymentOptions` */
   deploymentLabel?: string;
+  /** Prices by model for the worker's chains, over the team's (see `createWorker`'s `prices` and docs/economics.md). */
+  prices?: PriceTable;
 }
 
 /** The activity names baton registers; an application activity of one of these names is refused. */
@@ -97,6 +101,7 @@ export class BatonPlugin extends AsyncSimplePlugin {
 
   constructor(options: BatonPluginOptions) {
     options.team.spec(); // an empty or broken team fails here, before anything connects
+    checkPrices(options.team, options.prices);
     checkProviders(options.team, options.providers ?? {});
     checkMcpWorkerOptions(options.mcp ?? {});
     const codec = options.codec === false ? undefined : (options.codec ?? codecOptionsFromEnv());
@@ -123,7 +128,8 @@ export class BatonPlugin extends AsyncSimplePlugin {
       const namespace = options.namespace ?? 'default';
       const teamAttribute = options.connection ? await hasTeamAttribute(options.connection, namespace) : false;
       const payloadLimit = await chainPayloadLimit(options.connection, namespace, this.ownConverter(configured) ? undefined : this.converter?.codec);
-      const activities = createActivities({ team: this.baton.team, hooks: this.baton.hooks, providers: this.baton.providers, mcp, teamAttribute, payloadLimit, ...(this.baton.streams === false ? {} : { streams: this.baton.streams ?? streamsFromEnv() }) });
+      const client = sharedEconomicsClient(options.connection, namespace, configured.dataConverter);
+      const activities = createActivities({ team: this.baton.team, hooks: this.baton.hooks, providers: this.baton.providers, mcp, teamAttribute, payloadLimit, prices: this.baton.prices, ...(client ? { client } : {}), ...(this.baton.streams === false ? {} : { streams: this.baton.streams ?? streamsFromEnv() }) });
       const own = Object.keys(configured.activities ?? {});
       const clash = activityNames(activities).filter((name) => own.includes(name));
       if (clash.length > 0) throw new UserError(`the worker's activities ${clash.map((n) => `"${n}"`).join(', ')} have the names of baton's activities; rename yours (a worker runs one activity per name)`);

@@ -8,10 +8,11 @@ import os from 'node:os';
 import path from 'node:path';
 import type { BundleOptions } from '@temporalio/worker';
 import { WorkflowType } from '../common/messages';
+import { EconomicsWorkflow } from '../common/economics/messages';
 import { WORKFLOWS_PATH } from '../worker/bundle';
 
 /** The workflow types baton's module exports, by the names Temporal knows them. */
-export const BATON_WORKFLOW_TYPES: readonly string[] = [WorkflowType.HANDOFF_RUN, WorkflowType.CONVERSATION];
+export const BATON_WORKFLOW_TYPES: readonly string[] = [WorkflowType.HANDOFF_RUN, WorkflowType.CONVERSATION, EconomicsWorkflow.SPEND_LEDGER, EconomicsWorkflow.CIRCUIT_BREAKER];
 
 /** Where the combined modules are written: they name absolute paths, so any directory does. */
 const DIRECTORY = path.join(os.tmpdir(), 'baton-workflows');

@@ -12,6 +12,7 @@ import type { Baton } from '../client/baton';
 import type { DecisionSigner } from '../client/signing/signer';
 import type { BatonTracing } from '../worker/telemetry';
 import { approvalRoutes } from './approvals';
+import { breakerRoutes } from './breakers';
 import { Authenticator, type AuthOptions } from './auth';
 import { BEARER, type ServiceApp, type ServiceContext, type ServiceEnv } from './context';
 import { ApprovalsFeed } from './events';
@@ -140,6 +141,7 @@ export function createBatonApp(options: BatonServiceOptions): ServiceApp {
   steerRoutes(app, ctx);
   conversationRoutes(app, ctx);
   approvalRoutes(app, ctx);
+  breakerRoutes(app, ctx);
   app.doc31('/openapi.json', {
     openapi: '3.1.0',
     info: { title: 'baton', version: '1', description: 'Start, follow and audit agent chains; decide the handoffs that wait for a person.' },

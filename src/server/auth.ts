@@ -31,6 +31,8 @@ export const Permission = {
   START: 'start',
   /** Decide approvals (as the policy's `approvers` allow). */
   DECIDE: 'decide',
+  /** Operate what chains share: reset a shared circuit breaker. */
+  OPERATE: 'operate',
 } as const;
 export type Permission = (typeof Permission)[keyof typeof Permission];
 
@@ -39,6 +41,7 @@ export const GRANTS: Readonly<Record<Permission, readonly Role[]>> = {
   read: [Role.VIEWER, Role.STARTER, Role.APPROVER, Role.ADMIN],
   start: [Role.STARTER, Role.ADMIN],
   decide: [Role.APPROVER, Role.ADMIN],
+  operate: [Role.ADMIN],
 };
 
 /** The caller a token stands for. `name` is what approvals record and policies' `approvers` list. */
@@ -164,6 +167,7 @@ const WHAT: Record<Permission, string> = {
   read: 'read runs, audits, events, approvals or conversations',
   start: 'start or replay runs, or send messages to conversations and end them',
   decide: 'decide approvals',
+  operate: 'reset shared circuit breakers',
 };
 
 /** 403 unless `identity` has a role that grants `permission`, naming the permission and the roles that grant it. */

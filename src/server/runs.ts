@@ -11,6 +11,7 @@ import { InvalidRunInputError } from '../common/errors';
 import { validateRunInput, overrideProblems } from '../common/input';
 import { BatonAgent, BatonStatusAttribute, PENDING_MEMO, STARTED_BY_MEMO, WorkflowType } from '../common/messages';
 import type { HandoffRunInput, Usage } from '../common/run';
+import { addCost } from '../common/economics/prices';
 import type { StartOptions } from '../client/baton';
 import { secured } from './access';
 import { mayDecide, Permission, type Identity } from './auth';
@@ -268,6 +269,7 @@ function usageOf(chain: AuditChain): Usage {
       usage.modelCalls += 1;
       usage.inputTokens += e.inputTokens ?? 0;
       usage.outputTokens += e.outputTokens ?? 0;
+      if (e.cost) usage.cost = addCost(usage.cost, e.cost);
     } else if (e.kind === 'tool_call' && e.answeredBy === 'tool' && e.execution?.status === 'completed') usage.toolCalls += 1;
   }
   usage.totalTokens = usage.inputTokens + usage.outputTokens;

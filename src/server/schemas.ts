@@ -41,7 +41,34 @@ const HandoffRecordSchema = z
   .passthrough()
   .openapi('HandoffRecord');
 
-const UsageSchema = z.object({ inputTokens: z.number(), outputTokens: z.number(), totalTokens: z.number(), modelCalls: z.number(), toolCalls: z.number() }).openapi('Usage');
+const CostSchema = z
+  .object({
+    currency: z.string().openapi({ description: 'ISO 4217 code of the prices, e.g. USD' }),
+    micros: z.number().openapi({ description: 'What the priced model calls cost, in millionths of the currency (1250 is 0.00125)' }),
+    unpricedCalls: z.number().openapi({ description: 'Model calls whose model had no price: above 0, the cost is unknown (at least `micros`)' }),
+  })
+  .openapi('Cost');
+
+const UsageSchema = z
+  .object({ inputTokens: z.number(), outputTokens: z.number(), totalTokens: z.number(), modelCalls: z.number(), toolCalls: z.number(), cost: CostSchema.optional().openapi({ description: "What the model calls cost at the chain's prices (chains with economics)" }) })
+  .openapi('Usage');
+
+/** A shared circuit breaker, as `GET /v1/breakers` lists it. */
+export const SharedBreakerSchema = z
+  .object({
+    scope: z.string(),
+    target: z.string(),
+    state: z.enum(['closed', 'open', 'half_open']),
+    failures: z.number(),
+    openedAt: z.string().optional(),
+    until: z.string().optional().openapi({ description: 'When an open breaker lets one trial through' }),
+    trial: z.object({ chain: z.string(), until: z.string() }).optional(),
+    lastFailure: z.object({ chain: z.string(), reason: z.string(), at: z.string() }).optional(),
+    resets: z.array(z.object({ by: z.string(), reason: z.string().optional(), at: z.string() })).openapi({ description: 'The latest resets, with who reset the breaker' }),
+    settings: z.object({ threshold: z.number(), cooldownMs: z.number() }),
+    workflowId: z.string(),
+  })
+  .openapi('SharedBreaker');
 
 const ToolCallSchema = z
   .object({

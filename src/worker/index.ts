@@ -6,6 +6,7 @@
  */
 import type { Connection } from '@temporalio/client';
 import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
+import type { PriceTable } from '../common/economics/prices';
 import type { BatonHooks } from '../agents/hooks';
 import type { Team } from '../agents/team';
 import { connectionFailure, TemporalConnectionError, temporalConfig, type TemporalConfigOptions } from '../client/connect';
@@ -75,6 +76,12 @@ export interface CreateWorkerOptions extends WorkerTelemetryOptions {
    */
   deployment?: WorkerDeployment | false;
   /**
+   * Prices by model for this worker's chains, over the team's `prices` (which win over the default
+   * table); recorded with each chain's team snapshot. See docs/economics.md.
+   * @example prices: { 'gpt-4o-mini': { input: 0.15, cachedInput: 0.075, output: 0.6 } }
+   */
+  prices?: PriceTable;
+  /**
    * Where model calls publish their text as it forms (see docs/streaming.md): `inProcessStreams()`
    * for callers in this process, `new RedisStreams({url})` for callers elsewhere; `false` publishes none.
    * @default Redis Streams at `BATON_STREAMS_URL` when set, else this process's in-process transport
@@ -102,6 +109,7 @@ export async function createWorker(options: CreateWorkerOptions): Promise<Worker
     tracing: options.tracing,
     workflowInterceptorModules: options.workflowInterceptorModules,
     streams: options.streams,
+    ...(options.prices ? { prices: options.prices } : {}),
     // Your own data converter, as it is; else baton's codecs.
     codec: options.worker?.dataConverter ? false : { ...(options.codec ?? codecOptionsFromEnv()), ...(options.compress ? { compress: true } : {}) },
   });

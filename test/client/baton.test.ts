@@ -93,7 +93,7 @@ describe('baton.conversation', () => {
     expect(err).toBeInstanceOf(InvalidRunInputError);
     expect((err as InvalidRunInputError).problems).toEqual([
       '"budget" must be "simple" or "medium" or "complex", got "huge"',
-      'unknown conversation option "idle" (valid: idleTimeout, compactAfterTokens, keepRecentTurns, idempotencyWindow, midTurn)',
+      'unknown conversation option "idle" (valid: idleTimeout, compactAfterTokens, keepRecentTurns, idempotencyWindow, midTurn, maxCost)',
       '"conversation.idleTimeout" must be a duration from 1 second up to a year, such as "30 seconds" or a number of milliseconds, got "soon"',
       '"conversation.keepRecentTurns" must be an integer >= 1 and <= 1000, got 0',
     ]);

@@ -193,7 +193,7 @@ describe('docker-compose.yml', () => {
       for (const t of panel.targets ?? []) for (const m of t.expr.match(/\bbaton_\w+/g) ?? []) asked.add(m);
     }
     expect([...asked].filter((m) => !known.has(m))).toEqual([]);
-    for (const metric of ['baton_handoffs_total', 'baton_chains_total', 'baton_approvals_waiting', 'baton_approval_wait_seconds_bucket', 'baton_model_tokens_total', 'baton_model_call_seconds_bucket', 'baton_tool_calls_total', 'baton_loops_detected_total', 'baton_circuit_breakers_open', 'baton_budgets_exceeded_total', 'baton_guardrail_trips_total']) {
+    for (const metric of ['baton_handoffs_total', 'baton_chains_total', 'baton_approvals_waiting', 'baton_approval_wait_seconds_bucket', 'baton_model_tokens_total', 'baton_model_call_seconds_bucket', 'baton_tool_calls_total', 'baton_loops_detected_total', 'baton_circuit_breakers_open', 'baton_budgets_exceeded_total', 'baton_guardrail_trips_total', 'baton_cost_total', 'baton_shared_breaker_state', 'baton_spend_refusals_total']) {
       expect(asked.has(metric), metric).toBe(true);
     }
   });

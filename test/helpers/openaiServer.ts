@@ -15,6 +15,8 @@ export interface FakeReply {
   cutAfterChunks?: number;
   /** Leave usage out, streamed or not. */
   omitUsage?: boolean;
+  /** Report this usage, with `cached` of the prompt tokens served from the prompt cache (`prompt_tokens_details.cached_tokens`), as OpenAI does. */
+  usage?: { prompt: number; completion: number; cached?: number };
   /** Close the connection as soon as the request is read, with no answer at all (a connection reset). */
   resetConnection?: boolean;
   /** Streamed: send this many chunks, then nothing more, keeping the connection open (a hung stream). */
@@ -88,7 +90,7 @@ export interface FakeServerOptions {
 interface Completion {
   model: string;
   choices: { index: number; finish_reason: string; message: FakeMessage }[];
-  usage?: { prompt_tokens: number; completion_tokens: number; total_tokens: number };
+  usage?: { prompt_tokens: number; completion_tokens: number; total_tokens: number; prompt_tokens_details?: { cached_tokens: number } };
 }
 
 let ids = 0;
@@ -293,6 +295,10 @@ function answer(res: http.ServerResponse, request: FakeRequest['body'], r: FakeR
   const completion = structuredClone(r.body) as Completion;
   if (completion.choices.length === 0) return sendNoChoices(res, request, completion);
   if (r.omitUsage) delete completion.usage;
+  else if (r.usage) {
+    const { prompt, completion: out, cached } = r.usage;
+    completion.usage = { prompt_tokens: prompt, completion_tokens: out, total_tokens: prompt + out, ...(cached !== undefined ? { prompt_tokens_details: { cached_tokens: cached } } : {}) };
+  }
   if (request.response_format?.type === 'json_schema' || request.response_format?.type === 'json_object') honourResponseFormat(completion, request, r, options);
   const message = completion.choices[0]!.message;
   if (message.tool_calls && !request.tool_choice) {

@@ -12,6 +12,7 @@ import { Baton } from '../../src/client/baton';
 import { startDevServer } from '../../src/devserver/server';
 import { createWorker } from '../../src/worker';
 import { delegationScenario, signedDecisionsScenario, signedForwardScenario, toolApprovalChecksScenario } from './auditScenarios';
+import { costsScenario, sharedEconomicsScenario, type SharedScenario } from './economicsScenarios';
 import { priorityScenario } from './platformScenarios';
 import { liveConversationScenario, steeredChainScenario } from './liveScenarios';
 import { continueAsNewScenario, controlsScenario, handoffOptionsScenario, localModelCallsScenario, lostWorkerScenario, scenarios, specialistDecisionsScenario } from './scenarios';
@@ -22,12 +23,21 @@ async function main(): Promise<void> {
   const dir = __dirname;
   try {
     const named = process.argv.slice(2);
-    const all = [...scenarios, handoffOptionsScenario, continueAsNewScenario, controlsScenario, localModelCallsScenario, specialistDecisionsScenario, lostWorkerScenario, toolApprovalChecksScenario, delegationScenario, priorityScenario, steeredChainScenario, liveConversationScenario, signedDecisionsScenario, signedForwardScenario];
+    const all = [...scenarios, handoffOptionsScenario, continueAsNewScenario, controlsScenario, localModelCallsScenario, specialistDecisionsScenario, lostWorkerScenario, toolApprovalChecksScenario, delegationScenario, priorityScenario, steeredChainScenario, liveConversationScenario, signedDecisionsScenario, signedForwardScenario, costsScenario, sharedEconomicsScenario];
     for (const scenario of all.filter((s) => named.length === 0 || named.includes(s.name))) {
       const taskQueue = `record-${scenario.name}`;
       const worker = await createWorker({ team: scenario.team(), connection: env.nativeConnection, taskQueue, ...(scenario.providers ? { providers: scenario.providers() } : {}) });
       const baton = new Baton({ client: env.client, taskQueue });
-      const workflowId = await worker.runUntil(scenario.drive(baton));
+      // The workflows of their own the chain reached (a spend ledger, a shared breaker) are read while the worker runs them.
+      const { workflowId, shared } = await worker.runUntil(
+        scenario.drive(baton).then(async (id) => ({ workflowId: id, shared: 'shared' in scenario ? await (scenario as SharedScenario).shared(baton, id) : [] })),
+      );
+      for (const { suffix, workflowId: id } of shared) {
+        const history = await env.client.workflow.getHandle(id).fetchHistory();
+        const file = path.join(dir, `${scenario.name}.${suffix}.json`);
+        fs.writeFileSync(file, withWorkflowId(historyToJSON(temporal.api.history.v1.History.create(history)), id));
+        console.log(`recorded ${path.relative(process.cwd(), file)} (${history.events?.length ?? 0} events)`);
+      }
       const runs: string[] = [];
       for await (const wf of env.client.workflow.list({ query: `WorkflowId = "${workflowId}"` })) runs.push(wf.runId);
       const histories = await Promise.all(runs.map((runId) => env.client.workflow.getHandle(workflowId, runId).fetchHistory()));

@@ -6,6 +6,7 @@
  * Pure: no Temporal API, no I/O.
  */
 import type { ControlCounters, ControlEvent, ControlState } from '../../src/common/controls';
+import { addCost } from '../../src/common/economics/prices';
 import type { Usage } from '../../src/common/run';
 
 export const NO_USAGE: Usage = { inputTokens: 0, outputTokens: 0, totalTokens: 0, modelCalls: 0, toolCalls: 0 };
@@ -54,12 +55,14 @@ export function count(counters: ControlCounters, kind: keyof ControlCounters): C
 
 /** `usage` with `more` added; `calls` model calls more (1 for a model answer, the specialist's count for a delegation). */
 export function addTokens(u: Usage, more: Pick<Usage, 'inputTokens' | 'outputTokens'> & Partial<Usage>, calls = 1): Usage {
+  const cost = u.cost || more.cost ? addCost(u.cost, more.cost, calls) : undefined;
   return {
     inputTokens: u.inputTokens + more.inputTokens,
     outputTokens: u.outputTokens + more.outputTokens,
     totalTokens: u.totalTokens + more.inputTokens + more.outputTokens,
     modelCalls: u.modelCalls + calls,
     toolCalls: u.toolCalls + (more.toolCalls ?? 0),
+    ...(cost ? { cost } : {}),
   };
 }
 

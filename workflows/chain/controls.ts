@@ -19,6 +19,7 @@ export function recordControl(run: ChainRun, event: ControlEvent): void {
 
 /** A failure of `agent` (a failed tool call, a guardrail trip, a failed specialist): its breaker counts it, and opens at the threshold or on a failed try. */
 export function noteFailure(run: ChainRun, agent: string, reason: string): void {
+  run.economy?.noteFailure(run, agent, reason);
   const { state } = run.chain;
   const threshold = state.options.breakerThreshold;
   if (!state.controls || threshold <= 0) return;
@@ -38,6 +39,7 @@ export function admitTarget(run: ChainRun, agent: string): void {
 
 /** `agent` finished its work without failing (its activation ended, or its delegated chain answered): a half-open breaker closes. */
 export function noteSuccess(run: ChainRun, agent: string): void {
+  run.economy?.noteSuccess(run, agent);
   const b = run.chain.state.controls?.breakers[agent];
   if (b && b.state === 'half_open') recordControl(run, { kind: 'breaker_closed', agent });
 }

@@ -11,6 +11,9 @@ import type { ToolCall } from '../../src/common/model';
 import type { RunOptions } from '../../src/common/options';
 import type { HandoffRunInput } from '../../src/common/run';
 import type { AgentSpec } from '../../src/common/team';
+import type { ChainState } from '../../src/common/state';
+import { fromMicros, toMicros } from '../../src/common/economics/prices';
+import { spentMicros } from '../economics/costs';
 import type { DelegationOutcome } from './effects';
 import { continueTurn } from './respond';
 import { routeToSpecialist } from './routing';
@@ -87,6 +90,8 @@ async function plan(run: ChainRun, agent: AgentSpec, call: ToolCall, index: numb
   }
   const verdict = run.guards.beforeDelegation(chain.state, request.to);
   if (retried(run, verdict)) return { call, answer: verdict.message };
+  const shared = await run.economy?.beforeTarget(run, agent.id, request.to, 'delegated');
+  if (shared && retried(run, shared)) return { call, answer: shared.message };
   admitTarget(run, request.to);
   return { call, request, workflowId: `${effects.workflowId}/${request.to}-${chain.state.turns}.${index + 1}` };
 }
@@ -136,6 +141,7 @@ function childInput(run: ChainRun, job: Extract<Job, { request: DelegationReques
   const childOptions: RunOptions = {
     maxDelegationDepth: state.options.maxDelegationDepth,
     ...childBudgets(run),
+    ...childCostBudget(state, options.maxCost),
     ...(options.maxTurns !== undefined ? { maxTurns: options.maxTurns } : {}),
     ...(options.maxHandoffs !== undefined ? { maxHandoffs: options.maxHandoffs } : {}),
     // A specialist works at its caller's priority, for the same tenant.
@@ -176,6 +182,22 @@ function childBudgets(run: ChainRun): RunOptions {
     ...(maxTokens > 0 ? { maxTokens: Math.max(1, maxTokens - state.usage.totalTokens) } : {}),
     ...(deadline !== undefined ? { deadline: new Date(deadline).toISOString() } : {}),
   };
+}
+
+/**
+ * A specialist's `maxCost`: the least of the caller's `maxCost` left over, its conversation's, and
+ * the delegation's own. A budget already spent is refused before the delegation (`costGuard`).
+ */
+function childCostBudget(state: ChainState, own: number | undefined): RunOptions {
+  if (!state.economics) return {};
+  const spent = spentMicros(state);
+  const conversation = state.economics.conversation;
+  const left = [
+    ...(state.options.maxCost > 0 ? [toMicros(state.options.maxCost) - spent] : []),
+    ...(conversation && conversation.limitMicros > 0 ? [conversation.limitMicros - conversation.spentMicros - spent] : []),
+    ...(own !== undefined ? [toMicros(own)] : []),
+  ];
+  return left.length > 0 ? { maxCost: fromMicros(Math.max(1, Math.min(...left))) } : {};
 }
 
 function timeoutOf(run: ChainRun, to: string): { timeoutMs?: number } {

@@ -26,7 +26,8 @@ import type { CheckGuardrailInput, GuardrailVerdict } from '../../src/common/con
 
 /** The shape of the `handoffRun` workflow, for starting specialists as children. */
 type HandoffRunWorkflow = (input: HandoffRunInput) => Promise<HandoffRunResult<unknown>>;
-import { BATON_ERROR_TYPES, ModelCallFailedError, NON_RETRYABLE_ERROR_TYPES, TeamMismatchError, ToolExecutionError } from '../../src/common/errors';
+import { ModelCallFailedError, TeamMismatchError, ToolExecutionError } from '../../src/common/errors';
+import { BATON_ERROR_TYPES, NON_RETRYABLE_ERROR_TYPES } from '../../src/common/errorTypes';
 import {
   BatonAgent,
   BatonHandoffs,

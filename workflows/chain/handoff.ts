@@ -52,6 +52,8 @@ export async function weighHandoff(run: ChainRun, call: ToolCall, checkedInput: 
   if (h.update && !chain.state.team.sharedState) h = withoutUpdate(h);
   const verdict = guards.beforeHandoff(chain.state, h);
   if (retried(run, verdict)) return { kind: 'answer', answer: verdict.message };
+  const shared = await run.economy?.beforeTarget(run, h.from, h.to, 'handed off');
+  if (shared && retried(run, shared)) return { kind: 'answer', answer: shared.message };
   const options = source.handoffOptions?.[h.to];
   if (options?.inputSchema && checkedInput) {
     if ('error' in checkedInput) return { kind: 'answer', answer: `Error: invalid input for the handoff to ${h.to}: ${checkedInput.error}. Call ${call.name} again with "input" matching its schema.` };
@@ -105,6 +107,7 @@ export async function handOff(run: ChainRun, step: Extract<Step, { kind: 'handof
   if (plan.summarize) {
     const summarized = await effects.summarize({ agentId: source.id, model: source.model, transcript: transcript(plan.carried), ...plan.summarize }, chain.state.options);
     chain.apply({ type: 'model_used', usage: summarized.usage });
+    run.economy?.charge(chain.state, effects, summarized.usage);
     summary = summarized.summary;
   }
   const transfer = transferTo(chain.state, source, agentOf(chain.state.team, h.to), h, plan, summary);

@@ -3,6 +3,7 @@
  * with every call answered.
  */
 import { handedOffAnswer, ignoredHandoffAnswer, unknownToolAnswer } from '../../src/common/answers';
+import { priceOf } from '../../src/common/economics/prices';
 import { READ_STATE_TOOL_NAME } from '../../src/common/handoff';
 import type { ModelResponse, ToolCall } from '../../src/common/model';
 import type { OpenTurn } from '../../src/common/state';
@@ -28,19 +29,24 @@ export async function turn(run: ChainRun): Promise<Step> {
   const tools = chain.state.controls?.finalTurn ? [] : offeredTools(chain.state, agent);
   chain.apply({ type: 'turn_started' });
   const local = (agent.modelActivity ?? chain.state.options.modelActivity) === 'local';
+  await run.economy?.beforeCall(run);
+  const price = chain.state.economics ? priceOf(chain.state.team.economics?.prices, agent.model) : undefined;
   let response: ModelResponse;
   try {
     response = await effects.callModel(
-      { agentId: agent.id, model: agent.model, messages: chain.state.messages, tools, callIndex, ...(agent.outputSchema ? { outputSchema: agent.outputSchema } : {}) },
+      { agentId: agent.id, model: agent.model, messages: chain.state.messages, tools, callIndex, ...(agent.outputSchema ? { outputSchema: agent.outputSchema } : {}), ...(price ? { price } : {}) },
       chain.state.options,
       local,
     );
   } catch (err) {
+    // A call that failed, or was stopped before it answered, reports no usage: its reservation is released.
+    run.economy?.afterCall(undefined);
     // Stopped for a steering message: the model is asked again with it.
     if (!(err instanceof ModelCallInterrupted)) throw err;
     recordInterrupt(run, err);
     return RUN_AGAIN;
   }
+  run.economy?.afterCall(response.usage);
   return respond(run, response);
 }
 

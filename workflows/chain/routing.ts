@@ -29,6 +29,7 @@ export async function routeToSpecialist(run: ChainRun, agent: AgentSpec, call: T
     chain.state.options,
   );
   chain.apply({ type: 'model_used', usage: routed.usage });
+  run.economy?.charge(chain.state, effects, routed.usage);
   if (routed.agent) return { kind: 'to', to: routed.agent, request };
   return { kind: 'answer', answer: `No specialist fits "${request.specialistType}": ${routed.reason ?? 'none of the profiles matches'}. Answer yourself or ask for another kind of specialist.` };
 }

@@ -15,6 +15,7 @@ import type { ChainState, OpenTurn } from '../../src/common/state';
 import type { AgentSpec, RunContext, SharedState, StateUpdate, TeamSpec } from '../../src/common/team';
 import { addAgentUsage, addTokens, count, initialControls, NO_USAGE, reduceControl } from './controlState';
 import { toolCallKey } from './turn';
+import { priced } from '../economics/costs';
 
 /** Something that happened to a chain. */
 export type ChainEvent =
@@ -34,7 +35,7 @@ export type ChainEvent =
    */
   | { type: 'handed_off'; record: HandoffRecord; messages?: ChatMessage[] }
   /** A model call made for the chain outside an agent's turn (a handoff's summary). */
-  | { type: 'model_used'; usage: { inputTokens: number; outputTokens: number } }
+  | { type: 'model_used'; usage: { inputTokens: number; outputTokens: number; cachedInputTokens?: number } }
   | { type: 'invalid_handoff_answered' }
   /** A final answer was sent back to the model, with this message, by the guard that refused it. */
   | { type: 'answer_refused'; guard: string; message: string }
@@ -71,8 +72,13 @@ export function startChain(team: TeamSpec, agentId: string, input: string, optio
   };
 }
 
-/** The state with `event` applied. */
+/** The state with `event` applied, and what it cost in chains with economics. */
 export function reduce(s: ChainState, event: ChainEvent): ChainState {
+  const next = reduceChain(s, event);
+  return next.economics ? priced(s, event, next) : next;
+}
+
+function reduceChain(s: ChainState, event: ChainEvent): ChainState {
   switch (event.type) {
     case 'turn_started':
       return {
@@ -238,6 +244,7 @@ export function resultOf(s: ChainState, output: unknown): HandoffRunResult<unkno
     usage: s.usage,
     ...(s.shared ? { state: s.shared } : {}),
     ...(c ? { usageByAgent: c.usageByAgent, controls: c.counters } : {}),
+    ...(s.economics ? { usageByEdge: s.economics.usageByEdge, usageByDelegation: s.economics.usageByDelegation } : {}),
     ...(c?.finalTurn ? { budgetExceeded: c.finalTurn } : {}),
   };
 }

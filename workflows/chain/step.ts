@@ -7,6 +7,7 @@ import type { ToolResultRecord } from '../../src/common/run';
 import type { FinalAnswer, Guards, Verdict } from '../guards';
 import { recordControl } from './controls';
 import type { ApprovalDesk } from './desk';
+import type { Economy } from '../economics/economy';
 import type { ChainEffects } from './effects';
 import type { Chain } from './state';
 import type { TurnPlan } from './turn';
@@ -37,6 +38,8 @@ export interface ChainRun {
   effects: ChainEffects;
   guards: Guards;
   desk: ApprovalDesk;
+  /** Spend limits and shared breakers (runs started with `baton-economics` whose team has them). */
+  economy?: Economy;
   /** Steering messages waiting for the next step (chains that take steering). */
   steering?: { take(): SteerMessage[] };
 }

@@ -21,6 +21,9 @@ import type { Inbox } from './inbox';
 import { addUsage, beginTurn, currentTurn, remember, replyOf, rolledBack } from './turns';
 import { movesToCurrentVersion, refreshBeforeTurn } from './upgrade';
 import { TeamMismatchError } from '../../src/common/errors';
+import type { Economy } from '../economics/economy';
+import { withEconomics } from '../economics/costs';
+import { compactionCost, conversationBudget } from './costs';
 import { type CurrentTurn, MessageRolledBackError } from '../../src/common/conversation';
 import type { LiveRecord } from '../../src/common/live';
 import { LIVE_MEMO } from '../../src/common/messages';
@@ -50,6 +53,8 @@ export class Session {
     private readonly startAgent: string = chain.state.agentId,
     /** Steering, mid-turn policies and hand-backs (conversations that started with the live patch). */
     private readonly live?: { steering: Steering; midTurn: MidTurn },
+    /** Spend limits and shared breakers, when the conversation's team has them. */
+    private readonly economy?: Economy,
   ) {
     // Handoffs are counted across the conversation in `BatonHandoffs`, not per message.
     this.turnEffects = Object.assign(Object.create(effects) as ChainEffects, {
@@ -124,7 +129,8 @@ export class Session {
     const { waiters: _waiting, ...m } = this.inbox.next()!;
     const now = this.effects.now();
     this.state.current = currentTurn(m, this.chain.state, now);
-    this.chain.state = beginTurn(this.chain.state, m.message, now);
+    const fresh = beginTurn(this.chain.state, m.message, now);
+    this.chain.state = this.chain.state.economics ? withEconomics(fresh, conversationBudget(this.state)) : fresh;
     this.effects.publish({ [TURN_MEMO]: { phase: 'started', turn: m.turn, idempotencyKey: m.idempotencyKey, ...(m.updateId ? { updateId: m.updateId } : {}), agent: this.chain.state.agentId, at: iso(now) } });
   }
 
@@ -156,7 +162,7 @@ export class Session {
 
   /** The chain of the current turn; a rollback for a later message throws `MessageRolledBackError`. */
   private async runTurn(current: CurrentTurn): Promise<ChainOutcome> {
-    const run = () => runChain({ chain: this.chain, effects: this.turnEffects, guards: this.guards, desk: this.desk, ...(this.live ? { steering: this.live.steering } : {}) });
+    const run = () => (this.economy ? this.pricedTurn(this.economy) : runChain({ chain: this.chain, effects: this.turnEffects, guards: this.guards, desk: this.desk, ...(this.live ? { steering: this.live.steering } : {}) }));
     if (!this.live) return run();
     const steering = this.live.steering;
     for (;;) {
@@ -165,6 +171,15 @@ export class Session {
       // A message that joined the turn as it was being answered: the model answers it too.
       if (ran.value.kind !== 'completed' || steering.waiting.length === 0) return ran.value;
       applySteering({ chain: this.chain, effects: this.turnEffects, steering });
+    }
+  }
+
+  /** The chain of a turn under spend limits or shared breakers: the news it sent them are all out before it ends. */
+  private async pricedTurn(economy: Economy): Promise<ChainOutcome> {
+    try {
+      return await runChain({ chain: this.chain, effects: this.turnEffects, guards: this.guards, desk: this.desk, ...(this.live ? { steering: this.live.steering } : {}), economy });
+    } finally {
+      await economy.flush();
     }
   }
 
@@ -204,7 +219,8 @@ export class Session {
     const { state, usage, ...record } = done;
     this.chain.state = state;
     this.state.compactions += 1;
-    this.state.usage = addUsage(this.state.usage, { ...usage, totalTokens: usage.inputTokens + usage.outputTokens, modelCalls: 1, toolCalls: 0 });
+    this.state.usage = addUsage(this.state.usage, { ...usage, totalTokens: usage.inputTokens + usage.outputTokens, modelCalls: 1, toolCalls: 0, ...compactionCost(state, usage) });
+    this.economy?.charge(this.chain.state, this.effects, usage);
     // Between turns: every message taken is answered but those still queued.
     const afterTurn = this.state.turns - this.inbox.queue.length;
     this.effects.publish({ [CONVERSATION_EVENT_MEMO]: { type: 'compacted', afterTurn, agent: state.agentId, ...record, at: iso(this.effects.now()) } });

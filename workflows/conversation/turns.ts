@@ -6,6 +6,7 @@
  */
 import type { ConversationReply, ConversationState, CurrentTurn, QueuedMessage, RememberedReply } from '../../src/common/conversation';
 import type { ResolvedConversationOptions, ResolvedRunOptions } from '../../src/common/options';
+import { addCost } from '../../src/common/economics/prices';
 import type { Usage } from '../../src/common/run';
 import type { ChainState } from '../../src/common/state';
 import type { RunContext, TeamSpec } from '../../src/common/team';
@@ -77,12 +78,14 @@ export function remember(replies: RememberedReply[], entry: RememberedReply, win
 
 /** `a` and `b` added. */
 export function addUsage(a: Usage, b: Usage): Usage {
+  const cost = a.cost || b.cost ? addCost(a.cost, b.cost, b.modelCalls) : undefined;
   return {
     inputTokens: a.inputTokens + b.inputTokens,
     outputTokens: a.outputTokens + b.outputTokens,
     totalTokens: a.totalTokens + b.totalTokens,
     modelCalls: a.modelCalls + b.modelCalls,
     toolCalls: a.toolCalls + b.toolCalls,
+    ...(cost ? { cost } : {}),
   };
 }
 

@@ -19,7 +19,7 @@ export function overBudget(s: ChainState, exceeded: BudgetExceeded, error: Baton
 }
 
 function lastTurnMessage(e: BudgetExceeded): string {
-  const what = e.budget === 'deadline' ? 'its time' : `its ${e.budget} budget (${e.used} of ${e.limit})`;
+  const what = e.budget === 'deadline' ? 'its time' : e.budget === 'cost' ? 'its cost budget' : `its ${e.budget} budget (${e.used} of ${e.limit})`;
   return `The chain has used up ${what}. No more tools, handoffs or delegations: answer the request now with what you have.`;
 }
 

@@ -2,6 +2,7 @@
 import { approvalGuard } from './approvals';
 import { breakerGuard } from './breakers';
 import { budgetGuard } from './budgets';
+import { costGuard } from './costs';
 import { loopGuard } from './loops';
 import { emptyOutputGuardOf } from './emptyOutput';
 import { Guards } from './guard';
@@ -14,13 +15,16 @@ export { CONTINUE, type FinalAnswer, type Guard, Guards, type Verdict } from './
 
 /**
  * baton's guards, in the order they are asked: turn and handoff limits, then (runs started with
- * `baton-controls`) budgets, loop detection and circuit breakers, then `isEnabled` rules,
+ * `baton-controls`) budgets (in money too, runs started with `baton-economics`), loop detection
+ * and circuit breakers, then `isEnabled` rules,
  * approvals, and on finish the empty-answer check (runs started with `baton-run-v2`), the output
  * type, and the scripted models' unused steps. `now` is workflow time.
  */
 export function defaultGuards(options: {
   emptyOutputCheck: boolean;
   controls?: boolean;
+  /** Budgets in money (`maxCost`), in runs started with `baton-economics`. */
+  economics?: boolean;
   now?: () => number;
   /**
    * Fail a chain that ends with scripted steps unused. A conversation answers each message with a
@@ -34,7 +38,7 @@ export function defaultGuards(options: {
   finalTurnEnds?: () => boolean;
 }): Guards {
   const now = options.now ?? (() => 0);
-  const controls = options.controls ? [budgetGuard(now), loopGuard, breakerGuard(now)] : [];
+  const controls = options.controls ? [budgetGuard(now), ...(options.economics ? [costGuard] : []), loopGuard, breakerGuard(now)] : [];
   return new Guards([
     turnLimitGuard,
     handoffLimitGuard,

@@ -45,9 +45,13 @@ export function teamVersion(spec: TeamSpec, naming: VersionNaming = {}): TeamVer
   };
 }
 
-/** What of a spec the version covers: everything but the worker's own facts (its hooks, its namespace). */
-export function versioned(spec: TeamSpec): Omit<TeamSpec, 'version' | 'hasHandoffListeners' | 'teamAttribute'> {
-  const { version: _v, hasHandoffListeners: _h, teamAttribute: _a, ...rest } = spec;
+/**
+ * What of a spec the version covers: everything but the worker's own facts (its hooks, its
+ * namespace) and its economics (prices and limits change without changing how a chain runs, and a
+ * change of them must not strand the chains running).
+ */
+export function versioned(spec: TeamSpec): Omit<TeamSpec, 'version' | 'hasHandoffListeners' | 'teamAttribute' | 'economics'> {
+  const { version: _v, hasHandoffListeners: _h, teamAttribute: _a, economics: _e, ...rest } = spec;
   return rest;
 }
 

@@ -31,6 +31,11 @@ function h(tag, attrs, children) {
 }
 function enc(s) { return encodeURIComponent(s); }
 function count(n, what) { return n + ' ' + what + (n === 1 ? '' : 's'); }
+function costText(c) {
+  if (!c) return null;
+  var amount = (c.micros / 1e6).toFixed(6) + ' ' + c.currency;
+  return c.unpricedCalls > 0 ? 'cost unknown (' + count(c.unpricedCalls, 'call') + ' unpriced; at least ' + amount + ')' : 'cost: ' + amount;
+}
 function token() { return sessionStorage.getItem(TOKEN_KEY); }
 function sleep(ms) { return new Promise(function (r) { setTimeout(r, ms); }); }
 function say(message, runId) {
@@ -129,7 +134,7 @@ async function showRun(id) {
       var run = got[0];
       status.textContent = run.status.replace(/_/g, ' ');
       status.className = 'badge ' + run.status;
-      facts.replaceChildren.apply(facts, [run.currentAgent ? 'agent: ' + run.currentAgent : null, run.team ? 'team: ' + run.team : null, count(run.chain.length, 'handoff'), count(run.usage.modelCalls, 'model call'), count(run.usage.toolCalls, 'tool call'), count(run.usage.totalTokens, 'token')].filter(Boolean).map(function (t) { return h('span', { text: t }); }));
+      facts.replaceChildren.apply(facts, [run.currentAgent ? 'agent: ' + run.currentAgent : null, run.team ? 'team: ' + run.team : null, count(run.chain.length, 'handoff'), count(run.usage.modelCalls, 'model call'), count(run.usage.toolCalls, 'tool call'), count(run.usage.totalTokens, 'token'), costText(run.usage.cost)].filter(Boolean).map(function (t) { return h('span', { text: t }); }));
       // The drawing's own <style> is for the SVG on its own; here the page's stylesheet styles it.
       flow.innerHTML = got[1].replace(/<style>[\s\S]*?<\/style>/, '');
       flow.querySelectorAll('[data-workflow-id]').forEach(function (a) { a.setAttribute('href', BASE + 'runs/' + enc(a.getAttribute('data-workflow-id'))); });

@@ -9,6 +9,7 @@ import type { ApprovalRecord, PendingApproval } from '../../common/approvals';
 import type { ControlEvent } from '../../common/controls';
 import { APPROVAL_EVENT_MEMO, HANDOFF_MEMO } from '../../common/messages';
 import type { RecordHandoffInput } from '../../common/run';
+import { BREAKER_MEMO, type BreakerView } from '../../common/economics/messages';
 
 /** One thing a chain did in an activation, as telemetry reports it. */
 export type ChainFact =
@@ -18,7 +19,9 @@ export type ChainFact =
   | { kind: 'approval_decided'; outcome: ApprovalRecord['outcome']; via: ApprovalRecord['via']; waitedMs: number; approver?: string; handoffId: string; tool?: string }
   /** A control acted: a loop, a circuit breaker, a guardrail or a budget. */
   | { kind: 'control'; control: ControlEvent }
-  | { kind: 'ended'; outcome: 'completed' | 'failed' | 'cancelled'; errorType?: string };
+  | { kind: 'ended'; outcome: 'completed' | 'failed' | 'cancelled'; errorType?: string }
+  /** A shared circuit breaker's state changed (its `batonBreaker` memo). */
+  | { kind: 'breaker'; view: Pick<BreakerView, 'scope' | 'target' | 'state' | 'failures'> };
 
 type Command = coresdk.workflow_commands.IWorkflowCommand;
 
@@ -29,7 +32,7 @@ export function chainFacts(commands: readonly Command[]): ChainFact[] {
 
 function factsOf(command: Command): ChainFact[] {
   const memo = command.modifyWorkflowProperties?.upsertedMemo?.fields;
-  if (memo) return [...handoffFact(memo[HANDOFF_MEMO]), ...approvalFact(memo[APPROVAL_EVENT_MEMO])];
+  if (memo) return [...handoffFact(memo[HANDOFF_MEMO]), ...approvalFact(memo[APPROVAL_EVENT_MEMO]), ...breakerFact(memo[BREAKER_MEMO])];
   if (command.completeWorkflowExecution) return [{ kind: 'ended', outcome: 'completed' }];
   if (command.failWorkflowExecution) {
     const type = command.failWorkflowExecution.failure?.applicationFailureInfo?.type;
@@ -64,6 +67,11 @@ function approvalFact(payload: Payload | undefined): ChainFact[] {
     return [{ kind: 'control', control: { kind: control, ...fields } as ControlEvent }];
   }
   return [];
+}
+
+function breakerFact(payload: Payload | undefined): ChainFact[] {
+  const v = read<BreakerView>(payload);
+  return v?.target ? [{ kind: 'breaker', view: { scope: v.scope, target: v.target, state: v.state, failures: v.failures } }] : [];
 }
 
 function read<T>(payload: Payload | undefined | null): T | undefined {

@@ -15,6 +15,7 @@ import type { CallModelInput, LocalModelCall, ModelResponse } from '../../common
 import type { RunToolInput, RunToolResult } from '../../common/team';
 import type { ChainFact } from './chainFacts';
 import type { BatonMetricsSinks } from './workflowMetrics';
+import { EconomicsMetrics } from './economicsMetrics';
 
 /** Options of a worker's metrics (`createWorker({ metrics })`). */
 export interface WorkerMetricsOptions {
@@ -49,6 +50,7 @@ export class BatonMetrics {
   readonly budgetsExceeded: Counter<'budget' | 'agent'>;
   readonly guardrailTrips: Counter<'agent' | 'guardrail' | 'stage'>;
   readonly controlEvents: Counter<'control' | 'agent'>;
+  readonly economics: EconomicsMetrics;
   /** When each open circuit breaker (of any chain this worker saw open it) lets a trial through, by target (ms). */
   private readonly openUntil = new Map<string, number[]>();
 
@@ -105,6 +107,7 @@ export class BatonMetrics {
       labelNames: ['control', 'agent'],
       ...on,
     });
+    this.economics = new EconomicsMetrics(registry);
   }
 
   /** Count what a workflow activation reported. */
@@ -117,6 +120,7 @@ export class BatonMetrics {
         this.approvalsDecided.inc({ outcome: fact.outcome, via: fact.via, kind });
         this.approvalWait.observe({ outcome: fact.outcome, kind }, fact.waitedMs / 1000);
       } else if (fact.kind === 'control') this.control(fact.control);
+      else if (fact.kind === 'breaker') this.economics.breaker(fact.view);
       else this.chains.inc({ outcome: fact.outcome, error: fact.errorType ?? '' });
     }
   }
@@ -124,6 +128,7 @@ export class BatonMetrics {
   /** Count what a control did. */
   private control(c: ControlEvent): void {
     this.controlEvents.inc({ control: c.kind, agent: c.kind === 'loop_detected' ? c.from : (c.agent ?? '') });
+    this.economics.control(c);
     switch (c.kind) {
       case 'loop_detected':
         this.loopsDetected.inc({ agent: c.from, pattern: c.pattern, refused: String(c.refused) });
@@ -186,6 +191,7 @@ class MetricsActivityInbound implements ActivityInboundCallsInterceptor {
         this.metrics.modelCalls.inc({ ...labels, outcome: 'ok', team });
         this.metrics.modelTokens.inc({ ...labels, type: 'input' }, response.usage?.inputTokens ?? 0);
         this.metrics.modelTokens.inc({ ...labels, type: 'output' }, response.usage?.outputTokens ?? 0);
+        this.metrics.economics.modelCall(call, response);
         return result;
       } catch (err) {
         this.metrics.modelCalls.inc({ ...labels, outcome: this.mismatch(type, err) ? 'team_mismatch' : 'error', team });
