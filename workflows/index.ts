@@ -1,3 +1,5 @@
 /** baton's workflows: deterministic code only. */
 export { handoffRun } from './handoffRun';
 export { conversation } from './conversation';
+export { evalRun } from './eval/evalRun';
+export { evalCase } from './eval/evalCase';

@@ -7,7 +7,9 @@ import { chatCommand } from './chat';
 import { codecServerCommand } from './codecServer';
 import { type Command, type CommandContext, ExitCode, Interrupted, interruptedExitCode, listenForInterrupts } from './context';
 import { demoCommand } from './demo';
+import { datasetCommand } from './dataset';
 import { devCommand } from './dev';
+import { evalCommand } from './eval';
 import type { Print } from './print';
 import { replayCommand } from './replay';
 import { runCommand } from './run';
@@ -28,6 +30,8 @@ const COMMANDS: Record<string, Command> = {
   audit: auditCommand,
   replay: replayCommand,
   team: teamCommand,
+  eval: evalCommand,
+  dataset: datasetCommand,
   serve: serveCommand,
   'codec-server': codecServerCommand,
 };

@@ -86,6 +86,11 @@ export interface CreateWorkerOptions extends WorkerTelemetryOptions {
    * @default `BATON_DEPLOYMENT` and `BATON_BUILD_ID` when set; else none (every worker on the task queue takes any task)
    */
   deployment?: WorkerDeployment | false;
+  /**
+   * Activities this worker serves beside baton's, by name (an eval's worker serves its own this
+   * way). A name of baton's own is refused.
+   */
+  activities?: Record<string, (...args: never[]) => Promise<unknown>>;
   /** Worker tuning passed to Temporal's `Worker.create` (pollers, cache size, concurrency). */
   worker?: Partial<Omit<WorkerOptions, 'connection' | 'namespace' | 'taskQueue' | 'activities' | 'workflowBundle' | 'workflowsPath'>>;
 }
@@ -154,9 +159,17 @@ export async function createWorker(options: CreateWorkerOptions): Promise<Worker
     namespace,
     taskQueue: options.taskQueue ?? DEFAULT_TASK_QUEUE,
     workflowBundle: await workflowBundle({ interceptorModules: telemetry.interceptorModules(options.workflowInterceptorModules), failureConverterPath: dataConverter.failureConverterPath }),
-    activities: createActivities({ team, hooks: options.hooks, providers: options.providers, mcp, teamAttribute }),
+    activities: withExtraActivities(createActivities({ team, hooks: options.hooks, providers: options.providers, mcp, teamAttribute }), options.activities),
     dataConverter,
   }));
+}
+
+/** baton's activities and the application's own, whose names must not clash with baton's. */
+function withExtraActivities<A extends object>(baton: A, extra: CreateWorkerOptions['activities']): A {
+  if (!extra) return baton;
+  const clash = Object.keys(extra).filter((name) => name in baton);
+  if (clash.length > 0) throw new TeamValidationError(clash.map((name) => `activity "${name}" is one of baton's own; give yours another name`));
+  return { ...baton, ...extra };
 }
 
 /** A worker's connection, or a {@link TemporalConnectionError} that says what to do when nothing answers. */

@@ -1,0 +1,101 @@
+/**
+ * `baton eval` on the real server: chains recorded with the support example, then a changed team
+ * (a handoff's description, a model rule, an agent removed) run against them.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Baton, BatonRun } from '../../src';
+import { RefundLedger } from '../../examples/support/ledger';
+import { team as supportTeam } from '../../examples/support/team';
+import { evalCases } from '../../src/eval/cases';
+import { runEval } from '../../src/eval/run';
+import type { EvalReport } from '../../src/eval/types';
+import { recordingScripted } from '../helpers/models';
+import { useTemporalServer, withWorker } from '../helpers/temporal';
+import { waitFor } from '../helpers/wait';
+import { team as candidate } from './fixtures/candidate';
+
+const server = useTemporalServer();
+const fast = { retry: { initialInterval: '100 ms', maximumInterval: '500 ms' } };
+let dataDir: string;
+/** The recorded chains: a refund (approved by alice), a purchase, a technical question. */
+const recorded: { refund: string; purchase: string; question: string } = { refund: '', purchase: '', question: '' };
+
+async function approveHandoff(baton: Baton, run: BatonRun): Promise<void> {
+  const [waiting] = await waitFor(() => run.pendingApprovals(), (p) => p.length > 0);
+  await baton.approve(run.workflowId, { approvalId: waiting!.handoffId, approver: 'alice' });
+}
+
+beforeAll(async () => {
+  dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'baton-eval-test-'));
+  process.env.BATON_EXAMPLE_DATA = dataDir;
+  await withWorker(server.env, supportTeam, async (baton) => {
+    const refund = await baton.start('triage', 'Hi, I would like a refund for order 1042: the teapot arrived broken.', fast);
+    const purchase = await baton.start('triage', 'I want to buy a teapot', fast);
+    const question = await baton.start('triage', 'My account page does not load', fast);
+    await approveHandoff(baton, refund);
+    await Promise.all([refund.result(), purchase.result(), question.result()]);
+    Object.assign(recorded, { refund: refund.workflowId, purchase: purchase.workflowId, question: question.workflowId });
+  });
+}, 120_000);
+
+afterAll(() => {
+  delete process.env.BATON_EXAMPLE_DATA;
+  fs.rmSync(dataDir, { recursive: true, force: true });
+});
+
+describe('baton eval: a changed team against recorded chains', () => {
+  let report: EvalReport;
+  const model = recordingScripted();
+
+  it('reports the changed routes and the first changed step, reusing recorded answers up to it', async () => {
+    const cases = await evalCases(server.env.client, { ids: [recorded.refund, recorded.purchase, recorded.question] });
+    report = await runEval({ client: server.env.client, connection: server.env.nativeConnection, team: candidate, cases, providers: model.providers, pollMs: 100 });
+    const byId = Object.fromEntries(report.cases.map((c) => [c.id, c]));
+    const refund = byId[recorded.refund]!;
+    const purchase = byId[recorded.purchase]!;
+    const question = byId[recorded.question]!;
+
+    // The refund goes the same way: triage's input changed (its rule set and the handoff's
+    // description), so triage's model is called; refunds' three turns are the recorded answers.
+    expect(refund.candidate.route).toEqual(['triage', 'refunds']);
+    expect(refund.routeAgrees).toBe(true);
+    expect(refund.candidate.usage.modelCalls).toBe(1);
+    expect(refund.candidate.reused).toBe(3);
+    expect(refund.firstDifference).toMatchObject({ step: 1, agent: 'triage' });
+    expect(refund.firstDifference!.why).toEqual(expect.arrayContaining(['model settings of scripted-support', 'tools: handoff (description and parameters)']));
+    expect(refund.candidate.tools).toEqual({ recorded: 2, live: 0, notRun: 0 });
+    expect(refund.candidate.approvals).toEqual({ recorded: 1, defaulted: 0 });
+    expect(refund.verdict).toBe('pass');
+
+    // The purchase now goes to refunds: a changed route, its approval decided by the eval's default.
+    expect(purchase.recorded!.route).toEqual(['triage', 'sales']);
+    expect(purchase.candidate.route).toEqual(['triage', 'refunds']);
+    expect(purchase.routeAgrees).toBe(false);
+    expect(purchase.candidate.approvals).toEqual({ recorded: 0, defaulted: 1 });
+    expect(purchase.candidate.usage.modelCalls).toBe(2);
+    expect(purchase.candidate.reused).toBe(0);
+
+    // The question went to tech, which the candidate lacks: the chain fails, a regression.
+    expect(question.recorded!.route).toEqual(['triage', 'tech']);
+    expect(question.candidate.outcome).toMatchObject({ status: 'failed', error: 'HandoffTargetNotFoundError' });
+    expect(question.verdict).toBe('regression');
+
+    expect(report.cases[0]!.id).toBe(recorded.question);
+    expect(report.summary).toMatchObject({
+      cases: 3,
+      routeAgreement: { count: 1, total: 3 },
+      outcomeAgreement: { count: 2, total: 3 },
+      regressions: [recorded.question],
+      modelCalls: 4,
+      reused: 3,
+    });
+    expect(report.summary.threshold.breached).toEqual(['regressions 1 (must be <= 0)']);
+    // Only the calls the report counts reached the model.
+    expect(model.calls.length).toBe(report.summary.modelCalls);
+    // The refund was not issued a second time: its result came from the record.
+    expect(new RefundLedger().list()).toHaveLength(1);
+  });
+});
