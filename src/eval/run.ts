@@ -17,7 +17,7 @@ import { decodeHistory } from '../payloads/history';
 import { fromPayloads } from '../payloads/read';
 import { EvalWorkflowType, evalProgressQuery, evalTaskQueue, MAX_EVAL_CASES } from './messages';
 import { isNotFound } from './store';
-import { DEFAULT_THRESHOLD, parseThreshold } from './summary';
+import { DEFAULT_THRESHOLD, parseThreshold, withThreshold } from './summary';
 import { type EvalCaseReport, type EvalCaseSpec, type EvalReport, type EvalRunInput, type ResolvedEvalOptions, type ThresholdRule, ToolMode } from './types';
 import { createEvalWorker } from './worker';
 
@@ -137,10 +137,12 @@ export async function runEval(options: EvalOptions): Promise<EvalReport> {
     }
   };
   const description = await handle.describe();
+  // The threshold is this call's: a run that is over is judged by it too.
+  const judged = (report: EvalReport): EvalReport => ({ ...report, summary: withThreshold(report.summary, input.options.threshold) });
   if (description.status.name === 'COMPLETED') {
     const report = await handle.result();
     show([...report.cases].sort((a, b) => a.index - b.index));
-    return report;
+    return judged(report);
   }
   const worker = await createEvalWorker({ team, client, connection: options.connection, taskQueue, ...(options.providers ? { providers: options.providers } : {}), ...(options.mcp ? { mcp: options.mcp } : {}) });
   const follow = async (): Promise<EvalReport> => {
@@ -152,7 +154,7 @@ export async function runEval(options: EvalOptions): Promise<EvalReport> {
       if (progress) show(progress.reports);
       if (ended) {
         show([...ended.report.cases].sort((a, b) => a.index - b.index));
-        return ended.report;
+        return judged(ended.report);
       }
     }
   };

@@ -70,6 +70,11 @@ function withoutZeroCost(s: Spend, cases: number): Spend {
   return s;
 }
 
+/** `summary` judged by `rules` (an eval run again with another threshold is judged anew, not run again). */
+export function withThreshold(summary: EvalSummary, rules: readonly ThresholdRule[]): EvalSummary {
+  return { ...summary, threshold: { rules: [...rules], breached: rules.flatMap((r) => breach(r, summary)) } };
+}
+
 /** The measure a threshold rule reads. */
 export function measure(metric: ThresholdMetric, s: EvalSummary): number {
   switch (metric) {

@@ -10,12 +10,15 @@ import type { Baton, BatonRun } from '../../src';
 import { RefundLedger } from '../../examples/support/ledger';
 import { team as supportTeam } from '../../examples/support/team';
 import { evalCases } from '../../src/eval/cases';
+import { appendToDataset, lineFromChain, readDataset } from '../../src/eval/dataset';
 import { runEval } from '../../src/eval/run';
 import type { EvalReport } from '../../src/eval/types';
+import { runBaton, startBaton } from '../helpers/cli';
 import { recordingScripted } from '../helpers/models';
 import { useTemporalServer, withWorker } from '../helpers/temporal';
 import { waitFor } from '../helpers/wait';
 import { team as candidate } from './fixtures/candidate';
+import { judge } from './fixtures/judge';
 
 const server = useTemporalServer();
 const fast = { retry: { initialInterval: '100 ms', maximumInterval: '500 ms' } };
@@ -98,4 +101,68 @@ describe('baton eval: a changed team against recorded chains', () => {
     // The refund was not issued a second time: its result came from the record.
     expect(new RefundLedger().list()).toHaveLength(1);
   });
+});
+
+describe('baton eval on the command line', () => {
+  const CANDIDATE = 'test/eval/fixtures/candidate.ts';
+
+  it('goes on with an interrupted eval under its id, each case run once, and exits 1 past the threshold', async () => {
+    const evalId = `eval-cli-${Date.now()}`;
+    const args = ['eval', '--team', CANDIDATE, '--ids', `${recorded.refund},${recorded.question}`, '--eval-id', evalId, '--concurrency', '1'];
+    const env = { TEMPORAL_ADDRESS: server.env.address, BATON_EXAMPLE_DATA: dataDir };
+    const first = startBaton(args, env);
+    await first.until('stdout', /1\/2 /);
+    first.child.kill('SIGINT');
+    expect(await first.exited).toBe(130);
+    expect(first.output.stderr).toContain('--eval-id');
+
+    const again = await runBaton([...args, '--json', '-'], env);
+    expect(again.code).toBe(1);
+    expect(again.stderr).toContain(`eval ${evalId}: 2 cases on team support@candidate (going on with the run under this id)`);
+    expect(again.stderr).toMatch(/regression\s+baton-triage-/);
+    expect(again.stderr).toContain('threshold regressions<=0: breached: regressions 1 (must be <= 0)');
+    const report = JSON.parse(again.stdout) as EvalReport;
+    expect(report.cases.map((c) => c.verdict)).toEqual(['regression', 'pass']);
+    // The case done before the interrupt was not run again: one chain for it, one case workflow.
+    const runsOf = async (id: string) => {
+      let n = 0;
+      for await (const _ of server.env.client.workflow.list({ query: `WorkflowId = "${id}"` })) n++;
+      return n;
+    };
+    expect([await runsOf(`${evalId}/case-1`), await runsOf(`${evalId}/case-1/chain`), await runsOf(`${evalId}/case-2/chain`)]).toEqual([1, 1, 1]);
+
+    // The eval is over: asked again with another threshold, its report is judged anew, not run again.
+    const cases = await evalCases(server.env.client, { ids: [recorded.refund, recorded.question] });
+    const loose = await runEval({ client: server.env.client, connection: server.env.nativeConnection, team: candidate, cases, evalId, threshold: 'route>=0.5' });
+    expect(loose.summary.threshold).toEqual({ rules: [{ metric: 'route', op: '>=', value: 0.5 }], breached: [] });
+    expect(await runsOf(`${evalId}/case-1`)).toBe(1);
+  }, 180_000);
+
+  it('saves recorded chains into a dataset, good and bad, and evaluates the dataset with expectations and a judge', async () => {
+    const file = path.join(dataDir, 'datasets', 'support.jsonl');
+    const good = await runBaton(['dataset', 'add', recorded.refund, '--good', '--dataset', file], { TEMPORAL_ADDRESS: server.env.address });
+    expect(good.stdout).toContain(`saved ${recorded.refund} to ${file}:1 as good (expects triage → refunds)`);
+    appendToDataset(file, await lineFromChain(server.env.client, recorded.question, 'bad'));
+    const twice = await lineFromChain(server.env.client, recorded.question, 'good');
+    expect(() => appendToDataset(file, twice)).toThrow(`${file}:2: ${recorded.question} is in the dataset already`);
+    fs.appendFileSync(
+      file,
+      `${JSON.stringify({ id: 'buyer', agent: 'triage', input: 'I want to buy a teapot', expect: { finalAgent: 'refunds', output: { regex: 'order', zod: `${path.join(__dirname, 'fixtures', 'schemas.ts')}#Answer` }, judge: { rubric: 'It asks for what it needs to go on.', pass: 0.8 } } })}\n`,
+    );
+    const cases = readDataset(file);
+    expect(cases.map((c) => c.id)).toEqual([recorded.refund, recorded.question, 'buyer']);
+
+    const report = await runEval({ client: server.env.client, connection: server.env.nativeConnection, team: candidate, cases, judge: { model: judge }, pollMs: 100 });
+    const byId = Object.fromEntries(report.cases.map((c) => [c.id, c]));
+    expect(byId[recorded.refund]).toMatchObject({ verdict: 'pass', recordedPassed: true, candidate: { reused: 3 } });
+    // The chain marked bad went to tech; the candidate does not repeat it, but it fails instead.
+    expect(byId[recorded.question]!.expectations.find((e) => e.name === 'avoid')).toMatchObject({ ok: true });
+    expect(byId[recorded.question]).toMatchObject({ recordedPassed: false, passed: false, verdict: 'fail' });
+    // A line written by hand, with no record: its tools are not run, its answer checked by regex, zod and the judge.
+    const buyer = byId.buyer!;
+    expect(buyer.expectations.map((e) => [e.name, e.ok])).toEqual([['outcome', true], ['finalAgent', true], ['output.regex', true], ['output.zod', true], ['judge', true]]);
+    expect(buyer.judge).toEqual({ score: 0.9, reason: 'it asks for the order number' });
+    expect(buyer.verdict).toBe('pass');
+    expect(report.summary.regressions).toEqual([]);
+  }, 120_000);
 });
