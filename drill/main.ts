@@ -1,11 +1,12 @@
 /**
- * `npm run drill -- [sigkill | server | load | fuzz | redeploy | all] [flags]`: fault, load and fuzzing drills
+ * `npm run drill -- [sigkill | server | load | fuzz | redeploy | experiment | all] [flags]`: fault, load, fuzzing and experiment drills
  * against real Temporal servers and real workers, each ending with a table. Exits 1 when a drill
  * found a problem.
  */
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { experimentDrill } from './experiment';
 import { fuzzDrill } from './fuzz';
 import { httpFuzzDrill } from './httpFuzz';
 import { loadDrill } from './load';
@@ -15,9 +16,9 @@ import type { DrillSettings } from './run';
 import { serverDrill } from './server';
 import { sigkillDrill, type DrillReport } from './sigkill';
 
-const DRILLS = ['sigkill', 'server', 'load', 'fuzz', 'redeploy'] as const;
+const DRILLS = ['sigkill', 'server', 'load', 'fuzz', 'redeploy', 'experiment'] as const;
 
-const USAGE = `usage: npm run drill -- [sigkill | server | load | fuzz | redeploy | all] [flags]   (or --only <drill>; default all)
+const USAGE = `usage: npm run drill -- [sigkill | server | load | fuzz | redeploy | experiment | all] [flags]   (or --only <drill>; default all)
 
   --chains N               sigkill, server: chains per run (default 50)
   --workers N              worker processes (default 2)
@@ -51,6 +52,7 @@ const USAGE = `usage: npm run drill -- [sigkill | server | load | fuzz | redeplo
   --conversations N        redeploy: conversations between turns when v2 comes (default 5)
   --new-chains N           redeploy: chains started once v2 is deployed (default 5)
   --mismatch-timeout D     redeploy: the chains' teamMismatchTimeout (default "10 seconds")
+  --experiment-chains N    experiment: chains split between the two variants (default 200)
   --dir PATH               logs, side-effect logs and the database (default: a new temp dir)`;
 
 function range(text: string, flag: string): [number, number] {
@@ -72,7 +74,7 @@ function counts(text: string, flag: string): number[] {
 }
 
 /** Parse the command line into the drills to run and their settings. */
-export function parseArgs(argv: string[]): { drills: string[]; settings: DrillSettings & RedeploySettings } {
+export function parseArgs(argv: string[]): { drills: string[]; settings: DrillSettings & RedeploySettings & { experimentChains: number } } {
   let which = 'all';
   const flags = new Map<string, string>();
   for (let i = 0; i < argv.length; i++) {
@@ -92,7 +94,7 @@ export function parseArgs(argv: string[]): { drills: string[]; settings: DrillSe
     ...['--chains', '--workers', '--seed', '--stagger', '--approval-delay', '--deadline', '--heartbeat-timeout', '--model-delay', '--tool-delay', '--kill-every'],
     ...['--long-call', '--kills-per-call', '--lost-worker-retries', '--restarts', '--down', '--dir'],
     ...['--load-chains', '--load-workers', '--waiting', '--cache', '--load-concurrency', '--load-deadline', '--fuzz-runs', '--fuzz-lanes', '--fuzz-time', '--hostile-runs', '--http-fuzz-requests'],
-    ...['--redeploy-chains', '--conversations', '--new-chains', '--mismatch-timeout'],
+    ...['--redeploy-chains', '--conversations', '--new-chains', '--mismatch-timeout', '--experiment-chains'],
   ];
   for (const f of flags.keys()) if (!known.includes(f)) throw new Error(`unknown flag ${f}\n\n${USAGE}`);
   if (![...DRILLS, 'all'].includes(which)) throw new Error(`unknown drill ${JSON.stringify(which)}\n\n${USAGE}`);
@@ -132,6 +134,7 @@ export function parseArgs(argv: string[]): { drills: string[]; settings: DrillSe
       conversations: get('--conversations', count, 5),
       newChains: get('--new-chains', count, 5),
       mismatchTimeout: flags.get('--mismatch-timeout') ?? '10 seconds',
+      experimentChains: Math.max(2, get('--experiment-chains', count, 200)),
     },
   };
 }
@@ -159,7 +162,7 @@ async function main(): Promise<number> {
   const reports: DrillReport[] = [];
   for (const drill of drills) {
     // The fuzzing drill fuzzes chains (generated scenarios), then the HTTP service (generated requests).
-    const runs = { sigkill: [sigkillDrill], server: [serverDrill], load: [loadDrill], fuzz: [fuzzDrill, httpFuzzDrill], redeploy: [redeployDrill] }[drill as (typeof DRILLS)[number]];
+    const runs = { sigkill: [sigkillDrill], server: [serverDrill], load: [loadDrill], fuzz: [fuzzDrill, httpFuzzDrill], redeploy: [redeployDrill], experiment: [experimentDrill] }[drill as (typeof DRILLS)[number]];
     for (const run of runs) {
       const report = await run(settings);
       print(report);

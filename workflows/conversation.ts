@@ -38,6 +38,7 @@ import { startConversation } from './conversation/turns';
 import { runningVersion } from './conversation/upgrade';
 import { matchingTeam } from './team/match';
 import { recordTeam, teamAttribute } from './team/record';
+import { variantAttribute } from './variant';
 import { defaultGuards } from './guards';
 
 /**
@@ -116,6 +117,7 @@ export async function conversation(rawInput: ConversationInput): Promise<Convers
       { key: BatonStatusAttribute, value: BatonStatus.RUNNING },
       { key: BatonHandoffs, value: next.handoffs + (next.current ? next.chain.chain.length : 0) },
       ...teamAttribute(next.chain.team),
+      ...variantAttribute(),
     ],
     // Onto the deployment's current version, whose workers answer the next turn with their team.
     ...(upgrade ? { initialVersioningBehavior: 'AUTO_UPGRADE' as const } : {}),

@@ -42,6 +42,7 @@ import { runChain } from './loop';
 import { matchingTeam } from './team/match';
 import { rebaseOnCurrentTeam } from './team/rebase';
 import { recordTeam, teamAttribute } from './team/record';
+import { variantAttribute } from './variant';
 
 function asksForLocalCalls(input: unknown): boolean {
   const options = (input as { options?: { modelActivity?: unknown } } | null | undefined)?.options;
@@ -126,6 +127,7 @@ export async function handoffRun(rawInput: HandoffRunInput): Promise<HandoffRunR
             { key: BatonStatusAttribute, value: BatonStatus.RUNNING },
             { key: BatonHandoffs, value: next.chain.length },
             ...teamAttribute(next.team),
+            ...variantAttribute(),
           ],
         }
       : {},

@@ -3,3 +3,4 @@ export { handoffRun } from './handoffRun';
 export { conversation } from './conversation';
 export { evalRun } from './eval/evalRun';
 export { evalCase } from './eval/evalCase';
+export { experiment } from './experiment';

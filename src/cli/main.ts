@@ -10,10 +10,12 @@ import { demoCommand } from './demo';
 import { datasetCommand } from './dataset';
 import { devCommand } from './dev';
 import { evalCommand } from './eval';
+import { experimentCommand } from './experiment';
 import type { Print } from './print';
 import { replayCommand } from './replay';
 import { runCommand } from './run';
 import { serveCommand } from './serveHttp';
+import { statsCommand } from './stats';
 import { TeamModuleError } from './team';
 import { teamCommand } from './teamCommand';
 import { workerCommand } from './worker';
@@ -32,6 +34,8 @@ const COMMANDS: Record<string, Command> = {
   team: teamCommand,
   eval: evalCommand,
   dataset: datasetCommand,
+  experiment: experimentCommand,
+  stats: statsCommand,
   serve: serveCommand,
   'codec-server': codecServerCommand,
 };

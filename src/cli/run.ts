@@ -14,7 +14,7 @@ import { loadTeamModule } from './team';
 
 /** `baton run <agent> <input>`: start a chain, print what its agents do as it happens, then the answer. */
 export const runCommand: Command = {
-  synopsis: 'baton run <agent> (<input> | - | --input-file <path>) [--team <module>] [--json] [--max-handoffs N]\n          [--task-queue baton] [--workflow-id <id>]',
+  synopsis: 'baton run <agent> (<input> | - | --input-file <path>) [--team <module>] [--json] [--max-handoffs N]\n          [--task-queue baton] [--workflow-id <id>] [--experiment <id>]',
   summary: 'start a chain, print what its agents do and each handoff as it happens, then the answer',
   help: `Arguments:
   <agent>                the agent that takes the request first
@@ -29,6 +29,7 @@ Options:
   --max-handoffs N       handoffs allowed in the run (default 10)
   --task-queue <name>    task queue of the workers (default baton)
   --workflow-id <id>     the chain's workflow id (default baton-<agent>-<uuid>)
+  --experiment <id>      start the chain in an experiment (baton experiment): on its variant's task queue and options
 
 Progress comes from the chain's history as it grows: each model and tool call, handoff, and approval
 asked for or refused. On a terminal, what each agent is doing shows on one line that updates in place,
@@ -50,6 +51,7 @@ async function run(argv: string[], ctx: CommandContext): Promise<number> {
     'max-handoffs': { type: 'string' },
     'task-queue': { type: 'string', default: DEFAULT_TASK_QUEUE },
     'workflow-id': { type: 'string' },
+    experiment: { type: 'string' },
   });
   const [agent, inputArg, ...rest] = positionals;
   if (!agent) throw new UsageError('expected <agent> and the input');
@@ -71,8 +73,8 @@ async function run(argv: string[], ctx: CommandContext): Promise<number> {
   const baton = new Baton({ client, taskQueue });
   let started: BatonRun | undefined;
   const execute = async () => {
-    started = await baton.start(agent, input, { ...options, ...(values['workflow-id'] ? { workflowId: values['workflow-id'] } : {}) });
-    progress(`chain ${started.workflowId} started at ${agent}`);
+    started = await baton.start(agent, input, { ...options, ...(values['workflow-id'] ? { workflowId: values['workflow-id'] } : {}), ...(values.experiment ? { experiment: values.experiment } : {}) });
+    progress(`chain ${started.workflowId} started at ${agent}${values.experiment ? ` in experiment ${values.experiment}` : ''}`);
     const stopCheck = mod ? undefined : warnWhenNoWorker(client, taskQueue, started.workflowId, warn);
     try {
       return await follow(started, progress, { live, onPending: approvalPrompter(baton, progress, { terminal }) });

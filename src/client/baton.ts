@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { ApplicationFailure, type Client, type WorkflowHandle, type WorkflowIdConflictPolicy, type WorkflowIdReusePolicy, WorkflowFailedError, WorkflowUpdateFailedError } from '@temporalio/client';
 import type { handoffRun } from '../../workflows';
 import { validateRunInput } from '../common/input';
-import { ApprovalRefusedError, errorFromFailure, InputTooLargeError, InvalidRunInputError, UserError } from '../common/errors';
+import { errorFromFailure, InputTooLargeError, InvalidRunInputError, UserError } from '../common/errors';
 import { decisionSizes, overrideSizes } from '../common/sizes';
 import { durationMs } from '../common/check';
 import { overrideProblems } from '../common/input';
@@ -41,7 +41,8 @@ import { redactPendingApproval } from '../common/sensitive';
 import { replayChain, type ReplayOptions, type ReplayStarted } from './replay';
 import { startedByMemo } from './requests';
 import { Conversation, type ConversationStartOptions } from './conversation';
-import { type DecisionOptions, type PendingHandoff, toPendingHandoff, type WaitingApproval } from './pending';
+import { Experiments, inVariant } from './experiments';
+import { decisionOf, type DecisionOptions, isPlainObject, describeValue, onlyPending, type PendingHandoff, toPendingHandoff, type WaitingApproval } from './pending';
 
 export type { DecisionOptions, PendingHandoff, PendingToolCall } from './pending';
 
@@ -82,6 +83,12 @@ export interface StartOptions extends RunOptions {
    * @example await baton.start('triage', request, { startedBy: 'support-inbox' })
    */
   startedBy?: string;
+  /**
+   * Start the chain in this experiment (`baton.experiments.start`): it gets its variant by the
+   * experiment's key, runs on the variant's task queue (or deployment version) with its run options
+   * over these, and carries the assignment in its memo (`batonVariant`) and `BatonVariant`.
+   */
+  experiment?: string;
 }
 
 /** What {@link Baton.run} returns: `Output` is a string, or the type of the final agent's `outputType`. */
@@ -158,23 +165,30 @@ export interface PendingOptions {
 export class Baton {
   readonly client: Client;
   readonly taskQueue: string;
+  /** Experiments: start, read and stop them; `start(…, {experiment})` puts a chain in one. */
+  readonly experiments: Experiments;
 
   constructor(options: BatonOptions) {
     this.client = options.client;
     this.taskQueue = options.taskQueue ?? DEFAULT_TASK_QUEUE;
+    this.experiments = new Experiments(this.client, this.taskQueue);
   }
 
   /** Start a chain at `agent`; invalid input or options throw `InvalidRunInputError` before anything starts. */
   async start<Output = string>(agent: string, input: string, options: StartOptions = {}): Promise<BatonRun<Output>> {
-    const { workflowId, context, workflowIdReusePolicy, workflowIdConflictPolicy, startedBy, ...runOptions } = options;
+    const { workflowId: givenId, context, workflowIdReusePolicy, workflowIdConflictPolicy, startedBy, experiment, ...given } = options;
+    const workflowId = givenId ?? `baton-${agent}-${randomUUID()}`;
+    // In an experiment, the variant's run options go over the start's.
+    const variant = experiment !== undefined ? await this.experiments.variantStart(experiment, workflowId, context, given, this.taskQueue) : undefined;
+    const runOptions = variant?.options ?? given;
     const args = validateRunInput({ agent, input, options: runOptions, ...(context !== undefined ? { context } : {}) });
     const memo = startedByMemo(startedBy);
     const passed = deadlinePassed(runOptions.deadline, Date.now());
     if (passed) throw new InvalidRunInputError([passed]);
-    const handle = await this.client.workflow.start<typeof handoffRun>(WorkflowType.HANDOFF_RUN, {
+    const start = {
       taskQueue: this.taskQueue,
-      workflowId: workflowId ?? `baton-${agent}-${randomUUID()}`,
-      args: [args],
+      workflowId,
+      args: [args] as [typeof args],
       ...(workflowIdReusePolicy !== undefined ? { workflowIdReusePolicy } : {}),
       ...(workflowIdConflictPolicy !== undefined ? { workflowIdConflictPolicy } : {}),
       ...memo,
@@ -183,7 +197,8 @@ export class Baton {
         { key: BatonStatusAttribute, value: BatonStatus.RUNNING },
         { key: BatonHandoffs, value: 0 },
       ],
-    });
+    };
+    const handle = await this.client.workflow.start<typeof handoffRun>(WorkflowType.HANDOFF_RUN, variant ? inVariant(start, variant) : start);
     return new BatonRun<Output>(handle);
   }
 
@@ -332,30 +347,6 @@ export class Baton {
   }
 }
 
-/** The decision's options, its approval id from either place (and either name), checked to agree. */
-function decisionOf(idOrOptions: string | undefined | DecisionOptions, options: DecisionOptions | undefined): DecisionOptions {
-  const given = typeof idOrOptions === 'object' && idOrOptions !== null ? idOrOptions : options;
-  if (!given) throw new UserError('a decision needs its options: {approver, comment?, reason?, arguments?}');
-  const ids = [typeof idOrOptions === 'string' ? idOrOptions : undefined, given.approvalId, given.handoffId].filter((id): id is string => id !== undefined);
-  if (ids.some((id) => typeof id !== 'string' || id === '')) throw new UserError('approvalId must be the id of a waiting approval (baton.pending() lists them)');
-  if (new Set(ids).size > 1) throw new UserError(`two different approval ids given (${[...new Set(ids)].join(', ')}): name one`);
-  return { ...given, approvalId: ids[0] };
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) return false;
-  const proto = Object.getPrototypeOf(value) as unknown;
-  return proto === Object.prototype || proto === null;
-}
-
-function describeValue(value: unknown): string {
-  if (Array.isArray(value)) return 'a list';
-  if (value === null) return 'null';
-  if (typeof value === 'object') return `a ${(value as object).constructor?.name ?? 'non-plain'} object`;
-  if (typeof value === 'function') return 'a function';
-  return `${typeof value} ${JSON.stringify(value)}`;
-}
-
 /**
  * Why a `deadline` given as a time is refused at the start: it has passed, and the chain would fail
  * at its first step. (The workflow cannot tell: it checks options again whenever a run continues.)
@@ -364,16 +355,6 @@ function deadlinePassed(deadline: string | number | undefined, now: number): str
   if (typeof deadline !== 'string' || durationMs(deadline) !== undefined) return undefined;
   const at = Date.parse(deadline);
   return at <= now ? `"deadline" ${deadline} has passed (it is ${new Date(now).toISOString()}): give a later time, or a duration from the start such as "10 minutes"` : undefined;
-}
-
-function onlyPending(workflowId: string, waiting: PendingApproval[]): string {
-  if (waiting.length === 1) return waiting[0]!.handoffId;
-  throw new ApprovalRefusedError(
-    '(none given)',
-    waiting.length === 0
-      ? `chain ${workflowId} has no handoff waiting for approval`
-      : `chain ${workflowId} has ${waiting.length} waiting approvals; name one: ${waiting.map((w) => `${w.handoffId} (${w.from} → ${w.to})`).join(', ')}`,
-  );
 }
 
 /** baton's typed error for a failed run when there is one, else the error as it came. */

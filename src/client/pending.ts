@@ -5,6 +5,7 @@
 import type { PendingApproval } from '../common/approvals';
 import type { ToolCallUnderApproval } from '../common/controls';
 import type { SensitiveArguments } from '../common/sensitive';
+import { ApprovalRefusedError, UserError } from '../common/errors';
 
 /** A tool call waiting for approval, as `baton.pending()` lists it. */
 export interface PendingToolCall extends Omit<ToolCallUnderApproval, 'arguments'> {
@@ -103,4 +104,41 @@ export function toWaitingApproval(p: PendingHandoff): WaitingApproval {
   if (!tool) return rest;
   const { argumentsText, arguments: _parsed, ...call } = tool;
   return { ...rest, tool: { ...call, arguments: argumentsText } };
+}
+
+/** The decision's options, its approval id from either place (and either name), checked to agree. */
+export function decisionOf(idOrOptions: string | undefined | DecisionOptions, options: DecisionOptions | undefined): DecisionOptions {
+  const given = typeof idOrOptions === 'object' && idOrOptions !== null ? idOrOptions : options;
+  if (!given) throw new UserError('a decision needs its options: {approver, comment?, reason?, arguments?}');
+  const ids = [typeof idOrOptions === 'string' ? idOrOptions : undefined, given.approvalId, given.handoffId].filter((id): id is string => id !== undefined);
+  if (ids.some((id) => typeof id !== 'string' || id === '')) throw new UserError('approvalId must be the id of a waiting approval (baton.pending() lists them)');
+  if (new Set(ids).size > 1) throw new UserError(`two different approval ids given (${[...new Set(ids)].join(', ')}): name one`);
+  return { ...given, approvalId: ids[0] };
+}
+
+/** Whether `value` is a plain object (its prototype Object's or none). */
+export function isPlainObject(value: unknown): value is Record<string, unknown> {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return false;
+  const proto = Object.getPrototypeOf(value) as unknown;
+  return proto === Object.prototype || proto === null;
+}
+
+/** What a value is, in words for an error. */
+export function describeValue(value: unknown): string {
+  if (Array.isArray(value)) return 'a list';
+  if (value === null) return 'null';
+  if (typeof value === 'object') return `a ${(value as object).constructor?.name ?? 'non-plain'} object`;
+  if (typeof value === 'function') return 'a function';
+  return `${typeof value} ${JSON.stringify(value)}`;
+}
+
+/** The only approval waiting in chain `workflowId`, or a refusal naming them all. */
+export function onlyPending(workflowId: string, waiting: PendingApproval[]): string {
+  if (waiting.length === 1) return waiting[0]!.handoffId;
+  throw new ApprovalRefusedError(
+    '(none given)',
+    waiting.length === 0
+      ? `chain ${workflowId} has no handoff waiting for approval`
+      : `chain ${workflowId} has ${waiting.length} waiting approvals; name one: ${waiting.map((w) => `${w.handoffId} (${w.from} → ${w.to})`).join(', ')}`,
+  );
 }

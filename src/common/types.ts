@@ -13,3 +13,4 @@ export * from './state';
 export * from './team';
 export * from './conversation';
 export * from './version';
+export * from './experiment';

@@ -42,10 +42,11 @@ const MODEL_ACTIVITIES: readonly string[] = [ActivityType.CALL_MODEL, ActivityTy
 /** Most specialists' chains read under one chain (a runaway fan-out is read in part). */
 const MAX_CHILDREN = 100;
 
-/** A chain on the server, its specialists' chains included. */
-export async function chainFromServer(client: Client, workflowId: string): Promise<ChainRecord> {
+/** A chain on the server, its specialists' chains included unless `children` is false. */
+export async function chainFromServer(client: Client, workflowId: string, options: { children?: boolean } = {}): Promise<ChainRecord> {
   const { runs } = await fetchChainRuns(client, workflowId);
   const record = fromRuns(workflowId, runs);
+  if (options.children === false) return record;
   const children = [...new Set(record.audit.events.flatMap((e) => (e.kind === 'delegation' ? [e.childWorkflowId] : [])))].slice(0, MAX_CHILDREN);
   const found = await Promise.all(children.map((id) => chainFromServer(client, id).catch(() => undefined)));
   const kids = found.filter((c): c is ChainRecord => c !== undefined);
