@@ -5,7 +5,7 @@
  */
 import { ApplicationFailure } from '@temporalio/common';
 import { condition, setHandler, upsertMemo, workflowInfo } from '@temporalio/workflow';
-import { experimentProblems, type ExperimentDefinition, type ExperimentState, type StopExperiment } from '../src/common/experiment';
+import { experimentProblems, type ExperimentDefinition, type ExperimentState } from '../src/common/experiment';
 import { isRecord } from '../src/common/check';
 import { clipText } from '../src/common/limits';
 import { EXPERIMENT_MEMO, stopExperimentUpdate } from '../src/common/messages';
