@@ -21,6 +21,9 @@ import { checkAnswer, checkHandoffInputs, SUMMARY_INSTRUCTIONS } from './answer'
 import { previousHeartbeat, whileHeartbeating } from './heartbeat';
 import { teamCheck } from './teamCheck';
 import { routeSpecialist } from './routing';
+import { specialistFigures } from './figures';
+import type { SpecialistFigures, SpecialistFiguresInput } from '../src/common/routing';
+import type { Client } from '@temporalio/client';
 
 /** What the activities need from the worker. */
 export interface ActivityDependencies {
@@ -31,10 +34,12 @@ export interface ActivityDependencies {
   mcp?: McpTools;
   /** Whether the worker's namespace has the `BatonTeam` search attribute, so runs may write it. */
   teamAttribute?: boolean;
+  /** Reads visibility for routing strategies' figures (`specialistFigures`). */
+  client?: Client;
 }
 
 /** Build the activities for one worker. */
-export function createActivities({ team, providers = {}, hooks = {}, mcp, teamAttribute }: ActivityDependencies) {
+export function createActivities({ team, providers = {}, hooks = {}, mcp, teamAttribute, client }: ActivityDependencies) {
   const resolved: ModelProviders = { openai: new OpenAIProvider(), scripted: new ScriptedProvider(), ...providers };
   const handoffListeners = hooks.agent_handoff ?? [];
   let snapshot: TeamSpec | undefined;
@@ -123,6 +128,12 @@ export function createActivities({ team, providers = {}, hooks = {}, mcp, teamAt
       const provider = resolved[input.model.provider];
       if (!provider) throw toApplicationFailure(new ModelRequestError(`this worker has no model provider "${input.model.provider}"`));
       return whileHeartbeating(ctx, (heartbeat) => routeSpecialist(provider, input, { attempt: ctx.info.attempt, signal: ctx.cancellationSignal, sleep: (ms) => ctx.sleep(ms), heartbeat }), input.lostWorker);
+    },
+
+    /** What a routing strategy picks a specialist by: chains in flight and recent outcomes, from visibility. */
+    async specialistFigures(input: SpecialistFiguresInput): Promise<SpecialistFigures> {
+      refuseMismatch('specialistFigures', input.team);
+      return specialistFigures(client, input);
     },
 
     /** A handoff's `onHandoff` check: a reason when it vetoes. */

@@ -31,6 +31,7 @@ import { resolveConversationOptions, resolveRunOptions } from '../src/common/opt
 import { BatonStatus } from '../src/common/run';
 import { ApprovalDesk } from './chain/desk';
 import { temporalEffects } from './chain/effects';
+import { withSpecialistFigures } from './chain/figures';
 import { Chain, carryOver } from './chain/state';
 import { Inbox } from './conversation/inbox';
 import { Session } from './conversation/session';
@@ -52,7 +53,7 @@ export async function conversation(rawInput: ConversationInput): Promise<Convers
   const bounded = patched(Patches.BOUNDS);
   let session: Session | undefined;
   let chain: Chain | undefined;
-  const effects = matchingTeam(temporalEffects(true), { state: () => chain?.state });
+  const effects = withSpecialistFigures(matchingTeam(temporalEffects(true), { state: () => chain?.state }));
   const desk = new ApprovalDesk(effects, { bounded });
   const inbox = new Inbox(workflowInfo().workflowId);
   let badInput: UserError | false | undefined;

@@ -35,6 +35,7 @@ import { BatonStatus, type HandoffRunInput, type HandoffRunResult } from '../src
 import type { ChainState } from '../src/common/state';
 import { ApprovalDesk } from './chain/desk';
 import { temporalEffects } from './chain/effects';
+import { withSpecialistFigures } from './chain/figures';
 import { initialControls } from './chain/controlState';
 import { Chain, carryOver, startChain } from './chain/state';
 import { defaultGuards } from './guards';
@@ -65,7 +66,7 @@ export async function handoffRun(rawInput: HandoffRunInput): Promise<HandoffRunR
   const bounded = controls && patched(Patches.BOUNDS);
   let chain: Chain | undefined;
   let input: HandoffRunInput | undefined;
-  const effects = matchingTeam(temporalEffects(v2), { state: () => chain?.state, parentTeam: () => input?.parent?.team });
+  const effects = withSpecialistFigures(matchingTeam(temporalEffects(v2), { state: () => chain?.state, parentTeam: () => input?.parent?.team }));
   const desk = new ApprovalDesk(effects, { bounded });
   setHandler(approveHandoffSignal, (d) => desk.receive(d, 'approve'));
   setHandler(rejectHandoffSignal, (d) => desk.receive(d, 'reject'));

@@ -194,6 +194,8 @@ export const ActivityType = {
   CHECK_HANDOFF: 'checkHandoff',
   /** Picks a specialist with a model when no profile matches a routing request. */
   ROUTE_SPECIALIST: 'routeSpecialist',
+  /** Reads the figures a routing strategy picks a specialist by (chains in flight, recent outcomes). */
+  SPECIALIST_FIGURES: 'specialistFigures',
 } as const;
 
 /**
@@ -252,6 +254,12 @@ export const Patches = {
    * finds its team changed takes a new snapshot before the next turn.
    */
   CONVERSATION_UPGRADE: 'baton-conversation-upgrade',
+  /**
+   * Decided when a capability routing request first finds several specialists that match it
+   * equally well under a `routingStrategy` other than `best_match`: the strategy picks (reading
+   * figures with the `specialistFigures` activity when it needs them) and the decision is recorded.
+   */
+  ROUTING_STRATEGIES: 'baton-routing-strategies',
 } as const;
 
 /**

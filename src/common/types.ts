@@ -14,3 +14,4 @@ export * from './team';
 export * from './conversation';
 export * from './version';
 export * from './experiment';
+export * from './routing';

@@ -6,7 +6,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Connection } from '@temporalio/client';
+import { Client, type Connection } from '@temporalio/client';
 import {
   bundleWorkflowCode,
   DefaultLogger,
@@ -159,7 +159,7 @@ export async function createWorker(options: CreateWorkerOptions): Promise<Worker
     namespace,
     taskQueue: options.taskQueue ?? DEFAULT_TASK_QUEUE,
     workflowBundle: await workflowBundle({ interceptorModules: telemetry.interceptorModules(options.workflowInterceptorModules), failureConverterPath: dataConverter.failureConverterPath }),
-    activities: withExtraActivities(createActivities({ team, hooks: options.hooks, providers: options.providers, mcp, teamAttribute }), options.activities),
+    activities: withExtraActivities(createActivities({ team, hooks: options.hooks, providers: options.providers, mcp, teamAttribute, client: new Client({ connection, namespace }) }), options.activities),
     dataConverter,
   }));
 }

@@ -12,6 +12,7 @@ import { Baton } from '../../src/client/baton';
 import { startDevServer } from '../../src/devserver/server';
 import { createWorker } from '../../src/worker';
 import { delegationScenario, toolApprovalChecksScenario } from './auditScenarios';
+import { routingLeastLoadedScenario, routingRoundRobinScenario } from './routingScenarios';
 import { continueAsNewScenario, controlsScenario, handoffOptionsScenario, localModelCallsScenario, lostWorkerScenario, scenarios, specialistDecisionsScenario } from './scenarios';
 
 async function main(): Promise<void> {
@@ -20,7 +21,7 @@ async function main(): Promise<void> {
   const dir = __dirname;
   try {
     const named = process.argv.slice(2);
-    const all = [...scenarios, handoffOptionsScenario, continueAsNewScenario, controlsScenario, localModelCallsScenario, specialistDecisionsScenario, lostWorkerScenario, toolApprovalChecksScenario, delegationScenario];
+    const all = [...scenarios, handoffOptionsScenario, continueAsNewScenario, controlsScenario, localModelCallsScenario, specialistDecisionsScenario, lostWorkerScenario, toolApprovalChecksScenario, delegationScenario, routingRoundRobinScenario, routingLeastLoadedScenario];
     for (const scenario of all.filter((s) => named.length === 0 || named.includes(s.name))) {
       const taskQueue = `record-${scenario.name}`;
       const worker = await createWorker({ team: scenario.team(), connection: env.nativeConnection, taskQueue, ...(scenario.providers ? { providers: scenario.providers() } : {}) });

@@ -43,6 +43,8 @@ export type ChainEvent =
   | { type: 'overridden'; overrides: RunOverrides }
   /** A control acted (a loop, a breaker, a guardrail, a budget), at workflow time `at` (ms). */
   | { type: 'control'; event: ControlEvent; at: number }
+  /** A routing strategy picked a specialist for a request of this kind. */
+  | { type: 'routed'; kind: string }
   /** A specialist's chain ended: its usage joins this chain's, and an answer counts as progress. */
   | { type: 'delegation_ended'; agent: string; ok: boolean; usage?: Usage; usageByAgent?: Record<string, Usage> };
 
@@ -146,6 +148,8 @@ export function reduce(s: ChainState, event: ChainEvent): ChainState {
       return applyOverrides(s, event.overrides);
     case 'control':
       return s.controls ? { ...s, controls: reduceControl(s.controls, event.event, event.at) } : s;
+    case 'routed':
+      return { ...s, routingCounts: { ...s.routingCounts, [event.kind]: (s.routingCounts?.[event.kind] ?? 0) + 1 } };
     case 'delegation_ended': {
       if (!s.controls) return s;
       const c = s.controls;
