@@ -4,7 +4,7 @@
  * figures it used, and replays it exactly.
  */
 import { describe, expect, it } from 'vitest';
-import { defineAgent, scripted, Team, type ScriptedStep } from '../../src';
+import { Baton, defineAgent, scripted, Team, type ScriptedStep } from '../../src';
 import { checkHistories, historiesFromServer } from '../../src/worker/determinism';
 import { formatTimeline } from '../../src/audit/format';
 import type { AuditEvent } from '../../src/audit/chain';
@@ -50,7 +50,7 @@ describe('routing strategies among specialists of one capability', () => {
     const idle = taskQueue();
     // Chains in flight at refunds-a (two) and refunds-b (one): started on a queue no worker polls.
     const busy = await withWorker(server.env, team(1), async (baton) => {
-      const waiting = new (baton.constructor as typeof import('../../src').Baton)({ client: baton.client, taskQueue: idle });
+      const waiting = new Baton({ client: baton.client, taskQueue: idle });
       return Promise.all(['refunds-a', 'refunds-a', 'refunds-b'].map((agent) => waiting.start(agent, 'waits')));
     });
     const count = (agent: string) => server.env.client.workflow.count(`BatonAgent = "${agent}" AND ExecutionStatus = "Running"`).then((c) => c.count);
