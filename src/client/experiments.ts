@@ -16,6 +16,8 @@ import type { RunContext } from '../common/team';
 
 /** An experiment that cannot be started, stopped or used: what is wrong and what would be valid. */
 export class ExperimentError extends UserError<{ experiment: string; problems: string[] }> {
+  declare readonly experiment: string;
+  declare readonly problems: string[];
   constructor(experiment: string, problems: string[]) {
     super(`Experiment ${experiment}: ${problems.join('; ')}`, { experiment, problems });
   }
