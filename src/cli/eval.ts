@@ -4,6 +4,7 @@ import type { ModelSpec } from '../common/model';
 import { type CaseSelection, evalCases } from '../eval/cases';
 import { formatCaseLine, formatEvalReport } from '../eval/format';
 import { runEval } from '../eval/run';
+import { parseThreshold } from '../eval/summary';
 import { ToolMode } from '../eval/types';
 import { integerOption, parse, runOptionNumber, UsageError } from './args';
 import { connect } from './connect';
@@ -79,6 +80,12 @@ async function run(argv: string[], ctx: CommandContext): Promise<number> {
   const maxHandoffs = runOptionNumber('max-handoffs', 'maxHandoffs', values['max-handoffs']);
   const judge = values.judge !== undefined ? judgeModel(values.judge) : undefined;
   if (values.rubric !== undefined && !judge) throw new UsageError('--rubric needs --judge: the model that scores the answers');
+  let threshold;
+  try {
+    threshold = values.threshold !== undefined ? parseThreshold(values.threshold) : undefined;
+  } catch (err) {
+    throw new UsageError(`--threshold: ${(err as Error).message}`);
+  }
   const mod = loadTeamModule(values.team);
   const toStdout = values.json === '-';
   const say = toStdout ? ctx.err : ctx.out;
@@ -97,7 +104,7 @@ async function run(argv: string[], ctx: CommandContext): Promise<number> {
     approvals: values.approvals,
     ...(judge ? { judge: { model: judge, ...(values.rubric !== undefined ? { rubric: values.rubric } : {}) } } : {}),
     ...(maxHandoffs !== undefined ? { runOptions: { maxHandoffs } } : {}),
-    ...(values.threshold !== undefined ? { threshold: values.threshold } : {}),
+    ...(threshold ? { threshold } : {}),
     signal: stop.signal,
     onStart: ({ evalId, total, resumed }) => say(`eval ${evalId}: ${total} case${total === 1 ? '' : 's'} on team ${mod.team.version.id}${resumed ? ' (going on with the run under this id)' : ''}`),
     onCase: (report, progress) => say(`  ${formatCaseLine(report, progress)}`),

@@ -35,6 +35,8 @@ Its figures: baton stats --experiment <id>.`,
     });
     const [action, arg, ...rest] = positionals;
     if (!arg || rest.length > 0) throw new UsageError('expected start <definition.json>, stop <id> or show <id>');
+    if (!['start', 'stop', 'show'].includes(action!)) throw new UsageError(`unknown action ${JSON.stringify(action)}: start, stop or show`);
+    if (action === 'stop' && !values.winner) throw new UsageError('--winner <variant> is required: the variant every new chain goes to');
     const { client } = await connect();
     const baton = new Baton({ client, taskQueue: values['task-queue'] });
     if (action === 'start') {
@@ -48,15 +50,11 @@ Its figures: baton stats --experiment <id>.`,
       return 0;
     }
     if (action === 'stop') {
-      if (!values.winner) throw new UsageError('--winner <variant> is required: the variant every new chain goes to');
-      describe(await baton.experiments.stop(arg, { winner: values.winner, ...(values.as ? { by: values.as } : {}), ...(values.reason ? { reason: values.reason } : {}) }), out, values.json);
+      describe(await baton.experiments.stop(arg, { winner: values.winner!, ...(values.as ? { by: values.as } : {}), ...(values.reason ? { reason: values.reason } : {}) }), out, values.json);
       return 0;
     }
-    if (action === 'show') {
-      describe(await baton.experiments.get(arg), out, values.json);
-      return 0;
-    }
-    throw new UsageError(`unknown action ${JSON.stringify(action)}: start, stop or show`);
+    describe(await baton.experiments.get(arg), out, values.json);
+    return 0;
   },
 };
 

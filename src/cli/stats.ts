@@ -37,18 +37,19 @@ Figures come from the chains' histories, read from the server, so they are exact
     if (positionals.length > 0) throw new UsageError(`unexpected argument "${positionals[0]}"`);
     if ((values.experiment === undefined) === (values.by === undefined)) throw new UsageError('give --experiment <id> or --by agent|edge');
     const limit = integerOption('limit', values.limit, 1, 100_000);
+    if (values.by !== undefined && values.by !== 'agent' && values.by !== 'edge') throw new UsageError(`--by must be agent or edge, got ${JSON.stringify(values.by)}`);
+    if (values.experiment !== undefined && (values.since !== undefined || values.query !== undefined)) throw new UsageError('--since and --query go with --by; an experiment reads all its chains');
+    const since = values.since !== undefined ? sinceOf(values.since) : undefined;
     const { client } = await connect();
     if (values.experiment !== undefined) {
-      if (values.since !== undefined || values.query !== undefined) throw new UsageError('--since and --query go with --by; an experiment reads all its chains');
       const stats = await experimentStats(client, new Baton({ client }).experiments, values.experiment, limit !== undefined ? { limit } : {});
       for (const line of values.json ? [JSON.stringify(stats, null, 2)] : formatExperimentStats(stats)) out(line);
       return 0;
     }
-    if (values.by !== 'agent' && values.by !== 'edge') throw new UsageError(`--by must be agent or edge, got ${JSON.stringify(values.by)}`);
-    const since = values.since !== undefined ? sinceOf(values.since) : undefined;
+    const by = values.by as 'agent' | 'edge';
     const stats = await agentEdgeStats(client, { ...(since ? { since } : {}), ...(values.query !== undefined ? { query: values.query } : {}), ...(limit !== undefined ? { limit } : {}) });
-    const shown = values.by === 'agent' ? { query: stats.query, chains: stats.chains, agents: stats.agents } : { query: stats.query, chains: stats.chains, edges: stats.edges };
-    for (const line of values.json ? [JSON.stringify(shown, null, 2)] : formatAgentEdgeStats(stats, values.by)) out(line);
+    const shown = by === 'agent' ? { query: stats.query, chains: stats.chains, agents: stats.agents } : { query: stats.query, chains: stats.chains, edges: stats.edges };
+    for (const line of values.json ? [JSON.stringify(shown, null, 2)] : formatAgentEdgeStats(stats, by)) out(line);
     return 0;
   },
 };

@@ -32,6 +32,9 @@ export interface DatasetLine {
 
 /** A dataset that cannot be read: the file, the line and what is wrong with it. */
 export class DatasetError extends UserError<{ file: string; line?: number; problems: string[] }> {
+  declare readonly file: string;
+  declare readonly line?: number;
+  declare readonly problems: string[];
   constructor(file: string, line: number | undefined, problems: string[]) {
     super(`${file}${line !== undefined ? `:${line}` : ''}: ${problems.join('; ')}`, { file, ...(line !== undefined ? { line } : {}), problems });
   }

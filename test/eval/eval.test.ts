@@ -6,7 +6,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Baton, BatonRun } from '../../src';
+import { Team, type Baton, type BatonRun } from '../../src';
+import { scriptedAgent } from '../helpers/agents';
 import { RefundLedger } from '../../examples/support/ledger';
 import { team as supportTeam } from '../../examples/support/team';
 import { evalCases } from '../../src/eval/cases';
@@ -165,4 +166,24 @@ describe('baton eval on the command line', () => {
     expect(buyer.verdict).toBe('pass');
     expect(report.summary.regressions).toEqual([]);
   }, 120_000);
+});
+
+describe('eval and experiment workflows started by other programs', () => {
+  it('refuse an input they cannot run, with a typed failure naming the problem', async () => {
+    await withWorker(server.env, new Team([scriptedAgent('a', [{ text: 'x' }])]), async (baton, queue) => {
+      const failure = (type: string, args: unknown) =>
+        baton.client.workflow.execute(type, { taskQueue: queue, workflowId: `bad-${type}-${Math.random()}`, args: [args] }).then(
+          () => undefined,
+          (err: { cause?: { type?: string; message?: string } }) => ({ type: err.cause?.type, message: err.cause?.message }),
+        );
+      const one = [{ id: 'x', source: { kind: 'chain', workflowId: 'x' } }];
+      expect(await failure('evalRun', { team: { id: 't', hash: 'h' }, cases: [], options: { concurrency: 4 } })).toEqual({ type: 'InvalidEvalInputError', message: 'Invalid eval: no cases to run' });
+      expect(await failure('evalRun', { team: { id: 't', hash: 'h' }, cases: one, options: { concurrency: 1000 } })).toEqual({
+        type: 'InvalidEvalInputError',
+        message: 'Invalid eval: options.concurrency must be a whole number from 1 to 100, got 1000',
+      });
+      expect(await failure('evalRun', 'go')).toEqual({ type: 'InvalidEvalInputError', message: 'Invalid eval: expected {team: {id, hash}, cases: [...], options: {...}}' });
+      expect(await failure('experiment', { id: 'x', variants: [{ name: 'a' }] })).toEqual({ type: 'InvalidExperimentError', message: 'Invalid experiment: "variants" must list 2 to 10 variants, got [{"name":"a"}]' });
+    });
+  });
 });

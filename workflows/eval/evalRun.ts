@@ -24,7 +24,7 @@ export async function evalRun(input: EvalRunInput): Promise<EvalReport> {
     return { total: input?.cases?.length ?? 0, done: reports.length, running, reports: reports.slice(from), ...(finished.summary ? { summary: finished.summary } : {}) };
   });
   const problem = inputProblem(input);
-  if (problem) throw ApplicationFailure.nonRetryable(`Invalid eval input: ${problem}`, 'InvalidEvalInputError');
+  if (problem) throw ApplicationFailure.nonRetryable(`Invalid eval: ${problem}`, 'InvalidEvalInputError');
   const { cases, options, team } = input;
   let next = 0;
   const launch = () => {
@@ -53,6 +53,8 @@ function inputProblem(input: EvalRunInput | undefined): string | undefined {
   if (!input || !Array.isArray(input.cases) || typeof input.options !== 'object' || input.options === null || typeof input.team?.id !== 'string') return 'expected {team: {id, hash}, cases: [...], options: {...}}';
   if (input.cases.length === 0) return 'no cases to run';
   if (input.cases.length > MAX_EVAL_CASES) return `${input.cases.length} cases; an eval takes at most ${MAX_EVAL_CASES} (split it)`;
+  const bad = input.cases.findIndex((x) => typeof x?.id !== 'string' || x.id.length === 0 || x.id.length > 1000 || !['chain', 'history', 'dataset'].includes(x.source?.kind));
+  if (bad >= 0) return `cases[${bad}] must be {id: 1 to 1000 characters, source: {kind: "chain" | "history" | "dataset", …}}`;
   const c = input.options.concurrency;
   if (!Number.isInteger(c) || c < 1 || c > 100) return `options.concurrency must be a whole number from 1 to 100, got ${JSON.stringify(c)}`;
   return undefined;
