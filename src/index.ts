@@ -45,3 +45,16 @@ export { Conversation, conversationError, type ConversationStartOptions, type Co
 export { MAX_MESSAGES_IN_FLIGHT } from './client/lanes';
 export { auditConversation, buildConversationAudit, CONVERSATION_AUDIT_SCHEMA, formatConversation, type CompactionAudit, type ConversationAudit, type ConversationTurnAudit, type TurnApproval } from './audit/conversation';
 export { CLAIM_CHECK_ENCODING, ClaimCheckError, ClaimCheckPayloadCodec, FileBlobStore, type BlobStore, type ClaimCheckOptions } from './payloads/claimCheck';
+export { runEval, resolveEvalOptions, InvalidEvalInputError, type EvalOptions } from './eval/run';
+export { evalCases, DEFAULT_QUERY_LIMIT, type CaseSelection } from './eval/cases';
+export { createEvalWorker, type EvalWorkerOptions } from './eval/worker';
+export { appendToDataset, DatasetError, lineFromChain, readDataset, type DatasetLine } from './eval/dataset';
+export { formatCaseLine, formatEvalReport } from './eval/format';
+export { DEFAULT_THRESHOLD, parseThreshold, withThreshold } from './eval/summary';
+export { caseWorkflowId, candidateWorkflowId, EvalWorkflowType, evalProgressQuery, evalTaskQueue, MAX_EVAL_CASES } from './eval/messages';
+export * from './eval/types';
+export { Experiments, ExperimentError, experimentWorkflowId, type VariantStart } from './client/experiments';
+export { experimentStats, type Comparison, type ExperimentStats, type VariantStats } from './eval/stats/experiment';
+export { agentEdgeStats, type AgentEdgeStats, type AgentStats, type AgentStatsOptions, type EdgeStats } from './eval/stats/agents';
+export { formatAgentEdgeStats, formatExperimentStats } from './eval/stats/format';
+export { ALPHA, mannWhitneyU, twoProportionZ, type TestResult } from './eval/stats/significance';

@@ -50,6 +50,8 @@ The eval runs as workflows on the server (evalRun, a child evalCase per case), s
 this process on the task queue baton-eval-<id>. Ctrl-C stops following; run the same command with
 --eval-id to go on. Exit codes: 0 the threshold holds, 1 it is breached (or the eval failed), 2 usage,
 130 interrupted.`,
+  // A candidate chain that fails is an outcome the report shows, not a worker's warning.
+  reportsChainFailures: true,
   run,
 };
 
