@@ -137,6 +137,8 @@ describe('baton eval on the command line', () => {
     const loose = await runEval({ client: server.env.client, connection: server.env.nativeConnection, team: candidate, cases, evalId, threshold: 'route>=0.5' });
     expect(loose.summary.threshold).toEqual({ rules: [{ metric: 'route', op: '>=', value: 0.5 }], breached: [] });
     expect(await runsOf(`${evalId}/case-1`)).toBe(1);
+    // Under that id, another team is refused before anything runs.
+    await expect(runEval({ client: server.env.client, connection: server.env.nativeConnection, team: supportTeam, cases, evalId })).rejects.toThrow(`eval ${evalId} runs team support@candidate`);
   }, 180_000);
 
   it('saves recorded chains into a dataset, good and bad, and evaluates the dataset with expectations and a judge', async () => {
