@@ -5,6 +5,8 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { historyToJSON } from '@temporalio/common/lib/proto-utils';
+import { temporal } from '@temporalio/proto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Team, type Baton, type BatonRun } from '../../src';
 import { scriptedAgent } from '../helpers/agents';
@@ -101,6 +103,22 @@ describe('baton eval: a changed team against recorded chains', () => {
     expect(model.calls.length).toBe(report.summary.modelCalls);
     // The refund was not issued a second time: its result came from the record.
     expect(new RefundLedger().list()).toHaveLength(1);
+  });
+});
+
+describe('cases from a visibility query and from exported histories', () => {
+  it('finds the ended top chains a query names, and reuses the answers an exported history records', async () => {
+    const found = await evalCases(server.env.client, { query: `WorkflowId = "${recorded.refund}" OR WorkflowId = "${recorded.purchase}"` });
+    expect(found.map((c) => c.id).sort()).toEqual([recorded.refund, recorded.purchase].sort());
+    await expect(evalCases(server.env.client, { query: 'WorkflowId = "no-such-chain"' })).rejects.toThrow('no ended chains match "WorkflowId = \\"no-such-chain\\""');
+
+    const history = await server.env.client.workflow.getHandle(recorded.refund).fetchHistory();
+    const file = path.join(dataDir, 'refund.json');
+    fs.writeFileSync(file, historyToJSON(temporal.api.history.v1.History.create(history)));
+    const cases = await evalCases(server.env.client, { histories: [file] });
+    expect(cases).toEqual([{ id: 'refund.json', source: { kind: 'history', file } }]);
+    const report = await runEval({ client: server.env.client, connection: server.env.nativeConnection, team: candidate, cases, pollMs: 100 });
+    expect(report.cases[0]).toMatchObject({ verdict: 'pass', routeAgrees: true, candidate: { reused: 3, usage: { modelCalls: 1 }, tools: { recorded: 2 } } });
   });
 });
 

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { defineAgent, scripted, Team } from '../../src';
-import { VARIANT_MEMO } from '../../src/common/messages';
+import { BatonVariant, VARIANT_MEMO } from '../../src/common/messages';
 import type { VariantAssignment } from '../../src/common/experiment';
 import { agentEdgeStats } from '../../src/eval/stats/agents';
 import { recordedHandoff, recordedApprovalEvent } from '../../src/audit/history';
@@ -66,6 +66,35 @@ describe('experiments', () => {
     });
     await expect(baton.experiments.stop(id, { winner: 'b' })).rejects.toThrow('stopped already');
   }, 240_000);
+});
+
+describe('experiments across continue-as-new and conversations', () => {
+  it('keeps the variant on every run of a chain that continues as new, and holds a conversation in its variant', async () => {
+    const queue = taskQueue();
+    const step = { toolCalls: [{ name: 'readState', arguments: {} }] };
+    const busy = defineAgent({ id: 'busy', instructions: 'Work.', model: scripted({ steps: [step, step, step, step, step, step, { text: 'done' }], rules: [{ whenIncludes: '', reply: { text: 'hello' } }], requireAllSteps: false }) });
+    const worker = await createWorker({ team: new Team([busy], { sharedState: true }), connection: server.env.nativeConnection, taskQueue: queue });
+    const baton = new BatonClient({ client: server.env.client, taskQueue: queue });
+    await worker.runUntil(async () => {
+      const id = `can-${Date.now()}`;
+      await baton.experiments.start({ id, variants: [{ name: 'a', options: { continueAsNewAfterEvents: 20 } }, { name: 'b', options: { continueAsNewAfterEvents: 20 } }] });
+      const run = await baton.start('busy', 'work', { experiment: id });
+      expect((await run.result()).output).toBe('done');
+      const variant = ((await run.handle.describe()).memo?.[VARIANT_MEMO] as VariantAssignment).variant;
+      const runs: (string | undefined)[] = [];
+      for await (const wf of server.env.client.workflow.list({ query: `WorkflowId = "${run.workflowId}"` })) runs.push(wf.typedSearchAttributes.get(BatonVariant));
+      expect(runs.length).toBeGreaterThan(1);
+      expect(runs).toEqual(runs.map(() => `${id}:${variant}`));
+
+      const chat = baton.conversation('busy', { experiment: id });
+      await chat.send('hi');
+      const described = await chat.handle.describe();
+      const assignment = described.memo?.[VARIANT_MEMO] as VariantAssignment;
+      expect(assignment).toMatchObject({ experiment: id, by: 'id' });
+      expect(described.typedSearchAttributes.get(BatonVariant)).toBe(`${id}:${assignment.variant}`);
+      await chat.end();
+    });
+  });
 });
 
 describe('success per agent and per edge', () => {
