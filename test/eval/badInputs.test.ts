@@ -95,7 +95,6 @@ describe('bad inputs of evaluation', () => {
   it('explains bad usage of baton eval, dataset, stats and experiment on stderr with exit code 2', async () => {
     const team = ['--team', 'test/eval/fixtures/candidate.ts'];
     const runs = await Promise.all([
-      runBaton(['eval', ...team]),
       runBaton(['eval', ...team, '--ids', 'a', '--dataset', 'd.jsonl']),
       runBaton(['eval', ...team, '--ids', 'a', '--threshold', 'speed>=1']),
       runBaton(['dataset', 'add', 'chain-1', '--dataset', 'd.jsonl']),
@@ -104,7 +103,6 @@ describe('bad inputs of evaluation', () => {
     ]);
     for (const r of runs) expect([r.code, r.stdout]).toEqual([2, '']);
     expect(runs.map((r) => r.stderr.split('\n')[0])).toEqual([
-      'baton eval: give the cases one way: --query, --ids, --histories or --dataset',
       'baton eval: give the cases one way: --query, --ids, --histories or --dataset',
       expect.stringContaining('baton eval: --threshold: threshold rule "speed>=1" must be <metric><= or >=<number>'),
       'baton dataset: mark the chain --good or --bad (one of them)',

@@ -53,15 +53,16 @@ export interface ExperimentScenario {
 }
 
 /** Run `count` chains in a new experiment between v1 (queue `a`) and v2 (queue `b`), then read and check its figures. */
-export async function runExperimentScenario(env: { client: Client; nativeConnection: NativeConnection }, count: number, queues: { a: string; b: string }): Promise<ExperimentScenario> {
+export async function runExperimentScenario(env: { client: Client; nativeConnection: NativeConnection }, count: number, queues: { a: string; b: string }, experimentId = 'split'): Promise<ExperimentScenario> {
   const w1 = await createWorker({ team: billingTeam('v1'), connection: env.nativeConnection, taskQueue: queues.a });
   const w2 = await createWorker({ team: billingTeam('v2'), connection: env.nativeConnection, taskQueue: queues.b });
   const baton = new Baton({ client: env.client, taskQueue: queues.a });
-  const experiment = `split-${Date.now()}-${Math.floor(Math.random() * 1e6)}`;
+  // Fixed ids split the same way every time (each run has a server of its own).
+  const experiment = experimentId;
   const work = async (): Promise<ExperimentScenario> => {
     await baton.experiments.start({ id: experiment, variants: [{ name: 'a', taskQueue: queues.a }, { name: 'b', taskQueue: queues.b, options: { maxHandoffs: 3 } }] });
     const started = Date.now();
-    const runs = await Promise.all(Array.from({ length: count }, (_, i) => baton.start('triage', i % 4 === 0 ? `urgent request ${i}` : `request ${i}`, { experiment })));
+    const runs = await Promise.all(Array.from({ length: count }, (_, i) => baton.start('triage', i % 4 === 0 ? `urgent request ${i}` : `request ${i}`, { experiment, workflowId: `${experiment}-chain-${i}` })));
     await Promise.allSettled(runs.map((r) => r.result()));
     const chainsMs = Date.now() - started;
     const chains = await Promise.all(runs.map(async (r) => ({ workflowId: r.workflowId, assignment: (await r.handle.describe()).memo?.[VARIANT_MEMO] as VariantAssignment })));
