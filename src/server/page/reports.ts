@@ -6,8 +6,11 @@
  */
 export const REPORTS_SCRIPT = String.raw`function pct(r) { return r === undefined || r === null ? '—' : (r * 100).toFixed(1) + '%'; }
 function msText(v) { return v === undefined || v === null ? '—' : v >= 1000 ? (v / 1000).toFixed(2) + ' s' : Math.round(v) + ' ms'; }
-function tableOf(head, rows) {
-  return h('table', { class: 'report' }, [h('thead', {}, [h('tr', {}, head.map(function (c) { return h('th', { scope: 'col', text: c }); }))]), h('tbody', {}, rows.map(function (r) { return h('tr', { class: r.cls || '' }, r.cells.map(function (c) { return h('td', {}, [c]); })); }))]);
+/** A table in a box that scrolls sideways on a narrow screen; the columns listed in wrap (by index) wrap their text. */
+function tableOf(head, rows, wrap) {
+  wrap = wrap || [];
+  var table = h('table', { class: 'report' }, [h('thead', {}, [h('tr', {}, head.map(function (c) { return h('th', { scope: 'col', text: c }); }))]), h('tbody', {}, rows.map(function (r) { return h('tr', { class: r.cls || '' }, r.cells.map(function (c, i) { return h('td', { class: wrap.indexOf(i) >= 0 ? 'wrap' : '' }, [c]); })); }))]);
+  return h('div', { class: 'report' }, [table]);
 }
 function outcomeText(o) { return o.error ? o.status + ' (' + o.error + ')' : o.status; }
 
@@ -36,9 +39,9 @@ async function showEval(id) {
         c.candidate.workflowId ? h('span', {}, [runLink(c.candidate.workflowId, c.candidate.route.join(' → ') || '(none)')]) : '—',
         c.recorded && !c.outcomeAgrees ? outcomeText(c.recorded.outcome) + ' → ' + outcomeText(c.candidate.outcome) : outcomeText(c.candidate.outcome),
         String(c.candidate.usage.modelCalls), String(c.candidate.reused),
-        c.firstDifference ? 'step ' + c.firstDifference.step + ' ' + c.firstDifference.agent + ': ' + c.firstDifference.why.join(', ') : (c.error || 'none'),
+        c.firstDifference ? 'step ' + c.firstDifference.step + ' ' + c.firstDifference.agent + ': ' + c.firstDifference.why.join(', ') : (c.error || 'none: every answer reused'),
       ] };
-    }))
+    }), [1, 7])
   );
 }
 
@@ -60,14 +63,15 @@ async function showExperiment(id) {
       tableOf(['variant', 'chains', 'success', 'handoffs/chain', 'approvals rejected', 'guardrail trips', 'tokens/chain', 'cost', 'latency p50', 'p95'], st.variants.map(function (v) {
         return { cells: [v.variant, String(v.chains) + (v.running ? ' (' + v.running + ' running)' : ''), pct(v.successRate) + ' (' + v.completed + '/' + (v.completed + v.failed) + ')', v.handoffs.mean === undefined ? '—' : v.handoffs.mean.toFixed(2), v.approvals.rejected + '/' + v.approvals.asked, String(v.guardrailTrips.total), v.tokens.mean === undefined ? '—' : String(Math.round(v.tokens.mean)), v.cost === undefined ? '—' : v.cost.toFixed(4), msText(v.latencyMs.p50), msText(v.latencyMs.p95)] };
       })),
-      h('h2', { text: 'Against ' + d.variants[0].name + ' (significant when p < 0.05)' }),
-      tableOf(['variant', 'figure', 'test', 'p', ''], st.comparisons.flatMap(function (c) {
-        return ['successRate', 'approvalRejections', 'guardrailTrips', 'latency', 'tokens', 'handoffs'].filter(function (k) { return c[k]; }).map(function (k) {
-          return { cells: [c.variant, k, c[k].test, c[k].p.toFixed(4), c[k].significant ? 'significant' : ''] };
-        });
-      })),
-      stop
+      h('h2', { text: 'Against ' + d.variants[0].name + ' (significant when p < 0.05)' })
     );
+    var tests = st.comparisons.flatMap(function (c) {
+      return ['successRate', 'approvalRejections', 'guardrailTrips', 'latency', 'tokens', 'handoffs'].filter(function (k) { return c[k]; }).map(function (k) {
+        return { cells: [c.variant, k, c[k].test, c[k].p.toFixed(4), c[k].significant ? 'significant' : ''] };
+      });
+    });
+    body.append(tests.length ? tableOf(['variant', 'figure', 'test', 'p', ''], tests) : h('p', { class: 'muted', text: 'Nothing to compare yet: a variant has no ended chains.' }));
+    if (stop) body.append(stop);
   }
   await load();
 }
