@@ -93,7 +93,7 @@ export class Experiments {
     const handle = this.client.workflow.getHandle(experimentWorkflowId(id));
     // The stop is the experiment workflow's to record: without a worker it would wait for one.
     const { taskQueue } = await handle.describe();
-    if (!(await hasWorkflowPollers(this.client, taskQueue))) throw new ExperimentError(id, [`no worker polls task queue "${taskQueue}", where its workflow runs: start a baton worker there (baton worker --task-queue ${taskQueue}), then stop it`]);
+    if (!(await pollersWithin(this.client, taskQueue, NO_WORKER_GRACE_MS))) throw new ExperimentError(id, [`no worker polls task queue "${taskQueue}", where its workflow runs: start a baton worker there (baton worker --task-queue ${taskQueue}), then stop it`]);
     try {
       const state = await handle.executeUpdate(stopExperimentUpdate, { args: [stop] });
       this.cache.set(id, { state, at: Date.now() });
@@ -119,6 +119,18 @@ export class Experiments {
       searchAttribute: { key: BatonVariant, value: variantAttributeValue(assignment.experiment, assignment.variant) },
       ...(variant.deployment ? { versioningOverride: { pinnedTo: { deploymentName: variant.deployment.name, buildId: variant.deployment.buildId } } } : {}),
     };
+  }
+}
+
+/** How long a stop waits for a worker to poll the experiment's task queue (one that just started) before saying there is none. */
+const NO_WORKER_GRACE_MS = 5_000;
+
+/** Whether a worker polls `taskQueue` now or within `graceMs`. */
+async function pollersWithin(client: Client, taskQueue: string, graceMs: number): Promise<boolean> {
+  for (const deadline = Date.now() + graceMs; ; ) {
+    if (await hasWorkflowPollers(client, taskQueue)) return true;
+    if (Date.now() >= deadline) return false;
+    await new Promise((r) => setTimeout(r, 250));
   }
 }
 

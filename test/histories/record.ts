@@ -12,6 +12,7 @@ import { Baton } from '../../src/client/baton';
 import { startDevServer } from '../../src/devserver/server';
 import { createWorker } from '../../src/worker';
 import { delegationScenario, toolApprovalChecksScenario } from './auditScenarios';
+import { evalRunScenario, experimentScenario } from './evalScenarios';
 import { routingLeastLoadedScenario, routingRoundRobinScenario } from './routingScenarios';
 import { continueAsNewScenario, controlsScenario, handoffOptionsScenario, localModelCallsScenario, lostWorkerScenario, scenarios, specialistDecisionsScenario } from './scenarios';
 
@@ -21,12 +22,12 @@ async function main(): Promise<void> {
   const dir = __dirname;
   try {
     const named = process.argv.slice(2);
-    const all = [...scenarios, handoffOptionsScenario, continueAsNewScenario, controlsScenario, localModelCallsScenario, specialistDecisionsScenario, lostWorkerScenario, toolApprovalChecksScenario, delegationScenario, routingRoundRobinScenario, routingLeastLoadedScenario];
+    const all = [...scenarios, handoffOptionsScenario, continueAsNewScenario, controlsScenario, localModelCallsScenario, specialistDecisionsScenario, lostWorkerScenario, toolApprovalChecksScenario, delegationScenario, routingRoundRobinScenario, routingLeastLoadedScenario, evalRunScenario, experimentScenario];
     for (const scenario of all.filter((s) => named.length === 0 || named.includes(s.name))) {
       const taskQueue = `record-${scenario.name}`;
       const worker = await createWorker({ team: scenario.team(), connection: env.nativeConnection, taskQueue, ...(scenario.providers ? { providers: scenario.providers() } : {}) });
       const baton = new Baton({ client: env.client, taskQueue });
-      const workflowId = await worker.runUntil(scenario.drive(baton));
+      const workflowId = await worker.runUntil(scenario.drive(baton, env));
       const runs: string[] = [];
       for await (const wf of env.client.workflow.list({ query: `WorkflowId = "${workflowId}"` })) runs.push(wf.runId);
       const histories = await Promise.all(runs.map((runId) => env.client.workflow.getHandle(workflowId, runId).fetchHistory()));
