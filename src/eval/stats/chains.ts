@@ -7,6 +7,7 @@ import type { Client } from '@temporalio/client';
 import { HandoffRequestOutcome } from '../../audit/chain';
 import { UserError } from '../../common/errors';
 import { type ChainRecord, chainFromServer, routeOf, spendOf } from '../chainRecord';
+import { caseOfChain } from '../messages';
 
 /** An agent's turn at a chain: from its start (or the handoff to it) to its handoff, answer or the chain's end. */
 export interface Activation {
@@ -105,12 +106,14 @@ function activationsOf(record: ChainRecord, status: string, error: string | unde
 
 /**
  * The workflow ids of the chains `query` finds (a visibility query, ANDed with the chain
- * workflow type), each once (its latest run), newest first, at most `limit`.
+ * workflow type), each once (its latest run), newest first, at most `limit`. An eval's candidate
+ * chains (`<eval>/case-<n>/chain…`) are no traffic and are left out.
  */
 export async function listChains(client: Client, query: string, limit: number): Promise<string[]> {
   const ids = new Set<string>();
   try {
     for await (const wf of client.workflow.list({ query: `WorkflowType = "handoffRun" AND ExecutionStatus != "ContinuedAsNew"${query.trim() ? ` AND (${query})` : ''}` })) {
+      if (caseOfChain(wf.workflowId)) continue;
       ids.add(wf.workflowId);
       if (ids.size >= limit) break;
     }
