@@ -123,7 +123,7 @@ export class Experiments {
 }
 
 /** How long a stop waits for a worker to poll the experiment's task queue (one that just started) before saying there is none. */
-const NO_WORKER_GRACE_MS = 5_000;
+const NO_WORKER_GRACE_MS = 3_000;
 
 /** Whether a worker polls `taskQueue` now or within `graceMs`. */
 async function pollersWithin(client: Client, taskQueue: string, graceMs: number): Promise<boolean> {

@@ -53,87 +53,96 @@ afterAll(() => {
 });
 
 describe('baton eval: a changed team against recorded chains', () => {
-  let report: EvalReport;
-  const model = recordingScripted();
-
-  it('reports the changed routes and the first changed step, reusing recorded answers up to it', async () => {
-    const cases = await evalCases(server.env.client, { ids: [recorded.refund, recorded.purchase, recorded.question] });
-    report = await runEval({ client: server.env.client, connection: server.env.nativeConnection, team: candidate, cases, providers: model.providers, pollMs: 100 });
-    const byId = Object.fromEntries(report.cases.map((c) => [c.id, c]));
-    const refund = byId[recorded.refund]!;
-    const purchase = byId[recorded.purchase]!;
-    const question = byId[recorded.question]!;
-
-    // The refund goes the same way: triage's input changed (its rule set and the handoff's
-    // description), so triage's model is called; refunds' three turns are the recorded answers.
-    expect(refund.candidate.route).toEqual(['triage', 'refunds']);
-    expect(refund.routeAgrees).toBe(true);
-    expect(refund.candidate.usage.modelCalls).toBe(1);
-    expect(refund.candidate.reused).toBe(3);
-    expect(refund.firstDifference).toMatchObject({ step: 1, agent: 'triage' });
-    expect(refund.firstDifference!.why).toEqual(expect.arrayContaining(['model settings of scripted-support', 'tools: handoff (description and parameters)']));
-    expect(refund.candidate.tools).toEqual({ recorded: 2, live: 0, notRun: 0 });
-    expect(refund.candidate.approvals).toEqual({ recorded: 1, defaulted: 0 });
-    expect(refund.verdict).toBe('pass');
-
-    // The purchase now goes to refunds: a changed route, its approval decided by the eval's default.
-    expect(purchase.recorded!.route).toEqual(['triage', 'sales']);
-    expect(purchase.candidate.route).toEqual(['triage', 'refunds']);
-    expect(purchase.routeAgrees).toBe(false);
-    expect(purchase.candidate.approvals).toEqual({ recorded: 0, defaulted: 1 });
-    expect(purchase.candidate.usage.modelCalls).toBe(2);
-    expect(purchase.candidate.reused).toBe(0);
-
-    // The question went to tech, which the candidate lacks: the chain fails, a regression.
-    expect(question.recorded!.route).toEqual(['triage', 'tech']);
-    expect(question.candidate.outcome).toMatchObject({ status: 'failed', error: 'HandoffTargetNotFoundError' });
-    expect(question.verdict).toBe('regression');
-
-    expect(report.cases[0]!.id).toBe(recorded.question);
-    expect(report.summary).toMatchObject({
-      cases: 3,
-      routeAgreement: { count: 1, total: 3 },
-      outcomeAgreement: { count: 2, total: 3 },
-      regressions: [recorded.question],
-      modelCalls: 4,
-      reused: 3,
-    });
-    expect(report.summary.threshold.breached).toEqual(['regressions 1 (must be <= 0)']);
-    // Only the calls the report counts reached the model.
-    expect(model.calls.length).toBe(report.summary.modelCalls);
-    // The refund was not issued a second time: its result came from the record.
-    expect(new RefundLedger().list()).toHaveLength(1);
-  });
-});
-
-describe('cases from a visibility query and from exported histories', () => {
-  it('finds the ended top chains a query names, and reuses the answers an exported history records', async () => {
+  it('reports the changed routes and the first changed step, reusing recorded answers up to it, for chains, exported histories and a dataset', async () => {
+    const model = recordingScripted();
+    // Chains by id, and by a visibility query.
+    const byId = await evalCases(server.env.client, { ids: [recorded.refund, recorded.purchase, recorded.question] });
     const found = await evalCases(server.env.client, { query: `WorkflowId = "${recorded.refund}" OR WorkflowId = "${recorded.purchase}"` });
     expect(found.map((c) => c.id).sort()).toEqual([recorded.refund, recorded.purchase].sort());
     await expect(evalCases(server.env.client, { query: 'WorkflowId = "no-such-chain"' })).rejects.toThrow('no ended chains match "WorkflowId = \\"no-such-chain\\""');
+    // The refund as an exported history.
+    const history = path.join(dataDir, 'refund.json');
+    fs.writeFileSync(history, historyToJSON(temporal.api.history.v1.History.create(await server.env.client.workflow.getHandle(recorded.refund).fetchHistory())));
+    const fromFile = await evalCases(server.env.client, { histories: [history] });
+    expect(fromFile).toEqual([{ id: 'refund.json', source: { kind: 'history', file: history } }]);
+    // A dataset: the refund marked good, the question marked bad, and a line written by hand.
+    const datasetFile = path.join(dataDir, 'datasets', 'support.jsonl');
+    appendToDataset(datasetFile, await lineFromChain(server.env.client, recorded.refund, 'good'));
+    appendToDataset(datasetFile, await lineFromChain(server.env.client, recorded.question, 'bad'));
+    const twice = await lineFromChain(server.env.client, recorded.question, 'good');
+    expect(() => appendToDataset(datasetFile, twice)).toThrow(`${datasetFile}:2: ${recorded.question} is in the dataset already`);
+    const rubric = { rubric: 'It asks for what it needs to go on.', pass: 0.8 };
+    const buyer = { id: 'buyer', agent: 'triage', input: 'I want to buy a teapot', expect: { finalAgent: 'refunds', output: { regex: 'order', zod: `${path.join(__dirname, 'fixtures', 'schemas.ts')}#Answer` }, judge: rubric } };
+    fs.appendFileSync(datasetFile, `${JSON.stringify(buyer)}\n`);
+    const fromDataset = readDataset(datasetFile);
+    expect(fromDataset.map((c) => c.id)).toEqual([recorded.refund, recorded.question, 'buyer']);
 
-    const history = await server.env.client.workflow.getHandle(recorded.refund).fetchHistory();
-    const file = path.join(dataDir, 'refund.json');
-    fs.writeFileSync(file, historyToJSON(temporal.api.history.v1.History.create(history)));
-    const cases = await evalCases(server.env.client, { histories: [file] });
-    expect(cases).toEqual([{ id: 'refund.json', source: { kind: 'history', file } }]);
-    const report = await runEval({ client: server.env.client, connection: server.env.nativeConnection, team: candidate, cases, pollMs: 100 });
-    expect(report.cases[0]).toMatchObject({ verdict: 'pass', routeAgrees: true, candidate: { reused: 3, usage: { modelCalls: 1 }, tools: { recorded: 2 } } });
-  });
+    const report = await runEval({ client: server.env.client, connection: server.env.nativeConnection, team: candidate, cases: [...byId, ...fromFile, ...fromDataset], providers: model.providers, judge: { model: judge }, pollMs: 100 });
+    const [refund, purchase, question, file, goodRefund, badQuestion, handWritten] = [...report.cases].sort((a, b) => a.index - b.index);
+
+    // The refund goes the same way: triage's input changed (its rule set and the handoff's
+    // description), so triage's model is called; refunds' three turns are the recorded answers.
+    expect(refund!.candidate.route).toEqual(['triage', 'refunds']);
+    expect(refund!.routeAgrees).toBe(true);
+    expect(refund!.candidate.usage.modelCalls).toBe(1);
+    expect(refund!.candidate.reused).toBe(3);
+    expect(refund!.firstDifference).toMatchObject({ step: 1, agent: 'triage' });
+    expect(refund!.firstDifference!.why).toEqual(expect.arrayContaining(['model settings of scripted-support', 'tools: handoff (description and parameters)']));
+    expect(refund!.candidate.tools).toEqual({ recorded: 2, live: 0, notRun: 0 });
+    expect(refund!.candidate.approvals).toEqual({ recorded: 1, defaulted: 0 });
+    expect(refund!.verdict).toBe('pass');
+
+    // The purchase now goes to refunds: a changed route, its approval decided by the eval's default.
+    expect(purchase!.recorded!.route).toEqual(['triage', 'sales']);
+    expect(purchase!.candidate.route).toEqual(['triage', 'refunds']);
+    expect(purchase!.routeAgrees).toBe(false);
+    expect(purchase!.candidate.approvals).toEqual({ recorded: 0, defaulted: 1 });
+    expect(purchase!.candidate.usage.modelCalls).toBe(2);
+    expect(purchase!.candidate.reused).toBe(0);
+
+    // The question went to tech, which the candidate lacks: the chain fails, a regression.
+    expect(question!.recorded!.route).toEqual(['triage', 'tech']);
+    expect(question!.candidate.outcome).toMatchObject({ status: 'failed', error: 'HandoffTargetNotFoundError' });
+    expect(question!.verdict).toBe('regression');
+
+    // The exported history answers like the chain on the server.
+    expect(file).toMatchObject({ id: 'refund.json', verdict: 'pass', routeAgrees: true, candidate: { reused: 3, usage: { modelCalls: 1 }, tools: { recorded: 2 } } });
+
+    // The dataset: the good refund passes against its expectations; the chain marked bad is not
+    // repeated (the candidate fails instead); the line written by hand has no record, so its tools
+    // are not run, and its answer is checked by regex, zod and the judge.
+    expect(goodRefund).toMatchObject({ verdict: 'pass', recordedPassed: true, candidate: { reused: 3 } });
+    expect(badQuestion!.expectations.find((e) => e.name === 'avoid')).toMatchObject({ ok: true });
+    expect(badQuestion).toMatchObject({ recordedPassed: false, passed: false, verdict: 'fail' });
+    expect(handWritten!.expectations.map((e) => [e.name, e.ok])).toEqual([['outcome', true], ['finalAgent', true], ['output.regex', true], ['output.zod', true], ['judge', true]]);
+    expect(handWritten!.judge).toEqual({ score: 0.9, reason: 'it asks for the order number' });
+    expect(handWritten!.verdict).toBe('pass');
+
+    expect(report.cases[0]!.id).toBe(recorded.question);
+    expect(report.summary).toMatchObject({ cases: 7, routeAgreement: { count: 4, total: 7 }, regressions: [recorded.question], modelCalls: 9, reused: 9 });
+    expect(report.summary.threshold.breached).toEqual(['regressions 1 (must be <= 0)']);
+    // Only the calls the report counts reached the model (besides the judge's).
+    expect(model.calls.filter((c) => c.agentId !== 'eval-judge').length).toBe(report.summary.modelCalls);
+    // The refund was not issued a second time: its result came from the record.
+    expect(new RefundLedger().list()).toHaveLength(1);
+  }, 120_000);
 });
 
 describe('baton eval on the command line', () => {
   const CANDIDATE = 'test/eval/fixtures/candidate.ts';
 
-  it('goes on with an interrupted eval under its id, each case run once, and exits 1 past the threshold', async () => {
+  it('goes on with an interrupted eval under its id, each case run once, exits 1 past the threshold, and saves a chain into a dataset', async () => {
     const evalId = `eval-cli-${Date.now()}`;
     const args = ['eval', '--team', CANDIDATE, '--ids', `${recorded.refund},${recorded.question}`, '--eval-id', evalId, '--concurrency', '1'];
     const env = { TEMPORAL_ADDRESS: server.env.address, BATON_EXAMPLE_DATA: dataDir };
     const first = startBaton(args, env);
+    const dataset = path.join(dataDir, 'datasets', 'cli.jsonl');
+    const saved = runBaton(['dataset', 'add', recorded.refund, '--good', '--dataset', dataset], env);
     await first.until('stdout', /1\/2 /);
     first.child.kill('SIGINT');
     expect(await first.exited).toBe(130);
     expect(first.output.stderr).toContain('--eval-id');
+    expect((await saved).stdout).toContain(`saved ${recorded.refund} to ${dataset}:1 as good (expects triage → refunds)`);
 
     const again = await runBaton([...args, '--json', '-'], env);
     expect(again.code).toBe(1);
@@ -158,34 +167,6 @@ describe('baton eval on the command line', () => {
     // Under that id, another team is refused before anything runs.
     await expect(runEval({ client: server.env.client, connection: server.env.nativeConnection, team: supportTeam, cases, evalId })).rejects.toThrow(`eval ${evalId} runs team support@candidate`);
   }, 180_000);
-
-  it('saves recorded chains into a dataset, good and bad, and evaluates the dataset with expectations and a judge', async () => {
-    const file = path.join(dataDir, 'datasets', 'support.jsonl');
-    const good = await runBaton(['dataset', 'add', recorded.refund, '--good', '--dataset', file], { TEMPORAL_ADDRESS: server.env.address });
-    expect(good.stdout).toContain(`saved ${recorded.refund} to ${file}:1 as good (expects triage → refunds)`);
-    appendToDataset(file, await lineFromChain(server.env.client, recorded.question, 'bad'));
-    const twice = await lineFromChain(server.env.client, recorded.question, 'good');
-    expect(() => appendToDataset(file, twice)).toThrow(`${file}:2: ${recorded.question} is in the dataset already`);
-    fs.appendFileSync(
-      file,
-      `${JSON.stringify({ id: 'buyer', agent: 'triage', input: 'I want to buy a teapot', expect: { finalAgent: 'refunds', output: { regex: 'order', zod: `${path.join(__dirname, 'fixtures', 'schemas.ts')}#Answer` }, judge: { rubric: 'It asks for what it needs to go on.', pass: 0.8 } } })}\n`,
-    );
-    const cases = readDataset(file);
-    expect(cases.map((c) => c.id)).toEqual([recorded.refund, recorded.question, 'buyer']);
-
-    const report = await runEval({ client: server.env.client, connection: server.env.nativeConnection, team: candidate, cases, judge: { model: judge }, pollMs: 100 });
-    const byId = Object.fromEntries(report.cases.map((c) => [c.id, c]));
-    expect(byId[recorded.refund]).toMatchObject({ verdict: 'pass', recordedPassed: true, candidate: { reused: 3 } });
-    // The chain marked bad went to tech; the candidate does not repeat it, but it fails instead.
-    expect(byId[recorded.question]!.expectations.find((e) => e.name === 'avoid')).toMatchObject({ ok: true });
-    expect(byId[recorded.question]).toMatchObject({ recordedPassed: false, passed: false, verdict: 'fail' });
-    // A line written by hand, with no record: its tools are not run, its answer checked by regex, zod and the judge.
-    const buyer = byId.buyer!;
-    expect(buyer.expectations.map((e) => [e.name, e.ok])).toEqual([['outcome', true], ['finalAgent', true], ['output.regex', true], ['output.zod', true], ['judge', true]]);
-    expect(buyer.judge).toEqual({ score: 0.9, reason: 'it asks for the order number' });
-    expect(buyer.verdict).toBe('pass');
-    expect(report.summary.regressions).toEqual([]);
-  }, 120_000);
 });
 
 describe('eval and experiment workflows started by other programs', () => {

@@ -18,10 +18,10 @@ import { Baton as BatonClient } from '../../src/client/baton';
 
 const server = useTemporalServer();
 /**
- * Chains split by the experiment: 60 here, to keep the test quick on a busy machine;
+ * Chains split by the experiment: 40 here, to keep the test quick on a busy machine;
  * `npm run drill -- experiment` runs the same scenario with 200 (`--experiment-chains N`).
  */
-const CHAINS = Number(process.env.BATON_EXPERIMENT_CHAINS ?? 60);
+const CHAINS = Number(process.env.BATON_EXPERIMENT_CHAINS ?? 40);
 
 describe('experiments', () => {
   it(`splits ${CHAINS} chains between two team versions, reports per-variant outcomes that match their histories, and a stop sends all new chains to the winner`, async () => {
@@ -148,9 +148,6 @@ describe('success per agent and per edge', () => {
       expect(agent('sales')).toMatchObject({ activations: 2, failed: 2, failures: { HandoffTargetNotFoundError: 2 }, successRate: 0 });
       expect(ended).toEqual({ completed: 3, failed: 2 });
 
-      const cli = await runBaton(['stats', '--by', 'edge', '--since', '10m', '--query', query, '--json'], { TEMPORAL_ADDRESS: server.env.address });
-      expect(cli.code).toBe(0);
-      expect(JSON.parse(cli.stdout)).toMatchObject({ chains: 5, edges: stats.edges });
     });
   }, 120_000);
 });
