@@ -6,6 +6,9 @@ import tseslint from 'typescript-eslint';
 /** Telemetry that runs in the workflow sandbox (bundled through `workflowInterceptorModules`), held to the workflow rules. */
 const SANDBOX_TELEMETRY = ['src/worker/telemetry/chainFacts.ts', 'src/worker/telemetry/workflowMetrics.ts', 'src/worker/telemetry/workflowTracing.ts'];
 
+/** The eval's modules its workflows import (workflows/eval), held to the workflow rules. */
+const EVAL_WORKFLOW_SAFE = ['src/eval/types.ts', 'src/eval/messages.ts', 'src/eval/summary.ts'];
+
 export default tseslint.config(
   { ignores: ['node_modules/', '.tools/', '.temporal/', 'dist/', 'coverage/'] },
   js.configs.recommended,
@@ -68,13 +71,24 @@ export default tseslint.config(
               ],
               message: 'This module runs in the workflow sandbox: it imports only src/common and the other sandbox modules.',
             },
+            {
+              target: EVAL_WORKFLOW_SAFE.map((f) => `./${f}`),
+              from: ['./src/agents', './src/models', './src/payloads', './src/client', './src/worker', './src/audit', './src/devserver', './src/cli', './src/server', './src/mcp', './activities'],
+              message: 'The eval workflows import this module: it imports only src/common and the eval\'s other workflow-safe modules.',
+            },
+            {
+              target: EVAL_WORKFLOW_SAFE.map((f) => `./${f}`),
+              from: './src/eval',
+              except: EVAL_WORKFLOW_SAFE.map((f) => `./${f.slice('src/eval/'.length)}`),
+              message: 'The eval workflows import this module: it imports only src/common and the eval\'s other workflow-safe modules.',
+            },
           ],
         },
       ],
     },
   },
   {
-    files: ['workflows/**/*.ts', ...SANDBOX_TELEMETRY],
+    files: ['workflows/**/*.ts', ...SANDBOX_TELEMETRY, ...EVAL_WORKFLOW_SAFE],
     rules: {
       'import-x/no-nodejs-modules': 'error',
       'no-restricted-imports': [

@@ -26,6 +26,8 @@ import { teamCheck } from './teamCheck';
 import { textPublisher } from './streaming';
 import type { StreamTransport } from '../src/streams/types';
 import { routeSpecialist } from './routing';
+import { specialistFigures } from './figures';
+import type { SpecialistFigures, SpecialistFiguresInput } from '../src/common/routing';
 
 /** What the activities need from the worker. */
 export interface ActivityDependencies {
@@ -144,6 +146,12 @@ export function createActivities({ team, providers = {}, hooks = {}, mcp, teamAt
       const provider = resolved[input.model.provider];
       if (!provider) throw toApplicationFailure(new ModelRequestError(`this worker has no model provider "${input.model.provider}"`));
       return whileHeartbeating(ctx, (heartbeat) => routeSpecialist(provider, input, { attempt: ctx.info.attempt, signal: ctx.cancellationSignal, sleep: (ms) => ctx.sleep(ms), heartbeat }), input.lostWorker);
+    },
+
+    /** What a routing strategy picks a specialist by: chains in flight and recent outcomes, from visibility. */
+    async specialistFigures(input: SpecialistFiguresInput): Promise<SpecialistFigures> {
+      refuseMismatch('specialistFigures', input.team);
+      return specialistFigures(client?.(), input);
     },
 
     /** A handoff's `onHandoff` check: a reason when it vetoes. */

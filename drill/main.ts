@@ -1,11 +1,12 @@
 /**
- * `npm run drill -- [sigkill | server | load | fuzz | redeploy | spend | all] [flags]`: fault, load and fuzzing drills
+ * `npm run drill -- [sigkill | server | load | fuzz | redeploy | spend | experiment | all] [flags]`: fault, load, fuzzing, spend and experiment drills
  * against real Temporal servers and real workers, each ending with a table. Exits 1 when a drill
  * found a problem.
  */
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { experimentDrill } from './experiment';
 import { fuzzDrill } from './fuzz';
 import { httpFuzzDrill } from './httpFuzz';
 import { loadDrill } from './load';
@@ -16,9 +17,9 @@ import { serverDrill } from './server';
 import { sigkillDrill, type DrillReport } from './sigkill';
 import { spendDrill } from './spend';
 
-const DRILLS = ['sigkill', 'server', 'load', 'fuzz', 'redeploy', 'spend'] as const;
+const DRILLS = ['sigkill', 'server', 'load', 'fuzz', 'redeploy', 'spend', 'experiment'] as const;
 
-const USAGE = `usage: npm run drill -- [sigkill | server | load | fuzz | redeploy | spend | all] [flags]   (or --only <drill>; default all)
+const USAGE = `usage: npm run drill -- [sigkill | server | load | fuzz | redeploy | spend | experiment | all] [flags]   (or --only <drill>; default all)
 
   --chains N               sigkill, server: chains per run (default 50)
   --workers N              worker processes (default 2)
@@ -53,6 +54,7 @@ const USAGE = `usage: npm run drill -- [sigkill | server | load | fuzz | redeplo
   --new-chains N           redeploy: chains started once v2 is deployed (default 5)
   --mismatch-timeout D     redeploy: the chains' teamMismatchTimeout (default "10 seconds")
   --spend-chains N         spend: chains of one tenant started at once under a daily spend limit (default 100)
+  --experiment-chains N    experiment: chains split between the two variants (default 200)
   --dir PATH               logs, side-effect logs and the database (default: a new temp dir)`;
 
 function range(text: string, flag: string): [number, number] {
@@ -74,7 +76,7 @@ function counts(text: string, flag: string): number[] {
 }
 
 /** Parse the command line into the drills to run and their settings. */
-export function parseArgs(argv: string[]): { drills: string[]; settings: DrillSettings & RedeploySettings & { spendChains: number } } {
+export function parseArgs(argv: string[]): { drills: string[]; settings: DrillSettings & RedeploySettings & { spendChains: number; experimentChains: number } } {
   let which = 'all';
   const flags = new Map<string, string>();
   for (let i = 0; i < argv.length; i++) {
@@ -94,7 +96,7 @@ export function parseArgs(argv: string[]): { drills: string[]; settings: DrillSe
     ...['--chains', '--workers', '--seed', '--stagger', '--approval-delay', '--deadline', '--heartbeat-timeout', '--model-delay', '--tool-delay', '--kill-every'],
     ...['--long-call', '--kills-per-call', '--lost-worker-retries', '--restarts', '--down', '--dir'],
     ...['--load-chains', '--load-workers', '--waiting', '--cache', '--load-concurrency', '--load-deadline', '--fuzz-runs', '--fuzz-lanes', '--fuzz-time', '--hostile-runs', '--http-fuzz-requests'],
-    ...['--redeploy-chains', '--conversations', '--new-chains', '--mismatch-timeout', '--spend-chains'],
+    ...['--redeploy-chains', '--conversations', '--new-chains', '--mismatch-timeout', '--spend-chains', '--experiment-chains'],
   ];
   for (const f of flags.keys()) if (!known.includes(f)) throw new Error(`unknown flag ${f}\n\n${USAGE}`);
   if (![...DRILLS, 'all'].includes(which)) throw new Error(`unknown drill ${JSON.stringify(which)}\n\n${USAGE}`);
@@ -135,6 +137,7 @@ export function parseArgs(argv: string[]): { drills: string[]; settings: DrillSe
       newChains: get('--new-chains', count, 5),
       mismatchTimeout: flags.get('--mismatch-timeout') ?? '10 seconds',
       spendChains: Math.max(1, get('--spend-chains', count, 100)),
+      experimentChains: Math.max(2, get('--experiment-chains', count, 200)),
     },
   };
 }
@@ -162,7 +165,7 @@ async function main(): Promise<number> {
   const reports: DrillReport[] = [];
   for (const drill of drills) {
     // The fuzzing drill fuzzes chains (generated scenarios), then the HTTP service (generated requests).
-    const runs = { sigkill: [sigkillDrill], server: [serverDrill], load: [loadDrill], fuzz: [fuzzDrill, httpFuzzDrill], redeploy: [redeployDrill], spend: [spendDrill] }[drill as (typeof DRILLS)[number]];
+    const runs = { sigkill: [sigkillDrill], server: [serverDrill], load: [loadDrill], fuzz: [fuzzDrill, httpFuzzDrill], redeploy: [redeployDrill], spend: [spendDrill], experiment: [experimentDrill] }[drill as (typeof DRILLS)[number]];
     for (const run of runs) {
       const report = await run(settings);
       print(report);

@@ -32,6 +32,7 @@ import { resolveConversationOptions, resolveRunOptions } from '../src/common/opt
 import { BatonStatus } from '../src/common/run';
 import { ApprovalDesk } from './chain/desk';
 import { temporalEffects } from './chain/effects';
+import { withSpecialistFigures } from './chain/figures';
 import { Chain, carryOver } from './chain/state';
 import { Inbox } from './conversation/inbox';
 import { Session } from './conversation/session';
@@ -40,6 +41,7 @@ import { runningVersion } from './conversation/upgrade';
 import { matchingTeam } from './team/match';
 import { boundingPayloads } from './chain/payloadBound';
 import { recordTeam, teamAttribute } from './team/record';
+import { variantAttribute } from './variant';
 import { defaultGuards } from './guards';
 import { economicsOf } from './economics/start';
 import { conversationBudget } from './conversation/costs';
@@ -62,7 +64,7 @@ export async function conversation(rawInput: ConversationInput): Promise<Convers
   let session: Session | undefined;
   let chain: Chain | undefined;
   const live = patched(Patches.LIVE);
-  const tagged = taggingStreams(boundingPayloads(matchingTeam(temporalEffects(true), { state: () => chain?.state }), () => chain?.state.team), () => {
+  const tagged = taggingStreams(boundingPayloads(withSpecialistFigures(matchingTeam(temporalEffects(true), { state: () => chain?.state })), () => chain?.state.team), () => {
     const current = live ? session?.state.current : undefined;
     return current ? { turn: current.turn, message: current.idempotencyKey, ...(current.merged ? { merged: current.merged } : {}) } : undefined;
   });
@@ -137,6 +139,7 @@ export async function conversation(rawInput: ConversationInput): Promise<Convers
       { key: BatonStatusAttribute, value: BatonStatus.RUNNING },
       { key: BatonHandoffs, value: next.handoffs + (next.current ? next.chain.chain.length : 0) },
       ...teamAttribute(next.chain.team),
+      ...variantAttribute(),
     ],
     // Onto the deployment's current version, whose workers answer the next turn with their team.
     ...(upgrade ? { initialVersioningBehavior: 'AUTO_UPGRADE' as const } : {}),

@@ -37,6 +37,7 @@ import { BatonStatus, type HandoffRunInput, type HandoffRunResult } from '../src
 import type { ChainState } from '../src/common/state';
 import { ApprovalDesk } from './chain/desk';
 import { temporalEffects } from './chain/effects';
+import { withSpecialistFigures } from './chain/figures';
 import { initialControls } from './chain/controlState';
 import { Chain, carryOver, startChain } from './chain/state';
 import { defaultGuards } from './guards';
@@ -50,6 +51,7 @@ import { economicsOf } from './economics/start';
 import { chainTag, taggingStreams } from './streams/tag';
 import { applySteering } from './live/apply';
 import { interruptible, Steering } from './live/steering';
+import { variantAttribute } from './variant';
 
 function asksForLocalCalls(input: unknown): boolean {
   const options = (input as { options?: { modelActivity?: unknown } } | null | undefined)?.options;
@@ -79,7 +81,7 @@ export async function handoffRun(rawInput: HandoffRunInput): Promise<HandoffRunR
   let input: HandoffRunInput | undefined;
   // Model calls stream their text; steering and interrupts apply.
   const live = bounded && patched(Patches.LIVE);
-  const tagged = taggingStreams(boundingPayloads(matchingTeam(temporalEffects(v2), { state: () => chain?.state, parentTeam: () => input?.parent?.team }), () => chain?.state.team), () => (live ? chainTag(workflowInfo().workflowId, input?.parent) : undefined));
+  const tagged = taggingStreams(boundingPayloads(withSpecialistFigures(matchingTeam(temporalEffects(v2), { state: () => chain?.state, parentTeam: () => input?.parent?.team })), () => chain?.state.team), () => (live ? chainTag(workflowInfo().workflowId, input?.parent) : undefined));
   const steering = new Steering(workflowInfo().workflowId, tagged, () => (!live ? 'it started before chains took steering messages' : chain ? undefined : 'it has not started yet'));
   const effects = live ? interruptible(tagged, steering) : tagged;
   setHandler(steerUpdate, (s) => steering.receive(s), { validator: (s) => steering.validate(s) });
@@ -150,6 +152,7 @@ export async function handoffRun(rawInput: HandoffRunInput): Promise<HandoffRunR
             { key: BatonStatusAttribute, value: BatonStatus.RUNNING },
             { key: BatonHandoffs, value: next.chain.length },
             ...teamAttribute(next.team),
+            ...variantAttribute(),
           ],
         }
       : {},

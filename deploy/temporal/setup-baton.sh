@@ -1,6 +1,6 @@
 #!/bin/sh
 # Before any baton container starts: wait for Temporal, create the namespace, and register
-# baton's search attributes (BatonAgent, BatonStatus, BatonTeam: Keyword; BatonHandoffs: Int), so the first
+# baton's search attributes (BatonAgent, BatonStatus, BatonTeam, BatonVariant: Keyword; BatonHandoffs: Int), so the first
 # chain started through the service can set them. Run by temporalio/admin-tools; idempotent.
 set -eu
 : "${TEMPORAL_ADDRESS:?}" "${TEMPORAL_NAMESPACE:=default}"
@@ -29,6 +29,7 @@ add BatonAgent Keyword
 add BatonStatus Keyword
 add BatonHandoffs Int
 add BatonTeam Keyword
-listed() { [ "$(t operator search-attribute list --namespace "$TEMPORAL_NAMESPACE" | grep -cwE 'BatonAgent|BatonStatus|BatonHandoffs|BatonTeam')" -ge 4 ]; }
+add BatonVariant Keyword
+listed() { [ "$(t operator search-attribute list --namespace "$TEMPORAL_NAMESPACE" | grep -cwE 'BatonAgent|BatonStatus|BatonHandoffs|BatonTeam|BatonVariant')" -ge 5 ]; }
 retry listed
 echo "baton's search attributes are registered in $TEMPORAL_NAMESPACE"

@@ -10,6 +10,21 @@ import { buildAudit, type AuditChain, type RunHistory } from './chain';
  * Temporal's default payload converter.
  */
 export async function auditRun(client: Client, workflowId: string, lastRunId?: string): Promise<AuditChain> {
+  const { runs, described, lastRun } = await fetchChainRuns(client, workflowId, lastRunId);
+  const chain = buildAudit(workflowId, runs);
+  const replayedBy = described.workflowExtendedInfo?.resetRunId || (await resumedBy(client, workflowId, lastRun));
+  // The specialists this chain delegated to, each audited from its own history: the audit is a tree.
+  const childIds = [...new Set(chain.events.flatMap((e) => (e.kind === 'delegation' ? [e.childWorkflowId] : [])))];
+  const children = await Promise.all(childIds.map((id) => auditRun(client, id).catch(() => undefined)));
+  const found = children.filter((c): c is AuditChain => c !== undefined);
+  return { ...chain, ...(replayedBy ? { replayedBy } : {}), ...(found.length > 0 ? { children: found } : {}) };
+}
+
+/**
+ * The histories of a chain's runs, oldest first, decoded with the client's payload codecs: the
+ * latest run of `workflowId` (or `lastRunId`) and the runs it continued as new from.
+ */
+export async function fetchChainRuns(client: Client, workflowId: string, lastRunId?: string) {
   const runs: RunHistory[] = [];
   // Described raw: the client's describe() decodes the memo, which a client without the
   // deployment's codecs cannot, and the audit needs none of it to name what it lacks.
@@ -23,13 +38,7 @@ export async function auditRun(client: Client, workflowId: string, lastRunId?: s
     runs.unshift({ runId, events });
     runId = events[0]?.workflowExecutionStartedEventAttributes?.continuedExecutionRunId || undefined;
   }
-  const chain = buildAudit(workflowId, runs);
-  const replayedBy = described.workflowExtendedInfo?.resetRunId || (await resumedBy(client, workflowId, lastRun));
-  // The specialists this chain delegated to, each audited from its own history: the audit is a tree.
-  const childIds = [...new Set(chain.events.flatMap((e) => (e.kind === 'delegation' ? [e.childWorkflowId] : [])))];
-  const children = await Promise.all(childIds.map((id) => auditRun(client, id).catch(() => undefined)));
-  const found = children.filter((c): c is AuditChain => c !== undefined);
-  return { ...chain, ...(replayedBy ? { replayedBy } : {}), ...(found.length > 0 ? { children: found } : {}) };
+  return { runs, described, lastRun };
 }
 
 /** The run that resumed `runId` through a replay with overrides, found by its memo. */

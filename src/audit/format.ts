@@ -133,6 +133,8 @@ export function describeEvent(e: AuditEvent, over: boolean): [string, string] | 
       return ['terminated', clip(e.reason ?? '', ERROR_WIDTH)];
     case 'replayed_from':
       return ['replay', `from run ${e.baseRunId}: ${clip(e.reason, ERROR_WIDTH)}`];
+    case 'routing_decided':
+      return [e.from, `asks for a ${e.specialistType} specialist: ${e.chosen} by ${e.strategy.replace(/_/g, ' ')} among ${e.candidates.join(', ')}: ${clip(e.reason, ERROR_WIDTH)}`];
     case 'overrides_applied':
       return ['overrides', `applied: ${clip(JSON.stringify({ options: e.options, models: e.models }), ERROR_WIDTH)}`];
     case 'overrides_refused':

@@ -6,6 +6,7 @@ import type { LiveRecord } from '../common/live';
 import type { ApprovalRecord } from '../common/approvals';
 import type { ControlEvent, ToolCallUnderApproval } from '../common/controls';
 import type { HandoffRecord, HandoffRunInput, HandoffRunResult, ParentLink, TransferRecord } from '../common/run';
+import type { RoutingDecision } from '../common/routing';
 import type { TeamSpec } from '../common/team';
 import type { Cost } from '../common/economics/prices';
 import type { HistoryEvent } from '../payloads/read';
@@ -167,6 +168,8 @@ export type AuditEvent = { at: string; runId: string; eventId: number } & (
   | { kind: 'delegation'; from?: string; to: string; childWorkflowId: string; task: string; outcome: DelegationOutcome; output?: unknown; error?: string }
   /** A specialist's chain ended: its answer (`output`) went back to the agent that delegated, or it failed. */
   | { kind: 'delegation_ended'; from?: string; to: string; childWorkflowId: string; outcome: Exclude<DelegationOutcome, 'running'>; output?: unknown; error?: string }
+  /** A routing strategy picked one of several specialists that matched a request equally well, with the figures it used. */
+  | ({ kind: 'routing_decided' } & Omit<RoutingDecision, 'type'>)
   | { kind: 'overrides_applied'; options?: Record<string, unknown>; models?: Record<string, unknown> }
   | { kind: 'overrides_refused'; problems: string[] }
   | ControlAuditEvent

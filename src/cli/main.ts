@@ -7,13 +7,17 @@ import { chatCommand } from './chat';
 import { codecServerCommand } from './codecServer';
 import { type Command, type CommandContext, ExitCode, Interrupted, interruptedExitCode, listenForInterrupts } from './context';
 import { demoCommand } from './demo';
+import { datasetCommand } from './dataset';
 import { keygenCommand } from './keygen';
 import { devCommand } from './dev';
 import { breakersCommand, spendCommand } from './economics';
+import { evalCommand } from './eval';
+import { experimentCommand } from './experiment';
 import type { Print } from './print';
 import { replayCommand } from './replay';
 import { runCommand } from './run';
 import { serveCommand } from './serveHttp';
+import { statsCommand } from './stats';
 import { TeamModuleError } from './team';
 import { teamCommand } from './teamCommand';
 import { steerCommand } from './steer';
@@ -35,6 +39,10 @@ const COMMANDS: Record<string, Command> = {
   team: teamCommand,
   breakers: breakersCommand,
   spend: spendCommand,
+  eval: evalCommand,
+  dataset: datasetCommand,
+  experiment: experimentCommand,
+  stats: statsCommand,
   serve: serveCommand,
   'codec-server': codecServerCommand,
 };

@@ -15,7 +15,7 @@ import { loadTeamModule } from './team';
 
 /** `baton run <agent> <input>`: start a chain, print what its agents do as it happens, then the answer. */
 export const runCommand: Command = {
-  synopsis: 'baton run <agent> (<input> | - | --input-file <path>) [--team <module>] [--json] [--max-handoffs N] [--max-cost <amount>]\n          [--priority N] [--fairness-key <key>] [--fairness-weight W] [--task-queue baton] [--workflow-id <id>]',
+  synopsis: 'baton run <agent> (<input> | - | --input-file <path>) [--team <module>] [--json] [--max-handoffs N] [--max-cost <amount>]\n          [--priority N] [--fairness-key <key>] [--fairness-weight W] [--task-queue baton] [--workflow-id <id>] [--experiment <id>]',
   summary: 'start a chain, print what its agents do and each handoff as it happens, then the answer',
   help: `Arguments:
   <agent>                the agent that takes the request first
@@ -33,6 +33,7 @@ Options:
 ${priorityHelp(25)}
   --task-queue <name>    task queue of the workers (default baton)
   --workflow-id <id>     the chain's workflow id (default baton-<agent>-<uuid>)
+  --experiment <id>      start the chain in an experiment (baton experiment): on its variant's task queue and options
 
 Progress comes from the chain's history as it grows: each model and tool call, handoff, and approval
 asked for or refused. On a terminal, what each agent is doing shows on one line that updates in place,
@@ -56,6 +57,7 @@ async function run(argv: string[], ctx: CommandContext): Promise<number> {
     'task-queue': { type: 'string', default: DEFAULT_TASK_QUEUE },
     'workflow-id': { type: 'string' },
     ...PRIORITY_FLAGS,
+    experiment: { type: 'string' },
   });
   const [agent, inputArg, ...rest] = positionals;
   if (!agent) throw new UsageError('expected <agent> and the input');
@@ -79,8 +81,8 @@ async function run(argv: string[], ctx: CommandContext): Promise<number> {
   const baton = new Baton({ client, taskQueue });
   let started: BatonRun | undefined;
   const execute = async () => {
-    started = await baton.start(agent, input, { ...options, ...(values['workflow-id'] ? { workflowId: values['workflow-id'] } : {}) });
-    progress(`chain ${started.workflowId} started at ${agent}`);
+    started = await baton.start(agent, input, { ...options, ...(values['workflow-id'] ? { workflowId: values['workflow-id'] } : {}), ...(values.experiment ? { experiment: values.experiment } : {}) });
+    progress(`chain ${started.workflowId} started at ${agent}${values.experiment ? ` in experiment ${values.experiment}` : ''}`);
     const stopCheck = mod ? undefined : warnWhenNoWorker(client, taskQueue, started.workflowId, warn);
     try {
       return await follow(started, progress, { live, write: (text) => terminal.write(text), onPending: approvalPrompter(baton, progress, { terminal }) });

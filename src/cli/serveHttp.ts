@@ -15,7 +15,7 @@ import { loadTeamModule } from './team';
 
 /** `baton serve`: the HTTP service, the approvals page, `/metrics`; with `--team`, a worker in the same process. */
 export const serveCommand: Command = {
-  synopsis: 'baton serve [--team <module>] [--port 8080] [--host 127.0.0.1] [--metrics-port <n>] [--task-queue baton]',
+  synopsis: 'baton serve [--team <module>] [--port 8080] [--host 127.0.0.1] [--metrics-port <n>] [--task-queue baton] [--dataset-dir <dir>]',
   summary: 'the HTTP service: REST API, approvals page, live events, metrics',
   help: `Options:
   --team <module>        also serve this team's agents in this process (a worker), and refuse
@@ -25,6 +25,7 @@ export const serveCommand: Command = {
                          only; 0.0.0.0 for every interface (in a container, behind a proxy)
   --metrics-port <n>     serve /metrics on this port instead (or BATON_METRICS_PORT)
   --task-queue <name>    the task queue chains start on (default baton)
+  --dataset-dir <dir>    where the run page saves chains into datasets (<name>.jsonl; or BATON_DATASET_DIR)
 
 Routes: the approvals page at /, the API under /v1 (see /openapi.json), /healthz, /metrics.
 
@@ -53,7 +54,9 @@ The service starts even while Temporal is down: /healthz says 503 until it is re
       host: { type: 'string' },
       'metrics-port': { type: 'string' },
       'task-queue': { type: 'string', default: DEFAULT_TASK_QUEUE },
+      'dataset-dir': { type: 'string' },
     });
+    const datasetDir = values['dataset-dir'] ?? (process.env.BATON_DATASET_DIR || undefined);
     if (positionals.length > 0) throw new UsageError(`unexpected argument "${positionals[0]}"`);
     const port = integerOption('port', values.port ?? process.env.PORT, 0, 65535) ?? 8080;
     const host = values.host ?? (process.env.BATON_HOST || '127.0.0.1');
@@ -89,6 +92,7 @@ The service starts even while Temporal is down: /healthz says 503 until it is re
       ...(startsPerMinute ? { rateLimit: { startsPerMinute } } : {}),
       ...(tracing ? { tracing } : {}),
       ...(signer ? { signer } : {}),
+      ...(datasetDir ? { datasets: { dir: datasetDir } } : {}),
       log: (message, e) => err(`baton serve: ${message}: ${e instanceof Error ? e.message : String(e ?? '')}`),
     });
     let worker: Worker | undefined;

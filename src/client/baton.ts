@@ -51,6 +51,7 @@ import { steerChain, type SteerOptions } from './steer';
 import { decideApproval, toBatonError } from './decide';
 
 export { toBatonError } from './decide';
+import { Experiments, inVariant } from './experiments';
 
 export type { DecisionOptions, PendingHandoff, PendingToolCall } from './pending';
 
@@ -96,6 +97,12 @@ export interface StartOptions extends RunOptions {
    * @example await baton.start('triage', request, { startedBy: 'support-inbox' })
    */
   startedBy?: string;
+  /**
+   * Start the chain in this experiment (`baton.experiments.start`): it gets its variant by the
+   * experiment's key, runs on the variant's task queue (or deployment version) with its run options
+   * over these, and carries the assignment in its memo (`batonVariant`) and `BatonVariant`.
+   */
+  experiment?: string;
 }
 
 /** What {@link Baton.run} returns: `Output` is a string, or the type of the final agent's `outputType`. */
@@ -192,24 +199,31 @@ export class Baton {
   readonly client: Client;
   readonly taskQueue: string;
   readonly streams: StreamTransport;
+  /** Experiments: start, read and stop them; `start(…, {experiment})` puts a chain in one. */
+  readonly experiments: Experiments;
 
   constructor(options: BatonOptions) {
     this.client = options.client;
     this.taskQueue = options.taskQueue ?? DEFAULT_TASK_QUEUE;
     this.streams = options.streams ?? streamsFromEnv();
+    this.experiments = new Experiments(this.client, this.taskQueue);
   }
 
   /** Start a chain at `agent`; invalid input or options throw `InvalidRunInputError` before anything starts. */
   async start<Output = string>(agent: string, input: string, options: StartOptions = {}): Promise<BatonRun<Output>> {
-    const { workflowId, context, workflowIdReusePolicy, workflowIdConflictPolicy, startedBy, ...runOptions } = options;
+    const { workflowId: givenId, context, workflowIdReusePolicy, workflowIdConflictPolicy, startedBy, experiment, ...given } = options;
+    const workflowId = givenId ?? `baton-${agent}-${randomUUID()}`;
+    // In an experiment, the variant's run options go over the start's.
+    const variant = experiment !== undefined ? await this.experiments.variantStart(experiment, workflowId, context, given, this.taskQueue) : undefined;
+    const runOptions = variant?.options ?? given;
     const args = validateRunInput({ agent, input, options: runOptions, ...(context !== undefined ? { context } : {}) });
     const memo = startedByMemo(startedBy);
     const passed = deadlinePassed(runOptions.deadline, Date.now());
     if (passed) throw new InvalidRunInputError([passed]);
-    const handle = await this.client.workflow.start<typeof handoffRun>(WorkflowType.HANDOFF_RUN, {
+    const start = {
       taskQueue: this.taskQueue,
-      workflowId: workflowId ?? `baton-${agent}-${randomUUID()}`,
-      args: [args],
+      workflowId,
+      args: [args] as [typeof args],
       ...(workflowIdReusePolicy !== undefined ? { workflowIdReusePolicy } : {}),
       ...(workflowIdConflictPolicy !== undefined ? { workflowIdConflictPolicy } : {}),
       ...priorityOption(runOptions.priority),
@@ -219,7 +233,8 @@ export class Baton {
         { key: BatonStatusAttribute, value: BatonStatus.RUNNING },
         { key: BatonHandoffs, value: 0 },
       ],
-    });
+    };
+    const handle = await this.client.workflow.start<typeof handoffRun>(WorkflowType.HANDOFF_RUN, variant ? inVariant(start, variant) : start);
     return new BatonRun<Output>(handle, this.streams);
   }
 

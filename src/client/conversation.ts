@@ -21,6 +21,7 @@ import { type BatonError, InputTooLargeError, InvalidRunInputError, UserError } 
 import { errorFromFailure } from '../common/errorTypes';
 import { sendMessageProblems, validateConversationInput } from '../common/input';
 import { messageSizes } from '../common/sizes';
+import { Experiments, inVariant, type VariantStart } from './experiments';
 import { laneOf } from './lanes';
 import { BatonAgent, BatonHandoffs, BatonStatusAttribute, conversationQuery, endConversationUpdate, sendMessageUpdate, WorkflowType } from '../common/messages';
 import type { ConversationOptions, RunOptions } from '../common/options';
@@ -42,6 +43,11 @@ export interface ConversationStartOptions {
   conversation?: ConversationOptions;
   /** Application data every tool call of the conversation receives: plain JSON, recorded in history. */
   context?: RunContext;
+  /**
+   * Hold the conversation in this experiment: it gets its variant by the experiment's key (`id`:
+   * the conversation's id) when its first message starts it, and every turn runs in it.
+   */
+  experiment?: string;
 }
 
 /** One turn as {@link Conversation.history} lists it. */
@@ -81,6 +87,8 @@ const MAX_RUN_HOPS = 20;
 export class Conversation<Output = string> {
   readonly id: string;
   private readonly input: ConversationInput;
+  private readonly experiment?: string;
+  private variant?: Promise<VariantStart>;
 
   constructor(
     private readonly client: Client,
@@ -93,6 +101,7 @@ export class Conversation<Output = string> {
       throw new UserError(`id must name the conversation (its workflow id), got ${JSON.stringify(options.id)}; leave it out for a new one`);
     }
     this.id = options.id ?? `baton-chat-${agent}-${randomUUID()}`;
+    if (options.experiment !== undefined) this.experiment = options.experiment;
     this.input = validateConversationInput({
       agent,
       ...(options.options ? { options: options.options } : {}),
@@ -124,10 +133,11 @@ export class Conversation<Output = string> {
     if (sizes.length > 0) throw new InputTooLargeError(sizes);
     const problems = sendMessageProblems(args);
     if (problems.length > 0) throw new InvalidRunInputError(problems);
+    const variant = this.experiment !== undefined ? await (this.variant ??= new Experiments(this.client, this.taskQueue).variantStart(this.experiment, this.id, this.input.context, this.input.options ?? {}, this.taskQueue)) : undefined;
     for (let hop = 0; ; hop++) {
       try {
         return (await laneOf(this.client, this.id).run(
-          () => this.client.workflow.startUpdateWithStart(sendMessageUpdate, { args: [args], startWorkflowOperation: this.startOperation(), waitForStage: WorkflowUpdateStage.ACCEPTED }),
+          () => this.client.workflow.startUpdateWithStart(sendMessageUpdate, { args: [args], startWorkflowOperation: this.startOperation(variant), waitForStage: WorkflowUpdateStage.ACCEPTED }),
           (taken) => taken.result(),
         )) as ConversationReply<Output>;
       } catch (err) {
@@ -154,21 +164,24 @@ export class Conversation<Output = string> {
   }
 
   /** The start that goes with a message (one per sending: an operation is used once). */
-  private startOperation(): WithStartWorkflowOperation<typeof conversationWorkflow> {
-    return new WithStartWorkflowOperation<typeof conversationWorkflow>(WorkflowType.CONVERSATION, {
+  private startOperation(variant?: VariantStart): WithStartWorkflowOperation<typeof conversationWorkflow> {
+    // In an experiment, the variant's run options go over the conversation's.
+    const input = variant ? validateConversationInput({ ...this.input, options: variant.options }) : this.input;
+    const start = {
       workflowId: this.id,
       taskQueue: this.taskQueue,
-      args: [this.input],
-      workflowIdConflictPolicy: 'USE_EXISTING',
+      args: [input] as [ConversationInput],
+      workflowIdConflictPolicy: 'USE_EXISTING' as const,
       // An ended conversation is not replaced by a new one of the same id: its messages would be lost to it.
-      workflowIdReusePolicy: 'REJECT_DUPLICATE',
+      workflowIdReusePolicy: 'REJECT_DUPLICATE' as const,
       ...priorityOption(this.input.options?.priority),
       typedSearchAttributes: [
         { key: BatonAgent, value: this.agent },
         { key: BatonStatusAttribute, value: BatonStatus.RUNNING },
         { key: BatonHandoffs, value: 0 },
       ],
-    });
+    };
+    return new WithStartWorkflowOperation<typeof conversationWorkflow>(WorkflowType.CONVERSATION, variant ? inVariant(start, variant) : start);
   }
 
   /** How the latest run ended, as an error: its failure, or `ConversationEndedError` when it completed (not following a continued run). */

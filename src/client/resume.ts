@@ -13,6 +13,7 @@ import type { CallModelInput, ModelResponse, SummarizeResult } from '../common/m
 import { resolveRunOptions } from '../common/options';
 import type { HandoffRunInput, HandoffRunResult, RunOverrides } from '../common/run';
 import type { ControlEvent } from '../common/controls';
+import { routingKind } from '../common/routing';
 import { initialControls } from '../../workflows/chain/controlState';
 import { withEconomics } from '../../workflows/economics/costs';
 import type { ChainState } from '../common/state';
@@ -178,6 +179,8 @@ function approvalEvent({ type, ...fields }: { type: string } & Record<string, un
   if (type === 'approval_requested') return { type, pending: fields as unknown as PendingApproval };
   if (type === 'approval_decided') return { type, record: fields as unknown as ApprovalRecord };
   if (type === 'overrides_applied') return { type: 'overridden', overrides: fields as RunOverrides };
+  // A routing strategy's place (the round robin's) goes on from where the run left it.
+  if (type === 'routing_decided' && typeof fields.specialistType === 'string') return { type: 'routed', kind: routingKind(fields.specialistType) };
   if (type === 'control') {
     const { control, at, ...rest } = fields as { control: ControlEvent['kind']; at: string };
     return { type: 'control', event: { kind: control, ...rest } as ControlEvent, at: Date.parse(at) };

@@ -130,17 +130,23 @@ export function specialists(team: Pick<TeamSpec, 'agents'>, from: string): Agent
  * when none fits (an LLM router then decides).
  */
 export function matchSpecialist(team: Pick<TeamSpec, 'agents'>, from: string, request: SpecialistRequest): string | undefined {
+  return matchingSpecialists(team, from, request)[0];
+}
+
+/** Every specialist that fits a request best (the most matching capabilities), in team order: a routing strategy picks among them. */
+export function matchingSpecialists(team: Pick<TeamSpec, 'agents'>, from: string, request: SpecialistRequest): string[] {
   const norm = (s: string) => s.trim().toLowerCase();
   const type = norm(request.specialistType);
   const required = request.requiredCapabilities.map(norm);
-  let best: { id: string; score: number } | undefined;
+  let best: { ids: string[]; score: number } | undefined;
   for (const agent of specialists(team, from)) {
     const profile = agent.profile as AgentProfile;
     const capabilities = profile.capabilities.map(norm);
     if (norm(profile.specialization) !== type && !capabilities.includes(type)) continue;
     if (!required.every((c) => capabilities.includes(c))) continue;
     const score = required.length + (norm(profile.specialization) === type ? 1 : 0);
-    if (!best || score > best.score) best = { id: agent.id, score };
+    if (!best || score > best.score) best = { ids: [agent.id], score };
+    else if (score === best.score) best.ids.push(agent.id);
   }
-  return best?.id;
+  return best?.ids ?? [];
 }

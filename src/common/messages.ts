@@ -10,6 +10,7 @@ import type { ApprovalRecord, HandoffDecision, PendingApproval } from './approva
 import type { HandoffRecord, RunOverrides, RunStatus } from './run';
 import type { ConversationReply, ConversationResult, ConversationView, SendMessageInput } from './conversation';
 import type { SteerInput, SteerReceipt } from './live';
+import type { ExperimentState, StopExperiment } from './experiment';
 
 /** The task queue baton's workers poll unless told otherwise. */
 export const DEFAULT_TASK_QUEUE = 'baton';
@@ -20,6 +21,8 @@ export const WorkflowType = {
   HANDOFF_RUN: 'handoffRun',
   /** A multi-turn conversation: one chain per user message (`sendMessage`), continued as new as it grows. */
   CONVERSATION: 'conversation',
+  /** An experiment: its variants, until it is stopped (update `stopExperiment`); its state in the memo `batonExperiment`. */
+  EXPERIMENT: 'experiment',
 } as const;
 export type WorkflowType = (typeof WorkflowType)[keyof typeof WorkflowType];
 
@@ -149,11 +152,27 @@ export const BatonHandoffs = defineSearchAttributeKey('BatonHandoffs', SearchAtt
 export const BatonTeam = defineSearchAttributeKey('BatonTeam', SearchAttributeType.KEYWORD);
 
 /**
+ * Search attribute: the experiment and variant a chain or conversation was given,
+ * `<experiment>:<variant>`, so `BatonVariant="pricing:b"` lists a variant's chains. Set when a
+ * chain starts in an experiment; the namespace must have it for experiments.
+ */
+export const BatonVariant = defineSearchAttributeKey('BatonVariant', SearchAttributeType.KEYWORD);
+
+/**
  * The search attributes baton registers (`baton dev`, the servers baton starts, `ensureSearchAttributes`,
  * the compose stack). A namespace needs the first three before baton's workflows can run;
- * `BatonTeam` is written only where it is registered.
+ * `BatonTeam` is written only where it is registered, `BatonVariant` by chains started in an experiment.
  */
-export const BATON_SEARCH_ATTRIBUTES = [BatonAgent, BatonStatusAttribute, BatonHandoffs, BatonTeam] as const;
+export const BATON_SEARCH_ATTRIBUTES = [BatonAgent, BatonStatusAttribute, BatonHandoffs, BatonTeam, BatonVariant] as const;
+
+/** Memo key of the variant a chain or conversation was given in an experiment (`VariantAssignment`), set at its start. */
+export const VARIANT_MEMO = 'batonVariant';
+
+/** Memo key of an experiment workflow's state (`ExperimentState`): read without a worker, by describing it. */
+export const EXPERIMENT_MEMO = 'batonExperiment';
+
+/** Update: stop an experiment, sending every new chain to `winner`; answers with its state. */
+export const stopExperimentUpdate = defineUpdate<ExperimentState, [StopExperiment]>('stopExperiment');
 
 /**
  * Memo key of the chain's team version (`{id, hash}`), set when the snapshot is taken and when a
@@ -178,6 +197,8 @@ export const ActivityType = {
   CHECK_HANDOFF: 'checkHandoff',
   /** Picks a specialist with a model when no profile matches a routing request. */
   ROUTE_SPECIALIST: 'routeSpecialist',
+  /** Reads the figures a routing strategy picks a specialist by (chains in flight, recent outcomes). */
+  SPECIALIST_FIGURES: 'specialistFigures',
 } as const;
 
 /**
@@ -254,6 +275,12 @@ export const Patches = {
    * local activities.
    */
   ECONOMICS: 'baton-economics',
+  /**
+   * Decided when a capability routing request first finds several specialists that match it
+   * equally well under a `routingStrategy` other than `best_match`: the strategy picks (reading
+   * figures with the `specialistFigures` activity when it needs them) and the decision is recorded.
+   */
+  ROUTING_STRATEGIES: 'baton-routing-strategies',
 } as const;
 
 /**

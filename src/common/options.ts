@@ -9,6 +9,7 @@
 import type { ApprovalRule } from './approvals';
 import { type ApproverKey, approverKeysCheck } from './signatures/keys';
 import { BUDGET_TIERS, type BudgetTier } from './controls';
+import { ROUTING_STRATEGIES, type RoutingStrategy } from './routing';
 import { arrayOf, boolean, type Check, duration, durationAtLeast, durationMs, integer, isRecord, names, number, oneOf, shape, shown } from './check';
 import { priorityCheck, type RunPriority } from './priority';
 
@@ -129,6 +130,12 @@ export const RUN_OPTIONS = {
   maxOutputRetries: option<number>({ default: 2, check: integer(0, 10), doc: 'invalid structured answers sent back before failing' }),
   /** How deep specialists may delegate further (a specialist of a specialist is depth 2). @default 3 */
   maxDelegationDepth: option<number>({ default: 3, check: integer(1, 10), doc: 'how deep delegations may nest' }),
+  /**
+   * Capability routing among specialists that match a request equally well: `best_match` (the first
+   * in team order), `round_robin`, `least_loaded` (fewest chains in flight) or `success_rate` (best
+   * recent success); each decision is recorded with its figures. @default "best_match"
+   */
+  routingStrategy: option<RoutingStrategy>({ default: 'best_match', check: oneOf(ROUTING_STRATEGIES), doc: 'how capability routing picks among equal specialists' }),
   /** Specialists of one turn that run at once; the others start as these finish. @default 4 */
   maxParallelDelegations: option<number>({ default: 4, check: integer(1, 100), doc: 'delegations of one turn running at once' }),
   /**

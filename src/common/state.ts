@@ -9,6 +9,7 @@ import type { HandoffResult } from './handoff';
 import type { ChatMessage, ModelResponse, ToolCall } from './model';
 import type { ResolvedRunOptions } from './options';
 import type { HandoffRecord, ParentLink, Usage } from './run';
+import type { RoutingCounts } from './routing';
 import type { RunContext, SharedState, TeamSpec } from './team';
 
 /** A turn interrupted while its handoff waits for approval. */
@@ -70,6 +71,8 @@ export interface ChainState {
    * after that answer, by tool call id: a call decided once is not put in front of people again.
    */
   decidedCalls?: Record<string, { callHash: string; record: ApprovalRecord }>;
+  /** Routing requests decided by a `routingStrategy`, by the kind of specialist asked for (the round robin's place). */
+  routingCounts?: RoutingCounts;
 }
 
 /** What a migration onto the current team carries. */

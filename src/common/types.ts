@@ -15,3 +15,5 @@ export * from './conversation';
 export * from './version';
 export * from './priority';
 export * from './live';
+export * from './experiment';
+export * from './routing';

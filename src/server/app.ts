@@ -23,6 +23,7 @@ import { PAGE_ASSETS, PAGE_HEADERS, pageHtml } from './page/html';
 import { HttpProblem, sendProblem, toProblem } from './problems';
 import { StartLimiter, type RateLimitOptions } from './rateLimit';
 import { conversationRoutes } from './conversations';
+import { type DatasetOptions, evaluationRoutes } from './evaluation';
 import { runEventRoutes } from './runEvents';
 import { runStreamRoutes } from './runStream';
 import { steerRoutes } from './steer';
@@ -69,6 +70,8 @@ export interface BatonServiceOptions {
   signer?: DecisionSigner;
   /** Where unexpected errors are reported (never with a token). @default console.error */
   log?: (message: string, error?: unknown) => void;
+  /** Where chains saved into datasets go (`POST /v1/runs/{id}/dataset`, the run page's buttons). @default none: the route answers 404 */
+  datasets?: DatasetOptions;
 }
 
 const meRoute = createRoute({
@@ -142,6 +145,7 @@ export function createBatonApp(options: BatonServiceOptions): ServiceApp {
   conversationRoutes(app, ctx);
   approvalRoutes(app, ctx);
   breakerRoutes(app, ctx);
+  evaluationRoutes(app, ctx, options.datasets);
   app.doc31('/openapi.json', {
     openapi: '3.1.0',
     info: { title: 'baton', version: '1', description: 'Start, follow and audit agent chains; decide the handoffs that wait for a person.' },
@@ -157,6 +161,8 @@ export function createBatonApp(options: BatonServiceOptions): ServiceApp {
   if (ctx.metrics && options.metricsRoute !== false) app.get('/metrics', metricsHandler(ctx.metrics.registry, options.metricsToken));
   app.get('/', (c) => c.html(pageHtml('assets/'), 200, PAGE_HEADERS));
   app.get('/runs/:id', (c) => c.html(pageHtml('../assets/'), 200, PAGE_HEADERS));
+  app.get('/evals/:id', (c) => c.html(pageHtml('../assets/'), 200, PAGE_HEADERS));
+  app.get('/experiments/:id', (c) => c.html(pageHtml('../assets/'), 200, PAGE_HEADERS));
   app.get('/assets/:file', (c) => {
     const file = c.req.param('file');
     // An own property only: `__proto__` or `constructor` is no asset.

@@ -13,6 +13,7 @@ import { BatonAgent, BatonStatusAttribute, PENDING_MEMO, STARTED_BY_MEMO, Workfl
 import type { HandoffRunInput, Usage } from '../common/run';
 import { addCost } from '../common/economics/prices';
 import type { StartOptions } from '../client/baton';
+import { ExperimentError } from '../client/experiments';
 import { secured } from './access';
 import { mayDecide, Permission, type Identity } from './auth';
 import type { PendingApproval } from '../common/approvals';
@@ -74,7 +75,7 @@ const replayRoute = createRoute({
 export function runRoutes(app: ServiceApp, ctx: ServiceContext): void {
   app.openapi(startRoute, async (c) => {
     const identity = c.get('identity');
-    const { workflowId, ...body } = c.req.valid('json');
+    const { workflowId, experiment, ...body } = c.req.valid('json');
     // Over Temporal's limit is refused first, whatever else is wrong with the input.
     await ctx.payloadLimit.check('The run input (agent, input, options and context)', body);
     if (ctx.agents && !ctx.agents.includes(body.agent)) {
@@ -90,6 +91,7 @@ export function runRoutes(app: ServiceApp, ctx: ServiceContext): void {
       startedBy: identity.name,
       ...(id ? { workflowId: id } : {}),
       ...(input.context !== undefined ? { context: input.context } : {}),
+      ...(experiment !== undefined ? { experiment } : {}),
       // Temporal decides whether the key's chain exists, atomically: it refuses a second start under
       // the id while the first chain runs and after it closed, and the refusal answers with that chain.
       ...(key ? { workflowIdReusePolicy: 'REJECT_DUPLICATE', workflowIdConflictPolicy: 'FAIL' } : {}),
@@ -100,6 +102,7 @@ export function runRoutes(app: ServiceApp, ctx: ServiceContext): void {
       const runId = (run.handle as { firstExecutionRunId?: string }).firstExecutionRunId ?? '';
       return c.json({ workflowId: run.workflowId, runId, created: true }, 201);
     } catch (err) {
+      if (err instanceof ExperimentError) throw new HttpProblem(400, 'Invalid run input', err.message, [{ path: 'experiment', message: err.problems.join('; ') }]);
       if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
       const existing = key ? await existingRun(ctx.baton.client, id!, input) : undefined;
       if (existing) return c.json({ workflowId: id!, runId: existing, created: false }, 200);

@@ -23,6 +23,7 @@ export const StartRunSchema = z
     options: json.optional().openapi({ description: 'Run options: maxHandoffs, maxTurns, approvals, timeouts, retry, …', example: { maxHandoffs: 5 } }),
     context: json.optional().openapi({ description: "Application data the run's tools receive (plain JSON, recorded in history)" }),
     workflowId: z.string().min(1).max(255).optional().openapi({ description: 'The chain id; by default one is made (from the Idempotency-Key when given)' }),
+    experiment: z.string().min(1).max(128).optional().openapi({ description: 'Start the chain in this experiment: on its variant, recorded in BatonVariant' }),
   })
   .strict()
   .openapi('StartRun');

@@ -87,6 +87,11 @@ export interface CreateWorkerOptions extends WorkerTelemetryOptions {
    * @default Redis Streams at `BATON_STREAMS_URL` when set, else this process's in-process transport
    */
   streams?: StreamTransport | false;
+  /**
+   * Activities this worker serves beside baton's, by name (an eval's worker serves its own this
+   * way). A name of baton's own is refused.
+   */
+  activities?: Record<string, (...args: never[]) => Promise<unknown>>;
   /** Worker tuning passed to Temporal's `Worker.create` (pollers, cache size, concurrency). */
   worker?: Partial<Omit<WorkerOptions, 'connection' | 'namespace' | 'taskQueue' | 'activities' | 'workflowBundle' | 'workflowsPath'>>;
 }
@@ -122,6 +127,7 @@ export async function createWorker(options: CreateWorkerOptions): Promise<Worker
       connection,
       namespace: options.namespace ?? config.namespace,
       taskQueue: options.taskQueue ?? DEFAULT_TASK_QUEUE,
+      ...(options.activities ? { activities: options.activities } : {}),
       plugins: [plugin, ...(options.worker?.plugins ?? [])],
     });
   } catch (err) {

@@ -90,6 +90,7 @@ const FROM: Record<string, (e: AuditEvent) => string[]> = {
   overrides_applied: () => ['memo:overrides_applied'],
   overrides_refused: () => ['memo:overrides_refused'],
   control: () => ['memo:control'],
+  routing_decided: () => ['memo:routing_decided'],
   team_changed: () => ['memo:team'],
   live: () => ['memo:live'],
   signal: () => ['signal'],

@@ -15,6 +15,8 @@ import { delegationScenario, signedDecisionsScenario, signedForwardScenario, too
 import { costsScenario, sharedEconomicsScenario, type SharedScenario } from './economicsScenarios';
 import { priorityScenario } from './platformScenarios';
 import { liveConversationScenario, steeredChainScenario } from './liveScenarios';
+import { evalRunScenario, experimentScenario } from './evalScenarios';
+import { routingLeastLoadedScenario, routingRoundRobinScenario } from './routingScenarios';
 import { continueAsNewScenario, controlsScenario, handoffOptionsScenario, localModelCallsScenario, lostWorkerScenario, scenarios, specialistDecisionsScenario } from './scenarios';
 
 async function main(): Promise<void> {
@@ -23,14 +25,14 @@ async function main(): Promise<void> {
   const dir = __dirname;
   try {
     const named = process.argv.slice(2);
-    const all = [...scenarios, handoffOptionsScenario, continueAsNewScenario, controlsScenario, localModelCallsScenario, specialistDecisionsScenario, lostWorkerScenario, toolApprovalChecksScenario, delegationScenario, priorityScenario, steeredChainScenario, liveConversationScenario, signedDecisionsScenario, signedForwardScenario, costsScenario, sharedEconomicsScenario];
+    const all = [...scenarios, handoffOptionsScenario, continueAsNewScenario, controlsScenario, localModelCallsScenario, specialistDecisionsScenario, lostWorkerScenario, toolApprovalChecksScenario, delegationScenario, priorityScenario, steeredChainScenario, liveConversationScenario, signedDecisionsScenario, signedForwardScenario, costsScenario, sharedEconomicsScenario, routingRoundRobinScenario, routingLeastLoadedScenario, evalRunScenario, experimentScenario];
     for (const scenario of all.filter((s) => named.length === 0 || named.includes(s.name))) {
       const taskQueue = `record-${scenario.name}`;
       const worker = await createWorker({ team: scenario.team(), connection: env.nativeConnection, taskQueue, ...(scenario.providers ? { providers: scenario.providers() } : {}) });
       const baton = new Baton({ client: env.client, taskQueue });
       // The workflows of their own the chain reached (a spend ledger, a shared breaker) are read while the worker runs them.
       const { workflowId, shared } = await worker.runUntil(
-        scenario.drive(baton).then(async (id) => ({ workflowId: id, shared: 'shared' in scenario ? await (scenario as SharedScenario).shared(baton, id) : [] })),
+        scenario.drive(baton, env).then(async (id) => ({ workflowId: id, shared: 'shared' in scenario ? await (scenario as SharedScenario).shared(baton, id) : [] })),
       );
       for (const { suffix, workflowId: id } of shared) {
         const history = await env.client.workflow.getHandle(id).fetchHistory();

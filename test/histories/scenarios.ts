@@ -18,6 +18,7 @@ import {
   type Baton,
   type BatonRun,
 } from '../../src';
+import type { DevServer } from '../../src/devserver/server';
 import type { ModelProviders } from '../../src/models/provider';
 import { scriptedAgent as agent } from '../helpers/agents';
 
@@ -47,7 +48,8 @@ const pending = async (run: BatonRun) => {
 export interface Scenario {
   name: string;
   team: () => Team;
-  drive: (baton: Baton) => Promise<string>;
+  /** Drive the chain (or workflow) to record; `env` for scenarios that run workers of their own. */
+  drive: (baton: Baton, env: DevServer) => Promise<string>;
   /** Record the histories of the chain's specialists too (workflow ids under `<id>/`). */
   withSpecialists?: boolean;
   /** Record the workflow id with the history, for what checks it (signatures name their chain). */

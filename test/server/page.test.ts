@@ -1,8 +1,13 @@
 /** The approvals page end to end in headless Chromium: sign in, the live inbox, approve with the keyboard, the run page completing. */
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Team } from '../../src';
+import { evalCases } from '../../src/eval/cases';
+import { runEval } from '../../src/eval/run';
+import { scriptedAgent } from '../helpers/agents';
 import { findChromium, SEARCHED } from '../helpers/chromium';
 import { useTemporalServer } from '../helpers/temporal';
 import { TOKENS, withService } from './service';
@@ -160,4 +165,48 @@ describe('the approvals page', () => {
       await page.close();
     });
   });
+
+  it('shows an eval report and an experiment, stops the experiment with a button, and saves a chain into a dataset from its page', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'baton-page-datasets-'));
+    const team = () => new Team([scriptedAgent('triage', [{ handoff: { to: 'billing', message: 'a bill' } }]), scriptedAgent('billing', [{ text: 'paid' }])]);
+    await withService(
+      server.env,
+      team(),
+      async ({ service, baton }) => {
+        const chain = await baton.run('triage', 'my bill');
+        const report = await runEval({ client: baton.client, connection: server.env.nativeConnection, team: team(), cases: await evalCases(baton.client, { ids: [chain.workflowId] }), pollMs: 100 });
+        await baton.experiments.start({ id: 'page-exp', variants: [{ name: 'a' }, { name: 'b' }] });
+        await (await baton.start('triage', 'my bill', { experiment: 'page-exp' })).result();
+        const errors: string[] = [];
+        const context = await browser.newContext({ viewport: { width: 1100, height: 800 } });
+        const page = await context.newPage();
+        page.on('pageerror', (e) => errors.push(e.message));
+        page.on('console', (m) => void (m.type() === 'error' && errors.push(m.text())));
+
+        await signIn(page, `${service.url}/evals/${encodeURIComponent(report.summary.evalId)}`, TOKENS.admin);
+        const row = page.locator('table.report tbody tr').first();
+        await row.waitFor();
+        expect(await row.textContent()).toContain('triage → billing');
+        expect(await page.locator('main').textContent()).toContain('Threshold holds (regressions<=0)');
+        await page.screenshot({ path: path.join(SHOTS, 'eval.png'), fullPage: true });
+
+        await page.goto(`${service.url}/experiments/page-exp`);
+        await page.getByRole('button', { name: 'Stop: all to b' }).click();
+        await expect.poll(() => page.locator('.facts').first().textContent()).toContain('stopped: new chains go to b');
+        expect(await page.locator('main').textContent()).toContain('Nothing to compare yet: a variant has no ended chains.');
+        expect(await page.locator('main').textContent()).not.toContain('null');
+        expect((await baton.experiments.get('page-exp')).stoppedBy).toBe('admin');
+        await page.screenshot({ path: path.join(SHOTS, 'experiment.png'), fullPage: true });
+
+        await page.goto(`${service.url}/runs/${encodeURIComponent(chain.workflowId)}`);
+        await page.getByLabel('Dataset').fill('page');
+        await page.getByRole('button', { name: 'Save as good' }).click();
+        await expect.poll(() => page.locator('#toast').textContent()).toBe('Saved as good to page, line 1');
+        expect(JSON.parse(fs.readFileSync(path.join(dir, 'page.jsonl'), 'utf8'))).toMatchObject({ chainId: chain.workflowId, verdict: 'good' });
+        expect(errors).toEqual([]);
+        await context.close();
+      },
+      { service: { datasets: { dir } } },
+    );
+  }, 120_000);
 });

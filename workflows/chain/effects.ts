@@ -51,6 +51,7 @@ import { BatonStatus, type HandoffRunInput, type HandoffRunResult, type RecordHa
 import type { CheckHandoffInput, CheckHandoffResult, RunToolInput, RunToolResult, TeamSpec } from '../../src/common/team';
 import { restartSummary, withLostWorkerRestarts } from './lostWorkers';
 import type { TeamNeed } from '../../src/common/version';
+import type { SpecialistFigures, SpecialistFiguresInput } from '../../src/common/routing';
 
 /** A durable timer the chain can stop waiting for. */
 export interface Timer {
@@ -91,6 +92,8 @@ export interface ChainEffects {
   delegate(start: DelegationStart): Promise<DelegationOutcome>;
   /** Pick a specialist with a model when no profile matched (the `routeSpecialist` activity). */
   routeSpecialist(input: RouteSpecialistInput, options: ResolvedRunOptions): Promise<RouteSpecialistResult>;
+  /** The figures a routing strategy reads (the `specialistFigures` activity, `withSpecialistFigures`); absent where no workflow gives them. */
+  specialistFigures?(input: SpecialistFiguresInput, options: ResolvedRunOptions): Promise<SpecialistFigures>;
   /** Publish memo fields (each upsert is an event in history). */
   publish(memo: Record<string, unknown>): void;
   /** The `BatonAgent` and `BatonHandoffs` search attributes. */

@@ -46,6 +46,8 @@ export type ChainEvent =
   | { type: 'control'; event: ControlEvent; at: number }
   /** Steering messages sent to the running chain join the current agent's conversation as user messages. */
   | { type: 'steered'; messages: string[] }
+  /** A routing strategy picked a specialist for a request of this kind. */
+  | { type: 'routed'; kind: string }
   /** A specialist's chain ended: its usage joins this chain's, and an answer counts as progress. */
   | { type: 'delegation_ended'; agent: string; ok: boolean; usage?: Usage; usageByAgent?: Record<string, Usage> };
 
@@ -156,6 +158,8 @@ function reduceChain(s: ChainState, event: ChainEvent): ChainState {
       return s.controls ? { ...s, controls: reduceControl(s.controls, event.event, event.at) } : s;
     case 'steered':
       return { ...s, messages: [...s.messages, ...event.messages.map((content): ChatMessage => ({ role: 'user', content }))] };
+    case 'routed':
+      return { ...s, routingCounts: { ...s.routingCounts, [event.kind]: (s.routingCounts?.[event.kind] ?? 0) + 1 } };
     case 'delegation_ended': {
       if (!s.controls) return s;
       const c = s.controls;

@@ -5,13 +5,14 @@
  * (read with fetch, so the token travels in a header, never a URL).
  */
 import { CARDS_SCRIPT } from './cards';
+import { REPORTS_SCRIPT } from './reports';
 import { RUN_SCRIPT } from './run';
 import { SIGNING_SCRIPT } from './signing';
 import { STREAM_SCRIPT } from './stream';
 
 export const PAGE_SCRIPT = String.raw`(function () {
 'use strict';
-var BASE = location.pathname.replace(/runs\/[^/]*\/?$/, '').replace(/[^/]*$/, '');
+var BASE = location.pathname.replace(/(runs|evals|experiments)\/[^/]*\/?$/, '').replace(/[^/]*$/, '');
 var TOKEN_KEY = 'baton.token';
 var FINAL = { completed: 1, failed: 1, ended: 1 };
 var main = document.getElementById('main');
@@ -121,7 +122,8 @@ async function showRun(id) {
     h('h2', { text: 'Flow' }), flow, flowHint,
     waitingHead, waiting,
     forming.el, outcome,
-    h('h2', { text: 'Timeline' }), timeline
+    h('h2', { text: 'Timeline' }), timeline,
+    h('h2', { text: 'Evaluation' }), datasetActions(id)
   );
   var busy = false;
   var again = false;
@@ -174,6 +176,7 @@ async function showRun(id) {
 }
 
 ${RUN_SCRIPT}
+${REPORTS_SCRIPT}
 function showSignIn(message) {
   document.title = 'Sign in · baton';
   var input = h('input', { type: 'password', id: 'token', autocomplete: 'off', required: true });
@@ -206,8 +209,11 @@ async function route() {
     return;
   }
   document.getElementById('who').replaceChildren(h('span', { text: me.name + ' · ' + me.roles.join(', ') }), h('button', { class: 'link', type: 'button', onclick: function () { signOut(); }, text: 'Sign out' }));
-  var m = /runs\/([^/]+)\/?$/.exec(location.pathname);
-  if (m) await showRun(decodeURIComponent(m[1])); else showInbox();
+  var m = /(runs|evals|experiments)\/([^/]+)\/?$/.exec(location.pathname);
+  if (!m) showInbox();
+  else if (m[1] === 'evals') await showEval(decodeURIComponent(m[2]));
+  else if (m[1] === 'experiments') await showExperiment(decodeURIComponent(m[2]));
+  else await showRun(decodeURIComponent(m[2]));
 }
 
 document.addEventListener('keydown', function (e) {

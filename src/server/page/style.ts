@@ -58,6 +58,8 @@ button.link { min-height:0; padding:0; border:0; background:none; color:var(--ac
 .toast.show { display:block; } .toast a { color:inherit; }
 .signin { max-width:420px; }
 @media (hover:none) { .keys { display:none; } }
+div.report { overflow-x:auto; margin:8px 0; } table.report { width:100%; border-collapse:collapse; font-size:14px; background:var(--card); border:1px solid var(--line); border-radius:8px; } table.report th, table.report td { text-align:left; padding:6px 8px; border-top:1px solid var(--line); vertical-align:top; white-space:nowrap; } table.report td.wrap { white-space:normal; overflow-wrap:anywhere; min-width:12em; } table.report th { border-top:0; color:var(--muted); font-weight:600; } tr.regression td, tr.fail td { background:color-mix(in srgb, var(--bad) 8%, transparent); }
+input[type=text] { font:inherit; padding:6px 8px; border:1px solid var(--line); border-radius:6px; background:var(--bg); color:var(--fg); }
 kbd { font:12px ui-monospace,monospace; border:1px solid var(--line); border-radius:4px; padding:0 4px; }
 @media (max-width:600px) { .timeline li { grid-template-columns:max-content minmax(0, 1fr); column-gap:10px; } .timeline .what { grid-column:1 / -1; } main { padding:12px; } }
 `;
