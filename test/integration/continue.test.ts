@@ -36,7 +36,7 @@ describe('continue-as-new', () => {
       defineAgent({ id: 'b', instructions: 'B', model: scripted([{ text: 'approved work done' }]), approval: { approvers: ['alice'] } }),
     ]);
     await withWorker(server.env, team, async (baton) => {
-      const run = await baton.start('a', 'go', { continueAsNewAfterEvents: 30 });
+      const run = await baton.start('a', 'go', { continueAsNewAfterEvents: 60 });
       const [pending] = await waitFor(() => run.pendingApprovals(), (p) => p.length === 1);
       // The run that asked for the approval; the chain may have continued as new before it asked.
       const firstRunId = (await run.handle.describe()).runId;

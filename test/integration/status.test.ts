@@ -21,7 +21,7 @@ describe('BatonStatus', () => {
       defineAgent({ id: 'b', instructions: 'B', model: scripted([{ text: 'done' }]), approval: { approvers: ['alice'] } }),
     ]);
     await withWorker(server.env, team, async (baton) => {
-      const run = await baton.start('a', 'go', { continueAsNewAfterEvents: 20 });
+      const run = await baton.start('a', 'go', { continueAsNewAfterEvents: 60 });
       const [pending] = await waitFor(() => run.pendingApprovals(), (p) => p.length === 1);
       const firstRunId = (await run.handle.describe()).runId;
       // Refused decisions grow the history until the waiting run continues as new.
