@@ -17,7 +17,8 @@ import { batonDataConverter } from '../src/payloads/codec';
 import { sdkChain } from './agentsSdk';
 import * as floorActivities from './floor/activities';
 import { historyCost } from './history';
-import { median, percentile, round, rssSampler, runPeer, table, timeRuns, type LangGraphReport, type TemporalAgentsReport } from './lib';
+import { median, percentile, round, rssSampler, table, timeRuns } from './lib';
+import { measurePeers } from './peerFigures';
 import { replayCost } from './replay';
 import { approvalTeam, chainTeam } from './teams';
 
@@ -64,7 +65,7 @@ async function main(): Promise<void> {
 
   try {
     // The peers run first, each in a process of its own (Temporal's integration against this server), so the tables below carry their rows.
-    const peers = withPeers ? await measurePeers(env.address) : undefined;
+    const peers = withPeers ? await measurePeers(env.address, { reps, latency, burstChains }) : undefined;
 
     if (selected('handoff') || withPeers) {
       // 1. Orchestration cost per handoff: sequential chains of 10 handoffs.
@@ -249,7 +250,6 @@ async function main(): Promise<void> {
   console.log(`\nwrote ${path.relative(process.cwd(), out)}`);
 }
 
-/** A peer's figures in results.json; the ratios are filled in as baton's side is measured. */
 /** Sequential chains of `handoffs` on a second dev server started without baton's tuning. */
 async function untunedChains(handoffs: number, reps: number): Promise<number[]> {
   const env = await startDevServer({ tuned: false });
@@ -259,59 +259,6 @@ async function untunedChains(handoffs: number, reps: number): Promise<number[]> 
   } finally {
     await env.teardown();
   }
-}
-
-type PeerFigures = { perHandoffMs: number; batonOverPerHandoff?: number };
-type ModeFigures = PeerFigures & { eventsPerHandoff: number; throughput: { handoffsPerSecond: number; p50Ms: number; p95Ms: number; peakRssMb: number }; batonOverThroughput?: number };
-
-/** The rows the peers add to the handoff, throughput and history tables. */
-interface PeerRows {
-  perHandoff: { system: string; ms: number; figures: PeerFigures }[];
-  throughput: { system: string; handoffsPerSecond: number; figures: ModeFigures }[];
-  history: Record<string, string | number>[];
-}
-
-/** Runs the peers (bench/peers/), Temporal's integration against the dev server at `address`; a peer that cannot run is recorded as skipped. */
-async function measurePeers(address: string): Promise<PeerRows & { figures: Record<string, unknown> }> {
-  const common = ['--reps', String(reps), '--latency', String(latency)];
-  const agents = await runPeer<TemporalAgentsReport>('temporal-openai-agents', [...common, '--chains', String(burstChains)], { TEMPORAL_ADDRESS: address });
-  const langgraph = await runPeer<LangGraphReport>('langgraph', common);
-  const rows: PeerRows = { perHandoff: [], throughput: [], history: [] };
-  const figures = {
-    temporalOpenAIAgents: 'report' in agents ? temporalAgentsFigures(agents.report, rows) : agents,
-    langgraph: 'report' in langgraph ? langgraphFigures(langgraph.report, rows) : langgraph,
-  };
-  for (const [name, f] of Object.entries(figures)) if ('skipped' in f) console.log(`\npeer ${name} skipped: ${f.skipped}`);
-  return { ...rows, figures };
-}
-
-/** Temporal's OpenAI Agents integration, with model calls as activities (its default) and as local activities. */
-function temporalAgentsFigures(r: TemporalAgentsReport, rows: PeerRows) {
-  const modes = { activity: 'activities', localActivity: 'local activities' } as const;
-  const figures: Record<string, unknown> = { versions: r.versions };
-  for (const [mode, label] of Object.entries(modes) as [keyof typeof modes, string][]) {
-    const m = r.modes[mode];
-    const system = `Temporal OpenAI Agents integration (${label})`;
-    const handoffsPerSecond = (r.chains * r.burstHandoffs) / (m.burst.totalMs / 1000);
-    const f: ModeFigures = {
-      perHandoffMs: round(median(m.chainMs) / r.handoffs),
-      eventsPerHandoff: round(m.historyEvents / r.handoffs, 1),
-      throughput: { handoffsPerSecond: round(handoffsPerSecond, 1), p50Ms: round(median(m.burst.latenciesMs)), p95Ms: round(percentile(m.burst.latenciesMs, 95)), peakRssMb: round(m.burst.peakRssMb, 0) },
-    };
-    figures[mode] = f;
-    rows.perHandoff.push({ system, ms: median(m.chainMs) / r.handoffs, figures: f });
-    rows.throughput.push({ system: `${system}, own process`, handoffsPerSecond, figures: f });
-    rows.history.push({ system, handoffs: r.handoffs, events: m.historyEvents, 'events/handoff': f.eventsPerHandoff });
-  }
-  return figures;
-}
-
-/** The LangGraph swarm in-process; it keeps MemorySaver checkpoints where Temporal keeps history events. */
-function langgraphFigures(r: LangGraphReport, rows: PeerRows) {
-  const f = { versions: r.versions, perHandoffMs: round(median(r.chainMs) / r.handoffs, 3), checkpointsPerHandoff: round(r.checkpoints / r.handoffs, 1) };
-  rows.perHandoff.push({ system: 'LangGraph swarm, in-process (MemorySaver)', ms: median(r.chainMs) / r.handoffs, figures: f });
-  rows.history.push({ system: 'LangGraph swarm: MemorySaver checkpoints, not events', handoffs: r.handoffs, events: r.checkpoints, 'events/handoff': f.checkpointsPerHandoff });
-  return f;
 }
 
 function print(title: string, rows: Record<string, string | number>[]): void {

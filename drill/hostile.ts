@@ -9,7 +9,8 @@ import type { Client } from '@temporalio/client';
 import type { NativeConnection } from '@temporalio/worker';
 import fc from 'fast-check';
 import { Baton, createWorker } from '../src';
-import { hostileRunner, hostileScenario, hostileTeam, type HostileReport } from '../test/helpers/hostile';
+import { hostileRunner, hostileTeam, type HostileReport } from '../test/helpers/hostile';
+import { hostileScenario } from '../test/helpers/hostileCases';
 import { seconds, type Cell } from './report';
 import type { DrillSettings } from './run';
 

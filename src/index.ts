@@ -12,7 +12,9 @@ export { diffTeams, formatTeamDiff, teamVersion, TEAM_CHANGE_KINDS, type TeamCha
 export { defineTool, ToolError, type ArgumentPath, type Tool, type ToolApprovalOptions, type ToolContext, type ToolDefinition, type ToolSensitivity } from './agents/tool';
 export { REDACTED, type SensitiveArguments, type ToolSensitivitySpec } from './common/sensitive';
 export { guardrails, type AgentGuardrails, type Guardrail, type GuardrailAnswer, type GuardrailContext, type GuardrailOptions } from './agents/guardrails';
-export { Baton, BatonRun, toBatonError, type BatonOptions, type DecisionOptions, type PendingHandoff, type PendingOptions, type PendingToolCall, type RunResult, type StartOptions } from './client/baton';
+export { Baton, toBatonError, type BatonOptions, type DecisionOptions, type PendingHandoff, type PendingToolCall, type StartOptions } from './client/baton';
+export { BatonRun, type RunResult } from './client/run';
+export type { PendingOptions } from './client/waiting';
 export { redactPending } from './client/sensitive';
 export { approverKey, decisionSigner, decisionSignerFromFile, generateApproverKey, keyThumbprint, type ApproverKeyOptions, type DecisionSigner, type KeyInput, type SignerOptions } from './client/signing/signer';
 export { signDecision, type SigningRequest } from './client/signing/sign';
@@ -24,11 +26,13 @@ export { BatonEconomics, type ListEconomicsOptions, type SharedBreakerState } fr
 export type { RunEvent, RunEventBody, RunEventsOptions } from './client/events';
 export { connectBaton, TemporalConnectionError, temporalConfig, type ConnectBatonOptions, type TemporalConfigOptions } from './client/connect';
 export * from './common/errors';
+export * from './common/budgetErrors';
 export * from './common/errorTypes';
 export * from './common/economics';
 export { LIMITS, type LimitUnit, type SizeProblem } from './common/limits';
 export { extractHandoff, HANDOFF_TOOL_NAME, isHandoffResult, type HandoffResult } from './common/handoff';
 export * from './common/messages';
+export * from './common/patches';
 export * from './common/types';
 export { OpenAIProvider, type OpenAIProviderOptions, type ResponseFormatMode } from './models/openai';
 export type { ModelCallContext, ModelProvider, ModelProviders } from './models/provider';

@@ -8,10 +8,14 @@
 export { handoffRun } from '../workflows';
 export * from './common/answers';
 export * from './common/errors';
+export * from './common/budgetErrors';
 export * from './common/errorTypes';
 export * from './common/economics';
 export { LIMITS, type LimitUnit, type SizeProblem } from './common/limits';
 export * from './common/handoff';
 export * from './common/input';
+export { chainStateCheck, conversationStateCheck, pendingApprovalCheck } from './common/stateChecks';
+export { modelSpecCheck, PROVIDER_NAME } from './common/teamChecks';
 export * from './common/messages';
+export * from './common/patches';
 export * from './common/types';

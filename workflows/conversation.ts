@@ -21,17 +21,18 @@ import {
   forwardDecisionSignal,
   forwardedOutcomeSignal,
   overrideRunSignal,
-  Patches,
   pendingApprovalsQuery,
   rejectHandoffSignal,
   sendMessageUpdate,
   statusQuery,
   steerUpdate,
 } from '../src/common/messages';
-import { resolveConversationOptions, resolveRunOptions } from '../src/common/options';
+import { Patches } from '../src/common/patches';
+import { resolveConversationOptions } from '../src/common/conversationOptions';
+import { resolveRunOptions } from '../src/common/options';
 import { BatonStatus } from '../src/common/run';
 import { ApprovalDesk } from './chain/desk';
-import { temporalEffects } from './chain/effects';
+import { temporalEffects } from './chain/temporalEffects';
 import { withSpecialistFigures } from './chain/figures';
 import { Chain, carryOver } from './chain/state';
 import { Inbox } from './conversation/inbox';

@@ -26,17 +26,17 @@ import {
   forwardDecisionSignal,
   forwardedOutcomeSignal,
   overrideRunSignal,
-  Patches,
   pendingApprovalsQuery,
   rejectHandoffSignal,
   statusQuery,
   steerUpdate,
 } from '../src/common/messages';
+import { Patches } from '../src/common/patches';
 import { resolveRunOptions } from '../src/common/options';
 import { BatonStatus, type HandoffRunInput, type HandoffRunResult } from '../src/common/run';
 import type { ChainState } from '../src/common/state';
 import { ApprovalDesk } from './chain/desk';
-import { temporalEffects } from './chain/effects';
+import { temporalEffects } from './chain/temporalEffects';
 import { withSpecialistFigures } from './chain/figures';
 import { initialControls } from './chain/controlState';
 import { Chain, carryOver, startChain } from './chain/state';

@@ -1,10 +1,10 @@
 import { z } from 'zod';
 import { UserError } from '../common/errors';
 import type { ApprovalPolicy } from '../common/approvals';
-import { modelSpecCheck } from '../common/input';
+import { modelSpecCheck } from '../common/teamChecks';
 import type { ModelSpec } from '../common/model';
 import { durationAtLeast } from '../common/check';
-import { approvalPolicyCheck } from '../common/options';
+import { approvalPolicyCheck } from '../common/approvalPolicy';
 import type { AgentProfile } from '../common/team';
 import { type DelegateDeclaration, type HandoffDeclaration } from './handoff';
 import { type AgentGuardrails, guardrailsProblems } from './guardrails';

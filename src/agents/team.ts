@@ -1,5 +1,5 @@
 import { HANDOFF_TOOL_NAME, READ_STATE_TOOL_NAME } from '../common/handoff';
-import { approvalRuleCheck } from '../common/options';
+import { approvalRuleCheck } from '../common/approvalPolicy';
 import { TeamValidationError } from '../common/errors';
 import type { ApprovalRule } from '../common/approvals';
 import type { ToolSensitivitySpec } from '../common/sensitive';

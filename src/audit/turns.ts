@@ -9,7 +9,8 @@
  * `batonHandoff` memo's `toolResults`; both list every call of the turn in the model's order.
  */
 import { ApprovalTimeoutOutcome, type ApprovalRecord } from '../common/approvals';
-import { ApprovalTimeoutError, GuardrailTrippedError, HandoffLoopDetectedError, HandoffTargetNotFoundError, MaxHandoffsExceededError } from '../common/errors';
+import { MaxHandoffsExceededError } from '../common/budgetErrors';
+import { ApprovalTimeoutError, GuardrailTrippedError, HandoffLoopDetectedError, HandoffTargetNotFoundError } from '../common/errors';
 import type { AgentSpec } from '../common/team';
 import { DELEGATE_TOOL_NAME, SPECIALIST_DELEGATE_TOOL_NAME } from '../common/delegation';
 import { extractHandoff, HANDOFF_TOOL_NAME, isHandoffCall, READ_STATE_TOOL_NAME } from '../common/handoff';

@@ -1,4 +1,4 @@
-import type { BatonRun, RunResult } from '../client/baton';
+import type { BatonRun, RunResult } from '../client/run';
 import type { RunEvent } from '../client/events';
 import type { PendingApproval } from '../common/types';
 import type { SensitiveArguments } from '../common/sensitive';

@@ -1,6 +1,7 @@
 import { identityText } from '../audit/format';
-import type { PendingHandoff, RunResult } from '../client/baton';
-import { chainPath } from '../common/errors';
+import type { PendingHandoff } from '../client/baton';
+import type { RunResult } from '../client/run';
+import { chainPath } from '../common/budgetErrors';
 import { formatCost } from '../common/economics/prices';
 import type { ApprovalRecord, HandoffRecord, PendingApproval } from '../common/types';
 

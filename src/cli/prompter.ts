@@ -1,6 +1,7 @@
 /** How `baton run` and `baton demo` ask a person about a handoff or tool call waiting for approval. */
 import readline from 'node:readline/promises';
-import type { Baton, BatonRun } from '../client/baton';
+import type { Baton } from '../client/baton';
+import type { BatonRun } from '../client/run';
 import { redactDecisionRecord, type SensitiveArguments } from '../common/sensitive';
 import type { PendingApproval } from '../common/types';
 import { argumentsOption, mergeOntoWaiting } from './edits';

@@ -1,4 +1,5 @@
-import { Baton, type BatonRun } from '../client/baton';
+import { Baton } from '../client/baton';
+import type { BatonRun } from '../client/run';
 import { BatonError } from '../common/errors';
 import { DEFAULT_TASK_QUEUE } from '../common/messages';
 import { parse, runOptionAmount, runOptionNumber, UsageError } from './args';

@@ -1,58 +1,35 @@
+/**
+ * The client: {@link Baton} starts chains and conversations, lists and decides what waits for
+ * approval, reads audits, replays, overrides and steers chains, from your own service.
+ */
 import { randomUUID } from 'node:crypto';
-import type { Client, WorkflowHandle, WorkflowIdConflictPolicy, WorkflowIdReusePolicy } from '@temporalio/client';
+import type { Client, WorkflowIdConflictPolicy, WorkflowIdReusePolicy } from '@temporalio/client';
 import type { handoffRun } from '../../workflows';
-import { validateRunInput } from '../common/input';
-import { InputTooLargeError, InvalidRunInputError, UserError } from '../common/errors';
-import { BatonEconomics } from './economics';
-import { overrideSizes } from '../common/sizes';
-import { durationMs } from '../common/check';
-import { overrideProblems } from '../common/input';
-import {
-  BatonAgent,
-  BatonHandoffs,
-  BatonStatusAttribute,
-  chainQuery,
-  overrideRunSignal,
-  DEFAULT_TASK_QUEUE,
-  PARENT_MEMO,
-  PENDING_MEMO,
-  TEAM_MEMO,
-  pendingApprovalsQuery,
-  statusQuery,
-  WorkflowType,
-} from '../common/messages';
-import {
-  BatonStatus,
-  type ApprovalRecord,
-  type HandoffRecord,
-  type HandoffRunResult,
-  type ParentLink,
-  type PendingApproval,
-  type RunOptions,
-  type RunContext,
-  type RunOverrides,
-  type RunStatus,
-} from '../common/types';
 import type { AuditChain } from '../audit/chain';
 import { auditRun } from '../audit/fetch';
-import { runEvents, type RunEvent, type RunEventsOptions } from './events';
-import { mayDecideAs, TeamSnapshots } from './sensitive';
-import { redactPendingApproval } from '../common/sensitive';
+import { durationMs } from '../common/check';
+import { InputTooLargeError, InvalidRunInputError, UserError } from '../common/errors';
+import { overrideProblems, validateRunInput } from '../common/input';
+import type { SteerReceipt } from '../common/live';
+import { BatonAgent, BatonHandoffs, BatonStatusAttribute, DEFAULT_TASK_QUEUE, overrideRunSignal, WorkflowType } from '../common/messages';
+import { priorityOption } from '../common/priority';
+import { overrideSizes } from '../common/sizes';
+import { BatonStatus, type ApprovalRecord, type RunContext, type RunOptions, type RunOverrides } from '../common/types';
+import { streamsFromEnv } from '../streams/env';
+import type { StreamTransport } from '../streams/types';
+import { Conversation, type ConversationStartOptions } from './conversation';
+import { decideApproval } from './decide';
+import { BatonEconomics } from './economics';
+import { Experiments, inVariant } from './experiments';
+import type { DecisionOptions, PendingHandoff } from './pending';
 import { replayChain, type ReplayOptions, type ReplayStarted } from './replay';
 import { startedByMemo } from './requests';
-import { Conversation, type ConversationStartOptions } from './conversation';
-import { type DecisionOptions, type PendingHandoff, toPendingHandoff, type WaitingApproval } from './pending';
-import { priorityOption } from '../common/priority';
-import { streamsFromEnv } from '../streams/env';
-import { streamRun, type RunStreamItem, type RunStreamOptions } from '../streams/follow';
-import type { StreamTransport } from '../streams/types';
-import type { SteerReceipt } from '../common/live';
+import { BatonRun, type RunResult } from './run';
+import { TeamSnapshots } from './sensitive';
 import { steerChain, type SteerOptions } from './steer';
-import { decideApproval, toBatonError } from './decide';
+import { listPending, type PendingOptions } from './waiting';
 
 export { toBatonError } from './decide';
-import { Experiments, inVariant } from './experiments';
-
 export type { DecisionOptions, PendingHandoff, PendingToolCall } from './pending';
 
 /** Options of {@link Baton}. */
@@ -103,90 +80,6 @@ export interface StartOptions extends RunOptions {
    * over these, and carries the assignment in its memo (`batonVariant`) and `BatonVariant`.
    */
   experiment?: string;
-}
-
-/** What {@link Baton.run} returns: `Output` is a string, or the type of the final agent's `outputType`. */
-export interface RunResult<Output = string> extends HandoffRunResult<Output> {
-  workflowId: string;
-}
-
-/** A started chain. */
-export class BatonRun<Output = string> {
-  /**
-   * @param handle The Temporal handle of the chain's workflow, for anything baton does not wrap.
-   * @param streams Where its model text is read as it forms. @default the environment's (see `streamsFromEnv`)
-   */
-  constructor(
-    readonly handle: WorkflowHandle<typeof handoffRun>,
-    private readonly streams: StreamTransport = streamsFromEnv(),
-  ) {}
-
-  get workflowId(): string {
-    return this.handle.workflowId;
-  }
-
-  /** Wait for the answer; a failed run rethrows baton's typed error (`MaxHandoffsExceededError`, …). */
-  async result(): Promise<RunResult<Output>> {
-    try {
-      return { ...((await this.handle.result()) as HandoffRunResult<Output>), workflowId: this.workflowId };
-    } catch (err) {
-      throw toBatonError(err);
-    }
-  }
-
-  /**
-   * What the run does, as it happens: model and tool calls, handoffs, approvals, delegations with
-   * their specialists' work, and the end, read from history by long-polling (no query loop).
-   * Follows continue-as-new; ends with the run.
-   * @example for await (const e of run.events()) if (e.kind === 'handoff') console.log(e.handoff.to);
-   */
-  events(options?: RunEventsOptions): AsyncGenerator<RunEvent> {
-    // A run this client started is followed from its first run; one looked up, from its latest.
-    const first = (this.handle as { firstExecutionRunId?: string }).firstExecutionRunId;
-    return runEvents(this.handle.client, this.workflowId, first, options);
-  }
-
-  /**
-   * The run's events (as {@link BatonRun.events}) with the text of its model calls as it forms, its
-   * specialists' included: `text` pieces at their offsets, and `text_reset` when a call's text is to
-   * be dropped (a retried call, or text that differs from the answer history records, which follows).
-   * Applying them in order (`applyChange`) ends with each call's recorded answer. Every item has a
-   * `position` to resume after (`{after}`). Ends with the run.
-   * @example for await (const x of run.stream()) if (x.kind === 'text') process.stdout.write(x.text);
-   */
-  stream(options?: RunStreamOptions & { signal?: AbortSignal }): AsyncGenerator<RunStreamItem> {
-    const first = (this.handle as { firstExecutionRunId?: string }).firstExecutionRunId;
-    return streamRun(this.handle.client, this.streams, this.workflowId, first, options);
-  }
-
-  /** The handoffs so far (a query). */
-  chain(): Promise<HandoffRecord[]> {
-    return this.handle.query(chainQuery);
-  }
-
-  /** Where the run is (a query). */
-  status(): Promise<RunStatus> {
-    return this.handle.query(statusQuery);
-  }
-
-  /**
-   * The run's handoffs waiting for a decision (a query). The workflow's own values: a tool call's
-   * sensitive arguments are not redacted here, as they are by `baton.pending()` and `events()`.
-   */
-  pendingApprovals(): Promise<PendingApproval[]> {
-    return this.handle.query(pendingApprovalsQuery);
-  }
-}
-
-/** Options of {@link Baton.pending}. */
-export interface PendingOptions {
-  /**
-   * Who sees the real values of tool calls' sensitive arguments: an approver's name (the calls
-   * they may decide: among the policy's `approvers`, or it names none), or `true` for every call
-   * (a service that redacts per caller itself, with `redactPending`).
-   * @default nobody: every sensitive argument shows as `"[redacted]"`
-   */
-  reveal?: string | true;
 }
 
 /**
@@ -270,34 +163,11 @@ export class Baton {
    * query, no workflow scan). A tool call's sensitive arguments show as `"[redacted]"` unless
    * `reveal` names who may see them (the chain's team snapshot, read once per run, says which are).
    */
-  async pending(options: PendingOptions = {}): Promise<PendingHandoff[]> {
-    const now = Date.now();
-    const found: WaitingApproval[] = [];
-    const query = `${BatonStatusAttribute.name} = "${BatonStatus.AWAITING_APPROVAL}" AND ExecutionStatus = "Running"`;
-    for await (const wf of this.client.workflow.list({ query })) {
-      const waiting = (wf.memo?.[PENDING_MEMO] ?? []) as PendingApproval[];
-      const parent = wf.memo?.[PARENT_MEMO] as ParentLink | undefined;
-      const team = (wf.memo?.[TEAM_MEMO] as { id?: unknown } | undefined)?.id;
-      for (const p of waiting) {
-        found.push({ ...p, workflowId: wf.workflowId, runId: wf.runId, ageMs: now - Date.parse(p.requestedAt), ...(parent ? { parentWorkflowId: parent.workflowId, rootWorkflowId: parent.rootWorkflowId } : {}), ...(typeof team === 'string' ? { team } : {}) });
-      }
-    }
-    const shown = await Promise.all(found.map(async (p) => toPendingHandoff(await this.#withSensitivity(p, options.reveal))));
-    return shown.sort((a, b) => a.requestedAt.localeCompare(b.requestedAt));
+  pending(options: PendingOptions = {}): Promise<PendingHandoff[]> {
+    return listPending(this.client, () => (this.#teams ??= new TeamSnapshots(this.client)), options);
   }
 
   #teams?: TeamSnapshots;
-
-  /** `p` with its tool call's sensitive arguments redacted, unless `reveal` may see them. */
-  async #withSensitivity(p: WaitingApproval, reveal: PendingOptions['reveal']): Promise<WaitingApproval> {
-    if (!p.tool) return p;
-    const team = await (this.#teams ??= new TeamSnapshots(this.client)).of(p.workflowId, p.runId);
-    const spec = team.of(p.from, p.tool.name);
-    if (!spec?.arguments) return p;
-    const revealed = reveal === true || (typeof reveal === 'string' && reveal !== '' && mayDecideAs(reveal, p));
-    const sensitive = { arguments: spec.arguments, revealed };
-    return revealed ? { ...p, sensitive } : { ...redactPendingApproval(p, spec), sensitive };
-  }
 
   /**
    * Approve a waiting handoff or tool call and get the outcome. `approvalId` (in the options, or

@@ -96,6 +96,15 @@ export function arrayOf(item: Check, what: string): Check {
   return (v, key) => (Array.isArray(v) ? v.flatMap((x, i) => item(x, `${key}[${i}]`)) : [`"${key}" must be an array of ${what}, got ${shown(v)}`]);
 }
 
+/** A JSON object, whatever its fields. */
+export const object: Check = (v, key) => (isRecord(v) ? [] : [`"${key}" must be an object, got ${shown(v)}`]);
+
+/** A whole number from 0 up: a counter. */
+export const count: Check = integer(0, Number.MAX_SAFE_INTEGER);
+
+/** An ISO 8601 time. */
+export const isoTime: Check = (v, key) => (typeof v === 'string' && !Number.isNaN(Date.parse(v)) ? [] : [`"${key}" must be an ISO 8601 time, got ${shown(v)}`]);
+
 /** A list of non-empty strings. */
 export const names: Check = (v, key) =>
   Array.isArray(v) && v.every((x) => typeof x === 'string' && x !== '') ? [] : [`"${key}" must be a list of non-empty strings, got ${shown(v)}`];

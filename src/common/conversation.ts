@@ -5,7 +5,8 @@
  */
 import type { PendingApproval } from './approvals';
 import { BatonError, UserError } from './errors';
-import type { ConversationOptions, ResolvedConversationOptions, RunOptions } from './options';
+import type { ConversationOptions, ResolvedConversationOptions } from './conversationOptions';
+import type { RunOptions } from './options';
 import type { HandoffRecord, Usage } from './run';
 import type { ChainState } from './state';
 import type { RunContext } from './team';

@@ -4,13 +4,13 @@
  * Workflow-safe: no I/O.
  */
 import type { ApplicationFailure } from '@temporalio/common';
+import { BudgetExceededError, MaxHandoffsExceededError, MaxTurnsExceededError } from './budgetErrors';
 import { PriceUnknownError, SpendLimitExceededError } from './economics/errors';
 import {
   AgentNotFoundError,
   ApprovalRefusedError,
   ApprovalTimeoutError,
   type BatonError,
-  BudgetExceededError,
   DelegationDepthExceededError,
   DelegationFailedError,
   EmptyOutputError,
@@ -19,8 +19,6 @@ import {
   HandoffTargetNotFoundError,
   InputTooLargeError,
   InvalidRunInputError,
-  MaxHandoffsExceededError,
-  MaxTurnsExceededError,
   ModelCallFailedError,
   ModelRequestError,
   OutputValidationError,

@@ -7,10 +7,12 @@
  * Workflow-safe: no I/O.
  */
 import type { ApprovalRule } from './approvals';
+import { approvalRuleCheck } from './approvalPolicy';
 import { type ApproverKey, approverKeysCheck } from './signatures/keys';
 import { BUDGET_TIERS, type BudgetTier } from './controls';
 import { ROUTING_STRATEGIES, type RoutingStrategy } from './routing';
-import { arrayOf, boolean, type Check, duration, durationAtLeast, durationMs, integer, isRecord, names, number, oneOf, shape, shown } from './check';
+import { arrayOf, boolean, type Check, duration, durationAtLeast, durationMs, integer, isRecord, number, oneOf, shape, shown } from './check';
+import { type Descriptor, type InputOf, option, type ResolvedOf } from './optionDescriptor';
 import { priorityCheck, type RunPriority } from './priority';
 
 /** What to do when a model names a handoff target that does not exist or is not allowed. */
@@ -54,18 +56,6 @@ export const DEFAULT_RETRY: Required<RetryOptions> = {
 /** Fewest events after which `continueAsNewAfterEvents` may continue a run (0 switches it off). */
 export const MIN_CONTINUE_AS_NEW_EVENTS = 20;
 
-/** One run option: its default, how it is checked, and how a given value becomes the resolved one. */
-interface Descriptor<Input, Resolved> {
-  default: Resolved;
-  check: Check;
-  /** One line for help texts. */
-  doc: string;
-  /** The resolved value of a given one (e.g. a partial retry policy completed with the defaults). */
-  resolve?: (value: Input) => Resolved;
-}
-
-const option = <Input, Resolved = Input>(d: Descriptor<Input, Resolved>) => d;
-
 const retryCheck: Check = (v, key) => {
   const problems = shape(
     { initialInterval: duration, backoffCoefficient: number(1, 100), maximumInterval: duration, maximumAttempts: integer(1, 1000) },
@@ -76,29 +66,6 @@ const retryCheck: Check = (v, key) => {
   const maximum = durationMs(v.maximumInterval ?? DEFAULT_RETRY.maximumInterval)!;
   return maximum < initial ? [`"${key}.maximumInterval" (${shown(v.maximumInterval ?? DEFAULT_RETRY.maximumInterval)}) must not be below "${key}.initialInterval" (${shown(v.initialInterval ?? DEFAULT_RETRY.initialInterval)})`] : [];
 };
-
-/** Checks of an approval policy's fields, shared by agents, team rules and run rules. */
-export const APPROVAL_POLICY_FIELDS = {
-  required: boolean,
-  requireSignature: boolean,
-  approvers: names,
-  timeout: durationAtLeast(1000, '1 second'),
-  onTimeout: oneOf(['reject', 'approve', 'fail']),
-};
-const POLICY_KEYS = Object.keys(APPROVAL_POLICY_FIELDS);
-
-/** Problems with an approval policy (`{required?, approvers?, timeout?, onTimeout?}`). */
-export const approvalPolicyCheck: Check = shape(APPROVAL_POLICY_FIELDS, POLICY_KEYS);
-
-/** Problems with an approval rule: a policy for handoffs into `to`, or only from `from` to `to`. */
-export const approvalRuleCheck: Check = shape(
-  { ...APPROVAL_POLICY_FIELDS, from: oneOfNames(), to: oneOfNames() },
-  [...POLICY_KEYS, 'from'],
-);
-
-function oneOfNames(): Check {
-  return (v, key) => (typeof v === 'string' && v !== '' ? [] : [`"${key}" must name an agent, got ${shown(v)}`]);
-}
 
 /** Timeouts of model and tool calls: a second at least, or no call could ever finish. */
 const callTimeout = durationAtLeast(1000, '1 second');
@@ -254,10 +221,6 @@ export const RUN_OPTIONS = {
 
 /** The run options' descriptors, by name. */
 type Options = typeof RUN_OPTIONS;
-/** The type an option takes from a caller. */
-type InputOf<D> = D extends Descriptor<infer I, infer _R> ? I : never;
-/** The type of an option once resolved. */
-type ResolvedOf<D> = D extends Descriptor<infer _I, infer R> ? R : never;
 
 /** Options of one run. Every field is optional; see {@link RUN_OPTIONS} for each one and its default. */
 export type RunOptions = { [K in keyof Options]?: InputOf<Options[K]> };
@@ -298,62 +261,3 @@ function structuredCopy<T>(value: T): T {
   return typeof value === 'object' && value !== null ? (JSON.parse(JSON.stringify(value)) as T) : value;
 }
 
-/**
- * Options of a `conversation` workflow, beside the {@link RunOptions} every message's chain runs
- * with. Each field is optional; {@link resolveConversationOptions} fills the defaults.
- */
-export const CONVERSATION_OPTIONS = {
-  /** How long the conversation stays open without a message; a durable timer, so it survives restarts. @default "24 hours" */
-  idleTimeout: option<string | number>({ default: '24 hours', check: durationAtLeast(1000, '1 second'), doc: 'end the conversation after this long without a message' }),
-  /**
-   * Summarize the active agent's older messages once its conversation passes this many tokens
-   * (estimated as characters / 4), through a recorded model call; 0 never compacts. @default 16000
-   */
-  compactAfterTokens: option<number>({ default: 16_000, check: integer(0, 10_000_000), doc: 'compact the conversation past this many estimated tokens (0: never)' }),
-  /** User messages (with everything after each) kept word for word when older ones are summarized. @default 4 */
-  keepRecentTurns: option<number>({ default: 4, check: integer(1, 1000), doc: 'recent user messages kept verbatim by a compaction' }),
-  /** Replies remembered by idempotency key, newest first, so a resent message gets its first reply. @default 100 */
-  idempotencyWindow: option<number>({ default: 100, check: integer(1, 10_000), doc: 'replies remembered for resent idempotency keys' }),
-  /**
-   * What a message that arrives while another is answered does: `enqueue` (wait its turn),
-   * `reject`, `interrupt` or `rollback` (see `MidTurnPolicy`); a message may say otherwise. @default "enqueue"
-   */
-  midTurn: option<'enqueue' | 'reject' | 'interrupt' | 'rollback'>({ default: 'enqueue', check: oneOf(['enqueue', 'reject', 'interrupt', 'rollback']), doc: 'what a message arriving mid-turn does: enqueue, reject, interrupt or rollback' }),
-  /**
-   * Money the whole conversation may spend on model calls, every message's chain and its compactions
-   * included, in the currency of the team's prices; 0 for no limit. A message's chain that would pass
-   * it stops as a run's `maxCost` does. @default 0
-   */
-  maxCost: option<number>({ default: 0, check: number(0, 1e9), doc: 'money the whole conversation may spend on model calls (0: no limit)' }),
-};
-
-/** The descriptors of the conversation options, from which their types are derived. */
-type ConversationDescriptors = typeof CONVERSATION_OPTIONS;
-
-/** Options of a conversation; see {@link CONVERSATION_OPTIONS} for each one and its default. */
-export type ConversationOptions = { [K in keyof ConversationDescriptors]?: InputOf<ConversationDescriptors[K]> };
-
-/** {@link ConversationOptions} with every default applied. */
-export type ResolvedConversationOptions = { [K in keyof ConversationDescriptors]: ResolvedOf<ConversationDescriptors[K]> };
-
-/** The names of the conversation options. */
-export const CONVERSATION_OPTION_KEYS = Object.keys(CONVERSATION_OPTIONS) as (keyof ConversationOptions)[];
-
-/** Problems with conversation options, each naming the option and what would be valid. */
-export function conversationOptionProblems(options: unknown, key = 'conversation'): string[] {
-  if (!isRecord(options)) return [`"${key}" must be an object, got ${shown(options)}`];
-  const problems = Object.keys(options)
-    .filter((k) => !(k in CONVERSATION_OPTIONS))
-    .map((k) => `unknown conversation option "${k}" (valid: ${CONVERSATION_OPTION_KEYS.join(', ')})`);
-  for (const k of CONVERSATION_OPTION_KEYS) {
-    if (options[k] !== undefined) problems.push(...CONVERSATION_OPTIONS[k].check(options[k], `${key}.${k}`));
-  }
-  return problems;
-}
-
-/** Apply defaults to validated conversation options. */
-export function resolveConversationOptions(options: ConversationOptions = {}): ResolvedConversationOptions {
-  const resolved: Record<string, unknown> = {};
-  for (const k of CONVERSATION_OPTION_KEYS) resolved[k] = options[k] ?? CONVERSATION_OPTIONS[k].default;
-  return resolved as ResolvedConversationOptions;
-}

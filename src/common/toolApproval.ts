@@ -7,8 +7,8 @@ import type { ApprovalPolicy } from './approvals';
 import { shape } from './check';
 import { argConditionProblems, type ArgCondition, type ToolApprovalSpec } from './controls';
 import type { JsonSchema } from './model';
-import { APPROVAL_POLICY_FIELDS } from './options';
-import { listOnSchemaPath, schemaPathProblem } from './sensitive';
+import { APPROVAL_POLICY_FIELDS } from './approvalPolicy';
+import { listOnSchemaPath, schemaPathProblem } from './schemaPaths';
 
 /** When a tool's calls need approval, and under which policy. */
 export interface ToolApprovalOptions extends ApprovalPolicy {

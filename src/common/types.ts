@@ -8,6 +8,8 @@ export * from './approvals';
 export * from './controls';
 export * from './model';
 export * from './options';
+export * from './approvalPolicy';
+export * from './conversationOptions';
 export * from './run';
 export * from './state';
 export * from './team';

@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { defineAgent, handoff, InvalidRunInputError, scripted, Team, TeamValidationError, UserError } from '../../src';
 import { MAX_CONTEXT_BYTES, overrideProblems, sendMessageProblems, validateRunInput } from '../../src/common/input';
-import { conversationOptionProblems } from '../../src/common/options';
+import { conversationOptionProblems } from '../../src/common/conversationOptions';
 
 const problemsOf = (value: unknown): string[] => {
   try {

@@ -8,7 +8,6 @@ import {
   redactPendingApproval,
   redactResult,
   redactValue,
-  schemaPathProblem,
   scrub,
   sensitiveValues,
   sensitivityProblems,
@@ -16,6 +15,7 @@ import {
   toolSensitivityCheck,
   toSensitivitySpec,
 } from '../../src/common/sensitive';
+import { schemaPathProblem } from '../../src/common/schemaPaths';
 import type { TeamSpec } from '../../src/common/team';
 import { toParametersSchema } from '../../src/agents/tool';
 

@@ -20,7 +20,8 @@ import {
 } from '../../src';
 import { base64url, canonicalJson, fromBase64url } from '../../src/common/signatures/canonical';
 import { approverKeysCheck } from '../../src/common/signatures/keys';
-import { chainStateCheck, validateRunInput } from '../../src/common/input';
+import { validateRunInput } from '../../src/common/input';
+import { chainStateCheck } from '../../src/common/stateChecks';
 import { decisionSizes } from '../../src/common/sizes';
 import { InvalidRunInputError } from '../../src/common/errors';
 import { scriptedAgent } from '../helpers/agents';

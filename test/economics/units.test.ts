@@ -27,7 +27,7 @@ import { newBreaker, SharedBreaker } from '../../workflows/economics/breaker';
 import { worstCaseMicros } from '../../workflows/guards/costs';
 import { defaultGuards } from '../../workflows/guards';
 import { validateRunInput } from '../../src/common/input';
-import { conversationOptionProblems } from '../../src/common/options';
+import { conversationOptionProblems } from '../../src/common/conversationOptions';
 import { createWorker } from '../../src/worker';
 import { runCommand } from '../../src/cli/run';
 import { UsageError } from '../../src/cli/args';

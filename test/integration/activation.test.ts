@@ -9,7 +9,7 @@ import { bundleWorkflowCode, DefaultLogger, Worker } from '@temporalio/worker';
 import { describe, expect, it } from 'vitest';
 import { createActivities } from '../../activities';
 import { approveHandoffSignal, defineAgent, scripted, Team } from '../../src';
-import { BatonRun } from '../../src/client/baton';
+import { BatonRun } from '../../src/client/run';
 import { workflowBundle, WORKFLOWS_PATH } from '../../src/worker';
 import { checkHistories } from '../../src/worker/determinism';
 import { useTemporalServer, taskQueue } from '../helpers/temporal';

@@ -1,7 +1,11 @@
+/**
+ * A chain of handoffs on a real server and a real worker: its result, search attributes,
+ * self-handoffs, listeners, turns with several handoffs or tools, plain-JSON starts and queries.
+ */
 import { WorkflowFailedError } from '@temporalio/client';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { AgentNotFoundError, BatonAgent, BatonHandoffs, BatonStatusAttribute, defineTool, HandoffTargetNotFoundError, InvalidRunInputError, MaxHandoffsExceededError, MaxTurnsExceededError, scripted, Team, ToolError, UnconsumedScriptStepsError, UnexpectedModelCallError, WorkflowType, type HandoffRecord } from '../../src';
+import { BatonAgent, BatonHandoffs, BatonStatusAttribute, defineTool, MaxHandoffsExceededError, Team, ToolError, WorkflowType, type HandoffRecord } from '../../src';
 import { activitiesInHistory, handoffsInHistory } from '../helpers/history';
 import { recordingScripted } from '../helpers/models';
 import { useTemporalServer, withWorker } from '../helpers/temporal';
@@ -11,7 +15,7 @@ const server = useTemporalServer();
 
 const path = (chain: HandoffRecord[]) => chain.map((h) => `${h.from}>${h.to}`);
 
-describe('handoffRun on a real server', () => {
+describe("handoffRun on a real server", () => {
   it('hands off from researcher to writer and returns output, final agent, chain, usage and workflow id', async () => {
     const { calls, providers } = recordingScripted();
     const team = new Team([
@@ -55,65 +59,6 @@ describe('handoffRun on a real server', () => {
     expect(attrs.get(BatonAgent)).toBe('c');
     expect(attrs.get(BatonStatusAttribute)).toBe('completed');
     expect(attrs.get(BatonHandoffs)).toBe(2);
-  });
-
-  it('fails with MaxHandoffsExceededError carrying limit and chain when agents ping-pong', async () => {
-    const pingPong = Array.from({ length: 5 }, () => ({ handoff: { to: 'b', message: 'your turn' } }));
-    const team = new Team([
-      agent('a', pingPong),
-      agent('b', pingPong.map(() => ({ handoff: { to: 'a', message: 'yours' } }))),
-    ]);
-    const err = await withWorker(server.env, team, (baton) => baton.run('a', 'go', { maxHandoffs: 3, loopWindow: 0 }).catch((e: unknown) => e));
-    expect(err).toBeInstanceOf(MaxHandoffsExceededError);
-    const e = err as MaxHandoffsExceededError;
-    expect(e.limit).toBe(3);
-    expect(path(e.chain)).toEqual(['a>b', 'b>a', 'a>b']);
-    expect(e.message).toBe('Max handoffs (3) exceeded. Chain: a → b → a → b → a');
-    expect(e.cause).toBeInstanceOf(WorkflowFailedError);
-  });
-
-  it('refuses any handoff with maxHandoffs 0', async () => {
-    const team = new Team([agent('a', [{ handoff: { to: 'b', message: 'x' } }]), agent('b', [])]);
-    const err = await withWorker(server.env, team, (baton) => baton.run('a', 'go', { maxHandoffs: 0 }).catch((e: unknown) => e));
-    expect(err).toBeInstanceOf(MaxHandoffsExceededError);
-    expect((err as MaxHandoffsExceededError).chain).toEqual([]);
-  });
-
-  it('fails with HandoffTargetNotFoundError when the model names an unregistered agent', async () => {
-    const team = new Team([agent('researcher', [{ handoff: { to: 'ghost', message: 'x' } }]), agent('writer', []), agent('analyst', [])]);
-    const err = await withWorker(server.env, team, async (baton) => {
-      const run = await baton.start('researcher', 'go');
-      const e = await run.result().catch((x: unknown) => x);
-      expect((await run.handle.describe()).typedSearchAttributes.get(BatonStatusAttribute)).toBe('failed');
-      return e;
-    });
-    expect(err).toBeInstanceOf(HandoffTargetNotFoundError);
-    expect(err).toMatchObject({ from: 'researcher', to: 'ghost', available: ['writer', 'analyst'] });
-  });
-
-  it("with onInvalidHandoff 'retry', tells the model the valid targets and lets it try again", async () => {
-    const { calls, providers } = recordingScripted();
-    const team = new Team([
-      agent('researcher', [{ handoff: { to: 'ghost', message: 'x' } }, { handoff: { to: 'writer', message: 'ok' } }]),
-      agent('writer', [{ text: 'written' }]),
-    ]);
-    const result = await withWorker(server.env, team, (baton) => baton.run('researcher', 'go', { onInvalidHandoff: 'retry' }), {
-      providers,
-    });
-    expect(result.output).toBe('written');
-    expect(path(result.handoffChain)).toEqual(['researcher>writer']);
-    const toolAnswer = calls[1]?.messages.at(-1);
-    expect(toolAnswer).toMatchObject({ role: 'tool', toolCallId: 'call_researcher_1_1' });
-    expect(toolAnswer?.content).toMatch(/"ghost".*Available: writer.*one of: writer/);
-  });
-
-  it("with onInvalidHandoff 'retry', still fails once the retries are used up", async () => {
-    const ghost = { handoff: { to: 'ghost', message: 'x' } };
-    const team = new Team([agent('a', [ghost, ghost, ghost]), agent('b', [])]);
-    const err = await withWorker(server.env, team, (baton) =>
-      baton.run('a', 'go', { onInvalidHandoff: 'retry', maxInvalidHandoffRetries: 2 }).catch((e: unknown) => e),
-    );
-    expect(err).toBeInstanceOf(HandoffTargetNotFoundError);
   });
 
   it('gives a single agent no handoff tool', async () => {
@@ -251,14 +196,6 @@ describe('handoffRun on a real server', () => {
     ]);
   });
 
-  it('fails with MaxTurnsExceededError when an agent never answers', async () => {
-    const echo = defineTool({ name: 'echo', description: 'Echo', parameters: z.object({}), execute: () => 'again' });
-    const team = new Team([agent('a', [], { tools: [echo], model: scripted({ rules: [{ whenIncludes: '', reply: { toolCalls: [{ name: 'echo', arguments: {} }] } }] }) })]);
-    const err = await withWorker(server.env, team, (baton) => baton.run('a', 'go', { maxTurns: 3 }).catch((e: unknown) => e));
-    expect(err).toBeInstanceOf(MaxTurnsExceededError);
-    expect(err).toMatchObject({ agent: 'a', limit: 3 });
-  });
-
   it('starts from plain JSON, the way another service or the temporal CLI would', async () => {
     const team = new Team([agent('a', [{ handoff: { to: 'b', message: 'json' } }]), agent('b', [{ text: 'plain' }])]);
     await withWorker(server.env, team, async (_baton, taskQueue) => {
@@ -280,16 +217,6 @@ describe('handoffRun on a real server', () => {
     });
   });
 
-  it('rejects bad options before starting, and an unknown start agent in the run', async () => {
-    const team = new Team([agent('a', [{ text: 'x' }])]);
-    await withWorker(server.env, team, async (baton) => {
-      await expect(baton.start('a', 'go', { maxHandoffs: 1.5 })).rejects.toThrow(InvalidRunInputError);
-      const err = await baton.run('nobody', 'go').catch((e: unknown) => e);
-      expect(err).toBeInstanceOf(AgentNotFoundError);
-      expect(err).toMatchObject({ agent: 'nobody', available: ['a'] });
-    });
-  });
-
   it('answers chain and status queries while running', async () => {
     const team = new Team([agent('a', [{ handoff: { to: 'b', message: 'over' } }]), agent('b', [{ text: 'slow answer', delayMs: 1500 }])]);
     await withWorker(server.env, team, async (baton) => {
@@ -301,17 +228,5 @@ describe('handoffRun on a real server', () => {
       await run.result();
       expect((await run.status()).status).toBe('completed');
     });
-  });
-
-  it('has its own errors for an unexpected model call and for unconsumed steps', async () => {
-    const unexpected = new Team([agent('a', [])]);
-    const e1 = await withWorker(server.env, unexpected, (baton) => baton.run('a', 'hello there').catch((e: unknown) => e));
-    expect(e1).toBeInstanceOf(UnexpectedModelCallError);
-    expect(e1).toMatchObject({ agent: 'a', callIndex: 0, lastMessage: 'hello there' });
-
-    const leftover = new Team([agent('a', [{ text: 'one' }, { text: 'never used' }])]);
-    const e2 = await withWorker(server.env, leftover, (baton) => baton.run('a', 'go').catch((e: unknown) => e));
-    expect(e2).toBeInstanceOf(UnconsumedScriptStepsError);
-    expect(e2).toMatchObject({ unconsumed: { a: 1 } });
   });
 });

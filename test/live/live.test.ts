@@ -8,7 +8,7 @@ import { reply, startOpenAIServer, type FakeRequest } from '../helpers/openaiSer
 import { useTemporalServer, withWorker } from '../helpers/temporal';
 import { Viewer } from '../helpers/viewer';
 import { waitFor } from '../helpers/wait';
-import type { BatonRun } from '../../src/client/baton';
+import type { BatonRun } from '../../src/client/run';
 
 const temporal = useTemporalServer();
 let fake: Awaited<ReturnType<typeof startOpenAIServer>>;

@@ -8,7 +8,8 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { hostileRunner, hostileScenario, hostileTeam, type HostileReport } from '../helpers/hostile';
+import { hostileRunner, hostileTeam, type HostileReport } from '../helpers/hostile';
+import { hostileScenario } from '../helpers/hostileCases';
 import { useTemporalServer, withWorker } from '../helpers/temporal';
 
 const server = useTemporalServer();

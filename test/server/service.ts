@@ -6,6 +6,7 @@ import type { DevServer } from '../../src/devserver/server';
 import { serveBaton, type BatonService, type ServeBatonOptions, type StaticToken } from '../../src/server';
 import type { CreateWorkerOptions } from '../../src/worker';
 import { withWorker } from '../helpers/temporal';
+import { waitFor } from '../helpers/wait';
 
 /** Test tokens by identity. */
 export const TOKENS = {
@@ -125,4 +126,13 @@ export async function withBareService<T>(env: DevServer, fn: (fixture: Omit<Serv
   } finally {
     await service.close();
   }
+}
+
+/** The approval a chain waits for, once the inbox shows it. */
+export async function pendingOf(call: Caller, workflowId: string) {
+  const answer = await waitFor(
+    () => call('GET', '/v1/approvals', { token: TOKENS.alice }),
+    (a) => a.status === 200 && a.body.approvals.some((p: { workflowId: string }) => p.workflowId === workflowId),
+  );
+  return answer.body.approvals.find((p: { workflowId: string }) => p.workflowId === workflowId);
 }

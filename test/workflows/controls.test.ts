@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { BudgetExceededError, GuardrailTrippedError, HandoffLoopDetectedError, MaxHandoffsExceededError, MaxTurnsExceededError } from '../../src/common/errors';
+import { BudgetExceededError, MaxHandoffsExceededError, MaxTurnsExceededError } from '../../src/common/budgetErrors';
+import { GuardrailTrippedError, HandoffLoopDetectedError } from '../../src/common/errors';
 import type { RunOptions } from '../../src/common/options';
 import type { AgentSpec } from '../../src/common/team';
 import { runChain } from '../../workflows/loop';

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { EMPTY_OUTPUT_NUDGE } from '../../src/common/answers';
-import { EmptyOutputError, HandoffTargetNotFoundError, MaxHandoffsExceededError, MaxTurnsExceededError } from '../../src/common/errors';
+import { MaxHandoffsExceededError, MaxTurnsExceededError } from '../../src/common/budgetErrors';
+import { EmptyOutputError, HandoffTargetNotFoundError } from '../../src/common/errors';
 import { runChain } from '../../workflows/loop';
 import { agentSpec, FakeEffects, fakeRun } from '../helpers/fakeEffects';
 

@@ -1,13 +1,13 @@
 /**
  * The approval desk: handoffs waiting for people, and the decisions and overrides people send.
  *
- * Signal and update handlers only queue what arrives ({@link ApprovalDesk.receive} and friends);
+ * Signal and update handlers only queue what arrives (its {@link DeskMail}: `receive` and friends);
  * the loop applies the queue at fixed points ({@link ApprovalDesk.drain}: before each model turn,
  * while a handoff waits, before the run ends or continues as new). So the commands a run issues
  * never depend on the order in which a signal and an activity result arrive in one activation, nor
  * on whether they arrive in one activation or two.
  */
-import type { ApprovalPolicy, ApprovalRecord, HandoffDecision, PendingApproval } from '../../src/common/approvals';
+import type { ApprovalPolicy, ApprovalRecord, PendingApproval } from '../../src/common/approvals';
 import { durationMs, isRecord } from '../../src/common/check';
 import type { ToolCallUnderApproval } from '../../src/common/controls';
 import { toApplicationFailure } from '../../src/common/errors';
@@ -18,20 +18,11 @@ import { APPROVAL_EVENT_MEMO, PENDING_MEMO } from '../../src/common/messages';
 import { BatonStatus } from '../../src/common/run';
 import { overrideSizes } from '../../src/common/sizes';
 import type { ChainState } from '../../src/common/state';
-import { judgeDecision, recordOf, refusedFields, timedOut, withDecision } from './decisions';
+import { judgeDecision, recordOf, refusedFields, timedOut } from './decisions';
+import { DeskMail, type Received } from './deskMail';
 import type { ChainEffects } from './effects';
-import { type Answer, Specialists } from './specialists';
+import { Specialists } from './specialists';
 import type { Chain } from './state';
-
-type Via = 'signal' | 'update';
-
-type Received =
-  | { kind: 'decision'; raw: unknown; via: Via; at: number; answer?: Answer }
-  | { kind: 'forwarded'; raw: unknown; at: number }
-  | { kind: 'forward_outcome'; raw: unknown }
-  | { kind: 'forward_failed'; forwardId?: string; raw: HandoffDecision; via: Via; reason: string; at: number }
-  | { kind: 'overrides'; raw: unknown; at: number }
-  | { kind: 'child_report'; raw: unknown };
 
 /** What a desk does with what arrives. */
 export interface DeskOptions {
@@ -45,10 +36,8 @@ export interface DeskOptions {
   signatures?: boolean;
 }
 
-export class ApprovalDesk {
-  private readonly inbox: Received[] = [];
-  /** Updates answered by the last drain whose handlers have not returned yet. */
-  private returning = 0;
+/** The approval desk of one chain: applies its {@link DeskMail} and keeps its waiting approvals. */
+export class ApprovalDesk extends DeskMail {
   /** This chain's specialists: what waits in them, decisions forwarded to them. */
   readonly specialists: Specialists;
   /** What was last reported to the parent chain, to report only changes. */
@@ -58,10 +47,8 @@ export class ApprovalDesk {
 
   private chain?: Chain;
 
-  constructor(
-    private readonly effects: ChainEffects,
-    options: DeskOptions = {},
-  ) {
+  constructor(effects: ChainEffects, options: DeskOptions = {}) {
+    super(effects);
     this.bounded = options.bounded ?? true;
     this.signatures = this.bounded && (options.signatures ?? false);
     this.specialists = new Specialists(effects, this.bounded);
@@ -77,45 +64,6 @@ export class ApprovalDesk {
     return this.chain.state;
   }
 
-  /** A decision sent by signal: queued for the loop. */
-  receive(raw: unknown, decision: HandoffDecision['decision']): void {
-    this.inbox.push({ kind: 'decision', raw: withDecision(raw, decision), via: 'signal', at: this.effects.now() });
-  }
-
-  /**
-   * A decision sent by update: queued; resolves with its record once the loop has applied it (or
-   * the specialist it was forwarded to has).
-   */
-  async receiveUpdate(raw: unknown): Promise<ApprovalRecord> {
-    try {
-      return await new Promise<ApprovalRecord>((resolve, reject) => {
-        const answer: Answer = (o) => {
-          this.returning++;
-          if ('record' in o) resolve(o.record);
-          else reject(toApplicationFailure(o.refusal));
-        };
-        this.inbox.push({ kind: 'decision', raw, via: 'update', at: this.effects.now(), answer });
-      });
-    } finally {
-      this.returning--;
-    }
-  }
-
-  /** A decision a calling chain forwarded for an approval waiting here: queued for the loop. */
-  receiveForwarded(raw: unknown): void {
-    this.inbox.push({ kind: 'forwarded', raw, at: this.effects.now() });
-  }
-
-  /** How a decision this chain forwarded ended in the specialist: queued for the loop. */
-  receiveForwardOutcome(raw: unknown): void {
-    this.inbox.push({ kind: 'forward_outcome', raw });
-  }
-
-  /** A specialist's report of the approvals waiting in it: queued for the loop. */
-  receiveChildReport(raw: unknown): void {
-    this.inbox.push({ kind: 'child_report', raw });
-  }
-
   /** Every approval waiting in this chain and its specialists; theirs name the chain they wait in. */
   pendingInTree(): PendingApproval[] {
     return [...(this.chain?.state.approvals.pending ?? []), ...this.specialists.pending()];
@@ -126,20 +74,10 @@ export class ApprovalDesk {
     if (this.specialists.endedChild(workflowId)) this.reportUp();
   }
 
-  /** Overrides sent by signal: queued for the loop. */
-  receiveOverrides(raw: unknown): void {
-    this.inbox.push({ kind: 'overrides', raw, at: this.effects.now() });
-  }
-
   /** The update validator: refuse at once what cannot apply now, before anything is written. */
   validate(raw: unknown): void {
     const judged = this.judge(raw, this.effects.now());
     if (judged.kind === 'refused') throw toApplicationFailure(judged.error);
-  }
-
-  /** Whether anything waits in the queue. */
-  get hasMail(): boolean {
-    return this.inbox.length > 0;
   }
 
   /**

@@ -9,7 +9,7 @@
 import { ActivityFailure, TimeoutFailure, TimeoutType } from '@temporalio/common';
 import { isCancellation, log, patched } from '@temporalio/workflow';
 import type { LostWorkerRestart } from '../../src/common/lostWorkers';
-import { Patches } from '../../src/common/messages';
+import { Patches } from '../../src/common/patches';
 
 /**
  * One start of a call: `endOnLostWorker` when a lost worker should end it (a restart is left),

@@ -6,7 +6,8 @@
  */
 import { isCancellation } from '@temporalio/workflow';
 import { matchingSpecialists, readSpecialistRequest, type SpecialistRequest, specialists } from '../../src/common/delegation';
-import { APPROVAL_EVENT_MEMO, Patches } from '../../src/common/messages';
+import { APPROVAL_EVENT_MEMO } from '../../src/common/messages';
+import { Patches } from '../../src/common/patches';
 import type { ToolCall } from '../../src/common/model';
 import { pickSpecialist, type RoutingDecision, routingKind, RoutingStrategy, type SpecialistFigures } from '../../src/common/routing';
 import type { AgentSpec } from '../../src/common/team';

@@ -7,7 +7,7 @@
 import type { ApprovalRecord, HandoffDecision, PendingApproval } from '../../src/common/approvals';
 import { isRecord } from '../../src/common/check';
 import { ApprovalRefusedError, type BatonError, SignatureRefusedError } from '../../src/common/errors';
-import { pendingApprovalCheck } from '../../src/common/input';
+import { pendingApprovalCheck } from '../../src/common/stateChecks';
 import { boundedProblems, clipText, jsonOver, LIMITS, sizeMessage } from '../../src/common/limits';
 import type { ChildApprovals } from '../../src/common/messages';
 import { reportSizes } from '../../src/common/sizes';

@@ -14,7 +14,7 @@ import { ApprovalTimeoutError } from '../../src/common/errors';
 import { approvalNeeded } from '../../src/common/controls';
 import type { ApprovalRecord } from '../../src/common/approvals';
 import { schemaProblems } from '../../src/common/jsonSchema';
-import { Patches } from '../../src/common/messages';
+import { Patches } from '../../src/common/patches';
 import type { ToolCall } from '../../src/common/model';
 import type { AgentSpec } from '../../src/common/team';
 import type { ChainRun } from './step';

@@ -5,7 +5,7 @@
  * what each model call sends, and records in history, stops growing with the conversation.
  */
 import type { ChatMessage } from '../../src/common/model';
-import type { ResolvedConversationOptions } from '../../src/common/options';
+import type { ResolvedConversationOptions } from '../../src/common/conversationOptions';
 import type { ChainState } from '../../src/common/state';
 import type { ChainEffects } from '../chain/effects';
 import { currentAgent } from '../chain/state';

@@ -5,7 +5,8 @@
  * Pure: no Temporal API, no I/O.
  */
 import type { ConversationReply, ConversationState, CurrentTurn, QueuedMessage, RememberedReply } from '../../src/common/conversation';
-import type { ResolvedConversationOptions, ResolvedRunOptions } from '../../src/common/options';
+import type { ResolvedConversationOptions } from '../../src/common/conversationOptions';
+import type { ResolvedRunOptions } from '../../src/common/options';
 import { addCost } from '../../src/common/economics/prices';
 import type { Usage } from '../../src/common/run';
 import type { ChainState } from '../../src/common/state';

@@ -8,7 +8,8 @@
  */
 import { patched, workflowInfo } from '@temporalio/workflow';
 import type { ConversationState } from '../../src/common/conversation';
-import { CONVERSATION_EVENT_MEMO, Patches } from '../../src/common/messages';
+import { CONVERSATION_EVENT_MEMO } from '../../src/common/messages';
+import { Patches } from '../../src/common/patches';
 import type { ChainState } from '../../src/common/state';
 import type { TeamSpec } from '../../src/common/team';
 import { versionIdOf } from '../../src/common/version';

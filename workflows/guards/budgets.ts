@@ -6,7 +6,8 @@
  */
 import { durationMs } from '../../src/common/check';
 import type { BudgetExceeded } from '../../src/common/controls';
-import { BudgetExceededError, type BatonError } from '../../src/common/errors';
+import { BudgetExceededError } from '../../src/common/budgetErrors';
+import type { BatonError } from '../../src/common/errors';
 import type { ChainState } from '../../src/common/state';
 import { CONTINUE, type Guard, type Verdict } from './guard';
 

@@ -4,7 +4,8 @@
  */
 import { invalidTargetAnswer } from '../../src/common/answers';
 import { HANDOFF_TOOL_NAME } from '../../src/common/handoff';
-import { HandoffTargetNotFoundError, MaxHandoffsExceededError, MaxTurnsExceededError } from '../../src/common/errors';
+import { MaxHandoffsExceededError, MaxTurnsExceededError } from '../../src/common/budgetErrors';
+import { HandoffTargetNotFoundError } from '../../src/common/errors';
 import { overBudget } from './budgets';
 import { CONTINUE, type Guard } from './guard';
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { EmptyOutputError, HandoffTargetNotFoundError, OutputValidationError, MaxHandoffsExceededError, MaxTurnsExceededError, UnconsumedScriptStepsError } from '../../../src/common/errors';
+import { MaxHandoffsExceededError, MaxTurnsExceededError } from '../../../src/common/budgetErrors';
+import { EmptyOutputError, HandoffTargetNotFoundError, OutputValidationError, UnconsumedScriptStepsError } from '../../../src/common/errors';
 import { resolveRunOptions, type RunOptions } from '../../../src/common/options';
 import type { ChainState } from '../../../src/common/state';
 import type { AgentSpec } from '../../../src/common/team';

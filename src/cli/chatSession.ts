@@ -1,0 +1,241 @@
+/**
+ * One `baton chat` in the terminal: lines in, replies out as they form, the slash commands, and
+ * approvals shown as they start waiting while a message is answered.
+ */
+import readline from 'node:readline';
+import { WorkflowNotFoundError } from '@temporalio/client';
+import type { Baton } from '../client/baton';
+import type { Conversation } from '../client/conversation';
+import type { ConversationReply } from '../common/conversation';
+import { type Cost, formatCost } from '../common/economics/prices';
+import { type CommandContext, ExitCode } from './context';
+import { LiveText } from './liveText';
+import { formatHandoff, formatWaiting, type Print } from './print';
+import { cliSigner } from './signing';
+
+/** The commands a chat takes besides messages, as `/help` lists them. */
+export const COMMANDS_HELP = `/approve [approvalId] [comment]  approve the handoff waiting for approval
+/reject [approvalId] [reason]    reject it; the agent is told why
+/history                         the conversation so far, from its history
+/status                          the active agent, what is being answered and what waits
+/end                             end the conversation (once what you sent is answered)
+/quit                            leave; the conversation stays open (Ctrl-D too)`;
+
+/** One chat in the terminal: lines in, replies out, approvals shown while a message is answered. */
+export class ChatSession {
+  private rl?: readline.Interface;
+  private agent: string;
+  private inFlight = 0;
+  private readonly announced = new Set<string>();
+  private watching?: NodeJS.Timeout;
+  private pending: string[] = [];
+  /** The answer being written, above the prompt. */
+  private readonly text = new LiveText((t) => process.stdout.write(t), '');
+
+  constructor(
+    private readonly chat: Conversation<unknown>,
+    private readonly baton: Baton,
+    private readonly approver: string,
+    private readonly ctx: CommandContext,
+  ) {
+    this.agent = chat.agent;
+  }
+
+  async run(resume: string): Promise<number> {
+    const ended = await this.greet();
+    if (ended !== undefined) return ended;
+    const rl = readline.createInterface({ input: process.stdin, output: process.stdout, terminal: process.stdin.isTTY && process.stdout.isTTY });
+    this.rl = rl;
+    // In the prompt the terminal's Ctrl-C reaches readline, not the process: pass it on.
+    rl.on('SIGINT', () => process.kill(process.pid, 'SIGINT'));
+    this.prompt();
+    return new Promise<number>((resolve) => {
+      const leave = (code: number) => {
+        this.close();
+        resolve(code);
+      };
+      rl.on('close', () => {
+        this.rl = undefined;
+        this.say(`left the conversation; it stays open${this.inFlight > 0 ? ' and answers what you sent' : ''}. ${resume}`);
+        leave(ExitCode.OK);
+      });
+      rl.on('line', (line) => {
+        this.onLine(line.trim()).then(
+          (done) => {
+            if (done === 'end') leave(ExitCode.OK);
+            else if (done === 'quit') rl.close();
+            else this.prompt();
+          },
+          (err: Error) => {
+            this.say(`✗ ${err.name}: ${err.message}`);
+            this.prompt();
+          },
+        );
+      });
+    });
+  }
+
+  close(): void {
+    if (this.watching) clearInterval(this.watching);
+    this.watching = undefined;
+    this.rl?.removeAllListeners('close');
+    this.rl?.close();
+  }
+
+  /** Say whose conversation this is; going on with one, show its turns so far. An ended one cannot go on. */
+  private async greet(): Promise<number | undefined> {
+    const view = await this.chat.status().catch((err: unknown) => {
+      if (err instanceof WorkflowNotFoundError) return undefined;
+      throw err;
+    });
+    if (view?.status === 'ended') {
+      this.ctx.err(`conversation ${this.chat.id} has ended; start a new one without --id`);
+      return ExitCode.FAILURE;
+    }
+    this.ctx.out(`conversation ${this.chat.id}${view ? ` (${view.turns} turn${view.turns === 1 ? '' : 's'} so far)` : ''} — /help for commands`);
+    if (view) {
+      for (const t of await this.chat.history()) {
+        this.ctx.out(`#${t.turn} you: ${t.message ?? ''}`);
+        for (const h of t.handoffs) this.ctx.out(formatHandoff(h));
+        this.ctx.out(t.failure ? `✗ ${t.failure.type}: ${t.failure.message}` : `${t.agent}: ${t.output === undefined ? '…' : shown(t.output)}`);
+      }
+      this.agent = view.activeAgent;
+      if (view.status !== 'idle') this.watch();
+    }
+    return undefined;
+  }
+
+  private async onLine(line: string): Promise<'end' | 'quit' | undefined> {
+    if (line === '') return undefined;
+    const [command, ...args] = line.split(/\s+/);
+    switch (command) {
+      case '/help':
+        this.say(COMMANDS_HELP);
+        return undefined;
+      case '/quit':
+      case '/exit':
+        return 'quit';
+      case '/end': {
+        this.say('ending the conversation once what you sent is answered…');
+        const result = await this.chat.end();
+        this.say(`conversation ended: ${result.turns} turns, ${result.handoffs} handoffs, ${result.usage.totalTokens} tokens${costText(result.usage.cost)}`);
+        return 'end';
+      }
+      case '/history':
+        for (const t of await this.chat.history()) this.say(`#${t.turn} you: ${t.message ?? ''}\n   ${t.failure ? `✗ ${t.failure.type}` : `${t.agent}: ${t.output === undefined ? '…' : shown(t.output)}`}`);
+        return undefined;
+      case '/status': {
+        const v = await this.chat.status();
+        this.say(`${v.status}: ${v.activeAgent} is active, ${v.turns} turns, ${v.queued} waiting, ${v.pendingApprovals.length} approval(s) waiting, ${v.usage.totalTokens} tokens${costText(v.usage.cost)}, run ${v.runs}`);
+        return undefined;
+      }
+      case '/approve':
+      case '/reject':
+        await this.decide(command === '/approve', args);
+        return undefined;
+    }
+    if (command?.startsWith('/')) {
+      this.say(`unknown command ${command}; /help lists them (a message starting with / needs a space first)`);
+      return undefined;
+    }
+    this.send(line);
+    return undefined;
+  }
+
+  /** Send a message; its answer shows as it forms and its reply when it comes, while more can be typed. */
+  private send(message: string): void {
+    this.inFlight += 1;
+    this.watch();
+    this.follow(message).then(
+      (reply) => this.answered(reply),
+      (err: Error) => this.say(`✗ ${err.name}: ${err.message}`),
+    ).finally(() => {
+      this.inFlight -= 1;
+      this.prompt();
+    });
+  }
+
+  /** The reply to `message`, its text written as it forms (`agent: …` above the prompt). */
+  private async follow(message: string): Promise<{ reply: ConversationReply<unknown>; streamed: boolean }> {
+    let streamed = false;
+    for await (const item of this.chat.stream(message)) {
+      if (item.kind === 'reply') return { reply: item.reply, streamed };
+      // Text that only comes with the reply is printed with it, after the turn's handoffs.
+      if (item.final && !this.text.open) continue;
+      if (!this.text.open) this.clearPrompt();
+      streamed = true;
+      this.text.apply(item);
+    }
+    throw new Error('the answer stream ended without a reply');
+  }
+
+  private answered({ reply, streamed }: { reply: ConversationReply<unknown>; streamed: boolean }): void {
+    this.text.end();
+    for (const h of reply.handoffs) this.say(formatHandoff(h));
+    if (!streamed) this.say(`${reply.agent}: ${shown(reply.output)}`);
+    if (reply.handedBackTo) this.say(`  ↩ ${reply.agent} hands the conversation back to ${reply.handedBackTo}`);
+    this.agent = reply.handedBackTo ?? reply.agent;
+  }
+
+  private clearPrompt(): void {
+    if (this.rl && process.stdout.isTTY) {
+      readline.clearLine(process.stdout, 0);
+      readline.cursorTo(process.stdout, 0);
+    }
+  }
+
+  private async decide(approve: boolean, args: string[]): Promise<void> {
+    const id = args[0] && this.pending.includes(args[0]) ? args.shift() : undefined;
+    const text = args.join(' ') || undefined;
+    const options = { approver: this.approver, ...(approve ? { comment: text } : { reason: text }), ...cliSigner() };
+    const record = approve ? await this.baton.approve(this.chat.id, id, options) : await this.baton.reject(this.chat.id, id, options);
+    this.say(`handoff ${record.handoffId} ${record.outcome} by ${record.approver}`);
+  }
+
+  /** While a message is answered, show approvals as they start waiting (the conversation query, twice a second). */
+  private watch(): void {
+    this.watching ??= setInterval(() => {
+      this.chat.status().then(
+        (v) => {
+          this.pending = v.pendingApprovals.map((p) => p.handoffId);
+          for (const p of v.pendingApprovals) {
+            if (this.announced.has(p.handoffId)) continue;
+            this.announced.add(p.handoffId);
+            this.say(`${formatWaiting(p)}: /approve or /reject [reason]`);
+          }
+          if (this.inFlight === 0 && v.status === 'idle' && this.watching) {
+            clearInterval(this.watching);
+            this.watching = undefined;
+          }
+        },
+        () => undefined,
+      );
+    }, 500);
+  }
+
+  private prompt(): void {
+    this.rl?.setPrompt(`${this.agent}> `);
+    this.rl?.prompt(true);
+  }
+
+  /** A line above the prompt, which is drawn again below it with what was typed so far. */
+  private say(text: string): void {
+    const out: Print = this.ctx.out;
+    this.text.end();
+    if (this.rl && process.stdout.isTTY) {
+      readline.clearLine(process.stdout, 0);
+      readline.cursorTo(process.stdout, 0);
+    }
+    out(text);
+    if (this.rl && process.stdout.isTTY) this.rl.prompt(true);
+  }
+}
+
+/** `, cost 0.001250 USD` when usage has a cost. */
+function costText(cost: Cost | undefined): string {
+  return cost ? `, cost ${formatCost(cost)}` : '';
+}
+
+function shown(output: unknown): string {
+  return typeof output === 'string' ? output : JSON.stringify(output);
+}

@@ -1,0 +1,83 @@
+/**
+ * The ids of `patched()` changes to the commands baton's workflows issue: a change that would
+ * alter the commands of recorded histories goes behind a new id here, decided once where its doc
+ * says, so runs recorded before it replay as they ran.
+ *
+ * Workflow-safe: no I/O.
+ */
+
+/** Patch ids of changes to the workflow's commands; see the README on determinism. */
+export const Patches = {
+  /** Handoffs recorded with `upsertMemo` instead of the `recordHandoff` activity; hooks in `runHandoffHooks`. */
+  HANDOFF_RECORD_IN_MEMO: 'handoff-record-in-memo',
+  /**
+   * Decided once, when a run starts: handoffs are recorded in the memo without asking
+   * {@link HANDOFF_RECORD_IN_MEMO} mid-run, a run that continues as new first sets its own
+   * `BatonStatus`, and an empty answer is sent back to the model (`onEmptyOutput`).
+   */
+  RUN_V2: 'baton-run-v2',
+  /**
+   * Decided once, when a run starts: the controls (budgets, loop detection, circuit breakers,
+   * guardrails, tool approvals) act, record their events and count in the result.
+   */
+  CONTROLS: 'baton-controls',
+  /** Decided once, when a run starts: the team snapshot is taken by a local activity. */
+  LOCAL_SNAPSHOT: 'baton-local-snapshot',
+  /**
+   * Decided when a final turn (`onBudgetExceeded: 'final_answer'`) answers empty: the run fails
+   * with `EmptyOutputError` rather than asking the model once more.
+   */
+  FINAL_TURN_ENDS: 'baton-final-turn-ends',
+  /**
+   * Decided once, when a run starts: what arrives from outside is held to `LIMITS` (a start, a
+   * decision, overrides, a message over its limit is refused), specialists get a token their
+   * reports must carry, and a decision for an approval waiting in a specialist is forwarded to it.
+   */
+  BOUNDS: 'baton-bounds',
+  /**
+   * Decided when a model or tool call first fails with a heartbeat timeout: the call is started
+   * again (`lostWorkerRetries`) instead of failing.
+   */
+  LOST_WORKER_RESTARTS: 'baton-lost-worker-restarts',
+  /**
+   * Decided when a tool call first needs approval: a call whose arguments are not JSON or do not fit
+   * the tool's parameters is answered as invalid without asking anyone, and the same call (tool and
+   * arguments) is not put to people a second time in a chain.
+   */
+  TOOL_APPROVAL_CHECKS: 'baton-tool-approval-checks',
+  /**
+   * Decided once, when a run takes its team snapshot: the run puts its team version on record
+   * (the `batonTeam` memo, and the `BatonTeam` search attribute where the namespace has it).
+   */
+  TEAM_VERSION: 'baton-team-version',
+  /**
+   * Decided between a conversation's turns: a conversation pinned to a worker deployment version
+   * continues as new onto the current version when the current version changed, and a run that
+   * finds its team changed takes a new snapshot before the next turn.
+   */
+  CONVERSATION_UPGRADE: 'baton-conversation-upgrade',
+  /**
+   * Decided once, when a run starts: its model calls say where their text goes as it forms (the
+   * `stream` of their input), the chain takes steering messages and interrupts, a conversation
+   * applies its mid-turn policy, and a handoff may hand the conversation back.
+   */
+  LIVE: 'baton-live',
+  /**
+   * Decided once, when a run starts: decisions may carry signatures, which the workflow verifies
+   * against the keys the team or the run trusts; `requireSignature` refuses unsigned ones; every
+   * decision's record says how its approver was established (`identity`).
+   */
+  SIGNATURES: 'baton-signatures',
+  /**
+   * Decided once, when a run starts: model calls are priced at the snapshot's prices (`usage.cost`),
+   * `maxCost` is a budget, and a team's spend limits and shared breakers are asked through recorded
+   * local activities.
+   */
+  ECONOMICS: 'baton-economics',
+  /**
+   * Decided when a capability routing request first finds several specialists that match it
+   * equally well under a `routingStrategy` other than `best_match`: the strategy picks (reading
+   * figures with the `specialistFigures` activity when it needs them) and the decision is recorded.
+   */
+  ROUTING_STRATEGIES: 'baton-routing-strategies',
+} as const;
