@@ -4,7 +4,8 @@
  * continues as new as its history grows, carrying the whole conversation.
  */
 import { TemporalFailure } from '@temporalio/common';
-import { isCancellation, makeContinueAsNewFunc, patched, setHandler, setWorkflowOptions, workflowInfo } from '@temporalio/workflow';
+import { isCancellation, makeContinueAsNewFunc, setHandler, setWorkflowOptions, workflowInfo } from '@temporalio/workflow';
+import { hasPatch } from './patches';
 import type { ConversationInput, ConversationResult, ConversationState } from '../src/common/conversation';
 import { BatonError, InputTooLargeError, InvalidRunInputError, toApplicationFailure, UnexpectedWorkflowError, type UserError } from '../src/common/errors';
 import { validateConversationInput } from '../src/common/input';
@@ -58,13 +59,13 @@ import { MidTurn } from './conversation/midTurn';
  */
 export async function conversation(rawInput: ConversationInput): Promise<ConversationResult> {
   // What arrives from outside is held to LIMITS; specialists get tokens and decisions are forwarded to them.
-  const bounded = patched(Patches.BOUNDS);
-  const signatures = bounded && patched(Patches.SIGNATURES);
+  const bounded = hasPatch(Patches.BOUNDS);
+  const signatures = bounded && hasPatch(Patches.SIGNATURES);
   // Costs, budgets in money, spend limits and shared breakers.
-  const economics = bounded && patched(Patches.ECONOMICS);
+  const economics = bounded && hasPatch(Patches.ECONOMICS);
   let session: Session | undefined;
   let chain: Chain | undefined;
-  const live = patched(Patches.LIVE);
+  const live = hasPatch(Patches.LIVE);
   const tagged = taggingStreams(boundingPayloads(withSpecialistFigures(matchingTeam(temporalEffects(true), { state: () => chain?.state })), () => chain?.state.team), () => {
     const current = live ? session?.state.current : undefined;
     return current ? { turn: current.turn, message: current.idempotencyKey, ...(current.merged ? { merged: current.merged } : {}) } : undefined;
@@ -111,7 +112,7 @@ export async function conversation(rawInput: ConversationInput): Promise<Convers
     if (input.resume) state = { ...input.resume, chain: { ...input.resume.chain, options: resolveRunOptions(input.resume.chain.options) } };
     else {
       const team = await effects.loadTeam();
-      if (team.version && patched(Patches.TEAM_VERSION)) recordTeam(effects, team);
+      if (team.version && hasPatch(Patches.TEAM_VERSION)) recordTeam(effects, team);
       const here = runningVersion();
       state = { ...startConversation(team, input.agent, { run: resolveRunOptions(input.options), conversation: resolveConversationOptions(input.conversation), ...(input.context ? { context: input.context } : {}), now: effects.now() }), ...(here ? { teamDeployment: here } : {}) };
     }
@@ -122,7 +123,7 @@ export async function conversation(rawInput: ConversationInput): Promise<Convers
     if (live) inbox.midTurn = new MidTurn(workflowInfo().workflowId, state, effects, steering);
     inbox.attach(state);
     if (input.resume) desk.republish();
-    const guards = defaultGuards({ emptyOutputCheck: true, controls: true, economics, now: effects.now, scriptCheck: false, finalTurnEnds: () => patched(Patches.FINAL_TURN_ENDS) });
+    const guards = defaultGuards({ emptyOutputCheck: true, controls: true, economics, now: effects.now, scriptCheck: false, finalTurnEnds: () => hasPatch(Patches.FINAL_TURN_ENDS) });
     session = new Session(state, chain, inbox, effects, desk, guards, input.agent, live && inbox.midTurn ? { steering, midTurn: inbox.midTurn } : undefined, priced?.economy);
     const outcome = await session.run();
     if (outcome.kind === 'ended') return outcome.result;

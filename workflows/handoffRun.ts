@@ -8,11 +8,11 @@ import {
   condition,
   isCancellation,
   makeContinueAsNewFunc,
-  patched,
   setHandler,
   setWorkflowOptions,
   workflowInfo,
 } from '@temporalio/workflow';
+import { hasPatch } from './patches';
 import { BatonError, toApplicationFailure, UnexpectedWorkflowError } from '../src/common/errors';
 import { validateRunInput } from '../src/common/input';
 import {
@@ -65,22 +65,22 @@ function asksForLocalCalls(input: unknown): boolean {
  */
 export async function handoffRun(rawInput: HandoffRunInput): Promise<HandoffRunResult<unknown>> {
   // Decided once, before any handler runs, so the decision never depends on when a job arrives.
-  const v2 = patched(Patches.RUN_V2);
-  const controls = v2 && patched(Patches.CONTROLS);
+  const v2 = hasPatch(Patches.RUN_V2);
+  const controls = v2 && hasPatch(Patches.CONTROLS);
   // Local activities run on the worker that runs the workflow: only a run that asked for local model
   // calls (and so runs its activities beside its workflows) loads the team snapshot locally.
-  const localSnapshot = controls && asksForLocalCalls(rawInput) && patched(Patches.LOCAL_SNAPSHOT);
+  const localSnapshot = controls && asksForLocalCalls(rawInput) && hasPatch(Patches.LOCAL_SNAPSHOT);
   // What arrives from outside is held to LIMITS; specialists get tokens and decisions are forwarded to them.
-  const bounded = controls && patched(Patches.BOUNDS);
+  const bounded = controls && hasPatch(Patches.BOUNDS);
   // Decisions' signatures are verified, required where policies say so, and every approver's identity recorded.
-  const signatures = bounded && patched(Patches.SIGNATURES);
+  const signatures = bounded && hasPatch(Patches.SIGNATURES);
   // Costs, budgets in money, spend limits and shared breakers.
-  const economics = bounded && patched(Patches.ECONOMICS);
+  const economics = bounded && hasPatch(Patches.ECONOMICS);
   let economy: Economy | undefined;
   let chain: Chain | undefined;
   let input: HandoffRunInput | undefined;
   // Model calls stream their text; steering and interrupts apply.
-  const live = bounded && patched(Patches.LIVE);
+  const live = bounded && hasPatch(Patches.LIVE);
   const tagged = taggingStreams(boundingPayloads(withSpecialistFigures(matchingTeam(temporalEffects(v2), { state: () => chain?.state, parentTeam: () => input?.parent?.team })), () => chain?.state.team), () => (live ? chainTag(workflowInfo().workflowId, input?.parent) : undefined));
   const steering = new Steering(workflowInfo().workflowId, tagged, () => (!live ? 'it started before chains took steering messages' : chain ? undefined : 'it has not started yet'));
   const effects = live ? interruptible(tagged, steering) : tagged;
@@ -117,14 +117,14 @@ export async function handoffRun(rawInput: HandoffRunInput): Promise<HandoffRunR
     } else if (input.resume) state = resumed(input.resume, started);
     else {
       const team = await effects.loadTeam(localSnapshot);
-      if (team.version && patched(Patches.TEAM_VERSION)) recordTeam(effects, team);
+      if (team.version && hasPatch(Patches.TEAM_VERSION)) recordTeam(effects, team);
       state = { ...startChain(team, input.agent, input.input, resolveRunOptions(input.options), input.context, started), ...(input.parent ? { parent: input.parent } : {}) };
     }
     if (economics) ({ state, economy } = economicsOf(state));
     chain = new Chain(state);
     desk.attach(chain);
     if (input.resume) desk.republish();
-    const guards = defaultGuards({ emptyOutputCheck: v2, controls, economics, now: effects.now, finalTurnEnds: () => patched(Patches.FINAL_TURN_ENDS) });
+    const guards = defaultGuards({ emptyOutputCheck: v2, controls, economics, now: effects.now, finalTurnEnds: () => hasPatch(Patches.FINAL_TURN_ENDS) });
     const outcome = await runChain({ chain, effects, guards, desk, ...(economy ? { economy } : {}), ...(live ? { steering } : {}) });
     if (economy) await economy.flush();
     await desk.drain();

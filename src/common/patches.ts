@@ -80,4 +80,14 @@ export const Patches = {
    * figures with the `specialistFigures` activity when it needs them) and the decision is recorded.
    */
   ROUTING_STRATEGIES: 'baton-routing-strategies',
+  /**
+   * Decided once, at a run's first patch check: a run started on code that has every patch above
+   * records this one marker instead of one per patch (each with its own upsert of Temporal's
+   * `TemporalChangeVersion` search attribute), and takes every path they guard. A run recorded
+   * before it answers each patch by its own marker, as it ran. A patch added later is not covered.
+   */
+  BASELINE_2026_11: 'baton-baseline-2026-11',
 } as const;
+
+/** The patches {@link Patches.BASELINE_2026_11} stands for. */
+export const BASELINE_2026_11_COVERS: readonly string[] = Object.values(Patches).filter((id) => id !== Patches.BASELINE_2026_11);

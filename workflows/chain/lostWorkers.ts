@@ -7,7 +7,8 @@
  * is scheduled with the plain retry policy, where a lost worker is an attempt like an error.
  */
 import { ActivityFailure, TimeoutFailure, TimeoutType } from '@temporalio/common';
-import { isCancellation, log, patched } from '@temporalio/workflow';
+import { isCancellation, log } from '@temporalio/workflow';
+import { hasPatch } from '../patches';
 import type { LostWorkerRestart } from '../../src/common/lostWorkers';
 import { Patches } from '../../src/common/patches';
 
@@ -31,7 +32,7 @@ export async function withLostWorkerRestarts<T>(budget: number, what: string, st
     } catch (err) {
       const lost = endOnLostWorker ? lostWorkerTimeout(err) : undefined;
       // A history from before restarts existed failed here: replaying it, patched() answers false.
-      if (!lost || !patched(Patches.LOST_WORKER_RESTARTS)) throw err;
+      if (!lost || !hasPatch(Patches.LOST_WORKER_RESTARTS)) throw err;
       const heartbeat = lost.lastHeartbeatDetails ?? lostWorker?.heartbeat;
       lostWorker = { restarts: restarts + 1, ...(heartbeat !== undefined ? { heartbeat } : {}) };
       log.warn(`${what}: its worker was lost (no heartbeat within the heartbeat timeout); starting the call again`, { restart: lostWorker.restarts, of: budget });

@@ -13,7 +13,6 @@ import {
   isCancellation,
   ParentClosePolicy,
   log,
-  patched,
   proxyActivities,
   proxyLocalActivities,
   sleep,
@@ -22,6 +21,7 @@ import {
   uuid4,
   workflowInfo,
 } from '@temporalio/workflow';
+import { hasPatch } from '../patches';
 import type { BatonActivities } from '../../activities';
 import { lostWorkerBudget, modelActivityOptions, toolActivityOptions } from '../../src/common/callOptions';
 import { ModelCallFailedError, TeamMismatchError, ToolExecutionError } from '../../src/common/errors';
@@ -121,7 +121,7 @@ export function temporalEffects(v2: boolean): ChainEffects {
         summary: `${entry.handoff.from} → ${entry.handoff.to}`,
       });
       let hooks: ((input: RecordHandoffInput) => Promise<void>) | undefined = activities.recordHandoff;
-      if (v2 || patched(Patches.HANDOFF_RECORD_IN_MEMO)) {
+      if (v2 || hasPatch(Patches.HANDOFF_RECORD_IN_MEMO)) {
         // The memo upsert is the history record; an activity only when there are hooks to run.
         upsertMemo({ [HANDOFF_MEMO]: entry });
         hooks = team.hasHandoffListeners ? activities.runHandoffHooks : undefined;
@@ -212,7 +212,7 @@ export function temporalEffects(v2: boolean): ChainEffects {
       const info = workflowInfo();
       return info.continueAsNewSuggested || (afterEvents > 0 && info.historyLength >= afterEvents);
     },
-    patched: (id) => patched(id),
+    patched: (id) => hasPatch(id),
   };
 }
 

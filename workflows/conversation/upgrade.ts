@@ -6,7 +6,8 @@
  * worker had the team for) takes a new snapshot before the next turn, and records the change
  * ("team support@v1 → support@v2 before turn 7").
  */
-import { patched, workflowInfo } from '@temporalio/workflow';
+import { workflowInfo } from '@temporalio/workflow';
+import { hasPatch } from '../patches';
 import type { ConversationState } from '../../src/common/conversation';
 import { CONVERSATION_EVENT_MEMO } from '../../src/common/messages';
 import { Patches } from '../../src/common/patches';
@@ -25,7 +26,7 @@ export function runningVersion(): string | undefined {
 
 /** Whether the run should continue as new onto the deployment's new current version before the next turn. */
 export function movesToCurrentVersion(): boolean {
-  return workflowInfo().targetWorkerDeploymentVersionChanged && patched(Patches.CONVERSATION_UPGRADE);
+  return workflowInfo().targetWorkerDeploymentVersionChanged && hasPatch(Patches.CONVERSATION_UPGRADE);
 }
 
 /**
@@ -37,7 +38,7 @@ export function movesToCurrentVersion(): boolean {
 export async function refreshBeforeTurn(state: ConversationState, chain: Chain, effects: ChainEffects, startAgent: string, turn: number): Promise<boolean> {
   const here = runningVersion();
   const moved = here !== undefined && state.teamDeployment !== here;
-  if (!(moved || state.refreshTeam) || !patched(Patches.CONVERSATION_UPGRADE)) return false;
+  if (!(moved || state.refreshTeam) || !hasPatch(Patches.CONVERSATION_UPGRADE)) return false;
   delete state.refreshTeam;
   if (here) state.teamDeployment = here;
   const current = await effects.loadTeam();
