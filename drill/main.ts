@@ -27,7 +27,7 @@ const USAGE = `usage: npm run drill -- [sigkill | server | load | fuzz | redeplo
   --stagger MS             start the chains over this long (default 200 per chain)
   --approval-delay MIN-MAX ms before a decision is sent (default 500-3000)
   --deadline MS            chains still running this long after the last start are stuck (default 180000)
-  --heartbeat-timeout D    run option heartbeatTimeout, e.g. "3 seconds" (default: baton's, 10 seconds)
+  --heartbeat-timeout D    run option heartbeatTimeout, e.g. "3 seconds" (default: baton's, 3 seconds)
   --lost-worker-retries N  run option lostWorkerRetries (default: baton's, 10; 0 counts a lost worker as an attempt)
   --model-delay MS         duration of each scripted model call (default 800)
   --tool-delay MS          duration of each tool call after its side effect (default 500)

@@ -51,7 +51,7 @@ export async function sigkillDrill(s: DrillSettings): Promise<DrillReport> {
     if (longCalls) for (const c of tooFew) v.problems.push(`${c.workflowId}: its long call took ${hits.get(c.workflowId) ?? 0} kills, not ${s.killsPerCall}`);
     const mode = longCalls ? `, each chain's ${seconds(s.longCallMs)} tool call killed ${s.killsPerCall} times` : '';
     return {
-      title: `SIGKILL drill: ${s.chains} chains, ${s.workers} workers, heartbeat timeout ${s.heartbeatTimeout ?? '10 seconds (default)'}${mode}`,
+      title: `SIGKILL drill: ${s.chains} chains, ${s.workers} workers, heartbeat timeout ${s.heartbeatTimeout ?? '3 seconds (default)'}${mode}`,
       summary: { drill: 'sigkill', kills: r.pool.kills.length, 'worker crashes': r.pool.crashes.length, ...v.row },
       faults: r.pool.kills.map((k, i) => ({
         kill: i + 1,

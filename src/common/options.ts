@@ -122,7 +122,7 @@ export const RUN_OPTIONS = {
    * How long a model or tool call may go without a heartbeat before Temporal retries it elsewhere:
    * how fast a call on a crashed worker is retried. @default "10 seconds"
    */
-  heartbeatTimeout: option<string | number>({ default: '10 seconds', check: callTimeout, doc: 'retry a call on a dead worker after this' }),
+  heartbeatTimeout: option<string | number>({ default: '3 seconds', check: callTimeout, doc: 'retry a call on a dead worker after this' }),
   /**
    * How many times a model or tool call is started again after its worker was lost, beside its
    * `retry` budget: an attempt whose heartbeats stop for `heartbeatTimeout` (the worker crashed,
