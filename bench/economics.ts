@@ -30,8 +30,9 @@ function team(economics: TeamOptions): Team {
 
 const CONFIGS: { name: string; economics: TeamOptions }[] = [
   { name: 'priced, nothing shared (baseline)', economics: {} },
-  { name: 'spend limit', economics: { spendLimits: [{ name: 'bench', limit: 1_000_000, window: 'day' }] } },
-  { name: 'spend limit + shared breakers', economics: { spendLimits: [{ name: 'bench', limit: 1_000_000, window: 'day' }], sharedBreakers: true } },
+  // Each its own ledger: a ledger runs on the task queue of the worker that first asked it.
+  { name: 'spend limit', economics: { spendLimits: [{ name: 'bench-limit', limit: 1_000_000, window: 'day' }] } },
+  { name: 'spend limit + shared breakers', economics: { spendLimits: [{ name: 'bench-limit-breakers', limit: 1_000_000, window: 'day' }], sharedBreakers: true } },
 ];
 
 async function main(): Promise<void> {
@@ -47,6 +48,7 @@ async function main(): Promise<void> {
       const perCall = median(times) / (handoffs + 1);
       if (i === 0) baseline = perCall;
       rows.push({ chain: config.name, 'median per model call (ms)': round(perCall, 1), 'added per model call (ms)': i === 0 ? '' : round(perCall - baseline, 1), ratio: round(perCall / baseline, 2) });
+      console.error(`${config.name}: ${round(perCall, 1)} ms per model call`);
     }
   } finally {
     await env.teardown();
