@@ -59,7 +59,7 @@ export type RunEventBody =
 /** The kinds of event after which a run has nothing more to say. */
 const FINAL = new Set<RunEvent['kind']>(['completed', 'failed', 'ended']);
 
-/** Options of {@link runEvents}. */
+/** Options of a run's events (`run.events()`). */
 export interface RunEventsOptions {
   /**
    * Follow the chains of the specialists it delegates to: their events come as `specialist` events

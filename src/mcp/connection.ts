@@ -27,6 +27,7 @@ export interface McpCallOptions {
   signal?: AbortSignal;
   /** Longest wait for the answer; restarted by each progress notification. */
   timeoutMs?: number;
+  /** Called with each progress notification the server sends for the request. */
   onprogress?: (progress: Progress) => void;
 }
 

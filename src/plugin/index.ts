@@ -73,15 +73,28 @@ const activityNames = (activities: object) => Object.keys(activities);
  */
 interface SimplePluginWithAsyncHooks {
   readonly name: string;
+  /** A client's options with the plugin's added. */
   configureClient(options: Omit<ClientOptions, 'plugins'>): Omit<ClientOptions, 'plugins'>;
+  /** A worker's options with the plugin's added. */
   configureWorker(options: WorkerOptions): WorkerOptions | Promise<WorkerOptions>;
+  /** A replay worker's options with the plugin's added. */
   configureReplayWorker(options: ReplayWorkerOptions): ReplayWorkerOptions | Promise<ReplayWorkerOptions>;
+  /** Runs the worker through `next`, with what the plugin does around it. */
   runWorker(worker: Worker, next: (w: Worker) => Promise<void>): Promise<void>;
+  /** A workflow bundle's options with the plugin's added. */
   configureBundler(options: BundleOptions): BundleOptions;
+  /** A client connection's options with the plugin's added. */
   configureConnection(options: ConnectionOptions): ConnectionOptions;
+  /** A worker connection's options with the plugin's added. */
   configureNativeConnection(options: NativeConnectionOptions): NativeConnectionOptions;
 }
-const AsyncSimplePlugin = SimplePlugin as unknown as new (options: SimplePluginOptions) => SimplePluginWithAsyncHooks;
+/** The class of {@link SimplePluginWithAsyncHooks}. */
+interface AsyncSimplePluginClass {
+  /** A plugin that adds what `options` name. */
+  new (options: SimplePluginOptions): SimplePluginWithAsyncHooks;
+}
+/** Temporal's `SimplePlugin`, typed with {@link SimplePluginWithAsyncHooks}. */
+const AsyncSimplePlugin = SimplePlugin as unknown as AsyncSimplePluginClass;
 
 /**
  * baton in your own Worker and Client: its workflows (`handoffRun`, `conversation`) beside yours,

@@ -6,6 +6,7 @@ import type { Team } from '../agents/team';
 import type { McpTools, McpWorkerOptions } from '../mcp/tools';
 import { connectTeamMcpServers } from '../mcp/worker';
 
+/** The team's MCP servers, connected while a worker holds them and closed when the last lets go. */
 export class McpLease {
   private tools?: Promise<McpTools | undefined>;
   private holders = 0;

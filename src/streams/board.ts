@@ -40,6 +40,7 @@ export interface TextReset {
 /** What a viewer applies. */
 export type TextChange = TextPiece | TextReset;
 
+/** The text one model call has written so far, for the chain that made it. */
 interface CallText {
   agent: string;
   turn: number;

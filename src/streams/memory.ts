@@ -12,10 +12,12 @@ export interface InProcessStreamsOptions {
   retentionMs?: number;
 }
 
+/** One stream's batches, held in this process, and the followers waiting for the next. */
 interface Topic {
   batches: { seq: number; deltas: TextDelta[] }[];
   next: number;
   touched: number;
+  /** Followers waiting for the next batch. */
   wake: Set<() => void>;
 }
 

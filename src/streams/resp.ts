@@ -41,8 +41,11 @@ export function parseRedisUrl(url: string): RedisAddress {
   };
 }
 
+/** A command sent and waiting for its reply. */
 interface Pending {
+  /** Answers the command with its reply. */
   resolve(value: RespValue): void;
+  /** Fails the command. */
   reject(err: Error): void;
 }
 
@@ -84,7 +87,7 @@ export class RespConnection {
     return this.#closed !== undefined;
   }
 
-  /** Send one command; resolves with its reply, rejects with {@link RedisReplyError} for an error reply. */
+  /** Send one command; resolves with its reply, rejects with a `RedisReplyError` for an error reply. */
   command(args: string[]): Promise<RespValue> {
     if (this.#closed) return Promise.reject(this.#closed);
     return new Promise((resolve, reject) => {
@@ -93,6 +96,7 @@ export class RespConnection {
     });
   }
 
+  /** Close the connection; commands waiting for a reply fail. */
   close(): void {
     this.#fail(new Error('the connection to Redis was closed'));
     this.#socket.destroy();

@@ -11,6 +11,7 @@ import { type ApproverKey, approverKeyCheck } from '../../common/signatures/keys
 export interface DecisionSigner {
   /** The key id the signatures name (`kid`); the team or the run lists the public key under it. */
   readonly kid: string;
+  /** The 64-byte Ed25519 signature of `input` (the JWS signing input) under the key `kid` names. */
   sign(input: Uint8Array): Uint8Array | Promise<Uint8Array>;
 }
 

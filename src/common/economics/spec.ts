@@ -191,7 +191,7 @@ export interface SpendRefusal {
 /** The longest key a ledger or breaker id carries; longer keys are cut and marked with their hash. */
 const MAX_KEY_CHARS = 200;
 
-/** A key as an id carries it: within {@link MAX_KEY_CHARS}, distinct keys staying distinct. */
+/** A key as an id carries it: within 200 characters, distinct keys staying distinct. */
 export function idPart(key: string): string {
   if (key.length <= MAX_KEY_CHARS) return key;
   let hash = 0x811c9dc5;

@@ -8,6 +8,7 @@ import { callCost, fromMicros } from '../../common/economics/prices';
 import type { BreakerView } from '../../common/economics/messages';
 import type { CallModelInput, ModelResponse } from '../../common/model';
 
+/** The metrics of costs and shared breakers (`baton_cost_total` and the breakers' state). */
 export class EconomicsMetrics {
   readonly cost: Counter<'agent' | 'model' | 'currency'>;
   readonly spendRefusals: Counter<'limit' | 'on_exceeded'>;
