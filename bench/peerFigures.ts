@@ -12,8 +12,9 @@ export type ModeFigures = PeerFigures & { eventsPerHandoff: number; throughput: 
 
 /** The rows the peers add to the handoff, throughput and history tables. */
 export interface PeerRows {
-  perHandoff: { system: string; ms: number; figures: PeerFigures }[];
-  throughput: { system: string; handoffsPerSecond: number; figures: ModeFigures }[];
+  /** `local`: the peer's model calls run as local activities, so baton's own local figure is its match. */
+  perHandoff: { system: string; ms: number; figures: PeerFigures; local?: boolean }[];
+  throughput: { system: string; handoffsPerSecond: number; figures: ModeFigures; local?: boolean }[];
   history: Record<string, string | number>[];
 }
 
@@ -52,8 +53,9 @@ function temporalAgentsFigures(r: TemporalAgentsReport, rows: PeerRows) {
       throughput: { handoffsPerSecond: round(handoffsPerSecond, 1), p50Ms: round(median(m.burst.latenciesMs)), p95Ms: round(percentile(m.burst.latenciesMs, 95)), peakRssMb: round(m.burst.peakRssMb, 0) },
     };
     figures[mode] = f;
-    rows.perHandoff.push({ system, ms: median(m.chainMs) / r.handoffs, figures: f });
-    rows.throughput.push({ system: `${system}, own process`, handoffsPerSecond, figures: f });
+    const local = mode === 'localActivity';
+    rows.perHandoff.push({ system, ms: median(m.chainMs) / r.handoffs, figures: f, local });
+    rows.throughput.push({ system: `${system}, own process`, handoffsPerSecond, figures: f, local });
     rows.history.push({ system, handoffs: r.handoffs, events: m.historyEvents, 'events/handoff': f.eventsPerHandoff });
   }
   return figures;

@@ -75,6 +75,8 @@ async function main(): Promise<void> {
       const perHandoff = (t: number[]) => median(t) / handoffs;
       const rows: Record<string, string | number>[] = [{ system: 'baton (durable)', 'ms/handoff': round(perHandoff(batonTimes)), ratio: 1 }];
       const recorded: Record<string, number> = { handoffsPerChain: handoffs, batonMs: round(perHandoff(batonTimes)) };
+      // baton's figure with local model calls, for the peers that run theirs so (measured with the floor's rows).
+      let batonLocalPerHandoff: number | undefined;
       results.perHandoff = recorded;
       if (selected('handoff')) {
         const floorTimes = await timeRuns(reps, () => floorChain(steps, handoffs + 1));
@@ -94,6 +96,7 @@ async function main(): Promise<void> {
         const floorLocalWritesTimes = await timeRuns(reps, () => floorChain(steps, handoffs + 1, true, true));
         // The same chain on a server as `temporal server start-dev` comes, without baton's tuning.
         const untunedTimes = await untunedChains(handoffs, reps);
+        batonLocalPerHandoff = perHandoff(localTimes);
         Object.assign(recorded, {
           batonLocalMs: round(perHandoff(localTimes)),
           floorLocalMs: round(perHandoff(floorLocalTimes)),
@@ -113,7 +116,9 @@ async function main(): Promise<void> {
         );
       }
       for (const p of peers?.perHandoff ?? []) {
-        p.figures.batonOverPerHandoff = round(perHandoff(batonTimes) / p.ms, 2);
+        // Like with like: a peer's local-activity mode against baton's local model calls, when measured.
+        const ours = p.local && batonLocalPerHandoff !== undefined ? batonLocalPerHandoff : perHandoff(batonTimes);
+        p.figures.batonOverPerHandoff = round(ours / p.ms, 2);
         rows.push({ system: p.system, 'ms/handoff': round(p.ms, 3), ratio: round(p.ms / perHandoff(batonTimes), 3) });
       }
       print('Orchestration cost per handoff (median ms, chains of 10 handoffs, sequential)', rows);
@@ -138,6 +143,7 @@ async function main(): Promise<void> {
         return { total, latencies, peakRssMb: rss.stop() };
       };
       const b = await withBaton(chainTeam(handoffs, latency), 'bench-burst', (baton) => burst(() => baton.run('c0', 'go')));
+      let batonLocalPerSecond: number | undefined;
       const perSecond = (r: { total: number }) => (chains * handoffs) / (r.total / 1000);
       const figures = (r: { total: number; latencies: number[]; peakRssMb: number }) => ({
         handoffsPerSecond: round(perSecond(r), 1),
@@ -153,6 +159,7 @@ async function main(): Promise<void> {
         const f = await burst(() => floorChain(steps, handoffs + 1));
         const bl = await withBaton(chainTeam(handoffs, latency), 'bench-burst-local', (baton) => burst(() => baton.run('c0', 'go', { modelActivity: 'local' })));
         const fl = await burst(() => floorChain(steps, handoffs + 1, true));
+        batonLocalPerSecond = perSecond(bl);
         Object.assign(recorded, {
           floor: figures(f),
           batonOverFloorThroughput: round(perSecond(b) / perSecond(f)),
@@ -163,7 +170,8 @@ async function main(): Promise<void> {
         rows.push(row(`floor (${steps} no-op activities)`, figures(f)), row("baton, local model calls", figures(bl)), row(`floor (${steps} no-op local activities)`, figures(fl)));
       }
       for (const p of peers?.throughput ?? []) {
-        p.figures.batonOverThroughput = round(perSecond(b) / p.handoffsPerSecond, 2);
+        const ours = p.local && batonLocalPerSecond !== undefined ? batonLocalPerSecond : perSecond(b);
+        p.figures.batonOverThroughput = round(ours / p.handoffsPerSecond, 2);
         rows.push(row(p.system, p.figures.throughput));
       }
       print(`Throughput: ${chains} chains of ${handoffs} handoffs started at once, one worker`, rows);
