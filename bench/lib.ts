@@ -71,6 +71,7 @@ export interface TemporalAgentsReport {
 
 /** What bench/peers/langgraph/main.ts prints. */
 export interface LangGraphReport {
+  saver: 'memory' | 'sqlite';
   versions: Record<string, string>;
   handoffs: number;
   chainMs: number[];

@@ -30,10 +30,12 @@ export async function measurePeers(address: string, { reps, latency, burstChains
   const common = ['--reps', String(reps), '--latency', String(latency)];
   const agents = await runPeer<TemporalAgentsReport>('temporal-openai-agents', [...common, '--chains', String(burstChains)], { TEMPORAL_ADDRESS: address });
   const langgraph = await runPeer<LangGraphReport>('langgraph', common);
+  const langgraphSqlite = await runPeer<LangGraphReport>('langgraph', [...common, '--saver', 'sqlite']);
   const rows: PeerRows = { perHandoff: [], throughput: [], history: [] };
   const figures = {
     temporalOpenAIAgents: 'report' in agents ? temporalAgentsFigures(agents.report, rows) : agents,
     langgraph: 'report' in langgraph ? langgraphFigures(langgraph.report, rows) : langgraph,
+    langgraphSqlite: 'report' in langgraphSqlite ? langgraphFigures(langgraphSqlite.report, rows) : langgraphSqlite,
   };
   for (const [name, f] of Object.entries(figures)) if ('skipped' in f) console.log(`\npeer ${name} skipped: ${f.skipped}`);
   return { ...rows, figures };
@@ -61,10 +63,12 @@ function temporalAgentsFigures(r: TemporalAgentsReport, rows: PeerRows) {
   return figures;
 }
 
-/** The LangGraph swarm in-process; it keeps MemorySaver checkpoints where Temporal keeps history events. */
+/** The LangGraph swarm in-process; it keeps checkpoints (in memory, or in a SQLite file) where Temporal keeps history events. */
 function langgraphFigures(r: LangGraphReport, rows: PeerRows) {
   const f = { versions: r.versions, perHandoffMs: round(median(r.chainMs) / r.handoffs, 3), checkpointsPerHandoff: round(r.checkpoints / r.handoffs, 1) };
-  rows.perHandoff.push({ system: 'LangGraph swarm, in-process (MemorySaver)', ms: median(r.chainMs) / r.handoffs, figures: f });
-  rows.history.push({ system: 'LangGraph swarm: MemorySaver checkpoints, not events', handoffs: r.handoffs, events: r.checkpoints, 'events/handoff': f.checkpointsPerHandoff });
+  const saver = r.saver === 'sqlite' ? 'SqliteSaver on a file' : 'MemorySaver';
+  // In-process like baton's local model calls: compared with those.
+  rows.perHandoff.push({ system: `LangGraph swarm, in-process (${saver})`, ms: median(r.chainMs) / r.handoffs, figures: f, local: true });
+  rows.history.push({ system: `LangGraph swarm: ${saver} checkpoints, not events`, handoffs: r.handoffs, events: r.checkpoints, 'events/handoff': f.checkpointsPerHandoff });
   return f;
 }

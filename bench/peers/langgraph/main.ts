@@ -1,26 +1,31 @@
 /**
  * Measures the benchmark chain as a LangGraph swarm in-process, checkpointed in memory
- * (MemorySaver). bench/run.ts runs it as a child process beside baton:
+ * (MemorySaver) or, with `--saver sqlite`, durably in a SQLite database file (SqliteSaver): what a
+ * user who wants durability without a server picks. bench/run.ts runs it as a child process beside baton:
  *
- *   npx tsx bench/peers/langgraph/main.ts --reps 3
+ *   npx tsx bench/peers/langgraph/main.ts --reps 3 [--saver sqlite]
  *
  * The one line on stdout is the JSON report (raw milliseconds, see {@link Report}).
  */
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { MemorySaver } from '@langchain/langgraph';
+import { type BaseCheckpointSaver, MemorySaver } from '@langchain/langgraph';
+import { SqliteSaver } from '@langchain/langgraph-checkpoint-sqlite';
 import { timeRuns } from '../timing';
 import { chainSwarm } from './swarm';
 
 /** The JSON line this program prints. */
 export interface Report {
   peer: 'langgraph';
+  /** Where checkpoints go: memory, or a SQLite database file. */
+  saver: 'memory' | 'sqlite';
   versions: Record<string, string>;
   handoffs: number;
   /** Sequential chains of `handoffs` handoffs, after two warm-up chains: ms each. */
   chainMs: number[];
-  /** Checkpoints MemorySaver holds for one chain's thread (the swarm's and its agents'). */
+  /** Checkpoints the saver holds for one chain's thread (the swarm's and its agents'). */
   checkpoints: number;
 }
 
@@ -29,6 +34,7 @@ const { values } = parseArgs({
     reps: { type: 'string', default: '7' },
     handoffs: { type: 'string', default: '10' },
     latency: { type: 'string', default: '0' },
+    saver: { type: 'string', default: 'memory' },
   },
 });
 const handoffs = Number(values.handoffs);
@@ -38,7 +44,9 @@ function versionOf(name: string): string {
 }
 
 async function main(): Promise<void> {
-  const checkpointer = new MemorySaver();
+  const saver = values.saver === 'sqlite' ? 'sqlite' : 'memory';
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'baton-bench-langgraph-'));
+  const checkpointer: BaseCheckpointSaver = saver === 'sqlite' ? SqliteSaver.fromConnString(path.join(dir, 'checkpoints.db')) : new MemorySaver();
   const app = chainSwarm(handoffs, Number(values.latency), checkpointer);
   let thread = 0;
   const chain = async () => {
@@ -54,12 +62,14 @@ async function main(): Promise<void> {
   for await (const _ of checkpointer.list(await chain())) checkpoints++;
   const report: Report = {
     peer: 'langgraph',
-    versions: Object.fromEntries(['@langchain/langgraph', '@langchain/langgraph-swarm', '@langchain/core'].map((n) => [n, versionOf(n)])),
+    saver,
+    versions: Object.fromEntries(['@langchain/langgraph', '@langchain/langgraph-swarm', '@langchain/core', ...(saver === 'sqlite' ? ['@langchain/langgraph-checkpoint-sqlite', 'better-sqlite3'] : [])].map((n) => [n, versionOf(n)])),
     handoffs,
     chainMs,
     checkpoints,
   };
   process.stdout.write(`${JSON.stringify(report)}\n`);
+  fs.rmSync(dir, { recursive: true, force: true });
 }
 
 main().catch((err) => {
