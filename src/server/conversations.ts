@@ -16,9 +16,10 @@ import { Permission } from './auth';
 import type { ServiceApp, ServiceContext } from './context';
 import { kindOf, mustBeConversation, notA } from './kinds';
 import { jsonBody, problems } from './openapi';
+import { idParam } from './schemas';
 import { fieldError, HttpProblem, problemBody, toProblem } from './problems';
 
-const ConversationIdParam = z.object({ id: z.string().min(1).max(1000).openapi({ param: { name: 'id', in: 'path' }, description: 'The conversation id (its workflow id)' }) });
+const ConversationIdParam = idParam('The conversation id (its workflow id)');
 
 const SendMessageSchema = z
   .object({

@@ -19,10 +19,10 @@ import { Permission } from './auth';
 import type { ServiceApp, ServiceContext } from './context';
 import { mustBeChain } from './kinds';
 import { jsonBody, problems } from './openapi';
+import { idParam } from './schemas';
 import { HttpProblem } from './problems';
 
 const AnyObject = z.object({}).passthrough();
-const IdParam = (what: string) => z.object({ id: z.string().min(1).max(1000).openapi({ param: { name: 'id', in: 'path' }, description: what }) });
 
 const evalRoute = createRoute({
   method: 'get',
@@ -30,7 +30,7 @@ const evalRoute = createRoute({
   tags: ['evaluation'],
   summary: "An eval's report (baton eval): every case, regressions first, and its summary; while it runs, its progress",
   ...secured(Permission.READ),
-  request: { params: IdParam('The eval id (its workflow id)') },
+  request: { params: idParam('The eval id (its workflow id)') },
   responses: { 200: jsonBody(AnyObject, '`{status: "completed", report}` or `{status: "running", progress}`'), ...problems(400, 401, 403, 404, 409, 503) },
 });
 
@@ -40,7 +40,7 @@ const experimentRoute = createRoute({
   tags: ['evaluation'],
   summary: "An experiment's state and its figures per variant, each variant against the first with its significance tests",
   ...secured(Permission.READ),
-  request: { params: IdParam('The experiment id'), query: z.object({ limit: z.coerce.number().int().min(1).max(100_000).optional() }) },
+  request: { params: idParam('The experiment id'), query: z.object({ limit: z.coerce.number().int().min(1).max(100_000).optional() }) },
   responses: { 200: jsonBody(AnyObject, 'The experiment and its figures'), ...problems(400, 401, 403, 404, 503) },
 });
 
@@ -50,7 +50,7 @@ const stopRoute = createRoute({
   tags: ['evaluation'],
   summary: 'Stop an experiment: every new chain goes to the winner; the caller is recorded as who stopped it',
   ...secured(Permission.START),
-  request: { params: IdParam('The experiment id'), body: { ...jsonBody(z.object({ winner: z.string().min(1).max(64), reason: z.string().max(1024).optional() }).strict(), 'The winner'), required: true } },
+  request: { params: idParam('The experiment id'), body: { ...jsonBody(z.object({ winner: z.string().min(1).max(64), reason: z.string().max(1024).optional() }).strict(), 'The winner'), required: true } },
   responses: { 200: jsonBody(AnyObject, 'Its state'), ...problems(400, 401, 403, 404, 409, 503) },
 });
 
@@ -77,7 +77,7 @@ const datasetRoute = createRoute({
   summary: 'Save an ended chain into a dataset (a JSONL file in the service\'s dataset folder), marked good or bad',
   ...secured(Permission.START, 'Served when the service has a dataset folder (`datasets.dir`, `baton serve --dataset-dir`); 404 otherwise.'),
   request: {
-    params: IdParam('The chain id'),
+    params: idParam('The chain id'),
     body: { ...jsonBody(z.object({ verdict: z.enum(['good', 'bad']), dataset: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/).openapi({ description: 'The dataset\'s name: letters, digits, "_" and "-"' }) }).strict(), 'The verdict and the dataset'), required: true },
   },
   responses: { 201: jsonBody(AnyObject, 'Saved: the dataset and its line'), ...problems(400, 401, 403, 404, 409, 503) },

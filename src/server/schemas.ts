@@ -199,4 +199,7 @@ export const ReplayStartedSchema = z
 
 export const IdentitySchema = z.object({ name: z.string(), roles: z.array(z.string()) }).openapi('Identity');
 
-export const RunIdParam = z.object({ id: z.string().min(1).max(1000).openapi({ param: { name: 'id', in: 'path' }, description: 'The workflow id of the chain' }) });
+/** A path's `{id}`, described as `description` says. */
+export const idParam = (description: string) => z.object({ id: z.string().min(1).max(1000).openapi({ param: { name: 'id', in: 'path' }, description }) });
+
+export const RunIdParam = idParam('The workflow id of the chain');

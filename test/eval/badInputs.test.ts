@@ -11,7 +11,7 @@ import { runOptionProblems } from '../../src/common/options';
 import { DatasetError, readDataset } from '../../src/eval/dataset';
 import { InvalidEvalInputError, resolveEvalOptions, runEval } from '../../src/eval/run';
 import { parseThreshold } from '../../src/eval/summary';
-import { runBaton } from '../helpers/cli';
+import { cli } from '../helpers/cli';
 
 function dataset(lines: string[]): string {
   const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'baton-dataset-')), 'cases.jsonl');
@@ -95,11 +95,11 @@ describe('bad inputs of evaluation', () => {
   it('explains bad usage of baton eval, dataset, stats and experiment on stderr with exit code 2', async () => {
     const team = ['--team', 'test/eval/fixtures/candidate.ts'];
     const runs = await Promise.all([
-      runBaton(['eval', ...team, '--ids', 'a', '--dataset', 'd.jsonl']),
-      runBaton(['eval', ...team, '--ids', 'a', '--threshold', 'speed>=1']),
-      runBaton(['dataset', 'add', 'chain-1', '--dataset', 'd.jsonl']),
-      runBaton(['stats', '--by', 'colour']),
-      runBaton(['experiment', 'stop', 'pricing']),
+      cli(['eval', ...team, '--ids', 'a', '--dataset', 'd.jsonl']),
+      cli(['eval', ...team, '--ids', 'a', '--threshold', 'speed>=1']),
+      cli(['dataset', 'add', 'chain-1', '--dataset', 'd.jsonl']),
+      cli(['stats', '--by', 'colour']),
+      cli(['experiment', 'stop', 'pricing']),
     ]);
     for (const r of runs) expect([r.code, r.stdout]).toEqual([2, '']);
     expect(runs.map((r) => r.stderr.split('\n')[0])).toEqual([

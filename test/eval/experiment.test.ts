@@ -9,7 +9,7 @@ import { BatonVariant, VARIANT_MEMO } from '../../src/common/messages';
 import type { VariantAssignment } from '../../src/common/experiment';
 import { agentEdgeStats } from '../../src/eval/stats/agents';
 import { recordedHandoff, recordedApprovalEvent } from '../../src/audit/history';
-import { runBaton } from '../helpers/cli';
+import { cli } from '../helpers/cli';
 import { billingTeam, runExperimentScenario } from '../helpers/experimentScenario';
 import { taskQueue, useTemporalServer } from '../helpers/temporal';
 import { waitFor } from '../helpers/wait';
@@ -46,10 +46,10 @@ describe('experiments', () => {
     expect(stats.comparisons[0]).toMatchObject({ variant: 'b', against: 'a', successRate: { test: 'two-proportion z', significant: true } });
     expect(stats.comparisons[0]!.latency?.test).toBe('Mann-Whitney U');
 
-    const cli = await runBaton(['stats', '--experiment', id], { TEMPORAL_ADDRESS: server.env.address });
-    expect(cli.code).toBe(0);
-    expect(cli.stdout).toMatch(new RegExp(`b\\s+${b!.chains}\\s+${(b!.successRate! * 100).toFixed(1)}% \\(${b!.completed}/${b!.chains}\\)\\s+GuardrailTrippedError ${b!.failed}`));
-    expect(cli.stdout).toMatch(/success rate: two-proportion z z=[\d.-]+, p=[\d.]+ — significant/);
+    const printed = await cli(['stats', '--experiment', id], { TEMPORAL_ADDRESS: server.env.address });
+    expect(printed.code).toBe(0);
+    expect(printed.stdout).toMatch(new RegExp(`b\\s+${b!.chains}\\s+${(b!.successRate! * 100).toFixed(1)}% \\(${b!.completed}/${b!.chains}\\)\\s+GuardrailTrippedError ${b!.failed}`));
+    expect(printed.stdout).toMatch(/success rate: two-proportion z z=[\d.-]+, p=[\d.]+ — significant/);
 
     // Without a worker where an experiment's workflow runs, a stop says so instead of waiting.
     const nowhere = new BatonClient({ client: server.env.client, taskQueue: taskQueue() });

@@ -2,10 +2,11 @@
  * The Chromium the page tests drive (through playwright-core, which brings no browser): found where
  * a machine keeps one, else installed as CI installs it, saying what it does.
  */
-import { execFileSync, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { aptInstallSteps, has, isExecutable } from './system';
 
 /** Names a Chromium or Chrome goes by on PATH. */
 const NAMES = ['chromium', 'chromium-browser', 'google-chrome', 'google-chrome-stable'];
@@ -38,15 +39,6 @@ function playwrightChromiums(env: NodeJS.ProcessEnv): string[] {
   return revisions.flatMap((r) => inside.map((p) => path.join(cache, r, p)));
 }
 
-function isExecutable(file: string): boolean {
-  try {
-    fs.accessSync(file, fs.constants.X_OK);
-    return fs.statSync(file).isFile();
-  } catch {
-    return false;
-  }
-}
-
 /**
  * Install Chromium as `.ci/run` used to: Debian's package with apt-get (through sudo when not root),
  * else Playwright's download; `say` reports each step. Resolves to the executable, or throws saying what failed.
@@ -65,24 +57,9 @@ export function installChromium(say: (line: string) => void): string {
 }
 
 function installSteps(): string[][] {
-  if (process.platform === 'linux' && has('apt-get')) {
-    const root = process.getuid?.() === 0;
-    if (!root && !has('sudo')) return [];
-    const sudo = root ? [] : ['sudo'];
-    return [
-      [...sudo, 'apt-get', 'update'],
-      [...sudo, 'apt-get', 'install', '-y', '--no-install-recommends', 'chromium'],
-    ];
-  }
+  const apt = aptInstallSteps('chromium');
+  if (apt) return apt;
+  if (process.platform === 'linux' && has('apt-get')) return [];
   // Elsewhere (macOS, other Linux), Playwright's own download of the browser it is built for.
   return [[process.execPath, path.resolve(__dirname, '../../node_modules/playwright-core/cli.js'), 'install', 'chromium']];
-}
-
-function has(command: string): boolean {
-  try {
-    execFileSync('sh', ['-c', `command -v ${command}`], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
 }

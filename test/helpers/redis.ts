@@ -3,10 +3,11 @@
  * one, else installed as CI installs it, saying what it does; and one started per test file, on a
  * port of its own, with nothing saved to disk.
  */
-import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import fs from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
 import net from 'node:net';
 import path from 'node:path';
+import { freePort } from '../../src/devserver/server';
+import { aptInstallSteps, has, isExecutable } from './system';
 
 /** Where redis-server was looked for, in order, for messages. */
 export const SEARCHED_REDIS = 'BATON_REDIS_SERVER, PATH (redis-server), /usr/bin/redis-server';
@@ -22,13 +23,9 @@ export function findRedisServer(env: NodeJS.ProcessEnv = process.env): string | 
 /** Install Debian's redis-server with apt-get (through sudo when not root); resolves to the executable or throws saying what failed. */
 export function installRedisServer(say: (line: string) => void): string {
   if (process.platform !== 'linux' || !has('apt-get')) throw new Error(`no redis-server found (looked at ${SEARCHED_REDIS}) and no apt-get to install one: install Redis, or set BATON_REDIS_SERVER to its redis-server`);
-  const root = process.getuid?.() === 0;
-  if (!root && !has('sudo')) throw new Error(`no redis-server found (looked at ${SEARCHED_REDIS}), and installing one needs root or sudo: install Redis, or set BATON_REDIS_SERVER`);
-  const sudo = root ? [] : ['sudo'];
-  for (const [command, ...args] of [
-    [...sudo, 'apt-get', 'update'],
-    [...sudo, 'apt-get', 'install', '-y', '--no-install-recommends', 'redis-server'],
-  ]) {
+  const steps = aptInstallSteps('redis-server');
+  if (!steps) throw new Error(`no redis-server found (looked at ${SEARCHED_REDIS}), and installing one needs root or sudo: install Redis, or set BATON_REDIS_SERVER`);
+  for (const [command, ...args] of steps) {
     say(`stream tests: ${[command, ...args].join(' ')}`);
     const done = spawnSync(command!, args, { stdio: ['ignore', 'inherit', 'inherit'], env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
     if (done.status !== 0) throw new Error(`\`${[command, ...args].join(' ')}\` failed (${done.error?.message ?? `exit ${done.status}`}): install Redis yourself, or set BATON_REDIS_SERVER`);
@@ -59,17 +56,6 @@ export async function startRedis(): Promise<{ url: string; stop: () => Promise<v
   };
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
-
 function accepts(port: number): Promise<boolean> {
   return new Promise((resolve) => {
     const socket = net.connect({ host: '127.0.0.1', port }, () => {
@@ -78,22 +64,4 @@ function accepts(port: number): Promise<boolean> {
     });
     socket.once('error', () => resolve(false));
   });
-}
-
-function isExecutable(file: string): boolean {
-  try {
-    fs.accessSync(file, fs.constants.X_OK);
-    return fs.statSync(file).isFile();
-  } catch {
-    return false;
-  }
-}
-
-function has(command: string): boolean {
-  try {
-    execFileSync('sh', ['-c', `command -v ${command}`], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
 }
