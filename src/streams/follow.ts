@@ -8,6 +8,7 @@ import { setMaxListeners } from 'node:events';
 import type { WorkflowClient } from '@temporalio/client';
 import { runEvents, type RunEvent, type RunEventsOptions } from '../client/events';
 import { TextBoard, type TextChange } from './board';
+import { Mailbox } from './mailbox';
 import type { StreamEntry, StreamTransport } from './types';
 
 /** Text of a model call as it forms (see {@link TextBoard}), with when it arrived and the run that wrote it. */
@@ -65,14 +66,10 @@ export async function* streamRun(
   setMaxListeners(0, abort.signal);
   const stop = () => abort.abort();
   options.signal?.addEventListener('abort', stop, { once: true });
-  abort.signal.addEventListener('abort', () => wake?.(), { once: true });
+  const arrivals = new Mailbox<Arrival>();
+  abort.signal.addEventListener('abort', () => arrivals.nudge(), { once: true });
   const board = new TextBoard();
-  const arrivals: Arrival[] = [];
-  let wake: (() => void) | undefined;
-  const arrive = (a: Arrival) => {
-    arrivals.push(a);
-    wake?.();
-  };
+  const arrive = (a: Arrival) => arrivals.put(a);
   const events = runEvents(client, workflowId, after?.event?.runId ?? runId, options);
   void (async () => {
     try {
@@ -98,12 +95,8 @@ export async function* streamRun(
   let index = -1;
   try {
     while (!abort.signal.aborted) {
-      const a = arrivals.shift();
-      if (!a) {
-        await new Promise<void>((resolve) => (wake = resolve));
-        wake = undefined;
-        continue;
-      }
+      const a = await arrivals.take();
+      if (!a) continue;
       if ('error' in a) throw a.error;
       if ('ended' in a) return;
       if ('entries' in a) {

@@ -4,6 +4,7 @@
  * gave it is settled to it, so a viewer ends with the reply's text whatever the stream carried.
  */
 import { TextBoard, type TextChange } from './board';
+import { Mailbox } from './mailbox';
 import type { StreamEntry, StreamTransport } from './types';
 
 /** What `chat.stream(message)` yields: the answer's text as it forms, then the reply. */
@@ -26,12 +27,8 @@ export async function* streamMessage<Reply extends { agent: string; output: unkn
   const abort = new AbortController();
   const stop = () => abort.abort();
   signal?.addEventListener('abort', stop, { once: true });
-  const arrivals: Arrival<Reply>[] = [];
-  let wake: (() => void) | undefined;
-  const arrive = (a: Arrival<Reply>) => {
-    arrivals.push(a);
-    wake?.();
-  };
+  const arrivals = new Mailbox<Arrival<Reply>>();
+  const arrive = (a: Arrival<Reply>) => arrivals.put(a);
   void (async () => {
     try {
       for await (const entries of streams.read(topic, from ?? '0-0', abort.signal)) arrive({ entries });
@@ -47,12 +44,8 @@ export async function* streamMessage<Reply extends { agent: string; output: unkn
   let last: { workflowId: string; call: string } | undefined;
   try {
     for (;;) {
-      const a = arrivals.shift();
-      if (!a) {
-        await new Promise<void>((resolve) => (wake = resolve));
-        wake = undefined;
-        continue;
-      }
+      const a = await arrivals.take();
+      if (!a) continue;
       if ('error' in a) throw a.error;
       if ('entries' in a) {
         for (const { delta } of a.entries) {
