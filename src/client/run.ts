@@ -58,7 +58,8 @@ export class BatonRun<Output = string> {
    * specialists' included: `text` pieces at their offsets, and `text_reset` when a call's text is to
    * be dropped (a retried call, or text that differs from the answer history records, which follows).
    * Applying them in order (`applyChange`) ends with each call's recorded answer. Every item has a
-   * `position` to resume after (`{after}`). Ends with the run.
+   * `position` to resume after (`{after}`); without it, the chain is followed from its first run,
+   * whether this client started it or looked it up. Ends with the run.
    * @example for await (const x of run.stream()) if (x.kind === 'text') process.stdout.write(x.text);
    */
   stream(options?: RunStreamOptions & { signal?: AbortSignal }): AsyncGenerator<RunStreamItem> {

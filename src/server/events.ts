@@ -7,6 +7,7 @@ import type { Client } from '@temporalio/client';
 import type { SSEStreamingApi } from 'hono/streaming';
 import type { Baton, PendingHandoff } from '../client/baton';
 import { runEvents, type RunEvent } from '../client/events';
+import { firstRunOfChain } from '../client/firstRun';
 
 /** How often an idle stream sends a comment, so proxies keep it open. */
 const KEEPALIVE_MS = 15_000;
@@ -31,31 +32,11 @@ export function eventJson(e: RunEvent): Record<string, unknown> {
 }
 
 /**
- * The run a chain's event stream starts from: its current run, followed back through
- * continue-as-new (a replay's run already holds the history it continues).
- */
-export async function firstRunOfChain(client: Client, workflowId: string): Promise<string> {
-  let runId = (await client.workflow.getHandle(workflowId).describe()).runId;
-  for (const seen = new Set<string>(); !seen.has(runId); ) {
-    seen.add(runId);
-    const { history } = await client.workflowService.getWorkflowExecutionHistory({
-      namespace: client.options.namespace,
-      execution: { workflowId, runId },
-      maximumPageSize: 1,
-    });
-    const previous = history?.events?.[0]?.workflowExecutionStartedEventAttributes?.continuedExecutionRunId;
-    if (!previous) break;
-    runId = previous;
-  }
-  return runId;
-}
-
-/**
  * Write the chain's events to `stream` from `after` on (or from its start), until the chain ends or
  * the client goes away. Waiting reads are cancelled when the client disconnects.
  */
 export async function streamRunEvents(stream: SSEStreamingApi, client: Client, workflowId: string, after: EventPosition | undefined): Promise<void> {
-  const from = after?.runId ?? (await firstRunOfChain(client, workflowId));
+  const from = after?.runId ?? (await firstRunOfChain(client.workflow, workflowId));
   const abort = new AbortController();
   stream.onAbort(() => abort.abort());
   const keepalive = setInterval(() => void stream.write(': keepalive\n\n').catch(() => undefined), KEEPALIVE_MS);

@@ -10,7 +10,8 @@ import { parsePosition, streamRun } from '../streams/follow';
 import { secured } from './access';
 import { Permission } from './auth';
 import type { ServiceApp, ServiceContext } from './context';
-import { eventJson, firstRunOfChain } from './events';
+import { eventJson } from './events';
+import { firstRunOfChain } from '../client/firstRun';
 import { mustBeChain } from './kinds';
 import { problems } from './openapi';
 import { HttpProblem, problemBody, toProblem } from './problems';
@@ -45,7 +46,7 @@ export function runStreamRoutes(app: ServiceApp, ctx: ServiceContext): void {
       const why = 'Last-Event-ID must be an event id this stream sent, <runId>:<n>~<cursor>';
       throw new HttpProblem(400, 'Invalid Last-Event-ID', `${why}; leave Last-Event-ID out to start from the beginning of the chain.`, [{ path: 'last-event-id', message: why }]);
     }
-    const from = parsePosition(after)?.event?.runId ?? (await firstRunOfChain(ctx.baton.client, id));
+    const from = parsePosition(after)?.event?.runId ?? (await firstRunOfChain(ctx.baton.client.workflow, id));
     return streamSSE(c, async (stream) => {
       const abort = new AbortController();
       stream.onAbort(() => abort.abort());

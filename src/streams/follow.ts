@@ -7,6 +7,7 @@
 import { setMaxListeners } from 'node:events';
 import type { WorkflowClient } from '@temporalio/client';
 import { runEvents, type RunEvent, type RunEventsOptions } from '../client/events';
+import { firstRunOfChain } from '../client/firstRun';
 import { TextBoard, type TextChange } from './board';
 import { Mailbox } from './mailbox';
 import type { StreamEntry, StreamTransport } from './types';
@@ -49,8 +50,8 @@ const FINAL = new Set<string>(['completed', 'failed', 'ended']);
 type Arrival = { event: RunEvent } | { entries: StreamEntry[] } | { error: unknown } | { ended: true };
 
 /**
- * The events and text of chain `workflowId` (from run `runId`, else its latest run), until it ends
- * or `signal` aborts. Text comes from `streams`; when the transport fails, the answers still come,
+ * The events and text of chain `workflowId` (from run `runId`, else from the chain's first run),
+ * until it ends or `signal` aborts. Text comes from `streams`; when the transport fails, the answers still come,
  * whole, as history records them.
  */
 export async function* streamRun(
@@ -61,6 +62,7 @@ export async function* streamRun(
   options: RunStreamOptions & { signal?: AbortSignal } = {},
 ): AsyncGenerator<RunStreamItem> {
   const after = options.after !== undefined ? parsePosition(options.after) : undefined;
+  const from = after?.event?.runId ?? runId ?? (await firstRunOfChain(client, workflowId));
   const abort = new AbortController();
   // Every long-poll of history listens on it while it waits.
   setMaxListeners(0, abort.signal);
@@ -70,7 +72,7 @@ export async function* streamRun(
   abort.signal.addEventListener('abort', () => arrivals.nudge(), { once: true });
   const board = new TextBoard();
   const arrive = (a: Arrival) => arrivals.put(a);
-  const events = runEvents(client, workflowId, after?.event?.runId ?? runId, options);
+  const events = runEvents(client, workflowId, from, options);
   void (async () => {
     try {
       for (;;) {

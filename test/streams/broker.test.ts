@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Baton, createWorker } from '../../src';
+import { InProcessStreams } from '../../src/streams/memory';
 import { RedisStreams } from '../../src/streams/redis';
 import { reply, startOpenAIServer } from '../helpers/openaiServer';
 import { startRedis } from '../helpers/redis';
@@ -132,6 +133,13 @@ describe('streams through Redis, workers and followers in separate processes', (
         for await (const item of baton.getRun(run.workflowId).stream()) late.apply(item);
         expect(late.text(child[0]!, 'expert#0')).toBe(findings);
         expect(late.text(run.workflowId, 'lead#1')).toBe(final);
+
+        // Looked up by id, with a transport that holds nothing: the chain is followed from its first run, its answers from history.
+        const bare = new Viewer();
+        const blank = new Baton({ client: temporal.env.client, taskQueue: queue, streams: new InProcessStreams() });
+        for await (const item of blank.getRun(run.workflowId).stream()) bare.apply(item);
+        expect(bare.text(child[0]!, 'expert#0')).toBe(findings);
+        expect(bare.text(run.workflowId, 'lead#1')).toBe(final);
       }, { streams });
     } finally {
       await streams.close();
