@@ -140,10 +140,10 @@ export async function createWorker(options: CreateWorkerOptions): Promise<Worker
 /**
  * How soon the work of a worker that died goes on elsewhere: a call's heartbeats leave at least once
  * a second (so a `heartbeatTimeout` of 3 s has 2 s of slack), and a workflow cached on a dead worker
- * moves to another after 2 s on its sticky queue instead of Temporal's 10. Each can be set in
+ * moves to another after 1 s on its sticky queue instead of Temporal's 10. Each can be set in
  * `worker`; see docs/operating.md for what they cost.
  */
-const RECOVERY_OPTIONS = { maxHeartbeatThrottleInterval: '1 second', stickyQueueScheduleToStartTimeout: '2 seconds' } as const;
+const RECOVERY_OPTIONS = { maxHeartbeatThrottleInterval: '1 second', stickyQueueScheduleToStartTimeout: '1 second' } as const;
 
 /** A worker's connection, or a {@link TemporalConnectionError} that says what to do when nothing answers. */
 async function connectWorker(options: ReturnType<typeof temporalConfig>['connectionOptions']): Promise<NativeConnection> {
