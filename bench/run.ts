@@ -6,11 +6,13 @@
  * bench/results.json.
  */
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { Client } from '@temporalio/client';
 import { DefaultLogger, Runtime, Worker } from '@temporalio/worker';
 import { Baton } from '../src/client/baton';
+import type { RunOptions } from '../src/common/options';
 import { startDevServer } from '../src/devserver/server';
 import { createWorker, type CreateWorkerOptions } from '../src/worker';
 import { batonDataConverter } from '../src/payloads/codec';
@@ -95,7 +97,10 @@ async function main(): Promise<void> {
         const floorWritesTimes = await timeRuns(reps, () => floorChain(steps, handoffs + 1, false, true));
         const floorLocalWritesTimes = await timeRuns(reps, () => floorChain(steps, handoffs + 1, true, true));
         // The same chain on a server as `temporal server start-dev` comes, without baton's tuning.
-        const untunedTimes = await untunedChains(handoffs, reps);
+        const untunedTimes = await chainsOn({ tuned: false }, handoffs, reps);
+        // A server that keeps its state in a file, as a durable one must (the server above keeps it in memory).
+        const fileTimes = await chainsOn({ dbFilename: 'bench.db' }, handoffs, reps);
+        const fileLocalTimes = await chainsOn({ dbFilename: 'bench.db' }, handoffs, reps, { modelActivity: 'local' });
         batonLocalPerHandoff = perHandoff(localTimes);
         Object.assign(recorded, {
           batonLocalMs: round(perHandoff(localTimes)),
@@ -104,6 +109,8 @@ async function main(): Promise<void> {
           batonUntunedServerMs: round(perHandoff(untunedTimes)),
           floorWithWritesMs: round(perHandoff(floorWritesTimes)),
           floorLocalWithWritesMs: round(perHandoff(floorLocalWritesTimes)),
+          batonFileServerMs: round(perHandoff(fileTimes)),
+          batonLocalFileServerMs: round(perHandoff(fileLocalTimes)),
         });
         rows.push(
           { system: `floor: ${steps} no-op activities`, 'ms/handoff': round(perHandoff(floorTimes)), ratio: round(median(floorTimes) / median(batonTimes)) },
@@ -112,6 +119,8 @@ async function main(): Promise<void> {
           { system: 'floor + a handoff\'s writes (search attributes, memo record)', 'ms/handoff': round(perHandoff(floorWritesTimes)), ratio: round(median(floorWritesTimes) / median(batonTimes)) },
           { system: 'floor local + a handoff\'s writes', 'ms/handoff': round(perHandoff(floorLocalWritesTimes)), ratio: round(median(floorLocalWritesTimes) / median(batonTimes)) },
           { system: 'baton on an untuned dev server (MaxPollRPS 20)', 'ms/handoff': round(perHandoff(untunedTimes)), ratio: round(median(untunedTimes) / median(batonTimes)) },
+          { system: 'baton on a dev server keeping its state in a file', 'ms/handoff': round(perHandoff(fileTimes)), ratio: round(median(fileTimes) / median(batonTimes)) },
+          { system: 'baton, local model calls, on a dev server keeping its state in a file', 'ms/handoff': round(perHandoff(fileLocalTimes)), ratio: round(median(fileLocalTimes) / median(batonTimes)) },
           { system: 'OpenAI Agents SDK, in-process', 'ms/handoff': round(perHandoff(sdkTimes), 3), ratio: round(median(sdkTimes) / median(batonTimes), 4) },
         );
       }
@@ -259,13 +268,16 @@ async function main(): Promise<void> {
 }
 
 /** Sequential chains of `handoffs` on a second dev server started without baton's tuning. */
-async function untunedChains(handoffs: number, reps: number): Promise<number[]> {
-  const env = await startDevServer({ tuned: false });
+/** Chains run on a dev server of their own, started with `options` (as `temporal server start-dev` comes, or keeping its state in a file). */
+async function chainsOn(options: Parameters<typeof startDevServer>[0], handoffs: number, reps: number, runOptions: RunOptions = {}): Promise<number[]> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'baton-bench-'));
+  const env = await startDevServer({ ...options, ...(options?.dbFilename ? { dbFilename: path.join(dir, options.dbFilename) } : {}) });
   try {
-    const worker = await createWorker({ team: chainTeam(handoffs, latency), connection: env.nativeConnection, taskQueue: 'bench-untuned' });
-    return await worker.runUntil(() => timeRuns(reps, () => new Baton({ client: env.client, taskQueue: 'bench-untuned' }).run('c0', 'go')));
+    const worker = await createWorker({ team: chainTeam(handoffs, latency), connection: env.nativeConnection, taskQueue: 'bench-own-server' });
+    return await worker.runUntil(() => timeRuns(reps, () => new Baton({ client: env.client, taskQueue: 'bench-own-server' }).run('c0', 'go', runOptions)));
   } finally {
     await env.teardown();
+    fs.rmSync(dir, { recursive: true, force: true });
   }
 }
 
