@@ -3,7 +3,8 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { bundleWorkflowCode, DefaultLogger, type WorkflowBundleOption, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import { bundleWorkflowCode, DefaultLogger, type WorkflowBundleOption } from '@temporalio/worker';
+import { cachedBundle } from './bundleCache';
 
 /** The workflow entry point: compiled JavaScript in the package, TypeScript in baton's own checkout. */
 export const WORKFLOWS_PATH = [path.resolve(__dirname, '../../workflows/index.js'), path.resolve(__dirname, '../../workflows/index.ts')].find((f) => fs.existsSync(f))!;
@@ -11,12 +12,13 @@ export const WORKFLOWS_PATH = [path.resolve(__dirname, '../../workflows/index.js
 /** The workflow bundle the package ships, built with the `@temporalio/workflow` version it names. */
 const PREBUILT = { code: path.resolve(__dirname, '../../workflow-bundle.js'), meta: path.resolve(__dirname, '../../workflow-bundle.json') };
 
-const bundles = new Map<string, Promise<WorkflowBundleWithSourceMap>>();
+const bundles = new Map<string, Promise<WorkflowBundleOption>>();
 
 /**
  * baton's workflow code for a worker: the prebuilt bundle when the package has one for the
  * installed `@temporalio/workflow`, else bundled here (once per process, set of interceptors and
- * failure converter; an encrypting deployment's failure converter must be in the bundle).
+ * failure converter; an encrypting deployment's failure converter must be in the bundle; in baton's
+ * own checkout, once per change to its sources, see {@link cachedBundle}).
  */
 export async function workflowBundle(options: { interceptorModules?: string[]; failureConverterPath?: string } = {}): Promise<WorkflowBundleOption> {
   const modules = options.interceptorModules ?? [];
@@ -25,7 +27,8 @@ export async function workflowBundle(options: { interceptorModules?: string[]; f
   const key = [...modules, failureConverterPath ?? ''].join('\n');
   let bundle = bundles.get(key);
   if (!bundle) {
-    bundle = bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, workflowInterceptorModules: modules, failureConverterPath, logger: new DefaultLogger('WARN') });
+    const make = () => bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, workflowInterceptorModules: modules, failureConverterPath, logger: new DefaultLogger('WARN') });
+    bundle = cachedBundle([...modules, ...(failureConverterPath ? [failureConverterPath] : [])], make);
     bundles.set(key, bundle);
   }
   return bundle;
