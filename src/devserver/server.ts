@@ -100,7 +100,8 @@ async function startOnce(binary: string, options: DevServerOptions, port: number
       async teardown() {
         await nativeConnection.close().catch(() => undefined);
         await connection.close().catch(() => undefined);
-        await stop(child);
+        // A server that keeps its state in memory has nothing to save: it need not shut down gracefully.
+        await stop(child, options.dbFilename ? 'SIGTERM' : 'SIGKILL');
       },
     };
   } catch (err) {
@@ -127,10 +128,10 @@ async function connectWhenUp(address: string, child: ChildProcess, output: () =>
   }
 }
 
-async function stop(child: ChildProcess): Promise<void> {
+async function stop(child: ChildProcess, signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return;
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  child.kill('SIGTERM');
+  child.kill(signal);
   const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
   await exited;
   clearTimeout(timer);

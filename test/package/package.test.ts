@@ -170,7 +170,9 @@ describe('the published package', () => {
       fs.writeFileSync(path.join(cwd, 'service.ts'), project.source);
       fs.writeFileSync(path.join(cwd, 'workflows.ts'), WORKFLOWS[name as keyof typeof WORKFLOWS]);
       await sh(cwd, process.execPath, [tsc, '--init']);
-      fs.writeFileSync(path.join(cwd, 'tsconfig.nodenext.json'), JSON.stringify({ ...NODENEXT, files: ['service.ts', 'workflows.ts'] }));
+      // The declarations baton ships are checked once, in the ES module service: the CommonJS one reads the same files.
+      const compilerOptions = { ...NODENEXT.compilerOptions, skipLibCheck: name !== 'esm' };
+      fs.writeFileSync(path.join(cwd, 'tsconfig.nodenext.json'), JSON.stringify({ compilerOptions, files: ['service.ts', 'workflows.ts'] }));
       await sh(cwd, process.execPath, [tsc, '-p', 'tsconfig.nodenext.json']);
       await sh(cwd, process.execPath, [tsc, '-p', 'tsconfig.json']);
       const { stdout } = await sh(cwd, process.execPath, ['service.js', `package-${name}`], env);
