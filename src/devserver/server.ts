@@ -123,7 +123,7 @@ async function connectWhenUp(address: string, child: ChildProcess, output: () =>
     } catch (err) {
       await connection?.close().catch(() => undefined);
       if (Date.now() > deadline) throw new Error(`the Temporal dev server at ${address} did not answer within ${timeoutMs} ms: ${(err as Error).message}`);
-      await new Promise((r) => setTimeout(r, 200));
+      await new Promise((r) => setTimeout(r, 50));
     }
   }
 }
