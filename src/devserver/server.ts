@@ -25,6 +25,8 @@ export interface DevServerOptions {
   tuned?: boolean;
   /** How long to wait for the server to answer. @default 60 seconds */
   startTimeoutMs?: number;
+  /** Serve the server's own Prometheus metrics on this port (`/metrics`). @default none */
+  metricsPort?: number;
 }
 
 /** A running dev server, with a client and a worker connection to it. */
@@ -33,6 +35,8 @@ export interface DevServer {
   readonly address: string;
   /** The UI, when it was asked for. */
   readonly uiAddress?: string;
+  /** The server's Prometheus metrics (`http://127.0.0.1:<metricsPort>/metrics`), when they were asked for. */
+  readonly metricsAddress?: string;
   readonly connection: Connection;
   readonly client: Client;
   readonly nativeConnection: NativeConnection;
@@ -82,6 +86,7 @@ async function startOnce(binary: string, options: DevServerOptions, port: number
   const args = ['server', 'start-dev', '--ip', '127.0.0.1', '--port', String(port), '--log-level', 'warn', ...searchAttributeFlags()];
   args.push(...(uiPort !== undefined ? ['--ui-port', String(uiPort)] : ['--headless']));
   if (options.dbFilename) args.push('--db-filename', options.dbFilename);
+  if (options.metricsPort !== undefined) args.push('--metrics-port', String(options.metricsPort));
   for (const value of [...(options.tuned === false ? [] : TUNED_DYNAMIC_CONFIG), ...(options.dynamicConfig ?? [])]) args.push('--dynamic-config-value', value);
   const child = spawn(binary, args, { stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
@@ -94,6 +99,7 @@ async function startOnce(binary: string, options: DevServerOptions, port: number
     return {
       address,
       ...(uiPort !== undefined ? { uiAddress: `http://127.0.0.1:${uiPort}` } : {}),
+      ...(options.metricsPort !== undefined ? { metricsAddress: `http://127.0.0.1:${options.metricsPort}/metrics` } : {}),
       connection,
       client,
       nativeConnection,
