@@ -18,7 +18,7 @@ const bundles = new Map<string, Promise<WorkflowBundleOption>>();
  * baton's workflow code for a worker: the prebuilt bundle when the package has one for the
  * installed `@temporalio/workflow`, else bundled here (once per process, set of interceptors and
  * failure converter; an encrypting deployment's failure converter must be in the bundle; in baton's
- * own checkout, once per change to its sources, see {@link cachedBundle}).
+ * own checkout, once per change to its sources: the bundle is kept in `node_modules/.cache/baton`).
  */
 export async function workflowBundle(options: { interceptorModules?: string[]; failureConverterPath?: string } = {}): Promise<WorkflowBundleOption> {
   const modules = options.interceptorModules ?? [];
