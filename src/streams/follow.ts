@@ -51,8 +51,8 @@ type Arrival = { event: RunEvent } | { entries: StreamEntry[] } | { error: unkno
 
 /**
  * The events and text of chain `workflowId` (from run `runId`, else from the chain's first run),
- * until it ends or `signal` aborts. Text comes from `streams`; when the transport fails, the answers still come,
- * whole, as history records them.
+ * until it ends or `signal` aborts. Text comes from `streams`; when the transport fails, the
+ * answers still come, whole, as history records them.
  */
 export async function* streamRun(
   client: WorkflowClient,
