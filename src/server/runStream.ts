@@ -11,7 +11,6 @@ import { secured } from './access';
 import { Permission } from './auth';
 import type { ServiceApp, ServiceContext } from './context';
 import { eventJson } from './events';
-import { firstRunOfChain } from '../client/firstRun';
 import { mustBeChain } from './kinds';
 import { problems } from './openapi';
 import { HttpProblem, problemBody, toProblem } from './problems';
@@ -46,13 +45,12 @@ export function runStreamRoutes(app: ServiceApp, ctx: ServiceContext): void {
       const why = 'Last-Event-ID must be an event id this stream sent, <runId>:<n>~<cursor>';
       throw new HttpProblem(400, 'Invalid Last-Event-ID', `${why}; leave Last-Event-ID out to start from the beginning of the chain.`, [{ path: 'last-event-id', message: why }]);
     }
-    const from = parsePosition(after)?.event?.runId ?? (await firstRunOfChain(ctx.baton.client.workflow, id));
     return streamSSE(c, async (stream) => {
       const abort = new AbortController();
       stream.onAbort(() => abort.abort());
       const keepalive = setInterval(() => void stream.write(': keepalive\n\n').catch(() => undefined), KEEPALIVE_MS);
       try {
-        for await (const item of streamRun(ctx.baton.client.workflow, ctx.baton.streams, id, from, { ...(after ? { after } : {}), signal: abort.signal })) {
+        for await (const item of streamRun(ctx.baton.client.workflow, ctx.baton.streams, id, undefined, { ...(after ? { after } : {}), signal: abort.signal })) {
           if (stream.aborted) break;
           const { position, ...body } = item;
           await stream.writeSSE({ id: position, event: body.kind, data: JSON.stringify(body.kind === 'text' || body.kind === 'text_reset' ? body : eventJson(body)) });

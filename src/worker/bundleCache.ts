@@ -12,7 +12,6 @@ import path from 'node:path';
 import type { WorkflowBundleOption } from '@temporalio/worker';
 
 const ROOT = path.resolve(__dirname, '../..');
-const CACHE = path.join(ROOT, 'node_modules', '.cache', 'baton');
 /** Entries kept: the most recently used. */
 const KEEP = 8;
 
@@ -38,12 +37,12 @@ export async function cachedBundle(parts: string[], make: () => Promise<{ code: 
   }
   const bundle = await make();
   try {
-    fs.mkdirSync(CACHE, { recursive: true });
+    fs.mkdirSync(path.dirname(entry), { recursive: true });
     // Whole or not at all: another process may read it meanwhile.
     const partial = `${entry}.${process.pid}.tmp`;
     fs.writeFileSync(partial, bundle.code);
     fs.renameSync(partial, entry);
-    prune();
+    prune(path.dirname(entry));
   } catch {
     // A cache that cannot be written only makes the next worker slower to start.
   }
@@ -75,12 +74,12 @@ export function bundleCacheEntry(root: string, parts: string[]): string | undefi
   return path.join(root, 'node_modules', '.cache', 'baton', `workflow-bundle-${hash.digest('hex').slice(0, 32)}.js`);
 }
 
-/** Keep the {@link KEEP} most recently used entries. */
-function prune(): void {
+/** Keep the {@link KEEP} most recently used entries in `dir`. */
+function prune(dir: string): void {
   const entries = fs
-    .readdirSync(CACHE)
+    .readdirSync(dir)
     .filter((f) => f.startsWith('workflow-bundle-') && f.endsWith('.js'))
-    .map((f) => ({ file: path.join(CACHE, f), used: fs.statSync(path.join(CACHE, f)).mtimeMs }))
+    .map((f) => ({ file: path.join(dir, f), used: fs.statSync(path.join(dir, f)).mtimeMs }))
     .sort((a, b) => b.used - a.used);
   for (const { file } of entries.slice(KEEP)) fs.rmSync(file, { force: true });
 }

@@ -73,4 +73,3 @@ export async function cli(args: string[], env: Record<string, string | undefined
   const code = await p.exited;
   return { code, ...p.output };
 }
-
