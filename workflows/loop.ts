@@ -40,15 +40,17 @@ export async function runChain(run: ChainRun): Promise<ChainOutcome> {
         // The turn goes on with the specialists' answers.
         step = await delegateStep(run, step);
         continue;
-      case 'handoff':
-        await handOff(run, step);
+      case 'handoff': {
+        const handed = handOff(run, step);
+        if (handed) await handed;
         break;
+      }
       case 'paused':
         return { kind: 'continue_as_new' };
       case 'run_again':
         break;
     }
-    await desk.drain();
+    if (!desk.idle) await desk.drain();
     if (progressed && effects.shouldContinueAsNew(chain.state.options.continueAsNewAfterEvents)) return { kind: 'continue_as_new' };
     step = await turn(run);
     progressed = true;

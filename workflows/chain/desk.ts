@@ -80,6 +80,11 @@ export class ApprovalDesk extends DeskMail {
     if (judged.kind === 'refused') throw toApplicationFailure(judged.error);
   }
 
+  /** Nothing queued and no answered update still returning: {@link drain} would do nothing. */
+  get idle(): boolean {
+    return this.inbox.length === 0 && this.returning === 0;
+  }
+
   /**
    * Apply everything queued, in arrival order; then wait until the handlers of answered updates
    * have returned, so their answers are on the record before the loop's next command.

@@ -39,8 +39,8 @@ export interface ChainEffects {
   runTool(input: RunToolInput, options: ResolvedRunOptions): Promise<RunToolResult>;
   /** A custom guardrail's verdict (the `checkGuardrail` activity). */
   checkGuardrail(input: CheckGuardrailInput, options: ResolvedRunOptions): Promise<GuardrailVerdict>;
-  /** Put a handoff on the record and run the `agent_handoff` hooks. */
-  recordHandoff(entry: RecordHandoffInput, team: TeamSpec): Promise<void>;
+  /** Put a handoff on the record and run the `agent_handoff` hooks; a promise only while hooks run. */
+  recordHandoff(entry: RecordHandoffInput, team: TeamSpec): Promise<void> | void;
   /** Tell the chain `parentWorkflowId` which approvals wait in this one and its specialists. */
   reportPending(parentWorkflowId: string, report: ChildApprovals): void;
   /** Send a decision to the specialist chain `workflowId` it is for; rejects when that chain cannot take signals (it ended). */

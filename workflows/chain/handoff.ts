@@ -15,7 +15,7 @@ import { admitTarget, noteSuccess } from './controls';
 import { routeToSpecialist } from './routing';
 import { agentOf, currentAgent } from './state';
 import { type ChainRun, retried, type Step } from './step';
-import { planTransfer, transcript, transferTo } from './transfer';
+import { planTransfer, transcript, type TransferPlan, transferTo } from './transfer';
 
 /** A handoff call read: the handoff it asks for, or what is wrong with its arguments. */
 export type HandoffRequest = { kind: 'handoff'; handoff: HandoffResult } | { kind: 'invalid'; answer: string };
@@ -52,7 +52,7 @@ export async function weighHandoff(run: ChainRun, call: ToolCall, checkedInput: 
   if (h.update && !chain.state.team.sharedState) h = withoutUpdate(h);
   const verdict = guards.beforeHandoff(chain.state, h);
   if (retried(run, verdict)) return { kind: 'answer', answer: verdict.message };
-  const shared = await run.economy?.beforeTarget(run, h.from, h.to, 'handed off');
+  const shared = run.economy ? await run.economy.beforeTarget(run, h.from, h.to, 'handed off') : undefined;
   if (shared && retried(run, shared)) return { kind: 'answer', answer: shared.message };
   const options = source.handoffOptions?.[h.to];
   if (options?.inputSchema && checkedInput) {
@@ -96,20 +96,24 @@ export function decidedOutcome(h: HandoffResult, approval: ApprovalRecord): Hand
 
 /**
  * Record the handoff and move on: the target's start (the carried conversation, summarized when
- * declared, and its input), the state, the search attributes, the memo record and the hooks.
+ * declared, and its input), the state, the search attributes, the memo record and the hooks. A
+ * promise only while a summary or hooks are under way.
  */
-export async function handOff(run: ChainRun, step: Extract<Step, { kind: 'handoff' }>): Promise<void> {
+export function handOff(run: ChainRun, step: Extract<Step, { kind: 'handoff' }>): Promise<void> | void {
   const { chain, effects } = run;
-  const h = step.handoff;
   const source = currentAgent(chain.state);
-  const plan = planTransfer(chain.state, source, h);
-  let summary: string | undefined;
-  if (plan.summarize) {
-    const summarized = await effects.summarize({ agentId: source.id, model: source.model, transcript: transcript(plan.carried), ...plan.summarize }, chain.state.options);
+  const plan = planTransfer(chain.state, source, step.handoff);
+  if (!plan.summarize) return moveOn(run, step, source, plan);
+  return effects.summarize({ agentId: source.id, model: source.model, transcript: transcript(plan.carried), ...plan.summarize }, chain.state.options).then((summarized) => {
     chain.apply({ type: 'model_used', usage: summarized.usage });
     run.economy?.charge(chain.state, effects, summarized.usage);
-    summary = summarized.summary;
-  }
+    return moveOn(run, step, source, plan, summarized.summary);
+  });
+}
+
+function moveOn(run: ChainRun, step: Extract<Step, { kind: 'handoff' }>, source: AgentSpec, plan: TransferPlan, summary?: string): Promise<void> | void {
+  const { chain, effects } = run;
+  const h = step.handoff;
   const transfer = transferTo(chain.state, source, agentOf(chain.state.team, h.to), h, plan, summary);
   noteSuccess(run, source.id);
   admitTarget(run, h.to);
@@ -127,7 +131,7 @@ export async function handOff(run: ChainRun, step: Extract<Step, { kind: 'handof
   const index = chain.state.chain.length;
   effects.setAgent(h.to, index);
   const how = step.approval ? ` (${step.approval.outcome === 'approved' ? `approved by ${step.approval.approver}` : 'approved when nobody decided in time'})` : '';
-  await effects.recordHandoff(
+  return effects.recordHandoff(
     {
       summary: `#${index} ${h.from} → ${h.to}${how}`,
       handoff: record,

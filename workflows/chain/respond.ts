@@ -29,7 +29,7 @@ export async function turn(run: ChainRun): Promise<Step> {
   const tools = chain.state.controls?.finalTurn ? [] : offeredTools(chain.state, agent);
   chain.apply({ type: 'turn_started' });
   const local = (agent.modelActivity ?? chain.state.options.modelActivity) === 'local';
-  await run.economy?.beforeCall(run);
+  if (run.economy) await run.economy.beforeCall(run);
   const price = chain.state.economics ? priceOf(chain.state.team.economics?.prices, agent.model) : undefined;
   let response: ModelResponse;
   try {
@@ -64,7 +64,7 @@ export async function respond(run: ChainRun, response: ModelResponse): Promise<S
 
   const agent = currentAgent(chain.state);
   const plan = planTurn(response.toolCalls, agent);
-  const results = new Map(await runTools(run, plan.tools));
+  const results = new Map(plan.tools.length > 0 ? await runTools(run, plan.tools) : []);
   for (const call of plan.ignoredHandoffs) results.set(call.id, ignoredHandoffAnswer(plan.handoff));
   const turn = { calls: response.toolCalls, plan, results: [...results], ...(response.handoffInputs ? { handoffInputs: response.handoffInputs } : {}) };
   return plan.delegations.length > 0 ? { kind: 'delegate', ...turn } : continueTurn(run, turn);

@@ -63,19 +63,21 @@ export function temporalEffects(v2: boolean): ChainEffects {
         { key: BatonHandoffs, value: 0 },
       ]);
     },
-    async callModel(input, options, local) {
+    callModel(input, options, local) {
+      // Promises, not async functions: the SDK captures a stack for every promise workflow code makes.
+      const failed = (err: unknown) => Promise.reject(activityError(err, (reason) => new ModelCallFailedError(input.agentId, reason)));
       try {
         if (local) {
           const { heartbeatTimeout: _none, ...activity } = modelActivityOptions(options, NON_RETRYABLE_ERROR_TYPES);
           const { callModelLocal } = proxyLocalActivities<BatonActivities>({ ...activity, summary: input.agentId });
-          return (await callModelLocal(input)).response;
+          return callModelLocal(input).then((result) => result.response, failed);
         }
-        return await withLostWorkerRestarts(lostWorkerBudget(options), `model call of ${input.agentId}`, (endOnLostWorker, lostWorker) => {
+        return withLostWorkerRestarts(lostWorkerBudget(options), `model call of ${input.agentId}`, (endOnLostWorker, lostWorker) => {
           const { callModel } = proxyActivities<BatonActivities>({ ...modelActivityOptions(options, NON_RETRYABLE_ERROR_TYPES, endOnLostWorker), summary: restartSummary(input.agentId, lostWorker), ...afterRefusal(input.team) });
           return callModel(lostWorker ? { ...input, lostWorker } : input);
-        });
+        }).catch(failed);
       } catch (err) {
-        throw activityError(err, (reason) => new ModelCallFailedError(input.agentId, reason));
+        return failed(err);
       }
     },
     async summarize(input, options) {
@@ -114,7 +116,7 @@ export function temporalEffects(v2: boolean): ChainEffects {
         throw activityError(err, (reason) => new ToolExecutionError(input.agentId, `guardrail ${input.guardrail}`, reason));
       }
     },
-    async recordHandoff(entry, team) {
+    recordHandoff(entry, team) {
       const activities = proxyActivities<BatonActivities>({
         startToCloseTimeout: '1 minute',
         retry: { maximumAttempts: 3 },
@@ -126,12 +128,8 @@ export function temporalEffects(v2: boolean): ChainEffects {
         upsertMemo({ [HANDOFF_MEMO]: entry });
         hooks = team.hasHandoffListeners ? activities.runHandoffHooks : undefined;
       }
-      try {
-        await hooks?.(entry);
-      } catch (err) {
-        // Hooks observe the chain; a hook that keeps failing must not stop it.
-        log.warn('agent_handoff hook failed', { error: String(err), handoff: entry.handoff });
-      }
+      // Hooks observe the chain; a hook that keeps failing must not stop it.
+      return hooks?.(entry).catch((err: unknown) => log.warn('agent_handoff hook failed', { error: String(err), handoff: entry.handoff }));
     },
     publish: (memo) => upsertMemo(memo),
     reportPending(parentWorkflowId, report) {

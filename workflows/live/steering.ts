@@ -63,17 +63,23 @@ export class Steering {
   }
 
   /** Run a model call so that an interrupt can stop it; a stopped call throws {@link ModelCallInterrupted}. */
-  async call<T>(input: Pick<CallModelInput, 'agentId' | 'callIndex'>, run: () => Promise<T>): Promise<T> {
+  call<T>(input: Pick<CallModelInput, 'agentId' | 'callIndex'>, run: () => Promise<T>): Promise<T> {
     const call: { scope: CancellationScope; stoppedBy?: string } = { scope: new CancellationScope() };
     this.#call = call;
-    try {
-      return await call.scope.run(run);
-    } catch (err) {
-      if (call.stoppedBy !== undefined && isCancellation(err)) throw new ModelCallInterrupted(input, call.stoppedBy);
-      throw err;
-    } finally {
+    const done = () => {
       if (this.#call === call) this.#call = undefined;
-    }
+    };
+    // A promise chain, not an async function: the SDK captures a stack for every promise workflow code makes.
+    return call.scope.run(run).then(
+      (value) => {
+        done();
+        return value;
+      },
+      (err: unknown) => {
+        done();
+        throw call.stoppedBy !== undefined && isCancellation(err) ? new ModelCallInterrupted(input, call.stoppedBy) : err;
+      },
+    );
   }
 
   /** The waiting messages, now taken. */

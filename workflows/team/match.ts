@@ -69,25 +69,28 @@ export function matchingTeam(effects: ChainEffects, source: TeamSource): ChainEf
 
 /**
  * Run `step` until a worker that has the team takes it: after each refusal, pause ({@link pauseAfter})
- * and schedule it again, until `timeout` has passed since the first refusal.
+ * and schedule it again, until `timeout` has passed since the first refusal. A promise chain rather
+ * than an async loop: the SDK captures a stack for every promise workflow code makes.
  */
-async function whileRefused<T>(effects: ChainEffects, timeout: () => string | number | undefined, step: (refused: number) => Promise<T>): Promise<T> {
-  let first: number | undefined;
-  for (let refused = 0; ; refused++) {
-    try {
-      return await step(refused);
-    } catch (err) {
-      const details = refusal(err);
-      if (!details) throw err;
-      const now = effects.now();
-      first ??= now;
-      const limit = durationMs(timeout() ?? RUN_OPTIONS.teamMismatchTimeout.default) ?? 600_000;
-      const left = first + limit - now;
-      if (left <= 0) throw new TeamMismatchError({ ...mismatchDetails(details), waitedMs: now - first });
-      const timer = effects.timer(Math.min(pauseAfter(refused), left));
-      await effects.condition(() => timer.fired);
-    }
+function whileRefused<T>(effects: ChainEffects, timeout: () => string | number | undefined, step: (refused: number) => Promise<T>, refused = 0, first?: number): Promise<T> {
+  let attempt: Promise<T>;
+  try {
+    attempt = step(refused);
+  } catch (err) {
+    attempt = Promise.reject(err);
   }
+  return attempt.catch(async (err: unknown) => {
+    const details = refusal(err);
+    if (!details) throw err;
+    const now = effects.now();
+    const since = first ?? now;
+    const limit = durationMs(timeout() ?? RUN_OPTIONS.teamMismatchTimeout.default) ?? 600_000;
+    const left = since + limit - now;
+    if (left <= 0) throw new TeamMismatchError({ ...mismatchDetails(details), waitedMs: now - since });
+    const timer = effects.timer(Math.min(pauseAfter(refused), left));
+    await effects.condition(() => timer.fired);
+    return whileRefused(effects, timeout, step, refused + 1, since);
+  });
 }
 
 /** The details of a `TeamMismatchError` refusal, or `undefined` for any other error. */
