@@ -25,6 +25,11 @@ export class Steering {
   /** Messages waiting for the chain's next step, in arrival order. */
   readonly waiting: SteerMessage[] = [];
   #call?: { scope: CancellationScope; stoppedBy?: string };
+  /**
+   * The scope model calls run in, made again only after an interrupt cancelled it (or for calls
+   * under another parent scope): each new scope costs promises and a reaction on its parent's.
+   */
+  #scope?: CancellationScope;
 
   constructor(
     private readonly workflowId: string,
@@ -64,7 +69,9 @@ export class Steering {
 
   /** Run a model call so that an interrupt can stop it; a stopped call throws {@link ModelCallInterrupted}. */
   call<T>(input: Pick<CallModelInput, 'agentId' | 'callIndex'>, run: () => Promise<T>): Promise<T> {
-    const call: { scope: CancellationScope; stoppedBy?: string } = { scope: new CancellationScope() };
+    const parent = CancellationScope.current();
+    if (this.#scope?.parent !== parent || this.#scope.consideredCancelled) this.#scope = new CancellationScope({ parent, cancellable: true });
+    const call: { scope: CancellationScope; stoppedBy?: string } = { scope: this.#scope };
     this.#call = call;
     const done = () => {
       if (this.#call === call) this.#call = undefined;
