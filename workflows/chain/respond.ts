@@ -17,8 +17,12 @@ import { answersInOrder, idempotencyKey, planTurn, toolNames } from './turn';
 import { applySteering, recordInterrupt } from '../live/apply';
 import { ModelCallInterrupted } from '../live/steering';
 
-/** One model turn of the current agent. */
-export async function turn(run: ChainRun): Promise<Step> {
+/**
+ * One model turn of the current agent. Steps are promise chains that settle at once when there is
+ * nothing to wait for, not async functions: the SDK captures a stack for every promise workflow
+ * code makes.
+ */
+export function turn(run: ChainRun): Promise<Step> {
   const { chain, effects, guards } = run;
   applySteering(run);
   const verdict = guards.beforeModelCall(chain.state);
@@ -29,29 +33,38 @@ export async function turn(run: ChainRun): Promise<Step> {
   const tools = chain.state.controls?.finalTurn ? [] : offeredTools(chain.state, agent);
   chain.apply({ type: 'turn_started' });
   const local = (agent.modelActivity ?? chain.state.options.modelActivity) === 'local';
-  if (run.economy) await run.economy.beforeCall(run);
-  const price = chain.state.economics ? priceOf(chain.state.team.economics?.prices, agent.model) : undefined;
-  let response: ModelResponse;
-  try {
-    response = await effects.callModel(
-      { agentId: agent.id, model: agent.model, messages: chain.state.messages, tools, callIndex, ...(agent.outputSchema ? { outputSchema: agent.outputSchema } : {}), ...(price ? { price } : {}) },
-      chain.state.options,
-      local,
+  const call = (): Promise<Step> => {
+    const price = chain.state.economics ? priceOf(chain.state.team.economics?.prices, agent.model) : undefined;
+    let called: Promise<ModelResponse>;
+    try {
+      called = effects.callModel(
+        { agentId: agent.id, model: agent.model, messages: chain.state.messages, tools, callIndex, ...(agent.outputSchema ? { outputSchema: agent.outputSchema } : {}), ...(price ? { price } : {}) },
+        chain.state.options,
+        local,
+      );
+    } catch (err) {
+      called = Promise.reject(err);
+    }
+    return called.then(
+      (response) => {
+        run.economy?.afterCall(response.usage);
+        return respond(run, response);
+      },
+      (err: unknown) => {
+        // A call that failed, or was stopped before it answered, reports no usage: its reservation is released.
+        run.economy?.afterCall(undefined);
+        // Stopped for a steering message: the model is asked again with it.
+        if (!(err instanceof ModelCallInterrupted)) throw err;
+        recordInterrupt(run, err);
+        return RUN_AGAIN;
+      },
     );
-  } catch (err) {
-    // A call that failed, or was stopped before it answered, reports no usage: its reservation is released.
-    run.economy?.afterCall(undefined);
-    // Stopped for a steering message: the model is asked again with it.
-    if (!(err instanceof ModelCallInterrupted)) throw err;
-    recordInterrupt(run, err);
-    return RUN_AGAIN;
-  }
-  run.economy?.afterCall(response.usage);
-  return respond(run, response);
+  };
+  return run.economy ? run.economy.beforeCall(run).then(call) : call();
 }
 
 /** Act on a model's answer: run its tools, weigh its handoff, or finish. */
-export async function respond(run: ChainRun, response: ModelResponse): Promise<Step> {
+export function respond(run: ChainRun, response: ModelResponse): Step | Promise<Step> {
   const { chain, guards } = run;
   chain.apply({ type: 'model_responded', response });
   retried(run, guards.afterModelResponse(chain.state, response));
@@ -64,28 +77,33 @@ export async function respond(run: ChainRun, response: ModelResponse): Promise<S
 
   const agent = currentAgent(chain.state);
   const plan = planTurn(response.toolCalls, agent);
-  const results = new Map(plan.tools.length > 0 ? await runTools(run, plan.tools) : []);
-  for (const call of plan.ignoredHandoffs) results.set(call.id, ignoredHandoffAnswer(plan.handoff));
-  const turn = { calls: response.toolCalls, plan, results: [...results], ...(response.handoffInputs ? { handoffInputs: response.handoffInputs } : {}) };
-  return plan.delegations.length > 0 ? { kind: 'delegate', ...turn } : continueTurn(run, turn);
+  const afterTools = (ran: [string, string][]): Step | Promise<Step> => {
+    const results = new Map(ran);
+    for (const call of plan.ignoredHandoffs) results.set(call.id, ignoredHandoffAnswer(plan.handoff));
+    const turn = { calls: response.toolCalls, plan, results: [...results], ...(response.handoffInputs ? { handoffInputs: response.handoffInputs } : {}) };
+    return plan.delegations.length > 0 ? { kind: 'delegate', ...turn } : continueTurn(run, turn);
+  };
+  return plan.tools.length > 0 ? runTools(run, plan.tools).then(afterTools) : afterTools([]);
 }
 
 /** The rest of a turn once its tools and delegations have answers: weigh its handoff and close it. */
-export async function continueTurn(run: ChainRun, turn: TurnInProgress): Promise<Step> {
+export function continueTurn(run: ChainRun, turn: TurnInProgress): Step | Promise<Step> {
   const { chain, desk } = run;
   const { calls, plan, handoffInputs } = turn;
   const results = new Map(turn.results);
-  if (!plan.handoff) return closeTurn(run, calls, results);
-  const weighed = await weighHandoff(run, plan.handoff, handoffInputs?.[calls.indexOf(plan.handoff)]);
-  if (weighed.kind === 'answer') return closeTurn(run, calls, results.set(plan.handoff.id, weighed.answer));
-  if (weighed.kind === 'go') {
-    const outcome = { answer: handedOffAnswer(weighed.handoff.to), handoff: weighed.handoff };
-    return closeTurn(run, calls, results.set(plan.handoff.id, outcome.answer), outcome);
-  }
-  const waiting = desk.open(weighed.handoff, weighed.policy);
-  const open: OpenTurn = { calls, results: [...results], handoffCallId: plan.handoff.id, handoff: weighed.handoff, handoffId: waiting.handoffId };
-  chain.apply({ type: 'turn_opened', turn: open });
-  return finishTurn(run, open);
+  const handoff = plan.handoff;
+  if (!handoff) return closeTurn(run, calls, results);
+  return weighHandoff(run, handoff, handoffInputs?.[calls.indexOf(handoff)]).then((weighed) => {
+    if (weighed.kind === 'answer') return closeTurn(run, calls, results.set(handoff.id, weighed.answer));
+    if (weighed.kind === 'go') {
+      const outcome = { answer: handedOffAnswer(weighed.handoff.to), handoff: weighed.handoff };
+      return closeTurn(run, calls, results.set(handoff.id, outcome.answer), outcome);
+    }
+    const waiting = desk.open(weighed.handoff, weighed.policy);
+    const open: OpenTurn = { calls, results: [...results], handoffCallId: handoff.id, handoff: weighed.handoff, handoffId: waiting.handoffId };
+    chain.apply({ type: 'turn_opened', turn: open });
+    return finishTurn(run, open);
+  });
 }
 
 /**
