@@ -108,6 +108,20 @@ export default tseslint.config(
     },
   },
   {
+    // Workers preload baton's workflow code once and every workflow in the worker shares it
+    // (src/worker/bundle.ts): a module variable would be every run's at once.
+    files: ['workflows/**/*.ts', 'src/common/**/*.ts', ...SANDBOX_TELEMETRY, ...EVAL_WORKFLOW_SAFE],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        ...['Program > VariableDeclaration[kind!="const"]', 'Program > ExportNamedDeclaration > VariableDeclaration[kind!="const"]'].map((selector) => ({
+          selector,
+          message: "Workflow code is shared by every workflow in a worker: no module state. Keep a run's state in its own objects (or, as workflows/patches.ts does, in its globals).",
+        })),
+      ],
+    },
+  },
+  {
     // The project keeps every module small enough to read at once; raw lines, so `wc -l` agrees.
     files: ['{src,workflows,activities,test,bench,drill,scripts,examples}/**/*.{ts,mts,mjs}', '*.{mts,mjs}'],
     rules: { 'max-lines': ['error', { max: 300, skipBlankLines: false, skipComments: false }] },

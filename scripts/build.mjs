@@ -37,6 +37,8 @@ function packagePath(absolute) {
 const { bundleWorkflowCode, DefaultLogger } = require('@temporalio/worker');
 const { code } = await bundleWorkflowCode({
   workflowsPath: path.join(dist, 'workflows/index.js'),
+  // Loaded once per workflow context and shared by its workflows (see src/worker/bundle.ts).
+  preloadModules: [path.join(dist, 'workflows/index.js')],
   logger: new DefaultLogger('WARN'),
   webpackConfigHook: (config) => ({ ...config, output: { ...config.output, devtoolModuleFilenameTemplate: (info) => packagePath(info.absoluteResourcePath) } }),
 });

@@ -8,12 +8,18 @@ import { patched } from '@temporalio/workflow';
 import { BASELINE_2026_11_COVERS, Patches } from '../src/common/patches';
 
 const covered = new Set(BASELINE_2026_11_COVERS);
-// Module state is this workflow execution's own (the SDK isolates modules per workflow).
-let baseline: boolean | undefined;
+
+/**
+ * Where a run keeps its baseline decision: a global of its own. baton's modules are shared by every
+ * workflow in a worker (they are preloaded), so module state would be every run's; the SDK gives
+ * each workflow its own globals.
+ */
+const BASELINE = '__batonPatchBaseline';
 
 /** Whether this run takes the path the patch `id` guards (one of `Patches`). */
 export function hasPatch(id: string): boolean {
+  const run = globalThis as { [BASELINE]?: boolean };
   // Decided at the run's first check, which every run makes when it starts.
-  baseline ??= patched(Patches.BASELINE_2026_11);
-  return (baseline && covered.has(id)) || patched(id);
+  run[BASELINE] ??= patched(Patches.BASELINE_2026_11);
+  return (run[BASELINE] && covered.has(id)) || patched(id);
 }

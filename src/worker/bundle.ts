@@ -12,6 +12,14 @@ export const WORKFLOWS_PATH = [path.resolve(__dirname, '../../workflows/index.js
 /** The workflow bundle the package ships, built with the `@temporalio/workflow` version it names. */
 const PREBUILT = { code: path.resolve(__dirname, '../../workflow-bundle.js'), meta: path.resolve(__dirname, '../../workflow-bundle.json') };
 
+/**
+ * Modules the bundle loads once, when a worker's workflow context starts, instead of once per
+ * workflow: baton's whole workflow code. Every workflow of the worker then shares one instance of
+ * each module and keeps only its own state (no module of baton's keeps state: see
+ * `workflows/patches.ts`), which is most of the memory a waiting chain held.
+ */
+export const PRELOAD_MODULES: readonly string[] = [WORKFLOWS_PATH];
+
 const bundles = new Map<string, Promise<WorkflowBundleOption>>();
 
 /**
@@ -27,7 +35,7 @@ export async function workflowBundle(options: { interceptorModules?: string[]; f
   const key = [...modules, failureConverterPath ?? ''].join('\n');
   let bundle = bundles.get(key);
   if (!bundle) {
-    const make = () => bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, workflowInterceptorModules: modules, failureConverterPath, logger: new DefaultLogger('WARN') });
+    const make = () => bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, preloadModules: [...PRELOAD_MODULES], workflowInterceptorModules: modules, failureConverterPath, logger: new DefaultLogger('WARN') });
     bundle = cachedBundle([...modules, ...(failureConverterPath ? [failureConverterPath] : [])], make);
     bundles.set(key, bundle);
   }

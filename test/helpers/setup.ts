@@ -1,3 +1,6 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { formatWithOptions } from 'node:util';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
 
@@ -11,3 +14,8 @@ Runtime.install({
     else console.warn(line);
   }),
 });
+
+// The support example keeps its refund ledger on disk (`BATON_EXAMPLE_DATA`, else one directory
+// under the OS temp dir that every process shares): each test file gets its own, so a refund one
+// file issues is not an order another file finds "already refunded".
+process.env.BATON_EXAMPLE_DATA ??= fs.mkdtempSync(path.join(os.tmpdir(), 'baton-example-test-'));
