@@ -14,7 +14,9 @@ export function previousHeartbeat(ctx: Context, lostWorker?: LostWorkerRestart):
  * `heartbeatTimeout` and the call starts again elsewhere, instead of waiting out the call's whole
  * timeout. Heartbeats also deliver cancellation to the activity. `work` gets a `heartbeat` of its
  * own (a streaming model calls it per chunk); the timer repeats the latest details it was given,
- * starting from the previous attempt's (see {@link previousHeartbeat}).
+ * starting from the previous attempt's (see {@link previousHeartbeat}). The first goes out after one
+ * interval, not at the start: the heartbeat timeout runs from the call's start, so a heartbeat then
+ * detects nothing sooner, and it made every call wait a round trip to the server before completing.
  */
 export async function whileHeartbeating<T>(ctx: Context, work: (heartbeat: (details?: unknown) => void) => Promise<T> | T, lostWorker?: LostWorkerRestart): Promise<T> {
   let latest: unknown = previousHeartbeat(ctx, lostWorker);
@@ -29,7 +31,6 @@ export async function whileHeartbeating<T>(ctx: Context, work: (heartbeat: (deta
   // Temporal throttles heartbeats to a fraction of the timeout anyway; a few per timeout is plenty.
   const ticker = setInterval(() => heartbeat(), Math.max(100, Math.min(timeoutMs / 3, 5_000)));
   try {
-    heartbeat();
     return await work(heartbeat);
   } finally {
     clearInterval(ticker);

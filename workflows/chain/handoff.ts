@@ -111,6 +111,7 @@ export function handOff(run: ChainRun, step: Extract<Step, { kind: 'handoff' }>)
   });
 }
 
+/** The handoff on the record and the target started, once any summary of the carried conversation is in. */
 function moveOn(run: ChainRun, step: Extract<Step, { kind: 'handoff' }>, source: AgentSpec, plan: TransferPlan, summary?: string): Promise<void> | void {
   const { chain, effects } = run;
   const h = step.handoff;
