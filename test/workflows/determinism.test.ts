@@ -23,6 +23,16 @@ describe('determinism of recorded histories', () => {
     expect(results).toHaveLength(files.length);
   });
 
+  it("keeps each run's patch decisions its own while runs with and without the patch baseline alternate on one worker, which shares baton's modules between them", async () => {
+    const baseline = files.filter((f) => path.basename(f).startsWith('baseline-'));
+    const older = files.filter((f) => path.relative(dir, f).startsWith('before-'));
+    const alternating = baseline.flatMap((f, i) => [older[i % older.length]!, f, older[(i + 1) % older.length]!]);
+    expect(baseline.length).toBeGreaterThan(0);
+    const results = await checkHistories(historiesFromFiles(alternating));
+    expect(results.filter((r) => !r.ok)).toEqual([]);
+    expect(results).toHaveLength(alternating.length);
+  });
+
   it('catches a change that would break running chains', async () => {
     const bundle = await bundleWorkflowCode({
       workflowsPath: WORKFLOWS_PATH,
