@@ -267,7 +267,6 @@ async function main(): Promise<void> {
   console.log(`\nwrote ${path.relative(process.cwd(), out)}`);
 }
 
-/** Sequential chains of `handoffs` on a second dev server started without baton's tuning. */
 /** Chains run on a dev server of their own, started with `options` (as `temporal server start-dev` comes, or keeping its state in a file). */
 async function chainsOn(options: Parameters<typeof startDevServer>[0], handoffs: number, reps: number, runOptions: RunOptions = {}): Promise<number[]> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'baton-bench-'));

@@ -35,10 +35,11 @@ function packagePath(absolute) {
 }
 
 const { bundleWorkflowCode, DefaultLogger } = require('@temporalio/worker');
+const workflowsPath = path.join(dist, 'workflows/index.js');
 const { code } = await bundleWorkflowCode({
-  workflowsPath: path.join(dist, 'workflows/index.js'),
+  workflowsPath,
   // Loaded once per workflow context and shared by its workflows (see src/worker/bundle.ts).
-  preloadModules: [path.join(dist, 'workflows/index.js')],
+  preloadModules: [workflowsPath],
   logger: new DefaultLogger('WARN'),
   webpackConfigHook: (config) => ({ ...config, output: { ...config.output, devtoolModuleFilenameTemplate: (info) => packagePath(info.absoluteResourcePath) } }),
 });

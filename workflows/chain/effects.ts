@@ -81,3 +81,16 @@ export interface DelegationStart {
 
 /** How a specialist ended: its result, or why there is none (failed, timed out, cancelled). */
 export type DelegationOutcome = { ok: true; result: HandoffRunResult<unknown> } | { ok: false; reason: string; mismatch?: Record<string, unknown> };
+
+/**
+ * The promise `start` returns, or a rejected one when `start` throws before returning it: callers
+ * that chain on an effect's promise handle both alike. (Promise chains rather than async functions
+ * on a chain's hot path: the SDK captures a stack for every promise workflow code makes.)
+ */
+export function started<T>(start: () => Promise<T>): Promise<T> {
+  try {
+    return start();
+  } catch (err) {
+    return Promise.reject(err);
+  }
+}

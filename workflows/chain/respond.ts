@@ -9,6 +9,7 @@ import type { ModelResponse, ToolCall } from '../../src/common/model';
 import type { OpenTurn } from '../../src/common/state';
 import { decidedOutcome, type HandoffOutcome, weighHandoff } from './handoff';
 import { noteFailure } from './controls';
+import { started } from './effects';
 import { currentAgent } from './state';
 import { type ChainRun, retried, RUN_AGAIN, type Step, type TurnInProgress } from './step';
 import { type Gated, gateToolCalls } from './toolApprovals';
@@ -35,16 +36,13 @@ export function turn(run: ChainRun): Promise<Step> {
   const local = (agent.modelActivity ?? chain.state.options.modelActivity) === 'local';
   const call = (): Promise<Step> => {
     const price = chain.state.economics ? priceOf(chain.state.team.economics?.prices, agent.model) : undefined;
-    let called: Promise<ModelResponse>;
-    try {
-      called = effects.callModel(
+    const called = started(() =>
+      effects.callModel(
         { agentId: agent.id, model: agent.model, messages: chain.state.messages, tools, callIndex, ...(agent.outputSchema ? { outputSchema: agent.outputSchema } : {}), ...(price ? { price } : {}) },
         chain.state.options,
         local,
-      );
-    } catch (err) {
-      called = Promise.reject(err);
-    }
+      ),
+    );
     return called.then(
       (response) => {
         run.economy?.afterCall(response.usage);

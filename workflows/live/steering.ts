@@ -24,10 +24,12 @@ export class ModelCallInterrupted extends Error {
 export class Steering {
   /** Messages waiting for the chain's next step, in arrival order. */
   readonly waiting: SteerMessage[] = [];
-  #call?: { scope: CancellationScope; stoppedBy?: string };
+  /** The model call under way, and who stopped it. */
+  #call?: { stoppedBy?: string };
   /**
    * The scope model calls run in, made again only after an interrupt cancelled it (or for calls
-   * under another parent scope): each new scope costs promises and a reaction on its parent's.
+   * under another parent scope): each new scope costs promises and a reaction on its parent's. The
+   * call under way runs in it.
    */
   #scope?: CancellationScope;
 
@@ -63,7 +65,7 @@ export class Steering {
   interrupt(by: string): boolean {
     if (!this.#call || this.#call.stoppedBy !== undefined) return false;
     this.#call.stoppedBy = by;
-    this.#call.scope.cancel();
+    this.#scope?.cancel();
     return true;
   }
 
@@ -71,13 +73,13 @@ export class Steering {
   call<T>(input: Pick<CallModelInput, 'agentId' | 'callIndex'>, run: () => Promise<T>): Promise<T> {
     const parent = CancellationScope.current();
     if (this.#scope?.parent !== parent || this.#scope.consideredCancelled) this.#scope = new CancellationScope({ parent, cancellable: true });
-    const call: { scope: CancellationScope; stoppedBy?: string } = { scope: this.#scope };
+    const call: { stoppedBy?: string } = {};
     this.#call = call;
     const done = () => {
       if (this.#call === call) this.#call = undefined;
     };
     // A promise chain, not an async function: the SDK captures a stack for every promise workflow code makes.
-    return call.scope.run(run).then(
+    return this.#scope.run(run).then(
       (value) => {
         done();
         return value;

@@ -13,7 +13,7 @@ import { RUN_OPTIONS } from '../../src/common/options';
 import type { ChainState } from '../../src/common/state';
 import type { TeamSpec } from '../../src/common/team';
 import type { TeamNeed } from '../../src/common/version';
-import type { ChainEffects } from '../chain/effects';
+import { type ChainEffects, started } from '../chain/effects';
 import { guardrailNeed, modelNeed, needOf, onHandoffNeed, toolNeed } from './needs';
 
 /**
@@ -73,13 +73,7 @@ export function matchingTeam(effects: ChainEffects, source: TeamSource): ChainEf
  * than an async loop: the SDK captures a stack for every promise workflow code makes.
  */
 function whileRefused<T>(effects: ChainEffects, timeout: () => string | number | undefined, step: (refused: number) => Promise<T>, refused = 0, first?: number): Promise<T> {
-  let attempt: Promise<T>;
-  try {
-    attempt = step(refused);
-  } catch (err) {
-    attempt = Promise.reject(err);
-  }
-  return attempt.catch(async (err: unknown) => {
+  return started(() => step(refused)).catch(async (err: unknown) => {
     const details = refusal(err);
     if (!details) throw err;
     const now = effects.now();

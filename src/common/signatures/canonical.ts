@@ -5,7 +5,7 @@
  *
  * Workflow-safe: pure code, no I/O, no node builtins.
  */
-import type { sha256 as Sha256 } from '@noble/hashes/sha2';
+import { sha256 } from '@noble/hashes/sha2';
 
 /**
  * `value` as canonical JSON. Only JSON values: a string, a finite number, a boolean, `null`, an
@@ -91,7 +91,5 @@ export function hex(bytes: Uint8Array): string {
 
 /** SHA-256 of `text`'s UTF-8 bytes (or of `bytes`), in lowercase hex. */
 export function sha256Hex(input: string | Uint8Array): string {
-  // Loaded at first use: a chain's workflow keeps its own copy of each module it loads.
-  const { sha256 } = require('@noble/hashes/sha2') as { sha256: typeof Sha256 };
   return hex(sha256(typeof input === 'string' ? utf8(input) : input));
 }

@@ -7,7 +7,7 @@
  *
  * Workflow-safe: no I/O.
  */
-import type { ed25519 as Ed25519 } from '@noble/curves/ed25519';
+import { ed25519 } from '@noble/curves/ed25519';
 import type { DecisionIdentity } from '../approvals';
 import { isRecord } from '../check';
 import { clipText, LIMITS } from '../limits';
@@ -94,18 +94,10 @@ export function verifyDecisionSignature(jws: string, facts: DecisionFacts, keys:
   return { ok: true, identity, payload: expected };
 }
 
-/**
- * The Ed25519 implementation, loaded at the first signature to check: a chain's workflow keeps its
- * own copy of each module it loads, so one that never sees a signature does not hold the curve's.
- */
-function curve(): typeof Ed25519 {
-  return (require('@noble/curves/ed25519') as { ed25519: typeof Ed25519 }).ed25519;
-}
-
 function verified(signature: Uint8Array, message: Uint8Array, publicKey: Uint8Array): boolean {
   try {
     // RFC 8032's strict rules: one valid encoding per signature.
-    return curve().verify(signature, message, publicKey, { zip215: false });
+    return ed25519.verify(signature, message, publicKey, { zip215: false });
   } catch {
     return false;
   }
