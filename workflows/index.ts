@@ -3,6 +3,7 @@
  * `src/worker/bundle.ts`), so every workflow in a worker shares one instance of baton's modules and
  * keeps only its own state.
  */
+import './stackDepth';
 export { handoffRun } from './handoffRun';
 export { conversation } from './conversation';
 export { spendLedger } from './spendLedger';
