@@ -19,6 +19,7 @@ import { batonDataConverter } from '../src/payloads/codec';
 import { sdkChain } from './agentsSdk';
 import * as floorActivities from './floor/activities';
 import { historyCost } from './history';
+import { interleavedRows, measureInterleaved } from './interleaved';
 import { median, percentile, round, rssSampler, table, timeRuns } from './lib';
 import { measurePeers } from './peerFigures';
 import { replayCost } from './replay';
@@ -131,6 +132,12 @@ async function main(): Promise<void> {
         rows.push({ system: p.system, 'ms/handoff': round(p.ms, 3), ratio: round(p.ms / perHandoff(batonTimes), 3) });
       }
       print('Orchestration cost per handoff (median ms, chains of 10 handoffs, sequential)', rows);
+    }
+
+    if (selected('interleaved')) {
+      // 1b. baton and its floor in interleaved rounds: ratios a machine whose pace drifts does not skew.
+      const f = (results.interleaved = await measureInterleaved(withBaton, floorChain, { latency, rounds: quick ? 3 : reps, chainsPerRound: quick ? 3 : 10 }));
+      print(`baton and its floor, ${f.rounds} interleaved rounds of ${f.chainsPerRound} chains of 10 handoffs (ms a handoff: median of rounds; baton over it: median of each round's ratio)`, interleavedRows(f));
     }
 
     if (selected('throughput') || withPeers) {
