@@ -1,5 +1,5 @@
 import { Client, type Connection } from '@temporalio/client';
-import { NativeConnection } from '@temporalio/worker';
+import type { NativeConnection } from '@temporalio/worker';
 import { connectClient, temporalConfig } from '../client/connect';
 import { batonDataConverter } from '../payloads/codec';
 
@@ -34,5 +34,7 @@ export async function connect(): Promise<{ client: Client; connection: Connectio
   // Large histories (long conversations) come in pages over gRPC's 4 MB default.
   const connection = await connectClient({ ...connectionOptions, address, connectTimeout: '5 seconds', channelArgs: { 'grpc.max_receive_message_length': 128 * 2 ** 20 } });
   const client = new Client({ connection, namespace, dataConverter });
-  return { client, connection, native: () => NativeConnection.connect({ ...connectionOptions, address }) };
+  // The worker package is loaded by the commands that run a worker, not by those that only talk to the server.
+  const native = () => (require('@temporalio/worker') as { NativeConnection: typeof NativeConnection }).NativeConnection.connect({ ...connectionOptions, address });
+  return { client, connection, native };
 }

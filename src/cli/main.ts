@@ -1,56 +1,47 @@
-import { DefaultLogger, type LogLevel, type LogMetadata, Runtime } from '@temporalio/worker';
 import { BatonError } from '../common/errors';
 import { UsageError } from './args';
-import { decideCommand, pendingCommand } from './approvals';
-import { auditCommand } from './audit';
-import { chatCommand } from './chat';
-import { codecServerCommand } from './codecServer';
 import { type Command, type CommandContext, ExitCode, Interrupted, interruptedExitCode, listenForInterrupts } from './context';
-import { demoCommand } from './demo';
-import { datasetCommand } from './dataset';
-import { keygenCommand } from './keygen';
-import { devCommand } from './dev';
-import { breakersCommand, spendCommand } from './economics';
-import { evalCommand } from './eval';
-import { experimentCommand } from './experiment';
 import type { Print } from './print';
-import { replayCommand } from './replay';
-import { runCommand } from './run';
-import { serveCommand } from './serveHttp';
-import { statsCommand } from './stats';
 import { TeamModuleError } from './team';
-import { teamCommand } from './teamCommand';
-import { steerCommand } from './steer';
-import { workerCommand } from './worker';
 
-const COMMANDS: Record<string, Command> = {
-  demo: demoCommand,
-  dev: devCommand,
-  worker: workerCommand,
-  run: runCommand,
-  chat: chatCommand,
-  pending: pendingCommand,
-  approve: decideCommand('approve'),
-  reject: decideCommand('reject'),
-  steer: steerCommand,
-  audit: auditCommand,
-  keygen: keygenCommand,
-  replay: replayCommand,
-  team: teamCommand,
-  breakers: breakersCommand,
-  spend: spendCommand,
-  eval: evalCommand,
-  dataset: datasetCommand,
-  experiment: experimentCommand,
-  stats: statsCommand,
-  serve: serveCommand,
-  'codec-server': codecServerCommand,
+/**
+ * Each command's module, loaded when the command runs (or shows its help): a command that only
+ * talks to the server (`approve`, `pending`, `audit`, …) then loads neither the worker nor the
+ * HTTP service nor the model clients, about a second of every such call.
+ */
+const LOADERS: Record<string, () => Command> = {
+  demo: () => (require('./demo') as { demoCommand: Command }).demoCommand,
+  dev: () => (require('./dev') as { devCommand: Command }).devCommand,
+  worker: () => (require('./worker') as { workerCommand: Command }).workerCommand,
+  run: () => (require('./run') as { runCommand: Command }).runCommand,
+  chat: () => (require('./chat') as { chatCommand: Command }).chatCommand,
+  pending: () => (require('./approvals') as { pendingCommand: Command }).pendingCommand,
+  approve: () => (require('./approvals') as { decideCommand: (decision: 'approve' | 'reject') => Command }).decideCommand('approve'),
+  reject: () => (require('./approvals') as { decideCommand: (decision: 'approve' | 'reject') => Command }).decideCommand('reject'),
+  steer: () => (require('./steer') as { steerCommand: Command }).steerCommand,
+  audit: () => (require('./audit') as { auditCommand: Command }).auditCommand,
+  keygen: () => (require('./keygen') as { keygenCommand: Command }).keygenCommand,
+  replay: () => (require('./replay') as { replayCommand: Command }).replayCommand,
+  team: () => (require('./teamCommand') as { teamCommand: Command }).teamCommand,
+  breakers: () => (require('./economics') as { breakersCommand: Command }).breakersCommand,
+  spend: () => (require('./economics') as { spendCommand: Command }).spendCommand,
+  eval: () => (require('./eval') as { evalCommand: Command }).evalCommand,
+  dataset: () => (require('./dataset') as { datasetCommand: Command }).datasetCommand,
+  experiment: () => (require('./experiment') as { experimentCommand: Command }).experimentCommand,
+  stats: () => (require('./stats') as { statsCommand: Command }).statsCommand,
+  serve: () => (require('./serveHttp') as { serveCommand: Command }).serveCommand,
+  'codec-server': () => (require('./codecServer') as { codecServerCommand: Command }).codecServerCommand,
 };
 
-const OVERVIEW = `baton: durable multi-agent handoffs on Temporal
+const load = (name: string): Command | undefined => (Object.hasOwn(LOADERS, name) ? LOADERS[name]!() : undefined);
+
+
+/** `baton --help`: every command (this loads them all). */
+const overview = () => `baton: durable multi-agent handoffs on Temporal
 
 Usage:
-${Object.values(COMMANDS)
+${Object.keys(LOADERS)
+  .map((name) => load(name)!)
   .map((c) => `  ${c.synopsis.replace(/\n/g, '\n  ')}\n      ${c.summary}`)
   .join('\n')}
 
@@ -62,7 +53,7 @@ OPENAI_API_KEY, OPENAI_BASE_URL, BATON_LOG_LEVEL (default WARN).`;
 
 /** `baton <command> --help`: the command's own usage text. */
 export function commandHelp(name: string): string {
-  const c = COMMANDS[name]!;
+  const c = load(name)!;
   return `Usage: ${c.synopsis.replace(/\n/g, '\n       ')}\n\n${c.summary[0]!.toUpperCase()}${c.summary.slice(1)}.\n\n${c.help}`;
 }
 
@@ -80,26 +71,26 @@ export async function main(argv: string[], output: MainOutput = {}): Promise<num
   const err = output.err ?? ((line: string) => console.error(line));
   const [name, ...rest] = argv;
   if (name === '--help' || name === '-h' || (name === 'help' && rest.length === 0)) {
-    out(OVERVIEW);
+    out(overview());
     return ExitCode.OK;
   }
   if (name === 'help') {
-    if (!COMMANDS[rest[0]!]) return unknownCommand(rest[0]!, err);
+    if (!Object.hasOwn(LOADERS, rest[0]!)) return unknownCommand(rest[0]!, err);
     out(commandHelp(rest[0]!));
     return ExitCode.OK;
   }
   if (!name) {
-    err(OVERVIEW);
+    err(overview());
     return ExitCode.USAGE;
   }
-  const command = COMMANDS[name];
+  const command = load(name);
   if (!command) return unknownCommand(name, err);
   if (asksForHelp(rest)) {
     out(commandHelp(name));
     return ExitCode.OK;
   }
-  // The runtime's own signal handlers would turn the first Ctrl-C into a worker shutdown and nothing else.
-  Runtime.install({ logger: new CliLogger(command.reportsChainFailures ?? false), shutdownSignals: [] });
+  // A command whose modules load the worker package runs (or replays) workflows in this process: Temporal's runtime goes in first.
+  if (require.cache[require.resolve('@temporalio/worker')]) (require('./runtime') as { installCliRuntime: (quietWorkflowFailures: boolean) => void }).installCliRuntime(command.reportsChainFailures ?? false);
   const interrupts = listenForInterrupts();
   const ctx: CommandContext = { out, err, interrupted: interrupts.first };
   try {
@@ -108,18 +99,6 @@ export async function main(argv: string[], output: MainOutput = {}): Promise<num
     return report(name, command, e, err);
   } finally {
     interrupts.dispose();
-  }
-}
-
-/** The worker log on stderr, at BATON_LOG_LEVEL (default WARN). */
-class CliLogger extends DefaultLogger {
-  constructor(private readonly quietWorkflowFailures: boolean) {
-    super((process.env.BATON_LOG_LEVEL as LogLevel | undefined) ?? 'WARN');
-  }
-
-  override log(level: LogLevel, message: string, meta?: LogMetadata): void {
-    if (this.quietWorkflowFailures && message === 'Workflow failed') return;
-    super.log(level, message, meta);
   }
 }
 
@@ -139,7 +118,7 @@ function report(name: string, command: Command, e: unknown, err: Print): number 
 }
 
 function unknownCommand(name: string, err: Print): number {
-  err(`baton: unknown command "${name}" (commands: ${Object.keys(COMMANDS).join(', ')}; \`baton --help\` lists them)`);
+  err(`baton: unknown command "${name}" (commands: ${Object.keys(LOADERS).join(', ')}; \`baton --help\` lists them)`);
   return ExitCode.USAGE;
 }
 

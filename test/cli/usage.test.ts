@@ -2,6 +2,7 @@
  * The real `baton` command's errors and usage: typed failures, bad usage with exit code 2, --help,
  * bad numbers and inputs, team modules that throw, connection profiles.
  */
+import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { WorkflowNotFoundError } from '@temporalio/client';
 import { describe, expect, it } from 'vitest';
@@ -99,6 +100,17 @@ describe('the baton command: errors and usage', () => {
     expect(viaHelp.stdout).toBe(helps[3]!.stdout);
     expect(overview.code).toBe(0);
     for (const c of commands) expect(overview.stdout).toContain(`baton ${c} `);
+  });
+
+  it('loads the modules of the command it runs only: one that only talks to the server leaves the worker package unloaded', async () => {
+    const loadsWorker = (command: string) =>
+      new Promise<string>((resolve, reject) => {
+        const script = `require('./src/cli/main.ts').main(['${command}', '--help'], { out: () => {} }).then(() => console.log(Object.keys(require.cache).some((f) => f.includes('@temporalio/worker/'))))`;
+        execFile(process.execPath, ['-r', 'tsx/cjs', '-e', script], { cwd: root }, (e, stdout) => (e ? reject(e) : resolve(stdout.trim())));
+      });
+    const [approve, pending, audit, worker] = await Promise.all(['approve', 'pending', 'audit', 'worker'].map(loadsWorker));
+    expect({ approve, pending, audit }).toEqual({ approve: 'false', pending: 'false', audit: 'false' });
+    expect(worker).toBe('true');
   });
 
   it('refuses numbers that are not whole numbers in range, naming the range', async () => {
