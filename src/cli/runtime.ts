@@ -4,11 +4,16 @@
  */
 import { DefaultLogger, type LogLevel, type LogMetadata, Runtime } from '@temporalio/worker';
 
+/** Whether this process installed it (once: Temporal's runtime is one per process). */
+const installed = { done: false };
+
 /**
- * Install the runtime: the worker log on stderr at BATON_LOG_LEVEL (default WARN), and no signal
+ * Install the runtime, once: the worker log on stderr at BATON_LOG_LEVEL (default WARN), and no signal
  * handlers of its own (they would turn the first Ctrl-C into a worker shutdown and nothing else).
  */
 export function installCliRuntime(quietWorkflowFailures: boolean): void {
+  if (installed.done) return;
+  installed.done = true;
   Runtime.install({ logger: new CliLogger(quietWorkflowFailures), shutdownSignals: [] });
 }
 

@@ -1,5 +1,5 @@
 import type { NativeConnection } from '@temporalio/worker';
-import { createWorker } from '../worker';
+import type { createWorker as CreateWorker } from '../worker';
 import { Interrupted, interruptible } from './context';
 import type { TeamModule } from './team';
 
@@ -25,6 +25,10 @@ const WORKER_STOP_WAIT_MS = 3_000;
 export async function untilDone<T>(work: () => Promise<T>, options: UntilDoneOptions): Promise<T> {
   const { team, interrupted } = options;
   if (!team) return interruptible(work(), interrupted);
+  // The worker package is loaded only to serve a team here, and Temporal's runtime installed before the
+  // worker's connection; every command that calls this prints a failed chain's error itself.
+  const { createWorker } = require('../worker') as { createWorker: typeof CreateWorker };
+  (require('./runtime') as { installCliRuntime: (quietWorkflowFailures: boolean) => void }).installCliRuntime(true);
   const connection = await interruptible(options.connection(), interrupted);
   const worker = await interruptible(createWorker({ team: team.team, hooks: team.hooks, connection, taskQueue: options.taskQueue }), interrupted);
   const running = worker.runUntil(work);

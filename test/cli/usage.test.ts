@@ -108,8 +108,9 @@ describe('the baton command: errors and usage', () => {
         const script = `require('./src/cli/main.ts').main(['${command}', '--help'], { out: () => {} }).then(() => console.log(Object.keys(require.cache).some((f) => f.includes('@temporalio/worker/'))))`;
         execFile(process.execPath, ['-r', 'tsx/cjs', '-e', script], { cwd: root }, (e, stdout) => (e ? reject(e) : resolve(stdout.trim())));
       });
-    const [approve, pending, audit, worker] = await Promise.all(['approve', 'pending', 'audit', 'worker'].map(loadsWorker));
-    expect({ approve, pending, audit }).toEqual({ approve: 'false', pending: 'false', audit: 'false' });
+    const [approve, pending, audit, run, worker] = await Promise.all(['approve', 'pending', 'audit', 'run', 'worker'].map(loadsWorker));
+    // `baton run` loads it when it serves a team in its process (--team), not to start a chain a worker elsewhere runs.
+    expect({ approve, pending, audit, run }).toEqual({ approve: 'false', pending: 'false', audit: 'false', run: 'false' });
     expect(worker).toBe('true');
   });
 
