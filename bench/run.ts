@@ -173,17 +173,20 @@ async function main(): Promise<void> {
       results.throughput = recorded;
       if (selected('throughput')) {
         const f = await burst(() => floorChain(steps, handoffs + 1));
+        // The floor making a handoff's writes: what the server's share of a burst is.
+        const fw = await burst(() => floorChain(steps, handoffs + 1, false, true));
         const bl = await withBaton(chainTeam(handoffs, latency), 'bench-burst-local', (baton) => burst(() => baton.run('c0', 'go', { modelActivity: 'local' })));
         const fl = await burst(() => floorChain(steps, handoffs + 1, true));
         batonLocalPerSecond = perSecond(bl);
         Object.assign(recorded, {
           floor: figures(f),
           batonOverFloorThroughput: round(perSecond(b) / perSecond(f)),
+          floorWithWrites: figures(fw), batonOverFloorWithWritesThroughput: round(perSecond(b) / perSecond(fw)),
           batonLocal: figures(bl),
           floorLocal: figures(fl),
           batonLocalOverFloorLocalThroughput: round(perSecond(bl) / perSecond(fl)),
         });
-        rows.push(row(`floor (${steps} no-op activities)`, figures(f)), row("baton, local model calls", figures(bl)), row(`floor (${steps} no-op local activities)`, figures(fl)));
+        rows.push(row(`floor (${steps} no-op activities)`, figures(f)), row("floor + a handoff's writes", figures(fw)), row('baton, local model calls', figures(bl)), row(`floor (${steps} no-op local activities)`, figures(fl)));
       }
       for (const p of peers?.throughput ?? []) {
         const ours = p.local && batonLocalPerSecond !== undefined ? batonLocalPerSecond : perSecond(b);
