@@ -35,7 +35,6 @@ const LOADERS: Record<string, () => Command> = {
 
 const load = (name: string): Command | undefined => (Object.hasOwn(LOADERS, name) ? LOADERS[name]!() : undefined);
 
-
 /** `baton --help`: every command (this loads them all). */
 const overview = () => `baton: durable multi-agent handoffs on Temporal
 
