@@ -1,8 +1,15 @@
 import { BatonError } from '../common/errors';
 import { UsageError } from './args';
 import { type Command, type CommandContext, ExitCode, Interrupted, interruptedExitCode, listenForInterrupts } from './context';
+import type * as Approvals from './approvals';
 import type { Print } from './print';
+import { installCliRuntime } from './runtime';
 import { TeamModuleError } from './team';
+
+/** The command `name` that the module `path` (beside this one) exports, loaded when asked for. */
+function exported(path: string, name: string): () => Command {
+  return () => (require(path) as Record<string, Command>)[name]!;
+}
 
 /**
  * Each command's module, loaded when the command runs (or shows its help): a command that only
@@ -10,27 +17,27 @@ import { TeamModuleError } from './team';
  * HTTP service nor the model clients, about a second of every such call.
  */
 const LOADERS: Record<string, () => Command> = {
-  demo: () => (require('./demo') as { demoCommand: Command }).demoCommand,
-  dev: () => (require('./dev') as { devCommand: Command }).devCommand,
-  worker: () => (require('./worker') as { workerCommand: Command }).workerCommand,
-  run: () => (require('./run') as { runCommand: Command }).runCommand,
-  chat: () => (require('./chat') as { chatCommand: Command }).chatCommand,
-  pending: () => (require('./approvals') as { pendingCommand: Command }).pendingCommand,
-  approve: () => (require('./approvals') as { decideCommand: (decision: 'approve' | 'reject') => Command }).decideCommand('approve'),
-  reject: () => (require('./approvals') as { decideCommand: (decision: 'approve' | 'reject') => Command }).decideCommand('reject'),
-  steer: () => (require('./steer') as { steerCommand: Command }).steerCommand,
-  audit: () => (require('./audit') as { auditCommand: Command }).auditCommand,
-  keygen: () => (require('./keygen') as { keygenCommand: Command }).keygenCommand,
-  replay: () => (require('./replay') as { replayCommand: Command }).replayCommand,
-  team: () => (require('./teamCommand') as { teamCommand: Command }).teamCommand,
-  breakers: () => (require('./economics') as { breakersCommand: Command }).breakersCommand,
-  spend: () => (require('./economics') as { spendCommand: Command }).spendCommand,
-  eval: () => (require('./eval') as { evalCommand: Command }).evalCommand,
-  dataset: () => (require('./dataset') as { datasetCommand: Command }).datasetCommand,
-  experiment: () => (require('./experiment') as { experimentCommand: Command }).experimentCommand,
-  stats: () => (require('./stats') as { statsCommand: Command }).statsCommand,
-  serve: () => (require('./serveHttp') as { serveCommand: Command }).serveCommand,
-  'codec-server': () => (require('./codecServer') as { codecServerCommand: Command }).codecServerCommand,
+  demo: exported('./demo', 'demoCommand'),
+  dev: exported('./dev', 'devCommand'),
+  worker: exported('./worker', 'workerCommand'),
+  run: exported('./run', 'runCommand'),
+  chat: exported('./chat', 'chatCommand'),
+  pending: exported('./approvals', 'pendingCommand'),
+  approve: () => (require('./approvals') as typeof Approvals).decideCommand('approve'),
+  reject: () => (require('./approvals') as typeof Approvals).decideCommand('reject'),
+  steer: exported('./steer', 'steerCommand'),
+  audit: exported('./audit', 'auditCommand'),
+  keygen: exported('./keygen', 'keygenCommand'),
+  replay: exported('./replay', 'replayCommand'),
+  team: exported('./teamCommand', 'teamCommand'),
+  breakers: exported('./economics', 'breakersCommand'),
+  spend: exported('./economics', 'spendCommand'),
+  eval: exported('./eval', 'evalCommand'),
+  dataset: exported('./dataset', 'datasetCommand'),
+  experiment: exported('./experiment', 'experimentCommand'),
+  stats: exported('./stats', 'statsCommand'),
+  serve: exported('./serveHttp', 'serveCommand'),
+  'codec-server': exported('./codecServer', 'codecServerCommand'),
 };
 
 const load = (name: string): Command | undefined => (Object.hasOwn(LOADERS, name) ? LOADERS[name]!() : undefined);
@@ -89,7 +96,7 @@ export async function main(argv: string[], output: MainOutput = {}): Promise<num
     return ExitCode.OK;
   }
   // A command whose modules load the worker package runs (or replays) workflows in this process: Temporal's runtime goes in first.
-  if (require.cache[require.resolve('@temporalio/worker')]) (require('./runtime') as { installCliRuntime: (quietWorkflowFailures: boolean) => void }).installCliRuntime(command.reportsChainFailures ?? false);
+  if (require.cache[require.resolve('@temporalio/worker')]) installCliRuntime(command.reportsChainFailures ?? false);
   const interrupts = listenForInterrupts();
   const ctx: CommandContext = { out, err, interrupted: interrupts.first };
   try {

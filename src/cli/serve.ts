@@ -1,6 +1,7 @@
 import type { NativeConnection } from '@temporalio/worker';
 import type { createWorker as CreateWorker } from '../worker';
 import { Interrupted, interruptible } from './context';
+import { installCliRuntime } from './runtime';
 import type { TeamModule } from './team';
 
 /** Options of {@link untilDone}. */
@@ -28,7 +29,7 @@ export async function untilDone<T>(work: () => Promise<T>, options: UntilDoneOpt
   // The worker package is loaded only to serve a team here, and Temporal's runtime installed before the
   // worker's connection; every command that calls this prints a failed chain's error itself.
   const { createWorker } = require('../worker') as { createWorker: typeof CreateWorker };
-  (require('./runtime') as { installCliRuntime: (quietWorkflowFailures: boolean) => void }).installCliRuntime(true);
+  installCliRuntime(true);
   const connection = await interruptible(options.connection(), interrupted);
   const worker = await interruptible(createWorker({ team: team.team, hooks: team.hooks, connection, taskQueue: options.taskQueue }), interrupted);
   const running = worker.runUntil(work);
