@@ -30,6 +30,16 @@ export function contextProblems(value: unknown): string[] {
   return bytes > MAX_CONTEXT_BYTES ? [`"context" is ${bytes} bytes of JSON; at most ${MAX_CONTEXT_BYTES} (give tools large or secret things when the worker builds them)`] : [];
 }
 
+/**
+ * What is wrong with a carried state, said as what it is: baton wrote `resume` when the chain or
+ * conversation continued (continue-as-new, a replay, a migration), so the problem is a field this
+ * worker's baton does not understand, not something a caller should leave out.
+ */
+function carriedStateProblems(problems: string[], what: 'chain' | 'conversation'): string[] {
+  const how = `the ${what} state baton wrote in "resume" when the ${what} continued (continue-as-new, a replay or a migration)`;
+  return problems.map((p) => `${how} is not understood by this worker's baton: ${p}. Run workers of a baton version that reads it, then \`baton replay <workflowId>\` continues the ${what}`);
+}
+
 /** Which checks a validation makes: `sizes` holds fields to {@link LIMITS} first. */
 export interface ValidationOptions {
   /** @default true */
@@ -56,7 +66,7 @@ export function validateRunInput(value: unknown, options: ValidationOptions = {}
   if (value.options !== undefined) problems.push(...runOptionProblems(value.options));
   if (value.context !== undefined) problems.push(...contextProblems(value.context));
   if (value.parent !== undefined) problems.push(...parentLinkCheck(value.parent, 'parent'));
-  if (value.resume !== undefined) problems.push(...chainStateCheck(value.resume, 'resume').map((p) => `${p} ("resume" is set by baton when a chain continues; leave it out)`));
+  if (value.resume !== undefined) problems.push(...carriedStateProblems(chainStateCheck(value.resume, 'resume'), 'chain'));
   const extra = Object.keys(value).filter((k) => !INPUT_FIELDS.includes(k));
   if (extra.length > 0) problems.push(`unknown field(s) ${fieldNames(extra)} (valid: agent, input, options, context)`);
   if (problems.length > 0) throw new InvalidRunInputError(problems);
@@ -103,7 +113,7 @@ export function validateConversationInput(value: unknown, options: ValidationOpt
   if (value.options !== undefined) problems.push(...runOptionProblems(value.options));
   if (value.conversation !== undefined) problems.push(...conversationOptionProblems(value.conversation));
   if (value.context !== undefined) problems.push(...contextProblems(value.context));
-  if (value.resume !== undefined) problems.push(...conversationStateCheck(value.resume, 'resume').map((p) => `${p} ("resume" is set by baton when a conversation continues; leave it out)`));
+  if (value.resume !== undefined) problems.push(...carriedStateProblems(conversationStateCheck(value.resume, 'resume'), 'conversation'));
   const extra = Object.keys(value).filter((k) => !CONVERSATION_INPUT_FIELDS.includes(k));
   const message = extra.includes('input') ? '; messages, the first one too, are sent as sendMessage updates (with the start, by update-with-start)' : '';
   if (extra.length > 0) problems.push(`unknown field(s) ${fieldNames(extra)} (valid: agent, options, conversation, context)${message}`);

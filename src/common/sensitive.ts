@@ -94,7 +94,7 @@ export function toSensitivitySpec(value: true | ToolSensitivitySpec): ToolSensit
 }
 
 /** Problems with a snapshot's `toolSensitivity` entry (the workflow checks a carried team with it). */
-export const toolSensitivityCheck: Check = (v, key) => {
+export const toolSensitivityCheck: Check<ToolSensitivitySpec> = (v, key) => {
   if (!isRecord(v)) return [`"${key}" must be an object {arguments?, result?}, got ${shown(v)}`];
   return sensitivityProblems(v, key, undefined, undefined, true);
 };
