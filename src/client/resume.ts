@@ -81,7 +81,7 @@ export function rebuildState(recordedEvents: HistoryEvent[], fromHandoff?: numbe
   if (!target) throw new UserError('the run has no model turn to continue from');
 
   const cut = target.eventId;
-  let state = base ? { ...base, options: resolveRunOptions(base.options) } : startChain(team!, input.agent, input.input, resolveRunOptions(input.options));
+  let state = base ? { ...base, options: resolveRunOptions(base.options) } : startChain(team!, input.agent, input.input, resolveRunOptions(input.options), input.context);
   // The run that continues has the controls; they count from the first run's start.
   if (!state.controls) state = { ...state, controls: initialControls(startedAt(events)) };
   // And its costs, counted from the first run's calls at the snapshot's prices.
