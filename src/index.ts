@@ -53,6 +53,7 @@ export { formatTimeline, toMermaid } from './audit/format';
 export { AUDIT_EXPORT_SCHEMA, eventDigest, exportAudit, genesisDigest, type AuditExport, type ExportedChain, type ExportedEvent } from './audit/export';
 export { verifyAuditExport, type ExportVerification, type VerifyExportOptions } from './audit/verifyExport';
 export type { ReplayOptions, ReplayStarted } from './client/replay';
+export type { ConversationReplayOptions, ConversationReplayed } from './client/conversationReplay';
 export type { AgentHandoffListener, BatonHooks, HandoffHookContext } from './agents/hooks';
 export { IDEMPOTENCY_KEY_META, mcpServer, type McpApprovals, type McpHttpServerOptions, type McpSensitivity, type McpServer, type McpStdioServerOptions } from './mcp/server';
 export { McpConnectionError, McpServerUnavailableError } from './mcp/errors';

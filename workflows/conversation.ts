@@ -21,6 +21,7 @@ import {
   endConversationUpdate,
   forwardDecisionSignal,
   forwardedOutcomeSignal,
+  migrateConversationUpdate,
   overrideRunSignal,
   pendingApprovalsQuery,
   rejectHandoffSignal,
@@ -50,6 +51,7 @@ import { conversationBudget } from './conversation/costs';
 import { taggingStreams } from './streams/tag';
 import { interruptible, Steering } from './live/steering';
 import { MidTurn } from './conversation/midTurn';
+import { Migrations } from './conversation/migration';
 
 /**
  * A multi-turn conversation starting at `input.agent`. Each message is answered by a chain that
@@ -66,7 +68,9 @@ export async function conversation(rawInput: ConversationInput): Promise<Convers
   let session: Session | undefined;
   let chain: Chain | undefined;
   const live = hasPatch(Patches.LIVE);
-  const tagged = taggingStreams(boundingPayloads(withSpecialistFigures(matchingTeam(temporalEffects(true), { state: () => chain?.state })), () => chain?.state.team), () => {
+  const migrations = new Migrations(workflowInfo().workflowId);
+  const matched = matchingTeam(temporalEffects(true), { state: () => chain?.state, stranded: (refusal) => migrations.stranded(refusal) });
+  const tagged = taggingStreams(boundingPayloads(withSpecialistFigures(matched), () => chain?.state.team), () => {
     const current = live ? session?.state.current : undefined;
     return current ? { turn: current.turn, message: current.idempotencyKey, ...(current.merged ? { merged: current.merged } : {}) } : undefined;
   });
@@ -85,6 +89,7 @@ export async function conversation(rawInput: ConversationInput): Promise<Convers
     },
   });
   setHandler(endConversationUpdate, () => inbox.requestEnd());
+  setHandler(migrateConversationUpdate, () => migrations.request(), { validator: () => migrations.validate() });
   setHandler(approveHandoffSignal, (d) => desk.receive(d, 'approve'));
   setHandler(rejectHandoffSignal, (d) => desk.receive(d, 'reject'));
   setHandler(decideHandoffUpdate, (d) => desk.receiveUpdate(d), { validator: (d) => desk.validate(d) });
@@ -122,9 +127,10 @@ export async function conversation(rawInput: ConversationInput): Promise<Convers
     desk.attach(chain);
     if (live) inbox.midTurn = new MidTurn(workflowInfo().workflowId, state, effects, steering);
     inbox.attach(state);
+    migrations.attach({ state, chain, inbox, effects, startAgent: input.agent });
     if (input.resume) desk.republish();
     const guards = defaultGuards({ emptyOutputCheck: true, controls: true, economics, now: effects.now, scriptCheck: false, finalTurnEnds: () => hasPatch(Patches.FINAL_TURN_ENDS) });
-    session = new Session(state, chain, inbox, effects, desk, guards, input.agent, live && inbox.midTurn ? { steering, midTurn: inbox.midTurn } : undefined, priced?.economy);
+    session = new Session(state, chain, inbox, effects, desk, guards, input.agent, live && inbox.midTurn ? { steering, midTurn: inbox.midTurn } : undefined, priced?.economy, migrations);
     const outcome = await session.run();
     if (outcome.kind === 'ended') return outcome.result;
     upgrade = outcome.upgrade === true;

@@ -54,6 +54,8 @@ export interface ConversationTurnAudit {
   answeredAt?: string;
   /** The runs the turn spanned (more than one when the conversation continued as new during it). */
   runIds: string[];
+  /** Set when a step of the turn was refused for its team: the turn waited for a worker of it (or a migration). */
+  stranded?: Omit<Extract<ConversationEvent, { type: 'turn_stranded' }>, 'type' | 'turn'>;
 }
 
 /** A compaction of the active agent's conversation. */
@@ -145,6 +147,10 @@ export function buildConversationAudit(workflowId: string, runs: RunHistory[]): 
         const { type: _t, ...change } = event;
         audit.teamChanges.push(change);
       }
+      if (event?.type === 'turn_stranded' && current?.turn === event.turn) {
+        const { type: _t, turn: _n, ...stranded } = event;
+        current.stranded = stranded;
+      }
       const live = liveRecordOf(e);
       if (live) audit.live.push(live);
       if (current) onTurnEvent(current, e, where);
@@ -200,9 +206,10 @@ export function formatConversation(a: ConversationAudit): string {
   for (const t of a.turns) {
     while (changes[0] && changes[0].beforeTurn <= t.turn) {
       const c = changes.shift()!;
-      lines.push(`      ⇄ team ${c.from} → ${c.to} before turn ${c.beforeTurn}${c.deployment ? ` (on ${c.deployment})` : ''}`);
+      lines.push(`      ⇄ team ${c.from} → ${c.to} ${c.by === 'migration' ? 'by migration ' : ''}before turn ${c.beforeTurn}${c.deployment ? ` (on ${c.deployment})` : ''}`);
     }
     lines.push(`#${t.turn}  ${t.startedAt.slice(11, 23)}  you → ${t.agent}: ${clip(t.message ?? '(message not in history)')}`);
+    if (t.stranded) lines.push(`      waited for a worker of team ${t.stranded.version}: ${t.stranded.step} needs ${clip(t.stranded.missing.join('; '))} (workers on ${t.stranded.worker})`);
     // Approvals, handoffs and controls in the order they happened, each saying what it did.
     for (const step of t.steps) {
       const line = describeEvent(step, t.status !== 'answering');

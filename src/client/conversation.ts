@@ -23,7 +23,8 @@ import { sendMessageProblems, validateConversationInput } from '../common/input'
 import { messageSizes } from '../common/sizes';
 import { Experiments, inVariant, type VariantStart } from './experiments';
 import { laneOf } from './lanes';
-import { BatonAgent, BatonHandoffs, BatonStatusAttribute, conversationQuery, endConversationUpdate, sendMessageUpdate, WorkflowType } from '../common/messages';
+import { BatonAgent, BatonHandoffs, BatonStatusAttribute, conversationQuery, endConversationUpdate, migrateConversationUpdate, sendMessageUpdate, WorkflowType } from '../common/messages';
+import type { ConversationMigration } from '../common/stranded';
 import type { ConversationOptions } from '../common/conversationOptions';
 import type { RunOptions } from '../common/options';
 import { BatonStatus, type HandoffRecord } from '../common/run';
@@ -234,12 +235,33 @@ export class Conversation<Output = string> {
     }
   }
 
+  /**
+   * Move the conversation onto the team the workers run now: a turn waiting for a worker of its
+   * team (its callers got `TurnStrandedError`) goes on from its last step on the current team, the
+   * approvals given in it standing; between turns, the next turn takes the current team. Resolves
+   * once moved. The same as `baton replay --on-current-team <id>`.
+   */
+  migrate(): Promise<ConversationMigration> {
+    return migrateConversation(this.client, this.id);
+  }
+
   /** Wait until the conversation ends (on request or after its idle timeout). */
   async result(): Promise<ConversationResult> {
     try {
       return await this.handle.result();
     } catch (err) {
       throw conversationError(err);
+    }
+  }
+}
+
+/** Move the running conversation `workflowId` onto the team the workers run now; resolves once moved. */
+export async function migrateConversation(client: Client, workflowId: string): Promise<ConversationMigration> {
+  for (let hop = 0; ; hop++) {
+    try {
+      return await client.workflow.getHandle<typeof conversationWorkflow>(workflowId).executeUpdate(migrateConversationUpdate);
+    } catch (err) {
+      if (!continued(err) || hop >= MAX_RUN_HOPS) throw conversationError(err);
     }
   }
 }

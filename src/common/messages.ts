@@ -11,6 +11,7 @@ import type { HandoffRecord, RunOverrides, RunStatus } from './run';
 import type { ConversationReply, ConversationResult, ConversationView, SendMessageInput } from './conversation';
 import type { SteerInput, SteerReceipt } from './live';
 import type { ExperimentState, StopExperiment } from './experiment';
+import type { ConversationMigration } from './stranded';
 
 /** The task queue baton's workers poll unless told otherwise. */
 export const DEFAULT_TASK_QUEUE = 'baton';
@@ -215,6 +216,13 @@ export const sendMessageUpdate = defineUpdate<ConversationReply<unknown>, [SendM
 
 /** Update: end a conversation once the messages it took are answered; answers with its result. */
 export const endConversationUpdate = defineUpdate<ConversationResult, []>('endConversation');
+
+/**
+ * Update: move a conversation onto the team the workers run now (`baton replay --on-current-team <id>`): a
+ * turn waiting for a worker of its team goes on from its last good step on the current team, its
+ * approvals standing; between turns, the next turn takes the current team. Answers once applied.
+ */
+export const migrateConversationUpdate = defineUpdate<ConversationMigration, []>('migrateConversation');
 
 /** Query: where a conversation is: its active agent, the message being answered, what waits. */
 export const conversationQuery = defineQuery<ConversationView>('conversation');

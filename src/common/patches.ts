@@ -87,7 +87,17 @@ export const Patches = {
    * before it answers each patch by its own marker, as it ran. A patch added later is not covered.
    */
   BASELINE_2026_11: 'baton-baseline-2026-11',
+  /**
+   * Decided when a step of a conversation's turn is first refused by a worker that lacks the turn's
+   * team (after the baseline, so not covered by it): the turn's callers are told at once
+   * (`TurnStrandedError`), the refusal is on the record, and the turn waits for a worker of its team
+   * past `teamMismatchTimeout` instead of failing, until one comes or a migration moves it.
+   */
+  STRANDED_TURNS: 'baton-stranded-turns',
 } as const;
 
+/** Patches added after {@link Patches.BASELINE_2026_11}: a run decides each by its own marker. */
+const AFTER_BASELINE_2026_11: readonly string[] = [Patches.BASELINE_2026_11, Patches.STRANDED_TURNS];
+
 /** The patches {@link Patches.BASELINE_2026_11} stands for. */
-export const BASELINE_2026_11_COVERS: readonly string[] = Object.values(Patches).filter((id) => id !== Patches.BASELINE_2026_11);
+export const BASELINE_2026_11_COVERS: readonly string[] = Object.values(Patches).filter((id) => !AFTER_BASELINE_2026_11.includes(id));

@@ -21,6 +21,7 @@ import { RUN_OPTION_KEYS, runOptionProblems, type ResolvedRunOptions } from './o
 import type { HandoffRecord, ParentLink } from './run';
 import type { ChainState, MigrationFallback, MigrationRequest, OpenTurn, ReplayOrigin } from './state';
 import type { SharedState, StateUpdate } from './team';
+import type { TurnStranding } from './stranded';
 import { teamSpecCheck } from './teamChecks';
 
 const anything: Check = () => [];
@@ -243,8 +244,9 @@ const currentTurn = shapeOf<CurrentTurn>()(
     startedAt: isoTime,
     before: shapeOf<CurrentTurn['before']>()({ agentId: nonEmptyString, messages: chatMessages, shared: sharedState }, ['shared']),
     merged: arrayOf(nonEmptyString, 'idempotency keys'),
+    stranded: shapeOf<TurnStranding>()({ version: string, worker: string, step: string, missing: arrayOf(string, 'missing parts'), since: isoTime }),
   },
-  ['updateId', 'merged'],
+  ['updateId', 'merged', 'stranded'],
 );
 
 const conversationReply = shapeOf<ConversationReply<unknown>>()(

@@ -32,6 +32,7 @@ export function turn(run: ChainRun): Promise<Step> {
   const callIndex = chain.state.callCounts[agent.id] ?? 0;
   // Once a budget ran out, the agent's last turn has no tools: it can only answer.
   const tools = chain.state.controls?.finalTurn ? [] : offeredTools(chain.state, agent);
+  chain.markStep();
   chain.apply({ type: 'turn_started' });
   const local = (agent.modelActivity ?? chain.state.options.modelActivity) === 'local';
   const call = (): Promise<Step> => {
@@ -64,6 +65,7 @@ export function turn(run: ChainRun): Promise<Step> {
 /** Act on a model's answer: run its tools, weigh its handoff, or finish. */
 export function respond(run: ChainRun, response: ModelResponse): Step | Promise<Step> {
   const { chain, guards } = run;
+  chain.markStep(response);
   chain.apply({ type: 'model_responded', response });
   retried(run, guards.afterModelResponse(chain.state, response));
   const finalTurn = chain.state.controls?.finalTurn;
@@ -139,6 +141,7 @@ async function runTools(run: ChainRun, calls: ToolCall[]): Promise<[string, stri
 /** Wait for the approval a turn's handoff needs, then close the turn; `paused` to continue as new first. */
 export async function finishTurn(run: ChainRun, open: OpenTurn): Promise<Step> {
   const { chain, effects, desk } = run;
+  chain.markStep();
   const approval = await desk.wait(open.handoffId, () => effects.shouldContinueAsNew(chain.state.options.continueAsNewAfterEvents));
   if (!approval) return { kind: 'paused' };
   const outcome = decidedOutcome(open.handoff, approval);

@@ -266,11 +266,25 @@ function conversationFor(agent: AgentSpec, input: string): ChatMessage[] {
   ];
 }
 
+/** The state before a step of the loop, with the model's answer the step acts on when it has one. */
+export interface StepMark {
+  state: ChainState;
+  response?: ModelResponse;
+}
+
 /** The chain's current state, shared by the loop, the approval desk and the queries. */
 export class Chain {
+  /** The last step begun: where a turn that cannot go on where it stands is taken up again (`restartPoint`). */
+  mark?: StepMark;
+
   constructor(public state: ChainState) {}
 
   apply(event: ChainEvent): void {
     this.state = reduce(this.state, event);
+  }
+
+  /** A step begins from the state now, acting on `response` when given. */
+  markStep(response?: ModelResponse): void {
+    this.mark = { state: this.state, ...(response ? { response } : {}) };
   }
 }

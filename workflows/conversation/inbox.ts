@@ -7,6 +7,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import { currentUpdateInfo } from '@temporalio/workflow';
 import { ConversationContinuedError, ConversationEndedError, type ConversationReply, type ConversationResult, type ConversationState, type QueuedMessage, type RememberedReply, type SendMessageInput } from '../../src/common/conversation';
 import { InputTooLargeError, InvalidRunInputError, toApplicationFailure } from '../../src/common/errors';
+import { type TurnStranding, TurnStrandedError } from '../../src/common/stranded';
 import { sendMessageProblems } from '../../src/common/input';
 import { messageSizes } from '../../src/common/sizes';
 import { keyOf } from './turns';
@@ -36,6 +37,8 @@ export class Inbox {
   private result?: ConversationResult;
   /** What a message that arrives mid-turn does (conversations that started with the live patch). */
   midTurn?: MidTurn;
+  /** The current turn waits for a worker of its team: callers are told so at once. */
+  private stranding?: { turn: number } & Omit<TurnStranding, 'since'>;
 
   constructor(private readonly workflowId: string) {}
 
@@ -88,6 +91,21 @@ export class Inbox {
   settle(outcome: RememberedReply): void {
     for (const w of this.current?.waiters ?? []) settleOne(w, outcome);
     this.current = undefined;
+    this.stranding = undefined;
+  }
+
+  /**
+   * The current turn waits for a worker of its team: its callers, and those of the messages behind
+   * it, are told now (`TurnStrandedError`), as is every caller until it goes on. Their messages stay.
+   */
+  strand(stranding: { turn: number } & Omit<TurnStranding, 'since'>): void {
+    this.stranding = stranding;
+    for (const m of [...(this.current ? [this.current] : []), ...this.queue]) for (const w of m.waiters.splice(0)) w.reject(this.stranded(m));
+  }
+
+  /** The current turn goes on (a worker took its step, or it moved onto the current team). */
+  unstrand(): void {
+    this.stranding = undefined;
   }
 
   /** The conversation ended: end requests get its result. */
@@ -123,13 +141,21 @@ export class Inbox {
     const remembered = key !== undefined ? state.replies.find((r) => r.idempotencyKey === key) : undefined;
     if (remembered) return settleOne(waiter, remembered);
     const same = key !== undefined ? [this.current, ...this.queue].find((m) => m?.idempotencyKey === key) : undefined;
-    if (same) return void same.waiters.push(waiter);
-    const outcome = this.current && this.midTurn ? this.midTurn.arrive(raw, waiter, this.current) : 'queue';
+    if (same) return this.stranding ? waiter.reject(this.stranded(same)) : void same.waiters.push(waiter);
+    // Behind a stranded turn a message waits its turn, whatever its mid-turn policy.
+    const outcome = this.current && this.midTurn && !this.stranding ? this.midTurn.arrive(raw, waiter, this.current) : 'queue';
     if (outcome === 'handled') return;
     const turn = ++state.turns;
-    const m: Inbound = { turn, message: raw.message, idempotencyKey: keyOf(key, turn), ...(updateId ? { updateId } : {}), waiters: [waiter] };
+    const m: Inbound = { turn, message: raw.message, idempotencyKey: keyOf(key, turn), ...(updateId ? { updateId } : {}), waiters: this.stranding ? [] : [waiter] };
     if (outcome === 'queue_first') this.queue.unshift(m);
     else this.queue.push(m);
+    if (this.stranding) waiter.reject(this.stranded(m));
+  }
+
+  /** What the caller of `m` is told while the current turn waits for a worker. */
+  private stranded(m: QueuedMessage): ApplicationFailure {
+    const { turn, ...s } = this.stranding!;
+    return toApplicationFailure(new TurnStrandedError({ workflowId: this.workflowId, turn: m.turn, idempotencyKey: m.idempotencyKey, strandedTurn: turn, ...s }));
   }
 
   /** Whether a key's message is remembered, being answered or waiting. */
