@@ -9,7 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { historyFromJSON } from '@temporalio/common/lib/proto-utils';
 import { Worker } from '@temporalio/worker';
 import { describe, expect, it } from 'vitest';
-import { Baton, InvalidRunInputError, WorkflowType, type HandoffRunInput } from '../../src';
+import { Baton, InvalidRunInputError, WorkflowType, type ConversationInput, type HandoffRunInput } from '../../src';
 import { fromPayloads } from '../../src/payloads/read';
 import { cli } from '../helpers/cli';
 import { taskQueue, useTemporalServer, withWorker } from '../helpers/temporal';
@@ -66,10 +66,10 @@ describe('states carried after an approved tool call', () => {
 });
 
 /** The input and failure of a continued run lost by a release before this one (recorded with it). */
-function lostRun(): { input: HandoffRunInput; failure: { type: string; message: string } } {
-  const { workflowId: _id, ...json } = JSON.parse(fs.readFileSync(path.join(__dirname, 'fixtures/lost-after-tool-approval.json'), 'utf8')) as { workflowId: string };
+function lostRun<I = HandoffRunInput>(file = 'lost-after-tool-approval.json'): { input: I; failure: { type: string; message: string } } {
+  const { workflowId: _id, ...json } = JSON.parse(fs.readFileSync(path.join(__dirname, 'fixtures', file), 'utf8')) as { workflowId: string };
   const events = historyFromJSON(json).events ?? [];
-  const input = fromPayloads<HandoffRunInput>(events[0]?.workflowExecutionStartedEventAttributes?.input)!;
+  const input = fromPayloads<I>(events[0]?.workflowExecutionStartedEventAttributes?.input)!;
   const failure = events.at(-1)?.workflowExecutionFailedEventAttributes?.failure;
   return { input, failure: { type: failure?.applicationFailureInfo?.type ?? '', message: failure?.message ?? '' } };
 }
@@ -109,6 +109,36 @@ describe('a chain lost to a carried state its worker did not understand', () => 
           expect(audit.events.filter((e) => e.kind === 'approval_requested')).toHaveLength(0);
           expect(paidBy(id)).toEqual([]);
         }
+      },
+      { taskQueue: queue },
+    );
+  });
+
+  it('a conversation lost that way continues with baton replay <conversationId>, its messages answered', async () => {
+    const { input, failure } = lostRun<ConversationInput>('lost-conversation-after-tool-approval.json');
+    expect(failure.message).toContain('"resume.chain.approvals" has unknown field(s) "toolCalls"');
+    const queue = taskQueue();
+    const id = `lost-conversation-${randomUUID()}`;
+    const earlier = await Worker.create({ connection: server.env.nativeConnection, taskQueue: queue, workflowsPath: path.join(__dirname, 'fixtures/lostWorkflows.ts') });
+    await earlier.runUntil(async () => {
+      const handle = await server.env.client.workflow.start(WorkflowType.CONVERSATION, { taskQueue: queue, workflowId: id, args: [input], memo: { lostWith: failure } });
+      await expect(handle.result()).rejects.toMatchObject({ cause: { type: InvalidRunInputError.name } });
+    });
+
+    await withWorker(
+      server.env,
+      conversationAfterToolApprovalScenario.team(),
+      async (baton) => {
+        const out = await cli(['replay', id, '--task-queue', queue], { TEMPORAL_ADDRESS: server.env.address });
+        expect(out.stderr).toBe('');
+        expect(out.code).toBe(0);
+        expect(out.stdout).toMatch(new RegExp(`conversation ${id} continues in run \\S+ from the state run \\S+ was handed`));
+        const chat = baton.conversation('desk', { id });
+        // The message the lost run was handed is answered; its payout was made before, and is not made again.
+        expect((await chat.send('pay bob 5', { idempotencyKey: 'pay' })).output).toBe('bob is paid');
+        expect((await chat.send('and refund order 9', { idempotencyKey: 'refund' })).output).toBe('order 9 refunded');
+        expect(paidBy(id)).toEqual([]);
+        await chat.end();
       },
       { taskQueue: queue },
     );
