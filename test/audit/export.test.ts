@@ -67,9 +67,9 @@ describe('a verifiable audit export', () => {
     expect(verifyAuditExport(tree, { acceptUntrustedHead: true })).toMatchObject({ ok: true, signed: 1, keys: ['carol-1'], headSignature: { status: 'unsigned' } });
     // The timeline says how each approver was proven, and the refusals why.
     const timeline = formatTimeline(signedChain);
-    expect(timeline).toContain('approved by alice with edited arguments {"amount":4,"to":"bob"} via update, signed (key alice-1)');
-    expect(timeline).toContain('approved by alice via update, token checked by the service (issuer https://issuer.example, subject user-42; key service-1): "via the service"');
-    expect(timeline).toMatch(/refused approve from alice \(signal\): this tool call needs a signed decision/);
+    expect(timeline).toContain('approved by "alice" with edited arguments {"amount":4,"to":"bob"} via update, signed (key alice-1)');
+    expect(timeline).toContain('approved by "alice" via update, token checked by the service (issuer https://issuer.example, subject user-42; key service-1): "via the service"');
+    expect(timeline).toMatch(/refused approve from "alice" \(claimed\) \(signal\): this tool call needs a signed decision/);
   });
 
   it('catches each edit at the event it touches, whether or not the digests were made again', () => {
