@@ -50,8 +50,10 @@ export { checkHistories, historiesFromFiles, historiesFromServer, type HistorySo
 export { HandoffRequestOutcome } from './audit/chain';
 export type { AnsweredBy, AuditChain, AuditEvent, AuditStatus, Execution, HandoffRequestedEvent, ModelTurnEvent, ToolCallEvent } from './audit/chain';
 export { formatTimeline, toMermaid } from './audit/format';
-export { AUDIT_EXPORT_SCHEMA, eventDigest, exportAudit, genesisDigest, type AuditExport, type ExportedChain, type ExportedEvent } from './audit/export';
-export { verifyAuditExport, type ExportVerification, type VerifyExportOptions } from './audit/verifyExport';
+export { AUDIT_EXPORT_SCHEMA, eventDigest, exportAudit, genesisDigest, signAuditExport, type AuditExport, type ExportedChain, type ExportedEvent, type ExportOptions, type RecordedPayload } from './audit/export';
+export { verifyAuditExport, type ExportVerification, type HeadVouch, type VerifyExportOptions } from './audit/verifyExport';
+export { verifyAgainstHistory, type HistoryVerification } from './audit/verifyHistory';
+export type { Ed25519Signer, ExportKey } from './common/signatures/head';
 export type { ReplayOptions, ReplayStarted } from './client/replay';
 export type { ConversationReplayOptions, ConversationReplayed } from './client/conversationReplay';
 export type { AgentHandoffListener, BatonHooks, HandoffHookContext } from './agents/hooks';

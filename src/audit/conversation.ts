@@ -9,6 +9,7 @@ import { ActivityType, CONVERSATION_EVENT_MEMO, sendMessageUpdate, TURN_MEMO } f
 import type { HandoffRecord } from '../common/run';
 import { decodeHistory } from '../payloads/history';
 import { fromPayload, fromPayloads, type HistoryEvent } from '../payloads/read';
+import { displayText } from '../common/display';
 import { describeEvent } from './format';
 import type { LiveRecord } from '../common/live';
 import { liveLine, liveRecordOf, turnOf } from './live';
@@ -227,7 +228,8 @@ export function formatConversation(a: ConversationAudit): string {
   for (const w of a.waiting) lines.push(`waiting: ${clip(w.message)}`);
   if (a.result) lines.push(`ended (${a.result.endedBy === 'idle_timeout' ? 'idle timeout' : 'on request'}) with ${a.result.agent} active`);
   if (a.failure) lines.push(`failed: ${a.failure.type ?? 'Error'}: ${a.failure.message}`);
-  return lines.join('\n');
+  // Each entry is one line of the page: whatever it holds from outside stays on it, visible.
+  return lines.map(displayText).join('\n');
 }
 
 function clip(text: string, max = 100): string {

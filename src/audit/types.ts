@@ -77,6 +77,10 @@ export interface ToolCallEvent {
   result?: string;
   /** The `runTool` activity; absent when the workflow answered. */
   execution?: Execution;
+  /** The approval (its id) the call ran under, when it waited for one. */
+  approval?: string;
+  /** The history event (of the event's run) whose result `result` shows: the `runTool` activity's completion. */
+  resultEventId?: number;
 }
 
 /** A handoff call the model made, and how it ended. */

@@ -3,6 +3,7 @@
  * not. A retried call's text is dropped with a note and written again; text that differs from the
  * recorded answer is followed by that answer.
  */
+import { displayText } from '../common/display';
 import type { TextChange } from '../streams/board';
 
 export class LiveText {
@@ -27,7 +28,7 @@ export class LiveText {
     if (this.#open?.key !== key) {
       this.end();
       if (change.kind === 'text_reset') return;
-      this.write(`${this.indent}${change.agent}: `);
+      this.write(`${this.indent}${displayText(change.agent)}: `);
       this.#open = { key, written: 0 };
     }
     const open = this.#open!;
@@ -40,7 +41,8 @@ export class LiveText {
     // A piece goes at its offset: what is already out is not written again.
     const fresh = change.text.slice(Math.max(0, open.written - change.offset));
     if (fresh === '') return;
-    this.write(fresh.replace(/\n/g, `\n${this.indent}  `));
+    // The model's own line breaks stay, indented under the agent's name; what else would act on the terminal shows as an escape.
+    this.write(fresh.split('\n').map(displayText).join(`\n${this.indent}  `));
     open.written = change.offset + change.text.length;
   }
 

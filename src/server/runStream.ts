@@ -4,6 +4,7 @@
  * position); a client that reconnects with `Last-Event-ID` gets the events it missed and the text
  * published after the text it had.
  */
+import { displayText } from '../common/display';
 import { createRoute, z } from '@hono/zod-openapi';
 import { streamSSE } from 'hono/streaming';
 import { parsePosition, streamRun } from '../streams/follow';
@@ -58,7 +59,7 @@ export function runStreamRoutes(app: ServiceApp, ctx: ServiceContext): void {
       } catch (err) {
         if (abort.signal.aborted) return;
         const problem = toProblem(err);
-        if (problem.status >= 500) ctx.log(`stream of ${id} stopped`, err);
+        if (problem.status >= 500) ctx.log(`stream of ${displayText(id)} stopped`, err);
         await stream.writeSSE({ event: 'error', data: JSON.stringify(problemBody(problem)) }).catch(() => undefined);
       } finally {
         clearInterval(keepalive);

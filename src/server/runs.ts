@@ -2,6 +2,7 @@
  * Runs: start one (idempotently with an `Idempotency-Key`), read where it is, its audit, its
  * events as they happen, and replay a failed one.
  */
+import { displayText } from '../common/display';
 import { createHash } from 'node:crypto';
 import { createRoute, z } from '@hono/zod-openapi';
 import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, type Client } from '@temporalio/client';
@@ -98,7 +99,7 @@ export function runRoutes(app: ServiceApp, ctx: ServiceContext): void {
     };
     try {
       const run = await ctx.baton.start(input.agent, input.input, options);
-      ctx.metrics?.runsStarted.inc({ agent: input.agent });
+      ctx.metrics?.runsStarted.inc({ agent: displayText(input.agent) });
       const runId = (run.handle as { firstExecutionRunId?: string }).firstExecutionRunId ?? '';
       return c.json({ workflowId: run.workflowId, runId, created: true }, 201);
     } catch (err) {

@@ -44,7 +44,7 @@ describe('the HTTP API', () => {
       const audit = await call('GET', `/v1/runs/${workflowId}/audit`, { token: TOKENS.viewer });
       expect(audit.body).toMatchObject({ schema: 'baton.audit/v1', workflowId, status: 'completed' });
       const timeline = await call('GET', `/v1/runs/${workflowId}/audit?format=timeline`, { token: TOKENS.viewer });
-      expect(timeline.text).toContain('approved by alice via update');
+      expect(timeline.text).toContain('approved by "alice" (claimed) via update');
       const mermaid = await call('GET', `/v1/runs/${workflowId}/audit?format=mermaid`, { token: TOKENS.viewer });
       expect(mermaid.text).toContain('triage -->|"1 · approved by alice"| refunds');
       const svg = await call('GET', `/v1/runs/${workflowId}/audit?format=svg`, { token: TOKENS.viewer });

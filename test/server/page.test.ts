@@ -91,7 +91,7 @@ describe('the approvals page', () => {
       expect(await run.locator('.facts').textContent()).toContain('1 handoff3 model calls1 tool call');
       expect(await run.locator('.flow svg text', { hasText: '#1 · alice' }).count()).toBe(1);
       const timeline = await run.locator('.timeline li').allTextContents();
-      expect(timeline.some((line) => line.includes('approved by alice via update'))).toBe(true);
+      expect(timeline.some((line) => line.includes('approved by "alice" (claimed) via update'))).toBe(true);
       expect(timeline.some((line) => line.includes('lookupOrder'))).toBe(true);
       await run.screenshot({ path: path.join(SHOTS, 'run-completed.png'), fullPage: true });
       await run.emulateMedia({ colorScheme: 'dark' });
