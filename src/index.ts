@@ -83,4 +83,5 @@ export { Experiments, ExperimentError, experimentWorkflowId, type VariantStart }
 export { experimentStats, type Comparison, type ExperimentStats, type VariantStats } from './eval/stats/experiment';
 export { agentEdgeStats, type AgentEdgeStats, type AgentStats, type AgentStatsOptions, type EdgeStats } from './eval/stats/agents';
 export { formatAgentEdgeStats, formatExperimentStats } from './eval/stats/format';
-export { ALPHA, mannWhitneyU, twoProportionZ, type TestResult } from './eval/stats/significance';
+export { ALPHA, fisherExact, MIN_SAMPLE, type TestResult } from './eval/stats/significance';
+export { mannWhitneyU } from './eval/stats/rankTest';
