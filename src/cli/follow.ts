@@ -77,6 +77,10 @@ async function showProgress(run: BatonRun, print: Print, doing: InFlight, option
         text.end();
         options.live?.resume();
       }
+      if (e.kind === 'text_unavailable') {
+        if (options.write) print(`  (live text unavailable: ${e.error}; each answer shows when its call ends)`);
+        continue;
+      }
       doing.apply(e);
       switch (e.kind) {
         case 'model_call':
