@@ -1,9 +1,11 @@
 import fs from 'node:fs';
 import { Baton } from '../client/baton';
+import { auditConversation, formatConversation } from '../audit/conversation';
 import { exportAudit } from '../audit/export';
 import { formatTimeline, toMermaid } from '../audit/format';
 import { verifyAuditExport } from '../audit/verifyExport';
 import { isRecord } from '../common/check';
+import { WorkflowType } from '../common/messages';
 import { approverKeysCheck, type ApproverKey } from '../common/signatures/keys';
 import { parse, UsageError } from './args';
 import { connect } from './connect';
@@ -26,7 +28,9 @@ export const auditCommand: Command = {
                      publicKey, …}, or {"approverKeys": [...]}); a signature by any other key fails
   --head <digest>    with --verify: the head digest you kept at export; another head fails
 
-Without an option, a readable timeline. Reads the latest run of <workflowId>, across continue-as-new.`,
+Without an option, a readable timeline. Reads the latest run of <workflowId>, across continue-as-new.
+A conversation's id gives its turns: each message, its handoffs, approvals and answer (--json: the
+baton.conversation-audit/v1 document).`,
   async run(argv, { out, err }) {
     const { values, positionals } = parse(argv, {
       json: { type: 'boolean', default: false },
@@ -45,6 +49,15 @@ Without an option, a readable timeline. Reads the latest run of <workflowId>, ac
     if (!workflowId || rest.length > 0) throw new UsageError('expected exactly <workflowId>');
     if ([values.json, values.mermaid, values.export !== undefined].filter(Boolean).length > 1) throw new UsageError('choose one of --json, --mermaid and --export');
     const { client } = await connect();
+    // A conversation is audited as its turns; a chain's options do not apply to it.
+    if ((await client.workflow.getHandle(workflowId).describe()).type === WorkflowType.CONVERSATION) {
+      if (values.mermaid || values.export !== undefined) {
+        throw new UsageError(`${workflowId} is a conversation: --mermaid and --export take a chain; read the conversation with baton audit ${workflowId} (or --json), and a turn's chain in it by its own workflow id when it delegated`);
+      }
+      const audit = await auditConversation(client, workflowId);
+      out(values.json ? JSON.stringify(audit, null, 2) : formatConversation(audit));
+      return ExitCode.OK;
+    }
     const chain = await new Baton({ client }).audit(workflowId);
     if (values.export !== undefined) {
       const doc = exportAudit(chain);
