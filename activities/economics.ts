@@ -43,11 +43,11 @@ export function economicsActivities(client: () => Client) {
 
   return {
     /**
-     * Reserve a call's worst case in a spend limit's ledger, asking again while other chains'
-     * reservations hold what it needs (or the ledger is busy or handing over), until it is granted or
-     * refused or the activity's time runs out.
+     * Reserve a call's worst case in a spend limit's ledger, asking again while the ledger is busy or
+     * handing over, until it is granted or refused (or, for a chain that waits on its own timer,
+     * told to wait for other chains' reservations) or the activity's time runs out.
      */
-    async reserveSpend({ ledger, request }: ReserveSpendInput): Promise<ReserveAnswer> {
+    async reserveSpend({ ledger, request, chainWaits }: ReserveSpendInput): Promise<ReserveAnswer> {
       const workflowId = ledgerId(ledger.name, ledger.key, ledger.windowStart);
       const queue = taskQueue();
       const start = () =>
@@ -63,7 +63,8 @@ export function economicsActivities(client: () => Client) {
       for (let tries = 0; ; tries++) {
         try {
           const answer = await batches.ask(workflowId, request, send);
-          if ('granted' in answer) return answer;
+          // A chain that waits on its own timer gets "wait" back: it holds no worker slot meanwhile.
+          if ('granted' in answer || (chainWaits && 'wait' in answer)) return answer;
         } catch (err) {
           if (err instanceof WorkflowExecutionAlreadyStartedError) return { granted: true, spentMicros: 0, reservedMicros: 0, limitMicros: request.limitMicros };
           if (!askAgain(err)) throw err;

@@ -87,7 +87,16 @@ export const Patches = {
    * before it answers each patch by its own marker, as it ran. A patch added later is not covered.
    */
   BASELINE_2026_11: 'baton-baseline-2026-11',
+  /**
+   * Decided when a chain first reserves spend in a ledger: a reservation that must wait for other
+   * chains' settles comes back as "wait", and the chain asks again after a durable timer, instead
+   * of the `reserveSpend` activity asking again and again while it holds a slot of the worker.
+   */
+  SPEND_WAIT_TIMER: 'baton-spend-wait-timer',
 } as const;
 
+/** Patches added after {@link Patches.BASELINE_2026_11}: each is answered by its own marker. */
+const AFTER_BASELINE_2026_11: readonly string[] = [Patches.BASELINE_2026_11, Patches.SPEND_WAIT_TIMER];
+
 /** The patches {@link Patches.BASELINE_2026_11} stands for. */
-export const BASELINE_2026_11_COVERS: readonly string[] = Object.values(Patches).filter((id) => id !== Patches.BASELINE_2026_11);
+export const BASELINE_2026_11_COVERS: readonly string[] = Object.values(Patches).filter((id) => !AFTER_BASELINE_2026_11.includes(id));

@@ -4,19 +4,23 @@
  */
 import { proxyLocalActivities, workflowInfo } from '@temporalio/workflow';
 import type { BatonActivities } from '../../activities';
+import { Patches } from '../../src/common/patches';
+import { hasPatch } from '../patches';
 import type { AskBreaker, BreakerAnswer, BreakerCallInput, BreakerReport, ReserveAnswer, ReserveSpendInput, SettleSpendInput } from '../../src/common/economics/messages';
 
 /** What the chain asks and tells the shared economics. */
 export interface EconomicsEffects {
   /** The chain's workflow id, run id and task queue. */
   readonly chain: { workflowId: string; runId: string; taskQueue: string };
+  /** Whether a reservation that must wait comes back as `wait`, for the chain to ask again after a timer. */
+  waitsOnTimer(): boolean;
   reserve(input: ReserveSpendInput): Promise<ReserveAnswer>;
   settle(input: SettleSpendInput): Promise<void>;
   ask(input: BreakerCallInput<AskBreaker>): Promise<BreakerAnswer>;
   report(input: BreakerCallInput<BreakerReport>): Promise<void>;
 }
 
-// A reservation may wait for other chains' calls to settle: as long as a model call may take.
+// A reservation may wait for other chains' calls to settle (in runs before the chain waited on its own timer): as long as a model call may take.
 const RESERVE = { startToCloseTimeout: '15 minutes', retry: { initialInterval: '200 milliseconds', maximumInterval: '10 seconds', maximumAttempts: 10 } } as const;
 const QUICK = { startToCloseTimeout: '1 minute', retry: { initialInterval: '200 milliseconds', maximumInterval: '10 seconds', maximumAttempts: 10 } } as const;
 
@@ -27,6 +31,7 @@ export function temporalEconomics(): EconomicsEffects {
   const { settleSpend, askBreaker, reportToBreaker } = proxyLocalActivities<BatonActivities>({ ...QUICK, summary: 'shared economics' });
   return {
     chain: { workflowId: info.workflowId, runId: info.runId, taskQueue: info.taskQueue },
+    waitsOnTimer: () => hasPatch(Patches.SPEND_WAIT_TIMER),
     reserve: (input) => reserveSpend(input),
     settle: (input) => settleSpend(input),
     ask: (input) => askBreaker(input),

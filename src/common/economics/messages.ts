@@ -191,6 +191,11 @@ export const MAX_BATCH = 100;
 export interface ReserveSpendInput {
   ledger: SpendLedgerInput;
   request: ReserveSpend;
+  /**
+   * The chain waits on a timer of its own: a reservation that must wait for other chains' settles
+   * is answered `wait` at once, instead of the activity asking again until it is granted or refused.
+   */
+  chainWaits?: boolean;
 }
 
 /** Input of the `settleSpend` activity. */
