@@ -2,8 +2,10 @@
  * The activities that reach what chains share: a spend limit's ledger and a target's shared
  * circuit breaker, each a long-running workflow of its own. Questions are updates sent with
  * update-with-start (the workflow starts on the first one); news are signals sent with
- * signal-with-start. They run as local activities, so a chain pays one round trip to the ledger or
- * breaker, not one more through the task queue.
+ * signal-with-start. News run as local activities, so a chain pays one round trip, not one more
+ * through the task queue; questions as activities (local ones in runs from before), since they wait
+ * for the ledger's or breaker's own workflow task, and a chain's workflow task held meanwhile would
+ * keep a worker slot from it.
  */
 import { Context } from '@temporalio/activity';
 import { type Client, WithStartWorkflowOperation, WorkflowUpdateFailedError } from '@temporalio/client';

@@ -88,15 +88,16 @@ export const Patches = {
    */
   BASELINE_2026_11: 'baton-baseline-2026-11',
   /**
-   * Decided when a chain first reserves spend in a ledger: a reservation that must wait for other
-   * chains' settles comes back as "wait", and the chain asks again after a durable timer, instead
-   * of the `reserveSpend` activity asking again and again while it holds a slot of the worker.
+   * Decided when a chain first asks a spend ledger or a shared breaker: the question is an activity
+   * (not a local one, which would hold the chain's workflow task, and a worker slot, while the ledger
+   * waits for a slot of its own), and a reservation that must wait for other chains' settles comes
+   * back as "wait", for the chain to ask again after a durable timer.
    */
-  SPEND_WAIT_TIMER: 'baton-spend-wait-timer',
+  SHARED_ECONOMICS_ACTIVITIES: 'baton-shared-economics-activities',
 } as const;
 
 /** Patches added after {@link Patches.BASELINE_2026_11}: each is answered by its own marker. */
-const AFTER_BASELINE_2026_11: readonly string[] = [Patches.BASELINE_2026_11, Patches.SPEND_WAIT_TIMER];
+const AFTER_BASELINE_2026_11: readonly string[] = [Patches.BASELINE_2026_11, Patches.SHARED_ECONOMICS_ACTIVITIES];
 
 /** The patches {@link Patches.BASELINE_2026_11} stands for. */
 export const BASELINE_2026_11_COVERS: readonly string[] = Object.values(Patches).filter((id) => !AFTER_BASELINE_2026_11.includes(id));

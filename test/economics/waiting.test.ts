@@ -1,7 +1,7 @@
 /**
  * A chain whose reservation must wait for other chains' settles waits on a durable timer of its own
- * (runs that started with the `baton-spend-wait-timer` patch): the `reserveSpend` activity answers
- * "wait" at once instead of asking again and again while it holds a slot of the worker.
+ * (runs that started with the `baton-shared-economics-activities` patch): the `reserveSpend`
+ * activity answers "wait" at once instead of asking again and again while the chain waits for it.
  */
 import { describe, expect, it } from 'vitest';
 import type { ReserveSpendInput } from '../../src';
