@@ -8,6 +8,7 @@ import type { Context } from 'hono';
 import { streamSSE } from 'hono/streaming';
 import type { SendOptions } from '../client/conversation';
 import { streamMessage } from '../streams/message';
+import { stoppedCallsOf } from '../client/stoppedCalls';
 import { BatonError, InputTooLargeError, InvalidRunInputError, UserError } from '../common/errors';
 import { WorkflowType } from '../common/messages';
 import { secured } from './access';
@@ -146,7 +147,7 @@ async function streamedReply(c: Context, ctx: ServiceContext, id: string, body: 
     const abort = new AbortController();
     stream.onAbort(() => abort.abort());
     try {
-      for await (const item of streamMessage(ctx.baton.streams, id, key, from, reply, abort.signal)) {
+      for await (const item of streamMessage(ctx.baton.streams, id, key, from, reply, { signal: abort.signal, stopped: stoppedCallsOf(ctx.baton.client, id) })) {
         await stream.writeSSE({ event: item.kind, data: JSON.stringify(item.kind === 'reply' ? item.reply : item) });
       }
     } catch (err) {
