@@ -73,6 +73,8 @@ export interface SendOptions {
    * @default the conversation's `midTurn` option
    */
   midTurn?: MidTurnPolicy;
+  /** Called once the conversation took the message (it has its turn), before its reply; again if it follows the conversation into a new run. */
+  taken?: () => void;
 }
 
 /** How many times a message follows its conversation into a new run before giving up. */
@@ -140,7 +142,10 @@ export class Conversation<Output = string> {
       try {
         return (await laneOf(this.client, this.id).run(
           () => this.client.workflow.startUpdateWithStart(sendMessageUpdate, { args: [args], startWorkflowOperation: this.startOperation(variant), waitForStage: WorkflowUpdateStage.ACCEPTED }),
-          (taken) => taken.result(),
+          (taken) => {
+            options.taken?.();
+            return taken.result();
+          },
         )) as ConversationReply<Output>;
       } catch (err) {
         if (err instanceof WorkflowExecutionAlreadyStartedError) throw new ConversationEndedError(this.id);
