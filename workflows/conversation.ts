@@ -22,6 +22,7 @@ import {
   forwardDecisionSignal,
   forwardedOutcomeSignal,
   migrateConversationUpdate,
+  messageQuery,
   overrideRunSignal,
   pendingApprovalsQuery,
   rejectHandoffSignal,
@@ -98,6 +99,7 @@ export async function conversation(rawInput: ConversationInput): Promise<Convers
   setHandler(forwardDecisionSignal, (forwarded) => desk.receiveForwarded(forwarded));
   setHandler(forwardedOutcomeSignal, (outcome) => desk.receiveForwardOutcome(outcome));
   setHandler(conversationQuery, () => session?.view() ?? { status: 'idle', activeAgent: startAgentOf(rawInput), turns: 0, queued: 0, pendingApprovals: [], usage: { inputTokens: 0, outputTokens: 0, totalTokens: 0, modelCalls: 0, toolCalls: 0 }, handoffs: 0, compactions: 0, runs: 1 });
+  setHandler(messageQuery, (find) => inbox.lookup(find));
   setHandler(chainQuery, () => chain?.state.chain ?? []);
   setHandler(pendingApprovalsQuery, () => desk.pendingInTree());
   setHandler(statusQuery, () => ({

@@ -33,6 +33,7 @@ import { priorityOption } from '../common/priority';
 import type { MidTurnPolicy } from '../common/conversation';
 import { streamsFromEnv } from '../streams/env';
 import { streamMessage, type MessageStreamItem } from '../streams/message';
+import { stoppedCallsOf } from './stoppedCalls';
 import type { StreamTransport } from '../streams/types';
 
 /** Options of `baton.conversation(agent, options)`. */
@@ -73,6 +74,8 @@ export interface SendOptions {
    * @default the conversation's `midTurn` option
    */
   midTurn?: MidTurnPolicy;
+  /** Called once the conversation took the message (it has its turn), before its reply; again if it follows the conversation into a new run. */
+  taken?: () => void;
 }
 
 /** How many times a message follows its conversation into a new run before giving up. */
@@ -140,7 +143,10 @@ export class Conversation<Output = string> {
       try {
         return (await laneOf(this.client, this.id).run(
           () => this.client.workflow.startUpdateWithStart(sendMessageUpdate, { args: [args], startWorkflowOperation: this.startOperation(variant), waitForStage: WorkflowUpdateStage.ACCEPTED }),
-          (taken) => taken.result(),
+          (taken) => {
+            options.taken?.();
+            return taken.result();
+          },
         )) as ConversationReply<Output>;
       } catch (err) {
         if (err instanceof WorkflowExecutionAlreadyStartedError) throw new ConversationEndedError(this.id);
@@ -154,7 +160,8 @@ export class Conversation<Output = string> {
   /**
    * Send a message and follow its answer as it forms: the text of the model calls answering it
    * (`text` pieces at their offsets, `text_reset` when a call's text is to be dropped), then the
-   * `reply`. Applying the text changes in order (`applyChange`) ends with the reply's text. Sent as
+   * `reply`. Applying the text changes in order (`applyChange`) ends with the reply's text: the text
+   * of a call an interrupt stopped is dropped (`text_reset`, reason `stopped`) when the reply comes. Sent as
    * {@link Conversation.send} sends (same checks, order and errors, thrown from the iteration).
    * @example for await (const x of chat.stream('Where is order 42?')) if (x.kind === 'text') process.stdout.write(x.text);
    */
@@ -162,7 +169,7 @@ export class Conversation<Output = string> {
     const { signal, ...send } = options;
     const idempotencyKey = send.idempotencyKey ?? randomUUID();
     const from = await this.streams.last(this.id).catch(() => undefined);
-    yield* streamMessage(this.streams, this.id, idempotencyKey, from, this.send(message, { ...send, idempotencyKey }), signal);
+    yield* streamMessage(this.streams, this.id, idempotencyKey, from, this.send(message, { ...send, idempotencyKey }), { ...(signal ? { signal } : {}), stopped: stoppedCallsOf(this.client, this.id) });
   }
 
   /** The start that goes with a message (one per sending: an operation is used once). */
