@@ -4,11 +4,12 @@
  * made; the compactions; how it ended. Schema `baton.conversation-audit/v1`.
  */
 import type { Client, WorkflowHandle } from '@temporalio/client';
+import { isRecord } from '../common/check';
 import type { ConversationEvent, ConversationInput, ConversationResult, SendMessageInput, TurnEndedRecord, TurnStartedRecord } from '../common/conversation';
 import { ActivityType, CONVERSATION_EVENT_MEMO, sendMessageUpdate, TURN_MEMO } from '../common/messages';
 import type { HandoffRecord } from '../common/run';
 import { decodeHistory } from '../payloads/history';
-import { fromPayload, fromPayloads, type HistoryEvent } from '../payloads/read';
+import { fromOutsidePayloads, fromPayload, fromPayloads, type HistoryEvent } from '../payloads/read';
 import { describeEvent } from './format';
 import type { LiveRecord } from '../common/live';
 import { liveLine, liveRecordOf, turnOf } from './live';
@@ -110,7 +111,8 @@ export function buildConversationAudit(workflowId: string, runs: RunHistory[]): 
       const at = where.at;
       const start = e.workflowExecutionStartedEventAttributes;
       if (start) {
-        const input = fromPayloads<ConversationInput>(start.input);
+        const read = fromOutsidePayloads(start.input);
+        const input = isRecord(read) && typeof read.agent === 'string' ? (read as unknown as ConversationInput) : undefined;
         audit.agent ??= input?.agent;
         audit.startedAt ??= at;
         for (const m of [...(input?.resume?.current ? [input.resume.current] : []), ...(input?.resume?.queued ?? [])]) {
@@ -120,7 +122,8 @@ export function buildConversationAudit(workflowId: string, runs: RunHistory[]): 
       }
       const update = e.workflowExecutionUpdateAcceptedEventAttributes?.acceptedRequest;
       if (update?.input?.name === sendMessageUpdate.name && update.meta?.updateId) {
-        const m = fromPayloads<SendMessageInput>(update.input.args);
+        const read = fromOutsidePayloads(update.input.args);
+        const m = isRecord(read) && typeof read.message === 'string' ? (read as unknown as SendMessageInput) : undefined;
         if (m) accepted.set(update.meta.updateId, { message: m.message, ...(m.idempotencyKey ? { idempotencyKey: m.idempotencyKey } : {}), at });
       }
       const fields = e.workflowPropertiesModifiedEventAttributes?.upsertedMemo?.fields;

@@ -87,7 +87,34 @@ export const Patches = {
    * before it answers each patch by its own marker, as it ran. A patch added later is not covered.
    */
   BASELINE_2026_11: 'baton-baseline-2026-11',
+  /**
+   * Decided once, when a run starts: what arrives is read by the workflow itself (a payload that is
+   * not JSON, or too large to read, is refused like any bad input); each drain of the approval desk
+   * records its refusals as one record per kind (counted and sampled), forwards one decision per
+   * approval and publishes applied overrides once; and every wait (a handoff's, a tool call's, a
+   * conversation's between turns) continues as new before Temporal's limits — history events and
+   * bytes, updates — whatever arrives, carrying what waits.
+   */
+  INBOX_BOUNDS: 'baton-inbox-bounds',
 } as const;
 
-/** The patches {@link Patches.BASELINE_2026_11} stands for. */
-export const BASELINE_2026_11_COVERS: readonly string[] = Object.values(Patches).filter((id) => id !== Patches.BASELINE_2026_11);
+/**
+ * The patches {@link Patches.BASELINE_2026_11} stands for: those that existed when it was made. A
+ * patch added since is decided by its own marker, also in runs that have the baseline's.
+ */
+export const BASELINE_2026_11_COVERS: readonly string[] = [
+  Patches.HANDOFF_RECORD_IN_MEMO,
+  Patches.RUN_V2,
+  Patches.CONTROLS,
+  Patches.LOCAL_SNAPSHOT,
+  Patches.FINAL_TURN_ENDS,
+  Patches.BOUNDS,
+  Patches.LOST_WORKER_RESTARTS,
+  Patches.TOOL_APPROVAL_CHECKS,
+  Patches.TEAM_VERSION,
+  Patches.CONVERSATION_UPGRADE,
+  Patches.LIVE,
+  Patches.SIGNATURES,
+  Patches.ECONOMICS,
+  Patches.ROUTING_STRATEGIES,
+];

@@ -119,6 +119,7 @@ const chainStateShape = shape(
     shared: sharedState,
     parent: parentLinkCheck,
     openTurn,
+    openTools: shape({ response: modelResponse, asked: recordOf(nonEmptyString) }),
     pendingResponse: modelResponse,
     approvals: shape({ pending: arrayOf(pendingApprovalCheck, 'waiting approvals'), decided: arrayOf(approvalRecord, 'approval records') }),
     continuedRuns: count,
@@ -147,7 +148,7 @@ const chainStateShape = shape(
     ),
     economics: economicsStateCheck,
   },
-  ['answerRetries', 'context', 'request', 'shared', 'parent', 'openTurn', 'pendingResponse', 'replayOf', 'controls', 'migrate', 'decidedCalls', 'economics'],
+  ['answerRetries', 'context', 'request', 'shared', 'parent', 'openTurn', 'openTools', 'pendingResponse', 'replayOf', 'controls', 'migrate', 'decidedCalls', 'economics'],
 );
 
 /** Problems with a carried chain state, the references between its parts included. */
@@ -155,7 +156,7 @@ export const chainStateCheck: Check = (v, key) => {
   const problems = chainStateShape(v, key);
   if (problems.length > 0 || !isRecord(v)) return problems;
   const agents = (v.team as { agents: Record<string, unknown> }).agents;
-  if (!(String(v.agentId) in agents)) problems.push(`"${key}.agentId" ${shown(v.agentId)} is not in the team (${Object.keys(agents).join(', ')})`);
+  if (!Object.hasOwn(agents, String(v.agentId))) problems.push(`"${key}.agentId" ${shown(v.agentId)} is not in the team (${Object.keys(agents).join(', ')})`);
   return problems;
 };
 

@@ -12,6 +12,7 @@ import { validateRunInput, overrideProblems } from '../common/input';
 import { BatonAgent, BatonStatusAttribute, PENDING_MEMO, STARTED_BY_MEMO, WorkflowType } from '../common/messages';
 import type { HandoffRunInput, Usage } from '../common/run';
 import { addCost } from '../common/economics/prices';
+import { sortedJson } from '../common/signatures/canonical';
 import type { StartOptions } from '../client/baton';
 import { ExperimentError } from '../client/experiments';
 import { secured } from './access';
@@ -213,16 +214,7 @@ function sameRequest(a: HandoffRunInput, b: HandoffRunInput): boolean {
   return view(a) === view(b);
 }
 
-function stableJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(stableJson).join(',')}]`;
-  if (value && typeof value === 'object') {
-    return `{${Object.keys(value)
-      .sort()
-      .map((k) => `${JSON.stringify(k)}:${stableJson((value as Record<string, unknown>)[k])}`)
-      .join(',')}}`;
-  }
-  return JSON.stringify(value);
-}
+const stableJson = sortedJson;
 
 /**
  * A chain as `GET /v1/runs/:id` shows it: from its audit, with the live status and agent from
