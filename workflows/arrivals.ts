@@ -11,6 +11,7 @@ import { defaultPayloadConverter, RawValue, rawValueTypeInfo } from '@temporalio
 import { defineWorkflowOptions } from '@temporalio/workflow';
 import { UnreadableArrival } from '../src/common/arrival';
 import { clipText, type SizeProblem } from '../src/common/limits';
+import { noteRefusedBytes } from './historyLimits';
 
 /** Arguments as raw payloads, for a workflow or a handler. */
 const RAW = { inputTypes: [rawValueTypeInfo] };
@@ -44,6 +45,8 @@ export function arrival(arg: unknown, limit?: { field: string; bytes: number }):
   const payload = arg.payload;
   const size = payload.data?.length ?? 0;
   if (limit && size > AS_SENT * limit.bytes + 4096) {
+    // In history all the same: the run hands over before many such land in it (historyLimits.ts).
+    noteRefusedBytes(size);
     const problem: SizeProblem = { field: limit.field, size, limit: limit.bytes, unit: 'bytes' };
     return new UnreadableArrival(`is ${size} bytes`, problem);
   }

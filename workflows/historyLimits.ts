@@ -15,6 +15,13 @@ export const HISTORY_LIMITS = {
   bytes: 8 * 1024 * 1024,
   /** Updates the run accepted: Temporal refuses more than 2,000 in a run. */
   updates: 1000,
+  /**
+   * Bytes of payloads the run refused unread for their size. Temporal holds at most 2 MB of events
+   * that arrive while a workflow task runs, and fails the task past that: a stream of payloads near
+   * Temporal's 2 MB limit would fail every task of a run whose history it has grown (each a replay
+   * of all of it). Such a run hands over at once, while its history is small enough to replay fast.
+   */
+  refusedBytes: 1024 * 1024,
 } as const;
 
 /**
@@ -23,15 +30,26 @@ export const HISTORY_LIMITS = {
  */
 const UPDATES = '__batonUpdatesAccepted';
 
+/** Where a run counts the bytes of payloads it refused unread: a global of its own, like {@link UPDATES}. */
+const REFUSED_BYTES = '__batonRefusedBytes';
+
+/** A payload of `bytes` was refused unread, for its size. */
+export function noteRefusedBytes(bytes: number): void {
+  const run = globalThis as { [REFUSED_BYTES]?: number };
+  run[REFUSED_BYTES] = (run[REFUSED_BYTES] ?? 0) + bytes;
+}
+
 /** An update handler of this run started: count it. */
 export function noteUpdate(): void {
   const run = globalThis as { [UPDATES]?: number };
   run[UPDATES] = (run[UPDATES] ?? 0) + 1;
 }
 
-/** Whether the run's history or its updates have reached {@link HISTORY_LIMITS}. */
+/** Whether the run's history, its updates or what it refused for size have reached {@link HISTORY_LIMITS}. */
 export function nearHistoryLimits(): boolean {
   const info = workflowInfo();
-  const updates = (globalThis as { [UPDATES]?: number })[UPDATES] ?? 0;
-  return info.historyLength >= HISTORY_LIMITS.events || info.historySize >= HISTORY_LIMITS.bytes || updates >= HISTORY_LIMITS.updates;
+  const run = globalThis as { [UPDATES]?: number; [REFUSED_BYTES]?: number };
+  return (
+    info.historyLength >= HISTORY_LIMITS.events || info.historySize >= HISTORY_LIMITS.bytes || (run[UPDATES] ?? 0) >= HISTORY_LIMITS.updates || (run[REFUSED_BYTES] ?? 0) >= HISTORY_LIMITS.refusedBytes
+  );
 }

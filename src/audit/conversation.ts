@@ -3,12 +3,13 @@
  * with its message, its answer (or failure), the handoffs and approvals it had and the calls it
  * made; the compactions; how it ended. Schema `baton.conversation-audit/v1`.
  */
-import type { Client, WorkflowHandle } from '@temporalio/client';
+import type { Client } from '@temporalio/client';
 import { isRecord } from '../common/check';
 import type { ConversationEvent, ConversationInput, ConversationResult, SendMessageInput, TurnEndedRecord, TurnStartedRecord } from '../common/conversation';
 import { ActivityType, CONVERSATION_EVENT_MEMO, sendMessageUpdate, TURN_MEMO } from '../common/messages';
 import type { HandoffRecord } from '../common/run';
 import { decodeHistory } from '../payloads/history';
+import { historyOf } from './fetch';
 import { fromOutsidePayloads, fromPayload, fromPayloads, type HistoryEvent } from '../payloads/read';
 import { describeEvent } from './format';
 import type { LiveRecord } from '../common/live';
@@ -91,7 +92,7 @@ export async function auditConversation(client: Client, workflowId: string): Pro
   const runs: RunHistory[] = [];
   let runId: string | undefined = (await client.workflow.getHandle(workflowId).describe()).runId;
   while (runId && !runs.some((r) => r.runId === runId)) {
-    const fetched: Awaited<ReturnType<WorkflowHandle['fetchHistory']>> = await client.workflow.getHandle(workflowId, runId).fetchHistory();
+    const fetched = await historyOf(client, workflowId, runId);
     const events = (await decodeHistory(fetched, client.options.loadedDataConverter.payloadCodecs)).events ?? [];
     runs.unshift({ runId, events });
     runId = events[0]?.workflowExecutionStartedEventAttributes?.continuedExecutionRunId || undefined;

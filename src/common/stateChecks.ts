@@ -121,7 +121,7 @@ const chainStateShape = shape(
     openTurn,
     openTools: shape({ response: modelResponse, asked: recordOf(nonEmptyString) }),
     pendingResponse: modelResponse,
-    approvals: shape({ pending: arrayOf(pendingApprovalCheck, 'waiting approvals'), decided: arrayOf(approvalRecord, 'approval records') }),
+    approvals: shape({ pending: arrayOf(pendingApprovalCheck, 'waiting approvals'), decided: arrayOf(approvalRecord, 'approval records'), toolCalls: recordOf(string) }, ['toolCalls']),
     continuedRuns: count,
     replayOf: shape({ workflowId: string, runId: string, from: string }),
     migrate: shape(
