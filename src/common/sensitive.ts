@@ -157,7 +157,16 @@ export function redactArguments(text: string, spec: ToolSensitivitySpec | undefi
   if (!spec?.arguments) return text;
   const parsed = parseJson(text || '{}');
   if (!parsed || !isRecord(parsed.value)) return REDACTED;
-  return JSON.stringify(redactValue(parsed.value, spec.arguments));
+  return written(redactValue(parsed.value, spec.arguments));
+}
+
+/** A redacted value as JSON; one nested too deep to write is redacted whole. */
+function written(value: unknown): string {
+  try {
+    return JSON.stringify(value);
+  } catch {
+    return REDACTED;
+  }
 }
 
 /**
@@ -170,7 +179,7 @@ export function redactResult(text: string, spec: ToolSensitivitySpec | undefined
   let out = text;
   if (spec.result && ok !== false) {
     const parsed = spec.result === true ? undefined : parseJson(text);
-    out = spec.result === true || !parsed || (!isRecord(parsed.value) && !Array.isArray(parsed.value)) ? REDACTED : JSON.stringify(redactValue(parsed.value, spec.result));
+    out = spec.result === true || !parsed || (!isRecord(parsed.value) && !Array.isArray(parsed.value)) ? REDACTED : written(redactValue(parsed.value, spec.result));
   }
   return argumentsText === undefined ? out : scrub(out, sensitiveValues(argumentsText, spec));
 }

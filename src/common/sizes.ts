@@ -29,8 +29,7 @@ const CARRIED_SHAPE: ShapeLimits = { depth: LIMITS.jsonDepth * 4, entries: Numbe
 /** Sizes of a `handoffRun` input: its agent, input text, options and parent link (its context has a check of its own). */
 export function runInputSizes(value: unknown): SizeProblem[] {
   if (!isRecord(value)) return shapeOver('start input', value, CARRIED_SHAPE);
-  return [
-    ...shapeOver('start input', { ...value, resume: undefined }, { depth: CARRIED_SHAPE.depth, entries: Number.POSITIVE_INFINITY }),
+  const fields = [
     ...charsOver('agent', value.agent, LIMITS.agentChars),
     ...bytesOver('input', value.input, LIMITS.messageBytes),
     ...json('options', value.options, LIMITS.optionsBytes),
@@ -39,19 +38,25 @@ export function runInputSizes(value: unknown): SizeProblem[] {
     ...parentSizes(value.parent),
     ...shapeOver('resume', value.resume, CARRIED_SHAPE),
   ];
+  return fields.length > 0 ? fields : startShape(value);
+}
+
+/** Fields a start does not know are refused by name later; here only what would be too deep to name. */
+function startShape(value: Record<string, unknown>): SizeProblem[] {
+  return shapeOver('start input', { ...value, resume: undefined }, { depth: CARRIED_SHAPE.depth, entries: Number.POSITIVE_INFINITY });
 }
 
 /** Sizes of a `conversation` input: its agent, options and conversation options. */
 export function conversationInputSizes(value: unknown): SizeProblem[] {
   if (!isRecord(value)) return shapeOver('start input', value, CARRIED_SHAPE);
-  return [
-    ...shapeOver('start input', { ...value, resume: undefined }, { depth: CARRIED_SHAPE.depth, entries: Number.POSITIVE_INFINITY }),
+  const fields = [
     ...charsOver('agent', value.agent, LIMITS.agentChars),
     ...json('options', value.options, LIMITS.optionsBytes),
     ...json('conversation', value.conversation, LIMITS.optionsBytes),
     ...shapeOver('context', value.context),
     ...shapeOver('resume', value.resume, CARRIED_SHAPE),
   ];
+  return fields.length > 0 ? fields : startShape(value);
 }
 
 function parentSizes(value: unknown): SizeProblem[] {
