@@ -5,6 +5,7 @@
  * same request from the same caller within the window is the same start: it answers with the
  * chain the first one started instead of starting a second one.
  */
+import { sortedJson } from '../common/signatures/canonical';
 import { createHash } from 'node:crypto';
 import { WorkflowNotFoundError } from '@temporalio/client';
 import type { ServiceContext } from './context';
@@ -33,14 +34,5 @@ async function startedAt(ctx: ServiceContext, workflowId: string): Promise<{ at:
   }
 }
 
-/** JSON with its object keys sorted, so the same request reads the same whatever order its fields came in. */
-export function stableJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(stableJson).join(',')}]`;
-  if (value && typeof value === 'object') {
-    return `{${Object.keys(value)
-      .sort()
-      .map((k) => `${JSON.stringify(k)}:${stableJson((value as Record<string, unknown>)[k])}`)
-      .join(',')}}`;
-  }
-  return JSON.stringify(value);
-}
+/** JSON with its object keys sorted, so the same request reads the same whatever order its fields came in (written without recursion: any depth). */
+export const stableJson = sortedJson;

@@ -21,6 +21,7 @@ import {
 import { InputTooLargeError, InvalidRunInputError, toApplicationFailure } from '../../src/common/errors';
 import { type TurnStranding, TurnStrandedError } from '../../src/common/stranded';
 import { sendMessageProblems } from '../../src/common/input';
+import { isUnreadable } from '../../src/common/arrival';
 import { messageSizes } from '../../src/common/sizes';
 import { keyOf } from './turns';
 import type { MidTurn } from './midTurn';
@@ -68,6 +69,7 @@ export class Inbox {
 
   /** The update validator: refuse a message over its limits, malformed, or that comes once the conversation ends. */
   validate(raw: unknown): void {
+    if (isUnreadable(raw)) throw toApplicationFailure(raw.size ? new InputTooLargeError([raw.size]) : new InvalidRunInputError([`${raw.problem('the message')}; send {"message": string, "idempotencyKey"?: string} as JSON`]));
     const sizes = messageSizes(raw);
     if (sizes.length > 0) throw toApplicationFailure(new InputTooLargeError(sizes));
     const problems = sendMessageProblems(raw);
