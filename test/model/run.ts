@@ -1,0 +1,142 @@
+/**
+ * Running many generated sequences: fast-check generates each (a lane and a list of commands,
+ * `fc.commands` over every operation by weight), runs it with `fc.asyncModelRun` on the real
+ * system, and shrinks a failing one (within a budget of runs: each is minutes of real time) to the
+ * smallest sequence that still breaks an invariant, which is saved as a regression case.
+ * Used by `npm test` (test/model/model.test.ts) and `npm run drill -- model`.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import fc from 'fast-check';
+import type { HarnessOptions, Step } from './harness';
+import type { Lane } from './model';
+import { knownDefect } from './known';
+import { OPERATIONS } from './operations';
+import { begin, cleanup, finish, InvariantError, StepCommand } from './sequence';
+import type { ModelSystem } from './system';
+
+/** Settings of a run of sequences. */
+export interface ModelRunOptions extends HarnessOptions {
+  seed: number;
+  /** Sequences to generate. */
+  cases: number;
+  /** Commands in a sequence at most. @default 12 */
+  maxCommands?: number;
+  /** Weights by operation name over the operations' own (0 leaves one out). */
+  weights?: Record<string, number>;
+  /** Runs spent shrinking a failing sequence at most. @default 20 */
+  shrinkRuns?: number;
+  /** Stop generating after this long (ms); the sequences run so far count. */
+  timeLimitMs?: number;
+  /** Where a failing sequence is saved (a regression case), when given. */
+  saveDir?: string;
+}
+
+/** A failing sequence, as a regression case saves it. */
+export interface RegressionCase {
+  name: string;
+  /** The seed and fast-check path that generated it. */
+  seed: number;
+  path?: string;
+  lane: Lane;
+  steps: Step[];
+  /** What it broke when it was found. */
+  violations: string[];
+  /** Set while the defect it shows is open: why the case is skipped, naming the defect. */
+  skip?: string;
+}
+
+/** What a run did. */
+export interface ModelRunReport {
+  seed: number;
+  sequences: number;
+  steps: number;
+  chains: number;
+  conversations: number;
+  operations: Record<string, number>;
+  checks: number;
+  /** Broken invariants found in the generated sequences (shrinking runs apart). */
+  broken: number;
+  /** Violations of known open defects (known.ts), by defect. */
+  known: Record<string, number>;
+  failure?: RegressionCase & { file?: string; shrinks: number };
+  ms: number;
+}
+
+/** The generated sequences: a lane and commands. */
+export function sequences(o: Pick<ModelRunOptions, 'maxCommands' | 'weights'>): fc.Arbitrary<{ lane: Lane; commands: Iterable<StepCommand> }> {
+  const ops = OPERATIONS.map((op) => ({ op, weight: o.weights?.[op.name] ?? op.weight })).filter((x) => x.weight > 0);
+  const command = fc.oneof(...ops.map(({ op, weight }) => ({ weight, arbitrary: op.params.map((params) => new StepCommand({ op: op.name, params })) })));
+  return fc.record({ lane: fc.constantFrom<Lane>('unversioned', 'unversioned', 'versioned'), commands: fc.commands([command], { maxCommands: o.maxCommands ?? 12 }) as fc.Arbitrary<Iterable<StepCommand>> });
+}
+
+/** Run `o.cases` generated sequences on `system`. */
+export async function modelRun(system: ModelSystem, o: ModelRunOptions): Promise<ModelRunReport> {
+  const started = Date.now();
+  const report: ModelRunReport = { seed: o.seed, sequences: 0, steps: 0, chains: 0, conversations: 0, operations: {}, checks: 0, broken: 0, known: {}, ms: 0 };
+  let n = 0;
+  let failing: { lane: Lane; steps: Step[]; violations: string[] } | undefined;
+  let shrinks = 0;
+  const property = fc.asyncProperty(sequences(o), async ({ lane, commands }) => {
+    // Past the budget, a shrinking candidate passes at once: fast-check keeps the smallest failure it has.
+    if (failing && shrinks >= (o.shrinkRuns ?? 20)) return;
+    if (failing) shrinks++;
+    const h = await begin(system, lane, `m${o.seed}-${++n}`, o);
+    try {
+      await fc.asyncModelRun(() => ({ model: h.model, real: h }), commands);
+      await finish(h);
+    } catch (err) {
+      if (err instanceof InvariantError) {
+        if (!failing) report.broken += err.violations.length;
+        failing = { lane, steps: err.steps, violations: err.violations };
+      }
+      throw err;
+    } finally {
+      if (!failing || (failing && shrinks === 0)) tally(report, h);
+      await cleanup(h);
+      o.log?.(`sequence ${h.model.tag} (${lane}): ${h.steps.length} steps, ${h.model.roots.length} roots${failing ? (shrinks > 0 ? `, shrinking (${shrinks})` : ', FAILED') : ''}`);
+    }
+  });
+  const details = await fc.check(property, { seed: o.seed, numRuns: o.cases, ...(o.timeLimitMs ? { interruptAfterTimeLimit: o.timeLimitMs, markInterruptAsFailure: false } : {}), endOnFailure: false });
+  report.ms = Date.now() - started;
+  if (details.failed && failing) {
+    const name = `seed-${o.seed}-${failing.violations[0]?.match(/^\[([^\]]+)\]/)?.[1] ?? 'failure'}`;
+    report.failure = { name, seed: o.seed, path: details.counterexamplePath ?? undefined, lane: failing.lane, steps: failing.steps, violations: failing.violations, shrinks };
+    if (o.saveDir) report.failure.file = saveCase(o.saveDir, report.failure);
+  } else if (details.failed) {
+    report.failure = { name: `seed-${o.seed}-error`, seed: o.seed, lane: 'unversioned', steps: [], violations: [String(details.errorInstance)], shrinks };
+  }
+  return report;
+}
+
+function tally(report: ModelRunReport, h: import('./harness').Harness): void {
+  report.sequences++;
+  report.steps += h.steps.length;
+  report.chains += h.model.roots.filter((r) => r.kind === 'chain').length;
+  report.conversations += h.model.roots.filter((r) => r.kind === 'conversation').length;
+  report.checks += h.model.checks;
+  for (const [op, k] of h.model.ran) report.operations[op] = (report.operations[op] ?? 0) + k;
+  for (const v of h.known) {
+    const name = knownDefect(v)?.name ?? 'unknown';
+    report.known[name] = (report.known[name] ?? 0) + 1;
+  }
+}
+
+/** Save a failing sequence as a regression case; answers its file. */
+export function saveCase(dir: string, c: RegressionCase): string {
+  fs.mkdirSync(dir, { recursive: true });
+  const file = path.join(dir, `${c.name}.json`);
+  const { file: _f, shrinks: _s, ...plain } = c as RegressionCase & { file?: string; shrinks?: number };
+  fs.writeFileSync(file, `${JSON.stringify(plain, null, 2)}\n`);
+  return file;
+}
+
+/** The regression cases saved under `dir`. */
+export function regressionCases(dir: string): RegressionCase[] {
+  if (!fs.existsSync(dir)) return [];
+  return fs
+    .readdirSync(dir)
+    .filter((f) => f.endsWith('.json'))
+    .sort()
+    .map((f) => JSON.parse(fs.readFileSync(path.join(dir, f), 'utf8')) as RegressionCase);
+}

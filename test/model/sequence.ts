@@ -1,0 +1,147 @@
+/**
+ * One sequence on the real system: begun on a task queue of its own (in a lane: plain workers or
+ * a Worker Deployment), its steps run one by one — each followed by settling, observing and the
+ * step invariants — then every chain and conversation driven to its end (the model answers, alice
+ * approves, conversations are ended) and the end invariants checked. A broken invariant throws an
+ * {@link InvariantError} with the steps that led to it.
+ */
+import type fc from 'fast-check';
+import { checkInvariants } from './invariants';
+import { knownDefect } from './known';
+import { clip, errorText, sleep, type Harness, type HarnessOptions, type Step } from './harness';
+import { newModel, openRoots, ref, type Lane, type ModelState } from './model';
+import { observe } from './observe';
+import { approve, waiting } from './operations/approvals';
+import { answer } from './operations/chain';
+import { chatOf, inFlight } from './operations/conversation';
+import { operationNamed } from './operations';
+import type { ModelSystem } from './system';
+
+/** Broken invariants, with the sequence that broke them. */
+export class InvariantError extends Error {
+  constructor(
+    readonly violations: string[],
+    readonly lane: Lane,
+    readonly steps: Step[],
+  ) {
+    super(`${violations.length} invariant(s) broken after ${steps.length} step(s):\n  - ${violations.join('\n  - ')}\nsteps: ${steps.map((s) => `${s.op} ${JSON.stringify(s.params)}`).join(' → ')}`);
+    this.name = 'InvariantError';
+  }
+}
+
+/** Defaults of {@link HarnessOptions}. */
+const DEFAULTS = { settleMs: 60_000, cliEvery: 4, strict: false };
+
+/** Begin a sequence in `lane`, its workflow ids starting with `tag`. */
+export async function begin(system: ModelSystem, lane: Lane, tag: string, options: HarnessOptions = {}): Promise<Harness> {
+  const taskQueue = await system.begin(lane, tag);
+  return { system, model: newModel(tag, lane, taskQueue), baton: system.baton(taskQueue), options: { ...DEFAULTS, ...options }, steps: [], violations: [], known: [], effectsRead: 0, effects: [], cliTurn: 0 };
+}
+
+/** Settle the open roots, then observe them; a root still moving at the deadline is wedged. */
+export async function settle(h: Harness): Promise<void> {
+  const open = openRoots(h.model).map((r) => r.id);
+  const still = await h.system.settle(open, h.options.settleMs);
+  if (still.length > 0) h.violations.push(`[settles] still moving ${h.options.settleMs / 1000} s after the step: ${clip(still.join('; '), 600)}`);
+  await observe(h);
+}
+
+/** Throw the violations of the step, but those of known open defects (unless strict), which are kept. */
+function fail(h: Harness): void {
+  const violations = h.violations.splice(0);
+  const unknown = violations.filter((v) => h.options.strict || !knownDefect(v));
+  h.known.push(...violations.filter((v) => !unknown.includes(v)));
+  if (unknown.length > 0) throw new InvariantError(unknown, h.model.lane, [...h.steps]);
+}
+
+/** Run one step (when its operation applies); answers whether it ran. */
+export async function runStep(h: Harness, step: Step): Promise<boolean> {
+  const op = operationNamed(step.op);
+  if (!op.applies(h.model, step.params)) return false;
+  h.steps.push(step);
+  h.model.ran.set(op.name, (h.model.ran.get(op.name) ?? 0) + 1);
+  h.options.log?.(`  ${h.model.tag} ${step.op} ${JSON.stringify(step.params)}`);
+  try {
+    await op.run(h, step.params);
+  } catch (err) {
+    h.violations.push(`[${op.name}] the operation failed: ${errorText(err)}`);
+  }
+  await settle(h);
+  await checkInvariants(h, 'step');
+  fail(h);
+  return true;
+}
+
+/** Drive every chain and conversation to its end, then check the end invariants. */
+export async function finish(h: Harness): Promise<void> {
+  const m = h.model;
+  for (let round = 0; round < 40; round++) {
+    await settle(h);
+    await checkInvariants(h, 'step');
+    fail(h);
+    const open = openRoots(m);
+    if (open.length === 0) break;
+    let acted = false;
+    for (const call of m.calls) {
+      answer(h, call, { text: `final answer [${ref(m, 'a')}]` });
+      acted = true;
+    }
+    for (const w of waiting(m)) {
+      await approve(h, w);
+      acted = true;
+    }
+    for (const r of open.filter((x) => x.kind === 'conversation' && !x.ending && inFlight(x).length === 0)) {
+      r.ending = chatOf(h, r)
+        .end()
+        .then(
+          () => undefined,
+          (err: unknown) => void (r.endError = errorText(err)),
+        );
+      acted = true;
+    }
+    if (!acted) await sleep(500);
+  }
+  await Promise.race([Promise.all(m.roots.flatMap((r) => [...r.messages.map((x) => x.done), r.ending ?? Promise.resolve()])), sleep(30_000)]);
+  await settle(h);
+  for (const r of openRoots(m)) h.violations.push(`[ends-documented] ${r.kind} ${r.id} did not end after the harness answered, approved and ended everything (${r.approvals.length} approvals, ${m.calls.filter((c) => c.workflowId.startsWith(r.id)).length} calls waiting)`);
+  for (const r of m.roots) for (const x of r.messages) if (!x.reply && !x.error) h.violations.push(`[messages-answered] ${r.id}: message ${x.n} (${x.midTurn}) never came back`);
+  for (const r of m.roots) if (r.endError) h.violations.push(`[ends-documented] ending ${r.id} failed: ${r.endError}`);
+  await checkInvariants(h, 'end');
+  fail(h);
+}
+
+/** Leave nothing running: stop followers, terminate what is still open, wait for the workers. */
+export async function cleanup(h: Harness): Promise<void> {
+  for (const r of h.model.roots) {
+    r.follower?.stop();
+    if (r.status === 'open') await h.system.client.workflow.getHandle(r.id).terminate('model harness: sequence over').catch(() => undefined);
+  }
+  for (const c of h.system.hosts.calls()) if (c.workflowId.startsWith(h.model.tag)) h.system.hosts.answer(c.key, { text: 'gone' });
+  await h.system.hosts.untilAllUp().catch(() => undefined);
+}
+
+/** Run a saved sequence (a regression case) start to end; throws an {@link InvariantError} when an invariant breaks. */
+export async function runSequence(system: ModelSystem, lane: Lane, steps: Step[], tag: string, options: HarnessOptions = {}): Promise<Harness> {
+  const h = await begin(system, lane, tag, options);
+  try {
+    for (const step of steps) await runStep(h, step);
+    await finish(h);
+    return h;
+  } finally {
+    await cleanup(h);
+  }
+}
+
+/** A fast-check command of one step. */
+export class StepCommand implements fc.AsyncCommand<ModelState, Harness> {
+  constructor(readonly step: Step) {}
+  check(m: Readonly<ModelState>): boolean {
+    return operationNamed(this.step.op).applies(m as ModelState, this.step.params);
+  }
+  async run(_m: ModelState, h: Harness): Promise<void> {
+    await runStep(h, this.step);
+  }
+  toString(): string {
+    return `${this.step.op} ${JSON.stringify(this.step.params)}`;
+  }
+}
