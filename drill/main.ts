@@ -57,7 +57,7 @@ const USAGE = `usage: npm run drill -- [sigkill | server | load | fuzz | redeplo
   --spend-chains N         spend: chains of one tenant started at once under a daily spend limit (default 100)
   --experiment-chains N    experiment: chains split between the two variants (default 200)
   --cases N                model: generated sequences (default 500)
-  --max-commands N         model: commands per sequence at most (default 14)
+  --max-commands N         model: commands generated per sequence at most (default 30; those that do not apply are skipped)
   --shrink-runs N          model: runs spent shrinking a failing sequence (default 40)
   --strict yes|no          model: count violations of known open defects (test/model/known.ts) as broken (default no)
   --dir PATH               logs, side-effect logs and the database (default: a new temp dir)`;
@@ -150,7 +150,7 @@ export function parseArgs(argv: string[]): { drills: string[]; settings: DrillSe
       spendChains: Math.max(1, get('--spend-chains', count, 100)),
       experimentChains: Math.max(2, get('--experiment-chains', count, 200)),
       modelCases: get('--cases', count, 500),
-      maxCommands: Math.max(1, get('--max-commands', count, 14)),
+      maxCommands: Math.max(1, get('--max-commands', count, 30)),
       shrinkRuns: get('--shrink-runs', count, 40),
       strict: get('--strict', yesNo, false),
     },

@@ -108,18 +108,23 @@ async function followerText(h: Harness, r: RootModel): Promise<void> {
   }
 }
 
-/** The latest run's start input keeps the root's context and options. */
+/**
+ * The latest run's start input keeps the root's context and options: the options it started with,
+ * and, in the state a continued run carries, those with the overrides it took since.
+ */
 async function optionsSurvive(h: Harness, r: RootModel): Promise<void> {
   const events = (await h.system.client.workflow.getHandle(r.id).fetchHistory()).events ?? [];
   const input = fromPayloads<HandoffRunInput & ConversationInput>(events[0]?.workflowExecutionStartedEventAttributes?.input);
   if (!input) return broken(h, 'options-survive', `${r.id}: its latest run has no input`);
   if (!isDeepStrictEqual(input.context, r.context)) broken(h, 'options-survive', `${r.id}: its latest run has context ${clip(input.context)}, not ${clip(r.context)}`);
-  const carried = (r.kind === 'chain' ? (input.resume as { options?: RunOptions } | undefined)?.options : (input.resume as { chain?: { options?: RunOptions } } | undefined)?.chain?.options) ?? resolveRunOptions(input.options);
-  const expected = resolveRunOptions(r.options) as Record<string, unknown>;
-  for (const k of Object.keys(r.options)) {
-    const now = (carried as Record<string, unknown>)[k];
-    if (!isDeepStrictEqual(now, expected[k])) broken(h, 'options-survive', `${r.id}: option ${k} is ${clip(now)} in its latest run, not ${clip(expected[k])}`);
-  }
+  const same = (what: string, actual: RunOptions | undefined, wanted: RunOptions) => {
+    const now = resolveRunOptions(actual) as Record<string, unknown>;
+    const expected = resolveRunOptions(wanted) as Record<string, unknown>;
+    for (const k of Object.keys(wanted)) if (!isDeepStrictEqual(now[k], expected[k])) broken(h, 'options-survive', `${r.id}: option ${k} is ${clip(now[k])} in its latest run's ${what}, not ${clip(expected[k])}`);
+  };
+  same('options', input.options, r.startOptions);
+  const carried = r.kind === 'chain' ? (input.resume as { options?: RunOptions } | undefined)?.options : (input.resume as { chain?: { options?: RunOptions } } | undefined)?.chain?.options;
+  if (carried) same('carried state', carried, r.options);
   if (r.kind === 'conversation' && !isDeepStrictEqual(input.conversation, r.conversation)) broken(h, 'options-survive', `${r.id}: conversation options ${clip(input.conversation)}, not ${clip(r.conversation)}`);
 }
 

@@ -21,7 +21,7 @@ export type Group = 'chain' | 'approvals' | 'conversation' | 'controls' | 'deplo
 export interface HarnessOptions {
   /** How long a step may take to settle before the chains still moving count as wedged (ms). @default 60000 */
   settleMs?: number;
-  /** Run the real `baton` command for one in this many audit exports and replays (0: never). @default 4 */
+  /** Run the real `baton` command for one in this many audit exports and replays (0: never). @default 6 */
   cliEvery?: number;
   /** Count violations of known open defects (known.ts) as broken too. @default false */
   strict?: boolean;
@@ -45,8 +45,6 @@ export interface Harness {
   effectsRead: number;
   /** Side-effect lines of this sequence. */
   effects: import('./effects').EffectLine[];
-  /** A counter for the real CLI's turn. */
-  cliTurn: number;
 }
 
 /**
@@ -61,6 +59,8 @@ export interface Operation<P extends Record<string, unknown> = Record<string, un
   group: Group;
   /** Relative frequency in generated sequences. */
   weight: number;
+  /** It opens a sequence (starts a chain or a conversation): every sequence begins with one to three. */
+  opens?: boolean;
   params: fc.Arbitrary<P>;
   applies(m: ModelState, p: P): boolean;
   run(h: Harness, p: P): Promise<void>;
@@ -81,9 +81,9 @@ export interface Invariant {
   check(h: Harness): Promise<void>;
 }
 
-/** Whether it is the real CLI's turn (one in `cliEvery`). */
+/** Whether it is the real CLI's turn (one in `cliEvery` across the run, the first not among them). */
 export function cliTurn(h: Harness): boolean {
-  return h.options.cliEvery > 0 && h.cliTurn++ % h.options.cliEvery === 0;
+  return h.options.cliEvery > 0 && ++h.system.figures.cliChances % h.options.cliEvery === 0;
 }
 
 /** Push a violation of the current step. */

@@ -50,6 +50,8 @@ export interface RootModel {
   kind: 'chain' | 'conversation';
   agent: AgentId;
   context: RunContext;
+  /** The run options it started with. */
+  startOptions: RunOptions;
   /** The run options it started with, with the overrides it took since. */
   options: RunOptions;
   conversation?: ConversationOptions;

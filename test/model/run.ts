@@ -20,7 +20,7 @@ export interface ModelRunOptions extends HarnessOptions {
   seed: number;
   /** Sequences to generate. */
   cases: number;
-  /** Commands in a sequence at most. @default 12 */
+  /** Commands generated for a sequence at most (those that do not apply when their turn comes are skipped). @default 30 */
   maxCommands?: number;
   /** Weights by operation name over the operations' own (0 leaves one out). */
   weights?: Record<string, number>;
@@ -63,11 +63,24 @@ export interface ModelRunReport {
   ms: number;
 }
 
-/** The generated sequences: a lane and commands. */
+/** The generated sequences: a lane, the chains and conversations it opens with, then commands. */
 export function sequences(o: Pick<ModelRunOptions, 'maxCommands' | 'weights'>): fc.Arbitrary<{ lane: Lane; commands: Iterable<StepCommand> }> {
   const ops = OPERATIONS.map((op) => ({ op, weight: o.weights?.[op.name] ?? op.weight })).filter((x) => x.weight > 0);
-  const command = fc.oneof(...ops.map(({ op, weight }) => ({ weight, arbitrary: op.params.map((params) => new StepCommand({ op: op.name, params })) })));
-  return fc.record({ lane: fc.constantFrom<Lane>('unversioned', 'unversioned', 'versioned'), commands: fc.commands([command], { maxCommands: o.maxCommands ?? 12 }) as fc.Arbitrary<Iterable<StepCommand>> });
+  const commandOf = (list: typeof ops) => fc.oneof(...list.map(({ op, weight }) => ({ weight, arbitrary: op.params.map((params) => new StepCommand({ op: op.name, params })) })));
+  const opening = fc.array(commandOf(ops.filter((x) => x.op.opens)), { minLength: 1, maxLength: 3 });
+  const rest = fc.commands([commandOf(ops)], { maxCommands: o.maxCommands ?? 30, size: 'max' }) as fc.Arbitrary<Iterable<StepCommand>>;
+  return fc.record({ lane: fc.constantFrom<Lane>('unversioned', 'unversioned', 'versioned'), opening, rest }).map(({ lane, opening, rest }) => ({ lane, commands: concat(opening, rest) }));
+}
+
+/** The opening commands, then fast-check's (whose shrinking and printing stay its own). */
+function concat(opening: StepCommand[], rest: Iterable<StepCommand>): Iterable<StepCommand> {
+  return Object.assign(Object.create(rest) as Iterable<StepCommand>, {
+    *[Symbol.iterator]() {
+      yield* opening;
+      yield* rest;
+    },
+    toString: () => `${opening.map(String).join(', ')}, ${String(rest)}`,
+  });
 }
 
 /** Run `o.cases` generated sequences on `system`. */
@@ -81,9 +94,13 @@ export async function modelRun(system: ModelSystem, o: ModelRunOptions): Promise
     // Past the budget, a shrinking candidate passes at once: fast-check keeps the smallest failure it has.
     if (failing && shrinks >= (o.shrinkRuns ?? 20)) return;
     if (failing) shrinks++;
+    const t0 = Date.now();
     const h = await begin(system, lane, `m${o.seed}-${++n}`, o);
+    const t1 = Date.now();
+    let t2 = t1;
     try {
       await fc.asyncModelRun(() => ({ model: h.model, real: h }), commands);
+      t2 = Date.now();
       await finish(h);
     } catch (err) {
       if (err instanceof InvariantError) {
@@ -94,7 +111,8 @@ export async function modelRun(system: ModelSystem, o: ModelRunOptions): Promise
     } finally {
       if (!failing || (failing && shrinks === 0)) tally(report, h);
       await cleanup(h);
-      o.log?.(`sequence ${h.model.tag} (${lane}): ${h.steps.length} steps, ${h.model.roots.length} roots${failing ? (shrinks > 0 ? `, shrinking (${shrinks})` : ', FAILED') : ''}`);
+      const s = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
+      o.log?.(`sequence ${h.model.tag} (${lane}): ${h.steps.length} steps, ${h.model.roots.length} roots in ${s(Date.now() - t0)} (begin ${s(t1 - t0)}, steps ${s(t2 - t1)}, end ${s(Date.now() - t2)})${failing ? (shrinks > 0 ? `, shrinking (${shrinks})` : ', FAILED') : ''}`);
     }
   });
   const details = await fc.check(property, { seed: o.seed, numRuns: o.cases, ...(o.timeLimitMs ? { interruptAfterTimeLimit: o.timeLimitMs, markInterruptAsFailure: false } : {}), endOnFailure: false });

@@ -30,12 +30,12 @@ export class InvariantError extends Error {
 }
 
 /** Defaults of {@link HarnessOptions}. */
-const DEFAULTS = { settleMs: 60_000, cliEvery: 4, strict: false };
+const DEFAULTS = { settleMs: 60_000, cliEvery: 6, strict: false };
 
 /** Begin a sequence in `lane`, its workflow ids starting with `tag`. */
 export async function begin(system: ModelSystem, lane: Lane, tag: string, options: HarnessOptions = {}): Promise<Harness> {
   const taskQueue = await system.begin(lane, tag);
-  return { system, model: newModel(tag, lane, taskQueue), baton: system.baton(taskQueue), options: { ...DEFAULTS, ...options }, steps: [], violations: [], known: [], effectsRead: 0, effects: [], cliTurn: 0 };
+  return { system, model: newModel(tag, lane, taskQueue), baton: system.baton(taskQueue), options: { ...DEFAULTS, ...options }, steps: [], violations: [], known: [], effectsRead: 0, effects: [] };
 }
 
 /** Settle the open roots, then observe them; a root still moving at the deadline is wedged. */
@@ -75,7 +75,9 @@ export async function runStep(h: Harness, step: Step): Promise<boolean> {
 /** Drive every chain and conversation to its end, then check the end invariants. */
 export async function finish(h: Harness): Promise<void> {
   const m = h.model;
-  for (let round = 0; round < 40; round++) {
+  const t0 = Date.now();
+  let rounds = 0;
+  for (let round = 0; round < 40; round++, rounds++) {
     await settle(h);
     await checkInvariants(h, 'step');
     fail(h);
@@ -106,7 +108,9 @@ export async function finish(h: Harness): Promise<void> {
   for (const r of openRoots(m)) h.violations.push(`[ends-documented] ${r.kind} ${r.id} did not end after the harness answered, approved and ended everything (${r.approvals.length} approvals, ${m.calls.filter((c) => c.workflowId.startsWith(r.id)).length} calls waiting)`);
   for (const r of m.roots) for (const x of r.messages) if (!x.reply && !x.error) h.violations.push(`[messages-answered] ${r.id}: message ${x.n} (${x.midTurn}) never came back`);
   for (const r of m.roots) if (r.endError) h.violations.push(`[ends-documented] ending ${r.id} failed: ${r.endError}`);
+  const t1 = Date.now();
   await checkInvariants(h, 'end');
+  h.options.log?.(`  ${m.tag} driven to its end in ${rounds} rounds, ${((t1 - t0) / 1000).toFixed(1)} s; end invariants ${((Date.now() - t1) / 1000).toFixed(1)} s`);
   fail(h);
 }
 

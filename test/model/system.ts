@@ -36,12 +36,14 @@ export interface SystemFigures {
   serverRestarts: number;
   redeploys: Record<DeployMode, number>;
   cliRuns: number;
+  /** Times the real CLI could have been run instead of the library. */
+  cliChances: number;
 }
 
 export class ModelSystem {
-  readonly figures: SystemFigures = { kills: 0, serverRestarts: 0, redeploys: { drain: 0, side_by_side: 0, v1_gone: 0 }, cliRuns: 0 };
-  private sequence = 0;
-  private deployment?: string;
+  readonly figures: SystemFigures = { kills: 0, serverRestarts: 0, redeploys: { drain: 0, side_by_side: 0, v1_gone: 0 }, cliRuns: 0, cliChances: 0 };
+  /** Each lane's task queue and what serves it; a deploy leaves it dirty, and the next sequence of the lane gets a new one. */
+  private readonly lanes = new Map<Lane, { taskQueue: string; deployment?: string; workers: ServedWorker[]; dirty: boolean }>();
 
   private constructor(
     readonly dir: string,
@@ -75,25 +77,37 @@ export class ModelSystem {
     return new Baton({ client: this.client, taskQueue, ...(this.streams ? { streams: this.streams } : {}) });
   }
 
-  /** A new task queue for a sequence, served by v1 (as a Worker Deployment version in the versioned lane). */
+  /**
+   * A task queue for a sequence, served by v1 (as a Worker Deployment version in the versioned lane):
+   * the last one of the lane while no deploy changed it, else a new one. Both lanes are served at once.
+   */
   async begin(lane: Lane, tag: string): Promise<string> {
-    this.sequence++;
-    const taskQueue = `model-${tag}`;
-    this.deployment = lane === 'versioned' ? `model-${tag}`.replace(/\./g, '-') : undefined;
     await this.hosts.untilAllUp();
-    await this.hosts.serve([this.served(taskQueue, 'v1')]);
-    if (this.deployment) await this.setCurrent('v1');
+    const current = this.lanes.get(lane);
+    if (current && !current.dirty) return current.taskQueue;
+    const taskQueue = `model-${tag}`;
+    const deployment = lane === 'versioned' ? `model-${tag}`.replace(/\./g, '-') : undefined;
+    this.lanes.set(lane, { taskQueue, deployment, workers: [served(taskQueue, 'v1', deployment)], dirty: false });
+    await this.serveLanes();
+    if (deployment) await this.setCurrent(deployment, 'v1');
     return taskQueue;
   }
 
-  /** Team v2 comes: beside a draining v1 (deployment), side by side with v1, or with v1 gone. */
-  async redeploy(taskQueue: string, mode: DeployMode): Promise<void> {
+  /** Team v2 comes to `lane`: beside a draining v1 (deployment), side by side with v1, or with v1 gone. */
+  async redeploy(lane: Lane, mode: DeployMode): Promise<void> {
     this.figures.redeploys[mode]++;
-    const v1 = this.served(taskQueue, 'v1');
-    const v2 = this.served(taskQueue, 'v2');
+    const l = this.lanes.get(lane)!;
+    l.dirty = true;
+    const v1 = served(l.taskQueue, 'v1', l.deployment);
+    const v2 = served(l.taskQueue, 'v2', l.deployment);
+    l.workers = mode === 'v1_gone' ? [v2] : [v1, v2];
     await this.hosts.untilAllUp();
-    await this.hosts.serve(mode === 'v1_gone' ? [v2] : [v1, v2]);
-    if (mode === 'drain') await this.setCurrent('v2');
+    await this.serveLanes();
+    if (mode === 'drain') await this.setCurrent(l.deployment!, 'v2');
+  }
+
+  private serveLanes(): Promise<void> {
+    return this.hosts.serve([...this.lanes.values()].flatMap((l) => l.workers));
   }
 
   /** SIGKILL a worker process (it comes back on its own). */
@@ -181,14 +195,10 @@ export class ModelSystem {
     await this.server.kill();
   }
 
-  private served(taskQueue: string, version: 'v1' | 'v2'): ServedWorker {
-    return { taskQueue, version, ...(this.deployment ? { deployment: { name: this.deployment, buildId: version } } : {}) };
-  }
-
-  private async setCurrent(buildId: string): Promise<void> {
+  private async setCurrent(deploymentName: string, buildId: string): Promise<void> {
     for (let attempt = 0; ; attempt++) {
       try {
-        await this.client.workflowService.setWorkerDeploymentCurrentVersion({ namespace: 'default', deploymentName: this.deployment!, buildId, identity: 'model harness' });
+        await this.client.workflowService.setWorkerDeploymentCurrentVersion({ namespace: 'default', deploymentName, buildId, identity: 'model harness' });
         return;
       } catch (err) {
         if (attempt >= 100) throw err;
@@ -196,4 +206,8 @@ export class ModelSystem {
       }
     }
   }
+}
+
+function served(taskQueue: string, version: 'v1' | 'v2', deployment: string | undefined): ServedWorker {
+  return { taskQueue, version, ...(deployment ? { deployment: { name: deployment, buildId: version } } : {}) };
 }

@@ -43,7 +43,7 @@ export function roomForRoot(m: ModelState): boolean {
 /** A new root in the model. */
 export function newRoot(m: ModelState, kind: RootModel['kind'], agent: AgentId, options: RunOptions): RootModel {
   const id = `${m.tag}-${kind === 'chain' ? 'c' : 'v'}${m.roots.length + 1}`;
-  const root: RootModel = { id, kind, agent, context: contextOf(m, id), options, startedOn: m.version, status: 'open', approvals: [], provoked: new Set(), decided: [], asked: new Map(), messages: [], replays: 0 };
+  const root: RootModel = { id, kind, agent, context: contextOf(m, id), startOptions: options, options, startedOn: m.version, status: 'open', approvals: [], provoked: new Set(), decided: [], asked: new Map(), messages: [], replays: 0 };
   m.roots.push(root);
   return root;
 }
@@ -83,7 +83,8 @@ export const chainOperations = [
   operation({
     name: 'start',
     group: 'chain',
-    weight: 6,
+    opens: true,
+    weight: 10,
     params: fc.record({ agent: fc.nat(), preset: fc.constantFrom<Preset>('plain', 'plain', 'tiny_can', 'tiny_can', 'signed', 'tight', 'retry_invalid'), follow: fc.boolean() }),
     applies: (m) => roomForRoot(m),
     async run(h, p) {

@@ -65,7 +65,8 @@ export const conversationOperations = [
   operation({
     name: 'chat_start',
     group: 'conversation',
-    weight: 4,
+    opens: true,
+    weight: 5,
     params: fc.record({ agent: fc.nat(), midTurn: fc.constantFrom(...POLICIES), compact: fc.boolean(), tinyCan: fc.boolean(), stream: fc.boolean() }),
     applies: (m) => roomForRoot(m),
     async run(h, p) {

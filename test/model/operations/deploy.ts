@@ -17,7 +17,7 @@ export const deployOperations = [
     applies: (m, p) => m.version === 'v1' && (m.lane === 'versioned') === (p.mode === 'drain'),
     async run(h, p) {
       const m = h.model;
-      await h.system.redeploy(m.taskQueue, p.mode);
+      await h.system.redeploy(m.lane, p.mode);
       m.version = 'v2';
       m.deployed = p.mode;
       // With v1 gone, a step that needs v1 waits teamMismatchTimeout for it and fails, typed and told.
