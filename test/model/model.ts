@@ -83,6 +83,8 @@ export interface RootModel {
   replays: number;
   /** Whether the invariants judged how it ended. */
   judged?: boolean;
+  /** Left running by a known open defect and terminated: the end invariants leave it out. */
+  abandoned?: boolean;
   /** Whether it ran as a follower (`run.stream()`) since it started, and what that follower saw. */
   follower?: { texts: Map<string, string>; error?: string; done: Promise<void>; stop: () => void };
 }

@@ -104,7 +104,10 @@ export async function modelRun(system: ModelSystem, o: ModelRunOptions): Promise
       await finish(h);
     } catch (err) {
       if (err instanceof InvariantError) {
-        if (!failing) report.broken += err.violations.length;
+        if (!failing) {
+          report.broken += err.violations.length;
+          o.log?.(`${h.model.tag} broke ${err.violations.length} invariant(s):\n    ${err.violations.join('\n    ')}`);
+        }
         failing = { lane, steps: err.steps, violations: err.violations };
       }
       throw err;
