@@ -84,8 +84,24 @@ async function taskFailures(h: Harness, r: RootModel): Promise<void> {
   }
 }
 
+/** What a conversation message's follower (`chat.stream`) saw of each call equals the answer the model gave for that message. */
+function messageFollowers(h: Harness, r: RootModel): void {
+  for (const msg of r.messages) {
+    if (!msg.texts || !msg.reply) continue;
+    const given = h.model.answers.filter((a) => a.root === r.id && (a.call.message === msg.key || a.call.merged?.includes(msg.key)));
+    for (const [key, text] of msg.texts) {
+      const [workflowId, call] = key.split(' ') as [string, string];
+      const answers = given.filter((a) => a.call.workflowId === workflowId && `${a.call.agent}#${a.call.callIndex}` === call);
+      const recorded = answers.length === 0 ? [typeof msg.reply.output === 'string' ? msg.reply.output : JSON.stringify(msg.reply.output)] : answers.map((a) => a.answer.text ?? '');
+      const stopped = text === '' && answers.some((a) => h.system.hosts.stopped.has(a.call.key));
+      if (!stopped && !recorded.includes(text)) broken(h, 'follower-text', `${r.id} message ${msg.n}: the follower of ${key} ended with ${clip(text)}, the model answered ${clip(recorded)}`);
+    }
+  }
+}
+
 /** What a follower saw of each call equals the answer the harness gave it (or nothing, for a call stopped first). */
 async function followerText(h: Harness, r: RootModel): Promise<void> {
+  if (r.kind === 'conversation') return messageFollowers(h, r);
   const f = r.follower;
   if (!f) return;
   const ended = await Promise.race([f.done.then(() => true), new Promise<boolean>((res) => setTimeout(() => res(false), 30_000))]);

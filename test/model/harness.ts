@@ -5,6 +5,7 @@
  */
 import type fc from 'fast-check';
 import type { Baton } from '../../src';
+import type { EffectLine } from './effects';
 import type { ModelState } from './model';
 import type { ModelSystem } from './system';
 
@@ -44,7 +45,7 @@ export interface Harness {
   /** Lines of the side-effect log already read. */
   effectsRead: number;
   /** Side-effect lines of this sequence. */
-  effects: import('./effects').EffectLine[];
+  effects: EffectLine[];
 }
 
 /**

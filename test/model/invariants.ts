@@ -25,8 +25,10 @@ const stepInvariants: Invariant[] = [
         if (r.status === 'open' || r.judged) continue;
         r.judged = true;
         if (r.status === 'completed') continue;
-        if (r.kind === 'conversation' && r.status === 'ended') {
-          if (!r.ending) broken(h, 'ends-documented', `conversation ${r.id} ended without being asked to`);
+        if (r.kind === 'conversation') {
+          // A failed turn is its message's error; the conversation itself ends only when asked.
+          if (r.status !== 'ended') broken(h, 'ends-documented', `conversation ${r.id} ended ${r.failure ?? r.status}: ${clip(r.failureMessage, 300)}`);
+          else if (!r.ending) broken(h, 'ends-documented', `conversation ${r.id} ended without being asked to`);
           continue;
         }
         const typed = r.failure !== undefined && BATON_ERROR_TYPES.includes(r.failure) && r.failure !== 'UnexpectedWorkflowError';

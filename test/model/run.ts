@@ -8,7 +8,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import fc from 'fast-check';
-import type { HarnessOptions, Step } from './harness';
+import type { Harness, HarnessOptions, Step } from './harness';
 import type { Lane } from './model';
 import { knownDefect } from './known';
 import { OPERATIONS } from './operations';
@@ -130,7 +130,7 @@ export async function modelRun(system: ModelSystem, o: ModelRunOptions): Promise
   return report;
 }
 
-function tally(report: ModelRunReport, h: import('./harness').Harness): void {
+function tally(report: ModelRunReport, h: Harness): void {
   report.sequences++;
   report.steps += h.steps.length;
   report.chains += h.model.roots.filter((r) => r.kind === 'chain').length;
