@@ -31,15 +31,23 @@ function decisionsIn(doc: ReturnType<typeof exportAudit>): Map<string, string> {
   return out;
 }
 
+/** The export of the chain's latest run (and of each run it was replayed from), each verified. */
 async function exportVerifies(h: Harness, r: RootModel): Promise<void> {
   const audit = await auditOf(h, r);
   if (!audit) return;
   const doc = exportAudit(audit);
-  const verdict = verifyAuditExport(JSON.parse(JSON.stringify(doc)));
-  if (!verdict.ok) broken(h, 'export-verifies', `${r.id}: the export does not verify: ${clip(verdict.failure, 300)}`);
   const exported = decisionsIn(doc);
+  const earlier = new Map<string, { runId: string; outcome: string }>();
+  for (const [runId, d] of [[undefined, doc] as const, ...(await earlierExports(h, r))]) {
+    const verdict = verifyAuditExport(JSON.parse(JSON.stringify(d)));
+    if (!verdict.ok) broken(h, 'export-verifies', `${r.id}${runId ? ` run ${runId}` : ''}: the export does not verify: ${clip(verdict.failure, 300)}`);
+    if (runId) for (const [id, outcome] of decisionsIn(d)) earlier.set(id, { runId, outcome });
+  }
   for (const d of r.decided) {
-    if (exported.get(d.approvalId) !== d.outcome) broken(h, 'export-verifies', `${r.id}: the decision ${d.approvalId} (${d.outcome}, ${d.subject}) the workflow took is ${exported.has(d.approvalId) ? `exported as ${exported.get(d.approvalId)}` : 'not in the export'}`);
+    const before = earlier.get(d.approvalId);
+    if (exported.get(d.approvalId) === d.outcome) continue;
+    if (!exported.has(d.approvalId) && before?.outcome === d.outcome) broken(h, 'export-verifies', `${r.id}: the decision ${d.approvalId} (${d.outcome}, ${d.subject}) is only in the export of run ${before.runId}, which it was replayed from: the chain's export (baton audit --export) lacks it`);
+    else broken(h, 'export-verifies', `${r.id}: the decision ${d.approvalId} (${d.outcome}, ${d.subject}) the workflow took is ${exported.has(d.approvalId) ? `exported as ${exported.get(d.approvalId)}` : 'in no export'}`);
   }
   if (!cliTurn(h)) return;
   // The same through the real command, as an auditor would run it.
@@ -50,6 +58,16 @@ async function exportVerifies(h: Harness, r: RootModel): Promise<void> {
   if (checked.code !== 0) broken(h, 'export-verifies', `baton audit --verify of ${r.id}'s export exited ${checked.code}: ${clip(checked.stdout + checked.stderr, 300)}`);
   const fromCli = decisionsIn(JSON.parse(fs.readFileSync(file, 'utf8')) as ReturnType<typeof exportAudit>);
   if (!isDeepStrictEqual(fromCli, exported)) broken(h, 'export-verifies', `${r.id}: baton audit --export holds decisions ${clip([...fromCli])}, the library's export ${clip([...exported])}`);
+}
+
+/** Exports of the runs a chain was replayed from (a replay with overrides starts a run afresh). */
+async function earlierExports(h: Harness, r: RootModel): Promise<[string, ReturnType<typeof exportAudit>][]> {
+  const out: [string, ReturnType<typeof exportAudit>][] = [];
+  for (const runId of r.replayedRuns) {
+    const audit = await h.baton.audit(r.id, runId).catch(() => undefined);
+    if (audit) out.push([runId, exportAudit(audit)]);
+  }
+  return out;
 }
 
 async function auditMatchesResult(h: Harness, r: RootModel): Promise<void> {
@@ -132,7 +150,8 @@ async function optionsSurvive(h: Harness, r: RootModel): Promise<void> {
   const events = (await h.system.client.workflow.getHandle(r.id).fetchHistory()).events ?? [];
   const input = fromPayloads<HandoffRunInput & ConversationInput>(events[0]?.workflowExecutionStartedEventAttributes?.input);
   if (!input) return broken(h, 'options-survive', `${r.id}: its latest run has no input`);
-  if (!isDeepStrictEqual(input.context, r.context)) broken(h, 'options-survive', `${r.id}: its latest run has context ${clip(input.context)}, not ${clip(r.context)}`);
+  const replayed = r.replays > 0 ? ` (replayed ${r.replays} time(s))` : '';
+  if (!isDeepStrictEqual(input.context, r.context)) broken(h, 'options-survive', `${r.id}${replayed}: its latest run has context ${clip(input.context)}, not ${clip(r.context)}`);
   const same = (what: string, actual: RunOptions | undefined, wanted: RunOptions) => {
     const now = resolveRunOptions(actual) as Record<string, unknown>;
     const expected = resolveRunOptions(wanted) as Record<string, unknown>;

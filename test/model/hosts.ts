@@ -41,6 +41,8 @@ export class Hosts {
   private readonly answers = new Map<string, PuppetAnswer>();
   /** Calls stopped before they answered (an interrupt), by key. */
   readonly stopped = new Set<string>();
+  /** Steps refused for a team the worker lacks, by workflow id: the first and the last. */
+  private readonly refusals = new Map<string, { first: number; last: number }>();
 
   constructor(
     size: number,
@@ -85,8 +87,14 @@ export class Hosts {
     return [...this.open.values()];
   }
 
-  /** Whether an activity of `workflowId` is in flight besides the puppet calls waiting for their answers. */
+  /**
+   * Whether an activity of `workflowId` is in flight besides the puppet calls waiting for their
+   * answers, or its steps are being refused for a team (tried again every second or so, until
+   * `teamMismatchTimeout`; for at most 15 s, so a chain that waits longer does not hold every step).
+   */
   busy(workflowId: string): boolean {
+    const refused = this.refusals.get(workflowId);
+    if (refused && Date.now() - refused.last < 2500 && Date.now() - refused.first < 15_000) return true;
     let models = 0;
     for (const s of this.slots) {
       for (const a of s.inFlight.values()) {
@@ -200,6 +208,7 @@ export class Hosts {
           const id = `${m.workflowId} ${m.activityId}`;
           if (m.phase === 'start') s.inFlight.set(id, { workflowId: m.workflowId, activity: m.activity });
           else s.inFlight.delete(id);
+          if (m.failure === 'TeamMismatchError') this.refusals.set(m.workflowId, { first: this.refusals.get(m.workflowId)?.first ?? Date.now(), last: Date.now() });
         }
       });
       child.once('exit', (code, signal) => {

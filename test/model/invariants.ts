@@ -70,7 +70,7 @@ const stepInvariants: Invariant[] = [
         const call = `${e.workflowId} ${e.toolCallId}`;
         keysByCall.set(call, (keysByCall.get(call) ?? new Set()).add(e.key));
         appliedByKey.set(e.key, (appliedByKey.get(e.key) ?? 0) + 1);
-        if (!isDeepStrictEqual(e.context, root.context)) broken(h, 'context-survives', `${e.tool} in ${e.workflowId} (run ${e.runId}) ran with context ${clip(e.context)}, not ${clip(root.context)}`);
+        if (!isDeepStrictEqual(e.context, root.context)) broken(h, 'context-survives', `${e.tool} in ${e.workflowId} (run ${e.runId}${root.replays > 0 ? `, replayed ${root.replays} time(s)` : ''}) ran with context ${clip(e.context)}, not ${clip(root.context)}`);
         if (APPROVED_TOOLS.includes(e.tool as EffectTool) && !root.decided.some((d) => d.toolCallId === e.toolCallId && d.outcome === 'approved')) {
           broken(h, 'approved-before-run', `${e.tool} call ${e.toolCallId} in ${e.workflowId} ran without an approval the harness gave`);
         }

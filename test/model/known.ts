@@ -27,6 +27,17 @@ export const KNOWN_OPEN: KnownDefect[] = [
     name: "specialists ignore their caller's teamMismatchTimeout",
     matches: /(did not end after the harness|never came back).*\/research-[\d.]+ last failed a step with TeamMismatchError/,
   },
+  {
+    // baton.replay with overrides or onto the current team starts the run without the chain's context.
+    name: 'replay dropping context',
+    matches: /\(replayed \d+ time\(s\)\): its latest run has context undefined|replayed \d+ time\(s\)\) ran with context \{\}/,
+  },
+  {
+    // A replay with overrides (or a migration) starts a new run from the rebuilt state, and the
+    // chain's audit starts with it: decisions taken before are only in the audit of the run it replayed.
+    name: "a replayed chain's export lacks the decisions taken before the replay",
+    matches: /is only in the export of run \S+, which it was replayed from/,
+  },
 ];
 
 /** The open defect a violation shows, if any. */

@@ -81,6 +81,8 @@ export interface RootModel {
   messages: SentMessage[];
   /** Times it was replayed. */
   replays: number;
+  /** The runs it was replayed from, oldest first. */
+  replayedRuns: string[];
   /** Whether the invariants judged how it ended. */
   judged?: boolean;
   /** Left running by a known open defect and terminated: the end invariants leave it out. */

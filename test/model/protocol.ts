@@ -60,7 +60,7 @@ export type FromWorker =
   | { type: 'serving'; taskQueues: string[] }
   | ({ type: 'call' } & PuppetCall)
   | { type: 'call_ended'; key: string; how: 'answered' | 'stopped' }
-  | { type: 'activity'; phase: 'start' | 'end'; workflowId: string; activityId: string; activity: string };
+  | { type: 'activity'; phase: 'start' | 'end'; workflowId: string; activityId: string; activity: string; failure?: string };
 
 /** The call key: stable across attempts and restarts of one call, different for any other call. */
 export function callKeyParts(workflowId: string, runId: string, agent: string, callIndex: number, prompt: string): string {

@@ -24,9 +24,12 @@ const reportActivities: ActivityInterceptorsFactory = () => ({
       const base = { workflowId: info.workflowExecution?.workflowId ?? '', activityId: info.activityId, activity: info.activityType };
       send({ type: 'activity', phase: 'start', ...base });
       try {
-        return await next(input);
-      } finally {
+        const result = await next(input);
         send({ type: 'activity', phase: 'end', ...base });
+        return result;
+      } catch (err) {
+        send({ type: 'activity', phase: 'end', ...base, failure: (err as { type?: string }).type ?? (err as Error).name });
+        throw err;
       }
     },
   },

@@ -4,6 +4,7 @@
  * (with overrides, onto the current team, through the library or the real `baton replay`).
  */
 import fc from 'fast-check';
+import type { RunOptions } from '../../../src';
 import { broken, cliTurn, errorText, operation } from '../harness';
 import { openRoots, pick, rootOf, type ModelState, type RootModel } from '../model';
 
@@ -62,18 +63,27 @@ export const controlOperations = [
     async run(h, p) {
       const root = pick(replayable(h.model), p.chain)!;
       const onCurrentTeam = root.failure === 'TeamMismatchError';
+      // A replay does not ask the model again for what it answered: the options that failed it change.
       const raise = p.overrides || root.failure === 'MaxHandoffsExceededError' ? (root.options.maxHandoffs ?? 10) + 3 : undefined;
+      const options: RunOptions = {
+        ...(raise !== undefined ? { maxHandoffs: raise } : {}),
+        ...(root.failure === 'HandoffTargetNotFoundError' ? { onInvalidHandoff: 'retry' as const } : {}),
+        ...(root.failure === 'HandoffLoopDetectedError' ? { loopWindow: 0 } : {}),
+      };
+      const overrides = Object.keys(options).length > 0 ? { options } : undefined;
       try {
-        if (cliTurn(h)) {
+        root.replayedRuns.push((await h.system.client.workflow.getHandle(root.id).describe()).runId);
+        // The command line sets limits only.
+        if (!('onInvalidHandoff' in options) && !('loopWindow' in options) && cliTurn(h)) {
           const args = ['replay', root.id, '--task-queue', h.model.taskQueue, ...(raise !== undefined ? ['--max-handoffs', String(raise)] : []), ...(onCurrentTeam ? ['--on-current-team'] : [])];
           await h.system.cliUntil(args, /continues from/);
         } else {
-          await h.baton.replay(root.id, { ...(raise !== undefined ? { overrides: { options: { maxHandoffs: raise } } } : {}), ...(onCurrentTeam ? { onCurrentTeam } : {}), reason: 'model harness' });
+          await h.baton.replay(root.id, { ...(overrides ? { overrides } : {}), ...(onCurrentTeam ? { onCurrentTeam } : {}), reason: 'model harness' });
         }
       } catch (err) {
         return broken(h, 'replay', `replaying ${root.id} (failed with ${root.failure}) failed: ${errorText(err)}`);
       }
-      if (raise !== undefined) root.options = { ...root.options, maxHandoffs: raise };
+      root.options = { ...root.options, ...options };
       Object.assign(root, { status: 'open', failure: undefined, failureMessage: undefined, judged: false, replays: root.replays + 1 });
     },
   }),

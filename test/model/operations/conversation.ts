@@ -55,7 +55,9 @@ export async function send(h: Harness, root: RootModel, o: { midTurn?: MidTurnPo
     }
   })();
   root.messages.push(msg);
-  for (const deadline = Date.now() + 10_000; Date.now() < deadline && !msg.reply && !msg.error; ) {
+  // Taken: counted among the turns, or answered by a model call (one it interrupted, merged into it).
+  const answering = () => h.system.hosts.calls().some((c) => c.message === key || c.merged?.includes(key));
+  for (const deadline = Date.now() + 10_000; Date.now() < deadline && !msg.reply && !msg.error && !answering(); ) {
     if ((await chat.status().then((v) => v.turns, () => before)) > before) return;
     await sleep(150);
   }
