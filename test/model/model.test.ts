@@ -2,7 +2,8 @@
  * The model-based harness in `npm test`: two fixed tours through every operation (each lane, every
  * deploy, a worker SIGKILL and a server restart among them), a bounded run of generated sequences
  * (seeded from the clock unless `BATON_MODEL_SEED` is set; the seed is in the test's name and in
- * its failure), and the saved regression cases. `npm run drill -- model --cases N` runs many more.
+ * its failure; `BATON_MODEL_CASES` and `BATON_MODEL_TIME` (ms) bound it), and the saved regression
+ * cases. `npm run drill -- model --cases N` runs many more.
  *
  * A failing generated sequence is shrunk and saved under regressions/ (`BATON_MODEL_SAVE` to put
  * it elsewhere): commit it, with `"skip"` naming the defect while the defect is open.
@@ -19,6 +20,7 @@ import { UNVERSIONED_TOUR, VERSIONED_TOUR } from './tours';
 const REGRESSIONS = path.join(__dirname, 'regressions');
 const seed = Number(process.env.BATON_MODEL_SEED ?? Date.now() % 2 ** 31);
 const cases = Number(process.env.BATON_MODEL_CASES ?? 6);
+const timeLimitMs = Number(process.env.BATON_MODEL_TIME ?? 40_000);
 
 let system: ModelSystem;
 beforeAll(async () => {
@@ -41,7 +43,7 @@ describe('the model-based harness', () => {
 
   it(`keeps every invariant in ${cases} generated sequences (seed ${seed}; BATON_MODEL_SEED=${seed} repeats them)`, { timeout: 300_000 }, async () => {
     const save = process.env.BATON_MODEL_SAVE ?? REGRESSIONS;
-    const r = await modelRun(system, { seed, cases, maxCommands: 20, shrinkRuns: 6, timeLimitMs: 50_000, cliEvery: 12, saveDir: save });
+    const r = await modelRun(system, { seed, cases, maxCommands: 20, shrinkRuns: 6, timeLimitMs, cliEvery: 12, saveDir: save });
     const f = r.failure;
     expect(f, f && `seed ${f.seed} (path ${f.path}): shrunk to ${f.steps.length} steps, saved as ${f.file}:\n${f.violations.join('\n')}\n${JSON.stringify(f.steps)}`).toBeUndefined();
     expect(r.sequences).toBeGreaterThan(0);

@@ -146,6 +146,9 @@ export async function cleanup(h: Harness): Promise<void> {
     if (r.status === 'open') await h.system.client.workflow.getHandle(r.id).terminate('model harness: sequence over').catch(() => undefined);
   }
   for (const c of h.system.hosts.calls()) if (c.workflowId.startsWith(h.model.tag)) h.system.hosts.answer(c.key, { text: 'gone' });
+  // What the client still has under way (followers, messages, ends) settles before the next sequence or the end.
+  const pending = h.model.roots.flatMap((r) => [r.follower?.done, r.ending, ...r.messages.map((x) => x.done)]);
+  await Promise.race([Promise.all(pending), sleep(15_000)]);
   await h.system.hosts.untilAllUp().catch(() => undefined);
 }
 
