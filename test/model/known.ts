@@ -19,7 +19,7 @@ export const KNOWN_OPEN: KnownDefect[] = [
     // A chain that continues as new while a tool call waits for approval carries `approvals.toolCalls`,
     // which the next run's input check refuses: the chain fails with InvalidRunInputError.
     name: 'carried-state checks: resume.approvals.toolCalls refused after continue-as-new',
-    matches: /InvalidRunInputError.*"resume\.approvals" has unknown field/,
+    matches: /InvalidRunInputError.*"resume\.(chain\.)?approvals" has unknown field/,
   },
   {
     // A specialist gets none of its caller's timeouts: with the team it needs gone, a delegation of a

@@ -3,7 +3,7 @@
  * approvals waiting in each open root (and what each asks), decisions sent by signal that were
  * taken, and how each root that closed ended.
  */
-import { BatonError } from '../../src';
+import { BatonError, conversationError, type AuditChain } from '../../src';
 import { errorText, sleep, type Harness } from './harness';
 import { rootOf, subjectOf, type RootModel } from './model';
 
@@ -41,11 +41,15 @@ export async function observe(h: Harness): Promise<void> {
 /** Record how a root ended. */
 async function closed(h: Harness, root: RootModel, status: string): Promise<void> {
   root.approvals = [];
-  root.signalled = [];
+  // A decision sent by signal just before the end: its history says whether it was taken.
+  if (root.signalled?.length) {
+    const decided = await decidedIn(h, root);
+    for (const s of root.signalled.splice(0)) if (decided.get(s.approvalId) === s.outcome) root.decided.push(s);
+  }
   if (root.kind === 'conversation') {
     root.status = status === 'COMPLETED' ? 'ended' : 'failed';
     if (status !== 'COMPLETED') {
-      const err = await h.system.client.workflow.getHandle(root.id).result().then(() => undefined, (e: unknown) => e);
+      const err = conversationError(await h.system.client.workflow.getHandle(root.id).result().then(() => undefined, (e: unknown) => e));
       root.failure = failureName(err, status);
       root.failureMessage = errorText(err);
     }
@@ -60,6 +64,23 @@ async function closed(h: Harness, root: RootModel, status: string): Promise<void
     root.failure = failureName(err, status);
     root.failureMessage = errorText(err);
   }
+}
+
+/** The decisions a root's history (its specialists' included) records: approval id → outcome. */
+async function decidedIn(h: Harness, root: RootModel): Promise<Map<string, string>> {
+  const out = new Map<string, string>();
+  if (root.kind === 'conversation') {
+    const audit = await h.baton.conversation(root.agent, { id: root.id }).audit().catch(() => undefined);
+    for (const t of audit?.turns ?? []) for (const a of t.approvals) if (a.kind === 'approval_decided' && a.handoffId) out.set(a.handoffId, String(a.outcome));
+    return out;
+  }
+  const walk = (a: AuditChain) => {
+    for (const e of a.events) if (e.kind === 'approval_decided') out.set(e.handoffId, e.outcome);
+    for (const c of a.children ?? []) walk(c);
+  };
+  const audit = await h.baton.audit(root.id).catch(() => undefined);
+  if (audit) walk(audit);
+  return out;
 }
 
 /** baton's error type, or what else ended the run. */
