@@ -83,7 +83,7 @@ describe('JSON nested too deep, or too wide', () => {
       // The audit reads the history with the deep signal in it, and writes every form of it.
       const audit = await baton.audit(run.workflowId);
       expect(audit.events.find((e) => e.kind === 'signal')).toMatchObject({ input: { unread: expect.stringContaining('levels deep') } });
-      expect(formatTimeline(audit)).toContain('refused approve from alice');
+      expect(formatTimeline(audit)).toContain('refused approve from "alice" (claimed)');
       expect(exportAudit(audit).events.length).toBeGreaterThan(0);
     });
   });

@@ -6,9 +6,22 @@ import { historyOf } from '../../src/audit/fetch';
 
 type Event = temporal.api.history.v1.IHistoryEvent;
 
+/**
+ * The events of the handle's run, or, for a handle without a run id, of every run of the workflow
+ * oldest first (a chain hands over to a new run while it waits, as soon as it has refused a
+ * megabyte of payloads unread).
+ */
 async function eventsOf(handle: WorkflowHandle): Promise<Event[]> {
   // In pages small enough to receive: a history of signals near 2 MB each is more than gRPC takes at once.
-  return (await historyOf(handle.client, handle.workflowId, (handle as { runId?: string }).runId)).events ?? [];
+  const given = (handle as { runId?: string }).runId;
+  const runs: Event[][] = [];
+  let runId = given;
+  for (;;) {
+    const events = (await historyOf(handle.client, handle.workflowId, runId)).events ?? [];
+    runs.unshift(events);
+    runId = events[0]?.workflowExecutionStartedEventAttributes?.continuedExecutionRunId || undefined;
+    if (given !== undefined || !runId) return runs.flat();
+  }
 }
 
 /**
@@ -41,6 +54,18 @@ export async function approvalEvents(handle: WorkflowHandle): Promise<({ type: s
   return (await eventsOf(handle)).flatMap((e) => {
     const p = e.workflowPropertiesModifiedEventAttributes?.upsertedMemo?.fields?.[APPROVAL_EVENT_MEMO];
     return p?.data ? [JSON.parse(Buffer.from(p.data).toString('utf8')) as { type: string } & Record<string, unknown>] : [];
+  });
+}
+
+/**
+ * Refusal records one per refusal again: a drain records a kind's refusals as its first (with
+ * `count`) and the rest as `samples` (all of them while there are at most `LIMITS.refusalSamples` more).
+ */
+export function eachRefusal(events: ({ type: string } & Record<string, unknown>)[]): ({ type: string } & Record<string, unknown>)[] {
+  return events.flatMap((e) => {
+    if (e.count === undefined) return [e];
+    const { count: _count, samples, ...first } = e;
+    return [first as typeof e, ...((samples as Record<string, unknown>[] | undefined) ?? []).map((s) => ({ type: e.type, ...s }))];
   });
 }
 

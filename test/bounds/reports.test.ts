@@ -23,7 +23,7 @@ import {
 } from '../../src';
 import { useTemporalServer, withWorker } from '../helpers/temporal';
 import { waitFor } from '../helpers/wait';
-import { approvalEvents, failedTasks } from './history';
+import { approvalEvents, eachRefusal, failedTasks } from './history';
 
 const server = useTemporalServer();
 
@@ -59,7 +59,7 @@ describe('reports and decisions across chains', () => {
       await handle.signal(childApprovalsSignal, { workflowId: middle, pending: [fake(middle)] });
       await handle.signal(childApprovalsSignal, { workflowId: middle, token: 'guessed', pending: [waiting, fake(middle)] });
       const refused = await waitFor(
-        () => approvalEvents(handle).then((events) => events.filter((e) => e.type === 'report_refused')),
+        () => approvalEvents(handle).then((events) => eachRefusal(events).filter((e) => e.type === 'report_refused')),
         (r) => r.length === 3,
       );
       expect(refused.map((r) => r.reason)).toEqual([
@@ -76,7 +76,7 @@ describe('reports and decisions across chains', () => {
       await handle.signal(childApprovalsSignal, { workflowId: middle, token, pending: [waiting, fake('elsewhere')] });
       await handle.signal(childApprovalsSignal, { workflowId: middle, token, pending: [{ ...waiting, requestedAt: 'yesterday' }] });
       const more = await waitFor(
-        () => approvalEvents(handle).then((events) => events.filter((e) => e.type === 'report_refused').slice(3)),
+        () => approvalEvents(handle).then((events) => eachRefusal(events).filter((e) => e.type === 'report_refused').slice(3)),
         (r) => r.length === 2,
       );
       expect(more.map((r) => r.reason)).toEqual([`${middle} reported an approval waiting in elsewhere, which is not one of its specialists`, expect.stringMatching(/^"report.pending\[0\].requestedAt" must be an ISO 8601 time/)]);
