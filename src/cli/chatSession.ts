@@ -11,7 +11,7 @@ import { displayText } from '../common/display';
 import { type Cost, formatCost } from '../common/economics/prices';
 import { type CommandContext, ExitCode } from './context';
 import { LiveText } from './liveText';
-import { formatHandoff, formatWaiting, type Print } from './print';
+import { formatDecision, formatHandoff, formatWaiting, type Print } from './print';
 import { cliSigner } from './signing';
 
 /** The commands a chat takes besides messages, as `/help` lists them. */
@@ -190,7 +190,7 @@ export class ChatSession {
     const text = args.join(' ') || undefined;
     const options = { approver: this.approver, ...(approve ? { comment: text } : { reason: text }), ...cliSigner() };
     const record = approve ? await this.baton.approve(this.chat.id, id, options) : await this.baton.reject(this.chat.id, id, options);
-    this.say(displayText(`handoff ${record.handoffId} ${record.outcome} by ${record.approver}`));
+    this.say(formatDecision(record));
   }
 
   /** While a message is answered, show approvals as they start waiting (the conversation query, twice a second). */

@@ -16,8 +16,13 @@ export function formatResult(start: string, r: RunResult): string {
     // The answer's own lines stay lines, indented under baton's; anything else that would act on the terminal shows as an escape.
     `  ${r.output.split('\n').map(displayText).join('\n  ')}`,
     `chain: ${r.handoffChain.length > 0 ? chainPath(r.handoffChain) : start} (${r.handoffChain.length} handoff${r.handoffChain.length === 1 ? '' : 's'})`,
-    `usage: ${r.usage.modelCalls} model calls, ${r.usage.toolCalls} tool calls, ${r.usage.totalTokens} tokens${r.usage.cost ? `, cost ${formatCost(r.usage.cost)}` : ''}`,
+    `usage: ${counted(r.usage.modelCalls, 'model call')}, ${counted(r.usage.toolCalls, 'tool call')}, ${counted(r.usage.totalTokens, 'token')}${r.usage.cost ? `, cost ${formatCost(r.usage.cost)}` : ''}`,
   ].join('\n');
+}
+
+/** `1 tool call`, `2 tool calls`. */
+export function counted(n: number, what: string): string {
+  return `${n} ${what}${n === 1 ? '' : 's'}`;
 }
 
 /** One handoff as it happens: `↪ triage → refunds [approved by alice]: message`. */

@@ -63,8 +63,12 @@ async function ask(baton: Baton, run: BatonRun, p: Waiting, print: Print, termin
   }
 }
 
-/** One round of questions: `true` once decided or left waiting, `false` after a refused decision. */
-async function askOnce(baton: Baton, run: BatonRun, p: Waiting, rl: readline.Interface, print: Print, hint: string): Promise<boolean> {
+/**
+ * One round of questions: `true` once decided or left waiting, `false` after a refused decision. A
+ * rejection asks for its reason (the agent gets it with the rejection), so what is typed next is
+ * never taken as an answer to a later question.
+ */
+export async function askOnce(baton: Baton, run: BatonRun, p: Waiting, rl: readline.Interface, print: Print, hint: string): Promise<boolean> {
   const choices = p.tool ? '[y]es / [n]o / [e]dit the arguments' : '[y]es / [n]o';
   const answer = (await rl.question(`    approve it? ${choices} / anything else leaves it waiting: `)).trim().toLowerCase();
   const edit = p.tool !== undefined && (answer === 'e' || answer === 'edit');
@@ -84,14 +88,16 @@ async function askOnce(baton: Baton, run: BatonRun, p: Waiting, rl: readline.Int
     }
   }
   const approver = await askName(rl, print);
-  const decide = answer.startsWith('n') ? baton.reject.bind(baton) : baton.approve.bind(baton);
-  const record = await decide(run.workflowId, { approvalId: p.handoffId, approver, ...(edited ?? {}), ...cliSigner() }).catch((err: Error) => {
+  const rejecting = answer.startsWith('n');
+  const reason = rejecting ? (await rl.question('    why? (the agent is told; Enter for no reason): ')).trim() : '';
+  const decide = rejecting ? baton.reject.bind(baton) : baton.approve.bind(baton);
+  const record = await decide(run.workflowId, { approvalId: p.handoffId, approver, ...(reason ? { reason } : {}), ...(edited ?? {}), ...cliSigner() }).catch((err: Error) => {
     print(`    ${err.name}: ${err.message}`);
     return undefined;
   });
   if (!record) return false;
   const shown = p.sensitive ? redactDecisionRecord(record, { arguments: p.sensitive.arguments }) : record;
-  print(displayText(`    ${shown.outcome} by ${shown.approver}${shown.editedArguments ? ` with edited arguments ${shown.editedArguments}` : ''}`));
+  print(displayText(`    ${shown.outcome} by ${shown.approver}${shown.reason ? `: ${shown.reason}` : ''}${shown.editedArguments ? ` with edited arguments ${shown.editedArguments}` : ''}`));
   return true;
 }
 

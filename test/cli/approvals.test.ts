@@ -34,6 +34,21 @@ describe('the baton command: approvals and the audit', () => {
     expect(p.output.stdout).toContain('↪ triage → refunds [approved by alice]: Refund order 1042');
   }, 120_000);
 
+  it('on a terminal, asks a rejection for its reason, which the agent gets, instead of taking what is typed next as another answer', async () => {
+    const env = { TEMPORAL_ADDRESS: server.env.address, BATON_TEST_APPROVAL: '1' };
+    const p = startCli(['run', 'triage', 'refund 1042', '--team', slowTeam, '--task-queue', 'cli-slow-reject'], env, undefined, { terminal: true });
+    await p.until('stdout', /approve it\? \[y\]es \/ \[n\]o \/ anything else leaves it waiting: /, STARTED_MS);
+    p.child.stdin.write('n\r');
+    await p.until('stdout', /your name: /);
+    p.child.stdin.write('alice\r');
+    await p.until('stdout', /why\? \(the agent is told; Enter for no reason\): /);
+    p.child.stdin.write('order 1042 was refunded last week\r');
+    await p.until('stdout', /rejected by alice: order 1042 was refunded last week/);
+    p.child.stdin.end();
+    await p.exited;
+    expect(p.output.stdout).toContain('✗ triage → refunds rejected by alice: order 1042 was refunded last week');
+  }, 120_000);
+
   it('on a terminal, shows a waiting tool call with its arguments, asks again after a refused decision and for a name until one is given, and lets the approver change fields of the arguments', async () => {
     const env = { TEMPORAL_ADDRESS: server.env.address };
     const p = startCli(['run', 'refunds', 'Refund order A1.', '--team', 'test/cli/fixtures/tool-approval-team.ts', '--task-queue', 'cli-tool-ask'], env, undefined, { terminal: true });

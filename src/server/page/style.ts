@@ -1,7 +1,7 @@
 /** The approvals page's stylesheet: readable on a phone, visible focus, light and dark. */
 export const PAGE_STYLE = String.raw`
-:root { --fg:#1d232b; --muted:#5b6470; --bg:#f6f7f9; --card:#fff; --line:#d5dae1; --accent:#2f5fa7; --ok:#1d7a3a; --bad:#b3261e; --wait:#8a5a00; color-scheme: light dark; }
-@media (prefers-color-scheme: dark) { :root { --fg:#e6e9ee; --muted:#a3acb8; --bg:#14171b; --card:#1d2126; --line:#353b44; --accent:#8fb4ef; --ok:#6cc08b; --bad:#f08a80; --wait:#e0b25a; } }
+:root { --fg:#1d232b; --muted:#5b6470; --bg:#f6f7f9; --card:#fff; --line:#d5dae1; --accent:#2f5fa7; --ok:#1d7a3a; --on-ok:#fff; --bad:#b3261e; --wait:#8a5a00; color-scheme: light dark; }
+@media (prefers-color-scheme: dark) { :root { --fg:#e6e9ee; --muted:#a3acb8; --bg:#14171b; --card:#1d2126; --line:#353b44; --accent:#8fb4ef; --ok:#6cc08b; --on-ok:#0b1f12; --bad:#f08a80; --wait:#e0b25a; } }
 * { box-sizing: border-box; }
 body { margin:0; font:16px/1.5 system-ui,-apple-system,"Segoe UI",sans-serif; color:var(--fg); background:var(--bg); }
 a { color:var(--accent); }
@@ -35,7 +35,8 @@ details.signing { margin:8px 0 16px; } details.signing summary { cursor:pointer;
 .signed-only { color:var(--wait); }
 .actions { display:flex; gap:8px; margin-top:10px; flex-wrap:wrap; align-items:center; }
 button { font:inherit; min-height:44px; padding:8px 18px; border-radius:6px; border:1px solid var(--line); background:var(--card); color:var(--fg); cursor:pointer; }
-button.approve { background:var(--ok); border-color:var(--ok); color:#fff; }
+button.approve { background:var(--ok); border-color:var(--ok); color:var(--on-ok); }
+.confirm { color:var(--wait); font-weight:600; }
 button.reject { border-color:var(--bad); color:var(--bad); }
 button:disabled { opacity:.5; cursor:not-allowed; }
 button.link { min-height:0; padding:0; border:0; background:none; color:var(--accent); text-decoration:underline; }

@@ -10,6 +10,9 @@ import type { Approval, Asked } from './types';
 
 /** A card, with the decision the keyboard sends for it. */
 export type Card = HTMLLIElement & { decide?: (d: Decision) => void };
+
+/** How long a key's first press waits for the second that confirms it. */
+const CONFIRM_MS = 4000;
 type Decision = 'approve' | 'reject';
 
 function decidesAny(): boolean {
@@ -104,12 +107,30 @@ export function approvalCard(a: Approval, onDecided?: () => unknown): Card {
       h('button', { class: 'approve', type: 'button', disabled: !canDecide, onclick: () => decide(a, 'approve', card, onDecided), text: 'Approve' }),
       h('button', { class: 'reject', type: 'button', disabled: !canDecide, onclick: () => decide(a, 'reject', card, onDecided), text: 'Reject' }),
       canDecide ? null : h('span', { class: 'muted small why-not', text: whyNot(a) }),
+      h('span', { class: 'confirm small', role: 'status', 'aria-live': 'polite' }),
       h('a', { class: 'small', href: `${BASE}runs/${enc(a.workflowId)}`, text: 'Open chain' }),
       a.rootWorkflowId && a.rootWorkflowId !== a.workflowId ? h('a', { class: 'small', href: `${BASE}runs/${enc(a.rootWorkflowId)}`, text: 'Open top chain' }) : null,
     ]),
   ]);
+  // From the keyboard, a decision takes the same key twice: a stray key press decides nothing.
+  let armed: { decision: Decision; timer: ReturnType<typeof setTimeout> } | undefined;
+  const confirm = card.querySelector<HTMLElement>('.confirm')!;
   card.decide = (d) => {
-    if (canDecide) void decide(a, d, card, onDecided);
+    if (!canDecide) return;
+    if (armed && armed.decision === d) {
+      clearTimeout(armed.timer);
+      armed = undefined;
+      confirm.textContent = '';
+      void decide(a, d, card, onDecided);
+      return;
+    }
+    if (armed) clearTimeout(armed.timer);
+    const timer = setTimeout(() => {
+      armed = undefined;
+      confirm.textContent = '';
+    }, CONFIRM_MS);
+    armed = { decision: d, timer };
+    confirm.textContent = `Press ${d === 'approve' ? 'a' : 'r'} again to ${d}.`;
   };
   return card;
 }
