@@ -6,7 +6,7 @@ import { APICallError, LoadAPIKeyError, type LanguageModelV3StreamPart, type Lan
 import { ApplicationFailure } from '@temporalio/common';
 import { convertArrayToReadableStream, MockLanguageModelV3 } from 'ai/test';
 import { describe, expect, it } from 'vitest';
-import { aiSdk, AiSdkProvider, UserError } from '../../src';
+import { aiSdk, AiSdkProvider, defineAgent, UserError } from '../../src';
 import type { CallModelInput } from '../../src/common/model';
 import type { ModelCallContext } from '../../src/models/provider';
 import { toPrompt } from '../../src/models/aiSdk/prompt';
@@ -192,6 +192,12 @@ describe('the call', () => {
       },
       { role: 'assistant', content: [{ type: 'text', text: 'done' }] },
     ]);
+  });
+
+  it('tells an agent given an AI SDK model object itself to wrap it', () => {
+    const define = () => defineAgent({ id: 'a', instructions: 'x', model: streaming([]) as never });
+    expect(define).toThrow(UserError);
+    expect(define).toThrow(/AI SDK model object: wrap it as aiSdk\(model\)/);
   });
 
   it('keeps the model object out of the spec that history records', () => {
