@@ -14,6 +14,7 @@ import type { CallModelInput, LocalModelCall, ModelResponse, RouteSpecialistInpu
 import type { RecordHandoffInput } from '../src/common/run';
 import type { CheckHandoffInput, CheckHandoffResult, RunToolInput, RunToolResult, TeamSpec } from '../src/common/team';
 import type { TeamNeed } from '../src/common/version';
+import { withAiSdkProvider } from '../src/models/aiSdk';
 import { OpenAIProvider } from '../src/models/openai';
 import type { ModelProviders } from '../src/models/provider';
 import { ScriptedProvider } from '../src/models/scripted';
@@ -50,7 +51,7 @@ export interface ActivityDependencies {
 
 /** Build the activities for one worker. */
 export function createActivities({ team, providers = {}, hooks = {}, mcp, teamAttribute, client, prices, payloadLimit, streams }: ActivityDependencies) {
-  const resolved: ModelProviders = { openai: new OpenAIProvider(), scripted: new ScriptedProvider(), ...providers };
+  const resolved: ModelProviders = { openai: new OpenAIProvider(), scripted: new ScriptedProvider(), ...withAiSdkProvider(team.agents, providers) };
   const handoffListeners = hooks.agent_handoff ?? [];
   let snapshot: TeamSpec | undefined;
   const spec = () => (snapshot ??= { ...team.spec({ hasHandoffListeners: handoffListeners.length > 0, mcpTools: mcp?.specs, prices }), ...(teamAttribute ? { teamAttribute } : {}), ...(payloadLimit ? { payloadLimit } : {}) });

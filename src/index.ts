@@ -34,6 +34,7 @@ export { extractHandoff, HANDOFF_TOOL_NAME, isHandoffResult, type HandoffResult 
 export * from './common/messages';
 export * from './common/patches';
 export * from './common/types';
+export { aiSdk, AiSdkProvider, type AiSdkModelSettings, type AiSdkOptions, type AiSdkProviderOptions } from './models/aiSdk';
 export { OpenAIProvider, type OpenAIProviderOptions, type ResponseFormatMode } from './models/openai';
 export type { ModelCallContext, ModelProvider, ModelProviders } from './models/provider';
 export { ScriptedProvider } from './models/scripted';

@@ -56,7 +56,8 @@ export const PROVIDER_NAME = /^[a-zA-Z][a-zA-Z0-9_-]{0,63}$/;
  * provider the worker registers (which providers a worker has is checked when it starts).
  */
 export const modelSpecCheck: Check<ModelSpec> = (v, key) => {
-  if (!isRecord(v)) return [`"${key}" must be a model spec: openai(...), scripted(...) or model(provider, name), got ${shown(v)}`];
+  if (!isRecord(v)) return [`"${key}" must be a model spec: openai(...), aiSdk(...), scripted(...) or model(provider, name), got ${shown(v)}`];
+  if (typeof v.specificationVersion === 'string') return [`"${key}" is an AI SDK model object: wrap it as aiSdk(model)`];
   if (v.provider === 'openai') return openaiSpec(v, key);
   if (v.provider === 'scripted') {
     const problems = scriptedSpec(v, key);

@@ -92,7 +92,7 @@ export function unreachableFailure(err: Error, baseURL: string): ApplicationFail
 }
 
 /** The innermost cause's code and message (`ECONNREFUSED: connect ECONNREFUSED 127.0.0.1:9`). */
-function causeOf(err: Error): string | undefined {
+export function causeOf(err: Error): string | undefined {
   let cause: unknown = err.cause;
   let found: string | undefined;
   for (let depth = 0; cause instanceof Error && depth < 5; depth += 1) {

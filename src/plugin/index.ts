@@ -12,6 +12,7 @@ import type { BatonHooks } from '../agents/hooks';
 import type { Team } from '../agents/team';
 import { TeamValidationError, UserError } from '../common/errors';
 import { checkMcpWorkerOptions, type McpWorkerOptions } from '../mcp/tools';
+import { AI_SDK_PROVIDER, aiSdkProblems } from '../models/aiSdk';
 import type { ModelProviders } from '../models/provider';
 import { batonDataConverter } from '../payloads/codec';
 import { codecOptionsFromEnv, type PayloadCodecOptions } from '../payloads/keys';
@@ -245,9 +246,10 @@ function deploymentLabel(options: WorkerOptions): string {
 
 /** Every agent's model provider must be one this worker has: a missing one fails here, not mid-chain. */
 export function checkProviders(team: Team, providers: ModelProviders): void {
-  const known = new Set(['openai', 'scripted', ...Object.keys(providers)]);
+  const known = new Set(['openai', 'scripted', AI_SDK_PROVIDER, ...Object.keys(providers)]);
   const problems = team.agents
     .filter((a) => !known.has(a.model.provider))
     .map((a) => `agent "${a.id}" uses model provider "${a.model.provider}", which this worker does not have (it has ${[...known].join(', ')}); pass createWorker({ providers: { ${a.model.provider}: … } })`);
+  problems.push(...aiSdkProblems(team.agents, providers));
   if (problems.length > 0) throw new TeamValidationError(problems);
 }

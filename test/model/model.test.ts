@@ -1,5 +1,5 @@
 /**
- * The model-based harness in `npm test`: two fixed tours through every operation (each lane, every
+ * The model-based harness in `npm test`: fixed tours through every operation (each lane, every
  * deploy, a worker SIGKILL and a server restart among them), a bounded run of generated sequences
  * (seeded from the clock unless `BATON_MODEL_SEED` is set; the seed is in the test's name and in
  * its failure; `BATON_MODEL_CASES` and `BATON_MODEL_TIME` (ms) bound it), and the saved regression
@@ -33,6 +33,11 @@ afterAll(async () => {
 describe('the model-based harness', () => {
   it('keeps every invariant on a tour of every operation, unversioned workers', { timeout: 240_000 }, async () => {
     const h = await runSequence(system, 'unversioned', UNVERSIONED_TOUR, `tour-u${seed}`, { strict: false });
+    expect(h.steps.length).toBeGreaterThan(10);
+  });
+
+  it('keeps every invariant on the unversioned tour with the puppet answering through the AI SDK adapter', { timeout: 240_000 }, async () => {
+    const h = await runSequence(system, 'ai_sdk', UNVERSIONED_TOUR, `tour-a${seed}`, { strict: false });
     expect(h.steps.length).toBeGreaterThan(10);
   });
 

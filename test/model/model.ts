@@ -9,7 +9,8 @@ import type { PuppetAnswer, PuppetCall } from './protocol';
 import type { AgentId, TeamVersion } from './team';
 
 /** How a sequence's workers run: plain workers on one task queue, or versions of a Worker Deployment. */
-export type Lane = 'unversioned' | 'versioned';
+/** `ai_sdk`: unversioned workers whose puppet model answers through baton's AI SDK adapter (./aiSdkPuppet.ts). */
+export type Lane = 'unversioned' | 'versioned' | 'ai_sdk';
 
 /** How team v2 came: beside a draining v1 (Worker Deployments), side by side with it, or with v1 gone. */
 export type DeployMode = 'drain' | 'side_by_side' | 'v1_gone';

@@ -10,6 +10,8 @@ export interface ServedWorker {
   version: TeamVersion;
   /** A Worker Deployment version (`{name, buildId}`); none for an unversioned worker. */
   deployment?: { name: string; buildId: string };
+  /** The puppet model answers through the AI SDK adapter (`AiSdkProvider` over a puppet `LanguageModelV3`). */
+  aiSdk?: boolean;
 }
 
 /** A tool call the puppet model makes. */

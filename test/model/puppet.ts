@@ -27,42 +27,61 @@ export function puppetProvider(send: (m: FromWorker) => void): ModelProvider {
   return {
     async call(input: CallModelInput, context: ModelCallContext): Promise<ModelResponse> {
       if (input.purpose) return summary(input);
-      const execution = Context.current().info.workflowExecution;
-      const workflowId = execution?.workflowId ?? '';
-      const runId = execution?.runId ?? '';
-      const prompt = createHash('sha256').update(JSON.stringify(input.messages)).digest('hex').slice(0, 16);
-      const key = callKeyParts(workflowId, runId, input.agentId, input.callIndex, prompt);
-      const answer = await new Promise<PuppetAnswer>((resolve, reject) => {
-        const waiter = { resolve };
-        waiting.set(key, [...(waiting.get(key) ?? []), waiter]);
-        const stop = () => {
-          waiting.set(key, (waiting.get(key) ?? []).filter((w) => w !== waiter));
-          send({ type: 'call_ended', key, how: 'stopped' });
-          reject(new CancelledFailure('the model call was stopped'));
-        };
-        if (context.signal.aborted) return stop();
-        context.signal.addEventListener('abort', stop, { once: true });
-        send({ type: 'call', key, workflowId, runId, agent: input.agentId, callIndex: input.callIndex, tools: input.tools.map(offered), latest: latest(input), streamed: input.stream !== undefined && context.text !== undefined, ...(input.stream?.message !== undefined ? { message: input.stream.message } : {}), ...(input.stream?.merged ? { merged: input.stream.merged } : {}) });
-      });
+      const { key, answer } = await askHarness(send, input, context, context.signal);
       const text = answer.text ?? '';
       if (context.text && text) {
         // In three pieces, as a model streams; followers must end with the recorded answer whatever they saw.
-        const cut = [Math.floor(text.length / 3), Math.floor((2 * text.length) / 3)];
-        for (const piece of [text.slice(0, cut[0]), text.slice(cut[0], cut[1]), text.slice(cut[1])]) {
-          if (piece) context.text(piece);
+        for (const piece of inPieces(text)) {
+          context.text(piece);
           await context.sleep(15);
         }
       }
       send({ type: 'call_ended', key, how: 'answered' });
       const toolCalls = (answer.toolCalls ?? []).map((c) => ({ id: c.id, name: c.name, arguments: JSON.stringify(c.arguments) }));
-      const promptChars = input.messages.reduce((n, m) => n + (m.content ?? '').length, 0);
-      return { content: answer.text ?? null, toolCalls, usage: { inputTokens: Math.ceil(promptChars / 4), outputTokens: Math.ceil((text.length + 1) / 4) }, model: 'puppet' };
+      return { content: answer.text ?? null, toolCalls, usage: puppetUsage(input, text), model: 'puppet' };
     },
   };
 }
 
+/**
+ * Report the call to the harness and wait for its answer; `signal` stops the wait (the call is then
+ * reported stopped and fails as cancelled).
+ */
+export async function askHarness(send: (m: FromWorker) => void, input: CallModelInput, context: ModelCallContext, signal: AbortSignal): Promise<{ key: string; answer: PuppetAnswer }> {
+  const execution = Context.current().info.workflowExecution;
+  const workflowId = execution?.workflowId ?? '';
+  const runId = execution?.runId ?? '';
+  const prompt = createHash('sha256').update(JSON.stringify(input.messages)).digest('hex').slice(0, 16);
+  const key = callKeyParts(workflowId, runId, input.agentId, input.callIndex, prompt);
+  const answer = await new Promise<PuppetAnswer>((resolve, reject) => {
+    const waiter = { resolve };
+    waiting.set(key, [...(waiting.get(key) ?? []), waiter]);
+    const stop = () => {
+      waiting.set(key, (waiting.get(key) ?? []).filter((w) => w !== waiter));
+      send({ type: 'call_ended', key, how: 'stopped' });
+      reject(new CancelledFailure('the model call was stopped'));
+    };
+    if (signal.aborted) return stop();
+    signal.addEventListener('abort', stop, { once: true });
+    send({ type: 'call', key, workflowId, runId, agent: input.agentId, callIndex: input.callIndex, tools: input.tools.map(offered), latest: latest(input), streamed: input.stream !== undefined && context.text !== undefined, ...(input.stream?.message !== undefined ? { message: input.stream.message } : {}), ...(input.stream?.merged ? { merged: input.stream.merged } : {}) });
+  });
+  return { key, answer };
+}
+
+/** An answer's text in three pieces, as a model streams it (empty pieces left out). */
+export function inPieces(text: string): string[] {
+  const cut = [Math.floor(text.length / 3), Math.floor((2 * text.length) / 3)];
+  return [text.slice(0, cut[0]), text.slice(cut[0], cut[1]), text.slice(cut[1])].filter((p) => p !== '');
+}
+
+/** The usage the puppet reports: from the lengths of the prompt and the answer. */
+export function puppetUsage(input: CallModelInput, text: string): ModelResponse['usage'] {
+  const promptChars = input.messages.reduce((n, m) => n + (m.content ?? '').length, 0);
+  return { inputTokens: Math.ceil(promptChars / 4), outputTokens: Math.ceil((text.length + 1) / 4) };
+}
+
 /** A compaction's (or a handoff filter's) summary, made here: the harness does not choose it. */
-function summary(input: CallModelInput): ModelResponse {
+export function summary(input: CallModelInput): ModelResponse {
   const transcript = input.messages.at(-1)?.content ?? '';
   return { content: `summary of ${transcript.length} characters`, toolCalls: [], usage: { inputTokens: Math.ceil(transcript.length / 4), outputTokens: 5 }, model: 'puppet' };
 }

@@ -69,7 +69,7 @@ export function sequences(o: Pick<ModelRunOptions, 'maxCommands' | 'weights'>): 
   const commandOf = (list: typeof ops) => fc.oneof(...list.map(({ op, weight }) => ({ weight, arbitrary: op.params.map((params) => new StepCommand({ op: op.name, params })) })));
   const opening = fc.array(commandOf(ops.filter((x) => x.op.opens)), { minLength: 1, maxLength: 3 });
   const rest = fc.commands([commandOf(ops)], { maxCommands: o.maxCommands ?? 30, size: 'max' }) as fc.Arbitrary<Iterable<StepCommand>>;
-  return fc.record({ lane: fc.constantFrom<Lane>('unversioned', 'unversioned', 'versioned'), opening, rest }).map(({ lane, opening, rest }) => ({ lane, commands: concat(opening, rest) }));
+  return fc.record({ lane: fc.constantFrom<Lane>('unversioned', 'unversioned', 'versioned', 'ai_sdk'), opening, rest }).map(({ lane, opening, rest }) => ({ lane, commands: concat(opening, rest) }));
 }
 
 /** The opening commands, then fast-check's (whose shrinking and printing stay its own). */

@@ -87,7 +87,7 @@ export class ModelSystem {
     if (current && !current.dirty) return current.taskQueue;
     const taskQueue = `model-${tag}`;
     const deployment = lane === 'versioned' ? `model-${tag}`.replace(/\./g, '-') : undefined;
-    this.lanes.set(lane, { taskQueue, deployment, workers: [served(taskQueue, 'v1', deployment)], dirty: false });
+    this.lanes.set(lane, { taskQueue, deployment, workers: [served(taskQueue, 'v1', deployment, lane === 'ai_sdk')], dirty: false });
     await this.serveLanes();
     if (deployment) await this.setCurrent(deployment, 'v1');
     return taskQueue;
@@ -98,8 +98,8 @@ export class ModelSystem {
     this.figures.redeploys[mode]++;
     const l = this.lanes.get(lane)!;
     l.dirty = true;
-    const v1 = served(l.taskQueue, 'v1', l.deployment);
-    const v2 = served(l.taskQueue, 'v2', l.deployment);
+    const v1 = served(l.taskQueue, 'v1', l.deployment, lane === 'ai_sdk');
+    const v2 = served(l.taskQueue, 'v2', l.deployment, lane === 'ai_sdk');
     l.workers = mode === 'v1_gone' ? [v2] : [v1, v2];
     await this.hosts.untilAllUp();
     await this.serveLanes();
@@ -208,6 +208,6 @@ export class ModelSystem {
   }
 }
 
-function served(taskQueue: string, version: 'v1' | 'v2', deployment: string | undefined): ServedWorker {
-  return { taskQueue, version, ...(deployment ? { deployment: { name: deployment, buildId: version } } : {}) };
+function served(taskQueue: string, version: 'v1' | 'v2', deployment: string | undefined, aiSdk: boolean): ServedWorker {
+  return { taskQueue, version, ...(deployment ? { deployment: { name: deployment, buildId: version } } : {}), ...(aiSdk ? { aiSdk } : {}) };
 }

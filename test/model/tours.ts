@@ -1,7 +1,7 @@
 /**
- * Two fixed sequences through every operation, one per lane, so every bounded run has each
- * operation, every deploy, a worker SIGKILL and a server restart at least once whatever the
- * generated sequences hold.
+ * Two fixed sequences through every operation, one per lane (the `ai_sdk` lane runs the unversioned
+ * one), so every bounded run has each operation, every deploy, a worker SIGKILL and a server restart
+ * at least once whatever the generated sequences hold.
  */
 import type { Step } from './harness';
 

@@ -10,6 +10,7 @@ import { Context } from '@temporalio/activity';
 import { DefaultLogger, NativeConnection, Runtime, type ActivityInterceptorsFactory, type Worker } from '@temporalio/worker';
 import { createWorker } from '../../src';
 import type { FromWorker, ServedWorker, ToWorker } from './protocol';
+import { aiSdkPuppetProvider } from './aiSdkPuppet';
 import { answerCall, puppetProvider } from './puppet';
 import { modelTeam } from './team';
 
@@ -40,7 +41,7 @@ let connection: NativeConnection | undefined;
 let reconciling = Promise.resolve();
 
 function nameOf(w: ServedWorker): string {
-  return `${w.taskQueue}/${w.version}/${w.deployment ? `${w.deployment.name}.${w.deployment.buildId}` : '-'}`;
+  return `${w.taskQueue}/${w.version}/${w.deployment ? `${w.deployment.name}.${w.deployment.buildId}` : '-'}${w.aiSdk ? '/ai-sdk' : ''}`;
 }
 
 /** Start the workers asked for and stop the others. */
@@ -66,7 +67,7 @@ async function serve(wanted: ServedWorker[]): Promise<void> {
       team: modelTeam(w.version),
       connection,
       taskQueue: w.taskQueue,
-      providers: { puppet: puppetProvider(send) },
+      providers: { puppet: w.aiSdk ? aiSdkPuppetProvider(send) : puppetProvider(send) },
       deployment: w.deployment ?? false,
       worker: { identity, interceptors: { activity: [reportActivities] }, ...(w.deployment ? {} : unversioned) },
     });
