@@ -89,6 +89,22 @@ describe('a team as an A2A agent', () => {
     });
   });
 
+  it('a decision that must be signed is an auth-required task; an unsigned reply is refused and the chain still waits', async () => {
+    const team = new Team([
+      scriptedAgent('triage', [{ handoff: { to: 'refunds', message: 'Refund order 42.' } }]),
+      scriptedAgent('refunds', [{ text: 'Refunded.' }], { approval: { approvers: ['alice'], requireSignature: true } }),
+    ]);
+    await withService(server.env, team, async ({ service }) => {
+      const ops = await a2aClient(service.url, TOKENS.ops);
+      const task = asTask(await ops.sendMessage(send(userMessage('Order 42 is broken.'))));
+      expect(task.status?.state).toBe(TaskState.TASK_STATE_AUTH_REQUIRED);
+      expect(task.status!.message!.parts[0]!.content).toMatchObject({ value: expect.stringContaining('the decision must be signed') });
+      const alice = await a2aClient(service.url, TOKENS.alice);
+      await expect(alice.sendMessage(send(userMessage('approve', { taskId: task.id })))).rejects.toThrow(/signature/);
+      expect((await alice.getTask({ tenant: '', id: task.id })).status?.state).toBe(TaskState.TASK_STATE_AUTH_REQUIRED);
+    });
+  });
+
   it('streams a chain: the task, its text once per model call, the status to input-required; the streamed reply continues it to the answer', async () => {
     await withService(server.env, refundTeam(), async ({ service }) => {
       const ops = await a2aClient(service.url, TOKENS.ops);
