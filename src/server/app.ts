@@ -31,6 +31,7 @@ import { runRoutes } from './runs';
 import { IdentitySchema } from './schemas';
 import { a2aRoutes, type A2AOptions } from './a2a';
 import { mcpRoutes } from './mcp';
+import { cloudEventRoutes, type CloudEventOptions } from './cloudevents';
 
 /** Options of {@link createBatonApp}. */
 export interface BatonServiceOptions {
@@ -91,6 +92,8 @@ export interface BatonServiceOptions {
   a2a?: A2AOptions | false;
   /** The team as an MCP server (streamable HTTP) at `/mcp` (docs/protocols.md). @default true */
   mcp?: boolean;
+  /** Signed CloudEvents at `POST /events` start the chains their type's rule names, once per event id (docs/protocols.md). @default none */
+  cloudEvents?: CloudEventOptions;
 }
 
 const meRoute = createRoute({
@@ -169,6 +172,7 @@ export function createBatonApp(options: BatonServiceOptions): ServiceApp {
   evaluationRoutes(app, ctx, options.datasets);
   if (options.a2a !== false) a2aRoutes(app, ctx, authenticator, options.a2a, maxBodyBytes);
   if (options.mcp !== false) mcpRoutes(app, ctx, authenticator, maxBodyBytes);
+  if (options.cloudEvents) cloudEventRoutes(app, ctx, options.cloudEvents, maxBodyBytes);
   app.doc31('/openapi.json', {
     openapi: '3.1.0',
     info: { title: 'baton', version: '1', description: 'Start, follow and audit agent chains; decide the handoffs that wait for a person.' },
