@@ -88,7 +88,7 @@ The service starts even while Temporal is down: /healthz says 503 until it is re
       ...(metricsPort !== undefined ? { metricsPort } : {}),
       ...(metricsToken ? { metricsToken } : {}),
       ...(maxBodyBytes !== undefined ? { maxBodyBytes } : {}),
-      ...(mod ? { agents: mod.team.ids } : {}),
+      ...(mod ? { agents: mod.team.ids, a2a: { team: mod.team } } : {}),
       ...(startsPerMinute ? { rateLimit: { startsPerMinute } } : {}),
       ...(tracing ? { tracing } : {}),
       ...(signer ? { signer } : {}),

@@ -29,6 +29,9 @@ import { runStreamRoutes } from './runStream';
 import { steerRoutes } from './steer';
 import { runRoutes } from './runs';
 import { IdentitySchema } from './schemas';
+import { a2aRoutes, type A2AOptions } from './a2a';
+import { mcpRoutes } from './mcp';
+import { cloudEventRoutes, type CloudEventOptions } from './cloudevents';
 
 /** Options of {@link createBatonApp}. */
 export interface BatonServiceOptions {
@@ -85,6 +88,12 @@ export interface BatonServiceOptions {
   log?: (message: string, error?: unknown) => void;
   /** Where chains saved into datasets go (`POST /v1/runs/{id}/dataset`, the run page's buttons). @default none: the route answers 404 */
   datasets?: DatasetOptions;
+  /** The team as an A2A agent: its card at `/.well-known/agent-card.json`, JSON-RPC at `/a2a` (docs/protocols.md); `false` for none. @default served, skills named by `agents` */
+  a2a?: A2AOptions | false;
+  /** The team as an MCP server (streamable HTTP) at `/mcp` (docs/protocols.md). @default true */
+  mcp?: boolean;
+  /** Signed CloudEvents at `POST /events` start the chains their type's rule names, once per event id (docs/protocols.md). @default none */
+  cloudEvents?: CloudEventOptions;
 }
 
 const meRoute = createRoute({
@@ -161,6 +170,9 @@ export function createBatonApp(options: BatonServiceOptions): ServiceApp {
   approvalRoutes(app, ctx);
   breakerRoutes(app, ctx);
   evaluationRoutes(app, ctx, options.datasets);
+  if (options.a2a !== false) a2aRoutes(app, ctx, authenticator, options.a2a, maxBodyBytes);
+  if (options.mcp !== false) mcpRoutes(app, ctx, authenticator, maxBodyBytes);
+  if (options.cloudEvents) cloudEventRoutes(app, ctx, options.cloudEvents, maxBodyBytes);
   app.doc31('/openapi.json', {
     openapi: '3.1.0',
     info: { title: 'baton', version: '1', description: 'Start, follow and audit agent chains; decide the handoffs that wait for a person.' },

@@ -16,7 +16,7 @@ import { addCost } from '../common/economics/prices';
 import type { StartOptions } from '../client/baton';
 import { ExperimentError } from '../client/experiments';
 import { secured } from './access';
-import { mayDecide, Permission, type Identity } from './auth';
+import { mayDecide, Permission, requirePermission, type Identity } from './auth';
 import type { PendingApproval } from '../common/approvals';
 import { redactPendingApproval, scrub, sensitiveValues, TeamRedaction } from '../common/sensitive';
 import type { ServiceApp, ServiceContext } from './context';
@@ -151,6 +151,23 @@ export function runRoutes(app: ServiceApp, ctx: ServiceContext): void {
   });
 }
 
+/**
+ * Start a chain for `identity` as `POST /v1/runs` does (limits, the agent list, the input's checks,
+ * the start limiter, `startedBy`), under `workflowId`: for the protocols (A2A, MCP) beside the REST API.
+ */
+export async function startAs(ctx: ServiceContext, identity: Identity, body: { agent: string; input: string }, workflowId: string): Promise<{ workflowId: string }> {
+  requirePermission(identity, Permission.START);
+  await ctx.payloadLimit.check('The run input (agent, input, options and context)', body);
+  if (ctx.agents && !ctx.agents.includes(body.agent)) {
+    throw new HttpProblem(400, 'Invalid run input', `no agent "${body.agent}"`, [{ path: 'agent', message: `"agent" must be one of ${ctx.agents.join(', ')}` }]);
+  }
+  const input = validateStart(body);
+  takeStart(ctx, identity.name);
+  const run = await ctx.baton.start(input.agent, input.input, { ...input.options, startedBy: identity.name, workflowId, workflowIdReusePolicy: 'REJECT_DUPLICATE', workflowIdConflictPolicy: 'FAIL' });
+  ctx.metrics?.runsStarted.inc({ agent: displayText(input.agent) });
+  return { workflowId: run.workflowId };
+}
+
 /** An optional JSON body: `{}` when empty, 400 when it is not JSON. */
 function optionalJson(text: string): unknown {
   if (text.trim() === '') return {};
@@ -229,7 +246,7 @@ function sameRequest(a: HandoffRunInput, b: HandoffRunInput): boolean {
  * A chain as `GET /v1/runs/:id` shows it: from its audit, with the live status and agent from
  * visibility; a waiting tool call's sensitive arguments redacted unless `identity` may decide it.
  */
-async function runView(ctx: ServiceContext, workflowId: string, identity: Identity): Promise<z.infer<typeof RunSchema>> {
+export async function runView(ctx: ServiceContext, workflowId: string, identity: Identity): Promise<z.infer<typeof RunSchema>> {
   const description = await ctx.baton.client.workflow.getHandle(workflowId).describe();
   if (description.type !== WorkflowType.HANDOFF_RUN) throw notA('chain', workflowId, description.type);
   const chain = await ctx.baton.audit(workflowId);

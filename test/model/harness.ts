@@ -16,7 +16,7 @@ export interface Step {
 }
 
 /** The groups operations come in (a file of operations/ each). */
-export type Group = 'chain' | 'approvals' | 'conversation' | 'controls' | 'deploy' | 'faults';
+export type Group = 'chain' | 'approvals' | 'conversation' | 'controls' | 'deploy' | 'faults' | 'protocols';
 
 /** Settings of a run of sequences. */
 export interface HarnessOptions {

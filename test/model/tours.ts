@@ -9,8 +9,8 @@ const s = (op: string, params: Record<string, unknown> = {}): Step => ({ op, par
 
 /**
  * Unversioned workers: a followed chain refunds (a stale decision refused, then approved signed with
- * edited arguments) and hands off to billing (an approver the policy does not name refused, a
- * flood, then alice by signal); a worker is SIGKILLed while billing's model call waits; v1 goes
+ * edited arguments) and hands off to billing (an approver the policy does not name refused, by
+ * update and through MCP; a flood, then alice by signal); a worker is SIGKILLed while billing's model call waits; v1 goes
  * away and the chain's next lookup is stranded: it fails with TeamMismatchError and is migrated by
  * replay. A conversation then takes messages under the interrupt and reject policies, is steered,
  * is compacted and continues as new. One call waits at a time, so each pick names it.
@@ -22,6 +22,7 @@ export const UNVERSIONED_TOUR: Step[] = [
   s('approve', { approval: 0, signed: true, edit: true, via: 'update' }),
   s('answer_handoff', { call: 0, target: 0, invalid: false }),
   s('refused_decision', { approval: 0, kind: 'not_approver' }),
+  s('protocol_decide', { approval: 0, via: 'mcp', who: 'mallory' }),
   s('flood', { approval: 0, seed: 7, n: 20 }),
   s('approve', { approval: 0, signed: false, edit: false, via: 'signal' }),
   s('kill_worker', { slot: 0 }),

@@ -132,7 +132,7 @@ function aimed(v: unknown, p: PendingApproval): unknown {
 }
 
 /** After a refusal or a flood: the approval still waits, in a chain still running. */
-async function stillWaiting(h: Harness, w: Waiting, what: string): Promise<void> {
+export async function stillWaiting(h: Harness, w: Waiting, what: string): Promise<void> {
   await h.system.settle([w.root.id], 20_000);
   const run = h.baton.getRun(w.root.id);
   const status = (await run.handle.describe()).status.name;

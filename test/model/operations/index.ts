@@ -9,8 +9,9 @@ import { controlOperations } from './controls';
 import { conversationOperations } from './conversation';
 import { deployOperations } from './deploy';
 import { faultOperations } from './faults';
+import { protocolOperations } from './protocols';
 
-export const OPERATIONS: AnyOperation[] = [...chainOperations, ...approvalOperations, ...conversationOperations, ...controlOperations, ...deployOperations, ...faultOperations];
+export const OPERATIONS: AnyOperation[] = [...chainOperations, ...approvalOperations, ...conversationOperations, ...controlOperations, ...deployOperations, ...faultOperations, ...protocolOperations];
 
 const byName = new Map(OPERATIONS.map((op) => [op.name, op]));
 

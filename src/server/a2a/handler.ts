@@ -1,0 +1,199 @@
+/**
+ * The A2A request handler over baton: a message without a task starts a chain, a message to a task
+ * that waits is the caller's decision, and tasks are read, cancelled and followed from Temporal —
+ * nothing is kept in the service, so any instance answers for any task.
+ */
+import type { AgentCard, Message, SendMessageRequest, StreamResponse, Task } from '@a2a-js/sdk';
+import { A2AError, PushNotificationNotSupportedError, RequestMalformedError, TaskNotCancelableError, TaskNotFoundError, UnsupportedOperationError } from '@a2a-js/sdk/errors';
+import type { A2ARequestHandler, ServerCallContext } from '@a2a-js/sdk/server';
+import { WorkflowNotFoundError } from '@temporalio/client';
+import { displayText } from '../../common/display';
+import { Permission, requirePermission, type TokenChecked } from '../auth';
+import type { ServiceContext } from '../context';
+import { decideAs } from '../decisions';
+import { HttpProblem, toProblem } from '../problems';
+import { runView, startAs } from '../runs';
+import type { A2ATeam } from './card';
+import { decisionOf } from './decision';
+import { afterApproval, followChain } from './follow';
+import { chainIdFor, isInterrupted, isTerminal, taskOf } from './tasks';
+
+/** Where the route leaves the caller, and where the handler leaves a refusal the route answers with its HTTP status. */
+export const CALLER = 'baton.caller';
+export const REFUSAL = 'baton.refusal';
+
+/** How long a cancelled chain is waited for before its task is answered (still working, cancel requested). */
+const CANCEL_WAIT_MS = 10_000;
+
+/** baton's team as an A2A agent. */
+export class BatonA2AHandler implements A2ARequestHandler {
+  constructor(
+    private readonly ctx: ServiceContext,
+    private readonly team: A2ATeam,
+    private readonly card: (context?: ServerCallContext) => AgentCard,
+  ) {}
+
+  getAgentCard(): Promise<AgentCard> {
+    return Promise.resolve(this.card());
+  }
+
+  getAuthenticatedExtendedAgentCard(): Promise<AgentCard> {
+    return Promise.resolve(this.card());
+  }
+
+  async sendMessage(params: SendMessageRequest, context: ServerCallContext): Promise<Message | Task> {
+    return guarded(context, async () => {
+      const { workflowId, after } = await this.take(params, context);
+      if (params.configuration?.returnImmediately) return this.task(workflowId, context);
+      const abort = new AbortController();
+      try {
+        for await (const update of followChain(this.ctx, workflowId, after, abort.signal)) if (update.kind === 'stop') break;
+      } finally {
+        abort.abort();
+      }
+      return this.task(workflowId, context);
+    });
+  }
+
+  async *sendMessageStream(params: SendMessageRequest, context: ServerCallContext): AsyncGenerator<StreamResponse> {
+    const { workflowId, after } = await guarded(context, () => this.take(params, context));
+    yield* this.updates(workflowId, after, context, false);
+  }
+
+  async getTask(params: { id: string }, context: ServerCallContext): Promise<Task> {
+    return guarded(context, async () => {
+      requirePermission(callerOf(context).identity, Permission.READ);
+      return this.task(params.id, context);
+    });
+  }
+
+  async cancelTask(params: { id: string }, context: ServerCallContext): Promise<Task> {
+    return guarded(context, async () => {
+      requirePermission(callerOf(context).identity, Permission.START);
+      const before = await this.task(params.id, context);
+      if (isTerminal(before.status?.state)) throw new TaskNotCancelableError(`task ${params.id} has ended (${before.metadata?.baton?.status}); only a working or waiting chain can be cancelled`);
+      const handle = this.ctx.baton.client.workflow.getHandle(params.id);
+      await handle.cancel();
+      // The chain records its cancellation as it stops (cancelled status, the audit's end).
+      await Promise.race([handle.result().catch(() => undefined), new Promise((resolve) => setTimeout(resolve, CANCEL_WAIT_MS).unref())]);
+      return this.task(params.id, context);
+    });
+  }
+
+  async *resubscribe(params: { id: string }, context: ServerCallContext): AsyncGenerator<StreamResponse> {
+    await guarded(context, async () => requirePermission(callerOf(context).identity, Permission.READ));
+    yield* this.updates(params.id, undefined, context, true);
+  }
+
+  listTasks(): Promise<never> {
+    return Promise.reject(new UnsupportedOperationError('listing tasks is not served over A2A; the REST API lists what waits (GET /v1/approvals)'));
+  }
+
+  createTaskPushNotificationConfig(): Promise<never> {
+    return Promise.reject(new PushNotificationNotSupportedError('push notifications are not served; follow a task with SendStreamingMessage or SubscribeToTask'));
+  }
+
+  getTaskPushNotificationConfig(): Promise<never> {
+    return this.createTaskPushNotificationConfig();
+  }
+
+  listTaskPushNotificationConfigs(): Promise<never> {
+    return this.createTaskPushNotificationConfig();
+  }
+
+  deleteTaskPushNotificationConfig(): Promise<never> {
+    return this.createTaskPushNotificationConfig();
+  }
+
+  /**
+   * The task as it is now, then its updates until it ends or waits (`through`: until it ends), then
+   * its status again.
+   */
+  private async *updates(workflowId: string, after: string | undefined, context: ServerCallContext, through: boolean): AsyncGenerator<StreamResponse> {
+    const first = await guarded(context, () => this.task(workflowId, context));
+    yield { payload: { $case: 'task', value: first } };
+    if (isTerminal(first.status?.state)) return;
+    const abort = new AbortController();
+    try {
+      for await (const update of followChain(this.ctx, workflowId, after, abort.signal, through ? callerOf(context).identity : undefined)) {
+        if (update.kind === 'artifact') yield { payload: { $case: 'artifactUpdate', value: update.data } };
+        else if (update.kind === 'status') yield { payload: { $case: 'statusUpdate', value: update.data } };
+        else break;
+      }
+    } finally {
+      abort.abort();
+    }
+    const last = await this.task(workflowId, context);
+    yield { payload: { $case: 'statusUpdate', value: { taskId: last.id, contextId: last.contextId, status: last.status, metadata: last.metadata } } };
+  }
+
+  /** Start a chain, or decide what a chain waits for; where to follow it from. */
+  private async take(params: SendMessageRequest, context: ServerCallContext): Promise<{ workflowId: string; after?: string }> {
+    const message = params.message;
+    if (!message) throw new RequestMalformedError('the request has no message; send {"message": {"role": "ROLE_USER", "parts": [{"text": "…"}], …}}');
+    const caller = callerOf(context);
+    if (message.taskId) return this.reply(message, caller, context);
+    const input = textOf(message);
+    if (input === '') throw new RequestMalformedError('the message has no text: send the request as a text part');
+    const agent = typeof message.metadata?.agent === 'string' ? message.metadata.agent : this.team.entry;
+    if (!agent) throw new RequestMalformedError('name the agent to start with in the message\'s metadata: {"agent": "…"}');
+    return startAs(this.ctx, caller.identity, { agent, input }, chainIdFor(message.contextId || undefined, agent));
+  }
+
+  /** The caller's answer to a task that waits: a decision, refused unless the caller may decide. */
+  private async reply(message: Message, caller: TokenChecked, context: ServerCallContext): Promise<{ workflowId: string; after?: string }> {
+    const task = await this.task(message.taskId, context);
+    if (isTerminal(task.status?.state)) throw new UnsupportedOperationError(`task ${message.taskId} has ended (${task.metadata?.baton?.status}); send a message without a taskId to start a new chain`);
+    if (!isInterrupted(task.status?.state)) throw new UnsupportedOperationError(`task ${message.taskId} is working and waits for no input; follow it with SubscribeToTask`);
+    const decision = decisionOf(message);
+    const cursor = await this.ctx.baton.streams.last(message.taskId).catch(() => undefined);
+    const record = await decideAs(this.ctx, caller, message.taskId, decision);
+    return { workflowId: message.taskId, ...(await afterApproval(this.ctx, message.taskId, record.handoffId, cursor).then((after) => (after ? { after } : {}))) };
+  }
+
+  private async task(workflowId: string, context: ServerCallContext): Promise<Task> {
+    if (!workflowId?.trim()) throw new RequestMalformedError('the task id is empty; give the id of a task this agent answered with');
+    try {
+      return taskOf(await runView(this.ctx, workflowId, callerOf(context).identity));
+    } catch (err) {
+      if (err instanceof WorkflowNotFoundError || (err instanceof HttpProblem && (err.status === 404 || err.status === 409))) throw new TaskNotFoundError(`no task ${displayText(workflowId)}`);
+      throw err;
+    }
+  }
+}
+
+/** The caller the route authenticated. */
+function callerOf(context: ServerCallContext): TokenChecked {
+  const caller = context.state.get(CALLER) as TokenChecked | undefined;
+  if (!caller) throw new Error('the A2A route authenticates every call before it reaches the handler');
+  return caller;
+}
+
+/** The message's text parts, joined. */
+export function textOf(message: Message): string {
+  return message.parts
+    .map((p) => (p.content?.$case === 'text' ? p.content.value : ''))
+    .filter((t) => t !== '')
+    .join('\n')
+    .trim();
+}
+
+/**
+ * Run `fn`; a refusal the service answers with an HTTP status (401, 403, 413, 429) is left for the
+ * route, other problems become A2A errors naming what went wrong.
+ */
+async function guarded<T>(context: ServerCallContext, fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (err) {
+    if (err instanceof A2AError) throw err;
+    const problem = toProblem(err);
+    if ([401, 403, 413, 429].includes(problem.status)) {
+      context.state.set(REFUSAL, problem);
+      throw err;
+    }
+    if (problem.status === 404) throw new TaskNotFoundError(problem.message || problem.title);
+    if (problem.status === 400 || problem.status === 409) throw new RequestMalformedError([problem.message, ...(problem.errors ?? []).map((e) => `${e.path}: ${e.message}`)].filter(Boolean).join('; '));
+    throw err;
+  }
+}
