@@ -61,9 +61,8 @@ export function decideCommand(decision: 'approve' | 'reject'): Command {
   --kid <id>          the key id to sign under (or BATON_SIGNING_KID; default: the JWK's "kid", else
                       the key's thumbprint)
 
-Prints the recorded decision (with --args, the arguments the call runs with and the fields changed);
-a decision that cannot apply (nothing waits, not an allowed approver, arguments the tool's parameters
-refuse, a call that changed since) is refused with ApprovalRefusedError and exit code 1.`,
+Prints the recorded decision${approve ? ' (with --args, the arguments the call runs with and the fields changed)' : ''};
+a decision that cannot apply (nothing waits, not an allowed approver, ${approve ? "arguments the tool's parameters\nrefuse, " : ''}a call that changed since) is refused with ApprovalRefusedError and exit code 1.`,
     async run(argv, { out }) {
       const { values, positionals } = parse(argv, {
         id: { type: 'string' },

@@ -8,6 +8,7 @@ import { connect } from './connect';
 import { type Command, type CommandContext, Interrupted } from './context';
 import { warnWhenNoWorker } from './pollers';
 import { untilDone } from './serve';
+import { unstreamedNote } from './streamsNote';
 import { loadTeamModule } from './team';
 import { PRIORITY_FLAGS, priorityFromFlags, priorityHelp } from './priority';
 
@@ -67,7 +68,10 @@ async function run(argv: string[], ctx: CommandContext): Promise<number> {
   });
   const resume = `resume with: npx baton chat ${agent} --id ${chat.id}${values.team ? ` --team ${values.team}` : ''}`;
   const session = new ChatSession(chat, new Baton({ client, taskQueue }), values.as ?? process.env.USER ?? 'cli', ctx);
-  if (!mod) warnWhenNoWorker(client, taskQueue, chat.id, ctx.err);
+  if (!mod) {
+    warnWhenNoWorker(client, taskQueue, chat.id, ctx.err);
+    session.textNote = unstreamedNote();
+  }
   try {
     return await untilDone(() => session.run(resume), { team: mod, connection: native, taskQueue, interrupted: ctx.interrupted });
   } catch (err) {

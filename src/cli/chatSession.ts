@@ -3,15 +3,17 @@
  * approvals shown as they start waiting while a message is answered.
  */
 import readline from 'node:readline';
+import { setTimeout as delay } from 'node:timers/promises';
 import { WorkflowNotFoundError } from '@temporalio/client';
 import type { Baton } from '../client/baton';
 import type { Conversation } from '../client/conversation';
+import { runEvents, type RunEvent } from '../client/events';
 import type { ConversationReply } from '../common/conversation';
 import { displayText } from '../common/display';
 import { type Cost, formatCost } from '../common/economics/prices';
 import { type CommandContext, ExitCode } from './context';
 import { LiveText } from './liveText';
-import { formatDecision, formatHandoff, formatWaiting, type Print } from './print';
+import { formatDecision, formatDelegation, formatHandoff, formatWaiting, type Print } from './print';
 import { cliSigner } from './signing';
 
 /** The commands a chat takes besides messages, as `/help` lists them. */
@@ -32,6 +34,13 @@ export class ChatSession {
   private pending: string[] = [];
   /** The answer being written, above the prompt. */
   private readonly text = new LiveText((t) => process.stdout.write(t), '');
+  /** The conversation's events, read while the chat lasts for the delegations they show. */
+  private events?: AsyncGenerator<RunEvent>;
+  /**
+   * Said once when a reply arrives whole that no text came for as it formed: why, and how to have
+   * it (see `unstreamedNote`).
+   */
+  textNote?: string;
 
   constructor(
     private readonly chat: Conversation<unknown>,
@@ -77,6 +86,8 @@ export class ChatSession {
   }
 
   close(): void {
+    // Not awaited: a history long-poll still open would hold it up.
+    void this.events?.return(undefined).catch(() => undefined);
     if (this.watching) clearInterval(this.watching);
     this.watching = undefined;
     this.rl?.removeAllListeners('close');
@@ -147,6 +158,7 @@ export class ChatSession {
   private send(message: string): void {
     this.inFlight += 1;
     this.watch();
+    this.showDelegations();
     this.follow(message).then(
       (reply) => this.answered(reply),
       (err: Error) => this.say(displayText(`✗ ${err.name}: ${err.message}`)),
@@ -173,6 +185,10 @@ export class ChatSession {
   private answered({ reply, streamed }: { reply: ConversationReply<unknown>; streamed: boolean }): void {
     this.text.end();
     for (const h of reply.handoffs) this.say(formatHandoff(h));
+    if (!streamed && this.textNote && typeof reply.output === 'string' && reply.output !== '') {
+      this.say(this.textNote);
+      this.textNote = undefined;
+    }
     if (!streamed) this.say(`${reply.agent}: ${shown(reply.output)}`);
     if (reply.handedBackTo) this.say(`  ↩ ${reply.agent} hands the conversation back to ${reply.handedBackTo}`);
     this.agent = reply.handedBackTo ?? reply.agent;
@@ -191,6 +207,36 @@ export class ChatSession {
     const options = { approver: this.approver, ...(approve ? { comment: text } : { reason: text }), ...cliSigner() };
     const record = approve ? await this.baton.approve(this.chat.id, id, options) : await this.baton.reject(this.chat.id, id, options);
     this.say(formatDecision(record));
+  }
+
+  /**
+   * From the first message on, each delegation as it starts and ends (`⇢ lead delegates to
+   * physics: …`, `⇠ physics answered lead`), from the conversation's history as it grows; those of
+   * turns before this chat are not shown again.
+   */
+  private showDelegations(): void {
+    if (this.events) return;
+    // History times are the server's: a clock a little off this machine's only shows a delegation just before.
+    const since = Date.now() - 1_000;
+    const { workflow } = this.baton.client;
+    const id = this.chat.id;
+    // A new conversation starts with its first message: until then there is no history to read.
+    const events = (async function* () {
+      for (;;) {
+        try {
+          return yield* runEvents(workflow, id, undefined, { specialists: false });
+        } catch (err) {
+          if (!(err instanceof WorkflowNotFoundError)) throw err;
+          await delay(250);
+        }
+      }
+    })();
+    this.events = events;
+    void (async () => {
+      for await (const e of events) {
+        if ((e.kind === 'delegation_started' || e.kind === 'delegation_ended') && Date.parse(e.at) >= since) this.say(formatDelegation(e));
+      }
+    })().catch(() => undefined);
   }
 
   /** While a message is answered, show approvals as they start waiting (the conversation query, twice a second). */

@@ -1,11 +1,12 @@
-import type { BatonRun, RunResult } from '../client/run';
 import type { RunEvent } from '../client/events';
+import type { BatonRun, RunResult } from '../client/run';
 import type { PendingApproval } from '../common/types';
 import type { SensitiveArguments } from '../common/sensitive';
 import { controlLine } from '../audit/format';
 import { displayText } from '../common/display';
+import { InFlight, specialistLines } from './inFlight';
 import { LiveText } from './liveText';
-import { approvalSubject, decideHint, formatHandoff, formatRefusal, formatWaiting, type LiveLine, type Print } from './print';
+import { approvalSubject, decideHint, formatDelegation, formatHandoff, formatRefusal, formatWaiting, type LiveLine, type Print } from './print';
 
 /** What {@link follow} does besides printing. */
 export interface FollowOptions {
@@ -25,6 +26,12 @@ export interface FollowOptions {
    * on a line of its own (`  writer: …`). Without it, only the events show.
    */
   write?: (text: string) => void;
+  /**
+   * Said once, with `write`, when an answer arrives whole that no text came for as it formed: why
+   * the text did not stream and how to have it (the worker is another process and no shared broker
+   * carries it).
+   */
+  textNote?: string;
 }
 
 /**
@@ -57,6 +64,8 @@ async function showProgress(run: BatonRun, print: Print, doing: InFlight, option
   const events = run.stream();
   const text = options.write ? new LiveText(options.write) : undefined;
   let next = events.next();
+  // Whether text came as it formed (or the note on why it does not was said).
+  let textSeen = false;
   try {
     for (;;) {
       // Asked only once the history read so far is used up, so a handoff decided meanwhile is not asked about.
@@ -68,6 +77,8 @@ async function showProgress(run: BatonRun, print: Print, doing: InFlight, option
       if (done) return;
       next = events.next();
       if (e.kind === 'text' || e.kind === 'text_reset') {
+        // Text that comes only with the recorded answer did not stream.
+        if (!e.final) textSeen = true;
         // The live line keeps off the text while it is written (a note on text already closed writes no line to keep).
         if (text && !text.open) options.live?.pause();
         text?.apply(e);
@@ -81,6 +92,10 @@ async function showProgress(run: BatonRun, print: Print, doing: InFlight, option
       if (e.kind === 'text_unavailable') {
         if (options.write) print(`  (live text unavailable: ${e.error}; each answer shows when its call ends)`);
         continue;
+      }
+      if (options.textNote && !textSeen && answeredWhole(e)) {
+        print(options.textNote);
+        textSeen = true;
       }
       doing.apply(e);
       switch (e.kind) {
@@ -104,6 +119,13 @@ async function showProgress(run: BatonRun, print: Print, doing: InFlight, option
           if (e.decision.outcome !== 'approved' && !(e.decision.outcome === 'timed_out' && e.decision.onTimeout === 'approve')) {
             print(formatRefusal(e.decision, edges.get(e.decision.handoffId) ?? `handoff ${e.decision.handoffId}`));
           }
+          break;
+        case 'delegation_started':
+        case 'delegation_ended':
+          print(formatDelegation(e));
+          break;
+        case 'specialist':
+          if (!options.live) for (const line of specialistLines(e)) print(line);
           break;
         case 'control': {
           const [what, text] = controlLine(e.control);
@@ -150,69 +172,8 @@ function settlesAtOnce(p: Promise<unknown>): Promise<boolean> {
   ]);
 }
 
-/** What the agents of a run are doing now, with when each thing started, for the live line. */
-class InFlight {
-  readonly #calls: { agent: string; label: string; since: number }[] = [];
-  readonly #approvals = new Map<string, { label: string; since: number }>();
-
-  apply(e: RunEvent): void {
-    // The event's own time, so a call already under way when following starts shows how long it has run.
-    const since = Math.min(Date.parse(e.at), Date.now());
-    switch (e.kind) {
-      case 'model_call':
-        // An agent calls its model only once its earlier calls are over, answered or failed.
-        this.end((c) => c.agent === e.agent);
-        this.#calls.push({ agent: e.agent, label: `${e.agent}: model call`, since });
-        break;
-      case 'tool_call':
-        this.#calls.push({ agent: e.agent, label: `${e.agent}: tool ${e.tool}`, since });
-        break;
-      case 'model_answered':
-      case 'model_stopped':
-        this.end((c) => c.label === `${e.agent}: model call`, 1);
-        break;
-      case 'tool_answered':
-        this.end((c) => c.label === `${e.agent}: tool ${e.tool}`, 1);
-        break;
-      case 'handoff':
-        this.end((c) => c.agent === e.handoff.from);
-        break;
-      case 'approval_requested':
-        this.#approvals.set(e.approval.handoffId, { label: `${approvalSubject(e.approval)} waits for approval`, since });
-        break;
-      case 'approval_decided':
-        this.#approvals.delete(e.decision.handoffId);
-        break;
-      case 'continued_as_new':
-        this.#calls.length = 0;
-        this.#approvals.clear();
-        break;
-      case 'control':
-        // A control acting ends nothing under way: a refused handoff or a tripped guardrail goes back to the model.
-        break;
-      default:
-        this.#calls.length = 0;
-        this.#approvals.clear();
-    }
-  }
-
-  /** `refunds: tool issueRefund… 1.1 s · …`, or `''` when nothing is under way. */
-  describe(now: number): string {
-    return displayText([...this.#calls, ...this.#approvals.values()].map((c) => `${c.label}… ${seconds(now - c.since)}`).join(' · '));
-  }
-
-  private end(match: (c: { agent: string; label: string }) => boolean, count = Infinity): void {
-    for (let i = 0; i < this.#calls.length && count > 0; ) {
-      if (match(this.#calls[i]!)) {
-        this.#calls.splice(i, 1);
-        count -= 1;
-      } else {
-        i += 1;
-      }
-    }
-  }
-}
-
-function seconds(ms: number): string {
-  return `${(Math.max(0, ms) / 1000).toFixed(1)} s`;
+/** Whether `e` is a model's answer with text, of the chain or of a specialist. */
+function answeredWhole(e: RunEvent): boolean {
+  if (e.kind === 'specialist') return answeredWhole(e.event);
+  return e.kind === 'model_answered' && typeof e.text === 'string' && e.text !== '';
 }

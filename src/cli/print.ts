@@ -1,5 +1,6 @@
 import { identityText } from '../audit/format';
 import type { PendingHandoff } from '../client/baton';
+import type { RunEvent } from '../client/events';
 import type { RunResult } from '../client/run';
 import { chainPath } from '../common/budgetErrors';
 import { displayText } from '../common/display';
@@ -30,6 +31,20 @@ export function formatHandoff(h: HandoffRecord): string {
   const message = h.message.length > 100 ? `${h.message.slice(0, 97)}...` : h.message;
   const approval = h.approval ? ` [${h.approval.outcome === 'approved' ? `approved by ${displayText(h.approval.approver ?? '?')}` : 'approved on timeout'}]` : '';
   return `  ↪ ${displayText(h.from)} → ${displayText(h.to)}${approval}: ${displayText(message)}`;
+}
+
+/**
+ * A delegation as it starts or ends: `⇢ lead delegates to physics: What is a qubit?`, then
+ * `⇠ physics answered lead` (or how it failed).
+ */
+export function formatDelegation(e: Extract<RunEvent, { kind: 'delegation_started' | 'delegation_ended' }>): string {
+  if (e.kind === 'delegation_started') {
+    // The specialist's input opens with the task ("Task from lead: …"), then the reason and context on lines of their own.
+    const task = e.task.split('\n')[0]!.replace(/^Task from [^:]*: /, '');
+    return displayText(`  ⇢ ${e.agent} delegates to ${e.to}: ${task.length > 100 ? `${task.slice(0, 97)}...` : task}`);
+  }
+  if (e.outcome === 'completed') return displayText(`  ⇠ ${e.to} answered ${e.agent}`);
+  return displayText(`  ✗ ${e.to} ${e.outcome.replace(/_/g, ' ')} for ${e.agent}${e.error ? `: ${e.error}` : ''}`);
 }
 
 /** Longest arguments shown on one line; `baton pending --json` has them whole. */

@@ -12,6 +12,7 @@ import { PRIORITY_FLAGS, priorityFromFlags, priorityHelp } from './priority';
 import { warnWhenNoWorker } from './pollers';
 import { formatResult, LiveLine } from './print';
 import { untilDone } from './serve';
+import { unstreamedNote } from './streamsNote';
 import { loadTeamModule } from './team';
 
 /** `baton run <agent> <input>`: start a chain, print what its agents do as it happens, then the answer. */
@@ -86,7 +87,12 @@ async function run(argv: string[], ctx: CommandContext): Promise<number> {
     progress(`chain ${started.workflowId} started at ${agent}${values.experiment ? ` in experiment ${values.experiment}` : ''}`);
     const stopCheck = mod ? undefined : warnWhenNoWorker(client, taskQueue, started.workflowId, warn);
     try {
-      return await follow(started, progress, { live, write: (text) => terminal.write(text), onPending: approvalPrompter(baton, progress, { terminal }) });
+      return await follow(started, progress, {
+        live,
+        write: (text) => terminal.write(text),
+        onPending: approvalPrompter(baton, progress, { terminal }),
+        ...(mod ? {} : { textNote: unstreamedNote() }),
+      });
     } finally {
       stopCheck?.();
     }

@@ -48,7 +48,7 @@ function describe(spec: TeamSpec): string[] {
   return [
     `${v.id}`,
     `  hash ${v.hash}${v.label ? ` (label ${v.label})` : ''}`,
-    ...Object.values(spec.agents).map((a) => `  ${a.id}: ${a.model.provider}/${a.model.model}; tools ${a.tools.map((t) => t.name).join(', ') || '(none)'}; handoffs ${a.handoffs.join(', ') || '(none)'}`),
+    ...Object.values(spec.agents).map((a) => `  ${a.id}: ${a.model.provider}/${a.model.model}; tools ${a.tools.map((t) => t.name).join(', ') || '(none)'}; handoffs ${a.handoffs.join(', ') || '(none)'}; delegates ${a.delegates?.join(', ') || '(none)'}`),
   ];
 }
 

@@ -4,6 +4,7 @@
  * (`TEMPORAL_ADDRESS`, `TEMPORAL_NAMESPACE`, `TEMPORAL_API_KEY`, `TEMPORAL_TLS_*`), so baton reaches
  * a local dev server, a TLS cluster or Temporal Cloud with no code.
  */
+import net from 'node:net';
 import { Client, Connection, type ConnectionOptions, type DataConverter } from '@temporalio/client';
 import { loadClientConnectConfig, type ClientConnectConfig } from '@temporalio/envconfig';
 import { UserError } from '../common/errors';
@@ -81,11 +82,44 @@ export function connectionFailure(err: unknown): string {
   return first.length > 200 ? `${first.slice(0, 199)}…` : first;
 }
 
-/** A client connection, or a {@link TemporalConnectionError} when nothing answers at the address. */
+/**
+ * A client connection, or a {@link TemporalConnectionError} when nothing answers at the address.
+ * An address that refuses connections, or a host that does not resolve, is reported within about
+ * a second, as a worker's connection reports it: gRPC's own channel would keep retrying it until
+ * its connect timeout (10 s).
+ */
 export async function connectClient(options: ConnectionOptions): Promise<Connection> {
+  const address = options.address ?? 'localhost:7233';
+  const refused = await refusedAt(address);
+  if (refused) throw new TemporalConnectionError(address, refused);
   try {
     return await Connection.connect(options);
   } catch (err) {
-    throw Object.assign(new TemporalConnectionError(options.address ?? 'localhost:7233', connectionFailure(err)), { cause: err });
+    throw Object.assign(new TemporalConnectionError(address, connectionFailure(err)), { cause: err });
   }
+}
+
+/** How long {@link refusedAt} waits for an answer before leaving the verdict to gRPC. */
+const PROBE_MS = 1_000;
+const REASONS: Record<string, string> = { ECONNREFUSED: 'Connection refused', ENOTFOUND: 'host not found', EHOSTUNREACH: 'host unreachable', ENETUNREACH: 'network unreachable', EAI_AGAIN: 'host not found' };
+
+/**
+ * Why nothing can answer at `host:port` (the OS refused the connection, or the host does not
+ * resolve), or `undefined` when something accepts, the probe is slow (a far cluster: gRPC decides),
+ * the address is not `host:port`, or a proxy in the environment carries gRPC's connections.
+ */
+async function refusedAt(address: string): Promise<string | undefined> {
+  const m = /^(?:\[([^\]]+)\]|([^:/\s]+)):(\d+)$/.exec(address);
+  if (!m || ['grpc_proxy', 'https_proxy', 'http_proxy'].some((v) => process.env[v] || process.env[v.toUpperCase()])) return undefined;
+  const host = m[1] ?? m[2]!;
+  return new Promise((resolve) => {
+    const socket = net.connect({ host, port: Number(m[3]) });
+    const done = (reason: string | undefined) => {
+      socket.destroy();
+      resolve(reason);
+    };
+    socket.setTimeout(PROBE_MS, () => done(undefined));
+    socket.once('connect', () => done(undefined));
+    socket.once('error', (err: NodeJS.ErrnoException) => done(err.code && REASONS[err.code]));
+  });
 }

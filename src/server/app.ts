@@ -97,6 +97,7 @@ export interface BatonServiceOptions {
 }
 
 const meRoute = createRoute({
+  operationId: 'getMe',
   method: 'get',
   path: '/v1/me',
   tags: ['identity'],

@@ -21,6 +21,7 @@ import { ApprovalRecordSchema, DecisionSchema, PendingApprovalSchema } from './s
 const CHAIN_QUERY_MS = 2_000;
 
 const listRoute = createRoute({
+  operationId: 'listApprovals',
   method: 'get',
   path: '/v1/approvals',
   tags: ['approvals'],
@@ -30,6 +31,7 @@ const listRoute = createRoute({
 });
 
 const streamRoute = createRoute({
+  operationId: 'streamApprovals',
   method: 'get',
   path: '/v1/approvals/events',
   tags: ['approvals'],
@@ -39,6 +41,7 @@ const streamRoute = createRoute({
 });
 
 const decideRoute = createRoute({
+  operationId: 'decideApproval',
   method: 'post',
   path: '/v1/runs/{id}/approvals/{approvalId}',
   tags: ['approvals'],

@@ -10,6 +10,7 @@ import { jsonBody, problems } from './openapi';
 import { SharedBreakerSchema } from './schemas';
 
 const listRoute = createRoute({
+  operationId: 'listBreakers',
   method: 'get',
   path: '/v1/breakers',
   tags: ['economics'],
@@ -28,6 +29,7 @@ const ResetSchema = z
   .openapi('BreakerReset');
 
 const resetRoute = createRoute({
+  operationId: 'resetBreaker',
   method: 'post',
   path: '/v1/breakers/reset',
   tags: ['economics'],

@@ -45,6 +45,7 @@ const AcceptedSchema = z
   .openapi('MessageAccepted');
 
 const sendRoute = createRoute({
+  operationId: 'sendMessage',
   method: 'post',
   path: '/v1/conversations/{id}/messages',
   tags: ['conversations'],
@@ -73,6 +74,7 @@ const sendRoute = createRoute({
 });
 
 const followRoute = createRoute({
+  operationId: 'getMessageReply',
   method: 'get',
   path: '/v1/conversations/{id}/messages/{key}',
   tags: ['conversations'],
@@ -87,6 +89,7 @@ const followRoute = createRoute({
 });
 
 const getRoute = createRoute({
+  operationId: 'getConversation',
   method: 'get',
   path: '/v1/conversations/{id}',
   tags: ['conversations'],
@@ -97,6 +100,7 @@ const getRoute = createRoute({
 });
 
 const endRoute = createRoute({
+  operationId: 'endConversation',
   method: 'post',
   path: '/v1/conversations/{id}/end',
   tags: ['conversations'],

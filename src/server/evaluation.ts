@@ -25,6 +25,7 @@ import { HttpProblem } from './problems';
 const AnyObject = z.object({}).passthrough();
 
 const evalRoute = createRoute({
+  operationId: 'getEval',
   method: 'get',
   path: '/v1/evals/{id}',
   tags: ['evaluation'],
@@ -35,6 +36,7 @@ const evalRoute = createRoute({
 });
 
 const experimentRoute = createRoute({
+  operationId: 'getExperiment',
   method: 'get',
   path: '/v1/experiments/{id}',
   tags: ['evaluation'],
@@ -45,6 +47,7 @@ const experimentRoute = createRoute({
 });
 
 const stopRoute = createRoute({
+  operationId: 'stopExperiment',
   method: 'post',
   path: '/v1/experiments/{id}/stop',
   tags: ['evaluation'],
@@ -55,6 +58,7 @@ const stopRoute = createRoute({
 });
 
 const statsRoute = createRoute({
+  operationId: 'getStats',
   method: 'get',
   path: '/v1/stats',
   tags: ['evaluation'],
@@ -71,6 +75,7 @@ const statsRoute = createRoute({
 });
 
 const datasetRoute = createRoute({
+  operationId: 'addRunToDataset',
   method: 'post',
   path: '/v1/runs/{id}/dataset',
   tags: ['evaluation'],

@@ -17,6 +17,7 @@ import { HttpProblem, problemBody, toProblem } from './problems';
 import { RunIdParam } from './schemas';
 
 const eventsRoute = createRoute({
+  operationId: 'getRunEvents',
   method: 'get',
   path: '/v1/runs/{id}/events',
   tags: ['runs'],

@@ -20,6 +20,7 @@ import { RunIdParam } from './schemas';
 const KEEPALIVE_MS = 15_000;
 
 const streamRoute = createRoute({
+  operationId: 'streamRun',
   method: 'get',
   path: '/v1/runs/{id}/stream',
   tags: ['runs'],

@@ -28,6 +28,7 @@ import { derivedStart, stableJson } from './runKeys';
 import { ReplaySchema, ReplayStartedSchema, RunIdParam, RunSchema, RunStartedSchema, StartRunSchema } from './schemas';
 
 const startRoute = createRoute({
+  operationId: 'startRun',
   method: 'post',
   path: '/v1/runs',
   tags: ['runs'],
@@ -46,6 +47,7 @@ const startRoute = createRoute({
 });
 
 const getRoute = createRoute({
+  operationId: 'getRun',
   method: 'get',
   path: '/v1/runs/{id}',
   tags: ['runs'],
@@ -56,6 +58,7 @@ const getRoute = createRoute({
 });
 
 const auditRoute = createRoute({
+  operationId: 'getRunAudit',
   method: 'get',
   path: '/v1/runs/{id}/audit',
   tags: ['runs'],
@@ -69,6 +72,7 @@ const auditRoute = createRoute({
 });
 
 const replayRoute = createRoute({
+  operationId: 'replayRun',
   method: 'post',
   path: '/v1/runs/{id}/replay',
   tags: ['runs'],

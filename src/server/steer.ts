@@ -20,6 +20,7 @@ const SteerSchema = z
 const ReceiptSchema = z.object({ steerId: z.string(), interrupted: z.boolean(), waiting: z.number().int() }).openapi('SteerReceipt');
 
 const steerRoute = createRoute({
+  operationId: 'steerRun',
   method: 'post',
   path: '/v1/runs/{id}/steer',
   tags: ['runs'],
