@@ -4,16 +4,16 @@
  * and the events are listed in history order: a tool call that waited for approval shows after
  * the approval was asked and decided, where it ran.
  */
-import type { ApprovalRecord } from '../common/approvals';
+import type { ApprovalRecord, PendingApproval } from '../common/approvals';
 import { ActivityType, TEAM_MEMO } from '../common/messages';
 import type { CallModelInput, ModelResponse } from '../common/model';
 import type { HandoffRunInput, RecordHandoffInput } from '../common/run';
 import type { RunToolInput, RunToolResult, TeamSpec } from '../common/team';
 import { callCost, type Cost, currencyOf, priceOf } from '../common/economics/prices';
-import { fromPayloads, type HistoryEvent } from '../payloads/read';
+import { fromOutsidePayloads, fromPayloads, type HistoryEvent } from '../payloads/read';
 import { childEnd, runEnd } from './ending';
 import { causeName, isRoutine } from './taskFailures';
-import { lostWorkerRestarts, recordedApprovalEvent, recordedHandoff, withLocalActivities } from './history';
+import { lostWorkerRestarts, recordedApprovalEvent, recordedHandoff, recordedStartInput, withLocalActivities } from './history';
 import { liveRecordOf } from './live';
 import { Placement, whereOf, type Where } from './place';
 import { redactAudit } from './redact';
@@ -103,7 +103,7 @@ class RunReader {
     const where = whereOf(e, this.runId);
     const handoff = recordedHandoff(e);
     if (handoff) this.onHandoff(handoff, where);
-    if (e.workflowExecutionStartedEventAttributes) this.onStarted(fromPayloads<HandoffRunInput>(e.workflowExecutionStartedEventAttributes.input), where);
+    if (e.workflowExecutionStartedEventAttributes) this.onStarted(recordedStartInput(e.workflowExecutionStartedEventAttributes.input), where);
     else if (e.activityTaskScheduledEventAttributes) this.onScheduled(e, where);
     else if (e.activityTaskStartedEventAttributes) {
       const s = this.scheduled.get(String(e.activityTaskStartedEventAttributes.scheduledEventId));
@@ -125,10 +125,10 @@ class RunReader {
     else if (e.workflowTaskFailedEventAttributes) this.onTaskFailed(e, where);
     else if (e.workflowExecutionSignaledEventAttributes) {
       const s = e.workflowExecutionSignaledEventAttributes;
-      this.push(where, { kind: 'signal', name: s.signalName ?? '', input: fromPayloads(s.input) });
+      this.push(where, { kind: 'signal', name: s.signalName ?? '', input: fromOutsidePayloads(s.input) });
     } else if (e.workflowExecutionUpdateAcceptedEventAttributes) {
       const req = e.workflowExecutionUpdateAcceptedEventAttributes.acceptedRequest?.input;
-      this.push(where, { kind: 'update', name: req?.name ?? '', input: fromPayloads(req?.args) });
+      this.push(where, { kind: 'update', name: req?.name ?? '', input: fromOutsidePayloads(req?.args) });
     } else this.onClosed(e, where);
   }
 
@@ -164,15 +164,16 @@ class RunReader {
       entry.event = this.push(where, { kind: 'model_turn' as const, agent: i.agentId, model: i.model.model, execution });
     } else if (name === ActivityType.RUN_TOOL) {
       const i = input as RunToolInput;
-      const asked = this.turns.toolScheduled(i.agentId, i.call);
+      const [asked, approval] = [this.turns.toolScheduled(i.agentId, i.call), this.turns.ranUnder(i.agentId, i.call)];
       if (asked) {
         // The call happens now (after its approval, when it waited for one), not when the model asked for it.
         entry.event = this.placement.place(asked, where);
         asked.execution = execution;
         // An approver may have edited the call: the audit shows what ran, beside what the model asked for.
         if (i.call.arguments !== asked.arguments) Object.assign(asked, { requestedArguments: asked.arguments, arguments: i.call.arguments });
+        if (approval) asked.approval = approval;
       } else {
-        entry.event = this.push(where, { kind: 'tool_call' as const, agent: i.agentId, tool: i.call.name, arguments: i.call.arguments, answeredBy: 'tool' as const, execution });
+        entry.event = this.push(where, { kind: 'tool_call' as const, agent: i.agentId, tool: i.call.name, arguments: i.call.arguments, answeredBy: 'tool' as const, execution, ...(approval ? { approval } : {}) });
       }
     } else if (name === ActivityType.LOAD_TEAM) {
       entry.event = this.push(where, { kind: 'team_snapshot' as const, agents: [] as string[], execution });
@@ -231,7 +232,7 @@ class RunReader {
     const memo = recordedApprovalEvent(e);
     if (!memo) return;
     const { type, ...rest } = memo;
-    if (type === 'approval_requested') this.turns.approvalRequested(rest as { handoffId: string; to: string });
+    if (type === 'approval_requested') this.turns.approvalRequested(rest as unknown as PendingApproval);
     if (type === 'approval_decided') this.turns.approvalDecided(rest as unknown as ApprovalRecord);
     // A control's own `at` is workflow time; the event's place is where history has it.
     const { at: _at, ...fields } = rest;
@@ -271,7 +272,7 @@ class RunReader {
       this.turns.answered(ev.agent, r.toolCalls, { ...where, given: i.messages.length, tools: (i.tools ?? []).map((t) => t.name) });
     } else if (ev.kind === 'tool_call') {
       const r = result as RunToolResult;
-      Object.assign(ev, { ok: r.ok, result: r.content });
+      Object.assign(ev, { ok: r.ok, result: r.content, resultEventId: where.eventId });
     } else if (ev.kind === 'team_snapshot') {
       this.chain.team = result as TeamSpec;
       ev.agents = Object.keys(this.chain.team.agents);

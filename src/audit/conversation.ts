@@ -3,12 +3,15 @@
  * with its message, its answer (or failure), the handoffs and approvals it had and the calls it
  * made; the compactions; how it ended. Schema `baton.conversation-audit/v1`.
  */
-import type { Client, WorkflowHandle } from '@temporalio/client';
+import type { Client } from '@temporalio/client';
+import { isRecord } from '../common/check';
 import type { ConversationEvent, ConversationInput, ConversationResult, SendMessageInput, TurnEndedRecord, TurnStartedRecord } from '../common/conversation';
 import { ActivityType, CONVERSATION_EVENT_MEMO, sendMessageUpdate, TURN_MEMO } from '../common/messages';
 import type { HandoffRecord } from '../common/run';
 import { decodeHistory } from '../payloads/history';
-import { fromPayload, fromPayloads, type HistoryEvent } from '../payloads/read';
+import { historyOf } from './fetch';
+import { fromOutsidePayloads, fromPayload, fromPayloads, type HistoryEvent } from '../payloads/read';
+import { displayText } from '../common/display';
 import { describeEvent } from './format';
 import type { LiveRecord } from '../common/live';
 import { liveLine, liveRecordOf, turnOf } from './live';
@@ -54,6 +57,8 @@ export interface ConversationTurnAudit {
   answeredAt?: string;
   /** The runs the turn spanned (more than one when the conversation continued as new during it). */
   runIds: string[];
+  /** Set when a step of the turn was refused for its team: the turn waited for a worker of it (or a migration). */
+  stranded?: Omit<Extract<ConversationEvent, { type: 'turn_stranded' }>, 'type' | 'turn'>;
 }
 
 /** A compaction of the active agent's conversation. */
@@ -90,7 +95,7 @@ export async function auditConversation(client: Client, workflowId: string): Pro
   const runs: RunHistory[] = [];
   let runId: string | undefined = (await client.workflow.getHandle(workflowId).describe()).runId;
   while (runId && !runs.some((r) => r.runId === runId)) {
-    const fetched: Awaited<ReturnType<WorkflowHandle['fetchHistory']>> = await client.workflow.getHandle(workflowId, runId).fetchHistory();
+    const fetched = await historyOf(client, workflowId, runId);
     const events = (await decodeHistory(fetched, client.options.loadedDataConverter.payloadCodecs)).events ?? [];
     runs.unshift({ runId, events });
     runId = events[0]?.workflowExecutionStartedEventAttributes?.continuedExecutionRunId || undefined;
@@ -110,7 +115,8 @@ export function buildConversationAudit(workflowId: string, runs: RunHistory[]): 
       const at = where.at;
       const start = e.workflowExecutionStartedEventAttributes;
       if (start) {
-        const input = fromPayloads<ConversationInput>(start.input);
+        const read = fromOutsidePayloads(start.input);
+        const input = isRecord(read) && typeof read.agent === 'string' ? (read as unknown as ConversationInput) : undefined;
         audit.agent ??= input?.agent;
         audit.startedAt ??= at;
         for (const m of [...(input?.resume?.current ? [input.resume.current] : []), ...(input?.resume?.queued ?? [])]) {
@@ -120,7 +126,8 @@ export function buildConversationAudit(workflowId: string, runs: RunHistory[]): 
       }
       const update = e.workflowExecutionUpdateAcceptedEventAttributes?.acceptedRequest;
       if (update?.input?.name === sendMessageUpdate.name && update.meta?.updateId) {
-        const m = fromPayloads<SendMessageInput>(update.input.args);
+        const read = fromOutsidePayloads(update.input.args);
+        const m = isRecord(read) && typeof read.message === 'string' ? (read as unknown as SendMessageInput) : undefined;
         if (m) accepted.set(update.meta.updateId, { message: m.message, ...(m.idempotencyKey ? { idempotencyKey: m.idempotencyKey } : {}), at });
       }
       const fields = e.workflowPropertiesModifiedEventAttributes?.upsertedMemo?.fields;
@@ -144,6 +151,10 @@ export function buildConversationAudit(workflowId: string, runs: RunHistory[]): 
       if (event?.type === 'team_changed') {
         const { type: _t, ...change } = event;
         audit.teamChanges.push(change);
+      }
+      if (event?.type === 'turn_stranded' && current?.turn === event.turn) {
+        const { type: _t, turn: _n, ...stranded } = event;
+        current.stranded = stranded;
       }
       const live = liveRecordOf(e);
       if (live) audit.live.push(live);
@@ -200,9 +211,10 @@ export function formatConversation(a: ConversationAudit): string {
   for (const t of a.turns) {
     while (changes[0] && changes[0].beforeTurn <= t.turn) {
       const c = changes.shift()!;
-      lines.push(`      ⇄ team ${c.from} → ${c.to} before turn ${c.beforeTurn}${c.deployment ? ` (on ${c.deployment})` : ''}`);
+      lines.push(`      ⇄ team ${c.from} → ${c.to} ${c.by === 'migration' ? 'by migration ' : ''}before turn ${c.beforeTurn}${c.deployment ? ` (on ${c.deployment})` : ''}`);
     }
     lines.push(`#${t.turn}  ${t.startedAt.slice(11, 23)}  you → ${t.agent}: ${clip(t.message ?? '(message not in history)')}`);
+    if (t.stranded) lines.push(`      waited for a worker of team ${t.stranded.version}: ${t.stranded.step} needs ${clip(t.stranded.missing.join('; '))} (workers on ${t.stranded.worker})`);
     // Approvals, handoffs and controls in the order they happened, each saying what it did.
     for (const step of t.steps) {
       const line = describeEvent(step, t.status !== 'answering');
@@ -220,7 +232,8 @@ export function formatConversation(a: ConversationAudit): string {
   for (const w of a.waiting) lines.push(`waiting: ${clip(w.message)}`);
   if (a.result) lines.push(`ended (${a.result.endedBy === 'idle_timeout' ? 'idle timeout' : 'on request'}) with ${a.result.agent} active`);
   if (a.failure) lines.push(`failed: ${a.failure.type ?? 'Error'}: ${a.failure.message}`);
-  return lines.join('\n');
+  // Each entry is one line of the page: whatever it holds from outside stays on it, visible.
+  return lines.map(displayText).join('\n');
 }
 
 function clip(text: string, max = 100): string {

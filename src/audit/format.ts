@@ -4,6 +4,7 @@
  */
 import { liveLine } from './live';
 import type { DecisionIdentity } from '../common/approvals';
+import { displayText, quotedText } from '../common/display';
 import type { ControlEvent } from '../common/controls';
 import { DELEGATE_TOOL_NAME, SPECIALIST_DELEGATE_TOOL_NAME } from '../common/delegation';
 import { HandoffRequestOutcome, type AuditChain, type AuditEvent, type ControlAuditEvent, type Execution, type HandoffRequestedEvent } from './types';
@@ -32,12 +33,15 @@ export function formatTimeline(chain: AuditChain): string {
     // Whole: what keeps a stuck chain from moving is the first thing its reader needs.
     chain.stuck ? `stuck since ${time(chain.stuck.since)}: its workflow task keeps failing: ${clip(chain.stuck.error, STUCK_WIDTH)}` : undefined,
     chain.input ? `input: ${chain.input.agent} ← ${quoted(chain.input.input, 100)}` : undefined,
-  ].filter(Boolean);
+  ]
+    .filter((l): l is string => Boolean(l))
+    .map(displayText);
   const over = chain.status !== 'running';
   const lines = chain.events.flatMap((e) => {
     const line = describeEvent(e, over);
     if (!line) return [];
-    const own = `${time(e.at)}  ${pad(line[0], 10)} ${line[1]}`;
+    // Whatever an event holds from outside, its line stays one line of visible text.
+    const own = `${time(e.at)}  ${pad(displayText(line[0]), 10)} ${displayText(line[1])}`;
     // A specialist's own chain, indented under the delegation that started it.
     const child = e.kind === 'delegation' ? chain.children?.find((c) => c.workflowId === e.childWorkflowId) : undefined;
     return child ? [own, ...formatTimeline(child).split('\n').map((l) => `    │ ${l}`)] : [own];
@@ -107,17 +111,17 @@ export function describeEvent(e: AuditEvent, over: boolean): [string, string] | 
         'approval',
         e.outcome === 'timed_out'
           ? `nobody decided in time (${e.handoffId})${e.onTimeout ? ` → ${TIMEOUT_OUTCOME[e.onTimeout]}` : ''}`
-          : `${e.outcome} by ${e.approver}${edited} via ${e.via}${identityText(e.identity)}${e.comment ? `: ${quoted(e.comment, 100)}` : ''}${e.reason ? `: ${quoted(e.reason, 100)}` : ''}`,
+          : `${e.outcome} by ${sender(e.approver, e.identity)}${edited} via ${e.via}${identityText(e.identity)}${e.comment ? `: ${quoted(e.comment, 100)}` : ''}${e.reason ? `: ${quoted(e.reason, 100)}` : ''}`,
       ];
     }
     case 'control':
       return controlLine(controlOf(e));
     case 'decision_refused':
-      return ['approval', `refused ${e.decision ?? 'decision'} from ${e.approver ?? '?'} (${e.via}): ${clip(e.reason, ERROR_WIDTH)}`];
+      return ['approval', `refused ${e.decision ?? 'decision'} from ${sender(e.approver)} (${e.via}): ${clip(e.reason, ERROR_WIDTH)}${e.count ? ` (and ${e.count - 1} more refused in the same step)` : ''}`];
     case 'report_refused':
       return ['approval', `refused a report of waiting approvals${e.workflowId ? ` from ${e.workflowId}` : ''}, nothing changed: ${clip(e.reason, ERROR_WIDTH)}`];
     case 'handoff': {
-      const how = e.approval ? (e.approval.outcome === 'timed_out' ? ' (approved on timeout)' : ` (${e.approval.outcome}${e.approval.approver ? ` by ${e.approval.approver}` : ''})`) : '';
+      const how = e.approval ? (e.approval.outcome === 'timed_out' ? ' (approved on timeout)' : ` (${e.approval.outcome}${e.approval.approver ? ` by ${sender(e.approval.approver, e.approval.identity)}` : ''})`) : '';
       const t = e.transfer;
       const gave = t ? `; ${e.to} got ${t.context} context, ${t.input} input${t.filters.length > 0 ? `, ${t.filters.join(', ')}` : ''} (${t.messages.length} messages)` : '';
       const update = e.update ? `; state update ${clip(JSON.stringify(e.update), 60)}` : '';
@@ -210,6 +214,15 @@ function outcome(e: HandoffRequestedEvent): string {
     default:
       return `${e.outcome.replace(/_/g, ' ')}${told || (e.reason ? `: ${clip(e.reason, ERROR_WIDTH)}` : '')}`;
   }
+}
+
+/**
+ * A name a decision's sender gave, as a line shows it: quoted (so nothing in it passes for the
+ * line's own words), and `(claimed)` unless a signature proved it (then {@link identityText} says how).
+ */
+function sender(name: string | undefined, identity?: DecisionIdentity): string {
+  if (name === undefined) return '?';
+  return `${quotedText(name, 100)}${identity && identity.method !== 'claimed' ? '' : ' (claimed)'}`;
 }
 
 /**

@@ -2,9 +2,11 @@
  * The chain as a Mermaid flowchart: handoffs that happened as solid numbered edges, handoffs asked
  * for but not executed as dashed edges labelled with how they ended.
  */
+import { displayText } from '../common/display';
 import { HandoffRequestOutcome, type AuditChain, type AuditEvent, type HandoffRequestedEvent } from './types';
 
-const label = (text: string) => `"${text.replace(/"/g, '#quot;')}"`;
+/** A label of the diagram: text from outside (an approver's name, a model's target) neutralised, so it cannot end the label's line or reorder it. */
+const label = (text: string) => `"${displayText(text).replace(/"/g, '#quot;')}"`;
 
 /**
  * A node id Mermaid accepts for an agent id (ids come from teams and from models' arguments);

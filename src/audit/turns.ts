@@ -8,7 +8,7 @@
  * `tool` messages after the model's own message) or, when the turn ended in a handoff, in the
  * `batonHandoff` memo's `toolResults`; both list every call of the turn in the model's order.
  */
-import { ApprovalTimeoutOutcome, type ApprovalRecord } from '../common/approvals';
+import { ApprovalTimeoutOutcome, type ApprovalRecord, type PendingApproval } from '../common/approvals';
 import { MaxHandoffsExceededError } from '../common/budgetErrors';
 import { ApprovalTimeoutError, GuardrailTrippedError, HandoffLoopDetectedError, HandoffTargetNotFoundError } from '../common/errors';
 import type { AgentSpec } from '../common/team';
@@ -18,6 +18,7 @@ import type { CallModelInput, ToolCall } from '../common/model';
 import type { RecordHandoffInput } from '../common/run';
 import type { ChainState } from '../common/state';
 import type { TeamSpec } from '../common/team';
+import { ApprovalLinks } from './approvalLinks';
 import type { Where } from './place';
 import { type AuditEvent, HandoffRequestOutcome, type HandoffRequestedEvent, type ToolCallEvent } from './types';
 
@@ -55,7 +56,15 @@ export class TurnReader {
   /** Handoffs waiting for a decision, by approval id. */
   private readonly awaiting = new Map<string, HandoffRequestedEvent>();
 
+  /** Which approval each tool call ran under. */
+  private readonly links = new ApprovalLinks();
+
   constructor(private readonly sink: TurnSink) {}
+
+  /** The approval a scheduled call of `agent` runs under, when it waited for one. */
+  ranUnder(agent: string, call: ToolCall): string | undefined {
+    return this.links.ranUnder(agent, call);
+  }
 
   /**
    * The model answered `calls` (given `given` messages and these tools): one event per call, in
@@ -118,8 +127,9 @@ export class TurnReader {
     h.index = entry.index;
   }
 
-  /** The open turn's handoff waits for a decision. */
-  approvalRequested(p: { handoffId: string; to: string }): void {
+  /** The open turn's handoff (or one of its tool calls, with `tool`) waits for a decision. */
+  approvalRequested(p: Pick<PendingApproval, 'handoffId' | 'from' | 'to' | 'tool'>): void {
+    this.links.requested(p);
     const h = this.turn?.handoff;
     if (h?.outcome !== HandoffRequestOutcome.PENDING || h.to !== p.to) return;
     h.outcome = HandoffRequestOutcome.AWAITING_APPROVAL;
@@ -129,6 +139,7 @@ export class TurnReader {
 
   /** A decision, or a timeout; an approval is complete once the handoff is recorded. */
   approvalDecided(r: ApprovalRecord): void {
+    this.links.decided(r);
     const h = this.awaiting.get(r.handoffId);
     if (!h) return;
     if (r.outcome === 'rejected') h.outcome = HandoffRequestOutcome.REJECTED;

@@ -7,6 +7,7 @@ import { WorkflowNotFoundError } from '@temporalio/client';
 import type { Baton } from '../client/baton';
 import type { Conversation } from '../client/conversation';
 import type { ConversationReply } from '../common/conversation';
+import { displayText } from '../common/display';
 import { type Cost, formatCost } from '../common/economics/prices';
 import { type CommandContext, ExitCode } from './context';
 import { LiveText } from './liveText';
@@ -95,9 +96,9 @@ export class ChatSession {
     this.ctx.out(`conversation ${this.chat.id}${view ? ` (${view.turns} turn${view.turns === 1 ? '' : 's'} so far)` : ''} — /help for commands`);
     if (view) {
       for (const t of await this.chat.history()) {
-        this.ctx.out(`#${t.turn} you: ${t.message ?? ''}`);
+        this.ctx.out(`#${t.turn} you: ${displayText(t.message ?? '')}`);
         for (const h of t.handoffs) this.ctx.out(formatHandoff(h));
-        this.ctx.out(t.failure ? `✗ ${t.failure.type}: ${t.failure.message}` : `${t.agent}: ${t.output === undefined ? '…' : shown(t.output)}`);
+        this.ctx.out(t.failure ? displayText(`✗ ${t.failure.type}: ${t.failure.message}`) : `${t.agent}: ${t.output === undefined ? '…' : shown(t.output)}`);
       }
       this.agent = view.activeAgent;
       if (view.status !== 'idle') this.watch();
@@ -122,7 +123,7 @@ export class ChatSession {
         return 'end';
       }
       case '/history':
-        for (const t of await this.chat.history()) this.say(`#${t.turn} you: ${t.message ?? ''}\n   ${t.failure ? `✗ ${t.failure.type}` : `${t.agent}: ${t.output === undefined ? '…' : shown(t.output)}`}`);
+        for (const t of await this.chat.history()) this.say(`#${t.turn} you: ${displayText(t.message ?? '')}\n   ${t.failure ? `✗ ${t.failure.type}` : `${t.agent}: ${t.output === undefined ? '…' : shown(t.output)}`}`);
         return undefined;
       case '/status': {
         const v = await this.chat.status();
@@ -148,7 +149,7 @@ export class ChatSession {
     this.watch();
     this.follow(message).then(
       (reply) => this.answered(reply),
-      (err: Error) => this.say(`✗ ${err.name}: ${err.message}`),
+      (err: Error) => this.say(displayText(`✗ ${err.name}: ${err.message}`)),
     ).finally(() => {
       this.inFlight -= 1;
       this.prompt();
@@ -189,7 +190,7 @@ export class ChatSession {
     const text = args.join(' ') || undefined;
     const options = { approver: this.approver, ...(approve ? { comment: text } : { reason: text }), ...cliSigner() };
     const record = approve ? await this.baton.approve(this.chat.id, id, options) : await this.baton.reject(this.chat.id, id, options);
-    this.say(`handoff ${record.handoffId} ${record.outcome} by ${record.approver}`);
+    this.say(displayText(`handoff ${record.handoffId} ${record.outcome} by ${record.approver}`));
   }
 
   /** While a message is answered, show approvals as they start waiting (the conversation query, twice a second). */
@@ -236,6 +237,7 @@ function costText(cost: Cost | undefined): string {
   return cost ? `, cost ${formatCost(cost)}` : '';
 }
 
+/** An agent's answer: its own lines stay lines; anything else that would act on the terminal shows as an escape. */
 function shown(output: unknown): string {
-  return typeof output === 'string' ? output : JSON.stringify(output);
+  return (typeof output === 'string' ? output : JSON.stringify(output)).split('\n').map(displayText).join('\n');
 }

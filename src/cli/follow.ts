@@ -3,6 +3,7 @@ import type { RunEvent } from '../client/events';
 import type { PendingApproval } from '../common/types';
 import type { SensitiveArguments } from '../common/sensitive';
 import { controlLine } from '../audit/format';
+import { displayText } from '../common/display';
 import { LiveText } from './liveText';
 import { approvalSubject, decideHint, formatHandoff, formatRefusal, formatWaiting, type LiveLine, type Print } from './print';
 
@@ -67,22 +68,27 @@ async function showProgress(run: BatonRun, print: Print, doing: InFlight, option
       if (done) return;
       next = events.next();
       if (e.kind === 'text' || e.kind === 'text_reset') {
-        // The live line keeps off the text while it is written.
+        // The live line keeps off the text while it is written (a note on text already closed writes no line to keep).
         if (text && !text.open) options.live?.pause();
         text?.apply(e);
+        if (text && !text.open) options.live?.resume();
         continue;
       }
       if (text?.open) {
         text.end();
         options.live?.resume();
       }
+      if (e.kind === 'text_unavailable') {
+        if (options.write) print(`  (live text unavailable: ${e.error}; each answer shows when its call ends)`);
+        continue;
+      }
       doing.apply(e);
       switch (e.kind) {
         case 'model_call':
-          if (!options.live) print(`  ${e.agent}: model call`);
+          if (!options.live) print(displayText(`  ${e.agent}: model call`));
           break;
         case 'tool_call':
-          if (!options.live) print(`  ${e.agent}: tool ${e.tool}`);
+          if (!options.live) print(displayText(`  ${e.agent}: tool ${e.tool}`));
           break;
         case 'handoff':
           if (!printed.has(e.index)) print(formatHandoff(e.handoff));
@@ -101,7 +107,7 @@ async function showProgress(run: BatonRun, print: Print, doing: InFlight, option
           break;
         case 'control': {
           const [what, text] = controlLine(e.control);
-          print(`  ⚠ ${what}: ${text}`);
+          print(displayText(`  ⚠ ${what}: ${text}`));
           break;
         }
         default:
@@ -192,7 +198,7 @@ class InFlight {
 
   /** `refunds: tool issueRefund… 1.1 s · …`, or `''` when nothing is under way. */
   describe(now: number): string {
-    return [...this.#calls, ...this.#approvals.values()].map((c) => `${c.label}… ${seconds(now - c.since)}`).join(' · ');
+    return displayText([...this.#calls, ...this.#approvals.values()].map((c) => `${c.label}… ${seconds(now - c.since)}`).join(' · '));
   }
 
   private end(match: (c: { agent: string; label: string }) => boolean, count = Infinity): void {

@@ -2,6 +2,7 @@ import { identityText } from '../audit/format';
 import type { PendingHandoff } from '../client/baton';
 import type { RunResult } from '../client/run';
 import { chainPath } from '../common/budgetErrors';
+import { displayText } from '../common/display';
 import { formatCost } from '../common/economics/prices';
 import type { ApprovalRecord, HandoffRecord, PendingApproval } from '../common/types';
 
@@ -11,8 +12,9 @@ export type Print = (line: string) => void;
 /** The answer of a chain that started at `start`, its path and its usage. */
 export function formatResult(start: string, r: RunResult): string {
   return [
-    `answer from ${r.finalAgent}:`,
-    `  ${r.output.split('\n').join('\n  ')}`,
+    `answer from ${displayText(r.finalAgent)}:`,
+    // The answer's own lines stay lines, indented under baton's; anything else that would act on the terminal shows as an escape.
+    `  ${r.output.split('\n').map(displayText).join('\n  ')}`,
     `chain: ${r.handoffChain.length > 0 ? chainPath(r.handoffChain) : start} (${r.handoffChain.length} handoff${r.handoffChain.length === 1 ? '' : 's'})`,
     `usage: ${r.usage.modelCalls} model calls, ${r.usage.toolCalls} tool calls, ${r.usage.totalTokens} tokens${r.usage.cost ? `, cost ${formatCost(r.usage.cost)}` : ''}`,
   ].join('\n');
@@ -21,8 +23,8 @@ export function formatResult(start: string, r: RunResult): string {
 /** One handoff as it happens: `↪ triage → refunds [approved by alice]: message`. */
 export function formatHandoff(h: HandoffRecord): string {
   const message = h.message.length > 100 ? `${h.message.slice(0, 97)}...` : h.message;
-  const approval = h.approval ? ` [${h.approval.outcome === 'approved' ? `approved by ${h.approval.approver}` : 'approved on timeout'}]` : '';
-  return `  ↪ ${h.from} → ${h.to}${approval}: ${message}`;
+  const approval = h.approval ? ` [${h.approval.outcome === 'approved' ? `approved by ${displayText(h.approval.approver ?? '?')}` : 'approved on timeout'}]` : '';
+  return `  ↪ ${displayText(h.from)} → ${displayText(h.to)}${approval}: ${displayText(message)}`;
 }
 
 /** Longest arguments shown on one line; `baton pending --json` has them whole. */
@@ -33,9 +35,9 @@ const ARGUMENTS_WIDTH = 200;
  * call with its arguments: `refunds → tool issueRefund {"orderId":"A1","amount":250}`.
  */
 export function approvalSubject(p: Pick<PendingApproval, 'from' | 'to'> & { tool?: { name: string; arguments: string | object; argumentsText?: string } }): string {
-  if (!p.tool) return `${p.from} → ${p.to}`;
+  if (!p.tool) return displayText(`${p.from} → ${p.to}`);
   const text = p.tool.argumentsText ?? (typeof p.tool.arguments === 'string' ? p.tool.arguments : JSON.stringify(p.tool.arguments));
-  return `${p.from} → tool ${p.tool.name} ${compactArguments(text)}`;
+  return displayText(`${p.from} → tool ${p.tool.name} ${compactArguments(text)}`);
 }
 
 /** A call's arguments (JSON text as the model wrote it) on one line: compact JSON when it parses, clipped. */
@@ -54,7 +56,7 @@ export function formatPending(p: PendingHandoff): string {
   const age = Math.round(p.ageMs / 1000);
   const head = `${p.workflowId}  ${p.approvalId}  ${approvalSubject(p)}  waiting ${age}s${p.approvers ? `  approvers: ${p.approvers.join(', ')}` : ''}${p.team ? `  team ${p.team}` : ''}`;
   // A tool call's message is the call itself, already on the line.
-  return p.tool ? head : `${head}\n    ${JSON.stringify(p.message)}`;
+  return p.tool ? displayText(head) : `${displayText(head)}\n    ${displayText(JSON.stringify(p.message))}`;
 }
 
 /** How to decide a waiting handoff (or, with `tool`, a tool call) from another shell. */
@@ -73,7 +75,7 @@ export function formatWaiting(p: PendingApproval): string {
 /** A decision as `baton approve` prints it: `tool call … (issueRefund) approved by alice with edited arguments {…}`. */
 export function formatDecision(d: ApprovalRecord): string {
   const what = d.tool ? `tool call ${d.handoffId} (${d.tool})` : `handoff ${d.handoffId}`;
-  return `${what} ${d.outcome.replace(/_/g, ' ')}${d.approver ? ` by ${d.approver}` : ''}${d.editedArguments ? ` with edited arguments ${compactArguments(d.editedArguments)}` : ''}${identityText(d.identity)}`;
+  return displayText(`${what} ${d.outcome.replace(/_/g, ' ')}${d.approver ? ` by ${d.approver}` : ''}${d.editedArguments ? ` with edited arguments ${compactArguments(d.editedArguments)}` : ''}${identityText(d.identity)}`);
 }
 
 /**
@@ -81,7 +83,7 @@ export function formatDecision(d: ApprovalRecord): string {
  * `✗ triage → refunds rejected by bob: not this one`, or a timeout and what the policy made of it.
  */
 export function formatRefusal(d: ApprovalRecord, edge: string): string {
-  if (d.outcome === 'rejected') return `  ✗ ${edge} rejected by ${d.approver ?? 'someone'}${d.reason ? `: ${d.reason}` : ''}`;
+  if (d.outcome === 'rejected') return displayText(`  ✗ ${edge} rejected by ${d.approver ?? 'someone'}${d.reason ? `: ${d.reason}` : ''}`);
   const after = d.timeout !== undefined ? ` in ${typeof d.timeout === 'number' ? `${d.timeout} ms` : d.timeout}` : '';
   return `  ⌛ ${edge}: no decision${after}, so ${d.onTimeout === 'fail' ? 'the run fails' : d.onTimeout === 'approve' ? 'it goes ahead' : 'it is rejected'}`;
 }

@@ -2,6 +2,7 @@
 import readline from 'node:readline/promises';
 import type { Baton } from '../client/baton';
 import type { BatonRun } from '../client/run';
+import { displayText } from '../common/display';
 import { redactDecisionRecord, type SensitiveArguments } from '../common/sensitive';
 import type { PendingApproval } from '../common/types';
 import { argumentsOption, mergeOntoWaiting } from './edits';
@@ -31,7 +32,7 @@ export function approvalPrompter(baton: Baton, print: Print, options: PrompterOp
       await ask(baton, run, p, print, terminal);
     } else if (options.autoApprover) {
       const record = await baton.approve(run.workflowId, p.handoffId, { approver: options.autoApprover, comment: 'approved by the demo (no terminal to ask)' });
-      print(`    ${record.outcome} by ${record.approver} (no terminal to ask; run it in a terminal to decide yourself)`);
+      print(displayText(`    ${record.outcome} by ${record.approver} (no terminal to ask; run it in a terminal to decide yourself)`));
     } else {
       print(`    ${decideHint(run.workflowId, p.handoffId, p.tool !== undefined)}`);
     }
@@ -90,7 +91,7 @@ async function askOnce(baton: Baton, run: BatonRun, p: Waiting, rl: readline.Int
   });
   if (!record) return false;
   const shown = p.sensitive ? redactDecisionRecord(record, { arguments: p.sensitive.arguments }) : record;
-  print(`    ${shown.outcome} by ${shown.approver}${shown.editedArguments ? ` with edited arguments ${shown.editedArguments}` : ''}`);
+  print(displayText(`    ${shown.outcome} by ${shown.approver}${shown.editedArguments ? ` with edited arguments ${shown.editedArguments}` : ''}`));
   return true;
 }
 

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import { isGrpcServiceError, WorkflowNotFoundError, type Client } from '@temporalio/client';
 import { Baton } from '../client/baton';
-import { DEFAULT_TASK_QUEUE } from '../common/messages';
+import { DEFAULT_TASK_QUEUE, WorkflowType } from '../common/messages';
 import type { ModelSpec, RunOverrides } from '../common/types';
 import { openai } from '../models/spec';
 import { checkHistories, historiesFromFiles, historiesFromServer, type HistorySource } from '../worker/determinism';
@@ -15,14 +15,15 @@ import { untilDone } from './serve';
 import { loadTeamModule } from './team';
 
 /**
- * `baton replay <workflowId>`: continue a failed chain from its last good step (or `--from-handoff N`);
+ * `baton replay <workflowId>`: continue a failed chain from its last good step (or `--from-handoff N`),
+ * or a conversation (moved onto the current team with `--on-current-team`);
  * `baton replay --check <workflowId | file>...`: replay histories against the current workflow code.
  */
 export const replayCommand: Command = {
   synopsis:
     'baton replay <workflowId> [--from-handoff N] [--max-handoffs N] [--max-turns N] [--model <agent>=<model>]\n             [--on-current-team] [--team <module>] [--task-queue baton]\n' +
     'baton replay --check <workflowId | history.json>...',
-  summary: 'continue a failed chain from its last good step; or check recorded histories for determinism',
+  summary: 'continue a failed chain from its last good step, move a conversation onto the current team; or check recorded histories for determinism',
   reportsChainFailures: true,
   help: `Continuing a chain (a new run of the same workflow id; completed model and tool calls are not repeated):
   --from-handoff N       continue from just before handoff N (1-based) instead of from the failure
@@ -32,6 +33,10 @@ export const replayCommand: Command = {
   --on-current-team      go on with the team the workers run now (a chain that failed with
                          TeamMismatchError): the migration is recorded (team a@v1 → a@v2), decisions
                          already made stand, and a handoff to an agent the team lost is answered
+  A conversation id:     a running conversation moves onto the current team (--on-current-team): a
+                         turn waiting for a worker of its team goes on from its last step, the
+                         approvals given in it standing; a conversation whose run failed continues
+                         in a new run from the state that run was handed
   --team <module>        also serve the team in this process
   --task-queue <name>    task queue of the workers (default baton)
 
@@ -76,6 +81,11 @@ async function continueChain(workflowId: string, values: ContinueValues, ctx: Co
   const { client, native } = await connect();
   const baton = new Baton({ client, taskQueue });
   const onCurrentTeam = values['on-current-team'] === true;
+  const type = await client.workflow
+    .getHandle(workflowId)
+    .describe()
+    .then((d) => d.type, () => undefined);
+  if (type === WorkflowType.CONVERSATION) return continueConversation(baton, workflowId, values, ctx);
   const replayed = await baton.replay(workflowId, { ...(fromHandoff !== undefined ? { fromHandoff } : {}), ...(overrides ? { overrides } : {}), ...(onCurrentTeam ? { onCurrentTeam } : {}) });
   const migrated = replayed.migratedFrom ? `, moving from team ${replayed.migratedFrom} to the team the workers run now` : '';
   ctx.out(`chain ${workflowId} continues from ${replayed.from} in run ${replayed.runId} (${replayed.mechanism} of run ${replayed.baseRunId}${migrated})`);
@@ -92,6 +102,17 @@ async function continueChain(workflowId: string, values: ContinueValues, ctx: Co
     { team: mod, connection: native, taskQueue, interrupted: ctx.interrupted },
   ).finally(() => live?.stop());
   ctx.out(formatResult(result.handoffChain[0]?.from ?? result.finalAgent, result));
+  return 0;
+}
+
+async function continueConversation(baton: Baton, workflowId: string, values: ContinueValues, ctx: CommandContext): Promise<number> {
+  const chainOnly = (['from-handoff', 'max-handoffs', 'max-turns', 'model', 'team'] as const).filter((k) => values[k] !== undefined);
+  if (chainOnly.length > 0) throw new UsageError(`${workflowId} is a conversation: ${chainOnly.map((k) => `--${k}`).join(', ')} apply to chains (a conversation replays with --on-current-team only)`);
+  const replayed = await baton.replayConversation(workflowId, { onCurrentTeam: values['on-current-team'] === true });
+  const m = replayed.migration;
+  const moved = m ? `, moved from team ${m.from} to ${m.to}${m.turn !== undefined ? `: turn ${m.turn} goes on from its last step` : ' before its next turn'}` : '';
+  const how = replayed.mechanism === 'migrate' ? 'goes on' : `continues in run ${replayed.runId} from the state run ${replayed.baseRunId} was handed`;
+  ctx.out(`conversation ${workflowId} ${how}${moved}`);
   return 0;
 }
 

@@ -17,7 +17,9 @@ import { overrideSizes } from '../common/sizes';
 import { BatonStatus, type ApprovalRecord, type RunContext, type RunOptions, type RunOverrides } from '../common/types';
 import { streamsFromEnv } from '../streams/env';
 import type { StreamTransport } from '../streams/types';
-import { Conversation, type ConversationStartOptions } from './conversation';
+import { Conversation, type ConversationStartOptions, migrateConversation } from './conversation';
+import { type ConversationReplayed, type ConversationReplayOptions, replayConversation } from './conversationReplay';
+import type { ConversationMigration } from '../common/stranded';
 import { decideApproval } from './decide';
 import { BatonEconomics } from './economics';
 import { Experiments, inVariant } from './experiments';
@@ -206,6 +208,25 @@ export class Baton {
    */
   replay(workflowId: string, options: ReplayOptions = {}): Promise<ReplayStarted> {
     return replayChain(this.client, workflowId, options);
+  }
+
+  /**
+   * Move a running conversation onto the team the workers run now: a turn stranded by a deploy
+   * (its callers got `TurnStrandedError`) goes on from its last step on the current team, the
+   * approvals given in it standing; between turns, the next turn takes the current team.
+   * @example const { from, to } = await baton.migrateConversation('support-c-7');
+   */
+  migrateConversation(workflowId: string): Promise<ConversationMigration> {
+    return migrateConversation(this.client, workflowId);
+  }
+
+  /**
+   * `baton replay [--on-current-team]` for a conversation: a running one moves onto the current team
+   * (`onCurrentTeam`, as {@link Baton.migrateConversation}); one whose run failed continues in a new
+   * run from the state that run was handed (onto the current team too with `onCurrentTeam`).
+   */
+  replayConversation(workflowId: string, options: ConversationReplayOptions = {}): Promise<ConversationReplayed> {
+    return replayConversation(this.client, workflowId, options);
   }
 
   /**

@@ -14,7 +14,8 @@ import { activityName, brokenStep, recordedHandoff, withLocalActivities } from '
 import { UserError } from '../common/errors';
 import { overrideProblems } from '../common/input';
 import { ActivityType, BatonAgent, BatonHandoffs, BatonStatusAttribute, REPLAY_OF_MEMO, WorkflowType } from '../common/messages';
-import { BatonStatus, type RunOverrides } from '../common/run';
+import { BatonStatus, type HandoffRunInput, type RunOverrides } from '../common/run';
+import type { ChainState } from '../common/state';
 import { decodeHistory } from '../payloads/history';
 import type { HistoryEvent } from '../payloads/read';
 import { migrationRequest } from './migrate';
@@ -59,7 +60,7 @@ export interface ReplayStarted {
   runId: string;
   /** The run continued from. */
   baseRunId: string;
-  /** Where the new run picks up: `failed callModel`, `failed runTool`, `last step` or `handoff N`. */
+  /** Where the new run picks up: `failed callModel`, `failed runTool`, `last step`, `handoff N`, or `carried state` (a continued run that failed as it started). */
   from: string;
   /** `reset`: Temporal reset, the prefix kept in the new run's history; `resume`: a new run started from the rebuilt state (with overrides). */
   mechanism: 'reset' | 'resume';
@@ -122,7 +123,7 @@ async function resumeWithOverrides(
     taskQueue: description.taskQueue,
     workflowId,
     workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE,
-    args: [{ agent: input.agent, input: input.input, ...(input.options ? { options: input.options } : {}), resume: state }],
+    args: [continuedInput(input, overrides, state)],
     memo: { [REPLAY_OF_MEMO]: state.replayOf },
     ...priorityOption(state.options.priority),
     typedSearchAttributes: [
@@ -132,6 +133,17 @@ async function resumeWithOverrides(
     ],
   });
   return { workflowId, runId: handle.firstExecutionRunId, baseRunId, from, mechanism: 'resume', ...(state.migrate ? { migratedFrom: state.migrate.from } : {}) };
+}
+
+/**
+ * The new run's input: the request, the run options as given with the overrides over them, and
+ * the run's context, so what reads the run's input (an eval, a dataset line, a further replay) sees
+ * what the chain runs with, and the carried state.
+ */
+function continuedInput(input: HandoffRunInput, overrides: RunOverrides, state: ChainState): HandoffRunInput {
+  const options = { ...input.options, ...overrides.options };
+  const context = state.context ?? input.context;
+  return { agent: input.agent, input: input.input, ...(Object.keys(options).length > 0 ? { options } : {}), ...(context ? { context } : {}), resume: state };
 }
 
 /**

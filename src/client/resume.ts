@@ -40,9 +40,17 @@ interface Recorded {
 }
 
 /**
+ * Where a continued run that never made a model call resumes: the state it was handed, whole (a run
+ * that failed as it started, e.g. on a state its worker did not understand). Approvals waiting in it
+ * wait again, with their decisions already made.
+ */
+export const CARRIED = 'carried state';
+
+/**
  * Rebuild the state just before the step to run again: the model turn that asked for handoff
  * `fromHandoff`; else a model call that failed; else right after the last model answer (a tool that
- * failed, a limit hit, a termination), so that answer is acted on again without asking the model.
+ * failed, a limit hit, a termination), so that answer is acted on again without asking the model;
+ * else, in a continued run that made no model call, the state it was handed ({@link CARRIED}).
  */
 export function rebuildState(recordedEvents: HistoryEvent[], fromHandoff?: number): ResumePoint {
   const events = withLocalActivities(recordedEvents);
@@ -69,10 +77,11 @@ export function rebuildState(recordedEvents: HistoryEvent[], fromHandoff?: numbe
     after = !failedModel;
     from = broken ? `failed ${activityName(broken)}` : 'last step';
   }
+  if (!target && base && fromHandoff === undefined) return { from: CARRIED, state: { ...base, options: resolveRunOptions(base.options) }, input };
   if (!target) throw new UserError('the run has no model turn to continue from');
 
   const cut = target.eventId;
-  let state = base ? { ...base, options: resolveRunOptions(base.options) } : startChain(team!, input.agent, input.input, resolveRunOptions(input.options));
+  let state = base ? { ...base, options: resolveRunOptions(base.options) } : startChain(team!, input.agent, input.input, resolveRunOptions(input.options), input.context);
   // The run that continues has the controls; they count from the first run's start.
   if (!state.controls) state = { ...state, controls: initialControls(startedAt(events)) };
   // And its costs, counted from the first run's calls at the snapshot's prices.

@@ -4,7 +4,8 @@
  *
  * Workflow-safe: no I/O.
  */
-import { boolean, type Check, durationAtLeast, names, oneOf, shape, shown } from './check';
+import type { ApprovalPolicy, ApprovalRule } from './approvals';
+import { boolean, type Check, durationAtLeast, names, oneOf, shapeOf, shown } from './check';
 
 /** Checks of an approval policy's fields, shared by agents, team rules and run rules. */
 export const APPROVAL_POLICY_FIELDS = {
@@ -14,17 +15,17 @@ export const APPROVAL_POLICY_FIELDS = {
   timeout: durationAtLeast(1000, '1 second'),
   onTimeout: oneOf(['reject', 'approve', 'fail']),
 };
-const POLICY_KEYS = Object.keys(APPROVAL_POLICY_FIELDS);
+const POLICY_KEYS = ['required', 'requireSignature', 'approvers', 'timeout', 'onTimeout'] as const;
 
 /** Problems with an approval policy (`{required?, approvers?, timeout?, onTimeout?}`). */
-export const approvalPolicyCheck: Check = shape(APPROVAL_POLICY_FIELDS, POLICY_KEYS);
+export const approvalPolicyCheck: Check<ApprovalPolicy> = shapeOf<ApprovalPolicy>()(APPROVAL_POLICY_FIELDS, POLICY_KEYS);
 
 /** Problems with an approval rule: a policy for handoffs into `to`, or only from `from` to `to`. */
-export const approvalRuleCheck: Check = shape(
+export const approvalRuleCheck: Check<ApprovalRule> = shapeOf<ApprovalRule>()(
   { ...APPROVAL_POLICY_FIELDS, from: oneOfNames(), to: oneOfNames() },
   [...POLICY_KEYS, 'from'],
 );
 
-function oneOfNames(): Check {
+function oneOfNames(): Check<string> {
   return (v, key) => (typeof v === 'string' && v !== '' ? [] : [`"${key}" must name an agent, got ${shown(v)}`]);
 }

@@ -10,6 +10,7 @@ import type { RunOptions } from './options';
 import type { HandoffRecord, Usage } from './run';
 import type { ChainState } from './state';
 import type { RunContext } from './team';
+import { type TurnStranding, TurnStrandedError } from './stranded';
 
 /**
  * Input of the `conversation` workflow: plain JSON, so any Temporal client can start one (with
@@ -87,13 +88,14 @@ export interface ConversationResult {
 
 /** Where a conversation is, as the `conversation` query answers. */
 export interface ConversationView {
-  status: 'idle' | 'answering' | 'awaiting_approval' | 'ending' | 'ended';
+  /** `waiting_for_worker`: the message being answered waits for a worker of its team (`current.stranded` says which). */
+  status: 'idle' | 'answering' | 'awaiting_approval' | 'waiting_for_worker' | 'ending' | 'ended';
   /** The agent the next message goes to (or the one answering now). */
   activeAgent: string;
   /** Messages taken so far, the one being answered included. */
   turns: number;
   /** The message being answered. */
-  current?: { turn: number; message: string; idempotencyKey: string };
+  current?: { turn: number; message: string; idempotencyKey: string; stranded?: TurnStranding };
   /** Messages waiting behind it, in the order they arrived. */
   queued: number;
   pendingApprovals: PendingApproval[];
@@ -104,6 +106,27 @@ export interface ConversationView {
   runs: number;
   /** The last reply, when a message was answered. */
   lastReply?: ConversationReply<unknown>;
+}
+
+/** Which message the `message` query looks for: the one sent with a key, or one still waiting or being answered whose key starts with a prefix. */
+export type MessageLookup = { idempotencyKey: string } | { pendingWithPrefix: string };
+
+/** A message as the `message` query finds it, by its idempotency key. */
+export interface MessageView {
+  idempotencyKey: string;
+  /** Waiting for its turn, being answered, answered, or its turn failed. */
+  status: 'queued' | 'answering' | 'answered' | 'failed';
+  turn?: number;
+  reply?: ConversationReply<unknown>;
+  failure?: { type: string; message: string; details?: unknown };
+}
+
+/** What the `message` query answers: the message found (or `null`), and how many messages the conversation has taken. */
+export interface MessageLookupResult {
+  message: MessageView | null;
+  turns: number;
+  /** For a prefix: the keys with it among the replies the conversation remembers. */
+  answered?: string[];
 }
 
 /** A message taken but not yet answered. */
@@ -130,6 +153,8 @@ export interface CurrentTurn extends QueuedMessage {
   before: Pick<ChainState, 'agentId' | 'messages' | 'shared'>;
   /** Keys of messages that interrupted the turn and are answered with it (`midTurn: "interrupt"`). */
   merged?: string[];
+  /** Set while a step of the turn waits for a worker that has the turn's team. */
+  stranded?: TurnStranding;
 }
 
 /** What a conversation carries from one run into the next (continue-as-new). */
@@ -185,8 +210,13 @@ export interface TurnEndedRecord {
 export type ConversationEvent =
   | { type: 'compacted'; afterTurn: number; agent: string; summarizedMessages: number; keptMessages: number; tokensBefore: number; tokensAfter: number; at: string }
   | { type: 'ended'; endedBy: ConversationEnd; turns: number; at: string }
-  /** The conversation took a new team snapshot between turns ("team support@v1 → support@v2 before turn 7"). */
-  | { type: 'team_changed'; from: string; to: string; beforeTurn: number; deployment?: string; agent: string; at: string };
+  /**
+   * The conversation took a new team snapshot between turns ("team support@v1 → support@v2 before
+   * turn 7"), or (`by: 'migration'`) a migration moved the turn `beforeTurn` onto the current team.
+   */
+  | { type: 'team_changed'; from: string; to: string; beforeTurn: number; deployment?: string; agent: string; at: string; by?: 'migration' }
+  /** A step of turn `turn` was refused by a worker that lacks the turn's team: the turn waits for one (its callers were told). */
+  | ({ type: 'turn_stranded'; turn: number; at: string } & Omit<TurnStranding, 'since'>);
 
 /** A message sent to a conversation that has ended or is ending. */
 export class ConversationEndedError extends UserError<{ workflowId: string }> {
@@ -203,15 +233,17 @@ export class ConversationEndedError extends UserError<{ workflowId: string }> {
  * (`request: 'end'`) is carried into the next run, which ends once the messages it took are
  * answered; send it again for the result. `baton.conversation()` does both by itself.
  */
-export class ConversationContinuedError extends BatonError<{ idempotencyKey: string; turn: number; request: 'message' | 'end' }> {
+export class ConversationContinuedError extends BatonError<{ idempotencyKey: string; turn: number; request: 'message' | 'end' | 'migrate' }> {
   declare readonly idempotencyKey: string;
   declare readonly turn: number;
-  declare readonly request: 'message' | 'end';
-  constructor(idempotencyKey: string, turn: number, request: 'message' | 'end' = 'message') {
+  declare readonly request: 'message' | 'end' | 'migrate';
+  constructor(idempotencyKey: string, turn: number, request: 'message' | 'end' | 'migrate' = 'message') {
     super(
       request === 'end'
         ? 'The conversation continued in a new run before it could end; the new run ends it once the messages it took are answered: send the end request (endConversation) again for its result'
-        : `The conversation continued in a new run before answering message ${turn}; send it again with idempotencyKey "${idempotencyKey}" for its reply`,
+        : request === 'migrate'
+          ? 'The conversation continued in a new run before it could move onto the current team: send the migration (migrateConversation) again'
+          : `The conversation continued in a new run before answering message ${turn}; send it again with idempotencyKey "${idempotencyKey}" for its reply`,
       { idempotencyKey, turn, request },
     );
   }
@@ -242,4 +274,4 @@ export class MessageRolledBackError extends UserError<{ workflowId: string; turn
 }
 
 /** The conversation's own errors, by failure type. */
-export const CONVERSATION_ERRORS = { ConversationEndedError, ConversationContinuedError, ConversationBusyError, MessageRolledBackError } as const;
+export const CONVERSATION_ERRORS = { ConversationEndedError, ConversationContinuedError, ConversationBusyError, MessageRolledBackError, TurnStrandedError } as const;

@@ -7,6 +7,7 @@
  * Workflow-safe: no I/O.
  */
 import type { HandoffDecision } from './approvals';
+import { isUnreadable } from './arrival';
 import { type Check, fieldNames, isRecord, nonEmptyString, object, oneOf, recordOf, shape, shown, string } from './check';
 import type { ConversationInput } from './conversation';
 import { InputTooLargeError, InvalidRunInputError } from './errors';
@@ -30,6 +31,16 @@ export function contextProblems(value: unknown): string[] {
   return bytes > MAX_CONTEXT_BYTES ? [`"context" is ${bytes} bytes of JSON; at most ${MAX_CONTEXT_BYTES} (give tools large or secret things when the worker builds them)`] : [];
 }
 
+/**
+ * What is wrong with a carried state, said as what it is: baton wrote `resume` when the chain or
+ * conversation continued (continue-as-new, a replay, a migration), so the problem is a field this
+ * worker's baton does not understand, not something a caller should leave out.
+ */
+function carriedStateProblems(problems: string[], what: 'chain' | 'conversation'): string[] {
+  const how = `the ${what} state baton wrote in "resume" when the ${what} continued (continue-as-new, a replay or a migration)`;
+  return problems.map((p) => `${how} is not understood by this worker's baton: ${p}. Run workers of a baton version that reads it, then \`baton replay <workflowId>\` continues the ${what}`);
+}
+
 /** Which checks a validation makes: `sizes` holds fields to {@link LIMITS} first. */
 export interface ValidationOptions {
   /** @default true */
@@ -40,11 +51,19 @@ function refuseSizes(problems: SizeProblem[]): void {
   if (problems.length > 0) throw new InputTooLargeError(problems);
 }
 
+/** A start whose payload could not be read (not JSON, another encoding): refused, saying what a start is. */
+function refuseUnreadable(value: unknown, valid: string): void {
+  if (!isUnreadable(value)) return;
+  if (value.size) throw new InputTooLargeError([value.size]);
+  throw new InvalidRunInputError([`${value.problem('the start input')}; start it with a JSON object ${valid}`]);
+}
+
 /**
  * Check a `handoffRun` input; throws {@link InputTooLargeError} for fields over their limits (then
  * nothing else is checked), else {@link InvalidRunInputError} naming every problem.
  */
 export function validateRunInput(value: unknown, options: ValidationOptions = {}): HandoffRunInput {
+  refuseUnreadable(value, '{"agent": string, "input": string, "options"?: object}');
   if (options.sizes !== false) refuseSizes(runInputSizes(value));
   if (!isRecord(value)) {
     throw new InvalidRunInputError([`input must be an object {"agent": string, "input": string, "options"?: object}, got ${shown(value)}`]);
@@ -56,7 +75,7 @@ export function validateRunInput(value: unknown, options: ValidationOptions = {}
   if (value.options !== undefined) problems.push(...runOptionProblems(value.options));
   if (value.context !== undefined) problems.push(...contextProblems(value.context));
   if (value.parent !== undefined) problems.push(...parentLinkCheck(value.parent, 'parent'));
-  if (value.resume !== undefined) problems.push(...chainStateCheck(value.resume, 'resume').map((p) => `${p} ("resume" is set by baton when a chain continues; leave it out)`));
+  if (value.resume !== undefined) problems.push(...carriedStateProblems(chainStateCheck(value.resume, 'resume'), 'chain'));
   const extra = Object.keys(value).filter((k) => !INPUT_FIELDS.includes(k));
   if (extra.length > 0) problems.push(`unknown field(s) ${fieldNames(extra)} (valid: agent, input, options, context)`);
   if (problems.length > 0) throw new InvalidRunInputError(problems);
@@ -78,12 +97,14 @@ export function overrideProblems(value: unknown, agents?: readonly string[]): st
 
 const argumentsObject: Check = (v, key) => (isRecord(v) ? [] : [`"${key}" must be an object of the tool's arguments, got ${shown(v)}`]);
 
+const decisionShape = shape(
+  { handoffId: nonEmptyString, approver: nonEmptyString, decision: oneOf(['approve', 'reject']), comment: string, reason: string, arguments: argumentsObject, callHash: nonEmptyString, signature: nonEmptyString },
+  ['comment', 'reason', 'arguments', 'callHash', 'signature'],
+);
+
 /** Problems with a decision on a waiting handoff, before looking at what waits. */
 export function decisionProblems(value: unknown): string[] {
-  return shape(
-    { handoffId: nonEmptyString, approver: nonEmptyString, decision: oneOf(['approve', 'reject']), comment: string, reason: string, arguments: argumentsObject, callHash: nonEmptyString, signature: nonEmptyString },
-    ['comment', 'reason', 'arguments', 'callHash', 'signature'],
-  )(value, 'decision');
+  return decisionShape(value, 'decision');
 }
 
 /** A decision as the workflow stores it: a valid one, or the problems that refuse it. */
@@ -96,6 +117,7 @@ const CONVERSATION_INPUT_FIELDS = ['agent', 'options', 'conversation', 'context'
 
 /** Check a `conversation` input; throws {@link InputTooLargeError} for fields over their limits, else {@link InvalidRunInputError} naming every problem. */
 export function validateConversationInput(value: unknown, options: ValidationOptions = {}): ConversationInput {
+  refuseUnreadable(value, '{"agent": string, "options"?: object, "conversation"?: object}');
   if (options.sizes !== false) refuseSizes(conversationInputSizes(value));
   if (!isRecord(value)) throw new InvalidRunInputError([`input must be an object {"agent": string, "options"?: object, "conversation"?: object}, got ${shown(value)}`]);
   const problems: string[] = [];
@@ -103,7 +125,7 @@ export function validateConversationInput(value: unknown, options: ValidationOpt
   if (value.options !== undefined) problems.push(...runOptionProblems(value.options));
   if (value.conversation !== undefined) problems.push(...conversationOptionProblems(value.conversation));
   if (value.context !== undefined) problems.push(...contextProblems(value.context));
-  if (value.resume !== undefined) problems.push(...conversationStateCheck(value.resume, 'resume').map((p) => `${p} ("resume" is set by baton when a conversation continues; leave it out)`));
+  if (value.resume !== undefined) problems.push(...carriedStateProblems(conversationStateCheck(value.resume, 'resume'), 'conversation'));
   const extra = Object.keys(value).filter((k) => !CONVERSATION_INPUT_FIELDS.includes(k));
   const message = extra.includes('input') ? '; messages, the first one too, are sent as sendMessage updates (with the start, by update-with-start)' : '';
   if (extra.length > 0) problems.push(`unknown field(s) ${fieldNames(extra)} (valid: agent, options, conversation, context)${message}`);

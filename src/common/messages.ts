@@ -8,9 +8,10 @@ import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/commo
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { ApprovalRecord, HandoffDecision, PendingApproval } from './approvals';
 import type { HandoffRecord, RunOverrides, RunStatus } from './run';
-import type { ConversationReply, ConversationResult, ConversationView, SendMessageInput } from './conversation';
+import type { ConversationReply, ConversationResult, ConversationView, MessageLookup, MessageLookupResult, SendMessageInput } from './conversation';
 import type { SteerInput, SteerReceipt } from './live';
 import type { ExperimentState, StopExperiment } from './experiment';
+import type { ConversationMigration } from './stranded';
 
 /** The task queue baton's workers poll unless told otherwise. */
 export const DEFAULT_TASK_QUEUE = 'baton';
@@ -216,8 +217,18 @@ export const sendMessageUpdate = defineUpdate<ConversationReply<unknown>, [SendM
 /** Update: end a conversation once the messages it took are answered; answers with its result. */
 export const endConversationUpdate = defineUpdate<ConversationResult, []>('endConversation');
 
+/**
+ * Update: move a conversation onto the team the workers run now (`baton replay --on-current-team <id>`): a
+ * turn waiting for a worker of its team goes on from its last good step on the current team, its
+ * approvals standing; between turns, the next turn takes the current team. Answers once applied.
+ */
+export const migrateConversationUpdate = defineUpdate<ConversationMigration, []>('migrateConversation');
+
 /** Query: where a conversation is: its active agent, the message being answered, what waits. */
 export const conversationQuery = defineQuery<ConversationView>('conversation');
+
+/** Query: a message by its idempotency key (waiting, being answered, or its remembered reply), so a caller can follow one it sent. */
+export const messageQuery = defineQuery<MessageLookupResult, [MessageLookup]>('message');
 
 /** Memo key of a conversation's turn records (`TurnStartedRecord`, `TurnEndedRecord`); every upsert is a history event. */
 export const TURN_MEMO = 'batonTurn';

@@ -9,7 +9,8 @@ import type { Check } from './check';
 /** One option: its default, how it is checked, and how a given value becomes the resolved one. */
 export interface Descriptor<Input, Resolved> {
   default: Resolved;
-  check: Check;
+  /** Accepts every value of `Input`. */
+  check: Check<Exclude<Input, undefined>>;
   /** One line for help texts. */
   doc: string;
   /** The resolved value of a given one (e.g. a partial retry policy completed with the defaults). */

@@ -3,34 +3,59 @@
  * replay, a migration): messages, handoff and approval records, counters and controls, with the
  * team snapshot among them. A state that does not pass fails the run at once rather than later.
  *
+ * Each check of an object is built with `shapeOf<T>()` from the type baton writes, so a field added
+ * to a carried type without its check (or a check left for a field gone) does not compile: what one
+ * run writes, the next run reads back.
+ *
  * Workflow-safe: no I/O.
  */
-import { arrayOf, boolean, type Check, count, either, integer, isoTime, isRecord, names, nonEmptyString, nullable, object, oneOf, recordOf, shape, shown, string } from './check';
+import type { ApprovalRecord, DecisionIdentity, PendingApproval } from './approvals';
+import { arrayOf, boolean, type Check, count, either, integer, isoTime, isRecord, names, nonEmptyString, nullable, number, object, oneOf, recordOf, shapeOf, shown, string } from './check';
+import type { ConversationReply, ConversationState, CurrentTurn, QueuedMessage, RememberedReply } from './conversation';
+import type { Breaker, BudgetExceeded, ControlState, ToolCallUnderApproval } from './controls';
 import { callTokensCheck, economicsStateCheck, usageCheck } from './economics/checks';
-import { CONVERSATION_OPTION_KEYS, conversationOptionProblems } from './conversationOptions';
-import { RUN_OPTION_KEYS, runOptionProblems } from './options';
+import { CONVERSATION_OPTION_KEYS, conversationOptionProblems, type ResolvedConversationOptions } from './conversationOptions';
+import type { HandoffResult } from './handoff';
+import type { ChatMessage, ModelResponse, ToolCall } from './model';
+import { RUN_OPTION_KEYS, runOptionProblems, type ResolvedRunOptions } from './options';
+import type { HandoffRecord, ParentLink } from './run';
+import type { ChainState, MigrationFallback, MigrationRequest, OpenTools, OpenTurn, ReplayOrigin } from './state';
+import type { SharedState, StateUpdate } from './team';
+import type { TurnStranding } from './stranded';
 import { teamSpecCheck } from './teamChecks';
 
-const sharedState = shape({ context: object, artifacts: (v, key) => (Array.isArray(v) ? [] : [`"${key}" must be a list`]), workflowState: object });
+const anything: Check = () => [];
+/** A figure a budget counts: tokens, turns, milliseconds or micros. */
+const amount = number(0, Number.MAX_SAFE_INTEGER);
+const list: Check<unknown[]> = (v, key) => (Array.isArray(v) ? [] : [`"${key}" must be a list, got ${shown(v)}`]);
 
-const toolCall = shape({ id: string, name: string, arguments: string });
+const sharedState = shapeOf<SharedState>()({ context: object, artifacts: list, workflowState: object });
 
-const chatMessage: Check = (v, key) => {
+const stateUpdate = shapeOf<StateUpdate>()({ context: object, artifacts: list, workflowState: object }, ['context', 'artifacts', 'workflowState']);
+
+const toolCall = shapeOf<ToolCall>()({ id: string, name: string, arguments: string });
+
+type Message<R extends ChatMessage['role']> = Extract<ChatMessage, { role: R }>;
+const byRole = {
+  system: shapeOf<Message<'system'>>()({ role: oneOf(['system']), content: string }),
+  user: shapeOf<Message<'user'>>()({ role: oneOf(['user']), content: string }),
+  assistant: shapeOf<Message<'assistant'>>()({ role: oneOf(['assistant']), content: nullable(string), toolCalls: arrayOf(toolCall, 'tool calls') }, ['toolCalls']),
+  tool: shapeOf<Message<'tool'>>()({ role: oneOf(['tool']), toolCallId: string, content: string }),
+} satisfies { [R in ChatMessage['role']]: Check<Message<R>> };
+
+const chatMessage: Check<ChatMessage> = (v, key) => {
   if (!isRecord(v)) return [`"${key}" must be a chat message, got ${shown(v)}`];
-  switch (v.role) {
-    case 'system':
-    case 'user':
-      return shape({ role: string, content: string })(v, key);
-    case 'assistant':
-      return shape({ role: string, content: nullable(string), toolCalls: arrayOf(toolCall, 'tool calls') }, ['toolCalls'])(v, key);
-    case 'tool':
-      return shape({ role: string, toolCallId: string, content: string })(v, key);
-    default:
-      return [`"${key}.role" must be "system", "user", "assistant" or "tool", got ${shown(v.role)}`];
-  }
+  const check = typeof v.role === 'string' ? byRole[v.role as ChatMessage['role']] : undefined;
+  return check ? check(v, key) : [`"${key}.role" must be "system", "user", "assistant" or "tool", got ${shown(v.role)}`];
 };
+const chatMessages = arrayOf(chatMessage, 'chat messages');
 
-const approvalRecord = shape(
+const decisionIdentity = shapeOf<DecisionIdentity>()(
+  { method: oneOf(['signed', 'token', 'claimed']), kid: string, keySource: oneOf(['team', 'run']), issuer: string, subject: string },
+  ['kid', 'keySource', 'issuer', 'subject'],
+);
+
+const approvalRecord = shapeOf<ApprovalRecord>()(
   {
     handoffId: nonEmptyString,
     outcome: oneOf(['approved', 'rejected', 'timed_out']),
@@ -45,14 +70,16 @@ const approvalRecord = shape(
     tool: string,
     editedArguments: string,
     argumentsDigest: string,
-    identity: shape({ method: oneOf(['signed', 'token', 'claimed']), kid: string, keySource: oneOf(['team', 'run']), issuer: string, subject: string }, ['kid', 'keySource', 'issuer', 'subject']),
+    identity: decisionIdentity,
     signature: string,
   },
   ['approver', 'comment', 'reason', 'onTimeout', 'timeout', 'tool', 'editedArguments', 'argumentsDigest', 'identity', 'signature'],
 );
 
+const toolCallUnderApproval = shapeOf<ToolCallUnderApproval>()({ name: nonEmptyString, arguments: string, toolCallId: string, callHash: nonEmptyString });
+
 /** Problems with an approval a specialist reports waiting, or a carried state holds. */
-export const pendingApprovalCheck: Check = shape(
+export const pendingApprovalCheck: Check<PendingApproval> = shapeOf<PendingApproval>()(
   {
     handoffId: nonEmptyString,
     from: nonEmptyString,
@@ -64,30 +91,43 @@ export const pendingApprovalCheck: Check = shape(
     timeout: either(string, count),
     onTimeout: oneOf(['reject', 'approve', 'fail']),
     workflowId: string,
-    tool: shape({ name: nonEmptyString, arguments: string, toolCallId: string, callHash: nonEmptyString }),
+    tool: toolCallUnderApproval,
     requireSignature: boolean,
   },
   ['expiresAt', 'approvers', 'timeout', 'workflowId', 'tool', 'requireSignature'],
 );
 
-const handoffRecord = shape(
-  { from: nonEmptyString, to: nonEmptyString, message: string, timestamp: isoTime, turn: count, approval: approvalRecord, input: (_v: unknown) => [], update: object },
+const handoffRecord = shapeOf<HandoffRecord>()(
+  { from: nonEmptyString, to: nonEmptyString, message: string, timestamp: isoTime, turn: count, approval: approvalRecord, input: anything, update: stateUpdate },
   ['approval', 'input', 'update'],
 );
 
-const usage = usageCheck;
+/** A typed answer checked by the model activity: the value, or what is wrong with it. */
+const checkedValue: Check<{ value: unknown } | { error: string }> = (v, key) =>
+  isRecord(v) && Object.keys(v).length === 1 && ('value' in v || typeof v.error === 'string') ? [] : [`"${key}" must be {value} or {error: string}, got ${shown(v)}`];
 
-const modelResponse = shape({ content: nullable(string), toolCalls: arrayOf(toolCall, 'tool calls'), usage: callTokensCheck, model: string });
+const modelResponse = shapeOf<ModelResponse>()(
+  {
+    content: nullable(string),
+    toolCalls: arrayOf(toolCall, 'tool calls'),
+    usage: callTokensCheck,
+    model: string,
+    output: checkedValue,
+    handoffInputs: arrayOf(nullable(checkedValue), 'checked handoff inputs'),
+  },
+  ['output', 'handoffInputs'],
+);
 
-const openTurn = shape({
-  calls: arrayOf(toolCall, 'tool calls'),
-  results: arrayOf((v, key) => (Array.isArray(v) && v.length === 2 && v.every((x) => typeof x === 'string') ? [] : [`"${key}" must be [callId, result]`]), 'pairs'),
-  handoffCallId: string,
-  handoff: shape({ kind: oneOf(['handoff']), from: nonEmptyString, to: nonEmptyString, message: string, input: (_v: unknown) => [], update: object }, ['input', 'update']),
-  handoffId: nonEmptyString,
-});
+const handoffResult = shapeOf<HandoffResult>()(
+  { kind: oneOf(['handoff']), from: nonEmptyString, to: nonEmptyString, message: string, input: anything, update: stateUpdate, via: oneOf(['specialist']) },
+  ['input', 'update', 'via'],
+);
 
-const resolvedOptions: Check = (v, key) => {
+const answerPair: Check<[string, string]> = (v, key) => (Array.isArray(v) && v.length === 2 && v.every((x) => typeof x === 'string') ? [] : [`"${key}" must be [callId, result]`]);
+
+const openTurn = shapeOf<OpenTurn>()({ calls: arrayOf(toolCall, 'tool calls'), results: arrayOf(answerPair, 'pairs'), handoffCallId: string, handoff: handoffResult, handoffId: nonEmptyString });
+
+const resolvedOptions: Check<ResolvedRunOptions> = (v, key) => {
   const problems = runOptionProblems(v, key);
   if (problems.length > 0 || !isRecord(v)) return problems;
   // Options carried from runs of older versions may lack options added since; defaults fill them.
@@ -96,19 +136,68 @@ const resolvedOptions: Check = (v, key) => {
 };
 
 /** Problems with the link of a specialist chain to the chain it works for. */
-export const parentLinkCheck: Check = shape(
-  { workflowId: nonEmptyString, rootWorkflowId: nonEmptyString, depth: integer(1, 100), token: nonEmptyString, team: shape({ id: nonEmptyString, hash: nonEmptyString }), turn: integer(0, Number.MAX_SAFE_INTEGER), message: nonEmptyString },
+export const parentLinkCheck: Check<ParentLink> = shapeOf<ParentLink>()(
+  {
+    workflowId: nonEmptyString,
+    rootWorkflowId: nonEmptyString,
+    depth: integer(1, 100),
+    token: nonEmptyString,
+    team: shapeOf<NonNullable<ParentLink['team']>>()({ id: nonEmptyString, hash: nonEmptyString }),
+    turn: integer(0, Number.MAX_SAFE_INTEGER),
+    message: nonEmptyString,
+  },
   ['token', 'team', 'turn', 'message'],
 );
 
-const chainStateShape = shape(
+const budgetExceeded = shapeOf<BudgetExceeded>()(
+  {
+    budget: oneOf(['handoffs', 'turns', 'tokens', 'agents', 'deadline', 'cost']),
+    limit: amount,
+    used: amount,
+    currency: string,
+    needed: amount,
+    scope: oneOf(['conversation']),
+    agent: string,
+  },
+  ['currency', 'needed', 'scope'],
+);
+
+const breaker = shapeOf<Breaker>()({ state: oneOf(['closed', 'open', 'half_open']), failures: count, openedAt: count }, ['openedAt']);
+
+const controlState = shapeOf<ControlState>()(
+  {
+    counters: recordOf(count),
+    breakers: recordOf(breaker),
+    startedAt: count,
+    progressAtHandoff: arrayOf(count, 'counts'),
+    progress: count,
+    loopRefusals: count,
+    finalTurn: budgetExceeded,
+    usageByAgent: recordOf(usageCheck),
+    guardrailFeedback: recordOf(count),
+  },
+  ['finalTurn', 'guardrailFeedback'],
+);
+
+const migrationFallback = shapeOf<MigrationFallback>()({
+  agentId: nonEmptyString,
+  messages: chatMessages,
+  answers: arrayOf(shapeOf<MigrationFallback['answers'][number]>()({ toolCallId: string, content: string }), 'answers'),
+  handoffCallId: string,
+  to: nonEmptyString,
+});
+
+type Approvals = ChainState['approvals'];
+type DecidedCall = NonNullable<ChainState['decidedCalls']>[string];
+
+const chainStateShape = shapeOf<ChainState>()(
   {
     team: teamSpecCheck,
     options: resolvedOptions,
     agentId: nonEmptyString,
-    messages: arrayOf(chatMessage, 'chat messages'),
+    messages: chatMessages,
     chain: arrayOf(handoffRecord, 'handoff records'),
-    usage,
+    usage: usageCheck,
     turns: count,
     activationTurns: count,
     invalidHandoffs: count,
@@ -119,57 +208,59 @@ const chainStateShape = shape(
     shared: sharedState,
     parent: parentLinkCheck,
     openTurn,
+    openTools: shapeOf<OpenTools>()({ response: modelResponse, asked: recordOf(nonEmptyString) }),
     pendingResponse: modelResponse,
-    approvals: shape({ pending: arrayOf(pendingApprovalCheck, 'waiting approvals'), decided: arrayOf(approvalRecord, 'approval records') }),
+    approvals: shapeOf<Approvals>()(
+      { pending: arrayOf(pendingApprovalCheck, 'waiting approvals'), decided: arrayOf(approvalRecord, 'approval records'), toolCalls: recordOf(string) },
+      ['toolCalls'],
+    ),
     continuedRuns: count,
-    replayOf: shape({ workflowId: string, runId: string, from: string }),
-    migrate: shape(
-      {
-        from: nonEmptyString,
-        fallback: shape({ agentId: nonEmptyString, messages: arrayOf(chatMessage, 'chat messages'), answers: arrayOf(shape({ toolCallId: string, content: string }), 'answers'), handoffCallId: string, to: nonEmptyString }),
-      },
-      ['fallback'],
-    ),
-    decidedCalls: recordOf(shape({ callHash: string, record: approvalRecord })),
-    controls: shape(
-      {
-        counters: recordOf(count),
-        breakers: recordOf(shape({ state: oneOf(['closed', 'open', 'half_open']), failures: count, openedAt: count }, ['openedAt'])),
-        startedAt: count,
-        progressAtHandoff: arrayOf(count, 'counts'),
-        progress: count,
-        loopRefusals: count,
-        finalTurn: object,
-        usageByAgent: recordOf(usage),
-        guardrailFeedback: recordOf(count),
-      },
-      ['finalTurn', 'guardrailFeedback'],
-    ),
+    replayOf: shapeOf<ReplayOrigin>()({ workflowId: string, runId: string, from: string }),
+    migrate: shapeOf<MigrationRequest>()({ from: nonEmptyString, fallback: migrationFallback }, ['fallback']),
+    decidedCalls: recordOf(shapeOf<DecidedCall>()({ callHash: string, record: approvalRecord })),
+    controls: controlState,
     economics: economicsStateCheck,
+    routingCounts: recordOf(count),
   },
-  ['answerRetries', 'context', 'request', 'shared', 'parent', 'openTurn', 'pendingResponse', 'replayOf', 'controls', 'migrate', 'decidedCalls', 'economics'],
+  ['answerRetries', 'context', 'request', 'shared', 'parent', 'openTurn', 'openTools', 'pendingResponse', 'replayOf', 'controls', 'migrate', 'decidedCalls', 'economics', 'routingCounts'],
 );
 
 /** Problems with a carried chain state, the references between its parts included. */
-export const chainStateCheck: Check = (v, key) => {
+export const chainStateCheck: Check<ChainState> = (v, key) => {
   const problems = chainStateShape(v, key);
   if (problems.length > 0 || !isRecord(v)) return problems;
   const agents = (v.team as { agents: Record<string, unknown> }).agents;
-  if (!(String(v.agentId) in agents)) problems.push(`"${key}.agentId" ${shown(v.agentId)} is not in the team (${Object.keys(agents).join(', ')})`);
+  if (!Object.hasOwn(agents, String(v.agentId))) problems.push(`"${key}.agentId" ${shown(v.agentId)} is not in the team (${Object.keys(agents).join(', ')})`);
   return problems;
 };
 
-const queuedMessage = shape({ turn: integer(1, Number.MAX_SAFE_INTEGER), message: string, idempotencyKey: nonEmptyString, updateId: string }, ['updateId']);
+const queuedMessage = shapeOf<QueuedMessage>()({ turn: integer(1, Number.MAX_SAFE_INTEGER), message: string, idempotencyKey: nonEmptyString, updateId: string }, ['updateId']);
 
-const currentTurn: Check = (v, key) => {
-  const problems = shape({ turn: count, message: string, idempotencyKey: nonEmptyString, updateId: string, startedAt: isoTime, before: object, merged: arrayOf(nonEmptyString, 'idempotency keys') }, ['updateId', 'merged'])(v, key);
-  if (problems.length > 0 || !isRecord(v) || !isRecord(v.before)) return problems;
-  return shape({ agentId: nonEmptyString, messages: arrayOf(chatMessage, 'chat messages'), shared: sharedState }, ['shared'])(v.before, `${key}.before`);
-};
+const currentTurn = shapeOf<CurrentTurn>()(
+  {
+    turn: count,
+    message: string,
+    idempotencyKey: nonEmptyString,
+    updateId: string,
+    startedAt: isoTime,
+    before: shapeOf<CurrentTurn['before']>()({ agentId: nonEmptyString, messages: chatMessages, shared: sharedState }, ['shared']),
+    merged: arrayOf(nonEmptyString, 'idempotency keys'),
+    stranded: shapeOf<TurnStranding>()({ version: string, worker: string, step: string, missing: arrayOf(string, 'missing parts'), since: isoTime }),
+  },
+  ['updateId', 'merged', 'stranded'],
+);
 
-const rememberedReply = shape({ idempotencyKey: nonEmptyString, reply: object, failure: shape({ type: string, message: string, details: (_v: unknown) => [] }, ['details']) }, ['reply', 'failure']);
+const conversationReply = shapeOf<ConversationReply<unknown>>()(
+  { turn: count, output: anything, agent: nonEmptyString, handoffs: arrayOf(handoffRecord, 'handoff records'), usage: usageCheck, idempotencyKey: nonEmptyString, handedBackTo: nonEmptyString },
+  ['handedBackTo'],
+);
 
-const resolvedConversationOptions: Check = (v, key) => {
+const rememberedReply = shapeOf<RememberedReply>()(
+  { idempotencyKey: nonEmptyString, reply: conversationReply, failure: shapeOf<NonNullable<RememberedReply['failure']>>()({ type: string, message: string, details: anything }, ['details']) },
+  ['reply', 'failure'],
+);
+
+const resolvedConversationOptions: Check<ResolvedConversationOptions> = (v, key) => {
   const problems = conversationOptionProblems(v, key);
   if (problems.length > 0 || !isRecord(v)) return problems;
   // `midTurn` and `maxCost` came later: a conversation carried from before them goes on with their defaults.
@@ -177,7 +268,7 @@ const resolvedConversationOptions: Check = (v, key) => {
 };
 
 /** Problems with a carried conversation, its chain's state included. */
-export const conversationStateCheck: Check = shape(
+export const conversationStateCheck: Check<ConversationState> = shapeOf<ConversationState>()(
   {
     chain: chainStateCheck,
     conversation: resolvedConversationOptions,
@@ -185,7 +276,7 @@ export const conversationStateCheck: Check = shape(
     current: currentTurn,
     queued: arrayOf(queuedMessage, 'queued messages'),
     replies: arrayOf(rememberedReply, 'remembered replies'),
-    usage,
+    usage: usageCheck,
     handoffs: count,
     compactions: count,
     lastActiveAt: isoTime,

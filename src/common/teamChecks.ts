@@ -6,28 +6,31 @@
  * Workflow-safe: no I/O.
  */
 import { approvalPolicyCheck, approvalRuleCheck } from './approvalPolicy';
-import { arrayOf, boolean, type Check, count, either, integer, isRecord, names, nonEmptyString, number, object, oneOf, recordOf, shape, shown, string } from './check';
+import { arrayOf, boolean, type Check, count, either, integer, isRecord, names, nonEmptyString, number, object, oneOf, recordOf, shapeOf, shown, string } from './check';
+import type { CustomModelSpec, ModelSpec, OpenAIModelSettings, OpenAIModelSpec, ScriptedModelSpec, ScriptedRule, ScriptedStep, ScriptedToolCall, ToolSpec } from './model';
+import type { AgentProfile, AgentSpec, DelegateOptionsSpec, HandoffFilter, HandoffOptionsSpec, HandoffRule, TeamSpec } from './team';
+import type { TeamVersion } from './version';
 import { economicsSpecCheck } from './economics/checks';
 import { toolSensitivityCheck } from './sensitive';
 import { approverKeysCheck } from './signatures/keys';
 
-const scriptedStep: Check = shape(
+const scriptedStep = shapeOf<ScriptedStep>()(
   {
     text: string,
-    toolCalls: arrayOf(shape({ name: nonEmptyString, arguments: object }), 'tool calls {name, arguments}'),
-    handoff: shape({ to: nonEmptyString, message: string }),
+    toolCalls: arrayOf(shapeOf<ScriptedToolCall>()({ name: nonEmptyString, arguments: object }), 'tool calls {name, arguments}'),
+    handoff: shapeOf<NonNullable<ScriptedStep['handoff']>>()({ to: nonEmptyString, message: string }),
     failAttempts: integer(0, 100),
     delayMs: integer(0, 3_600_000),
-    usage: shape({ inputTokens: integer(0, Number.MAX_SAFE_INTEGER), outputTokens: integer(0, Number.MAX_SAFE_INTEGER) }),
+    usage: shapeOf<NonNullable<ScriptedStep['usage']>>()({ inputTokens: integer(0, Number.MAX_SAFE_INTEGER), outputTokens: integer(0, Number.MAX_SAFE_INTEGER) }),
   },
   ['text', 'toolCalls', 'handoff', 'failAttempts', 'delayMs', 'usage'],
 );
 
-const openaiSpec = shape(
+const openaiSpec = shapeOf<OpenAIModelSpec>()(
   {
     provider: oneOf(['openai']),
     model: nonEmptyString,
-    settings: shape(
+    settings: shapeOf<OpenAIModelSettings>()(
       { temperature: number(0, 2), maxTokens: integer(1), baseURL: nonEmptyString, timeoutMs: integer(1, 3_600_000), stream: boolean },
       ['temperature', 'maxTokens', 'baseURL', 'timeoutMs', 'stream'],
     ),
@@ -35,15 +38,15 @@ const openaiSpec = shape(
   ['settings'],
 );
 
-const scriptedSpec = shape({
+const scriptedSpec = shapeOf<ScriptedModelSpec>()({
   provider: oneOf(['scripted']),
   model: nonEmptyString,
   steps: arrayOf(scriptedStep, 'scripted steps'),
-  rules: arrayOf(shape({ whenIncludes: string, reply: scriptedStep }), 'scripted rules {whenIncludes, reply}'),
+  rules: arrayOf(shapeOf<ScriptedRule>()({ whenIncludes: string, reply: scriptedStep }), 'scripted rules {whenIncludes, reply}'),
   requireAllSteps: boolean,
 });
 
-const customSpec = shape({ provider: nonEmptyString, model: nonEmptyString, settings: object }, ['settings']);
+const customSpec = shapeOf<CustomModelSpec>()({ provider: nonEmptyString, model: nonEmptyString, settings: object }, ['settings']);
 
 /** Names a worker can register providers under. */
 export const PROVIDER_NAME = /^[a-zA-Z][a-zA-Z0-9_-]{0,63}$/;
@@ -52,7 +55,7 @@ export const PROVIDER_NAME = /^[a-zA-Z][a-zA-Z0-9_-]{0,63}$/;
  * Problems with a model spec: `openai(...)`, `scripted(...)`, or `model(provider, name)` for a
  * provider the worker registers (which providers a worker has is checked when it starts).
  */
-export const modelSpecCheck: Check = (v, key) => {
+export const modelSpecCheck: Check<ModelSpec> = (v, key) => {
   if (!isRecord(v)) return [`"${key}" must be a model spec: openai(...), scripted(...) or model(provider, name), got ${shown(v)}`];
   if (v.provider === 'openai') return openaiSpec(v, key);
   if (v.provider === 'scripted') {
@@ -68,30 +71,34 @@ export const modelSpecCheck: Check = (v, key) => {
   return [`"${key}.provider" must name a model provider ("openai", "scripted", or one the worker registers), got ${shown(v.provider)}`];
 };
 
-const toolSpec = shape({ name: nonEmptyString, description: string, parameters: object });
+const toolSpec = shapeOf<ToolSpec>()({ name: nonEmptyString, description: string, parameters: object });
 
-const handoffRule = shape(
+const handoffRule = shapeOf<HandoffRule>()(
   { afterTools: names, whileTokensBelow: integer(0, Number.MAX_SAFE_INTEGER), whileHandoffsBelow: integer(0), whenContext: object },
   ['afterTools', 'whileTokensBelow', 'whileHandoffsBelow', 'whenContext'],
 );
 
-const handoffOptionsSpec = shape(
+const handoffOptionsSpec = shapeOf<HandoffOptionsSpec>()(
   {
     toolName: nonEmptyString,
     description: string,
     reason: string,
     context: oneOf(['message', 'full', 'last_user_message']),
     transferSystemMessage: boolean,
-    filter: shape({ dropToolCalls: boolean, lastMessages: integer(1), summarize: either(boolean, shape({ instructions: string }, ['instructions'])) }, ['dropToolCalls', 'lastMessages', 'summarize']),
+    filter: shapeOf<HandoffFilter>()(
+      { dropToolCalls: boolean, lastMessages: integer(1), summarize: either(boolean, shapeOf<{ instructions?: string }>()({ instructions: string }, ['instructions'])) },
+      ['dropToolCalls', 'lastMessages', 'summarize'],
+    ),
     input: nonEmptyString,
     inputSchema: object,
     isEnabled: handoffRule,
     onHandoff: boolean,
+    returnTo: nonEmptyString,
   },
-  ['toolName', 'description', 'reason', 'context', 'transferSystemMessage', 'filter', 'input', 'inputSchema', 'isEnabled', 'onHandoff'],
+  ['toolName', 'description', 'reason', 'context', 'transferSystemMessage', 'filter', 'input', 'inputSchema', 'isEnabled', 'onHandoff', 'returnTo'],
 );
 
-const agentSpec = shape(
+const agentSpec = shapeOf<AgentSpec>()(
   {
     id: nonEmptyString,
     name: string,
@@ -106,28 +113,29 @@ const agentSpec = shape(
     handoffOptions: recordOf(handoffOptionsSpec),
     delegates: names,
     delegateOptions: recordOf(
-      shape(
+      shapeOf<DelegateOptionsSpec>()(
         { description: string, reason: string, maxTurns: integer(1), maxHandoffs: integer(0), timeout: either(string, count), onFailure: oneOf(['report', 'fail']), maxCost: number(0, 1e9) },
         ['description', 'reason', 'maxTurns', 'maxHandoffs', 'timeout', 'onFailure', 'maxCost'],
       ),
     ),
     delegateTool: toolSpec,
-    profile: shape({ specialization: nonEmptyString, capabilities: names, description: string, examples: arrayOf(string, 'examples'), acceptsHandoffs: boolean }, ['description', 'examples', 'acceptsHandoffs']),
+    profile: shapeOf<AgentProfile>()({ specialization: nonEmptyString, capabilities: names, description: string, examples: arrayOf(string, 'examples'), acceptsHandoffs: boolean }, ['description', 'examples', 'acceptsHandoffs']),
     routing: oneOf(['transfer', 'delegate']),
     outputSchema: object,
     approval: approvalPolicyCheck,
-    guardrails: shape({ input: arrayOf(object, 'guardrails'), output: arrayOf(object, 'guardrails') }, ['input', 'output']),
+    guardrails: shapeOf<NonNullable<AgentSpec['guardrails']>>()({ input: arrayOf(object, 'guardrails'), output: arrayOf(object, 'guardrails') }, ['input', 'output']),
     toolApprovals: recordOf(object),
     modelActivity: oneOf(['remote', 'local']),
+    returnTo: nonEmptyString,
     toolSensitivity: recordOf(toolSensitivityCheck),
   },
-  ['handoffTool', 'handoffTools', 'handoffToolTargets', 'handoffOptions', 'delegates', 'delegateOptions', 'delegateTool', 'profile', 'routing', 'outputSchema', 'approval', 'guardrails', 'toolApprovals', 'modelActivity', 'toolSensitivity'],
+  ['handoffTool', 'handoffTools', 'handoffToolTargets', 'handoffOptions', 'delegates', 'delegateOptions', 'delegateTool', 'profile', 'routing', 'outputSchema', 'approval', 'guardrails', 'toolApprovals', 'modelActivity', 'returnTo', 'toolSensitivity'],
 );
 
-const teamVersion = shape({ id: nonEmptyString, name: nonEmptyString, label: nonEmptyString, hash: nonEmptyString, parts: recordOf(string) }, ['label']);
+const teamVersion = shapeOf<TeamVersion>()({ id: nonEmptyString, name: nonEmptyString, label: nonEmptyString, hash: nonEmptyString, parts: recordOf(string) }, ['label']);
 
 /** Problems with a team snapshot: its agents, their tools, handoffs and delegations, and the team's own settings. */
-export const teamSpecCheck: Check = shape(
+export const teamSpecCheck: Check<TeamSpec> = shapeOf<TeamSpec>()(
   {
     agents: recordOf(agentSpec),
     approvals: arrayOf(approvalRuleCheck, 'approval rules'),

@@ -19,3 +19,4 @@ export * from './priority';
 export * from './live';
 export * from './experiment';
 export * from './routing';
+export * from './stranded';

@@ -4,6 +4,7 @@
  * with 400 before the stream opens; a failure while streaming ends the stream with an `error` event
  * holding problem details.
  */
+import { displayText } from '../common/display';
 import { createRoute, z } from '@hono/zod-openapi';
 import { streamSSE } from 'hono/streaming';
 import { secured } from './access';
@@ -43,7 +44,7 @@ export function runEventRoutes(app: ServiceApp, ctx: ServiceContext): void {
         await streamRunEvents(stream, ctx.baton.client, id, after);
       } catch (err) {
         const problem = toProblem(err);
-        if (problem.status >= 500) ctx.log(`events of ${id} stopped`, err);
+        if (problem.status >= 500) ctx.log(`events of ${displayText(id)} stopped`, err);
         await stream.writeSSE({ event: 'error', data: JSON.stringify(problemBody(problem)) }).catch(() => undefined);
       }
     }) as never;

@@ -24,9 +24,9 @@ describe('the conversation timeline', () => {
     expect(formatConversation(audit).split('\n').slice(2, 8)).toEqual([
       '      loop       triage → refunds refused as a loop, the model is told (triage → refunds → triage → refunds)',
       '      approval   asked for triage → refunds (h2)',
-      '      approval   refused approve from mallory (signal): mallory may not decide this handoff (approvers: alice)',
-      '      approval   approved by alice via update',
-      '      handoff    #1 triage → refunds (approved by alice): refund order 42',
+      '      approval   refused approve from "mallory" (claimed) (signal): mallory may not decide this handoff (approvers: alice)',
+      '      approval   approved by "alice" (claimed) via update',
+      '      handoff    #1 triage → refunds (approved by "alice" (claimed)): refund order 42',
       '      refunds: Refunded.',
     ]);
   });

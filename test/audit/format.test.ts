@@ -92,8 +92,8 @@ describe('the timeline', () => {
     const lines = formatTimeline(chain).split('\n').slice(2);
     expect(lines).toEqual([
       '00:00:00.000  approval   asked for refunds to call issueRefund({"orderId":"A1","amount":250}) (ap1), approvers alice',
-      '00:00:00.000  approval   approved by alice with edited arguments {"orderId":"A1","amount":200} via update: "capped"',
-      '00:00:00.000  approval   rejected by bob via signal: "no"',
+      '00:00:00.000  approval   approved by "alice" (claimed) with edited arguments {"orderId":"A1","amount":200} via update: "capped"',
+      '00:00:00.000  approval   rejected by "bob" (claimed) via signal: "no"',
       '00:00:00.000  refunds    tool issueRefund({"orderId":"A1","amount":200}) → {"refunded":200} (4 ms) [edited at approval from {"orderId":"A1","amount":250}]',
     ]);
   });

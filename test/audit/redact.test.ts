@@ -84,7 +84,7 @@ describe('redactAudit', () => {
     expect(chain.failure!.message).toBe('tool charge failed: gateway refused [redacted]');
     const timeline = formatTimeline(chain);
     expect(timeline).toContain('asked for payments to call charge({"cardNumber":"[redacted]","amount":25}) (tool-1)');
-    expect(timeline).toContain('approved by alice with edited arguments {"cardNumber":"[redacted]","amount":20} via update');
+    expect(timeline).toContain('approved by "alice" (claimed) with edited arguments {"cardNumber":"[redacted]","amount":20} via update');
     expect(timeline).not.toContain(CARD);
     expect(toMermaid(chain)).not.toContain(CARD);
   });

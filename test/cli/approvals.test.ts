@@ -126,7 +126,7 @@ describe('the baton command: approvals and the audit', () => {
 
       const timeline = await cli(['audit', run.workflowId], env);
       expect(timeline.stdout).toContain(`chain ${run.workflowId}: completed`);
-      expect(timeline.stdout).toMatch(/approval +approved by alice via update: "looks right"/);
+      expect(timeline.stdout).toMatch(/approval +approved by "alice" \(claimed\) via update: "looks right"/);
       expect(timeline.stdout).toMatch(/refunds +tool issueRefund/);
       const mermaid = await cli(['audit', run.workflowId, '--mermaid'], env);
       expect(mermaid.stdout).toContain('triage -->|"1 · approved by alice"| refunds');
@@ -182,7 +182,7 @@ describe('the baton command: approvals and the audit', () => {
       );
       expect((await run.result()).output).toBe('Refund issued.');
       const timeline = await cli(['audit', run.workflowId], env);
-      expect(timeline.stdout).toMatch(/approval +approved by alice with edited arguments \{"orderId":"A1","amount":200\} via update/);
+      expect(timeline.stdout).toMatch(/approval +approved by "alice" \(claimed\) with edited arguments \{"orderId":"A1","amount":200\} via update/);
       expect(timeline.stdout).toMatch(/refunds +tool issueRefund\(\{"orderId":"A1","amount":200\}\) → \{"orderId":"A1","refunded":200\}/);
     });
   }, 120_000);

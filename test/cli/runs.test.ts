@@ -145,7 +145,7 @@ describe('the baton command: runs', () => {
     expect(out.stdout).toContain('model: scripted (set OPENAI_API_KEY for a real model');
     expect(out.stdout).toMatch(/⏸ triage → refunds waits for approval \(handoff [0-9a-f-]{36}\)/);
     expect(out.stdout).toContain('↪ triage → refunds [approved by demo]: Customer wants a refund for order 1042');
-    expect(out.stdout).toMatch(/approval +approved by demo via update/);
+    expect(out.stdout).toMatch(/approval +approved by "demo" \(claimed\) via update/);
     expect(out.stdout).toContain('triage -->|"1 · approved by demo"| refunds');
     expect(out.stdout).toMatch(/answer from refunds:\n {2}Your refund of \$59\.90 for order 1042/);
     expect(out.stdout).toContain('chain: triage → refunds (1 handoff)');

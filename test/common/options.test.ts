@@ -140,6 +140,8 @@ describe('validateConversationInput', () => {
       'unknown field(s) "input" (valid: agent, options, conversation, context); messages, the first one too, are sent as sendMessage updates (with the start, by update-with-start)',
     ]);
     expect(problemsOf({ agent: 'triage', conversation: 'short' })).toEqual(['"conversation" must be an object, got "short"']);
-    expect(problemsOf({ agent: 'triage', resume: {} })[0]).toBe('"resume.chain" is missing ("resume" is set by baton when a conversation continues; leave it out)');
+    expect(problemsOf({ agent: 'triage', resume: {} })[0]).toBe(
+      'the conversation state baton wrote in "resume" when the conversation continued (continue-as-new, a replay or a migration) is not understood by this worker\'s baton: "resume.chain" is missing. Run workers of a baton version that reads it, then `baton replay <workflowId>` continues the conversation',
+    );
   });
 });

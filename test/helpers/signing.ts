@@ -37,7 +37,12 @@ export const keys = {
   service: testKey('service-1', 5),
   /** Nobody's: a forger's. */
   mallory: testKey('mallory-1', 6),
+  /** The key audit exports are signed with. */
+  audit: testKey('audit-1', 7),
 };
+
+/** The export keys a reader of exports signed with `keys.audit` trusts. */
+export const exportKeys = [{ kid: keys.audit.kid, publicKey: keys.audit.publicKey }];
 
 /** The keys the team lists: alice's (current and retired), bob's, and the HTTP service's (for anyone). */
 export const teamKeys: ApproverKey[] = [

@@ -18,6 +18,8 @@ import { liveConversationScenario, steeredChainScenario } from './liveScenarios'
 import { evalRunScenario, experimentScenario } from './evalScenarios';
 import { routingLeastLoadedScenario, routingRoundRobinScenario } from './routingScenarios';
 import { baselineScenarios } from './baselineScenarios';
+import { carriedScenarios } from './carriedScenarios';
+import { strandedMigratedScenario } from './strandedScenarios';
 import { continueAsNewScenario, controlsScenario, handoffOptionsScenario, localModelCallsScenario, lostWorkerScenario, scenarios, specialistDecisionsScenario } from './scenarios';
 
 async function main(): Promise<void> {
@@ -26,7 +28,7 @@ async function main(): Promise<void> {
   const dir = __dirname;
   try {
     const named = process.argv.slice(2);
-    const all = [...scenarios, handoffOptionsScenario, continueAsNewScenario, controlsScenario, localModelCallsScenario, specialistDecisionsScenario, lostWorkerScenario, toolApprovalChecksScenario, delegationScenario, priorityScenario, steeredChainScenario, liveConversationScenario, signedDecisionsScenario, signedForwardScenario, costsScenario, sharedEconomicsScenario, routingRoundRobinScenario, routingLeastLoadedScenario, evalRunScenario, experimentScenario, ...baselineScenarios];
+    const all = [...scenarios, handoffOptionsScenario, continueAsNewScenario, controlsScenario, localModelCallsScenario, specialistDecisionsScenario, lostWorkerScenario, toolApprovalChecksScenario, delegationScenario, priorityScenario, steeredChainScenario, liveConversationScenario, signedDecisionsScenario, signedForwardScenario, costsScenario, sharedEconomicsScenario, routingRoundRobinScenario, routingLeastLoadedScenario, evalRunScenario, experimentScenario, ...baselineScenarios, ...carriedScenarios, strandedMigratedScenario];
     for (const scenario of all.filter((s) => named.length === 0 || named.includes(s.name))) {
       const taskQueue = `record-${scenario.name}`;
       const worker = await createWorker({ team: scenario.team(), connection: env.nativeConnection, taskQueue, ...(scenario.providers ? { providers: scenario.providers() } : {}) });

@@ -104,12 +104,12 @@ describe('audit from workflow history', () => {
 
     const timeline = formatTimeline(audit);
     expect(timeline).toContain(`chain ${audit.workflowId}: completed`);
-    expect(timeline).toMatch(/approval +rejected by bob via update: "ask for the order id"/);
-    expect(timeline).toMatch(/approval +refused approve from eve \(signal\): eve may not decide/);
-    expect(timeline).toMatch(/handoff +#1 triage → refunds \(approved by alice\)/);
+    expect(timeline).toMatch(/approval +rejected by "bob" \(claimed\) via update: "ask for the order id"/);
+    expect(timeline).toMatch(/approval +refused approve from "eve" \(claimed\) \(signal\): eve may not decide/);
+    expect(timeline).toMatch(/handoff +#1 triage → refunds \(approved by "alice" \(claimed\)\)/);
     // Each request that waited says so; the lines after it tell how it was decided, in that order.
-    expect(timeline).toMatch(/triage +asks to hand off to refunds: "refund 42" → waits for approval \((\S+)\)\n.*approval +asked for triage → refunds \(\1\).*\n.*approval +rejected by bob/);
-    expect(timeline).toMatch(/triage +asks to hand off to refunds: "refund 42, please" → waits for approval \((\S+)\)\n.*approval +asked for triage → refunds \(\1\)(.*\n)+.*approval +approved by alice via update: "ok"\n.*handoff +#1 triage → refunds \(approved by alice\)/);
+    expect(timeline).toMatch(/triage +asks to hand off to refunds: "refund 42" → waits for approval \((\S+)\)\n.*approval +asked for triage → refunds \(\1\).*\n.*approval +rejected by "bob" \(claimed\)/);
+    expect(timeline).toMatch(/triage +asks to hand off to refunds: "refund 42, please" → waits for approval \((\S+)\)\n.*approval +asked for triage → refunds \(\1\)(.*\n)+.*approval +approved by "alice" \(claimed\) via update: "ok"\n.*handoff +#1 triage → refunds \(approved by "alice" \(claimed\)\)/);
     expect(timeline).toMatch(/refunds +model scripted → lookupOrder \(\d+ ms, \d+ in \/ \d+ out, 3 attempts\)/);
     expect(timeline).toMatch(/answer +refunds: "Refunded order 42\."/);
 

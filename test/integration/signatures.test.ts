@@ -100,15 +100,19 @@ describe('signed decisions', () => {
       expect(audit.events.filter((e) => e.kind === 'approval_decided').map((e) => e.kind === 'approval_decided' && e.identity?.method)).toEqual(['signed', 'signed']);
 
       const file = path.join(dir, 'desk.json');
-      const exported = await cli(['audit', run.workflowId, '--export', file]);
+      const auditKey = path.join(dir, 'audit.jwk');
+      const exportKeys = path.join(dir, 'export-keys.json');
+      fs.writeFileSync(auditKey, JSON.stringify(keys.audit.jwk));
+      fs.writeFileSync(exportKeys, JSON.stringify([{ kid: keys.audit.kid, publicKey: keys.audit.publicKey }]));
+      const exported = await cli(['audit', run.workflowId, '--export', file, '--key', auditKey]);
       expect(exported).toMatchObject({ code: 0 });
-      const verified = await cli(['audit', '--verify', file]);
+      const verified = await cli(['audit', '--verify', file, '--export-keys', exportKeys]);
       expect(verified.stdout).toMatch(/^verified: \d+ events, 2 signed decisions/m);
       expect(verified.code).toBe(0);
       const doc = JSON.parse(fs.readFileSync(file, 'utf8')) as { events: { event: { kind: string; approver?: string } }[] };
       doc.events.find((e) => e.event.kind === 'approval_decided')!.event.approver = 'bob';
       fs.writeFileSync(file, JSON.stringify(doc));
-      const tampered = await cli(['audit', '--verify', file]);
+      const tampered = await cli(['audit', '--verify', file, '--export-keys', exportKeys]);
       expect(tampered.code).toBe(1);
       expect(tampered.stdout + tampered.stderr).toMatch(/event #\d+ \(approval_decided/);
     });

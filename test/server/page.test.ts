@@ -91,7 +91,7 @@ describe('the approvals page', () => {
       expect(await run.locator('.facts').textContent()).toContain('1 handoff3 model calls1 tool call');
       expect(await run.locator('.flow svg text', { hasText: '#1 · alice' }).count()).toBe(1);
       const timeline = await run.locator('.timeline li').allTextContents();
-      expect(timeline.some((line) => line.includes('approved by alice via update'))).toBe(true);
+      expect(timeline.some((line) => line.includes('approved by "alice" (claimed) via update'))).toBe(true);
       expect(timeline.some((line) => line.includes('lookupOrder'))).toBe(true);
       await run.screenshot({ path: path.join(SHOTS, 'run-completed.png'), fullPage: true });
       await run.emulateMedia({ colorScheme: 'dark' });
@@ -116,7 +116,9 @@ describe('the approvals page', () => {
       await signIn(page, `${service.url}/`, TOKENS.alice);
       await page.locator('.live.on').waitFor();
 
-      const start = async () => (await call('POST', '/v1/runs', { token: TOKENS.ops, body: { agent: 'refunds', input: 'Refund order A1.' } })).body.workflowId as string;
+      // The same request twice, each a chain of its own: each with a key of its own.
+      let starts = 0;
+      const start = async () => (await call('POST', '/v1/runs', { token: TOKENS.ops, body: { agent: 'refunds', input: 'Refund order A1.' }, headers: { 'idempotency-key': `page-${Date.now()}-${++starts}` } })).body.workflowId as string;
       const edited = await start();
       const card = page.locator('.card', { hasText: 'issueRefund' });
       await card.waitFor();

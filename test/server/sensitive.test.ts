@@ -193,7 +193,7 @@ describe('sensitive tool arguments and results', () => {
         const timeline = (await call('GET', `/v1/runs/${workflowId}/audit?format=timeline`, { token: TOKENS.viewer })).text;
         expect(timeline).toContain('tool chargeCard({"cardNumber":"[redacted]","amount":25,"customer":{"email":…) → {"token":"[redacted]","last4":"1111","charged":25}');
         expect(timeline).toContain('asked for payments to call refundCard({"cardNumber":"[redacted]","amount":10})');
-        expect(timeline).toContain('approved by alice with edited arguments {"cardNumber":"[redacted]","amount":8} via update');
+        expect(timeline).toContain('approved by "alice" (claimed) with edited arguments {"cardNumber":"[redacted]","amount":8} via update');
         expectNoSecret(timeline);
         for (const format of ['mermaid', 'svg']) expectNoSecret((await call('GET', `/v1/runs/${workflowId}/audit?format=${format}`, { token: TOKENS.viewer })).text);
         expectNoSecret(JSON.stringify(await baton.audit(workflowId)));

@@ -64,7 +64,7 @@ describe('tool calls put to approval', () => {
       expect(JSON.parse(ran[0]!.result!)).toEqual({ orderId: 'A1', refunded: 200 });
       const timeline = (await call('GET', `/v1/runs/${workflowId}/audit?format=timeline`, { token: TOKENS.viewer })).text;
       expect(timeline).toContain(`asked for refunds to call issueRefund({"orderId":"A1","amount":250}) (${pending.handoffId}), approvers alice`);
-      expect(timeline).toContain('approved by alice with edited arguments {"orderId":"A1","amount":200} via update: "capped at 200"');
+      expect(timeline).toContain('approved by "alice" (claimed) with edited arguments {"orderId":"A1","amount":200} via update: "capped at 200"');
     });
   });
 

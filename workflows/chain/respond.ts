@@ -11,8 +11,8 @@ import { decidedOutcome, type HandoffOutcome, weighHandoff } from './handoff';
 import { noteFailure } from './controls';
 import { started } from './effects';
 import { currentAgent } from './state';
-import { type ChainRun, retried, RUN_AGAIN, type Step, type TurnInProgress } from './step';
-import { type Gated, gateToolCalls } from './toolApprovals';
+import { type ChainRun, handOverDue, retried, RUN_AGAIN, type Step, type TurnInProgress } from './step';
+import { type Gated, gateToolCalls, PAUSED } from './toolApprovals';
 import { offeredTools } from './tools';
 import { answersInOrder, idempotencyKey, planTurn, toolNames } from './turn';
 import { applySteering, recordInterrupt } from '../live/apply';
@@ -32,6 +32,7 @@ export function turn(run: ChainRun): Promise<Step> {
   const callIndex = chain.state.callCounts[agent.id] ?? 0;
   // Once a budget ran out, the agent's last turn has no tools: it can only answer.
   const tools = chain.state.controls?.finalTurn ? [] : offeredTools(chain.state, agent);
+  chain.markStep();
   chain.apply({ type: 'turn_started' });
   const local = (agent.modelActivity ?? chain.state.options.modelActivity) === 'local';
   const call = (): Promise<Step> => {
@@ -64,8 +65,15 @@ export function turn(run: ChainRun): Promise<Step> {
 /** Act on a model's answer: run its tools, weigh its handoff, or finish. */
 export function respond(run: ChainRun, response: ModelResponse): Step | Promise<Step> {
   const { chain, guards } = run;
+  chain.markStep(response);
   chain.apply({ type: 'model_responded', response });
   retried(run, guards.afterModelResponse(chain.state, response));
+  return actOn(run, response);
+}
+
+/** Act on a model's answer already in the conversation: run its tools, weigh its handoff, or finish. */
+export function actOn(run: ChainRun, response: ModelResponse): Step | Promise<Step> {
+  const { chain } = run;
   const finalTurn = chain.state.controls?.finalTurn;
   if (response.toolCalls.length === 0 || finalTurn) {
     // Calls made on a last turn offered none are answered, so the conversation stays valid if the answer is sent back.
@@ -75,13 +83,15 @@ export function respond(run: ChainRun, response: ModelResponse): Step | Promise<
 
   const agent = currentAgent(chain.state);
   const plan = planTurn(response.toolCalls, agent);
-  const afterTools = (ran: [string, string][]): Step | Promise<Step> => {
+  const afterTools = (ran: [string, string][] | typeof PAUSED): Step | Promise<Step> => {
+    // The calls wait for approval and the run continues as new first; the next run goes on from here.
+    if (ran === PAUSED) return { kind: 'paused' };
     const results = new Map(ran);
     for (const call of plan.ignoredHandoffs) results.set(call.id, ignoredHandoffAnswer(plan.handoff));
     const turn = { calls: response.toolCalls, plan, results: [...results], ...(response.handoffInputs ? { handoffInputs: response.handoffInputs } : {}) };
     return plan.delegations.length > 0 ? { kind: 'delegate', ...turn } : continueTurn(run, turn);
   };
-  return plan.tools.length > 0 ? runTools(run, plan.tools).then(afterTools) : afterTools([]);
+  return plan.tools.length > 0 ? runTools(run, plan.tools, response).then(afterTools) : afterTools([]);
 }
 
 /** The rest of a turn once its tools and delegations have answers: weigh its handoff and close it. */
@@ -108,12 +118,13 @@ export function continueTurn(run: ChainRun, turn: TurnInProgress): Step | Promis
  * Run the turn's regular tool calls in parallel. A tool the agent does not have, and `readState`,
  * are answered without an activity.
  */
-async function runTools(run: ChainRun, calls: ToolCall[]): Promise<[string, string][]> {
+async function runTools(run: ChainRun, calls: ToolCall[], response: ModelResponse): Promise<[string, string][] | typeof PAUSED> {
   const { chain, effects } = run;
   const agent = currentAgent(chain.state);
   const known = (call: ToolCall) => agent.tools.some((t) => t.name === call.name);
   // Calls that need a person's approval wait for it first; then everything that may run runs at once.
-  const gates = agent.toolApprovals && chain.state.controls ? await gateToolCalls(run, agent, calls.filter(known)) : new Map<ToolCall, Gated>();
+  const gates = agent.toolApprovals && chain.state.controls ? await gateToolCalls(run, agent, calls.filter(known), response) : new Map<ToolCall, Gated>();
+  if (gates === PAUSED) return PAUSED;
   const { turns, options, context, shared, team } = chain.state;
   const failed: string[] = [];
   const results = Promise.all(
@@ -138,8 +149,9 @@ async function runTools(run: ChainRun, calls: ToolCall[]): Promise<[string, stri
 
 /** Wait for the approval a turn's handoff needs, then close the turn; `paused` to continue as new first. */
 export async function finishTurn(run: ChainRun, open: OpenTurn): Promise<Step> {
-  const { chain, effects, desk } = run;
-  const approval = await desk.wait(open.handoffId, () => effects.shouldContinueAsNew(chain.state.options.continueAsNewAfterEvents));
+  const { chain, desk } = run;
+  chain.markStep();
+  const approval = await desk.wait(open.handoffId, () => handOverDue(run));
   if (!approval) return { kind: 'paused' };
   const outcome = decidedOutcome(open.handoff, approval);
   return closeTurn(run, open.calls, new Map(open.results).set(open.handoffCallId, outcome.answer), outcome);

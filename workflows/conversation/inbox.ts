@@ -5,9 +5,23 @@
  */
 import { ApplicationFailure } from '@temporalio/common';
 import { currentUpdateInfo } from '@temporalio/workflow';
-import { ConversationContinuedError, ConversationEndedError, type ConversationReply, type ConversationResult, type ConversationState, type QueuedMessage, type RememberedReply, type SendMessageInput } from '../../src/common/conversation';
+import {
+  ConversationContinuedError,
+  ConversationEndedError,
+  type ConversationReply,
+  type ConversationResult,
+  type ConversationState,
+  type MessageLookup,
+  type MessageLookupResult,
+  type MessageView,
+  type QueuedMessage,
+  type RememberedReply,
+  type SendMessageInput,
+} from '../../src/common/conversation';
 import { InputTooLargeError, InvalidRunInputError, toApplicationFailure } from '../../src/common/errors';
+import { type TurnStranding, TurnStrandedError } from '../../src/common/stranded';
 import { sendMessageProblems } from '../../src/common/input';
+import { isUnreadable } from '../../src/common/arrival';
 import { messageSizes } from '../../src/common/sizes';
 import { keyOf } from './turns';
 import type { MidTurn } from './midTurn';
@@ -36,6 +50,8 @@ export class Inbox {
   private result?: ConversationResult;
   /** What a message that arrives mid-turn does (conversations that started with the live patch). */
   midTurn?: MidTurn;
+  /** The current turn waits for a worker of its team: callers are told so at once. */
+  private stranding?: { turn: number } & Omit<TurnStranding, 'since'>;
 
   constructor(private readonly workflowId: string) {}
 
@@ -53,6 +69,7 @@ export class Inbox {
 
   /** The update validator: refuse a message over its limits, malformed, or that comes once the conversation ends. */
   validate(raw: unknown): void {
+    if (isUnreadable(raw)) throw toApplicationFailure(raw.size ? new InputTooLargeError([raw.size]) : new InvalidRunInputError([`${raw.problem('the message')}; send {"message": string, "idempotencyKey"?: string} as JSON`]));
     const sizes = messageSizes(raw);
     if (sizes.length > 0) throw toApplicationFailure(new InputTooLargeError(sizes));
     const problems = sendMessageProblems(raw);
@@ -88,6 +105,21 @@ export class Inbox {
   settle(outcome: RememberedReply): void {
     for (const w of this.current?.waiters ?? []) settleOne(w, outcome);
     this.current = undefined;
+    this.stranding = undefined;
+  }
+
+  /**
+   * The current turn waits for a worker of its team: its callers, and those of the messages behind
+   * it, are told now (`TurnStrandedError`), as is every caller until it goes on. Their messages stay.
+   */
+  strand(stranding: { turn: number } & Omit<TurnStranding, 'since'>): void {
+    this.stranding = stranding;
+    for (const m of [...(this.current ? [this.current] : []), ...this.queue]) for (const w of m.waiters.splice(0)) w.reject(this.stranded(m));
+  }
+
+  /** The current turn goes on (a worker took its step, or it moved onto the current team). */
+  unstrand(): void {
+    this.stranding = undefined;
   }
 
   /** The conversation ended: end requests get its result. */
@@ -123,13 +155,42 @@ export class Inbox {
     const remembered = key !== undefined ? state.replies.find((r) => r.idempotencyKey === key) : undefined;
     if (remembered) return settleOne(waiter, remembered);
     const same = key !== undefined ? [this.current, ...this.queue].find((m) => m?.idempotencyKey === key) : undefined;
-    if (same) return void same.waiters.push(waiter);
-    const outcome = this.current && this.midTurn ? this.midTurn.arrive(raw, waiter, this.current) : 'queue';
+    if (same) return this.stranding ? waiter.reject(this.stranded(same)) : void same.waiters.push(waiter);
+    // Behind a stranded turn a message waits its turn, whatever its mid-turn policy.
+    const outcome = this.current && this.midTurn && !this.stranding ? this.midTurn.arrive(raw, waiter, this.current) : 'queue';
     if (outcome === 'handled') return;
     const turn = ++state.turns;
-    const m: Inbound = { turn, message: raw.message, idempotencyKey: keyOf(key, turn), ...(updateId ? { updateId } : {}), waiters: [waiter] };
+    const m: Inbound = { turn, message: raw.message, idempotencyKey: keyOf(key, turn), ...(updateId ? { updateId } : {}), waiters: this.stranding ? [] : [waiter] };
     if (outcome === 'queue_first') this.queue.unshift(m);
     else this.queue.push(m);
+    if (this.stranding) waiter.reject(this.stranded(m));
+  }
+
+  /** What the caller of `m` is told while the current turn waits for a worker. */
+  private stranded(m: QueuedMessage): ApplicationFailure {
+    const { turn, ...s } = this.stranding!;
+    return toApplicationFailure(new TurnStrandedError({ workflowId: this.workflowId, turn: m.turn, idempotencyKey: m.idempotencyKey, strandedTurn: turn, ...s }));
+  }
+
+  /** A message by its key, or a waiting or answered one whose key starts with a prefix (the `message` query). */
+  lookup(find: MessageLookup): MessageLookupResult {
+    const turns = this.state?.turns ?? 0;
+    const pending = [...(this.current ? [this.current] : []), ...this.queue];
+    const view = (m: Inbound): MessageView => ({ idempotencyKey: m.idempotencyKey, status: m === this.current ? 'answering' : 'queued', turn: m.turn });
+    if (typeof find !== 'object' || find === null) return { message: null, turns };
+    if ('pendingWithPrefix' in find && typeof find.pendingWithPrefix === 'string' && find.pendingWithPrefix !== '') {
+      const prefix = find.pendingWithPrefix;
+      const m = pending.find((p) => p.idempotencyKey.startsWith(prefix));
+      return { message: m ? view(m) : null, turns, answered: (this.state?.replies ?? []).flatMap((r) => (r.idempotencyKey.startsWith(prefix) ? [r.idempotencyKey] : [])) };
+    }
+    const key = 'idempotencyKey' in find ? find.idempotencyKey : undefined;
+    if (typeof key !== 'string') return { message: null, turns };
+    // A message that interrupted the turn is answered with it.
+    const m = pending.find((p) => p.idempotencyKey === key) ?? (this.current && this.state?.current?.merged?.includes(key) ? this.current : undefined);
+    if (m) return { message: view(m), turns };
+    const r = this.state?.replies.find((x) => x.idempotencyKey === key);
+    if (!r) return { message: null, turns };
+    return { message: r.reply ? { idempotencyKey: key, status: 'answered', turn: r.reply.turn, reply: r.reply } : { idempotencyKey: key, status: 'failed', ...(r.failure ? { failure: r.failure } : {}) }, turns };
   }
 
   /** Whether a key's message is remembered, being answered or waiting. */

@@ -16,6 +16,7 @@ import type { ChainEffects } from '../chain/effects';
 import type { Chain } from '../chain/state';
 import type { Guards } from '../guards';
 import { runChain } from '../loop';
+import { handOverDue } from '../chain/step';
 import { compact } from './compaction';
 import type { Inbox } from './inbox';
 import { addUsage, beginTurn, currentTurn, remember, replyOf, rolledBack } from './turns';
@@ -32,6 +33,7 @@ import { applySteering } from '../live/apply';
 import { handBack } from '../live/handBack';
 import type { Steering } from '../live/steering';
 import type { MidTurn } from './midTurn';
+import { type Migrations, MOVED } from './migration';
 
 /** How a run of the conversation ends: closed, or handed to a fresh run. */
 export type SessionOutcome = { kind: 'ended'; result: ConversationResult } | { kind: 'continue_as_new'; upgrade?: boolean };
@@ -55,6 +57,8 @@ export class Session {
     private readonly live?: { steering: Steering; midTurn: MidTurn },
     /** Spend limits and shared breakers, when the conversation's team has them. */
     private readonly economy?: Economy,
+    /** Turns stranded by a deploy, and migrations onto the current team. */
+    private readonly migrations?: Migrations,
   ) {
     // Handoffs are counted across the conversation in `BatonHandoffs`, not per message.
     this.turnEffects = Object.assign(Object.create(effects) as ChainEffects, {
@@ -73,8 +77,10 @@ export class Session {
         continue;
       }
       await this.desk.drain();
+      if (this.migrations?.requested) await this.migrations.moveBetweenTurns(this.inbox.queue[0]?.turn ?? this.state.turns + 1);
       if (await this.compact()) progressed = true;
-      if (progressed && this.effects.shouldContinueAsNew(this.chain.state.options.continueAsNewAfterEvents)) return { kind: 'continue_as_new' };
+      // Between turns; with nothing answered yet only before Temporal's limits, so a waiting conversation flooded with signals hands over too.
+      if (handOverDue({ chain: this.chain, effects: this.effects, desk: this.desk }, progressed)) return { kind: 'continue_as_new' };
       if (this.inbox.queue.length > 0) {
         // Between turns only: onto the deployment's current version, with its team.
         if (movesToCurrentVersion()) return { kind: 'continue_as_new', upgrade: true };
@@ -92,11 +98,12 @@ export class Session {
     const s = this.state;
     const pending = this.desk.pendingInTree();
     const current = s.current;
+    const busy = current?.stranded ? 'waiting_for_worker' : pending.length > 0 ? 'awaiting_approval' : 'answering';
     return {
-      status: this.result ? 'ended' : s.ending && !current ? 'ending' : current ? (pending.length > 0 ? 'awaiting_approval' : 'answering') : 'idle',
+      status: this.result ? 'ended' : s.ending && !current ? 'ending' : current ? busy : 'idle',
       activeAgent: this.chain.state.agentId,
       turns: s.turns,
-      ...(current ? { current: { turn: current.turn, message: current.message, idempotencyKey: current.idempotencyKey } } : {}),
+      ...(current ? { current: { turn: current.turn, message: current.message, idempotencyKey: current.idempotencyKey, ...(current.stranded ? { stranded: current.stranded } : {}) } } : {}),
       queued: this.inbox.queue.length,
       pendingApprovals: pending,
       usage: s.usage,
@@ -117,9 +124,10 @@ export class Session {
     if (this.live) applySteering({ chain: this.chain, effects: this.effects, steering: this.live.steering });
     for (;;) {
       this.inbox.releaseForNextRun();
+      this.migrations?.release(false);
       await this.desk.drain();
       if (allHandlersFinished()) break;
-      await this.effects.condition(() => allHandlersFinished() || this.inbox.hasWaiters || this.desk.hasMail);
+      await this.effects.condition(() => allHandlersFinished() || this.inbox.hasWaiters || this.desk.hasMail || this.migrations?.requested === true);
     }
     return { ...this.state, queued: this.inbox.carried(), continuedRuns: this.state.continuedRuns + 1 };
   }
@@ -129,6 +137,7 @@ export class Session {
     const { waiters: _waiting, ...m } = this.inbox.next()!;
     const now = this.effects.now();
     this.state.current = currentTurn(m, this.chain.state, now);
+    this.chain.mark = undefined;
     const fresh = beginTurn(this.chain.state, m.message, now);
     this.chain.state = this.chain.state.economics ? withEconomics(fresh, conversationBudget(this.state)) : fresh;
     this.effects.publish({ [TURN_MEMO]: { phase: 'started', turn: m.turn, idempotencyKey: m.idempotencyKey, ...(m.updateId ? { updateId: m.updateId } : {}), agent: this.chain.state.agentId, at: iso(now) } });
@@ -160,8 +169,18 @@ export class Session {
     return false;
   }
 
-  /** The chain of the current turn; a rollback for a later message throws `MessageRolledBackError`. */
+  /** The chain of the current turn, taken up again on the current team when a migration moves it. */
   private async runTurn(current: CurrentTurn): Promise<ChainOutcome> {
+    if (!this.migrations) return this.runTurnHere(current);
+    for (;;) {
+      const ran = await this.migrations.guard(() => this.runTurnHere(current));
+      if (ran !== MOVED) return ran;
+      await this.migrations.moveTurn(current);
+    }
+  }
+
+  /** The chain of the current turn; a rollback for a later message throws `MessageRolledBackError`. */
+  private async runTurnHere(current: CurrentTurn): Promise<ChainOutcome> {
     const run = () => (this.economy ? this.pricedTurn(this.economy) : runChain({ chain: this.chain, effects: this.turnEffects, guards: this.guards, desk: this.desk, ...(this.live ? { steering: this.live.steering } : {}) }));
     if (!this.live) return run();
     const steering = this.live.steering;
@@ -231,11 +250,12 @@ export class Session {
   private async idle(): Promise<boolean> {
     const timeout = durationMs(this.state.conversation.idleTimeout)!;
     const timer = this.effects.timer(Math.max(1, Date.parse(this.state.lastActiveAt) + timeout - this.effects.now()));
-    await this.effects.condition(() => this.inbox.queue.length > 0 || this.state.ending === true || this.desk.hasMail || timer.fired);
+    const woken = () => this.inbox.queue.length > 0 || this.state.ending === true || this.desk.hasMail || this.migrations?.requested === true;
+    await this.effects.condition(() => woken() || timer.fired);
     // A message that arrived with the timer's firing wins over the timeout.
-    const woken = this.inbox.queue.length > 0 || this.state.ending === true || this.desk.hasMail;
+    const wokenUp = woken();
     timer.cancel();
-    return !woken;
+    return !wokenUp;
   }
 
   private end(endedBy: ConversationEnd): SessionOutcome {
@@ -246,6 +266,7 @@ export class Session {
     this.effects.setStatus(BatonStatus.COMPLETED);
     this.result = result;
     this.inbox.ended(result);
+    this.migrations?.release(true);
     return { kind: 'ended', result };
   }
 }

@@ -54,7 +54,7 @@ export async function refreshBeforeTurn(state: ConversationState, chain: Chain, 
 }
 
 /** The conversation between turns on `team`; `undefined` when the team has neither the active agent nor `startAgent`. */
-function rebased(s: ChainState, team: TeamSpec, startAgent: string): ChainState | undefined {
+export function rebased(s: ChainState, team: TeamSpec, startAgent: string): ChainState | undefined {
   const agent = team.agents[s.agentId] ?? team.agents[startAgent];
   if (!agent) return undefined;
   const messages = s.messages[0]?.role === 'system' ? [{ role: 'system' as const, content: agent.instructions }, ...s.messages.slice(1)] : s.messages;

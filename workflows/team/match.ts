@@ -3,8 +3,9 @@
  * what it needs of the team (`TeamNeed`, from the run's snapshot); a worker that lacks it refuses
  * with `TeamMismatchError`. Such a step is scheduled again after a pause (any worker may take it)
  * until the run's `teamMismatchTimeout` has passed since its first refusal; then the chain fails
- * with the error, which names the version and what is missing. A refusal is never an answer to
- * the model and never a tool's failure.
+ * with the error, which names the version and what is missing. A conversation's turn is told of each
+ * refusal and may wait on instead, for a worker of its team or a migration (`stranded`). A refusal
+ * is never an answer to the model and never a tool's failure.
  */
 import { ApplicationFailure } from '@temporalio/common';
 import { durationMs } from '../../src/common/check';
@@ -25,6 +26,11 @@ const QUICK_TRIES = 8;
 const QUICK_PAUSE_MS = 200;
 const FIRST_PAUSE_MS = 500;
 const MAX_PAUSE_MS = 15_000;
+/** The pause of a step that waits past `teamMismatchTimeout` (a stranded turn): its history grows slowly. */
+const STRANDED_PAUSE_MS = 60_000;
+
+/** A refusal as the step's caller hears of it. */
+export type TeamRefusal = ConstructorParameters<typeof TeamMismatchError>[0];
 
 /** The pause after refusal number `n` (0-based). */
 function pauseAfter(n: number): number {
@@ -37,6 +43,11 @@ export interface TeamSource {
   state(): ChainState | undefined;
   /** For a specialist's first step: the team of the chain that delegated to it. */
   parentTeam?(): { id: string; hash: string } | undefined;
+  /**
+   * Told of each refusal of a step, and (`undefined`) when a refused step was taken at last; answers
+   * whether the step waits on past `teamMismatchTimeout` rather than failing (a conversation's turn).
+   */
+  stranded?(refusal: TeamRefusal | undefined): boolean;
 }
 
 /** `effects` whose activities carry their team needs and wait, bounded, for a worker that has them. */
@@ -46,7 +57,7 @@ export function matchingTeam(effects: ChainEffects, source: TeamSource): ChainEf
     const t = team();
     return t ? { ...input, team: { ...need(t), ...(refused > 0 ? { refused } : {}) } } : input;
   };
-  const untilMatched = <T>(step: (refused: number) => Promise<T>): Promise<T> => whileRefused(effects, () => source.state()?.options.teamMismatchTimeout, step);
+  const untilMatched = <T>(step: (refused: number) => Promise<T>): Promise<T> => whileRefused(effects, source, step);
   return Object.assign(Object.create(effects) as ChainEffects, {
     loadTeam(local?: boolean) {
       const parent = source.parentTeam?.();
@@ -69,22 +80,30 @@ export function matchingTeam(effects: ChainEffects, source: TeamSource): ChainEf
 
 /**
  * Run `step` until a worker that has the team takes it: after each refusal, pause ({@link pauseAfter})
- * and schedule it again, until `timeout` has passed since the first refusal. A promise chain rather
- * than an async loop: the SDK captures a stack for every promise workflow code makes.
+ * and schedule it again, until the run's `teamMismatchTimeout` has passed since the first refusal
+ * (or, for a step whose source waits on, until a worker takes it or the wait is cancelled). A promise
+ * chain rather than an async loop: the SDK captures a stack for every promise workflow code makes.
  */
-function whileRefused<T>(effects: ChainEffects, timeout: () => string | number | undefined, step: (refused: number) => Promise<T>, refused = 0, first?: number): Promise<T> {
-  return started(() => step(refused)).catch(async (err: unknown) => {
-    const details = refusal(err);
-    if (!details) throw err;
-    const now = effects.now();
-    const since = first ?? now;
-    const limit = durationMs(timeout() ?? RUN_OPTIONS.teamMismatchTimeout.default) ?? 600_000;
-    const left = since + limit - now;
-    if (left <= 0) throw new TeamMismatchError({ ...mismatchDetails(details), waitedMs: now - since });
-    const timer = effects.timer(Math.min(pauseAfter(refused), left));
-    await effects.condition(() => timer.fired);
-    return whileRefused(effects, timeout, step, refused + 1, since);
-  });
+function whileRefused<T>(effects: ChainEffects, source: TeamSource, step: (refused: number) => Promise<T>, refused = 0, first?: number): Promise<T> {
+  return started(() => step(refused)).then(
+    (taken) => {
+      if (refused > 0) source.stranded?.(undefined);
+      return taken;
+    },
+    async (err: unknown) => {
+      const details = refusal(err);
+      if (!details) throw err;
+      const waits = source.stranded?.(mismatchDetails(details)) === true;
+      const now = effects.now();
+      const since = first ?? now;
+      const limit = durationMs(source.state()?.options.teamMismatchTimeout ?? RUN_OPTIONS.teamMismatchTimeout.default) ?? 600_000;
+      const left = since + limit - now;
+      if (left <= 0 && !waits) throw new TeamMismatchError({ ...mismatchDetails(details), waitedMs: now - since });
+      const timer = effects.timer(left > 0 ? Math.min(pauseAfter(refused), left) : STRANDED_PAUSE_MS);
+      await effects.condition(() => timer.fired);
+      return whileRefused(effects, source, step, refused + 1, since);
+    },
+  );
 }
 
 /** The details of a `TeamMismatchError` refusal, or `undefined` for any other error. */
@@ -94,7 +113,7 @@ function refusal(err: unknown): Record<string, unknown> | undefined {
   return undefined;
 }
 
-function mismatchDetails(d: Record<string, unknown>, via?: string): ConstructorParameters<typeof TeamMismatchError>[0] {
+function mismatchDetails(d: Record<string, unknown>, via?: string): TeamRefusal {
   const step = typeof d.step === 'string' ? d.step : 'a step';
   return {
     version: typeof d.version === 'string' ? d.version : '(unknown)',

@@ -13,6 +13,8 @@ export interface DecisionSigner {
   readonly kid: string;
   /** The 64-byte Ed25519 signature of `input` (the JWS signing input) under the key `kid` names. */
   sign(input: Uint8Array): Uint8Array | Promise<Uint8Array>;
+  /** The raw public key in base64url (a JWK's `x`), when the signer knows it (one made from a private key here does). */
+  readonly publicKey?: string;
 }
 
 /** Options of {@link decisionSigner}. */
@@ -32,7 +34,7 @@ export type KeyInput = KeyObject | string | JsonWebKey;
 export function decisionSigner(privateKey: KeyInput, options: SignerOptions = {}): DecisionSigner {
   const key = privateKeyOf(privateKey);
   const kid = options.kid ?? jwkKid(privateKey) ?? keyThumbprint(createPublicKey(key));
-  return { kid, sign: (input) => new Uint8Array(sign(null, input, key)) };
+  return { kid, publicKey: rawPublicKey(createPublicKey(key)), sign: (input) => new Uint8Array(sign(null, input, key)) };
 }
 
 /** A signer from a key file (PKCS#8 PEM or a JWK in JSON), for the CLI and services. */

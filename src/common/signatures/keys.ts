@@ -39,10 +39,11 @@ export type KeySource = 'team' | 'run';
 export type TrustedKey = ApproverKey & { source: KeySource };
 
 const KID = /^[\x21-\x7e]{1,128}$/;
-const FIELDS = ['kid', 'approvers', 'publicKey', 'service', 'notBefore', 'notAfter'];
+// Every field of ApproverKey, no more: a carried snapshot's keys pass the check that reads them back.
+const FIELDS = Object.keys({ kid: 1, approvers: 1, publicKey: 1, service: 1, notBefore: 1, notAfter: 1 } satisfies Record<keyof ApproverKey, 1>);
 
 /** Problems with one approver key, each naming the field and what would be valid. */
-export const approverKeyCheck: Check = (v, key) => {
+export const approverKeyCheck: Check<ApproverKey> = (v, key) => {
   if (!isRecord(v)) return [`"${key}" must be an approver key {kid, approvers, publicKey, service?, notBefore?, notAfter?}, got ${shown(v)}`];
   const problems: string[] = [];
   if (typeof v.kid !== 'string' || !KID.test(v.kid)) problems.push(`"${key}.kid" must be 1 to 128 printable characters without spaces, got ${shown(v.kid)}`);
@@ -68,7 +69,7 @@ export const approverKeyCheck: Check = (v, key) => {
 };
 
 /** Problems with a list of approver keys: each key's, and a key id given twice. */
-export const approverKeysCheck: Check = (v, key) => {
+export const approverKeysCheck: Check<ApproverKey[]> = (v, key) => {
   if (!Array.isArray(v)) return [`"${key}" must be a list of approver keys {kid, approvers, publicKey, …}, got ${shown(v)}`];
   if (v.length > LIMITS.approverKeys) return [`"${key}" lists ${v.length} keys; at most ${LIMITS.approverKeys}`];
   const problems = v.flatMap((k, i) => approverKeyCheck(k, `${key}[${i}]`));

@@ -4,6 +4,7 @@
  * `kind`), chain outcomes and what the controls did — loops, circuit breakers, guardrails, budgets
  * (reported by the workflow through a sink).
  */
+import { displayText } from '../../common/display';
 import http from 'node:http';
 import type { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
@@ -113,25 +114,25 @@ export class BatonMetrics {
   /** Count what a workflow activation reported. */
   record(facts: ChainFact[]): void {
     for (const fact of facts) {
-      if (fact.kind === 'handoff') this.handoffs.inc({ from: fact.from, to: fact.to });
-      else if (fact.kind === 'approval_requested') this.approvalsRequested.inc({ from: fact.from, to: fact.to, kind: fact.tool ? 'tool' : 'handoff' });
+      if (fact.kind === 'handoff') this.handoffs.inc(label({ from: fact.from, to: fact.to }));
+      else if (fact.kind === 'approval_requested') this.approvalsRequested.inc(label({ from: fact.from, to: fact.to, kind: fact.tool ? 'tool' : 'handoff' }));
       else if (fact.kind === 'approval_decided') {
         const kind = fact.tool ? 'tool' : 'handoff';
         this.approvalsDecided.inc({ outcome: fact.outcome, via: fact.via, kind });
         this.approvalWait.observe({ outcome: fact.outcome, kind }, fact.waitedMs / 1000);
       } else if (fact.kind === 'control') this.control(fact.control);
       else if (fact.kind === 'breaker') this.economics.breaker(fact.view);
-      else this.chains.inc({ outcome: fact.outcome, error: fact.errorType ?? '' });
+      else this.chains.inc(label({ outcome: fact.outcome, error: fact.errorType ?? '' }));
     }
   }
 
   /** Count what a control did. */
   private control(c: ControlEvent): void {
-    this.controlEvents.inc({ control: c.kind, agent: c.kind === 'loop_detected' ? c.from : (c.agent ?? '') });
+    this.controlEvents.inc(label({ control: c.kind, agent: c.kind === 'loop_detected' ? c.from : (c.agent ?? '') }));
     this.economics.control(c);
     switch (c.kind) {
       case 'loop_detected':
-        this.loopsDetected.inc({ agent: c.from, pattern: c.pattern, refused: String(c.refused) });
+        this.loopsDetected.inc(label({ agent: c.from, pattern: c.pattern, refused: String(c.refused) }));
         break;
       case 'breaker_opened': {
         const until = Date.parse(c.until);
@@ -147,10 +148,10 @@ export class BatonMetrics {
         break;
       }
       case 'guardrail_tripped':
-        this.guardrailTrips.inc({ agent: c.agent, guardrail: c.guardrail, stage: c.stage });
+        this.guardrailTrips.inc(label({ agent: c.agent, guardrail: c.guardrail, stage: c.stage }));
         break;
       case 'budget_exceeded':
-        this.budgetsExceeded.inc({ budget: c.budget, agent: c.agent });
+        this.budgetsExceeded.inc(label({ budget: c.budget, agent: c.agent }));
         break;
       default:
         break;
@@ -182,8 +183,8 @@ class MetricsActivityInbound implements ActivityInboundCallsInterceptor {
     const seconds = () => (performance.now() - started) / 1000;
     if (model) {
       const call = input.args[0] as CallModelInput;
-      const labels = { agent: call.agentId, model: call.model.model };
-      const team = call.team?.version ?? '';
+      const labels = label({ agent: call.agentId, model: call.model.model });
+      const team = displayText(call.team?.version ?? '');
       try {
         const result = await next(input);
         // A local model call answers with its input beside the response.
@@ -201,8 +202,8 @@ class MetricsActivityInbound implements ActivityInboundCallsInterceptor {
       }
     }
     const call = input.args[0] as RunToolInput;
-    const labels = { agent: call.agentId, tool: call.call.name };
-    const team = call.team?.version ?? '';
+    const labels = label({ agent: call.agentId, tool: call.call.name });
+    const team = displayText(call.team?.version ?? '');
     try {
       const result = (await next(input)) as RunToolResult;
       this.metrics.toolCalls.inc({ ...labels, outcome: result.ok ? 'ok' : 'refused', team });
@@ -229,7 +230,7 @@ class MetricsActivityInbound implements ActivityInboundCallsInterceptor {
   private mismatch(step: string, err: unknown): boolean {
     if (!(err instanceof ApplicationFailure) || err.type !== 'TeamMismatchError') return false;
     const d = (err.details?.[0] ?? {}) as { version?: string; worker?: string };
-    this.metrics.teamMismatches.inc({ team: d.version ?? '', worker_team: d.worker ?? '', step });
+    this.metrics.teamMismatches.inc(label({ team: d.version ?? '', worker_team: d.worker ?? '', step }));
     return true;
   }
 }
@@ -271,4 +272,9 @@ export function metricsPortFromEnv(env: NodeJS.ProcessEnv = process.env): number
   const port = Number(raw);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`BATON_METRICS_PORT must be a port number, got ${JSON.stringify(raw)}`);
   return port;
+}
+
+/** Label values as a scrape shows them: names that came with a chain (agents, tools, models, guardrails) neutralised like any text from outside. */
+function label<L extends Record<string, string>>(labels: L): L {
+  return Object.fromEntries(Object.entries(labels).map(([k, v]) => [k, displayText(v)])) as L;
 }

@@ -1,0 +1,229 @@
+/**
+ * What an export's events must mean, beyond their digests, for `baton audit --verify` to pass
+ * them: each chain opens with its keys and policies; an approval is asked once and decided at
+ * most once, after it was asked; a decision that needed a signature has one, and every signature
+ * holds with the same pure verification the workflow ran; every tool call that needed approval
+ * ran after the decision that approved it, under that decision, once; and what an event shows of
+ * history is what its recorded digest names. A document made by hand may hold anything, so
+ * nothing here throws: each check answers the problem in words, or nothing.
+ */
+import type { ApprovalRecord, PendingApproval } from '../common/approvals';
+import { isRecord } from '../common/check';
+import { approvalNeeded, type ToolApprovalSpec } from '../common/controls';
+import { canonicalJson, sha256Hex } from '../common/signatures/canonical';
+import { type ApproverKey, approverKeysCheck, type TrustedKey } from '../common/signatures/keys';
+import { factsOfRecord } from '../common/signatures/payload';
+import { verifyDecisionSignature } from '../common/signatures/verify';
+import type { TeamSpec } from '../common/team';
+import { resolveApprovalPolicy } from '../../workflows/guards/approvals';
+import { type ExportedChain, recordedValue } from './export';
+
+/** What the checks count, for the verdict. */
+export interface MeaningCounts {
+  signed: number;
+  claimed: number;
+  keys: string[];
+  /** Edited arguments the export redacts, whose digest could not be checked against them. */
+  unchecked: number;
+  /** Tool calls and handoffs that ran under an approving decision made before them. */
+  approvedCalls: number;
+  /** Events whose recorded digest matches what they show. */
+  recorded: number;
+}
+
+type Asked = Pick<PendingApproval, 'handoffId' | 'from' | 'to' | 'tool' | 'requireSignature'> & { seq: number };
+
+interface ChainSeen {
+  header: ExportedChain;
+  asked: Map<string, Asked>;
+  decided: Map<string, { record: ApprovalRecord; seq: number }>;
+  /** Approvals a tool call ran under, by the event that ran it. */
+  used: Map<string, number>;
+}
+
+/** The meaning checks over an export's events, in order. */
+export class ExportMeaning {
+  private readonly chains = new Map<string, ChainSeen>();
+
+  constructor(
+    private readonly counts: MeaningCounts,
+    private readonly trusted?: ApproverKey[],
+  ) {}
+
+  /** What is wrong with event `seq` of chain `workflowId` (whose digest holds), if anything. */
+  check(seq: number, workflowId: string, ev: Record<string, unknown>, recorded: unknown): string | undefined {
+    try {
+      return this.eventProblem(seq, workflowId, ev) ?? this.recordedProblem(ev, recorded);
+    } catch (err) {
+      return `the event is not well formed: ${(err as Error).message}`;
+    }
+  }
+
+  private eventProblem(seq: number, workflowId: string, ev: Record<string, unknown>): string | undefined {
+    if (ev.kind === 'chain') return this.opened(workflowId, ev);
+    const chain = this.chains.get(workflowId);
+    if (!chain) return `the chain ${workflowId} has no opening "chain" event before its events`;
+    if (ev.kind === 'approval_requested') return this.asked(seq, chain, ev as unknown as Asked);
+    if (ev.kind === 'approval_decided') return this.decided(seq, workflowId, chain, ev as unknown as ApprovalRecord);
+    if (ev.kind === 'tool_call') return this.toolCall(seq, chain, ev);
+    if (ev.kind === 'handoff') return this.handoff(seq, chain, ev);
+    return undefined;
+  }
+
+  private opened(workflowId: string, ev: Record<string, unknown>): string | undefined {
+    if (ev.workflowId !== workflowId || !Array.isArray(ev.keys) || !Array.isArray(ev.sensitiveTools) || !isRecord(ev.toolApprovals) || !Array.isArray(ev.handoffApprovals) || !ev.handoffApprovals.every(Array.isArray)) {
+      return 'a chain must open with {kind: "chain", workflowId, keys, sensitiveTools, toolApprovals, handoffApprovals}';
+    }
+    if (this.chains.has(workflowId)) return `the chain ${workflowId} is opened twice`;
+    const keyProblems = approverKeysCheck(ev.keys.map((k: unknown) => (isRecord(k) ? (({ source: _s, ...key }) => key)(k) : k)), 'keys');
+    if (keyProblems.length > 0) return `the chain's keys are not approver keys: ${keyProblems[0]}`;
+    this.chains.set(workflowId, { header: ev as unknown as ExportedChain, asked: new Map(), decided: new Map(), used: new Map() });
+    return undefined;
+  }
+
+  private asked(seq: number, chain: ChainSeen, ev: Asked): string | undefined {
+    if (typeof ev.handoffId !== 'string' || typeof ev.from !== 'string') return 'an approval request must name its approval (handoffId) and agent (from)';
+    const earlier = chain.asked.get(ev.handoffId);
+    if (earlier) return `approval ${ev.handoffId} is asked for twice (first at event #${earlier.seq}): an event was copied`;
+    chain.asked.set(ev.handoffId, { ...ev, seq });
+    return undefined;
+  }
+
+  private decided(seq: number, workflowId: string, chain: ChainSeen, r: ApprovalRecord): string | undefined {
+    const shapeProblem = recordProblem(r);
+    if (shapeProblem) return shapeProblem;
+    const asked = chain.asked.get(r.handoffId);
+    if (!asked) return `it decides approval ${r.handoffId}, which no approval_requested before it in the chain asked for: a decision was moved before its request, or its request removed`;
+    const earlier = chain.decided.get(r.handoffId);
+    if (earlier) return `approval ${r.handoffId} is decided twice (first at event #${earlier.seq}): an approval is decided once, so a decision was copied`;
+    chain.decided.set(r.handoffId, { record: r, seq });
+    if (r.signature === undefined) {
+      if (r.identity && r.identity.method !== 'claimed') return `the record says the approver was ${r.identity.method}, but it carries no signature`;
+      if (r.outcome === 'timed_out') return undefined;
+      if (asked.requireSignature === true) return `approval ${r.handoffId} required a signed decision (its request says requireSignature), but this decision carries no signature: a signed decision was stripped to a claimed one`;
+      this.counts.claimed++;
+      return undefined;
+    }
+    return this.signatureProblem(workflowId, chain, asked, r);
+  }
+
+  private signatureProblem(workflowId: string, chain: ChainSeen, asked: Asked, r: ApprovalRecord): string | undefined {
+    const facts = factsOfRecord(workflowId, asked, r);
+    if (!facts) return 'a wait that timed out carries a signature';
+    const verdict = verifyDecisionSignature(r.signature!, facts, chain.header.keys, { requestedAt: Date.parse(r.requestedAt), arrivedAt: Date.parse(r.decidedAt) });
+    if (!verdict.ok) return `the decision's signature does not hold: ${verdict.reason}`;
+    const id = verdict.identity;
+    if (r.identity?.method !== id.method || r.identity.kid !== id.kid || r.identity.issuer !== id.issuer || r.identity.subject !== id.subject) {
+      return `the record says ${describe(r.identity)}, but the signature shows ${describe(id)}`;
+    }
+    const key = chain.header.keys.find((k) => k.kid === id.kid) as TrustedKey;
+    if (this.trusted && !this.trusted.some((k) => k.kid === key.kid && k.publicKey === key.publicKey)) {
+      return `key ${key.kid} is not among the keys you trust (or has another public key there)`;
+    }
+    const editedProblem = editedArgumentsProblem(chain.header, asked, r, this.counts);
+    if (editedProblem) return editedProblem;
+    this.counts.signed++;
+    if (!this.counts.keys.includes(key.kid)) this.counts.keys.push(key.kid);
+    return undefined;
+  }
+
+  /** A tool call that ran: under its approving decision, made before it, when the team's policy needs one. */
+  private toolCall(seq: number, chain: ChainSeen, ev: Record<string, unknown>): string | undefined {
+    const execution = isRecord(ev.execution) ? ev.execution : undefined;
+    if (ev.answeredBy !== 'tool' || !execution || execution.status === 'not_scheduled') return undefined;
+    const agent = String(ev.agent);
+    const tool = String(ev.tool);
+    const asked = typeof ev.requestedArguments === 'string' ? ev.requestedArguments : String(ev.arguments);
+    const spec = chain.header.toolApprovals[`${agent}/${tool}`] as ToolApprovalSpec | undefined;
+    const redacted = chain.header.sensitiveTools.includes(`${agent}/${tool}`);
+    // Redacted arguments cannot be weighed against the policy's conditions; a call without conditions needs approval whatever they are.
+    const needed = spec !== undefined && (redacted && spec.when?.length ? undefined : approvalNeeded(spec, asked));
+    if (ev.approval === undefined) {
+      if (needed) return `the tool call ${agent}/${tool} ran, and the team's policy needs an approval for it, but it names none: a call that needed approval must run after the decision that approved it`;
+      if (needed === undefined) this.counts.unchecked++;
+      return undefined;
+    }
+    if (typeof ev.approval !== 'string') return 'a tool call names its approval by its id (a string)';
+    return this.ranUnder(seq, chain, ev.approval, { agent, tool, ran: String(ev.arguments), asked, redacted });
+  }
+
+  private ranUnder(seq: number, chain: ChainSeen, id: string, call: { agent: string; tool: string; ran: string; asked: string; redacted: boolean }): string | undefined {
+    const what = `the tool call ${call.agent}/${call.tool} ran under approval ${id}`;
+    const request = chain.asked.get(id);
+    if (!request?.tool || request.from !== call.agent || request.tool.name !== call.tool) return `${what}, which no approval_requested before it asked for about that call`;
+    if (request.tool.arguments !== call.asked) return `${what}, but that approval was asked about other arguments`;
+    const decision = chain.decided.get(id)?.record;
+    if (!decision) return `${what}, but no decision before it approved that call: a decision was removed, or moved after the call`;
+    if (decision.outcome === 'rejected' || (decision.outcome === 'timed_out' && decision.onTimeout !== 'approve')) return `${what}, which was ${decision.outcome === 'rejected' ? 'rejected' : 'not approved in time'}`;
+    if (!call.redacted && call.ran !== (decision.editedArguments ?? call.asked)) return `${what}, but with other arguments than the decision approved`;
+    const earlier = chain.used.get(id);
+    if (earlier !== undefined) return `${what}, which the call at event #${earlier} ran under already: an approved call runs once`;
+    chain.used.set(id, seq);
+    this.counts.approvedCalls++;
+    return undefined;
+  }
+
+  /** A handoff: after the decision that approved it, when the chain's rules needed one. */
+  private handoff(seq: number, chain: ChainSeen, ev: Record<string, unknown>): string | undefined {
+    const [from, to] = [String(ev.from), String(ev.to)];
+    const [runRules = [], teamRules = [], agentRules = []] = chain.header.handoffApprovals;
+    const policy = resolveApprovalPolicy({ approvals: teamRules, agents: Object.fromEntries(agentRules.map((r) => [r.to, { approval: r }])) } as unknown as TeamSpec, runRules, from, to);
+    if (!isRecord(ev.approval)) return policy ? `the handoff ${from} → ${to} happened, and the chain's approval rules need an approval for it, but it names none` : undefined;
+    const id = String(ev.approval.handoffId);
+    const what = `the handoff ${from} → ${to} happened under approval ${id}`;
+    const request = chain.asked.get(id);
+    if (!request || request.tool || request.from !== from || request.to !== to) return `${what}, which no approval_requested before it asked for about that handoff`;
+    const decision = chain.decided.get(id)?.record;
+    if (!decision) return `${what}, but no decision before it approved it: a decision was removed, or moved after the handoff`;
+    if (decision.outcome === 'rejected' || (decision.outcome === 'timed_out' && decision.onTimeout !== 'approve')) return `${what}, which was ${decision.outcome === 'rejected' ? 'rejected' : 'not approved in time'}`;
+    if (canonicalJson(ev.approval) !== canonicalJson(recordedValue({ ...decision, kind: 'approval_decided' }))) return `${what}, but the decision it carries is not the one recorded before it`;
+    const earlier = chain.used.get(id);
+    if (earlier !== undefined) return `${what}, which event #${earlier} used already: an approval lets one handoff through`;
+    chain.used.set(id, seq);
+    this.counts.approvedCalls++;
+    return undefined;
+  }
+
+  /** Whether an event's recorded digest names what the event shows. */
+  private recordedProblem(ev: Record<string, unknown>, recorded: unknown): string | undefined {
+    if (recorded === undefined) return undefined;
+    if (!isRecord(recorded) || !Number.isSafeInteger(recorded.eventId) || typeof recorded.digest !== 'string') return 'its "recorded" must be {eventId, digest}';
+    const value = recordedValue(ev);
+    if (value === undefined) return `a ${String(ev.kind)} event records no payload of history`;
+    if (sha256Hex(canonicalJson(value)) !== recorded.digest) return `what it shows is not what its recorded digest names (history event ${String(recorded.eventId)}): it was changed after it was read from history`;
+    this.counts.recorded++;
+    return undefined;
+  }
+}
+
+/** Whether the edited arguments the record keeps are those whose digest was signed (unless the export redacts them). */
+function editedArgumentsProblem(header: ExportedChain, asked: Pick<PendingApproval, 'from' | 'tool'>, r: ApprovalRecord, counts: MeaningCounts): string | undefined {
+  if (r.editedArguments === undefined && r.argumentsDigest === undefined) return undefined;
+  if (r.editedArguments === undefined || r.argumentsDigest === undefined) return 'the record keeps edited arguments without their digest, or a digest without them';
+  if (header.sensitiveTools.includes(`${asked.from}/${asked.tool?.name}`)) {
+    counts.unchecked++;
+    return undefined;
+  }
+  let args: unknown;
+  try {
+    args = JSON.parse(r.editedArguments);
+  } catch {
+    return 'the edited arguments are not JSON';
+  }
+  return sha256Hex(canonicalJson(args)) === r.argumentsDigest ? undefined : 'the edited arguments are not those whose digest the approver signed';
+}
+
+/** Why a decided event is not a record a verifier can read: fields of the wrong type, or times that are not times. */
+function recordProblem(r: ApprovalRecord): string | undefined {
+  const strings = ['handoffId', 'outcome', 'requestedAt', 'decidedAt'] as const;
+  const optional = ['approver', 'comment', 'reason', 'signature', 'editedArguments', 'argumentsDigest'] as const;
+  if (strings.some((f) => typeof r[f] !== 'string') || optional.some((f) => r[f] !== undefined && typeof r[f] !== 'string')) return 'the decision is not an approval record (a field has the wrong type)';
+  if (Number.isNaN(Date.parse(r.requestedAt)) || Number.isNaN(Date.parse(r.decidedAt))) return "the decision's requestedAt and decidedAt must be ISO 8601 times";
+  if (r.identity !== undefined && (!isRecord(r.identity) || typeof r.identity.method !== 'string')) return "the decision's identity is not {method, kid?, …}";
+  return undefined;
+}
+
+function describe(identity: ApprovalRecord['identity']): string {
+  if (!identity) return 'no identity';
+  return `${identity.method}${identity.kid ? ` with key ${identity.kid}` : ''}${identity.issuer ? ` (issuer ${identity.issuer}, subject ${identity.subject})` : ''}`;
+}

@@ -1,0 +1,96 @@
+/**
+ * A conversation's turn stranded by a deploy: a refund approved in the turn, then v1's worker gone
+ * and v2's (which renamed the refund tool) polling, so the refund's step is refused. Its caller is
+ * told at once (`TurnStrandedError`); the turn waits, and a migration moves it onto v2, where the
+ * approved refund runs under its new name without asking again.
+ */
+import type { Worker } from '@temporalio/worker';
+import { z } from 'zod';
+import { Baton, defineTool, Team, TurnStrandedError, type Conversation, type RunOptions } from '../../src';
+import type { DevServer } from '../../src/devserver/server';
+import { createWorker } from '../../src/worker';
+import { scriptedAgent as agent } from '../helpers/agents';
+import type { Scenario } from './scenarios';
+
+/** Every refund made: by which version, with its idempotency key. */
+export const refunds: { key: string; version: string }[] = [];
+
+/** The desk in two versions: v2 calls `issueRefund` `refundOrder` (same parameters). */
+export function deskTeam(v: 'v1' | 'v2'): Team {
+  const refund = defineTool({
+    name: v === 'v1' ? 'issueRefund' : 'refundOrder',
+    description: 'Refund an order',
+    parameters: z.object({ order: z.string() }),
+    needsApproval: true,
+    execute: ({ order }, ctx) => {
+      refunds.push({ key: ctx.idempotencyKey, version: v });
+      return `refunded ${order}`;
+    },
+  });
+  const call = { name: refund.name, arguments: { order: 'A1' } };
+  return new Team([agent('desk', [{ text: `hello (${v})` }, { toolCalls: [call] }, { text: `A1 refunded (${v})` }, { text: `bye (${v})` }], { tools: [refund] })], { name: 'desk', version: v });
+}
+
+/** A worker of `v` on `taskQueue`, told apart from the other version's by its build id. */
+export async function deskWorker(env: DevServer, v: 'v1' | 'v2', taskQueue: string): Promise<{ worker: Worker; done: Promise<void>; stop(): Promise<void> }> {
+  const worker = await createWorker({ team: deskTeam(v), connection: env.nativeConnection, taskQueue, worker: { workerDeploymentOptions: { useWorkerVersioning: false, version: { deploymentName: 'desk', buildId: v } } } });
+  const done = worker.run();
+  return {
+    worker,
+    done,
+    async stop() {
+      if (worker.getState() === 'RUNNING') worker.shutdown();
+      await done;
+    },
+  };
+}
+
+/** A conversation whose second turn (a refund alice approved) is stranded by a deploy; the refund's message and its caller's error. */
+export async function strandedTurn(env: DevServer, taskQueue: string, options: RunOptions = {}) {
+  const baton = new Baton({ client: env.client, taskQueue });
+  const v1 = await deskWorker(env, 'v1', taskQueue);
+  const chat = baton.conversation('desk', { options });
+  await chat.send('hello', { idempotencyKey: 'hello' });
+  const refund = chat.send('refund order A1', { idempotencyKey: 'refund' }).then(
+    (reply) => reply,
+    (err: unknown) => err,
+  );
+  const waiting = await untilStatus(chat, (v) => v.pendingApprovals.length > 0);
+  await v1.stop();
+  const v2 = await deskWorker(env, 'v2', taskQueue);
+  await baton.approve(chat.id, waiting.pendingApprovals[0]!.handoffId, { approver: 'alice' });
+  const told = await refund;
+  if (!(told instanceof TurnStrandedError)) {
+    await v2.stop();
+    throw new Error(`expected TurnStrandedError, got ${String(told)}`);
+  }
+  return { baton, chat, told, v2 };
+}
+
+/** The conversation's view once `ok` holds for it. */
+export async function untilStatus(chat: Conversation, ok: (view: Awaited<ReturnType<Conversation['status']>>) => boolean, timeoutMs = 60_000) {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const view = await chat.status().catch(() => undefined);
+    if (view && ok(view)) return view;
+    if (Date.now() > until) throw new Error(`conversation ${chat.id}: no such status within ${timeoutMs} ms (last: ${JSON.stringify(view)})`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+export const strandedMigratedScenario: Scenario = {
+  name: 'conversation-stranded-migrated',
+  team: () => deskTeam('v2'),
+  drive: async (_baton, env) => {
+    const { baton, chat, v2 } = await strandedTurn(env, 'record-conversation-stranded-migrated-v', { teamMismatchTimeout: '2 seconds' });
+    try {
+      await baton.migrateConversation(chat.id);
+      await chat.send('refund order A1', { idempotencyKey: 'refund' });
+      await chat.send('thanks', { idempotencyKey: 'thanks' });
+      await chat.end();
+      return chat.id;
+    } finally {
+      await v2.stop();
+    }
+  },
+};

@@ -1,0 +1,176 @@
+/**
+ * A conversation's turns stranded by a deploy, and their migration onto the current team. A step of
+ * the turn refused by a worker that lacks the turn's team strands the turn: its callers are told at
+ * once (`TurnStrandedError`), the refusal goes on the record, and the turn waits for a worker of its
+ * team instead of failing after `teamMismatchTimeout` — nothing of it is lost. A migration
+ * (`migrateConversation`, `baton replay --on-current-team <id>`) takes the team the workers run now
+ * and goes on with it: a stranded turn from its last step begun, the decisions people made in it
+ * standing; between turns, from the next turn.
+ */
+import { CancellationScope, isCancellation } from '@temporalio/workflow';
+import type { ConversationState, CurrentTurn } from '../../src/common/conversation';
+import { ConversationContinuedError, ConversationEndedError } from '../../src/common/conversation';
+import { TeamMismatchError, toApplicationFailure } from '../../src/common/errors';
+import { CONVERSATION_EVENT_MEMO } from '../../src/common/messages';
+import { Patches } from '../../src/common/patches';
+import type { ChainState } from '../../src/common/state';
+import type { ConversationMigration } from '../../src/common/stranded';
+import type { TeamSpec } from '../../src/common/team';
+import { versionIdOf } from '../../src/common/version';
+import type { ChainEffects } from '../chain/effects';
+import { restartPoint } from '../chain/restart';
+import type { Chain } from '../chain/state';
+import { hasPatch } from '../patches';
+import { rebaseOnCurrentTeam } from '../team/rebase';
+import type { TeamRefusal } from '../team/match';
+import { recordTeam } from '../team/record';
+import type { Inbox } from './inbox';
+import { beginTurn, rolledBack } from './turns';
+import { rebased, runningVersion } from './upgrade';
+
+interface Waiter {
+  resolve(value: ConversationMigration): void;
+  reject(err: unknown): void;
+}
+
+/** What the migrations work on, known once the run has its state. */
+export interface MigrationScene {
+  state: ConversationState;
+  chain: Chain;
+  inbox: Inbox;
+  effects: ChainEffects;
+  /** The agent the conversation started with: it takes a turn whose agent the current team lacks. */
+  startAgent: string;
+}
+
+/** Returned by {@link Migrations.guard} when a migration stopped the turn. */
+export const MOVED = Symbol('moved');
+
+export class Migrations {
+  private scene?: MigrationScene;
+  private readonly waiters: Waiter[] = [];
+  private scope?: CancellationScope;
+  private ended = false;
+
+  constructor(private readonly workflowId: string) {}
+
+  attach(scene: MigrationScene): void {
+    this.scene = scene;
+  }
+
+  /** Whether a migration was asked for and not yet made. */
+  get requested(): boolean {
+    return this.waiters.length > 0;
+  }
+
+  /** The update validator: a conversation that ended or is ending is not moved. */
+  validate(): void {
+    if (this.ended || this.scene?.state.ending) throw toApplicationFailure(new ConversationEndedError(this.workflowId, !this.ended));
+  }
+
+  /** A migration asked for: made at once for a stranded turn, else before the next turn. Answers once made. */
+  request(): Promise<ConversationMigration> {
+    return new Promise((resolve, reject) => {
+      this.waiters.push({ resolve, reject });
+      if (this.scene?.state.current?.stranded) this.scope?.cancel();
+    });
+  }
+
+  /**
+   * A step of the current turn was refused for its team (`refusal`), or taken after refusals
+   * (`undefined`): whether it waits on past `teamMismatchTimeout`. Steps outside a turn, and runs
+   * recorded before stranded turns, fail after the timeout as they did.
+   */
+  stranded(refusal: TeamRefusal | undefined): boolean {
+    const scene = this.scene;
+    const current = scene?.state.current;
+    if (!scene || !current) return false;
+    if (!refusal) {
+      if (current.stranded) this.unstrand(current);
+      return true;
+    }
+    if (!hasPatch(Patches.STRANDED_TURNS)) return false;
+    if (!current.stranded) {
+      const { version, worker, step, missing } = refusal;
+      const at = new Date(scene.effects.now()).toISOString();
+      current.stranded = { version, worker, step, missing, since: at };
+      scene.effects.publish({ [CONVERSATION_EVENT_MEMO]: { type: 'turn_stranded', turn: current.turn, version, worker, step, missing, at } });
+      scene.inbox.strand({ turn: current.turn, version, worker, step, missing });
+    }
+    if (this.requested) this.scope?.cancel();
+    return true;
+  }
+
+  /** Run the turn's chain so that a migration can stop it where it waits; {@link MOVED} when one did. */
+  async guard<T>(turn: () => Promise<T>): Promise<T | typeof MOVED> {
+    const scope = new CancellationScope();
+    this.scope = scope;
+    try {
+      return await scope.run(turn);
+    } catch (err) {
+      if (!this.requested || !isCancellation(err)) throw err;
+      return MOVED;
+    } finally {
+      this.scope = undefined;
+    }
+  }
+
+  /** Move the stranded turn onto the current team, from its last step begun. */
+  async moveTurn(current: CurrentTurn): Promise<void> {
+    const { chain, effects } = this.scene!;
+    const team = await effects.loadTeam();
+    const restart = restartPoint(chain);
+    const from = versionIdOf(chain.state.team);
+    chain.state = team.agents[restart.agentId] ? rebaseOnCurrentTeam(restart, team) : this.startedOver(restart, current, team, from);
+    chain.mark = undefined;
+    this.unstrand(current);
+    this.made(from, team, current.turn, true);
+  }
+
+  /** Between turns: the next turn takes the current team. */
+  async moveBetweenTurns(nextTurn: number): Promise<void> {
+    const { chain, effects, startAgent } = this.scene!;
+    const team = await effects.loadTeam();
+    const from = versionIdOf(chain.state.team);
+    const next = rebased(chain.state, team, startAgent);
+    if (!next) {
+      const refused = new TeamMismatchError({ version: from, worker: versionIdOf(team), step: 'migration', missing: [`agent "${chain.state.agentId}"`, `agent "${startAgent}"`] });
+      for (const w of this.waiters.splice(0)) w.reject(toApplicationFailure(refused));
+      return;
+    }
+    chain.state = next;
+    this.made(from, team, nextTurn, false);
+  }
+
+  /** The run continues as new, or the conversation ended, before a migration was made: its callers are told. */
+  release(ended: boolean): void {
+    this.ended = ended;
+    const err = ended ? new ConversationEndedError(this.workflowId) : new ConversationContinuedError('migrateConversation', 0, 'migrate');
+    for (const w of this.waiters.splice(0)) w.reject(toApplicationFailure(err));
+  }
+
+  /** The turn, its agent gone from the current team, starts over at the agent that answered before it (or the first one). */
+  private startedOver(restart: ChainState, current: CurrentTurn, team: TeamSpec, from: string): ChainState {
+    const { startAgent, effects } = this.scene!;
+    const before = rebased(rolledBack(restart, current.before), team, startAgent);
+    if (!before) throw new TeamMismatchError({ version: from, worker: versionIdOf(team), step: 'migration', missing: [`agent "${restart.agentId}"`, `agent "${startAgent}"`] });
+    return beginTurn(before, current.message, effects.now());
+  }
+
+  private unstrand(current: CurrentTurn): void {
+    delete current.stranded;
+    this.scene!.inbox.unstrand();
+  }
+
+  /** On the record, and answered: the conversation goes on with `team` from turn `turn`. */
+  private made(from: string, team: TeamSpec, turn: number, during: boolean): void {
+    const { state, chain, effects } = this.scene!;
+    const here = runningVersion();
+    if (here) state.teamDeployment = here;
+    delete state.refreshTeam;
+    const to = versionIdOf(team);
+    recordTeam(effects, team, { from, to, beforeTurn: turn, ...(here ? { deployment: here } : {}), by: 'migration' });
+    effects.publish({ [CONVERSATION_EVENT_MEMO]: { type: 'team_changed', from, to, beforeTurn: turn, ...(here ? { deployment: here } : {}), agent: chain.state.agentId, at: new Date(effects.now()).toISOString(), by: 'migration' } });
+    for (const w of this.waiters.splice(0)) w.resolve({ from, to, ...(during ? { turn } : {}) });
+  }
+}
