@@ -64,7 +64,14 @@ async function follow(h: Harness, root: RootModel, msg: SentMessage, location: s
 
 /** POST `msg` (again, when it was sent), and settle it by what the service answers. */
 async function deliver(h: Harness, root: RootModel, msg: SentMessage, again: boolean): Promise<void> {
-  const answered = await post(h, root, msg);
+  let answered = await post(h, root, msg);
+  // Not taken in time (a busy or lost worker): sent again with the key the 503 named, as its advice says.
+  for (let tries = 0; !again && answered.status === 503 && answered.key && tries < 10; tries++) {
+    Object.assign(msg, { key: answered.key });
+    msg.http!.header = true;
+    await sleep(2_000);
+    answered = await post(h, root, msg);
+  }
   if (answered.key) msg.http!.keys.push(answered.key);
   if (!again) msg.key = answered.key ?? msg.key;
   const b = answered.body;
