@@ -31,6 +31,15 @@ export const KNOWN_OPEN: KnownDefect[] = [
     name: "a conversation turn whose specialist is stranded fails instead of waiting for a migration",
     matches: /message \d+ failed with TeamMismatchError, which nothing in the sequence could cause: .*delegation to/,
   },
+  {
+    // Found by the drill (seed 7): a conversation that continues as new every few events, with a server
+    // restart and worker SIGKILLs while its first message (sent with chat.stream()) waits, answers that
+    // message's caller with ConversationContinuedError ("send it again with idempotencyKey …") instead
+    // of following the new run as send() does (src/client/conversation.ts hops only on an update that
+    // failed with ConversationContinuedError as its cause); the cause is not pinned down yet.
+    name: 'a message answered ConversationContinuedError after its conversation continued as new through a server restart',
+    matches: /message \d+ failed with ConversationContinuedError/,
+  },
 ];
 
 /** The open defect a violation shows, if any. */
