@@ -60,6 +60,7 @@ const USAGE = `usage: npm run drill -- [sigkill | server | load | fuzz | redeplo
   --max-commands N         model: commands generated per sequence at most (default 30; those that do not apply are skipped)
   --shrink-runs N          model: runs spent shrinking a failing sequence (default 40)
   --strict yes|no          model: count violations of known open defects (test/model/known.ts) as broken (default no)
+  --model-time MS          model: start no sequence after this long (default: none; the sequences run so far count)
   --dir PATH               logs, side-effect logs and the database (default: a new temp dir)`;
 
 function range(text: string, flag: string): [number, number] {
@@ -106,7 +107,7 @@ export function parseArgs(argv: string[]): { drills: string[]; settings: DrillSe
     ...['--chains', '--workers', '--seed', '--stagger', '--approval-delay', '--deadline', '--heartbeat-timeout', '--model-delay', '--tool-delay', '--kill-every'],
     ...['--long-call', '--kills-per-call', '--lost-worker-retries', '--restarts', '--down', '--dir'],
     ...['--load-chains', '--load-workers', '--waiting', '--cache', '--load-concurrency', '--load-deadline', '--fuzz-runs', '--fuzz-lanes', '--fuzz-time', '--hostile-runs', '--http-fuzz-requests'],
-    ...['--redeploy-chains', '--conversations', '--new-chains', '--mismatch-timeout', '--spend-chains', '--experiment-chains'],
+    ...['--redeploy-chains', '--conversations', '--new-chains', '--mismatch-timeout', '--spend-chains', '--experiment-chains', '--model-time'],
     ...['--cases', '--max-commands', '--shrink-runs', '--strict'],
   ];
   for (const f of flags.keys()) if (!known.includes(f)) throw new Error(`unknown flag ${f}\n\n${USAGE}`);
@@ -153,6 +154,7 @@ export function parseArgs(argv: string[]): { drills: string[]; settings: DrillSe
       maxCommands: Math.max(1, get('--max-commands', count, 30)),
       shrinkRuns: get('--shrink-runs', count, 40),
       strict: get('--strict', yesNo, false),
+      modelTimeMs: get('--model-time', count, 0),
     },
   };
 }

@@ -23,6 +23,8 @@ export interface ModelSettings {
   shrinkRuns: number;
   /** Count violations of known open defects as broken. */
   strict: boolean;
+  /** Start no sequence after this long (ms); 0: no limit. */
+  modelTimeMs: number;
 }
 
 export async function modelDrill(s: DrillSettings & ModelSettings): Promise<DrillReport> {
@@ -32,7 +34,10 @@ export async function modelDrill(s: DrillSettings & ModelSettings): Promise<Dril
   const started = Date.now();
   try {
     for (let done = 0, k = 0; done < s.modelCases; k++) {
+      const left = s.modelTimeMs > 0 ? s.modelTimeMs - (Date.now() - started) : undefined;
+      if (left !== undefined && left <= 0) break;
       const r = await modelRun(system, {
+        ...(left !== undefined ? { timeLimitMs: left } : {}),
         seed: s.seed + k,
         cases: s.modelCases - done,
         maxCommands: s.maxCommands,

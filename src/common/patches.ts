@@ -110,10 +110,17 @@ export const Patches = {
    * bytes, updates — whatever arrives, carrying what waits.
    */
   INBOX_BOUNDS: 'baton-inbox-bounds',
+  /**
+   * Decided when a chain with a `teamMismatchTimeout` of its own delegates, and when a specialist's
+   * first step is refused for its team: the specialist is started with its caller's timeout, and
+   * waits for a worker of its team that long (read from its start, before it has a state), not
+   * baton's default ten minutes.
+   */
+  SPECIALIST_TEAM_TIMEOUT: 'baton-specialist-team-timeout',
 } as const;
 
 /** Patches added after {@link Patches.BASELINE_2026_11}: a run decides each by its own marker. */
-const AFTER_BASELINE_2026_11: readonly string[] = [Patches.BASELINE_2026_11, Patches.STRANDED_TURNS, Patches.SHARED_ECONOMICS_ACTIVITIES, Patches.INBOX_BOUNDS];
+const AFTER_BASELINE_2026_11: readonly string[] = [Patches.BASELINE_2026_11, Patches.STRANDED_TURNS, Patches.SHARED_ECONOMICS_ACTIVITIES, Patches.INBOX_BOUNDS, Patches.SPECIALIST_TEAM_TIMEOUT];
 
 /** The patches {@link Patches.BASELINE_2026_11} stands for. */
 export const BASELINE_2026_11_COVERS: readonly string[] = Object.values(Patches).filter((id) => !AFTER_BASELINE_2026_11.includes(id));

@@ -7,11 +7,12 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
-import { exportAudit, verifyAuditExport, type AuditChain, type HandoffRunInput, type RunOptions } from '../../src';
+import { exportAudit, signAuditExport, verifyAuditExport, type AuditChain, type HandoffRunInput, type RunOptions } from '../../src';
 import type { ConversationInput } from '../../src/common/conversation';
 import { resolveRunOptions } from '../../src/common/options';
 import { fromPayloads } from '../../src/payloads/read';
 import { isRoutine } from '../../src/audit/taskFailures';
+import { exportKeys, keys } from '../helpers/signing';
 import { broken, clip, cliTurn, type Harness, type Invariant } from './harness';
 import type { RootModel } from './model';
 
@@ -39,7 +40,9 @@ async function exportVerifies(h: Harness, r: RootModel): Promise<void> {
   const exported = decisionsIn(doc);
   const earlier = new Map<string, { runId: string; outcome: string }>();
   for (const [runId, d] of [[undefined, doc] as const, ...(await earlierExports(h, r))]) {
-    const verdict = verifyAuditExport(JSON.parse(JSON.stringify(d)));
+    // Signed as an auditor signs exports; the reader trusts that key alone.
+    const signed = await signAuditExport(d, keys.audit.signer);
+    const verdict = verifyAuditExport(JSON.parse(JSON.stringify(signed)), { exportKeys });
     if (!verdict.ok) broken(h, 'export-verifies', `${r.id}${runId ? ` run ${runId}` : ''}: the export does not verify: ${clip(verdict.failure, 300)}`);
     if (runId) for (const [id, outcome] of decisionsIn(d)) earlier.set(id, { runId, outcome });
   }
@@ -52,9 +55,12 @@ async function exportVerifies(h: Harness, r: RootModel): Promise<void> {
   if (!cliTurn(h)) return;
   // The same through the real command, as an auditor would run it.
   const file = path.join(h.system.dir, `${r.id}.export.json`);
-  const made = await h.system.cli(['audit', r.id, '--export', file]);
+  const [keyFile, keysFile] = [path.join(h.system.dir, 'audit-key.jwk'), path.join(h.system.dir, 'export-keys.json')];
+  fs.writeFileSync(keyFile, JSON.stringify(keys.audit.jwk));
+  fs.writeFileSync(keysFile, JSON.stringify(exportKeys));
+  const made = await h.system.cli(['audit', r.id, '--export', file, '--key', keyFile]);
   if (made.code !== 0) return broken(h, 'export-verifies', `baton audit ${r.id} --export exited ${made.code}: ${clip(made.stderr, 300)}`);
-  const checked = await h.system.cli(['audit', '--verify', file]);
+  const checked = await h.system.cli(['audit', '--verify', file, '--export-keys', keysFile]);
   if (checked.code !== 0) broken(h, 'export-verifies', `baton audit --verify of ${r.id}'s export exited ${checked.code}: ${clip(checked.stdout + checked.stderr, 300)}`);
   const fromCli = decisionsIn(JSON.parse(fs.readFileSync(file, 'utf8')) as ReturnType<typeof exportAudit>);
   if (!isDeepStrictEqual(fromCli, exported)) broken(h, 'export-verifies', `${r.id}: baton audit --export holds decisions ${clip([...fromCli])}, the library's export ${clip([...exported])}`);

@@ -4,15 +4,18 @@
  * A new capability adds its own here (see README.md).
  */
 import { isDeepStrictEqual } from 'node:util';
-import { BATON_ERROR_TYPES } from '../../src';
+import { BATON_ERROR_TYPES, CONVERSATION_ERRORS } from '../../src';
 import { readEffects } from './effects';
 import { endInvariants } from './endInvariants';
+import { migrationInvariants } from './migrationInvariants';
 import { broken, clip, type Harness, type Invariant } from './harness';
 import { rootOf } from './model';
 import { APPROVED_TOOLS, type EffectTool } from './team';
 
 /** Failures a conversation's message may end with besides the chain's typed errors. */
 const MESSAGE_ERRORS = new Set(['ConversationBusyError', 'MessageRolledBackError', 'ConversationEndedError']);
+/** A conversation's own typed errors (`TurnStrandedError` among them). */
+const CONVERSATION_ERROR_TYPES = Object.keys(CONVERSATION_ERRORS);
 
 const stepInvariants: Invariant[] = [
   {
@@ -101,8 +104,9 @@ const stepInvariants: Invariant[] = [
         for (const msg of r.messages) {
           if (msg.judged || (!msg.reply && !msg.error)) continue;
           msg.judged = true;
-          if (msg.error && !MESSAGE_ERRORS.has(msg.error) && !BATON_ERROR_TYPES.includes(msg.error)) broken(h, 'messages-answered', `${r.id}: message ${msg.n} failed with ${msg.error}, not a typed error: ${clip(msg.errorMessage, 300)}`);
-          if (msg.error && BATON_ERROR_TYPES.includes(msg.error) && !MESSAGE_ERRORS.has(msg.error) && !r.provoked.has(msg.error)) broken(h, 'messages-answered', `${r.id}: message ${msg.n} failed with ${msg.error}, which nothing in the sequence could cause: ${clip(msg.errorMessage, 300)}`);
+          const typed = msg.error && (BATON_ERROR_TYPES.includes(msg.error) || CONVERSATION_ERROR_TYPES.includes(msg.error));
+          if (msg.error && !typed) broken(h, 'messages-answered', `${r.id}: message ${msg.n} failed with ${msg.error}, not a typed error: ${clip(msg.errorMessage, 300)}`);
+          if (msg.error && typed && !MESSAGE_ERRORS.has(msg.error) && !r.provoked.has(msg.error)) broken(h, 'messages-answered', `${r.id}: message ${msg.n} failed with ${msg.error}, which nothing in the sequence could cause: ${clip(msg.errorMessage, 300)}`);
         }
       }
     },
@@ -114,7 +118,7 @@ function brief(x: { from: string; to: string; turn?: number }): string {
 }
 
 /** Every invariant, step ones first. */
-export const INVARIANTS: Invariant[] = [...stepInvariants, ...endInvariants];
+export const INVARIANTS: Invariant[] = [...stepInvariants, ...migrationInvariants.filter((i) => i.when === 'step'), ...endInvariants, ...migrationInvariants.filter((i) => i.when === 'end')];
 
 /** Check the invariants of `when` (the step ones at the end too). */
 export async function checkInvariants(h: Harness, when: 'step' | 'end'): Promise<void> {

@@ -20,7 +20,7 @@ import { UNVERSIONED_TOUR, VERSIONED_TOUR } from './tours';
 const REGRESSIONS = path.join(__dirname, 'regressions');
 const seed = Number(process.env.BATON_MODEL_SEED ?? Date.now() % 2 ** 31);
 const cases = Number(process.env.BATON_MODEL_CASES ?? 6);
-const timeLimitMs = Number(process.env.BATON_MODEL_TIME ?? 40_000);
+const timeLimitMs = Number(process.env.BATON_MODEL_TIME ?? 25_000);
 
 let system: ModelSystem;
 beforeAll(async () => {
@@ -31,17 +31,17 @@ afterAll(async () => {
 });
 
 describe('the model-based harness', () => {
-  it('keeps every invariant on a tour of every operation, unversioned workers', { timeout: 240_000 }, async () => {
+  it('keeps every invariant on a tour of every operation, unversioned workers', { timeout: 360_000 }, async () => {
     const h = await runSequence(system, 'unversioned', UNVERSIONED_TOUR, `tour-u${seed}`, { strict: false });
     expect(h.steps.length).toBeGreaterThan(10);
   });
 
-  it('keeps every invariant on the unversioned tour with the puppet answering through the AI SDK adapter', { timeout: 240_000 }, async () => {
+  it('keeps every invariant on the unversioned tour with the puppet answering through the AI SDK adapter', { timeout: 360_000 }, async () => {
     const h = await runSequence(system, 'ai_sdk', UNVERSIONED_TOUR, `tour-a${seed}`, { strict: false });
     expect(h.steps.length).toBeGreaterThan(10);
   });
 
-  it('keeps every invariant on a tour of every operation, Worker Deployments and a server restart', { timeout: 240_000 }, async () => {
+  it('keeps every invariant on a tour of every operation, Worker Deployments and a server restart', { timeout: 360_000 }, async () => {
     const h = await runSequence(system, 'versioned', VERSIONED_TOUR, `tour-v${seed}`, { strict: false });
     expect(h.steps.length).toBeGreaterThan(10);
   });

@@ -43,6 +43,12 @@ export interface SentMessage {
   done: Promise<void>;
   /** What a follower of the message (`chat.stream`) ended with, by `<workflowId> <agent>#<callIndex>`. */
   texts?: Map<string, string>;
+  /** Its turn (or the one it waited behind) was stranded by a deploy: what `TurnStrandedError` said, and how many times a caller was told. */
+  stranded?: { turn: number; strandedTurn: number; told: number };
+  /** Sent again with its key once its conversation was migrated. */
+  resent?: boolean;
+  /** Sent over HTTP (operations/http.ts): the request as sent, to send again, and the keys each answer named. */
+  http?: { body: Record<string, unknown>; header: boolean; keys: string[]; followed: number };
 }
 
 /** A chain or a conversation the sequence started (a root: specialists belong to it). */
@@ -82,6 +88,10 @@ export interface RootModel {
   messages: SentMessage[];
   /** Times it was replayed. */
   replays: number;
+  /** A conversation's migrations onto the current team, with what each answered and when. */
+  migrations?: { from: string; to: string; turn?: number; at: number }[];
+  /** A migration asked for and not yet answered. */
+  migrating?: Promise<void>;
   /** The runs it was replayed from, oldest first. */
   replayedRuns: string[];
   /** Whether the invariants judged how it ended. */

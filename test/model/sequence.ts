@@ -14,6 +14,7 @@ import { observe } from './observe';
 import { approve, waiting } from './operations/approvals';
 import { answer } from './operations/chain';
 import { chatOf, inFlight } from './operations/conversation';
+import { migrate, stranded } from './operations/migrate';
 import { operationNamed } from './operations';
 import type { ModelSystem } from './system';
 
@@ -92,7 +93,12 @@ export async function finish(h: Harness): Promise<void> {
       await approve(h, w);
       acted = true;
     }
-    for (const r of open.filter((x) => x.kind === 'conversation' && !x.ending && inFlight(x).length === 0)) {
+    // A conversation whose callers were told its turn is stranded is moved onto the current team, as its operator would.
+    for (const r of stranded(m)) {
+      migrate(h, r, false);
+      acted = true;
+    }
+    for (const r of open.filter((x) => x.kind === 'conversation' && !x.ending && !x.migrating && inFlight(x).length === 0 && !stranded(m).includes(x))) {
       r.ending = chatOf(h, r)
         .end()
         .then(
@@ -103,7 +109,7 @@ export async function finish(h: Harness): Promise<void> {
     }
     if (!acted) await sleep(500);
   }
-  await Promise.race([Promise.all(m.roots.flatMap((r) => [...r.messages.map((x) => x.done), r.ending ?? Promise.resolve()])), sleep(30_000)]);
+  await Promise.race([Promise.all(m.roots.flatMap((r) => [r.migrating, ...r.messages.map((x) => x.done), r.ending ?? Promise.resolve()])), sleep(30_000)]);
   await settle(h);
   for (const r of m.roots) {
     const why = r.status === 'open' ? await lastFailures(h, r.id) : '';
@@ -147,7 +153,7 @@ export async function cleanup(h: Harness): Promise<void> {
   }
   for (const c of h.system.hosts.calls()) if (c.workflowId.startsWith(h.model.tag)) h.system.hosts.answer(c.key, { text: 'gone' });
   // What the client still has under way (followers, messages, ends) settles before the next sequence or the end.
-  const pending = h.model.roots.flatMap((r) => [r.follower?.done, r.ending, ...r.messages.map((x) => x.done)]);
+  const pending = h.model.roots.flatMap((r) => [r.follower?.done, r.ending, r.migrating, ...r.messages.map((x) => x.done)]);
   await Promise.race([Promise.all(pending), sleep(15_000)]);
   await h.system.hosts.untilAllUp().catch(() => undefined);
 }

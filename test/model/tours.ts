@@ -1,28 +1,32 @@
 /**
- * Two fixed sequences through every operation, one per lane (the `ai_sdk` lane runs the unversioned
- * one), so every bounded run has each operation, every deploy, a worker SIGKILL and a server restart
- * at least once whatever the generated sequences hold.
+ * Two fixed sequences through every operation, one per lane, so every bounded run has each
+ * operation, every deploy, a worker SIGKILL and a server restart at least once whatever the
+ * generated sequences hold.
  */
 import type { Step } from './harness';
 
 const s = (op: string, params: Record<string, unknown> = {}): Step => ({ op, params });
 
 /**
- * Unversioned workers: a followed chain refunds (a stale decision refused, then approved signed with
- * edited arguments) and hands off to billing (an approver the policy does not name refused, by
- * update and through MCP; a flood, then alice by signal); a worker is SIGKILLed while billing's model call waits; v1 goes
+ * Unversioned workers: a conversation takes a message on v1; a followed chain refunds (a stale decision refused, then approved signed with
+ * edited arguments) and hands off to billing (an approver the policy does not name refused, a
+ * flood, then alice by signal); a worker is SIGKILLed while billing's model call waits; v1 goes
  * away and the chain's next lookup is stranded: it fails with TeamMismatchError and is migrated by
- * replay. A conversation then takes messages under the interrupt and reject policies, is steered,
- * is compacted and continues as new. One call waits at a time, so each pick names it.
+ * replay. The conversation's next turn is stranded the same way (its lookup needs v1): its caller is
+ * told, a message sent over HTTP behind it too; `baton replay --on-current-team` moves it onto v2, the
+ * messages sent again are answered once each, an HTTP retry (with and without Idempotency-Key) is the
+ * same message. A conversation then takes messages under the interrupt and reject policies, is
+ * steered, is compacted and continues as new. One call waits at a time, so each pick names it.
  */
 export const UNVERSIONED_TOUR: Step[] = [
+  s('chat_start', { agent: 1, midTurn: 'enqueue', compact: false, tinyCan: false, stream: false }),
+  s('answer_text', { call: 0, text: 'Done.' }),
   s('start', { agent: 0, preset: 'plain', follow: true }),
   s('answer_tool', { call: 0, tool: 'refund', amount: 40, twice: true }),
   s('refused_decision', { approval: 0, kind: 'stale_hash' }),
   s('approve', { approval: 0, signed: true, edit: true, via: 'update' }),
   s('answer_handoff', { call: 0, target: 0, invalid: false }),
   s('refused_decision', { approval: 0, kind: 'not_approver' }),
-  s('protocol_decide', { approval: 0, via: 'mcp', who: 'mallory' }),
   s('flood', { approval: 0, seed: 7, n: 20 }),
   s('approve', { approval: 0, signed: false, edit: false, via: 'signal' }),
   s('kill_worker', { slot: 0 }),
@@ -31,6 +35,17 @@ export const UNVERSIONED_TOUR: Step[] = [
   s('answer_tool', { call: 0, tool: 'lookup', amount: 1, twice: false }),
   s('replay', { chain: 0, overrides: true }),
   s('answer_text', { call: 0, text: 'Here is the answer: 42.' }),
+  s('chat_send', { chat: 0, midTurn: 'default', long: false, stream: false }),
+  s('answer_tool', { call: 0, tool: 'lookup', amount: 1, twice: false }),
+  s('http_send', { chat: 0, header: true, midTurn: 'default' }),
+  s('chat_migrate', { chat: 0, stranded: true, cli: true }),
+  s('answer_text', { call: 0, text: 'Found it.' }),
+  s('answer_text', { call: 0, text: 'And the second.' }),
+  s('http_retry', { message: 0 }),
+  s('http_send', { chat: 0, header: false, midTurn: 'default' }),
+  s('http_retry', { message: 1 }),
+  s('answer_text', { call: 0, text: 'Third.' }),
+  s('chat_end', { chat: 0 }),
   s('chat_start', { agent: 1, midTurn: 'enqueue', compact: true, tinyCan: true, stream: true }),
   s('chat_send', { chat: 0, midTurn: 'interrupt', long: true, stream: false }),
   s('steer', { root: 0, interrupt: false }),

@@ -7,8 +7,9 @@
 import { durationMs } from '../../src/common/check';
 import { readDelegation, SPECIALIST_DELEGATE_TOOL_NAME, type DelegationRequest } from '../../src/common/delegation';
 import { DelegationDepthExceededError, DelegationFailedError } from '../../src/common/errors';
+import { Patches } from '../../src/common/patches';
 import type { ToolCall } from '../../src/common/model';
-import type { RunOptions } from '../../src/common/options';
+import { RUN_OPTIONS, type RunOptions } from '../../src/common/options';
 import type { HandoffRunInput } from '../../src/common/run';
 import type { AgentSpec } from '../../src/common/team';
 import type { ChainState } from '../../src/common/state';
@@ -18,6 +19,7 @@ import type { DelegationOutcome } from './effects';
 import { continueTurn } from './respond';
 import { routeToSpecialist } from './routing';
 import { deadlineOf } from '../guards/budgets';
+import { hasPatch } from '../patches';
 import { admitTarget, noteFailure, noteSuccess } from './controls';
 import { currentAgent } from './state';
 import { type ChainRun, retried, type Step } from './step';
@@ -149,6 +151,8 @@ function childInput(run: ChainRun, job: Extract<Job, { request: DelegationReques
     // A specialist's decisions are signed and checked as the chain's own are.
     ...(state.options.requireSignature ? { requireSignature: true } : {}),
     ...(state.options.approverKeys ? { approverKeys: state.options.approverKeys } : {}),
+    // A specialist waits for a worker of its team no longer than its caller would (a caller on the default records no marker).
+    ...(state.options.teamMismatchTimeout !== RUN_OPTIONS.teamMismatchTimeout.default && hasPatch(Patches.SPECIALIST_TEAM_TIMEOUT) ? { teamMismatchTimeout: state.options.teamMismatchTimeout } : {}),
   };
   const input = render(DELEGATION_INPUT, {
     ...contextVariables(state),

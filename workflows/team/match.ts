@@ -11,10 +11,12 @@ import { ApplicationFailure } from '@temporalio/common';
 import { durationMs } from '../../src/common/check';
 import { TeamMismatchError } from '../../src/common/errors';
 import { RUN_OPTIONS } from '../../src/common/options';
+import { Patches } from '../../src/common/patches';
 import type { ChainState } from '../../src/common/state';
 import type { TeamSpec } from '../../src/common/team';
 import type { TeamNeed } from '../../src/common/version';
 import { type ChainEffects, started } from '../chain/effects';
+import { hasPatch } from '../patches';
 import { guardrailNeed, modelNeed, needOf, onHandoffNeed, toolNeed } from './needs';
 
 /**
@@ -43,6 +45,8 @@ export interface TeamSource {
   state(): ChainState | undefined;
   /** For a specialist's first step: the team of the chain that delegated to it. */
   parentTeam?(): { id: string; hash: string } | undefined;
+  /** The `teamMismatchTimeout` the run was started with: what a specialist's first step waits, before the chain has a state. */
+  startTimeout?(): string | number | undefined;
   /**
    * Told of each refusal of a step, and (`undefined`) when a refused step was taken at last; answers
    * whether the step waits on past `teamMismatchTimeout` rather than failing (a conversation's turn).
@@ -96,7 +100,7 @@ function whileRefused<T>(effects: ChainEffects, source: TeamSource, step: (refus
       const waits = source.stranded?.(mismatchDetails(details)) === true;
       const now = effects.now();
       const since = first ?? now;
-      const limit = durationMs(source.state()?.options.teamMismatchTimeout ?? RUN_OPTIONS.teamMismatchTimeout.default) ?? 600_000;
+      const limit = durationMs(timeoutOf(source)) ?? 600_000;
       const left = since + limit - now;
       if (left <= 0 && !waits) throw new TeamMismatchError({ ...mismatchDetails(details), waitedMs: now - since });
       const timer = effects.timer(left > 0 ? Math.min(pauseAfter(refused), left) : STRANDED_PAUSE_MS);
@@ -104,6 +108,14 @@ function whileRefused<T>(effects: ChainEffects, source: TeamSource, step: (refus
       return whileRefused(effects, source, step, refused + 1, since);
     },
   );
+}
+
+/** The run's `teamMismatchTimeout`: from its state, or (a specialist's first step, before it has one) from its start. */
+function timeoutOf(source: TeamSource): string | number {
+  const own = source.state()?.options.teamMismatchTimeout;
+  if (own !== undefined) return own;
+  const given = source.startTimeout?.();
+  return given !== undefined && hasPatch(Patches.SPECIALIST_TEAM_TIMEOUT) ? given : RUN_OPTIONS.teamMismatchTimeout.default;
 }
 
 /** The details of a `TeamMismatchError` refusal, or `undefined` for any other error. */

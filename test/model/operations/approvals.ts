@@ -140,6 +140,23 @@ export async function stillWaiting(h: Harness, w: Waiting, what: string): Promis
   if (!still) broken(h, 'refusals-change-nothing', `${what} to ${w.p.handoffId} in ${w.root.id}: the chain is ${status}${status === 'RUNNING' ? ' and the approval no longer waits' : ''}`);
 }
 
+/**
+ * A storm of small decisions the chain refuses (ids that wait nowhere), each recorded as refused:
+ * the approval still waits, and a chain that continues as new every few events does so while it
+ * waits instead of growing one history without end.
+ */
+async function storm(h: Harness, w: Waiting, n: number): Promise<void> {
+  const handle = h.system.client.workflow.getHandle(w.p.workflowId ?? w.root.id);
+  for (let i = 0; i < n; i += 50) {
+    await Promise.all(Array.from({ length: Math.min(50, n - i) }, (_, k) => handle.signal(approveHandoffSignal, { handoffId: `nope-${i + k}`, approver: 'mallory' }).catch(() => undefined)));
+  }
+  await stillWaiting(h, w, `a storm of ${n} refused decisions`);
+  const every = w.root.options.continueAsNewAfterEvents ?? 0;
+  if (every === 0) return;
+  const d = await handle.describe();
+  if (d.status.name === 'RUNNING' && d.historyLength > every + 200) broken(h, 'continues-as-new', `${handle.workflowId} waits for ${w.p.handoffId} with ${d.historyLength} events in its run after ${n} refused decisions, though it continues as new after ${every}`);
+}
+
 export const approvalOperations = [
   operation({
     name: 'approve',
@@ -189,10 +206,11 @@ export const approvalOperations = [
     name: 'flood',
     group: 'approvals',
     weight: 2,
-    params: fc.record({ approval: fc.nat(), seed: fc.nat(), n: fc.integer({ min: 10, max: 60 }) }),
+    params: fc.record({ approval: fc.nat(), seed: fc.nat(), n: fc.integer({ min: 10, max: 60 }), storm: fc.boolean() }),
     applies: (m) => waiting(m).some((w) => w.p.approvers !== undefined),
     async run(h, p) {
       const w = waitingFor(h.model, p.approval, (x) => x.p.approvers !== undefined)!;
+      if (p.storm) return storm(h, w, p.n * 5);
       const cases = fc.sample(hostileScenario, { seed: p.seed, numRuns: Math.ceil(p.n / 3) }).flatMap((s) => s.chain.filter((c) => c.kind !== 'http'));
       // Many at once, as a misbehaving client would send them.
       await Promise.all(cases.slice(0, p.n).map((c) => sendHostile(h, w, c).catch(() => undefined)));

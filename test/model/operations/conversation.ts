@@ -4,7 +4,7 @@
  * some long enough to be compacted), and end it.
  */
 import fc from 'fast-check';
-import type { Conversation, MidTurnPolicy } from '../../../src';
+import { TurnStrandedError, type Conversation, type MidTurnPolicy } from '../../../src';
 import { applyItem } from '../follow';
 import { errorText, operation, sleep, type Harness } from '../harness';
 import { openRoots, pick, type ModelState, type RootModel, type SentMessage } from '../model';
@@ -30,6 +30,13 @@ function taking(m: ModelState): RootModel[] {
   return openRoots(m, 'conversation').filter((r) => !r.ending && inFlight(r).length < MAX_IN_FLIGHT);
 }
 
+/** Record how sending `msg` failed; a turn stranded by a deploy counts the times its caller was told. */
+export function failed(msg: SentMessage, err: unknown): void {
+  msg.error = (err as Error).name ?? 'Error';
+  msg.errorMessage = errorText(err);
+  if (err instanceof TurnStrandedError) msg.stranded = { turn: err.turn, strandedTurn: err.strandedTurn, told: (msg.stranded?.told ?? 0) + 1 };
+}
+
 /** Send a message and wait until the conversation took it (or answered or refused it). */
 export async function send(h: Harness, root: RootModel, o: { midTurn?: MidTurnPolicy; long: boolean; stream: boolean }): Promise<void> {
   const chat = chatOf(h, root);
@@ -50,8 +57,7 @@ export async function send(h: Harness, root: RootModel, o: { midTurn?: MidTurnPo
         }
       }
     } catch (err) {
-      msg.error = (err as Error).name ?? 'Error';
-      msg.errorMessage = errorText(err);
+      failed(msg, err);
     }
   })();
   root.messages.push(msg);

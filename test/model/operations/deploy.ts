@@ -20,8 +20,9 @@ export const deployOperations = [
       await h.system.redeploy(m.lane, p.mode);
       m.version = 'v2';
       m.deployed = p.mode;
-      // With v1 gone, a step that needs v1 waits teamMismatchTimeout for it and fails, typed and told.
-      if (p.mode === 'v1_gone') for (const r of m.roots) if (r.startedOn === 'v1') r.provoked.add('TeamMismatchError');
+      // With v1 gone, a chain's step that needs v1 waits teamMismatchTimeout for it and fails, typed and
+      // told; a conversation's turn waits for a migration, its callers told at once (operations/migrate.ts).
+      if (p.mode === 'v1_gone') for (const r of m.roots) if (r.startedOn === 'v1') r.provoked.add(r.kind === 'chain' ? 'TeamMismatchError' : 'TurnStrandedError');
     },
   }),
 ];

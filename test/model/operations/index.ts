@@ -9,9 +9,22 @@ import { controlOperations } from './controls';
 import { conversationOperations } from './conversation';
 import { deployOperations } from './deploy';
 import { faultOperations } from './faults';
+import { httpOperations } from './http';
+import { migrateOperations } from './migrate';
 import { protocolOperations } from './protocols';
 
-export const OPERATIONS: AnyOperation[] = [...chainOperations, ...approvalOperations, ...conversationOperations, ...controlOperations, ...deployOperations, ...faultOperations, ...protocolOperations];
+// One group a line, so a capability's line merges beside the others.
+export const OPERATIONS: AnyOperation[] = [
+  ...chainOperations,
+  ...approvalOperations,
+  ...conversationOperations,
+  ...controlOperations,
+  ...deployOperations,
+  ...faultOperations,
+  ...migrateOperations,
+  ...httpOperations,
+  ...protocolOperations,
+];
 
 const byName = new Map(OPERATIONS.map((op) => [op.name, op]));
 
