@@ -27,6 +27,7 @@ import { type DatasetOptions, evaluationRoutes } from './evaluation';
 import { runEventRoutes } from './runEvents';
 import { runStreamRoutes } from './runStream';
 import { steerRoutes } from './steer';
+import { isUiStreamPath, uiStreamRoutes, type UiStreamOptions } from './ui-stream/routes';
 import { runRoutes } from './runs';
 import { IdentitySchema } from './schemas';
 
@@ -72,6 +73,8 @@ export interface BatonServiceOptions {
   log?: (message: string, error?: unknown) => void;
   /** Where chains saved into datasets go (`POST /v1/runs/{id}/dataset`, the run page's buttons). @default none: the route answers 404 */
   datasets?: DatasetOptions;
+  /** The AI SDK's UI message stream routes (`/v1/ui/…`, docs/apps.md). */
+  uiStream?: UiStreamOptions;
 }
 
 const meRoute = createRoute({
@@ -133,6 +136,8 @@ export function createBatonApp(options: BatonServiceOptions): ServiceApp {
   app.use('/v1/*', async (c, next) => {
     // Streams wait on purpose; every other request's Temporal calls get the deadline.
     if (c.req.path.endsWith('/events') || c.req.path.endsWith('/stream')) return next();
+    // A chat's answer streams as long as it takes; those routes put the deadline on their own calls.
+    if (isUiStreamPath(c.req.path)) return next();
     return options.baton.client.connection.withDeadline(Date.now() + ctx.temporalTimeoutMs, () => next());
   });
 
@@ -146,6 +151,7 @@ export function createBatonApp(options: BatonServiceOptions): ServiceApp {
   approvalRoutes(app, ctx);
   breakerRoutes(app, ctx);
   evaluationRoutes(app, ctx, options.datasets);
+  uiStreamRoutes(app, ctx, options.uiStream);
   app.doc31('/openapi.json', {
     openapi: '3.1.0',
     info: { title: 'baton', version: '1', description: 'Start, follow and audit agent chains; decide the handoffs that wait for a person.' },
