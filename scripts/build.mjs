@@ -44,6 +44,8 @@ const { code } = await bundleWorkflowCode({
   workflowsPath,
   // Loaded once per workflow context and shared by its workflows (see src/worker/bundle.ts).
   preloadModules: [workflowsPath],
+  // baton's own interceptors, outermost (see src/worker/bundle.ts).
+  workflowInterceptorModules: [path.join(dist, 'workflows/quickSignals.js')],
   logger: new DefaultLogger('WARN'),
   webpackConfigHook: (config) => ({ ...config, output: { ...config.output, devtoolModuleFilenameTemplate: (info) => packagePath(info.absoluteResourcePath) } }),
 });
