@@ -19,6 +19,9 @@ import { AnswerBuilder, lastOf, parseJson, type ToolView } from './view';
 /** Whether the caller may decide an approval whose policy names `approvers` (anyone when absent). */
 export type MayDecide = (approvers: readonly string[] | undefined) => boolean;
 
+/** Text deltas kept for answers history has not shown yet. */
+const MAX_EARLY_DELTAS = 10_000;
+
 /** What a scheduled activity was, until its end is read. */
 type Scheduled = { kind: 'model'; agent: string; call: string } | { kind: 'tool'; toolCallId: string } | { kind: 'other' };
 
@@ -30,6 +33,7 @@ export class AnswerReader {
   readonly #messages = new Map<string, string>();
   readonly #children = new Map<string, { from: string; to: string; workflowId: string; task: string }>();
   #agent = '';
+  #early: TextDelta[] = [];
 
   constructor(
     /** The conversation's or chain's workflow id. */
@@ -52,7 +56,16 @@ export class AnswerReader {
   /** Text of a model call as it forms; it goes to the answer of the message it names (a chain's only answer). */
   delta(d: TextDelta): void {
     const target = this.mode === 'chain' ? this.answers[0] : lastOf(this.answers, (a) => a.view.key === d.message || (d.message !== undefined && d.merged?.includes(a.view.key) === true));
-    if (target?.view.status === 'answering') target.delta(d);
+    // Text can arrive before history shows its turn began: it waits for the turn (a bounded few).
+    if (!target) return void (this.#early.length < MAX_EARLY_DELTAS && this.#early.push(d));
+    if (target.view.status === 'answering') target.delta(d);
+  }
+
+  /** The text that arrived before its answer began, given to the answer that now begins. */
+  private began(): void {
+    const early = this.#early;
+    this.#early = [];
+    for (const d of early) this.delta(d);
   }
 
   /** Read the next events of run `runId` (in history order). */
@@ -68,6 +81,7 @@ export class AnswerReader {
         const input = fromPayloads<HandoffRunInput>(started.input);
         this.#current = new AnswerBuilder(this.workflowId, this.workflowId, input?.input);
         this.answers.push(this.#current);
+        this.began();
       }
       const resumed = this.mode === 'conversation' ? fromPayloads<ConversationInput>(started.input)?.resume : undefined;
       for (const m of [...(resumed?.current ? [resumed.current] : []), ...(resumed?.queued ?? [])]) if (m.updateId) this.#messages.set(m.updateId, m.message);
@@ -84,6 +98,7 @@ export class AnswerReader {
       const message = turn.updateId ? this.#messages.get(turn.updateId) : undefined;
       this.#current = new AnswerBuilder(turn.idempotencyKey, this.workflowId, message);
       this.answers.push(this.#current);
+      this.began();
     } else if (turn && this.#current) {
       this.#current.end(turn.phase === 'answered' && turn.reply ? { output: turn.reply.output } : { failure: turn.failure ?? { type: 'Error', message: 'the turn failed' } });
       this.#current = undefined;

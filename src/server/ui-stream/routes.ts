@@ -126,20 +126,18 @@ async function answerRequest(c: Context, ctx: ServiceContext, kind: Kind, raw: C
     throw new HttpProblem(400, 'Invalid chat request', `${id} does not exist yet, so its first message names the agent that answers it`, [{ path: 'agent', message: `send "agent" with the first message (useChat: \`body: { agent }\`)${ctx.agents ? `, one of ${ctx.agents.join(', ')}` : ''}` }]);
   }
   if (kind === 'chain') return startChain(c, ctx, id, agent, ask.text, body, existing !== undefined);
-  await deadline(ctx, () => ctx.payloadLimit.check('The message', { start: { agent }, message: { message: ask.text, idempotencyKey: ask.key } }));
-  let sending!: () => void;
-  const sent = new Promise<void>((resolve) => (sending = resolve));
-  const reply = inArrivalOrder(
-    id,
-    async () => undefined,
-    () => {
-      sending();
-      return ctx.baton.conversation(agent, { id }).send(ask.text, { idempotencyKey: ask.key });
-    },
-  );
+  const checks = () => deadline(ctx, () => ctx.payloadLimit.check('The message', { start: { agent }, message: { message: ask.text, idempotencyKey: ask.key } }));
+  let taken!: () => void;
+  const accepted = new Promise<void>((resolve) => (taken = resolve));
+  // The message's id is its idempotency key: the same message sent again (a retried request, a resume) is answered once.
+  const reply = inArrivalOrder(id, checks, () => ctx.baton.conversation(agent, { id }).send(ask.text, { idempotencyKey: ask.key, taken }));
   reply.catch(() => undefined);
-  // A message refused before it was sent is answered as a problem, not as a stream.
-  await Promise.race([sent, reply]).catch((err: unknown) => Promise.reject(refusal(err)));
+  // Followed once the conversation took it (its history then exists); refused before that, answered as a problem.
+  const first = await firstOf(reply, accepted, ctx.temporalTimeoutMs + 5_000);
+  if (first === 'late') {
+    throw new HttpProblem(503, 'Unavailable', `conversation ${id} did not take the message ${ask.key} in time (its worker may be busy or away); send it again (the same message id): it is answered once, however often it is sent`);
+  }
+  if (first === 'settled') await reply.catch((err: unknown) => Promise.reject(refusal(err)));
   return follow(c, ctx, kind, id, ask.key, new ChunkWriter(), reply);
 }
 
@@ -217,6 +215,17 @@ async function mustBe(ctx: ServiceContext, kind: Kind, id: string, mustExist: bo
   const found = await deadline(ctx, () => kindOf(ctx, id));
   if (found === undefined && mustExist) throw new HttpProblem(404, 'Not found', `no ${kind} ${id}`);
   if (found !== undefined && found !== WORKFLOW[kind]) throw notA(kind === 'conversation' ? 'conversation' : 'chain', id, found);
+}
+
+/** Whether the reply settled, the message was taken, or neither within `ms`. */
+async function firstOf(reply: Promise<unknown>, accepted: Promise<void>, ms: number): Promise<'settled' | 'taken' | 'late'> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), ms)));
+  try {
+    return await Promise.race([reply.then(() => 'settled' as const, () => 'settled' as const), accepted.then(() => 'taken' as const), late]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /** These routes wait as long as an answer takes; their calls to Temporal keep the request deadline. */
