@@ -10,6 +10,7 @@ import { endInvariants } from './endInvariants';
 import { broken, clip, type Harness, type Invariant } from './harness';
 import { rootOf } from './model';
 import { APPROVED_TOOLS, type EffectTool } from './team';
+import { uiStreamInvariants } from './operations/uiStream';
 
 /** Failures a conversation's message may end with besides the chain's typed errors. */
 const MESSAGE_ERRORS = new Set(['ConversationBusyError', 'MessageRolledBackError', 'ConversationEndedError']);
@@ -114,7 +115,7 @@ function brief(x: { from: string; to: string; turn?: number }): string {
 }
 
 /** Every invariant, step ones first. */
-export const INVARIANTS: Invariant[] = [...stepInvariants, ...endInvariants];
+export const INVARIANTS: Invariant[] = [...stepInvariants, ...endInvariants, ...uiStreamInvariants];
 
 /** Check the invariants of `when` (the step ones at the end too). */
 export async function checkInvariants(h: Harness, when: 'step' | 'end'): Promise<void> {

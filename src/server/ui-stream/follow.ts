@@ -32,7 +32,7 @@ export interface FollowAnswer {
   signal: AbortSignal;
 }
 
-type Arrival = { events: HistoryEvent[] } | { entries: StreamEntry[] } | { error: unknown } | { refused: unknown };
+type Arrival = { events: HistoryEvent[] } | { entries: StreamEntry[] } | { error: unknown } | { refused: unknown } | { closed: true } | { replied: unknown };
 
 /** The chunks of the answer to `key`, as they become known; then its end. */
 export async function* followAnswer(f: FollowAnswer): AsyncGenerator<UiChunk[]> {
@@ -43,11 +43,17 @@ export async function* followAnswer(f: FollowAnswer): AsyncGenerator<UiChunk[]> 
   const arrivals = new Mailbox<Arrival>();
   abort.signal.addEventListener('abort', () => arrivals.nudge(), { once: true });
   const reader = new AnswerReader(f.workflowId, f.mode, f.mayDecide);
-  void readHistory(f.client, f.workflowId, abort.signal, (events) => arrivals.put({ events })).catch((error: unknown) => {
-    if (!abort.signal.aborted) arrivals.put({ error });
-  });
+  void readHistory(f.client, f.workflowId, abort.signal, (events) => arrivals.put({ events })).then(
+    () => arrivals.put({ closed: true }),
+    (error: unknown) => {
+      if (!abort.signal.aborted) arrivals.put({ error });
+    },
+  );
   void readText(f.streams, f.workflowId, abort.signal, (entries) => arrivals.put({ entries }));
-  f.reply?.catch((refused: unknown) => arrivals.put({ refused }));
+  f.reply?.then(
+    (replied: unknown) => arrivals.put({ replied }),
+    (refused: unknown) => arrivals.put({ refused }),
+  );
   try {
     while (!abort.signal.aborted) {
       const a = await arrivals.take();
@@ -57,6 +63,20 @@ export async function* followAnswer(f: FollowAnswer): AsyncGenerator<UiChunk[]> 
         // A turn that began and failed ends in history; a message refused before it began, here.
         if (reader.answer(f.key)) continue;
         yield [...f.writer.write({ key: f.key, messageId: `${f.key}:answer`, status: 'failed', parts: [] }), { type: 'error', errorText: f.describe?.(a.refused) ?? String(a.refused) }, ...f.writer.finish('error')];
+        return;
+      }
+      if ('replied' in a) {
+        // A message answered within another's turn (it interrupted it and was merged) has no turn of its own: its reply is the answer.
+        if (reader.answer(f.key)) continue;
+        const output = (a.replied as { output?: unknown } | undefined)?.output;
+        const text = typeof output === 'string' ? output : JSON.stringify(output ?? '');
+        yield [...f.writer.write({ key: f.key, messageId: `${f.key}:answer`, status: 'answered', parts: [{ kind: 'step', id: 'answer' }, { kind: 'text', id: 'answer', text, done: true }] }), ...f.writer.finish('stop')];
+        return;
+      }
+      if ('closed' in a) {
+        // The workflow closed (terminated, timed out, ended) without answering: nothing more will come.
+        const view = reader.answer(f.key)?.view ?? { key: f.key, messageId: `${f.key}:answer`, status: 'failed' as const, parts: [] };
+        yield [...f.writer.write(view), { type: 'error', errorText: `${f.workflowId} closed before answering ${f.key}` }, ...f.writer.finish('error')];
         return;
       }
       if ('events' in a) reader.read(a.events);

@@ -9,8 +9,9 @@ import { controlOperations } from './controls';
 import { conversationOperations } from './conversation';
 import { deployOperations } from './deploy';
 import { faultOperations } from './faults';
+import { uiStreamOperations } from './uiStream';
 
-export const OPERATIONS: AnyOperation[] = [...chainOperations, ...approvalOperations, ...conversationOperations, ...controlOperations, ...deployOperations, ...faultOperations];
+export const OPERATIONS: AnyOperation[] = [...chainOperations, ...approvalOperations, ...conversationOperations, ...controlOperations, ...deployOperations, ...faultOperations, ...uiStreamOperations];
 
 const byName = new Map(OPERATIONS.map((op) => [op.name, op]));
 

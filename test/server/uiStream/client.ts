@@ -1,19 +1,19 @@
 /**
  * The AI SDK's own client in Node, as `useChat` runs it: `Chat` from `@ai-sdk/react` (the class
- * `useChat` wraps) over a `DefaultChatTransport` pointed at baton's route, sending the approvals
+ * `useChat` wraps) over baton's `DefaultChatTransport` (`batonChatTransport`) pointed at its route, sending the approvals
  * the user answered on its own (`lastAssistantMessageIsCompleteWithApprovalResponses`).
  */
 import { Chat } from '@ai-sdk/react';
-import { DefaultChatTransport, lastAssistantMessageIsCompleteWithApprovalResponses, parseJsonEventStream, readUIMessageStream, uiMessageChunkSchema, validateUIMessages, type UIMessage, type UIMessageChunk } from 'ai';
+import { lastAssistantMessageIsCompleteWithApprovalResponses, parseJsonEventStream, readUIMessageStream, uiMessageChunkSchema, validateUIMessages, type UIMessage, type UIMessageChunk } from 'ai';
 import { expect } from 'vitest';
-import { withoutReplacedText } from '../../../src/react/replacedText';
+import { batonChatTransport, withoutReplacedText } from '../../../src/react';
 import { waitFor } from '../../helpers/wait';
 
-/** A chat of `token`'s on the conversation `id`, at the service `url`. */
-export function chatAt(url: string, token: string, id: string, body: Record<string, unknown> = {}, path = '/v1/ui/conversations'): Chat<UIMessage> {
+/** A chat of `token`'s on the conversation `id`, at the service `url` (through baton's transport: the SDK's `DefaultChatTransport`, configured). */
+export function chatAt(url: string, token: string, id: string, body: { agent?: string } = {}): Chat<UIMessage> {
   return new Chat<UIMessage>({
     id,
-    transport: new DefaultChatTransport({ api: `${url}${path}`, headers: { authorization: `Bearer ${token}` }, body }),
+    transport: batonChatTransport({ url, token, ...body }),
     sendAutomaticallyWhen: lastAssistantMessageIsCompleteWithApprovalResponses,
   });
 }
