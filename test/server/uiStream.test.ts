@@ -66,6 +66,26 @@ describe('useChat against a baton conversation', () => {
     );
   });
 
+  it('a chain through /v1/ui/runs: the message starts it, the same request again follows the same chain, a second message is refused', async () => {
+    const team = new Team([scriptedAgent('support', [{ text: 'Order 42 ships on Monday.' }])]);
+    await withService(
+      server.env,
+      team,
+      async ({ service, baton }) => {
+        const id = `ui-run-${Date.now()}`;
+        const body = { id, agent: 'support', messages: [userMessage('r-1', 'When does order 42 ship?')] };
+        const [a, b] = await Promise.all([post(service.url, TOKENS.ops, body, '/v1/ui/runs'), post(service.url, TOKENS.ops, body, '/v1/ui/runs')]);
+        for (const r of [a, b]) {
+          expect([r.status, r.message?.id, textOf(r.message!), r.chunks.at(-1)]).toEqual([200, `${id}:answer`, 'Order 42 ships on Monday.', { type: 'finish', finishReason: 'stop' }]);
+        }
+        expect((await baton.getRun(id).result()).output).toBe('Order 42 ships on Monday.');
+        const more = await post(service.url, TOKENS.ops, { ...body, messages: [...body.messages, { id: `${id}:answer`, role: 'assistant', parts: [{ type: 'text', text: 'Order 42 ships on Monday.' }] }, userMessage('r-2', 'And order 43?')] }, '/v1/ui/runs');
+        expect(more.status).toBe(409);
+      },
+      writing,
+    );
+  });
+
   it('a message sent again (same id) is answered once; a retried model call shows its final text, not its draft', async () => {
     const team = new Team([scriptedAgent('support', [{ text: 'DRAFT The refund is on its way.' }, { text: 'Second answer.' }])]);
     await withService(
@@ -146,6 +166,15 @@ describe('useChat against a baton conversation', () => {
         expect(toolPart(opsSees, 'issueRefund')).toMatchObject({ state: 'input-available', input: { orderId: 'A1', amount: 250 } });
         const card = opsSees.parts.find((p) => p.type === 'data-approval') as { data: Record<string, unknown> };
         expect(card.data).toMatchObject({ approvalId: waiting!.handoffId, kind: 'tool', status: 'waiting', tool: 'issueRefund', approvers: ['alice'], decidable: false });
+
+        // While it waits for someone else, the stream is kept alive (a comment every keepAliveMs), here on a resumed stream.
+        const resumed = await fetch(`${service.url}/v1/ui/conversations/${id}/stream`, { headers: { authorization: `Bearer ${TOKENS.ops}` } });
+        const reader = resumed.body!.getReader();
+        let raw = '';
+        for (const until = Date.now() + 5_000; Date.now() < until && (raw.match(/: keep-alive/g) ?? []).length < 2; ) raw += new TextDecoder().decode((await reader.read()).value);
+        await reader.cancel();
+        expect((raw.match(/: keep-alive/g) ?? []).length).toBeGreaterThanOrEqual(2);
+        expect(raw).toContain('"type":"tool-input-available"');
 
         // An approval response from someone the policy does not name is refused, and nothing is decided.
         const asked = { ...toolPart(opsSees, 'issueRefund')!, state: 'approval-responded', approval: { id: card.data.approvalId as string, approved: true } };

@@ -15,6 +15,9 @@ import type { UiChunk } from './chunks';
 import { AnswerReader, type MayDecide } from './reader';
 import { type ChunkWriter, waitsForCaller } from './writer';
 
+/** How long a reply waits for history to show its turn before it stands for the answer. */
+const REPLY_GRACE_MS = 1_500;
+
 /** What to follow. */
 export interface FollowAnswer {
   client: Client;
@@ -32,7 +35,7 @@ export interface FollowAnswer {
   signal: AbortSignal;
 }
 
-type Arrival = { events: HistoryEvent[] } | { entries: StreamEntry[] } | { error: unknown } | { refused: unknown } | { closed: true } | { replied: unknown };
+type Arrival = { events: HistoryEvent[] } | { entries: StreamEntry[] } | { error: unknown } | { refused: unknown } | { closed: true } | { replied: unknown; waited?: boolean };
 
 /** The chunks of the answer to `key`, as they become known; then its end. */
 export async function* followAnswer(f: FollowAnswer): AsyncGenerator<UiChunk[]> {
@@ -68,6 +71,12 @@ export async function* followAnswer(f: FollowAnswer): AsyncGenerator<UiChunk[]> 
       if ('replied' in a) {
         // A message answered within another's turn (it interrupted it and was merged) has no turn of its own: its reply is the answer.
         if (reader.answer(f.key)) continue;
+        // History may not have shown the turn yet: a moment for it, then the reply stands for the answer.
+        if (!a.waited) {
+          const again = { replied: a.replied, waited: true };
+          setTimeout(() => arrivals.put(again), REPLY_GRACE_MS).unref();
+          continue;
+        }
         const output = (a.replied as { output?: unknown } | undefined)?.output;
         const text = typeof output === 'string' ? output : JSON.stringify(output ?? '');
         yield [...f.writer.write({ key: f.key, messageId: `${f.key}:answer`, status: 'answered', parts: [{ kind: 'step', id: 'answer' }, { kind: 'text', id: 'answer', text, done: true }] }), ...f.writer.finish('stop')];
