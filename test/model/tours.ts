@@ -13,7 +13,8 @@ const s = (op: string, params: Record<string, unknown> = {}): Step => ({ op, par
  * flood, then alice by signal); a worker is SIGKILLed while billing's model call waits; v1 goes
  * away and the chain's next lookup is stranded: it fails with TeamMismatchError and is migrated by
  * replay. A conversation then takes messages under the interrupt and reject policies, is steered,
- * is compacted and continues as new. One call waits at a time, so each pick names it.
+ * is compacted and continues as new, and takes a message through useChat's route whose refund is
+ * approved from the chat. One call waits at a time, so each pick names it.
  */
 export const UNVERSIONED_TOUR: Step[] = [
   s('start', { agent: 0, preset: 'plain', follow: true }),
@@ -36,6 +37,12 @@ export const UNVERSIONED_TOUR: Step[] = [
   s('answer_text', { call: 0, text: 'Done.' }),
   s('chat_send', { chat: 0, midTurn: 'reject', long: false, stream: true }),
   s('chat_send', { chat: 0, midTurn: 'enqueue', long: true, stream: false }),
+  // useChat's route: a message, a refund waiting for approval decided from the chat, the message sent again.
+  s('ui_send', { chat: 0 }),
+  s('answer_tool', { call: 0, tool: 'refund', amount: 30, twice: false }),
+  s('ui_approve', { approval: 0 }),
+  s('answer_text', { call: 0, text: 'Refunded from the chat.' }),
+  s('ui_resend', { message: 0 }),
 ];
 
 /**
