@@ -35,14 +35,14 @@ export const UNVERSIONED_TOUR: Step[] = [
   s('chat_send', { chat: 0, midTurn: 'interrupt', long: true, stream: false }),
   s('steer', { root: 0, interrupt: false }),
   s('answer_text', { call: 0, text: 'Done.' }),
-  s('chat_send', { chat: 0, midTurn: 'reject', long: false, stream: true }),
-  s('chat_send', { chat: 0, midTurn: 'enqueue', long: true, stream: false }),
   // useChat's route: a message, a refund waiting for approval decided from the chat, the message sent again.
   s('ui_send', { chat: 0 }),
   s('answer_tool', { call: 0, tool: 'refund', amount: 30, twice: false }),
   s('ui_approve', { approval: 0 }),
   s('answer_text', { call: 0, text: 'Refunded from the chat.' }),
   s('ui_resend', { message: 0 }),
+  s('chat_send', { chat: 0, midTurn: 'reject', long: false, stream: true }),
+  s('chat_send', { chat: 0, midTurn: 'enqueue', long: true, stream: false }),
 ];
 
 /**
