@@ -27,6 +27,7 @@ import { type DatasetOptions, evaluationRoutes } from './evaluation';
 import { runEventRoutes } from './runEvents';
 import { runStreamRoutes } from './runStream';
 import { steerRoutes } from './steer';
+import { isUiStreamPath, uiStreamRoutes, type UiStreamOptions } from './ui-stream/routes';
 import { runRoutes } from './runs';
 import { IdentitySchema } from './schemas';
 import { a2aRoutes, type A2AOptions } from './a2a';
@@ -94,6 +95,8 @@ export interface BatonServiceOptions {
   mcp?: boolean;
   /** Signed CloudEvents at `POST /events` start the chains their type's rule names, once per event id (docs/protocols.md). @default none */
   cloudEvents?: CloudEventOptions;
+  /** The AI SDK's UI message stream routes (`/v1/ui/…`, docs/apps.md). */
+  uiStream?: UiStreamOptions;
 }
 
 const meRoute = createRoute({
@@ -158,6 +161,8 @@ export function createBatonApp(options: BatonServiceOptions): ServiceApp {
   app.use('/v1/*', async (c, next) => {
     // Streams and replies wait on purpose (a message's own calls to Temporal get the deadline there); every other request's calls get it.
     if (c.req.path.endsWith('/events') || c.req.path.endsWith('/stream') || MESSAGE_PATH.test(c.req.path)) return next();
+    // A chat's answer streams as long as it takes; those routes put the deadline on their own calls.
+    if (isUiStreamPath(c.req.path)) return next();
     return options.baton.client.connection.withDeadline(Date.now() + ctx.temporalTimeoutMs, () => next());
   });
 
@@ -174,6 +179,7 @@ export function createBatonApp(options: BatonServiceOptions): ServiceApp {
   if (options.a2a !== false) a2aRoutes(app, ctx, authenticator, options.a2a, maxBodyBytes);
   if (options.mcp !== false) mcpRoutes(app, ctx, authenticator, maxBodyBytes);
   if (options.cloudEvents) cloudEventRoutes(app, ctx, options.cloudEvents, maxBodyBytes);
+  uiStreamRoutes(app, ctx, options.uiStream);
   app.doc31('/openapi.json', {
     openapi: '3.1.0',
     info: { title: 'baton', version: '1', description: 'Start, follow and audit agent chains; decide the handoffs that wait for a person.' },

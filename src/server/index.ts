@@ -21,6 +21,9 @@ export { Permission, Role, type AuthOptions, type Identity, type JwtAuthOptions,
 export type { ServiceApp, ServiceEnv } from './context';
 export type { RateLimitOptions } from './rateLimit';
 export type { Problem, FieldError } from './problems';
+export type { UiStreamOptions } from './ui-stream/routes';
+export type { UiChunk } from './ui-stream/chunks';
+export type { UiMessage } from './ui-stream/messages';
 
 /** Options of {@link serveBaton}. */
 export interface ServeBatonOptions extends BatonServiceOptions {

@@ -11,6 +11,7 @@ import { migrationInvariants } from './migrationInvariants';
 import { broken, clip, type Harness, type Invariant } from './harness';
 import { rootOf } from './model';
 import { APPROVED_TOOLS, type EffectTool } from './team';
+import { uiStreamInvariants } from './operations/uiStream';
 
 /** Failures a conversation's message may end with besides the chain's typed errors. */
 const MESSAGE_ERRORS = new Set(['ConversationBusyError', 'MessageRolledBackError', 'ConversationEndedError']);
@@ -118,7 +119,7 @@ function brief(x: { from: string; to: string; turn?: number }): string {
 }
 
 /** Every invariant, step ones first. */
-export const INVARIANTS: Invariant[] = [...stepInvariants, ...migrationInvariants.filter((i) => i.when === 'step'), ...endInvariants, ...migrationInvariants.filter((i) => i.when === 'end')];
+export const INVARIANTS: Invariant[] = [...stepInvariants, ...migrationInvariants.filter((i) => i.when === 'step'), ...endInvariants, ...migrationInvariants.filter((i) => i.when === 'end'), ...uiStreamInvariants];
 
 /** Check the invariants of `when` (the step ones at the end too). */
 export async function checkInvariants(h: Harness, when: 'step' | 'end'): Promise<void> {

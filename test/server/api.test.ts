@@ -167,6 +167,7 @@ describe('the HTTP API', () => {
           ...['/v1/approvals', '/v1/approvals/events', '/v1/breakers', '/v1/breakers/reset', '/v1/conversations/{id}', '/v1/conversations/{id}/end', '/v1/conversations/{id}/messages', '/v1/conversations/{id}/messages/{key}', '/v1/me', '/v1/runs', '/v1/runs/{id}'],
           ...['/v1/runs/{id}/approvals/{approvalId}', '/v1/runs/{id}/audit', '/v1/runs/{id}/events', '/v1/runs/{id}/replay', '/v1/runs/{id}/dataset', '/v1/runs/{id}/steer', '/v1/runs/{id}/stream'],
           ...['/v1/evals/{id}', '/v1/experiments/{id}', '/v1/experiments/{id}/stop', '/v1/stats'],
+          ...['/v1/ui/conversations', '/v1/ui/conversations/{id}/stream', '/v1/ui/conversations/{id}/messages', '/v1/ui/runs', '/v1/ui/runs/{id}/stream', '/v1/ui/runs/{id}/messages'],
         ].sort(),
       );
       expect(doc.body.components.securitySchemes.bearer).toMatchObject({ type: 'http', scheme: 'bearer' });

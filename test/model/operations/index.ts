@@ -12,6 +12,7 @@ import { faultOperations } from './faults';
 import { httpOperations } from './http';
 import { migrateOperations } from './migrate';
 import { protocolOperations } from './protocols';
+import { uiStreamOperations } from './uiStream';
 
 // One group a line, so a capability's line merges beside the others.
 export const OPERATIONS: AnyOperation[] = [
@@ -24,6 +25,7 @@ export const OPERATIONS: AnyOperation[] = [
   ...migrateOperations,
   ...httpOperations,
   ...protocolOperations,
+  ...uiStreamOperations,
 ];
 
 const byName = new Map(OPERATIONS.map((op) => [op.name, op]));
