@@ -5,6 +5,7 @@ import { formatTimeline, toMermaid } from '../audit/format';
 import { verifyAuditExport } from '../audit/verifyExport';
 import { verifyAgainstHistory } from '../audit/verifyHistory';
 import { parse, UsageError } from './args';
+import { ARCHIVE_HELP, ARCHIVE_SYNOPSIS, auditArchive } from './auditArchive';
 import { exportSigner, readApproverKeys, readJson, trustedExportKeys } from './auditKeys';
 import { connect } from './connect';
 import { type Command, ExitCode } from './context';
@@ -14,7 +15,7 @@ type Print = (line: string) => void;
 /** `baton audit <workflowId> [--json | --mermaid | --export <file>]` and `baton audit --verify <file>`. */
 export const auditCommand: Command = {
   synopsis:
-    'baton audit <workflowId> [--json | --mermaid | --export <file> [--key <file> [--kid <id>] | --unsigned]] | baton audit --verify <file> [--export-keys <file>] [--accept-untrusted-head] [--keys <file>] [--head <digest>] [--against-history]',
+    `baton audit <workflowId> [--json | --mermaid | --export <file> [--key <file> [--kid <id>] | --unsigned]] | baton audit --verify <file> [--export-keys <file>] [--accept-untrusted-head] [--keys <file>] [--head <digest>] [--against-history] | ${ARCHIVE_SYNOPSIS}`,
   summary: 'the chain rebuilt from its workflow history; a verifiable export of it, and its check',
   help: `Options:
   --json             the audit document (schema baton.audit/v1): every model turn, tool call, handoff,
@@ -45,8 +46,12 @@ export const auditCommand: Command = {
                      check that each tool result and approval event shows what history recorded, and
                      that the export leaves none of them out
 
-Without an option, a readable timeline. Reads the latest run of <workflowId>, across continue-as-new.`,
-  async run(argv, { out, err }) {
+Without an option, a readable timeline. Reads the latest run of <workflowId>, across continue-as-new.
+
+${ARCHIVE_HELP}`,
+  async run(argv, ctx) {
+    if (argv.some((a) => a === '--archive' || a.startsWith('--archive='))) return auditArchive(argv, ctx);
+    const { out, err } = ctx;
     const { values, positionals } = parse(argv, {
       json: { type: 'boolean', default: false },
       mermaid: { type: 'boolean', default: false },
