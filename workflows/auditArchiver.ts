@@ -15,14 +15,13 @@ import { handOver, handOverDue } from './economics/handover';
 /** Chains a run archives before it continues as new (besides whenever Temporal suggests it). */
 const CHAINS_PER_RUN = 500;
 
-// Retried without end, backing off to a minute: an archive down for hours is a backlog, not a loss.
-const { listClosedChains, archiveClosedChain } = proxyActivities<ArchiveActivities>({
-  startToCloseTimeout: '10 minutes',
-  heartbeatTimeout: '20 seconds',
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
-});
-
 export async function auditArchiver(input: ArchiverInput): Promise<never> {
+  // Retried without end, backing off to a minute: an archive down for hours is a backlog, not a loss.
+  const { listClosedChains, archiveClosedChain } = proxyActivities<ArchiveActivities>({
+    startToCloseTimeout: '10 minutes',
+    heartbeatTimeout: input.heartbeatTimeoutMs ?? 20_000,
+    retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
+  });
   const status: ArchiverStatus = { cursor: input.cursor ?? initialCursor(input.since), totals: input.totals ?? { archived: 0, alreadyArchived: 0, lost: 0, streamed: 0 }, runs: input.runs ?? 0 };
   let woken = false;
   setHandler(archiverStatusQuery, () => status);

@@ -66,6 +66,8 @@ export interface ArchiverInput {
   settleMs?: number;
   /** Chains listed per look. @default 50 */
   batch?: number;
+  /** How soon an archiving attempt whose worker died starts again elsewhere, in ms. @default 20000 */
+  heartbeatTimeoutMs?: number;
   /** Carried by continue-as-new. */
   cursor?: ArchiveCursor;
   /** Carried by continue-as-new. */

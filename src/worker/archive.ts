@@ -73,6 +73,9 @@ export async function createArchiveWorker(options: ArchiveWorkerOptions): Promis
   const taskQueue = options.taskQueue ?? DEFAULT_ARCHIVE_TASK_QUEUE;
   const archiver = new ChainArchiver({ client, store, ...(siem ? { siem } : {}), ...pick(options) });
   const worker = await Worker.create({
+    // As createWorker's: a dead archive worker's archiver and attempts move on within seconds.
+    maxHeartbeatThrottleInterval: '1 second',
+    stickyQueueScheduleToStartTimeout: '1 second',
     ...options.worker,
     connection,
     namespace,
