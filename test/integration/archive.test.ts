@@ -87,7 +87,7 @@ async function deleteHistories(queue: string): Promise<string[]> {
   const { client } = server.env;
   const page = await client.workflowService.listWorkflowExecutions({ namespace: 'default', query: `TaskQueue = "${queue}"` });
   const ids = (page.executions ?? []).map((e) => ({ workflowId: e.execution!.workflowId!, runId: e.execution!.runId! }));
-  for (const e of ids) execFileSync(cli, ['workflow', 'delete', '--address', server.env.address, '--workflow-id', e.workflowId, '--run-id', e.runId], { stdio: 'ignore' });
+  for (const e of ids) execFileSync(cli, ['workflow', 'delete', '--yes', '--address', server.env.address, '--workflow-id', e.workflowId, '--run-id', e.runId], { stdio: ['ignore', 'ignore', 'inherit'] });
   for (const e of ids) {
     await waitFor(
       () => client.workflowService.describeWorkflowExecution({ namespace: 'default', execution: e }).then(() => 'there', (err: { code?: number }) => (err.code === 5 ? 'gone' : 'there')),
