@@ -22,7 +22,7 @@ export async function auditArchiver(input: ArchiverInput): Promise<never> {
     heartbeatTimeout: input.heartbeatTimeoutMs ?? 20_000,
     retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
   });
-  const status: ArchiverStatus = { cursor: input.cursor ?? initialCursor(input.since), totals: input.totals ?? { archived: 0, alreadyArchived: 0, lost: 0, streamed: 0 }, runs: input.runs ?? 0 };
+  const status: ArchiverStatus = { cursor: input.cursor ?? initialCursor(input.since), totals: input.totals ?? { archived: 0, alreadyArchived: 0, lost: 0, erased: 0, streamed: 0 }, runs: input.runs ?? 0 };
   let woken = false;
   setHandler(archiverStatusQuery, () => status);
   setHandler(archiveNowSignal, () => void (woken = true));
@@ -39,6 +39,7 @@ export async function auditArchiver(input: ArchiverInput): Promise<never> {
       if (done.outcome === 'written') t.archived++;
       else if (done.outcome === 'exists') t.alreadyArchived++;
       else if (done.outcome === 'lost') t.lost++;
+      else t.erased++;
       t.streamed += done.streamed;
       taken++;
     }

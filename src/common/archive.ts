@@ -83,6 +83,8 @@ export interface ArchiverTotals {
   alreadyArchived: number;
   /** Chains whose history was gone before they were archived: a record of the loss is archived instead. */
   lost: number;
+  /** Chains met again after their archived copy was erased for a data subject: left erased. */
+  erased: number;
   /** Events written to the SIEM stream. */
   streamed: number;
 }
