@@ -36,7 +36,7 @@ export async function experimentDrill(settings: { experimentChains: number }): P
         chains: settings.experimentChains,
         'chains took': seconds(run.chainsMs),
         'figures took': seconds(run.statsMs),
-        'success rate test': test ? `z=${test.statistic.toFixed(2)} p=${test.p.toFixed(4)}${test.significant ? ' significant' : ''}` : undefined,
+        'success rate test': test ? `${test.test}, difference ${(test.statistic * 100).toFixed(1)} points, p=${test.p.toFixed(4)}${test.significant ? ' significant' : ''}` : undefined,
         problems: run.problems.length,
       },
       faults: rows,

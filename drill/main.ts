@@ -1,5 +1,5 @@
 /**
- * `npm run drill -- [sigkill | server | load | fuzz | redeploy | spend | experiment | all] [flags]`: fault, load, fuzzing, spend and experiment drills
+ * `npm run drill -- [sigkill | server | load | fuzz | redeploy | spend | experiment | model | all] [flags]`: fault, load, fuzzing, spend, experiment and model-based drills
  * against real Temporal servers and real workers, each ending with a table. Exits 1 when a drill
  * found a problem.
  */
@@ -10,6 +10,7 @@ import { experimentDrill } from './experiment';
 import { fuzzDrill } from './fuzz';
 import { httpFuzzDrill } from './httpFuzz';
 import { loadDrill } from './load';
+import { modelDrill, type ModelSettings } from './model';
 import { redeployDrill, type RedeploySettings } from './redeploy';
 import { formatTable } from './report';
 import type { DrillSettings } from './run';
@@ -17,9 +18,9 @@ import { serverDrill } from './server';
 import { sigkillDrill, type DrillReport } from './sigkill';
 import { spendDrill } from './spend';
 
-const DRILLS = ['sigkill', 'server', 'load', 'fuzz', 'redeploy', 'spend', 'experiment'] as const;
+const DRILLS = ['sigkill', 'server', 'load', 'fuzz', 'redeploy', 'spend', 'experiment', 'model'] as const;
 
-const USAGE = `usage: npm run drill -- [sigkill | server | load | fuzz | redeploy | spend | experiment | all] [flags]   (or --only <drill>; default all)
+const USAGE = `usage: npm run drill -- [sigkill | server | load | fuzz | redeploy | spend | experiment | model | all] [flags]   (or --only <drill>; default all)
 
   --chains N               sigkill, server: chains per run (default 50)
   --workers N              worker processes (default 2)
@@ -55,6 +56,10 @@ const USAGE = `usage: npm run drill -- [sigkill | server | load | fuzz | redeplo
   --mismatch-timeout D     redeploy: the chains' teamMismatchTimeout (default "10 seconds")
   --spend-chains N         spend: chains of one tenant started at once under a daily spend limit (default 100)
   --experiment-chains N    experiment: chains split between the two variants (default 200)
+  --cases N                model: generated sequences (default 500)
+  --max-commands N         model: commands generated per sequence at most (default 30; those that do not apply are skipped)
+  --shrink-runs N          model: runs spent shrinking a failing sequence (default 40)
+  --strict yes|no          model: count violations of known open defects (test/model/known.ts) as broken (default no)
   --dir PATH               logs, side-effect logs and the database (default: a new temp dir)`;
 
 function range(text: string, flag: string): [number, number] {
@@ -69,6 +74,11 @@ function count(text: string, flag: string): number {
   return Number(text);
 }
 
+function yesNo(text: string, flag: string): boolean {
+  if (text !== 'yes' && text !== 'no') throw new Error(`${flag} wants yes or no, got ${JSON.stringify(text)}`);
+  return text === 'yes';
+}
+
 function counts(text: string, flag: string): number[] {
   const values = text.split(',').map((v) => count(v.trim(), flag));
   if (values.some((v) => v < 1)) throw new Error(`${flag} wants whole numbers of at least 1, got ${JSON.stringify(text)}`);
@@ -76,7 +86,7 @@ function counts(text: string, flag: string): number[] {
 }
 
 /** Parse the command line into the drills to run and their settings. */
-export function parseArgs(argv: string[]): { drills: string[]; settings: DrillSettings & RedeploySettings & { spendChains: number; experimentChains: number } } {
+export function parseArgs(argv: string[]): { drills: string[]; settings: DrillSettings & RedeploySettings & ModelSettings & { spendChains: number; experimentChains: number } } {
   let which = 'all';
   const flags = new Map<string, string>();
   for (let i = 0; i < argv.length; i++) {
@@ -97,6 +107,7 @@ export function parseArgs(argv: string[]): { drills: string[]; settings: DrillSe
     ...['--long-call', '--kills-per-call', '--lost-worker-retries', '--restarts', '--down', '--dir'],
     ...['--load-chains', '--load-workers', '--waiting', '--cache', '--load-concurrency', '--load-deadline', '--fuzz-runs', '--fuzz-lanes', '--fuzz-time', '--hostile-runs', '--http-fuzz-requests'],
     ...['--redeploy-chains', '--conversations', '--new-chains', '--mismatch-timeout', '--spend-chains', '--experiment-chains'],
+    ...['--cases', '--max-commands', '--shrink-runs', '--strict'],
   ];
   for (const f of flags.keys()) if (!known.includes(f)) throw new Error(`unknown flag ${f}\n\n${USAGE}`);
   if (![...DRILLS, 'all'].includes(which)) throw new Error(`unknown drill ${JSON.stringify(which)}\n\n${USAGE}`);
@@ -138,6 +149,10 @@ export function parseArgs(argv: string[]): { drills: string[]; settings: DrillSe
       mismatchTimeout: flags.get('--mismatch-timeout') ?? '10 seconds',
       spendChains: Math.max(1, get('--spend-chains', count, 100)),
       experimentChains: Math.max(2, get('--experiment-chains', count, 200)),
+      modelCases: get('--cases', count, 500),
+      maxCommands: Math.max(1, get('--max-commands', count, 30)),
+      shrinkRuns: get('--shrink-runs', count, 40),
+      strict: get('--strict', yesNo, false),
     },
   };
 }
@@ -165,7 +180,7 @@ async function main(): Promise<number> {
   const reports: DrillReport[] = [];
   for (const drill of drills) {
     // The fuzzing drill fuzzes chains (generated scenarios), then the HTTP service (generated requests).
-    const runs = { sigkill: [sigkillDrill], server: [serverDrill], load: [loadDrill], fuzz: [fuzzDrill, httpFuzzDrill], redeploy: [redeployDrill], spend: [spendDrill], experiment: [experimentDrill] }[drill as (typeof DRILLS)[number]];
+    const runs = { sigkill: [sigkillDrill], server: [serverDrill], load: [loadDrill], fuzz: [fuzzDrill, httpFuzzDrill], redeploy: [redeployDrill], spend: [spendDrill], experiment: [experimentDrill], model: [modelDrill] }[drill as (typeof DRILLS)[number]];
     for (const run of runs) {
       const report = await run(settings);
       print(report);

@@ -1,6 +1,7 @@
 // Build the package: compiled JavaScript with declarations (dist/), ES module entry points that
 // re-export the CommonJS ones (one copy of every class, so `instanceof` holds whichever way a
-// service imports baton), and the prebuilt workflow bundle workers load without bundling.
+// service imports baton), the prebuilt workflow bundle workers load without bundling, and the
+// approvals page's script bundled from its TypeScript modules (served with plain node).
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
@@ -24,6 +25,9 @@ for (const [name, target] of Object.entries(entries)) {
   fs.writeFileSync(path.join(dist, 'esm', `${name}.d.mts`), `export * from '${from}';\n`);
 }
 
+const page = require(path.join(dist, 'src/server/page/bundle.js'));
+fs.writeFileSync(path.join(dist, 'src/server/page', page.PAGE_BUNDLE), page.bundlePage(path.join(root, 'src/server/page/browser')));
+
 /**
  * Where a bundled module's source map says it came from: relative to its package (`baton-agents/dist/workflows/loop.js`,
  * `@temporalio/workflow/lib/workflow.js`), never this machine's absolute path, which would reach users' stack traces.
@@ -40,6 +44,8 @@ const { code } = await bundleWorkflowCode({
   workflowsPath,
   // Loaded once per workflow context and shared by its workflows (see src/worker/bundle.ts).
   preloadModules: [workflowsPath],
+  // baton's own interceptors, outermost (see src/worker/bundle.ts).
+  workflowInterceptorModules: [path.join(dist, 'workflows/quickSignals.js')],
   logger: new DefaultLogger('WARN'),
   webpackConfigHook: (config) => ({ ...config, output: { ...config.output, devtoolModuleFilenameTemplate: (info) => packagePath(info.absoluteResourcePath) } }),
 });
@@ -47,4 +53,4 @@ if (code.includes(root)) throw new Error(`the workflow bundle still names ${root
 fs.writeFileSync(path.join(dist, 'workflow-bundle.js'), code);
 const sdk = require('@temporalio/workflow/package.json').version;
 fs.writeFileSync(path.join(dist, 'workflow-bundle.json'), `${JSON.stringify({ '@temporalio/workflow': sdk }, null, 2)}\n`);
-console.log(`built dist/ (entries: ${Object.keys(entries).join(', ')}; workflow bundle for @temporalio/workflow ${sdk})`);
+console.log(`built dist/ (entries: ${Object.keys(entries).join(', ')}; workflow bundle for @temporalio/workflow ${sdk}; the page's script)`);

@@ -5,7 +5,7 @@
  * @packageDocumentation
  * @module baton-agents/workflow
  */
-export { handoffRun } from '../workflows';
+export { handoffRun } from '../workflows/handoffRun';
 export * from './common/answers';
 export * from './common/errors';
 export * from './common/budgetErrors';

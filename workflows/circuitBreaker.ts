@@ -8,8 +8,9 @@
  */
 import { ApplicationFailure } from '@temporalio/common';
 import { allHandlersFinished, condition, setHandler, upsertMemo } from '@temporalio/workflow';
-import { askBreakerUpdate, BREAKER_MEMO, EconomicsWorkflow, type BreakerInput, breakerQuery, type BreakerView, reportBreakerSignal, resetBreakerUpdate } from '../src/common/economics/messages';
+import { type AskBreaker, askBreakerBatchUpdate, askBreakerUpdate, BREAKER_MEMO, EconomicsWorkflow, type BreakerInput, breakerQuery, type BreakerView, reportBreakerSignal, resetBreakerUpdate } from '../src/common/economics/messages';
 import { askProblems, newBreaker, resetProblems, SharedBreaker, validReport } from './economics/breaker';
+import { batchProblems } from './economics/batch';
 import { handOver, handOverDue } from './economics/handover';
 
 /** How long a closed breaker without failures waits for news before it ends. */
@@ -30,16 +31,14 @@ export async function circuitBreaker(input: BreakerInput): Promise<BreakerView> 
   const refuse = (problems: string[], what: string) => {
     if (problems.length > 0) throw ApplicationFailure.nonRetryable(`Invalid ${what}: ${problems.join('; ')}`, 'InvalidBreakerRequest');
   };
-  setHandler(
-    askBreakerUpdate,
-    (a) => {
-      messages++;
-      const answer = breaker.ask(a, Date.now());
-      publish();
-      return answer;
-    },
-    { validator: (a) => refuse(askProblems(a), 'question') },
-  );
+  const ask = (a: AskBreaker) => {
+    messages++;
+    const answer = breaker.ask(a, Date.now());
+    publish();
+    return answer;
+  };
+  setHandler(askBreakerUpdate, ask, { validator: (a) => refuse(askProblems(a), 'question') });
+  setHandler(askBreakerBatchUpdate, (batch) => batch.map(ask), { validator: (batch) => refuse(batchProblems(batch, askProblems), 'question') });
   setHandler(reportBreakerSignal, (r) => {
     messages++;
     if (!validReport(r)) return;

@@ -6,30 +6,27 @@
 import { TemporalFailure } from '@temporalio/common';
 import { isCancellation, makeContinueAsNewFunc, setHandler, setWorkflowOptions, workflowInfo } from '@temporalio/workflow';
 import { hasPatch } from './patches';
-import type { ConversationInput, ConversationResult, ConversationState } from '../src/common/conversation';
+import { arrival, rawArgs } from './arrivals';
+import { noteUpdate } from './historyLimits';
+import { receiveDecisions, receiveSteering } from './wiring';
+import type { ConversationInput, ConversationResult, ConversationState, SendMessageInput } from '../src/common/conversation';
 import { BatonError, InputTooLargeError, InvalidRunInputError, toApplicationFailure, UnexpectedWorkflowError, type UserError } from '../src/common/errors';
 import { validateConversationInput } from '../src/common/input';
 import {
-  approveHandoffSignal,
   BatonAgent,
   BatonHandoffs,
   BatonStatusAttribute,
   chainQuery,
-  childApprovalsSignal,
   conversationQuery,
-  decideHandoffUpdate,
   endConversationUpdate,
-  forwardDecisionSignal,
-  forwardedOutcomeSignal,
   migrateConversationUpdate,
-  overrideRunSignal,
+  messageQuery,
   pendingApprovalsQuery,
-  rejectHandoffSignal,
   sendMessageUpdate,
   statusQuery,
-  steerUpdate,
 } from '../src/common/messages';
 import { Patches } from '../src/common/patches';
+import { LIMITS } from '../src/common/limits';
 import { resolveConversationOptions } from '../src/common/conversationOptions';
 import { resolveRunOptions } from '../src/common/options';
 import { BatonStatus } from '../src/common/run';
@@ -59,7 +56,9 @@ import { Migrations } from './conversation/migration';
  * messages sent while one is answered wait in arrival order. Ends on `endConversation` or after
  * `idleTimeout` without a message.
  */
-export async function conversation(rawInput: ConversationInput): Promise<ConversationResult> {
+export async function conversation(startInput: ConversationInput): Promise<ConversationResult> {
+  // Read here, not by the SDK: a start that is not JSON fails the conversation with InvalidRunInputError.
+  const rawInput = arrival(startInput);
   // What arrives from outside is held to LIMITS; specialists get tokens and decisions are forwarded to them.
   const bounded = hasPatch(Patches.BOUNDS);
   const signatures = bounded && hasPatch(Patches.SIGNATURES);
@@ -69,6 +68,8 @@ export async function conversation(rawInput: ConversationInput): Promise<Convers
   let chain: Chain | undefined;
   const live = hasPatch(Patches.LIVE);
   const migrations = new Migrations(workflowInfo().workflowId);
+  // Refusals tallied per drain, and every wait continues as new before Temporal's limits.
+  const inboxBounds = bounded && hasPatch(Patches.INBOX_BOUNDS);
   const matched = matchingTeam(temporalEffects(true), { state: () => chain?.state, stranded: (refusal) => migrations.stranded(refusal) });
   const tagged = taggingStreams(boundingPayloads(withSpecialistFigures(matched), () => chain?.state.team), () => {
     const current = live ? session?.state.current : undefined;
@@ -76,28 +77,23 @@ export async function conversation(rawInput: ConversationInput): Promise<Convers
   });
   const steering = new Steering(workflowInfo().workflowId, tagged, () => (!live ? 'it started before conversations took steering messages' : session?.state.current ? undefined : 'no message is being answered: send a message instead'));
   const effects = live ? interruptible(tagged, steering) : tagged;
-  setHandler(steerUpdate, (m) => steering.receive(m), { validator: (m) => steering.validate(m) });
-  const desk = new ApprovalDesk(effects, { bounded, signatures });
+  receiveSteering(steering);
+  const desk = new ApprovalDesk(effects, { bounded, signatures, inboxBounds });
   const inbox = new Inbox(workflowInfo().workflowId);
   let badInput: UserError | false | undefined;
-  setHandler(sendMessageUpdate, (m) => inbox.receive(m), {
+  setHandler(rawArgs(sendMessageUpdate), (m) => (noteUpdate(), inbox.receive(arrival(m, MESSAGE) as SendMessageInput)), {
     validator: (m) => {
       // A message that starts a conversation with bad input is refused with the input's problems, not left to a run that fails.
       badInput ??= inputRefusal(rawInput);
       if (badInput) throw toApplicationFailure(badInput);
-      inbox.validate(m);
+      inbox.validate(arrival(m, MESSAGE));
     },
   });
-  setHandler(endConversationUpdate, () => inbox.requestEnd());
-  setHandler(migrateConversationUpdate, () => migrations.request(), { validator: () => migrations.validate() });
-  setHandler(approveHandoffSignal, (d) => desk.receive(d, 'approve'));
-  setHandler(rejectHandoffSignal, (d) => desk.receive(d, 'reject'));
-  setHandler(decideHandoffUpdate, (d) => desk.receiveUpdate(d), { validator: (d) => desk.validate(d) });
-  setHandler(overrideRunSignal, (o) => desk.receiveOverrides(o));
-  setHandler(childApprovalsSignal, (report) => desk.receiveChildReport(report));
-  setHandler(forwardDecisionSignal, (forwarded) => desk.receiveForwarded(forwarded));
-  setHandler(forwardedOutcomeSignal, (outcome) => desk.receiveForwardOutcome(outcome));
+  setHandler(rawArgs(endConversationUpdate), () => (noteUpdate(), inbox.requestEnd()));
+  setHandler(migrateConversationUpdate, () => (noteUpdate(), migrations.request()), { validator: () => migrations.validate() });
+  receiveDecisions(desk);
   setHandler(conversationQuery, () => session?.view() ?? { status: 'idle', activeAgent: startAgentOf(rawInput), turns: 0, queued: 0, pendingApprovals: [], usage: { inputTokens: 0, outputTokens: 0, totalTokens: 0, modelCalls: 0, toolCalls: 0 }, handoffs: 0, compactions: 0, runs: 1 });
+  setHandler(messageQuery, (find) => inbox.lookup(find));
   setHandler(chainQuery, () => chain?.state.chain ?? []);
   setHandler(pendingApprovalsQuery, () => desk.pendingInTree());
   setHandler(statusQuery, () => ({
@@ -142,6 +138,8 @@ export async function conversation(rawInput: ConversationInput): Promise<Convers
   const next: ConversationState = { ...carried, chain: carryOver(chain.state) };
   effects.setStatus(BatonStatus.CONTINUED_AS_NEW);
   const continueAsNew = makeContinueAsNewFunc<typeof conversation>({
+    // The next run reads its input as this one did; this run writes it as plain JSON.
+    typeInfo: {},
     typedSearchAttributes: [
       { key: BatonAgent, value: next.chain.agentId },
       { key: BatonStatusAttribute, value: BatonStatus.RUNNING },
@@ -182,6 +180,9 @@ function inputRefusal(raw: unknown): UserError | false {
     throw err;
   }
 }
+
+/** A message as sent, as large as the workflow reads: its text, its key, a little JSON around them. */
+const MESSAGE = { field: 'sendMessage', bytes: LIMITS.messageBytes + 4 * LIMITS.idempotencyKeyChars + 64 };
 
 function startAgentOf(raw: unknown): string {
   const agent = (raw as { agent?: unknown } | null)?.agent;

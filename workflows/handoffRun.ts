@@ -13,23 +13,17 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import { hasPatch } from './patches';
+import { arrival } from './arrivals';
+import { receiveDecisions, receiveSteering } from './wiring';
 import { BatonError, toApplicationFailure, UnexpectedWorkflowError } from '../src/common/errors';
 import { validateRunInput } from '../src/common/input';
 import {
-  approveHandoffSignal,
   BatonAgent,
   BatonHandoffs,
   BatonStatusAttribute,
   chainQuery,
-  childApprovalsSignal,
-  decideHandoffUpdate,
-  forwardDecisionSignal,
-  forwardedOutcomeSignal,
-  overrideRunSignal,
   pendingApprovalsQuery,
-  rejectHandoffSignal,
   statusQuery,
-  steerUpdate,
 } from '../src/common/messages';
 import { Patches } from '../src/common/patches';
 import { resolveRunOptions } from '../src/common/options';
@@ -63,7 +57,9 @@ function asksForLocalCalls(input: unknown): boolean {
  * Input and result are plain JSON, so any Temporal client can start it. Long chains continue as
  * new, carrying their state in `input.resume`.
  */
-export async function handoffRun(rawInput: HandoffRunInput): Promise<HandoffRunResult<unknown>> {
+export async function handoffRun(startInput: HandoffRunInput): Promise<HandoffRunResult<unknown>> {
+  // Read here, not by the SDK: a start that is not JSON fails the chain with InvalidRunInputError.
+  const rawInput = arrival(startInput);
   // Decided once, before any handler runs, so the decision never depends on when a job arrives.
   const v2 = hasPatch(Patches.RUN_V2);
   const controls = v2 && hasPatch(Patches.CONTROLS);
@@ -76,6 +72,8 @@ export async function handoffRun(rawInput: HandoffRunInput): Promise<HandoffRunR
   const signatures = bounded && hasPatch(Patches.SIGNATURES);
   // Costs, budgets in money, spend limits and shared breakers.
   const economics = bounded && hasPatch(Patches.ECONOMICS);
+  // Refusals tallied per drain, and every wait continues as new before Temporal's limits.
+  const inboxBounds = bounded && hasPatch(Patches.INBOX_BOUNDS);
   let economy: Economy | undefined;
   let chain: Chain | undefined;
   let input: HandoffRunInput | undefined;
@@ -84,15 +82,9 @@ export async function handoffRun(rawInput: HandoffRunInput): Promise<HandoffRunR
   const tagged = taggingStreams(boundingPayloads(withSpecialistFigures(matchingTeam(temporalEffects(v2), { state: () => chain?.state, parentTeam: () => input?.parent?.team })), () => chain?.state.team), () => (live ? chainTag(workflowInfo().workflowId, input?.parent) : undefined));
   const steering = new Steering(workflowInfo().workflowId, tagged, () => (!live ? 'it started before chains took steering messages' : chain ? undefined : 'it has not started yet'));
   const effects = live ? interruptible(tagged, steering) : tagged;
-  setHandler(steerUpdate, (s) => steering.receive(s), { validator: (s) => steering.validate(s) });
-  const desk = new ApprovalDesk(effects, { bounded, signatures });
-  setHandler(approveHandoffSignal, (d) => desk.receive(d, 'approve'));
-  setHandler(rejectHandoffSignal, (d) => desk.receive(d, 'reject'));
-  setHandler(decideHandoffUpdate, (d) => desk.receiveUpdate(d), { validator: (d) => desk.validate(d) });
-  setHandler(overrideRunSignal, (o) => desk.receiveOverrides(o));
-  setHandler(childApprovalsSignal, (report) => desk.receiveChildReport(report));
-  setHandler(forwardDecisionSignal, (forwarded) => desk.receiveForwarded(forwarded));
-  setHandler(forwardedOutcomeSignal, (outcome) => desk.receiveForwardOutcome(outcome));
+  receiveSteering(steering);
+  const desk = new ApprovalDesk(effects, { bounded, signatures, inboxBounds });
+  receiveDecisions(desk);
   setHandler(chainQuery, () => chain?.state.chain ?? []);
   setHandler(pendingApprovalsQuery, () => desk.pendingInTree());
   setHandler(statusQuery, () => ({
@@ -138,8 +130,10 @@ export async function handoffRun(rawInput: HandoffRunInput): Promise<HandoffRunR
     effects.setStatus(isCancellation(err) ? BatonStatus.CANCELLED : BatonStatus.FAILED);
     throw failureOf(err);
   }
-  // Handlers answer at once, but let any that is running finish before handing over.
-  await condition(allHandlersFinished);
+  // Handlers answer at once, but let any that is running finish before handing over; decisions
+  // that came since the last step are applied, so the next run carries them.
+  if (inboxBounds) await handOver(desk);
+  else await condition(allHandlersFinished);
   // Steering messages still waiting go with the chain into the next run.
   if (live) applySteering({ chain, effects, steering });
   const next = carryOver(chain.state);
@@ -147,6 +141,8 @@ export async function handoffRun(rawInput: HandoffRunInput): Promise<HandoffRunR
   const continueAsNew = makeContinueAsNewFunc<typeof handoffRun>(
     v2
       ? {
+          // The next run reads its input as this one did; this run writes it as plain JSON.
+          typeInfo: {},
           typedSearchAttributes: [
             { key: BatonAgent, value: next.agentId },
             { key: BatonStatusAttribute, value: BatonStatus.RUNNING },
@@ -155,7 +151,7 @@ export async function handoffRun(rawInput: HandoffRunInput): Promise<HandoffRunR
             ...variantAttribute(),
           ],
         }
-      : {},
+      : { typeInfo: {} },
   );
   return continueAsNew({
     agent: input.agent,
@@ -170,6 +166,15 @@ export async function handoffRun(rawInput: HandoffRunInput): Promise<HandoffRunR
 // A defect must fail the run, not retry its workflow task forever; baton's own catch above turns
 // errors into typed failures first, this is the second guard (handlers included).
 setWorkflowOptions({ failureExceptionTypes: [Error] }, handoffRun);
+
+/** Apply what arrived until no handler is still running: an update waiting for its decision's record gets it before the hand-over. */
+async function handOver(desk: ApprovalDesk): Promise<void> {
+  for (;;) {
+    await desk.drain();
+    if (allHandlersFinished()) return;
+    await condition(() => allHandlersFinished() || desk.hasMail);
+  }
+}
 
 /** A carried state, with defaults for options added since it was written, and the controls' state when this run has them. */
 function resumed(state: ChainState, controls: { startedAt: number } | undefined): ChainState {

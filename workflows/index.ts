@@ -4,8 +4,14 @@
  * keeps only its own state.
  */
 import './stackDepth';
-export { handoffRun } from './handoffRun';
-export { conversation } from './conversation';
+import { readingItsInput } from './arrivals';
+import { conversation as conversationWorkflow } from './conversation';
+import { handoffRun as chainWorkflow } from './handoffRun';
+
+/** One chain of handoffs (see `./handoffRun`), reading its input itself: a start that is not JSON fails the chain, typed. */
+export const handoffRun = readingItsInput(chainWorkflow);
+/** A multi-turn conversation (see `./conversation`), reading its input itself. */
+export const conversation = readingItsInput(conversationWorkflow);
 export { spendLedger } from './spendLedger';
 export { circuitBreaker } from './circuitBreaker';
 export { evalRun } from './eval/evalRun';

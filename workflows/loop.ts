@@ -6,10 +6,10 @@
 import type { HandoffRunResult } from '../src/common/run';
 import { delegateStep } from './chain/delegate';
 import { handOff } from './chain/handoff';
-import { finishTurn, respond, turn } from './chain/respond';
+import { actOn, finishTurn, respond, turn } from './chain/respond';
 import { noteSuccess } from './chain/controls';
 import { currentAgent, resultOf } from './chain/state';
-import { type ChainRun, retried, RUN_AGAIN, type Step } from './chain/step';
+import { type ChainRun, handOverDue, retried, RUN_AGAIN, type Step } from './chain/step';
 import { CONTINUE, type FinalAnswer, type Verdict } from './guards';
 import { refuseAnswer } from './guards/guard';
 import { checkGuardrails } from './guards/guardrails';
@@ -22,7 +22,7 @@ export type ChainOutcome = { kind: 'completed'; result: HandoffRunResult<unknown
 
 /** Run the chain until an agent answers, or until the run should continue as new. */
 export async function runChain(run: ChainRun): Promise<ChainOutcome> {
-  const { chain, effects, guards, desk } = run;
+  const { chain, guards, desk } = run;
   let step = await firstStep(run);
   // A run continues as new only after a step of its own, so a tiny history limit cannot spin.
   let progressed = false;
@@ -51,7 +51,7 @@ export async function runChain(run: ChainRun): Promise<ChainOutcome> {
         break;
     }
     if (!desk.idle) await desk.drain();
-    if (progressed && effects.shouldContinueAsNew(chain.state.options.continueAsNewAfterEvents)) return { kind: 'continue_as_new' };
+    if (handOverDue(run, progressed)) return { kind: 'continue_as_new' };
     step = await turn(run);
     progressed = true;
   }
@@ -62,8 +62,10 @@ export async function runChain(run: ChainRun): Promise<ChainOutcome> {
  * after the first agent's input guardrails when the chain is new.
  */
 async function firstStep(run: ChainRun): Promise<Step> {
-  const { openTurn, pendingResponse, turns, chain, request } = run.chain.state;
+  const { openTurn, openTools, pendingResponse, turns, chain, request } = run.chain.state;
   if (openTurn) return finishTurn(run, openTurn);
+  // A turn whose tool calls waited for approval when the run before continued as new.
+  if (openTools) return actOn(run, openTools.response);
   if (pendingResponse) return respond(run, pendingResponse);
   const agent = currentAgent(run.chain.state);
   if (turns === 0 && chain.length === 0 && agent.guardrails?.input) {

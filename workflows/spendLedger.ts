@@ -2,15 +2,26 @@
  * The `spendLedger` workflow: what one key spent in one window of one spend limit, shared by every
  * chain with that key. Chains reserve a call's worst case before it (`reserveSpend`, an update
  * sent with update-with-start by a recorded activity) and settle what it cost after (`settleSpend`).
- * Updates are decided one at a time, so two chains at once near the limit cannot both take its last
- * room; one that must wait for others' settles is told so and asks again.
+ * Updates are decided one at a time (a batch's reservations in order), so two chains at once near
+ * the limit cannot both take its last room; one that must wait for others' settles is told so and asks again.
  * The ledger stays open through its window and an hour after (for late settles), continues as new
  * as its history grows (and onto the current Worker Deployment version when it changes), and ends
  * with its totals.
  */
 import { allHandlersFinished, condition, setHandler } from '@temporalio/workflow';
 import { ApplicationFailure } from '@temporalio/common';
-import { EconomicsWorkflow, type LedgerView, ledgerQuery, type ReserveAnswer, reserveSpendUpdate, settleSpendSignal, type SpendLedgerInput } from '../src/common/economics/messages';
+import {
+  EconomicsWorkflow,
+  type LedgerView,
+  ledgerQuery,
+  type ReserveAnswer,
+  type ReserveSpend,
+  reserveSpendBatchUpdate,
+  reserveSpendUpdate,
+  settleSpendSignal,
+  type SpendLedgerInput,
+} from '../src/common/economics/messages';
+import { batchProblems } from './economics/batch';
 import { handOver, handOverDue } from './economics/handover';
 import { Ledger, newLedger, reserveProblems, validSettle } from './economics/ledger';
 
@@ -37,25 +48,21 @@ export async function spendLedger(input: SpendLedgerInput): Promise<LedgerView> 
     refused: ledger.state.refused,
   });
 
-  setHandler(
-    reserveSpendUpdate,
-    (r): ReserveAnswer => {
-      requests++;
-      // A run about to hand over answers "again": the caller asks the next run.
-      if (handingOver) return { again: true, ...totals() };
-      const decision = ledger.decide(r);
-      // Waiting is the caller's: an update held open would take one of the few a workflow has in flight.
-      if (decision === 'wait') return { wait: true, ...totals() };
-      ledger.take(r, decision, Date.now());
-      return { granted: decision === 'granted', ...totals() };
-    },
-    {
-      validator: (r) => {
-        const problems = reserveProblems(r);
-        if (problems.length > 0) throw ApplicationFailure.nonRetryable(`Invalid reservation: ${problems.join('; ')}`, 'InvalidReservation');
-      },
-    },
-  );
+  const answer = (r: ReserveSpend): ReserveAnswer => {
+    requests++;
+    // A run about to hand over answers "again": the caller asks the next run.
+    if (handingOver) return { again: true, ...totals() };
+    const decision = ledger.decide(r);
+    // Waiting is the caller's: an update held open would take one of the few a workflow has in flight.
+    if (decision === 'wait') return { wait: true, ...totals() };
+    ledger.take(r, decision, Date.now());
+    return { granted: decision === 'granted', ...totals() };
+  };
+  const refuse = (problems: string[]) => {
+    if (problems.length > 0) throw ApplicationFailure.nonRetryable(`Invalid reservation: ${problems.join('; ')}`, 'InvalidReservation');
+  };
+  setHandler(reserveSpendUpdate, answer, { validator: (r) => refuse(reserveProblems(r)) });
+  setHandler(reserveSpendBatchUpdate, (batch) => batch.map(answer), { validator: (batch) => refuse(batchProblems(batch, reserveProblems)) });
   setHandler(settleSpendSignal, (s) => {
     requests++;
     if (validSettle(s)) ledger.settle(s);

@@ -10,10 +10,10 @@ import type { CallModelInput, ModelResponse } from '../common/model';
 import type { HandoffRunInput, RecordHandoffInput } from '../common/run';
 import type { RunToolInput, RunToolResult, TeamSpec } from '../common/team';
 import { callCost, type Cost, currencyOf, priceOf } from '../common/economics/prices';
-import { fromPayloads, type HistoryEvent } from '../payloads/read';
+import { fromOutsidePayloads, fromPayloads, type HistoryEvent } from '../payloads/read';
 import { childEnd, runEnd } from './ending';
 import { causeName, isRoutine } from './taskFailures';
-import { lostWorkerRestarts, recordedApprovalEvent, recordedHandoff, withLocalActivities } from './history';
+import { lostWorkerRestarts, recordedApprovalEvent, recordedHandoff, recordedStartInput, withLocalActivities } from './history';
 import { liveRecordOf } from './live';
 import { Placement, whereOf, type Where } from './place';
 import { redactAudit } from './redact';
@@ -103,7 +103,7 @@ class RunReader {
     const where = whereOf(e, this.runId);
     const handoff = recordedHandoff(e);
     if (handoff) this.onHandoff(handoff, where);
-    if (e.workflowExecutionStartedEventAttributes) this.onStarted(fromPayloads<HandoffRunInput>(e.workflowExecutionStartedEventAttributes.input), where);
+    if (e.workflowExecutionStartedEventAttributes) this.onStarted(recordedStartInput(e.workflowExecutionStartedEventAttributes.input), where);
     else if (e.activityTaskScheduledEventAttributes) this.onScheduled(e, where);
     else if (e.activityTaskStartedEventAttributes) {
       const s = this.scheduled.get(String(e.activityTaskStartedEventAttributes.scheduledEventId));
@@ -125,10 +125,10 @@ class RunReader {
     else if (e.workflowTaskFailedEventAttributes) this.onTaskFailed(e, where);
     else if (e.workflowExecutionSignaledEventAttributes) {
       const s = e.workflowExecutionSignaledEventAttributes;
-      this.push(where, { kind: 'signal', name: s.signalName ?? '', input: fromPayloads(s.input) });
+      this.push(where, { kind: 'signal', name: s.signalName ?? '', input: fromOutsidePayloads(s.input) });
     } else if (e.workflowExecutionUpdateAcceptedEventAttributes) {
       const req = e.workflowExecutionUpdateAcceptedEventAttributes.acceptedRequest?.input;
-      this.push(where, { kind: 'update', name: req?.name ?? '', input: fromPayloads(req?.args) });
+      this.push(where, { kind: 'update', name: req?.name ?? '', input: fromOutsidePayloads(req?.args) });
     } else this.onClosed(e, where);
   }
 

@@ -3,12 +3,14 @@
  * with its message, its answer (or failure), the handoffs and approvals it had and the calls it
  * made; the compactions; how it ended. Schema `baton.conversation-audit/v1`.
  */
-import type { Client, WorkflowHandle } from '@temporalio/client';
+import type { Client } from '@temporalio/client';
+import { isRecord } from '../common/check';
 import type { ConversationEvent, ConversationInput, ConversationResult, SendMessageInput, TurnEndedRecord, TurnStartedRecord } from '../common/conversation';
 import { ActivityType, CONVERSATION_EVENT_MEMO, sendMessageUpdate, TURN_MEMO } from '../common/messages';
 import type { HandoffRecord } from '../common/run';
 import { decodeHistory } from '../payloads/history';
-import { fromPayload, fromPayloads, type HistoryEvent } from '../payloads/read';
+import { historyOf } from './fetch';
+import { fromOutsidePayloads, fromPayload, fromPayloads, type HistoryEvent } from '../payloads/read';
 import { displayText } from '../common/display';
 import { describeEvent } from './format';
 import type { LiveRecord } from '../common/live';
@@ -93,7 +95,7 @@ export async function auditConversation(client: Client, workflowId: string): Pro
   const runs: RunHistory[] = [];
   let runId: string | undefined = (await client.workflow.getHandle(workflowId).describe()).runId;
   while (runId && !runs.some((r) => r.runId === runId)) {
-    const fetched: Awaited<ReturnType<WorkflowHandle['fetchHistory']>> = await client.workflow.getHandle(workflowId, runId).fetchHistory();
+    const fetched = await historyOf(client, workflowId, runId);
     const events = (await decodeHistory(fetched, client.options.loadedDataConverter.payloadCodecs)).events ?? [];
     runs.unshift({ runId, events });
     runId = events[0]?.workflowExecutionStartedEventAttributes?.continuedExecutionRunId || undefined;
@@ -113,7 +115,8 @@ export function buildConversationAudit(workflowId: string, runs: RunHistory[]): 
       const at = where.at;
       const start = e.workflowExecutionStartedEventAttributes;
       if (start) {
-        const input = fromPayloads<ConversationInput>(start.input);
+        const read = fromOutsidePayloads(start.input);
+        const input = isRecord(read) && typeof read.agent === 'string' ? (read as unknown as ConversationInput) : undefined;
         audit.agent ??= input?.agent;
         audit.startedAt ??= at;
         for (const m of [...(input?.resume?.current ? [input.resume.current] : []), ...(input?.resume?.queued ?? [])]) {
@@ -123,7 +126,8 @@ export function buildConversationAudit(workflowId: string, runs: RunHistory[]): 
       }
       const update = e.workflowExecutionUpdateAcceptedEventAttributes?.acceptedRequest;
       if (update?.input?.name === sendMessageUpdate.name && update.meta?.updateId) {
-        const m = fromPayloads<SendMessageInput>(update.input.args);
+        const read = fromOutsidePayloads(update.input.args);
+        const m = isRecord(read) && typeof read.message === 'string' ? (read as unknown as SendMessageInput) : undefined;
         if (m) accepted.set(update.meta.updateId, { message: m.message, ...(m.idempotencyKey ? { idempotencyKey: m.idempotencyKey } : {}), at });
       }
       const fields = e.workflowPropertiesModifiedEventAttributes?.upsertedMemo?.fields;

@@ -117,7 +117,7 @@ export function describeEvent(e: AuditEvent, over: boolean): [string, string] | 
     case 'control':
       return controlLine(controlOf(e));
     case 'decision_refused':
-      return ['approval', `refused ${e.decision ?? 'decision'} from ${sender(e.approver)} (${e.via}): ${clip(e.reason, ERROR_WIDTH)}`];
+      return ['approval', `refused ${e.decision ?? 'decision'} from ${sender(e.approver)} (${e.via}): ${clip(e.reason, ERROR_WIDTH)}${e.count ? ` (and ${e.count - 1} more refused in the same step)` : ''}`];
     case 'report_refused':
       return ['approval', `refused a report of waiting approvals${e.workflowId ? ` from ${e.workflowId}` : ''}, nothing changed: ${clip(e.reason, ERROR_WIDTH)}`];
     case 'handoff': {

@@ -6,8 +6,9 @@ import { temporal } from '@temporalio/proto';
 import type { LostWorkerRestart } from '../common/lostWorkers';
 import { ActivityType, APPROVAL_EVENT_MEMO, HANDOFF_MEMO } from '../common/messages';
 import type { LocalModelCall } from '../common/model';
-import type { RecordHandoffInput } from '../common/run';
-import { fromPayload, fromPayloads, type HistoryEvent } from '../payloads/read';
+import type { HandoffRunInput, RecordHandoffInput } from '../common/run';
+import { isRecord } from '../common/check';
+import { fromOutsidePayloads, fromPayload, fromPayloads, type HistoryEvent } from '../payloads/read';
 
 /** The activity type an `ActivityTaskScheduled` event names. */
 export function activityName(e: HistoryEvent): string | undefined {
@@ -131,4 +132,10 @@ function asActivity(e: HistoryEvent): HistoryEvent[] {
       ? { ...at, activityTaskFailedEventAttributes: { scheduledEventId: e.eventId, failure: m.failure } }
       : { ...at, activityTaskCompletedEventAttributes: { scheduledEventId: e.eventId, ...(output !== undefined ? { result: payloads(output) } : {}) } },
   ];
+}
+
+/** A chain's start input as history recorded it, or `undefined` when it is none (not JSON, another shape): the run's failure says why. */
+export function recordedStartInput(payloads: temporal.api.common.v1.IPayloads | null | undefined): HandoffRunInput | undefined {
+  const value = fromOutsidePayloads(payloads);
+  return isRecord(value) && typeof value.agent === 'string' && typeof value.input === 'string' ? (value as unknown as HandoffRunInput) : undefined;
 }

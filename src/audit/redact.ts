@@ -25,7 +25,10 @@ export function redactAudit(chain: AuditChain): AuditChain {
     if (e.kind === 'tool_call' && e.execution?.error) e.execution.error = out(e.execution.error);
     else if (e.kind === 'model_turn' && e.execution.error) e.execution.error = out(e.execution.error);
     else if (e.kind === 'failed' || e.kind === 'workflow_task_failed') e.message = out(e.message);
-    else if (e.kind === 'decision_refused') e.reason = out(e.reason);
+    else if (e.kind === 'decision_refused') {
+      e.reason = out(e.reason);
+      if (e.samples) e.samples = e.samples.map((s) => ({ ...s, reason: out(s.reason) }));
+    }
   }
   // The request may repeat them too (a customer who typed a card number), and a specialist's task with it.
   for (const e of chain.events) {

@@ -126,6 +126,16 @@ export interface ModelTurnEvent {
  */
 export type ControlAuditEvent = { kind: 'control' } & (ControlEvent extends infer E ? (E extends { kind: infer K } ? { control: K } & Omit<E, 'kind'> : never) : never);
 
+/** One of the decisions a `decision_refused` record counts. */
+export interface RefusedSample {
+  handoffId?: string;
+  approver?: string;
+  decision?: string;
+  reason: string;
+  via: string;
+  at?: string;
+}
+
 /**
  * One step of the chain, in history order: `runId` and `eventId` name the history event it was read
  * from, `at` is that event's time. A model's calls are asked for where the model answered (in the
@@ -146,7 +156,11 @@ export type AuditEvent = { at: string; runId: string; eventId: number } & (
   /** A handoff, or with `tool` a tool call (`to` is then `tool:<name>`), put in front of people. */
   | { kind: 'approval_requested'; handoffId: string; from: string; to: string; message: string; expiresAt?: string; approvers?: string[]; tool?: ToolCallUnderApproval }
   | ({ kind: 'approval_decided' } & ApprovalRecord)
-  | { kind: 'decision_refused'; handoffId?: string; approver?: string; decision?: string; reason: string; via: string }
+  /**
+   * A decision refused; with `count`, the first of that many refused in one step of the chain (a
+   * flood is recorded once), `samples` the last few of the others.
+   */
+  | { kind: 'decision_refused'; handoffId?: string; approver?: string; decision?: string; reason: string; via: string; count?: number; samples?: RefusedSample[] }
   /** A report of approvals waiting in a specialist, refused: not from a specialist this chain started, or without its token. */
   | { kind: 'report_refused'; workflowId?: string; reason: string }
   | { kind: 'signal'; name: string; input: unknown }

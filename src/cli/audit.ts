@@ -4,6 +4,8 @@ import { exportAudit, signAuditExport, type AuditExport } from '../audit/export'
 import { formatTimeline, toMermaid } from '../audit/format';
 import { verifyAuditExport } from '../audit/verifyExport';
 import { verifyAgainstHistory } from '../audit/verifyHistory';
+import { auditConversation, formatConversation } from '../audit/conversation';
+import { WorkflowType } from '../common/messages';
 import { parse, UsageError } from './args';
 import { ARCHIVE_HELP, ARCHIVE_SYNOPSIS, auditArchive } from './auditArchive';
 import { exportSigner, readApproverKeys, readJson, trustedExportKeys } from './auditKeys';
@@ -47,6 +49,8 @@ export const auditCommand: Command = {
                      that the export leaves none of them out
 
 Without an option, a readable timeline. Reads the latest run of <workflowId>, across continue-as-new.
+A conversation's id gives its turns: each message, its handoffs, approvals and answer (--json: the
+baton.conversation-audit/v1 document).
 
 ${ARCHIVE_HELP}`,
   async run(argv, ctx) {
@@ -83,6 +87,15 @@ ${ARCHIVE_HELP}`,
     }
     if (signing && values.unsigned) throw new UsageError(`--unsigned, but there is a key to sign with (${signing.from}): leave out one of them`);
     const { client } = await connect();
+    // A conversation is audited as its turns; a chain's options do not apply to it.
+    if ((await client.workflow.getHandle(workflowId).describe()).type === WorkflowType.CONVERSATION) {
+      if (values.mermaid || values.export !== undefined) {
+        throw new UsageError(`${workflowId} is a conversation: --mermaid and --export take a chain; read the conversation with baton audit ${workflowId} (or --json), and a turn's chain in it by its own workflow id when it delegated`);
+      }
+      const audit = await auditConversation(client, workflowId);
+      out(values.json ? JSON.stringify(audit, null, 2) : formatConversation(audit));
+      return ExitCode.OK;
+    }
     const chain = await new Baton({ client }).audit(workflowId);
     if (values.export !== undefined) {
       const unsigned = exportAudit(chain);

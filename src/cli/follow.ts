@@ -68,14 +68,19 @@ async function showProgress(run: BatonRun, print: Print, doing: InFlight, option
       if (done) return;
       next = events.next();
       if (e.kind === 'text' || e.kind === 'text_reset') {
-        // The live line keeps off the text while it is written.
+        // The live line keeps off the text while it is written (a note on text already closed writes no line to keep).
         if (text && !text.open) options.live?.pause();
         text?.apply(e);
+        if (text && !text.open) options.live?.resume();
         continue;
       }
       if (text?.open) {
         text.end();
         options.live?.resume();
+      }
+      if (e.kind === 'text_unavailable') {
+        if (options.write) print(`  (live text unavailable: ${e.error}; each answer shows when its call ends)`);
+        continue;
       }
       doing.apply(e);
       switch (e.kind) {

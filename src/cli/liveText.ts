@@ -1,7 +1,8 @@
 /**
  * Model text printed as it forms: `  writer: ` and then each piece as it comes, on a terminal or
- * not. A retried call's text is dropped with a note and written again; text that differs from the
- * recorded answer is followed by that answer.
+ * not. A retried call's text is dropped with a note and written again, also when its line was
+ * already closed (an event printed since: a lost worker's call is started again after its timeout);
+ * text that differs from the recorded answer is followed by that answer.
  */
 import { displayText } from '../common/display';
 import type { TextChange } from '../streams/board';
@@ -9,6 +10,8 @@ import type { TextChange } from '../streams/board';
 export class LiveText {
   /** The call whose text is being written, and how much of it is out. */
   #open?: { key: string; written: number };
+  /** Calls whose text is on screen on a line closed since. */
+  readonly #closed = new Set<string>();
 
   constructor(
     private readonly write: (text: string) => void,
@@ -27,14 +30,18 @@ export class LiveText {
     if (change.final && this.#open?.key !== key) return;
     if (this.#open?.key !== key) {
       this.end();
-      if (change.kind === 'text_reset') return;
+      if (change.kind === 'text_reset') {
+        // The text is on a line of its own above: say it no longer stands.
+        if (this.#closed.delete(key)) this.write(`${this.indent}(${displayText(change.agent)}: ${WHY[change.reason]}; its text above is dropped)\n`);
+        return;
+      }
+      this.#closed.delete(key);
       this.write(`${this.indent}${displayText(change.agent)}: `);
       this.#open = { key, written: 0 };
     }
     const open = this.#open!;
     if (change.kind === 'text_reset') {
-      const why = { retry: 'the model call was tried again', correction: 'as recorded', stopped: 'stopped by an interrupt' }[change.reason];
-      this.write(`\n${this.indent}(${why})\n${this.indent}${change.agent}: `);
+      this.write(`\n${this.indent}(${WHY[change.reason]})\n${this.indent}${displayText(change.agent)}: `);
       open.written = 0;
       return;
     }
@@ -50,6 +57,9 @@ export class LiveText {
   end(): void {
     if (!this.#open) return;
     this.write('\n');
+    if (this.#open.written > 0) this.#closed.add(this.#open.key);
     this.#open = undefined;
   }
 }
+
+const WHY = { retry: 'the model call was tried again', correction: 'as recorded', stopped: 'stopped by an interrupt' } as const;

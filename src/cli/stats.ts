@@ -13,8 +13,10 @@ export const statsCommand: Command = {
   summary: "an experiment's outcomes per variant with significance tests, or success per agent and per handoff edge",
   help: `--experiment <id>    per variant: chains, success rate, failures by error, handoffs, approvals rejected,
                      guardrail trips, tokens, cost (when the models' usage carries it), latency p50/p95;
-                     then each variant against the first: a two-proportion z-test for the rates, the
-                     Mann-Whitney U test for latency, tokens and handoffs (p < 0.05 is significant)
+                     then each variant against the first: Fisher's exact test for the rates, the
+                     Mann-Whitney U test for latency, tokens and handoffs (exact up to 60 chains in
+                     all), p < 0.05 is significant; with fewer than 4 ended chains in each variant no
+                     test can show a difference, and the report says when there are too few to tell
 --by agent           per agent: its turns at chains and how they ended (answered, handed off, failed by
                      error), the approvals about it rejected, how long its turns took
 --by edge            per handoff edge: handoffs asked for and how they ended, how the chains that took it

@@ -4,21 +4,12 @@
  * conversation and a stateless caller needs only its id.
  */
 import { randomUUID } from 'node:crypto';
-import {
-  ApplicationFailure,
-  type Client,
-  type WorkflowHandle,
-  WithStartWorkflowOperation,
-  WorkflowExecutionAlreadyStartedError,
-  WorkflowFailedError,
-  WorkflowUpdateFailedError,
-  WorkflowUpdateStage,
-} from '@temporalio/client';
+import { type Client, type WorkflowHandle, WithStartWorkflowOperation, WorkflowExecutionAlreadyStartedError, WorkflowUpdateStage } from '@temporalio/client';
 import type { conversation as conversationWorkflow } from '../../workflows';
 import { auditConversation, type ConversationAudit } from '../audit/conversation';
-import { CONVERSATION_ERRORS, ConversationEndedError, type ConversationInput, type ConversationReply, type ConversationResult, type ConversationView } from '../common/conversation';
-import { type BatonError, InputTooLargeError, InvalidRunInputError, UserError } from '../common/errors';
-import { errorFromFailure } from '../common/errorTypes';
+import { ConversationEndedError, type ConversationInput, type ConversationReply, type ConversationResult, type ConversationView, type MidTurnPolicy } from '../common/conversation';
+import { continued, conversationError, endedFirst } from './conversationErrors';
+import { InputTooLargeError, InvalidRunInputError, UserError } from '../common/errors';
 import { sendMessageProblems, validateConversationInput } from '../common/input';
 import { messageSizes } from '../common/sizes';
 import { Experiments, inVariant, type VariantStart } from './experiments';
@@ -30,10 +21,12 @@ import type { RunOptions } from '../common/options';
 import { BatonStatus, type HandoffRecord } from '../common/run';
 import type { RunContext } from '../common/team';
 import { priorityOption } from '../common/priority';
-import type { MidTurnPolicy } from '../common/conversation';
 import { streamsFromEnv } from '../streams/env';
 import { streamMessage, type MessageStreamItem } from '../streams/message';
+import { stoppedCallsOf } from './stoppedCalls';
 import type { StreamTransport } from '../streams/types';
+
+export { conversationError } from './conversationErrors';
 
 /** Options of `baton.conversation(agent, options)`. */
 export interface ConversationStartOptions {
@@ -73,6 +66,8 @@ export interface SendOptions {
    * @default the conversation's `midTurn` option
    */
   midTurn?: MidTurnPolicy;
+  /** Called once the conversation took the message (it has its turn), before its reply; again if it follows the conversation into a new run. */
+  taken?: () => void;
 }
 
 /** How many times a message follows its conversation into a new run before giving up. */
@@ -140,7 +135,10 @@ export class Conversation<Output = string> {
       try {
         return (await laneOf(this.client, this.id).run(
           () => this.client.workflow.startUpdateWithStart(sendMessageUpdate, { args: [args], startWorkflowOperation: this.startOperation(variant), waitForStage: WorkflowUpdateStage.ACCEPTED }),
-          (taken) => taken.result(),
+          (taken) => {
+            options.taken?.();
+            return taken.result();
+          },
         )) as ConversationReply<Output>;
       } catch (err) {
         if (err instanceof WorkflowExecutionAlreadyStartedError) throw new ConversationEndedError(this.id);
@@ -154,7 +152,8 @@ export class Conversation<Output = string> {
   /**
    * Send a message and follow its answer as it forms: the text of the model calls answering it
    * (`text` pieces at their offsets, `text_reset` when a call's text is to be dropped), then the
-   * `reply`. Applying the text changes in order (`applyChange`) ends with the reply's text. Sent as
+   * `reply`. Applying the text changes in order (`applyChange`) ends with the reply's text: the text
+   * of a call an interrupt stopped is dropped (`text_reset`, reason `stopped`) when the reply comes. Sent as
    * {@link Conversation.send} sends (same checks, order and errors, thrown from the iteration).
    * @example for await (const x of chat.stream('Where is order 42?')) if (x.kind === 'text') process.stdout.write(x.text);
    */
@@ -162,7 +161,7 @@ export class Conversation<Output = string> {
     const { signal, ...send } = options;
     const idempotencyKey = send.idempotencyKey ?? randomUUID();
     const from = await this.streams.last(this.id).catch(() => undefined);
-    yield* streamMessage(this.streams, this.id, idempotencyKey, from, this.send(message, { ...send, idempotencyKey }), signal);
+    yield* streamMessage(this.streams, this.id, idempotencyKey, from, this.send(message, { ...send, idempotencyKey }), { ...(signal ? { signal } : {}), stopped: stoppedCallsOf(this.client, this.id) });
   }
 
   /** The start that goes with a message (one per sending: an operation is used once). */
@@ -264,36 +263,4 @@ export async function migrateConversation(client: Client, workflowId: string): P
       if (!continued(err) || hop >= MAX_RUN_HOPS) throw conversationError(err);
     }
   }
-}
-
-/** Whether an update failed because its run continued as new before answering: to be sent again. */
-function continued(err: unknown): boolean {
-  return err instanceof WorkflowUpdateFailedError && err.cause instanceof ApplicationFailure && err.cause.type === 'ConversationContinuedError';
-}
-
-/** Whether an update failed because its run ended before answering it (Temporal's `AcceptedUpdateCompletedWorkflow`). */
-function endedFirst(err: unknown): boolean {
-  return err instanceof WorkflowUpdateFailedError && err.cause instanceof ApplicationFailure && err.cause.type === 'AcceptedUpdateCompletedWorkflow';
-}
-
-/** The typed error of a failed update or run: the conversation's own, baton's, or the error as it came. */
-export function conversationError(err: unknown): unknown {
-  const cause = err instanceof WorkflowUpdateFailedError || err instanceof WorkflowFailedError ? err.cause : undefined;
-  if (!(cause instanceof ApplicationFailure) || !cause.type) return err;
-  const cls = CONVERSATION_ERRORS[cause.type as keyof typeof CONVERSATION_ERRORS];
-  if (!cls) {
-    const typed = errorFromFailure(cause);
-    if (typed) (typed as { cause?: unknown }).cause = err;
-    return typed ?? err;
-  }
-  const details = (cause.details?.[0] ?? {}) as Record<string, unknown>;
-  // The error as thrown in the workflow: its class, message and fields, without re-running its constructor.
-  const typed = Object.create(cls.prototype) as BatonError;
-  Object.defineProperties(typed, {
-    name: { value: cls.name, writable: true, configurable: true },
-    message: { value: cause.message, writable: true, configurable: true },
-    details: { value: details, enumerable: false },
-    cause: { value: err, writable: true, configurable: true },
-  });
-  return Object.assign(typed, details);
 }

@@ -6,7 +6,7 @@ import { ApplicationFailure, type Client, WorkflowUpdateFailedError } from '@tem
 import { type BatonError, InputTooLargeError, InvalidRunInputError, UserError } from '../common/errors';
 import { SteeringRefusedError, steerProblems, steerSizes, type SteerInput, type SteerReceipt } from '../common/live';
 import { steerUpdate } from '../common/messages';
-import { conversationError } from './conversation';
+import { conversationError } from './conversationErrors';
 
 /** Options of `baton.steer()` and `baton.interrupt()`. */
 export interface SteerOptions {

@@ -19,13 +19,18 @@ export function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/** A short rendering of a bad value for a message. */
+/**
+ * A short rendering of a bad value for a message. Never throws: a value too deep for
+ * `JSON.stringify` is named by its kind, and a number JSON cannot hold by what it is (JSON's
+ * `1e400` reads as `Infinity`, which `JSON.stringify` would write as `null`).
+ */
 export function shown(value: unknown): string {
+  if (typeof value === 'number' && !Number.isFinite(value)) return `${String(value)} (a number beyond what JSON numbers hold, such as 1e400)`;
   let text: string;
   try {
     text = JSON.stringify(value) ?? String(value);
   } catch {
-    text = String(value);
+    text = Array.isArray(value) ? 'an array nested too deep to show' : typeof value === 'object' && value !== null ? 'an object nested too deep to show' : typeof value;
   }
   return text.length > 60 ? `${text.slice(0, 57)}...` : text;
 }
@@ -127,7 +132,8 @@ export function shape(fields: Record<string, Check<never>>, optional: readonly s
         if (!optional.includes(name)) problems.push(`"${key}.${name}" is missing`);
       } else problems.push(...check(v[name], `${key}.${name}`));
     }
-    const extra = Object.keys(v).filter((k) => !(k in fields));
+    // Own fields only: `"__proto__"`, `"constructor"` and the like are unknown fields, not inherited ones.
+    const extra = Object.keys(v).filter((k) => !Object.hasOwn(fields, k));
     if (extra.length > 0) problems.push(`"${key}" has unknown field(s) ${fieldNames(extra)} (valid: ${Object.keys(fields).join(', ')})`);
     return problems;
   };

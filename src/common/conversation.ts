@@ -108,6 +108,27 @@ export interface ConversationView {
   lastReply?: ConversationReply<unknown>;
 }
 
+/** Which message the `message` query looks for: the one sent with a key, or one still waiting or being answered whose key starts with a prefix. */
+export type MessageLookup = { idempotencyKey: string } | { pendingWithPrefix: string };
+
+/** A message as the `message` query finds it, by its idempotency key. */
+export interface MessageView {
+  idempotencyKey: string;
+  /** Waiting for its turn, being answered, answered, or its turn failed. */
+  status: 'queued' | 'answering' | 'answered' | 'failed';
+  turn?: number;
+  reply?: ConversationReply<unknown>;
+  failure?: { type: string; message: string; details?: unknown };
+}
+
+/** What the `message` query answers: the message found (or `null`), and how many messages the conversation has taken. */
+export interface MessageLookupResult {
+  message: MessageView | null;
+  turns: number;
+  /** For a prefix: the keys with it among the replies the conversation remembers. */
+  answered?: string[];
+}
+
 /** A message taken but not yet answered. */
 export interface QueuedMessage {
   turn: number;

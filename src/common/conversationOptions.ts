@@ -52,7 +52,7 @@ export const CONVERSATION_OPTION_KEYS = Object.keys(CONVERSATION_OPTIONS) as (ke
 export function conversationOptionProblems(options: unknown, key = 'conversation'): string[] {
   if (!isRecord(options)) return [`"${key}" must be an object, got ${shown(options)}`];
   const problems = Object.keys(options)
-    .filter((k) => !(k in CONVERSATION_OPTIONS))
+    .filter((k) => !Object.hasOwn(CONVERSATION_OPTIONS, k))
     .map((k) => `unknown conversation option "${k}" (valid: ${CONVERSATION_OPTION_KEYS.join(', ')})`);
   for (const k of CONVERSATION_OPTION_KEYS) {
     if (options[k] !== undefined) problems.push(...CONVERSATION_OPTIONS[k].check(options[k], `${key}.${k}`));

@@ -4,6 +4,8 @@
  */
 import type { ToolCall } from './model';
 import type { AgentSpec, StateUpdate } from './team';
+import { shapeOver } from './jsonShape';
+import { sizeMessage } from './limits';
 
 /** Name of the tool injected into every agent of a team of two or more. */
 export const HANDOFF_TOOL_NAME = 'handoff';
@@ -43,9 +45,10 @@ export function isHandoffCall(call: ToolCall, agent?: Pick<AgentSpec, 'handoffTo
 /**
  * Read a handoff from a tool call of agent `from`: a {@link HandoffResult}, or a string saying what is
  * wrong with the arguments (sent back to the model as the tool's result). `null` when the call is not
- * a handoff call.
+ * a handoff call. With `maxDepth`, arguments nested deeper are wrong too: their `input` and
+ * `update` are kept in the chain's state and records.
  */
-export function extractHandoff(call: ToolCall, from: string, agent?: Pick<AgentSpec, 'handoffToolTargets'>): HandoffResult | string | null {
+export function extractHandoff(call: ToolCall, from: string, agent?: Pick<AgentSpec, 'handoffToolTargets'>, maxDepth?: number): HandoffResult | string | null {
   if (!isHandoffCall(call, agent)) return null;
   const fixed = call.name === HANDOFF_TOOL_NAME ? undefined : agent?.handoffToolTargets?.[call.name];
   const expected = fixed === undefined ? '{"to": string, "message": string}' : '{"message": string}';
@@ -55,6 +58,8 @@ export function extractHandoff(call: ToolCall, from: string, agent?: Pick<AgentS
   } catch {
     return `Invalid arguments for ${call.name}: not valid JSON. Expected ${expected}.`;
   }
+  const [deep] = maxDepth === undefined ? [] : shapeOver('arguments', args, { depth: maxDepth, entries: Number.POSITIVE_INFINITY });
+  if (deep) return `Invalid arguments for ${call.name}: ${sizeMessage(deep)}. Expected ${expected}.`;
   const a = (typeof args === 'object' && args !== null ? args : {}) as Record<string, unknown>;
   const to = fixed ?? a.to;
   if (typeof to !== 'string' || to.length === 0 || typeof a.message !== 'string') {

@@ -7,6 +7,7 @@
  * Workflow-safe: no I/O.
  */
 import type { HandoffDecision } from './approvals';
+import { isUnreadable } from './arrival';
 import { type Check, fieldNames, isRecord, nonEmptyString, object, oneOf, recordOf, shape, shown, string } from './check';
 import type { ConversationInput } from './conversation';
 import { InputTooLargeError, InvalidRunInputError } from './errors';
@@ -50,11 +51,19 @@ function refuseSizes(problems: SizeProblem[]): void {
   if (problems.length > 0) throw new InputTooLargeError(problems);
 }
 
+/** A start whose payload could not be read (not JSON, another encoding): refused, saying what a start is. */
+function refuseUnreadable(value: unknown, valid: string): void {
+  if (!isUnreadable(value)) return;
+  if (value.size) throw new InputTooLargeError([value.size]);
+  throw new InvalidRunInputError([`${value.problem('the start input')}; start it with a JSON object ${valid}`]);
+}
+
 /**
  * Check a `handoffRun` input; throws {@link InputTooLargeError} for fields over their limits (then
  * nothing else is checked), else {@link InvalidRunInputError} naming every problem.
  */
 export function validateRunInput(value: unknown, options: ValidationOptions = {}): HandoffRunInput {
+  refuseUnreadable(value, '{"agent": string, "input": string, "options"?: object}');
   if (options.sizes !== false) refuseSizes(runInputSizes(value));
   if (!isRecord(value)) {
     throw new InvalidRunInputError([`input must be an object {"agent": string, "input": string, "options"?: object}, got ${shown(value)}`]);
@@ -88,12 +97,14 @@ export function overrideProblems(value: unknown, agents?: readonly string[]): st
 
 const argumentsObject: Check = (v, key) => (isRecord(v) ? [] : [`"${key}" must be an object of the tool's arguments, got ${shown(v)}`]);
 
+const decisionShape = shape(
+  { handoffId: nonEmptyString, approver: nonEmptyString, decision: oneOf(['approve', 'reject']), comment: string, reason: string, arguments: argumentsObject, callHash: nonEmptyString, signature: nonEmptyString },
+  ['comment', 'reason', 'arguments', 'callHash', 'signature'],
+);
+
 /** Problems with a decision on a waiting handoff, before looking at what waits. */
 export function decisionProblems(value: unknown): string[] {
-  return shape(
-    { handoffId: nonEmptyString, approver: nonEmptyString, decision: oneOf(['approve', 'reject']), comment: string, reason: string, arguments: argumentsObject, callHash: nonEmptyString, signature: nonEmptyString },
-    ['comment', 'reason', 'arguments', 'callHash', 'signature'],
-  )(value, 'decision');
+  return decisionShape(value, 'decision');
 }
 
 /** A decision as the workflow stores it: a valid one, or the problems that refuse it. */
@@ -106,6 +117,7 @@ const CONVERSATION_INPUT_FIELDS = ['agent', 'options', 'conversation', 'context'
 
 /** Check a `conversation` input; throws {@link InputTooLargeError} for fields over their limits, else {@link InvalidRunInputError} naming every problem. */
 export function validateConversationInput(value: unknown, options: ValidationOptions = {}): ConversationInput {
+  refuseUnreadable(value, '{"agent": string, "options"?: object, "conversation"?: object}');
   if (options.sizes !== false) refuseSizes(conversationInputSizes(value));
   if (!isRecord(value)) throw new InvalidRunInputError([`input must be an object {"agent": string, "options"?: object, "conversation"?: object}, got ${shown(value)}`]);
   const problems: string[] = [];

@@ -51,10 +51,16 @@ export const LIMITS = {
   signatureMaxAgeSeconds: 900,
   /** How far a signer's clock may run ahead of the workflow's, or sign just before an approval was asked: seconds. */
   signatureClockSkewSeconds: 120,
+  /** How deep arrays and objects may nest in any JSON that arrives (a decision, options, a context, a message, a report): levels. */
+  jsonDepth: 64,
+  /** Fields and items, counted through every level, of any JSON that arrives (a chain's carried state aside): entries. */
+  jsonEntries: 10_000,
+  /** Refused decisions, overrides and reports a refusal record keeps beside its count (`samples`): entries. */
+  refusalSamples: 5,
 } as const;
 
 /** The unit a limit counts in. */
-export type LimitUnit = 'characters' | 'bytes' | 'entries';
+export type LimitUnit = 'characters' | 'bytes' | 'entries' | 'levels';
 
 /** A field over its limit: which, how large it is, and the limit. */
 export interface SizeProblem {
@@ -62,6 +68,8 @@ export interface SizeProblem {
   size: number;
   limit: number;
   unit: LimitUnit;
+  /** `size` is where counting stopped, past the limit: the value has at least that much. */
+  more?: true;
 }
 
 /** UTF-8 bytes of `text`, counted without encoding it. */
@@ -115,6 +123,8 @@ export function jsonOver(field: string, value: unknown, limit: number): SizeProb
 
 /** A size problem in words: `"decision.comment" is 1500000 characters; the limit is 4096`. */
 export function sizeMessage(p: SizeProblem): string {
+  if (p.unit === 'levels') return `"${p.field}" nests arrays and objects ${p.more ? `more than ${p.limit}` : p.size} levels deep; the limit is ${p.limit} levels`;
+  if (p.more) return `"${p.field}" holds more than ${p.limit} fields and items; the limit is ${p.limit} ${p.unit}`;
   const size = p.size < 0 ? 'not JSON' : `${p.size} ${p.unit}`;
   return `"${p.field}" is ${size}; the limit is ${p.limit}${p.unit === 'characters' ? '' : ` ${p.unit}`}`;
 }

@@ -4,7 +4,8 @@
  */
 import { isRecord, nonEmptyString, shape, shown } from './check';
 import { UserError } from './errors';
-import { bytesOver, charsOver, LIMITS, type SizeProblem } from './limits';
+import { shapeOver } from './jsonShape';
+import { bytesOver, charsOver, jsonOver, LIMITS, type SizeProblem } from './limits';
 
 /** Input of the `steer` update: a user message for a running chain, applied at its next step. */
 export interface SteerInput {
@@ -62,8 +63,11 @@ export function steerProblems(value: unknown): string[] {
 
 /** Sizes of a steering message over their limits. */
 export function steerSizes(value: unknown): SizeProblem[] {
-  if (!isRecord(value)) return [];
-  return [...bytesOver('steer.text', value.text, LIMITS.messageBytes), ...charsOver('steer.by', value.by, LIMITS.approverChars)];
+  const shape = shapeOver('steer', value);
+  if (shape.length > 0) return shape;
+  if (!isRecord(value)) return jsonOver('steer', value, LIMITS.messageBytes);
+  const fields = [...bytesOver('steer.text', value.text, LIMITS.messageBytes), ...charsOver('steer.by', value.by, LIMITS.approverChars)];
+  return fields.length > 0 ? fields : jsonOver('steer', value, LIMITS.messageBytes + 4 * LIMITS.approverChars + 64);
 }
 
 /** A steering message the chain cannot take: it is not running, or too many wait already. */

@@ -8,7 +8,7 @@ import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/commo
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { ApprovalRecord, HandoffDecision, PendingApproval } from './approvals';
 import type { HandoffRecord, RunOverrides, RunStatus } from './run';
-import type { ConversationReply, ConversationResult, ConversationView, SendMessageInput } from './conversation';
+import type { ConversationReply, ConversationResult, ConversationView, MessageLookup, MessageLookupResult, SendMessageInput } from './conversation';
 import type { SteerInput, SteerReceipt } from './live';
 import type { ExperimentState, StopExperiment } from './experiment';
 import type { ConversationMigration } from './stranded';
@@ -226,6 +226,9 @@ export const migrateConversationUpdate = defineUpdate<ConversationMigration, []>
 
 /** Query: where a conversation is: its active agent, the message being answered, what waits. */
 export const conversationQuery = defineQuery<ConversationView>('conversation');
+
+/** Query: a message by its idempotency key (waiting, being answered, or its remembered reply), so a caller can follow one it sent. */
+export const messageQuery = defineQuery<MessageLookupResult, [MessageLookup]>('message');
 
 /** Memo key of a conversation's turn records (`TurnStartedRecord`, `TurnEndedRecord`); every upsert is a history event. */
 export const TURN_MEMO = 'batonTurn';

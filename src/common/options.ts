@@ -235,7 +235,8 @@ export const RUN_OPTION_KEYS = Object.keys(RUN_OPTIONS) as (keyof RunOptions)[];
 export function runOptionProblems(options: unknown, key = 'options'): string[] {
   if (!isRecord(options)) return [`"${key}" must be an object, got ${shown(options)}`];
   const problems = Object.keys(options)
-    .filter((k) => !(k in RUN_OPTIONS))
+    // Own options only: `"__proto__"` or `"toString"` is an unknown option, not one every object inherits.
+    .filter((k) => !Object.hasOwn(RUN_OPTIONS, k))
     .map((k) => `unknown option "${k}" (valid: ${RUN_OPTION_KEYS.join(', ')})`);
   for (const k of RUN_OPTION_KEYS) {
     if (options[k] !== undefined) problems.push(...RUN_OPTIONS[k].check(options[k], k));

@@ -94,10 +94,26 @@ export const Patches = {
    * past `teamMismatchTimeout` instead of failing, until one comes or a migration moves it.
    */
   STRANDED_TURNS: 'baton-stranded-turns',
+  /**
+   * Decided when a chain first asks a spend ledger or a shared breaker: the question is an activity
+   * (not a local one, which would hold the chain's workflow task, and a worker slot, while the ledger
+   * waits for a slot of its own), and a reservation that must wait for other chains' settles comes
+   * back as "wait", for the chain to ask again after a durable timer.
+   */
+  SHARED_ECONOMICS_ACTIVITIES: 'baton-shared-economics-activities',
+  /**
+   * Decided once, when a run starts: what arrives is read by the workflow itself (a payload that is
+   * not JSON, or too large to read, is refused like any bad input); each drain of the approval desk
+   * records its refusals as one record per kind (counted and sampled), forwards one decision per
+   * approval and publishes applied overrides once; and every wait (a handoff's, a tool call's, a
+   * conversation's between turns) continues as new before Temporal's limits — history events and
+   * bytes, updates — whatever arrives, carrying what waits.
+   */
+  INBOX_BOUNDS: 'baton-inbox-bounds',
 } as const;
 
 /** Patches added after {@link Patches.BASELINE_2026_11}: a run decides each by its own marker. */
-const AFTER_BASELINE_2026_11: readonly string[] = [Patches.BASELINE_2026_11, Patches.STRANDED_TURNS];
+const AFTER_BASELINE_2026_11: readonly string[] = [Patches.BASELINE_2026_11, Patches.STRANDED_TURNS, Patches.SHARED_ECONOMICS_ACTIVITIES, Patches.INBOX_BOUNDS];
 
 /** The patches {@link Patches.BASELINE_2026_11} stands for. */
 export const BASELINE_2026_11_COVERS: readonly string[] = Object.values(Patches).filter((id) => !AFTER_BASELINE_2026_11.includes(id));

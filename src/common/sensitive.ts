@@ -16,6 +16,7 @@
  */
 import type { ApprovalRecord, PendingApproval } from './approvals';
 import { isRecord, shown, type Check } from './check';
+import { LIMITS } from './limits';
 import type { ChatMessage, JsonSchema, ToolCall } from './model';
 import { schemaPathProblem } from './schemaPaths';
 import type { TeamSpec } from './team';
@@ -107,33 +108,36 @@ export function redactValue(value: unknown, paths: true | string[]): unknown {
   return out;
 }
 
-function redactAt(value: unknown, parts: string[]): unknown {
+/** Lists in lists a path is followed through: past it, what the path names cannot be told apart from the rest, so all of it is redacted. */
+const MAX_LIST_NESTING = LIMITS.jsonDepth;
+
+function redactAt(value: unknown, parts: string[], lists = 0): unknown {
   if (parts.length === 0) return REDACTED;
-  if (Array.isArray(value)) return value.map((item) => redactAt(item, parts));
+  if (Array.isArray(value)) return lists >= MAX_LIST_NESTING ? REDACTED : value.map((item) => redactAt(item, parts, lists + 1));
   if (!isRecord(value)) return value;
   const [head, ...rest] = parts as [string, ...string[]];
-  if (!(head in value)) return value;
+  if (!Object.hasOwn(value, head)) return value;
   return { ...value, [head]: redactAt(value[head], rest) };
 }
 
 /** The values at `paths` (`true`: all of them), as the text they would appear as in a message. */
 function valuesAt(value: unknown, paths: true | string[]): string[] {
   const found: unknown[] = [];
-  const walk = (v: unknown, parts: string[]): void => {
-    if (parts.length === 0) return void found.push(v);
-    if (Array.isArray(v)) return v.forEach((item) => walk(item, parts));
-    if (isRecord(v) && parts[0]! in v) walk(v[parts[0]!], parts.slice(1));
+  const walk = (v: unknown, parts: string[], lists = 0): void => {
+    if (parts.length === 0 || (Array.isArray(v) && lists >= MAX_LIST_NESTING)) return void found.push(v);
+    if (Array.isArray(v)) return v.forEach((item) => walk(item, parts, lists + 1));
+    if (isRecord(v) && Object.hasOwn(v, parts[0]!)) walk(v[parts[0]!], parts.slice(1));
   };
   if (paths === true) found.push(value);
   else for (const path of paths) walk(value, path.split('.'));
+  // Every string and number inside, at any depth (a stack, not recursion).
   const texts: string[] = [];
-  const leaf = (v: unknown): void => {
+  while (found.length > 0) {
+    const v = found.pop();
     if (typeof v === 'string') texts.push(v, JSON.stringify(v).slice(1, -1));
     else if (typeof v === 'number' || typeof v === 'bigint') texts.push(String(v));
-    else if (Array.isArray(v)) v.forEach(leaf);
-    else if (isRecord(v)) Object.values(v).forEach(leaf);
-  };
-  found.forEach(leaf);
+    else if (Array.isArray(v) || isRecord(v)) for (const inner of Object.values(v)) found.push(inner);
+  }
   return texts;
 }
 
@@ -153,7 +157,16 @@ export function redactArguments(text: string, spec: ToolSensitivitySpec | undefi
   if (!spec?.arguments) return text;
   const parsed = parseJson(text || '{}');
   if (!parsed || !isRecord(parsed.value)) return REDACTED;
-  return JSON.stringify(redactValue(parsed.value, spec.arguments));
+  return written(redactValue(parsed.value, spec.arguments));
+}
+
+/** A redacted value as JSON; one nested too deep to write is redacted whole. */
+function written(value: unknown): string {
+  try {
+    return JSON.stringify(value);
+  } catch {
+    return REDACTED;
+  }
 }
 
 /**
@@ -166,7 +179,7 @@ export function redactResult(text: string, spec: ToolSensitivitySpec | undefined
   let out = text;
   if (spec.result && ok !== false) {
     const parsed = spec.result === true ? undefined : parseJson(text);
-    out = spec.result === true || !parsed || (!isRecord(parsed.value) && !Array.isArray(parsed.value)) ? REDACTED : JSON.stringify(redactValue(parsed.value, spec.result));
+    out = spec.result === true || !parsed || (!isRecord(parsed.value) && !Array.isArray(parsed.value)) ? REDACTED : written(redactValue(parsed.value, spec.result));
   }
   return argumentsText === undefined ? out : scrub(out, sensitiveValues(argumentsText, spec));
 }

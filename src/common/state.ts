@@ -23,6 +23,16 @@ export interface OpenTurn {
   handoffId: string;
 }
 
+/**
+ * A turn whose tool calls wait for approval, carried into the next run when the run continues as
+ * new meanwhile: the model's answer (already in the conversation), and the approval each call
+ * waits on or was decided by, by the call's place in the answer's `toolCalls` (`"0"`, `"1"`, …).
+ */
+export interface OpenTools {
+  response: ModelResponse;
+  asked: Record<string, string>;
+}
+
 /** The state of a chain: everything the loop needs to go on. */
 export interface ChainState {
   team: TeamSpec;
@@ -52,6 +62,8 @@ export interface ChainState {
   /** The chain this one works for, when it is a delegated specialist. */
   parent?: ParentLink;
   openTurn?: OpenTurn;
+  /** A turn whose tool calls wait for approval (the run continues it without calling the model again). */
+  openTools?: OpenTools;
   /** A model answer to act on before the next model call (set by a replay that resumes after it). */
   pendingResponse?: ModelResponse;
   /** `toolCalls`: which call each tool approval was asked for (its tool and arguments, as `toolCallKey` names them), by approval id. */

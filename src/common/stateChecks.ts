@@ -19,7 +19,7 @@ import type { HandoffResult } from './handoff';
 import type { ChatMessage, ModelResponse, ToolCall } from './model';
 import { RUN_OPTION_KEYS, runOptionProblems, type ResolvedRunOptions } from './options';
 import type { HandoffRecord, ParentLink } from './run';
-import type { ChainState, MigrationFallback, MigrationRequest, OpenTurn, ReplayOrigin } from './state';
+import type { ChainState, MigrationFallback, MigrationRequest, OpenTools, OpenTurn, ReplayOrigin } from './state';
 import type { SharedState, StateUpdate } from './team';
 import type { TurnStranding } from './stranded';
 import { teamSpecCheck } from './teamChecks';
@@ -208,6 +208,7 @@ const chainStateShape = shapeOf<ChainState>()(
     shared: sharedState,
     parent: parentLinkCheck,
     openTurn,
+    openTools: shapeOf<OpenTools>()({ response: modelResponse, asked: recordOf(nonEmptyString) }),
     pendingResponse: modelResponse,
     approvals: shapeOf<Approvals>()(
       { pending: arrayOf(pendingApprovalCheck, 'waiting approvals'), decided: arrayOf(approvalRecord, 'approval records'), toolCalls: recordOf(string) },
@@ -221,7 +222,7 @@ const chainStateShape = shapeOf<ChainState>()(
     economics: economicsStateCheck,
     routingCounts: recordOf(count),
   },
-  ['answerRetries', 'context', 'request', 'shared', 'parent', 'openTurn', 'pendingResponse', 'replayOf', 'controls', 'migrate', 'decidedCalls', 'economics', 'routingCounts'],
+  ['answerRetries', 'context', 'request', 'shared', 'parent', 'openTurn', 'openTools', 'pendingResponse', 'replayOf', 'controls', 'migrate', 'decidedCalls', 'economics', 'routingCounts'],
 );
 
 /** Problems with a carried chain state, the references between its parts included. */
@@ -229,7 +230,7 @@ export const chainStateCheck: Check<ChainState> = (v, key) => {
   const problems = chainStateShape(v, key);
   if (problems.length > 0 || !isRecord(v)) return problems;
   const agents = (v.team as { agents: Record<string, unknown> }).agents;
-  if (!(String(v.agentId) in agents)) problems.push(`"${key}.agentId" ${shown(v.agentId)} is not in the team (${Object.keys(agents).join(', ')})`);
+  if (!Object.hasOwn(agents, String(v.agentId))) problems.push(`"${key}.agentId" ${shown(v.agentId)} is not in the team (${Object.keys(agents).join(', ')})`);
   return problems;
 };
 

@@ -7,19 +7,10 @@ import { createHash } from 'node:crypto';
 import type { CallModelInput, ChatMessage, ModelSpec, RouteSpecialistInput, SummarizeInput } from '../common/model';
 import { ActivityType } from '../common/messages';
 import type { RunToolInput } from '../common/team';
+import { sortedJson } from '../common/signatures/canonical';
 
-/** JSON with object keys sorted, so equal values have equal text whatever their key order. */
-export function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  if (value !== null && typeof value === 'object') {
-    const entries = Object.keys(value as object)
-      .filter((k) => (value as Record<string, unknown>)[k] !== undefined)
-      .sort()
-      .map((k) => `${JSON.stringify(k)}:${canonicalJson((value as Record<string, unknown>)[k])}`);
-    return `{${entries.join(',')}}`;
-  }
-  return JSON.stringify(value) ?? 'null';
-}
+/** JSON with object keys sorted, so equal values have equal text whatever their key order (without recursion: any depth). */
+export const canonicalJson: (value: unknown) => string = sortedJson;
 
 /** A short digest of a value's canonical JSON. */
 export function digest(value: unknown): string {

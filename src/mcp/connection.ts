@@ -64,7 +64,7 @@ export class McpConnection {
         cursor = page.nextCursor;
       } while (cursor);
     } catch (err) {
-      throw new McpConnectionError(this.server.name, `listing its tools failed: ${this.#why(err)}`);
+      throw new McpConnectionError(this.server.name, `listing its tools failed: ${this.#why(err)}`, true, err);
     }
     return tools;
   }
@@ -114,7 +114,7 @@ export class McpConnection {
       await client.connect(this.#transport(), { timeout: this.options.connectTimeoutMs });
     } catch (err) {
       await client.close().catch(() => undefined);
-      throw new McpConnectionError(this.server.name, this.#why(err), connectionFailure(err) !== 'refused');
+      throw new McpConnectionError(this.server.name, this.#why(err), connectionFailure(err) !== 'refused', err);
     }
     if (this.#closed) {
       await client.close().catch(() => undefined);
@@ -179,6 +179,15 @@ function connectionFailure(err: unknown): 'lost' | 'refused' | undefined {
   const e = err as { code?: string; message?: string; cause?: { code?: string } };
   if (NETWORK_CODES.has(e?.code ?? '') || NETWORK_CODES.has(e?.cause?.code ?? '')) return 'lost';
   return e?.message === 'fetch failed' || e?.message === 'Not connected' ? 'lost' : undefined;
+}
+
+/**
+ * Whether a server that could not be connected may be up on another try: it did not answer in
+ * time, or its connection failed or closed (a process or port still starting), as opposed to a
+ * command that does not exist or a server that refuses baton.
+ */
+export function mayConnectLater(err: unknown): boolean {
+  return err instanceof McpConnectionError && err.retryable && connectionFailure(err.cause) === 'lost';
 }
 
 /** The version baton introduces itself with. */

@@ -23,8 +23,9 @@ export class McpConnectionError extends Error {
     readonly server: string,
     readonly reason: string,
     readonly retryable = true,
+    cause?: unknown,
   ) {
-    super(`MCP server "${server}" is unavailable: ${reason}`);
+    super(`MCP server "${server}" is unavailable: ${reason}`, cause === undefined ? undefined : { cause });
     this.name = new.target.name;
   }
 }

@@ -9,7 +9,7 @@ import { duration, durationMs, oneOf } from '../common/check';
 import { UserError } from '../common/errors';
 import type { JsonSchema, ToolSpec } from '../common/model';
 import type { RunToolResult } from '../common/team';
-import { McpConnection } from './connection';
+import { mayConnectLater, McpConnection } from './connection';
 import { McpConnectionError, McpServerUnavailableError } from './errors';
 import { IDEMPOTENCY_KEY_META, mcpToolName, type McpServer, type McpToolSpecs } from './server';
 
@@ -22,13 +22,31 @@ export interface McpWorkerOptions {
    * @default "fail"
    */
   onUnavailable?: 'fail' | 'skip';
-  /** Longest wait for a server to start and list its tools, and for each reconnect: a duration or milliseconds. @default "10 seconds" */
+  /**
+   * Longest wait for a server to start and list its tools on the first try, and for each reconnect:
+   * a duration or milliseconds. Each further try at start waits twice as long as the one before.
+   * @default "30 seconds"
+   */
   connectTimeout?: string | number;
+  /**
+   * Tries at start for a server that does not answer in time or whose connection fails or closes
+   * (a process or port still starting, a machine under load), a second and more apart, each with
+   * twice the time of the one before; a command that does not exist or a server that refuses baton
+   * is not tried again.
+   * @default 3
+   */
+  connectAttempts?: number;
 }
 
 /** Problems with {@link McpWorkerOptions}, each naming the option. */
 export function mcpWorkerOptionsProblems(options: McpWorkerOptions): string[] {
-  return [...oneOf(['fail', 'skip'])(options.onUnavailable ?? 'fail', 'mcp.onUnavailable'), ...(options.connectTimeout === undefined ? [] : duration(options.connectTimeout, 'mcp.connectTimeout'))];
+  return [
+    ...oneOf(['fail', 'skip'])(options.onUnavailable ?? 'fail', 'mcp.onUnavailable'),
+    ...(options.connectTimeout === undefined ? [] : duration(options.connectTimeout, 'mcp.connectTimeout')),
+    ...(options.connectAttempts === undefined || (Number.isInteger(options.connectAttempts) && options.connectAttempts >= 1 && options.connectAttempts <= 10)
+      ? []
+      : [`"mcp.connectAttempts" must be a whole number from 1 to 10, got ${JSON.stringify(options.connectAttempts)}`]),
+  ];
 }
 
 /** Throws a {@link UserError} naming every problem with {@link McpWorkerOptions}. */
@@ -71,7 +89,8 @@ export interface McpRunContext {
   lastAttempt: boolean;
 }
 
-const DEFAULT_CONNECT_TIMEOUT = '10 seconds';
+const DEFAULT_CONNECT_TIMEOUT = '30 seconds';
+const DEFAULT_CONNECT_ATTEMPTS = 3;
 
 /** A worker's connected MCP servers and their tools. */
 export class McpTools {
@@ -111,18 +130,9 @@ export class McpTools {
   static async connect(servers: readonly McpServer[], options: McpWorkerOptions = {}, log?: McpLog): Promise<McpTools> {
     checkMcpWorkerOptions(options);
     const connectTimeoutMs = durationMs(options.connectTimeout ?? DEFAULT_CONNECT_TIMEOUT)!;
+    const attempts = options.connectAttempts ?? DEFAULT_CONNECT_ATTEMPTS;
     const unique = [...new Map(servers.map((s) => [s.name, s])).values()];
-    const settled = await Promise.allSettled(
-      unique.map(async (server) => {
-        const connection = new McpConnection(server, { connectTimeoutMs, onStderr: (line) => log?.debug(`MCP server "${server.name}": ${line}`, { mcpServer: server.name }) });
-        try {
-          return { connection, tools: await connection.listTools() };
-        } catch (err) {
-          await connection.close();
-          throw err;
-        }
-      }),
-    );
+    const settled = await Promise.allSettled(unique.map((server) => connectAtStart(server, connectTimeoutMs, attempts, log)));
     const connected = settled.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []));
     const unavailable = settled.flatMap((s, i) => (s.status === 'rejected' ? [{ name: unique[i]!.name, reason: reasonOf(s.reason) }] : []));
     if (unavailable.length > 0 && (options.onUnavailable ?? 'fail') === 'fail') {
@@ -186,6 +196,25 @@ export class McpTools {
 }
 
 /** A tool's input schema as models want it: no `$schema`, and `properties` even when empty. */
+/**
+ * Connect one server and list its tools, trying again (with twice the time, after a pause) while it
+ * may only be slow to start; the last try's time bounds its reconnects.
+ */
+async function connectAtStart(server: McpServer, firstTimeoutMs: number, attempts: number, log?: McpLog): Promise<{ connection: McpConnection; tools: McpToolInfo[] }> {
+  for (let attempt = 1; ; attempt++) {
+    const connectTimeoutMs = firstTimeoutMs * 2 ** (attempt - 1);
+    const connection = new McpConnection(server, { connectTimeoutMs, onStderr: (line) => log?.debug(`MCP server "${server.name}": ${line}`, { mcpServer: server.name }) });
+    try {
+      return { connection, tools: await connection.listTools() };
+    } catch (err) {
+      await connection.close();
+      if (attempt >= attempts || !mayConnectLater(err)) throw err;
+      log?.warn(`MCP server "${server.name}" did not start (try ${attempt} of ${attempts}): ${reasonOf(err)}; trying again, waiting up to ${connectTimeoutMs * 2} ms`, { mcpServer: server.name, attempt });
+      await new Promise((resolve) => setTimeout(resolve, 1000 * attempt));
+    }
+  }
+}
+
 function parametersOf(schema: McpToolInfo['inputSchema']): JsonSchema {
   const { $schema: _ignored, ...rest } = schema as JsonSchema;
   return { ...rest, type: 'object', properties: rest.properties ?? {} };

@@ -15,7 +15,7 @@ import { checkMcpWorkerOptions, type McpWorkerOptions } from '../mcp/tools';
 import type { ModelProviders } from '../models/provider';
 import { batonDataConverter } from '../payloads/codec';
 import { codecOptionsFromEnv, type PayloadCodecOptions } from '../payloads/keys';
-import { PRELOAD_MODULES, workflowBundle } from '../worker/bundle';
+import { PRELOAD_MODULES, withBatonInterceptors, workflowBundle } from '../worker/bundle';
 import { loggingDecryptionFailures } from '../worker/codecLog';
 import { hasTeamAttribute } from '../worker/deployment';
 import { chainPayloadLimit } from '../worker/payloadLimit';
@@ -185,7 +185,8 @@ export class BatonPlugin extends AsyncSimplePlugin {
     return {
       ...configured,
       workflowsPath: isCombined(configured.workflowsPath) ? configured.workflowsPath : combinedWorkflowsPath(configured.workflowsPath),
-      workflowInterceptorModules: [...new Set([...(configured.workflowInterceptorModules ?? []), ...this.interceptorModules()])],
+      // baton's own first: the outermost interceptor takes baton's signals without the SDK's per-signal promises.
+      workflowInterceptorModules: withBatonInterceptors([...(configured.workflowInterceptorModules ?? []), ...this.interceptorModules()]),
       // baton's modules are shared by the worker's workflows; the application's stay per workflow unless it preloads them.
       preloadModules: [...new Set([...(configured.preloadModules ?? []), ...PRELOAD_MODULES])],
       webpackConfigHook: withWorkflowPackages(configured.webpackConfigHook),

@@ -56,8 +56,21 @@ export interface BatonServiceOptions {
   payloadLimitBytes?: number;
   /** A server span per request, in whose trace the chains it starts run. Give the Baton's client `tracing.clientInterceptors()` too. */
   tracing?: BatonTracing;
-  /** Deadline of a request's calls to Temporal. @default 10 seconds */
+  /** Deadline of a request's calls to Temporal (a message's reply is waited for apart: `replyWaitMs`). @default 10 seconds */
   temporalTimeoutMs?: number;
+  /**
+   * How long `POST /v1/conversations/{id}/messages` waits for the reply of a message the conversation
+   * took (a turn waiting for a model, a delegation or an approval) before it answers 202 with where
+   * to follow it (`Location: /v1/conversations/{id}/messages/{key}`). A streamed message waits as long
+   * as its turn takes, with a keep-alive comment every 15 seconds. @default 25 seconds
+   */
+  replyWaitMs?: number;
+  /**
+   * A start without a `workflowId` or an `Idempotency-Key` is keyed by its caller and its body for
+   * this long: the same start again within it answers with the chain the first one started.
+   * `0` turns it off. @default 10 minutes
+   */
+  idempotencyWindowMs?: number;
   /** How often the live approvals stream reads the waiting list. @default 1 second */
   approvalsPollMs?: number;
   /**
@@ -101,6 +114,8 @@ export function createBatonApp(options: BatonServiceOptions): ServiceApp {
     feed: new ApprovalsFeed(options.baton, options.approvalsPollMs ?? 1_000, (err) => log('reading the pending approvals failed', err)),
     requests: new ChainRequests(options.baton.client),
     temporalTimeoutMs: options.temporalTimeoutMs ?? 10_000,
+    replyWaitMs: nonNegative(options.replyWaitMs, 25_000, 'replyWaitMs'),
+    idempotencyWindowMs: nonNegative(options.idempotencyWindowMs, 600_000, 'idempotencyWindowMs'),
     payloadLimit: new PayloadLimit(options.baton.client, options.payloadLimitBytes),
     log,
     ...(options.signer ? { signer: options.signer } : {}),
@@ -131,8 +146,8 @@ export function createBatonApp(options: BatonServiceOptions): ServiceApp {
   });
   app.use('/v1/*', bodySizeLimit(maxBodyBytes));
   app.use('/v1/*', async (c, next) => {
-    // Streams wait on purpose; every other request's Temporal calls get the deadline.
-    if (c.req.path.endsWith('/events') || c.req.path.endsWith('/stream')) return next();
+    // Streams and replies wait on purpose (a message's own calls to Temporal get the deadline there); every other request's calls get it.
+    if (c.req.path.endsWith('/events') || c.req.path.endsWith('/stream') || MESSAGE_PATH.test(c.req.path)) return next();
     return options.baton.client.connection.withDeadline(Date.now() + ctx.temporalTimeoutMs, () => next());
   });
 
@@ -171,6 +186,15 @@ export function createBatonApp(options: BatonServiceOptions): ServiceApp {
     return c.body(asset.body, 200, { ...PAGE_HEADERS, 'content-type': asset.type, 'cache-control': 'no-cache' });
   });
   return app;
+}
+
+/** A conversation message, sent or followed. */
+const MESSAGE_PATH = /^\/v1\/conversations\/[^/]+\/messages(?:\/[^/]+)?$/;
+
+function nonNegative(value: number | undefined, fallback: number, name: string): number {
+  if (value === undefined) return fallback;
+  if (!(Number.isFinite(value) && value >= 0)) throw new Error(`${name} must be a number of milliseconds from 0, got ${value}`);
+  return value;
 }
 
 /** Count and time each request by its route (not its path, so ids do not become labels). */

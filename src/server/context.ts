@@ -32,6 +32,10 @@ export interface ServiceContext {
   requests: ChainRequests;
   /** Deadline of a request's calls to Temporal, in milliseconds. */
   temporalTimeoutMs: number;
+  /** How long a message request waits for its reply before it answers 202 with where to follow it, in milliseconds. */
+  replyWaitMs: number;
+  /** How long a start without a workflow id or an Idempotency-Key is keyed by its request, in milliseconds (0: not at all). */
+  idempotencyWindowMs: number;
   /** What the routes may send to Temporal in one request. */
   payloadLimit: PayloadLimit;
   log: (message: string, error?: unknown) => void;

@@ -2,12 +2,12 @@
  * Conversations: send a message (the first one starts the conversation, so a stateless caller needs
  * only an id), read where a conversation is and its turns, end it.
  */
-import { randomUUID } from 'node:crypto';
 import { createRoute, z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { streamSSE } from 'hono/streaming';
-import type { SendOptions } from '../client/conversation';
+import type { ConversationReply } from '../common/conversation';
 import { streamMessage } from '../streams/message';
+import { stoppedCallsOf } from '../client/stoppedCalls';
 import { BatonError, InputTooLargeError, InvalidRunInputError, UserError } from '../common/errors';
 import { WorkflowType } from '../common/messages';
 import { secured } from './access';
@@ -17,7 +17,8 @@ import type { ServiceApp, ServiceContext } from './context';
 import { kindOf, mustBeConversation, notA } from './kinds';
 import { jsonBody, problems } from './openapi';
 import { idParam } from './schemas';
-import { fieldError, HttpProblem, problemBody, toProblem } from './problems';
+import { fieldError, HttpProblem, problemBody, sendProblem, toProblem } from './problems';
+import { derivedMessageKey, lookupMessage } from './messageKeys';
 
 const ConversationIdParam = idParam('The conversation id (its workflow id)');
 
@@ -34,6 +35,14 @@ const SendMessageSchema = z
 
 const ReplySchema = z.object({}).passthrough().openapi('ConversationReply', { description: "The reply: output, the agent that answered, the turn's handoffs" });
 const AnyObject = z.object({}).passthrough();
+const AcceptedSchema = z
+  .object({
+    status: z.enum(['queued', 'answering']).openapi({ description: 'Waiting for its turn, or being answered' }),
+    idempotencyKey: z.string(),
+    turn: z.number().int().optional(),
+    follow: z.string().openapi({ description: 'Where to follow it: GET it for the reply' }),
+  })
+  .openapi('MessageAccepted');
 
 const sendRoute = createRoute({
   method: 'post',
@@ -42,10 +51,14 @@ const sendRoute = createRoute({
   summary: 'Send a message and get the reply; starts the conversation when it does not exist',
   ...secured(
     Permission.START,
-    'An `Idempotency-Key` header stands in for `idempotencyKey`. A message to a conversation that ended, or to an id that is a chain (`handoffRun`) rather than a conversation, is refused with 409; ' +
+    'A message is answered once, however often it is sent: by its `idempotencyKey` (or an `Idempotency-Key` header); without one, by a key derived from the caller, the conversation, the agent, the message and `midTurn`, ' +
+      'so the same request sent again while its message waits or is being answered is that message (the same text sent once it was answered is a new one: give each message a key of its own to be sure). ' +
+      'Every answer carries the key in an `Idempotency-Key` header. A turn that takes longer than the service\'s `replyWaitMs` (25 s unless configured: a model, a delegation, an approval) answers 202 with the key, ' +
+      'and `Location` where to follow it (`GET /v1/conversations/{id}/messages/{key}`); a conversation that did not take the message within the request deadline answers 503 with the key to send it again with. ' +
+      'A message to a conversation that ended, or to an id that is a chain (`handoffRun`) rather than a conversation, is refused with 409; ' +
       'a message over the size limits with 413, before it is sent, so the id stays usable; a turn that fails answers 422 with the typed error, and the conversation goes on as before it. ' +
       'A message refused by the `reject` mid-turn policy answers 409 (`ConversationBusyError`); one whose turn was rolled back for a later message 409 (`MessageRolledBackError`). ' +
-      'With `"stream": true` or `Accept: text/event-stream` the answer comes as Server-Sent Events: `text` (`{call, offset, text, …}`) and `text_reset` as it forms, then `reply`, or `error` with problem details; applying the text events in order ends with the reply\'s text.',
+      "With `\"stream\": true` or `Accept: text/event-stream` the answer comes as Server-Sent Events once the conversation took the message: `text` (`{call, offset, text, …}`) and `text_reset` as it forms (a call an interrupt stopped is reset, reason `stopped`), a `: keepalive` comment every 15 s while the turn waits, then `reply`, or `error` with problem details; applying the text events in order ends with the reply's text.",
   ),
   request: {
     params: ConversationIdParam,
@@ -54,8 +67,23 @@ const sendRoute = createRoute({
   },
   responses: {
     200: { description: 'The reply (or, streamed, the answer as it forms and then the reply)', content: { 'application/json': { schema: ReplySchema }, 'text/event-stream': { schema: z.string() } } },
+    202: jsonBody(AcceptedSchema, 'Taken, still being answered: follow it at `Location`'),
     ...problems(400, 401, 403, 404, 409, 413, 422, 503),
   },
+});
+
+const followRoute = createRoute({
+  method: 'get',
+  path: '/v1/conversations/{id}/messages/{key}',
+  tags: ['conversations'],
+  summary: 'A message by its idempotency key: its reply once answered',
+  ...secured(
+    Permission.READ,
+    'The reply of the message sent with `key` (200), 202 while it waits or is answered (with `Retry-After`), the turn\'s typed error when it failed (422, or 409 for a refused or rolled-back message). ' +
+      '`wait` (seconds, at most 25) holds the request until the reply comes or the time is up. 404 when the conversation remembers no message with the key (it keeps its last `idempotencyWindow` replies).',
+  ),
+  request: { params: ConversationIdParam.extend({ key: z.string().min(1).max(200).openapi({ description: 'The message\'s idempotency key (the `Idempotency-Key` its sending answered with)' }) }), query: z.object({ wait: z.coerce.number().min(0).max(25).optional() }) },
+  responses: { 200: jsonBody(ReplySchema, 'The reply'), 202: jsonBody(AcceptedSchema, 'Waiting or being answered'), ...problems(400, 401, 403, 404, 409, 422, 503) },
 });
 
 const getRoute = createRoute({
@@ -89,21 +117,65 @@ export function conversationRoutes(app: ServiceApp, ctx: ServiceContext): void {
     if (ctx.agents && !ctx.agents.includes(body.agent)) {
       throw new HttpProblem(400, 'Invalid message', 'The message is not valid.', [{ path: 'agent', message: `unknown agent "${body.agent}" (the workers serve: ${ctx.agents.join(', ')})` }]);
     }
-    const key = body.idempotencyKey ?? c.req.valid('header')['idempotency-key'];
-    const checks = async () => {
-      // The update and the start that goes with it, as they would be sent: refused here, nothing reaches the conversation.
-      await ctx.payloadLimit.check('The message', { start: { agent: body.agent }, message: { message: body.message, idempotencyKey: key } });
-      const kind = await kindOf(ctx, id);
-      if (kind !== undefined && kind !== WorkflowType.CONVERSATION) throw notA('conversation', id, kind);
-    };
-    const options = { ...(key ? { idempotencyKey: key } : {}), ...(body.midTurn ? { midTurn: body.midTurn } : {}) };
-    if (body.stream || /text\/event-stream/i.test(c.req.header('accept') ?? '')) return streamedReply(c, ctx, id, body, options, checks);
-    const send = () => ctx.baton.conversation(body.agent, { id }).send(body.message, options);
+    const given = body.idempotencyKey ?? c.req.valid('header')['idempotency-key'];
+    let key = given;
+    const checks = () =>
+      ctx.baton.client.connection.withDeadline(Date.now() + ctx.temporalTimeoutMs, async () => {
+        // The update and the start that goes with it, as they would be sent: refused here, nothing reaches the conversation.
+        await ctx.payloadLimit.check('The message', { start: { agent: body.agent }, message: { message: body.message, idempotencyKey: given ?? 'x'.repeat(DERIVED_KEY_CHARS) } });
+        const kind = await kindOf(ctx, id);
+        if (kind !== undefined && kind !== WorkflowType.CONVERSATION) throw notA('conversation', id, kind);
+        key ??= await derivedMessageKey(ctx, { identity: c.get('identity').name, conversation: id, agent: body.agent, message: body.message, ...(body.midTurn ? { midTurn: body.midTurn } : {}) });
+      });
+    const options = () => ({ idempotencyKey: key!, ...(body.midTurn ? { midTurn: body.midTurn } : {}) });
+    const streamed = body.stream || /text\/event-stream/i.test(c.req.header('accept') ?? '');
+    let from: string | undefined;
+    let taken!: () => void;
+    const accepted = new Promise<void>((resolve) => (taken = resolve));
+    const reply = inArrivalOrder(
+      id,
+      async () => {
+        await checks();
+        if (streamed) from = await ctx.baton.streams.last(id).catch(() => undefined);
+      },
+      () => ctx.baton.conversation(body.agent, { id }).send(body.message, { ...options(), taken }),
+    );
+    reply.catch(() => undefined);
+    // Answered, refused, or taken in time; else the caller sends it again with its key, and is answered once.
+    const first = await Promise.race([reply.then(() => 'settled' as const, () => 'settled' as const), accepted.then(() => 'taken' as const), delay(ctx.temporalTimeoutMs + 5_000).then(() => 'late' as const)]);
+    if (first === 'late') return notTaken(c, id, key);
+    if (key) c.header('idempotency-key', key);
+    if (streamed) {
+      await accepted.catch(() => undefined);
+      if (first === 'settled') await reply.catch((err: unknown) => Promise.reject(turnProblem(err)));
+      return streamedReply(c, ctx, id, key!, from, reply);
+    }
+    const done = first === 'settled' ? 'replied' : await Promise.race([reply.then(() => 'replied' as const, () => 'replied' as const), delay(ctx.replyWaitMs).then(() => 'waiting' as const)]);
+    if (done === 'waiting') return accepted202(c, ctx, id, key!);
     try {
-      const reply = await inArrivalOrder(id, checks, send);
-      return c.json(reply as unknown as Record<string, never>, 200);
+      return c.json((await reply) as unknown as Record<string, never>, 200);
     } catch (err) {
       throw turnProblem(err);
+    }
+  });
+
+  app.openapi(followRoute, async (c) => {
+    const { id, key } = c.req.valid('param');
+    const until = Date.now() + (c.req.valid('query').wait ?? 0) * 1000;
+    for (;;) {
+      const found = await lookupMessage(ctx, id, { idempotencyKey: key });
+      if (found === undefined) throw new HttpProblem(404, 'Not found', `no conversation ${id}`);
+      if (found === 'unknown') throw new HttpProblem(503, 'Unavailable', `conversation ${id} cannot be asked about its messages now (no worker answers it, or one from before it could); try again shortly`);
+      const m = found.message;
+      if (!m) throw new HttpProblem(404, 'Not found', `conversation ${id} remembers no message with the key ${key} (it keeps its last replies only)`);
+      c.header('idempotency-key', key);
+      if (m.status === 'answered') return c.json(m.reply as unknown as Record<string, never>, 200);
+      if (m.status === 'failed') throw failedTurnProblem(m.failure);
+      if (Date.now() >= until) {
+        c.header('retry-after', '1');
+        return c.json({ status: m.status, idempotencyKey: key, ...(m.turn !== undefined ? { turn: m.turn } : {}), follow: followPath(id, key) }, 202);
+      }
+      await delay(Math.min(500, until - Date.now()));
     }
   });
 
@@ -123,38 +195,60 @@ export function conversationRoutes(app: ServiceApp, ctx: ServiceContext): void {
   });
 }
 
-/** A message answered as Server-Sent Events: its text as it forms, then the reply (or the problem). */
-async function streamedReply(c: Context, ctx: ServiceContext, id: string, body: { agent: string; message: string }, options: SendOptions, checks: () => Promise<void>): Promise<Response> {
-  const key = options.idempotencyKey ?? randomUUID();
-  let from: string | undefined;
-  let sending!: () => void;
-  const sent = new Promise<void>((resolve) => (sending = resolve));
-  const reply = inArrivalOrder(
-    id,
-    async () => {
-      await checks();
-      from = await ctx.baton.streams.last(id).catch(() => undefined);
-    },
-    () => {
-      sending();
-      return ctx.baton.conversation(body.agent, { id }).send(body.message, { ...options, idempotencyKey: key });
-    },
-  );
-  // A message refused before it was sent is answered as a problem, not as a stream.
-  await Promise.race([sent, reply]).catch((err: unknown) => Promise.reject(turnProblem(err)));
+/** A message the conversation took, answered as Server-Sent Events: its text as it forms, then the reply (or the problem). */
+function streamedReply(c: Context, ctx: ServiceContext, id: string, key: string, from: string | undefined, reply: Promise<ConversationReply<unknown>>): Response {
   return streamSSE(c, async (stream) => {
     const abort = new AbortController();
     stream.onAbort(() => abort.abort());
+    // A turn may wait long (an approval): proxies keep a stream open that still says something.
+    const keepalive = setInterval(() => void stream.write(': keepalive\n\n').catch(() => undefined), KEEPALIVE_MS);
     try {
-      for await (const item of streamMessage(ctx.baton.streams, id, key, from, reply, abort.signal)) {
+      for await (const item of streamMessage(ctx.baton.streams, id, key, from, reply, { signal: abort.signal, stopped: stoppedCallsOf(ctx.baton.client, id) })) {
         await stream.writeSSE({ event: item.kind, data: JSON.stringify(item.kind === 'reply' ? item.reply : item) });
       }
     } catch (err) {
       if (abort.signal.aborted) return;
       await stream.writeSSE({ event: 'error', data: JSON.stringify(problemBody(toProblem(turnProblem(err)))) }).catch(() => undefined);
+    } finally {
+      clearInterval(keepalive);
     }
   });
 }
+
+/** 202: the conversation took the message, still being answered; where to follow it. */
+async function accepted202(c: Context, ctx: ServiceContext, id: string, key: string): Promise<Response> {
+  const found = await lookupMessage(ctx, id, { idempotencyKey: key }).catch(() => undefined);
+  const m = found && found !== 'unknown' ? found.message : null;
+  const follow = followPath(id, key);
+  c.header('location', follow);
+  c.header('retry-after', '1');
+  return c.json({ status: m?.status === 'queued' ? 'queued' : 'answering', idempotencyKey: key, ...(m?.turn !== undefined ? { turn: m.turn } : {}), follow }, 202);
+}
+
+/** 503: the conversation did not take the message in time; sent again with the key, it is answered once. */
+function notTaken(c: Context, id: string, key: string | undefined): Response {
+  const again = key ? ` with the header Idempotency-Key: ${key} (the message is answered once, however often it is sent with it)` : '';
+  c.header('retry-after', '2');
+  if (key) c.header('idempotency-key', key);
+  return sendProblem(c, new HttpProblem(503, 'Unavailable', `conversation ${id} did not take the message in time (its worker may be busy or away); send it again${again}`));
+}
+
+function followPath(id: string, key: string): string {
+  return `/v1/conversations/${encodeURIComponent(id)}/messages/${encodeURIComponent(key)}`;
+}
+
+/** A remembered failed turn, as sending the message would have answered it. */
+function failedTurnProblem(failure: { type: string; message: string } | undefined): HttpProblem {
+  const type = failure?.type ?? 'Error';
+  if (REFUSALS.has(type)) return new HttpProblem(409, 'Refused', failure?.message ?? type);
+  return new HttpProblem(422, 'Turn failed', `${type}: ${failure?.message ?? ''}`);
+}
+
+const REFUSALS = new Set(['ConversationBusyError', 'MessageRolledBackError', 'ConversationEndedError']);
+const KEEPALIVE_MS = 15_000;
+/** The length of a derived key, for the size check made before it is known. */
+const DERIVED_KEY_CHARS = 64;
+const delay = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref?.());
 
 /** A refused message or a failed turn as an HTTP answer; anything else as the service maps it. */
 function turnProblem(err: unknown): unknown {

@@ -8,6 +8,9 @@ import type { Client } from '@temporalio/client';
 import type { MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { HttpProblem } from './problems';
+import { isRecord } from '../common/check';
+import { InputTooLargeError } from '../common/errors';
+import { shapeOver } from '../common/jsonShape';
 
 /** The default request body limit: 1 MiB. */
 export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
@@ -61,6 +64,9 @@ export class PayloadLimit {
    * Nothing has been sent when this throws.
    */
   async check(what: string, value: unknown): Promise<void> {
+    // Too deep or too wide to measure (or to take anywhere): 413 naming the field and the limit, not a failure of the service.
+    const shape = isRecord(value) ? Object.entries(value).flatMap(([field, v]) => shapeOver(field, v)) : shapeOver(what, value);
+    if (shape.length > 0) throw new InputTooLargeError(shape);
     const bytes = Buffer.byteLength(JSON.stringify(value) ?? '');
     const limit = await this.bytes();
     if (bytes <= limit) return;

@@ -28,6 +28,7 @@ const streamRoute = createRoute({
     Permission.READ,
     'The events of `/v1/runs/{id}/events` and, between them, `text` events (`{workflowId, agent, call, offset, text, …}`: text that goes at `offset` of the call\'s text) ' +
       'and `text_reset` events (drop the text of that call: a retried call, or text that differs from the answer history records, which follows in full). ' +
+      'A `text_unavailable` event (`{error}`), sent once, says the text transport failed: answers then come whole as each call ends. ' +
       "Applying them in order ends with each call's recorded answer. Each event has an id `<runId>:<n>~<cursor>`; reconnect with `Last-Event-ID` to get only what came after it. " +
       'A `Last-Event-ID` that is not such an id is refused with 400. A failure while streaming ends the stream with an `error` event whose data is problem details.',
   ),
@@ -54,7 +55,7 @@ export function runStreamRoutes(app: ServiceApp, ctx: ServiceContext): void {
         for await (const item of streamRun(ctx.baton.client.workflow, ctx.baton.streams, id, undefined, { ...(after ? { after } : {}), signal: abort.signal })) {
           if (stream.aborted) break;
           const { position, ...body } = item;
-          await stream.writeSSE({ id: position, event: body.kind, data: JSON.stringify(body.kind === 'text' || body.kind === 'text_reset' ? body : eventJson(body)) });
+          await stream.writeSSE({ id: position, event: body.kind, data: JSON.stringify(body.kind === 'text' || body.kind === 'text_reset' || body.kind === 'text_unavailable' ? body : eventJson(body)) });
         }
       } catch (err) {
         if (abort.signal.aborted) return;

@@ -24,6 +24,7 @@ import { mustBeChain, notA } from './kinds';
 import { flowSvg } from './flow';
 import { jsonBody, problems } from './openapi';
 import { fieldError, HttpProblem, type FieldError } from './problems';
+import { derivedStart, stableJson } from './runKeys';
 import { ReplaySchema, ReplayStartedSchema, RunIdParam, RunSchema, RunStartedSchema, StartRunSchema } from './schemas';
 
 const startRoute = createRoute({
@@ -31,7 +32,12 @@ const startRoute = createRoute({
   path: '/v1/runs',
   tags: ['runs'],
   summary: 'Start a chain',
-  ...secured(Permission.START, 'With an Idempotency-Key, a retried request (same identity, same key, same body) answers with the run the first one started.'),
+  ...secured(
+    Permission.START,
+    'With an Idempotency-Key, a retried request (same identity, same key, same body) answers with the run the first one started, however late. ' +
+      "Without one (and without a `workflowId`), the request is its own key for the service's `idempotencyWindowMs` (10 minutes unless configured): " +
+      'the same body from the same caller within it answers 200 with the chain the first one started (`created: false`) instead of starting a second one; send an Idempotency-Key of its own with each start that must be a chain of its own.',
+  ),
   request: {
     headers: z.object({ 'idempotency-key': z.string().min(1).max(200).optional() }),
     body: { ...jsonBody(StartRunSchema, 'The first agent, its input, and run options'), required: true },
@@ -83,9 +89,13 @@ export function runRoutes(app: ServiceApp, ctx: ServiceContext): void {
       throw new HttpProblem(400, 'Invalid run input', `no agent "${body.agent}"`, [{ path: 'agent', message: `"agent" must be one of ${ctx.agents.join(', ')}` }]);
     }
     const input = validateStart(body);
-    takeStart(ctx, identity.name);
     const key = c.req.valid('header')['idempotency-key'];
-    const id = workflowId ?? (key ? idempotentWorkflowId(input.agent, identity.name, key) : undefined);
+    // Without an id or a key, the request itself is the key for a while: a retried start finds its chain.
+    const derived = workflowId === undefined && key === undefined && ctx.idempotencyWindowMs > 0 ? await derivedStart(ctx, identity.name, input.agent, { ...body, experiment }, ctx.idempotencyWindowMs) : undefined;
+    if (derived?.existing) return c.json({ workflowId: derived.workflowId, runId: derived.runId, created: false }, 200);
+    takeStart(ctx, identity.name);
+    const keyed = key !== undefined || derived !== undefined;
+    const id = workflowId ?? derived?.workflowId ?? (key ? idempotentWorkflowId(input.agent, identity.name, key) : undefined);
     const options: StartOptions = {
       ...input.options,
       // Approvers see who asked for the chain.
@@ -95,7 +105,7 @@ export function runRoutes(app: ServiceApp, ctx: ServiceContext): void {
       ...(experiment !== undefined ? { experiment } : {}),
       // Temporal decides whether the key's chain exists, atomically: it refuses a second start under
       // the id while the first chain runs and after it closed, and the refusal answers with that chain.
-      ...(key ? { workflowIdReusePolicy: 'REJECT_DUPLICATE', workflowIdConflictPolicy: 'FAIL' } : {}),
+      ...(keyed ? { workflowIdReusePolicy: 'REJECT_DUPLICATE', workflowIdConflictPolicy: 'FAIL' } : {}),
     };
     try {
       const run = await ctx.baton.start(input.agent, input.input, options);
@@ -105,7 +115,7 @@ export function runRoutes(app: ServiceApp, ctx: ServiceContext): void {
     } catch (err) {
       if (err instanceof ExperimentError) throw new HttpProblem(400, 'Invalid run input', err.message, [{ path: 'experiment', message: err.problems.join('; ') }]);
       if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
-      const existing = key ? await existingRun(ctx.baton.client, id!, input) : undefined;
+      const existing = keyed ? await existingRun(ctx.baton.client, id!, input) : undefined;
       if (existing) return c.json({ workflowId: id!, runId: existing, created: false }, 200);
       throw new HttpProblem(409, 'Chain exists', `a chain with the id ${id} exists already`);
     }
@@ -214,16 +224,6 @@ function sameRequest(a: HandoffRunInput, b: HandoffRunInput): boolean {
   return view(a) === view(b);
 }
 
-function stableJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(stableJson).join(',')}]`;
-  if (value && typeof value === 'object') {
-    return `{${Object.keys(value)
-      .sort()
-      .map((k) => `${JSON.stringify(k)}:${stableJson((value as Record<string, unknown>)[k])}`)
-      .join(',')}}`;
-  }
-  return JSON.stringify(value);
-}
 
 /**
  * A chain as `GET /v1/runs/:id` shows it: from its audit, with the live status and agent from

@@ -15,8 +15,22 @@ import type { StreamEntry, StreamTransport } from './types';
 /** Text of a model call as it forms (see {@link TextBoard}), with when it arrived and the run that wrote it. */
 export type StreamText = TextChange & { at: string; runId: string };
 
-/** What `run.stream()` yields: the run's events and its text as it forms, each with its position. */
-export type RunStreamItem = (RunEvent | StreamText) & {
+/**
+ * Said once when the transport fails (its server is down or refuses): the text of model calls
+ * stops forming, and each call's answer comes whole from history as it ends. The transport is
+ * tried again meanwhile; text that forms once it is back comes as before.
+ */
+export interface TextUnavailable {
+  kind: 'text_unavailable';
+  /** What went wrong, for people. */
+  error: string;
+  at: string;
+  /** The run followed when it happened. */
+  runId: string;
+}
+
+/** What `run.stream()` yields: the run's events, its text as it forms, and whether the text is unavailable, each with its position. */
+export type RunStreamItem = (RunEvent | StreamText | TextUnavailable) & {
   /** Where this item is: give it as `after` (or an SSE `Last-Event-ID`) to resume after it. */
   position: string;
 };
@@ -47,12 +61,15 @@ export function parsePosition(raw: string | undefined): StreamPosition | undefin
 
 const FINAL = new Set<string>(['completed', 'failed', 'ended']);
 
-type Arrival = { event: RunEvent } | { entries: StreamEntry[] } | { error: unknown } | { ended: true };
+type Arrival = { event: RunEvent } | { entries: StreamEntry[] } | { error: unknown } | { ended: true } | { textLost: unknown };
+
+/** How long a follower waits before it reads the transport again after a failure: doubling from the first to the last. */
+const RETRY_MS = { first: 1_000, last: 15_000 };
 
 /**
  * The events and text of chain `workflowId` (from run `runId`, else from the chain's first run),
  * until it ends or `signal` aborts. Text comes from `streams`; when the transport fails, the
- * answers still come, whole, as history records them.
+ * answers still come, whole, as history records them, and the follower is told so once.
  */
 export async function* streamRun(
   client: WorkflowClient,
@@ -85,13 +102,7 @@ export async function* streamRun(
       if (!abort.signal.aborted) arrive({ error: err });
     }
   })();
-  void (async () => {
-    try {
-      for await (const entries of streams.read(workflowId, after?.cursor, abort.signal)) arrive({ entries });
-    } catch {
-      // Without the transport the answers still come from history, whole.
-    }
-  })();
+  void followText(streams, workflowId, after?.cursor, abort.signal, arrive);
   const position: StreamPosition = { ...(after?.event ? { event: after.event } : {}), ...(after?.cursor ? { cursor: after.cursor } : {}) };
   let eventRun: string | undefined;
   let index = -1;
@@ -101,6 +112,10 @@ export async function* streamRun(
       if (!a) continue;
       if ('error' in a) throw a.error;
       if ('ended' in a) return;
+      if ('textLost' in a) {
+        yield { kind: 'text_unavailable', error: a.textLost instanceof Error ? a.textLost.message : String(a.textLost), at: new Date().toISOString(), runId: eventRun ?? from, position: formatPosition(position) };
+        continue;
+      }
       if ('entries' in a) {
         for (const { cursor, delta } of a.entries) {
           position.cursor = cursor;
@@ -125,6 +140,39 @@ export async function* streamRun(
     abort.abort();
     options.signal?.removeEventListener('abort', stop);
     void events.return(undefined).catch(() => undefined);
+  }
+}
+
+/**
+ * The transport's batches of `topic` as arrivals, until `signal` aborts. When the transport fails,
+ * the failure arrives once (the answers still come from history, whole) and it is read again
+ * after a pause, from the last batch that arrived.
+ */
+async function followText(streams: StreamTransport, topic: string, cursor: string | undefined, signal: AbortSignal, arrive: (a: Arrival) => void): Promise<void> {
+  let told = false;
+  let pause = RETRY_MS.first;
+  while (!signal.aborted) {
+    try {
+      for await (const entries of streams.read(topic, cursor, signal)) {
+        cursor = entries.at(-1)?.cursor ?? cursor;
+        pause = RETRY_MS.first;
+        arrive({ entries });
+      }
+      return;
+    } catch (err) {
+      if (signal.aborted) return;
+      if (!told) arrive({ textLost: err });
+      told = true;
+    }
+    await new Promise<void>((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+      const timer = setTimeout(done, pause);
+      signal.addEventListener('abort', done, { once: true });
+    });
+    pause = Math.min(pause * 2, RETRY_MS.last);
   }
 }
 

@@ -1,7 +1,8 @@
 /**
  * Following one conversation message live: the text of the model calls that answer it (its own
  * chain's and its specialists'), then its reply. The reply is the record: the text of the call that
- * gave it is settled to it, so a viewer ends with the reply's text whatever the stream carried.
+ * gave it is settled to it, and the text of each call an interrupt stopped meanwhile is dropped
+ * (`text_reset`, `stopped`), so a viewer ends with the reply's text whatever the stream carried.
  */
 import { TextBoard, type TextChange } from './board';
 import { Mailbox } from './mailbox';
@@ -12,18 +13,30 @@ export type MessageStreamItem<Reply> = (TextChange & { at: string }) | { kind: '
 
 type Arrival<Reply> = { entries: StreamEntry[] } | { reply: Reply } | { error: unknown };
 
+/** A model call an interrupt stopped: the chain (workflow id) that made it and its name (`<agent>#<n>`). */
+export interface StoppedCall {
+  workflowId: string;
+  agent: string;
+  call: string;
+}
+
+/** The calls an interrupt stopped while the message was answered, as its turn's record says (`turn` is the reply's). */
+export type StoppedCalls = (turn: number) => Promise<StoppedCall[]>;
+
 /**
  * Follow the conversation `topic`'s text of the message `key` from the transport's position `from`
- * (taken before the message was sent: see `StreamTransport.last`) until `reply` settles.
+ * (taken before the message was sent: see `StreamTransport.last`) until `reply` settles. When more
+ * than one call wrote text for the message, `stopped` says which of them an interrupt stopped.
  */
-export async function* streamMessage<Reply extends { agent: string; output: unknown }>(
+export async function* streamMessage<Reply extends { agent: string; output: unknown; turn: number }>(
   streams: StreamTransport,
   topic: string,
   key: string,
   from: string | undefined,
   reply: Promise<Reply>,
-  signal?: AbortSignal,
+  options: { signal?: AbortSignal; stopped?: StoppedCalls } = {},
 ): AsyncGenerator<MessageStreamItem<Reply>> {
+  const { signal } = options;
   const abort = new AbortController();
   const stop = () => abort.abort();
   signal?.addEventListener('abort', stop, { once: true });
@@ -41,7 +54,8 @@ export async function* streamMessage<Reply extends { agent: string; output: unkn
     (error: unknown) => arrive({ error }),
   );
   const board = new TextBoard();
-  let last: { workflowId: string; call: string } | undefined;
+  // The conversation's own calls that wrote text for the message, in the order they first did.
+  const calls: string[] = [];
   try {
     for (;;) {
       const a = await arrivals.take();
@@ -50,14 +64,22 @@ export async function* streamMessage<Reply extends { agent: string; output: unkn
       if ('entries' in a) {
         for (const { delta } of a.entries) {
           if (delta.message !== key && !delta.merged?.includes(key)) continue;
-          if (delta.workflowId === topic) last = { workflowId: delta.workflowId, call: delta.call };
+          if (delta.workflowId === topic && !calls.includes(delta.call)) calls.push(delta.call);
           for (const change of board.delta(delta)) yield { ...change, at: new Date().toISOString() };
         }
         continue;
       }
       const { reply } = a;
       const recorded = typeof reply.output === 'string' ? reply.output : JSON.stringify(reply.output);
-      const call = last ?? { workflowId: topic, call: `${reply.agent}#reply` };
+      // A call may have been stopped only when more than one wrote text, or when the one that did is not the reply
+      // (the answering call's text may not have come yet): the turn's record is read then.
+      const only = calls.length === 1 ? board.textOf(topic, calls[0]!) : undefined;
+      const stopped = calls.length > 1 || (only !== undefined && only !== recorded) ? await (options.stopped?.(reply.turn) ?? Promise.resolve([])).catch(() => [] as StoppedCall[]) : [];
+      for (const s of stopped) {
+        for (const change of board.settle(s.workflowId, s.call, s.agent, '', { message: key, reason: 'stopped' })) yield { ...change, at: new Date().toISOString() };
+      }
+      const last = calls.filter((c) => !stopped.some((s) => s.workflowId === topic && s.call === c)).at(-1);
+      const call = { workflowId: topic, call: last ?? `${reply.agent}#reply` };
       for (const change of board.settle(call.workflowId, call.call, reply.agent, recorded, { message: key })) yield { ...change, at: new Date().toISOString() };
       yield { kind: 'reply', reply };
       return;

@@ -9,6 +9,12 @@ import { cachedBundle } from './bundleCache';
 /** The workflow entry point: compiled JavaScript in the package, TypeScript in baton's own checkout. */
 export const WORKFLOWS_PATH = [path.resolve(__dirname, '../../workflows/index.js'), path.resolve(__dirname, '../../workflows/index.ts')].find((f) => fs.existsSync(f))!;
 
+/**
+ * baton's own workflow interceptor modules, bundled first (outermost) in every bundle of its
+ * workflows: its signals taken without the SDK's per-signal promises (`workflows/quickSignals.ts`).
+ */
+export const BATON_INTERCEPTOR_MODULES: readonly string[] = [[path.resolve(__dirname, '../../workflows/quickSignals.js'), path.resolve(__dirname, '../../workflows/quickSignals.ts')].find((f) => fs.existsSync(f))!];
+
 /** The workflow bundle the package ships, built with the `@temporalio/workflow` version it names. */
 const PREBUILT = { code: path.resolve(__dirname, '../../workflow-bundle.js'), meta: path.resolve(__dirname, '../../workflow-bundle.json') };
 
@@ -29,9 +35,10 @@ const bundles = new Map<string, Promise<WorkflowBundleOption>>();
  * own checkout, once per change to its sources: the bundle is kept in `node_modules/.cache/baton`).
  */
 export async function workflowBundle(options: { interceptorModules?: string[]; failureConverterPath?: string } = {}): Promise<WorkflowBundleOption> {
-  const modules = options.interceptorModules ?? [];
+  const own = options.interceptorModules ?? [];
   const failureConverterPath = options.failureConverterPath;
-  if (modules.length === 0 && !failureConverterPath && prebuiltMatches()) return { codePath: PREBUILT.code };
+  if (own.length === 0 && !failureConverterPath && prebuiltMatches()) return { codePath: PREBUILT.code };
+  const modules = withBatonInterceptors(own);
   const key = [...modules, failureConverterPath ?? ''].join('\n');
   let bundle = bundles.get(key);
   if (!bundle) {
@@ -59,6 +66,11 @@ function compiledAsPackaged(config: WebpackConfiguration): WebpackConfiguration 
 }
 
 type WebpackConfiguration = Parameters<NonNullable<BundleOptions['webpackConfigHook']>>[0];
+
+/** `modules` with baton's own interceptor modules first (the outermost), once. */
+export function withBatonInterceptors(modules: readonly string[]): string[] {
+  return [...new Set([...BATON_INTERCEPTOR_MODULES, ...modules])];
+}
 
 function prebuiltMatches(): boolean {
   if (!fs.existsSync(PREBUILT.code) || !fs.existsSync(PREBUILT.meta)) return false;

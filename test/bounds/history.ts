@@ -2,11 +2,13 @@
 import type { WorkflowHandle } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
 import { APPROVAL_EVENT_MEMO } from '../../src';
+import { historyOf } from '../../src/audit/fetch';
 
 type Event = temporal.api.history.v1.IHistoryEvent;
 
 async function eventsOf(handle: WorkflowHandle): Promise<Event[]> {
-  return (await handle.fetchHistory()).events ?? [];
+  // In pages small enough to receive: a history of signals near 2 MB each is more than gRPC takes at once.
+  return (await historyOf(handle.client, handle.workflowId, (handle as { runId?: string }).runId)).events ?? [];
 }
 
 /**

@@ -254,14 +254,14 @@ describe('money in a chain', () => {
     let refuseNext = 1;
     const port: EconomicsEffects = {
       chain: { workflowId: 'wf', runId: 'r1', taskQueue: 'q' },
+      waitsOnTimer: () => false,
       reserve: async ({ ledger, request }: ReserveSpendInput) => {
         calls.push(`reserve ${ledger.windowStart} ${request.id} ${request.micros}`);
         const refused = refuseNext-- > 0;
         return { ...(refused ? { granted: false } : { granted: true }), spentMicros: refused ? 9_000 : 0, reservedMicros: 0, limitMicros: request.limitMicros };
       },
       settle: async ({ settle }) => void calls.push(`settle ${settle.id} ${settle.micros}`),
-      ask: async () => ({ state: 'closed', failures: 0 }),
-      report: async () => undefined,
+      ...{ ask: async () => ({ state: 'closed', failures: 0 }), report: async () => undefined },
     };
     const { effects, run } = pricedRun({}, [{ name: 'daily', limitMicros: 10_000, window: 'day', onExceeded: 'wait' }]);
     const economy = new Economy(port);

@@ -43,13 +43,13 @@ describe('experiments', () => {
     expect(a!.successRate).toBe(1);
     expect(a!.latencyMs.p50).toBeGreaterThan(0);
     // Every urgent request in b fails, none in a: a difference beyond chance.
-    expect(stats.comparisons[0]).toMatchObject({ variant: 'b', against: 'a', successRate: { test: 'two-proportion z', significant: true } });
+    expect(stats.comparisons[0]).toMatchObject({ variant: 'b', against: 'a', successRate: { test: "Fisher's exact", exact: true, significant: true } });
     expect(stats.comparisons[0]!.latency?.test).toBe('Mann-Whitney U');
 
     const printed = await cli(['stats', '--experiment', id], { TEMPORAL_ADDRESS: server.env.address });
     expect(printed.code).toBe(0);
     expect(printed.stdout).toMatch(new RegExp(`b\\s+${b!.chains}\\s+${(b!.successRate! * 100).toFixed(1)}% \\(${b!.completed}/${b!.chains}\\)\\s+GuardrailTrippedError ${b!.failed}`));
-    expect(printed.stdout).toMatch(/success rate: two-proportion z z=[\d.-]+, p=[\d.]+ — significant/);
+    expect(printed.stdout).toMatch(/success rate: Fisher's exact difference -[\d.]+ points, p=[\d.]+ — significant/);
 
     // Without a worker where an experiment's workflow runs, a stop says so instead of waiting.
     const nowhere = new BatonClient({ client: server.env.client, taskQueue: taskQueue() });

@@ -147,6 +147,23 @@ describe('MCP servers that are down when the worker starts', () => {
     ]);
   });
 
+  it('start a server slow to start: a try that runs out of time is followed by one with twice the time, and the worker starts with its tools', async () => {
+    const warn = vi.spyOn(Runtime.instance().logger, 'warn');
+    // Slower than the first try's 2.5 seconds, within the second's 5 (the first try's process is stopped, the second starts anew).
+    const slow = flakyServer(dir, 'slow', 3500);
+    const { calls, providers } = recordingScripted();
+    await withWorker(
+      server.env,
+      new Team([scriptedAgent('a', [call('slow__whoami'), { text: 'done' }], { mcpServers: [slow.server] })]),
+      async (baton) => {
+        await baton.run('a', 'go');
+        expect(JSON.parse(toolAnswers(calls)[0]!)).toHaveProperty('pid');
+      },
+      { providers, mcp: { connectTimeout: '2.5 seconds' } },
+    );
+    expect(warn).toHaveBeenCalledWith(expect.stringMatching(/^MCP server "slow" did not start \(try 1 of 3\): .*timed out.*; trying again, waiting up to 5000 ms/), expect.objectContaining({ mcpServer: 'slow', attempt: 1 }));
+  });
+
   it("with onUnavailable: 'skip', start without that server's tools, say which and why, and stop the others with the worker", async () => {
     const warn = vi.spyOn(Runtime.instance().logger, 'warn');
     const flaky = flakyServer(dir, 'up');

@@ -188,11 +188,12 @@ describe('MCP tools that need approval', () => {
 
 describe('the worker options', () => {
   it('are checked before anything connects', async () => {
-    const failure = await McpTools.connect([orders], { onUnavailable: 'maybe' as never, connectTimeout: -1 }).catch((err: unknown) => err);
+    const failure = await McpTools.connect([orders], { onUnavailable: 'maybe' as never, connectTimeout: -1, connectAttempts: 0.5 }).catch((err: unknown) => err);
     expect(failure).toBeInstanceOf(UserError);
     expect((failure as UserError<{ problems: string[] }>).details.problems).toEqual([
       '"mcp.onUnavailable" must be "fail" or "skip", got "maybe"',
       expect.stringMatching(/^"mcp.connectTimeout" must be a positive duration/),
+      '"mcp.connectAttempts" must be a whole number from 1 to 10, got 0.5',
     ]);
   });
 

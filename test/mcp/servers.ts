@@ -49,10 +49,10 @@ export async function startHttpOrderServer(port = 0, env: Record<string, string>
 }
 
 /** The flaky fixture as an agent's stdio server, with the files that steer it. */
-export function flakyServer(dir: string, name = 'flaky'): { server: McpServer; pidFile: string; downFile: string } {
+export function flakyServer(dir: string, name = 'flaky', startMs = 0): { server: McpServer; pidFile: string; downFile: string } {
   const pidFile = path.join(dir, `${name}.pid`);
   const downFile = path.join(dir, `${name}.down`);
-  const server = mcpServer({ name, command: process.execPath, args: tsx(FLAKY_SERVER), env: { FLAKY_PID_FILE: pidFile, FLAKY_DOWN_FILE: downFile } });
+  const server = mcpServer({ name, command: process.execPath, args: tsx(FLAKY_SERVER), env: { FLAKY_PID_FILE: pidFile, FLAKY_DOWN_FILE: downFile, FLAKY_START_MS: String(startMs) } });
   return { server, pidFile, downFile };
 }
 

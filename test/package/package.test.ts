@@ -3,7 +3,7 @@
  * CommonJS service, each type-checked with `tsc --init`'s configuration and with NodeNext, then run
  * with plain `node` (no tsx) against a real Temporal server: a worker, a two-agent chain with an
  * approval, the audit, `instanceof` on a typed error imported by name, the HTTP service from
- * `baton-agents/server` answering a request, and the service's own Temporal worker running its own
+ * `baton-agents/server` answering a request and serving the approvals page's prebuilt script, and the service's own Temporal worker running its own
  * workflow and baton's chain side by side through `BatonPlugin`. Then `npx baton-agents demo`.
  */
 import { execFile } from 'node:child_process';
@@ -60,8 +60,16 @@ const summary = await worker.runUntil(async () => {
     audit: audit.status + ' ' + audit.events.filter((e) => e.kind === 'tool_call').length + ' tool call(s)',
     typedError: failure instanceof MaxHandoffsExceededError ? failure.name + ' ' + failure.limit : String(failure),
     server: me.status + ' ' + JSON.stringify(await me.json()),
+    page: await pageScript(app),
   };
 });
+
+// The approvals page's script, bundled at build time and shipped in dist/: served with plain node.
+async function pageScript(app: { request(path: string): Response | Promise<Response> }) {
+  const res = await app.request('/assets/baton.js');
+  const body = await res.text();
+  return res.status + ' ' + res.headers.get('content-type') + ' ' + (body.includes("'baton.token'") || body.includes('"baton.token"')) + ' ' + body.includes('import ');
+}
 
 // The service's own worker, with its own workflow and activity, serving baton's chains too through the plugin.
 const plugin = new BatonPlugin({ team });
@@ -127,7 +135,7 @@ describe('the published package', () => {
     const { stdout: packed } = await sh(repo, 'npm', ['pack', '--json', '--pack-destination', dir]);
     const { filename, files, size } = (JSON.parse(packed.slice(packed.indexOf('['))) as { filename: string; files: { path: string }[]; size: number }[])[0]!;
     const paths = files.map((f) => f.path);
-    expect(paths).toEqual(expect.arrayContaining(['package.json', 'README.md', 'bin/baton.js', 'dist/src/index.js', 'dist/src/index.d.ts', 'dist/esm/index.mjs', 'dist/esm/server.mjs', 'dist/src/server/index.js', 'dist/workflow-bundle.js']));
+    expect(paths).toEqual(expect.arrayContaining(['package.json', 'README.md', 'bin/baton.js', 'dist/src/index.js', 'dist/src/index.d.ts', 'dist/esm/index.mjs', 'dist/esm/server.mjs', 'dist/src/server/index.js', 'dist/workflow-bundle.js', 'dist/src/server/page/page-bundle.js']));
     expect(paths.filter((p) => p.startsWith('src/') || p.startsWith('test/') || p.endsWith('.test.js'))).toEqual([]);
     expect(size).toBeLessThan(2 * 1024 * 1024);
 
@@ -183,6 +191,7 @@ describe('the published package', () => {
         audit: 'completed 1 tool call(s)',
         typedError: 'MaxHandoffsExceededError 0',
         server: '200 {"name":"alice","roles":["approver"]}',
+        page: '200 text/javascript; charset=utf-8 true false',
         plugged: { greeting: 'hello ADA', chain: 'Refunded order 42.' },
       });
     }

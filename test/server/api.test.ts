@@ -164,7 +164,7 @@ describe('the HTTP API', () => {
       expect(doc.body.openapi).toBe('3.1.0');
       expect(Object.keys(doc.body.paths).sort()).toEqual(
         [
-          ...['/v1/approvals', '/v1/approvals/events', '/v1/breakers', '/v1/breakers/reset', '/v1/conversations/{id}', '/v1/conversations/{id}/end', '/v1/conversations/{id}/messages', '/v1/me', '/v1/runs', '/v1/runs/{id}'],
+          ...['/v1/approvals', '/v1/approvals/events', '/v1/breakers', '/v1/breakers/reset', '/v1/conversations/{id}', '/v1/conversations/{id}/end', '/v1/conversations/{id}/messages', '/v1/conversations/{id}/messages/{key}', '/v1/me', '/v1/runs', '/v1/runs/{id}'],
           ...['/v1/runs/{id}/approvals/{approvalId}', '/v1/runs/{id}/audit', '/v1/runs/{id}/events', '/v1/runs/{id}/replay', '/v1/runs/{id}/dataset', '/v1/runs/{id}/steer', '/v1/runs/{id}/stream'],
           ...['/v1/evals/{id}', '/v1/experiments/{id}', '/v1/experiments/{id}/stop', '/v1/stats'],
         ].sort(),

@@ -108,9 +108,11 @@ describe('the HTTP API refusing', () => {
       server.env,
       refundTeam(),
       async ({ call }) => {
-        expect((await call('POST', '/v1/runs', { token: TOKENS.ops, body: START })).status).toBe(201);
-        expect((await call('POST', '/v1/runs', { token: TOKENS.ops, body: START })).status).toBe(201);
-        const limited = await call('POST', '/v1/runs', { token: TOKENS.ops, body: START });
+        // Each a start of its own: the same body again would be the first start's retry.
+        const start = (n: number) => ({ ...START, input: `${START.input} (${n})` });
+        expect((await call('POST', '/v1/runs', { token: TOKENS.ops, body: start(1) })).status).toBe(201);
+        expect((await call('POST', '/v1/runs', { token: TOKENS.ops, body: start(2) })).status).toBe(201);
+        const limited = await call('POST', '/v1/runs', { token: TOKENS.ops, body: start(3) });
         expect(limited.status).toBe(429);
         expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
         expect((await call('POST', '/v1/runs', { token: TOKENS.admin, body: START })).status).toBe(201);

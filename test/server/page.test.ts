@@ -116,7 +116,9 @@ describe('the approvals page', () => {
       await signIn(page, `${service.url}/`, TOKENS.alice);
       await page.locator('.live.on').waitFor();
 
-      const start = async () => (await call('POST', '/v1/runs', { token: TOKENS.ops, body: { agent: 'refunds', input: 'Refund order A1.' } })).body.workflowId as string;
+      // The same request twice, each a chain of its own: each with a key of its own.
+      let starts = 0;
+      const start = async () => (await call('POST', '/v1/runs', { token: TOKENS.ops, body: { agent: 'refunds', input: 'Refund order A1.' }, headers: { 'idempotency-key': `page-${Date.now()}-${++starts}` } })).body.workflowId as string;
       const edited = await start();
       const card = page.locator('.card', { hasText: 'issueRefund' });
       await card.waitFor();

@@ -6,6 +6,7 @@
  * Pure: no Temporal API, no I/O.
  */
 import type { ApprovalRecord, DecisionIdentity, HandoffDecision, PendingApproval } from '../../src/common/approvals';
+import { isUnreadable } from '../../src/common/arrival';
 import { isRecord } from '../../src/common/check';
 import { ApprovalRefusedError, type BatonError, InputTooLargeError, SignatureRefusedError } from '../../src/common/errors';
 import { readDecision } from '../../src/common/input';
@@ -34,9 +35,14 @@ export interface Bench {
 
 /** Judge `raw`, a decision as it arrived. */
 export function judgeDecision(raw: unknown, bench: Bench): Judgement {
+  if (isUnreadable(raw)) {
+    const size = raw.size;
+    if (size) return refusal(sizeMessage(size), () => new InputTooLargeError([size]));
+    return refused(raw, `${raw.problem('the decision')}; send {"handoffId", "approver", …} as JSON`);
+  }
   if (bench.bounded) {
     const sizes = decisionSizes(raw);
-    if (sizes.length > 0) return { kind: 'refused', reason: sizes.map(sizeMessage).join('; '), error: new InputTooLargeError(sizes) };
+    if (sizes.length > 0) return refusal(sizes.map(sizeMessage).join('; '), () => new InputTooLargeError(sizes));
   }
   const read = readDecision(raw);
   if ('problems' in read) return refused(raw, read.problems.join('; '));
@@ -63,7 +69,7 @@ export function judgeDecision(raw: unknown, bench: Bench): Judgement {
   const signed = judgeSignature(s, waiting, d, bench.signatures);
   if (!signed.ok) {
     const reason = boundedReason(signed.reason);
-    return { kind: 'refused', reason, error: new SignatureRefusedError(handoffIdOf(raw), reason, signed.problem) };
+    return refusal(reason, () => new SignatureRefusedError(handoffIdOf(raw), reason, signed.problem));
   }
   return { kind: 'apply', decision: d, waiting, identity: signed.identity };
 }
@@ -108,12 +114,12 @@ export function timedOut(w: PendingApproval, now: number): ApprovalRecord {
 
 /** A signal's input with the decision its name stands for; other shapes pass on to be refused. */
 export function withDecision(raw: unknown, decision: HandoffDecision['decision']): unknown {
-  return isRecord(raw) ? { ...raw, decision } : raw;
+  return isRecord(raw) && !isUnreadable(raw) ? { ...raw, decision } : raw;
 }
 
 /** The fields of a refused decision the record keeps, each within its limit. */
 export function refusedFields(raw: unknown): { handoffId?: string; approver?: string; decision?: string } {
-  const d = isRecord(raw) ? raw : {};
+  const d = isRecord(raw) && !isUnreadable(raw) ? raw : {};
   return {
     ...(typeof d.handoffId === 'string' ? { handoffId: clipText(d.handoffId, LIMITS.idChars) } : {}),
     ...(typeof d.approver === 'string' ? { approver: clipText(d.approver, LIMITS.approverChars) } : {}),
@@ -123,12 +129,33 @@ export function refusedFields(raw: unknown): { handoffId?: string; approver?: st
 
 /** The approval id a refusal names: the one given, within its limit. */
 export function handoffIdOf(raw: unknown): string {
-  return isRecord(raw) && typeof raw.handoffId === 'string' ? clipText(raw.handoffId, LIMITS.idChars) : '(none given)';
+  return isRecord(raw) && !isUnreadable(raw) && typeof raw.handoffId === 'string' ? clipText(raw.handoffId, LIMITS.idChars) : '(none given)';
 }
 
 function refused(raw: unknown, problem: string): Judgement {
   const reason = boundedReason(problem);
-  return { kind: 'refused', reason, error: new ApprovalRefusedError(handoffIdOf(raw), reason) };
+  return refusal(reason, () => new ApprovalRefusedError(handoffIdOf(raw), reason));
+}
+
+/**
+ * A refusal whose error is made when asked for: only an update's caller needs it, and an error's
+ * stack is the costliest part of refusing a signal, of which thousands may come at once.
+ */
+function refusal(reason: string, make: () => BatonError): Judgement {
+  return new Refusal(reason, make);
+}
+
+class Refusal {
+  readonly kind = 'refused';
+  #made?: BatonError;
+  constructor(
+    readonly reason: string,
+    private readonly make: () => BatonError,
+  ) {}
+
+  get error(): BatonError {
+    return (this.#made ??= this.make());
+  }
 }
 
 function approverProblem(waiting: PendingApproval, d: HandoffDecision): string | undefined {

@@ -8,18 +8,20 @@
  * on whether they arrive in one activation or two.
  */
 import type { ApprovalPolicy, ApprovalRecord, PendingApproval } from '../../src/common/approvals';
+import { isUnreadable } from '../../src/common/arrival';
 import { durationMs, isRecord } from '../../src/common/check';
 import type { ToolCallUnderApproval } from '../../src/common/controls';
-import { toApplicationFailure } from '../../src/common/errors';
+import { ApprovalRefusedError, toApplicationFailure } from '../../src/common/errors';
 import type { HandoffResult } from '../../src/common/handoff';
 import { overrideProblems } from '../../src/common/input';
 import { boundedProblems, boundedReason, clipText, sizeMessage } from '../../src/common/limits';
 import { APPROVAL_EVENT_MEMO, PENDING_MEMO } from '../../src/common/messages';
-import { BatonStatus } from '../../src/common/run';
+import { BatonStatus, type RunOverrides } from '../../src/common/run';
 import { overrideSizes } from '../../src/common/sizes';
 import type { ChainState } from '../../src/common/state';
 import { judgeDecision, recordOf, refusedFields, timedOut } from './decisions';
 import { DeskMail, type Received } from './deskMail';
+import { overridesRecord, type Refusal, RefusalTally } from './refusals';
 import type { ChainEffects } from './effects';
 import { Specialists } from './specialists';
 import type { Chain } from './state';
@@ -34,6 +36,12 @@ export interface DeskOptions {
   bounded?: boolean;
   /** Verify, require and record decisions' signatures: the `baton-signatures` patch, decided when the run starts. @default false */
   signatures?: boolean;
+  /**
+   * The `baton-inbox-bounds` patch, decided when the run starts: each drain records its refusals as
+   * one record per kind (counted, sampled), forwards one decision per approval and publishes applied
+   * overrides once; and the chain's waits continue as new before Temporal's limits. @default false
+   */
+  inboxBounds?: boolean;
 }
 
 /** The approval desk of one chain: applies its {@link DeskMail} and keeps its waiting approvals. */
@@ -44,6 +52,10 @@ export class ApprovalDesk extends DeskMail {
   private reported = '[]';
   private readonly bounded: boolean;
   private readonly signatures: boolean;
+  /** The run has the `baton-inbox-bounds` patch (see {@link DeskOptions.inboxBounds}). */
+  readonly inboxBounds: boolean;
+  /** The refusals and applied overrides of the drain under way (runs with {@link DeskOptions.inboxBounds}). */
+  private tally?: { refusals: RefusalTally; overrides: RunOverrides[]; forwarded: Set<string> };
 
   private chain?: Chain;
 
@@ -51,7 +63,8 @@ export class ApprovalDesk extends DeskMail {
     super(effects);
     this.bounded = options.bounded ?? true;
     this.signatures = this.bounded && (options.signatures ?? false);
-    this.specialists = new Specialists(effects, this.bounded);
+    this.inboxBounds = this.bounded && (options.inboxBounds ?? false);
+    this.specialists = new Specialists(effects, this.bounded, this.inboxBounds);
   }
 
   /** The chain whose handoffs this desk handles; decisions queue until it exists. */
@@ -90,7 +103,12 @@ export class ApprovalDesk extends DeskMail {
    * have returned, so their answers are on the record before the loop's next command.
    */
   async drain(): Promise<void> {
-    for (let entry = this.inbox.shift(); entry; entry = this.inbox.shift()) {
+    const tally = this.inboxBounds && this.inbox.length > 0 ? { refusals: new RefusalTally(), overrides: [], forwarded: new Set<string>() } : undefined;
+    this.tally = tally;
+    this.specialists.startDrain();
+    // The queue is taken by index and emptied once: shifting an array of thousands is quadratic.
+    for (let i = 0; i < this.inbox.length; i++) {
+      const entry = this.inbox[i]!;
       if (entry.kind === 'overrides') this.applyOverrides(entry.raw);
       else if (entry.kind === 'child_report') this.takeReport(entry.raw);
       else if (entry.kind === 'forwarded') this.decideForwarded(entry.raw, entry.at);
@@ -98,7 +116,26 @@ export class ApprovalDesk extends DeskMail {
       else if (entry.kind === 'forward_failed') this.forwardFailed(entry);
       else this.decide(entry);
     }
+    this.inbox.length = 0;
+    this.tally = undefined;
+    if (tally) this.record(tally);
     if (this.returning > 0) await this.effects.condition(() => this.returning === 0);
+  }
+
+  /** A drain's refusals and applied overrides on the record: one write per kind, whatever arrived. */
+  private record(tally: NonNullable<ApprovalDesk['tally']>): void {
+    if (tally.overrides.length > 0) this.effects.publish({ [APPROVAL_EVENT_MEMO]: overridesRecord(tally.overrides) });
+    for (const refusal of tally.refusals.records()) {
+      if (refusal.type === 'decision_refused') this.publish(refusal);
+      else this.effects.publish({ [APPROVAL_EVENT_MEMO]: refusal });
+    }
+  }
+
+  /** A refusal on the record: now, or with the drain's others when refusals are tallied. */
+  private refuse(refusal: Refusal): void {
+    if (this.tally) this.tally.refusals.add(refusal);
+    else if (refusal.type === 'decision_refused') this.publish(refusal);
+    else this.effects.publish({ [APPROVAL_EVENT_MEMO]: refusal });
   }
 
   /** Put a handoff (or a tool call, with `tool`) in front of people: record it as waiting and publish it. */
@@ -159,12 +196,20 @@ export class ApprovalDesk extends DeskMail {
   private decide(entry: Extract<Received, { kind: 'decision' }>): void {
     const judged = this.judge(entry.raw, entry.at);
     if (judged.kind === 'refused') {
-      this.publish({ type: 'decision_refused', ...refusedFields(entry.raw), reason: judged.reason, via: entry.via, at: new Date(entry.at).toISOString() });
+      this.refuse({ type: 'decision_refused', ...refusedFields(entry.raw), reason: judged.reason, via: entry.via, at: new Date(entry.at).toISOString() });
       entry.answer?.({ refusal: judged.error });
       return;
     }
     if (judged.kind === 'forward') {
       const { decision, to } = judged;
+      // One decision per approval goes to a specialist per drain; the others would only be refused there.
+      if (this.tally?.forwarded.has(decision.handoffId)) {
+        const reason = `a decision on ${decision.handoffId} was sent on to ${to}, where it waits, in this same step; that one decides`;
+        this.refuse({ type: 'decision_refused', ...refusedFields(entry.raw), reason: boundedReason(reason), via: entry.via, at: new Date(entry.at).toISOString() });
+        entry.answer?.({ refusal: new ApprovalRefusedError(decision.handoffId, reason) });
+        return;
+      }
+      this.tally?.forwarded.add(decision.handoffId);
       this.specialists.forward(decision, entry.via, to, entry.answer, (forwardId, reason) =>
         this.inbox.push({ kind: 'forward_failed', ...(forwardId ? { forwardId } : {}), raw: decision, via: entry.via, reason, at: this.effects.now() }),
       );
@@ -183,18 +228,19 @@ export class ApprovalDesk extends DeskMail {
 
   /** A decision that could not be forwarded: on the record, and its caller told. */
   private forwardFailed(entry: Extract<Received, { kind: 'forward_failed' }>): void {
-    this.publish({ type: 'decision_refused', ...refusedFields(entry.raw), reason: boundedReason(entry.reason), via: entry.via, at: new Date(entry.at).toISOString() });
+    this.refuse({ type: 'decision_refused', ...refusedFields(entry.raw), reason: boundedReason(entry.reason), via: entry.via, at: new Date(entry.at).toISOString() });
     if (entry.forwardId) this.specialists.undeliverable(entry.forwardId, entry.reason);
   }
 
   private applyOverrides(raw: unknown): void {
-    const sizes = this.bounded ? overrideSizes(raw).map(sizeMessage) : [];
+    const sizes = isUnreadable(raw) ? [raw.problem('the overrides')] : this.bounded ? overrideSizes(raw).map(sizeMessage) : [];
     const problems = sizes.length > 0 ? sizes : overrideProblems(raw, Object.keys(this.state.team.agents));
     if (problems.length > 0) {
-      this.effects.publish({ [APPROVAL_EVENT_MEMO]: { type: 'overrides_refused', problems: boundedProblems(problems) } });
+      this.refuse({ type: 'overrides_refused', problems: boundedProblems(problems) });
       return;
     }
-    this.effects.publish({ [APPROVAL_EVENT_MEMO]: { type: 'overrides_applied', ...(raw as object) } });
+    if (this.tally) this.tally.overrides.push(raw as RunOverrides);
+    else this.effects.publish({ [APPROVAL_EVENT_MEMO]: { type: 'overrides_applied', ...(raw as object) } });
     this.chain!.apply({ type: 'overridden', overrides: raw as never });
   }
 
@@ -228,7 +274,7 @@ export class ApprovalDesk extends DeskMail {
     const taken = this.specialists.take(raw);
     if (taken.kind === 'refused') {
       const from = isRecord(raw) && typeof raw.workflowId === 'string' ? { workflowId: clipText(raw.workflowId, 200) } : {};
-      this.effects.publish({ [APPROVAL_EVENT_MEMO]: { type: 'report_refused', ...from, reason: boundedReason(taken.reason) } });
+      this.refuse({ type: 'report_refused', ...from, reason: boundedReason(taken.reason) });
       return;
     }
     if (taken.kind === 'taken') this.reportUp();
@@ -245,4 +291,3 @@ export class ApprovalDesk extends DeskMail {
     this.effects.reportPending(parent.workflowId, { workflowId: this.effects.workflowId, ...(parent.token ? { token: parent.token } : {}), pending });
   }
 }
-

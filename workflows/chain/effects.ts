@@ -64,8 +64,12 @@ export interface ChainEffects {
   condition(ready: () => boolean): Promise<void>;
   /** Start a durable timer of `ms`. */
   timer(ms: number): Timer;
-  /** Whether the run should hand over to a fresh one now: Temporal suggests it, or history has `afterEvents` events (0: never). */
-  shouldContinueAsNew(afterEvents: number): boolean;
+  /**
+   * Whether the run should hand over to a fresh one now: Temporal suggests it, or history has
+   * `afterEvents` events (0: never), or (with `beforeLimits`, the `baton-inbox-bounds` patch) the
+   * run nears Temporal's limits of history and updates (`workflows/historyLimits.ts`).
+   */
+  shouldContinueAsNew(afterEvents: number, beforeLimits?: boolean): boolean;
   /** Temporal's `patched(id)`: whether this run takes the code path the patch `id` guards (one of `Patches`). */
   patched(id: string): boolean;
   /** Where the chain's model calls send their text as it forms, when it streams (see `workflows/streams`). */

@@ -5,6 +5,7 @@
 import { expiredHandoffAnswer, handedOffAnswer, rejectedHandoffAnswer, vetoedHandoffAnswer } from '../../src/common/answers';
 import type { ApprovalPolicy, ApprovalRecord } from '../../src/common/approvals';
 import { ApprovalTimeoutError } from '../../src/common/errors';
+import { LIMITS } from '../../src/common/limits';
 import { extractHandoff, type HandoffResult } from '../../src/common/handoff';
 import type { ModelResponse, ToolCall } from '../../src/common/model';
 import type { HandoffRecord } from '../../src/common/run';
@@ -20,9 +21,9 @@ import { planTransfer, transcript, type TransferPlan, transferTo } from './trans
 /** A handoff call read: the handoff it asks for, or what is wrong with its arguments. */
 export type HandoffRequest = { kind: 'handoff'; handoff: HandoffResult } | { kind: 'invalid'; answer: string };
 
-export function readHandoff(call: ToolCall, from: AgentSpec | string): HandoffRequest {
+export function readHandoff(call: ToolCall, from: AgentSpec | string, maxDepth?: number): HandoffRequest {
   const agent = typeof from === 'string' ? undefined : from;
-  const parsed = extractHandoff(call, typeof from === 'string' ? from : from.id, agent);
+  const parsed = extractHandoff(call, typeof from === 'string' ? from : from.id, agent, maxDepth);
   if (typeof parsed === 'string' || parsed === null) return { kind: 'invalid', answer: `Error: ${parsed ?? 'not a handoff call'}` };
   return { kind: 'handoff', handoff: parsed };
 }
@@ -44,7 +45,8 @@ export async function weighHandoff(run: ChainRun, call: ToolCall, checkedInput: 
     const { task, reason, context } = routed.request;
     h = { kind: 'handoff', from: source.id, to: routed.to, message: [task, reason && `Why: ${reason}`, context && `Context: ${context}`].filter(Boolean).join('\n'), via: 'specialist' };
   } else {
-    const request = readHandoff(call, source);
+    // What the model sends is held to the depth of anything that arrives (runs with the baton-inbox-bounds patch).
+    const request = readHandoff(call, source, run.desk.inboxBounds ? LIMITS.jsonDepth : undefined);
     if (request.kind === 'invalid') return { kind: 'answer', answer: request.answer };
     h = request.handoff;
   }

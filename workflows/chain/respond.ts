@@ -11,8 +11,8 @@ import { decidedOutcome, type HandoffOutcome, weighHandoff } from './handoff';
 import { noteFailure } from './controls';
 import { started } from './effects';
 import { currentAgent } from './state';
-import { type ChainRun, retried, RUN_AGAIN, type Step, type TurnInProgress } from './step';
-import { type Gated, gateToolCalls } from './toolApprovals';
+import { type ChainRun, handOverDue, retried, RUN_AGAIN, type Step, type TurnInProgress } from './step';
+import { type Gated, gateToolCalls, PAUSED } from './toolApprovals';
 import { offeredTools } from './tools';
 import { answersInOrder, idempotencyKey, planTurn, toolNames } from './turn';
 import { applySteering, recordInterrupt } from '../live/apply';
@@ -68,6 +68,12 @@ export function respond(run: ChainRun, response: ModelResponse): Step | Promise<
   chain.markStep(response);
   chain.apply({ type: 'model_responded', response });
   retried(run, guards.afterModelResponse(chain.state, response));
+  return actOn(run, response);
+}
+
+/** Act on a model's answer already in the conversation: run its tools, weigh its handoff, or finish. */
+export function actOn(run: ChainRun, response: ModelResponse): Step | Promise<Step> {
+  const { chain } = run;
   const finalTurn = chain.state.controls?.finalTurn;
   if (response.toolCalls.length === 0 || finalTurn) {
     // Calls made on a last turn offered none are answered, so the conversation stays valid if the answer is sent back.
@@ -77,13 +83,15 @@ export function respond(run: ChainRun, response: ModelResponse): Step | Promise<
 
   const agent = currentAgent(chain.state);
   const plan = planTurn(response.toolCalls, agent);
-  const afterTools = (ran: [string, string][]): Step | Promise<Step> => {
+  const afterTools = (ran: [string, string][] | typeof PAUSED): Step | Promise<Step> => {
+    // The calls wait for approval and the run continues as new first; the next run goes on from here.
+    if (ran === PAUSED) return { kind: 'paused' };
     const results = new Map(ran);
     for (const call of plan.ignoredHandoffs) results.set(call.id, ignoredHandoffAnswer(plan.handoff));
     const turn = { calls: response.toolCalls, plan, results: [...results], ...(response.handoffInputs ? { handoffInputs: response.handoffInputs } : {}) };
     return plan.delegations.length > 0 ? { kind: 'delegate', ...turn } : continueTurn(run, turn);
   };
-  return plan.tools.length > 0 ? runTools(run, plan.tools).then(afterTools) : afterTools([]);
+  return plan.tools.length > 0 ? runTools(run, plan.tools, response).then(afterTools) : afterTools([]);
 }
 
 /** The rest of a turn once its tools and delegations have answers: weigh its handoff and close it. */
@@ -110,12 +118,13 @@ export function continueTurn(run: ChainRun, turn: TurnInProgress): Step | Promis
  * Run the turn's regular tool calls in parallel. A tool the agent does not have, and `readState`,
  * are answered without an activity.
  */
-async function runTools(run: ChainRun, calls: ToolCall[]): Promise<[string, string][]> {
+async function runTools(run: ChainRun, calls: ToolCall[], response: ModelResponse): Promise<[string, string][] | typeof PAUSED> {
   const { chain, effects } = run;
   const agent = currentAgent(chain.state);
   const known = (call: ToolCall) => agent.tools.some((t) => t.name === call.name);
   // Calls that need a person's approval wait for it first; then everything that may run runs at once.
-  const gates = agent.toolApprovals && chain.state.controls ? await gateToolCalls(run, agent, calls.filter(known)) : new Map<ToolCall, Gated>();
+  const gates = agent.toolApprovals && chain.state.controls ? await gateToolCalls(run, agent, calls.filter(known), response) : new Map<ToolCall, Gated>();
+  if (gates === PAUSED) return PAUSED;
   const { turns, options, context, shared, team } = chain.state;
   const failed: string[] = [];
   const results = Promise.all(
@@ -140,9 +149,9 @@ async function runTools(run: ChainRun, calls: ToolCall[]): Promise<[string, stri
 
 /** Wait for the approval a turn's handoff needs, then close the turn; `paused` to continue as new first. */
 export async function finishTurn(run: ChainRun, open: OpenTurn): Promise<Step> {
-  const { chain, effects, desk } = run;
+  const { chain, desk } = run;
   chain.markStep();
-  const approval = await desk.wait(open.handoffId, () => effects.shouldContinueAsNew(chain.state.options.continueAsNewAfterEvents));
+  const approval = await desk.wait(open.handoffId, () => handOverDue(run));
   if (!approval) return { kind: 'paused' };
   const outcome = decidedOutcome(open.handoff, approval);
   return closeTurn(run, open.calls, new Map(open.results).set(open.handoffCallId, outcome.answer), outcome);

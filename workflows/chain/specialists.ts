@@ -5,6 +5,7 @@
  * outcome.
  */
 import type { ApprovalRecord, HandoffDecision, PendingApproval } from '../../src/common/approvals';
+import { isUnreadable } from '../../src/common/arrival';
 import { isRecord } from '../../src/common/check';
 import { ApprovalRefusedError, type BatonError, SignatureRefusedError } from '../../src/common/errors';
 import { pendingApprovalCheck } from '../../src/common/stateChecks';
@@ -22,6 +23,9 @@ export type Answer = (outcome: DecisionOutcome) => void;
 /** What a report did: taken (and whether what waits changed), ignored, or refused with a reason for the record. */
 export type ReportTaken = { kind: 'taken' } | { kind: 'ignored' } | { kind: 'refused'; reason: string };
 
+/** Answers to forwarded decisions a drain sends at most: a caller forwards one decision per approval per drain. */
+const ANSWERS_PER_DRAIN = 20;
+
 interface Forward {
   target: string;
   handoffId: string;
@@ -37,12 +41,21 @@ export class Specialists {
   private readonly waiting = new Map<string, PendingApproval[]>();
   /** Forwarded decisions whose callers wait for the outcome, by forward id. */
   private readonly forwards = new Map<string, Forward>();
+  /** Answers to forwarded decisions this drain may still send (runs that tally what arrives). */
+  private answersLeft = Number.POSITIVE_INFINITY;
 
   constructor(
     private readonly effects: ChainEffects,
     /** The run holds what arrives to `LIMITS` and gives its specialists tokens (the `baton-bounds` patch). */
     private readonly bounded: boolean,
+    /** The run sends at most {@link ANSWERS_PER_DRAIN} answers to forwarded decisions per drain (the `baton-inbox-bounds` patch). */
+    private readonly tallied = false,
   ) {}
+
+  /** A drain of the desk begins: answers to forwarded decisions are counted afresh. */
+  startDrain(): void {
+    if (this.tallied) this.answersLeft = ANSWERS_PER_DRAIN;
+  }
 
   /** A specialist about to start: the token its reports are to carry (none in runs from before tokens). */
   enrol(workflowId: string): string | undefined {
@@ -78,6 +91,7 @@ export class Specialists {
 
   /** A report of what waits in a specialist: taken only from a specialist this chain started, with its token. */
   take(raw: unknown): ReportTaken {
+    if (isUnreadable(raw)) return { kind: 'refused', reason: raw.problem('the report') };
     if (!this.bounded) return this.takeUnchecked(raw);
     const sizes = reportSizes(raw);
     if (sizes.length > 0) return { kind: 'refused', reason: sizes.map(sizeMessage).join('; ') };
@@ -138,11 +152,16 @@ export class Specialists {
    * for its outcome. Only a chain this one works for (whose id starts this one's) is answered.
    */
   received(raw: unknown): { decision: unknown; via: 'signal' | 'update'; answer?: Answer } {
+    if (isUnreadable(raw)) return { decision: raw, via: 'signal' };
     const f = isRecord(raw) ? raw : {};
     const via = f.via === 'update' ? 'update' : 'signal';
     const replyTo = typeof f.replyTo === 'string' && this.effects.workflowId.startsWith(`${f.replyTo}/`) ? f.replyTo : undefined;
     const forwardId = typeof f.forwardId === 'string' && f.forwardId.length <= LIMITS.idChars ? f.forwardId : undefined;
     if (!replyTo || !forwardId) return { decision: f.decision, via };
+    // The chain this one works for forwards one decision per approval per drain; more in one drain
+    // come from elsewhere, and their answers (each a signal) are not sent.
+    if (this.answersLeft <= 0) return { decision: f.decision, via };
+    this.answersLeft--;
     const answer: Answer = (o) =>
       this.effects.answerForward(
         replyTo,

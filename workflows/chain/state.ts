@@ -11,7 +11,7 @@ import { AgentNotFoundError } from '../../src/common/errors';
 import type { ChatMessage, ModelResponse } from '../../src/common/model';
 import { resolveRunOptions, type ResolvedRunOptions } from '../../src/common/options';
 import type { HandoffRecord, HandoffRunResult, RunOverrides, ToolResultRecord, Usage } from '../../src/common/run';
-import type { ChainState, OpenTurn } from '../../src/common/state';
+import type { ChainState, OpenTools, OpenTurn } from '../../src/common/state';
 import type { AgentSpec, RunContext, SharedState, StateUpdate, TeamSpec } from '../../src/common/team';
 import { addAgentUsage, addTokens, count, initialControls, NO_USAGE, reduceControl } from './controlState';
 import { toolCallKey } from './turn';
@@ -27,6 +27,8 @@ export type ChainEvent =
   | { type: 'tools_ran'; count: number }
   /** The turn waits for a decision on its handoff. */
   | { type: 'turn_opened'; turn: OpenTurn }
+  /** The turn's tool calls wait for approval (cleared once they are gated: `tools_ran`). */
+  | { type: 'tools_waiting'; open: OpenTools }
   /** Every tool call of the turn got its answer, in the model's order. */
   | { type: 'turn_closed'; results: ToolResultRecord[] }
   /**
@@ -100,12 +102,16 @@ function reduceChain(s: ChainState, event: ChainEvent): ChainState {
       const { pendingResponse: _taken, ...rest } = s;
       return { ...withAgentUsage(rest, { inputTokens, outputTokens }), messages: [...s.messages, message], usage: addUsage(s.usage, { inputTokens, outputTokens }) };
     }
-    case 'tools_ran':
+    case 'tools_waiting':
+      return { ...s, openTools: event.open };
+    case 'tools_ran': {
+      const { openTools: _gated, ...rest } = s;
       return {
-        ...withAgentUsage(s, { inputTokens: 0, outputTokens: 0, toolCalls: event.count }, 0),
+        ...withAgentUsage(rest, { inputTokens: 0, outputTokens: 0, toolCalls: event.count }, 0),
         usage: { ...s.usage, toolCalls: s.usage.toolCalls + event.count },
         ...(s.controls ? { controls: { ...s.controls, progress: s.controls.progress + event.count } } : {}),
       };
+    }
     case 'turn_opened':
       return { ...s, openTurn: event.turn };
     case 'turn_closed': {
@@ -254,7 +260,8 @@ export function resultOf(s: ChainState, output: unknown): HandoffRunResult<unkno
 }
 
 export function agentOf(team: TeamSpec, id: string): AgentSpec {
-  const agent = team.agents[id];
+  // Own agents only: an id such as "constructor" names no agent, whatever every object inherits.
+  const agent = Object.hasOwn(team.agents, id) ? team.agents[id] : undefined;
   if (!agent) throw new AgentNotFoundError(id, Object.keys(team.agents));
   return agent;
 }

@@ -45,6 +45,17 @@ export interface ChainRun {
 }
 
 /**
+ * Whether the run should continue as new now: see {@link ChainEffects.shouldContinueAsNew}. A run
+ * that has made no step of its own yet (`progressed` false) does so only before Temporal's limits
+ * (runs with the `baton-inbox-bounds` patch), so a small `continueAsNewAfterEvents` cannot spin.
+ */
+export function handOverDue(run: Pick<ChainRun, 'chain' | 'effects' | 'desk'>, progressed = true): boolean {
+  const { chain, effects, desk } = run;
+  if (!progressed && !desk.inboxBounds) return false;
+  return effects.shouldContinueAsNew(progressed ? chain.state.options.continueAsNewAfterEvents : 0, desk.inboxBounds);
+}
+
+/**
  * Apply a guard's verdict: `true` when the model is to be told something and go on (a retry, or
  * its last turn once a budget ran out), throws on `fail`. What a control did goes on the record
  * either way.

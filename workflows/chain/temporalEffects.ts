@@ -22,6 +22,7 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import { hasPatch } from '../patches';
+import { nearHistoryLimits } from '../historyLimits';
 import type { BatonActivities } from '../../activities';
 import { lostWorkerBudget, modelActivityOptions, toolActivityOptions } from '../../src/common/callOptions';
 import { ModelCallFailedError, TeamMismatchError, ToolExecutionError } from '../../src/common/errors';
@@ -206,9 +207,9 @@ export function temporalEffects(v2: boolean): ChainEffects {
         },
       };
     },
-    shouldContinueAsNew(afterEvents) {
+    shouldContinueAsNew(afterEvents, beforeLimits) {
       const info = workflowInfo();
-      return info.continueAsNewSuggested || (afterEvents > 0 && info.historyLength >= afterEvents);
+      return info.continueAsNewSuggested || (afterEvents > 0 && info.historyLength >= afterEvents) || (beforeLimits === true && nearHistoryLimits());
     },
     patched: (id) => hasPatch(id),
   };

@@ -15,13 +15,16 @@ import { approvalNeeded } from '../../src/common/controls';
 import type { ApprovalRecord } from '../../src/common/approvals';
 import { schemaProblems } from '../../src/common/jsonSchema';
 import { Patches } from '../../src/common/patches';
-import type { ToolCall } from '../../src/common/model';
+import type { ModelResponse, ToolCall } from '../../src/common/model';
 import type { AgentSpec } from '../../src/common/team';
-import type { ChainRun } from './step';
+import { type ChainRun, handOverDue } from './step';
 import { callHash, toolCallKey } from './turn';
 
 /** What becomes of a call that needed approval: it runs (maybe with edited arguments, `note` telling the model), or it is answered. */
 export type Gated = { kind: 'run'; call: ToolCall; note?: string } | { kind: 'answer'; content: string };
+
+/** The calls still wait for approval and the run is to continue as new first (`baton-inbox-bounds`). */
+export const PAUSED = 'paused' as const;
 
 /** A call put to people, and the calls of the turn that are the same call. */
 interface Asked {
@@ -32,10 +35,15 @@ interface Asked {
 
 /**
  * The calls among `calls` that need approval, checked, put in front of people and waited for, in
- * the model's order; by call (providers may give calls empty or repeated ids).
+ * the model's order; by call (providers may give calls empty or repeated ids). In runs with the
+ * `baton-inbox-bounds` patch the wait continues as new before Temporal's limits ({@link PAUSED}):
+ * the turn is carried (`openTools`), and the next run waits on the same approvals.
  */
-export async function gateToolCalls(run: ChainRun, agent: AgentSpec, calls: ToolCall[]): Promise<Map<ToolCall, Gated>> {
+export async function gateToolCalls(run: ChainRun, agent: AgentSpec, calls: ToolCall[], response: ModelResponse): Promise<Map<ToolCall, Gated> | typeof PAUSED> {
   const { desk, chain } = run;
+  // The approvals this turn asked for before the run continued as new, by the call's place in the answer.
+  const place = (call: ToolCall) => String(response.toolCalls.indexOf(call));
+  const carriedAsk = chain.state.openTools?.response === response ? chain.state.openTools.asked : {};
   const gated = new Map<ToolCall, Gated>();
   if (!chain.state.controls || !agent.toolApprovals) return gated;
   const needing = calls.filter((call) => {
@@ -60,6 +68,11 @@ export async function gateToolCalls(run: ChainRun, agent: AgentSpec, calls: Tool
         gated.set(call, { kind: 'answer', content: invalid });
         continue;
       }
+      const askedBeforeHandOver = Object.hasOwn(carriedAsk, place(call)) ? carriedAsk[place(call)] : undefined;
+      if (askedBeforeHandOver !== undefined && !asked.has(key)) {
+        asked.set(key, { call, id: askedBeforeHandOver, same: [] });
+        continue;
+      }
       const earlier = earlierDecision(run, key);
       if (earlier) {
         gated.set(call, { kind: 'answer', content: askedBefore(call, earlier, false) });
@@ -75,9 +88,12 @@ export async function gateToolCalls(run: ChainRun, agent: AgentSpec, calls: Tool
     const id = desk.open({ from: agent.id, to: `tool:${call.name}`, message: `${call.name}(${call.arguments})`, tool }, agent.toolApprovals[call.name]!).handoffId;
     asked.set(checks ? key : `${asked.size}`, { call, id, same: [] });
   }
+  if (desk.inboxBounds && asked.size > 0) chain.apply({ type: 'tools_waiting', open: { response, asked: Object.fromEntries([...asked.values()].map((a) => [place(a.call), a.id])) } });
+  // Older runs wait without continuing as new: the turn's other calls wait with it.
+  const pause = desk.inboxBounds ? () => handOverDue(run) : () => false;
   for (const { call, id, same } of asked.values()) {
-    // A tool call's wait does not pause for continue-as-new: the turn's other calls wait with it.
-    const record = (await desk.wait(id, () => false))!;
+    const record = await desk.wait(id, pause);
+    if (!record) return PAUSED;
     gated.set(call, outcomeOf(agent, call, id, record));
     for (const again of same) gated.set(again, { kind: 'answer', content: askedBefore(again, record, true) });
   }

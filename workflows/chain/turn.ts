@@ -9,6 +9,7 @@ import { isHandoffCall, READ_STATE_TOOL_NAME } from '../../src/common/handoff';
 import type { ToolCall } from '../../src/common/model';
 import type { ToolResultRecord } from '../../src/common/run';
 import type { AgentSpec } from '../../src/common/team';
+import { sortedJson } from '../../src/common/signatures/canonical';
 
 /**
  * What a model turn's tool calls mean, under baton's one-handoff-per-turn rule:
@@ -85,22 +86,11 @@ export function callHash(call: Pick<ToolCall, 'name' | 'arguments'>): string {
 export function toolCallKey(call: Pick<ToolCall, 'name' | 'arguments'>): string {
   let args = call.arguments.trim() || '{}';
   try {
-    args = canonicalJson(JSON.parse(args));
+    args = sortedJson(JSON.parse(args));
   } catch {
     // Not JSON: the text is the call.
   }
   return `${call.name}:${fnv1a(args)}${fnv1a(`${args.length}\n${args}`)}`;
-}
-
-function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  if (value !== null && typeof value === 'object') {
-    const entries = Object.keys(value as object)
-      .sort()
-      .map((k) => `${JSON.stringify(k)}:${canonicalJson((value as Record<string, unknown>)[k])}`);
-    return `{${entries.join(',')}}`;
-  }
-  return JSON.stringify(value);
 }
 
 /** 32-bit FNV-1a of a string, as 8 hex digits. */

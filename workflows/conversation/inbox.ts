@@ -5,10 +5,23 @@
  */
 import { ApplicationFailure } from '@temporalio/common';
 import { currentUpdateInfo } from '@temporalio/workflow';
-import { ConversationContinuedError, ConversationEndedError, type ConversationReply, type ConversationResult, type ConversationState, type QueuedMessage, type RememberedReply, type SendMessageInput } from '../../src/common/conversation';
+import {
+  ConversationContinuedError,
+  ConversationEndedError,
+  type ConversationReply,
+  type ConversationResult,
+  type ConversationState,
+  type MessageLookup,
+  type MessageLookupResult,
+  type MessageView,
+  type QueuedMessage,
+  type RememberedReply,
+  type SendMessageInput,
+} from '../../src/common/conversation';
 import { InputTooLargeError, InvalidRunInputError, toApplicationFailure } from '../../src/common/errors';
 import { type TurnStranding, TurnStrandedError } from '../../src/common/stranded';
 import { sendMessageProblems } from '../../src/common/input';
+import { isUnreadable } from '../../src/common/arrival';
 import { messageSizes } from '../../src/common/sizes';
 import { keyOf } from './turns';
 import type { MidTurn } from './midTurn';
@@ -56,6 +69,7 @@ export class Inbox {
 
   /** The update validator: refuse a message over its limits, malformed, or that comes once the conversation ends. */
   validate(raw: unknown): void {
+    if (isUnreadable(raw)) throw toApplicationFailure(raw.size ? new InputTooLargeError([raw.size]) : new InvalidRunInputError([`${raw.problem('the message')}; send {"message": string, "idempotencyKey"?: string} as JSON`]));
     const sizes = messageSizes(raw);
     if (sizes.length > 0) throw toApplicationFailure(new InputTooLargeError(sizes));
     const problems = sendMessageProblems(raw);
@@ -156,6 +170,27 @@ export class Inbox {
   private stranded(m: QueuedMessage): ApplicationFailure {
     const { turn, ...s } = this.stranding!;
     return toApplicationFailure(new TurnStrandedError({ workflowId: this.workflowId, turn: m.turn, idempotencyKey: m.idempotencyKey, strandedTurn: turn, ...s }));
+  }
+
+  /** A message by its key, or a waiting or answered one whose key starts with a prefix (the `message` query). */
+  lookup(find: MessageLookup): MessageLookupResult {
+    const turns = this.state?.turns ?? 0;
+    const pending = [...(this.current ? [this.current] : []), ...this.queue];
+    const view = (m: Inbound): MessageView => ({ idempotencyKey: m.idempotencyKey, status: m === this.current ? 'answering' : 'queued', turn: m.turn });
+    if (typeof find !== 'object' || find === null) return { message: null, turns };
+    if ('pendingWithPrefix' in find && typeof find.pendingWithPrefix === 'string' && find.pendingWithPrefix !== '') {
+      const prefix = find.pendingWithPrefix;
+      const m = pending.find((p) => p.idempotencyKey.startsWith(prefix));
+      return { message: m ? view(m) : null, turns, answered: (this.state?.replies ?? []).flatMap((r) => (r.idempotencyKey.startsWith(prefix) ? [r.idempotencyKey] : [])) };
+    }
+    const key = 'idempotencyKey' in find ? find.idempotencyKey : undefined;
+    if (typeof key !== 'string') return { message: null, turns };
+    // A message that interrupted the turn is answered with it.
+    const m = pending.find((p) => p.idempotencyKey === key) ?? (this.current && this.state?.current?.merged?.includes(key) ? this.current : undefined);
+    if (m) return { message: view(m), turns };
+    const r = this.state?.replies.find((x) => x.idempotencyKey === key);
+    if (!r) return { message: null, turns };
+    return { message: r.reply ? { idempotencyKey: key, status: 'answered', turn: r.reply.turn, reply: r.reply } : { idempotencyKey: key, status: 'failed', ...(r.failure ? { failure: r.failure } : {}) }, turns };
   }
 
   /** Whether a key's message is remembered, being answered or waiting. */

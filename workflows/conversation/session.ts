@@ -16,6 +16,7 @@ import type { ChainEffects } from '../chain/effects';
 import type { Chain } from '../chain/state';
 import type { Guards } from '../guards';
 import { runChain } from '../loop';
+import { handOverDue } from '../chain/step';
 import { compact } from './compaction';
 import type { Inbox } from './inbox';
 import { addUsage, beginTurn, currentTurn, remember, replyOf, rolledBack } from './turns';
@@ -78,7 +79,8 @@ export class Session {
       await this.desk.drain();
       if (this.migrations?.requested) await this.migrations.moveBetweenTurns(this.inbox.queue[0]?.turn ?? this.state.turns + 1);
       if (await this.compact()) progressed = true;
-      if (progressed && this.effects.shouldContinueAsNew(this.chain.state.options.continueAsNewAfterEvents)) return { kind: 'continue_as_new' };
+      // Between turns; with nothing answered yet only before Temporal's limits, so a waiting conversation flooded with signals hands over too.
+      if (handOverDue({ chain: this.chain, effects: this.effects, desk: this.desk }, progressed)) return { kind: 'continue_as_new' };
       if (this.inbox.queue.length > 0) {
         // Between turns only: onto the deployment's current version, with its team.
         if (movesToCurrentVersion()) return { kind: 'continue_as_new', upgrade: true };

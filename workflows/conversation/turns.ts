@@ -63,7 +63,7 @@ export function currentTurn(m: QueuedMessage, s: ChainState, now: number): Curre
  * nothing waiting. Model turns and calls per agent stay counted.
  */
 export function rolledBack(s: ChainState, before: CurrentTurn['before']): ChainState {
-  const { openTurn: _open, pendingResponse: _response, shared: _shared, ...rest } = s;
+  const { openTurn: _open, openTools: _tools, pendingResponse: _response, shared: _shared, ...rest } = s;
   return { ...rest, ...before, chain: [], approvals: { pending: [], decided: [] } };
 }
 

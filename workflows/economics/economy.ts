@@ -23,6 +23,9 @@ import { costOfCall } from './costs';
 import type { EconomicsEffects } from './effects';
 
 const MAX_TTL_MS = 31 * 86_400_000;
+/** A reservation that must wait asks again after this long, then twice as long each time, up to {@link WAIT_MAX_MS}. */
+const WAIT_FIRST_MS = 500;
+const WAIT_MAX_MS = 8_000;
 
 export class Economy {
   private readonly pending = new Set<Promise<void>>();
@@ -46,12 +49,13 @@ export class Economy {
     const needed = worstCaseMicros(s, price);
     const { workflowId, runId } = this.port.chain;
     const id = `${workflowId}/${runId}#${s.turns}`;
-    for (;;) {
+    const chainWaits = this.port.waitsOnTimer();
+    for (let waits = 0; ; ) {
       const now = run.effects.now();
       const ledgers = limits.map((l) => ledgerOf(l, s, now));
       const answers = await Promise.all(
         limits.map((l, i) =>
-          this.port.reserve({ ledger: ledgers[i]!, request: { id, chain: workflowId, micros: needed, limitMicros: l.limitMicros, ttlMs: ttlOf(s) } }).catch((err: unknown) => {
+          this.port.reserve({ ledger: ledgers[i]!, request: { id, chain: workflowId, micros: needed, limitMicros: l.limitMicros, ttlMs: ttlOf(s) }, ...(chainWaits ? { chainWaits } : {}) }).catch((err: unknown) => {
             // No call is made that its limit could not be asked about.
             if (isCancellation(err)) throw err;
             throw new ModelCallFailedError(agent.id, `its spend limit "${l.name}" could not be asked: ${(err as Error).message}`);
@@ -59,6 +63,13 @@ export class Economy {
         ),
       );
       const refused = answers.findIndex((a) => 'granted' in a && !a.granted);
+      if (refused < 0 && answers.some((a) => !('granted' in a))) {
+        // Other chains' reservations stand in the way: ask again once they may have settled. A ledger that
+        // granted already answers the same reservation (by its id) granted again, counting it once.
+        const timer = run.effects.timer(Math.min(WAIT_MAX_MS, WAIT_FIRST_MS * 2 ** waits++));
+        await run.effects.condition(() => timer.fired);
+        continue;
+      }
       if (refused < 0) {
         this.held = { ledgers, id, price };
         return;

@@ -4,6 +4,7 @@
  * messages at its fixed points (see `apply.ts`).
  */
 import { CancellationScope, isCancellation } from '@temporalio/workflow';
+import { isUnreadable } from '../../src/common/arrival';
 import { InputTooLargeError, InvalidRunInputError, toApplicationFailure } from '../../src/common/errors';
 import { LIMITS } from '../../src/common/limits';
 import { SteeringRefusedError, steerProblems, steerSizes, type SteerInput, type SteerMessage, type SteerReceipt } from '../../src/common/live';
@@ -42,6 +43,7 @@ export class Steering {
 
   /** The update validator: a malformed, oversized or untimely message is refused, with why. */
   validate(raw: unknown): void {
+    if (isUnreadable(raw)) throw toApplicationFailure(raw.size ? new InputTooLargeError([raw.size]) : new InvalidRunInputError([`${raw.problem('the steering message')}; send {"text": string, "by": string} as JSON`]));
     const sizes = steerSizes(raw);
     if (sizes.length > 0) throw toApplicationFailure(new InputTooLargeError(sizes));
     const problems = steerProblems(raw);

@@ -96,6 +96,12 @@ export interface LedgerView {
 
 /** Update: reserve spend for a model call; answers at once (a waiting reservation holds no update in flight). */
 export const reserveSpendUpdate = defineUpdate<ReserveAnswer, [ReserveSpend]>('reserveSpend');
+/**
+ * Update: several reservations at once, decided in order, answered in order. A worker sends the
+ * questions its chains have for one ledger together, so the ledger has one update in flight per
+ * worker process however many chains ask (Temporal takes 10 in flight per workflow).
+ */
+export const reserveSpendBatchUpdate = defineUpdate<ReserveAnswer[], [ReserveSpend[]]>('reserveSpendBatch');
 /** Signal: what a reserved call cost (0 when it failed); the reservation is released. */
 export const settleSpendSignal = defineSignal<[SettleSpend]>('settleSpend');
 /** Query: where the ledger stands. */
@@ -169,6 +175,8 @@ export interface BreakerView {
 
 /** Update: may this chain go to the target now? */
 export const askBreakerUpdate = defineUpdate<BreakerAnswer, [AskBreaker]>('askBreaker');
+/** Update: several chains' questions at once, answered in order (as {@link reserveSpendBatchUpdate} for ledgers). */
+export const askBreakerBatchUpdate = defineUpdate<BreakerAnswer[], [AskBreaker[]]>('askBreakerBatch');
 /** Signal: a failure or success of the target in a chain. */
 export const reportBreakerSignal = defineSignal<[BreakerReport]>('reportToBreaker');
 /** Update: close the breaker, recorded with who reset it; answers the breaker's state after. */
@@ -176,10 +184,18 @@ export const resetBreakerUpdate = defineUpdate<BreakerView, [ResetBreaker]>('res
 /** Query: where the breaker stands. */
 export const breakerQuery = defineQuery<BreakerView>('circuitBreaker');
 
+/** The most questions one batch update carries. */
+export const MAX_BATCH = 100;
+
 /** Input of the `reserveSpend` activity: the ledger (started with it when it is not running) and the reservation. */
 export interface ReserveSpendInput {
   ledger: SpendLedgerInput;
   request: ReserveSpend;
+  /**
+   * The chain waits on a timer of its own: a reservation that must wait for other chains' settles
+   * is answered `wait` at once, instead of the activity asking again until it is granted or refused.
+   */
+  chainWaits?: boolean;
 }
 
 /** Input of the `settleSpend` activity. */

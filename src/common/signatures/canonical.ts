@@ -10,23 +10,68 @@ import { sha256 } from '@noble/hashes/sha2';
 /**
  * `value` as canonical JSON. Only JSON values: a string, a finite number, a boolean, `null`, an
  * array or a plain object of those; object fields whose value is `undefined` are left out, as
- * `JSON.stringify` leaves them out. Throws `TypeError` for anything JSON cannot hold.
+ * `JSON.stringify` leaves them out. Throws `TypeError` for anything JSON cannot hold. Written
+ * without recursion: a value nested 10,000 levels deep is written, not a stack overflow.
  */
 export function canonicalJson(value: unknown): string {
+  return sortedText(value, true);
+}
+
+/**
+ * `value` as JSON with object keys sorted at every depth, for comparing and hashing values that
+ * came as JSON: like {@link canonicalJson}, but what JSON cannot hold is written as
+ * `JSON.stringify` writes it (`null` for a number beyond JSON's, or an array's `undefined`)
+ * instead of refused. Without recursion.
+ */
+export function sortedJson(value: unknown): string {
+  return sortedText(value, false);
+}
+
+/** An array or object being written: its members, and how many are written. */
+type Open = { items: unknown[]; keys?: string[]; at: number };
+
+function sortedText(root: unknown, strict: boolean): string {
+  const out: string[] = [];
+  const open: Open[] = [];
+  let next: unknown = root;
+  for (;;) {
+    if (Array.isArray(next)) {
+      out.push('[');
+      open.push({ items: next, at: 0 });
+    } else if (typeof next === 'object' && next !== null) {
+      const record = next as Record<string, unknown>;
+      const keys = Object.keys(record)
+        .filter((k) => record[k] !== undefined)
+        .sort();
+      out.push('{');
+      open.push({ items: keys.map((k) => record[k]), keys, at: 0 });
+    } else out.push(primitive(next, strict));
+    // Close what is complete; find the next member to write.
+    let found = false;
+    while (open.length > 0 && !found) {
+      const top = open[open.length - 1]!;
+      if (top.at === top.items.length) {
+        out.push(top.keys ? '}' : ']');
+        open.pop();
+        continue;
+      }
+      if (top.at > 0) out.push(',');
+      if (top.keys) out.push(`${JSON.stringify(top.keys[top.at])}:`);
+      next = top.items[top.at++];
+      found = true;
+    }
+    if (!found) return out.join('');
+  }
+}
+
+function primitive(value: unknown, strict: boolean): string {
   if (value === null || typeof value === 'boolean' || typeof value === 'string') return JSON.stringify(value);
   if (typeof value === 'number') {
-    if (!Number.isFinite(value)) throw new TypeError(`canonical JSON holds finite numbers only, got ${value}`);
+    if (strict && !Number.isFinite(value)) throw new TypeError(`canonical JSON holds finite numbers only, got ${value}`);
     return JSON.stringify(value);
   }
-  if (Array.isArray(value)) return `[${value.map((v) => canonicalJson(v)).join(',')}]`;
-  if (typeof value === 'object') {
-    const fields = Object.keys(value)
-      .filter((k) => (value as Record<string, unknown>)[k] !== undefined)
-      .sort()
-      .map((k) => `${JSON.stringify(k)}:${canonicalJson((value as Record<string, unknown>)[k])}`);
-    return `{${fields.join(',')}}`;
-  }
-  throw new TypeError(`canonical JSON cannot hold a ${typeof value}`);
+  if (strict) throw new TypeError(`canonical JSON cannot hold a ${typeof value}`);
+  return JSON.stringify(value) ?? 'null';
 }
 
 /** The UTF-8 bytes of `text`. */

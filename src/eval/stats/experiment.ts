@@ -10,7 +10,8 @@ import type { ExperimentState } from '../../common/experiment';
 import { variantAttributeValue } from '../../common/experiment';
 import { BatonVariant } from '../../common/messages';
 import { type ChainFacts, listChains, readFacts } from './chains';
-import { mannWhitneyU, quantile, type TestResult, twoProportionZ } from './significance';
+import { mannWhitneyU } from './rankTest';
+import { fisherExact, quantile, type TestResult } from './significance';
 
 /** One variant's figures. Rates count ended chains; running ones are only counted. */
 export interface VariantStats {
@@ -99,9 +100,9 @@ function compare(variant: string, against: string, b: ChainFacts[], a: ChainFact
   const count = (xs: ChainFacts[], pick: (f: ChainFacts) => boolean) => xs.filter(pick).length;
   const sum = (xs: ChainFacts[], pick: (f: ChainFacts) => number) => xs.reduce((s, f) => s + pick(f), 0);
   const tests: Omit<Comparison, 'variant' | 'against'> = {
-    successRate: twoProportionZ(count(b, (f) => f.status === 'completed'), b.length, count(a, (f) => f.status === 'completed'), a.length),
-    approvalRejections: twoProportionZ(sum(b, (f) => f.approvalsRejected), sum(b, (f) => f.approvalsAsked), sum(a, (f) => f.approvalsRejected), sum(a, (f) => f.approvalsAsked)),
-    guardrailTrips: twoProportionZ(count(b, (f) => f.guardrailTrips > 0), b.length, count(a, (f) => f.guardrailTrips > 0), a.length),
+    successRate: fisherExact(count(b, (f) => f.status === 'completed'), b.length, count(a, (f) => f.status === 'completed'), a.length),
+    approvalRejections: fisherExact(sum(b, (f) => f.approvalsRejected), sum(b, (f) => f.approvalsAsked), sum(a, (f) => f.approvalsRejected), sum(a, (f) => f.approvalsAsked)),
+    guardrailTrips: fisherExact(count(b, (f) => f.guardrailTrips > 0), b.length, count(a, (f) => f.guardrailTrips > 0), a.length),
     latency: mannWhitneyU(b.flatMap((f) => (f.latencyMs !== undefined ? [f.latencyMs] : [])), a.flatMap((f) => (f.latencyMs !== undefined ? [f.latencyMs] : []))),
     tokens: mannWhitneyU(b.map((f) => f.tokens), a.map((f) => f.tokens)),
     handoffs: mannWhitneyU(b.map((f) => f.handoffs), a.map((f) => f.handoffs)),

@@ -1,7 +1,7 @@
 /** Statistics for people: tables of an experiment's variants and of agents and edges. */
 import type { AgentEdgeStats } from './agents';
 import type { ExperimentStats } from './experiment';
-import type { TestResult } from './significance';
+import { ALPHA, MIN_SAMPLE, type TestResult } from './significance';
 
 /** Rows of cells as aligned columns. */
 export function table(header: string[], rows: string[][]): string[] {
@@ -38,11 +38,22 @@ export function formatExperimentStats(s: ExperimentStats): string[] {
     ),
   );
   for (const c of s.comparisons) {
-    lines.push('', `${c.variant} against ${c.against} (significant when p < 0.05):`);
-    const shown = (name: string, t: TestResult | undefined) => (t ? [`  ${name}: ${t.test} ${t.test === 'Mann-Whitney U' ? `U=${t.statistic.toFixed(1)}` : `z=${t.statistic.toFixed(2)}`}, p=${t.p.toFixed(4)}${t.significant ? ' — significant' : ''}`] : []);
+    lines.push('', `${c.variant} against ${c.against} (significant when p < ${ALPHA}; with fewer than ${MIN_SAMPLE} ended chains in each variant no test can show a difference):`);
+    const shown = (name: string, t: TestResult | undefined) => (t ? [`  ${name}: ${testLine(t)}`] : []);
     lines.push(...shown('success rate', c.successRate), ...shown('approval rejections', c.approvalRejections), ...shown('chains with a guardrail trip', c.guardrailTrips), ...shown('latency', c.latency), ...shown('tokens', c.tokens), ...shown('handoffs', c.handoffs));
   }
   return lines;
+}
+
+/** A test as one line: its statistic, its p, and whether it is significant, or could not be with so few. */
+export function testLine(t: TestResult): string {
+  const statistic = t.test === 'Mann-Whitney U' ? `U=${t.statistic.toFixed(1)} (${t.exact ? 'exact' : 'normal approximation'})` : `difference ${t.statistic >= 0 ? '+' : ''}${(t.statistic * 100).toFixed(1)} points`;
+  const verdict = t.significant
+    ? ' — significant'
+    : t.minP >= ALPHA
+      ? ` — too few to tell: ${t.sizes[0]} against ${t.sizes[1]} can give no p below ${t.minP.toFixed(4)}`
+      : '';
+  return `${t.test} ${statistic}, p=${t.p.toFixed(4)}${verdict}`;
 }
 
 /** Agents or edges, as asked. */

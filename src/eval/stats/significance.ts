@@ -1,68 +1,80 @@
 /**
- * Whether two variants differ by more than chance: a two-proportion z-test for rates (success,
+ * Whether two variants differ by more than chance: Fisher's exact test for rates (success,
  * approval rejections, chains with a guardrail trip) and the Mann-Whitney U test for values of
- * unknown distribution (latency, tokens, handoffs), each with its two-sided p-value from the
- * normal approximation. Pure.
+ * unknown distribution (latency, tokens, handoffs), exact for small samples (see ./rankTest.ts).
+ * Each gives its two-sided p-value and the smallest p its sample sizes allow, so a report can say
+ * when there are too few chains for any difference to show. The special functions come from
+ * simple-statistics. Pure.
  */
+import type * as SimpleStatistics from 'simple-statistics' with { 'resolution-mode': 'import' };
 
-/** A test's result: the statistic, its two-sided p-value, and whether p is below `alpha`. */
+// simple-statistics is an ES module that ships a CommonJS build; its types are the module's.
+const { errorFunction, gammaln } = require('simple-statistics') as Pick<typeof SimpleStatistics, 'errorFunction' | 'gammaln'>;
+
+/** A test's result: the statistic, its two-sided p-value, whether p is below `alpha`, and what the samples allow. */
 export interface TestResult {
-  test: 'two-proportion z' | 'Mann-Whitney U';
+  test: "Fisher's exact" | 'Mann-Whitney U';
+  /** Fisher's: the difference of the two rates (first minus second); Mann-Whitney: U of the first sample. */
   statistic: number;
   p: number;
   significant: boolean;
+  /** Whether `p` is exact (Fisher's always; Mann-Whitney up to {@link EXACT_RANKS_UP_TO} values) rather than the normal approximation. */
+  exact: boolean;
+  /** The sizes of the two samples (for a rate, the number of trials of each). */
+  sizes: [number, number];
+  /**
+   * The smallest p any data of these sizes could give. When it is not below {@link ALPHA}, no
+   * difference can be significant: more chains are needed (see {@link MIN_SAMPLE}).
+   */
+  minP: number;
 }
 
 /** The level below which a difference counts as significant. */
 export const ALPHA = 0.05;
 
-/** The standard normal distribution's CDF (Abramowitz and Stegun 7.1.26, error under 1.5e-7). */
-export function normalCdf(z: number): number {
-  const x = Math.abs(z) / Math.SQRT2;
-  const t = 1 / (1 + 0.3275911 * x);
-  const erf = 1 - ((((1.061405429 * t - 1.453152027) * t + 1.421413741) * t - 0.284496736) * t + 0.254829592) * t * Math.exp(-x * x);
-  return z >= 0 ? (1 + erf) / 2 : (1 - erf) / 2;
+/** Samples with at most this many values in all are ranked exactly (every split counted); larger ones by the normal approximation. */
+export const EXACT_RANKS_UP_TO = 60;
+
+/**
+ * The ended chains each variant needs before a difference can be significant at {@link ALPHA}:
+ * while both have fewer, no data can give either test a p below 0.05 (3 against 3 gives at least
+ * 0.10; 4 against 4 can give 0.029). With unequal sizes the smallest p is {@link TestResult.minP}.
+ */
+export const MIN_SAMPLE = 4;
+
+/** `ln C(n, k)`: the log of the number of ways to choose `k` of `n`. */
+export function lnChoose(n: number, k: number): number {
+  return gammaln(n + 1) - gammaln(k + 1) - gammaln(n - k + 1);
 }
 
-function twoSided(z: number): number {
-  return Math.min(1, 2 * (1 - normalCdf(Math.abs(z))));
+/** P(|Z| ≥ z) for a standard normal Z: erfc(z / √2). */
+export function twoSidedNormalP(z: number): number {
+  return Math.min(1, 1 - errorFunction(Math.abs(z) / Math.SQRT2));
 }
 
-/** Two-proportion z-test (pooled) of `a` successes out of `n` against `b` out of `m`; `undefined` without data. */
-export function twoProportionZ(a: number, n: number, b: number, m: number): TestResult | undefined {
+/**
+ * Fisher's exact test (two-sided) of `a` successes out of `n` against `b` out of `m`: the
+ * probability, given the totals, of a table at most as likely as the one seen. `undefined`
+ * without data.
+ * @example fisherExact(3, 3, 0, 3)!.p // 0.1: 3 of 3 against 0 of 3 is not significant
+ */
+export function fisherExact(a: number, n: number, b: number, m: number): TestResult | undefined {
   if (n === 0 || m === 0) return undefined;
-  const pooled = (a + b) / (n + m);
-  const se = Math.sqrt(pooled * (1 - pooled) * (1 / n + 1 / m));
-  const z = se === 0 ? 0 : (a / n - b / m) / se;
-  const p = se === 0 ? 1 : twoSided(z);
-  return { test: 'two-proportion z', statistic: z, p, significant: p < ALPHA };
-}
-
-/** Mann-Whitney U test of samples `a` and `b` (ties get mean ranks, the variance its tie correction); `undefined` without data. */
-export function mannWhitneyU(a: readonly number[], b: readonly number[]): TestResult | undefined {
-  const n = a.length;
-  const m = b.length;
-  if (n === 0 || m === 0) return undefined;
-  const all = [...a.map((v) => ({ v, first: true })), ...b.map((v) => ({ v, first: false }))].sort((x, y) => x.v - y.v);
-  const ranks = new Array<number>(all.length);
-  let ties = 0;
-  for (let i = 0; i < all.length; ) {
-    let j = i;
-    while (j + 1 < all.length && all[j + 1]!.v === all[i]!.v) j++;
-    const rank = (i + j) / 2 + 1;
-    for (let k = i; k <= j; k++) ranks[k] = rank;
-    const t = j - i + 1;
-    ties += t ** 3 - t;
-    i = j + 1;
-  }
-  const rankSum = all.reduce((s, x, i) => (x.first ? s + ranks[i]! : s), 0);
-  const u = rankSum - (n * (n + 1)) / 2;
-  const mean = (n * m) / 2;
+  const k = a + b;
   const N = n + m;
-  const variance = ((n * m) / 12) * (N + 1 - ties / (N * (N - 1)));
-  const z = variance <= 0 ? 0 : (u - mean) / Math.sqrt(variance);
-  const p = variance <= 0 ? 1 : twoSided(z);
-  return { test: 'Mann-Whitney U', statistic: u, p, significant: p < ALPHA };
+  const lnTotal = lnChoose(N, n);
+  const prob = (x: number) => Math.exp(lnChoose(k, x) + lnChoose(N - k, n - x) - lnTotal);
+  const seen = prob(a);
+  let p = 0;
+  // Tables as likely as the one seen count (a relative tolerance, as R's fisher.test has, for rounding).
+  for (let x = Math.max(0, k - m); x <= Math.min(k, n); x++) {
+    const px = prob(x);
+    if (px <= seen * (1 + 1e-7)) p += px;
+  }
+  p = Math.min(1, p);
+  // The most lopsided table (one side all successes, the other none), and its mirror when the sizes are equal.
+  const minP = Math.min(1, (n === m ? 2 : 1) * Math.exp(-lnChoose(N, n)));
+  return { test: "Fisher's exact", statistic: a / n - b / m, p, significant: p < ALPHA, exact: true, sizes: [n, m], minP };
 }
 
 /** The `q` quantile (0 to 1) of `values` by the nearest rank; `undefined` for none. */

@@ -1,9 +1,9 @@
 /**
  * The approvals page: one HTML shell for the inbox (`/`) and a run (`/runs/<id>`), with its script
- * and stylesheet served beside it. Plain HTML, CSS and JavaScript: no build step, nothing fetched
- * from elsewhere, so a strict Content-Security-Policy holds.
+ * (the TypeScript modules under `browser/`, bundled: ./bundle.ts) and stylesheet served beside it.
+ * Nothing fetched from elsewhere, so a strict Content-Security-Policy holds.
  */
-import { PAGE_SCRIPT } from './script';
+import { pageScript } from './bundle';
 import { PAGE_STYLE } from './style';
 
 /** Headers of the page and its assets. */
@@ -40,8 +40,13 @@ export function pageHtml(assets: string): string {
 `;
 }
 
-/** The page's script and stylesheet, by file name. */
-export const PAGE_ASSETS: Record<string, { type: string; body: string }> = {
-  'baton.js': { type: 'text/javascript; charset=utf-8', body: PAGE_SCRIPT },
+/** The page's script and stylesheet, by file name; the script is read (or bundled) when first asked for. */
+export const PAGE_ASSETS: Record<string, { readonly type: string; readonly body: string }> = {
+  'baton.js': {
+    type: 'text/javascript; charset=utf-8',
+    get body() {
+      return pageScript();
+    },
+  },
   'baton.css': { type: 'text/css; charset=utf-8', body: PAGE_STYLE },
 };

@@ -1,0 +1,37 @@
+/** How a conversation's updates failed, and the typed error each failure stands for. */
+import { ApplicationFailure, WorkflowFailedError, WorkflowUpdateFailedError } from '@temporalio/client';
+import { CONVERSATION_ERRORS } from '../common/conversation';
+import type { BatonError } from '../common/errors';
+import { errorFromFailure } from '../common/errorTypes';
+
+/** Whether an update failed because its run continued as new before answering: to be sent again. */
+export function continued(err: unknown): boolean {
+  return err instanceof WorkflowUpdateFailedError && err.cause instanceof ApplicationFailure && err.cause.type === 'ConversationContinuedError';
+}
+
+/** Whether an update failed because its run ended before answering it (Temporal's `AcceptedUpdateCompletedWorkflow`). */
+export function endedFirst(err: unknown): boolean {
+  return err instanceof WorkflowUpdateFailedError && err.cause instanceof ApplicationFailure && err.cause.type === 'AcceptedUpdateCompletedWorkflow';
+}
+
+/** The typed error of a failed update or run: the conversation's own, baton's, or the error as it came. */
+export function conversationError(err: unknown): unknown {
+  const cause = err instanceof WorkflowUpdateFailedError || err instanceof WorkflowFailedError ? err.cause : undefined;
+  if (!(cause instanceof ApplicationFailure) || !cause.type) return err;
+  const cls = CONVERSATION_ERRORS[cause.type as keyof typeof CONVERSATION_ERRORS];
+  if (!cls) {
+    const typed = errorFromFailure(cause);
+    if (typed) (typed as { cause?: unknown }).cause = err;
+    return typed ?? err;
+  }
+  const details = (cause.details?.[0] ?? {}) as Record<string, unknown>;
+  // The error as thrown in the workflow: its class, message and fields, without re-running its constructor.
+  const typed = Object.create(cls.prototype) as BatonError;
+  Object.defineProperties(typed, {
+    name: { value: cls.name, writable: true, configurable: true },
+    message: { value: cause.message, writable: true, configurable: true },
+    details: { value: details, enumerable: false },
+    cause: { value: err, writable: true, configurable: true },
+  });
+  return Object.assign(typed, details);
+}

@@ -1,0 +1,57 @@
+/** What the page reads from the service (the fields it uses; the OpenAPI document has them all). */
+import type { Cost } from './dom';
+
+/** A handoff of the chain so far. */
+export interface Hop {
+  from: string;
+  to: string;
+}
+
+/** What a chain was asked, and by whom. */
+export interface Asked {
+  agent: string;
+  input: string;
+  truncated?: boolean;
+  startedAt?: string;
+  startedBy?: string;
+  client?: string;
+  parent?: { workflowId: string };
+  /** A specialist's: what the customer first asked the top chain. */
+  original?: Asked;
+}
+
+/** An approval that waits, as the inbox and a run list it. */
+export interface Approval {
+  workflowId: string;
+  handoffId: string;
+  from: string;
+  to: string;
+  message?: string;
+  tool?: { name: string; callHash: string; arguments?: unknown; argumentsText?: string };
+  approvers?: string[];
+  canDecide?: boolean;
+  requestedAt: string;
+  expiresAt?: string;
+  onTimeout?: string;
+  requireSignature?: boolean;
+  sensitive?: { revealed?: boolean; arguments: true | string[] };
+  rootWorkflowId?: string;
+  chain?: Hop[];
+  request?: Asked;
+}
+
+/** A chain as `GET /v1/runs/{id}` answers. */
+export interface RunView {
+  status: string;
+  currentAgent?: string;
+  team?: string;
+  chain: Hop[];
+  usage: { modelCalls: number; toolCalls: number; totalTokens: number; cost?: Cost };
+  input?: { agent: string; input: unknown; parent?: { workflowId: string } };
+  startedAt?: string;
+  startedBy?: string;
+  pendingApprovals: (Omit<Approval, 'workflowId'> & { workflowId?: string })[];
+  output?: unknown;
+  error?: { type?: string; message: string };
+  finalAgent?: string;
+}

@@ -1,0 +1,177 @@
+/**
+ * The invariants checked once a sequence has been driven to its end: the audit export verifies
+ * and holds every decision the workflows took (through the real `baton audit` command in turn),
+ * the audit agrees with each result, no workflow task failed, followers ended with the recorded
+ * answers, and every run kept the context and options its chain started with.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { isDeepStrictEqual } from 'node:util';
+import { exportAudit, verifyAuditExport, type AuditChain, type HandoffRunInput, type RunOptions } from '../../src';
+import type { ConversationInput } from '../../src/common/conversation';
+import { resolveRunOptions } from '../../src/common/options';
+import { fromPayloads } from '../../src/payloads/read';
+import { isRoutine } from '../../src/audit/taskFailures';
+import { broken, clip, cliTurn, type Harness, type Invariant } from './harness';
+import type { RootModel } from './model';
+
+async function auditOf(h: Harness, r: RootModel): Promise<AuditChain | undefined> {
+  try {
+    return await h.baton.audit(r.id);
+  } catch (err) {
+    broken(h, 'audit-readable', `${r.id}: the audit could not be read: ${String(err)}`);
+    return undefined;
+  }
+}
+
+/** Decisions taken in `audit` and its specialists: approval id → outcome. */
+function decisionsIn(doc: ReturnType<typeof exportAudit>): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const e of doc.events) if (e.event.kind === 'approval_decided') out.set(e.event.handoffId, e.event.outcome);
+  return out;
+}
+
+/** The export of the chain's latest run (and of each run it was replayed from), each verified. */
+async function exportVerifies(h: Harness, r: RootModel): Promise<void> {
+  const audit = await auditOf(h, r);
+  if (!audit) return;
+  const doc = exportAudit(audit);
+  const exported = decisionsIn(doc);
+  const earlier = new Map<string, { runId: string; outcome: string }>();
+  for (const [runId, d] of [[undefined, doc] as const, ...(await earlierExports(h, r))]) {
+    const verdict = verifyAuditExport(JSON.parse(JSON.stringify(d)));
+    if (!verdict.ok) broken(h, 'export-verifies', `${r.id}${runId ? ` run ${runId}` : ''}: the export does not verify: ${clip(verdict.failure, 300)}`);
+    if (runId) for (const [id, outcome] of decisionsIn(d)) earlier.set(id, { runId, outcome });
+  }
+  for (const d of r.decided) {
+    const before = earlier.get(d.approvalId);
+    if (exported.get(d.approvalId) === d.outcome) continue;
+    if (!exported.has(d.approvalId) && before?.outcome === d.outcome) broken(h, 'export-verifies', `${r.id}: the decision ${d.approvalId} (${d.outcome}, ${d.subject}) is only in the export of run ${before.runId}, which it was replayed from: the chain's export (baton audit --export) lacks it`);
+    else broken(h, 'export-verifies', `${r.id}: the decision ${d.approvalId} (${d.outcome}, ${d.subject}) the workflow took is ${exported.has(d.approvalId) ? `exported as ${exported.get(d.approvalId)}` : 'in no export'}`);
+  }
+  if (!cliTurn(h)) return;
+  // The same through the real command, as an auditor would run it.
+  const file = path.join(h.system.dir, `${r.id}.export.json`);
+  const made = await h.system.cli(['audit', r.id, '--export', file]);
+  if (made.code !== 0) return broken(h, 'export-verifies', `baton audit ${r.id} --export exited ${made.code}: ${clip(made.stderr, 300)}`);
+  const checked = await h.system.cli(['audit', '--verify', file]);
+  if (checked.code !== 0) broken(h, 'export-verifies', `baton audit --verify of ${r.id}'s export exited ${checked.code}: ${clip(checked.stdout + checked.stderr, 300)}`);
+  const fromCli = decisionsIn(JSON.parse(fs.readFileSync(file, 'utf8')) as ReturnType<typeof exportAudit>);
+  if (!isDeepStrictEqual(fromCli, exported)) broken(h, 'export-verifies', `${r.id}: baton audit --export holds decisions ${clip([...fromCli])}, the library's export ${clip([...exported])}`);
+}
+
+/** Exports of the runs a chain was replayed from (a replay with overrides starts a run afresh). */
+async function earlierExports(h: Harness, r: RootModel): Promise<[string, ReturnType<typeof exportAudit>][]> {
+  const out: [string, ReturnType<typeof exportAudit>][] = [];
+  for (const runId of r.replayedRuns) {
+    const audit = await h.baton.audit(r.id, runId).catch(() => undefined);
+    if (audit) out.push([runId, exportAudit(audit)]);
+  }
+  return out;
+}
+
+async function auditMatchesResult(h: Harness, r: RootModel): Promise<void> {
+  if (r.status !== 'completed') return;
+  const [audit, result] = await Promise.all([auditOf(h, r), h.baton.getRun(r.id).result().catch(() => undefined)]);
+  if (!audit || !result) return;
+  if (audit.status !== 'completed') broken(h, 'audit-matches-result', `${r.id}: the audit says ${audit.status}, the chain completed`);
+  if (!isDeepStrictEqual(audit.handoffs, result.handoffChain)) broken(h, 'audit-matches-result', `${r.id}: audit handoffs ${clip(audit.handoffs.map((x) => `${x.from}→${x.to}`))} ≠ result ${clip(result.handoffChain.map((x) => `${x.from}→${x.to}`))}`);
+  if (!isDeepStrictEqual(audit.result?.output, result.output)) broken(h, 'audit-matches-result', `${r.id}: audit output ${clip(audit.result?.output)} ≠ result ${clip(result.output)}`);
+}
+
+/** The histories of every run of `r` (and of its specialists, through the audit's children). */
+async function taskFailures(h: Harness, r: RootModel): Promise<void> {
+  const ids: { workflowId: string; runId: string }[] = [];
+  if (r.kind === 'chain') {
+    const audit = await auditOf(h, r);
+    const walk = (a: AuditChain) => {
+      for (const runId of a.runIds) ids.push({ workflowId: a.workflowId, runId });
+      for (const c of a.children ?? []) walk(c);
+    };
+    if (audit) walk(audit);
+  } else {
+    const audit = await h.baton.conversation(r.agent, { id: r.id }).audit().catch(() => undefined);
+    for (const runId of audit?.runIds ?? []) ids.push({ workflowId: r.id, runId });
+  }
+  for (const { workflowId, runId } of ids) {
+    const events = (await h.system.client.workflow.getHandle(workflowId, runId).fetchHistory()).events ?? [];
+    for (const e of events) {
+      const failed = e.workflowTaskFailedEventAttributes;
+      if (failed && !isRoutine(failed.cause)) broken(h, 'no-failed-tasks', `${workflowId} run ${runId}: workflow task failed (event ${String(e.eventId)}): ${clip(failed.failure?.message, 300)}`);
+    }
+  }
+}
+
+/** What a conversation message's follower (`chat.stream`) saw of each call equals the answer the model gave for that message. */
+function messageFollowers(h: Harness, r: RootModel): void {
+  for (const msg of r.messages) {
+    if (!msg.texts || !msg.reply) continue;
+    const given = h.model.answers.filter((a) => a.root === r.id && (a.call.message === msg.key || a.call.merged?.includes(msg.key)));
+    for (const [key, text] of msg.texts) {
+      const [workflowId, call] = key.split(' ') as [string, string];
+      const answers = given.filter((a) => a.call.workflowId === workflowId && `${a.call.agent}#${a.call.callIndex}` === call);
+      const recorded = answers.length === 0 ? [typeof msg.reply.output === 'string' ? msg.reply.output : JSON.stringify(msg.reply.output)] : answers.map((a) => a.answer.text ?? '');
+      const stopped = text === '' && answers.some((a) => h.system.hosts.stopped.has(a.call.key));
+      if (!stopped && !recorded.includes(text)) broken(h, 'follower-text', `${r.id} message ${msg.n}: the follower of ${key} ended with ${clip(text)}, the model answered ${clip(recorded)}`);
+    }
+  }
+}
+
+/** What a follower saw of each call equals the answer the harness gave it (or nothing, for a call stopped first). */
+async function followerText(h: Harness, r: RootModel): Promise<void> {
+  if (r.kind === 'conversation') return messageFollowers(h, r);
+  const f = r.follower;
+  if (!f) return;
+  const ended = await Promise.race([f.done.then(() => true), new Promise<boolean>((res) => setTimeout(() => res(false), 30_000))]);
+  if (!ended) {
+    f.stop();
+    return broken(h, 'follower-text', `${r.id}: the follower did not end with the chain (${r.status})`);
+  }
+  if (f.error) broken(h, 'follower-text', `${r.id}: the follower failed: ${clip(f.error, 300)}`);
+  const given = h.model.answers.filter((a) => a.root === r.id);
+  for (const [key, text] of f.texts) {
+    const [workflowId, call] = key.split(' ') as [string, string];
+    const answers = given.filter((a) => a.call.workflowId === workflowId && `${a.call.agent}#${a.call.callIndex}` === call);
+    const stopped = text === '' && (answers.length === 0 || answers.some((a) => h.system.hosts.stopped.has(a.call.key)));
+    if (!stopped && !answers.some((a) => (a.answer.text ?? '') === text)) broken(h, 'follower-text', `${key}: the follower ended with ${clip(text)}, the model answered ${clip(answers.map((a) => a.answer.text ?? ''))}`);
+  }
+  if (r.status !== 'completed' || r.replays > 0 || f.error) return;
+  for (const a of given) {
+    const key = `${a.call.workflowId} ${a.call.agent}#${a.call.callIndex}`;
+    if (a.answer.text && !h.system.hosts.stopped.has(a.call.key) && !f.texts.has(key)) broken(h, 'follower-text', `${key}: answered ${clip(a.answer.text)}, which the follower never showed`);
+  }
+}
+
+/**
+ * The latest run's start input keeps the root's context and options: the options it started with,
+ * and, in the state a continued run carries, those with the overrides it took since.
+ */
+async function optionsSurvive(h: Harness, r: RootModel): Promise<void> {
+  const events = (await h.system.client.workflow.getHandle(r.id).fetchHistory()).events ?? [];
+  const input = fromPayloads<HandoffRunInput & ConversationInput>(events[0]?.workflowExecutionStartedEventAttributes?.input);
+  if (!input) return broken(h, 'options-survive', `${r.id}: its latest run has no input`);
+  const replayed = r.replays > 0 ? ` (replayed ${r.replays} time(s))` : '';
+  if (!isDeepStrictEqual(input.context, r.context)) broken(h, 'options-survive', `${r.id}${replayed}: its latest run has context ${clip(input.context)}, not ${clip(r.context)}`);
+  const same = (what: string, actual: RunOptions | undefined, wanted: RunOptions) => {
+    const now = resolveRunOptions(actual) as Record<string, unknown>;
+    const expected = resolveRunOptions(wanted) as Record<string, unknown>;
+    for (const k of Object.keys(wanted)) if (!isDeepStrictEqual(now[k], expected[k])) broken(h, 'options-survive', `${r.id}: option ${k} is ${clip(now[k])} in its latest run's ${what}, not ${clip(expected[k])}`);
+  };
+  same('options', input.options, r.startOptions);
+  const carried = r.kind === 'chain' ? (input.resume as { options?: RunOptions } | undefined)?.options : (input.resume as { chain?: { options?: RunOptions } } | undefined)?.chain?.options;
+  if (carried) same('carried state', carried, r.options);
+  if (r.kind === 'conversation' && !isDeepStrictEqual(input.conversation, r.conversation)) broken(h, 'options-survive', `${r.id}: conversation options ${clip(input.conversation)}, not ${clip(r.conversation)}`);
+}
+
+/** Each root the end invariants judge (of `kind`): those a known defect left running apart. */
+function each(h: Harness, check: (h: Harness, r: RootModel) => Promise<void>, kind?: RootModel['kind']): Promise<void> {
+  return Promise.all(h.model.roots.filter((r) => !r.abandoned && (kind === undefined || r.kind === kind)).map((r) => check(h, r))).then(() => undefined);
+}
+
+export const endInvariants: Invariant[] = [
+  { name: 'export-verifies', when: 'end', check: (h) => each(h, exportVerifies, 'chain') },
+  { name: 'audit-matches-result', when: 'end', check: (h) => each(h, auditMatchesResult, 'chain') },
+  { name: 'no-failed-tasks', when: 'end', check: (h) => each(h, taskFailures) },
+  { name: 'follower-text', when: 'end', check: (h) => each(h, followerText) },
+  { name: 'options-survive', when: 'end', check: (h) => each(h, optionsSurvive) },
+];

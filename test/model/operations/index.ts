@@ -1,0 +1,22 @@
+/**
+ * Every operation of the harness, by group. A capability adds its operations in a file of its own
+ * here and lists them below (see ../README.md).
+ */
+import type { AnyOperation } from '../harness';
+import { approvalOperations } from './approvals';
+import { chainOperations } from './chain';
+import { controlOperations } from './controls';
+import { conversationOperations } from './conversation';
+import { deployOperations } from './deploy';
+import { faultOperations } from './faults';
+
+export const OPERATIONS: AnyOperation[] = [...chainOperations, ...approvalOperations, ...conversationOperations, ...controlOperations, ...deployOperations, ...faultOperations];
+
+const byName = new Map(OPERATIONS.map((op) => [op.name, op]));
+
+/** The operation named `name`; throws naming the known ones when there is none (a regression case from an older harness). */
+export function operationNamed(name: string): AnyOperation {
+  const op = byName.get(name);
+  if (!op) throw new Error(`no operation "${name}" (known: ${[...byName.keys()].join(', ')})`);
+  return op;
+}

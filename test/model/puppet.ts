@@ -1,0 +1,82 @@
+/**
+ * The puppet model, in the worker process: each model call of a chain is reported to the harness,
+ * which says what the model answers (the generated commands choose it). A call started again (a
+ * retry, a restart after a lost worker) has the same key, and the harness answers it as it
+ * answered before, so each call's answer is one the harness knows. A summary (a conversation's
+ * compaction) is answered here, at once. The answer's text is streamed in pieces when the chain
+ * streams, as a real model's would be.
+ */
+import { createHash } from 'node:crypto';
+import { Context } from '@temporalio/activity';
+import { CancelledFailure } from '@temporalio/common';
+import type { CallModelInput, ModelResponse, ToolSpec } from '../../src';
+import type { ModelCallContext, ModelProvider } from '../../src/models/provider';
+import { callKeyParts, type FromWorker, type OfferedTool, type PuppetAnswer } from './protocol';
+
+const waiting = new Map<string, { resolve: (a: PuppetAnswer) => void }[]>();
+
+/** An answer from the harness: every attempt waiting for `key` gets it. */
+export function answerCall(key: string, answer: PuppetAnswer): void {
+  const waiters = waiting.get(key) ?? [];
+  waiting.delete(key);
+  for (const w of waiters) w.resolve(answer);
+}
+
+/** The puppet provider of a worker process that reports to its parent with `send`. */
+export function puppetProvider(send: (m: FromWorker) => void): ModelProvider {
+  return {
+    async call(input: CallModelInput, context: ModelCallContext): Promise<ModelResponse> {
+      if (input.purpose) return summary(input);
+      const execution = Context.current().info.workflowExecution;
+      const workflowId = execution?.workflowId ?? '';
+      const runId = execution?.runId ?? '';
+      const prompt = createHash('sha256').update(JSON.stringify(input.messages)).digest('hex').slice(0, 16);
+      const key = callKeyParts(workflowId, runId, input.agentId, input.callIndex, prompt);
+      const answer = await new Promise<PuppetAnswer>((resolve, reject) => {
+        const waiter = { resolve };
+        waiting.set(key, [...(waiting.get(key) ?? []), waiter]);
+        const stop = () => {
+          waiting.set(key, (waiting.get(key) ?? []).filter((w) => w !== waiter));
+          send({ type: 'call_ended', key, how: 'stopped' });
+          reject(new CancelledFailure('the model call was stopped'));
+        };
+        if (context.signal.aborted) return stop();
+        context.signal.addEventListener('abort', stop, { once: true });
+        send({ type: 'call', key, workflowId, runId, agent: input.agentId, callIndex: input.callIndex, tools: input.tools.map(offered), latest: latest(input), streamed: input.stream !== undefined && context.text !== undefined, ...(input.stream?.message !== undefined ? { message: input.stream.message } : {}), ...(input.stream?.merged ? { merged: input.stream.merged } : {}) });
+      });
+      const text = answer.text ?? '';
+      if (context.text && text) {
+        // In three pieces, as a model streams; followers must end with the recorded answer whatever they saw.
+        const cut = [Math.floor(text.length / 3), Math.floor((2 * text.length) / 3)];
+        for (const piece of [text.slice(0, cut[0]), text.slice(cut[0], cut[1]), text.slice(cut[1])]) {
+          if (piece) context.text(piece);
+          await context.sleep(15);
+        }
+      }
+      send({ type: 'call_ended', key, how: 'answered' });
+      const toolCalls = (answer.toolCalls ?? []).map((c) => ({ id: c.id, name: c.name, arguments: JSON.stringify(c.arguments) }));
+      const promptChars = input.messages.reduce((n, m) => n + (m.content ?? '').length, 0);
+      return { content: answer.text ?? null, toolCalls, usage: { inputTokens: Math.ceil(promptChars / 4), outputTokens: Math.ceil((text.length + 1) / 4) }, model: 'puppet' };
+    },
+  };
+}
+
+/** A compaction's (or a handoff filter's) summary, made here: the harness does not choose it. */
+function summary(input: CallModelInput): ModelResponse {
+  const transcript = input.messages.at(-1)?.content ?? '';
+  return { content: `summary of ${transcript.length} characters`, toolCalls: [], usage: { inputTokens: Math.ceil(transcript.length / 4), outputTokens: 5 }, model: 'puppet' };
+}
+
+function offered(t: ToolSpec): OfferedTool {
+  const p = t.parameters as { required?: string[]; properties?: Record<string, { enum?: unknown[] }> };
+  const to = p.properties?.to?.enum;
+  return { name: t.name, required: p.required ?? [], ...(Array.isArray(to) ? { targets: to.map(String) } : {}) };
+}
+
+function latest(input: CallModelInput): string {
+  for (let i = input.messages.length - 1; i >= 0; i--) {
+    const m = input.messages[i]!;
+    if (m.role === 'user' || m.role === 'tool') return (m.content ?? '').slice(0, 300);
+  }
+  return '';
+}

@@ -1,0 +1,213 @@
+/**
+ * The real system the model-based harness drives: a Temporal dev server persisted to a database
+ * file (so it can be `kill -9`ed and started again), a Redis server the workers stream model text
+ * through (when one is installed), worker processes (./hosts.ts) serving the team's versions, and
+ * the client. It knows when a sequence's chains have settled: each one ended, or waiting for a
+ * person or for the puppet model, with nothing else in flight.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { Client, Connection } from '@temporalio/client';
+import { temporal } from '@temporalio/proto';
+import { Baton, RedisStreams, type StreamTransport } from '../../src';
+import { DrillServer } from '../../drill/devserver';
+import { cli, startCli } from '../helpers/cli';
+import { findRedisServer, startRedis } from '../helpers/redis';
+import { Hosts } from './hosts';
+import type { DeployMode, Lane } from './model';
+import type { ServedWorker } from './protocol';
+
+const ActivityState = temporal.api.enums.v1.PendingActivityState;
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Options of {@link ModelSystem.create}. */
+export interface SystemOptions {
+  /** Working directory: the server's database and log, the workers' logs, the side-effect log. */
+  dir: string;
+  /** Worker processes. @default 2 */
+  workers?: number;
+  /** Stream model text through Redis when a redis-server is installed. @default true */
+  streams?: boolean;
+}
+
+/** What the faults and deploys did, for the report. */
+export interface SystemFigures {
+  kills: number;
+  serverRestarts: number;
+  redeploys: Record<DeployMode, number>;
+  cliRuns: number;
+  /** Times the real CLI could have been run instead of the library. */
+  cliChances: number;
+}
+
+export class ModelSystem {
+  readonly figures: SystemFigures = { kills: 0, serverRestarts: 0, redeploys: { drain: 0, side_by_side: 0, v1_gone: 0 }, cliRuns: 0, cliChances: 0 };
+  /** Each lane's task queue and what serves it; a deploy leaves it dirty, and the next sequence of the lane gets a new one. */
+  private readonly lanes = new Map<Lane, { taskQueue: string; deployment?: string; workers: ServedWorker[]; dirty: boolean }>();
+
+  private constructor(
+    readonly dir: string,
+    readonly server: DrillServer,
+    readonly hosts: Hosts,
+    readonly connection: Connection,
+    readonly client: Client,
+    readonly effectsFile: string,
+    readonly streams: StreamTransport | undefined,
+    private readonly redis: { stop: () => Promise<void> } | undefined,
+  ) {}
+
+  static async create(o: SystemOptions): Promise<ModelSystem> {
+    fs.mkdirSync(o.dir, { recursive: true });
+    const dbFile = path.join(o.dir, 'model.db');
+    fs.rmSync(dbFile, { force: true });
+    const server = await DrillServer.create({ dbFile, logFile: path.join(o.dir, 'server.log') });
+    await server.start();
+    const redis = o.streams !== false && findRedisServer() ? await startRedis() : undefined;
+    const effectsFile = path.join(o.dir, 'effects.jsonl');
+    const env: Record<string, string> = { TEMPORAL_ADDRESS: server.address, MODEL_EFFECTS: effectsFile, ...(redis ? { BATON_STREAMS_URL: redis.url } : {}) };
+    const hosts = new Hosts(o.workers ?? 2, env, path.join(o.dir, 'workers'));
+    await hosts.start();
+    const connection = await Connection.connect({ address: server.address });
+    const client = new Client({ connection });
+    return new ModelSystem(o.dir, server, hosts, connection, client, effectsFile, redis ? new RedisStreams({ url: redis.url }) : undefined, redis);
+  }
+
+  /** A client of the task queue `taskQueue`, reading streamed text from the workers' transport. */
+  baton(taskQueue: string): Baton {
+    return new Baton({ client: this.client, taskQueue, ...(this.streams ? { streams: this.streams } : {}) });
+  }
+
+  /**
+   * A task queue for a sequence, served by v1 (as a Worker Deployment version in the versioned lane):
+   * the last one of the lane while no deploy changed it, else a new one. Both lanes are served at once.
+   */
+  async begin(lane: Lane, tag: string): Promise<string> {
+    await this.hosts.untilAllUp();
+    const current = this.lanes.get(lane);
+    if (current && !current.dirty) return current.taskQueue;
+    const taskQueue = `model-${tag}`;
+    const deployment = lane === 'versioned' ? `model-${tag}`.replace(/\./g, '-') : undefined;
+    this.lanes.set(lane, { taskQueue, deployment, workers: [served(taskQueue, 'v1', deployment)], dirty: false });
+    await this.serveLanes();
+    if (deployment) await this.setCurrent(deployment, 'v1');
+    return taskQueue;
+  }
+
+  /** Team v2 comes to `lane`: beside a draining v1 (deployment), side by side with v1, or with v1 gone. */
+  async redeploy(lane: Lane, mode: DeployMode): Promise<void> {
+    this.figures.redeploys[mode]++;
+    const l = this.lanes.get(lane)!;
+    l.dirty = true;
+    const v1 = served(l.taskQueue, 'v1', l.deployment);
+    const v2 = served(l.taskQueue, 'v2', l.deployment);
+    l.workers = mode === 'v1_gone' ? [v2] : [v1, v2];
+    await this.hosts.untilAllUp();
+    await this.serveLanes();
+    if (mode === 'drain') await this.setCurrent(l.deployment!, 'v2');
+  }
+
+  private serveLanes(): Promise<void> {
+    return this.hosts.serve([...this.lanes.values()].flatMap((l) => l.workers));
+  }
+
+  /** SIGKILL a worker process (it comes back on its own). */
+  kill(slot: number): boolean {
+    const killed = this.hosts.kill(slot) !== undefined;
+    if (killed) this.figures.kills++;
+    return killed;
+  }
+
+  /** `kill -9` the dev server and start it again on its database file after `downMs`. */
+  async restartServer(downMs: number): Promise<void> {
+    this.figures.serverRestarts++;
+    await this.server.kill();
+    await sleep(downMs);
+    await this.server.start();
+  }
+
+  /** The real `baton` command against this server. */
+  async cli(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+    this.figures.cliRuns++;
+    return cli(args, { TEMPORAL_ADDRESS: this.server.address });
+  }
+
+  /**
+   * The real `baton` command until it prints `pattern` (a command that then follows a chain to its
+   * end, which the harness drives meanwhile), then stopped; throws with its output when it exits first.
+   */
+  async cliUntil(args: string[], pattern: RegExp, timeoutMs = 60_000): Promise<string> {
+    this.figures.cliRuns++;
+    const p = startCli(args, { TEMPORAL_ADDRESS: this.server.address });
+    try {
+      const exited = p.exited.then((code) => Promise.reject(new Error(`baton ${args.join(' ')} exited ${code}: ${p.output.stdout}${p.output.stderr}`)));
+      const [line] = await Promise.race([p.until('stdout', pattern, timeoutMs), exited]);
+      return line;
+    } finally {
+      p.child.kill('SIGTERM');
+    }
+  }
+
+  /**
+   * Wait until every chain of `roots` (and every specialist under it) has ended or waits for the
+   * harness: a puppet call waiting for its answer, or a person, with no workflow task or other
+   * activity in flight, twice in a row. Answers what is still moving at `timeoutMs`.
+   */
+  async settle(roots: string[], timeoutMs: number): Promise<string[]> {
+    const deadline = Date.now() + timeoutMs;
+    let still: string[] = [];
+    let quiet = 0;
+    for (;;) {
+      still = (await Promise.all(roots.map((id) => this.motion(id)))).flat();
+      quiet = still.length === 0 ? quiet + 1 : 0;
+      if (quiet >= 2 || Date.now() > deadline) return still;
+      await sleep(120);
+    }
+  }
+
+  /** What still moves in chain `workflowId` (its specialists included): nothing when it is settled. */
+  private async motion(workflowId: string, runId?: string): Promise<string[]> {
+    let d;
+    try {
+      d = await this.client.workflow.getHandle(workflowId, runId).describe();
+    } catch (err) {
+      return [`${workflowId}: not reachable (${(err as Error).message.slice(0, 80)})`];
+    }
+    if (d.status.name !== 'RUNNING') return [];
+    const out: string[] = [];
+    if (d.raw.pendingWorkflowTask) out.push(`${workflowId}: a workflow task`);
+    const open = this.hosts.calls().filter((c) => c.workflowId === workflowId).length;
+    let models = 0;
+    for (const a of d.raw.pendingActivities ?? []) {
+      const type = a.activityType?.name ?? '?';
+      if (type === 'callModel' && a.state === ActivityState.PENDING_ACTIVITY_STATE_STARTED && ++models <= open) continue;
+      out.push(`${workflowId}: ${type} (${ActivityState[a.state ?? 0]}, attempt ${a.attempt ?? 1})`);
+    }
+    if (this.hosts.busy(workflowId)) out.push(`${workflowId}: an activity in a worker`);
+    for (const c of d.raw.pendingChildren ?? []) out.push(...(await this.motion(c.workflowId ?? '', c.runId ?? undefined)));
+    return out;
+  }
+
+  async close(): Promise<void> {
+    await this.hosts.stop();
+    await this.connection.close().catch(() => undefined);
+    if (this.streams && 'close' in this.streams) await (this.streams as { close: () => Promise<void> }).close().catch(() => undefined);
+    await this.redis?.stop();
+    await this.server.kill();
+  }
+
+  private async setCurrent(deploymentName: string, buildId: string): Promise<void> {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        await this.client.workflowService.setWorkerDeploymentCurrentVersion({ namespace: 'default', deploymentName, buildId, identity: 'model harness' });
+        return;
+      } catch (err) {
+        if (attempt >= 100) throw err;
+        await sleep(200);
+      }
+    }
+  }
+}
+
+function served(taskQueue: string, version: 'v1' | 'v2', deployment: string | undefined): ServedWorker {
+  return { taskQueue, version, ...(deployment ? { deployment: { name: deployment, buildId: version } } : {}) };
+}

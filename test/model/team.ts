@@ -1,0 +1,91 @@
+/**
+ * The team the model-based harness drives, in two versions. Every agent's model is the puppet
+ * (`{provider: 'puppet'}`, see ./puppet.ts): what it answers is chosen by the generated commands.
+ *
+ * - triage hands off to billing (a person approves every handoff into billing) and support,
+ *   delegates to research, looks things up and refunds (every refund approved by a person);
+ * - billing refunds and pays out (a payout needs alice's signed approval) and hands back;
+ * - support looks things up and hands to triage or billing; research (a specialist) looks up and refunds.
+ *
+ * v2 is a release with a changed policy: triage's instructions, refunds approved by alice only,
+ * and `lookup` wants a region, so a v1 chain's lookup cannot run on a v2 worker.
+ *
+ * Tools log their effects with their idempotency keys (./effects.ts), once per key.
+ */
+import { z } from 'zod';
+import { defineAgent, defineTool, delegate, Team, type ApproverKey, type ToolContext } from '../../src';
+import { keys } from '../helpers/signing';
+import { applyOnce } from './effects';
+
+/** The versions of the team. */
+export type TeamVersion = 'v1' | 'v2';
+
+/** The team's agents and whom each hands off to (delegations apart). */
+export const AGENTS = ['triage', 'billing', 'support', 'research'] as const;
+export type AgentId = (typeof AGENTS)[number];
+
+/** Agents a chain or conversation may start at. */
+export const START_AGENTS: AgentId[] = ['triage', 'support', 'billing'];
+
+/** Tools with a side effect, by name. */
+export const EFFECT_TOOLS = ['lookup', 'refund', 'payout'] as const;
+export type EffectTool = (typeof EFFECT_TOOLS)[number];
+
+/** Tools whose every call waits for a person. */
+export const APPROVED_TOOLS: EffectTool[] = ['refund', 'payout'];
+
+/** The key alice signs decisions with; the team trusts it for alice. */
+export const ALICE = keys.alice;
+/** A key nobody trusts. */
+export const MALLORY = keys.mallory;
+
+const approverKeys: ApproverKey[] = [{ kid: ALICE.kid, approvers: ['alice'], publicKey: ALICE.publicKey }];
+
+const puppet = { provider: 'puppet', model: 'puppet' };
+
+function effectTool<S extends z.ZodObject>(v: TeamVersion, name: EffectTool, parameters: S, approval?: Parameters<typeof defineTool>[0]['needsApproval']) {
+  return defineTool({
+    name,
+    description: `${name} (${v})`,
+    parameters,
+    ...(approval !== undefined ? { needsApproval: approval } : {}),
+    execute: (args: z.output<S>, ctx: ToolContext) => {
+      const { applied } = applyOnce({
+        key: ctx.idempotencyKey,
+        workflowId: ctx.workflowId,
+        runId: ctx.runId,
+        toolCallId: ctx.toolCallId,
+        tool: name,
+        agent: ctx.agentId,
+        args,
+        context: ctx.context,
+        version: v,
+        attempt: ctx.attempt,
+      });
+      return { ok: true, tool: name, ref: (args as { ref?: unknown }).ref, applied };
+    },
+  });
+}
+
+/** The team a worker of version `v` serves. */
+export function modelTeam(v: TeamVersion): Team {
+  const ref = z.string().max(64);
+  const lookup = effectTool(v, 'lookup', v === 'v1' ? z.object({ ref }) : z.object({ ref, region: z.enum(['eu', 'us']) }));
+  const refund = effectTool(v, 'refund', z.object({ ref, amount: z.number().min(0).max(10_000) }), v === 'v1' ? true : { approvers: ['alice'] });
+  const payout = effectTool(v, 'payout', z.object({ ref, amount: z.number().min(0).max(10_000) }), { approvers: ['alice'], requireSignature: true });
+  return new Team(
+    [
+      defineAgent({
+        id: 'triage',
+        instructions: v === 'v1' ? 'Route the request.' : 'Route the request; be brief.',
+        model: puppet,
+        tools: [lookup, refund],
+        handoffs: ['billing', 'support', delegate('research', { description: 'Researches a question' })],
+      }),
+      defineAgent({ id: 'billing', instructions: 'Settle money matters.', model: puppet, tools: [refund, payout], handoffs: ['triage', 'support'], approval: { approvers: ['alice', 'bob'] } }),
+      defineAgent({ id: 'support', instructions: 'Answer questions.', model: puppet, tools: [lookup], handoffs: ['triage', 'billing'] }),
+      defineAgent({ id: 'research', description: 'Researches a question', instructions: 'Research and answer.', model: puppet, tools: [lookup, refund], handoffs: [] }),
+    ],
+    { name: 'model', version: v, approverKeys },
+  );
+}
