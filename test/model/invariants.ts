@@ -7,6 +7,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { BATON_ERROR_TYPES } from '../../src';
 import { readEffects } from './effects';
 import { endInvariants } from './endInvariants';
+import { archiveInvariants } from './operations/archive';
 import { broken, clip, type Harness, type Invariant } from './harness';
 import { rootOf } from './model';
 import { APPROVED_TOOLS, type EffectTool } from './team';
@@ -114,7 +115,7 @@ function brief(x: { from: string; to: string; turn?: number }): string {
 }
 
 /** Every invariant, step ones first. */
-export const INVARIANTS: Invariant[] = [...stepInvariants, ...endInvariants];
+export const INVARIANTS: Invariant[] = [...stepInvariants, ...endInvariants, ...archiveInvariants];
 
 /** Check the invariants of `when` (the step ones at the end too). */
 export async function checkInvariants(h: Harness, when: 'step' | 'end'): Promise<void> {
