@@ -17,3 +17,4 @@ export { circuitBreaker } from './circuitBreaker';
 export { evalRun } from './eval/evalRun';
 export { evalCase } from './eval/evalCase';
 export { experiment } from './experiment';
+export { auditArchiver } from './auditArchiver';

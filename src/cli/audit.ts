@@ -7,6 +7,7 @@ import { verifyAgainstHistory } from '../audit/verifyHistory';
 import { auditConversation, formatConversation } from '../audit/conversation';
 import { WorkflowType } from '../common/messages';
 import { parse, UsageError } from './args';
+import { ARCHIVE_HELP, ARCHIVE_SYNOPSIS, auditArchive } from './auditArchive';
 import { exportSigner, readApproverKeys, readJson, trustedExportKeys } from './auditKeys';
 import { connect } from './connect';
 import { type Command, ExitCode } from './context';
@@ -16,7 +17,7 @@ type Print = (line: string) => void;
 /** `baton audit <workflowId> [--json | --mermaid | --export <file>]` and `baton audit --verify <file>`. */
 export const auditCommand: Command = {
   synopsis:
-    'baton audit <workflowId> [--json | --mermaid | --export <file> [--key <file> [--kid <id>] | --unsigned]] | baton audit --verify <file> [--export-keys <file>] [--accept-untrusted-head] [--keys <file>] [--head <digest>] [--against-history]',
+    `baton audit <workflowId> [--json | --mermaid | --export <file> [--key <file> [--kid <id>] | --unsigned]] | baton audit --verify <file> [--export-keys <file>] [--accept-untrusted-head] [--keys <file>] [--head <digest>] [--against-history] | ${ARCHIVE_SYNOPSIS}`,
   summary: 'the chain rebuilt from its workflow history; a verifiable export of it, and its check',
   help: `Options:
   --json             the audit document (schema baton.audit/v1): every model turn, tool call, handoff,
@@ -49,8 +50,12 @@ export const auditCommand: Command = {
 
 Without an option, a readable timeline. Reads the latest run of <workflowId>, across continue-as-new.
 A conversation's id gives its turns: each message, its handoffs, approvals and answer (--json: the
-baton.conversation-audit/v1 document).`,
-  async run(argv, { out, err }) {
+baton.conversation-audit/v1 document).
+
+${ARCHIVE_HELP}`,
+  async run(argv, ctx) {
+    if (argv.some((a) => a === '--archive' || a.startsWith('--archive='))) return auditArchive(argv, ctx);
+    const { out, err } = ctx;
     const { values, positionals } = parse(argv, {
       json: { type: 'boolean', default: false },
       mermaid: { type: 'boolean', default: false },

@@ -21,6 +21,7 @@ import type { StreamTransport } from '../streams/types';
 
 export { DEPLOYMENT_ENV, deploymentFromEnv, type WorkerDeployment } from './deployment';
 export { workflowBundle, WORKFLOWS_PATH } from './bundle';
+export { archiverWorkflowId, createArchiveWorker, startArchiver, type ArchiveWorkerOptions, type ArchiverSettings } from './archive';
 export { BATON_WORKFLOW_TYPES, BatonPlugin, type BatonPluginOptions } from '../plugin';
 
 /** Options of {@link createWorker}. */

@@ -41,6 +41,8 @@ export interface SystemFigures {
 }
 
 export class ModelSystem {
+  /** What else the harness started on this system (the archive worker), stopped first by close(). */
+  readonly closers: (() => Promise<void>)[] = [];
   readonly figures: SystemFigures = { kills: 0, serverRestarts: 0, redeploys: { drain: 0, side_by_side: 0, v1_gone: 0 }, cliRuns: 0, cliChances: 0 };
   /** Each lane's task queue and what serves it; a deploy leaves it dirty, and the next sequence of the lane gets a new one. */
   private readonly lanes = new Map<Lane, { taskQueue: string; deployment?: string; workers: ServedWorker[]; dirty: boolean }>();
@@ -188,6 +190,7 @@ export class ModelSystem {
   }
 
   async close(): Promise<void> {
+    for (const close of this.closers) await close().catch(() => undefined);
     await this.hosts.stop();
     await this.connection.close().catch(() => undefined);
     if (this.streams && 'close' in this.streams) await (this.streams as { close: () => Promise<void> }).close().catch(() => undefined);

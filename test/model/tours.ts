@@ -12,11 +12,13 @@ const s = (op: string, params: Record<string, unknown> = {}): Step => ({ op, par
  * edited arguments) and hands off to billing (an approver the policy does not name refused, a
  * flood, then alice by signal); a worker is SIGKILLed while billing's model call waits; v1 goes
  * away and the chain's next lookup is stranded: it fails with TeamMismatchError and is migrated by
- * replay. The conversation's next turn is stranded the same way (its lookup needs v1): its caller is
- * told, a message sent over HTTP behind it too; `baton replay --on-current-team` moves it onto v2, the
- * messages sent again are answered once each, an HTTP retry (with and without Idempotency-Key) is the
- * same message. A conversation then takes messages under the interrupt and reject policies, is
- * steered, is compacted and continues as new. One call waits at a time, so each pick names it.
+ * replay — its failed run closing while the archive's target is down, archived once it is back,
+ * after the archive worker was restarted. The conversation's next turn is stranded the same way (its
+ * lookup needs v1): its caller is told, a message sent over HTTP behind it too; `baton replay
+ * --on-current-team` moves it onto v2, the messages sent again are answered once each, an HTTP retry
+ * (with and without Idempotency-Key) is the same message. A conversation then takes messages under
+ * the interrupt and reject policies, is steered, is compacted and continues as new. One call waits
+ * at a time, so each pick names it.
  */
 export const UNVERSIONED_TOUR: Step[] = [
   s('chat_start', { agent: 1, midTurn: 'enqueue', compact: false, tinyCan: false, stream: false }),
@@ -30,11 +32,15 @@ export const UNVERSIONED_TOUR: Step[] = [
   s('flood', { approval: 0, seed: 7, n: 20 }),
   s('approve', { approval: 0, signed: false, edit: false, via: 'signal' }),
   s('kill_worker', { slot: 0 }),
+  s('archive_worker_restart'),
   s('redeploy', { mode: 'v1_gone' }),
   s('answer_handoff', { call: 0, target: 0, invalid: false }),
+  s('archive_outage'),
   s('answer_tool', { call: 0, tool: 'lookup', amount: 1, twice: false }),
   s('replay', { chain: 0, overrides: true }),
   s('answer_text', { call: 0, text: 'Here is the answer: 42.' }),
+  s('archive_restore'),
+  s('archive_check', { root: 0 }),
   s('chat_send', { chat: 0, midTurn: 'default', long: false, stream: false }),
   s('answer_tool', { call: 0, tool: 'lookup', amount: 1, twice: false }),
   s('http_send', { chat: 0, header: true, midTurn: 'default' }),
@@ -68,6 +74,7 @@ export const VERSIONED_TOUR: Step[] = [
   s('refused_decision', { approval: 0, kind: 'bad_signature' }),
   s('approve', { approval: 0, signed: true, edit: false, via: 'update' }),
   s('answer_text', { call: 0, text: 'Paid.' }),
+  s('archive_check', { root: 0 }),
   s('start', { agent: 0, preset: 'tiny_can', follow: true }),
   s('answer_delegate', { call: 0 }),
   s('answer_tool', { call: 0, tool: 'refund', amount: 12, twice: false }),

@@ -4,6 +4,7 @@
  */
 import type { AnyOperation } from '../harness';
 import { approvalOperations } from './approvals';
+import { archiveOperations } from './archive';
 import { chainOperations } from './chain';
 import { controlOperations } from './controls';
 import { conversationOperations } from './conversation';
@@ -26,6 +27,7 @@ export const OPERATIONS: AnyOperation[] = [
   ...httpOperations,
   ...protocolOperations,
   ...uiStreamOperations,
+  ...archiveOperations,
 ];
 
 const byName = new Map(OPERATIONS.map((op) => [op.name, op]));
