@@ -4,13 +4,14 @@
  */
 import type { AnyOperation } from '../harness';
 import { approvalOperations } from './approvals';
+import { authorityOperations } from './authority';
 import { chainOperations } from './chain';
 import { controlOperations } from './controls';
 import { conversationOperations } from './conversation';
 import { deployOperations } from './deploy';
 import { faultOperations } from './faults';
 
-export const OPERATIONS: AnyOperation[] = [...chainOperations, ...approvalOperations, ...conversationOperations, ...controlOperations, ...deployOperations, ...faultOperations];
+export const OPERATIONS: AnyOperation[] = [...chainOperations, ...approvalOperations, ...conversationOperations, ...controlOperations, ...deployOperations, ...faultOperations, ...authorityOperations];
 
 const byName = new Map(OPERATIONS.map((op) => [op.name, op]));
 
