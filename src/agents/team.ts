@@ -13,6 +13,7 @@ import { toJsonSchema, type Tool } from './tool';
 import { agentMcpTools, mcpTeamProblems, type McpToolSpecs } from '../mcp/server';
 import type { TeamVersion } from '../common/version';
 import { type ApproverKey, approverKeysCheck } from '../common/signatures/keys';
+import { type EntryRules, entryRulesProblems } from '../common/authority/entryRules';
 import { namingProblems, teamVersion } from './version';
 import { economicsProblems, economicsSpec, type EconomicsOptions } from '../common/economics/spec';
 import type { PriceTable } from '../common/economics/prices';
@@ -32,6 +33,10 @@ export interface TeamOptions extends EconomicsOptions {
   approverKeys?: ApproverKey[];
   /** Trust keys a run's options name (`approverKeys` of the run) beside the team's. @default true */
   runApproverKeys?: boolean;
+  /** Operators' Ed25519 keys: an override that loosens what protects a chain must be signed by one (docs/authority.md). */
+  operatorKeys?: ApproverKey[];
+  /** Which agents a chain may be entered at directly, and what entering a gated one otherwise does (docs/authority.md). */
+  entry?: EntryRules;
   /** How every agent is offered its handoffs, unless it says otherwise. @default "single" */
   handoffTools?: HandoffToolStyle;
   /**
@@ -66,14 +71,14 @@ export class Team {
   readonly #handoffTools: HandoffToolStyle;
   readonly #sharedState: boolean;
   readonly #naming: { name?: string; label?: string };
-  readonly #keys: Pick<TeamSpec, 'approverKeys' | 'runApproverKeys'>;
+  readonly #keys: Pick<TeamSpec, 'approverKeys' | 'runApproverKeys' | 'operatorKeys' | 'entry'>;
   readonly #economics: EconomicsOptions;
 
   constructor(agents: Agent[] = [], options: TeamOptions = {}) {
     const naming = { name: options.name, label: options.version };
     const problems = [...namingProblems(naming), ...keyProblems(options), ...economicsProblems(options)];
     if (problems.length > 0) throw new TeamValidationError(problems);
-    this.#keys = { ...(options.approverKeys?.length ? { approverKeys: options.approverKeys.map((k) => ({ ...k })) } : {}), ...(options.runApproverKeys === false ? { runApproverKeys: false } : {}) };
+    this.#keys = { ...(options.approverKeys?.length ? { approverKeys: options.approverKeys.map((k) => ({ ...k })) } : {}), ...(options.runApproverKeys === false ? { runApproverKeys: false } : {}), ...authorityOf(options) };
     this.#naming = naming;
     this.#economics = { prices: options.prices, spendLimits: options.spendLimits, sharedBreakers: options.sharedBreakers };
     this.#approvals = options.approvals ?? [];
@@ -85,7 +90,7 @@ export class Team {
   /** Add agents; the team is checked as a whole, so agents that refer to each other go in one call. */
   register(...agents: Agent[]): this {
     const all = [...this.#agents.values(), ...agents];
-    const problems = [...teamProblems(all), ...approvalProblems(this.#approvals, all), ...mcpTeamProblems(all.filter((a) => a?.kind === 'agent'))];
+    const problems = [...teamProblems(all), ...approvalProblems(this.#approvals, all), ...entryRulesProblems(this.#keys.entry, all.map((a) => a?.id)), ...mcpTeamProblems(all.filter((a) => a?.kind === 'agent'))];
     if (problems.length === 0) problems.push(...toolNameProblems(all, (a) => this.#handoffToolNames(a, all)));
     if (problems.length > 0) throw new TeamValidationError(problems);
     for (const agent of agents) this.#agents.set(agent.id, agent);
@@ -232,6 +237,7 @@ function toolSensitivity(agent: Agent, mcp: Record<string, ToolSensitivitySpec>)
 
 function keyProblems(options: TeamOptions): string[] {
   const problems = options.approverKeys !== undefined ? approverKeysCheck(options.approverKeys, 'approverKeys') : [];
+  if (options.operatorKeys !== undefined) problems.push(...approverKeysCheck(options.operatorKeys, 'operatorKeys'));
   if (options.runApproverKeys !== undefined && typeof options.runApproverKeys !== 'boolean') problems.push(`runApproverKeys must be true or false, got ${JSON.stringify(options.runApproverKeys)}`);
   return problems;
 }
@@ -292,4 +298,9 @@ function toolNameProblems(agents: Agent[], handoffToolNames: (agent: Agent) => s
       .filter((name) => own.has(name) || name === READ_STATE_TOOL_NAME)
       .map((name) => `agent "${agent.id}" has a tool named "${name}", which is also the name of one of its handoff tools`);
   });
+}
+
+/** The team's operator keys and entry rules, as its snapshot records them. */
+function authorityOf(options: TeamOptions): Pick<TeamSpec, 'operatorKeys' | 'entry'> {
+  return { ...(options.operatorKeys?.length ? { operatorKeys: options.operatorKeys.map((k) => ({ ...k })) } : {}), ...(options.entry ? { entry: structuredClone(options.entry) } : {}) };
 }

@@ -13,6 +13,7 @@ import { durationMs, isRecord } from '../../src/common/check';
 import type { ToolCallUnderApproval } from '../../src/common/controls';
 import { ApprovalRefusedError, toApplicationFailure } from '../../src/common/errors';
 import type { HandoffResult } from '../../src/common/handoff';
+import { judgeOverrides } from '../../src/common/authority/overrides';
 import { overrideProblems } from '../../src/common/input';
 import { boundedProblems, boundedReason, clipText, sizeMessage } from '../../src/common/limits';
 import { APPROVAL_EVENT_MEMO, PENDING_MEMO } from '../../src/common/messages';
@@ -42,6 +43,11 @@ export interface DeskOptions {
    * overrides once; and the chain's waits continue as new before Temporal's limits. @default false
    */
   inboxBounds?: boolean;
+  /**
+   * The `baton-authority` patch, decided when the run starts: an override that loosens a protective
+   * option applies only with an operator's valid signature (docs/authority.md). @default false
+   */
+  authority?: boolean;
 }
 
 /** The approval desk of one chain: applies its {@link DeskMail} and keeps its waiting approvals. */
@@ -54,6 +60,7 @@ export class ApprovalDesk extends DeskMail {
   private readonly signatures: boolean;
   /** The run has the `baton-inbox-bounds` patch (see {@link DeskOptions.inboxBounds}). */
   readonly inboxBounds: boolean;
+  private readonly authority: boolean;
   /** The refusals and applied overrides of the drain under way (runs with {@link DeskOptions.inboxBounds}). */
   private tally?: { refusals: RefusalTally; overrides: RunOverrides[]; forwarded: Set<string> };
 
@@ -64,6 +71,7 @@ export class ApprovalDesk extends DeskMail {
     this.bounded = options.bounded ?? true;
     this.signatures = this.bounded && (options.signatures ?? false);
     this.inboxBounds = this.bounded && (options.inboxBounds ?? false);
+    this.authority = this.bounded && (options.authority ?? false);
     this.specialists = new Specialists(effects, this.bounded, this.inboxBounds);
   }
 
@@ -109,7 +117,7 @@ export class ApprovalDesk extends DeskMail {
     // The queue is taken by index and emptied once: shifting an array of thousands is quadratic.
     for (let i = 0; i < this.inbox.length; i++) {
       const entry = this.inbox[i]!;
-      if (entry.kind === 'overrides') this.applyOverrides(entry.raw);
+      if (entry.kind === 'overrides') this.applyOverrides(entry.raw, entry.at);
       else if (entry.kind === 'child_report') this.takeReport(entry.raw);
       else if (entry.kind === 'forwarded') this.decideForwarded(entry.raw, entry.at);
       else if (entry.kind === 'forward_outcome') this.specialists.settleForward(entry.raw);
@@ -232,15 +240,19 @@ export class ApprovalDesk extends DeskMail {
     if (entry.forwardId) this.specialists.undeliverable(entry.forwardId, entry.reason);
   }
 
-  private applyOverrides(raw: unknown): void {
+  private applyOverrides(raw: unknown, at: number): void {
     const sizes = isUnreadable(raw) ? [raw.problem('the overrides')] : this.bounded ? overrideSizes(raw).map(sizeMessage) : [];
-    const problems = sizes.length > 0 ? sizes : overrideProblems(raw, Object.keys(this.state.team.agents));
-    if (problems.length > 0) {
-      this.refuse({ type: 'overrides_refused', problems: boundedProblems(problems) });
+    const problems = sizes.length > 0 ? sizes : overrideProblems(raw, Object.keys(this.state.team.agents), this.authority);
+    // Authority: what protects the chain is only tightened, unless an operator of the team signed the loosening.
+    const judged = problems.length === 0 && this.authority ? judgeOverrides(this.state, raw as RunOverrides, { workflowId: this.effects.workflowId, at }) : { ok: true as const };
+    if (problems.length > 0 || !judged.ok) {
+      const by = isRecord(raw) && typeof raw.operator === 'string' ? { operator: clipText(raw.operator, 200) } : {};
+      this.refuse({ type: 'overrides_refused', ...by, problems: boundedProblems(judged.ok ? problems : judged.problems) });
       return;
     }
-    if (this.tally) this.tally.overrides.push(raw as RunOverrides);
-    else this.effects.publish({ [APPROVAL_EVENT_MEMO]: { type: 'overrides_applied', ...(raw as object) } });
+    const applied = judged.operator ? { ...(raw as RunOverrides), identity: judged.operator, ...(judged.loosened ? { loosened: boundedProblems(judged.loosened) } : {}) } : (raw as RunOverrides);
+    if (this.tally) this.tally.overrides.push(applied);
+    else this.effects.publish({ [APPROVAL_EVENT_MEMO]: { type: 'overrides_applied', ...applied } });
     this.chain!.apply({ type: 'overridden', overrides: raw as never });
   }
 
