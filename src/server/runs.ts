@@ -7,12 +7,11 @@ import { createHash } from 'node:crypto';
 import { createRoute, z } from '@hono/zod-openapi';
 import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, type Client } from '@temporalio/client';
 import { formatTimeline, toMermaid } from '../audit/format';
-import type { AuditChain } from '../audit/chain';
+import { usageOf } from './runUsage';
 import { InvalidRunInputError } from '../common/errors';
 import { validateRunInput, overrideProblems } from '../common/input';
 import { BatonAgent, BatonStatusAttribute, PENDING_MEMO, STARTED_BY_MEMO, WorkflowType } from '../common/messages';
-import type { HandoffRunInput, Usage } from '../common/run';
-import { addCost } from '../common/economics/prices';
+import type { HandoffRunInput } from '../common/run';
 import type { StartOptions } from '../client/baton';
 import { ExperimentError } from '../client/experiments';
 import { secured } from './access';
@@ -284,19 +283,4 @@ export async function runView(ctx: ServiceContext, workflowId: string, identity:
 /** The approvals a chain's memo lists, as `identity` may see them. */
 function waitingAsSeenBy(identity: Identity, waiting: PendingApproval[], team: TeamRedaction): Record<string, unknown>[] {
   return waiting.map((p) => (p.tool && !mayDecide(identity, p.approvers) ? redactPendingApproval(p, team.of(p.from, p.tool.name)) : p) as unknown as Record<string, unknown>);
-}
-
-/** Usage so far, counted from the audit's model turns and tool calls. */
-function usageOf(chain: AuditChain): Usage {
-  const usage: Usage = { inputTokens: 0, outputTokens: 0, totalTokens: 0, modelCalls: 0, toolCalls: 0 };
-  for (const e of chain.events) {
-    if (e.kind === 'model_turn' && e.execution.status === 'completed') {
-      usage.modelCalls += 1;
-      usage.inputTokens += e.inputTokens ?? 0;
-      usage.outputTokens += e.outputTokens ?? 0;
-      if (e.cost) usage.cost = addCost(usage.cost, e.cost);
-    } else if (e.kind === 'tool_call' && e.answeredBy === 'tool' && e.execution?.status === 'completed') usage.toolCalls += 1;
-  }
-  usage.totalTokens = usage.inputTokens + usage.outputTokens;
-  return usage;
 }

@@ -8,20 +8,17 @@
  * on whether they arrive in one activation or two.
  */
 import type { ApprovalPolicy, ApprovalRecord, PendingApproval } from '../../src/common/approvals';
-import { isUnreadable } from '../../src/common/arrival';
 import { durationMs, isRecord } from '../../src/common/check';
 import type { ToolCallUnderApproval } from '../../src/common/controls';
 import { ApprovalRefusedError, toApplicationFailure } from '../../src/common/errors';
 import type { HandoffResult } from '../../src/common/handoff';
-import { judgeOverrides } from '../../src/common/authority/overrides';
-import { overrideProblems } from '../../src/common/input';
-import { boundedProblems, boundedReason, clipText, sizeMessage } from '../../src/common/limits';
+import { boundedReason, clipText } from '../../src/common/limits';
 import { APPROVAL_EVENT_MEMO, PENDING_MEMO } from '../../src/common/messages';
 import { BatonStatus, type RunOverrides } from '../../src/common/run';
-import { overrideSizes } from '../../src/common/sizes';
 import type { ChainState } from '../../src/common/state';
 import { judgeDecision, recordOf, refusedFields, timedOut } from './decisions';
 import { DeskMail, type Received } from './deskMail';
+import { overrideVerdict } from './overrideVerdict';
 import { overridesRecord, type Refusal, RefusalTally } from './refusals';
 import type { ChainEffects } from './effects';
 import { Specialists } from './specialists';
@@ -241,18 +238,10 @@ export class ApprovalDesk extends DeskMail {
   }
 
   private applyOverrides(raw: unknown, at: number): void {
-    const sizes = isUnreadable(raw) ? [raw.problem('the overrides')] : this.bounded ? overrideSizes(raw).map(sizeMessage) : [];
-    const problems = sizes.length > 0 ? sizes : overrideProblems(raw, Object.keys(this.state.team.agents), this.authority);
-    // Authority: what protects the chain is only tightened, unless an operator of the team signed the loosening.
-    const judged = problems.length === 0 && this.authority ? judgeOverrides(this.state, raw as RunOverrides, { workflowId: this.effects.workflowId, at }) : { ok: true as const };
-    if (problems.length > 0 || !judged.ok) {
-      const by = isRecord(raw) && typeof raw.operator === 'string' ? { operator: clipText(raw.operator, 200) } : {};
-      this.refuse({ type: 'overrides_refused', ...by, problems: boundedProblems(judged.ok ? problems : judged.problems) });
-      return;
-    }
-    const applied = judged.operator ? { ...(raw as RunOverrides), identity: judged.operator, ...(judged.loosened ? { loosened: boundedProblems(judged.loosened) } : {}) } : (raw as RunOverrides);
-    if (this.tally) this.tally.overrides.push(applied);
-    else this.effects.publish({ [APPROVAL_EVENT_MEMO]: { type: 'overrides_applied', ...applied } });
+    const verdict = overrideVerdict(raw, this.state, { bounded: this.bounded, authority: this.authority, workflowId: this.effects.workflowId, at });
+    if (verdict.kind === 'refused') return this.refuse(verdict.refusal);
+    if (this.tally) this.tally.overrides.push(verdict.applied);
+    else this.effects.publish({ [APPROVAL_EVENT_MEMO]: { type: 'overrides_applied', ...verdict.applied } });
     this.chain!.apply({ type: 'overridden', overrides: raw as never });
   }
 

@@ -8,6 +8,7 @@
  * Environment: `TEMPORAL_ADDRESS`, `ARCHIVE_LOCATION`, `ARCHIVE_QUEUE`, `ARCHIVE_CHAINS_ON`,
  * `ARCHIVE_SIEM` (a file), `ARCHIVE_STALL`, and for S3 the AWS SDK's variables.
  */
+import fs from 'node:fs';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { openArchive } from '../../../src/audit/archive/location';
 import type { ArchiveStore } from '../../../src/audit/archive/store';
@@ -37,7 +38,6 @@ function stallingStore(store: ArchiveStore): ArchiveStore {
 
 function stallingSiem(file: string): SiemSink {
   const sink = new FileSiemSink(file);
-  const fs = require('node:fs') as typeof import('node:fs');
   return {
     location: sink.location,
     async write(key, events) {
