@@ -17,7 +17,7 @@ export const ARCHIVE_SYNOPSIS =
   'baton audit --archive <dir|s3://bucket/prefix> [<workflowId> [--export <file>]] [--verify [<workflowId>] [--export-keys <file>] [--accept-untrusted-head] [--keys <file>]] [--erase <workflowId> --reason <text> --by <name>]';
 
 /** The help `baton audit` shows for them. */
-export const ARCHIVE_HELP = `Archive (see docs/audit-compliance.md; no Temporal needed, so after history is deleted too):
+export const ARCHIVE_HELP = `Archive (see docs/compliance.md; no Temporal needed, so after history is deleted too):
   --archive <dir|s3://bucket/prefix>  list what the archive holds: each chain archived, erased or lost
                      (S3: AWS_REGION, AWS credentials, AWS_ENDPOINT_URL_S3 for another S3-compatible server)
   --archive <loc> <workflowId>  print the chain's archived export (--export <file> writes it)

@@ -3,7 +3,7 @@
  * It polls the archive's own task queue (`baton-archive`), runs the `auditArchiver` workflow (one per
  * archive, started here under a fixed id if it is not running) and its activities, which write each
  * closed chain's signed export to a directory or an S3-compatible bucket and stream its events to
- * a SIEM. Chains never wait for it. See docs/audit-compliance.md.
+ * a SIEM. Chains never wait for it. See docs/compliance.md.
  */
 import { Client, Connection, WorkflowIdConflictPolicy, type WorkflowHandle } from '@temporalio/client';
 import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';

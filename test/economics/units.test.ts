@@ -123,7 +123,7 @@ describe('bad economics from outside', () => {
   it('refuses a bad maxCost of a run, a conversation and a delegation, naming what is valid', () => {
     expect(() => validateRunInput({ agent: 'a', input: 'hi', options: { maxCost: -1 } })).toThrow('"maxCost" must be a number >= 0 and <= 1000000000, got -1');
     expect(() => validateRunInput({ agent: 'a', input: 'hi', options: { maxCost: 'cheap' } })).toThrow(InvalidRunInputError);
-    expect(conversationOptionProblems({ maxCost: Infinity })).toEqual(['"conversation.maxCost" must be a number >= 0 and <= 1000000000, got null']);
+    expect(conversationOptionProblems({ maxCost: Infinity })).toEqual(['"conversation.maxCost" must be a number >= 0 and <= 1000000000, got Infinity (a number beyond what JSON numbers hold, such as 1e400)']);
     expect(() => defineAgent({ id: 'b', instructions: 'B', model: scripted([]), handoffs: [delegate('a', { maxCost: 0 })] })).toThrow('delegate("a").maxCost must be an amount above 0');
   });
 

@@ -3,7 +3,7 @@
  * format, one per line), and one `closed` event per chain with how it ended, its usage and cost,
  * and where its export is kept. An event's `id` is the digest the export chains it with, so a
  * receiver drops an event it already has, and an event in a SIEM can be checked against the
- * archived export it came from. Schema: docs/audit-compliance.md ("The SIEM stream").
+ * archived export it came from. Schema: docs/compliance.md ("The SIEM stream").
  */
 import type { AuditExport, ExportedChain, ExportedEvent } from '../export';
 import type { AuditEvent } from '../types';
