@@ -34,7 +34,9 @@ function chains(files: string[]): { name: string; runs: { runId: string; events:
   const continued = [...groups.entries()]
     .map(([name, group]) => ({ name, runs: group.sort((a, b) => runNumber(a) - runNumber(b)).map((f) => ({ runId: f, events: read(f) })) }))
     .filter((c) => c.runs.slice(1).every((r) => r.events[0]?.workflowExecutionStartedEventAttributes?.continuedExecutionRunId));
-  return [...single, ...continued];
+  // Histories of baton's other workflows (a shared breaker, an experiment) are no chain's audit.
+  const ofChains = (c: { runs: { events: HistoryEvent[] }[] }) => ['handoffRun', 'conversation'].includes(c.runs[0]?.events[0]?.workflowExecutionStartedEventAttributes?.workflowType?.name ?? '');
+  return [...single, ...continued].filter(ofChains);
 }
 const runNumber = (f: string) => Number(/\.run(\d+)\.json$/.exec(f)![1]);
 
