@@ -5,7 +5,6 @@
 import type { AnyOperation } from '../harness';
 import { approvalOperations } from './approvals';
 import { archiveOperations } from './archive';
-import { authorityOperations } from './authority';
 import { chainOperations } from './chain';
 import { controlOperations } from './controls';
 import { conversationOperations } from './conversation';
@@ -29,7 +28,6 @@ export const OPERATIONS: AnyOperation[] = [
   ...protocolOperations,
   ...uiStreamOperations,
   ...archiveOperations,
-  ...authorityOperations,
 ];
 
 const byName = new Map(OPERATIONS.map((op) => [op.name, op]));
