@@ -4,32 +4,16 @@
  * keyboard takes the same key twice, so a stray key decides nothing.
  */
 import { createRequire } from 'node:module';
-import { chromium, type Browser, type Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { findChromium, SEARCHED } from '../helpers/chromium';
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
 import { useTemporalServer } from '../helpers/temporal';
+import { signIn, useBrowser } from './browser';
 import { TOKENS, withService } from './service';
 import { toolApprovalTeam } from './team';
 
 const server = useTemporalServer();
-const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 const AXE = createRequire(__filename).resolve('axe-core/axe.min.js');
-
-let browser: Browser;
-beforeAll(async () => {
-  const executablePath = process.env.BATON_CHROMIUM ?? findChromium();
-  if (!executablePath) throw new Error(`no Chromium for the page tests: ${process.env.BATON_CHROMIUM_PROBLEM ?? `none at ${SEARCHED}`}`);
-  browser = await chromium.launch({ executablePath, args: ARGS });
-});
-afterAll(async () => {
-  await browser?.close();
-});
-
-async function signIn(page: Page, url: string, token: string) {
-  await page.goto(url);
-  await page.getByLabel('Access token').fill(token);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-}
+const browser = useBrowser();
 
 /** axe-core's violations on the page as it stands: rule, impact, and the elements. */
 async function violations(page: Page): Promise<string[]> {
@@ -46,7 +30,7 @@ describe('the pages, for everyone', () => {
       for (const width of [390, 1440]) {
         for (const colorScheme of ['light', 'dark'] as const) {
           // axe-core is injected as a script of the test's own, which the page's policy would refuse.
-          const context = await browser.newContext({ viewport: { width, height: 900 }, colorScheme, bypassCSP: true });
+          const context = await browser().newContext({ viewport: { width, height: 900 }, colorScheme, bypassCSP: true });
           const page = await context.newPage();
           await signIn(page, `${service.url}/`, TOKENS.alice);
           await page.locator(`.card[data-key^="${workflowId}/"]`).waitFor();
@@ -63,7 +47,7 @@ describe('the pages, for everyone', () => {
 
   it('decides from the keyboard only on the second press of the same key, and says so after the first', async () => {
     await withService(server.env, toolApprovalTeam(), async ({ service, call }) => {
-      const page = await browser.newPage({ viewport: { width: 1100, height: 800 } });
+      const page = await browser().newPage({ viewport: { width: 1100, height: 800 } });
       await signIn(page, `${service.url}/`, TOKENS.alice);
       const { workflowId } = (await call('POST', '/v1/runs', { token: TOKENS.ops, body: { agent: 'refunds', input: 'Refund order A1.' } })).body as { workflowId: string };
       const card = page.locator(`.card[data-key^="${workflowId}/"]`);
