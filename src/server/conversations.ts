@@ -16,7 +16,7 @@ import { Permission } from './auth';
 import type { ServiceApp, ServiceContext } from './context';
 import { kindOf, mustBeConversation, notA } from './kinds';
 import { jsonBody, problems } from './openapi';
-import { idParam } from './schemas';
+import { IdempotencyKeySchema, idParam } from './schemas';
 import { fieldError, HttpProblem, problemBody, sendProblem, toProblem } from './problems';
 import { derivedMessageKey, lookupMessage } from './messageKeys';
 
@@ -26,7 +26,7 @@ const SendMessageSchema = z
   .object({
     agent: z.string().min(1).openapi({ description: 'The agent that answers the first message; later messages go to the active agent' }),
     message: z.string().min(1).openapi({ description: "The user's message" }),
-    idempotencyKey: z.string().min(1).max(200).optional().openapi({ description: 'Sent again, the same key gets the first reply and the turn does not run again' }),
+    idempotencyKey: IdempotencyKeySchema.optional().openapi({ description: 'Sent again, the same key gets the first reply and the turn does not run again' }),
     midTurn: z.enum(['enqueue', 'reject', 'interrupt', 'rollback']).optional().openapi({ description: "What the message does when it arrives while another is answered (default: the conversation's midTurn option): wait its turn, be refused (409), interrupt the running turn and be answered with it, or roll it back and be answered instead" }),
     stream: z.boolean().optional().openapi({ description: 'Answer with Server-Sent Events (as `Accept: text/event-stream` does): `text` and `text_reset` events as the answer forms, then `reply`' }),
   })
@@ -63,7 +63,7 @@ const sendRoute = createRoute({
   ),
   request: {
     params: ConversationIdParam,
-    headers: z.object({ 'idempotency-key': z.string().min(1).max(200).optional() }),
+    headers: z.object({ 'idempotency-key': IdempotencyKeySchema.optional() }),
     body: { ...jsonBody(SendMessageSchema, 'The message'), required: true },
   },
   responses: {
@@ -84,7 +84,7 @@ const followRoute = createRoute({
     'The reply of the message sent with `key` (200), 202 while it waits or is answered (with `Retry-After`), the turn\'s typed error when it failed (422, or 409 for a refused or rolled-back message). ' +
       '`wait` (seconds, at most 25) holds the request until the reply comes or the time is up. 404 when the conversation remembers no message with the key (it keeps its last `idempotencyWindow` replies).',
   ),
-  request: { params: ConversationIdParam.extend({ key: z.string().min(1).max(200).openapi({ description: 'The message\'s idempotency key (the `Idempotency-Key` its sending answered with)' }) }), query: z.object({ wait: z.coerce.number().min(0).max(25).optional() }) },
+  request: { params: ConversationIdParam.extend({ key: IdempotencyKeySchema.openapi({ description: 'The message\'s idempotency key (the `Idempotency-Key` its sending answered with)' }) }), query: z.object({ wait: z.coerce.number().min(0).max(25).optional() }) },
   responses: { 200: jsonBody(ReplySchema, 'The reply'), 202: jsonBody(AcceptedSchema, 'Waiting or being answered'), ...problems(400, 401, 403, 404, 409, 422, 503) },
 });
 

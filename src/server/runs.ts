@@ -24,7 +24,7 @@ import { flowSvg } from './flow';
 import { jsonBody, problems } from './openapi';
 import { fieldError, HttpProblem, type FieldError } from './problems';
 import { derivedStart, stableJson } from './runKeys';
-import { ReplaySchema, ReplayStartedSchema, RunIdParam, RunSchema, RunStartedSchema, StartRunSchema } from './schemas';
+import { IdempotencyKeySchema, ReplaySchema, ReplayStartedSchema, RunIdParam, RunSchema, RunStartedSchema, StartRunSchema } from './schemas';
 
 const startRoute = createRoute({
   operationId: 'startRun',
@@ -39,7 +39,7 @@ const startRoute = createRoute({
       'the same body from the same caller within it answers 200 with the chain the first one started (`created: false`) instead of starting a second one; send an Idempotency-Key of its own with each start that must be a chain of its own.',
   ),
   request: {
-    headers: z.object({ 'idempotency-key': z.string().min(1).max(200).optional() }),
+    headers: z.object({ 'idempotency-key': IdempotencyKeySchema.optional() }),
     body: { ...jsonBody(StartRunSchema, 'The first agent, its input, and run options'), required: true },
   },
   responses: { 201: jsonBody(RunStartedSchema, 'Started'), 200: jsonBody(RunStartedSchema, 'Started earlier with the same Idempotency-Key'), ...problems(400, 401, 403, 409, 413, 429, 503) },

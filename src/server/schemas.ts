@@ -202,4 +202,15 @@ export const IdentitySchema = z.object({ name: z.string(), roles: z.array(z.stri
 /** A path's `{id}`, described as `description` says. */
 export const idParam = (description: string) => z.object({ id: z.string().min(1).max(1000).openapi({ param: { name: 'id', in: 'path' }, description }) });
 
+/**
+ * An idempotency key as the service takes it, in a body or an `Idempotency-Key` header: 1–200 visible
+ * ASCII characters, so it can be answered back in a header and sent again byte for byte.
+ */
+export const IdempotencyKeySchema = z
+  .string()
+  .min(1)
+  .max(200)
+  .regex(/^[\x21-\x7e]+$/, 'an idempotency key is 1–200 visible ASCII characters (letters, digits and punctuation, no spaces), such as a UUID')
+  .openapi({ example: '6c1f9a52-7d1e-4b8e-9a43-2f0e5d1c8b77' });
+
 export const RunIdParam = idParam('The workflow id of the chain');

@@ -181,7 +181,7 @@ describe('the audit archive', () => {
     // Untrusted heads are refused: the archive is only as good as the key that signed it.
     expect((await audit(['--archive', dirArchive, '--verify'])).code).toBe(1);
     ctx.skip(s3Skip !== undefined, s3Skip);
-  });
+  }, 300_000);
 });
 
 describe('an archive worker killed while it archives', () => {

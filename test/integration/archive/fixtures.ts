@@ -23,7 +23,7 @@ export async function audit(args: string[]): Promise<{ code: number; stdout: str
 /** The SIEM stream file's events. */
 export const readLines = (file: string): SiemEvent[] => (fs.existsSync(file) ? fs.readFileSync(file, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as SiemEvent) : []);
 
-/** Delete every execution of `queue` from the dev server with the Temporal CLI, and wait until they are gone. */
+/** Delete every execution of `queue` from the dev server with the Temporal CLI, and wait until they are gone (the server deletes in the background, slower on a busy machine). */
 export async function deleteHistories(server: DevServer, queue: string): Promise<string[]> {
   const cli = findTemporalBinary('cli')!;
   const { client } = server;
@@ -34,7 +34,7 @@ export async function deleteHistories(server: DevServer, queue: string): Promise
     await waitFor(
       () => client.workflowService.describeWorkflowExecution({ namespace: 'default', execution: e }).then(() => 'there', (err: { code?: number }) => (err.code === 5 ? 'gone' : 'there')),
       (s) => s === 'gone',
-      30_000,
+      120_000,
     );
   }
   return [...new Set(ids.map((e) => e.workflowId))];
