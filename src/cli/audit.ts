@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import { Baton } from '../client/baton';
 import { exportAudit, signAuditExport, type AuditExport } from '../audit/export';
+import { auditRun } from '../audit/fetch';
 import { formatTimeline, toMermaid } from '../audit/format';
 import { verifyAuditExport } from '../audit/verifyExport';
 import { verifyAgainstHistory } from '../audit/verifyHistory';
@@ -50,7 +51,7 @@ export const auditCommand: Command = {
 
 Without an option, a readable timeline. Reads the latest run of <workflowId>, across continue-as-new.
 A conversation's id gives its turns: each message, its handoffs, approvals and answer (--json: the
-baton.conversation-audit/v1 document).
+baton.conversation-audit/v1 document); --export writes its history's export, as the archive keeps it.
 
 ${ARCHIVE_HELP}`,
   async run(argv, ctx) {
@@ -87,16 +88,17 @@ ${ARCHIVE_HELP}`,
     }
     if (signing && values.unsigned) throw new UsageError(`--unsigned, but there is a key to sign with (${signing.from}): leave out one of them`);
     const { client } = await connect();
-    // A conversation is audited as its turns; a chain's options do not apply to it.
-    if ((await client.workflow.getHandle(workflowId).describe()).type === WorkflowType.CONVERSATION) {
-      if (values.mermaid || values.export !== undefined) {
-        throw new UsageError(`${workflowId} is a conversation: --mermaid and --export take a chain; read the conversation with baton audit ${workflowId} (or --json), and a turn's chain in it by its own workflow id when it delegated`);
-      }
+    // A conversation is read as its turns; its export is its history's, as the archive keeps it.
+    const conversation = (await client.workflow.getHandle(workflowId).describe()).type === WorkflowType.CONVERSATION;
+    if (conversation && values.mermaid) {
+      throw new UsageError(`${workflowId} is a conversation: --mermaid takes a chain; read the conversation with baton audit ${workflowId} (or --json, or --export <file>), and a turn's chain in it by its own workflow id when it delegated`);
+    }
+    if (conversation && values.export === undefined) {
       const audit = await auditConversation(client, workflowId);
       out(values.json ? JSON.stringify(audit, null, 2) : formatConversation(audit));
       return ExitCode.OK;
     }
-    const chain = await new Baton({ client }).audit(workflowId);
+    const chain = conversation ? await auditRun(client, workflowId) : await new Baton({ client }).audit(workflowId);
     if (values.export !== undefined) {
       const unsigned = exportAudit(chain);
       const doc: AuditExport = signing ? await signAuditExport(unsigned, signing.signer) : unsigned;

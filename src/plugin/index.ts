@@ -249,7 +249,7 @@ export function checkProviders(team: Team, providers: ModelProviders): void {
   const known = new Set(['openai', 'scripted', AI_SDK_PROVIDER, ...Object.keys(providers)]);
   const problems = team.agents
     .filter((a) => !known.has(a.model.provider))
-    .map((a) => `agent "${a.id}" uses model provider "${a.model.provider}", which this worker does not have (it has ${[...known].join(', ')}); pass createWorker({ providers: { ${a.model.provider}: … } })`);
+    .map((a) => `agent "${a.id}" uses model provider "${a.model.provider}", which this worker does not have (it has ${[...known].join(', ')}); pass createWorker({ providers: { ${a.model.provider}: … } }), or give the agent an AI SDK model with aiSdk(model)`);
   problems.push(...aiSdkProblems(team.agents, providers));
   if (problems.length > 0) throw new TeamValidationError(problems);
 }

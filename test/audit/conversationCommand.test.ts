@@ -1,8 +1,12 @@
 /**
  * `baton audit <id>` for a conversation, on a real server: the conversation's turns (its messages,
- * handoffs and answers), its audit document with --json, and a clear refusal of the options that
- * take a chain.
+ * handoffs and answers), its audit document with --json, its export (verified), and a clear refusal
+ * of --mermaid, which takes a chain.
  */
+import { randomUUID } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { Team } from '../../src';
 import { auditCommand } from '../../src/cli/audit';
@@ -21,13 +25,14 @@ async function audit(args: string[]): Promise<{ code: number; out: string }> {
 }
 
 describe('baton audit of a conversation', () => {
-  it.skip('prints its turns, gives its audit document with --json, and refuses --mermaid and --export with what to use', async () => {
+  it('prints its turns, gives its audit document with --json, writes and verifies its export, and refuses --mermaid with what to use', async () => {
     const team = new Team([
       agent('triage', [{ handoff: { to: 'refunds', message: 'refund order 42' } }]),
       agent('refunds', [{ text: 'Refunded order 42.' }, { text: 'You are welcome.' }]),
     ]);
     await withWorker(server.env, team, async (baton) => {
       const chat = baton.conversation('triage');
+      const file = path.join(os.tmpdir(), `conversation-export-${randomUUID()}.json`);
       await chat.send('I want a refund for order 42');
       await chat.send('Thanks');
 
@@ -45,10 +50,20 @@ describe('baton audit of a conversation', () => {
       const json = await audit([chat.id, '--json']);
       expect(JSON.parse(json.out)).toMatchObject({ schema: 'baton.conversation-audit/v1', workflowId: chat.id, turns: [{ turn: 1, answeredBy: 'refunds' }, { turn: 2, output: 'You are welcome.' }] });
 
-      for (const option of [['--mermaid'], ['--export', '/tmp/never-written.json']]) {
-        await expect(audit([chat.id, ...option])).rejects.toThrow(UsageError);
-        await expect(audit([chat.id, ...option])).rejects.toThrow(`${chat.id} is a conversation: --mermaid and --export take a chain`);
-      }
+      await expect(audit([chat.id, '--mermaid'])).rejects.toThrow(UsageError);
+      await expect(audit([chat.id, '--mermaid'])).rejects.toThrow(`${chat.id} is a conversation: --mermaid takes a chain`);
+      await expect(audit([chat.id, '--export', file])).rejects.toThrow('no key to sign the export\'s head');
+
+      // Its export is its history's, as the archive keeps it, and verifies.
+      const exported = await audit([chat.id, '--export', file, '--unsigned']);
+      expect(exported.code).toBe(0);
+      expect(exported.out).toMatch(new RegExp(`^exported \\d+ events of ${chat.id} to `));
+      const doc = JSON.parse(fs.readFileSync(file, 'utf8')) as { workflowId: string; events: { event: { kind: string } }[] };
+      expect(doc.workflowId).toBe(chat.id);
+      expect(doc.events.filter((e) => e.event.kind === 'handoff')).toHaveLength(1);
+      const checked = await audit(['--verify', file, '--accept-untrusted-head']);
+      expect(checked.code).toBe(0);
+      expect(checked.out).toContain('verified');
     });
   });
 });

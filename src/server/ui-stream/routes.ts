@@ -32,6 +32,7 @@ export interface UiStreamOptions {
 
 type Kind = 'conversation' | 'chain';
 const PATHS: Record<Kind, string> = { conversation: '/v1/ui/conversations', chain: '/v1/ui/runs' };
+const NOUN: Record<Kind, string> = { conversation: 'UiConversation', chain: 'UiRun' };
 const WORKFLOW: Record<Kind, string> = { conversation: WorkflowType.CONVERSATION, chain: WorkflowType.HANDOFF_RUN };
 const STREAM = { 200: { description: 'A UI message stream (`x-vercel-ai-ui-message-stream: v1`)', content: { 'text/event-stream': { schema: z.string() } } } };
 const MessagesSchema = z.object({ messages: z.array(z.object({}).passthrough()) }).openapi('UiMessages');
@@ -50,6 +51,7 @@ export function uiStreamRoutes(app: ServiceApp, ctx: ServiceContext, options: Ui
       createRoute({
         method: 'post',
         path: PATHS[kind],
+        operationId: `chat${NOUN[kind]}`,
         tags: ['ui'],
         summary: kind === 'conversation' ? 'useChat: send a message to a conversation, or answer its approvals, and stream the answer' : 'useChat: start a chain with a message, or answer its approvals, and stream the answer',
         ...secured(
@@ -67,6 +69,7 @@ export function uiStreamRoutes(app: ServiceApp, ctx: ServiceContext, options: Ui
       createRoute({
         method: 'get',
         path: `${PATHS[kind]}/{id}/stream`,
+        operationId: `resume${NOUN[kind]}Stream`,
         tags: ['ui'],
         summary: `useChat's resume: the ${what}'s answer in progress, from its start`,
         ...secured(Permission.READ, `The answer being written, replayed from its beginning and followed to its end; 204 when none is. (DefaultChatTransport's \`reconnectToStream\`, \`useChat({ resume: true })\`.)`),
@@ -87,6 +90,7 @@ export function uiStreamRoutes(app: ServiceApp, ctx: ServiceContext, options: Ui
       createRoute({
         method: 'get',
         path: `${PATHS[kind]}/{id}/messages`,
+        operationId: `get${NOUN[kind]}Messages`,
         tags: ['ui'],
         summary: `The ${what} as the AI SDK's UIMessage[], from its history`,
         ...secured(Permission.READ, 'Each user message and the assistant message answering it, as the stream leaves them (text as history records it): load them into `useChat({ messages })` to show the chat again.'),
