@@ -70,8 +70,14 @@ export interface SendOptions {
   taken?: () => void;
 }
 
-/** How many times a message follows its conversation into a new run before giving up. */
-const MAX_RUN_HOPS = 20;
+/**
+ * A message follows its conversation into each new run, however many there are while it waits (a
+ * turn waiting for a person through kills and restarts may see hundreds); past the first few, each
+ * hop waits a little, up to 2 s, so a conversation that continues as new in a loop is not hammered.
+ */
+function nextRun(hop: number): Promise<void> {
+  return hop < 10 ? Promise.resolve() : new Promise((resolve) => setTimeout(resolve, Math.min(2_000, 50 * hop)));
+}
 
 /**
  * A conversation with a team, starting at an agent; the agent a handoff hands to answers the next
@@ -144,7 +150,8 @@ export class Conversation<Output = string> {
         if (err instanceof WorkflowExecutionAlreadyStartedError) throw new ConversationEndedError(this.id);
         // The run that took the message failed before answering it (its input, or an agent the team lacks): its failure says why.
         if (endedFirst(err)) throw conversationError(await this.lastRunOutcome());
-        if (!continued(err) || hop >= MAX_RUN_HOPS) throw conversationError(err);
+        if (!continued(err)) throw conversationError(err);
+        await nextRun(hop);
       }
     }
   }
@@ -226,7 +233,10 @@ export class Conversation<Output = string> {
           (taken) => taken.result(),
         );
       } catch (err) {
-        if (continued(err) && hop < MAX_RUN_HOPS) continue;
+        if (continued(err)) {
+          await nextRun(hop);
+          continue;
+        }
         const ended = await this.handle.describe().catch(() => undefined);
         if (ended && ended.status.name === 'COMPLETED') return this.handle.result();
         throw conversationError(err);
@@ -260,7 +270,8 @@ export async function migrateConversation(client: Client, workflowId: string): P
     try {
       return await client.workflow.getHandle<typeof conversationWorkflow>(workflowId).executeUpdate(migrateConversationUpdate);
     } catch (err) {
-      if (!continued(err) || hop >= MAX_RUN_HOPS) throw conversationError(err);
+      if (!continued(err)) throw conversationError(err);
+      await nextRun(hop);
     }
   }
 }

@@ -32,15 +32,6 @@ export const KNOWN_OPEN: KnownDefect[] = [
     matches: /message \d+ failed with TeamMismatchError, which nothing in the sequence could cause: .*delegation to/,
   },
   {
-    // Found by the drill (seed 7): a conversation that continues as new every few events, with a server
-    // restart and worker SIGKILLs while its first message (sent with chat.stream()) waits, answers that
-    // message's caller with ConversationContinuedError ("send it again with idempotencyKey …") instead
-    // of following the new run as send() does (src/client/conversation.ts hops only on an update that
-    // failed with ConversationContinuedError as its cause); the cause is not pinned down yet.
-    name: 'a message answered ConversationContinuedError after its conversation continued as new through a server restart',
-    matches: /message \d+ failed with ConversationContinuedError/,
-  },
-  {
     // Found by the unversioned tour (seed 600591010): the follower of a conversation's first message
     // (chat.stream(), a conversation started on v1 before the chain's tool calls, kills and the
     // redeploy) ended with a prefix of the reply ("Don" of "Done. [a19]") instead of applying the
