@@ -21,6 +21,8 @@ describe('the baton command: approvals and the audit', () => {
     p.child.stdin.write('y\r');
     await p.until('stdout', /your name: /);
     p.child.stdin.write('alice\r');
+    await p.until('stdout', /why\? /);
+    p.child.stdin.write('\r');
     await p.until('stdout', /answer from refunds/);
     p.child.stdin.end();
     expect(await p.exited).toBe(0);
@@ -70,6 +72,8 @@ describe('the baton command: approvals and the audit', () => {
     p.child.stdin.write('\r');
     await p.until('stdout', /a decision is recorded under the name of who made it: type yours/);
     p.child.stdin.write('alice\r');
+    await p.until('stdout', /why\? /);
+    p.child.stdin.write('\r');
     await p.until('stdout', /answer from refunds/);
     p.child.stdin.end();
     expect(await p.exited).toBe(0);
@@ -92,6 +96,8 @@ describe('the baton command: approvals and the audit', () => {
     p.child.stdin.write('n\r');
     await waitFor(async () => [...p.output.stdout.matchAll(/your name: /g)].length, (n) => n === 2, 10_000);
     p.child.stdin.write('alice\r');
+    await p.until('stdout', /why\? /);
+    p.child.stdin.write('\r');
     await p.until('stdout', /answer from refunds/);
     p.child.stdin.end();
     expect(await p.exited).toBe(0);

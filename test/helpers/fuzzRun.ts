@@ -77,19 +77,20 @@ async function runChain(chain: FuzzChain, workflowId: string, o: RunScenarioOpti
     let ended = false;
     const decider = decideApprovals(baton, workflowId, chain.decisions, () => ended);
     const deadline = sleep(o.deadlineMs ?? 60_000).then((): Ending => ({ stuck: true }));
-    const ending = await Promise.race([
-      baton
-        .getRun(workflowId)
-        .result()
-        .then(
-          (result): Ending => ({ result }),
-          (error: unknown): Ending => ({ error }),
-        ),
-      deadline,
-    ]);
+    const resulting = baton
+      .getRun(workflowId)
+      .result()
+      .then(
+        (result): Ending => ({ result }),
+        (error: unknown): Ending => ({ error }),
+      );
+    const ending = await Promise.race([resulting, deadline]);
     ended = true;
     const decided = await decider;
-    if ('stuck' in ending) await baton.client.workflow.getHandle(workflowId).terminate('fuzz: past the deadline').catch(() => undefined);
+    if ('stuck' in ending) {
+      // No call of this chain outlives the run: the long poll for its result ends with the termination.
+      await baton.client.workflow.getHandle(workflowId).terminate('fuzz: past the deadline').then(() => resulting, () => undefined);
+    }
     const checked = await checkChain(baton.client, baton, workflowId, chain, ending);
     return { workflowId, outcome: outcomeOf(ending), approvalsDecided: decided, ...checked };
   } finally {

@@ -109,6 +109,11 @@ export async function modelRun(system: ModelSystem, o: ModelRunOptions): Promise
           o.log?.(`${h.model.tag} broke ${err.violations.length} invariant(s):\n    ${err.violations.join('\n    ')}`);
         }
         failing = { lane, steps: err.steps, violations: err.violations };
+      } else if (!failing) {
+        // A step or the harness itself failed: kept with the steps that led there, to be shrunk and saved like a broken invariant.
+        const text = err instanceof Error ? (err.stack ?? err.message) : String(err);
+        o.log?.(`${h.model.tag} failed: ${text}`);
+        failing = { lane, steps: [...h.steps], violations: [`[error] ${text}`] };
       }
       throw err;
     } finally {
