@@ -80,10 +80,7 @@ async function runChain(chain: FuzzChain, workflowId: string, o: RunScenarioOpti
     const resulting = baton
       .getRun(workflowId)
       .result()
-      .then(
-        (result): Ending => ({ result }),
-        (error: unknown): Ending => ({ error }),
-      );
+      .then((result): Ending => ({ result }), (error: unknown): Ending => ({ error }));
     const ending = await Promise.race([resulting, deadline]);
     ended = true;
     const decided = await decider;
