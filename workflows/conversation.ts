@@ -78,7 +78,7 @@ export async function conversation(startInput: ConversationInput): Promise<Conve
   const steering = new Steering(workflowInfo().workflowId, tagged, () => (!live ? 'it started before conversations took steering messages' : session?.state.current ? undefined : 'no message is being answered: send a message instead'));
   const effects = live ? interruptible(tagged, steering) : tagged;
   receiveSteering(steering);
-  const desk = new ApprovalDesk(effects, { bounded, signatures, inboxBounds });
+  const desk = new ApprovalDesk(effects, { bounded, signatures, inboxBounds, authority: inboxBounds && hasPatch(Patches.AUTHORITY) });
   const inbox = new Inbox(workflowInfo().workflowId);
   let badInput: UserError | false | undefined;
   setHandler(rawArgs(sendMessageUpdate), (m) => (noteUpdate(), inbox.receive(arrival(m, MESSAGE) as SendMessageInput)), {
