@@ -37,6 +37,7 @@ import { Chain, carryOver, startChain } from './chain/state';
 import { defaultGuards } from './guards';
 import { type ChainOutcome, runChain } from './loop';
 import { enterChain } from './authority/entry';
+import { carriedChain } from './chain/carried';
 import { matchingTeam } from './team/match';
 import { boundingPayloads } from './chain/payloadBound';
 import { rebaseOnCurrentTeam } from './team/rebase';
@@ -86,7 +87,9 @@ export async function handoffRun(startInput: HandoffRunInput): Promise<HandoffRu
   const steering = new Steering(workflowInfo().workflowId, tagged, () => (!live ? 'it started before chains took steering messages' : chain ? undefined : 'it has not started yet'));
   const effects = live ? interruptible(tagged, steering) : tagged;
   receiveSteering(steering);
-  const desk = new ApprovalDesk(effects, { bounded, signatures, inboxBounds, authority });
+  // A decision that comes with the start is judged against the state the start carries.
+  const carried = carriedChain(() => validateRunInput(rawInput, { sizes: bounded }).resume);
+  const desk = new ApprovalDesk(effects, { bounded, signatures, inboxBounds, authority, carried });
   receiveDecisions(desk);
   setHandler(chainQuery, () => chain?.state.chain ?? []);
   setHandler(pendingApprovalsQuery, () => desk.pendingInTree());

@@ -45,6 +45,8 @@ export interface DeskOptions {
    * option applies only with an operator's valid signature (docs/authority.md). @default false
    */
   authority?: boolean;
+  /** The chain state the run's start carries, judged against before the chain is attached (`carried.ts`). @default none */
+  carried?: () => ChainState | undefined;
 }
 
 /** The approval desk of one chain: applies its {@link DeskMail} and keeps its waiting approvals. */
@@ -58,6 +60,7 @@ export class ApprovalDesk extends DeskMail {
   /** The run has the `baton-inbox-bounds` patch (see {@link DeskOptions.inboxBounds}). */
   readonly inboxBounds: boolean;
   private readonly authority: boolean;
+  private readonly carried: () => ChainState | undefined;
   /** The refusals and applied overrides of the drain under way (runs with {@link DeskOptions.inboxBounds}). */
   private tally?: { refusals: RefusalTally; overrides: RunOverrides[]; forwarded: Set<string> };
 
@@ -69,6 +72,7 @@ export class ApprovalDesk extends DeskMail {
     this.signatures = this.bounded && (options.signatures ?? false);
     this.inboxBounds = this.bounded && (options.inboxBounds ?? false);
     this.authority = this.bounded && (options.authority ?? false);
+    this.carried = options.carried ?? (() => undefined);
     this.specialists = new Specialists(effects, this.bounded, this.inboxBounds);
   }
 
@@ -255,7 +259,9 @@ export class ApprovalDesk extends DeskMail {
   /** What becomes of a decision: refused, applied here, or forwarded to the specialist its approval waits in. */
   private judge(raw: unknown, at: number) {
     const signatures = this.signatures ? { signatures: { workflowId: this.effects.workflowId, at } } : {};
-    return judgeDecision(raw, { ...(this.chain ? { state: this.chain.state } : {}), inSpecialist: (id) => this.specialists.find(id), bounded: this.bounded, ...signatures });
+    // A decision that came with the run's start, before the chain is attached: what the start carries waits.
+    const state = this.chain?.state ?? this.carried();
+    return judgeDecision(raw, { ...(state ? { state } : {}), inSpecialist: (id) => this.specialists.find(id), bounded: this.bounded, ...signatures });
   }
 
   private pending(id: string): PendingApproval | undefined {
