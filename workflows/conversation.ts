@@ -31,6 +31,7 @@ import { resolveConversationOptions } from '../src/common/conversationOptions';
 import { resolveRunOptions } from '../src/common/options';
 import { BatonStatus } from '../src/common/run';
 import { ApprovalDesk } from './chain/desk';
+import { carriedChain } from './chain/carried';
 import { temporalEffects } from './chain/temporalEffects';
 import { withSpecialistFigures } from './chain/figures';
 import { Chain, carryOver } from './chain/state';
@@ -78,7 +79,9 @@ export async function conversation(startInput: ConversationInput): Promise<Conve
   const steering = new Steering(workflowInfo().workflowId, tagged, () => (!live ? 'it started before conversations took steering messages' : session?.state.current ? undefined : 'no message is being answered: send a message instead'));
   const effects = live ? interruptible(tagged, steering) : tagged;
   receiveSteering(steering);
-  const desk = new ApprovalDesk(effects, { bounded, signatures, inboxBounds });
+  // A decision that comes with the start is judged against the state the start carries.
+  const startState = carriedChain(() => validateConversationInput(rawInput, { sizes: bounded }).resume?.chain);
+  const desk = new ApprovalDesk(effects, { bounded, signatures, inboxBounds, authority: inboxBounds && hasPatch(Patches.AUTHORITY), carried: startState });
   const inbox = new Inbox(workflowInfo().workflowId);
   let badInput: UserError | false | undefined;
   setHandler(rawArgs(sendMessageUpdate), (m) => (noteUpdate(), inbox.receive(arrival(m, MESSAGE) as SendMessageInput)), {

@@ -35,7 +35,9 @@ import { withSpecialistFigures } from './chain/figures';
 import { initialControls } from './chain/controlState';
 import { Chain, carryOver, startChain } from './chain/state';
 import { defaultGuards } from './guards';
-import { runChain } from './loop';
+import { type ChainOutcome, runChain } from './loop';
+import { enterChain } from './authority/entry';
+import { carriedChain } from './chain/carried';
 import { matchingTeam } from './team/match';
 import { boundingPayloads } from './chain/payloadBound';
 import { rebaseOnCurrentTeam } from './team/rebase';
@@ -74,6 +76,8 @@ export async function handoffRun(startInput: HandoffRunInput): Promise<HandoffRu
   const economics = bounded && hasPatch(Patches.ECONOMICS);
   // Refusals tallied per drain, and every wait continues as new before Temporal's limits.
   const inboxBounds = bounded && hasPatch(Patches.INBOX_BOUNDS);
+  // What protects a chain is only tightened, unless an operator signs; gated agents are entered only with their approval.
+  const authority = inboxBounds && hasPatch(Patches.AUTHORITY);
   let economy: Economy | undefined;
   let chain: Chain | undefined;
   let input: HandoffRunInput | undefined;
@@ -83,7 +87,9 @@ export async function handoffRun(startInput: HandoffRunInput): Promise<HandoffRu
   const steering = new Steering(workflowInfo().workflowId, tagged, () => (!live ? 'it started before chains took steering messages' : chain ? undefined : 'it has not started yet'));
   const effects = live ? interruptible(tagged, steering) : tagged;
   receiveSteering(steering);
-  const desk = new ApprovalDesk(effects, { bounded, signatures, inboxBounds });
+  // A decision that comes with the start is judged against the state the start carries.
+  const carried = carriedChain(() => validateRunInput(rawInput, { sizes: bounded }).resume);
+  const desk = new ApprovalDesk(effects, { bounded, signatures, inboxBounds, authority, carried });
   receiveDecisions(desk);
   setHandler(chainQuery, () => chain?.state.chain ?? []);
   setHandler(pendingApprovalsQuery, () => desk.pendingInTree());
@@ -117,7 +123,9 @@ export async function handoffRun(startInput: HandoffRunInput): Promise<HandoffRu
     desk.attach(chain);
     if (input.resume) desk.republish();
     const guards = defaultGuards({ emptyOutputCheck: v2, controls, economics, now: effects.now, finalTurnEnds: () => hasPatch(Patches.FINAL_TURN_ENDS) });
-    const outcome = await runChain({ chain, effects, guards, desk, ...(economy ? { economy } : {}), ...(live ? { steering } : {}) });
+    const info = workflowInfo();
+    const entry = authority ? await enterChain({ chain, effects, desk }, { continued: info.continuedFromExecutionRunId !== undefined, child: info.parent !== undefined, input: input.input, resumed: input.resume !== undefined }) : 'entered';
+    const outcome: ChainOutcome = entry === 'paused' ? { kind: 'continue_as_new' } : await runChain({ chain, effects, guards, desk, ...(economy ? { economy } : {}), ...(live ? { steering } : {}) });
     if (economy) await economy.flush();
     await desk.drain();
     if (outcome.kind === 'completed') {

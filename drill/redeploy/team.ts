@@ -30,6 +30,14 @@ function tool<S extends z.ZodObject>(v: TeamVersionName, name: string, parameter
   });
 }
 
+/**
+ * Where the drill's chains start ({@link CHAIN_KINDS}): triage, and refunds, which is gated (a
+ * handoff into it needs approval). The team names both as entries, as a team whose services start
+ * refund chains directly does; any other start at a gated agent waits for its approval
+ * (docs/authority.md).
+ */
+export const ENTRIES = ['triage', 'refunds'] as const;
+
 /** The team a worker of version `v` serves; `delayMs` slows every model answer (the drill's model time). */
 export function redeployTeam(v: TeamVersionName, delayMs = 0): Team {
   const refundParams = z.object({ orderId: z.string(), amount: z.number() });
@@ -95,7 +103,7 @@ export function redeployTeam(v: TeamVersionName, delayMs = 0): Team {
     handoffs: [],
     approval: { required: true },
   });
-  return new Team(v === 'v1' ? [triage, refunds, billing, sales] : [triage, refunds, billing], { name: 'support', version: v });
+  return new Team(v === 'v1' ? [triage, refunds, billing, sales] : [triage, refunds, billing], { name: 'support', version: v, entry: { agents: [...ENTRIES] } });
 }
 
 /** The kinds of work that wait for a person when the deploy comes, and what each starts with. */

@@ -1,5 +1,5 @@
 import { HANDOFF_TOOL_NAME, READ_STATE_TOOL_NAME } from '../common/handoff';
-import { approvalRuleCheck } from '../common/approvalPolicy';
+import { approvalProblems, teamProblems, toolNameProblems } from './teamProblems';
 import { TeamValidationError } from '../common/errors';
 import type { ApprovalRule } from '../common/approvals';
 import type { ToolSensitivitySpec } from '../common/sensitive';
@@ -13,6 +13,7 @@ import { toJsonSchema, type Tool } from './tool';
 import { agentMcpTools, mcpTeamProblems, type McpToolSpecs } from '../mcp/server';
 import type { TeamVersion } from '../common/version';
 import { type ApproverKey, approverKeysCheck } from '../common/signatures/keys';
+import { type EntryRules, entryRulesProblems } from '../common/authority/entryRules';
 import { namingProblems, teamVersion } from './version';
 import { economicsProblems, economicsSpec, type EconomicsOptions } from '../common/economics/spec';
 import type { PriceTable } from '../common/economics/prices';
@@ -32,6 +33,10 @@ export interface TeamOptions extends EconomicsOptions {
   approverKeys?: ApproverKey[];
   /** Trust keys a run's options name (`approverKeys` of the run) beside the team's. @default true */
   runApproverKeys?: boolean;
+  /** Operators' Ed25519 keys: an override that loosens what protects a chain must be signed by one (docs/authority.md). */
+  operatorKeys?: ApproverKey[];
+  /** Which agents a chain may be entered at directly, and what entering a gated one otherwise does (docs/authority.md). */
+  entry?: EntryRules;
   /** How every agent is offered its handoffs, unless it says otherwise. @default "single" */
   handoffTools?: HandoffToolStyle;
   /**
@@ -66,14 +71,14 @@ export class Team {
   readonly #handoffTools: HandoffToolStyle;
   readonly #sharedState: boolean;
   readonly #naming: { name?: string; label?: string };
-  readonly #keys: Pick<TeamSpec, 'approverKeys' | 'runApproverKeys'>;
+  readonly #keys: Pick<TeamSpec, 'approverKeys' | 'runApproverKeys' | 'operatorKeys' | 'entry'>;
   readonly #economics: EconomicsOptions;
 
   constructor(agents: Agent[] = [], options: TeamOptions = {}) {
     const naming = { name: options.name, label: options.version };
     const problems = [...namingProblems(naming), ...keyProblems(options), ...economicsProblems(options)];
     if (problems.length > 0) throw new TeamValidationError(problems);
-    this.#keys = { ...(options.approverKeys?.length ? { approverKeys: options.approverKeys.map((k) => ({ ...k })) } : {}), ...(options.runApproverKeys === false ? { runApproverKeys: false } : {}) };
+    this.#keys = { ...(options.approverKeys?.length ? { approverKeys: options.approverKeys.map((k) => ({ ...k })) } : {}), ...(options.runApproverKeys === false ? { runApproverKeys: false } : {}), ...authorityOf(options) };
     this.#naming = naming;
     this.#economics = { prices: options.prices, spendLimits: options.spendLimits, sharedBreakers: options.sharedBreakers };
     this.#approvals = options.approvals ?? [];
@@ -85,7 +90,7 @@ export class Team {
   /** Add agents; the team is checked as a whole, so agents that refer to each other go in one call. */
   register(...agents: Agent[]): this {
     const all = [...this.#agents.values(), ...agents];
-    const problems = [...teamProblems(all), ...approvalProblems(this.#approvals, all), ...mcpTeamProblems(all.filter((a) => a?.kind === 'agent'))];
+    const problems = [...teamProblems(all), ...approvalProblems(this.#approvals, all), ...entryRulesProblems(this.#keys.entry, all.map((a) => a?.id)), ...mcpTeamProblems(all.filter((a) => a?.kind === 'agent'))];
     if (problems.length === 0) problems.push(...toolNameProblems(all, (a) => this.#handoffToolNames(a, all)));
     if (problems.length > 0) throw new TeamValidationError(problems);
     for (const agent of agents) this.#agents.set(agent.id, agent);
@@ -232,64 +237,12 @@ function toolSensitivity(agent: Agent, mcp: Record<string, ToolSensitivitySpec>)
 
 function keyProblems(options: TeamOptions): string[] {
   const problems = options.approverKeys !== undefined ? approverKeysCheck(options.approverKeys, 'approverKeys') : [];
+  if (options.operatorKeys !== undefined) problems.push(...approverKeysCheck(options.operatorKeys, 'operatorKeys'));
   if (options.runApproverKeys !== undefined && typeof options.runApproverKeys !== 'boolean') problems.push(`runApproverKeys must be true or false, got ${JSON.stringify(options.runApproverKeys)}`);
   return problems;
 }
 
-function teamProblems(agents: Agent[]): string[] {
-  const problems: string[] = [];
-  const ids = new Set<string>();
-  for (const agent of agents) {
-    if (agent?.kind !== 'agent') {
-      problems.push('every member must be made with defineAgent()');
-      continue;
-    }
-    if (ids.has(agent.id)) problems.push(`duplicate agent id "${agent.id}"`);
-    ids.add(agent.id);
-  }
-  const registered = [...ids].join(', ');
-  for (const agent of agents) {
-    if (agent?.kind !== 'agent') continue;
-    for (const target of [...(agent.handoffs ?? []), ...Object.keys(agent.delegates ?? {})]) {
-      if (typeof target !== 'string') continue;
-      if (!ids.has(target)) {
-        problems.push(`agent "${agent.id}" lists handoff target "${target}", which is not registered (registered: ${registered})`);
-      }
-    }
-    const returns = [['', agent.returnTo], ...Object.values(agent.handoffDeclarations).map((d) => [` (handoff to ${d.to})`, d.returnTo])] as const;
-    for (const [where, returnTo] of returns) {
-      if (typeof returnTo === 'string' && returnTo !== 'stay' && returnTo !== 'caller' && !ids.has(returnTo)) {
-        problems.push(`agent "${agent.id}"${where} has returnTo "${returnTo}", which is not "stay", "caller" or a registered agent (registered: ${registered})`);
-      }
-    }
-    const seen = new Set<string>();
-    for (const tool of agent.tools) {
-      if (seen.has(tool.name)) problems.push(`agent "${agent.id}" has two tools named "${tool.name}"`);
-      seen.add(tool.name);
-    }
-  }
-  return problems;
-}
-
-function approvalProblems(rules: ApprovalRule[], agents: Agent[]): string[] {
-  if (!Array.isArray(rules)) return ['approvals must be an array of {to, from?, …} rules'];
-  const ids = new Set(agents.map((a) => a?.id));
-  return rules.flatMap((rule, i) => {
-    const problems = approvalRuleCheck(rule, `approvals[${i}]`);
-    for (const end of ['from', 'to'] as const) {
-      const id = rule?.[end];
-      if (typeof id === 'string' && !ids.has(id)) problems.push(`approvals[${i}].${end} "${id}" is not a registered agent`);
-    }
-    return problems;
-  });
-}
-
-/** Tool names must be unique per agent, its handoff tools and built-ins included. */
-function toolNameProblems(agents: Agent[], handoffToolNames: (agent: Agent) => string[]): string[] {
-  return agents.flatMap((agent) => {
-    const own = new Set(agent.tools.map((t) => t.name));
-    return handoffToolNames(agent)
-      .filter((name) => own.has(name) || name === READ_STATE_TOOL_NAME)
-      .map((name) => `agent "${agent.id}" has a tool named "${name}", which is also the name of one of its handoff tools`);
-  });
+/** The team's operator keys and entry rules, as its snapshot records them. */
+function authorityOf(options: TeamOptions): Pick<TeamSpec, 'operatorKeys' | 'entry'> {
+  return { ...(options.operatorKeys?.length ? { operatorKeys: options.operatorKeys.map((k) => ({ ...k })) } : {}), ...(options.entry ? { entry: structuredClone(options.entry) } : {}) };
 }

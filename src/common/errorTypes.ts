@@ -4,6 +4,7 @@
  * Workflow-safe: no I/O.
  */
 import type { ApplicationFailure } from '@temporalio/common';
+import { GatedEntryError, LooseningRefusedError } from './authority/errors';
 import { BudgetExceededError, MaxHandoffsExceededError, MaxTurnsExceededError } from './budgetErrors';
 import { PriceUnknownError, SpendLimitExceededError } from './economics/errors';
 import {
@@ -59,6 +60,8 @@ const CLASSES = [
   TeamMismatchError,
   PriceUnknownError,
   SpendLimitExceededError,
+  GatedEntryError,
+  LooseningRefusedError,
 ];
 const byType = new Map<string, (typeof CLASSES)[number]>(CLASSES.map((c) => [c.name, c]));
 

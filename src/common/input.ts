@@ -83,9 +83,11 @@ export function validateRunInput(value: unknown, options: ValidationOptions = {}
 }
 
 /** Problems with overrides `{options?, models?}`; `agents` are the team's ids, when known. */
-export function overrideProblems(value: unknown, agents?: readonly string[]): string[] {
-  const problems = shape({ options: object, models: recordOf(modelSpecCheck) }, ['options', 'models'])(value, 'overrides');
+export function overrideProblems(value: unknown, agents?: readonly string[], signed = true): string[] {
+  const fields = signed ? ['options', 'models', 'operator', 'signature'] : ['options', 'models'];
+  const problems = shape({ options: object, models: recordOf(modelSpecCheck), ...(signed ? { operator: nonEmptyString, signature: nonEmptyString } : {}) }, fields)(value, 'overrides');
   if (!isRecord(value)) return problems;
+  if (signed && (value.operator === undefined) !== (value.signature === undefined)) problems.push('"overrides.operator" and "overrides.signature" go together: an operator\'s override names who signed it and carries the signature');
   if (value.options !== undefined) problems.push(...runOptionProblems(value.options, 'overrides.options'));
   if (agents && isRecord(value.models)) {
     for (const id of Object.keys(value.models)) {

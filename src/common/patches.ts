@@ -117,10 +117,18 @@ export const Patches = {
    * baton's default ten minutes.
    */
   SPECIALIST_TEAM_TIMEOUT: 'baton-specialist-team-timeout',
+  /**
+   * Decided once, when a run starts (after the baseline, so not covered by it): what protects a
+   * chain may be tightened but not loosened (an override that loosens a protective option is refused
+   * on the record unless an operator of the team signed it; start and replay options may not loosen
+   * the team's approval rules), and a chain started at a gated agent waits for its approval or is
+   * refused, as the team's entry rules say (docs/authority.md).
+   */
+  AUTHORITY: 'baton-authority',
 } as const;
 
 /** Patches added after {@link Patches.BASELINE_2026_11}: a run decides each by its own marker. */
-const AFTER_BASELINE_2026_11: readonly string[] = [Patches.BASELINE_2026_11, Patches.STRANDED_TURNS, Patches.SHARED_ECONOMICS_ACTIVITIES, Patches.INBOX_BOUNDS, Patches.SPECIALIST_TEAM_TIMEOUT];
+const AFTER_BASELINE_2026_11: readonly string[] = [Patches.BASELINE_2026_11, Patches.STRANDED_TURNS, Patches.SHARED_ECONOMICS_ACTIVITIES, Patches.INBOX_BOUNDS, Patches.SPECIALIST_TEAM_TIMEOUT, Patches.AUTHORITY];
 
 /** The patches {@link Patches.BASELINE_2026_11} stands for. */
 export const BASELINE_2026_11_COVERS: readonly string[] = Object.values(Patches).filter((id) => !AFTER_BASELINE_2026_11.includes(id));

@@ -86,6 +86,13 @@ export interface RunOverrides {
   options?: RunOptions;
   /** Models to use from now on, by agent id. */
   models?: Record<string, ModelSpec>;
+  /**
+   * The operator who allows a loosening of what protects the chain (docs/authority.md), with
+   * `signature`: without them an override may only tighten.
+   */
+  operator?: string;
+  /** The operator's JWS over this chain, `operator` and the digest of `options` and `models`, by a key of the team's `operatorKeys`. */
+  signature?: string;
 }
 
 /** Input of the `handoffRun` workflow: plain JSON, so any Temporal client can start a chain. */

@@ -10,6 +10,7 @@ import type { LostWorkerRestart } from './lostWorkers';
 import type { ToolSensitivitySpec } from './sensitive';
 import type { TeamNeed, TeamVersion } from './version';
 import type { ApproverKey } from './signatures/keys';
+import type { EntryRules } from './authority/entryRules';
 
 /** One agent of a team snapshot. */
 export interface AgentSpec {
@@ -76,6 +77,13 @@ export interface TeamSpec {
   approverKeys?: ApproverKey[];
   /** `false`: keys a run's options name are not trusted, only the team's. Absent means they are. */
   runApproverKeys?: boolean;
+  /**
+   * Operators' public keys: an override that loosens what protects a chain applies only when signed
+   * by one of them for the operator it names (docs/authority.md).
+   */
+  operatorKeys?: ApproverKey[];
+  /** Where chains may be entered; absent: at every agent that is not gated, gated ones waiting for their approval. */
+  entry?: EntryRules;
   /**
    * Whether the worker that took the snapshot found the `BatonTeam` search attribute in its
    * namespace, so the run may write it. Not part of the version.

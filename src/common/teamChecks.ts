@@ -13,6 +13,7 @@ import type { TeamVersion } from './version';
 import { economicsSpecCheck } from './economics/checks';
 import { toolSensitivityCheck } from './sensitive';
 import { approverKeysCheck } from './signatures/keys';
+import { entryRulesProblems } from './authority/entryRules';
 
 const scriptedStep = shapeOf<ScriptedStep>()(
   {
@@ -146,8 +147,10 @@ export const teamSpecCheck: Check<TeamSpec> = shapeOf<TeamSpec>()(
     teamAttribute: boolean,
     approverKeys: approverKeysCheck,
     runApproverKeys: boolean,
+    operatorKeys: approverKeysCheck,
+    entry: (v) => entryRulesProblems(v),
     payloadLimit: integer(1, Number.MAX_SAFE_INTEGER),
     economics: economicsSpecCheck,
   },
-  ['sharedState', 'version', 'teamAttribute', 'approverKeys', 'runApproverKeys', 'payloadLimit', 'economics'],
+  ['sharedState', 'version', 'teamAttribute', 'approverKeys', 'runApproverKeys', 'operatorKeys', 'entry', 'payloadLimit', 'economics'],
 );

@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { ApprovalRefusedError, ApprovalTimeoutError, Baton, BatonStatusAttribute, createWorker, defineAgent, scripted, Team, type ApprovalPolicy, type BatonRun, type ScriptedStep } from '../../src';
+import { ApprovalRefusedError, ApprovalTimeoutError, Baton, BatonStatusAttribute, createWorker, defineAgent, scripted, Team, toBatonError, type ApprovalPolicy, type BatonRun, type ScriptedStep } from '../../src';
 import { findTemporalBinary } from '../../src/devserver/binary';
 import { recordingScripted } from '../helpers/models';
 import { taskQueue, useTemporalServer, withWorker } from '../helpers/temporal';
@@ -167,7 +167,7 @@ describe('approval of handoffs', () => {
     });
   });
 
-  it('applies edge rules and run rules over the target policy', async () => {
+  it('applies edge rules over the target policy, and refuses run rules that would turn an approval off', async () => {
     const team = new Team(
       [
         agent('a', [{ handoff: { to: 'b', message: 'x' } }]),
@@ -177,9 +177,9 @@ describe('approval of handoffs', () => {
       { approvals: [{ from: 'a', to: 'b', approvers: ['lead'] }] },
     );
     await withWorker(server.env, team, async (baton) => {
-      // The run turns off the edge rule a → b and the target rule of c.
-      const result = await baton.run('a', 'go', { approvals: [{ from: 'a', to: 'b', required: false }, { to: 'c', required: false }] });
-      expect(result.handoffChain.every((h) => h.approval === undefined)).toBe(true);
+      // A run's options may not turn off the edge rule a → b or the target rule of c: only a signed operator override loosens.
+      const loosened = await baton.run('a', 'go', { approvals: [{ from: 'a', to: 'b', required: false }, { to: 'c', required: false }] }).catch((e: unknown) => e);
+      expect(toBatonError(loosened)).toMatchObject({ name: 'LooseningRefusedError', problems: [expect.stringContaining('"approvals": a handoff a → b would need no approval')] });
 
       const run = await baton.start('a', 'go');
       expect((await waitingOn(run)).approvers).toEqual(['lead']);

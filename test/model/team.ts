@@ -14,7 +14,7 @@
  */
 import { z } from 'zod';
 import { defineAgent, defineTool, delegate, Team, type ApproverKey, type ToolContext } from '../../src';
-import { keys } from '../helpers/signing';
+import { keys, testKey } from '../helpers/signing';
 import { applyOnce } from './effects';
 
 /** The versions of the team. */
@@ -40,6 +40,10 @@ export const ALICE = keys.alice;
 export const MALLORY = keys.mallory;
 
 const approverKeys: ApproverKey[] = [{ kid: ALICE.kid, approvers: ['alice'], publicKey: ALICE.publicKey }];
+
+/** The operator whose signed overrides may loosen what protects a chain. */
+export const OPS = testKey('ops-1', 11);
+const operatorKeys: ApproverKey[] = [{ kid: OPS.kid, approvers: ['ops'], publicKey: OPS.publicKey }];
 
 const puppet = { provider: 'puppet', model: 'puppet' };
 
@@ -86,6 +90,6 @@ export function modelTeam(v: TeamVersion): Team {
       defineAgent({ id: 'support', instructions: 'Answer questions.', model: puppet, tools: [lookup], handoffs: ['triage', 'billing'] }),
       defineAgent({ id: 'research', description: 'Researches a question', instructions: 'Research and answer.', model: puppet, tools: [lookup, refund], handoffs: [] }),
     ],
-    { name: 'model', version: v, approverKeys },
+    { name: 'model', version: v, approverKeys, operatorKeys },
   );
 }

@@ -8,19 +8,17 @@
  * on whether they arrive in one activation or two.
  */
 import type { ApprovalPolicy, ApprovalRecord, PendingApproval } from '../../src/common/approvals';
-import { isUnreadable } from '../../src/common/arrival';
 import { durationMs, isRecord } from '../../src/common/check';
 import type { ToolCallUnderApproval } from '../../src/common/controls';
 import { ApprovalRefusedError, toApplicationFailure } from '../../src/common/errors';
 import type { HandoffResult } from '../../src/common/handoff';
-import { overrideProblems } from '../../src/common/input';
-import { boundedProblems, boundedReason, clipText, sizeMessage } from '../../src/common/limits';
+import { boundedReason, clipText } from '../../src/common/limits';
 import { APPROVAL_EVENT_MEMO, PENDING_MEMO } from '../../src/common/messages';
 import { BatonStatus, type RunOverrides } from '../../src/common/run';
-import { overrideSizes } from '../../src/common/sizes';
 import type { ChainState } from '../../src/common/state';
 import { judgeDecision, recordOf, refusedFields, timedOut } from './decisions';
 import { DeskMail, type Received } from './deskMail';
+import { overrideVerdict } from './overrideVerdict';
 import { overridesRecord, type Refusal, RefusalTally } from './refusals';
 import type { ChainEffects } from './effects';
 import { Specialists } from './specialists';
@@ -42,6 +40,13 @@ export interface DeskOptions {
    * overrides once; and the chain's waits continue as new before Temporal's limits. @default false
    */
   inboxBounds?: boolean;
+  /**
+   * The `baton-authority` patch, decided when the run starts: an override that loosens a protective
+   * option applies only with an operator's valid signature (docs/authority.md). @default false
+   */
+  authority?: boolean;
+  /** The chain state the run's start carries, judged against before the chain is attached (`carried.ts`). @default none */
+  carried?: () => ChainState | undefined;
 }
 
 /** The approval desk of one chain: applies its {@link DeskMail} and keeps its waiting approvals. */
@@ -54,6 +59,8 @@ export class ApprovalDesk extends DeskMail {
   private readonly signatures: boolean;
   /** The run has the `baton-inbox-bounds` patch (see {@link DeskOptions.inboxBounds}). */
   readonly inboxBounds: boolean;
+  private readonly authority: boolean;
+  private readonly carried: () => ChainState | undefined;
   /** The refusals and applied overrides of the drain under way (runs with {@link DeskOptions.inboxBounds}). */
   private tally?: { refusals: RefusalTally; overrides: RunOverrides[]; forwarded: Set<string> };
 
@@ -64,6 +71,8 @@ export class ApprovalDesk extends DeskMail {
     this.bounded = options.bounded ?? true;
     this.signatures = this.bounded && (options.signatures ?? false);
     this.inboxBounds = this.bounded && (options.inboxBounds ?? false);
+    this.authority = this.bounded && (options.authority ?? false);
+    this.carried = options.carried ?? (() => undefined);
     this.specialists = new Specialists(effects, this.bounded, this.inboxBounds);
   }
 
@@ -109,7 +118,7 @@ export class ApprovalDesk extends DeskMail {
     // The queue is taken by index and emptied once: shifting an array of thousands is quadratic.
     for (let i = 0; i < this.inbox.length; i++) {
       const entry = this.inbox[i]!;
-      if (entry.kind === 'overrides') this.applyOverrides(entry.raw);
+      if (entry.kind === 'overrides') this.applyOverrides(entry.raw, entry.at);
       else if (entry.kind === 'child_report') this.takeReport(entry.raw);
       else if (entry.kind === 'forwarded') this.decideForwarded(entry.raw, entry.at);
       else if (entry.kind === 'forward_outcome') this.specialists.settleForward(entry.raw);
@@ -232,15 +241,11 @@ export class ApprovalDesk extends DeskMail {
     if (entry.forwardId) this.specialists.undeliverable(entry.forwardId, entry.reason);
   }
 
-  private applyOverrides(raw: unknown): void {
-    const sizes = isUnreadable(raw) ? [raw.problem('the overrides')] : this.bounded ? overrideSizes(raw).map(sizeMessage) : [];
-    const problems = sizes.length > 0 ? sizes : overrideProblems(raw, Object.keys(this.state.team.agents));
-    if (problems.length > 0) {
-      this.refuse({ type: 'overrides_refused', problems: boundedProblems(problems) });
-      return;
-    }
-    if (this.tally) this.tally.overrides.push(raw as RunOverrides);
-    else this.effects.publish({ [APPROVAL_EVENT_MEMO]: { type: 'overrides_applied', ...(raw as object) } });
+  private applyOverrides(raw: unknown, at: number): void {
+    const verdict = overrideVerdict(raw, this.state, { bounded: this.bounded, authority: this.authority, workflowId: this.effects.workflowId, at });
+    if (verdict.kind === 'refused') return this.refuse(verdict.refusal);
+    if (this.tally) this.tally.overrides.push(verdict.applied);
+    else this.effects.publish({ [APPROVAL_EVENT_MEMO]: { type: 'overrides_applied', ...verdict.applied } });
     this.chain!.apply({ type: 'overridden', overrides: raw as never });
   }
 
@@ -254,7 +259,9 @@ export class ApprovalDesk extends DeskMail {
   /** What becomes of a decision: refused, applied here, or forwarded to the specialist its approval waits in. */
   private judge(raw: unknown, at: number) {
     const signatures = this.signatures ? { signatures: { workflowId: this.effects.workflowId, at } } : {};
-    return judgeDecision(raw, { ...(this.chain ? { state: this.chain.state } : {}), inSpecialist: (id) => this.specialists.find(id), bounded: this.bounded, ...signatures });
+    // A decision that came with the run's start, before the chain is attached: what the start carries waits.
+    const state = this.chain?.state ?? this.carried();
+    return judgeDecision(raw, { ...(state ? { state } : {}), inSpecialist: (id) => this.specialists.find(id), bounded: this.bounded, ...signatures });
   }
 
   private pending(id: string): PendingApproval | undefined {

@@ -45,5 +45,7 @@ export function overridesRecord(applied: RunOverrides[]): Record<string, unknown
   if (applied.length === 1) return { type: 'overrides_applied', ...applied[0] };
   const options = Object.assign({}, ...applied.map((o) => o.options ?? {})) as Record<string, unknown>;
   const models = Object.assign({}, ...applied.map((o) => o.models ?? {})) as Record<string, unknown>;
-  return { type: 'overrides_applied', ...(Object.keys(options).length > 0 ? { options } : {}), ...(Object.keys(models).length > 0 ? { models } : {}), count: applied.length };
+  // An operator's signed loosening keeps its own fields (who, signature, what it loosened) on the record.
+  const signed = applied.filter((o) => o.operator !== undefined);
+  return { type: 'overrides_applied', ...(Object.keys(options).length > 0 ? { options } : {}), ...(Object.keys(models).length > 0 ? { models } : {}), count: applied.length, ...(signed.length > 0 ? { operators: signed } : {}) };
 }

@@ -2,17 +2,11 @@
  * Human approval of handoffs: the policy that applies to an edge, as a guard that answers `wait`.
  * The waiting itself is the approval desk's (`chain/desk.ts`).
  */
-import type { ApprovalPolicy, ApprovalRule } from '../../src/common/approvals';
-import type { TeamSpec } from '../../src/common/team';
+import { resolveApprovalPolicy } from '../../src/common/authority/policy';
 import { CONTINUE, type Guard } from './guard';
 
-/** The policy that applies to `from` → `to`: run rules, then team rules (edge before target), then the target's own. */
-export function resolveApprovalPolicy(team: TeamSpec, runRules: ApprovalRule[], from: string, to: string): ApprovalPolicy | undefined {
-  const match = (rules: ApprovalRule[]) =>
-    rules.find((r) => r.to === to && r.from === from) ?? rules.find((r) => r.to === to && r.from === undefined);
-  const policy = match(runRules) ?? match(team.approvals) ?? team.agents[to]?.approval;
-  return policy && policy.required !== false ? policy : undefined;
-}
+/** The policy that applies to `from` → `to` (shared with the authority checks and the audit). */
+export { resolveApprovalPolicy };
 
 export const approvalGuard: Guard = {
   name: 'approvals',

@@ -33,7 +33,8 @@ export const controlOperations = [
         return;
       }
       await h.baton.override(root.id, { options: { maxHandoffs: p.maxHandoffs } });
-      root.options = { ...root.options, maxHandoffs: p.maxHandoffs };
+      // A raise over what the chain runs under is a loosening, which the run refuses unsigned.
+      if (p.maxHandoffs <= (root.options.maxHandoffs ?? 10)) root.options = { ...root.options, maxHandoffs: p.maxHandoffs };
       root.provoked.add('MaxHandoffsExceededError');
     },
   }),

@@ -5,6 +5,7 @@
 import type { AnyOperation } from '../harness';
 import { approvalOperations } from './approvals';
 import { archiveOperations } from './archive';
+import { authorityOperations } from './authority';
 import { chainOperations } from './chain';
 import { controlOperations } from './controls';
 import { conversationOperations } from './conversation';
@@ -28,6 +29,7 @@ export const OPERATIONS: AnyOperation[] = [
   ...protocolOperations,
   ...uiStreamOperations,
   ...archiveOperations,
+  ...authorityOperations,
 ];
 
 const byName = new Map(OPERATIONS.map((op) => [op.name, op]));
