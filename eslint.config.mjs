@@ -14,7 +14,7 @@ export default tseslint.config(
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
-    files: ['**/*.ts', '**/*.mts'],
+    files: ['**/*.ts', '**/*.tsx', '**/*.mts'],
     languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
     plugins: { 'import-x': importX },
     settings: { 'import-x/resolver-next': [createTypeScriptImportResolver()] },
@@ -123,7 +123,7 @@ export default tseslint.config(
   },
   {
     // The project keeps every module small enough to read at once; raw lines, so `wc -l` agrees.
-    files: ['{src,workflows,activities,test,bench,drill,scripts,examples}/**/*.{ts,mts,mjs}', '*.{mts,mjs}'],
+    files: ['{src,workflows,activities,test,bench,drill,scripts,examples}/**/*.{ts,tsx,mts,mjs}', '*.{mts,mjs}'],
     rules: { 'max-lines': ['error', { max: 300, skipBlankLines: false, skipComments: false }] },
   },
   {

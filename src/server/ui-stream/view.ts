@@ -7,6 +7,9 @@
 import { TextBoard } from '../../streams/board';
 import type { TextDelta } from '../../streams/types';
 
+/** The most text deltas an answer holds for calls history has not shown yet; history's record of each call's answer covers any dropped. */
+const MAX_EARLY_DELTAS = 10_000;
+
 /** Where a tool call is: asked for, waiting for a decision, approved (not yet run), refused, answered, failed. */
 export type ToolState = 'input' | 'approval-requested' | 'approved' | 'denied' | 'output' | 'error';
 
@@ -75,6 +78,9 @@ export class AnswerBuilder {
   readonly view: AnswerView;
   readonly #board = new TextBoard();
   readonly #parts = new Map<string, PartView>();
+  /** Text of calls history has not shown yet, by call: it goes in once the call's step does. */
+  readonly #early = new Map<string, TextDelta[]>();
+  #earlyCount = 0;
 
   constructor(
     key: string,
@@ -85,16 +91,33 @@ export class AnswerBuilder {
     this.view = { key, messageId: answerIdOf(key), ...(message !== undefined ? { message } : {}), status: 'answering', parts: [] };
   }
 
-  /** A model call began (in history, or its first text arrived). */
+  /** A model call began (history shows it scheduled, or answered): the text that came before it goes in now. */
   step(call: string): void {
     if (this.#parts.has(`step:${call}`)) return;
     this.add(`step:${call}`, { kind: 'step', id: call });
+    const early = this.#early.get(call);
+    if (!early) return;
+    this.#early.delete(call);
+    this.#earlyCount -= early.length;
+    for (const d of early) this.delta(d);
   }
 
-  /** Text of a model call as it forms. */
+  /**
+   * Text of a model call as it forms. Text that arrives before history shows its call (a stream
+   * resumed from the start reads the transport and history at once) waits for the call's step: put
+   * in at once, it would come before the steps of the calls history has not shown yet, and a new
+   * step ends the text parts the client has open.
+   */
   delta(d: TextDelta): void {
     if (d.workflowId !== this.workflowId) return;
-    this.step(d.call);
+    if (!this.#parts.has(`step:${d.call}`)) {
+      if (this.#earlyCount >= MAX_EARLY_DELTAS) return;
+      const held = this.#early.get(d.call) ?? [];
+      held.push(d);
+      this.#early.set(d.call, held);
+      this.#earlyCount += 1;
+      return;
+    }
     for (const change of this.#board.delta(d)) if (change.kind === 'text' || change.kind === 'text_reset') this.showText(d.call, false);
   }
 
