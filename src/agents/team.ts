@@ -16,6 +16,8 @@ import { type ApproverKey, approverKeysCheck } from '../common/signatures/keys';
 import { namingProblems, teamVersion } from './version';
 import { economicsProblems, economicsSpec, type EconomicsOptions } from '../common/economics/spec';
 import type { PriceTable } from '../common/economics/prices';
+import { guardrailsSpec } from './guardrails';
+import { type RemoteAgent, Remotes } from './remote';
 
 /** Options of a {@link Team}; `prices`, `spendLimits` and `sharedBreakers` are described in docs/economics.md. */
 export interface TeamOptions extends EconomicsOptions {
@@ -52,6 +54,8 @@ export interface TeamOptions extends EconomicsOptions {
    * @example new Team(agents, { name: 'support', version: '2026-11-24' })
    */
   version?: string;
+  /** Agents of other teams, reached over A2A, that agents delegate tasks to with `delegate(id)` (`remoteAgent`). */
+  remotes?: RemoteAgent[];
 }
 
 /**
@@ -68,6 +72,8 @@ export class Team {
   readonly #naming: { name?: string; label?: string };
   readonly #keys: Pick<TeamSpec, 'approverKeys' | 'runApproverKeys'>;
   readonly #economics: EconomicsOptions;
+  /** Agents of other teams that agents delegate to, with the worker's credentials for them. */
+  readonly remotes: Remotes;
 
   constructor(agents: Agent[] = [], options: TeamOptions = {}) {
     const naming = { name: options.name, label: options.version };
@@ -79,13 +85,14 @@ export class Team {
     this.#approvals = options.approvals ?? [];
     this.#handoffTools = options.handoffTools ?? 'single';
     this.#sharedState = options.sharedState ?? false;
+    this.remotes = new Remotes(options.remotes);
     if (agents.length > 0 || this.#approvals.length > 0) this.register(...agents);
   }
 
   /** Add agents; the team is checked as a whole, so agents that refer to each other go in one call. */
   register(...agents: Agent[]): this {
     const all = [...this.#agents.values(), ...agents];
-    const problems = [...teamProblems(all), ...approvalProblems(this.#approvals, all), ...mcpTeamProblems(all.filter((a) => a?.kind === 'agent'))];
+    const problems = [...teamProblems(all, this.remotes), ...this.remotes.problems(all), ...approvalProblems(this.#approvals, all), ...mcpTeamProblems(all.filter((a) => a?.kind === 'agent'))];
     if (problems.length === 0) problems.push(...toolNameProblems(all, (a) => this.#handoffToolNames(a, all)));
     if (problems.length > 0) throw new TeamValidationError(problems);
     for (const agent of agents) this.#agents.set(agent.id, agent);
@@ -127,7 +134,7 @@ export class Team {
     const declared = Object.values(agent.delegates);
     if (declared.length === 0) return {};
     const delegateOptions = Object.fromEntries(declared.map((d) => [d.to, delegateOptionsSpec(d)]));
-    const targets = declared.map((d) => ({ id: d.to, description: this.#agents.get(d.to)?.description ?? d.to, options: delegateOptions[d.to] }));
+    const targets = declared.map((d) => ({ id: d.to, description: this.#agents.get(d.to)?.description ?? this.remotes.get(d.to)?.spec.description ?? d.to, options: delegateOptions[d.to] }));
     return { delegates: declared.map((d) => d.to), delegateOptions, delegateTool: delegateToolSpec(agent.id, targets) };
   }
 
@@ -181,7 +188,7 @@ export class Team {
         ...(agent.routing ? { routing: agent.routing } : {}),
         ...(agent.outputType ? { outputSchema: toJsonSchema(agent.outputType) } : {}),
         ...(agent.approval ? { approval: agent.approval } : {}),
-        ...guardrailsSpec(agent),
+        ...guardrailsSpec(agent.guardrails),
         ...(agent.modelActivity ? { modelActivity: agent.modelActivity } : {}),
         ...(agent.returnTo !== undefined ? { returnTo: agent.returnTo } : {}),
         ...toolApprovals(agent, mcp.approvals),
@@ -195,6 +202,7 @@ export class Team {
       hasHandoffListeners: options.hasHandoffListeners ?? false,
       ...(this.#sharedState ? { sharedState: true } : {}),
       ...this.#keys,
+      ...this.remotes.spec(),
     };
     const economics = economicsSpec({ ...this.#economics, prices: { ...this.#economics.prices, ...options.prices } });
     return { ...spec, version: teamVersion(spec, this.#naming), ...(Object.keys(economics).length > 0 ? { economics } : {}) };
@@ -207,13 +215,6 @@ export class Team {
   get version(): TeamVersion {
     return this.spec().version!;
   }
-}
-
-/** The agent's guardrails as the snapshot records them. */
-function guardrailsSpec(agent: Agent): Pick<AgentSpec, 'guardrails'> {
-  const g = agent.guardrails;
-  if (!g || (!g.input?.length && !g.output?.length)) return {};
-  return { guardrails: { ...(g.input?.length ? { input: g.input.map((x) => x.spec) } : {}), ...(g.output?.length ? { output: g.output.map((x) => x.spec) } : {}) } };
 }
 
 /** The agent's tools (its MCP servers' included) that need approval, by name. */
@@ -236,7 +237,7 @@ function keyProblems(options: TeamOptions): string[] {
   return problems;
 }
 
-function teamProblems(agents: Agent[]): string[] {
+function teamProblems(agents: Agent[], remotes: Remotes): string[] {
   const problems: string[] = [];
   const ids = new Set<string>();
   for (const agent of agents) {
@@ -251,7 +252,7 @@ function teamProblems(agents: Agent[]): string[] {
   for (const agent of agents) {
     if (agent?.kind !== 'agent') continue;
     for (const target of [...(agent.handoffs ?? []), ...Object.keys(agent.delegates ?? {})]) {
-      if (typeof target !== 'string') continue;
+      if (typeof target !== 'string' || remotes.has(target)) continue;
       if (!ids.has(target)) {
         problems.push(`agent "${agent.id}" lists handoff target "${target}", which is not registered (registered: ${registered})`);
       }

@@ -10,6 +10,7 @@ import type { LostWorkerRestart } from './lostWorkers';
 import type { ToolSensitivitySpec } from './sensitive';
 import type { TeamNeed, TeamVersion } from './version';
 import type { ApproverKey } from './signatures/keys';
+import type { RemoteAgentSpec } from './remote';
 
 /** One agent of a team snapshot. */
 export interface AgentSpec {
@@ -93,6 +94,8 @@ export interface TeamSpec {
    * and again. Not part of the version.
    */
   payloadLimit?: number;
+  /** Agents of other teams reached over A2A, by id, that the team's agents delegate tasks to (`remoteAgent`). */
+  remotes?: Record<string, RemoteAgentSpec>;
 }
 
 /** What an agent is good at, declared for capability routing (Jazz's profiles). */

@@ -13,6 +13,7 @@ import type { TeamVersion } from './version';
 import { economicsSpecCheck } from './economics/checks';
 import { toolSensitivityCheck } from './sensitive';
 import { approverKeysCheck } from './signatures/keys';
+import { remoteAgentSpecCheck } from './remote';
 
 const scriptedStep = shapeOf<ScriptedStep>()(
   {
@@ -148,6 +149,7 @@ export const teamSpecCheck: Check<TeamSpec> = shapeOf<TeamSpec>()(
     runApproverKeys: boolean,
     payloadLimit: integer(1, Number.MAX_SAFE_INTEGER),
     economics: economicsSpecCheck,
+    remotes: recordOf(remoteAgentSpecCheck),
   },
-  ['sharedState', 'version', 'teamAttribute', 'approverKeys', 'runApproverKeys', 'payloadLimit', 'economics'],
+  ['sharedState', 'version', 'teamAttribute', 'approverKeys', 'runApproverKeys', 'payloadLimit', 'economics', 'remotes'],
 );
