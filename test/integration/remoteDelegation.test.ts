@@ -132,4 +132,18 @@ describe('remote specialists', () => {
       expect(told).toMatch(/The task delegated to outsider failed: RemoteAgentError: .*401/);
     });
   }, 120_000);
+
+  it('a chain cancelled while its remote task waits cancels the remote task', async () => {
+    await withWorker(server.env, deskTeam(remote.url, TOKENS.ops), async (baton) => {
+      const run = await baton.start('desk', 'My order 42 arrived broken.');
+      const handle = server.env.client.workflow.getHandle(run.workflowId);
+      const waiting = await waitFor(() => handle.describe(), (d) => (d.memo?.[REMOTE_WAITS_MEMO] as unknown[] | undefined)?.length === 1, 60_000);
+      const [wait] = waiting.memo![REMOTE_WAITS_MEMO] as { taskId: string }[];
+      await handle.cancel();
+      await expect(run.result()).rejects.toThrow();
+      const call = caller(remote.url);
+      const there = await waitFor(() => call('GET', `/v1/runs/${encodeURIComponent(wait!.taskId)}`, { token: TOKENS.viewer }), (a) => a.body?.status === 'cancelled', 30_000);
+      expect(there.body.status).toBe('cancelled');
+    });
+  }, 120_000);
 });

@@ -76,16 +76,19 @@ export async function delegateRemote(run: ChainRun, job: RemoteJob, waits: Remot
       const left = deadline !== undefined ? Math.max(1_000, deadline - effects.now()) : undefined;
       const r = await effects.callRemoteAgent({ ...base, ...(taskId ? { taskId } : {}), ...(waiting ? { waiting } : {}) }, chain.state.options, left);
       if (r.taskId) taskId = r.taskId;
-      if (r.kind === 'completed') return { ok: true, result: { output: r.output, finalAgent: to, handoffChain: [], usage: { ...NO_USAGE } } };
+      if (r.kind === 'completed') {
+        waits.note(job.workflowId, undefined);
+        return { ok: true, result: { output: r.output, finalAgent: to, handoffChain: [], usage: { ...NO_USAGE } } };
+      }
       waiting = r.kind === 'waiting' ? r.state : undefined;
       waits.note(job.workflowId, r.kind === 'waiting' ? { remote: to, taskId: r.taskId, state: r.state, message: r.message } : undefined);
     }
   } catch (err) {
+    // A cancellation or a team mismatch ends the chain: it issues no more commands (they would follow its end).
     const failed = remoteFailure(err);
     if (failed === undefined) throw err;
-    return { ok: false, reason: failed };
-  } finally {
     waits.note(job.workflowId, undefined);
+    return { ok: false, reason: failed };
   }
 }
 

@@ -5,9 +5,11 @@
  */
 import { defineAgent, delegate, remoteAgent, scripted, Team } from '../../../src';
 
-/** The team, for the remote service at `url` with `token` (and a token function that fails, for `refused`). */
+/** The team, for the remote service at `url` with `token` (`outsider` with a token the remote does not know). */
 export function deskTeam(url: string, token: string): Team {
   const remote = (id: string, agent: string, auth = token) => remoteAgent({ id, url: `${url}/a2a`, agent, description: `the remote team's ${agent}`, auth: { token: auth } });
+  // Found through its Agent Card rather than by its endpoint.
+  const broken = remoteAgent({ id: 'broken', card: `${url}/.well-known/agent-card.json`, agent: 'broken', auth: { token } });
   const call = (to: string) => ({ toolCalls: [{ name: 'delegate', arguments: { to, task: 'Refund order 42: it arrived broken.', reason: 'the billing team refunds orders' } }] });
   return new Team(
     [
@@ -26,7 +28,7 @@ export function deskTeam(url: string, token: string): Team {
       defineAgent({ id: 'strict', instructions: 'You delegate and fail with it.', model: scripted([call('broken')]), handoffs: [delegate('broken', { onFailure: 'fail' })] }),
       defineAgent({ id: 'stranger', instructions: 'You have the wrong token.', model: scripted({ steps: [call('outsider')], rules: [{ whenIncludes: 'failed', reply: { text: 'Refused.' } }] }), handoffs: [delegate('outsider')] }),
     ],
-    { remotes: [remote('billing', 'billing'), remote('broken', 'broken'), remote('outsider', 'billing', 'not-a-token-of-the-remote')] },
+    { remotes: [remote('billing', 'billing'), broken, remote('outsider', 'billing', 'not-a-token-of-the-remote')] },
   );
 }
 
