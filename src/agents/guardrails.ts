@@ -8,7 +8,7 @@ import { z } from 'zod';
 import { PII_KINDS, type GuardrailSpec, type GuardrailTripPolicy, type GuardrailVerdict, type PiiKind } from '../common/controls';
 import { UserError } from '../common/errors';
 import type { JsonSchema } from '../common/model';
-import type { RunContext } from '../common/team';
+import type { AgentSpec, RunContext } from '../common/team';
 import { toJsonSchema } from './tool';
 
 /** What a custom guardrail's `check` receives besides the text. */
@@ -166,4 +166,10 @@ export function verdictOf(answer: GuardrailAnswer): GuardrailVerdict {
   if (answer === true) return { tripped: true };
   if (typeof answer === 'string') return answer.trim() === '' ? { tripped: false } : { tripped: true, reason: answer };
   return { tripped: answer.tripped === true, ...(answer.reason ? { reason: String(answer.reason) } : {}) };
+}
+
+/** An agent's guardrails as the team snapshot records them. */
+export function guardrailsSpec(g: AgentGuardrails | undefined): Pick<AgentSpec, 'guardrails'> {
+  if (!g || (!g.input?.length && !g.output?.length)) return {};
+  return { guardrails: { ...(g.input?.length ? { input: g.input.map((x) => x.spec) } : {}), ...(g.output?.length ? { output: g.output.map((x) => x.spec) } : {}) } };
 }

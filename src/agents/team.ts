@@ -17,6 +17,8 @@ import { type EntryRules, entryRulesProblems } from '../common/authority/entryRu
 import { namingProblems, teamVersion } from './version';
 import { economicsProblems, economicsSpec, type EconomicsOptions } from '../common/economics/spec';
 import type { PriceTable } from '../common/economics/prices';
+import { guardrailsSpec } from './guardrails';
+import { type RemoteAgent, Remotes } from './remote';
 
 /** Options of a {@link Team}; `prices`, `spendLimits` and `sharedBreakers` are described in docs/economics.md. */
 export interface TeamOptions extends EconomicsOptions {
@@ -57,6 +59,8 @@ export interface TeamOptions extends EconomicsOptions {
    * @example new Team(agents, { name: 'support', version: '2026-11-24' })
    */
   version?: string;
+  /** Agents of other teams, reached over A2A, that agents delegate tasks to with `delegate(id)` (`remoteAgent`). */
+  remotes?: RemoteAgent[];
 }
 
 /**
@@ -73,6 +77,8 @@ export class Team {
   readonly #naming: { name?: string; label?: string };
   readonly #keys: Pick<TeamSpec, 'approverKeys' | 'runApproverKeys' | 'operatorKeys' | 'entry'>;
   readonly #economics: EconomicsOptions;
+  /** Agents of other teams that agents delegate to, with the worker's credentials for them. */
+  readonly remotes: Remotes;
 
   constructor(agents: Agent[] = [], options: TeamOptions = {}) {
     const naming = { name: options.name, label: options.version };
@@ -84,13 +90,14 @@ export class Team {
     this.#approvals = options.approvals ?? [];
     this.#handoffTools = options.handoffTools ?? 'single';
     this.#sharedState = options.sharedState ?? false;
+    this.remotes = new Remotes(options.remotes);
     if (agents.length > 0 || this.#approvals.length > 0) this.register(...agents);
   }
 
   /** Add agents; the team is checked as a whole, so agents that refer to each other go in one call. */
   register(...agents: Agent[]): this {
     const all = [...this.#agents.values(), ...agents];
-    const problems = [...teamProblems(all), ...approvalProblems(this.#approvals, all), ...entryRulesProblems(this.#keys.entry, all.map((a) => a?.id)), ...mcpTeamProblems(all.filter((a) => a?.kind === 'agent'))];
+    const problems = [...teamProblems(all, this.remotes), ...this.remotes.problems(all), ...approvalProblems(this.#approvals, all), ...entryRulesProblems(this.#keys.entry, all.map((a) => a?.id)), ...mcpTeamProblems(all.filter((a) => a?.kind === 'agent'))];
     if (problems.length === 0) problems.push(...toolNameProblems(all, (a) => this.#handoffToolNames(a, all)));
     if (problems.length > 0) throw new TeamValidationError(problems);
     for (const agent of agents) this.#agents.set(agent.id, agent);
@@ -132,7 +139,7 @@ export class Team {
     const declared = Object.values(agent.delegates);
     if (declared.length === 0) return {};
     const delegateOptions = Object.fromEntries(declared.map((d) => [d.to, delegateOptionsSpec(d)]));
-    const targets = declared.map((d) => ({ id: d.to, description: this.#agents.get(d.to)?.description ?? d.to, options: delegateOptions[d.to] }));
+    const targets = declared.map((d) => ({ id: d.to, description: this.#agents.get(d.to)?.description ?? this.remotes.get(d.to)?.spec.description ?? d.to, options: delegateOptions[d.to] }));
     return { delegates: declared.map((d) => d.to), delegateOptions, delegateTool: delegateToolSpec(agent.id, targets) };
   }
 
@@ -186,7 +193,7 @@ export class Team {
         ...(agent.routing ? { routing: agent.routing } : {}),
         ...(agent.outputType ? { outputSchema: toJsonSchema(agent.outputType) } : {}),
         ...(agent.approval ? { approval: agent.approval } : {}),
-        ...guardrailsSpec(agent),
+        ...guardrailsSpec(agent.guardrails),
         ...(agent.modelActivity ? { modelActivity: agent.modelActivity } : {}),
         ...(agent.returnTo !== undefined ? { returnTo: agent.returnTo } : {}),
         ...toolApprovals(agent, mcp.approvals),
@@ -200,6 +207,7 @@ export class Team {
       hasHandoffListeners: options.hasHandoffListeners ?? false,
       ...(this.#sharedState ? { sharedState: true } : {}),
       ...this.#keys,
+      ...this.remotes.spec(),
     };
     const economics = economicsSpec({ ...this.#economics, prices: { ...this.#economics.prices, ...options.prices } });
     return { ...spec, version: teamVersion(spec, this.#naming), ...(Object.keys(economics).length > 0 ? { economics } : {}) };
@@ -212,13 +220,6 @@ export class Team {
   get version(): TeamVersion {
     return this.spec().version!;
   }
-}
-
-/** The agent's guardrails as the snapshot records them. */
-function guardrailsSpec(agent: Agent): Pick<AgentSpec, 'guardrails'> {
-  const g = agent.guardrails;
-  if (!g || (!g.input?.length && !g.output?.length)) return {};
-  return { guardrails: { ...(g.input?.length ? { input: g.input.map((x) => x.spec) } : {}), ...(g.output?.length ? { output: g.output.map((x) => x.spec) } : {}) } };
 }
 
 /** The agent's tools (its MCP servers' included) that need approval, by name. */

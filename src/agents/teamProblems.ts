@@ -3,9 +3,10 @@ import { approvalRuleCheck } from '../common/approvalPolicy';
 import type { ApprovalRule } from '../common/approvals';
 import { READ_STATE_TOOL_NAME } from '../common/handoff';
 import type { Agent } from './agent';
+import type { Remotes } from './remote';
 
 /** Members made with defineAgent, unique ids, registered targets and returnTo, unique tool names. */
-export function teamProblems(agents: Agent[]): string[] {
+export function teamProblems(agents: Agent[], remotes: Pick<Remotes, 'has'>): string[] {
   const problems: string[] = [];
   const ids = new Set<string>();
   for (const agent of agents) {
@@ -20,7 +21,7 @@ export function teamProblems(agents: Agent[]): string[] {
   for (const agent of agents) {
     if (agent?.kind !== 'agent') continue;
     for (const target of [...(agent.handoffs ?? []), ...Object.keys(agent.delegates ?? {})]) {
-      if (typeof target !== 'string') continue;
+      if (typeof target !== 'string' || remotes.has(target)) continue;
       if (!ids.has(target)) {
         problems.push(`agent "${agent.id}" lists handoff target "${target}", which is not registered (registered: ${registered})`);
       }

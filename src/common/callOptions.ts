@@ -33,6 +33,18 @@ export function toolActivityOptions(o: ResolvedRunOptions, nonRetryableErrorType
   return callActivityOptions(o, o.toolTimeout, [...nonRetryableErrorTypes, PAYLOADS_TOO_LARGE_FAILURE_TYPE], endOnLostWorker);
 }
 
+/**
+ * Activity options of a call of a remote agent (`callRemoteAgent`): the run's heartbeats, retries and
+ * priority, and `timeoutMs` (what is left of the delegation's `timeout`) or {@link REMOTE_CALL_TIMEOUT}
+ * for the call, which may wait as long as someone at the remote agent takes to approve.
+ */
+export function remoteActivityOptions(o: ResolvedRunOptions, nonRetryableErrorTypes: readonly string[], endOnLostWorker: boolean, timeoutMs?: number): ActivityOptions {
+  return callActivityOptions(o, timeoutMs ?? REMOTE_CALL_TIMEOUT, nonRetryableErrorTypes, endOnLostWorker);
+}
+
+/** How long one call of a remote agent may take when its delegation has no `timeout`. */
+export const REMOTE_CALL_TIMEOUT = '7 days';
+
 /** How many times a call may be started again after lost workers (`lostWorkerRetries`). */
 export function lostWorkerBudget(o: ResolvedRunOptions): number {
   // Options of chains started before `lostWorkerRetries` existed have none.

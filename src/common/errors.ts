@@ -214,6 +214,22 @@ export class DelegationFailedError extends SystemError<{ agent: string; speciali
   }
 }
 
+/**
+ * A remote agent (reached over A2A) did not answer a delegated task: the task failed, was rejected
+ * or cancelled there (`state`), or the remote refused the call or could not be reached (`status`,
+ * the HTTP status when there was one).
+ */
+export class RemoteAgentError extends SystemError<{ remote: string; reason: string; taskId?: string; state?: string; status?: number }> {
+  declare readonly remote: string;
+  declare readonly reason: string;
+  declare readonly taskId?: string;
+  declare readonly state?: string;
+  declare readonly status?: number;
+  constructor(details: { remote: string; reason: string; taskId?: string; state?: string; status?: number }) {
+    super(`Remote agent "${details.remote}" did not answer: ${details.reason}`, details);
+  }
+}
+
 /** Nobody decided a handoff in time and its policy says `onTimeout: 'fail'`. */
 export class ApprovalTimeoutError extends BatonError<{ handoffId: string; from: string; to: string; timeout: string }> {
   declare readonly handoffId: string;

@@ -200,6 +200,8 @@ export const ActivityType = {
   ROUTE_SPECIALIST: 'routeSpecialist',
   /** Reads the figures a routing strategy picks a specialist by (chains in flight, recent outcomes). */
   SPECIALIST_FIGURES: 'specialistFigures',
+  /** Sends a delegated task to a remote agent over A2A and waits for its answer, or for its next wait there. */
+  CALL_REMOTE_AGENT: 'callRemoteAgent',
 } as const;
 
 /**
@@ -207,6 +209,12 @@ export const ActivityType = {
  * each handoff is explicit in history without an activity round trip.
  */
 export const HANDOFF_MEMO = 'batonHandoff';
+
+/**
+ * Memo key of the remote tasks a chain's delegations wait on while someone at the remote agent must
+ * act (an approval there): `[{remote, taskId, state, message}]`, empty when none waits.
+ */
+export const REMOTE_WAITS_MEMO = 'batonRemoteWaits';
 
 /**
  * Update: a user message for a conversation; answers with the reply once its turn is done. Messages

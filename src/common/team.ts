@@ -11,6 +11,7 @@ import type { ToolSensitivitySpec } from './sensitive';
 import type { TeamNeed, TeamVersion } from './version';
 import type { ApproverKey } from './signatures/keys';
 import type { EntryRules } from './authority/entryRules';
+import type { RemoteAgentSpec } from './remote';
 
 /** One agent of a team snapshot. */
 export interface AgentSpec {
@@ -101,6 +102,8 @@ export interface TeamSpec {
    * and again. Not part of the version.
    */
   payloadLimit?: number;
+  /** Agents of other teams reached over A2A, by id, that the team's agents delegate tasks to (`remoteAgent`). */
+  remotes?: Record<string, RemoteAgentSpec>;
 }
 
 /** What an agent is good at, declared for capability routing (Jazz's profiles). */

@@ -14,6 +14,7 @@ import { economicsSpecCheck } from './economics/checks';
 import { toolSensitivityCheck } from './sensitive';
 import { approverKeysCheck } from './signatures/keys';
 import { entryRulesProblems } from './authority/entryRules';
+import { remoteAgentSpecCheck } from './remote';
 
 const scriptedStep = shapeOf<ScriptedStep>()(
   {
@@ -151,6 +152,7 @@ export const teamSpecCheck: Check<TeamSpec> = shapeOf<TeamSpec>()(
     entry: (v) => entryRulesProblems(v),
     payloadLimit: integer(1, Number.MAX_SAFE_INTEGER),
     economics: economicsSpecCheck,
+    remotes: recordOf(remoteAgentSpecCheck),
   },
-  ['sharedState', 'version', 'teamAttribute', 'approverKeys', 'runApproverKeys', 'operatorKeys', 'entry', 'payloadLimit', 'economics'],
+  ['sharedState', 'version', 'teamAttribute', 'approverKeys', 'runApproverKeys', 'operatorKeys', 'entry', 'payloadLimit', 'economics', 'remotes'],
 );

@@ -27,7 +27,8 @@ export interface TeamVersion {
   /**
    * Fingerprints of the parts a worker must have to run a step of the chain, by part:
    * `tool:<agent>/<tool>` (its name and parameters), `answer:<agent>` (its output type and its
-   * handoffs' input types), `guardrail:<agent>/<stage>/<name>`, `onHandoff:<agent>/<target>`.
+   * handoffs' input types), `guardrail:<agent>/<stage>/<name>`, `onHandoff:<agent>/<target>`,
+   * `remote:<agent>/<remote>`.
    */
   parts: Record<string, string>;
 }
@@ -68,6 +69,8 @@ export const TeamPart = {
   guardrail: (agent: string, stage: 'input' | 'output', name: string) => `guardrail:${agent}/${stage}/${name}`,
   /** An agent's `onHandoff` check for a target. */
   onHandoff: (agent: string, target: string) => `onHandoff:${agent}/${target}`,
+  /** A remote agent an agent delegates to: where its tasks go and how the worker authenticates there. */
+  remote: (agent: string, remote: string) => `remote:${agent}/${remote}`,
 } as const;
 
 /** A part key in words: `tool "issueRefund" of agent "refunds"`. */
@@ -83,6 +86,8 @@ export function describePart(key: string): string {
       return `${path[0]} guardrail "${path.slice(1).join('/')}" of agent "${agent}"`;
     case 'onHandoff':
       return `the onHandoff check of agent "${agent}" for "${path.join('/')}"`;
+    case 'remote':
+      return `remote agent "${path.join('/')}" that agent "${agent}" delegates to`;
     default:
       return key;
   }

@@ -217,9 +217,10 @@ export function idempotentWorkflowId(agent: string, identity: string, key: strin
 
 /**
  * The first run of the chain `workflowId` when it exists and was started with the same input;
- * 409 when it was started with a different one (a key reused for another request).
+ * 409 when it was started with a different one (a key reused for another request). `key` names
+ * the key in the refusal.
  */
-async function existingRun(client: Client, workflowId: string, input: HandoffRunInput): Promise<string | undefined> {
+export async function existingRun(client: Client, workflowId: string, input: HandoffRunInput, key = 'Idempotency-Key'): Promise<string | undefined> {
   let firstRunId: string;
   try {
     const description = await client.workflow.getHandle(workflowId).describe();
@@ -234,7 +235,7 @@ async function existingRun(client: Client, workflowId: string, input: HandoffRun
   for (const codec of [...client.options.loadedDataConverter.payloadCodecs].reverse()) decoded = await codec.decode(decoded);
   const started = decoded[0] ? (client.options.loadedDataConverter.payloadConverter.fromPayload(decoded[0]) as HandoffRunInput) : undefined;
   if (started && !sameRequest(started, input)) {
-    throw new HttpProblem(409, 'Idempotency-Key reused', 'This Idempotency-Key started a chain with a different request; use a new key for a new request.');
+    throw new HttpProblem(409, `${key} reused`, `This ${key} started a chain with a different request; use a new one for a new request.`);
   }
   return firstRunId;
 }

@@ -20,6 +20,7 @@ import { routingLeastLoadedScenario, routingRoundRobinScenario } from './routing
 import { baselineScenarios } from './baselineScenarios';
 import { carriedScenarios } from './carriedScenarios';
 import { strandedMigratedScenario } from './strandedScenarios';
+import { remoteDelegationScenario } from './remoteScenarios';
 import { continueAsNewScenario, controlsScenario, handoffOptionsScenario, localModelCallsScenario, lostWorkerScenario, scenarios, specialistDecisionsScenario } from './scenarios';
 
 async function main(): Promise<void> {
@@ -28,15 +29,17 @@ async function main(): Promise<void> {
   const dir = __dirname;
   try {
     const named = process.argv.slice(2);
-    const all = [...scenarios, handoffOptionsScenario, continueAsNewScenario, controlsScenario, localModelCallsScenario, specialistDecisionsScenario, lostWorkerScenario, toolApprovalChecksScenario, delegationScenario, priorityScenario, steeredChainScenario, liveConversationScenario, signedDecisionsScenario, signedForwardScenario, costsScenario, sharedEconomicsScenario, routingRoundRobinScenario, routingLeastLoadedScenario, evalRunScenario, experimentScenario, ...baselineScenarios, ...carriedScenarios, strandedMigratedScenario];
+    const all = [...scenarios, handoffOptionsScenario, continueAsNewScenario, controlsScenario, localModelCallsScenario, specialistDecisionsScenario, lostWorkerScenario, toolApprovalChecksScenario, delegationScenario, priorityScenario, steeredChainScenario, liveConversationScenario, signedDecisionsScenario, signedForwardScenario, costsScenario, sharedEconomicsScenario, routingRoundRobinScenario, routingLeastLoadedScenario, evalRunScenario, experimentScenario, ...baselineScenarios, ...carriedScenarios, strandedMigratedScenario, remoteDelegationScenario];
     for (const scenario of all.filter((s) => named.length === 0 || named.includes(s.name))) {
       const taskQueue = `record-${scenario.name}`;
+      const stop = await scenario.prepare?.(env);
       const worker = await createWorker({ team: scenario.team(), connection: env.nativeConnection, taskQueue, ...(scenario.providers ? { providers: scenario.providers() } : {}) });
       const baton = new Baton({ client: env.client, taskQueue });
       // The workflows of their own the chain reached (a spend ledger, a shared breaker) are read while the worker runs them.
       const { workflowId, shared } = await worker.runUntil(
         scenario.drive(baton, env).then(async (id) => ({ workflowId: id, shared: 'shared' in scenario ? await (scenario as SharedScenario).shared(baton, id) : [] })),
       );
+      await stop?.();
       for (const { suffix, workflowId: id } of shared) {
         const history = await env.client.workflow.getHandle(id).fetchHistory();
         const file = path.join(dir, `${scenario.name}.${suffix}.json`);

@@ -56,6 +56,8 @@ export interface Scenario {
   withWorkflowId?: boolean;
   /** Model providers the worker needs besides baton's own. */
   providers?: () => ModelProviders;
+  /** What must run before the team is made (another team's service); resolves to what stops it. */
+  prepare?: (env: DevServer) => Promise<() => Promise<void>>;
 }
 
 export const scenarios: Scenario[] = [

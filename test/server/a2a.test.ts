@@ -59,6 +59,29 @@ describe('a team as an A2A agent', () => {
     }, { service: { a2a: { team } } });
   });
 
+  it('takes a message sent again (the same sender, the same messageId) as the same task: one chain; the id with another text is refused, another sender\'s is a task of its own', async () => {
+    const team = new Team([scriptedAgent('helper', [{ text: 'Order 42 ships today.', delayMs: 300 }])]);
+    await withService(server.env, team, async ({ service, baton, queue }) => {
+      const ops = await a2aClient(service.url, TOKENS.ops);
+      const message = userMessage('Where is order 42?', { contextId: 'ticket-9' });
+      const first = asTask(await ops.sendMessage({ ...send(message), configuration: { acceptedOutputModes: [], taskPushNotificationConfig: undefined, returnImmediately: true } }));
+      const again = asTask(await ops.sendMessage(send(message)));
+      expect(again.id).toBe(first.id);
+      expect(again.contextId).toBe('ticket-9');
+      expect(again.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+      expect(textOf(again)).toBe('Order 42 ships today.');
+      const chains: string[] = [];
+      for await (const wf of baton.client.workflow.list({ query: `TaskQueue = "${queue}"` })) chains.push(wf.workflowId);
+      expect(chains).toEqual([first.id]);
+
+      await expect(ops.sendMessage(send({ ...message, parts: userMessage('Cancel order 42.').parts }))).rejects.toThrow(/messageId started a chain with a different request/);
+      const admin = await a2aClient(service.url, TOKENS.admin);
+      const other = asTask(await admin.sendMessage(send(message)));
+      expect(other.id).not.toBe(first.id);
+      expect(textOf(other)).toBe('Order 42 ships today.');
+    });
+  });
+
   it('a message starts a chain whose approval is an input-required task; an unauthorised reply is refused, an approver\'s reply decides it', async () => {
     await withService(server.env, refundTeam(), async ({ service, baton }) => {
       const ops = await a2aClient(service.url, TOKENS.ops);

@@ -24,6 +24,7 @@ import { admitTarget, noteFailure, noteSuccess } from './controls';
 import { currentAgent } from './state';
 import { type ChainRun, retried, type Step } from './step';
 import { contextVariables, render } from './transfer';
+import { delegateRemote, RemoteWaits } from './remote';
 
 /** What a specialist gets as its input: the task and the caller's situation (Jazz's rich context). */
 export const DELEGATION_INPUT = [
@@ -85,7 +86,7 @@ async function plan(run: ChainRun, agent: AgentSpec, call: ToolCall, index: numb
   } else {
     const read = readDelegation(call, agent.id);
     if (typeof read === 'string') return { call, answer: `Error: ${read}` };
-    if (!(agent.delegates ?? []).includes(read.to) || !chain.state.team.agents[read.to]) {
+    if (!(agent.delegates ?? []).includes(read.to) || (!chain.state.team.agents[read.to] && !chain.state.team.remotes?.[read.to])) {
       return { call, answer: `Error: "${read.to}" is not one of your specialists. Call ${call.name} again with one of: ${(agent.delegates ?? []).join(', ')}` };
     }
     request = read;
@@ -98,7 +99,10 @@ async function plan(run: ChainRun, agent: AgentSpec, call: ToolCall, index: numb
   return { call, request, workflowId: `${effects.workflowId}/${request.to}-${chain.state.turns}.${index + 1}` };
 }
 
-/** Start the children, at most `maxParallelDelegations` at once, and wait for all of them while applying what arrives. */
+/**
+ * Start the children (or send the tasks of remote agents), at most `maxParallelDelegations` at
+ * once, and wait for all of them while applying what arrives.
+ */
 async function runAll(run: ChainRun, jobs: Extract<Job, { request: DelegationRequest }>[]): Promise<DelegationOutcome[]> {
   const { chain, effects, desk } = run;
   const limit = chain.state.options.maxParallelDelegations;
@@ -107,17 +111,23 @@ async function runAll(run: ChainRun, jobs: Extract<Job, { request: DelegationReq
   let running = 0;
   let finished = 0;
   let broken: unknown;
+  const waits = new RemoteWaits(run);
   const launch = () => {
     while (running < limit && next < jobs.length) {
       const i = next++;
       running++;
-      const token = desk.specialists.enrol(jobs[i]!.workflowId);
-      effects.delegate({ workflowId: jobs[i]!.workflowId, input: childInput(run, jobs[i]!, token), ...timeoutOf(run, jobs[i]!.request.to) }).then(
+      const job = jobs[i]!;
+      const remote = chain.state.team.remotes?.[job.request.to] !== undefined;
+      const token = remote ? undefined : desk.specialists.enrol(job.workflowId);
+      (remote
+        ? delegateRemote(run, { ...job, text: taskText(run, job) }, waits, timeoutOf(run, job.request.to).timeoutMs)
+        : effects.delegate({ workflowId: job.workflowId, input: childInput(run, job, token), ...timeoutOf(run, job.request.to) })
+      ).then(
         (outcome) => {
           outcomes[i] = outcome;
           running--;
           finished++;
-          desk.childEnded(jobs[i]!.workflowId);
+          if (!remote) desk.childEnded(job.workflowId);
           launch();
         },
         (err: unknown) => {
@@ -154,15 +164,7 @@ function childInput(run: ChainRun, job: Extract<Job, { request: DelegationReques
     // A specialist waits for a worker of its team no longer than its caller would (a caller on the default records no marker).
     ...(state.options.teamMismatchTimeout !== RUN_OPTIONS.teamMismatchTimeout.default && hasPatch(Patches.SPECIALIST_TEAM_TIMEOUT) ? { teamMismatchTimeout: state.options.teamMismatchTimeout } : {}),
   };
-  const input = render(DELEGATION_INPUT, {
-    ...contextVariables(state),
-    from: request.from,
-    task: request.task,
-    reason: request.reason,
-    context: request.context,
-    capabilities: request.requiredCapabilities?.join(', '),
-    correlationId: job.workflowId,
-  });
+  const input = taskText(run, job);
   const root = state.parent?.rootWorkflowId ?? run.effects.workflowId;
   // A specialist's text joins the stream of the conversation turn its caller answers.
   const tag = run.effects.streamTag?.();
@@ -174,6 +176,20 @@ function childInput(run: ChainRun, job: Extract<Job, { request: DelegationReques
     ...(state.context ? { context: state.context } : {}),
     parent: { workflowId: run.effects.workflowId, rootWorkflowId: root, depth: (state.parent?.depth ?? 0) + 1, ...(token ? { token } : {}), ...(state.team.version ? { team: { id: state.team.version.id, hash: state.team.version.hash } } : {}), ...turn },
   };
+}
+
+/** The task as the specialist reads it: the caller's request and situation (Jazz's rich context). */
+function taskText(run: ChainRun, job: Extract<Job, { request: DelegationRequest }>): string {
+  const { request } = job;
+  return render(DELEGATION_INPUT, {
+    ...contextVariables(run.chain.state),
+    from: request.from,
+    task: request.task,
+    reason: request.reason,
+    context: request.context,
+    capabilities: request.requiredCapabilities?.join(', '),
+    correlationId: job.workflowId,
+  });
 }
 
 /** What is left of the chain's token budget and its deadline, for a specialist's chain (which counts toward both). */

@@ -11,6 +11,7 @@ import type { BatonStatus, HandoffRunInput, HandoffRunResult, RecordHandoffInput
 import type { SpecialistFigures, SpecialistFiguresInput } from '../../src/common/routing';
 import type { CheckHandoffInput, CheckHandoffResult, RunToolInput, RunToolResult, TeamSpec } from '../../src/common/team';
 import type { TeamNeed } from '../../src/common/version';
+import type { RemoteCallInput, RemoteCallResult } from '../../src/common/remote';
 
 /** A durable timer the chain can stop waiting for. */
 export interface Timer {
@@ -49,6 +50,12 @@ export interface ChainEffects {
   answerForward(workflowId: string, outcome: ForwardedOutcome): void;
   /** Run a specialist as a child chain and wait for it: its result, or why it did not give one. */
   delegate(start: DelegationStart): Promise<DelegationOutcome>;
+  /**
+   * One call of a remote agent over A2A (the `callRemoteAgent` activity): its answer, or a change of
+   * its wait; a call that keeps failing, or that the remote refuses, throws `RemoteAgentError`.
+   * `timeoutMs`: what is left of the delegation's `timeout`. Absent where no workflow gives it.
+   */
+  callRemoteAgent?(input: RemoteCallInput, options: ResolvedRunOptions, timeoutMs?: number): Promise<RemoteCallResult>;
   /** Pick a specialist with a model when no profile matched (the `routeSpecialist` activity). */
   routeSpecialist(input: RouteSpecialistInput, options: ResolvedRunOptions): Promise<RouteSpecialistResult>;
   /** The figures a routing strategy reads (the `specialistFigures` activity, `withSpecialistFigures`); absent where no workflow gives them. */

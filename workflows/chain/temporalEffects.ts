@@ -24,8 +24,8 @@ import {
 import { hasPatch } from '../patches';
 import { nearHistoryLimits } from '../historyLimits';
 import type { BatonActivities } from '../../activities';
-import { lostWorkerBudget, modelActivityOptions, toolActivityOptions } from '../../src/common/callOptions';
-import { ModelCallFailedError, TeamMismatchError, ToolExecutionError } from '../../src/common/errors';
+import { lostWorkerBudget, modelActivityOptions, remoteActivityOptions, toolActivityOptions } from '../../src/common/callOptions';
+import { ModelCallFailedError, RemoteAgentError, TeamMismatchError, ToolExecutionError } from '../../src/common/errors';
 import { BATON_ERROR_TYPES, NON_RETRYABLE_ERROR_TYPES } from '../../src/common/errorTypes';
 import { BatonAgent, BatonHandoffs, BatonStatusAttribute, childApprovalsSignal, forwardDecisionSignal, forwardedOutcomeSignal, HANDOFF_MEMO, PARENT_MEMO, WorkflowType } from '../../src/common/messages';
 import { Patches } from '../../src/common/patches';
@@ -161,6 +161,16 @@ export function temporalEffects(v2: boolean): ChainEffects {
         const cause = err instanceof ChildWorkflowFailure ? err.cause : undefined;
         const mismatch = cause instanceof ApplicationFailure && cause.type === TeamMismatchError.name ? (cause.details?.[0] as Record<string, unknown> | undefined) : undefined;
         return { ok: false, reason: childFailureReason(err), ...(mismatch ? { mismatch } : {}) };
+      }
+    },
+    async callRemoteAgent(input, options, timeoutMs) {
+      try {
+        return await withLostWorkerRestarts(lostWorkerBudget(options), `call of remote agent ${input.remote}`, (endOnLostWorker, lostWorker) => {
+          const { callRemoteAgent } = proxyActivities<BatonActivities>({ ...remoteActivityOptions(options, NON_RETRYABLE_ERROR_TYPES, endOnLostWorker, timeoutMs), summary: restartSummary(`${input.from} → ${input.remote}`, lostWorker), ...afterRefusal(input.team) });
+          return callRemoteAgent(lostWorker ? { ...input, lostWorker } : input);
+        });
+      } catch (err) {
+        throw activityError(err, (reason) => new RemoteAgentError({ remote: input.remote, reason, ...(input.taskId ? { taskId: input.taskId } : {}) }));
       }
     },
     async routeSpecialist(input, options) {

@@ -17,7 +17,7 @@ import type { TeamSpec } from '../../src/common/team';
 import type { TeamNeed } from '../../src/common/version';
 import { type ChainEffects, started } from '../chain/effects';
 import { hasPatch } from '../patches';
-import { guardrailNeed, modelNeed, needOf, onHandoffNeed, toolNeed } from './needs';
+import { guardrailNeed, modelNeed, needOf, onHandoffNeed, remoteNeed, toolNeed } from './needs';
 
 /**
  * Pauses before a refused step is scheduled again: the first {@link QUICK_TRIES} short, so the step
@@ -73,6 +73,7 @@ export function matchingTeam(effects: ChainEffects, source: TeamSource): ChainEf
     checkHandoff: (input, options) => untilMatched((n) => effects.checkHandoff(withNeed(input, (t) => onHandoffNeed(t, input.from, input.to), n), options)),
     runTool: (input, options) => untilMatched((n) => effects.runTool(withNeed(input, (t) => toolNeed(t, input.agentId, input.call.name), n), options)),
     checkGuardrail: (input, options) => untilMatched((n) => effects.checkGuardrail(withNeed(input, (t) => guardrailNeed(t, input.agentId, input.stage, input.guardrail), n), options)),
+    ...(effects.callRemoteAgent ? { callRemoteAgent: (input, options, timeoutMs) => untilMatched((n) => effects.callRemoteAgent!(withNeed(input, (t) => remoteNeed(t, input.from, input.remote), n), options, timeoutMs)) } : {}),
     async delegate(start) {
       const outcome = await effects.delegate(start);
       // A specialist stranded on a team no worker has strands its caller too: not the model's to handle.

@@ -25,3 +25,6 @@ export const guardrailNeed = (team: TeamSpec, agent: string, stage: 'input' | 'o
 
 /** A handoff's `onHandoff` check. */
 export const onHandoffNeed = (team: TeamSpec, from: string, to: string) => needOf(team, [TeamPart.onHandoff(from, to)]);
+
+/** A call of a remote agent: the remote agent as the snapshot has it, with the worker's credentials for it. */
+export const remoteNeed = (team: TeamSpec, agent: string, remote: string) => needOf(team, [TeamPart.remote(agent, remote)]);

@@ -58,7 +58,7 @@ export function versioned(spec: TeamSpec): Omit<TeamSpec, 'version' | 'hasHandof
 /**
  * The parts a worker runs for a chain, each with a fingerprint: every tool (name and parameters),
  * every agent's answer contract (output type, handoff input types), custom guardrails and
- * `onHandoff` checks. A worker whose part differs must not run the step that needs it.
+ * `onHandoff` checks, remote agents. A worker whose part differs must not run the step that needs it.
  */
 export function teamParts(spec: TeamSpec): Record<string, string> {
   const parts: Record<string, string> = {};
@@ -70,6 +70,7 @@ export function teamParts(spec: TeamSpec): Record<string, string> {
       for (const g of agent.guardrails?.[stage] ?? []) if (g.kind === 'custom') parts[TeamPart.guardrail(agent.id, stage, g.name)] = short(g);
     }
     for (const [to, o] of Object.entries(agent.handoffOptions ?? {})) if (o.onHandoff) parts[TeamPart.onHandoff(agent.id, to)] = '1';
+    for (const to of agent.delegates ?? []) if (spec.remotes?.[to]) parts[TeamPart.remote(agent.id, to)] = short(spec.remotes[to]);
   }
   return parts;
 }

@@ -6,13 +6,13 @@
 import type { AgentCard, Message, SendMessageRequest, StreamResponse, Task } from '@a2a-js/sdk';
 import { A2AError, PushNotificationNotSupportedError, RequestMalformedError, TaskNotCancelableError, TaskNotFoundError, UnsupportedOperationError } from '@a2a-js/sdk/errors';
 import type { A2ARequestHandler, ServerCallContext } from '@a2a-js/sdk/server';
-import { WorkflowNotFoundError } from '@temporalio/client';
+import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError } from '@temporalio/client';
 import { displayText } from '../../common/display';
 import { Permission, requirePermission, type TokenChecked } from '../auth';
 import type { ServiceContext } from '../context';
 import { decideAs } from '../decisions';
 import { HttpProblem, toProblem } from '../problems';
-import { runView, startAs } from '../runs';
+import { existingRun, runView, startAs } from '../runs';
 import type { A2ATeam } from './card';
 import { decisionOf } from './decision';
 import { afterApproval, followChain } from './follow';
@@ -137,7 +137,16 @@ export class BatonA2AHandler implements A2ARequestHandler {
     if (input === '') throw new RequestMalformedError('the message has no text: send the request as a text part');
     const agent = typeof message.metadata?.agent === 'string' ? message.metadata.agent : this.team.entry;
     if (!agent) throw new RequestMalformedError('name the agent to start with in the message\'s metadata: {"agent": "…"}');
-    return startAs(this.ctx, caller.identity, { agent, input }, chainIdFor(message.contextId || undefined, agent));
+    const key = message.messageId ? { identity: caller.identity.name, messageId: message.messageId } : undefined;
+    const workflowId = chainIdFor(message.contextId || undefined, agent, key);
+    try {
+      return await startAs(this.ctx, caller.identity, { agent, input }, workflowId);
+    } catch (err) {
+      // The message was sent before (the same sender, the same messageId): its task, unless it asked for something else.
+      if (!key || !(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
+      if (!(await existingRun(this.ctx.baton.client, workflowId, { agent, input }, 'messageId'))) throw err;
+      return { workflowId };
+    }
   }
 
   /** The caller's answer to a task that waits: a decision, refused unless the caller may decide. */

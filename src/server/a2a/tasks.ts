@@ -3,7 +3,7 @@
  * waiting for a person is `input-required`, or `auth-required` when the decision must be signed),
  * the approval's request in the status message, the answer as the `answer` artifact.
  */
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { Role, TaskState, type Artifact, type Message, type Part, type Task, type TaskStatus } from '@a2a-js/sdk';
 
 /** What the task is made from: a chain as the REST API shows it to the caller (`runView`). */
@@ -40,9 +40,20 @@ export function contextOf(taskId: string): string {
   return m ? m[1]! : taskId;
 }
 
-/** The workflow id of a chain started in `contextId` (a new context when absent). */
-export function chainIdFor(contextId: string | undefined, agent: string): string {
-  return contextId ? `a2a:${contextId}:${randomUUID()}` : `baton-${agent}-${randomUUID()}`;
+/**
+ * The workflow id of a chain started in `contextId` (a new context when absent) by a message:
+ * derived from who sent it and its `messageId` (`key`), so a message sent again (a client that
+ * retried, a worker that was lost while it waited) is the same task; a new one without a key.
+ */
+export function chainIdFor(contextId: string | undefined, agent: string, key?: { identity: string; messageId: string }): string {
+  const id = key ? uuidOf(`${key.identity}\n${agent}\n${key.messageId}`) : randomUUID();
+  return contextId ? `a2a:${contextId}:${id}` : `baton-${agent}-${id}`;
+}
+
+/** A UUID-shaped digest of `text` (so a task id keeps the shape `contextOf` reads). */
+function uuidOf(text: string): string {
+  const h = createHash('sha256').update(text).digest('hex');
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20, 32)}`;
 }
 
 const TERMINAL = new Set<TaskState>([TaskState.TASK_STATE_COMPLETED, TaskState.TASK_STATE_FAILED, TaskState.TASK_STATE_CANCELED, TaskState.TASK_STATE_REJECTED]);
