@@ -1,11 +1,12 @@
 /**
- * `npm run drill -- [sigkill | server | load | fuzz | redeploy | spend | experiment | model | all] [flags]`: fault, load, fuzzing, spend, experiment and model-based drills
- * against real Temporal servers and real workers, each ending with a table. Exits 1 when a drill
- * found a problem.
+ * `npm run drill -- [sigkill | server | load | fuzz | redeploy | spend | experiment | model | bounds | all] [flags]`:
+ * fault, load, fuzzing, spend, experiment, model-based and bounds drills against real Temporal
+ * servers and real workers, each ending with a table. Exits 1 when a drill found a problem.
  */
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { boundsDrill } from './bounds';
 import { experimentDrill } from './experiment';
 import { fuzzDrill } from './fuzz';
 import { httpFuzzDrill } from './httpFuzz';
@@ -18,9 +19,9 @@ import { serverDrill } from './server';
 import { sigkillDrill, type DrillReport } from './sigkill';
 import { spendDrill } from './spend';
 
-const DRILLS = ['sigkill', 'server', 'load', 'fuzz', 'redeploy', 'spend', 'experiment', 'model'] as const;
+const DRILLS = ['sigkill', 'server', 'load', 'fuzz', 'redeploy', 'spend', 'experiment', 'model', 'bounds'] as const;
 
-const USAGE = `usage: npm run drill -- [sigkill | server | load | fuzz | redeploy | spend | experiment | model | all] [flags]   (or --only <drill>; default all)
+const USAGE = `usage: npm run drill -- [sigkill | server | load | fuzz | redeploy | spend | experiment | model | bounds | all] [flags]   (or --only <drill>; default all)
 
   --chains N               sigkill, server: chains per run (default 50)
   --workers N              worker processes (default 2)
@@ -182,7 +183,7 @@ async function main(): Promise<number> {
   const reports: DrillReport[] = [];
   for (const drill of drills) {
     // The fuzzing drill fuzzes chains (generated scenarios), then the HTTP service (generated requests).
-    const runs = { sigkill: [sigkillDrill], server: [serverDrill], load: [loadDrill], fuzz: [fuzzDrill, httpFuzzDrill], redeploy: [redeployDrill], spend: [spendDrill], experiment: [experimentDrill], model: [modelDrill] }[drill as (typeof DRILLS)[number]];
+    const runs = { sigkill: [sigkillDrill], server: [serverDrill], load: [loadDrill], fuzz: [fuzzDrill, httpFuzzDrill], redeploy: [redeployDrill], spend: [spendDrill], experiment: [experimentDrill], model: [modelDrill], bounds: [boundsDrill] }[drill as (typeof DRILLS)[number]];
     for (const run of runs) {
       const report = await run(settings);
       print(report);

@@ -6,7 +6,14 @@
  * is given up (its answer still comes from history) rather than held.
  */
 import type { ConnectionOptions } from 'node:tls';
-import { createClient, createCluster } from '@redis/client';
+import type * as NodeRedis from '@redis/client';
+
+/**
+ * node-redis, loaded when the transport first connects: a process that never does (every `baton`
+ * command but those following text through a broker, a worker or client without BATON_STREAMS_URL)
+ * is spared loading its ~500 modules, a third of a short command's start.
+ */
+const redis = (): typeof NodeRedis => require('@redis/client') as typeof NodeRedis;
 
 
 /** TLS options for a `rediss://` server beyond what its URL says. */
@@ -31,7 +38,7 @@ export interface RedisTarget {
 }
 
 /** One server's client or a cluster's: the commands the transport sends are the same on both. */
-export type RedisConnection = ReturnType<typeof createClient> | ReturnType<typeof createCluster>;
+export type RedisConnection = ReturnType<typeof NodeRedis.createClient> | ReturnType<typeof NodeRedis.createCluster>;
 
 /** A URL for messages: scheme, host and port, never the credentials. */
 export function describeTarget(target: RedisTarget): string {
@@ -116,12 +123,12 @@ export function checkTarget(target: RedisTarget): void {
 }
 
 function clientOf(url: string, tls: RedisTlsOptions | undefined): RedisConnection {
-  return createClient({ url, disableOfflineQueue: true, ...(tls ? { socket: { tls: true as const, ...tls } } : {}) });
+  return redis().createClient({ url, disableOfflineQueue: true, ...(tls ? { socket: { tls: true as const, ...tls } } : {}) });
 }
 
 function clusterOf(nodes: string[], tls: RedisTlsOptions | undefined): RedisConnection {
   const first = new URL(nodes[0]!);
-  return createCluster({
+  return redis().createCluster({
     rootNodes: nodes.map((url) => ({ url })),
     // The nodes the cluster finds are reached with the first node's credentials and TLS.
     defaults: {

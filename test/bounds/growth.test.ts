@@ -2,9 +2,15 @@
  * History that grows while a chain waits, on a real server and worker: refused signals of ~1.9 MB
  * (each under Temporal's 2 MB payload limit, each in history once accepted) one a second, to a
  * chain whose tool call waits for approval, to one whose handoff waits, and to a
- * conversation between messages, until more than Temporal's 50 MB has arrived. Each wait continues
- * as new before Temporal's limits, carrying what waits; no run is terminated; the one decision
- * that counts completes the chain, and the approved tool runs once.
+ * conversation between messages, until more than the server's limit on a run's history has
+ * arrived. Each wait continues as new before that limit, carrying what waits; no run is
+ * terminated; the one decision that counts completes the chain, and the approved tool runs once.
+ *
+ * Here the server ends a run at 12 MB of history instead of Temporal's 50 MB: every threshold a
+ * waiting run hands over at (workflows/historyLimits.ts: 1 MB refused unread, 8 MB of history,
+ * Temporal's suggestion at 4 MB) is below both, so a flood past 12 MB fails the same way a flood
+ * past 50 MB would when a run does not hand over (Temporal terminates it). `npm run drill -- bounds`
+ * runs this file against Temporal's own limit, with 32 signals (60 MB).
  */
 import type { WorkflowHandle } from '@temporalio/client';
 import { describe, expect, it } from 'vitest';
@@ -15,11 +21,15 @@ import { useTemporalServer, withWorker } from '../helpers/temporal';
 import { waitFor } from '../helpers/wait';
 import { big, failedTasks } from './history';
 
-const server = useTemporalServer();
+/** Against Temporal's own history limit (50 MB), as `npm run drill -- bounds` runs it. */
+const FULL_SIZE = process.env.BATON_BOUNDS_FULL_SIZE === '1';
+/** The history a run may hold before the server terminates it (`limit.historySize.error`). */
+const HISTORY_LIMIT_BYTES = FULL_SIZE ? 50 * 1024 * 1024 : 12 * 1024 * 1024;
+const server = useTemporalServer(FULL_SIZE ? {} : { dynamicConfig: [`limit.historySize.error=${HISTORY_LIMIT_BYTES}`] });
 
-/** About 1.9 MB a signal, 32 of them: more than the 50 MB Temporal ends a run at. */
+/** About 1.9 MB a signal, a fifth more of them than the server's history limit holds: 8 here, 32 against Temporal's 50 MB. */
 const SIGNAL_BYTES = 1_900_000;
-const SIGNALS = 32;
+const SIGNALS = FULL_SIZE ? 32 : 8;
 
 /**
  * Send `n` signals made by `send`, one a second (three times the rate of the report that ended a

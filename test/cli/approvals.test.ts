@@ -6,10 +6,14 @@ import { describe, expect, it } from 'vitest';
 import { team as supportTeam } from '../../examples/support/team';
 import { taskQueue, useTemporalServer, withWorker } from '../helpers/temporal';
 import { waitFor } from '../helpers/wait';
+import { useCliSession } from '../helpers/cliSession';
 import { toolApprovalTeam } from '../server/team';
-import { cli, slowTeam, startCli } from './command';
+import { slowTeam, startCli } from './command';
 
 const server = useTemporalServer();
+/** `pending`, `approve`, `reject` and `audit`, which only talk to the server: in one process for the file. */
+const session = useCliSession();
+const cli = session.cli.bind(session);
 /** How long the first question may take: the command starts a worker of its own (it bundles the workflows) first, slow on a busy machine. */
 const STARTED_MS = 60_000;
 

@@ -14,11 +14,14 @@ import { eventDigest, genesisDigest, recordedValue, signAuditExport, type AuditE
 import { canonicalJson, sha256Hex } from '../../src/common/signatures/canonical';
 import type { ApprovalRecord } from '../../src';
 import { nextApproval } from '../histories/auditScenarios';
-import { cli } from '../helpers/cli';
+import { useCliSession } from '../helpers/cliSession';
 import { exportKeys, keys, signedTeam } from '../helpers/signing';
 import { useTemporalServer, withWorker } from '../helpers/temporal';
 
 const server = useTemporalServer();
+/** `baton audit`, which only reads the server and files: in one process for the file. */
+const session = useCliSession();
+const cli = session.cli.bind(session);
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'baton-audit-export-'));
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
