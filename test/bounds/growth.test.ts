@@ -56,7 +56,7 @@ async function failedInAnyRun(workflowId: string, runIds: string[]): Promise<str
 }
 
 describe('history that grows while a chain waits', () => {
-  it('continues a tool call waiting for approval as new before Temporal ends it, and the approved call runs once', { timeout: 240_000 }, async () => {
+  it('continues a tool call waiting for approval as new before Temporal ends it, and the approved call runs once', { timeout: 480_000 }, async () => {
     let ran = 0;
     const pay = defineTool({
       name: 'pay',
@@ -92,7 +92,7 @@ describe('history that grows while a chain waits', () => {
     });
   });
 
-  it('continues a handoff waiting for approval as new under the same flood, and the approval completes it', { timeout: 240_000 }, async () => {
+  it('continues a handoff waiting for approval as new under the same flood, and the approval completes it', { timeout: 480_000 }, async () => {
     const team = new Team([scriptedAgent('a', [{ handoff: { to: 'b', message: 'over' } }]), scriptedAgent('b', [{ text: 'answer from b' }], { approval: { approvers: ['alice'] } })]);
     await withWorker(server.env, team, async (baton) => {
       const run = await baton.start('a', 'go');
@@ -108,7 +108,7 @@ describe('history that grows while a chain waits', () => {
     });
   });
 
-  it('continues a conversation waiting for its next message as new under the same flood, and it answers the next message', { timeout: 240_000 }, async () => {
+  it('continues a conversation waiting for its next message as new under the same flood, and it answers the next message', { timeout: 480_000 }, async () => {
     const team = new Team([scriptedAgent('solo', [{ text: 'first' }, { text: 'second' }])]);
     await withWorker(server.env, team, async (baton) => {
       const chat = baton.conversation('solo');

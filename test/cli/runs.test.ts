@@ -127,7 +127,7 @@ describe('the baton command: runs', () => {
     expect(checked.code).toBe(0);
     expect(checked.stdout).toContain('ok    test/histories/two-agent-handoff.json');
     expect(checked.stdout).toContain(`ok    ${workflowId}`);
-  });
+  }, 240_000);
 
   it('names the model and the server the demo runs on', async () => {
     const url = 'http://127.0.0.1:8000/v1';
