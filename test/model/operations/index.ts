@@ -13,6 +13,7 @@ import { faultOperations } from './faults';
 import { httpOperations } from './http';
 import { migrateOperations } from './migrate';
 import { protocolOperations } from './protocols';
+import { remoteOperations } from './remote';
 import { uiStreamOperations } from './uiStream';
 
 // One group a line, so a capability's line merges beside the others.
@@ -28,6 +29,7 @@ export const OPERATIONS: AnyOperation[] = [
   ...protocolOperations,
   ...uiStreamOperations,
   ...archiveOperations,
+  ...remoteOperations,
 ];
 
 const byName = new Map(OPERATIONS.map((op) => [op.name, op]));
