@@ -39,7 +39,8 @@ export function toolActivityOptions(o: ResolvedRunOptions, nonRetryableErrorType
  * for the call, which may wait as long as someone at the remote agent takes to approve.
  */
 export function remoteActivityOptions(o: ResolvedRunOptions, nonRetryableErrorTypes: readonly string[], endOnLostWorker: boolean, timeoutMs?: number): ActivityOptions {
-  return callActivityOptions(o, timeoutMs ?? REMOTE_CALL_TIMEOUT, nonRetryableErrorTypes, endOnLostWorker);
+  // A delegation's timeout bounds the call with its retries, not each attempt alone.
+  return { ...callActivityOptions(o, timeoutMs ?? REMOTE_CALL_TIMEOUT, nonRetryableErrorTypes, endOnLostWorker), ...(timeoutMs !== undefined ? { scheduleToCloseTimeout: timeoutMs } : {}) };
 }
 
 /** How long one call of a remote agent may take when its delegation has no `timeout`. */

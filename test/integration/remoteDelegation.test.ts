@@ -133,6 +133,19 @@ describe('remote specialists', () => {
     });
   }, 120_000);
 
+  it("a delegation's timeout bounds its calls and their retries: it fails as timed out, and its remote task is cancelled", async () => {
+    await withWorker(server.env, deskTeam(remote.url, TOKENS.ops), async (baton) => {
+      const before = await remoteChains();
+      const run = await baton.start('hasty', 'Refund order 42.', { heartbeatTimeout: '1 second' });
+      expect((await run.result()).output).toBe('Too slow.');
+      const turns = (await activitiesInHistory(server.env.client.workflow.getHandle(run.workflowId))).filter((a) => a.name === 'callModel');
+      expect((turns[1]!.input as CallModelInput).messages.find((m) => m.role === 'tool')?.content).toMatch(/The task delegated to billing failed: RemoteAgentError: .*timed out/);
+      const [taskId] = (await remoteChains()).filter((id) => !before.includes(id));
+      const there = await waitFor(() => caller(remote.url)('GET', `/v1/runs/${encodeURIComponent(taskId!)}`, { token: TOKENS.viewer }), (a) => a.body?.status === 'cancelled', 30_000);
+      expect(there.body.status).toBe('cancelled');
+    });
+  }, 120_000);
+
   it('a chain cancelled while its remote task waits cancels the remote task', async () => {
     await withWorker(server.env, deskTeam(remote.url, TOKENS.ops), async (baton) => {
       const run = await baton.start('desk', 'My order 42 arrived broken.');

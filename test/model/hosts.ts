@@ -106,6 +106,11 @@ export class Hosts {
     return models > [...this.open.values()].filter((c) => c.workflowId === workflowId).length;
   }
 
+  /** The slots whose process runs an `activity` of `workflowId` now. */
+  running(workflowId: string, activity: string): number[] {
+    return this.slots.flatMap((s, i) => ([...s.inFlight.values()].some((a) => a.workflowId === workflowId && a.activity === activity) ? [i] : []));
+  }
+
   /** Answer the call `key` (and, if it starts again, again with this). */
   answer(key: string, answer: PuppetAnswer): void {
     this.answers.set(key, answer);

@@ -9,6 +9,7 @@ import { readEffects } from './effects';
 import { endInvariants } from './endInvariants';
 import { migrationInvariants } from './migrationInvariants';
 import { archiveInvariants } from './operations/archive';
+import { remoteInvariants } from './operations/remote';
 import { broken, clip, type Harness, type Invariant } from './harness';
 import { rootOf } from './model';
 import { APPROVED_TOOLS, type EffectTool } from './team';
@@ -120,7 +121,7 @@ function brief(x: { from: string; to: string; turn?: number }): string {
 }
 
 /** Every invariant, step ones first. */
-export const INVARIANTS: Invariant[] = [...stepInvariants, ...migrationInvariants.filter((i) => i.when === 'step'), ...endInvariants, ...migrationInvariants.filter((i) => i.when === 'end'), ...uiStreamInvariants, ...archiveInvariants];
+export const INVARIANTS: Invariant[] = [...stepInvariants, ...migrationInvariants.filter((i) => i.when === 'step'), ...endInvariants, ...migrationInvariants.filter((i) => i.when === 'end'), ...uiStreamInvariants, ...archiveInvariants, ...remoteInvariants];
 
 /** Check the invariants of `when` (the step ones at the end too). */
 export async function checkInvariants(h: Harness, when: 'step' | 'end'): Promise<void> {

@@ -11,9 +11,11 @@ import { Client, Connection } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
 import { Baton, RedisStreams, type StreamTransport } from '../../src';
 import { DrillServer } from '../../drill/devserver';
+import { freePort } from '../../src/devserver/server';
 import { cli, startCli } from '../helpers/cli';
 import { findRedisServer, startRedis } from '../helpers/redis';
 import { Hosts } from './hosts';
+import { ModelRemote } from './remote';
 import type { DeployMode, Lane } from './model';
 import type { ServedWorker } from './protocol';
 
@@ -56,6 +58,8 @@ export class ModelSystem {
     readonly effectsFile: string,
     readonly streams: StreamTransport | undefined,
     private readonly redis: { stop: () => Promise<void> } | undefined,
+    /** The remote team the workers' team delegates to (./remote.ts). */
+    readonly remote: ModelRemote,
   ) {}
 
   static async create(o: SystemOptions): Promise<ModelSystem> {
@@ -66,12 +70,15 @@ export class ModelSystem {
     await server.start();
     const redis = o.streams !== false && findRedisServer() ? await startRedis() : undefined;
     const effectsFile = path.join(o.dir, 'effects.jsonl');
-    const env: Record<string, string> = { TEMPORAL_ADDRESS: server.address, MODEL_EFFECTS: effectsFile, ...(redis ? { BATON_STREAMS_URL: redis.url } : {}) };
+    const remoteUrl = `http://127.0.0.1:${await freePort()}`;
+    const env: Record<string, string> = { TEMPORAL_ADDRESS: server.address, MODEL_EFFECTS: effectsFile, MODEL_REMOTE_URL: remoteUrl, ...(redis ? { BATON_STREAMS_URL: redis.url } : {}) };
     const hosts = new Hosts(o.workers ?? 2, env, path.join(o.dir, 'workers'));
     await hosts.start();
     const connection = await Connection.connect({ address: server.address });
     const client = new Client({ connection });
-    return new ModelSystem(o.dir, server, hosts, connection, client, effectsFile, redis ? new RedisStreams({ url: redis.url }) : undefined, redis);
+    const remote = new ModelRemote(server.address, client, remoteUrl);
+    await remote.start();
+    return new ModelSystem(o.dir, server, hosts, connection, client, effectsFile, redis ? new RedisStreams({ url: redis.url }) : undefined, redis, remote);
   }
 
   /** A client of the task queue `taskQueue`, reading streamed text from the workers' transport. */
@@ -191,6 +198,7 @@ export class ModelSystem {
 
   async close(): Promise<void> {
     for (const close of this.closers) await close().catch(() => undefined);
+    await this.remote.close().catch(() => undefined);
     await this.hosts.stop();
     await this.connection.close().catch(() => undefined);
     if (this.streams && 'close' in this.streams) await (this.streams as { close: () => Promise<void> }).close().catch(() => undefined);

@@ -5,7 +5,9 @@
  * - triage hands off to billing (a person approves every handoff into billing) and support,
  *   delegates to research, looks things up and refunds (every refund approved by a person);
  * - billing refunds and pays out (a payout needs alice's signed approval) and hands back;
- * - support looks things up and hands to triage or billing; research (a specialist) looks up and refunds.
+ * - support looks things up and hands to triage or billing; research (a specialist) looks up and refunds;
+ * - ledger is a remote agent, another team's, served over A2A at `MODEL_REMOTE_URL` (./remoteTeam.ts),
+ *   which triage delegates to.
  *
  * v2 is a release with a changed policy: triage's instructions, refunds approved by alice only,
  * and `lookup` wants a region, so a v1 chain's lookup cannot run on a v2 worker.
@@ -13,7 +15,7 @@
  * Tools log their effects with their idempotency keys (./effects.ts), once per key.
  */
 import { z } from 'zod';
-import { defineAgent, defineTool, delegate, Team, type ApproverKey, type ToolContext } from '../../src';
+import { defineAgent, defineTool, delegate, remoteAgent, Team, type ApproverKey, type ToolContext } from '../../src';
 import { keys, testKey } from '../helpers/signing';
 import { applyOnce } from './effects';
 
@@ -46,6 +48,9 @@ export const OPS = testKey('ops-1', 11);
 const operatorKeys: ApproverKey[] = [{ kid: OPS.kid, approvers: ['ops'], publicKey: OPS.publicKey }];
 
 const puppet = { provider: 'puppet', model: 'puppet' };
+
+/** The token the workers call the remote team's service with. */
+export const REMOTE_TOKEN = 'model-remote-token-1';
 
 function effectTool<S extends z.ZodObject>(v: TeamVersion, name: EffectTool, parameters: S, approval?: Parameters<typeof defineTool>[0]['needsApproval']) {
   return defineTool({
@@ -84,12 +89,18 @@ export function modelTeam(v: TeamVersion): Team {
         instructions: v === 'v1' ? 'Route the request.' : 'Route the request; be brief.',
         model: puppet,
         tools: [lookup, refund],
-        handoffs: ['billing', 'support', delegate('research', { description: 'Researches a question' })],
+        handoffs: ['billing', 'support', delegate('research', { description: 'Researches a question' }), delegate('ledger')],
       }),
       defineAgent({ id: 'billing', instructions: 'Settle money matters.', model: puppet, tools: [refund, payout], handoffs: ['triage', 'support'], approval: { approvers: ['alice', 'bob'] } }),
       defineAgent({ id: 'support', instructions: 'Answer questions.', model: puppet, tools: [lookup], handoffs: ['triage', 'billing'] }),
       defineAgent({ id: 'research', description: 'Researches a question', instructions: 'Research and answer.', model: puppet, tools: [lookup, refund], handoffs: [] }),
     ],
-    { name: 'model', version: v, approverKeys, operatorKeys },
+    {
+      name: 'model',
+      version: v,
+      approverKeys,
+      operatorKeys,
+      remotes: [remoteAgent({ id: 'ledger', url: `${process.env.MODEL_REMOTE_URL ?? 'http://127.0.0.1:9'}/a2a`, agent: 'ledger', description: 'Keeps the ledger (another team)', auth: { token: REMOTE_TOKEN } })],
+    },
   );
 }

@@ -62,7 +62,8 @@ export const UNVERSIONED_TOUR: Step[] = [
 
 /**
  * Worker Deployments: billing pays out (unsigned and badly signed decisions refused, then alice's
- * signed one); a chain that continues as new every few steps delegates to research, whose refund
+ * signed one); triage delegates to ledger, another team's agent served over A2A, and both that
+ * team's service and the worker waiting on its task are SIGKILLed mid-task; a chain that continues as new every few steps delegates to research, whose refund
  * waits in the specialist while the server is restarted; v2 is deployed beside the draining v1;
  * overrides (one refused by the run) and an interrupt arrive; an invalid handoff fails the chain,
  * which a replay continues; a conversation on v2 rolls a turn back and is ended.
@@ -75,6 +76,9 @@ export const VERSIONED_TOUR: Step[] = [
   s('approve', { approval: 0, signed: true, edit: false, via: 'update' }),
   s('answer_text', { call: 0, text: 'Paid.' }),
   s('archive_check', { root: 0 }),
+  s('start', { agent: 0, preset: 'plain', follow: false }),
+  s('answer_remote_delegate', { call: 0, fault: 'both', downMs: 500 }),
+  s('answer_text', { call: 0, text: 'The ledger settled it.' }),
   s('start', { agent: 0, preset: 'tiny_can', follow: true }),
   s('answer_delegate', { call: 0 }),
   s('answer_tool', { call: 0, tool: 'refund', amount: 12, twice: false }),

@@ -26,6 +26,7 @@ export function deskTeam(url: string, token: string): Team {
         handoffs: [delegate('billing')],
       }),
       defineAgent({ id: 'strict', instructions: 'You delegate and fail with it.', model: scripted([call('broken')]), handoffs: [delegate('broken', { onFailure: 'fail' })] }),
+      defineAgent({ id: 'hasty', instructions: 'You wait a little.', model: scripted({ steps: [call('billing')], rules: [{ whenIncludes: 'failed', reply: { text: 'Too slow.' } }] }), handoffs: [delegate('billing', { timeout: '4 seconds' })] }),
       defineAgent({ id: 'stranger', instructions: 'You have the wrong token.', model: scripted({ steps: [call('outsider')], rules: [{ whenIncludes: 'failed', reply: { text: 'Refused.' } }] }), handoffs: [delegate('outsider')] }),
     ],
     { remotes: [remote('billing', 'billing'), broken, remote('outsider', 'billing', 'not-a-token-of-the-remote')] },

@@ -14,6 +14,7 @@ import { faultOperations } from './faults';
 import { httpOperations } from './http';
 import { migrateOperations } from './migrate';
 import { protocolOperations } from './protocols';
+import { remoteOperations } from './remote';
 import { uiStreamOperations } from './uiStream';
 
 // One group a line, so a capability's line merges beside the others.
@@ -30,6 +31,7 @@ export const OPERATIONS: AnyOperation[] = [
   ...uiStreamOperations,
   ...archiveOperations,
   ...authorityOperations,
+  ...remoteOperations,
 ];
 
 const byName = new Map(OPERATIONS.map((op) => [op.name, op]));
