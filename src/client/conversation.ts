@@ -66,7 +66,11 @@ export interface SendOptions {
    * @default the conversation's `midTurn` option
    */
   midTurn?: MidTurnPolicy;
-  /** Called once the conversation took the message (it has its turn), before its reply; again if it follows the conversation into a new run. */
+  /**
+   * Called once the conversation accepted the message, before its reply: it has its turn, or it was
+   * refused as it arrived (the `reject` mid-turn policy: the reply then throws `ConversationBusyError`).
+   * Called again if it follows the conversation into a new run.
+   */
   taken?: () => void;
 }
 

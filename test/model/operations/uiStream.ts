@@ -86,6 +86,11 @@ async function readStream(res: Response): Promise<UiStreamRead> {
   return read;
 }
 
+/** The typed error a stream's \`error\` chunk names (\`<Type>: <message>\`), else \`UiRouteError\`. */
+function typeIn(errorText: string): string {
+  return /\b([A-Z]\w*Error): /.exec(errorText)?.[1] ?? 'UiRouteError';
+}
+
 /** Follow a message sent through the route to its reply: its streams, then the conversation's record of it; once answered, sent again to read it whole. */
 function followToReply(h: Harness, sent: UiSent, first: Promise<Response>): Promise<void> {
   const { root, msg } = sent;
@@ -93,7 +98,8 @@ function followToReply(h: Harness, sent: UiSent, first: Promise<Response>): Prom
     try {
       const res = await first;
       if (res.status !== 200) throw new Error(`the route answered ${res.status}: ${await res.text()}`);
-      sent.streams.push(await readStream(res));
+      const read = await readStream(res);
+      sent.streams.push(read);
       // A stream that stopped at an approval alice may decide ends there; the message goes on.
       for (let i = 0; i < 600; i++) {
         const found = await h.system.client.workflow
@@ -103,6 +109,8 @@ function followToReply(h: Harness, sent: UiSent, first: Promise<Response>): Prom
         const m = found?.message;
         if (m?.status === 'answered') msg.reply = m.reply as SentMessage['reply'];
         else if (m?.status === 'failed') [msg.error, msg.errorMessage] = [m.failure?.type ?? 'Error', m.failure?.message ?? ''];
+        // Refused as it arrived (the \`reject\` mid-turn policy): the conversation has no turn for it, and the stream's error is its answer.
+        else if (found && m === null && read.finish === 'error' && read.error) [msg.error, msg.errorMessage] = [typeIn(read.error), read.error];
         if (msg.reply || msg.error) break;
         await sleep(500);
       }
