@@ -31,14 +31,6 @@ export const KNOWN_OPEN: KnownDefect[] = [
     name: "a conversation turn whose specialist is stranded fails instead of waiting for a migration",
     matches: /message \d+ failed with TeamMismatchError, which nothing in the sequence could cause: .*delegation to/,
   },
-  {
-    // Found by the unversioned tour (seed 600591010): the follower of a conversation's first message
-    // (chat.stream(), a conversation started on v1 before the chain's tool calls, kills and the
-    // redeploy) ended with a prefix of the reply ("Don" of "Done. [a19]") instead of applying the
-    // reply's text at the end, as streamMessage does when the reply comes; the cause is not pinned down yet.
-    name: "a conversation message's follower ends with a prefix of its reply",
-    matches: /\[follower-text\] .* message \d+: the follower of .* ended with /,
-  },
 ];
 
 /** The open defect a violation shows, if any. */

@@ -1,12 +1,13 @@
 /**
  * A conversation message followed live whose model call an interrupt stops: the stopped call's text
  * is dropped when the reply comes (`text_reset`, reason `stopped`), from the library and over HTTP,
- * so a viewer ends with the reply's text only.
+ * so a viewer ends with the reply's text only — also when the conversation continued as new
+ * between the interrupt and the reply.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Baton } from '../../src';
+import { approveHandoffSignal, defineAgent, handoff, openai, Team, type Baton } from '../../src';
 import { reply, startOpenAIServer } from '../helpers/openaiServer';
-import { useTemporalServer } from '../helpers/temporal';
+import { useTemporalServer, withWorker } from '../helpers/temporal';
 import { Viewer } from '../helpers/viewer';
 import { waitFor } from '../helpers/wait';
 import { TOKENS, withService } from '../server/service';
@@ -67,6 +68,38 @@ describe('a streamed conversation message whose model call an interrupt stopped'
       expect(replied.output).toBe('Shorter still.');
       expect(http.resets.map((r) => `${r.call} ${r.reason}`)).toEqual(['expert#2 stopped']);
       expect(shown(http)).toEqual(['Shorter still.']);
+    });
+  });
+
+  it('drops the stopped call\'s text when the conversation continued as new between the interrupt and the reply', async () => {
+    const model = openai('gpt-fake', { baseURL: fake.url, temperature: 0 });
+    const team = new Team([
+      defineAgent({ id: 'writer', instructions: 'Write, or hand refunds over.', model, handoffs: [handoff('refunds')] }),
+      defineAgent({ id: 'refunds', description: 'Refunds', instructions: 'Refund.', model, approval: { approvers: ['alice'] } }),
+    ]);
+    await withWorker(temporal.env, team, async (baton) => {
+      // The stopped call, then a handoff that waits for alice (the run continues as new meanwhile), then the reply.
+      fake.replies.push(reply.text(words(80), { chunkDelayMs: 40 }), reply.toolCalls([{ name: 'handoff', arguments: { to: 'refunds', message: 'refund it' } }]), reply.text('Refunded.'));
+      const chat = baton.conversation('writer', { options: { continueAsNewAfterEvents: 20 } });
+      const viewer = new Viewer();
+      let output: unknown;
+      const following = (async () => {
+        for await (const item of chat.stream('Refund order 7')) {
+          if (item.kind === 'reply') output = item.reply.output;
+          else viewer.apply(item);
+        }
+      })();
+      await interruptWhenWriting(baton, viewer, chat.id, 'writer#0');
+      const [pending] = await waitFor(() => chat.status().then((v) => v.pendingApprovals, () => []), (p) => p.length === 1);
+      const before = (await chat.handle.describe()).runId;
+      for (let i = 0; i < 40 && (await chat.handle.describe()).runId === before; i++) await chat.handle.signal(approveHandoffSignal, { handoffId: pending!.handoffId, approver: 'mallory' });
+      expect((await chat.handle.describe()).runId).not.toBe(before);
+      await waitFor(() => chat.status().then((v) => v.pendingApprovals, () => []), (p) => p.length === 1);
+      await baton.approve(chat.id, pending!.handoffId, { approver: 'alice' });
+      await following;
+      expect(output).toBe('Refunded.');
+      expect(viewer.resets.map((r) => `${r.call} ${r.reason}`)).toEqual(['writer#0 stopped']);
+      expect(shown(viewer)).toEqual(['Refunded.']);
     });
   });
 });
