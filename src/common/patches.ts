@@ -125,10 +125,17 @@ export const Patches = {
    * refused, as the team's entry rules say (docs/authority.md).
    */
   AUTHORITY: 'baton-authority',
+  /**
+   * Decided when a specialist a conversation's turn delegated to fails for its team (no worker has
+   * the turn's team): the turn is stranded as when its own step is refused (its callers told, on the
+   * record) and delegates again after a pause, until a worker of its team takes it or a migration
+   * moves the turn, instead of failing with `TeamMismatchError`.
+   */
+  STRANDED_DELEGATIONS: 'baton-stranded-delegations',
 } as const;
 
 /** Patches added after {@link Patches.BASELINE_2026_11}: a run decides each by its own marker. */
-const AFTER_BASELINE_2026_11: readonly string[] = [Patches.BASELINE_2026_11, Patches.STRANDED_TURNS, Patches.SHARED_ECONOMICS_ACTIVITIES, Patches.INBOX_BOUNDS, Patches.SPECIALIST_TEAM_TIMEOUT, Patches.AUTHORITY];
+const AFTER_BASELINE_2026_11: readonly string[] = [Patches.BASELINE_2026_11, Patches.STRANDED_TURNS, Patches.SHARED_ECONOMICS_ACTIVITIES, Patches.INBOX_BOUNDS, Patches.SPECIALIST_TEAM_TIMEOUT, Patches.AUTHORITY, Patches.STRANDED_DELEGATIONS];
 
 /** The patches {@link Patches.BASELINE_2026_11} stands for. */
 export const BASELINE_2026_11_COVERS: readonly string[] = Object.values(Patches).filter((id) => !AFTER_BASELINE_2026_11.includes(id));

@@ -23,14 +23,6 @@ export const KNOWN_OPEN: KnownDefect[] = [
     name: "a replayed chain's export lacks the decisions taken before the replay",
     matches: /is only in the export of run \S+, which it was replayed from/,
   },
-  {
-    // A specialist refused for its team strands its caller (workflows/team/match.ts `delegate` throws
-    // TeamMismatchError without asking `source.stranded`): a conversation's turn that delegated when
-    // v1 went away fails with TeamMismatchError, its approvals with it, instead of waiting for a
-    // migration as a turn whose own step was refused does (TurnStrandedError, chat.migrate()).
-    name: "a conversation turn whose specialist is stranded fails instead of waiting for a migration",
-    matches: /message \d+ failed with TeamMismatchError, which nothing in the sequence could cause: .*delegation to/,
-  },
 ];
 
 /** The open defect a violation shows, if any. */

@@ -15,7 +15,7 @@ import { Patches } from '../../src/common/patches';
 import type { ChainState } from '../../src/common/state';
 import type { TeamSpec } from '../../src/common/team';
 import type { TeamNeed } from '../../src/common/version';
-import { type ChainEffects, started } from '../chain/effects';
+import { type ChainEffects, type DelegationOutcome, type DelegationStart, started } from '../chain/effects';
 import { hasPatch } from '../patches';
 import { guardrailNeed, modelNeed, needOf, onHandoffNeed, remoteNeed, toolNeed } from './needs';
 
@@ -74,12 +74,7 @@ export function matchingTeam(effects: ChainEffects, source: TeamSource): ChainEf
     runTool: (input, options) => untilMatched((n) => effects.runTool(withNeed(input, (t) => toolNeed(t, input.agentId, input.call.name), n), options)),
     checkGuardrail: (input, options) => untilMatched((n) => effects.checkGuardrail(withNeed(input, (t) => guardrailNeed(t, input.agentId, input.stage, input.guardrail), n), options)),
     ...(effects.callRemoteAgent ? { callRemoteAgent: (input, options, timeoutMs) => untilMatched((n) => effects.callRemoteAgent!(withNeed(input, (t) => remoteNeed(t, input.from, input.remote), n), options, timeoutMs)) } : {}),
-    async delegate(start) {
-      const outcome = await effects.delegate(start);
-      // A specialist stranded on a team no worker has strands its caller too: not the model's to handle.
-      if (!outcome.ok && outcome.mismatch) throw new TeamMismatchError(mismatchDetails(outcome.mismatch, `delegation to ${start.input.agent} (${start.workflowId})`));
-      return outcome;
-    },
+    delegate: (start) => delegateWhileStranded(effects, source, start),
   } satisfies Partial<ChainEffects>);
 }
 
@@ -109,6 +104,26 @@ function whileRefused<T>(effects: ChainEffects, source: TeamSource, step: (refus
       return whileRefused(effects, source, step, refused + 1, since);
     },
   );
+}
+
+/**
+ * Delegate; a specialist stranded on a team no worker has strands its caller too: not the model's
+ * to handle. A chain fails with the refusal; a conversation's turn is stranded by it (its callers
+ * told, the refusal on the record) and delegates again after a pause, until a worker of its team
+ * takes the specialist or a migration moves the turn.
+ */
+async function delegateWhileStranded(effects: ChainEffects, source: TeamSource, start: DelegationStart): Promise<DelegationOutcome> {
+  for (let refused = 0; ; refused++) {
+    const outcome = await effects.delegate(start);
+    if (outcome.ok || !outcome.mismatch) {
+      if (refused > 0) source.stranded?.(undefined);
+      return outcome;
+    }
+    const details = mismatchDetails(outcome.mismatch, `delegation to ${start.input.agent} (${start.workflowId})`);
+    if (!source.stranded || !hasPatch(Patches.STRANDED_DELEGATIONS) || !source.stranded(details)) throw new TeamMismatchError(details);
+    const timer = effects.timer(STRANDED_PAUSE_MS);
+    await effects.condition(() => timer.fired);
+  }
 }
 
 /** The run's `teamMismatchTimeout`: from its state, or (a specialist's first step, before it has one) from its start. */
