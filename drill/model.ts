@@ -76,6 +76,7 @@ export async function modelDrill(s: DrillSettings & ModelSettings): Promise<Dril
       'cli runs': f.cliRuns,
       'invariants checked': sum((r) => r.checks),
       broken: sum((r) => r.broken),
+      'cut by the time budget': sum((r) => r.cut),
       'known open': Object.values(known).reduce((n, k) => n + k, 0),
       time: seconds(Date.now() - started),
     },

@@ -26,7 +26,10 @@ export interface ModelRunOptions extends HarnessOptions {
   weights?: Record<string, number>;
   /** Runs spent shrinking a failing sequence at most. @default 20 */
   shrinkRuns?: number;
-  /** Stop generating after this long (ms); the sequences run so far count. */
+  /**
+   * The time budget (ms): no sequence starts after it, and a sequence running when it passes takes
+   * no more steps — it is cut, driven to its end and judged as any other (its end invariants hold).
+   */
   timeLimitMs?: number;
   /** Where a failing sequence is saved (a regression case), when given. */
   saveDir?: string;
@@ -57,6 +60,8 @@ export interface ModelRunReport {
   checks: number;
   /** Broken invariants found in the generated sequences (shrinking runs apart). */
   broken: number;
+  /** Sequences cut short by the time budget (they ran the steps they had begun, then ended as usual). */
+  cut: number;
   /** Violations of known open defects (known.ts), by defect. */
   known: Record<string, number>;
   failure?: RegressionCase & { file?: string; shrinks: number };
@@ -70,6 +75,19 @@ export function sequences(o: Pick<ModelRunOptions, 'maxCommands' | 'weights'>): 
   const opening = fc.array(commandOf(ops.filter((x) => x.op.opens)), { minLength: 1, maxLength: 3 });
   const rest = fc.commands([commandOf(ops)], { maxCommands: o.maxCommands ?? 30, size: 'max' }) as fc.Arbitrary<Iterable<StepCommand>>;
   return fc.record({ lane: fc.constantFrom<Lane>('unversioned', 'unversioned', 'versioned', 'ai_sdk'), opening, rest }).map(({ lane, opening, rest }) => ({ lane, commands: concat(opening, rest) }));
+}
+
+/** The commands of `commands` while the time budget lasts; `cut` is called when it stops them. */
+function until(commands: Iterable<StepCommand>, deadline: number, cut: () => void): Iterable<StepCommand> {
+  return Object.assign(Object.create(commands) as Iterable<StepCommand>, {
+    *[Symbol.iterator]() {
+      for (const c of commands) {
+        if (Date.now() >= deadline) return void cut();
+        yield c;
+      }
+    },
+    toString: () => String(commands),
+  });
 }
 
 /** The opening commands, then fast-check's (whose shrinking and printing stay its own). */
@@ -86,20 +104,24 @@ function concat(opening: StepCommand[], rest: Iterable<StepCommand>): Iterable<S
 /** Run `o.cases` generated sequences on `system`. */
 export async function modelRun(system: ModelSystem, o: ModelRunOptions): Promise<ModelRunReport> {
   const started = Date.now();
-  const report: ModelRunReport = { seed: o.seed, sequences: 0, steps: 0, chains: 0, conversations: 0, operations: {}, checks: 0, broken: 0, known: {}, ms: 0 };
+  const report: ModelRunReport = { seed: o.seed, sequences: 0, steps: 0, chains: 0, conversations: 0, operations: {}, checks: 0, broken: 0, cut: 0, known: {}, ms: 0 };
+  const deadline = o.timeLimitMs !== undefined ? started + o.timeLimitMs : Infinity;
   let n = 0;
   let failing: { lane: Lane; steps: Step[]; violations: string[] } | undefined;
   let shrinks = 0;
   const property = fc.asyncProperty(sequences(o), async ({ lane, commands }) => {
     // Past the budget, a shrinking candidate passes at once: fast-check keeps the smallest failure it has.
     if (failing && shrinks >= (o.shrinkRuns ?? 20)) return;
+    // Past the time budget nothing starts (a shrinking candidate passes, as above).
+    if (Date.now() >= deadline) return;
     if (failing) shrinks++;
     const t0 = Date.now();
     const h = await begin(system, lane, `m${o.seed}-${++n}`, o);
     const t1 = Date.now();
     let t2 = t1;
+    let cut = false;
     try {
-      await fc.asyncModelRun(() => ({ model: h.model, real: h }), commands);
+      await fc.asyncModelRun(() => ({ model: h.model, real: h }), until(commands, deadline, () => (cut = true)));
       t2 = Date.now();
       await finish(h);
     } catch (err) {
@@ -117,13 +139,18 @@ export async function modelRun(system: ModelSystem, o: ModelRunOptions): Promise
       }
       throw err;
     } finally {
-      if (!failing || (failing && shrinks === 0)) tally(report, h);
+      if (!failing || (failing && shrinks === 0)) {
+        tally(report, h);
+        if (cut) report.cut++;
+      }
       await cleanup(h);
       const s = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
-      o.log?.(`sequence ${h.model.tag} (${lane}): ${h.steps.length} steps, ${h.model.roots.length} roots in ${s(Date.now() - t0)} (begin ${s(t1 - t0)}, steps ${s(t2 - t1)}, end ${s(Date.now() - t2)})${failing ? (shrinks > 0 ? `, shrinking (${shrinks})` : ', FAILED') : ''}`);
+      o.log?.(`sequence ${h.model.tag} (${lane}): ${h.steps.length} steps, ${h.model.roots.length} roots in ${s(Date.now() - t0)} (begin ${s(t1 - t0)}, steps ${s(t2 - t1)}, end ${s(Date.now() - t2)})${cut ? ', cut by the time budget' : ''}${failing ? (shrinks > 0 ? `, shrinking (${shrinks})` : ', FAILED') : ''}`);
     }
   });
-  const details = await fc.check(property, { seed: o.seed, numRuns: o.cases, ...(o.timeLimitMs ? { interruptAfterTimeLimit: o.timeLimitMs, markInterruptAsFailure: false } : {}), endOnFailure: false });
+  // The time budget is kept here, between steps: fast-check's own would abandon a running sequence (which goes on
+  // in the background) and count a run with no finished sequence as a failure with no counterexample.
+  const details = await fc.check(property, { seed: o.seed, numRuns: o.cases, endOnFailure: false });
   report.ms = Date.now() - started;
   if (details.failed && failing) {
     const name = `seed-${o.seed}-${failing.violations[0]?.match(/^\[([^\]]+)\]/)?.[1] ?? 'failure'}`;
