@@ -133,11 +133,12 @@ class RunReader {
   }
 
   private onStarted(input: HandoffRunInput | undefined, where: Where): void {
-    const origin = input?.resume?.replayOf;
-    if (origin && this.chain.events.length === 0) {
-      // A replay that resumed from rebuilt state: the chain before it happened in the run it continues.
-      this.chain.handoffs.push(...input!.resume!.chain);
+    const origin = input?.resume?.replayOf; // A replay that resumed from rebuilt state: its chain is the one it carries (the run it replays may have gone past it).
+    if (origin) {
+      this.chain.handoffs.splice(0, this.chain.handoffs.length, ...input!.resume!.chain);
       this.chain.lineage.push({ runId: this.runId, replayedFrom: origin.runId, reason: `baton replay from ${origin.from}`, at: where.at });
+      Object.assign(this.chain, { team: input!.resume!.team, status: 'running' });
+      for (const ended of ['failure', 'closedAt', 'result'] as const) delete this.chain[ended];
     }
     if (input?.resume) this.chain.team ??= input.resume.team;
     this.chain.startedAt ??= where.at;

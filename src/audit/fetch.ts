@@ -2,7 +2,8 @@ import type { Client, WorkflowHandle } from '@temporalio/client';
 import type { temporal } from '@temporalio/proto';
 import { REPLAY_OF_MEMO } from '../common/messages';
 import { decodeHistory } from '../payloads/history';
-import { fromPayload } from '../payloads/read';
+import { fromPayload, fromPayloads } from '../payloads/read';
+import type { HandoffRunInput } from '../common/run';
 import { buildAudit, type AuditChain, type RunHistory } from './chain';
 
 /**
@@ -11,7 +12,7 @@ import { buildAudit, type AuditChain, type RunHistory } from './chain';
  * Temporal's default payload converter.
  */
 export async function auditRun(client: Client, workflowId: string, lastRunId?: string): Promise<AuditChain> {
-  const { runs, described, lastRun } = await fetchChainRuns(client, workflowId, lastRunId);
+  const { runs, described, lastRun } = await fetchChainRuns(client, workflowId, lastRunId, { throughReplays: true });
   const chain = buildAudit(workflowId, runs);
   const replayedBy = described.workflowExtendedInfo?.resetRunId || (await resumedBy(client, workflowId, lastRun));
   // The specialists this chain delegated to, each audited from its own history: the audit is a tree.
@@ -23,9 +24,11 @@ export async function auditRun(client: Client, workflowId: string, lastRunId?: s
 
 /**
  * The histories of a chain's runs, oldest first, decoded with the client's payload codecs: the
- * latest run of `workflowId` (or `lastRunId`) and the runs it continued as new from.
+ * latest run of `workflowId` (or `lastRunId`) and the runs it continued as new from — and, with
+ * `throughReplays`, the runs a replay that resumed from rebuilt state was replayed from (the
+ * decisions taken before the replay are in their histories only).
  */
-export async function fetchChainRuns(client: Client, workflowId: string, lastRunId?: string) {
+export async function fetchChainRuns(client: Client, workflowId: string, lastRunId?: string, options: { throughReplays?: boolean } = {}) {
   const runs: RunHistory[] = [];
   // Described raw: the client's describe() decodes the memo, which a client without the
   // deployment's codecs cannot, and the audit needs none of it to name what it lacks.
@@ -37,9 +40,16 @@ export async function fetchChainRuns(client: Client, workflowId: string, lastRun
     const history = await decodeHistory(fetched, client.options.loadedDataConverter.payloadCodecs);
     const events: RunHistory['events'] = history.events ?? [];
     runs.unshift({ runId, events });
-    runId = events[0]?.workflowExecutionStartedEventAttributes?.continuedExecutionRunId || undefined;
+    const started = events[0]?.workflowExecutionStartedEventAttributes;
+    runId = started?.continuedExecutionRunId || (options.throughReplays ? replayedFrom(workflowId, started) : undefined);
   }
   return { runs, described, lastRun };
+}
+
+/** The run of `workflowId` a run was replayed from (its start resumes rebuilt state naming it), if any. */
+function replayedFrom(workflowId: string, started: temporal.api.history.v1.IWorkflowExecutionStartedEventAttributes | null | undefined): string | undefined {
+  const origin = fromPayloads<HandoffRunInput>(started?.input)?.resume?.replayOf;
+  return origin?.workflowId === workflowId && origin.runId ? origin.runId : undefined;
 }
 
 /** Pages of history the audit asks for when a page of the server's size is too large to receive. */

@@ -64,7 +64,7 @@ export async function verifyAgainstHistory(client: Client, doc: AuditExport): Pr
 
 /** The decoded history events of a chain's runs, by run and event id. */
 async function historyOf(client: Client, workflowId: string): Promise<Runs> {
-  const { runs } = await fetchChainRuns(client, workflowId);
+  const { runs } = await fetchChainRuns(client, workflowId, undefined, { throughReplays: true });
   return new Map(runs.map((r) => [r.runId, new Map(withLocalActivities(r.events).map((e) => [Number(e.eventId?.toString() ?? 0), e]))]));
 }
 

@@ -1,7 +1,8 @@
 import { ApplicationFailure } from '@temporalio/common';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { defineTool, MaxHandoffsExceededError, scripted, Team, ToolExecutionError, UserError } from '../../src';
+import { defineTool, exportAudit, MaxHandoffsExceededError, scripted, Team, ToolExecutionError, UserError } from '../../src';
+import { waitFor } from '../helpers/wait';
 import { handoffsInHistory } from '../helpers/history';
 import { recordingScripted } from '../helpers/models';
 import { useTemporalServer, withWorker } from '../helpers/temporal';
@@ -101,6 +102,33 @@ describe('replay of failed chains', () => {
         expect(audit.lineage).toEqual([expect.objectContaining({ runId: replayed.runId, replayedFrom: replayed.baseRunId, reason: 'baton replay from handoff 2' })]);
         expect(audit.handoffs.map((h) => h.to)).toEqual(['b', 'c']);
         expect((await baton.audit(first.workflowId, replayed.baseRunId)).replayedBy).toBe(replayed.runId);
+      },
+      { providers },
+    );
+  });
+
+  it("keeps the decisions taken before a replay with overrides in the chain's audit and export", async () => {
+    const { providers } = recordingScripted();
+    const team = new Team([agent('a', [hop('b')]), agent('b', [hop('c')], { approval: { approvers: ['alice'] } }), agent('c', [{ text: 'settled' }])]);
+    await withWorker(
+      server.env,
+      team,
+      async (baton) => {
+        const run = await baton.start('a', 'go', { maxHandoffs: 1 });
+        const [waiting] = await waitFor(() => run.pendingApprovals(), (p) => p.length === 1);
+        await baton.approve(run.workflowId, waiting!.handoffId, { approver: 'alice' });
+        expect(await run.result().catch((e: unknown) => e)).toBeInstanceOf(MaxHandoffsExceededError);
+        const replayed = await baton.replay(run.workflowId, { overrides: { options: { maxHandoffs: 5 } } });
+        expect(replayed).toMatchObject({ mechanism: 'resume' });
+        expect((await baton.getRun(run.workflowId).result()).output).toBe('settled');
+
+        const audit = await baton.audit(run.workflowId);
+        expect(audit).toMatchObject({ status: 'completed', runIds: [replayed.baseRunId, replayed.runId] });
+        expect(audit.failure).toBeUndefined();
+        expect(audit.handoffs.map((h) => h.to)).toEqual(['b', 'c']);
+        expect(audit.lineage).toEqual([expect.objectContaining({ runId: replayed.runId, replayedFrom: replayed.baseRunId })]);
+        const decided = exportAudit(audit).events.flatMap((e) => (e.event.kind === 'approval_decided' ? [[e.event.handoffId, e.event.outcome, e.event.runId]] : []));
+        expect(decided).toEqual([[waiting!.handoffId, 'approved', replayed.baseRunId]]);
       },
       { providers },
     );

@@ -14,16 +14,7 @@ export interface KnownDefect {
   matches: RegExp;
 }
 
-export const KNOWN_OPEN: KnownDefect[] = [
-  {
-    // A replay with overrides (or a migration onto the current team) starts a new run of the chain from
-    // the state rebuilt from the failed run's history, and the audit (src/audit/fetch.ts) follows
-    // continue-as-new only, not `replayOf`: the chain's export (baton audit --export) starts with the
-    // new run, and the decisions taken before the replay are only in the export of the run it replayed.
-    name: "a replayed chain's export lacks the decisions taken before the replay",
-    matches: /is only in the export of run \S+, which it was replayed from/,
-  },
-];
+export const KNOWN_OPEN: KnownDefect[] = [];
 
 /** The open defect a violation shows, if any. */
 export function knownDefect(violation: string): KnownDefect | undefined {
