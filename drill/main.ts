@@ -61,7 +61,7 @@ const USAGE = `usage: npm run drill -- [sigkill | server | load | fuzz | redeplo
   --max-commands N         model: commands generated per sequence at most (default 30; those that do not apply are skipped)
   --shrink-runs N          model: runs spent shrinking a failing sequence (default 40)
   --strict yes|no          model: count violations of known open defects (test/model/known.ts) as broken (default no)
-  --model-time MS          model: start no sequence after this long (default: none; the sequences run so far count)
+  --model-time MS          model: start no sequence after this long, and cut the one running then after its step (default: none)
   --dir PATH               logs, side-effect logs and the database (default: a new temp dir)`;
 
 function range(text: string, flag: string): [number, number] {
