@@ -175,6 +175,8 @@ export const approvalOperations = [
     async run(h, p) {
       const w = waitingFor(h.model, p.approval)!;
       const signed = w.p.requireSignature === true;
+      // A chain whose entry at a gated agent is rejected does not start: it fails with GatedEntryError, as its starter is told.
+      if (w.p.from === '(start)') w.root.provoked.add('GatedEntryError');
       if (p.via === 'signal' && !signed) {
         await h.system.client.workflow.getHandle(w.p.workflowId ?? w.root.id).signal(rejectHandoffSignal, { handoffId: w.p.handoffId, approver: 'alice', reason: 'not now' });
         return pendingSignal(w, 'rejected');
