@@ -88,6 +88,12 @@ export interface ChildApprovals {
 }
 
 /**
+ * What a chain read of what waits in one of its specialists (`readSpecialistApprovals`): its
+ * `pendingApprovals`, or that Temporal does not record the reader as its parent, or that it ended.
+ */
+export type SpecialistApprovalsRead = { kind: 'pending'; pending: unknown } | { kind: 'not_a_child'; parent?: string } | { kind: 'ended' };
+
+/**
  * Signal: a decision sent to a chain for an approval that waits in one of its specialists,
  * forwarded by that chain to the specialist the approval waits in. A specialist answers a forward
  * that asks for it ({@link ForwardedDecision.replyTo}, one of its callers) with

@@ -132,10 +132,17 @@ export const Patches = {
    * moves the turn, instead of failing with `TeamMismatchError`.
    */
   STRANDED_DELEGATIONS: 'baton-stranded-delegations',
+  /**
+   * Decided at a chain's first report from a specialist: a report is only a sign that what waits in
+   * the specialist changed; the chain reads what waits there itself (the `readSpecialistApprovals`
+   * activity queries the specialist, after checking Temporal records this chain as its parent), so
+   * nothing readable from history — the token a specialist was started with — authorises a report.
+   */
+  REPORT_PULL: 'baton-report-pull',
 } as const;
 
 /** Patches added after {@link Patches.BASELINE_2026_11}: a run decides each by its own marker. */
-const AFTER_BASELINE_2026_11: readonly string[] = [Patches.BASELINE_2026_11, Patches.STRANDED_TURNS, Patches.SHARED_ECONOMICS_ACTIVITIES, Patches.INBOX_BOUNDS, Patches.SPECIALIST_TEAM_TIMEOUT, Patches.AUTHORITY, Patches.STRANDED_DELEGATIONS];
+const AFTER_BASELINE_2026_11: readonly string[] = [Patches.BASELINE_2026_11, Patches.STRANDED_TURNS, Patches.SHARED_ECONOMICS_ACTIVITIES, Patches.INBOX_BOUNDS, Patches.SPECIALIST_TEAM_TIMEOUT, Patches.AUTHORITY, Patches.STRANDED_DELEGATIONS, Patches.REPORT_PULL];
 
 /** The patches {@link Patches.BASELINE_2026_11} stands for. */
 export const BASELINE_2026_11_COVERS: readonly string[] = Object.values(Patches).filter((id) => !AFTER_BASELINE_2026_11.includes(id));

@@ -1,6 +1,6 @@
 /**
- * Reports and decisions that cross chains, on a real server and worker: a chain takes reports of
- * waiting approvals only from the specialists it started (each with the token it gave it), and a
+ * Reports and decisions that cross chains, on a real server and worker: a chain takes what waits in
+ * the specialists it started from the specialists themselves (a report is only a sign to read), and a
  * decision sent to the top chain for an approval waiting in a specialist, by signal or update from
  * any client, is forwarded to the specialist that waits, the update answering with its outcome.
  */
@@ -54,33 +54,26 @@ describe('reports and decisions across chains', () => {
       const { run, handle, waiting } = await waitingTree(baton);
       const middle = `${run.workflowId}/middle-1.1`;
       expect(waiting.workflowId).toBe(`${middle}/leaf-1.1`);
-      // From nobody the chain started; from its specialist's id without the token, and with a wrong one.
+      // From nobody the chain started: refused. From its specialist's id — without the token, with a wrong one, with the
+      // token (readable from the specialist's input in history): only a sign to read the specialist, which answers for itself.
       await handle.signal(childApprovalsSignal, { workflowId: 'mallory', pending: [fake('mallory')] });
-      await handle.signal(childApprovalsSignal, { workflowId: middle, pending: [fake(middle)] });
-      await handle.signal(childApprovalsSignal, { workflowId: middle, token: 'guessed', pending: [waiting, fake(middle)] });
-      const refused = await waitFor(
-        () => approvalEvents(handle).then((events) => eachRefusal(events).filter((e) => e.type === 'report_refused')),
-        (r) => r.length === 3,
-      );
-      expect(refused.map((r) => r.reason)).toEqual([
-        'mallory is not a specialist this chain started',
-        `the report of ${middle} does not carry the token this chain gave it`,
-        `the report of ${middle} does not carry the token this chain gave it`,
-      ]);
-      expect((await run.pendingApprovals()).map((p) => p.handoffId)).toEqual([waiting.handoffId]);
-      expect((await handle.query(statusQuery)).pendingApprovals.map((p) => p.handoffId)).toEqual([waiting.handoffId]);
-
-      // Even with the token (readable from the specialist's input in history), a report speaks only for the specialist and its own specialists, in their shape.
       const started = (await server.env.client.workflow.getHandle(middle).fetchHistory()).events![0]!.workflowExecutionStartedEventAttributes!;
       const token = (JSON.parse(Buffer.from(started.input!.payloads![0]!.data!).toString('utf8')) as { parent: { token: string } }).parent.token;
-      await handle.signal(childApprovalsSignal, { workflowId: middle, token, pending: [waiting, fake('elsewhere')] });
-      await handle.signal(childApprovalsSignal, { workflowId: middle, token, pending: [{ ...waiting, requestedAt: 'yesterday' }] });
-      const more = await waitFor(
-        () => approvalEvents(handle).then((events) => eachRefusal(events).filter((e) => e.type === 'report_refused').slice(3)),
-        (r) => r.length === 2,
+      for (const report of [
+        { workflowId: middle, pending: [fake(middle)] },
+        { workflowId: middle, token: 'guessed', pending: [waiting, fake(middle)] },
+        { workflowId: middle, token, pending: [waiting, fake('elsewhere')] },
+        { workflowId: middle, token, pending: [] },
+      ]) {
+        await handle.signal(childApprovalsSignal, report);
+      }
+      const refused = await waitFor(
+        () => approvalEvents(handle).then((events) => eachRefusal(events).filter((e) => e.type === 'report_refused')),
+        (r) => r.length >= 1,
       );
-      expect(more.map((r) => r.reason)).toEqual([`${middle} reported an approval waiting in elsewhere, which is not one of its specialists`, expect.stringMatching(/^"report.pending\[0\].requestedAt" must be an ISO 8601 time/)]);
+      expect(refused.map((r) => r.reason)).toEqual(['mallory is not a specialist this chain started']);
       expect((await run.pendingApprovals()).map((p) => p.handoffId)).toEqual([waiting.handoffId]);
+      expect((await handle.query(statusQuery)).pendingApprovals.map((p) => p.handoffId)).toEqual([waiting.handoffId]);
 
       await baton.approve(run.workflowId, waiting.handoffId, { approver: 'alice' });
       expect((await run.result()).output).toBe('summarized');

@@ -1,4 +1,5 @@
 import type { CheckGuardrailInput, GuardrailVerdict } from '../../src/common/controls';
+import type { SpecialistApprovalsRead } from '../../src/common/messages';
 import { ToolExecutionError } from '../../src/common/errors';
 import type { CallModelInput, ModelResponse, RouteSpecialistInput, RouteSpecialistResult, SummarizeInput, SummarizeResult, ToolCall } from '../../src/common/model';
 import { resolveRunOptions, type RunOptions } from '../../src/common/options';
@@ -66,6 +67,14 @@ export class FakeEffects implements ChainEffects {
 
   reportPending(parentWorkflowId: string): void {
     this.log.push(`report to ${parentWorkflowId}`);
+  }
+
+  /** What each specialist's read answers: what the tests put here, else nothing waits. */
+  readonly specialistApprovals = new Map<string, SpecialistApprovalsRead>();
+
+  async readSpecialistApprovals(workflowId: string): Promise<SpecialistApprovalsRead> {
+    this.log.push(`read ${workflowId}`);
+    return this.specialistApprovals.get(workflowId) ?? { kind: 'pending', pending: [] };
   }
 
   async forwardDecision(workflowId: string): Promise<void> {

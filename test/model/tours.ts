@@ -82,6 +82,8 @@ export const VERSIONED_TOUR: Step[] = [
   s('start', { agent: 0, preset: 'tiny_can', follow: true }),
   s('answer_delegate', { call: 0 }),
   s('answer_tool', { call: 0, tool: 'refund', amount: 12, twice: false }),
+  s('forge_report', { approval: 0, how: 'rewrite' }),
+  s('forge_report', { approval: 0, how: 'hide' }),
   s('restart_server', { downMs: 500 }),
   s('approve', { approval: 0, signed: false, edit: false, via: 'update' }),
   s('redeploy', { mode: 'drain' }),

@@ -73,7 +73,7 @@ export class ApprovalDesk extends DeskMail {
     this.inboxBounds = this.bounded && (options.inboxBounds ?? false);
     this.authority = this.bounded && (options.authority ?? false);
     this.carried = options.carried ?? (() => undefined);
-    this.specialists = new Specialists(effects, this.bounded, this.inboxBounds);
+    this.specialists = new Specialists(effects, this.bounded, this.inboxBounds, { changed: () => this.reportUp(), refused: (workflowId, reason) => this.refuse({ type: 'report_refused', workflowId: clipText(workflowId, 200), reason: boundedReason(reason) }) });
   }
 
   /** The chain whose handoffs this desk handles; decisions queue until it exists. */

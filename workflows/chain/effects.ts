@@ -4,7 +4,7 @@
  * tests and on `temporalEffects` (temporalEffects.ts) in a workflow.
  */
 import type { CheckGuardrailInput, GuardrailVerdict } from '../../src/common/controls';
-import type { ChildApprovals, ForwardedDecision, ForwardedOutcome } from '../../src/common/messages';
+import type { ChildApprovals, ForwardedDecision, ForwardedOutcome, SpecialistApprovalsRead } from '../../src/common/messages';
 import type { CallModelInput, ModelResponse, StreamTag, RouteSpecialistInput, RouteSpecialistResult, SummarizeInput, SummarizeResult } from '../../src/common/model';
 import type { ResolvedRunOptions } from '../../src/common/options';
 import type { BatonStatus, HandoffRunInput, HandoffRunResult, RecordHandoffInput } from '../../src/common/run';
@@ -44,6 +44,8 @@ export interface ChainEffects {
   recordHandoff(entry: RecordHandoffInput, team: TeamSpec): Promise<void> | void;
   /** Tell the chain `parentWorkflowId` which approvals wait in this one and its specialists. */
   reportPending(parentWorkflowId: string, report: ChildApprovals): void;
+  /** What waits in the specialist `workflowId` this chain started, read from it (the `readSpecialistApprovals` activity). */
+  readSpecialistApprovals(workflowId: string): Promise<SpecialistApprovalsRead>;
   /** Send a decision to the specialist chain `workflowId` it is for; rejects when that chain cannot take signals (it ended). */
   forwardDecision(workflowId: string, forwarded: ForwardedDecision): Promise<void>;
   /** Tell the chain `workflowId` that forwarded a decision how it ended here. */

@@ -1,8 +1,11 @@
 /**
- * A chain's specialists as its approval desk sees them: the approvals waiting in them, reported
- * only by specialists this chain started (each with the token it was given at its start), and the
+ * A chain's specialists as its approval desk sees them: the approvals waiting in them, and the
  * decisions forwarded to the specialist an approval waits in, with the callers waiting for their
- * outcome.
+ * outcome. A specialist's report is only a sign that what waits in it changed: the chain reads what
+ * waits there from the specialist itself (`readSpecialistApprovals`, the `baton-report-pull` patch),
+ * since anything a report carries — the token the specialist was started with included — is
+ * readable from history by anyone who may signal the chain. Runs from before the patch take a
+ * report that carries the specialist's token.
  */
 import type { ApprovalRecord, HandoffDecision, PendingApproval } from '../../src/common/approvals';
 import { isUnreadable } from '../../src/common/arrival';
@@ -10,7 +13,8 @@ import { isRecord } from '../../src/common/check';
 import { ApprovalRefusedError, type BatonError, SignatureRefusedError } from '../../src/common/errors';
 import { pendingApprovalCheck } from '../../src/common/stateChecks';
 import { boundedProblems, clipText, jsonOver, LIMITS, sizeMessage } from '../../src/common/limits';
-import type { ChildApprovals } from '../../src/common/messages';
+import type { ChildApprovals, SpecialistApprovalsRead } from '../../src/common/messages';
+import { Patches } from '../../src/common/patches';
 import { reportSizes } from '../../src/common/sizes';
 import type { ChainEffects } from './effects';
 
@@ -20,8 +24,11 @@ export type DecisionOutcome = { record: ApprovalRecord } | { refusal: BatonError
 /** Who waits for a decision's outcome (an update's caller, or the chain that forwarded it here). */
 export type Answer = (outcome: DecisionOutcome) => void;
 
-/** What a report did: taken (and whether what waits changed), ignored, or refused with a reason for the record. */
-export type ReportTaken = { kind: 'taken' } | { kind: 'ignored' } | { kind: 'refused'; reason: string };
+/**
+ * What a report did: taken (what waits changed), ignored, refused with a reason for the record, or
+ * a read of the specialist started (its outcome comes later, through the `changed` callback).
+ */
+export type ReportTaken = { kind: 'taken' } | { kind: 'ignored' } | { kind: 'refused'; reason: string } | { kind: 'reading' };
 
 /** Answers to forwarded decisions a drain sends at most: a caller forwards one decision per approval per drain. */
 const ANSWERS_PER_DRAIN = 20;
@@ -43,6 +50,11 @@ export class Specialists {
   private readonly forwards = new Map<string, Forward>();
   /** Answers to forwarded decisions this drain may still send (runs that tally what arrives). */
   private answersLeft = Number.POSITIVE_INFINITY;
+  /** Whether this run reads what waits in its specialists (the `baton-report-pull` patch), decided at its first report. */
+  private pulls?: boolean;
+  /** Specialists being read, and those reported again meanwhile (read once more when the read ends). */
+  private readonly reading = new Set<string>();
+  private readonly readAgain = new Set<string>();
 
   constructor(
     private readonly effects: ChainEffects,
@@ -50,6 +62,8 @@ export class Specialists {
     private readonly bounded: boolean,
     /** The run sends at most {@link ANSWERS_PER_DRAIN} answers to forwarded decisions per drain (the `baton-inbox-bounds` patch). */
     private readonly tallied = false,
+    /** Told when a read of a specialist changed what waits, and when what it answered was refused (for the record). */
+    private readonly listener?: { changed: () => void; refused: (workflowId: string, reason: string) => void },
   ) {}
 
   /** A drain of the desk begins: answers to forwarded decisions are counted afresh. */
@@ -100,15 +114,61 @@ export class Specialists {
     const from = r.workflowId;
     if (this.ended.has(from)) return { kind: 'ignored' };
     if (!this.running.has(from)) return { kind: 'refused', reason: `${clipText(from, 200)} is not a specialist this chain started` };
+    this.pulls ??= this.effects.patched(Patches.REPORT_PULL);
+    if (this.pulls) {
+      this.read(from);
+      return { kind: 'reading' };
+    }
     if (r.token !== this.running.get(from)) return { kind: 'refused', reason: `the report of ${clipText(from, 200)} does not carry the token this chain gave it` };
-    const problems = r.pending.flatMap((p, i) => pendingApprovalCheck(p, `report.pending[${i}]`));
+    return this.keepChecked(from, r.pending);
+  }
+
+  /** What waits in `from` as it reported it, or as a read of it answered: kept when every approval is well-formed and its own. */
+  private keepChecked(from: string, raw: unknown[]): ReportTaken {
+    const problems = raw.flatMap((p, i) => pendingApprovalCheck(p, `report.pending[${i}]`));
     if (problems.length > 0) return { kind: 'refused', reason: boundedProblems(problems).join('; ') };
-    const pending = r.pending.map((p) => ({ ...p, workflowId: p.workflowId ?? from }));
+    const pending = (raw as PendingApproval[]).map((p) => ({ ...p, workflowId: p.workflowId ?? from }));
     // A specialist speaks for itself and its own specialists, whose ids start with its own.
     const foreign = pending.find((p) => p.workflowId !== from && !p.workflowId.startsWith(`${from}/`));
     if (foreign) return { kind: 'refused', reason: `${clipText(from, 200)} reported an approval waiting in ${clipText(foreign.workflowId!, 200)}, which is not one of its specialists` };
     this.keep(from, pending);
     return { kind: 'taken' };
+  }
+
+  /**
+   * Read what waits in specialist `from`; one read at a time per specialist, and one more when it
+   * was reported again meanwhile, so a flood of reports costs at most one read after the one under way.
+   */
+  private read(from: string): void {
+    if (this.reading.has(from)) {
+      this.readAgain.add(from);
+      return;
+    }
+    this.reading.add(from);
+    this.effects
+      .readSpecialistApprovals(from)
+      .then(
+        (answer) => this.settleRead(from, answer),
+        () => undefined,
+      )
+      .finally(() => {
+        this.reading.delete(from);
+        if (this.readAgain.delete(from) && this.running.has(from)) this.read(from);
+      })
+      .catch(() => undefined);
+  }
+
+  private settleRead(from: string, answer: SpecialistApprovalsRead): void {
+    // A specialist that ended while it was read: nothing waits in it.
+    if (!this.running.has(from)) return;
+    if (answer.kind === 'ended') return;
+    if (answer.kind === 'not_a_child') {
+      this.listener?.refused(from, `Temporal does not record ${clipText(from, 200)} as a specialist of this chain${answer.parent ? ` (its parent is ${clipText(answer.parent, 200)})` : ''}`);
+      return;
+    }
+    const taken = this.keepChecked(from, Array.isArray(answer.pending) ? answer.pending : []);
+    if (taken.kind === 'refused') this.listener?.refused(from, taken.reason);
+    else this.listener?.changed();
   }
 
   /**

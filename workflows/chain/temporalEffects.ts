@@ -137,6 +137,10 @@ export function temporalEffects(v2: boolean): ChainEffects {
       // The parent may have ended meanwhile; a report it cannot take is of no use to anyone.
       getExternalWorkflowHandle(parentWorkflowId).signal(childApprovalsSignal, report).catch(() => undefined);
     },
+    readSpecialistApprovals(workflowId) {
+      const { readSpecialistApprovals } = proxyActivities<BatonActivities>({ startToCloseTimeout: '30 seconds', retry: { initialInterval: '1 second', maximumInterval: '10 seconds', maximumAttempts: 10 }, summary: `read ${workflowId}` });
+      return readSpecialistApprovals({ workflowId });
+    },
     forwardDecision(workflowId, forwarded) {
       return getExternalWorkflowHandle(workflowId).signal(forwardDecisionSignal, forwarded);
     },

@@ -65,7 +65,7 @@ export function agentCard(options: A2AOptions | undefined, team: A2ATeam, base: 
     supportedInterfaces: [{ url: `${(options?.url ?? base).replace(/\/$/, '')}/a2a`, protocolBinding: 'JSONRPC', tenant: '', protocolVersion: A2A_PROTOCOL_VERSION }],
     provider: undefined,
     version: options?.version ?? '1',
-    capabilities: { streaming: true, pushNotifications: false, extensions: [], extendedAgentCard: false },
+    capabilities: { streaming: true, pushNotifications: true, extensions: [], extendedAgentCard: false },
     securitySchemes: {
       bearer: { scheme: { $case: 'httpAuthSecurityScheme', value: { description: 'A static token or a JWT of the service, mapped to an identity and roles', scheme: 'Bearer', bearerFormat: 'JWT' } } },
     },

@@ -1,14 +1,27 @@
 /**
- * The A2A request handler over baton: a message without a task starts a chain, a message to a task
- * that waits is the caller's decision, and tasks are read, cancelled and followed from Temporal —
- * nothing is kept in the service, so any instance answers for any task.
+ * The A2A request handler over baton: a message without a task or context starts a chain, a message
+ * in a context is a message to the conversation of that id (its task is the message's turn), a
+ * message to a task that waits is the caller's decision, and tasks are read, cancelled and followed
+ * from Temporal — nothing but push notification webhooks is kept in the service, so any instance
+ * answers for any task.
  */
-import type { AgentCard, Message, SendMessageRequest, StreamResponse, Task } from '@a2a-js/sdk';
-import { A2AError, PushNotificationNotSupportedError, RequestMalformedError, TaskNotCancelableError, TaskNotFoundError, UnsupportedOperationError } from '@a2a-js/sdk/errors';
+import type {
+  AgentCard,
+  DeleteTaskPushNotificationConfigRequest,
+  GetTaskPushNotificationConfigRequest,
+  ListTaskPushNotificationConfigsRequest,
+  ListTaskPushNotificationConfigsResponse,
+  Message,
+  SendMessageRequest,
+  StreamResponse,
+  Task,
+  TaskPushNotificationConfig,
+} from '@a2a-js/sdk';
+import { A2AError, RequestMalformedError, TaskNotCancelableError, TaskNotFoundError, UnsupportedOperationError } from '@a2a-js/sdk/errors';
 import type { A2ARequestHandler, ServerCallContext } from '@a2a-js/sdk/server';
 import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError } from '@temporalio/client';
 import { displayText } from '../../common/display';
-import { Permission, requirePermission, type TokenChecked } from '../auth';
+import { Permission, requirePermission, type Identity, type TokenChecked } from '../auth';
 import type { ServiceContext } from '../context';
 import { decideAs } from '../decisions';
 import { HttpProblem, toProblem } from '../problems';
@@ -16,7 +29,9 @@ import { existingRun, runView, startAs } from '../runs';
 import type { A2ATeam } from './card';
 import { decisionOf } from './decision';
 import { afterApproval, followChain } from './follow';
+import { PushNotifications } from './push';
 import { chainIdFor, isInterrupted, isTerminal, taskOf } from './tasks';
+import { followTurn, parseTurn, sendTurn, turnTask, turnTaskId, type TurnId } from './turns';
 
 /** Where the route leaves the caller, and where the handler leaves a refusal the route answers with its HTTP status. */
 export const CALLER = 'baton.caller';
@@ -27,11 +42,15 @@ const CANCEL_WAIT_MS = 10_000;
 
 /** baton's team as an A2A agent. */
 export class BatonA2AHandler implements A2ARequestHandler {
+  private readonly push: PushNotifications;
+
   constructor(
     private readonly ctx: ServiceContext,
     private readonly team: A2ATeam,
     private readonly card: (context?: ServerCallContext) => AgentCard,
-  ) {}
+  ) {
+    this.push = new PushNotifications((id, as) => this.read(id, as), ctx.log);
+  }
 
   getAgentCard(): Promise<AgentCard> {
     return Promise.resolve(this.card());
@@ -44,9 +63,16 @@ export class BatonA2AHandler implements A2ARequestHandler {
   async sendMessage(params: SendMessageRequest, context: ServerCallContext): Promise<Message | Task> {
     return guarded(context, async () => {
       const { workflowId, after } = await this.take(params, context);
+      if (params.configuration?.taskPushNotificationConfig) await this.createTaskPushNotificationConfig({ ...params.configuration.taskPushNotificationConfig, taskId: workflowId }, context);
       if (params.configuration?.returnImmediately) return this.task(workflowId, context);
       const abort = new AbortController();
       try {
+        const turn = parseTurn(workflowId);
+        if (turn) {
+          let last = await this.task(workflowId, context);
+          for await (const update of followTurn(this.ctx, turn, callerOf(context).identity, last, abort.signal, false)) last = update;
+          return last;
+        }
         for await (const update of followChain(this.ctx, workflowId, after, abort.signal)) if (update.kind === 'stop') break;
       } finally {
         abort.abort();
@@ -71,6 +97,8 @@ export class BatonA2AHandler implements A2ARequestHandler {
     return guarded(context, async () => {
       requirePermission(callerOf(context).identity, Permission.START);
       const before = await this.task(params.id, context);
+      const turn = parseTurn(params.id);
+      if (turn) throw new TaskNotCancelableError(`task ${params.id} is a turn of conversation ${turn.conversationId}: a turn is not cancelled alone; end the conversation (POST /v1/conversations/{id}/end) or send the next message`);
       if (isTerminal(before.status?.state)) throw new TaskNotCancelableError(`task ${params.id} has ended (${before.metadata?.baton?.status}); only a working or waiting chain can be cancelled`);
       const handle = this.ctx.baton.client.workflow.getHandle(params.id);
       await handle.cancel();
@@ -89,20 +117,24 @@ export class BatonA2AHandler implements A2ARequestHandler {
     return Promise.reject(new UnsupportedOperationError('listing tasks is not served over A2A; the REST API lists what waits (GET /v1/approvals)'));
   }
 
-  createTaskPushNotificationConfig(): Promise<never> {
-    return Promise.reject(new PushNotificationNotSupportedError('push notifications are not served; follow a task with SendStreamingMessage or SubscribeToTask'));
+  async createTaskPushNotificationConfig(params: TaskPushNotificationConfig, context: ServerCallContext): Promise<TaskPushNotificationConfig> {
+    return guarded(context, async () => {
+      const { identity } = callerOf(context);
+      requirePermission(identity, Permission.READ);
+      return this.push.create(params, identity);
+    });
   }
 
-  getTaskPushNotificationConfig(): Promise<never> {
-    return this.createTaskPushNotificationConfig();
+  async getTaskPushNotificationConfig(params: GetTaskPushNotificationConfigRequest, context: ServerCallContext): Promise<TaskPushNotificationConfig> {
+    return guarded(context, () => Promise.resolve(this.push.get(params.taskId, params.id, callerOf(context).identity)));
   }
 
-  listTaskPushNotificationConfigs(): Promise<never> {
-    return this.createTaskPushNotificationConfig();
+  async listTaskPushNotificationConfigs(params: ListTaskPushNotificationConfigsRequest, context: ServerCallContext): Promise<ListTaskPushNotificationConfigsResponse> {
+    return guarded(context, () => Promise.resolve({ configs: this.push.list(params.taskId, callerOf(context).identity), nextPageToken: '' }));
   }
 
-  deleteTaskPushNotificationConfig(): Promise<never> {
-    return this.createTaskPushNotificationConfig();
+  async deleteTaskPushNotificationConfig(params: DeleteTaskPushNotificationConfigRequest, context: ServerCallContext): Promise<void> {
+    return guarded(context, () => Promise.resolve(this.push.delete(params.taskId, params.id, callerOf(context).identity)));
   }
 
   /**
@@ -113,6 +145,11 @@ export class BatonA2AHandler implements A2ARequestHandler {
     const first = await guarded(context, () => this.task(workflowId, context));
     yield { payload: { $case: 'task', value: first } };
     if (isTerminal(first.status?.state)) return;
+    const turn = parseTurn(workflowId);
+    if (turn) {
+      yield* this.turnUpdates(turn, first, context, through);
+      return;
+    }
     const abort = new AbortController();
     try {
       for await (const update of followChain(this.ctx, workflowId, after, abort.signal, through ? callerOf(context).identity : undefined)) {
@@ -127,7 +164,20 @@ export class BatonA2AHandler implements A2ARequestHandler {
     yield { payload: { $case: 'statusUpdate', value: { taskId: last.id, contextId: last.contextId, status: last.status, metadata: last.metadata } } };
   }
 
-  /** Start a chain, or decide what a chain waits for; where to follow it from. */
+  /** A turn's status updates until it ends (or waits, without `through`), its answer as an artifact before the last. */
+  private async *turnUpdates(turn: TurnId, first: Task, context: ServerCallContext, through: boolean): AsyncGenerator<StreamResponse> {
+    const abort = new AbortController();
+    try {
+      for await (const task of followTurn(this.ctx, turn, callerOf(context).identity, first, abort.signal, through)) {
+        for (const artifact of task.artifacts) yield { payload: { $case: 'artifactUpdate', value: { taskId: task.id, contextId: task.contextId, artifact, append: false, lastChunk: true, metadata: undefined } } };
+        yield { payload: { $case: 'statusUpdate', value: { taskId: task.id, contextId: task.contextId, status: task.status, metadata: task.metadata } } };
+      }
+    } finally {
+      abort.abort();
+    }
+  }
+
+  /** Start a chain or a conversation's turn, or decide what a task waits for; where to follow it from. */
   private async take(params: SendMessageRequest, context: ServerCallContext): Promise<{ workflowId: string; after?: string }> {
     const message = params.message;
     if (!message) throw new RequestMalformedError('the request has no message; send {"message": {"role": "ROLE_USER", "parts": [{"text": "…"}], …}}');
@@ -137,6 +187,13 @@ export class BatonA2AHandler implements A2ARequestHandler {
     if (input === '') throw new RequestMalformedError('the message has no text: send the request as a text part');
     const agent = typeof message.metadata?.agent === 'string' ? message.metadata.agent : this.team.entry;
     if (!agent) throw new RequestMalformedError('name the agent to start with in the message\'s metadata: {"agent": "…"}');
+    if (this.ctx.agents && !this.ctx.agents.includes(agent)) throw new RequestMalformedError(`no agent ${JSON.stringify(agent)}: metadata.agent must be one of ${this.ctx.agents.join(', ')}`);
+    // A task a baton chain delegates here is a chain of its own in the caller's context; any other message in a context is the conversation's.
+    const delegated = typeof (message.metadata?.baton as { from?: unknown } | undefined)?.from === 'string';
+    if (message.contextId && !delegated) {
+      requirePermission(caller.identity, Permission.START);
+      return { workflowId: turnTaskId(await sendTurn(this.ctx, caller.identity, message, input, agent)) };
+    }
     const key = message.messageId ? { identity: caller.identity.name, messageId: message.messageId } : undefined;
     const workflowId = chainIdFor(message.contextId || undefined, agent, key);
     try {
@@ -155,15 +212,27 @@ export class BatonA2AHandler implements A2ARequestHandler {
     if (isTerminal(task.status?.state)) throw new UnsupportedOperationError(`task ${message.taskId} has ended (${task.metadata?.baton?.status}); send a message without a taskId to start a new chain`);
     if (!isInterrupted(task.status?.state)) throw new UnsupportedOperationError(`task ${message.taskId} is working and waits for no input; follow it with SubscribeToTask`);
     const decision = decisionOf(message);
+    const turn = parseTurn(message.taskId);
+    if (turn) {
+      await decideAs(this.ctx, caller, turn.conversationId, decision);
+      return { workflowId: message.taskId };
+    }
     const cursor = await this.ctx.baton.streams.last(message.taskId).catch(() => undefined);
     const record = await decideAs(this.ctx, caller, message.taskId, decision);
     return { workflowId: message.taskId, ...(await afterApproval(this.ctx, message.taskId, record.handoffId, cursor).then((after) => (after ? { after } : {}))) };
   }
 
-  private async task(workflowId: string, context: ServerCallContext): Promise<Task> {
+  private task(workflowId: string, context: ServerCallContext): Promise<Task> {
+    return this.read(workflowId, callerOf(context).identity);
+  }
+
+  /** Task `workflowId` (a chain, or a conversation's turn) as `identity` may see it. */
+  private async read(workflowId: string, identity: Identity): Promise<Task> {
     if (!workflowId?.trim()) throw new RequestMalformedError('the task id is empty; give the id of a task this agent answered with');
+    const turn = parseTurn(workflowId);
+    if (turn) return turnTask(this.ctx, turn, identity);
     try {
-      return taskOf(await runView(this.ctx, workflowId, callerOf(context).identity));
+      return taskOf(await runView(this.ctx, workflowId, identity));
     } catch (err) {
       if (err instanceof WorkflowNotFoundError || (err instanceof HttpProblem && (err.status === 404 || err.status === 409))) throw new TaskNotFoundError(`no task ${displayText(workflowId)}`);
       throw err;

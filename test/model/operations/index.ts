@@ -14,6 +14,7 @@ import { faultOperations } from './faults';
 import { httpOperations } from './http';
 import { migrateOperations } from './migrate';
 import { protocolOperations } from './protocols';
+import { reportOperations } from './reports';
 import { remoteOperations } from './remote';
 import { uiStreamOperations } from './uiStream';
 
@@ -28,6 +29,7 @@ export const OPERATIONS: AnyOperation[] = [
   ...migrateOperations,
   ...httpOperations,
   ...protocolOperations,
+  ...reportOperations,
   ...uiStreamOperations,
   ...archiveOperations,
   ...authorityOperations,
