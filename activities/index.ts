@@ -30,6 +30,7 @@ import { routeSpecialist } from './routing';
 import { specialistFigures } from './figures';
 import type { SpecialistFigures, SpecialistFiguresInput } from '../src/common/routing';
 import { remoteActivities } from './a2a';
+import { notifyActivities } from './notify';
 
 /** What the activities need from the worker. */
 export interface ActivityDependencies {
@@ -95,6 +96,7 @@ export function createActivities({ team, providers = {}, hooks = {}, mcp, teamAt
   return {
     ...economicsActivities(client ?? noClient),
     ...remoteActivities(team, refuseMismatch),
+    ...notifyActivities(team.notifications),
     /**
      * Snapshot of the team, recorded in history as the run's first step. A specialist's chain asks
      * for the team of the chain that delegated to it (`need.hash`).
