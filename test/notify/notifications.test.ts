@@ -123,4 +123,81 @@ describe('notifications of approvals', () => {
       await slack.close();
     }
   });
+
+  it('email links decide exactly once as the identity they were issued for; altered, replayed and sibling links are refused, by a restarted service too', async () => {
+    const hook = await httpReceiver();
+    const slack = await httpReceiver();
+    const port = await freePort();
+    try {
+      let queue = '';
+      await withService(server.env, team(port, hook.url, slack.url), async ({ call, baton, queue: q }) => {
+        queue = q;
+        const { workflowId } = (await call('POST', '/v1/runs', { token: TOKENS.ops, body: START })).body;
+        const mail = (await waitFor(async () => smtp.messages().filter((m) => m.headers['x-baton-chain'] === workflowId), (m) => m.length >= 1, 30_000))[0]!;
+        const link = (d: string) => new URL(new RegExp(`${d} as alice: (\\S+)`).exec(mail.text)![1]!).pathname;
+        const approve = link('Approve');
+        const reject = link('Reject');
+        const svc = caller(`http://127.0.0.1:${port}`);
+
+        const page = await svc('GET', approve);
+        expect(page.status).toBe(200);
+        expect(page.text).toContain('Approve approval');
+        expect((await baton.getRun(workflowId).pendingApprovals()).length).toBe(1);
+
+        const [payload, mac] = approve.slice('/v1/links/'.length).split('.');
+        const altered = JSON.parse(Buffer.from(payload!, 'base64url').toString());
+        const forged = `/v1/links/${Buffer.from(JSON.stringify({ ...altered, identity: 'bob' })).toString('base64url')}.${mac}`;
+        expect((await svc('POST', forged)).status).toBe(403);
+        expect((await svc('POST', `${approve.slice(0, -2)}xx`)).status).toBe(403);
+
+        const applied = await svc('POST', approve);
+        expect(applied.status).toBe(200);
+        expect(applied.body).toMatchObject({ outcome: 'approved', approver: 'alice', link: altered.id, comment: `approved by email link ${altered.id}` });
+        expect((await svc('POST', approve)).status).toBe(410);
+        expect((await svc('POST', reject)).status).toBe(410);
+        expect((await baton.getRun(workflowId).result()).output).toBe('Refund issued.');
+      }, { service: { port, notifications } });
+      // A service started afresh knows nothing of the links used before; the chain refuses them still.
+      await withService(server.env, team(port, hook.url, slack.url), async () => {
+        const mails = smtp.messages();
+        const last = mails[mails.length - 1]!;
+        const approve = new URL(/Approve as alice: (\S+)/.exec(last.text)![1]!).pathname;
+        expect((await caller(`http://127.0.0.1:${port}`)('POST', approve)).status).toBe(410);
+      }, { service: { port, notifications }, worker: { taskQueue: queue } });
+    } finally {
+      await hook.close();
+      await slack.close();
+    }
+  });
+
+  it('a receiver that is down does not hold the chain; the notification is retried with the same id while the approval waits', async () => {
+    const hookPort = await freePort();
+    const slack = await httpReceiver(0, 503);
+    const port = await freePort();
+    try {
+      await withService(server.env, team(port, `http://127.0.0.1:${hookPort}/hook`, slack.url), async ({ call, baton }) => {
+        const { workflowId } = (await call('POST', '/v1/runs', { token: TOKENS.ops, body: START })).body;
+        const pending = (await waitFor(() => baton.getRun(workflowId).pendingApprovals(), (p) => p.length === 1))[0]!;
+        // Both down at first: Slack answers 503, nothing listens for the webhook; the activity retries.
+        await waitFor(async () => slack.received.length, (n) => n >= 2, 30_000);
+        const hook = await httpReceiver(hookPort);
+        try {
+          await waitFor(async () => hook.received.length, (n) => n >= 1, 30_000);
+          expect(JSON.parse(hook.received[0]!.body).id).toBe(`${pending.handoffId}:approval.opened`);
+          // Retried for Slack, which still refuses; what the webhook took is not sent to it again.
+          const seen = slack.received.length;
+          await waitFor(async () => slack.received.length, (n) => n > seen, 30_000);
+          expect(hook.received.length).toBe(1);
+        } finally {
+          await hook.close();
+        }
+        // The chain takes its decision and ends while Slack still refuses the notification.
+        const decided = await call('POST', `/v1/runs/${workflowId}/approvals/${pending.handoffId}`, { token: TOKENS.alice, body: { decision: 'approve' } });
+        expect(decided.status).toBe(200);
+        expect((await baton.getRun(workflowId).result()).output).toBe('Refund issued.');
+      }, { service: { port, notifications } });
+    } finally {
+      await slack.close();
+    }
+  });
 });
