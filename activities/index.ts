@@ -31,6 +31,7 @@ import { specialistFigures } from './figures';
 import type { SpecialistFigures, SpecialistFiguresInput } from '../src/common/routing';
 import { remoteActivities } from './a2a';
 import { specialistActivities } from './specialists';
+import { notifyActivities } from './notify';
 
 /** What the activities need from the worker. */
 export interface ActivityDependencies {
@@ -97,6 +98,7 @@ export function createActivities({ team, providers = {}, hooks = {}, mcp, teamAt
     ...economicsActivities(client ?? noClient),
     ...remoteActivities(team, refuseMismatch),
     ...specialistActivities,
+    ...notifyActivities(team.notifications),
     /**
      * Snapshot of the team, recorded in history as the run's first step. A specialist's chain asks
      * for the team of the chain that delegated to it (`need.hash`).

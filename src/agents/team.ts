@@ -19,6 +19,7 @@ import { economicsProblems, economicsSpec, type EconomicsOptions } from '../comm
 import type { PriceTable } from '../common/economics/prices';
 import { guardrailsSpec } from './guardrails';
 import { type RemoteAgent, Remotes } from './remote';
+import { type NotificationOptions, notificationProblems, notificationsSpec } from './notifications';
 
 /** Options of a {@link Team}; `prices`, `spendLimits` and `sharedBreakers` are described in docs/economics.md. */
 export interface TeamOptions extends EconomicsOptions {
@@ -61,6 +62,8 @@ export interface TeamOptions extends EconomicsOptions {
   version?: string;
   /** Agents of other teams, reached over A2A, that agents delegate tasks to with `delegate(id)` (`remoteAgent`). */
   remotes?: RemoteAgent[];
+  /** Where approvers are told that an approval waits: webhooks, email, Slack (docs/notifications.md). @default none */
+  notifications?: NotificationOptions;
 }
 
 /**
@@ -79,11 +82,14 @@ export class Team {
   readonly #economics: EconomicsOptions;
   /** Agents of other teams that agents delegate to, with the worker's credentials for them. */
   readonly remotes: Remotes;
+  /** The team's notification channels, secrets included: the worker's `notifyApprovers` activity reads them. */
+  readonly notifications?: NotificationOptions;
 
   constructor(agents: Agent[] = [], options: TeamOptions = {}) {
     const naming = { name: options.name, label: options.version };
-    const problems = [...namingProblems(naming), ...keyProblems(options), ...economicsProblems(options)];
+    const problems = [...namingProblems(naming), ...keyProblems(options), ...economicsProblems(options), ...(options.notifications ? notificationProblems(options.notifications) : [])];
     if (problems.length > 0) throw new TeamValidationError(problems);
+    if (options.notifications) this.notifications = options.notifications;
     this.#keys = { ...(options.approverKeys?.length ? { approverKeys: options.approverKeys.map((k) => ({ ...k })) } : {}), ...(options.runApproverKeys === false ? { runApproverKeys: false } : {}), ...authorityOf(options) };
     this.#naming = naming;
     this.#economics = { prices: options.prices, spendLimits: options.spendLimits, sharedBreakers: options.sharedBreakers };
@@ -210,7 +216,8 @@ export class Team {
       ...this.remotes.spec(),
     };
     const economics = economicsSpec({ ...this.#economics, prices: { ...this.#economics.prices, ...options.prices } });
-    return { ...spec, version: teamVersion(spec, this.#naming), ...(Object.keys(economics).length > 0 ? { economics } : {}) };
+    const notifications = this.notifications ? { notifications: notificationsSpec(this.notifications) } : {};
+    return { ...spec, version: teamVersion(spec, this.#naming), ...(Object.keys(economics).length > 0 ? { economics } : {}), ...notifications };
   }
 
   /**

@@ -3,6 +3,7 @@ import { NativeConnection, type Worker } from '@temporalio/worker';
 import { collectDefaultMetrics, register as globalRegistry } from 'prom-client';
 import { Baton } from '../client/baton';
 import { decisionSignerFromFile } from '../client/signing/signer';
+import { notificationServiceOptionsFromEnv } from '../server/notify/options';
 import { temporalConfig } from '../client/connect';
 import { DEFAULT_TASK_QUEUE } from '../common/messages';
 import { batonDataConverter } from '../payloads/codec';
@@ -93,6 +94,7 @@ The service starts even while Temporal is down: /healthz says 503 until it is re
       ...(tracing ? { tracing } : {}),
       ...(signer ? { signer } : {}),
       ...(datasetDir ? { datasets: { dir: datasetDir } } : {}),
+      ...optionalNotifications(),
       log: (message, e) => err(`baton serve: ${message}: ${e instanceof Error ? e.message : String(e ?? '')}`),
     });
     let worker: Worker | undefined;
@@ -116,4 +118,10 @@ function wholeNumberFromEnv(name: string): number | undefined {
   if (raw === undefined || raw === '') return undefined;
   if (!/^[0-9]+$/.test(raw) || !Number.isSafeInteger(Number(raw)) || Number(raw) < 1) throw new UsageError(`${name} must be a whole number of 1 or more, got ${JSON.stringify(raw)}`);
   return Number(raw);
+}
+
+/** Decisions from notifications, when the environment configures them. */
+function optionalNotifications() {
+  const notifications = notificationServiceOptionsFromEnv();
+  return notifications ? { notifications } : {};
 }

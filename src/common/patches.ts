@@ -139,10 +139,15 @@ export const Patches = {
    * nothing readable from history — the token a specialist was started with — authorises a report.
    */
   REPORT_PULL: 'baton-report-pull',
+  /**
+   * Decided when an approval first opens in a chain whose team has notification channels: the
+   * `notifyApprovers` activity is scheduled for it, not awaited (docs/notifications.md).
+   */
+  APPROVAL_NOTIFICATIONS: 'baton-approval-notifications',
 } as const;
 
 /** Patches added after {@link Patches.BASELINE_2026_11}: a run decides each by its own marker. */
-const AFTER_BASELINE_2026_11: readonly string[] = [Patches.BASELINE_2026_11, Patches.STRANDED_TURNS, Patches.SHARED_ECONOMICS_ACTIVITIES, Patches.INBOX_BOUNDS, Patches.SPECIALIST_TEAM_TIMEOUT, Patches.AUTHORITY, Patches.STRANDED_DELEGATIONS, Patches.REPORT_PULL];
+const AFTER_BASELINE_2026_11: readonly string[] = [Patches.BASELINE_2026_11, Patches.STRANDED_TURNS, Patches.SHARED_ECONOMICS_ACTIVITIES, Patches.INBOX_BOUNDS, Patches.SPECIALIST_TEAM_TIMEOUT, Patches.AUTHORITY, Patches.STRANDED_DELEGATIONS, Patches.REPORT_PULL, Patches.APPROVAL_NOTIFICATIONS];
 
 /** The patches {@link Patches.BASELINE_2026_11} stands for. */
 export const BASELINE_2026_11_COVERS: readonly string[] = Object.values(Patches).filter((id) => !AFTER_BASELINE_2026_11.includes(id));

@@ -2,6 +2,7 @@
  * The team snapshot a run records in history, and the `runTool` activity's input and result.
  * Plain JSON; workflow-safe (no I/O).
  */
+import type { NotificationsSpec } from './notifications';
 import type { GuardrailsSpec, ToolApprovalSpec } from './controls';
 import type { EconomicsSpec } from './economics/spec';
 import type { ApprovalPolicy, ApprovalRule } from './approvals';
@@ -95,6 +96,8 @@ export interface TeamSpec {
    * was taken, so a chain is priced and limited by what it ran under. Not part of the version.
    */
   economics?: EconomicsSpec;
+  /** The kinds of notification channel the team has (docs/notifications.md). Not part of the version. */
+  notifications?: NotificationsSpec;
   /**
    * The largest payload the snapshotting worker's namespace takes (its blob size limit, less what
    * the data converter adds), when the worker neither compresses nor claim-checks payloads: a model

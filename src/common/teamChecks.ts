@@ -15,6 +15,7 @@ import { toolSensitivityCheck } from './sensitive';
 import { approverKeysCheck } from './signatures/keys';
 import { entryRulesProblems } from './authority/entryRules';
 import { remoteAgentSpecCheck } from './remote';
+import { notificationsSpecCheck } from './notifications';
 
 const scriptedStep = shapeOf<ScriptedStep>()(
   {
@@ -153,6 +154,7 @@ export const teamSpecCheck: Check<TeamSpec> = shapeOf<TeamSpec>()(
     payloadLimit: integer(1, Number.MAX_SAFE_INTEGER),
     economics: economicsSpecCheck,
     remotes: recordOf(remoteAgentSpecCheck),
+    notifications: notificationsSpecCheck,
   },
-  ['sharedState', 'version', 'teamAttribute', 'approverKeys', 'runApproverKeys', 'operatorKeys', 'entry', 'payloadLimit', 'economics', 'remotes'],
+  ['sharedState', 'version', 'teamAttribute', 'approverKeys', 'runApproverKeys', 'operatorKeys', 'entry', 'payloadLimit', 'economics', 'remotes', 'notifications'],
 );

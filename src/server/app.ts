@@ -2,6 +2,8 @@
  * baton's HTTP service as a Hono app: mount it in your own server (any runtime Hono runs on, or
  * Node's `http` through `@hono/node-server`), or run it with `baton serve`.
  */
+import { notificationRoutes } from './notify';
+import type { NotificationServiceOptions } from './notify/options';
 import { ChainRequests } from '../client/requests';
 import { createRoute, OpenAPIHono } from '@hono/zod-openapi';
 import { context, propagation, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
@@ -97,6 +99,8 @@ export interface BatonServiceOptions {
   cloudEvents?: CloudEventOptions;
   /** The AI SDK's UI message stream routes (`/v1/ui/…`, docs/apps.md). */
   uiStream?: UiStreamOptions;
+  /** Decisions from notifications: email links and Slack interactions (docs/notifications.md). @default none */
+  notifications?: NotificationServiceOptions;
 }
 
 const meRoute = createRoute({
@@ -151,6 +155,8 @@ export function createBatonApp(options: BatonServiceOptions): ServiceApp {
 
   if (options.tracing) app.use('*', serverSpans(options.tracing));
   if (ctx.metrics) app.use('*', requestMetrics(ctx.metrics));
+  // Links and Slack prove themselves by their own signatures, not a bearer token: registered before its check.
+  if (options.notifications) notificationRoutes(app, ctx, options.notifications);
   app.use('/v1/*', async (c, next) => {
     const checked = await authenticator.check(c.req.header('authorization'));
     c.set('identity', checked.identity);

@@ -13,6 +13,7 @@ import { deployOperations } from './deploy';
 import { faultOperations } from './faults';
 import { httpOperations } from './http';
 import { migrateOperations } from './migrate';
+import { notificationOperations } from './notifications';
 import { protocolOperations } from './protocols';
 import { reportOperations } from './reports';
 import { remoteOperations } from './remote';
@@ -34,6 +35,7 @@ export const OPERATIONS: AnyOperation[] = [
   ...archiveOperations,
   ...authorityOperations,
   ...remoteOperations,
+  ...notificationOperations,
 ];
 
 const byName = new Map(OPERATIONS.map((op) => [op.name, op]));
