@@ -30,7 +30,8 @@ import { resolveRunOptions } from '../src/common/options';
 import { BatonStatus, type HandoffRunInput, type HandoffRunResult } from '../src/common/run';
 import type { ChainState } from '../src/common/state';
 import { ApprovalDesk } from './chain/desk';
-import { notifyingEffects } from './approvals/notify';
+import { notifyingEffects, notifyingPorts } from './approvals/notify';
+import { policyClock } from './approvals/policies';
 import { temporalEffects } from './chain/temporalEffects';
 import { withSpecialistFigures } from './chain/figures';
 import { initialControls } from './chain/controlState';
@@ -90,7 +91,7 @@ export async function handoffRun(startInput: HandoffRunInput): Promise<HandoffRu
   receiveSteering(steering);
   // A decision that comes with the start is judged against the state the start carries.
   const carried = carriedChain(() => validateRunInput(rawInput, { sizes: bounded }).resume);
-  const desk = new ApprovalDesk(notifyingEffects(effects, () => chain?.state), { bounded, signatures, inboxBounds, authority, carried });
+  const desk = new ApprovalDesk(notifyingEffects(effects, () => chain?.state), { bounded, signatures, inboxBounds, authority, carried, clock: policyClock(notifyingPorts(effects, () => chain?.state)) });
   receiveDecisions(desk);
   setHandler(chainQuery, () => chain?.state.chain ?? []);
   setHandler(pendingApprovalsQuery, () => desk.pendingInTree());

@@ -2,6 +2,7 @@ import { HANDOFF_TOOL_NAME, READ_STATE_TOOL_NAME } from '../common/handoff';
 import { approvalProblems, teamProblems, toolNameProblems } from './teamProblems';
 import { TeamValidationError } from '../common/errors';
 import type { ApprovalRule } from '../common/approvals';
+import { approvalTimingCheck, type ApprovalTiming } from '../common/approvalTiming';
 import type { ToolSensitivitySpec } from '../common/sensitive';
 import type { ToolApprovalSpec } from '../common/controls';
 import type { AgentSpec, TeamSpec } from '../common/team';
@@ -28,6 +29,12 @@ export interface TeamOptions extends EconomicsOptions {
    * target rule, and a run's own `approvals` win over the team's.
    */
   approvals?: ApprovalRule[];
+  /**
+   * The team's approval timing — `dueIn` (SLA), `remindEvery`, `escalation` — for every approval
+   * whose policy and run set none; a policy's own fields win, then the run's `approvalPolicy`
+   * (docs/approvals.md). @default none
+   */
+  approvalPolicy?: ApprovalTiming;
   /**
    * Approvers' Ed25519 public keys, each with its key id and the approvers it signs for: decisions
    * signed with them are verified in the workflow, and policies with `requireSignature` accept no
@@ -75,6 +82,7 @@ export interface TeamOptions extends EconomicsOptions {
 export class Team {
   readonly #agents = new Map<string, Agent>();
   readonly #approvals: ApprovalRule[];
+  readonly #approvalPolicy?: ApprovalTiming;
   readonly #handoffTools: HandoffToolStyle;
   readonly #sharedState: boolean;
   readonly #naming: { name?: string; label?: string };
@@ -87,13 +95,15 @@ export class Team {
 
   constructor(agents: Agent[] = [], options: TeamOptions = {}) {
     const naming = { name: options.name, label: options.version };
-    const problems = [...namingProblems(naming), ...keyProblems(options), ...economicsProblems(options), ...(options.notifications ? notificationProblems(options.notifications) : [])];
+    const timing = options.approvalPolicy === undefined ? [] : approvalTimingCheck(options.approvalPolicy, 'approvalPolicy');
+    const problems = [...namingProblems(naming), ...keyProblems(options), ...economicsProblems(options), ...(options.notifications ? notificationProblems(options.notifications) : []), ...timing];
     if (problems.length > 0) throw new TeamValidationError(problems);
     if (options.notifications) this.notifications = options.notifications;
     this.#keys = { ...(options.approverKeys?.length ? { approverKeys: options.approverKeys.map((k) => ({ ...k })) } : {}), ...(options.runApproverKeys === false ? { runApproverKeys: false } : {}), ...authorityOf(options) };
     this.#naming = naming;
     this.#economics = { prices: options.prices, spendLimits: options.spendLimits, sharedBreakers: options.sharedBreakers };
     this.#approvals = options.approvals ?? [];
+    if (options.approvalPolicy) this.#approvalPolicy = options.approvalPolicy;
     this.#handoffTools = options.handoffTools ?? 'single';
     this.#sharedState = options.sharedState ?? false;
     this.remotes = new Remotes(options.remotes);
@@ -210,6 +220,7 @@ export class Team {
     const spec: TeamSpec = {
       agents,
       approvals: this.#approvals,
+      ...(this.#approvalPolicy ? { approvalPolicy: this.#approvalPolicy } : {}),
       hasHandoffListeners: options.hasHandoffListeners ?? false,
       ...(this.#sharedState ? { sharedState: true } : {}),
       ...this.#keys,

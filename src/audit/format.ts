@@ -110,12 +110,18 @@ export function describeEvent(e: AuditEvent, over: boolean): [string, string] | 
       return [
         'approval',
         e.outcome === 'timed_out'
-          ? `nobody decided in time (${e.handoffId})${e.onTimeout ? ` → ${TIMEOUT_OUTCOME[e.onTimeout]}` : ''}`
+          ? `${e.escalationStep !== undefined ? `auto-decided by escalation step ${e.escalationStep + 1} after ${String(e.timeout)}` : 'nobody decided in time'} (${e.handoffId})${e.onTimeout ? ` → ${TIMEOUT_OUTCOME[e.onTimeout]}` : ''}`
           : `${e.outcome} by ${sender(e.approver, e.identity)}${edited} via ${e.via}${identityText(e.identity)}${e.comment ? `: ${quoted(e.comment, 100)}` : ''}${e.reason ? `: ${quoted(e.reason, 100)}` : ''}`,
       ];
     }
     case 'control':
       return controlLine(controlOf(e));
+    case 'approval_overdue':
+      return ['approval', `overdue: ${e.handoffId} was due ${time(e.dueAt)}`];
+    case 'approval_reminded':
+      return ['approval', `reminded ${e.recipients.length > 0 ? e.recipients.join(', ') : 'anyone who may decide'} of ${e.handoffId} (reminder ${e.reminder})`];
+    case 'approval_escalated':
+      return ['approval', `escalated ${e.handoffId} (step ${e.step + 1}, after ${String(e.after)}): ${e.action === 'reassign' ? `reassigned from ${e.from?.join(', ') || 'anyone'} to ${e.to?.join(', ') ?? ''}` : `notified ${e.recipients?.join(', ') ?? ''}`}`];
     case 'decision_refused':
       return ['approval', `refused ${e.decision ?? 'decision'} from ${sender(e.approver)} (${e.via}): ${clip(e.reason, ERROR_WIDTH)}${e.count ? ` (and ${e.count - 1} more refused in the same step)` : ''}`];
     case 'report_refused':

@@ -156,6 +156,10 @@ export type AuditEvent = { at: string; runId: string; eventId: number } & (
   /** A handoff, or with `tool` a tool call (`to` is then `tool:<name>`), put in front of people. */
   | { kind: 'approval_requested'; handoffId: string; from: string; to: string; message: string; expiresAt?: string; approvers?: string[]; tool?: ToolCallUnderApproval }
   | ({ kind: 'approval_decided' } & ApprovalRecord)
+  /** Steps of an approval's policy (docs/approvals.md): its SLA passed, a reminder, an escalation step (`reassign` or `notify`). */
+  | { kind: 'approval_overdue'; handoffId: string; dueAt: string }
+  | { kind: 'approval_reminded'; handoffId: string; recipients: string[]; reminder: number; dueAt?: string }
+  | { kind: 'approval_escalated'; handoffId: string; step: number; after: string | number; action: 'reassign' | 'notify'; to?: string[]; from?: string[]; recipients?: string[] }
   /**
    * A decision refused; with `count`, the first of that many refused in one step of the chain (a
    * flood is recorded once), `samples` the last few of the others.

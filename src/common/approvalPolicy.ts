@@ -5,7 +5,8 @@
  * Workflow-safe: no I/O.
  */
 import type { ApprovalPolicy, ApprovalRule } from './approvals';
-import { boolean, type Check, durationAtLeast, names, oneOf, shapeOf, shown } from './check';
+import { timingProblems } from './approvalTiming';
+import { boolean, type Check, durationAtLeast, isRecord, names, oneOf, shapeOf, shown } from './check';
 
 /** Checks of an approval policy's fields, shared by agents, team rules and run rules. */
 export const APPROVAL_POLICY_FIELDS = {
@@ -14,16 +15,24 @@ export const APPROVAL_POLICY_FIELDS = {
   approvers: names,
   timeout: durationAtLeast(1000, '1 second'),
   onTimeout: oneOf(['reject', 'approve', 'fail']),
+  // Their values are checked with the policy as a whole (`withTiming`): steps are weighed against each other and the timeout.
+  dueIn: () => [],
+  remindEvery: () => [],
+  escalation: () => [],
 };
-const POLICY_KEYS = ['required', 'requireSignature', 'approvers', 'timeout', 'onTimeout'] as const;
+const POLICY_KEYS = ['required', 'requireSignature', 'approvers', 'timeout', 'onTimeout', 'dueIn', 'remindEvery', 'escalation'] as const;
 
-/** Problems with an approval policy (`{required?, approvers?, timeout?, onTimeout?}`). */
-export const approvalPolicyCheck: Check<ApprovalPolicy> = shapeOf<ApprovalPolicy>()(APPROVAL_POLICY_FIELDS, POLICY_KEYS);
+/** `check`, then the policy's timing fields (`dueIn`, `remindEvery`, `escalation`) as a whole. */
+export function withTiming<T>(check: Check<T>): Check<T> {
+  return (v, key) => [...check(v, key), ...(isRecord(v) ? timingProblems(v, key) : [])];
+}
+
+/** Problems with an approval policy (`{required?, approvers?, timeout?, onTimeout?, dueIn?, remindEvery?, escalation?}`). */
+export const approvalPolicyCheck: Check<ApprovalPolicy> = withTiming(shapeOf<ApprovalPolicy>()(APPROVAL_POLICY_FIELDS, POLICY_KEYS));
 
 /** Problems with an approval rule: a policy for handoffs into `to`, or only from `from` to `to`. */
-export const approvalRuleCheck: Check<ApprovalRule> = shapeOf<ApprovalRule>()(
-  { ...APPROVAL_POLICY_FIELDS, from: oneOfNames(), to: oneOfNames() },
-  [...POLICY_KEYS, 'from'],
+export const approvalRuleCheck: Check<ApprovalRule> = withTiming(
+  shapeOf<ApprovalRule>()({ ...APPROVAL_POLICY_FIELDS, from: oneOfNames(), to: oneOfNames() }, [...POLICY_KEYS, 'from']),
 );
 
 function oneOfNames(): Check<string> {

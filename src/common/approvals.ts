@@ -2,6 +2,7 @@
  * Human approval of handoffs and tool calls: policies, what waits, decisions and their records.
  * Plain JSON; workflow-safe (no I/O).
  */
+import type { ApprovalTiming } from './approvalTiming';
 import type { ToolCallUnderApproval } from './controls';
 
 /** What happens when nobody decides a handoff in time. */
@@ -16,7 +17,7 @@ export const ApprovalTimeoutOutcome = {
 export type ApprovalTimeoutOutcome = (typeof ApprovalTimeoutOutcome)[keyof typeof ApprovalTimeoutOutcome];
 
 /** Whether a handoff needs a person's approval, and whose. Evaluated in the workflow, never by the model. */
-export interface ApprovalPolicy {
+export interface ApprovalPolicy extends ApprovalTiming {
   /** @default true */
   required?: boolean;
   /** Who may decide; anyone when absent. */
@@ -61,6 +62,19 @@ export interface PendingApproval {
   tool?: ToolCallUnderApproval;
   /** Set when a decision needs a valid signature (`requireSignature` of the policy or the run). */
   requireSignature?: boolean;
+  /** ISO 8601: when the approval is due (its policy's `dueIn`). */
+  dueAt?: string;
+  /** The timing its policy runs on (SLA, reminders, escalation), resolved when it was asked for. */
+  policy?: ApprovalTiming;
+  /** How far its policy got: reminders sent, escalation steps taken, whether it was marked overdue. */
+  progress?: PolicyProgress;
+}
+
+/** How far an approval's policy got; carried across continue-as-new with the approval. */
+export interface PolicyProgress {
+  reminders: number;
+  steps: number;
+  overdue: boolean;
 }
 
 /** A decision sent by a person (or a program acting for one). */
@@ -128,4 +142,6 @@ export interface ApprovalRecord {
   identity?: DecisionIdentity;
   /** The decision's signature, as it arrived (a JWS compact serialization), when it carried one. */
   signature?: string;
+  /** Set when the policy decided (`via: 'timeout'`): the index of the escalation step that did. */
+  escalationStep?: number;
 }

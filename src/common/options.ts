@@ -8,6 +8,7 @@
  */
 import type { ApprovalRule } from './approvals';
 import { approvalRuleCheck } from './approvalPolicy';
+import { approvalTimingCheck, type ApprovalTiming } from './approvalTiming';
 import { type ApproverKey, approverKeysCheck } from './signatures/keys';
 import { BUDGET_TIERS, type BudgetTier } from './controls';
 import { ROUTING_STRATEGIES, type RoutingStrategy } from './routing';
@@ -158,7 +159,12 @@ export const RUN_OPTIONS = {
     resolve: (r) => ({ ...DEFAULT_RETRY, ...r }),
   }),
   /** Approval rules for this run; they take precedence over the team's. */
-  approvals: option<ApprovalRule[]>({ default: [], check: arrayOf(approvalRuleCheck, 'approval rules {to, from?, required?, requireSignature?, approvers?, timeout?, onTimeout?}'), doc: 'approval rules for this run' }),
+  approvals: option<ApprovalRule[]>({ default: [], check: arrayOf(approvalRuleCheck, 'approval rules {to, from?, required?, requireSignature?, approvers?, timeout?, onTimeout?, dueIn?, remindEvery?, escalation?}'), doc: 'approval rules for this run' }),
+  /**
+   * This run's approval timing — `dueIn` (SLA), `remindEvery`, `escalation` — for every approval
+   * whose own policy sets none; it wins over the team's `approvalPolicy` (docs/approvals.md).
+   */
+  approvalPolicy: option<ApprovalTiming | undefined>({ default: undefined, check: approvalTimingCheck, doc: 'approval timing: dueIn, remindEvery, escalation' }),
   /** Every decision of this run (its specialists' too) must carry a valid signature (docs/signatures.md). @default false */
   requireSignature: option<boolean | undefined>({ default: undefined, check: boolean, doc: 'every decision must be signed by a trusted key' }),
   /** Approvers' public keys this run trusts beside its team's (its specialists too), unless the team refuses keys named by runs. */

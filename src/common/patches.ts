@@ -144,10 +144,17 @@ export const Patches = {
    * `notifyApprovers` activity is scheduled for it, not awaited (docs/notifications.md).
    */
   APPROVAL_NOTIFICATIONS: 'baton-approval-notifications',
+  /**
+   * Decided when an approval whose policy has timing (`dueIn`, `remindEvery`, `escalation`, its own
+   * or the run's or the team's) is first asked for (after the baseline, so not covered by it): the
+   * approval carries its policy and the wait takes the policy's steps on durable timers, each on the
+   * record (docs/approvals.md).
+   */
+  APPROVAL_POLICIES: 'baton-approval-policies',
 } as const;
 
 /** Patches added after {@link Patches.BASELINE_2026_11}: a run decides each by its own marker. */
-const AFTER_BASELINE_2026_11: readonly string[] = [Patches.BASELINE_2026_11, Patches.STRANDED_TURNS, Patches.SHARED_ECONOMICS_ACTIVITIES, Patches.INBOX_BOUNDS, Patches.SPECIALIST_TEAM_TIMEOUT, Patches.AUTHORITY, Patches.STRANDED_DELEGATIONS, Patches.REPORT_PULL, Patches.APPROVAL_NOTIFICATIONS];
+const AFTER_BASELINE_2026_11: readonly string[] = [Patches.BASELINE_2026_11, Patches.STRANDED_TURNS, Patches.SHARED_ECONOMICS_ACTIVITIES, Patches.INBOX_BOUNDS, Patches.SPECIALIST_TEAM_TIMEOUT, Patches.AUTHORITY, Patches.STRANDED_DELEGATIONS, Patches.REPORT_PULL, Patches.APPROVAL_NOTIFICATIONS, Patches.APPROVAL_POLICIES];
 
 /** The patches {@link Patches.BASELINE_2026_11} stands for. */
 export const BASELINE_2026_11_COVERS: readonly string[] = Object.values(Patches).filter((id) => !AFTER_BASELINE_2026_11.includes(id));

@@ -9,7 +9,8 @@
  *
  * Workflow-safe: no I/O.
  */
-import type { ApprovalRecord, DecisionIdentity, PendingApproval } from './approvals';
+import type { ApprovalRecord, DecisionIdentity, PendingApproval, PolicyProgress } from './approvals';
+import { approvalTimingCheck } from './approvalTiming';
 import { arrayOf, boolean, type Check, count, either, integer, isoTime, isRecord, names, nonEmptyString, nullable, number, object, oneOf, recordOf, shapeOf, shown, string } from './check';
 import type { ConversationReply, ConversationState, CurrentTurn, QueuedMessage, RememberedReply } from './conversation';
 import type { Breaker, BudgetExceeded, ControlState, ToolCallUnderApproval } from './controls';
@@ -72,8 +73,9 @@ const approvalRecord = shapeOf<ApprovalRecord>()(
     argumentsDigest: string,
     identity: decisionIdentity,
     signature: string,
+    escalationStep: count,
   },
-  ['approver', 'comment', 'reason', 'onTimeout', 'timeout', 'tool', 'editedArguments', 'argumentsDigest', 'identity', 'signature'],
+  ['approver', 'comment', 'reason', 'onTimeout', 'timeout', 'tool', 'editedArguments', 'argumentsDigest', 'identity', 'signature', 'escalationStep'],
 );
 
 const toolCallUnderApproval = shapeOf<ToolCallUnderApproval>()({ name: nonEmptyString, arguments: string, toolCallId: string, callHash: nonEmptyString });
@@ -93,8 +95,11 @@ export const pendingApprovalCheck: Check<PendingApproval> = shapeOf<PendingAppro
     workflowId: string,
     tool: toolCallUnderApproval,
     requireSignature: boolean,
+    dueAt: isoTime,
+    policy: approvalTimingCheck,
+    progress: shapeOf<PolicyProgress>()({ reminders: count, steps: count, overdue: boolean }),
   },
-  ['expiresAt', 'approvers', 'timeout', 'workflowId', 'tool', 'requireSignature'],
+  ['expiresAt', 'approvers', 'timeout', 'workflowId', 'tool', 'requireSignature', 'dueAt', 'policy', 'progress'],
 );
 
 const handoffRecord = shapeOf<HandoffRecord>()(

@@ -6,6 +6,7 @@ import type { NotificationsSpec } from './notifications';
 import type { GuardrailsSpec, ToolApprovalSpec } from './controls';
 import type { EconomicsSpec } from './economics/spec';
 import type { ApprovalPolicy, ApprovalRule } from './approvals';
+import type { ApprovalTiming } from './approvalTiming';
 import type { JsonSchema, ModelSpec, ToolCall, ToolSpec } from './model';
 import type { LostWorkerRestart } from './lostWorkers';
 import type { ToolSensitivitySpec } from './sensitive';
@@ -69,6 +70,8 @@ export interface TeamSpec {
   agents: Record<string, AgentSpec>;
   /** Approval rules for edges (from → to) and targets, beyond each agent's own `approval`. */
   approvals: ApprovalRule[];
+  /** The team's approval timing (SLA, reminders, escalation) where a policy and the run set none (docs/approvals.md). */
+  approvalPolicy?: ApprovalTiming;
   /** Whether the worker has `agent_handoff` listeners. */
   hasHandoffListeners: boolean;
   /** Whether handoffs may carry state updates and agents can read the run's shared state. */

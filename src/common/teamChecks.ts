@@ -6,6 +6,7 @@
  * Workflow-safe: no I/O.
  */
 import { approvalPolicyCheck, approvalRuleCheck } from './approvalPolicy';
+import { approvalTimingCheck } from './approvalTiming';
 import { arrayOf, boolean, type Check, count, either, integer, isRecord, names, nonEmptyString, number, object, oneOf, recordOf, shapeOf, shown, string } from './check';
 import type { CustomModelSpec, ModelSpec, OpenAIModelSettings, OpenAIModelSpec, ScriptedModelSpec, ScriptedRule, ScriptedStep, ScriptedToolCall, ToolSpec } from './model';
 import type { AgentProfile, AgentSpec, DelegateOptionsSpec, HandoffFilter, HandoffOptionsSpec, HandoffRule, TeamSpec } from './team';
@@ -143,6 +144,7 @@ export const teamSpecCheck: Check<TeamSpec> = shapeOf<TeamSpec>()(
   {
     agents: recordOf(agentSpec),
     approvals: arrayOf(approvalRuleCheck, 'approval rules'),
+    approvalPolicy: approvalTimingCheck,
     hasHandoffListeners: boolean,
     sharedState: boolean,
     version: teamVersion,
@@ -156,5 +158,5 @@ export const teamSpecCheck: Check<TeamSpec> = shapeOf<TeamSpec>()(
     remotes: recordOf(remoteAgentSpecCheck),
     notifications: notificationsSpecCheck,
   },
-  ['sharedState', 'version', 'teamAttribute', 'approverKeys', 'runApproverKeys', 'operatorKeys', 'entry', 'payloadLimit', 'economics', 'remotes', 'notifications'],
+  ['approvalPolicy', 'sharedState', 'version', 'teamAttribute', 'approverKeys', 'runApproverKeys', 'operatorKeys', 'entry', 'payloadLimit', 'economics', 'remotes', 'notifications'],
 );

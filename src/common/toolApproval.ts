@@ -7,7 +7,7 @@ import type { ApprovalPolicy } from './approvals';
 import { shape } from './check';
 import { argConditionProblems, type ArgCondition, type ToolApprovalSpec } from './controls';
 import type { JsonSchema } from './model';
-import { APPROVAL_POLICY_FIELDS } from './approvalPolicy';
+import { APPROVAL_POLICY_FIELDS, withTiming } from './approvalPolicy';
 import { listOnSchemaPath, schemaPathProblem } from './schemaPaths';
 
 /** When a tool's calls need approval, and under which policy. */
@@ -20,7 +20,7 @@ export interface ToolApprovalOptions extends ApprovalPolicy {
   when?: ArgCondition | ArgCondition[];
 }
 
-const toolApprovalCheck = shape({ ...APPROVAL_POLICY_FIELDS, when: () => [] }, [...Object.keys(APPROVAL_POLICY_FIELDS), 'when']);
+const toolApprovalCheck = withTiming(shape({ ...APPROVAL_POLICY_FIELDS, when: () => [] }, [...Object.keys(APPROVAL_POLICY_FIELDS), 'when']));
 
 /**
  * `needsApproval` as the team snapshot records it (undefined: calls run without approval); its
@@ -31,7 +31,7 @@ export function toolApprovalSpec(needsApproval: unknown, problems: string[], fie
   if (needsApproval === true) return {};
   if (typeof needsApproval !== 'object' || needsApproval === null || Array.isArray(needsApproval)) {
     const hint = Array.isArray(needsApproval) ? ' (conditions go in when: { when: [{ arg, op, value }] })' : '';
-    problems.push(`${field} must be true or {when?, approvers?, timeout?, onTimeout?}, got ${JSON.stringify(needsApproval)}${hint}`);
+    problems.push(`${field} must be true or {when?, approvers?, timeout?, onTimeout?, dueIn?, remindEvery?, escalation?}, got ${JSON.stringify(needsApproval)}${hint}`);
     return undefined;
   }
   const { when, ...policy } = needsApproval as ToolApprovalOptions;

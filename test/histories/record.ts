@@ -14,6 +14,7 @@ import { createWorker } from '../../src/worker';
 import { delegationScenario, signedDecisionsScenario, signedForwardScenario, toolApprovalChecksScenario } from './auditScenarios';
 import { costsScenario, sharedEconomicsScenario, type SharedScenario } from './economicsScenarios';
 import { priorityScenario } from './platformScenarios';
+import { approvalPoliciesScenario } from './approvalScenarios';
 import { liveConversationScenario, steeredChainScenario } from './liveScenarios';
 import { evalRunScenario, experimentScenario } from './evalScenarios';
 import { routingLeastLoadedScenario, routingRoundRobinScenario } from './routingScenarios';
@@ -29,7 +30,7 @@ async function main(): Promise<void> {
   const dir = __dirname;
   try {
     const named = process.argv.slice(2);
-    const all = [...scenarios, handoffOptionsScenario, continueAsNewScenario, controlsScenario, localModelCallsScenario, specialistDecisionsScenario, lostWorkerScenario, toolApprovalChecksScenario, delegationScenario, priorityScenario, steeredChainScenario, liveConversationScenario, signedDecisionsScenario, signedForwardScenario, costsScenario, sharedEconomicsScenario, routingRoundRobinScenario, routingLeastLoadedScenario, evalRunScenario, experimentScenario, ...baselineScenarios, ...carriedScenarios, strandedMigratedScenario, remoteDelegationScenario];
+    const all = [...scenarios, approvalPoliciesScenario, handoffOptionsScenario, continueAsNewScenario, controlsScenario, localModelCallsScenario, specialistDecisionsScenario, lostWorkerScenario, toolApprovalChecksScenario, delegationScenario, priorityScenario, steeredChainScenario, liveConversationScenario, signedDecisionsScenario, signedForwardScenario, costsScenario, sharedEconomicsScenario, routingRoundRobinScenario, routingLeastLoadedScenario, evalRunScenario, experimentScenario, ...baselineScenarios, ...carriedScenarios, strandedMigratedScenario, remoteDelegationScenario];
     for (const scenario of all.filter((s) => named.length === 0 || named.includes(s.name))) {
       const taskQueue = `record-${scenario.name}`;
       const stop = await scenario.prepare?.(env);

@@ -13,6 +13,7 @@ import { Patches } from '../../src/common/patches';
 import { redactPendingApproval } from '../../src/common/sensitive';
 import type { ChainState } from '../../src/common/state';
 import type { ChainEffects } from '../chain/effects';
+import { type ApprovalPorts, recordNotice } from './ports';
 
 /** What a notification is about. */
 export interface NotifyRequest {
@@ -67,4 +68,23 @@ export function notifyingEffects(effects: ChainEffects, state: () => ChainState 
       if (waiting) notifyApprovers(NotifyKind.OPENED, { effects, state: s, waiting });
     },
   } satisfies Partial<ChainEffects>);
+}
+
+/**
+ * The ports approval policies tell people through: each reminder and escalation `notify` step goes
+ * on the record (as {@link recordNotice} does) and to the team's channels, keyed by its number so a
+ * retried reminder is sent once and the next one is sent again.
+ */
+export function notifyingPorts(effects: ChainEffects, state: () => ChainState | undefined): ApprovalPorts {
+  const record = recordNotice(effects);
+  return {
+    notifyApprovers: (notice) => {
+      record(notice);
+      const s = state();
+      const waiting = s?.approvals.pending.find((p) => p.handoffId === notice.handoffId);
+      if (!s || !waiting) return;
+      const kind = notice.type === 'approval_reminded' ? NotifyKind.REMINDER : NotifyKind.ESCALATED;
+      notifyApprovers(kind, { effects, state: s, waiting, occurrence: notice.reminder ?? notice.step, to: notice.recipients });
+    },
+  };
 }

@@ -8,14 +8,15 @@
  * on whether they arrive in one activation or two.
  */
 import type { ApprovalPolicy, ApprovalRecord, PendingApproval } from '../../src/common/approvals';
-import { durationMs, isRecord } from '../../src/common/check';
-import type { ToolCallUnderApproval } from '../../src/common/controls';
+import { isRecord } from '../../src/common/check';
 import { ApprovalRefusedError, toApplicationFailure } from '../../src/common/errors';
-import type { HandoffResult } from '../../src/common/handoff';
 import { boundedReason, clipText } from '../../src/common/limits';
 import { APPROVAL_EVENT_MEMO, PENDING_MEMO } from '../../src/common/messages';
+import { Patches } from '../../src/common/patches';
 import { BatonStatus, type RunOverrides } from '../../src/common/run';
 import type { ChainState } from '../../src/common/state';
+import { type ApprovalClock, policyDesk } from './approvalClock';
+import { type AskedAbout, askedFor } from './asked';
 import { judgeDecision, recordOf, refusedFields, timedOut } from './decisions';
 import { DeskMail, type Received } from './deskMail';
 import { overrideVerdict } from './overrideVerdict';
@@ -47,6 +48,8 @@ export interface DeskOptions {
   authority?: boolean;
   /** The chain state the run's start carries, judged against before the chain is attached (`carried.ts`). @default none */
   carried?: () => ChainState | undefined;
+  /** The clock of approval policies (SLA, reminders, escalation: `workflows/approvals/`). @default none: only timeouts act */
+  clock?: ApprovalClock;
 }
 
 /** The approval desk of one chain: applies its {@link DeskMail} and keeps its waiting approvals. */
@@ -61,9 +64,9 @@ export class ApprovalDesk extends DeskMail {
   readonly inboxBounds: boolean;
   private readonly authority: boolean;
   private readonly carried: () => ChainState | undefined;
+  private readonly clock: ApprovalClock | undefined;
   /** The refusals and applied overrides of the drain under way (runs with {@link DeskOptions.inboxBounds}). */
   private tally?: { refusals: RefusalTally; overrides: RunOverrides[]; forwarded: Set<string> };
-
   private chain?: Chain;
 
   constructor(effects: ChainEffects, options: DeskOptions = {}) {
@@ -73,6 +76,7 @@ export class ApprovalDesk extends DeskMail {
     this.inboxBounds = this.bounded && (options.inboxBounds ?? false);
     this.authority = this.bounded && (options.authority ?? false);
     this.carried = options.carried ?? (() => undefined);
+    this.clock = options.clock;
     this.specialists = new Specialists(effects, this.bounded, this.inboxBounds, { changed: () => this.reportUp(), refused: (workflowId, reason) => this.refuse({ type: 'report_refused', workflowId: clipText(workflowId, 200), reason: boundedReason(reason) }) });
   }
 
@@ -134,35 +138,23 @@ export class ApprovalDesk extends DeskMail {
   /** A drain's refusals and applied overrides on the record: one write per kind, whatever arrived. */
   private record(tally: NonNullable<ApprovalDesk['tally']>): void {
     if (tally.overrides.length > 0) this.effects.publish({ [APPROVAL_EVENT_MEMO]: overridesRecord(tally.overrides) });
-    for (const refusal of tally.refusals.records()) {
-      if (refusal.type === 'decision_refused') this.publish(refusal);
-      else this.effects.publish({ [APPROVAL_EVENT_MEMO]: refusal });
-    }
+    for (const refusal of tally.refusals.records()) this.refuseNow(refusal);
   }
 
   /** A refusal on the record: now, or with the drain's others when refusals are tallied. */
   private refuse(refusal: Refusal): void {
-    if (this.tally) this.tally.refusals.add(refusal);
-    else if (refusal.type === 'decision_refused') this.publish(refusal);
+    return this.tally ? this.tally.refusals.add(refusal) : this.refuseNow(refusal);
+  }
+
+  private refuseNow(refusal: Refusal): void {
+    if (refusal.type === 'decision_refused') this.publish(refusal);
     else this.effects.publish({ [APPROVAL_EVENT_MEMO]: refusal });
   }
 
   /** Put a handoff (or a tool call, with `tool`) in front of people: record it as waiting and publish it. */
-  open(h: Pick<HandoffResult, 'from' | 'to' | 'message'> & { tool?: ToolCallUnderApproval }, policy: ApprovalPolicy): PendingApproval {
-    const now = this.effects.now();
-    const timeoutMs = policy.timeout !== undefined ? durationMs(policy.timeout) : undefined;
-    const waiting: PendingApproval = {
-      handoffId: this.effects.newId(),
-      from: h.from,
-      to: h.to,
-      message: h.message,
-      requestedAt: new Date(now).toISOString(),
-      ...(timeoutMs !== undefined ? { expiresAt: new Date(now + timeoutMs).toISOString(), timeout: policy.timeout } : {}),
-      ...(policy.approvers ? { approvers: policy.approvers } : {}),
-      onTimeout: policy.onTimeout ?? 'reject',
-      ...(h.tool ? { tool: h.tool } : {}),
-      ...(this.signatures && (policy.requireSignature || this.state.options.requireSignature) ? { requireSignature: true } : {}),
-    };
+  open(h: AskedAbout, policy: ApprovalPolicy): PendingApproval {
+    const policies = () => this.clock !== undefined && this.effects.patched(Patches.APPROVAL_POLICIES);
+    const waiting = askedFor(h, policy, { id: this.effects.newId(), now: this.effects.now(), state: this.state, signatures: this.signatures, policies });
     this.chain!.apply({ type: 'approval_requested', pending: waiting });
     this.publish({ type: 'approval_requested', ...waiting });
     this.effects.setStatus(BatonStatus.AWAITING_APPROVAL);
@@ -170,30 +162,38 @@ export class ApprovalDesk extends DeskMail {
   }
 
   /**
-   * Wait for the decision on a waiting handoff, or its timeout (one durable timer for the whole
-   * wait). Resolves `undefined`, leaving it waiting, when `pause()` turns true first (the run is
-   * about to continue as new).
+   * Wait for the decision on a waiting handoff, its timeout or its policy's decision, on one durable
+   * timer at a time (to the timeout, or the policy's next step when sooner: each step on the record).
+   * Resolves `undefined`, leaving it waiting, when `pause()` turns true first (the run is about to
+   * continue as new); the policy's clock runs from the request, so the next run goes on from there.
    */
   async wait(id: string, pause: () => boolean): Promise<ApprovalRecord | undefined> {
     await this.drain();
-    const waiting = this.pending(id);
-    if (!waiting) return this.decided(id);
-    const timer = waiting.expiresAt !== undefined ? this.effects.timer(Math.max(1, Date.parse(waiting.expiresAt) - this.effects.now())) : undefined;
-    for (;;) {
-      await this.effects.condition(() => this.hasMail || pause() || timer?.fired === true);
-      // A decision that arrived with the timer's firing wins over the timeout, whatever their order.
-      await this.drain();
-      const decided = this.decided(id);
-      if (decided || pause()) {
-        timer?.cancel();
-        return decided;
+    for (let waiting = this.pending(id); waiting; waiting = this.pending(id)) {
+      const expires = waiting.expiresAt !== undefined ? Date.parse(waiting.expiresAt) : undefined;
+      const step = this.clock?.next(waiting);
+      const wake = step !== undefined && (expires === undefined || step < expires) ? step : expires;
+      const timer = wake !== undefined ? this.effects.timer(Math.max(1, wake - this.effects.now())) : undefined;
+      for (;;) {
+        await this.effects.condition(() => this.hasMail || pause() || timer?.fired === true);
+        // A decision that arrived with the timer's firing wins over the timeout, whatever their order.
+        await this.drain();
+        const decided = this.decided(id);
+        if (decided || pause()) {
+          timer?.cancel();
+          return decided;
+        }
+        if (timer?.fired) break;
       }
-      if (timer?.fired) {
-        this.settle(waiting, timedOut(waiting, this.effects.now()));
-        return this.decided(id);
-      }
+      const now = this.effects.now();
+      const record = wake === expires ? timedOut(waiting, now) : this.clock!.act(waiting, now, this.policyDesk);
+      if (record) this.settle(waiting, record);
     }
+    return this.decided(id);
   }
+
+  /** What a policy's clock may do to an approval: move it on, and put steps on the record. */
+  private readonly policyDesk = policyDesk((e) => this.chain!.apply(e), (e) => this.publish(e));
 
   /** Publish the waiting list again (a run that took over waiting handoffs). */
   republish(): void {

@@ -5,7 +5,7 @@
  *
  * Pure: no Temporal API, no I/O.
  */
-import type { ApprovalRecord, PendingApproval } from '../../src/common/approvals';
+import type { ApprovalRecord, PendingApproval, PolicyProgress } from '../../src/common/approvals';
 import type { ControlEvent, ControlState } from '../../src/common/controls';
 import { AgentNotFoundError } from '../../src/common/errors';
 import type { ChatMessage, ModelResponse } from '../../src/common/model';
@@ -43,6 +43,7 @@ export type ChainEvent =
   | { type: 'answer_refused'; guard: string; message: string }
   | { type: 'approval_requested'; pending: PendingApproval }
   | { type: 'approval_decided'; record: ApprovalRecord }
+  | { type: 'approval_progressed'; handoffId: string; progress: PolicyProgress; approvers?: string[] }
   | { type: 'overridden'; overrides: RunOverrides }
   /** A control acted (a loop, a breaker, a guardrail, a budget), at workflow time `at` (ms). */
   | { type: 'control'; event: ControlEvent; at: number }
@@ -158,6 +159,8 @@ function reduceChain(s: ChainState, event: ChainEvent): ChainState {
           decided: [...s.approvals.decided, event.record],
         },
       };
+    case 'approval_progressed':
+      return { ...s, approvals: { ...s.approvals, pending: s.approvals.pending.map((p) => (p.handoffId === event.handoffId ? { ...p, progress: event.progress, ...(event.approvers ? { approvers: event.approvers } : {}) } : p)) } };
     case 'overridden':
       return applyOverrides(s, event.overrides);
     case 'control':

@@ -7,6 +7,7 @@
  * Workflow-safe: no I/O.
  */
 import type { ApprovalPolicy } from '../approvals';
+import { autoApprovalMs, effectiveTiming, reassignedTo } from '../approvalTiming';
 import { durationMs } from '../check';
 import type { ResolvedRunOptions } from '../options';
 import type { ApproverKey } from '../signatures/keys';
@@ -15,7 +16,7 @@ import { ENTRY_SOURCE, resolveApprovalPolicy } from './policy';
 
 /** What a comparison needs beside the two sets of options: the team's rules and the chain's start (ms), for deadlines. */
 export interface AuthorityContext {
-  team: Pick<TeamSpec, 'approvals' | 'agents' | 'runApproverKeys'>;
+  team: Pick<TeamSpec, 'approvals' | 'agents' | 'runApproverKeys' | 'approvalPolicy'>;
   startedAt: number;
 }
 
@@ -53,7 +54,7 @@ export const PROTECTIVE_OPTIONS: Record<string, ProtectiveOption> = {
     loosening: (b, a, ctx) => (ctx.team.runApproverKeys === false ? undefined : keysLoosening(b.approverKeys ?? [], a.approverKeys ?? [])),
   },
   approvals: {
-    tightens: 'approval on more handoffs, by fewer approvers, signed, never approved by a timeout',
+    tightens: 'approval on more handoffs, by fewer approvers, signed, never approved by a timeout or an escalation step',
     loosening: (b, a, ctx) => approvalsLoosening(ctx.team, b, a),
   },
   maxHandoffs: limit('maxHandoffs'),
@@ -110,11 +111,25 @@ function approvalsLoosening(team: AuthorityContext['team'], b: ResolvedRunOption
   const agents = Object.keys(team.agents);
   for (const to of agents) {
     for (const from of [ENTRY_SOURCE, ...agents]) {
-      const why = policyLoosening(resolveApprovalPolicy(team, b.approvals, from, to), resolveApprovalPolicy(team, a.approvals, from, to));
+      const timed = (o: ResolvedRunOptions) => withTiming(resolveApprovalPolicy(team, o.approvals, from, to), o, team);
+      const why = policyLoosening(timed(b), timed(a));
       if (why) return `"approvals": a handoff ${from === ENTRY_SOURCE ? 'entering' : `${from} →`} ${to} ${why}; allowed: rules that keep or add approvals, approvers and signatures`;
     }
   }
   return undefined;
+}
+
+/** `policy` with the timing it runs on under options `o` (its own fields, then the run's and the team's `approvalPolicy`). */
+function withTiming(policy: ApprovalPolicy | undefined, o: ResolvedRunOptions, team: AuthorityContext['team']): ApprovalPolicy | undefined {
+  if (!policy) return undefined;
+  const { dueIn: _d, remindEvery: _r, escalation: _e, ...rest } = policy;
+  return { ...rest, ...effectiveTiming(policy, o.approvalPolicy, team.approvalPolicy) };
+}
+
+/** How soon (ms after the request) `p` has a handoff approved with nobody deciding: a timeout that approves, or an escalation step. */
+function autoApproveMs(p: ApprovalPolicy): number {
+  const byTimeout = p.onTimeout === 'approve' && p.timeout !== undefined ? (durationMs(p.timeout) ?? Infinity) : Infinity;
+  return Math.min(byTimeout, autoApprovalMs(p) ?? Infinity);
 }
 
 /** How `after` asks less than `before` of a handoff, in words; `undefined` when it asks as much or more. */
@@ -123,7 +138,8 @@ export function policyLoosening(before: ApprovalPolicy | undefined, after: Appro
   if (!after) return 'would need no approval';
   if (before.approvers && (!after.approvers || after.approvers.some((x) => !before.approvers!.includes(x)))) return `could be decided by ${after.approvers ? after.approvers.filter((x) => !before.approvers!.includes(x)).slice(0, 5).join(', ') : 'anyone'}, not only ${before.approvers.join(', ')}`;
   if (before.requireSignature && !after.requireSignature) return 'would take unsigned decisions';
-  const approvesOnTimeout = (p: ApprovalPolicy) => p.onTimeout === 'approve' && p.timeout !== undefined;
-  if (approvesOnTimeout(after) && (!approvesOnTimeout(before) || (durationMs(after.timeout!) ?? 0) < (durationMs(before.timeout!) ?? 0))) return 'would be approved sooner by a timeout, with nobody deciding';
+  if (autoApproveMs(after) < autoApproveMs(before)) return 'would be approved sooner by a timeout or an escalation step, with nobody deciding';
+  const reassigned = before.approvers ? reassignedTo(after).filter((x) => !before.approvers!.includes(x) && !reassignedTo(before).includes(x)) : [];
+  if (reassigned.length > 0) return `could be reassigned by an escalation step to ${reassigned.slice(0, 5).join(', ')}, not only ${before.approvers!.join(', ')}`;
   return undefined;
 }
