@@ -146,6 +146,7 @@ export const teamSpecCheck: Check<TeamSpec> = shapeOf<TeamSpec>()(
     sharedState: boolean,
     version: teamVersion,
     teamAttribute: boolean,
+    approvalAttributes: boolean,
     approverKeys: approverKeysCheck,
     runApproverKeys: boolean,
     operatorKeys: approverKeysCheck,
@@ -154,5 +155,5 @@ export const teamSpecCheck: Check<TeamSpec> = shapeOf<TeamSpec>()(
     economics: economicsSpecCheck,
     remotes: recordOf(remoteAgentSpecCheck),
   },
-  ['sharedState', 'version', 'teamAttribute', 'approverKeys', 'runApproverKeys', 'operatorKeys', 'entry', 'payloadLimit', 'economics', 'remotes'],
+  ['sharedState', 'version', 'teamAttribute', 'approvalAttributes', 'approverKeys', 'runApproverKeys', 'operatorKeys', 'entry', 'payloadLimit', 'economics', 'remotes'],
 );
