@@ -31,7 +31,10 @@ export interface BatchDecision {
   reason?: string;
   /** Sign each decision with the approver's key (each signature names its own call's digest). */
   signer?: DecisionSigner;
-  /** Sign each decision elsewhere: given the waiting approval, answers its JWS (the HTTP service signs for a token's identity). */
+  /**
+   * Sign each decision elsewhere: given the waiting approval, answers its JWS (the HTTP service signs
+   * for a token's identity), or throws to refuse that approval alone (its outcome says why).
+   */
   sign?: (workflowId: string, waiting: PendingApproval) => Promise<string | undefined>;
 }
 
@@ -94,16 +97,16 @@ export async function decideBatch(client: BatchClient, batch: BatchDecision): Pr
     const p = waiting.get(`${item.workflowId}/${item.approvalId}`);
     if (!p) return { ...item, ok: false, error: 'ApprovalRefusedError', reason: `no approval ${item.approvalId} is waiting in chain ${item.workflowId}` };
     const callHash = item.callHash ?? p.tool?.callHash;
-    const signature = batch.sign ? await batch.sign(p.workflowId ?? item.workflowId, p) : undefined;
-    const options = {
-      approvalId: item.approvalId,
-      approver: batch.approver,
-      ...(batch.comment !== undefined ? { comment: batch.comment } : {}),
-      ...(batch.reason !== undefined ? { reason: batch.reason } : {}),
-      ...(callHash !== undefined ? { callHash } : {}),
-      ...(batch.signer ? { signer: batch.signer } : signature !== undefined ? { signature } : {}),
-    };
     try {
+      const signature = batch.sign ? await batch.sign(p.workflowId ?? item.workflowId, p) : undefined;
+      const options = {
+        approvalId: item.approvalId,
+        approver: batch.approver,
+        ...(batch.comment !== undefined ? { comment: batch.comment } : {}),
+        ...(batch.reason !== undefined ? { reason: batch.reason } : {}),
+        ...(callHash !== undefined ? { callHash } : {}),
+        ...(batch.signer ? { signer: batch.signer } : signature !== undefined ? { signature } : {}),
+      };
       return { ...item, ...(callHash !== undefined ? { callHash } : {}), ok: true, record: await client.decide(item.workflowId, batch.decision, options) };
     } catch (err) {
       return { ...item, ok: false, error: (err as Error).name ?? 'Error', reason: (err as Error).message ?? String(err) };

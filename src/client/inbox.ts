@@ -150,8 +150,9 @@ function matches(i: InboxItem, o: InboxOptions): boolean {
 
 /** Due first (soonest first, those without a deadline last), then oldest, then by chain and id: a total order. */
 function byDue(a: SortKey, b: SortKey): number {
-  const due = (a.dueAt ?? '~').localeCompare(b.dueAt ?? '~');
-  return due || a.requestedAt.localeCompare(b.requestedAt) || a.workflowId.localeCompare(b.workflowId) || a.approvalId.localeCompare(b.approvalId);
+  // Code-unit order (not the locale's, which ranks punctuation before digits): `~` follows every ISO time.
+  const cmp = (x: string, y: string) => (x < y ? -1 : x > y ? 1 : 0);
+  return cmp(a.dueAt ?? '~', b.dueAt ?? '~') || cmp(a.requestedAt, b.requestedAt) || cmp(a.workflowId, b.workflowId) || cmp(a.approvalId, b.approvalId);
 }
 
 type SortKey = Pick<InboxItem, 'dueAt' | 'requestedAt' | 'workflowId' | 'approvalId'>;
