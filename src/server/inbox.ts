@@ -9,12 +9,14 @@ import { InboxOptionError, MAX_INBOX_PAGE, type InboxOptions } from '../client/i
 import { MAX_BATCH } from '../client/batch';
 import { signDecision } from '../client/signing/sign';
 import { redactPending } from '../client/sensitive';
+import type { PendingApproval } from '../common/approvals';
 import { durationMs } from '../common/check';
 import { UserError } from '../common/errors';
 import { secured } from './access';
 import { mayDecide, Permission } from './auth';
 import type { ServiceApp, ServiceContext } from './context';
 import { jsonBody, problems } from './openapi';
+import { countDecision } from './metrics';
 import { HttpProblem } from './problems';
 import { ApprovalRecordSchema, PendingApprovalSchema } from './schemas';
 
@@ -111,6 +113,7 @@ export function inboxRoutes(app: ServiceApp, ctx: ServiceContext): void {
     const identity = c.get('identity');
     const { decision, comment, approvals } = c.req.valid('json');
     await ctx.payloadLimit.check('The batch', { approver: identity.name, comment, approvals });
+    const seen = new Map<string, PendingApproval>();
     const outcomes = await ctx.baton
       .decideBatch({
         approvals,
@@ -119,6 +122,7 @@ export function inboxRoutes(app: ServiceApp, ctx: ServiceContext): void {
         ...(comment ? (decision === 'approve' ? { comment } : { reason: comment }) : {}),
         // The decision each approval gets is checked against its own policy before it is sent.
         sign: async (workflowId, waiting) => {
+          seen.set(`${workflowId}/${waiting.handoffId}`, waiting);
           if (!mayDecide(identity, waiting.approvers)) throw new UserError(`${identity.name} may not decide this ${waiting.tool ? 'tool call' : 'handoff'} (approvers: ${waiting.approvers?.join(', ')})`);
           const fields = { approver: identity.name, decision, ...(comment ? (decision === 'approve' ? { comment } : { reason: comment }) : {}) };
           return ctx.signer ? signDecision(ctx.signer, { workflowId, waiting, decision: fields, token: c.get('token') }) : undefined;
@@ -127,7 +131,12 @@ export function inboxRoutes(app: ServiceApp, ctx: ServiceContext): void {
       .catch((err: unknown) => {
         throw err instanceof UserError ? new HttpProblem(409, 'Batch refused', err.message) : err;
       });
-    for (const o of outcomes) if (o.ok) ctx.metrics?.decisions.inc({ decision });
+    for (const o of outcomes) {
+      if (!o.ok) continue;
+      ctx.metrics?.decisions.inc({ decision });
+      const waiting = seen.get(`${o.workflowId}/${o.approvalId}`);
+      if (waiting) countDecision(ctx.baton, ctx.metrics, o.workflowId, waiting, o.record);
+    }
     return c.json({ outcomes } as never, 200);
   });
 }

@@ -3,6 +3,7 @@
  * waits as search attributes; `GET /v1/inbox` lists what waits for the caller, soonest due first,
  * filtered and paged; `POST /v1/approvals/batch` decides similar calls, each its own decision.
  */
+import { Registry } from 'prom-client';
 import { z } from 'zod';
 import { describe, expect, it } from 'vitest';
 import { defineTool, Team } from '../../src';
@@ -39,6 +40,7 @@ async function inbox(call: Caller, token: string, query = '') {
 
 describe('the inbox', () => {
   it('lists what waits for the caller from search attributes, soonest due first, filtered and paged; a batch decides each call on its own', { timeout: 120_000 }, async () => {
+    const registry = new Registry();
     await withService(server.env, inboxTeam(), async ({ call, baton }) => {
       const start = (agent: string, input: string) => call('POST', '/v1/runs', { token: TOKENS.ops, body: { agent, input } }).then((a) => a.body.workflowId as string);
       const refunds = [await start('refunds', 'Refund order A1 for Ada.'), await start('refunds', 'Refund order A1 for Bo.'), await start('refunds', 'Refund order A1 for Cy.')];
@@ -108,6 +110,11 @@ describe('the inbox', () => {
       const cleared = (await baton.client.workflow.getHandle(refunds[0]!).describe()).typedSearchAttributes;
       expect(cleared.get(BatonPendingApprovals)).toBe(0);
       expect(cleared.get(BatonApprovers) ?? []).toEqual([]);
-    });
+
+      // /metrics: alice's three decisions timed by approver and tool; what waits (bob's call) by age.
+      const metrics = await waitFor(() => call('GET', '/metrics').then((a) => a.text), (t) => /baton_approval_decision_seconds_count\{[^}]*approver="alice",tool="issueRefund"\} 3/.test(t));
+      expect(metrics).toMatch(/baton_approvals_pending_by_age\{age="under 5m"\} 1/);
+      expect(metrics).toMatch(/baton_approvals_pending_by_age\{age="overdue"\} 0/);
+    }, { registry });
   });
 });
