@@ -12,6 +12,7 @@ import { conversationOperations } from './conversation';
 import { deployOperations } from './deploy';
 import { faultOperations } from './faults';
 import { httpOperations } from './http';
+import { inboxOperations } from './inbox';
 import { migrateOperations } from './migrate';
 import { protocolOperations } from './protocols';
 import { remoteOperations } from './remote';
@@ -32,6 +33,7 @@ export const OPERATIONS: AnyOperation[] = [
   ...archiveOperations,
   ...authorityOperations,
   ...remoteOperations,
+  ...inboxOperations,
 ];
 
 const byName = new Map(OPERATIONS.map((op) => [op.name, op]));
