@@ -42,6 +42,8 @@ export interface ActivityDependencies {
   mcp?: McpTools;
   /** Whether the worker's namespace has the `BatonTeam` search attribute, so runs may write it. */
   teamAttribute?: boolean;
+  /** Whether the worker's namespace has baton's approval search attributes, so runs may write them. */
+  approvalAttributes?: boolean;
   /** The worker's Temporal client, for the shared spend ledgers and breakers (made when first needed). */
   client?: () => Client;
   /** The worker's prices, over the team's: recorded with the team snapshot. */
@@ -53,11 +55,11 @@ export interface ActivityDependencies {
 }
 
 /** Build the activities for one worker. */
-export function createActivities({ team, providers = {}, hooks = {}, mcp, teamAttribute, client, prices, payloadLimit, streams }: ActivityDependencies) {
+export function createActivities({ team, providers = {}, hooks = {}, mcp, teamAttribute, approvalAttributes, client, prices, payloadLimit, streams }: ActivityDependencies) {
   const resolved: ModelProviders = { openai: new OpenAIProvider(), scripted: new ScriptedProvider(), ...withAiSdkProvider(team.agents, providers) };
   const handoffListeners = hooks.agent_handoff ?? [];
   let snapshot: TeamSpec | undefined;
-  const spec = () => (snapshot ??= { ...team.spec({ hasHandoffListeners: handoffListeners.length > 0, mcpTools: mcp?.specs, prices }), ...(teamAttribute ? { teamAttribute } : {}), ...(payloadLimit ? { payloadLimit } : {}) });
+  const spec = () => (snapshot ??= { ...team.spec({ hasHandoffListeners: handoffListeners.length > 0, mcpTools: mcp?.specs, prices }), ...(teamAttribute ? { teamAttribute } : {}), ...(approvalAttributes ? { approvalAttributes } : {}), ...(payloadLimit ? { payloadLimit } : {}) });
   const refuseMismatch = teamCheck(spec, () => Object.keys(resolved));
 
   /** One model turn of one agent; heartbeats while it waits, so a dead worker's call is retried in seconds. */

@@ -21,7 +21,7 @@ export function freePort(): Promise<number> {
   });
 }
 
-const TYPE_NAMES = { KEYWORD: 'Keyword', INT: 'Int' } as const;
+const TYPE_NAMES = { KEYWORD: 'Keyword', INT: 'Int', DATETIME: 'Datetime', KEYWORD_LIST: 'KeywordList' } as const;
 
 /** A dev server on a fixed port, optionally persisted to a SQLite file. */
 export class DrillServer {
@@ -55,7 +55,7 @@ export class DrillServer {
   async start(): Promise<void> {
     const args = ['server', 'start-dev', '--ip', '127.0.0.1', '--port', String(this.port), '--headless', '--log-level', 'error'];
     if (this.dbFile) args.push('--db-filename', this.dbFile);
-    for (const a of BATON_SEARCH_ATTRIBUTES) args.push('--search-attribute', `${a.name}=${TYPE_NAMES[a.type as keyof typeof TYPE_NAMES]}`);
+    for (const a of BATON_SEARCH_ATTRIBUTES) args.push('--search-attribute', `${a.name}=${TYPE_NAMES[a.type]}`);
     const log = fs.openSync(this.logFile, 'a');
     this.child = spawn(this.binary, args, { stdio: ['ignore', log, log] });
     fs.closeSync(log);

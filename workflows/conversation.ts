@@ -44,6 +44,7 @@ import { runningVersion } from './conversation/upgrade';
 import { matchingTeam } from './team/match';
 import { boundingPayloads } from './chain/payloadBound';
 import { recordTeam, teamAttribute } from './team/record';
+import { withApprovalAttributes } from './approvals/searchAttributes';
 import { variantAttribute } from './variant';
 import { defaultGuards } from './guards';
 import { economicsOf } from './economics/start';
@@ -73,7 +74,7 @@ export async function conversation(startInput: ConversationInput): Promise<Conve
   const migrations = new Migrations(workflowInfo().workflowId);
   // Refusals tallied per drain, and every wait continues as new before Temporal's limits.
   const inboxBounds = bounded && hasPatch(Patches.INBOX_BOUNDS);
-  const matched = matchingTeam(temporalEffects(true), { state: () => chain?.state, stranded: (refusal) => migrations.stranded(refusal) });
+  const matched = matchingTeam(withApprovalAttributes(temporalEffects(true), () => chain?.state.team), { state: () => chain?.state, stranded: (refusal) => migrations.stranded(refusal) });
   const tagged = taggingStreams(boundingPayloads(withSpecialistFigures(matched), () => chain?.state.team), () => {
     const current = live ? session?.state.current : undefined;
     return current ? { turn: current.turn, message: current.idempotencyKey, ...(current.merged ? { merged: current.merged } : {}) } : undefined;

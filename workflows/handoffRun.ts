@@ -44,6 +44,7 @@ import { matchingTeam } from './team/match';
 import { boundingPayloads } from './chain/payloadBound';
 import { rebaseOnCurrentTeam } from './team/rebase';
 import { recordTeam, teamAttribute } from './team/record';
+import { withApprovalAttributes } from './approvals/searchAttributes';
 import { type Economy } from './economics/economy';
 import { economicsOf } from './economics/start';
 import { chainTag, taggingStreams } from './streams/tag';
@@ -85,7 +86,7 @@ export async function handoffRun(startInput: HandoffRunInput): Promise<HandoffRu
   let input: HandoffRunInput | undefined;
   // Model calls stream their text; steering and interrupts apply.
   const live = bounded && hasPatch(Patches.LIVE);
-  const tagged = taggingStreams(boundingPayloads(withSpecialistFigures(matchingTeam(temporalEffects(v2), { state: () => chain?.state, parentTeam: () => input?.parent?.team, startTimeout: () => input?.options?.teamMismatchTimeout })), () => chain?.state.team), () => (live ? chainTag(workflowInfo().workflowId, input?.parent) : undefined));
+  const tagged = taggingStreams(boundingPayloads(withSpecialistFigures(matchingTeam(withApprovalAttributes(temporalEffects(v2), () => chain?.state.team), { state: () => chain?.state, parentTeam: () => input?.parent?.team, startTimeout: () => input?.options?.teamMismatchTimeout })), () => chain?.state.team), () => (live ? chainTag(workflowInfo().workflowId, input?.parent) : undefined));
   const steering = new Steering(workflowInfo().workflowId, tagged, () => (!live ? 'it started before chains took steering messages' : chain ? undefined : 'it has not started yet'));
   const effects = live ? interruptible(tagged, steering) : tagged;
   receiveSteering(steering);

@@ -1,6 +1,7 @@
 #!/bin/sh
 # Before any baton container starts: wait for Temporal, create the namespace, and register
-# baton's search attributes (BatonAgent, BatonStatus, BatonTeam, BatonVariant: Keyword; BatonHandoffs: Int), so the first
+# baton's search attributes (BatonAgent, BatonStatus, BatonTeam, BatonVariant: Keyword; BatonHandoffs, BatonPendingApprovals: Int;
+# BatonApprovalDue: Datetime; BatonApprovers, BatonApprovalTools: KeywordList), so the first
 # chain started through the service can set them. Run by temporalio/admin-tools; idempotent.
 set -eu
 : "${TEMPORAL_ADDRESS:?}" "${TEMPORAL_NAMESPACE:=default}"
@@ -30,6 +31,10 @@ add BatonStatus Keyword
 add BatonHandoffs Int
 add BatonTeam Keyword
 add BatonVariant Keyword
-listed() { [ "$(t operator search-attribute list --namespace "$TEMPORAL_NAMESPACE" | grep -cwE 'BatonAgent|BatonStatus|BatonHandoffs|BatonTeam|BatonVariant')" -ge 5 ]; }
+add BatonApprovalDue Datetime
+add BatonApprovers KeywordList
+add BatonApprovalTools KeywordList
+add BatonPendingApprovals Int
+listed() { [ "$(t operator search-attribute list --namespace "$TEMPORAL_NAMESPACE" | grep -cwE 'BatonAgent|BatonStatus|BatonHandoffs|BatonTeam|BatonVariant|BatonApprovalDue|BatonApprovers|BatonApprovalTools|BatonPendingApprovals')" -ge 9 ]; }
 retry listed
 echo "baton's search attributes are registered in $TEMPORAL_NAMESPACE"

@@ -6,6 +6,7 @@ import { connect } from './connect';
 import type { Command } from './context';
 import { argumentsOption, mergeOntoWaiting } from './edits';
 import { formatDecision, formatPending } from './print';
+import { decideBatchFile } from './inbox';
 import { cliSigner } from './signing';
 
 export { argumentsOption } from './edits';
@@ -40,7 +41,7 @@ export function decideCommand(decision: 'approve' | 'reject'): Command {
   const approve = decision === 'approve';
   const note = approve ? '--comment <text>' : '--reason <text>';
   return {
-    synopsis: `baton ${decision} <workflowId> [--id <approvalId>] --as <approver> [${note}]${approve ? ` [--args '<json object>']` : ''} [--key <file>]`,
+    synopsis: `baton ${decision} (<workflowId> [--id <approvalId>] | --batch <file|->) --as <approver> [${note}]${approve ? ` [--args '<json object>']` : ''} [--key <file>]`,
     summary: `${decision} a handoff or tool call waiting for approval`,
     help: `Options:
   --as <approver>     who decides (required; checked against the policy's approvers)
@@ -58,6 +59,9 @@ export function decideCommand(decision: 'approve' | 'reject'): Command {
   --key <file>        sign the decision with this Ed25519 private key (PKCS#8 PEM or a JWK; or
                       BATON_SIGNING_KEY): the chain verifies it against the keys its team or run
                       trusts for the approver (docs/signatures.md)
+  --batch <file|->    decide several similar waiting calls together: a JSON list of {workflowId,
+                      approvalId, callHash?} (\`baton inbox --json\` lists them); each its own decision,
+                      bound to its own call and signed on its own; an outcome per approval (--json)
   --kid <id>          the key id to sign under (or BATON_SIGNING_KID; default: the JWK's "kid", else
                       the key's thumbprint)
 
@@ -72,8 +76,16 @@ a decision that cannot apply (nothing waits, not an allowed approver, ${approve 
         reason: { type: 'string' },
         key: { type: 'string' },
         kid: { type: 'string' },
+        batch: { type: 'string' },
+        json: { type: 'boolean', default: false },
         ...(approve ? { args: { type: 'string' as const } } : {}),
       });
+      if (values.batch !== undefined) {
+        if (positionals.length > 0 || values.id !== undefined || values.handoff !== undefined || values.args !== undefined) throw new UsageError('--batch names its approvals itself: give no <workflowId>, --id or --args with it');
+        if (!values.as) throw new UsageError('--as <approver> is required: who decides');
+        const notes = { ...(values.comment !== undefined ? { comment: values.comment } : {}), ...(values.reason !== undefined ? { reason: values.reason } : {}) };
+        return decideBatchFile(values.batch, { decision, approver: values.as, ...notes, ...cliSigner(values.key, values.kid) }, values.json, out);
+      }
       const [workflowId, ...rest] = positionals;
       if (!workflowId || rest.length > 0) throw new UsageError('expected exactly <workflowId>');
       if (!values.as) throw new UsageError('--as <approver> is required: who decides');

@@ -23,6 +23,7 @@ const LOADERS: Record<string, () => Command> = {
   run: exported('./run', 'runCommand'),
   chat: exported('./chat', 'chatCommand'),
   pending: exported('./approvals', 'pendingCommand'),
+  inbox: exported('./inbox', 'inboxCommand'),
   approve: () => (require('./approvals') as typeof Approvals).decideCommand('approve'),
   reject: () => (require('./approvals') as typeof Approvals).decideCommand('reject'),
   steer: exported('./steer', 'steerCommand'),

@@ -30,9 +30,13 @@ import { BatonRun, type RunResult } from './run';
 import { TeamSnapshots } from './sensitive';
 import { steerChain, type SteerOptions } from './steer';
 import { listPending, type PendingOptions } from './waiting';
+import { listInbox, type InboxOptions, type InboxPage } from './inbox';
+import { type BatchDecision, type BatchOutcome, decideBatch } from './batch';
 
 export { toBatonError } from './decide';
 export type { DecisionOptions, PendingHandoff, PendingToolCall } from './pending';
+export type { InboxItem, InboxOptions, InboxPage } from './inbox';
+export type { BatchDecision, BatchItem, BatchOutcome } from './batch';
 
 /** Options of {@link Baton}. */
 export interface BatonOptions {
@@ -170,6 +174,20 @@ export class Baton {
   }
 
   #teams?: TeamSnapshots;
+
+  /**
+   * What waits for `options.for` (a person and their groups), soonest due first, filtered and paged:
+   * one visibility query over baton's approval search attributes, no query per chain.
+   * @example const { approvals, nextPageToken } = await baton.inbox({ for: ['alice', 'finance'], tool: 'refund', overdue: true })
+   */
+  inbox(options: InboxOptions = {}): Promise<InboxPage> {
+    return listInbox(this.client, () => (this.#teams ??= new TeamSnapshots(this.client)), options);
+  }
+
+  /** Approve or reject several similar waiting calls together: each its own decision, bound to its own call; an outcome per approval. */
+  decideBatch(batch: BatchDecision): Promise<BatchOutcome[]> {
+    return decideBatch({ pendingIn: (id) => this.getRun(id).pendingApprovals(), decide: (id, decision, options) => this.decide(id, decision, options as unknown as DecisionOptions, undefined) }, batch);
+  }
 
   /**
    * Approve a waiting handoff or tool call and get the outcome. `approvalId` (in the options, or

@@ -43,7 +43,7 @@ export async function listPending(client: Client, teams: () => TeamSnapshots, op
 }
 
 /** `p` with its tool call's sensitive arguments redacted, unless `reveal` may see them. */
-async function withSensitivity(teams: () => TeamSnapshots, p: WaitingApproval, reveal: PendingOptions['reveal']): Promise<WaitingApproval> {
+export async function withSensitivity(teams: () => TeamSnapshots, p: WaitingApproval, reveal: PendingOptions['reveal']): Promise<WaitingApproval> {
   if (!p.tool) return p;
   const team = await teams().of(p.workflowId, p.runId);
   const spec = team.of(p.from, p.tool.name);

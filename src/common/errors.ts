@@ -65,12 +65,12 @@ export class AgentNotFoundError extends UserError<{ agent: string; available: st
   }
 }
 
-/** A decision on a handoff that cannot apply: unknown id, already decided, or an approver not allowed. */
+/** A decision on a handoff or tool call that cannot apply: unknown id, already decided, or an approver not allowed. */
 export class ApprovalRefusedError extends UserError<{ handoffId: string; reason: string; problem?: string }> {
   declare readonly handoffId: string;
   declare readonly reason: string;
   constructor(handoffId: string, reason: string, problem?: string) {
-    super(`Decision on handoff ${handoffId} refused: ${reason}`, { handoffId, reason, ...(problem !== undefined ? { problem } : {}) });
+    super(`Decision on approval ${handoffId} refused: ${reason}`, { handoffId, reason, ...(problem !== undefined ? { problem } : {}) });
   }
 }
 

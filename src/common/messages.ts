@@ -166,11 +166,34 @@ export const BatonTeam = defineSearchAttributeKey('BatonTeam', SearchAttributeTy
 export const BatonVariant = defineSearchAttributeKey('BatonVariant', SearchAttributeType.KEYWORD);
 
 /**
+ * Search attribute: when the soonest of the chain's waiting approvals is due (its `expiresAt`);
+ * unset when none waits or none has a deadline. Like the three below it is written only where the
+ * namespace has them all (a worker asks when it starts), so the inbox lists from visibility alone.
+ */
+export const BatonApprovalDue = defineSearchAttributeKey('BatonApprovalDue', SearchAttributeType.DATETIME);
+
+/** Search attribute: who may decide what waits in the chain: every approver named, `*` when anyone may decide one. */
+export const BatonApprovers = defineSearchAttributeKey('BatonApprovers', SearchAttributeType.KEYWORD_LIST);
+
+/** Search attribute: the tools whose calls wait for approval in the chain. */
+export const BatonApprovalTools = defineSearchAttributeKey('BatonApprovalTools', SearchAttributeType.KEYWORD_LIST);
+
+/** Search attribute: how many approvals wait in the chain (its own, not its specialists'). */
+export const BatonPendingApprovals = defineSearchAttributeKey('BatonPendingApprovals', SearchAttributeType.INT);
+
+/** The `BatonApprovers` value of an approval anyone with the right to decide may decide (its policy names no approvers). */
+export const ANY_APPROVER = '*';
+
+/** The approval search attributes, which the inbox reads; optional, like `BatonTeam`. */
+export const APPROVAL_SEARCH_ATTRIBUTES = [BatonApprovalDue, BatonApprovers, BatonApprovalTools, BatonPendingApprovals] as const;
+
+/**
  * The search attributes baton registers (`baton dev`, the servers baton starts, `ensureSearchAttributes`,
  * the compose stack). A namespace needs the first three before baton's workflows can run;
- * `BatonTeam` is written only where it is registered, `BatonVariant` by chains started in an experiment.
+ * `BatonTeam` and the approval attributes are written only where registered, `BatonVariant` by chains
+ * started in an experiment.
  */
-export const BATON_SEARCH_ATTRIBUTES = [BatonAgent, BatonStatusAttribute, BatonHandoffs, BatonTeam, BatonVariant] as const;
+export const BATON_SEARCH_ATTRIBUTES = [BatonAgent, BatonStatusAttribute, BatonHandoffs, BatonTeam, BatonVariant, ...APPROVAL_SEARCH_ATTRIBUTES] as const;
 
 /** Memo key of the variant a chain or conversation was given in an experiment (`VariantAssignment`), set at its start. */
 export const VARIANT_MEMO = 'batonVariant';

@@ -151,10 +151,16 @@ export const Patches = {
    * record (docs/approvals.md).
    */
   APPROVAL_POLICIES: 'baton-approval-policies',
+  /**
+   * Decided when an approval of a chain whose worker found baton's approval search attributes in
+   * its namespace first opens: every change to what waits writes `BatonApprovalDue`,
+   * `BatonApprovers`, `BatonApprovalTools` and `BatonPendingApprovals`, which the inbox lists from.
+   */
+  APPROVAL_SEARCH_ATTRIBUTES: 'baton-approval-search-attributes',
 } as const;
 
 /** Patches added after {@link Patches.BASELINE_2026_11}: a run decides each by its own marker. */
-const AFTER_BASELINE_2026_11: readonly string[] = [Patches.BASELINE_2026_11, Patches.STRANDED_TURNS, Patches.SHARED_ECONOMICS_ACTIVITIES, Patches.INBOX_BOUNDS, Patches.SPECIALIST_TEAM_TIMEOUT, Patches.AUTHORITY, Patches.STRANDED_DELEGATIONS, Patches.REPORT_PULL, Patches.APPROVAL_NOTIFICATIONS, Patches.APPROVAL_POLICIES];
+const AFTER_BASELINE_2026_11: readonly string[] = [Patches.BASELINE_2026_11, Patches.STRANDED_TURNS, Patches.SHARED_ECONOMICS_ACTIVITIES, Patches.INBOX_BOUNDS, Patches.SPECIALIST_TEAM_TIMEOUT, Patches.AUTHORITY, Patches.STRANDED_DELEGATIONS, Patches.REPORT_PULL, Patches.APPROVAL_NOTIFICATIONS, Patches.APPROVAL_POLICIES, Patches.APPROVAL_SEARCH_ATTRIBUTES];
 
 /** The patches {@link Patches.BASELINE_2026_11} stands for. */
 export const BASELINE_2026_11_COVERS: readonly string[] = Object.values(Patches).filter((id) => !AFTER_BASELINE_2026_11.includes(id));

@@ -95,6 +95,11 @@ export interface TeamSpec {
    */
   teamAttribute?: boolean;
   /**
+   * Whether the worker that took the snapshot found baton's approval search attributes
+   * (`BatonApprovalDue` and the rest) in its namespace, so the run may write them. Not part of the version.
+   */
+  approvalAttributes?: boolean;
+  /**
    * Prices, spend limits and shared breakers: the worker's and the team's, resolved when the snapshot
    * was taken, so a chain is priced and limited by what it ran under. Not part of the version.
    */

@@ -149,6 +149,7 @@ export const teamSpecCheck: Check<TeamSpec> = shapeOf<TeamSpec>()(
     sharedState: boolean,
     version: teamVersion,
     teamAttribute: boolean,
+    approvalAttributes: boolean,
     approverKeys: approverKeysCheck,
     runApproverKeys: boolean,
     operatorKeys: approverKeysCheck,
@@ -158,5 +159,5 @@ export const teamSpecCheck: Check<TeamSpec> = shapeOf<TeamSpec>()(
     remotes: recordOf(remoteAgentSpecCheck),
     notifications: notificationsSpecCheck,
   },
-  ['approvalPolicy', 'sharedState', 'version', 'teamAttribute', 'approverKeys', 'runApproverKeys', 'operatorKeys', 'entry', 'payloadLimit', 'economics', 'remotes', 'notifications'],
+  ['approvalPolicy', 'sharedState', 'version', 'teamAttribute', 'approvalAttributes', 'approverKeys', 'runApproverKeys', 'operatorKeys', 'entry', 'payloadLimit', 'economics', 'remotes', 'notifications'],
 );

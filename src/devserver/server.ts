@@ -60,8 +60,11 @@ export const TUNED_DYNAMIC_CONFIG: readonly string[] = [
 
 /** The flags that give a dev server baton's search attributes. */
 export function searchAttributeFlags(): string[] {
-  return BATON_SEARCH_ATTRIBUTES.flatMap((key) => ['--search-attribute', `${key.name}=${key.type === 'INT' ? 'Int' : 'Keyword'}`]);
+  return BATON_SEARCH_ATTRIBUTES.flatMap((key) => ['--search-attribute', `${key.name}=${CLI_TYPES[key.type]}`]);
 }
+
+/** The Temporal CLI's names of the search attribute types baton uses. */
+const CLI_TYPES: Record<(typeof BATON_SEARCH_ATTRIBUTES)[number]['type'], string> = { KEYWORD: 'Keyword', INT: 'Int', DATETIME: 'Datetime', KEYWORD_LIST: 'KeywordList' };
 
 /** Start a dev server and wait until it answers. Stop it with `teardown()`. */
 export async function startDevServer(options: DevServerOptions = {}): Promise<DevServer> {

@@ -18,7 +18,7 @@ import { batonDataConverter } from '../payloads/codec';
 import { codecOptionsFromEnv, type PayloadCodecOptions } from '../payloads/keys';
 import { PRELOAD_MODULES, withBatonInterceptors, workflowBundle } from '../worker/bundle';
 import { loggingDecryptionFailures } from '../worker/codecLog';
-import { hasTeamAttribute } from '../worker/deployment';
+import { optionalAttributes } from '../worker/deployment';
 import { chainPayloadLimit } from '../worker/payloadLimit';
 import { resolveWorkerTelemetry, type WorkerTelemetryOptions } from '../worker/telemetry';
 import { BatonMetrics } from '../worker/telemetry/metrics';
@@ -140,10 +140,10 @@ export class BatonPlugin extends AsyncSimplePlugin {
     const mcp = await this.mcp.acquire();
     try {
       const namespace = options.namespace ?? 'default';
-      const teamAttribute = options.connection ? await hasTeamAttribute(options.connection, namespace) : false;
+      const attributes = options.connection ? await optionalAttributes(options.connection, namespace) : { team: false, approvals: false };
       const payloadLimit = await chainPayloadLimit(options.connection, namespace, this.ownConverter(configured) ? undefined : this.converter?.codec);
       const client = sharedEconomicsClient(options.connection, namespace, configured.dataConverter);
-      const activities = createActivities({ team: this.baton.team, hooks: this.baton.hooks, providers: this.baton.providers, mcp, teamAttribute, payloadLimit, prices: this.baton.prices, ...(client ? { client } : {}), ...(this.baton.streams === false ? {} : { streams: this.baton.streams ?? streamsFromEnv() }) });
+      const activities = createActivities({ team: this.baton.team, hooks: this.baton.hooks, providers: this.baton.providers, mcp, teamAttribute: attributes.team, approvalAttributes: attributes.approvals, payloadLimit, prices: this.baton.prices, ...(client ? { client } : {}), ...(this.baton.streams === false ? {} : { streams: this.baton.streams ?? streamsFromEnv() }) });
       const own = Object.keys(configured.activities ?? {});
       const clash = activityNames(activities).filter((name) => own.includes(name));
       if (clash.length > 0) throw new UserError(`the worker's activities ${clash.map((n) => `"${n}"`).join(', ')} have the names of baton's activities; rename yours (a worker runs one activity per name)`);

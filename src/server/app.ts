@@ -14,6 +14,7 @@ import type { Baton } from '../client/baton';
 import type { DecisionSigner } from '../client/signing/signer';
 import type { BatonTracing } from '../worker/telemetry';
 import { approvalRoutes } from './approvals';
+import { inboxRoutes } from './inbox';
 import { breakerRoutes } from './breakers';
 import { Authenticator, type AuthOptions } from './auth';
 import { BEARER, type ServiceApp, type ServiceContext, type ServiceEnv } from './context';
@@ -180,6 +181,7 @@ export function createBatonApp(options: BatonServiceOptions): ServiceApp {
   steerRoutes(app, ctx);
   conversationRoutes(app, ctx);
   approvalRoutes(app, ctx);
+  inboxRoutes(app, ctx);
   breakerRoutes(app, ctx);
   evaluationRoutes(app, ctx, options.datasets);
   if (options.a2a !== false) a2aRoutes(app, ctx, authenticator, options.a2a, maxBodyBytes);

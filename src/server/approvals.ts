@@ -14,6 +14,7 @@ import { secured } from './access';
 import { mayDecide, Permission, type Identity } from './auth';
 import type { ServiceApp, ServiceContext } from './context';
 import { jsonBody, problems } from './openapi';
+import { countDecision } from './metrics';
 import { HttpProblem } from './problems';
 import { ApprovalRecordSchema, DecisionSchema, PendingApprovalSchema } from './schemas';
 
@@ -108,6 +109,7 @@ export function approvalRoutes(app: ServiceApp, ctx: ServiceContext): void {
     const options = { ...fields, ...(signed !== undefined ? { signature: signed } : {}) };
     const record = decision === 'approve' ? await ctx.baton.approve(id, approvalId, options) : await ctx.baton.reject(id, approvalId, options);
     ctx.metrics?.decisions.inc({ decision });
+    countDecision(ctx.baton, ctx.metrics, waiting.workflowId ?? id, waiting, record);
     return c.json(record as unknown as z.infer<typeof ApprovalRecordSchema>, 200);
   });
 }

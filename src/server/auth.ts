@@ -48,6 +48,8 @@ export const GRANTS: Readonly<Record<Permission, readonly Role[]>> = {
 export interface Identity {
   name: string;
   roles: Role[];
+  /** The groups the caller belongs to: the inbox lists what waits for them too (a policy's `approvers` naming the group). */
+  groups?: string[];
 }
 
 /** A static token: the token itself (development) or its SHA-256 digest in hex. */
@@ -56,6 +58,8 @@ export interface StaticToken {
   sha256?: string;
   identity: string;
   roles: Role[];
+  /** The groups the identity belongs to (see {@link Identity.groups}). */
+  groups?: string[];
 }
 
 /** JWT verification against a JSON Web Key Set. */
@@ -99,7 +103,7 @@ export class Authenticator {
     if (!options.tokens?.length && !options.jwt && !options.authenticate) {
       throw new Error('the service needs a way to authenticate callers: static tokens, a JWKS for JWTs, or an authenticate function');
     }
-    this.digests = (options.tokens ?? []).map((t, i) => ({ digest: digestOf(t, i), identity: identityOf(t.identity, t.roles, `tokens[${i}]`) }));
+    this.digests = (options.tokens ?? []).map((t, i) => ({ digest: digestOf(t, i), identity: identityOf(t.identity, t.roles, `tokens[${i}]`, t.groups) }));
     if (options.jwt) this.jwks = createRemoteJWKSet(new URL(options.jwt.jwksUrl));
   }
 
@@ -200,7 +204,7 @@ export function parseTokens(json: string, source: string): StaticToken[] {
   return value.map((t: unknown, i) => {
     const entry = t as Partial<StaticToken>;
     digestOf(entry as StaticToken, i, source);
-    identityOf(entry.identity, entry.roles, `${source}[${i}]`);
+    identityOf(entry.identity, entry.roles, `${source}[${i}]`, entry.groups);
     return entry as StaticToken;
   });
 }
@@ -211,10 +215,11 @@ function digestOf(t: StaticToken, i: number, source = 'tokens'): Buffer {
   throw new Error(`${source}[${i}] needs "token" (8 characters or more) or "sha256" (64 hex digits)`);
 }
 
-function identityOf(name: unknown, roles: unknown, where: string): Identity {
+function identityOf(name: unknown, roles: unknown, where: string, groups?: unknown): Identity {
   if (typeof name !== 'string' || name.trim() === '') throw new Error(`${where}: "identity" must name who the token stands for`);
   if (!Array.isArray(roles) || roles.some((r) => !ROLES.has(r as string))) throw new Error(`${where}: "roles" must list roles from ${[...ROLES].join(', ')}`);
-  return { name, roles: roles as Role[] };
+  if (groups !== undefined && (!Array.isArray(groups) || groups.some((g) => typeof g !== 'string' || g.trim() === ''))) throw new Error(`${where}: "groups" must list group names (non-empty strings)`);
+  return { name, roles: roles as Role[], ...(groups ? { groups: groups as string[] } : {}) };
 }
 
 function unauthorized(detail: string): HttpProblem {

@@ -94,6 +94,7 @@ export function flowSvg(chain: AuditChain, options: FlowOptions = {}): string {
   // The specialists' row sits below the arcs of handoffs that went back.
   const specialistsY = ROW_Y + H + 48 + 18 * down;
   const specialists = drawSpecialists(chain, specialistsY, (id) => (pos.has(id) ? center(id) : undefined), options.href ?? defaultHref);
+  // An image's children are hidden from assistive technology: a flow whose specialists are links is a group.
   const bottom = specialists.boxes.length > 0 ? specialistsY + H + 8 - (ROW_Y + H) : 40 + 18 * down;
   const width = Math.max(x - GAP + 10, specialists.right + 10, 120);
   const height = top + H + bottom;
@@ -103,7 +104,7 @@ export function flowSvg(chain: AuditChain, options: FlowOptions = {}): string {
     return `<g class="node ${n.kind}"><rect x="${nx}" y="${ROW_Y}" width="${w}" height="${H}" rx="${rx}"/>${text(nx + w / 2, ROW_Y + H / 2 + 4, n.label)}</g>`;
   });
   return [
-    `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 ${-top} ${width} ${height}" width="${width}" height="${height}" role="img" aria-label="${esc(describeFlow(chain))}">`,
+    `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 ${-top} ${width} ${height}" width="${width}" height="${height}" role="${specialists.boxes.length > 0 ? 'group' : 'img'}" aria-label="${esc(describeFlow(chain))}">`,
     '<defs><marker id="arrow" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" orient="auto-start-reverse"><path d="M 0 0 L 10 5 L 0 10 z" class="head"/></marker></defs>',
     '<style>.edge{fill:none;stroke:#56606e;stroke-width:1.6}.head{fill:#56606e}.node rect{fill:#fff;stroke:#56606e;stroke-width:1.4}.node.agent rect,.node.specialist rect{fill:#eef3fb;stroke:#2f5fa7}.node.failed rect{fill:#fdecec;stroke:#b3261e}text{font:12px system-ui,sans-serif;fill:#1d232b;text-anchor:middle}text.start{text-anchor:start}</style>',
     ...paths,

@@ -7,6 +7,9 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Context } from 'hono';
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import type { Baton } from '../client/baton';
+import type { ApprovalRecord, PendingApproval } from '../common/approvals';
+import { TEAM_MEMO } from '../common/messages';
+import { AGE_BUCKETS, ageBucket } from '../eval/stats/approvals';
 import { HttpProblem } from './problems';
 
 /** The service's metric families in one registry. */
@@ -16,6 +19,10 @@ export class ServiceMetrics {
   readonly runsStarted: Counter<'agent'>;
   readonly decisions: Counter<'decision'>;
   readonly rateLimited: Counter;
+  /** Time from an approval's request to its decision through the service, by team, approver and tool. */
+  readonly decisionSeconds: Histogram<'team' | 'approver' | 'tool'>;
+  /** Decisions through the service that came after the approval's deadline. */
+  readonly slaBreaches: Counter<'team' | 'tool'>;
   private waitingSource?: Baton;
 
   private static readonly byRegistry = new WeakMap<Registry, ServiceMetrics>();
@@ -38,7 +45,40 @@ export class ServiceMetrics {
     this.runsStarted = new Counter({ name: 'baton_runs_started_total', help: 'Chains started through the service, by first agent', labelNames: ['agent'], ...on });
     this.decisions = new Counter({ name: 'baton_approval_decisions_total', help: 'Approval decisions made through the service', labelNames: ['decision'], ...on });
     this.rateLimited = new Counter({ name: 'baton_starts_rate_limited_total', help: 'Starts refused by the per-identity rate limit', ...on });
+    this.decisionSeconds = new Histogram({
+      name: 'baton_approval_decision_seconds',
+      help: 'Time from an approval being asked to its decision through the service, by team, approver and tool ("handoff" for handoffs)',
+      labelNames: ['team', 'approver', 'tool'],
+      buckets: [1, 10, 30, 60, 300, 900, 1800, 3600, 4 * 3600, 24 * 3600],
+      ...on,
+    });
+    this.slaBreaches = new Counter({ name: 'baton_approval_sla_breaches_total', help: 'Decisions through the service made after the approval was due', labelNames: ['team', 'tool'], ...on });
     const waiting = () => this.waitingSource;
+    new Gauge({
+      name: 'baton_approvals_pending_by_age',
+      help: 'Approvals waiting across all chains by how long they have waited, and how many are overdue (age="overdue"), from the inbox',
+      labelNames: ['age'],
+      ...on,
+      async collect() {
+        const baton = waiting();
+        if (!baton) return;
+        try {
+          const counts = Object.fromEntries([...AGE_BUCKETS, 'overdue'].map((b) => [b, 0]));
+          let pageToken: string | undefined;
+          do {
+            const page = await baton.client.connection.withDeadline(Date.now() + 5_000, () => baton.inbox({ limit: 500, ...(pageToken ? { pageToken } : {}) }));
+            for (const a of page.approvals) {
+              counts[ageBucket(a.ageMs)]!++;
+              if (a.overdue) counts.overdue!++;
+            }
+            pageToken = page.nextPageToken;
+          } while (pageToken);
+          for (const [age, n] of Object.entries(counts)) this.set({ age }, n);
+        } catch {
+          // Temporal unreachable: the gauge keeps its last values rather than failing the scrape.
+        }
+      },
+    });
     new Gauge({
       name: 'baton_approvals_waiting',
       help: 'Handoffs waiting for approval across all chains (from visibility; the same on every replica)',
@@ -54,6 +94,29 @@ export class ServiceMetrics {
       },
     });
   }
+}
+
+/**
+ * {@link observeDecision} with the team of chain `workflowId` read from its memo, after the answer:
+ * the decision's caller never waits for its metrics.
+ */
+export function countDecision(baton: Baton, metrics: ServiceMetrics | undefined, workflowId: string, waiting: Pick<PendingApproval, 'expiresAt' | 'tool'>, record: ApprovalRecord): void {
+  if (!metrics) return;
+  void baton.client.workflow
+    .getHandle(workflowId)
+    .describe()
+    .then((d) => (d.memo?.[TEAM_MEMO] as { id?: string } | undefined)?.id, () => undefined)
+    .then((team) => observeDecision(metrics, { ...waiting, ...(team ? { team } : {}) }, record));
+}
+
+/** Count a decision made through the service: its time to decision, and a breach when it came after the approval was due. */
+export function observeDecision(metrics: ServiceMetrics | undefined, waiting: Pick<PendingApproval, 'expiresAt' | 'tool'> & { team?: string }, record: ApprovalRecord): void {
+  if (!metrics || record.outcome === 'timed_out') return;
+  const team = waiting.team?.split('@')[0] ?? 'unversioned';
+  const tool = waiting.tool?.name ?? 'handoff';
+  const seconds = (Date.parse(record.decidedAt) - Date.parse(record.requestedAt)) / 1000;
+  if (Number.isFinite(seconds)) metrics.decisionSeconds.observe({ team, approver: record.approver ?? 'unknown', tool }, Math.max(0, seconds));
+  if (waiting.expiresAt !== undefined && record.decidedAt > waiting.expiresAt) metrics.slaBreaches.inc({ team, tool });
 }
 
 /**

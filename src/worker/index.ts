@@ -164,10 +164,11 @@ export async function ensureSearchAttributes(connection: Connection, namespace =
   const known = new Set(Object.keys(existing.customAttributes ?? {}));
   const missing = BATON_SEARCH_ATTRIBUTES.filter((k) => !known.has(k.name));
   if (missing.length === 0) return [];
-  const typeOf = { KEYWORD: 2, INT: 3 } as const;
+  // Temporal's IndexedValueType numbers.
+  const typeOf = { KEYWORD: 2, INT: 3, DATETIME: 5, KEYWORD_LIST: 7 } as const;
   await connection.operatorService.addSearchAttributes({
     namespace,
-    searchAttributes: Object.fromEntries(missing.map((k) => [k.name, typeOf[k.type as keyof typeof typeOf]])),
+    searchAttributes: Object.fromEntries(missing.map((k) => [k.name, typeOf[k.type]])),
   });
   return missing.map((k) => k.name);
 }

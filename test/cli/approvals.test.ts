@@ -138,7 +138,7 @@ describe('the baton command: approvals and the audit', () => {
 
       const refused = await cli(['approve', run.workflowId, '--handoff', 'nope', '--as', 'alice'], env);
       expect(refused.code).toBe(1);
-      expect(refused.stderr).toContain('ApprovalRefusedError: Decision on handoff nope refused: no handoff nope is waiting for approval');
+      expect(refused.stderr).toContain('ApprovalRefusedError: Decision on approval nope refused: no handoff nope is waiting for approval');
       expect((await cli(['approve', run.workflowId], env)).stderr).toContain('--as <approver> is required');
 
       const approved = await cli(['approve', run.workflowId, '--as', 'alice', '--comment', 'looks right'], env);
@@ -190,7 +190,7 @@ describe('the baton command: approvals and the audit', () => {
       const mismatched = await cli(['approve', run.workflowId, '--as', 'alice', '--args', '{"orderId":"A1","amount":"lots"}'], env);
       expect(mismatched.code).toBe(1);
       expect(mismatched.stderr).toContain(
-        `baton approve: ApprovalRefusedError: Decision on handoff ${waiting!.handoffId} refused: the edited arguments do not match the parameters of issueRefund: $.amount must be number, got string "lots"`,
+        `baton approve: ApprovalRefusedError: Decision on approval ${waiting!.handoffId} refused: the edited arguments do not match the parameters of issueRefund: $.amount must be number, got string "lots"`,
       );
       expect(await run.pendingApprovals()).toHaveLength(1);
 

@@ -93,7 +93,7 @@ describe('docker-compose.yml', () => {
     const script = fs.readFileSync(hostPath(setup, setup.entrypoint!.at(-1)!), 'utf8');
     expect(script).toContain('t() { temporal "$@" --address "$TEMPORAL_ADDRESS"; }');
     expect(script).toContain('retry t operator cluster health');
-    for (const key of BATON_SEARCH_ATTRIBUTES) expect(script).toMatch(new RegExp(`add ${key.name} ${key.type === 'INT' ? 'Int' : 'Keyword'}\\b`));
+    for (const key of BATON_SEARCH_ATTRIBUTES) expect(script).toMatch(new RegExp(`add ${key.name} ${{ INT: 'Int', KEYWORD: 'Keyword', DATETIME: 'Datetime', KEYWORD_LIST: 'KeywordList' }[key.type]}\\b`));
     expect(script).toContain('t operator search-attribute create --name "$1" --type "$2"');
     const schema = service('temporal-schema');
     expect(fs.readFileSync(hostPath(schema, schema.entrypoint!.at(-1)!), 'utf8')).toContain('temporal-sql-tool --plugin postgres12');

@@ -66,6 +66,9 @@ describe('flowSvg of a chain that delegated', () => {
     );
     expect(svg.match(/<g class="node specialist">/g)).toHaveLength(1);
     expect(svg.match(/<g class="node specialist failed">/g)).toHaveLength(1);
+    // Its links stay reachable: a picture with links in it is a group, not an image (whose children assistive technology skips).
+    expect(svg).toMatch(/^<svg [^>]*role="group" aria-label="Chain wf-1: /);
+    expect(flowSvg(chain([]))).toMatch(/^<svg [^>]*role="img"/);
     expect(svg).toContain('<a class="chain-link" href="/runs/wf-1%2Forders-1.1" data-workflow-id="wf-1/orders-1.1"><title>orders&#39;s chain wf-1/orders-1.1: completed</title>');
     // The specialist's own handoffs name its box.
     expect(svg).toContain('>orders → billing</text>');

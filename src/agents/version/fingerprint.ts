@@ -50,8 +50,8 @@ export function teamVersion(spec: TeamSpec, naming: VersionNaming = {}): TeamVer
  * namespace) and its economics (prices and limits change without changing how a chain runs, and a
  * change of them must not strand the chains running).
  */
-export function versioned(spec: TeamSpec): Omit<TeamSpec, 'version' | 'hasHandoffListeners' | 'teamAttribute' | 'economics'> {
-  const { version: _v, hasHandoffListeners: _h, teamAttribute: _a, economics: _e, ...rest } = spec;
+export function versioned(spec: TeamSpec): Omit<TeamSpec, 'version' | 'hasHandoffListeners' | 'teamAttribute' | 'approvalAttributes' | 'economics'> {
+  const { version: _v, hasHandoffListeners: _h, teamAttribute: _a, approvalAttributes: _aa, economics: _e, ...rest } = spec;
   return rest;
 }
 

@@ -6,7 +6,7 @@
  */
 import type { NativeConnection, WorkerDeploymentOptions } from '@temporalio/worker';
 import { UserError } from '../../common/errors';
-import { BatonTeam } from '../../common/messages';
+import { APPROVAL_SEARCH_ATTRIBUTES, BatonTeam } from '../../common/messages';
 
 /** The Worker Deployment version a worker belongs to. */
 export interface WorkerDeployment {
@@ -59,10 +59,20 @@ export function workerDeploymentOptions(deployment: WorkerDeployment): WorkerDep
  * worker that cannot ask (no rights to list search attributes) treats it as missing.
  */
 export async function hasTeamAttribute(connection: NativeConnection, namespace: string): Promise<boolean> {
+  return (await optionalAttributes(connection, namespace)).team;
+}
+
+/**
+ * Which of baton's optional search attributes the namespace has, asked once when a worker starts:
+ * `BatonTeam`, and the approval attributes (all four, or none counts). A worker that cannot ask
+ * treats them as missing, so a namespace without them never fails a chain.
+ */
+export async function optionalAttributes(connection: NativeConnection, namespace: string): Promise<{ team: boolean; approvals: boolean }> {
   try {
     const { customAttributes } = await connection.operatorService.listSearchAttributes({ namespace });
-    return Object.keys(customAttributes ?? {}).includes(BatonTeam.name);
+    const known = Object.keys(customAttributes ?? {});
+    return { team: known.includes(BatonTeam.name), approvals: APPROVAL_SEARCH_ATTRIBUTES.every((k) => known.includes(k.name)) };
   } catch {
-    return false;
+    return { team: false, approvals: false };
   }
 }

@@ -12,6 +12,7 @@ import { conversationOperations } from './conversation';
 import { deployOperations } from './deploy';
 import { faultOperations } from './faults';
 import { httpOperations } from './http';
+import { inboxOperations } from './inbox';
 import { migrateOperations } from './migrate';
 import { notificationOperations } from './notifications';
 import { protocolOperations } from './protocols';
@@ -36,6 +37,7 @@ export const OPERATIONS: AnyOperation[] = [
   ...authorityOperations,
   ...remoteOperations,
   ...notificationOperations,
+  ...inboxOperations,
 ];
 
 const byName = new Map(OPERATIONS.map((op) => [op.name, op]));
