@@ -30,7 +30,7 @@ export interface InboxOptions {
   tool?: string;
   /** Only approvals requested at least this long ago, in milliseconds. */
   minAgeMs?: number;
-  /** Only approvals past their deadline (`expiresAt`). */
+  /** Only approvals past their due time (their policy's `dueIn`, else their timeout). */
   overdue?: boolean;
   /** Words every listed approval contains (case-insensitive), in its message, agents, tool, arguments or chain id. */
   search?: string;
@@ -44,7 +44,7 @@ export interface InboxOptions {
 
 /** A waiting approval as the inbox lists it. */
 export interface InboxItem extends PendingHandoff {
-  /** When it is due (its `expiresAt`), if its policy has a deadline. */
+  /** When it is due (its policy's `dueIn`, else its timeout), if it has either. */
   dueAt?: string;
   /** Past its deadline. */
   overdue: boolean;
@@ -124,8 +124,9 @@ export function similarKey(p: Pick<PendingApproval, 'from' | 'to' | 'tool'>): st
 }
 
 function inboxItem(p: WaitingApproval, now: number): InboxItem {
-  const overdue = p.expiresAt !== undefined && Date.parse(p.expiresAt) <= now;
-  return { ...toPendingHandoff(p), ...(p.expiresAt ? { dueAt: p.expiresAt } : {}), overdue, similarKey: similarKey(p) };
+  const due = p.dueAt ?? p.expiresAt;
+  const overdue = due !== undefined && Date.parse(due) <= now;
+  return { ...toPendingHandoff(p), ...(due ? { dueAt: due } : {}), overdue, similarKey: similarKey(p) };
 }
 
 function toWaiting(i: InboxItem): WaitingApproval {

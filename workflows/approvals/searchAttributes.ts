@@ -20,7 +20,7 @@ import { hasPatch } from '../patches';
  * Pure, so the inbox's tests and the harness compute the same values.
  */
 export function approvalAttributes(pending: readonly PendingApproval[]): SearchAttributeUpdatePair[] {
-  const due = pending.map((p) => p.expiresAt).filter((d): d is string => d !== undefined).sort()[0];
+  const due = pending.map((p) => p.dueAt ?? p.expiresAt).filter((d): d is string => d !== undefined).sort()[0];
   const approvers = new Set<string>();
   const tools = new Set<string>();
   for (const p of pending) {
