@@ -20,7 +20,7 @@ export type McpSensitivity = Record<string, true | ToolSensitivitySpec>;
 
 /**
  * Which of a server's tools need a person's approval before a call runs, by the tool's name on the
- * server: `true`, or `{when?, approvers?, timeout?, onTimeout?}` as in `defineTool({needsApproval})`.
+ * server: `true`, or `{when?, approvers?, timeout?, onTimeout?, dueIn?, remindEvery?, escalation?}` as in `defineTool({needsApproval})`.
  * Conditions are checked against the schemas the server lists when the worker connects.
  * @example needsApproval: { refundOrder: { when: [{ arg: 'amount', op: '>', value: 100 }], approvers: ['finance'] } }
  */

@@ -10,7 +10,7 @@ const tool = (needsApproval: unknown) => () =>
 
 describe('declaring controls', () => {
   it('refuses bad needsApproval declarations, naming the field and what would be valid', () => {
-    expect(tool('yes')).toThrow('needsApproval must be true or {when?, approvers?, timeout?, onTimeout?}, got "yes"');
+    expect(tool('yes')).toThrow('needsApproval must be true or {when?, approvers?, timeout?, onTimeout?, dueIn?, remindEvery?, escalation?}, got "yes"');
     expect(tool({ when: { arg: 'amount', op: 'gt', value: 1 } })).toThrow('"needsApproval.when[0].op" must be one of ">", ">=", "<", "<=", "==", "!=", "in", "matches", "exists", got "gt"');
     expect(tool({ when: [{ arg: 'amount', op: '>', value: '100' }] })).toThrow('"needsApproval.when[0].value" must be a number for ">", got "100"');
     expect(tool({ timeout: 'soon' })).toThrow(/"needsApproval.timeout" must be a duration/);
@@ -44,8 +44,8 @@ describe('declaring controls', () => {
     expect(tool({ approvers: [] })).toThrow('"needsApproval.approvers" is empty, so nobody could approve a call; name who may, or leave it out to let anyone');
     expect(tool({ approvers: 'finance' })).toThrow('"needsApproval.approvers" must be a list of non-empty strings, got "finance"');
     expect(tool({ onTimeout: 'maybe' })).toThrow('"needsApproval.onTimeout" must be "reject" or "approve" or "fail", got "maybe"');
-    expect(tool({ whenn: { arg: 'amount', op: '>', value: 1 } })).toThrow('"needsApproval" has unknown field(s) "whenn" (valid: required, requireSignature, approvers, timeout, onTimeout, when)');
-    expect(tool([{ arg: 'amount', op: '>', value: 1 }])).toThrow('needsApproval must be true or {when?, approvers?, timeout?, onTimeout?}, got [{"arg":"amount","op":">","value":1}] (conditions go in when: { when: [{ arg, op, value }] })');
+    expect(tool({ whenn: { arg: 'amount', op: '>', value: 1 } })).toThrow('"needsApproval" has unknown field(s) "whenn" (valid: required, requireSignature, approvers, timeout, onTimeout, dueIn, remindEvery, escalation, when)');
+    expect(tool([{ arg: 'amount', op: '>', value: 1 }])).toThrow('needsApproval must be true or {when?, approvers?, timeout?, onTimeout?, dueIn?, remindEvery?, escalation?}, got [{"arg":"amount","op":">","value":1}] (conditions go in when: { when: [{ arg, op, value }] })');
   });
 
   it('weighs argument conditions in the workflow, and asks for approval when arguments cannot be read', () => {

@@ -168,7 +168,7 @@ describe('MCP tools that need approval', () => {
     ]);
     const problems = problemsOf(() => mcpServer({ name: 'crm', command: 'node', needsApproval: { exportAll: 'yes' as never, lookupCustomer: { approvers: [], when: { arg: 'limit', op: 'over' as never, value: 1 } } } }));
     expect(problems).toEqual([
-      'needsApproval.exportAll must be true or {when?, approvers?, timeout?, onTimeout?}, got "yes"',
+      'needsApproval.exportAll must be true or {when?, approvers?, timeout?, onTimeout?, dueIn?, remindEvery?, escalation?}, got "yes"',
       '"needsApproval.lookupCustomer.approvers" is empty, so nobody could approve a call; name who may, or leave it out to let anyone',
       '"needsApproval.lookupCustomer.when[0].op" must be one of ">", ">=", "<", "<=", "==", "!=", "in", "matches", "exists", got "over"',
     ]);
