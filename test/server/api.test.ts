@@ -129,6 +129,8 @@ describe('the HTTP API', () => {
         original: { agent: 'top', input: 'go', startedBy: 'ops' },
       });
       const path = `/v1/runs/${encodeURIComponent(workflowId)}/approvals/${waiting.handoffId}`;
+      // The top chain reads what waits in its specialist itself (an activity after the specialist's report): decided through the top once it knows it.
+      await waitFor(() => baton.getRun(workflowId).pendingApprovals(), (p) => p.some((a) => a.handoffId === waiting.handoffId));
       expect((await call('POST', path, { token: TOKENS.bob, body: { decision: 'approve' } })).status).toBe(403);
       const decided = await call('POST', path, { token: TOKENS.alice, body: { decision: 'approve' } });
       expect(decided.body).toMatchObject({ outcome: 'approved', approver: 'alice' });
@@ -167,7 +169,7 @@ describe('the HTTP API', () => {
       expect(doc.body.openapi).toBe('3.1.0');
       expect(Object.keys(doc.body.paths).sort()).toEqual(
         [
-          ...['/v1/approvals', '/v1/approvals/events', '/v1/breakers', '/v1/breakers/reset', '/v1/conversations/{id}', '/v1/conversations/{id}/end', '/v1/conversations/{id}/messages', '/v1/conversations/{id}/messages/{key}', '/v1/me', '/v1/runs', '/v1/runs/{id}'],
+          ...['/v1/approvals', '/v1/approvals/batch', '/v1/approvals/events', '/v1/inbox', '/v1/breakers', '/v1/breakers/reset', '/v1/conversations/{id}', '/v1/conversations/{id}/end', '/v1/conversations/{id}/messages', '/v1/conversations/{id}/messages/{key}', '/v1/me', '/v1/runs', '/v1/runs/{id}'],
           ...['/v1/runs/{id}/approvals/{approvalId}', '/v1/runs/{id}/audit', '/v1/runs/{id}/events', '/v1/runs/{id}/replay', '/v1/runs/{id}/dataset', '/v1/runs/{id}/steer', '/v1/runs/{id}/stream'],
           ...['/v1/evals/{id}', '/v1/experiments/{id}', '/v1/experiments/{id}/stop', '/v1/stats'],
           ...['/v1/ui/conversations', '/v1/ui/conversations/{id}/stream', '/v1/ui/conversations/{id}/messages', '/v1/ui/runs', '/v1/ui/runs/{id}/stream', '/v1/ui/runs/{id}/messages'],
