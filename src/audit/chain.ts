@@ -11,7 +11,7 @@ import type { HandoffRunInput, RecordHandoffInput } from '../common/run';
 import type { RunToolInput, RunToolResult, TeamSpec } from '../common/team';
 import { callCost, type Cost, currencyOf, priceOf } from '../common/economics/prices';
 import { fromOutsidePayloads, fromPayloads, type HistoryEvent } from '../payloads/read';
-import { childEnd, resumedIn, runEnd } from './ending';
+import { childEnd, runEnd } from './ending';
 import { causeName, isRoutine } from './taskFailures';
 import { lostWorkerRestarts, recordedApprovalEvent, recordedHandoff, recordedStartInput, withLocalActivities } from './history';
 import { liveRecordOf } from './live';
@@ -87,8 +87,9 @@ class RunReader {
     // The last workflow task failed, and the tasks after it (retries in progress) did not finish.
     const last = [...events].reverse().find((e) => !e.workflowTaskScheduledEventAttributes && !e.workflowTaskStartedEventAttributes && !e.workflowTaskTimedOutEventAttributes);
     const failed = last?.workflowTaskFailedEventAttributes;
-    if (last && failed && !failed.baseRunId && !isRoutine(failed.cause) && this.chain.status === 'running') this.chain.stuck = { since: whereOf(last, this.runId).at, error: failed.failure?.message ?? 'workflow task failed' };
-    else delete this.chain.stuck;
+    if (last && failed && !failed.baseRunId && !isRoutine(failed.cause) && this.chain.status === 'running') {
+      this.chain.stuck = { since: whereOf(last, this.runId).at, error: failed.failure?.message ?? 'workflow task failed' };
+    } else delete this.chain.stuck;
   }
 
   /** A new event, read from the history event at `where`. */
@@ -140,7 +141,11 @@ class RunReader {
       for (const ended of ['failure', 'closedAt', 'result'] as const) delete this.chain[ended];
     }
     if (input?.resume) this.chain.team ??= input.resume.team;
-    resumedIn(this.chain);
+    // A run the last one continued as new into: the chain runs again, in it.
+    if (this.chain.status === 'continued_as_new') {
+      this.chain.status = 'running';
+      delete this.chain.closedAt;
+    }
     this.chain.startedAt ??= where.at;
     if (!input) return;
     const { resume, ...plain } = input;

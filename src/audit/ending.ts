@@ -42,10 +42,3 @@ export function runEnd(e: HistoryEvent): { status: AuditStatus; event?: Record<s
   if (e.workflowExecutionContinuedAsNewEventAttributes) return { status: 'continued_as_new', event: { kind: 'continued_as_new' } };
   return undefined;
 }
-
-/** A run starts: if the chain's last run continued as new into it, the chain runs again, in it. */
-export function resumedIn(chain: { status: string; closedAt?: string }): void {
-  if (chain.status !== 'continued_as_new') return;
-  chain.status = 'running';
-  delete chain.closedAt;
-}
