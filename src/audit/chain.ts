@@ -141,11 +141,6 @@ class RunReader {
       for (const ended of ['failure', 'closedAt', 'result'] as const) delete this.chain[ended];
     }
     if (input?.resume) this.chain.team ??= input.resume.team;
-    // A run the last one continued as new into: the chain runs again, in it.
-    if (this.chain.status === 'continued_as_new') {
-      this.chain.status = 'running';
-      delete this.chain.closedAt;
-    }
     this.chain.startedAt ??= where.at;
     if (!input) return;
     const { resume, ...plain } = input;

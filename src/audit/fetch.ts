@@ -43,20 +43,8 @@ export async function fetchChainRuns(client: Client, workflowId: string, lastRun
     const started = events[0]?.workflowExecutionStartedEventAttributes;
     runId = started?.continuedExecutionRunId || (options.throughReplays ? replayedFrom(workflowId, started) : undefined);
   }
-  // Asked for the latest run: one that continued as new since it was described is not the latest.
-  let latest = lastRun;
-  for (let hop = 0; !lastRunId && hop < MAX_FORWARD_HOPS; hop++) {
-    const next = runs.at(-1)?.events.at(-1)?.workflowExecutionContinuedAsNewEventAttributes?.newExecutionRunId;
-    if (!next || runs.some((r) => r.runId === next)) break;
-    const history = await decodeHistory(await historyOf(client, workflowId, next), client.options.loadedDataConverter.payloadCodecs);
-    runs.push({ runId: next, events: history.events ?? [] });
-    latest = next;
-  }
-  return { runs, described, lastRun: latest };
+  return { runs, described, lastRun };
 }
-
-/** How many runs a chain that keeps continuing as new while it is read is followed forward. */
-const MAX_FORWARD_HOPS = 20;
 
 /** The run of `workflowId` a run was replayed from (its start resumes rebuilt state naming it), if any. */
 function replayedFrom(workflowId: string, started: temporal.api.history.v1.IWorkflowExecutionStartedEventAttributes | null | undefined): string | undefined {
