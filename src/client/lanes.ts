@@ -83,9 +83,11 @@ async function whileTaskFails<H>(start: () => Promise<H>): Promise<H> {
 }
 
 function taskFailing(err: unknown): boolean {
-  // gRPC FAILED_PRECONDITION with Temporal's "Workflow Task in failed state", as it is or wrapped by the client.
+  // gRPC FAILED_PRECONDITION with Temporal's "Workflow Task in failed state", as it is or wrapped by the
+  // client; or an update the server dropped with the workflow task that carried it, which failed for
+  // a reason of its own (a continue-as-new refused because new events came in: UnhandledCommand).
   const status = (err instanceof ServiceError ? err.cause : err) as { code?: unknown; details?: unknown; message?: unknown } | undefined;
-  return status?.code === 9 && /Workflow Task in failed state/i.test(`${String(status.details)} ${String(status.message)}`);
+  return status?.code === 9 && /Workflow Task in failed state|unexpected workflow task failure/i.test(`${String(status.details)} ${String(status.message)}`);
 }
 
 const lanes = new WeakMap<Client, Map<string, Lane>>();

@@ -254,7 +254,8 @@ export async function runView(ctx: ServiceContext, workflowId: string, identity:
   const description = await ctx.baton.client.workflow.getHandle(workflowId).describe();
   if (description.type !== WorkflowType.HANDOFF_RUN) throw notA('chain', workflowId, description.type);
   const chain = await ctx.baton.audit(workflowId);
-  const running = chain.status === 'running';
+  // A chain whose last run read continued as new runs on in the next.
+  const running = chain.status === 'running' || chain.status === 'continued_as_new';
   const status = running ? (description.typedSearchAttributes.get(BatonStatusAttribute) ?? 'running') : chain.status;
   const currentAgent = running ? description.typedSearchAttributes.get(BatonAgent) : (chain.result?.finalAgent ?? chain.handoffs.at(-1)?.to ?? chain.input?.agent);
   const { resume: _resume, ...input } = chain.input ?? ({} as Partial<HandoffRunInput>);

@@ -155,6 +155,9 @@ async function connectWorker(options: ReturnType<typeof temporalConfig>['connect
   }
 }
 
+/** Temporal's IndexedValueType number of each type baton's search attributes have. */
+export const INDEXED_VALUE_TYPE = { KEYWORD: 2, INT: 3, DATETIME: 6, KEYWORD_LIST: 7 } as const satisfies Record<(typeof BATON_SEARCH_ATTRIBUTES)[number]['type'], number>;
+
 /**
  * Register baton's search attributes in a namespace when they are missing (a dev server started
  * by baton already has them). Needs operator rights on a cluster.
@@ -164,11 +167,9 @@ export async function ensureSearchAttributes(connection: Connection, namespace =
   const known = new Set(Object.keys(existing.customAttributes ?? {}));
   const missing = BATON_SEARCH_ATTRIBUTES.filter((k) => !known.has(k.name));
   if (missing.length === 0) return [];
-  // Temporal's IndexedValueType numbers.
-  const typeOf = { KEYWORD: 2, INT: 3, DATETIME: 5, KEYWORD_LIST: 7 } as const;
   await connection.operatorService.addSearchAttributes({
     namespace,
-    searchAttributes: Object.fromEntries(missing.map((k) => [k.name, typeOf[k.type]])),
+    searchAttributes: Object.fromEntries(missing.map((k) => [k.name, INDEXED_VALUE_TYPE[k.type]])),
   });
   return missing.map((k) => k.name);
 }
