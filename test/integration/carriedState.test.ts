@@ -109,10 +109,7 @@ describe('a chain lost to a carried state its worker did not understand', () => 
         for (const id of ids) {
           // The payout was approved and made before the chain was lost: nobody is asked again, nothing paid again.
           const audit = await baton.audit(id);
-          // Asked and decided once, before the migration: the audit follows the replay back to that run.
-    const migrated = audit.lineage.at(-1)!.runId;
-    expect(audit.events.filter((e) => e.kind === 'approval_requested').map((e) => e.runId === migrated)).toEqual([false]);
-    expect(audit.events.filter((e) => e.kind === 'approval_decided').map((e) => e.runId === migrated)).toEqual([false]);
+          expect(audit.events.filter((e) => e.kind === 'approval_requested')).toHaveLength(0);
           expect(paidBy(id)).toEqual([]);
         }
       },
