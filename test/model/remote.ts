@@ -5,12 +5,13 @@
  * crash drops them) and brought back on its port; see ./operations/remote.ts.
  */
 import type { Client } from '@temporalio/client';
-import { NativeConnection, type Worker } from '@temporalio/worker';
+import { NativeConnection } from '@temporalio/worker';
 import { Baton } from '../../src';
 import { serveBaton, type BatonService } from '../../src/server';
 import { createWorker } from '../../src/worker';
 import { team as remoteTeam } from './remoteTeam';
 import { REMOTE_TOKEN } from './team';
+import { hostWorker, stopHostedWorker, type HostedWorker } from './hostedWorker';
 
 /** The remote team's task queue. */
 export const REMOTE_QUEUE = 'model-remote';
@@ -18,7 +19,7 @@ export const REMOTE_QUEUE = 'model-remote';
 /** The remote team: its worker, and its service, taken down and brought back on its port. */
 export class ModelRemote {
   private service?: BatonService;
-  private worker?: { worker: Worker; running: Promise<void>; connection: NativeConnection };
+  private worker?: HostedWorker;
   /** Times the service was taken down. */
   outages = 0;
 
@@ -33,7 +34,7 @@ export class ModelRemote {
     if (!this.worker) {
       const connection = await NativeConnection.connect({ address: this.address });
       const worker = await createWorker({ team: remoteTeam, connection, taskQueue: REMOTE_QUEUE });
-      this.worker = { worker, connection, running: worker.run() };
+      this.worker = hostWorker(worker, connection);
     }
     this.service = await serveBaton({
       baton: new Baton({ client: this.client, taskQueue: REMOTE_QUEUE }),
@@ -60,9 +61,6 @@ export class ModelRemote {
     await this.down();
     const w = this.worker;
     this.worker = undefined;
-    if (!w) return;
-    w.worker.shutdown();
-    await w.running.catch(() => undefined);
-    await w.connection.close().catch(() => undefined);
+    await stopHostedWorker(w);
   }
 }

@@ -8,7 +8,7 @@
  */
 import path from 'node:path';
 import fc from 'fast-check';
-import { NativeConnection, type Worker } from '@temporalio/worker';
+import { NativeConnection } from '@temporalio/worker';
 import { exportAudit, verifyAuditExport } from '../../../src';
 import { listArchive, readArchived } from '../../../src/audit/archive/read';
 import { DirectoryArchive, type ArchiveStore } from '../../../src/audit/archive/store';
@@ -20,6 +20,7 @@ import { exportKeys, keys } from '../../helpers/signing';
 import { broken, clip, type Harness, type Invariant, operation, sleep } from '../harness';
 import { pick, type RootModel } from '../model';
 import type { ModelSystem } from '../system';
+import { hostWorker, stopHostedWorker, type HostedWorker } from '../hostedWorker';
 
 const QUEUE = 'model-archive';
 
@@ -55,7 +56,7 @@ class OutageStore implements ArchiveStore {
 class ModelArchive {
   readonly target: OutageStore;
   readonly siem: string;
-  private worker?: { worker: Worker; running: Promise<void>; connection: NativeConnection };
+  private worker?: HostedWorker;
 
   constructor(private readonly system: ModelSystem) {
     this.target = new OutageStore(new DirectoryArchive(path.join(system.dir, 'archive')));
@@ -74,16 +75,13 @@ class ModelArchive {
       archiver: { settleMs: 300, pollMs: 500, heartbeatTimeoutMs: 2_000 },
       worker: { shutdownGraceTime: '1 second' },
     });
-    this.worker = { worker, connection, running: worker.run() };
+    this.worker = hostWorker(worker, connection);
   }
 
   async stop(): Promise<void> {
     const w = this.worker;
     this.worker = undefined;
-    if (!w) return;
-    w.worker.shutdown();
-    await w.running.catch(() => undefined);
-    await w.connection.close().catch(() => undefined);
+    await stopHostedWorker(w);
   }
 
   wake(): Promise<void> {
