@@ -81,7 +81,10 @@ describe('task priority and fairness', () => {
     const at = (prefix: string) => order.flatMap((id, i) => (id.startsWith(prefix) ? [i] : []));
     // Priority across levels (the server allows small deviations, so no exact order is asked of it):
     expect(at('live')[0]).toBeLessThan(3);
-    expect(at('batch')).toEqual([7, 8]);
+    // The low-priority calls run last; the very first poll may be handed the first task written
+    // before the matcher has read the rest of the backlog (seen on a loaded machine), never a later one.
+    expect(at('batch').at(-1)).toBe(8);
+    expect(at('batch').filter((i) => i !== 0 && i < 7)).toEqual([]);
     // and fairness within one: tenant b's chains do not wait for all of tenant a's.
     expect(Math.min(...at('b-'))).toBeLessThan(Math.max(...at('a-')));
     expect(at('b-').filter((i) => i <= 4).length).toBeGreaterThan(0);

@@ -95,7 +95,8 @@ describe('signed decisions', () => {
       expect((await run.result()).output).toBe('vault opened');
 
       const audit = await baton.audit(run.workflowId);
-      const refused = audit.events.flatMap((e) => (e.kind === 'decision_refused' ? [e.reason] : []));
+      // Refusals of one activation are one record, with a count and the later ones as samples.
+      const refused = audit.events.flatMap((e) => (e.kind === 'decision_refused' ? [e.reason, ...(e.samples ?? []).map((s) => s.reason)] : []));
       expect(refused).toEqual([expect.stringMatching(/^the signature does not verify with key "alice-1"/), expect.stringMatching(/^the signature is for approval another-approval, not/)]);
       expect(audit.events.filter((e) => e.kind === 'approval_decided').map((e) => e.kind === 'approval_decided' && e.identity?.method)).toEqual(['signed', 'signed']);
 
