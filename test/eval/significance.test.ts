@@ -91,3 +91,58 @@ describe('the Mann-Whitney U test', () => {
     expect(interleaved.significant).toBe(false);
   });
 });
+
+/**
+ * Published values: the examples of R's own help pages (?fisher.test, ?wilcox.test, R 4.x) and the
+ * textbook table of Wikipedia's "Fisher's exact test" article, each as R prints it (four
+ * significant digits); SciPy 1.17's fisher_exact and mannwhitneyu(method='exact') give the same.
+ */
+describe('against published values (R, SciPy)', () => {
+  it("R's TeaTasting (?fisher.test): 3 of 4 cups guessed against 1 of 4, p-value = 0.4857", () => {
+    expect(fisherExact(3, 4, 1, 4)!.p).toBeCloseTo(0.4857, 4);
+  });
+
+  it("R's Convictions (?fisher.test): twins' convictions 2 of 17 dizygotic against 10 of 13 monozygotic, p-value = 0.0005367", () => {
+    const t = fisherExact(2, 17, 10, 13)!;
+    expect(t.p).toBeCloseTo(0.0005367, 7);
+    expect(t.significant).toBe(true);
+    expect(testLine(t)).toBe("Fisher's exact difference -65.2 points, p=0.0005 — significant");
+  });
+
+  it('the dieting table (Wikipedia, Fisher\'s exact test): 1 of 10 men against 11 of 14 women, p = 0.002759', () => {
+    expect(fisherExact(1, 10, 11, 14)!.p).toBeCloseTo(0.002759, 6);
+  });
+
+  it('7 of 10 against 2 of 10: fisher.test(matrix(c(7, 3, 2, 8), 2)) gives p-value = 0.06978, not significant', () => {
+    const t = fisherExact(7, 10, 2, 10)!;
+    expect(t.p).toBeCloseTo(0.06978, 5);
+    expect(t.significant).toBe(false);
+    // Not "too few to tell": 10 against 10 could show a difference, this one does not.
+    expect(testLine(t)).toBe("Fisher's exact difference +50.0 points, p=0.0698");
+  });
+
+  it("Hollander & Wolfe's permeability data (?wilcox.test): W = 35, p-value = 0.2544 two-sided (0.1272 with alternative = \"greater\")", () => {
+    const x = [0.8, 0.83, 1.89, 1.04, 1.45, 1.38, 1.91, 1.64, 0.73, 1.46];
+    const y = [1.15, 0.88, 0.9, 0.74, 1.21];
+    const t = mannWhitneyU(x, y)!;
+    expect(t.statistic).toBe(35);
+    expect(t.exact).toBe(true);
+    expect(t.p).toBeCloseTo(0.2544, 4);
+    expect(t.p / 2).toBeCloseTo(0.1272, 4);
+  });
+
+  // R's wilcox.test leaves the exact test with ties, for the normal approximation (p = 0.0411 here, as SciPy's asymptotic method); the exact count is enumerated.
+  it('ties, counted exactly: 12 15 15 18 20 20 20 against 15 20 22 25 25 30 is U = 6.5; 69 of the C(13, 7) = 1716 splits have a rank sum as far from its mean, p = 0.04021', () => {
+    const t = mannWhitneyU([12, 15, 15, 18, 20, 20, 20], [15, 20, 22, 25, 25, 30])!;
+    expect(t.statistic).toBe(6.5);
+    expect(t.p).toBeCloseTo(69 / 1716, 12);
+    expect(t.significant).toBe(true);
+  });
+
+  it('p-values too small for four places are shown as below 0.0001, never as p=0', () => {
+    const apart = mannWhitneyU(Array.from({ length: 10 }, (_, i) => i), Array.from({ length: 10 }, (_, i) => 100 + i))!;
+    // 2 of the C(20, 10) = 184756 splits.
+    expect(apart.p).toBeCloseTo(2 / 184756, 15);
+    expect(testLine(apart)).toBe('Mann-Whitney U U=0.0 (exact), p<0.0001 — significant');
+  });
+});

@@ -53,7 +53,12 @@ export function testLine(t: TestResult): string {
     : t.minP >= ALPHA
       ? ` — too few to tell: ${t.sizes[0]} against ${t.sizes[1]} can give no p below ${t.minP.toFixed(4)}`
       : '';
-  return `${t.test} ${statistic}, p=${t.p.toFixed(4)}${verdict}`;
+  return `${t.test} ${statistic}, ${pText(t.p)}${verdict}`;
+}
+
+/** A p-value to four places; one that would round to 0 shown as below 0.0001, never as p=0. */
+function pText(p: number): string {
+  return p < 0.00005 ? 'p<0.0001' : `p=${p.toFixed(4)}`;
 }
 
 /** Agents or edges, as asked. */
