@@ -5,7 +5,7 @@
  */
 import { applyChange, type BatonRun, type TextChange } from '../../src';
 import { errorText, sleep, type Harness } from './harness';
-import type { RootModel } from './model';
+import type { FollowedStream, RootModel } from './model';
 
 /** The text each call ended with, by `<workflowId> <agent>#<callIndex>`. */
 export type FollowedTexts = Map<string, string>;
@@ -24,15 +24,23 @@ const FINAL = new Set(['completed', 'failed', 'ended']);
 export function follow(run: BatonRun, h: Harness): NonNullable<RootModel['follower']> {
   const texts: FollowedTexts = new Map();
   const abort = new AbortController();
-  const follower: NonNullable<RootModel['follower']> = { texts, done: Promise.resolve(), stop: () => abort.abort() };
+  const streams: FollowedStream[] = [];
+  const follower: NonNullable<RootModel['follower']> = { texts, done: Promise.resolve(), stop: () => abort.abort(), streams };
   follower.done = (async () => {
     let after: string | undefined;
     for (let tries = 0; tries < 30 && !abort.signal.aborted; tries++) {
+      const stream: FollowedStream = { told: 0, items: 0, outages: 0 };
+      streams.push(stream);
       try {
         for await (const item of run.stream({ signal: abort.signal, ...(after !== undefined ? { after } : {}) })) {
           after = item.position;
+          stream.items++;
+          if (item.kind === 'text_unavailable') stream.told++;
           applyItem(texts, item);
-          if (FINAL.has(item.kind)) break;
+          if (FINAL.has(item.kind)) {
+            stream.ended = true;
+            break;
+          }
         }
         // The stream ended with the chain: whatever failed before was resumed.
         follower.error = undefined;

@@ -9,6 +9,7 @@ import { readEffects } from './effects';
 import { endInvariants } from './endInvariants';
 import { migrationInvariants } from './migrationInvariants';
 import { archiveInvariants } from './operations/archive';
+import { brokerInvariants } from './operations/broker';
 import { remoteInvariants } from './operations/remote';
 import { broken, clip, type Harness, type Invariant } from './harness';
 import { rootOf } from './model';
@@ -121,7 +122,7 @@ function brief(x: { from: string; to: string; turn?: number }): string {
 }
 
 /** Every invariant, step ones first. */
-export const INVARIANTS: Invariant[] = [...stepInvariants, ...migrationInvariants.filter((i) => i.when === 'step'), ...endInvariants, ...migrationInvariants.filter((i) => i.when === 'end'), ...uiStreamInvariants, ...archiveInvariants, ...remoteInvariants];
+export const INVARIANTS: Invariant[] = [...stepInvariants, ...migrationInvariants.filter((i) => i.when === 'step'), ...endInvariants, ...migrationInvariants.filter((i) => i.when === 'end'), ...uiStreamInvariants, ...archiveInvariants, ...remoteInvariants, ...brokerInvariants];
 
 /** Check the invariants of `when` (the step ones at the end too). */
 export async function checkInvariants(h: Harness, when: 'step' | 'end'): Promise<void> {

@@ -99,7 +99,18 @@ export interface RootModel {
   /** Left running by a known open defect and terminated: the end invariants leave it out. */
   abandoned?: boolean;
   /** Whether it ran as a follower (`run.stream()`) since it started, and what that follower saw. */
-  follower?: { texts: Map<string, string>; error?: string; done: Promise<void>; stop: () => void };
+  follower?: { texts: Map<string, string>; error?: string; done: Promise<void>; stop: () => void; streams?: FollowedStream[] };
+}
+
+/** One `run.stream()` call of a follower: how often it said the text was unavailable, and whether a broker outage found it reading. */
+export interface FollowedStream {
+  told: number;
+  /** Items it gave: one or more means its text transport was being read. */
+  items: number;
+  /** It ended with the chain (not failed, not stopped). */
+  ended?: boolean;
+  /** Broker outages that began while it was reading. */
+  outages: number;
 }
 
 /** An answer the harness gave a puppet call. */

@@ -13,7 +13,7 @@ import { Baton, RedisStreams, type StreamTransport } from '../../src';
 import { DrillServer } from '../../drill/devserver';
 import { freePort } from '../../src/devserver/server';
 import { cli, startCli } from '../helpers/cli';
-import { findRedisServer, startRedis } from '../helpers/redis';
+import { findRedisServer, type RedisServer, startRedis } from '../helpers/redis';
 import { Hosts } from './hosts';
 import { ModelRemote } from './remote';
 import type { DeployMode, Lane } from './model';
@@ -40,14 +40,18 @@ export interface SystemFigures {
   cliRuns: number;
   /** Times the real CLI could have been run instead of the library. */
   cliChances: number;
+  /** Times the stream broker (Redis) was stopped and started again. */
+  brokerOutages: number;
 }
 
 export class ModelSystem {
   /** What else the harness started on this system (the archive worker), stopped first by close(). */
   readonly closers: (() => Promise<void>)[] = [];
-  readonly figures: SystemFigures = { kills: 0, serverRestarts: 0, redeploys: { drain: 0, side_by_side: 0, v1_gone: 0 }, cliRuns: 0, cliChances: 0 };
+  readonly figures: SystemFigures = { kills: 0, serverRestarts: 0, redeploys: { drain: 0, side_by_side: 0, v1_gone: 0 }, cliRuns: 0, cliChances: 0, brokerOutages: 0 };
   /** Each lane's task queue and what serves it; a deploy leaves it dirty, and the next sequence of the lane gets a new one. */
   private readonly lanes = new Map<Lane, { taskQueue: string; deployment?: string; workers: ServedWorker[]; dirty: boolean }>();
+  /** The stream broker's return, while an outage lasts (./operations/broker.ts). */
+  private brokerBack: Promise<void> | undefined;
 
   private constructor(
     readonly dir: string,
@@ -57,9 +61,11 @@ export class ModelSystem {
     readonly client: Client,
     readonly effectsFile: string,
     readonly streams: StreamTransport | undefined,
-    private readonly redis: { stop: () => Promise<void> } | undefined,
+    private readonly redis: RedisServer | undefined,
     /** The remote team the workers' team delegates to (./remote.ts). */
     readonly remote: ModelRemote,
+    /** What the client's stream transport said of the broker, in order: lost (false), back (true). */
+    readonly brokerChanges: boolean[],
   ) {}
 
   static async create(o: SystemOptions): Promise<ModelSystem> {
@@ -78,7 +84,9 @@ export class ModelSystem {
     const client = new Client({ connection });
     const remote = new ModelRemote(server.address, client, remoteUrl);
     await remote.start();
-    return new ModelSystem(o.dir, server, hosts, connection, client, effectsFile, redis ? new RedisStreams({ url: redis.url }) : undefined, redis, remote);
+    const brokerChanges: boolean[] = [];
+    const streams = redis ? new RedisStreams({ url: redis.url, onConnectionChange: (c) => brokerChanges.push(c.up) }) : undefined;
+    return new ModelSystem(o.dir, server, hosts, connection, client, effectsFile, streams, redis, remote, brokerChanges);
   }
 
   /** A client of the task queue `taskQueue`, reading streamed text from the workers' transport. */
@@ -91,6 +99,7 @@ export class ModelSystem {
    * the last one of the lane while no deploy changed it, else a new one. Both lanes are served at once.
    */
   async begin(lane: Lane, tag: string): Promise<string> {
+    await this.brokerBack;
     await this.hosts.untilAllUp();
     const current = this.lanes.get(lane);
     if (current && !current.dirty) return current.taskQueue;
@@ -132,6 +141,28 @@ export class ModelSystem {
     await this.server.kill();
     await sleep(downMs);
     await this.server.start();
+  }
+
+  /**
+   * Stop the stream broker and start it again on its port `downMs` later: before this returns, or
+   * (`across`) while the next steps run. False when text does not stream through a broker.
+   */
+  async brokerOutage(downMs: number, across: boolean): Promise<boolean> {
+    const redis = this.redis;
+    if (!redis) return false;
+    await this.brokerBack;
+    this.figures.brokerOutages++;
+    await redis.stop();
+    const back = sleep(downMs).then(() => redis.restart());
+    back.catch(() => undefined);
+    this.brokerBack = back;
+    if (!across) await back;
+    return true;
+  }
+
+  /** Resolves once the stream broker is up (at once when no outage lasts); rejects when it could not be started again. */
+  brokerUp(): Promise<void> {
+    return this.brokerBack ?? Promise.resolve();
   }
 
   /** The real `baton` command against this server. */
@@ -202,6 +233,7 @@ export class ModelSystem {
     await this.hosts.stop();
     await this.connection.close().catch(() => undefined);
     if (this.streams && 'close' in this.streams) await (this.streams as { close: () => Promise<void> }).close().catch(() => undefined);
+    await this.brokerBack?.catch(() => undefined);
     await this.redis?.stop();
     await this.server.kill();
   }

@@ -62,7 +62,7 @@ export const UNVERSIONED_TOUR: Step[] = [
 
 /**
  * Worker Deployments: billing pays out (unsigned and badly signed decisions refused, then alice's
- * signed one); triage delegates to ledger, another team's agent served over A2A, and both that
+ * signed one; its answer streams while the stream broker is down); triage delegates to ledger, another team's agent served over A2A, and both that
  * team's service and the worker waiting on its task are SIGKILLed mid-task; a chain that continues as new every few steps delegates to research, whose refund
  * waits in the specialist while the server is restarted; v2 is deployed beside the draining v1;
  * overrides (one refused by the run) and an interrupt arrive; an invalid handoff fails the chain,
@@ -74,6 +74,7 @@ export const VERSIONED_TOUR: Step[] = [
   s('refused_decision', { approval: 0, kind: 'unsigned' }),
   s('refused_decision', { approval: 0, kind: 'bad_signature' }),
   s('approve', { approval: 0, signed: true, edit: false, via: 'update' }),
+  s('broker_down', { downMs: 2000, across: true }),
   s('answer_text', { call: 0, text: 'Paid.' }),
   s('archive_check', { root: 0 }),
   s('start', { agent: 0, preset: 'plain', follow: false }),

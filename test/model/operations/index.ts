@@ -6,6 +6,7 @@ import type { AnyOperation } from '../harness';
 import { approvalOperations } from './approvals';
 import { archiveOperations } from './archive';
 import { authorityOperations } from './authority';
+import { brokerOperations } from './broker';
 import { chainOperations } from './chain';
 import { controlOperations } from './controls';
 import { conversationOperations } from './conversation';
@@ -38,6 +39,7 @@ export const OPERATIONS: AnyOperation[] = [
   ...remoteOperations,
   ...notificationOperations,
   ...inboxOperations,
+  ...brokerOperations,
 ];
 
 const byName = new Map(OPERATIONS.map((op) => [op.name, op]));
