@@ -95,7 +95,7 @@ describe('the inbox page', () => {
       await expect.poll(() => listed(page), { timeout: 15_000 }).toEqual([charge, ...refunds.slice(0, 4)]);
       const first = page.locator('#approvals > .card').first();
       expect(await first.getAttribute('data-overdue')).toBe('true');
-      expect(await first.locator('.due').textContent()).toMatch(/^Overdue was due .+ ago$/);
+      expect(await first.locator('.due').textContent()).toMatch(/^Overdue, was due .+ ago$/);
       expect(await page.locator('.page-status').textContent()).toBe('Page 1: 1–5 of 6, soonest due first');
       await page.getByRole('button', { name: 'Next page' }).click();
       await expect.poll(() => listed(page)).toEqual([refunds[4]]);
@@ -134,7 +134,7 @@ describe('the inbox page', () => {
       await page.locator(`.card[data-key^="${refunds[0]}/"]`).getByRole('button', { name: 'Select similar' }).click();
       expect(await page.locator('.batch-summary').textContent()).toBe('5 selected: tool issueRefund (amount, orderId)');
       expect(await page.locator(`.card[data-key^="${charge}/"] .pick-box`).isDisabled()).toBe(true);
-      for (const id of refunds.slice(3)) await page.locator(`.card[data-key^="${id}/"]`).getByLabel('Select', { exact: true }).uncheck();
+      for (const id of refunds.slice(3)) await page.locator(`.card[data-key^="${id}/"]`).locator('.pick-box').uncheck();
       await page.getByLabel('Comment for each decision', { exact: true }).fill('batch of three');
       await page.getByRole('button', { name: 'Approve 3' }).click();
       await expect.poll(() => page.locator('.batch-results [role=status]').textContent(), { timeout: 20_000 }).toBe('3 of 3 decisions approved.');

@@ -6,6 +6,7 @@ export const PAGE_STYLE = String.raw`
 body { margin:0; font:16px/1.5 system-ui,-apple-system,"Segoe UI",sans-serif; color:var(--fg); background:var(--bg); }
 a { color:var(--accent); }
 :focus-visible { outline:3px solid var(--accent); outline-offset:2px; }
+.sr { position:absolute; width:1px; height:1px; overflow:hidden; clip:rect(0 0 0 0); white-space:nowrap; }
 .skip { position:absolute; left:-999px; } .skip:focus { left:8px; top:8px; background:var(--card); padding:4px 8px; z-index:2; }
 .bar { display:flex; gap:16px; align-items:center; padding:10px 16px; background:var(--card); border-bottom:1px solid var(--line); flex-wrap:wrap; }
 .brand { font-weight:700; text-decoration:none; color:var(--fg); letter-spacing:.02em; }

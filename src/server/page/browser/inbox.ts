@@ -10,7 +10,7 @@ import { approvalCard, type Card } from './cards';
 import { ago, h } from './dom';
 import { keyPanel } from './signing';
 import { liveBadge, openStream } from './stream';
-import type { InboxItem, InboxPage } from './types';
+import type { Approval, InboxItem, InboxPage } from './types';
 
 /** The inbox's filters, as the query string holds them (a filtered inbox is a link). */
 interface Filters {
@@ -56,7 +56,7 @@ function queryOf(f: Filters): URLSearchParams {
 /** When it is due, as people read it: overdue (and since when), or due in how long. */
 function dueLine(i: InboxItem): HTMLElement | null {
   if (!i.dueAt) return null;
-  if (i.overdue) return h('span', { class: 'due overdue' }, [h('strong', { class: 'badge overdue', text: 'Overdue' }), ' was due ', h('span', { class: 'age', 'data-at': i.dueAt, text: ago(i.dueAt) })]);
+  if (i.overdue) return h('span', { class: 'due overdue' }, [h('strong', { class: 'badge overdue', text: 'Overdue' }), ', was due ', h('span', { class: 'age', 'data-at': i.dueAt, text: ago(i.dueAt) })]);
   const s = Math.max(0, Math.round((Date.parse(i.dueAt) - Date.now()) / 1000));
   return h('span', { class: 'due', text: `due in ${s < 120 ? `${s} s` : s < 7200 ? `${Math.round(s / 60)} min` : `${Math.round(s / 3600)} h`}` });
 }
@@ -78,6 +78,11 @@ export function showInbox(main: HTMLElement): void {
   let tokens: (string | undefined)[] = [undefined];
   /** Decided from this page: they leave the list at once, before visibility says so. */
   const gone = new Set<string>();
+  /** What the approvals stream adds to each waiting approval: the chain's request and its handoffs so far. */
+  let context = new Map<string, Approval>();
+  let heard: () => void = () => undefined;
+  // The first page waits (a little) for the stream's first word, so its cards show their chains' requests at once.
+  const firstHeard = Promise.race([new Promise<void>((r) => (heard = r)), new Promise<void>((r) => setTimeout(r, 3000))]);
   const live = liveBadge();
   const list = h('ul', { class: 'cards', id: 'approvals', 'aria-label': 'Waiting approvals' });
   const empty = h('p', { class: 'muted', hidden: true });
@@ -148,7 +153,7 @@ export function showInbox(main: HTMLElement): void {
     const id = `pick-${n}-${i.handoffId.replace(/[^a-zA-Z0-9_-]/g, '')}`;
     const box = selection.checkbox(i, id);
     const head = h('div', { class: 'pick' }, [
-      h('span', { class: 'pick-one' }, [box, h('label', { for: id, text: 'Select' })]),
+      h('span', { class: 'pick-one' }, [box, h('label', { for: id }, ['Select', h('span', { class: 'sr', text: ` ${i.tool ? `tool call ${i.tool.name}` : `handoff ${i.from} to ${i.to}`} in chain ${i.workflowId}` })])]),
       dueLine(i),
       i.team ? h('span', { class: 'muted small', text: `team ${i.team}` }) : null,
       i.canDecide === false ? null : h('button', { type: 'button', class: 'link similar', text: 'Select similar', onclick: () => selection.similar(i) }),
@@ -158,6 +163,7 @@ export function showInbox(main: HTMLElement): void {
       void load();
     }, { head: [head], brief: true });
     c.setAttribute('data-overdue', String(i.overdue));
+    c.setAttribute('data-context', String(!!i.request));
     c.toggle = () => {
       if (!box.disabled) box.click();
     };
@@ -177,6 +183,7 @@ export function showInbox(main: HTMLElement): void {
       const token = tokens[tokens.length - 1];
       if (token) q.set('pageToken', token);
       const page = await apiJson<InboxPage>(`v1/inbox?${q.toString()}`);
+      await firstHeard;
       problem.hidden = true;
       show(page);
     } catch (e) {
@@ -194,13 +201,18 @@ export function showInbox(main: HTMLElement): void {
   }
 
   function show(page: InboxPage): void {
-    const items = page.approvals.filter((i) => !gone.has(itemKey(i)));
+    const items = page.approvals
+      .filter((i) => !gone.has(itemKey(i)))
+      .map((i) => {
+        const seen = context.get(itemKey(i));
+        return seen ? { ...i, ...(seen.request ? { request: seen.request } : {}), ...(seen.chain ? { chain: seen.chain } : {}) } : i;
+      });
     const had = new Map<string, Card>();
     for (const c of Array.from(list.children) as Card[]) had.set(c.getAttribute('data-key')!, c);
     const cards = items.map((i, n) => {
       const old = had.get(itemKey(i));
-      // A card stays as it is (what is typed in it, its focus) while its call and its overdue mark do.
-      if (old && old.getAttribute('data-overdue') === String(i.overdue)) {
+      // A card stays as it is (what is typed in it, its focus) while its call, its overdue mark and what is known of its chain do.
+      if (old && old.getAttribute('data-overdue') === String(i.overdue) && old.getAttribute('data-context') === String(!!i.request)) {
         had.delete(itemKey(i));
         return old;
       }
@@ -216,7 +228,7 @@ export function showInbox(main: HTMLElement): void {
     total.textContent = `(${shown})`;
     status.textContent = items.length ? `Page ${tokens.length}: ${first + 1}–${first + items.length} of ${shown}, soonest due first` : '';
     const filtered = TEXTS.some((k) => filters[k].trim()) || filters.minAge || filters.overdue;
-    empty.textContent = filtered ? 'Nothing waiting matches these filters.' : filters.for === 'all' ? 'Nothing waits for approval.' : 'Nothing waits for you.';
+    empty.textContent = filtered ? 'Nothing waiting matches these filters.' : 'Nothing waits for approval.';
     empty.hidden = items.length > 0;
     nextToken = page.nextPageToken;
     prev.disabled = tokens.length <= 1;
@@ -228,8 +240,10 @@ export function showInbox(main: HTMLElement): void {
   // The stream says when what waits changed; the inbox then reads its page again.
   openStream(
     'v1/approvals/events',
-    (kind) => {
+    (kind, body) => {
       if (kind !== 'approvals') return false;
+      context = new Map((body as { approvals: Approval[] }).approvals.map((a) => [itemKey(a), a]));
+      heard();
       clearTimeout(timer);
       timer = setTimeout(() => void load(), 300);
       return false;
