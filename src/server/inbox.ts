@@ -57,7 +57,14 @@ const BatchSchema = z
     decision: z.enum(['approve', 'reject']),
     comment: z.string().max(4000).optional().openapi({ description: 'Recorded with each decision; the reason given to each agent on a rejection' }),
     approvals: z
-      .array(z.object({ workflowId: z.string().min(1).max(1000), approvalId: z.string().min(1).max(1000), callHash: z.string().min(1).max(200).optional() }))
+      .array(
+        z.object({
+          workflowId: z.string().min(1).max(1000),
+          approvalId: z.string().min(1).max(1000),
+          callHash: z.string().min(1).max(200).optional(),
+          signature: z.string().min(1).max(8000).optional().openapi({ description: "The approver's own JWS over this one decision (docs/signatures.md), as the approvals page signs with a key held in the browser; without it the service signs when it has a key" }),
+        }),
+      )
       .min(1)
       .max(MAX_BATCH)
       .openapi({ description: 'The waiting approvals, as the inbox lists them; all alike (one `similarKey`). With `callHash`, a call that changed since is refused.' }),
@@ -114,9 +121,10 @@ export function inboxRoutes(app: ServiceApp, ctx: ServiceContext): void {
     const { decision, comment, approvals } = c.req.valid('json');
     await ctx.payloadLimit.check('The batch', { approver: identity.name, comment, approvals });
     const seen = new Map<string, PendingApproval>();
+    const own = new Map(approvals.flatMap((a) => (a.signature ? [[`${a.workflowId}/${a.approvalId}`, a.signature] as const] : [])));
     const outcomes = await ctx.baton
       .decideBatch({
-        approvals,
+        approvals: approvals.map(({ signature: _s, ...item }) => item),
         decision,
         approver: identity.name,
         ...(comment ? (decision === 'approve' ? { comment } : { reason: comment }) : {}),
@@ -124,6 +132,9 @@ export function inboxRoutes(app: ServiceApp, ctx: ServiceContext): void {
         sign: async (workflowId, waiting) => {
           seen.set(`${workflowId}/${waiting.handoffId}`, waiting);
           if (!mayDecide(identity, waiting.approvers)) throw new UserError(`${identity.name} may not decide this ${waiting.tool ? 'tool call' : 'handoff'} (approvers: ${waiting.approvers?.join(', ')})`);
+          // A signature the approver made is sent as it is: the chain checks it against its team's keys.
+          const signature = own.get(`${workflowId}/${waiting.handoffId}`);
+          if (signature) return signature;
           const fields = { approver: identity.name, decision, ...(comment ? (decision === 'approve' ? { comment } : { reason: comment }) : {}) };
           return ctx.signer ? signDecision(ctx.signer, { workflowId, waiting, decision: fields, token: c.get('token') }) : undefined;
         },

@@ -6,6 +6,7 @@ export const PAGE_STYLE = String.raw`
 body { margin:0; font:16px/1.5 system-ui,-apple-system,"Segoe UI",sans-serif; color:var(--fg); background:var(--bg); }
 a { color:var(--accent); }
 :focus-visible { outline:3px solid var(--accent); outline-offset:2px; }
+.sr { position:absolute; width:1px; height:1px; overflow:hidden; clip:rect(0 0 0 0); white-space:nowrap; }
 .skip { position:absolute; left:-999px; } .skip:focus { left:8px; top:8px; background:var(--card); padding:4px 8px; z-index:2; }
 .bar { display:flex; gap:16px; align-items:center; padding:10px 16px; background:var(--card); border-bottom:1px solid var(--line); flex-wrap:wrap; }
 .brand { font-weight:700; text-decoration:none; color:var(--fg); letter-spacing:.02em; }
@@ -62,5 +63,19 @@ button.link { min-height:0; padding:0; border:0; background:none; color:var(--ac
 div.report { overflow-x:auto; margin:8px 0; } table.report { width:100%; border-collapse:collapse; font-size:14px; background:var(--card); border:1px solid var(--line); border-radius:8px; } table.report th, table.report td { text-align:left; padding:6px 8px; border-top:1px solid var(--line); vertical-align:top; white-space:nowrap; } table.report td.wrap { white-space:normal; overflow-wrap:anywhere; min-width:12em; } table.report th { border-top:0; color:var(--muted); font-weight:600; } tr.regression td, tr.fail td { background:color-mix(in srgb, var(--bad) 8%, transparent); }
 input[type=text] { font:inherit; padding:6px 8px; border:1px solid var(--line); border-radius:6px; background:var(--bg); color:var(--fg); }
 kbd { font:12px ui-monospace,monospace; border:1px solid var(--line); border-radius:4px; padding:0 4px; }
+.filters { display:grid; grid-template-columns:repeat(auto-fill, minmax(9.5em, 1fr)); gap:8px 12px; align-items:end; background:var(--card); border:1px solid var(--line); border-radius:8px; padding:10px 12px; margin:12px 0; }
+.filters .field label { margin-top:0; } .filters input[type=text], .filters input[type=search], .filters select { width:100%; min-height:44px; }
+.filters .check { display:flex; gap:8px; align-items:center; min-height:44px; } .filters .check label { margin:0; }
+select, input[type=search] { font:inherit; padding:6px 8px; border:1px solid var(--line); border-radius:6px; background:var(--bg); color:var(--fg); }
+input[type=checkbox] { width:22px; height:22px; margin:0; accent-color:var(--accent); }
+.pick { display:flex; gap:8px 14px; align-items:center; flex-wrap:wrap; font-size:14px; margin-bottom:6px; }
+.pick-one { display:inline-flex; gap:6px; align-items:center; min-height:32px; } .pick-one label { margin:0; font-size:14px; } .pick button.link { min-height:32px; }
+.badge.overdue { color:var(--bad); font-weight:600; } .due { color:var(--muted); } .due.overdue { color:var(--bad); }
+.card[data-overdue=true] { border-left:5px solid var(--bad); }
+.batch { position:sticky; bottom:0; z-index:1; background:var(--card); border:2px solid var(--accent); border-radius:8px; padding:10px 12px; margin:12px 0; }
+.batch-head { display:flex; gap:12px; align-items:center; flex-wrap:wrap; } .batch-summary { margin:0; font-weight:600; overflow-wrap:anywhere; }
+.batch-results { background:var(--card); border:1px solid var(--line); border-radius:8px; padding:4px 12px 8px; margin:12px 0; } .batch-results h2 { margin-top:8px; }
+.outcomes { padding-left:18px; margin:4px 0; overflow-wrap:anywhere; } .outcomes li { margin:4px 0; } .outcomes li.refused strong { color:var(--bad); } .outcomes li.applied strong { color:var(--ok); }
+.pager { justify-content:space-between; }
 @media (max-width:600px) { .timeline li { grid-template-columns:max-content minmax(0, 1fr); column-gap:10px; } .timeline .what { grid-column:1 / -1; } main { padding:12px; } }
 `;

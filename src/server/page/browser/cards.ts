@@ -8,8 +8,14 @@ import { BASE, session } from './session';
 import { heldKey, signDecision } from './signing';
 import type { Approval, Asked } from './types';
 
-/** A card, with the decision the keyboard sends for it. */
-export type Card = HTMLLIElement & { decide?: (d: Decision) => void };
+/** A card, with the decision the keyboard sends for it, and (in the inbox) its selection for a batch. */
+export type Card = HTMLLIElement & { decide?: (d: Decision) => void; toggle?: () => void };
+
+/** What the inbox adds to a card: a line above it (selection, due time), and no "not available" lines for what it does not list. */
+export interface CardOptions {
+  head?: Child[];
+  brief?: boolean;
+}
 
 /** How long a key's first press waits for the second that confirms it. */
 const CONFIRM_MS = 4000;
@@ -34,7 +40,7 @@ function whyNot(a: Approval): string {
 }
 
 /** What the chain was asked, and which chain it is: its id (a link to its page), when and by whom it started. */
-function requestBlock(a: Approval): Child[] {
+function requestBlock(a: Approval, brief: boolean): Child[] {
   const r = a.request;
   const who: Child[] = [];
   if (r && r.startedAt) who.push(h('span', { 'data-at': r.startedAt, class: 'age', text: ago(r.startedAt) }));
@@ -44,15 +50,15 @@ function requestBlock(a: Approval): Child[] {
   if (who.length) parts.push(h('span', { class: 'muted', text: ' · started ' }), who[0], ...who.slice(1).map((w) => ` ${String(w)}`));
   if (r && r.parent) parts.push(h('span', { class: 'muted', text: ' · specialist of ' }), h('code', {}, [runLink(r.parent.workflowId)]));
   const chainLine = h('p', { class: 'which small' }, parts);
-  if (!r) return [chainLine, h('p', { class: 'request muted small', text: 'Request: not available right now.' })];
+  if (!r) return brief ? [chainLine] : [chainLine, h('p', { class: 'request muted small', text: 'Request: not available right now.' })];
   const asked = (label: string, q: Asked) => h('p', { class: 'request' }, [h('span', { class: 'muted', text: `${label} to ${q.agent}: ` }), h('q', { text: q.input + (q.truncated ? '…' : '') })]);
   // A specialist was given a task; what the customer first asked comes from the top chain.
   return [chainLine, ...(r.original ? [asked('Original request', r.original), asked('Task', r)] : [asked('Request', r)])];
 }
 
-function chainLine(a: Approval): HTMLParagraphElement {
+function chainLine(a: Approval, brief: boolean): HTMLParagraphElement | null {
   const chain = a.chain;
-  if (!chain) return h('p', { class: 'chain muted', text: 'Chain so far: not available right now.' });
+  if (!chain) return brief ? null : h('p', { class: 'chain muted', text: 'Chain so far: not available right now.' });
   if (chain.length === 0) return h('p', { class: 'chain muted', text: `No handoffs yet: ${a.from} has the chain.` });
   const hops = [chain[0]!.from].concat(chain.map((c) => c.to));
   return h('p', { class: 'chain' }, [h('span', { class: 'muted', text: 'Chain so far: ' }), h('b', { text: hops.join(' → ') }), h('span', { class: 'muted', text: ` (${count(chain.length, 'handoff')})` })]);
@@ -83,7 +89,7 @@ function approvalBody(a: Approval, id: string, canDecide: boolean): Child[] {
   ];
 }
 
-export function approvalCard(a: Approval, onDecided?: () => unknown): Card {
+export function approvalCard(a: Approval, onDecided?: () => unknown, options: CardOptions = {}): Card {
   const canDecide = a.canDecide !== undefined ? a.canDecide : mayDecide(a.approvers);
   const id = `c-${a.handoffId.replace(/[^a-zA-Z0-9_-]/g, '')}`;
   const comment = h('textarea', { id, class: 'comment', rows: '2', placeholder: 'Why (optional; a rejection tells the agent)', disabled: !canDecide });
@@ -91,8 +97,9 @@ export function approvalCard(a: Approval, onDecided?: () => unknown): Card {
   const target = a.tool ? `tool ${a.tool.name}` : a.to;
   const label = `${a.tool ? `Tool call ${a.tool.name} by ${a.from}` : `Handoff ${a.from} to ${a.to}`} in chain ${a.workflowId}${a.request ? ` (request: ${a.request.input.slice(0, 80)})` : ''}`;
   const card: Card = h('li', { class: `card${a.tool ? ' tool' : ''}`, tabindex: '0', 'data-key': `${a.workflowId}/${a.handoffId}`, 'aria-label': `${label}, asked ${ago(a.requestedAt)}` }, [
+    ...(options.head ?? []),
     h('div', { class: 'route' }, [a.from, h('span', { class: 'arrow', 'aria-hidden': 'true', text: '→' }), target]),
-    ...requestBlock(a),
+    ...requestBlock(a, !!options.brief),
     h('div', { class: 'meta' }, [
       h('span', {}, ['asked ', age]),
       a.expiresAt ? h('span', { text: `${until(a.expiresAt)} (then ${a.onTimeout})` }) : null,
@@ -100,7 +107,7 @@ export function approvalCard(a: Approval, onDecided?: () => unknown): Card {
       a.requireSignature ? h('span', { class: 'signed-only', text: 'needs a signed decision' }) : null,
     ]),
     ...approvalBody(a, id, canDecide),
-    chainLine(a),
+    chainLine(a, !!options.brief),
     h('label', { for: id, text: 'Comment' }),
     comment,
     h('div', { class: 'actions' }, [

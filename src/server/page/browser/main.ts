@@ -1,9 +1,9 @@
 /**
  * The approvals page's script (bundled into one file by esbuild, served as `assets/baton.js`): sign
- * in with a token, the live inbox of waiting approvals with approve/reject (a tool call's arguments
- * editable as JSON before approving), a run's flow and timeline kept current from the service's
- * event streams (read with fetch, so the token travels in a header, never a URL), and the
- * evaluation views.
+ * in with a token, the inbox of what waits (filtered, paged, kept live) with approve/reject one by
+ * one or in batches (a tool call's arguments editable as JSON before approving), a run's flow and
+ * timeline kept current from the service's event streams (read with fetch, so the token travels in
+ * a header, never a URL), and the evaluation views.
  */
 import { apiJson } from './api';
 import type { Card } from './cards';
@@ -65,6 +65,9 @@ document.addEventListener('keydown', (e) => {
   if (e.key === 'j' || e.key === 'k') {
     const next = cards[Math.min(cards.length - 1, Math.max(0, i + (e.key === 'j' ? 1 : -1)))] || cards[0]!;
     next.focus();
+    e.preventDefault();
+  } else if (e.key === 'x' && card && card.toggle) {
+    card.toggle();
     e.preventDefault();
   } else if ((e.key === 'a' || e.key === 'r') && card && card.decide) {
     card.decide(e.key === 'a' ? 'approve' : 'reject');

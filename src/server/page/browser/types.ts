@@ -55,3 +55,29 @@ export interface RunView {
   error?: { type?: string; message: string };
   finalAgent?: string;
 }
+
+/** A waiting approval as `GET /v1/inbox` lists it. */
+export interface InboxItem extends Approval {
+  approvalId: string;
+  team?: string;
+  dueAt?: string;
+  overdue: boolean;
+  /** What approvals decided together share: one tool with the same argument fields, or one handoff edge. */
+  similarKey: string;
+}
+
+/** One page of the inbox. */
+export interface InboxPage {
+  approvals: InboxItem[];
+  total: number;
+  nextPageToken?: string;
+}
+
+/** How one approval of a batch ended, as `POST /v1/approvals/batch` answers. */
+export interface BatchOutcome {
+  workflowId: string;
+  approvalId: string;
+  ok: boolean;
+  error?: string;
+  reason?: string;
+}
