@@ -11,7 +11,10 @@ import type { StreamEntry, StreamTransport } from './types';
 /** What `chat.stream(message)` yields: the answer's text as it forms, then the reply. */
 export type MessageStreamItem<Reply> = (TextChange & { at: string }) | { kind: 'reply'; reply: Reply };
 
-type Arrival<Reply> = { entries: StreamEntry[] } | { reply: Reply } | { error: unknown };
+type Arrival<Reply> = { entries: StreamEntry[] } | { reply: Reply } | { error: unknown } | { textEnded: true };
+
+/** How long, after the reply, the text written before it may take to arrive before the reply settles without it. */
+const CATCH_UP_MS = 2_000;
 
 /** A model call an interrupt stopped: the chain (workflow id) that made it and its name (`<agent>#<n>`). */
 export interface StoppedCall {
@@ -48,6 +51,7 @@ export async function* streamMessage<Reply extends { agent: string; output: unkn
     } catch {
       // Without the transport the reply still comes, whole.
     }
+    arrive({ textEnded: true });
   })();
   void reply.then(
     (reply) => arrive({ reply }),
@@ -56,20 +60,36 @@ export async function* streamMessage<Reply extends { agent: string; output: unkn
   const board = new TextBoard();
   // The conversation's own calls that wrote text for the message, in the order they first did.
   const calls: string[] = [];
+  // The reply once it came, and the transport's newest cursor then: every call flushes its text before
+  // it ends, so the text written for the message is all read once that cursor is.
+  let replied: { reply: Reply; end: string | undefined } | undefined;
+  const cursors = new Set<string>();
+  let textEnded = false;
+  let catchUp: ReturnType<typeof setTimeout> | undefined;
   try {
     for (;;) {
       const a = await arrivals.take();
       if (!a) continue;
       if ('error' in a) throw a.error;
       if ('entries' in a) {
-        for (const { delta } of a.entries) {
+        for (const { cursor, delta } of a.entries) {
+          cursors.add(cursor);
           if (delta.message !== key && !delta.merged?.includes(key)) continue;
           if (delta.workflowId === topic && !calls.includes(delta.call)) calls.push(delta.call);
           for (const change of board.delta(delta)) yield { ...change, at: new Date().toISOString() };
         }
-        continue;
+        if (!replied || (replied.end !== undefined && !cursors.has(replied.end))) continue;
+      } else if ('textEnded' in a) {
+        textEnded = true;
+        if (!replied) continue;
+      } else {
+        replied = { reply: a.reply, end: await streams.last(topic).catch(() => undefined) };
+        if (!textEnded && replied.end !== undefined && !cursors.has(replied.end)) {
+          catchUp = setTimeout(() => arrive({ textEnded: true }), CATCH_UP_MS);
+          continue;
+        }
       }
-      const { reply } = a;
+      const { reply } = replied;
       const recorded = typeof reply.output === 'string' ? reply.output : JSON.stringify(reply.output);
       // A call may have been stopped only when more than one wrote text, or when the one that did is not the reply
       // (the answering call's text may not have come yet): the turn's record is read then.
@@ -85,6 +105,7 @@ export async function* streamMessage<Reply extends { agent: string; output: unkn
       return;
     }
   } finally {
+    clearTimeout(catchUp);
     abort.abort();
     signal?.removeEventListener('abort', stop);
   }

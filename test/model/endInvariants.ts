@@ -12,6 +12,7 @@ import type { ConversationInput } from '../../src/common/conversation';
 import { resolveRunOptions } from '../../src/common/options';
 import { fromPayloads } from '../../src/payloads/read';
 import { isRoutine } from '../../src/audit/taskFailures';
+import { stoppedCallsOf } from '../../src/client/stoppedCalls';
 import { exportKeys, keys } from '../helpers/signing';
 import { broken, clip, cliTurn, type Harness, type Invariant } from './harness';
 import type { RootModel } from './model';
@@ -108,8 +109,15 @@ async function taskFailures(h: Harness, r: RootModel): Promise<void> {
   }
 }
 
-/** What a conversation message's follower (`chat.stream`) saw of each call equals the answer the model gave for that message. */
-function messageFollowers(h: Harness, r: RootModel): void {
+/**
+ * What a conversation message's follower (`chat.stream`) saw of each call equals the answer the model
+ * gave for that message, or nothing for a call an interrupt stopped: one the harness saw cancelled, or
+ * one the conversation's record says it stopped (an interrupt that reached the workflow before the
+ * answer did: the answer, given, was not taken).
+ */
+async function messageFollowers(h: Harness, r: RootModel): Promise<void> {
+  const recordedStops = stoppedCallsOf(h.system.client, r.id);
+  const stoppedIn = async (turn: number, key: string) => (await recordedStops(turn).catch(() => [])).some((s) => `${s.workflowId} ${s.call}` === key);
   for (const msg of r.messages) {
     if (!msg.texts || !msg.reply) continue;
     const given = h.model.answers.filter((a) => a.root === r.id && (a.call.message === msg.key || a.call.merged?.includes(msg.key)));
@@ -117,7 +125,7 @@ function messageFollowers(h: Harness, r: RootModel): void {
       const [workflowId, call] = key.split(' ') as [string, string];
       const answers = given.filter((a) => a.call.workflowId === workflowId && `${a.call.agent}#${a.call.callIndex}` === call);
       const recorded = answers.length === 0 ? [typeof msg.reply.output === 'string' ? msg.reply.output : JSON.stringify(msg.reply.output)] : answers.map((a) => a.answer.text ?? '');
-      const stopped = text === '' && answers.some((a) => h.system.hosts.stopped.has(a.call.key));
+      const stopped = text === '' && (answers.some((a) => h.system.hosts.stopped.has(a.call.key)) || (await stoppedIn(msg.reply.turn, key)));
       if (!stopped && !recorded.includes(text)) broken(h, 'follower-text', `${r.id} message ${msg.n}: the follower of ${key} ended with ${clip(text)}, the model answered ${clip(recorded)}`);
     }
   }

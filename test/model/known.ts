@@ -14,17 +14,7 @@ export interface KnownDefect {
   matches: RegExp;
 }
 
-export const KNOWN_OPEN: KnownDefect[] = [
-  {
-    // Still seen after the fix for calls an interrupt stopped before a continue-as-new (src/client/
-    // stoppedCalls.ts): on the unversioned tour through the AI SDK adapter, and in the saved case
-    // conversation-continued-through-a-server-restart, the follower of a conversation's message
-    // (chat.stream()) ended with a prefix of its reply, or nothing, instead of the reply's text. A
-    // likely cause: the text of a call other than the last, not yet read when the reply comes, is dropped.
-    name: "a conversation message's follower ends with a prefix of its reply",
-    matches: /\[follower-text\] .* message \d+: the follower of .* ended with /,
-  },
-];
+export const KNOWN_OPEN: KnownDefect[] = [];
 
 /** The open defect a violation shows, if any. */
 export function knownDefect(violation: string): KnownDefect | undefined {
