@@ -10,6 +10,7 @@ import { chainOperations } from './chain';
 import { controlOperations } from './controls';
 import { conversationOperations } from './conversation';
 import { deployOperations } from './deploy';
+import { eventOperations } from './events';
 import { faultOperations } from './faults';
 import { httpOperations } from './http';
 import { inboxOperations } from './inbox';
@@ -38,6 +39,7 @@ export const OPERATIONS: AnyOperation[] = [
   ...remoteOperations,
   ...notificationOperations,
   ...inboxOperations,
+  ...eventOperations,
 ];
 
 const byName = new Map(OPERATIONS.map((op) => [op.name, op]));
