@@ -1,6 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { defineAgent, scripted, Team, TeamValidationError, type EventRule } from '../../src';
+import { Client, Connection } from '@temporalio/client';
 import { eventInput, ruleFor, valueAt } from '../../src/agents/eventRules';
+import { Baton } from '../../src/client/baton';
+import { createBatonApp } from '../../src/server';
 
 const agent = (id: string) => defineAgent({ id, instructions: `You are ${id}.`, model: scripted([{ text: 'ok' }]) });
 const problemsOf = (events: unknown): string[] => {
@@ -43,5 +46,15 @@ describe('event rules of a team', () => {
     expect(eventInput(rules[1]!, event)).toBe('T-1: hi ([1])');
     expect(eventInput(rules[0]!, event)).toBe('{"ticket":7,"text":"hi","n":[1]}');
     expect(() => eventInput(rules[1]!, { ...event, subject: undefined })).toThrow(/no value at \$\.subject/);
+  });
+
+  it("a service's own rules are checked when its app is made, against the agents it knows of; {type, agent} is {type, start: agent}", async () => {
+    const connection = Connection.lazy({ address: '127.0.0.1:1' });
+    const baton = new Baton({ client: new Client({ connection }) });
+    const app = (rules: unknown[]) => () => createBatonApp({ baton, auth: { tokens: [{ token: 'a-token-of-sixteen+', identity: 'ops', roles: ['starter'] }] }, metrics: false, agents: ['intake'], cloudEvents: { secret: 'a-shared-webhook-secret', rules: rules as never } });
+    expect(app([{ type: 'order.damaged', agent: 'intake' }, { type: 'replied', message: { conversation: '$.subject' } }])).not.toThrow();
+    expect(app([{ type: 'order.damaged', agent: 'nobody' }])).toThrow('cloudEvents.rules: cloudEvents.rules[0].start "nobody" is not a registered agent (registered: intake)');
+    expect(app([{ type: 'order.damaged', agent: 'intake', start: 'intake' }])).toThrow('cloudEvents.rules[0] has both "agent" and "start" (give one)');
+    await connection.close();
   });
 });
