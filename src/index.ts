@@ -8,6 +8,7 @@ export { defineAgent, type Agent, type AgentDefinition, type HandoffToolStyle } 
 export { delegate, handoff, type DelegateDeclaration, type DelegateOptions, type HandoffCheck, type HandoffDeclaration, type HandoffOptions } from './agents/handoff';
 export { handoffToolSpec as createHandoffTool, READ_STATE_TOOL, transferToolSpecs, type HandoffTarget } from './common/handoffTools';
 export { Team, type TeamOptions } from './agents/team';
+export type { EventMessageRule, EventRule } from './agents/eventRules';
 export { remoteAgent, type RemoteAgent, type RemoteAgentAuth, type RemoteAgentOptions } from './agents/remote';
 export { diffTeams, formatTeamDiff, teamVersion, TEAM_CHANGE_KINDS, type TeamChangeKind, type TeamDiff, type TeamDiffEntry } from './agents/version';
 export { defineTool, ToolError, type ArgumentPath, type Tool, type ToolApprovalOptions, type ToolContext, type ToolDefinition, type ToolSensitivity } from './agents/tool';

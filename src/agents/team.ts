@@ -21,6 +21,7 @@ import type { PriceTable } from '../common/economics/prices';
 import { guardrailsSpec } from './guardrails';
 import { type RemoteAgent, Remotes } from './remote';
 import { type NotificationOptions, notificationProblems, notificationsSpec } from './notifications';
+import { type EventRule, eventRuleProblems } from './eventRules';
 
 /** Options of a {@link Team}; `prices`, `spendLimits` and `sharedBreakers` are described in docs/economics.md. */
 export interface TeamOptions extends EconomicsOptions {
@@ -71,6 +72,12 @@ export interface TeamOptions extends EconomicsOptions {
   remotes?: RemoteAgent[];
   /** Where approvers are told that an approval waits: webhooks, email, Slack (docs/notifications.md). @default none */
   notifications?: NotificationOptions;
+  /**
+   * Which CloudEvents start a chain (`{type, start: agent}`) and which are sent to a conversation
+   * (`{type, message: {conversation: '$.data.ticket'}}`); the service that serves the team reads
+   * them at `POST /events` (docs/protocols.md). @default none
+   */
+  events?: EventRule[];
 }
 
 /**
@@ -92,6 +99,7 @@ export class Team {
   readonly remotes: Remotes;
   /** The team's notification channels, secrets included: the worker's `notifyApprovers` activity reads them. */
   readonly notifications?: NotificationOptions;
+  readonly #events: EventRule[];
 
   constructor(agents: Agent[] = [], options: TeamOptions = {}) {
     const naming = { name: options.name, label: options.version };
@@ -107,13 +115,14 @@ export class Team {
     this.#handoffTools = options.handoffTools ?? 'single';
     this.#sharedState = options.sharedState ?? false;
     this.remotes = new Remotes(options.remotes);
-    if (agents.length > 0 || this.#approvals.length > 0) this.register(...agents);
+    this.#events = Array.isArray(options.events) ? structuredClone(options.events) : ((options.events ?? []) as EventRule[]);
+    if (agents.length > 0 || this.#approvals.length > 0 || options.events !== undefined) this.register(...agents);
   }
 
   /** Add agents; the team is checked as a whole, so agents that refer to each other go in one call. */
   register(...agents: Agent[]): this {
     const all = [...this.#agents.values(), ...agents];
-    const problems = [...teamProblems(all, this.remotes), ...this.remotes.problems(all), ...approvalProblems(this.#approvals, all), ...entryRulesProblems(this.#keys.entry, all.map((a) => a?.id)), ...mcpTeamProblems(all.filter((a) => a?.kind === 'agent'))];
+    const problems = [...teamProblems(all, this.remotes), ...this.remotes.problems(all), ...approvalProblems(this.#approvals, all), ...eventRuleProblems(this.#events, all.map((a) => a?.id)), ...entryRulesProblems(this.#keys.entry, all.map((a) => a?.id)), ...mcpTeamProblems(all.filter((a) => a?.kind === 'agent'))];
     if (problems.length === 0) problems.push(...toolNameProblems(all, (a) => this.#handoffToolNames(a, all)));
     if (problems.length > 0) throw new TeamValidationError(problems);
     for (const agent of agents) this.#agents.set(agent.id, agent);
@@ -123,6 +132,11 @@ export class Team {
   /** Registered ids, in registration order. */
   get ids(): string[] {
     return [...this.#agents.keys()];
+  }
+
+  /** The team's event rules (`TeamOptions.events`), as `POST /events` of a service serving the team reads them. */
+  get events(): readonly EventRule[] {
+    return this.#events;
   }
 
   /** Registered agents, in registration order. */

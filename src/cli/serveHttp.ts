@@ -13,6 +13,8 @@ import { BatonTracing, tracingOptionsFromEnv } from '../worker/telemetry';
 import { integerOption, parse, UsageError } from './args';
 import type { Command } from './context';
 import { loadTeamModule } from './team';
+import type { EventRule } from '../agents/eventRules';
+import type { CloudEventOptions, CloudEventRule } from '../server/cloudevents';
 
 /** `baton serve`: the HTTP service, the approvals page, `/metrics`; with `--team`, a worker in the same process. */
 export const serveCommand: Command = {
@@ -46,6 +48,9 @@ A token with no role reads nothing. Other settings:
                          signs each decision for the identity its token proved; BATON_SERVICE_KID
                          names its key id (default: the JWK's "kid", else the key's thumbprint). List
                          the public key in the team's approverKeys with service: true
+  BATON_EVENTS_SECRET    serve POST /events: signed CloudEvents start chains or message conversations
+                         by the team's event rules (--team), and BATON_EVENTS_RULES (JSON: the
+                         service's own rules, checked first)
 Tracing is on when OTEL_EXPORTER_OTLP_ENDPOINT (or OTEL_EXPORTER_OTLP_TRACES_ENDPOINT) is set.
 The service starts even while Temporal is down: /healthz says 503 until it is reachable.`,
   async run(argv, { out, err, interrupted }) {
@@ -95,6 +100,7 @@ The service starts even while Temporal is down: /healthz says 503 until it is re
       ...(signer ? { signer } : {}),
       ...(datasetDir ? { datasets: { dir: datasetDir } } : {}),
       ...optionalNotifications(),
+      ...optionalCloudEvents(mod?.team),
       log: (message, e) => err(`baton serve: ${message}: ${e instanceof Error ? e.message : String(e ?? '')}`),
     });
     let worker: Worker | undefined;
@@ -118,6 +124,21 @@ function wholeNumberFromEnv(name: string): number | undefined {
   if (raw === undefined || raw === '') return undefined;
   if (!/^[0-9]+$/.test(raw) || !Number.isSafeInteger(Number(raw)) || Number(raw) < 1) throw new UsageError(`${name} must be a whole number of 1 or more, got ${JSON.stringify(raw)}`);
   return Number(raw);
+}
+
+/** `POST /events`, when the environment gives its secret: the team's rules, and the service's own from BATON_EVENTS_RULES. */
+function optionalCloudEvents(team: { readonly events: readonly EventRule[] } | undefined): { cloudEvents?: CloudEventOptions } {
+  const secret = process.env.BATON_EVENTS_SECRET;
+  if (!secret) return {};
+  let rules: CloudEventRule[] = [];
+  if (process.env.BATON_EVENTS_RULES) {
+    try {
+      rules = JSON.parse(process.env.BATON_EVENTS_RULES) as CloudEventRule[];
+    } catch {
+      throw new UsageError('BATON_EVENTS_RULES must be JSON: [{"type": "com.shop.order.damaged", "start": "intake"}, …]');
+    }
+  }
+  return { cloudEvents: { secret, rules, ...(team ? { team } : {}) } };
 }
 
 /** Decisions from notifications, when the environment configures them. */

@@ -96,7 +96,7 @@ export interface BatonServiceOptions {
   a2a?: A2AOptions | false;
   /** The team as an MCP server (streamable HTTP) at `/mcp` (docs/protocols.md). @default true */
   mcp?: boolean;
-  /** Signed CloudEvents at `POST /events` start the chains their type's rule names, once per event id (docs/protocols.md). @default none */
+  /** Signed CloudEvents at `POST /events` start chains or message conversations by the service's rules and its team's, once per event (docs/protocols.md). @default none */
   cloudEvents?: CloudEventOptions;
   /** The AI SDK's UI message stream routes (`/v1/ui/…`, docs/apps.md). */
   uiStream?: UiStreamOptions;

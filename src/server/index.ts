@@ -24,6 +24,7 @@ export type { Problem, FieldError } from './problems';
 export type { UiStreamOptions } from './ui-stream/routes';
 export type { UiChunk } from './ui-stream/chunks';
 export type { UiMessage } from './ui-stream/messages';
+export type { CloudEventOptions, CloudEventRule } from './cloudevents';
 
 /** Options of {@link serveBaton}. */
 export interface ServeBatonOptions extends BatonServiceOptions {

@@ -11,6 +11,7 @@ import { migrationInvariants } from './migrationInvariants';
 import { archiveInvariants } from './operations/archive';
 import { brokerInvariants } from './operations/broker';
 import { remoteInvariants } from './operations/remote';
+import { eventInvariants } from './operations/events';
 import { broken, clip, type Harness, type Invariant } from './harness';
 import { rootOf } from './model';
 import { APPROVED_TOOLS, type EffectTool } from './team';
@@ -77,7 +78,7 @@ const stepInvariants: Invariant[] = [
         const call = `${e.workflowId} ${e.toolCallId}`;
         keysByCall.set(call, (keysByCall.get(call) ?? new Set()).add(e.key));
         appliedByKey.set(e.key, (appliedByKey.get(e.key) ?? 0) + 1);
-        if (!isDeepStrictEqual(e.context, root.context)) broken(h, 'context-survives', `${e.tool} in ${e.workflowId} (run ${e.runId}${root.replays > 0 ? `, replayed ${root.replays} time(s)` : ''}) ran with context ${clip(e.context)}, not ${clip(root.context)}`);
+        if (!isDeepStrictEqual(e.context, root.context ?? {})) broken(h, 'context-survives', `${e.tool} in ${e.workflowId} (run ${e.runId}${root.replays > 0 ? `, replayed ${root.replays} time(s)` : ''}) ran with context ${clip(e.context)}, not ${clip(root.context)}`);
         if (APPROVED_TOOLS.includes(e.tool as EffectTool) && !root.decided.some((d) => d.toolCallId === e.toolCallId && d.outcome === 'approved')) {
           broken(h, 'approved-before-run', `${e.tool} call ${e.toolCallId} in ${e.workflowId} ran without an approval the harness gave`);
         }
@@ -122,7 +123,17 @@ function brief(x: { from: string; to: string; turn?: number }): string {
 }
 
 /** Every invariant, step ones first. */
-export const INVARIANTS: Invariant[] = [...stepInvariants, ...migrationInvariants.filter((i) => i.when === 'step'), ...endInvariants, ...migrationInvariants.filter((i) => i.when === 'end'), ...uiStreamInvariants, ...archiveInvariants, ...remoteInvariants, ...brokerInvariants];
+export const INVARIANTS: Invariant[] = [
+  ...stepInvariants,
+  ...migrationInvariants.filter((i) => i.when === 'step'),
+  ...endInvariants,
+  ...migrationInvariants.filter((i) => i.when === 'end'),
+  ...uiStreamInvariants,
+  ...archiveInvariants,
+  ...remoteInvariants,
+  ...brokerInvariants,
+  ...eventInvariants,
+];
 
 /** Check the invariants of `when` (the step ones at the end too). */
 export async function checkInvariants(h: Harness, when: 'step' | 'end'): Promise<void> {

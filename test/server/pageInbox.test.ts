@@ -66,7 +66,9 @@ const inbox = async (call: Caller, token: string, team: string) => (await call('
 
 /** The chains the page lists, in its order. */
 async function listed(page: Page): Promise<string[]> {
-  return (await page.locator('#approvals > .card').evaluateAll((cards) => cards.map((c) => c.getAttribute('data-key')!))).map((k) => k.split('/')[0]!);
+  const cards = page.locator('#approvals > .card');
+  const keys = await Promise.all((await cards.all()).map((card) => card.getAttribute('data-key')));
+  return keys.map((k) => k!.split('/')[0]!);
 }
 
 async function errorsOf(page: Page): Promise<string[]> {

@@ -11,6 +11,7 @@ import { chainOperations } from './chain';
 import { controlOperations } from './controls';
 import { conversationOperations } from './conversation';
 import { deployOperations } from './deploy';
+import { eventOperations } from './events';
 import { faultOperations } from './faults';
 import { httpOperations } from './http';
 import { inboxOperations } from './inbox';
@@ -40,6 +41,7 @@ export const OPERATIONS: AnyOperation[] = [
   ...notificationOperations,
   ...inboxOperations,
   ...brokerOperations,
+  ...eventOperations,
 ];
 
 const byName = new Map(OPERATIONS.map((op) => [op.name, op]));
