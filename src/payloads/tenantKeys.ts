@@ -8,8 +8,12 @@
  * run on.
  */
 import type { Payload, PayloadCodec, SerializationContext } from '@temporalio/common';
+
 import { tenantOfWorkflowId, TENANT_ID } from '../common/tenant';
-import { AesGcmPayloadCodec, checkEncryptionKeys, CodecConfigError, isEncrypted, type EncryptionKey } from './encryption';
+import { AesGcmPayloadCodec, checkEncryptionKeys, CodecConfigError, isEncrypted, PayloadDecryptionError, type EncryptionKey } from './encryption';
+
+/** Where a process is given tenants' keys (`CODEC_ENV.TENANT_KEYS`, named here as keys.ts imports this module). */
+const CODEC_ENV_TENANT_KEYS = 'BATON_TENANT_KEYS';
 
 /** Each tenant's key ring: its first key encrypts the tenant's payloads. */
 export type TenantKeys = Record<string, EncryptionKey[]>;
@@ -62,7 +66,20 @@ export class TenantKeysCodec implements PayloadCodec {
   }
 
   async decode(payloads: Payload[]): Promise<Payload[]> {
-    return payloads.map((p) => (isEncrypted(p) ? this.#reader.decrypt(p) : p));
+    return payloads.map((p) => (isEncrypted(p) ? this.decrypt(p) : p));
+  }
+
+  private decrypt(p: Payload): Payload {
+    try {
+      return this.#reader.decrypt(p);
+    } catch (err) {
+      if (!(err instanceof PayloadDecryptionError) || err.configured.includes(err.keyId)) throw err;
+      // Most likely another tenant's key, which this process was not given.
+      throw new PayloadDecryptionError(
+        `a payload is encrypted with key "${err.keyId}", which is not configured here (configured: ${err.configured.join(', ')}); a tenant's key goes in ${CODEC_ENV_TENANT_KEYS} as <tenant>/${err.keyId}:<key> (or the codec option tenantKeys), a key of chains without a tenant in BATON_ENCRYPTION_KEYS`,
+        { keyId: err.keyId, configured: err.configured },
+      );
+    }
   }
 
   /** The codec that encrypts the payloads of `context`'s workflow: its tenant's, or the shared one. */
