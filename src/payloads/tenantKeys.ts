@@ -8,7 +8,6 @@
  * run on.
  */
 import type { Payload, PayloadCodec, SerializationContext } from '@temporalio/common';
-
 import { tenantOfWorkflowId, TENANT_ID } from '../common/tenant';
 import { AesGcmPayloadCodec, checkEncryptionKeys, CodecConfigError, isEncrypted, PayloadDecryptionError, type EncryptionKey } from './encryption';
 

@@ -18,6 +18,7 @@ import { notificationOperations } from './notifications';
 import { protocolOperations } from './protocols';
 import { reportOperations } from './reports';
 import { remoteOperations } from './remote';
+import { tenantOperations } from './tenants';
 import { uiStreamOperations } from './uiStream';
 
 // One group a line, so a capability's line merges beside the others.
@@ -38,6 +39,7 @@ export const OPERATIONS: AnyOperation[] = [
   ...remoteOperations,
   ...notificationOperations,
   ...inboxOperations,
+  ...tenantOperations,
 ];
 
 const byName = new Map(OPERATIONS.map((op) => [op.name, op]));
