@@ -132,7 +132,9 @@ export function parseTenantKeys(text: string, source = 'tenant keys', shared: re
   const byTenant: TenantKeys = {};
   const problems: string[] = [];
   for (const [i, entry] of text.split(/[,\n]/).map((e) => e.replace(/#.*$/, '').trim()).filter((e) => e !== '').entries()) {
-    const slash = entry.indexOf('/');
+    // The tenant ends at the first "/" before the id's ":" (a base64 key may hold "/" too).
+    const colon = entry.indexOf(':');
+    const slash = entry.slice(0, colon < 0 ? entry.length : colon).indexOf('/');
     if (slash <= 0) {
       problems.push(`entry ${i + 1} of ${source} is not <tenant>/<id>:<key>`);
       continue;
