@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { defaultPayloadConverter } from '@temporalio/common';
-import { CodecConfigError, PayloadDecryptionError } from '../../src/payloads/encryption';
+import { PayloadDecryptionError, type CodecConfigError } from '../../src/payloads/encryption';
 import { codecOptionsFromEnv } from '../../src/payloads/keys';
 import { TenantKeysCodec } from '../../src/payloads/tenantKeys';
 import { encryptionKey, keysEnv } from './helpers';
