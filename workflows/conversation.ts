@@ -46,6 +46,7 @@ import { boundingPayloads } from './chain/payloadBound';
 import { recordTeam, teamAttribute } from './team/record';
 import { withApprovalAttributes } from './approvals/searchAttributes';
 import { variantAttribute } from './variant';
+import { enterTenant, tenantAttribute } from './tenant';
 import { defaultGuards } from './guards';
 import { economicsOf } from './economics/start';
 import { conversationBudget } from './conversation/costs';
@@ -115,6 +116,7 @@ export async function conversation(startInput: ConversationInput): Promise<Conve
   let upgrade = false;
   try {
     input = validateConversationInput(rawInput, { sizes: bounded });
+    enterTenant(input.options?.tenant);
     if (!input.resume) effects.startRun(input.agent);
     if (input.resume) state = { ...input.resume, chain: { ...input.resume.chain, options: resolveRunOptions(input.resume.chain.options) } };
     else {
@@ -152,6 +154,7 @@ export async function conversation(startInput: ConversationInput): Promise<Conve
       { key: BatonHandoffs, value: next.handoffs + (next.current ? next.chain.chain.length : 0) },
       ...teamAttribute(next.chain.team),
       ...variantAttribute(),
+      ...tenantAttribute(),
     ],
     // Onto the deployment's current version, whose workers answer the next turn with their team.
     ...(upgrade ? { initialVersioningBehavior: 'AUTO_UPGRADE' as const } : {}),

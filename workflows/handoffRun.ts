@@ -51,6 +51,7 @@ import { chainTag, taggingStreams } from './streams/tag';
 import { applySteering } from './live/apply';
 import { interruptible, Steering } from './live/steering';
 import { variantAttribute } from './variant';
+import { enterTenant, tenantAttribute } from './tenant';
 
 function asksForLocalCalls(input: unknown): boolean {
   const options = (input as { options?: { modelActivity?: unknown } } | null | undefined)?.options;
@@ -106,6 +107,7 @@ export async function handoffRun(startInput: HandoffRunInput): Promise<HandoffRu
 
   try {
     input = validateRunInput(rawInput, { sizes: bounded });
+    enterTenant(input.options?.tenant);
     if (!input.resume) effects.startRun(input.agent);
     const started = controls ? { startedAt: effects.now() } : undefined;
     let state: ChainState;
@@ -160,6 +162,7 @@ export async function handoffRun(startInput: HandoffRunInput): Promise<HandoffRu
             { key: BatonHandoffs, value: next.chain.length },
             ...teamAttribute(next.team),
             ...variantAttribute(),
+            ...tenantAttribute(),
           ],
         }
       : { typeInfo: {} },

@@ -1,6 +1,6 @@
 #!/bin/sh
 # Before any baton container starts: wait for Temporal, create the namespace, and register
-# baton's search attributes (BatonAgent, BatonStatus, BatonTeam, BatonVariant: Keyword; BatonHandoffs, BatonPendingApprovals: Int;
+# baton's search attributes (BatonAgent, BatonStatus, BatonTeam, BatonVariant, BatonTenant: Keyword; BatonHandoffs, BatonPendingApprovals: Int;
 # BatonApprovalDue: Datetime; BatonApprovers, BatonApprovalTools: KeywordList), so the first
 # chain started through the service can set them. Run by temporalio/admin-tools; idempotent.
 set -eu
@@ -31,10 +31,11 @@ add BatonStatus Keyword
 add BatonHandoffs Int
 add BatonTeam Keyword
 add BatonVariant Keyword
+add BatonTenant Keyword
 add BatonApprovalDue Datetime
 add BatonApprovers KeywordList
 add BatonApprovalTools KeywordList
 add BatonPendingApprovals Int
-listed() { [ "$(t operator search-attribute list --namespace "$TEMPORAL_NAMESPACE" | grep -cwE 'BatonAgent|BatonStatus|BatonHandoffs|BatonTeam|BatonVariant|BatonApprovalDue|BatonApprovers|BatonApprovalTools|BatonPendingApprovals')" -ge 9 ]; }
+listed() { [ "$(t operator search-attribute list --namespace "$TEMPORAL_NAMESPACE" | grep -cwE 'BatonAgent|BatonStatus|BatonHandoffs|BatonTeam|BatonVariant|BatonTenant|BatonApprovalDue|BatonApprovers|BatonApprovalTools|BatonPendingApprovals')" -ge 10 ]; }
 retry listed
 echo "baton's search attributes are registered in $TEMPORAL_NAMESPACE"

@@ -8,27 +8,30 @@ import { argumentsOption, mergeOntoWaiting } from './edits';
 import { formatDecision, formatPending } from './print';
 import { decideBatchFile } from './inbox';
 import { cliSigner } from './signing';
+import { TENANT_FLAG, tenantFromFlag } from './tenant';
 
 export { argumentsOption } from './edits';
 
 /** `baton pending`: every handoff and tool call waiting for approval, across chains. */
 export const pendingCommand: Command = {
-  synopsis: 'baton pending [--as <approver>] [--json]',
+  synopsis: 'baton pending [--as <approver>] [--tenant <id>] [--json]',
   summary: 'handoffs and tool calls waiting for approval, across chains',
   help: `Options:
   --as <approver> show the real values of sensitive tool arguments in the calls this approver may
                   decide (the policy names them, or names no approvers); "[redacted]" otherwise
+  --tenant <id>   only the chains of this tenant (BatonTenant)
   --json          print the list as JSON (each with its approvalId; a tool call's arguments as an object)
 
 Lists running chains whose handoffs or tool calls wait for a decision, oldest first, with how long
 each has waited: chain, approval id, what waits. A tool call shows with its arguments (agent → tool
 name {arguments}), those its tool declares sensitive as "[redacted]".`,
   async run(argv, { out }) {
-    const { values, positionals } = parse(argv, { json: { type: 'boolean', default: false }, as: { type: 'string' } });
+    const { values, positionals } = parse(argv, { json: { type: 'boolean', default: false }, as: { type: 'string' }, ...TENANT_FLAG });
     if (positionals.length > 0) throw new UsageError(`unexpected argument "${positionals[0]}"`);
     if (values.as !== undefined && values.as.trim() === '') throw new UsageError('--as must name an approver');
     const baton = await batonClient();
-    const waiting = await baton.pending(values.as ? { reveal: values.as } : {});
+    const tenant = tenantFromFlag(values.tenant);
+    const waiting = await baton.pending({ ...(values.as ? { reveal: values.as } : {}), ...(tenant !== undefined ? { tenant } : {}) });
     if (values.json) out(JSON.stringify(waiting, null, 2));
     else if (waiting.length === 0) out('no handoff or tool call is waiting for approval');
     else for (const p of waiting) out(formatPending(p));

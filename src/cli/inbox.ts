@@ -7,10 +7,11 @@ import { integerOption, parse, UsageError } from './args';
 import { connect } from './connect';
 import type { Command } from './context';
 import { cliSigner } from './signing';
+import { TENANT_FLAG, tenantFromFlag } from './tenant';
 
 /** `baton inbox`: what waits for a person across chains, soonest due first; `--approve`/`--reject` decide the page listed. */
 export const inboxCommand: Command = {
-  synopsis: 'baton inbox [--as <name>] [--group <g>]… [--team t] [--agent a] [--tool t] [--min-age 10m] [--overdue] [--search text]\n  [--limit N] [--page <token>] [--json] [(--approve [--comment c] | --reject [--reason r]) [--key <file>]]',
+  synopsis: 'baton inbox [--as <name>] [--group <g>]… [--team t] [--agent a] [--tool t] [--min-age 10m] [--overdue] [--search text]\n  [--tenant <id>] [--limit N] [--page <token>] [--json] [(--approve [--comment c] | --reject [--reason r]) [--key <file>]]',
   summary: 'what waits for your decision across chains, soonest due first; decide similar calls together',
   help: `Options:
   --as <name>         whose inbox: what this approver may decide (named among the approvers, or open to
@@ -22,6 +23,7 @@ export const inboxCommand: Command = {
   --min-age <d>       waiting at least this long (10m, 2 hours)
   --overdue           past its deadline only
   --search <text>     words each listed approval contains (message, agents, tool, arguments, chain id)
+  --tenant <id>       only the chains of this tenant (BatonTenant)
   --limit N           per page, 1 to 500 (default 50); --page <token> the next page (printed last)
   --json              print the page as JSON
   --approve, --reject decide every approval listed, each its own decision bound to its own call; the
@@ -51,6 +53,7 @@ With --approve/--reject, prints an outcome per approval; exit code 1 when any wa
       reason: { type: 'string' },
       key: { type: 'string' },
       kid: { type: 'string' },
+      ...TENANT_FLAG,
     });
     if (positionals.length > 0) throw new UsageError(`unexpected argument "${positionals[0]}"`);
     if (values.approve && values.reject) throw new UsageError('give --approve or --reject, not both');
@@ -72,6 +75,7 @@ With --approve/--reject, prints an outcome per approval; exit code 1 when any wa
       ...(limit !== undefined ? { limit } : {}),
       ...(values.page ? { pageToken: values.page } : {}),
       ...(values.as ? { reveal: values.as } : {}),
+      ...(values.tenant !== undefined ? { tenant: tenantFromFlag(values.tenant)! } : {}),
     };
     const baton = new Baton({ client: (await connect()).client });
     const page = await baton.inbox(options).catch((err: unknown) => Promise.reject(err instanceof InboxOptionError ? new UsageError(err.message) : err));

@@ -14,10 +14,11 @@ import { formatResult, LiveLine } from './print';
 import { untilDone } from './serve';
 import { unstreamedNote } from './streamsNote';
 import { loadTeamModule } from './team';
+import { TENANT_FLAG, tenantFromFlag } from './tenant';
 
 /** `baton run <agent> <input>`: start a chain, print what its agents do as it happens, then the answer. */
 export const runCommand: Command = {
-  synopsis: 'baton run <agent> (<input> | - | --input-file <path>) [--team <module>] [--json] [--max-handoffs N] [--max-cost <amount>]\n          [--priority N] [--fairness-key <key>] [--fairness-weight W] [--task-queue baton] [--workflow-id <id>] [--experiment <id>]',
+  synopsis: 'baton run <agent> (<input> | - | --input-file <path>) [--team <module>] [--json] [--max-handoffs N] [--max-cost <amount>]\n          [--priority N] [--fairness-key <key>] [--fairness-weight W] [--task-queue baton] [--workflow-id <id>] [--experiment <id>] [--tenant <id>]',
   summary: 'start a chain, print what its agents do and each handoff as it happens, then the answer',
   help: `Arguments:
   <agent>                the agent that takes the request first
@@ -36,6 +37,7 @@ ${priorityHelp(25)}
   --task-queue <name>    task queue of the workers (default baton)
   --workflow-id <id>     the chain's workflow id (default baton-<agent>-<uuid>)
   --experiment <id>      start the chain in an experiment (baton experiment): on its variant's task queue and options
+  --tenant <id>          the tenant the chain belongs to: its id begins <tenant>/, BatonTenant names it
 
 Progress comes from the chain's history as it grows: each model and tool call, handoff, and approval
 asked for or refused. On a terminal, what each agent is doing shows on one line that updates in place,
@@ -60,6 +62,7 @@ async function run(argv: string[], ctx: CommandContext): Promise<number> {
     'workflow-id': { type: 'string' },
     ...PRIORITY_FLAGS,
     experiment: { type: 'string' },
+    ...TENANT_FLAG,
   });
   const [agent, inputArg, ...rest] = positionals;
   if (!agent) throw new UsageError('expected <agent> and the input');
@@ -71,7 +74,8 @@ async function run(argv: string[], ctx: CommandContext): Promise<number> {
   const input = await readInput({ arg: inputArg, file: values['input-file'] }, ctx.interrupted, ctx.err);
   const maxCost = runOptionAmount('max-cost', 'maxCost', values['max-cost']);
   const priority = priorityFromFlags(values);
-  const options = { ...(maxHandoffs !== undefined ? { maxHandoffs } : {}), ...(maxCost !== undefined ? { maxCost } : {}), ...(priority ? { priority } : {}) };
+  const tenant = tenantFromFlag(values.tenant);
+  const options = { ...(maxHandoffs !== undefined ? { maxHandoffs } : {}), ...(maxCost !== undefined ? { maxCost } : {}), ...(priority ? { priority } : {}), ...(tenant !== undefined ? { tenant } : {}) };
   checkPayloadSize({ agent, input, options });
 
   // With --json, stdout carries the result document alone.

@@ -38,7 +38,8 @@ Every /v1 request needs a bearer token. Configure them in the environment:
                          roles: viewer, starter, approver, admin
   BATON_TOKENS_FILE      a file holding that JSON
   BATON_JWKS_URL         verify JWTs against this JWKS (with BATON_JWT_ISSUER, BATON_JWT_AUDIENCE,
-                         BATON_JWT_IDENTITY_CLAIM (default sub), BATON_JWT_ROLES_CLAIM (default roles));
+                         BATON_JWT_IDENTITY_CLAIM (default sub), BATON_JWT_ROLES_CLAIM (default roles),
+                         BATON_JWT_TENANT_CLAIM (default tenant: the caller's tenant));
                          a JWT without "exp" is refused unless BATON_JWT_ALLOW_MISSING_EXP=true
 A token with no role reads nothing. Other settings:
   BATON_STARTS_PER_MINUTE  starts an identity may make per minute (default 60)

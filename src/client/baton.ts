@@ -13,6 +13,7 @@ import { overrideProblems, validateRunInput } from '../common/input';
 import type { SteerReceipt } from '../common/live';
 import { BatonAgent, BatonHandoffs, BatonStatusAttribute, DEFAULT_TASK_QUEUE, overrideRunSignal, WorkflowType } from '../common/messages';
 import { priorityOption } from '../common/priority';
+import { TENANT_ID, tenantIdProblem, tenantPrefix, tenantSearchAttribute } from '../common/tenant';
 import { overrideSizes } from '../common/sizes';
 import { BatonStatus, type ApprovalRecord, type RunContext, type RunOptions, type RunOverrides } from '../common/types';
 import { streamsFromEnv } from '../streams/env';
@@ -111,7 +112,8 @@ export class Baton {
   /** Start a chain at `agent`; invalid input or options throw `InvalidRunInputError` before anything starts. */
   async start<Output = string>(agent: string, input: string, options: StartOptions = {}): Promise<BatonRun<Output>> {
     const { workflowId: givenId, context, workflowIdReusePolicy, workflowIdConflictPolicy, startedBy, experiment, ...given } = options;
-    const workflowId = givenId ?? `baton-${agent}-${randomUUID()}`;
+    const tenant = given.tenant;
+    const workflowId = givenId ?? `${tenant !== undefined && TENANT_ID.test(tenant) ? tenantPrefix(tenant) : ''}baton-${agent}-${randomUUID()}`;
     // In an experiment, the variant's run options go over the start's.
     const variant = experiment !== undefined ? await this.experiments.variantStart(experiment, workflowId, context, given, this.taskQueue) : undefined;
     const runOptions = variant?.options ?? given;
@@ -119,6 +121,8 @@ export class Baton {
     const memo = startedByMemo(startedBy);
     const passed = deadlinePassed(runOptions.deadline, Date.now());
     if (passed) throw new InvalidRunInputError([passed]);
+    const misplaced = runOptions.tenant !== undefined ? tenantIdProblem(runOptions.tenant, workflowId) : undefined;
+    if (misplaced) throw new InvalidRunInputError([`"workflowId": ${misplaced}`]);
     const start = {
       taskQueue: this.taskQueue,
       workflowId,
@@ -131,6 +135,7 @@ export class Baton {
         { key: BatonAgent, value: agent },
         { key: BatonStatusAttribute, value: BatonStatus.RUNNING },
         { key: BatonHandoffs, value: 0 },
+        ...tenantSearchAttribute(runOptions.tenant),
       ],
     };
     const handle = await this.client.workflow.start<typeof handoffRun>(WorkflowType.HANDOFF_RUN, variant ? inVariant(start, variant) : start);

@@ -21,6 +21,7 @@ import type { RunOptions } from '../common/options';
 import { BatonStatus, type HandoffRecord } from '../common/run';
 import type { RunContext } from '../common/team';
 import { priorityOption } from '../common/priority';
+import { TENANT_ID, tenantIdProblem, tenantPrefix, tenantSearchAttribute } from '../common/tenant';
 import { streamsFromEnv } from '../streams/env';
 import { streamMessage, type MessageStreamItem } from '../streams/message';
 import { stoppedCallsOf } from './stoppedCalls';
@@ -107,7 +108,8 @@ export class Conversation<Output = string> {
     if (options.id !== undefined && (typeof options.id !== 'string' || options.id.trim() === '')) {
       throw new UserError(`id must name the conversation (its workflow id), got ${JSON.stringify(options.id)}; leave it out for a new one`);
     }
-    this.id = options.id ?? `baton-chat-${agent}-${randomUUID()}`;
+    const tenant = options.options?.tenant;
+    this.id = options.id ?? `${tenant !== undefined && TENANT_ID.test(tenant) ? tenantPrefix(tenant) : ''}baton-chat-${agent}-${randomUUID()}`;
     if (options.experiment !== undefined) this.experiment = options.experiment;
     this.input = validateConversationInput({
       agent,
@@ -115,6 +117,8 @@ export class Conversation<Output = string> {
       ...(options.conversation ? { conversation: options.conversation } : {}),
       ...(options.context ? { context: options.context } : {}),
     });
+    const misplaced = tenant !== undefined ? tenantIdProblem(tenant, this.id) : undefined;
+    if (misplaced) throw new InvalidRunInputError([`"id": ${misplaced}`]);
   }
 
   /** The Temporal handle of the conversation's workflow (its latest run). */
@@ -191,6 +195,7 @@ export class Conversation<Output = string> {
         { key: BatonAgent, value: this.agent },
         { key: BatonStatusAttribute, value: BatonStatus.RUNNING },
         { key: BatonHandoffs, value: 0 },
+        ...tenantSearchAttribute(this.input.options?.tenant),
       ],
     };
     return new WithStartWorkflowOperation<typeof conversationWorkflow>(WorkflowType.CONVERSATION, variant ? inVariant(start, variant) : start);

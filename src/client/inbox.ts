@@ -6,11 +6,11 @@
  */
 import type { Client } from '@temporalio/client';
 import type { PendingApproval } from '../common/approvals';
-import { ANY_APPROVER, BatonApprovalDue, BatonApprovalTools, BatonApprovers, BatonPendingApprovals, BatonStatusAttribute, PARENT_MEMO, PENDING_MEMO, TEAM_MEMO } from '../common/messages';
+import { ANY_APPROVER, BatonApprovalDue, BatonApprovalTools, BatonApprovers, BatonPendingApprovals, BatonStatusAttribute, BatonTenant, PARENT_MEMO, PENDING_MEMO, TEAM_MEMO } from '../common/messages';
 import { BatonStatus, type ParentLink } from '../common/run';
 import { type PendingHandoff, toPendingHandoff, type WaitingApproval } from './pending';
 import type { TeamSnapshots } from './sensitive';
-import { withSensitivity } from './waiting';
+import { inTenant, tenantClause, withSensitivity } from './waiting';
 
 /** The most approvals one page holds. */
 export const MAX_INBOX_PAGE = 500;
@@ -22,6 +22,8 @@ export interface InboxOptions {
    * policy names none), e.g. a person and their groups. @default everyone's: every waiting approval
    */
   for?: string | readonly string[];
+  /** Only the chains of this tenant; `null` only chains without a tenant. @default every chain */
+  tenant?: string | null;
   /** The team's id (`support`) or version (`support@2026-11-24`). */
   team?: string;
   /** The agent whose handoff or tool call waits. */
@@ -79,13 +81,15 @@ export async function listInbox(client: Client, teams: () => TeamSnapshots, opti
   const after = options.pageToken !== undefined ? readToken(options.pageToken) : undefined;
   const now = Date.now();
   const matched: InboxItem[] = [];
-  for await (const wf of client.workflow.list({ query: inboxQuery(options, now), pageSize: 1000 })) {
+  for await (const wf of client.workflow.list({ query: inboxQuery(options, now) + tenantClause(options.tenant), pageSize: 1000 })) {
+    const tenant = wf.typedSearchAttributes.get(BatonTenant);
+    if (!inTenant(tenant, options.tenant)) continue;
     const waiting = (wf.memo?.[PENDING_MEMO] ?? []) as PendingApproval[];
     if (waiting.length === 0) continue;
     const parent = wf.memo?.[PARENT_MEMO] as ParentLink | undefined;
     const team = (wf.memo?.[TEAM_MEMO] as { id?: unknown } | undefined)?.id;
     for (const p of waiting) {
-      const item = inboxItem({ ...p, workflowId: wf.workflowId, runId: wf.runId, ageMs: now - Date.parse(p.requestedAt), ...(parent ? { parentWorkflowId: parent.workflowId, rootWorkflowId: parent.rootWorkflowId } : {}), ...(typeof team === 'string' ? { team } : {}) }, now);
+      const item = inboxItem({ ...p, workflowId: wf.workflowId, runId: wf.runId, ageMs: now - Date.parse(p.requestedAt), ...(parent ? { parentWorkflowId: parent.workflowId, rootWorkflowId: parent.rootWorkflowId } : {}), ...(typeof team === 'string' ? { team } : {}), ...(tenant !== undefined ? { tenant } : {}) }, now);
       if (matches(item, options)) matched.push(item);
     }
   }

@@ -35,6 +35,8 @@ export interface PendingHandoff extends Omit<PendingApproval, 'tool'> {
   ageMs: number;
   /** The team version the chain runs on (`support@2026-11-24`), when its snapshot has one. */
   team?: string;
+  /** The tenant the chain belongs to (its `BatonTenant`), when it has one. */
+  tenant?: string;
   /**
    * Set when a tool call waits whose tool declares sensitive arguments: which, and whether
    * `tool.arguments` (and `message`) show their real values or `"[redacted]"` in their place.

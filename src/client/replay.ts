@@ -21,6 +21,7 @@ import type { HistoryEvent } from '../payloads/read';
 import { migrationRequest } from './migrate';
 import { rebuildState } from './resume';
 import { priorityOption } from '../common/priority';
+import { tenantSearchAttribute } from '../common/tenant';
 const EventType = temporal.api.enums.v1.EventType;
 
 /** Options of `baton.replay`. */
@@ -130,6 +131,7 @@ async function resumeWithOverrides(
       { key: BatonAgent, value: state.agentId },
       { key: BatonStatusAttribute, value: BatonStatus.RUNNING },
       { key: BatonHandoffs, value: state.chain.length },
+      ...tenantSearchAttribute(state.options.tenant),
     ],
   });
   return { workflowId, runId: handle.firstExecutionRunId, baseRunId, from, mechanism: 'resume', ...(state.migrate ? { migratedFrom: state.migrate.from } : {}) };

@@ -5,7 +5,7 @@
  */
 import type { Client } from '@temporalio/client';
 import type { ParentLink } from '../common/run';
-import { BatonStatusAttribute, PARENT_MEMO, PENDING_MEMO, TEAM_MEMO } from '../common/messages';
+import { BatonStatusAttribute, BatonTenant, PARENT_MEMO, PENDING_MEMO, TEAM_MEMO } from '../common/messages';
 import { BatonStatus, type PendingApproval } from '../common/types';
 import { redactPendingApproval } from '../common/sensitive';
 import { type PendingHandoff, toPendingHandoff, type WaitingApproval } from './pending';
@@ -20,6 +20,8 @@ export interface PendingOptions {
    * @default nobody: every sensitive argument shows as `"[redacted]"`
    */
   reveal?: string | true;
+  /** Only the chains of this tenant; `null` only chains without a tenant. @default every chain */
+  tenant?: string | null;
 }
 
 /**
@@ -29,13 +31,15 @@ export interface PendingOptions {
 export async function listPending(client: Client, teams: () => TeamSnapshots, options: PendingOptions = {}): Promise<PendingHandoff[]> {
   const now = Date.now();
   const found: WaitingApproval[] = [];
-  const query = `${BatonStatusAttribute.name} = "${BatonStatus.AWAITING_APPROVAL}" AND ExecutionStatus = "Running"`;
+  const query = `${BatonStatusAttribute.name} = "${BatonStatus.AWAITING_APPROVAL}" AND ExecutionStatus = "Running"${tenantClause(options.tenant)}`;
   for await (const wf of client.workflow.list({ query })) {
+    const tenant = wf.typedSearchAttributes.get(BatonTenant);
+    if (!inTenant(tenant, options.tenant)) continue;
     const waiting = (wf.memo?.[PENDING_MEMO] ?? []) as PendingApproval[];
     const parent = wf.memo?.[PARENT_MEMO] as ParentLink | undefined;
     const team = (wf.memo?.[TEAM_MEMO] as { id?: unknown } | undefined)?.id;
     for (const p of waiting) {
-      found.push({ ...p, workflowId: wf.workflowId, runId: wf.runId, ageMs: now - Date.parse(p.requestedAt), ...(parent ? { parentWorkflowId: parent.workflowId, rootWorkflowId: parent.rootWorkflowId } : {}), ...(typeof team === 'string' ? { team } : {}) });
+      found.push({ ...p, workflowId: wf.workflowId, runId: wf.runId, ageMs: now - Date.parse(p.requestedAt), ...(parent ? { parentWorkflowId: parent.workflowId, rootWorkflowId: parent.rootWorkflowId } : {}), ...(typeof team === 'string' ? { team } : {}), ...(tenant !== undefined ? { tenant } : {}) });
     }
   }
   const shown = await Promise.all(found.map(async (p) => toPendingHandoff(await withSensitivity(teams, p, options.reveal))));
@@ -51,4 +55,17 @@ export async function withSensitivity(teams: () => TeamSnapshots, p: WaitingAppr
   const revealed = reveal === true || (typeof reveal === 'string' && reveal !== '' && mayDecideAs(reveal, p));
   const sensitive = { arguments: spec.arguments, revealed };
   return revealed ? { ...p, sensitive } : { ...redactPendingApproval(p, spec), sensitive };
+}
+
+/**
+ * The visibility clause of a tenant filter: a tenant's chains by `BatonTenant`; none for chains
+ * without a tenant (which {@link inTenant} picks, so a namespace without `BatonTenant` still lists).
+ */
+export function tenantClause(tenant: string | null | undefined): string {
+  return typeof tenant === 'string' ? ` AND ${BatonTenant.name} = ${JSON.stringify(tenant)}` : '';
+}
+
+/** Whether a chain of `tenant` passes the filter `wanted` (`undefined`: every chain, `null`: those without a tenant). */
+export function inTenant(tenant: string | undefined, wanted: string | null | undefined): boolean {
+  return wanted === undefined || (tenant ?? null) === wanted;
 }

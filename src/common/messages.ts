@@ -166,6 +166,13 @@ export const BatonTeam = defineSearchAttributeKey('BatonTeam', SearchAttributeTy
 export const BatonVariant = defineSearchAttributeKey('BatonVariant', SearchAttributeType.KEYWORD);
 
 /**
+ * Search attribute: the tenant a chain or conversation belongs to (the run option `tenant`), so
+ * `BatonTenant="acme"` lists a tenant's chains. Set when a chain of a tenant starts; the namespace
+ * must have it for tenants' chains.
+ */
+export const BatonTenant = defineSearchAttributeKey('BatonTenant', SearchAttributeType.KEYWORD);
+
+/**
  * Search attribute: when the soonest of the chain's waiting approvals is due (its `expiresAt`);
  * unset when none waits or none has a deadline. Like the three below it is written only where the
  * namespace has them all (a worker asks when it starts), so the inbox lists from visibility alone.
@@ -191,9 +198,9 @@ export const APPROVAL_SEARCH_ATTRIBUTES = [BatonApprovalDue, BatonApprovers, Bat
  * The search attributes baton registers (`baton dev`, the servers baton starts, `ensureSearchAttributes`,
  * the compose stack). A namespace needs the first three before baton's workflows can run;
  * `BatonTeam` and the approval attributes are written only where registered, `BatonVariant` by chains
- * started in an experiment.
+ * started in an experiment, `BatonTenant` by chains of a tenant.
  */
-export const BATON_SEARCH_ATTRIBUTES = [BatonAgent, BatonStatusAttribute, BatonHandoffs, BatonTeam, BatonVariant, ...APPROVAL_SEARCH_ATTRIBUTES] as const;
+export const BATON_SEARCH_ATTRIBUTES = [BatonAgent, BatonStatusAttribute, BatonHandoffs, BatonTeam, BatonVariant, BatonTenant, ...APPROVAL_SEARCH_ATTRIBUTES] as const;
 
 /** Memo key of the variant a chain or conversation was given in an experiment (`VariantAssignment`), set at its start. */
 export const VARIANT_MEMO = 'batonVariant';

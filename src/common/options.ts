@@ -15,6 +15,7 @@ import { ROUTING_STRATEGIES, type RoutingStrategy } from './routing';
 import { arrayOf, boolean, type Check, duration, durationAtLeast, durationMs, integer, isRecord, number, oneOf, shape, shown } from './check';
 import { type Descriptor, type InputOf, option, type ResolvedOf } from './optionDescriptor';
 import { priorityCheck, type RunPriority } from './priority';
+import { tenantCheck } from './tenant';
 
 /** What to do when a model names a handoff target that does not exist or is not allowed. */
 export const InvalidHandoffPolicy = {
@@ -223,6 +224,12 @@ export const RUN_OPTIONS = {
   continueAsNewAfterEvents: option<number>({ default: 0, check: continueAsNewCheck, doc: 'continue as new after this many events' }),
   /** Task priority and fairness of the run's workflow, calls and specialists (see `RunPriority`, docs/priority.md). @default none: Temporal's defaults */
   priority: option<RunPriority | undefined>({ default: undefined, check: priorityCheck, doc: 'task priority {priorityKey, fairnessKey, fairnessWeight}' }),
+  /**
+   * The tenant the chain belongs to (docs/operating.md, Tenants): its workflow id begins `<tenant>/`,
+   * its `BatonTenant` search attribute names it, its specialists belong to it, and only the tenant's
+   * identities read and decide it through the service. @default none
+   */
+  tenant: option<string | undefined>({ default: undefined, check: tenantCheck, doc: 'the tenant the chain belongs to (its workflow id begins "<tenant>/")' }),
 };
 
 /** The run options' descriptors, by name. */

@@ -7,6 +7,7 @@ import { claimCheckCodec } from './claimCheck';
 import { batonExternalStorage, ExternalStorageReadCodec, usesExternalStorage } from './externalStorage';
 import { AesGcmPayloadCodec, MissingKeysCodec } from './encryption';
 import { codecOptionsFromEnv, type PayloadCodecOptions } from './keys';
+import { TenantKeysCodec } from './tenantKeys';
 
 /** The payload encoding of baton's compression codec. */
 export const GZIP_ENCODING = 'binary/gzip';
@@ -52,9 +53,14 @@ export function decodeGzipPayload(p: Payload): Payload {
 export function batonPayloadCodecs(options: PayloadCodecOptions, storage = externalStorageOf(options)): PayloadCodec[] {
   const gzip = new GzipPayloadCodec(options.compress ? options.minBytes : Infinity);
   // Without keys, an encrypted payload fails naming its key, not as an unknown encoding.
-  const codecs: PayloadCodec[] = [gzip, options.encryptionKeys ? new AesGcmPayloadCodec(options.encryptionKeys) : new MissingKeysCodec()];
+  const codecs: PayloadCodec[] = [gzip, encryptionOf(options)];
   if (storage) return [...codecs, new ExternalStorageReadCodec(storage)];
   return options.claimCheck ? [...codecs, claimCheckCodec(options.claimCheck)] : codecs;
+}
+
+function encryptionOf(options: PayloadCodecOptions): PayloadCodec {
+  if (options.tenantKeys) return new TenantKeysCodec(options.tenantKeys, options.encryptionKeys);
+  return options.encryptionKeys ? new AesGcmPayloadCodec(options.encryptionKeys) : new MissingKeysCodec();
 }
 
 function externalStorageOf(options: PayloadCodecOptions) {
@@ -79,7 +85,7 @@ export function batonDataConverter(options: PayloadCodecOptions = codecOptionsFr
   const externalStorage = externalStorageOf(options);
   return {
     payloadCodecs: batonPayloadCodecs(options, externalStorage),
-    ...(options.encryptionKeys ? { failureConverterPath: ENCODED_FAILURES_PATH } : {}),
+    ...(options.encryptionKeys || options.tenantKeys ? { failureConverterPath: ENCODED_FAILURES_PATH } : {}),
     ...(externalStorage ? { externalStorage } : {}),
   };
 }

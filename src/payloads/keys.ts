@@ -6,6 +6,7 @@
 import fs from 'node:fs';
 import { checkEncryptionKeys, CodecConfigError, type EncryptionKey } from './encryption';
 import type { ClaimCheckOptions } from './claimCheck';
+import { checkTenantKeys, type TenantKeys } from './tenantKeys';
 
 /** How baton encodes payloads on their way to Temporal. Client, workers, audit and replay checks need the same. */
 export interface PayloadCodecOptions {
@@ -20,6 +21,14 @@ export interface PayloadCodecOptions {
    */
   encryptionKeys?: EncryptionKey[];
   /**
+   * Each tenant's own keys (`{acme: [{id: 'acme-2026', key}]}`): a tenant's payloads (its chains'
+   * workflow ids begin `<tenant>/`) are encrypted with its first key, every key decrypts what it
+   * encrypted. A process without a tenant's keys fails that tenant's tasks naming the key, and
+   * runs the others'. Key ids are unique across tenants and `encryptionKeys`.
+   * @default none: a tenant's payloads are encrypted as others' are
+   */
+  tenantKeys?: TenantKeys;
+  /**
    * Keep payloads of `minBytes` or more in a blob store (a directory by default), with only a
    * reference in history; applied after compression and encryption, so blobs are stored as history
    * would have held them. @default none: payloads stay in history
@@ -33,6 +42,8 @@ export const CODEC_ENV = {
   KEYS: 'BATON_ENCRYPTION_KEYS',
   /** A file of `<id>:<key>` lines (blank lines and `#` comments ignored); the first encrypts. */
   KEY_FILE: 'BATON_ENCRYPTION_KEY_FILE',
+  /** `<tenant>/<id>:<key>[,…]`: each tenant's keys, the first of a tenant encrypts its payloads. */
+  TENANT_KEYS: 'BATON_TENANT_KEYS',
   /** `1`/`true`/`yes` to gzip payloads. */
   COMPRESS: 'BATON_COMPRESS',
   /** A directory for claim-checked payloads (large payloads kept out of history); shared by workers and clients. */
@@ -54,7 +65,9 @@ export function codecOptionsFromEnv(env: NodeJS.ProcessEnv = process.env): Paylo
   const compress = flag(CODEC_ENV.COMPRESS, env[CODEC_ENV.COMPRESS]);
   const encryptionKeys = inline ? parseEncryptionKeys(inline, CODEC_ENV.KEYS) : file ? readKeyFile(file) : undefined;
   const claimCheck = claimCheckFromEnv(env);
-  return { ...(compress ? { compress } : {}), ...(encryptionKeys ? { encryptionKeys } : {}), ...(claimCheck ? { claimCheck } : {}) };
+  const tenantText = env[CODEC_ENV.TENANT_KEYS]?.trim();
+  const tenantKeys = tenantText ? parseTenantKeys(tenantText, CODEC_ENV.TENANT_KEYS, encryptionKeys) : undefined;
+  return { ...(compress ? { compress } : {}), ...(encryptionKeys ? { encryptionKeys } : {}), ...(tenantKeys ? { tenantKeys } : {}), ...(claimCheck ? { claimCheck } : {}) };
 }
 
 function claimCheckFromEnv(env: NodeJS.ProcessEnv): ClaimCheckOptions | undefined {
@@ -112,6 +125,29 @@ export function parseEncryptionKeys(text: string, source = 'encryption keys'): E
   else if (problems.length === 0) problems.push(...checkEncryptionKeys(keys));
   if (problems.length > 0) throw new CodecConfigError(problems);
   return keys;
+}
+
+/** Tenants' keys from `<tenant>/<id>:<key>` entries (see {@link CODEC_ENV.TENANT_KEYS}); errors name the tenant and key id, never the key. */
+export function parseTenantKeys(text: string, source = 'tenant keys', shared: readonly EncryptionKey[] = []): TenantKeys {
+  const byTenant: TenantKeys = {};
+  const problems: string[] = [];
+  for (const [i, entry] of text.split(/[,\n]/).map((e) => e.replace(/#.*$/, '').trim()).filter((e) => e !== '').entries()) {
+    // The tenant ends at the first "/" before the id's ":" (a base64 key may hold "/" too).
+    const colon = entry.indexOf(':');
+    const slash = entry.slice(0, colon < 0 ? entry.length : colon).indexOf('/');
+    if (slash <= 0) {
+      problems.push(`entry ${i + 1} of ${source} is not <tenant>/<id>:<key>`);
+      continue;
+    }
+    try {
+      (byTenant[entry.slice(0, slash)] ??= []).push(...parseEncryptionKeys(entry.slice(slash + 1), `${source} (tenant "${entry.slice(0, slash)}")`));
+    } catch (err) {
+      problems.push(...(err as CodecConfigError).problems);
+    }
+  }
+  if (problems.length === 0) problems.push(...checkTenantKeys(byTenant, shared));
+  if (problems.length > 0) throw new CodecConfigError(problems);
+  return byTenant;
 }
 
 function keyBytes(text: string): Uint8Array | undefined {

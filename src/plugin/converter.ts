@@ -8,7 +8,7 @@ import type { PayloadCodecOptions } from '../payloads/keys';
 
 /** Whether `codec` asks for anything (compression, encryption, a claim check, external storage). */
 export function codecConfigured(codec: PayloadCodecOptions): boolean {
-  return Boolean(codec.compress || codec.encryptionKeys || codec.claimCheck);
+  return Boolean(codec.compress || codec.encryptionKeys || codec.tenantKeys || codec.claimCheck);
 }
 
 /**

@@ -31,6 +31,7 @@ import { runEventRoutes } from './runEvents';
 import { runStreamRoutes } from './runStream';
 import { steerRoutes } from './steer';
 import { isUiStreamPath, uiStreamRoutes, type UiStreamOptions } from './ui-stream/routes';
+import { tenantRoutes } from './tenancy';
 import { runRoutes } from './runs';
 import { IdentitySchema } from './schemas';
 import { a2aRoutes, type A2AOptions } from './a2a';
@@ -175,6 +176,7 @@ export function createBatonApp(options: BatonServiceOptions): ServiceApp {
 
   app.openAPIRegistry.registerComponent('securitySchemes', 'bearer', { type: 'http', scheme: 'bearer', description: 'A static token or a JWT, mapped to an identity and roles' });
   app.openapi(meRoute, (c) => c.json(c.get('identity'), 200));
+  tenantRoutes(app, ctx);
   runRoutes(app, ctx);
   runEventRoutes(app, ctx);
   runStreamRoutes(app, ctx);

@@ -16,6 +16,7 @@ import type { ServiceApp, ServiceContext } from './context';
 import { jsonBody, problems } from './openapi';
 import { countDecision } from './metrics';
 import { HttpProblem } from './problems';
+import { isCallersTenant } from './tenancy';
 import { ApprovalRecordSchema, DecisionSchema, PendingApprovalSchema } from './schemas';
 
 /** How long the inbox waits for a chain's workers to answer "the chain so far", and for its request to be read. */
@@ -64,7 +65,7 @@ export function approvalRoutes(app: ServiceApp, ctx: ServiceContext): void {
   app.openapi(listRoute, async (c) => {
     const identity = c.get('identity');
     // Read with every sensitive argument shown, then redacted for each caller who may not decide the call.
-    const pending = await ctx.baton.pending({ reveal: true });
+    const pending = await ctx.baton.pending({ reveal: true, tenant: identity.tenant ?? null });
     return c.json({ approvals: await withChains(ctx, pending, identity) }, 200);
   });
 
@@ -77,7 +78,8 @@ export function approvalRoutes(app: ServiceApp, ctx: ServiceContext): void {
       const unsubscribe = ctx.feed.subscribe((pending) => {
         latest = latest
           .then(async () => {
-            const approvals = await withChains(ctx, pending, identity);
+            // One feed serves every caller: each hears of its own tenant's chains only.
+            const approvals = await withChains(ctx, pending.filter((p) => isCallersTenant(identity, p.tenant)), identity);
             sent += 1;
             await stream.writeSSE({ id: String(sent), event: 'approvals', data: JSON.stringify({ approvals }) });
           })

@@ -6,6 +6,7 @@
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { createRemoteJWKSet, errors as joseErrors, jwtVerify, type JWTPayload } from 'jose';
+import { TENANT_ID } from '../common/tenant';
 import { HttpProblem } from './problems';
 
 /** Roles a token may carry. Every role may read runs, audits and approvals; a token with no role reads nothing. */
@@ -50,6 +51,11 @@ export interface Identity {
   roles: Role[];
   /** The groups the caller belongs to: the inbox lists what waits for them too (a policy's `approvers` naming the group). */
   groups?: string[];
+  /**
+   * The tenant the caller acts for: it reads, decides and starts that tenant's chains only (another
+   * tenant's chain is not found). Without one, only chains without a tenant (docs/operating.md, Tenants).
+   */
+  tenant?: string;
 }
 
 /** A static token: the token itself (development) or its SHA-256 digest in hex. */
@@ -60,6 +66,8 @@ export interface StaticToken {
   roles: Role[];
   /** The groups the identity belongs to (see {@link Identity.groups}). */
   groups?: string[];
+  /** The tenant the identity acts for (see {@link Identity.tenant}). */
+  tenant?: string;
 }
 
 /** JWT verification against a JSON Web Key Set. */
@@ -72,6 +80,8 @@ export interface JwtAuthOptions {
   identityClaim?: string;
   /** The claim listing roles (an array, or a space-separated string). @default "roles" */
   rolesClaim?: string;
+  /** The claim naming the caller's tenant (see {@link Identity.tenant}); a JWT without it acts for no tenant. @default "tenant" */
+  tenantClaim?: string;
   /**
    * Accept JWTs without an `exp` claim (tokens that never expire). Refused by default: a leaked
    * token without an expiry works for ever. @default false
@@ -103,7 +113,7 @@ export class Authenticator {
     if (!options.tokens?.length && !options.jwt && !options.authenticate) {
       throw new Error('the service needs a way to authenticate callers: static tokens, a JWKS for JWTs, or an authenticate function');
     }
-    this.digests = (options.tokens ?? []).map((t, i) => ({ digest: digestOf(t, i), identity: identityOf(t.identity, t.roles, `tokens[${i}]`, t.groups) }));
+    this.digests = (options.tokens ?? []).map((t, i) => ({ digest: digestOf(t, i), identity: identityOf(t.identity, t.roles, `tokens[${i}]`, t.groups, t.tenant) }));
     if (options.jwt) this.jwks = createRemoteJWKSet(new URL(options.jwt.jwksUrl));
   }
 
@@ -151,7 +161,11 @@ export class Authenticator {
     if (typeof name !== 'string' || name === '') return { refused: `the JWT has no "${claim}" claim naming who it stands for` };
     const raw = payload[jwt.rolesClaim ?? 'roles'];
     const roles = (Array.isArray(raw) ? raw : typeof raw === 'string' ? raw.split(' ') : []).filter((r): r is Role => typeof r === 'string' && ROLES.has(r));
-    return { identity: { name, roles }, token: { iss: typeof payload.iss === 'string' ? payload.iss : jwt.jwksUrl, sub: typeof payload.sub === 'string' ? payload.sub : name } };
+    const tenantClaim = jwt.tenantClaim ?? 'tenant';
+    const tenant = payload[tenantClaim];
+    // A tenant the service cannot scope by is refused, not dropped: dropping it would widen the token to chains without a tenant.
+    if (tenant !== undefined && (typeof tenant !== 'string' || !TENANT_ID.test(tenant))) return { refused: `the JWT's "${tenantClaim}" claim must be a tenant id of 1-64 letters, digits, ".", "_" or "-"` };
+    return { identity: { name, roles, ...(tenant !== undefined ? { tenant } : {}) }, token: { iss: typeof payload.iss === 'string' ? payload.iss : jwt.jwksUrl, sub: typeof payload.sub === 'string' ? payload.sub : name } };
   }
 }
 
@@ -190,7 +204,7 @@ export function mayDecide(identity: Identity, approvers: readonly string[] | und
 }
 
 /**
- * Static tokens from JSON: `[{"token": "…", "identity": "alice", "roles": ["approver"]}]`, or with
+ * Static tokens from JSON: `[{"token": "…", "identity": "alice", "roles": ["approver"], "tenant": "acme"}]`, or with
  * `"sha256"` (the token's digest in hex) instead of `"token"` so the file holds no secret.
  */
 export function parseTokens(json: string, source: string): StaticToken[] {
@@ -204,7 +218,7 @@ export function parseTokens(json: string, source: string): StaticToken[] {
   return value.map((t: unknown, i) => {
     const entry = t as Partial<StaticToken>;
     digestOf(entry as StaticToken, i, source);
-    identityOf(entry.identity, entry.roles, `${source}[${i}]`, entry.groups);
+    identityOf(entry.identity, entry.roles, `${source}[${i}]`, entry.groups, entry.tenant);
     return entry as StaticToken;
   });
 }
@@ -215,11 +229,12 @@ function digestOf(t: StaticToken, i: number, source = 'tokens'): Buffer {
   throw new Error(`${source}[${i}] needs "token" (8 characters or more) or "sha256" (64 hex digits)`);
 }
 
-function identityOf(name: unknown, roles: unknown, where: string, groups?: unknown): Identity {
+function identityOf(name: unknown, roles: unknown, where: string, groups?: unknown, tenant?: unknown): Identity {
   if (typeof name !== 'string' || name.trim() === '') throw new Error(`${where}: "identity" must name who the token stands for`);
   if (!Array.isArray(roles) || roles.some((r) => !ROLES.has(r as string))) throw new Error(`${where}: "roles" must list roles from ${[...ROLES].join(', ')}`);
   if (groups !== undefined && (!Array.isArray(groups) || groups.some((g) => typeof g !== 'string' || g.trim() === ''))) throw new Error(`${where}: "groups" must list group names (non-empty strings)`);
-  return { name, roles: roles as Role[], ...(groups ? { groups: groups as string[] } : {}) };
+  if (tenant !== undefined && (typeof tenant !== 'string' || !TENANT_ID.test(tenant))) throw new Error(`${where}: "tenant" must be a tenant id of 1-64 letters, digits, ".", "_" or "-"`);
+  return { name, roles: roles as Role[], ...(groups ? { groups: groups as string[] } : {}), ...(tenant !== undefined ? { tenant: tenant as string } : {}) };
 }
 
 function unauthorized(detail: string): HttpProblem {

@@ -17,6 +17,7 @@ import type { ServiceApp, ServiceContext } from './context';
 import { kindOf, mustBeConversation, notA } from './kinds';
 import { jsonBody, problems } from './openapi';
 import { IdempotencyKeySchema, idParam } from './schemas';
+import { tenantWorkflowId } from './tenancy';
 import { fieldError, HttpProblem, problemBody, sendProblem, toProblem } from './problems';
 import { derivedMessageKey, lookupMessage } from './messageKeys';
 
@@ -118,6 +119,8 @@ export function conversationRoutes(app: ServiceApp, ctx: ServiceContext): void {
   app.openapi(sendRoute, async (c) => {
     const { id } = c.req.valid('param');
     const body = c.req.valid('json');
+    const identity = c.get('identity');
+    tenantWorkflowId(identity, id, true, 'id');
     if (ctx.agents && !ctx.agents.includes(body.agent)) {
       throw new HttpProblem(400, 'Invalid message', 'The message is not valid.', [{ path: 'agent', message: `unknown agent "${body.agent}" (the workers serve: ${ctx.agents.join(', ')})` }]);
     }
@@ -142,7 +145,8 @@ export function conversationRoutes(app: ServiceApp, ctx: ServiceContext): void {
         await checks();
         if (streamed) from = await ctx.baton.streams.last(id).catch(() => undefined);
       },
-      () => ctx.baton.conversation(body.agent, { id }).send(body.message, { ...options(), taken }),
+      // A new conversation is the caller's tenant's (its id must say so); an existing one was checked to be.
+      () => ctx.baton.conversation(body.agent, { id: tenantWorkflowId(identity, id, true, 'id'), ...(identity.tenant !== undefined ? { options: { tenant: identity.tenant } } : {}) }).send(body.message, { ...options(), taken }),
     );
     reply.catch(() => undefined);
     // Answered, refused, or taken in time; else the caller sends it again with its key, and is answered once.

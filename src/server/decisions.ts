@@ -7,6 +7,7 @@ import { signDecision } from '../client/signing/sign';
 import { mayDecide, Permission, requirePermission, type TokenChecked } from './auth';
 import type { ServiceContext } from './context';
 import { HttpProblem } from './problems';
+import { mustBeCallersTenant } from './tenancy';
 
 /** What a protocol's caller decided. */
 export interface ProtocolDecision {
@@ -21,6 +22,9 @@ export interface ProtocolDecision {
   signature?: string;
 }
 
+/** The issuers of decisions that prove themselves for one chain (its notification's link or button), not by a caller's token. */
+const PROVEN_PER_CHAIN = new Set(['baton:link', 'baton:slack']);
+
 /**
  * Decide what waits in chain `workflowId` as `caller`: 403 unless the caller may decide it, 404 when
  * nothing (or not that approval) waits, 400 when several wait and none is named.
@@ -28,6 +32,8 @@ export interface ProtocolDecision {
 export async function decideAs(ctx: ServiceContext, caller: TokenChecked, workflowId: string, input: ProtocolDecision): Promise<ApprovalRecord> {
   const identity = caller.identity;
   requirePermission(identity, Permission.DECIDE);
+  // A signed link or a Slack button was made for this very chain; a token's caller decides in its own tenant only.
+  if (!PROVEN_PER_CHAIN.has(caller.token.iss)) await mustBeCallersTenant(ctx, identity, workflowId);
   const pending = await ctx.baton.getRun(workflowId).pendingApprovals();
   const waiting = pickApproval(pending, workflowId, input.approvalId);
   if (!mayDecide(identity, waiting.approvers)) {

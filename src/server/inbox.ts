@@ -18,6 +18,7 @@ import type { ServiceApp, ServiceContext } from './context';
 import { jsonBody, problems } from './openapi';
 import { countDecision } from './metrics';
 import { HttpProblem } from './problems';
+import { isCallersTenant, tenantOf } from './tenancy';
 import { ApprovalRecordSchema, PendingApprovalSchema } from './schemas';
 
 const InboxItemSchema = PendingApprovalSchema.extend({
@@ -93,6 +94,8 @@ export function inboxRoutes(app: ServiceApp, ctx: ServiceContext): void {
     const q = c.req.valid('query');
     const options: InboxOptions = {
       ...(q.for === 'all' ? {} : { for: [identity.name, ...(identity.groups ?? [])] }),
+      // Whoever it is for, the caller's own tenant's chains only.
+      tenant: identity.tenant ?? null,
       ...(q.team ? { team: q.team } : {}),
       ...(q.agent ? { agent: q.agent } : {}),
       ...(q.tool ? { tool: q.tool } : {}),
@@ -130,6 +133,7 @@ export function inboxRoutes(app: ServiceApp, ctx: ServiceContext): void {
         ...(comment ? (decision === 'approve' ? { comment } : { reason: comment }) : {}),
         // The decision each approval gets is checked against its own policy before it is sent.
         sign: async (workflowId, waiting) => {
+          if (!isCallersTenant(identity, await tenantOf(ctx, workflowId))) throw new UserError(`no chain ${workflowId}`);
           seen.set(`${workflowId}/${waiting.handoffId}`, waiting);
           if (!mayDecide(identity, waiting.approvers)) throw new UserError(`${identity.name} may not decide this ${waiting.tool ? 'tool call' : 'handoff'} (approvers: ${waiting.approvers?.join(', ')})`);
           // A signature the approver made is sent as it is: the chain checks it against its team's keys.

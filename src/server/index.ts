@@ -114,7 +114,7 @@ export async function serveBaton(options: ServeBatonOptions): Promise<BatonServi
  * How callers authenticate, from the environment: `BATON_TOKENS` (a JSON array of
  * `{token | sha256, identity, roles}`) or `BATON_TOKENS_FILE` (a file holding one), and/or
  * `BATON_JWKS_URL` with `BATON_JWT_ISSUER`, `BATON_JWT_AUDIENCE`, `BATON_JWT_IDENTITY_CLAIM`
- * (default `sub`), `BATON_JWT_ROLES_CLAIM` (default `roles`) and `BATON_JWT_ALLOW_MISSING_EXP`
+ * (default `sub`), `BATON_JWT_ROLES_CLAIM` (default `roles`), `BATON_JWT_TENANT_CLAIM` (default `tenant`) and `BATON_JWT_ALLOW_MISSING_EXP`
  * (`true` to accept JWTs without `exp`). `undefined` when none is set.
  */
 export function authOptionsFromEnv(env: NodeJS.ProcessEnv = process.env): AuthOptions | undefined {
@@ -131,6 +131,7 @@ export function authOptionsFromEnv(env: NodeJS.ProcessEnv = process.env): AuthOp
         ...(env.BATON_JWT_AUDIENCE ? { audience: list(env.BATON_JWT_AUDIENCE)! } : {}),
         ...(env.BATON_JWT_IDENTITY_CLAIM ? { identityClaim: env.BATON_JWT_IDENTITY_CLAIM } : {}),
         ...(env.BATON_JWT_ROLES_CLAIM ? { rolesClaim: env.BATON_JWT_ROLES_CLAIM } : {}),
+        ...(env.BATON_JWT_TENANT_CLAIM ? { tenantClaim: env.BATON_JWT_TENANT_CLAIM } : {}),
         ...(flag(env.BATON_JWT_ALLOW_MISSING_EXP, 'BATON_JWT_ALLOW_MISSING_EXP') ? { allowMissingExp: true } : {}),
       }
     : undefined;

@@ -10,7 +10,7 @@ import { formatTimeline, toMermaid } from '../audit/format';
 import { usageOf } from './runUsage';
 import { InvalidRunInputError } from '../common/errors';
 import { validateRunInput, overrideProblems } from '../common/input';
-import { BatonAgent, BatonStatusAttribute, PENDING_MEMO, STARTED_BY_MEMO, WorkflowType } from '../common/messages';
+import { BatonAgent, BatonStatusAttribute, BatonTenant, PENDING_MEMO, STARTED_BY_MEMO, WorkflowType } from '../common/messages';
 import type { HandoffRunInput } from '../common/run';
 import type { StartOptions } from '../client/baton';
 import { ExperimentError } from '../client/experiments';
@@ -24,6 +24,7 @@ import { flowSvg } from './flow';
 import { jsonBody, problems } from './openapi';
 import { fieldError, HttpProblem, type FieldError } from './problems';
 import { derivedStart, stableJson } from './runKeys';
+import { isCallersTenant, tenantStart, tenantWorkflowId } from './tenancy';
 import { IdempotencyKeySchema, ReplaySchema, ReplayStartedSchema, RunIdParam, RunSchema, RunStartedSchema, StartRunSchema } from './schemas';
 
 const startRoute = createRoute({
@@ -91,14 +92,15 @@ export function runRoutes(app: ServiceApp, ctx: ServiceContext): void {
     if (ctx.agents && !ctx.agents.includes(body.agent)) {
       throw new HttpProblem(400, 'Invalid run input', `no agent "${body.agent}"`, [{ path: 'agent', message: `"agent" must be one of ${ctx.agents.join(', ')}` }]);
     }
-    const input = validateStart(body);
+    const input = validateStart({ ...body, options: tenantStart(identity, body.options ?? {}) });
     const key = c.req.valid('header')['idempotency-key'];
     // Without an id or a key, the request itself is the key for a while: a retried start finds its chain.
     const derived = workflowId === undefined && key === undefined && ctx.idempotencyWindowMs > 0 ? await derivedStart(ctx, identity.name, input.agent, { ...body, experiment }, ctx.idempotencyWindowMs) : undefined;
     if (derived?.existing) return c.json({ workflowId: derived.workflowId, runId: derived.runId, created: false }, 200);
     takeStart(ctx, identity.name);
     const keyed = key !== undefined || derived !== undefined;
-    const id = workflowId ?? derived?.workflowId ?? (key ? idempotentWorkflowId(input.agent, identity.name, key) : undefined);
+    const generated = derived?.workflowId ?? (key ? idempotentWorkflowId(input.agent, identity.name, key) : undefined);
+    const id = workflowId !== undefined ? tenantWorkflowId(identity, workflowId, true) : generated !== undefined ? tenantWorkflowId(identity, generated, false) : undefined;
     const options: StartOptions = {
       ...input.options,
       // Approvers see who asked for the chain.
@@ -164,9 +166,9 @@ export async function startAs(ctx: ServiceContext, identity: Identity, body: { a
   if (ctx.agents && !ctx.agents.includes(body.agent)) {
     throw new HttpProblem(400, 'Invalid run input', `no agent "${body.agent}"`, [{ path: 'agent', message: `"agent" must be one of ${ctx.agents.join(', ')}` }]);
   }
-  const input = validateStart(body);
+  const input = validateStart({ ...body, options: tenantStart(identity, {}) });
   takeStart(ctx, identity.name);
-  const run = await ctx.baton.start(input.agent, input.input, { ...input.options, startedBy: identity.name, workflowId, workflowIdReusePolicy: 'REJECT_DUPLICATE', workflowIdConflictPolicy: 'FAIL' });
+  const run = await ctx.baton.start(input.agent, input.input, { ...input.options, startedBy: identity.name, workflowId: tenantWorkflowId(identity, workflowId, false), workflowIdReusePolicy: 'REJECT_DUPLICATE', workflowIdConflictPolicy: 'FAIL' });
   ctx.metrics?.runsStarted.inc({ agent: displayText(input.agent) });
   return { workflowId: run.workflowId };
 }
@@ -252,6 +254,8 @@ function sameRequest(a: HandoffRunInput, b: HandoffRunInput): boolean {
  */
 export async function runView(ctx: ServiceContext, workflowId: string, identity: Identity): Promise<z.infer<typeof RunSchema>> {
   const description = await ctx.baton.client.workflow.getHandle(workflowId).describe();
+  // Another tenant's chain is one the caller cannot know of: the same answer as no chain, from every surface.
+  if (!isCallersTenant(identity, description.typedSearchAttributes.get(BatonTenant))) throw new HttpProblem(404, 'Not found', `no chain ${workflowId}`);
   if (description.type !== WorkflowType.HANDOFF_RUN) throw notA('chain', workflowId, description.type);
   const chain = await ctx.baton.audit(workflowId);
   // A chain whose last run read continued as new runs on in the next.

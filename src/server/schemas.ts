@@ -197,7 +197,7 @@ export const ReplayStartedSchema = z
   .object({ workflowId: z.string(), runId: z.string(), baseRunId: z.string(), from: z.string(), mechanism: z.enum(['reset', 'resume']), migratedFrom: z.string().optional() })
   .openapi('ReplayStarted');
 
-export const IdentitySchema = z.object({ name: z.string(), roles: z.array(z.string()) }).openapi('Identity');
+export const IdentitySchema = z.object({ name: z.string(), roles: z.array(z.string()), groups: z.array(z.string()).optional(), tenant: z.string().optional().openapi({ description: 'The tenant the caller acts for: it reads, decides and starts only its chains' }) }).openapi('Identity');
 
 /** A path's `{id}`, described as `description` says. */
 export const idParam = (description: string) => z.object({ id: z.string().min(1).max(1000).openapi({ param: { name: 'id', in: 'path' }, description }) });

@@ -67,6 +67,18 @@ describe('authentication', () => {
     expect(await named.identify(`Bearer ${await jwt({ sub: 'x', email: 'frank@example.com', baton_roles: ['admin'] })}`)).toEqual({ name: 'frank@example.com', roles: ['admin'] });
   });
 
+  it("carries the caller's tenant from a static token or a JWT claim, and refuses a tenant it cannot scope by", async () => {
+    const auth = new Authenticator({ tokens: [{ token: 'acme-alice-token', identity: 'alice', roles: ['approver'], tenant: 'acme' }], jwt: { jwksUrl } });
+    expect(await auth.identify('Bearer acme-alice-token')).toEqual({ name: 'alice', roles: ['approver'], tenant: 'acme' });
+    expect(await auth.identify(`Bearer ${await jwt({ sub: 'dana', roles: ['viewer'], tenant: 'globex' })}`)).toEqual({ name: 'dana', roles: ['viewer'], tenant: 'globex' });
+    // A tenant claim that is not a tenant id must not fall back to no tenant (the chains without one).
+    await expect(auth.check(`Bearer ${await jwt({ sub: 'dana', roles: ['viewer'], tenant: 'a/b' })}`)).rejects.toMatchObject({ status: 401, message: expect.stringMatching(/the JWT's "tenant" claim must be a tenant id/) });
+    await expect(auth.check(`Bearer ${await jwt({ sub: 'dana', roles: ['viewer'], tenant: ['acme'] })}`)).rejects.toMatchObject({ status: 401 });
+    const claimed = new Authenticator({ jwt: { jwksUrl, tenantClaim: 'org' } });
+    expect(await claimed.identify(`Bearer ${await jwt({ sub: 'dana', roles: ['viewer'], org: 'initech', tenant: 'acme' })}`)).toEqual({ name: 'dana', roles: ['viewer'], tenant: 'initech' });
+    expect(() => parseTokens('[{"token":"long-enough-token","identity":"a","roles":["viewer"],"tenant":""}]', 'f')).toThrow(/f\[0\]: "tenant" must be a tenant id of 1-64 letters/);
+  });
+
   it('serves the identity of a JWT through the app', async () => {
     const connection = Connection.lazy({ address: '127.0.0.1:1' });
     const baton = new Baton({ client: new Client({ connection }) });

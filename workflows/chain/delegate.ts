@@ -158,6 +158,7 @@ function childInput(run: ChainRun, job: Extract<Job, { request: DelegationReques
     ...(options.maxHandoffs !== undefined ? { maxHandoffs: options.maxHandoffs } : {}),
     // A specialist works at its caller's priority, for the same tenant.
     ...(state.options.priority ? { priority: state.options.priority } : {}),
+    ...(state.options.tenant !== undefined ? { tenant: state.options.tenant } : {}),
     // A specialist's decisions are signed and checked as the chain's own are.
     ...(state.options.requireSignature ? { requireSignature: true } : {}),
     ...(state.options.approverKeys ? { approverKeys: state.options.approverKeys } : {}),

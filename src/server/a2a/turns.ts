@@ -9,10 +9,12 @@ import { TaskState, type Message, type Task, type TaskStatus } from '@a2a-js/sdk
 import { RequestMalformedError, TaskNotFoundError } from '@a2a-js/sdk/errors';
 import type { PendingApproval } from '../../common/approvals';
 import { WorkflowType } from '../../common/messages';
+import { tenantPrefix } from '../../common/tenant';
 import { redactPending } from '../../client/sensitive';
 import { mayDecide, type Identity } from '../auth';
 import type { ServiceContext } from '../context';
 import { kindOf } from '../kinds';
+import { isCallersTenant, tenantOf } from '../tenancy';
 import { lookupMessage } from '../messageKeys';
 import { agentMessage, answerArtifact, statusOf, textPart } from './tasks';
 
@@ -50,6 +52,11 @@ export function turnKey(identity: string, conversationId: string, messageId: str
 /** Send `text` to conversation `conversationId` (starting it with `agent`); resolves with the turn once the conversation took it. */
 export async function sendTurn(ctx: ServiceContext, identity: Identity, message: Message, text: string, agent: string): Promise<TurnId> {
   const conversationId = message.contextId;
+  // Another tenant's conversation is one the caller cannot know of; a new one is the caller's tenant's, under an id that says so.
+  if (!isCallersTenant(identity, await tenantOf(ctx, conversationId))) throw new TaskNotFoundError(`no conversation ${conversationId}`);
+  if (identity.tenant !== undefined && !conversationId.startsWith(tenantPrefix(identity.tenant))) {
+    throw new RequestMalformedError(`a conversation of tenant "${identity.tenant}" has a contextId that begins "${tenantPrefix(identity.tenant)}", got "${conversationId}"`);
+  }
   const kind = await kindOf(ctx, conversationId);
   if (kind !== undefined && kind !== WorkflowType.CONVERSATION) {
     throw new RequestMalformedError(`the context ${conversationId} is a ${kind} workflow, not a conversation: a contextId names a conversation; leave it out to start a chain of its own, or give a new conversation an id of its own`);
@@ -58,7 +65,7 @@ export async function sendTurn(ctx: ServiceContext, identity: Identity, message:
   const key = turnKey(identity.name, conversationId, message.messageId || undefined);
   let taken!: () => void;
   const accepted = new Promise<void>((resolve) => (taken = resolve));
-  const reply = ctx.baton.conversation(agent, { id: conversationId }).send(text, { idempotencyKey: key, taken });
+  const reply = ctx.baton.conversation(agent, { id: conversationId, ...(identity.tenant !== undefined ? { options: { tenant: identity.tenant } } : {}) }).send(text, { idempotencyKey: key, taken });
   // The reply is read from the conversation, not from this call: a failure is the turn's, answered by GetTask.
   reply.catch((err: unknown) => ctx.log('a conversation message sent over A2A failed', err));
   const first = await Promise.race([
@@ -86,6 +93,7 @@ function notTaken(conversationId: string): Error {
 /** The task of a conversation turn, as `identity` may see it. */
 export async function turnTask(ctx: ServiceContext, turn: TurnId, identity: Identity): Promise<Task> {
   const id = turnTaskId(turn);
+  if (!isCallersTenant(identity, await tenantOf(ctx, turn.conversationId))) throw new TaskNotFoundError(`no task ${id}: there is no conversation ${turn.conversationId}`);
   const found = await lookupMessage(ctx, turn.conversationId, { idempotencyKey: turn.key });
   if (found === undefined) throw new TaskNotFoundError(`no task ${id}: there is no conversation ${turn.conversationId}`);
   if (found === 'unknown') throw new Error(`conversation ${turn.conversationId} cannot be asked about its messages now (no worker answers it); try again shortly`);

@@ -23,6 +23,7 @@ import { followAnswer } from './follow';
 import { readAnswers, uiMessagesOf } from './messages';
 import { uiStreamResponse } from './response';
 import { ChunkWriter } from './writer';
+import { mustBeCallersTenant, tenantStart, tenantWorkflowId } from '../tenancy';
 
 /** Options of the UI message stream routes. */
 export interface UiStreamOptions {
@@ -78,6 +79,7 @@ export function uiStreamRoutes(app: ServiceApp, ctx: ServiceContext, options: Ui
       }),
       (async (c: Context) => {
         const id = c.req.param('id')!;
+        await deadline(ctx, () => mustBeCallersTenant(ctx, c.get('identity') as Identity, id, kind));
         await mustBe(ctx, kind, id, true);
         const may = decider(c.get('identity') as Identity);
         const reader = await deadline(ctx, () => readAnswers(ctx.baton.client, id, kind, may));
@@ -99,6 +101,7 @@ export function uiStreamRoutes(app: ServiceApp, ctx: ServiceContext, options: Ui
       }),
       (async (c: Context) => {
         const id = c.req.param('id')!;
+        await deadline(ctx, () => mustBeCallersTenant(ctx, c.get('identity') as Identity, id, kind));
         await mustBe(ctx, kind, id, true);
         const reader = await deadline(ctx, () => readAnswers(ctx.baton.client, id, kind, decider(c.get('identity') as Identity)));
         return c.json({ messages: uiMessagesOf(reader.answers.map((a) => a.view)) }, 200);
@@ -114,6 +117,10 @@ async function answerRequest(c: Context, ctx: ServiceContext, kind: Kind, raw: C
   const body = parsed.data;
   const ask = askOf(body);
   const id = body.id;
+  const caller = c.get('identity') as Identity;
+  // Another tenant's chat is not found; a new one is the caller's tenant's, under an id that says so.
+  await deadline(ctx, () => mustBeCallersTenant(ctx, caller, id, kind));
+  tenantWorkflowId(caller, id, true, 'id');
   if (body.agent !== undefined && ctx.agents && !ctx.agents.includes(body.agent)) {
     throw new HttpProblem(400, 'Invalid chat request', `no agent "${body.agent}"`, [{ path: 'agent', message: `"agent" must be one of ${ctx.agents.join(', ')}` }]);
   }
@@ -134,7 +141,7 @@ async function answerRequest(c: Context, ctx: ServiceContext, kind: Kind, raw: C
   let taken!: () => void;
   const accepted = new Promise<void>((resolve) => (taken = resolve));
   // The message's id is its idempotency key: the same message sent again (a retried request, a resume) is answered once.
-  const reply = inArrivalOrder(id, checks, () => ctx.baton.conversation(agent, { id }).send(ask.text, { idempotencyKey: ask.key, taken }));
+  const reply = inArrivalOrder(id, checks, () => ctx.baton.conversation(agent, { id, ...(caller.tenant !== undefined ? { options: { tenant: caller.tenant } } : {}) }).send(ask.text, { idempotencyKey: ask.key, taken }));
   reply.catch(() => undefined);
   // Followed once the conversation took it (its history then exists); refused before that, answered as a problem.
   const first = await firstOf(reply, accepted, ctx.temporalTimeoutMs + 5_000);
@@ -164,7 +171,7 @@ async function startChain(c: Context, ctx: ServiceContext, id: string, agent: st
     throw err;
   }
   try {
-    await deadline(ctx, () => ctx.baton.start(agent, text, { workflowId: id, startedBy: identity.name, workflowIdReusePolicy: 'REJECT_DUPLICATE', workflowIdConflictPolicy: 'FAIL' }));
+    await deadline(ctx, () => ctx.baton.start(agent, text, { ...tenantStart(identity, {}), workflowId: id, startedBy: identity.name, workflowIdReusePolicy: 'REJECT_DUPLICATE', workflowIdConflictPolicy: 'FAIL' }));
     ctx.metrics?.runsStarted.inc({ agent });
   } catch (err) {
     // Another request started it meanwhile: the same chain, followed.

@@ -20,6 +20,7 @@ import { notificationOperations } from './notifications';
 import { protocolOperations } from './protocols';
 import { reportOperations } from './reports';
 import { remoteOperations } from './remote';
+import { tenantOperations } from './tenants';
 import { uiStreamOperations } from './uiStream';
 
 // One group a line, so a capability's line merges beside the others.
@@ -42,6 +43,7 @@ export const OPERATIONS: AnyOperation[] = [
   ...inboxOperations,
   ...brokerOperations,
   ...eventOperations,
+  ...tenantOperations,
 ];
 
 const byName = new Map(OPERATIONS.map((op) => [op.name, op]));

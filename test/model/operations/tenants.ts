@@ -1,0 +1,80 @@
+/**
+ * Tenants: `tenant_cross` reaches for the harness's chains (which belong to no tenant) with the
+ * token of a tenant's approver, through the service in process: every read (the run, its audit,
+ * its events), every list (inbox, approvals) and every decision must answer as if the chain did not
+ * exist (404, or not listed), and a waiting approval must still wait; the same reads with a token
+ * without a tenant find the chain. The invariant: no read or decision crosses tenants.
+ */
+import fc from 'fast-check';
+import { createBatonApp, type ServiceApp } from '../../../src/server';
+import { broken, clip, operation, type Harness } from '../harness';
+import { stillWaiting, waiting, waitingFor } from './approvals';
+
+const BASE = 'http://baton.model';
+// Both are "alice", whom the team's policies name: only the tenant tells them apart.
+const TOKENS = { tenant: 'model-acme-alice-token', none: 'model-plain-alice-token' } as const;
+const apps = new WeakMap<Harness, ServiceApp>();
+
+function appOf(h: Harness): ServiceApp {
+  let app = apps.get(h);
+  if (!app) {
+    const tokens = [
+      { token: TOKENS.tenant, identity: 'alice', roles: ['admin' as const], tenant: 'acme' },
+      { token: TOKENS.none, identity: 'alice', roles: ['admin' as const] },
+    ];
+    app = createBatonApp({ baton: h.baton, auth: { tokens }, metrics: false, log: () => undefined });
+    apps.set(h, app);
+  }
+  return app;
+}
+
+async function call(h: Harness, who: keyof typeof TOKENS, method: string, path: string, body?: unknown): Promise<{ status: number; json: unknown }> {
+  const res = await appOf(h).fetch(
+    new Request(`${BASE}${path}`, { method, headers: { authorization: `Bearer ${TOKENS[who]}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) }, ...(body !== undefined ? { body: JSON.stringify(body) } : {}) }),
+  );
+  const text = await res.text();
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    json = text;
+  }
+  return { status: res.status, json };
+}
+
+const CROSS = 'no-read-or-decision-crosses-tenants';
+
+async function cross(h: Harness, p: { root: number; decide: boolean; approval: number }): Promise<void> {
+  const w = p.decide ? waitingFor(h.model, p.approval) : undefined;
+  const open = h.model.roots.filter((r) => r.status === 'open' && r.kind === 'chain');
+  const root = w?.root ?? open[p.root % Math.max(open.length, 1)];
+  if (!root) return;
+  const id = encodeURIComponent(root.id);
+  for (const path of [`/v1/runs/${id}`, `/v1/runs/${id}/audit`]) {
+    const answer = await call(h, 'tenant', 'GET', path);
+    if (answer.status !== 404) broken(h, CROSS, `a token of tenant acme read ${path} of a chain of no tenant: ${answer.status} ${clip(JSON.stringify(answer.json), 160)}`);
+  }
+  const own = await call(h, 'none', 'GET', root.kind === 'chain' ? `/v1/runs/${id}` : `/v1/conversations/${id}`);
+  if (own.status !== 200) broken(h, CROSS, `a token without a tenant could not read its own chain ${root.id}: ${own.status} ${clip(JSON.stringify(own.json), 160)}`);
+  for (const path of ['/v1/inbox?for=all', '/v1/approvals']) {
+    const listed = (await call(h, 'tenant', 'GET', path)).json as { approvals?: { workflowId: string }[] };
+    const seen = (listed.approvals ?? []).filter((a) => a.workflowId === root.id || a.workflowId.startsWith(`${root.id}/`));
+    if (seen.length > 0) broken(h, CROSS, `${path} as tenant acme listed ${seen.length} approval(s) of chain ${root.id}, which has no tenant`);
+  }
+  if (!w) return;
+  const decided = await call(h, 'tenant', 'POST', `/v1/runs/${id}/approvals/${encodeURIComponent(w.p.handoffId)}`, { decision: 'approve', comment: 'across tenants' });
+  if (decided.status !== 404) broken(h, CROSS, `a token of tenant acme decided ${w.p.handoffId} in ${root.id} (no tenant): ${decided.status} ${clip(JSON.stringify(decided.json), 160)}`);
+  await stillWaiting(h, w, 'a decision across tenants');
+}
+
+export const tenantOperations = [
+  operation({
+    name: 'tenant_cross',
+    // The service's surfaces, as the protocols' operations are.
+    group: 'protocols',
+    weight: 2,
+    params: fc.record({ root: fc.nat(), decide: fc.boolean(), approval: fc.nat() }),
+    applies: (m) => m.roots.some((r) => r.status === 'open' && r.kind === 'chain'),
+    run: (h, p) => cross(h, p.decide && waiting(h.model).length > 0 ? p : { ...p, decide: false }),
+  }),
+];
