@@ -42,6 +42,8 @@ async function batchDecide(h: Harness, p: { approval: number; decision: 'approve
     if (o.record.handoffId !== w.p.handoffId) broken(h, 'batch-decided-once', `the decision for ${keyOf(w)} was recorded for ${o.record.handoffId}`);
     if (decided.has(keyOf(w))) broken(h, 'batch-decided-once', `${keyOf(w)} was decided twice in one batch`);
     decided.add(keyOf(w));
+    // A rejected entry at a gated agent ends its chain with GatedEntryError, as a single rejection does.
+    if (p.decision === 'reject' && w.p.from === '(start)') w.root.provoked.add('GatedEntryError');
     taken(w, o.record, signed);
   }
 }
