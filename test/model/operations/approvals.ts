@@ -31,7 +31,7 @@ export function waitingFor(m: ModelState, n: number, filter: (w: Waiting) => boo
 
 /** Record a decision the workflow took. */
 export function taken(w: Waiting, record: Pick<ApprovalRecord, 'handoffId' | 'outcome'>, signed: boolean): void {
-  if (record.outcome === 'timed_out') return;
+  if (record.outcome === 'timed_out' || record.outcome === 'voted') return;
   w.root.decided.push({ approvalId: record.handoffId, workflowId: w.p.workflowId ?? w.root.id, outcome: record.outcome, subject: subjectOf(w.p), signed, ...(w.p.tool ? { toolCallId: w.p.tool.toolCallId } : {}) });
 }
 
