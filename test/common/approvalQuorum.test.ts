@@ -4,6 +4,7 @@ import { stagesFor } from '../../src/common/approvalQuorum';
 import { approvedByQuorum, castVote, voteProblem } from '../../src/common/approvalVotes';
 import type { ApprovalVote, HandoffDecision, PendingApproval } from '../../src/common/approvals';
 import { verifyDelegation } from '../../src/common/signatures/delegation';
+import { policyLoosening } from '../../src/common/authority/protective';
 import { trustedKeys } from '../../src/common/signatures/keys';
 import { signDelegation } from '../../src/client/signing/delegation';
 import { decisionSigner, generateApproverKey } from '../../src/client/signing/signer';
@@ -43,6 +44,16 @@ describe('quorum and stages: checks', () => {
     [{ quorum: { of: ['a', 'b'], needed: 1 }, escalation: [{ after: '1 hour', reassign: ['c'] }] }, 'cannot: its slots are fixed'],
   ])('refuses %j naming the field', (policy, problem) => {
     expect(approvalPolicyCheck(policy, 'approval').join('\n')).toContain(problem);
+  });
+});
+
+describe('quorum and stages: authority', () => {
+  it("refuses a run rule that would replace the team's quorum or stages, and keeps the same", () => {
+    const team = { quorum: { of: ['alice', 'bob', 'carol'], needed: 2 } };
+    expect(policyLoosening(team, { approvers: ['alice'] })).toContain('quorum as the team set them');
+    expect(policyLoosening(team, { quorum: { of: ['alice', 'bob', 'carol'], needed: 1 } })).toContain('quorum');
+    expect(policyLoosening(team, { quorum: { of: ['alice', 'bob', 'carol'], needed: 2 } })).toBeUndefined();
+    expect(policyLoosening({ stages: [{ approvers: ['security'] }] }, { approvers: ['security'] })).toContain('stages');
   });
 });
 
