@@ -44,7 +44,9 @@ export async function approve(h: Harness, w: Waiting, o: { signed?: boolean; edi
     pendingSignal(w, 'approved');
     return;
   }
-  const options: DecisionOptions = { approvalId: w.p.handoffId, approver: 'alice', comment: 'looks right', ...(signed ? { signer: ALICE.signer } : {}), ...(edited ? { arguments: edited } : {}) };
+  // A staged approval's open slot decides (the harness drives it to its end one vote at a time).
+  const approver = w.p.stages && !signed ? (w.p.approvers?.[0] ?? 'alice') : 'alice';
+  const options: DecisionOptions = { approvalId: w.p.handoffId, approver, comment: 'looks right', ...(signed ? { signer: ALICE.signer } : {}), ...(edited ? { arguments: edited } : {}) };
   try {
     taken(w, await h.baton.approve(w.root.id, options), signed);
   } catch (err) {
