@@ -122,6 +122,12 @@ export function describeEvent(e: AuditEvent, over: boolean): [string, string] | 
       return ['approval', `reminded ${e.recipients.length > 0 ? e.recipients.join(', ') : 'anyone who may decide'} of ${e.handoffId} (reminder ${e.reminder})`];
     case 'approval_escalated':
       return ['approval', `escalated ${e.handoffId} (step ${e.step + 1}, after ${String(e.after)}): ${e.action === 'reassign' ? `reassigned from ${e.from?.join(', ') || 'anyone'} to ${e.to?.join(', ') ?? ''}` : `notified ${e.recipients?.join(', ') ?? ''}`}`];
+    case 'approval_vote':
+      return ['approval', `vote in stage ${e.stage + 1} on ${e.handoffId}: ${e.decision} by ${sender(e.approver, e.identity)}${e.onBehalfOf ? ` for ${e.onBehalfOf}` : ''} via ${e.via} (${e.approvals} of ${e.needed} approvals, ${e.rejections} rejected)`];
+    case 'approval_stage':
+      return ['approval', `stage ${e.stage + 1} of ${e.of} of ${e.handoffId} ${e.outcome}${e.next !== undefined ? `; stage ${e.next + 1} waits for ${e.approvers?.join(', ') ?? ''}` : ''}`];
+    case 'delegated':
+      return ['approval', `${e.delegate} decided for ${e.slot} on ${e.handoffId}, by a grant of ${e.authority === 'operator' ? `operator ${e.grantedBy}` : e.grantedBy} (key ${e.kid}) until ${time(e.until)}`];
     case 'decision_refused':
       return ['approval', `refused ${e.decision ?? 'decision'} from ${sender(e.approver)} (${e.via}): ${clip(e.reason, ERROR_WIDTH)}${e.count ? ` (and ${e.count - 1} more refused in the same step)` : ''}`];
     case 'report_refused':

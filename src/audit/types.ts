@@ -3,7 +3,7 @@
  * and `baton audit --json` prints.
  */
 import type { LiveRecord } from '../common/live';
-import type { ApprovalRecord } from '../common/approvals';
+import type { ApprovalRecord, DecisionIdentity } from '../common/approvals';
 import type { ControlEvent, ToolCallUnderApproval } from '../common/controls';
 import type { HandoffRecord, HandoffRunInput, HandoffRunResult, ParentLink, TransferRecord } from '../common/run';
 import type { RoutingDecision } from '../common/routing';
@@ -160,6 +160,12 @@ export type AuditEvent = { at: string; runId: string; eventId: number } & (
   | { kind: 'approval_overdue'; handoffId: string; dueAt: string }
   | { kind: 'approval_reminded'; handoffId: string; recipients: string[]; reminder: number; dueAt?: string }
   | { kind: 'approval_escalated'; handoffId: string; step: number; after: string | number; action: 'reassign' | 'notify'; to?: string[]; from?: string[]; recipients?: string[] }
+  /** One decision on a staged approval (`quorum`, `stages`): its slot, the stage's tally after it (docs/approvals.md). */
+  | { kind: 'approval_vote'; handoffId: string; stage: number; slot: string; approver: string; decision: 'approve' | 'reject'; via: string; onBehalfOf?: string; identity?: DecisionIdentity; comment?: string; reason?: string; needed: number; approvals: number; rejections: number }
+  /** A stage of a staged approval decided; `next` and `approvers` name the stage it waits on now. */
+  | { kind: 'approval_stage'; handoffId: string; stage: number; of: number; outcome: 'approved' | 'rejected'; next?: number; approvers?: string[] }
+  /** A decision filled another's slot by a verified grant: `delegate` for `slot`, granted by `grantedBy` (the slot's owner or an operator). */
+  | { kind: 'delegated'; handoffId: string; stage: number; slot: string; delegate: string; grantedBy: string; authority: 'approver' | 'operator'; kid: string; until: string }
   /**
    * A decision refused; with `count`, the first of that many refused in one step of the chain (a
    * flood is recorded once), `samples` the last few of the others.

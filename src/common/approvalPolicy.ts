@@ -5,6 +5,7 @@
  * Workflow-safe: no I/O.
  */
 import type { ApprovalPolicy, ApprovalRule } from './approvals';
+import { slotPolicyProblems } from './approvalQuorum';
 import { timingProblems } from './approvalTiming';
 import { boolean, type Check, durationAtLeast, isRecord, names, oneOf, shapeOf, shown } from './check';
 
@@ -19,12 +20,15 @@ export const APPROVAL_POLICY_FIELDS = {
   dueIn: () => [],
   remindEvery: () => [],
   escalation: () => [],
+  // Checked with the policy as a whole too: they exclude `approvers` and `reassign` steps.
+  quorum: () => [],
+  stages: () => [],
 };
-const POLICY_KEYS = ['required', 'requireSignature', 'approvers', 'timeout', 'onTimeout', 'dueIn', 'remindEvery', 'escalation'] as const;
+const POLICY_KEYS = ['required', 'requireSignature', 'approvers', 'timeout', 'onTimeout', 'dueIn', 'remindEvery', 'escalation', 'quorum', 'stages'] as const;
 
-/** `check`, then the policy's timing fields (`dueIn`, `remindEvery`, `escalation`) as a whole. */
+/** `check`, then the policy's timing fields (`dueIn`, `remindEvery`, `escalation`) and its slots (`quorum`, `stages`) as a whole. */
 export function withTiming<T>(check: Check<T>): Check<T> {
-  return (v, key) => [...check(v, key), ...(isRecord(v) ? timingProblems(v, key) : [])];
+  return (v, key) => [...check(v, key), ...(isRecord(v) ? [...timingProblems(v, key), ...slotPolicyProblems(v, key)] : [])];
 }
 
 /** Problems with an approval policy (`{required?, approvers?, timeout?, onTimeout?, dueIn?, remindEvery?, escalation?}`). */

@@ -3,7 +3,7 @@
  * Plain JSON; workflow-safe (no I/O).
  */
 import type { ApprovalTiming } from './approvalTiming';
-import type { ToolCallUnderApproval } from './controls';
+import type { ArgCondition, ToolCallUnderApproval } from './controls';
 
 /** What happens when nobody decides a handoff in time. */
 export const ApprovalTimeoutOutcome = {
@@ -31,6 +31,68 @@ export interface ApprovalPolicy extends ApprovalTiming {
   timeout?: string | number;
   /** @default "reject" */
   onTimeout?: ApprovalTimeoutOutcome;
+  /** `needed` of the approvers `of` must approve (docs/approvals.md, "Quorum and stages"). Not with `approvers` or `stages`. @default none: one decision decides */
+  quorum?: ApprovalQuorum;
+  /** Stages decided in order, each by its own approvers; a stage's `when` chooses whether it applies. Not with `approvers` or `quorum`. @default none */
+  stages?: ApprovalStage[];
+}
+
+/** `needed` of the approvers named in `of` must approve. */
+export interface ApprovalQuorum {
+  /** The slots: people or groups, as decisions name them; each decides once. */
+  of: string[];
+  /** How many approvals decide it, from 1 to `of.length`. */
+  needed: number;
+}
+
+/** One stage of an approval: `needed` of its `approvers` approve it, when its conditions hold. */
+export interface ApprovalStage {
+  /** The slots of the stage. */
+  approvers: string[];
+  /** @default 1 */
+  needed?: number;
+  /** Conditions on the call's arguments (a handoff's are `{from, to, message}`), all of which must hold for the stage to apply; always when absent. */
+  when?: ArgCondition | ArgCondition[];
+}
+
+/** A stage as an approval waits on it: chosen and resolved when it was asked for. */
+export interface StageState {
+  approvers: string[];
+  needed: number;
+}
+
+/** One approver's decision on a staged approval, recorded as its own step. */
+export interface ApprovalVote {
+  /** The stage it was cast in (0-based). */
+  stage: number;
+  /** The slot it fills: the approver's own, or the one a delegation grant gives (`onBehalfOf`). */
+  slot: string;
+  /** Who decided. */
+  approver: string;
+  decision: 'approve' | 'reject';
+  /** ISO 8601, workflow time. */
+  at: string;
+  via: 'signal' | 'update';
+  comment?: string;
+  reason?: string;
+  /** Set when `approver` decided for another's slot: the slot's owner. */
+  onBehalfOf?: string;
+  /** The grant that gave the slot, as verified (docs/approvals.md, "Delegation"). */
+  delegation?: DelegationUse;
+  identity?: DecisionIdentity;
+  signature?: string;
+}
+
+/** A delegation grant a decision used: who granted it (the slot's owner by their key, or an operator), until when, and the grant itself. */
+export interface DelegationUse {
+  grantedBy: string;
+  /** `approver`: the slot's owner signed it with their own key; `operator`: an operator did, with a key of the team's `operatorKeys`. */
+  authority: 'approver' | 'operator';
+  kid: string;
+  /** ISO 8601: the grant's expiry. */
+  until: string;
+  /** The grant as it arrived (a JWS compact serialization), so the audit can verify it again. */
+  grant: string;
 }
 
 /** An approval policy for handoffs into `to`, or only for the edge `from` → `to`. */
@@ -68,6 +130,12 @@ export interface PendingApproval {
   policy?: ApprovalTiming;
   /** How far its policy got: reminders sent, escalation steps taken, whether it was marked overdue. */
   progress?: PolicyProgress;
+  /** The stages it is decided in (its policy's `quorum` or `stages`, chosen when it was asked for). `approvers` are then the current stage's slots not yet filled. */
+  stages?: StageState[];
+  /** The current stage's index into `stages`. */
+  stage?: number;
+  /** The decisions cast so far, every stage's. */
+  votes?: ApprovalVote[];
 }
 
 /** How far an approval's policy got; carried across continue-as-new with the approval. */
@@ -98,6 +166,10 @@ export interface HandoffDecision {
    * (docs/signatures.md); the workflow verifies it against the keys the team or the run trusts.
    */
   signature?: string;
+  /** Staged approvals only: the slot decided for, when it is not the approver's own (needs `delegation`). */
+  onBehalfOf?: string;
+  /** With `onBehalfOf`: the grant (a JWS by the slot's owner or an operator) giving `approver` that slot. */
+  delegation?: string;
 }
 
 /**
@@ -120,7 +192,8 @@ export interface DecisionIdentity {
 /** How an approval ended. */
 export interface ApprovalRecord {
   handoffId: string;
-  outcome: 'approved' | 'rejected' | 'timed_out';
+  /** `voted`: the decision was one vote of a staged approval, which still waits (only an update's answer says so; never on the record of a decided one). */
+  outcome: 'approved' | 'rejected' | 'timed_out' | 'voted';
   /** Who decided; absent on a timeout. */
   approver?: string;
   comment?: string;
@@ -144,4 +217,8 @@ export interface ApprovalRecord {
   signature?: string;
   /** Set when the policy decided (`via: 'timeout'`): the index of the escalation step that did. */
   escalationStep?: number;
+  /** A staged approval's decision: every vote cast, in order. */
+  votes?: ApprovalVote[];
+  /** The last decision was cast for this slot's owner (see `votes`). */
+  onBehalfOf?: string;
 }

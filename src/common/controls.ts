@@ -186,7 +186,8 @@ export function approvalNeeded(spec: ToolApprovalSpec, argumentsText: string): b
   return spec.when.every((c) => conditionHolds(c, args));
 }
 
-function conditionHolds(c: ArgCondition, args: Record<string, unknown>): boolean {
+/** Whether `c` holds for `args` (a dotted `arg` reads into nested objects). */
+export function conditionHolds(c: ArgCondition, args: Record<string, unknown>): boolean {
   let v: unknown = args;
   for (const part of c.arg.split('.')) v = isRecord(v) ? v[part] : undefined;
   switch (c.op) {

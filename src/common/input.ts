@@ -100,8 +100,8 @@ export function overrideProblems(value: unknown, agents?: readonly string[], sig
 const argumentsObject: Check = (v, key) => (isRecord(v) ? [] : [`"${key}" must be an object of the tool's arguments, got ${shown(v)}`]);
 
 const decisionShape = shape(
-  { handoffId: nonEmptyString, approver: nonEmptyString, decision: oneOf(['approve', 'reject']), comment: string, reason: string, arguments: argumentsObject, callHash: nonEmptyString, signature: nonEmptyString },
-  ['comment', 'reason', 'arguments', 'callHash', 'signature'],
+  { handoffId: nonEmptyString, approver: nonEmptyString, decision: oneOf(['approve', 'reject']), comment: string, reason: string, arguments: argumentsObject, callHash: nonEmptyString, signature: nonEmptyString, onBehalfOf: nonEmptyString, delegation: nonEmptyString },
+  ['comment', 'reason', 'arguments', 'callHash', 'signature', 'onBehalfOf', 'delegation'],
 );
 
 /** Problems with a decision on a waiting handoff, before looking at what waits. */

@@ -90,6 +90,8 @@ export function decisionSizes(value: unknown): SizeProblem[] {
     ...charsOver('decision.reason', value.reason, LIMITS.noteChars),
     ...charsOver('decision.callHash', value.callHash, LIMITS.idChars),
     ...charsOver('decision.signature', value.signature, LIMITS.signatureChars),
+    ...charsOver('decision.onBehalfOf', value.onBehalfOf, LIMITS.approverChars),
+    ...charsOver('decision.delegation', value.delegation, LIMITS.signatureChars),
     ...jsonOver('decision.arguments', value.arguments, LIMITS.argumentsBytes),
   ];
   // Strings only, each at most six bytes a character as JSON: under the limit without writing it out.

@@ -9,7 +9,8 @@
  *
  * Workflow-safe: no I/O.
  */
-import type { ApprovalRecord, DecisionIdentity, PendingApproval, PolicyProgress } from './approvals';
+import type { ApprovalRecord, PendingApproval, PolicyProgress, StageState } from './approvals';
+import { approvalVoteCheck, decisionIdentity } from './approvalVoteChecks';
 import { approvalTimingCheck } from './approvalTiming';
 import { arrayOf, boolean, type Check, count, either, integer, isoTime, isRecord, names, nonEmptyString, nullable, number, object, oneOf, recordOf, shapeOf, shown, string } from './check';
 import type { ConversationReply, ConversationState, CurrentTurn, QueuedMessage, RememberedReply } from './conversation';
@@ -51,15 +52,12 @@ const chatMessage: Check<ChatMessage> = (v, key) => {
 };
 const chatMessages = arrayOf(chatMessage, 'chat messages');
 
-const decisionIdentity = shapeOf<DecisionIdentity>()(
-  { method: oneOf(['signed', 'token', 'claimed']), kid: string, keySource: oneOf(['team', 'run']), issuer: string, subject: string },
-  ['kid', 'keySource', 'issuer', 'subject'],
-);
 
 const approvalRecord = shapeOf<ApprovalRecord>()(
   {
     handoffId: nonEmptyString,
-    outcome: oneOf(['approved', 'rejected', 'timed_out']),
+    // A decided record is never `voted` (only an update's answer to one vote is).
+    outcome: oneOf(['approved', 'rejected', 'timed_out']) as Check<ApprovalRecord['outcome']>,
     approver: string,
     comment: string,
     reason: string,
@@ -74,8 +72,10 @@ const approvalRecord = shapeOf<ApprovalRecord>()(
     identity: decisionIdentity,
     signature: string,
     escalationStep: count,
+    votes: arrayOf(approvalVoteCheck, 'votes'),
+    onBehalfOf: nonEmptyString,
   },
-  ['approver', 'comment', 'reason', 'onTimeout', 'timeout', 'tool', 'editedArguments', 'argumentsDigest', 'identity', 'signature', 'escalationStep'],
+  ['approver', 'comment', 'reason', 'onTimeout', 'timeout', 'tool', 'editedArguments', 'argumentsDigest', 'identity', 'signature', 'escalationStep', 'votes', 'onBehalfOf'],
 );
 
 const toolCallUnderApproval = shapeOf<ToolCallUnderApproval>()({ name: nonEmptyString, arguments: string, toolCallId: string, callHash: nonEmptyString });
@@ -98,8 +98,11 @@ export const pendingApprovalCheck: Check<PendingApproval> = shapeOf<PendingAppro
     dueAt: isoTime,
     policy: approvalTimingCheck,
     progress: shapeOf<PolicyProgress>()({ reminders: count, steps: count, overdue: boolean }),
+    stages: arrayOf(shapeOf<StageState>()({ approvers: names, needed: count }), 'stages'),
+    stage: count,
+    votes: arrayOf(approvalVoteCheck, 'votes'),
   },
-  ['expiresAt', 'approvers', 'timeout', 'workflowId', 'tool', 'requireSignature', 'dueAt', 'policy', 'progress'],
+  ['expiresAt', 'approvers', 'timeout', 'workflowId', 'tool', 'requireSignature', 'dueAt', 'policy', 'progress', 'stages', 'stage', 'votes'],
 );
 
 const handoffRecord = shapeOf<HandoffRecord>()(

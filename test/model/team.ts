@@ -92,7 +92,7 @@ export function modelTeam(v: TeamVersion): Team {
         handoffs: ['billing', 'support', delegate('research', { description: 'Researches a question' }), delegate('ledger')],
       }),
       defineAgent({ id: 'billing', instructions: 'Settle money matters.', model: puppet, tools: [refund, payout], handoffs: ['triage', 'support'], approval: { approvers: ['alice', 'bob'] } }),
-      defineAgent({ id: 'support', instructions: 'Answer questions.', model: puppet, tools: [lookup], handoffs: ['triage', 'billing'] }),
+      defineAgent({ id: 'support', instructions: 'Answer questions.', model: puppet, tools: [lookup], handoffs: ['triage', 'billing'], ...(v === 'v2' ? { approval: { quorum: { of: ['alice', 'bob', 'carol'], needed: 2 } } } : {}) }),
       defineAgent({ id: 'research', description: 'Researches a question', instructions: 'Research and answer.', model: puppet, tools: [lookup, refund], handoffs: [] }),
     ],
     {

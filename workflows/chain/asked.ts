@@ -6,6 +6,7 @@
  * Pure: no Temporal API, no I/O.
  */
 import type { ApprovalPolicy, PendingApproval } from '../../src/common/approvals';
+import { argumentsOf, hasSlots, stagesFor } from '../../src/common/approvalQuorum';
 import { effectiveTiming, type ApprovalTiming } from '../../src/common/approvalTiming';
 import { durationMs } from '../../src/common/check';
 import type { ToolCallUnderApproval } from '../../src/common/controls';
@@ -24,6 +25,8 @@ export interface Asking {
   signatures: boolean;
   /** Whether the run runs approval policies' timing; asked only when the policy has some (the `baton-approval-policies` patch). */
   policies: () => boolean;
+  /** Whether the run decides approvals by slots; asked only when the policy has `quorum` or `stages` (the `baton-approval-quorum` patch). @default never */
+  slots?: () => boolean;
 }
 
 /** The approval asked for `h` (a handoff, or a tool call with `tool`) under `policy`. */
@@ -43,7 +46,14 @@ export function askedFor(h: AskedAbout, policy: ApprovalPolicy, at: Asking): Pen
     ...(h.tool ? { tool: h.tool } : {}),
     ...(at.signatures && (policy.requireSignature || state.options.requireSignature) ? { requireSignature: true } : {}),
     ...(timing && at.policies() ? policyFields(timing, now) : {}),
+    ...(hasSlots(policy) && at.slots?.() ? slotFields(policy, h) : {}),
   };
+}
+
+/** The stages the approval waits on, chosen by the call's arguments (a handoff's: `{from, to, message}`); who may decide now. */
+function slotFields(policy: ApprovalPolicy, h: AskedAbout): Pick<PendingApproval, 'stages' | 'stage' | 'votes' | 'approvers'> {
+  const stages = stagesFor(policy, h.tool ? argumentsOf(h.tool.arguments) : { from: h.from, to: h.to, message: h.message });
+  return { stages, stage: 0, votes: [], approvers: [...stages[0]!.approvers] };
 }
 
 function policyFields(timing: ApprovalTiming, now: number): Pick<PendingApproval, 'dueAt' | 'policy' | 'progress'> {

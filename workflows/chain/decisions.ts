@@ -6,6 +6,7 @@
  * Pure: no Temporal API, no I/O.
  */
 import type { ApprovalRecord, DecisionIdentity, HandoffDecision, PendingApproval } from '../../src/common/approvals';
+import { voteProblem } from '../../src/common/approvalVotes';
 import { isUnreadable } from '../../src/common/arrival';
 import { isRecord } from '../../src/common/check';
 import { ApprovalRefusedError, type BatonError, InputTooLargeError, SignatureRefusedError } from '../../src/common/errors';
@@ -14,13 +15,14 @@ import { schemaProblems } from '../../src/common/jsonSchema';
 import { boundedReason, clipText, LIMITS, sizeMessage } from '../../src/common/limits';
 import { decisionSizes } from '../../src/common/sizes';
 import type { ChainState } from '../../src/common/state';
+import type { VerifiedGrant } from '../../src/common/signatures/delegation';
 import { argumentsDigest } from '../../src/common/signatures/payload';
-import { judgeSignature, type SignatureBench } from './signed';
+import { judgeGrant, judgeSignature, type SignatureBench } from './signed';
 
 /** What becomes of a decision. */
 export type Judgement =
   | { kind: 'refused'; reason: string; error: BatonError }
-  | { kind: 'apply'; decision: HandoffDecision; waiting: PendingApproval; identity?: DecisionIdentity }
+  | { kind: 'apply'; decision: HandoffDecision; waiting: PendingApproval; identity?: DecisionIdentity; grant?: VerifiedGrant }
   | { kind: 'forward'; decision: HandoffDecision; to: string };
 
 /** Where a decision is judged: the chain's state (none before it starts), the approvals waiting in its specialists. */
@@ -31,6 +33,8 @@ export interface Bench {
   bounded: boolean;
   /** Where and when signatures are judged, in a run that verifies them (the `baton-signatures` patch). */
   signatures?: SignatureBench;
+  /** Where and when a decision's delegation grant is judged (staged approvals, `votes.ts`). @default none: a decision for another's slot is refused */
+  grants?: SignatureBench;
 }
 
 /** Judge `raw`, a decision as it arrived. */
@@ -63,15 +67,18 @@ export function judgeDecision(raw: unknown, bench: Bench): Judgement {
   }
   const problem = approverProblem(waiting, d) ?? (waiting.tool ? toolCallProblem(s, waiting, d) : handoffProblem(d));
   if (problem) return refused(raw, problem);
+  const granted = d.onBehalfOf !== undefined ? judgeGrant(s, d, bench.grants) : undefined;
+  if (granted && !granted.ok) return refused(raw, granted.reason);
+  const grant = granted?.ok ? { grant: granted.grant } : {};
   if (!bench.signatures) {
-    return d.signature === undefined ? { kind: 'apply', decision: d, waiting } : refused(raw, 'this chain started before baton verified signatures: send the decision without one');
+    return d.signature === undefined ? { kind: 'apply', decision: d, waiting, ...grant } : refused(raw, 'this chain started before baton verified signatures: send the decision without one');
   }
   const signed = judgeSignature(s, waiting, d, bench.signatures);
   if (!signed.ok) {
     const reason = boundedReason(signed.reason);
     return refusal(reason, () => new SignatureRefusedError(handoffIdOf(raw), reason, signed.problem));
   }
-  return { kind: 'apply', decision: d, waiting, identity: signed.identity };
+  return { kind: 'apply', decision: d, waiting, identity: signed.identity, ...grant };
 }
 
 /**
@@ -159,6 +166,7 @@ class Refusal {
 }
 
 function approverProblem(waiting: PendingApproval, d: HandoffDecision): string | undefined {
+  if (waiting.stages || d.onBehalfOf !== undefined || d.delegation !== undefined) return voteProblem(waiting, d);
   if (!waiting.approvers || waiting.approvers.includes(d.approver)) return undefined;
   return `${d.approver} may not decide this ${waiting.tool ? 'tool call' : 'handoff'} (approvers: ${waiting.approvers.join(', ')})`;
 }

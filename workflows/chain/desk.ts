@@ -24,13 +24,13 @@ import { overridesRecord, type Refusal, RefusalTally } from './refusals';
 import type { ChainEffects } from './effects';
 import { Specialists } from './specialists';
 import type { Chain } from './state';
+import { takeVote } from './votes';
 
 /** What a desk does with what arrives. */
 export interface DeskOptions {
   /**
    * Hold what arrives to `LIMITS`, give specialists tokens and forward decisions for their
-   * approvals: the `baton-bounds` patch, decided when the run starts.
-   * @default true
+   * approvals: the `baton-bounds` patch, decided when the run starts. @default true
    */
   bounded?: boolean;
   /** Verify, require and record decisions' signatures: the `baton-signatures` patch, decided when the run starts. @default false */
@@ -154,7 +154,7 @@ export class ApprovalDesk extends DeskMail {
   /** Put a handoff (or a tool call, with `tool`) in front of people: record it as waiting and publish it. */
   open(h: AskedAbout, policy: ApprovalPolicy): PendingApproval {
     const policies = () => this.clock !== undefined && this.effects.patched(Patches.APPROVAL_POLICIES);
-    const waiting = askedFor(h, policy, { id: this.effects.newId(), now: this.effects.now(), state: this.state, signatures: this.signatures, policies });
+    const waiting = askedFor(h, policy, { id: this.effects.newId(), now: this.effects.now(), state: this.state, signatures: this.signatures, policies, slots: () => this.effects.patched(Patches.APPROVAL_QUORUM) });
     this.chain!.apply({ type: 'approval_requested', pending: waiting });
     this.publish({ type: 'approval_requested', ...waiting });
     this.effects.setStatus(BatonStatus.AWAITING_APPROVAL);
@@ -224,8 +224,8 @@ export class ApprovalDesk extends DeskMail {
       );
       return;
     }
-    const record = recordOf(judged.decision, judged.waiting, entry.at, entry.via, judged.identity);
-    this.settle(judged.waiting, record);
+    const record = judged.waiting.stages ? takeVote(judged, entry.at, entry.via, { apply: (e) => this.chain!.apply(e), publish: (e) => this.publish(e) }) : recordOf(judged.decision, judged.waiting, entry.at, entry.via, judged.identity);
+    if (record.outcome !== 'voted') this.settle(judged.waiting, record);
     entry.answer?.({ record });
   }
 
@@ -261,7 +261,7 @@ export class ApprovalDesk extends DeskMail {
     const signatures = this.signatures ? { signatures: { workflowId: this.effects.workflowId, at } } : {};
     // A decision that came with the run's start, before the chain is attached: what the start carries waits.
     const state = this.chain?.state ?? this.carried();
-    return judgeDecision(raw, { ...(state ? { state } : {}), inSpecialist: (id) => this.specialists.find(id), bounded: this.bounded, ...signatures });
+    return judgeDecision(raw, { ...(state ? { state } : {}), inSpecialist: (id) => this.specialists.find(id), bounded: this.bounded, ...signatures, grants: { workflowId: this.effects.workflowId, at } });
   }
 
   private pending(id: string): PendingApproval | undefined {

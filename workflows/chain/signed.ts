@@ -2,12 +2,13 @@
  * A decision's signature, judged where the decision applies: verified against the keys the chain
  * trusts (its team's and its run's), required when the approval's policy or the run says so, and
  * otherwise the approver is the name the sender claimed. The verdict names how the approver was
- * established, for the record.
+ * established, for the record. A delegation grant a decision carries is judged here too.
  *
  * Pure: no Temporal API, no I/O.
  */
 import type { DecisionIdentity, HandoffDecision, PendingApproval } from '../../src/common/approvals';
 import type { ChainState } from '../../src/common/state';
+import { verifyDelegation, type VerifiedGrant } from '../../src/common/signatures/delegation';
 import { trustedKeys } from '../../src/common/signatures/keys';
 import { factsOfDecision } from '../../src/common/signatures/payload';
 import { type SignatureProblem, verifyDecisionSignature } from '../../src/common/signatures/verify';
@@ -34,4 +35,11 @@ export function judgeSignature(s: ChainState, waiting: PendingApproval, d: Hando
   const keys = trustedKeys(s.team, s.options.approverKeys);
   const verdict = verifyDecisionSignature(d.signature, factsOfDecision(bench.workflowId, waiting, d), keys, { requestedAt: Date.parse(waiting.requestedAt), arrivedAt: bench.at });
   return verdict.ok ? { ok: true, identity: verdict.identity } : verdict;
+}
+
+/** The grant of decision `d` for another's slot, judged against the keys chain `s` trusts, at `bench`. */
+export function judgeGrant(s: ChainState, d: HandoffDecision, bench: SignatureBench | undefined): { ok: true; grant: VerifiedGrant } | { ok: false; reason: string } {
+  if (!bench || d.delegation === undefined || d.onBehalfOf === undefined) return { ok: false, reason: 'this chain takes no decision for another\'s slot: "onBehalfOf" needs a staged approval and its "delegation" grant' };
+  const keys = { approvers: trustedKeys(s.team, s.options.approverKeys), operators: s.team.operatorKeys ?? [] };
+  return verifyDelegation({ grant: d.delegation, slot: d.onBehalfOf, delegate: d.approver, workflowId: bench.workflowId, arrivedAt: bench.at }, keys);
 }

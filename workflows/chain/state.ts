@@ -5,16 +5,15 @@
  *
  * Pure: no Temporal API, no I/O.
  */
-import type { ApprovalRecord, PendingApproval, PolicyProgress } from '../../src/common/approvals';
-import type { ControlEvent, ControlState } from '../../src/common/controls';
+import type { ControlEvent } from '../../src/common/controls';
 import { AgentNotFoundError } from '../../src/common/errors';
 import type { ChatMessage, ModelResponse } from '../../src/common/model';
 import { resolveRunOptions, type ResolvedRunOptions } from '../../src/common/options';
 import type { HandoffRecord, HandoffRunResult, RunOverrides, ToolResultRecord, Usage } from '../../src/common/run';
 import type { ChainState, OpenTools, OpenTurn } from '../../src/common/state';
 import type { AgentSpec, RunContext, SharedState, StateUpdate, TeamSpec } from '../../src/common/team';
-import { addAgentUsage, addTokens, count, initialControls, NO_USAGE, reduceControl } from './controlState';
-import { toolCallKey } from './turn';
+import { type ApprovalEvent, reduceApproval } from './approvalState';
+import { addAgentUsage, addTokens, initialControls, NO_USAGE, reduceControl } from './controlState';
 import { priced } from '../economics/costs';
 
 /** Something that happened to a chain. */
@@ -41,9 +40,8 @@ export type ChainEvent =
   | { type: 'invalid_handoff_answered' }
   /** A final answer was sent back to the model, with this message, by the guard that refused it. */
   | { type: 'answer_refused'; guard: string; message: string }
-  | { type: 'approval_requested'; pending: PendingApproval }
-  | { type: 'approval_decided'; record: ApprovalRecord }
-  | { type: 'approval_progressed'; handoffId: string; progress: PolicyProgress; approvers?: string[] }
+  /** An approval asked for, decided, moved on by its policy, or voted on (approvalState.ts). */
+  | ApprovalEvent
   | { type: 'overridden'; overrides: RunOverrides }
   /** A control acted (a loop, a breaker, a guardrail, a budget), at workflow time `at` (ms). */
   | { type: 'control'; event: ControlEvent; at: number }
@@ -145,22 +143,11 @@ function reduceChain(s: ChainState, event: ChainEvent): ChainState {
         messages: [...s.messages, { role: 'user', content: event.message }],
       };
     }
-    case 'approval_requested': {
-      const tool = event.pending.tool;
-      const toolCalls = tool ? { toolCalls: { ...s.approvals.toolCalls, [event.pending.handoffId]: toolCallKey(tool) } } : {};
-      return { ...counted(s, tool ? 'tool_approvals_requested' : undefined), approvals: { ...s.approvals, pending: [...s.approvals.pending, event.pending], ...toolCalls } };
-    }
+    case 'approval_requested':
     case 'approval_decided':
-      return {
-        ...counted(s, event.record.tool ? TOOL_OUTCOME[event.record.outcome] : undefined),
-        approvals: {
-          ...s.approvals,
-          pending: s.approvals.pending.filter((p) => p.handoffId !== event.record.handoffId),
-          decided: [...s.approvals.decided, event.record],
-        },
-      };
     case 'approval_progressed':
-      return { ...s, approvals: { ...s.approvals, pending: s.approvals.pending.map((p) => (p.handoffId === event.handoffId ? { ...p, progress: event.progress, ...(event.approvers ? { approvers: event.approvers } : {}) } : p)) } };
+    case 'approval_voted':
+      return reduceApproval(s, event);
     case 'overridden':
       return applyOverrides(s, event.overrides);
     case 'control':
@@ -185,12 +172,6 @@ function reduceChain(s: ChainState, event: ChainEvent): ChainState {
   }
 }
 
-const TOOL_OUTCOME = { approved: 'tool_calls_approved', rejected: 'tool_calls_rejected', timed_out: 'tool_approvals_timed_out' } as const;
-
-/** The state with one more `kind` in the controls' counters (chains with controls). */
-function counted(s: ChainState, kind: keyof NonNullable<ControlState['counters']> | undefined): ChainState {
-  return kind && s.controls ? { ...s, controls: { ...s.controls, counters: count(s.controls.counters, kind) } } : s;
-}
 
 /** The state with `usage` added to the current agent's (chains with controls). */
 function withAgentUsage<S extends Pick<ChainState, 'controls' | 'agentId'>>(s: S, usage: { inputTokens: number; outputTokens: number; toolCalls?: number }, calls = 1): S {

@@ -12,7 +12,7 @@ export interface SigningRequest {
   /** The workflow id of the chain the approval waits in (`PendingApproval.workflowId` for a specialist's). */
   workflowId: string;
   waiting: Pick<PendingApproval, 'handoffId' | 'from' | 'to' | 'tool'>;
-  decision: Pick<HandoffDecision, 'approver' | 'decision' | 'comment' | 'reason' | 'arguments'>;
+  decision: Pick<HandoffDecision, 'approver' | 'decision' | 'comment' | 'reason' | 'arguments' | 'onBehalfOf'>;
   /** A service's signature: the token it checked. */
   token?: TokenClaims;
   /** The time of signing (ms). @default now */

@@ -136,6 +136,9 @@ function autoApproveMs(p: ApprovalPolicy): number {
 export function policyLoosening(before: ApprovalPolicy | undefined, after: ApprovalPolicy | undefined): string | undefined {
   if (!before) return undefined;
   if (!after) return 'would need no approval';
+  // A quorum or stages are kept as the team set them: fewer votes or other slots would ask less.
+  const slots = (p: ApprovalPolicy) => (p.quorum ? JSON.stringify(p.quorum) : p.stages ? JSON.stringify(p.stages) : undefined);
+  if (slots(before) !== undefined && slots(after) !== slots(before)) return `would not be decided by its ${before.quorum ? 'quorum' : 'stages'} as the team set them (${slots(before)!.slice(0, 200)})`;
   if (before.approvers && (!after.approvers || after.approvers.some((x) => !before.approvers!.includes(x)))) return `could be decided by ${after.approvers ? after.approvers.filter((x) => !before.approvers!.includes(x)).slice(0, 5).join(', ') : 'anyone'}, not only ${before.approvers.join(', ')}`;
   if (before.requireSignature && !after.requireSignature) return 'would take unsigned decisions';
   if (autoApproveMs(after) < autoApproveMs(before)) return 'would be approved sooner by a timeout or an escalation step, with nobody deciding';

@@ -35,6 +35,8 @@ export interface DecisionFacts {
   subject: DecisionSubject;
   outcome: 'approve' | 'reject';
   approver: string;
+  /** A staged approval's decision for another's slot: that slot's owner. */
+  onBehalfOf?: string;
   /** SHA-256 (hex) of the UTF-8 of the comment (approve) or reason (reject), when one is given. */
   note?: string;
 }
@@ -59,7 +61,7 @@ export function argumentsDigest(args: Record<string, unknown>): string {
 }
 
 /** The facts of decision `d` on the approval `waiting`, waiting in the chain `workflowId`. */
-export function factsOfDecision(workflowId: string, waiting: Pick<PendingApproval, 'handoffId' | 'from' | 'to' | 'tool'>, d: Pick<HandoffDecision, 'approver' | 'decision' | 'comment' | 'reason' | 'arguments'>): DecisionFacts {
+export function factsOfDecision(workflowId: string, waiting: Pick<PendingApproval, 'handoffId' | 'from' | 'to' | 'tool'>, d: Pick<HandoffDecision, 'approver' | 'decision' | 'comment' | 'reason' | 'arguments' | 'onBehalfOf'>): DecisionFacts {
   const note = d.decision === 'approve' ? d.comment : d.reason;
   const edited = d.decision === 'approve' && d.arguments !== undefined ? { arguments: argumentsDigest(d.arguments) } : {};
   return {
@@ -68,6 +70,7 @@ export function factsOfDecision(workflowId: string, waiting: Pick<PendingApprova
     subject: waiting.tool ? { kind: 'tool_call', from: waiting.from, tool: waiting.tool.name, callHash: waiting.tool.callHash, ...edited } : { kind: 'handoff', from: waiting.from, to: waiting.to },
     outcome: d.decision,
     approver: d.approver,
+    ...(d.onBehalfOf !== undefined ? { onBehalfOf: d.onBehalfOf } : {}),
     ...(note !== undefined ? { note: sha256Hex(note) } : {}),
   };
 }
@@ -87,6 +90,7 @@ export function factsOfRecord(workflowId: string, asked: Pick<PendingApproval, '
     subject: asked.tool ? { kind: 'tool_call', from: asked.from, tool: asked.tool.name, callHash: asked.tool.callHash, ...edited } : { kind: 'handoff', from: asked.from, to: asked.to },
     outcome,
     approver: r.approver,
+    ...(r.onBehalfOf !== undefined ? { onBehalfOf: r.onBehalfOf } : {}),
     ...(note !== undefined ? { note: sha256Hex(note) } : {}),
   };
 }

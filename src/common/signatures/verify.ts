@@ -131,6 +131,7 @@ function mismatchOf(p: Record<string, unknown>, f: DecisionFacts): string | unde
   }
   if (p.outcome !== f.outcome) return `the signature is for ${said(p.outcome)}, not ${f.outcome}`;
   if (p.approver !== f.approver) return `the signature is for approver ${said(p.approver)}, not ${clipText(f.approver, 100)}`;
+  if (p.onBehalfOf !== f.onBehalfOf) return `the signature is for ${p.onBehalfOf === undefined ? "the approver's own slot" : `the slot of ${said(p.onBehalfOf)}`}, but the decision is for ${f.onBehalfOf === undefined ? 'their own' : `that of ${clipText(f.onBehalfOf, 100)}`}`;
   if (p.note !== f.note) return `the signature is for ${p.note === undefined ? 'no note' : `a note with digest ${said(p.note)}`}, but the decision ${f.note === undefined ? 'has none' : `has one with digest ${f.note}`}`;
   return undefined;
 }

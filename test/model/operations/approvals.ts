@@ -31,7 +31,7 @@ export function waitingFor(m: ModelState, n: number, filter: (w: Waiting) => boo
 
 /** Record a decision the workflow took. */
 export function taken(w: Waiting, record: Pick<ApprovalRecord, 'handoffId' | 'outcome'>, signed: boolean): void {
-  if (record.outcome === 'timed_out') return;
+  if (record.outcome === 'timed_out' || record.outcome === 'voted') return;
   w.root.decided.push({ approvalId: record.handoffId, workflowId: w.p.workflowId ?? w.root.id, outcome: record.outcome, subject: subjectOf(w.p), signed, ...(w.p.tool ? { toolCallId: w.p.tool.toolCallId } : {}) });
 }
 
@@ -44,7 +44,9 @@ export async function approve(h: Harness, w: Waiting, o: { signed?: boolean; edi
     pendingSignal(w, 'approved');
     return;
   }
-  const options: DecisionOptions = { approvalId: w.p.handoffId, approver: 'alice', comment: 'looks right', ...(signed ? { signer: ALICE.signer } : {}), ...(edited ? { arguments: edited } : {}) };
+  // A staged approval's open slot decides (the harness drives it to its end one vote at a time).
+  const approver = w.p.stages && !signed ? (w.p.approvers?.[0] ?? 'alice') : 'alice';
+  const options: DecisionOptions = { approvalId: w.p.handoffId, approver, comment: 'looks right', ...(signed ? { signer: ALICE.signer } : {}), ...(edited ? { arguments: edited } : {}) };
   try {
     taken(w, await h.baton.approve(w.root.id, options), signed);
   } catch (err) {

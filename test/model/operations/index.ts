@@ -18,6 +18,7 @@ import { inboxOperations } from './inbox';
 import { migrateOperations } from './migrate';
 import { notificationOperations } from './notifications';
 import { protocolOperations } from './protocols';
+import { quorumOperations } from './quorum';
 import { reportOperations } from './reports';
 import { remoteOperations } from './remote';
 import { tenantOperations } from './tenants';
@@ -44,6 +45,7 @@ export const OPERATIONS: AnyOperation[] = [
   ...brokerOperations,
   ...eventOperations,
   ...tenantOperations,
+  ...quorumOperations,
 ];
 
 const byName = new Map(OPERATIONS.map((op) => [op.name, op]));
