@@ -9,6 +9,8 @@
  *
  * Workflow-safe: no I/O.
  */
+import type { ApprovalQuestion } from './approvalQuestions';
+import { rejectionReasonsProblems } from './approvalReasons';
 import type { ApprovalRecord, DecisionIdentity, PendingApproval, PolicyProgress } from './approvals';
 import { approvalTimingCheck } from './approvalTiming';
 import { arrayOf, boolean, type Check, count, either, integer, isoTime, isRecord, names, nonEmptyString, nullable, number, object, oneOf, recordOf, shapeOf, shown, string } from './check';
@@ -56,6 +58,12 @@ const decisionIdentity = shapeOf<DecisionIdentity>()(
   ['kid', 'keySource', 'issuer', 'subject'],
 );
 
+const approvalQuestion = shapeOf<ApprovalQuestion>()(
+  { question: string, askedBy: string, askedAt: isoTime, answer: string, answeredBy: string, answeredAt: isoTime },
+  ['answer', 'answeredBy', 'answeredAt'],
+);
+const approvalQuestions = arrayOf(approvalQuestion, 'questions');
+
 const approvalRecord = shapeOf<ApprovalRecord>()(
   {
     handoffId: nonEmptyString,
@@ -63,6 +71,8 @@ const approvalRecord = shapeOf<ApprovalRecord>()(
     approver: string,
     comment: string,
     reason: string,
+    reasonLabel: string,
+    questions: approvalQuestions,
     requestedAt: isoTime,
     decidedAt: isoTime,
     via: oneOf(['signal', 'update', 'timeout']),
@@ -75,7 +85,7 @@ const approvalRecord = shapeOf<ApprovalRecord>()(
     signature: string,
     escalationStep: count,
   },
-  ['approver', 'comment', 'reason', 'onTimeout', 'timeout', 'tool', 'editedArguments', 'argumentsDigest', 'identity', 'signature', 'escalationStep'],
+  ['approver', 'comment', 'reason', 'reasonLabel', 'questions', 'onTimeout', 'timeout', 'tool', 'editedArguments', 'argumentsDigest', 'identity', 'signature', 'escalationStep'],
 );
 
 const toolCallUnderApproval = shapeOf<ToolCallUnderApproval>()({ name: nonEmptyString, arguments: string, toolCallId: string, callHash: nonEmptyString });
@@ -98,8 +108,10 @@ export const pendingApprovalCheck: Check<PendingApproval> = shapeOf<PendingAppro
     dueAt: isoTime,
     policy: approvalTimingCheck,
     progress: shapeOf<PolicyProgress>()({ reminders: count, steps: count, overdue: boolean }),
+    rejectionReasons: (v, at) => rejectionReasonsProblems(v, at),
+    questions: approvalQuestions,
   },
-  ['expiresAt', 'approvers', 'timeout', 'workflowId', 'tool', 'requireSignature', 'dueAt', 'policy', 'progress'],
+  ['expiresAt', 'approvers', 'timeout', 'workflowId', 'tool', 'requireSignature', 'dueAt', 'policy', 'progress', 'rejectionReasons', 'questions'],
 );
 
 const handoffRecord = shapeOf<HandoffRecord>()(

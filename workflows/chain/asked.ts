@@ -43,6 +43,7 @@ export function askedFor(h: AskedAbout, policy: ApprovalPolicy, at: Asking): Pen
     ...(h.tool ? { tool: h.tool } : {}),
     ...(at.signatures && (policy.requireSignature || state.options.requireSignature) ? { requireSignature: true } : {}),
     ...(timing && at.policies() ? policyFields(timing, now) : {}),
+    ...(state.team.rejectionReasons ? { rejectionReasons: state.team.rejectionReasons } : {}),
   };
 }
 

@@ -19,6 +19,8 @@ import { type ApprovalClock, policyDesk } from './approvalClock';
 import { type AskedAbout, askedFor } from './asked';
 import { judgeDecision, recordOf, refusedFields, timedOut } from './decisions';
 import { DeskMail, type Received } from './deskMail';
+import { applyQuestion, type QuestionDesk, questionDesk } from './deskQuestions';
+import type { QuestionRules } from './questionPort';
 import { overrideVerdict } from './overrideVerdict';
 import { overridesRecord, type Refusal, RefusalTally } from './refusals';
 import type { ChainEffects } from './effects';
@@ -50,6 +52,8 @@ export interface DeskOptions {
   carried?: () => ChainState | undefined;
   /** The clock of approval policies (SLA, reminders, escalation: `workflows/approvals/`). @default none: only timeouts act */
   clock?: ApprovalClock;
+  /** The rules of request-info (`workflows/approvals/requestInfo.ts`). @default none: questions are refused */
+  questions?: QuestionRules;
 }
 
 /** The approval desk of one chain: applies its {@link DeskMail} and keeps its waiting approvals. */
@@ -68,6 +72,8 @@ export class ApprovalDesk extends DeskMail {
   /** The refusals and applied overrides of the drain under way (runs with {@link DeskOptions.inboxBounds}). */
   private tally?: { refusals: RefusalTally; overrides: RunOverrides[]; forwarded: Set<string> };
   private chain?: Chain;
+  /** Questions about waiting approvals and their answers (request-info): judged, validated, applied. */
+  readonly questions: QuestionDesk;
 
   constructor(effects: ChainEffects, options: DeskOptions = {}) {
     super(effects);
@@ -77,6 +83,7 @@ export class ApprovalDesk extends DeskMail {
     this.authority = this.bounded && (options.authority ?? false);
     this.carried = options.carried ?? (() => undefined);
     this.clock = options.clock;
+    this.questions = questionDesk({ rules: options.questions, effects, state: () => this.chain?.state ?? this.carried(), inSpecialist: (id) => this.specialists.find(id), apply: (e) => this.chain!.apply(e), publish: (e) => this.publish(e), refuse: (r) => this.refuse(r) });
     this.specialists = new Specialists(effects, this.bounded, this.inboxBounds, { changed: () => this.reportUp(), refused: (workflowId, reason) => this.refuse({ type: 'report_refused', workflowId: clipText(workflowId, 200), reason: boundedReason(reason) }) });
   }
 
@@ -127,6 +134,7 @@ export class ApprovalDesk extends DeskMail {
       else if (entry.kind === 'forwarded') this.decideForwarded(entry.raw, entry.at);
       else if (entry.kind === 'forward_outcome') this.specialists.settleForward(entry.raw);
       else if (entry.kind === 'forward_failed') this.forwardFailed(entry);
+      else if (entry.kind === 'question') applyQuestion(entry, this.questions);
       else this.decide(entry);
     }
     this.inbox.length = 0;

@@ -5,6 +5,7 @@
  *
  * Pure: no Temporal API, no I/O.
  */
+import type { ApprovalQuestion } from '../../src/common/approvalQuestions';
 import type { ApprovalRecord, PendingApproval, PolicyProgress } from '../../src/common/approvals';
 import type { ControlEvent, ControlState } from '../../src/common/controls';
 import { AgentNotFoundError } from '../../src/common/errors';
@@ -44,6 +45,7 @@ export type ChainEvent =
   | { type: 'approval_requested'; pending: PendingApproval }
   | { type: 'approval_decided'; record: ApprovalRecord }
   | { type: 'approval_progressed'; handoffId: string; progress: PolicyProgress; approvers?: string[] }
+  | { type: 'approval_questioned'; handoffId: string; questions: ApprovalQuestion[] }
   | { type: 'overridden'; overrides: RunOverrides }
   /** A control acted (a loop, a breaker, a guardrail, a budget), at workflow time `at` (ms). */
   | { type: 'control'; event: ControlEvent; at: number }
@@ -161,6 +163,8 @@ function reduceChain(s: ChainState, event: ChainEvent): ChainState {
       };
     case 'approval_progressed':
       return { ...s, approvals: { ...s.approvals, pending: s.approvals.pending.map((p) => (p.handoffId === event.handoffId ? { ...p, progress: event.progress, ...(event.approvers ? { approvers: event.approvers } : {}) } : p)) } };
+    case 'approval_questioned':
+      return { ...s, approvals: { ...s.approvals, pending: s.approvals.pending.map((p) => (p.handoffId === event.handoffId ? { ...p, questions: event.questions } : p)) } };
     case 'overridden':
       return applyOverrides(s, event.overrides);
     case 'control':
