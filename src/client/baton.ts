@@ -21,6 +21,8 @@ import { Conversation, type ConversationStartOptions, migrateConversation } from
 import { type ConversationReplayed, type ConversationReplayOptions, replayConversation } from './conversationReplay';
 import type { ConversationMigration } from '../common/stranded';
 import { decideApproval } from './decide';
+import { type AnswerOptions, type AskOptions, sendQuestion } from './questions';
+import type { ApprovalQuestion } from '../common/approvalQuestions';
 import { BatonEconomics } from './economics';
 import { Experiments, inVariant } from './experiments';
 import type { DecisionOptions, PendingHandoff } from './pending';
@@ -277,6 +279,21 @@ export class Baton {
    */
   interrupt(workflowId: string, text: string, options: SteerOptions): Promise<SteerReceipt> {
     return steerChain(this.client, workflowId, { text, by: options?.by, interrupt: true });
+  }
+
+  /**
+   * Ask a question about a waiting approval instead of deciding it (request-info): the approval
+   * waits on for the answer, and its decision carries both. Refused (`QuestionRefusedError`) when
+   * nothing waits, the asker is not an approver, a question is open already, or it is empty.
+   * @example await baton.ask(workflowId, { approvalId, approver: 'alice', question: 'Why 4 units?' })
+   */
+  ask(workflowId: string, options: AskOptions): Promise<ApprovalQuestion> {
+    return sendQuestion((id) => this.getRun(id), workflowId, 'ask', options);
+  }
+
+  /** Answer the open question about a waiting approval; it waits on for a decision, the answer attached. */
+  answer(workflowId: string, options: AnswerOptions): Promise<ApprovalQuestion> {
+    return sendQuestion((id) => this.getRun(id), workflowId, 'answer', options);
   }
 
   private decide(workflowId: string, decision: 'approve' | 'reject', idOrOptions: string | undefined | DecisionOptions, given: DecisionOptions | undefined): Promise<ApprovalRecord> {

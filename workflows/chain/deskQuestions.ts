@@ -11,6 +11,8 @@ import { Patches } from '../../src/common/patches';
 import type { ChainState } from '../../src/common/state';
 import type { ChainEffects } from './effects';
 import type { QuestionJudgement, QuestionKind, QuestionRules } from './questionPort';
+
+export type { QuestionRules } from './questionPort';
 import type { ChainEvent } from './state';
 
 /** A question or answer as the desk queued it. */
