@@ -6,11 +6,13 @@
  * give the same answer sooner.
  */
 import type { WorkflowHandle } from '@temporalio/client';
-import type { ApprovalQuestion } from '../common/approvalQuestions';
+import { type ApprovalQuestion, QuestionRefusedError } from '../common/approvalQuestions';
 import type { PendingApproval } from '../common/approvals';
-import { QuestionRefusedError, UserError } from '../common/errors';
+import { UserError } from '../common/errors';
 import { answerHandoffQuestionUpdate, askHandoffQuestionUpdate } from '../common/messages';
 import { toBatonError } from './decide';
+
+export type { ApprovalQuestion } from '../common/approvalQuestions';
 
 /** Asking about a waiting approval (`Baton.ask`). */
 export interface AskOptions {

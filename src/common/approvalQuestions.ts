@@ -5,7 +5,8 @@
  *
  * Workflow-safe: no I/O.
  */
-import { isRecord } from './check';
+import { arrayOf, type Check, isoTime, isRecord, shapeOf, string } from './check';
+import { UserError } from './errors';
 import { charsOver, LIMITS, type SizeProblem } from './limits';
 
 /** A question an approver asked about a waiting approval, and its answer once given. */
@@ -78,3 +79,18 @@ export function openQuestion(questions: readonly ApprovalQuestion[] | undefined)
   const last = questions?.at(-1);
   return last && last.answer === undefined ? last : undefined;
 }
+
+/** A question about an approval (or its answer) that cannot apply: nothing waits, not an approver, no open question, empty or too many. */
+export class QuestionRefusedError extends UserError<{ handoffId: string; reason: string }> {
+  declare readonly handoffId: string;
+  declare readonly reason: string;
+  constructor(handoffId: string, reason: string) {
+    super(`Question on approval ${handoffId} refused: ${reason}`, { handoffId, reason });
+  }
+}
+
+/** Problems with the questions a carried approval or record holds. */
+export const approvalQuestionsCheck: Check<ApprovalQuestion[]> = arrayOf(
+  shapeOf<ApprovalQuestion>()({ question: string, askedBy: string, askedAt: isoTime, answer: string, answeredBy: string, answeredAt: isoTime }, ['answer', 'answeredBy', 'answeredAt']),
+  'questions',
+);

@@ -4,6 +4,7 @@
  * Workflow-safe: no I/O.
  */
 import type { ApplicationFailure } from '@temporalio/common';
+import { QuestionRefusedError } from './approvalQuestions';
 import { GatedEntryError, LooseningRefusedError } from './authority/errors';
 import { BudgetExceededError, MaxHandoffsExceededError, MaxTurnsExceededError } from './budgetErrors';
 import { PriceUnknownError, SpendLimitExceededError } from './economics/errors';
@@ -23,7 +24,6 @@ import {
   ModelCallFailedError,
   ModelRequestError,
   OutputValidationError,
-  QuestionRefusedError,
   RemoteAgentError,
   SignatureRefusedError,
   TeamMismatchError,

@@ -74,15 +74,6 @@ export class ApprovalRefusedError extends UserError<{ handoffId: string; reason:
   }
 }
 
-/** A question about an approval (or its answer) that cannot apply: nothing waits, not an approver, no open question, empty or too many. */
-export class QuestionRefusedError extends UserError<{ handoffId: string; reason: string }> {
-  declare readonly handoffId: string;
-  declare readonly reason: string;
-  constructor(handoffId: string, reason: string) {
-    super(`Question on approval ${handoffId} refused: ${reason}`, { handoffId, reason });
-  }
-}
-
 /**
  * A decision refused for its signature: missing where the policy requires one, malformed, by a key
  * the chain does not trust (for that approver, or at that time), not verifying, signing something

@@ -9,7 +9,7 @@
  *
  * Workflow-safe: no I/O.
  */
-import type { ApprovalQuestion } from './approvalQuestions';
+import { approvalQuestionsCheck } from './approvalQuestions';
 import { rejectionReasonsProblems } from './approvalReasons';
 import type { ApprovalRecord, DecisionIdentity, PendingApproval, PolicyProgress } from './approvals';
 import { approvalTimingCheck } from './approvalTiming';
@@ -58,12 +58,6 @@ const decisionIdentity = shapeOf<DecisionIdentity>()(
   ['kid', 'keySource', 'issuer', 'subject'],
 );
 
-const approvalQuestion = shapeOf<ApprovalQuestion>()(
-  { question: string, askedBy: string, askedAt: isoTime, answer: string, answeredBy: string, answeredAt: isoTime },
-  ['answer', 'answeredBy', 'answeredAt'],
-);
-const approvalQuestions = arrayOf(approvalQuestion, 'questions');
-
 const approvalRecord = shapeOf<ApprovalRecord>()(
   {
     handoffId: nonEmptyString,
@@ -72,7 +66,7 @@ const approvalRecord = shapeOf<ApprovalRecord>()(
     comment: string,
     reason: string,
     reasonLabel: string,
-    questions: approvalQuestions,
+    questions: approvalQuestionsCheck,
     requestedAt: isoTime,
     decidedAt: isoTime,
     via: oneOf(['signal', 'update', 'timeout']),
@@ -109,7 +103,7 @@ export const pendingApprovalCheck: Check<PendingApproval> = shapeOf<PendingAppro
     policy: approvalTimingCheck,
     progress: shapeOf<PolicyProgress>()({ reminders: count, steps: count, overdue: boolean }),
     rejectionReasons: (v, at) => rejectionReasonsProblems(v, at),
-    questions: approvalQuestions,
+    questions: approvalQuestionsCheck,
   },
   ['expiresAt', 'approvers', 'timeout', 'workflowId', 'tool', 'requireSignature', 'dueAt', 'policy', 'progress', 'rejectionReasons', 'questions'],
 );

@@ -6,7 +6,8 @@ import { ServiceError, WorkflowNotFoundError, WorkflowUpdateFailedError, Workflo
 import type { Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
-import { ApprovalRefusedError, InputTooLargeError, QuestionRefusedError, InvalidRunInputError, UserError } from '../common/errors';
+import { QuestionRefusedError } from '../common/approvalQuestions';
+import { ApprovalRefusedError, InputTooLargeError, InvalidRunInputError, UserError } from '../common/errors';
 import { sizeMessage } from '../common/limits';
 
 /** One problem with a request field. */

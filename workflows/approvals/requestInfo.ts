@@ -10,10 +10,10 @@
  *
  * Pure: no Temporal API, no I/O.
  */
-import { type ApprovalQuestion, openQuestion, questionSizes, readQuestion } from '../../src/common/approvalQuestions';
+import { type ApprovalQuestion, openQuestion, QuestionRefusedError, questionSizes, readQuestion } from '../../src/common/approvalQuestions';
 import { isUnreadable } from '../../src/common/arrival';
 import { isRecord } from '../../src/common/check';
-import { InputTooLargeError, QuestionRefusedError } from '../../src/common/errors';
+import { InputTooLargeError } from '../../src/common/errors';
 import { boundedReason, clipText, LIMITS, sizeMessage } from '../../src/common/limits';
 import type { QuestionBench, QuestionJudgement, QuestionKind, QuestionRules } from '../chain/questionPort';
 

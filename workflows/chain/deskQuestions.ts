@@ -6,7 +6,8 @@
  */
 import type { ApprovalQuestion } from '../../src/common/approvalQuestions';
 import type { PendingApproval } from '../../src/common/approvals';
-import { BatonError, QuestionRefusedError, toApplicationFailure } from '../../src/common/errors';
+import { QuestionRefusedError } from '../../src/common/approvalQuestions';
+import { BatonError, toApplicationFailure } from '../../src/common/errors';
 import { Patches } from '../../src/common/patches';
 import type { ChainState } from '../../src/common/state';
 import type { ChainEffects } from './effects';
