@@ -66,7 +66,7 @@ function fieldsOf(kind: QuestionKind, raw: unknown): Record<string, string> {
   const d = isRecord(raw) && !isUnreadable(raw) ? raw : {};
   const by = kind === 'ask' ? d.approver : d.answerer;
   return {
-    kind,
+    action: kind,
     ...(typeof d.handoffId === 'string' ? { handoffId: clipText(d.handoffId, LIMITS.idChars) } : {}),
     ...(typeof by === 'string' ? { by: clipText(by, LIMITS.approverChars) } : {}),
   };

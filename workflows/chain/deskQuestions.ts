@@ -55,7 +55,7 @@ export function questionDesk(parts: QuestionParts): QuestionDesk {
   const judge = (kind: QuestionKind, raw: unknown, at: number): QuestionJudgement => {
     if (!parts.rules) {
       const reason = 'this chain takes no questions about approvals: decide the approval instead';
-      return { kind: 'refused', reason, error: new QuestionRefusedError('(any)', reason), fields: { kind } };
+      return { kind: 'refused', reason, error: new QuestionRefusedError('(any)', reason), fields: { action: kind } };
     }
     const state = parts.state();
     return parts.rules.judge(kind, raw, { ...(state ? { state } : {}), inSpecialist: parts.inSpecialist, at });
@@ -83,7 +83,7 @@ export function applyQuestion(entry: QueuedQuestion, desk: QuestionDesk): void {
   if (judged.kind === 'refused') return refused(judged.reason, judged.error, judged.fields);
   if (!desk.enabled()) {
     const reason = 'this chain started before baton took questions about approvals: decide the approval instead';
-    return refused(reason, new QuestionRefusedError(judged.handoffId, reason), { kind: entry.ask, handoffId: judged.handoffId });
+    return refused(reason, new QuestionRefusedError(judged.handoffId, reason), { action: entry.ask, handoffId: judged.handoffId });
   }
   desk.apply({ type: 'approval_questioned', handoffId: judged.handoffId, questions: judged.questions });
   desk.publish(judged.record);
