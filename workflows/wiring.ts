@@ -65,9 +65,9 @@ export function receiveDecisions(desk: ApprovalDesk): void {
 }
 
 /** A request-info update: validated against what waits, queued for the loop, answered once applied. */
-function question(def: typeof askHandoffQuestionUpdate, kind: 'ask' | 'answer', desk: ApprovalDesk): void {
+function question(def: typeof askHandoffQuestionUpdate | typeof answerHandoffQuestionUpdate, kind: 'ask' | 'answer', desk: ApprovalDesk): void {
   setHandler(
-    rawArgs(def),
+    rawArgs(def as typeof askHandoffQuestionUpdate),
     (q) => {
       noteUpdate();
       return desk.receiveQuestion(kind, arrival(q, QUESTION));

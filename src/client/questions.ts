@@ -6,7 +6,7 @@
  * give the same answer sooner.
  */
 import type { WorkflowHandle } from '@temporalio/client';
-import { type ApprovalQuestion, QuestionRefusedError } from '../common/approvalQuestions';
+import { type AnswerQuestionInput, type ApprovalQuestion, type AskQuestionInput, QuestionRefusedError } from '../common/approvalQuestions';
 import type { PendingApproval } from '../common/approvals';
 import { UserError } from '../common/errors';
 import { answerHandoffQuestionUpdate, askHandoffQuestionUpdate } from '../common/messages';
@@ -51,7 +51,8 @@ export async function sendQuestion(getRun: (workflowId: string) => QuestionedRun
   const chainId = waiting.find((p) => p.handoffId === id)?.workflowId ?? workflowId;
   const args = kind === 'ask' ? { handoffId: id, approver: by, question: text } : { handoffId: id, answerer: by, answer: text };
   try {
-    return await getRun(chainId).handle.executeUpdate(kind === 'ask' ? askHandoffQuestionUpdate : answerHandoffQuestionUpdate, { args: [args as never] });
+    const { handle } = getRun(chainId);
+    return kind === 'ask' ? await handle.executeUpdate(askHandoffQuestionUpdate, { args: [args as AskQuestionInput] }) : await handle.executeUpdate(answerHandoffQuestionUpdate, { args: [args as AnswerQuestionInput] });
   } catch (err) {
     throw toBatonError(err);
   }

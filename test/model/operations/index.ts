@@ -16,6 +16,7 @@ import { inboxOperations } from './inbox';
 import { migrateOperations } from './migrate';
 import { notificationOperations } from './notifications';
 import { protocolOperations } from './protocols';
+import { questionOperations } from './questions';
 import { reportOperations } from './reports';
 import { remoteOperations } from './remote';
 import { uiStreamOperations } from './uiStream';
@@ -38,6 +39,7 @@ export const OPERATIONS: AnyOperation[] = [
   ...remoteOperations,
   ...notificationOperations,
   ...inboxOperations,
+  ...questionOperations,
 ];
 
 const byName = new Map(OPERATIONS.map((op) => [op.name, op]));
