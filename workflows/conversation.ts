@@ -32,6 +32,7 @@ import { resolveRunOptions } from '../src/common/options';
 import { BatonStatus } from '../src/common/run';
 import { ApprovalDesk } from './chain/desk';
 import { notifyingEffects, notifyingPorts } from './approvals/notify';
+import { requestInfo } from './approvals/requestInfo';
 import { policyClock } from './approvals/policies';
 import { carriedChain } from './chain/carried';
 import { temporalEffects } from './chain/temporalEffects';
@@ -85,7 +86,7 @@ export async function conversation(startInput: ConversationInput): Promise<Conve
   receiveSteering(steering);
   // A decision that comes with the start is judged against the state the start carries.
   const startState = carriedChain(() => validateConversationInput(rawInput, { sizes: bounded }).resume?.chain);
-  const desk = new ApprovalDesk(notifyingEffects(effects, () => chain?.state), { bounded, signatures, inboxBounds, authority: inboxBounds && hasPatch(Patches.AUTHORITY), carried: startState, clock: policyClock(notifyingPorts(effects, () => chain?.state)) });
+  const desk = new ApprovalDesk(notifyingEffects(effects, () => chain?.state), { bounded, signatures, inboxBounds, authority: inboxBounds && hasPatch(Patches.AUTHORITY), carried: startState, clock: policyClock(notifyingPorts(effects, () => chain?.state)), questions: requestInfo });
   const inbox = new Inbox(workflowInfo().workflowId);
   let badInput: UserError | false | undefined;
   setHandler(rawArgs(sendMessageUpdate), (m) => (noteUpdate(), inbox.receive(arrival(m, MESSAGE) as SendMessageInput)), {

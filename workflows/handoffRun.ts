@@ -31,6 +31,7 @@ import { BatonStatus, type HandoffRunInput, type HandoffRunResult } from '../src
 import type { ChainState } from '../src/common/state';
 import { ApprovalDesk } from './chain/desk';
 import { notifyingEffects, notifyingPorts } from './approvals/notify';
+import { requestInfo } from './approvals/requestInfo';
 import { policyClock } from './approvals/policies';
 import { temporalEffects } from './chain/temporalEffects';
 import { withSpecialistFigures } from './chain/figures';
@@ -93,7 +94,7 @@ export async function handoffRun(startInput: HandoffRunInput): Promise<HandoffRu
   receiveSteering(steering);
   // A decision that comes with the start is judged against the state the start carries.
   const carried = carriedChain(() => validateRunInput(rawInput, { sizes: bounded }).resume);
-  const desk = new ApprovalDesk(notifyingEffects(effects, () => chain?.state), { bounded, signatures, inboxBounds, authority, carried, clock: policyClock(notifyingPorts(effects, () => chain?.state)) });
+  const desk = new ApprovalDesk(notifyingEffects(effects, () => chain?.state), { bounded, signatures, inboxBounds, authority, carried, clock: policyClock(notifyingPorts(effects, () => chain?.state)), questions: requestInfo });
   receiveDecisions(desk);
   setHandler(chainQuery, () => chain?.state.chain ?? []);
   setHandler(pendingApprovalsQuery, () => desk.pendingInTree());

@@ -7,7 +7,9 @@
 import { setHandler, type SignalDefinition } from '@temporalio/workflow';
 import { LIMITS } from '../src/common/limits';
 import {
+  answerHandoffQuestionUpdate,
   approveHandoffSignal,
+  askHandoffQuestionUpdate,
   childApprovalsSignal,
   decideHandoffUpdate,
   forwardDecisionSignal,
@@ -25,6 +27,7 @@ import { quickSignal } from './quickSignals';
 
 const DECISION = { field: 'decision', bytes: LIMITS.decisionBytes };
 const STEER = { field: 'steer', bytes: LIMITS.messageBytes };
+const QUESTION = { field: 'question', bytes: LIMITS.decisionBytes };
 
 /** The `steer` update: a steering message, validated before it is accepted. */
 export function receiveSteering(steering: Steering): void {
@@ -53,10 +56,24 @@ export function receiveDecisions(desk: ApprovalDesk): void {
     },
     { validator: (d) => desk.validate(arrival(d, DECISION)) },
   );
+  question(askHandoffQuestionUpdate, 'ask', desk);
+  question(answerHandoffQuestionUpdate, 'answer', desk);
   signal(overrideRunSignal, (o) => desk.receiveOverrides(arrival(o, { field: 'overrides', bytes: LIMITS.optionsBytes })));
   signal(childApprovalsSignal, (report) => desk.receiveChildReport(arrival(report, { field: 'report', bytes: LIMITS.reportBytes })));
   signal(forwardDecisionSignal, (forwarded) => desk.receiveForwarded(arrival(forwarded, { field: 'forwarded decision', bytes: 2 * LIMITS.decisionBytes })));
   signal(forwardedOutcomeSignal, (outcome) => desk.receiveForwardOutcome(arrival(outcome, { field: 'forwarded outcome', bytes: 2 * LIMITS.decisionBytes })));
+}
+
+/** A request-info update: validated against what waits, queued for the loop, answered once applied. */
+function question(def: typeof askHandoffQuestionUpdate | typeof answerHandoffQuestionUpdate, kind: 'ask' | 'answer', desk: ApprovalDesk): void {
+  setHandler(
+    rawArgs(def as typeof askHandoffQuestionUpdate),
+    (q) => {
+      noteUpdate();
+      return desk.receiveQuestion(kind, arrival(q, QUESTION));
+    },
+    { validator: (q) => desk.questions.validate(kind, arrival(q, QUESTION)) },
+  );
 }
 
 /** A signal whose handler only queues: taken on the quick path where the bundle has it (`quickSignals.ts`), its payload read by the handler. */

@@ -3,6 +3,7 @@ import { approvalProblems, teamProblems, toolNameProblems } from './teamProblems
 import { TeamValidationError } from '../common/errors';
 import type { ApprovalRule } from '../common/approvals';
 import { approvalTimingCheck, type ApprovalTiming } from '../common/approvalTiming';
+import { rejectionReasonsProblems, type RejectionReason } from '../common/approvalReasons';
 import type { ToolSensitivitySpec } from '../common/sensitive';
 import type { ToolApprovalSpec } from '../common/controls';
 import type { AgentSpec, TeamSpec } from '../common/team';
@@ -36,6 +37,13 @@ export interface TeamOptions extends EconomicsOptions {
    * (docs/approvals.md). @default none
    */
   approvalPolicy?: ApprovalTiming;
+  /**
+   * Typed reasons a rejection may give, e.g. `[{ code: 'over_limit', label: 'Over the refund limit' }]`:
+   * with them a rejection's `reason` must be one of the codes (an unknown one is refused, naming the
+   * valid codes), and the agent receives the code and label as JSON (docs/approvals.md).
+   * @default none: a rejection's reason is free text
+   */
+  rejectionReasons?: RejectionReason[];
   /**
    * Approvers' Ed25519 public keys, each with its key id and the approvers it signs for: decisions
    * signed with them are verified in the workflow, and policies with `requireSignature` accept no
@@ -90,6 +98,7 @@ export class Team {
   readonly #agents = new Map<string, Agent>();
   readonly #approvals: ApprovalRule[];
   readonly #approvalPolicy?: ApprovalTiming;
+  readonly #rejectionReasons?: RejectionReason[];
   readonly #handoffTools: HandoffToolStyle;
   readonly #sharedState: boolean;
   readonly #naming: { name?: string; label?: string };
@@ -104,7 +113,7 @@ export class Team {
   constructor(agents: Agent[] = [], options: TeamOptions = {}) {
     const naming = { name: options.name, label: options.version };
     const timing = options.approvalPolicy === undefined ? [] : approvalTimingCheck(options.approvalPolicy, 'approvalPolicy');
-    const problems = [...namingProblems(naming), ...keyProblems(options), ...economicsProblems(options), ...(options.notifications ? notificationProblems(options.notifications) : []), ...timing];
+    const problems = [...namingProblems(naming), ...keyProblems(options), ...economicsProblems(options), ...(options.notifications ? notificationProblems(options.notifications) : []), ...timing, ...(options.rejectionReasons === undefined ? [] : rejectionReasonsProblems(options.rejectionReasons))];
     if (problems.length > 0) throw new TeamValidationError(problems);
     if (options.notifications) this.notifications = options.notifications;
     this.#keys = { ...(options.approverKeys?.length ? { approverKeys: options.approverKeys.map((k) => ({ ...k })) } : {}), ...(options.runApproverKeys === false ? { runApproverKeys: false } : {}), ...authorityOf(options) };
@@ -112,6 +121,7 @@ export class Team {
     this.#economics = { prices: options.prices, spendLimits: options.spendLimits, sharedBreakers: options.sharedBreakers };
     this.#approvals = options.approvals ?? [];
     if (options.approvalPolicy) this.#approvalPolicy = options.approvalPolicy;
+    if (options.rejectionReasons) this.#rejectionReasons = options.rejectionReasons.map((r) => ({ code: r.code, label: r.label }));
     this.#handoffTools = options.handoffTools ?? 'single';
     this.#sharedState = options.sharedState ?? false;
     this.remotes = new Remotes(options.remotes);
@@ -235,6 +245,7 @@ export class Team {
       agents,
       approvals: this.#approvals,
       ...(this.#approvalPolicy ? { approvalPolicy: this.#approvalPolicy } : {}),
+      ...(this.#rejectionReasons ? { rejectionReasons: this.#rejectionReasons } : {}),
       hasHandoffListeners: options.hasHandoffListeners ?? false,
       ...(this.#sharedState ? { sharedState: true } : {}),
       ...this.#keys,

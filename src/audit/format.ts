@@ -111,7 +111,7 @@ export function describeEvent(e: AuditEvent, over: boolean): [string, string] | 
         'approval',
         e.outcome === 'timed_out'
           ? `${e.escalationStep !== undefined ? `auto-decided by escalation step ${e.escalationStep + 1} after ${String(e.timeout)}` : 'nobody decided in time'} (${e.handoffId})${e.onTimeout ? ` → ${TIMEOUT_OUTCOME[e.onTimeout]}` : ''}`
-          : `${e.outcome} by ${sender(e.approver, e.identity)}${edited} via ${e.via}${identityText(e.identity)}${e.comment ? `: ${quoted(e.comment, 100)}` : ''}${e.reason ? `: ${quoted(e.reason, 100)}` : ''}`,
+          : `${e.outcome} by ${sender(e.approver, e.identity)}${edited} via ${e.via}${identityText(e.identity)}${e.comment ? `: ${quoted(e.comment, 100)}` : ''}${e.reason ? `: ${quoted(e.reason, 100)}` : ''}${e.reasonLabel ? ` (${e.reasonLabel})` : ''}`,
       ];
     }
     case 'control':
@@ -130,6 +130,12 @@ export function describeEvent(e: AuditEvent, over: boolean): [string, string] | 
       return ['approval', `${e.delegate} decided for ${e.slot} on ${e.handoffId}, by a grant of ${e.authority === 'operator' ? `operator ${e.grantedBy}` : e.grantedBy} (key ${e.kid}) until ${time(e.until)}`];
     case 'decision_refused':
       return ['approval', `refused ${e.decision ?? 'decision'} from ${sender(e.approver)} (${e.via}): ${clip(e.reason, ERROR_WIDTH)}${e.count ? ` (and ${e.count - 1} more refused in the same step)` : ''}`];
+    case 'approval_asked':
+      return ['approval', `${sender(e.askedBy)} asked about ${e.handoffId}: ${quoted(e.question, 100)}`];
+    case 'approval_answered':
+      return ['approval', `${sender(e.answeredBy)} answered about ${e.handoffId}: ${quoted(e.answer, 100)}`];
+    case 'question_refused':
+      return ['approval', `refused ${e.action === 'ask' ? 'a question' : 'an answer'} from ${sender(e.by)}: ${clip(e.reason, ERROR_WIDTH)}${e.count ? ` (and ${e.count - 1} more refused in the same step)` : ''}`];
     case 'report_refused':
       return ['approval', `refused a report of waiting approvals${e.workflowId ? ` from ${e.workflowId}` : ''}, nothing changed: ${clip(e.reason, ERROR_WIDTH)}`];
     case 'handoff': {

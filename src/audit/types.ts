@@ -159,6 +159,10 @@ export type AuditEvent = { at: string; runId: string; eventId: number } & (
   /** Steps of an approval's policy (docs/approvals.md): its SLA passed, a reminder, an escalation step (`reassign` or `notify`). */
   | { kind: 'approval_overdue'; handoffId: string; dueAt: string }
   | { kind: 'approval_reminded'; handoffId: string; recipients: string[]; reminder: number; dueAt?: string }
+  /** Request-info (docs/approvals.md): an approver asked a question about a waiting approval; the requester answered it; one was refused. */
+  | { kind: 'approval_asked'; handoffId: string; question: string; askedBy: string }
+  | { kind: 'approval_answered'; handoffId: string; question: string; answer: string; answeredBy: string }
+  | { kind: 'question_refused'; action: 'ask' | 'answer'; handoffId?: string; by?: string; reason: string; via: string; count?: number }
   | { kind: 'approval_escalated'; handoffId: string; step: number; after: string | number; action: 'reassign' | 'notify'; to?: string[]; from?: string[]; recipients?: string[] }
   /** One decision on a staged approval (`quorum`, `stages`): its slot, the stage's tally after it (docs/approvals.md). */
   | { kind: 'approval_vote'; handoffId: string; stage: number; slot: string; approver: string; decision: 'approve' | 'reject'; via: string; onBehalfOf?: string; identity?: DecisionIdentity; comment?: string; reason?: string; needed: number; approvals: number; rejections: number }

@@ -50,7 +50,7 @@ export function decideCommand(decision: 'approve' | 'reject'): Command {
   --as <approver>     who decides (required; checked against the policy's approvers)
   --id <approvalId>   which waiting handoff or tool call (needed only when several wait in the chain;
                       \`baton pending\` lists the ids); --handoff <id> is the same
-  ${note.padEnd(19)} ${approve ? 'a note kept with the approval' : 'why: the agent is told, and goes on'}${
+  ${note.padEnd(19)} ${approve ? 'a note kept with the approval' : "why: the agent is told, and goes on; when the team defines rejectionReasons,\n                      one of their codes (the agent gets its code and label as JSON)"}${
     approve
       ? `
   --args <json>       a tool call only: run it with these fields changed, a JSON object merged onto

@@ -26,6 +26,8 @@ const LOADERS: Record<string, () => Command> = {
   inbox: exported('./inbox', 'inboxCommand'),
   approve: () => (require('./approvals') as typeof Approvals).decideCommand('approve'),
   reject: () => (require('./approvals') as typeof Approvals).decideCommand('reject'),
+  ask: exported('./questions', 'askCommand'),
+  answer: exported('./questions', 'answerCommand'),
   steer: exported('./steer', 'steerCommand'),
   audit: exported('./audit', 'auditCommand'),
   keygen: exported('./keygen', 'keygenCommand'),

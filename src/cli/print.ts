@@ -76,7 +76,8 @@ export function formatPending(p: PendingHandoff): string {
   const age = Math.round(p.ageMs / 1000);
   const head = `${p.workflowId}  ${p.approvalId}  ${approvalSubject(p)}  waiting ${age}s${p.approvers ? `  approvers: ${p.approvers.join(', ')}` : ''}${p.team ? `  team ${p.team}` : ''}`;
   // A tool call's message is the call itself, already on the line.
-  return p.tool ? displayText(head) : `${displayText(head)}\n    ${displayText(JSON.stringify(p.message))}`;
+  const asked = (p.questions ?? []).map((q) => `\n    ? ${displayText(`${q.askedBy}: ${JSON.stringify(q.question)}${q.answer !== undefined ? ` → ${q.answeredBy ?? ''}: ${JSON.stringify(q.answer)}` : ' (waits for the answer)'}`)}`).join('');
+  return (p.tool ? displayText(head) : `${displayText(head)}\n    ${displayText(JSON.stringify(p.message))}`) + asked;
 }
 
 /** How to decide a waiting handoff (or, with `tool`, a tool call) from another shell. */
@@ -95,7 +96,7 @@ export function formatWaiting(p: PendingApproval): string {
 /** A decision as `baton approve` prints it: `tool call … (issueRefund) approved by alice with edited arguments {…}`. */
 export function formatDecision(d: ApprovalRecord): string {
   const what = d.tool ? `tool call ${d.handoffId} (${d.tool})` : `handoff ${d.handoffId}`;
-  return displayText(`${what} ${d.outcome.replace(/_/g, ' ')}${d.approver ? ` by ${d.approver}` : ''}${d.editedArguments ? ` with edited arguments ${compactArguments(d.editedArguments)}` : ''}${identityText(d.identity)}`);
+  return displayText(`${what} ${d.outcome.replace(/_/g, ' ')}${d.approver ? ` by ${d.approver}` : ''}${d.reasonLabel ? `: ${d.reason} (${d.reasonLabel})` : ''}${d.editedArguments ? ` with edited arguments ${compactArguments(d.editedArguments)}` : ''}${identityText(d.identity)}`);
 }
 
 /**

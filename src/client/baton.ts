@@ -7,7 +7,6 @@ import type { Client, WorkflowIdConflictPolicy, WorkflowIdReusePolicy } from '@t
 import type { handoffRun } from '../../workflows';
 import type { AuditChain } from '../audit/chain';
 import { auditRun } from '../audit/fetch';
-import { durationMs } from '../common/check';
 import { InputTooLargeError, InvalidRunInputError, UserError } from '../common/errors';
 import { overrideProblems, validateRunInput } from '../common/input';
 import type { SteerReceipt } from '../common/live';
@@ -22,10 +21,12 @@ import { Conversation, type ConversationStartOptions, migrateConversation } from
 import { type ConversationReplayed, type ConversationReplayOptions, replayConversation } from './conversationReplay';
 import type { ConversationMigration } from '../common/stranded';
 import { decideApproval } from './decide';
+import { type AnswerOptions, type ApprovalQuestion, type AskOptions, sendQuestion } from './questions';
 import { BatonEconomics } from './economics';
 import { Experiments, inVariant } from './experiments';
 import type { DecisionOptions, PendingHandoff } from './pending';
 import { replayChain, type ReplayOptions, type ReplayStarted } from './replay';
+import { deadlinePassed } from './deadline';
 import { startedByMemo } from './requests';
 import { BatonRun, type RunResult } from './run';
 import { TeamSnapshots } from './sensitive';
@@ -284,17 +285,17 @@ export class Baton {
     return steerChain(this.client, workflowId, { text, by: options?.by, interrupt: true });
   }
 
+  /** Ask about a waiting approval instead of deciding it (request-info); it waits on for the answer. `QuestionRefusedError` when that cannot apply. */
+  ask(workflowId: string, options: AskOptions): Promise<ApprovalQuestion> {
+    return sendQuestion((id) => this.getRun(id), workflowId, 'ask', options);
+  }
+
+  /** Answer the open question about a waiting approval; it waits on for a decision, the answer attached. */
+  answer(workflowId: string, options: AnswerOptions): Promise<ApprovalQuestion> {
+    return sendQuestion((id) => this.getRun(id), workflowId, 'answer', options);
+  }
+
   private decide(workflowId: string, decision: 'approve' | 'reject', idOrOptions: string | undefined | DecisionOptions, given: DecisionOptions | undefined): Promise<ApprovalRecord> {
     return decideApproval((id) => this.getRun(id), workflowId, decision, idOrOptions, given);
   }
-}
-
-/**
- * Why a `deadline` given as a time is refused at the start: it has passed, and the chain would fail
- * at its first step. (The workflow cannot tell: it checks options again whenever a run continues.)
- */
-function deadlinePassed(deadline: string | number | undefined, now: number): string | undefined {
-  if (typeof deadline !== 'string' || durationMs(deadline) !== undefined) return undefined;
-  const at = Date.parse(deadline);
-  return at <= now ? `"deadline" ${deadline} has passed (it is ${new Date(now).toISOString()}): give a later time, or a duration from the start such as "10 minutes"` : undefined;
 }

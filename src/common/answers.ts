@@ -24,8 +24,12 @@ export function handedOffAnswer(to: string, how?: { approver?: string; onTimeout
   return how?.approver ? `Handed off to ${to} (approved by ${how.approver}).` : `Handed off to ${to}.`;
 }
 
-/** The answer to a handoff a person rejected. */
-export function rejectedHandoffAnswer(to: string, approver: string | undefined, reason: string | undefined): string {
+/**
+ * The answer to a handoff a person rejected. With `data` (a typed reason or questions asked on the
+ * way, as JSON: `rejectionJson`) the model gets them as data, once, instead of prose.
+ */
+export function rejectedHandoffAnswer(to: string, approver: string | undefined, reason: string | undefined, data?: string): string {
+  if (data !== undefined) return `The handoff to ${to} was rejected. Rejection: ${data}. Continue without it: answer yourself or hand off elsewhere.`;
   return `The handoff to ${to} was rejected by ${approver ?? 'an approver'}${reason ? `: ${reason}` : ''}. Continue without it: answer yourself or hand off elsewhere.`;
 }
 

@@ -2,6 +2,8 @@
  * Human approval of handoffs and tool calls: policies, what waits, decisions and their records.
  * Plain JSON; workflow-safe (no I/O).
  */
+import type { ApprovalQuestion } from './approvalQuestions';
+import type { RejectionReason } from './approvalReasons';
 import type { ApprovalTiming } from './approvalTiming';
 import type { ArgCondition, ToolCallUnderApproval } from './controls';
 
@@ -136,6 +138,10 @@ export interface PendingApproval {
   stage?: number;
   /** The decisions cast so far, every stage's. */
   votes?: ApprovalVote[];
+  /** The team's typed rejection reasons: a rejection's `reason` must be one of their codes. */
+  rejectionReasons?: RejectionReason[];
+  /** Questions approvers asked about it (request-info), with their answers once given; the last may wait for its answer. */
+  questions?: ApprovalQuestion[];
 }
 
 /** How far an approval's policy got; carried across continue-as-new with the approval. */
@@ -152,7 +158,7 @@ export interface HandoffDecision {
   decision: 'approve' | 'reject';
   /** With an approval. */
   comment?: string;
-  /** With a rejection. */
+  /** With a rejection: free text, or — when the team defines `rejectionReasons` — one of their codes. */
   reason?: string;
   /**
    * Tool approvals only, with `approve`: the arguments to run the call with instead of the
@@ -197,7 +203,12 @@ export interface ApprovalRecord {
   /** Who decided; absent on a timeout. */
   approver?: string;
   comment?: string;
+  /** A rejection's reason: its code, when the team defines typed reasons. */
   reason?: string;
+  /** The label of a typed rejection reason. */
+  reasonLabel?: string;
+  /** The questions asked about the approval before it was decided, with their answers. */
+  questions?: ApprovalQuestion[];
   requestedAt: string;
   decidedAt: string;
   /** How the decision arrived. */

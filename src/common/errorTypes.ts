@@ -4,6 +4,7 @@
  * Workflow-safe: no I/O.
  */
 import type { ApplicationFailure } from '@temporalio/common';
+import { QuestionRefusedError } from './approvalQuestions';
 import { GatedEntryError, LooseningRefusedError } from './authority/errors';
 import { BudgetExceededError, MaxHandoffsExceededError, MaxTurnsExceededError } from './budgetErrors';
 import { PriceUnknownError, SpendLimitExceededError } from './economics/errors';
@@ -39,6 +40,7 @@ const CLASSES = [
   InvalidRunInputError,
   AgentNotFoundError,
   ApprovalRefusedError,
+  QuestionRefusedError,
   SignatureRefusedError,
   InputTooLargeError,
   ModelRequestError,

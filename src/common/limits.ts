@@ -57,6 +57,16 @@ export const LIMITS = {
   jsonEntries: 10_000,
   /** Refused decisions, overrides and reports a refusal record keeps beside its count (`samples`): entries. */
   refusalSamples: 5,
+  /** A question about a waiting approval (`askHandoffQuestion`) and its answer (`answerHandoffQuestion`): characters. */
+  questionChars: 2000,
+  /** Questions one approval may be asked, answered or not: entries. */
+  questionsPerApproval: 5,
+  /** Rejection reasons a team may define (`rejectionReasons`): entries. */
+  rejectionReasons: 50,
+  /** A rejection reason's `code`: characters. */
+  reasonCodeChars: 64,
+  /** A rejection reason's `label`: characters. */
+  reasonLabelChars: 200,
 } as const;
 
 /** The unit a limit counts in. */

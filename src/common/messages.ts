@@ -6,6 +6,7 @@
  */
 import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
+import type { ApprovalQuestion, AnswerQuestionInput, AskQuestionInput } from './approvalQuestions';
 import type { ApprovalRecord, HandoffDecision, PendingApproval } from './approvals';
 import type { HandoffRecord, RunOverrides, RunStatus } from './run';
 import type { ConversationReply, ConversationResult, ConversationView, MessageLookup, MessageLookupResult, SendMessageInput } from './conversation';
@@ -61,6 +62,17 @@ export const rejectHandoffSignal = defineSignal<[RejectHandoffInput]>('rejectHan
 
 /** Update: decide a waiting handoff and get the outcome, or a refusal naming the problem. */
 export const decideHandoffUpdate = defineUpdate<ApprovalRecord, [HandoffDecision]>('decideHandoff');
+
+/**
+ * Update: an approver asks a question about a waiting approval instead of deciding (request-info);
+ * the approval goes on waiting, now for the question's answer too. Refused, on the record, when
+ * nothing waits under that id, the asker is not an approver, a question is already open, or the
+ * question is empty or too long (docs/approvals.md).
+ */
+export const askHandoffQuestionUpdate = defineUpdate<ApprovalQuestion, [AskQuestionInput]>('askHandoffQuestion');
+
+/** Update: answer the open question about a waiting approval; the approval waits on with the answer attached. */
+export const answerHandoffQuestionUpdate = defineUpdate<ApprovalQuestion, [AnswerQuestionInput]>('answerHandoffQuestion');
 
 /**
  * Signal: change options or models of a running chain from its next step on (`baton.override`).

@@ -168,10 +168,17 @@ export const Patches = {
    * fill another's slot with a verified delegation grant, and the votes decide it (docs/approvals.md).
    */
   APPROVAL_QUORUM: 'baton-approval-quorum',
+  /**
+   * Decided when an approver first asks a question about a waiting approval (request-info; after the
+   * baseline, so not covered by it): the question and later its answer are kept on the waiting
+   * approval and on the record, and the decision carries them (docs/approvals.md). A run replaying a
+   * history without the marker refuses questions, as its code did.
+   */
+  APPROVAL_QUESTIONS: 'baton-approval-questions',
 } as const;
 
 /** Patches added after {@link Patches.BASELINE_2026_11}: a run decides each by its own marker. */
-const AFTER_BASELINE_2026_11: readonly string[] = [Patches.BASELINE_2026_11, Patches.STRANDED_TURNS, Patches.SHARED_ECONOMICS_ACTIVITIES, Patches.INBOX_BOUNDS, Patches.SPECIALIST_TEAM_TIMEOUT, Patches.AUTHORITY, Patches.STRANDED_DELEGATIONS, Patches.REPORT_PULL, Patches.APPROVAL_NOTIFICATIONS, Patches.APPROVAL_POLICIES, Patches.APPROVAL_SEARCH_ATTRIBUTES, Patches.TENANTS, Patches.APPROVAL_QUORUM];
+const AFTER_BASELINE_2026_11: readonly string[] = [Patches.BASELINE_2026_11, Patches.STRANDED_TURNS, Patches.SHARED_ECONOMICS_ACTIVITIES, Patches.INBOX_BOUNDS, Patches.SPECIALIST_TEAM_TIMEOUT, Patches.AUTHORITY, Patches.STRANDED_DELEGATIONS, Patches.REPORT_PULL, Patches.APPROVAL_NOTIFICATIONS, Patches.APPROVAL_POLICIES, Patches.APPROVAL_SEARCH_ATTRIBUTES, Patches.TENANTS, Patches.APPROVAL_QUORUM, Patches.APPROVAL_QUESTIONS];
 
 /** The patches {@link Patches.BASELINE_2026_11} stands for. */
 export const BASELINE_2026_11_COVERS: readonly string[] = Object.values(Patches).filter((id) => !AFTER_BASELINE_2026_11.includes(id));

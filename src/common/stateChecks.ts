@@ -9,6 +9,8 @@
  *
  * Workflow-safe: no I/O.
  */
+import { approvalQuestionsCheck } from './approvalQuestions';
+import { rejectionReasonsProblems } from './approvalReasons';
 import type { ApprovalRecord, PendingApproval, PolicyProgress, StageState } from './approvals';
 import { approvalVoteCheck, decisionIdentity } from './approvalVoteChecks';
 import { approvalTimingCheck } from './approvalTiming';
@@ -61,6 +63,8 @@ const approvalRecord = shapeOf<ApprovalRecord>()(
     approver: string,
     comment: string,
     reason: string,
+    reasonLabel: string,
+    questions: approvalQuestionsCheck,
     requestedAt: isoTime,
     decidedAt: isoTime,
     via: oneOf(['signal', 'update', 'timeout']),
@@ -75,7 +79,7 @@ const approvalRecord = shapeOf<ApprovalRecord>()(
     votes: arrayOf(approvalVoteCheck, 'votes'),
     onBehalfOf: nonEmptyString,
   },
-  ['approver', 'comment', 'reason', 'onTimeout', 'timeout', 'tool', 'editedArguments', 'argumentsDigest', 'identity', 'signature', 'escalationStep', 'votes', 'onBehalfOf'],
+  ['approver', 'comment', 'reason', 'reasonLabel', 'questions', 'onTimeout', 'timeout', 'tool', 'editedArguments', 'argumentsDigest', 'identity', 'signature', 'escalationStep', 'votes', 'onBehalfOf'],
 );
 
 const toolCallUnderApproval = shapeOf<ToolCallUnderApproval>()({ name: nonEmptyString, arguments: string, toolCallId: string, callHash: nonEmptyString });
@@ -101,8 +105,10 @@ export const pendingApprovalCheck: Check<PendingApproval> = shapeOf<PendingAppro
     stages: arrayOf(shapeOf<StageState>()({ approvers: names, needed: count }), 'stages'),
     stage: count,
     votes: arrayOf(approvalVoteCheck, 'votes'),
+    rejectionReasons: (v, at) => rejectionReasonsProblems(v, at),
+    questions: approvalQuestionsCheck,
   },
-  ['expiresAt', 'approvers', 'timeout', 'workflowId', 'tool', 'requireSignature', 'dueAt', 'policy', 'progress', 'stages', 'stage', 'votes'],
+  ['expiresAt', 'approvers', 'timeout', 'workflowId', 'tool', 'requireSignature', 'dueAt', 'policy', 'progress', 'stages', 'stage', 'votes', 'rejectionReasons', 'questions'],
 );
 
 const handoffRecord = shapeOf<HandoffRecord>()(

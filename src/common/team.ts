@@ -3,6 +3,7 @@
  * Plain JSON; workflow-safe (no I/O).
  */
 import type { NotificationsSpec } from './notifications';
+import type { RejectionReason } from './approvalReasons';
 import type { GuardrailsSpec, ToolApprovalSpec } from './controls';
 import type { EconomicsSpec } from './economics/spec';
 import type { ApprovalPolicy, ApprovalRule } from './approvals';
@@ -72,6 +73,8 @@ export interface TeamSpec {
   approvals: ApprovalRule[];
   /** The team's approval timing (SLA, reminders, escalation) where a policy and the run set none (docs/approvals.md). */
   approvalPolicy?: ApprovalTiming;
+  /** The typed reasons a rejection may give; with them, a rejection's `reason` must be one of their codes (docs/approvals.md). */
+  rejectionReasons?: RejectionReason[];
   /** Whether the worker has `agent_handoff` listeners. */
   hasHandoffListeners: boolean;
   /** Whether handoffs may carry state updates and agents can read the run's shared state. */

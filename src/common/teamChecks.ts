@@ -6,6 +6,7 @@
  * Workflow-safe: no I/O.
  */
 import { approvalPolicyCheck, approvalRuleCheck } from './approvalPolicy';
+import { rejectionReasonsProblems } from './approvalReasons';
 import { approvalTimingCheck } from './approvalTiming';
 import { arrayOf, boolean, type Check, count, either, integer, isRecord, names, nonEmptyString, number, object, oneOf, recordOf, shapeOf, shown, string } from './check';
 import type { CustomModelSpec, ModelSpec, OpenAIModelSettings, OpenAIModelSpec, ScriptedModelSpec, ScriptedRule, ScriptedStep, ScriptedToolCall, ToolSpec } from './model';
@@ -145,6 +146,7 @@ export const teamSpecCheck: Check<TeamSpec> = shapeOf<TeamSpec>()(
     agents: recordOf(agentSpec),
     approvals: arrayOf(approvalRuleCheck, 'approval rules'),
     approvalPolicy: approvalTimingCheck,
+    rejectionReasons: (v, at) => rejectionReasonsProblems(v, at),
     hasHandoffListeners: boolean,
     sharedState: boolean,
     version: teamVersion,
@@ -159,5 +161,5 @@ export const teamSpecCheck: Check<TeamSpec> = shapeOf<TeamSpec>()(
     remotes: recordOf(remoteAgentSpecCheck),
     notifications: notificationsSpecCheck,
   },
-  ['approvalPolicy', 'sharedState', 'version', 'teamAttribute', 'approvalAttributes', 'approverKeys', 'runApproverKeys', 'operatorKeys', 'entry', 'payloadLimit', 'economics', 'remotes', 'notifications'],
+  ['approvalPolicy', 'rejectionReasons', 'sharedState', 'version', 'teamAttribute', 'approvalAttributes', 'approverKeys', 'runApproverKeys', 'operatorKeys', 'entry', 'payloadLimit', 'economics', 'remotes', 'notifications'],
 );

@@ -5,6 +5,8 @@
  * Workflow-safe: no I/O, no node builtins, no zod, no openai.
  */
 export * from './approvals';
+export * from './approvalQuestions';
+export * from './approvalReasons';
 export * from './controls';
 export * from './model';
 export * from './options';

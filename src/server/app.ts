@@ -14,6 +14,7 @@ import type { Baton } from '../client/baton';
 import type { DecisionSigner } from '../client/signing/signer';
 import type { BatonTracing } from '../worker/telemetry';
 import { approvalRoutes } from './approvals';
+import { questionRoutes } from './questions';
 import { inboxRoutes } from './inbox';
 import { breakerRoutes } from './breakers';
 import { Authenticator, type AuthOptions } from './auth';
@@ -183,6 +184,7 @@ export function createBatonApp(options: BatonServiceOptions): ServiceApp {
   steerRoutes(app, ctx);
   conversationRoutes(app, ctx);
   approvalRoutes(app, ctx);
+  questionRoutes(app, ctx);
   inboxRoutes(app, ctx);
   breakerRoutes(app, ctx);
   evaluationRoutes(app, ctx, options.datasets);

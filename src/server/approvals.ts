@@ -96,8 +96,9 @@ export function approvalRoutes(app: ServiceApp, ctx: ServiceContext): void {
   app.openapi(decideRoute, async (c) => {
     const identity = c.get('identity');
     const { id, approvalId } = c.req.valid('param');
-    const { decision, comment, arguments: edited, callHash, signature } = c.req.valid('json');
-    await ctx.payloadLimit.check('The decision', { handoffId: approvalId, approver: identity.name, comment, arguments: edited, callHash, signature });
+    const { decision, comment, reason, arguments: edited, callHash, signature } = c.req.valid('json');
+    await ctx.payloadLimit.check('The decision', { handoffId: approvalId, approver: identity.name, comment, reason, arguments: edited, callHash, signature });
+    if (reason !== undefined && decision !== 'reject') throw new HttpProblem(400, 'Invalid decision', 'The decision does not fit what waits.', [{ path: 'reason', message: '"reason" goes with "reject" only (an approval takes a "comment")' }]);
     // The chain's own waiting handoffs and those of its specialists (delegation), as its workers see them.
     const waiting = (await ctx.baton.getRun(id).pendingApprovals()).find((p) => p.handoffId === approvalId);
     if (!waiting) throw new HttpProblem(404, 'Not found', `no approval ${approvalId} is waiting in chain ${id}`);
@@ -105,7 +106,8 @@ export function approvalRoutes(app: ServiceApp, ctx: ServiceContext): void {
       throw new HttpProblem(403, 'Forbidden', `${identity.name} may not decide this ${waiting.tool ? 'tool call' : 'handoff'} (approvers: ${waiting.approvers?.join(', ')})`);
     }
     const toolFields = toolDecision(waiting.tool !== undefined, decision, edited, callHash);
-    const fields = { approver: identity.name, ...(comment ? (decision === 'approve' ? { comment } : { reason: comment }) : {}), ...toolFields };
+    const note = decision === 'reject' ? reason ?? comment : comment;
+    const fields = { approver: identity.name, ...(note ? (decision === 'approve' ? { comment: note } : { reason: note }) : {}), ...toolFields };
     // The caller's own signature goes as it is; else the service signs for the identity its token proved.
     const signed = signature ?? (ctx.signer ? await signDecision(ctx.signer, { workflowId: waiting.workflowId ?? id, waiting, decision: { ...fields, decision }, token: c.get('token') }) : undefined);
     const options = { ...fields, ...(signed !== undefined ? { signature: signed } : {}) };

@@ -6,6 +6,7 @@ import { ServiceError, WorkflowNotFoundError, WorkflowUpdateFailedError, Workflo
 import type { Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import { QuestionRefusedError } from '../common/approvalQuestions';
 import { ApprovalRefusedError, InputTooLargeError, InvalidRunInputError, UserError } from '../common/errors';
 import { sizeMessage } from '../common/limits';
 
@@ -71,6 +72,7 @@ export function toProblem(err: unknown): HttpProblem {
   if (err instanceof WorkflowNotFoundError) return new HttpProblem(404, 'Not found', `no chain ${err.workflowId}`);
   if (err instanceof InvalidRunInputError) return new HttpProblem(400, 'Invalid run input', 'The run input is not valid.', err.problems.map(fieldError));
   if (err instanceof ApprovalRefusedError) return new HttpProblem(409, 'Decision refused', err.reason);
+  if (err instanceof QuestionRefusedError) return new HttpProblem(409, 'Question refused', err.reason);
   if (err instanceof InputTooLargeError) return new HttpProblem(413, 'Input too large', err.message, err.fields.map((f) => ({ path: f.field, message: f.more ? sizeMessage(f) : `is ${f.size} ${f.unit}; the limit is ${f.limit}` })));
   if (err instanceof UserError) return new HttpProblem(409, 'Refused', err.message);
   if (err instanceof WorkflowUpdateFailedError) return new HttpProblem(409, 'Refused', 'The workflow refused the request.');

@@ -96,6 +96,16 @@ export const ChainRequestSchema = z
   })
   .openapi('ChainRequest');
 
+export const RejectionReasonSchema = z.object({ code: z.string(), label: z.string() }).openapi('RejectionReason');
+
+export const ApprovalQuestionSchema = z
+  .object({ question: z.string(), askedBy: z.string(), askedAt: z.string(), answer: z.string().optional(), answeredBy: z.string().optional(), answeredAt: z.string().optional() })
+  .openapi('ApprovalQuestion');
+
+export const AskSchema = z.object({ question: z.string().min(1).max(2000).openapi({ description: "The question for the requester; the approval keeps waiting, now for the answer too" }) }).strict().openapi('Ask');
+
+export const AnswerSchema = z.object({ answer: z.string().min(1).max(2000).openapi({ description: 'The answer to the open question; the approval keeps waiting for a decision, the answer attached' }) }).strict().openapi('Answer');
+
 export const PendingApprovalSchema = z
   .object({
     workflowId: z.string(),
@@ -120,6 +130,8 @@ export const PendingApprovalSchema = z
       .openapi({ description: 'Set when the tool declares sensitive arguments: which (`true`: all), and whether `tool.arguments` shows them; they show as "[redacted]" to callers who may not decide the call' }),
     chain: z.array(HandoffRecordSchema).optional().openapi({ description: 'The handoffs of the chain so far, when its workers answered in time' }),
     request: ChainRequestSchema.optional().openapi({ description: 'What the chain was asked and by whom, when its start could be read' }),
+    rejectionReasons: z.array(RejectionReasonSchema).optional().openapi({ description: "The team's typed rejection reasons: a rejection's `reason` must be one of their codes" }),
+    questions: z.array(ApprovalQuestionSchema).optional().openapi({ description: 'Questions approvers asked about it (request-info), with their answers; the last may wait for its answer' }),
   })
   .passthrough()
   .openapi('PendingApproval');
@@ -147,7 +159,13 @@ export const RunSchema = z
 export const DecisionSchema = z
   .object({
     decision: z.enum(['approve', 'reject']),
-    comment: z.string().max(4000).optional().openapi({ description: 'Recorded with the decision; the reason given to the agent on a rejection' }),
+    comment: z.string().max(4000).optional().openapi({ description: 'Recorded with the decision; the reason given to the agent on a rejection (when no `reason` is given)' }),
+    reason: z
+      .string()
+      .min(1)
+      .max(4000)
+      .optional()
+      .openapi({ description: "A rejection's reason: when the team defines `rejectionReasons`, one of their codes (an unknown one is refused, naming the valid codes, 409); the agent gets its code and label as JSON" }),
     arguments: json.optional().openapi({
       description: "A tool call's approval only: run it with these arguments instead of the model's (checked against the tool's parameters)",
       example: { orderId: 'A1', amount: 200 },
@@ -170,6 +188,8 @@ export const ApprovalRecordSchema = z
     approver: z.string().optional(),
     comment: z.string().optional(),
     reason: z.string().optional(),
+    reasonLabel: z.string().optional().openapi({ description: 'The label of a typed rejection reason' }),
+    questions: z.array(ApprovalQuestionSchema).optional().openapi({ description: 'The questions asked before the decision, with their answers' }),
     requestedAt: z.string(),
     decidedAt: z.string(),
     via: z.string(),

@@ -19,7 +19,7 @@ import { root } from './cli';
  * once per process, one that loads a team module would find it loaded already, and one that reads
  * stdin or a terminal is about its process: those run as processes (cli.ts).
  */
-const SESSION_COMMANDS = new Set(['pending', 'approve', 'reject', 'audit', 'keygen', 'inbox']);
+const SESSION_COMMANDS = new Set(['pending', 'approve', 'reject', 'audit', 'keygen', 'inbox', 'ask', 'answer']);
 
 /** `baton` commands run in one process: {@link useCliSession}. */
 export class CliSession {

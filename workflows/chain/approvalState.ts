@@ -4,6 +4,7 @@
  *
  * Pure: no Temporal API, no I/O.
  */
+import type { ApprovalQuestion } from '../../src/common/approvalQuestions';
 import type { ApprovalRecord, ApprovalVote, PendingApproval, PolicyProgress } from '../../src/common/approvals';
 import type { ControlState } from '../../src/common/controls';
 import type { ChainState } from '../../src/common/state';
@@ -16,7 +17,9 @@ export type ApprovalEvent =
   | { type: 'approval_decided'; record: ApprovalRecord }
   | { type: 'approval_progressed'; handoffId: string; progress: PolicyProgress; approvers?: string[] }
   /** A staged approval took a vote: its votes, current stage and who may decide now (`votes.ts`). */
-  | { type: 'approval_voted'; handoffId: string; votes: ApprovalVote[]; stage: number; approvers: string[] };
+  | { type: 'approval_voted'; handoffId: string; votes: ApprovalVote[]; stage: number; approvers: string[] }
+  /** An approver asked about it, or its question was answered (request-info). */
+  | { type: 'approval_questioned'; handoffId: string; questions: ApprovalQuestion[] };
 
 const TOOL_OUTCOME = { approved: 'tool_calls_approved', rejected: 'tool_calls_rejected', timed_out: 'tool_approvals_timed_out', voted: undefined } as const;
 
@@ -41,6 +44,8 @@ export function reduceApproval(s: ChainState, event: ApprovalEvent): ChainState 
       return changed(s, event.handoffId, { progress: event.progress, ...(event.approvers ? { approvers: event.approvers } : {}) });
     case 'approval_voted':
       return changed(s, event.handoffId, { votes: event.votes, stage: event.stage, approvers: event.approvers });
+    case 'approval_questioned':
+      return changed(s, event.handoffId, { questions: event.questions });
   }
 }
 

@@ -47,6 +47,7 @@ export function askedFor(h: AskedAbout, policy: ApprovalPolicy, at: Asking): Pen
     ...(at.signatures && (policy.requireSignature || state.options.requireSignature) ? { requireSignature: true } : {}),
     ...(timing && at.policies() ? policyFields(timing, now) : {}),
     ...(hasSlots(policy) && at.slots?.() ? slotFields(policy, h) : {}),
+    ...(state.team.rejectionReasons ? { rejectionReasons: state.team.rejectionReasons } : {}),
   };
 }
 

@@ -7,6 +7,7 @@
  */
 import type { ApprovalRecord, DecisionIdentity, HandoffDecision, PendingApproval } from '../../src/common/approvals';
 import { voteProblem } from '../../src/common/approvalVotes';
+import { reasonLabel, reasonProblem } from '../../src/common/approvalReasons';
 import { isUnreadable } from '../../src/common/arrival';
 import { isRecord } from '../../src/common/check';
 import { ApprovalRefusedError, type BatonError, InputTooLargeError, SignatureRefusedError } from '../../src/common/errors';
@@ -65,7 +66,7 @@ export function judgeDecision(raw: unknown, bench: Bench): Judgement {
     const ids = s.approvals.pending.map((p) => p.handoffId);
     return refused(raw, `no handoff ${d.handoffId} is waiting for approval (waiting: ${ids.length > 0 ? ids.join(', ') : 'none'})`);
   }
-  const problem = approverProblem(waiting, d) ?? (waiting.tool ? toolCallProblem(s, waiting, d) : handoffProblem(d));
+  const problem = approverProblem(waiting, d) ?? (d.decision === 'reject' ? reasonProblem(reasonsOf(s, waiting), d.reason) : undefined) ?? (waiting.tool ? toolCallProblem(s, waiting, d) : handoffProblem(d));
   if (problem) return refused(raw, problem);
   const granted = d.onBehalfOf !== undefined ? judgeGrant(s, d, bench.grants) : undefined;
   if (granted && !granted.ok) return refused(raw, granted.reason);
@@ -87,12 +88,15 @@ export function judgeDecision(raw: unknown, bench: Bench): Judgement {
  */
 export function recordOf(d: HandoffDecision, waiting: PendingApproval, at: number, via: 'signal' | 'update', identity?: DecisionIdentity): ApprovalRecord {
   const edited = waiting.tool && d.decision === 'approve' && d.arguments ? d.arguments : undefined;
+  const label = reasonLabel(waiting.rejectionReasons, d.reason);
   return {
     handoffId: waiting.handoffId,
     outcome: d.decision === 'approve' ? 'approved' : 'rejected',
     approver: clipText(d.approver, LIMITS.approverChars),
     ...(d.decision === 'approve' && d.comment !== undefined ? { comment: clipText(d.comment, LIMITS.noteChars) } : {}),
     ...(d.decision === 'reject' && d.reason !== undefined ? { reason: clipText(d.reason, LIMITS.noteChars) } : {}),
+    ...(d.decision === 'reject' && label !== undefined ? { reasonLabel: label } : {}),
+    ...(waiting.questions?.length ? { questions: waiting.questions } : {}),
     requestedAt: waiting.requestedAt,
     decidedAt: new Date(at).toISOString(),
     via,
@@ -163,6 +167,11 @@ class Refusal {
   get error(): BatonError {
     return (this.#made ??= this.make());
   }
+}
+
+/** The typed reasons a rejection of `waiting` must give one of: those it was asked with, else the team's. */
+function reasonsOf(s: ChainState, waiting: PendingApproval) {
+  return waiting.rejectionReasons ?? s.team.rejectionReasons;
 }
 
 function approverProblem(waiting: PendingApproval, d: HandoffDecision): string | undefined {

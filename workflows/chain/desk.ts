@@ -19,6 +19,7 @@ import { type ApprovalClock, policyDesk } from './approvalClock';
 import { type AskedAbout, askedFor } from './asked';
 import { judgeDecision, recordOf, refusedFields, timedOut } from './decisions';
 import { DeskMail, type Received } from './deskMail';
+import { applyQuestion, type QuestionDesk, questionDesk, type QuestionRules } from './deskQuestions';
 import { overrideVerdict } from './overrideVerdict';
 import { overridesRecord, type Refusal, RefusalTally } from './refusals';
 import type { ChainEffects } from './effects';
@@ -50,6 +51,8 @@ export interface DeskOptions {
   carried?: () => ChainState | undefined;
   /** The clock of approval policies (SLA, reminders, escalation: `workflows/approvals/`). @default none: only timeouts act */
   clock?: ApprovalClock;
+  /** The rules of request-info (`workflows/approvals/requestInfo.ts`). @default none: questions are refused */
+  questions?: QuestionRules;
 }
 
 /** The approval desk of one chain: applies its {@link DeskMail} and keeps its waiting approvals. */
@@ -68,6 +71,8 @@ export class ApprovalDesk extends DeskMail {
   /** The refusals and applied overrides of the drain under way (runs with {@link DeskOptions.inboxBounds}). */
   private tally?: { refusals: RefusalTally; overrides: RunOverrides[]; forwarded: Set<string> };
   private chain?: Chain;
+  /** Questions about waiting approvals and their answers (request-info). */
+  readonly questions: QuestionDesk;
 
   constructor(effects: ChainEffects, options: DeskOptions = {}) {
     super(effects);
@@ -77,6 +82,7 @@ export class ApprovalDesk extends DeskMail {
     this.authority = this.bounded && (options.authority ?? false);
     this.carried = options.carried ?? (() => undefined);
     this.clock = options.clock;
+    this.questions = questionDesk({ rules: options.questions, effects, state: () => this.chain?.state ?? this.carried(), inSpecialist: (id) => this.specialists.find(id), apply: (e) => this.chain!.apply(e), publish: (e) => this.publish(e), refuse: (r) => this.refuse(r) });
     this.specialists = new Specialists(effects, this.bounded, this.inboxBounds, { changed: () => this.reportUp(), refused: (workflowId, reason) => this.refuse({ type: 'report_refused', workflowId: clipText(workflowId, 200), reason: boundedReason(reason) }) });
   }
 
@@ -96,9 +102,9 @@ export class ApprovalDesk extends DeskMail {
   }
 
   /** A specialist ended: nothing waits in it any more. */
-  childEnded(workflowId: string): void {
+  readonly childEnded = (workflowId: string): void => {
     if (this.specialists.endedChild(workflowId)) this.reportUp();
-  }
+  };
 
   /** The update validator: refuse at once what cannot apply now, before anything is written. */
   validate(raw: unknown): void {
@@ -127,18 +133,15 @@ export class ApprovalDesk extends DeskMail {
       else if (entry.kind === 'forwarded') this.decideForwarded(entry.raw, entry.at);
       else if (entry.kind === 'forward_outcome') this.specialists.settleForward(entry.raw);
       else if (entry.kind === 'forward_failed') this.forwardFailed(entry);
+      else if (entry.kind === 'question') applyQuestion(entry, this.questions);
       else this.decide(entry);
     }
     this.inbox.length = 0;
     this.tally = undefined;
-    if (tally) this.record(tally);
+    // The drain's refusals and applied overrides on the record: one write per kind, whatever arrived.
+    if (tally && tally.overrides.length > 0) this.effects.publish({ [APPROVAL_EVENT_MEMO]: overridesRecord(tally.overrides) });
+    for (const refusal of tally?.refusals.records() ?? []) this.refuseNow(refusal);
     if (this.returning > 0) await this.effects.condition(() => this.returning === 0);
-  }
-
-  /** A drain's refusals and applied overrides on the record: one write per kind, whatever arrived. */
-  private record(tally: NonNullable<ApprovalDesk['tally']>): void {
-    if (tally.overrides.length > 0) this.effects.publish({ [APPROVAL_EVENT_MEMO]: overridesRecord(tally.overrides) });
-    for (const refusal of tally.refusals.records()) this.refuseNow(refusal);
   }
 
   /** A refusal on the record: now, or with the drain's others when refusals are tallied. */
@@ -264,13 +267,8 @@ export class ApprovalDesk extends DeskMail {
     return judgeDecision(raw, { ...(state ? { state } : {}), inSpecialist: (id) => this.specialists.find(id), bounded: this.bounded, ...signatures, grants: { workflowId: this.effects.workflowId, at } });
   }
 
-  private pending(id: string): PendingApproval | undefined {
-    return this.state.approvals.pending.find((p) => p.handoffId === id);
-  }
-
-  private decided(id: string): ApprovalRecord | undefined {
-    return this.state.approvals.decided.find((d) => d.handoffId === id);
-  }
+  private readonly pending = (id: string): PendingApproval | undefined => this.state.approvals.pending.find((p) => p.handoffId === id);
+  private readonly decided = (id: string): ApprovalRecord | undefined => this.state.approvals.decided.find((d) => d.handoffId === id);
 
   private publish(event: Record<string, unknown>): void {
     this.effects.publish({ [PENDING_MEMO]: this.state.approvals.pending, [APPROVAL_EVENT_MEMO]: event });

@@ -3,10 +3,13 @@
  * (decisions, forwarded decisions and their outcomes, overrides, specialists' reports), in arrival
  * order, until the loop applies it. A decision sent by update resolves once it has been applied.
  */
+import type { ApprovalQuestion } from '../../src/common/approvalQuestions';
 import type { ApprovalRecord, HandoffDecision } from '../../src/common/approvals';
-import { toApplicationFailure } from '../../src/common/errors';
+import { BatonError, toApplicationFailure } from '../../src/common/errors';
 import { withDecision } from './decisions';
+import type { QueuedQuestion } from './deskQuestions';
 import type { ChainEffects } from './effects';
+import type { QuestionKind } from './questionPort';
 import type { Answer } from './specialists';
 
 type Via = 'signal' | 'update';
@@ -18,7 +21,8 @@ export type Received =
   | { kind: 'forward_outcome'; raw: unknown }
   | { kind: 'forward_failed'; forwardId?: string; raw: HandoffDecision; via: Via; reason: string; at: number }
   | { kind: 'overrides'; raw: unknown; at: number }
-  | { kind: 'child_report'; raw: unknown };
+  | { kind: 'child_report'; raw: unknown }
+  | QueuedQuestion;
 
 /** The queue the handlers fill; {@link ApprovalDesk} (desk.ts) takes it in order. */
 export class DeskMail {
@@ -46,6 +50,22 @@ export class DeskMail {
           else reject(toApplicationFailure(o.refusal));
         };
         this.inbox.push({ kind: 'decision', raw, via: 'update', at: this.effects.now(), answer });
+      });
+    } finally {
+      this.returning--;
+    }
+  }
+
+  /** A question about a waiting approval, or its answer (request-info), sent by update: queued; resolves once applied. */
+  async receiveQuestion(kind: QuestionKind, raw: unknown): Promise<ApprovalQuestion> {
+    try {
+      return await new Promise<ApprovalQuestion>((resolve, reject) => {
+        const answer: QueuedQuestion['answer'] = (o) => {
+          this.returning++;
+          if ('question' in o) resolve(o.question);
+          else reject(o.refusal instanceof BatonError ? toApplicationFailure(o.refusal) : o.refusal);
+        };
+        this.inbox.push({ kind: 'question', ask: kind, raw, at: this.effects.now(), answer });
       });
     } finally {
       this.returning--;

@@ -3,6 +3,7 @@
  * approval), what a decision on it leads to, and recording it with what its target receives.
  */
 import { expiredHandoffAnswer, handedOffAnswer, rejectedHandoffAnswer, vetoedHandoffAnswer } from '../../src/common/answers';
+import { rejectionJson } from '../../src/common/approvalReasons';
 import type { ApprovalPolicy, ApprovalRecord } from '../../src/common/approvals';
 import { ApprovalTimeoutError } from '../../src/common/errors';
 import { LIMITS } from '../../src/common/limits';
@@ -89,7 +90,7 @@ export interface HandoffOutcome {
 /** What a person's decision, or its absence, means for the handoff. */
 export function decidedOutcome(h: HandoffResult, approval: ApprovalRecord): HandoffOutcome {
   if (approval.outcome === 'approved') return { answer: handedOffAnswer(h.to, { approver: approval.approver }), handoff: h, approval };
-  if (approval.outcome === 'rejected') return { answer: rejectedHandoffAnswer(h.to, approval.approver, approval.reason), approval };
+  if (approval.outcome === 'rejected') return { answer: rejectedHandoffAnswer(h.to, approval.approver, approval.reason, rejectionJson(approval)), approval };
   const onTimeout = approval.onTimeout ?? 'reject';
   if (onTimeout === 'approve') return { answer: handedOffAnswer(h.to, { onTimeout: true }), handoff: h, approval };
   if (onTimeout === 'fail') throw new ApprovalTimeoutError(approval.handoffId, h.from, h.to, String(approval.timeout));

@@ -99,7 +99,7 @@ function reduceChain(s: ChainState, event: ChainEvent): ChainState {
         ...(response.toolCalls.length > 0 ? { toolCalls: response.toolCalls } : {}),
       };
       const { pendingResponse: _taken, ...rest } = s;
-      return { ...withAgentUsage(rest, { inputTokens, outputTokens }), messages: [...s.messages, message], usage: addUsage(s.usage, { inputTokens, outputTokens }) };
+      return { ...withAgentUsage(rest, { inputTokens, outputTokens }), messages: [...s.messages, message], usage: addTokens(s.usage, { inputTokens, outputTokens }) };
     }
     case 'tools_waiting':
       return { ...s, openTools: event.open };
@@ -132,7 +132,7 @@ function reduceChain(s: ChainState, event: ChainEvent): ChainState {
       };
     }
     case 'model_used':
-      return { ...withAgentUsage(s, event.usage), usage: addUsage(s.usage, event.usage) };
+      return { ...withAgentUsage(s, event.usage), usage: addTokens(s.usage, event.usage) };
     case 'invalid_handoff_answered':
       return { ...s, invalidHandoffs: s.invalidHandoffs + 1 };
     case 'answer_refused': {
@@ -147,6 +147,7 @@ function reduceChain(s: ChainState, event: ChainEvent): ChainState {
     case 'approval_decided':
     case 'approval_progressed':
     case 'approval_voted':
+    case 'approval_questioned':
       return reduceApproval(s, event);
     case 'overridden':
       return applyOverrides(s, event.overrides);
@@ -190,11 +191,6 @@ export function applyOverrides(s: ChainState, o: RunOverrides): ChainState {
     team = { ...team, agents: { ...team.agents, [id]: { ...agent, model } } };
   }
   return { ...s, options, team };
-}
-
-/** Usage with one more model call of `tokens`. */
-function addUsage(u: Usage, tokens: { inputTokens: number; outputTokens: number }): Usage {
-  return addTokens(u, tokens);
 }
 
 /**

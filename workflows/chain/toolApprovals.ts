@@ -12,6 +12,7 @@
  */
 import { ApprovalTimeoutError } from '../../src/common/errors';
 import { approvalNeeded } from '../../src/common/controls';
+import { rejectionJson } from '../../src/common/approvalReasons';
 import type { ApprovalRecord } from '../../src/common/approvals';
 import { schemaProblems } from '../../src/common/jsonSchema';
 import { Patches } from '../../src/common/patches';
@@ -140,6 +141,8 @@ function outcomeOf(agent: AgentSpec, call: ToolCall, id: string, r: ApprovalReco
     return { kind: 'run', call: { ...call, arguments: r.editedArguments }, note: `(${r.approver} approved this call with changed arguments: ${r.editedArguments})` };
   }
   if (r.outcome === 'rejected') {
+    const data = rejectionJson(r);
+    if (data !== undefined) return { kind: 'answer', content: `Not run: this call to ${call.name} was rejected. Rejection: ${data}. Do not make the same call again; tell the user, or find another way.` };
     return { kind: 'answer', content: `Not run: ${r.approver} rejected this call to ${call.name}${r.reason ? `: ${r.reason}` : ''}. Do not make the same call again; tell the user, or find another way.` };
   }
   if (r.onTimeout === 'approve') return { kind: 'run', call };

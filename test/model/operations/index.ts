@@ -19,6 +19,7 @@ import { migrateOperations } from './migrate';
 import { notificationOperations } from './notifications';
 import { protocolOperations } from './protocols';
 import { quorumOperations } from './quorum';
+import { questionOperations } from './questions';
 import { reportOperations } from './reports';
 import { remoteOperations } from './remote';
 import { tenantOperations } from './tenants';
@@ -46,6 +47,7 @@ export const OPERATIONS: AnyOperation[] = [
   ...eventOperations,
   ...tenantOperations,
   ...quorumOperations,
+  ...questionOperations,
 ];
 
 const byName = new Map(OPERATIONS.map((op) => [op.name, op]));
