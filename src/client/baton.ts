@@ -289,7 +289,6 @@ export class Baton {
   ask(workflowId: string, options: AskOptions): Promise<ApprovalQuestion> {
     return sendQuestion((id) => this.getRun(id), workflowId, 'ask', options);
   }
-
   /** Answer the open question about a waiting approval; it waits on for a decision, the answer attached. */
   answer(workflowId: string, options: AnswerOptions): Promise<ApprovalQuestion> {
     return sendQuestion((id) => this.getRun(id), workflowId, 'answer', options);

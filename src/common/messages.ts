@@ -59,18 +59,15 @@ export const approveHandoffSignal = defineSignal<[ApproveHandoffInput]>('approve
 
 /** Signal: reject a waiting handoff; the source agent is told who rejected it and why. */
 export const rejectHandoffSignal = defineSignal<[RejectHandoffInput]>('rejectHandoff');
-
 /** Update: decide a waiting handoff and get the outcome, or a refusal naming the problem. */
 export const decideHandoffUpdate = defineUpdate<ApprovalRecord, [HandoffDecision]>('decideHandoff');
 
 /**
- * Update: an approver asks a question about a waiting approval instead of deciding (request-info);
- * the approval goes on waiting, now for the question's answer too. Refused, on the record, when
- * nothing waits under that id, the asker is not an approver, a question is already open, or the
- * question is empty or too long (docs/approvals.md).
+ * Update: an approver asks about a waiting approval instead of deciding (request-info); it waits on, now for
+ * the answer too. Refused when nothing waits under that id, the asker is not an approver, a question is
+ * already open, or the question is empty or too long (docs/approvals.md).
  */
 export const askHandoffQuestionUpdate = defineUpdate<ApprovalQuestion, [AskQuestionInput]>('askHandoffQuestion');
-
 /** Update: answer the open question about a waiting approval; the approval waits on with the answer attached. */
 export const answerHandoffQuestionUpdate = defineUpdate<ApprovalQuestion, [AnswerQuestionInput]>('answerHandoffQuestion');
 
@@ -288,7 +285,6 @@ export const messageQuery = defineQuery<MessageLookupResult, [MessageLookup]>('m
 
 /** Memo key of a conversation's turn records (`TurnStartedRecord`, `TurnEndedRecord`); every upsert is a history event. */
 export const TURN_MEMO = 'batonTurn';
-
 /** Memo key of a conversation's compactions and its end (`ConversationEvent`). */
 export const CONVERSATION_EVENT_MEMO = 'batonConversationEvent';
 

@@ -121,14 +121,7 @@ const checkedValue: Check<{ value: unknown } | { error: string }> = (v, key) =>
   isRecord(v) && Object.keys(v).length === 1 && ('value' in v || typeof v.error === 'string') ? [] : [`"${key}" must be {value} or {error: string}, got ${shown(v)}`];
 
 const modelResponse = shapeOf<ModelResponse>()(
-  {
-    content: nullable(string),
-    toolCalls: arrayOf(toolCall, 'tool calls'),
-    usage: callTokensCheck,
-    model: string,
-    output: checkedValue,
-    handoffInputs: arrayOf(nullable(checkedValue), 'checked handoff inputs'),
-  },
+  { content: nullable(string), toolCalls: arrayOf(toolCall, 'tool calls'), usage: callTokensCheck, model: string, output: checkedValue, handoffInputs: arrayOf(nullable(checkedValue), 'checked handoff inputs') },
   ['output', 'handoffInputs'],
 );
 
