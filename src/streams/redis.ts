@@ -146,7 +146,11 @@ export class RedisStreams implements StreamTransport {
   }
 
   async #reader(): Promise<RedisLink> {
-    for (let r = this.#idle.pop(); r; r = this.#idle.pop()) if (r.connection.isReady) return r;
+    // A waiting connection that went down meanwhile is ended, not left reconnecting on its own.
+    for (let r = this.#idle.pop(); r; r = this.#idle.pop()) {
+      if (r.connection.isReady) return r;
+      this.#forget(r);
+    }
     await this.#ready();
     // Its errors reach the read that waits on it; the writer's report the outage.
     const r = duplicateLink(this.#writer!, this.#target, () => undefined);
