@@ -140,7 +140,8 @@ describe('the published package', () => {
     const paths = files.map((f) => f.path);
     expect(paths).toEqual(expect.arrayContaining(['package.json', 'README.md', 'bin/baton.js', 'dist/src/index.js', 'dist/src/index.d.ts', 'dist/esm/index.mjs', 'dist/esm/server.mjs', 'dist/src/server/index.js', 'dist/workflow-bundle.js', 'dist/src/server/page/page-bundle.js']));
     expect(paths.filter((p) => p.startsWith('src/') || p.startsWith('test/') || p.endsWith('.test.js'))).toEqual([]);
-    expect(size).toBeLessThan(2 * 1024 * 1024);
+    // Most of it is the prebuilt workflow bundle (dist/workflow-bundle.js, about 4.9 MB unpacked), which grows with the workflows.
+    expect(size).toBeLessThan(2.5 * 1024 * 1024);
 
     fs.writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ name: 'services', private: true }));
     await sh(dir, 'npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', path.join(dir, filename), 'typescript@5', '@types/node@20', '@types/ms']);
