@@ -170,14 +170,14 @@ describe('the HTTP API', () => {
       expect(Object.keys(doc.body.paths).sort()).toEqual(
         [
           ...['/v1/approvals', '/v1/approvals/batch', '/v1/approvals/events', '/v1/inbox', '/v1/breakers', '/v1/breakers/reset', '/v1/conversations/{id}', '/v1/conversations/{id}/end', '/v1/conversations/{id}/messages', '/v1/conversations/{id}/messages/{key}', '/v1/me', '/v1/runs', '/v1/runs/{id}'],
-          ...['/v1/runs/{id}/approvals/{approvalId}', '/v1/runs/{id}/audit', '/v1/runs/{id}/events', '/v1/runs/{id}/replay', '/v1/runs/{id}/dataset', '/v1/runs/{id}/steer', '/v1/runs/{id}/stream'],
+          ...['/v1/runs/{id}/approvals/{approvalId}', '/v1/runs/{id}/approvals/{approvalId}/questions', '/v1/runs/{id}/approvals/{approvalId}/answer', '/v1/runs/{id}/audit', '/v1/runs/{id}/events', '/v1/runs/{id}/replay', '/v1/runs/{id}/dataset', '/v1/runs/{id}/steer', '/v1/runs/{id}/stream'],
           ...['/v1/evals/{id}', '/v1/experiments/{id}', '/v1/experiments/{id}/stop', '/v1/stats'],
           ...['/v1/ui/conversations', '/v1/ui/conversations/{id}/stream', '/v1/ui/conversations/{id}/messages', '/v1/ui/runs', '/v1/ui/runs/{id}/stream', '/v1/ui/runs/{id}/messages'],
         ].sort(),
       );
       expect(doc.body.components.securitySchemes.bearer).toMatchObject({ type: 'http', scheme: 'bearer' });
       expect(doc.body.components.schemas.StartRun.required).toEqual(['agent', 'input']);
-      expect(Object.keys(doc.body.components.schemas.Decision.properties)).toEqual(['decision', 'comment', 'arguments', 'callHash', 'signature']);
+      expect(Object.keys(doc.body.components.schemas.Decision.properties)).toEqual(['decision', 'comment', 'reason', 'arguments', 'callHash', 'signature']);
       expect(doc.body.components.schemas.PendingApproval.properties.tool).toEqual({ $ref: '#/components/schemas/ToolCallUnderApproval' });
       expect((await call('GET', '/healthz')).body).toEqual({ status: 'ok', temporal: 'reachable' });
     });

@@ -77,14 +77,15 @@ describe('approval cards tell chains apart', () => {
       expect(await overflow(page)).toBe(0);
       await shoot(page, 'approvals-390.png');
 
-      // A viewer sees the cards, and why the buttons are off: the role, not the approvers.
+      // A viewer, reading everyone's (nothing waits for a viewer), sees the cards and why the buttons are off: the role, not the approvers.
       const viewer = await phone.newPage();
-      await signIn(viewer, `${service.url}/`, TOKENS.viewer);
+      await signIn(viewer, `${service.url}/?for=all`, TOKENS.viewer);
       await expect.poll(() => viewer.locator('.card').count(), { timeout: 20_000 }).toBe(2);
       expect(await viewer.locator('.card .why-not').first().textContent()).toBe('You cannot decide approvals: you are signed in as viewer with the role viewer, and deciding needs approver or admin.');
       await shoot(viewer, 'approvals-390-viewer.png');
       const bob = await phone.newPage();
-      await signIn(bob, `${service.url}/`, TOKENS.bob);
+      // Bob reads everyone's: only alice decides these, so none waits for him.
+      await signIn(bob, `${service.url}/?for=all`, TOKENS.bob);
       await expect.poll(() => bob.locator('.card').count(), { timeout: 20_000 }).toBe(2);
       expect(await bob.locator('.card .why-not').first().textContent()).toBe('Only alice decides this; you are signed in as bob.');
       expect(errors).toEqual([]);
