@@ -44,7 +44,7 @@ describe('declaring controls', () => {
     expect(tool({ approvers: [] })).toThrow('"needsApproval.approvers" is empty, so nobody could approve a call; name who may, or leave it out to let anyone');
     expect(tool({ approvers: 'finance' })).toThrow('"needsApproval.approvers" must be a list of non-empty strings, got "finance"');
     expect(tool({ onTimeout: 'maybe' })).toThrow('"needsApproval.onTimeout" must be "reject" or "approve" or "fail", got "maybe"');
-    expect(tool({ whenn: { arg: 'amount', op: '>', value: 1 } })).toThrow('"needsApproval" has unknown field(s) "whenn" (valid: required, requireSignature, approvers, timeout, onTimeout, dueIn, remindEvery, escalation, when)');
+    expect(tool({ whenn: { arg: 'amount', op: '>', value: 1 } })).toThrow('"needsApproval" has unknown field(s) "whenn" (valid: required, requireSignature, approvers, timeout, onTimeout, dueIn, remindEvery, escalation, quorum, stages, when)');
     expect(tool([{ arg: 'amount', op: '>', value: 1 }])).toThrow('needsApproval must be true or {when?, approvers?, timeout?, onTimeout?, dueIn?, remindEvery?, escalation?}, got [{"arg":"amount","op":">","value":1}] (conditions go in when: { when: [{ arg, op, value }] })');
   });
 
