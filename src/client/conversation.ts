@@ -14,7 +14,7 @@ import { sendMessageProblems, validateConversationInput } from '../common/input'
 import { messageSizes } from '../common/sizes';
 import { Experiments, inVariant, type VariantStart } from './experiments';
 import { laneOf } from './lanes';
-import { BatonAgent, BatonHandoffs, BatonStatusAttribute, conversationQuery, endConversationUpdate, migrateConversationUpdate, sendMessageUpdate, WorkflowType } from '../common/messages';
+import { BatonAgent, BatonHandoffs, BatonStatusAttribute, conversationQuery, endConversationUpdate, messageQuery, migrateConversationUpdate, sendMessageUpdate, WorkflowType } from '../common/messages';
 import type { ConversationMigration } from '../common/stranded';
 import type { ConversationOptions } from '../common/conversationOptions';
 import type { RunOptions } from '../common/options';
@@ -155,7 +155,12 @@ export class Conversation<Output = string> {
           },
         )) as ConversationReply<Output>;
       } catch (err) {
-        if (err instanceof WorkflowExecutionAlreadyStartedError) throw new ConversationEndedError(this.id);
+        if (err instanceof WorkflowExecutionAlreadyStartedError) {
+          // Sent again after a continue-as-new: a run after it may have answered the message and then ended, its reply remembered.
+          const answered = hop > 0 ? await this.handle.query(messageQuery, { idempotencyKey: args.idempotencyKey }).catch(() => undefined) : undefined;
+          if (answered?.message?.status === 'answered' && answered.message.reply) return answered.message.reply as ConversationReply<Output>;
+          throw new ConversationEndedError(this.id);
+        }
         // The run that took the message failed before answering it (its input, or an agent the team lacks): its failure says why.
         if (endedFirst(err)) throw conversationError(await this.lastRunOutcome());
         if (!continued(err)) throw conversationError(err);
