@@ -8,10 +8,10 @@
  *
  * Workflow-safe: no I/O.
  */
-import { ed25519 } from '@noble/curves/ed25519';
 import { isRecord } from '../check';
 import { clipText, LIMITS } from '../limits';
-import { base64url, canonicalJson, fromBase64url, fromUtf8, utf8 } from './canonical';
+import { canonicalJson, fromBase64url, utf8 } from './canonical';
+import { ed25519Verifies, jsonOfPart, jwsSigningInput } from './jws';
 import type { ApproverKey, TrustedKey } from './keys';
 
 /** The version tag of a grant's payload (`v`). */
@@ -64,7 +64,7 @@ export interface VerifiedGrant {
 
 /** The JWS signing input of a grant, which Ed25519 signs as ASCII. */
 export function delegationSigningInput(kid: string, payload: DelegationPayload): string {
-  return `${base64url(utf8(canonicalJson({ alg: 'EdDSA', kid })))}.${base64url(utf8(canonicalJson(payload)))}`;
+  return jwsSigningInput(kid, payload);
 }
 
 /** Verify the grant a decision carries: who gave the slot and until when, or why it is refused. */
@@ -73,9 +73,9 @@ export function verifyDelegation(claim: DelegationClaim, keys: DelegationKeys): 
   const parts = claim.grant.length <= LIMITS.signatureChars ? claim.grant.split('.') : [];
   if (parts.length !== 3) return refuse(`the grant must be a JWS compact serialization (header.payload.signature, at most ${LIMITS.signatureChars} characters)`);
   const [head, body, sig] = parts as [string, string, string];
-  const header = jsonOf(head);
+  const header = jsonOfPart(head);
   if (!isRecord(header) || header.alg !== 'EdDSA' || typeof header.kid !== 'string' || Object.keys(header).length !== 2) return refuse('the grant\'s header must be {"alg":"EdDSA","kid":"<key id>"}');
-  const payload = jsonOf(body);
+  const payload = jsonOfPart(body);
   if (!isRecord(payload) || payload.v !== DELEGATION_SIGNATURE_VERSION) return refuse(`the grant's payload must be a ${DELEGATION_SIGNATURE_VERSION} payload {v, slot, delegate, authority, by, iat, exp, workflowId?}`);
   const p = payload as Partial<DelegationPayload>;
   if (p.authority !== 'approver' && p.authority !== 'operator') return refuse('the grant\'s "authority" must be "approver" (the slot\'s owner signs) or "operator"');
@@ -86,7 +86,7 @@ export function verifyDelegation(claim: DelegationClaim, keys: DelegationKeys): 
   if (typeof p.by !== 'string' || !key.approvers.includes(p.by)) return refuse(`key ${shown(kid)} signs for ${key.approvers.join(', ')}, not for ${shown(p.by)}`);
   const signature = fromBase64url(sig);
   const publicKey = fromBase64url(key.publicKey);
-  if (signature?.length !== 64 || publicKey?.length !== 32 || !verified(signature, utf8(`${head}.${body}`), publicKey)) {
+  if (signature?.length !== 64 || publicKey?.length !== 32 || !ed25519Verifies(signature, utf8(`${head}.${body}`), publicKey)) {
     return refuse(`the grant does not verify with key ${shown(kid)}: another key made it, or what it grants was changed`);
   }
   if (!Number.isSafeInteger(p.iat) || !Number.isSafeInteger(p.exp)) return refuse('the grant\'s "iat" and "exp" must be whole seconds');
@@ -108,23 +108,4 @@ export function verifyDelegation(claim: DelegationClaim, keys: DelegationKeys): 
 
 function shown(v: unknown): string {
   return JSON.stringify(clipText(typeof v === 'string' ? v : (JSON.stringify(v) ?? 'nothing'), 100));
-}
-
-function verified(signature: Uint8Array, message: Uint8Array, publicKey: Uint8Array): boolean {
-  try {
-    return ed25519.verify(signature, message, publicKey, { zip215: false });
-  } catch {
-    return false;
-  }
-}
-
-function jsonOf(part: string): unknown {
-  const bytes = fromBase64url(part);
-  const text = bytes ? fromUtf8(bytes) : undefined;
-  if (text === undefined) return undefined;
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
 }

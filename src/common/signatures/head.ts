@@ -7,10 +7,10 @@
  *
  * Workflow-safe: pure code, no I/O.
  */
-import { ed25519 } from '@noble/curves/ed25519';
 import { type Check, isRecord, shown } from '../check';
 import { clipText, LIMITS } from '../limits';
-import { base64url, canonicalJson, fromBase64url, fromUtf8, utf8 } from './canonical';
+import { base64url, canonicalJson, fromBase64url, utf8 } from './canonical';
+import { ed25519Verifies, jsonOfPart, jwsSigningInput } from './jws';
 
 /** The version tag of the head payload (`v`). */
 export const HEAD_SIGNATURE_VERSION = 'baton.audit-head/1';
@@ -82,7 +82,7 @@ export const exportKeysCheck: Check = (v, key) => {
 
 /** The JWS signing input of a head payload: `base64url(header) "." base64url(payload)`, both canonical JSON. */
 export function headSigningInput(kid: string, payload: HeadPayload): string {
-  return `${base64url(utf8(canonicalJson({ alg: 'EdDSA', kid })))}.${base64url(utf8(canonicalJson(payload)))}`;
+  return jwsSigningInput(kid, payload);
 }
 
 /** The head signature of `facts` by `signer`, made at `now` (ms). */
@@ -96,7 +96,7 @@ export async function signHead(signer: Ed25519Signer, facts: HeadFacts, now: num
 
 /** The key id a head signature names, when it is a JWS with a readable header (to say which key made it). */
 export function headSignatureKid(jws: string): string | undefined {
-  const header = jsonPart(jws.split('.')[0] ?? '');
+  const header = jsonOfPart(jws.split('.')[0] ?? '');
   return isRecord(header) && typeof header.kid === 'string' ? clipText(header.kid, 128) : undefined;
 }
 
@@ -105,7 +105,7 @@ export function verifyHeadSignature(jws: string, facts: HeadFacts, keys: readonl
   const parts = jws.length <= LIMITS.signatureChars ? jws.split('.') : [];
   if (parts.length !== 3) return { ok: false, problem: 'malformed', reason: 'the head signature must be a JWS compact serialization (header.payload.signature)' };
   const [head, body, sig] = parts as [string, string, string];
-  const header = jsonPart(head);
+  const header = jsonOfPart(head);
   if (!isRecord(header) || header.alg !== 'EdDSA' || typeof header.kid !== 'string' || header.crit !== undefined || header.b64 !== undefined) {
     return { ok: false, problem: 'malformed', reason: 'the head signature\'s header must be {"alg":"EdDSA","kid":"<key id>"}' };
   }
@@ -117,10 +117,10 @@ export function verifyHeadSignature(jws: string, facts: HeadFacts, keys: readonl
   }
   const signature = fromBase64url(sig);
   const publicKey = fromBase64url(key.publicKey);
-  if (signature?.length !== 64 || publicKey?.length !== 32 || !verified(signature, utf8(`${head}.${body}`), publicKey)) {
+  if (signature?.length !== 64 || publicKey?.length !== 32 || !ed25519Verifies(signature, utf8(`${head}.${body}`), publicKey)) {
     return { ok: false, problem: 'bad_signature', kid, reason: `the head signature does not verify with key ${JSON.stringify(kid)}: the document was changed after it was signed, or another key made the signature` };
   }
-  const payload = jsonPart(body);
+  const payload = jsonOfPart(body);
   if (!isRecord(payload) || payload.v !== HEAD_SIGNATURE_VERSION || !Number.isSafeInteger(payload.iat)) return { ok: false, problem: 'malformed', kid, reason: `the head signature's payload must be a ${HEAD_SIGNATURE_VERSION} payload with "iat" in whole seconds` };
   const signed = { schema: payload.schema, workflowId: payload.workflowId, head: payload.head, events: payload.events };
   if (canonicalJson(signed) !== canonicalJson(facts)) return { ok: false, problem: 'mismatch', kid, reason: `the head signature vouches for ${clipText(canonicalJson(signed), 300)}, not this document (${canonicalJson(facts)})` };
@@ -129,23 +129,4 @@ export function verifyHeadSignature(jws: string, facts: HeadFacts, keys: readonl
     return { ok: false, problem: 'key_not_valid', kid, reason: `key ${JSON.stringify(kid)} was not valid when the head was signed (${new Date(signedAt).toISOString()})` };
   }
   return { ok: true, kid, signedAt: new Date(signedAt).toISOString() };
-}
-
-function verified(signature: Uint8Array, message: Uint8Array, publicKey: Uint8Array): boolean {
-  try {
-    return ed25519.verify(signature, message, publicKey, { zip215: false });
-  } catch {
-    return false;
-  }
-}
-
-function jsonPart(part: string): unknown {
-  const bytes = fromBase64url(part);
-  const text = bytes ? fromUtf8(bytes) : undefined;
-  if (text === undefined) return undefined;
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    return undefined;
-  }
 }

@@ -7,10 +7,10 @@
  *
  * Workflow-safe: no I/O.
  */
-import { ed25519 } from '@noble/curves/ed25519';
 import { isRecord } from '../check';
 import { clipText, LIMITS } from '../limits';
-import { base64url, canonicalJson, fromBase64url, fromUtf8, sha256Hex, utf8 } from './canonical';
+import { canonicalJson, fromBase64url, sha256Hex, utf8 } from './canonical';
+import { ed25519Verifies, jsonOfPart, jwsSigningInput } from './jws';
 import type { ApproverKey } from './keys';
 
 /** The version tag of an operator's payload (`v`). */
@@ -44,7 +44,7 @@ export function overridesDigest(overrides: { options?: unknown; models?: unknown
 
 /** The JWS signing input of an operator's payload, which Ed25519 signs as ASCII. */
 export function operatorSigningInput(kid: string, payload: OperatorPayload): string {
-  return `${base64url(utf8(canonicalJson({ alg: 'EdDSA', kid })))}.${base64url(utf8(canonicalJson(payload)))}`;
+  return jwsSigningInput(kid, payload);
 }
 
 /** What is verified: the chain, the overrides as they arrived, the operator they claim, and when they arrived (ms). */
@@ -63,7 +63,7 @@ export function verifyOperatorSignature(claim: OperatorClaim, keys: readonly App
   const parts = claim.signature.length <= LIMITS.signatureChars ? claim.signature.split('.') : [];
   if (parts.length !== 3) return refuse(`the operator's signature must be a JWS compact serialization (header.payload.signature, at most ${LIMITS.signatureChars} characters)`);
   const [head, body, sig] = parts as [string, string, string];
-  const header = jsonOf(head);
+  const header = jsonOfPart(head);
   if (!isRecord(header) || header.alg !== 'EdDSA' || typeof header.kid !== 'string' || Object.keys(header).length !== 2) return refuse('the operator\'s signature header must be {"alg":"EdDSA","kid":"<key id>"}');
   const kid = header.kid;
   const key = keys.find((k) => k.kid === kid);
@@ -71,10 +71,10 @@ export function verifyOperatorSignature(claim: OperatorClaim, keys: readonly App
   if (!key.approvers.includes(claim.operator)) return refuse(`operator key ${JSON.stringify(kid)} signs for ${key.approvers.join(', ')}, not for ${clipText(claim.operator, 100)}`);
   const signature = fromBase64url(sig);
   const publicKey = fromBase64url(key.publicKey);
-  if (signature?.length !== 64 || publicKey?.length !== 32 || !verified(signature, utf8(`${head}.${body}`), publicKey)) {
+  if (signature?.length !== 64 || publicKey?.length !== 32 || !ed25519Verifies(signature, utf8(`${head}.${body}`), publicKey)) {
     return refuse(`the operator's signature does not verify with key ${JSON.stringify(kid)}: another key made it, or what it signs was changed`);
   }
-  const payload = jsonOf(body);
+  const payload = jsonOfPart(body);
   if (!isRecord(payload) || payload.v !== OPERATOR_SIGNATURE_VERSION || !Number.isSafeInteger(payload.iat)) return refuse(`the signed payload must be a ${OPERATOR_SIGNATURE_VERSION} payload with "iat" in whole seconds`);
   const expected: OperatorPayload = { v: OPERATOR_SIGNATURE_VERSION, workflowId: claim.workflowId, operator: claim.operator, overrides: overridesDigest(claim.overrides), iat: payload.iat as number };
   if (canonicalJson(payload) !== canonicalJson(expected)) {
@@ -89,23 +89,4 @@ export function verifyOperatorSignature(claim: OperatorClaim, keys: readonly App
   if (key.notBefore !== undefined && signedAt < Date.parse(key.notBefore)) return refuse(`operator key ${JSON.stringify(kid)} is valid from ${key.notBefore}`);
   if (key.notAfter !== undefined && Math.max(signedAt, claim.arrivedAt) > Date.parse(key.notAfter)) return refuse(`operator key ${JSON.stringify(kid)} was retired at ${key.notAfter}`);
   return { ok: true, identity: { method: 'signed', operator: claim.operator, kid } };
-}
-
-function verified(signature: Uint8Array, message: Uint8Array, publicKey: Uint8Array): boolean {
-  try {
-    return ed25519.verify(signature, message, publicKey, { zip215: false });
-  } catch {
-    return false;
-  }
-}
-
-function jsonOf(part: string): unknown {
-  const bytes = fromBase64url(part);
-  const text = bytes ? fromUtf8(bytes) : undefined;
-  if (text === undefined) return undefined;
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
 }

@@ -8,7 +8,8 @@
  * Workflow-safe: no I/O.
  */
 import type { ApprovalRecord, HandoffDecision, PendingApproval } from '../approvals';
-import { base64url, canonicalJson, sha256Hex, utf8 } from './canonical';
+import { base64url, canonicalJson, sha256Hex } from './canonical';
+import { jwsSigningInput } from './jws';
 
 /** The version tag of the payload (`v`); a payload of another version is refused. */
 export const DECISION_SIGNATURE_VERSION = 'baton.decision/1';
@@ -102,7 +103,7 @@ export function decisionPayload(facts: DecisionFacts, iat: number, token?: Token
 
 /** The JWS signing input: `base64url(header) "." base64url(payload)`, both canonical JSON; what Ed25519 signs (as ASCII). */
 export function signingInput(kid: string, payload: DecisionPayload): string {
-  return `${base64url(utf8(canonicalJson({ alg: 'EdDSA', kid })))}.${base64url(utf8(canonicalJson(payload)))}`;
+  return jwsSigningInput(kid, payload);
 }
 
 /** The JWS compact serialization of a signing input and its 64-byte Ed25519 signature. */

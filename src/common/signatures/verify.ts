@@ -7,11 +7,11 @@
  *
  * Workflow-safe: no I/O.
  */
-import { ed25519 } from '@noble/curves/ed25519';
 import type { DecisionIdentity } from '../approvals';
 import { isRecord } from '../check';
 import { clipText, LIMITS } from '../limits';
 import { canonicalJson, fromBase64url, fromUtf8, utf8 } from './canonical';
+import { ed25519Verifies } from './jws';
 import type { TrustedKey } from './keys';
 import { type DecisionFacts, type DecisionPayload, decisionPayload, DECISION_SIGNATURE_VERSION, type TokenClaims } from './payload';
 
@@ -67,7 +67,7 @@ export function verifyDecisionSignature(jws: string, facts: DecisionFacts, keys:
   const signature = fromBase64url(sig);
   const publicKey = fromBase64url(key.publicKey);
   if (signature?.length !== 64 || publicKey?.length !== 32) return refuse('malformed', 'the signature must be 64 bytes of Ed25519 in base64url');
-  if (!verified(signature, utf8(`${head}.${body}`), publicKey)) {
+  if (!ed25519Verifies(signature, utf8(`${head}.${body}`), publicKey)) {
     return refuse('bad_signature', `the signature does not verify with key ${shownKid(kid)}: another key made it, or what it signs was changed`);
   }
   const bytes = fromBase64url(body);
@@ -92,15 +92,6 @@ export function verifyDecisionSignature(jws: string, facts: DecisionFacts, keys:
     ...(token ? { issuer: token.iss, subject: token.sub } : {}),
   };
   return { ok: true, identity, payload: expected };
-}
-
-function verified(signature: Uint8Array, message: Uint8Array, publicKey: Uint8Array): boolean {
-  try {
-    // RFC 8032's strict rules: one valid encoding per signature.
-    return ed25519.verify(signature, message, publicKey, { zip215: false });
-  } catch {
-    return false;
-  }
 }
 
 function jsonOf(text: string): unknown {
