@@ -173,6 +173,8 @@ export function conversationRoutes(app: ServiceApp, ctx: ServiceContext): void {
     for (;;) {
       const found = await lookupMessage(ctx, id, { idempotencyKey: key });
       if (found === undefined) throw new HttpProblem(404, 'Not found', `no conversation ${id}`);
+      // A chain (or another workflow) registers no message query: say what it is, not "try again".
+      if (found === 'unknown') await mustBeConversation(ctx, id);
       if (found === 'unknown') throw new HttpProblem(503, 'Unavailable', `conversation ${id} cannot be asked about its messages now (no worker answers it, or one from before it could); try again shortly`);
       const m = found.message;
       if (!m) throw new HttpProblem(404, 'Not found', `conversation ${id} remembers no message with the key ${key} (it keeps its last replies only)`);

@@ -135,6 +135,7 @@ describe('problems, not 500s', () => {
       expectProblem(await call('GET', `/v1/conversations/${workflowId}`, { token: TOKENS.viewer }), 409, chain);
       expectProblem(await call('POST', `/v1/conversations/${workflowId}/messages`, { token: TOKENS.ops, body: { agent: 'triage', message: 'hi' } }), 409, chain);
       expectProblem(await call('POST', `/v1/conversations/${workflowId}/end`, { token: TOKENS.ops }), 409, chain);
+      expectProblem(await call('GET', `/v1/conversations/${workflowId}/messages/00000000-0000-1000-8000-000000000000`, { token: TOKENS.ops }), 409, chain);
       expectProblem(await call('GET', '/v1/conversations/no-such-chat', { token: TOKENS.viewer }), 404, /^no conversation no-such-chat$/);
       expectProblem(await call('POST', '/v1/conversations/no-such-chat/end', { token: TOKENS.ops }), 404);
       // The chain took nothing: it still waits for its approval, as before.

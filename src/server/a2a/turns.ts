@@ -96,6 +96,7 @@ export async function turnTask(ctx: ServiceContext, turn: TurnId, identity: Iden
   if (!isCallersTenant(identity, await tenantOf(ctx, turn.conversationId))) throw new TaskNotFoundError(`no task ${id}: there is no conversation ${turn.conversationId}`);
   const found = await lookupMessage(ctx, turn.conversationId, { idempotencyKey: turn.key });
   if (found === undefined) throw new TaskNotFoundError(`no task ${id}: there is no conversation ${turn.conversationId}`);
+  if (found === 'unknown' && (await kindOf(ctx, turn.conversationId)) !== WorkflowType.CONVERSATION) throw new TaskNotFoundError(`no task ${id}: ${turn.conversationId} is not a conversation`);
   if (found === 'unknown') throw new Error(`conversation ${turn.conversationId} cannot be asked about its messages now (no worker answers it); try again shortly`);
   const m = found.message;
   if (!m) throw new TaskNotFoundError(`no task ${id}: conversation ${turn.conversationId} remembers no such message (it keeps its last replies only)`);
