@@ -8,13 +8,13 @@ import { type Client, type WorkflowHandle, WithStartWorkflowOperation, WorkflowE
 import type { conversation as conversationWorkflow } from '../../workflows';
 import { auditConversation, type ConversationAudit } from '../audit/conversation';
 import { ConversationEndedError, type ConversationInput, type ConversationReply, type ConversationResult, type ConversationView, type MidTurnPolicy } from '../common/conversation';
-import { continued, conversationError, endedFirst } from './conversationErrors';
+import { continued, conversationError, endedFirst, rememberedReply } from './conversationErrors';
 import { InputTooLargeError, InvalidRunInputError, UserError } from '../common/errors';
 import { sendMessageProblems, validateConversationInput } from '../common/input';
 import { messageSizes } from '../common/sizes';
 import { Experiments, inVariant, type VariantStart } from './experiments';
 import { laneOf } from './lanes';
-import { BatonAgent, BatonHandoffs, BatonStatusAttribute, conversationQuery, endConversationUpdate, messageQuery, migrateConversationUpdate, sendMessageUpdate, WorkflowType } from '../common/messages';
+import { BatonAgent, BatonHandoffs, BatonStatusAttribute, conversationQuery, endConversationUpdate, migrateConversationUpdate, sendMessageUpdate, WorkflowType } from '../common/messages';
 import type { ConversationMigration } from '../common/stranded';
 import type { ConversationOptions } from '../common/conversationOptions';
 import type { RunOptions } from '../common/options';
@@ -129,7 +129,8 @@ export class Conversation<Output = string> {
   /**
    * Send a message and wait for its reply; starts the conversation when it does not exist yet. The
    * message goes with an idempotency key (a new one unless given): sent again, the same key gets the
-   * first reply. A conversation that ended throws `ConversationEndedError`; a failed turn throws the
+   * first reply, also from a conversation that ended since. A conversation that ended throws
+   * `ConversationEndedError` for a message it did not answer; a failed turn throws the
    * chain's typed error and the conversation goes on as it was before the message. A message over
    * its limit (`LIMITS.messageBytes`) throws `InputTooLargeError` before anything is sent.
    *
@@ -155,14 +156,20 @@ export class Conversation<Output = string> {
           },
         )) as ConversationReply<Output>;
       } catch (err) {
+        // Sent again (by the caller with its key, or after a continue-as-new): the conversation may have answered it and then ended, its reply remembered.
+        const mayKnow = hop > 0 || options.idempotencyKey !== undefined;
         if (err instanceof WorkflowExecutionAlreadyStartedError) {
-          // Sent again after a continue-as-new: a run after it may have answered the message and then ended, its reply remembered.
-          const answered = hop > 0 ? await this.handle.query(messageQuery, { idempotencyKey: args.idempotencyKey }).catch(() => undefined) : undefined;
-          if (answered?.message?.status === 'answered' && answered.message.reply) return answered.message.reply as ConversationReply<Output>;
+          const reply = mayKnow ? ((await rememberedReply(this.handle, args.idempotencyKey)) as ConversationReply<Output> | undefined) : undefined;
+          if (reply) return reply;
           throw new ConversationEndedError(this.id);
         }
-        // The run that took the message failed before answering it (its input, or an agent the team lacks): its failure says why.
-        if (endedFirst(err)) throw conversationError(await this.lastRunOutcome());
+        // The run that took the message ended before answering it: its failure says why (its input, or an agent the team lacks), or it answered it and ended.
+        if (endedFirst(err)) {
+          const outcome = await this.lastRunOutcome();
+          const reply = outcome instanceof ConversationEndedError && mayKnow ? ((await rememberedReply(this.handle, args.idempotencyKey)) as ConversationReply<Output> | undefined) : undefined;
+          if (reply) return reply;
+          throw conversationError(outcome);
+        }
         if (!continued(err)) throw conversationError(err);
         await nextRun(hop);
       }

@@ -1,6 +1,7 @@
 /** How a conversation's updates failed, and the typed error each failure stands for. */
-import { ApplicationFailure, WorkflowFailedError, WorkflowUpdateFailedError } from '@temporalio/client';
-import { CONVERSATION_ERRORS } from '../common/conversation';
+import { ApplicationFailure, WorkflowFailedError, WorkflowUpdateFailedError, type WorkflowHandle } from '@temporalio/client';
+import { CONVERSATION_ERRORS, type ConversationReply } from '../common/conversation';
+import { messageQuery } from '../common/messages';
 import type { BatonError } from '../common/errors';
 import { errorFromFailure } from '../common/errorTypes';
 
@@ -34,4 +35,10 @@ export function conversationError(err: unknown): unknown {
     cause: { value: err, writable: true, configurable: true },
   });
   return Object.assign(typed, details);
+}
+
+/** The reply a conversation remembers giving the message of `idempotencyKey`, if it answered it (asked of its latest run). */
+export async function rememberedReply(handle: WorkflowHandle, idempotencyKey: string): Promise<ConversationReply<unknown> | undefined> {
+  const found = await handle.query(messageQuery, { idempotencyKey }).catch(() => undefined);
+  return found?.message?.status === 'answered' && found.message.reply ? found.message.reply : undefined;
 }

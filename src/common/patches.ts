@@ -175,10 +175,16 @@ export const Patches = {
    * history without the marker refuses questions, as its code did.
    */
   APPROVAL_QUESTIONS: 'baton-approval-questions',
+  /**
+   * Decided when a conversation takes a message whose key is that of a message which interrupted the
+   * running turn (sent again by its caller, or after a continue-as-new): it waits for that turn's
+   * reply, as a message sent again waits for its first sending's, instead of interrupting again.
+   */
+  MERGED_MESSAGE_KEYS: 'baton-merged-message-keys',
 } as const;
 
 /** Patches added after {@link Patches.BASELINE_2026_11}: a run decides each by its own marker. */
-const AFTER_BASELINE_2026_11: readonly string[] = [Patches.BASELINE_2026_11, Patches.STRANDED_TURNS, Patches.SHARED_ECONOMICS_ACTIVITIES, Patches.INBOX_BOUNDS, Patches.SPECIALIST_TEAM_TIMEOUT, Patches.AUTHORITY, Patches.STRANDED_DELEGATIONS, Patches.REPORT_PULL, Patches.APPROVAL_NOTIFICATIONS, Patches.APPROVAL_POLICIES, Patches.APPROVAL_SEARCH_ATTRIBUTES, Patches.TENANTS, Patches.APPROVAL_QUORUM, Patches.APPROVAL_QUESTIONS];
+const AFTER_BASELINE_2026_11: readonly string[] = [Patches.BASELINE_2026_11, Patches.STRANDED_TURNS, Patches.SHARED_ECONOMICS_ACTIVITIES, Patches.INBOX_BOUNDS, Patches.SPECIALIST_TEAM_TIMEOUT, Patches.AUTHORITY, Patches.STRANDED_DELEGATIONS, Patches.REPORT_PULL, Patches.APPROVAL_NOTIFICATIONS, Patches.APPROVAL_POLICIES, Patches.APPROVAL_SEARCH_ATTRIBUTES, Patches.TENANTS, Patches.APPROVAL_QUORUM, Patches.APPROVAL_QUESTIONS, Patches.MERGED_MESSAGE_KEYS];
 
 /** The patches {@link Patches.BASELINE_2026_11} stands for. */
 export const BASELINE_2026_11_COVERS: readonly string[] = Object.values(Patches).filter((id) => !AFTER_BASELINE_2026_11.includes(id));

@@ -129,13 +129,13 @@ describe('conversation turns', () => {
     });
   });
 
-  it('fails a turn with its typed error and goes on as before it; an ended conversation takes no more messages', async () => {
+  it('fails a turn with its typed error and goes on as before it; an ended conversation takes no more messages, and answers one it answered sent again with its key', async () => {
     const team = new Team([
       scriptedAgent('solo', [{ text: 'fine' }, { toolCalls: [{ name: 'nothing', arguments: {} }] }, { toolCalls: [{ name: 'nothing', arguments: {} }] }, { text: 'back again' }]),
     ]);
     await withWorker(server.env, team, async (baton) => {
       const chat = baton.conversation('solo', { options: { maxTurns: 2 } });
-      await chat.send('one');
+      const first = await chat.send('one', { idempotencyKey: 'first' });
       const failed = await chat.send('loop').catch((e: unknown) => e);
       expect(failed).toBeInstanceOf(MaxTurnsExceededError);
       expect(await chat.send('three')).toMatchObject({ turn: 3, output: 'back again' });
@@ -144,6 +144,9 @@ describe('conversation turns', () => {
       expect(history.map((t) => t.failure?.type)).toEqual([undefined, 'MaxTurnsExceededError', undefined]);
       expect(await chat.end()).toMatchObject({ endedBy: 'requested', turns: 3 });
       await expect(chat.send('too late')).rejects.toBeInstanceOf(ConversationEndedError);
+      // A caller that retries a message it sent (its key) is answered as the conversation answered it, ended or not.
+      expect(await chat.send('one', { idempotencyKey: 'first' })).toEqual(first);
+      await expect(chat.send('too late', { idempotencyKey: 'never-sent' })).rejects.toBeInstanceOf(ConversationEndedError);
     });
   });
 

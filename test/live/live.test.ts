@@ -144,4 +144,26 @@ describe('live chains', () => {
       expect(formatConversation(back)).toMatch(/↩ refunds hands the conversation back to triage \(returnTo: caller\)/);
     });
   });
+
+  it('a message that interrupted a turn, sent again with its key while the turn runs and after the end, gets that turn’s one reply and interrupts once', async () => {
+    await withWorker(temporal.env, team(), async (baton) => {
+      const chat = baton.conversation('writer');
+      fake.replies.push(slow(words(60)), slow(words(40, 'both')));
+      const one = chat.send('first');
+      await waitFor(async () => fake.requests.length, (len) => len >= 1);
+      const sent = { idempotencyKey: 'interrupting', midTurn: 'interrupt' as const };
+      const two = chat.send('second', sent);
+      await waitFor(async () => fake.requests.length, (len) => len >= 2);
+      // The turn is still being written: the message sent again waits for it, and asks the model nothing more.
+      const again = await chat.send('second', sent);
+      expect(again).toEqual(await two);
+      expect(again.output).toBe(words(40, 'both'));
+      expect((await one).turn).toBe(again.turn);
+      expect(fake.requests).toHaveLength(2);
+      expect(userMessages(fake.requests[1])).toEqual(['first', 'second']);
+      expect((await chat.audit()).live.filter((r) => r.type === 'message_interrupted')).toHaveLength(1);
+      await chat.end();
+      expect(await chat.send('second', sent)).toEqual(again);
+    });
+  });
 });

@@ -7,6 +7,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { BATON_ERROR_TYPES, CONVERSATION_ERRORS } from '../../src';
 import { readEffects } from './effects';
 import { endInvariants } from './endInvariants';
+import { endedMessageInvariants } from './endedMessages';
 import { migrationInvariants } from './migrationInvariants';
 import { archiveInvariants } from './operations/archive';
 import { brokerInvariants } from './operations/broker';
@@ -133,6 +134,7 @@ export const INVARIANTS: Invariant[] = [
   ...remoteInvariants,
   ...brokerInvariants,
   ...eventInvariants,
+  ...endedMessageInvariants,
 ];
 
 /** Check the invariants of `when` (the step ones at the end too). */

@@ -24,6 +24,8 @@ import { sendMessageProblems } from '../../src/common/input';
 import { isUnreadable } from '../../src/common/arrival';
 import { messageSizes } from '../../src/common/sizes';
 import { keyOf } from './turns';
+import { hasPatch } from '../patches';
+import { Patches } from '../../src/common/patches';
 import type { MidTurn } from './midTurn';
 
 type Reply = ConversationReply<unknown>;
@@ -154,7 +156,7 @@ export class Inbox {
     const key = raw.idempotencyKey;
     const remembered = key !== undefined ? state.replies.find((r) => r.idempotencyKey === key) : undefined;
     if (remembered) return settleOne(waiter, remembered);
-    const same = key !== undefined ? [this.current, ...this.queue].find((m) => m?.idempotencyKey === key) : undefined;
+    const same = key !== undefined ? ([this.current, ...this.queue].find((m) => m?.idempotencyKey === key) ?? (this.interrupted(key) && hasPatch(Patches.MERGED_MESSAGE_KEYS) ? this.current : undefined)) : undefined;
     if (same) return this.stranding ? waiter.reject(this.stranded(same)) : void same.waiters.push(waiter);
     // Behind a stranded turn a message waits its turn, whatever its mid-turn policy.
     const outcome = this.current && this.midTurn && !this.stranding ? this.midTurn.arrive(raw, waiter, this.current) : 'queue';
@@ -186,16 +188,21 @@ export class Inbox {
     const key = 'idempotencyKey' in find ? find.idempotencyKey : undefined;
     if (typeof key !== 'string') return { message: null, turns };
     // A message that interrupted the turn is answered with it.
-    const m = pending.find((p) => p.idempotencyKey === key) ?? (this.current && this.state?.current?.merged?.includes(key) ? this.current : undefined);
+    const m = pending.find((p) => p.idempotencyKey === key) ?? (this.interrupted(key) ? this.current : undefined);
     if (m) return { message: view(m), turns };
     const r = this.state?.replies.find((x) => x.idempotencyKey === key);
     if (!r) return { message: null, turns };
     return { message: r.reply ? { idempotencyKey: key, status: 'answered', turn: r.reply.turn, reply: r.reply } : { idempotencyKey: key, status: 'failed', ...(r.failure ? { failure: r.failure } : {}) }, turns };
   }
 
-  /** Whether a key's message is remembered, being answered or waiting. */
+  /** Whether a key's message is remembered, being answered (on its own, or having interrupted the turn) or waiting. */
   private knows(key: string): boolean {
-    return this.state!.replies.some((r) => r.idempotencyKey === key) || [this.current, ...this.queue].some((m) => m?.idempotencyKey === key);
+    return this.state!.replies.some((r) => r.idempotencyKey === key) || [this.current, ...this.queue].some((m) => m?.idempotencyKey === key) || this.interrupted(key);
+  }
+
+  /** Whether the message of `key` interrupted the running turn and is answered with it. */
+  private interrupted(key: string): boolean {
+    return this.current !== undefined && (this.state?.current?.merged?.includes(key) ?? false);
   }
 }
 

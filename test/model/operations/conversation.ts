@@ -6,7 +6,7 @@
 import fc from 'fast-check';
 import { TurnStrandedError, type Conversation, type MidTurnPolicy } from '../../../src';
 import { applyItem } from '../follow';
-import { errorText, operation, sleep, type Harness } from '../harness';
+import { broken, clip, errorText, operation, sleep, type Harness } from '../harness';
 import { openRoots, pick, type ModelState, type RootModel, type SentMessage } from '../model';
 import { START_AGENTS } from '../team';
 import { BASE_OPTIONS, newRoot, roomForRoot } from './chain';
@@ -90,6 +90,33 @@ export const conversationOperations = [
     params: fc.record({ chat: fc.nat(), midTurn: fc.constantFrom<MidTurnPolicy | 'default'>('default', 'default', ...POLICIES), long: fc.boolean(), stream: fc.boolean() }),
     applies: (m) => taking(m).length > 0,
     run: (h, p) => send(h, pick(taking(h.model), p.chat)!, { ...(p.midTurn !== 'default' ? { midTurn: p.midTurn } : {}), long: p.long, stream: p.stream }),
+  }),
+  operation({
+    // A message and, as soon as it is taken, the end: with continue-as-new every few events the send
+    // follows its message into the next run and may find the conversation answered and ended. Once
+    // ended, the message is sent again with its key, as a caller retrying it would: the same reply.
+    name: 'chat_send_end',
+    group: 'conversation',
+    weight: 1,
+    params: fc.record({ chat: fc.nat(), stream: fc.boolean() }),
+    applies: (m) => taking(m).length > 0,
+    async run(h, p) {
+      const root = pick(taking(h.model), p.chat)!;
+      await send(h, root, { long: false, stream: p.stream });
+      const msg = root.messages.at(-1)!;
+      root.ending = chatOf(h, root)
+        .end()
+        .then(async () => {
+          await msg.done;
+          const again = await chatOf(h, root)
+            .send(msg.text, { idempotencyKey: msg.key })
+            .catch((err: unknown) => err as Error);
+          const first = msg.reply ? JSON.stringify(msg.reply) : msg.error;
+          const second = again instanceof Error ? again.name : JSON.stringify(again);
+          if (msg.reply && first !== second) broken(h, 'answered-not-ended', `${root.id}: message ${msg.n} sent again with its key after the end answered ${clip(second)}, not its reply ${clip(first)}`);
+        })
+        .catch((err: unknown) => void (root.endError = errorText(err)));
+    },
   }),
   operation({
     name: 'chat_end',
