@@ -26,7 +26,10 @@ interface Packed {
 
 /** Packs the checkout into `dir` and reads its README and package.json back out of the tarball. */
 async function pack(dir: string): Promise<Packed> {
-  const { stdout } = await run('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', dir], { cwd: repo, maxBuffer: 64 * 1024 * 1024 });
+  const { stdout } = await run('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', dir], {
+    cwd: repo,
+    maxBuffer: 64 * 1024 * 1024,
+  });
   const [packed] = JSON.parse(stdout.slice(stdout.indexOf('['))) as { filename: string; files: { path: string }[] }[];
   await run('tar', ['-xzf', path.join(dir, packed!.filename), '-C', dir, 'package/README.md', 'package/package.json']);
   return {
@@ -38,17 +41,24 @@ async function pack(dir: string): Promise<Packed> {
 
 /** What is wrong with `link` of a README at `base` (the repository's address), or undefined. */
 function brokenLink(link: string, base: string, readme: string): string | undefined {
-  if (link.startsWith('#')) return headingAnchors(readme).has(link.slice(1)) ? undefined : `${link}: no such heading in the README`;
+  if (link.startsWith('#'))
+    return headingAnchors(readme).has(link.slice(1)) ? undefined : `${link}: no such heading in the README`;
   if (/^mailto:/.test(link)) return undefined;
   if (!/^https?:\/\//.test(link)) return `${link}: relative, so it does not resolve on the npm page`;
-  const inRepo = new RegExp(`^${base.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}/(blob|tree)/main/([^#?]+)(?:#(.*))?$`).exec(link);
-  if (!inRepo) return link.startsWith(`${base}/`) && !/\/(issues|pulls|releases)\b/.test(link) ? `${link}: into the repository but not at a file on main` : undefined;
+  const inRepo = new RegExp(
+    `^${base.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}/(blob|tree)/main/([^#?]+)(?:#(.*))?$`,
+  ).exec(link);
+  if (!inRepo)
+    return link.startsWith(`${base}/`) && !/\/(issues|pulls|releases)\b/.test(link)
+      ? `${link}: into the repository but not at a file on main`
+      : undefined;
   const [, kind, file, anchor] = inRepo as unknown as [string, 'blob' | 'tree', string, string | undefined];
   const full = path.join(repo, decodeURIComponent(file));
   const stat = fs.statSync(full, { throwIfNoEntry: false });
   if (!stat) return `${link}: no ${file} in the repository`;
   if (kind === 'blob' && !stat.isFile()) return `${link}: ${file} is a folder (a folder's link is /tree/)`;
-  if (anchor && file.endsWith('.md') && !headingAnchors(fs.readFileSync(full, 'utf8')).has(anchor)) return `${link}: no heading #${anchor} in ${file}`;
+  if (anchor && file.endsWith('.md') && !headingAnchors(fs.readFileSync(full, 'utf8')).has(anchor))
+    return `${link}: no heading #${anchor} in ${file}`;
   return undefined;
 }
 
@@ -80,7 +90,9 @@ describe('the README in the package', () => {
     const base = 'https://github.com/o/r';
     expect(brokenLink('docs/cli.md', base, '')).toMatch(/relative/);
     expect(brokenLink(`${base}/blob/main/docs/nothing-here.md`, base, '')).toMatch(/no docs\/nothing-here\.md/);
-    expect(brokenLink(`${base}/blob/main/docs/cli.md#no-such-heading`, base, '')).toMatch(/no heading #no-such-heading/);
+    expect(brokenLink(`${base}/blob/main/docs/cli.md#no-such-heading`, base, '')).toMatch(
+      /no heading #no-such-heading/,
+    );
     expect(brokenLink(`${base}/blob/main/examples/web-chat`, base, '')).toMatch(/is a folder/);
     expect(brokenLink('#read-on', base, '## Read on\n')).toBeUndefined();
     expect(brokenLink(`${base}/blob/main/docs/cli.md`, base, '')).toBeUndefined();

@@ -34,7 +34,9 @@ function rules(): Rule[] {
 function lintRules(rule: Rule): string[] {
   const after = rule.text.split('*Lint:*').slice(1);
   // An ESLint rule's name: words joined by hyphens, perhaps after its plugin's name.
-  return after.flatMap((part) => [...part.split(/\.\s|\.$|;/)[0]!.matchAll(/`((?:@?[\w-]+\/)?[a-z]+(?:-[a-z]+)+)`/g)].map((m) => m[1]!));
+  return after.flatMap((part) =>
+    [...part.split(/\.\s|\.$|;/)[0]!.matchAll(/`((?:@?[\w-]+\/)?[a-z]+(?:-[a-z]+)+)`/g)].map((m) => m[1]!),
+  );
 }
 
 const lines = (n: number) => Array.from({ length: n }, (_, i) => `export const a${i} = ${i};`).join('\n');
@@ -62,7 +64,10 @@ const PROBES: Record<string, { file: string; text: string }[]> = {
     { file: 'workflows/__probe.ts', text: 'export let runs = 0;\n' },
     { file: 'src/common/__probe.ts', text: 'let runs = 0;\nexport const next = () => ++runs;\n' },
   ],
-  'max-lines': ['src', 'workflows', 'activities', 'test', 'bench', 'drill', 'scripts', 'examples'].map((dir) => ({ file: `${dir}/__probe.ts`, text: lines(301) })),
+  'max-lines': ['src', 'workflows', 'activities', 'test', 'bench', 'drill', 'scripts', 'examples'].map((dir) => ({
+    file: `${dir}/__probe.ts`,
+    text: lines(301),
+  })),
 };
 
 /**
@@ -110,19 +115,29 @@ describe('AGENTS.md', () => {
     it('reports two modules that import each other', async () => {
       fs.writeFileSync(path.join(dir, 'a.ts'), "import { b } from './b';\nexport const a = () => b();\n");
       fs.writeFileSync(path.join(dir, 'b.ts'), "import { a } from './a';\nexport const b = () => a();\n");
-      expect(await reported('import-x/no-cycle', path.relative(root, path.join(dir, 'a.ts')), read(path.relative(root, path.join(dir, 'a.ts'))))).toContain('import-x/no-cycle');
+      expect(
+        await reported(
+          'import-x/no-cycle',
+          path.relative(root, path.join(dir, 'a.ts')),
+          read(path.relative(root, path.join(dir, 'a.ts'))),
+        ),
+      ).toContain('import-x/no-cycle');
     });
   });
 
   it('names tests and files that exist', () => {
-    const named = all.flatMap((r) => [...r.text.matchAll(/`((?:test|src|workflows|docs)\/[\w./-]+)`/g)].map((m) => m[1]!.replace(/\/\*\*.*$/, '')));
+    const named = all.flatMap((r) =>
+      [...r.text.matchAll(/`((?:test|src|workflows|docs)\/[\w./-]+)`/g)].map((m) => m[1]!.replace(/\/\*\*.*$/, '')),
+    );
     expect(named.length).toBeGreaterThan(5);
     expect(named.filter((file) => !fs.existsSync(path.join(root, file)))).toEqual([]);
   });
 
   it('rule on the model harness: every file of test/model/operations/ is registered in its index', () => {
     const index = read('test/model/operations/index.ts');
-    const files = fs.readdirSync(path.join(root, 'test/model/operations')).filter((f) => f.endsWith('.ts') && f !== 'index.ts');
+    const files = fs
+      .readdirSync(path.join(root, 'test/model/operations'))
+      .filter((f) => f.endsWith('.ts') && f !== 'index.ts');
     expect(files.length).toBeGreaterThan(0);
     expect(files.filter((f) => !index.includes(`from './${f.replace(/\.ts$/, '')}'`))).toEqual([]);
     // …and each file's operations are in the list, not only imported.
@@ -131,7 +146,9 @@ describe('AGENTS.md', () => {
   });
 
   it('rule on bad inputs: every test docs/bad-inputs.md names exists', () => {
-    const named = [...new Set([...read('docs/bad-inputs.md').matchAll(/\b(test\/[\w/.-]+\.test\.tsx?)\b/g)].map((m) => m[1]!))];
+    const named = [
+      ...new Set([...read('docs/bad-inputs.md').matchAll(/\b(test\/[\w/.-]+\.test\.tsx?)\b/g)].map((m) => m[1]!)),
+    ];
     expect(named.length).toBeGreaterThan(20);
     expect(named.filter((file) => !fs.existsSync(path.join(root, file)))).toEqual([]);
   });
