@@ -17,7 +17,12 @@ export default tseslint.config(
     files: ['**/*.ts', '**/*.tsx', '**/*.mts'],
     languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
     plugins: { 'import-x': importX },
-    settings: { 'import-x/resolver-next': [createTypeScriptImportResolver()] },
+    settings: {
+      'import-x/resolver-next': [createTypeScriptImportResolver()],
+      // Without these, import-x reads only .js modules: no-cycle would never follow a .ts import.
+      'import-x/extensions': ['.ts', '.tsx', '.mts', '.cts', '.js', '.mjs', '.cjs'],
+      'import-x/parsers': { '@typescript-eslint/parser': ['.ts', '.tsx', '.mts', '.cts'] },
+    },
     rules: {
       '@typescript-eslint/no-floating-promises': 'error',
       '@typescript-eslint/consistent-type-imports': ['error', { fixStyle: 'inline-type-imports' }],
@@ -88,7 +93,7 @@ export default tseslint.config(
     },
   },
   {
-    files: ['workflows/**/*.ts', ...SANDBOX_TELEMETRY, ...EVAL_WORKFLOW_SAFE],
+    files: ['workflows/**/*.ts', 'src/common/**/*.ts', ...SANDBOX_TELEMETRY, ...EVAL_WORKFLOW_SAFE],
     rules: {
       'import-x/no-nodejs-modules': 'error',
       'no-restricted-imports': [

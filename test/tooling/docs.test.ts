@@ -6,36 +6,21 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { headingAnchors, markdownLinks, repositoryUrl } from '../helpers/markdown';
 
 const root = path.resolve(__dirname, '../..');
 const pkg = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')) as { homepage?: string; repository?: { url?: string } };
 /** Where the README's links point: the repository's files on its default branch. */
-const BASE = `${pkg.repository?.url?.replace(/^git\+/, '').replace(/\.git$/, '')}/blob/main/`;
+const BASE = `${repositoryUrl(pkg)}/blob/main/`;
 const PAGES = ['README.md', 'AGENTS.md', ...fs.readdirSync(path.join(root, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
 
-/** GitHub's anchor of a heading. */
-function slug(heading: string): string {
-  return heading
-    .toLowerCase()
-    .replace(/[^\w\- ]/g, '')
-    .replace(/ /g, '-');
-}
-
 function headings(file: string): Set<string> {
-  const out = new Set<string>();
-  let code = false;
-  for (const line of fs.readFileSync(file, 'utf8').split('\n')) {
-    if (line.startsWith('```')) code = !code;
-    const m = !code && /^#+ (.*)$/.exec(line);
-    if (m) out.add(slug(m[1]!.trim()));
-  }
-  return out;
+  return headingAnchors(fs.readFileSync(file, 'utf8'));
 }
 
 /** Every markdown link of `page` outside code blocks. */
 function links(page: string): string[] {
-  const text = fs.readFileSync(path.join(root, page), 'utf8').replace(/```[\s\S]*?```/g, '');
-  return [...text.matchAll(/\]\(([^)\s]+)\)/g)].map((m) => m[1]!);
+  return markdownLinks(fs.readFileSync(path.join(root, page), 'utf8'));
 }
 
 describe('the README and docs/', () => {
