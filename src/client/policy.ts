@@ -6,7 +6,7 @@
  */
 import { type Client, WorkflowUpdateFailedError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
-import { type ChainPolicy, policyLoosenings, policyTeam, policyTightenings, type PolicyUpdateResult, type TeamPolicy, teamPolicyOf } from '../common/authority/policyUpdate';
+import { policyLoosenings, policyTeam, policyTightenings, type PolicyUpdateResult, type TeamPolicy, teamPolicyOf } from '../common/authority/policyUpdate';
 import { UserError } from '../common/errors';
 import { DEFAULT_TASK_QUEUE, policyQuery, tightenPolicyUpdate, WorkflowType } from '../common/messages';
 import type { TeamSpec } from '../common/team';
