@@ -39,8 +39,10 @@ export const policyOperations = [
     async run(h, p) {
       const root = pick(openRoots(h.model), p.root)!;
       const handle = h.system.client.workflow.getHandle(root.id);
-      const current = await handle.query(policyQuery).catch(() => undefined);
-      if (!current || current.version === '') return;
+      const chain = await handle.query(policyQuery).catch(() => undefined);
+      if (!chain || chain.version === '') return;
+      // The query answers the chain's policy with its run's own rules; an update carries the team's parts only.
+      const { runApprovals: _run, ...current } = chain;
       try {
         const result = await handle.executeUpdate(tightenPolicyUpdate, { args: [{ policy: withRefundByAlice(current), appliedBy: 'model-harness' }] });
         if (result.tightened.length > 0) tightened.add(root.id);
@@ -59,8 +61,10 @@ export const policyOperations = [
     async run(h, p) {
       const root = pick(openRoots(h.model), p.root)!;
       const handle = h.system.client.workflow.getHandle(root.id);
-      const current = await handle.query(policyQuery).catch(() => undefined);
-      if (!current || current.version === '') return;
+      const chain = await handle.query(policyQuery).catch(() => undefined);
+      if (!chain || chain.version === '') return;
+      // The query answers the chain's policy with its run's own rules; an update carries the team's parts only.
+      const { runApprovals: _run, ...current } = chain;
       const outcome = await handle.executeUpdate(tightenPolicyUpdate, { args: [{ policy: LOOSENINGS[p.kind]!(current), appliedBy: 'mallory' }] }).then(
         (r) => r,
         (err: unknown) => err,
