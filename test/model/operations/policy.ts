@@ -97,7 +97,8 @@ export const policyInvariants: Invariant[] = [
         // Calls asked before the update keep the policy they were asked under: only those asked after it are held to it.
         const askedAt = new Map(events.flatMap((e, i) => (e.kind === 'approval_requested' ? [[e.handoffId, i] as const] : [])));
         for (const [i, e] of events.entries()) {
-          if (i < from || e.kind !== 'tool_call' || e.tool !== 'refund' || e.answeredBy !== 'tool') continue;
+          // A call the model asked for shows before it runs (`not_scheduled`); only one whose runTool activity was scheduled ran.
+          if (i < from || e.kind !== 'tool_call' || e.tool !== 'refund' || e.answeredBy !== 'tool' || !e.execution || e.execution.status === 'not_scheduled') continue;
           if (e.approval && (askedAt.get(e.approval) ?? Infinity) < from) continue;
           const approval = e.approval ? decided.get(e.approval) : undefined;
           if (!approval || approval.outcome !== 'approved' || approval.approver !== 'alice') broken(h, 'policy-honoured', `${id}: refund ran after the policy update without alice's approval (${clip(approval ?? 'no approval')})`);
