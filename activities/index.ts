@@ -24,6 +24,7 @@ import { verdictOf } from '../src/agents/guardrails';
 import { checkAnswer, checkHandoffInputs, SUMMARY_INSTRUCTIONS } from './answer';
 import { previousHeartbeat, whileHeartbeating } from './heartbeat';
 import { teamCheck } from './teamCheck';
+import { staleTeamCheck } from './staleTeam';
 import { textPublisher } from './streaming';
 import type { StreamTransport } from '../src/streams/types';
 import { routeSpecialist } from './routing';
@@ -61,6 +62,7 @@ export function createActivities({ team, providers = {}, hooks = {}, mcp, teamAt
   let snapshot: TeamSpec | undefined;
   const spec = () => (snapshot ??= { ...team.spec({ hasHandoffListeners: handoffListeners.length > 0, mcpTools: mcp?.specs, prices }), ...(teamAttribute ? { teamAttribute } : {}), ...(approvalAttributes ? { approvalAttributes } : {}), ...(payloadLimit ? { payloadLimit } : {}) });
   const refuseMismatch = teamCheck(spec, () => Object.keys(resolved));
+  const refuseStale = staleTeamCheck(client, spec);
 
   /** One model turn of one agent; heartbeats while it waits, so a dead worker's call is retried in seconds. */
   async function callModel(input: CallModelInput): Promise<ModelResponse> {
@@ -107,6 +109,8 @@ export function createActivities({ team, providers = {}, hooks = {}, mcp, teamAt
      */
     async loadTeam(need?: TeamNeed): Promise<TeamSpec> {
       refuseMismatch('loadTeam', need);
+      // A new chain (no team asked of this worker) only on a worker of the newest team registered on the queue.
+      if (!need?.hash) await refuseStale('loadTeam');
       return spec();
     },
 

@@ -30,7 +30,7 @@ export type { RunEvent, RunEventBody, RunEventsOptions } from './client/events';
 export { connectBaton, TemporalConnectionError, temporalConfig, type ConnectBatonOptions, type TemporalConfigOptions } from './client/connect';
 export * from './common/errors';
 export * from './common/budgetErrors';
-export { GatedEntryError, LooseningRefusedError } from './common/authority/errors';
+export { GatedEntryError, LooseningRefusedError, PolicyLoosenedError } from './common/authority/errors';
 export { GatedEntry, type EntryRules } from './common/authority/entryRules';
 export { PROTECTIVE_OPTIONS } from './common/authority/protective';
 export * from './common/errorTypes';

@@ -8,6 +8,7 @@ import { isCancellation, makeContinueAsNewFunc, setHandler, setWorkflowOptions, 
 import { hasPatch } from './patches';
 import { arrival, rawArgs } from './arrivals';
 import { noteUpdate } from './historyLimits';
+import { receivePolicyUpdates } from './authority/policy';
 import { receiveDecisions, receiveSteering } from './wiring';
 import type { ConversationInput, ConversationResult, ConversationState, SendMessageInput } from '../src/common/conversation';
 import { BatonError, InputTooLargeError, InvalidRunInputError, toApplicationFailure, UnexpectedWorkflowError, type UserError } from '../src/common/errors';
@@ -100,6 +101,7 @@ export async function conversation(startInput: ConversationInput): Promise<Conve
   setHandler(rawArgs(endConversationUpdate), () => (noteUpdate(), inbox.requestEnd()));
   setHandler(migrateConversationUpdate, () => (noteUpdate(), migrations.request()), { validator: () => migrations.validate() });
   receiveDecisions(desk);
+  receivePolicyUpdates({ chain: () => chain, effects });
   setHandler(conversationQuery, () => session?.view() ?? { status: 'idle', activeAgent: startAgentOf(rawInput), turns: 0, queued: 0, pendingApprovals: [], usage: { inputTokens: 0, outputTokens: 0, totalTokens: 0, modelCalls: 0, toolCalls: 0 }, handoffs: 0, compactions: 0, runs: 1 });
   setHandler(messageQuery, (find) => inbox.lookup(find));
   setHandler(chainQuery, () => chain?.state.chain ?? []);

@@ -14,6 +14,7 @@ import {
 } from '@temporalio/workflow';
 import { hasPatch } from './patches';
 import { arrival } from './arrivals';
+import { receivePolicyUpdates } from './authority/policy';
 import { receiveDecisions, receiveSteering } from './wiring';
 import { BatonError, toApplicationFailure, UnexpectedWorkflowError } from '../src/common/errors';
 import { validateRunInput } from '../src/common/input';
@@ -96,6 +97,7 @@ export async function handoffRun(startInput: HandoffRunInput): Promise<HandoffRu
   const carried = carriedChain(() => validateRunInput(rawInput, { sizes: bounded }).resume);
   const desk = new ApprovalDesk(notifyingEffects(effects, () => chain?.state), { bounded, signatures, inboxBounds, authority, carried, clock: policyClock(notifyingPorts(effects, () => chain?.state)), questions: requestInfo });
   receiveDecisions(desk);
+  receivePolicyUpdates({ chain: () => chain, effects });
   setHandler(chainQuery, () => chain?.state.chain ?? []);
   setHandler(pendingApprovalsQuery, () => desk.pendingInTree());
   setHandler(statusQuery, () => ({

@@ -18,3 +18,4 @@ export { evalRun } from './eval/evalRun';
 export { evalCase } from './eval/evalCase';
 export { experiment } from './experiment';
 export { auditArchiver } from './auditArchiver';
+export { teamRegistry } from './teamRegistry';

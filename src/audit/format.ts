@@ -161,6 +161,8 @@ export function describeEvent(e: AuditEvent, over: boolean): [string, string] | 
       return ['overrides', `applied: ${clip(JSON.stringify({ options: e.options, models: e.models }), ERROR_WIDTH)}`];
     case 'overrides_refused':
       return ['overrides', `refused: ${clip(e.problems.join('; '), ERROR_WIDTH)}`];
+    case 'policy_updated':
+      return ['policy', `${e.from} → ${e.to} applied by ${e.appliedBy}: ${clip(e.tightened.join('; '), ERROR_WIDTH)}`];
     case 'cancelled':
     case 'timed_out':
     case 'continued_as_new':

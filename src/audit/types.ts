@@ -204,6 +204,8 @@ export type AuditEvent = { at: string; runId: string; eventId: number } & (
   | ({ kind: 'routing_decided' } & Omit<RoutingDecision, 'type'>)
   | { kind: 'overrides_applied'; options?: Record<string, unknown>; models?: Record<string, unknown> }
   | { kind: 'overrides_refused'; problems: string[] }
+  /** A newer team's approval policies applied to the running chain (`tightenPolicy`), by whom, and what they tightened. */
+  | { kind: 'policy_updated'; from: string; to: string; tightened: string[]; appliedBy: string; reason?: string }
   | ControlAuditEvent
 );
 

@@ -1,3 +1,4 @@
+import { runningDiff } from './teamPolicy';
 import { Baton } from '../client/baton';
 import { chainRedaction } from '../client/sensitive';
 import { redactDecisionRecord } from '../common/sensitive';
@@ -14,19 +15,21 @@ export { argumentsOption } from './edits';
 
 /** `baton pending`: every handoff and tool call waiting for approval, across chains. */
 export const pendingCommand: Command = {
-  synopsis: 'baton pending [--as <approver>] [--tenant <id>] [--json]',
+  synopsis: 'baton pending [--as <approver>] [--tenant <id>] [--team <module>] [--json]',
   summary: 'handoffs and tool calls waiting for approval, across chains',
   help: `Options:
   --as <approver> show the real values of sensitive tool arguments in the calls this approver may
                   decide (the policy names them, or names no approvers); "[redacted]" otherwise
   --tenant <id>   only the chains of this tenant (BatonTenant)
+  --team <module> also list the running chains whose approval policy is looser than this team's
+                  (baton team apply-policy applies it to them)
   --json          print the list as JSON (each with its approvalId; a tool call's arguments as an object)
 
 Lists running chains whose handoffs or tool calls wait for a decision, oldest first, with how long
 each has waited: chain, approval id, what waits. A tool call shows with its arguments (agent → tool
 name {arguments}), those its tool declares sensitive as "[redacted]".`,
   async run(argv, { out }) {
-    const { values, positionals } = parse(argv, { json: { type: 'boolean', default: false }, as: { type: 'string' }, ...TENANT_FLAG });
+    const { values, positionals } = parse(argv, { json: { type: 'boolean', default: false }, as: { type: 'string' }, team: { type: 'string' }, ...TENANT_FLAG });
     if (positionals.length > 0) throw new UsageError(`unexpected argument "${positionals[0]}"`);
     if (values.as !== undefined && values.as.trim() === '') throw new UsageError('--as must name an approver');
     const baton = await batonClient();
@@ -35,6 +38,7 @@ name {arguments}), those its tool declares sensitive as "[redacted]".`,
     if (values.json) out(JSON.stringify(waiting, null, 2));
     else if (waiting.length === 0) out('no handoff or tool call is waiting for approval');
     else for (const p of waiting) out(formatPending(p));
+    if (values.team !== undefined && !values.json) await runningDiff(values.team, baton.taskQueue, false, out);
     return 0;
   },
 };

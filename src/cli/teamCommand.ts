@@ -7,10 +7,11 @@ import { parse, UsageError } from './args';
 import { connect, temporalAddress } from './connect';
 import type { Command } from './context';
 import { loadTeamModule } from './team';
+import { applyPolicyCommand, runningDiff } from './teamPolicy';
 
 /** `baton team <module>` and `baton team diff <a> <b>`: a team's version, and what changed between two. */
 export const teamCommand: Command = {
-  synopsis: 'baton team <module> [--json]\nbaton team diff <a> <b> [--json]',
+  synopsis: 'baton team <module> [--json]\nbaton team diff <a> <b> [--json]\nbaton team diff --running <module> [--task-queue <q>] [--json]\nbaton team apply-policy <module> --by <name> [--reason <text>] [--task-queue <q>] [--json]',
   summary: "a team module's version; what changed between two versions of a team",
   help: `baton team <module>        the team's version id (name@label, or name@<hash> without a label), its
                            hash, and each agent's model and tools
@@ -19,13 +20,29 @@ baton team diff <a> <b>    what changed from <a> to <b>: agents added or removed
                            handoffs and policies. Each of <a> and <b> is a team module, a JSON
                            snapshot (baton team <module> --json), or a workflow id: the team that
                            chain runs on, read from its history.
+baton team diff --running <module>
+                           the chains and conversations running on the task queue (--task-queue, default
+                           baton) under a looser approval policy than the team's, and what each lacks
+baton team apply-policy <module> --by <name>
+                           apply the team's approval policies (handoffs, tool calls, signatures) to every
+                           running chain and conversation on the queue under a looser one (the
+                           tightenPolicy update, recorded with --by and --reason); each chain refuses
+                           what would loosen it. Exit 1 when any refused or could not be reached.
   --json                   print JSON
 
 A worker refuses a chain's steps that need what its team lacks (TeamMismatchError); compare the
 chain's team with yours: baton team diff <workflowId> ./team.ts. A team with MCP servers: the tools
 its servers list join the version when a worker connects, so here the version leaves them out.`,
   async run(argv, { out }) {
-    const { values, positionals } = parse(argv, { json: { type: 'boolean', default: false } });
+    const { values, positionals } = parse(argv, { json: { type: 'boolean', default: false }, running: { type: 'boolean', default: false }, 'task-queue': { type: 'string' }, by: { type: 'string' }, reason: { type: 'string' } });
+    if (positionals[0] === 'apply-policy') {
+      if (positionals.length !== 2) throw new UsageError('baton team apply-policy takes exactly <module>');
+      return applyPolicyCommand(positionals[1]!, { by: values.by, reason: values.reason, taskQueue: values['task-queue'], json: values.json }, out);
+    }
+    if (positionals[0] === 'diff' && values.running) {
+      if (positionals.length !== 2) throw new UsageError('baton team diff --running takes exactly <module>');
+      return runningDiff(positionals[1]!, values['task-queue'], values.json, out);
+    }
     if (positionals[0] === 'diff') {
       if (positionals.length !== 3) throw new UsageError('baton team diff takes exactly <a> and <b>');
       const [a, b] = await Promise.all([teamOf(positionals[1]!), teamOf(positionals[2]!)]);

@@ -18,6 +18,8 @@ import { BatonStatus, type ApprovalRecord, type RunContext, type RunOptions, typ
 import { streamsFromEnv } from '../streams/env';
 import type { StreamTransport } from '../streams/types';
 import { Conversation, type ConversationStartOptions, migrateConversation } from './conversation';
+import { applyTeamPolicy, type ApplyPolicyOptions, type PolicyApplied } from './policy';
+import type { TeamSpec } from '../common/team';
 import { type ConversationReplayed, type ConversationReplayOptions, replayConversation } from './conversationReplay';
 import type { ConversationMigration } from '../common/stranded';
 import { decideApproval } from './decide';
@@ -251,6 +253,15 @@ export class Baton {
    */
   replayConversation(workflowId: string, options: ConversationReplayOptions = {}): Promise<ConversationReplayed> {
     return replayConversation(this.client, workflowId, options);
+  }
+
+  /**
+   * Apply `team`'s approval policies to every chain and conversation running on this task queue
+   * under a looser one (`tightenPolicy`); each chain refuses what would loosen it. See also `policyStandings`.
+   * @example const applied = await baton.applyPolicy(team.spec(), { appliedBy: 'ops:alice' })
+   */
+  applyPolicy(team: TeamSpec, options: Omit<ApplyPolicyOptions, 'taskQueue'>): Promise<PolicyApplied[]> {
+    return applyTeamPolicy(this.client, team, { ...options, taskQueue: this.taskQueue });
   }
 
   /**

@@ -7,6 +7,7 @@
 import { reduce, startChain, type ChainEvent } from '../../workflows/chain/state';
 import { activityName, brokenStep, lostWorkerRestarts, recordedApprovalEvent, recordedHandoff, withLocalActivities } from '../audit/history';
 import type { ApprovalRecord, PendingApproval } from '../common/approvals';
+import type { TeamPolicy } from '../common/authority/policyUpdate';
 import { UserError } from '../common/errors';
 import { ActivityType } from '../common/messages';
 import type { CallModelInput, ModelResponse, SummarizeResult } from '../common/model';
@@ -188,6 +189,7 @@ function approvalEvent({ type, ...fields }: { type: string } & Record<string, un
   if (type === 'approval_requested') return { type, pending: fields as unknown as PendingApproval };
   if (type === 'approval_decided') return { type, record: fields as unknown as ApprovalRecord };
   if (type === 'overrides_applied') return { type: 'overridden', overrides: fields as RunOverrides };
+  if (type === 'policy_updated') return { type: 'policy_updated', policy: fields.policy as TeamPolicy };
   // A routing strategy's place (the round robin's) goes on from where the run left it.
   if (type === 'routing_decided' && typeof fields.specialistType === 'string') return { type: 'routed', kind: routingKind(fields.specialistType) };
   if (type === 'control') {

@@ -5,7 +5,7 @@
  */
 import type { ApplicationFailure } from '@temporalio/common';
 import { QuestionRefusedError } from './approvalQuestions';
-import { GatedEntryError, LooseningRefusedError } from './authority/errors';
+import { GatedEntryError, LooseningRefusedError, PolicyLoosenedError } from './authority/errors';
 import { BudgetExceededError, MaxHandoffsExceededError, MaxTurnsExceededError } from './budgetErrors';
 import { PriceUnknownError, SpendLimitExceededError } from './economics/errors';
 import {
@@ -66,6 +66,7 @@ const CLASSES = [
   SpendLimitExceededError,
   GatedEntryError,
   LooseningRefusedError,
+  PolicyLoosenedError,
 ];
 const byType = new Map<string, (typeof CLASSES)[number]>(CLASSES.map((c) => [c.name, c]));
 

@@ -13,6 +13,7 @@ import type { ConversationReply, ConversationResult, ConversationView, MessageLo
 import type { SteerInput, SteerReceipt } from './live';
 import type { ExperimentState, StopExperiment } from './experiment';
 import type { ConversationMigration } from './stranded';
+import type { ChainPolicy, PolicyUpdateInput, PolicyUpdateResult } from './authority/policyUpdate';
 
 /** The task queue baton's workers poll unless told otherwise. */
 export const DEFAULT_TASK_QUEUE = 'baton';
@@ -70,6 +71,15 @@ export const decideHandoffUpdate = defineUpdate<ApprovalRecord, [HandoffDecision
 export const askHandoffQuestionUpdate = defineUpdate<ApprovalQuestion, [AskQuestionInput]>('askHandoffQuestion');
 /** Update: answer the open question about a waiting approval; the approval waits on with the answer attached. */
 export const answerHandoffQuestionUpdate = defineUpdate<ApprovalQuestion, [AnswerQuestionInput]>('answerHandoffQuestion');
+
+/**
+ * Update: apply a team's approval policies (handoffs, tool calls, signature requirements) to a running
+ * chain or conversation, from its next step on; calls already waiting keep theirs. Refused
+ * (`PolicyLoosenedError`, `InvalidRunInputError`) when it would loosen anything (docs/authority.md).
+ */
+export const tightenPolicyUpdate = defineUpdate<PolicyUpdateResult, [PolicyUpdateInput]>('tightenPolicy');
+/** Query: the approval policies a chain or conversation runs under now (its team's and its run's own rules). */
+export const policyQuery = defineQuery<ChainPolicy>('policy');
 
 /**
  * Signal: change options or models of a running chain from its next step on (`baton.override`).

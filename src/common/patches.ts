@@ -181,10 +181,22 @@ export const Patches = {
    * reply, as a message sent again waits for its first sending's, instead of interrupting again.
    */
   MERGED_MESSAGE_KEYS: 'baton-merged-message-keys',
+  /**
+   * Decided when a chain or conversation first takes a policy update (`tightenPolicy`; after the
+   * baseline, so not covered by it): a newer team's approval policies apply from its next step on,
+   * only ever tighter, and the update is on the record as `policy_updated` (docs/authority.md).
+   */
+  POLICY_UPDATES: 'baton-policy-updates',
+  /**
+   * Decided when a worker first refuses a new chain's team snapshot because its team is older than
+   * the newest registered on its task queue: the snapshot is asked again of the queue (a remote
+   * activity, not dispatched eagerly), so a worker of the newest team takes it (docs/chains.md).
+   */
+  STALE_WORKERS: 'baton-stale-workers',
 } as const;
 
 /** Patches added after {@link Patches.BASELINE_2026_11}: a run decides each by its own marker. */
-const AFTER_BASELINE_2026_11: readonly string[] = [Patches.BASELINE_2026_11, Patches.STRANDED_TURNS, Patches.SHARED_ECONOMICS_ACTIVITIES, Patches.INBOX_BOUNDS, Patches.SPECIALIST_TEAM_TIMEOUT, Patches.AUTHORITY, Patches.STRANDED_DELEGATIONS, Patches.REPORT_PULL, Patches.APPROVAL_NOTIFICATIONS, Patches.APPROVAL_POLICIES, Patches.APPROVAL_SEARCH_ATTRIBUTES, Patches.TENANTS, Patches.APPROVAL_QUORUM, Patches.APPROVAL_QUESTIONS, Patches.MERGED_MESSAGE_KEYS];
+const AFTER_BASELINE_2026_11: readonly string[] = [Patches.BASELINE_2026_11, Patches.STRANDED_TURNS, Patches.SHARED_ECONOMICS_ACTIVITIES, Patches.INBOX_BOUNDS, Patches.SPECIALIST_TEAM_TIMEOUT, Patches.AUTHORITY, Patches.STRANDED_DELEGATIONS, Patches.REPORT_PULL, Patches.APPROVAL_NOTIFICATIONS, Patches.APPROVAL_POLICIES, Patches.APPROVAL_SEARCH_ATTRIBUTES, Patches.TENANTS, Patches.APPROVAL_QUORUM, Patches.APPROVAL_QUESTIONS, Patches.MERGED_MESSAGE_KEYS, Patches.POLICY_UPDATES, Patches.STALE_WORKERS];
 
 /** The patches {@link Patches.BASELINE_2026_11} stands for. */
 export const BASELINE_2026_11_COVERS: readonly string[] = Object.values(Patches).filter((id) => !AFTER_BASELINE_2026_11.includes(id));

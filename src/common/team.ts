@@ -93,6 +93,11 @@ export interface TeamSpec {
   /** Where chains may be entered; absent: at every agent that is not gated, gated ones waiting for their approval. */
   entry?: EntryRules;
   /**
+   * The team version whose approval policy the chain runs under, when a policy update
+   * (`tightenPolicy`) brought a newer team's policy to it; absent: its own version's. Not part of the version.
+   */
+  policyVersion?: string;
+  /**
    * Whether the worker that took the snapshot found the `BatonTeam` search attribute in its
    * namespace, so the run may write it. Not part of the version.
    */

@@ -156,10 +156,11 @@ export const teamSpecCheck: Check<TeamSpec> = shapeOf<TeamSpec>()(
     runApproverKeys: boolean,
     operatorKeys: approverKeysCheck,
     entry: (v) => entryRulesProblems(v),
+    policyVersion: nonEmptyString,
     payloadLimit: integer(1, Number.MAX_SAFE_INTEGER),
     economics: economicsSpecCheck,
     remotes: recordOf(remoteAgentSpecCheck),
     notifications: notificationsSpecCheck,
   },
-  ['approvalPolicy', 'rejectionReasons', 'sharedState', 'version', 'teamAttribute', 'approvalAttributes', 'approverKeys', 'runApproverKeys', 'operatorKeys', 'entry', 'payloadLimit', 'economics', 'remotes', 'notifications'],
+  ['approvalPolicy', 'rejectionReasons', 'sharedState', 'version', 'teamAttribute', 'approvalAttributes', 'approverKeys', 'runApproverKeys', 'operatorKeys', 'entry', 'policyVersion', 'payloadLimit', 'economics', 'remotes', 'notifications'],
 );

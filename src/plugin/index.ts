@@ -7,6 +7,7 @@ import type { ClientInterceptors, ClientOptions, ConnectionOptions, WorkflowClie
 import type { DataConverter } from '@temporalio/common';
 import { SimplePlugin, type SimplePluginOptions } from '@temporalio/plugin';
 import type { BundleOptions, NativeConnectionOptions, ReplayWorkerOptions, Worker, WorkerOptions } from '@temporalio/worker';
+import { registerTeam, type TeamRegistryMode } from './teamRegistry';
 import { createActivities } from '../../activities';
 import type { BatonHooks } from '../agents/hooks';
 import type { Team } from '../agents/team';
@@ -62,6 +63,13 @@ export interface BatonPluginOptions extends WorkerTelemetryOptions {
   deploymentLabel?: string;
   /** Prices by model for the worker's chains, over the team's (see `createWorker`'s `prices` and docs/economics.md). */
   prices?: PriceTable;
+  /**
+   * The worker registers its team version on its task queue, and while a newer version of its team
+   * is registered there it starts no new chains (docs/chains.md). `'promote'` registers its version
+   * as the newest (a deliberate rollback); `false` keeps it out of the registry (it then starts chains
+   * whatever is registered). @default "register"
+   */
+  teamRegistry?: TeamRegistryMode;
 }
 
 /** The activity names baton registers; an application activity of one of these names is refused. */
@@ -147,6 +155,8 @@ export class BatonPlugin extends AsyncSimplePlugin {
       const own = Object.keys(configured.activities ?? {});
       const clash = activityNames(activities).filter((name) => own.includes(name));
       if (clash.length > 0) throw new UserError(`the worker's activities ${clash.map((n) => `"${n}"`).join(', ')} have the names of baton's activities; rename yours (a worker runs one activity per name)`);
+      const mode = this.baton.teamRegistry ?? 'register';
+      if (client && mode !== false) await registerTeam(client(), options.taskQueue, this.baton.team.spec({ mcpTools: mcp?.specs }).version!, mode);
       if (this.telemetry.registry) {
         const version = this.baton.team.spec({ mcpTools: mcp?.specs }).version!;
         const deployment = this.baton.deploymentLabel ?? deploymentLabel(options);

@@ -9,10 +9,11 @@ import path from 'node:path';
 import type { BundleOptions } from '@temporalio/worker';
 import { WorkflowType } from '../common/messages';
 import { EconomicsWorkflow } from '../common/economics/messages';
+import { TEAM_REGISTRY_WORKFLOW } from '../common/teamRegistry';
 import { WORKFLOWS_PATH } from '../worker/bundle';
 
 /** The workflow types baton's module exports, by the names Temporal knows them. */
-export const BATON_WORKFLOW_TYPES: readonly string[] = [WorkflowType.HANDOFF_RUN, WorkflowType.CONVERSATION, EconomicsWorkflow.SPEND_LEDGER, EconomicsWorkflow.CIRCUIT_BREAKER];
+export const BATON_WORKFLOW_TYPES: readonly string[] = [WorkflowType.HANDOFF_RUN, WorkflowType.CONVERSATION, EconomicsWorkflow.SPEND_LEDGER, EconomicsWorkflow.CIRCUIT_BREAKER, TEAM_REGISTRY_WORKFLOW];
 
 /** Where the combined modules are written: they name absolute paths, so any directory does. */
 const DIRECTORY = path.join(os.tmpdir(), 'baton-workflows');

@@ -13,7 +13,7 @@ import { connectionFailure, TemporalConnectionError, temporalConfig, type Tempor
 import { BATON_SEARCH_ATTRIBUTES, DEFAULT_TASK_QUEUE } from '../common/messages';
 import type { ModelProviders } from '../models/provider';
 import type { McpWorkerOptions } from '../mcp/tools';
-import { BatonPlugin } from '../plugin';
+import { BatonPlugin, type BatonPluginOptions } from '../plugin';
 import type { WorkerTelemetryOptions } from './telemetry';
 import { codecOptionsFromEnv, type PayloadCodecOptions } from '../payloads/keys';
 import { deploymentFromEnv, workerDeploymentOptions, type WorkerDeployment } from './deployment';
@@ -82,6 +82,8 @@ export interface CreateWorkerOptions extends WorkerTelemetryOptions {
    * @example prices: { 'gpt-4o-mini': { input: 0.15, cachedInput: 0.075, output: 0.6 } }
    */
   prices?: PriceTable;
+  /** Whether the worker registers its team on its task queue, and starts no new chains while a newer one is registered (see `BatonPluginOptions.teamRegistry`). @default "register" */
+  teamRegistry?: BatonPluginOptions['teamRegistry'];
   /**
    * Where model calls publish their text as it forms (see docs/streaming.md): `inProcessStreams()`
    * for callers in this process, `new RedisStreams({url})` for callers elsewhere; `false` publishes none.
@@ -116,6 +118,7 @@ export async function createWorker(options: CreateWorkerOptions): Promise<Worker
     workflowInterceptorModules: options.workflowInterceptorModules,
     streams: options.streams,
     ...(options.prices ? { prices: options.prices } : {}),
+    ...(options.teamRegistry !== undefined ? { teamRegistry: options.teamRegistry } : {}),
     // Your own data converter, as it is; else baton's codecs.
     codec: options.worker?.dataConverter ? false : { ...(options.codec ?? codecOptionsFromEnv()), ...(options.compress ? { compress: true } : {}) },
   });

@@ -13,6 +13,7 @@ import { archiveInvariants } from './operations/archive';
 import { brokerInvariants } from './operations/broker';
 import { remoteInvariants } from './operations/remote';
 import { eventInvariants } from './operations/events';
+import { policyInvariants } from './operations/policy';
 import { broken, clip, type Harness, type Invariant } from './harness';
 import { rootOf } from './model';
 import { APPROVED_TOOLS, type EffectTool } from './team';
@@ -135,6 +136,7 @@ export const INVARIANTS: Invariant[] = [
   ...brokerInvariants,
   ...eventInvariants,
   ...endedMessageInvariants,
+  ...policyInvariants,
 ];
 
 /** Check the invariants of `when` (the step ones at the end too). */

@@ -6,6 +6,7 @@
  * Pure: no Temporal API, no I/O.
  */
 import type { ControlEvent } from '../../src/common/controls';
+import { runRulesUnder, type TeamPolicy, withPolicy } from '../../src/common/authority/policyUpdate';
 import { AgentNotFoundError } from '../../src/common/errors';
 import type { ChatMessage, ModelResponse } from '../../src/common/model';
 import { resolveRunOptions, type ResolvedRunOptions } from '../../src/common/options';
@@ -43,6 +44,8 @@ export type ChainEvent =
   /** An approval asked for, decided, moved on by its policy, or voted on (approvalState.ts). */
   | ApprovalEvent
   | { type: 'overridden'; overrides: RunOverrides }
+  /** A policy update brought a team's approval policies to the chain (only ever tighter: `tightenPolicy`). */
+  | { type: 'policy_updated'; policy: TeamPolicy }
   /** A control acted (a loop, a breaker, a guardrail, a budget), at workflow time `at` (ms). */
   | { type: 'control'; event: ControlEvent; at: number }
   /** Steering messages sent to the running chain join the current agent's conversation as user messages. */
@@ -151,6 +154,8 @@ function reduceChain(s: ChainState, event: ChainEvent): ChainState {
       return reduceApproval(s, event);
     case 'overridden':
       return applyOverrides(s, event.overrides);
+    case 'policy_updated':
+      return { ...s, team: withPolicy(s.team, event.policy), options: { ...s.options, approvals: runRulesUnder(s.team, s.options.approvals, event.policy) } };
     case 'control':
       return s.controls ? { ...s, controls: reduceControl(s.controls, event.event, event.at) } : s;
     case 'steered':

@@ -65,7 +65,12 @@ export function matchingTeam(effects: ChainEffects, source: TeamSource): ChainEf
   return Object.assign(Object.create(effects) as ChainEffects, {
     loadTeam(local?: boolean) {
       const parent = source.parentTeam?.();
-      return untilMatched((refused) => effects.loadTeam(local, parent ? { version: parent.id, hash: parent.hash, ...(refused > 0 ? { refused } : {}) } : undefined));
+      return untilMatched((refused) => {
+        if (parent) return effects.loadTeam(local, { version: parent.id, hash: parent.hash, ...(refused > 0 ? { refused } : {}) });
+        // A worker whose team is older than the newest registered refused the new chain: the snapshot is asked of the queue, not of it (locally or eagerly).
+        const away = refused > 0 && hasPatch(Patches.STALE_WORKERS);
+        return effects.loadTeam(away ? false : local, away ? { version: '', refused } : undefined);
+      });
     },
     callModel: (input, options, local) => untilMatched((n) => effects.callModel(withNeed(input, (t) => modelNeed(t, input.agentId, input.model.provider), n), options, local)),
     summarize: (input, options) => untilMatched((n) => effects.summarize(withNeed(input, (t) => needOf(t, [], input.model.provider), n), options)),

@@ -31,3 +31,14 @@ export class LooseningRefusedError extends UserError<{ problems: string[] }> {
     super(`Options refused, they would loosen what protects the chain: ${problems.join('; ')}`, { problems });
   }
 }
+
+/**
+ * A policy update (`tightenPolicy`) that would loosen what a running chain needs: each problem names
+ * the handoff or tool call that would need less approval, and what is allowed. Nothing of it applied.
+ */
+export class PolicyLoosenedError extends UserError<{ problems: string[] }> {
+  declare readonly problems: string[];
+  constructor(problems: string[]) {
+    super(`Policy update refused, it would loosen what the chain needs: ${problems.join('; ')}`, { problems });
+  }
+}

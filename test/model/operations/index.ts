@@ -17,6 +17,7 @@ import { httpOperations } from './http';
 import { inboxOperations } from './inbox';
 import { migrateOperations } from './migrate';
 import { notificationOperations } from './notifications';
+import { policyOperations } from './policy';
 import { protocolOperations } from './protocols';
 import { quorumOperations } from './quorum';
 import { questionOperations } from './questions';
@@ -48,6 +49,7 @@ export const OPERATIONS: AnyOperation[] = [
   ...tenantOperations,
   ...quorumOperations,
   ...questionOperations,
+  ...policyOperations,
 ];
 
 const byName = new Map(OPERATIONS.map((op) => [op.name, op]));
