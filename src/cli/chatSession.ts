@@ -186,7 +186,7 @@ export class ChatSession {
     this.text.end();
     for (const h of reply.handoffs) this.say(formatHandoff(h));
     if (!streamed && this.textNote && typeof reply.output === 'string' && reply.output !== '') {
-      this.say(this.textNote);
+      this.say(this.textNote, this.ctx.err);
       this.textNote = undefined;
     }
     if (!streamed) this.say(`${reply.agent}: ${shown(reply.output)}`);
@@ -266,8 +266,7 @@ export class ChatSession {
   }
 
   /** A line above the prompt, which is drawn again below it with what was typed so far. */
-  private say(text: string): void {
-    const out: Print = this.ctx.out;
+  private say(text: string, out: Print = this.ctx.out): void {
     this.text.end();
     if (this.rl && process.stdout.isTTY) {
       readline.clearLine(process.stdout, 0);
