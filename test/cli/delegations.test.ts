@@ -86,6 +86,9 @@ describe('baton chat while an agent delegates', () => {
     expect(await p.exited).toBe(0);
     const output = p.output.stdout;
     expect(output).toMatch(/⇢ lead delegates to physics: Explain superposition[\s\S]*⇠ physics answered lead[\s\S]*lead: Physics says/);
+    // While physics works, the prompt says who the lead waits for and for how long.
+    const waits = [...output.matchAll(/\(lead waits for physics… (\d+\.\d) s\) lead> /g)].map((m) => Number(m[1]));
+    expect(Math.max(...waits)).toBeGreaterThanOrEqual((SPECIALIST_DELAY_MS - 600) / 1000);
     expect(output.match(NOTE)).toHaveLength(1);
   }, 180_000);
 });
