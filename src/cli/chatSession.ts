@@ -12,6 +12,7 @@ import type { ConversationReply } from '../common/conversation';
 import { displayText } from '../common/display';
 import { type Cost, formatCost } from '../common/economics/prices';
 import { type CommandContext, ExitCode } from './context';
+import { InFlight } from './inFlight';
 import { LiveText } from './liveText';
 import { formatDecision, formatDelegation, formatHandoff, formatWaiting, type Print } from './print';
 import { cliSigner } from './signing';
@@ -36,6 +37,9 @@ export class ChatSession {
   private readonly text = new LiveText((t) => process.stdout.write(t), '');
   /** The conversation's events, read while the chat lasts for the delegations they show. */
   private events?: AsyncGenerator<RunEvent>;
+  /** The delegations under way, shown before the prompt with their time on a terminal ("(lead waits for physics… 8.2 s) lead> "). */
+  private readonly delegations = new InFlight();
+  private ticking?: NodeJS.Timeout;
   /**
    * Said once when a reply arrives whole that no text came for as it formed: why, and how to have
    * it (see `unstreamedNote`).
@@ -90,6 +94,8 @@ export class ChatSession {
     void this.events?.return(undefined).catch(() => undefined);
     if (this.watching) clearInterval(this.watching);
     this.watching = undefined;
+    if (this.ticking) clearInterval(this.ticking);
+    this.ticking = undefined;
     this.rl?.removeAllListeners('close');
     this.rl?.close();
   }
@@ -186,7 +192,7 @@ export class ChatSession {
     this.text.end();
     for (const h of reply.handoffs) this.say(formatHandoff(h));
     if (!streamed && this.textNote && typeof reply.output === 'string' && reply.output !== '') {
-      this.say(this.textNote);
+      this.say(this.textNote, this.ctx.err);
       this.textNote = undefined;
     }
     if (!streamed) this.say(`${reply.agent}: ${shown(reply.output)}`);
@@ -234,9 +240,14 @@ export class ChatSession {
     this.events = events;
     void (async () => {
       for await (const e of events) {
-        if ((e.kind === 'delegation_started' || e.kind === 'delegation_ended') && Date.parse(e.at) >= since) this.say(formatDelegation(e));
+        if ((e.kind === 'delegation_started' || e.kind === 'delegation_ended') && Date.parse(e.at) >= since) {
+          this.delegations.apply(e);
+          this.say(formatDelegation(e));
+        }
       }
     })().catch(() => undefined);
+    // The prompt is the chat's live line: while a specialist works, it says who and for how long.
+    if (process.stdout.isTTY) this.ticking = setInterval(() => !this.text.open && this.delegations.describe(Date.now()) && this.prompt(), 250).unref();
   }
 
   /** While a message is answered, show approvals as they start waiting (the conversation query, twice a second). */
@@ -261,20 +272,20 @@ export class ChatSession {
   }
 
   private prompt(): void {
-    this.rl?.setPrompt(`${this.agent}> `);
+    const waiting = this.delegations.describe(Date.now());
+    this.rl?.setPrompt(`${waiting ? `(${waiting}) ` : ''}${this.agent}> `);
     this.rl?.prompt(true);
   }
 
   /** A line above the prompt, which is drawn again below it with what was typed so far. */
-  private say(text: string): void {
-    const out: Print = this.ctx.out;
+  private say(text: string, out: Print = this.ctx.out): void {
     this.text.end();
     if (this.rl && process.stdout.isTTY) {
       readline.clearLine(process.stdout, 0);
       readline.cursorTo(process.stdout, 0);
     }
     out(text);
-    if (this.rl && process.stdout.isTTY) this.rl.prompt(true);
+    if (this.rl && process.stdout.isTTY) this.prompt();
   }
 }
 

@@ -27,11 +27,13 @@ export interface FollowOptions {
    */
   write?: (text: string) => void;
   /**
-   * Said once, with `write`, when an answer arrives whole that no text came for as it formed: why
+   * Said once, through `note`, when an answer arrives whole that no text came for as it formed: why
    * the text did not stream and how to have it (the worker is another process and no shared broker
    * carries it).
    */
   textNote?: string;
+  /** Where `textNote` goes (stderr: it is about the command, not the chain). @default `print` */
+  note?: Print;
 }
 
 /**
@@ -94,7 +96,7 @@ async function showProgress(run: BatonRun, print: Print, doing: InFlight, option
         continue;
       }
       if (options.textNote && !textSeen && answeredWhole(e)) {
-        print(options.textNote);
+        (options.note ?? print)(options.textNote);
         textSeen = true;
       }
       doing.apply(e);

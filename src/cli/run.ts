@@ -95,7 +95,7 @@ async function run(argv: string[], ctx: CommandContext): Promise<number> {
         live,
         write: (text) => terminal.write(text),
         onPending: approvalPrompter(baton, progress, { terminal }),
-        ...(mod ? {} : { textNote: unstreamedNote() }),
+        ...(mod ? {} : { textNote: unstreamedNote(), note: warn }),
       });
     } finally {
       stopCheck?.();

@@ -14,7 +14,8 @@ export const teamCommand: Command = {
   synopsis: 'baton team <module> [--json]\nbaton team diff <a> <b> [--json]\nbaton team diff --running <module> [--task-queue <q>] [--json]\nbaton team apply-policy <module> --by <name> [--reason <text>] [--task-queue <q>] [--json]',
   summary: "a team module's version; what changed between two versions of a team",
   help: `baton team <module>        the team's version id (name@label, or name@<hash> without a label), its
-                           hash, and each agent's model and tools
+                           hash, and each agent's model, tools, handoffs and delegation targets
+                           (capability routing adds "by capability" and the agents with a profile)
 baton team diff <a> <b>    what changed from <a> to <b>: agents added or removed, instructions and
                            models changed, tools added, removed, renamed or with changed parameters,
                            handoffs and policies. Each of <a> and <b> is a team module, a JSON
@@ -65,7 +66,13 @@ function describe(spec: TeamSpec): string[] {
   return [
     `${v.id}`,
     `  hash ${v.hash}${v.label ? ` (label ${v.label})` : ''}`,
-    ...Object.values(spec.agents).map((a) => `  ${a.id}: ${a.model.provider}/${a.model.model}; tools ${a.tools.map((t) => t.name).join(', ') || '(none)'}; handoffs ${a.handoffs.join(', ') || '(none)'}; delegates ${a.delegates?.join(', ') || '(none)'}`),
+    ...Object.values(spec.agents).map((a) => {
+      // Capability routing reaches every other agent with a profile, chosen per request.
+      const routed = Object.values(spec.agents).filter((o) => o.id !== a.id && o.profile).map((o) => o.id);
+      const targets = (named: string[], style: 'transfer' | 'delegate') =>
+        [...(named.length > 0 ? [named.join(', ')] : []), ...(a.routing === style ? [`by capability ${routed.join(', ') || '(no other agent has a profile)'}`] : [])].join(' + ') || '(none)';
+      return `  ${a.id}: ${a.model.provider}/${a.model.model}; tools ${a.tools.map((t) => t.name).join(', ') || '(none)'}; handoffs ${targets(a.handoffs, 'transfer')}; delegates ${targets(a.delegates ?? [], 'delegate')}`;
+    }),
   ];
 }
 

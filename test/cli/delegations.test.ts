@@ -12,7 +12,7 @@ import { SPECIALIST_DELAY_MS } from './fixtures/delegating-team';
 const server = useTemporalServer();
 const fixture = 'test/cli/fixtures/delegating-team.ts';
 const env = () => ({ TEMPORAL_ADDRESS: server.env.address, BATON_STREAMS_URL: '' });
-const NOTE = /each answer shows when its model call ends: text streams as it forms through a broker the worker and this command share, and none is set\. Give both BATON_STREAMS_URL=redis:\/\/host:6379, or serve the team in this process with --team\./g;
+const NOTE = /baton: text does not stream: the worker is another process and no broker is shared, so each answer shows when its call ends; give the worker and this command BATON_STREAMS_URL=redis:\/\/host:6379 \(docs\/streaming\.md\), or serve the team here with --team\r?\n/g;
 
 const workers: CliProcess[] = [];
 afterAll(async () => {
@@ -48,6 +48,7 @@ describe('baton run while an agent delegates', () => {
     expect(out.stdout).toMatch(/ {2}lead: model call\n {2}⇢ lead delegates to physics: Explain superposition\n {4}physics: model call\n {2}⇠ physics answered lead\n {2}lead: model call\nanswer from lead:/);
     // In one process the text comes through the in-process transport: nothing to explain.
     expect(out.stdout).not.toMatch(NOTE);
+    expect(out.stderr).not.toMatch(NOTE);
   }, 180_000);
 
   it('with `baton worker` in another process and no shared broker, says once why text does not stream', async () => {
@@ -55,15 +56,21 @@ describe('baton run while an agent delegates', () => {
     await worker(queue);
     const out = await cli(['run', 'lead', 'Ask physics', '--task-queue', queue], env());
     expect(out.code).toBe(0);
-    // Two answers came whole (the specialist's and the lead's); the note is said once, before the first.
-    expect(out.stdout.match(NOTE)).toHaveLength(1);
-    expect(out.stdout.indexOf('each answer shows')).toBeLessThan(out.stdout.indexOf('⇠ physics answered lead'));
+    // Two answers came whole (the specialist's and the lead's); the note is said once, on stderr as one line: stdout keeps the chain's progress and answer.
+    expect(out.stderr.match(NOTE)).toHaveLength(1);
+    expect(out.stdout).not.toContain('text does not stream');
     expect(out.stdout).toContain('answer from lead:\n  Physics says: both at once.');
+    // With --json stdout is the result document alone, and the note still goes to stderr.
+    const json = await cli(['run', 'lead', 'Ask physics', '--task-queue', queue, '--json'], env());
+    expect(json.code).toBe(0);
+    expect(JSON.parse(json.stdout)).toMatchObject({ output: 'Physics says: both at once.' });
+    expect(json.stderr.match(NOTE)).toHaveLength(1);
   }, 180_000);
 
   it('says nothing of the kind when BATON_STREAMS_URL names a broker', () => {
     expect(unstreamedNote({ BATON_STREAMS_URL: 'redis://127.0.0.1:6379' })).toBeUndefined();
     expect(unstreamedNote({ BATON_STREAMS_URL: '  ' })).toMatch(/BATON_STREAMS_URL=redis/);
+    expect(unstreamedNote({})).not.toContain('\n');
   });
 });
 
@@ -79,6 +86,9 @@ describe('baton chat while an agent delegates', () => {
     expect(await p.exited).toBe(0);
     const output = p.output.stdout;
     expect(output).toMatch(/⇢ lead delegates to physics: Explain superposition[\s\S]*⇠ physics answered lead[\s\S]*lead: Physics says/);
+    // While physics works, the prompt says who the lead waits for and for how long.
+    const waits = [...output.matchAll(/\(lead waits for physics… (\d+\.\d) s\) lead> /g)].map((m) => Number(m[1]));
+    expect(Math.max(...waits)).toBeGreaterThanOrEqual((SPECIALIST_DELAY_MS - 600) / 1000);
     expect(output.match(NOTE)).toHaveLength(1);
   }, 180_000);
 });

@@ -53,6 +53,13 @@ describe('help and listings', () => {
     expect(out.stdout).toContain('  writer: scripted/scripted-research; tools (none); handoffs researcher, physics, engineering; delegates (none)\n');
   }, 120_000);
 
+  it('baton team lists the agents capability routing delegates to', async () => {
+    const out = await cli(['team', 'test/cli/fixtures/routing-team.ts'], { TEMPORAL_ADDRESS: '127.0.0.1:1' });
+    expect(out.code).toBe(0);
+    expect(out.stdout).toContain('  desk: scripted/scripted; tools (none); handoffs refunds, shipping; delegates by capability refunds, shipping\n');
+    expect(out.stdout).toContain('  refunds: scripted/scripted; tools (none); handoffs desk, shipping; delegates (none)\n');
+  }, 120_000);
+
   it('offers --args to approve only: a rejection takes no arguments', async () => {
     const [approve, reject] = await Promise.all([cli(['approve', '--help']), cli(['reject', '--help'])]);
     expect(approve.stdout).toContain('--args');

@@ -27,6 +27,8 @@ export const UNVERSIONED_TOUR: Step[] = [
   s('answer_tool', { call: 0, tool: 'refund', amount: 40, twice: true }),
   s('refused_decision', { approval: 0, kind: 'stale_hash' }),
   s('tenant_cross', { root: 0, decide: true, approval: 0 }),
+  s('tenant_cross_mcp', { root: 0, decide: false, approval: 0 }),
+  s('tenant_cross_mcp', { root: 0, decide: true, approval: 0 }),
   s('approve', { approval: 0, signed: true, edit: true, via: 'update' }),
   s('answer_handoff', { call: 0, target: 0, invalid: false }),
   s('refused_decision', { approval: 0, kind: 'not_approver' }),

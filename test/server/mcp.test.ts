@@ -3,10 +3,13 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { describe, expect, it } from 'vitest';
 import { Team } from '../../src';
+import { BatonTenant } from '../../src/common/messages';
+import type { StaticToken } from '../../src/server';
 import { scriptedAgent } from '../helpers/agents';
 import { useTemporalServer } from '../helpers/temporal';
-import { TOKENS, withService } from './service';
-import { refundTeam } from './team';
+import { waitFor } from '../helpers/wait';
+import { STATIC_TOKENS, TOKENS, withService } from './service';
+import { lookupOrder, refundTeam } from './team';
 
 const server = useTemporalServer();
 
@@ -88,5 +91,65 @@ describe('a team as an MCP server', () => {
         await ops.close();
       }
     });
+  });
+
+  it("keeps a tenant's token to its tenant's conversations, waiting approvals and audits, as the HTTP service does", async () => {
+    const T = { acme: 'mcp-acme-ops', globex: 'mcp-globex-ops', acmeAlice: 'mcp-acme-alice' } as const;
+    const tokens: StaticToken[] = [
+      ...STATIC_TOKENS,
+      { token: T.acme, identity: 'acme-ops', roles: ['starter'], tenant: 'acme' },
+      { token: T.globex, identity: 'globex-ops', roles: ['starter'], tenant: 'globex' },
+      { token: T.acmeAlice, identity: 'alice', roles: ['approver'], tenant: 'acme' },
+    ];
+    const team = new Team([
+      scriptedAgent('helper', [{ text: 'Hello.' }, { text: 'Second answer.' }]),
+      scriptedAgent('triage', [{ handoff: { to: 'refunds', message: 'Refund order 42.' } }]),
+      scriptedAgent('refunds', [{ text: 'Refunded order 42.' }], { tools: [lookupOrder], approval: { approvers: ['alice'] } }),
+    ]);
+    await withService(
+      server.env,
+      team,
+      async ({ service, baton }) => {
+        const clients = await Promise.all([T.acme, T.globex, TOKENS.ops, T.acmeAlice, TOKENS.alice].map((t) => mcpClient(service.url, t)));
+        const [acme, globex, plain, acmeAlice, plainAlice] = clients as [Client, Client, Client, Client, Client];
+        const send = async (client: Client, args: Record<string, unknown>) => callTool(client, 'send_message', { agent: 'helper', waitSeconds: 60, ...args });
+        const tenantOf = async (id: string) => (await baton.client.workflow.getHandle(id).describe()).typedSearchAttributes.get(BatonTenant);
+        try {
+          // A new conversation is the caller's tenant's: its id begins with the tenant and BatonTenant names it.
+          const first = (await send(globex, { message: 'Hi' })).structuredContent as { conversationId: string; reply: { output: string; turn: number } };
+          expect(first.conversationId).toMatch(/^globex\//);
+          expect(first.reply).toMatchObject({ output: 'Hello.', turn: 1 });
+          expect(await tenantOf(first.conversationId)).toBe('globex');
+
+          // Another tenant's conversation is not the caller's to reach: an id outside the caller's tenant is refused, and for a
+          // caller without a tenant it answers as a conversation that does not exist; nothing reaches it.
+          const fromAcme = await send(acme, { message: 'Leak it.', conversationId: first.conversationId });
+          expect(fromAcme.isError).toBe(true);
+          expect(fromAcme.content[0]!.text).toBe(`400 Invalid request: "conversationId" must begin "acme/": acme-ops acts for tenant "acme", whose conversations have ids that begin so; got "${first.conversationId}"`);
+          const fromPlain = await send(plain, { message: 'Leak it.', conversationId: first.conversationId });
+          expect(fromPlain.content[0]!.text).toBe(`404 Not found: no conversation ${first.conversationId}`);
+          const second = (await send(globex, { message: 'Again', conversationId: first.conversationId })).structuredContent as { reply: { output: string; turn: number } };
+          expect(second.reply).toMatchObject({ output: 'Second answer.', turn: 2 });
+          // A conversation the caller names in its own tenant starts there.
+          const named = (await send(acme, { message: 'Hi', conversationId: 'acme/mcp-chat-1' })).structuredContent as { conversationId: string };
+          expect(named.conversationId).toBe('acme/mcp-chat-1');
+          expect(await tenantOf(named.conversationId)).toBe('acme');
+
+          // A chain of acme waits for alice: acme's alice finds it, an alice without a tenant does not, and its audit is acme's alone.
+          const chain = (await callTool(acme, 'start_chain', { agent: 'triage', input: 'My order 42 arrived broken.', waitSeconds: 60 })).structuredContent as { workflowId: string; status: string };
+          expect(chain).toMatchObject({ workflowId: expect.stringMatching(/^acme\//), status: 'awaiting_approval' });
+          const waitingFor = async (client: Client) => ((await callTool(client, 'list_waiting', {})).structuredContent as { approvals: { workflowId: string }[] }).approvals.map((a) => a.workflowId);
+          await waitFor(() => waitingFor(acmeAlice), (ids) => ids.includes(chain.workflowId));
+          expect(await waitingFor(plainAlice)).not.toContain(chain.workflowId);
+          for (const client of [globex, plain]) {
+            expect((await callTool(client, 'read_audit', { workflowId: chain.workflowId })).content[0]!.text).toBe(`404 Not found: no chain ${chain.workflowId}`);
+          }
+          expect((await callTool(acme, 'read_audit', { workflowId: chain.workflowId })).isError).toBeFalsy();
+        } finally {
+          await Promise.all(clients.map((c) => c.close()));
+        }
+      },
+      { service: { auth: { tokens } } },
+    );
   });
 });

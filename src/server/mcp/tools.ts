@@ -10,12 +10,14 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { formatTimeline } from '../../audit/format';
 import { redactPending } from '../../client/sensitive';
+import { tenantPrefix } from '../../common/tenant';
 import { mayDecide, Permission, requirePermission, type TokenChecked } from '../auth';
 import type { ServiceContext } from '../context';
 import { decideAs } from '../decisions';
 import { kindOf, mustBeChain } from '../kinds';
 import { HttpProblem, toProblem } from '../problems';
 import { runView, startAs } from '../runs';
+import { mustBeCallersTenant } from '../tenancy';
 import { followForProgress, type Progress } from './progress';
 
 /** How long `start_chain` and `decide` follow the chain when the client does not say. @default 60 seconds */
@@ -58,17 +60,24 @@ export function batonMcpServer(ctx: ServiceContext, caller: TokenChecked, versio
         const first = agent ?? ctx.agents?.[0];
         if (!first) throw invalid('name the agent to start the conversation with ("agent")');
         if (ctx.agents && !ctx.agents.includes(first)) throw invalid(`no agent "${first}": "agent" must be one of ${ctx.agents.join(', ')}`);
-        const kind = conversationId ? await kindOf(ctx, conversationId) : undefined;
-        if (kind !== undefined && kind !== 'conversation') throw invalid(`${conversationId} is a ${kind} workflow, not a conversation; give a new conversation an id of its own or leave conversationId out`);
+        // The caller's tenant's conversations only, as over HTTP: an id outside it is refused, another tenant's answers as none does, before its kind is told.
+        const id = conversationId;
+        if (id !== undefined && identity.tenant !== undefined && !id.startsWith(tenantPrefix(identity.tenant))) {
+          throw invalid(`"conversationId" must begin "${tenantPrefix(identity.tenant)}": ${identity.name} acts for tenant "${identity.tenant}", whose conversations have ids that begin so; got "${id}"`);
+        }
+        if (id !== undefined) await mustBeCallersTenant(ctx, identity, id, 'conversation');
+        const kind = id !== undefined ? await kindOf(ctx, id) : undefined;
+        if (kind !== undefined && kind !== 'conversation') throw invalid(`${id} is a ${kind} workflow, not a conversation; give a new conversation an id of its own or leave conversationId out`);
         await ctx.payloadLimit.check('The message', { message });
-        const chat = ctx.baton.conversation(first, conversationId ? { id: conversationId } : {});
+        // A new conversation is the caller's tenant's: its id begins with the tenant.
+        const chat = ctx.baton.conversation(first, { ...(id !== undefined ? { id } : {}), ...(identity.tenant !== undefined ? { options: { tenant: identity.tenant } } : {}) });
         const reply = chat.send(message);
         const ms = (waitSeconds ?? DEFAULT_WAIT_SECONDS) * 1000;
         const timer = new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), ms).unref());
         const replied = await Promise.race([reply, timer, new Promise<undefined>((resolve) => extra.signal.addEventListener('abort', () => resolve(undefined)))]);
         // A reply still on its way is kept: it is awaited so its failure is not left unhandled.
         if (!replied) reply.catch((err: unknown) => ctx.log('a conversation message sent over MCP failed', err));
-        const waiting = replied ? [] : (await ctx.baton.pending()).filter((p) => p.workflowId === chat.id || p.rootWorkflowId === chat.id);
+        const waiting = replied ? [] : (await ctx.baton.pending({ tenant: identity.tenant ?? null })).filter((p) => p.workflowId === chat.id || p.rootWorkflowId === chat.id);
         return { conversationId: chat.id, ...(replied ? { reply: replied } : { status: 'working', waiting: waiting.map((p) => (mayDecide(identity, p.approvers) ? p : redactPending(p))) }) };
       }),
   );
@@ -79,7 +88,8 @@ export function batonMcpServer(ctx: ServiceContext, caller: TokenChecked, versio
     async () =>
       answer(async () => {
         requirePermission(identity, Permission.READ);
-        const pending = await ctx.baton.pending({ reveal: true });
+        // Whoever it is for, the caller's own tenant's chains only.
+        const pending = await ctx.baton.pending({ reveal: true, tenant: identity.tenant ?? null });
         return { approvals: pending.filter((p) => mayDecide(identity, p.approvers)) };
       }),
   );
@@ -115,6 +125,7 @@ export function batonMcpServer(ctx: ServiceContext, caller: TokenChecked, versio
     async ({ workflowId, format }) => {
       try {
         requirePermission(identity, Permission.READ);
+        await mustBeCallersTenant(ctx, identity, workflowId);
         await mustBeChain(ctx, workflowId);
         const chain = await ctx.baton.audit(workflowId);
         if (format === 'timeline') return { content: [{ type: 'text', text: formatTimeline(chain) }] };

@@ -3,8 +3,12 @@
  * token of a tenant's approver, through the service in process: every read (the run, its audit,
  * its events), every list (inbox, approvals) and every decision must answer as if the chain did not
  * exist (404, or not listed), and a waiting approval must still wait; the same reads with a token
- * without a tenant find the chain. The invariant: no read or decision crosses tenants.
+ * without a tenant find the chain. `tenant_cross_mcp` does the same through the service's MCP
+ * tools (read_audit, list_waiting, send_message to a conversation, decide). The invariant: no read,
+ * message or decision crosses tenants.
  */
+import { Client as McpClient } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import fc from 'fast-check';
 import { createBatonApp, type ServiceApp } from '../../../src/server';
 import { broken, clip, operation, type Harness } from '../harness';
@@ -67,6 +71,50 @@ async function cross(h: Harness, p: { root: number; decide: boolean; approval: n
   await stillWaiting(h, w, 'a decision across tenants');
 }
 
+type ToolAnswer = { isError?: boolean; content: { text?: string }[]; structuredContent?: Record<string, unknown> };
+
+/** `who`'s MCP client on the app in process. */
+async function mcpAs(h: Harness, who: keyof typeof TOKENS): Promise<McpClient> {
+  const fetchAs: typeof fetch = (input, init) => {
+    const request = new Request(input instanceof Request ? input : String(input), init);
+    request.headers.set('authorization', `Bearer ${TOKENS[who]}`);
+    return Promise.resolve(appOf(h).fetch(request));
+  };
+  const client = new McpClient({ name: 'model-tenants', version: '1' });
+  await client.connect(new StreamableHTTPClientTransport(new URL(`${BASE}/mcp`), { fetch: fetchAs }));
+  return client;
+}
+
+async function crossByMcp(h: Harness, p: { root: number; decide: boolean; approval: number }): Promise<void> {
+  const w = p.decide ? waitingFor(h.model, p.approval) : undefined;
+  const open = h.model.roots.filter((r) => r.status === 'open');
+  const root = w?.root ?? open[p.root % Math.max(open.length, 1)];
+  if (!root) return;
+  const [tenant, none] = await Promise.all([mcpAs(h, 'tenant'), mcpAs(h, 'none')]);
+  const call = async (client: McpClient, name: string, args: Record<string, unknown>) => (await client.callTool({ name, arguments: args })) as ToolAnswer;
+  try {
+    if (root.kind === 'chain') {
+      const audit = await call(tenant, 'read_audit', { workflowId: root.id });
+      if (!audit.isError || !audit.content[0]?.text?.startsWith('404 ')) broken(h, CROSS, `MCP read_audit as tenant acme read chain ${root.id} of no tenant: ${clip(audit.content[0]?.text ?? '', 160)}`);
+      const own = await call(none, 'read_audit', { workflowId: root.id });
+      if (own.isError) broken(h, CROSS, `MCP read_audit without a tenant could not read its own chain ${root.id}: ${clip(own.content[0]?.text ?? '', 160)}`);
+    } else {
+      // Refused before anything is sent: nothing reaches the conversation, so the model's own view of it stands.
+      const sent = await call(tenant, 'send_message', { message: 'across tenants', conversationId: root.id, agent: root.agent, waitSeconds: 0 });
+      if (!sent.isError || !/^(400|404) /.test(sent.content[0]?.text ?? '')) broken(h, CROSS, `MCP send_message as tenant acme reached conversation ${root.id} of no tenant: ${clip(sent.content[0]?.text ?? JSON.stringify(sent.structuredContent), 160)}`);
+    }
+    const listed = ((await call(tenant, 'list_waiting', {})).structuredContent as { approvals?: { workflowId: string }[] } | undefined)?.approvals ?? [];
+    const seen = listed.filter((a) => a.workflowId === root.id || a.workflowId.startsWith(`${root.id}/`));
+    if (seen.length > 0) broken(h, CROSS, `MCP list_waiting as tenant acme listed ${seen.length} approval(s) of ${root.id}, which has no tenant`);
+    if (!w) return;
+    const decided = await call(tenant, 'decide', { workflowId: root.id, approvalId: w.p.handoffId, decision: 'approve', comment: 'across tenants', waitSeconds: 0 });
+    if (!decided.isError || !decided.content[0]?.text?.startsWith('404 ')) broken(h, CROSS, `MCP decide as tenant acme decided ${w.p.handoffId} in ${root.id} (no tenant): ${clip(decided.content[0]?.text ?? '', 160)}`);
+    await stillWaiting(h, w, 'an MCP decision across tenants');
+  } finally {
+    await Promise.all([tenant.close(), none.close()]);
+  }
+}
+
 export const tenantOperations = [
   operation({
     name: 'tenant_cross',
@@ -76,5 +124,13 @@ export const tenantOperations = [
     params: fc.record({ root: fc.nat(), decide: fc.boolean(), approval: fc.nat() }),
     applies: (m) => m.roots.some((r) => r.status === 'open' && r.kind === 'chain'),
     run: (h, p) => cross(h, p.decide && waiting(h.model).length > 0 ? p : { ...p, decide: false }),
+  }),
+  operation({
+    name: 'tenant_cross_mcp',
+    group: 'protocols',
+    weight: 2,
+    params: fc.record({ root: fc.nat(), decide: fc.boolean(), approval: fc.nat() }),
+    applies: (m) => m.roots.some((r) => r.status === 'open'),
+    run: (h, p) => crossByMcp(h, p.decide && waiting(h.model).length > 0 ? p : { ...p, decide: false }),
   }),
 ];
