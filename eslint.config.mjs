@@ -3,9 +3,6 @@ import { createTypeScriptImportResolver } from 'eslint-import-resolver-typescrip
 import importX from 'eslint-plugin-import-x';
 import tseslint from 'typescript-eslint';
 
-/** Telemetry that runs in the workflow sandbox (bundled through `workflowInterceptorModules`), held to the workflow rules. */
-const SANDBOX_TELEMETRY = ['src/worker/telemetry/chainFacts.ts', 'src/worker/telemetry/workflowMetrics.ts', 'src/worker/telemetry/workflowTracing.ts'];
-
 /** The eval's modules its workflows import (workflows/eval), held to the workflow rules. */
 const EVAL_WORKFLOW_SAFE = ['src/eval/types.ts', 'src/eval/messages.ts', 'src/eval/summary.ts'];
 
@@ -51,27 +48,6 @@ export default tseslint.config(
               message: 'MCP tools run in the worker: src/mcp imports neither the surfaces nor workflow code.',
             },
             {
-              target: SANDBOX_TELEMETRY.map((f) => `./${f}`),
-              from: [
-                './src/agents',
-                './src/models',
-                './src/payloads',
-                './src/client',
-                './src/audit',
-                './src/devserver',
-                './src/cli',
-                './src/server',
-                './src/mcp',
-                './activities',
-                './src/worker/index.ts',
-                './src/worker/determinism.ts',
-                './src/worker/telemetry/index.ts',
-                './src/worker/telemetry/metrics.ts',
-                './src/worker/telemetry/tracing.ts',
-              ],
-              message: 'This module runs in the workflow sandbox: it imports only src/common and the other sandbox modules.',
-            },
-            {
               target: EVAL_WORKFLOW_SAFE.map((f) => `./${f}`),
               from: ['./src/agents', './src/models', './src/payloads', './src/client', './src/worker', './src/audit', './src/devserver', './src/cli', './src/server', './src/mcp', './activities'],
               message: 'The eval workflows import this module: it imports only src/common and the eval\'s other workflow-safe modules.',
@@ -88,7 +64,7 @@ export default tseslint.config(
     },
   },
   {
-    files: ['workflows/**/*.ts', ...SANDBOX_TELEMETRY, ...EVAL_WORKFLOW_SAFE],
+    files: ['workflows/**/*.ts', ...EVAL_WORKFLOW_SAFE],
     rules: {
       'import-x/no-nodejs-modules': 'error',
       'no-restricted-imports': [
@@ -110,7 +86,7 @@ export default tseslint.config(
   {
     // Workers preload baton's workflow code once and every workflow in the worker shares it
     // (src/worker/bundle.ts): a module variable would be every run's at once.
-    files: ['workflows/**/*.ts', 'src/common/**/*.ts', ...SANDBOX_TELEMETRY, ...EVAL_WORKFLOW_SAFE],
+    files: ['workflows/**/*.ts', 'src/common/**/*.ts', ...EVAL_WORKFLOW_SAFE],
     rules: {
       'no-restricted-syntax': [
         'error',
