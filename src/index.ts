@@ -86,9 +86,9 @@ export { evalCases, DEFAULT_QUERY_LIMIT, type CaseSelection } from './eval/cases
 export { createEvalWorker, type EvalWorkerOptions } from './eval/worker';
 export { appendToDataset, DatasetError, lineFromChain, readDataset, type DatasetLine } from './eval/dataset';
 export { formatCaseLine, formatEvalReport } from './eval/format';
-export { DEFAULT_THRESHOLD, parseThreshold, withThreshold } from './eval/summary';
-export { caseWorkflowId, candidateWorkflowId, EvalWorkflowType, evalProgressQuery, evalTaskQueue, MAX_EVAL_CASES } from './eval/messages';
-export * from './eval/types';
+export { DEFAULT_THRESHOLD, parseThreshold, withThreshold } from './common/eval/summary';
+export { caseWorkflowId, candidateWorkflowId, EvalWorkflowType, evalProgressQuery, evalTaskQueue, MAX_EVAL_CASES } from './common/eval/messages';
+export * from './common/eval/types';
 export { Experiments, ExperimentError, experimentWorkflowId, type VariantStart } from './client/experiments';
 export { experimentStats, type Comparison, type ExperimentStats, type VariantStats } from './eval/stats/experiment';
 export { agentEdgeStats, type AgentEdgeStats, type AgentStats, type AgentStatsOptions, type EdgeStats } from './eval/stats/agents';
