@@ -46,7 +46,7 @@ export type { ModelCallContext, ModelProvider, ModelProviders } from './models/p
 export { ScriptedProvider } from './models/scripted';
 export { model, openai, scripted, type ScriptedOptions } from './models/spec';
 export { createWorker, ensureSearchAttributes, type CreateWorkerOptions } from './worker';
-export { BATON_WORKFLOW_TYPES, BatonPlugin, type BatonPluginOptions } from './plugin';
+export { BATON_WORKFLOW_TYPES, BatonPlugin, type BatonPluginOptions } from './worker/plugin';
 export { BatonMetrics, BatonTracing, serveMetrics, tracingOptionsFromEnv, type TracingOptions, type WorkerMetricsOptions, type WorkerTelemetryOptions } from './worker/telemetry';
 export { batonDataConverter, batonPayloadCodecs, GzipPayloadCodec } from './payloads/codec';
 export { AesGcmPayloadCodec, CodecConfigError, newEncryptionKey, PayloadDecryptionError, type EncryptionKey } from './payloads/encryption';

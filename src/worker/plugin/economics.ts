@@ -5,9 +5,9 @@
 import { Client } from '@temporalio/client';
 import type { DataConverter } from '@temporalio/common';
 import type { NativeConnection } from '@temporalio/worker';
-import type { Team } from '../agents/team';
-import { type PriceTable, priceTableProblems } from '../common/economics/prices';
-import { TeamValidationError } from '../common/errors';
+import type { Team } from '../../agents/team';
+import { type PriceTable, priceTableProblems } from '../../common/economics/prices';
+import { TeamValidationError } from '../../common/errors';
 
 /** Worker prices that are not a price table, or in another currency than the team's, fail here. */
 export function checkPrices(team: Team, prices: PriceTable | undefined): void {
