@@ -72,7 +72,7 @@ export { MAX_MESSAGES_IN_FLIGHT } from './client/lanes';
 export type { SendOptions } from './client/conversation';
 export type { SteerOptions } from './client/steer';
 export { applyChange, TextBoard, type TextChange, type TextPiece, type TextReset } from './streams/board';
-export { formatPosition, parsePosition, type RunStreamItem, type RunStreamOptions, type StreamPosition, type StreamText, type TextUnavailable } from './streams/follow';
+export { formatPosition, parsePosition, type RunStreamItem, type RunStreamOptions, type StreamPosition, type StreamText, type TextUnavailable } from './client/follow';
 export type { MessageStreamItem } from './streams/message';
 export { InProcessStreams, inProcessStreams, type InProcessStreamsOptions } from './streams/memory';
 export { RedisStreams, type RedisStreamsOptions, type RedisTlsOptions } from './streams/redis';
