@@ -3,12 +3,6 @@ import { createTypeScriptImportResolver } from 'eslint-import-resolver-typescrip
 import importX from 'eslint-plugin-import-x';
 import tseslint from 'typescript-eslint';
 
-/** Telemetry that runs in the workflow sandbox (bundled through `workflowInterceptorModules`), held to the workflow rules. */
-const SANDBOX_TELEMETRY = ['src/worker/telemetry/chainFacts.ts', 'src/worker/telemetry/workflowMetrics.ts', 'src/worker/telemetry/workflowTracing.ts'];
-
-/** The eval's modules its workflows import (workflows/eval), held to the workflow rules. */
-const EVAL_WORKFLOW_SAFE = ['src/eval/types.ts', 'src/eval/messages.ts', 'src/eval/summary.ts'];
-
 export default tseslint.config(
   { ignores: ['node_modules/', '.tools/', '.temporal/', 'dist/', 'coverage/'] },
   js.configs.recommended,
@@ -34,7 +28,7 @@ export default tseslint.config(
         'error',
         {
           zones: [
-            { target: './src/common', from: ['./src/agents', './src/models', './src/payloads', './src/client', './src/worker', './src/audit', './src/devserver', './src/cli', './src/server', './activities', './workflows'], message: 'src/common is the bottom layer: it imports nothing of baton above it.' },
+            { target: './src/common', from: ['./src/agents', './src/models', './src/mcp', './src/payloads', './src/streams', './src/client', './src/worker', './src/audit', './src/eval', './src/devserver', './src/cli', './src/server', './src/react', './activities', './workflows'], message: 'src/common is the bottom layer: it imports nothing of baton above it.' },
             {
               target: ['./src/agents', './src/models', './src/payloads'],
               from: ['./src/client', './src/worker', './src/audit', './src/devserver', './src/cli', './src/server', './activities', './workflows'],
@@ -55,45 +49,14 @@ export default tseslint.config(
               from: ['./src/client', './src/cli', './src/server', './workflows'],
               message: 'MCP tools run in the worker: src/mcp imports neither the surfaces nor workflow code.',
             },
-            {
-              target: SANDBOX_TELEMETRY.map((f) => `./${f}`),
-              from: [
-                './src/agents',
-                './src/models',
-                './src/payloads',
-                './src/client',
-                './src/audit',
-                './src/devserver',
-                './src/cli',
-                './src/server',
-                './src/mcp',
-                './activities',
-                './src/worker/index.ts',
-                './src/worker/determinism.ts',
-                './src/worker/telemetry/index.ts',
-                './src/worker/telemetry/metrics.ts',
-                './src/worker/telemetry/tracing.ts',
-              ],
-              message: 'This module runs in the workflow sandbox: it imports only src/common and the other sandbox modules.',
-            },
-            {
-              target: EVAL_WORKFLOW_SAFE.map((f) => `./${f}`),
-              from: ['./src/agents', './src/models', './src/payloads', './src/client', './src/worker', './src/audit', './src/devserver', './src/cli', './src/server', './src/mcp', './activities'],
-              message: 'The eval workflows import this module: it imports only src/common and the eval\'s other workflow-safe modules.',
-            },
-            {
-              target: EVAL_WORKFLOW_SAFE.map((f) => `./${f}`),
-              from: './src/eval',
-              except: EVAL_WORKFLOW_SAFE.map((f) => `./${f.slice('src/eval/'.length)}`),
-              message: 'The eval workflows import this module: it imports only src/common and the eval\'s other workflow-safe modules.',
-            },
           ],
         },
       ],
     },
   },
   {
-    files: ['workflows/**/*.ts', 'src/common/**/*.ts', ...SANDBOX_TELEMETRY, ...EVAL_WORKFLOW_SAFE],
+    // Workflow code, and src/common that it shares with every other room.
+    files: ['workflows/**/*.ts', 'src/common/**/*.ts'],
     rules: {
       'import-x/no-nodejs-modules': 'error',
       'no-restricted-imports': [
@@ -115,7 +78,7 @@ export default tseslint.config(
   {
     // Workers preload baton's workflow code once and every workflow in the worker shares it
     // (src/worker/bundle.ts): a module variable would be every run's at once.
-    files: ['workflows/**/*.ts', 'src/common/**/*.ts', ...SANDBOX_TELEMETRY, ...EVAL_WORKFLOW_SAFE],
+    files: ['workflows/**/*.ts', 'src/common/**/*.ts'],
     rules: {
       'no-restricted-syntax': [
         'error',

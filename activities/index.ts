@@ -47,6 +47,11 @@ export interface ActivityDependencies {
   approvalAttributes?: boolean;
   /** The worker's Temporal client, for the shared spend ledgers and breakers (made when first needed). */
   client?: () => Client;
+  /**
+   * The team's snapshot as the worker built it (with the same hooks, MCP tools and prices), so it is built once.
+   * @default built from `team` when first needed
+   */
+  teamSpec?: TeamSpec;
   /** The worker's prices, over the team's: recorded with the team snapshot. */
   prices?: PriceTable;
   /** The largest model-call conversation a chain may send (see `TeamSpec.payloadLimit`); none when payloads are compressed or claim-checked. */
@@ -56,11 +61,11 @@ export interface ActivityDependencies {
 }
 
 /** Build the activities for one worker. */
-export function createActivities({ team, providers = {}, hooks = {}, mcp, teamAttribute, approvalAttributes, client, prices, payloadLimit, streams }: ActivityDependencies) {
+export function createActivities({ team, teamSpec, providers = {}, hooks = {}, mcp, teamAttribute, approvalAttributes, client, prices, payloadLimit, streams }: ActivityDependencies) {
   const resolved: ModelProviders = { openai: new OpenAIProvider(), scripted: new ScriptedProvider(), ...withAiSdkProvider(team.agents, providers) };
   const handoffListeners = hooks.agent_handoff ?? [];
   let snapshot: TeamSpec | undefined;
-  const spec = () => (snapshot ??= { ...team.spec({ hasHandoffListeners: handoffListeners.length > 0, mcpTools: mcp?.specs, prices }), ...(teamAttribute ? { teamAttribute } : {}), ...(approvalAttributes ? { approvalAttributes } : {}), ...(payloadLimit ? { payloadLimit } : {}) });
+  const spec = () => (snapshot ??= { ...(teamSpec ?? team.spec({ hasHandoffListeners: handoffListeners.length > 0, mcpTools: mcp?.specs, prices })), ...(teamAttribute ? { teamAttribute } : {}), ...(approvalAttributes ? { approvalAttributes } : {}), ...(payloadLimit ? { payloadLimit } : {}) });
   const refuseMismatch = teamCheck(spec, () => Object.keys(resolved));
   const refuseStale = staleTeamCheck(client, spec);
 

@@ -4,7 +4,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Client, WorkflowIdConflictPolicy, WorkflowIdReusePolicy } from '@temporalio/client';
-import type { handoffRun } from '../../workflows';
+import type { handoffRun } from '../../workflows/handoffRun';
 import type { AuditChain } from '../audit/chain';
 import { auditRun } from '../audit/fetch';
 import { InputTooLargeError, InvalidRunInputError, UserError } from '../common/errors';

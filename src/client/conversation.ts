@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { type Client, type WorkflowHandle, WithStartWorkflowOperation, WorkflowExecutionAlreadyStartedError, WorkflowUpdateStage } from '@temporalio/client';
-import type { conversation as conversationWorkflow } from '../../workflows';
+import type { conversation as conversationWorkflow } from '../../workflows/conversation';
 import { auditConversation, type ConversationAudit } from '../audit/conversation';
 import { ConversationEndedError, type ConversationInput, type ConversationReply, type ConversationResult, type ConversationView, type MidTurnPolicy } from '../common/conversation';
 import { continued, conversationError, endedFirst, rememberedReply } from './conversationErrors';

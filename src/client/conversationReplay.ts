@@ -7,7 +7,7 @@
  * defect since fixed) continues in a new run of the same id from the state that run was handed.
  */
 import { type Client, WorkflowIdReusePolicy } from '@temporalio/client';
-import type { conversation as conversationWorkflow } from '../../workflows';
+import type { conversation as conversationWorkflow } from '../../workflows/conversation';
 import type { ConversationInput } from '../common/conversation';
 import { UserError } from '../common/errors';
 import { BatonAgent, BatonHandoffs, BatonStatusAttribute, REPLAY_OF_MEMO, WorkflowType } from '../common/messages';

@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import type { Client, WorkflowExecutionDescription } from '@temporalio/client';
 import { WorkflowIdReusePolicy } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
-import type { handoffRun } from '../../workflows';
+import type { handoffRun } from '../../workflows/handoffRun';
 import { reduce } from '../../workflows/chain/state';
 import { activityName, brokenStep, recordedHandoff, withLocalActivities } from '../audit/history';
 import { UserError } from '../common/errors';

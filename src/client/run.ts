@@ -3,11 +3,11 @@
  * its events and streamed text, and the queries of its handoffs, status and waiting approvals.
  */
 import type { WorkflowHandle } from '@temporalio/client';
-import type { handoffRun } from '../../workflows';
+import type { handoffRun } from '../../workflows/handoffRun';
 import { chainQuery, pendingApprovalsQuery, statusQuery } from '../common/messages';
 import type { HandoffRecord, HandoffRunResult, PendingApproval, RunStatus } from '../common/types';
 import { streamsFromEnv } from '../streams/env';
-import { streamRun, type RunStreamItem, type RunStreamOptions } from '../streams/follow';
+import { streamRun, type RunStreamItem, type RunStreamOptions } from './follow';
 import type { StreamTransport } from '../streams/types';
 import { toBatonError } from './decide';
 import { runEvents, type RunEvent, type RunEventsOptions } from './events';

@@ -13,14 +13,12 @@ import type { ModelProviders } from '../models/provider';
 import { ScriptedProvider } from '../models/scripted';
 import { decideApprovals } from './approver';
 import { chainFromServer } from './chainRecord';
-import { judge, type JudgeInput, type JudgeVerdict } from './judge';
-import { caseWorkflowId } from './messages';
-import { type ApprovalsDecided, scoreCase, type ScoredCase } from './score';
+import type { ApprovalsDecided, EvalActivities, JudgeInput, JudgeVerdict, PreparedCase, ScoredCase } from '../common/eval/activities';
+import { caseWorkflowId } from '../common/eval/messages';
+import type { EvalCaseInput } from '../common/eval/types';
+import { judge } from './judge';
+import { scoreCase } from './score';
 import { isNotFound, type RecordingStore } from './store';
-import type { EvalCaseInput } from './types';
-
-/** What `prepareCase` answers: the candidate chain's start, or why the case cannot run. */
-export type PreparedCase = { start: HandoffRunInput } | { error: string };
 
 /** What the eval's activities need. */
 export interface EvalActivityDependencies {
@@ -31,7 +29,7 @@ export interface EvalActivityDependencies {
 }
 
 /** Build the eval worker's activities. */
-export function createEvalActivities({ client, store, providers = {} }: EvalActivityDependencies) {
+export function createEvalActivities({ client, store, providers = {} }: EvalActivityDependencies): EvalActivities {
   const resolved: ModelProviders = { openai: new OpenAIProvider(), scripted: new ScriptedProvider(), ...providers };
   return {
     /** The request a case's candidate chain starts with: the recorded chain's, or the dataset line's. */
@@ -74,9 +72,6 @@ export function createEvalActivities({ client, store, providers = {} }: EvalActi
     },
   };
 }
-
-/** The eval activities' interface, for `proxyActivities` in the eval workflows. */
-export type EvalActivities = ReturnType<typeof createEvalActivities>;
 
 function describeSource(input: EvalCaseInput): string {
   const s = input.case.source;

@@ -11,7 +11,7 @@ import { pendingApprovalsQuery } from '../common/messages';
 import { Baton } from '../client/baton';
 import { toolCallKey } from './digest';
 import { handoffDecisionKey } from './recording';
-import type { ApprovalsDecided } from './score';
+import type { ApprovalsDecided } from '../common/eval/activities';
 import { isNotFound, type RecordingStore } from './store';
 
 /** How often the chain's waiting approvals are read. */

@@ -8,7 +8,7 @@ import type { Client } from '@temporalio/client';
 import { UserError } from '../common/errors';
 import { PARENT_MEMO, WorkflowType } from '../common/messages';
 import { readDataset } from './dataset';
-import type { EvalCaseSpec } from './types';
+import type { EvalCaseSpec } from '../common/eval/types';
 
 /** Where an eval's chains come from: one of these. */
 export type CaseSelection = { ids: string[] } | { query: string; limit?: number } | { histories: string[] } | { dataset: string };

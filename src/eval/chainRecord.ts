@@ -16,7 +16,7 @@ import type { CallModelInput, ModelResponse } from '../common/model';
 import type { HandoffRunInput } from '../common/run';
 import { decodeHistory } from '../payloads/history';
 import { fromPayloads } from '../payloads/read';
-import type { ChainOutcome, ChainSummary, Spend } from './types';
+import type { ChainOutcome, ChainSummary, Spend } from '../common/eval/types';
 
 /** One activity a chain ran to its end: its type, input and answer, in the chain it ran in. */
 export interface RecordedActivity {

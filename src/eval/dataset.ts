@@ -11,7 +11,7 @@ import { UserError } from '../common/errors';
 import { LIMITS, utf8Bytes } from '../common/limits';
 import { runOptionProblems } from '../common/options';
 import { chainFromServer, routeOf } from './chainRecord';
-import type { EvalCaseSpec, Expectations } from './types';
+import type { EvalCaseSpec, Expectations } from '../common/eval/types';
 
 /** One line of a dataset. */
 export interface DatasetLine {

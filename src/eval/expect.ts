@@ -5,7 +5,7 @@
 import path from 'node:path';
 import { schemaProblems } from '../common/jsonSchema';
 import { clipText } from '../common/limits';
-import type { ChainSummary, ExpectationResult, Expectations } from './types';
+import type { ChainSummary, ExpectationResult, Expectations } from '../common/eval/types';
 
 /** A chain as expectations read it: its summary and its whole answer. */
 export interface Weighed {

@@ -2,7 +2,7 @@
  * An eval report for people: a line per case as it is done, and the report as a table with its
  * summary (regressions first).
  */
-import type { ChainOutcome, EvalCaseReport, EvalReport, Spend } from './types';
+import type { ChainOutcome, EvalCaseReport, EvalReport, Spend } from '../common/eval/types';
 
 const MARK: Record<EvalCaseReport['verdict'], string> = { pass: '✓', improvement: '✓', regression: '✗', fail: '✗' };
 

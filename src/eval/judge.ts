@@ -3,25 +3,8 @@
  * Runs as the `judgeCase` activity, so its call is recorded in the case's history and retried
  * like any model call.
  */
-import type { ModelSpec } from '../common/model';
+import type { JudgeInput, JudgeVerdict } from '../common/eval/activities';
 import type { ModelCallContext, ModelProvider } from '../models/provider';
-
-/** What the judge is given. */
-export interface JudgeInput {
-  model: ModelSpec;
-  rubric: string;
-  request: string;
-  answer: string;
-  /** The recorded answer, when the case has a record. */
-  reference?: string;
-}
-
-/** The judge's score and why. */
-export interface JudgeVerdict {
-  score: number;
-  reason: string;
-  usage: { inputTokens: number; outputTokens: number };
-}
 
 const JUDGE_INSTRUCTIONS =
   'You grade the answer an AI assistant gave to a request, against a rubric. Answer with JSON only: ' +

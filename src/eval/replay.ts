@@ -12,7 +12,7 @@ import type { ModelResponse } from '../common/model';
 import type { RunToolInput, RunToolResult } from '../common/team';
 import { REUSED_ACTIVITIES } from './recording';
 import type { CaseContext, RecordingStore } from './store';
-import { ToolMode } from './types';
+import { ToolMode } from '../common/eval/types';
 
 /** The interceptor factory for `createWorker({ worker: { interceptors: { activity: [...] } } })`. */
 export function answersFromRecords(store: RecordingStore): ActivityInterceptorsFactory {

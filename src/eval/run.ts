@@ -15,10 +15,10 @@ import type { McpWorkerOptions } from '../mcp/tools';
 import type { ModelProviders } from '../models/provider';
 import { decodeHistory } from '../payloads/history';
 import { fromPayloads } from '../payloads/read';
-import { EvalWorkflowType, evalProgressQuery, evalTaskQueue, MAX_EVAL_CASES } from './messages';
+import { EvalWorkflowType, evalProgressQuery, evalTaskQueue, MAX_EVAL_CASES } from '../common/eval/messages';
 import { isNotFound } from './store';
-import { DEFAULT_THRESHOLD, parseThreshold, withThreshold } from './summary';
-import { type EvalCaseReport, type EvalCaseSpec, type EvalReport, type EvalRunInput, type ResolvedEvalOptions, type ThresholdRule, ToolMode } from './types';
+import { DEFAULT_THRESHOLD, parseThreshold, withThreshold } from '../common/eval/summary';
+import { type EvalCaseReport, type EvalCaseSpec, type EvalReport, type EvalRunInput, type ResolvedEvalOptions, type ThresholdRule, ToolMode } from '../common/eval/types';
 import { createEvalWorker } from './worker';
 
 /** Options of {@link runEval}. */

@@ -13,16 +13,8 @@ import { weighExpectations } from './expect';
 import type { Recording } from './recording';
 import { toolMode } from './replay';
 import type { CaseContext } from './store';
-import type { EvalCaseReport, FirstDifference } from './types';
-
-/** What deciding the candidate's approvals did (the `decideApprovals` activity's result). */
-export interface ApprovalsDecided {
-  recorded: number;
-  defaulted: number;
-}
-
-/** A case's report before the judge: `verdict` and `passed` are settled once the judge (if any) has scored. */
-export type ScoredCase = Omit<EvalCaseReport, 'verdict' | 'passed'>;
+import type { ApprovalsDecided, ScoredCase } from '../common/eval/activities';
+import type { FirstDifference } from '../common/eval/types';
 
 const MODEL_ACTIVITIES: readonly string[] = [ActivityType.CALL_MODEL, ActivityType.SUMMARIZE_HANDOFF, ActivityType.ROUTE_SPECIALIST];
 

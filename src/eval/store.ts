@@ -9,9 +9,9 @@ import { isGrpcServiceError } from '@temporalio/client';
 import { decodeHistory } from '../payloads/history';
 import { fromPayloads } from '../payloads/read';
 import { chainFromFile, chainFromServer } from './chainRecord';
-import { caseOfChain } from './messages';
+import { caseOfChain } from '../common/eval/messages';
 import { Recording } from './recording';
-import type { CaseSource, EvalCaseInput } from './types';
+import type { CaseSource, EvalCaseInput } from '../common/eval/types';
 
 /** A case as its candidate chain's calls see it: the case, and its record when it has one. */
 export interface CaseContext {

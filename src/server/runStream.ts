@@ -7,7 +7,7 @@
 import { displayText } from '../common/display';
 import { createRoute, z } from '@hono/zod-openapi';
 import { streamSSE } from 'hono/streaming';
-import { parsePosition, streamRun } from '../streams/follow';
+import { parsePosition, streamRun } from '../client/follow';
 import { secured } from './access';
 import { Permission } from './auth';
 import type { ServiceApp, ServiceContext } from './context';

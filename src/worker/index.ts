@@ -13,7 +13,7 @@ import { connectionFailure, TemporalConnectionError, temporalConfig, type Tempor
 import { BATON_SEARCH_ATTRIBUTES, DEFAULT_TASK_QUEUE } from '../common/messages';
 import type { ModelProviders } from '../models/provider';
 import type { McpWorkerOptions } from '../mcp/tools';
-import { BatonPlugin, type BatonPluginOptions } from '../plugin';
+import { BatonPlugin, type BatonPluginOptions } from './plugin';
 import type { WorkerTelemetryOptions } from './telemetry';
 import { codecOptionsFromEnv, type PayloadCodecOptions } from '../payloads/keys';
 import { deploymentFromEnv, workerDeploymentOptions, type WorkerDeployment } from './deployment';
@@ -22,7 +22,7 @@ import type { StreamTransport } from '../streams/types';
 export { DEPLOYMENT_ENV, deploymentFromEnv, type WorkerDeployment } from './deployment';
 export { workflowBundle, WORKFLOWS_PATH } from './bundle';
 export { archiverWorkflowId, createArchiveWorker, startArchiver, type ArchiveWorkerOptions, type ArchiverSettings } from './archive';
-export { BATON_WORKFLOW_TYPES, BatonPlugin, type BatonPluginOptions } from '../plugin';
+export { BATON_WORKFLOW_TYPES, BatonPlugin, type BatonPluginOptions } from './plugin';
 
 /** Options of {@link createWorker}. */
 export interface CreateWorkerOptions extends WorkerTelemetryOptions {

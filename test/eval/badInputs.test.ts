@@ -10,7 +10,7 @@ import { experimentProblems } from '../../src/common/experiment';
 import { runOptionProblems } from '../../src/common/options';
 import { DatasetError, readDataset } from '../../src/eval/dataset';
 import { InvalidEvalInputError, resolveEvalOptions, runEval } from '../../src/eval/run';
-import { parseThreshold } from '../../src/eval/summary';
+import { parseThreshold } from '../../src/common/eval/summary';
 import { cli } from '../helpers/cli';
 
 function dataset(lines: string[]): string {

@@ -15,7 +15,7 @@ import { team as supportTeam } from '../../examples/support/team';
 import { evalCases } from '../../src/eval/cases';
 import { appendToDataset, lineFromChain, readDataset } from '../../src/eval/dataset';
 import { runEval } from '../../src/eval/run';
-import type { EvalReport } from '../../src/eval/types';
+import type { EvalReport } from '../../src/common/eval/types';
 import { cli, startCli } from '../helpers/cli';
 import { recordingScripted } from '../helpers/models';
 import { useTemporalServer, withWorker } from '../helpers/temporal';

@@ -1,7 +1,7 @@
 /** A case's expectations weighed against a chain: each says whether it held and why. */
 import { describe, expect, it } from 'vitest';
 import { weighExpectations } from '../../src/eval/expect';
-import type { ChainSummary } from '../../src/eval/types';
+import type { ChainSummary } from '../../src/common/eval/types';
 
 const chain = (output: unknown, status: ChainSummary['outcome']['status'] = 'completed'): { summary: ChainSummary; output: unknown } => ({
   summary: { route: ['triage', 'refunds'], outcome: { status }, finalAgent: 'refunds', usage: { modelCalls: 1, inputTokens: 1, outputTokens: 1 } },

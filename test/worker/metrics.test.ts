@@ -4,7 +4,7 @@ import type { coresdk } from '@temporalio/proto';
 import { Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
 import { APPROVAL_EVENT_MEMO } from '../../src/common/messages';
-import { chainFacts } from '../../src/worker/telemetry/chainFacts';
+import { chainFacts } from '../../workflows/telemetry/chainFacts';
 import { BatonMetrics } from '../../src/worker/telemetry/metrics';
 
 type Command = coresdk.workflow_commands.IWorkflowCommand;

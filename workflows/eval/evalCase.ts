@@ -7,10 +7,10 @@ import { ChildWorkflowFailure } from '@temporalio/common';
 import { executeChild, ParentClosePolicy, proxyActivities, workflowInfo } from '@temporalio/workflow';
 import { WorkflowType } from '../../src/common/messages';
 import type { HandoffRunInput, HandoffRunResult } from '../../src/common/run';
-import type { EvalActivities } from '../../src/eval/activities';
-import { candidateWorkflowId } from '../../src/eval/messages';
-import { allHold, verdictOf } from '../../src/eval/summary';
-import type { EvalCaseInput, EvalCaseReport, ExpectationResult } from '../../src/eval/types';
+import type { EvalActivities } from '../../src/common/eval/activities';
+import { candidateWorkflowId } from '../../src/common/eval/messages';
+import { allHold, verdictOf } from '../../src/common/eval/summary';
+import type { EvalCaseInput, EvalCaseReport, ExpectationResult } from '../../src/common/eval/types';
 
 type HandoffRunWorkflow = (input: HandoffRunInput) => Promise<HandoffRunResult<unknown>>;
 

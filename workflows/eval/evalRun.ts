@@ -6,9 +6,9 @@
  */
 import { ApplicationFailure } from '@temporalio/common';
 import { condition, executeChild, setHandler, workflowInfo } from '@temporalio/workflow';
-import { caseWorkflowId, EvalWorkflowType, evalProgressQuery, MAX_EVAL_CASES } from '../../src/eval/messages';
-import { orderCases, summarizeEval } from '../../src/eval/summary';
-import { EVAL_SCHEMA, type EvalCaseInput, type EvalCaseReport, type EvalReport, type EvalRunInput, type EvalSummary } from '../../src/eval/types';
+import { caseWorkflowId, EvalWorkflowType, evalProgressQuery, MAX_EVAL_CASES } from '../../src/common/eval/messages';
+import { orderCases, summarizeEval } from '../../src/common/eval/summary';
+import { EVAL_SCHEMA, type EvalCaseInput, type EvalCaseReport, type EvalReport, type EvalRunInput, type EvalSummary } from '../../src/common/eval/types';
 
 type EvalCaseWorkflow = (input: EvalCaseInput) => Promise<EvalCaseReport>;
 

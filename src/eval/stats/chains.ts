@@ -7,7 +7,7 @@ import type { Client } from '@temporalio/client';
 import { HandoffRequestOutcome } from '../../audit/chain';
 import { UserError } from '../../common/errors';
 import { type ChainRecord, chainFromServer, routeOf, spendOf } from '../chainRecord';
-import { caseOfChain } from '../messages';
+import { caseOfChain } from '../../common/eval/messages';
 
 /** An agent's turn at a chain: from its start (or the handoff to it) to its handoff, answer or the chain's end. */
 export interface Activation {

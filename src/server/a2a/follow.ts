@@ -6,7 +6,7 @@
  */
 import { TaskState, type TaskArtifactUpdateEvent, type TaskStatusUpdateEvent } from '@a2a-js/sdk';
 import { applyChange } from '../../streams/board';
-import { formatPosition, parsePosition, streamRun, type RunStreamItem } from '../../streams/follow';
+import { formatPosition, parsePosition, streamRun, type RunStreamItem } from '../../client/follow';
 import type { Identity } from '../auth';
 import type { ServiceContext } from '../context';
 import { runView } from '../runs';

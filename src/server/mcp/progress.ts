@@ -4,7 +4,7 @@
  * or the client's wait is over.
  */
 import type { RunEvent } from '../../client/events';
-import { streamRun } from '../../streams/follow';
+import { streamRun } from '../../client/follow';
 import type { ServiceContext } from '../context';
 
 /** Sends one progress notification. */

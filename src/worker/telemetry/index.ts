@@ -10,7 +10,7 @@ import { BatonTracing, sandboxModule, tracingOptionsFromEnv, type TracingOptions
 
 export { BatonMetrics, serveMetrics, type WorkerMetricsOptions } from './metrics';
 export { BatonTracing, tracingOptionsFromEnv, type TracingOptions } from './tracing';
-export type { ChainFact } from './chainFacts';
+export type { ChainFact } from '../../../workflows/telemetry/chainFacts';
 
 /** What `createWorker` accepts for telemetry. */
 export interface WorkerTelemetryOptions {

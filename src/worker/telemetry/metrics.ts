@@ -14,8 +14,8 @@ import { ActivityType } from '../../common/messages';
 import type { ControlEvent } from '../../common/controls';
 import type { CallModelInput, LocalModelCall, ModelResponse } from '../../common/model';
 import type { RunToolInput, RunToolResult } from '../../common/team';
-import type { ChainFact } from './chainFacts';
-import type { BatonMetricsSinks } from './workflowMetrics';
+import type { ChainFact } from '../../../workflows/telemetry/chainFacts';
+import type { BatonMetricsSinks } from '../../../workflows/telemetry/workflowMetrics';
 import { EconomicsMetrics } from './economicsMetrics';
 
 /** Options of a worker's metrics (`createWorker({ metrics })`). */

@@ -106,16 +106,19 @@ export function tracingOptionsFromEnv(env: NodeJS.ProcessEnv = process.env): Tra
   return env.OTEL_EXPORTER_OTLP_ENDPOINT || env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ? {} : undefined;
 }
 
-/** A module that runs in the workflow sandbox: compiled JavaScript in the package, TypeScript in baton's checkout. */
+/**
+ * A telemetry module that runs in the workflow sandbox (`workflows/telemetry/`): compiled JavaScript
+ * in the package, TypeScript in baton's checkout.
+ */
 export function sandboxModule(name: string): string {
   for (const ext of ['.js', '.ts']) {
     try {
-      return require.resolve(`./${name}${ext}`);
+      return require.resolve(`../../../workflows/telemetry/${name}${ext}`);
     } catch {
       // Not this extension.
     }
   }
-  throw new Error(`baton's workflow interceptor module ${name} is missing next to ${__filename}`);
+  throw new Error(`baton's workflow interceptor module workflows/telemetry/${name} is missing beside ${__filename}`);
 }
 
 /**

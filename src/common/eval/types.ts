@@ -3,9 +3,9 @@
  * the cases, the options) and what it reports, per case and in sum. Plain JSON, recorded in
  * history; workflow-safe (no I/O).
  */
-import type { JsonSchema, ModelSpec } from '../common/model';
-import type { RunOptions } from '../common/options';
-import type { RunContext } from '../common/team';
+import type { JsonSchema, ModelSpec } from '../model';
+import type { RunOptions } from '../options';
+import type { RunContext } from '../team';
 
 /** Where a case comes from: a recorded chain on the server, an exported history, or a dataset line. */
 export type CaseSource =

@@ -8,27 +8,28 @@ import type { DataConverter } from '@temporalio/common';
 import { SimplePlugin, type SimplePluginOptions } from '@temporalio/plugin';
 import type { BundleOptions, NativeConnectionOptions, ReplayWorkerOptions, Worker, WorkerOptions } from '@temporalio/worker';
 import { registerTeam, type TeamRegistryMode } from './teamRegistry';
-import { createActivities } from '../../activities';
-import type { BatonHooks } from '../agents/hooks';
-import type { Team } from '../agents/team';
-import { TeamValidationError, UserError } from '../common/errors';
-import { checkMcpWorkerOptions, type McpWorkerOptions } from '../mcp/tools';
-import { AI_SDK_PROVIDER, aiSdkProblems } from '../models/aiSdk';
-import type { ModelProviders } from '../models/provider';
-import { batonDataConverter } from '../payloads/codec';
-import { codecOptionsFromEnv, type PayloadCodecOptions } from '../payloads/keys';
-import { PRELOAD_MODULES, withBatonInterceptors, workflowBundle } from '../worker/bundle';
-import { loggingDecryptionFailures } from '../worker/codecLog';
-import { optionalAttributes } from '../worker/deployment';
-import { chainPayloadLimit } from '../worker/payloadLimit';
-import { resolveWorkerTelemetry, type WorkerTelemetryOptions } from '../worker/telemetry';
-import { BatonMetrics } from '../worker/telemetry/metrics';
+import { createActivities } from '../../../activities';
+import type { BatonHooks } from '../../agents/hooks';
+import type { Team } from '../../agents/team';
+import { TeamValidationError, UserError } from '../../common/errors';
+import { checkMcpWorkerOptions, type McpTools, type McpWorkerOptions } from '../../mcp/tools';
+import type { TeamSpec } from '../../common/team';
+import { AI_SDK_PROVIDER, aiSdkProblems } from '../../models/aiSdk';
+import type { ModelProviders } from '../../models/provider';
+import { batonDataConverter } from '../../payloads/codec';
+import { codecOptionsFromEnv, type PayloadCodecOptions } from '../../payloads/keys';
+import { PRELOAD_MODULES, withBatonInterceptors, workflowBundle } from '../bundle';
+import { loggingDecryptionFailures } from '../codecLog';
+import { optionalAttributes } from '../deployment';
+import { chainPayloadLimit } from '../payloadLimit';
+import { resolveWorkerTelemetry, type WorkerTelemetryOptions } from '../telemetry';
+import { BatonMetrics } from '../telemetry/metrics';
 import { mergeDataConverter } from './converter';
 import { McpLease } from './mcp';
 import { checkPrices, sharedEconomicsClient } from './economics';
-import type { PriceTable } from '../common/economics/prices';
-import { streamsFromEnv } from '../streams/env';
-import type { StreamTransport } from '../streams/types';
+import type { PriceTable } from '../../common/economics/prices';
+import { streamsFromEnv } from '../../streams/env';
+import type { StreamTransport } from '../../streams/types';
 import { combinedWorkflowsPath, isCombined, withWorkflowPackages } from './workflows';
 
 export { BATON_WORKFLOW_TYPES } from './workflows';
@@ -120,10 +121,15 @@ export class BatonPlugin extends AsyncSimplePlugin {
   private readonly telemetry: ReturnType<typeof resolveWorkerTelemetry>;
   private readonly converter?: { codec: PayloadCodecOptions; dataConverter: DataConverter };
   private readonly mcp: McpLease;
+  /** The team's snapshot without MCP tools, built once: the check of the team and, with no MCP servers, what chains record. */
+  private readonly teamSpec: TeamSpec;
+  /** The snapshot with the tools of the MCP connections last configured, built once per connection. */
+  private mcpSpec?: { tools: McpTools; spec: TeamSpec };
 
   constructor(options: BatonPluginOptions) {
-    options.team.spec(); // an empty or broken team fails here, before anything connects
-    checkPrices(options.team, options.prices);
+    // An empty or broken team fails here, before anything connects.
+    const teamSpec = options.team.spec(snapshotOptions(options));
+    checkPrices(teamSpec, options.prices);
     checkProviders(options.team, options.providers ?? {});
     checkMcpWorkerOptions(options.mcp ?? {});
     const codec = options.codec === false ? undefined : (options.codec ?? codecOptionsFromEnv());
@@ -139,6 +145,7 @@ export class BatonPlugin extends AsyncSimplePlugin {
     this.telemetry = telemetry;
     this.converter = converter;
     this.mcp = new McpLease(options.team, options.mcp);
+    this.teamSpec = teamSpec;
   }
 
   /** The worker's options with baton added: activities, workflows, data converter, interceptors and sinks. Connects the team's MCP servers. */
@@ -151,14 +158,15 @@ export class BatonPlugin extends AsyncSimplePlugin {
       const attributes = options.connection ? await optionalAttributes(options.connection, namespace) : { team: false, approvals: false };
       const payloadLimit = await chainPayloadLimit(options.connection, namespace, this.ownConverter(configured) ? undefined : this.converter?.codec);
       const client = sharedEconomicsClient(options.connection, namespace, configured.dataConverter);
-      const activities = createActivities({ team: this.baton.team, hooks: this.baton.hooks, providers: this.baton.providers, mcp, teamAttribute: attributes.team, approvalAttributes: attributes.approvals, payloadLimit, prices: this.baton.prices, ...(client ? { client } : {}), ...(this.baton.streams === false ? {} : { streams: this.baton.streams ?? streamsFromEnv() }) });
+      const teamSpec = this.snapshot(mcp);
+      const activities = createActivities({ team: this.baton.team, teamSpec, hooks: this.baton.hooks, providers: this.baton.providers, mcp, teamAttribute: attributes.team, approvalAttributes: attributes.approvals, payloadLimit, prices: this.baton.prices, ...(client ? { client } : {}), ...(this.baton.streams === false ? {} : { streams: this.baton.streams ?? streamsFromEnv() }) });
       const own = Object.keys(configured.activities ?? {});
       const clash = activityNames(activities).filter((name) => own.includes(name));
       if (clash.length > 0) throw new UserError(`the worker's activities ${clash.map((n) => `"${n}"`).join(', ')} have the names of baton's activities; rename yours (a worker runs one activity per name)`);
       const mode = this.baton.teamRegistry ?? 'register';
       if (client && mode !== false) await registerTeam(client(), options.taskQueue, this.baton.team.spec({ mcpTools: mcp?.specs }).version!, mode);
       if (this.telemetry.registry) {
-        const version = this.baton.team.spec({ mcpTools: mcp?.specs }).version!;
+        const version = teamSpec.version!;
         const deployment = this.baton.deploymentLabel ?? deploymentLabel(options);
         BatonMetrics.in(this.telemetry.registry).teamInfo.set({ team: version.id, hash: version.hash, deployment }, 1);
       }
@@ -219,6 +227,13 @@ export class BatonPlugin extends AsyncSimplePlugin {
     await this.mcp.release();
   }
 
+  /** The team's snapshot with the tools `mcp` lists, as every chain of a worker with these connections records it. */
+  private snapshot(mcp: McpTools | undefined): TeamSpec {
+    if (!mcp) return this.teamSpec;
+    if (this.mcpSpec?.tools !== mcp) this.mcpSpec = { tools: mcp, spec: this.baton.team.spec({ ...snapshotOptions(this.baton), mcpTools: mcp.specs }) };
+    return this.mcpSpec.spec;
+  }
+
   /** Whether the worker encodes with a data converter of the application's rather than baton's. */
   private ownConverter(options: WorkerOptions): boolean {
     return !this.converter || (options.dataConverter?.payloadCodecs ?? []) !== this.converter.dataConverter.payloadCodecs;
@@ -239,6 +254,11 @@ export class BatonPlugin extends AsyncSimplePlugin {
     const failureConverterPath = this.converter?.dataConverter.failureConverterPath;
     return { workflowBundle: await workflowBundle({ interceptorModules: this.interceptorModules(), failureConverterPath }) };
   }
+}
+
+/** What the team's snapshot depends on besides the team: whether handoff listeners run, and the worker's prices. */
+function snapshotOptions(options: BatonPluginOptions): { hasHandoffListeners: boolean; prices?: PriceTable } {
+  return { hasHandoffListeners: (options.hooks?.agent_handoff ?? []).length > 0, ...(options.prices ? { prices: options.prices } : {}) };
 }
 
 /** The client's interceptors with baton's tracing after its own. */

@@ -3,8 +3,8 @@
  * every payload with one chain of codecs, so the two must agree or one must give way.
  */
 import type { DataConverter } from '@temporalio/common';
-import { UserError } from '../common/errors';
-import type { PayloadCodecOptions } from '../payloads/keys';
+import { UserError } from '../../common/errors';
+import type { PayloadCodecOptions } from '../../payloads/keys';
 
 /** Whether `codec` asks for anything (compression, encryption, a claim check, external storage). */
 export function codecConfigured(codec: PayloadCodecOptions): boolean {

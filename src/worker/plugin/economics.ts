@@ -5,16 +5,17 @@
 import { Client } from '@temporalio/client';
 import type { DataConverter } from '@temporalio/common';
 import type { NativeConnection } from '@temporalio/worker';
-import type { Team } from '../agents/team';
-import { type PriceTable, priceTableProblems } from '../common/economics/prices';
-import { TeamValidationError } from '../common/errors';
+import { type PriceTable, priceTableProblems } from '../../common/economics/prices';
+import { TeamValidationError } from '../../common/errors';
+import type { TeamSpec } from '../../common/team';
 
 /** Worker prices that are not a price table, or in another currency than the team's, fail here. */
-export function checkPrices(team: Team, prices: PriceTable | undefined): void {
+export function checkPrices(spec: TeamSpec, prices: PriceTable | undefined): void {
   if (prices === undefined) return;
   const own = priceTableProblems(prices, 'createWorker prices');
   if (own.length > 0) throw new TeamValidationError(own);
-  const merged = priceTableProblems(team.spec({ prices }).economics?.prices ?? {}, 'prices');
+  // `spec` was built with these prices over the team's.
+  const merged = priceTableProblems(spec.economics?.prices ?? {}, 'prices');
   if (merged.length > 0) throw new TeamValidationError(merged);
 }
 

@@ -6,11 +6,11 @@
  */
 import { setMaxListeners } from 'node:events';
 import type { WorkflowClient } from '@temporalio/client';
-import { runEvents, type RunEvent, type RunEventsOptions } from '../client/events';
-import { firstRunOfChain } from '../client/firstRun';
-import { TextBoard, type TextChange } from './board';
-import { Mailbox } from './mailbox';
-import type { StreamEntry, StreamTransport } from './types';
+import { runEvents, type RunEvent, type RunEventsOptions } from './events';
+import { firstRunOfChain } from './firstRun';
+import { TextBoard, type TextChange } from '../streams/board';
+import { Mailbox } from '../streams/mailbox';
+import type { StreamEntry, StreamTransport } from '../streams/types';
 
 /** Text of a model call as it forms (see {@link TextBoard}), with when it arrived and the run that wrote it. */
 export type StreamText = TextChange & { at: string; runId: string };

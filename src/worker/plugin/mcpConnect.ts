@@ -2,8 +2,8 @@
  * A worker's part in MCP: connect the team's servers when it starts (the plugin closes them when it stops).
  */
 import { Runtime } from '@temporalio/worker';
-import type { Team } from '../agents/team';
-import { McpTools, type McpWorkerOptions } from './tools';
+import type { Team } from '../../agents/team';
+import { McpTools, type McpWorkerOptions } from '../../mcp/tools';
 
 /**
  * Connect every MCP server the team's agents use and list their tools, checking the team with

@@ -5,11 +5,11 @@
  */
 import { defaultPayloadConverter, type Payload } from '@temporalio/common';
 import type { coresdk } from '@temporalio/proto';
-import type { ApprovalRecord, PendingApproval } from '../../common/approvals';
-import type { ControlEvent } from '../../common/controls';
-import { APPROVAL_EVENT_MEMO, HANDOFF_MEMO } from '../../common/messages';
-import type { RecordHandoffInput } from '../../common/run';
-import { BREAKER_MEMO, type BreakerView } from '../../common/economics/messages';
+import type { ApprovalRecord, PendingApproval } from '../../src/common/approvals';
+import type { ControlEvent } from '../../src/common/controls';
+import { APPROVAL_EVENT_MEMO, HANDOFF_MEMO } from '../../src/common/messages';
+import type { RecordHandoffInput } from '../../src/common/run';
+import { BREAKER_MEMO, type BreakerView } from '../../src/common/economics/messages';
 
 /** One thing a chain did in an activation, as telemetry reports it. */
 export type ChainFact =

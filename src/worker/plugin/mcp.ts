@@ -2,9 +2,9 @@
  * The team's MCP connections, shared by the workers one plugin configures: connected when the first
  * is created, closed when the last one stops (or its creation failed).
  */
-import type { Team } from '../agents/team';
-import type { McpTools, McpWorkerOptions } from '../mcp/tools';
-import { connectTeamMcpServers } from '../mcp/worker';
+import type { Team } from '../../agents/team';
+import type { McpTools, McpWorkerOptions } from '../../mcp/tools';
+import { connectTeamMcpServers } from './mcpConnect';
 
 /** The team's MCP servers, connected while a worker holds them and closed when the last lets go. */
 export class McpLease {

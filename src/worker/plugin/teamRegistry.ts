@@ -5,8 +5,8 @@
  */
 import type { Client } from '@temporalio/client';
 import { Runtime } from '@temporalio/worker';
-import type { TeamVersion } from '../common/version';
-import { newestTeam, registerTeamSignal, TEAM_REGISTRY_MEMO, TEAM_REGISTRY_WORKFLOW, teamRegistryId, type TeamRegistration, type TeamRegistryState } from '../common/teamRegistry';
+import type { TeamVersion } from '../../common/version';
+import { newestTeam, registerTeamSignal, TEAM_REGISTRY_MEMO, TEAM_REGISTRY_WORKFLOW, teamRegistryId, type TeamRegistration, type TeamRegistryState } from '../../common/teamRegistry';
 
 /** How a worker takes part in its queue's team registry. */
 export type TeamRegistryMode = 'register' | 'promote' | false;

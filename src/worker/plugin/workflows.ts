@@ -7,10 +7,10 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { BundleOptions } from '@temporalio/worker';
-import { WorkflowType } from '../common/messages';
-import { EconomicsWorkflow } from '../common/economics/messages';
-import { TEAM_REGISTRY_WORKFLOW } from '../common/teamRegistry';
-import { WORKFLOWS_PATH } from '../worker/bundle';
+import { WorkflowType } from '../../common/messages';
+import { EconomicsWorkflow } from '../../common/economics/messages';
+import { TEAM_REGISTRY_WORKFLOW } from '../../common/teamRegistry';
+import { WORKFLOWS_PATH } from '../bundle';
 
 /** The workflow types baton's module exports, by the names Temporal knows them. */
 export const BATON_WORKFLOW_TYPES: readonly string[] = [WorkflowType.HANDOFF_RUN, WorkflowType.CONVERSATION, EconomicsWorkflow.SPEND_LEDGER, EconomicsWorkflow.CIRCUIT_BREAKER, TEAM_REGISTRY_WORKFLOW];
