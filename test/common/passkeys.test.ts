@@ -80,7 +80,7 @@ describe.each(vectors.map((v) => [v.alg, v] as const))('a passkey assertion from
 
   it('is refused when a byte of what it signs changed, or another credential signed', () => {
     const data = fromBase64url(v.authenticatorData)!.slice();
-    data[36] ^= 1;
+    data[36] = data[36]! ^ 1;
     expect(verifyDecisionSignature(signatureOf(v, { authenticatorData: data }), v.facts, [keyOf(v)], timesOf(v))).toMatchObject({ ok: false, problem: 'bad_signature' });
     const client = new TextEncoder().encode(new TextDecoder().decode(fromBase64url(v.clientDataJSON)!).replace(v.origin, 'https://approvals.example.com'));
     expect(verifyDecisionSignature(signatureOf(v, { clientDataJSON: client }), v.facts, [keyOf(v, { webauthn: { rpId: v.rpId, origins: ['https://approvals.example.com'] } })], timesOf(v))).toMatchObject({ ok: false, problem: 'bad_signature' });
