@@ -12,6 +12,7 @@ import { isRecord } from '../common/check';
 import { approvalNeeded, type ToolApprovalSpec } from '../common/controls';
 import { canonicalJson, sha256Hex } from '../common/signatures/canonical';
 import { type ApproverKey, approverKeysCheck, type TrustedKey } from '../common/signatures/keys';
+import { lastSignCount } from '../common/signatures/passkey';
 import { factsOfRecord } from '../common/signatures/payload';
 import { verifyDecisionSignature } from '../common/signatures/verify';
 import type { TeamSpec } from '../common/team';
@@ -110,10 +111,10 @@ export class ExportMeaning {
   private signatureProblem(workflowId: string, chain: ChainSeen, asked: Asked, r: ApprovalRecord): string | undefined {
     const facts = factsOfRecord(workflowId, asked, r);
     if (!facts) return 'a wait that timed out carries a signature';
-    const verdict = verifyDecisionSignature(r.signature!, facts, chain.header.keys, { requestedAt: Date.parse(r.requestedAt), arrivedAt: Date.parse(r.decidedAt) });
+    const verdict = verifyDecisionSignature(r.signature!, facts, chain.header.keys, { requestedAt: Date.parse(r.requestedAt), arrivedAt: Date.parse(r.decidedAt) }, (kid) => lastSignCount([...chain.decided.values()].map((d) => d.record).filter((d) => d !== r), kid));
     if (!verdict.ok) return `the decision's signature does not hold: ${verdict.reason}`;
     const id = verdict.identity;
-    if (r.identity?.method !== id.method || r.identity.kid !== id.kid || r.identity.issuer !== id.issuer || r.identity.subject !== id.subject) {
+    if (r.identity?.method !== id.method || r.identity.kid !== id.kid || r.identity.issuer !== id.issuer || r.identity.subject !== id.subject || JSON.stringify(r.identity.passkey) !== JSON.stringify(id.passkey)) {
       return `the record says ${describe(r.identity)}, but the signature shows ${describe(id)}`;
     }
     const key = chain.header.keys.find((k) => k.kid === id.kid) as TrustedKey;
@@ -225,5 +226,5 @@ function recordProblem(r: ApprovalRecord): string | undefined {
 
 function describe(identity: ApprovalRecord['identity']): string {
   if (!identity) return 'no identity';
-  return `${identity.method}${identity.kid ? ` with key ${identity.kid}` : ''}${identity.issuer ? ` (issuer ${identity.issuer}, subject ${identity.subject})` : ''}`;
+  return `${identity.method}${identity.kid ? ` with key ${identity.kid}` : ''}${identity.passkey ? ` (passkey, from ${identity.passkey.origin}, counter ${identity.passkey.signCount})` : ''}${identity.issuer ? ` (issuer ${identity.issuer}, subject ${identity.subject})` : ''}`;
 }

@@ -9,8 +9,8 @@ import { isoTime, nonEmptyString, oneOf, shapeOf, string, count } from './check'
 
 /** How a decision's approver was established. */
 export const decisionIdentity = shapeOf<DecisionIdentity>()(
-  { method: oneOf(['signed', 'token', 'claimed']), kid: string, keySource: oneOf(['team', 'run']), issuer: string, subject: string },
-  ['kid', 'keySource', 'issuer', 'subject'],
+  { method: oneOf(['signed', 'token', 'claimed']), kid: string, keySource: oneOf(['team', 'run']), issuer: string, subject: string, passkey: shapeOf<NonNullable<DecisionIdentity['passkey']>>()({ origin: string, signCount: count }) },
+  ['kid', 'keySource', 'issuer', 'subject', 'passkey'],
 );
 
 const delegationUse = shapeOf<DelegationUse>()({ grantedBy: nonEmptyString, authority: oneOf(['approver', 'operator']), kid: string, until: isoTime, grant: string });

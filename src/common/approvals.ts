@@ -193,6 +193,8 @@ export interface DecisionIdentity {
   issuer?: string;
   /** `token`: the token's subject. */
   subject?: string;
+  /** `signed` with a passkey: the origin that asked for its assertion and the authenticator's signature counter. */
+  passkey?: { origin: string; signCount: number };
 }
 
 /** How an approval ended. */

@@ -193,10 +193,16 @@ export const Patches = {
    * activity, not dispatched eagerly), so a worker of the newest team takes it (docs/chains.md).
    */
   STALE_WORKERS: 'baton-stale-workers',
+  /**
+   * Decided when a decision signed with a passkey (a WebAuthn assertion over the decision's digest)
+   * is first applied: the chain acts on it and records its origin and signature counter. A run
+   * replaying a history without the marker refuses it, as its code did (docs/signatures.md).
+   */
+  PASSKEYS: 'baton-passkeys',
 } as const;
 
 /** Patches added after {@link Patches.BASELINE_2026_11}: a run decides each by its own marker. */
-const AFTER_BASELINE_2026_11: readonly string[] = [Patches.BASELINE_2026_11, Patches.STRANDED_TURNS, Patches.SHARED_ECONOMICS_ACTIVITIES, Patches.INBOX_BOUNDS, Patches.SPECIALIST_TEAM_TIMEOUT, Patches.AUTHORITY, Patches.STRANDED_DELEGATIONS, Patches.REPORT_PULL, Patches.APPROVAL_NOTIFICATIONS, Patches.APPROVAL_POLICIES, Patches.APPROVAL_SEARCH_ATTRIBUTES, Patches.TENANTS, Patches.APPROVAL_QUORUM, Patches.APPROVAL_QUESTIONS, Patches.MERGED_MESSAGE_KEYS, Patches.POLICY_UPDATES, Patches.STALE_WORKERS];
+const AFTER_BASELINE_2026_11: readonly string[] = [Patches.BASELINE_2026_11, Patches.STRANDED_TURNS, Patches.SHARED_ECONOMICS_ACTIVITIES, Patches.INBOX_BOUNDS, Patches.SPECIALIST_TEAM_TIMEOUT, Patches.AUTHORITY, Patches.STRANDED_DELEGATIONS, Patches.REPORT_PULL, Patches.APPROVAL_NOTIFICATIONS, Patches.APPROVAL_POLICIES, Patches.APPROVAL_SEARCH_ATTRIBUTES, Patches.TENANTS, Patches.APPROVAL_QUORUM, Patches.APPROVAL_QUESTIONS, Patches.MERGED_MESSAGE_KEYS, Patches.POLICY_UPDATES, Patches.STALE_WORKERS, Patches.PASSKEYS];
 
 /** The patches {@link Patches.BASELINE_2026_11} stands for. */
 export const BASELINE_2026_11_COVERS: readonly string[] = Object.values(Patches).filter((id) => !AFTER_BASELINE_2026_11.includes(id));

@@ -21,6 +21,7 @@ import { judgeDecision, recordOf, refusedFields, timedOut } from './decisions';
 import { DeskMail, type Received } from './deskMail';
 import { applyQuestion, type QuestionDesk, questionDesk, type QuestionRules } from './deskQuestions';
 import { overrideVerdict } from './overrideVerdict';
+import { passkeysIn } from './passkeys';
 import { overridesRecord, type Refusal, RefusalTally } from './refusals';
 import type { ChainEffects } from './effects';
 import { Specialists } from './specialists';
@@ -206,7 +207,7 @@ export class ApprovalDesk extends DeskMail {
   }
 
   private decide(entry: Extract<Received, { kind: 'decision' }>): void {
-    const judged = this.judge(entry.raw, entry.at);
+    const judged = passkeysIn(this.judge(entry.raw, entry.at), this.effects);
     if (judged.kind === 'refused') {
       this.refuse({ type: 'decision_refused', ...refusedFields(entry.raw), reason: judged.reason, via: entry.via, at: new Date(entry.at).toISOString() });
       entry.answer?.({ refusal: judged.error });

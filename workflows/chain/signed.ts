@@ -10,6 +10,7 @@ import type { DecisionIdentity, HandoffDecision, PendingApproval } from '../../s
 import type { ChainState } from '../../src/common/state';
 import { verifyDelegation, type VerifiedGrant } from '../../src/common/signatures/delegation';
 import { trustedKeys } from '../../src/common/signatures/keys';
+import { lastSignCount } from '../../src/common/signatures/passkey';
 import { factsOfDecision } from '../../src/common/signatures/payload';
 import { type SignatureProblem, verifyDecisionSignature } from '../../src/common/signatures/verify';
 
@@ -33,7 +34,7 @@ export function judgeSignature(s: ChainState, waiting: PendingApproval, d: Hando
     };
   }
   const keys = trustedKeys(s.team, s.options.approverKeys);
-  const verdict = verifyDecisionSignature(d.signature, factsOfDecision(bench.workflowId, waiting, d), keys, { requestedAt: Date.parse(waiting.requestedAt), arrivedAt: bench.at });
+  const verdict = verifyDecisionSignature(d.signature, factsOfDecision(bench.workflowId, waiting, d), keys, { requestedAt: Date.parse(waiting.requestedAt), arrivedAt: bench.at }, (kid) => lastSignCount(s.approvals.decided, kid));
   return verdict.ok ? { ok: true, identity: verdict.identity } : verdict;
 }
 

@@ -95,7 +95,9 @@ function keysLoosening(before: readonly ApproverKey[], after: readonly ApproverK
       ? 'a key the run did not trust'
       : was.publicKey !== k.publicKey
         ? 'another public key under a trusted kid'
-        : k.approvers.some((x) => !was.approvers.includes(x))
+        : JSON.stringify(was.webauthn) !== JSON.stringify(k.webauthn)
+          ? "another passkey relying party or origins under a trusted kid"
+          : k.approvers.some((x) => !was.approvers.includes(x))
           ? `approvers the key did not sign for (${k.approvers.filter((x) => !was.approvers.includes(x)).slice(0, 5).join(', ')})`
           : k.service && !was.service
             ? 'a service key where a person\'s was'

@@ -8,6 +8,7 @@
 import { type Check, isRecord, shown } from '../check';
 import { LIMITS } from '../limits';
 import { fromBase64url } from './canonical';
+import { type PasskeyTrust, passkeyTrustProblems } from './cose';
 
 /** An Ed25519 public key trusted for approvers' decisions. Plain JSON. */
 export interface ApproverKey {
@@ -19,7 +20,10 @@ export interface ApproverKey {
    * whoever its tokens prove).
    */
   approvers: string[];
-  /** The raw 32-byte Ed25519 public key in base64url without padding: a JWK's `x`. */
+  /**
+   * The raw 32-byte Ed25519 public key in base64url without padding: a JWK's `x`. A passkey's
+   * (with `webauthn`): its COSE_Key in base64url, ES256 (P-256) or EdDSA (Ed25519).
+   */
   publicKey: string;
   /**
    * A service's key: it signs on behalf of the identity a token proved, and its signatures name
@@ -30,6 +34,8 @@ export interface ApproverKey {
   notBefore?: string;
   /** ISO 8601: signatures made, or arriving, after this time are refused (rotation, retirement). */
   notAfter?: string;
+  /** A passkey: decisions are WebAuthn assertions from these origins for this relying party (docs/signatures.md). */
+  webauthn?: PasskeyTrust;
 }
 
 /** Where a chain's trusted key was named: the team's snapshot or the run's options. */
@@ -40,11 +46,11 @@ export type TrustedKey = ApproverKey & { source: KeySource };
 
 const KID = /^[\x21-\x7e]{1,128}$/;
 // Every field of ApproverKey, no more: a carried snapshot's keys pass the check that reads them back.
-const FIELDS = Object.keys({ kid: 1, approvers: 1, publicKey: 1, service: 1, notBefore: 1, notAfter: 1 } satisfies Record<keyof ApproverKey, 1>);
+const FIELDS = Object.keys({ kid: 1, approvers: 1, publicKey: 1, service: 1, notBefore: 1, notAfter: 1, webauthn: 1 } satisfies Record<keyof ApproverKey, 1>);
 
 /** Problems with one approver key, each naming the field and what would be valid. */
 export const approverKeyCheck: Check<ApproverKey> = (v, key) => {
-  if (!isRecord(v)) return [`"${key}" must be an approver key {kid, approvers, publicKey, service?, notBefore?, notAfter?}, got ${shown(v)}`];
+  if (!isRecord(v)) return [`"${key}" must be an approver key {kid, approvers, publicKey, service?, notBefore?, notAfter?, webauthn?}, got ${shown(v)}`];
   const problems: string[] = [];
   if (typeof v.kid !== 'string' || !KID.test(v.kid)) problems.push(`"${key}.kid" must be 1 to 128 printable characters without spaces, got ${shown(v.kid)}`);
   if (!Array.isArray(v.approvers) || v.approvers.length === 0 || !v.approvers.every((a) => typeof a === 'string' && a.trim() !== '' && a.length <= LIMITS.approverChars)) {
@@ -53,7 +59,8 @@ export const approverKeyCheck: Check<ApproverKey> = (v, key) => {
     problems.push(`"${key}.approvers" names "*" (any approver), which only a service key (service: true) may: a person's key signs for that person`);
   }
   const raw = typeof v.publicKey === 'string' ? fromBase64url(v.publicKey) : undefined;
-  if (raw?.length !== 32) problems.push(`"${key}.publicKey" must be a raw Ed25519 public key, 32 bytes in base64url without padding (a JWK's "x"), got ${shown(v.publicKey)}`);
+  if (v.webauthn !== undefined) problems.push(...passkeyTrustProblems(v, key));
+  else if (raw?.length !== 32) problems.push(`"${key}.publicKey" must be a raw Ed25519 public key, 32 bytes in base64url without padding (a JWK's "x"), got ${shown(v.publicKey)}`);
   if (v.service !== undefined && typeof v.service !== 'boolean') problems.push(`"${key}.service" must be true or false, got ${shown(v.service)}`);
   for (const f of ['notBefore', 'notAfter'] as const) {
     if (v[f] !== undefined && !(typeof v[f] === 'string' && /^\d{4}-\d{2}-\d{2}T/.test(v[f]) && !Number.isNaN(Date.parse(v[f])))) {

@@ -13,6 +13,7 @@ import { clipText, LIMITS } from '../limits';
 import { canonicalJson, fromBase64url, fromUtf8, utf8 } from './canonical';
 import { ed25519Verifies } from './jws';
 import type { TrustedKey } from './keys';
+import { checkAssertion, PASSKEY_ALG, type PasskeyUse } from './passkey';
 import { type DecisionFacts, type DecisionPayload, decisionPayload, DECISION_SIGNATURE_VERSION, type TokenClaims } from './payload';
 
 /** Why a signature is refused. */
@@ -29,6 +30,10 @@ export const SignatureProblem = {
   BAD_SIGNATURE: 'bad_signature',
   /** It signs something else: another chain, approval, call, arguments, outcome, approver or note (a replay). */
   MISMATCH: 'mismatch',
+  /** A passkey assertion asked for by an origin, or for a relying party, its key does not allow. */
+  WRONG_ORIGIN: 'wrong_origin',
+  /** A passkey's signature counter that does not go forward: an assertion sent again, or a cloned authenticator. */
+  REPLAYED: 'replayed',
   /** Signed too long before it arrived, before the approval was asked, or in the future. */
   STALE: 'stale',
   /** The key was not valid at that time (`notBefore`, `notAfter`). */
@@ -47,16 +52,21 @@ export type SignatureVerdict = { ok: true; identity: DecisionIdentity; payload: 
 
 const refuse = (problem: SignatureProblem, reason: string): SignatureVerdict => ({ ok: false, problem, reason });
 
-/** Verify `jws` as the signature of `facts`, by one of `keys`, at `times`. */
-export function verifyDecisionSignature(jws: string, facts: DecisionFacts, keys: readonly TrustedKey[], times: SignatureTimes): SignatureVerdict {
+/**
+ * Verify `jws` as the signature of `facts`, by one of `keys`, at `times`: an Ed25519 JWS, or a
+ * passkey's WebAuthn assertion (`passkey.ts`). `lastSignCount(kid)` is the highest passkey signature
+ * counter the chain has already recorded for key `kid` (none: nothing to compare with).
+ */
+export function verifyDecisionSignature(jws: string, facts: DecisionFacts, keys: readonly TrustedKey[], times: SignatureTimes, lastSignCount?: (kid: string) => number | undefined): SignatureVerdict {
   const parts = jws.length <= LIMITS.signatureChars ? jws.split('.') : [];
-  if (parts.length !== 3) return refuse('malformed', `the signature must be a JWS compact serialization (header.payload.signature, at most ${LIMITS.signatureChars} characters)`);
-  const [head, body, sig] = parts as [string, string, string];
+  if (parts.length !== 3 && parts.length !== 5) return refuse('malformed', `the signature must be a JWS compact serialization (header.payload.signature, at most ${LIMITS.signatureChars} characters), or a passkey's (header.payload.authenticatorData.clientDataJSON.signature)`);
+  const [head, body] = parts as [string, string];
   const headBytes = fromBase64url(head);
   const headText = headBytes ? fromUtf8(headBytes) : undefined;
   const header = headText !== undefined ? jsonOf(headText) : undefined;
-  if (!isRecord(header) || header.alg !== 'EdDSA' || typeof header.kid !== 'string' || header.crit !== undefined || header.b64 !== undefined) {
-    return refuse('malformed', 'the signature\'s header must be {"alg":"EdDSA","kid":"<key id>"}');
+  const alg = parts.length === 5 ? PASSKEY_ALG : 'EdDSA';
+  if (!isRecord(header) || header.alg !== alg || typeof header.kid !== 'string' || header.crit !== undefined || header.b64 !== undefined) {
+    return refuse('malformed', parts.length === 5 ? `a passkey signature's header must be {"alg":"${PASSKEY_ALG}","kid":"<key id>"}` : 'the signature\'s header must be {"alg":"EdDSA","kid":"<key id>"}');
   }
   const kid = header.kid;
   const key = keys.find((k) => k.kid === kid);
@@ -64,11 +74,21 @@ export function verifyDecisionSignature(jws: string, facts: DecisionFacts, keys:
   if (!key.approvers.includes(facts.approver) && !(key.service && key.approvers.includes('*'))) {
     return refuse('wrong_approver', `key ${shownKid(kid)} signs for ${key.approvers.join(', ')}, not for ${clipText(facts.approver, 100)}`);
   }
-  const signature = fromBase64url(sig);
-  const publicKey = fromBase64url(key.publicKey);
-  if (signature?.length !== 64 || publicKey?.length !== 32) return refuse('malformed', 'the signature must be 64 bytes of Ed25519 in base64url');
-  if (!ed25519Verifies(signature, utf8(`${head}.${body}`), publicKey)) {
-    return refuse('bad_signature', `the signature does not verify with key ${shownKid(kid)}: another key made it, or what it signs was changed`);
+  let passkey: PasskeyUse | undefined;
+  if (parts.length === 5) {
+    if (!key.webauthn) return refuse('malformed', `key ${shownKid(kid)} is an Ed25519 key, not a passkey: sign with it as a JWS`);
+    const bodyText = fromUtf8(fromBase64url(body) ?? new Uint8Array([0xff])) ?? '';
+    const checked = checkAssertion(parts.slice(2), bodyText, { kid, publicKey: key.publicKey, webauthn: key.webauthn }, lastSignCount?.(kid));
+    if (!checked.ok) return refuse(checked.problem, checked.reason);
+    passkey = checked.use;
+  } else {
+    if (key.webauthn) return refuse('malformed', `key ${shownKid(kid)} is a passkey: its decisions carry a WebAuthn assertion (header.payload.authenticatorData.clientDataJSON.signature)`);
+    const signature = fromBase64url(parts[2]!);
+    const publicKey = fromBase64url(key.publicKey);
+    if (signature?.length !== 64 || publicKey?.length !== 32) return refuse('malformed', 'the signature must be 64 bytes of Ed25519 in base64url');
+    if (!ed25519Verifies(signature, utf8(`${head}.${body}`), publicKey)) {
+      return refuse('bad_signature', `the signature does not verify with key ${shownKid(kid)}: another key made it, or what it signs was changed`);
+    }
   }
   const bytes = fromBase64url(body);
   const text = bytes ? fromUtf8(bytes) : undefined;
@@ -90,6 +110,7 @@ export function verifyDecisionSignature(jws: string, facts: DecisionFacts, keys:
     kid,
     keySource: key.source,
     ...(token ? { issuer: token.iss, subject: token.sub } : {}),
+    ...(passkey ? { passkey } : {}),
   };
   return { ok: true, identity, payload: expected };
 }

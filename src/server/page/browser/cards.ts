@@ -5,6 +5,7 @@
 import { post } from './api';
 import { ago, count, enc, h, messageOf, runLink, say, until, type Child } from './dom';
 import { BASE, session } from './session';
+import { passkeySignature } from './passkey';
 import { heldKey, signDecision } from './signing';
 import type { Approval, Asked } from './types';
 
@@ -179,8 +180,10 @@ async function decide(a: Approval, decision: Decision, card: Card, onDecided?: (
     if (edited) body.arguments = edited;
     const key = await heldKey();
     if (key) body.signature = await signDecision(key, a, decision, text || undefined, edited);
+    const passkey = key ? null : await passkeySignature(a, decision, text || undefined, edited);
+    if (passkey) body.signature = passkey.signature;
     await post(`v1/runs/${enc(a.workflowId)}/approvals/${enc(a.handoffId)}`, body);
-    say(`${decision === 'approve' ? 'Approved ' : 'Rejected '}${a.from} → ${a.tool ? `tool ${a.tool.name}${edited ? ' with edited arguments' : ''}` : a.to}${key ? `, signed with ${key.kid}` : ''}`, a.workflowId);
+    say(`${decision === 'approve' ? 'Approved ' : 'Rejected '}${a.from} → ${a.tool ? `tool ${a.tool.name}${edited ? ' with edited arguments' : ''}` : a.to}${key || passkey ? `, signed with ${(key ?? passkey)!.kid}` : ''}`, a.workflowId);
     const next = (card.nextElementSibling || card.previousElementSibling) as HTMLElement | null;
     card.remove();
     if (next) next.focus();

@@ -8,6 +8,7 @@ import { apiJson } from './api';
 import { batchSelection, itemKey } from './batch';
 import { approvalCard, type Card } from './cards';
 import { ago, h } from './dom';
+import { passkeyPanel } from './passkey';
 import { keyPanel } from './signing';
 import { liveBadge, openStream } from './stream';
 import type { Approval, InboxItem, InboxPage } from './types';
@@ -139,6 +140,7 @@ export function showInbox(main: HTMLElement): void {
     h('h1', {}, ['Waiting for approval ', total]),
     h('p', { class: 'facts' }, [live.el, h('span', { class: 'keys' }, ['Keys: ', key('j'), ' / ', key('k'), ' move, ', key('x'), ' select, ', key('a'), ' approve, ', key('r'), ' reject'])]),
     keyPanel(),
+    passkeyPanel(),
     form,
     problem,
     status,

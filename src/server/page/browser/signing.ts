@@ -53,7 +53,7 @@ async function forgetKey(): Promise<void> {
 }
 
 /** JSON with sorted keys and no undefined members: what the workflow hashes and checks. */
-function canonical(v: unknown): string {
+export function canonical(v: unknown): string {
   if (v === null || typeof v !== 'object') return JSON.stringify(v);
   if (Array.isArray(v)) return `[${v.map(canonical).join(',')}]`;
   const o = v as Record<string, unknown>;
@@ -64,11 +64,11 @@ function canonical(v: unknown): string {
     .join(',')}}`;
 }
 
-function utf8(text: string): Uint8Array<ArrayBuffer> {
+export function utf8(text: string): Uint8Array<ArrayBuffer> {
   return new TextEncoder().encode(text);
 }
 
-function b64url(bytes: Uint8Array): string {
+export function b64url(bytes: Uint8Array): string {
   let s = '';
   bytes.forEach((b) => {
     s += String.fromCharCode(b);
@@ -88,13 +88,19 @@ async function thumbprint(x: string): Promise<string> {
 
 /** The signature of a decision on approval `a`: what it decides, as the workflow checks it. */
 export async function signDecision(entry: HeldKey, a: Approval, decision: string, note: string | undefined, edited: object | undefined): Promise<string> {
+  const payload = await decisionPayload(a, decision, note, edited);
+  const input = `${b64url(utf8(canonical({ alg: 'EdDSA', kid: entry.kid })))}.${b64url(utf8(canonical(payload)))}`;
+  const signature = new Uint8Array(await crypto.subtle.sign({ name: 'Ed25519' }, entry.key, utf8(input)));
+  return `${input}.${b64url(signature)}`;
+}
+
+/** The `baton.decision/1` payload of a decision on approval `a` (docs/signatures.md). */
+export async function decisionPayload(a: Approval, decision: string, note: string | undefined, edited: object | undefined): Promise<Record<string, unknown>> {
   const subject: Record<string, unknown> = a.tool ? { kind: 'tool_call', from: a.from, tool: a.tool.name, callHash: a.tool.callHash } : { kind: 'handoff', from: a.from, to: a.to };
   if (a.tool && edited) subject.arguments = await sha256Hex(canonical(edited));
   const payload: Record<string, unknown> = { v: 'baton.decision/1', workflowId: a.workflowId, approval: a.handoffId, subject, outcome: decision, approver: session.me!.name, iat: Math.floor(Date.now() / 1000) };
   if (note !== undefined) payload.note = await sha256Hex(note);
-  const input = `${b64url(utf8(canonical({ alg: 'EdDSA', kid: entry.kid })))}.${b64url(utf8(canonical(payload)))}`;
-  const signature = new Uint8Array(await crypto.subtle.sign({ name: 'Ed25519' }, entry.key, utf8(input)));
-  return `${input}.${b64url(signature)}`;
+  return payload;
 }
 
 /** The entry a team lists for the held key. */

@@ -1,0 +1,63 @@
+/**
+ * Passkeys made in Node, for the tests and the model harness: a P-256 (or Ed25519) credential and
+ * WebAuthn assertions over a decision's digest, made as an authenticator makes them
+ * (`authenticatorData || SHA-256(clientDataJSON)` signed with node:crypto).
+ */
+import { createHash, generateKeyPairSync, type KeyObject, sign } from 'node:crypto';
+import type { ApproverKey } from '../../src';
+import { base64url, fromBase64url } from '../../src/common/signatures/canonical';
+import { coseKey } from '../../src/common/signatures/cose';
+import { passkeyChallenge, passkeySignature } from '../../src/common/signatures/passkey';
+import { decisionPayload, type DecisionFacts } from '../../src/common/signatures/payload';
+
+/** A passkey held in Node: its key id, private key, COSE public key and counter. */
+export interface NodePasskey {
+  kid: string;
+  privateKey: KeyObject;
+  /** The credential's COSE_Key, base64url. */
+  publicKey: string;
+  crv: 'P-256' | 'Ed25519';
+  signCount: number;
+}
+
+/** A new passkey on `crv`, counting from `signCount`. */
+export function nodePasskey(kid: string, crv: 'P-256' | 'Ed25519' = 'P-256', signCount = 0): NodePasskey {
+  const pair = crv === 'P-256' ? generateKeyPairSync('ec', { namedCurve: 'P-256' }) : generateKeyPairSync('ed25519');
+  const jwk = pair.publicKey.export({ format: 'jwk' }) as { x: string; y?: string };
+  const x = fromBase64url(jwk.x)!;
+  const cose = crv === 'P-256' ? coseKey({ crv, x, y: fromBase64url(jwk.y!)! }) : coseKey({ crv, x });
+  return { kid, privateKey: pair.privateKey, publicKey: base64url(cose), crv, signCount };
+}
+
+/** The entry a team lists for `p`: a passkey of `approvers` for the relying party `rpId` at `origins`. */
+export function passkeyEntry(p: NodePasskey, approvers: string[], rpId: string, origins: string[]): ApproverKey {
+  return { kid: p.kid, approvers, publicKey: p.publicKey, webauthn: { rpId, origins } };
+}
+
+/** What an assertion may get wrong on purpose. */
+export interface AssertionOptions {
+  origin: string;
+  rpId: string;
+  /** @default 'webauthn.get' */
+  type?: string;
+  /** The user-present flag. @default true */
+  present?: boolean;
+  /** The counter to report instead of the next one. */
+  signCount?: number;
+  /** Seconds since the epoch. @default now */
+  iat?: number;
+}
+
+/** `p`'s passkey signature of `facts`: an assertion over the decision's digest, its counter one up. */
+export function passkeySign(p: NodePasskey, facts: DecisionFacts, o: AssertionOptions): string {
+  const payload = decisionPayload(facts, o.iat ?? Math.floor(Date.now() / 1000));
+  const count = o.signCount ?? ++p.signCount;
+  const authenticatorData = Buffer.alloc(37);
+  createHash('sha256').update(o.rpId).digest().copy(authenticatorData, 0);
+  authenticatorData[32] = (o.present ?? true) ? 0x05 : 0x04;
+  authenticatorData.writeUInt32BE(count, 33);
+  const clientDataJSON = Buffer.from(JSON.stringify({ type: o.type ?? 'webauthn.get', challenge: base64url(passkeyChallenge(payload)), origin: o.origin, crossOrigin: false }));
+  const signed = Buffer.concat([authenticatorData, createHash('sha256').update(clientDataJSON).digest()]);
+  const signature = p.crv === 'P-256' ? sign('sha256', signed, p.privateKey) : sign(null, signed, p.privateKey);
+  return passkeySignature(p.kid, payload, { authenticatorData, clientDataJSON, signature });
+}
