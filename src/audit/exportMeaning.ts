@@ -18,6 +18,7 @@ import { verifyDecisionSignature } from '../common/signatures/verify';
 import type { TeamSpec } from '../common/team';
 import { resolveApprovalPolicy } from '../../workflows/guards/approvals';
 import { type ExportedChain, recordedValue } from './export';
+import { type VoteEvent, votesProblem } from './exportVotes';
 
 /** What the checks count, for the verdict. */
 export interface MeaningCounts {
@@ -40,6 +41,8 @@ interface ChainSeen {
   decided: Map<string, { record: ApprovalRecord; seq: number }>;
   /** Approvals a tool call ran under, by the event that ran it. */
   used: Map<string, number>;
+  /** The votes cast on each approval so far (`approval_vote`). */
+  votes: Map<string, VoteEvent[]>;
 }
 
 /** The meaning checks over an export's events, in order. */
@@ -66,6 +69,7 @@ export class ExportMeaning {
     if (!chain) return `the chain ${workflowId} has no opening "chain" event before its events`;
     if (ev.kind === 'approval_requested') return this.asked(seq, chain, ev as unknown as Asked);
     if (ev.kind === 'approval_decided') return this.decided(seq, workflowId, chain, ev as unknown as ApprovalRecord);
+    if (ev.kind === 'approval_vote') return this.voted(seq, chain, ev);
     if (ev.kind === 'tool_call') return this.toolCall(seq, chain, ev);
     if (ev.kind === 'handoff') return this.handoff(seq, chain, ev);
     return undefined;
@@ -78,7 +82,7 @@ export class ExportMeaning {
     if (this.chains.has(workflowId)) return `the chain ${workflowId} is opened twice`;
     const keyProblems = approverKeysCheck(ev.keys.map((k: unknown) => (isRecord(k) ? (({ source: _s, ...key }) => key)(k) : k)), 'keys');
     if (keyProblems.length > 0) return `the chain's keys are not approver keys: ${keyProblems[0]}`;
-    this.chains.set(workflowId, { header: ev as unknown as ExportedChain, asked: new Map(), decided: new Map(), used: new Map() });
+    this.chains.set(workflowId, { header: ev as unknown as ExportedChain, asked: new Map(), decided: new Map(), used: new Map(), votes: new Map() });
     return undefined;
   }
 
@@ -90,6 +94,14 @@ export class ExportMeaning {
     return undefined;
   }
 
+  private voted(seq: number, chain: ChainSeen, ev: Record<string, unknown>): string | undefined {
+    const id = String(ev.handoffId);
+    if (!chain.asked.has(id)) return `it is a vote on approval ${id}, which no approval_requested before it asked for`;
+    if (chain.decided.has(id)) return `it is a vote on approval ${id}, which was decided before it`;
+    chain.votes.set(id, [...(chain.votes.get(id) ?? []), { seq, event: ev }]);
+    return undefined;
+  }
+
   private decided(seq: number, workflowId: string, chain: ChainSeen, r: ApprovalRecord): string | undefined {
     const shapeProblem = recordProblem(r);
     if (shapeProblem) return shapeProblem;
@@ -98,6 +110,9 @@ export class ExportMeaning {
     const earlier = chain.decided.get(r.handoffId);
     if (earlier) return `approval ${r.handoffId} is decided twice (first at event #${earlier.seq}): an approval is decided once, so a decision was copied`;
     chain.decided.set(r.handoffId, { record: r, seq });
+    const votes = chain.votes.get(r.handoffId) ?? [];
+    const voteProblem = r.votes !== undefined || votes.length > 0 ? votesProblem(workflowId, asked, r, votes, chain.header.keys, this.counts, this.trusted) : undefined;
+    if (voteProblem) return voteProblem;
     if (r.signature === undefined) {
       if (r.identity && r.identity.method !== 'claimed') return `the record says the approver was ${r.identity.method}, but it carries no signature`;
       if (r.outcome === 'timed_out') return undefined;

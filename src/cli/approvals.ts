@@ -8,6 +8,7 @@ import type { Command } from './context';
 import { argumentsOption, mergeOntoWaiting } from './edits';
 import { formatDecision, formatPending } from './print';
 import { decideBatchFile } from './inbox';
+import { DELEGATION_FLAGS, DELEGATION_HELP, delegationFromFlags } from './delegationFlag';
 import { cliSigner } from './signing';
 import { TENANT_FLAG, tenantFromFlag } from './tenant';
 
@@ -48,7 +49,7 @@ export function decideCommand(decision: 'approve' | 'reject'): Command {
   const approve = decision === 'approve';
   const note = approve ? '--comment <text>' : '--reason <text>';
   return {
-    synopsis: `baton ${decision} (<workflowId> [--id <approvalId>] | --batch <file|->) --as <approver> [${note}]${approve ? ` [--args '<json object>']` : ''} [--key <file>]`,
+    synopsis: `baton ${decision} (<workflowId> [--id <approvalId>] | --batch <file|->) --as <approver> [${note}]${approve ? ` [--args '<json object>']` : ''} [--key <file>] [--on-behalf-of <approver> --delegation <file|grant>]`,
     summary: `${decision} a handoff or tool call waiting for approval`,
     help: `Options:
   --as <approver>     who decides (required; checked against the policy's approvers)
@@ -71,6 +72,7 @@ export function decideCommand(decision: 'approve' | 'reject'): Command {
                       bound to its own call and signed on its own; an outcome per approval (--json)
   --kid <id>          the key id to sign under (or BATON_SIGNING_KID; default: the JWK's "kid", else
                       the key's thumbprint)
+${DELEGATION_HELP}
 
 Prints the recorded decision${approve ? ' (with --args, the arguments the call runs with and the fields changed)' : ''};
 a decision that cannot apply (nothing waits, not an allowed approver, ${approve ? "arguments the tool's parameters\nrefuse, " : ''}a call that changed since) is refused with ApprovalRefusedError and exit code 1.`,
@@ -85,10 +87,12 @@ a decision that cannot apply (nothing waits, not an allowed approver, ${approve 
         kid: { type: 'string' },
         batch: { type: 'string' },
         json: { type: 'boolean', default: false },
+        ...DELEGATION_FLAGS,
         ...(approve ? { args: { type: 'string' as const } } : {}),
       });
       if (values.batch !== undefined) {
         if (positionals.length > 0 || values.id !== undefined || values.handoff !== undefined || values.args !== undefined) throw new UsageError('--batch names its approvals itself: give no <workflowId>, --id or --args with it');
+        if (values['on-behalf-of'] !== undefined || values.delegation !== undefined) throw new UsageError('--batch decides for your own slot: decide for another approver (--on-behalf-of, --delegation) one approval at a time');
         if (!values.as) throw new UsageError('--as <approver> is required: who decides');
         const notes = { ...(values.comment !== undefined ? { comment: values.comment } : {}), ...(values.reason !== undefined ? { reason: values.reason } : {}) };
         return decideBatchFile(values.batch, { decision, approver: values.as, ...notes, ...cliSigner(values.key, values.kid) }, values.json, out);
@@ -101,6 +105,7 @@ a decision that cannot apply (nothing waits, not an allowed approver, ${approve 
       }
       const approvalId = values.id ?? values.handoff;
       const signed = cliSigner(values.key, values.kid);
+      const slot = delegationFromFlags(values);
       const changes = typeof values.args === 'string' ? argumentsOption('--args', values.args) : undefined;
       const baton = await batonClient();
       const edit = changes ? mergeOntoWaiting(await baton.getRun(workflowId).pendingApprovals().catch(() => []), approvalId, changes) : undefined;
@@ -111,6 +116,7 @@ a decision that cannot apply (nothing waits, not an allowed approver, ${approve 
         ...(approvalId !== undefined ? { approvalId } : {}),
         ...(edit ? { arguments: edit.arguments, ...(edit.callHash ? { callHash: edit.callHash } : {}) } : {}),
         ...signed,
+        ...slot,
       };
       const record = approve ? await baton.approve(workflowId, options) : await baton.reject(workflowId, options);
       // Edited arguments the tool declares sensitive are not echoed to the terminal.

@@ -96,7 +96,7 @@ export function formatWaiting(p: PendingApproval): string {
 /** A decision as `baton approve` prints it: `tool call … (issueRefund) approved by alice with edited arguments {…}`. */
 export function formatDecision(d: ApprovalRecord): string {
   const what = d.tool ? `tool call ${d.handoffId} (${d.tool})` : `handoff ${d.handoffId}`;
-  return displayText(`${what} ${d.outcome.replace(/_/g, ' ')}${d.approver ? ` by ${d.approver}` : ''}${d.reasonLabel ? `: ${d.reason} (${d.reasonLabel})` : ''}${d.editedArguments ? ` with edited arguments ${compactArguments(d.editedArguments)}` : ''}${identityText(d.identity)}`);
+  return displayText(`${what} ${d.outcome.replace(/_/g, ' ')}${d.approver ? ` by ${d.approver}${d.onBehalfOf ? ` for ${d.onBehalfOf}` : ''}` : ''}${d.reasonLabel ? `: ${d.reason} (${d.reasonLabel})` : ''}${d.editedArguments ? ` with edited arguments ${compactArguments(d.editedArguments)}` : ''}${identityText(d.identity)}`);
 }
 
 /**

@@ -26,7 +26,7 @@ export async function decideApproval(
   idOrOptions: string | undefined | DecisionOptions,
   given: DecisionOptions | undefined,
 ): Promise<ApprovalRecord> {
-  const { approvalId: handoffId, approver, comment, reason, arguments: args, callHash, signer, signature } = decisionOf(idOrOptions, given);
+  const { approvalId: handoffId, approver, comment, reason, arguments: args, callHash, signer, signature, onBehalfOf, delegation } = decisionOf(idOrOptions, given);
   if (typeof approver !== 'string' || approver.trim() === '') throw new UserError('approver must name who decides');
   if (args !== undefined && !isPlainObject(args)) throw new UserError(`arguments must be a plain object of the tool's arguments, got ${describeValue(args)}`);
   if (args !== undefined && decision !== 'approve') throw new UserError('arguments go with an approval only');
@@ -36,7 +36,8 @@ export async function decideApproval(
     throw new UserError('signer must be a DecisionSigner {kid, sign(input)}: make one with decisionSigner(privateKey) or decisionSignerFromFile(file)');
   }
   if (signature !== undefined && (typeof signature !== 'string' || signature === '')) throw new UserError('signature must be a JWS compact serialization (docs/signatures.md)');
-  const sizes = decisionSizes({ handoffId, approver, comment, reason, arguments: args, callHash, signature });
+  const slot = slotFields(approver, onBehalfOf, delegation);
+  const sizes = decisionSizes({ handoffId, approver, comment, reason, arguments: args, callHash, signature, ...slot });
   if (sizes.length > 0) throw new InputTooLargeError(sizes);
   const waiting = await getRun(workflowId).pendingApprovals().catch(() => []);
   const id = handoffId ?? onlyPending(workflowId, waiting);
@@ -45,7 +46,7 @@ export async function decideApproval(
   const hash = callHash ?? (args !== undefined ? pending?.tool?.callHash : undefined);
   // A handoff waiting in a specialist of this chain is decided in that specialist's chain.
   const chainId = pending?.workflowId ?? workflowId;
-  const fields = { approver, decision, ...(comment !== undefined ? { comment } : {}), ...(reason !== undefined ? { reason } : {}), ...(args !== undefined ? { arguments: args } : {}) };
+  const fields = { approver, decision, ...(comment !== undefined ? { comment } : {}), ...(reason !== undefined ? { reason } : {}), ...(args !== undefined ? { arguments: args } : {}), ...slot };
   let signed = signature;
   if (signer) {
     if (!pending) throw new ApprovalRefusedError(id, `cannot sign: no approval ${id} is waiting in chain ${workflowId}`);
@@ -70,6 +71,15 @@ export function toBatonError(err: unknown): unknown {
     }
   }
   return err;
+}
+
+/** `onBehalfOf` and its `delegation` grant, checked to come together and to name another approver's slot. */
+function slotFields(approver: string, onBehalfOf: unknown, delegation: unknown): { onBehalfOf?: string; delegation?: string } {
+  if (onBehalfOf === undefined && delegation === undefined) return {};
+  if (typeof onBehalfOf !== 'string' || onBehalfOf.trim() === '') throw new UserError(onBehalfOf === undefined ? 'a delegation grant goes with onBehalfOf, the approver whose slot it gives' : 'onBehalfOf must name the approver whose slot is decided');
+  if (typeof delegation !== 'string' || delegation === '') throw new UserError(`deciding for ${onBehalfOf} needs delegation: the grant (signed by ${onBehalfOf} or an operator, signDelegation) that gives ${approver} that slot`);
+  if (onBehalfOf === approver) throw new UserError(`onBehalfOf names the approver, ${approver}, themself: leave it out to decide for your own slot`);
+  return { onBehalfOf, delegation };
 }
 
 /** The decision's options, its approval id from either place (and either name), checked to agree. */

@@ -79,6 +79,17 @@ export interface DecisionOptions {
   signer?: DecisionSigner;
   /** A signature made elsewhere (a JWS over this decision's payload), sent as it is; not with `signer`. */
   signature?: string;
+  /**
+   * Quorum and staged approvals: decide for this approver's slot instead of one's own, with
+   * `delegation`, the grant that gives `approver` that slot; recorded as "approver for onBehalfOf".
+   */
+  onBehalfOf?: string;
+  /**
+   * With `onBehalfOf`: the delegation grant (a JWS signed by the slot's owner or an operator,
+   * `signDelegation`), checked by the chain against the keys it trusts (docs/approvals.md, "Delegation").
+   * @example await baton.approve(workflowId, { approvalId, approver: 'bob', onBehalfOf: 'alice', delegation: grant })
+   */
+  delegation?: string;
 }
 
 /**

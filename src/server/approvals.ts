@@ -96,18 +96,20 @@ export function approvalRoutes(app: ServiceApp, ctx: ServiceContext): void {
   app.openapi(decideRoute, async (c) => {
     const identity = c.get('identity');
     const { id, approvalId } = c.req.valid('param');
-    const { decision, comment, reason, arguments: edited, callHash, signature } = c.req.valid('json');
-    await ctx.payloadLimit.check('The decision', { handoffId: approvalId, approver: identity.name, comment, reason, arguments: edited, callHash, signature });
+    const { decision, comment, reason, arguments: edited, callHash, signature, onBehalfOf, delegation } = c.req.valid('json');
+    await ctx.payloadLimit.check('The decision', { handoffId: approvalId, approver: identity.name, comment, reason, arguments: edited, callHash, signature, onBehalfOf, delegation });
+    const slot = slotDecision(identity.name, onBehalfOf, delegation);
     if (reason !== undefined && decision !== 'reject') throw new HttpProblem(400, 'Invalid decision', 'The decision does not fit what waits.', [{ path: 'reason', message: '"reason" goes with "reject" only (an approval takes a "comment")' }]);
     // The chain's own waiting handoffs and those of its specialists (delegation), as its workers see them.
     const waiting = (await ctx.baton.getRun(id).pendingApprovals()).find((p) => p.handoffId === approvalId);
     if (!waiting) throw new HttpProblem(404, 'Not found', `no approval ${approvalId} is waiting in chain ${id}`);
-    if (!mayDecide(identity, waiting.approvers)) {
-      throw new HttpProblem(403, 'Forbidden', `${identity.name} may not decide this ${waiting.tool ? 'tool call' : 'handoff'} (approvers: ${waiting.approvers?.join(', ')})`);
+    // A delegate decides for the slot's owner; the chain checks the grant that says so.
+    if (!mayDecide({ ...identity, name: slot.onBehalfOf ?? identity.name }, waiting.approvers)) {
+      throw new HttpProblem(403, 'Forbidden', `${slot.onBehalfOf ? `${identity.name} for ${slot.onBehalfOf}` : identity.name} may not decide this ${waiting.tool ? 'tool call' : 'handoff'} (approvers: ${waiting.approvers?.join(', ')})`);
     }
     const toolFields = toolDecision(waiting.tool !== undefined, decision, edited, callHash);
     const note = decision === 'reject' ? reason ?? comment : comment;
-    const fields = { approver: identity.name, ...(note ? (decision === 'approve' ? { comment: note } : { reason: note }) : {}), ...toolFields };
+    const fields = { approver: identity.name, ...(note ? (decision === 'approve' ? { comment: note } : { reason: note }) : {}), ...toolFields, ...slot };
     // The caller's own signature goes as it is; else the service signs for the identity its token proved.
     const signed = signature ?? (ctx.signer ? await signDecision(ctx.signer, { workflowId: waiting.workflowId ?? id, waiting, decision: { ...fields, decision }, token: c.get('token') }) : undefined);
     const options = { ...fields, ...(signed !== undefined ? { signature: signed } : {}) };
@@ -116,6 +118,17 @@ export function approvalRoutes(app: ServiceApp, ctx: ServiceContext): void {
     countDecision(ctx.baton, ctx.metrics, waiting.workflowId ?? id, waiting, record);
     return c.json(record as unknown as z.infer<typeof ApprovalRecordSchema>, 200);
   });
+}
+
+/** A decision's `onBehalfOf` and its `delegation`, or 400 when one comes without the other or names the caller. */
+function slotDecision(caller: string, onBehalfOf: string | undefined, delegation: string | undefined): { onBehalfOf?: string; delegation?: string } {
+  const errors = [
+    ...(onBehalfOf !== undefined && delegation === undefined ? [{ path: 'delegation', message: `deciding for ${onBehalfOf} needs "delegation": the grant, signed by ${onBehalfOf} or an operator, giving ${caller} that slot` }] : []),
+    ...(delegation !== undefined && onBehalfOf === undefined ? [{ path: 'onBehalfOf', message: '"delegation" goes with "onBehalfOf", the approver whose slot the grant gives' }] : []),
+    ...(onBehalfOf !== undefined && onBehalfOf === caller ? [{ path: 'onBehalfOf', message: `"onBehalfOf" names the caller, ${caller}, themself: leave it out to decide for your own slot` }] : []),
+  ];
+  if (errors.length > 0) throw new HttpProblem(400, 'Invalid decision', 'The decision does not fit what waits.', errors);
+  return onBehalfOf !== undefined && delegation !== undefined ? { onBehalfOf, delegation } : {};
 }
 
 /** A decision's `arguments` and `callHash`, or 400 when they cannot go with it. */

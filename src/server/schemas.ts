@@ -177,6 +177,13 @@ export const DecisionSchema = z
       .max(4096)
       .optional()
       .openapi({ description: "The approver's own signature of the decision (a JWS, docs/signatures.md), sent as it is; without one, a service with a key signs for the token's identity" }),
+    onBehalfOf: z.string().min(1).max(200).optional().openapi({ description: "A quorum or staged approval: decide for this approver's slot (recorded as the caller for them); with `delegation`" }),
+    delegation: z
+      .string()
+      .min(1)
+      .max(4096)
+      .optional()
+      .openapi({ description: 'With `onBehalfOf`: the grant giving the caller that slot (a JWS signed by the slot\'s owner or an operator, docs/approvals.md); a forged, expired or foreign grant is refused (409)' }),
   })
   .strict()
   .openapi('Decision');

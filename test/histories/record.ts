@@ -15,6 +15,7 @@ import { delegationScenario, signedDecisionsScenario, signedForwardScenario, too
 import { costsScenario, sharedEconomicsScenario, type SharedScenario } from './economicsScenarios';
 import { priorityScenario } from './platformScenarios';
 import { approvalPoliciesScenario } from './approvalScenarios';
+import { approvalNotificationsScenario, approvalQuestionsScenario, approvalQuorumScenario } from './approvalOpsScenarios';
 import { liveConversationScenario, steeredChainScenario } from './liveScenarios';
 import { evalRunScenario, experimentScenario } from './evalScenarios';
 import { routingLeastLoadedScenario, routingRoundRobinScenario } from './routingScenarios';
@@ -31,7 +32,7 @@ async function main(): Promise<void> {
   const dir = __dirname;
   try {
     const named = process.argv.slice(2);
-    const all = [...scenarios, approvalPoliciesScenario, handoffOptionsScenario, continueAsNewScenario, controlsScenario, localModelCallsScenario, specialistDecisionsScenario, lostWorkerScenario, toolApprovalChecksScenario, delegationScenario, priorityScenario, steeredChainScenario, liveConversationScenario, signedDecisionsScenario, signedForwardScenario, costsScenario, sharedEconomicsScenario, routingRoundRobinScenario, routingLeastLoadedScenario, evalRunScenario, experimentScenario, ...baselineScenarios, ...carriedScenarios, strandedMigratedScenario, remoteDelegationScenario, policyUpdateScenario];
+    const all = [...scenarios, approvalPoliciesScenario, handoffOptionsScenario, continueAsNewScenario, controlsScenario, localModelCallsScenario, specialistDecisionsScenario, lostWorkerScenario, toolApprovalChecksScenario, delegationScenario, priorityScenario, steeredChainScenario, liveConversationScenario, signedDecisionsScenario, signedForwardScenario, costsScenario, sharedEconomicsScenario, routingRoundRobinScenario, routingLeastLoadedScenario, evalRunScenario, experimentScenario, ...baselineScenarios, ...carriedScenarios, strandedMigratedScenario, remoteDelegationScenario, policyUpdateScenario, approvalQuorumScenario, approvalQuestionsScenario, approvalNotificationsScenario];
     for (const scenario of all.filter((s) => named.length === 0 || named.includes(s.name))) {
       const taskQueue = `record-${scenario.name}`;
       const stop = await scenario.prepare?.(env);

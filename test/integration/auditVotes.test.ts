@@ -1,0 +1,102 @@
+/**
+ * `baton audit --verify` checks every vote of a quorum approval in an export, not only the final
+ * record: a signed vote whose note was changed, an approval_vote event that names another approver,
+ * and a delegated vote whose grant was rewritten are each refused, naming the vote.
+ */
+import { describe, expect, it } from 'vitest';
+import { defineAgent, scripted, Team, type BatonRun } from '../../src';
+import { eventDigest, exportAudit, genesisDigest, recordedValue, type AuditExport } from '../../src/audit/export';
+import { verifyAuditExport } from '../../src/audit/verifyExport';
+import type { ApprovalVote } from '../../src/common/approvals';
+import { canonicalJson, sha256Hex } from '../../src/common/signatures/canonical';
+import { signDelegation } from '../../src/client/signing/delegation';
+import { scriptedAgent as agent } from '../helpers/agents';
+import { keys, teamKeys } from '../helpers/signing';
+import { useTemporalServer, withWorker } from '../helpers/temporal';
+import { waitFor } from '../helpers/wait';
+
+const server = useTemporalServer();
+
+/** triage hands off to refunds, which needs alice, bob and carol (3 of 3). */
+const team = () =>
+  new Team(
+    [
+      defineAgent({ id: 'triage', instructions: 'You are triage.', model: scripted({ steps: [{ handoff: { to: 'refunds', message: 'refund order 42' } }, { text: 'triage answered itself' }], requireAllSteps: false }) }),
+      agent('refunds', [{ text: 'refunded' }], { approval: { quorum: { of: ['alice', 'bob', 'carol'], needed: 3 } } }),
+    ],
+    { approverKeys: teamKeys },
+  );
+
+/** The export with every digest made again after an edit, as an attacker would. */
+function rechained(doc: AuditExport): AuditExport {
+  let previous = genesisDigest(doc.workflowId);
+  const events = doc.events.map((e, seq) => {
+    const value = e.recorded ? recordedValue(e.event as never) : undefined;
+    const recorded = value !== undefined ? { ...e.recorded!, digest: sha256Hex(canonicalJson(value)) } : e.recorded;
+    previous = eventDigest(previous, { ...e, seq, recorded });
+    return { ...e, seq, recorded, digest: previous } as typeof e;
+  });
+  return { ...doc, events, head: previous };
+}
+
+const verify = (doc: AuditExport) => verifyAuditExport(doc, { acceptUntrustedHead: true });
+
+/** `doc` with `edit` applied to a copy of it, its digests made again. */
+function tampered(doc: AuditExport, edit: (events: Record<string, unknown>[]) => void): AuditExport {
+  const copy = structuredClone(doc);
+  edit(copy.events.map((e) => e.event as unknown as Record<string, unknown>));
+  return rechained(copy);
+}
+
+const decidedVotes = (events: Record<string, unknown>[]) => events.find((e) => e.kind === 'approval_decided')!.votes as ApprovalVote[];
+
+describe('baton audit --verify: the votes of a quorum', () => {
+  it('verifies each vote, and refuses a changed vote, a vote event naming another approver and a rewritten grant, naming the vote', async () => {
+    await withWorker(server.env, team(), async (baton) => {
+      const run: BatonRun = await baton.start('triage', 'I want a refund');
+      const [p] = await waitFor(() => run.pendingApprovals(), (w) => w.length === 1);
+      const id = p!.handoffId;
+      await baton.approve(run.workflowId, { approvalId: id, approver: 'alice', comment: 'fine by me', signer: keys.alice.signer });
+      const grant = await signDelegation(keys.bob.signer, { slot: 'bob', delegate: 'dan', until: Date.now() + 86400_000, workflowId: run.workflowId });
+      await baton.approve(run.workflowId, { approvalId: id, approver: 'dan', onBehalfOf: 'bob', delegation: grant, comment: 'bob is away' });
+      await baton.approve(run.workflowId, { approvalId: id, approver: 'carol' });
+      expect(await run.result()).toMatchObject({ output: 'refunded' });
+
+      const doc = exportAudit(await baton.audit(run.workflowId));
+      const votes = doc.events.filter((e) => e.event.kind === 'approval_vote');
+      expect(votes).toHaveLength(3);
+      const ok = verify(doc);
+      expect(ok.failure).toBeUndefined();
+      expect(ok).toMatchObject({ ok: true, keys: ['alice-1'] });
+      expect(ok.signed).toBeGreaterThanOrEqual(1);
+
+      // alice's signed note changed, in her vote event and in the decision's votes alike.
+      const note = verify(
+        tampered(doc, (events) => {
+          for (const v of [events.find((e) => e.kind === 'approval_vote')!, decidedVotes(events)[0]!]) (v as { comment: string }).comment = 'not fine';
+        }),
+      );
+      expect(note.ok).toBe(false);
+      expect(note.failure).toMatchObject({ kind: 'approval_decided', reason: expect.stringMatching(new RegExp(`^vote 1 on approval ${id} \\(stage 1, alice\\): its signature does not hold`)) });
+
+      // The vote event names mallory, the decision still alice.
+      const renamed = verify(tampered(doc, (events) => void ((events.find((e) => e.kind === 'approval_vote') as { approver: string }).approver = 'mallory')));
+      expect(renamed.failure?.reason).toBe(`the approval_vote at event #${votes[0]!.seq} is not vote 1 on approval ${id} (stage 1, alice) as the decision records it: one of them was changed`);
+
+      // dan's grant made to run a day longer than bob signed.
+      const regranted = verify(
+        tampered(doc, (events) => {
+          const dan = decidedVotes(events)[1]!;
+          const [h, body, sig] = dan.delegation!.grant!.split('.');
+          const payload = JSON.parse(Buffer.from(body!, 'base64url').toString()) as Record<string, unknown>;
+          dan.delegation!.grant = `${h}.${Buffer.from(JSON.stringify({ ...payload, exp: Number(payload.exp) + 86400 })).toString('base64url')}.${sig}`;
+        }),
+      );
+      expect(regranted.failure?.reason).toMatch(new RegExp(`^vote 2 on approval ${id} \\(stage 1, dan for bob\\): delegation refused: `));
+
+      // A vote left out of the decision's record.
+      const dropped = verify(tampered(doc, (events) => void decidedVotes(events).splice(2, 1)));
+      expect(dropped.failure?.reason).toBe(`approval ${id} shows 3 approval_vote events but its decision records 2 votes: a vote was added or removed`);
+    });
+  });
+});
