@@ -10,11 +10,10 @@ import { auditRun } from '../audit/fetch';
 import { InputTooLargeError, InvalidRunInputError, UserError } from '../common/errors';
 import { overrideProblems, validateRunInput } from '../common/input';
 import type { SteerReceipt } from '../common/live';
-import { BatonAgent, BatonHandoffs, BatonStatusAttribute, DEFAULT_TASK_QUEUE, overrideRunSignal, WorkflowType } from '../common/messages';
-import { priorityOption } from '../common/priority';
-import { TENANT_ID, tenantIdProblem, tenantPrefix, tenantSearchAttribute } from '../common/tenant';
+import { DEFAULT_TASK_QUEUE, overrideRunSignal, WorkflowType } from '../common/messages';
+import { TENANT_ID, tenantIdProblem, tenantPrefix } from '../common/tenant';
 import { overrideSizes } from '../common/sizes';
-import { BatonStatus, type ApprovalRecord, type RunContext, type RunOptions, type RunOverrides } from '../common/types';
+import { type ApprovalRecord, type RunContext, type RunOptions, type RunOverrides } from '../common/types';
 import { streamsFromEnv } from '../streams/env';
 import type { StreamTransport } from '../streams/types';
 import { Conversation, type ConversationStartOptions, migrateConversation } from './conversation';
@@ -29,7 +28,7 @@ import { Experiments, inVariant } from './experiments';
 import type { DecisionOptions, PendingHandoff } from './pending';
 import { replayChain, type ReplayOptions, type ReplayStarted } from './replay';
 import { deadlinePassed } from './deadline';
-import { startedByMemo } from './requests';
+import { chainStartOptions } from './chainStart';
 import { BatonRun, type RunResult } from './run';
 import { TeamSnapshots } from './sensitive';
 import { steerChain, type SteerOptions } from './steer';
@@ -121,26 +120,11 @@ export class Baton {
     const variant = experiment !== undefined ? await this.experiments.variantStart(experiment, workflowId, context, given, this.taskQueue) : undefined;
     const runOptions = variant?.options ?? given;
     const args = validateRunInput({ agent, input, options: runOptions, ...(context !== undefined ? { context } : {}) });
-    const memo = startedByMemo(startedBy);
     const passed = deadlinePassed(runOptions.deadline, Date.now());
     if (passed) throw new InvalidRunInputError([passed]);
     const misplaced = runOptions.tenant !== undefined ? tenantIdProblem(runOptions.tenant, workflowId) : undefined;
     if (misplaced) throw new InvalidRunInputError([`"workflowId": ${misplaced}`]);
-    const start = {
-      taskQueue: this.taskQueue,
-      workflowId,
-      args: [args] as [typeof args],
-      ...(workflowIdReusePolicy !== undefined ? { workflowIdReusePolicy } : {}),
-      ...(workflowIdConflictPolicy !== undefined ? { workflowIdConflictPolicy } : {}),
-      ...priorityOption(runOptions.priority),
-      ...memo,
-      typedSearchAttributes: [
-        { key: BatonAgent, value: agent },
-        { key: BatonStatusAttribute, value: BatonStatus.RUNNING },
-        { key: BatonHandoffs, value: 0 },
-        ...tenantSearchAttribute(runOptions.tenant),
-      ],
-    };
+    const start = chainStartOptions({ taskQueue: this.taskQueue, workflowId, agent, runOptions, workflowIdReusePolicy, workflowIdConflictPolicy, startedBy }, args);
     const handle = await this.client.workflow.start<typeof handoffRun>(WorkflowType.HANDOFF_RUN, variant ? inVariant(start, variant) : start);
     return new BatonRun<Output>(handle, this.streams);
   }
