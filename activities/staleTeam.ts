@@ -6,7 +6,7 @@
  * describe of the queue's `teamRegistry` workflow (its memo), at most once a second.
  */
 import { Context } from '@temporalio/activity';
-import { type Client, WorkflowNotFoundError } from '@temporalio/client';
+import type { Client } from '@temporalio/client';
 import { TeamMismatchError, toApplicationFailure } from '../src/common/errors';
 import type { TeamSpec } from '../src/common/team';
 import { newestTeam, TEAM_REGISTRY_MEMO, teamRegistryId, type TeamRegistryState } from '../src/common/teamRegistry';
@@ -48,8 +48,8 @@ async function registryOf(client: Client, queue: string): Promise<TeamRegistrySt
   try {
     const described = await client.workflow.getHandle(teamRegistryId(queue)).describe();
     return described.memo?.[TEAM_REGISTRY_MEMO] as TeamRegistryState | undefined;
-  } catch (err) {
-    if (err instanceof WorkflowNotFoundError) return undefined;
-    throw err;
+  } catch {
+    // None yet, or unreadable here (its memo encrypted with a key this worker lacks, Temporal not answering now): it says nothing against this worker.
+    return undefined;
   }
 }

@@ -127,7 +127,7 @@ describe('approver keys where they are declared', () => {
       '"approverKeys[0].approvers" names "*" (any approver), which only a service key (service: true) may: a person\'s key signs for that person',
       '"approverKeys[0].publicKey" must be a raw Ed25519 public key, 32 bytes in base64url without padding (a JWK\'s "x"), got "short"',
       '"approverKeys[0].notBefore" must be an ISO 8601 time such as "2026-01-31T00:00:00Z", got "soon"',
-      '"approverKeys[0]" has unknown field(s) "extra" (valid: kid, approvers, publicKey, service, notBefore, notAfter)',
+      '"approverKeys[0]" has unknown field(s) "extra" (valid: kid, approvers, publicKey, service, notBefore, notAfter, webauthn)',
       '"approverKeys[1].notAfter" (2029-01-01T00:00:00Z) must come after "approverKeys[1].notBefore" (2030-01-01T00:00:00Z)',
       '"approverKeys" lists the key id "bob-1" twice: each key needs its own kid',
     ]);

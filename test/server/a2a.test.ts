@@ -75,7 +75,7 @@ describe('a team as an A2A agent', () => {
       expect(again.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
       expect(textOf(again)).toBe('Order 42 ships today.');
       const chains: string[] = [];
-      for await (const wf of baton.client.workflow.list({ query: `TaskQueue = "${queue}"` })) chains.push(wf.workflowId);
+      for await (const wf of baton.client.workflow.list({ query: `TaskQueue = "${queue}" AND WorkflowType = "handoffRun"` })) chains.push(wf.workflowId);
       expect(chains).toEqual([first.id]);
 
       await expect(ops.sendMessage(send({ ...message, parts: userMessage('Cancel order 42.').parts }))).rejects.toThrow(/messageId started a chain with a different request/);

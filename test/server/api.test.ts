@@ -177,7 +177,7 @@ describe('the HTTP API', () => {
       );
       expect(doc.body.components.securitySchemes.bearer).toMatchObject({ type: 'http', scheme: 'bearer' });
       expect(doc.body.components.schemas.StartRun.required).toEqual(['agent', 'input']);
-      expect(Object.keys(doc.body.components.schemas.Decision.properties)).toEqual(['decision', 'comment', 'reason', 'arguments', 'callHash', 'signature']);
+      expect(Object.keys(doc.body.components.schemas.Decision.properties)).toEqual(['decision', 'comment', 'reason', 'arguments', 'callHash', 'signature', 'onBehalfOf', 'delegation']);
       expect(doc.body.components.schemas.PendingApproval.properties.tool).toEqual({ $ref: '#/components/schemas/ToolCallUnderApproval' });
       expect((await call('GET', '/healthz')).body).toEqual({ status: 'ok', temporal: 'reachable' });
     });

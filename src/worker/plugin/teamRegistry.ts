@@ -21,7 +21,11 @@ export async function registerTeam(client: Client, taskQueue: string, version: T
     signal: registerTeamSignal,
     signalArgs: [registration],
   });
-  const state = (await handle.describe()).memo?.[TEAM_REGISTRY_MEMO] as TeamRegistryState | undefined;
+  // A registry this worker cannot read (its memo encrypted with a key it lacks) says nothing against it.
+  const state = await handle.describe().then(
+    (d) => d.memo?.[TEAM_REGISTRY_MEMO] as TeamRegistryState | undefined,
+    () => undefined,
+  );
   const newest = newestTeam(state, version.name);
   if (mode !== 'promote' && newest && newest.hash !== version.hash && state?.teams.some((t) => t.hash === version.hash)) {
     Runtime.instance().logger.warn(

@@ -27,7 +27,7 @@ export const readLines = (file: string): SiemEvent[] => (fs.existsSync(file) ? f
 export async function deleteHistories(server: DevServer, queue: string): Promise<string[]> {
   const cli = findTemporalBinary('cli')!;
   const { client } = server;
-  const page = await client.workflowService.listWorkflowExecutions({ namespace: 'default', query: `TaskQueue = "${queue}"` });
+  const page = await client.workflowService.listWorkflowExecutions({ namespace: 'default', query: `TaskQueue = "${queue}" AND WorkflowType != "teamRegistry"` });
   const ids = (page.executions ?? []).map((e) => ({ workflowId: e.execution!.workflowId!, runId: e.execution!.runId! }));
   for (const e of ids) execFileSync(cli, ['workflow', 'delete', '--yes', '--address', server.address, '--workflow-id', e.workflowId, '--run-id', e.runId], { stdio: ['ignore', 'ignore', 'inherit'] });
   for (const e of ids) {
