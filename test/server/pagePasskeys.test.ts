@@ -6,29 +6,20 @@
  * another chain, and a passkey the chain does not trust are refused with their reason, on the record,
  * and the chain keeps waiting.
  */
-import { chromium, type Browser, type Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
 import { type ApproverKey, Team } from '../../src';
 import { verifyAuditExport } from '../../src/audit/verifyExport';
 import { exportAudit } from '../../src/audit/export';
 import { scriptedAgent as agent } from '../helpers/agents';
-import { findChromium, SEARCHED } from '../helpers/chromium';
 import { useTemporalServer } from '../helpers/temporal';
 import { waitFor } from '../helpers/wait';
+import { useBrowser } from './browser';
 import { TOKENS, withService } from './service';
 
 const server = useTemporalServer();
-const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--host-resolver-rules=MAP localhost 127.0.0.1'];
-
-let browser: Browser;
-beforeAll(async () => {
-  const executablePath = process.env.BATON_CHROMIUM ?? findChromium();
-  if (!executablePath) throw new Error(`no Chromium for the page tests: ${process.env.BATON_CHROMIUM_PROBLEM ?? `none at ${SEARCHED}`}`);
-  browser = await chromium.launch({ executablePath, args: ARGS });
-});
-afterAll(async () => {
-  await browser?.close();
-});
+// WebAuthn takes `localhost` as a relying party id, not an IP address: the page is opened at localhost.
+const browser = useBrowser(['--host-resolver-rules=MAP localhost 127.0.0.1']);
 
 const team = () =>
   new Team([agent('desk', [{ handoff: { to: 'vault', message: 'open the vault' } }], { handoffs: ['vault'] }), agent('vault', [{ text: 'vault opened' }], { approval: { approvers: ['alice'], requireSignature: true } })], { name: 'passkeys' });
@@ -44,7 +35,7 @@ describe('passkeys on the approvals page', () => {
     await withService(server.env, team(), async ({ service, baton, call }) => {
       const origin = service.url.replace('127.0.0.1', 'localhost').replace(/\/$/, '');
       const errors: string[] = [];
-      const page = await browser.newPage();
+      const page = await browser().newPage();
       page.on('pageerror', (e) => errors.push(e.message));
       const cdp = await page.context().newCDPSession(page);
       await cdp.send('WebAuthn.enable');

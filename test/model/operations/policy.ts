@@ -29,6 +29,16 @@ const LOOSENINGS: Record<string, (p: TeamPolicy) => TeamPolicy> = {
   payoutByMallory: (p) => ({ ...p, agents: { ...p.agents, billing: { ...p.agents.billing, toolApprovals: { ...p.agents.billing?.toolApprovals, payout: { approvers: ['alice', 'mallory'] } } } } }),
 };
 
+/** A root's handle and the team's part of the policy it runs under now (none for a root that has no policy yet, or ended). */
+async function teamPolicyOf(h: Harness, id: string) {
+  const handle = h.system.client.workflow.getHandle(id);
+  const chain = await handle.query(policyQuery).catch(() => undefined);
+  if (!chain || chain.version === '') return undefined;
+  // The query answers the chain's policy with its run's own rules; an update carries the team's parts only.
+  const { runApprovals: _run, ...current } = chain;
+  return { handle, current };
+}
+
 export const policyOperations = [
   operation({
     name: 'policy_tighten',
@@ -38,11 +48,9 @@ export const policyOperations = [
     applies: (m) => openRoots(m).length > 0,
     async run(h, p) {
       const root = pick(openRoots(h.model), p.root)!;
-      const handle = h.system.client.workflow.getHandle(root.id);
-      const chain = await handle.query(policyQuery).catch(() => undefined);
-      if (!chain || chain.version === '') return;
-      // The query answers the chain's policy with its run's own rules; an update carries the team's parts only.
-      const { runApprovals: _run, ...current } = chain;
+      const found = await teamPolicyOf(h, root.id);
+      if (!found) return;
+      const { handle, current } = found;
       try {
         const result = await handle.executeUpdate(tightenPolicyUpdate, { args: [{ policy: withRefundByAlice(current), appliedBy: 'model-harness' }] });
         if (result.tightened.length > 0) tightened.add(root.id);
@@ -60,11 +68,9 @@ export const policyOperations = [
     applies: (m) => openRoots(m).length > 0,
     async run(h, p) {
       const root = pick(openRoots(h.model), p.root)!;
-      const handle = h.system.client.workflow.getHandle(root.id);
-      const chain = await handle.query(policyQuery).catch(() => undefined);
-      if (!chain || chain.version === '') return;
-      // The query answers the chain's policy with its run's own rules; an update carries the team's parts only.
-      const { runApprovals: _run, ...current } = chain;
+      const found = await teamPolicyOf(h, root.id);
+      if (!found) return;
+      const { handle, current } = found;
       const outcome = await handle.executeUpdate(tightenPolicyUpdate, { args: [{ policy: LOOSENINGS[p.kind]!(current), appliedBy: 'mallory' }] }).then(
         (r) => r,
         (err: unknown) => err,
