@@ -3,8 +3,20 @@
  */
 import { temporal } from '@temporalio/proto';
 
-/** Workflow task failures that are Temporal's routine, not a problem of the run. */
-const ROUTINE_TASK_FAILURES = ['WORKFLOW_TASK_FAILED_CAUSE_UNHANDLED_COMMAND', 'WORKFLOW_TASK_FAILED_CAUSE_RESET_WORKFLOW'];
+/**
+ * Workflow task failures that are Temporal's routine, not a problem of the run: a signal or an
+ * update arrived while the task completed (the server has the worker run a new task with it), the
+ * server flushed more buffered signals than it holds while a task ran (it fails that task and
+ * schedules a new one; when it closes the run instead, the run says so), a reset, or a sticky
+ * queue given up.
+ */
+const ROUTINE_TASK_FAILURES = [
+  'WORKFLOW_TASK_FAILED_CAUSE_UNHANDLED_COMMAND',
+  'WORKFLOW_TASK_FAILED_CAUSE_UNHANDLED_UPDATE',
+  'WORKFLOW_TASK_FAILED_CAUSE_FORCE_CLOSE_COMMAND',
+  'WORKFLOW_TASK_FAILED_CAUSE_RESET_WORKFLOW',
+  'WORKFLOW_TASK_FAILED_CAUSE_RESET_STICKY_TASK_QUEUE',
+];
 
 export function isRoutine(cause: temporal.api.enums.v1.WorkflowTaskFailedCause | string | null | undefined): boolean {
   return cause !== undefined && cause !== null && ROUTINE_TASK_FAILURES.includes(causeName(cause));

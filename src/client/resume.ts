@@ -79,7 +79,7 @@ export function rebuildState(recordedEvents: HistoryEvent[], fromHandoff?: numbe
     from = broken ? `failed ${activityName(broken)}` : 'last step';
   }
   if (!target && base && fromHandoff === undefined) return { from: CARRIED, state: { ...base, options: resolveRunOptions(base.options) }, input };
-  if (!target) throw new UserError('the run has no model turn to continue from');
+  if (!target) throw new UserError('the run ended before its first model turn, so it has no step to replay: start the chain again instead (a chain refused at its entry agent is started at an agent it may be entered at, or waits for the approval its entry needs)');
 
   const cut = target.eventId;
   let state = base ? { ...base, options: resolveRunOptions(base.options) } : startChain(team!, input.agent, input.input, resolveRunOptions(input.options), input.context);

@@ -38,6 +38,7 @@ import { IdentitySchema } from './schemas';
 import { a2aRoutes, type A2AOptions } from './a2a';
 import { mcpRoutes } from './mcp';
 import { cloudEventRoutes, type CloudEventOptions } from './cloudevents';
+import { arrivalOrder } from './arrival';
 
 /** Options of {@link createBatonApp}. */
 export interface BatonServiceOptions {
@@ -160,6 +161,8 @@ export function createBatonApp(options: BatonServiceOptions): ServiceApp {
   if (ctx.metrics) app.use('*', requestMetrics(ctx.metrics));
   // Links and Slack prove themselves by their own signatures, not a bearer token: registered before its check.
   if (options.notifications) notificationRoutes(app, ctx, options.notifications);
+  // A conversation's messages keep the order they arrived in, whatever their token and body take to read.
+  app.use('/v1/*', arrivalOrder());
   app.use('/v1/*', async (c, next) => {
     const checked = await authenticator.check(c.req.header('authorization'));
     c.set('identity', checked.identity);

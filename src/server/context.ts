@@ -7,6 +7,7 @@ import type { Baton } from '../client/baton';
 import type { ChainRequests } from '../client/requests';
 import type { DecisionSigner } from '../client/signing/signer';
 import type { Identity, TokenChecked } from './auth';
+import type { Place } from './arrival';
 import type { ApprovalsFeed } from './events';
 import type { PayloadLimit } from './limits';
 import type { ServiceMetrics } from './metrics';
@@ -14,7 +15,7 @@ import type { StartLimiter } from './rateLimit';
 
 /** Hono's environment of the service: the authenticated caller of a `/v1` request. */
 export interface ServiceEnv {
-  Variables: { identity: Identity; token: TokenChecked['token'] };
+  Variables: { identity: Identity; token: TokenChecked['token']; place?: Place };
 }
 
 /** The service's app type. */

@@ -11,7 +11,7 @@ import { stoppedCallsOf } from '../client/stoppedCalls';
 import { BatonError, InputTooLargeError, InvalidRunInputError, UserError } from '../common/errors';
 import { WorkflowType } from '../common/messages';
 import { secured } from './access';
-import { inArrivalOrder } from './arrival';
+import { inArrivalOrder, takePlace } from './arrival';
 import { Permission } from './auth';
 import type { ServiceApp, ServiceContext } from './context';
 import { kindOf, mustBeConversation, notA } from './kinds';
@@ -140,7 +140,7 @@ export function conversationRoutes(app: ServiceApp, ctx: ServiceContext): void {
     let taken!: () => void;
     const accepted = new Promise<void>((resolve) => (taken = resolve));
     const reply = inArrivalOrder(
-      id,
+      c.get('place') ?? takePlace(id),
       async () => {
         await checks();
         if (streamed) from = await ctx.baton.streams.last(id).catch(() => undefined);

@@ -4,6 +4,7 @@
  * an end request a continue-as-new releases is told to come again, as an end request.
  */
 import { WorkflowUpdateFailedError, WorkflowUpdateStage } from '@temporalio/client';
+import http from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { approveHandoffSignal, ConversationContinuedError, conversationError, endConversationUpdate, LIMITS, scripted, Team, type ConversationReply } from '../../src';
 import { scriptedAgent } from '../helpers/agents';
@@ -54,6 +55,29 @@ describe('conversations at Temporal’s limits', () => {
       const big = await call('POST', `/v1/conversations/${id}/messages`, { token: TOKENS.ops, body: { agent: 'echo', message: 'x'.repeat(LIMITS.messageBytes + 1) } });
       expect(big.status).toBe(413);
       expect(big.body).toMatchObject({ title: 'Input too large', errors: [{ path: 'sendMessage.message', message: `is ${LIMITS.messageBytes + 1} bytes; the limit is ${LIMITS.messageBytes}` }] });
+    });
+  });
+
+  it('keep their place through the HTTP service while a message’s body is slow to arrive', { timeout: 90_000 }, async () => {
+    await withService(server.env, slowEcho(), async ({ call, service }) => {
+      const id = `http-slow-body-${Date.now()}`;
+      expect((await call('POST', `/v1/conversations/${id}/messages`, { token: TOKENS.ops, body: { agent: 'echo', message: 'message 1 ' } })).body).toMatchObject({ turn: 1 });
+      // Message 2's headers arrive first, its body 400 ms later; message 3 is sent whole in between.
+      const body = JSON.stringify({ agent: 'echo', message: 'message 2 ' });
+      const slow = new Promise<{ turn: number; output: string }>((resolve, reject) => {
+        const req = http.request(`${service.url}/v1/conversations/${id}/messages`, { method: 'POST', headers: { authorization: `Bearer ${TOKENS.ops}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => {
+          let text = '';
+          res.on('data', (chunk: Buffer) => (text += chunk.toString()));
+          res.on('end', () => resolve(JSON.parse(text) as { turn: number; output: string }));
+        });
+        req.on('error', reject);
+        req.flushHeaders();
+        setTimeout(() => req.end(body), 400);
+      });
+      await pause(100);
+      const quick = call('POST', `/v1/conversations/${id}/messages`, { token: TOKENS.ops, body: { agent: 'echo', message: 'message 3 ' } });
+      expect(await slow).toMatchObject({ turn: 2, output: 'answer to 2' });
+      expect((await quick).body).toMatchObject({ turn: 3, output: 'answer to 3' });
     });
   });
 

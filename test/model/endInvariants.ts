@@ -11,7 +11,7 @@ import { exportAudit, signAuditExport, verifyAuditExport, type AuditChain, type 
 import type { ConversationInput } from '../../src/common/conversation';
 import { resolveRunOptions } from '../../src/common/options';
 import { fromPayloads } from '../../src/payloads/read';
-import { isRoutine } from '../../src/audit/taskFailures';
+import { causeName, isRoutine } from '../../src/audit/taskFailures';
 import { stoppedCallsOf } from '../../src/client/stoppedCalls';
 import { exportKeys, keys } from '../helpers/signing';
 import { broken, clip, cliTurn, type Harness, type Invariant } from './harness';
@@ -104,7 +104,7 @@ async function taskFailures(h: Harness, r: RootModel): Promise<void> {
     const events = (await h.system.client.workflow.getHandle(workflowId, runId).fetchHistory()).events ?? [];
     for (const e of events) {
       const failed = e.workflowTaskFailedEventAttributes;
-      if (failed && !isRoutine(failed.cause)) broken(h, 'no-failed-tasks', `${workflowId} run ${runId}: workflow task failed (event ${String(e.eventId)}): ${clip(failed.failure?.message, 300)}`);
+      if (failed && !isRoutine(failed.cause)) broken(h, 'no-failed-tasks', `${workflowId} run ${runId}: workflow task failed (event ${String(e.eventId)}, ${failed.cause === null || failed.cause === undefined ? 'no cause' : causeName(failed.cause)}): ${clip(failed.failure?.message, 300)}`);
     }
   }
 }

@@ -11,7 +11,7 @@ import { signDecision } from '../../client/signing/sign';
 import { BatonError, InputTooLargeError, InvalidRunInputError, UserError } from '../../common/errors';
 import { WorkflowType } from '../../common/messages';
 import { secured } from '../access';
-import { inArrivalOrder } from '../arrival';
+import { inArrivalOrder, takePlace } from '../arrival';
 import { mayDecide, Permission, type Identity } from '../auth';
 import type { ServiceApp, ServiceContext } from '../context';
 import { kindOf, notA } from '../kinds';
@@ -141,7 +141,7 @@ async function answerRequest(c: Context, ctx: ServiceContext, kind: Kind, raw: C
   let taken!: () => void;
   const accepted = new Promise<void>((resolve) => (taken = resolve));
   // The message's id is its idempotency key: the same message sent again (a retried request, a resume) is answered once.
-  const reply = inArrivalOrder(id, checks, () => ctx.baton.conversation(agent, { id, ...(caller.tenant !== undefined ? { options: { tenant: caller.tenant } } : {}) }).send(ask.text, { idempotencyKey: ask.key, taken }));
+  const reply = inArrivalOrder(takePlace(id), checks, () => ctx.baton.conversation(agent, { id, ...(caller.tenant !== undefined ? { options: { tenant: caller.tenant } } : {}) }).send(ask.text, { idempotencyKey: ask.key, taken }));
   reply.catch(() => undefined);
   // Followed once the conversation took it (its history then exists); refused before that, answered as a problem.
   const first = await firstOf(reply, accepted, ctx.temporalTimeoutMs + 5_000);

@@ -63,6 +63,14 @@ export const controlOperations = [
     applies: (m) => replayable(m).length > 0,
     async run(h, p) {
       const root = pick(replayable(h.model), p.chain)!;
+      if (root.failure === 'GatedEntryError' && p.overrides) {
+        // Refused at its entry, it never asked the model: a replay with overrides (a new run from the
+        // rebuilt state) is refused, saying to start it again; one without resets it to its entry check.
+        const refused = await h.baton.replay(root.id, { overrides: { options: { maxHandoffs: (root.options.maxHandoffs ?? 10) + 3 } }, reason: 'model harness' }).then(() => undefined, (err: unknown) => errorText(err));
+        if (!refused?.includes('before its first model turn')) broken(h, 'replay', `replaying ${root.id}, refused at its entry, ${refused ? `was refused without saying why: ${refused}` : 'was accepted'}`);
+        root.replays = 3;
+        return;
+      }
       const onCurrentTeam = root.failure === 'TeamMismatchError';
       // A replay does not ask the model again for what it answered: the options that failed it change.
       const raise = p.overrides || root.failure === 'MaxHandoffsExceededError' ? (root.options.maxHandoffs ?? 10) + 3 : undefined;
