@@ -4,6 +4,7 @@
  * `POST /events` reads them (docs/protocols.md, "Events that start chains or steer conversations").
  */
 import { MidTurnPolicy } from '../common/conversation';
+import { runOptionProblems, type RunOptions } from '../common/options';
 
 /** Where in the event a value comes from: `$.subject`, `$.id`, `$.source`, `$.type`, `$.data` or a path into it (`$.data.ticket`, `$.data.items.0.id`). */
 export type EventPath = string;
@@ -26,6 +27,12 @@ export interface EventRule {
   message?: EventMessageRule;
   /** The chain's input or the message: text with `{{<path>}}` placeholders. @default the event's data */
   input?: string;
+  /**
+   * Run options of the chain the rule starts, or of the conversation a message starts (an existing
+   * conversation keeps its own): limits, budgets, `teamMismatchTimeout`, tags.
+   * @default baton's defaults
+   */
+  options?: RunOptions;
 }
 
 /** Where an event's message goes. */
@@ -47,7 +54,7 @@ export interface RuledEvent {
   data?: unknown;
 }
 
-const RULE_KEYS = ['type', 'source', 'start', 'message', 'input'];
+const RULE_KEYS = ['type', 'source', 'start', 'message', 'input', 'options'];
 const MESSAGE_KEYS = ['conversation', 'agent', 'midTurn'];
 const MID_TURN = Object.values(MidTurnPolicy) as string[];
 const PATH = /^\$\.(subject|id|source|type|data)((?:\.[A-Za-z0-9_-]+)*)$/;
@@ -72,6 +79,7 @@ export function eventRuleProblems(rules: unknown, agents: readonly string[] | un
     if (rule.start !== undefined) agent(`${at}.start`, rule.start);
     if (rule.message !== undefined) problems.push(...messageProblems(`${at}.message`, rule.message, agent));
     if (rule.input !== undefined) problems.push(...templateProblems(`${at}.input`, rule.input));
+    if (rule.options !== undefined) problems.push(...runOptionProblems(rule.options, `${at}.options`).map((p) => (p.startsWith(`"${at}.options"`) ? p : `${at}.options: ${p}`)));
     const key = `${String(rule.type)}\n${String(rule.source ?? '')}`;
     if (seen.has(key)) problems.push(`${at} repeats the rule for type "${String(rule.type)}"${rule.source !== undefined ? ` from "${String(rule.source)}"` : ''}; one rule per type and source`);
     seen.add(key);

@@ -12,6 +12,7 @@ import { InvalidRunInputError } from '../common/errors';
 import { validateRunInput, overrideProblems } from '../common/input';
 import { BatonAgent, BatonStatusAttribute, BatonTenant, PENDING_MEMO, STARTED_BY_MEMO, WorkflowType } from '../common/messages';
 import type { HandoffRunInput } from '../common/run';
+import type { RunOptions } from '../common/options';
 import type { StartOptions } from '../client/baton';
 import { ExperimentError } from '../client/experiments';
 import { secured } from './access';
@@ -160,13 +161,13 @@ export function runRoutes(app: ServiceApp, ctx: ServiceContext): void {
  * Start a chain for `identity` as `POST /v1/runs` does (limits, the agent list, the input's checks,
  * the start limiter, `startedBy`), under `workflowId`: for the protocols (A2A, MCP) beside the REST API.
  */
-export async function startAs(ctx: ServiceContext, identity: Identity, body: { agent: string; input: string }, workflowId: string): Promise<{ workflowId: string }> {
+export async function startAs(ctx: ServiceContext, identity: Identity, body: { agent: string; input: string; options?: RunOptions }, workflowId: string): Promise<{ workflowId: string }> {
   requirePermission(identity, Permission.START);
   await ctx.payloadLimit.check('The run input (agent, input, options and context)', body);
   if (ctx.agents && !ctx.agents.includes(body.agent)) {
     throw new HttpProblem(400, 'Invalid run input', `no agent "${body.agent}"`, [{ path: 'agent', message: `"agent" must be one of ${ctx.agents.join(', ')}` }]);
   }
-  const input = validateStart({ ...body, options: tenantStart(identity, {}) });
+  const input = validateStart({ ...body, options: tenantStart(identity, body.options ?? {}) });
   takeStart(ctx, identity.name);
   const run = await ctx.baton.start(input.agent, input.input, { ...input.options, startedBy: identity.name, workflowId: tenantWorkflowId(identity, workflowId, false), workflowIdReusePolicy: 'REJECT_DUPLICATE', workflowIdConflictPolicy: 'FAIL' });
   ctx.metrics?.runsStarted.inc({ agent: displayText(input.agent) });

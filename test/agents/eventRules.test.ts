@@ -25,9 +25,17 @@ describe('event rules of a team', () => {
     expect(problemsOf([{ type: 'x', message: { conversation: '$.subject', midTurn: 'later' } }])).toEqual(['events[0].message.midTurn must be one of enqueue, reject, interrupt, rollback, got "later"']);
     expect(problemsOf([{ type: 'x' }])).toEqual(['events[0] must have exactly one of "start" (an agent) or "message" ({conversation, agent?, midTurn?})']);
     expect(problemsOf([{ type: 'x', start: 'intake', message: { conversation: '$.subject' } }])[0]).toMatch(/exactly one of "start"/);
-    expect(problemsOf([{ type: '', start: 'intake', agnet: 'x' }])).toEqual(['events[0] has an unknown field "agnet" (fields: type, source, start, message, input)', 'events[0].type must be the CloudEvent type, a non-empty string of at most 1000 characters']);
+    expect(problemsOf([{ type: '', start: 'intake', agnet: 'x' }])).toEqual(['events[0] has an unknown field "agnet" (fields: type, source, start, message, input, options)', 'events[0].type must be the CloudEvent type, a non-empty string of at most 1000 characters']);
     expect(problemsOf([{ type: 'x', start: 'intake', input: 'Order {{data.order}}' }])[0]).toMatch(/events\[0\]\.input has the placeholder \{\{data\.order\}\}, which is not a path/);
     expect(problemsOf([{ type: 'x', start: 'intake' }, { type: 'x', start: 'support' }])).toEqual(['events[1] repeats the rule for type "x"; one rule per type and source']);
+    // Run options of what the rule starts are checked as a start's are, each naming the rule.
+    expect(problemsOf([{ type: 'x', start: 'intake', options: { maxHandoffs: 3, teamMismatchTimeout: '5 seconds' } }])).toEqual([]);
+    const optionProblems = problemsOf([{ type: 'x', start: 'intake', options: { maxHandoffs: -1, retries: 2 } }]);
+    expect(optionProblems).toHaveLength(2);
+    expect(optionProblems.every((p) => p.startsWith('events[0].options'))).toBe(true);
+    expect(optionProblems.join('\n')).toMatch(/unknown option "retries" \(valid: .*maxHandoffs/);
+    expect(optionProblems.join('\n')).toMatch(/maxHandoffs/);
+    expect(problemsOf([{ type: 'x', message: { conversation: '$.subject' }, options: 'fast' }])).toEqual(['"events[0].options" must be an object, got "fast"']);
     expect(problemsOf({ type: 'x' })).toEqual(['events must be an array of rules {type, source?, start | message, input?}']);
   });
 

@@ -67,7 +67,7 @@ describe('CloudEvents by the team\'s rules', () => {
     const support = scriptedAgent('support', [{ text: 'Noted.' }, { text: 'Still looking.', delayMs: 4_000 }, { text: 'Pong.' }]);
     const team = new Team([intake, support], {
       events: [
-        { type: 'com.shop.order.damaged', start: 'intake' },
+        { type: 'com.shop.order.damaged', start: 'intake', options: { maxHandoffs: 2, teamMismatchTimeout: '30 seconds' } },
         { type: 'com.shop.customer.replied', message: { conversation: '$.data.ticket', agent: 'support' }, input: 'The customer wrote: {{$.data.text}}' },
         { type: 'com.shop.customer.pinged', message: { conversation: '$.subject', midTurn: 'reject' } },
       ],
@@ -89,7 +89,8 @@ describe('CloudEvents by the team\'s rules', () => {
         let runs = 0;
         for await (const _ of baton.client.workflow.list({ query: `WorkflowId = "${workflowId}"` })) runs += 1;
         expect(runs).toBe(1);
-        expect((await baton.audit(workflowId)).input).toMatchObject({ agent: 'intake', input: '{"order":42}' });
+        // The rule's run options are the chain's.
+        expect((await baton.audit(workflowId)).input).toMatchObject({ agent: 'intake', input: '{"order":42}', options: { maxHandoffs: 2, teamMismatchTimeout: '30 seconds' } });
 
         // A conversation that does not exist yet: the event starts it; three deliveries at once, one message.
         const reply = structured({ id: 'r-1', type: 'com.shop.customer.replied', data: { ticket: 'T-7', text: 'It is still broken.' } });

@@ -20,7 +20,7 @@ import { startAs } from '../runs';
 export async function startChain(c: Context, ctx: ServiceContext, rule: EventRule & { start: string }, event: RuledEvent, workflowId: string): Promise<Response> {
   const input = inputOf(rule, event);
   try {
-    await startAs(ctx, { name: `event:${event.source}`.slice(0, 200), roles: ['starter'] }, { agent: rule.start, input }, workflowId);
+    await startAs(ctx, { name: `event:${event.source}`.slice(0, 200), roles: ['starter'] }, { agent: rule.start, input, ...(rule.options ? { options: rule.options } : {}) }, workflowId);
     return c.json({ workflowId, created: true }, 202);
   } catch (err) {
     if (err instanceof WorkflowExecutionAlreadyStartedError) return c.json({ workflowId, created: false }, 200);
@@ -49,7 +49,7 @@ export async function sendToConversation(c: Context, ctx: ServiceContext, rule: 
   const agent = rule.message.agent ?? ctx.agents?.[0] ?? 'agent';
   let taken!: () => void;
   const accepted = new Promise<'taken'>((resolve) => (taken = () => resolve('taken')));
-  const reply = ctx.baton.conversation(agent, { id: conversation }).send(text, { idempotencyKey: key, ...(rule.message.midTurn ? { midTurn: rule.message.midTurn } : {}), taken });
+  const reply = ctx.baton.conversation(agent, { id: conversation, ...(rule.options ? { options: rule.options } : {}) }).send(text, { idempotencyKey: key, ...(rule.message.midTurn ? { midTurn: rule.message.midTurn } : {}), taken });
   const settled = reply.then(
     (r) => ({ reply: r }),
     (error: unknown) => ({ error }),

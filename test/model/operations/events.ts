@@ -14,7 +14,7 @@ import { createBatonApp, Role, type ServiceApp } from '../../../src/server';
 import { broken, clip, errorText, operation, sleep, type Harness, type Invariant } from '../harness';
 import { openRoots, pick, ref, type ModelState, type RootModel, type SentMessage } from '../model';
 import { AGENTS, START_AGENTS, type AgentId } from '../team';
-import { newRoot, roomForRoot } from './chain';
+import { BASE_OPTIONS, newRoot, roomForRoot } from './chain';
 import { inFlight } from './conversation';
 
 const SECRET = 'model-harness-events-secret';
@@ -26,8 +26,9 @@ const RULES_TEAM = new Team(
   AGENTS.map((id) => defineAgent({ id, instructions: 'Only the ids matter here.', model: scripted([]) })),
   {
     events: [
-      ...START_AGENTS.map((agent) => ({ type: `model.start.${agent}`, start: agent })),
-      { type: 'model.message', message: { conversation: '$.subject', agent: 'support', midTurn: 'enqueue' }, input: 'event {{$.id}}: {{$.data.text}}' },
+      // The chains and conversations events start run with the harness's options, as its other starts do.
+      ...START_AGENTS.map((agent) => ({ type: `model.start.${agent}`, start: agent, options: BASE_OPTIONS })),
+      { type: 'model.message', message: { conversation: '$.subject', agent: 'support', midTurn: 'enqueue' }, input: 'event {{$.id}}: {{$.data.text}}', options: BASE_OPTIONS },
     ],
   },
 );
@@ -125,11 +126,11 @@ export const eventOperations = [
         const started = e.answers.find((a) => a.status < 300)?.body.workflowId;
         if (typeof started !== 'string') return;
         e.target = started;
-        const root = newRoot(m, 'chain', agent as AgentId, {});
+        const root = newRoot(m, 'chain', agent as AgentId, BASE_OPTIONS);
         Object.assign(root, { id: started, context: undefined });
         return;
       }
-      const root = p.kind === 'message' ? pick(taking(m), p.chat)! : Object.assign(newRoot(m, 'conversation', 'support', {}), { context: undefined });
+      const root = p.kind === 'message' ? pick(taking(m), p.chat)! : Object.assign(newRoot(m, 'conversation', 'support', BASE_OPTIONS), { context: undefined });
       const n = root.messages.length + 1;
       const e: DeliveredEvent = { id, kind: 'message', target: root.id, body: JSON.stringify({ specversion: '1.0', id, source: SOURCE, type: 'model.message', subject: root.id, data: { text: `message ${n} from the bus` } }), answers: [] };
       eventsOf(h).push(e);
