@@ -45,6 +45,7 @@ import { carriedChain } from './chain/carried';
 import { matchingTeam } from './team/match';
 import { boundingPayloads } from './chain/payloadBound';
 import { rebaseOnCurrentTeam } from './team/rebase';
+import { withKeptPolicy } from './team/keptPolicy';
 import { recordTeam, teamAttribute } from './team/record';
 import { withApprovalAttributes } from './approvals/searchAttributes';
 import { type Economy } from './economics/economy';
@@ -117,7 +118,8 @@ export async function handoffRun(startInput: HandoffRunInput): Promise<HandoffRu
     if (input.resume?.migrate) {
       // A migration (`baton replay --on-current-team`): the chain goes on with the current team.
       const current = await effects.loadTeam();
-      state = rebaseOnCurrentTeam(resumed(input.resume, started), current);
+      // What policy updates tightened on the chain stays tightened on the current team.
+      state = withKeptPolicy(rebaseOnCurrentTeam(resumed(input.resume, started), current), input.resume.team);
       recordTeam(effects, current, { from: input.resume.migrate.from, to: current.version?.id ?? '', beforeTurn: state.turns + 1, by: 'migration' });
       if (state.agentId !== input.resume.agentId) effects.setAgent(state.agentId, state.chain.length);
     } else if (input.resume) state = resumed(input.resume, started);

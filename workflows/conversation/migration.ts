@@ -21,6 +21,7 @@ import type { ChainEffects } from '../chain/effects';
 import { restartPoint } from '../chain/restart';
 import type { Chain } from '../chain/state';
 import { hasPatch } from '../patches';
+import { withKeptPolicy } from '../team/keptPolicy';
 import { rebaseOnCurrentTeam } from '../team/rebase';
 import type { TeamRefusal } from '../team/match';
 import { recordTeam } from '../team/record';
@@ -121,7 +122,7 @@ export class Migrations {
     const team = await effects.loadTeam();
     const restart = restartPoint(chain);
     const from = versionIdOf(chain.state.team);
-    chain.state = team.agents[restart.agentId] ? rebaseOnCurrentTeam(restart, team) : this.startedOver(restart, current, team, from);
+    chain.state = withKeptPolicy(team.agents[restart.agentId] ? rebaseOnCurrentTeam(restart, team) : this.startedOver(restart, current, team, from), chain.state.team);
     chain.mark = undefined;
     this.unstrand(current);
     this.made(from, team, current.turn, true);
@@ -138,7 +139,7 @@ export class Migrations {
       for (const w of this.waiters.splice(0)) w.reject(toApplicationFailure(refused));
       return;
     }
-    chain.state = next;
+    chain.state = withKeptPolicy(next, chain.state.team);
     this.made(from, team, nextTurn, false);
   }
 

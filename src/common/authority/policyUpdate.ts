@@ -168,7 +168,7 @@ function compare(team: Pick<TeamSpec, 'agents' | 'approvals'>, runRules: readonl
 }
 
 /** How approval of a tool's calls under `after` asks less than under `before`; `undefined` when it asks as much or more. */
-function toolLoosening(before: ToolApprovalSpec | undefined, after: ToolApprovalSpec | undefined): string | undefined {
+export function toolLoosening(before: ToolApprovalSpec | undefined, after: ToolApprovalSpec | undefined): string | undefined {
   const live = (s: ToolApprovalSpec | undefined) => (s && s.required !== false ? s : undefined);
   const b = live(before);
   const a = live(after);
