@@ -48,8 +48,8 @@ describe('the harness on passkey decisions', () => {
   });
 
   it(`keeps every invariant in ${cases} generated sequences weighted to passkey decisions (seed ${seed})`, { timeout: 600_000 }, async () => {
-    const weights = { passkey_start: 10, passkey_decide: 10, passkey_refused: 10, answer_tool: 10, start: 2 };
-    const r = await modelRun(system, { seed, cases, maxCommands: 16, shrinkRuns: 2, timeLimitMs, weights });
+    const weights = { passkey_start: 20, passkey_decide: 25, passkey_refused: 25, answer_tool: 25, start: 2 };
+    const r = await modelRun(system, { seed, cases, maxCommands: 24, shrinkRuns: 2, timeLimitMs, weights });
     console.log(`passkey harness run: ${JSON.stringify({ seed: r.seed, sequences: r.sequences, steps: r.steps, chains: r.chains, checks: r.checks, broken: r.broken, cut: r.cut, operations: r.operations })}`);
     const f = r.failure;
     expect(f, f && `seed ${f.seed}: shrunk to ${f.steps.length} steps:\n${f.violations.join('\n')}\n${JSON.stringify(f.steps)}`).toBeUndefined();
