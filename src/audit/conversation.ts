@@ -30,7 +30,14 @@ export type TurnApproval = { kind: string; at: string; handoffId?: string } & Re
  * records it (`runId`, `eventId` and `at` name the history event): approvals asked and decided,
  * decisions refused, handoffs, and what controls did.
  */
-export type TurnStep = Extract<AuditEvent, { kind: 'handoff' | 'approval_requested' | 'approval_decided' | 'decision_refused' | 'control' }>;
+export type TurnStep = Extract<AuditEvent, { kind: 'handoff' | 'approval_requested' | 'approval_decided' | 'decision_refused' | 'control' | 'policy_updated' }>;
+
+/**
+ * A team policy applied to the running conversation (`tightenPolicy`), as the chain audit records
+ * it (with the policy as applied), placed among its turns: `duringTurn` when a turn was being
+ * answered, else `afterTurn` (the turns started before it; 0 before the first).
+ */
+export type PolicyUpdateAudit = Extract<AuditEvent, { kind: 'policy_updated' }> & { policy?: unknown; afterTurn: number; duringTurn?: number };
 
 const APPROVAL_KINDS = ['approval_requested', 'approval_decided', 'decision_refused'];
 
@@ -84,6 +91,8 @@ export interface ConversationAudit {
   compactions: CompactionAudit[];
   /** The team versions it went on with between turns, in order. */
   teamChanges: TeamChangeAudit[];
+  /** The policy updates applied to it, in history order (those during a turn are among that turn's steps too). */
+  policyUpdates: PolicyUpdateAudit[];
   /** Steering messages applied, interrupts, what mid-turn policies did to messages, hand-backs: in history order. */
   live: LiveRecord[];
   result?: ConversationResult;
@@ -105,7 +114,7 @@ export async function auditConversation(client: Client, workflowId: string): Pro
 
 /** Rebuild a conversation from the histories of its runs, oldest first. */
 export function buildConversationAudit(workflowId: string, runs: RunHistory[]): ConversationAudit {
-  const audit: ConversationAudit = { schema: CONVERSATION_AUDIT_SCHEMA, workflowId, runIds: runs.map((r) => r.runId), status: 'running', turns: [], waiting: [], compactions: [], teamChanges: [], live: [] };
+  const audit: ConversationAudit = { schema: CONVERSATION_AUDIT_SCHEMA, workflowId, runIds: runs.map((r) => r.runId), status: 'running', turns: [], waiting: [], compactions: [], teamChanges: [], policyUpdates: [], live: [] };
   const accepted = new Map<string, { message: string; idempotencyKey?: string; at: string }>();
   const started = new Set<string>();
   let current: ConversationTurnAudit | undefined;
@@ -158,6 +167,8 @@ export function buildConversationAudit(workflowId: string, runs: RunHistory[]): 
       }
       const live = liveRecordOf(e);
       if (live) audit.live.push(live);
+      const policy = policyUpdateOf(e, where);
+      if (policy) audit.policyUpdates.push({ ...policy, afterTurn: audit.turns.at(-1)?.turn ?? 0, ...(current ? { duringTurn: current.turn } : {}) });
       if (current) onTurnEvent(current, e, where);
       closing(audit, e, at);
     }
@@ -181,7 +192,15 @@ function onTurnEvent(turn: ConversationTurnAudit, e: HistoryEvent, where: Where)
   if (!approval) return;
   const { type, at: _at, ...rest } = approval;
   if (APPROVAL_KINDS.includes(type)) turn.approvals.push({ kind: type, at: where.at, ...rest });
-  if (APPROVAL_KINDS.includes(type) || type === 'control') turn.steps.push({ ...where, ...rest, kind: type } as TurnStep);
+  if (APPROVAL_KINDS.includes(type) || type === 'control' || type === 'policy_updated') turn.steps.push({ ...where, ...rest, kind: type } as TurnStep);
+}
+
+/** The policy update history event `e` records, placed where history has it (its own `at` is workflow time). */
+function policyUpdateOf(e: HistoryEvent, where: Where): Extract<AuditEvent, { kind: 'policy_updated' }> | undefined {
+  const recorded = recordedApprovalEvent(e);
+  if (recorded?.type !== 'policy_updated') return undefined;
+  const { type: _type, at: _at, ...fields } = recorded;
+  return { ...where, ...fields, kind: 'policy_updated' } as Extract<AuditEvent, { kind: 'policy_updated' }>;
 }
 
 function closing(audit: ConversationAudit, e: HistoryEvent, at: string): void {
@@ -208,11 +227,15 @@ export function formatConversation(a: ConversationAudit): string {
   const lines = [`conversation ${a.workflowId}: ${a.status}, ${a.turns.length} turn${a.turns.length === 1 ? '' : 's'}, ${a.runIds.length} run${a.runIds.length === 1 ? '' : 's'}`];
   const compactions = [...a.compactions];
   const changes = [...(a.teamChanges ?? [])];
+  // Policy updates between turns; those during a turn are among its steps.
+  const policies = (a.policyUpdates ?? []).filter((p) => p.duringTurn === undefined);
+  const policyLine = (p: PolicyUpdateAudit) => `      ⚖ policy ${p.from} → ${p.to} applied by ${p.appliedBy} ${p.afterTurn === 0 ? 'before the first turn' : `after turn ${p.afterTurn}`}: ${clip(p.tightened.join('; '))}`;
   for (const t of a.turns) {
     while (changes[0] && changes[0].beforeTurn <= t.turn) {
       const c = changes.shift()!;
       lines.push(`      ⇄ team ${c.from} → ${c.to} ${c.by === 'migration' ? 'by migration ' : ''}before turn ${c.beforeTurn}${c.deployment ? ` (on ${c.deployment})` : ''}`);
     }
+    while (policies[0] && policies[0].afterTurn < t.turn) lines.push(policyLine(policies.shift()!));
     lines.push(`#${t.turn}  ${t.startedAt.slice(11, 23)}  you → ${t.agent}: ${clip(t.message ?? '(message not in history)')}`);
     if (t.stranded) lines.push(`      waited for a worker of team ${t.stranded.version}: ${t.stranded.step} needs ${clip(t.stranded.missing.join('; '))} (workers on ${t.stranded.worker})`);
     // Approvals, handoffs and controls in the order they happened, each saying what it did.
@@ -229,6 +252,7 @@ export function formatConversation(a: ConversationAudit): string {
       lines.push(`      ⇊ ${c.agent}'s conversation compacted: ${c.summarizedMessages} messages summarized, ${c.keptMessages} kept (~${c.tokensBefore} → ~${c.tokensAfter} tokens)`);
     }
   }
+  for (const p of policies) lines.push(policyLine(p));
   for (const w of a.waiting) lines.push(`waiting: ${clip(w.message)}`);
   if (a.result) lines.push(`ended (${a.result.endedBy === 'idle_timeout' ? 'idle timeout' : 'on request'}) with ${a.result.agent} active`);
   if (a.failure) lines.push(`failed: ${a.failure.type ?? 'Error'}: ${a.failure.message}`);

@@ -96,14 +96,17 @@ export function eventDigest(previous: string, e: Pick<ExportedEvent, 'seq' | 'wo
   return sha256Hex(`${previous}\n${canonicalJson({ seq: e.seq, workflowId: e.workflowId, event: e.event, recorded: e.recorded })}`);
 }
 
+/** The events whose fields are the memo baton wrote to history: an approval asked, decided, and a policy update applied. */
+export const RECORDED_MEMOS: readonly string[] = ['approval_requested', 'approval_decided', 'policy_updated'];
+
 /**
  * What an event shows of the payload history recorded for it, whose digest {@link RecordedPayload}
- * keeps: a tool call's `{ok, content}` (the `runTool` result), an approval event's fields (the
- * memo baton wrote); `undefined` for other events.
+ * keeps: a tool call's `{ok, content}` (the `runTool` result), an approval event's or a policy
+ * update's fields (the memo baton wrote); `undefined` for other events.
  */
 export function recordedValue(event: Record<string, unknown>): unknown {
   if (event.kind === 'tool_call') return event.result === undefined ? undefined : { ok: event.ok, content: event.result };
-  if (event.kind !== 'approval_requested' && event.kind !== 'approval_decided') return undefined;
+  if (!RECORDED_MEMOS.includes(String(event.kind))) return undefined;
   const { kind: _kind, at: _at, runId: _runId, eventId: _eventId, ...fields } = event;
   return fields;
 }
@@ -155,7 +158,7 @@ class RecordedClaims {
     } else if (e.kind === 'approval_decided') {
       const asked = this.asked.get(e.handoffId);
       if (e.tool !== undefined && (!asked || this.redacted(asked.from, e.tool))) return undefined;
-    } else return undefined;
+    } else if (e.kind !== 'policy_updated') return undefined;
     const value = recordedValue(plain(e) as unknown as Record<string, unknown>);
     return value === undefined ? undefined : { eventId, digest: sha256Hex(canonicalJson(value)) };
   }

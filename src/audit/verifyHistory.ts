@@ -1,8 +1,8 @@
 /**
  * Checking an export against the workflow histories it was read from, while they exist
  * (`baton audit --verify <file> --against-history`): every event that claims a recorded payload
- * (`recorded`: a tool call's result, an approval's request or decision) shows what history holds
- * at that event; and no approval event or tool result history holds, up to where the export
+ * (`recorded`: a tool call's result, an approval's request or decision, a policy update) shows what
+ * history holds at that event; and no approval event, policy update or tool result history holds, up to where the export
  * ends, is left out of it.
  */
 import type { Client } from '@temporalio/client';
@@ -11,7 +11,7 @@ import { ActivityType } from '../common/messages';
 import { canonicalJson, sha256Hex } from '../common/signatures/canonical';
 import type { RunToolInput, RunToolResult } from '../common/team';
 import { fromPayloads, type HistoryEvent } from '../payloads/read';
-import type { AuditExport } from './export';
+import { type AuditExport, RECORDED_MEMOS } from './export';
 import { fetchChainRuns } from './fetch';
 import { recordedApprovalEvent, withLocalActivities } from './history';
 
@@ -90,14 +90,15 @@ function leftOut(runs: Runs, events: Record<string, unknown>[]): string | undefi
     const shown = events.filter((e) => e.runId === runId);
     if (shown.length === 0) continue;
     const last = Math.max(...shown.map((e) => Number(e.eventId)), ...shown.map((e) => Number(e.resultEventId ?? 0)));
-    const approvals = new Set(shown.flatMap((e) => (e.kind === 'approval_requested' || e.kind === 'approval_decided' ? [`${String(e.kind)}@${String(e.eventId)}`] : [])));
+    const approvals = new Set(shown.flatMap((e) => (RECORDED_MEMOS.includes(String(e.kind)) ? [`${String(e.kind)}@${String(e.eventId)}`] : [])));
     const results = new Set(shown.flatMap((e) => (e.kind === 'tool_call' && e.resultEventId !== undefined ? [Number(e.resultEventId)] : [])));
     const tools = new Set([...history.values()].flatMap((h) => (h.activityTaskScheduledEventAttributes?.activityType?.name === ActivityType.RUN_TOOL ? [Number(h.eventId?.toString())] : [])));
     for (const [id, h] of history) {
       if (id > last) break;
       const memo = recordedApprovalEvent(h);
-      if ((memo?.type === 'approval_requested' || memo?.type === 'approval_decided') && !approvals.has(`${memo.type}@${id}`)) {
-        return `history records ${memo.type} (approval ${String(memo.handoffId)}) at event ${id} of run ${runId}, which the export leaves out`;
+      if (memo && RECORDED_MEMOS.includes(memo.type) && !approvals.has(`${memo.type}@${id}`)) {
+        const what = memo.type === 'policy_updated' ? `policy ${String(memo.to)} applied by ${String(memo.appliedBy)}` : `approval ${String(memo.handoffId)}`;
+        return `history records ${memo.type} (${what}) at event ${id} of run ${runId}, which the export leaves out`;
       }
       const done = h.activityTaskCompletedEventAttributes;
       if (done && tools.has(Number(done.scheduledEventId?.toString())) && !results.has(id)) {

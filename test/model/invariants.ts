@@ -14,6 +14,7 @@ import { brokerInvariants } from './operations/broker';
 import { remoteInvariants } from './operations/remote';
 import { eventInvariants } from './operations/events';
 import { policyInvariants } from './operations/policy';
+import { passkeyInvariants } from './operations/passkeys';
 import { broken, clip, type Harness, type Invariant } from './harness';
 import { rootOf } from './model';
 import { APPROVED_TOOLS, type EffectTool } from './team';
@@ -137,6 +138,7 @@ export const INVARIANTS: Invariant[] = [
   ...eventInvariants,
   ...endedMessageInvariants,
   ...policyInvariants,
+  ...passkeyInvariants,
 ];
 
 /** Check the invariants of `when` (the step ones at the end too). */

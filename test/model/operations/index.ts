@@ -17,6 +17,7 @@ import { httpOperations } from './http';
 import { inboxOperations } from './inbox';
 import { migrateOperations } from './migrate';
 import { notificationOperations } from './notifications';
+import { passkeyOperations } from './passkeys';
 import { policyOperations } from './policy';
 import { protocolOperations } from './protocols';
 import { quorumOperations } from './quorum';
@@ -50,6 +51,7 @@ export const OPERATIONS: AnyOperation[] = [
   ...quorumOperations,
   ...questionOperations,
   ...policyOperations,
+  ...passkeyOperations,
 ];
 
 const byName = new Map(OPERATIONS.map((op) => [op.name, op]));

@@ -1,0 +1,201 @@
+/**
+ * Decisions signed with passkeys (WebAuthn assertions over the decision's digest): a chain started
+ * trusting alice's and bob's passkeys (`approverKeys` with `webauthn`, as the approvals page
+ * registers them); alice decides a waiting approval with a valid assertion, which must act once
+ * and be recorded as a passkey decision; forged, replayed, wrong-challenge and other-approver
+ * assertions must be refused, leaving the approval waiting and the chain running. Invariant
+ * `passkey-once` (after every step): no assertion decides twice, the counters a chain took from a
+ * passkey only go forward, and every passkey decision the workflow took is on the record as one;
+ * at the end, `passkey-export-verifies`: the real `baton audit --export` and `--verify` accept
+ * every chain a passkey decided.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import fc from 'fast-check';
+import type { ApprovalRecord, AuditEvent } from '../../../src';
+import { factsOfDecision, type DecisionFacts } from '../../../src/common/signatures/payload';
+import { exportKeys, keys } from '../../helpers/signing';
+import { nodePasskey, passkeyEntry, passkeySign } from '../../helpers/passkeys';
+import { broken, clip, errorText, operation, type Harness, type Invariant } from '../harness';
+import { pick, ref, type RootModel } from '../model';
+import { START_AGENTS } from '../team';
+import { BASE_OPTIONS, newRoot, roomForRoot } from './chain';
+import { stillWaiting, taken, waiting, type Waiting } from './approvals';
+
+/** Where the passkeys were registered: the relying party and the approvals page's origin. */
+const AT = { rpId: 'approvals.example.com', origin: 'https://approvals.example.com' };
+/** Alice's passkey, and bob's (which signs for bob only). */
+const ALICE = nodePasskey('alice-passkey', 'P-256');
+const BOB = nodePasskey('bob-passkey', 'Ed25519');
+const APPROVER_KEYS = [passkeyEntry(ALICE, ['alice'], AT.rpId, [AT.origin]), passkeyEntry(BOB, ['bob'], AT.rpId, [AT.origin])];
+
+/** What the harness did with passkeys, by root: decisions taken (approval → signature), assertions refused, the last counter taken. */
+interface PasskeyLog {
+  taken: Map<string, string>;
+  refused: Set<string>;
+  lastCount?: number;
+}
+const logs = new Map<string, PasskeyLog>();
+const logOf = (id: string): PasskeyLog => logs.get(id) ?? logs.set(id, { taken: new Map(), refused: new Set() }).get(id)!;
+
+/** Whether a root trusts the harness's passkeys. */
+const trustsPasskeys = (r: RootModel) => r.options.approverKeys?.some((k) => k.kid === ALICE.kid) === true;
+
+/** Approvals alice may decide alone with her passkey: in a passkey root's own chain, not staged. */
+function decidable(h: Harness): Waiting[] {
+  return waiting(h.model).filter((w) => trustsPasskeys(w.root) && (w.p.workflowId ?? w.root.id) === w.root.id && !w.p.stages && (w.p.approvers === undefined || w.p.approvers.includes('alice')));
+}
+
+const factsOf = (w: Waiting, approver = 'alice'): DecisionFacts => factsOfDecision(w.root.id, w.p, { approver, decision: 'approve', comment: 'by passkey' });
+
+const REFUSALS = ['forged', 'replayed', 'wrong_challenge', 'other_approver'] as const;
+type Refusal = (typeof REFUSALS)[number];
+
+/** An assertion that must be refused for `w`, of kind `k`. */
+function refusedAssertion(w: Waiting, k: Refusal): { approver: string; signature: string }[] {
+  const facts = factsOf(w);
+  switch (k) {
+    case 'forged':
+      // Alice's key id, another key's assertion.
+      return [{ approver: 'alice', signature: passkeySign(nodePasskey(ALICE.kid, 'P-256', ALICE.signCount), facts, AT) }];
+    case 'replayed': {
+      // Every assertion the harness made that acted (another approval's, another chain's), and, where this chain took one, a fresh one whose counter does not go forward.
+      const earlier = [...logs.values()].flatMap((l) => [...l.taken.values()]).slice(-6).map((signature) => ({ approver: 'alice', signature }));
+      const last = logs.get(w.root.id)?.lastCount;
+      return [...earlier, ...(last !== undefined ? [{ approver: 'alice', signature: passkeySign(ALICE, facts, { ...AT, signCount: last }) }] : [])];
+    }
+    case 'wrong_challenge': {
+      // The payload names this decision; the authenticator signed a challenge of another approval's.
+      const [, , ...assertion] = passkeySign(ALICE, { ...facts, approval: `${facts.approval}-other` }, AT).split('.');
+      const [header, payload] = passkeySign(nodePasskey(ALICE.kid), facts, AT).split('.');
+      return [{ approver: 'alice', signature: [header, payload, ...assertion].join('.') }];
+    }
+    case 'other_approver':
+      // Bob's passkey, for a decision in alice's name.
+      return [{ approver: 'alice', signature: passkeySign(BOB, facts, AT) }];
+  }
+}
+
+export const passkeyOperations = [
+  operation({
+    name: 'passkey_start',
+    group: 'chain',
+    opens: true,
+    weight: 3,
+    params: fc.record({ agent: fc.nat(), requireSignature: fc.boolean() }),
+    applies: (m) => roomForRoot(m),
+    async run(h, p) {
+      const agent = pick(START_AGENTS, p.agent)!;
+      const root = newRoot(h.model, 'chain', agent, { ...BASE_OPTIONS, approverKeys: APPROVER_KEYS, ...(p.requireSignature ? { requireSignature: true } : {}) });
+      await h.baton.start(agent, `request ${ref(h.model, 'q')} for ${agent}`, { workflowId: root.id, context: root.context, ...root.options });
+    },
+  }),
+  operation({
+    name: 'passkey_decide',
+    group: 'approvals',
+    weight: 4,
+    params: fc.record({ approval: fc.nat() }),
+    applies: (m) => waiting(m).some((w) => trustsPasskeys(w.root)),
+    async run(h, p) {
+      const w = pick(decidable(h), p.approval);
+      if (!w) return;
+      const signature = passkeySign(ALICE, factsOf(w), AT);
+      let record: ApprovalRecord;
+      try {
+        record = await h.baton.approve(w.root.id, { approvalId: w.p.handoffId, approver: 'alice', comment: 'by passkey', signature });
+      } catch (err) {
+        return broken(h, 'passkey-decides', `alice's passkey decision of ${w.p.handoffId} in ${w.root.id} was refused: ${errorText(err)}`);
+      }
+      taken(w, record, true);
+      const log = logOf(w.root.id);
+      log.taken.set(w.p.handoffId, signature);
+      log.lastCount = record.identity?.passkey?.signCount ?? log.lastCount;
+      if (record.identity?.kid !== ALICE.kid || record.identity.passkey?.origin !== AT.origin || record.identity.passkey.signCount !== ALICE.signCount) {
+        broken(h, 'passkey-decides', `${w.root.id}: alice's passkey decision of ${w.p.handoffId} is recorded as ${clip(record.identity)}, not as her passkey's (counter ${ALICE.signCount}, from ${AT.origin})`);
+      }
+      // Sent again, the same assertion decides nothing more.
+      const again = await h.baton.approve(w.root.id, { approvalId: w.p.handoffId, approver: 'alice', comment: 'by passkey', signature }).then(
+        (r) => r,
+        () => undefined,
+      );
+      if (again && (again.decidedAt !== record.decidedAt || again.identity?.passkey?.signCount !== record.identity?.passkey?.signCount)) broken(h, 'passkey-once', `${w.root.id}: alice's assertion for ${w.p.handoffId}, sent again, was taken again: ${clip(again)}`);
+    },
+  }),
+  operation({
+    name: 'passkey_refused',
+    group: 'approvals',
+    weight: 4,
+    params: fc.record({ approval: fc.nat(), kind: fc.constantFrom(...REFUSALS) }),
+    applies: (m) => waiting(m).some((w) => trustsPasskeys(w.root)),
+    async run(h, p) {
+      const w = pick(decidable(h), p.approval);
+      if (!w) return;
+      const assertions = refusedAssertion(w, p.kind);
+      for (const a of assertions) {
+        // An assertion that acted before is held by `passkey-once` to the one approval it decided.
+        if (![...logs.values()].some((l) => [...l.taken.values()].includes(a.signature))) logOf(w.root.id).refused.add(a.signature);
+        const outcome = await h.baton.approve(w.root.id, { approvalId: w.p.handoffId, approver: a.approver, comment: 'by passkey', signature: a.signature }).then(
+          (r) => `taken: ${clip(r)}`,
+          (err: unknown) => errorText(err),
+        );
+        if (outcome.startsWith('taken')) broken(h, 'refusals-change-nothing', `a ${p.kind} passkey assertion for ${w.p.handoffId} in ${w.root.id} was ${outcome}`);
+      }
+      if (assertions.length > 0) await stillWaiting(h, w, `a ${p.kind} passkey assertion`);
+    },
+  }),
+];
+
+/** The passkey decisions of a root's chain, in history order. */
+async function passkeyDecisions(h: Harness, id: string): Promise<(Extract<AuditEvent, { kind: 'approval_decided' }> & ApprovalRecord)[] | undefined> {
+  const audit = await h.baton.audit(id).catch(() => undefined);
+  return audit?.events.filter((e): e is Extract<AuditEvent, { kind: 'approval_decided' }> & ApprovalRecord => e.kind === 'approval_decided' && (e as ApprovalRecord).identity?.passkey !== undefined);
+}
+
+export const passkeyInvariants: Invariant[] = [
+  {
+    name: 'passkey-once',
+    when: 'step',
+    async check(h: Harness) {
+      for (const [id, log] of logs) {
+        const root = h.model.roots.find((r) => r.id === id);
+        if (!root) continue;
+        const decisions = await passkeyDecisions(h, id);
+        if (!decisions) continue;
+        const seen = new Map<string, string>();
+        let last: number | undefined;
+        for (const d of decisions) {
+          const count = d.identity!.passkey!.signCount;
+          if (last !== undefined && count <= last && count !== 0) broken(h, 'passkey-once', `${id}: a passkey decision of ${d.handoffId} took counter ${count} after ${last}: a replayed assertion acted`);
+          last = count;
+          if (d.signature && seen.has(d.signature)) broken(h, 'passkey-once', `${id}: one assertion decided ${seen.get(d.signature)} and ${d.handoffId}`);
+          if (d.signature) seen.set(d.signature, d.handoffId);
+          if (d.signature && log.refused.has(d.signature)) broken(h, 'passkey-once', `${id}: an assertion the harness made to be refused decided ${d.handoffId}`);
+        }
+        for (const [approval, signature] of log.taken) {
+          if (!decisions.some((d) => d.handoffId === approval && d.signature === signature)) broken(h, 'passkey-once', `${id}: alice's passkey decision of ${approval}, which the workflow took, is not on the record as a passkey decision`);
+        }
+      }
+    },
+  },
+  {
+    name: 'passkey-export-verifies',
+    when: 'end',
+    async check(h: Harness) {
+      const [keyFile, keysFile] = [path.join(h.system.dir, 'passkey-audit-key.jwk'), path.join(h.system.dir, 'passkey-export-keys.json')];
+      fs.writeFileSync(keyFile, JSON.stringify(keys.audit.jwk));
+      fs.writeFileSync(keysFile, JSON.stringify(exportKeys));
+      for (const [id, log] of logs) {
+        if (log.taken.size === 0 || !h.model.roots.some((r) => r.id === id)) continue;
+        const file = path.join(h.system.dir, `${id}.passkey-export.json`);
+        const made = await h.system.cli(['audit', id, '--export', file, '--key', keyFile]);
+        if (made.code !== 0) {
+          broken(h, 'passkey-export-verifies', `baton audit ${id} --export exited ${made.code}: ${clip(made.stderr, 300)}`);
+          continue;
+        }
+        const checked = await h.system.cli(['audit', '--verify', file, '--export-keys', keysFile]);
+        if (checked.code !== 0) broken(h, 'passkey-export-verifies', `baton audit --verify of ${id}'s export (passkey decisions ${[...log.taken.keys()].join(', ')}) exited ${checked.code}: ${clip(checked.stdout + checked.stderr, 300)}`);
+        else if (!new RegExp(`keys [^)]*${ALICE.kid}`).test(checked.stdout)) broken(h, 'passkey-export-verifies', `baton audit --verify of ${id}'s export names no decision signed with ${ALICE.kid}: ${clip(checked.stdout, 300)}`);
+      }
+    },
+  },
+];
