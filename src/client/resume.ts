@@ -88,6 +88,8 @@ export function rebuildState(recordedEvents: HistoryEvent[], fromHandoff?: numbe
   // And its costs, counted from the first run's calls at the snapshot's prices.
   if (!state.economics) state = withEconomics(state);
   for (const r of recorded) if (r.eventId < cut || (after && r.eventId === cut && r.event.type === 'turn_started')) state = reduce(state, r.event);
+  // A policy update holds from where it was applied on, whatever step the replay goes back to: it only tightens.
+  for (const r of recorded) if (r.eventId >= cut && r.event.type === 'policy_updated') state = reduce(state, r.event);
   // The conversation at the step is the one the model was given then; approvals still waiting
   // belong to the failed run, and decisions sent to it are not carried.
   state = { ...state, agentId: target.input.agentId, messages: target.input.messages, approvals: { ...state.approvals, pending: [] }, continuedRuns: 0 };

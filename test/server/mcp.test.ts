@@ -72,6 +72,24 @@ describe('a team as an MCP server', () => {
     });
   });
 
+  it("decides an approval a conversation's turn waits for, answering with what still waits in it", async () => {
+    await withService(server.env, refundTeam(), async ({ service }) => {
+      const ops = await mcpClient(service.url, TOKENS.ops);
+      const alice = await mcpClient(service.url, TOKENS.alice);
+      try {
+        const sent = (await callTool(ops, 'send_message', { agent: 'triage', message: 'My order 42 arrived broken.', waitSeconds: 5 })).structuredContent as { conversationId: string; waiting: { handoffId: string }[] };
+        expect(sent.waiting).toHaveLength(1);
+        const decided = await callTool(alice, 'decide', { workflowId: sent.conversationId, decision: 'approve' });
+        expect(decided.isError).toBeFalsy();
+        expect(decided.structuredContent).toMatchObject({ decided: { outcome: 'approved', approver: 'alice' }, conversation: { workflowId: sent.conversationId, waiting: [] } });
+        const again = await callTool(alice, 'decide', { workflowId: sent.conversationId, decision: 'approve' });
+        expect(again.isError).toBe(true);
+      } finally {
+        await Promise.all([ops.close(), alice.close()]);
+      }
+    });
+  });
+
   it('sends a conversation messages, the second continuing the first; refuses callers without a token', async () => {
     const team = new Team([scriptedAgent('helper', [{ text: 'Hello, how can I help?' }, { text: 'Order 42 ships tomorrow.' }])]);
     await withService(server.env, team, async ({ service }) => {

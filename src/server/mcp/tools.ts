@@ -97,7 +97,7 @@ export function batonMcpServer(ctx: ServiceContext, caller: TokenChecked, versio
   server.registerTool(
     'decide',
     {
-      description: "Approve or reject what waits in a chain, as your token's identity (which the policy's approvers must name). Then follows the chain for up to `waitSeconds` and answers where it is.",
+      description: "Approve or reject what waits in a chain or a conversation's turn, as your token's identity (which the policy's approvers must name). Then follows a chain for up to `waitSeconds` and answers where it is; for a conversation, answers what still waits in it.",
       inputSchema: {
         workflowId: z.string().min(1).max(1000),
         decision: z.enum(['approve', 'reject']),
@@ -111,6 +111,8 @@ export function batonMcpServer(ctx: ServiceContext, caller: TokenChecked, versio
     async ({ workflowId, waitSeconds, ...decision }, extra) =>
       answer(async () => {
         const record = await decideAs(ctx, caller, workflowId, decision);
+        // A conversation's approval is decided the same way; its turn is followed with send_message, not here.
+        if ((await kindOf(ctx, workflowId)) === 'conversation') return { decided: record, conversation: { workflowId, waiting: await waitingIn(ctx, workflowId, caller) } };
         await followForProgress(ctx, workflowId, waitSeconds ?? DEFAULT_WAIT_SECONDS, progressOf(extra), extra.signal, record.handoffId);
         return { decided: record, chain: await chainNow(ctx, workflowId, caller) };
       }),
@@ -150,6 +152,11 @@ export function batonMcpServer(ctx: ServiceContext, caller: TokenChecked, versio
 }
 
 /** Where a chain is, as the caller may see it, with the resource to poll. */
+/** What still waits in conversation `workflowId` that the caller may see. */
+async function waitingIn(ctx: ServiceContext, workflowId: string, caller: TokenChecked) {
+  return (await ctx.baton.pending({ tenant: caller.identity.tenant ?? null })).filter((p) => p.workflowId === workflowId || p.rootWorkflowId === workflowId);
+}
+
 async function chainNow(ctx: ServiceContext, workflowId: string, caller: TokenChecked) {
   const view = await runView(ctx, workflowId, caller.identity);
   return {

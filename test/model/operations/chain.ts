@@ -43,7 +43,7 @@ export function roomForRoot(m: ModelState): boolean {
 /** A new root in the model. */
 export function newRoot(m: ModelState, kind: RootModel['kind'], agent: AgentId, options: RunOptions): RootModel {
   const id = `${m.tag}-${kind === 'chain' ? 'c' : 'v'}${m.roots.length + 1}`;
-  const root: RootModel = { id, kind, agent, context: contextOf(m, id), startOptions: options, options, startedOn: m.version, status: 'open', approvals: [], provoked: new Set(), decided: [], asked: new Map(), messages: [], replays: 0, replayedRuns: [] };
+  const root: RootModel = { id, kind, agent, context: contextOf(m, id), startOptions: options, options, startedOn: m.version, status: 'open', approvals: [], provoked: new Set(kind === 'chain' && m.deployed === 'side_by_side' ? ['TeamMismatchError'] : []), decided: [], asked: new Map(), messages: [], replays: 0, replayedRuns: [] };
   m.roots.push(root);
   return root;
 }
