@@ -6,6 +6,7 @@ import { post } from './api';
 import { ago, count, enc, h, messageOf, runLink, say, until, type Child } from './dom';
 import { BASE, session } from './session';
 import { passkeySignature } from './passkey';
+import { chosenReason, requestInfoBlock } from './requestInfo';
 import { heldKey, signDecision } from './signing';
 import type { Approval, Asked } from './types';
 
@@ -111,6 +112,7 @@ export function approvalCard(a: Approval, onDecided?: () => unknown, options: Ca
     chainLine(a, !!options.brief),
     h('label', { for: id, text: 'Comment' }),
     comment,
+    ...requestInfoBlock(a, id, canDecide, onDecided),
     h('div', { class: 'actions' }, [
       h('button', { class: 'approve', type: 'button', disabled: !canDecide, onclick: () => decide(a, 'approve', card, onDecided), text: 'Approve' }),
       h('button', { class: 'reject', type: 'button', disabled: !canDecide, onclick: () => decide(a, 'reject', card, onDecided), text: 'Reject' }),
@@ -176,11 +178,15 @@ async function decide(a: Approval, decision: Decision, card: Card, onDecided?: (
   try {
     const body: Record<string, unknown> = { decision };
     if (text) body.comment = text;
+    // A typed reason goes as the rejection's reason, and is what a signature names.
+    const code = decision === 'reject' ? chosenReason(card) : undefined;
+    if (code) body.reason = code;
     if (a.tool) body.callHash = a.tool.callHash;
     if (edited) body.arguments = edited;
     const key = await heldKey();
-    if (key) body.signature = await signDecision(key, a, decision, text || undefined, edited);
-    const passkey = key ? null : await passkeySignature(a, decision, text || undefined, edited);
+    const note = code ?? (text || undefined);
+    if (key) body.signature = await signDecision(key, a, decision, note, edited);
+    const passkey = key ? null : await passkeySignature(a, decision, note, edited);
     if (passkey) body.signature = passkey.signature;
     await post(`v1/runs/${enc(a.workflowId)}/approvals/${enc(a.handoffId)}`, body);
     say(`${decision === 'approve' ? 'Approved ' : 'Rejected '}${a.from} → ${a.tool ? `tool ${a.tool.name}${edited ? ' with edited arguments' : ''}` : a.to}${key || passkey ? `, signed with ${(key ?? passkey)!.kid}` : ''}`, a.workflowId);

@@ -38,6 +38,8 @@ export interface Approval {
   rootWorkflowId?: string;
   chain?: Hop[];
   request?: Asked;
+  rejectionReasons?: { code: string; label: string }[];
+  questions?: { question: string; askedBy: string; askedAt: string; answer?: string; answeredBy?: string; answeredAt?: string }[];
 }
 
 /** A chain as `GET /v1/runs/{id}` answers. */
