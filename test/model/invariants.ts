@@ -12,6 +12,7 @@ import { migrationInvariants } from './migrationInvariants';
 import { archiveInvariants } from './operations/archive';
 import { brokerInvariants } from './operations/broker';
 import { remoteInvariants } from './operations/remote';
+import { escalationInvariants } from './operations/escalations';
 import { eventInvariants } from './operations/events';
 import { policyInvariants } from './operations/policy';
 import { broken, clip, type Harness, type Invariant } from './harness';
@@ -126,6 +127,8 @@ function brief(x: { from: string; to: string; turn?: number }): string {
 
 /** Every invariant, step ones first. */
 export const INVARIANTS: Invariant[] = [
+  // First: a call an approval's policy approved is approved for the effects invariant.
+  ...escalationInvariants.filter((i) => i.when === 'step'),
   ...stepInvariants,
   ...migrationInvariants.filter((i) => i.when === 'step'),
   ...endInvariants,
@@ -137,6 +140,7 @@ export const INVARIANTS: Invariant[] = [
   ...eventInvariants,
   ...endedMessageInvariants,
   ...policyInvariants,
+  ...escalationInvariants.filter((i) => i.when === 'end'),
 ];
 
 /** Check the invariants of `when` (the step ones at the end too). */

@@ -11,6 +11,7 @@ import { chainOperations } from './chain';
 import { controlOperations } from './controls';
 import { conversationOperations } from './conversation';
 import { deployOperations } from './deploy';
+import { escalationOperations } from './escalations';
 import { eventOperations } from './events';
 import { faultOperations } from './faults';
 import { httpOperations } from './http';
@@ -50,6 +51,7 @@ export const OPERATIONS: AnyOperation[] = [
   ...quorumOperations,
   ...questionOperations,
   ...policyOperations,
+  ...escalationOperations,
 ];
 
 const byName = new Map(OPERATIONS.map((op) => [op.name, op]));
