@@ -130,8 +130,10 @@ export const escalationOperations = [
       const plan = planOf(p.final, p.decideAfterS, p.remind);
       const approvalPolicy = { escalation: plan.steps, ...(plan.remind ? { remindEvery: '1 minute' } : {}) };
       const root = newRoot(m, 'chain', agent, { ...BASE_OPTIONS, approvalPolicy });
-      // A policy that fails the run when nobody decides may end it with ApprovalTimeoutError.
+      // A policy that fails the run when nobody decides may end it with ApprovalTimeoutError; a run's
+      // policy that approves when nobody decides loosens what the team protects, and is refused.
       if (plan.final === 'fail') root.provoked.add('ApprovalTimeoutError');
+      if (plan.final === 'approve') root.provoked.add('LooseningRefusedError');
       plans.set(root.id, plan);
       const run = await h.baton.start(agent, `request ${root.id} for ${agent}`, { workflowId: root.id, context: root.context, ...root.options });
       if (p.follow) root.follower = follow(run, h);
