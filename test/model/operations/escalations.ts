@@ -134,6 +134,8 @@ export const escalationOperations = [
       // policy that approves when nobody decides loosens what the team protects, and is refused.
       if (plan.final === 'fail') root.provoked.add('ApprovalTimeoutError');
       if (plan.final === 'approve') root.provoked.add('LooseningRefusedError');
+      // A chain started at a gated entry waits for its entry's approval, which the policy may reject or fail.
+      if (plan.final !== undefined) root.provoked.add('GatedEntryError');
       plans.set(root.id, plan);
       const run = await h.baton.start(agent, `request ${root.id} for ${agent}`, { workflowId: root.id, context: root.context, ...root.options });
       if (p.follow) root.follower = follow(run, h);
@@ -199,7 +201,7 @@ export const escalationInvariants: Invariant[] = [
           if (d.onTimeout !== 'approve' && handedOff) broken(h, 'escalation-acted', `${where}: the chain handed off anyway`);
         }
         if (d.onTimeout === 'fail' && chain.workflowId === root.id && root.status !== 'failed') broken(h, 'escalation-acted', `${where}: the chain ended ${root.status}, not failed`);
-        if (d.onTimeout === 'fail' && chain.workflowId === root.id && root.status === 'failed' && root.failure !== 'ApprovalTimeoutError') broken(h, 'escalation-acted', `${where}: the chain failed with ${root.failure}, not ApprovalTimeoutError`);
+        if (d.onTimeout === 'fail' && chain.workflowId === root.id && root.status === 'failed' && root.failure !== 'ApprovalTimeoutError' && root.failure !== 'GatedEntryError') broken(h, 'escalation-acted', `${where}: the chain failed with ${root.failure}, not ApprovalTimeoutError`);
       }),
   },
 ];
