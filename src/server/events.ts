@@ -104,7 +104,8 @@ export class ApprovalsFeed {
       // Every listener gets the list redacted for its own caller (see the approval routes).
       const approvals = await this.baton.pending({ reveal: true });
       this.failing = false;
-      const key = JSON.stringify(approvals.map((a) => [a.workflowId, a.handoffId]));
+      // A question asked or answered changes what a card shows, so it is a change too.
+      const key = JSON.stringify(approvals.map((a) => [a.workflowId, a.handoffId, a.questions?.length ?? 0, a.questions?.at(-1)?.answer === undefined]));
       if (this.last?.key === key) return;
       this.last = { key, approvals };
       for (const listener of this.listeners) listener(approvals);

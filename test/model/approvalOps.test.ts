@@ -1,6 +1,7 @@
 /**
  * A bounded run of the harness weighted to the approval operations: quorum votes and votes for
- * another's slot (operations/quorum.ts) beside questions and their answers (operations/questions.ts)
+ * another's slot (operations/quorum.ts) beside questions and their answers (operations/questions.ts),
+ * approvals whose policy reminds and escalates while nobody decides (operations/escalations.ts)
  * and plain decisions (`BATON_MODEL_SEED`, `BATON_MODEL_CASES`, `BATON_MODEL_TIME`).
  */
 import fs from 'node:fs';
@@ -23,8 +24,8 @@ afterAll(async () => {
 });
 
 describe('the harness on approval operations', () => {
-  it(`keeps every invariant in ${cases} generated sequences weighted to quorum, delegation and questions (seed ${seed})`, { timeout: 900_000 }, async () => {
-    const weights = { quorum_vote: 10, delegated_vote: 8, ask: 6, answer: 6, refused_question: 4, approve: 4, reject: 3 };
+  it(`keeps every invariant in ${cases} generated sequences weighted to quorum, delegation, questions and escalations (seed ${seed})`, { timeout: 900_000 }, async () => {
+    const weights = { quorum_vote: 10, delegated_vote: 8, ask: 6, answer: 6, refused_question: 4, approve: 4, reject: 3, start_escalating: 6, await_escalation: 4 };
     const r = await modelRun(system, { seed, cases, maxCommands: 16, shrinkRuns: 3, timeLimitMs, weights });
     console.log(`approval operations harness run: ${JSON.stringify({ seed: r.seed, sequences: r.sequences, steps: r.steps, chains: r.chains, checks: r.checks, broken: r.broken, cut: r.cut, operations: r.operations })}`);
     const f = r.failure;

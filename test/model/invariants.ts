@@ -12,6 +12,7 @@ import { migrationInvariants } from './migrationInvariants';
 import { archiveInvariants } from './operations/archive';
 import { brokerInvariants } from './operations/broker';
 import { remoteInvariants } from './operations/remote';
+import { escalationInvariants } from './operations/escalations';
 import { eventInvariants } from './operations/events';
 import { policyInvariants } from './operations/policy';
 import { passkeyInvariants } from './operations/passkeys';
@@ -127,6 +128,8 @@ function brief(x: { from: string; to: string; turn?: number }): string {
 
 /** Every invariant, step ones first. */
 export const INVARIANTS: Invariant[] = [
+  // First: a call an approval's policy approved is approved for the effects invariant.
+  ...escalationInvariants.filter((i) => i.when === 'step'),
   ...stepInvariants,
   ...migrationInvariants.filter((i) => i.when === 'step'),
   ...endInvariants,
@@ -139,6 +142,7 @@ export const INVARIANTS: Invariant[] = [
   ...endedMessageInvariants,
   ...policyInvariants,
   ...passkeyInvariants,
+  ...escalationInvariants.filter((i) => i.when === 'end'),
 ];
 
 /** Check the invariants of `when` (the step ones at the end too). */

@@ -11,6 +11,7 @@ import { chainOperations } from './chain';
 import { controlOperations } from './controls';
 import { conversationOperations } from './conversation';
 import { deployOperations } from './deploy';
+import { escalationOperations } from './escalations';
 import { eventOperations } from './events';
 import { faultOperations } from './faults';
 import { httpOperations } from './http';
@@ -52,6 +53,7 @@ export const OPERATIONS: AnyOperation[] = [
   ...questionOperations,
   ...policyOperations,
   ...passkeyOperations,
+  ...escalationOperations,
 ];
 
 const byName = new Map(OPERATIONS.map((op) => [op.name, op]));

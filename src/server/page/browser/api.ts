@@ -3,6 +3,14 @@ import { BASE, signOut, token } from './session';
 
 interface Problem {
   detail?: string;
+  errors?: { path?: string; message?: string }[];
+}
+
+/** A problem answer as a person reads it: its detail, then each field it names and what is wrong with it. */
+function problemText(problem: Problem, status: string): string {
+  const fields = (problem.errors ?? []).map((e) => (e.path ? `${e.path}: ${e.message ?? 'invalid'}` : e.message)).filter((t): t is string => !!t);
+  const detail = problem.detail || status;
+  return fields.length ? `${detail} (${fields.join('; ')})` : detail;
 }
 
 export async function api(path: string, init: RequestInit = {}): Promise<Response> {
@@ -14,7 +22,7 @@ export async function api(path: string, init: RequestInit = {}): Promise<Respons
   }
   if (!res.ok) {
     const problem = (await res.json().catch(() => ({}))) as Problem;
-    throw new Error(problem.detail || `${res.status} ${res.statusText}`);
+    throw new Error(problemText(problem, `${res.status} ${res.statusText}`));
   }
   return res;
 }

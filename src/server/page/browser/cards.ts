@@ -6,6 +6,7 @@ import { post } from './api';
 import { ago, count, enc, h, messageOf, runLink, say, until, type Child } from './dom';
 import { BASE, session } from './session';
 import { passkeySignature } from './passkey';
+import { chosenReason, questionsMark, requestInfoBlock } from './requestInfo';
 import { heldKey, signDecision } from './signing';
 import type { Approval, Asked } from './types';
 
@@ -16,6 +17,8 @@ export type Card = HTMLLIElement & { decide?: (d: Decision) => void; toggle?: ()
 export interface CardOptions {
   head?: Child[];
   brief?: boolean;
+  /** Called when a question was asked or answered from the card (the approval still waits). */
+  onChanged?: () => unknown;
 }
 
 /** How long a key's first press waits for the second that confirms it. */
@@ -97,7 +100,7 @@ export function approvalCard(a: Approval, onDecided?: () => unknown, options: Ca
   const age = h('span', { class: 'age', 'data-at': a.requestedAt, text: ago(a.requestedAt) });
   const target = a.tool ? `tool ${a.tool.name}` : a.to;
   const label = `${a.tool ? `Tool call ${a.tool.name} by ${a.from}` : `Handoff ${a.from} to ${a.to}`} in chain ${a.workflowId}${a.request ? ` (request: ${a.request.input.slice(0, 80)})` : ''}`;
-  const card: Card = h('li', { class: `card${a.tool ? ' tool' : ''}`, tabindex: '0', 'data-key': `${a.workflowId}/${a.handoffId}`, 'aria-label': `${label}, asked ${ago(a.requestedAt)}` }, [
+  const card: Card = h('li', { class: `card${a.tool ? ' tool' : ''}`, tabindex: '0', 'data-key': `${a.workflowId}/${a.handoffId}`, 'data-questions': questionsMark(a), 'aria-label': `${label}, asked ${ago(a.requestedAt)}` }, [
     ...(options.head ?? []),
     h('div', { class: 'route' }, [a.from, h('span', { class: 'arrow', 'aria-hidden': 'true', text: '→' }), target]),
     ...requestBlock(a, !!options.brief),
@@ -111,6 +114,8 @@ export function approvalCard(a: Approval, onDecided?: () => unknown, options: Ca
     chainLine(a, !!options.brief),
     h('label', { for: id, text: 'Comment' }),
     comment,
+    ...requestInfoBlock(a, id, canDecide, options.onChanged),
+    h('p', { class: 'problem decide-problem', role: 'alert', hidden: true }),
     h('div', { class: 'actions' }, [
       h('button', { class: 'approve', type: 'button', disabled: !canDecide, onclick: () => decide(a, 'approve', card, onDecided), text: 'Approve' }),
       h('button', { class: 'reject', type: 'button', disabled: !canDecide, onclick: () => decide(a, 'reject', card, onDecided), text: 'Reject' }),
@@ -163,8 +168,10 @@ function editedArguments(card: Card): object | Error | undefined {
 async function decide(a: Approval, decision: Decision, card: Card, onDecided?: () => unknown): Promise<void> {
   const text = card.querySelector<HTMLTextAreaElement>('textarea.comment')!.value.trim();
   const problem = card.querySelector<HTMLElement>('.args-problem');
+  const refused = card.querySelector<HTMLElement>('.decide-problem')!;
   const edited = decision === 'approve' ? editedArguments(card) : undefined;
   if (problem) problem.hidden = true;
+  refused.hidden = true;
   if (edited instanceof Error) {
     problem!.textContent = edited.message;
     problem!.hidden = false;
@@ -176,11 +183,15 @@ async function decide(a: Approval, decision: Decision, card: Card, onDecided?: (
   try {
     const body: Record<string, unknown> = { decision };
     if (text) body.comment = text;
+    // A typed reason goes as the rejection's reason, and is what a signature names.
+    const code = decision === 'reject' ? chosenReason(card) : undefined;
+    if (code) body.reason = code;
     if (a.tool) body.callHash = a.tool.callHash;
     if (edited) body.arguments = edited;
     const key = await heldKey();
-    if (key) body.signature = await signDecision(key, a, decision, text || undefined, edited);
-    const passkey = key ? null : await passkeySignature(a, decision, text || undefined, edited);
+    const note = code ?? (text || undefined);
+    if (key) body.signature = await signDecision(key, a, decision, note, edited);
+    const passkey = key ? null : await passkeySignature(a, decision, note, edited);
     if (passkey) body.signature = passkey.signature;
     await post(`v1/runs/${enc(a.workflowId)}/approvals/${enc(a.handoffId)}`, body);
     say(`${decision === 'approve' ? 'Approved ' : 'Rejected '}${a.from} → ${a.tool ? `tool ${a.tool.name}${edited ? ' with edited arguments' : ''}` : a.to}${key || passkey ? `, signed with ${(key ?? passkey)!.kid}` : ''}`, a.workflowId);
@@ -189,6 +200,9 @@ async function decide(a: Approval, decision: Decision, card: Card, onDecided?: (
     if (next) next.focus();
     if (onDecided) onDecided();
   } catch (e) {
+    // What the service refused (an unknown reason code, a call that changed) stays on the card it is about.
+    refused.textContent = `Could not ${decision}: ${messageOf(e)}`;
+    refused.hidden = false;
     say(`Could not ${decision}: ${messageOf(e)}`);
     buttons.forEach((b) => (b.disabled = false));
   }

@@ -9,6 +9,7 @@ import { batchSelection, itemKey } from './batch';
 import { approvalCard, type Card } from './cards';
 import { ago, h } from './dom';
 import { passkeyPanel } from './passkey';
+import { questionsMark } from './requestInfo';
 import { keyPanel } from './signing';
 import { liveBadge, openStream } from './stream';
 import type { Approval, InboxItem, InboxPage } from './types';
@@ -163,7 +164,7 @@ export function showInbox(main: HTMLElement): void {
     const c = approvalCard(i, () => {
       gone.add(itemKey(i));
       void load();
-    }, { head: [head], brief: true });
+    }, { head: [head], brief: true, onChanged: () => void load() });
     c.setAttribute('data-overdue', String(i.overdue));
     c.setAttribute('data-context', String(!!i.request));
     c.toggle = () => {
@@ -213,8 +214,8 @@ export function showInbox(main: HTMLElement): void {
     for (const c of Array.from(list.children) as Card[]) had.set(c.getAttribute('data-key')!, c);
     const cards = items.map((i, n) => {
       const old = had.get(itemKey(i));
-      // A card stays as it is (what is typed in it, its focus) while its call, its overdue mark and what is known of its chain do.
-      if (old && old.getAttribute('data-overdue') === String(i.overdue) && old.getAttribute('data-context') === String(!!i.request)) {
+      // A card stays as it is (what is typed in it, its focus) while its call, its overdue mark, its questions and what is known of its chain do.
+      if (old && old.getAttribute('data-overdue') === String(i.overdue) && old.getAttribute('data-context') === String(!!i.request) && old.getAttribute('data-questions') === questionsMark(i)) {
         had.delete(itemKey(i));
         return old;
       }

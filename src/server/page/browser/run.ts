@@ -5,7 +5,8 @@ import { costText, count, enc, h, messageOf, runLink, type Child } from './dom';
 import { datasetActions } from './reports';
 import { BASE, onLeave } from './session';
 import { formingAnswer, liveBadge, openStream, type TextChange } from './stream';
-import type { Asked, RunView } from './types';
+import { questionsMark } from './requestInfo';
+import type { Approval, Asked, RunView } from './types';
 
 const FINAL: Record<string, boolean> = { completed: true, failed: true, ended: true };
 
@@ -38,6 +39,12 @@ function fitFlow(flow: HTMLElement, hint: HTMLElement): void {
   svg.setAttribute('width', String(Math.floor(w * scale)));
   svg.setAttribute('height', String(Math.floor(ht * scale)));
   hint.hidden = Math.floor(w * scale) <= room;
+}
+
+/** The card `list` shows for `a`, while what it shows of it is current: what is typed in it stays as the chain's events arrive. */
+function keptCard(list: HTMLElement, a: Approval): HTMLElement | undefined {
+  const old = Array.from(list.children).find((c) => c.getAttribute('data-key') === `${a.workflowId}/${a.handoffId}`) as HTMLElement | undefined;
+  return old && old.getAttribute('data-questions') === questionsMark(a) ? old : undefined;
 }
 
 export async function showRun(main: HTMLElement, id: string): Promise<void> {
@@ -95,7 +102,7 @@ export async function showRun(main: HTMLElement, id: string): Promise<void> {
       const asked: Asked | undefined = run.input ? { agent: run.input.agent, input: input.slice(0, 400), truncated: input.length > 400, ...(run.startedAt ? { startedAt: run.startedAt } : {}), ...(run.startedBy ? { startedBy: run.startedBy } : {}), ...(run.input.parent ? { parent: run.input.parent } : {}) } : undefined;
       request.replaceChildren(...(asked ? [h('span', { class: 'muted', text: `Request to ${asked.agent}${asked.startedBy ? ` from ${asked.startedBy}` : ''}: ` }), h('q', { text: asked.input + (asked.truncated ? '…' : '') }), ...(asked.parent ? [h('span', { class: 'muted', text: ' · specialist of ' }), runLink(asked.parent.workflowId)] : [])] : []));
       const pending = run.pendingApprovals.map((p) => ({ workflowId: id, chain: run.chain, ...(asked ? { request: asked } : {}), ...p }));
-      waiting.replaceChildren(...pending.map((p) => approvalCard(p, refresh)));
+      waiting.replaceChildren(...pending.map((p) => keptCard(waiting, p) ?? approvalCard(p, refresh, { onChanged: refresh })));
       waitingHead.hidden = pending.length === 0;
       if (run.output !== undefined || run.error) forming.done();
       if (run.error) outcome.replaceChildren(h('h2', { text: 'Failed' }), h('p', { class: 'problem', text: (run.error.type ? `${run.error.type}: ` : '') + run.error.message }));

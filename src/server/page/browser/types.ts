@@ -38,6 +38,18 @@ export interface Approval {
   rootWorkflowId?: string;
   chain?: Hop[];
   request?: Asked;
+  rejectionReasons?: { code: string; label: string }[];
+  questions?: Question[];
+}
+
+/** A question asked about a waiting approval, and its answer once given. */
+export interface Question {
+  question: string;
+  askedBy: string;
+  askedAt: string;
+  answer?: string;
+  answeredBy?: string;
+  answeredAt?: string;
 }
 
 /** A chain as `GET /v1/runs/{id}` answers. */
