@@ -114,7 +114,6 @@ export function approvalCard(a: Approval, onDecided?: () => unknown, options: Ca
     chainLine(a, !!options.brief),
     h('label', { for: id, text: 'Comment' }),
     comment,
-    ...requestInfoBlock(a, id, canDecide, options.onChanged),
     h('p', { class: 'problem decide-problem', role: 'alert', hidden: true }),
     h('div', { class: 'actions' }, [
       h('button', { class: 'approve', type: 'button', disabled: !canDecide, onclick: () => decide(a, 'approve', card, onDecided), text: 'Approve' }),
@@ -124,6 +123,8 @@ export function approvalCard(a: Approval, onDecided?: () => unknown, options: Ca
       h('a', { class: 'small', href: `${BASE}runs/${enc(a.workflowId)}`, text: 'Open chain' }),
       a.rootWorkflowId && a.rootWorkflowId !== a.workflowId ? h('a', { class: 'small', href: `${BASE}runs/${enc(a.rootWorkflowId)}`, text: 'Open top chain' }) : null,
     ]),
+    // After the buttons, so the comment's next stop is Approve.
+    ...requestInfoBlock(a, id, canDecide, options.onChanged),
   ]);
   // From the keyboard, a decision takes the same key twice: a stray key press decides nothing.
   let armed: { decision: Decision; timer: ReturnType<typeof setTimeout> } | undefined;
