@@ -77,7 +77,7 @@ export function batonMcpServer(ctx: ServiceContext, caller: TokenChecked, versio
         const replied = await Promise.race([reply, timer, new Promise<undefined>((resolve) => extra.signal.addEventListener('abort', () => resolve(undefined)))]);
         // A reply still on its way is kept: it is awaited so its failure is not left unhandled.
         if (!replied) reply.catch((err: unknown) => ctx.log('a conversation message sent over MCP failed', err));
-        const waiting = replied ? [] : (await ctx.baton.pending({ tenant: identity.tenant ?? null })).filter((p) => p.workflowId === chat.id || p.rootWorkflowId === chat.id);
+        const waiting = replied ? [] : await waitingIn(ctx, chat.id, caller);
         return { conversationId: chat.id, ...(replied ? { reply: replied } : { status: 'working', waiting: waiting.map((p) => (mayDecide(identity, p.approvers) ? p : redactPending(p))) }) };
       }),
   );
