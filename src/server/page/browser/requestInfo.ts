@@ -22,7 +22,12 @@ export function chosenReason(card: HTMLElement): string | undefined {
  */
 export function questionsMark(a: Approval): string {
   const qs = a.questions ?? [];
-  return `${qs.length}${qs.length > 0 && qs[qs.length - 1]!.answer === undefined ? '?' : ''}`;
+  return `${qs.length}${waitsForAnswer(qs) ? '?' : ''}`;
+}
+
+/** Whether the last question asked still waits for its answer. */
+function waitsForAnswer(questions: readonly Question[]): boolean {
+  return questions.length > 0 && questions[questions.length - 1]!.answer === undefined;
 }
 
 /** The reason select (when the team declares reasons) and the questions block, for the card of `a`. */
@@ -60,7 +65,7 @@ function questionsBlock(a: Approval, id: string, canDecide: boolean, changed?: (
   const path = `v1/runs/${enc(a.workflowId)}/approvals/${enc(a.handoffId)}`;
   let questions: Question[] = [...(a.questions ?? [])];
   const draw = (): void => {
-    const open = questions.length > 0 && questions[questions.length - 1]!.answer === undefined;
+    const open = waitsForAnswer(questions);
     let form: HTMLElement | null = null;
     if (open && mayAnswer()) form = field(id, 'answer', 'Answer for the requester', (text) => post(`${path}/answer`, { answer: text }));
     else if (!open && canDecide) form = field(id, 'ask', 'Ask the requester', (text) => post(`${path}/questions`, { question: text }));
