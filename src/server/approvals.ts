@@ -100,6 +100,7 @@ export function approvalRoutes(app: ServiceApp, ctx: ServiceContext): void {
     await ctx.payloadLimit.check('The decision', { handoffId: approvalId, approver: identity.name, comment, reason, arguments: edited, callHash, signature, onBehalfOf, delegation });
     const slot = slotDecision(identity.name, onBehalfOf, delegation);
     if (reason !== undefined && decision !== 'reject') throw new HttpProblem(400, 'Invalid decision', 'The decision does not fit what waits.', [{ path: 'reason', message: '"reason" goes with "reject" only (an approval takes a "comment")' }]);
+    if (reason !== undefined && comment !== undefined) throw new HttpProblem(400, 'Invalid decision', 'A rejection carries one note, its reason.', [{ path: 'comment', message: 'a rejection with a "reason" takes no "comment": send the reason alone (a code of the team\'s, or free text where it defines none), or the comment alone as its reason' }]);
     // The chain's own waiting handoffs and those of its specialists (delegation), as its workers see them.
     const waiting = (await ctx.baton.getRun(id).pendingApprovals()).find((p) => p.handoffId === approvalId);
     if (!waiting) throw new HttpProblem(404, 'Not found', `no approval ${approvalId} is waiting in chain ${id}`);

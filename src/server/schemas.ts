@@ -159,7 +159,7 @@ export const RunSchema = z
 export const DecisionSchema = z
   .object({
     decision: z.enum(['approve', 'reject']),
-    comment: z.string().max(4000).optional().openapi({ description: 'Recorded with the decision; the reason given to the agent on a rejection (when no `reason` is given)' }),
+    comment: z.string().max(4000).optional().openapi({ description: 'Recorded with the decision; the reason given to the agent on a rejection (a rejection carries one note: a `comment` or a `reason`, not both)' }),
     reason: z
       .string()
       .min(1)

@@ -32,6 +32,10 @@ describe('the HTTP API refusing', () => {
       const notObject = await call('POST', path, { token: TOKENS.alice, body: { decision: 'approve', arguments: [1] } });
       expect(notObject.status).toBe(400);
       expect(notObject.body.errors[0].path).toBe('arguments');
+      // A rejection carries one note: a reason and a comment together are refused, not one of them dropped.
+      const twoNotes = await call('POST', path, { token: TOKENS.alice, body: { decision: 'reject', reason: 'too large', comment: 'call the customer' } });
+      expect(twoNotes.status).toBe(400);
+      expect(twoNotes.body.errors).toEqual([{ path: 'comment', message: expect.stringMatching(/^a rejection with a "reason" takes no "comment": send the reason alone/) }]);
       expect((await baton.getRun(workflowId).pendingApprovals()).map((p) => p.handoffId)).toEqual([pending.handoffId]);
       expect((await call('POST', path, { token: TOKENS.alice, body: { decision: 'approve' } })).status).toBe(200);
       await baton.getRun(workflowId).result();

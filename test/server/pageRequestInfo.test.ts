@@ -73,6 +73,10 @@ describe('the approvals page: asking, answering and typed reasons', () => {
       await expect.poll(() => card.locator('.question .answer').textContent(), { timeout: 20_000 }).toBe(' · ops answered: Shipping included.');
       await card.locator('input.ask-text').waitFor({ timeout: 10_000 });
 
+      // Alice chooses a reason and writes a comment; the card rebuilt for a question asked elsewhere keeps both.
+      await card.locator('select.reason-code').selectOption('over_limit');
+      await card.locator('textarea.comment').fill('Over the limit for this customer.');
+
       // A second page of alice's on the chain, its live stream cut: a question asked elsewhere meanwhile makes hers the second, refused in the card.
       const stale = await openPage(errors);
       await stale.route('**/stream', (route) => route.abort());
@@ -85,7 +89,14 @@ describe('the approvals page: asking, answering and typed reasons', () => {
       await expect.poll(() => staleCard.locator('.question-problem').textContent(), { timeout: 10_000 }).toMatch(/^Could not ask: approval \S+ already waits for the answer to alice's question "Which order\?": answer it first$/);
       expect((await asked()).map((e) => e.question)).toEqual(['Why 250?', 'Which order?']);
 
-      await card.locator('select.reason-code').selectOption('over_limit');
+      await expect.poll(() => card.locator('.question').last().textContent(), { timeout: 20_000 }).toBe('alice asked: Which order? · waits for the answer');
+      expect(await card.locator('select.reason-code').inputValue()).toBe('over_limit');
+      expect(await card.locator('textarea.comment').inputValue()).toBe('Over the limit for this customer.');
+      // A rejection carries one note: with a code chosen, the comment is refused in the card rather than dropped.
+      await card.locator('button.reject').click();
+      expect(await card.locator('.decide-problem').textContent()).toBe('A rejection with a reason code carries no comment: clear the comment to reject with the code.');
+      expect((await baton.audit(workflowId)).events.filter((e) => e.kind === 'approval_decided')).toEqual([]);
+      await card.locator('textarea.comment').fill('');
       await card.locator('button.reject').click();
       const result = await waitFor(() => call('GET', `/v1/runs/${workflowId}`, { token: TOKENS.viewer }), (a) => a.body.status === 'completed');
       expect(result.body.status).toBe('completed');

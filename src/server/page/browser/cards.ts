@@ -149,6 +149,32 @@ export function approvalCard(a: Approval, onDecided?: () => unknown, options: Ca
   return card;
 }
 
+/** The fields of a card a person types in, by the selector that finds each in a card of the same approval. */
+const TYPED = ['textarea.comment', 'textarea.args', 'select.reason-code', 'input.ask-text', 'input.answer-text'];
+
+/**
+ * `fresh`, the card rebuilt for an approval `old` showed (a question asked or answered elsewhere,
+ * its overdue mark, its context), with what was typed in `old` and its focus: a person's comment,
+ * chosen reason or edited arguments survive what others do meanwhile. Edited arguments carry over
+ * only while the call is the same one.
+ */
+export function keepTyped<T extends HTMLElement>(old: HTMLElement, fresh: T): T {
+  const focused = old.contains(document.activeElement) ? document.activeElement : null;
+  let focus: HTMLElement | null = null;
+  for (const selector of TYPED) {
+    const was = old.querySelector<HTMLInputElement | HTMLTextAreaElement | HTMLSelectElement>(selector);
+    const now = fresh.querySelector<HTMLInputElement | HTMLTextAreaElement | HTMLSelectElement>(selector);
+    if (!was || !now || now.disabled) continue;
+    if (selector === 'textarea.args' && was.getAttribute('data-original') !== now.getAttribute('data-original')) continue;
+    if (now instanceof HTMLSelectElement && !Array.from(now.options).some((o) => o.value === was.value)) continue;
+    now.value = was.value;
+    if (focused === was) focus = now;
+  }
+  if (focused === old) focus = fresh;
+  if (focus) queueMicrotask(() => focus!.focus());
+  return fresh;
+}
+
 /**
  * The arguments to approve a tool call with: undefined when the box is as it was (the model's
  * arguments run), the edited object, or an Error saying what is wrong with the text.
@@ -173,6 +199,13 @@ async function decide(a: Approval, decision: Decision, card: Card, onDecided?: (
   const edited = decision === 'approve' ? editedArguments(card) : undefined;
   if (problem) problem.hidden = true;
   refused.hidden = true;
+  // A rejection carries one note: a chosen reason code sends no comment, and nothing typed is dropped unsaid.
+  if (decision === 'reject' && text && chosenReason(card)) {
+    refused.textContent = 'A rejection with a reason code carries no comment: clear the comment to reject with the code.';
+    refused.hidden = false;
+    card.querySelector<HTMLTextAreaElement>('textarea.comment')!.focus();
+    return;
+  }
   if (edited instanceof Error) {
     problem!.textContent = edited.message;
     problem!.hidden = false;

@@ -6,7 +6,7 @@
  */
 import { apiJson } from './api';
 import { batchSelection, itemKey } from './batch';
-import { approvalCard, type Card } from './cards';
+import { approvalCard, keepTyped, type Card } from './cards';
 import { ago, h } from './dom';
 import { passkeyPanel } from './passkey';
 import { questionsMark } from './requestInfo';
@@ -219,7 +219,7 @@ export function showInbox(main: HTMLElement): void {
         had.delete(itemKey(i));
         return old;
       }
-      return card(i, n);
+      return old ? keepTyped(old, card(i, n)) : card(i, n);
     });
     had.forEach((c) => c.remove());
     cards.forEach((c, n) => {

@@ -1,6 +1,6 @@
 /** A run's page: its status, request, flow, what waits for approval, the answer forming, the answer, the timeline. */
 import { apiJson, api } from './api';
-import { approvalCard } from './cards';
+import { approvalCard, keepTyped } from './cards';
 import { costText, count, enc, h, messageOf, runLink, type Child } from './dom';
 import { datasetActions } from './reports';
 import { BASE, onLeave } from './session';
@@ -41,10 +41,12 @@ function fitFlow(flow: HTMLElement, hint: HTMLElement): void {
   hint.hidden = Math.floor(w * scale) <= room;
 }
 
-/** The card `list` shows for `a`, while what it shows of it is current: what is typed in it stays as the chain's events arrive. */
-function keptCard(list: HTMLElement, a: Approval): HTMLElement | undefined {
+/** The card `list` shows for `a`: kept while what it shows of it is current, else rebuilt with what was typed in it; what is typed stays as the chain's events arrive. */
+function currentCard(list: HTMLElement, a: Approval, refresh: () => unknown): HTMLElement {
   const old = Array.from(list.children).find((c) => c.getAttribute('data-key') === `${a.workflowId}/${a.handoffId}`) as HTMLElement | undefined;
-  return old && old.getAttribute('data-questions') === questionsMark(a) ? old : undefined;
+  if (old && old.getAttribute('data-questions') === questionsMark(a)) return old;
+  const fresh = approvalCard(a, refresh, { onChanged: refresh });
+  return old ? keepTyped(old, fresh) : fresh;
 }
 
 export async function showRun(main: HTMLElement, id: string): Promise<void> {
@@ -102,7 +104,7 @@ export async function showRun(main: HTMLElement, id: string): Promise<void> {
       const asked: Asked | undefined = run.input ? { agent: run.input.agent, input: input.slice(0, 400), truncated: input.length > 400, ...(run.startedAt ? { startedAt: run.startedAt } : {}), ...(run.startedBy ? { startedBy: run.startedBy } : {}), ...(run.input.parent ? { parent: run.input.parent } : {}) } : undefined;
       request.replaceChildren(...(asked ? [h('span', { class: 'muted', text: `Request to ${asked.agent}${asked.startedBy ? ` from ${asked.startedBy}` : ''}: ` }), h('q', { text: asked.input + (asked.truncated ? '…' : '') }), ...(asked.parent ? [h('span', { class: 'muted', text: ' · specialist of ' }), runLink(asked.parent.workflowId)] : [])] : []));
       const pending = run.pendingApprovals.map((p) => ({ workflowId: id, chain: run.chain, ...(asked ? { request: asked } : {}), ...p }));
-      waiting.replaceChildren(...pending.map((p) => keptCard(waiting, p) ?? approvalCard(p, refresh, { onChanged: refresh })));
+      waiting.replaceChildren(...pending.map((p) => currentCard(waiting, p, refresh)));
       waitingHead.hidden = pending.length === 0;
       if (run.output !== undefined || run.error) forming.done();
       if (run.error) outcome.replaceChildren(h('h2', { text: 'Failed' }), h('p', { class: 'problem', text: (run.error.type ? `${run.error.type}: ` : '') + run.error.message }));
