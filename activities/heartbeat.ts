@@ -10,7 +10,7 @@ export function previousHeartbeat(ctx: Context, lostWorker?: LostWorkerRestart):
 }
 
 /** The least time left between a heartbeat and the timeout it holds off: for the trip to the server. */
-export const HEARTBEAT_MARGIN_MS = 400;
+export const HEARTBEAT_MARGIN_MS = 300;
 
 /**
  * How often a call with `heartbeatTimeoutMs` heartbeats: as seldom as the timeout allows, with
