@@ -14,12 +14,14 @@ export const HEARTBEAT_MARGIN_MS = 300;
 
 /**
  * How often a call with `heartbeatTimeoutMs` heartbeats: as seldom as the timeout allows, with
- * {@link HEARTBEAT_MARGIN_MS} (or a tenth of the timeout, or half of it when short) left for the
+ * {@link HEARTBEAT_MARGIN_MS} (or a tenth of the timeout; half of it for 1.5 s or less) left for the
  * trip. Each heartbeat that reaches the server is an action on Temporal Cloud, and how soon a dead
  * worker is noticed does not depend on it: the timeout runs from the last heartbeat the server got,
  * which a dead worker sent before it died.
  */
 export function heartbeatIntervalMs(heartbeatTimeoutMs: number): number {
+  // A timeout of a second or so is for fast recovery, not few actions: half of it is left for the trip.
+  if (heartbeatTimeoutMs <= 1_500) return heartbeatTimeoutMs / 2;
   return Math.max(heartbeatTimeoutMs / 2, heartbeatTimeoutMs - Math.max(HEARTBEAT_MARGIN_MS, heartbeatTimeoutMs / 10));
 }
 
