@@ -93,6 +93,8 @@ export function createActivities({ team, teamSpec, providers = {}, hooks = {}, m
             ...(publisher ? { text: (piece: string) => publisher.write(piece) } : {}),
           }),
         input.lostWorker,
+        // A streaming provider heartbeats every chunk; only the timed heartbeats reach the server.
+        { onTimer: true },
       );
     } finally {
       await publisher?.flush();
@@ -153,6 +155,7 @@ export function createActivities({ team, teamSpec, providers = {}, hooks = {}, m
           { attempt: ctx.info.attempt, signal: ctx.cancellationSignal, sleep: (ms) => ctx.sleep(ms), heartbeat },
         ),
         input.lostWorker,
+        { onTimer: true },
       );
       return { summary: response.content ?? '', usage: response.usage };
     },
@@ -163,7 +166,7 @@ export function createActivities({ team, teamSpec, providers = {}, hooks = {}, m
       const ctx = Context.current();
       const provider = resolved[input.model.provider];
       if (!provider) throw toApplicationFailure(new ModelRequestError(`this worker has no model provider "${input.model.provider}"`));
-      return whileHeartbeating(ctx, (heartbeat) => routeSpecialist(provider, input, { attempt: ctx.info.attempt, signal: ctx.cancellationSignal, sleep: (ms) => ctx.sleep(ms), heartbeat }), input.lostWorker);
+      return whileHeartbeating(ctx, (heartbeat) => routeSpecialist(provider, input, { attempt: ctx.info.attempt, signal: ctx.cancellationSignal, sleep: (ms) => ctx.sleep(ms), heartbeat }), input.lostWorker, { onTimer: true });
     },
 
     /** What a routing strategy picks a specialist by: chains in flight and recent outcomes, from visibility. */

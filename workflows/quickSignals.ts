@@ -12,6 +12,7 @@
  * first, so it is the outermost: interceptors after it do not see baton's signals.
  */
 import type { SignalInput, WorkflowInboundCallsInterceptor, WorkflowInterceptorsFactory } from '@temporalio/workflow';
+import { mergeUpserts } from './searchAttributes';
 
 type Handler = (arg: unknown) => void;
 
@@ -64,5 +65,11 @@ const inbound: WorkflowInboundCallsInterceptor = {
   },
 };
 
-/** The interceptors Temporal loads from this module. */
-export const interceptors: WorkflowInterceptorsFactory = () => ({ inbound: [inbound] });
+/**
+ * The interceptors Temporal loads from this module; beside the signals, it merges an activation's
+ * search-attribute upserts (workflows/searchAttributes.ts), the one module every bundle of baton loads.
+ */
+export const interceptors: WorkflowInterceptorsFactory = () => ({
+  inbound: [inbound],
+  internals: [{ concludeActivation: (input, next) => next({ ...input, commands: mergeUpserts(input.commands) }) }],
+});

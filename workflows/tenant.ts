@@ -3,12 +3,13 @@
  * every client, so the codec picks the tenant's key), it writes `BatonTenant` when its start did not
  * (a start from the `temporal` CLI or another SDK), and a run that continues as new carries it.
  */
-import { upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
+import { workflowInfo } from '@temporalio/workflow';
 import { InvalidRunInputError } from '../src/common/errors';
 import { BatonTenant } from '../src/common/messages';
 import { Patches } from '../src/common/patches';
 import { tenantIdProblem } from '../src/common/tenant';
 import { hasPatch } from './patches';
+import { upsertAttributes } from './searchAttributes';
 
 /** Check and record the tenant of a run whose options name one; nothing for a run without. */
 export function enterTenant(tenant: string | undefined): void {
@@ -16,7 +17,7 @@ export function enterTenant(tenant: string | undefined): void {
   const info = workflowInfo();
   const problem = tenantIdProblem(tenant, info.workflowId);
   if (problem) throw new InvalidRunInputError([`"options.tenant": ${problem}`]);
-  if (info.typedSearchAttributes.get(BatonTenant) !== tenant) upsertSearchAttributes([{ key: BatonTenant, value: tenant }]);
+  if (info.typedSearchAttributes.get(BatonTenant) !== tenant) upsertAttributes([{ key: BatonTenant, value: tenant }]);
 }
 
 /** The `BatonTenant` search attribute of this run, to carry into the next. */

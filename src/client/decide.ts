@@ -7,7 +7,7 @@ import { ApplicationFailure, type WorkflowHandle, WorkflowFailedError, WorkflowU
 import type { ApprovalRecord, PendingApproval } from '../common/approvals';
 import { ApprovalRefusedError, InputTooLargeError, UserError } from '../common/errors';
 import { errorFromFailure } from '../common/errorTypes';
-import { decideHandoffUpdate } from '../common/messages';
+import { decideHandoffUpdate, PENDING_MEMO } from '../common/messages';
 import { decisionSizes } from '../common/sizes';
 import type { DecisionOptions } from './pending';
 import { signDecision } from './signing/sign';
@@ -16,6 +16,19 @@ import { signDecision } from './signing/sign';
 interface DecidingRun {
   readonly handle: WorkflowHandle;
   pendingApprovals(): Promise<PendingApproval[]>;
+}
+
+/**
+ * What waits in `run`: read from its `batonPending` memo when `fromMemo` and the memo has the
+ * approval (a describe, where a query is an action on Temporal Cloud), else asked of the run. A
+ * signature or edited arguments bind to the waiting call as the run itself reports it.
+ */
+async function waitingIn(run: DecidingRun, handoffId: string | undefined, fromMemo: boolean): Promise<PendingApproval[]> {
+  if (fromMemo) {
+    const memo = await run.handle.describe().then((d) => d.memo?.[PENDING_MEMO], () => undefined);
+    if (Array.isArray(memo) && (handoffId === undefined ? memo.length > 0 : memo.some((p: PendingApproval) => p?.handoffId === handoffId))) return memo as PendingApproval[];
+  }
+  return run.pendingApprovals().catch(() => []);
 }
 
 /** Decide an approval of the chain `workflowId` (see `Baton.approve`). */
@@ -39,7 +52,7 @@ export async function decideApproval(
   const slot = slotFields(approver, onBehalfOf, delegation);
   const sizes = decisionSizes({ handoffId, approver, comment, reason, arguments: args, callHash, signature, ...slot });
   if (sizes.length > 0) throw new InputTooLargeError(sizes);
-  const waiting = await getRun(workflowId).pendingApprovals().catch(() => []);
+  const waiting = await waitingIn(getRun(workflowId), handoffId, signer === undefined && args === undefined);
   const id = handoffId ?? onlyPending(workflowId, waiting);
   const pending = waiting.find((p) => p.handoffId === id);
   // Edited arguments bind to the call they were written for: a decision reaching a newer call is refused as stale.

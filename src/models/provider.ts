@@ -9,8 +9,10 @@ export interface ModelCallContext {
   /** A cancellation-aware sleep. */
   sleep: (ms: number) => Promise<void>;
   /**
-   * Report progress (a streaming provider calls it per chunk); the activity also heartbeats on a
-   * timer. `details` are kept for the next attempt as {@link ModelCallContext.previousHeartbeat}.
+   * Report progress (a streaming provider calls it per chunk, as often as it likes): the activity
+   * keeps the latest `details` and sends them with its timed heartbeats, as seldom as the run's
+   * `heartbeatTimeout` allows, and when the call fails; the next attempt reads them as
+   * {@link ModelCallContext.previousHeartbeat}.
    */
   heartbeat?: (details?: unknown) => void;
   /** The details of the last heartbeat of the previous attempt (or of the attempt a lost worker ended), if any. */

@@ -142,10 +142,11 @@ export async function createWorker(options: CreateWorkerOptions): Promise<Worker
 }
 
 /**
- * How soon the work of a worker that died goes on elsewhere: a call's heartbeats leave at least once
- * a second (so a `heartbeatTimeout` of 3 s has 2 s of slack), and a workflow cached on a dead worker
- * moves to another after 1 s on its sticky queue instead of Temporal's 10. Each can be set in
- * `worker`; see docs/operating.md for what they cost.
+ * How soon the work of a worker that died goes on elsewhere: a heartbeat a call sends is not held
+ * back by the SDK for more than a second (baton times a call's heartbeats itself, as seldom as its
+ * `heartbeatTimeout` allows: activities/heartbeat.ts), and a workflow cached on a dead worker moves
+ * to another after 1 s on its sticky queue instead of Temporal's 10. Each can be set in `worker`;
+ * see docs/operating.md for what they cost.
  */
 const RECOVERY_OPTIONS = { maxHeartbeatThrottleInterval: '1 second', stickyQueueScheduleToStartTimeout: '1 second' } as const;
 

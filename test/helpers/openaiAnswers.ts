@@ -104,6 +104,9 @@ function stream(res: http.ServerResponse, chunks: unknown[], r: FakeReply): void
   res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', ...r.headers });
   res.flushHeaders();
   let sent = 0;
+  // With streamMs, chunk i goes out at its share of that time from the start, however late the timers fire.
+  const start = Date.now();
+  const wait = () => (r.streamMs !== undefined ? Math.max(0, start + ((sent + 1) * r.streamMs) / (chunks.length + 1) - Date.now()) : (r.chunkDelayMs ?? 0));
   const next = () => {
     if (res.destroyed) return;
     if (r.cutAfterChunks !== undefined && sent >= r.cutAfterChunks) {
@@ -116,9 +119,9 @@ function stream(res: http.ServerResponse, chunks: unknown[], r: FakeReply): void
       return;
     }
     res.write(`data: ${JSON.stringify(chunks[sent++])}\n\n`);
-    setTimeout(next, r.chunkDelayMs ?? 0);
+    setTimeout(next, wait());
   };
-  setTimeout(next, r.chunkDelayMs ?? 0);
+  setTimeout(next, wait());
 }
 
 function now(): number {

@@ -13,6 +13,8 @@ export interface FakeReply {
   delayMs?: number;
   /** Streamed: wait this long before each chunk. */
   chunkDelayMs?: number;
+  /** Streamed: spread the chunks evenly over this long from the answer's start, the last at its end (instead of `chunkDelayMs`). */
+  streamMs?: number;
   /** Streamed: close the connection after this many chunks, with no finish reason and no `[DONE]`. */
   cutAfterChunks?: number;
   /** Leave usage out, streamed or not. */

@@ -6,13 +6,13 @@
  * and whose worker found the attributes in its namespace.
  */
 import type { SearchAttributeUpdatePair } from '@temporalio/common';
-import { upsertSearchAttributes } from '@temporalio/workflow';
 import type { PendingApproval } from '../../src/common/approvals';
 import { ANY_APPROVER, BatonApprovalDue, BatonApprovalTools, BatonApprovers, BatonPendingApprovals, PENDING_MEMO } from '../../src/common/messages';
 import { Patches } from '../../src/common/patches';
 import type { TeamSpec } from '../../src/common/team';
 import type { ChainEffects } from '../chain/effects';
 import { hasPatch } from '../patches';
+import { upsertAttributes } from '../searchAttributes';
 
 /**
  * The four approval search attributes for what waits: the soonest deadline (none: unset), every
@@ -42,7 +42,7 @@ export function approvalAttributes(pending: readonly PendingApproval[]): SearchA
  */
 export function upsertApprovalAttributes(team: TeamSpec | undefined, pending: readonly PendingApproval[]): void {
   if (!team?.approvalAttributes || !hasPatch(Patches.APPROVAL_SEARCH_ATTRIBUTES)) return;
-  upsertSearchAttributes(approvalAttributes(pending));
+  upsertAttributes(approvalAttributes(pending));
 }
 
 /**

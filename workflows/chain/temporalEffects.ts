@@ -17,11 +17,11 @@ import {
   proxyLocalActivities,
   sleep,
   upsertMemo,
-  upsertSearchAttributes,
   uuid4,
   workflowInfo,
 } from '@temporalio/workflow';
 import { hasPatch } from '../patches';
+import { upsertAttributes } from '../searchAttributes';
 import { nearHistoryLimits } from '../historyLimits';
 import type { BatonActivities } from '../../activities';
 import { lostWorkerBudget, modelActivityOptions, remoteActivityOptions, toolActivityOptions } from '../../src/common/callOptions';
@@ -58,7 +58,7 @@ export function temporalEffects(v2: boolean): ChainEffects {
       return loadTeam(...args).catch((err: unknown) => Promise.reject(activityError(err, () => err as Error)));
     },
     startRun(agent) {
-      upsertSearchAttributes([
+      upsertAttributes([
         { key: BatonAgent, value: agent },
         { key: BatonStatusAttribute, value: BatonStatus.RUNNING },
         { key: BatonHandoffs, value: 0 },
@@ -188,14 +188,14 @@ export function temporalEffects(v2: boolean): ChainEffects {
       }
     },
     setAgent(agent, handoffs) {
-      upsertSearchAttributes([
+      upsertAttributes([
         { key: BatonAgent, value: agent },
         { key: BatonHandoffs, value: handoffs },
       ]);
     },
     setStatus(next) {
       status = next;
-      upsertSearchAttributes([{ key: BatonStatusAttribute, value: next }]);
+      upsertAttributes([{ key: BatonStatusAttribute, value: next }]);
     },
     get status() {
       return status;

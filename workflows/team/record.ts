@@ -3,11 +3,11 @@
  * the audit reads, and visibility lists show it on any namespace) and the `BatonTeam` search
  * attribute where the worker found it registered.
  */
-import { upsertSearchAttributes } from '@temporalio/workflow';
 import { BatonTeam, TEAM_MEMO } from '../../src/common/messages';
 import type { TeamSpec } from '../../src/common/team';
 import type { TeamChange } from '../../src/common/version';
 import type { ChainEffects } from '../chain/effects';
+import { upsertAttributes } from '../searchAttributes';
 
 /** What the `batonTeam` memo holds. */
 export interface TeamRecord {
@@ -23,7 +23,7 @@ export function recordTeam(effects: ChainEffects, team: TeamSpec, change?: TeamR
   if (!v) return;
   const record: TeamRecord = { id: v.id, hash: v.hash, ...(change ? { change } : {}) };
   effects.publish({ [TEAM_MEMO]: record });
-  if (team.teamAttribute) upsertSearchAttributes([{ key: BatonTeam, value: v.id }]);
+  if (team.teamAttribute) upsertAttributes([{ key: BatonTeam, value: v.id }]);
 }
 
 /** The `BatonTeam` search attribute a continued run starts with, when the chain writes it. */
