@@ -60,6 +60,7 @@ export { formatTimeline, toMermaid } from './audit/format';
 export { AUDIT_EXPORT_SCHEMA, eventDigest, exportAudit, genesisDigest, signAuditExport, type AuditExport, type ExportedChain, type ExportedEvent, type ExportOptions, type RecordedPayload } from './audit/export';
 export { verifyAuditExport, type ExportVerification, type HeadVouch, type VerifyExportOptions } from './audit/verifyExport';
 export { verifyAgainstHistory, type HistoryVerification } from './audit/verifyHistory';
+export { countActions, type HistoryActions } from './audit/actions';
 export type { Ed25519Signer, ExportKey } from './common/signatures/head';
 export type { ReplayOptions, ReplayStarted } from './client/replay';
 export type { ConversationReplayOptions, ConversationReplayed } from './client/conversationReplay';
