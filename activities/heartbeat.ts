@@ -37,6 +37,8 @@ export interface HeartbeatMode {
    * that fails still reach the server, for the next attempt. @default false
    */
   onTimer?: boolean;
+  /** Told of each heartbeat sent (the worker's `baton_temporal_actions_total`). */
+  sent?: () => void;
 }
 
 /**
@@ -64,6 +66,7 @@ export async function whileHeartbeating<T>(
   const send = () => {
     sent = latest;
     ctx.heartbeat(latest);
+    mode.sent?.();
     if (timeoutMs) {
       clearTimeout(timer);
       timer = setTimeout(send, heartbeatIntervalMs(timeoutMs));
@@ -77,7 +80,10 @@ export async function whileHeartbeating<T>(
   try {
     return await work(heartbeat);
   } catch (err) {
-    if (mode.onTimer && latest !== sent) ctx.heartbeat(latest);
+    if (mode.onTimer && latest !== sent) {
+      ctx.heartbeat(latest);
+      mode.sent?.();
+    }
     throw err;
   } finally {
     clearTimeout(timer);

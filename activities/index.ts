@@ -22,7 +22,7 @@ import type { McpTools } from '../src/mcp/tools';
 import type { CheckGuardrailInput, GuardrailVerdict } from '../src/common/controls';
 import { verdictOf } from '../src/agents/guardrails';
 import { checkAnswer, checkHandoffInputs, SUMMARY_INSTRUCTIONS } from './answer';
-import { previousHeartbeat, whileHeartbeating } from './heartbeat';
+import { previousHeartbeat, whileHeartbeating, type HeartbeatMode } from './heartbeat';
 import { teamCheck } from './teamCheck';
 import { staleTeamCheck } from './staleTeam';
 import { textPublisher } from './streaming';
@@ -58,10 +58,13 @@ export interface ActivityDependencies {
   payloadLimit?: number;
   /** Where model calls of chains that stream publish their text as it forms; none: only history tells. */
   streams?: StreamTransport;
+  /** Told of each heartbeat a call sends (the worker's metrics count them as actions). */
+  onHeartbeat?: () => void;
 }
 
 /** Build the activities for one worker. */
-export function createActivities({ team, teamSpec, providers = {}, hooks = {}, mcp, teamAttribute, approvalAttributes, client, prices, payloadLimit, streams }: ActivityDependencies) {
+export function createActivities({ team, teamSpec, providers = {}, hooks = {}, mcp, teamAttribute, approvalAttributes, client, prices, payloadLimit, streams, onHeartbeat }: ActivityDependencies) {
+  const beat = (mode: HeartbeatMode = {}): HeartbeatMode => (onHeartbeat ? { ...mode, sent: onHeartbeat } : mode);
   const resolved: ModelProviders = { openai: new OpenAIProvider(), scripted: new ScriptedProvider(), ...withAiSdkProvider(team.agents, providers) };
   const handoffListeners = hooks.agent_handoff ?? [];
   let snapshot: TeamSpec | undefined;
@@ -94,7 +97,7 @@ export function createActivities({ team, teamSpec, providers = {}, hooks = {}, m
           }),
         input.lostWorker,
         // A streaming provider heartbeats every chunk; only the timed heartbeats reach the server.
-        { onTimer: true },
+        beat({ onTimer: true }),
       );
     } finally {
       await publisher?.flush();
@@ -155,7 +158,7 @@ export function createActivities({ team, teamSpec, providers = {}, hooks = {}, m
           { attempt: ctx.info.attempt, signal: ctx.cancellationSignal, sleep: (ms) => ctx.sleep(ms), heartbeat },
         ),
         input.lostWorker,
-        { onTimer: true },
+        beat({ onTimer: true }),
       );
       return { summary: response.content ?? '', usage: response.usage };
     },
@@ -166,7 +169,7 @@ export function createActivities({ team, teamSpec, providers = {}, hooks = {}, m
       const ctx = Context.current();
       const provider = resolved[input.model.provider];
       if (!provider) throw toApplicationFailure(new ModelRequestError(`this worker has no model provider "${input.model.provider}"`));
-      return whileHeartbeating(ctx, (heartbeat) => routeSpecialist(provider, input, { attempt: ctx.info.attempt, signal: ctx.cancellationSignal, sleep: (ms) => ctx.sleep(ms), heartbeat }), input.lostWorker, { onTimer: true });
+      return whileHeartbeating(ctx, (heartbeat) => routeSpecialist(provider, input, { attempt: ctx.info.attempt, signal: ctx.cancellationSignal, sleep: (ms) => ctx.sleep(ms), heartbeat }), input.lostWorker, beat({ onTimer: true }));
     },
 
     /** What a routing strategy picks a specialist by: chains in flight and recent outcomes, from visibility. */
@@ -201,7 +204,7 @@ export function createActivities({ team, teamSpec, providers = {}, hooks = {}, m
           // Unreachable servers are retried by the run's policy; the last attempt tells the model instead.
           const lastAttempt = ctx.info.attempt >= (ctx.info.retryPolicy?.maximumAttempts || Infinity);
           const options = { idempotencyKey, signal: ctx.cancellationSignal, timeoutMs: ctx.info.startToCloseTimeoutMs, lastAttempt };
-          return whileHeartbeating(ctx, (heartbeat) => mcp!.run(remote, call.arguments, { ...options, heartbeat }), lostWorker);
+          return whileHeartbeating(ctx, (heartbeat) => mcp!.run(remote, call.arguments, { ...options, heartbeat }), lostWorker, beat());
         }
         return { ok: false, content: unknownToolAnswer(call.name, [...team.toolNames(agent), ...(mcp?.names(agent.mcpServers) ?? [])]) };
       }
@@ -231,6 +234,7 @@ export function createActivities({ team, teamSpec, providers = {}, hooks = {}, m
             previousHeartbeat: previousHeartbeat(ctx, lostWorker),
           }),
           lostWorker,
+          beat(),
         );
         return { ok: true, content: typeof result === 'string' ? result : JSON.stringify(result ?? null) };
       } catch (err) {

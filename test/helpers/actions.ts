@@ -9,6 +9,7 @@ import { countActions, type HistoryActions } from '../../src/audit/actions';
 import { Baton } from '../../src/client/baton';
 import type { DevServer } from '../../src/devserver/server';
 import { createWorker } from '../../src/worker';
+import { Registry } from 'prom-client';
 import { reply, type FakeReply, type startOpenAIServer } from './openaiServer';
 
 type Fake = Awaited<ReturnType<typeof startOpenAIServer>>;
@@ -36,6 +37,8 @@ export function streamedReply(ms: number, to?: string): FakeReply {
 export interface ChainActions {
   history: HistoryActions;
   heartbeats: number;
+  /** What the worker's `baton_temporal_actions_total` counted for the chain. */
+  workerCounted: number;
   queries: number;
   /** Updates the server counted (accepted and rejected). */
   updates: number;
@@ -68,7 +71,8 @@ export function approvedChainTeam(fake: Fake, handoffs: number): Team {
 export async function approvedChainActions(env: DevServer, fake: Fake, options: { handoffs: number; callMs: number; heartbeatTimeout?: string; taskQueue: string }): Promise<ChainActions> {
   const { handoffs, callMs, taskQueue } = options;
   for (let i = 0; i <= handoffs; i++) fake.replies.push(streamedReply(callMs, i < handoffs ? `c${i + 1}` : undefined));
-  const worker = await createWorker({ team: approvedChainTeam(fake, handoffs), connection: env.nativeConnection, taskQueue, teamRegistry: false });
+  const registry = new Registry();
+  const worker = await createWorker({ team: approvedChainTeam(fake, handoffs), connection: env.nativeConnection, taskQueue, teamRegistry: false, metrics: { registry } });
   return worker.runUntil(async () => {
     const baton = new Baton({ client: env.client, taskQueue });
     const before = await serverActions(env);
@@ -97,6 +101,15 @@ export async function approvedChainActions(env: DevServer, fake: Fake, options: 
     const queries = delta('grpc_QueryWorkflow');
     const updates = delta('message_UpdateWorkflowExecution_Acceptance') + delta('message_UpdateWorkflowExecution_Rejection');
     // Accepted updates are in the history already; a rejected one is not.
-    return { history, heartbeats, queries, updates, callMs, total: history.total + heartbeats + queries + Math.max(0, updates - history.updates) };
+    const total = history.total + heartbeats + queries + Math.max(0, updates - history.updates);
+    // The worker's own count: the last activation's facts reach its metrics just after the run completes.
+    const workerCounted = async () => ((await registry.getSingleMetric('baton_temporal_actions_total')?.get())?.values ?? []).reduce((sum, v) => sum + v.value, 0);
+    const deadline = Date.now() + 5_000;
+    let counted = await workerCounted();
+    while (counted < total && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 100));
+      counted = await workerCounted();
+    }
+    return { history, heartbeats, queries, updates, callMs, total, workerCounted: counted };
   });
 }

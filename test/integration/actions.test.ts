@@ -36,5 +36,8 @@ describe('actions per approved handoff', () => {
     expect(two.history.updates).toBe(2);
     expect(two.history.activityAttempts - one.history.activityAttempts).toBe(1);
     expect(two.history.searchAttributeUpserts - one.history.searchAttributeUpserts).toBeLessThanOrEqual(2);
+    // The worker's baton_temporal_actions_total counts what the server recorded, action for action.
+    expect(one.workerCounted).toBe(one.total);
+    expect(two.workerCounted).toBe(two.total);
   }, 180_000);
 });

@@ -10,6 +10,7 @@ import type { ControlEvent } from '../../src/common/controls';
 import { APPROVAL_EVENT_MEMO, HANDOFF_MEMO } from '../../src/common/messages';
 import type { RecordHandoffInput } from '../../src/common/run';
 import { BREAKER_MEMO, type BreakerView } from '../../src/common/economics/messages';
+import type { ActionCounts } from './actionFacts';
 
 /** One thing a chain did in an activation, as telemetry reports it. */
 export type ChainFact =
@@ -21,7 +22,9 @@ export type ChainFact =
   | { kind: 'control'; control: ControlEvent }
   | { kind: 'ended'; outcome: 'completed' | 'failed' | 'cancelled'; errorType?: string }
   /** A shared circuit breaker's state changed (its `batonBreaker` memo). */
-  | { kind: 'breaker'; view: Pick<BreakerView, 'scope' | 'target' | 'state' | 'failures'> };
+  | { kind: 'breaker'; view: Pick<BreakerView, 'scope' | 'target' | 'state' | 'failures'> }
+  /** The Temporal Cloud actions the activation caused (see actionFacts.ts). */
+  | { kind: 'actions'; counts: ActionCounts };
 
 type Command = coresdk.workflow_commands.IWorkflowCommand;
 

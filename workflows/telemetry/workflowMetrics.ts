@@ -5,6 +5,7 @@
  * replayed chain is not counted twice.
  */
 import { proxySinks, type Sinks, type WorkflowInterceptorsFactory } from '@temporalio/workflow';
+import { anyActions, commandActions, jobActions } from './actionFacts';
 import { chainFacts, type ChainFact } from './chainFacts';
 
 /** The sink this module calls; the worker's metrics provide it. */
@@ -21,8 +22,15 @@ const { batonMetrics } = proxySinks<BatonMetricsSinks>();
 export const interceptors: WorkflowInterceptorsFactory = () => ({
   internals: [
     {
+      activate(input, next) {
+        // A replayed activation's jobs were counted when they first ran.
+        const counts = input.activation.isReplaying ? {} : jobActions(input.activation);
+        if (anyActions(counts)) batonMetrics.record([{ kind: 'actions', counts }]);
+        return next(input);
+      },
       concludeActivation(input, next) {
-        const facts = chainFacts(input.commands);
+        const counts = commandActions(input.commands);
+        const facts = [...chainFacts(input.commands), ...(anyActions(counts) ? [{ kind: 'actions' as const, counts }] : [])];
         if (facts.length > 0) batonMetrics.record(facts);
         return next(input);
       },

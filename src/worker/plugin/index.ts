@@ -159,7 +159,7 @@ export class BatonPlugin extends AsyncSimplePlugin {
       const payloadLimit = await chainPayloadLimit(options.connection, namespace, this.ownConverter(configured) ? undefined : this.converter?.codec);
       const client = sharedEconomicsClient(options.connection, namespace, configured.dataConverter);
       const teamSpec = this.snapshot(mcp);
-      const activities = createActivities({ team: this.baton.team, teamSpec, hooks: this.baton.hooks, providers: this.baton.providers, mcp, teamAttribute: attributes.team, approvalAttributes: attributes.approvals, payloadLimit, prices: this.baton.prices, ...(client ? { client } : {}), ...(this.baton.streams === false ? {} : { streams: this.baton.streams ?? streamsFromEnv() }) });
+      const activities = createActivities({ team: this.baton.team, teamSpec, hooks: this.baton.hooks, providers: this.baton.providers, mcp, teamAttribute: attributes.team, approvalAttributes: attributes.approvals, payloadLimit, prices: this.baton.prices, ...(client ? { client } : {}), ...(this.baton.streams === false ? {} : { streams: this.baton.streams ?? streamsFromEnv() }), ...this.heartbeats() });
       const own = Object.keys(configured.activities ?? {});
       const clash = activityNames(activities).filter((name) => own.includes(name));
       if (clash.length > 0) throw new UserError(`the worker's activities ${clash.map((n) => `"${n}"`).join(', ')} have the names of baton's activities; rename yours (a worker runs one activity per name)`);
@@ -182,6 +182,14 @@ export class BatonPlugin extends AsyncSimplePlugin {
       await this.mcp.release();
       throw err;
     }
+  }
+
+  /** The activities' heartbeat hook: each heartbeat sent is an action the metrics count. */
+  private heartbeats(): { onHeartbeat?: () => void } {
+    const registry = this.telemetry.registry;
+    if (!registry) return {};
+    const actions = BatonMetrics.in(registry).actions;
+    return { onHeartbeat: () => actions.one('heartbeat') };
   }
 
   /** A replay worker's options with baton's workflows and data converter. */

@@ -16,6 +16,7 @@ import type { CallModelInput, LocalModelCall, ModelResponse } from '../../common
 import type { RunToolInput, RunToolResult } from '../../common/team';
 import type { ChainFact } from '../../../workflows/telemetry/chainFacts';
 import type { BatonMetricsSinks } from '../../../workflows/telemetry/workflowMetrics';
+import { ActionMetrics } from './actionMetrics';
 import { EconomicsMetrics } from './economicsMetrics';
 
 /** Options of a worker's metrics (`createWorker({ metrics })`). */
@@ -52,6 +53,7 @@ export class BatonMetrics {
   readonly guardrailTrips: Counter<'agent' | 'guardrail' | 'stage'>;
   readonly controlEvents: Counter<'control' | 'agent'>;
   readonly economics: EconomicsMetrics;
+  readonly actions: ActionMetrics;
   /** When each open circuit breaker (of any chain this worker saw open it) lets a trial through, by target (ms). */
   private readonly openUntil = new Map<string, number[]>();
 
@@ -109,6 +111,7 @@ export class BatonMetrics {
       ...on,
     });
     this.economics = new EconomicsMetrics(registry);
+    this.actions = new ActionMetrics(registry);
   }
 
   /** Count what a workflow activation reported. */
@@ -122,6 +125,7 @@ export class BatonMetrics {
         this.approvalWait.observe({ outcome: fact.outcome, kind }, fact.waitedMs / 1000);
       } else if (fact.kind === 'control') this.control(fact.control);
       else if (fact.kind === 'breaker') this.economics.breaker(fact.view);
+      else if (fact.kind === 'actions') this.actions.record(fact.counts);
       else this.chains.inc(label({ outcome: fact.outcome, error: fact.errorType ?? '' }));
     }
   }
@@ -177,6 +181,8 @@ class MetricsActivityInbound implements ActivityInboundCallsInterceptor {
 
   async execute(input: ActivityExecuteInput, next: Next<ActivityInboundCallsInterceptor, 'execute'>): Promise<unknown> {
     const type = this.ctx.info.activityType;
+    // All the local activities of a workflow task are one action, which the workflow counts.
+    if (!this.ctx.info.isLocal) this.metrics.actions.one('activity_attempt');
     const model = type === ActivityType.CALL_MODEL || type === ActivityType.CALL_MODEL_LOCAL;
     if (!model && type !== ActivityType.RUN_TOOL) return this.countingMismatches(type, () => next(input));
     const started = performance.now();
