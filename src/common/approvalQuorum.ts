@@ -7,7 +7,7 @@
  */
 import type { ApprovalPolicy, ApprovalStage, StageState } from './approvals';
 import { isRecord, names, shown } from './check';
-import { argConditionProblems, type ArgCondition, conditionHolds } from './controls';
+import { argConditionProblems, type ArgCondition, conditionHolds } from './argConditions';
 
 /** The most slots a quorum or a stage may name. */
 export const MAX_SLOTS = 20;

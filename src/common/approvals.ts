@@ -5,7 +5,7 @@
 import type { ApprovalQuestion } from './approvalQuestions';
 import type { RejectionReason } from './approvalReasons';
 import type { ApprovalTiming } from './approvalTiming';
-import type { ArgCondition, ToolCallUnderApproval } from './controls';
+import type { ArgCondition } from './argConditions';
 
 /** What happens when nobody decides a handoff in time. */
 export const ApprovalTimeoutOutcome = {
@@ -234,4 +234,14 @@ export interface ApprovalRecord {
   votes?: ApprovalVote[];
   /** The last decision was cast for this slot's owner (see `votes`). */
   onBehalfOf?: string;
+}
+
+/** The call a tool approval is about, as the waiting list shows it and a decision may bind to. */
+export interface ToolCallUnderApproval {
+  name: string;
+  /** The arguments as the model wrote them (JSON text). */
+  arguments: string;
+  toolCallId: string;
+  /** A hash of the tool's name and arguments; a decision that names another hash is refused as stale. */
+  callHash: string;
 }

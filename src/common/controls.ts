@@ -9,10 +9,14 @@
 import type { TeamNeed } from './version';
 import type { SpendRefusal } from './economics/spec';
 import type { ApprovalPolicy } from './approvals';
-import { isRecord, shown } from './check';
+import { type ArgCondition, conditionHolds } from './argConditions';
+import { isRecord } from './check';
 import { schemaProblems } from './jsonSchema';
 import type { JsonSchema } from './model';
-import type { Usage } from './run';
+import type { Usage } from './usage';
+
+export { ARG_OPS, type ArgCondition, argConditionProblems, conditionHolds } from './argConditions';
+export type { ToolCallUnderApproval } from './approvals';
 
 /** What a budget counts. */
 export type BudgetName = 'handoffs' | 'turns' | 'tokens' | 'agents' | 'deadline' | 'cost';
@@ -153,17 +157,6 @@ function luhn(digits: string): boolean {
   return sum % 10 === 0;
 }
 
-/** A condition on one argument of a tool call, e.g. `{ arg: 'amount', op: '>', value: 100 }`. */
-export interface ArgCondition {
-  /** The argument, or a dotted path into it (`customer.country`). */
-  arg: string;
-  op: '>' | '>=' | '<' | '<=' | '==' | '!=' | 'in' | 'matches' | 'exists';
-  /** A number for comparisons, a list for `in`, a RegExp source for `matches`; none for `exists`. */
-  value?: unknown;
-}
-/** The operators an {@link ArgCondition} may use. */
-export const ARG_OPS: readonly ArgCondition['op'][] = ['>', '>=', '<', '<=', '==', '!=', 'in', 'matches', 'exists'];
-
 /** When a tool's calls need a person's approval: every call, or those whose arguments meet every condition of `when`. */
 export interface ToolApprovalSpec extends ApprovalPolicy {
   when?: ArgCondition[];
@@ -184,70 +177,6 @@ export function approvalNeeded(spec: ToolApprovalSpec, argumentsText: string): b
   }
   if (!isRecord(args)) return true;
   return spec.when.every((c) => conditionHolds(c, args));
-}
-
-/** Whether `c` holds for `args` (a dotted `arg` reads into nested objects). */
-export function conditionHolds(c: ArgCondition, args: Record<string, unknown>): boolean {
-  let v: unknown = args;
-  for (const part of c.arg.split('.')) v = isRecord(v) ? v[part] : undefined;
-  switch (c.op) {
-    case 'exists':
-      return v !== undefined && v !== null;
-    case '==':
-      return JSON.stringify(v) === JSON.stringify(c.value);
-    case '!=':
-      return JSON.stringify(v) !== JSON.stringify(c.value);
-    case 'in':
-      return Array.isArray(c.value) && c.value.some((x) => JSON.stringify(x) === JSON.stringify(v));
-    case 'matches':
-      return typeof v === 'string' && typeof c.value === 'string' && new RegExp(c.value).test(v);
-    default: {
-      const n = typeof v === 'number' ? v : typeof v === 'string' && v.trim() !== '' ? Number(v) : NaN;
-      const limit = c.value as number;
-      if (Number.isNaN(n)) return false;
-      return c.op === '>' ? n > limit : c.op === '>=' ? n >= limit : c.op === '<' ? n < limit : n <= limit;
-    }
-  }
-}
-
-/** Problems with a list of argument conditions, each naming the field and what would be valid. */
-export function argConditionProblems(value: unknown, key: string): string[] {
-  if (!Array.isArray(value)) return [`"${key}" must be a list of conditions {arg, op, value}, got ${shown(value)}`];
-  return value.flatMap((c, i) => {
-    const at = `${key}[${i}]`;
-    if (!isRecord(c)) return [`"${at}" must be a condition {arg, op, value}, got ${shown(c)}`];
-    const problems: string[] = [];
-    if (typeof c.arg !== 'string' || c.arg === '') problems.push(`"${at}.arg" must name an argument, got ${shown(c.arg)}`);
-    if (!ARG_OPS.includes(c.op as ArgCondition['op'])) problems.push(`"${at}.op" must be one of ${ARG_OPS.map((o) => `"${o}"`).join(', ')}, got ${shown(c.op)}`);
-    else if (['>', '>=', '<', '<='].includes(c.op as string) && typeof c.value !== 'number') problems.push(`"${at}.value" must be a number for "${String(c.op)}", got ${shown(c.value)}`);
-    else if (c.op === 'in' && !Array.isArray(c.value)) problems.push(`"${at}.value" must be a list for "in", got ${shown(c.value)}`);
-    else if (c.op === 'matches' && !validRegExp(c.value)) problems.push(`"${at}.value" must be a regular expression source for "matches", got ${shown(c.value)}`);
-    else if ((c.op === '==' || c.op === '!=') && c.value === undefined) problems.push(`"${at}.value" is missing: "${c.op}" compares the argument with it`);
-    else if (c.op === 'exists' && c.value !== undefined) problems.push(`"${at}.value" is not used by "exists", which asks only whether the argument is given; leave it out`);
-    const extra = Object.keys(c).filter((k) => !['arg', 'op', 'value'].includes(k));
-    if (extra.length > 0) problems.push(`"${at}" has unknown field(s) ${extra.map((k) => `"${k}"`).join(', ')} (valid: arg, op, value)`);
-    return problems;
-  });
-}
-
-function validRegExp(v: unknown): boolean {
-  if (typeof v !== 'string') return false;
-  try {
-    new RegExp(v);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-/** The call a tool approval is about, as the waiting list shows it and a decision may bind to. */
-export interface ToolCallUnderApproval {
-  name: string;
-  /** The arguments as the model wrote them (JSON text). */
-  arguments: string;
-  toolCallId: string;
-  /** A hash of the tool's name and arguments; a decision that names another hash is refused as stale. */
-  callHash: string;
 }
 
 /** Something a control did, recorded in history (as a memo event) and counted in the result. */

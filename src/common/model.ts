@@ -2,7 +2,6 @@
  * Models as data: specs, the Chat Completions conversation, and what the `callModel` activity
  * takes and returns. Plain JSON, recorded in history; workflow-safe (no I/O).
  */
-import type { ModelPrice } from './economics/prices';
 import type { LostWorkerRestart } from './lostWorkers';
 import type { TeamNeed } from './version';
 
@@ -109,6 +108,21 @@ export interface ScriptedRule {
   /** Case-insensitive substring that the latest user or tool message must contain; empty matches all. */
   whenIncludes: string;
   reply: ScriptedStep;
+}
+
+/**
+ * What a model costs (its price in a team's `prices`), per million tokens, in `currency`.
+ * @example { input: 0.15, cachedInput: 0.075, output: 0.6 }
+ */
+export interface ModelPrice {
+  /** Per million input tokens the provider did not serve from its prompt cache. */
+  input: number;
+  /** Per million input tokens served from the provider's prompt cache. @default `input` */
+  cachedInput?: number;
+  /** Per million output tokens (reasoning tokens included, as providers bill them). */
+  output: number;
+  /** ISO 4217 code. Every price of one table must have the same. @default "USD" */
+  currency?: string;
 }
 
 /** A tool as the model sees it. */

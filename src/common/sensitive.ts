@@ -19,21 +19,13 @@ import { isRecord, shown, type Check } from './check';
 import { LIMITS } from './limits';
 import type { ChatMessage, JsonSchema, ToolCall } from './model';
 import { schemaPathProblem } from './schemaPaths';
+import type { ToolSensitivitySpec } from './sensitivity';
 import type { TeamSpec } from './team';
+
+export type { ToolSensitivitySpec } from './sensitivity';
 
 /** What a redacted value shows instead. */
 export const REDACTED = '[redacted]';
-
-/**
- * Which parts of a tool's calls are sensitive, as the team snapshot records it. Paths are dotted
- * field names (`customer.email`); a path that meets a list applies to each of its items.
- */
-export interface ToolSensitivitySpec {
-  /** `true`: the value of every argument; else the paths into the arguments whose values are sensitive. */
-  arguments?: true | string[];
-  /** `true`: the whole result; else the paths into the result, when it is JSON (a result that is not JSON is redacted whole). */
-  result?: true | string[];
-}
 
 /**
  * Whether a tool call's sensitive arguments are shown as they are (`revealed`) or as

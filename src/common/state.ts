@@ -8,9 +8,10 @@ import type { EconomicsState } from './economics/chain';
 import type { HandoffResult } from './handoff';
 import type { ChatMessage, ModelResponse, ToolCall } from './model';
 import type { ResolvedRunOptions } from './options';
-import type { HandoffRecord, ParentLink, Usage } from './run';
+import type { HandoffRecord, ParentLink } from './records';
 import type { RoutingCounts } from './routing';
 import type { RunContext, SharedState, TeamSpec } from './team';
+import type { Usage } from './usage';
 
 /** A turn interrupted while its handoff waits for approval. */
 export interface OpenTurn {

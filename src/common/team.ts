@@ -10,7 +10,7 @@ import type { ApprovalPolicy, ApprovalRule } from './approvals';
 import type { ApprovalTiming } from './approvalTiming';
 import type { JsonSchema, ModelSpec, ToolCall, ToolSpec } from './model';
 import type { LostWorkerRestart } from './lostWorkers';
-import type { ToolSensitivitySpec } from './sensitive';
+import type { ToolSensitivitySpec } from './sensitivity';
 import type { TeamNeed, TeamVersion } from './version';
 import type { ApproverKey } from './signatures/keys';
 import type { EntryRules } from './authority/entryRules';

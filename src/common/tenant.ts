@@ -7,7 +7,7 @@
  * Workflow-safe: no I/O.
  */
 import { shown, type Check } from './check';
-import { BatonTenant } from './messages';
+import { BatonTenant } from './searchAttributes';
 
 /** What a tenant id may be: letters, digits, `.`, `_`, `-`; 1 to 64 (no `/`, which ends the id's tenant part). */
 export const TENANT_ID = /^[A-Za-z0-9._-]{1,64}$/;

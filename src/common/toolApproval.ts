@@ -5,7 +5,8 @@
  */
 import type { ApprovalPolicy } from './approvals';
 import { shape } from './check';
-import { argConditionProblems, type ArgCondition, type ToolApprovalSpec } from './controls';
+import { argConditionProblems, type ArgCondition } from './argConditions';
+import type { ToolApprovalSpec } from './controls';
 import type { JsonSchema } from './model';
 import { APPROVAL_POLICY_FIELDS, withTiming } from './approvalPolicy';
 import { listOnSchemaPath, schemaPathProblem } from './schemaPaths';

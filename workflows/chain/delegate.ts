@@ -14,7 +14,7 @@ import type { HandoffRunInput } from '../../src/common/run';
 import type { AgentSpec } from '../../src/common/team';
 import type { ChainState } from '../../src/common/state';
 import { fromMicros, toMicros } from '../../src/common/economics/prices';
-import { spentMicros } from '../economics/costs';
+import { spentMicros } from './costs';
 import type { DelegationOutcome } from './effects';
 import { continueTurn } from './respond';
 import { routeToSpecialist } from './routing';

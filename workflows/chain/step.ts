@@ -1,16 +1,14 @@
-/** The step union the loop dispatches on, and what every step works with. */
+/** The step union the loop dispatches on, and how a step's verdicts and hand-over are weighed (`run.ts`: what every step works with). */
 import type { ApprovalRecord } from '../../src/common/approvals';
-import type { SteerMessage } from '../../src/common/live';
 import type { HandoffResult } from '../../src/common/handoff';
 import type { ModelResponse, ToolCall } from '../../src/common/model';
 import type { ToolResultRecord } from '../../src/common/run';
-import type { FinalAnswer, Guards, Verdict } from '../guards';
+import type { FinalAnswer, Verdict } from '../guards';
 import { recordControl } from './controls';
-import type { ApprovalDesk } from './desk';
-import type { Economy } from '../economics/economy';
-import type { ChainEffects } from './effects';
-import type { Chain } from './state';
+import type { ChainRun } from './run';
 import type { TurnPlan } from './turn';
+
+export type { ChainRun } from './run';
 
 /** A turn whose tools have run, with its handoff and delegations still to weigh. */
 export interface TurnInProgress {
@@ -32,20 +30,8 @@ export type Step =
 
 export const RUN_AGAIN: Step = { kind: 'run_again' };
 
-/** What the loop works with. */
-export interface ChainRun {
-  chain: Chain;
-  effects: ChainEffects;
-  guards: Guards;
-  desk: ApprovalDesk;
-  /** Spend limits and shared breakers (runs started with `baton-economics` whose team has them). */
-  economy?: Economy;
-  /** Steering messages waiting for the next step (chains that take steering). */
-  steering?: { take(): SteerMessage[] };
-}
-
 /**
- * Whether the run should continue as new now: see {@link ChainEffects.shouldContinueAsNew}. A run
+ * Whether the run should continue as new now: see `ChainEffects.shouldContinueAsNew`. A run
  * that has made no step of its own yet (`progressed` false) does so only before Temporal's limits
  * (runs with the `baton-inbox-bounds` patch), so a small `continueAsNewAfterEvents` cannot spin.
  */

@@ -13,7 +13,6 @@ import type { LiveRecord } from '../../src/common/live';
 import { LIVE_MEMO } from '../../src/common/messages';
 import type { ChainEffects } from '../chain/effects';
 import type { Steering } from '../live/steering';
-import type { Inbound } from './inbox';
 
 interface Waiter {
   resolve(value: ConversationReply<unknown>): void;
@@ -35,8 +34,8 @@ export class MidTurn {
     private readonly steering: Steering,
   ) {}
 
-  /** A message that arrives while `current` is answered. */
-  arrive(raw: SendMessageInput, waiter: Waiter, current: Inbound | undefined): MidTurnOutcome {
+  /** A message that arrives while `current` (the inbox's message being answered, with its callers) is answered. */
+  arrive(raw: SendMessageInput, waiter: Waiter, current: { waiters: Waiter[] } | undefined): MidTurnOutcome {
     const turn = this.state.current;
     const policy = raw.midTurn ?? this.state.conversation.midTurn ?? MidTurnPolicy.ENQUEUE;
     if (!turn || !current || policy === MidTurnPolicy.ENQUEUE) return 'queue';

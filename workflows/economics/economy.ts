@@ -16,7 +16,7 @@ import type { ChainState } from '../../src/common/state';
 import { recordControl } from '../chain/controls';
 import { currentAgent } from '../chain/state';
 import type { ChainEffects } from '../chain/effects';
-import type { ChainRun } from '../chain/step';
+import type { ChainRun, EconomyPort } from '../chain/run';
 import { CONTINUE, type Verdict } from '../guards/guard';
 import { worstCaseMicros } from '../guards/costs';
 import { costOfCall } from './costs';
@@ -27,7 +27,8 @@ const MAX_TTL_MS = 31 * 86_400_000;
 const WAIT_FIRST_MS = 500;
 const WAIT_MAX_MS = 8_000;
 
-export class Economy {
+/** A chain's spend limits and shared circuit breakers, as the chain's {@link EconomyPort}: reservations around its model calls, news of its targets. */
+export class Economy implements EconomyPort {
   private readonly pending = new Set<Promise<void>>();
   /** The reservations of the call in flight, and the price they were made at. */
   private held: { ledgers: SpendLedgerInput[]; id: string; price: ModelPrice } | undefined;

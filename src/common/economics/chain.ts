@@ -3,7 +3,7 @@
  *
  * Workflow-safe: no I/O.
  */
-import type { Usage } from '../run';
+import type { Usage } from '../usage';
 
 /** The economics part of a chain's state; folded by the chain's reducer, carried by continue-as-new. */
 export interface EconomicsState {

@@ -6,22 +6,9 @@
  * Workflow-safe: no I/O.
  */
 import { isRecord, shown } from '../check';
-import type { ModelSpec } from '../model';
+import type { ModelPrice, ModelSpec } from '../model';
 
-/**
- * What a model costs, per million tokens, in `currency`.
- * @example { input: 0.15, cachedInput: 0.075, output: 0.6 }
- */
-export interface ModelPrice {
-  /** Per million input tokens the provider did not serve from its prompt cache. */
-  input: number;
-  /** Per million input tokens served from the provider's prompt cache. @default `input` */
-  cachedInput?: number;
-  /** Per million output tokens (reasoning tokens included, as providers bill them). */
-  output: number;
-  /** ISO 4217 code. Every price of one table must have the same. @default "USD" */
-  currency?: string;
-}
+export type { ModelPrice } from '../model';
 
 /**
  * Prices by model name (`gpt-4o-mini`) or by provider and model (`openai/gpt-4o-mini`, which wins).
