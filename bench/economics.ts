@@ -7,7 +7,8 @@
  * A benchmark, not a test: it prints the median time per model call of each and the difference.
  */
 import { parseArgs } from 'node:util';
-import { Baton, defineAgent, scripted, Team, type ScriptedStep, type TeamOptions } from '../src';
+import { Baton, defineAgent, scripted, Team, type TeamOptions } from '../src';
+import type { ScriptedStep } from '../src/workflow';
 import { startDevServer } from '../src/devserver/server';
 import { createWorker } from '../src/worker';
 import { median, round, table, timeRuns } from './lib';

@@ -3,7 +3,8 @@
  * signal, so a decision needs no live worker), and collecting how each one ended.
  */
 import { WorkflowFailedError } from '@temporalio/client';
-import { approveHandoffSignal, BatonError, rejectHandoffSignal, type Baton, type HandoffRunResult } from '../src';
+import { BatonError, type Baton } from '../src';
+import { approveHandoffSignal, rejectHandoffSignal, type HandoffRunResult } from '../src/workflow';
 import { drillChain, type DrillChain } from './team';
 
 /** How one chain ended. */

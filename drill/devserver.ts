@@ -6,7 +6,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import { Connection } from '@temporalio/client';
-import { BATON_SEARCH_ATTRIBUTES } from '../src';
+import { BATON_SEARCH_ATTRIBUTES } from '../src/workflow';
 import { findTemporalBinary } from '../src/devserver/binary';
 
 /** A free TCP port on 127.0.0.1. */

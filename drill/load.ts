@@ -13,7 +13,8 @@
  */
 import path from 'node:path';
 import { Client, Connection, type WorkflowExecutionInfo } from '@temporalio/client';
-import { approveHandoffSignal, Baton, rejectHandoffSignal, type HandoffRunResult } from '../src';
+import { Baton } from '../src';
+import { approveHandoffSignal, rejectHandoffSignal, type HandoffRunResult } from '../src/workflow';
 import { DrillServer } from './devserver';
 import { LOAD_APPROVAL, LOAD_HANDOFF, LOAD_OUTPUT } from './loadTeam';
 import { LoadWorkers, peakRss } from './loadWorkers';

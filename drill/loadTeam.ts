@@ -4,7 +4,8 @@
  * not a model. When the handoff waits for approval and is rejected, triage answers itself.
  */
 import { z } from 'zod';
-import { defineAgent, defineTool, scripted, Team, type ApprovalRule } from '../src';
+import { defineAgent, defineTool, scripted, Team } from '../src';
+import type { ApprovalRule } from '../src/workflow';
 
 const lookupCustomer = defineTool({
   name: 'lookupCustomer',

@@ -6,7 +6,8 @@
  * one is refused with `SpendLimitExceededError` and the refusal on its record.
  */
 import { randomUUID } from 'node:crypto';
-import { Baton, defineAgent, scripted, SpendLimitExceededError, Team } from '../src';
+import { Baton, defineAgent, scripted, Team } from '../src';
+import { SpendLimitExceededError } from '../src/economics';
 import { startDevServer } from '../src/devserver/server';
 import { createWorker } from '../src/worker';
 import type { DrillSettings } from './run';

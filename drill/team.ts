@@ -7,7 +7,8 @@
  * with `DRILL_LONG_CALL_MS`, `registerCase` takes that long instead.
  */
 import { z } from 'zod';
-import { defineAgent, defineTool, scripted, Team, type RunOptions, type ScriptedRule, type ToolContext } from '../src';
+import { defineAgent, defineTool, scripted, Team, type RunOptions, type ToolContext } from '../src';
+import type { ScriptedRule } from '../src/workflow';
 import { applyOnce } from './effects';
 
 const modelDelayMs = Number(process.env.DRILL_MODEL_DELAY_MS ?? 800);

@@ -7,7 +7,9 @@
  */
 import { Context } from '@temporalio/activity';
 import { DefaultLogger, Runtime, type ActivityInterceptorsFactory } from '@temporalio/worker';
-import { createWorker, HANDOFF_TOOL_NAME, type ModelResponse, type RunToolInput } from '../src';
+import { createWorker } from '../src';
+import { HANDOFF_TOOL_NAME } from '../src/agents';
+import type { ModelResponse, RunToolInput } from '../src/workflow';
 import { team } from './team';
 
 /** What a drill worker tells its parent. */

@@ -16,7 +16,7 @@ fs.rmSync(dist, { recursive: true, force: true });
 execFileSync(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', path.join(root, 'tsconfig.build.json')], { stdio: 'inherit' });
 
 /** Entry points: the name under dist/esm and the compiled CommonJS module it re-exports. */
-const entries = { index: 'src/index.js', workflow: 'src/workflow.js', worker: 'src/worker/index.js', server: 'src/server/index.js', react: 'src/react/index.js' };
+const entries = { index: 'src/index.js', workflow: 'src/workflow.js', worker: 'src/worker/index.js', server: 'src/server/index.js', react: 'src/react/index.js', agents: 'src/agents/index.js', models: 'src/models/index.js', client: 'src/client/index.js', audit: 'src/audit/index.js', eval: 'src/eval/index.js', payloads: 'src/payloads/index.js', signing: 'src/client/signing/index.js', streams: 'src/streams/index.js', economics: 'src/economics/index.js', mcp: 'src/mcp/index.js' };
 fs.mkdirSync(path.join(dist, 'esm'), { recursive: true });
 for (const [name, target] of Object.entries(entries)) {
   const names = Object.keys(require(path.join(dist, target))).filter((n) => n !== 'default' && n !== '__esModule').sort();

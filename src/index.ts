@@ -1,98 +1,31 @@
 /**
- * baton: durable multi-agent handoffs on Temporal. The main entry point: agents, tools and teams,
- * model providers, the client (run, approve, audit, replay), the worker, payload codecs and errors.
+ * baton: durable multi-agent handoffs on Temporal. The front door: what a service needs to define a
+ * team (agents, tools, handoffs, model providers), run a worker and start chains (connectBaton, Baton,
+ * BatonRun, Conversation), the errors a caller catches and LIMITS. The rest lives in subpaths:
+ * `baton-agents/agents`, `/models`, `/client`, `/audit`, `/eval`, `/payloads`, `/signing`, `/streams`,
+ * `/economics`, `/mcp`, `/worker`, `/workflow`, `/server`, `/react` (docs/entry-points.md).
  * @packageDocumentation
  * @module baton-agents
  */
-export { defineAgent, type Agent, type AgentDefinition, type HandoffToolStyle } from './agents/agent';
-export { delegate, handoff, type DelegateDeclaration, type DelegateOptions, type HandoffCheck, type HandoffDeclaration, type HandoffOptions } from './agents/handoff';
-export { handoffToolSpec as createHandoffTool, READ_STATE_TOOL, transferToolSpecs, type HandoffTarget } from './common/handoffTools';
+export { defineAgent, type Agent, type AgentDefinition } from './agents/agent';
+export { delegate, handoff, type DelegateOptions, type HandoffOptions } from './agents/handoff';
 export { Team, type TeamOptions } from './agents/team';
-export type { EventMessageRule, EventRule } from './agents/eventRules';
-export { remoteAgent, type RemoteAgent, type RemoteAgentAuth, type RemoteAgentOptions } from './agents/remote';
-export { diffTeams, formatTeamDiff, teamVersion, TEAM_CHANGE_KINDS, type TeamChangeKind, type TeamDiff, type TeamDiffEntry } from './agents/version';
-export { defineTool, ToolError, type ArgumentPath, type Tool, type ToolApprovalOptions, type ToolContext, type ToolDefinition, type ToolSensitivity } from './agents/tool';
-export { REDACTED, type SensitiveArguments, type ToolSensitivitySpec } from './common/sensitive';
-export { guardrails, type AgentGuardrails, type Guardrail, type GuardrailAnswer, type GuardrailContext, type GuardrailOptions } from './agents/guardrails';
-export { Baton, toBatonError, type BatonOptions, type DecisionOptions, type PendingHandoff, type PendingToolCall, type StartOptions } from './client/baton';
+export { remoteAgent, type RemoteAgentOptions } from './agents/remote';
+export { defineTool, ToolError, type Tool, type ToolContext, type ToolDefinition } from './agents/tool';
+export { guardrails, type Guardrail } from './agents/guardrails';
+export { Baton, type BatonOptions, type DecisionOptions, type PendingHandoff, type PendingToolCall, type StartOptions } from './client/baton';
 export { BatonRun, type RunResult } from './client/run';
-export type { PendingOptions } from './client/waiting';
-export { redactPending } from './client/sensitive';
-export { approverKey, decisionSigner, decisionSignerFromFile, generateApproverKey, keyThumbprint, type ApproverKeyOptions, type DecisionSigner, type KeyInput, type SignerOptions } from './client/signing/signer';
-export { signDecision, type SigningRequest } from './client/signing/sign';
-export { signOverrides, type OperatorSigningRequest } from './client/signing/operator';
-export type { ApproverKey, KeySource, TrustedKey } from './common/signatures/keys';
-export { argumentsDigest, compactJws, decisionPayload, DECISION_SIGNATURE_VERSION, factsOfDecision, factsOfRecord, signingInput, type DecisionFacts, type DecisionPayload, type DecisionSubject, type TokenClaims } from './common/signatures/payload';
-export { SignatureProblem, verifyDecisionSignature, type SignatureTimes, type SignatureVerdict } from './common/signatures/verify';
-export { canonicalJson } from './common/signatures/canonical';
-export { BatonEconomics, type ListEconomicsOptions, type SharedBreakerState } from './client/economics';
-export type { RunEvent, RunEventBody, RunEventsOptions } from './client/events';
-export { connectBaton, TemporalConnectionError, temporalConfig, type ConnectBatonOptions, type TemporalConfigOptions } from './client/connect';
-export * from './common/errors';
-export * from './common/budgetErrors';
-export { GatedEntryError, LooseningRefusedError, PolicyLoosenedError } from './common/authority/errors';
-export { GatedEntry, type EntryRules } from './common/authority/entryRules';
-export { PROTECTIVE_OPTIONS } from './common/authority/protective';
-export * from './common/errorTypes';
-export * from './common/economics';
-export { LIMITS, type LimitUnit, type SizeProblem } from './common/limits';
-export { extractHandoff, HANDOFF_TOOL_NAME, isHandoffResult, type HandoffResult } from './common/handoff';
-export * from './common/messages';
-export * from './common/patches';
-export * from './common/types';
-export { aiSdk, AiSdkProvider, type AiSdkModelSettings, type AiSdkOptions, type AiSdkProviderOptions } from './models/aiSdk';
-export { OpenAIProvider, type OpenAIProviderOptions, type ResponseFormatMode } from './models/openai';
-export type { ModelCallContext, ModelProvider, ModelProviders } from './models/provider';
+export type { RunEvent } from './client/events';
+export { connectBaton, TemporalConnectionError, type ConnectBatonOptions } from './client/connect';
+export { BatonError, TeamValidationError, InvalidRunInputError, ApprovalRefusedError, ApprovalTimeoutError, ModelCallFailedError, ToolExecutionError } from './common/errors';
+export { BudgetExceededError, MaxHandoffsExceededError } from './common/budgetErrors';
+export { LIMITS } from './common/limits';
+export type { ModelSpec, RunOptions } from './common/types';
+export { aiSdk, AiSdkProvider } from './models/aiSdk';
+export { OpenAIProvider } from './models/openai';
+export type { ModelProvider, ModelProviders } from './models/provider';
 export { ScriptedProvider } from './models/scripted';
-export { model, openai, scripted, type ScriptedOptions } from './models/spec';
-export { createWorker, ensureSearchAttributes, type CreateWorkerOptions } from './worker';
-export { BATON_WORKFLOW_TYPES, BatonPlugin, type BatonPluginOptions } from './worker/plugin';
-export { BatonMetrics, BatonTracing, serveMetrics, tracingOptionsFromEnv, type TracingOptions, type WorkerMetricsOptions, type WorkerTelemetryOptions } from './worker/telemetry';
-export { batonDataConverter, batonPayloadCodecs, GzipPayloadCodec } from './payloads/codec';
-export { AesGcmPayloadCodec, CodecConfigError, newEncryptionKey, PayloadDecryptionError, type EncryptionKey } from './payloads/encryption';
-export { CODEC_ENV, codecOptionsFromEnv, parseEncryptionKeys, readKeyFile, type PayloadCodecOptions } from './payloads/keys';
-export { decodeHistory } from './payloads/history';
-export { codecServerHandler, startCodecServer, type CodecServerOptions, type StartCodecServerOptions } from './payloads/codecServer';
-export { checkHistories, historiesFromFiles, historiesFromServer, type HistorySource, type ReplayCheck } from './worker/determinism';
-export { HandoffRequestOutcome } from './audit/chain';
-export type { AnsweredBy, AuditChain, AuditEvent, AuditStatus, Execution, HandoffRequestedEvent, ModelTurnEvent, ToolCallEvent } from './audit/chain';
-export { formatTimeline, toMermaid } from './audit/format';
-export { AUDIT_EXPORT_SCHEMA, eventDigest, exportAudit, genesisDigest, signAuditExport, type AuditExport, type ExportedChain, type ExportedEvent, type ExportOptions, type RecordedPayload } from './audit/export';
-export { verifyAuditExport, type ExportVerification, type HeadVouch, type VerifyExportOptions } from './audit/verifyExport';
-export { verifyAgainstHistory, type HistoryVerification } from './audit/verifyHistory';
-export { countActions, type HistoryActions } from './audit/actions';
-export type { Ed25519Signer, ExportKey } from './common/signatures/head';
-export type { ReplayOptions, ReplayStarted } from './client/replay';
-export type { ConversationReplayOptions, ConversationReplayed } from './client/conversationReplay';
-export type { AgentHandoffListener, BatonHooks, HandoffHookContext } from './agents/hooks';
-export { IDEMPOTENCY_KEY_META, mcpServer, type McpApprovals, type McpHttpServerOptions, type McpSensitivity, type McpServer, type McpStdioServerOptions } from './mcp/server';
-export { McpConnectionError, McpServerUnavailableError } from './mcp/errors';
-export type { McpWorkerOptions } from './mcp/tools';
-export { Conversation, conversationError, type ConversationStartOptions, type ConversationTurn } from './client/conversation';
-export { MAX_MESSAGES_IN_FLIGHT } from './client/lanes';
-export type { SendOptions } from './client/conversation';
-export type { SteerOptions } from './client/steer';
-export { applyChange, TextBoard, type TextChange, type TextPiece, type TextReset } from './streams/board';
-export { formatPosition, parsePosition, type RunStreamItem, type RunStreamOptions, type StreamPosition, type StreamText, type TextUnavailable } from './client/follow';
-export type { MessageStreamItem } from './streams/message';
-export { InProcessStreams, inProcessStreams, type InProcessStreamsOptions } from './streams/memory';
-export { RedisStreams, type RedisStreamsOptions, type RedisTlsOptions } from './streams/redis';
-export { STREAMS_ENV, streamsFromEnv } from './streams/env';
-export type { StreamEntry, StreamTransport, TextDelta } from './streams/types';
-export { auditConversation, buildConversationAudit, CONVERSATION_AUDIT_SCHEMA, formatConversation, type CompactionAudit, type ConversationAudit, type ConversationTurnAudit, type TurnApproval } from './audit/conversation';
-export { CLAIM_CHECK_ENCODING, ClaimCheckError, ClaimCheckPayloadCodec, FileBlobStore, type BlobStore, type ClaimCheckOptions } from './payloads/claimCheck';
-export { batonExternalStorage, BLOB_STORE_DRIVER_NAME, blobStoreDriver, ExternalStorageReadCodec } from './payloads/externalStorage';
-export { runEval, resolveEvalOptions, InvalidEvalInputError, type EvalOptions } from './eval/run';
-export { evalCases, DEFAULT_QUERY_LIMIT, type CaseSelection } from './eval/cases';
-export { createEvalWorker, type EvalWorkerOptions } from './eval/worker';
-export { appendToDataset, DatasetError, lineFromChain, readDataset, type DatasetLine } from './eval/dataset';
-export { formatCaseLine, formatEvalReport } from './eval/format';
-export { DEFAULT_THRESHOLD, parseThreshold, withThreshold } from './common/eval/summary';
-export { caseWorkflowId, candidateWorkflowId, EvalWorkflowType, evalProgressQuery, evalTaskQueue, MAX_EVAL_CASES } from './common/eval/messages';
-export * from './common/eval/types';
-export { Experiments, ExperimentError, experimentWorkflowId, type VariantStart } from './client/experiments';
-export { experimentStats, type Comparison, type ExperimentStats, type VariantStats } from './eval/stats/experiment';
-export { agentEdgeStats, type AgentEdgeStats, type AgentStats, type AgentStatsOptions, type EdgeStats } from './eval/stats/agents';
-export { formatAgentEdgeStats, formatExperimentStats } from './eval/stats/format';
-export { ALPHA, fisherExact, MIN_SAMPLE, type TestResult } from './eval/stats/significance';
-export { mannWhitneyU } from './eval/stats/rankTest';
+export { model, openai, scripted } from './models/spec';
+export { createWorker, type CreateWorkerOptions } from './worker';
+export { BatonPlugin, type BatonPluginOptions } from './worker/plugin';
+export { Conversation, type ConversationStartOptions, type SendOptions } from './client/conversation';

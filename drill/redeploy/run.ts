@@ -8,7 +8,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Client } from '@temporalio/client';
 import type { NativeConnection, Worker } from '@temporalio/worker';
-import { Baton, TEAM_MEMO, TeamMismatchError, type Conversation } from '../../src';
+import { Baton, type Conversation } from '../../src';
+import { TEAM_MEMO, TeamMismatchError } from '../../src/workflow';
 import { durationMs } from '../../src/common/check';
 import { createWorker } from '../../src/worker';
 import { Approver } from './approver';

@@ -7,7 +7,8 @@
  * latest message, so every version of the team knows what to say.
  */
 import { z } from 'zod';
-import { defineAgent, defineTool, delegate, scripted, Team, type ScriptedRule, type ToolContext } from '../../src';
+import { defineAgent, defineTool, delegate, scripted, Team, type ToolContext } from '../../src';
+import type { ScriptedRule } from '../../src/workflow';
 
 /** The version a drill worker serves. */
 export type TeamVersionName = 'v1' | 'v2';

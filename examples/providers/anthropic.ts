@@ -8,15 +8,9 @@
  * The key comes from `ANTHROPIC_API_KEY` in the worker and never enters history.
  */
 import { ApplicationFailure } from '@temporalio/common';
-import {
-  ModelRequestError,
-  toApplicationFailure,
-  type CallModelInput,
-  type ChatMessage,
-  type ModelCallContext,
-  type ModelProvider,
-  type ModelResponse,
-} from 'baton-agents';
+import type { ModelProvider } from 'baton-agents';
+import { ModelRequestError, toApplicationFailure, type CallModelInput, type ChatMessage, type ModelResponse } from 'baton-agents/workflow';
+import type { ModelCallContext } from 'baton-agents/models';
 
 interface Block {
   type: 'text' | 'tool_use' | 'tool_result';

@@ -4,7 +4,8 @@
  * is unset.
  */
 import { z } from 'zod';
-import { defineAgent, defineTool, delegate, openai, scripted, Team, type ScriptedRule } from 'baton-agents';
+import { defineAgent, defineTool, delegate, openai, scripted, Team } from 'baton-agents';
+import type { ScriptedRule } from 'baton-agents/workflow';
 
 const model = (rules: ScriptedRule[]) =>
   process.env.OPENAI_API_KEY ? openai(process.env.BATON_MODEL ?? 'gpt-4o-mini') : scripted({ model: 'scripted-research', rules });

@@ -6,7 +6,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
-import { defineAgent, defineTool, mcpServer, openai, scripted, Team, ToolError, type ScriptedRule } from 'baton-agents';
+import { defineAgent, defineTool, openai, scripted, Team, ToolError } from 'baton-agents';
+import { mcpServer } from 'baton-agents/mcp';
+import type { ScriptedRule } from 'baton-agents/workflow';
 import { RefundLedger } from './ledger';
 import { orders } from './orders';
 

@@ -3,7 +3,8 @@
  * offline example shows an answer forming. (With OPENAI_API_KEY the agents run on OpenAI, which
  * streams by itself.)
  */
-import { ScriptedProvider, type ModelCallContext, type ModelProvider } from 'baton-agents';
+import { ScriptedProvider, type ModelProvider } from 'baton-agents';
+import type { ModelCallContext } from 'baton-agents/models';
 import type { CallModelInput, ModelResponse } from 'baton-agents/workflow';
 
 /** The scripted provider whose text arrives a word every `wordMs`. */

@@ -23,6 +23,8 @@ export { DEPLOYMENT_ENV, deploymentFromEnv, type WorkerDeployment } from './depl
 export { workflowBundle, WORKFLOWS_PATH } from './bundle';
 export { archiverWorkflowId, createArchiveWorker, startArchiver, type ArchiveWorkerOptions, type ArchiverSettings } from './archive';
 export { BATON_WORKFLOW_TYPES, BatonPlugin, type BatonPluginOptions } from './plugin';
+export { BatonMetrics, BatonTracing, serveMetrics, tracingOptionsFromEnv, type TracingOptions, type WorkerMetricsOptions, type WorkerTelemetryOptions } from './telemetry';
+export { checkHistories, historiesFromFiles, historiesFromServer, type HistorySource, type ReplayCheck } from './determinism';
 
 /** Options of {@link createWorker}. */
 export interface CreateWorkerOptions extends WorkerTelemetryOptions {

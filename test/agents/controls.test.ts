@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { defineAgent, defineTool, guardrails, scripted, Team, UserError } from '../../src';
+import { defineAgent, defineTool, guardrails, scripted, Team } from '../../src';
+import { UserError } from '../../src/workflow';
 import { approvalNeeded, builtinVerdict } from '../../src/common/controls';
 import { runOptionProblems, resolveRunOptions } from '../../src/common/options';
 import { schemaProblems } from '../../src/common/jsonSchema';

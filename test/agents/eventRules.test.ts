@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { defineAgent, scripted, Team, TeamValidationError, type EventRule } from '../../src';
+import { defineAgent, scripted, Team, TeamValidationError } from '../../src';
+import type { EventRule } from '../../src/agents';
 import { Client, Connection } from '@temporalio/client';
 import { eventInput, ruleFor, valueAt } from '../../src/agents/eventRules';
 import { Baton } from '../../src/client/baton';

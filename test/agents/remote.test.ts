@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { defineAgent, delegate, remoteAgent, scripted, Team, TeamValidationError, UserError } from '../../src';
+import { defineAgent, delegate, remoteAgent, scripted, Team, TeamValidationError } from '../../src';
+import { UserError } from '../../src/workflow';
 import { teamSpecCheck } from '../../src/common/teamChecks';
 import { TeamPart } from '../../src/common/version';
 

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { defineAgent, defineTool, scripted, Team, TeamValidationError, UserError } from '../../src';
+import { defineAgent, defineTool, scripted, Team, TeamValidationError } from '../../src';
+import { UserError } from '../../src/workflow';
 
 const model = scripted([{ text: 'ok' }]);
 const agent = (id: string, extra: Partial<Parameters<typeof defineAgent>[0]> = {}) =>

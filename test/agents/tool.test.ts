@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { createHandoffTool, defineTool, Team, ToolError, UserError } from '../../src';
+import { defineTool, Team, ToolError } from '../../src';
+import { createHandoffTool } from '../../src/agents';
+import { UserError } from '../../src/workflow';
 import { scriptedAgent } from '../helpers/agents';
 
 describe('defineTool', () => {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { redeployTeam } from '../../drill/redeploy/team';
-import { diffTeams, formatTeamDiff, Team, TeamValidationError, teamVersion } from '../../src';
+import { Team, TeamValidationError } from '../../src';
+import { diffTeams, formatTeamDiff, teamVersion } from '../../src/agents';
 import { missingFor } from '../../src/agents/version';
 import { scriptedAgent } from '../helpers/agents';
 

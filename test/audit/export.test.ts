@@ -13,7 +13,8 @@ import { eventDigest, exportAudit, genesisDigest, recordedValue, signAuditExport
 import { canonicalJson, sha256Hex } from '../../src/common/signatures/canonical';
 import { formatTimeline } from '../../src/audit/format';
 import { verifyAuditExport } from '../../src/audit/verifyExport';
-import { decisionPayload, signingInput, compactJws, factsOfRecord, type ApprovalRecord } from '../../src';
+import { decisionPayload, signingInput, compactJws, factsOfRecord } from '../../src/client/signing';
+import type { ApprovalRecord } from '../../src/workflow';
 import { exportKeys, keys, teamKeys } from '../helpers/signing';
 
 const DIR = path.join(__dirname, '..', 'histories');

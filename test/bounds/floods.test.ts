@@ -10,7 +10,8 @@
  */
 import type { WorkflowHandle } from '@temporalio/client';
 import { describe, expect, it } from 'vitest';
-import { approveHandoffSignal, LIMITS, Team, WorkflowType } from '../../src';
+import { LIMITS, Team } from '../../src';
+import { approveHandoffSignal, WorkflowType } from '../../src/workflow';
 import { scriptedAgent } from '../helpers/agents';
 import { taskQueue, useTemporalServer, withWorker } from '../helpers/temporal';
 import { waitFor } from '../helpers/wait';

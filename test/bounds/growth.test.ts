@@ -15,7 +15,8 @@
 import type { WorkflowHandle } from '@temporalio/client';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { approveHandoffSignal, defineTool, rejectHandoffSignal, Team } from '../../src';
+import { defineTool, Team } from '../../src';
+import { approveHandoffSignal, rejectHandoffSignal } from '../../src/workflow';
 import { scriptedAgent } from '../helpers/agents';
 import { useTemporalServer, withWorker } from '../helpers/temporal';
 import { waitFor } from '../helpers/wait';

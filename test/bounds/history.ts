@@ -1,7 +1,7 @@
 /** What the trust-boundary tests read from a workflow's history: failed tasks, memo sizes, refusals. */
 import type { WorkflowHandle } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
-import { APPROVAL_EVENT_MEMO } from '../../src';
+import { APPROVAL_EVENT_MEMO } from '../../src/workflow';
 import { historyOf } from '../../src/audit/fetch';
 
 type Event = temporal.api.history.v1.IHistoryEvent;

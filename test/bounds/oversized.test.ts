@@ -6,19 +6,9 @@
  */
 import { WorkflowFailedError, type WorkflowHandle, WorkflowUpdateFailedError } from '@temporalio/client';
 import { describe, expect, it } from 'vitest';
-import {
-  approveHandoffSignal,
-  decideHandoffUpdate,
-  InputTooLargeError,
-  LIMITS,
-  overrideRunSignal,
-  rejectHandoffSignal,
-  scripted,
-  sendMessageUpdate,
-  Team,
-  toBatonError,
-  WorkflowType,
-} from '../../src';
+import { LIMITS, scripted, Team } from '../../src';
+import { approveHandoffSignal, decideHandoffUpdate, InputTooLargeError, overrideRunSignal, rejectHandoffSignal, sendMessageUpdate, WorkflowType } from '../../src/workflow';
+import { toBatonError } from '../../src/client';
 import { scriptedAgent } from '../helpers/agents';
 import { useTemporalServer, withWorker } from '../helpers/temporal';
 import { waitFor } from '../helpers/wait';

@@ -6,21 +6,9 @@
  */
 import { type WorkflowHandle, WorkflowUpdateFailedError } from '@temporalio/client';
 import { describe, expect, it } from 'vitest';
-import {
-  ApprovalRefusedError,
-  type Baton,
-  approveHandoffSignal,
-  childApprovalsSignal,
-  decideHandoffUpdate,
-  defineAgent,
-  delegate,
-  scripted,
-  statusQuery,
-  Team,
-  toBatonError,
-  type PendingApproval,
-  type ScriptedStep,
-} from '../../src';
+import { ApprovalRefusedError, type Baton, defineAgent, delegate, scripted, Team } from '../../src';
+import { approveHandoffSignal, childApprovalsSignal, decideHandoffUpdate, statusQuery, type PendingApproval, type ScriptedStep } from '../../src/workflow';
+import { toBatonError } from '../../src/client';
 import { useTemporalServer, withWorker } from '../helpers/temporal';
 import { waitFor } from '../helpers/wait';
 import { approvalEvents, eachRefusal, failedTasks } from './history';

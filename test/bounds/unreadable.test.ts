@@ -13,7 +13,9 @@ import { type WorkflowHandle, WorkflowFailedError, WorkflowUpdateFailedError } f
 import { type Payload, RawValue, rawValueTypeInfo } from '@temporalio/common';
 import { defineSignal, defineUpdate } from '@temporalio/workflow';
 import { describe, expect, it } from 'vitest';
-import { ApprovalRefusedError, InputTooLargeError, InvalidRunInputError, Team, toBatonError, WorkflowType } from '../../src';
+import { ApprovalRefusedError, InvalidRunInputError, Team } from '../../src';
+import { InputTooLargeError, WorkflowType } from '../../src/workflow';
+import { toBatonError } from '../../src/client';
 import { findTemporalBinary } from '../../src/devserver/binary';
 import { scriptedAgent } from '../helpers/agents';
 import { useTemporalServer, withWorker } from '../helpers/temporal';

@@ -1,6 +1,7 @@
 /** Rows of docs/bad-inputs.md that no other test covered. */
 import { describe, expect, it } from 'vitest';
-import { defineAgent, handoff, InvalidRunInputError, scripted, Team, TeamValidationError, UserError } from '../../src';
+import { defineAgent, handoff, InvalidRunInputError, scripted, Team, TeamValidationError } from '../../src';
+import { UserError } from '../../src/workflow';
 import { MAX_CONTEXT_BYTES, overrideProblems, sendMessageProblems, validateRunInput } from '../../src/common/input';
 import { conversationOptionProblems } from '../../src/common/conversationOptions';
 

@@ -1,14 +1,8 @@
 import { ApplicationFailure } from '@temporalio/common';
 import { describe, expect, it } from 'vitest';
-import {
-  errorFromFailure,
-  HandoffTargetNotFoundError,
-  MaxHandoffsExceededError,
-  MaxTurnsExceededError,
-  ModelRequestError,
-  toApplicationFailure,
-  type HandoffRecord,
-} from '../../src';
+import { MaxHandoffsExceededError } from '../../src';
+import { errorFromFailure, HandoffTargetNotFoundError, ModelRequestError, toApplicationFailure, type HandoffRecord } from '../../src/workflow';
+import { MaxTurnsExceededError } from '../../src/economics';
 
 const record = (from: string, to: string): HandoffRecord => ({ from, to, message: 'm', timestamp: '2026-01-01T00:00:00.000Z', turn: 1 });
 

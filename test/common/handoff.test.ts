@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { extractHandoff, isHandoffResult, type HandoffResult } from '../../src';
+import { extractHandoff, isHandoffResult, type HandoffResult } from '../../src/agents';
 
 describe('isHandoffResult', () => {
   it('accepts a handoff result', () => {

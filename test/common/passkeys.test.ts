@@ -5,7 +5,7 @@
  * approver or none, and changed bytes are refused with their problem.
  */
 import { describe, expect, it } from 'vitest';
-import { verifyDecisionSignature, type TrustedKey } from '../../src';
+import { verifyDecisionSignature, type TrustedKey } from '../../src/client/signing';
 import { base64url, fromBase64url } from '../../src/common/signatures/canonical';
 import { approverKeysCheck } from '../../src/common/signatures/keys';
 import { passkeySignature } from '../../src/common/signatures/passkey';

@@ -4,20 +4,9 @@
  */
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import {
-  approverKey,
-  decisionSigner,
-  defineTool,
-  factsOfDecision,
-  InputTooLargeError,
-  keyThumbprint,
-  LIMITS,
-  signDecision,
-  Team,
-  TeamValidationError,
-  verifyDecisionSignature,
-  type TrustedKey,
-} from '../../src';
+import { defineTool, LIMITS, Team, TeamValidationError } from '../../src';
+import { approverKey, decisionSigner, factsOfDecision, keyThumbprint, signDecision, verifyDecisionSignature, type TrustedKey } from '../../src/client/signing';
+import { InputTooLargeError } from '../../src/workflow';
 import { base64url, canonicalJson, fromBase64url } from '../../src/common/signatures/canonical';
 import { approverKeysCheck } from '../../src/common/signatures/keys';
 import { validateRunInput } from '../../src/common/input';

@@ -5,7 +5,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { defineTool, handoff, InvalidRunInputError, resolveConversationOptions, resolveRunOptions, Team, type ChainState, type ConversationState } from '../../src';
+import { defineTool, handoff, InvalidRunInputError, Team } from '../../src';
+import { resolveConversationOptions, resolveRunOptions, type ChainState, type ConversationState } from '../../src/workflow';
 import { arrayOf, count, shapeOf, string } from '../../src/common/check';
 import { validateConversationInput, validateRunInput } from '../../src/common/input';
 import { chainStateCheck, conversationStateCheck } from '../../src/common/stateChecks';

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { scripted, Team, type ChatMessage } from '../../src';
+import { scripted, Team } from '../../src';
+import type { ChatMessage } from '../../src/workflow';
 import { compacted, COMPACTION_INSTRUCTIONS, estimateTokens, planCompaction, SUMMARY_PREFIX, transcript } from '../../workflows/conversation/compaction';
 import { scriptedAgent } from '../helpers/agents';
 import { recordingScripted } from '../helpers/models';

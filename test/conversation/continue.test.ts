@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { approveHandoffSignal, conversationQuery, scripted, Team } from '../../src';
+import { scripted, Team } from '../../src';
+import { approveHandoffSignal, conversationQuery } from '../../src/workflow';
 import { scriptedAgent } from '../helpers/agents';
 import { useTemporalServer, withWorker } from '../helpers/temporal';
 import { waitFor } from '../helpers/wait';

@@ -6,7 +6,9 @@
 import { WorkflowUpdateFailedError, WorkflowUpdateStage } from '@temporalio/client';
 import http from 'node:http';
 import { describe, expect, it } from 'vitest';
-import { approveHandoffSignal, ConversationContinuedError, conversationError, endConversationUpdate, LIMITS, scripted, Team, type ConversationReply } from '../../src';
+import { LIMITS, scripted, Team } from '../../src';
+import { approveHandoffSignal, ConversationContinuedError, endConversationUpdate, type ConversationReply } from '../../src/workflow';
+import { conversationError } from '../../src/client';
 import { scriptedAgent } from '../helpers/agents';
 import { useTemporalServer, withWorker } from '../helpers/temporal';
 import { waitFor } from '../helpers/wait';

@@ -4,7 +4,9 @@
  * the turn goes on waiting; the reply and the conversation's audit show who signed.
  */
 import { describe, expect, it } from 'vitest';
-import { decideHandoffUpdate, SignatureRefusedError, signDecision, toBatonError, type PendingApproval } from '../../src';
+import { decideHandoffUpdate, SignatureRefusedError, type PendingApproval } from '../../src/workflow';
+import { signDecision } from '../../src/client/signing';
+import { toBatonError } from '../../src/client';
 import { keys, signedTeam } from '../helpers/signing';
 import { useTemporalServer, withWorker } from '../helpers/temporal';
 import { waitFor } from '../helpers/wait';

@@ -5,7 +5,7 @@
  * library or the CLI.
  */
 import { describe, expect, it } from 'vitest';
-import { TurnStrandedError } from '../../src';
+import { TurnStrandedError } from '../../src/workflow';
 import { cli } from '../helpers/cli';
 import { taskQueue, useTemporalServer } from '../helpers/temporal';
 import { deskWorker, refunds, strandedTurn, untilStatus } from '../histories/strandedScenarios';

@@ -9,7 +9,9 @@ import {
   WorkflowUpdateStage,
 } from '@temporalio/client';
 import { describe, expect, it } from 'vitest';
-import { AgentNotFoundError, ConversationEndedError, endConversationUpdate, InvalidRunInputError, MaxTurnsExceededError, scripted, sendMessageUpdate, Team, WorkflowType, type ConversationReply } from '../../src';
+import { InvalidRunInputError, scripted, Team } from '../../src';
+import { AgentNotFoundError, ConversationEndedError, endConversationUpdate, sendMessageUpdate, WorkflowType, type ConversationReply } from '../../src/workflow';
+import { MaxTurnsExceededError } from '../../src/economics';
 import { scriptedAgent } from '../helpers/agents';
 import { recordingScripted } from '../helpers/models';
 import { useTemporalServer, withWorker } from '../helpers/temporal';

@@ -9,7 +9,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { scripted, SpendLimitExceededError, Team } from '../../src';
+import { scripted, Team } from '../../src';
+import { SpendLimitExceededError } from '../../src/economics';
 import { type DevServerOptions, freePort } from '../../src/devserver/server';
 import { scriptedAgent as agent } from '../helpers/agents';
 import { useTemporalServer, withWorker } from '../helpers/temporal';

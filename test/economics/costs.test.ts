@@ -1,7 +1,9 @@
 import { Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { BudgetExceededError, type Cost, defineAgent, defineTool, delegate, openai, PriceUnknownError, type RunEvent, scripted, Team, type AuditChain, type ModelTurnEvent, type PriceTable } from '../../src';
+import { BudgetExceededError, defineAgent, defineTool, delegate, openai, type RunEvent, scripted, Team } from '../../src';
+import { type Cost, PriceUnknownError, type PriceTable } from '../../src/economics';
+import type { AuditChain, ModelTurnEvent } from '../../src/audit';
 import { scriptedAgent as agent } from '../helpers/agents';
 import { reply, startOpenAIServer } from '../helpers/openaiServer';
 import { useTemporalServer, withWorker } from '../helpers/temporal';

@@ -1,24 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import {
-  addCost,
-  callCost,
-  type Cost,
-  defineAgent,
-  delegate,
-  economicsProblems,
-  InvalidRunInputError,
-  economicsSpec,
-  formatCost,
-  type LedgerState,
-  PriceUnknownError,
-  priceTableProblems,
-  scripted,
-  SpendLimitExceededError,
-  Team,
-  TeamValidationError,
-  windowOf,
-  type ReserveSpendInput,
-} from '../../src';
+import { defineAgent, delegate, InvalidRunInputError, scripted, Team, TeamValidationError } from '../../src';
+import { addCost, callCost, type Cost, economicsProblems, economicsSpec, formatCost, type LedgerState, PriceUnknownError, priceTableProblems, SpendLimitExceededError, windowOf, type ReserveSpendInput } from '../../src/economics';
 import type { EconomicsEffects } from '../../workflows/economics/effects';
 import { Economy } from '../../workflows/economics/economy';
 import { withEconomics } from '../../workflows/economics/costs';

@@ -4,7 +4,7 @@
  * activity answers "wait" at once instead of asking again and again while the chain waits for it.
  */
 import { describe, expect, it } from 'vitest';
-import type { ReserveSpendInput } from '../../src';
+import type { ReserveSpendInput } from '../../src/economics';
 import type { EconomicsEffects } from '../../workflows/economics/effects';
 import { Economy } from '../../workflows/economics/economy';
 import { withEconomics } from '../../workflows/economics/costs';

@@ -4,7 +4,8 @@
  * the server's own `action` metric (`temporal server start-dev --metrics-port`). Shared by
  * test/integration/actions.test.ts and bench/actions.ts.
  */
-import { BatonStatusAttribute, defineAgent, openai, Team, type Agent } from '../../src';
+import { defineAgent, openai, Team, type Agent } from '../../src';
+import { BatonStatusAttribute } from '../../src/workflow';
 import { countActions, type HistoryActions } from '../../src/audit/actions';
 import { Baton } from '../../src/client/baton';
 import type { DevServer } from '../../src/devserver/server';

@@ -18,18 +18,9 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { Client } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
-import {
-  approveHandoffSignal,
-  BATON_ERROR_TYPES,
-  BatonError,
-  MaxHandoffsExceededError,
-  rejectHandoffSignal,
-  type AuditChain,
-  type Baton,
-  type HandoffRecord,
-  type PendingApproval,
-  type RunResult,
-} from '../../src';
+import { BatonError, MaxHandoffsExceededError, type Baton, type RunResult } from '../../src';
+import { approveHandoffSignal, BATON_ERROR_TYPES, rejectHandoffSignal, type HandoffRecord, type PendingApproval } from '../../src/workflow';
+import type { AuditChain } from '../../src/audit';
 import { recordedHandoff } from '../../src/audit/history';
 import { RUN_OPTIONS } from '../../src/common/options';
 import type { HistoryEvent } from '../../src/payloads/read';

@@ -8,7 +8,9 @@
  * a second decision), each after a random delay.
  */
 import fc from 'fast-check';
-import { HANDOFF_TOOL_NAME, type ApprovalRule, type RunOptions, type ScriptedModelSpec, type ScriptedStep } from '../../src';
+import type { RunOptions } from '../../src';
+import { HANDOFF_TOOL_NAME } from '../../src/agents';
+import type { ApprovalRule, ScriptedModelSpec, ScriptedStep } from '../../src/workflow';
 import { TRANSFER_TOOL_PREFIX } from '../../src/common/handoff';
 import { FUZZ_AGENTS, FUZZ_TARGETS, FUZZ_TOOLS, PER_TARGET_AGENTS, type FuzzAgent } from './fuzzTeam';
 

@@ -9,7 +9,8 @@
  */
 import { Context } from '@temporalio/activity';
 import { z } from 'zod';
-import { defineAgent, defineTool, scripted, Team, ToolError, type ScriptedModelSpec } from '../../src';
+import { defineAgent, defineTool, scripted, Team, ToolError } from '../../src';
+import type { ScriptedModelSpec } from '../../src/workflow';
 import { toApplicationFailure, UnexpectedModelCallError } from '../../src/common/errors';
 import type { ModelProviders } from '../../src/models/provider';
 import { ScriptedProvider } from '../../src/models/scripted';

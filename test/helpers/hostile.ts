@@ -18,23 +18,8 @@
  */
 import type { WorkflowHandle } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
-import {
-  approveHandoffSignal,
-  APPROVAL_EVENT_MEMO,
-  childApprovalsSignal,
-  decideHandoffUpdate,
-  forwardDecisionSignal,
-  forwardedOutcomeSignal,
-  LIMITS,
-  overrideRunSignal,
-  rejectHandoffSignal,
-  scripted,
-  sendMessageUpdate,
-  Team,
-  type Baton,
-  type ConversationReply,
-  type RunResult,
-} from '../../src';
+import { LIMITS, scripted, Team, type Baton, type RunResult } from '../../src';
+import { approveHandoffSignal, APPROVAL_EVENT_MEMO, childApprovalsSignal, decideHandoffUpdate, forwardDecisionSignal, forwardedOutcomeSignal, overrideRunSignal, rejectHandoffSignal, sendMessageUpdate, type ConversationReply } from '../../src/workflow';
 import { createBatonApp } from '../../src/server';
 import { scriptedAgent } from './agents';
 import { bytes, type ChainCase, type ConversationCase, type HostileScenario, REAL_ID } from './hostileCases';

@@ -4,7 +4,7 @@
  * (`authenticatorData || SHA-256(clientDataJSON)` signed with node:crypto).
  */
 import { createHash, generateKeyPairSync, type KeyObject, sign } from 'node:crypto';
-import type { ApproverKey } from '../../src';
+import type { ApproverKey } from '../../src/client/signing';
 import { base64url, fromBase64url } from '../../src/common/signatures/canonical';
 import { coseKey } from '../../src/common/signatures/cose';
 import { passkeyChallenge, passkeySignature } from '../../src/common/signatures/passkey';

@@ -6,7 +6,8 @@
 import { createPrivateKey, type KeyObject } from 'node:crypto';
 import { ed25519 } from '@noble/curves/ed25519';
 import { z } from 'zod';
-import { defineTool, delegate, Team, type ApproverKey, type DecisionSigner, decisionSigner } from '../../src';
+import { defineTool, delegate, Team } from '../../src';
+import { type ApproverKey, type DecisionSigner, decisionSigner } from '../../src/client/signing';
 import { base64url } from '../../src/common/signatures/canonical';
 import { scriptedAgent as agent } from './agents';
 

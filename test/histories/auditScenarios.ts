@@ -3,7 +3,9 @@
  * is asked, a delegation to a specialist, and signed decisions.
  */
 import { z } from 'zod';
-import { approveHandoffSignal, decideHandoffUpdate, defineAgent, defineTool, delegate, scripted, signDecision, Team, type BatonRun, type DecisionSigner } from '../../src';
+import { defineAgent, defineTool, delegate, scripted, Team, type BatonRun } from '../../src';
+import { approveHandoffSignal, decideHandoffUpdate } from '../../src/workflow';
+import { signDecision, type DecisionSigner } from '../../src/client/signing';
 import { scriptedAgent as agent } from '../helpers/agents';
 import { rawArgumentsScripted } from '../helpers/models';
 import { carolKey, keys, signedTeam } from '../helpers/signing';

@@ -6,7 +6,8 @@
  */
 import type { Worker } from '@temporalio/worker';
 import { z } from 'zod';
-import { Baton, defineTool, handoff, Team, type BatonRun, type ConversationReply } from '../../src';
+import { Baton, defineTool, handoff, Team, type BatonRun } from '../../src';
+import type { ConversationReply } from '../../src/workflow';
 import type { DevServer } from '../../src/devserver/server';
 import { createWorker } from '../../src/worker';
 import { scriptedAgent as agent } from '../helpers/agents';

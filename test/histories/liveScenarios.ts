@@ -2,7 +2,8 @@
  * Recorded histories of live chains (the `baton-live` patch): a chain interrupted and steered, and
  * a conversation whose messages arrive mid-turn under each policy, with a hand-back.
  */
-import { handoff, Team, type Baton, type ConversationReply } from '../../src';
+import { handoff, Team, type Baton } from '../../src';
+import type { ConversationReply } from '../../src/workflow';
 import { scriptedAgent as agent } from '../helpers/agents';
 import type { Scenario } from './scenarios';
 

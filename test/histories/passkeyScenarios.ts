@@ -6,7 +6,8 @@
  * next assertion approves the call.
  */
 import { z } from 'zod';
-import { approveHandoffSignal, defineTool, Team } from '../../src';
+import { defineTool, Team } from '../../src';
+import { approveHandoffSignal } from '../../src/workflow';
 import { factsOfDecision } from '../../src/common/signatures/payload';
 import { scriptedAgent as agent } from '../helpers/agents';
 import { nodePasskey, passkeyEntry, passkeySign } from '../helpers/passkeys';

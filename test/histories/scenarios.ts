@@ -4,20 +4,8 @@
  */
 import { ApplicationFailure } from '@temporalio/common';
 import { z } from 'zod';
-import {
-  approveHandoffSignal,
-  childApprovalsSignal,
-  decideHandoffUpdate,
-  defineAgent,
-  defineTool,
-  delegate,
-  guardrails,
-  handoff,
-  scripted,
-  Team,
-  type Baton,
-  type BatonRun,
-} from '../../src';
+import { defineAgent, defineTool, delegate, guardrails, handoff, scripted, Team, type Baton, type BatonRun } from '../../src';
+import { approveHandoffSignal, childApprovalsSignal, decideHandoffUpdate } from '../../src/workflow';
 import type { DevServer } from '../../src/devserver/server';
 import type { ModelProviders } from '../../src/models/provider';
 import { scriptedAgent as agent } from '../helpers/agents';

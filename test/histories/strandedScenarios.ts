@@ -6,7 +6,8 @@
  */
 import type { Worker } from '@temporalio/worker';
 import { z } from 'zod';
-import { Baton, defineTool, Team, TurnStrandedError, type Conversation, type RunOptions } from '../../src';
+import { Baton, defineTool, Team, type Conversation, type RunOptions } from '../../src';
+import { TurnStrandedError } from '../../src/workflow';
 import type { DevServer } from '../../src/devserver/server';
 import { createWorker } from '../../src/worker';
 import { scriptedAgent as agent } from '../helpers/agents';

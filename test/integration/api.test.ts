@@ -4,7 +4,8 @@ import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { AnthropicProvider } from '../../examples/providers/anthropic';
-import { defineAgent, defineTool, model, OutputValidationError, scripted, Team } from '../../src';
+import { defineAgent, defineTool, model, scripted, Team } from '../../src';
+import { OutputValidationError } from '../../src/workflow';
 import { activitiesInHistory } from '../helpers/history';
 import { useTemporalServer, withWorker } from '../helpers/temporal';
 

@@ -1,7 +1,9 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { ApprovalRefusedError, ApprovalTimeoutError, Baton, BatonStatusAttribute, createWorker, defineAgent, scripted, Team, toBatonError, type ApprovalPolicy, type BatonRun, type ScriptedStep } from '../../src';
+import { ApprovalRefusedError, ApprovalTimeoutError, Baton, createWorker, defineAgent, scripted, Team, type BatonRun } from '../../src';
+import { BatonStatusAttribute, type ApprovalPolicy, type ScriptedStep } from '../../src/workflow';
+import { toBatonError } from '../../src/client';
 import { findTemporalBinary } from '../../src/devserver/binary';
 import { recordingScripted } from '../helpers/models';
 import { taskQueue, useTemporalServer, withWorker } from '../helpers/temporal';

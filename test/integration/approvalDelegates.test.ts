@@ -4,7 +4,8 @@
  * `delegation`; a forged or expired grant is refused, naming why, and the chain keeps waiting.
  */
 import { describe, expect, it } from 'vitest';
-import { type Baton, defineAgent, scripted, Team, type ApprovalPolicy, type BatonRun } from '../../src';
+import { type Baton, defineAgent, scripted, Team, type BatonRun } from '../../src';
+import type { ApprovalPolicy } from '../../src/workflow';
 import { ApprovalRefusedError, UserError } from '../../src/common/errors';
 import type { PendingApproval } from '../../src/common/approvals';
 import { signDelegation } from '../../src/client/signing/delegation';

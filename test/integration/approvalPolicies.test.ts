@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { ApprovalRefusedError, Baton, createWorker, defineAgent, scripted, Team, type ApprovalPolicy, type AuditEvent, type BatonRun } from '../../src';
+import { ApprovalRefusedError, Baton, createWorker, defineAgent, scripted, Team, type BatonRun } from '../../src';
+import type { ApprovalPolicy } from '../../src/workflow';
+import type { AuditEvent } from '../../src/audit';
 import { buildAudit } from '../../src/audit/chain';
 import { scriptedAgent as agent } from '../helpers/agents';
 import { taskQueue } from '../helpers/temporal';

@@ -6,7 +6,10 @@
  */
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { answerHandoffQuestionUpdate, ApprovalRefusedError, askHandoffQuestionUpdate, defineAgent, defineTool, rejectHandoffSignal, scripted, Team, toBatonError, type AuditEvent, type BatonRun, type ChatMessage } from '../../src';
+import { ApprovalRefusedError, defineAgent, defineTool, scripted, Team, type BatonRun } from '../../src';
+import { answerHandoffQuestionUpdate, askHandoffQuestionUpdate, rejectHandoffSignal, type ChatMessage } from '../../src/workflow';
+import { toBatonError } from '../../src/client';
+import type { AuditEvent } from '../../src/audit';
 import { QuestionRefusedError } from '../../src/common/approvalQuestions';
 import { withLocalActivities } from '../../src/audit/history';
 import { ActivityType } from '../../src/common/messages';

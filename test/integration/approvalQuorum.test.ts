@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { defineAgent, scripted, Team, type ApprovalPolicy, type BatonRun } from '../../src';
+import { defineAgent, scripted, Team, type BatonRun } from '../../src';
+import type { ApprovalPolicy } from '../../src/workflow';
 import { buildAudit } from '../../src/audit/chain';
 import { approvedByQuorum } from '../../src/common/approvalVotes';
 import type { ApprovalRecord, HandoffDecision, PendingApproval } from '../../src/common/approvals';

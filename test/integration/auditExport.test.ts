@@ -12,7 +12,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { eventDigest, genesisDigest, recordedValue, signAuditExport, type AuditExport } from '../../src/audit/export';
 import { canonicalJson, sha256Hex } from '../../src/common/signatures/canonical';
-import type { ApprovalRecord } from '../../src';
+import type { ApprovalRecord } from '../../src/workflow';
 import { nextApproval } from '../histories/auditScenarios';
 import { useCliSession } from '../helpers/cliSession';
 import { exportKeys, keys, signedTeam } from '../helpers/signing';

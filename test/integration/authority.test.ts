@@ -7,7 +7,12 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { approveHandoffSignal, decideHandoffUpdate, overrideRunSignal, signDecision, signOverrides, Team, toBatonError, WorkflowType, type AuditEvent, type Baton, type BatonRun, type EntryRules, type RunOverrides } from '../../src';
+import { Team, type Baton, type BatonRun } from '../../src';
+import { approveHandoffSignal, decideHandoffUpdate, overrideRunSignal, WorkflowType, type RunOverrides } from '../../src/workflow';
+import { signDecision, signOverrides } from '../../src/client/signing';
+import { toBatonError } from '../../src/client';
+import type { AuditEvent } from '../../src/audit';
+import type { EntryRules } from '../../src/agents';
 import { findTemporalBinary } from '../../src/devserver/binary';
 import { scriptedAgent as agent } from '../helpers/agents';
 import { keys, teamKeys, testKey } from '../helpers/signing';

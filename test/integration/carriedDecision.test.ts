@@ -9,7 +9,9 @@
  */
 import { type Client, WithStartWorkflowOperation } from '@temporalio/client';
 import { describe, expect, it } from 'vitest';
-import { approveHandoffSignal, conversationQuery, decideHandoffUpdate, messageQuery, Team, toBatonError, WorkflowType, type ApprovalRecord } from '../../src';
+import { Team } from '../../src';
+import { approveHandoffSignal, conversationQuery, decideHandoffUpdate, messageQuery, WorkflowType, type ApprovalRecord } from '../../src/workflow';
+import { toBatonError } from '../../src/client';
 import { fromPayloads } from '../../src/payloads/read';
 import { scriptedAgent } from '../helpers/agents';
 import { useTemporalServer, withWorker } from '../helpers/temporal';

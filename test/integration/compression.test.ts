@@ -1,6 +1,7 @@
 import { Client } from '@temporalio/client';
 import { describe, expect, it } from 'vitest';
-import { Baton, batonDataConverter, defineAgent, scripted, Team } from '../../src';
+import { Baton, defineAgent, scripted, Team } from '../../src';
+import { batonDataConverter } from '../../src/payloads';
 import { taskQueue, useTemporalServer } from '../helpers/temporal';
 import { createWorker } from '../../src/worker';
 

@@ -3,7 +3,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { connectBaton, createWorker, Team, TemporalConnectionError, temporalConfig } from '../../src';
+import { connectBaton, createWorker, Team, TemporalConnectionError } from '../../src';
+import { temporalConfig } from '../../src/client';
 import { scriptedAgent } from '../helpers/agents';
 import { taskQueue, useTemporalServer } from '../helpers/temporal';
 

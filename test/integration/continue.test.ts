@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { defineAgent, scripted, Team, type ScriptedStep } from '../../src';
+import { defineAgent, scripted, Team } from '../../src';
+import type { ScriptedStep } from '../../src/workflow';
 import { useTemporalServer, withWorker } from '../helpers/temporal';
 import { waitFor } from '../helpers/wait';
 

@@ -1,23 +1,9 @@
 import { WorkflowUpdateFailedError } from '@temporalio/client';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import {
-  type Baton,
-  BudgetExceededError,
-  defineAgent,
-  defineTool,
-  delegate,
-  GuardrailTrippedError,
-  guardrails,
-  HandoffLoopDetectedError,
-  MaxHandoffsExceededError,
-  MaxTurnsExceededError,
-  scripted,
-  Team,
-  ToolError,
-  type BatonRun,
-  type ScriptedStep,
-} from '../../src';
+import { type Baton, BudgetExceededError, defineAgent, defineTool, delegate, guardrails, MaxHandoffsExceededError, scripted, Team, ToolError, type BatonRun } from '../../src';
+import { GuardrailTrippedError, HandoffLoopDetectedError, type ScriptedStep } from '../../src/workflow';
+import { MaxTurnsExceededError } from '../../src/economics';
 import { decideHandoffUpdate } from '../../src/common/messages';
 import { scriptedAgent as agent } from '../helpers/agents';
 import { recordingScripted } from '../helpers/models';

@@ -2,7 +2,9 @@
 import { describe, expect, it } from 'vitest';
 import { ApplicationFailure } from '@temporalio/common';
 import { z } from 'zod';
-import { BatonStatus, defineAgent, defineTool, delegate, DelegationFailedError, formatTimeline, scripted, Team, toMermaid, type ScriptedStep } from '../../src';
+import { defineAgent, defineTool, delegate, scripted, Team } from '../../src';
+import { BatonStatus, DelegationFailedError, type ScriptedStep } from '../../src/workflow';
+import { formatTimeline, toMermaid } from '../../src/audit';
 import { recordingScripted } from '../helpers/models';
 import { useTemporalServer, withWorker } from '../helpers/temporal';
 import { waitFor } from '../helpers/wait';

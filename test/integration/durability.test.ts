@@ -1,7 +1,8 @@
 import { ApplicationFailure } from '@temporalio/common';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { Baton, createWorker, defineTool, Team, ToolExecutionError, type HandoffRecord } from '../../src';
+import { Baton, createWorker, defineTool, Team, ToolExecutionError } from '../../src';
+import type { HandoffRecord } from '../../src/workflow';
 import { activitiesInHistory, handoffsInHistory } from '../helpers/history';
 import { taskQueue, useTemporalServer, withWorker } from '../helpers/temporal';
 import { scriptedAgent as agent } from '../helpers/agents';

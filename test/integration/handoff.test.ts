@@ -5,7 +5,8 @@
 import { WorkflowFailedError } from '@temporalio/client';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { BatonAgent, BatonHandoffs, BatonStatusAttribute, defineTool, MaxHandoffsExceededError, Team, ToolError, WorkflowType, type HandoffRecord } from '../../src';
+import { defineTool, MaxHandoffsExceededError, Team, ToolError } from '../../src';
+import { BatonAgent, BatonHandoffs, BatonStatusAttribute, WorkflowType, type HandoffRecord } from '../../src/workflow';
 import { activitiesInHistory, handoffsInHistory } from '../helpers/history';
 import { recordingScripted } from '../helpers/models';
 import { useTemporalServer, withWorker } from '../helpers/temporal';

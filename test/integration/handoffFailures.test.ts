@@ -6,7 +6,9 @@
 import { WorkflowFailedError } from '@temporalio/client';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { AgentNotFoundError, BatonStatusAttribute, defineTool, HandoffTargetNotFoundError, InvalidRunInputError, MaxHandoffsExceededError, MaxTurnsExceededError, scripted, Team, UnconsumedScriptStepsError, UnexpectedModelCallError, type HandoffRecord } from '../../src';
+import { defineTool, InvalidRunInputError, MaxHandoffsExceededError, scripted, Team } from '../../src';
+import { AgentNotFoundError, BatonStatusAttribute, HandoffTargetNotFoundError, UnconsumedScriptStepsError, UnexpectedModelCallError, type HandoffRecord } from '../../src/workflow';
+import { MaxTurnsExceededError } from '../../src/economics';
 import { recordingScripted } from '../helpers/models';
 import { useTemporalServer, withWorker } from '../helpers/temporal';
 import { scriptedAgent as agent } from '../helpers/agents';

@@ -1,7 +1,8 @@
 import { ApplicationFailure } from '@temporalio/common';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { defineTool, formatTimeline, Team, type RunEvent } from '../../src';
+import { defineTool, Team, type RunEvent } from '../../src';
+import { formatTimeline } from '../../src/audit';
 import { scriptedAgent as agent } from '../helpers/agents';
 import { recordingScripted } from '../helpers/models';
 import { useTemporalServer, withWorker } from '../helpers/temporal';

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { MaxHandoffsExceededError, Team, UserError } from '../../src';
+import { MaxHandoffsExceededError, Team } from '../../src';
+import { UserError } from '../../src/workflow';
 import { scriptedAgent as agent } from '../helpers/agents';
 import { useTemporalServer, withWorker } from '../helpers/temporal';
 import { waitFor } from '../helpers/wait';

@@ -6,7 +6,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { Baton, defineTool, Team, type ScriptedStep } from '../../src';
+import { Baton, defineTool, Team } from '../../src';
+import type { ScriptedStep } from '../../src/workflow';
 import { teamPolicyOf } from '../../src/common/authority/policyUpdate';
 import { tightenPolicyUpdate } from '../../src/common/messages';
 import { createWorker } from '../../src/worker';

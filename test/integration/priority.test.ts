@@ -8,7 +8,8 @@
 import { Context } from '@temporalio/activity';
 import { temporal } from '@temporalio/proto';
 import { describe, expect, it } from 'vitest';
-import { Baton, type BatonRun, defineAgent, delegate, InvalidRunInputError, model, Team, type ModelProvider, type RunPriority, WorkflowType } from '../../src';
+import { Baton, type BatonRun, defineAgent, delegate, InvalidRunInputError, model, Team, type ModelProvider } from '../../src';
+import { type RunPriority, WorkflowType } from '../../src/workflow';
 import { createWorker } from '../../src/worker';
 import { scriptedAgent } from '../helpers/agents';
 import { taskQueue, useTemporalServer } from '../helpers/temporal';

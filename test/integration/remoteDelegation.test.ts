@@ -4,7 +4,8 @@
  * `baton worker` in a child process, SIGKILLed in the middle of the remote task.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Baton, DelegationFailedError, REMOTE_WAITS_MEMO } from '../../src';
+import { Baton } from '../../src';
+import { DelegationFailedError, REMOTE_WAITS_MEMO } from '../../src/workflow';
 import { freePort } from '../../src/devserver/server';
 import type { CallModelInput } from '../../src/common/model';
 import { startCli, type CliProcess } from '../helpers/cli';

@@ -1,7 +1,9 @@
 import { ApplicationFailure } from '@temporalio/common';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { defineTool, exportAudit, MaxHandoffsExceededError, scripted, Team, ToolExecutionError, UserError } from '../../src';
+import { defineTool, MaxHandoffsExceededError, scripted, Team, ToolExecutionError } from '../../src';
+import { exportAudit } from '../../src/audit';
+import { UserError } from '../../src/workflow';
 import { waitFor } from '../helpers/wait';
 import { handoffsInHistory } from '../helpers/history';
 import { recordingScripted } from '../helpers/models';

@@ -4,7 +4,8 @@
  * figures it used, and replays it exactly.
  */
 import { describe, expect, it } from 'vitest';
-import { Baton, defineAgent, scripted, Team, type ScriptedStep } from '../../src';
+import { Baton, defineAgent, scripted, Team } from '../../src';
+import type { ScriptedStep } from '../../src/workflow';
 import { checkHistories, historiesFromServer } from '../../src/worker/determinism';
 import { formatTimeline } from '../../src/audit/format';
 import type { AuditEvent } from '../../src/audit/chain';

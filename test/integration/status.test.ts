@@ -1,6 +1,7 @@
 /** `BatonStatus` tells the truth about the run that carries it, closed runs included. */
 import { describe, expect, it } from 'vitest';
-import { BatonStatus, defineAgent, scripted, Team } from '../../src';
+import { defineAgent, scripted, Team } from '../../src';
+import { BatonStatus } from '../../src/workflow';
 import { useTemporalServer, withWorker } from '../helpers/temporal';
 import { waitFor } from '../helpers/wait';
 

@@ -1,6 +1,6 @@
 /** Tool calls are checked before anyone is asked to approve them, and the same call is never put to people twice. */
 import { describe, expect, it } from 'vitest';
-import { formatTimeline } from '../../src';
+import { formatTimeline } from '../../src/audit';
 import { nextApproval, toolApprovalChecksScenario as scenario } from '../histories/auditScenarios';
 import { activitiesInHistory } from '../helpers/history';
 import { useTemporalServer, withWorker } from '../helpers/temporal';

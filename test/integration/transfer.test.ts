@@ -1,7 +1,8 @@
 /** What a handoff carries: context modes, filters, templates, per-target tools, typed input, shared state, isEnabled and onHandoff. */
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { defineAgent, defineTool, handoff, scripted, Team, type CallModelInput, type ScriptedStep } from '../../src';
+import { defineAgent, defineTool, handoff, scripted, Team } from '../../src';
+import type { CallModelInput, ScriptedStep } from '../../src/workflow';
 import { recordingScripted } from '../helpers/models';
 import { useTemporalServer, withWorker } from '../helpers/temporal';
 

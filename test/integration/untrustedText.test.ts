@@ -5,7 +5,7 @@
  * event, so it cannot forge a line of baton's timeline or reorder the rest of it.
  */
 import { describe, expect, it } from 'vitest';
-import { approveHandoffSignal } from '../../src';
+import { approveHandoffSignal } from '../../src/workflow';
 import { nextApproval } from '../histories/auditScenarios';
 import { cli } from '../helpers/cli';
 import { signedTeam } from '../helpers/signing';

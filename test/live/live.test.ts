@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { ConversationBusyError, defineAgent, formatTimeline, handoff, InputTooLargeError, MessageRolledBackError, openai, Team, UserError } from '../../src';
+import { defineAgent, handoff, openai, Team } from '../../src';
+import { ConversationBusyError, InputTooLargeError, MessageRolledBackError, UserError } from '../../src/workflow';
+import { formatTimeline } from '../../src/audit';
 import { formatConversation } from '../../src/audit/conversation';
 import type { LiveRecord } from '../../src/common/live';
 import { LIVE_MEMO } from '../../src/common/messages';

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { createWorker, defineAgent, defineTool, scripted, UserError } from '../../src';
+import { createWorker, defineAgent, defineTool, scripted } from '../../src';
+import { UserError } from '../../src/workflow';
 import { Team } from '../../src/agents/team';
 import { mcpServer, mcpToolName } from '../../src/mcp/server';
 import { McpTools, resultText } from '../../src/mcp/tools';

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ToolCallEvent } from '../../src';
+import type { ToolCallEvent } from '../../src/audit';
 import { mcpServer } from '../../src/mcp/server';
 import { ordersServer } from '../../examples/support/team';
 import { scriptedAgent } from '../helpers/agents';

@@ -7,7 +7,7 @@
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { LanguageModelV3, LanguageModelV3StreamPart } from '@ai-sdk/provider';
-import type { CallModelInput } from '../../src';
+import type { CallModelInput } from '../../src/workflow';
 import { aiSdk, AiSdkProvider } from '../../src/models/aiSdk';
 import type { ModelCallContext, ModelProvider } from '../../src/models/provider';
 import type { FromWorker } from './protocol';

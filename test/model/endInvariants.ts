@@ -7,7 +7,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
-import { exportAudit, signAuditExport, verifyAuditExport, type AuditChain, type HandoffRunInput, type RunOptions } from '../../src';
+import type { RunOptions } from '../../src';
+import { exportAudit, signAuditExport, verifyAuditExport, type AuditChain } from '../../src/audit';
+import type { HandoffRunInput } from '../../src/workflow';
 import type { ConversationInput } from '../../src/common/conversation';
 import { resolveRunOptions } from '../../src/common/options';
 import { fromPayloads } from '../../src/payloads/read';

@@ -3,7 +3,8 @@
  * resuming after its last position when the connection drops (a server restart), and
  * `chat.stream()` for a conversation message. Each keeps the text every model call ended with.
  */
-import { applyChange, type BatonRun, type TextChange } from '../../src';
+import type { BatonRun } from '../../src';
+import { applyChange, type TextChange } from '../../src/streams';
 import { errorText, sleep, type Harness } from './harness';
 import type { FollowedStream, RootModel } from './model';
 

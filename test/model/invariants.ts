@@ -4,7 +4,7 @@
  * A new capability adds its own here (see README.md).
  */
 import { isDeepStrictEqual } from 'node:util';
-import { BATON_ERROR_TYPES, CONVERSATION_ERRORS } from '../../src';
+import { BATON_ERROR_TYPES, CONVERSATION_ERRORS } from '../../src/workflow';
 import { readEffects } from './effects';
 import { endInvariants } from './endInvariants';
 import { endedMessageInvariants } from './endedMessages';

@@ -4,7 +4,8 @@
  * overrides, deploys); part is observed after every step (the puppet calls waiting for an answer,
  * the approvals waiting, how each chain ended), so the commands of the next step act on what is.
  */
-import type { ConversationOptions, ConversationReply, PendingApproval, RunContext, RunOptions } from '../../src';
+import type { RunOptions } from '../../src';
+import type { ConversationOptions, ConversationReply, PendingApproval, RunContext } from '../../src/workflow';
 import type { PuppetAnswer, PuppetCall } from './protocol';
 import type { AgentId, TeamVersion } from './team';
 

@@ -3,7 +3,9 @@
  * approvals waiting in each open root (and what each asks), decisions sent by signal that were
  * taken, and how each root that closed ended.
  */
-import { BatonError, conversationError, type AuditChain } from '../../src';
+import { BatonError } from '../../src';
+import { conversationError } from '../../src/client';
+import type { AuditChain } from '../../src/audit';
 import { errorText, sleep, type Harness } from './harness';
 import { rootOf, subjectOf, type RootModel } from './model';
 

@@ -9,7 +9,7 @@
 import { createHash } from 'node:crypto';
 import { Context } from '@temporalio/activity';
 import { CancelledFailure } from '@temporalio/common';
-import type { CallModelInput, ModelResponse, ToolSpec } from '../../src';
+import type { CallModelInput, ModelResponse, ToolSpec } from '../../src/workflow';
 import type { ModelCallContext, ModelProvider } from '../../src/models/provider';
 import { callKeyParts, type FromWorker, type OfferedTool, type PuppetAnswer } from './protocol';
 

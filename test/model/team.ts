@@ -15,7 +15,8 @@
  * Tools log their effects with their idempotency keys (./effects.ts), once per key.
  */
 import { z } from 'zod';
-import { defineAgent, defineTool, delegate, remoteAgent, Team, type ApproverKey, type ToolContext } from '../../src';
+import { defineAgent, defineTool, delegate, remoteAgent, Team, type ToolContext } from '../../src';
+import type { ApproverKey } from '../../src/client/signing';
 import { keys, testKey } from '../helpers/signing';
 import { applyOnce } from './effects';
 

@@ -6,7 +6,8 @@ import { APICallError, LoadAPIKeyError, type LanguageModelV3StreamPart, type Lan
 import { ApplicationFailure } from '@temporalio/common';
 import { convertArrayToReadableStream, MockLanguageModelV3 } from 'ai/test';
 import { describe, expect, it } from 'vitest';
-import { aiSdk, AiSdkProvider, defineAgent, UserError } from '../../src';
+import { aiSdk, AiSdkProvider, defineAgent } from '../../src';
+import { UserError } from '../../src/workflow';
 import type { CallModelInput } from '../../src/common/model';
 import type { ModelCallContext } from '../../src/models/provider';
 import { toPrompt } from '../../src/models/aiSdk/prompt';

@@ -1,7 +1,8 @@
 import { defaultPayloadConverter } from '@temporalio/common';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { defineAgent, defineTool, ModelRequestError, openai, OpenAIProvider, Team } from '../../src';
+import { defineAgent, defineTool, openai, OpenAIProvider, Team } from '../../src';
+import { ModelRequestError } from '../../src/workflow';
 import type { OpenAICallProgress } from '../../src/models/openai';
 import { estimateTokens } from '../../src/models/provider';
 import { activitiesInHistory } from '../helpers/history';

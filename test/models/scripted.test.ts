@@ -1,6 +1,7 @@
 import { ApplicationFailure } from '@temporalio/common';
 import { describe, expect, expectTypeOf, it } from 'vitest';
-import { scripted, ScriptedProvider, type CallModelInput, type ScriptedStep, type ScriptedToolCall } from '../../src';
+import { scripted, ScriptedProvider } from '../../src';
+import type { CallModelInput, ScriptedStep, ScriptedToolCall } from '../../src/workflow';
 
 const provider = new ScriptedProvider();
 const context = (attempt = 1) => ({ attempt, signal: new AbortController().signal, sleep: async () => {} });

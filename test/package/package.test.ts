@@ -203,6 +203,19 @@ describe('the published package', () => {
       });
     }
 
+    // Every entry in package.json's exports loads in both services, with the same names (the ES module entries re-export the CommonJS ones);
+    // baton-agents/react wants react, an optional peer these services do not install.
+    const entries = Object.keys((JSON.parse(fs.readFileSync(path.join(repo, 'package.json'), 'utf8')) as { exports: Record<string, unknown> }).exports)
+      .filter((k) => k !== './package.json' && k !== './react')
+      .map((k) => `baton-agents${k.slice(1)}`);
+    const probe = (load: string) => `const out = {}; for (const s of ${JSON.stringify(entries)}) out[s] = Object.keys(${load}).filter((n) => n !== 'default' && n !== '__esModule').sort(); console.log(JSON.stringify(out));`;
+    const esmNames = JSON.parse((await sh(path.join(dir, 'esm'), process.execPath, ['--input-type=module', '-e', probe('await import(s)')])).stdout) as Record<string, string[]>;
+    const cjsNames = JSON.parse((await sh(path.join(dir, 'cjs'), process.execPath, ['-e', probe('require(s)')])).stdout) as Record<string, string[]>;
+    expect(Object.keys(esmNames)).toEqual(entries);
+    expect(esmNames).toEqual(cjsNames);
+    expect(esmNames['baton-agents/audit']).toContain('exportAudit');
+    expect(esmNames['baton-agents/payloads']).toContain('batonDataConverter');
+
     const demo = await sh(dir, 'npx', ['--no-install', 'baton-agents', 'demo'], { TEMPORAL_CLI_PATH: findTemporalBinary('cli') ?? '' });
     expect(demo.stdout).toMatch(/answer from refunds/);
     expect(demo.stdout).toMatch(/flowchart LR/);

@@ -10,7 +10,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { defineTool, EmptyOutputError, Team } from '../../src';
+import { defineTool, Team } from '../../src';
+import { EmptyOutputError } from '../../src/workflow';
 import { scriptedAgent } from '../helpers/agents';
 import { fuzzRunner } from '../helpers/fuzzRun';
 import { fuzzScenario } from '../helpers/fuzzScenario';

@@ -8,7 +8,8 @@
  */
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
-import { type ApproverKey, Team } from '../../src';
+import { Team } from '../../src';
+import type { ApproverKey } from '../../src/client/signing';
 import { verifyAuditExport } from '../../src/audit/verifyExport';
 import { exportAudit } from '../../src/audit/export';
 import { scriptedAgent as agent } from '../helpers/agents';

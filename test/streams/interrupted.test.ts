@@ -5,7 +5,8 @@
  * between the interrupt and the reply.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { approveHandoffSignal, defineAgent, handoff, openai, Team, type Baton } from '../../src';
+import { defineAgent, handoff, openai, Team, type Baton } from '../../src';
+import { approveHandoffSignal } from '../../src/workflow';
 import { reply, startOpenAIServer } from '../helpers/openaiServer';
 import { useTemporalServer, withWorker } from '../helpers/temporal';
 import { Viewer } from '../helpers/viewer';

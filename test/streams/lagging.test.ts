@@ -5,7 +5,8 @@
  * when the transport never catches up, the reply still ends the stream.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Baton, InProcessStreams, type StreamEntry, type StreamTransport, type TextDelta } from '../../src';
+import { Baton } from '../../src';
+import { InProcessStreams, type StreamEntry, type StreamTransport, type TextDelta } from '../../src/streams';
 import { reply, startOpenAIServer } from '../helpers/openaiServer';
 import { useTemporalServer, withWorker } from '../helpers/temporal';
 import { Viewer } from '../helpers/viewer';

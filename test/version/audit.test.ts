@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { historyFromJSON } from '@temporalio/common/lib/proto-utils';
 import { describe, expect, it } from 'vitest';
-import { buildConversationAudit, formatConversation } from '../../src';
+import { buildConversationAudit, formatConversation } from '../../src/audit';
 import { formatTimeline } from '../../src/audit/format';
 import { formatPending } from '../../src/cli/print';
 import { auditOf, eventsOf } from '../audit/recorded';

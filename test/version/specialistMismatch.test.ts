@@ -5,7 +5,8 @@
  */
 import { z } from 'zod';
 import { describe, expect, it } from 'vitest';
-import { Baton, defineTool, delegate, Team, TeamMismatchError } from '../../src';
+import { Baton, defineTool, delegate, Team } from '../../src';
+import { TeamMismatchError } from '../../src/workflow';
 import { createWorker } from '../../src/worker';
 import { scriptedAgent as agent } from '../helpers/agents';
 import { taskQueue, useTemporalServer } from '../helpers/temporal';

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { InvalidRunInputError, UserError } from '../../src';
+import { InvalidRunInputError } from '../../src';
+import { UserError } from '../../src/workflow';
 import { validateRunInput } from '../../src/common/input';
 import { deploymentFromEnv, workerDeploymentOptions } from '../../src/worker/deployment';
 

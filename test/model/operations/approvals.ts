@@ -7,7 +7,8 @@
  * waiting and the chain running.
  */
 import fc from 'fast-check';
-import { approveHandoffSignal, childApprovalsSignal, decideHandoffUpdate, forwardDecisionSignal, forwardedOutcomeSignal, LIMITS, overrideRunSignal, rejectHandoffSignal, type ApprovalRecord, type DecisionOptions, type PendingApproval } from '../../../src';
+import { LIMITS, type DecisionOptions } from '../../../src';
+import { approveHandoffSignal, childApprovalsSignal, decideHandoffUpdate, forwardDecisionSignal, forwardedOutcomeSignal, overrideRunSignal, rejectHandoffSignal, type ApprovalRecord, type PendingApproval } from '../../../src/workflow';
 import { hostileScenario, REAL_ID, type ChainCase } from '../../helpers/hostileCases';
 import { broken, clip, errorText, operation, type Harness } from '../harness';
 import { pick, subjectOf, type ModelState, type RootModel } from '../model';

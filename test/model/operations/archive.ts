@@ -9,7 +9,7 @@
 import path from 'node:path';
 import fc from 'fast-check';
 import { NativeConnection } from '@temporalio/worker';
-import { exportAudit, verifyAuditExport } from '../../../src';
+import { exportAudit, verifyAuditExport } from '../../../src/audit';
 import { listArchive, readArchived } from '../../../src/audit/archive/read';
 import { DirectoryArchive, type ArchiveStore } from '../../../src/audit/archive/store';
 import { FileSiemSink } from '../../../src/audit/siem/sink';

@@ -6,7 +6,9 @@
  * signature; no gated agent run without approval.
  */
 import fc from 'fast-check';
-import { overrideRunSignal, signOverrides, WorkflowType, type AuditEvent, type RunOverrides } from '../../../src';
+import { overrideRunSignal, WorkflowType, type RunOverrides } from '../../../src/workflow';
+import { signOverrides } from '../../../src/client/signing';
+import type { AuditEvent } from '../../../src/audit';
 import { broken, clip, operation, type Harness } from '../harness';
 import { pick, type ModelState } from '../model';
 import { MALLORY, OPS } from '../team';

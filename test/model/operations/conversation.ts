@@ -4,7 +4,8 @@
  * some long enough to be compacted), and end it.
  */
 import fc from 'fast-check';
-import { TurnStrandedError, type Conversation, type MidTurnPolicy } from '../../../src';
+import type { Conversation } from '../../../src';
+import { TurnStrandedError, type MidTurnPolicy } from '../../../src/workflow';
 import { applyItem } from '../follow';
 import { broken, clip, errorText, operation, sleep, type Harness } from '../harness';
 import { openRoots, pick, type ModelState, type RootModel, type SentMessage } from '../model';

@@ -8,7 +8,8 @@
  * one the chain acts on (`escalation-acted`).
  */
 import fc from 'fast-check';
-import type { AuditChain, AuditEvent, PendingApproval } from '../../../src';
+import type { AuditChain, AuditEvent } from '../../../src/audit';
+import type { PendingApproval } from '../../../src/workflow';
 import type { EscalationDecision, EscalationStep } from '../../../src/common/approvalTiming';
 import { durationMs } from '../../../src/common/check';
 import { broken, clip, sleep, type Harness, type Invariant, operation } from '../harness';

@@ -12,7 +12,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import fc from 'fast-check';
-import type { ApprovalRecord, AuditEvent } from '../../../src';
+import type { ApprovalRecord } from '../../../src/workflow';
+import type { AuditEvent } from '../../../src/audit';
 import { factsOfDecision, type DecisionFacts } from '../../../src/common/signatures/payload';
 import { exportKeys, keys } from '../../helpers/signing';
 import { nodePasskey, passkeyEntry, passkeySign } from '../../helpers/passkeys';

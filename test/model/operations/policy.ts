@@ -7,7 +7,7 @@
  */
 import { WorkflowUpdateFailedError } from '@temporalio/client';
 import fc from 'fast-check';
-import type { AuditEvent } from '../../../src';
+import type { AuditEvent } from '../../../src/audit';
 import type { TeamPolicy } from '../../../src/common/authority/policyUpdate';
 import { policyQuery, tightenPolicyUpdate } from '../../../src/common/messages';
 import { broken, clip, type Harness, type Invariant, operation } from '../harness';

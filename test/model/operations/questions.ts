@@ -6,7 +6,9 @@
  * sent: an asked approval never proceeds without its answer or a decision.
  */
 import fc from 'fast-check';
-import { askHandoffQuestionUpdate, LIMITS, toBatonError, type PendingApproval } from '../../../src';
+import { LIMITS } from '../../../src';
+import { askHandoffQuestionUpdate, type PendingApproval } from '../../../src/workflow';
+import { toBatonError } from '../../../src/client';
 import { broken, clip, errorText, operation, type Harness } from '../harness';
 import { stillWaiting, waiting, waitingFor, type Waiting } from './approvals';
 

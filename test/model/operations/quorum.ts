@@ -6,7 +6,7 @@
  * people; nobody decides for a slot without a valid grant; a refused vote leaves it waiting.
  */
 import fc from 'fast-check';
-import { decideHandoffUpdate, type ApprovalRecord, type HandoffDecision } from '../../../src';
+import { decideHandoffUpdate, type ApprovalRecord, type HandoffDecision } from '../../../src/workflow';
 import { approvedByQuorum, currentVotes } from '../../../src/common/approvalVotes';
 import { signDelegation } from '../../../src/client/signing/delegation';
 import { broken, errorText, operation, type Harness } from '../harness';

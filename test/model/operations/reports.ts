@@ -6,7 +6,7 @@
  * waits at the top with its own message, and nothing forged appears.
  */
 import fc from 'fast-check';
-import { childApprovalsSignal } from '../../../src';
+import { childApprovalsSignal } from '../../../src/workflow';
 import { broken, clip, operation, type Harness } from '../harness';
 import { waiting, waitingFor, type Waiting } from './approvals';
 

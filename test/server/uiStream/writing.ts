@@ -4,7 +4,8 @@
  * the answer: followers must show the answer, never the draft.
  */
 import { ApplicationFailure } from '@temporalio/common';
-import { ScriptedProvider, type ModelCallContext, type ModelProvider } from '../../../src';
+import { ScriptedProvider, type ModelProvider } from '../../../src';
+import type { ModelCallContext } from '../../../src/models';
 import type { CallModelInput, ModelResponse } from '../../../src/common/model';
 
 /** The text a draft call writes before it fails. */
