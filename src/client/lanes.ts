@@ -76,13 +76,18 @@ async function whileTaskFails<H>(start: () => Promise<H>): Promise<H> {
     try {
       return await start();
     } catch (err) {
-      if (!taskFailing(err) || Date.now() + wait > deadline) throw err;
+      if (!workflowTaskFailing(err) || Date.now() + wait > deadline) throw err;
       await new Promise((resolve) => setTimeout(resolve, wait));
     }
   }
 }
 
-function taskFailing(err: unknown): boolean {
+/**
+ * Whether Temporal refused a call because the run's workflow task is failing or being retried (its
+ * worker lost mid-task, a task that fails): FAILED_PRECONDITION, "Workflow Task in failed state".
+ * Nothing was refused for what the call asked; it is taken once a worker completes a task again.
+ */
+export function workflowTaskFailing(err: unknown): boolean {
   // gRPC FAILED_PRECONDITION with Temporal's "Workflow Task in failed state", as it is or wrapped by the
   // client; or an update the server dropped with the workflow task that carried it, which failed for
   // a reason of its own (a continue-as-new refused because new events came in: UnhandledCommand).
