@@ -14,12 +14,7 @@ export interface KnownDefect {
   matches: RegExp;
 }
 
-export const KNOWN_OPEN: KnownDefect[] = [
-  {
-    name: "a replayed run's audit does not link a tool call it ran under a decision carried from the run it replays to that decision",
-    matches: /refund ran after the policy update without alice's approval \(no approval\)/,
-  },
-];
+export const KNOWN_OPEN: KnownDefect[] = [];
 
 /** The open defect a violation shows, if any. */
 export function knownDefect(violation: string): KnownDefect | undefined {
