@@ -8,12 +8,16 @@
  * new as its history grows, carrying the cursor. It is off every chain's path: a chain never waits
  * for it, and nothing it does fails a chain.
  */
-import { condition, proxyActivities, setHandler } from '@temporalio/workflow';
+import { condition, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
 import { advanceCursor, type ArchiveActivities, type ArchiverInput, type ArchiverStatus, archiverStatusQuery, archiveNowSignal, ARCHIVER_WORKFLOW_TYPE, initialCursor } from '../src/common/archive';
+import { Patches } from '../src/common/patches';
 import { handOver, handOverDue } from './economics/handover';
+import { hasPatch } from './patches';
 
 /** Chains a run archives before it continues as new (besides whenever Temporal suggests it). */
 const CHAINS_PER_RUN = 500;
+/** Events a run's history holds before it continues as new (see `ArchiverInput.eventsPerRun`). */
+const EVENTS_PER_RUN = 1_000;
 
 export async function auditArchiver(input: ArchiverInput): Promise<never> {
   // Retried without end, backing off to a minute: an archive down for hours is a backlog, not a loss.
@@ -26,6 +30,8 @@ export async function auditArchiver(input: ArchiverInput): Promise<never> {
   let woken = false;
   setHandler(archiverStatusQuery, () => status);
   setHandler(archiveNowSignal, () => void (woken = true));
+  // Runs from before the patch continued as new by chains and Temporal's suggestion only.
+  const eventsPerRun = hasPatch(Patches.ARCHIVER_HISTORY) ? (input.eventsPerRun ?? EVENTS_PER_RUN) : Infinity;
   let taken = 0;
   for (;;) {
     woken = false;
@@ -43,7 +49,7 @@ export async function auditArchiver(input: ArchiverInput): Promise<never> {
       t.streamed += done.streamed;
       taken++;
     }
-    if (handOverDue(taken, CHAINS_PER_RUN)) break;
+    if (handOverDue(taken, CHAINS_PER_RUN) || workflowInfo().historyLength >= eventsPerRun) break;
     if (closed.length < batch) await condition(() => woken, input.pollMs ?? 30_000);
   }
   return handOver<typeof auditArchiver>(ARCHIVER_WORKFLOW_TYPE, { ...input, cursor: status.cursor, totals: status.totals, runs: status.runs + 1 });

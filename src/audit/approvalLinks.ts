@@ -30,7 +30,15 @@ export class ApprovalLinks {
     if (a) a.runs = r.outcome === 'approved' || (r.outcome === 'timed_out' && r.onTimeout === 'approve');
   }
 
-  /** The approval a scheduled call of `agent` runs under (once per approval): same tool, same call id, decided so it may run. */
+  /**
+   * A run that replays an earlier one started: a call it runs again (one that did not complete in
+   * the run it replays) runs under the decision the replay carries, as it did there.
+   */
+  replayed(): void {
+    for (const a of this.asked) a.used = false;
+  }
+
+  /** The approval a scheduled call of `agent` runs under (once per approval and run): same tool, same call id, decided so it may run. */
   ranUnder(agent: string, call: ToolCall): string | undefined {
     const a = this.asked.find((x) => !x.used && x.runs && x.agent === agent && x.tool.name === call.name && x.tool.toolCallId === call.id);
     if (!a) return undefined;

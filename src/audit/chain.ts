@@ -149,7 +149,7 @@ class RunReader {
     if (input.parent) this.chain.parent ??= { workflowId: input.parent.workflowId, rootWorkflowId: input.parent.rootWorkflowId, depth: input.parent.depth, ...(input.parent.team ? { team: input.parent.team } : {}) };
     this.push(where, { kind: 'run_started', input: plain });
     if (origin) this.push(where, { kind: 'replayed_from', baseRunId: origin.runId, reason: `baton replay from ${origin.from}` });
-    if (resume) this.turns.resumed(resume, where);
+    if (resume) this.turns.resumed(resume, where, origin !== undefined);
   }
 
   private onScheduled(e: HistoryEvent, where: Where): void {
@@ -246,7 +246,7 @@ class RunReader {
       const reason = f.failure?.message ?? 'reset';
       this.chain.lineage.push({ runId: this.runId, replayedFrom: f.baseRunId, reason, at: where.at });
       this.push(where, { kind: 'replayed_from', baseRunId: f.baseRunId, reason });
-      return;
+      return this.turns.replayed();
     }
     if (isRoutine(f.cause)) return;
     const cause = f.cause !== undefined && f.cause !== null ? causeName(f.cause) : undefined;

@@ -61,6 +61,11 @@ export class TurnReader {
 
   constructor(private readonly sink: TurnSink) {}
 
+  /** A run that replays an earlier one started: the decisions it carries may each cover a call once more. */
+  replayed(): void {
+    this.links.replayed();
+  }
+
   /** The approval a scheduled call of `agent` runs under, when it waited for one. */
   ranUnder(agent: string, call: ToolCall): string | undefined {
     return this.links.ranUnder(agent, call);
@@ -150,9 +155,11 @@ export class TurnReader {
 
   /**
    * A run of a replay starts from a rebuilt state: a model answer it acts on again, whose calls
-   * belong to the run it continues. Continue-as-new needs nothing: this reader follows the turn.
+   * belong to the run it continues; with `replay`, the decisions it carries cover the calls it runs
+   * again. Continue-as-new needs nothing: this reader follows the turn.
    */
-  resumed(state: ChainState, where: Where): void {
+  resumed(state: ChainState, where: Where, replay = false): void {
+    if (replay) this.replayed();
     if (this.turn || !state.pendingResponse) return;
     const tools = state.team.agents[state.agentId]?.tools.map((t) => t.name) ?? [];
     this.answered(state.agentId, state.pendingResponse.toolCalls, { ...where, given: state.messages.length, tools });

@@ -11,6 +11,7 @@ import { decideHandoffUpdate, PENDING_MEMO } from '../common/messages';
 import { decisionSizes } from '../common/sizes';
 import type { DecisionOptions } from './pending';
 import { signDecision } from './signing/sign';
+import { whileWorkflowTaskFails } from './lanes';
 
 /** The parts of a run a decision needs. */
 interface DecidingRun {
@@ -66,9 +67,12 @@ export async function decideApproval(
     signed = await signDecision(signer, { workflowId: chainId, waiting: pending, decision: fields });
   }
   try {
-    return await getRun(chainId).handle.executeUpdate(decideHandoffUpdate, {
-      args: [{ handoffId: id, ...fields, ...(hash !== undefined ? { callHash: hash } : {}), ...(signed !== undefined ? { signature: signed } : {}) }],
-    });
+    // Refused while the chain's workflow task is being retried (a worker lost mid-task): nothing was decided yet, so it is sent again.
+    return await whileWorkflowTaskFails(() =>
+      getRun(chainId).handle.executeUpdate(decideHandoffUpdate, {
+        args: [{ handoffId: id, ...fields, ...(hash !== undefined ? { callHash: hash } : {}), ...(signed !== undefined ? { signature: signed } : {}) }],
+      }),
+    );
   } catch (err) {
     throw toBatonError(err);
   }

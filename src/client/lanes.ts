@@ -34,7 +34,7 @@ export class Lane {
     });
     let taken: H;
     try {
-      taken = await whileTaskFails(start);
+      taken = await whileWorkflowTaskFails(start);
       this.inFlight++;
     } finally {
       this.sending = false;
@@ -65,24 +65,29 @@ export class Lane {
 const TASK_FAILING_PATIENCE_MS = 30_000;
 
 /**
- * `start`, again while the conversation's workflow task is failing. An update over Temporal's
- * payload limit from another client fails the task that carries it (a worker's answer to an update
- * repeats its input); Temporal drops it and the next task runs, but meanwhile refuses updates with
- * FAILED_PRECONDITION.
+ * `start`, again while the run's workflow task is failing. An update over Temporal's payload limit
+ * from another client fails the task that carries it (a worker's answer to an update repeats its
+ * input), and a worker lost mid-task leaves its task to time out; Temporal drops the update and the
+ * next task runs, but meanwhile refuses updates with FAILED_PRECONDITION.
  */
-async function whileTaskFails<H>(start: () => Promise<H>): Promise<H> {
+export async function whileWorkflowTaskFails<H>(start: () => Promise<H>): Promise<H> {
   const deadline = Date.now() + TASK_FAILING_PATIENCE_MS;
   for (let wait = 250; ; wait = Math.min(wait * 2, 4000)) {
     try {
       return await start();
     } catch (err) {
-      if (!taskFailing(err) || Date.now() + wait > deadline) throw err;
+      if (!workflowTaskFailing(err) || Date.now() + wait > deadline) throw err;
       await new Promise((resolve) => setTimeout(resolve, wait));
     }
   }
 }
 
-function taskFailing(err: unknown): boolean {
+/**
+ * Whether Temporal refused a call because the run's workflow task is failing or being retried (its
+ * worker lost mid-task, a task that fails): FAILED_PRECONDITION, "Workflow Task in failed state".
+ * Nothing was refused for what the call asked; it is taken once a worker completes a task again.
+ */
+export function workflowTaskFailing(err: unknown): boolean {
   // gRPC FAILED_PRECONDITION with Temporal's "Workflow Task in failed state", as it is or wrapped by the
   // client; or an update the server dropped with the workflow task that carried it, which failed for
   // a reason of its own (a continue-as-new refused because new events came in: UnhandledCommand).

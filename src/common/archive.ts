@@ -68,6 +68,12 @@ export interface ArchiverInput {
   batch?: number;
   /** How soon an archiving attempt whose worker died starts again elsewhere, in ms. @default 20000 */
   heartbeatTimeoutMs?: number;
+  /**
+   * Events a run's history holds before it continues as new. Every look writes history, chains or
+   * none; a long history is replayed whole by a worker that takes the archiver over (a restart), and
+   * one too long to replay within a workflow task's timeout stops the archiver. @default 1000
+   */
+  eventsPerRun?: number;
   /** Carried by continue-as-new. */
   cursor?: ArchiveCursor;
   /** Carried by continue-as-new. */

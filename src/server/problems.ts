@@ -9,6 +9,7 @@ import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { QuestionRefusedError } from '../common/approvalQuestions';
 import { ApprovalRefusedError, InputTooLargeError, InvalidRunInputError, UserError } from '../common/errors';
 import { sizeMessage } from '../common/limits';
+import { workflowTaskFailing } from '../client/lanes';
 
 /** One problem with a request field. */
 export interface FieldError {
@@ -59,6 +60,7 @@ const Grpc = {
 } as const;
 
 const RETRY = { 'retry-after': '5' };
+const RUN_NOT_ANSWERING = 'The workers serving this run are retrying its workflow task (a worker was lost or is restarting), and Temporal takes no request for it until one completes: nothing was refused; send the same request again shortly.';
 
 /**
  * The HTTP answer for `err`: baton's own errors and Temporal's answers each get a status that says
@@ -76,6 +78,8 @@ export function toProblem(err: unknown): HttpProblem {
   if (err instanceof InputTooLargeError) return new HttpProblem(413, 'Input too large', err.message, err.fields.map((f) => ({ path: f.field, message: f.more ? sizeMessage(f) : `is ${f.size} ${f.unit}; the limit is ${f.limit}` })));
   if (err instanceof UserError) return new HttpProblem(409, 'Refused', err.message);
   if (err instanceof WorkflowUpdateFailedError) return new HttpProblem(409, 'Refused', 'The workflow refused the request.');
+  // A run whose workflow task is being retried (its worker lost mid-task) takes nothing until a worker completes one: not a refusal.
+  if (workflowTaskFailing(err)) return new HttpProblem(503, 'Run not answering', RUN_NOT_ANSWERING, undefined, RETRY);
   const code = grpcCode(err);
   return code === undefined ? new HttpProblem(500, 'Internal error', 'The service failed to handle this request; the failure is in its log.') : temporalProblem(code);
 }

@@ -98,9 +98,25 @@ export function clip(value: unknown, n = 160): string {
   return text === undefined ? 'undefined' : text.length > n ? `${text.slice(0, n)}… (${text.length} chars)` : text;
 }
 
-/** The name and message of an error. */
+/**
+ * The name and message of an error; for Temporal's wrappers, whose message says only what kind of
+ * call failed ("Workflow Update failed", "Failed to query Workflow"), what they wrap too.
+ */
 export function errorText(err: unknown): string {
-  return err instanceof Error ? `${err.name}: ${err.message}` : String(err);
+  if (!(err instanceof Error)) return String(err);
+  const cause = WRAPPERS.has(err.name) ? (err as { cause?: unknown }).cause : undefined;
+  return `${err.name}: ${err.message}${cause === undefined ? '' : ` (cause: ${causeText(cause)})`}`;
+}
+
+/** Temporal's errors that wrap the failure that says why. */
+const WRAPPERS = new Set(['WorkflowUpdateFailedError', 'WorkflowFailedError', 'ServiceError', 'WorkflowUpdateRPCTimeoutOrCancelledError']);
+
+function causeText(cause: unknown): string {
+  if (!(cause instanceof Error)) return String(cause);
+  const type = (cause as { type?: unknown }).type;
+  const code = (cause as { code?: unknown }).code;
+  const nested = (cause as { cause?: unknown }).cause;
+  return `${cause.name}${typeof type === 'string' ? ` ${type}` : ''}${typeof code === 'number' ? ` (gRPC ${code})` : ''}: ${clip(cause.message, 300)}${nested instanceof Error ? ` ← ${causeText(nested)}` : ''}`;
 }
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
