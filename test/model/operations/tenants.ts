@@ -11,7 +11,7 @@ import { Client as McpClient } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import fc from 'fast-check';
 import { createBatonApp, type ServiceApp } from '../../../src/server';
-import { broken, clip, operation, type Harness } from '../harness';
+import { broken, clip, operation, sleep, type Harness } from '../harness';
 import { stillWaiting, waiting, waitingFor } from './approvals';
 
 const BASE = 'http://baton.model';
@@ -32,7 +32,16 @@ function appOf(h: Harness): ServiceApp {
   return app;
 }
 
+/** `who`'s request; a read answered 503 ("try again shortly": a worker coming back) is asked again, as its advice says. */
 async function call(h: Harness, who: keyof typeof TOKENS, method: string, path: string, body?: unknown): Promise<{ status: number; json: unknown }> {
+  for (let tries = 1; ; tries++) {
+    const answer = await callOnce(h, who, method, path, body);
+    if (answer.status !== 503 || method !== 'GET' || tries >= 10) return answer;
+    await sleep(1_000);
+  }
+}
+
+async function callOnce(h: Harness, who: keyof typeof TOKENS, method: string, path: string, body?: unknown): Promise<{ status: number; json: unknown }> {
   const res = await appOf(h).fetch(
     new Request(`${BASE}${path}`, { method, headers: { authorization: `Bearer ${TOKENS[who]}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) }, ...(body !== undefined ? { body: JSON.stringify(body) } : {}) }),
   );
@@ -96,7 +105,11 @@ async function crossByMcp(h: Harness, p: { root: number; decide: boolean; approv
     if (root.kind === 'chain') {
       const audit = await call(tenant, 'read_audit', { workflowId: root.id });
       if (!audit.isError || !audit.content[0]?.text?.startsWith('404 ')) broken(h, CROSS, `MCP read_audit as tenant acme read chain ${root.id} of no tenant: ${clip(audit.content[0]?.text ?? '', 160)}`);
-      const own = await call(none, 'read_audit', { workflowId: root.id });
+      let own = await call(none, 'read_audit', { workflowId: root.id });
+      for (let tries = 1; own.isError && own.content[0]?.text?.startsWith('503 ') && tries < 10; tries++) {
+        await sleep(1_000);
+        own = await call(none, 'read_audit', { workflowId: root.id });
+      }
       if (own.isError) broken(h, CROSS, `MCP read_audit without a tenant could not read its own chain ${root.id}: ${clip(own.content[0]?.text ?? '', 160)}`);
     } else {
       // Refused before anything is sent: nothing reaches the conversation, so the model's own view of it stands.
