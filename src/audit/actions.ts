@@ -8,6 +8,7 @@
  * metric (`temporal server start-dev --metrics-port`) counts those.
  */
 import { temporal } from '@temporalio/proto';
+import { upsertIsAction } from '../common/searchAttributes';
 
 type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
 const T = temporal.api.enums.v1.EventType;
@@ -30,7 +31,6 @@ export interface HistoryActions {
 }
 
 const LOCAL_ACTIVITY_MARKER = 'core_local_activity';
-const PATCH_ATTRIBUTE = 'TemporalChangeVersion';
 
 /** Count the actions of one run from its history events. */
 export function countActions(events: readonly HistoryEvent[]): HistoryActions {
@@ -58,7 +58,7 @@ export function countActions(events: readonly HistoryEvent[]): HistoryActions {
         break;
       case T.EVENT_TYPE_UPSERT_WORKFLOW_SEARCH_ATTRIBUTES: {
         const keys = Object.keys(e.upsertWorkflowSearchAttributesEventAttributes?.searchAttributes?.indexedFields ?? {});
-        if (keys.some((k) => k !== PATCH_ATTRIBUTE)) counted.searchAttributeUpserts++;
+        if (upsertIsAction(keys)) counted.searchAttributeUpserts++;
         break;
       }
       case T.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED:

@@ -11,7 +11,7 @@ import { decideHandoffUpdate, PENDING_MEMO } from '../common/messages';
 import { decisionSizes } from '../common/sizes';
 import type { DecisionOptions } from './pending';
 import { signDecision } from './signing/sign';
-import { whileWorkflowTaskFails } from './lanes';
+import { whileWorkflowTaskFails } from './taskFailing';
 
 /** The parts of a run a decision needs. */
 interface DecidingRun {

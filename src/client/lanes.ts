@@ -6,7 +6,8 @@
  * number), with at most {@link MAX_MESSAGES_IN_FLIGHT} taken and not yet answered; the rest wait
  * here, in the order they were sent.
  */
-import { type Client, ServiceError } from '@temporalio/client';
+import type { Client } from '@temporalio/client';
+import { whileWorkflowTaskFails } from './taskFailing';
 
 /**
  * Messages (and end requests) one client has taken and not yet answered per conversation: below
@@ -59,40 +60,6 @@ export class Lane {
     }
     if (!this.sending && this.inFlight === 0 && this.waiting.length === 0) this.release();
   }
-}
-
-/** How long a send waits for a conversation whose workflow task is failing to take messages again. */
-const TASK_FAILING_PATIENCE_MS = 30_000;
-
-/**
- * `start`, again while the run's workflow task is failing. An update over Temporal's payload limit
- * from another client fails the task that carries it (a worker's answer to an update repeats its
- * input), and a worker lost mid-task leaves its task to time out; Temporal drops the update and the
- * next task runs, but meanwhile refuses updates with FAILED_PRECONDITION.
- */
-export async function whileWorkflowTaskFails<H>(start: () => Promise<H>): Promise<H> {
-  const deadline = Date.now() + TASK_FAILING_PATIENCE_MS;
-  for (let wait = 250; ; wait = Math.min(wait * 2, 4000)) {
-    try {
-      return await start();
-    } catch (err) {
-      if (!workflowTaskFailing(err) || Date.now() + wait > deadline) throw err;
-      await new Promise((resolve) => setTimeout(resolve, wait));
-    }
-  }
-}
-
-/**
- * Whether Temporal refused a call because the run's workflow task is failing or being retried (its
- * worker lost mid-task, a task that fails): FAILED_PRECONDITION, "Workflow Task in failed state".
- * Nothing was refused for what the call asked; it is taken once a worker completes a task again.
- */
-export function workflowTaskFailing(err: unknown): boolean {
-  // gRPC FAILED_PRECONDITION with Temporal's "Workflow Task in failed state", as it is or wrapped by the
-  // client; or an update the server dropped with the workflow task that carried it, which failed for
-  // a reason of its own (a continue-as-new refused because new events came in: UnhandledCommand).
-  const status = (err instanceof ServiceError ? err.cause : err) as { code?: unknown; details?: unknown; message?: unknown } | undefined;
-  return status?.code === 9 && /Workflow Task in failed state|unexpected workflow task failure/i.test(`${String(status.details)} ${String(status.message)}`);
 }
 
 const lanes = new WeakMap<Client, Map<string, Lane>>();

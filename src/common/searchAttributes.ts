@@ -67,3 +67,14 @@ export const APPROVAL_SEARCH_ATTRIBUTES = [BatonApprovalDue, BatonApprovers, Bat
  * started in an experiment, `BatonTenant` by chains of a tenant.
  */
 export const BATON_SEARCH_ATTRIBUTES = [BatonAgent, BatonStatusAttribute, BatonHandoffs, BatonTeam, BatonVariant, BatonTenant, ...APPROVAL_SEARCH_ATTRIBUTES] as const;
+
+/** The search attribute Temporal's SDK records a run's patch markers in. */
+const PATCH_ATTRIBUTE = 'TemporalChangeVersion';
+
+/**
+ * Whether an upsert of `keys` is an action on Temporal Cloud: one that writes more than the
+ * `TemporalChangeVersion` a patch records.
+ */
+export function upsertIsAction(keys: readonly string[]): boolean {
+  return keys.some((k) => k !== PATCH_ATTRIBUTE);
+}

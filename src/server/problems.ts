@@ -9,7 +9,7 @@ import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { QuestionRefusedError } from '../common/approvalQuestions';
 import { ApprovalRefusedError, InputTooLargeError, InvalidRunInputError, UserError } from '../common/errors';
 import { sizeMessage } from '../common/limits';
-import { workflowTaskFailing } from '../client/lanes';
+import { workflowTaskFailing } from '../client/taskFailing';
 
 /** One problem with a request field. */
 export interface FieldError {

@@ -7,6 +7,7 @@
  * they run, on the worker (src/worker/telemetry/actionMetrics.ts). Workflow-safe imports only.
  */
 import type { coresdk } from '@temporalio/proto';
+import { upsertIsAction } from '../../src/common/searchAttributes';
 
 /** What an action is, as `baton_temporal_actions_total` labels it. */
 export type ActionKind = 'start' | 'signal' | 'query' | 'update' | 'timer' | 'search_attributes' | 'local_activities' | 'activity_attempt' | 'heartbeat';
@@ -14,7 +15,6 @@ export type ActionKind = 'start' | 'signal' | 'query' | 'update' | 'timer' | 'se
 /** Actions by kind. */
 export type ActionCounts = Partial<Record<ActionKind, number>>;
 
-const PATCH_ATTRIBUTE = 'TemporalChangeVersion';
 
 /** The actions of an activation's jobs: a run's start, the signals delivered and the queries answered. */
 export function jobActions(activation: coresdk.workflow_activation.IWorkflowActivation): ActionCounts {
@@ -37,7 +37,7 @@ export function commandActions(commands: readonly coresdk.workflow_commands.IWor
     else if (c.scheduleLocalActivity) localActivities = true;
     else if (c.upsertWorkflowSearchAttributes) {
       const keys = Object.keys(c.upsertWorkflowSearchAttributes.searchAttributes?.indexedFields ?? {});
-      if (keys.some((k) => k !== PATCH_ATTRIBUTE)) add(counts, 'search_attributes');
+      if (upsertIsAction(keys)) add(counts, 'search_attributes');
     }
   }
   if (localActivities) add(counts, 'local_activities');
