@@ -8,7 +8,7 @@ import { type Client, type WorkflowHandle, WithStartWorkflowOperation, WorkflowE
 import type { conversation as conversationWorkflow } from '../../workflows/conversation';
 import { auditConversation, type ConversationAudit } from '../audit/conversation';
 import { ConversationEndedError, type ConversationInput, type ConversationReply, type ConversationResult, type ConversationView, type MidTurnPolicy } from '../common/conversation';
-import { continued, conversationError, endedFirst, rememberedReply } from './conversationErrors';
+import { conversationError, endedFirst, rememberedReply, sendAgain } from './conversationErrors';
 import { InputTooLargeError, InvalidRunInputError, UserError } from '../common/errors';
 import { sendMessageProblems, validateConversationInput } from '../common/input';
 import { messageSizes } from '../common/sizes';
@@ -146,7 +146,7 @@ export class Conversation<Output = string> {
     const problems = sendMessageProblems(args);
     if (problems.length > 0) throw new InvalidRunInputError(problems);
     const variant = this.experiment !== undefined ? await (this.variant ??= new Experiments(this.client, this.taskQueue).variantStart(this.experiment, this.id, this.input.context, this.input.options ?? {}, this.taskQueue)) : undefined;
-    for (let hop = 0; ; hop++) {
+    for (let hop = 0, since = Date.now(); ; hop++) {
       try {
         return (await laneOf(this.client, this.id).run(
           () => this.client.workflow.startUpdateWithStart(sendMessageUpdate, { args: [args], startWorkflowOperation: this.startOperation(variant), waitForStage: WorkflowUpdateStage.ACCEPTED }),
@@ -170,7 +170,7 @@ export class Conversation<Output = string> {
           if (reply) return reply;
           throw conversationError(outcome);
         }
-        if (!continued(err)) throw conversationError(err);
+        if (!sendAgain(err, since)) throw conversationError(err);
         await nextRun(hop);
       }
     }
@@ -247,14 +247,14 @@ export class Conversation<Output = string> {
    * when it has ended). Messages sent before it from this client are taken first.
    */
   async end(): Promise<ConversationResult> {
-    for (let hop = 0; ; hop++) {
+    for (let hop = 0, since = Date.now(); ; hop++) {
       try {
         return await laneOf(this.client, this.id).run(
           () => this.handle.startUpdate(endConversationUpdate, { waitForStage: WorkflowUpdateStage.ACCEPTED }),
           (taken) => taken.result(),
         );
       } catch (err) {
-        if (continued(err)) {
+        if (sendAgain(err, since)) {
           await nextRun(hop);
           continue;
         }
@@ -287,11 +287,11 @@ export class Conversation<Output = string> {
 
 /** Move the running conversation `workflowId` onto the team the workers run now; resolves once moved. */
 export async function migrateConversation(client: Client, workflowId: string): Promise<ConversationMigration> {
-  for (let hop = 0; ; hop++) {
+  for (let hop = 0, since = Date.now(); ; hop++) {
     try {
       return await client.workflow.getHandle<typeof conversationWorkflow>(workflowId).executeUpdate(migrateConversationUpdate);
     } catch (err) {
-      if (!continued(err)) throw conversationError(err);
+      if (!sendAgain(err, since)) throw conversationError(err);
       await nextRun(hop);
     }
   }

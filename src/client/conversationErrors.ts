@@ -4,10 +4,19 @@ import { CONVERSATION_ERRORS, type ConversationReply } from '../common/conversat
 import { messageQuery } from '../common/messages';
 import type { BatonError } from '../common/errors';
 import { errorFromFailure } from '../common/errorTypes';
+import { TASK_FAILING_PATIENCE_MS, updateUnprocessed } from './taskFailing';
 
 /** Whether an update failed because its run continued as new before answering: to be sent again. */
 export function continued(err: unknown): boolean {
   return err instanceof WorkflowUpdateFailedError && err.cause instanceof ApplicationFailure && err.cause.type === 'ConversationContinuedError';
+}
+
+/**
+ * Whether an update first sent at `since` is to be sent again: its run continued as new before
+ * answering, or Temporal rejected it unprocessed (for as long as a run's failing task is waited for).
+ */
+export function sendAgain(err: unknown, since: number): boolean {
+  return continued(err) || (updateUnprocessed(err) && Date.now() - since < TASK_FAILING_PATIENCE_MS);
 }
 
 /** Whether an update failed because its run ended before answering it (Temporal's `AcceptedUpdateCompletedWorkflow`). */

@@ -6,6 +6,7 @@ import { type Client, WorkflowNotFoundError, WorkflowUpdateFailedError } from '@
 import { UserError } from '../common/errors';
 import { BREAKER_MEMO, breakerQuery, type BreakerView, EconomicsWorkflow, ledgerQuery, type LedgerView, resetBreakerUpdate } from '../common/economics/messages';
 import { breakerId } from '../common/economics/spec';
+import { whileWorkflowTaskFails } from './taskFailing';
 
 /** A shared breaker as a list shows it: its state, and its workflow id. */
 export type SharedBreakerState = BreakerView & { workflowId: string };
@@ -54,7 +55,7 @@ export class BatonEconomics {
     try {
       const running = (await handle.describe()).status.name === 'RUNNING';
       if (!running) throw new WorkflowNotFoundError('not running', workflowId, undefined);
-      return { ...(await handle.executeUpdate(resetBreakerUpdate, { args: [{ by: options.by, ...(options.reason ? { reason: options.reason } : {}) }] })), workflowId };
+      return { ...(await whileWorkflowTaskFails(() => handle.executeUpdate(resetBreakerUpdate, { args: [{ by: options.by, ...(options.reason ? { reason: options.reason } : {}) }] }))), workflowId };
     } catch (err) {
       if (err instanceof WorkflowNotFoundError) throw new UserError(`no shared breaker for "${target}" in scope "${scope}" is running (baton breakers lists them)`);
       // The breaker's validator refused the reset: its message names the problem.

@@ -13,6 +13,7 @@ import { assignVariant, experimentProblems, type ExperimentDefinition, type Expe
 import { BatonVariant, EXPERIMENT_MEMO, stopExperimentUpdate, VARIANT_MEMO, WorkflowType } from '../common/messages';
 import type { RunOptions } from '../common/options';
 import type { RunContext } from '../common/team';
+import { whileWorkflowTaskFails } from './taskFailing';
 
 /** An experiment that cannot be started, stopped or used: what is wrong and what would be valid. */
 export class ExperimentError extends UserError<{ experiment: string; problems: string[] }> {
@@ -95,7 +96,7 @@ export class Experiments {
     const { taskQueue } = await handle.describe();
     if (!(await pollersWithin(this.client, taskQueue, NO_WORKER_GRACE_MS))) throw new ExperimentError(id, [`no worker polls task queue "${taskQueue}", where its workflow runs: start a baton worker there (baton worker --task-queue ${taskQueue}), then stop it`]);
     try {
-      const state = await handle.executeUpdate(stopExperimentUpdate, { args: [stop] });
+      const state = await whileWorkflowTaskFails(() => handle.executeUpdate(stopExperimentUpdate, { args: [stop] }));
       this.cache.set(id, { state, at: Date.now() });
       return state;
     } catch (err) {

@@ -10,6 +10,7 @@ import { policyLoosenings, policyTeam, policyTightenings, type PolicyUpdateResul
 import { UserError } from '../common/errors';
 import { DEFAULT_TASK_QUEUE, policyQuery, tightenPolicyUpdate, WorkflowType } from '../common/messages';
 import type { TeamSpec } from '../common/team';
+import { whileWorkflowTaskFails } from './taskFailing';
 
 /** Where to look, and which chains. */
 export interface PolicyScanOptions {
@@ -76,7 +77,7 @@ export async function applyTeamPolicy(client: Client, team: TeamSpec, options: A
     if (s.unreachable) return { workflowId: s.workflowId, outcome: 'unreachable', problems: [s.unreachable] };
     if (s.looser.length === 0) return { workflowId: s.workflowId, outcome: 'unchanged' };
     try {
-      const result = await client.workflow.getHandle(s.workflowId).executeUpdate(tightenPolicyUpdate, { args: [{ policy, appliedBy: options.appliedBy, ...(options.reason !== undefined ? { reason: options.reason } : {}) }] });
+      const result = await whileWorkflowTaskFails(() => client.workflow.getHandle(s.workflowId).executeUpdate(tightenPolicyUpdate, { args: [{ policy, appliedBy: options.appliedBy, ...(options.reason !== undefined ? { reason: options.reason } : {}) }] }));
       return { workflowId: s.workflowId, outcome: result.tightened.length > 0 ? 'tightened' : 'unchanged', result };
     } catch (err) {
       if (err instanceof WorkflowUpdateFailedError && err.cause instanceof ApplicationFailure) {

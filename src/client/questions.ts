@@ -11,6 +11,7 @@ import type { PendingApproval } from '../common/approvals';
 import { UserError } from '../common/errors';
 import { answerHandoffQuestionUpdate, askHandoffQuestionUpdate } from '../common/messages';
 import { toBatonError } from './decide';
+import { whileWorkflowTaskFails } from './taskFailing';
 
 export type { ApprovalQuestion } from '../common/approvalQuestions';
 
@@ -52,7 +53,7 @@ export async function sendQuestion(getRun: (workflowId: string) => QuestionedRun
   const args = kind === 'ask' ? { handoffId: id, approver: by, question: text } : { handoffId: id, answerer: by, answer: text };
   try {
     const { handle } = getRun(chainId);
-    return kind === 'ask' ? await handle.executeUpdate(askHandoffQuestionUpdate, { args: [args as AskQuestionInput] }) : await handle.executeUpdate(answerHandoffQuestionUpdate, { args: [args as AnswerQuestionInput] });
+    return await whileWorkflowTaskFails(() => (kind === 'ask' ? handle.executeUpdate(askHandoffQuestionUpdate, { args: [args as AskQuestionInput] }) : handle.executeUpdate(answerHandoffQuestionUpdate, { args: [args as AnswerQuestionInput] })));
   } catch (err) {
     throw toBatonError(err);
   }

@@ -7,6 +7,7 @@ import { type BatonError, InputTooLargeError, InvalidRunInputError, UserError } 
 import { SteeringRefusedError, steerProblems, steerSizes, type SteerInput, type SteerReceipt } from '../common/live';
 import { steerUpdate } from '../common/messages';
 import { conversationError } from './conversationErrors';
+import { whileWorkflowTaskFails } from './taskFailing';
 
 /** Options of `baton.steer()` and `baton.interrupt()`. */
 export interface SteerOptions {
@@ -22,7 +23,7 @@ export async function steerChain(client: Client, workflowId: string, input: Stee
   const problems = steerProblems(input);
   if (problems.length > 0) throw new InvalidRunInputError(problems);
   try {
-    return await client.workflow.getHandle(workflowId).executeUpdate(steerUpdate, { args: [input] });
+    return await whileWorkflowTaskFails(() => client.workflow.getHandle(workflowId).executeUpdate(steerUpdate, { args: [input] }));
   } catch (err) {
     throw steerError(err);
   }

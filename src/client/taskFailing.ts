@@ -4,10 +4,10 @@
  * with FAILED_PRECONDITION: nothing was refused for what it asked. Conversation messages and
  * decisions are sent again through it; the HTTP service answers it 503.
  */
-import { ServiceError } from '@temporalio/client';
+import { ApplicationFailure, ServiceError, WorkflowUpdateFailedError } from '@temporalio/client';
 
 /** How long a call waits for a run whose workflow task is failing to take it again. */
-const TASK_FAILING_PATIENCE_MS = 30_000;
+export const TASK_FAILING_PATIENCE_MS = 30_000;
 
 /**
  * `start`, again while the run's workflow task is failing. An update over Temporal's payload limit
@@ -33,9 +33,19 @@ export async function whileWorkflowTaskFails<H>(start: () => Promise<H>): Promis
  * Nothing was refused for what the call asked; it is taken once a worker completes a task again.
  */
 export function workflowTaskFailing(err: unknown): boolean {
+  if (updateUnprocessed(err)) return true;
   // gRPC FAILED_PRECONDITION with Temporal's "Workflow Task in failed state", as it is or wrapped by the
   // client; or an update the server dropped with the workflow task that carried it, which failed for
   // a reason of its own (a continue-as-new refused because new events came in: UnhandledCommand).
   const status = (err instanceof ServiceError ? err.cause : err) as { code?: unknown; details?: unknown; message?: unknown } | undefined;
   return status?.code === 9 && /Workflow Task in failed state|unexpected workflow task failure/i.test(`${String(status.details)} ${String(status.message)}`);
+}
+
+/**
+ * Whether Temporal rejected an update as `UnprocessedUpdate`: the workflow task that carried it was
+ * completed without an answer to it (a task completed while its run was being recovered on another
+ * worker). The workflow never saw it, so nothing was taken or refused; it is sent again.
+ */
+export function updateUnprocessed(err: unknown): boolean {
+  return err instanceof WorkflowUpdateFailedError && err.cause instanceof ApplicationFailure && err.cause.type === 'UnprocessedUpdate';
 }

@@ -77,9 +77,9 @@ export function toProblem(err: unknown): HttpProblem {
   if (err instanceof QuestionRefusedError) return new HttpProblem(409, 'Question refused', err.reason);
   if (err instanceof InputTooLargeError) return new HttpProblem(413, 'Input too large', err.message, err.fields.map((f) => ({ path: f.field, message: f.more ? sizeMessage(f) : `is ${f.size} ${f.unit}; the limit is ${f.limit}` })));
   if (err instanceof UserError) return new HttpProblem(409, 'Refused', err.message);
-  if (err instanceof WorkflowUpdateFailedError) return new HttpProblem(409, 'Refused', 'The workflow refused the request.');
   // A run whose workflow task is being retried (its worker lost mid-task) takes nothing until a worker completes one: not a refusal.
   if (workflowTaskFailing(err)) return new HttpProblem(503, 'Run not answering', RUN_NOT_ANSWERING, undefined, RETRY);
+  if (err instanceof WorkflowUpdateFailedError) return new HttpProblem(409, 'Refused', 'The workflow refused the request.');
   const code = grpcCode(err);
   return code === undefined ? new HttpProblem(500, 'Internal error', 'The service failed to handle this request; the failure is in its log.') : temporalProblem(code);
 }
