@@ -6,7 +6,7 @@ import { findRedisServer, installRedisServer, SEARCHED_REDIS } from './redis';
 
 /** The test files that drive a browser. */
 const PAGE_TESTS = ['test/server/page.test.ts', 'test/streams/page.test.ts', 'test/examples/webChat.test.ts', 'test/react/hooks.test.ts'];
-/** The test files that start a Redis server (the stream broker). */
+/** The test files that start a Redis server (the stream broker); the model-based harness's too (test/model/). */
 const REDIS_TESTS = ['test/streams/broker.test.ts', 'test/streams/redis.test.ts', 'test/streams/redisCluster.test.ts', 'test/examples/webChat.test.ts'];
 
 /**
@@ -20,7 +20,7 @@ export default async function setup(project: TestProject): Promise<void> {
   process.env.TEMPORAL_CLI_PATH = cli;
   const files = await testFiles(project);
   if (files.some((f) => PAGE_TESTS.includes(f))) provideChromium();
-  if (files.some((f) => REDIS_TESTS.includes(f))) provideRedis();
+  if (files.some((f) => REDIS_TESTS.includes(f) || f.startsWith('test/model/'))) provideRedis();
 }
 
 async function testFiles(project: TestProject): Promise<string[]> {

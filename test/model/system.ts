@@ -144,6 +144,11 @@ export class ModelSystem {
     await this.server.start();
   }
 
+  /** Whether model text streams through a broker (a redis-server was found): else outages change nothing. */
+  get streamsThroughBroker(): boolean {
+    return this.redis !== undefined;
+  }
+
   /**
    * Stop the stream broker and start it again on its port `downMs` later: before this returns, or
    * (`across`) while the next steps run. False when text does not stream through a broker.

@@ -21,6 +21,8 @@ export const brokerOperations = [
     params: fc.record({ downMs: fc.integer({ min: 300, max: 4000 }), across: fc.boolean() }),
     applies: (m) => openRoots(m).length > 0,
     async run(h, p) {
+      // Without a broker (no redis-server on the machine) text does not stream through one: nothing goes down.
+      if (!h.system.streamsThroughBroker) return;
       // Streams reading now must each be told (those not reading yet may start after the return).
       for (const r of h.model.roots) for (const s of r.follower?.streams ?? []) if (s.items > 0 && s.ended === undefined) s.outages++;
       await h.system.brokerOutage(p.downMs, p.across);
