@@ -8,7 +8,7 @@ import { type Client, type WorkflowHandle, WithStartWorkflowOperation, WorkflowE
 import type { conversation as conversationWorkflow } from '../../workflows/conversation';
 import { auditConversation, type ConversationAudit } from '../audit/conversation';
 import { ConversationEndedError, type ConversationInput, type ConversationReply, type ConversationResult, type ConversationView, type MidTurnPolicy } from '../common/conversation';
-import { conversationError, endedFirst, rememberedReply, sendAgain } from './conversationErrors';
+import { conversationError, endedFirst, endedIfClosed, rememberedReply, sendAgain } from './conversationErrors';
 import { InputTooLargeError, InvalidRunInputError, UserError } from '../common/errors';
 import { sendMessageProblems, validateConversationInput } from '../common/input';
 import { messageSizes } from '../common/sizes';
@@ -291,7 +291,7 @@ export async function migrateConversation(client: Client, workflowId: string): P
     try {
       return await client.workflow.getHandle<typeof conversationWorkflow>(workflowId).executeUpdate(migrateConversationUpdate);
     } catch (err) {
-      if (!sendAgain(err, since)) throw conversationError(err);
+      if (!sendAgain(err, since)) throw await endedIfClosed(client, workflowId, conversationError(err));
       await nextRun(hop);
     }
   }

@@ -1,6 +1,6 @@
 /** How a conversation's updates failed, and the typed error each failure stands for. */
-import { ApplicationFailure, WorkflowFailedError, WorkflowUpdateFailedError, type WorkflowHandle } from '@temporalio/client';
-import { CONVERSATION_ERRORS, type ConversationReply } from '../common/conversation';
+import { ApplicationFailure, type Client, WorkflowFailedError, WorkflowNotFoundError, WorkflowUpdateFailedError, type WorkflowHandle } from '@temporalio/client';
+import { CONVERSATION_ERRORS, ConversationEndedError, type ConversationReply } from '../common/conversation';
 import { messageQuery } from '../common/messages';
 import type { BatonError } from '../common/errors';
 import { errorFromFailure } from '../common/errorTypes';
@@ -50,4 +50,17 @@ export function conversationError(err: unknown): unknown {
 export async function rememberedReply(handle: WorkflowHandle, idempotencyKey: string): Promise<ConversationReply<unknown> | undefined> {
   const found = await handle.query(messageQuery, { idempotencyKey }).catch(() => undefined);
   return found?.message?.status === 'answered' && found.message.reply ? found.message.reply : undefined;
+}
+
+/**
+ * `err` as the caller is told it: Temporal answers an update to a conversation whose workflow has
+ * closed with "not found", which for a conversation that exists means it ended.
+ */
+export async function endedIfClosed(client: Client, workflowId: string, err: unknown): Promise<unknown> {
+  if (!(err instanceof WorkflowNotFoundError)) return err;
+  const closed = await client.workflow
+    .getHandle(workflowId)
+    .describe()
+    .then((d) => d.status.name !== 'RUNNING', () => false);
+  return closed ? new ConversationEndedError(workflowId) : err;
 }

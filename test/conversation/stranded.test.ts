@@ -62,6 +62,25 @@ describe('a conversation turn stranded by a deploy', () => {
     }
   });
 
+  it('asked to end while stranded, is still moved: it answers the turn on the current team, then ends', async () => {
+    const queue = taskQueue();
+    const { baton, chat, v2 } = await strandedTurn(server.env, queue);
+    try {
+      // The end waits for the messages the conversation took; the stranded turn is one of them.
+      const ended = chat.end();
+      ended.catch(() => undefined);
+      await untilStatus(chat, (v) => v.status === 'waiting_for_worker');
+      expect(await baton.migrateConversation(chat.id)).toEqual({ from: 'desk@v1', to: 'desk@v2', turn: 2 });
+      expect((await chat.send('refund order A1', { idempotencyKey: 'refund' })).output).toBe('A1 refunded (v2)');
+      expect(await ended).toMatchObject({ endedBy: 'requested', turns: 2 });
+      expect(refundsOf(chat.id)).toEqual(['v2']);
+      // Ended, it is not moved again.
+      await expect(baton.migrateConversation(chat.id)).rejects.toMatchObject({ name: 'ConversationEndedError' });
+    } finally {
+      await v2.stop();
+    }
+  });
+
   it('goes on on its own team when a worker of it comes back, its approval standing', async () => {
     const queue = taskQueue();
     const { chat, v2 } = await strandedTurn(server.env, queue, { teamMismatchTimeout: '2 minutes' });

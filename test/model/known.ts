@@ -14,12 +14,7 @@ export interface KnownDefect {
   matches: RegExp;
 }
 
-export const KNOWN_OPEN: KnownDefect[] = [
-  {
-    name: 'a chain or conversation whose step needs a tool of v1 after v1 went away (redeploy v1_gone) sometimes neither ends nor answers its message: its runTool step keeps failing with TeamMismatchError',
-    matches: /(did not end|never came back).*last failed a step with TeamMismatchError: Team mismatch: step runTool of a chain on team \S+@v1/,
-  },
-];
+export const KNOWN_OPEN: KnownDefect[] = [];
 
 /** The open defect a violation shows, if any. */
 export function knownDefect(violation: string): KnownDefect | undefined {

@@ -64,9 +64,15 @@ export class Migrations {
     return this.waiters.length > 0;
   }
 
-  /** The update validator: a conversation that ended or is ending is not moved. */
+  /**
+   * The update validator: a conversation that ended is not moved, nor one that is ending with nothing
+   * left to answer. One ending answers the messages it took first, so a turn stranded then (or a
+   * message behind it) is moved: refused, the end would wait for a worker of the old team for ever.
+   */
   validate(): void {
-    if (this.ended || this.scene?.state.ending) throw toApplicationFailure(new ConversationEndedError(this.workflowId, !this.ended));
+    const scene = this.scene;
+    const answering = scene !== undefined && (scene.state.current !== undefined || scene.inbox.queue.length > 0);
+    if (this.ended || (scene?.state.ending && !answering)) throw toApplicationFailure(new ConversationEndedError(this.workflowId, !this.ended));
   }
 
   /** A migration asked for: made at once for a stranded turn, else before the next turn. Answers once made. */
