@@ -70,7 +70,7 @@ function turnCost(input: CallModelInput, r: ModelResponse, team: TeamSpec | unde
 /** Reads one run's events into the chain. */
 class RunReader {
   private readonly scheduled = new Map<string, Scheduled>();
-  /** Restarts after a lost worker: the scheduled event id of each, and of the start it repeats. */
+  /** Restarts after a lost worker or a team refusal: the scheduled event id of each, and of the start it repeats. */
   private restarts = new Map<string, string>();
   private readonly children = new Map<string, Delegation>();
 
@@ -82,7 +82,7 @@ class RunReader {
   ) {}
 
   read(events: HistoryEvent[]): void {
-    this.restarts = lostWorkerRestarts(events);
+    this.restarts = lostWorkerRestarts(events, true);
     for (const e of events) this.onEvent(e);
     // The last workflow task failed, and the tasks after it (retries in progress) did not finish.
     const last = [...events].reverse().find((e) => !e.workflowTaskScheduledEventAttributes && !e.workflowTaskStartedEventAttributes && !e.workflowTaskTimedOutEventAttributes);
@@ -182,13 +182,14 @@ class RunReader {
     this.scheduled.set(String(e.eventId), entry);
   }
 
-  /** A call started again after a lost worker: its event goes on, with the restart counted. */
+  /** A call started again after a lost worker (counted) or a refusal for its team (it never ran): its event goes on. */
   private onRestart(e: HistoryEvent): boolean {
     const first = this.scheduled.get(this.restarts.get(String(e.eventId)) ?? '');
     const execution = first?.event?.execution;
     if (!first || !execution) return false;
     delete execution.error;
-    Object.assign(execution, { status: 'scheduled', lostWorkers: (execution.lostWorkers ?? 0) + 1 });
+    const lost = fromPayloads<{ lostWorker?: unknown }>(e.activityTaskScheduledEventAttributes!.input)?.lostWorker !== undefined;
+    Object.assign(execution, { status: 'scheduled' }, lost && { lostWorkers: (execution.lostWorkers ?? 0) + 1 });
     this.scheduled.set(String(e.eventId), { ...first, earlierAttempts: execution.attempts });
     return true;
   }
@@ -283,8 +284,7 @@ class RunReader {
 
   private onEnded(id: string, status: Execution['status'], where: Where, error: string): void {
     const s = this.scheduled.get(id);
-    const ev = s?.event;
-    if (ev?.execution) Object.assign(ev.execution, { status, error, latencyMs: ms(where) - ms(s!.where), attempts: Math.max(1, ev.execution.attempts) });
+    if (s?.event?.execution) Object.assign(s.event.execution, { status, error, latencyMs: ms(where) - ms(s.where), attempts: Math.max(1, s.event.execution.attempts) });
   }
 
   private onClosed(e: HistoryEvent, where: Where): void {

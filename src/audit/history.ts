@@ -43,9 +43,11 @@ export function brokenStep(events: HistoryEvent[]): HistoryEvent | undefined {
 /**
  * Calls started again after a lost worker: for each restart's `ActivityTaskScheduled` event id, the
  * id of the start it repeats (one that timed out on its heartbeats, with the same input). Readers
- * of history count a call once, however many times it started.
+ * of history count a call once, however many times it started. With `refusals`, also the steps
+ * scheduled again after a worker that lacks the chain's team refused them (`TeamMismatchError`):
+ * a refused step never ran, and its next scheduling is the same call.
  */
-export function lostWorkerRestarts(events: HistoryEvent[]): Map<string, string> {
+export function lostWorkerRestarts(events: HistoryEvent[], refusals = false): Map<string, string> {
   const restarts = new Map<string, string>();
   const scheduled = new Map<string, { name?: string; payloads?: temporal.api.common.v1.IPayloads | null }>();
   const lost: { id: string; name?: string; call: string }[] = [];
@@ -56,8 +58,8 @@ export function lostWorkerRestarts(events: HistoryEvent[]): Map<string, string> 
       const name = activityName(e);
       scheduled.set(id, { name, payloads: s.input });
       if (!lost.some((l) => l.name === name)) continue;
-      const input = fromPayloads<{ lostWorker?: LostWorkerRestart }>(s.input);
-      if (!input?.lostWorker) continue;
+      const input = fromPayloads<{ lostWorker?: LostWorkerRestart; team?: { refused?: number } }>(s.input);
+      if (!input?.lostWorker && !(refusals && (input?.team?.refused ?? 0) > 0)) continue;
       const call = sameCallKey(input);
       const i = lost.findIndex((l) => l.name === name && l.call === call);
       if (i >= 0) restarts.set(id, lost.splice(i, 1)[0]!.id);
@@ -68,15 +70,22 @@ export function lostWorkerRestarts(events: HistoryEvent[]): Map<string, string> 
       const start = scheduled.get(id);
       if (start) lost.push({ id, name: start.name, call: sameCallKey(fromPayloads(start.payloads)) });
     }
+    const failed = e.activityTaskFailedEventAttributes;
+    if (refusals && failed?.failure?.applicationFailureInfo?.type === 'TeamMismatchError') {
+      const id = String(failed.scheduledEventId);
+      const start = scheduled.get(id);
+      if (start) lost.push({ id, name: start.name, call: sameCallKey(fromPayloads(start.payloads)) });
+    }
   }
   return restarts;
 }
 
-/** A call's input without what marks a restart, as a string two starts of one call share. */
+/** A call's input without what marks a restart or a refusal, as a string two starts of one call share. */
 function sameCallKey(input: unknown): string {
   if (typeof input !== 'object' || input === null) return JSON.stringify(input);
-  const { lostWorker: _restart, ...call } = input as { lostWorker?: unknown };
-  return JSON.stringify(call);
+  const { lostWorker: _restart, team, ...call } = input as { lostWorker?: unknown; team?: Record<string, unknown> };
+  const { refused: _refused, ...need } = team ?? {};
+  return JSON.stringify(team ? { ...call, team: need } : call);
 }
 
 function isHeartbeatTimeout(type: temporal.api.enums.v1.TimeoutType | string | null | undefined): boolean {
