@@ -92,6 +92,7 @@ export class Remotes {
     return this.#byId.get(id);
   }
 
+  /** Whether the team has a remote agent `id`. */
   has(id: string): boolean {
     return this.#byId.has(id);
   }

@@ -46,7 +46,7 @@ export interface ExportedChain {
 /**
  * Where history recorded what an event shows, to check it against the history while it exists
  * (`baton audit --verify <file> --against-history`): the history event (of the event's run) and the
- * SHA-256 of the canonical JSON of what the event shows of it ({@link recordedValue}).
+ * SHA-256 of the canonical JSON of what the event shows of it (`recordedValue`).
  */
 export interface RecordedPayload {
   eventId: number;

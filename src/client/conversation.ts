@@ -46,7 +46,7 @@ export interface ConversationStartOptions {
   experiment?: string;
 }
 
-/** One turn as {@link Conversation.history} lists it. */
+/** One turn as `Conversation.history` lists it. */
 export interface ConversationTurn<Output = string> {
   turn: number;
   message?: string;

@@ -36,7 +36,7 @@ export interface InboxOptions {
   overdue?: boolean;
   /** Words every listed approval contains (case-insensitive), in its message, agents, tool, arguments or chain id. */
   search?: string;
-  /** How many per page, 1 to {@link MAX_INBOX_PAGE}. @default 50 */
+  /** How many per page, 1 to `MAX_INBOX_PAGE`. @default 50 */
   limit?: number;
   /** The `nextPageToken` of the page before. */
   pageToken?: string;

@@ -34,7 +34,7 @@ export interface PolicyStanding {
   unreachable?: string;
 }
 
-/** Options of {@link applyTeamPolicy}. */
+/** Options of `applyTeamPolicy`. */
 export interface ApplyPolicyOptions extends PolicyScanOptions {
   /** Who applies it, recorded in each chain's history. */
   appliedBy: string;

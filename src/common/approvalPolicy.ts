@@ -16,12 +16,15 @@ export const APPROVAL_POLICY_FIELDS = {
   approvers: names,
   timeout: durationAtLeast(1000, '1 second'),
   onTimeout: oneOf(['reject', 'approve', 'fail']),
-  // Their values are checked with the policy as a whole (`withTiming`): steps are weighed against each other and the timeout.
+  /** When a decision is due: checked with the policy as a whole (`withTiming`), not here. */
   dueIn: () => [],
+  /** How often approvers are reminded: checked with the policy as a whole (`withTiming`), not here. */
   remindEvery: () => [],
+  /** The escalation steps: checked with the policy as a whole (`withTiming`), against each other and the timeout. */
   escalation: () => [],
-  // Checked with the policy as a whole too: they exclude `approvers` and `reassign` steps.
+  /** The quorum: checked with the policy as a whole (`withTiming`), which refuses it beside `approvers`, `stages` or `reassign` steps. */
   quorum: () => [],
+  /** The stages: checked with the policy as a whole (`withTiming`), which refuses them beside `approvers`, `quorum` or `reassign` steps. */
   stages: () => [],
 };
 const POLICY_KEYS = ['required', 'requireSignature', 'approvers', 'timeout', 'onTimeout', 'dueIn', 'remindEvery', 'escalation', 'quorum', 'stages'] as const;

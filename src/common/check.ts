@@ -13,7 +13,10 @@ import { msToNumber } from '@temporalio/common/lib/time';
  * narrower type, never one of a wider type (a check that would refuse values its field may hold).
  * An untyped check (`Check`) fits any field.
  */
-export type Check<T = unknown> = ((value: unknown, key: string) => string[]) & { readonly accepts?: (value: T) => void };
+export type Check<T = unknown> = ((value: unknown, key: string) => string[]) & {
+  /** Never set: a marker that lets the compiler see which values of `T` the check fits. */
+  readonly accepts?: (value: T) => void;
+};
 
 export function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);

@@ -259,7 +259,7 @@ export interface CheckHandoffResult {
 export interface RunToolInput {
   agentId: string;
   call: ToolCall;
-  /** Stable across retries of this call: see {@link ToolContext.idempotencyKey}. */
+  /** Stable across retries of this call: see {@link baton-agents!ToolContext.idempotencyKey | ToolContext.idempotencyKey}. */
   idempotencyKey: string;
   /** The run's application context, when it has one. */
   context?: RunContext;

@@ -10,6 +10,7 @@ import type { MiddlewareHandler } from 'hono';
 /** A message's place in its conversation's lane: wait for `before`, then `release` the next one. */
 export interface Place {
   before: Promise<void>;
+  /** Lets the next message in the lane go: called once this one's send has joined the lane, or it gives its place up. */
   release(): void;
 }
 

@@ -67,7 +67,7 @@ export function checkRedisUrl(raw: string, inCluster = false): void {
 /** A connection and the way to wait for it. */
 export interface RedisLink {
   connection: RedisConnection;
-  /** Resolves when the connection is up; rejects with the first error on the way, said for people ({@link explain}). */
+  /** Resolves when the connection is up; rejects with the first error on the way, said for people (`explain`). */
   ready(): Promise<void>;
 }
 

@@ -24,6 +24,7 @@ export interface AuthorityContext {
 export interface ProtectiveOption {
   /** Which way tightens it, as docs/authority.md's table says. */
   tightens: string;
+  /** The loosening from `before` to `after`, in words naming what is allowed; `undefined` when the change keeps or tightens the option. */
   loosening(before: ResolvedRunOptions, after: ResolvedRunOptions, ctx: AuthorityContext): string | undefined;
 }
 

@@ -18,7 +18,7 @@ export interface TestResult {
   statistic: number;
   p: number;
   significant: boolean;
-  /** Whether `p` is exact (Fisher's always; Mann-Whitney up to {@link EXACT_RANKS_UP_TO} values) rather than the normal approximation. */
+  /** Whether `p` is exact (Fisher's always; Mann-Whitney up to `EXACT_RANKS_UP_TO` values) rather than the normal approximation. */
   exact: boolean;
   /** The sizes of the two samples (for a rate, the number of trials of each). */
   sizes: [number, number];
