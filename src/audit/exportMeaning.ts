@@ -39,7 +39,7 @@ interface ChainSeen {
   header: ExportedChain;
   asked: Map<string, Asked>;
   decided: Map<string, { record: ApprovalRecord; seq: number }>;
-  /** Approvals a tool call ran under, by the event that ran it. */
+  /** Approvals a tool call or handoff went through under, by the event that did, since the last replay marker. */
   used: Map<string, number>;
   /** The votes cast on each approval so far (`approval_vote`). */
   votes: Map<string, VoteEvent[]>;
@@ -71,6 +71,8 @@ export class ExportMeaning {
     if (ev.kind === 'approval_decided') return this.decided(seq, workflowId, chain, ev as unknown as ApprovalRecord);
     if (ev.kind === 'approval_vote') return this.voted(seq, chain, ev);
     if (ev.kind === 'tool_call') return this.toolCall(seq, chain, ev);
+    // A replay carries the decisions of the run it replays and acts on the answer again, under the same idempotency keys: each may cover its call once more.
+    if (ev.kind === 'replayed_from') chain.used.clear();
     if (ev.kind === 'handoff') return this.handoff(seq, chain, ev);
     return undefined;
   }

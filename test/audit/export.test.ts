@@ -148,6 +148,12 @@ describe('a verifiable audit export', () => {
     doc.events.splice(decision.seq + 1, 0, structuredClone(decision));
     expect(failure(doc)).toMatchObject({ seq: decision.seq + 1, kind: 'approval_decided', reason: expect.stringContaining(`approval ${payoutApproval(doc)} is decided twice (first at event #${decision.seq})`) });
 
+    // The approved call run twice under its one decision in one run (a replay's marker between them would carry the decision once more).
+    doc = fresh();
+    const call = at(doc, 'tool_call');
+    doc.events.splice(call.seq + 1, 0, structuredClone(call));
+    expect(failure(doc)).toMatchObject({ seq: call.seq + 1, kind: 'tool_call', reason: expect.stringContaining('ran under already: an approved call runs once') });
+
     // A decision moved before its request.
     doc = fresh();
     const [request] = doc.events.splice(seqOf(doc, 'approval_decided'), 1);

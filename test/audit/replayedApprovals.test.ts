@@ -1,13 +1,13 @@
 /**
  * A replayed chain's audit on a real server: a tool call approved in the run that failed runs again
  * in the replay under the decision the replay carries, and the audit names that decision on the
- * call's event in the replayed run, as it did in the run it replays.
+ * call's event in the replayed run, as it did in the run it replays; its export verifies.
  */
 import { ApplicationFailure } from '@temporalio/common';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { defineTool, Team, ToolExecutionError } from '../../src';
-import type { AuditEvent } from '../../src/audit';
+import { exportAudit, verifyAuditExport, type AuditEvent } from '../../src/audit';
 import { scriptedAgent as agent } from '../helpers/agents';
 import { recordingScripted } from '../helpers/models';
 import { useTemporalServer, withWorker } from '../helpers/temporal';
@@ -51,6 +51,8 @@ describe('the audit of a replayed chain', () => {
           [replayed.baseRunId, 'failed', waiting!.handoffId],
           [replayed.runId, 'completed', waiting!.handoffId],
         ]);
+        // The export verifies: the replay's call ran under the decision it carried, once in its run.
+        expect(verifyAuditExport(exportAudit(audit), { acceptUntrustedHead: true })).toMatchObject({ ok: true, approvedCalls: 2 });
       },
       { providers },
     );
