@@ -2,6 +2,7 @@ import type { Client, WorkflowHandle } from '@temporalio/client';
 import type { temporal } from '@temporalio/proto';
 import { REPLAY_OF_MEMO } from '../common/messages';
 import { decodeHistory } from '../payloads/history';
+import { HistoryPages } from '../payloads/historyPages';
 import { fromPayload, fromPayloads } from '../payloads/read';
 import type { HandoffRunInput } from '../common/run';
 import { buildAudit, type AuditChain, type RunHistory } from './chain';
@@ -52,36 +53,21 @@ function replayedFrom(workflowId: string, started: temporal.api.history.v1.IWork
   return origin?.workflowId === workflowId && origin.runId ? origin.runId : undefined;
 }
 
-/** Pages of history the audit asks for when a page of the server's size is too large to receive. */
-const SMALLER_PAGES = [64, 8, 1];
-
 /**
- * The history of one run, as `fetchHistory()` gives it, in pages small enough to receive: a page of
- * the server's size that holds signals near Temporal's 2 MB payload limit is over gRPC's 4 MB
- * message limit, and is asked for again in smaller pages.
+ * The history of one run, as `fetchHistory()` gives it, in pages small enough to receive
+ * ({@link HistoryPages}).
  */
 export async function historyOf(client: Pick<Client, 'workflowService'> & { options: { namespace: string } }, workflowId: string, runId?: string): Promise<Awaited<ReturnType<WorkflowHandle['fetchHistory']>>> {
   const events: temporal.api.history.v1.IHistoryEvent[] = [];
+  const pages = new HistoryPages(client.workflowService);
   let nextPageToken: Uint8Array | undefined;
-  let size = 0;
   for (;;) {
-    let page: temporal.api.workflowservice.v1.IGetWorkflowExecutionHistoryResponse;
-    try {
-      page = await client.workflowService.getWorkflowExecutionHistory({ namespace: client.options.namespace, execution: { workflowId, runId }, nextPageToken, maximumPageSize: size });
-    } catch (err) {
-      const smaller = SMALLER_PAGES.find((s) => size === 0 || s < size);
-      if ((err as { code?: number }).code !== RESOURCE_EXHAUSTED || smaller === undefined) throw err;
-      size = smaller;
-      continue;
-    }
+    const page = await pages.next({ namespace: client.options.namespace, execution: { workflowId, runId }, nextPageToken });
     events.push(...(page.history?.events ?? []));
     if (!page.nextPageToken?.length) return { events };
     nextPageToken = page.nextPageToken;
   }
 }
-
-/** gRPC's status of a message over the receiver's limit. */
-const RESOURCE_EXHAUSTED = 8;
 
 /** The run that resumed `runId` through a replay with overrides, found by its memo. */
 async function resumedBy(client: Client, workflowId: string, runId: string): Promise<string | undefined> {

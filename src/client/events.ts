@@ -18,6 +18,7 @@ import type { HandoffRecord, HandoffRunInput, HandoffRunResult } from '../common
 import { redactDecisionRecord, redactPendingApproval, TeamRedaction, type SensitiveArguments, type ToolSensitivitySpec } from '../common/sensitive';
 import type { RunToolInput, TeamSpec } from '../common/team';
 import { decodeHistory } from '../payloads/history';
+import { HistoryPages } from '../payloads/historyPages';
 import { fromPayloads, type HistoryEvent } from '../payloads/read';
 
 /**
@@ -76,16 +77,13 @@ export interface RunEventsOptions {
 export async function* runEvents(client: WorkflowClient, workflowId: string, runId?: string, options: RunEventsOptions = {}): AsyncGenerator<RunEvent> {
   let execution = { workflowId, runId: runId ?? (await client.getHandle(workflowId).describe()).runId };
   let nextPageToken: Uint8Array | undefined;
+  // A page of signals near Temporal's payload limit is too large to receive: asked for in smaller pages.
+  const pages = new HistoryPages(client.workflowService);
   const codecs = client.options.loadedDataConverter.payloadCodecs;
   const seen: Seen = { calls: new Map(), team: new TeamRedaction(undefined), approvals: new Map(), children: new Map(), agent: '' };
   for (;;) {
-    const response = await client.workflowService.getWorkflowExecutionHistory({
-      namespace: client.options.namespace,
-      execution,
-      nextPageToken,
-      waitNewEvent: true,
-      skipArchival: true,
-    });
+    const asked = execution;
+    const response = await pages.next({ namespace: client.options.namespace, execution, nextPageToken, waitNewEvent: true, skipArchival: true });
     if (response.history) await decodeHistory(response.history, codecs);
     for (const e of withLocalActivities(response.history?.events ?? [])) {
       const current = execution.runId;
@@ -105,7 +103,8 @@ export async function* runEvents(client: WorkflowClient, workflowId: string, run
         }
       }
     }
-    if (response.nextPageToken?.length) nextPageToken = response.nextPageToken;
+    // A page token is for the run it was read from, not the one a continue-as-new moved to.
+    if (response.nextPageToken?.length && execution === asked) nextPageToken = response.nextPageToken;
   }
 }
 

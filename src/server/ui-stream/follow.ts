@@ -8,6 +8,7 @@ import { setMaxListeners } from 'node:events';
 import type { Client } from '@temporalio/client';
 import { firstRunOfChain } from '../../client/firstRun';
 import { decodeHistory } from '../../payloads/history';
+import { HistoryPages } from '../../payloads/historyPages';
 import type { HistoryEvent } from '../../payloads/read';
 import { Mailbox } from '../../streams/mailbox';
 import type { StreamEntry, StreamTransport } from '../../streams/types';
@@ -113,10 +114,9 @@ async function readHistory(client: Client, workflowId: string, signal: AbortSign
   let execution = { workflowId, runId: await firstRunOfChain(client.workflow, workflowId) };
   let nextPageToken: Uint8Array | undefined;
   const codecs = client.options.loadedDataConverter.payloadCodecs;
+  const pages = new HistoryPages(client.workflowService);
   while (!signal.aborted) {
-    const response = await client.connection.withAbortSignal(signal, () =>
-      client.workflowService.getWorkflowExecutionHistory({ namespace: client.options.namespace, execution, nextPageToken, waitNewEvent: true, skipArchival: true }),
-    );
+    const response = await client.connection.withAbortSignal(signal, () => pages.next({ namespace: client.options.namespace, execution, nextPageToken, waitNewEvent: true, skipArchival: true }));
     if (response.history) await decodeHistory(response.history, codecs);
     const events = response.history?.events ?? [];
     if (events.length > 0) arrive(events);

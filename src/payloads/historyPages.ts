@@ -1,0 +1,47 @@
+/**
+ * Pages of a run's history small enough to receive. Temporal fills a page by event count, so a page
+ * that holds events near its 2 MB payload limit (signals, refused decisions, large tool results) can
+ * be over gRPC's 4 MB message limit (Temporal's client sets its own limit under a key gRPC does not
+ * read), and asking again for the same page fails the same way. Such a page is asked for again one
+ * event at a time: an event's payloads are within Temporal's 2 MB limit.
+ */
+import type { temporal } from '@temporalio/proto';
+
+type HistoryRequest = temporal.api.workflowservice.v1.IGetWorkflowExecutionHistoryRequest;
+type HistoryResponse = temporal.api.workflowservice.v1.IGetWorkflowExecutionHistoryResponse;
+
+/** The part of Temporal's workflow service a history reader uses. */
+export interface HistoryService {
+  getWorkflowExecutionHistory(request: HistoryRequest): Promise<HistoryResponse>;
+}
+
+/**
+ * Pages asked for one event at a time after a page too large to receive: large events come in
+ * bursts (a flood of signals), and each refusal costs the client's retries (some 40 s) before it
+ * fails, so the reader steps over the burst rather than trying larger pages again.
+ */
+const ONE_BY_ONE = 64;
+/** gRPC's status of a message over the receiver's limit. */
+const RESOURCE_EXHAUSTED = 8;
+
+/** One reader's pages of history: `next` asks for a page, one event a page for a while once one was too large. */
+export class HistoryPages {
+  /** Pages still to ask for one event at a time. */
+  private small = 0;
+
+  constructor(private readonly service: HistoryService) {}
+
+  async next(request: Omit<HistoryRequest, 'maximumPageSize'>): Promise<HistoryResponse> {
+    for (;;) {
+      const one = this.small > 0;
+      try {
+        const page = await this.service.getWorkflowExecutionHistory({ ...request, maximumPageSize: one ? 1 : 0 });
+        if (one) this.small--;
+        return page;
+      } catch (err) {
+        if ((err as { code?: number }).code !== RESOURCE_EXHAUSTED || one) throw err;
+        this.small = ONE_BY_ONE;
+      }
+    }
+  }
+}
