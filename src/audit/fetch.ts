@@ -1,11 +1,13 @@
-import type { Client, WorkflowHandle } from '@temporalio/client';
+import type { Client } from '@temporalio/client';
 import type { temporal } from '@temporalio/proto';
 import { REPLAY_OF_MEMO } from '../common/messages';
 import { decodeHistory } from '../payloads/history';
-import { HistoryPages } from '../payloads/historyPages';
+import { historyOf } from '../payloads/historyPages';
 import { fromPayload, fromPayloads } from '../payloads/read';
 import type { HandoffRunInput } from '../common/run';
 import { buildAudit, type AuditChain, type RunHistory } from './chain';
+
+export { historyOf };
 
 /**
  * Fetch a chain's history, following continue-as-new back to its first run, and rebuild it.
@@ -51,22 +53,6 @@ export async function fetchChainRuns(client: Client, workflowId: string, lastRun
 function replayedFrom(workflowId: string, started: temporal.api.history.v1.IWorkflowExecutionStartedEventAttributes | null | undefined): string | undefined {
   const origin = fromPayloads<HandoffRunInput>(started?.input)?.resume?.replayOf;
   return origin?.workflowId === workflowId && origin.runId ? origin.runId : undefined;
-}
-
-/**
- * The history of one run, as `fetchHistory()` gives it, in pages small enough to receive
- * ({@link HistoryPages}).
- */
-export async function historyOf(client: Pick<Client, 'workflowService'> & { options: { namespace: string } }, workflowId: string, runId?: string): Promise<Awaited<ReturnType<WorkflowHandle['fetchHistory']>>> {
-  const events: temporal.api.history.v1.IHistoryEvent[] = [];
-  const pages = new HistoryPages(client.workflowService);
-  let nextPageToken: Uint8Array | undefined;
-  for (;;) {
-    const page = await pages.next({ namespace: client.options.namespace, execution: { workflowId, runId }, nextPageToken });
-    events.push(...(page.history?.events ?? []));
-    if (!page.nextPageToken?.length) return { events };
-    nextPageToken = page.nextPageToken;
-  }
 }
 
 /** The run that resumed `runId` through a replay with overrides, found by its memo. */

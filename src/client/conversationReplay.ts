@@ -17,6 +17,7 @@ import type { ConversationMigration } from '../common/stranded';
 import { decodeHistory } from '../payloads/history';
 import { fromPayloads } from '../payloads/read';
 import { migrateConversation } from './conversation';
+import { historyOf } from '../payloads/historyPages';
 
 /** Options of `baton.replayConversation`. */
 export interface ConversationReplayOptions {
@@ -53,7 +54,7 @@ export async function replayConversation(client: Client, workflowId: string, opt
     return { workflowId, runId: description.runId, mechanism: 'migrate', migration };
   }
   if (status === 'COMPLETED' || status === 'CONTINUED_AS_NEW') throw new UserError(`conversation ${workflowId} ${status === 'COMPLETED' ? 'has ended' : 'goes on in a newer run'}: there is nothing to continue`);
-  const history = await decodeHistory(await client.workflow.getHandle(workflowId, description.runId).fetchHistory(), client.options.loadedDataConverter.payloadCodecs);
+  const history = await decodeHistory(await historyOf(client, workflowId, description.runId), client.options.loadedDataConverter.payloadCodecs);
   const input = fromPayloads<ConversationInput>(history.events?.[0]?.workflowExecutionStartedEventAttributes?.input);
   if (!input) throw new UserError(`conversation ${workflowId} has no input to continue from`);
   const origin = { workflowId, runId: description.runId, from: input.resume ? 'carried state' : 'start' };

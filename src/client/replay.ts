@@ -22,6 +22,7 @@ import { migrationRequest } from './migrate';
 import { rebuildState } from './resume';
 import { priorityOption } from '../common/priority';
 import { tenantSearchAttribute } from '../common/tenant';
+import { historyOf } from '../payloads/historyPages';
 const EventType = temporal.api.enums.v1.EventType;
 
 /** Options of `baton.replay`. */
@@ -83,7 +84,7 @@ export async function replayChain(client: Client, workflowId: string, options: R
   if (options.fromHandoff === undefined && !REPLAYABLE.has(status)) {
     throw new UserError(`chain ${workflowId} ${status.toLowerCase()}; replay it from a handoff (fromHandoff) or pick a failed chain`);
   }
-  const history = await decodeHistory(await client.workflow.getHandle(workflowId, description.runId).fetchHistory(), client.options.loadedDataConverter.payloadCodecs);
+  const history = await decodeHistory(await historyOf(client, workflowId, description.runId), client.options.loadedDataConverter.payloadCodecs);
   const events = withLocalActivities(history.events ?? []);
   if (options.overrides || options.onCurrentTeam) return resumeWithOverrides(client, description, events, options);
   const plan = planReplay(events, description.runId, options.fromHandoff);

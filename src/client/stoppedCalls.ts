@@ -11,6 +11,7 @@ import { TURN_MEMO } from '../common/messages';
 import { decodeHistory } from '../payloads/history';
 import { fromPayload, type HistoryEvent } from '../payloads/read';
 import type { StoppedCall, StoppedCalls } from '../streams/message';
+import { historyOf } from '../payloads/historyPages';
 
 /** Runs read back at most: a turn carried through more continue-as-new hops than this is read in its latest runs. */
 const MAX_RUNS = 50;
@@ -21,7 +22,7 @@ export function stoppedCallsOf(client: Client, workflowId: string): StoppedCalls
     const stopped: StoppedCall[] = [];
     let runId: string | undefined;
     for (let n = 0; n < MAX_RUNS; n++) {
-      const fetched = await client.workflow.getHandle(workflowId, runId).fetchHistory();
+      const fetched = await historyOf(client, workflowId, runId);
       const events = (await decodeHistory(fetched, client.options.loadedDataConverter.payloadCodecs)).events ?? [];
       const found = events.flatMap((e) => {
         const r = liveRecordOf(e);

@@ -20,6 +20,7 @@ import { isNotFound } from './store';
 import { DEFAULT_THRESHOLD, parseThreshold, withThreshold } from '../common/eval/summary';
 import { type EvalCaseReport, type EvalCaseSpec, type EvalReport, type EvalRunInput, type ResolvedEvalOptions, type ThresholdRule, ToolMode } from '../common/eval/types';
 import { createEvalWorker } from './worker';
+import { historyOf } from '../payloads/historyPages';
 
 /** Options of {@link runEval}. */
 export interface EvalOptions {
@@ -166,7 +167,7 @@ async function earlierRun(client: Client, evalId: string): Promise<EvalRunInput 
   try {
     const { status } = await client.workflow.getHandle(evalId).describe();
     if (status.name !== 'RUNNING' && status.name !== 'COMPLETED') return undefined;
-    const history = await decodeHistory(await client.workflow.getHandle(evalId).fetchHistory(), client.options.loadedDataConverter.payloadCodecs);
+    const history = await decodeHistory(await historyOf(client, evalId), client.options.loadedDataConverter.payloadCodecs);
     const first = history.events?.[0]?.workflowExecutionStartedEventAttributes;
     if (first?.workflowType?.name !== EvalWorkflowType.EVAL_RUN) throw new InvalidEvalInputError([`${evalId} is a ${first?.workflowType?.name ?? 'different'} workflow, not an eval: give the eval another id`]);
     return fromPayloads<EvalRunInput>(first.input);

@@ -12,6 +12,7 @@ import { chainFromFile, chainFromServer } from './chainRecord';
 import { caseOfChain } from '../common/eval/messages';
 import { Recording } from './recording';
 import type { CaseSource, EvalCaseInput } from '../common/eval/types';
+import { historyOf } from '../payloads/historyPages';
 
 /** A case as its candidate chain's calls see it: the case, and its record when it has one. */
 export interface CaseContext {
@@ -60,7 +61,7 @@ export class RecordingStore {
   }
 
   private async read(caseId: string): Promise<CaseContext> {
-    const history = await decodeHistory(await this.client.workflow.getHandle(caseId).fetchHistory(), this.client.options.loadedDataConverter.payloadCodecs);
+    const history = await decodeHistory(await historyOf(this.client, caseId), this.client.options.loadedDataConverter.payloadCodecs);
     const input = fromPayloads<EvalCaseInput>(history.events?.[0]?.workflowExecutionStartedEventAttributes?.input);
     if (!input) throw new Error(`eval case ${caseId} has no input`);
     const recording = await this.recordingOf(input.case.source);

@@ -5,6 +5,7 @@
  * read), and asking again for the same page fails the same way. Such a page is asked for again one
  * event at a time: an event's payloads are within Temporal's 2 MB limit.
  */
+import type { Client, WorkflowHandle } from '@temporalio/client';
 import type { temporal } from '@temporalio/proto';
 
 type HistoryRequest = temporal.api.workflowservice.v1.IGetWorkflowExecutionHistoryRequest;
@@ -43,5 +44,18 @@ export class HistoryPages {
         this.small = ONE_BY_ONE;
       }
     }
+  }
+}
+
+/** The history of one run, as `fetchHistory()` gives it, in pages small enough to receive. */
+export async function historyOf(client: Pick<Client, 'workflowService'> & { options: { namespace: string } }, workflowId: string, runId?: string): Promise<Awaited<ReturnType<WorkflowHandle['fetchHistory']>>> {
+  const events: temporal.api.history.v1.IHistoryEvent[] = [];
+  const pages = new HistoryPages(client.workflowService);
+  let nextPageToken: Uint8Array | undefined;
+  for (;;) {
+    const page = await pages.next({ namespace: client.options.namespace, execution: { workflowId, runId }, nextPageToken });
+    events.push(...(page.history?.events ?? []));
+    if (!page.nextPageToken?.length) return { events };
+    nextPageToken = page.nextPageToken;
   }
 }

@@ -6,6 +6,7 @@ import { DeterminismViolationError } from '@temporalio/workflow';
 import type { temporal } from '@temporalio/proto';
 import { batonDataConverter } from '../payloads/codec';
 import { workflowBundle } from './bundle';
+import { historyOf } from '../payloads/historyPages';
 
 /** The outcome of replaying one history against the current workflow code. */
 export interface ReplayCheck {
@@ -50,7 +51,7 @@ function delegatingWorkflowId(history: temporal.api.history.v1.IHistory): string
 
 /** Fetch the history of each workflow id (its latest run) from the server. */
 export async function historiesFromServer(client: Client, workflowIds: string[]): Promise<HistorySource[]> {
-  return Promise.all(workflowIds.map(async (id) => ({ source: id, workflowId: id, history: await client.workflow.getHandle(id).fetchHistory() })));
+  return Promise.all(workflowIds.map(async (id) => ({ source: id, workflowId: id, history: await historyOf(client, id) })));
 }
 
 /**

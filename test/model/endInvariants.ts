@@ -18,6 +18,7 @@ import { stoppedCallsOf } from '../../src/client/stoppedCalls';
 import { exportKeys, keys } from '../helpers/signing';
 import { broken, clip, cliTurn, type Harness, type Invariant } from './harness';
 import type { RootModel } from './model';
+import { historyOf } from '../../src/payloads/historyPages';
 
 async function auditOf(h: Harness, r: RootModel): Promise<AuditChain | undefined> {
   try {
@@ -107,7 +108,7 @@ async function taskFailures(h: Harness, r: RootModel): Promise<void> {
     for (const runId of audit?.runIds ?? []) ids.push({ workflowId: r.id, runId });
   }
   for (const { workflowId, runId } of ids) {
-    const events = (await h.system.client.workflow.getHandle(workflowId, runId).fetchHistory()).events ?? [];
+    const events = (await historyOf(h.system.client, workflowId, runId)).events ?? [];
     for (const e of events) {
       const failed = e.workflowTaskFailedEventAttributes;
       if (failed && !isRoutine(failed.cause)) broken(h, 'no-failed-tasks', `${workflowId} run ${runId}: workflow task failed (event ${String(e.eventId)}, ${failed.cause === null || failed.cause === undefined ? 'no cause' : causeName(failed.cause)}): ${clip(failed.failure?.message, 300)}`);
@@ -167,7 +168,7 @@ async function followerText(h: Harness, r: RootModel): Promise<void> {
  * and, in the state a continued run carries, those with the overrides it took since.
  */
 async function optionsSurvive(h: Harness, r: RootModel): Promise<void> {
-  const events = (await h.system.client.workflow.getHandle(r.id).fetchHistory()).events ?? [];
+  const events = (await historyOf(h.system.client, r.id)).events ?? [];
   const input = fromPayloads<HandoffRunInput & ConversationInput>(events[0]?.workflowExecutionStartedEventAttributes?.input);
   if (!input) return broken(h, 'options-survive', `${r.id}: its latest run has no input`);
   const replayed = r.replays > 0 ? ` (replayed ${r.replays} time(s))` : '';

@@ -17,6 +17,7 @@ import { chatOf, inFlight } from './operations/conversation';
 import { migrate, stranded } from './operations/migrate';
 import { operationNamed } from './operations';
 import type { ModelSystem } from './system';
+import { historyOf } from '../../src/payloads/historyPages';
 
 /** Broken invariants, with the sequence that broke them. */
 export class InvariantError extends Error {
@@ -135,7 +136,7 @@ async function lastFailures(h: Harness, workflowId: string): Promise<string> {
   try {
     const d = await h.system.client.workflow.getHandle(workflowId).describe();
     if (d.status.name !== 'RUNNING') return '';
-    const events = (await h.system.client.workflow.getHandle(workflowId).fetchHistory()).events ?? [];
+    const events = (await historyOf(h.system.client, workflowId)).events ?? [];
     const failure = events.map((e) => e.activityTaskFailedEventAttributes?.failure).filter((f) => f).at(-1);
     const own = failure ? `; ${workflowId} last failed a step with ${failure.applicationFailureInfo?.type ?? 'a failure'}: ${clip(failure.message, 200)}` : '';
     const children = await Promise.all((d.raw.pendingChildren ?? []).map((c) => lastFailures(h, c.workflowId ?? '')));

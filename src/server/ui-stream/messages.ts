@@ -10,6 +10,7 @@ import { decodeHistory } from '../../payloads/history';
 import type { HistoryEvent } from '../../payloads/read';
 import { AnswerReader, type MayDecide } from './reader';
 import type { AnswerView, PartView } from './view';
+import { historyOf } from '../../payloads/historyPages';
 
 /** A message as `useChat` holds it (the AI SDK's `UIMessage`). */
 export interface UiMessage {
@@ -23,7 +24,7 @@ export async function readAnswers(client: Client, workflowId: string, mode: 'con
   const reader = new AnswerReader(workflowId, mode, mayDecide);
   let runId: string | undefined = await firstRunOfChain(client.workflow, workflowId);
   while (runId) {
-    const history: Awaited<ReturnType<ReturnType<Client['workflow']['getHandle']>['fetchHistory']>> = await client.workflow.getHandle(workflowId, runId).fetchHistory();
+    const history = await historyOf(client, workflowId, runId);
     const events: HistoryEvent[] = (await decodeHistory(history, client.options.loadedDataConverter.payloadCodecs)).events ?? [];
     reader.read(events);
     runId = events.at(-1)?.workflowExecutionContinuedAsNewEventAttributes?.newExecutionRunId ?? undefined;

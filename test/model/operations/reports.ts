@@ -9,10 +9,11 @@ import fc from 'fast-check';
 import { childApprovalsSignal } from '../../../src/workflow';
 import { broken, clip, operation, type Harness } from '../harness';
 import { waiting, waitingFor, type Waiting } from './approvals';
+import { historyOf } from '../../../src/payloads/historyPages';
 
 /** The token the specialist `workflowId` was started with, from its history. */
 async function copiedToken(h: Harness, workflowId: string): Promise<string | undefined> {
-  const history = await h.system.client.workflow.getHandle(workflowId).fetchHistory();
+  const history = await historyOf(h.system.client, workflowId);
   const payload = history.events?.[0]?.workflowExecutionStartedEventAttributes?.input?.payloads?.[0]?.data;
   if (!payload) return undefined;
   return (JSON.parse(Buffer.from(payload).toString('utf8')) as { parent?: { token?: string } }).parent?.token;
