@@ -69,8 +69,7 @@ export async function createArchiveWorker(options: ArchiveWorkerOptions): Promis
   const namespace = options.namespace ?? config.namespace;
   const dataConverter = batonDataConverter(options.codec ?? codecOptionsFromEnv());
   const connection = options.connection ?? (await NativeConnection.connect(config.connectionOptions));
-  // Exports read whole histories: gRPC's receive limit raised as the CLI raises it, for pages of events near Temporal's payload limit.
-  const client = options.client ?? new Client({ connection: await Connection.connect({ ...config.connectionOptions, channelArgs: { 'grpc.max_receive_message_length': 128 * 2 ** 20 } }), namespace, dataConverter });
+  const client = options.client ?? new Client({ connection: await Connection.connect(config.connectionOptions), namespace, dataConverter });
   const taskQueue = options.taskQueue ?? DEFAULT_ARCHIVE_TASK_QUEUE;
   const archiver = new ChainArchiver({ client, store, ...(siem ? { siem } : {}), ...pick(options) });
   const worker = await Worker.create({

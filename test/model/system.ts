@@ -81,8 +81,7 @@ export class ModelSystem {
     const env: Record<string, string> = { TEMPORAL_ADDRESS: server.address, MODEL_EFFECTS: effectsFile, MODEL_REMOTE_URL: remoteUrl, ...(redis ? { BATON_STREAMS_URL: redis.url } : {}) };
     const hosts = new Hosts(o.workers ?? 2, env, path.join(o.dir, 'workers'));
     await hosts.start();
-    // Configured as baton's CLI connects: gRPC's receive limit raised (Temporal's client names it under a key gRPC does not read).
-    const connection = await Connection.connect({ address: server.address, channelArgs: { 'grpc.max_receive_message_length': 128 * 2 ** 20 } });
+    const connection = await Connection.connect({ address: server.address });
     const client = new Client({ connection });
     const remote = new ModelRemote(server.address, client, remoteUrl);
     await remote.start();
