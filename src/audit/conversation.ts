@@ -9,7 +9,7 @@ import type { ConversationEvent, ConversationInput, ConversationResult, SendMess
 import { ActivityType, CONVERSATION_EVENT_MEMO, sendMessageUpdate, TURN_MEMO } from '../common/messages';
 import type { HandoffRecord } from '../common/run';
 import { decodeHistory } from '../payloads/history';
-import { historyOf } from './fetch';
+import { historyOf } from '../payloads/historyPages';
 import { fromOutsidePayloads, fromPayload, fromPayloads, type HistoryEvent } from '../payloads/read';
 import { displayText } from '../common/display';
 import { describeEvent } from './format';

@@ -7,8 +7,6 @@ import { fromPayload, fromPayloads } from '../payloads/read';
 import type { HandoffRunInput } from '../common/run';
 import { buildAudit, type AuditChain, type RunHistory } from './chain';
 
-export { historyOf };
-
 /**
  * Fetch a chain's history, following continue-as-new back to its first run, and rebuild it.
  * Payloads are decoded with the client's payload codecs (compression, encryption), then read with

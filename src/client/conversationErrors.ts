@@ -7,7 +7,7 @@ import { errorFromFailure } from '../common/errorTypes';
 import { TASK_FAILING_PATIENCE_MS, updateUnprocessed } from './taskFailing';
 
 /** Whether an update failed because its run continued as new before answering: to be sent again. */
-export function continued(err: unknown): boolean {
+function continued(err: unknown): boolean {
   return err instanceof WorkflowUpdateFailedError && err.cause instanceof ApplicationFailure && err.cause.type === 'ConversationContinuedError';
 }
 

@@ -2,7 +2,7 @@
 import type { WorkflowHandle } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
 import { APPROVAL_EVENT_MEMO } from '../../src/workflow';
-import { historyOf } from '../../src/audit/fetch';
+import { historyOf } from '../../src/payloads/historyPages';
 
 type Event = temporal.api.history.v1.IHistoryEvent;
 
