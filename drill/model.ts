@@ -72,6 +72,7 @@ export async function modelDrill(s: DrillSettings & ModelSettings): Promise<Dril
       conversations: sum((r) => r.conversations),
       kills: f.kills,
       'server restarts': f.serverRestarts,
+      'overlapping call attempts': system.hosts.overlapped,
       redeploys: f.redeploys.drain + f.redeploys.side_by_side + f.redeploys.v1_gone,
       'cli runs': f.cliRuns,
       'invariants checked': sum((r) => r.checks),

@@ -25,7 +25,7 @@ export function aiSdkPuppetProvider(send: (m: FromWorker) => void): ModelProvide
     doGenerate: () => Promise.reject(new Error('the puppet model only streams')),
     async doStream(options) {
       const { input, context } = current.getStore()!;
-      const { key, answer } = await askHarness(send, input, context, options.abortSignal ?? context.signal);
+      const { key, attempt, answer } = await askHarness(send, input, context, options.abortSignal ?? context.signal);
       const text = answer.text ?? '';
       const calls = answer.toolCalls ?? [];
       const parts: LanguageModelV3StreamPart[] = [
@@ -41,7 +41,7 @@ export function aiSdkPuppetProvider(send: (m: FromWorker) => void): ModelProvide
             if (part.type === 'text-delta') await context.sleep(15);
             return controller.enqueue(part);
           }
-          send({ type: 'call_ended', key, how: 'answered' });
+          send({ type: 'call_ended', key, attempt, how: 'answered' });
           controller.enqueue({
             type: 'finish',
             finishReason: { unified: calls.length > 0 ? 'tool-calls' : 'stop', raw: undefined },

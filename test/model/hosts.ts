@@ -35,10 +35,12 @@ export class Hosts {
   readonly crashes: { at: number; slot: number; code: number | null; signal: string | null }[] = [];
   private readonly slots: Slot[];
   private stopping = false;
-  /** Calls waiting for an answer, by key, with the slot that waits. */
-  private readonly open = new Map<string, PuppetCall & { slot: number }>();
+  /** Calls waiting for an answer, by key, with the slot that waits and its attempts waiting there. */
+  private readonly open = new Map<string, PuppetCall & { slot: number; waiting: Set<number> }>();
   /** Every answer given, by key. */
   private readonly answers = new Map<string, PuppetAnswer>();
+  /** How many times an attempt of a call began to wait while an earlier attempt of it still waited in the same process. */
+  overlapped = 0;
   /** Calls stopped before they answered (an interrupt), by key. */
   readonly stopped = new Set<string>();
   /** Steps refused for a team the worker lacks, by workflow id: the first and the last. */
@@ -84,7 +86,7 @@ export class Hosts {
 
   /** The calls waiting for an answer. */
   calls(): PuppetCall[] {
-    return [...this.open.values()];
+    return [...this.open.values()].map(({ slot: _s, waiting: _w, ...call }) => call);
   }
 
   /**
@@ -103,7 +105,7 @@ export class Hosts {
         models++;
       }
     }
-    return models > [...this.open.values()].filter((c) => c.workflowId === workflowId).length;
+    return models > [...this.open.values()].reduce((n, c) => n + (c.workflowId === workflowId ? c.waiting.size : 0), 0);
   }
 
   /** The slots whose process runs an `activity` of `workflowId` now. */
@@ -204,11 +206,19 @@ export class Hosts {
         } else if (m.type === 'call') {
           const { type: _t, ...call } = m;
           const given = this.answers.get(m.key);
+          const there = this.open.get(m.key);
           if (given) this.post(slot, { type: 'answer', key: m.key, answer: given });
-          else this.open.set(m.key, { ...call, slot });
+          else if (there?.slot === slot) {
+            there.waiting.add(m.attempt);
+            this.overlapped++;
+          }
+          else this.open.set(m.key, { ...call, slot, waiting: new Set([m.attempt]) });
         } else if (m.type === 'call_ended') {
-          if (this.open.get(m.key)?.slot === slot) this.open.delete(m.key);
-          if (m.how === 'stopped') this.stopped.add(m.key);
+          // An attempt the server gave up on may stop after the next attempt of its call began to wait here.
+          const there = this.open.get(m.key);
+          if (there?.slot === slot && there.waiting.delete(m.attempt) && there.waiting.size === 0) this.open.delete(m.key);
+          const goesOn = there?.slot === slot && there.waiting.size > 0;
+          if (m.how === 'stopped' && !goesOn) this.stopped.add(m.key);
         } else if (m.type === 'activity') {
           const id = `${m.workflowId} ${m.activityId}`;
           if (m.phase === 'start') s.inFlight.set(id, { workflowId: m.workflowId, activity: m.activity });

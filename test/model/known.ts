@@ -14,12 +14,7 @@ export interface KnownDefect {
   matches: RegExp;
 }
 
-export const KNOWN_OPEN: KnownDefect[] = [
-  {
-    name: 'after a server restart, a model call can stay started on a worker while the harness sees no call waiting for its answer',
-    matches: /\[settles\] still moving 60 s after the step: .*callModel \(PENDING_ACTIVITY_STATE_STARTED, attempt 1\).*an activity in a worker/,
-  },
-];
+export const KNOWN_OPEN: KnownDefect[] = [];
 
 /** The open defect a violation shows, if any. */
 export function knownDefect(violation: string): KnownDefect | undefined {

@@ -39,6 +39,8 @@ export interface OfferedTool {
 export interface PuppetCall {
   /** The same for every attempt and restart of one call (workflow, run, agent, call index, prompt). */
   key: string;
+  /** This attempt's number in its worker process: attempts of one call can overlap (an attempt the server gave up on is stopped only when its worker hears so, perhaps after the next one began). */
+  attempt: number;
   workflowId: string;
   runId: string;
   agent: string;
@@ -61,7 +63,7 @@ export type FromWorker =
   | { type: 'ready' }
   | { type: 'serving'; taskQueues: string[] }
   | ({ type: 'call' } & PuppetCall)
-  | { type: 'call_ended'; key: string; how: 'answered' | 'stopped' }
+  | { type: 'call_ended'; key: string; attempt: number; how: 'answered' | 'stopped' }
   | { type: 'activity'; phase: 'start' | 'end'; workflowId: string; activityId: string; activity: string; failure?: string };
 
 /** The call key: stable across attempts and restarts of one call, different for any other call. */

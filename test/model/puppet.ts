@@ -14,6 +14,7 @@ import type { ModelCallContext, ModelProvider } from '../../src/models/provider'
 import { callKeyParts, type FromWorker, type OfferedTool, type PuppetAnswer } from './protocol';
 
 const waiting = new Map<string, { resolve: (a: PuppetAnswer) => void }[]>();
+const attempts = { made: 0 };
 
 /** An answer from the harness: every attempt waiting for `key` gets it. */
 export function answerCall(key: string, answer: PuppetAnswer): void {
@@ -27,7 +28,7 @@ export function puppetProvider(send: (m: FromWorker) => void): ModelProvider {
   return {
     async call(input: CallModelInput, context: ModelCallContext): Promise<ModelResponse> {
       if (input.purpose) return summary(input);
-      const { key, answer } = await askHarness(send, input, context, context.signal);
+      const { key, attempt, answer } = await askHarness(send, input, context, context.signal);
       const text = answer.text ?? '';
       if (context.text && text) {
         // In three pieces, as a model streams; followers must end with the recorded answer whatever they saw.
@@ -36,7 +37,7 @@ export function puppetProvider(send: (m: FromWorker) => void): ModelProvider {
           await context.sleep(15);
         }
       }
-      send({ type: 'call_ended', key, how: 'answered' });
+      send({ type: 'call_ended', key, attempt, how: 'answered' });
       const toolCalls = (answer.toolCalls ?? []).map((c) => ({ id: c.id, name: c.name, arguments: JSON.stringify(c.arguments) }));
       return { content: answer.text ?? null, toolCalls, usage: puppetUsage(input, text), model: 'puppet' };
     },
@@ -47,25 +48,26 @@ export function puppetProvider(send: (m: FromWorker) => void): ModelProvider {
  * Report the call to the harness and wait for its answer; `signal` stops the wait (the call is then
  * reported stopped and fails as cancelled).
  */
-export async function askHarness(send: (m: FromWorker) => void, input: CallModelInput, context: ModelCallContext, signal: AbortSignal): Promise<{ key: string; answer: PuppetAnswer }> {
+export async function askHarness(send: (m: FromWorker) => void, input: CallModelInput, context: ModelCallContext, signal: AbortSignal): Promise<{ key: string; attempt: number; answer: PuppetAnswer }> {
   const execution = Context.current().info.workflowExecution;
   const workflowId = execution?.workflowId ?? '';
   const runId = execution?.runId ?? '';
   const prompt = createHash('sha256').update(JSON.stringify(input.messages)).digest('hex').slice(0, 16);
   const key = callKeyParts(workflowId, runId, input.agentId, input.callIndex, prompt);
+  const attempt = ++attempts.made;
   const answer = await new Promise<PuppetAnswer>((resolve, reject) => {
     const waiter = { resolve };
     waiting.set(key, [...(waiting.get(key) ?? []), waiter]);
     const stop = () => {
       waiting.set(key, (waiting.get(key) ?? []).filter((w) => w !== waiter));
-      send({ type: 'call_ended', key, how: 'stopped' });
+      send({ type: 'call_ended', key, attempt, how: 'stopped' });
       reject(new CancelledFailure('the model call was stopped'));
     };
     if (signal.aborted) return stop();
     signal.addEventListener('abort', stop, { once: true });
-    send({ type: 'call', key, workflowId, runId, agent: input.agentId, callIndex: input.callIndex, tools: input.tools.map(offered), latest: latest(input), streamed: input.stream !== undefined && context.text !== undefined, ...(input.stream?.message !== undefined ? { message: input.stream.message } : {}), ...(input.stream?.merged ? { merged: input.stream.merged } : {}) });
+    send({ type: 'call', key, attempt, workflowId, runId, agent: input.agentId, callIndex: input.callIndex, tools: input.tools.map(offered), latest: latest(input), streamed: input.stream !== undefined && context.text !== undefined, ...(input.stream?.message !== undefined ? { message: input.stream.message } : {}), ...(input.stream?.merged ? { merged: input.stream.merged } : {}) });
   });
-  return { key, answer };
+  return { key, attempt, answer };
 }
 
 /** An answer's text in three pieces, as a model streams it (empty pieces left out). */
