@@ -11,6 +11,7 @@ import type { HandoffRunInput } from '../common/run';
 import { redactPendingApproval, type SensitiveArguments, TeamRedaction } from '../common/sensitive';
 import type { TeamSpec } from '../common/team';
 import { decodeHistory } from '../payloads/history';
+import { HistoryPages } from '../payloads/historyPages';
 import { type PendingHandoff, toPendingHandoff, toWaitingApproval } from './pending';
 import { fromPayloads } from '../payloads/read';
 
@@ -22,14 +23,10 @@ const MAX_CACHED = 500;
 /** The team snapshot of a run, from its history; `undefined` when the run has not recorded one yet. */
 export async function teamSnapshot(client: Client, workflowId: string, runId: string): Promise<TeamSpec | undefined> {
   const loadTeam = new Set<string>();
+  const pages = new HistoryPages(client.workflowService);
   let nextPageToken: Uint8Array | undefined;
   for (let page = 0; page < MAX_PAGES; page++) {
-    const { history, nextPageToken: next } = await client.workflowService.getWorkflowExecutionHistory({
-      namespace: client.options.namespace,
-      execution: { workflowId, runId },
-      maximumPageSize: 100,
-      ...(nextPageToken ? { nextPageToken } : {}),
-    });
+    const { history, nextPageToken: next } = await pages.next({ namespace: client.options.namespace, execution: { workflowId, runId }, ...(nextPageToken ? { nextPageToken } : {}) }, 100);
     if (history) await decodeHistory(history, client.options.loadedDataConverter.payloadCodecs);
     // A new run records its snapshot with a local activity: its marker reads as the activity.
     for (const e of withLocalActivities(history?.events ?? [])) {

@@ -32,11 +32,12 @@ export class HistoryPages {
 
   constructor(private readonly service: HistoryService) {}
 
-  async next(request: Omit<HistoryRequest, 'maximumPageSize'>): Promise<HistoryResponse> {
+  /** The next page of `request`'s run: of `pageSize` events (0, the server's own size), or of one while pages are too large. */
+  async next(request: Omit<HistoryRequest, 'maximumPageSize'>, pageSize = 0): Promise<HistoryResponse> {
     for (;;) {
       const one = this.small > 0;
       try {
-        const page = await this.service.getWorkflowExecutionHistory({ ...request, maximumPageSize: one ? 1 : 0 });
+        const page = await this.service.getWorkflowExecutionHistory({ ...request, maximumPageSize: one ? 1 : pageSize });
         if (one) this.small--;
         return page;
       } catch (err) {
