@@ -45,6 +45,11 @@ export default tseslint.config(
               message: 'The library does not import its surfaces (CLI, HTTP service).',
             },
             {
+              target: './workflows/chain',
+              from: ['./workflows/guards', './workflows/live', './workflows/economics'],
+              message: 'workflows/chain is the kernel: features (guards, steering, economics) plug into the ports of workflows/chain/run.ts; the kernel imports none of them, types included.',
+            },
+            {
               target: './src/mcp',
               from: ['./src/client', './src/cli', './src/server', './workflows'],
               message: 'MCP tools run in the worker: src/mcp imports neither the surfaces nor workflow code.',

@@ -51,7 +51,6 @@ import { withApprovalAttributes } from './approvals/searchAttributes';
 import { type Economy } from './economics/economy';
 import { economicsOf } from './economics/start';
 import { chainTag, taggingStreams } from './streams/tag';
-import { applySteering } from './live/apply';
 import { interruptible, Steering } from './live/steering';
 import { variantAttribute } from './variant';
 import { enterTenant, tenantAttribute } from './tenant';
@@ -153,7 +152,7 @@ export async function handoffRun(startInput: HandoffRunInput): Promise<HandoffRu
   if (inboxBounds) await handOver(desk);
   else await condition(allHandlersFinished);
   // Steering messages still waiting go with the chain into the next run.
-  if (live) applySteering({ chain, effects, steering });
+  if (live) steering.apply({ chain, effects });
   const next = carryOver(chain.state);
   if (v2) effects.setStatus(BatonStatus.CONTINUED_AS_NEW);
   const continueAsNew = makeContinueAsNewFunc<typeof handoffRun>(

@@ -1,7 +1,8 @@
 /**
  * The handoff loop: a small dispatcher over {@link Step}s. Each step is a transition of the chain
  * state (`chain/state.ts`), every command goes through the effects port (`chain/effects.ts`), and
- * every control is a guard asked at a named point (`guards/`).
+ * every feature plugs in through a port of `chain/run.ts`: each control a guard asked at a named
+ * point (`guards/`), the economy, steering (`live/`).
  */
 import type { HandoffRunResult } from '../src/common/run';
 import { delegateStep } from './chain/delegate';
@@ -10,10 +11,8 @@ import { actOn, finishTurn, respond, turn } from './chain/respond';
 import { noteSuccess } from './chain/controls';
 import { currentAgent, resultOf } from './chain/state';
 import { type ChainRun, handOverDue, retried, RUN_AGAIN, type Step } from './chain/step';
-import { CONTINUE, type FinalAnswer, type Verdict } from './guards';
-import { refuseAnswer } from './guards/guard';
-import { checkGuardrails } from './guards/guardrails';
-import { applySteering } from './live/apply';
+import { checkGuardrails } from './chain/guardrails';
+import { CONTINUE, type FinalAnswer, refuseAnswer, type Verdict } from './chain/verdict';
 
 export type { ChainRun, Step } from './chain/step';
 
@@ -30,7 +29,7 @@ export async function runChain(run: ChainRun): Promise<ChainOutcome> {
     switch (step.kind) {
       case 'final_output': {
         // A steering message that came while the model answered: the answer is not the last word.
-        if (applySteering(run)) break;
+        if (run.steering?.apply(run)) break;
         const verdict = guards.onFinish(chain.state, step.answer);
         if (retried(run, verdict) || retried(run, await outputGuardrails(run, step.answer)) || retried(run, guards.onComplete(chain.state))) break;
         noteSuccess(run, chain.state.agentId);

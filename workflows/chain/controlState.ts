@@ -1,13 +1,16 @@
 /**
  * The controls' part of the chain state: counters, circuit breakers, progress between handoffs,
  * usage per agent. Folded by the chain's reducer (`state.ts`), so a replay rebuilds it from the
- * events history recorded.
+ * events history recorded; and what it says that the steps and the guards both read (until when a
+ * breaker is open, when the chain must be done).
  *
  * Pure: no Temporal API, no I/O.
  */
+import { durationMs } from '../../src/common/check';
 import type { ControlCounters, ControlEvent, ControlState } from '../../src/common/controls';
 import { addCost } from '../../src/common/economics/prices';
 import type { Usage } from '../../src/common/run';
+import type { ChainState } from '../../src/common/state';
 
 export const NO_USAGE: Usage = { inputTokens: 0, outputTokens: 0, totalTokens: 0, modelCalls: 0, toolCalls: 0 };
 
@@ -69,4 +72,19 @@ export function addTokens(u: Usage, more: Pick<Usage, 'inputTokens' | 'outputTok
 /** Usage per agent with `usage` of `agent` added. */
 export function addAgentUsage(byAgent: Record<string, Usage>, agent: string, usage: Pick<Usage, 'inputTokens' | 'outputTokens'> & Partial<Usage>, calls = 1): Record<string, Usage> {
   return { ...byAgent, [agent]: addTokens(byAgent[agent] ?? NO_USAGE, usage, calls) };
+}
+
+/** When `agent`'s open breaker lets a try through (workflow time, ms), or `undefined` when it is not open. */
+export function breakerOpenUntil(s: ChainState, agent: string): number | undefined {
+  const b = s.controls?.breakers[agent];
+  if (!b || b.state !== 'open' || b.openedAt === undefined || s.options.breakerThreshold <= 0) return undefined;
+  return b.openedAt + (durationMs(s.options.breakerCooldown) ?? 60_000);
+}
+
+/** When the chain must be done (workflow time, ms), if it has a deadline. */
+export function deadlineOf(s: ChainState): number | undefined {
+  const d = s.options.deadline;
+  if (d === undefined || !s.controls) return undefined;
+  const ms = durationMs(d);
+  return ms !== undefined ? s.controls.startedAt + ms : Date.parse(String(d));
 }

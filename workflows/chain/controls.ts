@@ -6,7 +6,7 @@
 import { durationMs } from '../../src/common/check';
 import type { ControlEvent } from '../../src/common/controls';
 import { APPROVAL_EVENT_MEMO } from '../../src/common/messages';
-import { breakerOpenUntil } from '../guards/breakers';
+import { breakerOpenUntil } from './controlState';
 import type { ChainRun } from './run';
 
 /** Apply `event` and put it on the record. */

@@ -15,8 +15,6 @@ import { type ChainRun, handOverDue, retried, RUN_AGAIN, type Step, type TurnInP
 import { type Gated, gateToolCalls, PAUSED } from './toolApprovals';
 import { offeredTools } from './tools';
 import { answersInOrder, idempotencyKey, planTurn, toolNames } from './turn';
-import { applySteering, recordInterrupt } from '../live/apply';
-import { ModelCallInterrupted } from '../live/steering';
 
 /**
  * One model turn of the current agent. Steps are promise chains that settle at once when there is
@@ -25,7 +23,7 @@ import { ModelCallInterrupted } from '../live/steering';
  */
 export function turn(run: ChainRun): Promise<Step> {
   const { chain, effects, guards } = run;
-  applySteering(run);
+  run.steering?.apply(run);
   const verdict = guards.beforeModelCall(chain.state);
   if (retried(run, verdict)) chain.apply({ type: 'answer_refused', guard: verdict.kind === 'last_turn' ? 'budgets' : 'limits', message: verdict.message });
   const agent = currentAgent(chain.state);
@@ -53,8 +51,7 @@ export function turn(run: ChainRun): Promise<Step> {
         // A call that failed, or was stopped before it answered, reports no usage: its reservation is released.
         run.economy?.afterCall(undefined);
         // Stopped for a steering message: the model is asked again with it.
-        if (!(err instanceof ModelCallInterrupted)) throw err;
-        recordInterrupt(run, err);
+        if (!run.steering?.interrupted(run, err)) throw err;
         return RUN_AGAIN;
       },
     );

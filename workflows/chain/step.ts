@@ -3,10 +3,10 @@ import type { ApprovalRecord } from '../../src/common/approvals';
 import type { HandoffResult } from '../../src/common/handoff';
 import type { ModelResponse, ToolCall } from '../../src/common/model';
 import type { ToolResultRecord } from '../../src/common/run';
-import type { FinalAnswer, Verdict } from '../guards';
 import { recordControl } from './controls';
 import type { ChainRun } from './run';
 import type { TurnPlan } from './turn';
+import type { FinalAnswer, Verdict } from './verdict';
 
 export type { ChainRun } from './run';
 

@@ -14,7 +14,7 @@ import { BatonStatus } from '../../src/common/run';
 import type { ApprovalDesk } from '../chain/desk';
 import type { ChainEffects } from '../chain/effects';
 import type { Chain } from '../chain/state';
-import type { Guards } from '../guards';
+import type { GuardPort } from '../chain/run';
 import { runChain } from '../loop';
 import { handOverDue } from '../chain/step';
 import { compact } from './compaction';
@@ -29,7 +29,6 @@ import { type CurrentTurn, MessageRolledBackError } from '../../src/common/conve
 import type { LiveRecord } from '../../src/common/live';
 import { LIVE_MEMO } from '../../src/common/messages';
 import type { ChainOutcome } from '../loop';
-import { applySteering } from '../live/apply';
 import { handBack } from '../live/handBack';
 import type { Steering } from '../live/steering';
 import type { MidTurn } from './midTurn';
@@ -50,7 +49,7 @@ export class Session {
     private readonly inbox: Inbox,
     private readonly effects: ChainEffects,
     private readonly desk: ApprovalDesk,
-    private readonly guards: Guards,
+    private readonly guards: GuardPort,
     /** The agent the conversation started with: it answers when the team no longer has the active agent. */
     private readonly startAgent: string = chain.state.agentId,
     /** Steering, mid-turn policies and hand-backs (conversations that started with the live patch). */
@@ -121,7 +120,7 @@ export class Session {
    */
   async handOver(): Promise<ConversationState> {
     // Steering messages still waiting go with the turn into the next run.
-    if (this.live) applySteering({ chain: this.chain, effects: this.effects, steering: this.live.steering });
+    if (this.live) this.live.steering.apply({ chain: this.chain, effects: this.effects });
     for (;;) {
       this.inbox.releaseForNextRun();
       this.migrations?.release(false);
@@ -189,7 +188,7 @@ export class Session {
       if ('rolledBack' in ran) throw new MessageRolledBackError(this.effects.workflowId, current.turn, ran.rolledBack);
       // A message that joined the turn as it was being answered: the model answers it too.
       if (ran.value.kind !== 'completed' || steering.waiting.length === 0) return ran.value;
-      applySteering({ chain: this.chain, effects: this.turnEffects, steering });
+      steering.apply({ chain: this.chain, effects: this.turnEffects });
     }
   }
 

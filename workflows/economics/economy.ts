@@ -17,7 +17,7 @@ import { recordControl } from '../chain/controls';
 import { currentAgent } from '../chain/state';
 import type { ChainEffects } from '../chain/effects';
 import type { ChainRun, EconomyPort } from '../chain/run';
-import { CONTINUE, type Verdict } from '../guards/guard';
+import { CONTINUE, type Verdict } from '../chain/verdict';
 import { worstCaseMicros } from '../guards/costs';
 import { costOfCall } from './costs';
 import type { EconomicsEffects } from './effects';

@@ -3,7 +3,8 @@
  * The waiting itself is the approval desk's (`chain/desk.ts`).
  */
 import { resolveApprovalPolicy } from '../../src/common/authority/policy';
-import { CONTINUE, type Guard } from './guard';
+import { CONTINUE } from '../chain/verdict';
+import type { Guard } from './guard';
 
 /** The policy that applies to `from` → `to` (shared with the authority checks and the audit). */
 export { resolveApprovalPolicy };

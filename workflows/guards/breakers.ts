@@ -2,18 +2,12 @@
  * Circuit breakers per target agent: a target whose breaker is open is refused to handoffs and
  * delegations, with a tool result saying until when, for `breakerCooldown` after it opened
  * (workflow time, so the cooldown survives restarts and replays the same). The breaker's state
- * moves in `chain/breakers.ts`.
+ * moves in `chain/controls.ts`.
  */
-import { durationMs } from '../../src/common/check';
 import type { ChainState } from '../../src/common/state';
-import { CONTINUE, type Guard, type Verdict } from './guard';
-
-/** When `agent`'s open breaker lets a try through (ms), or `undefined` when it is not open. */
-export function breakerOpenUntil(s: ChainState, agent: string): number | undefined {
-  const b = s.controls?.breakers[agent];
-  if (!b || b.state !== 'open' || b.openedAt === undefined || s.options.breakerThreshold <= 0) return undefined;
-  return b.openedAt + (durationMs(s.options.breakerCooldown) ?? 60_000);
-}
+import { breakerOpenUntil } from '../chain/controlState';
+import { CONTINUE, type Verdict } from '../chain/verdict';
+import type { Guard } from './guard';
 
 export function breakerGuard(now: () => number): Guard {
   const check = (s: ChainState, from: string, to: string, what: string): Verdict => {

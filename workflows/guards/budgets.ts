@@ -4,12 +4,13 @@
  * A budget that runs out fails the run with `BudgetExceededError`, or under
  * `onBudgetExceeded: 'final_answer'` gives the current agent one last turn without tools.
  */
-import { durationMs } from '../../src/common/check';
 import type { BudgetExceeded } from '../../src/common/controls';
 import { BudgetExceededError } from '../../src/common/budgetErrors';
 import type { BatonError } from '../../src/common/errors';
 import type { ChainState } from '../../src/common/state';
-import { CONTINUE, type Guard, type Verdict } from './guard';
+import { deadlineOf } from '../chain/controlState';
+import { CONTINUE, type Verdict } from '../chain/verdict';
+import type { Guard } from './guard';
 
 /** The verdict on a budget that ran out: fail with `error` (a `BudgetExceededError`), or the last turn. */
 export function overBudget(s: ChainState, exceeded: BudgetExceeded, error: BatonError = new BudgetExceededError(exceeded)): Verdict {
@@ -27,14 +28,6 @@ function lastTurnMessage(e: BudgetExceeded): string {
 /** The answer to a handoff or delegation asked for after the budget ran out in the same turn. */
 function spent(s: ChainState, what: string): Verdict {
   return { kind: 'retry', message: `Not ${what}: the chain's ${s.controls!.finalTurn!.budget} budget is used up. Answer the request now with what you have.` };
-}
-
-/** When the chain must be done (workflow time, ms), if it has a deadline. */
-export function deadlineOf(s: ChainState): number | undefined {
-  const d = s.options.deadline;
-  if (d === undefined || !s.controls) return undefined;
-  const ms = durationMs(d);
-  return ms !== undefined ? s.controls.startedAt + ms : Date.parse(String(d));
 }
 
 /** The agents that worked in the chain so far, specialists included. */

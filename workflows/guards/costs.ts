@@ -12,7 +12,8 @@ import type { ModelSpec } from '../../src/common/model';
 import type { ChainState } from '../../src/common/state';
 import { spentMicros } from '../economics/costs';
 import { overBudget } from './budgets';
-import { CONTINUE, type Guard, type Verdict } from './guard';
+import { CONTINUE, type Verdict } from '../chain/verdict';
+import type { Guard } from './guard';
 
 /** Output tokens a call is assumed to be able to produce when its model spec sets no `maxTokens`. */
 export const ASSUMED_MAX_OUTPUT_TOKENS = 4096;

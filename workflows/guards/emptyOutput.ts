@@ -6,7 +6,8 @@
  */
 import { EMPTY_OUTPUT_NUDGE } from '../../src/common/answers';
 import { EmptyOutputError } from '../../src/common/errors';
-import { CONTINUE, type Guard, refuseAnswer } from './guard';
+import { CONTINUE, refuseAnswer } from '../chain/verdict';
+import type { Guard } from './guard';
 
 /**
  * The empty-answer guard. `finalTurnEnds` says whether an empty final turn fails at once (asked only

@@ -1,43 +1,16 @@
 /**
  * Controls of a chain, as guards asked at named points of the loop. A guard answers
- * {@link Verdict}s: go on, wait for approval, tell the model something and let it try again, or
- * fail the run with a typed error. A new control is a new guard, not a new branch in the loop.
+ * {@link Verdict}s (`chain/verdict.ts`): go on, wait for approval, tell the model something and
+ * let it try again, or fail the run with a typed error. A new control is a new guard, not a new
+ * branch in the loop.
  *
  * Deterministic: guards read the chain state and decide; they issue no commands.
  */
-import type { ApprovalPolicy } from '../../src/common/approvals';
-import type { ControlEvent } from '../../src/common/controls';
-import type { BatonError } from '../../src/common/errors';
 import type { HandoffResult } from '../../src/common/handoff';
 import type { ModelResponse } from '../../src/common/model';
 import type { ChainState } from '../../src/common/state';
-import type { ChainEvent } from '../chain/state';
-
-export type Verdict =
-  | { kind: 'continue' }
-  /** Before a handoff: it waits for a person's decision under this policy. */
-  | { kind: 'wait'; policy: ApprovalPolicy }
-  /**
-   * Tell the model `message` (the handoff or delegation call's answer, or a user message after an
-   * answer) and let it go on; `event` records the try, `control` what a control did.
-   */
-  | { kind: 'retry'; message: string; event?: ChainEvent; control?: ControlEvent }
-  /** A budget ran out under `onBudgetExceeded: 'final_answer'`: the agent gets one last turn without tools, told `message`. */
-  | { kind: 'last_turn'; message: string; control: Extract<ControlEvent, { kind: 'budget_exceeded' }> }
-  | { kind: 'fail'; error: BatonError; control?: ControlEvent };
-
-export const CONTINUE: Verdict = { kind: 'continue' };
-
-/** An answer without tool calls: its text, and its check against the agent's `outputType` when it has one. */
-export interface FinalAnswer {
-  text: string;
-  checked?: ModelResponse['output'];
-}
-
-/** A verdict that sends the final answer back to the model with `message`, counted for `guard`. */
-export function refuseAnswer(guard: string, message: string): Verdict {
-  return { kind: 'retry', message, event: { type: 'answer_refused', guard, message } };
-}
+import type { GuardPort } from '../chain/run';
+import { CONTINUE, type FinalAnswer, type Verdict } from '../chain/verdict';
 
 /** A control of the chain; each point it does not implement answers `continue`. */
 export interface Guard {
@@ -56,8 +29,8 @@ export interface Guard {
   onComplete?(state: ChainState): Verdict;
 }
 
-/** The guards of a run, asked in order; the first answer other than `continue` counts. */
-export class Guards {
+/** The guards of a run, asked in order; the first answer other than `continue` counts: the chain's {@link GuardPort}. */
+export class Guards implements GuardPort {
   constructor(readonly list: readonly Guard[]) {}
 
   beforeModelCall(state: ChainState): Verdict {

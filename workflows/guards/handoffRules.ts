@@ -1,7 +1,8 @@
 /** A handoff's `isEnabled` rule: a target whose rule does not hold now is refused like one not offered. */
 import { unavailableHandoffAnswer } from '../../src/common/answers';
 import { ruleHolds } from '../chain/tools';
-import { CONTINUE, type Guard } from './guard';
+import { CONTINUE } from '../chain/verdict';
+import type { Guard } from './guard';
 
 export const handoffRulesGuard: Guard = {
   name: 'isEnabled',

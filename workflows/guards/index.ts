@@ -11,7 +11,7 @@ import { handoffLimitGuard, turnLimitGuard } from './limits';
 import { outputTypeGuard } from './outputType';
 import { scriptGuard } from './scripts';
 
-export { CONTINUE, type FinalAnswer, type Guard, Guards, type Verdict } from './guard';
+export { type Guard, Guards } from './guard';
 
 /**
  * baton's guards, in the order they are asked: turn and handoff limits, then (runs started with

@@ -7,7 +7,8 @@ import { HANDOFF_TOOL_NAME } from '../../src/common/handoff';
 import { MaxHandoffsExceededError, MaxTurnsExceededError } from '../../src/common/budgetErrors';
 import { HandoffTargetNotFoundError } from '../../src/common/errors';
 import { overBudget } from './budgets';
-import { CONTINUE, type Guard } from './guard';
+import { CONTINUE } from '../chain/verdict';
+import type { Guard } from './guard';
 
 /**
  * `maxTurns`: an activation of an agent that neither answers nor hands off in time fails the run

@@ -9,7 +9,8 @@ import { HandoffLoopDetectedError } from '../../src/common/errors';
 import type { HandoffResult } from '../../src/common/handoff';
 import type { HandoffRecord } from '../../src/common/run';
 import type { ChainState } from '../../src/common/state';
-import { CONTINUE, type Guard } from './guard';
+import { CONTINUE } from '../chain/verdict';
+import type { Guard } from './guard';
 
 type Loop = { pattern: 'repeat' | 'oscillation'; cycle: string[] };
 

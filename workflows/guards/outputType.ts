@@ -6,7 +6,8 @@
  */
 import { invalidOutputAnswer } from '../../src/common/answers';
 import { OutputValidationError } from '../../src/common/errors';
-import { CONTINUE, type Guard, refuseAnswer } from './guard';
+import { CONTINUE, refuseAnswer } from '../chain/verdict';
+import type { Guard } from './guard';
 
 export const outputTypeGuard: Guard = {
   name: 'outputType',

@@ -1,7 +1,8 @@
 /** Scripted models: a chain that ends with scripted steps unused fails (`requireAllSteps`). */
 import { UnconsumedScriptStepsError } from '../../src/common/errors';
 import { isScriptedSpec } from '../../src/common/model';
-import { CONTINUE, type Guard } from './guard';
+import { CONTINUE } from '../chain/verdict';
+import type { Guard } from './guard';
 
 export const scriptGuard: Guard = {
   name: 'scriptedSteps',

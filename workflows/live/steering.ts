@@ -1,15 +1,18 @@
 /**
- * A chain's steering desk: steering messages wait here for the chain's next step, and an interrupt
- * stops the model call under way. The `steer` handler only queues and cancels; the loop takes the
- * messages at its fixed points (see `apply.ts`).
+ * A chain's steering desk, the chain's steering port: steering messages wait here for the chain's
+ * next step, and an interrupt stops the model call under way. The `steer` handler only queues and
+ * cancels; at the loop's fixed points the waiting messages join the current agent's conversation as
+ * user messages (each on the record with who sent it), and an interrupted model call is recorded.
  */
 import { CancellationScope, isCancellation } from '@temporalio/workflow';
 import { isUnreadable } from '../../src/common/arrival';
 import { InputTooLargeError, InvalidRunInputError, toApplicationFailure } from '../../src/common/errors';
 import { LIMITS } from '../../src/common/limits';
-import { SteeringRefusedError, steerProblems, steerSizes, type SteerInput, type SteerMessage, type SteerReceipt } from '../../src/common/live';
+import { type LiveRecord, SteeringRefusedError, steerProblems, steerSizes, type SteerInput, type SteerMessage, type SteerReceipt } from '../../src/common/live';
+import { LIVE_MEMO } from '../../src/common/messages';
 import type { CallModelInput } from '../../src/common/model';
 import type { ChainEffects } from '../chain/effects';
+import type { ChainRun, SteeringPort } from '../chain/run';
 
 /** Thrown by a model call that an interrupt stopped; the loop goes on with what waits. */
 export class ModelCallInterrupted extends Error {
@@ -22,7 +25,7 @@ export class ModelCallInterrupted extends Error {
   }
 }
 
-export class Steering {
+export class Steering implements SteeringPort {
   /** Messages waiting for the chain's next step, in arrival order. */
   readonly waiting: SteerMessage[] = [];
   /** The model call under way, and who stopped it. */
@@ -96,6 +99,30 @@ export class Steering {
   /** The waiting messages, now taken. */
   take(): SteerMessage[] {
     return this.waiting.splice(0);
+  }
+
+  /** Apply the steering messages that wait; `true` when there were some (the model is to be asked again). */
+  apply(run: Pick<ChainRun, 'chain' | 'effects'>): boolean {
+    const taken = this.take();
+    if (taken.length === 0) return false;
+    const { chain, effects } = run;
+    chain.apply({ type: 'steered', messages: taken.map((m) => m.text) });
+    const at = new Date(effects.now()).toISOString();
+    const turn = effects.streamTag?.()?.turn;
+    for (const m of taken) {
+      const record: LiveRecord = { type: 'steered', steerId: m.id, by: m.by, text: m.text.slice(0, LIMITS.recordedSteerChars), chars: m.text.length, agent: chain.state.agentId, interrupt: m.interrupt, at, receivedAt: m.at, ...(turn !== undefined ? { turn } : {}) };
+      effects.publish({ [LIVE_MEMO]: record });
+    }
+    return true;
+  }
+
+  /** Whether `err` is a model call an interrupt stopped ({@link ModelCallInterrupted}); when it is, it goes on the record. */
+  interrupted(run: Pick<ChainRun, 'effects'>, err: unknown): boolean {
+    if (!(err instanceof ModelCallInterrupted)) return false;
+    const turn = run.effects.streamTag?.()?.turn;
+    const record: LiveRecord = { type: 'interrupted', agent: err.call.agentId, call: `${err.call.agentId}#${err.call.callIndex}`, by: err.by, at: new Date(run.effects.now()).toISOString(), ...(turn !== undefined ? { turn } : {}) };
+    run.effects.publish({ [LIVE_MEMO]: record });
+    return true;
   }
 }
 

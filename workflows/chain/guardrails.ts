@@ -1,7 +1,8 @@
 /**
  * Guardrails per agent: its input guardrails on what it receives (the run's input when it starts
  * the chain, a handoff's message), its output guardrails on its final answer. Built-ins are
- * decided here, custom ones by the `checkGuardrail` activity, so this guard is asked with `await`.
+ * decided here, custom ones by the `checkGuardrail` activity: a step of the chain, asked with
+ * `await`, not a guard (guards issue no commands).
  * A trip counts toward the agent's circuit breaker and goes on the record; it fails the run with
  * `GuardrailTrippedError`, or under `onTrip: 'feedback'` is told to the agent that can act on it
  * (at most `maxGuardrailRetries` times per guardrail).
@@ -9,9 +10,9 @@
 import { builtinVerdict, type GuardrailSpec } from '../../src/common/controls';
 import { GuardrailTrippedError } from '../../src/common/errors';
 import type { AgentSpec } from '../../src/common/team';
-import { noteFailure, recordControl } from '../chain/controls';
-import type { ChainRun } from '../chain/step';
-import { CONTINUE, type Verdict } from './guard';
+import { noteFailure, recordControl } from './controls';
+import type { ChainRun } from './run';
+import { CONTINUE, type Verdict } from './verdict';
 
 /** What the guardrails of `agent` make of `text` at `stage`; `feedback` says whether anyone could act on feedback. */
 export async function checkGuardrails(run: ChainRun, agent: AgentSpec, stage: 'input' | 'output', text: string, feedback: (reason: string, g: GuardrailSpec) => string | undefined): Promise<Verdict> {
