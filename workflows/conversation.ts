@@ -3,57 +3,32 @@
  * the first one possibly with the start), answers each with a chain of the active agent, and
  * continues as new as its history grows, carrying the whole conversation.
  */
-import { TemporalFailure } from '@temporalio/common';
 import { isCancellation, makeContinueAsNewFunc, setHandler, setWorkflowOptions, workflowInfo } from '@temporalio/workflow';
 import { hasPatch } from './patches';
 import { arrival, rawArgs } from './arrivals';
 import { noteUpdate } from './historyLimits';
 import { receivePolicyUpdates } from './authority/policy';
-import { receiveDecisions, receiveSteering } from './wiring';
+import { answerChainQueries, chainPorts, failureOf, nextRunAttributes, receiveDecisions, startAgentOf } from './wiring';
 import type { ConversationInput, ConversationResult, ConversationState, SendMessageInput } from '../src/common/conversation';
-import { BatonError, InputTooLargeError, InvalidRunInputError, toApplicationFailure, UnexpectedWorkflowError, type UserError } from '../src/common/errors';
+import { InputTooLargeError, InvalidRunInputError, toApplicationFailure, type UserError } from '../src/common/errors';
 import { validateConversationInput } from '../src/common/input';
-import {
-  BatonAgent,
-  BatonHandoffs,
-  BatonStatusAttribute,
-  chainQuery,
-  conversationQuery,
-  endConversationUpdate,
-  migrateConversationUpdate,
-  messageQuery,
-  pendingApprovalsQuery,
-  sendMessageUpdate,
-  statusQuery,
-} from '../src/common/messages';
+import { conversationQuery, endConversationUpdate, migrateConversationUpdate, messageQuery, sendMessageUpdate } from '../src/common/messages';
 import { Patches } from '../src/common/patches';
 import { LIMITS } from '../src/common/limits';
 import { resolveConversationOptions } from '../src/common/conversationOptions';
 import { resolveRunOptions } from '../src/common/options';
 import { BatonStatus } from '../src/common/run';
-import { ApprovalDesk } from './chain/desk';
-import { notifyingEffects, notifyingPorts } from './approvals/notify';
-import { requestInfo } from './approvals/requestInfo';
-import { policyClock } from './approvals/policies';
 import { carriedChain } from './chain/carried';
-import { temporalEffects } from './chain/temporalEffects';
-import { withSpecialistFigures } from './chain/figures';
 import { Chain, carryOver } from './chain/state';
 import { Inbox } from './conversation/inbox';
 import { Session } from './conversation/session';
 import { startConversation } from './conversation/turns';
 import { runningVersion } from './conversation/upgrade';
-import { matchingTeam } from './team/match';
-import { boundingPayloads } from './chain/payloadBound';
-import { recordTeam, teamAttribute } from './team/record';
-import { withApprovalAttributes } from './approvals/searchAttributes';
-import { variantAttribute } from './variant';
-import { enterTenant, tenantAttribute } from './tenant';
+import { recordTeam } from './team/record';
+import { enterTenant } from './tenant';
 import { defaultGuards } from './guards';
 import { economicsOf } from './economics/start';
 import { conversationBudget } from './conversation/costs';
-import { taggingStreams } from './streams/tag';
-import { interruptible, Steering } from './live/steering';
 import { MidTurn } from './conversation/midTurn';
 import { Migrations } from './conversation/migration';
 
@@ -77,17 +52,21 @@ export async function conversation(startInput: ConversationInput): Promise<Conve
   const migrations = new Migrations(workflowInfo().workflowId);
   // Refusals tallied per drain, and every wait continues as new before Temporal's limits.
   const inboxBounds = bounded && hasPatch(Patches.INBOX_BOUNDS);
-  const matched = matchingTeam(withApprovalAttributes(temporalEffects(true), () => chain?.state.team), { state: () => chain?.state, stranded: (refusal) => migrations.stranded(refusal) });
-  const tagged = taggingStreams(boundingPayloads(withSpecialistFigures(matched), () => chain?.state.team), () => {
-    const current = live ? session?.state.current : undefined;
-    return current ? { turn: current.turn, message: current.idempotencyKey, ...(current.merged ? { merged: current.merged } : {}) } : undefined;
-  });
-  const steering = new Steering(workflowInfo().workflowId, tagged, () => (!live ? 'it started before conversations took steering messages' : session?.state.current ? undefined : 'no message is being answered: send a message instead'));
-  const effects = live ? interruptible(tagged, steering) : tagged;
-  receiveSteering(steering);
   // A decision that comes with the start is judged against the state the start carries.
   const startState = carriedChain(() => validateConversationInput(rawInput, { sizes: bounded }).resume?.chain);
-  const desk = new ApprovalDesk(notifyingEffects(effects, () => chain?.state), { bounded, signatures, inboxBounds, authority: inboxBounds && hasPatch(Patches.AUTHORITY), carried: startState, clock: policyClock(notifyingPorts(effects, () => chain?.state)), questions: requestInfo });
+  const ports = chainPorts({
+    chain: () => chain,
+    v2: true,
+    team: { stranded: (refusal) => migrations.stranded(refusal) },
+    tag: () => {
+      const current = live ? session?.state.current : undefined;
+      return current ? { turn: current.turn, message: current.idempotencyKey, ...(current.merged ? { merged: current.merged } : {}) } : undefined;
+    },
+    live,
+    steeringRefusal: () => (!live ? 'it started before conversations took steering messages' : session?.state.current ? undefined : 'no message is being answered: send a message instead'),
+    desk: { bounded, signatures, inboxBounds, authority: inboxBounds && hasPatch(Patches.AUTHORITY), carried: startState },
+  });
+  const { effects, steering, desk } = ports;
   const inbox = new Inbox(workflowInfo().workflowId);
   let badInput: UserError | false | undefined;
   setHandler(rawArgs(sendMessageUpdate), (m) => (noteUpdate(), inbox.receive(arrival(m, MESSAGE) as SendMessageInput)), {
@@ -104,15 +83,7 @@ export async function conversation(startInput: ConversationInput): Promise<Conve
   receivePolicyUpdates({ chain: () => chain, effects });
   setHandler(conversationQuery, () => session?.view() ?? { status: 'idle', activeAgent: startAgentOf(rawInput), turns: 0, queued: 0, pendingApprovals: [], usage: { inputTokens: 0, outputTokens: 0, totalTokens: 0, modelCalls: 0, toolCalls: 0 }, handoffs: 0, compactions: 0, runs: 1 });
   setHandler(messageQuery, (find) => inbox.lookup(find));
-  setHandler(chainQuery, () => chain?.state.chain ?? []);
-  setHandler(pendingApprovalsQuery, () => desk.pendingInTree());
-  setHandler(statusQuery, () => ({
-    status: effects.status,
-    currentAgent: chain?.state.agentId ?? startAgentOf(rawInput),
-    handoffs: (session?.state.handoffs ?? 0) + (session?.state.current ? (chain?.state.chain.length ?? 0) : 0),
-    turns: chain?.state.turns ?? 0,
-    pendingApprovals: desk.pendingInTree(),
-  }));
+  answerChainQueries({ chain: () => chain, ports, rawInput, handoffs: () => (session?.state.handoffs ?? 0) + (session?.state.current ? (chain?.state.chain.length ?? 0) : 0) });
 
   let input: ConversationInput;
   let state: ConversationState;
@@ -151,14 +122,7 @@ export async function conversation(startInput: ConversationInput): Promise<Conve
   const continueAsNew = makeContinueAsNewFunc<typeof conversation>({
     // The next run reads its input as this one did; this run writes it as plain JSON.
     typeInfo: {},
-    typedSearchAttributes: [
-      { key: BatonAgent, value: next.chain.agentId },
-      { key: BatonStatusAttribute, value: BatonStatus.RUNNING },
-      { key: BatonHandoffs, value: next.handoffs + (next.current ? next.chain.chain.length : 0) },
-      ...teamAttribute(next.chain.team),
-      ...variantAttribute(),
-      ...tenantAttribute(),
-    ],
+    typedSearchAttributes: nextRunAttributes(next.chain, next.handoffs + (next.current ? next.chain.chain.length : 0)),
     // Onto the deployment's current version, whose workers answer the next turn with their team.
     ...(upgrade ? { initialVersioningBehavior: 'AUTO_UPGRADE' as const } : {}),
   });
@@ -174,14 +138,6 @@ export async function conversation(startInput: ConversationInput): Promise<Conve
 // A defect must fail the run, not retry its workflow task forever.
 setWorkflowOptions({ failureExceptionTypes: [Error] }, conversation);
 
-/** How an error leaves the workflow: baton's errors typed, Temporal's as they are, anything else as a defect. */
-function failureOf(err: unknown): unknown {
-  if (err instanceof BatonError) return toApplicationFailure(err);
-  if (err instanceof TemporalFailure || isCancellation(err)) return err;
-  const e = err instanceof Error ? err : new Error(String(err));
-  return toApplicationFailure(new UnexpectedWorkflowError(e.name, e.message, e.stack));
-}
-
 /** Why the conversation's input is refused, or `false` when it is not. */
 function inputRefusal(raw: unknown): UserError | false {
   try {
@@ -195,8 +151,3 @@ function inputRefusal(raw: unknown): UserError | false {
 
 /** A message as sent, as large as the workflow reads: its text, its key, a little JSON around them. */
 const MESSAGE = { field: 'sendMessage', bytes: LIMITS.messageBytes + 4 * LIMITS.idempotencyKeyChars + 64 };
-
-function startAgentOf(raw: unknown): string {
-  const agent = (raw as { agent?: unknown } | null)?.agent;
-  return typeof agent === 'string' ? agent : '';
-}

@@ -2,58 +2,30 @@
  * The `handoffRun` workflow: wiring only. Handlers queue what arrives, the loop runs the chain,
  * and this function turns the outcome into a result, a typed failure or a continue-as-new.
  */
-import { TemporalFailure } from '@temporalio/common';
-import {
-  allHandlersFinished,
-  condition,
-  isCancellation,
-  makeContinueAsNewFunc,
-  setHandler,
-  setWorkflowOptions,
-  workflowInfo,
-} from '@temporalio/workflow';
+import { allHandlersFinished, condition, isCancellation, makeContinueAsNewFunc, setWorkflowOptions, workflowInfo } from '@temporalio/workflow';
 import { hasPatch } from './patches';
 import { arrival } from './arrivals';
 import { receivePolicyUpdates } from './authority/policy';
-import { receiveDecisions, receiveSteering } from './wiring';
-import { BatonError, toApplicationFailure, UnexpectedWorkflowError } from '../src/common/errors';
+import { answerChainQueries, chainPorts, failureOf, nextRunAttributes, receiveDecisions } from './wiring';
 import { validateRunInput } from '../src/common/input';
-import {
-  BatonAgent,
-  BatonHandoffs,
-  BatonStatusAttribute,
-  chainQuery,
-  pendingApprovalsQuery,
-  statusQuery,
-} from '../src/common/messages';
 import { Patches } from '../src/common/patches';
 import { resolveRunOptions } from '../src/common/options';
 import { BatonStatus, type HandoffRunInput, type HandoffRunResult } from '../src/common/run';
 import type { ChainState } from '../src/common/state';
-import { ApprovalDesk } from './chain/desk';
-import { notifyingEffects, notifyingPorts } from './approvals/notify';
-import { requestInfo } from './approvals/requestInfo';
-import { policyClock } from './approvals/policies';
-import { temporalEffects } from './chain/temporalEffects';
-import { withSpecialistFigures } from './chain/figures';
+import type { ApprovalDesk } from './chain/desk';
 import { initialControls } from './chain/controlState';
 import { Chain, carryOver, startChain } from './chain/state';
 import { defaultGuards } from './guards';
 import { type ChainOutcome, runChain } from './loop';
 import { enterChain } from './authority/entry';
 import { carriedChain } from './chain/carried';
-import { matchingTeam } from './team/match';
-import { boundingPayloads } from './chain/payloadBound';
 import { rebaseOnCurrentTeam } from './team/rebase';
 import { withKeptPolicy } from './team/keptPolicy';
-import { recordTeam, teamAttribute } from './team/record';
-import { withApprovalAttributes } from './approvals/searchAttributes';
+import { recordTeam } from './team/record';
 import { type Economy } from './economics/economy';
 import { economicsOf } from './economics/start';
-import { chainTag, taggingStreams } from './streams/tag';
-import { interruptible, Steering } from './live/steering';
-import { variantAttribute } from './variant';
-import { enterTenant, tenantAttribute } from './tenant';
+import { chainTag } from './streams/tag';
+import { enterTenant } from './tenant';
 
 function asksForLocalCalls(input: unknown): boolean {
   const options = (input as { options?: { modelActivity?: unknown } } | null | undefined)?.options;
@@ -89,24 +61,21 @@ export async function handoffRun(startInput: HandoffRunInput): Promise<HandoffRu
   let input: HandoffRunInput | undefined;
   // Model calls stream their text; steering and interrupts apply.
   const live = bounded && hasPatch(Patches.LIVE);
-  const tagged = taggingStreams(boundingPayloads(withSpecialistFigures(matchingTeam(withApprovalAttributes(temporalEffects(v2), () => chain?.state.team), { state: () => chain?.state, parentTeam: () => input?.parent?.team, startTimeout: () => input?.options?.teamMismatchTimeout })), () => chain?.state.team), () => (live ? chainTag(workflowInfo().workflowId, input?.parent) : undefined));
-  const steering = new Steering(workflowInfo().workflowId, tagged, () => (!live ? 'it started before chains took steering messages' : chain ? undefined : 'it has not started yet'));
-  const effects = live ? interruptible(tagged, steering) : tagged;
-  receiveSteering(steering);
   // A decision that comes with the start is judged against the state the start carries.
   const carried = carriedChain(() => validateRunInput(rawInput, { sizes: bounded }).resume);
-  const desk = new ApprovalDesk(notifyingEffects(effects, () => chain?.state), { bounded, signatures, inboxBounds, authority, carried, clock: policyClock(notifyingPorts(effects, () => chain?.state)), questions: requestInfo });
+  const ports = chainPorts({
+    chain: () => chain,
+    v2,
+    team: { parentTeam: () => input?.parent?.team, startTimeout: () => input?.options?.teamMismatchTimeout },
+    tag: () => (live ? chainTag(workflowInfo().workflowId, input?.parent) : undefined),
+    live,
+    steeringRefusal: () => (!live ? 'it started before chains took steering messages' : chain ? undefined : 'it has not started yet'),
+    desk: { bounded, signatures, inboxBounds, authority, carried },
+  });
+  const { effects, steering, desk } = ports;
   receiveDecisions(desk);
   receivePolicyUpdates({ chain: () => chain, effects });
-  setHandler(chainQuery, () => chain?.state.chain ?? []);
-  setHandler(pendingApprovalsQuery, () => desk.pendingInTree());
-  setHandler(statusQuery, () => ({
-    status: effects.status,
-    currentAgent: chain?.state.agentId ?? startAgentOf(rawInput),
-    handoffs: chain?.state.chain.length ?? 0,
-    turns: chain?.state.turns ?? 0,
-    pendingApprovals: desk.pendingInTree(),
-  }));
+  answerChainQueries({ chain: () => chain, ports, rawInput, handoffs: () => chain?.state.chain.length ?? 0 });
 
   try {
     input = validateRunInput(rawInput, { sizes: bounded });
@@ -160,14 +129,7 @@ export async function handoffRun(startInput: HandoffRunInput): Promise<HandoffRu
       ? {
           // The next run reads its input as this one did; this run writes it as plain JSON.
           typeInfo: {},
-          typedSearchAttributes: [
-            { key: BatonAgent, value: next.agentId },
-            { key: BatonStatusAttribute, value: BatonStatus.RUNNING },
-            { key: BatonHandoffs, value: next.chain.length },
-            ...teamAttribute(next.team),
-            ...variantAttribute(),
-            ...tenantAttribute(),
-          ],
+          typedSearchAttributes: nextRunAttributes(next, next.chain.length),
         }
       : { typeInfo: {} },
   );
@@ -197,17 +159,4 @@ async function handOver(desk: ApprovalDesk): Promise<void> {
 /** A carried state, with defaults for options added since it was written, and the controls' state when this run has them. */
 function resumed(state: ChainState, controls: { startedAt: number } | undefined): ChainState {
   return { ...state, options: resolveRunOptions(state.options), ...(controls && !state.controls ? { controls: initialControls(controls.startedAt) } : {}) };
-}
-
-/** How an error leaves the workflow: baton's errors typed, Temporal's as they are, anything else as a defect. */
-function failureOf(err: unknown): unknown {
-  if (err instanceof BatonError) return toApplicationFailure(err);
-  if (err instanceof TemporalFailure || isCancellation(err)) return err;
-  const e = err instanceof Error ? err : new Error(String(err));
-  return toApplicationFailure(new UnexpectedWorkflowError(e.name, e.message, e.stack));
-}
-
-function startAgentOf(raw: unknown): string {
-  const agent = (raw as { agent?: unknown } | null)?.agent;
-  return typeof agent === 'string' ? agent : '';
 }
