@@ -15,9 +15,8 @@ import { type ApproverKey, approverKeysCheck, type TrustedKey } from '../common/
 import { lastSignCount } from '../common/signatures/passkey';
 import { factsOfRecord } from '../common/signatures/payload';
 import { verifyDecisionSignature } from '../common/signatures/verify';
-import type { TeamSpec } from '../common/team';
-import { resolveApprovalPolicy } from '../../workflows/guards/approvals';
 import { type ExportedChain, recordedValue } from './export';
+import { askedUnderProblem, handoffPolicy, rulesAfterUpdate, type RulesInForce, rulesOfChain, unapprovedProblem } from './exportPolicy';
 import { type VoteEvent, votesProblem } from './exportVotes';
 
 /** What the checks count, for the verdict. */
@@ -33,7 +32,7 @@ export interface MeaningCounts {
   recorded: number;
 }
 
-type Asked = Pick<PendingApproval, 'handoffId' | 'from' | 'to' | 'tool' | 'requireSignature'> & { seq: number };
+type Asked = Pick<PendingApproval, 'handoffId' | 'from' | 'to' | 'tool' | 'requireSignature' | 'approvers'> & { seq: number; under: RulesInForce };
 
 interface ChainSeen {
   header: ExportedChain;
@@ -43,6 +42,8 @@ interface ChainSeen {
   used: Map<string, number>;
   /** The votes cast on each approval so far (`approval_vote`). */
   votes: Map<string, VoteEvent[]>;
+  /** The approval rules in force: the opening event's, then each policy update's. */
+  rules: RulesInForce;
 }
 
 /** The meaning checks over an export's events, in order. */
@@ -68,6 +69,7 @@ export class ExportMeaning {
     const chain = this.chains.get(workflowId);
     if (!chain) return `the chain ${workflowId} has no opening "chain" event before its events`;
     if (ev.kind === 'approval_requested') return this.asked(seq, chain, ev as unknown as Asked);
+    if (ev.kind === 'policy_updated') return this.policyUpdated(seq, chain, ev);
     if (ev.kind === 'approval_decided') return this.decided(seq, workflowId, chain, ev as unknown as ApprovalRecord);
     if (ev.kind === 'approval_vote') return this.voted(seq, chain, ev);
     if (ev.kind === 'tool_call') return this.toolCall(seq, chain, ev);
@@ -84,7 +86,14 @@ export class ExportMeaning {
     if (this.chains.has(workflowId)) return `the chain ${workflowId} is opened twice`;
     const keyProblems = approverKeysCheck(ev.keys.map((k: unknown) => (isRecord(k) ? (({ source: _s, ...key }) => key)(k) : k)), 'keys');
     if (keyProblems.length > 0) return `the chain's keys are not approver keys: ${keyProblems[0]}`;
-    this.chains.set(workflowId, { header: ev as unknown as ExportedChain, asked: new Map(), decided: new Map(), used: new Map(), votes: new Map() });
+    this.chains.set(workflowId, { header: ev as unknown as ExportedChain, asked: new Map(), decided: new Map(), used: new Map(), votes: new Map(), rules: rulesOfChain(ev as unknown as ExportedChain) });
+    return undefined;
+  }
+
+  private policyUpdated(seq: number, chain: ChainSeen, ev: Record<string, unknown>): string | undefined {
+    const rules = rulesAfterUpdate(chain.rules, seq, ev);
+    if (typeof rules === 'string') return rules;
+    chain.rules = rules;
     return undefined;
   }
 
@@ -92,7 +101,7 @@ export class ExportMeaning {
     if (typeof ev.handoffId !== 'string' || typeof ev.from !== 'string') return 'an approval request must name its approval (handoffId) and agent (from)';
     const earlier = chain.asked.get(ev.handoffId);
     if (earlier) return `approval ${ev.handoffId} is asked for twice (first at event #${earlier.seq}): an event was copied`;
-    chain.asked.set(ev.handoffId, { ...ev, seq });
+    chain.asked.set(ev.handoffId, { ...ev, seq, under: chain.rules });
     return undefined;
   }
 
@@ -152,11 +161,12 @@ export class ExportMeaning {
     const agent = String(ev.agent);
     const tool = String(ev.tool);
     const asked = typeof ev.requestedArguments === 'string' ? ev.requestedArguments : String(ev.arguments);
-    const spec = chain.header.toolApprovals[`${agent}/${tool}`] as ToolApprovalSpec | undefined;
+    const spec = chain.rules.toolApprovals[`${agent}/${tool}`] as ToolApprovalSpec | undefined;
     const redacted = chain.header.sensitiveTools.includes(`${agent}/${tool}`);
     // Redacted arguments cannot be weighed against the policy's conditions; a call without conditions needs approval whatever they are.
     const needed = spec !== undefined && (redacted && spec.when?.length ? undefined : approvalNeeded(spec, asked));
     if (ev.approval === undefined) {
+      if (needed && chain.rules.update) return unapprovedProblem(chain.rules, `the tool call ${agent}/${tool}`, spec);
       if (needed) return `the tool call ${agent}/${tool} ran, and the team's policy needs an approval for it, but it names none: a call that needed approval must run after the decision that approved it`;
       if (needed === undefined) this.counts.unchecked++;
       return undefined;
@@ -174,6 +184,8 @@ export class ExportMeaning {
     if (!decision) return `${what}, but no decision before it approved that call: a decision was removed, or moved after the call`;
     if (decision.outcome === 'rejected' || (decision.outcome === 'timed_out' && decision.onTimeout !== 'approve')) return `${what}, which was ${decision.outcome === 'rejected' ? 'rejected' : 'not approved in time'}`;
     if (!call.redacted && call.ran !== (decision.editedArguments ?? call.asked)) return `${what}, but with other arguments than the decision approved`;
+    const rule = askedUnderProblem(request.under, `the tool call ${call.agent}/${call.tool} ran`, request.under.toolApprovals[`${call.agent}/${call.tool}`], request, decision);
+    if (rule) return rule;
     const earlier = chain.used.get(id);
     if (earlier !== undefined) return `${what}, which the call at event #${earlier} ran under already: an approved call runs once`;
     chain.used.set(id, seq);
@@ -184,9 +196,8 @@ export class ExportMeaning {
   /** A handoff: after the decision that approved it, when the chain's rules needed one. */
   private handoff(seq: number, chain: ChainSeen, ev: Record<string, unknown>): string | undefined {
     const [from, to] = [String(ev.from), String(ev.to)];
-    const [runRules = [], teamRules = [], agentRules = []] = chain.header.handoffApprovals;
-    const policy = resolveApprovalPolicy({ approvals: teamRules, agents: Object.fromEntries(agentRules.map((r) => [r.to, { approval: r }])) } as unknown as TeamSpec, runRules, from, to);
-    if (!isRecord(ev.approval)) return policy ? `the handoff ${from} → ${to} happened, and the chain's approval rules need an approval for it, but it names none` : undefined;
+    const policy = handoffPolicy(chain.rules, from, to);
+    if (!isRecord(ev.approval)) return policy ? unapprovedProblem(chain.rules, `the handoff ${from} → ${to}`, policy) : undefined;
     const id = String(ev.approval.handoffId);
     const what = `the handoff ${from} → ${to} happened under approval ${id}`;
     const request = chain.asked.get(id);
@@ -195,6 +206,8 @@ export class ExportMeaning {
     if (!decision) return `${what}, but no decision before it approved it: a decision was removed, or moved after the handoff`;
     if (decision.outcome === 'rejected' || (decision.outcome === 'timed_out' && decision.onTimeout !== 'approve')) return `${what}, which was ${decision.outcome === 'rejected' ? 'rejected' : 'not approved in time'}`;
     if (canonicalJson(ev.approval) !== canonicalJson(recordedValue({ ...decision, kind: 'approval_decided' }))) return `${what}, but the decision it carries is not the one recorded before it`;
+    const rule = askedUnderProblem(request.under, `the handoff ${from} → ${to} happened`, handoffPolicy(request.under, from, to), request, decision);
+    if (rule) return rule;
     const earlier = chain.used.get(id);
     if (earlier !== undefined) return `${what}, which event #${earlier} used already: an approval lets one handoff through`;
     chain.used.set(id, seq);

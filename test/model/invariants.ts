@@ -15,6 +15,7 @@ import { remoteInvariants } from './operations/remote';
 import { escalationInvariants } from './operations/escalations';
 import { eventInvariants } from './operations/events';
 import { policyInvariants } from './operations/policy';
+import { policyExportInvariants } from './policyExport';
 import { passkeyInvariants } from './operations/passkeys';
 import { broken, clip, type Harness, type Invariant } from './harness';
 import { rootOf } from './model';
@@ -141,6 +142,7 @@ export const INVARIANTS: Invariant[] = [
   ...eventInvariants,
   ...endedMessageInvariants,
   ...policyInvariants,
+  ...policyExportInvariants,
   ...passkeyInvariants,
   ...escalationInvariants.filter((i) => i.when === 'end'),
 ];

@@ -1,6 +1,7 @@
 /**
  * A bounded run of the harness around policy updates (operations/policy.ts): a fixed tour that
- * loosens (refused) and tightens a running chain's policy, then has a refund approved under it; and
+ * loosens (refused) and tightens a running chain's policy, then has a refund approved under it (its
+ * export verified, and refused with that approval removed: policyExport.ts); and
  * generated sequences that weigh policy updates up (`BATON_MODEL_SEED`, `BATON_MODEL_CASES`, `BATON_MODEL_TIME`).
  */
 import fs from 'node:fs';
@@ -8,6 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Step } from './harness';
+import { policyExportFigures } from './policyExport';
 import { modelRun } from './run';
 import { runSequence } from './sequence';
 import { ModelSystem } from './system';
@@ -40,12 +42,14 @@ describe('the harness on policy updates', () => {
   it('keeps every invariant on a tour of loosening and tightening a running chain', { timeout: 360_000 }, async () => {
     const h = await runSequence(system, 'unversioned', TOUR, `policy-tour-${seed}`, { strict: true });
     expect(h.steps.length).toBe(TOUR.length);
+    // The refund approved after the update: its export verified, and refused with that approval removed or decided by mallory.
+    expect(policyExportFigures).toMatchObject({ verified: 1, refused: 2 });
   });
 
   it(`keeps every invariant in ${cases} generated sequences weighted to policy updates (seed ${seed})`, { timeout: 600_000 }, async () => {
     const weights = { policy_tighten: 10, policy_loosen: 8, answer_tool: 8, approve: 6 };
     const r = await modelRun(system, { seed, cases, maxCommands: 14, shrinkRuns: 2, timeLimitMs, weights });
-    console.log(`policy harness run: ${JSON.stringify({ seed: r.seed, sequences: r.sequences, steps: r.steps, chains: r.chains, checks: r.checks, broken: r.broken, cut: r.cut, operations: r.operations })}`);
+    console.log(`policy harness run: ${JSON.stringify({ seed: r.seed, sequences: r.sequences, steps: r.steps, chains: r.chains, checks: r.checks, broken: r.broken, cut: r.cut, operations: r.operations, policyExports: policyExportFigures })}`);
     const f = r.failure;
     expect(f, f && `seed ${f.seed}: shrunk to ${f.steps.length} steps:\n${f.violations.join('\n')}\n${JSON.stringify(f.steps)}`).toBeUndefined();
     expect(r.sequences).toBeGreaterThan(0);

@@ -14,7 +14,7 @@ import { broken, clip, type Harness, type Invariant, operation } from '../harnes
 import { openRoots, pick } from '../model';
 
 /** Chains whose `refund` calls need alice's approval since a policy update, by workflow id. */
-const tightened = new Set<string>();
+export const tightened = new Set<string>();
 
 /** `policy` with every agent's `refund` calls needing alice's approval (v1 lets anyone approve them). */
 function withRefundByAlice(policy: TeamPolicy): TeamPolicy {
