@@ -6,7 +6,6 @@
  * another chain, and a passkey the chain does not trust are refused with their reason, on the record,
  * and the chain keeps waiting.
  */
-import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { Team } from '../../src';
 import type { ApproverKey } from '../../src/client/signing';
@@ -16,35 +15,20 @@ import { scriptedAgent as agent } from '../helpers/agents';
 import { useTemporalServer } from '../helpers/temporal';
 import { waitFor } from '../helpers/wait';
 import { useBrowser } from './browser';
+import { LOCALHOST_ARGS, passkeyPage, registerPasskey } from './passkeyPage';
 import { TOKENS, withService } from './service';
 
 const server = useTemporalServer();
 // WebAuthn takes `localhost` as a relying party id, not an IP address: the page is opened at localhost.
-const browser = useBrowser(['--host-resolver-rules=MAP localhost 127.0.0.1']);
+const browser = useBrowser(LOCALHOST_ARGS);
 
 const team = () =>
   new Team([agent('desk', [{ handoff: { to: 'vault', message: 'open the vault' } }], { handoffs: ['vault'] }), agent('vault', [{ text: 'vault opened' }], { approval: { approvers: ['alice'], requireSignature: true } })], { name: 'passkeys' });
 
-async function registerPasskey(page: Page): Promise<ApproverKey> {
-  await page.getByRole('button', { name: 'Register a passkey' }).click();
-  const text = await waitFor(() => page.locator('.passkey-entry').textContent(), (t) => !!t && t.includes('{'));
-  return JSON.parse(text!.slice(text!.indexOf('{'))) as ApproverKey;
-}
-
 describe('passkeys on the approvals page', () => {
   it('sign decisions the chain acts on; a wrong origin, a replayed assertion and an untrusted passkey are refused and the chain waits', async () => {
     await withService(server.env, team(), async ({ service, baton, call }) => {
-      const origin = service.url.replace('127.0.0.1', 'localhost').replace(/\/$/, '');
-      const errors: string[] = [];
-      const page = await browser().newPage();
-      page.on('pageerror', (e) => errors.push(e.message));
-      const cdp = await page.context().newCDPSession(page);
-      await cdp.send('WebAuthn.enable');
-      await cdp.send('WebAuthn.addVirtualAuthenticator', { options: { protocol: 'ctap2', transport: 'internal', hasResidentKey: true, hasUserVerification: true, isUserVerified: true, automaticPresenceSimulation: true } });
-      await page.goto(`${origin}/`);
-      await page.getByLabel('Access token').fill(TOKENS.alice);
-      await page.getByRole('button', { name: 'Sign in' }).click();
-      await page.locator('details.passkey summary').click();
+      const { page, origin, errors } = await passkeyPage(browser(), service.url, TOKENS.alice);
       const entry = await registerPasskey(page);
       expect(entry).toMatchObject({ approvers: ['alice'], webauthn: { rpId: 'localhost', origins: [origin] } });
       expect(await page.locator('.passkey-status').textContent()).toBe(`${entry.kid} (registered in this browser)`);

@@ -3,7 +3,10 @@
  * trusting alice's and bob's passkeys (`approverKeys` with `webauthn`, as the approvals page
  * registers them); alice decides a waiting approval with a valid assertion, which must act once
  * and be recorded as a passkey decision; forged, replayed, wrong-challenge and other-approver
- * assertions must be refused, leaving the approval waiting and the chain running. Invariant
+ * assertions must be refused, leaving the approval waiting and the chain running. `passkey_batch`
+ * decides alike approvals of several chains in one batch as the approvals page's batch bar does, an
+ * assertion per decision over its own digest; one signed with bob's passkey in alice's name (a key
+ * not registered for her) must be refused alone while the others act. Invariant
  * `passkey-once` (after every step): no assertion decides twice, the counters a chain took from a
  * passkey only go forward, and every passkey decision the workflow took is on the record as one;
  * at the end, `passkey-export-verifies`: the real `baton audit --export` and `--verify` accept
@@ -14,6 +17,7 @@ import path from 'node:path';
 import fc from 'fast-check';
 import type { ApprovalRecord } from '../../../src/workflow';
 import type { AuditEvent } from '../../../src/audit';
+import { similarKey } from '../../../src/client/inbox';
 import { factsOfDecision, type DecisionFacts } from '../../../src/common/signatures/payload';
 import { exportKeys, keys } from '../../helpers/signing';
 import { nodePasskey, passkeyEntry, passkeySign } from '../../helpers/passkeys';
@@ -77,6 +81,55 @@ function refusedAssertion(w: Waiting, k: Refusal): { approver: string; signature
   }
 }
 
+/** Alike approvals of up to four passkey chains (one each: a chain's counters must go forward) decided in one batch, the last signed with bob's passkey when `spoil`. */
+async function passkeyBatch(h: Harness, p: { approval: number; spoil: boolean }): Promise<void> {
+  const first = pick(decidable(h), p.approval);
+  if (!first) return;
+  const group = [...new Map(decidable(h).filter((w) => similarKey(w.p) === similarKey(first.p)).map((w) => [w.root.id, w] as const)).values()].slice(0, 4);
+  const spoiled = p.spoil ? group[group.length - 1] : undefined;
+  const signatures = new Map<string, string>();
+  const outcomes = await h.baton
+    .decideBatch({
+      approvals: group.map((w) => ({ workflowId: w.root.id, approvalId: w.p.handoffId })),
+      decision: 'approve',
+      approver: 'alice',
+      comment: 'by passkey',
+      // As the page does: each decision its own assertion, over its own digest.
+      sign: async (workflowId, waiting) => {
+        const w = group.find((g) => g.root.id === workflowId)!;
+        const signature = passkeySign(w === spoiled ? BOB : ALICE, factsOfDecision(workflowId, waiting, { approver: 'alice', decision: 'approve', comment: 'by passkey' }), AT);
+        signatures.set(workflowId, signature);
+        return Promise.resolve(signature);
+      },
+    })
+    .catch((err: unknown) => {
+      // Refused whole: what waits changed between the model's look and the batch's; nothing was decided.
+      if ((err as Error).name !== 'UserError') broken(h, 'passkey-batch', `a passkey batch of ${group.length} failed: ${errorText(err)}`);
+      return [];
+    });
+  for (const [i, o] of outcomes.entries()) {
+    const w = group[i]!;
+    const signature = signatures.get(w.root.id);
+    if (w === spoiled) {
+      if (signature) logOf(w.root.id).refused.add(signature);
+      if (o.ok) broken(h, 'refusals-change-nothing', `${w.root.id}: a batch decision signed with bob's passkey in alice's name was taken: ${clip(o.record)}`);
+      else if (o.error !== 'ApprovalRefusedError' && !/signs for bob/.test(o.reason)) broken(h, 'passkey-batch', `${w.root.id}: bob's passkey in alice's name was refused as ${o.error}: ${o.reason}, not as the wrong approver`);
+      if (!o.ok && /signs for bob/.test(o.reason)) await stillWaiting(h, w, "a batch decision signed with bob's passkey");
+      continue;
+    }
+    // Lost a race (the chain ended, or moved on): refused, never applied.
+    if (!o.ok) {
+      if (o.error !== 'ApprovalRefusedError') broken(h, 'passkey-batch', `${w.root.id}: alice's passkey decision in a batch was refused: ${o.error}: ${o.reason}`);
+      continue;
+    }
+    taken(w, o.record, true);
+    const log = logOf(w.root.id);
+    log.taken.set(w.p.handoffId, signature!);
+    log.lastCount = o.record.identity?.passkey?.signCount ?? log.lastCount;
+    if (o.record.identity?.kid !== ALICE.kid || o.record.signature !== signature) broken(h, 'passkey-batch', `${w.root.id}: alice's passkey decision in a batch is recorded as ${clip(o.record.identity)}, not as the assertion made for it`);
+  }
+}
+
 export const passkeyOperations = [
   operation({
     name: 'passkey_start',
@@ -121,6 +174,14 @@ export const passkeyOperations = [
       );
       if (again && (again.decidedAt !== record.decidedAt || again.identity?.passkey?.signCount !== record.identity?.passkey?.signCount)) broken(h, 'passkey-once', `${w.root.id}: alice's assertion for ${w.p.handoffId}, sent again, was taken again: ${clip(again)}`);
     },
+  }),
+  operation({
+    name: 'passkey_batch',
+    group: 'approvals',
+    weight: 3,
+    params: fc.record({ approval: fc.nat(), spoil: fc.boolean() }),
+    applies: (m) => waiting(m).some((w) => trustsPasskeys(w.root)),
+    run: (h, p) => passkeyBatch(h, p),
   }),
   operation({
     name: 'passkey_refused',

@@ -2,10 +2,14 @@
  * Batch decisions on the inbox: a selection of similar waiting calls (one tool with the same argument
  * fields, or one handoff edge), approved or rejected together through `POST /v1/approvals/batch`.
  * Each is its own decision bound to its own call (its `callHash`); with a key held in this browser
- * each is signed on its own; each outcome is shown on its own, a refused one with its reason.
+ * each is signed on its own, and without one, with the approver's passkey when this browser
+ * registered one: an assertion per decision, each over that decision's digest, asked one after
+ * another (an authenticator answers one request at a time). Each outcome is shown on its own, in the
+ * batch's result and on its card, a refused one with its reason.
  */
 import { post } from './api';
 import { count, h, messageOf, runLink } from './dom';
+import { passkeySignature } from './passkey';
 import { heldKey, signDecision } from './signing';
 import type { BatchOutcome, InboxItem } from './types';
 
@@ -35,6 +39,35 @@ function similarText(key: string): string {
   const tool = /^tool:([^(]*)\((.*)\)$/.exec(key);
   if (tool) return `tool ${tool[1]}${tool[2] ? ` (${tool[2].split(',').join(', ')})` : ''}`;
   return `handoff ${key.replace(/^handoff:/, '').replace('>', ' → ')}`;
+}
+
+/** A decision of a batch as this browser signed it: with which key, or why it could not be. */
+interface Signed {
+  item: InboxItem;
+  signature?: string;
+  kid?: string;
+  /** Why it is not sent: the passkey gave no assertion for it. */
+  problem?: string;
+}
+
+/**
+ * Each decision of a batch signed on its own: with the key held here, else with the approver's
+ * passkey (one assertion per decision, in turn; one the person cancels or the authenticator refuses
+ * leaves that decision out), else unsigned (the service signs when it has a key).
+ */
+async function signAll(items: InboxItem[], decision: Decision, note: string | undefined): Promise<Signed[]> {
+  const key = await heldKey();
+  if (key) return Promise.all(items.map(async (item) => ({ item, kid: key.kid, signature: await signDecision(key, item, decision, note, undefined) })));
+  const out: Signed[] = [];
+  for (const item of items) {
+    try {
+      const passkey = await passkeySignature(item, decision, note, undefined);
+      out.push(passkey ? { item, ...passkey } : { item });
+    } catch (e) {
+      out.push({ item, problem: `not signed: ${messageOf(e)}` });
+    }
+  }
+  return out;
 }
 
 /** A selection whose batches call `decided` with the keys they decided. */
@@ -85,21 +118,17 @@ export function batchSelection(decided: (keys: string[]) => void): Selection {
     const text = comment.value.trim();
     approve.disabled = reject.disabled = true;
     try {
-      const key = await heldKey();
-      const approvals = await Promise.all(
-        items.map(async (i) => ({
-          workflowId: i.workflowId,
-          approvalId: i.handoffId,
-          ...(i.tool ? { callHash: i.tool.callHash } : {}),
-          ...(key ? { signature: await signDecision(key, i, decision, text || undefined, undefined) } : {}),
-        })),
-      );
-      const res = await post('v1/approvals/batch', { decision, ...(text ? { comment: text } : {}), approvals });
-      const { outcomes } = (await res.json()) as { outcomes: BatchOutcome[] };
-      show(decision, items, outcomes, key ? key.kid : undefined);
+      const signed = await signAll(items, decision, text || undefined);
+      const sent = signed.filter((s) => !s.problem);
+      const approvals = sent.map(({ item: i, signature }) => ({ workflowId: i.workflowId, approvalId: i.handoffId, ...(i.tool ? { callHash: i.tool.callHash } : {}), ...(signature ? { signature } : {}) }));
+      const answered = approvals.length > 0 ? ((await (await post('v1/approvals/batch', { decision, ...(text ? { comment: text } : {}), approvals })).json()) as { outcomes: BatchOutcome[] }).outcomes : [];
+      const outcomes = new Map(answered.map((o) => [`${o.workflowId}/${o.approvalId}`, o]));
+      // In the order selected: each with the service's outcome, or why it was not sent.
+      const shown = signed.map((s) => ({ ...s, outcome: outcomes.get(itemKey(s.item)) ?? { workflowId: s.item.workflowId, approvalId: s.item.handoffId, ok: false, reason: s.problem ?? 'the service gave no outcome for it' } }));
+      show(decision, shown);
       comment.value = '';
       set([]);
-      decided(outcomes.filter((o) => o.ok).map((o) => `${o.workflowId}/${o.approvalId}`));
+      decided(answered.filter((o) => o.ok).map((o) => `${o.workflowId}/${o.approvalId}`));
     } catch (e) {
       results.replaceChildren(h('h2', { text: 'Batch result' }), h('p', { class: 'problem', role: 'alert', text: `The batch was not sent: ${messageOf(e)}. Nothing in it was decided.` }));
       results.hidden = false;
@@ -108,17 +137,22 @@ export function batchSelection(decided: (keys: string[]) => void): Selection {
     }
   }
 
-  function show(decision: Decision, items: InboxItem[], outcomes: BatchOutcome[], kid: string | undefined): void {
+  function show(decision: Decision, shown: (Signed & { outcome: BatchOutcome })[]): void {
+    const outcomes = shown.map((s) => s.outcome);
     const done = outcomes.filter((o) => o.ok).length;
     const verb = decision === 'approve' ? 'approved' : 'rejected';
-    const lines = outcomes.map((o, n) => {
-      const i = items[n];
-      const what = i ? (i.tool ? `tool ${i.tool.name} by ${i.from}` : `handoff ${i.from} → ${i.to}`) : o.approvalId;
-      return h('li', { class: o.ok ? 'applied' : 'refused', 'data-key': `${o.workflowId}/${o.approvalId}` }, [
+    const lines = shown.map(({ item: i, kid, outcome: o }) => {
+      const what = i.tool ? `tool ${i.tool.name} by ${i.from}` : `handoff ${i.from} → ${i.to}`;
+      const reason = o.reason ?? o.error ?? 'refused';
+      // A refused one stays listed: its card says why too.
+      const onCard = document.querySelector<HTMLElement>(`.card[data-key="${CSS.escape(itemKey(i))}"] .decide-problem`);
+      if (onCard && !o.ok) Object.assign(onCard, { textContent: `Not ${verb} in the batch: ${reason}`, hidden: false });
+      return h('li', { class: o.ok ? 'applied' : 'refused', 'data-key': itemKey(i) }, [
         h('strong', { text: o.ok ? `${verb[0]!.toUpperCase()}${verb.slice(1)}` : 'Refused' }),
         `: ${what} in chain `,
-        h('code', {}, [runLink(o.workflowId)]),
-        o.ok ? (kid ? `, signed with ${kid}` : '') : h('span', { class: 'problem' }, [` — ${o.reason ?? o.error ?? 'refused'}`]),
+        h('code', {}, [runLink(i.workflowId)]),
+        kid ? `, signed with ${kid}` : '',
+        o.ok ? '' : h('span', { class: 'problem' }, [` — ${reason}`]),
       ]);
     });
     results.replaceChildren(
