@@ -32,7 +32,7 @@ export interface MeaningCounts {
   recorded: number;
 }
 
-type Asked = Pick<PendingApproval, 'handoffId' | 'from' | 'to' | 'tool' | 'requireSignature' | 'approvers'> & { seq: number; under: RulesInForce };
+type Asked = Pick<PendingApproval, 'handoffId' | 'from' | 'to' | 'tool' | 'requireSignature' | 'approvers'> & { seq: number; under: RulesInForce; reassigned?: string[] };
 
 interface ChainSeen {
   header: ExportedChain;
@@ -70,6 +70,9 @@ export class ExportMeaning {
     if (!chain) return `the chain ${workflowId} has no opening "chain" event before its events`;
     if (ev.kind === 'approval_requested') return this.asked(seq, chain, ev as unknown as Asked);
     if (ev.kind === 'policy_updated') return this.policyUpdated(seq, chain, ev);
+    // Who an escalation handed an approval to may decide it too, as the workflow lets them.
+    const escalated = ev.kind === 'approval_escalated' && Array.isArray(ev.to) ? chain.asked.get(String(ev.handoffId)) : undefined;
+    if (escalated) escalated.reassigned = [...(escalated.reassigned ?? []), ...(ev.to as unknown[]).map(String)];
     if (ev.kind === 'approval_decided') return this.decided(seq, workflowId, chain, ev as unknown as ApprovalRecord);
     if (ev.kind === 'approval_vote') return this.voted(seq, chain, ev);
     if (ev.kind === 'tool_call') return this.toolCall(seq, chain, ev);

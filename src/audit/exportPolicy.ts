@@ -92,13 +92,13 @@ export function unapprovedProblem(rules: RulesInForce, what: string, policy: App
 /**
  * Why the approval `request` (with its decision) a call ran under does not meet `policy`, the rule
  * for that call in the rules it was asked under (`under`); nothing when it does, or when it was
- * asked under the chain's opening rules.
+ * asked under the chain's opening rules. `reassigned`: those `approval_escalated` events handed it to.
  */
 export function askedUnderProblem(
   under: RulesInForce,
   what: string,
   policy: ApprovalPolicy | undefined,
-  request: Pick<PendingApproval, 'handoffId' | 'approvers' | 'requireSignature'>,
+  request: Pick<PendingApproval, 'handoffId' | 'approvers' | 'requireSignature'> & { reassigned?: string[] },
   decision: ApprovalRecord,
 ): string | undefined {
   const u = under.update;
@@ -113,7 +113,9 @@ export function askedUnderProblem(
   if (request.approvers === undefined || others.length > 0)
     return broke(`the request let ${request.approvers === undefined ? 'anyone' : others.join(', ')} decide`);
   // A quorum or staged approval is decided by its votes, each checked against its slot.
-  if (decision.outcome === 'timed_out' || decision.votes !== undefined || allowed.includes(decision.approver ?? ''))
+  // Those an escalation of the chain reassigned it to (as its export records) decide it as well.
+  const deciders = [...allowed, ...(request.reassigned ?? [])];
+  if (decision.outcome === 'timed_out' || decision.votes !== undefined || deciders.includes(decision.approver ?? ''))
     return undefined;
   return broke(`${decision.approver ?? 'an unnamed approver'} decided it`);
 }

@@ -211,4 +211,35 @@ describe('baton audit --verify after a policy update', () => {
       });
     },
   );
+  it(
+    'lets those an escalation reassigned an approval to decide it after the update, as the chain did',
+    { timeout: 180_000 },
+    async () => {
+      await withWorker(server.env, mailTeam(1), async (baton) => {
+        // The run's own timing: every approval waiting a second goes to erin.
+        const run = await baton.start('desk', 'tell the customer', {
+          approvalPolicy: { escalation: [{ after: '1 second', reassign: ['erin'] }] },
+        });
+        await waitFor(
+          () => run.pendingApprovals(),
+          (p) => p.length === 1,
+        );
+        await run.handle.executeUpdate(tightenPolicyUpdate, {
+          args: [{ policy: teamPolicyOf(mailTeam(2).spec()), appliedBy: 'ops:dave' }],
+        });
+        for (const to of ['tool:lookup', 'mailer', 'tool:sendEmail']) {
+          const [w] = await waitFor(
+            () => run.pendingApprovals(),
+            (p) => p.length === 1 && p[0]!.to === to && p[0]!.approvers?.[0] === 'erin',
+            30_000,
+          );
+          await baton.approve(run.workflowId, w!.handoffId, { approver: 'erin' });
+        }
+        expect((await run.result()).output).toBe('emailed');
+        const doc = exportAudit(await baton.audit(run.workflowId));
+        expect(doc.events.filter((e) => e.event.kind === 'approval_escalated')).toHaveLength(3);
+        expect(verifyAuditExport(doc, { acceptUntrustedHead: true })).toMatchObject({ ok: true, approvedCalls: 3 });
+      });
+    },
+  );
 });
