@@ -79,6 +79,49 @@ export async function listInbox(client: Client, teams: () => TeamSnapshots, opti
   const limit = options.limit ?? 50;
   if (!Number.isInteger(limit) || limit < 1 || limit > MAX_INBOX_PAGE) throw new InboxOptionError(`limit must be a whole number from 1 to ${MAX_INBOX_PAGE}, got ${String(limit)}`);
   const after = options.pageToken !== undefined ? readToken(options.pageToken) : undefined;
+  // A first page reads what waits now; the pages after it read the list it read, while that is recent.
+  const key = snapshotKey(options);
+  const taken = after ? snapshots(client).get(key) : undefined;
+  const matched = taken && Date.now() - taken.at < SNAPSHOT_MS ? taken.matched : await readMatches(client, options);
+  if (!after) remember(snapshots(client), key, matched);
+  const start = after ? matched.findIndex((i) => byDue(i, after) > 0) : 0;
+  const page = start < 0 ? [] : matched.slice(start, start + limit);
+  const last = page[page.length - 1];
+  const more = start >= 0 && start + limit < matched.length;
+  const shown = await Promise.all(page.map(async (i) => ({ ...i, ...toPendingHandoff(await withSensitivity(teams, toWaiting(i), options.reveal)) })));
+  return { approvals: shown, total: matched.length, ...(more && last ? { nextPageToken: token(last) } : {}) };
+}
+
+/**
+ * How long the pages after a first page read the list it read: walking 10,000 approvals 500 at a
+ * time reads visibility once rather than twenty times. A decision made meanwhile shows until then,
+ * as it would on a page already shown.
+ */
+const SNAPSHOT_MS = 10_000;
+/** Lists kept per client (one per distinct filter), the oldest dropped first. */
+const MAX_SNAPSHOTS = 8;
+const byClient = new WeakMap<Client, Map<string, { at: number; matched: InboxItem[] }>>();
+
+function snapshots(client: Client): Map<string, { at: number; matched: InboxItem[] }> {
+  let kept = byClient.get(client);
+  if (!kept) byClient.set(client, (kept = new Map()));
+  return kept;
+}
+
+function remember(kept: Map<string, { at: number; matched: InboxItem[] }>, key: string, matched: InboxItem[]): void {
+  kept.delete(key);
+  kept.set(key, { at: Date.now(), matched });
+  for (const old of kept.keys()) if (kept.size > MAX_SNAPSHOTS) kept.delete(old);
+}
+
+/** What selects a list: every option but the page and who sees sensitive values (applied to the page shown). */
+function snapshotKey(o: InboxOptions): string {
+  const { limit: _l, pageToken: _p, reveal: _r, ...filters } = o;
+  return JSON.stringify(filters, Object.keys(filters).sort());
+}
+
+/** Every waiting approval that matches `options`, sorted by due time. */
+async function readMatches(client: Client, options: InboxOptions): Promise<InboxItem[]> {
   const now = Date.now();
   const matched: InboxItem[] = [];
   for await (const wf of client.workflow.list({ query: inboxQuery(options, now) + tenantClause(options.tenant), pageSize: 1000 })) {
@@ -93,13 +136,7 @@ export async function listInbox(client: Client, teams: () => TeamSnapshots, opti
       if (matches(item, options)) matched.push(item);
     }
   }
-  matched.sort(byDue);
-  const start = after ? matched.findIndex((i) => byDue(i, after) > 0) : 0;
-  const page = start < 0 ? [] : matched.slice(start, start + limit);
-  const last = page[page.length - 1];
-  const more = start >= 0 && start + limit < matched.length;
-  const shown = await Promise.all(page.map(async (i) => ({ ...i, ...toPendingHandoff(await withSensitivity(teams, toWaiting(i), options.reveal)) })));
-  return { approvals: shown, total: matched.length, ...(more && last ? { nextPageToken: token(last) } : {}) };
+  return matched.sort(byDue);
 }
 
 /** The visibility query: chains awaiting approval, narrowed by the approval search attributes where a chain has them. */
