@@ -33,6 +33,8 @@ import type { SpecialistFigures, SpecialistFiguresInput } from '../src/common/ro
 import { remoteActivities } from './a2a';
 import { specialistActivities } from './specialists';
 import { notifyActivities } from './notify';
+import { withKeySets } from './keySets';
+import type { KeySetRecord } from '../src/common/signatures/jwks';
 
 /** What the activities need from the worker. */
 export interface ActivityDependencies {
@@ -60,10 +62,12 @@ export interface ActivityDependencies {
   streams?: StreamTransport;
   /** Told of each heartbeat a call sends (the worker's metrics count them as actions). */
   onHeartbeat?: () => void;
+  /** The keys of the team's published key sets a new snapshot records (`TeamSpec.keySets`); none when the team names no `jwks`. */
+  keySets?: () => Promise<KeySetRecord[]>;
 }
 
 /** Build the activities for one worker. */
-export function createActivities({ team, teamSpec, providers = {}, hooks = {}, mcp, teamAttribute, approvalAttributes, client, prices, payloadLimit, streams, onHeartbeat }: ActivityDependencies) {
+export function createActivities({ team, teamSpec, providers = {}, hooks = {}, mcp, teamAttribute, approvalAttributes, client, prices, payloadLimit, streams, onHeartbeat, keySets }: ActivityDependencies) {
   const beat = (mode: HeartbeatMode = {}): HeartbeatMode => (onHeartbeat ? { ...mode, sent: onHeartbeat } : mode);
   const resolved: ModelProviders = { openai: new OpenAIProvider(), scripted: new ScriptedProvider(), ...withAiSdkProvider(team.agents, providers) };
   const handoffListeners = hooks.agent_handoff ?? [];
@@ -121,7 +125,7 @@ export function createActivities({ team, teamSpec, providers = {}, hooks = {}, m
       refuseMismatch('loadTeam', need);
       // A new chain (no team asked of this worker) only on a worker of the newest team registered on the queue.
       if (!need?.hash) await refuseStale('loadTeam');
-      return spec();
+      return keySets ? withKeySets(spec(), await keySets()) : spec();
     },
 
     /** One model turn of one agent; heartbeats while it waits, so a dead worker's call is retried in seconds. */

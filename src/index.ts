@@ -26,6 +26,6 @@ export { OpenAIProvider } from './models/openai';
 export type { ModelProvider, ModelProviders } from './models/provider';
 export { ScriptedProvider } from './models/scripted';
 export { model, openai, scripted } from './models/spec';
-export { createWorker, type CreateWorkerOptions } from './worker';
+export { createWorker, type CreateWorkerOptions, KeySetError } from './worker';
 export { BatonPlugin, type BatonPluginOptions } from './worker/plugin';
 export { Conversation, type ConversationStartOptions, type SendOptions } from './client/conversation';

@@ -14,8 +14,8 @@ import { delegateOptionsSpec, type HandoffDeclaration, handoffOptionsSpec } from
 import { toJsonSchema, type Tool } from './tool';
 import { agentMcpTools, mcpTeamProblems, type McpToolSpecs } from '../mcp/server';
 import type { TeamVersion } from '../common/version';
-import { type ApproverKey, approverKeysCheck } from '../common/signatures/keys';
-import { type EntryRules, entryRulesProblems } from '../common/authority/entryRules';
+import { entryRulesProblems } from '../common/authority/entryRules';
+import { keyProblems, keysOf, type TeamKeyOptions } from './teamKeys';
 import { namingProblems, teamVersion } from './version';
 import { economicsProblems, economicsSpec, type EconomicsOptions } from '../common/economics/spec';
 import type { PriceTable } from '../common/economics/prices';
@@ -25,7 +25,7 @@ import { type NotificationOptions, notificationProblems, notificationsSpec } fro
 import { type EventRule, eventRuleProblems } from './eventRules';
 
 /** Options of a {@link Team}; `prices`, `spendLimits` and `sharedBreakers` are described in docs/economics.md. */
-export interface TeamOptions extends EconomicsOptions {
+export interface TeamOptions extends EconomicsOptions, TeamKeyOptions {
   /**
    * Approval rules for edges (`{from, to, …}`) or targets (`{to, …}`); an edge rule wins over a
    * target rule, and a run's own `approvals` win over the team's.
@@ -44,18 +44,6 @@ export interface TeamOptions extends EconomicsOptions {
    * @default none: a rejection's reason is free text
    */
   rejectionReasons?: RejectionReason[];
-  /**
-   * Approvers' Ed25519 public keys, each with its key id and the approvers it signs for: decisions
-   * signed with them are verified in the workflow, and policies with `requireSignature` accept no
-   * others. Recorded with the team snapshot (docs/signatures.md).
-   */
-  approverKeys?: ApproverKey[];
-  /** Trust keys a run's options name (`approverKeys` of the run) beside the team's. @default true */
-  runApproverKeys?: boolean;
-  /** Operators' Ed25519 keys: an override that loosens what protects a chain must be signed by one (docs/authority.md). */
-  operatorKeys?: ApproverKey[];
-  /** Which agents a chain may be entered at directly, and what entering a gated one otherwise does (docs/authority.md). */
-  entry?: EntryRules;
   /** How every agent is offered its handoffs, unless it says otherwise. @default "single" */
   handoffTools?: HandoffToolStyle;
   /**
@@ -102,7 +90,7 @@ export class Team {
   readonly #handoffTools: HandoffToolStyle;
   readonly #sharedState: boolean;
   readonly #naming: { name?: string; label?: string };
-  readonly #keys: Pick<TeamSpec, 'approverKeys' | 'runApproverKeys' | 'operatorKeys' | 'entry'>;
+  readonly #keys: ReturnType<typeof keysOf>;
   readonly #economics: EconomicsOptions;
   /** Agents of other teams that agents delegate to, with the worker's credentials for them. */
   readonly remotes: Remotes;
@@ -116,7 +104,7 @@ export class Team {
     const problems = [...namingProblems(naming), ...keyProblems(options), ...economicsProblems(options), ...(options.notifications ? notificationProblems(options.notifications) : []), ...timing, ...(options.rejectionReasons === undefined ? [] : rejectionReasonsProblems(options.rejectionReasons))];
     if (problems.length > 0) throw new TeamValidationError(problems);
     if (options.notifications) this.notifications = options.notifications;
-    this.#keys = { ...(options.approverKeys?.length ? { approverKeys: options.approverKeys.map((k) => ({ ...k })) } : {}), ...(options.runApproverKeys === false ? { runApproverKeys: false } : {}), ...authorityOf(options) };
+    this.#keys = keysOf(options);
     this.#naming = naming;
     this.#economics = { prices: options.prices, spendLimits: options.spendLimits, sharedBreakers: options.sharedBreakers };
     this.#approvals = options.approvals ?? [];
@@ -277,16 +265,4 @@ function toolSensitivity(agent: Agent, mcp: Record<string, ToolSensitivitySpec>)
   const own = Object.fromEntries(agent.tools.filter((t) => t.sensitivity).map((t) => [t.name, t.sensitivity!]));
   const all = { ...own, ...mcp };
   return Object.keys(all).length > 0 ? { toolSensitivity: all } : {};
-}
-
-function keyProblems(options: TeamOptions): string[] {
-  const problems = options.approverKeys !== undefined ? approverKeysCheck(options.approverKeys, 'approverKeys') : [];
-  if (options.operatorKeys !== undefined) problems.push(...approverKeysCheck(options.operatorKeys, 'operatorKeys'));
-  if (options.runApproverKeys !== undefined && typeof options.runApproverKeys !== 'boolean') problems.push(`runApproverKeys must be true or false, got ${JSON.stringify(options.runApproverKeys)}`);
-  return problems;
-}
-
-/** The team's operator keys and entry rules, as its snapshot records them. */
-function authorityOf(options: TeamOptions): Pick<TeamSpec, 'operatorKeys' | 'entry'> {
-  return { ...(options.operatorKeys?.length ? { operatorKeys: options.operatorKeys.map((k) => ({ ...k })) } : {}), ...(options.entry ? { entry: structuredClone(options.entry) } : {}) };
 }

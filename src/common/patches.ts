@@ -217,10 +217,16 @@ export const Patches = {
    * replays it within a workflow task's timeout.
    */
   ARCHIVER_HISTORY: 'baton-archiver-history',
+  /**
+   * Decided when an override arrives signed with an operator's passkey (a WebAuthn assertion over
+   * the operator payload's digest): the chain weighs it, and records its origin and counter when it
+   * applies. A run replaying a history without the marker refuses it, as its code did (docs/authority.md).
+   */
+  OPERATOR_PASSKEYS: 'baton-operator-passkeys',
 } as const;
 
 /** Patches added after {@link Patches.BASELINE_2026_11}: a run decides each by its own marker. */
-const AFTER_BASELINE_2026_11: readonly string[] = [Patches.BASELINE_2026_11, Patches.STRANDED_TURNS, Patches.SHARED_ECONOMICS_ACTIVITIES, Patches.INBOX_BOUNDS, Patches.SPECIALIST_TEAM_TIMEOUT, Patches.AUTHORITY, Patches.STRANDED_DELEGATIONS, Patches.REPORT_PULL, Patches.APPROVAL_NOTIFICATIONS, Patches.APPROVAL_POLICIES, Patches.APPROVAL_SEARCH_ATTRIBUTES, Patches.TENANTS, Patches.APPROVAL_QUORUM, Patches.APPROVAL_QUESTIONS, Patches.MERGED_MESSAGE_KEYS, Patches.POLICY_UPDATES, Patches.STALE_WORKERS, Patches.PASSKEYS, Patches.MIGRATION_KEEPS_POLICY, Patches.SEARCH_ATTRIBUTES_PER_TASK, Patches.ARCHIVER_HISTORY];
+const AFTER_BASELINE_2026_11: readonly string[] = [Patches.BASELINE_2026_11, Patches.STRANDED_TURNS, Patches.SHARED_ECONOMICS_ACTIVITIES, Patches.INBOX_BOUNDS, Patches.SPECIALIST_TEAM_TIMEOUT, Patches.AUTHORITY, Patches.STRANDED_DELEGATIONS, Patches.REPORT_PULL, Patches.APPROVAL_NOTIFICATIONS, Patches.APPROVAL_POLICIES, Patches.APPROVAL_SEARCH_ATTRIBUTES, Patches.TENANTS, Patches.APPROVAL_QUORUM, Patches.APPROVAL_QUESTIONS, Patches.MERGED_MESSAGE_KEYS, Patches.POLICY_UPDATES, Patches.STALE_WORKERS, Patches.PASSKEYS, Patches.MIGRATION_KEEPS_POLICY, Patches.SEARCH_ATTRIBUTES_PER_TASK, Patches.ARCHIVER_HISTORY, Patches.OPERATOR_PASSKEYS];
 
 /** The patches {@link Patches.BASELINE_2026_11} stands for. */
 export const BASELINE_2026_11_COVERS: readonly string[] = Object.values(Patches).filter((id) => !AFTER_BASELINE_2026_11.includes(id));

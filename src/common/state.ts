@@ -38,6 +38,8 @@ export interface OpenTools {
 export interface ChainState {
   team: TeamSpec;
   options: ResolvedRunOptions;
+  /** The highest passkey counter the chain took from each operator key (by kid), so an operator's assertion is taken once (docs/authority.md). */
+  operatorSignCounts?: Record<string, number>;
   /** The agent working now. */
   agentId: string;
   /** Its conversation. */

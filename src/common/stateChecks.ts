@@ -228,8 +228,9 @@ const chainStateShape = shapeOf<ChainState>()(
     controls: controlState,
     economics: economicsStateCheck,
     routingCounts: recordOf(count),
+    operatorSignCounts: recordOf(count),
   },
-  ['answerRetries', 'context', 'request', 'shared', 'parent', 'openTurn', 'openTools', 'pendingResponse', 'replayOf', 'controls', 'migrate', 'decidedCalls', 'economics', 'routingCounts'],
+  ['answerRetries', 'context', 'request', 'shared', 'parent', 'openTurn', 'openTools', 'pendingResponse', 'replayOf', 'controls', 'migrate', 'decidedCalls', 'economics', 'routingCounts', 'operatorSignCounts'],
 );
 
 /** Problems with a carried chain state, the references between its parts included. */

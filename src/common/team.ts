@@ -13,6 +13,7 @@ import type { LostWorkerRestart } from './lostWorkers';
 import type { ToolSensitivitySpec } from './sensitivity';
 import type { TeamNeed, TeamVersion } from './version';
 import type { ApproverKey } from './signatures/keys';
+import type { JwksSource, KeySetRecord } from './signatures/jwks';
 import type { EntryRules } from './authority/entryRules';
 import type { RemoteAgentSpec } from './remote';
 
@@ -83,6 +84,13 @@ export interface TeamSpec {
   version?: TeamVersion;
   /** Approvers' public keys the team trusts for signed decisions (docs/signatures.md). */
   approverKeys?: ApproverKey[];
+  /** Identity providers' key sets (JWKS URLs) the team trusts keys of, by key id (docs/signatures.md). */
+  jwks?: JwksSource[];
+  /**
+   * The keys the worker took from the team's `jwks` when it took this snapshot, with where and when
+   * it fetched them: the chain trusts them as the team's. Not part of the version.
+   */
+  keySets?: KeySetRecord[];
   /** `false`: keys a run's options name are not trusted, only the team's. Absent means they are. */
   runApproverKeys?: boolean;
   /**
@@ -90,6 +98,8 @@ export interface TeamSpec {
    * by one of them for the operator it names (docs/authority.md).
    */
   operatorKeys?: ApproverKey[];
+  /** `true`: an operator's signature must be a passkey's (an `operatorKeys` entry with `webauthn`); an Ed25519 one is refused. */
+  requireOperatorPasskey?: boolean;
   /** Where chains may be entered; absent: at every agent that is not gated, gated ones waiting for their approval. */
   entry?: EntryRules;
   /**

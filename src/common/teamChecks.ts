@@ -15,6 +15,7 @@ import type { TeamVersion } from './version';
 import { economicsSpecCheck } from './economics/checks';
 import { toolSensitivityCheck } from './sensitive';
 import { approverKeysCheck } from './signatures/keys';
+import { jwksSourcesCheck, keySetRecordsCheck } from './signatures/jwks';
 import { entryRulesProblems } from './authority/entryRules';
 import { remoteAgentSpecCheck } from './remote';
 import { notificationsSpecCheck } from './notifications';
@@ -154,7 +155,10 @@ export const teamSpecCheck: Check<TeamSpec> = shapeOf<TeamSpec>()(
     approvalAttributes: boolean,
     approverKeys: approverKeysCheck,
     runApproverKeys: boolean,
+    jwks: jwksSourcesCheck,
+    keySets: keySetRecordsCheck,
     operatorKeys: approverKeysCheck,
+    requireOperatorPasskey: boolean,
     entry: (v) => entryRulesProblems(v),
     policyVersion: nonEmptyString,
     payloadLimit: integer(1, Number.MAX_SAFE_INTEGER),
@@ -162,5 +166,5 @@ export const teamSpecCheck: Check<TeamSpec> = shapeOf<TeamSpec>()(
     remotes: recordOf(remoteAgentSpecCheck),
     notifications: notificationsSpecCheck,
   },
-  ['approvalPolicy', 'rejectionReasons', 'sharedState', 'version', 'teamAttribute', 'approvalAttributes', 'approverKeys', 'runApproverKeys', 'operatorKeys', 'entry', 'policyVersion', 'payloadLimit', 'economics', 'remotes', 'notifications'],
+  ['approvalPolicy', 'rejectionReasons', 'sharedState', 'version', 'teamAttribute', 'approvalAttributes', 'approverKeys', 'runApproverKeys', 'jwks', 'keySets', 'operatorKeys', 'requireOperatorPasskey', 'entry', 'policyVersion', 'payloadLimit', 'economics', 'remotes', 'notifications'],
 );

@@ -25,6 +25,7 @@ export { archiverWorkflowId, createArchiveWorker, startArchiver, type ArchiveWor
 export { BATON_WORKFLOW_TYPES, BatonPlugin, type BatonPluginOptions } from './plugin';
 export { BatonMetrics, BatonTracing, serveMetrics, tracingOptionsFromEnv, type TracingOptions, type WorkerMetricsOptions, type WorkerTelemetryOptions } from './telemetry';
 export { checkHistories, historiesFromFiles, historiesFromServer, type HistorySource, type ReplayCheck } from './determinism';
+export { KeySetError } from './keySets';
 
 /** Options of {@link createWorker}. */
 export interface CreateWorkerOptions extends WorkerTelemetryOptions {

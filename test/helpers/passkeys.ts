@@ -50,7 +50,11 @@ export interface AssertionOptions {
 
 /** `p`'s passkey signature of `facts`: an assertion over the decision's digest, its counter one up. */
 export function passkeySign(p: NodePasskey, facts: DecisionFacts, o: AssertionOptions): string {
-  const payload = decisionPayload(facts, o.iat ?? Math.floor(Date.now() / 1000));
+  return passkeyAssert(p, decisionPayload(facts, o.iat ?? Math.floor(Date.now() / 1000)), o);
+}
+
+/** `p`'s passkey signature of any payload (an operator's, say): an assertion over SHA-256 of its canonical JSON, its counter one up. */
+export function passkeyAssert(p: NodePasskey, payload: unknown, o: AssertionOptions): string {
   const count = o.signCount ?? ++p.signCount;
   const authenticatorData = Buffer.alloc(37);
   createHash('sha256').update(o.rpId).digest().copy(authenticatorData, 0);

@@ -17,6 +17,7 @@ import { eventInvariants } from './operations/events';
 import { policyInvariants } from './operations/policy';
 import { policyExportInvariants } from './policyExport';
 import { passkeyInvariants } from './operations/passkeys';
+import { jwksInvariants } from './operations/jwks';
 import { broken, clip, type Harness, type Invariant } from './harness';
 import { rootOf } from './model';
 import { APPROVED_TOOLS, type EffectTool } from './team';
@@ -144,6 +145,7 @@ export const INVARIANTS: Invariant[] = [
   ...policyInvariants,
   ...policyExportInvariants,
   ...passkeyInvariants,
+  ...jwksInvariants,
   ...escalationInvariants.filter((i) => i.when === 'end'),
 ];
 

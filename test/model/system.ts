@@ -16,6 +16,7 @@ import { freePort } from '../../src/devserver/server';
 import { cli, startCli } from '../helpers/cli';
 import { findRedisServer, type RedisServer, startRedis } from '../helpers/redis';
 import { Hosts } from './hosts';
+import { startModelJwks } from './jwks';
 import { ModelRemote } from './remote';
 import type { DeployMode, Lane } from './model';
 import type { ServedWorker } from './protocol';
@@ -78,7 +79,7 @@ export class ModelSystem {
     const redis = o.streams !== false && findRedisServer() ? await startRedis() : undefined;
     const effectsFile = path.join(o.dir, 'effects.jsonl');
     const remoteUrl = `http://127.0.0.1:${await freePort()}`;
-    const env: Record<string, string> = { TEMPORAL_ADDRESS: server.address, MODEL_EFFECTS: effectsFile, MODEL_REMOTE_URL: remoteUrl, ...(redis ? { BATON_STREAMS_URL: redis.url } : {}) };
+    const env: Record<string, string> = { TEMPORAL_ADDRESS: server.address, MODEL_EFFECTS: effectsFile, MODEL_REMOTE_URL: remoteUrl, MODEL_JWKS_URL: await startModelJwks(), ...(redis ? { BATON_STREAMS_URL: redis.url } : {}) };
     const hosts = new Hosts(o.workers ?? 2, env, path.join(o.dir, 'workers'));
     await hosts.start();
     const connection = await Connection.connect({ address: server.address });

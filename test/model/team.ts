@@ -6,6 +6,7 @@
  *   delegates to research, looks things up and refunds (every refund approved by a person);
  * - billing refunds and pays out (a payout needs alice's signed approval) and hands back;
  * - support looks things up and hands to triage or billing; research (a specialist) looks up and refunds;
+ * - alice's keys are the team's own and those an identity provider publishes (./jwks.ts);
  * - ledger is a remote agent, another team's, served over A2A at `MODEL_REMOTE_URL` (./remoteTeam.ts),
  *   which triage delegates to.
  *
@@ -18,7 +19,9 @@ import { z } from 'zod';
 import { defineAgent, defineTool, delegate, remoteAgent, Team, type ToolContext } from '../../src';
 import type { ApproverKey } from '../../src/client/signing';
 import { keys, testKey } from '../helpers/signing';
+import { nodePasskey, passkeyEntry } from '../helpers/passkeys';
 import { applyOnce } from './effects';
+import { IDP_KEYS } from './jwks';
 
 /** The versions of the team. */
 export type TeamVersion = 'v1' | 'v2';
@@ -46,7 +49,10 @@ const approverKeys: ApproverKey[] = [{ kid: ALICE.kid, approvers: ['alice'], pub
 
 /** The operator whose signed overrides may loosen what protects a chain. */
 export const OPS = testKey('ops-1', 11);
-const operatorKeys: ApproverKey[] = [{ kid: OPS.kid, approvers: ['ops'], publicKey: OPS.publicKey }];
+/** The operator's passkey, registered at the operators' console. */
+export const OPS_PASSKEY = nodePasskey('ops-passkey', 'P-256');
+export const OPS_PASSKEY_AT = { rpId: 'ops.example.com', origin: 'https://ops.example.com' };
+const operatorKeys: ApproverKey[] = [{ kid: OPS.kid, approvers: ['ops'], publicKey: OPS.publicKey }, passkeyEntry(OPS_PASSKEY, ['ops'], OPS_PASSKEY_AT.rpId, [OPS_PASSKEY_AT.origin])];
 
 const puppet = { provider: 'puppet', model: 'puppet' };
 
@@ -101,6 +107,8 @@ export function modelTeam(v: TeamVersion): Team {
       version: v,
       approverKeys,
       operatorKeys,
+      // The identity provider's keys for alice (./jwks.ts), when the harness serves them.
+      ...(process.env.MODEL_JWKS_URL ? { jwks: [{ url: process.env.MODEL_JWKS_URL, approvers: Object.fromEntries(IDP_KEYS.map((k) => [k.kid, ['alice']])), refreshSeconds: 1 }] } : {}),
       remotes: [remoteAgent({ id: 'ledger', url: `${process.env.MODEL_REMOTE_URL ?? 'http://127.0.0.1:9'}/a2a`, agent: 'ledger', description: 'Keeps the ledger (another team)', auth: { token: REMOTE_TOKEN } })],
     },
   );

@@ -246,11 +246,11 @@ export class ApprovalDesk extends DeskMail {
   }
 
   private applyOverrides(raw: unknown, at: number): void {
-    const verdict = overrideVerdict(raw, this.state, { bounded: this.bounded, authority: this.authority, workflowId: this.effects.workflowId, at });
+    const verdict = overrideVerdict(raw, this.state, { bounded: this.bounded, authority: this.authority, workflowId: this.effects.workflowId, at, patched: (id) => this.effects.patched(id) });
     if (verdict.kind === 'refused') return this.refuse(verdict.refusal);
     if (this.tally) this.tally.overrides.push(verdict.applied);
     else this.effects.publish({ [APPROVAL_EVENT_MEMO]: { type: 'overrides_applied', ...verdict.applied } });
-    this.chain!.apply({ type: 'overridden', overrides: raw as never });
+    this.chain!.apply({ type: 'overridden', overrides: verdict.applied });
   }
 
   /** Close a waiting handoff with its outcome, and publish it. */

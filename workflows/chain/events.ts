@@ -8,6 +8,7 @@ import type { TeamPolicy } from '../../src/common/authority/policyUpdate';
 import type { ControlEvent } from '../../src/common/controls';
 import type { ChatMessage, ModelResponse } from '../../src/common/model';
 import type { HandoffRecord, RunOverrides, ToolResultRecord, Usage } from '../../src/common/run';
+import type { OperatorIdentity } from '../../src/common/signatures/operator';
 import type { OpenTools, OpenTurn } from '../../src/common/state';
 import type { ApprovalEvent } from './approvalState';
 
@@ -37,7 +38,7 @@ export type ChainEvent =
   | { type: 'answer_refused'; guard: string; message: string }
   /** An approval asked for, decided, moved on by its policy, or voted on (approvalState.ts). */
   | ApprovalEvent
-  | { type: 'overridden'; overrides: RunOverrides }
+  | { type: 'overridden'; overrides: RunOverrides & { identity?: OperatorIdentity } }
   /** A policy update brought a team's approval policies to the chain (only ever tighter: `tightenPolicy`). */
   | { type: 'policy_updated'; policy: TeamPolicy }
   /** A control acted (a loop, a breaker, a guardrail, a budget), at workflow time `at` (ms). */

@@ -10,6 +10,7 @@ import { AgentNotFoundError } from '../../src/common/errors';
 import type { ChatMessage, ModelResponse } from '../../src/common/model';
 import { resolveRunOptions, type ResolvedRunOptions } from '../../src/common/options';
 import type { HandoffRunResult, RunOverrides } from '../../src/common/run';
+import type { OperatorIdentity } from '../../src/common/signatures/operator';
 import type { ChainState } from '../../src/common/state';
 import type { AgentSpec, RunContext, SharedState, StateUpdate, TeamSpec } from '../../src/common/team';
 import { reduceApproval } from './approvalState';
@@ -152,14 +153,16 @@ function withAgentUsage<S extends Pick<ChainState, 'controls' | 'agentId'>>(s: S
  * Overrides applied: options replaced from now on, models swapped by agent. Validate them first
  * (`overrideProblems`); an unknown agent here is a defect.
  */
-export function applyOverrides(s: ChainState, o: RunOverrides): ChainState {
+export function applyOverrides(s: ChainState, o: RunOverrides & { identity?: OperatorIdentity }): ChainState {
   const options = o.options ? resolveRunOptions({ ...s.options, ...o.options }) : s.options;
+  // An operator's passkey counter, remembered so its assertion is not taken again (across runs too).
+  const used = o.identity?.passkey ? { operatorSignCounts: { ...s.operatorSignCounts, [o.identity.kid]: o.identity.passkey.signCount } } : {};
   let team = s.team;
   for (const [id, model] of Object.entries(o.models ?? {})) {
     const agent = agentOf(team, id);
     team = { ...team, agents: { ...team.agents, [id]: { ...agent, model } } };
   }
-  return { ...s, options, team };
+  return { ...s, ...used, options, team };
 }
 
 /**

@@ -47,11 +47,12 @@ export function teamVersion(spec: TeamSpec, naming: VersionNaming = {}): TeamVer
 
 /**
  * What of a spec the version covers: everything but the worker's own facts (its hooks, its
- * namespace) and its economics (prices and limits change without changing how a chain runs, and a
- * change of them must not strand the chains running).
+ * namespace), its economics (prices and limits change without changing how a chain runs, and a
+ * change of them must not strand the chains running) and the keys it fetched from the team's key sets
+ * (a rotation at the identity provider is no new version; the sets' URLs and key ids are).
  */
-export function versioned(spec: TeamSpec): Omit<TeamSpec, 'version' | 'hasHandoffListeners' | 'teamAttribute' | 'approvalAttributes' | 'economics'> {
-  const { version: _v, hasHandoffListeners: _h, teamAttribute: _a, approvalAttributes: _aa, economics: _e, ...rest } = spec;
+export function versioned(spec: TeamSpec): Omit<TeamSpec, 'version' | 'hasHandoffListeners' | 'teamAttribute' | 'approvalAttributes' | 'economics' | 'keySets'> {
+  const { version: _v, hasHandoffListeners: _h, teamAttribute: _a, approvalAttributes: _aa, economics: _e, keySets: _k, ...rest } = spec;
   return rest;
 }
 

@@ -9,6 +9,7 @@ export { approverKey, decisionSigner, decisionSignerFromFile, generateApproverKe
 export { signDecision, type SigningRequest } from './sign';
 export { signOverrides, type OperatorSigningRequest } from './operator';
 export type { ApproverKey, KeySource, TrustedKey } from '../../common/signatures/keys';
+export type { JwksSource, KeySetRecord } from '../../common/signatures/jwks';
 export { argumentsDigest, compactJws, decisionPayload, DECISION_SIGNATURE_VERSION, factsOfDecision, factsOfRecord, signingInput, type DecisionFacts, type DecisionPayload, type DecisionSubject, type TokenClaims } from '../../common/signatures/payload';
 export { SignatureProblem, verifyDecisionSignature, type SignatureTimes, type SignatureVerdict } from '../../common/signatures/verify';
 export { canonicalJson } from '../../common/signatures/canonical';

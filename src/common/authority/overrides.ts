@@ -21,14 +21,15 @@ export interface OverrideBench {
 }
 
 /** Judge valid overrides `o` for the chain `s`. */
-export function judgeOverrides(s: Pick<ChainState, 'options' | 'team' | 'controls'>, o: RunOverrides, bench: OverrideBench): OverrideVerdict {
+export function judgeOverrides(s: Pick<ChainState, 'options' | 'team' | 'controls' | 'operatorSignCounts'>, o: RunOverrides, bench: OverrideBench): OverrideVerdict {
   const after = o.options ? resolveRunOptions({ ...s.options, ...o.options }) : s.options;
   const loosened = looseningProblems(s.options, after, { team: s.team, startedAt: s.controls?.startedAt ?? bench.at });
   if (o.operator === undefined || o.signature === undefined) {
     if (loosened.length === 0) return { ok: true };
     return { ok: false, problems: [...loosened, "an override may only tighten these; a loosening needs an operator's signed override (operator, signature: docs/authority.md)"] };
   }
-  const verdict = verifyOperatorSignature({ workflowId: bench.workflowId, overrides: o, operator: o.operator, signature: o.signature, arrivedAt: bench.at }, s.team.operatorKeys ?? []);
+  const trust = { requirePasskey: s.team.requireOperatorPasskey === true, lastSignCount: (kid: string) => s.operatorSignCounts?.[kid] };
+  const verdict = verifyOperatorSignature({ workflowId: bench.workflowId, overrides: o, operator: o.operator, signature: o.signature, arrivedAt: bench.at }, s.team.operatorKeys ?? [], trust);
   if (!verdict.ok) return { ok: false, problems: [`the operator's signature is refused: ${verdict.reason}`] };
   return { ok: true, operator: verdict.identity, ...(loosened.length > 0 ? { loosened } : {}) };
 }

@@ -52,16 +52,22 @@ export function passkeyTrustProblems(v: Record<string, unknown>, key: string): s
   const problems: string[] = [];
   const raw = typeof v.publicKey === 'string' ? fromBase64url(v.publicKey) : undefined;
   if (!raw || !coseKeyOf(raw)) problems.push(`"${key}.publicKey" of a passkey (a key with "webauthn") must be its COSE_Key in base64url without padding, ES256 on P-256 or EdDSA on Ed25519 (the approvals page's "Register a passkey" shows it), got ${shown(v.publicKey)}`);
-  const w = v.webauthn;
-  if (typeof w !== 'object' || w === null || Array.isArray(w)) return [...problems, `"${key}.webauthn" must be {rpId, origins}, got ${shown(w)}`];
+  problems.push(...webauthnTrustProblems(v.webauthn, `${key}.webauthn`));
+  if (v.service === true) problems.push(`"${key}" is a passkey: it signs for its approvers, so it cannot be a service key`);
+  return problems;
+}
+
+/** Problems with a passkey's relying party `{rpId, origins}` at `key`, each naming the field and what would be valid. */
+export function webauthnTrustProblems(w: unknown, key: string): string[] {
+  if (typeof w !== 'object' || w === null || Array.isArray(w)) return [`"${key}" must be {rpId, origins}, got ${shown(w)}`];
+  const problems: string[] = [];
   const t = w as Record<string, unknown>;
-  if (typeof t.rpId !== 'string' || !/^(?=.{1,253}$)[a-z0-9-]+(\.[a-z0-9-]+)*$/.test(t.rpId)) problems.push(`"${key}.webauthn.rpId" must be the relying party's domain in lower case, such as "approvals.example.com", got ${shown(t.rpId)}`);
+  if (typeof t.rpId !== 'string' || !/^(?=.{1,253}$)[a-z0-9-]+(\.[a-z0-9-]+)*$/.test(t.rpId)) problems.push(`"${key}.rpId" must be the relying party's domain in lower case, such as "approvals.example.com", got ${shown(t.rpId)}`);
   if (!Array.isArray(t.origins) || t.origins.length === 0 || t.origins.length > 20 || !t.origins.every((o) => typeof o === 'string' && /^https?:\/\/[^/?#\s]+$/.test(o))) {
-    problems.push(`"${key}.webauthn.origins" must list 1 to 20 page origins allowed to ask the passkey, such as "https://approvals.example.com" (scheme, host and port, no path), got ${shown(t.origins)}`);
+    problems.push(`"${key}.origins" must list 1 to 20 page origins allowed to ask the passkey, such as "https://approvals.example.com" (scheme, host and port, no path), got ${shown(t.origins)}`);
   }
   const extra = Object.keys(t).filter((k) => k !== 'rpId' && k !== 'origins');
-  if (extra.length > 0) problems.push(`"${key}.webauthn" has unknown field(s) ${extra.slice(0, 5).map((k) => JSON.stringify(k)).join(', ')} (valid: rpId, origins)`);
-  if (v.service === true) problems.push(`"${key}" is a passkey: it signs for its approvers, so it cannot be a service key`);
+  if (extra.length > 0) problems.push(`"${key}" has unknown field(s) ${extra.slice(0, 5).map((k) => JSON.stringify(k)).join(', ')} (valid: rpId, origins)`);
   return problems;
 }
 

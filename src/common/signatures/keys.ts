@@ -90,11 +90,12 @@ export const approverKeysCheck: Check<ApproverKey[]> = (v, key) => {
 };
 
 /**
- * The keys a chain trusts: its team's, then its run's (unless the team refuses keys named by
+ * The keys a chain trusts: its team's (listed, and taken from its published key sets), then its run's (unless the team refuses keys named by
  * runs). A run's key never replaces a team's of the same id.
  */
-export function trustedKeys(team: { approverKeys?: ApproverKey[]; runApproverKeys?: boolean }, runKeys: ApproverKey[] | undefined): TrustedKey[] {
-  const own = (team.approverKeys ?? []).map((k) => ({ ...k, source: 'team' as const }));
+export function trustedKeys(team: { approverKeys?: ApproverKey[]; runApproverKeys?: boolean; keySets?: { keys: ApproverKey[] }[] }, runKeys: ApproverKey[] | undefined): TrustedKey[] {
+  // Keys of a team's published key sets (`keySets`, resolved by the worker into the snapshot) are the team's.
+  const own = [...(team.approverKeys ?? []), ...(team.keySets ?? []).flatMap((set) => set.keys)].map((k) => ({ ...k, source: 'team' as const }));
   if (team.runApproverKeys === false || !runKeys) return own;
   const taken = new Set(own.map((k) => k.kid));
   return [...own, ...runKeys.filter((k) => !taken.has(k.kid)).map((k) => ({ ...k, source: 'run' as const }))];

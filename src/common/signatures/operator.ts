@@ -9,9 +9,10 @@
  */
 import { isRecord } from '../check';
 import { clipText, LIMITS } from '../limits';
-import { canonicalJson, fromBase64url, sha256Hex, utf8 } from './canonical';
+import { canonicalJson, fromBase64url, fromUtf8, sha256Hex, utf8 } from './canonical';
 import { ed25519Verifies, jsonOfPart, jwsSigningInput } from './jws';
 import type { ApproverKey } from './keys';
+import { checkAssertion, PASSKEY_ALG, type PasskeyUse } from './passkey';
 
 /** The version tag of an operator's payload (`v`). */
 export const OPERATOR_SIGNATURE_VERSION = 'baton.override/1';
@@ -34,6 +35,16 @@ export interface OperatorIdentity {
   method: 'signed';
   operator: string;
   kid: string;
+  /** A passkey's assertion signed it: the origin that asked and the authenticator's counter. */
+  passkey?: PasskeyUse;
+}
+
+/** How an operator's signature is weighed: whether the team requires a passkey, and the highest counter the chain took from each passkey. */
+export interface OperatorTrust {
+  /** The team's `requireOperatorPasskey`: an Ed25519 operator signature is refused. */
+  requirePasskey?: boolean;
+  /** The highest passkey counter the chain has taken from operator key `kid` (none: nothing to compare with). */
+  lastSignCount?: (kid: string) => number | undefined;
 }
 
 /** The digest an operator's signature names: of the overrides' `options` and `models`, nothing else. */
@@ -56,23 +67,41 @@ export interface OperatorClaim {
   arrivedAt: number;
 }
 
-/** Verify an operator's signature against the team's operator keys: who made it, or why it is refused. */
-export function verifyOperatorSignature(claim: OperatorClaim, keys: readonly ApproverKey[]): { ok: true; identity: OperatorIdentity } | { ok: false; reason: string } {
+/**
+ * Verify an operator's signature against the team's operator keys: who made it, or why it is
+ * refused. An Ed25519 JWS, or a passkey's WebAuthn assertion whose challenge is SHA-256 of the
+ * canonical payload (`header.payload.authenticatorData.clientDataJSON.signature`, header
+ * `{"alg":"WebAuthn","kid":…}`), by a key of `operatorKeys` with `webauthn`.
+ */
+export function verifyOperatorSignature(claim: OperatorClaim, keys: readonly ApproverKey[], trust: OperatorTrust = {}): { ok: true; identity: OperatorIdentity } | { ok: false; reason: string } {
   const refuse = (reason: string) => ({ ok: false as const, reason });
   if (keys.length === 0) return refuse('the team trusts no operator keys (Team option operatorKeys), so no loosening can be signed for this chain');
   const parts = claim.signature.length <= LIMITS.signatureChars ? claim.signature.split('.') : [];
-  if (parts.length !== 3) return refuse(`the operator's signature must be a JWS compact serialization (header.payload.signature, at most ${LIMITS.signatureChars} characters)`);
-  const [head, body, sig] = parts as [string, string, string];
+  if (parts.length !== 3 && parts.length !== 5) return refuse(`the operator's signature must be a JWS compact serialization (header.payload.signature, at most ${LIMITS.signatureChars} characters), or a passkey's (header.payload.authenticatorData.clientDataJSON.signature)`);
+  const [head, body] = parts as [string, string];
   const header = jsonOfPart(head);
-  if (!isRecord(header) || header.alg !== 'EdDSA' || typeof header.kid !== 'string' || Object.keys(header).length !== 2) return refuse('the operator\'s signature header must be {"alg":"EdDSA","kid":"<key id>"}');
+  const alg = parts.length === 5 ? PASSKEY_ALG : 'EdDSA';
+  if (!isRecord(header) || header.alg !== alg || typeof header.kid !== 'string' || Object.keys(header).length !== 2) return refuse(`the operator's signature header must be {"alg":"${alg}","kid":"<key id>"}`);
   const kid = header.kid;
   const key = keys.find((k) => k.kid === kid);
   if (!key) return refuse(`no operator key ${JSON.stringify(clipText(kid, 128))} is trusted by this team (trusted: ${keys.map((k) => k.kid).slice(0, 20).join(', ')})`);
   if (!key.approvers.includes(claim.operator)) return refuse(`operator key ${JSON.stringify(kid)} signs for ${key.approvers.join(', ')}, not for ${clipText(claim.operator, 100)}`);
-  const signature = fromBase64url(sig);
-  const publicKey = fromBase64url(key.publicKey);
-  if (signature?.length !== 64 || publicKey?.length !== 32 || !ed25519Verifies(signature, utf8(`${head}.${body}`), publicKey)) {
-    return refuse(`the operator's signature does not verify with key ${JSON.stringify(kid)}: another key made it, or what it signs was changed`);
+  let passkey: PasskeyUse | undefined;
+  if (parts.length === 5) {
+    if (!key.webauthn) return refuse(`operator key ${JSON.stringify(kid)} is an Ed25519 key, not a passkey: sign with it as a JWS`);
+    const text = fromUtf8(fromBase64url(body) ?? new Uint8Array([0xff])) ?? '';
+    if (canonicalJson(jsonOf(text) ?? null) !== text) return refuse(`the signed payload must be the canonical JSON of a ${OPERATOR_SIGNATURE_VERSION} payload (sorted keys, no whitespace)`);
+    const checked = checkAssertion(parts.slice(2), text, { kid, publicKey: key.publicKey, webauthn: key.webauthn }, trust.lastSignCount?.(kid));
+    if (!checked.ok) return refuse(`${checked.reason} (${checked.problem})`);
+    passkey = checked.use;
+  } else {
+    if (key.webauthn) return refuse(`operator key ${JSON.stringify(kid)} is a passkey: its signatures are WebAuthn assertions (header.payload.authenticatorData.clientDataJSON.signature)`);
+    if (trust.requirePasskey) return refuse(`the team requires operators to sign with a passkey (requireOperatorPasskey); key ${JSON.stringify(kid)} signed a JWS`);
+    const signature = fromBase64url(parts[2]!);
+    const publicKey = fromBase64url(key.publicKey);
+    if (signature?.length !== 64 || publicKey?.length !== 32 || !ed25519Verifies(signature, utf8(`${head}.${body}`), publicKey)) {
+      return refuse(`the operator's signature does not verify with key ${JSON.stringify(kid)}: another key made it, or what it signs was changed`);
+    }
   }
   const payload = jsonOfPart(body);
   if (!isRecord(payload) || payload.v !== OPERATOR_SIGNATURE_VERSION || !Number.isSafeInteger(payload.iat)) return refuse(`the signed payload must be a ${OPERATOR_SIGNATURE_VERSION} payload with "iat" in whole seconds`);
@@ -88,5 +117,13 @@ export function verifyOperatorSignature(claim: OperatorClaim, keys: readonly App
   if (signedAt > claim.arrivedAt + skew) return refuse("the operator's signature claims a time after it arrived: check the signer's clock");
   if (key.notBefore !== undefined && signedAt < Date.parse(key.notBefore)) return refuse(`operator key ${JSON.stringify(kid)} is valid from ${key.notBefore}`);
   if (key.notAfter !== undefined && Math.max(signedAt, claim.arrivedAt) > Date.parse(key.notAfter)) return refuse(`operator key ${JSON.stringify(kid)} was retired at ${key.notAfter}`);
-  return { ok: true, identity: { method: 'signed', operator: claim.operator, kid } };
+  return { ok: true, identity: { method: 'signed', operator: claim.operator, kid, ...(passkey ? { passkey } : {}) } };
+}
+
+function jsonOf(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
 }

@@ -26,6 +26,7 @@ import { resolveWorkerTelemetry, type WorkerTelemetryOptions } from '../telemetr
 import { BatonMetrics } from '../telemetry/metrics';
 import { mergeDataConverter } from './converter';
 import { McpLease } from './mcp';
+import { KeySetResolver } from '../keySets';
 import { checkPrices, sharedEconomicsClient } from './economics';
 import type { PriceTable } from '../../common/economics/prices';
 import { streamsFromEnv } from '../../streams/env';
@@ -125,6 +126,8 @@ export class BatonPlugin extends AsyncSimplePlugin {
   private readonly teamSpec: TeamSpec;
   /** The snapshot with the tools of the MCP connections last configured, built once per connection. */
   private mcpSpec?: { tools: McpTools; spec: TeamSpec };
+  /** The team's published key sets (`jwks`), fetched when a worker is configured and again as new chains need them. */
+  private readonly keySets: KeySetResolver;
 
   constructor(options: BatonPluginOptions) {
     // An empty or broken team fails here, before anything connects.
@@ -146,6 +149,7 @@ export class BatonPlugin extends AsyncSimplePlugin {
     this.converter = converter;
     this.mcp = new McpLease(options.team, options.mcp);
     this.teamSpec = teamSpec;
+    this.keySets = new KeySetResolver(teamSpec.jwks ?? []);
   }
 
   /** The worker's options with baton added: activities, workflows, data converter, interceptors and sinks. Connects the team's MCP servers. */
@@ -159,7 +163,8 @@ export class BatonPlugin extends AsyncSimplePlugin {
       const payloadLimit = await chainPayloadLimit(options.connection, namespace, this.ownConverter(configured) ? undefined : this.converter?.codec);
       const client = sharedEconomicsClient(options.connection, namespace, configured.dataConverter);
       const teamSpec = this.snapshot(mcp);
-      const activities = createActivities({ team: this.baton.team, teamSpec, hooks: this.baton.hooks, providers: this.baton.providers, mcp, teamAttribute: attributes.team, approvalAttributes: attributes.approvals, payloadLimit, prices: this.baton.prices, ...(client ? { client } : {}), ...(this.baton.streams === false ? {} : { streams: this.baton.streams ?? streamsFromEnv() }), ...this.heartbeats() });
+      await this.keySets.start();
+      const activities = createActivities({ ...(teamSpec.jwks ? { keySets: () => this.keySets.records() } : {}), team: this.baton.team, teamSpec, hooks: this.baton.hooks, providers: this.baton.providers, mcp, teamAttribute: attributes.team, approvalAttributes: attributes.approvals, payloadLimit, prices: this.baton.prices, ...(client ? { client } : {}), ...(this.baton.streams === false ? {} : { streams: this.baton.streams ?? streamsFromEnv() }), ...this.heartbeats() });
       const own = Object.keys(configured.activities ?? {});
       const clash = activityNames(activities).filter((name) => own.includes(name));
       if (clash.length > 0) throw new UserError(`the worker's activities ${clash.map((n) => `"${n}"`).join(', ')} have the names of baton's activities; rename yours (a worker runs one activity per name)`);

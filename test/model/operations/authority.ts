@@ -20,10 +20,11 @@ const LOOSENINGS: Record<string, RunOverrides> = {
   loopWindow: { options: { loopWindow: 0 } },
 };
 
-const open = (m: ModelState) => m.roots.filter((r) => r.status === 'open' && r.kind === 'chain');
+/** The chains a harness's override may reach. */
+export const open = (m: ModelState) => m.roots.filter((r) => r.status === 'open' && r.kind === 'chain');
 
 /** The chain's override records once there are more than `before`; `undefined` when none came in time. */
-async function overrideRecords(h: Harness, id: string, before: number): Promise<AuditEvent[] | undefined> {
+export async function overrideRecords(h: Harness, id: string, before: number): Promise<AuditEvent[] | undefined> {
   for (let i = 0; i < 100; i++) {
     const events = (await h.baton.audit(id)).events.filter((e) => e.kind === 'overrides_refused' || e.kind === 'overrides_applied');
     if (events.length > before) return events;
@@ -32,7 +33,8 @@ async function overrideRecords(h: Harness, id: string, before: number): Promise<
   return undefined;
 }
 
-const countOf = async (h: Harness, id: string) => (await h.baton.audit(id)).events.filter((e) => e.kind === 'overrides_refused' || e.kind === 'overrides_applied').length;
+/** How many override records the chain `id` has. */
+export const countOf = async (h: Harness, id: string) => (await h.baton.audit(id)).events.filter((e) => e.kind === 'overrides_refused' || e.kind === 'overrides_applied').length;
 
 export const authorityOperations = [
   operation({

@@ -16,8 +16,10 @@ import { eventOperations } from './events';
 import { faultOperations } from './faults';
 import { httpOperations } from './http';
 import { inboxOperations } from './inbox';
+import { jwksOperations } from './jwks';
 import { migrateOperations } from './migrate';
 import { notificationOperations } from './notifications';
+import { operatorPasskeyOperations } from './operatorPasskeys';
 import { passkeyOperations } from './passkeys';
 import { policyOperations } from './policy';
 import { protocolOperations } from './protocols';
@@ -53,6 +55,8 @@ export const OPERATIONS: AnyOperation[] = [
   ...questionOperations,
   ...policyOperations,
   ...passkeyOperations,
+  ...jwksOperations,
+  ...operatorPasskeyOperations,
   ...escalationOperations,
 ];
 
