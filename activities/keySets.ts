@@ -8,6 +8,8 @@ import type { TeamSpec } from '../src/common/team';
  * with the last good copy's keys, or none of that set's once the copy is too old.
  */
 export function withKeySets(spec: TeamSpec, keySets: KeySetRecord[]): TeamSpec {
-  for (const set of keySets) if (set.error !== undefined) log.warn(`the team's key set ${set.url} ${set.error}`, { url: set.url, fetchedAt: set.fetchedAt });
+  for (const set of keySets)
+    if (set.error !== undefined)
+      log.warn(`the team's key set ${set.url} ${set.error}`, { url: set.url, fetchedAt: set.fetchedAt });
   return { ...spec, keySets };
 }

@@ -40,16 +40,28 @@ export interface TeamKeyOptions {
 /** Problems with a team's keys, each naming the option and what would be valid. */
 export function keyProblems(options: TeamKeyOptions): string[] {
   const problems = options.approverKeys !== undefined ? approverKeysCheck(options.approverKeys, 'approverKeys') : [];
-  if (options.jwks !== undefined) problems.push(...jwksSourcesProblems(options.jwks, Array.isArray(options.approverKeys) ? options.approverKeys : []));
+  if (options.jwks !== undefined)
+    problems.push(
+      ...jwksSourcesProblems(options.jwks, Array.isArray(options.approverKeys) ? options.approverKeys : []),
+    );
   if (options.operatorKeys !== undefined) problems.push(...approverKeysCheck(options.operatorKeys, 'operatorKeys'));
-  if (options.requireOperatorPasskey !== undefined && typeof options.requireOperatorPasskey !== 'boolean') problems.push(`requireOperatorPasskey must be true or false, got ${JSON.stringify(options.requireOperatorPasskey)}`);
-  else if (options.requireOperatorPasskey && !options.operatorKeys?.some((k) => k.webauthn !== undefined)) problems.push('requireOperatorPasskey needs an operatorKeys entry with "webauthn" (an operator\'s passkey): without one no loosening could ever be signed');
-  if (options.runApproverKeys !== undefined && typeof options.runApproverKeys !== 'boolean') problems.push(`runApproverKeys must be true or false, got ${JSON.stringify(options.runApproverKeys)}`);
+  if (options.requireOperatorPasskey !== undefined && typeof options.requireOperatorPasskey !== 'boolean')
+    problems.push(
+      `requireOperatorPasskey must be true or false, got ${JSON.stringify(options.requireOperatorPasskey)}`,
+    );
+  else if (options.requireOperatorPasskey && !options.operatorKeys?.some((k) => k.webauthn !== undefined))
+    problems.push(
+      'requireOperatorPasskey needs an operatorKeys entry with "webauthn" (an operator\'s passkey): without one no loosening could ever be signed',
+    );
+  if (options.runApproverKeys !== undefined && typeof options.runApproverKeys !== 'boolean')
+    problems.push(`runApproverKeys must be true or false, got ${JSON.stringify(options.runApproverKeys)}`);
   return problems;
 }
 
 /** The team's keys and entry rules, as its snapshot records them. */
-export function keysOf(options: TeamKeyOptions): Pick<TeamSpec, 'approverKeys' | 'jwks' | 'runApproverKeys' | 'operatorKeys' | 'requireOperatorPasskey' | 'entry'> {
+export function keysOf(
+  options: TeamKeyOptions,
+): Pick<TeamSpec, 'approverKeys' | 'jwks' | 'runApproverKeys' | 'operatorKeys' | 'requireOperatorPasskey' | 'entry'> {
   return {
     ...(options.approverKeys?.length ? { approverKeys: options.approverKeys.map((k) => ({ ...k })) } : {}),
     ...(options.jwks?.length ? { jwks: structuredClone(options.jwks) } : {}),

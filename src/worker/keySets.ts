@@ -56,8 +56,18 @@ export class KeySetResolver {
       const copy = this.#copies.get(source.url);
       const maxAge = (source.maxAgeSeconds ?? Math.max(JWKS_DEFAULTS.maxAgeSeconds, source.refreshSeconds ?? 0)) * 1000;
       const usable = copy && this.now() - copy.fetchedAt <= maxAge;
-      const error = copy?.error !== undefined && !usable ? `${copy.error}; its last good copy is older than ${maxAge / 1000} s, so none of its keys is trusted` : copy?.error !== undefined ? `${copy.error}; its keys are those of the copy fetched at ${new Date(copy.fetchedAt).toISOString()}` : undefined;
-      return { url: source.url, fetchedAt: new Date(copy?.fetchedAt ?? 0).toISOString(), keys: usable ? copy.keys.map((k) => ({ ...k })) : [], ...(error !== undefined ? { error } : {}) };
+      const error =
+        copy?.error !== undefined && !usable
+          ? `${copy.error}; its last good copy is older than ${maxAge / 1000} s, so none of its keys is trusted`
+          : copy?.error !== undefined
+            ? `${copy.error}; its keys are those of the copy fetched at ${new Date(copy.fetchedAt).toISOString()}`
+            : undefined;
+      return {
+        url: source.url,
+        fetchedAt: new Date(copy?.fetchedAt ?? 0).toISOString(),
+        keys: usable ? copy.keys.map((k) => ({ ...k })) : [],
+        ...(error !== undefined ? { error } : {}),
+      };
     });
   }
 
@@ -70,7 +80,8 @@ export class KeySetResolver {
     copy.triedAt = this.now();
     const pending = fetchKeySet(source).then(
       (keys) => void Object.assign(copy, { keys, fetchedAt: copy.triedAt, error: undefined }),
-      (err: unknown) => void (copy.error = clipText(err instanceof KeySetError ? err.details.problem : String(err), 1000)),
+      (err: unknown) =>
+        void (copy.error = clipText(err instanceof KeySetError ? err.details.problem : String(err), 1000)),
     );
     copy.pending = pending.finally(() => (copy.pending = undefined));
     return copy.pending;
@@ -81,10 +92,22 @@ export class KeySetResolver {
 export async function fetchKeySet(source: JwksSource): Promise<ApproverKey[]> {
   let response: Response;
   try {
-    response = await fetch(source.url, { redirect: 'error', signal: AbortSignal.timeout(FETCH_TIMEOUT_MS), headers: { accept: 'application/jwk-set+json, application/json' } });
+    response = await fetch(source.url, {
+      redirect: 'error',
+      signal: AbortSignal.timeout(FETCH_TIMEOUT_MS),
+      headers: { accept: 'application/jwk-set+json, application/json' },
+    });
   } catch (err) {
-    const cause = err instanceof Error && err.cause instanceof Error ? err.cause.message : err instanceof Error ? err.message : String(err);
-    throw new KeySetError(source.url, `could not be fetched (${cause}); check the URL and that the identity provider answers within ${FETCH_TIMEOUT_MS / 1000} s`);
+    const cause =
+      err instanceof Error && err.cause instanceof Error
+        ? err.cause.message
+        : err instanceof Error
+          ? err.message
+          : String(err);
+    throw new KeySetError(
+      source.url,
+      `could not be fetched (${cause}); check the URL and that the identity provider answers within ${FETCH_TIMEOUT_MS / 1000} s`,
+    );
   }
   if (response.status !== 200) {
     await response.body?.cancel();
@@ -92,15 +115,22 @@ export async function fetchKeySet(source: JwksSource): Promise<ApproverKey[]> {
   }
   if (Number(response.headers.get('content-length')) > MAX_JWKS_BYTES) {
     await response.body?.cancel();
-    throw new KeySetError(source.url, `is ${response.headers.get('content-length')} bytes long; a key set may be at most ${MAX_JWKS_BYTES}`);
+    throw new KeySetError(
+      source.url,
+      `is ${response.headers.get('content-length')} bytes long; a key set may be at most ${MAX_JWKS_BYTES}`,
+    );
   }
   const text = await response.text();
-  if (text.length > MAX_JWKS_BYTES) throw new KeySetError(source.url, `is ${text.length} bytes long; a key set may be at most ${MAX_JWKS_BYTES}`);
+  if (text.length > MAX_JWKS_BYTES)
+    throw new KeySetError(source.url, `is ${text.length} bytes long; a key set may be at most ${MAX_JWKS_BYTES}`);
   let doc: unknown;
   try {
     doc = JSON.parse(text);
   } catch {
-    throw new KeySetError(source.url, `is not JSON (it begins ${JSON.stringify(text.slice(0, 40))}); a JWK Set is {"keys": [...]}`);
+    throw new KeySetError(
+      source.url,
+      `is not JSON (it begins ${JSON.stringify(text.slice(0, 40))}); a JWK Set is {"keys": [...]}`,
+    );
   }
   const taken = keysOfJwks(source, doc);
   if (!taken.ok) throw new KeySetError(source.url, taken.problem);

@@ -18,8 +18,13 @@ const webauthn = { rpId: 'approvals.example.com', origins: ['https://approvals.e
 
 describe('keys taken from a JWKS', () => {
   it('are the mapped key ids only, as Ed25519 decision keys', () => {
-    const taken = keysOfJwks(source, { keys: [{ kty: 'RSA', kid: 'tokens', n: 'AQAB', e: 'AQAB' }, okp, { ...okp, kid: 'someone-else' }] });
-    expect(taken).toEqual({ ok: true, keys: [{ kid: 'idp-alice-1', approvers: ['alice'], publicKey: alice.publicKey }] });
+    const taken = keysOfJwks(source, {
+      keys: [{ kty: 'RSA', kid: 'tokens', n: 'AQAB', e: 'AQAB' }, okp, { ...okp, kid: 'someone-else' }],
+    });
+    expect(taken).toEqual({
+      ok: true,
+      keys: [{ kid: 'idp-alice-1', approvers: ['alice'], publicKey: alice.publicKey }],
+    });
     expect(keysOfJwks(source, { keys: [] })).toEqual({ ok: true, keys: [] });
   });
 
@@ -31,30 +36,58 @@ describe('keys taken from a JWKS', () => {
       const taken = keysOfJwks({ url: source.url, approvers: { 'idp-pk-1': ['alice'] }, webauthn }, { keys: [jwk] });
       expect(taken).toMatchObject({ ok: true, keys: [{ kid: 'idp-pk-1', publicKey: passkey.publicKey, webauthn }] });
       const keys = trustedKeys({ keySets: [{ keys: taken.ok ? taken.keys : [] }] }, undefined);
-      const facts = { workflowId: 'w', approval: 'a1', subject: { kind: 'handoff' as const, from: 'desk', to: 'vault' }, outcome: 'approve' as const, approver: 'alice' };
+      const facts = {
+        workflowId: 'w',
+        approval: 'a1',
+        subject: { kind: 'handoff' as const, from: 'desk', to: 'vault' },
+        outcome: 'approve' as const,
+        approver: 'alice',
+      };
       const now = Date.now();
-      const verdict = verifyDecisionSignature(passkeySign(passkey, facts, webauthn.origins.map((origin) => ({ origin, rpId: webauthn.rpId }))[0]!), facts, keys, { requestedAt: now - 1000, arrivedAt: now });
-      expect(verdict).toMatchObject({ ok: true, identity: { kid: 'idp-pk-1', keySource: 'team', passkey: { origin: webauthn.origins[0] } } });
+      const verdict = verifyDecisionSignature(
+        passkeySign(passkey, facts, webauthn.origins.map((origin) => ({ origin, rpId: webauthn.rpId }))[0]!),
+        facts,
+        keys,
+        { requestedAt: now - 1000, arrivedAt: now },
+      );
+      expect(verdict).toMatchObject({
+        ok: true,
+        identity: { kid: 'idp-pk-1', keySource: 'team', passkey: { origin: webauthn.origins[0] } },
+      });
     }
   });
 
   it('refuse a set that is not one, publishes private keys, repeats a key id or holds a mapped key that does not validate', () => {
-    const problem = (doc: unknown, s: JwksSource = source) => (({ ok, ...rest }) => (ok ? undefined : (rest as { problem: string }).problem))(keysOfJwks(s, doc));
+    const problem = (doc: unknown, s: JwksSource = source) =>
+      (({ ok, ...rest }) => (ok ? undefined : (rest as { problem: string }).problem))(keysOfJwks(s, doc));
     expect(problem([okp])).toMatch(/is not a JWK Set/);
-    expect(problem({ keys: [alice.jwk] })).toMatch(/publishes private key material \(key 0, kid "idp-alice-1" has "d"\)/);
+    expect(problem({ keys: [alice.jwk] })).toMatch(
+      /publishes private key material \(key 0, kid "idp-alice-1" has "d"\)/,
+    );
     expect(problem({ keys: [okp, okp] })).toMatch(/names the key id "idp-alice-1" twice/);
     expect(problem({ keys: [{ ...okp, x: 'AAAA' }] })).toMatch(/"x" must be a valid Ed25519 public key/);
     expect(problem({ keys: [{ ...okp, use: 'enc' }] })).toMatch(/its "use" is "enc"/);
     expect(problem({ keys: [{ ...okp, alg: 'RS256' }] })).toMatch(/its "alg" is "RS256"/);
     expect(problem({ keys: [{ ...okp, key_ops: ['sign'] }] })).toMatch(/do not include "verify"/);
-    expect(problem({ keys: [{ kty: 'EC', crv: 'P-256', kid: alice.kid, x: alice.publicKey, y: alice.publicKey }] }, { ...source, webauthn })).toMatch(/must be a point on P-256/);
-    expect(problem({ keys: [{ kty: 'RSA', kid: alice.kid, n: 'AQAB', e: 'AQAB' }] })).toMatch(/it is "RSA" undefined; accepted: OKP Ed25519/);
+    expect(
+      problem(
+        { keys: [{ kty: 'EC', crv: 'P-256', kid: alice.kid, x: alice.publicKey, y: alice.publicKey }] },
+        { ...source, webauthn },
+      ),
+    ).toMatch(/must be a point on P-256/);
+    expect(problem({ keys: [{ kty: 'RSA', kid: alice.kid, n: 'AQAB', e: 'AQAB' }] })).toMatch(
+      /it is "RSA" undefined; accepted: OKP Ed25519/,
+    );
   });
 
   it('come from a team option checked field by field, with no key id from two places', () => {
     expect(jwksSourcesProblems([source])).toEqual([]);
     expect(jwksSourcesProblems([{ ...source, url: 'http://localhost:8080/jwks' }])).toEqual([]);
-    expect(jwksSourcesProblems([{ url: 'ftp://x', approvers: { 'a b': ['*'] }, refreshSeconds: 0, maxAgeSeconds: -1, extra: 1 }])).toEqual([
+    expect(
+      jwksSourcesProblems([
+        { url: 'ftp://x', approvers: { 'a b': ['*'] }, refreshSeconds: 0, maxAgeSeconds: -1, extra: 1 },
+      ]),
+    ).toEqual([
       expect.stringContaining('"jwks[0].url" must be an https:// URL'),
       expect.stringContaining('"jwks[0].approvers" has the key id "a b"'),
       expect.stringContaining('"jwks[0].approvers.a b" must list the approvers'),
@@ -62,8 +95,12 @@ describe('keys taken from a JWKS', () => {
       expect.stringContaining('"jwks[0].maxAgeSeconds" must be whole seconds from refreshSeconds'),
       expect.stringContaining('"jwks[0]" has unknown field(s) "extra"'),
     ]);
-    expect(jwksSourcesProblems([source, { ...source, url: 'https://other.example.com/jwks' }])).toEqual([expect.stringContaining('"jwks[1].approvers" names the key id "idp-alice-1", which jwks[0] names too')]);
-    expect(keySetRecordsCheck([{ url: source.url, fetchedAt: 'yesterday', keys: [{ kid: 'k' }] }], 'team.keySets')).toEqual([
+    expect(jwksSourcesProblems([source, { ...source, url: 'https://other.example.com/jwks' }])).toEqual([
+      expect.stringContaining('"jwks[1].approvers" names the key id "idp-alice-1", which jwks[0] names too'),
+    ]);
+    expect(
+      keySetRecordsCheck([{ url: source.url, fetchedAt: 'yesterday', keys: [{ kid: 'k' }] }], 'team.keySets'),
+    ).toEqual([
       expect.stringContaining('"team.keySets[0].fetchedAt" must be an ISO 8601 time'),
       expect.stringContaining('"team.keySets[0].keys[0].approvers" must list the approvers'),
       expect.stringContaining('"team.keySets[0].keys[0].publicKey" must be a raw Ed25519 public key'),

@@ -3,7 +3,8 @@
  * WebAuthn assertions over a decision's digest, made as an authenticator makes them
  * (`authenticatorData || SHA-256(clientDataJSON)` signed with node:crypto).
  */
-import { createHash, generateKeyPairSync, type KeyObject, sign } from 'node:crypto';
+import { createHash, createPrivateKey, generateKeyPairSync, type KeyObject, sign } from 'node:crypto';
+import { p256 } from '@noble/curves/nist';
 import type { ApproverKey } from '../../src/client/signing';
 import { base64url, fromBase64url } from '../../src/common/signatures/canonical';
 import { coseKey } from '../../src/common/signatures/cose';
@@ -27,6 +28,15 @@ export function nodePasskey(kid: string, crv: 'P-256' | 'Ed25519' = 'P-256', sig
   const x = fromBase64url(jwk.x)!;
   const cose = crv === 'P-256' ? coseKey({ crv, x, y: fromBase64url(jwk.y!)! }) : coseKey({ crv, x });
   return { kid, privateKey: pair.privateKey, publicKey: base64url(cose), crv, signCount };
+}
+
+/** A P-256 passkey made from a private scalar of 32 bytes of `seed`: the same in every process (a team's key, which workers build too). */
+export function seededPasskey(kid: string, seed: number): NodePasskey {
+  const d = new Uint8Array(32).fill(seed);
+  const point = p256.getPublicKey(d, false);
+  const [x, y] = [point.slice(1, 33), point.slice(33)];
+  const privateKey = createPrivateKey({ key: { kty: 'EC', crv: 'P-256', d: base64url(d), x: base64url(x), y: base64url(y) }, format: 'jwk' });
+  return { kid, privateKey, publicKey: base64url(coseKey({ crv: 'P-256', x, y })), crv: 'P-256', signCount: 0 };
 }
 
 /** The entry a team lists for `p`: a passkey of `approvers` for the relying party `rpId` at `origins`. */

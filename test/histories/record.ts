@@ -25,6 +25,7 @@ import { strandedMigratedScenario } from './strandedScenarios';
 import { remoteDelegationScenario } from './remoteScenarios';
 import { policyUpdateScenario } from './policyScenarios';
 import { passkeyDecisionsScenario } from './passkeyScenarios';
+import { operatorPasskeyScenario, publishedKeysScenario } from './keyScenarios';
 import { continueAsNewScenario, controlsScenario, handoffOptionsScenario, localModelCallsScenario, lostWorkerScenario, scenarios, specialistDecisionsScenario } from './scenarios';
 
 async function main(): Promise<void> {
@@ -33,7 +34,7 @@ async function main(): Promise<void> {
   const dir = __dirname;
   try {
     const named = process.argv.slice(2);
-    const all = [...scenarios, approvalPoliciesScenario, handoffOptionsScenario, continueAsNewScenario, controlsScenario, localModelCallsScenario, specialistDecisionsScenario, lostWorkerScenario, toolApprovalChecksScenario, delegationScenario, priorityScenario, steeredChainScenario, liveConversationScenario, signedDecisionsScenario, signedForwardScenario, costsScenario, sharedEconomicsScenario, routingRoundRobinScenario, routingLeastLoadedScenario, evalRunScenario, experimentScenario, ...baselineScenarios, ...carriedScenarios, strandedMigratedScenario, remoteDelegationScenario, policyUpdateScenario, approvalQuorumScenario, approvalQuestionsScenario, approvalNotificationsScenario, passkeyDecisionsScenario];
+    const all = [...scenarios, approvalPoliciesScenario, handoffOptionsScenario, continueAsNewScenario, controlsScenario, localModelCallsScenario, specialistDecisionsScenario, lostWorkerScenario, toolApprovalChecksScenario, delegationScenario, priorityScenario, steeredChainScenario, liveConversationScenario, signedDecisionsScenario, signedForwardScenario, costsScenario, sharedEconomicsScenario, routingRoundRobinScenario, routingLeastLoadedScenario, evalRunScenario, experimentScenario, ...baselineScenarios, ...carriedScenarios, strandedMigratedScenario, remoteDelegationScenario, policyUpdateScenario, approvalQuorumScenario, approvalQuestionsScenario, approvalNotificationsScenario, passkeyDecisionsScenario, publishedKeysScenario, operatorPasskeyScenario];
     for (const scenario of all.filter((s) => named.length === 0 || named.includes(s.name))) {
       const taskQueue = `record-${scenario.name}`;
       const stop = await scenario.prepare?.(env);

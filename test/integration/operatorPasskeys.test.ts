@@ -28,16 +28,40 @@ const ops = testKey('ops-1', 11);
 /** `desk` hands off to `vault` (alice decides, signed); operators sign with a passkey, or (refused: the team requires passkeys) an Ed25519 key. */
 function team(): Team {
   return new Team(
-    [agent('desk', [{ handoff: { to: 'vault', message: 'open the vault' } }], { handoffs: ['vault'] }), agent('vault', [{ text: 'vault opened' }], { approval: { approvers: ['alice'], requireSignature: true } })],
-    { name: 'operator-passkeys', approverKeys: teamKeys, operatorKeys: [passkeyEntry(passkey, ['ops'], AT.rpId, [AT.origin]), { kid: ops.kid, approvers: ['ops'], publicKey: ops.publicKey }], requireOperatorPasskey: true },
+    [
+      agent('desk', [{ handoff: { to: 'vault', message: 'open the vault' } }], { handoffs: ['vault'] }),
+      agent('vault', [{ text: 'vault opened' }], { approval: { approvers: ['alice'], requireSignature: true } }),
+    ],
+    {
+      name: 'operator-passkeys',
+      approverKeys: teamKeys,
+      operatorKeys: [
+        passkeyEntry(passkey, ['ops'], AT.rpId, [AT.origin]),
+        { kid: ops.kid, approvers: ['ops'], publicKey: ops.publicKey },
+      ],
+      requireOperatorPasskey: true,
+    },
   );
 }
 
 /** Send `overrides` with the `temporal` CLI, as another program would; resolves with the `n`-th override record. */
 async function signal(baton: Baton, run: BatonRun, overrides: unknown, n: number): Promise<AuditEvent> {
-  await run$(findTemporalBinary('cli')!, ['workflow', 'signal', '--workflow-id', run.workflowId, '--name', 'overrideRun', '--input', JSON.stringify(overrides), '--address', server.env.address]);
+  await run$(findTemporalBinary('cli')!, [
+    'workflow',
+    'signal',
+    '--workflow-id',
+    run.workflowId,
+    '--name',
+    'overrideRun',
+    '--input',
+    JSON.stringify(overrides),
+    '--address',
+    server.env.address,
+  ]);
   for (let i = 0; i < 200; i++) {
-    const events = (await baton.audit(run.workflowId)).events.filter((e) => e.kind === 'overrides_refused' || e.kind === 'overrides_applied');
+    const events = (await baton.audit(run.workflowId)).events.filter(
+      (e) => e.kind === 'overrides_refused' || e.kind === 'overrides_applied',
+    );
     if (events.length >= n) return events[n - 1]!;
     await new Promise((r) => setTimeout(r, 100));
   }
@@ -45,28 +69,61 @@ async function signal(baton: Baton, run: BatonRun, overrides: unknown, n: number
 }
 
 describe('operator passkeys', () => {
-  it('loosen a chain only with the operator passkey a team requires, once, from the temporal CLI', { timeout: 120_000 }, async () => {
-    await withWorker(server.env, team(), async (baton) => {
-      const run = await baton.start('desk', 'open it', { maxHandoffs: 3 });
-      await nextApproval(run);
-      const loosen = { options: { maxHandoffs: 9 } };
-      const payload = { v: OPERATOR_SIGNATURE_VERSION, workflowId: run.workflowId, operator: 'ops', overrides: overridesDigest(loosen), iat: Math.floor(Date.now() / 1000) };
+  it(
+    'loosen a chain only with the operator passkey a team requires, once, from the temporal CLI',
+    { timeout: 120_000 },
+    async () => {
+      await withWorker(server.env, team(), async (baton) => {
+        const run = await baton.start('desk', 'open it', { maxHandoffs: 3 });
+        await nextApproval(run);
+        const loosen = { options: { maxHandoffs: 9 } };
+        const payload = {
+          v: OPERATOR_SIGNATURE_VERSION,
+          workflowId: run.workflowId,
+          operator: 'ops',
+          overrides: overridesDigest(loosen),
+          iat: Math.floor(Date.now() / 1000),
+        };
 
-      expect(await signal(baton, run, loosen, 1)).toMatchObject({ kind: 'overrides_refused', problems: [expect.stringContaining('"maxHandoffs" from 3 to 9 loosens it'), expect.stringContaining("operator's signed override")] });
-      const ed = await signOverrides(ops.signer, { workflowId: run.workflowId, operator: 'ops', overrides: loosen });
-      expect(await signal(baton, run, ed, 2)).toMatchObject({ kind: 'overrides_refused', operator: 'ops', problems: [expect.stringContaining('the team requires operators to sign with a passkey (requireOperatorPasskey)')] });
-      const elsewhere = passkeyAssert(passkey, payload, { ...AT, origin: 'https://evil.example.com' });
-      expect(await signal(baton, run, { ...loosen, operator: 'ops', signature: elsewhere }, 3)).toMatchObject({ kind: 'overrides_refused', problems: [expect.stringContaining('(wrong_origin)')] });
+        expect(await signal(baton, run, loosen, 1)).toMatchObject({
+          kind: 'overrides_refused',
+          problems: [
+            expect.stringContaining('"maxHandoffs" from 3 to 9 loosens it'),
+            expect.stringContaining("operator's signed override"),
+          ],
+        });
+        const ed = await signOverrides(ops.signer, { workflowId: run.workflowId, operator: 'ops', overrides: loosen });
+        expect(await signal(baton, run, ed, 2)).toMatchObject({
+          kind: 'overrides_refused',
+          operator: 'ops',
+          problems: [
+            expect.stringContaining('the team requires operators to sign with a passkey (requireOperatorPasskey)'),
+          ],
+        });
+        const elsewhere = passkeyAssert(passkey, payload, { ...AT, origin: 'https://evil.example.com' });
+        expect(await signal(baton, run, { ...loosen, operator: 'ops', signature: elsewhere }, 3)).toMatchObject({
+          kind: 'overrides_refused',
+          problems: [expect.stringContaining('(wrong_origin)')],
+        });
 
-      const signature = passkeyAssert(passkey, payload, AT);
-      expect(await signal(baton, run, { ...loosen, operator: 'ops', signature }, 4)).toMatchObject({
-        kind: 'overrides_applied',
-        options: { maxHandoffs: 9 },
-        identity: { method: 'signed', operator: 'ops', kid: 'ops-passkey', passkey: { origin: AT.origin, signCount: passkey.signCount } },
-        loosened: [expect.stringContaining('"maxHandoffs" from 3 to 9')],
+        const signature = passkeyAssert(passkey, payload, AT);
+        expect(await signal(baton, run, { ...loosen, operator: 'ops', signature }, 4)).toMatchObject({
+          kind: 'overrides_applied',
+          options: { maxHandoffs: 9 },
+          identity: {
+            method: 'signed',
+            operator: 'ops',
+            kid: 'ops-passkey',
+            passkey: { origin: AT.origin, signCount: passkey.signCount },
+          },
+          loosened: [expect.stringContaining('"maxHandoffs" from 3 to 9')],
+        });
+        // The same assertion again: its counter does not go forward.
+        expect(await signal(baton, run, { ...loosen, operator: 'ops', signature }, 5)).toMatchObject({
+          kind: 'overrides_refused',
+          problems: [expect.stringContaining('(replayed)')],
+        });
       });
-      // The same assertion again: its counter does not go forward.
-      expect(await signal(baton, run, { ...loosen, operator: 'ops', signature }, 5)).toMatchObject({ kind: 'overrides_refused', problems: [expect.stringContaining('(replayed)')] });
-    });
-  });
+    },
+  );
 });

@@ -26,7 +26,9 @@ export function rotateIdpKey(): void {
 export async function startModelJwks(): Promise<string> {
   const server = http.createServer((_req, res) => {
     const k = publishedKey();
-    res.writeHead(200, { 'content-type': 'application/jwk-set+json' }).end(JSON.stringify({ keys: [{ kty: 'OKP', crv: 'Ed25519', kid: k.kid, x: k.publicKey, use: 'sig' }] }));
+    res
+      .writeHead(200, { 'content-type': 'application/jwk-set+json' })
+      .end(JSON.stringify({ keys: [{ kty: 'OKP', crv: 'Ed25519', kid: k.kid, x: k.publicKey, use: 'sig' }] }));
   });
   await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
   server.unref();

@@ -19,7 +19,7 @@ import { z } from 'zod';
 import { defineAgent, defineTool, delegate, remoteAgent, Team, type ToolContext } from '../../src';
 import type { ApproverKey } from '../../src/client/signing';
 import { keys, testKey } from '../helpers/signing';
-import { nodePasskey, passkeyEntry } from '../helpers/passkeys';
+import { passkeyEntry, seededPasskey } from '../helpers/passkeys';
 import { applyOnce } from './effects';
 import { IDP_KEYS } from './jwks';
 
@@ -50,7 +50,7 @@ const approverKeys: ApproverKey[] = [{ kid: ALICE.kid, approvers: ['alice'], pub
 /** The operator whose signed overrides may loosen what protects a chain. */
 export const OPS = testKey('ops-1', 11);
 /** The operator's passkey, registered at the operators' console. */
-export const OPS_PASSKEY = nodePasskey('ops-passkey', 'P-256');
+export const OPS_PASSKEY = seededPasskey('ops-passkey', 12);
 export const OPS_PASSKEY_AT = { rpId: 'ops.example.com', origin: 'https://ops.example.com' };
 const operatorKeys: ApproverKey[] = [{ kid: OPS.kid, approvers: ['ops'], publicKey: OPS.publicKey }, passkeyEntry(OPS_PASSKEY, ['ops'], OPS_PASSKEY_AT.rpId, [OPS_PASSKEY_AT.origin])];
 

@@ -21,12 +21,23 @@ const decidedIn = new Set<string>();
 
 /** Approvals alice may decide alone in a root's own chain. */
 function decidable(h: Harness): Waiting[] {
-  return waiting(h.model).filter((w) => (w.p.workflowId ?? w.root.id) === w.root.id && !w.p.stages && (w.p.approvers === undefined || w.p.approvers.includes('alice')));
+  return waiting(h.model).filter(
+    (w) =>
+      (w.p.workflowId ?? w.root.id) === w.root.id &&
+      !w.p.stages &&
+      (w.p.approvers === undefined || w.p.approvers.includes('alice')),
+  );
 }
 
 /** The provider's key ids the chain `id`'s current run recorded (its snapshot's key sets); `undefined` when it cannot be read. */
 async function recordedKids(h: Harness, id: string): Promise<string[] | undefined> {
-  const runId = await h.system.client.workflow.getHandle(id).describe().then((d) => d.runId, () => undefined);
+  const runId = await h.system.client.workflow
+    .getHandle(id)
+    .describe()
+    .then(
+      (d) => d.runId,
+      () => undefined,
+    );
   const team = runId ? await teamSnapshot(h.system.client, id, runId).catch(() => undefined) : undefined;
   return team?.keySets?.flatMap((s) => s.keys.map((k) => k.kid));
 }
@@ -35,7 +46,9 @@ async function recordedKids(h: Harness, id: string): Promise<string[] | undefine
 async function decide(h: Harness, w: Waiting, k: (typeof IDP_KEYS)[number]): Promise<ApprovalRecord | string> {
   const decision = { approver: 'alice', decision: 'approve' as const, comment: 'by the identity provider key' };
   const signature = await signDecision(k.signer, { workflowId: w.root.id, waiting: w.p, decision });
-  return h.baton.approve(w.root.id, { approvalId: w.p.handoffId, approver: 'alice', comment: decision.comment, signature }).catch((err: unknown) => errorText(err));
+  return h.baton
+    .approve(w.root.id, { approvalId: w.p.handoffId, approver: 'alice', comment: decision.comment, signature })
+    .catch((err: unknown) => errorText(err));
 }
 
 export const jwksOperations = [
@@ -64,14 +77,29 @@ export const jwksOperations = [
       if (!key) return;
       const outcome = await decide(h, w, key);
       if (p.refused) {
-        if (typeof outcome !== 'string') broken(h, 'refusals-change-nothing', `${w.root.id}: a decision of ${w.p.handoffId} signed with ${key.kid}, which the chain's snapshot does not list (it lists ${kids.join(', ') || 'none'}), was taken: ${clip(outcome)}`);
+        if (typeof outcome !== 'string')
+          broken(
+            h,
+            'refusals-change-nothing',
+            `${w.root.id}: a decision of ${w.p.handoffId} signed with ${key.kid}, which the chain's snapshot does not list (it lists ${kids.join(', ') || 'none'}), was taken: ${clip(outcome)}`,
+          );
         else await stillWaiting(h, w, `a decision signed with the provider's unrecorded key ${key.kid}`);
         return;
       }
-      if (typeof outcome === 'string') return broken(h, 'jwks-decides', `${w.root.id}: alice's decision of ${w.p.handoffId} signed with ${key.kid}, which the chain recorded from the provider, was refused: ${outcome}`);
+      if (typeof outcome === 'string')
+        return broken(
+          h,
+          'jwks-decides',
+          `${w.root.id}: alice's decision of ${w.p.handoffId} signed with ${key.kid}, which the chain recorded from the provider, was refused: ${outcome}`,
+        );
       taken(w, outcome, true);
       decidedIn.add(w.root.id);
-      if (outcome.identity?.kid !== key.kid || outcome.identity.keySource !== 'team') broken(h, 'jwks-decides', `${w.root.id}: the decision of ${w.p.handoffId} signed with ${key.kid} is recorded as ${clip(outcome.identity)}`);
+      if (outcome.identity?.kid !== key.kid || outcome.identity.keySource !== 'team')
+        broken(
+          h,
+          'jwks-decides',
+          `${w.root.id}: the decision of ${w.p.handoffId} signed with ${key.kid} is recorded as ${clip(outcome.identity)}`,
+        );
     },
   }),
 ];
@@ -88,8 +116,16 @@ export const jwksInvariants: Invariant[] = [
         const kids = await recordedKids(h, id);
         if (!audit || !kids) continue;
         for (const e of audit.events) {
-          const kid = e.kind === 'approval_decided' ? (e as Extract<AuditEvent, { kind: 'approval_decided' }> & ApprovalRecord).identity?.kid : undefined;
-          if (kid !== undefined && idp.has(kid) && !kids.includes(kid)) broken(h, 'jwks-recorded', `${id}: a decision signed with the provider's key ${kid} acted, but the chain's snapshot lists ${kids.join(', ') || 'none'} from its key sets`);
+          const kid =
+            e.kind === 'approval_decided'
+              ? (e as Extract<AuditEvent, { kind: 'approval_decided' }> & ApprovalRecord).identity?.kid
+              : undefined;
+          if (kid !== undefined && idp.has(kid) && !kids.includes(kid))
+            broken(
+              h,
+              'jwks-recorded',
+              `${id}: a decision signed with the provider's key ${kid} acted, but the chain's snapshot lists ${kids.join(', ') || 'none'} from its key sets`,
+            );
         }
       }
     },
