@@ -98,6 +98,10 @@ describe('keys taken from a JWKS', () => {
     expect(jwksSourcesProblems([source, { ...source, url: 'https://other.example.com/jwks' }])).toEqual([
       expect.stringContaining('"jwks[1].approvers" names the key id "idp-alice-1", which jwks[0] names too'),
     ]);
+    // One URL twice would share the worker's one copy of it: refused, whatever each lists.
+    expect(jwksSourcesProblems([source, { ...source, approvers: { 'idp-bob-1': ['bob'] } }])).toEqual([
+      expect.stringContaining(`"jwks[1].url" repeats the URL of "jwks[0]" (${source.url})`),
+    ]);
     expect(
       keySetRecordsCheck([{ url: source.url, fetchedAt: 'yesterday', keys: [{ kid: 'k' }] }], 'team.keySets'),
     ).toEqual([

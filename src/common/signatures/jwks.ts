@@ -9,7 +9,7 @@
 import { ed25519 } from '@noble/curves/ed25519';
 import { p256 } from '@noble/curves/nist';
 import { type Check, isRecord, shown } from '../check';
-import { LIMITS } from '../limits';
+import { clipText, LIMITS } from '../limits';
 import { base64url, fromBase64url } from './canonical';
 import { coseKey, type PasskeyTrust, webauthnTrustProblems } from './cose';
 import { type ApproverKey, approverKeysCheck } from './keys';
@@ -61,6 +61,15 @@ export function jwksSourcesProblems(v: unknown, inline: readonly ApproverKey[] =
       `"${key}" must be a list of at most ${JWKS_DEFAULTS.sources} key sets {url, approvers, webauthn?, refreshSeconds?, maxAgeSeconds?}, got ${shown(v)}`,
     ];
   const problems = v.flatMap((s, i) => sourceProblems(s, `${key}[${i}]`));
+  // A worker holds one copy of each URL's set: a URL listed twice would give both sources one set's keys.
+  const urls = v.map((s) => (isRecord(s) ? s.url : undefined));
+  urls.forEach((url, i) => {
+    const first = urls.indexOf(url);
+    if (typeof url === 'string' && first < i)
+      problems.push(
+        `"${key}[${i}].url" repeats the URL of "${key}[${first}]" (${clipText(url, 200)}): list each key set once, with every key id the team trusts from it in its "approvers"`,
+      );
+  });
   const seen = new Map<string, string>(inline.map((k) => [k.kid, 'approverKeys']));
   v.forEach((s, i) => {
     for (const kid of isRecord(s) && isRecord(s.approvers) ? Object.keys(s.approvers) : []) {
