@@ -9,7 +9,7 @@
  */
 import type { ApprovalPolicy, ApprovalRecord, ApprovalRule, PendingApproval } from '../common/approvals';
 import type { ToolApprovalSpec } from '../common/controls';
-import { resolveApprovalPolicy } from '../common/authority/policy';
+import { ENTRY_SOURCE, resolveApprovalPolicy } from '../common/authority/policy';
 import {
   type AgentPolicy,
   policyLoosenings,
@@ -63,7 +63,7 @@ export function rulesAfterUpdate(
     return `a policy_updated record must carry {from, to, appliedBy, policy} as the chain applied it: ${problems[0] ?? 'its from and to are the policy versions'}`;
   }
   const policy = ev.policy as TeamPolicy;
-  const team = teamOf(before);
+  const team = teamOf(before, [...Object.keys(policy.agents), ...policy.approvals.flatMap((r) => [r.to, ...(r.from !== undefined ? [r.from] : [])])]);
   const [runRules = []] = before.handoffApprovals;
   const loosened = policyLoosenings(team, runRules, policy);
   if (loosened.length > 0)
@@ -136,10 +136,16 @@ function rule(policy: ApprovalPolicy): string {
   return `approval${who ? ` by ${who.join(', ')}` : ''}${policy.requireSignature ? ', signed' : ''}`;
 }
 
-/** A team made of the rules, to resolve and compare them as the workflow does (each agent reduced to its approvals). */
-function teamOf(rules: RulesInForce): Pick<TeamSpec, 'agents' | 'approvals'> {
-  const [, teamRules = [], agentRules = []] = rules.handoffApprovals;
+/**
+ * A team made of the rules, to resolve and compare them as the workflow does (each agent reduced to
+ * its approvals): every agent a rule or a tool approval names, with or without an approval of its own
+ * (a rule into an agent that has none is still a rule a loosening could drop), and the agents `also` names.
+ */
+function teamOf(rules: RulesInForce, also: readonly string[] = []): Pick<TeamSpec, 'agents' | 'approvals'> {
+  const [runRules = [], teamRules = [], agentRules = []] = rules.handoffApprovals;
   const agents: Record<string, AgentPolicy> = {};
+  const named = [...runRules, ...teamRules, ...agentRules].flatMap((r) => [r.to, ...(r.from !== undefined ? [r.from] : [])]);
+  for (const id of [...named, ...also]) if (id !== ENTRY_SOURCE) agents[id] ??= {};
   for (const r of agentRules) {
     const { to, from: _from, ...approval } = r;
     agents[to] = { approval };
