@@ -40,6 +40,8 @@ export interface ChainState {
   options: ResolvedRunOptions;
   /** The highest passkey counter the chain took from each operator key (by kid), so an operator's assertion is taken once (docs/authority.md). */
   operatorSignCounts?: Record<string, number>;
+  /** The `iat` (seconds) of the newest operator signature taken, by operator key id: each is taken once. */
+  operatorSignedAt?: Record<string, number>;
   /** The agent working now. */
   agentId: string;
   /** Its conversation. */

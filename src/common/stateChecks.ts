@@ -229,8 +229,9 @@ const chainStateShape = shapeOf<ChainState>()(
     economics: economicsStateCheck,
     routingCounts: recordOf(count),
     operatorSignCounts: recordOf(count),
+    operatorSignedAt: recordOf(count),
   },
-  ['answerRetries', 'context', 'request', 'shared', 'parent', 'openTurn', 'openTools', 'pendingResponse', 'replayOf', 'controls', 'migrate', 'decidedCalls', 'economics', 'routingCounts', 'operatorSignCounts'],
+  ['answerRetries', 'context', 'request', 'shared', 'parent', 'openTurn', 'openTools', 'pendingResponse', 'replayOf', 'controls', 'migrate', 'decidedCalls', 'economics', 'routingCounts', 'operatorSignCounts', 'operatorSignedAt'],
 );
 
 /** Problems with a carried chain state, the references between its parts included. */

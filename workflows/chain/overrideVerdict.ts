@@ -23,7 +23,7 @@ export interface OverrideRules {
   workflowId: string;
   /** Workflow time (ms) the overrides arrived at. */
   at: number;
-  /** Temporal's `patched(id)`, asked only when an operator's passkey signature arrives. */
+  /** Temporal's `patched(id)`, asked only when an operator's signature arrives. */
   patched: (id: string) => boolean;
 }
 
@@ -37,13 +37,24 @@ export function overrideVerdict(raw: unknown, state: ChainState, rules: Override
   const sizes = isUnreadable(raw) ? [raw.problem('the overrides')] : rules.bounded ? overrideSizes(raw).map(sizeMessage) : [];
   const problems = sizes.length > 0 ? sizes : overrideProblems(raw, Object.keys(state.team.agents), rules.authority);
   // Authority: what protects the chain is only tightened, unless an operator of the team signed the loosening.
-  const judged = problems.length > 0 || !rules.authority ? { ok: true as const } : passkeySigned(raw) && !rules.patched(Patches.OPERATOR_PASSKEYS) ? { ok: false as const, problems: [BEFORE_OPERATOR_PASSKEYS] } : judgeOverrides(state, raw as RunOverrides, { workflowId: rules.workflowId, at: rules.at });
+  const judged =
+    problems.length > 0 || !rules.authority
+      ? { ok: true as const }
+      : passkeySigned(raw) && !rules.patched(Patches.OPERATOR_PASSKEYS)
+        ? { ok: false as const, problems: [BEFORE_OPERATOR_PASSKEYS] }
+        : // Runs with the patch take each operator signature once; runs from before took one again within its age.
+          judgeOverrides(state, raw as RunOverrides, { workflowId: rules.workflowId, at: rules.at, once: signed(raw) && rules.patched(Patches.OPERATOR_PASSKEYS) });
   if (problems.length > 0 || !judged.ok) {
     const by = isRecord(raw) && typeof raw.operator === 'string' ? { operator: clipText(raw.operator, 200) } : {};
     return { kind: 'refused', refusal: { type: 'overrides_refused', ...by, problems: boundedProblems(judged.ok ? problems : judged.problems) } as Refusal };
   }
   const applied = judged.operator ? { ...(raw as RunOverrides), identity: judged.operator, ...(judged.loosened ? { loosened: boundedProblems(judged.loosened) } : {}) } : (raw as RunOverrides);
   return { kind: 'applied', applied };
+}
+
+/** Whether overrides carry an operator's signature. */
+function signed(raw: unknown): boolean {
+  return isRecord(raw) && typeof raw.signature === 'string';
 }
 
 /** Whether overrides carry an operator's signature in a passkey's five parts. */

@@ -156,7 +156,11 @@ function withAgentUsage<S extends Pick<ChainState, 'controls' | 'agentId'>>(s: S
 export function applyOverrides(s: ChainState, o: RunOverrides & { identity?: OperatorIdentity }): ChainState {
   const options = o.options ? resolveRunOptions({ ...s.options, ...o.options }) : s.options;
   // An operator's passkey counter, remembered so its assertion is not taken again (across runs too).
-  const used = o.identity?.passkey ? { operatorSignCounts: { ...s.operatorSignCounts, [o.identity.kid]: o.identity.passkey.signCount } } : {};
+  const id = o.identity;
+  const used = {
+    ...(id?.passkey ? { operatorSignCounts: { ...s.operatorSignCounts, [id.kid]: id.passkey.signCount } } : {}),
+    ...(id?.iat !== undefined ? { operatorSignedAt: { ...s.operatorSignedAt, [id.kid]: id.iat } } : {}),
+  };
   let team = s.team;
   for (const [id, model] of Object.entries(o.models ?? {})) {
     const agent = agentOf(team, id);

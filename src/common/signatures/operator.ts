@@ -37,6 +37,8 @@ export interface OperatorIdentity {
   kid: string;
   /** A passkey's assertion signed it: the origin that asked and the authenticator's counter. */
   passkey?: PasskeyUse;
+  /** When it was signed (its `iat`, seconds), where the chain takes each signature once: a later one from the key must be newer. */
+  iat?: number;
 }
 
 /** How an operator's signature is weighed: whether the team requires a passkey, and the highest counter the chain took from each passkey. */
@@ -45,6 +47,12 @@ export interface OperatorTrust {
   requirePasskey?: boolean;
   /** The highest passkey counter the chain has taken from operator key `kid` (none: nothing to compare with). */
   lastSignCount?: (kid: string) => number | undefined;
+  /**
+   * The `iat` of the newest signature the chain took from operator key `kid`. Given, a signature is
+   * taken once: one not newer than that is refused, whatever its kind (an Ed25519 JWS sent again, or
+   * a passkey whose counter stays 0, as synced passkeys' do).
+   */
+  lastSignedAt?: (kid: string) => number | undefined;
 }
 
 /** The digest an operator's signature names: of the overrides' `options` and `models`, nothing else. */
@@ -117,7 +125,12 @@ export function verifyOperatorSignature(claim: OperatorClaim, keys: readonly App
   if (signedAt > claim.arrivedAt + skew) return refuse("the operator's signature claims a time after it arrived: check the signer's clock");
   if (key.notBefore !== undefined && signedAt < Date.parse(key.notBefore)) return refuse(`operator key ${JSON.stringify(kid)} is valid from ${key.notBefore}`);
   if (key.notAfter !== undefined && Math.max(signedAt, claim.arrivedAt) > Date.parse(key.notAfter)) return refuse(`operator key ${JSON.stringify(kid)} was retired at ${key.notAfter}`);
-  return { ok: true, identity: { method: 'signed', operator: claim.operator, kid, ...(passkey ? { passkey } : {}) } };
+  const last = trust.lastSignedAt?.(kid);
+  if (last !== undefined && expected.iat <= last) {
+    return refuse(`the operator's signature was made at ${new Date(signedAt).toISOString()}, not after the last one this chain took from key ${JSON.stringify(kid)} (${new Date(last * 1000).toISOString()}): each signature is taken once; sign the override again (replayed)`);
+  }
+  const once = trust.lastSignedAt ? { iat: expected.iat } : {};
+  return { ok: true, identity: { method: 'signed', operator: claim.operator, kid, ...(passkey ? { passkey } : {}), ...once } };
 }
 
 function jsonOf(text: string): unknown {
