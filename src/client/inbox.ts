@@ -82,8 +82,10 @@ export async function listInbox(client: Client, teams: () => TeamSnapshots, opti
   // A first page reads what waits now; the pages after it read the list it read, while that is recent.
   const key = snapshotKey(options);
   const taken = after ? snapshots(client).get(key) : undefined;
-  const matched = taken && Date.now() - taken.at < SNAPSHOT_MS ? taken.matched : await readMatches(client, options);
-  if (!after) remember(snapshots(client), key, matched);
+  const recent = taken !== undefined && Date.now() - taken.at < SNAPSHOT_MS;
+  const matched = recent ? taken.matched : await readMatches(client, options);
+  // A list read afresh (a first page, or a later one whose list had aged) serves the pages after it.
+  if (!recent) remember(snapshots(client), key, matched);
   const start = after ? matched.findIndex((i) => byDue(i, after) > 0) : 0;
   const page = start < 0 ? [] : matched.slice(start, start + limit);
   const last = page[page.length - 1];
