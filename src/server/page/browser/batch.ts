@@ -52,19 +52,27 @@ interface Signed {
 
 /**
  * Each decision of a batch signed on its own: with the key held here, else with the approver's
- * passkey (one assertion per decision, in turn; one the person cancels or the authenticator refuses
- * leaves that decision out), else unsigned (the service signs when it has a key).
+ * passkey (one assertion per decision, in turn; one the authenticator refuses leaves that decision
+ * out, and a prompt the person cancels leaves out the rest of the batch too), else unsigned (the
+ * service signs when it has a key).
  */
 async function signAll(items: InboxItem[], decision: Decision, note: string | undefined): Promise<Signed[]> {
   const key = await heldKey();
   if (key) return Promise.all(items.map(async (item) => ({ item, kid: key.kid, signature: await signDecision(key, item, decision, note, undefined) })));
   const out: Signed[] = [];
+  let cancelled: string | undefined;
   for (const item of items) {
+    // The person cancelled the prompt: the decisions after it are not asked for one by one.
+    if (cancelled) {
+      out.push({ item, problem: `not signed: ${cancelled}` });
+      continue;
+    }
     try {
       const passkey = await passkeySignature(item, decision, note, undefined);
       out.push(passkey ? { item, ...passkey } : { item });
     } catch (e) {
       out.push({ item, problem: `not signed: ${messageOf(e)}` });
+      if (e instanceof DOMException && e.name === 'NotAllowedError') cancelled = `the passkey prompt was cancelled (${messageOf(e)})`;
     }
   }
   return out;
