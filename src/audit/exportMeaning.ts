@@ -44,6 +44,8 @@ interface ChainSeen {
   votes: Map<string, VoteEvent[]>;
   /** The approval rules in force: the opening event's, then each policy update's. */
   rules: RulesInForce;
+  /** The team of the latest team snapshot. */
+  team?: string;
 }
 
 /** The meaning checks over an export's events, in order. */
@@ -70,6 +72,7 @@ export class ExportMeaning {
     if (!chain) return `the chain ${workflowId} has no opening "chain" event before its events`;
     if (ev.kind === 'approval_requested') return this.asked(seq, chain, ev as unknown as Asked);
     if (ev.kind === 'policy_updated') return this.policyUpdated(seq, chain, ev);
+    if (ev.kind === 'team_snapshot' && typeof ev.team === 'string') this.snapshot(chain, ev.team);
     // Who an escalation handed an approval to may decide it too, as the workflow lets them.
     const escalated = ev.kind === 'approval_escalated' && Array.isArray(ev.to) ? chain.asked.get(String(ev.handoffId)) : undefined;
     if (escalated) escalated.reassigned = [...(escalated.reassigned ?? []), ...(ev.to as unknown[]).map(String)];
@@ -91,6 +94,20 @@ export class ExportMeaning {
     if (keyProblems.length > 0) return `the chain's keys are not approver keys: ${keyProblems[0]}`;
     this.chains.set(workflowId, { header: ev as unknown as ExportedChain, asked: new Map(), decided: new Map(), used: new Map(), votes: new Map(), rules: rulesOfChain(ev as unknown as ExportedChain) });
     return undefined;
+  }
+
+  /**
+   * A team snapshot: the export lists the rules of the chain's last team, so a run on another (before
+   * a migration) is held to them without judging its policy updates' loosening, and a run on the
+   * listed team to its own rules again, or to the policy update the chain carried onto it.
+   */
+  private snapshot(chain: ChainSeen, team: string): void {
+    if (team === chain.team) return;
+    chain.team = team;
+    const listed = chain.header.team === undefined || team === chain.header.team;
+    // A policy update goes with the chain onto its new team, as the workflow carries it.
+    const { foreign: _f, ...carried } = chain.rules;
+    chain.rules = !listed ? { ...carried, foreign: true } : carried.update ? carried : rulesOfChain(chain.header);
   }
 
   private policyUpdated(seq: number, chain: ChainSeen, ev: Record<string, unknown>): string | undefined {

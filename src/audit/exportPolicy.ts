@@ -36,6 +36,11 @@ export interface RulesInForce {
   handoffApprovals: ApprovalRule[][];
   /** The latest update applied, when one was. */
   update?: PolicyUpdateSeen;
+  /**
+   * The chain runs on a team other than the one the export lists (a run before it moved teams): its
+   * rules are not in the export, so an update is taken as the chain applied it, its loosening not judged.
+   */
+  foreign?: boolean;
 }
 
 /** The rules a chain opens with. */
@@ -65,7 +70,7 @@ export function rulesAfterUpdate(
   const policy = ev.policy as TeamPolicy;
   const team = teamOf(before, [...Object.keys(policy.agents), ...policy.approvals.flatMap((r) => [r.to, ...(r.from !== undefined ? [r.from] : [])])]);
   const [runRules = []] = before.handoffApprovals;
-  const loosened = policyLoosenings(team, runRules, policy);
+  const loosened = before.foreign ? [] : policyLoosenings(team, runRules, policy);
   if (loosened.length > 0)
     return `the policy update ${ev.from} → ${ev.to} loosens what the chain ran under (${loosened[0]}): a chain applies only updates that tighten, so this record was changed`;
   const agents = Object.entries(policy.agents);
