@@ -70,7 +70,7 @@ describe('streams through Redis (TLS, an ACL user), workers and followers in sep
       await first.ready;
       const outcome = await workflows.runUntil(async () => {
         const baton = new Baton({ client: temporal.env.client, taskQueue: queue, streams });
-        const run = await baton.start('expert', 'Tell me about otters', { heartbeatTimeout: '1 second', retry: fastRetry });
+        const run = await baton.start('expert', 'Tell me about otters', { heartbeatTimeout: '3 seconds', retry: fastRetry });
         const viewer = new Viewer();
         const call = () => viewer.text(run.workflowId, 'expert#0') ?? '';
         let position = '';
