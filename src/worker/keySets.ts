@@ -10,10 +10,22 @@ import { clipText } from '../common/limits';
 import { JWKS_DEFAULTS, type JwksSource, keysOfJwks, type KeySetRecord } from '../common/signatures/jwks';
 import type { ApproverKey } from '../common/signatures/keys';
 
-/** The largest key set document a worker reads. */
+/** The largest key set document a worker reads, in bytes. */
 const MAX_JWKS_BYTES = 512 * 1024;
-/** How long a worker waits for a key set. */
+/** How long a worker waits for a key set, its whole body included. */
 const FETCH_TIMEOUT_MS = 5_000;
+
+/** Options of `fetchKeySet`, the fetch of one key set. */
+export interface FetchKeySetOptions {
+  /** How long the fetch may take, from the request to the last byte of the body. @default 5000 */
+  timeoutMs?: number;
+}
+
+/** Options of {@link KeySetResolver}. */
+export interface KeySetResolverOptions extends FetchKeySetOptions {
+  /** The clock a copy's age is measured by, in milliseconds since the epoch. @default Date.now */
+  now?: () => number;
+}
 
 /** A published key set a worker cannot use: which URL, and what is wrong with it. */
 export class KeySetError extends UserError<{ url: string; problem: string }> {
@@ -34,18 +46,25 @@ interface Copy {
 /** The keys of a team's `jwks`, one copy per set (so as many copies as the team names sets, at most 10). */
 export class KeySetResolver {
   readonly #copies = new Map<string, Copy>();
+  readonly #now: () => number;
+  readonly #fetch: FetchKeySetOptions;
 
+  /** The resolver of `sources`, with the clock copies age by and the fetch timeout (`options`). */
   constructor(
     private readonly sources: readonly JwksSource[],
-    private readonly now: () => number = Date.now,
-  ) {}
+    options: KeySetResolverOptions = {},
+  ) {
+    const { now = Date.now, ...fetch } = options;
+    this.#now = now;
+    this.#fetch = fetch;
+  }
 
   /** Fetch every set the worker has no copy of; the first that cannot be fetched or used throws its {@link KeySetError}. */
   async start(): Promise<void> {
     for (const source of this.sources) {
       if (this.#copies.has(source.url)) continue;
-      const at = this.now();
-      this.#copies.set(source.url, { keys: await fetchKeySet(source), fetchedAt: at, triedAt: at });
+      const at = this.#now();
+      this.#copies.set(source.url, { keys: await fetchKeySet(source, this.#fetch), fetchedAt: at, triedAt: at });
     }
   }
 
@@ -55,7 +74,7 @@ export class KeySetResolver {
     return this.sources.map((source) => {
       const copy = this.#copies.get(source.url);
       const maxAge = (source.maxAgeSeconds ?? Math.max(JWKS_DEFAULTS.maxAgeSeconds, source.refreshSeconds ?? 0)) * 1000;
-      const usable = copy && this.now() - copy.fetchedAt <= maxAge;
+      const usable = copy && this.#now() - copy.fetchedAt <= maxAge;
       const error =
         copy?.error !== undefined && !usable
           ? `${copy.error}; its last good copy is older than ${maxAge / 1000} s, so none of its keys is trusted`
@@ -75,10 +94,11 @@ export class KeySetResolver {
     const copy = this.#copies.get(source.url);
     const every = (source.refreshSeconds ?? JWKS_DEFAULTS.refreshSeconds) * 1000;
     if (!copy) return Promise.resolve();
+    // A copy is fetched again once it is older than refreshSeconds (as maxAgeSeconds, the bound itself still serves).
     // A failed fetch is tried again no sooner than a good copy would be, so an unreachable set costs each new chain no wait.
-    if (copy.pending || this.now() - copy.triedAt < every) return copy.pending ?? Promise.resolve();
-    copy.triedAt = this.now();
-    const pending = fetchKeySet(source).then(
+    if (copy.pending || this.#now() - copy.triedAt <= every) return copy.pending ?? Promise.resolve();
+    copy.triedAt = this.#now();
+    const pending = fetchKeySet(source, this.#fetch).then(
       (keys) => void Object.assign(copy, { keys, fetchedAt: copy.triedAt, error: undefined }),
       (err: unknown) =>
         void (copy.error = clipText(err instanceof KeySetError ? err.details.problem : String(err), 1000)),
@@ -89,25 +109,19 @@ export class KeySetResolver {
 }
 
 /** The keys `source` takes from its set as the URL serves it now, or a {@link KeySetError} naming the URL and the problem. */
-export async function fetchKeySet(source: JwksSource): Promise<ApproverKey[]> {
+export async function fetchKeySet(source: JwksSource, options: FetchKeySetOptions = {}): Promise<ApproverKey[]> {
+  const timeoutMs = options.timeoutMs ?? FETCH_TIMEOUT_MS;
+  const hint = `check the URL and that the identity provider answers within ${timeoutMs / 1000} s`;
   let response: Response;
   try {
     response = await fetch(source.url, {
       redirect: 'error',
-      signal: AbortSignal.timeout(FETCH_TIMEOUT_MS),
+      // The timeout covers the body too: a read that stalls past it fails with the same signal.
+      signal: AbortSignal.timeout(timeoutMs),
       headers: { accept: 'application/jwk-set+json, application/json' },
     });
   } catch (err) {
-    const cause =
-      err instanceof Error && err.cause instanceof Error
-        ? err.cause.message
-        : err instanceof Error
-          ? err.message
-          : String(err);
-    throw new KeySetError(
-      source.url,
-      `could not be fetched (${cause}); check the URL and that the identity provider answers within ${FETCH_TIMEOUT_MS / 1000} s`,
-    );
+    throw new KeySetError(source.url, `could not be fetched (${causeOf(err)}); ${hint}`);
   }
   if (response.status !== 200) {
     await response.body?.cancel();
@@ -120,9 +134,7 @@ export async function fetchKeySet(source: JwksSource): Promise<ApproverKey[]> {
       `is ${response.headers.get('content-length')} bytes long; a key set may be at most ${MAX_JWKS_BYTES}`,
     );
   }
-  const text = await response.text();
-  if (text.length > MAX_JWKS_BYTES)
-    throw new KeySetError(source.url, `is ${text.length} bytes long; a key set may be at most ${MAX_JWKS_BYTES}`);
+  const text = await bodyText(source.url, response, hint);
   let doc: unknown;
   try {
     doc = JSON.parse(text);
@@ -135,4 +147,38 @@ export async function fetchKeySet(source: JwksSource): Promise<ApproverKey[]> {
   const taken = keysOfJwks(source, doc);
   if (!taken.ok) throw new KeySetError(source.url, taken.problem);
   return taken.keys;
+}
+
+/**
+ * The body as UTF-8 text, counted in bytes as it arrives: a body past {@link MAX_JWKS_BYTES} (with
+ * or without a content-length) is cancelled there, so the worker never holds more of it.
+ */
+async function bodyText(url: string, response: Response, hint: string): Promise<string> {
+  if (!response.body) return '';
+  const reader = response.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let bytes = 0;
+  for (;;) {
+    const read = await reader.read().catch((err: unknown) => {
+      throw new KeySetError(url, `could not be read to its end (${causeOf(err)}); ${hint}`);
+    });
+    if (read.done) break;
+    bytes += read.value.byteLength;
+    if (bytes > MAX_JWKS_BYTES) {
+      await reader.cancel().catch(() => undefined);
+      throw new KeySetError(url, `is longer than ${MAX_JWKS_BYTES} bytes; a key set may be at most ${MAX_JWKS_BYTES}`);
+    }
+    chunks.push(read.value);
+  }
+  try {
+    return new TextDecoder('utf-8', { fatal: true }).decode(Buffer.concat(chunks));
+  } catch {
+    throw new KeySetError(url, 'is not UTF-8 text; a JWK Set is JSON, in UTF-8');
+  }
+}
+
+/** What a failed fetch or read says: the network's own reason where fetch wraps one. */
+function causeOf(err: unknown): string {
+  if (err instanceof Error && err.cause instanceof Error) return err.cause.message;
+  return err instanceof Error ? err.message : String(err);
 }

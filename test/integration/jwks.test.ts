@@ -81,6 +81,7 @@ async function snapshotOf(run: BatonRun) {
   await nextApproval(run);
   return (await teamSnapshot(server.env.client, run.workflowId, (await run.handle.describe()).runId))!;
 }
+// The worker's copies age by the wall clock (createWorker takes no clock), so a refresh waits out refreshSeconds (1 s).
 const afterRefresh = () => new Promise((r) => setTimeout(r, 1_100));
 
 describe('keys an identity provider publishes', () => {
