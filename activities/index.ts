@@ -33,7 +33,7 @@ import type { SpecialistFigures, SpecialistFiguresInput } from '../src/common/ro
 import { remoteActivities } from './a2a';
 import { specialistActivities } from './specialists';
 import { notifyActivities } from './notify';
-import { withKeySets } from './keySets';
+import { keySetSnapshots } from './keySets';
 import type { KeySetRecord } from '../src/common/signatures/jwks';
 
 /** What the activities need from the worker. */
@@ -75,6 +75,7 @@ export function createActivities({ team, teamSpec, providers = {}, hooks = {}, m
   const spec = () => (snapshot ??= { ...(teamSpec ?? team.spec({ hasHandoffListeners: handoffListeners.length > 0, mcpTools: mcp?.specs, prices })), ...(teamAttribute ? { teamAttribute } : {}), ...(approvalAttributes ? { approvalAttributes } : {}), ...(payloadLimit ? { payloadLimit } : {}) });
   const refuseMismatch = teamCheck(spec, () => Object.keys(resolved));
   const refuseStale = staleTeamCheck(client, spec);
+  const withKeySets = keySetSnapshots();
 
   /** One model turn of one agent; heartbeats while it waits, so a dead worker's call is retried in seconds. */
   async function callModel(input: CallModelInput): Promise<ModelResponse> {
