@@ -9,13 +9,13 @@ import { historyFromJSON } from '@temporalio/common/lib/proto-utils';
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { buildAudit } from '../../src/audit/chain';
-import { eventDigest, exportAudit, genesisDigest, recordedValue, signAuditExport, type AuditExport } from '../../src/audit/export';
-import { canonicalJson, sha256Hex } from '../../src/common/signatures/canonical';
+import { exportAudit, signAuditExport, type AuditExport } from '../../src/audit/export';
 import { formatTimeline } from '../../src/audit/format';
 import { verifyAuditExport } from '../../src/audit/verifyExport';
 import { decisionPayload, signingInput, compactJws, factsOfRecord } from '../../src/client/signing';
 import type { ApprovalRecord } from '../../src/workflow';
 import { exportKeys, keys, teamKeys } from '../helpers/signing';
+import { rechained } from '../helpers/forgery';
 
 const DIR = path.join(__dirname, '..', 'histories');
 
@@ -33,24 +33,6 @@ beforeAll(async () => {
   base = await signAuditExport(exportAudit(structuredClone(signedChain)), keys.audit.signer);
 });
 const fresh = () => structuredClone(base);
-
-/**
- * The export with its digests made again after an edit, as a careful forger would (with `recorded`,
- * the digests of what events claim history recorded too); the head's signature stays, as the forger
- * has not the key that made it.
- */
-function rechained(doc: AuditExport, options: { recorded?: boolean } = {}): AuditExport {
-  let previous = genesisDigest(doc.workflowId);
-  const events = doc.events.map((e, seq) => {
-    // An edit may leave anything where an event was: a forger chains it as it is.
-    if (typeof e !== 'object' || e === null) return e;
-    const value = e.recorded && options.recorded && typeof e.event === 'object' && e.event !== null ? recordedValue(e.event as never) : undefined;
-    const recorded = value !== undefined ? { ...e.recorded!, digest: sha256Hex(canonicalJson(value)) } : e.recorded;
-    previous = eventDigest(previous, { ...e, seq, recorded });
-    return { ...e, seq, recorded, digest: previous } as typeof e;
-  });
-  return { ...doc, events, head: previous };
-}
 
 const at = (doc: AuditExport, kind: string, nth = 0) => doc.events.filter((e) => e.event.kind === kind)[nth]!;
 const decided = (doc: AuditExport, nth = 0) => at(doc, 'approval_decided', nth).event as unknown as ApprovalRecord;

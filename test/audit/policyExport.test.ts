@@ -8,21 +8,18 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { defineTool, Team } from '../../src';
 import {
-  eventDigest,
   exportAudit,
-  genesisDigest,
-  recordedValue,
   signAuditExport,
   type AuditExport,
 } from '../../src/audit/export';
 import { verifyAuditExport } from '../../src/audit/verifyExport';
 import { teamPolicyOf } from '../../src/common/authority/policyUpdate';
-import { canonicalJson, sha256Hex } from '../../src/common/signatures/canonical';
 import { tightenPolicyUpdate } from '../../src/common/messages';
 import { scriptedAgent as agent } from '../helpers/agents';
 import { exportKeys, keys } from '../helpers/signing';
 import { useTemporalServer, withWorker } from '../helpers/temporal';
 import { waitFor } from '../helpers/wait';
+import { rechained } from '../helpers/forgery';
 
 const server = useTemporalServer();
 
@@ -65,18 +62,6 @@ function mailTeam(version: 1 | 2): Team {
   );
 }
 
-/** The export with every digest made again after an edit, as one who holds the export key would make it (its head signed again below). */
-function rechained(doc: AuditExport): AuditExport {
-  let previous = genesisDigest(doc.workflowId);
-  const events = doc.events.map((e, seq) => {
-    const value = e.recorded ? recordedValue(e.event as never) : undefined;
-    const recorded = value !== undefined ? { ...e.recorded!, digest: sha256Hex(canonicalJson(value)) } : e.recorded;
-    previous = eventDigest(previous, { ...e, seq, recorded });
-    return { ...e, seq, recorded, digest: previous } as typeof e;
-  });
-  return { ...doc, events, head: previous };
-}
-
 type Ev = Record<string, unknown>;
 
 /**
@@ -89,7 +74,7 @@ async function tampered(
 ): Promise<AuditExport> {
   const copy = structuredClone(doc);
   const events = edit(copy.events, (e) => e.event as unknown as Ev) ?? copy.events;
-  const { headSignature: _old, ...unsigned } = rechained({ ...copy, events });
+  const { headSignature: _old, ...unsigned } = rechained({ ...copy, events }, { recorded: true });
   return signAuditExport(unsigned, keys.audit.signer);
 }
 

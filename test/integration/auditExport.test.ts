@@ -10,13 +10,13 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { eventDigest, genesisDigest, recordedValue, signAuditExport, type AuditExport } from '../../src/audit/export';
-import { canonicalJson, sha256Hex } from '../../src/common/signatures/canonical';
+import { signAuditExport, type AuditExport } from '../../src/audit/export';
 import type { ApprovalRecord } from '../../src/workflow';
 import { nextApproval } from '../histories/auditScenarios';
 import { useCliSession } from '../helpers/cliSession';
 import { exportKeys, keys, signedTeam } from '../helpers/signing';
 import { useTemporalServer, withWorker } from '../helpers/temporal';
+import { rechained } from '../helpers/forgery';
 
 const server = useTemporalServer();
 /** `baton audit`, which only reads the server and files: in one process for the file. */
@@ -33,18 +33,6 @@ const file = (name: string, content?: unknown) => {
 const auditKey = file('audit.jwk', keys.audit.jwk);
 const trusted = file('export-keys.json', exportKeys);
 const env = () => ({ TEMPORAL_ADDRESS: server.env.address, BATON_AUDIT_KEY: undefined, BATON_SERVICE_KEY: undefined, BATON_AUDIT_KEYS: trusted });
-
-/** The export with every digest made again after an edit (and those of what events say history recorded), as an attacker would. */
-function rechained(doc: AuditExport): AuditExport {
-  let previous = genesisDigest(doc.workflowId);
-  const events = doc.events.map((e, seq) => {
-    const value = e.recorded ? recordedValue(e.event as never) : undefined;
-    const recorded = value !== undefined ? { ...e.recorded!, digest: sha256Hex(canonicalJson(value)) } : e.recorded;
-    previous = eventDigest(previous, { ...e, seq, recorded });
-    return { ...e, seq, recorded, digest: previous } as typeof e;
-  });
-  return { ...doc, events, head: previous };
-}
 
 async function verify(name: string, doc: AuditExport, ...flags: string[]) {
   return cli(['audit', '--verify', file(name, doc), ...flags], env());
@@ -91,7 +79,7 @@ describe('baton audit --export and --verify', () => {
       const of = (d: AuditExport, kind: string, nth = 0) => d.events.filter((e) => e.event.kind === kind)[nth]!;
       const payoutId = (of(doc, 'approval_requested').event as { handoffId: string }).handoffId;
       const refused = async (name: string, edited: AuditExport, pattern: RegExp) => {
-        const out = await verify(name, rechained(edited));
+        const out = await verify(name, rechained(edited, { recorded: true }));
         expect(out.code, out.stdout).toBe(1);
         expect(out.stderr).toMatch(pattern);
       };
@@ -119,7 +107,7 @@ describe('baton audit --export and --verify', () => {
       (of(d, 'tool_call').event as { result: string }).result = 'paid 4000 to mallory';
       await refused('result.json', d, /not verified: the head: the head signature vouches for .*, not this document/);
       // Signed again with a key of the attacker's own: untrusted; accepted anyway, history names the rewritten result.
-      const resigned = await signAuditExport(rechained(d), keys.mallory.signer);
+      const resigned = await signAuditExport(rechained(d, { recorded: true }), keys.mallory.signer);
       expect((await verify('resigned.json', resigned)).stderr).toContain('the head is signed with key "mallory-1", which you were not told to trust (you trust audit-1)');
       const checked = await verify('resigned.json', resigned, '--accept-untrusted-head', '--against-history');
       expect(checked.code).toBe(1);

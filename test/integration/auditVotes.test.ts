@@ -5,15 +5,15 @@
  */
 import { describe, expect, it } from 'vitest';
 import { defineAgent, scripted, Team, type BatonRun } from '../../src';
-import { eventDigest, exportAudit, genesisDigest, recordedValue, type AuditExport } from '../../src/audit/export';
+import { exportAudit, type AuditExport } from '../../src/audit/export';
 import { verifyAuditExport } from '../../src/audit/verifyExport';
 import type { ApprovalVote } from '../../src/common/approvals';
-import { canonicalJson, sha256Hex } from '../../src/common/signatures/canonical';
 import { signDelegation } from '../../src/client/signing/delegation';
 import { scriptedAgent as agent } from '../helpers/agents';
 import { keys, teamKeys } from '../helpers/signing';
 import { useTemporalServer, withWorker } from '../helpers/temporal';
 import { waitFor } from '../helpers/wait';
+import { rechained } from '../helpers/forgery';
 
 const server = useTemporalServer();
 
@@ -27,25 +27,13 @@ const team = () =>
     { approverKeys: teamKeys },
   );
 
-/** The export with every digest made again after an edit, as an attacker would. */
-function rechained(doc: AuditExport): AuditExport {
-  let previous = genesisDigest(doc.workflowId);
-  const events = doc.events.map((e, seq) => {
-    const value = e.recorded ? recordedValue(e.event as never) : undefined;
-    const recorded = value !== undefined ? { ...e.recorded!, digest: sha256Hex(canonicalJson(value)) } : e.recorded;
-    previous = eventDigest(previous, { ...e, seq, recorded });
-    return { ...e, seq, recorded, digest: previous } as typeof e;
-  });
-  return { ...doc, events, head: previous };
-}
-
 const verify = (doc: AuditExport) => verifyAuditExport(doc, { acceptUntrustedHead: true });
 
 /** `doc` with `edit` applied to a copy of it, its digests made again. */
 function tampered(doc: AuditExport, edit: (events: Record<string, unknown>[]) => void): AuditExport {
   const copy = structuredClone(doc);
   edit(copy.events.map((e) => e.event as unknown as Record<string, unknown>));
-  return rechained(copy);
+  return rechained(copy, { recorded: true });
 }
 
 const decidedVotes = (events: Record<string, unknown>[]) => events.find((e) => e.kind === 'approval_decided')!.votes as ApprovalVote[];

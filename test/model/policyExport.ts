@@ -6,16 +6,8 @@
  * not name, every digest made again (its head signed again, as the holder of the export key could),
  * is refused at that call, naming the policy update.
  */
-import {
-  eventDigest,
-  exportAudit,
-  genesisDigest,
-  signAuditExport,
-  verifyAuditExport,
-  type AuditExport,
-} from '../../src/audit';
-import { recordedValue } from '../../src/audit/export';
-import { canonicalJson, sha256Hex } from '../../src/common/signatures/canonical';
+import { exportAudit, signAuditExport, verifyAuditExport, type AuditExport } from '../../src/audit';
+import { rechained } from '../helpers/forgery';
 import { exportKeys, keys } from '../helpers/signing';
 import { broken, clip, type Harness, type Invariant } from './harness';
 import { tightened } from './operations/policy';
@@ -54,15 +46,8 @@ async function forged(
 ): Promise<AuditExport | undefined> {
   const kept = forge(structuredClone(doc.events));
   if (!kept) return undefined;
-  let previous = genesisDigest(doc.workflowId);
-  const events = kept.map((e, seq) => {
-    const value = e.recorded ? recordedValue(e.event as unknown as Ev) : undefined;
-    const recorded = value !== undefined ? { ...e.recorded!, digest: sha256Hex(canonicalJson(value)) } : e.recorded;
-    previous = eventDigest(previous, { ...e, seq, recorded });
-    return { ...e, seq, recorded, digest: previous };
-  });
-  const { headSignature: _signed, ...rest } = doc;
-  return signAuditExport({ ...rest, events, head: previous }, keys.audit.signer);
+  const { headSignature: _signed, ...rest } = rechained({ ...doc, events: kept }, { recorded: true });
+  return signAuditExport(rest, keys.audit.signer);
 }
 
 async function holds(h: Harness, id: string): Promise<void> {
