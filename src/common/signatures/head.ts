@@ -11,6 +11,7 @@ import { type Check, isRecord, shown } from '../check';
 import { clipText, LIMITS } from '../limits';
 import { base64url, canonicalJson, fromBase64url, utf8 } from './canonical';
 import { ed25519Verifies, jsonOfPart, jwsSigningInput } from './jws';
+import { KEY_ID } from './keys';
 
 /** The version tag of the head payload (`v`). */
 export const HEAD_SIGNATURE_VERSION = 'baton.audit-head/1';
@@ -58,7 +59,6 @@ export type HeadVerdict =
   | { ok: true; kid: string; signedAt: string }
   | { ok: false; problem: 'malformed' | 'untrusted_key' | 'bad_signature' | 'mismatch' | 'key_not_valid'; kid?: string; reason: string };
 
-const KID = /^[\x21-\x7e]{1,128}$/;
 const EXTRA_FIELDS = ['approvers', 'service'];
 
 /** Problems with a list of export keys, each naming the field and what would be valid. */
@@ -69,7 +69,7 @@ export const exportKeysCheck: Check = (v, key) => {
     const at = `${key}[${i}]`;
     if (!isRecord(k)) return [`"${at}" must be a key {kid, publicKey, notBefore?, notAfter?}, got ${shown(k)}`];
     const problems: string[] = [];
-    if (typeof k.kid !== 'string' || !KID.test(k.kid)) problems.push(`"${at}.kid" must be 1 to 128 printable characters without spaces, got ${shown(k.kid)}`);
+    if (typeof k.kid !== 'string' || !KEY_ID.test(k.kid)) problems.push(`"${at}.kid" must be 1 to 128 printable characters without spaces, got ${shown(k.kid)}`);
     if ((typeof k.publicKey === 'string' ? fromBase64url(k.publicKey) : undefined)?.length !== 32) problems.push(`"${at}.publicKey" must be a raw Ed25519 public key, 32 bytes in base64url without padding (a JWK's "x"), got ${shown(k.publicKey)}`);
     for (const f of ['notBefore', 'notAfter'] as const) {
       if (k[f] !== undefined && (typeof k[f] !== 'string' || Number.isNaN(Date.parse(k[f])))) problems.push(`"${at}.${f}" must be an ISO 8601 time, got ${shown(k[f])}`);

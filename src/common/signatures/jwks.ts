@@ -12,7 +12,7 @@ import { type Check, isRecord, shown } from '../check';
 import { clipText, LIMITS } from '../limits';
 import { base64url, fromBase64url } from './canonical';
 import { coseKey, type PasskeyTrust, webauthnTrustProblems } from './cose';
-import { type ApproverKey, approverKeysCheck } from './keys';
+import { type ApproverKey, approverKeysCheck, KEY_ID } from './keys';
 
 /** A JWKS a team trusts for approvers' decisions: the URL the worker fetches, and whose decisions each key id signs. */
 export interface JwksSource {
@@ -50,7 +50,6 @@ export interface KeySetRecord {
 /** Defaults of a {@link JwksSource}. */
 export const JWKS_DEFAULTS = { refreshSeconds: 300, maxAgeSeconds: 3600, sources: 10, jwks: 1000 } as const;
 
-const KID = /^[\x21-\x7e]{1,128}$/;
 const SOURCE_FIELDS = ['url', 'approvers', 'webauthn', 'refreshSeconds', 'maxAgeSeconds'];
 const PRIVATE_MEMBERS = ['d', 'p', 'q', 'dp', 'dq', 'qi', 'k', 'oth'];
 
@@ -101,7 +100,7 @@ function sourceProblems(s: unknown, key: string): string[] {
     );
   else {
     for (const [kid, names] of Object.entries(map)) {
-      if (!KID.test(kid))
+      if (!KEY_ID.test(kid))
         problems.push(
           `"${key}.approvers" has the key id ${shown(kid)}; a key id is 1 to 128 printable characters without spaces`,
         );

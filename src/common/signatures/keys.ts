@@ -44,7 +44,8 @@ export type KeySource = 'team' | 'run';
 /** A key a chain trusts, with where it was named. */
 export type TrustedKey = ApproverKey & { source: KeySource };
 
-const KID = /^[\x21-\x7e]{1,128}$/;
+/** A key id (`kid`): 1 to 128 printable ASCII characters without spaces. */
+export const KEY_ID = /^[\x21-\x7e]{1,128}$/;
 // Every field of ApproverKey, no more: a carried snapshot's keys pass the check that reads them back.
 const FIELDS = Object.keys({ kid: 1, approvers: 1, publicKey: 1, service: 1, notBefore: 1, notAfter: 1, webauthn: 1 } satisfies Record<keyof ApproverKey, 1>);
 
@@ -52,7 +53,7 @@ const FIELDS = Object.keys({ kid: 1, approvers: 1, publicKey: 1, service: 1, not
 export const approverKeyCheck: Check<ApproverKey> = (v, key) => {
   if (!isRecord(v)) return [`"${key}" must be an approver key {kid, approvers, publicKey, service?, notBefore?, notAfter?, webauthn?}, got ${shown(v)}`];
   const problems: string[] = [];
-  if (typeof v.kid !== 'string' || !KID.test(v.kid)) problems.push(`"${key}.kid" must be 1 to 128 printable characters without spaces, got ${shown(v.kid)}`);
+  if (typeof v.kid !== 'string' || !KEY_ID.test(v.kid)) problems.push(`"${key}.kid" must be 1 to 128 printable characters without spaces, got ${shown(v.kid)}`);
   if (!Array.isArray(v.approvers) || v.approvers.length === 0 || !v.approvers.every((a) => typeof a === 'string' && a.trim() !== '' && a.length <= LIMITS.approverChars)) {
     problems.push(`"${key}.approvers" must list the approvers the key signs for (names of at most ${LIMITS.approverChars} characters, or "*" for a service key), got ${shown(v.approvers)}`);
   } else if (v.approvers.includes('*') && v.service !== true) {
