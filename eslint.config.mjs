@@ -28,15 +28,52 @@ export default tseslint.config(
         'error',
         {
           zones: [
-            { target: './src/common', from: ['./src/agents', './src/models', './src/mcp', './src/payloads', './src/streams', './src/client', './src/worker', './src/audit', './src/eval', './src/devserver', './src/cli', './src/server', './src/react', './activities', './workflows'], message: 'src/common is the bottom layer: it imports nothing of baton above it.' },
+            {
+              target: './src/common',
+              from: [
+                './src/agents',
+                './src/models',
+                './src/mcp',
+                './src/payloads',
+                './src/streams',
+                './src/client',
+                './src/worker',
+                './src/audit',
+                './src/eval',
+                './src/devserver',
+                './src/cli',
+                './src/server',
+                './src/react',
+                './activities',
+                './workflows',
+              ],
+              message: 'src/common is the bottom layer: it imports nothing of baton above it.',
+            },
             {
               target: ['./src/agents', './src/models', './src/payloads'],
-              from: ['./src/client', './src/worker', './src/audit', './src/devserver', './src/cli', './src/server', './activities', './workflows'],
+              from: [
+                './src/client',
+                './src/worker',
+                './src/audit',
+                './src/devserver',
+                './src/cli',
+                './src/server',
+                './activities',
+                './workflows',
+              ],
               message: 'agents, models and payloads import only src/common and each other.',
             },
             {
               target: './activities',
-              from: ['./src/client', './src/worker', './src/audit', './src/devserver', './src/cli', './src/server', './workflows'],
+              from: [
+                './src/client',
+                './src/worker',
+                './src/audit',
+                './src/devserver',
+                './src/cli',
+                './src/server',
+                './workflows',
+              ],
               message: 'Activities import only the layers below them.',
             },
             {
@@ -47,7 +84,8 @@ export default tseslint.config(
             {
               target: './workflows/chain',
               from: ['./workflows/guards', './workflows/live', './workflows/economics'],
-              message: 'workflows/chain is the kernel: features (guards, steering, economics) plug into the ports of workflows/chain/run.ts; the kernel imports none of them, types included.',
+              message:
+                'workflows/chain is the kernel: features (guards, steering, economics) plug into the ports of workflows/chain/run.ts; the kernel imports none of them, types included.',
             },
             {
               target: './src/mcp',
@@ -72,7 +110,21 @@ export default tseslint.config(
             { group: ['zod', 'zod/*', 'openai', 'openai/*'], message: 'Workflow code works on the serializable spec.' },
             {
               // From workflows/ and from its folders (workflows/chain, guards, conversation) alike.
-              group: ['../', '../../', '../../../'].flatMap((up) => [...['agents', 'models', 'client', 'worker', 'cli', 'server', 'mcp', 'audit', 'devserver', 'payloads'].map((dir) => `${up}src/${dir}/*`), `${up}activities/*`]),
+              group: ['../', '../../', '../../../'].flatMap((up) => [
+                ...[
+                  'agents',
+                  'models',
+                  'client',
+                  'worker',
+                  'cli',
+                  'server',
+                  'mcp',
+                  'audit',
+                  'devserver',
+                  'payloads',
+                ].map((dir) => `${up}src/${dir}/*`),
+                `${up}activities/*`,
+              ]),
               message: 'Workflows import only src/common.',
             },
           ],
@@ -87,9 +139,13 @@ export default tseslint.config(
     rules: {
       'no-restricted-syntax': [
         'error',
-        ...['Program > VariableDeclaration[kind!="const"]', 'Program > ExportNamedDeclaration > VariableDeclaration[kind!="const"]'].map((selector) => ({
+        ...[
+          'Program > VariableDeclaration[kind!="const"]',
+          'Program > ExportNamedDeclaration > VariableDeclaration[kind!="const"]',
+        ].map((selector) => ({
           selector,
-          message: "Workflow code is shared by every workflow in a worker: no module state. Keep a run's state in its own objects (or, as workflows/patches.ts does, in its globals).",
+          message:
+            "Workflow code is shared by every workflow in a worker: no module state. Keep a run's state in its own objects (or, as workflows/patches.ts does, in its globals).",
         })),
       ],
     },
@@ -105,7 +161,10 @@ export default tseslint.config(
   },
   {
     files: ['bin/**/*.js'],
-    languageOptions: { globals: { require: 'readonly', process: 'readonly', console: 'readonly', __dirname: 'readonly' }, sourceType: 'commonjs' },
+    languageOptions: {
+      globals: { require: 'readonly', process: 'readonly', console: 'readonly', __dirname: 'readonly' },
+      sourceType: 'commonjs',
+    },
     rules: { '@typescript-eslint/no-require-imports': 'off' },
   },
 );

@@ -15,7 +15,9 @@ export function checkAnswer(content: string | null, outputType: z.ZodType): NonN
   try {
     value = JSON.parse(fenced ? fenced[1]! : text);
   } catch {
-    return { error: `it is not JSON (${text === '' ? 'the answer was empty' : `it starts with ${JSON.stringify(text.slice(0, 40))}`})` };
+    return {
+      error: `it is not JSON (${text === '' ? 'the answer was empty' : `it starts with ${JSON.stringify(text.slice(0, 40))}`})`,
+    };
   }
   const parsed = outputType.safeParse(value);
   if (parsed.success) return { value: parsed.data };
@@ -30,7 +32,12 @@ export const SUMMARY_INSTRUCTIONS =
  * The typed input of each handoff call whose target declares an `inputType`, checked with its zod
  * schema; `undefined` when no call of the answer needs it.
  */
-export function checkHandoffInputs(team: Team, spec: TeamSpec, agentId: string, calls: ToolCall[]): ModelResponse['handoffInputs'] {
+export function checkHandoffInputs(
+  team: Team,
+  spec: TeamSpec,
+  agentId: string,
+  calls: ToolCall[],
+): ModelResponse['handoffInputs'] {
   const agent = spec.agents[agentId];
   let any = false;
   const checked = calls.map((call) => {
@@ -39,7 +46,9 @@ export function checkHandoffInputs(team: Team, spec: TeamSpec, agentId: string, 
     if (!inputType || !h || typeof h === 'string') return null;
     any = true;
     const parsed = inputType.safeParse(h.input);
-    return parsed.success ? { value: parsed.data } : { error: parsed.error.issues.map((i) => `${i.path.join('.') || 'input'}: ${i.message}`).join('; ') };
+    return parsed.success
+      ? { value: parsed.data }
+      : { error: parsed.error.issues.map((i) => `${i.path.join('.') || 'input'}: ${i.message}`).join('; ') };
   });
   return any ? checked : undefined;
 }

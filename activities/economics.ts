@@ -61,14 +61,16 @@ export function economicsActivities(client: () => Client) {
           // A ledger that closed keeps its totals: its window is over, and nothing is started in its place.
           workflowIdReusePolicy: 'REJECT_DUPLICATE',
         });
-      const send = (requests: ReserveSpend[]) => askTogether(client(), start, reserveSpendUpdate, reserveSpendBatchUpdate, requests);
+      const send = (requests: ReserveSpend[]) =>
+        askTogether(client(), start, reserveSpendUpdate, reserveSpendBatchUpdate, requests);
       for (let tries = 0; ; tries++) {
         try {
           const answer = await batches.ask(workflowId, request, send);
           // A chain that waits on its own timer gets "wait" back: it holds no worker slot meanwhile.
           if ('granted' in answer || (chainWaits && 'wait' in answer)) return answer;
         } catch (err) {
-          if (err instanceof WorkflowExecutionAlreadyStartedError) return { granted: true, spentMicros: 0, reservedMicros: 0, limitMicros: request.limitMicros };
+          if (err instanceof WorkflowExecutionAlreadyStartedError)
+            return { granted: true, spentMicros: 0, reservedMicros: 0, limitMicros: request.limitMicros };
           if (!askAgain(err)) throw err;
         }
         await Context.current().sleep(pause(tries));
@@ -95,8 +97,15 @@ export function economicsActivities(client: () => Client) {
     async askBreaker({ breaker, message }: BreakerCallInput<AskBreaker>): Promise<BreakerAnswer> {
       const workflowId = breakerId(breaker.scope, breaker.target);
       const queue = taskQueue();
-      const start = () => new WithStartWorkflowOperation(EconomicsWorkflow.CIRCUIT_BREAKER, { workflowId, taskQueue: queue, args: [breaker], workflowIdConflictPolicy: 'USE_EXISTING' });
-      const send = (questions: AskBreaker[]) => askTogether(client(), start, askBreakerUpdate, askBreakerBatchUpdate, questions);
+      const start = () =>
+        new WithStartWorkflowOperation(EconomicsWorkflow.CIRCUIT_BREAKER, {
+          workflowId,
+          taskQueue: queue,
+          args: [breaker],
+          workflowIdConflictPolicy: 'USE_EXISTING',
+        });
+      const send = (questions: AskBreaker[]) =>
+        askTogether(client(), start, askBreakerUpdate, askBreakerBatchUpdate, questions);
       for (let tries = 0; ; tries++) {
         try {
           return await batches.ask(workflowId, message, send);
@@ -140,7 +149,8 @@ async function askTogether<Q, A>(
     }
   }
   const answers: A[] = [];
-  for (const q of questions) answers.push(await client.workflow.executeUpdateWithStart(one, { args: [q], startWorkflowOperation: start() }));
+  for (const q of questions)
+    answers.push(await client.workflow.executeUpdateWithStart(one, { args: [q], startWorkflowOperation: start() }));
   return answers;
 }
 
@@ -168,16 +178,25 @@ function busy(err: unknown): boolean {
 /** The gRPC status codes on `err` and its causes (the client wraps the server's status). */
 function grpcCodes(err: unknown): unknown[] {
   const codes: unknown[] = [];
-  for (let e: unknown = err; e instanceof Error; e = (e as { cause?: unknown }).cause) codes.push((e as { code?: unknown }).code);
+  for (let e: unknown = err; e instanceof Error; e = (e as { cause?: unknown }).cause)
+    codes.push((e as { code?: unknown }).code);
   return codes;
 }
 
 /** Whether a workflow refused an update for want of a handler (it started before the update was added). */
 function noHandler(err: unknown): boolean {
-  return err instanceof WorkflowUpdateFailedError && err.cause instanceof ApplicationFailure && /no registered handler for update/i.test(err.cause.message);
+  return (
+    err instanceof WorkflowUpdateFailedError &&
+    err.cause instanceof ApplicationFailure &&
+    /no registered handler for update/i.test(err.cause.message)
+  );
 }
 
 /** Whether an update was taken by a run that ended (continued as new) before answering it: send it again. */
 function runEnded(err: unknown): boolean {
-  return err instanceof WorkflowUpdateFailedError && err.cause instanceof ApplicationFailure && err.cause.type === 'AcceptedUpdateCompletedWorkflow';
+  return (
+    err instanceof WorkflowUpdateFailedError &&
+    err.cause instanceof ApplicationFailure &&
+    err.cause.type === 'AcceptedUpdateCompletedWorkflow'
+  );
 }

@@ -10,7 +10,15 @@ import type { Team } from '../src/agents/team';
 import { ToolError } from '../src/agents/tool';
 import { unknownToolAnswer } from '../src/common/answers';
 import { AgentNotFoundError, ModelRequestError, toApplicationFailure, UserError } from '../src/common/errors';
-import type { CallModelInput, LocalModelCall, ModelResponse, RouteSpecialistInput, RouteSpecialistResult, SummarizeInput, SummarizeResult } from '../src/common/model';
+import type {
+  CallModelInput,
+  LocalModelCall,
+  ModelResponse,
+  RouteSpecialistInput,
+  RouteSpecialistResult,
+  SummarizeInput,
+  SummarizeResult,
+} from '../src/common/model';
 import type { RecordHandoffInput } from '../src/common/run';
 import type { CheckHandoffInput, CheckHandoffResult, RunToolInput, RunToolResult, TeamSpec } from '../src/common/team';
 import type { TeamNeed } from '../src/common/version';
@@ -67,12 +75,36 @@ export interface ActivityDependencies {
 }
 
 /** Build the activities for one worker. */
-export function createActivities({ team, teamSpec, providers = {}, hooks = {}, mcp, teamAttribute, approvalAttributes, client, prices, payloadLimit, streams, onHeartbeat, keySets }: ActivityDependencies) {
+export function createActivities({
+  team,
+  teamSpec,
+  providers = {},
+  hooks = {},
+  mcp,
+  teamAttribute,
+  approvalAttributes,
+  client,
+  prices,
+  payloadLimit,
+  streams,
+  onHeartbeat,
+  keySets,
+}: ActivityDependencies) {
   const beat = (mode: HeartbeatMode = {}): HeartbeatMode => (onHeartbeat ? { ...mode, sent: onHeartbeat } : mode);
-  const resolved: ModelProviders = { openai: new OpenAIProvider(), scripted: new ScriptedProvider(), ...withAiSdkProvider(team.agents, providers) };
+  const resolved: ModelProviders = {
+    openai: new OpenAIProvider(),
+    scripted: new ScriptedProvider(),
+    ...withAiSdkProvider(team.agents, providers),
+  };
   const handoffListeners = hooks.agent_handoff ?? [];
   let snapshot: TeamSpec | undefined;
-  const spec = () => (snapshot ??= { ...(teamSpec ?? team.spec({ hasHandoffListeners: handoffListeners.length > 0, mcpTools: mcp?.specs, prices })), ...(teamAttribute ? { teamAttribute } : {}), ...(approvalAttributes ? { approvalAttributes } : {}), ...(payloadLimit ? { payloadLimit } : {}) });
+  const spec = () =>
+    (snapshot ??= {
+      ...(teamSpec ?? team.spec({ hasHandoffListeners: handoffListeners.length > 0, mcpTools: mcp?.specs, prices })),
+      ...(teamAttribute ? { teamAttribute } : {}),
+      ...(approvalAttributes ? { approvalAttributes } : {}),
+      ...(payloadLimit ? { payloadLimit } : {}),
+    });
   const refuseMismatch = teamCheck(spec, () => Object.keys(resolved));
   const refuseStale = staleTeamCheck(client, spec);
   const withKeySets = keySetSnapshots();
@@ -84,7 +116,11 @@ export function createActivities({ team, teamSpec, providers = {}, hooks = {}, m
     const provider = resolved[input.model.provider];
     if (!provider) {
       const known = Object.keys(resolved).join(', ');
-      throw toApplicationFailure(new ModelRequestError(`this worker has no model provider "${input.model.provider}" (it has ${known}); register it with createWorker({providers})`));
+      throw toApplicationFailure(
+        new ModelRequestError(
+          `this worker has no model provider "${input.model.provider}" (it has ${known}); register it with createWorker({providers})`,
+        ),
+      );
     }
     const publisher = ctx.info.isLocal ? undefined : textPublisher(streams, ctx, input);
     let response: ModelResponse;
@@ -108,7 +144,8 @@ export function createActivities({ team, teamSpec, providers = {}, hooks = {}, m
       await publisher?.flush();
     }
     const outputType = team.get(input.agentId)?.outputType;
-    if (outputType && response.toolCalls.length === 0) return { ...response, output: checkAnswer(response.content, outputType) };
+    if (outputType && response.toolCalls.length === 0)
+      return { ...response, output: checkAnswer(response.content, outputType) };
     const handoffInputs = checkHandoffInputs(team, spec(), input.agentId, response.toolCalls);
     return handoffInputs ? { ...response, handoffInputs } : response;
   }
@@ -146,22 +183,30 @@ export function createActivities({ team, teamSpec, providers = {}, hooks = {}, m
       refuseMismatch('summarizeHandoff', input.team);
       const ctx = Context.current();
       const provider = resolved[input.model.provider];
-      if (!provider) throw toApplicationFailure(new ModelRequestError(`this worker has no model provider "${input.model.provider}"`));
-      const response = await whileHeartbeating(ctx, (heartbeat) =>
-        provider.call(
-          {
-            agentId: input.agentId,
-            model: input.model,
-            purpose: 'summary',
-            callIndex: 0,
-            tools: [],
-            messages: [
-              { role: 'system', content: `${SUMMARY_INSTRUCTIONS}${input.instructions ? `\n${input.instructions}` : ''}` },
-              { role: 'user', content: input.transcript },
-            ],
-          },
-          { attempt: ctx.info.attempt, signal: ctx.cancellationSignal, sleep: (ms) => ctx.sleep(ms), heartbeat },
-        ),
+      if (!provider)
+        throw toApplicationFailure(
+          new ModelRequestError(`this worker has no model provider "${input.model.provider}"`),
+        );
+      const response = await whileHeartbeating(
+        ctx,
+        (heartbeat) =>
+          provider.call(
+            {
+              agentId: input.agentId,
+              model: input.model,
+              purpose: 'summary',
+              callIndex: 0,
+              tools: [],
+              messages: [
+                {
+                  role: 'system',
+                  content: `${SUMMARY_INSTRUCTIONS}${input.instructions ? `\n${input.instructions}` : ''}`,
+                },
+                { role: 'user', content: input.transcript },
+              ],
+            },
+            { attempt: ctx.info.attempt, signal: ctx.cancellationSignal, sleep: (ms) => ctx.sleep(ms), heartbeat },
+          ),
         input.lostWorker,
         beat({ onTimer: true }),
       );
@@ -173,8 +218,22 @@ export function createActivities({ team, teamSpec, providers = {}, hooks = {}, m
       refuseMismatch('routeSpecialist', input.team);
       const ctx = Context.current();
       const provider = resolved[input.model.provider];
-      if (!provider) throw toApplicationFailure(new ModelRequestError(`this worker has no model provider "${input.model.provider}"`));
-      return whileHeartbeating(ctx, (heartbeat) => routeSpecialist(provider, input, { attempt: ctx.info.attempt, signal: ctx.cancellationSignal, sleep: (ms) => ctx.sleep(ms), heartbeat }), input.lostWorker, beat({ onTimer: true }));
+      if (!provider)
+        throw toApplicationFailure(
+          new ModelRequestError(`this worker has no model provider "${input.model.provider}"`),
+        );
+      return whileHeartbeating(
+        ctx,
+        (heartbeat) =>
+          routeSpecialist(provider, input, {
+            attempt: ctx.info.attempt,
+            signal: ctx.cancellationSignal,
+            sleep: (ms) => ctx.sleep(ms),
+            heartbeat,
+          }),
+        input.lostWorker,
+        beat({ onTimer: true }),
+      );
     },
 
     /** What a routing strategy picks a specialist by: chains in flight and recent outcomes, from visibility. */
@@ -197,7 +256,14 @@ export function createActivities({ team, teamSpec, providers = {}, hooks = {}, m
     },
 
     /** One tool call; `ok: false` results go back to the model, thrown errors are retried. */
-    async runTool({ agentId, call, idempotencyKey, context = {}, lostWorker, team: need }: RunToolInput): Promise<RunToolResult> {
+    async runTool({
+      agentId,
+      call,
+      idempotencyKey,
+      context = {},
+      lostWorker,
+      team: need,
+    }: RunToolInput): Promise<RunToolResult> {
       refuseMismatch('runTool', need);
       const ctx = Context.current();
       const tool = team.tool(agentId, call.name);
@@ -208,10 +274,23 @@ export function createActivities({ team, teamSpec, providers = {}, hooks = {}, m
         if (remote) {
           // Unreachable servers are retried by the run's policy; the last attempt tells the model instead.
           const lastAttempt = ctx.info.attempt >= (ctx.info.retryPolicy?.maximumAttempts || Infinity);
-          const options = { idempotencyKey, signal: ctx.cancellationSignal, timeoutMs: ctx.info.startToCloseTimeoutMs, lastAttempt };
-          return whileHeartbeating(ctx, (heartbeat) => mcp!.run(remote, call.arguments, { ...options, heartbeat }), lostWorker, beat());
+          const options = {
+            idempotencyKey,
+            signal: ctx.cancellationSignal,
+            timeoutMs: ctx.info.startToCloseTimeoutMs,
+            lastAttempt,
+          };
+          return whileHeartbeating(
+            ctx,
+            (heartbeat) => mcp!.run(remote, call.arguments, { ...options, heartbeat }),
+            lostWorker,
+            beat(),
+          );
         }
-        return { ok: false, content: unknownToolAnswer(call.name, [...team.toolNames(agent), ...(mcp?.names(agent.mcpServers) ?? [])]) };
+        return {
+          ok: false,
+          content: unknownToolAnswer(call.name, [...team.toolNames(agent), ...(mcp?.names(agent.mcpServers) ?? [])]),
+        };
       }
       let raw: unknown;
       try {
@@ -225,19 +304,21 @@ export function createActivities({ team, teamSpec, providers = {}, hooks = {}, m
         return { ok: false, content: `Error: invalid arguments for ${call.name}: ${issues}` };
       }
       try {
-        const result = await whileHeartbeating(ctx, (heartbeat) =>
-          tool.execute(parsed.data, {
-            context,
-            agentId,
-            workflowId: ctx.info.workflowExecution?.workflowId ?? '',
-            runId: ctx.info.workflowExecution?.runId ?? '',
-            toolCallId: call.id,
-            idempotencyKey,
-            attempt: ctx.info.attempt,
-            signal: ctx.cancellationSignal,
-            heartbeat,
-            previousHeartbeat: previousHeartbeat(ctx, lostWorker),
-          }),
+        const result = await whileHeartbeating(
+          ctx,
+          (heartbeat) =>
+            tool.execute(parsed.data, {
+              context,
+              agentId,
+              workflowId: ctx.info.workflowExecution?.workflowId ?? '',
+              runId: ctx.info.workflowExecution?.runId ?? '',
+              toolCallId: call.id,
+              idempotencyKey,
+              attempt: ctx.info.attempt,
+              signal: ctx.cancellationSignal,
+              heartbeat,
+              previousHeartbeat: previousHeartbeat(ctx, lostWorker),
+            }),
           lostWorker,
           beat(),
         );
@@ -249,12 +330,24 @@ export function createActivities({ team, teamSpec, providers = {}, hooks = {}, m
     },
 
     /** A custom guardrail of an agent on a text; a check that throws is retried like a tool call. */
-    async checkGuardrail({ agentId, guardrail, stage, text, context = {}, team: need }: CheckGuardrailInput): Promise<GuardrailVerdict> {
+    async checkGuardrail({
+      agentId,
+      guardrail,
+      stage,
+      text,
+      context = {},
+      team: need,
+    }: CheckGuardrailInput): Promise<GuardrailVerdict> {
       refuseMismatch('checkGuardrail', need);
       const agent = team.get(agentId);
       if (!agent) throw toApplicationFailure(new AgentNotFoundError(agentId, team.ids));
       const g = agent.guardrails?.[stage]?.find((x) => x.spec.name === guardrail && x.check);
-      if (!g?.check) throw toApplicationFailure(new UserError(`agent "${agentId}" has no custom ${stage} guardrail "${guardrail}" on this worker; the team module the worker loads must declare it`));
+      if (!g?.check)
+        throw toApplicationFailure(
+          new UserError(
+            `agent "${agentId}" has no custom ${stage} guardrail "${guardrail}" on this worker; the team module the worker loads must declare it`,
+          ),
+        );
       return verdictOf(await g.check(text, { agentId, stage, context }));
     },
 
@@ -285,7 +378,11 @@ export function createActivities({ team, teamSpec, providers = {}, hooks = {}, m
 }
 
 function noClient(): Client {
-  throw toApplicationFailure(new UserError('this worker has no Temporal client for spend limits and shared breakers; createWorker gives its activities one'));
+  throw toApplicationFailure(
+    new UserError(
+      'this worker has no Temporal client for spend limits and shared breakers; createWorker gives its activities one',
+    ),
+  );
 }
 
 /** The activities' interface, for `proxyActivities` in workflow code. */

@@ -9,9 +9,16 @@ const ROUTER_INSTRUCTIONS =
  * Pick a specialist for a routing request no profile matched, with the asking agent's model. An
  * answer that names no listed specialist counts as "none fits", with the model's words as the reason.
  */
-export async function routeSpecialist(provider: ModelProvider, input: RouteSpecialistInput, context: ModelCallContext): Promise<RouteSpecialistResult> {
+export async function routeSpecialist(
+  provider: ModelProvider,
+  input: RouteSpecialistInput,
+  context: ModelCallContext,
+): Promise<RouteSpecialistResult> {
   const listing = input.specialists
-    .map((s) => `- ${s.id}: ${s.specialization}; can: ${s.capabilities.join(', ') || '(nothing listed)'}${s.description ? `; ${s.description}` : ''}${s.examples?.length ? `; e.g. ${s.examples.join(' / ')}` : ''}`)
+    .map(
+      (s) =>
+        `- ${s.id}: ${s.specialization}; can: ${s.capabilities.join(', ') || '(nothing listed)'}${s.description ? `; ${s.description}` : ''}${s.examples?.length ? `; e.g. ${s.examples.join(' / ')}` : ''}`,
+    )
     .join('\n');
   const { request } = input;
   const response = await provider.call(
@@ -40,7 +47,11 @@ export async function routeSpecialist(provider: ModelProvider, input: RouteSpeci
     // Not JSON: a bare id still counts.
     if (ids.includes(text)) answer = { agent: text };
   }
-  if (typeof answer.agent === 'string' && ids.includes(answer.agent)) return { agent: answer.agent, usage: response.usage };
-  const reason = typeof answer.none === 'string' ? answer.none : `the router named no listed specialist (${text.slice(0, 120) || 'an empty answer'})`;
+  if (typeof answer.agent === 'string' && ids.includes(answer.agent))
+    return { agent: answer.agent, usage: response.usage };
+  const reason =
+    typeof answer.none === 'string'
+      ? answer.none
+      : `the router named no listed specialist (${text.slice(0, 120) || 'an empty answer'})`;
   return { reason, usage: response.usage };
 }

@@ -15,7 +15,10 @@ import { newestTeam, TEAM_REGISTRY_MEMO, teamRegistryId, type TeamRegistryState 
 const FRESH_MS = 1000;
 
 /** A check that throws `TeamMismatchError` (as an `ApplicationFailure`) when this worker's team is older than the newest registered. */
-export function staleTeamCheck(client: (() => Client) | undefined, spec: () => TeamSpec): (step: string) => Promise<void> {
+export function staleTeamCheck(
+  client: (() => Client) | undefined,
+  spec: () => TeamSpec,
+): (step: string) => Promise<void> {
   const read = new Map<string, { at: number; state: Promise<TeamRegistryState | undefined> }>();
   const registry = (queue: string): Promise<TeamRegistryState | undefined> => {
     const cached = read.get(queue);
@@ -38,7 +41,9 @@ export function staleTeamCheck(client: (() => Client) | undefined, spec: () => T
         version: newest.id,
         worker: own.id,
         step,
-        missing: [`the newest team registered on task queue "${queue}": ${newest.id} (registered ${newest.at}); this worker runs ${own.id} (registered ${mine.at}) and starts no new chains`],
+        missing: [
+          `the newest team registered on task queue "${queue}": ${newest.id} (registered ${newest.at}); this worker runs ${own.id} (registered ${mine.at}) and starts no new chains`,
+        ],
       }),
     );
   };

@@ -7,7 +7,11 @@ import type { StreamTransport } from '../src/streams/types';
  * The publisher of a model call's text, when its chain streams (`input.stream`) and the worker has
  * a transport: its deltas go to the chain's topic and to the topic of the top of its delegation.
  */
-export function textPublisher(streams: StreamTransport | undefined, ctx: Context, input: CallModelInput): DeltaPublisher | undefined {
+export function textPublisher(
+  streams: StreamTransport | undefined,
+  ctx: Context,
+  input: CallModelInput,
+): DeltaPublisher | undefined {
   const tag = input.stream;
   const execution = ctx.info.workflowExecution;
   if (!tag || !streams || !execution) return undefined;
@@ -26,6 +30,9 @@ export function textPublisher(streams: StreamTransport | undefined, ctx: Context
       restart: input.lostWorker?.restarts ?? 0,
       attempt: ctx.info.attempt,
     },
-    (err) => ctx.log.warn('streaming the model call\'s text failed; followers get the answer when the call ends', { error: String(err) }),
+    (err) =>
+      ctx.log.warn("streaming the model call's text failed; followers get the answer when the call ends", {
+        error: String(err),
+      }),
   );
 }

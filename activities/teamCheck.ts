@@ -9,12 +9,22 @@ import { UNVERSIONED, type TeamNeed } from '../src/common/version';
  * never answered to the model. The workflow tries it again, on any worker, for the run's
  * `teamMismatchTimeout`.
  */
-export function teamCheck(spec: () => TeamSpec, providers: () => string[]): (step: string, need: TeamNeed | undefined) => void {
+export function teamCheck(
+  spec: () => TeamSpec,
+  providers: () => string[],
+): (step: string, need: TeamNeed | undefined) => void {
   return (step, need) => {
     if (!need) return;
     const own = spec();
     const missing = missingFor(need, { version: own.version!, providers: providers() });
     if (missing.length === 0) return;
-    throw toApplicationFailure(new TeamMismatchError({ version: need.version || UNVERSIONED, worker: own.version?.id ?? UNVERSIONED, step, missing }));
+    throw toApplicationFailure(
+      new TeamMismatchError({
+        version: need.version || UNVERSIONED,
+        worker: own.version?.id ?? UNVERSIONED,
+        step,
+        missing,
+      }),
+    );
   };
 }

@@ -18,7 +18,9 @@ import { approvedChainActions } from '../test/helpers/actions';
 import { startOpenAIServer } from '../test/helpers/openaiServer';
 import { table } from './lib';
 
-const { values } = parseArgs({ options: { 'call-ms': { type: 'string', default: '5000' }, timeouts: { type: 'string', default: '2,3,5,10' } } });
+const { values } = parseArgs({
+  options: { 'call-ms': { type: 'string', default: '5000' }, timeouts: { type: 'string', default: '2,3,5,10' } },
+});
 const callMs = Number(values['call-ms']);
 const timeouts = values.timeouts.split(',').map(Number);
 
@@ -30,15 +32,29 @@ async function main(): Promise<void> {
   try {
     const one = await approvedChainActions(env, fake, { handoffs: 1, callMs, taskQueue: 'bench-actions-1' });
     const two = await approvedChainActions(env, fake, { handoffs: 2, callMs, taskQueue: 'bench-actions-2' });
-    const row = (name: string, c: typeof one) => ({ chain: name, ...c.history, heartbeats: c.heartbeats, queries: c.queries, total: c.total, 'model calls (ms)': c.callMs.join(' ') });
+    const row = (name: string, c: typeof one) => ({
+      chain: name,
+      ...c.history,
+      heartbeats: c.heartbeats,
+      queries: c.queries,
+      total: c.total,
+      'model calls (ms)': c.callMs.join(' '),
+    });
     results.chains = { one, two, perApprovedHandoff: two.total - one.total };
-    console.log(`\nactions of a chain, every model call a ${callMs} ms streamed answer (default heartbeatTimeout, 3 s)`);
+    console.log(
+      `\nactions of a chain, every model call a ${callMs} ms streamed answer (default heartbeatTimeout, 3 s)`,
+    );
     console.log(table([row('1 approved handoff', one), row('2 approved handoffs', two)]));
     console.log(`actions per approved handoff (what the second adds): ${two.total - one.total}`);
 
     const tradeOff: Record<string, number | string>[] = [];
     for (const seconds of timeouts) {
-      const c = await approvedChainActions(env, fake, { handoffs: 0, callMs, heartbeatTimeout: `${seconds} seconds`, taskQueue: `bench-actions-hb-${seconds}` });
+      const c = await approvedChainActions(env, fake, {
+        handoffs: 0,
+        callMs,
+        heartbeatTimeout: `${seconds} seconds`,
+        taskQueue: `bench-actions-hb-${seconds}`,
+      });
       tradeOff.push({
         'heartbeat timeout (s)': seconds,
         'heartbeat every (s)': heartbeatIntervalMs(seconds * 1000) / 1000,

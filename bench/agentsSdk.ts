@@ -26,9 +26,22 @@ export function sdkChain(handoffs: number, latencyMs: number): () => Promise<unk
   for (let i = handoffs; i >= 0; i--) {
     const h = next ? handoff(next) : undefined;
     const output: ModelResponse['output'] = h
-      ? [{ type: 'function_call', callId: `call_${i}`, name: h.toolName, arguments: '{"message":"over"}', status: 'completed' }]
+      ? [
+          {
+            type: 'function_call',
+            callId: `call_${i}`,
+            name: h.toolName,
+            arguments: '{"message":"over"}',
+            status: 'completed',
+          },
+        ]
       : [{ type: 'message', role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: 'done' }] }];
-    next = new Agent({ name: `agent_${i}`, instructions: 'Hand off.', model: new ScriptedModel(output, latencyMs), handoffs: h ? [h] : [] });
+    next = new Agent({
+      name: `agent_${i}`,
+      instructions: 'Hand off.',
+      model: new ScriptedModel(output, latencyMs),
+      handoffs: h ? [h] : [],
+    });
   }
   const first = next!;
   const runner = new Runner({ tracingDisabled: true });

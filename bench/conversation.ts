@@ -30,7 +30,12 @@ function talkerTeam(): Team {
     defineAgent({
       id: 'talker',
       instructions: 'Listen to the customer.',
-      model: scripted({ rules: [{ whenIncludes: 'user: ', reply: { text: SUMMARY } }, { whenIncludes: '', reply: { text: 'Noted, go on.' } }] }),
+      model: scripted({
+        rules: [
+          { whenIncludes: 'user: ', reply: { text: SUMMARY } },
+          { whenIncludes: '', reply: { text: 'Noted, go on.' } },
+        ],
+      }),
     }),
   ]);
 }
@@ -62,7 +67,9 @@ async function chainBytes(env: DevServer, turns: number) {
   const worker = await createWorker({ team: conversationTeam(), connection: env.nativeConnection, taskQueue: queue });
   const started = performance.now();
   const id = await worker.runUntil(async () => {
-    const run = await new Baton({ client: env.client, taskQueue: queue }).start('talker', 'Read the notes.', { maxTurns: turns });
+    const run = await new Baton({ client: env.client, taskQueue: queue }).start('talker', 'Read the notes.', {
+      maxTurns: turns,
+    });
     await run.result().catch(() => undefined);
     return run.workflowId;
   });
@@ -82,7 +89,13 @@ function beyond(turns: number[], t: number): string {
 const kb = (bytes: number) => (Number.isFinite(bytes) ? round(bytes / 1024, 1) : '—');
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { turns: { type: 'string' }, quick: { type: 'boolean', default: false }, 'chain-turns': { type: 'string' } } });
+  const { values } = parseArgs({
+    options: {
+      turns: { type: 'string' },
+      quick: { type: 'boolean', default: false },
+      'chain-turns': { type: 'string' },
+    },
+  });
   const turns = Number(values.turns ?? (values.quick ? 1000 : 10_000));
   const chainTurns = Number(values['chain-turns'] ?? Math.min(turns, 1000));
   const checkpoints = [10, 100, 1000, 10_000].filter((t) => t <= turns);
@@ -96,10 +109,15 @@ async function main(): Promise<void> {
     const compacted = await conversationBytes(env, turns, 'compaction');
     console.error(`conversation with compaction and claim check: ${turns} turns`);
     const claimed = await conversationBytes(env, turns, 'claim-check', { claimCheck: { dir: blobs } });
-    const at = (xs: TurnBytes[], t: number, pick: keyof TurnBytes) => meanBefore(xs.map((x) => x[pick]), t, Math.min(t, 100));
+    const at = (xs: TurnBytes[], t: number, pick: keyof TurnBytes) =>
+      meanBefore(
+        xs.map((x) => x[pick]),
+        t,
+        Math.min(t, 100),
+      );
     const rows = checkpoints.map((t) => ({
       turn: t,
-      "today: model calls (chain)": t <= chainTurns ? kb(today.turns[t - 1] ?? NaN) : beyond(today.turns, t),
+      'today: model calls (chain)': t <= chainTurns ? kb(today.turns[t - 1] ?? NaN) : beyond(today.turns, t),
       'compaction: model calls': kb(at(compacted.turns, t, 'modelCalls')),
       'compaction: all history': kb(at(compacted.turns, t, 'history')),
       '+ claim check: all history': kb(at(claimed.turns, t, 'history')),
@@ -112,12 +130,25 @@ async function main(): Promise<void> {
       note: 'KB per turn; conversation figures are the mean of the 100 turns up to the checkpoint (of the first 10 at turn 10)',
       bytesPerTurn: rows,
       runs: { today: today.runs, compaction: compacted.runs, claimCheck: claimed.runs },
-      seconds: { today: round(today.seconds, 0), compaction: round(compacted.seconds, 0), claimCheck: round(claimed.seconds, 0) },
-      largestTurnKb: { compaction: kb(Math.max(...compacted.turns.map((x) => x.history))), claimCheck: kb(Math.max(...claimed.turns.map((x) => x.history))) },
+      seconds: {
+        today: round(today.seconds, 0),
+        compaction: round(compacted.seconds, 0),
+        claimCheck: round(claimed.seconds, 0),
+      },
+      largestTurnKb: {
+        compaction: kb(Math.max(...compacted.turns.map((x) => x.history))),
+        claimCheck: kb(Math.max(...claimed.turns.map((x) => x.history))),
+      },
     };
-    console.log(`\nHistory KB per turn, ~200-token messages (conversation: mean of the 100 turns up to the turn)\n${table(rows)}`);
-    console.log(`\nruns (continue-as-new): today ${today.runs}, compaction ${compacted.runs}, claim check ${claimed.runs}; largest turn: ${results.largestTurnKb.compaction} KB / ${results.largestTurnKb.claimCheck} KB`);
-    console.log(`seconds: today ${results.seconds.today} (${chainTurns} turns), compaction ${results.seconds.compaction}, claim check ${results.seconds.claimCheck} (${turns} turns)`);
+    console.log(
+      `\nHistory KB per turn, ~200-token messages (conversation: mean of the 100 turns up to the turn)\n${table(rows)}`,
+    );
+    console.log(
+      `\nruns (continue-as-new): today ${today.runs}, compaction ${compacted.runs}, claim check ${claimed.runs}; largest turn: ${results.largestTurnKb.compaction} KB / ${results.largestTurnKb.claimCheck} KB`,
+    );
+    console.log(
+      `seconds: today ${results.seconds.today} (${chainTurns} turns), compaction ${results.seconds.compaction}, claim check ${results.seconds.claimCheck} (${turns} turns)`,
+    );
     const out = path.join(__dirname, 'conversation-results.json');
     fs.writeFileSync(out, `${JSON.stringify(results, null, 2)}\n`);
     console.log(`wrote ${path.relative(process.cwd(), out)}`);

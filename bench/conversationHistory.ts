@@ -24,13 +24,22 @@ export interface TurnBytes {
 type IPayloads = temporal.api.common.v1.IPayloads | null | undefined;
 const decoder = new TextDecoder();
 
-const isReference = (p: temporal.api.common.v1.IPayload) => decoder.decode(p.metadata?.encoding ?? new Uint8Array()) === CLAIM_CHECK_ENCODING;
+const isReference = (p: temporal.api.common.v1.IPayload) =>
+  decoder.decode(p.metadata?.encoding ?? new Uint8Array()) === CLAIM_CHECK_ENCODING;
 
-const payloadBytes = (p: IPayloads) => (p?.payloads ?? []).reduce((n, x) => n + temporal.api.common.v1.Payload.encode(x).finish().length, 0);
+const payloadBytes = (p: IPayloads) =>
+  (p?.payloads ?? []).reduce((n, x) => n + temporal.api.common.v1.Payload.encode(x).finish().length, 0);
 
 /** Every run of `workflowId`, oldest first, read one at a time. */
-export async function forEachRun(env: DevServer, workflowId: string, read: (events: HistoryEvent[]) => void): Promise<number> {
-  const connection = await Connection.connect({ address: env.address, channelArgs: { 'grpc.max_receive_message_length': 256 * 2 ** 20 } });
+export async function forEachRun(
+  env: DevServer,
+  workflowId: string,
+  read: (events: HistoryEvent[]) => void,
+): Promise<number> {
+  const connection = await Connection.connect({
+    address: env.address,
+    channelArgs: { 'grpc.max_receive_message_length': 256 * 2 ** 20 },
+  });
   try {
     const client = new Client({ connection });
     const runs: string[] = [];
@@ -47,7 +56,10 @@ export async function forEachRun(env: DevServer, workflowId: string, read: (even
  * start to the next is that turn's (its model calls, the update and its reply, memos, timers, the
  * compaction after it, and a continue-as-new input when one falls in it).
  */
-export function conversationTurnBytes(blobDir?: string): { read: (events: HistoryEvent[]) => void; turns: TurnBytes[] } {
+export function conversationTurnBytes(blobDir?: string): {
+  read: (events: HistoryEvent[]) => void;
+  turns: TurnBytes[];
+} {
   const turns: TurnBytes[] = [];
   const blobSize = (p: IPayloads) =>
     (p?.payloads ?? []).reduce((n, x) => {
@@ -60,7 +72,8 @@ export function conversationTurnBytes(blobDir?: string): { read: (events: Histor
     for (const e of events) {
       const memo = e.workflowPropertiesModifiedEventAttributes?.upsertedMemo?.fields?.[TURN_MEMO];
       // A turn's start record is small, never claim-checked; its end record (with the reply) may be.
-      if (memo && !isReference(memo) && fromPayload<{ phase: string }>(memo).phase === 'started') turns.push({ history: 0, modelCalls: 0, blobs: 0 });
+      if (memo && !isReference(memo) && fromPayload<{ phase: string }>(memo).phase === 'started')
+        turns.push({ history: 0, modelCalls: 0, blobs: 0 });
       const turn = turns.at(-1);
       if (!turn) continue;
       turn.history += temporal.api.history.v1.HistoryEvent.encode(e).finish().length;
@@ -70,9 +83,15 @@ export function conversationTurnBytes(blobDir?: string): { read: (events: Histor
         turn.modelCalls += payloadBytes(scheduled.input);
       }
       const completed = e.activityTaskCompletedEventAttributes;
-      if (completed && models.has(String(completed.scheduledEventId))) turn.modelCalls += payloadBytes(completed.result);
-      turn.blobs += blobSize(scheduled?.input) + blobSize(completed?.result) + blobSize(e.workflowExecutionStartedEventAttributes?.input);
-      turn.blobs += blobSize(e.workflowExecutionUpdateAcceptedEventAttributes?.acceptedRequest?.input?.args) + blobSize(e.workflowExecutionUpdateCompletedEventAttributes?.outcome?.success);
+      if (completed && models.has(String(completed.scheduledEventId)))
+        turn.modelCalls += payloadBytes(completed.result);
+      turn.blobs +=
+        blobSize(scheduled?.input) +
+        blobSize(completed?.result) +
+        blobSize(e.workflowExecutionStartedEventAttributes?.input);
+      turn.blobs +=
+        blobSize(e.workflowExecutionUpdateAcceptedEventAttributes?.acceptedRequest?.input?.args) +
+        blobSize(e.workflowExecutionUpdateCompletedEventAttributes?.outcome?.success);
     }
   };
   return { read, turns };

@@ -13,11 +13,16 @@ import { startDevServer } from '../src/devserver/server';
 import { createWorker } from '../src/worker';
 import { median, round, table, timeRuns } from './lib';
 
-const { values } = parseArgs({ options: { reps: { type: 'string', default: '10' }, handoffs: { type: 'string', default: '10' } } });
+const { values } = parseArgs({
+  options: { reps: { type: 'string', default: '10' }, handoffs: { type: 'string', default: '10' } },
+});
 const reps = Number(values.reps);
 const handoffs = Number(values.handoffs);
 
-const hop = (to: string): ScriptedStep => ({ handoff: { to, message: `over to ${to}` }, usage: { inputTokens: 500, outputTokens: 50 } });
+const hop = (to: string): ScriptedStep => ({
+  handoff: { to, message: `over to ${to}` },
+  usage: { inputTokens: 500, outputTokens: 50 },
+});
 
 /** a → b → a → … for `handoffs` handoffs, then an answer: `handoffs + 1` model calls. */
 function team(economics: TeamOptions): Team {
@@ -26,14 +31,26 @@ function team(economics: TeamOptions): Team {
   for (let i = 0; i < handoffs; i++) (i % 2 === 0 ? aSteps : bSteps).push(hop(i % 2 === 0 ? 'b' : 'a'));
   (handoffs % 2 === 0 ? aSteps : bSteps).push({ text: 'done', usage: { inputTokens: 500, outputTokens: 50 } });
   const model = (steps: ScriptedStep[]) => scripted({ model: 'metered', steps });
-  return new Team([defineAgent({ id: 'a', instructions: 'A', model: model(aSteps) }), defineAgent({ id: 'b', instructions: 'B', model: model(bSteps) })], { prices: { metered: { input: 1, output: 1 } }, ...economics });
+  return new Team(
+    [
+      defineAgent({ id: 'a', instructions: 'A', model: model(aSteps) }),
+      defineAgent({ id: 'b', instructions: 'B', model: model(bSteps) }),
+    ],
+    { prices: { metered: { input: 1, output: 1 } }, ...economics },
+  );
 }
 
 const CONFIGS: { name: string; economics: TeamOptions }[] = [
   { name: 'priced, nothing shared (baseline)', economics: {} },
   // Each its own ledger: a ledger runs on the task queue of the worker that first asked it.
   { name: 'spend limit', economics: { spendLimits: [{ name: 'bench-limit', limit: 1_000_000, window: 'day' }] } },
-  { name: 'spend limit + shared breakers', economics: { spendLimits: [{ name: 'bench-limit-breakers', limit: 1_000_000, window: 'day' }], sharedBreakers: true } },
+  {
+    name: 'spend limit + shared breakers',
+    economics: {
+      spendLimits: [{ name: 'bench-limit-breakers', limit: 1_000_000, window: 'day' }],
+      sharedBreakers: true,
+    },
+  },
 ];
 
 async function main(): Promise<void> {
@@ -45,10 +62,17 @@ async function main(): Promise<void> {
       const taskQueue = `bench-economics-${i}-${Date.now()}`;
       const worker = await createWorker({ team: team(config.economics), connection: env.nativeConnection, taskQueue });
       const baton = new Baton({ client: env.client, taskQueue });
-      const times = await worker.runUntil(timeRuns(reps, () => baton.run('a', 'go', { loopWindow: 0, maxHandoffs: handoffs })));
+      const times = await worker.runUntil(
+        timeRuns(reps, () => baton.run('a', 'go', { loopWindow: 0, maxHandoffs: handoffs })),
+      );
       const perCall = median(times) / (handoffs + 1);
       if (i === 0) baseline = perCall;
-      rows.push({ chain: config.name, 'median per model call (ms)': round(perCall, 1), 'added per model call (ms)': i === 0 ? '' : round(perCall - baseline, 1), ratio: round(perCall / baseline, 2) });
+      rows.push({
+        chain: config.name,
+        'median per model call (ms)': round(perCall, 1),
+        'added per model call (ms)': i === 0 ? '' : round(perCall - baseline, 1),
+        ratio: round(perCall / baseline, 2),
+      });
       console.error(`${config.name}: ${round(perCall, 1)} ms per model call`);
     }
   } finally {

@@ -5,19 +5,25 @@ import type { HistoryEvent } from '../src/payloads/read';
 import { round, type WithBaton } from './lib';
 import { chainTeam, conversationTeam } from './teams';
 
-
 const payloadBytes = (p: temporal.api.common.v1.IPayloads | null | undefined) =>
-  (p?.payloads ?? []).reduce((n, x) => n + (x.data?.length ?? 0) + Object.values(x.metadata ?? {}).reduce((m, v) => m + v.length, 0), 0);
+  (p?.payloads ?? []).reduce(
+    (n, x) => n + (x.data?.length ?? 0) + Object.values(x.metadata ?? {}).reduce((m, v) => m + v.length, 0),
+    0,
+  );
 
 /** Every run's events of a chain, oldest run first; a connection of its own, sized for large history pages. */
 async function allEvents(env: DevServer, workflowId: string): Promise<HistoryEvent[][]> {
-  const connection = await Connection.connect({ address: env.address, channelArgs: { 'grpc.max_receive_message_length': 256 * 2 ** 20 } });
+  const connection = await Connection.connect({
+    address: env.address,
+    channelArgs: { 'grpc.max_receive_message_length': 256 * 2 ** 20 },
+  });
   try {
     const client = new Client({ connection });
     const runs: string[] = [];
     for await (const wf of client.workflow.list({ query: `WorkflowId = "${workflowId}"` })) runs.unshift(wf.runId);
     const all: HistoryEvent[][] = [];
-    for (const runId of runs) all.push((await client.workflow.getHandle(workflowId, runId).fetchHistory()).events ?? []);
+    for (const runId of runs)
+      all.push((await client.workflow.getHandle(workflowId, runId).fetchHistory()).events ?? []);
     return all;
   } finally {
     await connection.close();
@@ -64,7 +70,12 @@ export async function historyCost(env: DevServer, withBaton: WithBaton, quick: b
         const runs = await allEvents(env, run.workflowId);
         const perTurn = bytesByTurn(runs);
         const runBytes = runs.map((events) => events.reduce((n, e) => n + JSON.stringify(e).length, 0));
-        return { perTurn, runs: runs.length, largestRunMb: round(Math.max(...runBytes) / 2 ** 20, 1), seconds: round(seconds, 1) };
+        return {
+          perTurn,
+          runs: runs.length,
+          largestRunMb: round(Math.max(...runBytes) / 2 ** 20, 1),
+          seconds: round(seconds, 1),
+        };
       },
       { compress },
     );

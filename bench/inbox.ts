@@ -23,7 +23,9 @@ import { serveBaton } from '../src/server';
 import { createWorker } from '../src/worker';
 import { percentile, round, table } from './lib';
 
-const { values } = parseArgs({ options: { chains: { type: 'string', default: '10000' }, decisions: { type: 'string', default: '50' } } });
+const { values } = parseArgs({
+  options: { chains: { type: 'string', default: '10000' }, decisions: { type: 'string', default: '50' } },
+});
 const chains = Number(values.chains);
 const decisions = Math.min(Number(values.decisions), chains);
 const QUEUE = 'bench-inbox';
@@ -31,8 +33,17 @@ const QUEUE = 'bench-inbox';
 /** a hands off to b; alice approves, within a day. */
 function inboxTeam(): Team {
   return new Team([
-    defineAgent({ id: 'a', instructions: 'A', model: scripted({ rules: [{ whenIncludes: '', reply: { handoff: { to: 'b', message: 'please' } } }] }) }),
-    defineAgent({ id: 'b', instructions: 'B', model: scripted({ rules: [{ whenIncludes: '', reply: { text: 'ok' } }] }), approval: { approvers: ['alice'], timeout: '1 day' } }),
+    defineAgent({
+      id: 'a',
+      instructions: 'A',
+      model: scripted({ rules: [{ whenIncludes: '', reply: { handoff: { to: 'b', message: 'please' } } }] }),
+    }),
+    defineAgent({
+      id: 'b',
+      instructions: 'B',
+      model: scripted({ rules: [{ whenIncludes: '', reply: { text: 'ok' } }] }),
+      approval: { approvers: ['alice'], timeout: '1 day' },
+    }),
   ]);
 }
 
@@ -45,7 +56,12 @@ async function timed<T>(fn: () => Promise<T>): Promise<{ ms: number; value: T }>
 async function main(): Promise<void> {
   Runtime.install({ logger: new DefaultLogger('ERROR') });
   const env = await startDevServer();
-  const worker = await createWorker({ team: inboxTeam(), connection: env.nativeConnection, taskQueue: QUEUE, worker: { maxCachedWorkflows: 2_000 } });
+  const worker = await createWorker({
+    team: inboxTeam(),
+    connection: env.nativeConnection,
+    taskQueue: QUEUE,
+    worker: { maxCachedWorkflows: 2_000 },
+  });
   const baton = new Baton({ client: env.client, taskQueue: QUEUE });
   try {
     await worker.runUntil(async () => {
@@ -76,9 +92,18 @@ async function main(): Promise<void> {
         for await (const wf of env.client.workflow.list({ query: waitingQuery, pageSize: 1000 })) if (wf.memo) n++;
         return n;
       });
-      const service = await serveBaton({ baton, port: 0, host: '127.0.0.1', metrics: false, auth: { tokens: [{ token: 'bench-alice-token', identity: 'alice', roles: ['approver'] }] }, log: () => undefined });
+      const service = await serveBaton({
+        baton,
+        port: 0,
+        host: '127.0.0.1',
+        metrics: false,
+        auth: { tokens: [{ token: 'bench-alice-token', identity: 'alice', roles: ['approver'] }] },
+        log: () => undefined,
+      });
       const old = await timed(async () => {
-        const res = await fetch(`${service.url}/v1/approvals`, { headers: { authorization: 'Bearer bench-alice-token' } });
+        const res = await fetch(`${service.url}/v1/approvals`, {
+          headers: { authorization: 'Bearer bench-alice-token' },
+        });
         // At this size the old listing may not finish within the service's own deadline: say so rather than a count.
         return res.ok ? ((await res.json()) as { approvals: unknown[] }).approvals.length : `HTTP ${res.status}`;
       });
@@ -90,22 +115,43 @@ async function main(): Promise<void> {
         const handle = env.client.workflow.getHandle(workflowId);
         const t = performance.now();
         await baton.approve(workflowId, { approver: 'alice' });
-        while ((await handle.describe()).typedSearchAttributes.get(BatonStatusAttribute) === 'awaiting_approval') await new Promise((r) => setTimeout(r, 5));
+        while ((await handle.describe()).typedSearchAttributes.get(BatonStatusAttribute) === 'awaiting_approval')
+          await new Promise((r) => setTimeout(r, 5));
         resumed.push(performance.now() - t);
         await handle.result();
         finished.push(performance.now() - t);
       }
 
-      console.log(`\nThe inbox with ${chains} chains waiting for approval (ms)\n${table([
-        { measure: 'inbox: first page (50), all matches read and sorted', ms: round(inbox.ms, 1), listed: `${inbox.value.approvals.length} of ${inbox.value.total}` },
-        { measure: 'inbox: every page, 500 a page', ms: round(allPages.ms, 1), listed: allPages.value },
-        { measure: 'floor: raw visibility list with memos', ms: round(raw.ms, 1), listed: raw.value },
-        { measure: 'before: GET /v1/approvals (visibility + a query per chain)', ms: round(old.ms, 1), listed: old.value },
-      ])}`);
-      console.log(`\nDecision → chain resumed, ${decisions} decisions one at a time (ms)\n${table([
-        { measure: 'decision → past its wait (BatonStatus)', p50: round(percentile(resumed, 50), 1), p95: round(percentile(resumed, 95), 1) },
-        { measure: 'decision → chain ended (its next model turn included)', p50: round(percentile(finished, 50), 1), p95: round(percentile(finished, 95), 1) },
-      ])}`);
+      console.log(
+        `\nThe inbox with ${chains} chains waiting for approval (ms)\n${table([
+          {
+            measure: 'inbox: first page (50), all matches read and sorted',
+            ms: round(inbox.ms, 1),
+            listed: `${inbox.value.approvals.length} of ${inbox.value.total}`,
+          },
+          { measure: 'inbox: every page, 500 a page', ms: round(allPages.ms, 1), listed: allPages.value },
+          { measure: 'floor: raw visibility list with memos', ms: round(raw.ms, 1), listed: raw.value },
+          {
+            measure: 'before: GET /v1/approvals (visibility + a query per chain)',
+            ms: round(old.ms, 1),
+            listed: old.value,
+          },
+        ])}`,
+      );
+      console.log(
+        `\nDecision → chain resumed, ${decisions} decisions one at a time (ms)\n${table([
+          {
+            measure: 'decision → past its wait (BatonStatus)',
+            p50: round(percentile(resumed, 50), 1),
+            p95: round(percentile(resumed, 95), 1),
+          },
+          {
+            measure: 'decision → chain ended (its next model turn included)',
+            p50: round(percentile(finished, 50), 1),
+            p95: round(percentile(finished, 95), 1),
+          },
+        ])}`,
+      );
       console.log('\nTargets: 10,000 listed in ≤ 1000 ms; decision → resumed p50 ≤ 250 ms.');
     });
   } finally {

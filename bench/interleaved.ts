@@ -33,7 +33,11 @@ export interface InterleavedFigures {
 export type FloorChain = (steps: number, modelCalls: number, local?: boolean, writes?: boolean) => Promise<unknown>;
 
 /** baton (remote and local model calls) and the floors of each, chains of 10 handoffs, in interleaved rounds. */
-export function measureInterleaved(withBaton: WithBaton, floorChain: FloorChain, options: { latency: number; rounds: number; chainsPerRound: number }): Promise<InterleavedFigures> {
+export function measureInterleaved(
+  withBaton: WithBaton,
+  floorChain: FloorChain,
+  options: { latency: number; rounds: number; chainsPerRound: number },
+): Promise<InterleavedFigures> {
   const handoffs = 10;
   const steps = 1 + (handoffs + 1);
   const floor = (local: boolean, writes: boolean) => () => floorChain(steps, handoffs + 1, local, writes);
@@ -56,13 +60,21 @@ export function measureInterleaved(withBaton: WithBaton, floorChain: FloorChain,
         times[name].push((performance.now() - t) / options.chainsPerRound / handoffs);
       }
     }
-    const ratiosOf = (pick: (t: number[]) => number) => Object.fromEntries(Object.entries(RATIOS).map(([key, [ours, theirs]]) => [key, round(pick(times[ours]) / pick(times[theirs]))])) as Ratios;
+    const ratiosOf = (pick: (t: number[]) => number) =>
+      Object.fromEntries(
+        Object.entries(RATIOS).map(([key, [ours, theirs]]) => [key, round(pick(times[ours]) / pick(times[theirs]))]),
+      ) as Ratios;
     const perRound = times.baton.map((_, r) => ratiosOf((t) => t[r]!));
     return {
       rounds: options.rounds,
       chainsPerRound: options.chainsPerRound,
-      msPerHandoff: Object.fromEntries(runs.map(([name]) => [name, round(median(times[name]))])) as Record<System, number>,
-      ratios: Object.fromEntries(Object.keys(RATIOS).map((key) => [key, round(median(perRound.map((p) => p[key as keyof Ratios])))])) as Ratios,
+      msPerHandoff: Object.fromEntries(runs.map(([name]) => [name, round(median(times[name]))])) as Record<
+        System,
+        number
+      >,
+      ratios: Object.fromEntries(
+        Object.keys(RATIOS).map((key) => [key, round(median(perRound.map((p) => p[key as keyof Ratios])))]),
+      ) as Ratios,
       perRound,
     };
   });
@@ -74,9 +86,21 @@ export function interleavedRows(f: InterleavedFigures): Record<string, string | 
   return [
     { system: 'baton (remote model calls)', 'ms/handoff': m.baton, 'baton over it': 1 },
     { system: 'floor: 12 no-op activities', 'ms/handoff': m.floor, 'baton over it': f.ratios.batonOverFloor },
-    { system: "floor + a handoff's writes", 'ms/handoff': m.floorWrites, 'baton over it': f.ratios.batonOverFloorWrites },
+    {
+      system: "floor + a handoff's writes",
+      'ms/handoff': m.floorWrites,
+      'baton over it': f.ratios.batonOverFloorWrites,
+    },
     { system: 'baton, local model calls', 'ms/handoff': m.batonLocal, 'baton over it': 1 },
-    { system: 'floor: 12 no-op local activities', 'ms/handoff': m.floorLocal, 'baton over it': f.ratios.batonLocalOverFloorLocal },
-    { system: "floor local + a handoff's writes", 'ms/handoff': m.floorLocalWrites, 'baton over it': f.ratios.batonLocalOverFloorLocalWrites },
+    {
+      system: 'floor: 12 no-op local activities',
+      'ms/handoff': m.floorLocal,
+      'baton over it': f.ratios.batonLocalOverFloorLocal,
+    },
+    {
+      system: "floor local + a handoff's writes",
+      'ms/handoff': m.floorLocalWrites,
+      'baton over it': f.ratios.batonLocalOverFloorLocalWrites,
+    },
   ];
 }

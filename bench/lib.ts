@@ -6,7 +6,12 @@ import type { Baton } from '../src/client/baton';
 import type { CreateWorkerOptions } from '../src/worker';
 
 /** Runs `fn` with a Baton client while a worker for `team` polls `queue`. */
-export type WithBaton = <T>(team: CreateWorkerOptions['team'], queue: string, fn: (b: Baton) => Promise<T>, extra?: Partial<CreateWorkerOptions>) => Promise<T>;
+export type WithBaton = <T>(
+  team: CreateWorkerOptions['team'],
+  queue: string,
+  fn: (b: Baton) => Promise<T>,
+  extra?: Partial<CreateWorkerOptions>,
+) => Promise<T>;
 
 export function percentile(values: number[], p: number): number {
   if (values.length === 0) return NaN;
@@ -50,7 +55,11 @@ export function table(rows: Record<string, string | number>[]): string {
   const cols = Object.keys(rows[0] ?? {});
   const width = cols.map((c) => Math.max(c.length, ...rows.map((r) => String(r[c]).length)));
   const line = (cells: string[]) => cells.map((c, i) => c.padEnd(width[i]!)).join('  ');
-  return [line(cols), line(width.map((w) => '-'.repeat(w))), ...rows.map((r) => line(cols.map((c) => String(r[c]))))].join('\n');
+  return [
+    line(cols),
+    line(width.map((w) => '-'.repeat(w))),
+    ...rows.map((r) => line(cols.map((c) => String(r[c])))),
+  ].join('\n');
 }
 
 /** A burst of chains started at once, as a peer reports it: raw milliseconds and its process's peak RSS. */
@@ -98,19 +107,29 @@ export async function runPeer<T>(name: string, args: string[], env: NodeJS.Proce
     const npm = ['--prefix', dir, '--no-audit', '--no-fund'];
     const ci = await runChild('npm', ['ci', ...npm]);
     if (ci.code !== 0) {
-      console.log(`npm ci refused: ${ci.output.split('\n').find((l) => /^npm error (?!code )\S/.test(l)) ?? `exit ${ci.code}`}; installing from the lockfile with npm install --no-save`);
+      console.log(
+        `npm ci refused: ${ci.output.split('\n').find((l) => /^npm error (?!code )\S/.test(l)) ?? `exit ${ci.code}`}; installing from the lockfile with npm install --no-save`,
+      );
       const install = await runChild('npm', ['install', '--no-save', ...npm]);
       if (install.code !== 0) {
         console.error(install.output.trim().split('\n').slice(-20).join('\n'));
-        return { skipped: `could not install its dependencies; install them with \`npm ci --prefix ${prefix}\` (or \`npm install --prefix ${prefix}\`) and run again` };
+        return {
+          skipped: `could not install its dependencies; install them with \`npm ci --prefix ${prefix}\` (or \`npm install --prefix ${prefix}\`) and run again`,
+        };
       }
     }
   }
   const main = path.join(dir, 'main.ts');
-  const { code, output } = await runChild(process.execPath, [require.resolve('tsx/cli'), main, ...args], { cwd: dir, env: { ...process.env, ...env }, logs: true });
+  const { code, output } = await runChild(process.execPath, [require.resolve('tsx/cli'), main, ...args], {
+    cwd: dir,
+    env: { ...process.env, ...env },
+    logs: true,
+  });
   const last = output.trim().split('\n').at(-1) ?? '';
   if (code !== 0 || !last.startsWith('{')) {
-    return { skipped: `its measuring program failed (exit ${code}, output above); run it alone with \`npx tsx ${path.relative(process.cwd(), main)} ${args.join(' ')}\`` };
+    return {
+      skipped: `its measuring program failed (exit ${code}, output above); run it alone with \`npx tsx ${path.relative(process.cwd(), main)} ${args.join(' ')}\``,
+    };
   }
   return { report: JSON.parse(last) as T };
 }
@@ -119,9 +138,17 @@ export async function runPeer<T>(name: string, args: string[], env: NodeJS.Proce
  * A child process and what it printed: its stdout, or with `logs` its stdout while its stderr
  * (the logs) goes to ours; without `logs` its stderr too, for npm, whose output matters only when it fails.
  */
-function runChild(command: string, args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv; logs?: boolean } = {}): Promise<{ code: number | null; output: string }> {
+function runChild(
+  command: string,
+  args: string[],
+  options: { cwd?: string; env?: NodeJS.ProcessEnv; logs?: boolean } = {},
+): Promise<{ code: number | null; output: string }> {
   return new Promise((resolve) => {
-    const child = spawn(command, args, { cwd: options.cwd, env: options.env, stdio: ['ignore', 'pipe', options.logs ? process.stderr : 'pipe'] });
+    const child = spawn(command, args, {
+      cwd: options.cwd,
+      env: options.env,
+      stdio: ['ignore', 'pipe', options.logs ? process.stderr : 'pipe'],
+    });
     let output = '';
     const collect = (chunk: Buffer) => (output += chunk.toString());
     child.stdout?.on('data', collect);

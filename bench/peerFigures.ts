@@ -8,7 +8,11 @@ import { median, percentile, round, runPeer, type LangGraphReport, type Temporal
 /** A peer's figures in results.json; the ratios are filled in as baton's side is measured. */
 export type PeerFigures = { perHandoffMs: number; batonOverPerHandoff?: number };
 /** A peer's figures in one mode of running model calls. */
-export type ModeFigures = PeerFigures & { eventsPerHandoff: number; throughput: { handoffsPerSecond: number; p50Ms: number; p95Ms: number; peakRssMb: number }; batonOverThroughput?: number };
+export type ModeFigures = PeerFigures & {
+  eventsPerHandoff: number;
+  throughput: { handoffsPerSecond: number; p50Ms: number; p95Ms: number; peakRssMb: number };
+  batonOverThroughput?: number;
+};
 
 /** The rows the peers add to the handoff, throughput and history tables. */
 export interface PeerRows {
@@ -26,9 +30,16 @@ export interface PeerRuns {
 }
 
 /** Runs the peers (bench/peers/), Temporal's integration against the dev server at `address`; a peer that cannot run is recorded as skipped. */
-export async function measurePeers(address: string, { reps, latency, burstChains }: PeerRuns): Promise<PeerRows & { figures: Record<string, unknown> }> {
+export async function measurePeers(
+  address: string,
+  { reps, latency, burstChains }: PeerRuns,
+): Promise<PeerRows & { figures: Record<string, unknown> }> {
   const common = ['--reps', String(reps), '--latency', String(latency)];
-  const agents = await runPeer<TemporalAgentsReport>('temporal-openai-agents', [...common, '--chains', String(burstChains)], { TEMPORAL_ADDRESS: address });
+  const agents = await runPeer<TemporalAgentsReport>(
+    'temporal-openai-agents',
+    [...common, '--chains', String(burstChains)],
+    { TEMPORAL_ADDRESS: address },
+  );
   const langgraph = await runPeer<LangGraphReport>('langgraph', common);
   const langgraphSqlite = await runPeer<LangGraphReport>('langgraph', [...common, '--saver', 'sqlite']);
   const rows: PeerRows = { perHandoff: [], throughput: [], history: [] };
@@ -37,7 +48,8 @@ export async function measurePeers(address: string, { reps, latency, burstChains
     langgraph: 'report' in langgraph ? langgraphFigures(langgraph.report, rows) : langgraph,
     langgraphSqlite: 'report' in langgraphSqlite ? langgraphFigures(langgraphSqlite.report, rows) : langgraphSqlite,
   };
-  for (const [name, f] of Object.entries(figures)) if ('skipped' in f) console.log(`\npeer ${name} skipped: ${f.skipped}`);
+  for (const [name, f] of Object.entries(figures))
+    if ('skipped' in f) console.log(`\npeer ${name} skipped: ${f.skipped}`);
   return { ...rows, figures };
 }
 
@@ -52,7 +64,12 @@ function temporalAgentsFigures(r: TemporalAgentsReport, rows: PeerRows) {
     const f: ModeFigures = {
       perHandoffMs: round(median(m.chainMs) / r.handoffs),
       eventsPerHandoff: round(m.historyEvents / r.handoffs, 1),
-      throughput: { handoffsPerSecond: round(handoffsPerSecond, 1), p50Ms: round(median(m.burst.latenciesMs)), p95Ms: round(percentile(m.burst.latenciesMs, 95)), peakRssMb: round(m.burst.peakRssMb, 0) },
+      throughput: {
+        handoffsPerSecond: round(handoffsPerSecond, 1),
+        p50Ms: round(median(m.burst.latenciesMs)),
+        p95Ms: round(percentile(m.burst.latenciesMs, 95)),
+        peakRssMb: round(m.burst.peakRssMb, 0),
+      },
     };
     figures[mode] = f;
     const local = mode === 'localActivity';
@@ -65,10 +82,24 @@ function temporalAgentsFigures(r: TemporalAgentsReport, rows: PeerRows) {
 
 /** The LangGraph swarm in-process; it keeps checkpoints (in memory, or in a SQLite file) where Temporal keeps history events. */
 function langgraphFigures(r: LangGraphReport, rows: PeerRows) {
-  const f = { versions: r.versions, perHandoffMs: round(median(r.chainMs) / r.handoffs, 3), checkpointsPerHandoff: round(r.checkpoints / r.handoffs, 1) };
+  const f = {
+    versions: r.versions,
+    perHandoffMs: round(median(r.chainMs) / r.handoffs, 3),
+    checkpointsPerHandoff: round(r.checkpoints / r.handoffs, 1),
+  };
   const saver = r.saver === 'sqlite' ? 'SqliteSaver on a file' : 'MemorySaver';
   // In-process like baton's local model calls: compared with those.
-  rows.perHandoff.push({ system: `LangGraph swarm, in-process (${saver})`, ms: median(r.chainMs) / r.handoffs, figures: f, local: true });
-  rows.history.push({ system: `LangGraph swarm: ${saver} checkpoints, not events`, handoffs: r.handoffs, events: r.checkpoints, 'events/handoff': f.checkpointsPerHandoff });
+  rows.perHandoff.push({
+    system: `LangGraph swarm, in-process (${saver})`,
+    ms: median(r.chainMs) / r.handoffs,
+    figures: f,
+    local: true,
+  });
+  rows.history.push({
+    system: `LangGraph swarm: ${saver} checkpoints, not events`,
+    handoffs: r.handoffs,
+    events: r.checkpoints,
+    'events/handoff': f.checkpointsPerHandoff,
+  });
   return f;
 }

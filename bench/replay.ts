@@ -4,7 +4,6 @@ import { checkHistories } from '../src/worker/determinism';
 import { median, round, timeRuns, type WithBaton } from './lib';
 import { chainTeam } from './teams';
 
-
 /** Time a determinism check of a ~1,000-event chain history beside a ~1,000-event floor history. */
 export async function replayCost(
   env: DevServer,
@@ -21,11 +20,20 @@ export async function replayCost(
 
   const steps = 166;
   const floorId = `floor-replay-${Date.now()}`;
-  await env.client.workflow.execute('noopChain', { taskQueue: 'bench-floor', workflowId: floorId, args: [{ steps, latencyMs: [] }] });
+  await env.client.workflow.execute('noopChain', {
+    taskQueue: 'bench-floor',
+    workflowId: floorId,
+    args: [{ steps, latencyMs: [] }],
+  });
   const floorHistory = await env.client.workflow.getHandle(floorId).fetchHistory();
-  const workflowBundle = await bundleWorkflowCode({ workflowsPath: require.resolve('./floor/workflows'), logger: new DefaultLogger('WARN') });
+  const workflowBundle = await bundleWorkflowCode({
+    workflowsPath: require.resolve('./floor/workflows'),
+    logger: new DefaultLogger('WARN'),
+  });
   const floorReplay = async () => {
-    for await (const r of Worker.runReplayHistories({ workflowBundle }, [{ workflowId: floorId, history: floorHistory }])) {
+    for await (const r of Worker.runReplayHistories({ workflowBundle }, [
+      { workflowId: floorId, history: floorHistory },
+    ])) {
       if (r.error) throw r.error;
     }
   };

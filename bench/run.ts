@@ -46,7 +46,12 @@ const withPeers = selected('peers');
 async function main(): Promise<void> {
   Runtime.install({ logger: new DefaultLogger('ERROR') });
   const env = await startDevServer({ dynamicConfig: values['dynamic-config'] ?? [] });
-  const results: Record<string, unknown> = { date: new Date().toISOString(), latencyMs: latency, reps, node: process.version };
+  const results: Record<string, unknown> = {
+    date: new Date().toISOString(),
+    latencyMs: latency,
+    reps,
+    node: process.version,
+  };
   const floor = await Worker.create({
     connection: env.nativeConnection,
     taskQueue: 'bench-floor',
@@ -54,16 +59,30 @@ async function main(): Promise<void> {
     activities: floorActivities,
   });
   const floorRun = floor.run();
-  const withBaton = async <T>(team: CreateWorkerOptions['team'], queue: string, fn: (b: Baton) => Promise<T>, extra: Partial<CreateWorkerOptions> = {}) => {
+  const withBaton = async <T>(
+    team: CreateWorkerOptions['team'],
+    queue: string,
+    fn: (b: Baton) => Promise<T>,
+    extra: Partial<CreateWorkerOptions> = {},
+  ) => {
     const worker = await createWorker({ team, connection: env.nativeConnection, taskQueue: queue, ...extra });
-    const client = extra.compress ? new Client({ connection: env.connection, dataConverter: batonDataConverter({ compress: true }) }) : env.client;
+    const client = extra.compress
+      ? new Client({ connection: env.connection, dataConverter: batonDataConverter({ compress: true }) })
+      : env.client;
     return worker.runUntil(fn(new Baton({ client, taskQueue: queue })));
   };
   const floorChain = (steps: number, modelCalls: number, local = false, writes = false) =>
     env.client.workflow.execute('noopChain', {
       taskQueue: 'bench-floor',
       workflowId: `floor-${Math.random()}`,
-      args: [{ steps, latencyMs: Array.from({ length: steps }, (_, i) => (i > 0 && i <= modelCalls ? latency : 0)), local, writes }],
+      args: [
+        {
+          steps,
+          latencyMs: Array.from({ length: steps }, (_, i) => (i > 0 && i <= modelCalls ? latency : 0)),
+          local,
+          writes,
+        },
+      ],
     });
 
   try {
@@ -74,9 +93,13 @@ async function main(): Promise<void> {
       // 1. Orchestration cost per handoff: sequential chains of 10 handoffs.
       const handoffs = 10;
       const steps = 1 + (handoffs + 1); // loadTeam and the model calls: the activities a chain needs
-      const batonTimes = await withBaton(chainTeam(handoffs, latency), 'bench-chain', (b) => timeRuns(reps, () => b.run('c0', 'go')));
+      const batonTimes = await withBaton(chainTeam(handoffs, latency), 'bench-chain', (b) =>
+        timeRuns(reps, () => b.run('c0', 'go')),
+      );
       const perHandoff = (t: number[]) => median(t) / handoffs;
-      const rows: Record<string, string | number>[] = [{ system: 'baton (durable)', 'ms/handoff': round(perHandoff(batonTimes)), ratio: 1 }];
+      const rows: Record<string, string | number>[] = [
+        { system: 'baton (durable)', 'ms/handoff': round(perHandoff(batonTimes)), ratio: 1 },
+      ];
       const recorded: Record<string, number> = { handoffsPerChain: handoffs, batonMs: round(perHandoff(batonTimes)) };
       // baton's figure with local model calls, for the peers that run theirs so (measured with the floor's rows).
       let batonLocalPerHandoff: number | undefined;
@@ -92,7 +115,9 @@ async function main(): Promise<void> {
           batonOverAgentsSdk: round(median(batonTimes) / median(sdkTimes), 1),
         });
         // Model calls as local activities, beside the floor's no-op activities run the same way.
-        const localTimes = await withBaton(chainTeam(handoffs, latency), 'bench-chain-local', (b) => timeRuns(reps, () => b.run('c0', 'go', { modelActivity: 'local' })));
+        const localTimes = await withBaton(chainTeam(handoffs, latency), 'bench-chain-local', (b) =>
+          timeRuns(reps, () => b.run('c0', 'go', { modelActivity: 'local' })),
+        );
         const floorLocalTimes = await timeRuns(reps, () => floorChain(steps, handoffs + 1, true));
         // The floor making the writes a handoff makes (search attributes and the memo record).
         const floorWritesTimes = await timeRuns(reps, () => floorChain(steps, handoffs + 1, false, true));
@@ -114,15 +139,51 @@ async function main(): Promise<void> {
           batonLocalFileServerMs: round(perHandoff(fileLocalTimes)),
         });
         rows.push(
-          { system: `floor: ${steps} no-op activities`, 'ms/handoff': round(perHandoff(floorTimes)), ratio: round(median(floorTimes) / median(batonTimes)) },
-          { system: "baton, model calls as local activities (modelActivity: 'local')", 'ms/handoff': round(perHandoff(localTimes)), ratio: round(median(localTimes) / median(batonTimes)) },
-          { system: `floor: ${steps} no-op local activities`, 'ms/handoff': round(perHandoff(floorLocalTimes)), ratio: round(median(floorLocalTimes) / median(batonTimes)) },
-          { system: 'floor + a handoff\'s writes (search attributes, memo record)', 'ms/handoff': round(perHandoff(floorWritesTimes)), ratio: round(median(floorWritesTimes) / median(batonTimes)) },
-          { system: 'floor local + a handoff\'s writes', 'ms/handoff': round(perHandoff(floorLocalWritesTimes)), ratio: round(median(floorLocalWritesTimes) / median(batonTimes)) },
-          { system: 'baton on an untuned dev server (MaxPollRPS 20)', 'ms/handoff': round(perHandoff(untunedTimes)), ratio: round(median(untunedTimes) / median(batonTimes)) },
-          { system: 'baton on a dev server keeping its state in a file', 'ms/handoff': round(perHandoff(fileTimes)), ratio: round(median(fileTimes) / median(batonTimes)) },
-          { system: 'baton, local model calls, on a dev server keeping its state in a file', 'ms/handoff': round(perHandoff(fileLocalTimes)), ratio: round(median(fileLocalTimes) / median(batonTimes)) },
-          { system: 'OpenAI Agents SDK, in-process', 'ms/handoff': round(perHandoff(sdkTimes), 3), ratio: round(median(sdkTimes) / median(batonTimes), 4) },
+          {
+            system: `floor: ${steps} no-op activities`,
+            'ms/handoff': round(perHandoff(floorTimes)),
+            ratio: round(median(floorTimes) / median(batonTimes)),
+          },
+          {
+            system: "baton, model calls as local activities (modelActivity: 'local')",
+            'ms/handoff': round(perHandoff(localTimes)),
+            ratio: round(median(localTimes) / median(batonTimes)),
+          },
+          {
+            system: `floor: ${steps} no-op local activities`,
+            'ms/handoff': round(perHandoff(floorLocalTimes)),
+            ratio: round(median(floorLocalTimes) / median(batonTimes)),
+          },
+          {
+            system: "floor + a handoff's writes (search attributes, memo record)",
+            'ms/handoff': round(perHandoff(floorWritesTimes)),
+            ratio: round(median(floorWritesTimes) / median(batonTimes)),
+          },
+          {
+            system: "floor local + a handoff's writes",
+            'ms/handoff': round(perHandoff(floorLocalWritesTimes)),
+            ratio: round(median(floorLocalWritesTimes) / median(batonTimes)),
+          },
+          {
+            system: 'baton on an untuned dev server (MaxPollRPS 20)',
+            'ms/handoff': round(perHandoff(untunedTimes)),
+            ratio: round(median(untunedTimes) / median(batonTimes)),
+          },
+          {
+            system: 'baton on a dev server keeping its state in a file',
+            'ms/handoff': round(perHandoff(fileTimes)),
+            ratio: round(median(fileTimes) / median(batonTimes)),
+          },
+          {
+            system: 'baton, local model calls, on a dev server keeping its state in a file',
+            'ms/handoff': round(perHandoff(fileLocalTimes)),
+            ratio: round(median(fileLocalTimes) / median(batonTimes)),
+          },
+          {
+            system: 'OpenAI Agents SDK, in-process',
+            'ms/handoff': round(perHandoff(sdkTimes), 3),
+            ratio: round(median(sdkTimes) / median(batonTimes), 4),
+          },
         );
       }
       for (const p of peers?.perHandoff ?? []) {
@@ -136,8 +197,15 @@ async function main(): Promise<void> {
 
     if (selected('interleaved')) {
       // 1b. baton and its floor in interleaved rounds: ratios a machine whose pace drifts does not skew.
-      const f = (results.interleaved = await measureInterleaved(withBaton, floorChain, { latency, rounds: quick ? 3 : reps, chainsPerRound: quick ? 3 : 10 }));
-      print(`baton and its floor, ${f.rounds} interleaved rounds of ${f.chainsPerRound} chains of 10 handoffs (ms a handoff: median of rounds; baton over it: median of each round's ratio)`, interleavedRows(f));
+      const f = (results.interleaved = await measureInterleaved(withBaton, floorChain, {
+        latency,
+        rounds: quick ? 3 : reps,
+        chainsPerRound: quick ? 3 : 10,
+      }));
+      print(
+        `baton and its floor, ${f.rounds} interleaved rounds of ${f.chainsPerRound} chains of 10 handoffs (ms a handoff: median of rounds; baton over it: median of each round's ratio)`,
+        interleavedRows(f),
+      );
     }
 
     if (selected('throughput') || withPeers) {
@@ -158,7 +226,9 @@ async function main(): Promise<void> {
         const total = performance.now() - t0;
         return { total, latencies, peakRssMb: rss.stop() };
       };
-      const b = await withBaton(chainTeam(handoffs, latency), 'bench-burst', (baton) => burst(() => baton.run('c0', 'go')));
+      const b = await withBaton(chainTeam(handoffs, latency), 'bench-burst', (baton) =>
+        burst(() => baton.run('c0', 'go')),
+      );
       let batonLocalPerSecond: number | undefined;
       const perSecond = (r: { total: number }) => (chains * handoffs) / (r.total / 1000);
       const figures = (r: { total: number; latencies: number[]; peakRssMb: number }) => ({
@@ -167,7 +237,13 @@ async function main(): Promise<void> {
         p95Ms: round(percentile(r.latencies, 95)),
         peakRssMb: round(r.peakRssMb, 0),
       });
-      const row = (system: string, r: ReturnType<typeof figures>) => ({ system, 'handoffs/s': r.handoffsPerSecond, 'p50 ms': r.p50Ms, 'p95 ms': r.p95Ms, 'peak RSS MB': r.peakRssMb });
+      const row = (system: string, r: ReturnType<typeof figures>) => ({
+        system,
+        'handoffs/s': r.handoffsPerSecond,
+        'p50 ms': r.p50Ms,
+        'p95 ms': r.p95Ms,
+        'peak RSS MB': r.peakRssMb,
+      });
       const rows = [row('baton', figures(b))];
       const recorded: Record<string, unknown> = { chains, handoffsPerChain: handoffs, baton: figures(b) };
       results.throughput = recorded;
@@ -175,18 +251,26 @@ async function main(): Promise<void> {
         const f = await burst(() => floorChain(steps, handoffs + 1));
         // The floor making a handoff's writes: what the server's share of a burst is.
         const fw = await burst(() => floorChain(steps, handoffs + 1, false, true));
-        const bl = await withBaton(chainTeam(handoffs, latency), 'bench-burst-local', (baton) => burst(() => baton.run('c0', 'go', { modelActivity: 'local' })));
+        const bl = await withBaton(chainTeam(handoffs, latency), 'bench-burst-local', (baton) =>
+          burst(() => baton.run('c0', 'go', { modelActivity: 'local' })),
+        );
         const fl = await burst(() => floorChain(steps, handoffs + 1, true));
         batonLocalPerSecond = perSecond(bl);
         Object.assign(recorded, {
           floor: figures(f),
           batonOverFloorThroughput: round(perSecond(b) / perSecond(f)),
-          floorWithWrites: figures(fw), batonOverFloorWithWritesThroughput: round(perSecond(b) / perSecond(fw)),
+          floorWithWrites: figures(fw),
+          batonOverFloorWithWritesThroughput: round(perSecond(b) / perSecond(fw)),
           batonLocal: figures(bl),
           floorLocal: figures(fl),
           batonLocalOverFloorLocalThroughput: round(perSecond(bl) / perSecond(fl)),
         });
-        rows.push(row(`floor (${steps} no-op activities)`, figures(f)), row("floor + a handoff's writes", figures(fw)), row('baton, local model calls', figures(bl)), row(`floor (${steps} no-op local activities)`, figures(fl)));
+        rows.push(
+          row(`floor (${steps} no-op activities)`, figures(f)),
+          row("floor + a handoff's writes", figures(fw)),
+          row('baton, local model calls', figures(bl)),
+          row(`floor (${steps} no-op local activities)`, figures(fl)),
+        );
       }
       for (const p of peers?.throughput ?? []) {
         const ours = p.local && batonLocalPerSecond !== undefined ? batonLocalPerSecond : perSecond(b);
@@ -206,7 +290,11 @@ async function main(): Promise<void> {
       });
       const local = { handoffs, events: localEvents, 'events/handoff': round(localEvents / handoffs, 1) };
       results.history = { ...cost, eventsPerHandoffLocal: local };
-      print('History: events per handoff', [{ system: 'baton', ...cost.eventsPerHandoff }, { system: 'baton, local model calls', ...local }, ...(peers?.history ?? [])]);
+      print('History: events per handoff', [
+        { system: 'baton', ...cost.eventsPerHandoff },
+        { system: 'baton, local model calls', ...local },
+        ...(peers?.history ?? []),
+      ]);
       print('History bytes per model turn (callModel input + answer), ~200-token messages', cost.bytesPerTurn);
     } else if (withPeers) {
       // Only baton's events per handoff, for the peers' rows: historyCost's long conversations are not needed.
@@ -216,7 +304,10 @@ async function main(): Promise<void> {
         return (await b.getRun(workflowId).handle.fetchHistory()).events?.length ?? 0;
       });
       results.history = { eventsPerHandoff: { handoffs, events, 'events/handoff': round(events / handoffs, 1) } };
-      print('History: events per handoff', [{ system: 'baton', handoffs, events, 'events/handoff': round(events / handoffs, 1) }, ...(peers?.history ?? [])]);
+      print('History: events per handoff', [
+        { system: 'baton', handoffs, events, 'events/handoff': round(events / handoffs, 1) },
+        ...(peers?.history ?? []),
+      ]);
     }
 
     if (selected('replay')) {
@@ -232,31 +323,59 @@ async function main(): Promise<void> {
     if (selected('waiting')) {
       // 5. Worker memory with chains waiting for approval.
       const count = quick ? 200 : 1000;
-      const measureWaiting = async (start: (i: number) => Promise<unknown>, waiting: () => Promise<number>, release: () => Promise<unknown>) => {
+      const measureWaiting = async (
+        start: (i: number) => Promise<unknown>,
+        waiting: () => Promise<number>,
+        release: () => Promise<unknown>,
+      ) => {
         global.gc?.();
         const before = process.memoryUsage().rss / 2 ** 20;
-        for (let i = 0; i < count; i += 50) await Promise.all(Array.from({ length: Math.min(50, count - i) }, (_, j) => start(i + j)));
+        for (let i = 0; i < count; i += 50)
+          await Promise.all(Array.from({ length: Math.min(50, count - i) }, (_, j) => start(i + j)));
         while ((await waiting()) < count) await new Promise((r) => setTimeout(r, 250));
         global.gc?.();
         const after = process.memoryUsage().rss / 2 ** 20;
         await release();
-        return { beforeMb: round(before, 0), afterMb: round(after, 0), perChainKb: round(((after - before) * 1024) / count, 1) };
+        return {
+          beforeMb: round(before, 0),
+          afterMb: round(after, 0),
+          perChainKb: round(((after - before) * 1024) / count, 1),
+        };
       };
       const batonWait = await withBaton(approvalTeam(), 'bench-wait', async (baton) => {
         const ids: string[] = [];
         return measureWaiting(
           async () => ids.push((await baton.start('a', 'go')).workflowId),
-          async () => (await env.client.workflow.count(`TaskQueue = "bench-wait" AND BatonStatus = "awaiting_approval"`)).count,
+          async () =>
+            (await env.client.workflow.count(`TaskQueue = "bench-wait" AND BatonStatus = "awaiting_approval"`)).count,
           () => Promise.all(ids.map((id) => env.client.workflow.getHandle(id).terminate('benchmark done'))),
         );
       });
       const floorIds: string[] = [];
       const floorWait = await measureWaiting(
-        async (i) => floorIds.push((await env.client.workflow.start('waitForSignal', { taskQueue: 'bench-floor', workflowId: `floor-wait-${i}-${Date.now()}` })).workflowId),
-        async () => (await env.client.workflow.count(`TaskQueue = "bench-floor" AND BatonStatus = "awaiting_approval" AND ExecutionStatus = "Running"`)).count,
+        async (i) =>
+          floorIds.push(
+            (
+              await env.client.workflow.start('waitForSignal', {
+                taskQueue: 'bench-floor',
+                workflowId: `floor-wait-${i}-${Date.now()}`,
+              })
+            ).workflowId,
+          ),
+        async () =>
+          (
+            await env.client.workflow.count(
+              `TaskQueue = "bench-floor" AND BatonStatus = "awaiting_approval" AND ExecutionStatus = "Running"`,
+            )
+          ).count,
         () => Promise.all(floorIds.map((id) => env.client.workflow.getHandle(id).signal('release'))),
       );
-      results.waiting = { chains: count, baton: batonWait, floor: floorWait, batonOverFloorPerChain: round(batonWait.perChainKb / Math.max(0.1, floorWait.perChainKb)) };
+      results.waiting = {
+        chains: count,
+        baton: batonWait,
+        floor: floorWait,
+        batonOverFloorPerChain: round(batonWait.perChainKb / Math.max(0.1, floorWait.perChainKb)),
+      };
       print(`Worker memory with ${count} chains waiting for approval (RSS MB of the worker process)`, [
         { system: 'baton', ...batonWait },
         { system: 'floor: workflows waiting on a signal', ...floorWait },
@@ -278,12 +397,28 @@ async function main(): Promise<void> {
 }
 
 /** Chains run on a dev server of their own, started with `options` (as `temporal server start-dev` comes, or keeping its state in a file). */
-async function chainsOn(options: Parameters<typeof startDevServer>[0], handoffs: number, reps: number, runOptions: RunOptions = {}): Promise<number[]> {
+async function chainsOn(
+  options: Parameters<typeof startDevServer>[0],
+  handoffs: number,
+  reps: number,
+  runOptions: RunOptions = {},
+): Promise<number[]> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'baton-bench-'));
-  const env = await startDevServer({ ...options, ...(options?.dbFilename ? { dbFilename: path.join(dir, options.dbFilename) } : {}) });
+  const env = await startDevServer({
+    ...options,
+    ...(options?.dbFilename ? { dbFilename: path.join(dir, options.dbFilename) } : {}),
+  });
   try {
-    const worker = await createWorker({ team: chainTeam(handoffs, latency), connection: env.nativeConnection, taskQueue: 'bench-own-server' });
-    return await worker.runUntil(() => timeRuns(reps, () => new Baton({ client: env.client, taskQueue: 'bench-own-server' }).run('c0', 'go', runOptions)));
+    const worker = await createWorker({
+      team: chainTeam(handoffs, latency),
+      connection: env.nativeConnection,
+      taskQueue: 'bench-own-server',
+    });
+    return await worker.runUntil(() =>
+      timeRuns(reps, () =>
+        new Baton({ client: env.client, taskQueue: 'bench-own-server' }).run('c0', 'go', runOptions),
+      ),
+    );
   } finally {
     await env.teardown();
     fs.rmSync(dir, { recursive: true, force: true });

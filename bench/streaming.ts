@@ -26,7 +26,14 @@ import { reply, startOpenAIServer } from '../test/helpers/openaiServer';
 import { findRedisServer, startRedis } from '../test/helpers/redis';
 import { median, round, table } from './lib';
 
-const { values } = parseArgs({ options: { reps: { type: 'string', default: '9' }, streams: { type: 'string', default: '100' }, 'ttft-ms': { type: 'string', default: '400' }, quick: { type: 'boolean', default: false } } });
+const { values } = parseArgs({
+  options: {
+    reps: { type: 'string', default: '9' },
+    streams: { type: 'string', default: '100' },
+    'ttft-ms': { type: 'string', default: '400' },
+    quick: { type: 'boolean', default: false },
+  },
+});
 const reps = values.quick ? 5 : Number(values.reps);
 const streams = values.quick ? 50 : Number(values.streams);
 const ttftMs = Number(values['ttft-ms']);
@@ -38,16 +45,32 @@ async function main(): Promise<void> {
   Runtime.install({ logger: new DefaultLogger('ERROR') });
   const env = await startDevServer();
   const fake = await startOpenAIServer();
-  const results: Record<string, unknown> = { date: new Date().toISOString(), node: process.version, ttftMs, reps, streams };
+  const results: Record<string, unknown> = {
+    date: new Date().toISOString(),
+    node: process.version,
+    ttftMs,
+    reps,
+    streams,
+  };
   try {
     const ttft = await timeToFirstToken(env, fake);
     results.ttft = ttft;
     console.log(`\ntime to first token (server's first token after ${ttftMs} ms; median of ${reps})`);
-    console.log(table([
-      { path: 'straight from the model server', ms: ttft.direct, ratio: 1 },
-      { path: 'baton chain, from start() to the first text of run.stream()', ms: ttft.chain, ratio: round(ttft.chain / ttft.direct) },
-      { path: 'baton conversation, from send to the first text of chat.stream()', ms: ttft.conversation, ratio: round(ttft.conversation / ttft.direct) },
-    ]));
+    console.log(
+      table([
+        { path: 'straight from the model server', ms: ttft.direct, ratio: 1 },
+        {
+          path: 'baton chain, from start() to the first text of run.stream()',
+          ms: ttft.chain,
+          ratio: round(ttft.chain / ttft.direct),
+        },
+        {
+          path: 'baton conversation, from send to the first text of chat.stream()',
+          ms: ttft.conversation,
+          ratio: round(ttft.conversation / ttft.direct),
+        },
+      ]),
+    );
 
     const rates: Record<string, string | number>[] = [];
     rates.push(await concurrent(env, fake, 'in-process', inProcessStreams()));
@@ -74,19 +97,29 @@ async function main(): Promise<void> {
 }
 
 function team(fake: Fake): Team {
-  return new Team([defineAgent({ id: 'writer', instructions: 'Write.', model: openai('gpt-fake', { baseURL: fake.url }) })]);
+  return new Team([
+    defineAgent({ id: 'writer', instructions: 'Write.', model: openai('gpt-fake', { baseURL: fake.url }) }),
+  ]);
 }
 
-async function timeToFirstToken(env: DevServer, fake: Fake): Promise<{ direct: number; chain: number; conversation: number }> {
+async function timeToFirstToken(
+  env: DevServer,
+  fake: Fake,
+): Promise<{ direct: number; chain: number; conversation: number }> {
   const answer = () => reply.text(words(40), { delayMs: ttftMs, chunkDelayMs: 10 });
   const client = new OpenAI({ baseURL: fake.url, apiKey: 'bench', maxRetries: 0 });
   const direct: number[] = [];
   for (let i = 0; i < reps; i++) {
     fake.replies.push(answer());
     const t0 = performance.now();
-    const stream = await client.chat.completions.create({ model: 'gpt-fake', messages: [{ role: 'user', content: 'go' }], stream: true });
+    const stream = await client.chat.completions.create({
+      model: 'gpt-fake',
+      messages: [{ role: 'user', content: 'go' }],
+      stream: true,
+    });
     let first: number | undefined;
-    for await (const chunk of stream) if (first === undefined && chunk.choices[0]?.delta?.content) first = performance.now() - t0;
+    for await (const chunk of stream)
+      if (first === undefined && chunk.choices[0]?.delta?.content) first = performance.now() - t0;
     direct.push(first!);
   }
   const worker = await createWorker({ team: team(fake), connection: env.nativeConnection, taskQueue: 'bench-ttft' });
@@ -107,20 +140,39 @@ async function timeToFirstToken(env: DevServer, fake: Fake): Promise<{ direct: n
       fake.replies.push(answer());
       const t0 = performance.now();
       let first: number | undefined;
-      for await (const x of chat.stream(`message ${i}`)) if (x.kind === 'text' && first === undefined) first = performance.now() - t0;
+      for await (const x of chat.stream(`message ${i}`))
+        if (x.kind === 'text' && first === undefined) first = performance.now() - t0;
       if (i > 0) conversation.push(first!);
     }
     await chat.end();
-    return { direct: round(median(direct), 1), chain: round(median(chain), 1), conversation: round(median(conversation), 1) };
+    return {
+      direct: round(median(direct), 1),
+      chain: round(median(chain), 1),
+      conversation: round(median(conversation), 1),
+    };
   });
 }
 
 /** `streams` chains streaming at once, each followed; deltas delivered per second and whether each follower ended with the answer. */
-async function concurrent(env: DevServer, fake: Fake, name: string, transport: StreamTransport): Promise<Record<string, string | number>> {
+async function concurrent(
+  env: DevServer,
+  fake: Fake,
+  name: string,
+  transport: StreamTransport,
+): Promise<Record<string, string | number>> {
   const queue = `bench-concurrent-${name.replace(/\W/g, '')}`;
-  const text = words(300).split(' ').map((w) => w.slice(0, 3).padEnd(4)).join('');
+  const text = words(300)
+    .split(' ')
+    .map((w) => w.slice(0, 3).padEnd(4))
+    .join('');
   for (let i = 0; i < streams; i++) fake.replies.push(reply.text(text, { chunkDelayMs: 10 }));
-  const worker = await createWorker({ team: team(fake), connection: env.nativeConnection, taskQueue: queue, streams: transport, worker: { maxConcurrentActivityTaskExecutions: streams } });
+  const worker = await createWorker({
+    team: team(fake),
+    connection: env.nativeConnection,
+    taskQueue: queue,
+    streams: transport,
+    worker: { maxConcurrentActivityTaskExecutions: streams },
+  });
   return worker.runUntil(async () => {
     const baton = new Baton({ client: env.client, taskQueue: queue, streams: transport });
     const runs = await Promise.all(Array.from({ length: streams }, () => baton.start('writer', 'go')));
@@ -144,14 +196,25 @@ async function concurrent(env: DevServer, fake: Fake, name: string, transport: S
       }),
     );
     const seconds = (lastAt - firstAt) / 1000;
-    return { transport: name, 'deltas delivered': deltas, 'deltas/s': round(deltas / seconds, 0), 'model chunks/s': round((streams * text.length) / 4 / seconds, 0), 'followers ending with the answer': `${texts.filter((t) => t === text).length}/${streams}` };
+    return {
+      transport: name,
+      'deltas delivered': deltas,
+      'deltas/s': round(deltas / seconds, 0),
+      'model chunks/s': round((streams * text.length) / 4 / seconds, 0),
+      'followers ending with the answer': `${texts.filter((t) => t === text).length}/${streams}`,
+    };
   });
 }
 
 async function historyEvents(env: DevServer, fake: Fake): Promise<{ rows: Record<string, string | number>[] }> {
   const count = async (queue: string, body: string, chunkDelayMs: number, provider?: OpenAIProvider) => {
     fake.replies.push(reply.text(body, { chunkDelayMs }));
-    const worker = await createWorker({ team: team(fake), connection: env.nativeConnection, taskQueue: queue, ...(provider ? { providers: { openai: provider } } : {}) });
+    const worker = await createWorker({
+      team: team(fake),
+      connection: env.nativeConnection,
+      taskQueue: queue,
+      ...(provider ? { providers: { openai: provider } } : {}),
+    });
     return worker.runUntil(async () => {
       const run = await new Baton({ client: env.client, taskQueue: queue }).start('writer', 'go');
       for await (const _ of run.stream()) void _;

@@ -28,15 +28,37 @@ async function perWaiting(system: 'baton' | 'floor'): Promise<number> {
   const env = await startDevServer();
   try {
     const queue = `waiting-${system}`;
-    const options = { connection: env.nativeConnection, taskQueue: queue, debugMode: true, maxCachedWorkflows: chains * 2 };
+    const options = {
+      connection: env.nativeConnection,
+      taskQueue: queue,
+      debugMode: true,
+      maxCachedWorkflows: chains * 2,
+    };
     const worker =
       system === 'baton'
-        ? await createWorker({ team: approvalTeam(), connection: env.nativeConnection, taskQueue: queue, worker: { debugMode: true, maxCachedWorkflows: chains * 2 } })
-        : await Worker.create({ ...options, workflowsPath: require.resolve('./floor/workflows'), activities: floorActivities });
+        ? await createWorker({
+            team: approvalTeam(),
+            connection: env.nativeConnection,
+            taskQueue: queue,
+            worker: { debugMode: true, maxCachedWorkflows: chains * 2 },
+          })
+        : await Worker.create({
+            ...options,
+            workflowsPath: require.resolve('./floor/workflows'),
+            activities: floorActivities,
+          });
     return await worker.runUntil(async () => {
       const baton = new Baton({ client: env.client, taskQueue: queue });
-      const start = (i: number) => (system === 'baton' ? baton.start('a', 'go') : env.client.workflow.start('waitForSignal', { taskQueue: queue, workflowId: `wait-${i}` }));
-      const waiting = async () => (await env.client.workflow.count(`TaskQueue = "${queue}" AND BatonStatus = "awaiting_approval" AND ExecutionStatus = "Running"`)).count;
+      const start = (i: number) =>
+        system === 'baton'
+          ? baton.start('a', 'go')
+          : env.client.workflow.start('waitForSignal', { taskQueue: queue, workflowId: `wait-${i}` });
+      const waiting = async () =>
+        (
+          await env.client.workflow.count(
+            `TaskQueue = "${queue}" AND BatonStatus = "awaiting_approval" AND ExecutionStatus = "Running"`,
+          )
+        ).count;
       const fill = async (from: number, n: number) => {
         for (let i = from; i < from + n; i++) await start(i);
         while ((await waiting()) < from + n) await new Promise((r) => setTimeout(r, 200));
@@ -56,10 +78,12 @@ async function main(): Promise<void> {
   Runtime.install({ logger: new DefaultLogger('ERROR') });
   const floor = await perWaiting('floor');
   const baton = await perWaiting('baton');
-  console.log(`\nHeap a waiting chain keeps (${chains} chains, KB)\n${table([
-    { system: 'baton, a chain waiting for approval', 'KB each': round(baton, 1), ratio: round(baton / floor, 2) },
-    { system: 'floor: a workflow waiting on a signal', 'KB each': round(floor, 1), ratio: 1 },
-  ])}`);
+  console.log(
+    `\nHeap a waiting chain keeps (${chains} chains, KB)\n${table([
+      { system: 'baton, a chain waiting for approval', 'KB each': round(baton, 1), ratio: round(baton / floor, 2) },
+      { system: 'floor: a workflow waiting on a signal', 'KB each': round(floor, 1), ratio: 1 },
+    ])}`,
+  );
 }
 
 main().catch((err) => {

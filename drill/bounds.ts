@@ -20,7 +20,11 @@ const ROOT = path.resolve(__dirname, '..');
 
 /** What vitest's JSON reporter says of each test. */
 interface VitestReport {
-  testResults: { name: string; message?: string; assertionResults: { fullName: string; status: string; duration?: number; failureMessages: string[] }[] }[];
+  testResults: {
+    name: string;
+    message?: string;
+    assertionResults: { fullName: string; status: string; duration?: number; failureMessages: string[] }[];
+  }[];
 }
 
 export async function boundsDrill(s: DrillSettings): Promise<DrillReport> {
@@ -29,23 +33,49 @@ export async function boundsDrill(s: DrillSettings): Promise<DrillReport> {
   const code = await new Promise<number | null>((resolve, reject) => {
     const vitest = spawn(
       process.execPath,
-      [path.join(ROOT, 'node_modules/vitest/vitest.mjs'), 'run', ...FULL_SIZE_FILES, '--maxWorkers', '1', '--reporter', 'default', '--reporter', 'json', '--outputFile.json', output],
+      [
+        path.join(ROOT, 'node_modules/vitest/vitest.mjs'),
+        'run',
+        ...FULL_SIZE_FILES,
+        '--maxWorkers',
+        '1',
+        '--reporter',
+        'default',
+        '--reporter',
+        'json',
+        '--outputFile.json',
+        output,
+      ],
       { cwd: ROOT, env: { ...process.env, BATON_BOUNDS_FULL_SIZE: '1' }, stdio: 'inherit' },
     );
     vitest.on('error', reject);
     vitest.on('close', resolve);
   });
-  const report = fs.existsSync(output) ? (JSON.parse(fs.readFileSync(output, 'utf8')) as VitestReport) : { testResults: [] };
-  const tests = report.testResults.flatMap((file) => file.assertionResults.map((t) => ({ file: path.relative(ROOT, file.name), ...t })));
+  const report = fs.existsSync(output)
+    ? (JSON.parse(fs.readFileSync(output, 'utf8')) as VitestReport)
+    : { testResults: [] };
+  const tests = report.testResults.flatMap((file) =>
+    file.assertionResults.map((t) => ({ file: path.relative(ROOT, file.name), ...t })),
+  );
   const failed = tests.filter((t) => t.status !== 'passed');
   const problems = [
-    ...failed.map((t) => `${t.file} › ${t.fullName}: ${t.status}\n    ${t.failureMessages.join('\n').split('\n').slice(0, 8).join('\n    ')}`),
+    ...failed.map(
+      (t) =>
+        `${t.file} › ${t.fullName}: ${t.status}\n    ${t.failureMessages.join('\n').split('\n').slice(0, 8).join('\n    ')}`,
+    ),
     ...report.testResults.filter((f) => f.message).map((f) => `${path.relative(ROOT, f.name)}: ${f.message}`),
   ];
-  if (code !== 0 && problems.length === 0) problems.push(`vitest exited with ${code} without a report of failed tests (see its output above)`);
+  if (code !== 0 && problems.length === 0)
+    problems.push(`vitest exited with ${code} without a report of failed tests (see its output above)`);
   return {
     title: `Bounds drill: ${FULL_SIZE_FILES.join(', ')} at full size (Temporal's own history limit)`,
-    summary: { drill: 'bounds', tests: tests.length, passed: tests.length - failed.length, failed: failed.length, time: seconds(Date.now() - started) },
+    summary: {
+      drill: 'bounds',
+      tests: tests.length,
+      passed: tests.length - failed.length,
+      failed: failed.length,
+      time: seconds(Date.now() - started),
+    },
     faults: tests.map((t): Record<string, Cell> => ({ test: t.fullName, status: t.status, time: seconds(t.duration) })),
     problems,
     details: report,

@@ -47,7 +47,13 @@ export function canonicalResult(r: HandoffRunResult): string {
   return JSON.stringify({
     finalAgent: r.finalAgent,
     output: r.output,
-    handoffs: r.handoffChain.map((h) => ({ from: h.from, to: h.to, message: h.message, turn: h.turn, approval: h.approval && { outcome: h.approval.outcome, approver: h.approval.approver } })),
+    handoffs: r.handoffChain.map((h) => ({
+      from: h.from,
+      to: h.to,
+      message: h.message,
+      turn: h.turn,
+      approval: h.approval && { outcome: h.approval.outcome, approver: h.approval.approver },
+    })),
     usage: r.usage,
   });
 }
@@ -89,11 +95,20 @@ async function startWithRetry(o: RunChainsOptions, id: string, chain: DrillChain
   }
 }
 
-async function outcomeOf(o: RunChainsOptions, index: number, workflowId: string, chain: DrillChain, deadline: () => number): Promise<ChainOutcome> {
+async function outcomeOf(
+  o: RunChainsOptions,
+  index: number,
+  workflowId: string,
+  chain: DrillChain,
+  deadline: () => number,
+): Promise<ChainOutcome> {
   const base = { index, workflowId, kind: chain.kind };
   while (Date.now() < deadline()) {
     try {
-      const result = await Promise.race([o.baton.getRun(workflowId).result(), sleep(Math.max(0, deadline() - Date.now())).then(() => undefined)]);
+      const result = await Promise.race([
+        o.baton.getRun(workflowId).result(),
+        sleep(Math.max(0, deadline() - Date.now())).then(() => undefined),
+      ]);
       if (!result) break;
       return { ...base, result: canonicalResult(result), stuck: false, completedAt: Date.now() };
     } catch (err) {
@@ -109,11 +124,16 @@ async function outcomeOf(o: RunChainsOptions, index: number, workflowId: string,
 /** The failure type of a chain that failed (a baton error or any failed workflow), else undefined. */
 function failureType(err: unknown): string | undefined {
   if (err instanceof BatonError) return err.name;
-  if (err instanceof WorkflowFailedError) return (err.cause as { type?: string } | undefined)?.type ?? err.cause?.name ?? 'WorkflowFailedError';
+  if (err instanceof WorkflowFailedError)
+    return (err.cause as { type?: string } | undefined)?.type ?? err.cause?.name ?? 'WorkflowFailedError';
   return undefined;
 }
 
-async function decideApprovals(o: RunChainsOptions, chains: Map<string, DrillChain>, done: () => boolean): Promise<void> {
+async function decideApprovals(
+  o: RunChainsOptions,
+  chains: Map<string, DrillChain>,
+  done: () => boolean,
+): Promise<void> {
   const seen = new Map<string, number>();
   const decided = new Set<string>();
   while (!done()) {
@@ -137,8 +157,18 @@ async function decideApprovals(o: RunChainsOptions, chains: Map<string, DrillCha
       if (chain.decision === 'none' || Date.now() < seen.get(key)! || o.holdDecisions?.()) continue;
       try {
         const handle = o.baton.client.workflow.getHandle(p.workflowId);
-        if (chain.decision === 'approve') await handle.signal(approveHandoffSignal, { handoffId: p.handoffId, approver: 'drill', comment: 'looks right' });
-        else await handle.signal(rejectHandoffSignal, { handoffId: p.handoffId, approver: 'drill', reason: 'not eligible' });
+        if (chain.decision === 'approve')
+          await handle.signal(approveHandoffSignal, {
+            handoffId: p.handoffId,
+            approver: 'drill',
+            comment: 'looks right',
+          });
+        else
+          await handle.signal(rejectHandoffSignal, {
+            handoffId: p.handoffId,
+            approver: 'drill',
+            reason: 'not eligible',
+          });
         decided.add(key);
       } catch {
         // Sent again on the next round (the server was unreachable).

@@ -53,7 +53,17 @@ export class DrillServer {
 
   /** Start the server and wait until it answers. */
   async start(): Promise<void> {
-    const args = ['server', 'start-dev', '--ip', '127.0.0.1', '--port', String(this.port), '--headless', '--log-level', 'error'];
+    const args = [
+      'server',
+      'start-dev',
+      '--ip',
+      '127.0.0.1',
+      '--port',
+      String(this.port),
+      '--headless',
+      '--log-level',
+      'error',
+    ];
     if (this.dbFile) args.push('--db-filename', this.dbFile);
     for (const a of BATON_SEARCH_ATTRIBUTES) args.push('--search-attribute', `${a.name}=${TYPE_NAMES[a.type]}`);
     const log = fs.openSync(this.logFile, 'a');
@@ -87,7 +97,8 @@ export class DrillServer {
           await connection.close();
         }
       } catch (err) {
-        if (Date.now() > deadline) throw new Error(`temporal server not serving on ${this.address} after ${timeoutMs} ms: ${String(err)}`);
+        if (Date.now() > deadline)
+          throw new Error(`temporal server not serving on ${this.address} after ${timeoutMs} ms: ${String(err)}`);
         await new Promise((resolve) => setTimeout(resolve, 250));
       }
     }

@@ -14,7 +14,10 @@ export async function experimentDrill(settings: { experimentChains: number }): P
   Runtime.install({ logger: new DefaultLogger('ERROR') });
   const env = await startDevServer();
   try {
-    const run = await runExperimentScenario(env, settings.experimentChains, { a: 'drill-experiment-a', b: 'drill-experiment-b' });
+    const run = await runExperimentScenario(env, settings.experimentChains, {
+      a: 'drill-experiment-a',
+      b: 'drill-experiment-b',
+    });
     const rows = run.stats.variants.map((v, i) => {
       const t = run.truth[i === 0 ? 'a' : 'b'];
       return {
@@ -36,7 +39,9 @@ export async function experimentDrill(settings: { experimentChains: number }): P
         chains: settings.experimentChains,
         'chains took': seconds(run.chainsMs),
         'figures took': seconds(run.statsMs),
-        'success rate test': test ? `${test.test}, difference ${(test.statistic * 100).toFixed(1)} points, p=${test.p.toFixed(4)}${test.significant ? ' significant' : ''}` : undefined,
+        'success rate test': test
+          ? `${test.test}, difference ${(test.statistic * 100).toFixed(1)} points, p=${test.p.toFixed(4)}${test.significant ? ' significant' : ''}`
+          : undefined,
         problems: run.problems.length,
       },
       faults: rows,

@@ -32,27 +32,54 @@ interface LaneResult {
 /** Run the fuzzing drill against `TEMPORAL_ADDRESS`, or a dev server of its own. */
 export async function fuzzDrill(s: DrillSettings): Promise<DrillReport> {
   quietWorkers();
-  const server = process.env.TEMPORAL_ADDRESS ? undefined : await DrillServer.create({ logFile: path.join(s.dir, 'fuzz-server.log') });
+  const server = process.env.TEMPORAL_ADDRESS
+    ? undefined
+    : await DrillServer.create({ logFile: path.join(s.dir, 'fuzz-server.log') });
   await server?.start();
   const address = server?.address ?? process.env.TEMPORAL_ADDRESS!;
   const connection = await Connection.connect({ address });
   const native = await NativeConnection.connect({ address });
   const taskQueue = `drill-fuzz-${Date.now().toString(36)}`;
-  const worker = await createWorker({ team: fuzzTeam, connection: native, taskQueue, providers: fuzzProviders(), worker: { identity: 'drill-fuzz' } });
+  const worker = await createWorker({
+    team: fuzzTeam,
+    connection: native,
+    taskQueue,
+    providers: fuzzProviders(),
+    worker: { identity: 'drill-fuzz' },
+  });
   const baton = new Baton({ client: new Client({ connection }), taskQueue });
   const lanes = Math.max(1, s.fuzzLanes);
   const perLane = Math.ceil(s.fuzzRuns / lanes);
   try {
-    const results = await worker.runUntil(Promise.all(Array.from({ length: lanes }, (_, lane) => runLane(s, baton, taskQueue, lane, perLane))));
+    const results = await worker.runUntil(
+      Promise.all(Array.from({ length: lanes }, (_, lane) => runLane(s, baton, taskQueue, lane, perLane))),
+    );
     const hostile = s.hostileRuns > 0 ? await hostileFuzz(s, native, new Client({ connection })) : undefined;
     const chains = results.flatMap((r) => r.chains);
-    const problems = [...results.flatMap((r) => (r.failure ? [`lane ${r.lane} (seed ${r.seed}): ${r.failure}`] : [])), ...(hostile?.problems ?? [])];
+    const problems = [
+      ...results.flatMap((r) => (r.failure ? [`lane ${r.lane} (seed ${r.seed}): ${r.failure}`] : [])),
+      ...(hostile?.problems ?? []),
+    ];
     fs.writeFileSync(path.join(s.dir, 'fuzz-chains.json'), JSON.stringify(chains, null, 1));
     return {
       title: `Fuzzing drill: ${s.fuzzRuns} generated scenarios in ${lanes} lanes (seeds ${s.seed}…${s.seed + lanes - 1}), one worker`,
-      summary: { drill: 'fuzz', ...row(results.reduce((n, r) => n + r.runs, 0), chains, Math.max(...results.map((r) => r.ms))) },
-      faults: results.map((r): Record<string, Cell> => ({ lane: r.lane, seed: r.seed, ...row(r.runs, r.chains, r.ms) })),
-      tables: [{ title: 'how the chains ended', rows: outcomeRows(chains) }, ...(hostile ? [{ title: 'hostile input to waiting chains and conversations', rows: [hostile.row] }] : [])],
+      summary: {
+        drill: 'fuzz',
+        ...row(
+          results.reduce((n, r) => n + r.runs, 0),
+          chains,
+          Math.max(...results.map((r) => r.ms)),
+        ),
+      },
+      faults: results.map((r): Record<string, Cell> => ({
+        lane: r.lane,
+        seed: r.seed,
+        ...row(r.runs, r.chains, r.ms),
+      })),
+      tables: [
+        { title: 'how the chains ended', rows: outcomeRows(chains) },
+        ...(hostile ? [{ title: 'hostile input to waiting chains and conversations', rows: [hostile.row] }] : []),
+      ],
       problems,
       details: { outcomes: countBy(chains.map((c) => c.outcome)) },
     };
@@ -72,7 +99,13 @@ function quietWorkers(): void {
   }
 }
 
-async function runLane(s: DrillSettings, baton: Baton, taskQueue: string, lane: number, numRuns: number): Promise<LaneResult> {
+async function runLane(
+  s: DrillSettings,
+  baton: Baton,
+  taskQueue: string,
+  lane: number,
+  numRuns: number,
+): Promise<LaneResult> {
   const seed = s.seed + lane;
   const chains: FuzzChainReport[] = [];
   let runs = 0;
@@ -88,12 +121,29 @@ async function runLane(s: DrillSettings, baton: Baton, taskQueue: string, lane: 
       shrinking = reports.some((r) => r.violations.length > 0);
     },
   });
-  const details = await fc.check(fc.asyncProperty(fuzzScenario, predicate), { seed, numRuns, interruptAfterTimeLimit: s.fuzzTimeMs, markInterruptAsFailure: false });
+  const details = await fc.check(fc.asyncProperty(fuzzScenario, predicate), {
+    seed,
+    numRuns,
+    interruptAfterTimeLimit: s.fuzzTimeMs,
+    markInterruptAsFailure: false,
+  });
   let failure: string | undefined;
   if (details.failed) {
     failure = `broken invariant after ${details.numRuns} runs (path ${details.counterexamplePath}, shrunk ${details.numShrinks} times): ${String(details.errorInstance)}`;
     const file = path.join(s.dir, `fuzz-counterexample-lane${lane}.json`);
-    fs.writeFileSync(file, JSON.stringify({ seed, path: details.counterexamplePath, counterexample: details.counterexample, error: String(details.errorInstance) }, null, 2));
+    fs.writeFileSync(
+      file,
+      JSON.stringify(
+        {
+          seed,
+          path: details.counterexamplePath,
+          counterexample: details.counterexample,
+          error: String(details.errorInstance),
+        },
+        null,
+        2,
+      ),
+    );
     failure += `\n    smallest scenario in ${file}`;
   }
   return { lane, seed, runs, chains, ms: Date.now() - started, failure };
@@ -104,7 +154,13 @@ function row(runs: number, chains: FuzzChainReport[], ms: number): Record<string
     scenarios: runs,
     chains: chains.length,
     completed: chains.filter((c) => c.outcome === 'completed').length,
-    'failed (typed)': chains.filter((c) => c.outcome !== 'completed' && c.outcome !== 'stuck' && !c.outcome.startsWith('untyped') && c.outcome !== 'not started').length,
+    'failed (typed)': chains.filter(
+      (c) =>
+        c.outcome !== 'completed' &&
+        c.outcome !== 'stuck' &&
+        !c.outcome.startsWith('untyped') &&
+        c.outcome !== 'not started',
+    ).length,
     handoffs: chains.reduce((n, c) => n + c.handoffs, 0),
     'approvals decided': chains.reduce((n, c) => n + c.approvalsDecided, 0),
     'broken invariants': chains.filter((c) => c.violations.length > 0).length,

@@ -23,7 +23,12 @@ export interface HostileResult {
 /** Run `s.hostileRuns` generated hostile cases (each against one chain and one conversation). */
 export async function hostileFuzz(s: DrillSettings, native: NativeConnection, client: Client): Promise<HostileResult> {
   const taskQueue = `drill-hostile-${Date.now().toString(36)}`;
-  const worker = await createWorker({ team: hostileTeam(), connection: native, taskQueue, worker: { identity: 'drill-hostile' } });
+  const worker = await createWorker({
+    team: hostileTeam(),
+    connection: native,
+    taskQueue,
+    worker: { identity: 'drill-hostile' },
+  });
   const baton = new Baton({ client, taskQueue });
   const reports: HostileReport[] = [];
   let shrinking = false;
@@ -34,9 +39,18 @@ export async function hostileFuzz(s: DrillSettings, native: NativeConnection, cl
     shrinking = r.some((x) => x.violations.length > 0);
   });
   const details = await worker.runUntil(
-    fc.check(fc.asyncProperty(hostileScenario, run), { seed: s.seed, numRuns: s.hostileRuns, interruptAfterTimeLimit: s.fuzzTimeMs, markInterruptAsFailure: false }),
+    fc.check(fc.asyncProperty(hostileScenario, run), {
+      seed: s.seed,
+      numRuns: s.hostileRuns,
+      interruptAfterTimeLimit: s.fuzzTimeMs,
+      markInterruptAsFailure: false,
+    }),
   );
-  const problems = details.failed ? [`hostile input (seed ${s.seed}, path ${details.counterexamplePath}): ${String(details.errorInstance).slice(0, 2000)}`] : [];
+  const problems = details.failed
+    ? [
+        `hostile input (seed ${s.seed}, path ${details.counterexamplePath}): ${String(details.errorInstance).slice(0, 2000)}`,
+      ]
+    : [];
   const cases = reports.reduce((n, r) => n + r.cases, 0);
   return {
     row: {

@@ -18,7 +18,9 @@ import type { DrillReport } from './sigkill';
 
 /** Run the HTTP fuzzing drill against `TEMPORAL_ADDRESS`, or a dev server of its own. */
 export async function httpFuzzDrill(s: DrillSettings): Promise<DrillReport> {
-  const server = process.env.TEMPORAL_ADDRESS ? undefined : await DrillServer.create({ logFile: path.join(s.dir, 'http-fuzz-server.log') });
+  const server = process.env.TEMPORAL_ADDRESS
+    ? undefined
+    : await DrillServer.create({ logFile: path.join(s.dir, 'http-fuzz-server.log') });
   await server?.start();
   const address = server?.address ?? process.env.TEMPORAL_ADDRESS!;
   const connection = await Connection.connect({ address });
@@ -37,16 +39,33 @@ export async function httpFuzzDrill(s: DrillSettings): Promise<DrillReport> {
   });
   const started = Date.now();
   try {
-    const run = await worker.runUntil(async () => fuzzHttp(service.url, await seedPools(service.url), { numRuns: s.httpFuzzRequests, seed: s.seed, timeLimitMs: s.fuzzTimeMs }));
+    const run = await worker.runUntil(async () =>
+      fuzzHttp(service.url, await seedPools(service.url), {
+        numRuns: s.httpFuzzRequests,
+        seed: s.seed,
+        timeLimitMs: s.fuzzTimeMs,
+      }),
+    );
     const ms = Date.now() - started;
     const d = run.details;
     const problems = [
       ...run.problems,
-      ...(d.failed && d.counterexample ? [`smallest failing request (seed ${d.seed}, path ${d.counterexamplePath}): ${describeRequest(d.counterexample[0])}`] : []),
+      ...(d.failed && d.counterexample
+        ? [
+            `smallest failing request (seed ${d.seed}, path ${d.counterexamplePath}): ${describeRequest(d.counterexample[0])}`,
+          ]
+        : []),
       ...(d.failed && !d.counterexample ? [`the fuzzer failed: ${String(d.errorInstance)}`] : []),
       ...logged.map((l) => `the service logged an unexpected failure: ${l}`),
     ];
-    const summary: Record<string, Cell> = { drill: 'http fuzz', requests: run.requests, '5xx': run.serverErrors, 'raw text': run.rawText, 'failed checks': run.problems.length, time: seconds(ms) };
+    const summary: Record<string, Cell> = {
+      drill: 'http fuzz',
+      requests: run.requests,
+      '5xx': run.serverErrors,
+      'raw text': run.rawText,
+      'failed checks': run.problems.length,
+      time: seconds(ms),
+    };
     return {
       title: `HTTP fuzzing drill: ${run.requests} requests generated from /openapi.json (seed ${s.seed}), one service, one worker`,
       summary,

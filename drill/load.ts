@@ -28,7 +28,11 @@ const mb = (bytes: number | undefined) => (bytes === undefined ? undefined : `${
 const kb = (bytes: number) => `${(bytes / 1024).toFixed(1)} KB`;
 
 /** Run `fn` over `items` with at most `limit` calls in flight; results in order. */
-export async function mapLimit<T, R>(items: T[], limit: number, fn: (item: T, index: number) => Promise<R>): Promise<R[]> {
+export async function mapLimit<T, R>(
+  items: T[],
+  limit: number,
+  fn: (item: T, index: number) => Promise<R>,
+): Promise<R[]> {
   const results = new Array<R>(items.length);
   let next = 0;
   const lane = async () => {
@@ -50,7 +54,9 @@ interface Rig {
 
 /** Run both parts of the load drill. */
 export async function loadDrill(s: DrillSettings): Promise<DrillReport> {
-  const server = process.env.TEMPORAL_ADDRESS ? undefined : await DrillServer.create({ logFile: path.join(s.dir, 'load-server.log') });
+  const server = process.env.TEMPORAL_ADDRESS
+    ? undefined
+    : await DrillServer.create({ logFile: path.join(s.dir, 'load-server.log') });
   await server?.start();
   const address = server?.address ?? process.env.TEMPORAL_ADDRESS!;
   const connection = await Connection.connect({ address });
@@ -112,7 +118,13 @@ interface Checked {
  * Check every chain: it completed with the expected answer and handoff (approved by the drill, or
  * none when the drill rejected it), and history records each handoff exactly once.
  */
-async function checkChains(s: DrillSettings, rig: Rig, ids: string[], expectApproval: (i: number) => 'approved' | 'rejected' | undefined, problems: string[]): Promise<Checked> {
+async function checkChains(
+  s: DrillSettings,
+  rig: Rig,
+  ids: string[],
+  expectApproval: (i: number) => 'approved' | 'rejected' | undefined,
+  problems: string[],
+): Promise<Checked> {
   const c: Checked = { failed: 0, lost: 0, dup: 0, taskFailures: 0, activities: 0, tasks: 0, events: 0 };
   const report = (id: string, what: string) => problems.length < 50 && problems.push(`${id}: ${what}`);
   await mapLimit(ids, s.loadConcurrency, async (id, i) => {
@@ -139,26 +151,44 @@ async function checkChains(s: DrillSettings, rig: Rig, ids: string[], expectAppr
     const output = expected === 'rejected' ? LOAD_OUTPUT.rejected : LOAD_OUTPUT.resolved;
     const wrong =
       result.output !== output ||
-      (wantHandoffs === 1 && (h?.from !== LOAD_HANDOFF.from || h.to !== LOAD_HANDOFF.to || h.message !== LOAD_HANDOFF.message)) ||
+      (wantHandoffs === 1 &&
+        (h?.from !== LOAD_HANDOFF.from || h.to !== LOAD_HANDOFF.to || h.message !== LOAD_HANDOFF.message)) ||
       (expected === 'approved' && (h?.approval?.outcome !== 'approved' || h.approval.approver !== 'load-drill'));
     if (wrong) report(id, `ended differently: ${JSON.stringify({ output: result.output, handoffs: got })}`);
-    if (got.length !== wantHandoffs || history.handoffRecords.length !== wantHandoffs) report(id, `${got.length} handoffs in the result, ${history.handoffRecords.length} in history, ${wantHandoffs} expected`);
+    if (got.length !== wantHandoffs || history.handoffRecords.length !== wantHandoffs)
+      report(
+        id,
+        `${got.length} handoffs in the result, ${history.handoffRecords.length} in history, ${wantHandoffs} expected`,
+      );
     for (const f of history.taskFailures) report(id, `WorkflowTaskFailed: ${f.message}`);
   });
   return c;
 }
 
 /** Part 1: `loadChains` chains started at once against `workers` worker processes. */
-async function burstRun(s: DrillSettings, rig: Rig, workers: number, problems: string[]): Promise<Record<string, Cell>> {
+async function burstRun(
+  s: DrillSettings,
+  rig: Rig,
+  workers: number,
+  problems: string[],
+): Promise<Record<string, Cell>> {
   const taskQueue = `load-burst-${workers}w-${Date.now().toString(36)}`;
-  const group = await LoadWorkers.start({ count: workers, address: rig.address, taskQueue, logDir: path.join(s.dir, 'load-workers'), name: `burst${workers}` });
+  const group = await LoadWorkers.start({
+    count: workers,
+    address: rig.address,
+    taskQueue,
+    logDir: path.join(s.dir, 'load-workers'),
+    name: `burst${workers}`,
+  });
   try {
     await sleep(1500);
     const idle = group.rssNow();
     const baton = new Baton({ client: rig.client, taskQueue });
     const ids = Array.from({ length: s.loadChains }, (_, i) => `${taskQueue}-${i}`);
     const started = Date.now();
-    await mapLimit(ids, s.loadConcurrency, (id, i) => baton.start('triage', `Case ${i}: my invoice is wrong`, { workflowId: id }).then(() => undefined));
+    await mapLimit(ids, s.loadConcurrency, (id, i) =>
+      baton.start('triage', `Case ${i}: my invoice is wrong`, { workflowId: id }).then(() => undefined),
+    );
     const allStarted = Date.now();
     const closed = await untilClosed(rig.client, taskQueue, allStarted + s.loadDeadlineMs);
     const done = Date.now();
@@ -166,13 +196,17 @@ async function burstRun(s: DrillSettings, rig: Rig, workers: number, problems: s
     const infos = await executions(rig.client, taskQueue);
     const latencies = infos.flatMap((i) => (i.closeTime ? [i.closeTime.getTime() - i.startTime.getTime()] : []));
     const c = await checkChains(s, rig, ids, () => undefined, problems);
-    if (!closed) problems.push(`burst ${workers}w: chains still running ${seconds(s.loadDeadlineMs)} after the last start`);
+    if (!closed)
+      problems.push(`burst ${workers}w: chains still running ${seconds(s.loadDeadlineMs)} after the last start`);
     const growth = peaks.reduce((n, p, i) => n + Math.max(0, p - (idle[i] ?? 0)), 0);
     return {
       workers,
       chains: s.loadChains,
       completed: infos.filter((i) => i.status.name === 'COMPLETED').length,
-      failed: c.failed + infos.filter((i) => i.status.name !== 'COMPLETED').length - (closed ? 0 : infos.filter((i) => i.status.name === 'RUNNING').length),
+      failed:
+        c.failed +
+        infos.filter((i) => i.status.name !== 'COMPLETED').length -
+        (closed ? 0 : infos.filter((i) => i.status.name === 'RUNNING').length),
       'lost handoffs': c.lost,
       'dup handoffs': c.dup,
       'wf task failures': c.taskFailures,
@@ -197,7 +231,14 @@ async function burstRun(s: DrillSettings, rig: Rig, workers: number, problems: s
 /** Part 2: `waitingChains` chains waiting for approval on a worker with a bounded cache, then decided. */
 async function waitingRun(s: DrillSettings, rig: Rig, problems: string[]): Promise<Record<string, Cell>> {
   const taskQueue = `load-waiting-${Date.now().toString(36)}`;
-  const group = await LoadWorkers.start({ count: 1, address: rig.address, taskQueue, maxCachedWorkflows: s.cacheSize, logDir: path.join(s.dir, 'load-workers'), name: 'waiting' });
+  const group = await LoadWorkers.start({
+    count: 1,
+    address: rig.address,
+    taskQueue,
+    maxCachedWorkflows: s.cacheSize,
+    logDir: path.join(s.dir, 'load-workers'),
+    name: 'waiting',
+  });
   const rejected = (i: number) => i % 5 === 4;
   try {
     await sleep(1500);
@@ -206,18 +247,29 @@ async function waitingRun(s: DrillSettings, rig: Rig, problems: string[]): Promi
     const n = s.waitingChains;
     const ids = Array.from({ length: n }, (_, i) => `${taskQueue}-${i}`);
     const started = Date.now();
-    await mapLimit(ids, s.loadConcurrency, (id, i) => baton.start('triage', `Case ${i}: refund please`, { workflowId: id, approvals: [LOAD_APPROVAL] }).then(() => undefined));
+    await mapLimit(ids, s.loadConcurrency, (id, i) =>
+      baton
+        .start('triage', `Case ${i}: refund please`, { workflowId: id, approvals: [LOAD_APPROVAL] })
+        .then(() => undefined),
+    );
     const allStarted = Date.now();
     // Every chain waits once BatonStatus says so (visibility catches up within a second or two).
     let waitingCount = 0;
     const deadline = allStarted + s.loadDeadlineMs;
     while (Date.now() < deadline) {
-      waitingCount = (await rig.client.workflow.count(`TaskQueue = "${taskQueue}" AND BatonStatus = "awaiting_approval" AND ExecutionStatus = "Running"`)).count;
+      waitingCount = (
+        await rig.client.workflow.count(
+          `TaskQueue = "${taskQueue}" AND BatonStatus = "awaiting_approval" AND ExecutionStatus = "Running"`,
+        )
+      ).count;
       if (waitingCount >= n) break;
       await sleep(1000);
     }
     const allWaiting = Date.now();
-    if (waitingCount < n) problems.push(`waiting: only ${waitingCount} of ${n} chains waiting for approval ${seconds(s.loadDeadlineMs)} after the last start`);
+    if (waitingCount < n)
+      problems.push(
+        `waiting: only ${waitingCount} of ${n} chains waiting for approval ${seconds(s.loadDeadlineMs)} after the last start`,
+      );
     await sleep(2000);
     const rssWaiting = group.rssNow()[0];
     const cachedWaiting = group.latest()[0]?.cached;
@@ -228,8 +280,14 @@ async function waitingRun(s: DrillSettings, rig: Rig, problems: string[]): Promi
     const decideStarted = Date.now();
     await mapLimit(pending, s.loadConcurrency, async (p) => {
       const handle = rig.client.workflow.getHandle(p.workflowId);
-      if (rejected(indexOf.get(p.workflowId) ?? 0)) await handle.signal(rejectHandoffSignal, { handoffId: p.handoffId, approver: 'load-drill', reason: 'not this one' });
-      else await handle.signal(approveHandoffSignal, { handoffId: p.handoffId, approver: 'load-drill', comment: 'fine' });
+      if (rejected(indexOf.get(p.workflowId) ?? 0))
+        await handle.signal(rejectHandoffSignal, {
+          handoffId: p.handoffId,
+          approver: 'load-drill',
+          reason: 'not this one',
+        });
+      else
+        await handle.signal(approveHandoffSignal, { handoffId: p.handoffId, approver: 'load-drill', comment: 'fine' });
     });
     const allSent = Date.now();
     const closed = await untilClosed(rig.client, taskQueue, allSent + s.loadDeadlineMs);
@@ -238,7 +296,10 @@ async function waitingRun(s: DrillSettings, rig: Rig, problems: string[]): Promi
     const peak = group.peaks()[0];
     const c = await checkChains(s, rig, ids, (i) => (rejected(i) ? 'rejected' : 'approved'), problems);
     const maxCached = group.maxCached();
-    if (maxCached > s.cacheSize) problems.push(`waiting: the worker held ${maxCached} workflows in its cache, more than maxCachedWorkflows ${s.cacheSize}`);
+    if (maxCached > s.cacheSize)
+      problems.push(
+        `waiting: the worker held ${maxCached} workflows in its cache, more than maxCachedWorkflows ${s.cacheSize}`,
+      );
     return {
       chains: n,
       'max cached': `${maxCached} of ${s.cacheSize}`,

@@ -26,13 +26,21 @@ export const loadTeam = new Team([
     instructions: 'Look the customer up, then hand the case to resolver.',
     model: scripted({
       model: 'scripted-load',
-      steps: [{ toolCalls: [{ name: 'lookupCustomer', arguments: { caseId: 7 } }] }, { handoff: { to: LOAD_HANDOFF.to, message: LOAD_HANDOFF.message } }, { text: LOAD_OUTPUT.rejected }],
+      steps: [
+        { toolCalls: [{ name: 'lookupCustomer', arguments: { caseId: 7 } }] },
+        { handoff: { to: LOAD_HANDOFF.to, message: LOAD_HANDOFF.message } },
+        { text: LOAD_OUTPUT.rejected },
+      ],
       requireAllSteps: false,
     }),
     tools: [lookupCustomer],
     handoffs: ['resolver'],
   }),
-  defineAgent({ id: 'resolver', instructions: 'Resolve the case.', model: scripted({ model: 'scripted-load', steps: [{ text: LOAD_OUTPUT.resolved }] }) }),
+  defineAgent({
+    id: 'resolver',
+    instructions: 'Resolve the case.',
+    model: scripted({ model: 'scripted-load', steps: [{ text: LOAD_OUTPUT.resolved }] }),
+  }),
 ]);
 
 /** The run rule that makes the handoff wait for a person (no timeout: it waits until decided). */

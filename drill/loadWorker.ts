@@ -31,7 +31,14 @@ async function main(): Promise<void> {
   const sample = () => {
     const status = worker.getStatus();
     const memory = process.memoryUsage();
-    report({ type: 'sample', at: Date.now(), rss: memory.rss, heapUsed: memory.heapUsed, cached: status.numCachedWorkflows, state: worker.getState() });
+    report({
+      type: 'sample',
+      at: Date.now(),
+      rss: memory.rss,
+      heapUsed: memory.heapUsed,
+      cached: status.numCachedWorkflows,
+      state: worker.getState(),
+    });
   };
   const timer = setInterval(sample, Number(process.env.LOAD_SAMPLE_MS ?? 500));
   report({ type: 'ready', identity, maxCachedWorkflows: worker.options.maxCachedWorkflows });

@@ -62,7 +62,9 @@ export class LoadWorkers {
         TEMPORAL_ADDRESS: this.options.address,
         DRILL_TASK_QUEUE: this.options.taskQueue,
         DRILL_IDENTITY: identity,
-        ...(this.options.maxCachedWorkflows === undefined ? {} : { LOAD_MAX_CACHED_WORKFLOWS: String(this.options.maxCachedWorkflows) }),
+        ...(this.options.maxCachedWorkflows === undefined
+          ? {}
+          : { LOAD_MAX_CACHED_WORKFLOWS: String(this.options.maxCachedWorkflows) }),
       },
       stdio: ['ignore', log, log, 'ipc'],
     });
@@ -76,7 +78,13 @@ export class LoadWorkers {
           resolve();
         } else worker.samples.push(m);
       });
-      child.once('exit', (code, signal) => reject(new Error(`load worker ${identity} exited (${signal ?? code}) before it was ready; see ${this.options.logDir}`)));
+      child.once('exit', (code, signal) =>
+        reject(
+          new Error(
+            `load worker ${identity} exited (${signal ?? code}) before it was ready; see ${this.options.logDir}`,
+          ),
+        ),
+      );
     });
   }
 

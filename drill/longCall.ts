@@ -20,7 +20,11 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  * a call whose last live worker dies waits for a worker to come back. Resolves with the kills that
  * hit each chain's long call.
  */
-export async function killDuringLongCalls(s: DrillSettings, r: DrillRig, running: () => boolean): Promise<Map<string, number>> {
+export async function killDuringLongCalls(
+  s: DrillSettings,
+  r: DrillRig,
+  running: () => boolean,
+): Promise<Map<string, number>> {
   const hits = new Map<string, number>();
   const aims = new Map<string, number>();
   const window = Math.max(200, Math.min((s.longCallMs ?? 0) - 800, 2000));
@@ -29,19 +33,30 @@ export async function killDuringLongCalls(s: DrillSettings, r: DrillRig, running
     if (!aims.has(key)) aims.set(key, a.at + 300 + r.random() * window);
     return aims.get(key)!;
   };
-  const due = (a: Attempt) => a.tool === LONG_TOOL && (hits.get(a.workflowId) ?? 0) < s.killsPerCall && Date.now() >= aim(a);
+  const due = (a: Attempt) =>
+    a.tool === LONG_TOOL && (hits.get(a.workflowId) ?? 0) < s.killsPerCall && Date.now() >= aim(a);
   while (running()) {
-    const targets = r.pool.liveSlots().flatMap((slot) => r.pool.inFlight(slot).filter(due).map((a) => ({ slot, hits: hits.get(a.workflowId) ?? 0 })));
+    const targets = r.pool.liveSlots().flatMap((slot) =>
+      r.pool
+        .inFlight(slot)
+        .filter(due)
+        .map((a) => ({ slot, hits: hits.get(a.workflowId) ?? 0 })),
+    );
     const target = targets.sort((a, b) => a.hits - b.hits)[0];
     const kill = target && r.pool.kill(target.slot, 'long call');
-    for (const a of kill?.inFlight ?? []) if (a.tool === LONG_TOOL) hits.set(a.workflowId, (hits.get(a.workflowId) ?? 0) + 1);
+    for (const a of kill?.inFlight ?? [])
+      if (a.tool === LONG_TOOL) hits.set(a.workflowId, (hits.get(a.workflowId) ?? 0) + 1);
     await sleep(50);
   }
   return hits;
 }
 
 /** A row per faulted chain: the kills its long call took, and what its audit says of that call. */
-export async function longCallRows(r: DrillRig, faulted: ChainOutcome[], hits: Map<string, number>): Promise<Record<string, Cell>[]> {
+export async function longCallRows(
+  r: DrillRig,
+  faulted: ChainOutcome[],
+  hits: Map<string, number>,
+): Promise<Record<string, Cell>[]> {
   return Promise.all(
     faulted.map(async (c) => {
       const audit = await r.baton.audit(c.workflowId).catch(() => undefined);

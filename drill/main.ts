@@ -83,12 +83,16 @@ function yesNo(text: string, flag: string): boolean {
 
 function counts(text: string, flag: string): number[] {
   const values = text.split(',').map((v) => count(v.trim(), flag));
-  if (values.some((v) => v < 1)) throw new Error(`${flag} wants whole numbers of at least 1, got ${JSON.stringify(text)}`);
+  if (values.some((v) => v < 1))
+    throw new Error(`${flag} wants whole numbers of at least 1, got ${JSON.stringify(text)}`);
   return values;
 }
 
 /** Parse the command line into the drills to run and their settings. */
-export function parseArgs(argv: string[]): { drills: string[]; settings: DrillSettings & RedeploySettings & ModelSettings & { spendChains: number; experimentChains: number } } {
+export function parseArgs(argv: string[]): {
+  drills: string[];
+  settings: DrillSettings & RedeploySettings & ModelSettings & { spendChains: number; experimentChains: number };
+} {
   let which = 'all';
   const flags = new Map<string, string>();
   for (let i = 0; i < argv.length; i++) {
@@ -105,15 +109,47 @@ export function parseArgs(argv: string[]): { drills: string[]; settings: DrillSe
     } else which = a;
   }
   const known = [
-    ...['--chains', '--workers', '--seed', '--stagger', '--approval-delay', '--deadline', '--heartbeat-timeout', '--model-delay', '--tool-delay', '--kill-every'],
+    ...[
+      '--chains',
+      '--workers',
+      '--seed',
+      '--stagger',
+      '--approval-delay',
+      '--deadline',
+      '--heartbeat-timeout',
+      '--model-delay',
+      '--tool-delay',
+      '--kill-every',
+    ],
     ...['--long-call', '--kills-per-call', '--lost-worker-retries', '--restarts', '--down', '--dir'],
-    ...['--load-chains', '--load-workers', '--waiting', '--cache', '--load-concurrency', '--load-deadline', '--fuzz-runs', '--fuzz-lanes', '--fuzz-time', '--hostile-runs', '--http-fuzz-requests'],
-    ...['--redeploy-chains', '--conversations', '--new-chains', '--mismatch-timeout', '--spend-chains', '--experiment-chains', '--model-time'],
+    ...[
+      '--load-chains',
+      '--load-workers',
+      '--waiting',
+      '--cache',
+      '--load-concurrency',
+      '--load-deadline',
+      '--fuzz-runs',
+      '--fuzz-lanes',
+      '--fuzz-time',
+      '--hostile-runs',
+      '--http-fuzz-requests',
+    ],
+    ...[
+      '--redeploy-chains',
+      '--conversations',
+      '--new-chains',
+      '--mismatch-timeout',
+      '--spend-chains',
+      '--experiment-chains',
+      '--model-time',
+    ],
     ...['--cases', '--max-commands', '--shrink-runs', '--strict'],
   ];
   for (const f of flags.keys()) if (!known.includes(f)) throw new Error(`unknown flag ${f}\n\n${USAGE}`);
   if (![...DRILLS, 'all'].includes(which)) throw new Error(`unknown drill ${JSON.stringify(which)}\n\n${USAGE}`);
-  const get = <T>(flag: string, parse: (v: string, f: string) => T, fallback: T): T => (flags.has(flag) ? parse(flags.get(flag)!, flag) : fallback);
+  const get = <T>(flag: string, parse: (v: string, f: string) => T, fallback: T): T =>
+    flags.has(flag) ? parse(flags.get(flag)!, flag) : fallback;
   const chains = get('--chains', count, 50);
   return {
     drills: which === 'all' ? [...DRILLS] : [which],
@@ -130,7 +166,9 @@ export function parseArgs(argv: string[]): { drills: string[]; settings: DrillSe
       killEveryMs: get('--kill-every', range, [1500, 4000]),
       longCallMs: flags.has('--long-call') ? count(flags.get('--long-call')!, '--long-call') : undefined,
       killsPerCall: get('--kills-per-call', count, 6),
-      lostWorkerRetries: flags.has('--lost-worker-retries') ? count(flags.get('--lost-worker-retries')!, '--lost-worker-retries') : undefined,
+      lostWorkerRetries: flags.has('--lost-worker-retries')
+        ? count(flags.get('--lost-worker-retries')!, '--lost-worker-retries')
+        : undefined,
       restarts: get('--restarts', count, 3),
       downMs: get('--down', range, [1000, 4000]),
       dir: flags.get('--dir') ?? fs.mkdtempSync(path.join(os.tmpdir(), 'baton-drill-')),
@@ -183,7 +221,17 @@ async function main(): Promise<number> {
   const reports: DrillReport[] = [];
   for (const drill of drills) {
     // The fuzzing drill fuzzes chains (generated scenarios), then the HTTP service (generated requests).
-    const runs = { sigkill: [sigkillDrill], server: [serverDrill], load: [loadDrill], fuzz: [fuzzDrill, httpFuzzDrill], redeploy: [redeployDrill], spend: [spendDrill], experiment: [experimentDrill], model: [modelDrill], bounds: [boundsDrill] }[drill as (typeof DRILLS)[number]];
+    const runs = {
+      sigkill: [sigkillDrill],
+      server: [serverDrill],
+      load: [loadDrill],
+      fuzz: [fuzzDrill, httpFuzzDrill],
+      redeploy: [redeployDrill],
+      spend: [spendDrill],
+      experiment: [experimentDrill],
+      model: [modelDrill],
+      bounds: [boundsDrill],
+    }[drill as (typeof DRILLS)[number]];
     for (const run of runs) {
       const report = await run(settings);
       print(report);

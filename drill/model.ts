@@ -85,10 +85,29 @@ export async function modelDrill(s: DrillSettings & ModelSettings): Promise<Dril
       .sort((a, b) => b[1] - a[1])
       .map(([operation, n]): Record<string, Cell> => ({ operation, runs: n })),
     tables: [
-      { title: 'redeploys', rows: [{ 'v1 draining (Worker Deployments)': f.redeploys.drain, 'side by side': f.redeploys.side_by_side, 'v1 gone': f.redeploys.v1_gone }] },
-      ...(Object.keys(known).length > 0 ? [{ title: `known open defects (test/model/known.ts; ${KNOWN_OPEN.length} listed)`, rows: Object.entries(known).map(([defect, n]): Record<string, Cell> => ({ defect, violations: n })) }] : []),
+      {
+        title: 'redeploys',
+        rows: [
+          {
+            'v1 draining (Worker Deployments)': f.redeploys.drain,
+            'side by side': f.redeploys.side_by_side,
+            'v1 gone': f.redeploys.v1_gone,
+          },
+        ],
+      },
+      ...(Object.keys(known).length > 0
+        ? [
+            {
+              title: `known open defects (test/model/known.ts; ${KNOWN_OPEN.length} listed)`,
+              rows: Object.entries(known).map(([defect, n]): Record<string, Cell> => ({ defect, violations: n })),
+            },
+          ]
+        : []),
     ],
-    problems: failures.map((x) => `seed ${x.seed} (path ${x.path ?? '?'}, ${x.lane}, shrunk over ${x.shrinks} runs to ${x.steps.length} steps${x.file ? `, saved as ${x.file}` : ''}):\n    ${x.violations.join('\n    ')}\n    steps: ${x.steps.map((st) => `${st.op} ${JSON.stringify(st.params)}`).join(' → ')}`),
+    problems: failures.map(
+      (x) =>
+        `seed ${x.seed} (path ${x.path ?? '?'}, ${x.lane}, shrunk over ${x.shrinks} runs to ${x.steps.length} steps${x.file ? `, saved as ${x.file}` : ''}):\n    ${x.violations.join('\n    ')}\n    steps: ${x.steps.map((st) => `${st.op} ${JSON.stringify(st.params)}`).join(' → ')}`,
+    ),
     details: reports,
   };
 }

@@ -17,9 +17,20 @@ export function formatTable(rows: Record<string, Cell>[]): string {
   const text = (v: Cell) => (v === undefined ? '—' : String(v));
   const widths = columns.map((c) => Math.max(c.length, ...rows.map((r) => text(r[c]).length)));
   const line = (cells: string[], numeric: boolean[]) =>
-    cells.map((c, i) => (numeric[i] ? c.padStart(widths[i]!) : c.padEnd(widths[i]!))).join('  ').trimEnd();
-  const header = line(columns, columns.map(() => false));
+    cells
+      .map((c, i) => (numeric[i] ? c.padStart(widths[i]!) : c.padEnd(widths[i]!)))
+      .join('  ')
+      .trimEnd();
+  const header = line(
+    columns,
+    columns.map(() => false),
+  );
   const rule = widths.map((w) => '─'.repeat(w)).join('  ');
-  const body = rows.map((r) => line(columns.map((c) => text(r[c])), columns.map((c) => typeof r[c] === 'number')));
+  const body = rows.map((r) =>
+    line(
+      columns.map((c) => text(r[c])),
+      columns.map((c) => typeof r[c] === 'number'),
+    ),
+  );
   return [header, rule, ...body].join('\n');
 }

@@ -120,7 +120,12 @@ export async function rig(s: DrillSettings, name: string, address: string): Prom
 }
 
 /** Run the drill's chains (unfaulted or under faults, by who else is acting meanwhile). */
-export function chainsOf(s: DrillSettings, r: DrillRig, phase: string, extra: Partial<RunChainsOptions> = {}): Promise<ChainOutcome[]> {
+export function chainsOf(
+  s: DrillSettings,
+  r: DrillRig,
+  phase: string,
+  extra: Partial<RunChainsOptions> = {},
+): Promise<ChainOutcome[]> {
   return runChains({
     baton: r.baton,
     prefix: `${r.tag}-${phase}`,
@@ -158,7 +163,8 @@ export async function verdict(
   const problems: string[] = [];
   const histories = await Promise.all(faulted.map((c) => inspectHistory(r.client, c.workflowId)));
   const recoveries = recoveriesOf(histories);
-  for (const b of baseline) if (b.stuck || b.error) problems.push(`baseline ${b.workflowId} (${b.kind}): ${b.stuck ? 'stuck' : b.error}`);
+  for (const b of baseline)
+    if (b.stuck || b.error) problems.push(`baseline ${b.workflowId} (${b.kind}): ${b.stuck ? 'stuck' : b.error}`);
   let mismatches = 0;
   let dupHandoffs = 0;
   for (const [i, c] of faulted.entries()) {
@@ -166,13 +172,17 @@ export async function verdict(
     const same = !c.stuck && c.result === b.result && c.error === b.error;
     if (!same) {
       mismatches++;
-      problems.push(`${c.workflowId} (${c.kind}): ${c.stuck ? 'stuck' : (c.error ?? c.result)} ≠ baseline ${b.error ?? b.result}`);
+      problems.push(
+        `${c.workflowId} (${c.kind}): ${c.stuck ? 'stuck' : (c.error ?? c.result)} ≠ baseline ${b.error ?? b.result}`,
+      );
     }
     const handoffs = c.result ? (JSON.parse(c.result) as { handoffs: unknown[] }).handoffs.length : undefined;
     const dup = duplicateHandoffs(histories[i]!, handoffs);
-    if (dup > 0) problems.push(`${c.workflowId}: handoff recorded twice (indexes ${histories[i]!.handoffRecords.join(', ')})`);
+    if (dup > 0)
+      problems.push(`${c.workflowId}: handoff recorded twice (indexes ${histories[i]!.handoffRecords.join(', ')})`);
     dupHandoffs += dup;
-    for (const f of histories[i]!.taskFailures) problems.push(`${c.workflowId}: WorkflowTaskFailed (event ${f.eventId}, ${f.identity ?? '?'}): ${f.message}`);
+    for (const f of histories[i]!.taskFailures)
+      problems.push(`${c.workflowId}: WorkflowTaskFailed (event ${f.eventId}, ${f.identity ?? '?'}): ${f.message}`);
   }
   const entries = readEffects(r.effectsFile);
   const faultedIds = new Set(faulted.map((c) => c.workflowId));
@@ -180,11 +190,13 @@ export async function verdict(
   const base = summarizeEffects(entries, (id) => baseline.some((b) => b.workflowId === id));
   let extraEffects = 0;
   for (const [i, c] of faulted.entries()) {
-    const extra = (effects.appliedByChain.get(c.workflowId) ?? 0) - (base.appliedByChain.get(baseline[i]!.workflowId) ?? 0);
+    const extra =
+      (effects.appliedByChain.get(c.workflowId) ?? 0) - (base.appliedByChain.get(baseline[i]!.workflowId) ?? 0);
     if (extra > 0) problems.push(`${c.workflowId}: ${extra} side effect(s) more than the baseline`);
     extraEffects += Math.max(0, extra);
   }
-  if (effects.duplicateKeys > 0) problems.push(`${effects.duplicateKeys} side effect(s) applied twice under one idempotency key`);
+  if (effects.duplicateKeys > 0)
+    problems.push(`${effects.duplicateKeys} side effect(s) applied twice under one idempotency key`);
   const failedTasks = histories.reduce((n, h) => n + h.taskFailures.length, 0);
   return {
     histories,

@@ -44,7 +44,9 @@ export async function serverDrill(s: DrillSettings): Promise<DrillReport> {
         await untilWorthRestarting(r, () => running);
         if (!running) return;
         const waiting = await waitingChains(r);
-        const inFlight = [...new Set(r.pool.liveSlots().flatMap((slot) => r.pool.inFlight(slot).map((a) => a.workflowId)))];
+        const inFlight = [
+          ...new Set(r.pool.liveSlots().flatMap((slot) => r.pool.inFlight(slot).map((a) => a.workflowId))),
+        ];
         const killedAt = Date.now();
         down = true;
         await server.kill();
@@ -90,7 +92,9 @@ export async function serverDrill(s: DrillSettings): Promise<DrillReport> {
 async function untilWorthRestarting(r: DrillRig, running: () => boolean): Promise<void> {
   const deadline = Date.now() + 20_000;
   while (running() && Date.now() < deadline) {
-    const calls = r.pool.liveSlots().some((slot) => r.pool.inFlight(slot).some((a) => a.activity === 'callModel' || a.activity === 'runTool'));
+    const calls = r.pool
+      .liveSlots()
+      .some((slot) => r.pool.inFlight(slot).some((a) => a.activity === 'callModel' || a.activity === 'runTool'));
     if (calls && (await waitingChains(r)).length > 0) return;
     await sleep(100);
   }
@@ -98,7 +102,9 @@ async function untilWorthRestarting(r: DrillRig, running: () => boolean): Promis
 
 async function waitingChains(r: DrillRig): Promise<string[]> {
   try {
-    return (await r.baton.pending()).filter((p) => p.workflowId.startsWith(`${r.tag}-restart-`)).map((p) => p.workflowId);
+    return (await r.baton.pending())
+      .filter((p) => p.workflowId.startsWith(`${r.tag}-restart-`))
+      .map((p) => p.workflowId);
   } catch {
     return [];
   }

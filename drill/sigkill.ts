@@ -30,14 +30,18 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Run the SIGKILL drill against `TEMPORAL_ADDRESS`, or a dev server of its own. */
 export async function sigkillDrill(s: DrillSettings): Promise<DrillReport> {
-  const server = process.env.TEMPORAL_ADDRESS ? undefined : await DrillServer.create({ logFile: path.join(s.dir, 'sigkill-server.log') });
+  const server = process.env.TEMPORAL_ADDRESS
+    ? undefined
+    : await DrillServer.create({ logFile: path.join(s.dir, 'sigkill-server.log') });
   await server?.start();
   const r = await rig(s, 'sigkill', server?.address ?? process.env.TEMPORAL_ADDRESS!);
   try {
     const baseline = await chainsOf(s, r, 'base');
     let running = true;
     const longCalls = s.longCallMs !== undefined;
-    const killer = longCalls ? killDuringLongCalls(s, r, () => running) : killLoop(s, r, () => running).then(() => new Map<string, number>());
+    const killer = longCalls
+      ? killDuringLongCalls(s, r, () => running)
+      : killLoop(s, r, () => running).then(() => new Map<string, number>());
     const faulted = await chainsOf(s, r, 'kill');
     running = false;
     const hits = await killer;
@@ -48,7 +52,11 @@ export async function sigkillDrill(s: DrillSettings): Promise<DrillReport> {
     });
     const rows = longCalls ? await longCallRows(r, faulted, hits) : [];
     const tooFew = faulted.filter((c) => (hits.get(c.workflowId) ?? 0) < s.killsPerCall);
-    if (longCalls) for (const c of tooFew) v.problems.push(`${c.workflowId}: its long call took ${hits.get(c.workflowId) ?? 0} kills, not ${s.killsPerCall}`);
+    if (longCalls)
+      for (const c of tooFew)
+        v.problems.push(
+          `${c.workflowId}: its long call took ${hits.get(c.workflowId) ?? 0} kills, not ${s.killsPerCall}`,
+        );
     const mode = longCalls ? `, each chain's ${seconds(s.longCallMs)} tool call killed ${s.killsPerCall} times` : '';
     return {
       title: `SIGKILL drill: ${s.chains} chains, ${s.workers} workers, heartbeat timeout ${s.heartbeatTimeout ?? '3 seconds (default)'}${mode}`,

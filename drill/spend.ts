@@ -35,22 +35,44 @@ export async function spendDrill(settings: DrillSettings & { spendChains: number
   const env = await startDevServer();
   const problems: string[] = [];
   try {
-    const team = new Team([defineAgent({ id: 'worker', instructions: 'Work.', model: scripted({ model: 'metered', steps: [{ text: 'done', usage: USAGE }] }) })], {
-      prices: { metered: { input: 1, output: 1 } },
-      spendLimits: [{ name: 'tenant-daily', keyFrom: 'tenant', limit: LIMIT, window: 'day' }],
-    });
+    const team = new Team(
+      [
+        defineAgent({
+          id: 'worker',
+          instructions: 'Work.',
+          model: scripted({ model: 'metered', steps: [{ text: 'done', usage: USAGE }] }),
+        }),
+      ],
+      {
+        prices: { metered: { input: 1, output: 1 } },
+        spendLimits: [{ name: 'tenant-daily', keyFrom: 'tenant', limit: LIMIT, window: 'day' }],
+      },
+    );
     const taskQueue = `drill-spend-${randomUUID()}`;
     const worker = await createWorker({ team, connection: env.nativeConnection, taskQueue });
     const baton = new Baton({ client: env.client, taskQueue });
     const tenant = `drill-${randomUUID()}`;
     const started = Date.now();
     const outcomes = await worker.runUntil(async () => {
-      const runs = await Promise.all(Array.from({ length: settings.spendChains }, () => baton.start('worker', 'go', { context: { tenant } })));
-      const ended = await Promise.all(runs.map((r) => r.result().then((x) => x, (e: unknown) => e)));
+      const runs = await Promise.all(
+        Array.from({ length: settings.spendChains }, () => baton.start('worker', 'go', { context: { tenant } })),
+      );
+      const ended = await Promise.all(
+        runs.map((r) =>
+          r.result().then(
+            (x) => x,
+            (e: unknown) => e,
+          ),
+        ),
+      );
       const ledger = (await baton.economics.spendLedgers()).find((l) => l.key === tenant);
       // A few audits at a time: hundreds of history reads at once time out on a dev server.
       const recorded = await inTurns(runs.length, AUDITS_AT_ONCE, async (i) =>
-        ended[i] instanceof SpendLimitExceededError ? (await baton.audit(runs[i]!.workflowId)).events.some((e) => e.kind === 'control' && e.control === 'spend_refused') : true,
+        ended[i] instanceof SpendLimitExceededError
+          ? (await baton.audit(runs[i]!.workflowId)).events.some(
+              (e) => e.kind === 'control' && e.control === 'spend_refused',
+            )
+          : true,
       );
       return { ended, ledger, recorded };
     });
@@ -58,21 +80,51 @@ export async function spendDrill(settings: DrillSettings & { spendChains: number
     const refused = outcomes.ended.filter((o): o is SpendLimitExceededError => o instanceof SpendLimitExceededError);
     const other = settings.spendChains - answered - refused.length;
     const worst = refused[0]?.neededMicros;
-    const fit = worst === undefined ? settings.spendChains : Math.min(settings.spendChains, Math.floor((LIMIT * 1e6 - worst) / CALL_MICROS) + 1);
+    const fit =
+      worst === undefined
+        ? settings.spendChains
+        : Math.min(settings.spendChains, Math.floor((LIMIT * 1e6 - worst) / CALL_MICROS) + 1);
     const spent = outcomes.ledger?.spentMicros;
     if (other > 0) {
-      const why = [...new Set(outcomes.ended.filter((o) => o instanceof Error && !(o instanceof SpendLimitExceededError)).map((e) => `${(e as Error).name}: ${(e as Error).message}`.slice(0, 300)))];
-      problems.push(`${other} chains neither answered nor were refused by the spend limit (${why.slice(0, 3).join(' | ')})`);
+      const why = [
+        ...new Set(
+          outcomes.ended
+            .filter((o) => o instanceof Error && !(o instanceof SpendLimitExceededError))
+            .map((e) => `${(e as Error).name}: ${(e as Error).message}`.slice(0, 300)),
+        ),
+      ];
+      problems.push(
+        `${other} chains neither answered nor were refused by the spend limit (${why.slice(0, 3).join(' | ')})`,
+      );
     }
     if (answered !== fit) problems.push(`${answered} chains answered; ${fit} calls fit the limit`);
     if (spent === undefined) problems.push("the tenant's ledger was not found");
     else if (spent > LIMIT * 1e6) problems.push(`spent ${spent} micros, over the limit of ${LIMIT * 1e6}`);
-    if (spent !== undefined && spent !== answered * CALL_MICROS) problems.push(`the ledger has ${spent} micros spent, the chains ${answered * CALL_MICROS}`);
+    if (spent !== undefined && spent !== answered * CALL_MICROS)
+      problems.push(`the ledger has ${spent} micros spent, the chains ${answered * CALL_MICROS}`);
     if (outcomes.recorded.some((r) => !r)) problems.push('a refused chain has no spend_refused on its record');
     return {
       title: `spend: ${settings.spendChains} chains of one tenant at once under a daily limit of ${LIMIT} USD`,
-      summary: { drill: 'spend', chains: settings.spendChains, answered, refused: refused.length, 'spent (micros)': spent, 'limit (micros)': LIMIT * 1e6, overshoot: spent === undefined ? undefined : Math.max(0, spent - LIMIT * 1e6), seconds: Math.round((Date.now() - started) / 100) / 10, problems: problems.length },
-      faults: [{ 'reservation (worst case, micros)': worst, 'a call costs (micros)': CALL_MICROS, 'calls that fit': fit, 'granted by the ledger': outcomes.ledger?.granted, 'refused by the ledger': outcomes.ledger?.refused }],
+      summary: {
+        drill: 'spend',
+        chains: settings.spendChains,
+        answered,
+        refused: refused.length,
+        'spent (micros)': spent,
+        'limit (micros)': LIMIT * 1e6,
+        overshoot: spent === undefined ? undefined : Math.max(0, spent - LIMIT * 1e6),
+        seconds: Math.round((Date.now() - started) / 100) / 10,
+        problems: problems.length,
+      },
+      faults: [
+        {
+          'reservation (worst case, micros)': worst,
+          'a call costs (micros)': CALL_MICROS,
+          'calls that fit': fit,
+          'granted by the ledger': outcomes.ledger?.granted,
+          'refused by the ledger': outcomes.ledger?.refused,
+        },
+      ],
       problems,
     };
   } finally {

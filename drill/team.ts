@@ -17,17 +17,32 @@ const toolDelayMs = Number(process.env.DRILL_TOOL_DELAY_MS ?? 500);
 const longCallMs = process.env.DRILL_LONG_CALL_MS ? Number(process.env.DRILL_LONG_CALL_MS) : undefined;
 
 const model = (rules: ScriptedRule[]) =>
-  scripted({ model: 'scripted-drill', rules: rules.map((r) => ({ ...r, reply: { ...r.reply, delayMs: modelDelayMs } })) });
+  scripted({
+    model: 'scripted-drill',
+    rules: rules.map((r) => ({ ...r, reply: { ...r.reply, delayMs: modelDelayMs } })),
+  });
 
 /** A tool whose effect is recorded in the shared log once per idempotency key. */
-function effectTool<S extends z.ZodObject>(name: string, description: string, parameters: S, effect: (args: z.output<S>) => unknown, delayMs = toolDelayMs) {
+function effectTool<S extends z.ZodObject>(
+  name: string,
+  description: string,
+  parameters: S,
+  effect: (args: z.output<S>) => unknown,
+  delayMs = toolDelayMs,
+) {
   return defineTool({
     name,
     description,
     parameters,
     execute: async (args, context: ToolContext) => {
       const result = applyOnce(
-        { key: context.idempotencyKey, workflowId: context.workflowId, agent: context.agentId, tool: name, attempt: context.attempt },
+        {
+          key: context.idempotencyKey,
+          workflowId: context.workflowId,
+          agent: context.agentId,
+          tool: name,
+          attempt: context.attempt,
+        },
         () => effect(args),
       );
       // The effect is recorded; a kill now leaves a call that must not apply it again.
@@ -44,11 +59,21 @@ const registerCase = effectTool(
   ({ route }) => ({ registered: true, route }),
   longCallMs,
 );
-const issueCredit = effectTool('issueCredit', 'Credit the customer', z.object({ amount: z.number() }), ({ amount }) => ({ credited: true, amount }));
-const sendEmail = effectTool('sendEmail', 'Email the customer', z.object({ template: z.enum(['credit', 'answer']) }), ({ template }) => ({
-  template,
-  sent: true,
-}));
+const issueCredit = effectTool(
+  'issueCredit',
+  'Credit the customer',
+  z.object({ amount: z.number() }),
+  ({ amount }) => ({ credited: true, amount }),
+);
+const sendEmail = effectTool(
+  'sendEmail',
+  'Email the customer',
+  z.object({ template: z.enum(['credit', 'answer']) }),
+  ({ template }) => ({
+    template,
+    sent: true,
+  }),
+);
 const searchKb = defineTool({
   name: 'searchKb',
   description: 'Search the help articles',
@@ -60,11 +85,20 @@ const intake = defineAgent({
   id: 'intake',
   instructions: 'Register the case, route it, and close it when it comes back.',
   model: model([
-    { whenIncludes: 'was rejected', reply: { text: 'We could not approve your refund; a person will review your case.' } },
+    {
+      whenIncludes: 'was rejected',
+      reply: { text: 'We could not approve your refund; a person will review your case.' },
+    },
     { whenIncludes: 'case closed: credit', reply: { text: 'Your refund has been issued and confirmed by email.' } },
     { whenIncludes: 'case closed: answer', reply: { text: 'We have emailed you the answer to your question.' } },
-    { whenIncludes: '"route":"billing"', reply: { handoff: { to: 'billing', message: 'Refund for a damaged parcel' } } },
-    { whenIncludes: '"route":"support"', reply: { handoff: { to: 'support', message: 'Question about a password reset' } } },
+    {
+      whenIncludes: '"route":"billing"',
+      reply: { handoff: { to: 'billing', message: 'Refund for a damaged parcel' } },
+    },
+    {
+      whenIncludes: '"route":"support"',
+      reply: { handoff: { to: 'support', message: 'Question about a password reset' } },
+    },
     { whenIncludes: 'refund', reply: { toolCalls: [{ name: 'registerCase', arguments: { route: 'billing' } }] } },
     { whenIncludes: '', reply: { toolCalls: [{ name: 'registerCase', arguments: { route: 'support' } }] } },
   ]),
@@ -76,7 +110,10 @@ const billing = defineAgent({
   id: 'billing',
   instructions: 'Credit the customer, then have notifier confirm it.',
   model: model([
-    { whenIncludes: '"credited":true', reply: { handoff: { to: 'notifier', message: 'Credit issued: send the confirmation' } } },
+    {
+      whenIncludes: '"credited":true',
+      reply: { handoff: { to: 'notifier', message: 'Credit issued: send the confirmation' } },
+    },
     { whenIncludes: '', reply: { toolCalls: [{ name: 'issueCredit', arguments: { amount: 25 } }] } },
   ]),
   tools: [issueCredit],
@@ -88,7 +125,10 @@ const support = defineAgent({
   id: 'support',
   instructions: 'Find the answer, then have notifier send it.',
   model: model([
-    { whenIncludes: '"article"', reply: { handoff: { to: 'notifier', message: 'Answer found: send it to the customer' } } },
+    {
+      whenIncludes: '"article"',
+      reply: { handoff: { to: 'notifier', message: 'Answer found: send it to the customer' } },
+    },
     { whenIncludes: '', reply: { toolCalls: [{ name: 'searchKb', arguments: { topic: 'password' } }] } },
   ]),
   tools: [searchKb],
@@ -99,7 +139,10 @@ const notifier = defineAgent({
   id: 'notifier',
   instructions: 'Email the customer, then hand the case back to intake.',
   model: model([
-    { whenIncludes: '"template":"credit"', reply: { handoff: { to: 'intake', message: 'Case closed: credit confirmed' } } },
+    {
+      whenIncludes: '"template":"credit"',
+      reply: { handoff: { to: 'intake', message: 'Case closed: credit confirmed' } },
+    },
     { whenIncludes: '"template":"answer"', reply: { handoff: { to: 'intake', message: 'Case closed: answer sent' } } },
     { whenIncludes: 'credit', reply: { toolCalls: [{ name: 'sendEmail', arguments: { template: 'credit' } }] } },
     { whenIncludes: '', reply: { toolCalls: [{ name: 'sendEmail', arguments: { template: 'answer' } }] } },
@@ -129,7 +172,12 @@ export interface DrillChain {
 export function drillChain(i: number): DrillChain {
   switch (i % 4) {
     case 0:
-      return { kind: 'refund', input: `Refund request #${i}: my parcel arrived damaged`, options: {}, decision: 'approve' };
+      return {
+        kind: 'refund',
+        input: `Refund request #${i}: my parcel arrived damaged`,
+        options: {},
+        decision: 'approve',
+      };
     case 1:
       return { kind: 'question', input: `Question #${i}: how do I reset my password?`, options: {}, decision: 'none' };
     case 2:

@@ -54,7 +54,14 @@ export async function inspectHistory(client: Client, workflowId: string): Promis
       await new Promise((resolve) => setTimeout(resolve, 1000));
     }
   }
-  const findings: HistoryFindings = { workflowId, handoffRecords: [], taskFailures: [], tasks: [], events: events.length, activities: 0 };
+  const findings: HistoryFindings = {
+    workflowId,
+    handoffRecords: [],
+    taskFailures: [],
+    tasks: [],
+    events: events.length,
+    activities: 0,
+  };
   for (const e of events) {
     if (e.activityTaskScheduledEventAttributes) findings.activities++;
     const handoff = recordedHandoff(e);
@@ -65,8 +72,16 @@ export async function inspectHistory(client: Client, workflowId: string): Promis
     }
     // UnhandledCommand: a completion met a signal that arrived meanwhile, and the task ran again at once with it.
     const failed = e.workflowTaskFailedEventAttributes;
-    if (failed && failed.cause !== temporal.api.enums.v1.WorkflowTaskFailedCause.WORKFLOW_TASK_FAILED_CAUSE_UNHANDLED_COMMAND) {
-      findings.taskFailures.push({ eventId: Number(e.eventId), at: timeOf(e), identity: failed.identity ?? undefined, message: failed.failure?.message ?? String(failed.cause) });
+    if (
+      failed &&
+      failed.cause !== temporal.api.enums.v1.WorkflowTaskFailedCause.WORKFLOW_TASK_FAILED_CAUSE_UNHANDLED_COMMAND
+    ) {
+      findings.taskFailures.push({
+        eventId: Number(e.eventId),
+        at: timeOf(e),
+        identity: failed.identity ?? undefined,
+        message: failed.failure?.message ?? String(failed.cause),
+      });
     }
   }
   return findings;
@@ -88,7 +103,14 @@ export function recoveryAfterKill(kill: Kill, starts: Attempt[], histories: Hist
   const waits: number[] = [];
   for (const a of kill.inFlight) {
     // The call's next attempt, or its restart after the lost worker (a new activity of the same call).
-    const retried = starts.find((s) => s.workflowId === a.workflowId && s.activity === a.activity && s.tool === a.tool && s.at >= kill.at && (s.activityId !== a.activityId || s.attempt > a.attempt));
+    const retried = starts.find(
+      (s) =>
+        s.workflowId === a.workflowId &&
+        s.activity === a.activity &&
+        s.tool === a.tool &&
+        s.at >= kill.at &&
+        (s.activityId !== a.activityId || s.attempt > a.attempt),
+    );
     if (retried) waits.push(retried.at - kill.at);
   }
   for (const h of histories) {

@@ -15,7 +15,17 @@ import { team } from './team';
 /** What a drill worker tells its parent. */
 export type WorkerReport =
   | { type: 'ready'; identity: string }
-  | { type: 'start' | 'end'; workflowId: string; activityId: string; activity: string; tool?: string; attempt: number; at: number; ok?: boolean; handoff?: boolean };
+  | {
+      type: 'start' | 'end';
+      workflowId: string;
+      activityId: string;
+      activity: string;
+      tool?: string;
+      attempt: number;
+      at: number;
+      ok?: boolean;
+      handoff?: boolean;
+    };
 
 function report(message: WorkerReport): void {
   process.send?.(message);
@@ -26,11 +36,19 @@ const reportActivities: ActivityInterceptorsFactory = () => ({
     async execute(input, next) {
       const info = Context.current().info;
       const tool = info.activityType === 'runTool' ? (input.args[0] as RunToolInput | undefined)?.call.name : undefined;
-      const base = { workflowId: info.workflowExecution?.workflowId ?? '', activityId: info.activityId, activity: info.activityType, ...(tool ? { tool } : {}), attempt: info.attempt };
+      const base = {
+        workflowId: info.workflowExecution?.workflowId ?? '',
+        activityId: info.activityId,
+        activity: info.activityType,
+        ...(tool ? { tool } : {}),
+        attempt: info.attempt,
+      };
       report({ type: 'start', ...base, at: Date.now() });
       try {
         const result = await next(input);
-        const handoff = info.activityType === 'callModel' && (result as ModelResponse).toolCalls.some((c) => c.name === HANDOFF_TOOL_NAME);
+        const handoff =
+          info.activityType === 'callModel' &&
+          (result as ModelResponse).toolCalls.some((c) => c.name === HANDOFF_TOOL_NAME);
         report({ type: 'end', ...base, at: Date.now(), ok: true, handoff });
         return result;
       } catch (err) {

@@ -65,7 +65,12 @@ export class WorkerPool {
   private readonly handoffListeners: ((slot: number) => void)[] = [];
 
   constructor(private readonly options: WorkerPoolOptions) {
-    this.slots = Array.from({ length: options.size }, () => ({ identity: '', generation: 0, ready: false, inFlight: new Map() }));
+    this.slots = Array.from({ length: options.size }, () => ({
+      identity: '',
+      generation: 0,
+      ready: false,
+      inFlight: new Map(),
+    }));
   }
 
   /** Start every worker and wait until each polls. */
@@ -136,7 +141,13 @@ export class WorkerPool {
     s.inFlight = new Map();
     const log = fs.openSync(path.join(this.options.logDir, `${s.identity}.log`), 'a');
     const child = spawn(process.execPath, ['-r', 'tsx/cjs', WORKER], {
-      env: { ...process.env, ...this.options.env, TEMPORAL_ADDRESS: this.options.address, DRILL_TASK_QUEUE: this.options.taskQueue, DRILL_IDENTITY: s.identity },
+      env: {
+        ...process.env,
+        ...this.options.env,
+        TEMPORAL_ADDRESS: this.options.address,
+        DRILL_TASK_QUEUE: this.options.taskQueue,
+        DRILL_IDENTITY: s.identity,
+      },
       stdio: ['ignore', log, log, 'ipc'],
     });
     fs.closeSync(log);
@@ -148,7 +159,15 @@ export class WorkerPool {
           s.ready = true;
           return resolve();
         }
-        const attempt: Attempt = { workflowId: m.workflowId, activityId: m.activityId, activity: m.activity, ...(m.tool ? { tool: m.tool } : {}), attempt: m.attempt, at: m.at, identity };
+        const attempt: Attempt = {
+          workflowId: m.workflowId,
+          activityId: m.activityId,
+          activity: m.activity,
+          ...(m.tool ? { tool: m.tool } : {}),
+          attempt: m.attempt,
+          at: m.at,
+          identity,
+        };
         const id = `${m.workflowId}/${m.activityId}`;
         if (m.type === 'start') {
           this.starts.push(attempt);
@@ -163,7 +182,8 @@ export class WorkerPool {
         const killedByUs = this.kills.some((k) => k.identity === identity);
         if (!killedByUs && !this.stopping) this.crashes.push({ at: Date.now(), identity, code, signal });
         resolve();
-        if (!this.stopping) setTimeout(() => void (this.stopping || this.spawn(slot)), this.options.restartDelayMs ?? 500);
+        if (!this.stopping)
+          setTimeout(() => void (this.stopping || this.spawn(slot)), this.options.restartDelayMs ?? 500);
       });
     });
   }

@@ -13,20 +13,46 @@ const dist = path.join(root, 'dist');
 const require = createRequire(import.meta.url);
 
 fs.rmSync(dist, { recursive: true, force: true });
-execFileSync(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', path.join(root, 'tsconfig.build.json')], { stdio: 'inherit' });
+execFileSync(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', path.join(root, 'tsconfig.build.json')], {
+  stdio: 'inherit',
+});
 
 /** Entry points: the name under dist/esm and the compiled CommonJS module it re-exports. */
-const entries = { index: 'src/index.js', workflow: 'src/workflow.js', worker: 'src/worker/index.js', server: 'src/server/index.js', react: 'src/react/index.js', agents: 'src/agents/index.js', models: 'src/models/index.js', client: 'src/client/index.js', audit: 'src/audit/index.js', eval: 'src/eval/index.js', payloads: 'src/payloads/index.js', signing: 'src/client/signing/index.js', streams: 'src/streams/index.js', economics: 'src/economics/index.js', mcp: 'src/mcp/index.js' };
+const entries = {
+  index: 'src/index.js',
+  workflow: 'src/workflow.js',
+  worker: 'src/worker/index.js',
+  server: 'src/server/index.js',
+  react: 'src/react/index.js',
+  agents: 'src/agents/index.js',
+  models: 'src/models/index.js',
+  client: 'src/client/index.js',
+  audit: 'src/audit/index.js',
+  eval: 'src/eval/index.js',
+  payloads: 'src/payloads/index.js',
+  signing: 'src/client/signing/index.js',
+  streams: 'src/streams/index.js',
+  economics: 'src/economics/index.js',
+  mcp: 'src/mcp/index.js',
+};
 fs.mkdirSync(path.join(dist, 'esm'), { recursive: true });
 for (const [name, target] of Object.entries(entries)) {
-  const names = Object.keys(require(path.join(dist, target))).filter((n) => n !== 'default' && n !== '__esModule').sort();
+  const names = Object.keys(require(path.join(dist, target)))
+    .filter((n) => n !== 'default' && n !== '__esModule')
+    .sort();
   const from = `../${target}`;
-  fs.writeFileSync(path.join(dist, 'esm', `${name}.mjs`), `import cjs from '${from}';\n\nexport const {\n${names.map((n) => `  ${n},`).join('\n')}\n} = cjs;\n`);
+  fs.writeFileSync(
+    path.join(dist, 'esm', `${name}.mjs`),
+    `import cjs from '${from}';\n\nexport const {\n${names.map((n) => `  ${n},`).join('\n')}\n} = cjs;\n`,
+  );
   fs.writeFileSync(path.join(dist, 'esm', `${name}.d.mts`), `export * from '${from}';\n`);
 }
 
 const page = require(path.join(dist, 'src/server/page/bundle.js'));
-fs.writeFileSync(path.join(dist, 'src/server/page', page.PAGE_BUNDLE), page.bundlePage(path.join(root, 'src/server/page/browser')));
+fs.writeFileSync(
+  path.join(dist, 'src/server/page', page.PAGE_BUNDLE),
+  page.bundlePage(path.join(root, 'src/server/page/browser')),
+);
 
 /**
  * Where a bundled module's source map says it came from: relative to its package (`baton-agents/dist/workflows/loop.js`,
@@ -47,10 +73,18 @@ const { code } = await bundleWorkflowCode({
   // baton's own interceptors, outermost (see src/worker/bundle.ts).
   workflowInterceptorModules: [path.join(dist, 'workflows/quickSignals.js')],
   logger: new DefaultLogger('WARN'),
-  webpackConfigHook: (config) => ({ ...config, output: { ...config.output, devtoolModuleFilenameTemplate: (info) => packagePath(info.absoluteResourcePath) } }),
+  webpackConfigHook: (config) => ({
+    ...config,
+    output: { ...config.output, devtoolModuleFilenameTemplate: (info) => packagePath(info.absoluteResourcePath) },
+  }),
 });
 if (code.includes(root)) throw new Error(`the workflow bundle still names ${root}`);
 fs.writeFileSync(path.join(dist, 'workflow-bundle.js'), code);
 const sdk = require('@temporalio/workflow/package.json').version;
-fs.writeFileSync(path.join(dist, 'workflow-bundle.json'), `${JSON.stringify({ '@temporalio/workflow': sdk }, null, 2)}\n`);
-console.log(`built dist/ (entries: ${Object.keys(entries).join(', ')}; workflow bundle for @temporalio/workflow ${sdk}; the page's script)`);
+fs.writeFileSync(
+  path.join(dist, 'workflow-bundle.json'),
+  `${JSON.stringify({ '@temporalio/workflow': sdk }, null, 2)}\n`,
+);
+console.log(
+  `built dist/ (entries: ${Object.keys(entries).join(', ')}; workflow bundle for @temporalio/workflow ${sdk}; the page's script)`,
+);

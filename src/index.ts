@@ -13,11 +13,26 @@ export { Team, type TeamOptions } from './agents/team';
 export { remoteAgent, type RemoteAgentOptions } from './agents/remote';
 export { defineTool, ToolError, type Tool, type ToolContext, type ToolDefinition } from './agents/tool';
 export { guardrails, type Guardrail } from './agents/guardrails';
-export { Baton, type BatonOptions, type DecisionOptions, type PendingHandoff, type PendingToolCall, type StartOptions } from './client/baton';
+export {
+  Baton,
+  type BatonOptions,
+  type DecisionOptions,
+  type PendingHandoff,
+  type PendingToolCall,
+  type StartOptions,
+} from './client/baton';
 export { BatonRun, type RunResult } from './client/run';
 export type { RunEvent } from './client/events';
 export { connectBaton, TemporalConnectionError, type ConnectBatonOptions } from './client/connect';
-export { BatonError, TeamValidationError, InvalidRunInputError, ApprovalRefusedError, ApprovalTimeoutError, ModelCallFailedError, ToolExecutionError } from './common/errors';
+export {
+  BatonError,
+  TeamValidationError,
+  InvalidRunInputError,
+  ApprovalRefusedError,
+  ApprovalTimeoutError,
+  ModelCallFailedError,
+  ToolExecutionError,
+} from './common/errors';
 export { BudgetExceededError, MaxHandoffsExceededError } from './common/budgetErrors';
 export { LIMITS } from './common/limits';
 export type { ModelSpec, RunOptions } from './common/types';

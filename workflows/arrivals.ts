@@ -28,7 +28,10 @@ export function rawArgs<D extends { name: string }>(def: D): D {
  */
 export function readingItsInput<F extends (input: never) => Promise<unknown>>(workflow: F): F {
   const registered = ((input: never) => workflow(input)) as F;
-  defineWorkflowOptions(registered, { workflowDefinitionOptions: { failureExceptionTypes: [Error] }, staticOptions: { typeInfo: RAW } });
+  defineWorkflowOptions(registered, {
+    workflowDefinitionOptions: { failureExceptionTypes: [Error] },
+    staticOptions: { typeInfo: RAW },
+  });
   return registered;
 }
 
@@ -52,11 +55,16 @@ export function arrival(arg: unknown, limit?: { field: string; bytes: number }):
   }
   const encoding = payload.metadata?.encoding ? new TextDecoder().decode(payload.metadata.encoding) : undefined;
   if (encoding === 'binary/null') return undefined;
-  if (encoding !== 'json/plain') return new UnreadableArrival(`is not JSON: its payload's encoding is ${JSON.stringify(clipText(encoding ?? 'missing', 64))}, and baton reads JSON ("json/plain")`);
+  if (encoding !== 'json/plain')
+    return new UnreadableArrival(
+      `is not JSON: its payload's encoding is ${JSON.stringify(clipText(encoding ?? 'missing', 64))}, and baton reads JSON ("json/plain")`,
+    );
   try {
     // What the SDK's JSON converter does, with the context's native decoder rather than the SDK's
     // JavaScript one: thousands of signals may arrive in one activation.
-    return payload.data && payload.data.length > 0 ? (JSON.parse(new TextDecoder().decode(payload.data)) as unknown) : defaultPayloadConverter.fromPayload(payload);
+    return payload.data && payload.data.length > 0
+      ? (JSON.parse(new TextDecoder().decode(payload.data)) as unknown)
+      : defaultPayloadConverter.fromPayload(payload);
   } catch (err) {
     return new UnreadableArrival(`is not JSON (${clipText(err instanceof Error ? err.message : String(err), 200)})`);
   }

@@ -9,7 +9,16 @@
  * for it, and nothing it does fails a chain.
  */
 import { condition, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
-import { advanceCursor, type ArchiveActivities, type ArchiverInput, type ArchiverStatus, archiverStatusQuery, archiveNowSignal, ARCHIVER_WORKFLOW_TYPE, initialCursor } from '../src/common/archive';
+import {
+  advanceCursor,
+  type ArchiveActivities,
+  type ArchiverInput,
+  type ArchiverStatus,
+  archiverStatusQuery,
+  archiveNowSignal,
+  ARCHIVER_WORKFLOW_TYPE,
+  initialCursor,
+} from '../src/common/archive';
 import { Patches } from '../src/common/patches';
 import { handOver, handOverDue } from './economics/handover';
 import { hasPatch } from './patches';
@@ -26,7 +35,11 @@ export async function auditArchiver(input: ArchiverInput): Promise<never> {
     heartbeatTimeout: input.heartbeatTimeoutMs ?? 20_000,
     retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
   });
-  const status: ArchiverStatus = { cursor: input.cursor ?? initialCursor(input.since), totals: input.totals ?? { archived: 0, alreadyArchived: 0, lost: 0, erased: 0, streamed: 0 }, runs: input.runs ?? 0 };
+  const status: ArchiverStatus = {
+    cursor: input.cursor ?? initialCursor(input.since),
+    totals: input.totals ?? { archived: 0, alreadyArchived: 0, lost: 0, erased: 0, streamed: 0 },
+    runs: input.runs ?? 0,
+  };
   let woken = false;
   setHandler(archiverStatusQuery, () => status);
   setHandler(archiveNowSignal, () => void (woken = true));
@@ -36,7 +49,12 @@ export async function auditArchiver(input: ArchiverInput): Promise<never> {
   for (;;) {
     woken = false;
     const batch = input.batch ?? 50;
-    const closed = await listClosedChains({ cursor: status.cursor, ...(input.chainsOn !== undefined ? { chainsOn: input.chainsOn } : {}), settleMs: input.settleMs ?? 10_000, limit: batch });
+    const closed = await listClosedChains({
+      cursor: status.cursor,
+      ...(input.chainsOn !== undefined ? { chainsOn: input.chainsOn } : {}),
+      settleMs: input.settleMs ?? 10_000,
+      limit: batch,
+    });
     for (const c of closed) {
       const done = await archiveClosedChain(c);
       status.cursor = advanceCursor(status.cursor, c);
@@ -52,5 +70,10 @@ export async function auditArchiver(input: ArchiverInput): Promise<never> {
     if (handOverDue(taken, CHAINS_PER_RUN) || workflowInfo().historyLength >= eventsPerRun) break;
     if (closed.length < batch) await condition(() => woken, input.pollMs ?? 30_000);
   }
-  return handOver<typeof auditArchiver>(ARCHIVER_WORKFLOW_TYPE, { ...input, cursor: status.cursor, totals: status.totals, runs: status.runs + 1 });
+  return handOver<typeof auditArchiver>(ARCHIVER_WORKFLOW_TYPE, {
+    ...input,
+    cursor: status.cursor,
+    totals: status.totals,
+    runs: status.runs + 1,
+  });
 }

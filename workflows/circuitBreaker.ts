@@ -8,7 +8,18 @@
  */
 import { ApplicationFailure } from '@temporalio/common';
 import { allHandlersFinished, condition, setHandler, upsertMemo } from '@temporalio/workflow';
-import { type AskBreaker, askBreakerBatchUpdate, askBreakerUpdate, BREAKER_MEMO, EconomicsWorkflow, type BreakerInput, breakerQuery, type BreakerView, reportBreakerSignal, resetBreakerUpdate } from '../src/common/economics/messages';
+import {
+  type AskBreaker,
+  askBreakerBatchUpdate,
+  askBreakerUpdate,
+  BREAKER_MEMO,
+  EconomicsWorkflow,
+  type BreakerInput,
+  breakerQuery,
+  type BreakerView,
+  reportBreakerSignal,
+  resetBreakerUpdate,
+} from '../src/common/economics/messages';
 import { askProblems, newBreaker, resetProblems, SharedBreaker, validReport } from './economics/breaker';
 import { batchProblems } from './economics/batch';
 import { handOver, handOverDue } from './economics/handover';
@@ -29,7 +40,8 @@ export async function circuitBreaker(input: BreakerInput): Promise<BreakerView> 
     last = now;
   };
   const refuse = (problems: string[], what: string) => {
-    if (problems.length > 0) throw ApplicationFailure.nonRetryable(`Invalid ${what}: ${problems.join('; ')}`, 'InvalidBreakerRequest');
+    if (problems.length > 0)
+      throw ApplicationFailure.nonRetryable(`Invalid ${what}: ${problems.join('; ')}`, 'InvalidBreakerRequest');
   };
   const ask = (a: AskBreaker) => {
     messages++;
@@ -38,7 +50,9 @@ export async function circuitBreaker(input: BreakerInput): Promise<BreakerView> 
     return answer;
   };
   setHandler(askBreakerUpdate, ask, { validator: (a) => refuse(askProblems(a), 'question') });
-  setHandler(askBreakerBatchUpdate, (batch) => batch.map(ask), { validator: (batch) => refuse(batchProblems(batch, askProblems), 'question') });
+  setHandler(askBreakerBatchUpdate, (batch) => batch.map(ask), {
+    validator: (batch) => refuse(batchProblems(batch, askProblems), 'question'),
+  });
   setHandler(reportBreakerSignal, (r) => {
     messages++;
     if (!validReport(r)) return;

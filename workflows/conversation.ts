@@ -3,16 +3,33 @@
  * the first one possibly with the start), answers each with a chain of the active agent, and
  * continues as new as its history grows, carrying the whole conversation.
  */
-import { isCancellation, makeContinueAsNewFunc, setHandler, setWorkflowOptions, workflowInfo } from '@temporalio/workflow';
+import {
+  isCancellation,
+  makeContinueAsNewFunc,
+  setHandler,
+  setWorkflowOptions,
+  workflowInfo,
+} from '@temporalio/workflow';
 import { hasPatch } from './patches';
 import { arrival, rawArgs } from './arrivals';
 import { noteUpdate } from './historyLimits';
 import { receivePolicyUpdates } from './authority/policy';
 import { answerChainQueries, chainPorts, failureOf, nextRunAttributes, receiveDecisions, startAgentOf } from './wiring';
-import type { ConversationInput, ConversationResult, ConversationState, SendMessageInput } from '../src/common/conversation';
+import type {
+  ConversationInput,
+  ConversationResult,
+  ConversationState,
+  SendMessageInput,
+} from '../src/common/conversation';
 import { InputTooLargeError, InvalidRunInputError, toApplicationFailure, type UserError } from '../src/common/errors';
 import { validateConversationInput } from '../src/common/input';
-import { conversationQuery, endConversationUpdate, migrateConversationUpdate, messageQuery, sendMessageUpdate } from '../src/common/messages';
+import {
+  conversationQuery,
+  endConversationUpdate,
+  migrateConversationUpdate,
+  messageQuery,
+  sendMessageUpdate,
+} from '../src/common/messages';
 import { Patches } from '../src/common/patches';
 import { LIMITS } from '../src/common/limits';
 import { resolveConversationOptions } from '../src/common/conversationOptions';
@@ -60,30 +77,68 @@ export async function conversation(startInput: ConversationInput): Promise<Conve
     team: { stranded: (refusal) => migrations.stranded(refusal) },
     tag: () => {
       const current = live ? session?.state.current : undefined;
-      return current ? { turn: current.turn, message: current.idempotencyKey, ...(current.merged ? { merged: current.merged } : {}) } : undefined;
+      return current
+        ? { turn: current.turn, message: current.idempotencyKey, ...(current.merged ? { merged: current.merged } : {}) }
+        : undefined;
     },
     live,
-    steeringRefusal: () => (!live ? 'it started before conversations took steering messages' : session?.state.current ? undefined : 'no message is being answered: send a message instead'),
-    desk: { bounded, signatures, inboxBounds, authority: inboxBounds && hasPatch(Patches.AUTHORITY), carried: startState },
+    steeringRefusal: () =>
+      !live
+        ? 'it started before conversations took steering messages'
+        : session?.state.current
+          ? undefined
+          : 'no message is being answered: send a message instead',
+    desk: {
+      bounded,
+      signatures,
+      inboxBounds,
+      authority: inboxBounds && hasPatch(Patches.AUTHORITY),
+      carried: startState,
+    },
   });
   const { effects, steering, desk } = ports;
   const inbox = new Inbox(workflowInfo().workflowId);
   let badInput: UserError | false | undefined;
-  setHandler(rawArgs(sendMessageUpdate), (m) => (noteUpdate(), inbox.receive(arrival(m, MESSAGE) as SendMessageInput)), {
-    validator: (m) => {
-      // A message that starts a conversation with bad input is refused with the input's problems, not left to a run that fails.
-      badInput ??= inputRefusal(rawInput);
-      if (badInput) throw toApplicationFailure(badInput);
-      inbox.validate(arrival(m, MESSAGE));
+  setHandler(
+    rawArgs(sendMessageUpdate),
+    (m) => (noteUpdate(), inbox.receive(arrival(m, MESSAGE) as SendMessageInput)),
+    {
+      validator: (m) => {
+        // A message that starts a conversation with bad input is refused with the input's problems, not left to a run that fails.
+        badInput ??= inputRefusal(rawInput);
+        if (badInput) throw toApplicationFailure(badInput);
+        inbox.validate(arrival(m, MESSAGE));
+      },
     },
-  });
+  );
   setHandler(rawArgs(endConversationUpdate), () => (noteUpdate(), inbox.requestEnd()));
-  setHandler(migrateConversationUpdate, () => (noteUpdate(), migrations.request()), { validator: () => migrations.validate() });
+  setHandler(migrateConversationUpdate, () => (noteUpdate(), migrations.request()), {
+    validator: () => migrations.validate(),
+  });
   receiveDecisions(desk);
   receivePolicyUpdates({ chain: () => chain, effects });
-  setHandler(conversationQuery, () => session?.view() ?? { status: 'idle', activeAgent: startAgentOf(rawInput), turns: 0, queued: 0, pendingApprovals: [], usage: { inputTokens: 0, outputTokens: 0, totalTokens: 0, modelCalls: 0, toolCalls: 0 }, handoffs: 0, compactions: 0, runs: 1 });
+  setHandler(
+    conversationQuery,
+    () =>
+      session?.view() ?? {
+        status: 'idle',
+        activeAgent: startAgentOf(rawInput),
+        turns: 0,
+        queued: 0,
+        pendingApprovals: [],
+        usage: { inputTokens: 0, outputTokens: 0, totalTokens: 0, modelCalls: 0, toolCalls: 0 },
+        handoffs: 0,
+        compactions: 0,
+        runs: 1,
+      },
+  );
   setHandler(messageQuery, (find) => inbox.lookup(find));
-  answerChainQueries({ chain: () => chain, ports, rawInput, handoffs: () => (session?.state.handoffs ?? 0) + (session?.state.current ? (chain?.state.chain.length ?? 0) : 0) });
+  answerChainQueries({
+    chain: () => chain,
+    ports,
+    rawInput,
+    handoffs: () => (session?.state.handoffs ?? 0) + (session?.state.current ? (chain?.state.chain.length ?? 0) : 0),
+  });
 
   let input: ConversationInput;
   let state: ConversationState;
@@ -92,12 +147,24 @@ export async function conversation(startInput: ConversationInput): Promise<Conve
     input = validateConversationInput(rawInput, { sizes: bounded });
     enterTenant(input.options?.tenant);
     if (!input.resume) effects.startRun(input.agent);
-    if (input.resume) state = { ...input.resume, chain: { ...input.resume.chain, options: resolveRunOptions(input.resume.chain.options) } };
+    if (input.resume)
+      state = {
+        ...input.resume,
+        chain: { ...input.resume.chain, options: resolveRunOptions(input.resume.chain.options) },
+      };
     else {
       const team = await effects.loadTeam();
       if (team.version && hasPatch(Patches.TEAM_VERSION)) recordTeam(effects, team);
       const here = runningVersion();
-      state = { ...startConversation(team, input.agent, { run: resolveRunOptions(input.options), conversation: resolveConversationOptions(input.conversation), ...(input.context ? { context: input.context } : {}), now: effects.now() }), ...(here ? { teamDeployment: here } : {}) };
+      state = {
+        ...startConversation(team, input.agent, {
+          run: resolveRunOptions(input.options),
+          conversation: resolveConversationOptions(input.conversation),
+          ...(input.context ? { context: input.context } : {}),
+          now: effects.now(),
+        }),
+        ...(here ? { teamDeployment: here } : {}),
+      };
     }
     const priced = economics ? economicsOf(state.chain, conversationBudget(state)) : undefined;
     if (priced) state = { ...state, chain: priced.state };
@@ -107,8 +174,26 @@ export async function conversation(startInput: ConversationInput): Promise<Conve
     inbox.attach(state);
     migrations.attach({ state, chain, inbox, effects, startAgent: input.agent });
     if (input.resume) desk.republish();
-    const guards = defaultGuards({ emptyOutputCheck: true, controls: true, economics, now: effects.now, scriptCheck: false, finalTurnEnds: () => hasPatch(Patches.FINAL_TURN_ENDS) });
-    session = new Session(state, chain, inbox, effects, desk, guards, input.agent, live && inbox.midTurn ? { steering, midTurn: inbox.midTurn } : undefined, priced?.economy, migrations);
+    const guards = defaultGuards({
+      emptyOutputCheck: true,
+      controls: true,
+      economics,
+      now: effects.now,
+      scriptCheck: false,
+      finalTurnEnds: () => hasPatch(Patches.FINAL_TURN_ENDS),
+    });
+    session = new Session(
+      state,
+      chain,
+      inbox,
+      effects,
+      desk,
+      guards,
+      input.agent,
+      live && inbox.midTurn ? { steering, midTurn: inbox.midTurn } : undefined,
+      priced?.economy,
+      migrations,
+    );
     const outcome = await session.run();
     if (outcome.kind === 'ended') return outcome.result;
     upgrade = outcome.upgrade === true;

@@ -13,13 +13,27 @@ import { EXPERIMENT_MEMO, stopExperimentUpdate } from '../src/common/messages';
 /** An experiment until it is stopped; its result is its final state. */
 export async function experiment(definition: ExperimentDefinition): Promise<ExperimentState> {
   const problems = experimentProblems(definition);
-  if (problems.length > 0) throw ApplicationFailure.nonRetryable(`Invalid experiment: ${problems.join('; ')}`, 'InvalidExperimentError', { problems });
-  let state: ExperimentState = { definition, startedAt: new Date(workflowInfo().startTime).toISOString(), status: 'running' };
+  if (problems.length > 0)
+    throw ApplicationFailure.nonRetryable(`Invalid experiment: ${problems.join('; ')}`, 'InvalidExperimentError', {
+      problems,
+    });
+  let state: ExperimentState = {
+    definition,
+    startedAt: new Date(workflowInfo().startTime).toISOString(),
+    status: 'running',
+  };
   upsertMemo({ [EXPERIMENT_MEMO]: state });
   setHandler(
     stopExperimentUpdate,
     (stop) => {
-      state = { ...state, status: 'stopped', winner: stop.winner, stoppedAt: new Date(Date.now()).toISOString(), ...(stop.by ? { stoppedBy: clipText(stop.by, 256) } : {}), ...(stop.reason ? { reason: clipText(stop.reason, 1024) } : {}) };
+      state = {
+        ...state,
+        status: 'stopped',
+        winner: stop.winner,
+        stoppedAt: new Date(Date.now()).toISOString(),
+        ...(stop.by ? { stoppedBy: clipText(stop.by, 256) } : {}),
+        ...(stop.reason ? { reason: clipText(stop.reason, 1024) } : {}),
+      };
       upsertMemo({ [EXPERIMENT_MEMO]: state });
       return state;
     },
@@ -30,10 +44,14 @@ export async function experiment(definition: ExperimentDefinition): Promise<Expe
 }
 
 function validateStop(state: ExperimentState, stop: unknown): void {
-  if (state.status === 'stopped') throw new Error(`experiment ${state.definition.id} is stopped already (winner ${state.winner})`);
+  if (state.status === 'stopped')
+    throw new Error(`experiment ${state.definition.id} is stopped already (winner ${state.winner})`);
   const names = state.definition.variants.map((v) => v.name);
   if (!isRecord(stop) || typeof stop.winner !== 'string' || !names.includes(stop.winner)) {
-    throw new Error(`"winner" must be one of the experiment's variants (${names.join(', ')}), got ${JSON.stringify(isRecord(stop) ? stop.winner : stop)}`);
+    throw new Error(
+      `"winner" must be one of the experiment's variants (${names.join(', ')}), got ${JSON.stringify(isRecord(stop) ? stop.winner : stop)}`,
+    );
   }
-  for (const k of ['by', 'reason'] as const) if (stop[k] !== undefined && typeof stop[k] !== 'string') throw new Error(`"${k}" must be a text`);
+  for (const k of ['by', 'reason'] as const)
+    if (stop[k] !== undefined && typeof stop[k] !== 'string') throw new Error(`"${k}" must be a text`);
 }

@@ -2,7 +2,14 @@
  * The `handoffRun` workflow: wiring only. Handlers queue what arrives, the loop runs the chain,
  * and this function turns the outcome into a result, a typed failure or a continue-as-new.
  */
-import { allHandlersFinished, condition, isCancellation, makeContinueAsNewFunc, setWorkflowOptions, workflowInfo } from '@temporalio/workflow';
+import {
+  allHandlersFinished,
+  condition,
+  isCancellation,
+  makeContinueAsNewFunc,
+  setWorkflowOptions,
+  workflowInfo,
+} from '@temporalio/workflow';
 import { hasPatch } from './patches';
 import { arrival } from './arrivals';
 import { receivePolicyUpdates } from './authority/policy';
@@ -69,7 +76,8 @@ export async function handoffRun(startInput: HandoffRunInput): Promise<HandoffRu
     team: { parentTeam: () => input?.parent?.team, startTimeout: () => input?.options?.teamMismatchTimeout },
     tag: () => (live ? chainTag(workflowInfo().workflowId, input?.parent) : undefined),
     live,
-    steeringRefusal: () => (!live ? 'it started before chains took steering messages' : chain ? undefined : 'it has not started yet'),
+    steeringRefusal: () =>
+      !live ? 'it started before chains took steering messages' : chain ? undefined : 'it has not started yet',
     desk: { bounded, signatures, inboxBounds, authority, carried },
   });
   const { effects, steering, desk } = ports;
@@ -88,22 +96,56 @@ export async function handoffRun(startInput: HandoffRunInput): Promise<HandoffRu
       const current = await effects.loadTeam();
       // What policy updates tightened on the chain stays tightened on the current team.
       state = withKeptPolicy(rebaseOnCurrentTeam(resumed(input.resume, started), current), input.resume.team);
-      recordTeam(effects, current, { from: input.resume.migrate.from, to: current.version?.id ?? '', beforeTurn: state.turns + 1, by: 'migration' });
+      recordTeam(effects, current, {
+        from: input.resume.migrate.from,
+        to: current.version?.id ?? '',
+        beforeTurn: state.turns + 1,
+        by: 'migration',
+      });
       if (state.agentId !== input.resume.agentId) effects.setAgent(state.agentId, state.chain.length);
     } else if (input.resume) state = resumed(input.resume, started);
     else {
       const team = await effects.loadTeam(localSnapshot);
       if (team.version && hasPatch(Patches.TEAM_VERSION)) recordTeam(effects, team);
-      state = { ...startChain(team, input.agent, input.input, resolveRunOptions(input.options), input.context, started), ...(input.parent ? { parent: input.parent } : {}) };
+      state = {
+        ...startChain(team, input.agent, input.input, resolveRunOptions(input.options), input.context, started),
+        ...(input.parent ? { parent: input.parent } : {}),
+      };
     }
     if (economics) ({ state, economy } = economicsOf(state));
     chain = new Chain(state);
     desk.attach(chain);
     if (input.resume) desk.republish();
-    const guards = defaultGuards({ emptyOutputCheck: v2, controls, economics, now: effects.now, finalTurnEnds: () => hasPatch(Patches.FINAL_TURN_ENDS) });
+    const guards = defaultGuards({
+      emptyOutputCheck: v2,
+      controls,
+      economics,
+      now: effects.now,
+      finalTurnEnds: () => hasPatch(Patches.FINAL_TURN_ENDS),
+    });
     const info = workflowInfo();
-    const entry = authority ? await enterChain({ chain, effects, desk }, { continued: info.continuedFromExecutionRunId !== undefined, child: info.parent !== undefined, input: input.input, resumed: input.resume !== undefined }) : 'entered';
-    const outcome: ChainOutcome = entry === 'paused' ? { kind: 'continue_as_new' } : await runChain({ chain, effects, guards, desk, ...(economy ? { economy } : {}), ...(live ? { steering } : {}) });
+    const entry = authority
+      ? await enterChain(
+          { chain, effects, desk },
+          {
+            continued: info.continuedFromExecutionRunId !== undefined,
+            child: info.parent !== undefined,
+            input: input.input,
+            resumed: input.resume !== undefined,
+          },
+        )
+      : 'entered';
+    const outcome: ChainOutcome =
+      entry === 'paused'
+        ? { kind: 'continue_as_new' }
+        : await runChain({
+            chain,
+            effects,
+            guards,
+            desk,
+            ...(economy ? { economy } : {}),
+            ...(live ? { steering } : {}),
+          });
     if (economy) await economy.flush();
     await desk.drain();
     if (outcome.kind === 'completed') {
@@ -158,5 +200,9 @@ async function handOver(desk: ApprovalDesk): Promise<void> {
 
 /** A carried state, with defaults for options added since it was written, and the controls' state when this run has them. */
 function resumed(state: ChainState, controls: { startedAt: number } | undefined): ChainState {
-  return { ...state, options: resolveRunOptions(state.options), ...(controls && !state.controls ? { controls: initialControls(controls.startedAt) } : {}) };
+  return {
+    ...state,
+    options: resolveRunOptions(state.options),
+    ...(controls && !state.controls ? { controls: initialControls(controls.startedAt) } : {}),
+  };
 }

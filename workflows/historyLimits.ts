@@ -50,6 +50,9 @@ export function nearHistoryLimits(): boolean {
   const info = workflowInfo();
   const run = globalThis as { [UPDATES]?: number; [REFUSED_BYTES]?: number };
   return (
-    info.historyLength >= HISTORY_LIMITS.events || info.historySize >= HISTORY_LIMITS.bytes || (run[UPDATES] ?? 0) >= HISTORY_LIMITS.updates || (run[REFUSED_BYTES] ?? 0) >= HISTORY_LIMITS.refusedBytes
+    info.historyLength >= HISTORY_LIMITS.events ||
+    info.historySize >= HISTORY_LIMITS.bytes ||
+    (run[UPDATES] ?? 0) >= HISTORY_LIMITS.updates ||
+    (run[REFUSED_BYTES] ?? 0) >= HISTORY_LIMITS.refusedBytes
   );
 }

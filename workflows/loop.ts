@@ -31,7 +31,12 @@ export async function runChain(run: ChainRun): Promise<ChainOutcome> {
         // A steering message that came while the model answered: the answer is not the last word.
         if (run.steering?.apply(run)) break;
         const verdict = guards.onFinish(chain.state, step.answer);
-        if (retried(run, verdict) || retried(run, await outputGuardrails(run, step.answer)) || retried(run, guards.onComplete(chain.state))) break;
+        if (
+          retried(run, verdict) ||
+          retried(run, await outputGuardrails(run, step.answer)) ||
+          retried(run, guards.onComplete(chain.state))
+        )
+          break;
         noteSuccess(run, chain.state.agentId);
         return { kind: 'completed', result: resultOf(chain.state, valueOf(step.answer)) };
       }
@@ -79,7 +84,13 @@ async function outputGuardrails(run: ChainRun, answer: FinalAnswer): Promise<Ver
   const agent = currentAgent(run.chain.state);
   if (!agent.guardrails?.output) return CONTINUE;
   const text = answer.checked && 'value' in answer.checked ? JSON.stringify(answer.checked.value) : answer.text;
-  const verdict = await checkGuardrails(run, agent, 'output', text, (reason, g) => `Your answer was not sent: guardrail "${g.name}" tripped: ${reason}. Answer again without that.`);
+  const verdict = await checkGuardrails(
+    run,
+    agent,
+    'output',
+    text,
+    (reason, g) => `Your answer was not sent: guardrail "${g.name}" tripped: ${reason}. Answer again without that.`,
+  );
   return verdict.kind === 'retry' ? refuseAnswer('guardrails', verdict.message) : verdict;
 }
 

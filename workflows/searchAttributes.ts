@@ -35,7 +35,13 @@ export function mergeUpserts(commands: Command[]): Command[] {
   const upserts = commands.filter((c) => c.upsertWorkflowSearchAttributes);
   if (upserts.length < 2) return commands;
   const last = upserts[upserts.length - 1]!;
-  const indexedFields = Object.assign({}, ...upserts.map((c) => c.upsertWorkflowSearchAttributes?.searchAttributes?.indexedFields ?? {})) as Record<string, unknown>;
-  const merged: Command = { ...last, upsertWorkflowSearchAttributes: { ...last.upsertWorkflowSearchAttributes, searchAttributes: { indexedFields } } } as Command;
+  const indexedFields = Object.assign(
+    {},
+    ...upserts.map((c) => c.upsertWorkflowSearchAttributes?.searchAttributes?.indexedFields ?? {}),
+  ) as Record<string, unknown>;
+  const merged: Command = {
+    ...last,
+    upsertWorkflowSearchAttributes: { ...last.upsertWorkflowSearchAttributes, searchAttributes: { indexedFields } },
+  } as Command;
   return commands.filter((c) => !c.upsertWorkflowSearchAttributes || c === last).map((c) => (c === last ? merged : c));
 }

@@ -34,7 +34,11 @@ export async function spendLedger(input: SpendLedgerInput): Promise<LedgerView> 
   const ledger = new Ledger(input.resume ? { ...input.resume, runs: input.resume.runs + 1 } : newLedger(0));
   let requests = 0;
   let handingOver = false;
-  const totals = () => ({ spentMicros: ledger.state.spentMicros, reservedMicros: ledger.reservedMicros, limitMicros: ledger.state.limitMicros });
+  const totals = () => ({
+    spentMicros: ledger.state.spentMicros,
+    reservedMicros: ledger.reservedMicros,
+    limitMicros: ledger.state.limitMicros,
+  });
   const view = (): LedgerView => ({
     name: input.name,
     key: input.key,
@@ -59,10 +63,13 @@ export async function spendLedger(input: SpendLedgerInput): Promise<LedgerView> 
     return { granted: decision === 'granted', ...totals() };
   };
   const refuse = (problems: string[]) => {
-    if (problems.length > 0) throw ApplicationFailure.nonRetryable(`Invalid reservation: ${problems.join('; ')}`, 'InvalidReservation');
+    if (problems.length > 0)
+      throw ApplicationFailure.nonRetryable(`Invalid reservation: ${problems.join('; ')}`, 'InvalidReservation');
   };
   setHandler(reserveSpendUpdate, answer, { validator: (r) => refuse(reserveProblems(r)) });
-  setHandler(reserveSpendBatchUpdate, (batch) => batch.map(answer), { validator: (batch) => refuse(batchProblems(batch, reserveProblems)) });
+  setHandler(reserveSpendBatchUpdate, (batch) => batch.map(answer), {
+    validator: (batch) => refuse(batchProblems(batch, reserveProblems)),
+  });
   setHandler(settleSpendSignal, (s) => {
     requests++;
     if (validSettle(s)) ledger.settle(s);

@@ -4,7 +4,13 @@
  * workers read, with a describe, before they start a chain. It continues as new as its history grows.
  */
 import { condition, continueAsNew, setHandler, upsertMemo, workflowInfo } from '@temporalio/workflow';
-import { isRegistration, registered, registerTeamSignal, TEAM_REGISTRY_MEMO, type TeamRegistryState } from '../src/common/teamRegistry';
+import {
+  isRegistration,
+  registered,
+  registerTeamSignal,
+  TEAM_REGISTRY_MEMO,
+  type TeamRegistryState,
+} from '../src/common/teamRegistry';
 
 /** Registrations a run takes before it continues as new (besides whenever Temporal suggests it). */
 const REGISTRATIONS_PER_RUN = 500;

@@ -80,17 +80,32 @@ export function chainPorts(o: {
   desk: Omit<DeskOptions, 'clock' | 'questions'>;
 }): ChainPorts {
   const state = () => o.chain()?.state;
-  const matched = matchingTeam(withApprovalAttributes(temporalEffects(o.v2), () => state()?.team), { state, ...o.team });
-  const tagged = taggingStreams(boundingPayloads(withSpecialistFigures(matched), () => state()?.team), o.tag);
+  const matched = matchingTeam(
+    withApprovalAttributes(temporalEffects(o.v2), () => state()?.team),
+    { state, ...o.team },
+  );
+  const tagged = taggingStreams(
+    boundingPayloads(withSpecialistFigures(matched), () => state()?.team),
+    o.tag,
+  );
   const steering = new Steering(workflowInfo().workflowId, tagged, o.steeringRefusal);
   const effects = o.live ? interruptible(tagged, steering) : tagged;
   receiveSteering(steering);
-  const desk = new ApprovalDesk(notifyingEffects(effects, state), { ...o.desk, clock: policyClock(notifyingPorts(effects, state)), questions: requestInfo });
+  const desk = new ApprovalDesk(notifyingEffects(effects, state), {
+    ...o.desk,
+    clock: policyClock(notifyingPorts(effects, state)),
+    questions: requestInfo,
+  });
   return { effects, steering, desk };
 }
 
 /** The queries every chain answers: its handoffs, the approvals waiting in its tree, its status (`handoffs` counts them as the workflow does). */
-export function answerChainQueries(o: { chain: () => Chain | undefined; ports: Pick<ChainPorts, 'effects' | 'desk'>; rawInput: unknown; handoffs: () => number }): void {
+export function answerChainQueries(o: {
+  chain: () => Chain | undefined;
+  ports: Pick<ChainPorts, 'effects' | 'desk'>;
+  rawInput: unknown;
+  handoffs: () => number;
+}): void {
   const { effects, desk } = o.ports;
   setHandler(chainQuery, () => o.chain()?.state.chain ?? []);
   setHandler(pendingApprovalsQuery, () => desk.pendingInTree());
@@ -162,14 +177,26 @@ export function receiveDecisions(desk: ApprovalDesk): void {
   );
   question(askHandoffQuestionUpdate, 'ask', desk);
   question(answerHandoffQuestionUpdate, 'answer', desk);
-  signal(overrideRunSignal, (o) => desk.receiveOverrides(arrival(o, { field: 'overrides', bytes: LIMITS.optionsBytes })));
-  signal(childApprovalsSignal, (report) => desk.receiveChildReport(arrival(report, { field: 'report', bytes: LIMITS.reportBytes })));
-  signal(forwardDecisionSignal, (forwarded) => desk.receiveForwarded(arrival(forwarded, { field: 'forwarded decision', bytes: 2 * LIMITS.decisionBytes })));
-  signal(forwardedOutcomeSignal, (outcome) => desk.receiveForwardOutcome(arrival(outcome, { field: 'forwarded outcome', bytes: 2 * LIMITS.decisionBytes })));
+  signal(overrideRunSignal, (o) =>
+    desk.receiveOverrides(arrival(o, { field: 'overrides', bytes: LIMITS.optionsBytes })),
+  );
+  signal(childApprovalsSignal, (report) =>
+    desk.receiveChildReport(arrival(report, { field: 'report', bytes: LIMITS.reportBytes })),
+  );
+  signal(forwardDecisionSignal, (forwarded) =>
+    desk.receiveForwarded(arrival(forwarded, { field: 'forwarded decision', bytes: 2 * LIMITS.decisionBytes })),
+  );
+  signal(forwardedOutcomeSignal, (outcome) =>
+    desk.receiveForwardOutcome(arrival(outcome, { field: 'forwarded outcome', bytes: 2 * LIMITS.decisionBytes })),
+  );
 }
 
 /** A request-info update: validated against what waits, queued for the loop, answered once applied. */
-function question(def: typeof askHandoffQuestionUpdate | typeof answerHandoffQuestionUpdate, kind: 'ask' | 'answer', desk: ApprovalDesk): void {
+function question(
+  def: typeof askHandoffQuestionUpdate | typeof answerHandoffQuestionUpdate,
+  kind: 'ask' | 'answer',
+  desk: ApprovalDesk,
+): void {
   setHandler(
     rawArgs(def as typeof askHandoffQuestionUpdate),
     (q) => {

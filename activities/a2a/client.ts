@@ -3,7 +3,13 @@
  * Card), the worker's credentials on every request, and which failures a retry can fix.
  */
 import { A2A_PROTOCOL_VERSION, type AgentCard } from '@a2a-js/sdk';
-import { type Client, ClientFactory, ClientFactoryOptions, DefaultAgentCardResolver, JsonRpcTransportFactory } from '@a2a-js/sdk/client';
+import {
+  type Client,
+  ClientFactory,
+  ClientFactoryOptions,
+  DefaultAgentCardResolver,
+  JsonRpcTransportFactory,
+} from '@a2a-js/sdk/client';
 import { A2AError, JsonRpcTransportError } from '@a2a-js/sdk/errors';
 import { ApplicationFailure } from '@temporalio/common';
 import type { RemoteAgent } from '../../src/agents/remote';
@@ -37,7 +43,10 @@ export async function remoteClient(remote: RemoteAgent): Promise<RemoteClient> {
     }),
   );
   const { url, card } = remote.spec;
-  const client = card !== undefined ? await factory.createFromUrl(card, '') : await factory.createFromAgentCard(endpointCard(remote.id, url!));
+  const client =
+    card !== undefined
+      ? await factory.createFromUrl(card, '')
+      : await factory.createFromAgentCard(endpointCard(remote.id, url!));
   return { client, lastStatus: () => status };
 }
 
@@ -70,5 +79,7 @@ export function callFailure(remote: string, err: unknown, status: number | undef
   const a2a = err instanceof A2AError && !(err instanceof JsonRpcTransportError);
   if (!refused && !a2a) return err;
   const reason = clipText(err instanceof Error ? err.message : String(err), LIMITS.recordedReasonChars);
-  return toApplicationFailure(new RemoteAgentError({ remote, reason, ...(taskId ? { taskId } : {}), ...(refused ? { status } : {}) }));
+  return toApplicationFailure(
+    new RemoteAgentError({ remote, reason, ...(taskId ? { taskId } : {}), ...(refused ? { status } : {}) }),
+  );
 }

@@ -10,7 +10,13 @@ import { Context } from '@temporalio/activity';
 import type { Team } from '../../src/agents/team';
 import { RemoteAgentError, toApplicationFailure } from '../../src/common/errors';
 import { clipText, LIMITS } from '../../src/common/limits';
-import { REMOTE_ANSWER_CHARS, type RemoteCallInput, type RemoteCallProgress, type RemoteCallResult, type RemoteWaitState } from '../../src/common/remote';
+import {
+  REMOTE_ANSWER_CHARS,
+  type RemoteCallInput,
+  type RemoteCallProgress,
+  type RemoteCallResult,
+  type RemoteWaitState,
+} from '../../src/common/remote';
 import type { TeamNeed } from '../../src/common/version';
 import { previousHeartbeat, whileHeartbeating } from '../heartbeat';
 import { callFailure, remoteClient, type RemoteClient } from './client';
@@ -37,10 +43,22 @@ export function remoteActivities(team: Team, refuseMismatch: (step: string, need
     async callRemoteAgent(input: RemoteCallInput): Promise<RemoteCallResult> {
       refuseMismatch('callRemoteAgent', input.team);
       const remote = team.remotes.get(input.remote);
-      if (!remote) throw toApplicationFailure(new RemoteAgentError({ remote: input.remote, reason: `this worker's team has no remote agent "${input.remote}"` }));
+      if (!remote)
+        throw toApplicationFailure(
+          new RemoteAgentError({
+            remote: input.remote,
+            reason: `this worker's team has no remote agent "${input.remote}"`,
+          }),
+        );
       const ctx = Context.current();
-      const connected = await remoteClient(remote).catch((err: unknown) => Promise.reject(callFailure(input.remote, err, undefined)));
-      return whileHeartbeating(ctx, (heartbeat) => new RemoteCall(ctx, input, remote.spec.agent, connected, heartbeat).run(), input.lostWorker);
+      const connected = await remoteClient(remote).catch((err: unknown) =>
+        Promise.reject(callFailure(input.remote, err, undefined)),
+      );
+      return whileHeartbeating(
+        ctx,
+        (heartbeat) => new RemoteCall(ctx, input, remote.spec.agent, connected, heartbeat).run(),
+        input.lostWorker,
+      );
     },
   };
 }
@@ -72,7 +90,19 @@ class RemoteCall {
   private async untilSettled(): Promise<RemoteCallResult> {
     const signal = this.ctx.cancellationSignal;
     if (this.taskId === undefined) {
-      const sent = await this.remote.client.sendMessage({ tenant: '', message: this.message(), configuration: { acceptedOutputModes: ['text/plain', 'application/json'], taskPushNotificationConfig: undefined, returnImmediately: true }, metadata: undefined }, { signal });
+      const sent = await this.remote.client.sendMessage(
+        {
+          tenant: '',
+          message: this.message(),
+          configuration: {
+            acceptedOutputModes: ['text/plain', 'application/json'],
+            taskPushNotificationConfig: undefined,
+            returnImmediately: true,
+          },
+          metadata: undefined,
+        },
+        { signal },
+      );
       // An agent may answer with a message and no task: that is its whole answer.
       if ('messageId' in sent) return { kind: 'completed', taskId: '', output: outputOf(sent.parts) };
       this.taskId = sent.id;
@@ -95,10 +125,23 @@ class RemoteCall {
     const ended = TERMINAL.get(state);
     if (ended) {
       const said = clipText(textOf(task.status?.message?.parts ?? []), LIMITS.recordedReasonChars);
-      throw toApplicationFailure(new RemoteAgentError({ remote: this.input.remote, taskId: task.id, state: ended, reason: `the task ${ended}${said ? `: ${said}` : ''}` }));
+      throw toApplicationFailure(
+        new RemoteAgentError({
+          remote: this.input.remote,
+          taskId: task.id,
+          state: ended,
+          reason: `the task ${ended}${said ? `: ${said}` : ''}`,
+        }),
+      );
     }
     const wait = WAITS.get(state);
-    if (wait && wait !== this.input.waiting) return { kind: 'waiting', taskId: task.id, state: wait, message: clipText(textOf(task.status?.message?.parts ?? []), LIMITS.noteChars) };
+    if (wait && wait !== this.input.waiting)
+      return {
+        kind: 'waiting',
+        taskId: task.id,
+        state: wait,
+        message: clipText(textOf(task.status?.message?.parts ?? []), LIMITS.noteChars),
+      };
     // A task the chain has on record as waiting that works again: the chain takes the wait off its record.
     if (!wait && this.input.waiting) return { kind: 'working', taskId: task.id };
     return undefined;
@@ -111,7 +154,9 @@ class RemoteCall {
       contextId: input.contextId,
       taskId: '',
       role: Role.ROLE_USER,
-      parts: [{ content: { $case: 'text', value: input.text }, metadata: undefined, filename: '', mediaType: 'text/plain' }],
+      parts: [
+        { content: { $case: 'text', value: input.text }, metadata: undefined, filename: '', mediaType: 'text/plain' },
+      ],
       metadata: { ...(this.agent ? { agent: this.agent } : {}), baton: { from: input.from } },
       extensions: [],
       referenceTaskIds: [],
@@ -133,7 +178,8 @@ function progressOf(details: unknown): string | undefined {
 /** The task's answer: its `answer` artifact (a baton team's), else every artifact's parts, else its status message. */
 function answerOf(task: Task): unknown {
   const artifacts = task.artifacts ?? [];
-  const answer = artifacts.find((a) => a.artifactId === 'answer') ?? (artifacts.length === 1 ? artifacts[0] : undefined);
+  const answer =
+    artifacts.find((a) => a.artifactId === 'answer') ?? (artifacts.length === 1 ? artifacts[0] : undefined);
   if (answer) return outputOf(answer.parts);
   if (artifacts.length > 0) return outputOf(artifacts.flatMap((a) => a.parts));
   return outputOf(task.status?.message?.parts ?? []);
@@ -144,14 +190,22 @@ function outputOf(parts: Part[]): unknown {
   const data = parts.length === 1 && parts[0]!.content?.$case === 'data' ? parts[0]!.content.value : undefined;
   if (data !== undefined) {
     const json = jsonOf(data);
-    return json !== undefined && json.length <= REMOTE_ANSWER_CHARS ? data : clipText(json ?? String(data), REMOTE_ANSWER_CHARS);
+    return json !== undefined && json.length <= REMOTE_ANSWER_CHARS
+      ? data
+      : clipText(json ?? String(data), REMOTE_ANSWER_CHARS);
   }
   return clipText(textOf(parts), REMOTE_ANSWER_CHARS);
 }
 
 function textOf(parts: Part[]): string {
   return parts
-    .map((p) => (p.content?.$case === 'text' ? p.content.value : p.content?.$case === 'data' ? (jsonOf(p.content.value) ?? '') : ''))
+    .map((p) =>
+      p.content?.$case === 'text'
+        ? p.content.value
+        : p.content?.$case === 'data'
+          ? (jsonOf(p.content.value) ?? '')
+          : '',
+    )
     .filter((t) => t !== '')
     .join('\n');
 }

@@ -21,7 +21,13 @@ export function recipientsOf(channel: EmailChannel, input: NotifyInput): EmailRe
 }
 
 /** The message to `to`. */
-export function emailOf(channel: EmailChannel, input: NotifyInput, to: EmailRecipient, serviceUrl: string | undefined, links: DecisionLinks | undefined) {
+export function emailOf(
+  channel: EmailChannel,
+  input: NotifyInput,
+  to: EmailRecipient,
+  serviceUrl: string | undefined,
+  links: DecisionLinks | undefined,
+) {
   const summary = summaryOf(input);
   const card = cardUrl(serviceUrl, input);
   const decide = links && serviceUrl ? linksFor(links, serviceUrl, input, to.identity) : undefined;
@@ -32,14 +38,26 @@ export function emailOf(channel: EmailChannel, input: NotifyInput, to: EmailReci
     `Approval: ${input.approval.handoffId}`,
     ...(input.approval.expiresAt ? [`Decide by: ${input.approval.expiresAt}`] : []),
     ...(card ? ['', `Open the card: ${card}`] : []),
-    ...(decide ? ['', `Approve as ${to.identity}: ${decide.approve}`, `Reject as ${to.identity}: ${decide.reject}`, '', 'Each link works once.'] : []),
+    ...(decide
+      ? [
+          '',
+          `Approve as ${to.identity}: ${decide.approve}`,
+          `Reject as ${to.identity}: ${decide.reject}`,
+          '',
+          'Each link works once.',
+        ]
+      : []),
   ];
   const anchor = (href: string, text: string) => `<a href="${escapeHtml(href)}">${escapeHtml(text)}</a>`;
   const html = [
     `<p>${escapeHtml(summary)}</p>`,
     `<p>Chain <code>${escapeHtml(input.workflowId)}</code>, approval <code>${escapeHtml(input.approval.handoffId)}</code></p>`,
     ...(card ? [`<p>${anchor(card, 'Open the card')}</p>`] : []),
-    ...(decide ? [`<p>${anchor(decide.approve, `Approve as ${to.identity}`)} · ${anchor(decide.reject, `Reject as ${to.identity}`)} (each link works once)</p>`] : []),
+    ...(decide
+      ? [
+          `<p>${anchor(decide.approve, `Approve as ${to.identity}`)} · ${anchor(decide.reject, `Reject as ${to.identity}`)} (each link works once)</p>`,
+        ]
+      : []),
   ].join('\n');
   return {
     from: channel.from,
@@ -47,7 +65,11 @@ export function emailOf(channel: EmailChannel, input: NotifyInput, to: EmailReci
     subject: summary.length > 120 ? `${summary.slice(0, 119)}…` : summary,
     // The same id on every retry, so a mail system that sees a message twice can tell.
     messageId: `<${createHash('sha256').update(`${input.key}\n${to.address}`).digest('hex').slice(0, 32)}@baton>`,
-    headers: { 'X-Baton-Idempotency-Key': input.key, 'X-Baton-Chain': input.workflowId, 'X-Baton-Approval': input.approval.handoffId },
+    headers: {
+      'X-Baton-Idempotency-Key': input.key,
+      'X-Baton-Chain': input.workflowId,
+      'X-Baton-Approval': input.approval.handoffId,
+    },
     text: lines.join('\n'),
     html,
   };
@@ -56,7 +78,14 @@ export function emailOf(channel: EmailChannel, input: NotifyInput, to: EmailReci
 /** Send `message` through the channel's SMTP server; throws when the server does not take it. */
 export async function sendEmail(channel: EmailChannel, message: ReturnType<typeof emailOf>): Promise<void> {
   const { host, port, secure, user, password } = channel.smtp;
-  const transport = nodemailer.createTransport({ host, port, secure: secure ?? port === 465, ...(user ? { auth: { user, pass: password ?? '' } } : {}), connectionTimeout: 10_000, socketTimeout: 20_000 });
+  const transport = nodemailer.createTransport({
+    host,
+    port,
+    secure: secure ?? port === 465,
+    ...(user ? { auth: { user, pass: password ?? '' } } : {}),
+    connectionTimeout: 10_000,
+    socketTimeout: 20_000,
+  });
   try {
     await transport.sendMail(message);
   } finally {
@@ -74,7 +103,10 @@ function linksFor(links: DecisionLinks, serviceUrl: string, input: NotifyInput, 
     expiresAt: Date.now() + ttl,
   };
   const url = (token: string) => `${serviceUrl.replace(/\/+$/, '')}/v1/links/${token}`;
-  return { approve: url(issueLink(links.secret, { ...base, decision: 'approve' })), reject: url(issueLink(links.secret, { ...base, decision: 'reject' })) };
+  return {
+    approve: url(issueLink(links.secret, { ...base, decision: 'approve' })),
+    reject: url(issueLink(links.secret, { ...base, decision: 'reject' })),
+  };
 }
 
 function escapeHtml(text: string): string {

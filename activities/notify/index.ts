@@ -49,15 +49,22 @@ function deliveries(channels: NotificationOptions | undefined, input: NotifyInpu
   if (!channels) return [];
   const now = new Date();
   const event = cloudEventOf(input, channels.serviceUrl, now);
-  const out: Delivery[] = (channels.webhooks ?? []).map((w, i) => ({ target: `webhook:${i}`, send: () => sendWebhook(w.url, w.secret, event) }));
+  const out: Delivery[] = (channels.webhooks ?? []).map((w, i) => ({
+    target: `webhook:${i}`,
+    send: () => sendWebhook(w.url, w.secret, event),
+  }));
   const email = channels.email;
   if (email) {
     for (const r of recipientsOf(email, input)) {
-      out.push({ target: `email:${r.address}`, send: () => sendEmail(email, emailOf(email, input, r, channels.serviceUrl, channels.links)) });
+      out.push({
+        target: `email:${r.address}`,
+        send: () => sendEmail(email, emailOf(email, input, r, channels.serviceUrl, channels.links)),
+      });
     }
   }
   const slack = channels.slack;
-  if (slack) out.push({ target: 'slack', send: () => sendSlack(slack.webhookUrl, slackMessageOf(input, channels.serviceUrl)) });
+  if (slack)
+    out.push({ target: 'slack', send: () => sendSlack(slack.webhookUrl, slackMessageOf(input, channels.serviceUrl)) });
   return out;
 }
 

@@ -25,7 +25,10 @@ export interface DecisionLink {
 
 /** Why a link is refused. */
 export class LinkRefusedError extends Error {
-  constructor(readonly problem: 'malformed' | 'forged' | 'expired', message: string) {
+  constructor(
+    readonly problem: 'malformed' | 'forged' | 'expired',
+    message: string,
+  ) {
     super(message);
     this.name = new.target.name;
   }
@@ -40,19 +43,26 @@ export function issueLink(secret: string, link: Omit<DecisionLink, 'id'> & { id?
 /** The link `token` stands for, or a {@link LinkRefusedError} saying why it does not stand. */
 export function verifyLink(secret: string, token: string, now = Date.now()): DecisionLink {
   const parts = token.split('.');
-  if (parts.length !== 2 || !parts[0] || !parts[1]) throw new LinkRefusedError('malformed', 'this is not a baton decision link (expected <payload>.<signature>)');
+  if (parts.length !== 2 || !parts[0] || !parts[1])
+    throw new LinkRefusedError('malformed', 'this is not a baton decision link (expected <payload>.<signature>)');
   const [payload, given] = parts as [string, string];
   const expected = Buffer.from(mac(secret, payload));
   const got = Buffer.from(given);
-  if (got.length !== expected.length || !timingSafeEqual(got, expected)) throw new LinkRefusedError('forged', 'the link\'s signature does not match: it was altered or not issued by this team');
+  if (got.length !== expected.length || !timingSafeEqual(got, expected))
+    throw new LinkRefusedError(
+      'forged',
+      "the link's signature does not match: it was altered or not issued by this team",
+    );
   let link: DecisionLink;
   try {
     link = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as DecisionLink;
   } catch {
-    throw new LinkRefusedError('malformed', 'the link\'s payload is not JSON');
+    throw new LinkRefusedError('malformed', "the link's payload is not JSON");
   }
-  if (typeof link.expiresAt !== 'number' || link.expiresAt < now) throw new LinkRefusedError('expired', `the link expired at ${new Date(link.expiresAt).toISOString()}`);
-  if (link.decision !== 'approve' && link.decision !== 'reject') throw new LinkRefusedError('malformed', 'the link decides neither approve nor reject');
+  if (typeof link.expiresAt !== 'number' || link.expiresAt < now)
+    throw new LinkRefusedError('expired', `the link expired at ${new Date(link.expiresAt).toISOString()}`);
+  if (link.decision !== 'approve' && link.decision !== 'reject')
+    throw new LinkRefusedError('malformed', 'the link decides neither approve nor reject');
   return link;
 }
 

@@ -7,8 +7,15 @@ import type { NotifyInput } from '../../src/common/notifications';
 /** One line naming what waits: a tool call with its arguments, or a handoff with its message. */
 export function summaryOf(input: NotifyInput): string {
   const a = input.approval;
-  const what = a.tool ? `${a.from} wants to call ${a.tool.name}(${a.tool.arguments})` : `${a.from} wants to hand off to ${a.to}: ${a.message}`;
-  const lead = input.kind === 'approval.reminder' ? 'Reminder: still waiting' : input.kind === 'approval.escalated' ? 'Escalated' : 'Approval needed';
+  const what = a.tool
+    ? `${a.from} wants to call ${a.tool.name}(${a.tool.arguments})`
+    : `${a.from} wants to hand off to ${a.to}: ${a.message}`;
+  const lead =
+    input.kind === 'approval.reminder'
+      ? 'Reminder: still waiting'
+      : input.kind === 'approval.escalated'
+        ? 'Escalated'
+        : 'Approval needed';
   return `${lead} — ${clip(what, 500)}`;
 }
 

@@ -23,10 +23,20 @@ export function slackMessageOf(input: NotifyInput, serviceUrl: string | undefine
   const card = cardUrl(serviceUrl, input);
   const approvers = approversOf(input);
   const value = (decision: 'approve' | 'reject'): string => {
-    const v: SlackButtonValue = { workflowId: input.workflowId, approvalId: input.approval.handoffId, decision, ...(input.approval.tool ? { callHash: input.approval.tool.callHash } : {}) };
+    const v: SlackButtonValue = {
+      workflowId: input.workflowId,
+      approvalId: input.approval.handoffId,
+      decision,
+      ...(input.approval.tool ? { callHash: input.approval.tool.callHash } : {}),
+    };
     return JSON.stringify(v);
   };
-  const context = [`Chain \`${input.workflowId}\``, ...(approvers ? [`approvers: ${approvers.join(', ')}`] : []), ...(input.approval.expiresAt ? [`decide by ${input.approval.expiresAt}`] : []), ...(card ? [`<${card}|open the card>`] : [])];
+  const context = [
+    `Chain \`${input.workflowId}\``,
+    ...(approvers ? [`approvers: ${approvers.join(', ')}`] : []),
+    ...(input.approval.expiresAt ? [`decide by ${input.approval.expiresAt}`] : []),
+    ...(card ? [`<${card}|open the card>`] : []),
+  ];
   return {
     text: summary,
     blocks: [
@@ -36,8 +46,20 @@ export function slackMessageOf(input: NotifyInput, serviceUrl: string | undefine
         type: 'actions',
         block_id: `baton:${input.approval.handoffId}`.slice(0, 255),
         elements: [
-          { type: 'button', action_id: SlackActions.APPROVE, style: 'primary', text: { type: 'plain_text', text: 'Approve' }, value: value('approve') },
-          { type: 'button', action_id: SlackActions.REJECT, style: 'danger', text: { type: 'plain_text', text: 'Reject' }, value: value('reject') },
+          {
+            type: 'button',
+            action_id: SlackActions.APPROVE,
+            style: 'primary',
+            text: { type: 'plain_text', text: 'Approve' },
+            value: value('approve'),
+          },
+          {
+            type: 'button',
+            action_id: SlackActions.REJECT,
+            style: 'danger',
+            text: { type: 'plain_text', text: 'Reject' },
+            value: value('reject'),
+          },
         ],
       },
     ],
@@ -46,7 +68,12 @@ export function slackMessageOf(input: NotifyInput, serviceUrl: string | undefine
 
 /** POST `message` to the incoming webhook; throws unless Slack answers 2xx, so the activity retries. */
 export async function sendSlack(webhookUrl: string, message: ReturnType<typeof slackMessageOf>): Promise<void> {
-  const res = await fetch(webhookUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(message), signal: AbortSignal.timeout(10_000) });
+  const res = await fetch(webhookUrl, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(message),
+    signal: AbortSignal.timeout(10_000),
+  });
   await res.body?.cancel();
   if (!res.ok) throw new Error(`the Slack webhook answered ${res.status}`);
 }

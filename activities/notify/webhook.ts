@@ -34,7 +34,12 @@ export function webhookSignature(secret: string, timestamp: string, body: string
 }
 
 /** POST the event to `url`; throws on a network failure or an answer other than 2xx, so the activity retries. */
-export async function sendWebhook(url: string, secret: string, event: ReturnType<typeof cloudEventOf>, signal?: AbortSignal): Promise<void> {
+export async function sendWebhook(
+  url: string,
+  secret: string,
+  event: ReturnType<typeof cloudEventOf>,
+  signal?: AbortSignal,
+): Promise<void> {
   const body = JSON.stringify(event);
   const timestamp = String(Math.floor(Date.now() / 1000));
   const res = await fetch(url, {

@@ -2,7 +2,15 @@
  * The engine's floor: minimal workflows on the same server, for ratios against baton.
  * Deterministic workflow code only.
  */
-import { condition, defineSignal, proxyActivities, proxyLocalActivities, setHandler, upsertMemo, upsertSearchAttributes } from '@temporalio/workflow';
+import {
+  condition,
+  defineSignal,
+  proxyActivities,
+  proxyLocalActivities,
+  setHandler,
+  upsertMemo,
+  upsertSearchAttributes,
+} from '@temporalio/workflow';
 import { BatonAgent, BatonHandoffs, BatonStatusAttribute, HANDOFF_MEMO } from '../../src/common/messages';
 import type * as activities from './activities';
 
@@ -14,7 +22,12 @@ const local = proxyLocalActivities<typeof activities>({ startToCloseTimeout: '1 
  * With `writes`, each step after the first two also makes the writes a baton handoff makes (its
  * search attributes and a memo record), to tell the server's cost of those from baton's own.
  */
-export async function noopChain(input: { steps: number; latencyMs: number[]; local?: boolean; writes?: boolean }): Promise<number> {
+export async function noopChain(input: {
+  steps: number;
+  latencyMs: number[];
+  local?: boolean;
+  writes?: boolean;
+}): Promise<number> {
   for (let i = 0; i < input.steps; i++) {
     await (input.local ? local.noop : noop)(input.latencyMs[i] ?? 0);
     if (input.writes && i >= 1 && i < input.steps - 1) {

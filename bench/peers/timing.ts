@@ -36,7 +36,11 @@ export async function burst(count: number, start: () => Promise<unknown>): Promi
         return performance.now() - t;
       }),
     );
-    return { totalMs: performance.now() - t0, latenciesMs, peakRssMb: Math.max(peak, process.memoryUsage().rss) / 2 ** 20 };
+    return {
+      totalMs: performance.now() - t0,
+      latenciesMs,
+      peakRssMb: Math.max(peak, process.memoryUsage().rss) / 2 ** 20,
+    };
   } finally {
     clearInterval(sampler);
   }

@@ -29,7 +29,9 @@ export async function redeployDrill(s: DrillSettings & RedeploySettings): Promis
   } catch {
     // Installed by an earlier drill of this process.
   }
-  const server = process.env.TEMPORAL_ADDRESS ? undefined : await DrillServer.create({ logFile: path.join(s.dir, 'redeploy-server.log') });
+  const server = process.env.TEMPORAL_ADDRESS
+    ? undefined
+    : await DrillServer.create({ logFile: path.join(s.dir, 'redeploy-server.log') });
   await server?.start();
   const address = server?.address ?? process.env.TEMPORAL_ADDRESS!;
   const connection = await Connection.connect({ address });
@@ -60,7 +62,13 @@ export async function redeployDrill(s: DrillSettings & RedeploySettings): Promis
   const total = (k: keyof RedeployReport) => reports.reduce((n, r) => n + (r[k] as number), 0);
   return {
     title: `Redeploy drill: ${s.perKind} chain(s) of each of 4 kinds and ${s.conversations} conversation(s) waiting on team v1, ${s.newChains} started after the deploy; v2 changes instructions, removes an agent, renames a tool and changes a tool's parameters (teamMismatchTimeout ${s.mismatchTimeout} with v1 gone, 2 minutes otherwise)`,
-    summary: { drill: 'redeploy', chains: total('chains'), lost: total('lost'), 'asked twice': total('repeatedApprovals'), problems: reports.reduce((n, r) => n + r.problems.length, 0) },
+    summary: {
+      drill: 'redeploy',
+      chains: total('chains'),
+      lost: total('lost'),
+      'asked twice': total('repeatedApprovals'),
+      problems: reports.reduce((n, r) => n + r.problems.length, 0),
+    },
     faults: rows,
     problems: reports.flatMap((r) => r.problems.map((p) => `${r.mode}: ${p}`)),
     details: reports,

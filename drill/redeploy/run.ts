@@ -75,8 +75,19 @@ export async function redeploy(o: RedeployOptions): Promise<RedeployReport> {
   const workers = new Map<TeamVersionName, { worker: Worker; running: Promise<void> }>();
   const startWorker = async (v: TeamVersionName) => {
     // Two unversioned workers of one process on one task queue must tell Temporal apart by build id; they stay unversioned.
-    const unversioned = { workerDeploymentOptions: { useWorkerVersioning: false as const, version: { deploymentName: 'support', buildId: v } } };
-    const worker = await createWorker({ team: redeployTeam(v, o.modelDelayMs ?? 0), connection: o.connection, taskQueue, deployment: deployment ? { name: deployment, buildId: v } : false, ...(deployment ? {} : { worker: unversioned }) });
+    const unversioned = {
+      workerDeploymentOptions: {
+        useWorkerVersioning: false as const,
+        version: { deploymentName: 'support', buildId: v },
+      },
+    };
+    const worker = await createWorker({
+      team: redeployTeam(v, o.modelDelayMs ?? 0),
+      connection: o.connection,
+      taskQueue,
+      deployment: deployment ? { name: deployment, buildId: v } : false,
+      ...(deployment ? {} : { worker: unversioned }),
+    });
     workers.set(v, { worker, running: worker.run() });
     if (deployment) await setCurrent(o.client, deployment, v);
   };
@@ -99,10 +110,13 @@ export async function redeploy(o: RedeployOptions): Promise<RedeployReport> {
         tracked.push({ id: run.workflowId, kind });
       }
     }
-    const chats = Array.from({ length: o.conversations ?? 1 }, (_, i) => baton.conversation('triage', { id: `${taskQueue}-chat-${i}`, options }));
+    const chats = Array.from({ length: o.conversations ?? 1 }, (_, i) =>
+      baton.conversation('triage', { id: `${taskQueue}-chat-${i}`, options }),
+    );
     for (const chat of chats) {
       const first = await chat.send('hello');
-      if (!String(first.output).includes('triage v1')) problems.push(`${chat.id}: the first turn was answered by ${String(first.output)}, not by v1`);
+      if (!String(first.output).includes('triage v1'))
+        problems.push(`${chat.id}: the first turn was answered by ${String(first.output)}, not by v1`);
       tracked.push({ id: chat.id, kind: 'conversation', conversation: chat });
     }
     const waiting = tracked.filter((t) => t.kind !== 'conversation').map((t) => t.id);
@@ -116,13 +130,21 @@ export async function redeploy(o: RedeployOptions): Promise<RedeployReport> {
       await startWorker('v1');
     }
     for (let i = 0; i < (o.newChains ?? 1); i++) {
-      const run = await baton.start(CHAIN_KINDS.tool.agent, CHAIN_KINDS.tool.input, { workflowId: `${taskQueue}-new-${i}`, ...options });
+      const run = await baton.start(CHAIN_KINDS.tool.agent, CHAIN_KINDS.tool.input, {
+        workflowId: `${taskQueue}-new-${i}`,
+        ...options,
+      });
       tracked.push({ id: run.workflowId, kind: 'new' });
     }
     const stopApproving = approver.approveAll(deadline);
     // The next messages come once the deploy is in effect: a chain started after it has its team.
     await Promise.all(tracked.filter((t) => t.kind === 'new').map((t) => untilTeam(baton, t.id, deadline)));
-    const second = chats.map((chat) => chat.send('hello again').then((r) => String(r.output), (err: unknown) => `failed: ${String(err)}`));
+    const second = chats.map((chat) =>
+      chat.send('hello again').then(
+        (r) => String(r.output),
+        (err: unknown) => `failed: ${String(err)}`,
+      ),
+    );
 
     const chains = tracked.filter((t) => t.kind !== 'conversation');
     const ends = await Promise.all(chains.map((t) => endOf(baton, t.id, deadline)));
@@ -132,9 +154,15 @@ export async function redeploy(o: RedeployOptions): Promise<RedeployReport> {
       if (end.kind !== 'mismatch') continue;
       failedMismatch++;
       const t = chains[i]!;
-      if (o.mode !== 'v1_gone') problems.push(`${t.id} failed with TeamMismatchError with v1 ${o.mode === 'drain' ? 'draining' : 'beside v2'}: ${end.error.message}`);
+      if (o.mode !== 'v1_gone')
+        problems.push(
+          `${t.id} failed with TeamMismatchError with v1 ${o.mode === 'drain' ? 'draining' : 'beside v2'}: ${end.error.message}`,
+        );
       if (end.error.missing.length === 0) problems.push(`${t.id}: its TeamMismatchError names nothing missing`);
-      if ((end.error.waitedMs ?? 0) > limit + 10_000) problems.push(`${t.id}: failed ${end.error.waitedMs} ms after its first refusal, past teamMismatchTimeout (${timeout})`);
+      if ((end.error.waitedMs ?? 0) > limit + 10_000)
+        problems.push(
+          `${t.id}: failed ${end.error.waitedMs} ms after its first refusal, past teamMismatchTimeout (${timeout})`,
+        );
       await baton.replay(t.id, { onCurrentTeam: true, reason: 'redeploy drill: migrate onto the current team' });
       ends[i] = await endOf(baton, t.id, deadline);
     }
@@ -142,19 +170,37 @@ export async function redeploy(o: RedeployOptions): Promise<RedeployReport> {
     approver.stop();
     await stopApproving;
 
-    const report: RedeployReport = { mode: o.mode, chains: tracked.length, completedOnV1: 0, completedOnV2: 0, failedMismatch, lost: 0, repeatedApprovals: approver.repeated.length, approvals: approver.asked, refusals: await refusals(o.client, taskQueue), seconds: 0, problems };
+    const report: RedeployReport = {
+      mode: o.mode,
+      chains: tracked.length,
+      completedOnV1: 0,
+      completedOnV2: 0,
+      failedMismatch,
+      lost: 0,
+      repeatedApprovals: approver.repeated.length,
+      approvals: approver.asked,
+      refusals: await refusals(o.client, taskQueue),
+      seconds: 0,
+      problems,
+    };
     for (const [i, end] of ends.entries()) {
       const t = chains[i]!;
       if (end.kind !== 'completed') {
         report.lost++;
-        problems.push(`${t.id} (${t.kind}) ${end.kind === 'mismatch' ? `failed again: ${end.error.message}` : end.kind}`);
+        problems.push(
+          `${t.id} (${t.kind}) ${end.kind === 'mismatch' ? `failed again: ${end.error.message}` : end.kind}`,
+        );
         continue;
       }
       const team = await teamOf(baton, t.id);
       if (team === 'support@v1') report.completedOnV1++;
       else if (team === 'support@v2') report.completedOnV2++;
-      if (o.mode !== 'v1_gone' && t.kind !== 'new' && team !== 'support@v1') problems.push(`${t.id} started on v1 but completed on ${team} with v1 ${o.mode === 'drain' ? 'draining' : 'beside v2'}`);
-      if (t.kind === 'new' && o.mode !== 'side_by_side' && team !== 'support@v2') problems.push(`${t.id} started after the deploy but ran on ${team}`);
+      if (o.mode !== 'v1_gone' && t.kind !== 'new' && team !== 'support@v1')
+        problems.push(
+          `${t.id} started on v1 but completed on ${team} with v1 ${o.mode === 'drain' ? 'draining' : 'beside v2'}`,
+        );
+      if (t.kind === 'new' && o.mode !== 'side_by_side' && team !== 'support@v2')
+        problems.push(`${t.id} started after the deploy but ran on ${team}`);
     }
     for (const [i, chat] of chats.entries()) {
       const reply = replies[i]!;
@@ -164,7 +210,10 @@ export async function redeploy(o: RedeployOptions): Promise<RedeployReport> {
         problems.push(`${chat.id}: the turn after the deploy was not answered: ${reply}`);
       } else if (on === 'v1') report.completedOnV1++;
       else report.completedOnV2++;
-      if (o.mode === 'drain' && on !== 'v2') problems.push(`${chat.id}: the turn after the deploy was answered by ${on ?? 'nobody'}, not by the current version`);
+      if (o.mode === 'drain' && on !== 'v2')
+        problems.push(
+          `${chat.id}: the turn after the deploy was answered by ${on ?? 'nobody'}, not by the current version`,
+        );
     }
     for (const r of approver.repeated) problems.push(`asked twice: ${r}`);
     report.seconds = Math.round((Date.now() - started) / 100) / 10;
@@ -175,7 +224,10 @@ export async function redeploy(o: RedeployOptions): Promise<RedeployReport> {
   }
 }
 
-type End = { kind: 'completed' } | { kind: 'mismatch'; error: TeamMismatchError } | { kind: 'failed' | 'running'; error?: unknown };
+type End =
+  | { kind: 'completed' }
+  | { kind: 'mismatch'; error: TeamMismatchError }
+  | { kind: 'failed' | 'running'; error?: unknown };
 
 /** How chain `id` ended, waiting for it until `deadline`. */
 async function endOf(baton: Baton, id: string, deadline: number): Promise<End> {
@@ -188,7 +240,8 @@ async function endOf(baton: Baton, id: string, deadline: number): Promise<End> {
     .result()
     .then(
       (): End => ({ kind: 'completed' }),
-      (error: unknown): End => (error instanceof TeamMismatchError ? { kind: 'mismatch', error } : { kind: 'failed', error }),
+      (error: unknown): End =>
+        error instanceof TeamMismatchError ? { kind: 'mismatch', error } : { kind: 'failed', error },
     );
   try {
     return await Promise.race([result, expired]);
@@ -225,7 +278,12 @@ async function teamOf(baton: Baton, id: string): Promise<string | undefined> {
 async function setCurrent(client: Client, deploymentName: string, buildId: string): Promise<void> {
   for (let attempt = 0; ; attempt++) {
     try {
-      await client.workflowService.setWorkerDeploymentCurrentVersion({ namespace: client.options.namespace, deploymentName, buildId, identity: 'redeploy drill' });
+      await client.workflowService.setWorkerDeploymentCurrentVersion({
+        namespace: client.options.namespace,
+        deploymentName,
+        buildId,
+        identity: 'redeploy drill',
+      });
       return;
     } catch (err) {
       if (attempt >= 50) throw err;

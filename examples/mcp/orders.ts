@@ -64,10 +64,17 @@ async function serveHttp(port: number): Promise<void> {
       const body = req.method === 'POST' ? await readJson(req) : undefined;
       const id = req.headers['mcp-session-id'];
       let transport = typeof id === 'string' ? sessions.get(id) : undefined;
-      if (!transport && typeof id === 'string') return void res.writeHead(404, { 'content-type': 'application/json' }).end(rpcError('Session not found'));
+      if (!transport && typeof id === 'string')
+        return void res.writeHead(404, { 'content-type': 'application/json' }).end(rpcError('Session not found'));
       if (!transport) {
-        if (!isInitializeRequest(body)) return void res.writeHead(400, { 'content-type': 'application/json' }).end(rpcError('No session: initialize first'));
-        const created = new StreamableHTTPServerTransport({ sessionIdGenerator: () => randomUUID(), onsessioninitialized: (sid) => void sessions.set(sid, created) });
+        if (!isInitializeRequest(body))
+          return void res
+            .writeHead(400, { 'content-type': 'application/json' })
+            .end(rpcError('No session: initialize first'));
+        const created = new StreamableHTTPServerTransport({
+          sessionIdGenerator: () => randomUUID(),
+          onsessioninitialized: (sid) => void sessions.set(sid, created),
+        });
         created.onclose = () => created.sessionId && sessions.delete(created.sessionId);
         await orderServer().connect(created);
         transport = created;

@@ -9,7 +9,13 @@
  */
 import { ApplicationFailure } from '@temporalio/common';
 import type { ModelProvider } from 'baton-agents';
-import { ModelRequestError, toApplicationFailure, type CallModelInput, type ChatMessage, type ModelResponse } from 'baton-agents/workflow';
+import {
+  ModelRequestError,
+  toApplicationFailure,
+  type CallModelInput,
+  type ChatMessage,
+  type ModelResponse,
+} from 'baton-agents/workflow';
 import type { ModelCallContext } from 'baton-agents/models';
 
 interface Block {
@@ -32,7 +38,8 @@ export class AnthropicProvider implements ModelProvider {
 
   async call(input: CallModelInput, context: ModelCallContext): Promise<ModelResponse> {
     const settings = (input.model as { settings?: { maxTokens?: number; baseURL?: string } }).settings ?? {};
-    const baseURL = settings.baseURL ?? this.options.baseURL ?? process.env.ANTHROPIC_BASE_URL ?? 'https://api.anthropic.com';
+    const baseURL =
+      settings.baseURL ?? this.options.baseURL ?? process.env.ANTHROPIC_BASE_URL ?? 'https://api.anthropic.com';
     const response = await fetch(`${baseURL}/v1/messages`, {
       method: 'POST',
       signal: context.signal,
@@ -44,14 +51,26 @@ export class AnthropicProvider implements ModelProvider {
       body: JSON.stringify({
         model: input.model.model,
         max_tokens: settings.maxTokens ?? 1024,
-        system: input.messages.filter((m) => m.role === 'system').map((m) => m.content).join('\n\n'),
+        system: input.messages
+          .filter((m) => m.role === 'system')
+          .map((m) => m.content)
+          .join('\n\n'),
         messages: toAnthropic(input.messages),
-        ...(input.tools.length > 0 ? { tools: input.tools.map((t) => ({ name: t.name, description: t.description, input_schema: t.parameters })) } : {}),
+        ...(input.tools.length > 0
+          ? {
+              tools: input.tools.map((t) => ({ name: t.name, description: t.description, input_schema: t.parameters })),
+            }
+          : {}),
       }),
     }).catch((err: Error) => {
       throw ApplicationFailure.retryable(`Anthropic unreachable: ${err.message}`, 'ModelConnectionError');
     });
-    const body = (await response.json().catch(() => ({}))) as { content?: Block[]; usage?: { input_tokens?: number; output_tokens?: number }; model?: string; error?: { message?: string } };
+    const body = (await response.json().catch(() => ({}))) as {
+      content?: Block[];
+      usage?: { input_tokens?: number; output_tokens?: number };
+      model?: string;
+      error?: { message?: string };
+    };
     if (!response.ok) {
       const text = `Anthropic answered ${response.status}: ${body.error?.message ?? response.statusText}`;
       // Overloaded, rate-limited and server errors are worth another attempt; the rest are not.
@@ -59,10 +78,15 @@ export class AnthropicProvider implements ModelProvider {
       throw toApplicationFailure(new ModelRequestError(text, response.status));
     }
     const blocks = body.content ?? [];
-    const text = blocks.filter((b) => b.type === 'text').map((b) => b.text ?? '').join('');
+    const text = blocks
+      .filter((b) => b.type === 'text')
+      .map((b) => b.text ?? '')
+      .join('');
     return {
       content: text === '' ? null : text,
-      toolCalls: blocks.filter((b) => b.type === 'tool_use').map((b) => ({ id: b.id ?? '', name: b.name ?? '', arguments: JSON.stringify(b.input ?? {}) })),
+      toolCalls: blocks
+        .filter((b) => b.type === 'tool_use')
+        .map((b) => ({ id: b.id ?? '', name: b.name ?? '', arguments: JSON.stringify(b.input ?? {}) })),
       usage: { inputTokens: body.usage?.input_tokens ?? 0, outputTokens: body.usage?.output_tokens ?? 0 },
       model: body.model ?? input.model.model,
     };
@@ -77,13 +101,15 @@ function toAnthropic(messages: ChatMessage[]): AnthropicMessage[] {
     if (m.role === 'user') out.push({ role: 'user', content: m.content });
     else if (m.role === 'assistant') {
       const blocks: Block[] = m.content ? [{ type: 'text', text: m.content }] : [];
-      for (const c of m.toolCalls ?? []) blocks.push({ type: 'tool_use', id: c.id, name: c.name, input: JSON.parse(c.arguments || '{}') });
+      for (const c of m.toolCalls ?? [])
+        blocks.push({ type: 'tool_use', id: c.id, name: c.name, input: JSON.parse(c.arguments || '{}') });
       out.push({ role: 'assistant', content: blocks });
     } else {
       const result: Block = { type: 'tool_result', tool_use_id: m.toolCallId, content: m.content };
       const last = out.at(-1);
       // Consecutive tool answers belong in one user turn.
-      if (last?.role === 'user' && Array.isArray(last.content) && last.content.every((b) => b.type === 'tool_result')) last.content.push(result);
+      if (last?.role === 'user' && Array.isArray(last.content) && last.content.every((b) => b.type === 'tool_result'))
+        last.content.push(result);
       else out.push({ role: 'user', content: [result] });
     }
   }

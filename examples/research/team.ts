@@ -8,7 +8,9 @@ import { defineAgent, defineTool, delegate, openai, scripted, Team } from 'baton
 import type { ScriptedRule } from 'baton-agents/workflow';
 
 const model = (rules: ScriptedRule[]) =>
-  process.env.OPENAI_API_KEY ? openai(process.env.BATON_MODEL ?? 'gpt-4o-mini') : scripted({ model: 'scripted-research', rules });
+  process.env.OPENAI_API_KEY
+    ? openai(process.env.BATON_MODEL ?? 'gpt-4o-mini')
+    : scripted({ model: 'scripted-research', rules });
 
 const notes: Record<string, string> = {
   qubits: 'Qubits hold superpositions of 0 and 1; measuring one collapses it.',
@@ -43,19 +45,29 @@ export const researcher = defineAgent({
   id: 'researcher',
   name: 'Lead researcher',
   description: 'Splits a question between specialists and brings their findings together',
-  instructions: 'Ask the physics and engineering researchers at once (two delegate calls), then hand their findings to the writer.',
+  instructions:
+    'Ask the physics and engineering researchers at once (two delegate calls), then hand their findings to the writer.',
   handoffs: ['writer', delegate('physics', { maxTurns: 4 }), delegate('engineering', { maxTurns: 4 })],
   model: model([
     {
       whenIncludes: 'Answer from engineering',
-      reply: { handoff: { to: 'writer', message: 'Write a short paragraph: qubits hold superpositions; error correction needs about 1000 physical qubits per logical qubit.' } },
+      reply: {
+        handoff: {
+          to: 'writer',
+          message:
+            'Write a short paragraph: qubits hold superpositions; error correction needs about 1000 physical qubits per logical qubit.',
+        },
+      },
     },
     {
       whenIncludes: '',
       reply: {
         toolCalls: [
           { name: 'delegate', arguments: { to: 'physics', task: 'What is a qubit?', reason: 'the physics side' } },
-          { name: 'delegate', arguments: { to: 'engineering', task: 'What does error correction cost?', reason: 'the engineering side' } },
+          {
+            name: 'delegate',
+            arguments: { to: 'engineering', task: 'What does error correction cost?', reason: 'the engineering side' },
+          },
         ],
       },
     },
@@ -70,7 +82,9 @@ export const writer = defineAgent({
   model: model([
     {
       whenIncludes: '',
-      reply: { text: 'Quantum computers store information in qubits, which can hold superpositions. Making them reliable is costly: about a thousand physical qubits are needed for each error-corrected logical qubit.' },
+      reply: {
+        text: 'Quantum computers store information in qubits, which can hold superpositions. Making them reliable is costly: about a thousand physical qubits are needed for each error-corrected logical qubit.',
+      },
     },
   ]),
 });

@@ -54,7 +54,10 @@ export class RefundLedger {
    * Issue a refund once per key: the refund already recorded under `idempotencyKey` (`repeated:
    * true`), or a new one.
    */
-  issueOnce(idempotencyKey: string, refund: Pick<Refund, 'orderId' | 'amount' | 'reason'>): { refund: Refund; repeated: boolean } {
+  issueOnce(
+    idempotencyKey: string,
+    refund: Pick<Refund, 'orderId' | 'amount' | 'reason'>,
+  ): { refund: Refund; repeated: boolean } {
     const earlier = this.get(idempotencyKey);
     if (earlier) return { refund: earlier, repeated: true };
     const issued: Refund = {

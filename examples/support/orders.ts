@@ -18,4 +18,3 @@ export const orders = new Map<string, Order>([
   ['1043', { orderId: '1043', customer: 'Lin', item: 'Espresso cups (4)', amount: 24.5, status: 'shipped' }],
   ['1077', { orderId: '1077', customer: 'Grace', item: 'Espresso machine', amount: 249, status: 'delivered' }],
 ]);
-

@@ -13,10 +13,14 @@ import { RefundLedger } from './ledger';
 import { orders } from './orders';
 
 const model = (rules: ScriptedRule[]) =>
-  process.env.OPENAI_API_KEY ? openai(process.env.BATON_MODEL ?? 'gpt-4o-mini') : scripted({ model: 'scripted-support', rules });
+  process.env.OPENAI_API_KEY
+    ? openai(process.env.BATON_MODEL ?? 'gpt-4o-mini')
+    : scripted({ model: 'scripted-support', rules });
 
 /** The order server: compiled JavaScript in the package, TypeScript (through tsx) in baton's checkout. */
-const ORDER_SERVER = [path.resolve(__dirname, '../mcp/orders.js'), path.resolve(__dirname, '../mcp/orders.ts')].find((f) => fs.existsSync(f))!;
+const ORDER_SERVER = [path.resolve(__dirname, '../mcp/orders.js'), path.resolve(__dirname, '../mcp/orders.ts')].find(
+  (f) => fs.existsSync(f),
+)!;
 
 /** The order system, an MCP server the worker starts; its `lookupOrder` is `orders__lookupOrder`. */
 export const ordersServer = mcpServer({
@@ -40,14 +44,19 @@ export const issueRefund = defineTool({
   description: 'Refund a delivered order, in full or in part',
   parameters: z.object({ orderId: z.string(), amount: z.number().positive(), reason: z.string() }),
   // Refunds above $100 wait for a person, who may approve, reject, or approve a smaller amount.
-  needsApproval: { when: { arg: 'amount', op: '>', value: REFUND_APPROVAL_ABOVE }, timeout: '10 minutes', onTimeout: 'reject' },
+  needsApproval: {
+    when: { arg: 'amount', op: '>', value: REFUND_APPROVAL_ABOVE },
+    timeout: '10 minutes',
+    onTimeout: 'reject',
+  },
   execute: ({ orderId, amount, reason }, { idempotencyKey }) => {
     const ledger = new RefundLedger();
     const earlier = ledger.get(idempotencyKey);
     if (earlier) return earlier;
     const order = orders.get(orderId);
     if (!order) throw new ToolError(`no order ${orderId}`);
-    if (order.status !== 'delivered') throw new ToolError(`order ${orderId} is ${order.status}; only delivered orders can be refunded`);
+    if (order.status !== 'delivered')
+      throw new ToolError(`order ${orderId} is ${order.status}; only delivered orders can be refunded`);
     if (amount > order.amount) throw new ToolError(`order ${orderId} was ${order.amount}; a refund cannot be more`);
     const { refund } = ledger.issueOnce(idempotencyKey, { orderId, amount, reason });
     order.status = 'refunded';
@@ -67,14 +76,29 @@ export const triage = defineAgent({
   model: model([
     {
       whenIncludes: 'The handoff to refunds was rejected',
-      reply: { text: 'I am sorry: our refunds team declined this refund, so I cannot issue it. Reply here if you would like a person to look at it again.' },
+      reply: {
+        text: 'I am sorry: our refunds team declined this refund, so I cannot issue it. Reply here if you would like a person to look at it again.',
+      },
     },
     {
       whenIncludes: 'The handoff to refunds was not approved in time',
-      reply: { text: 'Our refunds team could not approve your refund in time. Your request is noted, and someone will get back to you within one business day.' },
+      reply: {
+        text: 'Our refunds team could not approve your refund in time. Your request is noted, and someone will get back to you within one business day.',
+      },
     },
-    { whenIncludes: 'order 1077', reply: { handoff: { to: 'refunds', message: 'Customer wants a refund for order 1077: the espresso machine stopped working.' } } },
-    { whenIncludes: 'refund', reply: { handoff: { to: 'refunds', message: 'Customer wants a refund for order 1042: it arrived broken.' } } },
+    {
+      whenIncludes: 'order 1077',
+      reply: {
+        handoff: {
+          to: 'refunds',
+          message: 'Customer wants a refund for order 1077: the espresso machine stopped working.',
+        },
+      },
+    },
+    {
+      whenIncludes: 'refund',
+      reply: { handoff: { to: 'refunds', message: 'Customer wants a refund for order 1042: it arrived broken.' } },
+    },
     { whenIncludes: 'buy', reply: { handoff: { to: 'sales', message: 'Customer wants to buy something.' } } },
     { whenIncludes: '', reply: { handoff: { to: 'tech', message: 'Customer has a technical question.' } } },
   ]),
@@ -89,15 +113,48 @@ export const refundsAgent = defineAgent({
     'You handle refunds. Look the order up, refund it when it was delivered (the order amount, or less), and tell the customer what happened. ' +
     'Hand back to triage for anything that is not a refund.',
   model: model([
-    { whenIncludes: 'Not run:', reply: { text: 'I could not issue your refund: refunds this large need a manager, who did not approve it. Someone will get back to you within one business day.' } },
-    { whenIncludes: '"orderId":"1077","customer"', reply: { toolCalls: [{ name: 'issueRefund', arguments: { orderId: '1077', amount: 249, reason: 'stopped working' } }] } },
-    { whenIncludes: '"status":"delivered"', reply: { toolCalls: [{ name: 'issueRefund', arguments: { orderId: '1042', amount: 59.9, reason: 'arrived broken' } }] } },
-    { whenIncludes: '"status":"refunded"', reply: { text: 'Order 1042 has already been refunded: the money is on its way.' } },
-    { whenIncludes: 'R-1077', reply: { text: 'Your refund for order 1077 is on its way: expect it within 3-5 business days.' } },
-    { whenIncludes: 'refundId', reply: { text: 'Your refund of $59.90 for order 1042 is on its way: expect it within 3-5 business days.' } },
-    { whenIncludes: 'order 1077', reply: { toolCalls: [{ name: 'orders__lookupOrder', arguments: { orderId: '1077' } }] } },
-    { whenIncludes: 'only delivered orders can be refunded', reply: { text: 'Order 1042 cannot be refunded: only delivered orders can.' } },
-    { whenIncludes: 'order 1042', reply: { toolCalls: [{ name: 'orders__lookupOrder', arguments: { orderId: '1042' } }] } },
+    {
+      whenIncludes: 'Not run:',
+      reply: {
+        text: 'I could not issue your refund: refunds this large need a manager, who did not approve it. Someone will get back to you within one business day.',
+      },
+    },
+    {
+      whenIncludes: '"orderId":"1077","customer"',
+      reply: {
+        toolCalls: [{ name: 'issueRefund', arguments: { orderId: '1077', amount: 249, reason: 'stopped working' } }],
+      },
+    },
+    {
+      whenIncludes: '"status":"delivered"',
+      reply: {
+        toolCalls: [{ name: 'issueRefund', arguments: { orderId: '1042', amount: 59.9, reason: 'arrived broken' } }],
+      },
+    },
+    {
+      whenIncludes: '"status":"refunded"',
+      reply: { text: 'Order 1042 has already been refunded: the money is on its way.' },
+    },
+    {
+      whenIncludes: 'R-1077',
+      reply: { text: 'Your refund for order 1077 is on its way: expect it within 3-5 business days.' },
+    },
+    {
+      whenIncludes: 'refundId',
+      reply: { text: 'Your refund of $59.90 for order 1042 is on its way: expect it within 3-5 business days.' },
+    },
+    {
+      whenIncludes: 'order 1077',
+      reply: { toolCalls: [{ name: 'orders__lookupOrder', arguments: { orderId: '1077' } }] },
+    },
+    {
+      whenIncludes: 'only delivered orders can be refunded',
+      reply: { text: 'Order 1042 cannot be refunded: only delivered orders can.' },
+    },
+    {
+      whenIncludes: 'order 1042',
+      reply: { toolCalls: [{ name: 'orders__lookupOrder', arguments: { orderId: '1042' } }] },
+    },
     { whenIncludes: '', reply: { text: 'I could not find that order; could you send its number?' } },
   ]),
   tools: [issueRefund],

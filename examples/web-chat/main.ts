@@ -30,14 +30,21 @@ async function main(): Promise<void> {
   const baton = await untilConnected();
   // The inbox reads baton's search attributes: a server `baton dev` did not start may not have them yet.
   await ensureSearchAttributes(baton.client.connection as Connection);
-  const worker = await createWebChatWorker({ connection: await NativeConnection.connect({ address: process.env.TEMPORAL_ADDRESS! }), taskQueue: baton.taskQueue });
+  const worker = await createWebChatWorker({
+    connection: await NativeConnection.connect({ address: process.env.TEMPORAL_ADDRESS! }),
+    taskQueue: baton.taskQueue,
+  });
   const running = worker.run();
   const { auth, links } = tokens();
   const port = process.env.PORT ? Number(process.env.PORT) : 8080;
   const server = await serveWebChat({ baton, auth, dist, port, agents: team.ids });
   console.log(`web chat: the chat         ${server.chatUrl}${links.chat}`);
-  console.log(`web chat: as the manager   ${server.chatUrl}${links.manager}   (the inbox beside the chat decides refunds above $100)`);
-  console.log(`web chat: approvals page   ${server.url}/   (the same service as \`baton serve\`; sign in with the manager's token)`);
+  console.log(
+    `web chat: as the manager   ${server.chatUrl}${links.manager}   (the inbox beside the chat decides refunds above $100)`,
+  );
+  console.log(
+    `web chat: approvals page   ${server.url}/   (the same service as \`baton serve\`; sign in with the manager's token)`,
+  );
   console.log('web chat: say "Please refund order 1077, the espresso machine stopped working." — Ctrl-C stops');
   await Promise.race([new Promise((resolve) => process.once('SIGINT', resolve).once('SIGTERM', resolve)), running]);
   console.log('web chat: stopping');
@@ -56,7 +63,9 @@ async function temporal(): Promise<ChildProcess | undefined> {
     console.log(`web chat: using the Temporal server at ${LOCAL_TEMPORAL}`);
     return undefined;
   }
-  const dev = spawn(process.execPath, [path.join(ROOT, 'bin/baton.js'), 'dev'], { stdio: ['ignore', 'inherit', 'inherit'] });
+  const dev = spawn(process.execPath, [path.join(ROOT, 'bin/baton.js'), 'dev'], {
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
   dev.once('exit', (code) => {
     console.error(`web chat: \`baton dev\` exited (${code}); set TEMPORAL_ADDRESS to a Temporal server to use instead`);
     process.exit(1);

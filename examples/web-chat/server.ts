@@ -44,7 +44,14 @@ export async function serveWebChat(options: WebChatServerOptions): Promise<WebCh
   site.use(`${base}*`, serveStatic({ root: dist, rewriteRequestPath: (p) => p.slice(bare.length) }));
   const onChat = (pathname: string) => pathname === bare || pathname.startsWith(base);
   const server = await new Promise<ServerType>((resolve, reject) => {
-    const s = serve({ fetch: (req, env) => (onChat(new URL(req.url).pathname) ? site.fetch(req, env) : api.fetch(req, env)), port, hostname: host }, () => resolve(s));
+    const s = serve(
+      {
+        fetch: (req, env) => (onChat(new URL(req.url).pathname) ? site.fetch(req, env) : api.fetch(req, env)),
+        port,
+        hostname: host,
+      },
+      () => resolve(s),
+    );
     s.once('error', reject);
   });
   const url = `http://${host.includes(':') ? `[${host}]` : host}:${(server.address() as AddressInfo).port}`;

@@ -11,10 +11,19 @@ export const MANAGER = 'manager';
 
 const refundDecidedByManager = defineTool({
   ...issueRefund,
-  needsApproval: { when: { arg: 'amount', op: '>', value: REFUND_APPROVAL_ABOVE }, approvers: [MANAGER], timeout: '10 minutes', onTimeout: 'reject' },
+  needsApproval: {
+    when: { arg: 'amount', op: '>', value: REFUND_APPROVAL_ABOVE },
+    approvers: [MANAGER],
+    timeout: '10 minutes',
+    onTimeout: 'reject',
+  },
 });
 
 export const team = new Team(
-  support.agents.map((a) => (a.id === refundsAgent.id ? defineAgent({ ...a, handoffs: a.handoffs && [...a.handoffs], tools: [refundDecidedByManager] }) : a)),
+  support.agents.map((a) =>
+    a.id === refundsAgent.id
+      ? defineAgent({ ...a, handoffs: a.handoffs && [...a.handoffs], tools: [refundDecidedByManager] })
+      : a,
+  ),
   { name: 'support' },
 );

@@ -38,7 +38,11 @@ async function main(): Promise<void> {
   Runtime.install({ logger: new DefaultLogger('WARN') });
   const connection = await NativeConnection.connect({ address: process.env.TEMPORAL_ADDRESS ?? '127.0.0.1:7233' });
   const wordMs = process.env.BATON_EXAMPLE_WORD_MS ? Number(process.env.BATON_EXAMPLE_WORD_MS) : undefined;
-  const worker = await createWebChatWorker({ connection, taskQueue: process.env.BATON_TASK_QUEUE || 'baton', ...(wordMs !== undefined ? { wordMs } : {}) });
+  const worker = await createWebChatWorker({
+    connection,
+    taskQueue: process.env.BATON_TASK_QUEUE || 'baton',
+    ...(wordMs !== undefined ? { wordMs } : {}),
+  });
   process.stdout.write('ready\n');
   await worker.run();
 }

@@ -21,13 +21,21 @@ function declarationProblems(h: HandoffDeclaration): string[] {
   const at = `handoff("${String(h.to)}")`;
   const problems: string[] = [];
   if (typeof h.to !== 'string' || h.to === '') problems.push('handoff(target) needs a target agent id');
-  if (h.context !== undefined && !CONTEXTS.includes(h.context)) problems.push(`${at}.context must be ${CONTEXTS.map((c) => `"${c}"`).join(', ')}, got ${JSON.stringify(h.context)}`);
-  if (h.toolName !== undefined && !/^[a-zA-Z0-9_-]{1,64}$/.test(h.toolName)) problems.push(`${at}.toolName must be 1-64 letters, digits, "_" or "-"`);
-  if (h.input !== undefined && (typeof h.input !== 'string' || h.input.trim() === '')) problems.push(`${at}.input must be "message", "rich" or a template string`);
-  if (h.inputType !== undefined && !(h.inputType instanceof z.ZodType)) problems.push(`${at}.inputType must be a zod schema`);
-  if (h.onHandoff !== undefined && typeof h.onHandoff !== 'function') problems.push(`${at}.onHandoff must be a function`);
+  if (h.context !== undefined && !CONTEXTS.includes(h.context))
+    problems.push(
+      `${at}.context must be ${CONTEXTS.map((c) => `"${c}"`).join(', ')}, got ${JSON.stringify(h.context)}`,
+    );
+  if (h.toolName !== undefined && !/^[a-zA-Z0-9_-]{1,64}$/.test(h.toolName))
+    problems.push(`${at}.toolName must be 1-64 letters, digits, "_" or "-"`);
+  if (h.input !== undefined && (typeof h.input !== 'string' || h.input.trim() === ''))
+    problems.push(`${at}.input must be "message", "rich" or a template string`);
+  if (h.inputType !== undefined && !(h.inputType instanceof z.ZodType))
+    problems.push(`${at}.inputType must be a zod schema`);
+  if (h.onHandoff !== undefined && typeof h.onHandoff !== 'function')
+    problems.push(`${at}.onHandoff must be a function`);
   const n = h.filter?.lastMessages;
-  if (n !== undefined && (!Number.isInteger(n) || n < 1)) problems.push(`${at}.filter.lastMessages must be a whole number >= 1`);
+  if (n !== undefined && (!Number.isInteger(n) || n < 1))
+    problems.push(`${at}.filter.lastMessages must be a whole number >= 1`);
   return problems;
 }
 
@@ -139,21 +147,34 @@ export function defineAgent(definition: AgentDefinition): Agent {
   const d = definition;
   const problems: string[] = [];
   if (typeof d.id !== 'string' || !AGENT_ID.test(d.id)) {
-    problems.push(`id ${JSON.stringify(d.id)} must start with a letter and use only letters, digits, "_" or "-" (at most 64)`);
+    problems.push(
+      `id ${JSON.stringify(d.id)} must start with a letter and use only letters, digits, "_" or "-" (at most 64)`,
+    );
   }
-  if (typeof d.instructions !== 'string' || d.instructions.trim() === '') problems.push('instructions must be a non-empty string');
+  if (typeof d.instructions !== 'string' || d.instructions.trim() === '')
+    problems.push('instructions must be a non-empty string');
   problems.push(...modelSpecCheck(d.model, 'model'));
   const tools = d.tools ?? [];
-  if (!Array.isArray(tools) || tools.some((t) => t?.kind !== 'tool')) problems.push('tools must be made with defineTool()');
+  if (!Array.isArray(tools) || tools.some((t) => t?.kind !== 'tool'))
+    problems.push('tools must be made with defineTool()');
   problems.push(...mcpServersProblems(d.mcpServers));
   problems.push(...guardrailsProblems(d.guardrails));
-  if (d.returnTo !== undefined && (typeof d.returnTo !== 'string' || d.returnTo.trim() === '')) problems.push(`returnTo must be "stay", "caller" or an agent id, got ${JSON.stringify(d.returnTo)}`);
-  if (d.modelActivity !== undefined && d.modelActivity !== 'remote' && d.modelActivity !== 'local') problems.push(`modelActivity must be "remote" or "local", got ${JSON.stringify(d.modelActivity)}`);
-  if (d.handoffs !== undefined && (!Array.isArray(d.handoffs) || d.handoffs.some((h) => typeof h !== 'string' && h?.kind !== 'handoff' && h?.kind !== 'delegate'))) {
-    problems.push("handoffs must be an array of agent ids, handoff('id', options) or delegate('id', options) declarations");
+  if (d.returnTo !== undefined && (typeof d.returnTo !== 'string' || d.returnTo.trim() === ''))
+    problems.push(`returnTo must be "stay", "caller" or an agent id, got ${JSON.stringify(d.returnTo)}`);
+  if (d.modelActivity !== undefined && d.modelActivity !== 'remote' && d.modelActivity !== 'local')
+    problems.push(`modelActivity must be "remote" or "local", got ${JSON.stringify(d.modelActivity)}`);
+  if (
+    d.handoffs !== undefined &&
+    (!Array.isArray(d.handoffs) ||
+      d.handoffs.some((h) => typeof h !== 'string' && h?.kind !== 'handoff' && h?.kind !== 'delegate'))
+  ) {
+    problems.push(
+      "handoffs must be an array of agent ids, handoff('id', options) or delegate('id', options) declarations",
+    );
   }
   if (d.profile !== undefined) problems.push(...profileProblems(d.profile));
-  if (d.routing !== undefined && d.routing !== 'transfer' && d.routing !== 'delegate') problems.push(`routing must be "transfer" or "delegate", got ${JSON.stringify(d.routing)}`);
+  if (d.routing !== undefined && d.routing !== 'transfer' && d.routing !== 'delegate')
+    problems.push(`routing must be "transfer" or "delegate", got ${JSON.stringify(d.routing)}`);
   if (d.handoffTools !== undefined && d.handoffTools !== 'single' && d.handoffTools !== 'per_target') {
     problems.push(`handoffTools must be "single" or "per_target", got ${JSON.stringify(d.handoffTools)}`);
   }
@@ -162,7 +183,8 @@ export function defineAgent(definition: AgentDefinition): Agent {
     if (typeof h !== 'string' && h?.kind === 'delegate') problems.push(...delegateProblems(h));
   }
   if (d.approval !== undefined) problems.push(...approvalPolicyCheck(d.approval, 'approval'));
-  if (d.outputType !== undefined && !(d.outputType instanceof z.ZodType)) problems.push('outputType must be a zod schema, e.g. z.object({ answer: z.string() })');
+  if (d.outputType !== undefined && !(d.outputType instanceof z.ZodType))
+    problems.push('outputType must be a zod schema, e.g. z.object({ answer: z.string() })');
   if (problems.length > 0) throw new UserError(`Invalid agent ${JSON.stringify(d.id)}: ${problems.join('; ')}`);
   const name = d.name ?? d.id;
   return {
@@ -174,10 +196,23 @@ export function defineAgent(definition: AgentDefinition): Agent {
     model: d.model,
     tools,
     ...(d.mcpServers?.length ? { mcpServers: [...d.mcpServers] } : {}),
-    ...(d.guardrails ? { guardrails: { ...(d.guardrails.input ? { input: [...d.guardrails.input] } : {}), ...(d.guardrails.output ? { output: [...d.guardrails.output] } : {}) } } : {}),
-    handoffs: d.handoffs ? d.handoffs.flatMap((h) => (typeof h === 'string' ? [h] : h.kind === 'handoff' ? [h.to] : [])) : undefined,
-    handoffDeclarations: Object.fromEntries((d.handoffs ?? []).flatMap((h) => (typeof h !== 'string' && h.kind === 'handoff' ? [[h.to, h]] : []))),
-    delegates: Object.fromEntries((d.handoffs ?? []).flatMap((h) => (typeof h !== 'string' && h.kind === 'delegate' ? [[h.to, h]] : []))),
+    ...(d.guardrails
+      ? {
+          guardrails: {
+            ...(d.guardrails.input ? { input: [...d.guardrails.input] } : {}),
+            ...(d.guardrails.output ? { output: [...d.guardrails.output] } : {}),
+          },
+        }
+      : {}),
+    handoffs: d.handoffs
+      ? d.handoffs.flatMap((h) => (typeof h === 'string' ? [h] : h.kind === 'handoff' ? [h.to] : []))
+      : undefined,
+    handoffDeclarations: Object.fromEntries(
+      (d.handoffs ?? []).flatMap((h) => (typeof h !== 'string' && h.kind === 'handoff' ? [[h.to, h]] : [])),
+    ),
+    delegates: Object.fromEntries(
+      (d.handoffs ?? []).flatMap((h) => (typeof h !== 'string' && h.kind === 'delegate' ? [[h.to, h]] : [])),
+    ),
     ...(d.profile ? { profile: { ...d.profile } } : {}),
     ...(d.routing ? { routing: d.routing } : {}),
     ...(d.handoffTools ? { handoffTools: d.handoffTools } : {}),
@@ -194,10 +229,18 @@ function delegateProblems(d: DelegateDeclaration): string[] {
   const problems = typeof d.to === 'string' && d.to !== '' ? [] : ['delegate(target) needs a target agent id'];
   for (const key of ['maxTurns', 'maxHandoffs'] as const) {
     const n = d[key];
-    if (n !== undefined && (!Number.isInteger(n) || n < (key === 'maxTurns' ? 1 : 0))) problems.push(`${at}.${key} must be a whole number`);
+    if (n !== undefined && (!Number.isInteger(n) || n < (key === 'maxTurns' ? 1 : 0)))
+      problems.push(`${at}.${key} must be a whole number`);
   }
-  if (d.onFailure !== undefined && d.onFailure !== 'report' && d.onFailure !== 'fail') problems.push(`${at}.onFailure must be "report" or "fail"`);
-  if (d.maxCost !== undefined && (typeof d.maxCost !== 'number' || !Number.isFinite(d.maxCost) || d.maxCost <= 0 || d.maxCost > 1e9)) problems.push(`${at}.maxCost must be an amount above 0 in the currency of the team's prices, got ${String(d.maxCost)}`);
+  if (d.onFailure !== undefined && d.onFailure !== 'report' && d.onFailure !== 'fail')
+    problems.push(`${at}.onFailure must be "report" or "fail"`);
+  if (
+    d.maxCost !== undefined &&
+    (typeof d.maxCost !== 'number' || !Number.isFinite(d.maxCost) || d.maxCost <= 0 || d.maxCost > 1e9)
+  )
+    problems.push(
+      `${at}.maxCost must be an amount above 0 in the currency of the team's prices, got ${String(d.maxCost)}`,
+    );
   problems.push(...(d.timeout !== undefined ? durationAtLeast(1000, '1 second')(d.timeout, `${at}.timeout`) : []));
   return problems;
 }
@@ -205,7 +248,9 @@ function delegateProblems(d: DelegateDeclaration): string[] {
 /** Problems with an agent's capability profile. */
 function profileProblems(p: AgentProfile): string[] {
   const problems: string[] = [];
-  if (typeof p?.specialization !== 'string' || p.specialization.trim() === '') problems.push('profile.specialization must be a non-empty string');
-  if (!Array.isArray(p?.capabilities) || p.capabilities.some((c) => typeof c !== 'string')) problems.push('profile.capabilities must be a list of strings');
+  if (typeof p?.specialization !== 'string' || p.specialization.trim() === '')
+    problems.push('profile.specialization must be a non-empty string');
+  if (!Array.isArray(p?.capabilities) || p.capabilities.some((c) => typeof c !== 'string'))
+    problems.push('profile.capabilities must be a list of strings');
   return problems;
 }

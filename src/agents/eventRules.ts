@@ -67,39 +67,67 @@ export function eventRuleProblems(rules: unknown, agents: readonly string[] | un
   const seen = new Set<string>();
   const agent = (at: string, id: unknown) => {
     if (typeof id !== 'string' || id === '') problems.push(`${at} must be an agent id`);
-    else if (agents && !agents.includes(id)) problems.push(`${at} "${id}" is not a registered agent (registered: ${agents.join(', ')})`);
+    else if (agents && !agents.includes(id))
+      problems.push(`${at} "${id}" is not a registered agent (registered: ${agents.join(', ')})`);
   };
   rules.forEach((rule: Record<string, unknown>, i) => {
     const at = `${where}[${i}]`;
-    if (!rule || typeof rule !== 'object' || Array.isArray(rule)) return void problems.push(`${at} must be a rule {type, source?, start | message, input?}`);
-    for (const k of Object.keys(rule)) if (!RULE_KEYS.includes(k)) problems.push(`${at} has an unknown field "${k}" (fields: ${RULE_KEYS.join(', ')})`);
-    if (!nonEmpty(rule.type)) problems.push(`${at}.type must be the CloudEvent type, a non-empty string of at most 1000 characters`);
-    if (rule.source !== undefined && !nonEmpty(rule.source)) problems.push(`${at}.source must be a non-empty string of at most 1000 characters, or left out for any source`);
-    if ((rule.start === undefined) === (rule.message === undefined)) problems.push(`${at} must have exactly one of "start" (an agent) or "message" ({conversation, agent?, midTurn?})`);
+    if (!rule || typeof rule !== 'object' || Array.isArray(rule))
+      return void problems.push(`${at} must be a rule {type, source?, start | message, input?}`);
+    for (const k of Object.keys(rule))
+      if (!RULE_KEYS.includes(k)) problems.push(`${at} has an unknown field "${k}" (fields: ${RULE_KEYS.join(', ')})`);
+    if (!nonEmpty(rule.type))
+      problems.push(`${at}.type must be the CloudEvent type, a non-empty string of at most 1000 characters`);
+    if (rule.source !== undefined && !nonEmpty(rule.source))
+      problems.push(`${at}.source must be a non-empty string of at most 1000 characters, or left out for any source`);
+    if ((rule.start === undefined) === (rule.message === undefined))
+      problems.push(
+        `${at} must have exactly one of "start" (an agent) or "message" ({conversation, agent?, midTurn?})`,
+      );
     if (rule.start !== undefined) agent(`${at}.start`, rule.start);
     if (rule.message !== undefined) problems.push(...messageProblems(`${at}.message`, rule.message, agent));
     if (rule.input !== undefined) problems.push(...templateProblems(`${at}.input`, rule.input));
-    if (rule.options !== undefined) problems.push(...runOptionProblems(rule.options, `${at}.options`).map((p) => (p.startsWith(`"${at}.options"`) ? p : `${at}.options: ${p}`)));
+    if (rule.options !== undefined)
+      problems.push(
+        ...runOptionProblems(rule.options, `${at}.options`).map((p) =>
+          p.startsWith(`"${at}.options"`) ? p : `${at}.options: ${p}`,
+        ),
+      );
     const key = `${String(rule.type)}\n${String(rule.source ?? '')}`;
-    if (seen.has(key)) problems.push(`${at} repeats the rule for type "${String(rule.type)}"${rule.source !== undefined ? ` from "${String(rule.source)}"` : ''}; one rule per type and source`);
+    if (seen.has(key))
+      problems.push(
+        `${at} repeats the rule for type "${String(rule.type)}"${rule.source !== undefined ? ` from "${String(rule.source)}"` : ''}; one rule per type and source`,
+      );
     seen.add(key);
   });
   return problems;
 }
 
 function messageProblems(at: string, message: unknown, agent: (at: string, id: unknown) => void): string[] {
-  if (!message || typeof message !== 'object' || Array.isArray(message)) return [`${at} must be {conversation, agent?, midTurn?}`];
+  if (!message || typeof message !== 'object' || Array.isArray(message))
+    return [`${at} must be {conversation, agent?, midTurn?}`];
   const m = message as Record<string, unknown>;
-  const problems = Object.keys(m).filter((k) => !MESSAGE_KEYS.includes(k)).map((k) => `${at} has an unknown field "${k}" (fields: ${MESSAGE_KEYS.join(', ')})`);
-  if (typeof m.conversation !== 'string' || !PATH.test(m.conversation)) problems.push(`${at}.conversation must be the path of the conversation's id in the event: $.subject, $.id, $.source, $.type, $.data or $.data.<field>…, got ${JSON.stringify(m.conversation)}`);
+  const problems = Object.keys(m)
+    .filter((k) => !MESSAGE_KEYS.includes(k))
+    .map((k) => `${at} has an unknown field "${k}" (fields: ${MESSAGE_KEYS.join(', ')})`);
+  if (typeof m.conversation !== 'string' || !PATH.test(m.conversation))
+    problems.push(
+      `${at}.conversation must be the path of the conversation's id in the event: $.subject, $.id, $.source, $.type, $.data or $.data.<field>…, got ${JSON.stringify(m.conversation)}`,
+    );
   if (m.agent !== undefined) agent(`${at}.agent`, m.agent);
-  if (m.midTurn !== undefined && !MID_TURN.includes(m.midTurn as string)) problems.push(`${at}.midTurn must be one of ${MID_TURN.join(', ')}, got ${JSON.stringify(m.midTurn)}`);
+  if (m.midTurn !== undefined && !MID_TURN.includes(m.midTurn as string))
+    problems.push(`${at}.midTurn must be one of ${MID_TURN.join(', ')}, got ${JSON.stringify(m.midTurn)}`);
   return problems;
 }
 
 function templateProblems(at: string, input: unknown): string[] {
   if (typeof input !== 'string' || input === '') return [`${at} must be a non-empty text with {{<path>}} placeholders`];
-  return [...input.matchAll(PLACEHOLDER)].filter((m) => !PATH.test(m[1]!)).map((m) => `${at} has the placeholder {{${m[1]}}}, which is not a path: $.subject, $.id, $.source, $.type, $.data or $.data.<field>…`);
+  return [...input.matchAll(PLACEHOLDER)]
+    .filter((m) => !PATH.test(m[1]!))
+    .map(
+      (m) =>
+        `${at} has the placeholder {{${m[1]}}}, which is not a path: $.subject, $.id, $.source, $.type, $.data or $.data.<field>…`,
+    );
 }
 
 function nonEmpty(value: unknown): boolean {
@@ -108,7 +136,10 @@ function nonEmpty(value: unknown): boolean {
 
 /** The first rule for `event`: a rule naming its source before one for any source, in the order given. */
 export function ruleFor<R extends EventRule>(rules: readonly R[], event: RuledEvent): R | undefined {
-  return rules.find((r) => r.type === event.type && r.source === event.source) ?? rules.find((r) => r.type === event.type && r.source === undefined);
+  return (
+    rules.find((r) => r.type === event.type && r.source === event.source) ??
+    rules.find((r) => r.type === event.type && r.source === undefined)
+  );
 }
 
 /** The value at `path` in `event`; `undefined` when the event has none there. */
@@ -125,7 +156,10 @@ export function valueAt(event: RuledEvent, path: EventPath): unknown {
 
 /** The chain's input or the message of `event` under `rule`; throws naming the paths the event lacks. */
 export function eventInput(rule: EventRule, event: RuledEvent): string {
-  if (rule.input === undefined) return typeof event.data === 'string' ? event.data : JSON.stringify(event.data ?? { type: event.type, source: event.source });
+  if (rule.input === undefined)
+    return typeof event.data === 'string'
+      ? event.data
+      : JSON.stringify(event.data ?? { type: event.type, source: event.source });
   const missing: string[] = [];
   const text = rule.input.replace(PLACEHOLDER, (_, path: string) => {
     const value = valueAt(event, path);

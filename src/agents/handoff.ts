@@ -1,5 +1,11 @@
 import type { z } from 'zod';
-import type { DelegateOptionsSpec, HandoffContext, HandoffFilter, HandoffOptionsSpec, HandoffRule } from '../common/team';
+import type {
+  DelegateOptionsSpec,
+  HandoffContext,
+  HandoffFilter,
+  HandoffOptionsSpec,
+  HandoffRule,
+} from '../common/team';
 import { toJsonSchema } from './tool';
 
 /** What `onHandoff` gets: the handoff about to happen. */

@@ -7,10 +7,23 @@
  */
 export type { HandoffToolStyle } from './agent';
 export type { DelegateDeclaration, HandoffCheck, HandoffDeclaration } from './handoff';
-export { handoffToolSpec as createHandoffTool, READ_STATE_TOOL, transferToolSpecs, type HandoffTarget } from '../common/handoffTools';
+export {
+  handoffToolSpec as createHandoffTool,
+  READ_STATE_TOOL,
+  transferToolSpecs,
+  type HandoffTarget,
+} from '../common/handoffTools';
 export type { EventMessageRule, EventRule } from './eventRules';
 export type { RemoteAgent, RemoteAgentAuth } from './remote';
-export { diffTeams, formatTeamDiff, teamVersion, TEAM_CHANGE_KINDS, type TeamChangeKind, type TeamDiff, type TeamDiffEntry } from './version';
+export {
+  diffTeams,
+  formatTeamDiff,
+  teamVersion,
+  TEAM_CHANGE_KINDS,
+  type TeamChangeKind,
+  type TeamDiff,
+  type TeamDiffEntry,
+} from './version';
 export type { ArgumentPath, ToolApprovalOptions, ToolSensitivity } from './tool';
 export { REDACTED, type SensitiveArguments, type ToolSensitivitySpec } from '../common/sensitive';
 export type { AgentGuardrails, GuardrailAnswer, GuardrailContext, GuardrailOptions } from './guardrails';

@@ -57,35 +57,54 @@ export interface NotificationOptions {
 export function notificationProblems(o: NotificationOptions): string[] {
   const problems: string[] = [];
   const url = (value: unknown, where: string) => {
-    if (typeof value !== 'string' || !/^https?:\/\/[^\s/]+/.test(value)) problems.push(`${where} must be an http(s) URL, got ${JSON.stringify(value)}`);
+    if (typeof value !== 'string' || !/^https?:\/\/[^\s/]+/.test(value))
+      problems.push(`${where} must be an http(s) URL, got ${JSON.stringify(value)}`);
   };
-  if (o.webhooks !== undefined && !Array.isArray(o.webhooks)) problems.push('notifications.webhooks must be a list of {url, secret}');
+  if (o.webhooks !== undefined && !Array.isArray(o.webhooks))
+    problems.push('notifications.webhooks must be a list of {url, secret}');
   (Array.isArray(o.webhooks) ? o.webhooks : []).forEach((w, i) => {
     url(w?.url, `notifications.webhooks[${i}].url`);
-    if (typeof w?.secret !== 'string' || w.secret.length < 16) problems.push(`notifications.webhooks[${i}].secret must be a string of 16 characters or more`);
+    if (typeof w?.secret !== 'string' || w.secret.length < 16)
+      problems.push(`notifications.webhooks[${i}].secret must be a string of 16 characters or more`);
   });
   if (o.email !== undefined) problems.push(...emailProblems(o.email));
   if (o.slack !== undefined) url(o.slack?.webhookUrl, 'notifications.slack.webhookUrl');
   if (o.serviceUrl !== undefined) url(o.serviceUrl, 'notifications.serviceUrl');
   if (o.links !== undefined) {
-    if (typeof o.links?.secret !== 'string' || o.links.secret.length < 32) problems.push('notifications.links.secret must be a string of 32 characters or more (the service\'s BATON_LINK_SECRET)');
-    if (o.links?.ttl !== undefined && !validDuration(o.links.ttl)) problems.push(`notifications.links.ttl must be a duration such as "30m" or "7d", got ${JSON.stringify(o.links.ttl)}`);
+    if (typeof o.links?.secret !== 'string' || o.links.secret.length < 32)
+      problems.push(
+        "notifications.links.secret must be a string of 32 characters or more (the service's BATON_LINK_SECRET)",
+      );
+    if (o.links?.ttl !== undefined && !validDuration(o.links.ttl))
+      problems.push(
+        `notifications.links.ttl must be a duration such as "30m" or "7d", got ${JSON.stringify(o.links.ttl)}`,
+      );
     if (!o.email) problems.push('notifications.links needs notifications.email: links go out by email');
-    if (o.serviceUrl === undefined) problems.push('notifications.links needs notifications.serviceUrl: the links point at baton serve');
+    if (o.serviceUrl === undefined)
+      problems.push('notifications.links needs notifications.serviceUrl: the links point at baton serve');
   }
-  if (!o.webhooks?.length && !o.email && !o.slack) problems.push('notifications needs at least one channel: webhooks, email or slack');
+  if (!o.webhooks?.length && !o.email && !o.slack)
+    problems.push('notifications needs at least one channel: webhooks, email or slack');
   return problems;
 }
 
 function emailProblems(e: EmailChannel): string[] {
   const problems: string[] = [];
-  if (typeof e?.smtp?.host !== 'string' || e.smtp.host === '') problems.push('notifications.email.smtp.host must name the SMTP server');
-  if (!Number.isInteger(e?.smtp?.port) || e.smtp.port < 1 || e.smtp.port > 65535) problems.push(`notifications.email.smtp.port must be a port number (1–65535), got ${JSON.stringify(e?.smtp?.port)}`);
-  if (typeof e?.from !== 'string' || !e.from.includes('@')) problems.push(`notifications.email.from must be an address, got ${JSON.stringify(e?.from)}`);
-  if (!Array.isArray(e?.to) || e.to.length === 0) problems.push('notifications.email.to must list recipients as {address, identity}');
+  if (typeof e?.smtp?.host !== 'string' || e.smtp.host === '')
+    problems.push('notifications.email.smtp.host must name the SMTP server');
+  if (!Number.isInteger(e?.smtp?.port) || e.smtp.port < 1 || e.smtp.port > 65535)
+    problems.push(
+      `notifications.email.smtp.port must be a port number (1–65535), got ${JSON.stringify(e?.smtp?.port)}`,
+    );
+  if (typeof e?.from !== 'string' || !e.from.includes('@'))
+    problems.push(`notifications.email.from must be an address, got ${JSON.stringify(e?.from)}`);
+  if (!Array.isArray(e?.to) || e.to.length === 0)
+    problems.push('notifications.email.to must list recipients as {address, identity}');
   (Array.isArray(e?.to) ? e.to : []).forEach((r, i) => {
-    if (typeof r?.address !== 'string' || !/^[^\s@]+@[^\s@]+$/.test(r.address)) problems.push(`notifications.email.to[${i}].address must be an email address, got ${JSON.stringify(r?.address)}`);
-    if (typeof r?.identity !== 'string' || r.identity === '') problems.push(`notifications.email.to[${i}].identity must name the approver the address belongs to`);
+    if (typeof r?.address !== 'string' || !/^[^\s@]+@[^\s@]+$/.test(r.address))
+      problems.push(`notifications.email.to[${i}].address must be an email address, got ${JSON.stringify(r?.address)}`);
+    if (typeof r?.identity !== 'string' || r.identity === '')
+      problems.push(`notifications.email.to[${i}].identity must name the approver the address belongs to`);
   });
   return problems;
 }
@@ -96,6 +115,10 @@ function validDuration(value: string): boolean {
 
 /** What the team snapshot records of `o`: the kinds of channel, and whether email carries links. */
 export function notificationsSpec(o: NotificationOptions): NotificationsSpec {
-  const channels = [...(o.webhooks?.length ? [ChannelKind.WEBHOOK] : []), ...(o.email ? [ChannelKind.EMAIL] : []), ...(o.slack ? [ChannelKind.SLACK] : [])];
+  const channels = [
+    ...(o.webhooks?.length ? [ChannelKind.WEBHOOK] : []),
+    ...(o.email ? [ChannelKind.EMAIL] : []),
+    ...(o.slack ? [ChannelKind.SLACK] : []),
+  ];
   return { channels, ...(o.links ? { links: true } : {}) };
 }

@@ -48,13 +48,21 @@ export interface RemoteAgent {
 export function remoteAgent(options: RemoteAgentOptions): RemoteAgent {
   const o = options ?? ({} as RemoteAgentOptions);
   const problems: string[] = [];
-  if (typeof o.id !== 'string' || !AGENT_ID.test(o.id)) problems.push(`id ${JSON.stringify(o.id)} must start with a letter and use only letters, digits, "_" or "-" (at most 64)`);
-  if ((o.url === undefined) === (o.card === undefined)) problems.push('give exactly one of url (its A2A JSON-RPC endpoint) and card (its Agent Card URL)');
-  for (const key of ['url', 'card'] as const) if (o[key] !== undefined && !isHttpUrl(o[key])) problems.push(`${key} must be an http or https URL, got ${JSON.stringify(o[key])}`);
+  if (typeof o.id !== 'string' || !AGENT_ID.test(o.id))
+    problems.push(
+      `id ${JSON.stringify(o.id)} must start with a letter and use only letters, digits, "_" or "-" (at most 64)`,
+    );
+  if ((o.url === undefined) === (o.card === undefined))
+    problems.push('give exactly one of url (its A2A JSON-RPC endpoint) and card (its Agent Card URL)');
+  for (const key of ['url', 'card'] as const)
+    if (o[key] !== undefined && !isHttpUrl(o[key]))
+      problems.push(`${key} must be an http or https URL, got ${JSON.stringify(o[key])}`);
   if (o.description !== undefined && typeof o.description !== 'string') problems.push('description must be a string');
-  if (o.agent !== undefined && (typeof o.agent !== 'string' || !AGENT_ID.test(o.agent))) problems.push(`agent must be an agent id of the remote team, got ${JSON.stringify(o.agent)}`);
+  if (o.agent !== undefined && (typeof o.agent !== 'string' || !AGENT_ID.test(o.agent)))
+    problems.push(`agent must be an agent id of the remote team, got ${JSON.stringify(o.agent)}`);
   const token = o.auth?.token;
-  if (o.auth !== undefined && ((typeof token !== 'string' && typeof token !== 'function') || token === '')) problems.push('auth.token must be a non-empty string or a function that returns one');
+  if (o.auth !== undefined && ((typeof token !== 'string' && typeof token !== 'function') || token === ''))
+    problems.push('auth.token must be a non-empty string or a function that returns one');
   if (problems.length > 0) throw new UserError(`Invalid remote agent ${JSON.stringify(o.id)}: ${problems.join('; ')}`);
   const spec: RemoteAgentSpec = {
     id: o.id,
@@ -71,7 +79,8 @@ export function remoteAgent(options: RemoteAgentOptions): RemoteAgent {
     async headers(): Promise<Record<string, string>> {
       if (token === undefined) return {};
       const value = typeof token === 'function' ? await token() : token;
-      if (typeof value !== 'string' || value === '') throw new UserError(`the auth.token function of remote agent "${o.id}" gave no token`);
+      if (typeof value !== 'string' || value === '')
+        throw new UserError(`the auth.token function of remote agent "${o.id}" gave no token`);
       return { authorization: `Bearer ${value}` };
     },
   };
@@ -114,7 +123,10 @@ export class Remotes {
     }
     for (const agent of agents) {
       for (const to of agent?.kind === 'agent' ? (agent.handoffs ?? []) : []) {
-        if (ids.has(to)) problems.push(`agent "${agent.id}" lists handoff target "${to}", a remote agent: a remote agent answers tasks delegated to it, so declare delegate("${to}")`);
+        if (ids.has(to))
+          problems.push(
+            `agent "${agent.id}" lists handoff target "${to}", a remote agent: a remote agent answers tasks delegated to it, so declare delegate("${to}")`,
+          );
       }
     }
     return problems;

@@ -100,27 +100,55 @@ export class Team {
 
   constructor(agents: Agent[] = [], options: TeamOptions = {}) {
     const naming = { name: options.name, label: options.version };
-    const timing = options.approvalPolicy === undefined ? [] : approvalTimingCheck(options.approvalPolicy, 'approvalPolicy');
-    const problems = [...namingProblems(naming), ...keyProblems(options), ...economicsProblems(options), ...(options.notifications ? notificationProblems(options.notifications) : []), ...timing, ...(options.rejectionReasons === undefined ? [] : rejectionReasonsProblems(options.rejectionReasons))];
+    const timing =
+      options.approvalPolicy === undefined ? [] : approvalTimingCheck(options.approvalPolicy, 'approvalPolicy');
+    const problems = [
+      ...namingProblems(naming),
+      ...keyProblems(options),
+      ...economicsProblems(options),
+      ...(options.notifications ? notificationProblems(options.notifications) : []),
+      ...timing,
+      ...(options.rejectionReasons === undefined ? [] : rejectionReasonsProblems(options.rejectionReasons)),
+    ];
     if (problems.length > 0) throw new TeamValidationError(problems);
     if (options.notifications) this.notifications = options.notifications;
     this.#keys = keysOf(options);
     this.#naming = naming;
-    this.#economics = { prices: options.prices, spendLimits: options.spendLimits, sharedBreakers: options.sharedBreakers };
+    this.#economics = {
+      prices: options.prices,
+      spendLimits: options.spendLimits,
+      sharedBreakers: options.sharedBreakers,
+    };
     this.#approvals = options.approvals ?? [];
     if (options.approvalPolicy) this.#approvalPolicy = options.approvalPolicy;
-    if (options.rejectionReasons) this.#rejectionReasons = options.rejectionReasons.map((r) => ({ code: r.code, label: r.label }));
+    if (options.rejectionReasons)
+      this.#rejectionReasons = options.rejectionReasons.map((r) => ({ code: r.code, label: r.label }));
     this.#handoffTools = options.handoffTools ?? 'single';
     this.#sharedState = options.sharedState ?? false;
     this.remotes = new Remotes(options.remotes);
-    this.#events = Array.isArray(options.events) ? structuredClone(options.events) : ((options.events ?? []) as EventRule[]);
+    this.#events = Array.isArray(options.events)
+      ? structuredClone(options.events)
+      : ((options.events ?? []) as EventRule[]);
     if (agents.length > 0 || this.#approvals.length > 0 || options.events !== undefined) this.register(...agents);
   }
 
   /** Add agents; the team is checked as a whole, so agents that refer to each other go in one call. */
   register(...agents: Agent[]): this {
     const all = [...this.#agents.values(), ...agents];
-    const problems = [...teamProblems(all, this.remotes), ...this.remotes.problems(all), ...approvalProblems(this.#approvals, all), ...eventRuleProblems(this.#events, all.map((a) => a?.id)), ...entryRulesProblems(this.#keys.entry, all.map((a) => a?.id)), ...mcpTeamProblems(all.filter((a) => a?.kind === 'agent'))];
+    const problems = [
+      ...teamProblems(all, this.remotes),
+      ...this.remotes.problems(all),
+      ...approvalProblems(this.#approvals, all),
+      ...eventRuleProblems(
+        this.#events,
+        all.map((a) => a?.id),
+      ),
+      ...entryRulesProblems(
+        this.#keys.entry,
+        all.map((a) => a?.id),
+      ),
+      ...mcpTeamProblems(all.filter((a) => a?.kind === 'agent')),
+    ];
     if (problems.length === 0) problems.push(...toolNameProblems(all, (a) => this.#handoffToolNames(a, all)));
     if (problems.length > 0) throw new TeamValidationError(problems);
     for (const agent of agents) this.#agents.set(agent.id, agent);
@@ -154,7 +182,11 @@ export class Team {
 
   /** The names of every tool `agent` can call, its handoff tools included. */
   toolNames(agent: Agent): string[] {
-    return [...agent.tools.map((t) => t.name), ...this.#handoffToolNames(agent, this.agents), ...(this.#sharedState ? [READ_STATE_TOOL_NAME] : [])];
+    return [
+      ...agent.tools.map((t) => t.name),
+      ...this.#handoffToolNames(agent, this.agents),
+      ...(this.#sharedState ? [READ_STATE_TOOL_NAME] : []),
+    ];
   }
 
   /** The handoff declaration of `from` for `to`, with its worker-side parts (`inputType`, `onHandoff`). */
@@ -167,7 +199,11 @@ export class Team {
     const declared = Object.values(agent.delegates);
     if (declared.length === 0) return {};
     const delegateOptions = Object.fromEntries(declared.map((d) => [d.to, delegateOptionsSpec(d)]));
-    const targets = declared.map((d) => ({ id: d.to, description: this.#agents.get(d.to)?.description ?? this.remotes.get(d.to)?.spec.description ?? d.to, options: delegateOptions[d.to] }));
+    const targets = declared.map((d) => ({
+      id: d.to,
+      description: this.#agents.get(d.to)?.description ?? this.remotes.get(d.to)?.spec.description ?? d.to,
+      options: delegateOptions[d.to],
+    }));
     return { delegates: declared.map((d) => d.to), delegateOptions, delegateTool: delegateToolSpec(agent.id, targets) };
   }
 
@@ -179,7 +215,12 @@ export class Team {
     const targets = agent.handoffs ? [...agent.handoffs] : all.map((a) => a.id).filter((id) => id !== agent.id);
     if (targets.length === 0) return [];
     if (this.#style(agent) === 'single') return [HANDOFF_TOOL_NAME];
-    return targets.map((id) => transferToolName({ id, options: agent.handoffDeclarations[id] ? handoffOptionsSpec(agent.handoffDeclarations[id]) : undefined }));
+    return targets.map((id) =>
+      transferToolName({
+        id,
+        options: agent.handoffDeclarations[id] ? handoffOptionsSpec(agent.handoffDeclarations[id]) : undefined,
+      }),
+    );
   }
 
   /** The agents this one may hand off to: its `handoffs` when given, else every other agent. */
@@ -200,8 +241,14 @@ export class Team {
       const mcp = agentMcpTools(agent.id, agent.mcpServers, options.mcpTools, this.toolNames(agent));
       mcpProblems.push(...mcp.problems);
       const handoffs = this.targets(agent);
-      const handoffOptions = Object.fromEntries(Object.values(agent.handoffDeclarations).map((d) => [d.to, handoffOptionsSpec(d)]));
-      const targets = handoffs.map((id) => ({ id, description: this.#agents.get(id)?.description ?? id, ...(handoffOptions[id] ? { options: handoffOptions[id] } : {}) }));
+      const handoffOptions = Object.fromEntries(
+        Object.values(agent.handoffDeclarations).map((d) => [d.to, handoffOptionsSpec(d)]),
+      );
+      const targets = handoffs.map((id) => ({
+        id,
+        description: this.#agents.get(id)?.description ?? id,
+        ...(handoffOptions[id] ? { options: handoffOptions[id] } : {}),
+      }));
       const perTarget = this.#style(agent) === 'per_target' && targets.length > 0;
       const handoffTool = perTarget ? undefined : handoffToolSpec(agent.id, targets, this.#sharedState);
       const handoffTools = perTarget ? transferToolSpecs(agent.id, targets, this.#sharedState) : undefined;
@@ -214,7 +261,12 @@ export class Team {
         tools: [...agent.tools.map((t) => t.spec), ...mcp.tools],
         handoffs,
         ...(handoffTool ? { handoffTool } : {}),
-        ...(handoffTools ? { handoffTools, handoffToolTargets: Object.fromEntries(handoffTools.map((t, i) => [t.name, targets[i]!.id])) } : {}),
+        ...(handoffTools
+          ? {
+              handoffTools,
+              handoffToolTargets: Object.fromEntries(handoffTools.map((t, i) => [t.name, targets[i]!.id])),
+            }
+          : {}),
         ...(Object.keys(handoffOptions).length > 0 ? { handoffOptions } : {}),
         ...this.#delegation(agent),
         ...(agent.profile ? { profile: agent.profile } : {}),
@@ -241,7 +293,12 @@ export class Team {
     };
     const economics = economicsSpec({ ...this.#economics, prices: { ...this.#economics.prices, ...options.prices } });
     const notifications = this.notifications ? { notifications: notificationsSpec(this.notifications) } : {};
-    return { ...spec, version: teamVersion(spec, this.#naming), ...(Object.keys(economics).length > 0 ? { economics } : {}), ...notifications };
+    return {
+      ...spec,
+      version: teamVersion(spec, this.#naming),
+      ...(Object.keys(economics).length > 0 ? { economics } : {}),
+      ...notifications,
+    };
   }
 
   /**

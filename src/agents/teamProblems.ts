@@ -23,13 +23,20 @@ export function teamProblems(agents: Agent[], remotes: Pick<Remotes, 'has'>): st
     for (const target of [...(agent.handoffs ?? []), ...Object.keys(agent.delegates ?? {})]) {
       if (typeof target !== 'string' || remotes.has(target)) continue;
       if (!ids.has(target)) {
-        problems.push(`agent "${agent.id}" lists handoff target "${target}", which is not registered (registered: ${registered})`);
+        problems.push(
+          `agent "${agent.id}" lists handoff target "${target}", which is not registered (registered: ${registered})`,
+        );
       }
     }
-    const returns = [['', agent.returnTo], ...Object.values(agent.handoffDeclarations).map((d) => [` (handoff to ${d.to})`, d.returnTo])] as const;
+    const returns = [
+      ['', agent.returnTo],
+      ...Object.values(agent.handoffDeclarations).map((d) => [` (handoff to ${d.to})`, d.returnTo]),
+    ] as const;
     for (const [where, returnTo] of returns) {
       if (typeof returnTo === 'string' && returnTo !== 'stay' && returnTo !== 'caller' && !ids.has(returnTo)) {
-        problems.push(`agent "${agent.id}"${where} has returnTo "${returnTo}", which is not "stay", "caller" or a registered agent (registered: ${registered})`);
+        problems.push(
+          `agent "${agent.id}"${where} has returnTo "${returnTo}", which is not "stay", "caller" or a registered agent (registered: ${registered})`,
+        );
       }
     }
     const seen = new Set<string>();
@@ -49,7 +56,8 @@ export function approvalProblems(rules: ApprovalRule[], agents: Agent[]): string
     const problems = approvalRuleCheck(rule, `approvals[${i}]`);
     for (const end of ['from', 'to'] as const) {
       const id = rule?.[end];
-      if (typeof id === 'string' && !ids.has(id)) problems.push(`approvals[${i}].${end} "${id}" is not a registered agent`);
+      if (typeof id === 'string' && !ids.has(id))
+        problems.push(`approvals[${i}].${end} "${id}" is not a registered agent`);
     }
     return problems;
   });
@@ -61,6 +69,8 @@ export function toolNameProblems(agents: Agent[], handoffToolNames: (agent: Agen
     const own = new Set(agent.tools.map((t) => t.name));
     return handoffToolNames(agent)
       .filter((name) => own.has(name) || name === READ_STATE_TOOL_NAME)
-      .map((name) => `agent "${agent.id}" has a tool named "${name}", which is also the name of one of its handoff tools`);
+      .map(
+        (name) => `agent "${agent.id}" has a tool named "${name}", which is also the name of one of its handoff tools`,
+      );
   });
 }

@@ -6,7 +6,13 @@ import { HANDOFF_TOOL_NAME, READ_STATE_TOOL_NAME, TRANSFER_TOOL_PREFIX } from '.
 const RESERVED = [HANDOFF_TOOL_NAME, DELEGATE_TOOL_NAME, READ_STATE_TOOL_NAME];
 import type { JsonSchema, ToolSpec } from '../common/model';
 import type { ToolApprovalSpec } from '../common/controls';
-import { scrub, sensitivityProblems, sensitiveValues, toSensitivitySpec, type ToolSensitivitySpec } from '../common/sensitive';
+import {
+  scrub,
+  sensitivityProblems,
+  sensitiveValues,
+  toSensitivitySpec,
+  type ToolSensitivitySpec,
+} from '../common/sensitive';
 import type { RunContext } from '../common/team';
 import { conditionArgProblems, toolApprovalSpec, type ToolApprovalOptions } from '../common/toolApproval';
 
@@ -120,7 +126,10 @@ export type ArgumentPath<T, Depth extends unknown[] = []> = Depth['length'] exte
       : never;
 
 /** A validated tool, ready for a team. */
-export interface Tool<S extends z.ZodObject = z.ZodObject, Context extends RunContext = RunContext> extends ToolDefinition<S, Context> {
+export interface Tool<
+  S extends z.ZodObject = z.ZodObject,
+  Context extends RunContext = RunContext,
+> extends ToolDefinition<S, Context> {
   readonly kind: 'tool';
   /** What the model sees. */
   readonly spec: ToolSpec;
@@ -142,15 +151,25 @@ const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
  *   execute: async ({ orderId }) => orders.get(orderId),
  * });
  */
-export function defineTool<S extends z.ZodObject, Context extends RunContext = RunContext>(definition: ToolDefinition<S, Context>): Tool<S, Context> {
+export function defineTool<S extends z.ZodObject, Context extends RunContext = RunContext>(
+  definition: ToolDefinition<S, Context>,
+): Tool<S, Context> {
   const { name, description, parameters, execute, needsApproval, sensitive } = definition;
   const problems: string[] = [];
   if (typeof name !== 'string' || !TOOL_NAME.test(name)) {
     problems.push(`name ${JSON.stringify(name)} must be 1-64 letters, digits, "_" or "-"`);
-  } else if (RESERVED.includes(name) || name.startsWith(`${HANDOFF_TOOL_NAME}_to_`) || name.startsWith(TRANSFER_TOOL_PREFIX) || name.startsWith(`${DELEGATE_TOOL_NAME}_to_`)) {
-    problems.push(`name "${name}" is reserved for baton's built-in tools (handoff, delegate, readState, handoff_to_*, delegate_to_*, transfer_to_*)`);
+  } else if (
+    RESERVED.includes(name) ||
+    name.startsWith(`${HANDOFF_TOOL_NAME}_to_`) ||
+    name.startsWith(TRANSFER_TOOL_PREFIX) ||
+    name.startsWith(`${DELEGATE_TOOL_NAME}_to_`)
+  ) {
+    problems.push(
+      `name "${name}" is reserved for baton's built-in tools (handoff, delegate, readState, handoff_to_*, delegate_to_*, transfer_to_*)`,
+    );
   }
-  if (typeof description !== 'string' || description.trim() === '') problems.push('description must be a non-empty string');
+  if (typeof description !== 'string' || description.trim() === '')
+    problems.push('description must be a non-empty string');
   if (typeof execute !== 'function') problems.push('execute must be a function');
   let schema: JsonSchema | undefined;
   if (!(parameters instanceof z.ZodObject)) {
@@ -159,9 +178,12 @@ export function defineTool<S extends z.ZodObject, Context extends RunContext = R
     schema = toParametersSchema(parameters);
   }
   const approval = toolApprovalSpec(needsApproval, problems);
-  if (approval?.when && schema) problems.push(...conditionArgProblems(approval.when, { parameters: schema, tool: String(name) }));
-  if (sensitive !== undefined) problems.push(...sensitivityProblems(sensitive, 'sensitive', schema, typeof name === 'string' ? name : undefined));
-  if (problems.length > 0 || !schema) throw new UserError(`Invalid tool ${JSON.stringify(name)}: ${problems.join('; ')}`);
+  if (approval?.when && schema)
+    problems.push(...conditionArgProblems(approval.when, { parameters: schema, tool: String(name) }));
+  if (sensitive !== undefined)
+    problems.push(...sensitivityProblems(sensitive, 'sensitive', schema, typeof name === 'string' ? name : undefined));
+  if (problems.length > 0 || !schema)
+    throw new UserError(`Invalid tool ${JSON.stringify(name)}: ${problems.join('; ')}`);
   const sensitivity = sensitive === undefined ? undefined : toSensitivitySpec(sensitive as true | ToolSensitivitySpec);
   return {
     kind: 'tool',
@@ -181,7 +203,10 @@ export function defineTool<S extends z.ZodObject, Context extends RunContext = R
  * error is the same object, thrown on. A `ToolError` is left whole: its message is the model's
  * answer, and the audit redacts it.
  */
-function scrubbingErrors<Args, Context extends RunContext>(execute: (args: Args, context: ToolContext<Context>) => unknown, sensitivity: ToolSensitivitySpec) {
+function scrubbingErrors<Args, Context extends RunContext>(
+  execute: (args: Args, context: ToolContext<Context>) => unknown,
+  sensitivity: ToolSensitivitySpec,
+) {
   return async (args: Args, context: ToolContext<Context>): Promise<unknown> => {
     try {
       return await execute(args, context);

@@ -34,7 +34,15 @@ const LOCAL_ACTIVITY_MARKER = 'core_local_activity';
 
 /** Count the actions of one run from its history events. */
 export function countActions(events: readonly HistoryEvent[]): HistoryActions {
-  const counted = { starts: 0, signals: 0, updates: 0, timers: 0, searchAttributeUpserts: 0, activityAttempts: 0, localActivityTasks: 0 };
+  const counted = {
+    starts: 0,
+    signals: 0,
+    updates: 0,
+    timers: 0,
+    searchAttributeUpserts: 0,
+    activityAttempts: 0,
+    localActivityTasks: 0,
+  };
   const scheduled = new Set<string>();
   const attempts = new Map<string, number>();
   const tasksWithLocalActivities = new Set<string>();
@@ -57,7 +65,9 @@ export function countActions(events: readonly HistoryEvent[]): HistoryActions {
         task = String(e.eventId);
         break;
       case T.EVENT_TYPE_UPSERT_WORKFLOW_SEARCH_ATTRIBUTES: {
-        const keys = Object.keys(e.upsertWorkflowSearchAttributesEventAttributes?.searchAttributes?.indexedFields ?? {});
+        const keys = Object.keys(
+          e.upsertWorkflowSearchAttributesEventAttributes?.searchAttributes?.indexedFields ?? {},
+        );
         if (upsertIsAction(keys)) counted.searchAttributeUpserts++;
         break;
       }

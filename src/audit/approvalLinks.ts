@@ -40,7 +40,9 @@ export class ApprovalLinks {
 
   /** The approval a scheduled call of `agent` runs under (once per approval and run): same tool, same call id, decided so it may run. */
   ranUnder(agent: string, call: ToolCall): string | undefined {
-    const a = this.asked.find((x) => !x.used && x.runs && x.agent === agent && x.tool.name === call.name && x.tool.toolCallId === call.id);
+    const a = this.asked.find(
+      (x) => !x.used && x.runs && x.agent === agent && x.tool.name === call.name && x.tool.toolCallId === call.id,
+    );
     if (!a) return undefined;
     a.used = true;
     return a.handoffId;

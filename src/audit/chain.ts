@@ -13,7 +13,13 @@ import { callCost, type Cost, currencyOf, priceOf } from '../common/economics/pr
 import { fromOutsidePayloads, fromPayloads, type HistoryEvent } from '../payloads/read';
 import { childEnd, runEnd } from './ending';
 import { causeName, isRoutine } from './taskFailures';
-import { lostWorkerRestarts, recordedApprovalEvent, recordedHandoff, recordedStartInput, withLocalActivities } from './history';
+import {
+  lostWorkerRestarts,
+  recordedApprovalEvent,
+  recordedHandoff,
+  recordedStartInput,
+  withLocalActivities,
+} from './history';
 import { liveRecordOf } from './live';
 import { Placement, whereOf, type Where } from './place';
 import { redactAudit } from './redact';
@@ -21,7 +27,17 @@ import { TurnReader } from './turns';
 import { AUDIT_SCHEMA, type AuditChain, type AuditEvent, type Execution, type RunHistory } from './types';
 
 export { AUDIT_SCHEMA, HandoffRequestOutcome } from './types';
-export type { AnsweredBy, AuditChain, AuditEvent, AuditStatus, Execution, HandoffRequestedEvent, ModelTurnEvent, RunHistory, ToolCallEvent } from './types';
+export type {
+  AnsweredBy,
+  AuditChain,
+  AuditEvent,
+  AuditStatus,
+  Execution,
+  HandoffRequestedEvent,
+  ModelTurnEvent,
+  RunHistory,
+  ToolCallEvent,
+} from './types';
 
 /** Rebuild the chain from the histories of its runs, oldest first, with its sensitive tool arguments and results redacted. */
 export function buildAudit(workflowId: string, runs: RunHistory[]): AuditChain {
@@ -85,10 +101,20 @@ class RunReader {
     this.restarts = lostWorkerRestarts(events, true);
     for (const e of events) this.onEvent(e);
     // The last workflow task failed, and the tasks after it (retries in progress) did not finish.
-    const last = [...events].reverse().find((e) => !e.workflowTaskScheduledEventAttributes && !e.workflowTaskStartedEventAttributes && !e.workflowTaskTimedOutEventAttributes);
+    const last = [...events]
+      .reverse()
+      .find(
+        (e) =>
+          !e.workflowTaskScheduledEventAttributes &&
+          !e.workflowTaskStartedEventAttributes &&
+          !e.workflowTaskTimedOutEventAttributes,
+      );
     const failed = last?.workflowTaskFailedEventAttributes;
     if (last && failed && !failed.baseRunId && !isRoutine(failed.cause) && this.chain.status === 'running') {
-      this.chain.stuck = { since: whereOf(last, this.runId).at, error: failed.failure?.message ?? 'workflow task failed' };
+      this.chain.stuck = {
+        since: whereOf(last, this.runId).at,
+        error: failed.failure?.message ?? 'workflow task failed',
+      };
     } else delete this.chain.stuck;
   }
 
@@ -103,17 +129,27 @@ class RunReader {
     const where = whereOf(e, this.runId);
     const handoff = recordedHandoff(e);
     if (handoff) this.onHandoff(handoff, where);
-    if (e.workflowExecutionStartedEventAttributes) this.onStarted(recordedStartInput(e.workflowExecutionStartedEventAttributes.input), where);
+    if (e.workflowExecutionStartedEventAttributes)
+      this.onStarted(recordedStartInput(e.workflowExecutionStartedEventAttributes.input), where);
     else if (e.activityTaskScheduledEventAttributes) this.onScheduled(e, where);
     else if (e.activityTaskStartedEventAttributes) {
       const s = this.scheduled.get(String(e.activityTaskStartedEventAttributes.scheduledEventId));
-      if (s?.event?.execution) Object.assign(s.event.execution, { status: 'running', attempts: (s.earlierAttempts ?? 0) + (e.activityTaskStartedEventAttributes.attempt ?? 1) });
+      if (s?.event?.execution)
+        Object.assign(s.event.execution, {
+          status: 'running',
+          attempts: (s.earlierAttempts ?? 0) + (e.activityTaskStartedEventAttributes.attempt ?? 1),
+        });
     } else if (e.activityTaskCompletedEventAttributes) {
       const c = e.activityTaskCompletedEventAttributes;
       this.onCompleted(String(c.scheduledEventId), fromPayloads(c.result), where);
     } else if (e.activityTaskFailedEventAttributes) {
       const f = e.activityTaskFailedEventAttributes;
-      this.onEnded(String(f.scheduledEventId), 'failed', where, f.failure?.cause?.message ?? f.failure?.message ?? 'failed');
+      this.onEnded(
+        String(f.scheduledEventId),
+        'failed',
+        where,
+        f.failure?.cause?.message ?? f.failure?.message ?? 'failed',
+      );
     } else if (e.activityTaskTimedOutEventAttributes) {
       const f = e.activityTaskTimedOutEventAttributes;
       this.onEnded(String(f.scheduledEventId), 'timed_out', where, f.failure?.message ?? 'timed out');
@@ -136,7 +172,12 @@ class RunReader {
     const origin = input?.resume?.replayOf; // A replay that resumed from rebuilt state: its chain is the one it carries (the run it replays may have gone past it).
     if (origin) {
       this.chain.handoffs.splice(0, this.chain.handoffs.length, ...input!.resume!.chain);
-      this.chain.lineage.push({ runId: this.runId, replayedFrom: origin.runId, reason: `baton replay from ${origin.from}`, at: where.at });
+      this.chain.lineage.push({
+        runId: this.runId,
+        replayedFrom: origin.runId,
+        reason: `baton replay from ${origin.from}`,
+        at: where.at,
+      });
       Object.assign(this.chain, { team: input!.resume!.team, status: 'running' });
       for (const ended of ['failure', 'closedAt', 'result'] as const) delete this.chain[ended];
     }
@@ -146,9 +187,16 @@ class RunReader {
     const { resume, ...plain } = input;
     this.chain.input ??= plain;
     // The link without the token its caller checks its reports by.
-    if (input.parent) this.chain.parent ??= { workflowId: input.parent.workflowId, rootWorkflowId: input.parent.rootWorkflowId, depth: input.parent.depth, ...(input.parent.team ? { team: input.parent.team } : {}) };
+    if (input.parent)
+      this.chain.parent ??= {
+        workflowId: input.parent.workflowId,
+        rootWorkflowId: input.parent.rootWorkflowId,
+        depth: input.parent.depth,
+        ...(input.parent.team ? { team: input.parent.team } : {}),
+      };
     this.push(where, { kind: 'run_started', input: plain });
-    if (origin) this.push(where, { kind: 'replayed_from', baseRunId: origin.runId, reason: `baton replay from ${origin.from}` });
+    if (origin)
+      this.push(where, { kind: 'replayed_from', baseRunId: origin.runId, reason: `baton replay from ${origin.from}` });
     if (resume) this.turns.resumed(resume, where, origin !== undefined);
   }
 
@@ -162,7 +210,12 @@ class RunReader {
     if (name === ActivityType.CALL_MODEL) {
       const i = input as CallModelInput;
       this.turns.modelCalled(i, where);
-      entry.event = this.push(where, { kind: 'model_turn' as const, agent: i.agentId, model: i.model.model, execution });
+      entry.event = this.push(where, {
+        kind: 'model_turn' as const,
+        agent: i.agentId,
+        model: i.model.model,
+        execution,
+      });
     } else if (name === ActivityType.RUN_TOOL) {
       const i = input as RunToolInput;
       const [asked, approval] = [this.turns.toolScheduled(i.agentId, i.call), this.turns.ranUnder(i.agentId, i.call)];
@@ -171,10 +224,19 @@ class RunReader {
         entry.event = this.placement.place(asked, where);
         asked.execution = execution;
         // An approver may have edited the call: the audit shows what ran, beside what the model asked for.
-        if (i.call.arguments !== asked.arguments) Object.assign(asked, { requestedArguments: asked.arguments, arguments: i.call.arguments });
+        if (i.call.arguments !== asked.arguments)
+          Object.assign(asked, { requestedArguments: asked.arguments, arguments: i.call.arguments });
         if (approval) asked.approval = approval;
       } else {
-        entry.event = this.push(where, { kind: 'tool_call' as const, agent: i.agentId, tool: i.call.name, arguments: i.call.arguments, answeredBy: 'tool' as const, execution, ...(approval ? { approval } : {}) });
+        entry.event = this.push(where, {
+          kind: 'tool_call' as const,
+          agent: i.agentId,
+          tool: i.call.name,
+          arguments: i.call.arguments,
+          answeredBy: 'tool' as const,
+          execution,
+          ...(approval ? { approval } : {}),
+        });
       }
     } else if (name === ActivityType.LOAD_TEAM) {
       entry.event = this.push(where, { kind: 'team_snapshot' as const, agents: [] as string[], execution });
@@ -188,7 +250,8 @@ class RunReader {
     const execution = first?.event?.execution;
     if (!first || !execution) return false;
     delete execution.error;
-    const lost = fromPayloads<{ lostWorker?: unknown }>(e.activityTaskScheduledEventAttributes!.input)?.lostWorker !== undefined;
+    const lost =
+      fromPayloads<{ lostWorker?: unknown }>(e.activityTaskScheduledEventAttributes!.input)?.lostWorker !== undefined;
     Object.assign(execution, { status: 'scheduled' }, lost && { lostWorkers: (execution.lostWorkers ?? 0) + 1 });
     this.scheduled.set(String(e.eventId), { ...first, earlierAttempts: execution.attempts });
     return true;
@@ -214,20 +277,38 @@ class RunReader {
     const end = childEnd(e)!;
     const started = this.children.get(end.initiatedId);
     if (!started) return;
-    const how = { outcome: end.outcome, ...(end.outcome === 'completed' ? { output: end.output } : { error: end.error }) };
+    const how = {
+      outcome: end.outcome,
+      ...(end.outcome === 'completed' ? { output: end.output } : { error: end.error }),
+    };
     Object.assign(started, how);
-    this.push(where, { kind: 'delegation_ended', ...(started.from ? { from: started.from } : {}), to: started.to, childWorkflowId: started.childWorkflowId, ...how });
+    this.push(where, {
+      kind: 'delegation_ended',
+      ...(started.from ? { from: started.from } : {}),
+      to: started.to,
+      childWorkflowId: started.childWorkflowId,
+      ...how,
+    });
   }
 
   private onHandoff(entry: RecordHandoffInput, where: Where): void {
     this.turns.handedOff(entry, where);
     this.chain.handoffs.push(entry.handoff);
-    this.push(where, { kind: 'handoff', index: entry.index, ...entry.handoff, ...(entry.transfer ? { transfer: entry.transfer } : {}) });
+    this.push(where, {
+      kind: 'handoff',
+      index: entry.index,
+      ...entry.handoff,
+      ...(entry.transfer ? { transfer: entry.transfer } : {}),
+    });
   }
 
   private onApprovalEvent(e: HistoryEvent, where: Where): void {
     const team = e.workflowPropertiesModifiedEventAttributes?.upsertedMemo?.fields?.[TEAM_MEMO];
-    const change = team ? fromPayloads<{ change?: { from: string; to: string; by: 'migration' | 'upgrade'; beforeTurn: number; deployment?: string } }>({ payloads: [team] })?.change : undefined;
+    const change = team
+      ? fromPayloads<{
+          change?: { from: string; to: string; by: 'migration' | 'upgrade'; beforeTurn: number; deployment?: string };
+        }>({ payloads: [team] })?.change
+      : undefined;
     if (change) this.push(where, { kind: 'team_changed', ...change });
     const live = liveRecordOf(e);
     if (live) this.push(where, { kind: 'live', record: live });
@@ -251,14 +332,22 @@ class RunReader {
     }
     if (isRoutine(f.cause)) return;
     const cause = f.cause !== undefined && f.cause !== null ? causeName(f.cause) : undefined;
-    this.push(where, { kind: 'workflow_task_failed', ...(cause ? { cause } : {}), message: f.failure?.message ?? 'workflow task failed' });
+    this.push(where, {
+      kind: 'workflow_task_failed',
+      ...(cause ? { cause } : {}),
+      message: f.failure?.message ?? 'workflow task failed',
+    });
   }
 
   private onCompleted(id: string, result: unknown, where: Where): void {
     const s = this.scheduled.get(id);
     const ev = s?.event;
     if (!s || !ev) return;
-    Object.assign(ev.execution!, { status: 'completed', latencyMs: ms(where) - ms(s.where), attempts: Math.max(1, ev.execution!.attempts) });
+    Object.assign(ev.execution!, {
+      status: 'completed',
+      latencyMs: ms(where) - ms(s.where),
+      attempts: Math.max(1, ev.execution!.attempts),
+    });
     if (ev.kind === 'model_turn') {
       const r = result as ModelResponse;
       const i = s.input as CallModelInput;
@@ -271,7 +360,11 @@ class RunReader {
         toolCalls: r.toolCalls.map((c) => ({ name: c.name, arguments: c.arguments })),
       });
       // The calls of the answer are asked for now, when the model answered.
-      this.turns.answered(ev.agent, r.toolCalls, { ...where, given: i.messages.length, tools: (i.tools ?? []).map((t) => t.name) });
+      this.turns.answered(ev.agent, r.toolCalls, {
+        ...where,
+        given: i.messages.length,
+        tools: (i.tools ?? []).map((t) => t.name),
+      });
     } else if (ev.kind === 'tool_call') {
       const r = result as RunToolResult;
       Object.assign(ev, { ok: r.ok, result: r.content, resultEventId: where.eventId });
@@ -284,7 +377,13 @@ class RunReader {
 
   private onEnded(id: string, status: Execution['status'], where: Where, error: string): void {
     const s = this.scheduled.get(id);
-    if (s?.event?.execution) Object.assign(s.event.execution, { status, error, latencyMs: ms(where) - ms(s.where), attempts: Math.max(1, s.event.execution.attempts) });
+    if (s?.event?.execution)
+      Object.assign(s.event.execution, {
+        status,
+        error,
+        latencyMs: ms(where) - ms(s.where),
+        attempts: Math.max(1, s.event.execution.attempts),
+      });
   }
 
   private onClosed(e: HistoryEvent, where: Where): void {

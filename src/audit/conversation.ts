@@ -5,7 +5,14 @@
  */
 import type { Client } from '@temporalio/client';
 import { isRecord } from '../common/check';
-import type { ConversationEvent, ConversationInput, ConversationResult, SendMessageInput, TurnEndedRecord, TurnStartedRecord } from '../common/conversation';
+import type {
+  ConversationEvent,
+  ConversationInput,
+  ConversationResult,
+  SendMessageInput,
+  TurnEndedRecord,
+  TurnStartedRecord,
+} from '../common/conversation';
 import { ActivityType, CONVERSATION_EVENT_MEMO, sendMessageUpdate, TURN_MEMO } from '../common/messages';
 import type { HandoffRecord } from '../common/run';
 import { decodeHistory } from '../payloads/history';
@@ -30,14 +37,21 @@ export type TurnApproval = { kind: string; at: string; handoffId?: string } & Re
  * records it (`runId`, `eventId` and `at` name the history event): approvals asked and decided,
  * decisions refused, handoffs, and what controls did.
  */
-export type TurnStep = Extract<AuditEvent, { kind: 'handoff' | 'approval_requested' | 'approval_decided' | 'decision_refused' | 'control' | 'policy_updated' }>;
+export type TurnStep = Extract<
+  AuditEvent,
+  { kind: 'handoff' | 'approval_requested' | 'approval_decided' | 'decision_refused' | 'control' | 'policy_updated' }
+>;
 
 /**
  * A team policy applied to the running conversation (`tightenPolicy`), as the chain audit records
  * it (with the policy as applied), placed among its turns: `duringTurn` when a turn was being
  * answered, else `afterTurn` (the turns started before it; 0 before the first).
  */
-export type PolicyUpdateAudit = Extract<AuditEvent, { kind: 'policy_updated' }> & { policy?: unknown; afterTurn: number; duringTurn?: number };
+export type PolicyUpdateAudit = Extract<AuditEvent, { kind: 'policy_updated' }> & {
+  policy?: unknown;
+  afterTurn: number;
+  duringTurn?: number;
+};
 
 const APPROVAL_KINDS = ['approval_requested', 'approval_decided', 'decision_refused'];
 
@@ -114,7 +128,18 @@ export async function auditConversation(client: Client, workflowId: string): Pro
 
 /** Rebuild a conversation from the histories of its runs, oldest first. */
 export function buildConversationAudit(workflowId: string, runs: RunHistory[]): ConversationAudit {
-  const audit: ConversationAudit = { schema: CONVERSATION_AUDIT_SCHEMA, workflowId, runIds: runs.map((r) => r.runId), status: 'running', turns: [], waiting: [], compactions: [], teamChanges: [], policyUpdates: [], live: [] };
+  const audit: ConversationAudit = {
+    schema: CONVERSATION_AUDIT_SCHEMA,
+    workflowId,
+    runIds: runs.map((r) => r.runId),
+    status: 'running',
+    turns: [],
+    waiting: [],
+    compactions: [],
+    teamChanges: [],
+    policyUpdates: [],
+    live: [],
+  };
   const accepted = new Map<string, { message: string; idempotencyKey?: string; at: string }>();
   const started = new Set<string>();
   let current: ConversationTurnAudit | undefined;
@@ -125,26 +150,49 @@ export function buildConversationAudit(workflowId: string, runs: RunHistory[]): 
       const start = e.workflowExecutionStartedEventAttributes;
       if (start) {
         const read = fromOutsidePayloads(start.input);
-        const input = isRecord(read) && typeof read.agent === 'string' ? (read as unknown as ConversationInput) : undefined;
+        const input =
+          isRecord(read) && typeof read.agent === 'string' ? (read as unknown as ConversationInput) : undefined;
         audit.agent ??= input?.agent;
         audit.startedAt ??= at;
         for (const m of [...(input?.resume?.current ? [input.resume.current] : []), ...(input?.resume?.queued ?? [])]) {
-          if (m.updateId && !accepted.has(m.updateId)) accepted.set(m.updateId, { message: m.message, idempotencyKey: m.idempotencyKey, at });
+          if (m.updateId && !accepted.has(m.updateId))
+            accepted.set(m.updateId, { message: m.message, idempotencyKey: m.idempotencyKey, at });
         }
         if (current && !current.runIds.includes(runId)) current.runIds.push(runId);
       }
       const update = e.workflowExecutionUpdateAcceptedEventAttributes?.acceptedRequest;
       if (update?.input?.name === sendMessageUpdate.name && update.meta?.updateId) {
         const read = fromOutsidePayloads(update.input.args);
-        const m = isRecord(read) && typeof read.message === 'string' ? (read as unknown as SendMessageInput) : undefined;
-        if (m) accepted.set(update.meta.updateId, { message: m.message, ...(m.idempotencyKey ? { idempotencyKey: m.idempotencyKey } : {}), at });
+        const m =
+          isRecord(read) && typeof read.message === 'string' ? (read as unknown as SendMessageInput) : undefined;
+        if (m)
+          accepted.set(update.meta.updateId, {
+            message: m.message,
+            ...(m.idempotencyKey ? { idempotencyKey: m.idempotencyKey } : {}),
+            at,
+          });
       }
       const fields = e.workflowPropertiesModifiedEventAttributes?.upsertedMemo?.fields;
-      const turnMemo = fields?.[TURN_MEMO] ? fromPayload<TurnStartedRecord | TurnEndedRecord>(fields[TURN_MEMO]) : undefined;
+      const turnMemo = fields?.[TURN_MEMO]
+        ? fromPayload<TurnStartedRecord | TurnEndedRecord>(fields[TURN_MEMO])
+        : undefined;
       if (turnMemo?.phase === 'started') {
         if (turnMemo.updateId) started.add(turnMemo.updateId);
         const message = turnMemo.updateId ? accepted.get(turnMemo.updateId)?.message : undefined;
-        current = { turn: turnMemo.turn, ...(message !== undefined ? { message } : {}), idempotencyKey: turnMemo.idempotencyKey, status: 'answering', agent: turnMemo.agent, handoffs: [], approvals: [], steps: [], modelCalls: 0, toolCalls: 0, startedAt: turnMemo.at, runIds: [runId] };
+        current = {
+          turn: turnMemo.turn,
+          ...(message !== undefined ? { message } : {}),
+          idempotencyKey: turnMemo.idempotencyKey,
+          status: 'answering',
+          agent: turnMemo.agent,
+          handoffs: [],
+          approvals: [],
+          steps: [],
+          modelCalls: 0,
+          toolCalls: 0,
+          startedAt: turnMemo.at,
+          runIds: [runId],
+        };
         audit.turns.push(current);
       } else if (turnMemo && current) {
         Object.assign(current, { status: turnMemo.phase, answeredAt: turnMemo.at });
@@ -152,7 +200,9 @@ export function buildConversationAudit(workflowId: string, runs: RunHistory[]): 
         if (turnMemo.failure) current.failure = turnMemo.failure;
         current = undefined;
       }
-      const event = fields?.[CONVERSATION_EVENT_MEMO] ? fromPayload<ConversationEvent>(fields[CONVERSATION_EVENT_MEMO]) : undefined;
+      const event = fields?.[CONVERSATION_EVENT_MEMO]
+        ? fromPayload<ConversationEvent>(fields[CONVERSATION_EVENT_MEMO])
+        : undefined;
       if (event?.type === 'compacted') {
         const { type: _t, ...compaction } = event;
         audit.compactions.push(compaction);
@@ -168,13 +218,20 @@ export function buildConversationAudit(workflowId: string, runs: RunHistory[]): 
       const live = liveRecordOf(e);
       if (live) audit.live.push(live);
       const policy = policyUpdateOf(e, where);
-      if (policy) audit.policyUpdates.push({ ...policy, afterTurn: audit.turns.at(-1)?.turn ?? 0, ...(current ? { duringTurn: current.turn } : {}) });
+      if (policy)
+        audit.policyUpdates.push({
+          ...policy,
+          afterTurn: audit.turns.at(-1)?.turn ?? 0,
+          ...(current ? { duringTurn: current.turn } : {}),
+        });
       if (current) onTurnEvent(current, e, where);
       closing(audit, e, at);
     }
   }
   const known = new Set(audit.turns.map((t) => t.idempotencyKey));
-  audit.waiting = [...accepted.entries()].filter(([id, m]) => !started.has(id) && !(m.idempotencyKey && known.has(m.idempotencyKey))).map(([, m]) => m);
+  audit.waiting = [...accepted.entries()]
+    .filter(([id, m]) => !started.has(id) && !(m.idempotencyKey && known.has(m.idempotencyKey)))
+    .map(([, m]) => m);
   return audit;
 }
 
@@ -192,7 +249,8 @@ function onTurnEvent(turn: ConversationTurnAudit, e: HistoryEvent, where: Where)
   if (!approval) return;
   const { type, at: _at, ...rest } = approval;
   if (APPROVAL_KINDS.includes(type)) turn.approvals.push({ kind: type, at: where.at, ...rest });
-  if (APPROVAL_KINDS.includes(type) || type === 'control' || type === 'policy_updated') turn.steps.push({ ...where, ...rest, kind: type } as TurnStep);
+  if (APPROVAL_KINDS.includes(type) || type === 'control' || type === 'policy_updated')
+    turn.steps.push({ ...where, ...rest, kind: type } as TurnStep);
 }
 
 /** The policy update history event `e` records, placed where history has it (its own `at` is workflow time). */
@@ -224,37 +282,54 @@ function closing(audit: ConversationAudit, e: HistoryEvent, at: string): void {
 
 /** The conversation as a terminal reads it: each turn's message, handoffs, approvals and answer. */
 export function formatConversation(a: ConversationAudit): string {
-  const lines = [`conversation ${a.workflowId}: ${a.status}, ${a.turns.length} turn${a.turns.length === 1 ? '' : 's'}, ${a.runIds.length} run${a.runIds.length === 1 ? '' : 's'}`];
+  const lines = [
+    `conversation ${a.workflowId}: ${a.status}, ${a.turns.length} turn${a.turns.length === 1 ? '' : 's'}, ${a.runIds.length} run${a.runIds.length === 1 ? '' : 's'}`,
+  ];
   const compactions = [...a.compactions];
   const changes = [...(a.teamChanges ?? [])];
   // Policy updates between turns; those during a turn are among its steps.
   const policies = (a.policyUpdates ?? []).filter((p) => p.duringTurn === undefined);
-  const policyLine = (p: PolicyUpdateAudit) => `      ⚖ policy ${p.from} → ${p.to} applied by ${p.appliedBy} ${p.afterTurn === 0 ? 'before the first turn' : `after turn ${p.afterTurn}`}: ${clip(p.tightened.join('; '))}`;
+  const policyLine = (p: PolicyUpdateAudit) =>
+    `      ⚖ policy ${p.from} → ${p.to} applied by ${p.appliedBy} ${p.afterTurn === 0 ? 'before the first turn' : `after turn ${p.afterTurn}`}: ${clip(p.tightened.join('; '))}`;
   for (const t of a.turns) {
     while (changes[0] && changes[0].beforeTurn <= t.turn) {
       const c = changes.shift()!;
-      lines.push(`      ⇄ team ${c.from} → ${c.to} ${c.by === 'migration' ? 'by migration ' : ''}before turn ${c.beforeTurn}${c.deployment ? ` (on ${c.deployment})` : ''}`);
+      lines.push(
+        `      ⇄ team ${c.from} → ${c.to} ${c.by === 'migration' ? 'by migration ' : ''}before turn ${c.beforeTurn}${c.deployment ? ` (on ${c.deployment})` : ''}`,
+      );
     }
     while (policies[0] && policies[0].afterTurn < t.turn) lines.push(policyLine(policies.shift()!));
-    lines.push(`#${t.turn}  ${t.startedAt.slice(11, 23)}  you → ${t.agent}: ${clip(t.message ?? '(message not in history)')}`);
-    if (t.stranded) lines.push(`      waited for a worker of team ${t.stranded.version}: ${t.stranded.step} needs ${clip(t.stranded.missing.join('; '))} (workers on ${t.stranded.worker})`);
+    lines.push(
+      `#${t.turn}  ${t.startedAt.slice(11, 23)}  you → ${t.agent}: ${clip(t.message ?? '(message not in history)')}`,
+    );
+    if (t.stranded)
+      lines.push(
+        `      waited for a worker of team ${t.stranded.version}: ${t.stranded.step} needs ${clip(t.stranded.missing.join('; '))} (workers on ${t.stranded.worker})`,
+      );
     // Approvals, handoffs and controls in the order they happened, each saying what it did.
     for (const step of t.steps) {
       const line = describeEvent(step, t.status !== 'answering');
-      if (line) lines.push(`      ${line[0].padEnd(10)} ${line[1]}${step.kind === 'handoff' ? `: ${clip(step.message)}` : ''}`);
+      if (line)
+        lines.push(`      ${line[0].padEnd(10)} ${line[1]}${step.kind === 'handoff' ? `: ${clip(step.message)}` : ''}`);
     }
-    if (t.status === 'answered') lines.push(`      ${t.answeredBy}: ${clip(typeof t.output === 'string' ? t.output : JSON.stringify(t.output))}`);
+    if (t.status === 'answered')
+      lines.push(`      ${t.answeredBy}: ${clip(typeof t.output === 'string' ? t.output : JSON.stringify(t.output))}`);
     else if (t.status === 'failed') lines.push(`      failed: ${t.failure?.type}: ${clip(t.failure?.message ?? '')}`);
     else lines.push('      … being answered');
     for (const r of (a.live ?? []).filter((x) => turnOf(x) === t.turn)) lines.push(`      ${liveLine(r)}`);
     while (compactions[0] && compactions[0].afterTurn <= t.turn) {
       const c = compactions.shift()!;
-      lines.push(`      ⇊ ${c.agent}'s conversation compacted: ${c.summarizedMessages} messages summarized, ${c.keptMessages} kept (~${c.tokensBefore} → ~${c.tokensAfter} tokens)`);
+      lines.push(
+        `      ⇊ ${c.agent}'s conversation compacted: ${c.summarizedMessages} messages summarized, ${c.keptMessages} kept (~${c.tokensBefore} → ~${c.tokensAfter} tokens)`,
+      );
     }
   }
   for (const p of policies) lines.push(policyLine(p));
   for (const w of a.waiting) lines.push(`waiting: ${clip(w.message)}`);
-  if (a.result) lines.push(`ended (${a.result.endedBy === 'idle_timeout' ? 'idle timeout' : 'on request'}) with ${a.result.agent} active`);
+  if (a.result)
+    lines.push(
+      `ended (${a.result.endedBy === 'idle_timeout' ? 'idle timeout' : 'on request'}) with ${a.result.agent} active`,
+    );
   if (a.failure) lines.push(`failed: ${a.failure.type ?? 'Error'}: ${a.failure.message}`);
   // Each entry is one line of the page: whatever it holds from outside stays on it, visible.
   return lines.map(displayText).join('\n');

@@ -92,8 +92,13 @@ export function genesisDigest(workflowId: string): string {
 }
 
 /** The digest of an event: over the previous digest and the event's canonical JSON. */
-export function eventDigest(previous: string, e: Pick<ExportedEvent, 'seq' | 'workflowId' | 'event' | 'recorded'>): string {
-  return sha256Hex(`${previous}\n${canonicalJson({ seq: e.seq, workflowId: e.workflowId, event: e.event, recorded: e.recorded })}`);
+export function eventDigest(
+  previous: string,
+  e: Pick<ExportedEvent, 'seq' | 'workflowId' | 'event' | 'recorded'>,
+): string {
+  return sha256Hex(
+    `${previous}\n${canonicalJson({ seq: e.seq, workflowId: e.workflowId, event: e.event, recorded: e.recorded })}`,
+  );
 }
 
 /** The events whose fields are the memo baton wrote to history: an approval asked, decided, and a policy update applied. */
@@ -105,7 +110,8 @@ export const RECORDED_MEMOS: readonly string[] = ['approval_requested', 'approva
  * update's fields (the memo baton wrote); `undefined` for other events.
  */
 export function recordedValue(event: Record<string, unknown>): unknown {
-  if (event.kind === 'tool_call') return event.result === undefined ? undefined : { ok: event.ok, content: event.result };
+  if (event.kind === 'tool_call')
+    return event.result === undefined ? undefined : { ok: event.ok, content: event.result };
   if (!RECORDED_MEMOS.includes(String(event.kind))) return undefined;
   const { kind: _kind, at: _at, runId: _runId, eventId: _eventId, ...fields } = event;
   return fields;
@@ -127,7 +133,14 @@ export function exportAudit(chain: AuditChain, options: ExportOptions = {}): Aud
     for (const child of c.children ?? []) walk(child);
   };
   walk(chain);
-  return { schema: AUDIT_EXPORT_SCHEMA, workflowId: chain.workflowId, exportedAt: (options.now ?? new Date()).toISOString(), digest: 'sha256', events, head: previous };
+  return {
+    schema: AUDIT_EXPORT_SCHEMA,
+    workflowId: chain.workflowId,
+    exportedAt: (options.now ?? new Date()).toISOString(),
+    digest: 'sha256',
+    events,
+    head: previous,
+  };
 }
 
 /**
@@ -136,7 +149,11 @@ export function exportAudit(chain: AuditChain, options: ExportOptions = {}): Aud
  * readers trust the document as far as they trust that key.
  * @example const doc = await signAuditExport(exportAudit(await baton.audit(id)), decisionSignerFromFile('audit.jwk'));
  */
-export async function signAuditExport(doc: AuditExport, signer: Ed25519Signer, options: ExportOptions = {}): Promise<AuditExport> {
+export async function signAuditExport(
+  doc: AuditExport,
+  signer: Ed25519Signer,
+  options: ExportOptions = {},
+): Promise<AuditExport> {
   const facts = { schema: doc.schema, workflowId: doc.workflowId, head: doc.head, events: doc.events.length };
   return { ...doc, headSignature: await signHead(signer, facts, (options.now ?? new Date()).getTime()) };
 }
@@ -170,7 +187,9 @@ class RecordedClaims {
 
 function chainEvent(c: AuditChain): ExportedChain {
   const team = c.team;
-  const sensitiveTools = Object.values(team?.agents ?? {}).flatMap((a) => Object.entries(a.toolSensitivity ?? {}).flatMap(([tool, s]) => (s.arguments ? [`${a.id}/${tool}`] : [])));
+  const sensitiveTools = Object.values(team?.agents ?? {}).flatMap((a) =>
+    Object.entries(a.toolSensitivity ?? {}).flatMap(([tool, s]) => (s.arguments ? [`${a.id}/${tool}`] : [])),
+  );
   return {
     kind: 'chain',
     workflowId: c.workflowId,
@@ -180,8 +199,16 @@ function chainEvent(c: AuditChain): ExportedChain {
     ...(c.parent ? { parent: c.parent } : {}),
     keys: team ? trustedKeys(team, c.input?.options?.approverKeys) : [],
     sensitiveTools,
-    handoffApprovals: [c.input?.options?.approvals ?? [], team?.approvals ?? [], Object.values(team?.agents ?? {}).flatMap((a) => (a.approval ? [{ ...a.approval, to: a.id }] : []))],
-    toolApprovals: Object.fromEntries(Object.values(team?.agents ?? {}).flatMap((a) => Object.entries(a.toolApprovals ?? {}).map(([tool, spec]) => [`${a.id}/${tool}`, spec]))),
+    handoffApprovals: [
+      c.input?.options?.approvals ?? [],
+      team?.approvals ?? [],
+      Object.values(team?.agents ?? {}).flatMap((a) => (a.approval ? [{ ...a.approval, to: a.id }] : [])),
+    ],
+    toolApprovals: Object.fromEntries(
+      Object.values(team?.agents ?? {}).flatMap((a) =>
+        Object.entries(a.toolApprovals ?? {}).map(([tool, spec]) => [`${a.id}/${tool}`, spec]),
+      ),
+    ),
   };
 }
 

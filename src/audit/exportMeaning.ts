@@ -16,7 +16,14 @@ import { lastSignCount } from '../common/signatures/passkey';
 import { factsOfRecord } from '../common/signatures/payload';
 import { verifyDecisionSignature } from '../common/signatures/verify';
 import { type ExportedChain, recordedValue } from './export';
-import { askedUnderProblem, handoffPolicy, rulesAfterUpdate, type RulesInForce, rulesOfChain, unapprovedProblem } from './exportPolicy';
+import {
+  askedUnderProblem,
+  handoffPolicy,
+  rulesAfterUpdate,
+  type RulesInForce,
+  rulesOfChain,
+  unapprovedProblem,
+} from './exportPolicy';
 import { type VoteEvent, votesProblem } from './exportVotes';
 
 /** What the checks count, for the verdict. */
@@ -32,7 +39,11 @@ export interface MeaningCounts {
   recorded: number;
 }
 
-type Asked = Pick<PendingApproval, 'handoffId' | 'from' | 'to' | 'tool' | 'requireSignature' | 'approvers'> & { seq: number; under: RulesInForce; reassigned?: string[] };
+type Asked = Pick<PendingApproval, 'handoffId' | 'from' | 'to' | 'tool' | 'requireSignature' | 'approvers'> & {
+  seq: number;
+  under: RulesInForce;
+  reassigned?: string[];
+};
 
 interface ChainSeen {
   header: ExportedChain;
@@ -74,7 +85,8 @@ export class ExportMeaning {
     if (ev.kind === 'policy_updated') return this.policyUpdated(seq, chain, ev);
     if (ev.kind === 'team_snapshot' && typeof ev.team === 'string') this.snapshot(chain, ev.team);
     // Who an escalation handed an approval to may decide it too, as the workflow lets them.
-    const escalated = ev.kind === 'approval_escalated' && Array.isArray(ev.to) ? chain.asked.get(String(ev.handoffId)) : undefined;
+    const escalated =
+      ev.kind === 'approval_escalated' && Array.isArray(ev.to) ? chain.asked.get(String(ev.handoffId)) : undefined;
     if (escalated) escalated.reassigned = [...(escalated.reassigned ?? []), ...(ev.to as unknown[]).map(String)];
     if (ev.kind === 'approval_decided') return this.decided(seq, workflowId, chain, ev as unknown as ApprovalRecord);
     if (ev.kind === 'approval_vote') return this.voted(seq, chain, ev);
@@ -86,13 +98,30 @@ export class ExportMeaning {
   }
 
   private opened(workflowId: string, ev: Record<string, unknown>): string | undefined {
-    if (ev.workflowId !== workflowId || !Array.isArray(ev.keys) || !Array.isArray(ev.sensitiveTools) || !isRecord(ev.toolApprovals) || !Array.isArray(ev.handoffApprovals) || !ev.handoffApprovals.every(Array.isArray)) {
+    if (
+      ev.workflowId !== workflowId ||
+      !Array.isArray(ev.keys) ||
+      !Array.isArray(ev.sensitiveTools) ||
+      !isRecord(ev.toolApprovals) ||
+      !Array.isArray(ev.handoffApprovals) ||
+      !ev.handoffApprovals.every(Array.isArray)
+    ) {
       return 'a chain must open with {kind: "chain", workflowId, keys, sensitiveTools, toolApprovals, handoffApprovals}';
     }
     if (this.chains.has(workflowId)) return `the chain ${workflowId} is opened twice`;
-    const keyProblems = approverKeysCheck(ev.keys.map((k: unknown) => (isRecord(k) ? (({ source: _s, ...key }) => key)(k) : k)), 'keys');
+    const keyProblems = approverKeysCheck(
+      ev.keys.map((k: unknown) => (isRecord(k) ? (({ source: _s, ...key }) => key)(k) : k)),
+      'keys',
+    );
     if (keyProblems.length > 0) return `the chain's keys are not approver keys: ${keyProblems[0]}`;
-    this.chains.set(workflowId, { header: ev as unknown as ExportedChain, asked: new Map(), decided: new Map(), used: new Map(), votes: new Map(), rules: rulesOfChain(ev as unknown as ExportedChain) });
+    this.chains.set(workflowId, {
+      header: ev as unknown as ExportedChain,
+      asked: new Map(),
+      decided: new Map(),
+      used: new Map(),
+      votes: new Map(),
+      rules: rulesOfChain(ev as unknown as ExportedChain),
+    });
     return undefined;
   }
 
@@ -118,9 +147,11 @@ export class ExportMeaning {
   }
 
   private asked(seq: number, chain: ChainSeen, ev: Asked): string | undefined {
-    if (typeof ev.handoffId !== 'string' || typeof ev.from !== 'string') return 'an approval request must name its approval (handoffId) and agent (from)';
+    if (typeof ev.handoffId !== 'string' || typeof ev.from !== 'string')
+      return 'an approval request must name its approval (handoffId) and agent (from)';
     const earlier = chain.asked.get(ev.handoffId);
-    if (earlier) return `approval ${ev.handoffId} is asked for twice (first at event #${earlier.seq}): an event was copied`;
+    if (earlier)
+      return `approval ${ev.handoffId} is asked for twice (first at event #${earlier.seq}): an event was copied`;
     chain.asked.set(ev.handoffId, { ...ev, seq, under: chain.rules });
     return undefined;
   }
@@ -137,17 +168,24 @@ export class ExportMeaning {
     const shapeProblem = recordProblem(r);
     if (shapeProblem) return shapeProblem;
     const asked = chain.asked.get(r.handoffId);
-    if (!asked) return `it decides approval ${r.handoffId}, which no approval_requested before it in the chain asked for: a decision was moved before its request, or its request removed`;
+    if (!asked)
+      return `it decides approval ${r.handoffId}, which no approval_requested before it in the chain asked for: a decision was moved before its request, or its request removed`;
     const earlier = chain.decided.get(r.handoffId);
-    if (earlier) return `approval ${r.handoffId} is decided twice (first at event #${earlier.seq}): an approval is decided once, so a decision was copied`;
+    if (earlier)
+      return `approval ${r.handoffId} is decided twice (first at event #${earlier.seq}): an approval is decided once, so a decision was copied`;
     chain.decided.set(r.handoffId, { record: r, seq });
     const votes = chain.votes.get(r.handoffId) ?? [];
-    const voteProblem = r.votes !== undefined || votes.length > 0 ? votesProblem(workflowId, asked, r, votes, chain.header.keys, this.counts, this.trusted) : undefined;
+    const voteProblem =
+      r.votes !== undefined || votes.length > 0
+        ? votesProblem(workflowId, asked, r, votes, chain.header.keys, this.counts, this.trusted)
+        : undefined;
     if (voteProblem) return voteProblem;
     if (r.signature === undefined) {
-      if (r.identity && r.identity.method !== 'claimed') return `the record says the approver was ${r.identity.method}, but it carries no signature`;
+      if (r.identity && r.identity.method !== 'claimed')
+        return `the record says the approver was ${r.identity.method}, but it carries no signature`;
       if (r.outcome === 'timed_out') return undefined;
-      if (asked.requireSignature === true) return `approval ${r.handoffId} required a signed decision (its request says requireSignature), but this decision carries no signature: a signed decision was stripped to a claimed one`;
+      if (asked.requireSignature === true)
+        return `approval ${r.handoffId} required a signed decision (its request says requireSignature), but this decision carries no signature: a signed decision was stripped to a claimed one`;
       this.counts.claimed++;
       return undefined;
     }
@@ -157,10 +195,26 @@ export class ExportMeaning {
   private signatureProblem(workflowId: string, chain: ChainSeen, asked: Asked, r: ApprovalRecord): string | undefined {
     const facts = factsOfRecord(workflowId, asked, r);
     if (!facts) return 'a wait that timed out carries a signature';
-    const verdict = verifyDecisionSignature(r.signature!, facts, chain.header.keys, { requestedAt: Date.parse(r.requestedAt), arrivedAt: Date.parse(r.decidedAt) }, (kid) => lastSignCount([...chain.decided.values()].map((d) => d.record).filter((d) => d !== r), kid));
+    const verdict = verifyDecisionSignature(
+      r.signature!,
+      facts,
+      chain.header.keys,
+      { requestedAt: Date.parse(r.requestedAt), arrivedAt: Date.parse(r.decidedAt) },
+      (kid) =>
+        lastSignCount(
+          [...chain.decided.values()].map((d) => d.record).filter((d) => d !== r),
+          kid,
+        ),
+    );
     if (!verdict.ok) return `the decision's signature does not hold: ${verdict.reason}`;
     const id = verdict.identity;
-    if (r.identity?.method !== id.method || r.identity.kid !== id.kid || r.identity.issuer !== id.issuer || r.identity.subject !== id.subject || JSON.stringify(r.identity.passkey) !== JSON.stringify(id.passkey)) {
+    if (
+      r.identity?.method !== id.method ||
+      r.identity.kid !== id.kid ||
+      r.identity.issuer !== id.issuer ||
+      r.identity.subject !== id.subject ||
+      JSON.stringify(r.identity.passkey) !== JSON.stringify(id.passkey)
+    ) {
       return `the record says ${describe(r.identity)}, but the signature shows ${describe(id)}`;
     }
     const key = chain.header.keys.find((k) => k.kid === id.kid) as TrustedKey;
@@ -187,7 +241,8 @@ export class ExportMeaning {
     const needed = spec !== undefined && (redacted && spec.when?.length ? undefined : approvalNeeded(spec, asked));
     if (ev.approval === undefined) {
       if (needed && chain.rules.update) return unapprovedProblem(chain.rules, `the tool call ${agent}/${tool}`, spec);
-      if (needed) return `the tool call ${agent}/${tool} ran, and the team's policy needs an approval for it, but it names none: a call that needed approval must run after the decision that approved it`;
+      if (needed)
+        return `the tool call ${agent}/${tool} ran, and the team's policy needs an approval for it, but it names none: a call that needed approval must run after the decision that approved it`;
       if (needed === undefined) this.counts.unchecked++;
       return undefined;
     }
@@ -195,19 +250,35 @@ export class ExportMeaning {
     return this.ranUnder(seq, chain, ev.approval, { agent, tool, ran: String(ev.arguments), asked, redacted });
   }
 
-  private ranUnder(seq: number, chain: ChainSeen, id: string, call: { agent: string; tool: string; ran: string; asked: string; redacted: boolean }): string | undefined {
+  private ranUnder(
+    seq: number,
+    chain: ChainSeen,
+    id: string,
+    call: { agent: string; tool: string; ran: string; asked: string; redacted: boolean },
+  ): string | undefined {
     const what = `the tool call ${call.agent}/${call.tool} ran under approval ${id}`;
     const request = chain.asked.get(id);
-    if (!request?.tool || request.from !== call.agent || request.tool.name !== call.tool) return `${what}, which no approval_requested before it asked for about that call`;
+    if (!request?.tool || request.from !== call.agent || request.tool.name !== call.tool)
+      return `${what}, which no approval_requested before it asked for about that call`;
     if (request.tool.arguments !== call.asked) return `${what}, but that approval was asked about other arguments`;
     const decision = chain.decided.get(id)?.record;
-    if (!decision) return `${what}, but no decision before it approved that call: a decision was removed, or moved after the call`;
-    if (decision.outcome === 'rejected' || (decision.outcome === 'timed_out' && decision.onTimeout !== 'approve')) return `${what}, which was ${decision.outcome === 'rejected' ? 'rejected' : 'not approved in time'}`;
-    if (!call.redacted && call.ran !== (decision.editedArguments ?? call.asked)) return `${what}, but with other arguments than the decision approved`;
-    const rule = askedUnderProblem(request.under, `the tool call ${call.agent}/${call.tool} ran`, request.under.toolApprovals[`${call.agent}/${call.tool}`], request, decision);
+    if (!decision)
+      return `${what}, but no decision before it approved that call: a decision was removed, or moved after the call`;
+    if (decision.outcome === 'rejected' || (decision.outcome === 'timed_out' && decision.onTimeout !== 'approve'))
+      return `${what}, which was ${decision.outcome === 'rejected' ? 'rejected' : 'not approved in time'}`;
+    if (!call.redacted && call.ran !== (decision.editedArguments ?? call.asked))
+      return `${what}, but with other arguments than the decision approved`;
+    const rule = askedUnderProblem(
+      request.under,
+      `the tool call ${call.agent}/${call.tool} ran`,
+      request.under.toolApprovals[`${call.agent}/${call.tool}`],
+      request,
+      decision,
+    );
     if (rule) return rule;
     const earlier = chain.used.get(id);
-    if (earlier !== undefined) return `${what}, which the call at event #${earlier} ran under already: an approved call runs once`;
+    if (earlier !== undefined)
+      return `${what}, which the call at event #${earlier} ran under already: an approved call runs once`;
     chain.used.set(id, seq);
     this.counts.approvedCalls++;
     return undefined;
@@ -217,19 +288,31 @@ export class ExportMeaning {
   private handoff(seq: number, chain: ChainSeen, ev: Record<string, unknown>): string | undefined {
     const [from, to] = [String(ev.from), String(ev.to)];
     const policy = handoffPolicy(chain.rules, from, to);
-    if (!isRecord(ev.approval)) return policy ? unapprovedProblem(chain.rules, `the handoff ${from} → ${to}`, policy) : undefined;
+    if (!isRecord(ev.approval))
+      return policy ? unapprovedProblem(chain.rules, `the handoff ${from} → ${to}`, policy) : undefined;
     const id = String(ev.approval.handoffId);
     const what = `the handoff ${from} → ${to} happened under approval ${id}`;
     const request = chain.asked.get(id);
-    if (!request || request.tool || request.from !== from || request.to !== to) return `${what}, which no approval_requested before it asked for about that handoff`;
+    if (!request || request.tool || request.from !== from || request.to !== to)
+      return `${what}, which no approval_requested before it asked for about that handoff`;
     const decision = chain.decided.get(id)?.record;
-    if (!decision) return `${what}, but no decision before it approved it: a decision was removed, or moved after the handoff`;
-    if (decision.outcome === 'rejected' || (decision.outcome === 'timed_out' && decision.onTimeout !== 'approve')) return `${what}, which was ${decision.outcome === 'rejected' ? 'rejected' : 'not approved in time'}`;
-    if (canonicalJson(ev.approval) !== canonicalJson(recordedValue({ ...decision, kind: 'approval_decided' }))) return `${what}, but the decision it carries is not the one recorded before it`;
-    const rule = askedUnderProblem(request.under, `the handoff ${from} → ${to} happened`, handoffPolicy(request.under, from, to), request, decision);
+    if (!decision)
+      return `${what}, but no decision before it approved it: a decision was removed, or moved after the handoff`;
+    if (decision.outcome === 'rejected' || (decision.outcome === 'timed_out' && decision.onTimeout !== 'approve'))
+      return `${what}, which was ${decision.outcome === 'rejected' ? 'rejected' : 'not approved in time'}`;
+    if (canonicalJson(ev.approval) !== canonicalJson(recordedValue({ ...decision, kind: 'approval_decided' })))
+      return `${what}, but the decision it carries is not the one recorded before it`;
+    const rule = askedUnderProblem(
+      request.under,
+      `the handoff ${from} → ${to} happened`,
+      handoffPolicy(request.under, from, to),
+      request,
+      decision,
+    );
     if (rule) return rule;
     const earlier = chain.used.get(id);
-    if (earlier !== undefined) return `${what}, which event #${earlier} used already: an approval lets one handoff through`;
+    if (earlier !== undefined)
+      return `${what}, which event #${earlier} used already: an approval lets one handoff through`;
     chain.used.set(id, seq);
     this.counts.approvedCalls++;
     return undefined;
@@ -238,19 +321,27 @@ export class ExportMeaning {
   /** Whether an event's recorded digest names what the event shows. */
   private recordedProblem(ev: Record<string, unknown>, recorded: unknown): string | undefined {
     if (recorded === undefined) return undefined;
-    if (!isRecord(recorded) || !Number.isSafeInteger(recorded.eventId) || typeof recorded.digest !== 'string') return 'its "recorded" must be {eventId, digest}';
+    if (!isRecord(recorded) || !Number.isSafeInteger(recorded.eventId) || typeof recorded.digest !== 'string')
+      return 'its "recorded" must be {eventId, digest}';
     const value = recordedValue(ev);
     if (value === undefined) return `a ${String(ev.kind)} event records no payload of history`;
-    if (sha256Hex(canonicalJson(value)) !== recorded.digest) return `what it shows is not what its recorded digest names (history event ${String(recorded.eventId)}): it was changed after it was read from history`;
+    if (sha256Hex(canonicalJson(value)) !== recorded.digest)
+      return `what it shows is not what its recorded digest names (history event ${String(recorded.eventId)}): it was changed after it was read from history`;
     this.counts.recorded++;
     return undefined;
   }
 }
 
 /** Whether the edited arguments the record keeps are those whose digest was signed (unless the export redacts them). */
-function editedArgumentsProblem(header: ExportedChain, asked: Pick<PendingApproval, 'from' | 'tool'>, r: ApprovalRecord, counts: MeaningCounts): string | undefined {
+function editedArgumentsProblem(
+  header: ExportedChain,
+  asked: Pick<PendingApproval, 'from' | 'tool'>,
+  r: ApprovalRecord,
+  counts: MeaningCounts,
+): string | undefined {
   if (r.editedArguments === undefined && r.argumentsDigest === undefined) return undefined;
-  if (r.editedArguments === undefined || r.argumentsDigest === undefined) return 'the record keeps edited arguments without their digest, or a digest without them';
+  if (r.editedArguments === undefined || r.argumentsDigest === undefined)
+    return 'the record keeps edited arguments without their digest, or a digest without them';
   if (header.sensitiveTools.includes(`${asked.from}/${asked.tool?.name}`)) {
     counts.unchecked++;
     return undefined;
@@ -261,16 +352,24 @@ function editedArgumentsProblem(header: ExportedChain, asked: Pick<PendingApprov
   } catch {
     return 'the edited arguments are not JSON';
   }
-  return sha256Hex(canonicalJson(args)) === r.argumentsDigest ? undefined : 'the edited arguments are not those whose digest the approver signed';
+  return sha256Hex(canonicalJson(args)) === r.argumentsDigest
+    ? undefined
+    : 'the edited arguments are not those whose digest the approver signed';
 }
 
 /** Why a decided event is not a record a verifier can read: fields of the wrong type, or times that are not times. */
 function recordProblem(r: ApprovalRecord): string | undefined {
   const strings = ['handoffId', 'outcome', 'requestedAt', 'decidedAt'] as const;
   const optional = ['approver', 'comment', 'reason', 'signature', 'editedArguments', 'argumentsDigest'] as const;
-  if (strings.some((f) => typeof r[f] !== 'string') || optional.some((f) => r[f] !== undefined && typeof r[f] !== 'string')) return 'the decision is not an approval record (a field has the wrong type)';
-  if (Number.isNaN(Date.parse(r.requestedAt)) || Number.isNaN(Date.parse(r.decidedAt))) return "the decision's requestedAt and decidedAt must be ISO 8601 times";
-  if (r.identity !== undefined && (!isRecord(r.identity) || typeof r.identity.method !== 'string')) return "the decision's identity is not {method, kid?, …}";
+  if (
+    strings.some((f) => typeof r[f] !== 'string') ||
+    optional.some((f) => r[f] !== undefined && typeof r[f] !== 'string')
+  )
+    return 'the decision is not an approval record (a field has the wrong type)';
+  if (Number.isNaN(Date.parse(r.requestedAt)) || Number.isNaN(Date.parse(r.decidedAt)))
+    return "the decision's requestedAt and decidedAt must be ISO 8601 times";
+  if (r.identity !== undefined && (!isRecord(r.identity) || typeof r.identity.method !== 'string'))
+    return "the decision's identity is not {method, kid?, …}";
   return undefined;
 }
 

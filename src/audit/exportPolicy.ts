@@ -68,7 +68,10 @@ export function rulesAfterUpdate(
     return `a policy_updated record must carry {from, to, appliedBy, policy} as the chain applied it: ${problems[0] ?? 'its from and to are the policy versions'}`;
   }
   const policy = ev.policy as TeamPolicy;
-  const team = teamOf(before, [...Object.keys(policy.agents), ...policy.approvals.flatMap((r) => [r.to, ...(r.from !== undefined ? [r.from] : [])])]);
+  const team = teamOf(before, [
+    ...Object.keys(policy.agents),
+    ...policy.approvals.flatMap((r) => [r.to, ...(r.from !== undefined ? [r.from] : [])]),
+  ]);
   const [runRules = []] = before.handoffApprovals;
   const loosened = before.foreign ? [] : policyLoosenings(team, runRules, policy);
   if (loosened.length > 0)
@@ -149,7 +152,10 @@ function rule(policy: ApprovalPolicy): string {
 function teamOf(rules: RulesInForce, also: readonly string[] = []): Pick<TeamSpec, 'agents' | 'approvals'> {
   const [runRules = [], teamRules = [], agentRules = []] = rules.handoffApprovals;
   const agents: Record<string, AgentPolicy> = {};
-  const named = [...runRules, ...teamRules, ...agentRules].flatMap((r) => [r.to, ...(r.from !== undefined ? [r.from] : [])]);
+  const named = [...runRules, ...teamRules, ...agentRules].flatMap((r) => [
+    r.to,
+    ...(r.from !== undefined ? [r.from] : []),
+  ]);
   for (const id of [...named, ...also]) if (id !== ENTRY_SOURCE) agents[id] ??= {};
   for (const r of agentRules) {
     const { to, from: _from, ...approval } = r;

@@ -29,11 +29,19 @@ export async function auditRun(client: Client, workflowId: string, lastRunId?: s
  * `throughReplays`, the runs a replay that resumed from rebuilt state was replayed from (the
  * decisions taken before the replay are in their histories only).
  */
-export async function fetchChainRuns(client: Client, workflowId: string, lastRunId?: string, options: { throughReplays?: boolean } = {}) {
+export async function fetchChainRuns(
+  client: Client,
+  workflowId: string,
+  lastRunId?: string,
+  options: { throughReplays?: boolean } = {},
+) {
   const runs: RunHistory[] = [];
   // Described raw: the client's describe() decodes the memo, which a client without the
   // deployment's codecs cannot, and the audit needs none of it to name what it lacks.
-  const described = await client.workflowService.describeWorkflowExecution({ namespace: client.options.namespace, execution: { workflowId, runId: lastRunId } });
+  const described = await client.workflowService.describeWorkflowExecution({
+    namespace: client.options.namespace,
+    execution: { workflowId, runId: lastRunId },
+  });
   const lastRun = described.workflowExecutionInfo?.execution?.runId ?? lastRunId ?? '';
   let runId: string | undefined = lastRun;
   while (runId && !runs.some((r) => r.runId === runId)) {
@@ -42,13 +50,17 @@ export async function fetchChainRuns(client: Client, workflowId: string, lastRun
     const events: RunHistory['events'] = history.events ?? [];
     runs.unshift({ runId, events });
     const started = events[0]?.workflowExecutionStartedEventAttributes;
-    runId = started?.continuedExecutionRunId || (options.throughReplays ? replayedFrom(workflowId, started) : undefined);
+    runId =
+      started?.continuedExecutionRunId || (options.throughReplays ? replayedFrom(workflowId, started) : undefined);
   }
   return { runs, described, lastRun };
 }
 
 /** The run of `workflowId` a run was replayed from (its start resumes rebuilt state naming it), if any. */
-function replayedFrom(workflowId: string, started: temporal.api.history.v1.IWorkflowExecutionStartedEventAttributes | null | undefined): string | undefined {
+function replayedFrom(
+  workflowId: string,
+  started: temporal.api.history.v1.IWorkflowExecutionStartedEventAttributes | null | undefined,
+): string | undefined {
   const origin = fromPayloads<HandoffRunInput>(started?.input)?.resume?.replayOf;
   return origin?.workflowId === workflowId && origin.runId ? origin.runId : undefined;
 }
@@ -57,7 +69,11 @@ function replayedFrom(workflowId: string, started: temporal.api.history.v1.IWork
 async function resumedBy(client: Client, workflowId: string, runId: string): Promise<string | undefined> {
   let nextPageToken: Uint8Array | undefined;
   do {
-    const page = await client.workflowService.listWorkflowExecutions({ namespace: client.options.namespace, query: `WorkflowId = "${workflowId}"`, nextPageToken });
+    const page = await client.workflowService.listWorkflowExecutions({
+      namespace: client.options.namespace,
+      query: `WorkflowId = "${workflowId}"`,
+      nextPageToken,
+    });
     for (const wf of page.executions ?? []) {
       const field = wf.memo?.fields?.[REPLAY_OF_MEMO];
       if (!field) continue;

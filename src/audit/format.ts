@@ -7,7 +7,14 @@ import type { DecisionIdentity } from '../common/approvals';
 import { displayText, quotedText } from '../common/display';
 import type { ControlEvent } from '../common/controls';
 import { DELEGATE_TOOL_NAME, SPECIALIST_DELEGATE_TOOL_NAME } from '../common/delegation';
-import { HandoffRequestOutcome, type AuditChain, type AuditEvent, type ControlAuditEvent, type Execution, type HandoffRequestedEvent } from './types';
+import {
+  HandoffRequestOutcome,
+  type AuditChain,
+  type AuditEvent,
+  type ControlAuditEvent,
+  type Execution,
+  type HandoffRequestedEvent,
+} from './types';
 
 export { toMermaid } from './mermaid';
 
@@ -24,14 +31,19 @@ const time = (iso: string) => iso.slice(11, 23);
 const pad = (s: string, n: number) => (s.length >= n ? s : s + ' '.repeat(n - s.length));
 const attempts = (x: Execution) =>
   `${x.attempts > 1 ? `, ${x.attempts} attempts` : ''}${x.lostWorkers ? `, started again after ${x.lostWorkers === 1 ? 'a lost worker' : `${x.lostWorkers} lost workers`}` : ''}`;
-const ended = (x: Execution) => (x.status === 'completed' ? '' : ` [${x.status.replace(/_/g, ' ')}${x.error ? `: ${clip(x.error, ERROR_WIDTH)}` : ''}]`);
+const ended = (x: Execution) =>
+  x.status === 'completed'
+    ? ''
+    : ` [${x.status.replace(/_/g, ' ')}${x.error ? `: ${clip(x.error, ERROR_WIDTH)}` : ''}]`;
 
 /** A readable timeline of the chain for a terminal. */
 export function formatTimeline(chain: AuditChain): string {
   const head = [
     `chain ${chain.workflowId}: ${chain.status}${chain.runIds.length > 1 ? ` (${chain.runIds.length} runs)` : ''}`,
     // Whole: what keeps a stuck chain from moving is the first thing its reader needs.
-    chain.stuck ? `stuck since ${time(chain.stuck.since)}: its workflow task keeps failing: ${clip(chain.stuck.error, STUCK_WIDTH)}` : undefined,
+    chain.stuck
+      ? `stuck since ${time(chain.stuck.since)}: its workflow task keeps failing: ${clip(chain.stuck.error, STUCK_WIDTH)}`
+      : undefined,
     chain.input ? `input: ${chain.input.agent} ← ${quoted(chain.input.input, 100)}` : undefined,
   ]
     .filter((l): l is string => Boolean(l))
@@ -44,7 +56,14 @@ export function formatTimeline(chain: AuditChain): string {
     const own = `${time(e.at)}  ${pad(displayText(line[0]), 10)} ${displayText(line[1])}`;
     // A specialist's own chain, indented under the delegation that started it.
     const child = e.kind === 'delegation' ? chain.children?.find((c) => c.workflowId === e.childWorkflowId) : undefined;
-    return child ? [own, ...formatTimeline(child).split('\n').map((l) => `    │ ${l}`)] : [own];
+    return child
+      ? [
+          own,
+          ...formatTimeline(child)
+            .split('\n')
+            .map((l) => `    │ ${l}`),
+        ]
+      : [own];
   });
   return [...head, ...lines].join('\n');
 }
@@ -60,7 +79,10 @@ export function describeEvent(e: AuditEvent, over: boolean): [string, string] | 
     case 'update':
       return undefined;
     case 'delegation':
-      return ['delegate', `${e.from ? `${e.from} ` : ''}starts ${e.to} (chain ${e.childWorkflowId}): ${quoted(e.task.split('\n')[0] ?? '', 60)}`];
+      return [
+        'delegate',
+        `${e.from ? `${e.from} ` : ''}starts ${e.to} (chain ${e.childWorkflowId}): ${quoted(e.task.split('\n')[0] ?? '', 60)}`,
+      ];
     case 'delegation_ended':
       return [
         'delegate',
@@ -73,28 +95,50 @@ export function describeEvent(e: AuditEvent, over: boolean): [string, string] | 
     case 'live':
       return ['live', liveLine(e.record)];
     case 'team_changed':
-      return ['team', `${e.from} → ${e.to} before turn ${e.beforeTurn} (${e.by === 'migration' ? 'migrated on replay' : `upgraded${e.deployment ? ` on ${e.deployment}` : ''}`})`];
+      return [
+        'team',
+        `${e.from} → ${e.to} before turn ${e.beforeTurn} (${e.by === 'migration' ? 'migrated on replay' : `upgraded${e.deployment ? ` on ${e.deployment}` : ''}`})`,
+      ];
     case 'model_turn': {
-      const did = e.toolCalls && e.toolCalls.length > 0 ? `→ ${e.toolCalls.map((c) => c.name).join(', ')}` : e.content == null ? '' : e.content.trim() === '' ? '→ empty answer' : '→ answer';
+      const did =
+        e.toolCalls && e.toolCalls.length > 0
+          ? `→ ${e.toolCalls.map((c) => c.name).join(', ')}`
+          : e.content == null
+            ? ''
+            : e.content.trim() === ''
+              ? '→ empty answer'
+              : '→ answer';
       const tokens = e.inputTokens !== undefined ? `, ${e.inputTokens} in / ${e.outputTokens} out` : '';
-      return [e.agent, `model ${e.model} ${did} (${e.execution.latencyMs ?? '?'} ms${tokens}${attempts(e.execution)})${ended(e.execution)}`];
+      return [
+        e.agent,
+        `model ${e.model} ${did} (${e.execution.latencyMs ?? '?'} ms${tokens}${attempts(e.execution)})${ended(e.execution)}`,
+      ];
     }
     case 'tool_call': {
       const call = `tool ${e.tool}(${clip(e.arguments, 60)})`;
       const unanswered = over ? 'its answer never reached the model: the run ended first' : 'waiting for its answer';
       if (e.answeredBy === 'workflow') {
         // A specialist's answer (or failure) comes back as the delegation call's answer.
-        if (e.tool === DELEGATE_TOOL_NAME || e.tool === SPECIALIST_DELEGATE_TOOL_NAME) return [e.agent, `${call} → ${e.result !== undefined ? quoted(e.result, ERROR_WIDTH) : unanswered}`];
-        return [e.agent, `${call} → ${e.result !== undefined ? `answered by baton: ${clip(e.result, ERROR_WIDTH)}` : unanswered}`];
+        if (e.tool === DELEGATE_TOOL_NAME || e.tool === SPECIALIST_DELEGATE_TOOL_NAME)
+          return [e.agent, `${call} → ${e.result !== undefined ? quoted(e.result, ERROR_WIDTH) : unanswered}`];
+        return [
+          e.agent,
+          `${call} → ${e.result !== undefined ? `answered by baton: ${clip(e.result, ERROR_WIDTH)}` : unanswered}`,
+        ];
       }
       const x = e.execution ?? { status: 'not_scheduled', attempts: 0 };
       if (x.status === 'not_scheduled') {
         // baton's answers to calls it did not run say so ("Not run: …").
-        if (e.result !== undefined) return [e.agent, `${call} → ${/^not run/i.test(e.result) ? '' : 'not run; baton answered: '}${clip(e.result, ERROR_WIDTH)}`];
+        if (e.result !== undefined)
+          return [
+            e.agent,
+            `${call} → ${/^not run/i.test(e.result) ? '' : 'not run; baton answered: '}${clip(e.result, ERROR_WIDTH)}`,
+          ];
         return [e.agent, `${call} ${over ? 'not run: the run ended first' : 'not run yet'}`];
       }
       const out = e.result !== undefined ? ` → ${e.ok === false ? 'error ' : ''}${clip(e.result, 60)}` : '';
-      const edited = e.requestedArguments !== undefined ? ` [edited at approval from ${clip(e.requestedArguments, 60)}]` : '';
+      const edited =
+        e.requestedArguments !== undefined ? ` [edited at approval from ${clip(e.requestedArguments, 60)}]` : '';
       return [e.agent, `${call}${out} (${x.latencyMs ?? '?'} ms${attempts(x)})${ended(x)}${edited}`];
     }
     case 'handoff_requested':
@@ -103,7 +147,10 @@ export function describeEvent(e: AuditEvent, over: boolean): [string, string] | 
       return [e.agent, `told by baton: ${quoted(e.content, 100)}`];
     case 'approval_requested': {
       const what = e.tool ? `${e.from} to call ${e.tool.name}(${clip(e.tool.arguments, 100)})` : `${e.from} → ${e.to}`;
-      return ['approval', `asked for ${what} (${e.handoffId})${e.approvers ? `, approvers ${e.approvers.join(', ')}` : ''}${e.expiresAt ? `, expires ${time(e.expiresAt)}` : ''}`];
+      return [
+        'approval',
+        `asked for ${what} (${e.handoffId})${e.approvers ? `, approvers ${e.approvers.join(', ')}` : ''}${e.expiresAt ? `, expires ${time(e.expiresAt)}` : ''}`,
+      ];
     }
     case 'approval_decided': {
       const edited = e.editedArguments ? ` with edited arguments ${clip(e.editedArguments, 100)}` : '';
@@ -119,36 +166,72 @@ export function describeEvent(e: AuditEvent, over: boolean): [string, string] | 
     case 'approval_overdue':
       return ['approval', `overdue: ${e.handoffId} was due ${time(e.dueAt)}`];
     case 'approval_reminded':
-      return ['approval', `reminded ${e.recipients.length > 0 ? e.recipients.join(', ') : 'anyone who may decide'} of ${e.handoffId} (reminder ${e.reminder})`];
+      return [
+        'approval',
+        `reminded ${e.recipients.length > 0 ? e.recipients.join(', ') : 'anyone who may decide'} of ${e.handoffId} (reminder ${e.reminder})`,
+      ];
     case 'approval_escalated':
-      return ['approval', `escalated ${e.handoffId} (step ${e.step + 1}, after ${String(e.after)}): ${e.action === 'reassign' ? `reassigned from ${e.from?.join(', ') || 'anyone'} to ${e.to?.join(', ') ?? ''}` : `notified ${e.recipients?.join(', ') ?? ''}`}`];
+      return [
+        'approval',
+        `escalated ${e.handoffId} (step ${e.step + 1}, after ${String(e.after)}): ${e.action === 'reassign' ? `reassigned from ${e.from?.join(', ') || 'anyone'} to ${e.to?.join(', ') ?? ''}` : `notified ${e.recipients?.join(', ') ?? ''}`}`,
+      ];
     case 'approval_vote':
-      return ['approval', `vote in stage ${e.stage + 1} on ${e.handoffId}: ${e.decision} by ${sender(e.approver, e.identity)}${e.onBehalfOf ? ` for ${e.onBehalfOf}` : ''} via ${e.via} (${e.approvals} of ${e.needed} approvals, ${e.rejections} rejected)`];
+      return [
+        'approval',
+        `vote in stage ${e.stage + 1} on ${e.handoffId}: ${e.decision} by ${sender(e.approver, e.identity)}${e.onBehalfOf ? ` for ${e.onBehalfOf}` : ''} via ${e.via} (${e.approvals} of ${e.needed} approvals, ${e.rejections} rejected)`,
+      ];
     case 'approval_stage':
-      return ['approval', `stage ${e.stage + 1} of ${e.of} of ${e.handoffId} ${e.outcome}${e.next !== undefined ? `; stage ${e.next + 1} waits for ${e.approvers?.join(', ') ?? ''}` : ''}`];
+      return [
+        'approval',
+        `stage ${e.stage + 1} of ${e.of} of ${e.handoffId} ${e.outcome}${e.next !== undefined ? `; stage ${e.next + 1} waits for ${e.approvers?.join(', ') ?? ''}` : ''}`,
+      ];
     case 'delegated':
-      return ['approval', `${e.delegate} decided for ${e.slot} on ${e.handoffId}, by a grant of ${e.authority === 'operator' ? `operator ${e.grantedBy}` : e.grantedBy} (key ${e.kid}) until ${time(e.until)}`];
+      return [
+        'approval',
+        `${e.delegate} decided for ${e.slot} on ${e.handoffId}, by a grant of ${e.authority === 'operator' ? `operator ${e.grantedBy}` : e.grantedBy} (key ${e.kid}) until ${time(e.until)}`,
+      ];
     case 'decision_refused':
-      return ['approval', `refused ${e.decision ?? 'decision'} from ${sender(e.approver)} (${e.via}): ${clip(e.reason, ERROR_WIDTH)}${e.count ? ` (and ${e.count - 1} more refused in the same step)` : ''}`];
+      return [
+        'approval',
+        `refused ${e.decision ?? 'decision'} from ${sender(e.approver)} (${e.via}): ${clip(e.reason, ERROR_WIDTH)}${e.count ? ` (and ${e.count - 1} more refused in the same step)` : ''}`,
+      ];
     case 'approval_asked':
       return ['approval', `${sender(e.askedBy)} asked about ${e.handoffId}: ${quoted(e.question, 100)}`];
     case 'approval_answered':
       return ['approval', `${sender(e.answeredBy)} answered about ${e.handoffId}: ${quoted(e.answer, 100)}`];
     case 'question_refused':
-      return ['approval', `refused ${e.action === 'ask' ? 'a question' : 'an answer'} from ${sender(e.by)}: ${clip(e.reason, ERROR_WIDTH)}${e.count ? ` (and ${e.count - 1} more refused in the same step)` : ''}`];
+      return [
+        'approval',
+        `refused ${e.action === 'ask' ? 'a question' : 'an answer'} from ${sender(e.by)}: ${clip(e.reason, ERROR_WIDTH)}${e.count ? ` (and ${e.count - 1} more refused in the same step)` : ''}`,
+      ];
     case 'report_refused':
-      return ['approval', `refused a report of waiting approvals${e.workflowId ? ` from ${e.workflowId}` : ''}, nothing changed: ${clip(e.reason, ERROR_WIDTH)}`];
+      return [
+        'approval',
+        `refused a report of waiting approvals${e.workflowId ? ` from ${e.workflowId}` : ''}, nothing changed: ${clip(e.reason, ERROR_WIDTH)}`,
+      ];
     case 'handoff': {
-      const how = e.approval ? (e.approval.outcome === 'timed_out' ? ' (approved on timeout)' : ` (${e.approval.outcome}${e.approval.approver ? ` by ${sender(e.approval.approver, e.approval.identity)}` : ''})`) : '';
+      const how = e.approval
+        ? e.approval.outcome === 'timed_out'
+          ? ' (approved on timeout)'
+          : ` (${e.approval.outcome}${e.approval.approver ? ` by ${sender(e.approval.approver, e.approval.identity)}` : ''})`
+        : '';
       const t = e.transfer;
-      const gave = t ? `; ${e.to} got ${t.context} context, ${t.input} input${t.filters.length > 0 ? `, ${t.filters.join(', ')}` : ''} (${t.messages.length} messages)` : '';
+      const gave = t
+        ? `; ${e.to} got ${t.context} context, ${t.input} input${t.filters.length > 0 ? `, ${t.filters.join(', ')}` : ''} (${t.messages.length} messages)`
+        : '';
       const update = e.update ? `; state update ${clip(JSON.stringify(e.update), 60)}` : '';
       return ['handoff', `#${e.index} ${e.from} → ${e.to}${how}${gave}${update}`];
     }
     case 'workflow_task_failed':
-      return ['task', `workflow task failed${e.cause ? ` (${e.cause.replace('WORKFLOW_TASK_FAILED_CAUSE_', '').toLowerCase()})` : ''}: ${clip(e.message, ERROR_WIDTH)}`];
+      return [
+        'task',
+        `workflow task failed${e.cause ? ` (${e.cause.replace('WORKFLOW_TASK_FAILED_CAUSE_', '').toLowerCase()})` : ''}: ${clip(e.message, ERROR_WIDTH)}`,
+      ];
     case 'final_answer':
-      return ['answer', `${e.agent}: ${typeof e.output === 'string' ? quoted(e.output, 100) : clip(JSON.stringify(e.output) ?? '', 100)}`];
+      return [
+        'answer',
+        `${e.agent}: ${typeof e.output === 'string' ? quoted(e.output, 100) : clip(JSON.stringify(e.output) ?? '', 100)}`,
+      ];
     case 'failed':
       return ['failed', `${e.type ?? 'Error'}: ${clip(e.message, ERROR_WIDTH)}`];
     case 'terminated':
@@ -156,7 +239,10 @@ export function describeEvent(e: AuditEvent, over: boolean): [string, string] | 
     case 'replayed_from':
       return ['replay', `from run ${e.baseRunId}: ${clip(e.reason, ERROR_WIDTH)}`];
     case 'routing_decided':
-      return [e.from, `asks for a ${e.specialistType} specialist: ${e.chosen} by ${e.strategy.replace(/_/g, ' ')} among ${e.candidates.join(', ')}: ${clip(e.reason, ERROR_WIDTH)}`];
+      return [
+        e.from,
+        `asks for a ${e.specialistType} specialist: ${e.chosen} by ${e.strategy.replace(/_/g, ' ')} among ${e.candidates.join(', ')}: ${clip(e.reason, ERROR_WIDTH)}`,
+      ];
     case 'overrides_applied':
       return ['overrides', `applied: ${clip(JSON.stringify({ options: e.options, models: e.models }), ERROR_WIDTH)}`];
     case 'overrides_refused':
@@ -172,7 +258,13 @@ export function describeEvent(e: AuditEvent, over: boolean): [string, string] | 
 
 /** The {@link ControlEvent} an audit's `control` event records. */
 function controlOf(e: ControlAuditEvent): ControlEvent {
-  const { kind: _kind, control, at: _at, runId: _runId, ...fields } = e as ControlAuditEvent & { at?: string; runId?: string };
+  const {
+    kind: _kind,
+    control,
+    at: _at,
+    runId: _runId,
+    ...fields
+  } = e as ControlAuditEvent & { at?: string; runId?: string };
   return { kind: control, ...fields } as ControlEvent;
 }
 
@@ -188,22 +280,40 @@ export function controlLine(c: ControlEvent): [string, string] {
   switch (c.kind) {
     case 'loop_detected':
       // Not refused means the loop failed the run (`onLoop: 'fail'`, or no refusals left).
-      return ['loop', `${c.from} → ${c.to} ${c.refused ? 'refused as a loop, the model is told' : 'is a loop → the run fails'} (${c.cycle.join(' → ')})${c.pattern === 'oscillation' ? ', bouncing with no progress' : ''}`];
+      return [
+        'loop',
+        `${c.from} → ${c.to} ${c.refused ? 'refused as a loop, the model is told' : 'is a loop → the run fails'} (${c.cycle.join(' → ')})${c.pattern === 'oscillation' ? ', bouncing with no progress' : ''}`,
+      ];
     case 'target_failed':
       return ['breaker', `${c.agent} failed: ${clip(c.reason, ERROR_WIDTH)}`];
     case 'breaker_opened':
-      return ['breaker', `${c.agent} opened after ${c.failures} failure${c.failures === 1 ? '' : 's'} until ${clock(c.until)}`];
+      return [
+        'breaker',
+        `${c.agent} opened after ${c.failures} failure${c.failures === 1 ? '' : 's'} until ${clock(c.until)}`,
+      ];
     case 'breaker_half_open':
       return ['breaker', `${c.agent} half-open: the next handoff to it is a trial`];
     case 'breaker_closed':
       return ['breaker', `${c.agent} closed: it works again`];
     case 'breaker_refused':
-      return ['breaker', `${c.from} → ${c.agent} refused: its breaker is open until ${clock(c.until)}; ${c.from} is told`];
+      return [
+        'breaker',
+        `${c.from} → ${c.agent} refused: its breaker is open until ${clock(c.until)}; ${c.from} is told`,
+      ];
     case 'guardrail_tripped':
-      return ['guardrail', `${c.agent} ${c.stage} ${JSON.stringify(c.guardrail)} tripped: ${clip(c.reason, ERROR_WIDTH)}${c.onTrip === 'fail' ? ' → the run fails' : ' → the agent is told and tries again'}`];
+      return [
+        'guardrail',
+        `${c.agent} ${c.stage} ${JSON.stringify(c.guardrail)} tripped: ${clip(c.reason, ERROR_WIDTH)}${c.onTrip === 'fail' ? ' → the run fails' : ' → the agent is told and tries again'}`,
+      ];
     case 'budget_exceeded': {
-      const amount = c.budget === 'deadline' ? `${Math.round(c.used / 1000)} s of ${Math.round(c.limit / 1000)} s` : `${c.used} of ${c.limit}`;
-      return ['budget', `${c.budget} ${amount} used (${c.agent})${c.onBudgetExceeded === 'final_answer' ? ` → ${c.agent} answers now, without tools` : ' → the run fails'}`];
+      const amount =
+        c.budget === 'deadline'
+          ? `${Math.round(c.used / 1000)} s of ${Math.round(c.limit / 1000)} s`
+          : `${c.used} of ${c.limit}`;
+      return [
+        'budget',
+        `${c.budget} ${amount} used (${c.agent})${c.onBudgetExceeded === 'final_answer' ? ` → ${c.agent} answers now, without tools` : ' → the run fails'}`,
+      ];
     }
     default:
       return ['control', clip(JSON.stringify(c), ERROR_WIDTH)];
@@ -251,6 +361,7 @@ function sender(name: string | undefined, identity?: DecisionIdentity): string {
  */
 export function identityText(identity: DecisionIdentity | undefined): string {
   if (!identity || identity.method === 'claimed') return '';
-  if (identity.method === 'signed') return `, signed (key ${identity.kid}${identity.keySource === 'run' ? ", trusted by the run's options" : ''})`;
+  if (identity.method === 'signed')
+    return `, signed (key ${identity.kid}${identity.keySource === 'run' ? ", trusted by the run's options" : ''})`;
   return `, token checked by the service (issuer ${identity.issuer}, subject ${identity.subject}; key ${identity.kid})`;
 }

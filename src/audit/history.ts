@@ -22,7 +22,8 @@ export function activityName(e: HistoryEvent): string | undefined {
 export function recordedHandoff(e: HistoryEvent): RecordHandoffInput | undefined {
   const memo = e.workflowPropertiesModifiedEventAttributes?.upsertedMemo?.fields?.[HANDOFF_MEMO];
   if (memo) return fromPayload<RecordHandoffInput>(memo);
-  if (activityName(e) === ActivityType.RECORD_HANDOFF) return fromPayloads<RecordHandoffInput>(e.activityTaskScheduledEventAttributes?.input);
+  if (activityName(e) === ActivityType.RECORD_HANDOFF)
+    return fromPayloads<RecordHandoffInput>(e.activityTaskScheduledEventAttributes?.input);
   return undefined;
 }
 
@@ -32,11 +33,21 @@ export function recordedHandoff(e: HistoryEvent): RecordHandoffInput | undefined
  * completed (a limit hit, a termination while waiting).
  */
 export function brokenStep(events: HistoryEvent[]): HistoryEvent | undefined {
-  const completed = new Set(events.flatMap((e) => (e.activityTaskCompletedEventAttributes ? [String(e.activityTaskCompletedEventAttributes.scheduledEventId)] : [])));
+  const completed = new Set(
+    events.flatMap((e) =>
+      e.activityTaskCompletedEventAttributes ? [String(e.activityTaskCompletedEventAttributes.scheduledEventId)] : [],
+    ),
+  );
   // A start a lost worker ended is not the step: the call's restart is.
   const restarted = new Set(lostWorkerRestarts(events).values());
-  const calls = events.filter((e) => (activityName(e) === ActivityType.CALL_MODEL || activityName(e) === ActivityType.RUN_TOOL) && !restarted.has(String(e.eventId)));
-  const lastAnswered = calls.filter((e) => activityName(e) === ActivityType.CALL_MODEL && completed.has(String(e.eventId))).at(-1);
+  const calls = events.filter(
+    (e) =>
+      (activityName(e) === ActivityType.CALL_MODEL || activityName(e) === ActivityType.RUN_TOOL) &&
+      !restarted.has(String(e.eventId)),
+  );
+  const lastAnswered = calls
+    .filter((e) => activityName(e) === ActivityType.CALL_MODEL && completed.has(String(e.eventId)))
+    .at(-1);
   return calls.find((e) => !completed.has(String(e.eventId)) && Number(e.eventId) > Number(lastAnswered?.eventId ?? 0));
 }
 
@@ -135,16 +146,32 @@ function asActivity(e: HistoryEvent): HistoryEvent[] {
   const at = { eventId: e.eventId, eventTime: e.eventTime };
   const payloads = (value: unknown) => ({ payloads: [defaultPayloadConverter.toPayload(value)] });
   return [
-    { ...at, activityTaskScheduledEventAttributes: { activityType: { name }, ...(input !== undefined ? { input: payloads(input) } : {}) } },
+    {
+      ...at,
+      activityTaskScheduledEventAttributes: {
+        activityType: { name },
+        ...(input !== undefined ? { input: payloads(input) } : {}),
+      },
+    },
     { ...at, activityTaskStartedEventAttributes: { scheduledEventId: e.eventId, attempt: data?.attempt ?? 1 } },
     m.failure
       ? { ...at, activityTaskFailedEventAttributes: { scheduledEventId: e.eventId, failure: m.failure } }
-      : { ...at, activityTaskCompletedEventAttributes: { scheduledEventId: e.eventId, ...(output !== undefined ? { result: payloads(output) } : {}) } },
+      : {
+          ...at,
+          activityTaskCompletedEventAttributes: {
+            scheduledEventId: e.eventId,
+            ...(output !== undefined ? { result: payloads(output) } : {}),
+          },
+        },
   ];
 }
 
 /** A chain's start input as history recorded it, or `undefined` when it is none (not JSON, another shape): the run's failure says why. */
-export function recordedStartInput(payloads: temporal.api.common.v1.IPayloads | null | undefined): HandoffRunInput | undefined {
+export function recordedStartInput(
+  payloads: temporal.api.common.v1.IPayloads | null | undefined,
+): HandoffRunInput | undefined {
   const value = fromOutsidePayloads(payloads);
-  return isRecord(value) && typeof value.agent === 'string' && typeof value.input === 'string' ? (value as unknown as HandoffRunInput) : undefined;
+  return isRecord(value) && typeof value.agent === 'string' && typeof value.input === 'string'
+    ? (value as unknown as HandoffRunInput)
+    : undefined;
 }

@@ -4,10 +4,40 @@
  * @packageDocumentation
  * @module baton-agents/audit
  */
-export { HandoffRequestOutcome, type AnsweredBy, type AuditChain, type AuditEvent, type AuditStatus, type Execution, type HandoffRequestedEvent, type ModelTurnEvent, type ToolCallEvent } from './chain';
+export {
+  HandoffRequestOutcome,
+  type AnsweredBy,
+  type AuditChain,
+  type AuditEvent,
+  type AuditStatus,
+  type Execution,
+  type HandoffRequestedEvent,
+  type ModelTurnEvent,
+  type ToolCallEvent,
+} from './chain';
 export { formatTimeline, toMermaid } from './format';
-export { AUDIT_EXPORT_SCHEMA, eventDigest, exportAudit, genesisDigest, signAuditExport, type AuditExport, type ExportedChain, type ExportedEvent, type ExportOptions, type RecordedPayload } from './export';
+export {
+  AUDIT_EXPORT_SCHEMA,
+  eventDigest,
+  exportAudit,
+  genesisDigest,
+  signAuditExport,
+  type AuditExport,
+  type ExportedChain,
+  type ExportedEvent,
+  type ExportOptions,
+  type RecordedPayload,
+} from './export';
 export { verifyAuditExport, type ExportVerification, type HeadVouch, type VerifyExportOptions } from './verifyExport';
 export { verifyAgainstHistory, type HistoryVerification } from './verifyHistory';
 export { countActions, type HistoryActions } from './actions';
-export { auditConversation, buildConversationAudit, CONVERSATION_AUDIT_SCHEMA, formatConversation, type CompactionAudit, type ConversationAudit, type ConversationTurnAudit, type TurnApproval } from './conversation';
+export {
+  auditConversation,
+  buildConversationAudit,
+  CONVERSATION_AUDIT_SCHEMA,
+  formatConversation,
+  type CompactionAudit,
+  type ConversationAudit,
+  type ConversationTurnAudit,
+  type TurnApproval,
+} from './conversation';

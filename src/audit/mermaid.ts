@@ -13,7 +13,8 @@ const label = (text: string) => `"${displayText(text).replace(/"/g, '#quot;')}"`
  * `scope` keeps the agents of a specialist's chain apart from the same agents elsewhere.
  */
 function nodeIn(scope: string, id: string): string {
-  if (!scope && /^[A-Za-z_][\w-]*$/.test(id) && !/^(end|graph|subgraph|flowchart|style|class|click|default)$/i.test(id)) return id;
+  if (!scope && /^[A-Za-z_][\w-]*$/.test(id) && !/^(end|graph|subgraph|flowchart|style|class|click|default)$/i.test(id))
+    return id;
   const safe = id.replace(/[^\w]/g, (c) => `_${c.codePointAt(0)!.toString(16)}_`);
   return `${scope || 'agent_'}${safe}[${label(id)}]`;
 }
@@ -34,14 +35,23 @@ function flow(chain: AuditChain, scope: string): string[] {
       const child = chain.children?.find((c) => c.workflowId === e.childWorkflowId);
       const inner = `${scope}d${++delegations}_`;
       if (e.from) lines.push(`  ${node(e.from)} -.->|${label(`delegates · ${e.outcome}`)}| ${nodeIn(inner, e.to)}`);
-      if (child) lines.push(`  subgraph ${inner}box [${label(`${e.to} · ${child.workflowId}`)}]`, ...flow(child, inner), '  end');
+      if (child)
+        lines.push(
+          `  subgraph ${inner}box [${label(`${e.to} · ${child.workflowId}`)}]`,
+          ...flow(child, inner),
+          '  end',
+        );
       continue;
     }
     if (e.kind === 'handoff') {
-      const how = e.approval ? ` · ${e.approval.outcome === 'timed_out' ? 'approved on timeout' : `approved by ${e.approval.approver}`}` : '';
+      const how = e.approval
+        ? ` · ${e.approval.outcome === 'timed_out' ? 'approved on timeout' : `approved by ${e.approval.approver}`}`
+        : '';
       lines.push(`  ${node(e.from)} -->|${label(`${e.index}${how}`)}| ${node(e.to)}`);
     } else if (e.kind === 'handoff_requested' && e.outcome !== HandoffRequestOutcome.EXECUTED) {
-      lines.push(`  ${node(e.from)} -.->|${label(notExecuted(e, chain.events))}| ${e.to ? node(e.to) : 'no_target(("?"))'}`);
+      lines.push(
+        `  ${node(e.from)} -.->|${label(notExecuted(e, chain.events))}| ${e.to ? node(e.to) : 'no_target(("?"))'}`,
+      );
     }
   }
   if (chain.result) lines.push(`  ${node(chain.result.finalAgent)} --> ${scope}answer([answer])`);

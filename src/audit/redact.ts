@@ -5,7 +5,17 @@
  * and failures that repeat a sensitive value. The history it was read from keeps the real values.
  */
 import { isRecord } from '../common/check';
-import { redactArguments, redactDecisionRecord, redactPendingApproval, redactResult, redactValue, scrub, sensitiveValues, TeamRedaction, type ToolSensitivitySpec } from '../common/sensitive';
+import {
+  redactArguments,
+  redactDecisionRecord,
+  redactPendingApproval,
+  redactResult,
+  redactValue,
+  scrub,
+  sensitiveValues,
+  TeamRedaction,
+  type ToolSensitivitySpec,
+} from '../common/sensitive';
 import type { PendingApproval } from '../common/approvals';
 import type { ScriptedStep } from '../common/model';
 import type { TeamSpec } from '../common/team';
@@ -42,10 +52,19 @@ export function redactAudit(chain: AuditChain): AuditChain {
   return chain;
 }
 
-function redactEvent(e: AuditEvent, team: TeamRedaction, approvals: Map<string, ToolSensitivitySpec | undefined>, values: string[]): void {
+function redactEvent(
+  e: AuditEvent,
+  team: TeamRedaction,
+  approvals: Map<string, ToolSensitivitySpec | undefined>,
+  values: string[],
+): void {
   switch (e.kind) {
     case 'model_turn':
-      if (e.toolCalls) e.toolCalls = e.toolCalls.map((c) => ({ ...c, arguments: redactArguments(c.arguments, team.of(e.agent, c.name)) }));
+      if (e.toolCalls)
+        e.toolCalls = e.toolCalls.map((c) => ({
+          ...c,
+          arguments: redactArguments(c.arguments, team.of(e.agent, c.name)),
+        }));
       return;
     case 'tool_call': {
       const spec = team.of(e.agent, e.tool);
@@ -54,7 +73,10 @@ function redactEvent(e: AuditEvent, team: TeamRedaction, approvals: Map<string, 
       values.push(...asked.flatMap((a) => sensitiveValues(a, spec)));
       if (e.result !== undefined) {
         // A result is redacted with the values of both the arguments that ran and those the model wrote.
-        e.result = scrub(redactResult(e.result, spec, e.arguments, e.ok), asked.flatMap((a) => sensitiveValues(a, spec)));
+        e.result = scrub(
+          redactResult(e.result, spec, e.arguments, e.ok),
+          asked.flatMap((a) => sensitiveValues(a, spec)),
+        );
       }
       e.arguments = redactArguments(e.arguments, spec);
       if (e.requestedArguments !== undefined) e.requestedArguments = redactArguments(e.requestedArguments, spec);
@@ -82,7 +104,11 @@ function redactEvent(e: AuditEvent, team: TeamRedaction, approvals: Map<string, 
     case 'update':
     case 'signal': {
       // A decision on a tool call may carry the approver's edited arguments.
-      const input = isRecord(e.input) ? e.input : Array.isArray(e.input) && isRecord(e.input[0]) ? e.input[0] : undefined;
+      const input = isRecord(e.input)
+        ? e.input
+        : Array.isArray(e.input) && isRecord(e.input[0])
+          ? e.input[0]
+          : undefined;
       const spec = typeof input?.handoffId === 'string' ? approvals.get(input.handoffId) : undefined;
       if (!input || !spec?.arguments || !isRecord(input.arguments)) return;
       values.push(...sensitiveValues(JSON.stringify(input.arguments), spec));
@@ -101,13 +127,26 @@ function redactEvent(e: AuditEvent, team: TeamRedaction, approvals: Map<string, 
 function withScriptsRedacted(spec: TeamSpec, team: TeamRedaction): TeamSpec {
   const step = (agent: string, s: ScriptedStep): ScriptedStep => {
     if (!s.toolCalls) return s;
-    return { ...s, toolCalls: s.toolCalls.map((c) => ({ ...c, arguments: redactSome(c.arguments, team.of(agent, c.name)) })) };
+    return {
+      ...s,
+      toolCalls: s.toolCalls.map((c) => ({ ...c, arguments: redactSome(c.arguments, team.of(agent, c.name)) })),
+    };
   };
   const agents = Object.fromEntries(
     Object.entries(spec.agents).map(([id, agent]) => {
       const model = agent.model;
       if (model.provider !== 'scripted' || !('steps' in model)) return [id, agent];
-      return [id, { ...agent, model: { ...model, steps: model.steps.map((s) => step(id, s)), rules: model.rules?.map((r) => ({ ...r, reply: step(id, r.reply) })) } }];
+      return [
+        id,
+        {
+          ...agent,
+          model: {
+            ...model,
+            steps: model.steps.map((s) => step(id, s)),
+            rules: model.rules?.map((r) => ({ ...r, reply: step(id, r.reply) })),
+          },
+        },
+      ];
     }),
   );
   return { ...spec, agents };

@@ -10,7 +10,12 @@
  */
 import { ApprovalTimeoutOutcome, type ApprovalRecord, type PendingApproval } from '../common/approvals';
 import { MaxHandoffsExceededError } from '../common/budgetErrors';
-import { ApprovalTimeoutError, GuardrailTrippedError, HandoffLoopDetectedError, HandoffTargetNotFoundError } from '../common/errors';
+import {
+  ApprovalTimeoutError,
+  GuardrailTrippedError,
+  HandoffLoopDetectedError,
+  HandoffTargetNotFoundError,
+} from '../common/errors';
 import type { AgentSpec } from '../common/team';
 import { DELEGATE_TOOL_NAME, SPECIALIST_DELEGATE_TOOL_NAME } from '../common/delegation';
 import { extractHandoff, HANDOFF_TOOL_NAME, isHandoffCall, READ_STATE_TOOL_NAME } from '../common/handoff';
@@ -45,7 +50,12 @@ export interface TurnSink {
 }
 
 /** Built-in tools the workflow answers itself: the handoff tool, `readState`, delegation (a specialist's answer). */
-const ANSWERED_BY_WORKFLOW = [HANDOFF_TOOL_NAME, READ_STATE_TOOL_NAME, DELEGATE_TOOL_NAME, SPECIALIST_DELEGATE_TOOL_NAME];
+const ANSWERED_BY_WORKFLOW = [
+  HANDOFF_TOOL_NAME,
+  READ_STATE_TOOL_NAME,
+  DELEGATE_TOOL_NAME,
+  SPECIALIST_DELEGATE_TOOL_NAME,
+];
 
 /** Failures a control raises while it weighs a handoff: the handoff was refused, and the run failed with it. */
 const REFUSING_FAILURES = [MaxHandoffsExceededError.name, HandoffLoopDetectedError.name, GuardrailTrippedError.name];
@@ -102,28 +112,48 @@ export class TurnReader {
   toolScheduled(agent: string, call: ToolCall): Placed<ToolCallEvent> | undefined {
     if (this.turn?.agent !== agent) return undefined;
     // Tools are scheduled in the model's order, so the first unscheduled call of that name is this one.
-    const open = this.turn.calls.filter((e): e is Placed<ToolCallEvent> => e.kind === 'tool_call' && e.tool === call.name && e.execution?.status === 'not_scheduled');
+    const open = this.turn.calls.filter(
+      (e): e is Placed<ToolCallEvent> =>
+        e.kind === 'tool_call' && e.tool === call.name && e.execution?.status === 'not_scheduled',
+    );
     return open[0];
   }
 
   /** A model call starts with `input`: it holds the answers to the agent's previous turn, and anything the workflow told the model since. */
   modelCalled(input: CallModelInput, where: Where): void {
     const turn = this.close();
-    if (!turn || turn.given === undefined || turn.agent !== input.agentId || input.messages[turn.given]?.role !== 'assistant') return;
+    if (
+      !turn ||
+      turn.given === undefined ||
+      turn.agent !== input.agentId ||
+      input.messages[turn.given]?.role !== 'assistant'
+    )
+      return;
     const after = input.messages.slice(turn.given + 1);
     const answers = after.slice(0, turn.calls.length);
-    this.answer(turn, answers.map((m) => (m.role === 'tool' ? m.content : undefined)), where);
+    this.answer(
+      turn,
+      answers.map((m) => (m.role === 'tool' ? m.content : undefined)),
+      where,
+    );
     for (const m of after.slice(turn.calls.length)) {
-      if (m.role === 'user') this.sink.add({ ...where, kind: 'workflow_message', agent: input.agentId, content: m.content }, where);
+      if (m.role === 'user')
+        this.sink.add({ ...where, kind: 'workflow_message', agent: input.agentId, content: m.content }, where);
     }
     const h = turn.handoff;
-    if (h?.outcome === HandoffRequestOutcome.PENDING) h.outcome = this.mayHandOff(h) ? HandoffRequestOutcome.REFUSED : HandoffRequestOutcome.INVALID_TARGET;
+    if (h?.outcome === HandoffRequestOutcome.PENDING)
+      h.outcome = this.mayHandOff(h) ? HandoffRequestOutcome.REFUSED : HandoffRequestOutcome.INVALID_TARGET;
   }
 
   /** A handoff was recorded: it closes the turn that asked for it, with every call's answer. */
   handedOff(entry: RecordHandoffInput, where: Where): void {
     const turn = this.close();
-    if (turn) this.answer(turn, (entry.toolResults ?? []).map((r) => r.content), where);
+    if (turn)
+      this.answer(
+        turn,
+        (entry.toolResults ?? []).map((r) => r.content),
+        where,
+      );
     const id = entry.handoff.approval?.handoffId;
     const h = (id !== undefined ? this.awaiting.get(id) : undefined) ?? turn?.handoff;
     if (id !== undefined) this.awaiting.delete(id);
@@ -148,7 +178,8 @@ export class TurnReader {
     const h = this.awaiting.get(r.handoffId);
     if (!h) return;
     if (r.outcome === 'rejected') h.outcome = HandoffRequestOutcome.REJECTED;
-    else if (r.outcome === 'timed_out' && r.onTimeout !== ApprovalTimeoutOutcome.APPROVE) h.outcome = HandoffRequestOutcome.TIMED_OUT;
+    else if (r.outcome === 'timed_out' && r.onTimeout !== ApprovalTimeoutOutcome.APPROVE)
+      h.outcome = HandoffRequestOutcome.TIMED_OUT;
     else return;
     this.awaiting.delete(r.handoffId);
   }
@@ -180,7 +211,8 @@ export class TurnReader {
       if (failure) h.reason = failure.message;
     }
     for (const waiting of this.awaiting.values()) {
-      waiting.outcome = failure?.type === ApprovalTimeoutError.name ? HandoffRequestOutcome.TIMED_OUT : HandoffRequestOutcome.ABANDONED;
+      waiting.outcome =
+        failure?.type === ApprovalTimeoutError.name ? HandoffRequestOutcome.TIMED_OUT : HandoffRequestOutcome.ABANDONED;
       waiting.reason ??= failure ? failure.message : 'the run ended while the handoff waited for approval';
     }
     this.awaiting.clear();
@@ -217,7 +249,12 @@ export class TurnReader {
 }
 
 /** A handoff call read as the workflow reads it: the turn's first handoff call counts, later ones are ignored. */
-function handoffRequest(call: ToolCall, from: string, first: HandoffRequestedEvent | undefined, spec?: AgentSpec): HandoffRequestedEvent {
+function handoffRequest(
+  call: ToolCall,
+  from: string,
+  first: HandoffRequestedEvent | undefined,
+  spec?: AgentSpec,
+): HandoffRequestedEvent {
   const read = extractHandoff(call, from, spec);
   if (read !== null && typeof read !== 'string') {
     const outcome = first ? HandoffRequestOutcome.IGNORED : HandoffRequestOutcome.PENDING;

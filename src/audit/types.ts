@@ -15,7 +15,8 @@ import type { HistoryEvent } from '../payloads/read';
 export const AUDIT_SCHEMA = 'baton.audit/v1';
 
 /** How a run ended, or `running`. */
-export type AuditStatus = 'running' | 'completed' | 'failed' | 'cancelled' | 'terminated' | 'timed_out' | 'continued_as_new';
+export type AuditStatus =
+  'running' | 'completed' | 'failed' | 'cancelled' | 'terminated' | 'timed_out' | 'continued_as_new';
 
 /** What an activity-backed event shows of its execution. */
 export interface Execution {
@@ -124,7 +125,11 @@ export interface ModelTurnEvent {
  * Something a control did, as the workflow recorded it: `control` names what (`loop_detected`,
  * `breaker_opened`, `guardrail_tripped`, `budget_exceeded`, …), with that event's fields.
  */
-export type ControlAuditEvent = { kind: 'control' } & (ControlEvent extends infer E ? (E extends { kind: infer K } ? { control: K } & Omit<E, 'kind'> : never) : never);
+export type ControlAuditEvent = { kind: 'control' } & (ControlEvent extends infer E
+  ? E extends { kind: infer K }
+    ? { control: K } & Omit<E, 'kind'>
+    : never
+  : never);
 
 /** One of the decisions a `decision_refused` record counts. */
 export interface RefusedSample {
@@ -147,14 +152,30 @@ export type AuditEvent = { at: string; runId: string; eventId: number } & (
   /** The team snapshot the run took; `team` is its version id (`support@2026-11-24`). */
   | { kind: 'team_snapshot'; agents: string[]; team?: string; execution: Execution }
   /** The chain went on with another team: a migration (`baton replay --on-current-team`), or a conversation's upgrade between turns. */
-  | { kind: 'team_changed'; from: string; to: string; by: 'migration' | 'upgrade'; beforeTurn: number; deployment?: string }
+  | {
+      kind: 'team_changed';
+      from: string;
+      to: string;
+      by: 'migration' | 'upgrade';
+      beforeTurn: number;
+      deployment?: string;
+    }
   | ModelTurnEvent
   | ToolCallEvent
   | HandoffRequestedEvent
   /** A message the workflow added to the conversation, e.g. the nudge after an empty answer. */
   | { kind: 'workflow_message'; agent: string; content: string }
   /** A handoff, or with `tool` a tool call (`to` is then `tool:<name>`), put in front of people. */
-  | { kind: 'approval_requested'; handoffId: string; from: string; to: string; message: string; expiresAt?: string; approvers?: string[]; tool?: ToolCallUnderApproval }
+  | {
+      kind: 'approval_requested';
+      handoffId: string;
+      from: string;
+      to: string;
+      message: string;
+      expiresAt?: string;
+      approvers?: string[];
+      tool?: ToolCallUnderApproval;
+    }
   | ({ kind: 'approval_decided' } & ApprovalRecord)
   /** Steps of an approval's policy (docs/approvals.md): its SLA passed, a reminder, an escalation step (`reassign` or `notify`). */
   | { kind: 'approval_overdue'; handoffId: string; dueAt: string }
@@ -162,19 +183,78 @@ export type AuditEvent = { at: string; runId: string; eventId: number } & (
   /** Request-info (docs/approvals.md): an approver asked a question about a waiting approval; the requester answered it; one was refused. */
   | { kind: 'approval_asked'; handoffId: string; question: string; askedBy: string }
   | { kind: 'approval_answered'; handoffId: string; question: string; answer: string; answeredBy: string }
-  | { kind: 'question_refused'; action: 'ask' | 'answer'; handoffId?: string; by?: string; reason: string; via: string; count?: number }
-  | { kind: 'approval_escalated'; handoffId: string; step: number; after: string | number; action: 'reassign' | 'notify'; to?: string[]; from?: string[]; recipients?: string[] }
+  | {
+      kind: 'question_refused';
+      action: 'ask' | 'answer';
+      handoffId?: string;
+      by?: string;
+      reason: string;
+      via: string;
+      count?: number;
+    }
+  | {
+      kind: 'approval_escalated';
+      handoffId: string;
+      step: number;
+      after: string | number;
+      action: 'reassign' | 'notify';
+      to?: string[];
+      from?: string[];
+      recipients?: string[];
+    }
   /** One decision on a staged approval (`quorum`, `stages`): its slot, the stage's tally after it (docs/approvals.md). */
-  | { kind: 'approval_vote'; handoffId: string; stage: number; slot: string; approver: string; decision: 'approve' | 'reject'; via: string; onBehalfOf?: string; identity?: DecisionIdentity; comment?: string; reason?: string; needed: number; approvals: number; rejections: number }
+  | {
+      kind: 'approval_vote';
+      handoffId: string;
+      stage: number;
+      slot: string;
+      approver: string;
+      decision: 'approve' | 'reject';
+      via: string;
+      onBehalfOf?: string;
+      identity?: DecisionIdentity;
+      comment?: string;
+      reason?: string;
+      needed: number;
+      approvals: number;
+      rejections: number;
+    }
   /** A stage of a staged approval decided; `next` and `approvers` name the stage it waits on now. */
-  | { kind: 'approval_stage'; handoffId: string; stage: number; of: number; outcome: 'approved' | 'rejected'; next?: number; approvers?: string[] }
+  | {
+      kind: 'approval_stage';
+      handoffId: string;
+      stage: number;
+      of: number;
+      outcome: 'approved' | 'rejected';
+      next?: number;
+      approvers?: string[];
+    }
   /** A decision filled another's slot by a verified grant: `delegate` for `slot`, granted by `grantedBy` (the slot's owner or an operator). */
-  | { kind: 'delegated'; handoffId: string; stage: number; slot: string; delegate: string; grantedBy: string; authority: 'approver' | 'operator'; kid: string; until: string }
+  | {
+      kind: 'delegated';
+      handoffId: string;
+      stage: number;
+      slot: string;
+      delegate: string;
+      grantedBy: string;
+      authority: 'approver' | 'operator';
+      kid: string;
+      until: string;
+    }
   /**
    * A decision refused; with `count`, the first of that many refused in one step of the chain (a
    * flood is recorded once), `samples` the last few of the others.
    */
-  | { kind: 'decision_refused'; handoffId?: string; approver?: string; decision?: string; reason: string; via: string; count?: number; samples?: RefusedSample[] }
+  | {
+      kind: 'decision_refused';
+      handoffId?: string;
+      approver?: string;
+      decision?: string;
+      reason: string;
+      via: string;
+      count?: number;
+      samples?: RefusedSample[];
+    }
   /** A report of approvals waiting in a specialist, refused: not from a specialist this chain started, or without its token. */
   | { kind: 'report_refused'; workflowId?: string; reason: string }
   | { kind: 'signal'; name: string; input: unknown }
@@ -197,9 +277,26 @@ export type AuditEvent = { at: string; runId: string; eventId: number } & (
    * A specialist this chain delegated to, run as a child chain (where it was started); its own audit
    * is in `children`. `outcome`, `output` and `error` sum up how it ended, which `delegation_ended` records when it did.
    */
-  | { kind: 'delegation'; from?: string; to: string; childWorkflowId: string; task: string; outcome: DelegationOutcome; output?: unknown; error?: string }
+  | {
+      kind: 'delegation';
+      from?: string;
+      to: string;
+      childWorkflowId: string;
+      task: string;
+      outcome: DelegationOutcome;
+      output?: unknown;
+      error?: string;
+    }
   /** A specialist's chain ended: its answer (`output`) went back to the agent that delegated, or it failed. */
-  | { kind: 'delegation_ended'; from?: string; to: string; childWorkflowId: string; outcome: Exclude<DelegationOutcome, 'running'>; output?: unknown; error?: string }
+  | {
+      kind: 'delegation_ended';
+      from?: string;
+      to: string;
+      childWorkflowId: string;
+      outcome: Exclude<DelegationOutcome, 'running'>;
+      output?: unknown;
+      error?: string;
+    }
   /** A routing strategy picked one of several specialists that matched a request equally well, with the figures it used. */
   | ({ kind: 'routing_decided' } & Omit<RoutingDecision, 'type'>)
   | { kind: 'overrides_applied'; options?: Record<string, unknown>; models?: Record<string, unknown> }

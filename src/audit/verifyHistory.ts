@@ -34,14 +34,21 @@ type Runs = Map<string, Map<number, HistoryEvent>>;
  */
 export async function verifyAgainstHistory(client: Client, doc: AuditExport): Promise<HistoryVerification> {
   const result: HistoryVerification = { ok: false, matched: 0, chains: 0 };
-  const fail = (seq: number, reason: string, at: { workflowId?: string; kind?: string } = {}): HistoryVerification => ({ ...result, failure: { seq, ...at, reason } });
+  const fail = (seq: number, reason: string, at: { workflowId?: string; kind?: string } = {}): HistoryVerification => ({
+    ...result,
+    failure: { seq, ...at, reason },
+  });
   const chains = doc.events.flatMap((e) => (e.event.kind === 'chain' ? [e.workflowId] : []));
   for (const workflowId of chains) {
     let runs: Runs;
     try {
       runs = await historyOf(client, workflowId);
     } catch (err) {
-      return fail(-1, `cannot read the history of chain ${workflowId} (${(err as Error).message}): a chain whose retention passed can be checked offline only`, { workflowId });
+      return fail(
+        -1,
+        `cannot read the history of chain ${workflowId} (${(err as Error).message}): a chain whose retention passed can be checked offline only`,
+        { workflowId },
+      );
     }
     result.chains++;
     const events = doc.events.filter((e) => e.workflowId === workflowId && e.event.kind !== 'chain');
@@ -50,13 +57,31 @@ export async function verifyAgainstHistory(client: Client, doc: AuditExport): Pr
       const ev = e.event as unknown as Record<string, unknown>;
       const at = { workflowId, kind: String(ev.kind) };
       const h = runs.get(String(ev.runId))?.get(e.recorded.eventId);
-      if (!h) return fail(e.seq, `history has no event ${e.recorded.eventId} in run ${String(ev.runId)} of the chain, where the export says it was recorded`, at);
+      if (!h)
+        return fail(
+          e.seq,
+          `history has no event ${e.recorded.eventId} in run ${String(ev.runId)} of the chain, where the export says it was recorded`,
+          at,
+        );
       const value = recordedAt(h, String(ev.kind));
-      if (value === undefined) return fail(e.seq, `history event ${e.recorded.eventId} of run ${String(ev.runId)} is not a ${String(ev.kind)}, as the export says it is`, at);
-      if (sha256Hex(canonicalJson(value)) !== e.recorded.digest) return fail(e.seq, `history recorded something else at event ${e.recorded.eventId} of run ${String(ev.runId)}: the export's ${String(ev.kind) === 'tool_call' ? 'tool result' : String(ev.kind).replace('_', ' ')} was rewritten`, at);
+      if (value === undefined)
+        return fail(
+          e.seq,
+          `history event ${e.recorded.eventId} of run ${String(ev.runId)} is not a ${String(ev.kind)}, as the export says it is`,
+          at,
+        );
+      if (sha256Hex(canonicalJson(value)) !== e.recorded.digest)
+        return fail(
+          e.seq,
+          `history recorded something else at event ${e.recorded.eventId} of run ${String(ev.runId)}: the export's ${String(ev.kind) === 'tool_call' ? 'tool result' : String(ev.kind).replace('_', ' ')} was rewritten`,
+          at,
+        );
       result.matched++;
     }
-    const missing = leftOut(runs, events.map((e) => e.event as unknown as Record<string, unknown>));
+    const missing = leftOut(
+      runs,
+      events.map((e) => e.event as unknown as Record<string, unknown>),
+    );
     if (missing) return fail(-1, missing, { workflowId });
   }
   return { ...result, ok: true };
@@ -65,7 +90,12 @@ export async function verifyAgainstHistory(client: Client, doc: AuditExport): Pr
 /** The decoded history events of a chain's runs, by run and event id. */
 async function historyOf(client: Client, workflowId: string): Promise<Runs> {
   const { runs } = await fetchChainRuns(client, workflowId, undefined, { throughReplays: true });
-  return new Map(runs.map((r) => [r.runId, new Map(withLocalActivities(r.events).map((e) => [Number(e.eventId?.toString() ?? 0), e]))]));
+  return new Map(
+    runs.map((r) => [
+      r.runId,
+      new Map(withLocalActivities(r.events).map((e) => [Number(e.eventId?.toString() ?? 0), e])),
+    ]),
+  );
 }
 
 /** What history recorded at `h` for an event of `kind`, as the export's {@link recordedValue} shows it; `undefined` when `h` records no such thing. */
@@ -90,19 +120,34 @@ function leftOut(runs: Runs, events: Record<string, unknown>[]): string | undefi
     const shown = events.filter((e) => e.runId === runId);
     if (shown.length === 0) continue;
     const last = Math.max(...shown.map((e) => Number(e.eventId)), ...shown.map((e) => Number(e.resultEventId ?? 0)));
-    const approvals = new Set(shown.flatMap((e) => (RECORDED_MEMOS.includes(String(e.kind)) ? [`${String(e.kind)}@${String(e.eventId)}`] : [])));
-    const results = new Set(shown.flatMap((e) => (e.kind === 'tool_call' && e.resultEventId !== undefined ? [Number(e.resultEventId)] : [])));
-    const tools = new Set([...history.values()].flatMap((h) => (h.activityTaskScheduledEventAttributes?.activityType?.name === ActivityType.RUN_TOOL ? [Number(h.eventId?.toString())] : [])));
+    const approvals = new Set(
+      shown.flatMap((e) => (RECORDED_MEMOS.includes(String(e.kind)) ? [`${String(e.kind)}@${String(e.eventId)}`] : [])),
+    );
+    const results = new Set(
+      shown.flatMap((e) => (e.kind === 'tool_call' && e.resultEventId !== undefined ? [Number(e.resultEventId)] : [])),
+    );
+    const tools = new Set(
+      [...history.values()].flatMap((h) =>
+        h.activityTaskScheduledEventAttributes?.activityType?.name === ActivityType.RUN_TOOL
+          ? [Number(h.eventId?.toString())]
+          : [],
+      ),
+    );
     for (const [id, h] of history) {
       if (id > last) break;
       const memo = recordedApprovalEvent(h);
       if (memo && RECORDED_MEMOS.includes(memo.type) && !approvals.has(`${memo.type}@${id}`)) {
-        const what = memo.type === 'policy_updated' ? `policy ${String(memo.to)} applied by ${String(memo.appliedBy)}` : `approval ${String(memo.handoffId)}`;
+        const what =
+          memo.type === 'policy_updated'
+            ? `policy ${String(memo.to)} applied by ${String(memo.appliedBy)}`
+            : `approval ${String(memo.handoffId)}`;
         return `history records ${memo.type} (${what}) at event ${id} of run ${runId}, which the export leaves out`;
       }
       const done = h.activityTaskCompletedEventAttributes;
       if (done && tools.has(Number(done.scheduledEventId?.toString())) && !results.has(id)) {
-        const call = fromPayloads<RunToolInput>(history.get(Number(done.scheduledEventId?.toString()))?.activityTaskScheduledEventAttributes?.input)?.call;
+        const call = fromPayloads<RunToolInput>(
+          history.get(Number(done.scheduledEventId?.toString()))?.activityTaskScheduledEventAttributes?.input,
+        )?.call;
         return `history records the result of tool call ${call?.name ?? '?'} at event ${id} of run ${runId}, which the export leaves out`;
       }
     }

@@ -30,12 +30,20 @@ Lists running chains whose handoffs or tool calls wait for a decision, oldest fi
 each has waited: chain, approval id, what waits. A tool call shows with its arguments (agent → tool
 name {arguments}), those its tool declares sensitive as "[redacted]".`,
   async run(argv, { out }) {
-    const { values, positionals } = parse(argv, { json: { type: 'boolean', default: false }, as: { type: 'string' }, team: { type: 'string' }, ...TENANT_FLAG });
+    const { values, positionals } = parse(argv, {
+      json: { type: 'boolean', default: false },
+      as: { type: 'string' },
+      team: { type: 'string' },
+      ...TENANT_FLAG,
+    });
     if (positionals.length > 0) throw new UsageError(`unexpected argument "${positionals[0]}"`);
     if (values.as !== undefined && values.as.trim() === '') throw new UsageError('--as must name an approver');
     const baton = await batonClient();
     const tenant = tenantFromFlag(values.tenant);
-    const waiting = await baton.pending({ ...(values.as ? { reveal: values.as } : {}), ...(tenant !== undefined ? { tenant } : {}) });
+    const waiting = await baton.pending({
+      ...(values.as ? { reveal: values.as } : {}),
+      ...(tenant !== undefined ? { tenant } : {}),
+    });
     if (values.json) out(JSON.stringify(waiting, null, 2));
     else if (waiting.length === 0) out('no handoff or tool call is waiting for approval');
     else for (const p of waiting) out(formatPending(p));
@@ -55,7 +63,7 @@ export function decideCommand(decision: 'approve' | 'reject'): Command {
   --as <approver>     who decides (required; checked against the policy's approvers)
   --id <approvalId>   which waiting handoff or tool call (needed only when several wait in the chain;
                       \`baton pending\` lists the ids); --handoff <id> is the same
-  ${note.padEnd(19)} ${approve ? 'a note kept with the approval' : "why: the agent is told, and goes on; when the team defines rejectionReasons,\n                      one of their codes (the agent gets its code and label as JSON)"}${
+  ${note.padEnd(19)} ${approve ? 'a note kept with the approval' : 'why: the agent is told, and goes on; when the team defines rejectionReasons,\n                      one of their codes (the agent gets its code and label as JSON)'}${
     approve
       ? `
   --args <json>       a tool call only: run it with these fields changed, a JSON object merged onto
@@ -91,11 +99,28 @@ a decision that cannot apply (nothing waits, not an allowed approver, ${approve 
         ...(approve ? { args: { type: 'string' as const } } : {}),
       });
       if (values.batch !== undefined) {
-        if (positionals.length > 0 || values.id !== undefined || values.handoff !== undefined || values.args !== undefined) throw new UsageError('--batch names its approvals itself: give no <workflowId>, --id or --args with it');
-        if (values['on-behalf-of'] !== undefined || values.delegation !== undefined) throw new UsageError('--batch decides for your own slot: decide for another approver (--on-behalf-of, --delegation) one approval at a time');
+        if (
+          positionals.length > 0 ||
+          values.id !== undefined ||
+          values.handoff !== undefined ||
+          values.args !== undefined
+        )
+          throw new UsageError('--batch names its approvals itself: give no <workflowId>, --id or --args with it');
+        if (values['on-behalf-of'] !== undefined || values.delegation !== undefined)
+          throw new UsageError(
+            '--batch decides for your own slot: decide for another approver (--on-behalf-of, --delegation) one approval at a time',
+          );
         if (!values.as) throw new UsageError('--as <approver> is required: who decides');
-        const notes = { ...(values.comment !== undefined ? { comment: values.comment } : {}), ...(values.reason !== undefined ? { reason: values.reason } : {}) };
-        return decideBatchFile(values.batch, { decision, approver: values.as, ...notes, ...cliSigner(values.key, values.kid) }, values.json, out);
+        const notes = {
+          ...(values.comment !== undefined ? { comment: values.comment } : {}),
+          ...(values.reason !== undefined ? { reason: values.reason } : {}),
+        };
+        return decideBatchFile(
+          values.batch,
+          { decision, approver: values.as, ...notes, ...cliSigner(values.key, values.kid) },
+          values.json,
+          out,
+        );
       }
       const [workflowId, ...rest] = positionals;
       if (!workflowId || rest.length > 0) throw new UsageError('expected exactly <workflowId>');
@@ -108,7 +133,16 @@ a decision that cannot apply (nothing waits, not an allowed approver, ${approve 
       const slot = delegationFromFlags(values);
       const changes = typeof values.args === 'string' ? argumentsOption('--args', values.args) : undefined;
       const baton = await batonClient();
-      const edit = changes ? mergeOntoWaiting(await baton.getRun(workflowId).pendingApprovals().catch(() => []), approvalId, changes) : undefined;
+      const edit = changes
+        ? mergeOntoWaiting(
+            await baton
+              .getRun(workflowId)
+              .pendingApprovals()
+              .catch(() => []),
+            approvalId,
+            changes,
+          )
+        : undefined;
       const options = {
         approver: values.as,
         comment: values.comment,
@@ -121,7 +155,9 @@ a decision that cannot apply (nothing waits, not an allowed approver, ${approve 
       const record = approve ? await baton.approve(workflowId, options) : await baton.reject(workflowId, options);
       // Edited arguments the tool declares sensitive are not echoed to the terminal.
       const team = record.editedArguments !== undefined ? await chainRedaction(baton.client, workflowId) : undefined;
-      out(`${formatDecision(redactDecisionRecord(record, team?.of(undefined, record.tool)))}${edit && record.editedArguments ? ` ${edit.note}` : ''}`);
+      out(
+        `${formatDecision(redactDecisionRecord(record, team?.of(undefined, record.tool)))}${edit && record.editedArguments ? ` ${edit.note}` : ''}`,
+      );
       return 0;
     },
   };

@@ -13,7 +13,9 @@ export class UsageError extends Error {
 type Options = NonNullable<ParseArgsConfig['options']>;
 
 /** What {@link parse} returns for options `O`. */
-export type Parsed<O extends Options> = ReturnType<typeof parseArgs<{ args: string[]; options: O; allowPositionals: true; strict: true }>>;
+export type Parsed<O extends Options> = ReturnType<
+  typeof parseArgs<{ args: string[]; options: O; allowPositionals: true; strict: true }>
+>;
 
 /** Parse a command's arguments; unknown options and missing values become {@link UsageError}s. */
 export function parse<O extends Options>(argv: string[], options: O): Parsed<O> {
@@ -32,7 +34,9 @@ export function integerOption(flag: string, raw: string | undefined, min: number
   if (raw === undefined) return undefined;
   const n = DIGITS.test(raw) ? Number(raw) : NaN;
   if (Number.isSafeInteger(n) && n >= min && n <= max) return n;
-  throw new UsageError(`--${flag} must be a whole number from ${min} to ${max}, written in digits; got ${JSON.stringify(raw)}`);
+  throw new UsageError(
+    `--${flag} must be a whole number from ${min} to ${max}, written in digits; got ${JSON.stringify(raw)}`,
+  );
 }
 
 /**
@@ -43,10 +47,14 @@ export function runOptionAmount(flag: string, key: 'maxCost', raw: string | unde
   if (raw === undefined) return undefined;
   const n = /^[0-9]+(\.[0-9]{1,6})?$/.test(raw) ? Number(raw) : NaN;
   if (RUN_OPTIONS[key].check(n, key).length === 0) return n;
-  throw new UsageError(`--${flag} must be an amount from 0 to 1000000000 with at most six decimals, such as 0.25; got ${JSON.stringify(raw)}`);
+  throw new UsageError(
+    `--${flag} must be an amount from 0 to 1000000000 with at most six decimals, such as 0.25; got ${JSON.stringify(raw)}`,
+  );
 }
 
-type NumericRunOption = { [K in keyof RunOptions]-?: NonNullable<RunOptions[K]> extends number ? K : never }[keyof RunOptions];
+type NumericRunOption = {
+  [K in keyof RunOptions]-?: NonNullable<RunOptions[K]> extends number ? K : never;
+}[keyof RunOptions];
 
 /**
  * A numeric run option given on the command line (`--max-handoffs 3`), checked by the option's own

@@ -17,8 +17,7 @@ type Print = (line: string) => void;
 
 /** `baton audit <workflowId> [--json | --mermaid | --export <file>]` and `baton audit --verify <file>`. */
 export const auditCommand: Command = {
-  synopsis:
-    `baton audit <workflowId> [--json | --mermaid | --export <file> [--key <file> [--kid <id>] | --unsigned]] | baton audit --verify <file> [--export-keys <file>] [--accept-untrusted-head] [--keys <file>] [--head <digest>] [--against-history] | ${ARCHIVE_SYNOPSIS}`,
+  synopsis: `baton audit <workflowId> [--json | --mermaid | --export <file> [--key <file> [--kid <id>] | --unsigned]] | baton audit --verify <file> [--export-keys <file>] [--accept-untrusted-head] [--keys <file>] [--head <digest>] [--against-history] | ${ARCHIVE_SYNOPSIS}`,
   summary: 'the chain rebuilt from its workflow history; a verifiable export of it, and its check',
   help: `Options:
   --json             the audit document (schema baton.audit/v1): every model turn, tool call, handoff,
@@ -71,27 +70,41 @@ ${ARCHIVE_HELP}`,
       head: { type: 'string' },
       'against-history': { type: 'boolean', default: false },
     });
-    const verifying = [values.keys, values.head, values['export-keys']].some((v) => v !== undefined) || values['accept-untrusted-head'] || values['against-history'];
+    const verifying =
+      [values.keys, values.head, values['export-keys']].some((v) => v !== undefined) ||
+      values['accept-untrusted-head'] ||
+      values['against-history'];
     const exporting = values.key !== undefined || values.kid !== undefined || values.unsigned;
     if (values.verify !== undefined) {
-      if (positionals.length > 0 || values.json || values.mermaid || values.export !== undefined || exporting) throw new UsageError('--verify <file> takes no workflow id and no other output option');
+      if (positionals.length > 0 || values.json || values.mermaid || values.export !== undefined || exporting)
+        throw new UsageError('--verify <file> takes no workflow id and no other output option');
       return verify(values.verify, values, out, err);
     }
-    if (verifying) throw new UsageError('--export-keys, --accept-untrusted-head, --keys, --head and --against-history go with --verify <file>');
-    if (exporting && values.export === undefined) throw new UsageError('--key, --kid and --unsigned go with --export <file>');
+    if (verifying)
+      throw new UsageError(
+        '--export-keys, --accept-untrusted-head, --keys, --head and --against-history go with --verify <file>',
+      );
+    if (exporting && values.export === undefined)
+      throw new UsageError('--key, --kid and --unsigned go with --export <file>');
     const [workflowId, ...rest] = positionals;
     if (!workflowId || rest.length > 0) throw new UsageError('expected exactly <workflowId>');
-    if ([values.json, values.mermaid, values.export !== undefined].filter(Boolean).length > 1) throw new UsageError('choose one of --json, --mermaid and --export');
+    if ([values.json, values.mermaid, values.export !== undefined].filter(Boolean).length > 1)
+      throw new UsageError('choose one of --json, --mermaid and --export');
     const signing = values.export !== undefined ? exportSigner(values.key, values.kid) : undefined;
     if (values.export !== undefined && !signing && !values.unsigned) {
-      throw new UsageError('no key to sign the export\'s head: give --key <file> (or BATON_AUDIT_KEY, or the service\'s BATON_SERVICE_KEY), or --unsigned to write one that --verify refuses unless told --accept-untrusted-head');
+      throw new UsageError(
+        "no key to sign the export's head: give --key <file> (or BATON_AUDIT_KEY, or the service's BATON_SERVICE_KEY), or --unsigned to write one that --verify refuses unless told --accept-untrusted-head",
+      );
     }
-    if (signing && values.unsigned) throw new UsageError(`--unsigned, but there is a key to sign with (${signing.from}): leave out one of them`);
+    if (signing && values.unsigned)
+      throw new UsageError(`--unsigned, but there is a key to sign with (${signing.from}): leave out one of them`);
     const { client } = await connect();
     // A conversation is read as its turns; its export is its history's, as the archive keeps it.
     const conversation = (await client.workflow.getHandle(workflowId).describe()).type === WorkflowType.CONVERSATION;
     if (conversation && values.mermaid) {
-      throw new UsageError(`${workflowId} is a conversation: --mermaid takes a chain; read the conversation with baton audit ${workflowId} (or --json, or --export <file>), and a turn's chain in it by its own workflow id when it delegated`);
+      throw new UsageError(
+        `${workflowId} is a conversation: --mermaid takes a chain; read the conversation with baton audit ${workflowId} (or --json, or --export <file>), and a turn's chain in it by its own workflow id when it delegated`,
+      );
     }
     if (conversation && values.export === undefined) {
       const audit = await auditConversation(client, workflowId);
@@ -104,8 +117,14 @@ ${ARCHIVE_HELP}`,
       const doc: AuditExport = signing ? await signAuditExport(unsigned, signing.signer) : unsigned;
       fs.writeFileSync(values.export, `${JSON.stringify(doc, null, 2)}\n`);
       out(`exported ${doc.events.length} events of ${workflowId} to ${values.export}; head ${doc.head}`);
-      if (signing) out(`head signed with key ${signing.signer.kid} (${signing.from})${signing.signer.publicKey ? `, public key ${signing.signer.publicKey}` : ''}`);
-      else err('WARNING: the head is NOT signed (--unsigned): anyone can rewrite this export and recompute its digests, and --verify refuses it unless told --accept-untrusted-head');
+      if (signing)
+        out(
+          `head signed with key ${signing.signer.kid} (${signing.from})${signing.signer.publicKey ? `, public key ${signing.signer.publicKey}` : ''}`,
+        );
+      else
+        err(
+          'WARNING: the head is NOT signed (--unsigned): anyone can rewrite this export and recompute its digests, and --verify refuses it unless told --accept-untrusted-head',
+        );
       return ExitCode.OK;
     }
     out(values.json ? JSON.stringify(chain, null, 2) : values.mermaid ? toMermaid(chain) : formatTimeline(chain));
@@ -132,26 +151,45 @@ async function verify(file: string, flags: VerifyFlags, out: Print, err: Print):
   });
   if (!checked.ok) {
     const f = checked.failure!;
-    const where = f.seq < 0 ? 'the document' : f.seq >= checked.events && f.kind === undefined ? 'the head' : `event #${f.seq}${f.kind ? ` (${f.kind}${f.workflowId ? ` in chain ${f.workflowId}` : ''})` : ''}`;
+    const where =
+      f.seq < 0
+        ? 'the document'
+        : f.seq >= checked.events && f.kind === undefined
+          ? 'the head'
+          : `event #${f.seq}${f.kind ? ` (${f.kind}${f.workflowId ? ` in chain ${f.workflowId}` : ''})` : ''}`;
     err(`not verified: ${where}: ${f.reason}`);
     if (checked.events > 0) err(`the ${checked.events} events before it verified`);
     return ExitCode.FAILURE;
   }
   const h = checked.headSignature!;
-  if (h.status !== 'trusted') err(`WARNING: the head is NOT vouched for by a key you trust (${h.reason}); accepted because of --accept-untrusted-head: this document may have been rewritten whole, digests and all`);
+  if (h.status !== 'trusted')
+    err(
+      `WARNING: the head is NOT vouched for by a key you trust (${h.reason}); accepted because of --accept-untrusted-head: this document may have been rewritten whole, digests and all`,
+    );
   if (flags['against-history']) {
     const { client } = await connect();
     const online = await verifyAgainstHistory(client, doc as AuditExport);
     if (!online.ok) {
       const f = online.failure!;
-      err(`not verified against history: ${f.seq >= 0 ? `event #${f.seq} (${f.kind} in chain ${f.workflowId})` : `chain ${f.workflowId}`}: ${f.reason}`);
+      err(
+        `not verified against history: ${f.seq >= 0 ? `event #${f.seq} (${f.kind} in chain ${f.workflowId})` : `chain ${f.workflowId}`}: ${f.reason}`,
+      );
       return ExitCode.FAILURE;
     }
-    out(`matches history: ${online.matched} recorded results and approval events in ${online.chains} chain${online.chains === 1 ? '' : 's'}`);
+    out(
+      `matches history: ${online.matched} recorded results and approval events in ${online.chains} chain${online.chains === 1 ? '' : 's'}`,
+    );
   }
   const keys = checked.keys.length > 0 ? ` (keys ${checked.keys.join(', ')})` : '';
-  const unchecked = checked.unchecked > 0 ? `; ${checked.unchecked} redacted, checked by their signed digest only or not at all` : '';
-  out(`verified: ${checked.events} events, ${checked.signed} signed decisions${keys}, ${checked.claimed} with a claimed approver, ${checked.approvedCalls} approved tool calls after their decisions${unchecked}`);
-  out(h.status === 'trusted' ? `head ${checked.head}, signed with key ${h.kid} at ${h.signedAt} (trusted: ${trusted.from.join(', ')})` : `head ${checked.head}, NOT VOUCHED FOR (${h.status}${h.kid ? `: key ${h.kid}` : ''})`);
+  const unchecked =
+    checked.unchecked > 0 ? `; ${checked.unchecked} redacted, checked by their signed digest only or not at all` : '';
+  out(
+    `verified: ${checked.events} events, ${checked.signed} signed decisions${keys}, ${checked.claimed} with a claimed approver, ${checked.approvedCalls} approved tool calls after their decisions${unchecked}`,
+  );
+  out(
+    h.status === 'trusted'
+      ? `head ${checked.head}, signed with key ${h.kid} at ${h.signedAt} (trusted: ${trusted.from.join(', ')})`
+      : `head ${checked.head}, NOT VOUCHED FOR (${h.status}${h.kid ? `: key ${h.kid}` : ''})`,
+  );
   return ExitCode.OK;
 }

@@ -49,28 +49,45 @@ export async function auditArchive(argv: string[], { out, err }: CommandContext)
   if (positionals.length > 1) throw new UsageError(`expected at most one <workflowId>, got ${positionals.length}`);
   const workflowId = positionals[0];
   if (values.erase !== undefined) {
-    if (workflowId !== undefined || values.verify || values.export !== undefined) throw new UsageError('--erase <workflowId> takes no other workflow id, --verify or --export');
-    if (!values.reason || !values.by) throw new UsageError('--erase needs --reason <text> (e.g. "GDPR Art. 17 request 2026-114") and --by <name> (who asked for it)');
+    if (workflowId !== undefined || values.verify || values.export !== undefined)
+      throw new UsageError('--erase <workflowId> takes no other workflow id, --verify or --export');
+    if (!values.reason || !values.by)
+      throw new UsageError(
+        '--erase needs --reason <text> (e.g. "GDPR Art. 17 request 2026-114") and --by <name> (who asked for it)',
+      );
     const done = await eraseArchived(store, values.erase, { reason: values.reason, by: values.by });
-    for (const t of done.tombstones) out(`erased ${displayText(t.key)} (head ${t.head ?? 'unknown'}, ${t.events ?? '?'} events); tombstone kept`);
+    for (const t of done.tombstones)
+      out(`erased ${displayText(t.key)} (head ${t.head ?? 'unknown'}, ${t.events ?? '?'} events); tombstone kept`);
     return ExitCode.OK;
   }
-  if (values.reason !== undefined || values.by !== undefined) throw new UsageError('--reason and --by go with --erase <workflowId>');
+  if (values.reason !== undefined || values.by !== undefined)
+    throw new UsageError('--reason and --by go with --erase <workflowId>');
   if (values.verify) {
-    if (values.export !== undefined) throw new UsageError('--verify checks the archive in place; --export goes with <workflowId> alone');
+    if (values.export !== undefined)
+      throw new UsageError('--verify checks the archive in place; --export goes with <workflowId> alone');
     return verify(store, workflowId, values, out, err);
   }
-  if (values['export-keys'] !== undefined || values.keys !== undefined || values['accept-untrusted-head']) throw new UsageError('--export-keys, --keys and --accept-untrusted-head go with --verify');
+  if (values['export-keys'] !== undefined || values.keys !== undefined || values['accept-untrusted-head'])
+    throw new UsageError('--export-keys, --keys and --accept-untrusted-head go with --verify');
   const entries = await listArchive(store, workflowId !== undefined ? { workflowId } : {});
   if (workflowId === undefined) {
-    for (const e of entries) out(`${e.state.padEnd(8)} ${e.date}  ${displayText(e.tenant)}  ${displayText(e.team)}  ${displayText(e.workflowId)}  ${e.runId}`);
-    out(`${entries.filter((e) => e.state === 'archived').length} archived, ${entries.filter((e) => e.state === 'erased').length} erased, ${entries.filter((e) => e.state === 'lost').length} lost in ${store.location}`);
+    for (const e of entries)
+      out(
+        `${e.state.padEnd(8)} ${e.date}  ${displayText(e.tenant)}  ${displayText(e.team)}  ${displayText(e.workflowId)}  ${e.runId}`,
+      );
+    out(
+      `${entries.filter((e) => e.state === 'archived').length} archived, ${entries.filter((e) => e.state === 'erased').length} erased, ${entries.filter((e) => e.state === 'lost').length} lost in ${store.location}`,
+    );
     return ExitCode.OK;
   }
   const archived = entries.filter((e) => e.state === 'archived');
   if (archived.length === 0) {
     const other = entries[0];
-    err(other ? `${displayText(workflowId)} is ${other.state} in ${store.location} (${displayText(other.key)})` : `${store.location} holds no chain ${displayText(workflowId)}`);
+    err(
+      other
+        ? `${displayText(workflowId)} is ${other.state} in ${store.location} (${displayText(other.key)})`
+        : `${store.location} holds no chain ${displayText(workflowId)}`,
+    );
     return ExitCode.FAILURE;
   }
   // The latest run archived: a chain replayed after it failed has one export per run.
@@ -78,12 +95,20 @@ export async function auditArchive(argv: string[], { out, err }: CommandContext)
   const doc = await readArchived(store, latest.key);
   if (values.export !== undefined) {
     fs.writeFileSync(values.export, `${JSON.stringify(doc, null, 2)}\n`);
-    out(`wrote the archived export of ${displayText(workflowId)} run ${latest.runId} (${doc.events.length} events, head ${doc.head}) to ${values.export}${archived.length > 1 ? `; ${archived.length - 1} earlier run(s) archived too` : ''}`);
+    out(
+      `wrote the archived export of ${displayText(workflowId)} run ${latest.runId} (${doc.events.length} events, head ${doc.head}) to ${values.export}${archived.length > 1 ? `; ${archived.length - 1} earlier run(s) archived too` : ''}`,
+    );
   } else out(JSON.stringify(doc, null, 2));
   return ExitCode.OK;
 }
 
-async function verify(store: ReturnType<typeof openArchive>, workflowId: string | undefined, flags: { 'export-keys'?: string[]; 'accept-untrusted-head': boolean; keys?: string }, out: (l: string) => void, err: (l: string) => void): Promise<number> {
+async function verify(
+  store: ReturnType<typeof openArchive>,
+  workflowId: string | undefined,
+  flags: { 'export-keys'?: string[]; 'accept-untrusted-head': boolean; keys?: string },
+  out: (l: string) => void,
+  err: (l: string) => void,
+): Promise<number> {
   const trusted = trustedExportKeys(flags['export-keys'] ?? []);
   const results = await verifyArchive(store, {
     exportKeys: trusted.keys,
@@ -96,14 +121,20 @@ async function verify(store: ReturnType<typeof openArchive>, workflowId: string 
     const name = `${displayText(entry.workflowId)} run ${entry.runId}`;
     if (!v.ok) {
       failures++;
-      err(`NOT verified: ${name} (${displayText(entry.key)}): ${v.failure?.seq !== undefined && v.failure.seq >= 0 ? `event #${v.failure.seq}: ` : ''}${v.failure?.reason ?? 'unknown'}`);
+      err(
+        `NOT verified: ${name} (${displayText(entry.key)}): ${v.failure?.seq !== undefined && v.failure.seq >= 0 ? `event #${v.failure.seq}: ` : ''}${v.failure?.reason ?? 'unknown'}`,
+      );
       continue;
     }
     const h = v.headSignature;
-    const head = h?.status === 'trusted' ? `signed with key ${h.kid}` : `head NOT vouched for (${h?.status ?? 'unsigned'})`;
+    const head =
+      h?.status === 'trusted' ? `signed with key ${h.kid}` : `head NOT vouched for (${h?.status ?? 'unsigned'})`;
     out(`verified: ${name}: ${v.events} events, ${v.signed} signed decisions, head ${v.head}, ${head}`);
   }
-  if (results.length === 0) err(`${store.location} holds no archived export${workflowId !== undefined ? ` of ${displayText(workflowId)}` : ''}`);
+  if (results.length === 0)
+    err(
+      `${store.location} holds no archived export${workflowId !== undefined ? ` of ${displayText(workflowId)}` : ''}`,
+    );
   out(`${results.length - failures} of ${results.length} archived exports verified`);
   return failures > 0 || results.length === 0 ? ExitCode.FAILURE : ExitCode.OK;
 }

@@ -13,7 +13,8 @@ import { UsageError } from './args';
 
 /** The signer of export heads and where it was named, or none. */
 export function exportSigner(keyFile?: string, kid?: string): { signer: DecisionSigner; from: string } | undefined {
-  if (kid !== undefined && keyFile === undefined) throw new UsageError('--kid names the key of --key <file>: give the key too');
+  if (kid !== undefined && keyFile === undefined)
+    throw new UsageError('--kid names the key of --key <file>: give the key too');
   const [file, id, from] =
     keyFile !== undefined
       ? [keyFile, kid, `--key ${keyFile}`]
@@ -36,9 +37,11 @@ export function trustedExportKeys(files: string[]): { keys: ExportKey[]; from: s
     from.push(source);
   };
   for (const file of files) add(readExportKeys(file, `--export-keys ${file}`), `--export-keys ${file}`);
-  if (process.env.BATON_AUDIT_KEYS) add(readExportKeys(process.env.BATON_AUDIT_KEYS, 'BATON_AUDIT_KEYS'), 'BATON_AUDIT_KEYS');
+  if (process.env.BATON_AUDIT_KEYS)
+    add(readExportKeys(process.env.BATON_AUDIT_KEYS, 'BATON_AUDIT_KEYS'), 'BATON_AUDIT_KEYS');
   const own = exportSigner();
-  if (own?.signer.publicKey) add([{ kid: own.signer.kid, publicKey: own.signer.publicKey }], `the public half of ${own.from}`);
+  if (own?.signer.publicKey)
+    add([{ kid: own.signer.kid, publicKey: own.signer.publicKey }], `the public half of ${own.from}`);
   return { keys, from };
 }
 
@@ -57,7 +60,12 @@ function readExportKeys(file: string, source: string): ExportKey[] {
   const list = isRecord(value) && Array.isArray(value.exportKeys) ? value.exportKeys : value;
   const problems = exportKeysCheck(list, file);
   if (problems.length > 0) throw new UsageError(`${source}: ${problems.slice(0, 5).join('; ')}`);
-  return (list as ExportKey[]).map((k) => ({ kid: k.kid, publicKey: k.publicKey, ...(k.notBefore ? { notBefore: k.notBefore } : {}), ...(k.notAfter ? { notAfter: k.notAfter } : {}) }));
+  return (list as ExportKey[]).map((k) => ({
+    kid: k.kid,
+    publicKey: k.publicKey,
+    ...(k.notBefore ? { notBefore: k.notBefore } : {}),
+    ...(k.notAfter ? { notAfter: k.notAfter } : {}),
+  }));
 }
 
 /** A JSON file, or a usage error naming it. */

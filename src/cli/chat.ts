@@ -14,8 +14,10 @@ import { PRIORITY_FLAGS, priorityFromFlags, priorityHelp } from './priority';
 
 /** `baton chat <agent>`: a conversation with a team in the terminal, resumable by id. */
 export const chatCommand: Command = {
-  synopsis: 'baton chat <agent> [--team <module>] [--id <conversationId>] [--as <approver>] [--idle-timeout <duration>]\n           [--max-handoffs N] [--priority N] [--fairness-key <key>] [--fairness-weight W] [--task-queue baton]',
-  summary: 'talk with a team: each line is a message, answered by the active agent; handoffs and approvals show as they happen',
+  synopsis:
+    'baton chat <agent> [--team <module>] [--id <conversationId>] [--as <approver>] [--idle-timeout <duration>]\n           [--max-handoffs N] [--priority N] [--fairness-key <key>] [--fairness-weight W] [--task-queue baton]',
+  summary:
+    'talk with a team: each line is a message, answered by the active agent; handoffs and approvals show as they happen',
   help: `Arguments:
   <agent>                    the agent that answers first; after a handoff, its target answers
 
@@ -50,21 +52,29 @@ async function run(argv: string[], ctx: CommandContext): Promise<number> {
   });
   const [agent, ...rest] = positionals;
   if (!agent || rest.length > 0) throw new UsageError('expected exactly <agent>');
-  if (values.id !== undefined && values.id.trim() === '') throw new UsageError('--id must name a conversation; leave it out to start a new one');
-  if (values.as !== undefined && values.as.trim() === '') throw new UsageError('--as must name who decides approvals from this chat');
+  if (values.id !== undefined && values.id.trim() === '')
+    throw new UsageError('--id must name a conversation; leave it out to start a new one');
+  if (values.as !== undefined && values.as.trim() === '')
+    throw new UsageError('--as must name who decides approvals from this chat');
   const idle = values['idle-timeout'];
-  const problem = idle !== undefined ? CONVERSATION_OPTIONS.idleTimeout.check(/^\d+$/.test(idle) ? Number(idle) : idle, '--idle-timeout')[0] : undefined;
+  const problem =
+    idle !== undefined
+      ? CONVERSATION_OPTIONS.idleTimeout.check(/^\d+$/.test(idle) ? Number(idle) : idle, '--idle-timeout')[0]
+      : undefined;
   if (problem) throw new UsageError(problem);
   const maxHandoffs = runOptionNumber('max-handoffs', 'maxHandoffs', values['max-handoffs']);
   const priority = priorityFromFlags(values);
   const mod = values.team ? loadTeamModule(values.team) : undefined;
-  if (mod && !mod.team.get(agent)) throw new UsageError(`agent "${agent}" is not in the team (agents: ${mod.team.ids.join(', ')})`);
+  if (mod && !mod.team.get(agent))
+    throw new UsageError(`agent "${agent}" is not in the team (agents: ${mod.team.ids.join(', ')})`);
   const taskQueue = values['task-queue'];
   const { client, native } = await connect();
   const chat = new Baton({ client, taskQueue }).conversation(agent, {
     ...(values.id ? { id: values.id } : {}),
     ...(idle !== undefined ? { conversation: { idleTimeout: /^\d+$/.test(idle) ? Number(idle) : idle } } : {}),
-    ...(maxHandoffs !== undefined || priority ? { options: { ...(maxHandoffs !== undefined ? { maxHandoffs } : {}), ...(priority ? { priority } : {}) } } : {}),
+    ...(maxHandoffs !== undefined || priority
+      ? { options: { ...(maxHandoffs !== undefined ? { maxHandoffs } : {}), ...(priority ? { priority } : {}) } }
+      : {}),
   });
   const resume = `resume with: npx baton chat ${agent} --id ${chat.id}${values.team ? ` --team ${values.team}` : ''}`;
   const session = new ChatSession(chat, new Baton({ client, taskQueue }), values.as ?? process.env.USER ?? 'cli', ctx);
@@ -73,7 +83,12 @@ async function run(argv: string[], ctx: CommandContext): Promise<number> {
     session.textNote = unstreamedNote();
   }
   try {
-    return await untilDone(() => session.run(resume), { team: mod, connection: native, taskQueue, interrupted: ctx.interrupted });
+    return await untilDone(() => session.run(resume), {
+      team: mod,
+      connection: native,
+      taskQueue,
+      interrupted: ctx.interrupted,
+    });
   } catch (err) {
     session.close();
     if (err instanceof Interrupted) ctx.err(`left the conversation; it stays open. ${resume}`);

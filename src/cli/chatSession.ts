@@ -58,7 +58,11 @@ export class ChatSession {
   async run(resume: string): Promise<number> {
     const ended = await this.greet();
     if (ended !== undefined) return ended;
-    const rl = readline.createInterface({ input: process.stdin, output: process.stdout, terminal: process.stdin.isTTY && process.stdout.isTTY });
+    const rl = readline.createInterface({
+      input: process.stdin,
+      output: process.stdout,
+      terminal: process.stdin.isTTY && process.stdout.isTTY,
+    });
     this.rl = rl;
     // In the prompt the terminal's Ctrl-C reaches readline, not the process: pass it on.
     rl.on('SIGINT', () => process.kill(process.pid, 'SIGINT'));
@@ -70,7 +74,9 @@ export class ChatSession {
       };
       rl.on('close', () => {
         this.rl = undefined;
-        this.say(`left the conversation; it stays open${this.inFlight > 0 ? ' and answers what you sent' : ''}. ${resume}`);
+        this.say(
+          `left the conversation; it stays open${this.inFlight > 0 ? ' and answers what you sent' : ''}. ${resume}`,
+        );
         leave(ExitCode.OK);
       });
       rl.on('line', (line) => {
@@ -110,12 +116,18 @@ export class ChatSession {
       this.ctx.err(`conversation ${this.chat.id} has ended; start a new one without --id`);
       return ExitCode.FAILURE;
     }
-    this.ctx.out(`conversation ${this.chat.id}${view ? ` (${view.turns} turn${view.turns === 1 ? '' : 's'} so far)` : ''} — /help for commands`);
+    this.ctx.out(
+      `conversation ${this.chat.id}${view ? ` (${view.turns} turn${view.turns === 1 ? '' : 's'} so far)` : ''} — /help for commands`,
+    );
     if (view) {
       for (const t of await this.chat.history()) {
         this.ctx.out(`#${t.turn} you: ${displayText(t.message ?? '')}`);
         for (const h of t.handoffs) this.ctx.out(formatHandoff(h));
-        this.ctx.out(t.failure ? displayText(`✗ ${t.failure.type}: ${t.failure.message}`) : `${t.agent}: ${t.output === undefined ? '…' : shown(t.output)}`);
+        this.ctx.out(
+          t.failure
+            ? displayText(`✗ ${t.failure.type}: ${t.failure.message}`)
+            : `${t.agent}: ${t.output === undefined ? '…' : shown(t.output)}`,
+        );
       }
       this.agent = view.activeAgent;
       if (view.status !== 'idle') this.watch();
@@ -136,15 +148,22 @@ export class ChatSession {
       case '/end': {
         this.say('ending the conversation once what you sent is answered…');
         const result = await this.chat.end();
-        this.say(`conversation ended: ${result.turns} turns, ${result.handoffs} handoffs, ${result.usage.totalTokens} tokens${costText(result.usage.cost)}`);
+        this.say(
+          `conversation ended: ${result.turns} turns, ${result.handoffs} handoffs, ${result.usage.totalTokens} tokens${costText(result.usage.cost)}`,
+        );
         return 'end';
       }
       case '/history':
-        for (const t of await this.chat.history()) this.say(`#${t.turn} you: ${displayText(t.message ?? '')}\n   ${t.failure ? `✗ ${t.failure.type}` : `${t.agent}: ${t.output === undefined ? '…' : shown(t.output)}`}`);
+        for (const t of await this.chat.history())
+          this.say(
+            `#${t.turn} you: ${displayText(t.message ?? '')}\n   ${t.failure ? `✗ ${t.failure.type}` : `${t.agent}: ${t.output === undefined ? '…' : shown(t.output)}`}`,
+          );
         return undefined;
       case '/status': {
         const v = await this.chat.status();
-        this.say(`${v.status}: ${v.activeAgent} is active, ${v.turns} turns, ${v.queued} waiting, ${v.pendingApprovals.length} approval(s) waiting, ${v.usage.totalTokens} tokens${costText(v.usage.cost)}, run ${v.runs}`);
+        this.say(
+          `${v.status}: ${v.activeAgent} is active, ${v.turns} turns, ${v.queued} waiting, ${v.pendingApprovals.length} approval(s) waiting, ${v.usage.totalTokens} tokens${costText(v.usage.cost)}, run ${v.runs}`,
+        );
         return undefined;
       }
       case '/approve':
@@ -165,13 +184,15 @@ export class ChatSession {
     this.inFlight += 1;
     this.watch();
     this.showDelegations();
-    this.follow(message).then(
-      (reply) => this.answered(reply),
-      (err: Error) => this.say(displayText(`✗ ${err.name}: ${err.message}`)),
-    ).finally(() => {
-      this.inFlight -= 1;
-      this.prompt();
-    });
+    this.follow(message)
+      .then(
+        (reply) => this.answered(reply),
+        (err: Error) => this.say(displayText(`✗ ${err.name}: ${err.message}`)),
+      )
+      .finally(() => {
+        this.inFlight -= 1;
+        this.prompt();
+      });
   }
 
   /** The reply to `message`, its text written as it forms (`agent: …` above the prompt). */
@@ -211,7 +232,9 @@ export class ChatSession {
     const id = args[0] && this.pending.includes(args[0]) ? args.shift() : undefined;
     const text = args.join(' ') || undefined;
     const options = { approver: this.approver, ...(approve ? { comment: text } : { reason: text }), ...cliSigner() };
-    const record = approve ? await this.baton.approve(this.chat.id, id, options) : await this.baton.reject(this.chat.id, id, options);
+    const record = approve
+      ? await this.baton.approve(this.chat.id, id, options)
+      : await this.baton.reject(this.chat.id, id, options);
     this.say(formatDecision(record));
   }
 
@@ -247,7 +270,11 @@ export class ChatSession {
       }
     })().catch(() => undefined);
     // The prompt is the chat's live line: while a specialist works, it says who and for how long.
-    if (process.stdout.isTTY) this.ticking = setInterval(() => !this.text.open && this.delegations.describe(Date.now()) && this.prompt(), 250).unref();
+    if (process.stdout.isTTY)
+      this.ticking = setInterval(
+        () => !this.text.open && this.delegations.describe(Date.now()) && this.prompt(),
+        250,
+      ).unref();
   }
 
   /** While a message is answered, show approvals as they start waiting (the conversation query, twice a second). */

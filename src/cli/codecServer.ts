@@ -38,8 +38,15 @@ Temporal CLI: \`temporal workflow show -w <id> --codec-endpoint http://127.0.0.1
     const port = integerOption('port', values.port, 0, 65_535)!;
     const tokens = readTokens(values['token-file']);
     const codec = codecOptionsFromEnv();
-    if (!codec.encryptionKeys) err(`warning: no ${CODEC_ENV.KEYS} or ${CODEC_ENV.KEY_FILE}: the server only undoes compression`);
-    const server = await startCodecServer({ codecs: batonPayloadCodecs(codec), tokens, origins: values.origin ?? DEV_UI_ORIGINS, port, host: values.host });
+    if (!codec.encryptionKeys)
+      err(`warning: no ${CODEC_ENV.KEYS} or ${CODEC_ENV.KEY_FILE}: the server only undoes compression`);
+    const server = await startCodecServer({
+      codecs: batonPayloadCodecs(codec),
+      tokens,
+      origins: values.origin ?? DEV_UI_ORIGINS,
+      port,
+      host: values.host,
+    });
     const keys = codec.encryptionKeys?.map((k) => k.id).join(', ') ?? 'none';
     out(`baton codec-server: ${server.url} (keys ${keys}; origins ${(values.origin ?? DEV_UI_ORIGINS).join(', ')})`);
     const signal = await interrupted;
@@ -55,7 +62,9 @@ function readTokens(file: string | undefined): string[] {
     try {
       text = fs.readFileSync(file, 'utf8');
     } catch (e) {
-      throw new UsageError(`cannot read --token-file ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+      throw new UsageError(
+        `cannot read --token-file ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`,
+      );
     }
   } else {
     text = process.env[CODEC_TOKENS_ENV] ?? '';
@@ -64,6 +73,7 @@ function readTokens(file: string | undefined): string[] {
     .split(/[,\n]/)
     .map((t) => t.trim())
     .filter((t) => t !== '');
-  if (tokens.length === 0) throw new UsageError(`the codec server needs a token: set ${CODEC_TOKENS_ENV} or pass --token-file`);
+  if (tokens.length === 0)
+    throw new UsageError(`the codec server needs a token: set ${CODEC_TOKENS_ENV} or pass --token-file`);
   return tokens;
 }

@@ -27,14 +27,27 @@ export function temporalNamespace(): string {
  * error that says what to do. The client decodes payloads as `BATON_ENCRYPTION_KEYS` /
  * `BATON_ENCRYPTION_KEY_FILE` and `BATON_COMPRESS` say.
  */
-export async function connect(): Promise<{ client: Client; connection: Connection; native: () => Promise<NativeConnection> }> {
+export async function connect(): Promise<{
+  client: Client;
+  connection: Connection;
+  native: () => Promise<NativeConnection>;
+}> {
   const { connectionOptions, namespace } = cliConfig();
   const address = connectionOptions.address ?? 'localhost:7233';
   const dataConverter = batonDataConverter();
   // Large histories (long conversations) come in pages over gRPC's 4 MB default.
-  const connection = await connectClient({ ...connectionOptions, address, connectTimeout: '5 seconds', channelArgs: { 'grpc.max_receive_message_length': 128 * 2 ** 20 } });
+  const connection = await connectClient({
+    ...connectionOptions,
+    address,
+    connectTimeout: '5 seconds',
+    channelArgs: { 'grpc.max_receive_message_length': 128 * 2 ** 20 },
+  });
   const client = new Client({ connection, namespace, dataConverter });
   // The worker package is loaded by the commands that run a worker, not by those that only talk to the server.
-  const native = () => (require('@temporalio/worker') as { NativeConnection: typeof NativeConnection }).NativeConnection.connect({ ...connectionOptions, address });
+  const native = () =>
+    (require('@temporalio/worker') as { NativeConnection: typeof NativeConnection }).NativeConnection.connect({
+      ...connectionOptions,
+      address,
+    });
   return { client, connection, native };
 }

@@ -14,16 +14,25 @@ your verdict, and what the case expects of a candidate team —
 A chain already in the dataset is refused. Edit the line to expect more (expect.output.regex,
 expect.output.jsonSchema, expect.output.zod, expect.judge.rubric): docs/evaluation.md.`,
   async run(argv, { out }) {
-    const { values, positionals } = parse(argv, { good: { type: 'boolean', default: false }, bad: { type: 'boolean', default: false }, dataset: { type: 'string' } });
+    const { values, positionals } = parse(argv, {
+      good: { type: 'boolean', default: false },
+      bad: { type: 'boolean', default: false },
+      dataset: { type: 'string' },
+    });
     const [action, chainId, ...rest] = positionals;
-    if (action !== 'add') throw new UsageError(`expected add <workflowId>, got ${action === undefined ? 'nothing' : JSON.stringify(action)}`);
+    if (action !== 'add')
+      throw new UsageError(
+        `expected add <workflowId>, got ${action === undefined ? 'nothing' : JSON.stringify(action)}`,
+      );
     if (!chainId || rest.length > 0) throw new UsageError('expected exactly one <workflowId>');
     if (values.good === values.bad) throw new UsageError('mark the chain --good or --bad (one of them)');
     if (!values.dataset) throw new UsageError('--dataset <file.jsonl> is required: the dataset to add the chain to');
     const { client } = await connect();
     const line = await lineFromChain(client, chainId, values.good ? 'good' : 'bad');
     const { line: at } = appendToDataset(values.dataset, line);
-    out(`saved ${chainId} to ${values.dataset}:${at} as ${line.verdict} (${line.verdict === 'good' ? `expects ${line.expect?.route?.join(' → ') ?? ''}` : 'expects a different route or answer'})`);
+    out(
+      `saved ${chainId} to ${values.dataset}:${at} as ${line.verdict} (${line.verdict === 'good' ? `expects ${line.expect?.route?.join(' → ') ?? ''}` : 'expects a different route or answer'})`,
+    );
     return 0;
   },
 };

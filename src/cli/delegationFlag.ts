@@ -26,13 +26,20 @@ export const DELEGATION_HELP = `  --on-behalf-of <approver>
  * The decision's `onBehalfOf` and `delegation` from the flags: both or neither; the grant read
  * from a file when the value names one.
  */
-export function delegationFromFlags(values: { 'on-behalf-of'?: string; delegation?: string }): { onBehalfOf?: string; delegation?: string } {
+export function delegationFromFlags(values: { 'on-behalf-of'?: string; delegation?: string }): {
+  onBehalfOf?: string;
+  delegation?: string;
+} {
   const slot = values['on-behalf-of'];
   const given = values.delegation;
   if (slot === undefined && given === undefined) return {};
-  if (slot === undefined) throw new UsageError('--delegation goes with --on-behalf-of <approver>, the slot the grant gives');
+  if (slot === undefined)
+    throw new UsageError('--delegation goes with --on-behalf-of <approver>, the slot the grant gives');
   if (slot.trim() === '') throw new UsageError('--on-behalf-of must name the approver whose slot is decided');
-  if (given === undefined || given.trim() === '') throw new UsageError(`--on-behalf-of ${slot} needs --delegation <file|grant>: the grant, signed by ${slot} or an operator, that gives you that slot`);
+  if (given === undefined || given.trim() === '')
+    throw new UsageError(
+      `--on-behalf-of ${slot} needs --delegation <file|grant>: the grant, signed by ${slot} or an operator, that gives you that slot`,
+    );
   return { onBehalfOf: slot, delegation: grantOf(given.trim()) };
 }
 
@@ -42,8 +49,13 @@ function grantOf(value: string): string {
   try {
     text = fs.readFileSync(value, 'utf8').trim();
   } catch (err) {
-    throw new UsageError(`--delegation ${value}: neither a grant (a JWS compact serialization, header.payload.signature) nor a readable file (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
+    throw new UsageError(
+      `--delegation ${value}: neither a grant (a JWS compact serialization, header.payload.signature) nor a readable file (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`,
+    );
   }
-  if (!COMPACT_JWS.test(text)) throw new UsageError(`--delegation ${value}: the file does not hold a grant (a JWS compact serialization, header.payload.signature, as signDelegation writes)`);
+  if (!COMPACT_JWS.test(text))
+    throw new UsageError(
+      `--delegation ${value}: the file does not hold a grant (a JWS compact serialization, header.payload.signature, as signDelegation writes)`,
+    );
   return text;
 }

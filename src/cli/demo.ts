@@ -32,19 +32,28 @@ Starts an embedded Temporal dev server (or uses TEMPORAL_ADDRESS), serves the su
 process, follows a chain triage → refunds (which needs approval: asked in a terminal, approved as
 "demo" otherwise), then prints the audit timeline and the handoff flow.`,
   async run(argv, { out, interrupted }) {
-    const { values, positionals } = parse(argv, { input: { type: 'string', default: DEFAULT_INPUT }, keep: { type: 'boolean', default: false } });
-    if (positionals.length > 0) throw new UsageError(`unexpected argument "${positionals[0]}" (the customer's words go in --input)`);
+    const { values, positionals } = parse(argv, {
+      input: { type: 'string', default: DEFAULT_INPUT },
+      keep: { type: 'boolean', default: false },
+    });
+    if (positionals.length > 0)
+      throw new UsageError(`unexpected argument "${positionals[0]}" (the customer's words go in --input)`);
     if (values.input.trim() === '') throw new UsageError('--input is empty: say what the customer wants');
     const team = loadTeamModule(path.resolve(__dirname, '../../examples/support/team'));
     const external = process.env.TEMPORAL_ADDRESS;
     out(`baton demo: the support team (${team.team.ids.join(', ')}), model: ${describeModels(team.team)}`);
     const env = external ? undefined : await startDevServer({ ui: true });
     const address = external ?? env!.address;
-    const uiBase = external ? process.env.TEMPORAL_UI_URL ?? 'http://localhost:8233' : `http://127.0.0.1:${Number(address.split(':').pop()) + 1000}`;
+    const uiBase = external
+      ? (process.env.TEMPORAL_UI_URL ?? 'http://localhost:8233')
+      : `http://127.0.0.1:${Number(address.split(':').pop()) + 1000}`;
     out(external ? `Temporal server: ${address}` : `Temporal dev server started at ${address}`);
     try {
       // The payload codecs configured in the environment (encryption, compression), as the worker uses them.
-      const client = new Client({ connection: env?.connection ?? (await Connection.connect({ address })), dataConverter: batonDataConverter() });
+      const client = new Client({
+        connection: env?.connection ?? (await Connection.connect({ address })),
+        dataConverter: batonDataConverter(),
+      });
       const taskQueue = `baton-demo-${process.pid}`;
       const baton = new Baton({ client, taskQueue });
       const connection = async () => env?.nativeConnection ?? NativeConnection.connect({ address });
@@ -58,7 +67,9 @@ process, follows a chain triage → refunds (which needs approval: asked in a te
       );
       out(formatResult('triage', result));
       const chain = await baton.audit(result.workflowId);
-      out(`\naudit (rebuilt from the workflow history; also \`npx baton audit <workflowId>\`):\n${formatTimeline(chain)}`);
+      out(
+        `\naudit (rebuilt from the workflow history; also \`npx baton audit <workflowId>\`):\n${formatTimeline(chain)}`,
+      );
       out(`\nhandoff flow (Mermaid, \`--mermaid\`):\n${toMermaid(chain)}\n`);
       out(`Temporal UI: ${uiBase}/namespaces/default/workflows/${result.workflowId}`);
       if (values.keep && env) {
@@ -78,8 +89,14 @@ process, follows a chain triage → refunds (which needs approval: asked in a te
 export function describeModels(team: Team): string {
   const shown = new Set<string>();
   for (const { model } of team.agents) {
-    if (model.provider === 'scripted') shown.add('scripted (set OPENAI_API_KEY for a real model: BATON_MODEL, default gpt-4o-mini, at OPENAI_BASE_URL or OpenAI)');
-    else if (model.provider === 'openai') shown.add(`${model.model} at ${model.settings?.baseURL ?? process.env.OPENAI_BASE_URL ?? 'https://api.openai.com/v1'}`);
+    if (model.provider === 'scripted')
+      shown.add(
+        'scripted (set OPENAI_API_KEY for a real model: BATON_MODEL, default gpt-4o-mini, at OPENAI_BASE_URL or OpenAI)',
+      );
+    else if (model.provider === 'openai')
+      shown.add(
+        `${model.model} at ${model.settings?.baseURL ?? process.env.OPENAI_BASE_URL ?? 'https://api.openai.com/v1'}`,
+      );
     else shown.add(`${model.model} (provider ${model.provider})`);
   }
   return [...shown].join(', ');

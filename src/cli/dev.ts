@@ -13,7 +13,8 @@ import type { Command } from './context';
 
 /** `baton dev`: a local Temporal server with the UI and baton's search attributes. */
 export const devCommand: Command = {
-  synopsis: 'baton dev [--port 7233] [--ui-port 8233] [--db .temporal/baton.db] [--codec-port 8081 | --codec-endpoint <url>]',
+  synopsis:
+    'baton dev [--port 7233] [--ui-port 8233] [--db .temporal/baton.db] [--codec-port 8081 | --codec-endpoint <url>]',
   summary: "start a local Temporal server with the UI and baton's search attributes",
   help: `Options:
   --port N                 the server's gRPC port (default 7233)
@@ -40,21 +41,41 @@ with it, and turn on "Include cross-origin credentials" in the UI's codec settin
       'codec-endpoint': { type: 'string' },
     });
     if (positionals.length > 0) throw new UsageError(`unexpected argument "${positionals[0]}"`);
-    if (values['codec-port'] !== undefined && values['codec-endpoint'] !== undefined) throw new UsageError('--codec-port serves a codec endpoint here and --codec-endpoint names one served elsewhere: give one of them');
+    if (values['codec-port'] !== undefined && values['codec-endpoint'] !== undefined)
+      throw new UsageError(
+        '--codec-port serves a codec endpoint here and --codec-endpoint names one served elsewhere: give one of them',
+      );
     const endpoint = values['codec-endpoint'];
-    if (endpoint !== undefined && !/^https?:\/\/[^\s/]+/.test(endpoint)) throw new UsageError(`--codec-endpoint must be an http(s) URL, e.g. http://127.0.0.1:8081, not "${endpoint}"`);
+    if (endpoint !== undefined && !/^https?:\/\/[^\s/]+/.test(endpoint))
+      throw new UsageError(`--codec-endpoint must be an http(s) URL, e.g. http://127.0.0.1:8081, not "${endpoint}"`);
     const port = String(integerOption('port', values.port, 1, 65_535));
     const uiPort = String(integerOption('ui-port', values['ui-port'], 1, 65_535));
     const codecPort = integerOption('codec-port', values['codec-port'] ?? '8081', 0, 65_535)!;
     const binary = findTemporalBinary('cli');
     if (!binary) throw new Error('no Temporal CLI found: set TEMPORAL_CLI_PATH or install python3 with pip');
-    const codec = endpoint === undefined ? await serveCodec(codecPort, uiPort, out) : { url: endpoint, close: async () => undefined };
+    const codec =
+      endpoint === undefined
+        ? await serveCodec(codecPort, uiPort, out)
+        : { url: endpoint, close: async () => undefined };
     fs.mkdirSync(path.dirname(path.resolve(values.db)), { recursive: true });
-    const args = ['server', 'start-dev', '--ip', '127.0.0.1', '--port', port, '--ui-port', uiPort, '--db-filename', values.db];
+    const args = [
+      'server',
+      'start-dev',
+      '--ip',
+      '127.0.0.1',
+      '--port',
+      port,
+      '--ui-port',
+      uiPort,
+      '--db-filename',
+      values.db,
+    ];
     args.push(...searchAttributeFlags());
     for (const value of TUNED_DYNAMIC_CONFIG) args.push('--dynamic-config-value', value);
     if (codec) args.push('--ui-codec-endpoint', codec.url);
-    out(`Temporal dev server on 127.0.0.1:${port}, UI http://127.0.0.1:${uiPort}${codec ? ` with codec endpoint ${codec.url}` : ''} (state in ${values.db})`);
+    out(
+      `Temporal dev server on 127.0.0.1:${port}, UI http://127.0.0.1:${uiPort}${codec ? ` with codec endpoint ${codec.url}` : ''} (state in ${values.db})`,
+    );
     const child = spawn(binary, args, { stdio: 'inherit' });
     // A terminal's Ctrl-C reaches the server too; a SIGTERM sent to baton alone is passed on.
     void interrupted.then(() => child.kill('SIGTERM'));
@@ -65,7 +86,11 @@ with it, and turn on "Include cross-origin credentials" in the UI's codec settin
 };
 
 /** A codec endpoint for the UI when the environment encodes payloads; `undefined` when it does not. */
-async function serveCodec(port: number, uiPort: string, out: (line: string) => void): Promise<{ url: string; close: () => Promise<void> } | undefined> {
+async function serveCodec(
+  port: number,
+  uiPort: string,
+  out: (line: string) => void,
+): Promise<{ url: string; close: () => Promise<void> } | undefined> {
   const options = codecOptionsFromEnv();
   if (!options.encryptionKeys && !options.compress && !options.claimCheck) return undefined;
   const given = (process.env[CODEC_TOKENS_ENV] ?? '')
@@ -74,10 +99,19 @@ async function serveCodec(port: number, uiPort: string, out: (line: string) => v
     .filter(Boolean);
   const tokens = given.length > 0 ? given : [randomBytes(18).toString('base64url')];
   const origins = [`http://localhost:${uiPort}`, `http://127.0.0.1:${uiPort}`];
-  const server = await startCodecServer({ codecs: batonPayloadCodecs(options), tokens, origins, port, host: '127.0.0.1' }).catch((err: NodeJS.ErrnoException) => {
-    if (err.code === 'EADDRINUSE') throw new UsageError(`port ${port} is taken: give the codec endpoint another with --codec-port`);
+  const server = await startCodecServer({
+    codecs: batonPayloadCodecs(options),
+    tokens,
+    origins,
+    port,
+    host: '127.0.0.1',
+  }).catch((err: NodeJS.ErrnoException) => {
+    if (err.code === 'EADDRINUSE')
+      throw new UsageError(`port ${port} is taken: give the codec endpoint another with --codec-port`);
     throw err;
   });
-  out(`codec endpoint ${server.url} (keys ${options.encryptionKeys?.map((k) => k.id).join(', ') ?? 'none'}): sign in there once with ${given.length > 0 ? `a token of ${CODEC_TOKENS_ENV}` : `token ${tokens[0]}`}`);
+  out(
+    `codec endpoint ${server.url} (keys ${options.encryptionKeys?.map((k) => k.id).join(', ') ?? 'none'}): sign in there once with ${given.length > 0 ? `a token of ${CODEC_TOKENS_ENV}` : `token ${tokens[0]}`}`,
+  );
   return server;
 }

@@ -21,11 +21,16 @@ Options:
   --as <who>         reset: who resets the breaker (required)
   --reason <text>    reset: why, kept with the reset`,
   async run(argv, { out }) {
-    const { values, positionals } = parse(argv, { json: { type: 'boolean', default: false }, as: { type: 'string' }, reason: { type: 'string' } });
+    const { values, positionals } = parse(argv, {
+      json: { type: 'boolean', default: false },
+      as: { type: 'string' },
+      reason: { type: 'string' },
+    });
     const [sub, scope, target, ...rest] = positionals;
     const baton = await batonClient();
     if (sub === undefined) {
-      if (values.as !== undefined || values.reason !== undefined) throw new UsageError('--as and --reason go with "reset"');
+      if (values.as !== undefined || values.reason !== undefined)
+        throw new UsageError('--as and --reason go with "reset"');
       const breakers = await baton.economics.breakers();
       if (values.json) out(JSON.stringify(breakers, null, 2));
       else if (breakers.length === 0) out('no shared circuit breaker is running');
@@ -33,9 +38,13 @@ Options:
       return 0;
     }
     if (sub !== 'reset') throw new UsageError(`unknown subcommand "${sub}" (valid: reset)`);
-    if (!scope || !target || rest.length > 0) throw new UsageError('reset takes <scope> <target>, as `baton breakers` lists them');
+    if (!scope || !target || rest.length > 0)
+      throw new UsageError('reset takes <scope> <target>, as `baton breakers` lists them');
     if (!values.as || values.as.trim() === '') throw new UsageError('--as must name who resets the breaker');
-    const reset = await baton.economics.resetBreaker(scope, target, { by: values.as, ...(values.reason ? { reason: values.reason } : {}) });
+    const reset = await baton.economics.resetBreaker(scope, target, {
+      by: values.as,
+      ...(values.reason ? { reason: values.reason } : {}),
+    });
     out(values.json ? JSON.stringify(reset, null, 2) : `reset by ${values.as}: ${formatBreaker(reset)}`);
     return 0;
   },
@@ -63,9 +72,15 @@ Options:
 
 /** One breaker on a line (and its last failure and reset below). */
 export function formatBreaker(b: SharedBreakerState): string {
-  const state = b.state === 'open' ? `open until ${b.until ?? '?'}` : b.state === 'half_open' ? `half open (trial: ${b.trial?.chain ?? '?'} until ${b.trial?.until ?? '?'})` : 'closed';
+  const state =
+    b.state === 'open'
+      ? `open until ${b.until ?? '?'}`
+      : b.state === 'half_open'
+        ? `half open (trial: ${b.trial?.chain ?? '?'} until ${b.trial?.until ?? '?'})`
+        : 'closed';
   const lines = [`${b.scope}  ${b.target}  ${state}  ${b.failures} failure${b.failures === 1 ? '' : 's'}`];
-  if (b.lastFailure) lines.push(`    last failure ${b.lastFailure.at} in ${b.lastFailure.chain}: ${b.lastFailure.reason}`);
+  if (b.lastFailure)
+    lines.push(`    last failure ${b.lastFailure.at} in ${b.lastFailure.chain}: ${b.lastFailure.reason}`);
   const reset = b.resets.at(-1);
   if (reset) lines.push(`    reset ${reset.at} by ${reset.by}${reset.reason ? `: ${reset.reason}` : ''}`);
   return lines.join('\n');

@@ -9,7 +9,9 @@ export function argumentsOption(flag: string, raw: string): Record<string, unkno
   try {
     value = JSON.parse(raw);
   } catch (err) {
-    throw new UsageError(`${flag} must be a JSON object of the tool's arguments, e.g. {"orderId":"A1"}; got text that is not JSON (${(err as Error).message})`);
+    throw new UsageError(
+      `${flag} must be a JSON object of the tool's arguments, e.g. {"orderId":"A1"}; got text that is not JSON (${(err as Error).message})`,
+    );
   }
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
     const got = Array.isArray(value) ? 'a list' : value === null ? 'null' : `a ${typeof value}`;
@@ -33,14 +35,28 @@ export interface MergedArguments {
  * Without such a call (a handoff, several waiting, none), `changes` go as they are and the decision
  * is refused or taken as the run sees fit.
  */
-export function mergeOntoWaiting(waiting: PendingApproval[], approvalId: string | undefined, changes: Record<string, unknown>): MergedArguments {
-  const target = approvalId !== undefined ? waiting.find((p) => p.handoffId === approvalId) : waiting.length === 1 ? waiting[0] : undefined;
+export function mergeOntoWaiting(
+  waiting: PendingApproval[],
+  approvalId: string | undefined,
+  changes: Record<string, unknown>,
+): MergedArguments {
+  const target =
+    approvalId !== undefined
+      ? waiting.find((p) => p.handoffId === approvalId)
+      : waiting.length === 1
+        ? waiting[0]
+        : undefined;
   if (!target?.tool) return { arguments: changes, note: '' };
   const model = argumentsObject(target.tool.arguments);
   const callHash = target.tool.callHash;
-  if (!model) return { arguments: changes, callHash, note: "(the model's arguments were not a JSON object: yours replace them)" };
+  if (!model)
+    return { arguments: changes, callHash, note: "(the model's arguments were not a JSON object: yours replace them)" };
   const changed = Object.keys(changes).filter((k) => JSON.stringify(changes[k]) !== JSON.stringify(model[k]));
   const kept = Object.keys(model).filter((k) => !(k in changes));
   const what = changed.length > 0 ? `changed ${changed.join(', ')}` : 'nothing changed';
-  return { arguments: { ...model, ...changes }, callHash, note: `(${what}${kept.length > 0 ? `; ${kept.join(', ')} as the model gave ${kept.length === 1 ? 'it' : 'them'}` : ''})` };
+  return {
+    arguments: { ...model, ...changes },
+    callHash,
+    note: `(${what}${kept.length > 0 ? `; ${kept.join(', ')} as the model gave ${kept.length === 1 ? 'it' : 'them'}` : ''})`,
+  };
 }

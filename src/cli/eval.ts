@@ -17,7 +17,8 @@ export const evalCommand: Command = {
     'baton eval --team <module> (--query <visibility query> [--limit N] | --ids <id,…> | --histories <file,…> | --dataset <file.jsonl>)\n' +
     '           [--eval-id <id>] [--concurrency 4] [--tools recorded|live] [--live-tools <tool,…>] [--approvals approve|reject]\n' +
     '           [--judge <provider>:<model> | <module>#<export>] [--rubric <text>] [--threshold <rules>] [--json <file | ->] [--max-handoffs N]',
-  summary: 'run a candidate team against recorded chains (or a dataset): routes, outcomes, what changed and why; exit 1 past a threshold',
+  summary:
+    'run a candidate team against recorded chains (or a dataset): routes, outcomes, what changed and why; exit 1 past a threshold',
   help: `The candidate team (--team) runs each case's request as the recorded chain did: while a model call's
 input is one the record has (same agent and n-th call, model, instructions, conversation, tools and
 their schemas), the recorded answer is reused and no model is called; from a call whose input differs,
@@ -76,12 +77,15 @@ async function run(argv: string[], ctx: CommandContext): Promise<number> {
   });
   if (positionals.length > 0) throw new UsageError(`unexpected argument "${positionals[0]}"`);
   const selection = selectionOf(values);
-  if (values.tools !== 'recorded' && values.tools !== 'live') throw new UsageError(`--tools must be recorded or live, got ${JSON.stringify(values.tools)}`);
-  if (values.approvals !== 'approve' && values.approvals !== 'reject') throw new UsageError(`--approvals must be approve or reject, got ${JSON.stringify(values.approvals)}`);
+  if (values.tools !== 'recorded' && values.tools !== 'live')
+    throw new UsageError(`--tools must be recorded or live, got ${JSON.stringify(values.tools)}`);
+  if (values.approvals !== 'approve' && values.approvals !== 'reject')
+    throw new UsageError(`--approvals must be approve or reject, got ${JSON.stringify(values.approvals)}`);
   const concurrency = integerOption('concurrency', values.concurrency, 1, 100);
   const maxHandoffs = runOptionNumber('max-handoffs', 'maxHandoffs', values['max-handoffs']);
   const judge = values.judge !== undefined ? judgeModel(values.judge) : undefined;
-  if (values.rubric !== undefined && !judge) throw new UsageError('--rubric needs --judge: the model that scores the answers');
+  if (values.rubric !== undefined && !judge)
+    throw new UsageError('--rubric needs --judge: the model that scores the answers');
   let threshold;
   try {
     threshold = values.threshold !== undefined ? parseThreshold(values.threshold) : undefined;
@@ -108,7 +112,10 @@ async function run(argv: string[], ctx: CommandContext): Promise<number> {
     ...(maxHandoffs !== undefined ? { runOptions: { maxHandoffs } } : {}),
     ...(threshold ? { threshold } : {}),
     signal: stop.signal,
-    onStart: ({ evalId, total, resumed }) => say(`eval ${evalId}: ${total} case${total === 1 ? '' : 's'} on team ${mod.team.version.id}${resumed ? ' (going on with the run under this id)' : ''}`),
+    onStart: ({ evalId, total, resumed }) =>
+      say(
+        `eval ${evalId}: ${total} case${total === 1 ? '' : 's'} on team ${mod.team.version.id}${resumed ? ' (going on with the run under this id)' : ''}`,
+      ),
     onCase: (report, progress) => say(`  ${formatCaseLine(report, progress)}`),
   });
   let report;
@@ -118,7 +125,9 @@ async function run(argv: string[], ctx: CommandContext): Promise<number> {
     if (err instanceof Interrupted) {
       stop.abort();
       await Promise.race([evaluating.catch(() => undefined), new Promise((r) => setTimeout(r, 3_000).unref())]);
-      ctx.err('stopped following: the eval goes on in Temporal when a worker serves it; run the same command with --eval-id <id> to go on');
+      ctx.err(
+        'stopped following: the eval goes on in Temporal when a worker serves it; run the same command with --eval-id <id> to go on',
+      );
     }
     throw err;
   }
@@ -136,8 +145,16 @@ async function run(argv: string[], ctx: CommandContext): Promise<number> {
   return report.summary.threshold.breached.length > 0 ? ExitCode.FAILURE : ExitCode.OK;
 }
 
-function selectionOf(v: { query?: string; limit?: string; ids?: string[]; histories?: string[]; dataset?: string }): CaseSelection {
-  const given = [v.query !== undefined, v.ids !== undefined, v.histories !== undefined, v.dataset !== undefined].filter(Boolean).length;
+function selectionOf(v: {
+  query?: string;
+  limit?: string;
+  ids?: string[];
+  histories?: string[];
+  dataset?: string;
+}): CaseSelection {
+  const given = [v.query !== undefined, v.ids !== undefined, v.histories !== undefined, v.dataset !== undefined].filter(
+    Boolean,
+  ).length;
   if (given !== 1) throw new UsageError('give the cases one way: --query, --ids, --histories or --dataset');
   if (v.limit !== undefined && v.query === undefined) throw new UsageError('--limit goes with --query');
   if (v.query !== undefined) {
@@ -150,7 +167,10 @@ function selectionOf(v: { query?: string; limit?: string; ids?: string[]; histor
 }
 
 function listOf(text: string | undefined): string[] {
-  return (text ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+  return (text ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
 }
 
 /** The judge's model: `<provider>:<model>`, or a model spec a module exports (`./judge.ts#model`). */
@@ -164,10 +184,16 @@ function judgeModel(spec: string): ModelSpec {
       throw new UsageError(`--judge ${spec}: cannot load ${file}: ${(err as Error).message}`);
     }
     const model = mod[name] as ModelSpec | undefined;
-    if (!model || typeof model.provider !== 'string' || typeof model.model !== 'string') throw new UsageError(`--judge ${spec}: ${file} exports no model spec named ${name} (e.g. export const ${name} = openai('gpt-4o-mini'))`);
+    if (!model || typeof model.provider !== 'string' || typeof model.model !== 'string')
+      throw new UsageError(
+        `--judge ${spec}: ${file} exports no model spec named ${name} (e.g. export const ${name} = openai('gpt-4o-mini'))`,
+      );
     return model;
   }
   const at = spec.indexOf(':');
-  if (at <= 0 || at === spec.length - 1) throw new UsageError(`--judge must be <provider>:<model> (e.g. openai:gpt-4o-mini) or <module>#<export>, got ${JSON.stringify(spec)}`);
+  if (at <= 0 || at === spec.length - 1)
+    throw new UsageError(
+      `--judge must be <provider>:<model> (e.g. openai:gpt-4o-mini) or <module>#<export>, got ${JSON.stringify(spec)}`,
+    );
   return { provider: spec.slice(0, at), model: spec.slice(at + 1) } as ModelSpec;
 }

@@ -8,7 +8,8 @@ import type { Command } from './context';
 
 /** `baton experiment start|stop|show`: split live traffic between variants of a team. */
 export const experimentCommand: Command = {
-  synopsis: 'baton experiment start <definition.json> [--task-queue baton]\nbaton experiment stop <id> --winner <variant> [--reason <text>] [--as <who>]\nbaton experiment show <id> [--json]',
+  synopsis:
+    'baton experiment start <definition.json> [--task-queue baton]\nbaton experiment stop <id> --winner <variant> [--reason <text>] [--as <who>]\nbaton experiment show <id> [--json]',
   summary: 'start, stop or show an experiment that splits new chains between variants',
   help: `start <file>   start the experiment a JSON file defines:
                  {"id": "pricing", "key": "context.tenantId",
@@ -35,8 +36,10 @@ Its figures: baton stats --experiment <id>.`,
     });
     const [action, arg, ...rest] = positionals;
     if (!arg || rest.length > 0) throw new UsageError('expected start <definition.json>, stop <id> or show <id>');
-    if (!['start', 'stop', 'show'].includes(action!)) throw new UsageError(`unknown action ${JSON.stringify(action)}: start, stop or show`);
-    if (action === 'stop' && !values.winner) throw new UsageError('--winner <variant> is required: the variant every new chain goes to');
+    if (!['start', 'stop', 'show'].includes(action!))
+      throw new UsageError(`unknown action ${JSON.stringify(action)}: start, stop or show`);
+    if (action === 'stop' && !values.winner)
+      throw new UsageError('--winner <variant> is required: the variant every new chain goes to');
     const { client } = await connect();
     const baton = new Baton({ client, taskQueue: values['task-queue'] });
     if (action === 'start') {
@@ -50,7 +53,15 @@ Its figures: baton stats --experiment <id>.`,
       return 0;
     }
     if (action === 'stop') {
-      describe(await baton.experiments.stop(arg, { winner: values.winner!, ...(values.as ? { by: values.as } : {}), ...(values.reason ? { reason: values.reason } : {}) }), out, values.json);
+      describe(
+        await baton.experiments.stop(arg, {
+          winner: values.winner!,
+          ...(values.as ? { by: values.as } : {}),
+          ...(values.reason ? { reason: values.reason } : {}),
+        }),
+        out,
+        values.json,
+      );
       return 0;
     }
     describe(await baton.experiments.get(arg), out, values.json);
@@ -61,11 +72,19 @@ Its figures: baton stats --experiment <id>.`,
 function describe(s: ExperimentState, out: (line: string) => void, json: boolean): void {
   if (json) return out(JSON.stringify(s, null, 2));
   const d = s.definition;
-  out(`experiment ${d.id}: ${s.status === 'stopped' ? `stopped ${s.stoppedAt}${s.stoppedBy ? ` by ${s.stoppedBy}` : ''}; every new chain goes to ${s.winner}` : `running since ${s.startedAt}`}`);
+  out(
+    `experiment ${d.id}: ${s.status === 'stopped' ? `stopped ${s.stoppedAt}${s.stoppedBy ? ` by ${s.stoppedBy}` : ''}; every new chain goes to ${s.winner}` : `running since ${s.startedAt}`}`,
+  );
   out(`  split by ${d.key ?? 'id'}`);
   const total = d.variants.reduce((n, v) => n + (v.weight ?? 1), 0);
   for (const v of d.variants) {
-    const where = v.deployment ? `deployment ${v.deployment.name}.${v.deployment.buildId}` : v.taskQueue ? `task queue ${v.taskQueue}` : 'the client\'s task queue';
-    out(`  ${v.name}: ${(((v.weight ?? 1) / total) * 100).toFixed(0)}% on ${where}${v.options ? `, options ${JSON.stringify(v.options)}` : ''}`);
+    const where = v.deployment
+      ? `deployment ${v.deployment.name}.${v.deployment.buildId}`
+      : v.taskQueue
+        ? `task queue ${v.taskQueue}`
+        : "the client's task queue";
+    out(
+      `  ${v.name}: ${(((v.weight ?? 1) / total) * 100).toFixed(0)}% on ${where}${v.options ? `, options ${JSON.stringify(v.options)}` : ''}`,
+    );
   }
 }

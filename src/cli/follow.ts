@@ -6,7 +6,16 @@ import { controlLine } from '../audit/format';
 import { displayText } from '../common/display';
 import { InFlight, specialistLines } from './inFlight';
 import { LiveText } from './liveText';
-import { approvalSubject, decideHint, formatDelegation, formatHandoff, formatRefusal, formatWaiting, type LiveLine, type Print } from './print';
+import {
+  approvalSubject,
+  decideHint,
+  formatDelegation,
+  formatHandoff,
+  formatRefusal,
+  formatWaiting,
+  type LiveLine,
+  type Print,
+} from './print';
 
 /** What {@link follow} does besides printing. */
 export interface FollowOptions {
@@ -118,7 +127,10 @@ async function showProgress(run: BatonRun, print: Print, doing: InFlight, option
           break;
         case 'approval_decided':
           waiting.delete(e.decision.handoffId);
-          if (e.decision.outcome !== 'approved' && !(e.decision.outcome === 'timed_out' && e.decision.onTimeout === 'approve')) {
+          if (
+            e.decision.outcome !== 'approved' &&
+            !(e.decision.outcome === 'timed_out' && e.decision.onTimeout === 'approve')
+          ) {
             print(formatRefusal(e.decision, edges.get(e.decision.handoffId) ?? `handoff ${e.decision.handoffId}`));
           }
           break;
@@ -149,7 +161,12 @@ async function showProgress(run: BatonRun, print: Print, doing: InFlight, option
 }
 
 /** Hand a waiting handoff to `onPending`, or, without one, say how to decide it. */
-async function askOrHint(run: BatonRun, p: PendingApproval & { sensitive?: SensitiveArguments }, print: Print, options: FollowOptions): Promise<void> {
+async function askOrHint(
+  run: BatonRun,
+  p: PendingApproval & { sensitive?: SensitiveArguments },
+  print: Print,
+  options: FollowOptions,
+): Promise<void> {
   if (!options.onPending) {
     print(`${formatWaiting(p)}\n    ${decideHint(run.workflowId, p.handoffId, p.tool !== undefined)}`);
     return;

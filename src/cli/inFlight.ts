@@ -43,13 +43,20 @@ export class InFlight {
         this.end((c) => c.agent === e.handoff.from);
         break;
       case 'approval_requested':
-        this.#approvals.set(e.approval.handoffId, { label: `${approvalSubject(e.approval)} waits for approval`, since });
+        this.#approvals.set(e.approval.handoffId, {
+          label: `${approvalSubject(e.approval)} waits for approval`,
+          since,
+        });
         break;
       case 'approval_decided':
         this.#approvals.delete(e.decision.handoffId);
         break;
       case 'delegation_started':
-        this.#delegations.set(e.workflowId, { label: `${e.agent} waits for ${e.to}`, since, specialist: new InFlight() });
+        this.#delegations.set(e.workflowId, {
+          label: `${e.agent} waits for ${e.to}`,
+          since,
+          specialist: new InFlight(),
+        });
         break;
       case 'specialist':
         this.#delegations.get(e.workflowId)?.specialist.apply(e.event);
@@ -74,7 +81,13 @@ export class InFlight {
       const inner = d.specialist.describe(now);
       return `${d.label}… ${seconds(now - d.since)}${inner ? `: ${inner}` : ''}`;
     });
-    return displayText([...this.#calls.map((c) => `${c.label}… ${seconds(now - c.since)}`), ...delegations, ...[...this.#approvals.values()].map((a) => `${a.label}… ${seconds(now - a.since)}`)].join(' · '));
+    return displayText(
+      [
+        ...this.#calls.map((c) => `${c.label}… ${seconds(now - c.since)}`),
+        ...delegations,
+        ...[...this.#approvals.values()].map((a) => `${a.label}… ${seconds(now - a.since)}`),
+      ].join(' · '),
+    );
   }
 
   private clear(): void {
@@ -84,7 +97,7 @@ export class InFlight {
   }
 
   private end(match: (c: { agent: string; label: string }) => boolean, count = Infinity): void {
-    for (let i = 0; i < this.#calls.length && count > 0; ) {
+    for (let i = 0; i < this.#calls.length && count > 0;) {
       if (match(this.#calls[i]!)) {
         this.#calls.splice(i, 1);
         count -= 1;
@@ -106,7 +119,8 @@ export function specialistLines(e: Extract<RunEvent, { kind: 'specialist' }>, de
   if (inner.kind === 'model_call') return [displayText(`${indent}${inner.agent}: model call`)];
   if (inner.kind === 'tool_call') return [displayText(`${indent}${inner.agent}: tool ${inner.tool}`)];
   if (inner.kind === 'handoff') return [`  ${'  '.repeat(depth)}${formatHandoff(inner.handoff).trimStart()}`];
-  if (inner.kind === 'delegation_started' || inner.kind === 'delegation_ended') return [`  ${'  '.repeat(depth)}${formatDelegation(inner).trimStart()}`];
+  if (inner.kind === 'delegation_started' || inner.kind === 'delegation_ended')
+    return [`  ${'  '.repeat(depth)}${formatDelegation(inner).trimStart()}`];
   return [];
 }
 

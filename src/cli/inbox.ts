@@ -11,7 +11,8 @@ import { TENANT_FLAG, tenantFromFlag } from './tenant';
 
 /** `baton inbox`: what waits for a person across chains, soonest due first; `--approve`/`--reject` decide the page listed. */
 export const inboxCommand: Command = {
-  synopsis: 'baton inbox [--as <name>] [--group <g>]… [--team t] [--agent a] [--tool t] [--min-age 10m] [--overdue] [--search text]\n  [--tenant <id>] [--limit N] [--page <token>] [--json] [(--approve [--comment c] | --reject [--reason r]) [--key <file>]]',
+  synopsis:
+    'baton inbox [--as <name>] [--group <g>]… [--team t] [--agent a] [--tool t] [--min-age 10m] [--overdue] [--search text]\n  [--tenant <id>] [--limit N] [--page <token>] [--json] [(--approve [--comment c] | --reject [--reason r]) [--key <file>]]',
   summary: 'what waits for your decision across chains, soonest due first; decide similar calls together',
   help: `Options:
   --as <name>         whose inbox: what this approver may decide (named among the approvers, or open to
@@ -61,7 +62,8 @@ With --approve/--reject, prints an outcome per approval; exit code 1 when any wa
     if (decision && !values.as) throw new UsageError(`--${decision} needs --as <approver>: who decides`);
     const minAge = values['min-age'];
     const minAgeMs = minAge !== undefined ? durationMs(minAge) : undefined;
-    if (minAge !== undefined && minAgeMs === undefined) throw new UsageError(`--min-age must be a duration such as 10m or "2 hours", got ${JSON.stringify(minAge)}`);
+    if (minAge !== undefined && minAgeMs === undefined)
+      throw new UsageError(`--min-age must be a duration such as 10m or "2 hours", got ${JSON.stringify(minAge)}`);
     const names = [...(values.as ? [values.as] : []), ...(values.group ?? [])];
     const limit = integerOption('limit', values.limit, 1, 500);
     const options: InboxOptions = {
@@ -78,7 +80,9 @@ With --approve/--reject, prints an outcome per approval; exit code 1 when any wa
       ...(values.tenant !== undefined ? { tenant: tenantFromFlag(values.tenant)! } : {}),
     };
     const baton = new Baton({ client: (await connect()).client });
-    const page = await baton.inbox(options).catch((err: unknown) => Promise.reject(err instanceof InboxOptionError ? new UsageError(err.message) : err));
+    const page = await baton
+      .inbox(options)
+      .catch((err: unknown) => Promise.reject(err instanceof InboxOptionError ? new UsageError(err.message) : err));
     if (!decision) {
       if (values.json) out(JSON.stringify(page, null, 2));
       else printPage(page.approvals, page.total, page.nextPageToken, out);
@@ -88,39 +92,73 @@ With --approve/--reject, prints an outcome per approval; exit code 1 when any wa
       out('nothing to decide: no approval matches');
       return 0;
     }
-    const items = page.approvals.map(({ workflowId, approvalId, tool }) => ({ workflowId, approvalId, ...(tool ? { callHash: tool.callHash } : {}) }));
-    return decideItems(baton, { approvals: items, decision, approver: values.as!, ...notes(values), ...cliSigner(values.key, values.kid) }, values.json, out);
+    const items = page.approvals.map(({ workflowId, approvalId, tool }) => ({
+      workflowId,
+      approvalId,
+      ...(tool ? { callHash: tool.callHash } : {}),
+    }));
+    return decideItems(
+      baton,
+      { approvals: items, decision, approver: values.as!, ...notes(values), ...cliSigner(values.key, values.kid) },
+      values.json,
+      out,
+    );
   },
 };
 
 /** `baton approve|reject --batch <file|->`: decide the approvals a JSON list names (`[{workflowId, approvalId, callHash?}]`). */
-export async function decideBatchFile(file: string, batch: Omit<BatchDecision, 'approvals'>, json: boolean, out: (line: string) => void): Promise<number> {
+export async function decideBatchFile(
+  file: string,
+  batch: Omit<BatchDecision, 'approvals'>,
+  json: boolean,
+  out: (line: string) => void,
+): Promise<number> {
   let items: unknown;
   try {
     items = JSON.parse(fs.readFileSync(file === '-' ? 0 : file, 'utf8'));
   } catch (err) {
-    throw new UsageError(`--batch ${file}: not a readable JSON list of {workflowId, approvalId} (${(err as Error).message})`);
+    throw new UsageError(
+      `--batch ${file}: not a readable JSON list of {workflowId, approvalId} (${(err as Error).message})`,
+    );
   }
-  if (!Array.isArray(items)) throw new UsageError(`--batch ${file} must hold a JSON list of {workflowId, approvalId, callHash?}, as \`baton inbox --json\` lists them`);
-  const approvals = items.map((i: Partial<BatchItem>) => ({ workflowId: i?.workflowId, approvalId: i?.approvalId, ...(i?.callHash ? { callHash: i.callHash } : {}) })) as BatchItem[];
+  if (!Array.isArray(items))
+    throw new UsageError(
+      `--batch ${file} must hold a JSON list of {workflowId, approvalId, callHash?}, as \`baton inbox --json\` lists them`,
+    );
+  const approvals = items.map((i: Partial<BatchItem>) => ({
+    workflowId: i?.workflowId,
+    approvalId: i?.approvalId,
+    ...(i?.callHash ? { callHash: i.callHash } : {}),
+  })) as BatchItem[];
   return decideItems(new Baton({ client: (await connect()).client }), { ...batch, approvals }, json, out);
 }
 
-async function decideItems(baton: Baton, batch: BatchDecision, json: boolean, out: (line: string) => void): Promise<number> {
+async function decideItems(
+  baton: Baton,
+  batch: BatchDecision,
+  json: boolean,
+  out: (line: string) => void,
+): Promise<number> {
   const outcomes = await baton.decideBatch(batch);
   if (json) out(JSON.stringify(outcomes, null, 2));
   else for (const o of outcomes) out(outcomeLine(o));
   const failed = outcomes.filter((o) => !o.ok).length;
-  if (!json) out(`${outcomes.length - failed} of ${outcomes.length} ${batch.decision === 'approve' ? 'approved' : 'rejected'}`);
+  if (!json)
+    out(`${outcomes.length - failed} of ${outcomes.length} ${batch.decision === 'approve' ? 'approved' : 'rejected'}`);
   return failed > 0 ? 1 : 0;
 }
 
 function notes(values: { comment?: string; reason?: string }) {
-  return { ...(values.comment !== undefined ? { comment: values.comment } : {}), ...(values.reason !== undefined ? { reason: values.reason } : {}) };
+  return {
+    ...(values.comment !== undefined ? { comment: values.comment } : {}),
+    ...(values.reason !== undefined ? { reason: values.reason } : {}),
+  };
 }
 
 function outcomeLine(o: BatchOutcome): string {
-  return o.ok ? `${o.workflowId} ${o.approvalId}: ${o.record.outcome} by ${o.record.approver}` : `${o.workflowId} ${o.approvalId}: not decided: ${o.reason}`;
+  return o.ok
+    ? `${o.workflowId} ${o.approvalId}: ${o.record.outcome} by ${o.record.approver}`
+    : `${o.workflowId} ${o.approvalId}: not decided: ${o.reason}`;
 }
 
 function printPage(items: InboxItem[], total: number, next: string | undefined, out: (line: string) => void): void {

@@ -16,12 +16,17 @@ export interface InputSource {
 }
 
 /** Read the chain's input; refuses a missing, doubled, empty or oversized input before anything starts. */
-export async function readInput(source: InputSource, interrupted: Promise<NodeJS.Signals>, notice: (line: string) => void): Promise<string> {
+export async function readInput(
+  source: InputSource,
+  interrupted: Promise<NodeJS.Signals>,
+  notice: (line: string) => void,
+): Promise<string> {
   if (source.arg !== undefined && source.file !== undefined) {
     throw new UsageError('give the input once: as <input>, as - (stdin) or with --input-file <path>, not two of them');
   }
   const from = source.file ?? source.arg;
-  if (from === undefined) throw new UsageError('expected <input> after <agent>: quote it, pass - to read stdin, or use --input-file <path>');
+  if (from === undefined)
+    throw new UsageError('expected <input> after <agent>: quote it, pass - to read stdin, or use --input-file <path>');
   let input: string;
   let where: string;
   if (from === '-') {
@@ -36,7 +41,9 @@ export async function readInput(source: InputSource, interrupted: Promise<NodeJS
     where = 'the input';
   }
   if (input.trim() === '') {
-    throw new UsageError(`${where} is empty: a chain needs a request to work on (quote it as <input>, pass - to read stdin, or use --input-file <path>)`);
+    throw new UsageError(
+      `${where} is empty: a chain needs a request to work on (quote it as <input>, pass - to read stdin, or use --input-file <path>)`,
+    );
   }
   return input;
 }
@@ -64,7 +71,9 @@ function readFile(file: string): string {
   try {
     size = fs.statSync(file).size;
   } catch (err) {
-    throw new UsageError(`cannot read the input file ${file}: ${(err as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (err as Error).message}`);
+    throw new UsageError(
+      `cannot read the input file ${file}: ${(err as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (err as Error).message}`,
+    );
   }
   // JSON escaping never shrinks text, so a file over the limit cannot fit: refuse it without reading it.
   if (size > PAYLOAD_LIMIT_BYTES) throw tooLarge(`the input file ${file} is ${megabytes(size)}`);

@@ -17,12 +17,22 @@ export const keygenCommand: Command = {
 Prints the public entry to list in the team's approverKeys (or a run's options): {kid, approvers,
 publicKey}. Sign with the private key: baton approve … --key <file>, decisionSignerFromFile(file).`,
   async run(argv, { out }) {
-    const { values, positionals } = parse(argv, { approver: { type: 'string', multiple: true }, out: { type: 'string' }, kid: { type: 'string' }, service: { type: 'boolean', default: false } });
+    const { values, positionals } = parse(argv, {
+      approver: { type: 'string', multiple: true },
+      out: { type: 'string' },
+      kid: { type: 'string' },
+      service: { type: 'boolean', default: false },
+    });
     if (positionals.length > 0) throw new UsageError(`unexpected argument "${positionals[0]}"`);
     if (!values.approver?.length) throw new UsageError('--approver <name> is required: whom the key signs for');
     if (!values.out) throw new UsageError('--out <file> is required: where the private key goes');
-    if (fs.existsSync(values.out)) throw new UsageError(`${values.out} exists; choose another file (a key is never overwritten)`);
-    const { privateJwk, approverKey } = generateApproverKey({ approvers: values.approver, ...(values.kid !== undefined ? { kid: values.kid } : {}), ...(values.service ? { service: true } : {}) });
+    if (fs.existsSync(values.out))
+      throw new UsageError(`${values.out} exists; choose another file (a key is never overwritten)`);
+    const { privateJwk, approverKey } = generateApproverKey({
+      approvers: values.approver,
+      ...(values.kid !== undefined ? { kid: values.kid } : {}),
+      ...(values.service ? { service: true } : {}),
+    });
     fs.writeFileSync(values.out, `${JSON.stringify(privateJwk)}\n`, { mode: 0o600, flag: 'wx' });
     out(JSON.stringify(approverKey));
     return ExitCode.OK;

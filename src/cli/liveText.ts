@@ -32,7 +32,10 @@ export class LiveText {
       this.end();
       if (change.kind === 'text_reset') {
         // The text is on a line of its own above: say it no longer stands.
-        if (this.#closed.delete(key)) this.write(`${this.indent}(${displayText(change.agent)}: ${WHY[change.reason]}; its text above is dropped)\n`);
+        if (this.#closed.delete(key))
+          this.write(
+            `${this.indent}(${displayText(change.agent)}: ${WHY[change.reason]}; its text above is dropped)\n`,
+          );
         return;
       }
       this.#closed.delete(key);
@@ -62,4 +65,8 @@ export class LiveText {
   }
 }
 
-const WHY = { retry: 'the model call was tried again', correction: 'as recorded', stopped: 'stopped by an interrupt' } as const;
+const WHY = {
+  retry: 'the model call was tried again',
+  correction: 'as recorded',
+  stopped: 'stopped by an interrupt',
+} as const;

@@ -1,6 +1,13 @@
 import { BatonError } from '../common/errors';
 import { UsageError } from './args';
-import { type Command, type CommandContext, ExitCode, Interrupted, interruptedExitCode, listenForInterrupts } from './context';
+import {
+  type Command,
+  type CommandContext,
+  ExitCode,
+  Interrupted,
+  interruptedExitCode,
+  listenForInterrupts,
+} from './context';
 import type * as Approvals from './approvals';
 import type { Print } from './print';
 import { installCliRuntime } from './runtime';
@@ -103,7 +110,10 @@ export async function main(argv: string[], output: MainOutput = {}): Promise<num
   const interrupts = listenForInterrupts();
   const ctx: CommandContext = { out, err, interrupted: interrupts.first };
   try {
-    return await Promise.race([command.run(rest, ctx), interrupts.forced.then((signal) => interruptedExitCode(signal))]);
+    return await Promise.race([
+      command.run(rest, ctx),
+      interrupts.forced.then((signal) => interruptedExitCode(signal)),
+    ]);
   } catch (e) {
     return report(name, command, e, err);
   } finally {
@@ -113,7 +123,9 @@ export async function main(argv: string[], output: MainOutput = {}): Promise<num
 
 function report(name: string, command: Command, e: unknown, err: Print): number {
   if (e instanceof UsageError) {
-    err(`baton ${name}: ${e.message}\nusage: ${command.synopsis.replace(/\n/g, '\n       ')}\n(\`baton ${name} --help\` for more)`);
+    err(
+      `baton ${name}: ${e.message}\nusage: ${command.synopsis.replace(/\n/g, '\n       ')}\n(\`baton ${name} --help\` for more)`,
+    );
     return ExitCode.USAGE;
   }
   if (e instanceof Interrupted) return interruptedExitCode(e.signal);

@@ -29,7 +29,9 @@ export function counted(n: number, what: string): string {
 /** One handoff as it happens: `↪ triage → refunds [approved by alice]: message`. */
 export function formatHandoff(h: HandoffRecord): string {
   const message = h.message.length > 100 ? `${h.message.slice(0, 97)}...` : h.message;
-  const approval = h.approval ? ` [${h.approval.outcome === 'approved' ? `approved by ${displayText(h.approval.approver ?? '?')}` : 'approved on timeout'}]` : '';
+  const approval = h.approval
+    ? ` [${h.approval.outcome === 'approved' ? `approved by ${displayText(h.approval.approver ?? '?')}` : 'approved on timeout'}]`
+    : '';
   return `  ↪ ${displayText(h.from)} → ${displayText(h.to)}${approval}: ${displayText(message)}`;
 }
 
@@ -54,9 +56,15 @@ const ARGUMENTS_WIDTH = 200;
  * What waits for approval: `triage → refunds` for a handoff, or, for a tool call, the agent and the
  * call with its arguments: `refunds → tool issueRefund {"orderId":"A1","amount":250}`.
  */
-export function approvalSubject(p: Pick<PendingApproval, 'from' | 'to'> & { tool?: { name: string; arguments: string | object; argumentsText?: string } }): string {
+export function approvalSubject(
+  p: Pick<PendingApproval, 'from' | 'to'> & {
+    tool?: { name: string; arguments: string | object; argumentsText?: string };
+  },
+): string {
   if (!p.tool) return displayText(`${p.from} → ${p.to}`);
-  const text = p.tool.argumentsText ?? (typeof p.tool.arguments === 'string' ? p.tool.arguments : JSON.stringify(p.tool.arguments));
+  const text =
+    p.tool.argumentsText ??
+    (typeof p.tool.arguments === 'string' ? p.tool.arguments : JSON.stringify(p.tool.arguments));
   return displayText(`${p.from} → tool ${p.tool.name} ${compactArguments(text)}`);
 }
 
@@ -76,7 +84,12 @@ export function formatPending(p: PendingHandoff): string {
   const age = Math.round(p.ageMs / 1000);
   const head = `${p.workflowId}  ${p.approvalId}  ${approvalSubject(p)}  waiting ${age}s${p.approvers ? `  approvers: ${p.approvers.join(', ')}` : ''}${p.team ? `  team ${p.team}` : ''}`;
   // A tool call's message is the call itself, already on the line.
-  const asked = (p.questions ?? []).map((q) => `\n    ? ${displayText(`${q.askedBy}: ${JSON.stringify(q.question)}${q.answer !== undefined ? ` → ${q.answeredBy ?? ''}: ${JSON.stringify(q.answer)}` : ' (waits for the answer)'}`)}`).join('');
+  const asked = (p.questions ?? [])
+    .map(
+      (q) =>
+        `\n    ? ${displayText(`${q.askedBy}: ${JSON.stringify(q.question)}${q.answer !== undefined ? ` → ${q.answeredBy ?? ''}: ${JSON.stringify(q.answer)}` : ' (waits for the answer)'}`)}`,
+    )
+    .join('');
   return (p.tool ? displayText(head) : `${displayText(head)}\n    ${displayText(JSON.stringify(p.message))}`) + asked;
 }
 
@@ -96,7 +109,9 @@ export function formatWaiting(p: PendingApproval): string {
 /** A decision as `baton approve` prints it: `tool call … (issueRefund) approved by alice with edited arguments {…}`. */
 export function formatDecision(d: ApprovalRecord): string {
   const what = d.tool ? `tool call ${d.handoffId} (${d.tool})` : `handoff ${d.handoffId}`;
-  return displayText(`${what} ${d.outcome.replace(/_/g, ' ')}${d.approver ? ` by ${d.approver}${d.onBehalfOf ? ` for ${d.onBehalfOf}` : ''}` : ''}${d.reasonLabel ? `: ${d.reason} (${d.reasonLabel})` : ''}${d.editedArguments ? ` with edited arguments ${compactArguments(d.editedArguments)}` : ''}${identityText(d.identity)}`);
+  return displayText(
+    `${what} ${d.outcome.replace(/_/g, ' ')}${d.approver ? ` by ${d.approver}${d.onBehalfOf ? ` for ${d.onBehalfOf}` : ''}` : ''}${d.reasonLabel ? `: ${d.reason} (${d.reasonLabel})` : ''}${d.editedArguments ? ` with edited arguments ${compactArguments(d.editedArguments)}` : ''}${identityText(d.identity)}`,
+  );
 }
 
 /**
@@ -104,7 +119,8 @@ export function formatDecision(d: ApprovalRecord): string {
  * `✗ triage → refunds rejected by bob: not this one`, or a timeout and what the policy made of it.
  */
 export function formatRefusal(d: ApprovalRecord, edge: string): string {
-  if (d.outcome === 'rejected') return displayText(`  ✗ ${edge} rejected by ${d.approver ?? 'someone'}${d.reason ? `: ${d.reason}` : ''}`);
+  if (d.outcome === 'rejected')
+    return displayText(`  ✗ ${edge} rejected by ${d.approver ?? 'someone'}${d.reason ? `: ${d.reason}` : ''}`);
   const after = d.timeout !== undefined ? ` in ${typeof d.timeout === 'number' ? `${d.timeout} ms` : d.timeout}` : '';
   return `  ⌛ ${edge}: no decision${after}, so ${d.onTimeout === 'fail' ? 'the run fails' : d.onTimeout === 'approve' ? 'it goes ahead' : 'it is rejected'}`;
 }

@@ -31,8 +31,15 @@ export function approvalPrompter(baton: Baton, print: Print, options: PrompterOp
     if (process.stdin.isTTY && terminal.isTTY) {
       await ask(baton, run, p, print, terminal);
     } else if (options.autoApprover) {
-      const record = await baton.approve(run.workflowId, p.handoffId, { approver: options.autoApprover, comment: 'approved by the demo (no terminal to ask)' });
-      print(displayText(`    ${record.outcome} by ${record.approver} (no terminal to ask; run it in a terminal to decide yourself)`));
+      const record = await baton.approve(run.workflowId, p.handoffId, {
+        approver: options.autoApprover,
+        comment: 'approved by the demo (no terminal to ask)',
+      });
+      print(
+        displayText(
+          `    ${record.outcome} by ${record.approver} (no terminal to ask; run it in a terminal to decide yourself)`,
+        ),
+      );
     } else {
       print(`    ${decideHint(run.workflowId, p.handoffId, p.tool !== undefined)}`);
     }
@@ -68,9 +75,18 @@ async function ask(baton: Baton, run: BatonRun, p: Waiting, print: Print, termin
  * rejection asks for its reason (the agent gets it with the rejection), so what is typed next is
  * never taken as an answer to a later question.
  */
-export async function askOnce(baton: Baton, run: BatonRun, p: Waiting, rl: readline.Interface, print: Print, hint: string): Promise<boolean> {
+export async function askOnce(
+  baton: Baton,
+  run: BatonRun,
+  p: Waiting,
+  rl: readline.Interface,
+  print: Print,
+  hint: string,
+): Promise<boolean> {
   const choices = p.tool ? '[y]es / [n]o / [e]dit the arguments' : '[y]es / [n]o';
-  const answer = (await rl.question(`    approve it? ${choices} / anything else leaves it waiting: `)).trim().toLowerCase();
+  const answer = (await rl.question(`    approve it? ${choices} / anything else leaves it waiting: `))
+    .trim()
+    .toLowerCase();
   const edit = p.tool !== undefined && (answer === 'e' || answer === 'edit');
   if (!edit && answer !== 'y' && answer !== 'yes' && answer !== 'n' && answer !== 'no') {
     print(`    left waiting; ${hint}`);
@@ -78,9 +94,17 @@ export async function askOnce(baton: Baton, run: BatonRun, p: Waiting, rl: readl
   }
   let edited: { arguments: Record<string, unknown>; callHash?: string } | undefined;
   if (edit) {
-    const hidden = p.sensitive && !p.sensitive.revealed ? ' (its sensitive fields show as [redacted]; those you leave out keep their values)' : '';
+    const hidden =
+      p.sensitive && !p.sensitive.revealed
+        ? ' (its sensitive fields show as [redacted]; those you leave out keep their values)'
+        : '';
     try {
-      const changes = argumentsOption('the arguments', await rl.question(`    fields to change (a JSON object merged onto the model's arguments; now ${p.tool!.arguments}${hidden}): `));
+      const changes = argumentsOption(
+        'the arguments',
+        await rl.question(
+          `    fields to change (a JSON object merged onto the model's arguments; now ${p.tool!.arguments}${hidden}): `,
+        ),
+      );
       edited = mergeOntoWaiting(await run.pendingApprovals(), p.handoffId, changes);
     } catch (err) {
       print(`    ${(err as Error).message}`);
@@ -91,13 +115,23 @@ export async function askOnce(baton: Baton, run: BatonRun, p: Waiting, rl: readl
   const rejecting = answer.startsWith('n');
   const reason = rejecting ? (await rl.question('    why? (the agent is told; Enter for no reason): ')).trim() : '';
   const decide = rejecting ? baton.reject.bind(baton) : baton.approve.bind(baton);
-  const record = await decide(run.workflowId, { approvalId: p.handoffId, approver, ...(reason ? { reason } : {}), ...(edited ?? {}), ...cliSigner() }).catch((err: Error) => {
+  const record = await decide(run.workflowId, {
+    approvalId: p.handoffId,
+    approver,
+    ...(reason ? { reason } : {}),
+    ...(edited ?? {}),
+    ...cliSigner(),
+  }).catch((err: Error) => {
     print(`    ${err.name}: ${err.message}`);
     return undefined;
   });
   if (!record) return false;
   const shown = p.sensitive ? redactDecisionRecord(record, { arguments: p.sensitive.arguments }) : record;
-  print(displayText(`    ${shown.outcome} by ${shown.approver}${shown.reason ? `: ${shown.reason}` : ''}${shown.editedArguments ? ` with edited arguments ${shown.editedArguments}` : ''}`));
+  print(
+    displayText(
+      `    ${shown.outcome} by ${shown.approver}${shown.reason ? `: ${shown.reason}` : ''}${shown.editedArguments ? ` with edited arguments ${shown.editedArguments}` : ''}`,
+    ),
+  );
   return true;
 }
 

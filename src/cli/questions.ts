@@ -20,7 +20,9 @@ function questionCommand(kind: 'ask' | 'answer'): Command {
   const text = ask ? '<question>' : '<answer>';
   return {
     synopsis: `baton ${kind} <workflowId> <approvalId> ${text} --as <${ask ? 'approver' : 'answerer'}> [--json]`,
-    summary: ask ? 'ask a question about a waiting approval instead of deciding it' : 'answer the open question about a waiting approval',
+    summary: ask
+      ? 'ask a question about a waiting approval instead of deciding it'
+      : 'answer the open question about a waiting approval',
     help: `Options:
   --as <name>   ${ask ? "who asks (required; one of the approval's approvers, when it names any)" : 'who answers (required): the requester, or whoever speaks for them'}
   --json        print the question${ask ? '' : ' and its answer'} as JSON
@@ -35,14 +37,21 @@ decision records it, and a rejection gives the agent the questions and answers a
 A ${kind === 'ask' ? 'question' : 'answer'} that cannot apply (nothing waits under that id${ask ? ', not an approver, a question already open' : ', no question open'}, empty) is
 refused with QuestionRefusedError and exit code 1.`,
     async run(argv, { out }) {
-      const { values, positionals } = parse(argv, { as: { type: 'string' }, json: { type: 'boolean', default: false } });
+      const { values, positionals } = parse(argv, {
+        as: { type: 'string' },
+        json: { type: 'boolean', default: false },
+      });
       const [workflowId, approvalId, said, ...rest] = positionals;
-      if (!workflowId || !approvalId || said === undefined || rest.length > 0) throw new UsageError(`expected <workflowId> <approvalId> ${text} (quote the text)`);
+      if (!workflowId || !approvalId || said === undefined || rest.length > 0)
+        throw new UsageError(`expected <workflowId> <approvalId> ${text} (quote the text)`);
       if (said.trim() === '') throw new UsageError(`${text} must not be empty`);
-      if (!values.as || values.as.trim() === '') throw new UsageError(`--as <name> is required: who ${ask ? 'asks' : 'answers'}`);
+      if (!values.as || values.as.trim() === '')
+        throw new UsageError(`--as <name> is required: who ${ask ? 'asks' : 'answers'}`);
       const { client } = await connect();
       const baton = new Baton({ client });
-      const q = ask ? await baton.ask(workflowId, { approvalId, approver: values.as, question: said }) : await baton.answer(workflowId, { approvalId, answerer: values.as, answer: said });
+      const q = ask
+        ? await baton.ask(workflowId, { approvalId, approver: values.as, question: said })
+        : await baton.answer(workflowId, { approvalId, answerer: values.as, answer: said });
       out(values.json ? JSON.stringify(q, null, 2) : formatQuestion(approvalId, q));
       return 0;
     },
@@ -52,5 +61,9 @@ refused with QuestionRefusedError and exit code 1.`,
 /** `approval a1: alice asked "why 4?"`, with its answer once given. */
 export function formatQuestion(approvalId: string, q: ApprovalQuestion): string {
   const asked = `approval ${approvalId}: ${q.askedBy} asked ${JSON.stringify(q.question)}`;
-  return displayText(q.answer === undefined ? `${asked}; it waits for the answer` : `${asked}; ${q.answeredBy ?? 'someone'} answered ${JSON.stringify(q.answer)}`);
+  return displayText(
+    q.answer === undefined
+      ? `${asked}; it waits for the answer`
+      : `${asked}; ${q.answeredBy ?? 'someone'} answered ${JSON.stringify(q.answer)}`,
+  );
 }

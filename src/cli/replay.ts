@@ -23,7 +23,8 @@ export const replayCommand: Command = {
   synopsis:
     'baton replay <workflowId> [--from-handoff N] [--max-handoffs N] [--max-turns N] [--model <agent>=<model>]\n             [--on-current-team] [--team <module>] [--task-queue baton]\n' +
     'baton replay --check <workflowId | history.json>...',
-  summary: 'continue a failed chain from its last good step, move a conversation onto the current team; or check recorded histories for determinism',
+  summary:
+    'continue a failed chain from its last good step, move a conversation onto the current team; or check recorded histories for determinism',
   reportsChainFailures: true,
   help: `Continuing a chain (a new run of the same workflow id; completed model and tool calls are not repeated):
   --from-handoff N       continue from just before handoff N (1-based) instead of from the failure
@@ -58,7 +59,8 @@ Checking determinism:
     });
     if (values.check) return check(positionals, ctx.out);
     const [workflowId, ...rest] = positionals;
-    if (!workflowId || rest.length > 0) throw new UsageError('expected exactly <workflowId> (or --check <workflowId | file>...)');
+    if (!workflowId || rest.length > 0)
+      throw new UsageError('expected exactly <workflowId> (or --check <workflowId | file>...)');
     return continueChain(workflowId, values, ctx);
   },
 };
@@ -84,15 +86,28 @@ async function continueChain(workflowId: string, values: ContinueValues, ctx: Co
   const type = await client.workflow
     .getHandle(workflowId)
     .describe()
-    .then((d) => d.type, () => undefined);
+    .then(
+      (d) => d.type,
+      () => undefined,
+    );
   if (type === WorkflowType.CONVERSATION) return continueConversation(baton, workflowId, values, ctx);
-  const replayed = await baton.replay(workflowId, { ...(fromHandoff !== undefined ? { fromHandoff } : {}), ...(overrides ? { overrides } : {}), ...(onCurrentTeam ? { onCurrentTeam } : {}) });
-  const migrated = replayed.migratedFrom ? `, moving from team ${replayed.migratedFrom} to the team the workers run now` : '';
-  ctx.out(`chain ${workflowId} continues from ${replayed.from} in run ${replayed.runId} (${replayed.mechanism} of run ${replayed.baseRunId}${migrated})`);
+  const replayed = await baton.replay(workflowId, {
+    ...(fromHandoff !== undefined ? { fromHandoff } : {}),
+    ...(overrides ? { overrides } : {}),
+    ...(onCurrentTeam ? { onCurrentTeam } : {}),
+  });
+  const migrated = replayed.migratedFrom
+    ? `, moving from team ${replayed.migratedFrom} to the team the workers run now`
+    : '';
+  ctx.out(
+    `chain ${workflowId} continues from ${replayed.from} in run ${replayed.runId} (${replayed.mechanism} of run ${replayed.baseRunId}${migrated})`,
+  );
   const live = LiveLine.on(process.stdout);
   const result = await untilDone(
     async () => {
-      const stopCheck = mod ? undefined : warnWhenNoWorker(client, taskQueue, workflowId, live?.wrap(ctx.err) ?? ctx.err);
+      const stopCheck = mod
+        ? undefined
+        : warnWhenNoWorker(client, taskQueue, workflowId, live?.wrap(ctx.err) ?? ctx.err);
       try {
         return await follow(baton.getRun(workflowId), ctx.out, { live });
       } finally {
@@ -105,13 +120,28 @@ async function continueChain(workflowId: string, values: ContinueValues, ctx: Co
   return 0;
 }
 
-async function continueConversation(baton: Baton, workflowId: string, values: ContinueValues, ctx: CommandContext): Promise<number> {
-  const chainOnly = (['from-handoff', 'max-handoffs', 'max-turns', 'model', 'team'] as const).filter((k) => values[k] !== undefined);
-  if (chainOnly.length > 0) throw new UsageError(`${workflowId} is a conversation: ${chainOnly.map((k) => `--${k}`).join(', ')} apply to chains (a conversation replays with --on-current-team only)`);
+async function continueConversation(
+  baton: Baton,
+  workflowId: string,
+  values: ContinueValues,
+  ctx: CommandContext,
+): Promise<number> {
+  const chainOnly = (['from-handoff', 'max-handoffs', 'max-turns', 'model', 'team'] as const).filter(
+    (k) => values[k] !== undefined,
+  );
+  if (chainOnly.length > 0)
+    throw new UsageError(
+      `${workflowId} is a conversation: ${chainOnly.map((k) => `--${k}`).join(', ')} apply to chains (a conversation replays with --on-current-team only)`,
+    );
   const replayed = await baton.replayConversation(workflowId, { onCurrentTeam: values['on-current-team'] === true });
   const m = replayed.migration;
-  const moved = m ? `, moved from team ${m.from} to ${m.to}${m.turn !== undefined ? `: turn ${m.turn} goes on from its last step` : ' before its next turn'}` : '';
-  const how = replayed.mechanism === 'migrate' ? 'goes on' : `continues in run ${replayed.runId} from the state run ${replayed.baseRunId} was handed`;
+  const moved = m
+    ? `, moved from team ${m.from} to ${m.to}${m.turn !== undefined ? `: turn ${m.turn} goes on from its last step` : ' before its next turn'}`
+    : '';
+  const how =
+    replayed.mechanism === 'migrate'
+      ? 'goes on'
+      : `continues in run ${replayed.runId} from the state run ${replayed.baseRunId} was handed`;
   ctx.out(`conversation ${workflowId} ${how}${moved}`);
   return 0;
 }
@@ -125,22 +155,39 @@ function overridesFrom(values: ContinueValues): RunOverrides | undefined {
     if (!agent || !name) throw new UsageError(`--model takes <agent>=<openai model>, got "${m}"`);
     models[agent] = openai(name);
   }
-  const options = { ...(maxHandoffs !== undefined ? { maxHandoffs } : {}), ...(maxTurns !== undefined ? { maxTurns } : {}) };
+  const options = {
+    ...(maxHandoffs !== undefined ? { maxHandoffs } : {}),
+    ...(maxTurns !== undefined ? { maxTurns } : {}),
+  };
   if (Object.keys(options).length === 0 && Object.keys(models).length === 0) return undefined;
-  return { ...(Object.keys(options).length > 0 ? { options } : {}), ...(Object.keys(models).length > 0 ? { models } : {}) };
+  return {
+    ...(Object.keys(options).length > 0 ? { options } : {}),
+    ...(Object.keys(models).length > 0 ? { models } : {}),
+  };
 }
 
 async function check(sources: string[], print: Print): Promise<number> {
-  if (sources.length === 0) throw new UsageError('--check needs workflow ids or history files (temporal workflow show --output json)');
+  if (sources.length === 0)
+    throw new UsageError('--check needs workflow ids or history files (temporal workflow show --output json)');
   const missing = sources.filter((s) => s.endsWith('.json') && !fs.existsSync(s));
   if (missing.length > 0) throw new UsageError(`no such history file: ${missing.join(', ')}`);
   const files = sources.filter((s) => fs.existsSync(s));
   const ids = sources.filter((s) => !fs.existsSync(s));
-  const histories = [...readFiles(files), ...(ids.length > 0 ? await fetchHistories((await connect()).client, ids) : [])];
+  const histories = [
+    ...readFiles(files),
+    ...(ids.length > 0 ? await fetchHistories((await connect()).client, ids) : []),
+  ];
   const results = await checkHistories(histories);
-  for (const r of results) print(r.ok ? `ok    ${r.source}` : `${r.nondeterministic ? 'NONDETERMINISTIC' : 'FAILED'}  ${r.source}: ${r.error}`);
+  for (const r of results)
+    print(
+      r.ok ? `ok    ${r.source}` : `${r.nondeterministic ? 'NONDETERMINISTIC' : 'FAILED'}  ${r.source}: ${r.error}`,
+    );
   const bad = results.filter((r) => !r.ok).length;
-  print(bad === 0 ? `${results.length} histories replay with the current workflow code` : `${bad} of ${results.length} histories do not replay: guard the change with patched()`);
+  print(
+    bad === 0
+      ? `${results.length} histories replay with the current workflow code`
+      : `${bad} of ${results.length} histories do not replay: guard the change with patched()`,
+  );
   return bad === 0 ? 0 : 1;
 }
 
@@ -149,7 +196,9 @@ function readFiles(files: string[]): HistorySource[] {
     try {
       return historiesFromFiles([file])[0]!;
     } catch (err) {
-      throw new Error(`${file} is not a workflow history in Temporal's JSON (temporal workflow show --output json): ${(err as Error).message}`);
+      throw new Error(
+        `${file} is not a workflow history in Temporal's JSON (temporal workflow show --output json): ${(err as Error).message}`,
+      );
     }
   });
 }
@@ -161,7 +210,9 @@ async function fetchHistories(client: Client, ids: string[]): Promise<HistorySou
   const fetched = ids.map((id) =>
     historiesFromServer(client, [id]).catch((err: unknown) => {
       if (!(err instanceof WorkflowNotFoundError) && !(isGrpcServiceError(err) && err.code === NOT_FOUND)) throw err;
-      throw new UsageError(`"${id}" is neither a history file nor a workflow id on ${temporalAddress()} (namespace ${client.options.namespace})`);
+      throw new UsageError(
+        `"${id}" is neither a history file nor a workflow id on ${temporalAddress()} (namespace ${client.options.namespace})`,
+      );
     }),
   );
   return (await Promise.all(fetched)).flat();

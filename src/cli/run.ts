@@ -18,7 +18,8 @@ import { TENANT_FLAG, tenantFromFlag } from './tenant';
 
 /** `baton run <agent> <input>`: start a chain, print what its agents do as it happens, then the answer. */
 export const runCommand: Command = {
-  synopsis: 'baton run <agent> (<input> | - | --input-file <path>) [--team <module>] [--json] [--max-handoffs N] [--max-cost <amount>]\n          [--priority N] [--fairness-key <key>] [--fairness-weight W] [--task-queue baton] [--workflow-id <id>] [--experiment <id>] [--tenant <id>]',
+  synopsis:
+    'baton run <agent> (<input> | - | --input-file <path>) [--team <module>] [--json] [--max-handoffs N] [--max-cost <amount>]\n          [--priority N] [--fairness-key <key>] [--fairness-weight W] [--task-queue baton] [--workflow-id <id>] [--experiment <id>] [--tenant <id>]',
   summary: 'start a chain, print what its agents do and each handoff as it happens, then the answer',
   help: `Arguments:
   <agent>                the agent that takes the request first
@@ -66,16 +67,23 @@ async function run(argv: string[], ctx: CommandContext): Promise<number> {
   });
   const [agent, inputArg, ...rest] = positionals;
   if (!agent) throw new UsageError('expected <agent> and the input');
-  if (rest.length > 0) throw new UsageError('expected exactly <agent> <input>: quote the input, or pass - / --input-file <path>');
+  if (rest.length > 0)
+    throw new UsageError('expected exactly <agent> <input>: quote the input, or pass - / --input-file <path>');
   const maxHandoffs = runOptionNumber('max-handoffs', 'maxHandoffs', values['max-handoffs']);
   const taskQueue = values['task-queue'];
   const mod = values.team ? loadTeamModule(values.team) : undefined;
-  if (mod && !mod.team.get(agent)) throw new UsageError(`agent "${agent}" is not in the team (agents: ${mod.team.ids.join(', ')})`);
+  if (mod && !mod.team.get(agent))
+    throw new UsageError(`agent "${agent}" is not in the team (agents: ${mod.team.ids.join(', ')})`);
   const input = await readInput({ arg: inputArg, file: values['input-file'] }, ctx.interrupted, ctx.err);
   const maxCost = runOptionAmount('max-cost', 'maxCost', values['max-cost']);
   const priority = priorityFromFlags(values);
   const tenant = tenantFromFlag(values.tenant);
-  const options = { ...(maxHandoffs !== undefined ? { maxHandoffs } : {}), ...(maxCost !== undefined ? { maxCost } : {}), ...(priority ? { priority } : {}), ...(tenant !== undefined ? { tenant } : {}) };
+  const options = {
+    ...(maxHandoffs !== undefined ? { maxHandoffs } : {}),
+    ...(maxCost !== undefined ? { maxCost } : {}),
+    ...(priority ? { priority } : {}),
+    ...(tenant !== undefined ? { tenant } : {}),
+  };
   checkPayloadSize({ agent, input, options });
 
   // With --json, stdout carries the result document alone.
@@ -87,8 +95,14 @@ async function run(argv: string[], ctx: CommandContext): Promise<number> {
   const baton = new Baton({ client, taskQueue });
   let started: BatonRun | undefined;
   const execute = async () => {
-    started = await baton.start(agent, input, { ...options, ...(values['workflow-id'] ? { workflowId: values['workflow-id'] } : {}), ...(values.experiment ? { experiment: values.experiment } : {}) });
-    progress(`chain ${started.workflowId} started at ${agent}${values.experiment ? ` in experiment ${values.experiment}` : ''}`);
+    started = await baton.start(agent, input, {
+      ...options,
+      ...(values['workflow-id'] ? { workflowId: values['workflow-id'] } : {}),
+      ...(values.experiment ? { experiment: values.experiment } : {}),
+    });
+    progress(
+      `chain ${started.workflowId} started at ${agent}${values.experiment ? ` in experiment ${values.experiment}` : ''}`,
+    );
     const stopCheck = mod ? undefined : warnWhenNoWorker(client, taskQueue, started.workflowId, warn);
     try {
       return await follow(started, progress, {
@@ -109,7 +123,8 @@ async function run(argv: string[], ctx: CommandContext): Promise<number> {
     live?.stop();
     if (err instanceof Interrupted && started) ctx.err(stoppedNote(started.workflowId, mod ? taskQueue : undefined));
     if (!(err instanceof BatonError)) throw err;
-    if (values.json) ctx.out(JSON.stringify({ error: { type: err.name, message: err.message, ...err.details } }, null, 2));
+    if (values.json)
+      ctx.out(JSON.stringify({ error: { type: err.name, message: err.message, ...err.details } }, null, 2));
     ctx.err(`${err.name}: ${err.message}`);
     return ExitCode.FAILURE;
   }

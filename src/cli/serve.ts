@@ -31,14 +31,20 @@ export async function untilDone<T>(work: () => Promise<T>, options: UntilDoneOpt
   const { createWorker } = require('../worker') as { createWorker: typeof CreateWorker };
   installCliRuntime(true);
   const connection = await interruptible(options.connection(), interrupted);
-  const worker = await interruptible(createWorker({ team: team.team, hooks: team.hooks, connection, taskQueue: options.taskQueue }), interrupted);
+  const worker = await interruptible(
+    createWorker({ team: team.team, hooks: team.hooks, connection, taskQueue: options.taskQueue }),
+    interrupted,
+  );
   const running = worker.runUntil(work);
   try {
     return await interruptible(running, interrupted);
   } catch (err) {
     if (err instanceof Interrupted) {
       if (worker.getState() === 'RUNNING') worker.shutdown();
-      await Promise.race([running.catch(() => undefined), new Promise((resolve) => setTimeout(resolve, WORKER_STOP_WAIT_MS).unref())]);
+      await Promise.race([
+        running.catch(() => undefined),
+        new Promise((resolve) => setTimeout(resolve, WORKER_STOP_WAIT_MS).unref()),
+      ]);
     }
     throw err;
   }

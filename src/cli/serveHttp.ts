@@ -18,7 +18,8 @@ import type { CloudEventOptions, CloudEventRule } from '../server/cloudevents';
 
 /** `baton serve`: the HTTP service, the approvals page, `/metrics`; with `--team`, a worker in the same process. */
 export const serveCommand: Command = {
-  synopsis: 'baton serve [--team <module>] [--port 8080] [--host 127.0.0.1] [--metrics-port <n>] [--task-queue baton] [--dataset-dir <dir>]',
+  synopsis:
+    'baton serve [--team <module>] [--port 8080] [--host 127.0.0.1] [--metrics-port <n>] [--task-queue baton] [--dataset-dir <dir>]',
   summary: 'the HTTP service: REST API, approvals page, live events, metrics',
   help: `Options:
   --team <module>        also serve this team's agents in this process (a worker), and refuse
@@ -67,24 +68,43 @@ The service starts even while Temporal is down: /healthz says 503 until it is re
     if (positionals.length > 0) throw new UsageError(`unexpected argument "${positionals[0]}"`);
     const port = integerOption('port', values.port ?? process.env.PORT, 0, 65535) ?? 8080;
     const host = values.host ?? (process.env.BATON_HOST || '127.0.0.1');
-    const metricsPort = integerOption('metrics-port', values['metrics-port'] ?? (process.env.BATON_METRICS_PORT || undefined), 0, 65535);
+    const metricsPort = integerOption(
+      'metrics-port',
+      values['metrics-port'] ?? (process.env.BATON_METRICS_PORT || undefined),
+      0,
+      65535,
+    );
     const maxBodyBytes = wholeNumberFromEnv('BATON_MAX_BODY_BYTES');
     const metricsToken = process.env.BATON_METRICS_TOKEN || undefined;
     const startsPerMinute = wholeNumberFromEnv('BATON_STARTS_PER_MINUTE');
     const auth = authOptionsFromEnv();
     const kid = process.env.BATON_SERVICE_KID || undefined;
-    const signer = process.env.BATON_SERVICE_KEY ? decisionSignerFromFile(process.env.BATON_SERVICE_KEY, kid ? { kid } : {}) : undefined;
-    if (!auth) throw new UsageError('no tokens: set BATON_TOKENS (JSON [{"token":"…","identity":"alice","roles":["approver"]}]), BATON_TOKENS_FILE or BATON_JWKS_URL');
+    const signer = process.env.BATON_SERVICE_KEY
+      ? decisionSignerFromFile(process.env.BATON_SERVICE_KEY, kid ? { kid } : {})
+      : undefined;
+    if (!auth)
+      throw new UsageError(
+        'no tokens: set BATON_TOKENS (JSON [{"token":"…","identity":"alice","roles":["approver"]}]), BATON_TOKENS_FILE or BATON_JWKS_URL',
+      );
     const mod = values.team ? loadTeamModule(values.team) : undefined;
     const taskQueue = values['task-queue'];
     const tracingOptions = tracingOptionsFromEnv();
-    const tracing = tracingOptions ? new BatonTracing({ serviceName: process.env.OTEL_SERVICE_NAME ?? 'baton-service', ...tracingOptions }) : undefined;
+    const tracing = tracingOptions
+      ? new BatonTracing({ serviceName: process.env.OTEL_SERVICE_NAME ?? 'baton-service', ...tracingOptions })
+      : undefined;
     const config = temporalConfig();
     // Lazy: the service answers (503 while Temporal is down) instead of refusing to start.
     const connection = Connection.lazy({ ...config.connectionOptions, connectTimeout: '5 seconds' });
-    const client = new Client({ connection, namespace: config.namespace, dataConverter: batonDataConverter(), ...(tracing ? { interceptors: tracing.clientInterceptors() } : {}) });
+    const client = new Client({
+      connection,
+      namespace: config.namespace,
+      dataConverter: batonDataConverter(),
+      ...(tracing ? { interceptors: tracing.clientInterceptors() } : {}),
+    });
     const baton = new Baton({ client, taskQueue });
-    void ensureSearchAttributes(connection, config.namespace).catch((e: Error) => err(`warning: could not check baton's search attributes: ${e.message}`));
+    void ensureSearchAttributes(connection, config.namespace).catch((e: Error) =>
+      err(`warning: could not check baton's search attributes: ${e.message}`),
+    );
     collectDefaultMetrics({ register: globalRegistry });
     const service = await serveBaton({
       baton,
@@ -107,9 +127,19 @@ The service starts even while Temporal is down: /healthz says 503 until it is re
     let worker: Worker | undefined;
     if (mod) {
       const native = await NativeConnection.connect(config.connectionOptions);
-      worker = await createWorker({ team: mod.team, hooks: mod.hooks, connection: native, namespace: config.namespace, taskQueue, metrics: { registry: globalRegistry }, ...(tracing ? { tracing } : {}) });
+      worker = await createWorker({
+        team: mod.team,
+        hooks: mod.hooks,
+        connection: native,
+        namespace: config.namespace,
+        taskQueue,
+        metrics: { registry: globalRegistry },
+        ...(tracing ? { tracing } : {}),
+      });
     }
-    out(`baton serve: ${service.url} (approvals page /, API /v1, /openapi.json, ${service.metricsUrl ?? '/metrics'}) on task queue "${taskQueue}" at ${config.connectionOptions.address}`);
+    out(
+      `baton serve: ${service.url} (approvals page /, API /v1, /openapi.json, ${service.metricsUrl ?? '/metrics'}) on task queue "${taskQueue}" at ${config.connectionOptions.address}`,
+    );
     if (mod) out(`baton serve: agents ${mod.team.ids.join(', ')} served in this process`);
     const running = worker?.run();
     const signal = await Promise.race([interrupted, ...(running ? [running.then(() => undefined)] : [])]);
@@ -123,12 +153,15 @@ The service starts even while Temporal is down: /healthz says 503 until it is re
 function wholeNumberFromEnv(name: string): number | undefined {
   const raw = process.env[name];
   if (raw === undefined || raw === '') return undefined;
-  if (!/^[0-9]+$/.test(raw) || !Number.isSafeInteger(Number(raw)) || Number(raw) < 1) throw new UsageError(`${name} must be a whole number of 1 or more, got ${JSON.stringify(raw)}`);
+  if (!/^[0-9]+$/.test(raw) || !Number.isSafeInteger(Number(raw)) || Number(raw) < 1)
+    throw new UsageError(`${name} must be a whole number of 1 or more, got ${JSON.stringify(raw)}`);
   return Number(raw);
 }
 
 /** `POST /events`, when the environment gives its secret: the team's rules, and the service's own from BATON_EVENTS_RULES. */
-function optionalCloudEvents(team: { readonly events: readonly EventRule[] } | undefined): { cloudEvents?: CloudEventOptions } {
+function optionalCloudEvents(team: { readonly events: readonly EventRule[] } | undefined): {
+  cloudEvents?: CloudEventOptions;
+} {
   const secret = process.env.BATON_EVENTS_SECRET;
   if (!secret) return {};
   let rules: CloudEventRule[] = [];
@@ -136,7 +169,9 @@ function optionalCloudEvents(team: { readonly events: readonly EventRule[] } | u
     try {
       rules = JSON.parse(process.env.BATON_EVENTS_RULES) as CloudEventRule[];
     } catch {
-      throw new UsageError('BATON_EVENTS_RULES must be JSON: [{"type": "com.shop.order.damaged", "start": "intake"}, …]');
+      throw new UsageError(
+        'BATON_EVENTS_RULES must be JSON: [{"type": "com.shop.order.damaged", "start": "intake"}, …]',
+      );
     }
   }
   return { cloudEvents: { secret, rules, ...(team ? { team } : {}) } };

@@ -8,6 +8,7 @@ import { UsageError } from './args';
 export function cliSigner(keyFile?: string, kid?: string): { signer?: DecisionSigner } {
   const file = keyFile ?? (process.env.BATON_SIGNING_KEY || undefined);
   const id = kid ?? (process.env.BATON_SIGNING_KID || undefined);
-  if (kid !== undefined && !file) throw new UsageError('--kid names the key of --key <file> (or BATON_SIGNING_KEY): give the key too');
+  if (kid !== undefined && !file)
+    throw new UsageError('--kid names the key of --key <file> (or BATON_SIGNING_KEY): give the key too');
   return file ? { signer: decisionSignerFromFile(file, id !== undefined ? { kid: id } : {}) } : {};
 }

@@ -10,7 +10,8 @@ import type { Command } from './context';
 
 /** `baton stats --experiment <id>` and `baton stats --by agent|edge`: outcomes from visibility and history. */
 export const statsCommand: Command = {
-  synopsis: 'baton stats (--experiment <id> | (--by agent|edge | --approvals) [--since 1h] [--query <visibility query>]) [--limit N] [--json]',
+  synopsis:
+    'baton stats (--experiment <id> | (--by agent|edge | --approvals) [--since 1h] [--query <visibility query>]) [--limit N] [--json]',
   summary: "an experiment's outcomes per variant with significance tests, or success per agent and per handoff edge",
   help: `--experiment <id>    per variant: chains, success rate, failures by error, handoffs, approvals rejected,
                      guardrail trips, tokens, cost (when the models' usage carries it), latency p50/p95;
@@ -42,25 +43,44 @@ Figures come from the chains' histories, read from the server, so they are exact
       json: { type: 'boolean', default: false },
     });
     if (positionals.length > 0) throw new UsageError(`unexpected argument "${positionals[0]}"`);
-    if ([values.experiment !== undefined, values.by !== undefined, values.approvals].filter(Boolean).length !== 1) throw new UsageError('give one of --experiment <id>, --by agent|edge, --approvals');
+    if ([values.experiment !== undefined, values.by !== undefined, values.approvals].filter(Boolean).length !== 1)
+      throw new UsageError('give one of --experiment <id>, --by agent|edge, --approvals');
     const limit = integerOption('limit', values.limit, 1, 100_000);
-    if (values.by !== undefined && values.by !== 'agent' && values.by !== 'edge') throw new UsageError(`--by must be agent or edge, got ${JSON.stringify(values.by)}`);
-    if (values.experiment !== undefined && (values.since !== undefined || values.query !== undefined)) throw new UsageError('--since and --query go with --by; an experiment reads all its chains');
+    if (values.by !== undefined && values.by !== 'agent' && values.by !== 'edge')
+      throw new UsageError(`--by must be agent or edge, got ${JSON.stringify(values.by)}`);
+    if (values.experiment !== undefined && (values.since !== undefined || values.query !== undefined))
+      throw new UsageError('--since and --query go with --by; an experiment reads all its chains');
     const since = values.since !== undefined ? sinceOf(values.since) : undefined;
     const { client } = await connect();
     if (values.experiment !== undefined) {
-      const stats = await experimentStats(client, new Baton({ client }).experiments, values.experiment, limit !== undefined ? { limit } : {});
+      const stats = await experimentStats(
+        client,
+        new Baton({ client }).experiments,
+        values.experiment,
+        limit !== undefined ? { limit } : {},
+      );
       for (const line of values.json ? [JSON.stringify(stats, null, 2)] : formatExperimentStats(stats)) out(line);
       return 0;
     }
     if (values.approvals) {
-      const stats = await approvalStats(client, { ...(since ? { since } : {}), ...(values.query !== undefined ? { query: values.query } : {}), ...(limit !== undefined ? { limit } : {}) });
+      const stats = await approvalStats(client, {
+        ...(since ? { since } : {}),
+        ...(values.query !== undefined ? { query: values.query } : {}),
+        ...(limit !== undefined ? { limit } : {}),
+      });
       for (const line of values.json ? [JSON.stringify(stats, null, 2)] : formatApprovalStats(stats)) out(line);
       return 0;
     }
     const by = values.by as 'agent' | 'edge';
-    const stats = await agentEdgeStats(client, { ...(since ? { since } : {}), ...(values.query !== undefined ? { query: values.query } : {}), ...(limit !== undefined ? { limit } : {}) });
-    const shown = by === 'agent' ? { query: stats.query, chains: stats.chains, agents: stats.agents } : { query: stats.query, chains: stats.chains, edges: stats.edges };
+    const stats = await agentEdgeStats(client, {
+      ...(since ? { since } : {}),
+      ...(values.query !== undefined ? { query: values.query } : {}),
+      ...(limit !== undefined ? { limit } : {}),
+    });
+    const shown =
+      by === 'agent'
+        ? { query: stats.query, chains: stats.chains, agents: stats.agents }
+        : { query: stats.query, chains: stats.chains, edges: stats.edges };
     for (const line of values.json ? [JSON.stringify(shown, null, 2)] : formatAgentEdgeStats(stats, by)) out(line);
     return 0;
   },
@@ -69,7 +89,9 @@ Figures come from the chains' histories, read from the server, so they are exact
 /** A window's start: a duration back from now (`30m`, `1h`, `7 days`) or an ISO 8601 time. */
 function sinceOf(text: string): Date {
   const short = /^(\d+)\s*(s|m|h|d)$/.exec(text.trim());
-  const ms = short ? Number(short[1]) * { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 }[short[2] as 's' | 'm' | 'h' | 'd'] : durationMs(text);
+  const ms = short
+    ? Number(short[1]) * { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 }[short[2] as 's' | 'm' | 'h' | 'd']
+    : durationMs(text);
   if (ms !== undefined) return new Date(Date.now() - ms);
   const at = /^\d{4}-\d{2}-\d{2}/.test(text) ? Date.parse(text) : NaN;
   if (!Number.isNaN(at)) return new Date(at);

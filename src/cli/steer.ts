@@ -8,7 +8,7 @@ import { readInput } from './input';
 /** `baton steer <workflowId> <text> --as <name> [--interrupt]`: a user message for a running chain or conversation turn. */
 export const steerCommand: Command = {
   synopsis: 'baton steer <workflowId> (<text> | - | --input-file <path>) --as <name> [--interrupt]',
-  summary: 'add a message to a running chain (or a conversation\'s running turn), applied at its next step',
+  summary: "add a message to a running chain (or a conversation's running turn), applied at its next step",
   help: `Arguments:
   <workflowId>           the chain or conversation
   <text>                 the message (quote it); - reads it from stdin
@@ -25,15 +25,22 @@ then asked again rather than the chain ending). A chain that has ended, one that
 chains took steering messages, a conversation with no message being answered, and a message over
 256 KB are refused, saying why. Exit codes: 0 taken, 1 refused, 2 usage.`,
   async run(argv, ctx) {
-    const { values, positionals } = parse(argv, { as: { type: 'string' }, interrupt: { type: 'boolean', default: false }, 'input-file': { type: 'string' } });
+    const { values, positionals } = parse(argv, {
+      as: { type: 'string' },
+      interrupt: { type: 'boolean', default: false },
+      'input-file': { type: 'string' },
+    });
     const [workflowId, textArg, ...rest] = positionals;
     if (!workflowId) throw new UsageError('expected <workflowId> and the message');
-    if (rest.length > 0) throw new UsageError('expected exactly <workflowId> <text>: quote the message, or pass - / --input-file <path>');
+    if (rest.length > 0)
+      throw new UsageError('expected exactly <workflowId> <text>: quote the message, or pass - / --input-file <path>');
     if (!values.as || values.as.trim() === '') throw new UsageError('--as must name who sends the message');
     const text = await readInput({ arg: textArg, file: values['input-file'] }, ctx.interrupted, ctx.err);
     const { client } = await connect();
     const baton = new Baton({ client, taskQueue: DEFAULT_TASK_QUEUE });
-    const receipt = values.interrupt ? await baton.interrupt(workflowId, text, { by: values.as }) : await baton.steer(workflowId, text, { by: values.as });
+    const receipt = values.interrupt
+      ? await baton.interrupt(workflowId, text, { by: values.as })
+      : await baton.steer(workflowId, text, { by: values.as });
     ctx.out(
       receipt.interrupted
         ? `interrupted ${workflowId}: the model is asked again with the message (steer ${receipt.steerId})`

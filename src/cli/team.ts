@@ -25,7 +25,9 @@ export function loadTeamModule(specifier: string | undefined): TeamModule {
   if (!specifier) throw new UsageError('--team <module> is required: a file that exports `team = new Team([...])`');
   const file = resolveModule(path.resolve(specifier));
   if (/\.[mc]?ts$/.test(file) && !require.extensions['.ts']) {
-    throw new UsageError(`${file} is TypeScript: install tsx beside baton (npm install --save-dev tsx) to load it, or give the compiled JavaScript`);
+    throw new UsageError(
+      `${file} is TypeScript: install tsx beside baton (npm install --save-dev tsx) to load it, or give the compiled JavaScript`,
+    );
   }
   let mod: Record<string, unknown>;
   try {

@@ -11,7 +11,8 @@ import { applyPolicyCommand, runningDiff } from './teamPolicy';
 
 /** `baton team <module>` and `baton team diff <a> <b>`: a team's version, and what changed between two. */
 export const teamCommand: Command = {
-  synopsis: 'baton team <module> [--json]\nbaton team diff <a> <b> [--json]\nbaton team diff --running <module> [--task-queue <q>] [--json]\nbaton team apply-policy <module> --by <name> [--reason <text>] [--task-queue <q>] [--json]',
+  synopsis:
+    'baton team <module> [--json]\nbaton team diff <a> <b> [--json]\nbaton team diff --running <module> [--task-queue <q>] [--json]\nbaton team apply-policy <module> --by <name> [--reason <text>] [--task-queue <q>] [--json]',
   summary: "a team module's version; what changed between two versions of a team",
   help: `baton team <module>        the team's version id (name@label, or name@<hash> without a label), its
                            hash, and each agent's model, tools, handoffs and delegation targets
@@ -35,10 +36,20 @@ A worker refuses a chain's steps that need what its team lacks (TeamMismatchErro
 chain's team with yours: baton team diff <workflowId> ./team.ts. A team with MCP servers: the tools
 its servers list join the version when a worker connects, so here the version leaves them out.`,
   async run(argv, { out }) {
-    const { values, positionals } = parse(argv, { json: { type: 'boolean', default: false }, running: { type: 'boolean', default: false }, 'task-queue': { type: 'string' }, by: { type: 'string' }, reason: { type: 'string' } });
+    const { values, positionals } = parse(argv, {
+      json: { type: 'boolean', default: false },
+      running: { type: 'boolean', default: false },
+      'task-queue': { type: 'string' },
+      by: { type: 'string' },
+      reason: { type: 'string' },
+    });
     if (positionals[0] === 'apply-policy') {
       if (positionals.length !== 2) throw new UsageError('baton team apply-policy takes exactly <module>');
-      return applyPolicyCommand(positionals[1]!, { by: values.by, reason: values.reason, taskQueue: values['task-queue'], json: values.json }, out);
+      return applyPolicyCommand(
+        positionals[1]!,
+        { by: values.by, reason: values.reason, taskQueue: values['task-queue'], json: values.json },
+        out,
+      );
     }
     if (positionals[0] === 'diff' && values.running) {
       if (positionals.length !== 2) throw new UsageError('baton team diff --running takes exactly <module>');
@@ -68,9 +79,14 @@ function describe(spec: TeamSpec): string[] {
     `  hash ${v.hash}${v.label ? ` (label ${v.label})` : ''}`,
     ...Object.values(spec.agents).map((a) => {
       // Capability routing reaches every other agent with a profile, chosen per request.
-      const routed = Object.values(spec.agents).filter((o) => o.id !== a.id && o.profile).map((o) => o.id);
+      const routed = Object.values(spec.agents)
+        .filter((o) => o.id !== a.id && o.profile)
+        .map((o) => o.id);
       const targets = (named: string[], style: 'transfer' | 'delegate') =>
-        [...(named.length > 0 ? [named.join(', ')] : []), ...(a.routing === style ? [`by capability ${routed.join(', ') || '(no other agent has a profile)'}`] : [])].join(' + ') || '(none)';
+        [
+          ...(named.length > 0 ? [named.join(', ')] : []),
+          ...(a.routing === style ? [`by capability ${routed.join(', ') || '(no other agent has a profile)'}`] : []),
+        ].join(' + ') || '(none)';
       return `  ${a.id}: ${a.model.provider}/${a.model.model}; tools ${a.tools.map((t) => t.name).join(', ') || '(none)'}; handoffs ${targets(a.handoffs, 'transfer')}; delegates ${targets(a.delegates ?? [], 'delegate')}`;
     }),
   ];
@@ -78,7 +94,8 @@ function describe(spec: TeamSpec): string[] {
 
 /** The team a diff argument names: a module, a JSON snapshot, or a chain's recorded team. */
 async function teamOf(source: string): Promise<TeamSpec> {
-  if (fs.existsSync(source)) return source.endsWith('.json') ? snapshotFile(source) : loadTeamModule(source).team.spec();
+  if (fs.existsSync(source))
+    return source.endsWith('.json') ? snapshotFile(source) : loadTeamModule(source).team.spec();
   if (/\.([mc]?[jt]s|json)$/.test(source)) throw new UsageError(`no such file: ${source}`);
   const { client } = await connect();
   try {
@@ -88,7 +105,9 @@ async function teamOf(source: string): Promise<TeamSpec> {
     return team;
   } catch (err) {
     if (err instanceof WorkflowNotFoundError || (isGrpcServiceError(err) && err.code === 5)) {
-      throw new UsageError(`"${source}" is neither a file nor a workflow id on ${temporalAddress()} (namespace ${client.options.namespace})`);
+      throw new UsageError(
+        `"${source}" is neither a file nor a workflow id on ${temporalAddress()} (namespace ${client.options.namespace})`,
+      );
     }
     throw err;
   }
@@ -103,7 +122,9 @@ function snapshotFile(file: string): TeamSpec {
   }
   const spec = value as Partial<TeamSpec> | null;
   if (typeof spec !== 'object' || spec === null || typeof spec.agents !== 'object' || !Array.isArray(spec.approvals)) {
-    throw new UsageError(`${file} is not a team snapshot (baton team <module> --json writes one): it needs "agents" and "approvals"`);
+    throw new UsageError(
+      `${file} is not a team snapshot (baton team <module> --json writes one): it needs "agents" and "approvals"`,
+    );
   }
   return spec as TeamSpec;
 }

@@ -8,6 +8,9 @@ export const TENANT_FLAG = { tenant: { type: 'string' } } as const;
 /** The tenant `--tenant` names, checked; `undefined` without the flag. */
 export function tenantFromFlag(value: string | undefined): string | undefined {
   if (value === undefined) return undefined;
-  if (!TENANT_ID.test(value)) throw new UsageError(`--tenant must be a tenant id of 1-64 letters, digits, ".", "_" or "-", got ${JSON.stringify(value)}`);
+  if (!TENANT_ID.test(value))
+    throw new UsageError(
+      `--tenant must be a tenant id of 1-64 letters, digits, ".", "_" or "-", got ${JSON.stringify(value)}`,
+    );
   return value;
 }

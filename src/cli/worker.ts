@@ -24,16 +24,35 @@ Without one, any worker on the task queue takes any task, and a step a worker's 
 Runs baton's workflows and the team's model and tool calls until Ctrl-C or SIGTERM, then shuts down
 gracefully (a second signal exits at once). Run as many as you need, on as many machines.`,
   async run(argv, { out, err, interrupted }) {
-    const { values, positionals } = parse(argv, { team: { type: 'string' }, 'task-queue': { type: 'string', default: DEFAULT_TASK_QUEUE }, deployment: { type: 'string' }, 'build-id': { type: 'string' } });
+    const { values, positionals } = parse(argv, {
+      team: { type: 'string' },
+      'task-queue': { type: 'string', default: DEFAULT_TASK_QUEUE },
+      deployment: { type: 'string' },
+      'build-id': { type: 'string' },
+    });
     if (positionals.length > 0) throw new UsageError(`unexpected argument "${positionals[0]}"`);
-    if ((values.deployment === undefined) !== (values['build-id'] === undefined)) throw new UsageError('--deployment and --build-id go together: a worker deployment version is a name and a build id');
-    const deployment = values.deployment !== undefined ? { name: values.deployment, buildId: values['build-id']! } : deploymentFromEnv();
+    if ((values.deployment === undefined) !== (values['build-id'] === undefined))
+      throw new UsageError(
+        '--deployment and --build-id go together: a worker deployment version is a name and a build id',
+      );
+    const deployment =
+      values.deployment !== undefined ? { name: values.deployment, buildId: values['build-id']! } : deploymentFromEnv();
     const mod = loadTeamModule(values.team);
     const { connection, native } = await connect();
-    await ensureSearchAttributes(connection, temporalNamespace()).catch((e: Error) => err(`warning: could not check baton's search attributes: ${e.message}`));
-    const w = await createWorker({ team: mod.team, hooks: mod.hooks, connection: await native(), taskQueue: values['task-queue'], deployment: deployment ?? false });
+    await ensureSearchAttributes(connection, temporalNamespace()).catch((e: Error) =>
+      err(`warning: could not check baton's search attributes: ${e.message}`),
+    );
+    const w = await createWorker({
+      team: mod.team,
+      hooks: mod.hooks,
+      connection: await native(),
+      taskQueue: values['task-queue'],
+      deployment: deployment ?? false,
+    });
     const version = deployment ? `, deployment version ${deployment.name}.${deployment.buildId}` : '';
-    out(`baton worker: team ${mod.team.version.id} (agents ${mod.team.ids.join(', ')}) on task queue "${values['task-queue']}" at ${temporalAddress()}${version}`);
+    out(
+      `baton worker: team ${mod.team.version.id} (agents ${mod.team.ids.join(', ')}) on task queue "${values['task-queue']}" at ${temporalAddress()}${version}`,
+    );
     void interrupted.then((signal) => {
       err(`baton worker: ${signal}: shutting down (again to exit at once)`);
       if (w.getState() === 'RUNNING') w.shutdown();

@@ -39,7 +39,8 @@ export interface BatchDecision {
 }
 
 /** How one approval of a batch ended. */
-export type BatchOutcome = BatchItem & ({ ok: true; record: ApprovalRecord } | { ok: false; error: string; reason: string });
+export type BatchOutcome = BatchItem &
+  ({ ok: true; record: ApprovalRecord } | { ok: false; error: string; reason: string });
 
 /** The parts of a client a batch needs. */
 export interface BatchClient {
@@ -48,7 +49,10 @@ export interface BatchClient {
 }
 
 /** Why `items` cannot be decided together (each waiting, all alike), or nothing. */
-export function batchProblems(items: readonly BatchItem[], waiting: ReadonlyMap<string, PendingApproval | undefined>): string[] {
+export function batchProblems(
+  items: readonly BatchItem[],
+  waiting: ReadonlyMap<string, PendingApproval | undefined>,
+): string[] {
   const keys = new Map<string, string[]>();
   const problems: string[] = [];
   for (const i of items) {
@@ -57,25 +61,41 @@ export function batchProblems(items: readonly BatchItem[], waiting: ReadonlyMap<
     const key = similarKey(p);
     keys.set(key, [...(keys.get(key) ?? []), i.approvalId]);
   }
-  if (keys.size > 1) problems.push(`a batch decides similar calls only (one tool with the same argument fields, or one handoff edge); these differ: ${[...keys].map(([k, ids]) => `${k} (${ids.slice(0, 3).join(', ')}${ids.length > 3 ? ', …' : ''})`).join('; ')}`);
+  if (keys.size > 1)
+    problems.push(
+      `a batch decides similar calls only (one tool with the same argument fields, or one handoff edge); these differ: ${[...keys].map(([k, ids]) => `${k} (${ids.slice(0, 3).join(', ')}${ids.length > 3 ? ', …' : ''})`).join('; ')}`,
+    );
   return problems;
 }
 
 /** Check a batch's shape: its items, each once, and the decision's fields. */
 export function checkBatch(batch: BatchDecision): void {
   const n = batch.approvals?.length ?? 0;
-  if (!Array.isArray(batch.approvals) || n === 0 || n > MAX_BATCH) throw new UserError(`approvals must list 1 to ${MAX_BATCH} waiting approvals as {workflowId, approvalId}, got ${Array.isArray(batch.approvals) ? n : typeof batch.approvals}`);
+  if (!Array.isArray(batch.approvals) || n === 0 || n > MAX_BATCH)
+    throw new UserError(
+      `approvals must list 1 to ${MAX_BATCH} waiting approvals as {workflowId, approvalId}, got ${Array.isArray(batch.approvals) ? n : typeof batch.approvals}`,
+    );
   const seen = new Set<string>();
   for (const [k, i] of batch.approvals.entries()) {
-    if (typeof i?.workflowId !== 'string' || i.workflowId === '' || typeof i.approvalId !== 'string' || i.approvalId === '') throw new UserError(`approvals[${k}] must be {workflowId, approvalId} of a waiting approval`);
+    if (
+      typeof i?.workflowId !== 'string' ||
+      i.workflowId === '' ||
+      typeof i.approvalId !== 'string' ||
+      i.approvalId === ''
+    )
+      throw new UserError(`approvals[${k}] must be {workflowId, approvalId} of a waiting approval`);
     const key = `${i.workflowId}/${i.approvalId}`;
     if (seen.has(key)) throw new UserError(`approvals[${k}] repeats ${key}: each approval is decided once`);
     seen.add(key);
   }
-  if (batch.decision !== 'approve' && batch.decision !== 'reject') throw new UserError(`decision must be "approve" or "reject", got ${JSON.stringify(batch.decision)}`);
-  if (typeof batch.approver !== 'string' || batch.approver.trim() === '') throw new UserError('approver must name who decides');
-  if (batch.comment !== undefined && batch.decision !== 'approve') throw new UserError('comment goes with "approve"; a rejection gives its reason');
-  if (batch.reason !== undefined && batch.decision !== 'reject') throw new UserError('reason goes with "reject"; an approval gives a comment');
+  if (batch.decision !== 'approve' && batch.decision !== 'reject')
+    throw new UserError(`decision must be "approve" or "reject", got ${JSON.stringify(batch.decision)}`);
+  if (typeof batch.approver !== 'string' || batch.approver.trim() === '')
+    throw new UserError('approver must name who decides');
+  if (batch.comment !== undefined && batch.decision !== 'approve')
+    throw new UserError('comment goes with "approve"; a rejection gives its reason');
+  if (batch.reason !== undefined && batch.decision !== 'reject')
+    throw new UserError('reason goes with "reject"; an approval gives a comment');
 }
 
 /**
@@ -86,7 +106,9 @@ export function checkBatch(batch: BatchDecision): void {
 export async function decideBatch(client: BatchClient, batch: BatchDecision): Promise<BatchOutcome[]> {
   checkBatch(batch);
   const chains = [...new Set(batch.approvals.map((i) => i.workflowId))];
-  const found = await Promise.all(chains.map(async (id) => [id, await client.pendingIn(id).catch(() => [] as PendingApproval[])] as const));
+  const found = await Promise.all(
+    chains.map(async (id) => [id, await client.pendingIn(id).catch(() => [] as PendingApproval[])] as const),
+  );
   const waiting = new Map<string, PendingApproval | undefined>();
   for (const [id, pending] of found) {
     for (const p of pending) waiting.set(`${id}/${p.handoffId}`, p);
@@ -95,7 +117,13 @@ export async function decideBatch(client: BatchClient, batch: BatchDecision): Pr
   if (problems.length > 0) throw new UserError(problems.join('; '));
   return mapLimited(batch.approvals, 8, async (item): Promise<BatchOutcome> => {
     const p = waiting.get(`${item.workflowId}/${item.approvalId}`);
-    if (!p) return { ...item, ok: false, error: 'ApprovalRefusedError', reason: `no approval ${item.approvalId} is waiting in chain ${item.workflowId}` };
+    if (!p)
+      return {
+        ...item,
+        ok: false,
+        error: 'ApprovalRefusedError',
+        reason: `no approval ${item.approvalId} is waiting in chain ${item.workflowId}`,
+      };
     const callHash = item.callHash ?? p.tool?.callHash;
     try {
       const signature = batch.sign ? await batch.sign(p.workflowId ?? item.workflowId, p) : undefined;
@@ -107,9 +135,19 @@ export async function decideBatch(client: BatchClient, batch: BatchDecision): Pr
         ...(callHash !== undefined ? { callHash } : {}),
         ...(batch.signer ? { signer: batch.signer } : signature !== undefined ? { signature } : {}),
       };
-      return { ...item, ...(callHash !== undefined ? { callHash } : {}), ok: true, record: await client.decide(item.workflowId, batch.decision, options) };
+      return {
+        ...item,
+        ...(callHash !== undefined ? { callHash } : {}),
+        ok: true,
+        record: await client.decide(item.workflowId, batch.decision, options),
+      };
     } catch (err) {
-      return { ...item, ok: false, error: (err as Error).name ?? 'Error', reason: (err as Error).message ?? String(err) };
+      return {
+        ...item,
+        ok: false,
+        error: (err as Error).name ?? 'Error',
+        reason: (err as Error).message ?? String(err),
+      };
     }
   });
 }

@@ -113,19 +113,46 @@ export class Baton {
 
   /** Start a chain at `agent`; invalid input or options throw `InvalidRunInputError` before anything starts. */
   async start<Output = string>(agent: string, input: string, options: StartOptions = {}): Promise<BatonRun<Output>> {
-    const { workflowId: givenId, context, workflowIdReusePolicy, workflowIdConflictPolicy, startedBy, experiment, ...given } = options;
+    const {
+      workflowId: givenId,
+      context,
+      workflowIdReusePolicy,
+      workflowIdConflictPolicy,
+      startedBy,
+      experiment,
+      ...given
+    } = options;
     const tenant = given.tenant;
-    const workflowId = givenId ?? `${tenant !== undefined && TENANT_ID.test(tenant) ? tenantPrefix(tenant) : ''}baton-${agent}-${randomUUID()}`;
+    const workflowId =
+      givenId ??
+      `${tenant !== undefined && TENANT_ID.test(tenant) ? tenantPrefix(tenant) : ''}baton-${agent}-${randomUUID()}`;
     // In an experiment, the variant's run options go over the start's.
-    const variant = experiment !== undefined ? await this.experiments.variantStart(experiment, workflowId, context, given, this.taskQueue) : undefined;
+    const variant =
+      experiment !== undefined
+        ? await this.experiments.variantStart(experiment, workflowId, context, given, this.taskQueue)
+        : undefined;
     const runOptions = variant?.options ?? given;
     const args = validateRunInput({ agent, input, options: runOptions, ...(context !== undefined ? { context } : {}) });
     const passed = deadlinePassed(runOptions.deadline, Date.now());
     if (passed) throw new InvalidRunInputError([passed]);
     const misplaced = runOptions.tenant !== undefined ? tenantIdProblem(runOptions.tenant, workflowId) : undefined;
     if (misplaced) throw new InvalidRunInputError([`"workflowId": ${misplaced}`]);
-    const start = chainStartOptions({ taskQueue: this.taskQueue, workflowId, agent, runOptions, workflowIdReusePolicy, workflowIdConflictPolicy, startedBy }, args);
-    const handle = await this.client.workflow.start<typeof handoffRun>(WorkflowType.HANDOFF_RUN, variant ? inVariant(start, variant) : start);
+    const start = chainStartOptions(
+      {
+        taskQueue: this.taskQueue,
+        workflowId,
+        agent,
+        runOptions,
+        workflowIdReusePolicy,
+        workflowIdConflictPolicy,
+        startedBy,
+      },
+      args,
+    );
+    const handle = await this.client.workflow.start<typeof handoffRun>(
+      WorkflowType.HANDOFF_RUN,
+      variant ? inVariant(start, variant) : start,
+    );
     return new BatonRun<Output>(handle, this.streams);
   }
 
@@ -178,7 +205,13 @@ export class Baton {
 
   /** Approve or reject several similar waiting calls together: each its own decision, bound to its own call; an outcome per approval. */
   decideBatch(batch: BatchDecision): Promise<BatchOutcome[]> {
-    return decideBatch({ pendingIn: (id) => this.getRun(id).pendingApprovals(), decide: (id, decision, options) => this.decide(id, decision, options as unknown as DecisionOptions, undefined) }, batch);
+    return decideBatch(
+      {
+        pendingIn: (id) => this.getRun(id).pendingApprovals(),
+        decide: (id, decision, options) => this.decide(id, decision, options as unknown as DecisionOptions, undefined),
+      },
+      batch,
+    );
   }
 
   /**
@@ -189,14 +222,22 @@ export class Baton {
    */
   approve(workflowId: string, options: DecisionOptions): Promise<ApprovalRecord>;
   approve(workflowId: string, approvalId: string | undefined, options: DecisionOptions): Promise<ApprovalRecord>;
-  approve(workflowId: string, idOrOptions: string | undefined | DecisionOptions, options?: DecisionOptions): Promise<ApprovalRecord> {
+  approve(
+    workflowId: string,
+    idOrOptions: string | undefined | DecisionOptions,
+    options?: DecisionOptions,
+  ): Promise<ApprovalRecord> {
     return this.decide(workflowId, 'approve', idOrOptions, options);
   }
 
   /** Reject a waiting handoff or tool call; its agent is told who rejected it and why, and goes on. */
   reject(workflowId: string, options: DecisionOptions): Promise<ApprovalRecord>;
   reject(workflowId: string, approvalId: string | undefined, options: DecisionOptions): Promise<ApprovalRecord>;
-  reject(workflowId: string, idOrOptions: string | undefined | DecisionOptions, options?: DecisionOptions): Promise<ApprovalRecord> {
+  reject(
+    workflowId: string,
+    idOrOptions: string | undefined | DecisionOptions,
+    options?: DecisionOptions,
+  ): Promise<ApprovalRecord> {
     return this.decide(workflowId, 'reject', idOrOptions, options);
   }
 
@@ -289,7 +330,12 @@ export class Baton {
     return sendQuestion((id) => this.getRun(id), workflowId, 'answer', options);
   }
 
-  private decide(workflowId: string, decision: 'approve' | 'reject', idOrOptions: string | undefined | DecisionOptions, given: DecisionOptions | undefined): Promise<ApprovalRecord> {
+  private decide(
+    workflowId: string,
+    decision: 'approve' | 'reject',
+    idOrOptions: string | undefined | DecisionOptions,
+    given: DecisionOptions | undefined,
+  ): Promise<ApprovalRecord> {
     return decideApproval((id) => this.getRun(id), workflowId, decision, idOrOptions, given);
   }
 }

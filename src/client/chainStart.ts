@@ -19,7 +19,10 @@ export interface ChainStart {
 }
 
 /** The options `client.workflow.start` takes for a chain of input `args`. */
-export function chainStartOptions(s: ChainStart, args: HandoffRunInput): WorkflowStartOptions & { args: [HandoffRunInput] } {
+export function chainStartOptions(
+  s: ChainStart,
+  args: HandoffRunInput,
+): WorkflowStartOptions & { args: [HandoffRunInput] } {
   return {
     taskQueue: s.taskQueue,
     workflowId: s.workflowId,

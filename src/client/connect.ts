@@ -101,7 +101,13 @@ export async function connectClient(options: ConnectionOptions): Promise<Connect
 
 /** How long {@link refusedAt} waits for an answer before leaving the verdict to gRPC. */
 const PROBE_MS = 1_000;
-const REASONS: Record<string, string> = { ECONNREFUSED: 'Connection refused', ENOTFOUND: 'host not found', EHOSTUNREACH: 'host unreachable', ENETUNREACH: 'network unreachable', EAI_AGAIN: 'host not found' };
+const REASONS: Record<string, string> = {
+  ECONNREFUSED: 'Connection refused',
+  ENOTFOUND: 'host not found',
+  EHOSTUNREACH: 'host unreachable',
+  ENETUNREACH: 'network unreachable',
+  EAI_AGAIN: 'host not found',
+};
 
 /**
  * Why nothing can answer at `host:port` (the OS refused the connection, or the host does not
@@ -110,7 +116,8 @@ const REASONS: Record<string, string> = { ECONNREFUSED: 'Connection refused', EN
  */
 async function refusedAt(address: string): Promise<string | undefined> {
   const m = /^(?:\[([^\]]+)\]|([^:/\s]+)):(\d+)$/.exec(address);
-  if (!m || ['grpc_proxy', 'https_proxy', 'http_proxy'].some((v) => process.env[v] || process.env[v.toUpperCase()])) return undefined;
+  if (!m || ['grpc_proxy', 'https_proxy', 'http_proxy'].some((v) => process.env[v] || process.env[v.toUpperCase()]))
+    return undefined;
   const host = m[1] ?? m[2]!;
   return new Promise((resolve) => {
     const socket = net.connect({ host, port: Number(m[3]) });

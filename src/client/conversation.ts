@@ -4,17 +4,39 @@
  * conversation and a stateless caller needs only its id.
  */
 import { randomUUID } from 'node:crypto';
-import { type Client, type WorkflowHandle, WithStartWorkflowOperation, WorkflowExecutionAlreadyStartedError, WorkflowUpdateStage } from '@temporalio/client';
+import {
+  type Client,
+  type WorkflowHandle,
+  WithStartWorkflowOperation,
+  WorkflowExecutionAlreadyStartedError,
+  WorkflowUpdateStage,
+} from '@temporalio/client';
 import type { conversation as conversationWorkflow } from '../../workflows/conversation';
 import { auditConversation, type ConversationAudit } from '../audit/conversation';
-import { ConversationEndedError, type ConversationInput, type ConversationReply, type ConversationResult, type ConversationView, type MidTurnPolicy } from '../common/conversation';
+import {
+  ConversationEndedError,
+  type ConversationInput,
+  type ConversationReply,
+  type ConversationResult,
+  type ConversationView,
+  type MidTurnPolicy,
+} from '../common/conversation';
 import { conversationError, endedFirst, endedIfClosed, rememberedReply, sendAgain } from './conversationErrors';
 import { InputTooLargeError, InvalidRunInputError, UserError } from '../common/errors';
 import { sendMessageProblems, validateConversationInput } from '../common/input';
 import { messageSizes } from '../common/sizes';
 import { Experiments, inVariant, type VariantStart } from './experiments';
 import { laneOf } from './lanes';
-import { BatonAgent, BatonHandoffs, BatonStatusAttribute, conversationQuery, endConversationUpdate, migrateConversationUpdate, sendMessageUpdate, WorkflowType } from '../common/messages';
+import {
+  BatonAgent,
+  BatonHandoffs,
+  BatonStatusAttribute,
+  conversationQuery,
+  endConversationUpdate,
+  migrateConversationUpdate,
+  sendMessageUpdate,
+  WorkflowType,
+} from '../common/messages';
 import type { ConversationMigration } from '../common/stranded';
 import type { ConversationOptions } from '../common/conversationOptions';
 import type { RunOptions } from '../common/options';
@@ -106,10 +128,14 @@ export class Conversation<Output = string> {
     private readonly streams: StreamTransport = streamsFromEnv(),
   ) {
     if (options.id !== undefined && (typeof options.id !== 'string' || options.id.trim() === '')) {
-      throw new UserError(`id must name the conversation (its workflow id), got ${JSON.stringify(options.id)}; leave it out for a new one`);
+      throw new UserError(
+        `id must name the conversation (its workflow id), got ${JSON.stringify(options.id)}; leave it out for a new one`,
+      );
     }
     const tenant = options.options?.tenant;
-    this.id = options.id ?? `${tenant !== undefined && TENANT_ID.test(tenant) ? tenantPrefix(tenant) : ''}baton-chat-${agent}-${randomUUID()}`;
+    this.id =
+      options.id ??
+      `${tenant !== undefined && TENANT_ID.test(tenant) ? tenantPrefix(tenant) : ''}baton-chat-${agent}-${randomUUID()}`;
     if (options.experiment !== undefined) this.experiment = options.experiment;
     this.input = validateConversationInput({
       agent,
@@ -140,16 +166,34 @@ export class Conversation<Output = string> {
    * workflow); the rest wait in this process.
    */
   async send(message: string, options: SendOptions = {}): Promise<ConversationReply<Output>> {
-    const args = { message, idempotencyKey: options.idempotencyKey ?? randomUUID(), ...(options.midTurn !== undefined ? { midTurn: options.midTurn } : {}) };
+    const args = {
+      message,
+      idempotencyKey: options.idempotencyKey ?? randomUUID(),
+      ...(options.midTurn !== undefined ? { midTurn: options.midTurn } : {}),
+    };
     const sizes = messageSizes(args);
     if (sizes.length > 0) throw new InputTooLargeError(sizes);
     const problems = sendMessageProblems(args);
     if (problems.length > 0) throw new InvalidRunInputError(problems);
-    const variant = this.experiment !== undefined ? await (this.variant ??= new Experiments(this.client, this.taskQueue).variantStart(this.experiment, this.id, this.input.context, this.input.options ?? {}, this.taskQueue)) : undefined;
+    const variant =
+      this.experiment !== undefined
+        ? await (this.variant ??= new Experiments(this.client, this.taskQueue).variantStart(
+            this.experiment,
+            this.id,
+            this.input.context,
+            this.input.options ?? {},
+            this.taskQueue,
+          ))
+        : undefined;
     for (let hop = 0, since = Date.now(); ; hop++) {
       try {
         return (await laneOf(this.client, this.id).run(
-          () => this.client.workflow.startUpdateWithStart(sendMessageUpdate, { args: [args], startWorkflowOperation: this.startOperation(variant), waitForStage: WorkflowUpdateStage.ACCEPTED }),
+          () =>
+            this.client.workflow.startUpdateWithStart(sendMessageUpdate, {
+              args: [args],
+              startWorkflowOperation: this.startOperation(variant),
+              waitForStage: WorkflowUpdateStage.ACCEPTED,
+            }),
           (taken) => {
             options.taken?.();
             return taken.result();
@@ -159,14 +203,19 @@ export class Conversation<Output = string> {
         // Sent again (by the caller with its key, or after a continue-as-new): the conversation may have answered it and then ended, its reply remembered.
         const mayKnow = hop > 0 || options.idempotencyKey !== undefined;
         if (err instanceof WorkflowExecutionAlreadyStartedError) {
-          const reply = mayKnow ? ((await rememberedReply(this.handle, args.idempotencyKey)) as ConversationReply<Output> | undefined) : undefined;
+          const reply = mayKnow
+            ? ((await rememberedReply(this.handle, args.idempotencyKey)) as ConversationReply<Output> | undefined)
+            : undefined;
           if (reply) return reply;
           throw new ConversationEndedError(this.id);
         }
         // The run that took the message ended before answering it: its failure says why (its input, or an agent the team lacks), or it answered it and ended.
         if (endedFirst(err)) {
           const outcome = await this.lastRunOutcome();
-          const reply = outcome instanceof ConversationEndedError && mayKnow ? ((await rememberedReply(this.handle, args.idempotencyKey)) as ConversationReply<Output> | undefined) : undefined;
+          const reply =
+            outcome instanceof ConversationEndedError && mayKnow
+              ? ((await rememberedReply(this.handle, args.idempotencyKey)) as ConversationReply<Output> | undefined)
+              : undefined;
           if (reply) return reply;
           throw conversationError(outcome);
         }
@@ -184,11 +233,17 @@ export class Conversation<Output = string> {
    * {@link Conversation.send} sends (same checks, order and errors, thrown from the iteration).
    * @example for await (const x of chat.stream('Where is order 42?')) if (x.kind === 'text') process.stdout.write(x.text);
    */
-  async *stream(message: string, options: SendOptions & { signal?: AbortSignal } = {}): AsyncGenerator<MessageStreamItem<ConversationReply<Output>>> {
+  async *stream(
+    message: string,
+    options: SendOptions & { signal?: AbortSignal } = {},
+  ): AsyncGenerator<MessageStreamItem<ConversationReply<Output>>> {
     const { signal, ...send } = options;
     const idempotencyKey = send.idempotencyKey ?? randomUUID();
     const from = await this.streams.last(this.id).catch(() => undefined);
-    yield* streamMessage(this.streams, this.id, idempotencyKey, from, this.send(message, { ...send, idempotencyKey }), { ...(signal ? { signal } : {}), stopped: stoppedCallsOf(this.client, this.id) });
+    yield* streamMessage(this.streams, this.id, idempotencyKey, from, this.send(message, { ...send, idempotencyKey }), {
+      ...(signal ? { signal } : {}),
+      stopped: stoppedCallsOf(this.client, this.id),
+    });
   }
 
   /** The start that goes with a message (one per sending: an operation is used once). */
@@ -210,13 +265,19 @@ export class Conversation<Output = string> {
         ...tenantSearchAttribute(this.input.options?.tenant),
       ],
     };
-    return new WithStartWorkflowOperation<typeof conversationWorkflow>(WorkflowType.CONVERSATION, variant ? inVariant(start, variant) : start);
+    return new WithStartWorkflowOperation<typeof conversationWorkflow>(
+      WorkflowType.CONVERSATION,
+      variant ? inVariant(start, variant) : start,
+    );
   }
 
   /** How the latest run ended, as an error: its failure, or `ConversationEndedError` when it completed (not following a continued run). */
   private lastRunOutcome(): Promise<unknown> {
     const run = this.client.workflow.getHandle<typeof conversationWorkflow>(this.id, undefined, { followRuns: false });
-    return run.result().then(() => new ConversationEndedError(this.id), (e: unknown) => e);
+    return run.result().then(
+      () => new ConversationEndedError(this.id),
+      (e: unknown) => e,
+    );
   }
 
   /** Where the conversation is: the active agent, the message being answered, approvals waiting (a query). */
@@ -289,7 +350,9 @@ export class Conversation<Output = string> {
 export async function migrateConversation(client: Client, workflowId: string): Promise<ConversationMigration> {
   for (let hop = 0, since = Date.now(); ; hop++) {
     try {
-      return await client.workflow.getHandle<typeof conversationWorkflow>(workflowId).executeUpdate(migrateConversationUpdate);
+      return await client.workflow
+        .getHandle<typeof conversationWorkflow>(workflowId)
+        .executeUpdate(migrateConversationUpdate);
     } catch (err) {
       if (!sendAgain(err, since)) throw await endedIfClosed(client, workflowId, conversationError(err));
       await nextRun(hop);

@@ -1,5 +1,12 @@
 /** How a conversation's updates failed, and the typed error each failure stands for. */
-import { ApplicationFailure, type Client, WorkflowFailedError, WorkflowNotFoundError, WorkflowUpdateFailedError, type WorkflowHandle } from '@temporalio/client';
+import {
+  ApplicationFailure,
+  type Client,
+  WorkflowFailedError,
+  WorkflowNotFoundError,
+  WorkflowUpdateFailedError,
+  type WorkflowHandle,
+} from '@temporalio/client';
 import { CONVERSATION_ERRORS, ConversationEndedError, type ConversationReply } from '../common/conversation';
 import { messageQuery } from '../common/messages';
 import type { BatonError } from '../common/errors';
@@ -8,7 +15,11 @@ import { TASK_FAILING_PATIENCE_MS, updateUnprocessed } from './taskFailing';
 
 /** Whether an update failed because its run continued as new before answering: to be sent again. */
 function continued(err: unknown): boolean {
-  return err instanceof WorkflowUpdateFailedError && err.cause instanceof ApplicationFailure && err.cause.type === 'ConversationContinuedError';
+  return (
+    err instanceof WorkflowUpdateFailedError &&
+    err.cause instanceof ApplicationFailure &&
+    err.cause.type === 'ConversationContinuedError'
+  );
 }
 
 /**
@@ -21,7 +32,11 @@ export function sendAgain(err: unknown, since: number): boolean {
 
 /** Whether an update failed because its run ended before answering it (Temporal's `AcceptedUpdateCompletedWorkflow`). */
 export function endedFirst(err: unknown): boolean {
-  return err instanceof WorkflowUpdateFailedError && err.cause instanceof ApplicationFailure && err.cause.type === 'AcceptedUpdateCompletedWorkflow';
+  return (
+    err instanceof WorkflowUpdateFailedError &&
+    err.cause instanceof ApplicationFailure &&
+    err.cause.type === 'AcceptedUpdateCompletedWorkflow'
+  );
 }
 
 /** The typed error of a failed update or run: the conversation's own, baton's, or the error as it came. */
@@ -47,7 +62,10 @@ export function conversationError(err: unknown): unknown {
 }
 
 /** The reply a conversation remembers giving the message of `idempotencyKey`, if it answered it (asked of its latest run). */
-export async function rememberedReply(handle: WorkflowHandle, idempotencyKey: string): Promise<ConversationReply<unknown> | undefined> {
+export async function rememberedReply(
+  handle: WorkflowHandle,
+  idempotencyKey: string,
+): Promise<ConversationReply<unknown> | undefined> {
   const found = await handle.query(messageQuery, { idempotencyKey }).catch(() => undefined);
   return found?.message?.status === 'answered' && found.message.reply ? found.message.reply : undefined;
 }
@@ -61,6 +79,9 @@ export async function endedIfClosed(client: Client, workflowId: string, err: unk
   const closed = await client.workflow
     .getHandle(workflowId)
     .describe()
-    .then((d) => d.status.name !== 'RUNNING', () => false);
+    .then(
+      (d) => d.status.name !== 'RUNNING',
+      () => false,
+    );
   return closed ? new ConversationEndedError(workflowId) : err;
 }

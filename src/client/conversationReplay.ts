@@ -43,18 +43,34 @@ export interface ConversationReplayed {
 }
 
 /** Move a running conversation (`onCurrentTeam`), or continue one whose run failed. */
-export async function replayConversation(client: Client, workflowId: string, options: ConversationReplayOptions = {}): Promise<ConversationReplayed> {
+export async function replayConversation(
+  client: Client,
+  workflowId: string,
+  options: ConversationReplayOptions = {},
+): Promise<ConversationReplayed> {
   const handle = client.workflow.getHandle<typeof conversationWorkflow>(workflowId);
   const description = await handle.describe();
-  if (description.type !== WorkflowType.CONVERSATION) throw new UserError(`${workflowId} is a ${description.type} workflow, not a conversation: replay it with baton.replay`);
+  if (description.type !== WorkflowType.CONVERSATION)
+    throw new UserError(
+      `${workflowId} is a ${description.type} workflow, not a conversation: replay it with baton.replay`,
+    );
   const status = description.status.name;
   if (status === 'RUNNING') {
-    if (!options.onCurrentTeam) throw new UserError(`conversation ${workflowId} is running: to move it onto the team the workers run now, replay it with onCurrentTeam (--on-current-team)`);
+    if (!options.onCurrentTeam)
+      throw new UserError(
+        `conversation ${workflowId} is running: to move it onto the team the workers run now, replay it with onCurrentTeam (--on-current-team)`,
+      );
     const migration = await migrateConversation(client, workflowId);
     return { workflowId, runId: description.runId, mechanism: 'migrate', migration };
   }
-  if (status === 'COMPLETED' || status === 'CONTINUED_AS_NEW') throw new UserError(`conversation ${workflowId} ${status === 'COMPLETED' ? 'has ended' : 'goes on in a newer run'}: there is nothing to continue`);
-  const history = await decodeHistory(await historyOf(client, workflowId, description.runId), client.options.loadedDataConverter.payloadCodecs);
+  if (status === 'COMPLETED' || status === 'CONTINUED_AS_NEW')
+    throw new UserError(
+      `conversation ${workflowId} ${status === 'COMPLETED' ? 'has ended' : 'goes on in a newer run'}: there is nothing to continue`,
+    );
+  const history = await decodeHistory(
+    await historyOf(client, workflowId, description.runId),
+    client.options.loadedDataConverter.payloadCodecs,
+  );
   const input = fromPayloads<ConversationInput>(history.events?.[0]?.workflowExecutionStartedEventAttributes?.input);
   if (!input) throw new UserError(`conversation ${workflowId} has no input to continue from`);
   const origin = { workflowId, runId: description.runId, from: input.resume ? 'carried state' : 'start' };
@@ -73,5 +89,11 @@ export async function replayConversation(client: Client, workflowId: string, opt
   });
   // The new run takes the current team before its next step that needs one, or at once when stranded.
   const migration = options.onCurrentTeam ? await migrateConversation(client, workflowId) : undefined;
-  return { workflowId, runId: started.firstExecutionRunId, mechanism: 'resume', baseRunId: description.runId, ...(migration ? { migration } : {}) };
+  return {
+    workflowId,
+    runId: started.firstExecutionRunId,
+    mechanism: 'resume',
+    baseRunId: description.runId,
+    ...(migration ? { migration } : {}),
+  };
 }

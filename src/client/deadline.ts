@@ -8,5 +8,7 @@ import { durationMs } from '../common/check';
 export function deadlinePassed(deadline: string | number | undefined, now: number): string | undefined {
   if (typeof deadline !== 'string' || durationMs(deadline) !== undefined) return undefined;
   const at = Date.parse(deadline);
-  return at <= now ? `"deadline" ${deadline} has passed (it is ${new Date(now).toISOString()}): give a later time, or a duration from the start such as "10 minutes"` : undefined;
+  return at <= now
+    ? `"deadline" ${deadline} has passed (it is ${new Date(now).toISOString()}): give a later time, or a duration from the start such as "10 minutes"`
+    : undefined;
 }

@@ -3,7 +3,12 @@
  * the call the approver saw, signed when a signer is given, and sent as the `decideHandoff` update
  * to the chain the approval waits in (a specialist's own chain, for its approvals).
  */
-import { ApplicationFailure, type WorkflowHandle, WorkflowFailedError, WorkflowUpdateFailedError } from '@temporalio/client';
+import {
+  ApplicationFailure,
+  type WorkflowHandle,
+  WorkflowFailedError,
+  WorkflowUpdateFailedError,
+} from '@temporalio/client';
 import type { ApprovalRecord, PendingApproval } from '../common/approvals';
 import { ApprovalRefusedError, InputTooLargeError, UserError } from '../common/errors';
 import { errorFromFailure } from '../common/errorTypes';
@@ -24,10 +29,21 @@ interface DecidingRun {
  * approval (a describe, where a query is an action on Temporal Cloud), else asked of the run. A
  * signature or edited arguments bind to the waiting call as the run itself reports it.
  */
-async function waitingIn(run: DecidingRun, handoffId: string | undefined, fromMemo: boolean): Promise<PendingApproval[]> {
+async function waitingIn(
+  run: DecidingRun,
+  handoffId: string | undefined,
+  fromMemo: boolean,
+): Promise<PendingApproval[]> {
   if (fromMemo) {
-    const memo = await run.handle.describe().then((d) => d.memo?.[PENDING_MEMO], () => undefined);
-    if (Array.isArray(memo) && (handoffId === undefined ? memo.length > 0 : memo.some((p: PendingApproval) => p?.handoffId === handoffId))) return memo as PendingApproval[];
+    const memo = await run.handle.describe().then(
+      (d) => d.memo?.[PENDING_MEMO],
+      () => undefined,
+    );
+    if (
+      Array.isArray(memo) &&
+      (handoffId === undefined ? memo.length > 0 : memo.some((p: PendingApproval) => p?.handoffId === handoffId))
+    )
+      return memo as PendingApproval[];
   }
   return run.pendingApprovals().catch(() => []);
 }
@@ -40,16 +56,38 @@ export async function decideApproval(
   idOrOptions: string | undefined | DecisionOptions,
   given: DecisionOptions | undefined,
 ): Promise<ApprovalRecord> {
-  const { approvalId: handoffId, approver, comment, reason, arguments: args, callHash, signer, signature, onBehalfOf, delegation } = decisionOf(idOrOptions, given);
+  const {
+    approvalId: handoffId,
+    approver,
+    comment,
+    reason,
+    arguments: args,
+    callHash,
+    signer,
+    signature,
+    onBehalfOf,
+    delegation,
+  } = decisionOf(idOrOptions, given);
   if (typeof approver !== 'string' || approver.trim() === '') throw new UserError('approver must name who decides');
-  if (args !== undefined && !isPlainObject(args)) throw new UserError(`arguments must be a plain object of the tool's arguments, got ${describeValue(args)}`);
+  if (args !== undefined && !isPlainObject(args))
+    throw new UserError(`arguments must be a plain object of the tool's arguments, got ${describeValue(args)}`);
   if (args !== undefined && decision !== 'approve') throw new UserError('arguments go with an approval only');
-  if (callHash !== undefined && (typeof callHash !== 'string' || callHash === '')) throw new UserError('callHash must be the tool.callHash of the waiting call');
+  if (callHash !== undefined && (typeof callHash !== 'string' || callHash === ''))
+    throw new UserError('callHash must be the tool.callHash of the waiting call');
   if (signer !== undefined && signature !== undefined) throw new UserError('give a signer or a signature, not both');
-  if (signer !== undefined && (typeof signer !== 'object' || signer === null || typeof signer.kid !== 'string' || typeof signer.sign !== 'function')) {
-    throw new UserError('signer must be a DecisionSigner {kid, sign(input)}: make one with decisionSigner(privateKey) or decisionSignerFromFile(file)');
+  if (
+    signer !== undefined &&
+    (typeof signer !== 'object' ||
+      signer === null ||
+      typeof signer.kid !== 'string' ||
+      typeof signer.sign !== 'function')
+  ) {
+    throw new UserError(
+      'signer must be a DecisionSigner {kid, sign(input)}: make one with decisionSigner(privateKey) or decisionSignerFromFile(file)',
+    );
   }
-  if (signature !== undefined && (typeof signature !== 'string' || signature === '')) throw new UserError('signature must be a JWS compact serialization (docs/signatures.md)');
+  if (signature !== undefined && (typeof signature !== 'string' || signature === ''))
+    throw new UserError('signature must be a JWS compact serialization (docs/signatures.md)');
   const slot = slotFields(approver, onBehalfOf, delegation);
   const sizes = decisionSizes({ handoffId, approver, comment, reason, arguments: args, callHash, signature, ...slot });
   if (sizes.length > 0) throw new InputTooLargeError(sizes);
@@ -60,17 +98,32 @@ export async function decideApproval(
   const hash = callHash ?? (args !== undefined ? pending?.tool?.callHash : undefined);
   // A handoff waiting in a specialist of this chain is decided in that specialist's chain.
   const chainId = pending?.workflowId ?? workflowId;
-  const fields = { approver, decision, ...(comment !== undefined ? { comment } : {}), ...(reason !== undefined ? { reason } : {}), ...(args !== undefined ? { arguments: args } : {}), ...slot };
+  const fields = {
+    approver,
+    decision,
+    ...(comment !== undefined ? { comment } : {}),
+    ...(reason !== undefined ? { reason } : {}),
+    ...(args !== undefined ? { arguments: args } : {}),
+    ...slot,
+  };
   let signed = signature;
   if (signer) {
-    if (!pending) throw new ApprovalRefusedError(id, `cannot sign: no approval ${id} is waiting in chain ${workflowId}`);
+    if (!pending)
+      throw new ApprovalRefusedError(id, `cannot sign: no approval ${id} is waiting in chain ${workflowId}`);
     signed = await signDecision(signer, { workflowId: chainId, waiting: pending, decision: fields });
   }
   try {
     // Refused while the chain's workflow task is being retried (a worker lost mid-task): nothing was decided yet, so it is sent again.
     return await whileWorkflowTaskFails(() =>
       getRun(chainId).handle.executeUpdate(decideHandoffUpdate, {
-        args: [{ handoffId: id, ...fields, ...(hash !== undefined ? { callHash: hash } : {}), ...(signed !== undefined ? { signature: signed } : {}) }],
+        args: [
+          {
+            handoffId: id,
+            ...fields,
+            ...(hash !== undefined ? { callHash: hash } : {}),
+            ...(signed !== undefined ? { signature: signed } : {}),
+          },
+        ],
       }),
     );
   } catch (err) {
@@ -80,7 +133,10 @@ export async function decideApproval(
 
 /** baton's typed error for a failed run when there is one, else the error as it came. */
 export function toBatonError(err: unknown): unknown {
-  if ((err instanceof WorkflowFailedError || err instanceof WorkflowUpdateFailedError) && err.cause instanceof ApplicationFailure) {
+  if (
+    (err instanceof WorkflowFailedError || err instanceof WorkflowUpdateFailedError) &&
+    err.cause instanceof ApplicationFailure
+  ) {
     const typed = errorFromFailure(err.cause);
     if (typed) {
       (typed as { cause?: unknown }).cause = err;
@@ -91,21 +147,43 @@ export function toBatonError(err: unknown): unknown {
 }
 
 /** `onBehalfOf` and its `delegation` grant, checked to come together and to name another approver's slot. */
-function slotFields(approver: string, onBehalfOf: unknown, delegation: unknown): { onBehalfOf?: string; delegation?: string } {
+function slotFields(
+  approver: string,
+  onBehalfOf: unknown,
+  delegation: unknown,
+): { onBehalfOf?: string; delegation?: string } {
   if (onBehalfOf === undefined && delegation === undefined) return {};
-  if (typeof onBehalfOf !== 'string' || onBehalfOf.trim() === '') throw new UserError(onBehalfOf === undefined ? 'a delegation grant goes with onBehalfOf, the approver whose slot it gives' : 'onBehalfOf must name the approver whose slot is decided');
-  if (typeof delegation !== 'string' || delegation === '') throw new UserError(`deciding for ${onBehalfOf} needs delegation: the grant (signed by ${onBehalfOf} or an operator, signDelegation) that gives ${approver} that slot`);
-  if (onBehalfOf === approver) throw new UserError(`onBehalfOf names the approver, ${approver}, themself: leave it out to decide for your own slot`);
+  if (typeof onBehalfOf !== 'string' || onBehalfOf.trim() === '')
+    throw new UserError(
+      onBehalfOf === undefined
+        ? 'a delegation grant goes with onBehalfOf, the approver whose slot it gives'
+        : 'onBehalfOf must name the approver whose slot is decided',
+    );
+  if (typeof delegation !== 'string' || delegation === '')
+    throw new UserError(
+      `deciding for ${onBehalfOf} needs delegation: the grant (signed by ${onBehalfOf} or an operator, signDelegation) that gives ${approver} that slot`,
+    );
+  if (onBehalfOf === approver)
+    throw new UserError(
+      `onBehalfOf names the approver, ${approver}, themself: leave it out to decide for your own slot`,
+    );
   return { onBehalfOf, delegation };
 }
 
 /** The decision's options, its approval id from either place (and either name), checked to agree. */
-function decisionOf(idOrOptions: string | undefined | DecisionOptions, options: DecisionOptions | undefined): DecisionOptions {
+function decisionOf(
+  idOrOptions: string | undefined | DecisionOptions,
+  options: DecisionOptions | undefined,
+): DecisionOptions {
   const given = typeof idOrOptions === 'object' && idOrOptions !== null ? idOrOptions : options;
   if (!given) throw new UserError('a decision needs its options: {approver, comment?, reason?, arguments?}');
-  const ids = [typeof idOrOptions === 'string' ? idOrOptions : undefined, given.approvalId, given.handoffId].filter((id): id is string => id !== undefined);
-  if (ids.some((id) => typeof id !== 'string' || id === '')) throw new UserError('approvalId must be the id of a waiting approval (baton.pending() lists them)');
-  if (new Set(ids).size > 1) throw new UserError(`two different approval ids given (${[...new Set(ids)].join(', ')}): name one`);
+  const ids = [typeof idOrOptions === 'string' ? idOrOptions : undefined, given.approvalId, given.handoffId].filter(
+    (id): id is string => id !== undefined,
+  );
+  if (ids.some((id) => typeof id !== 'string' || id === ''))
+    throw new UserError('approvalId must be the id of a waiting approval (baton.pending() lists them)');
+  if (new Set(ids).size > 1)
+    throw new UserError(`two different approval ids given (${[...new Set(ids)].join(', ')}): name one`);
   return { ...given, approvalId: ids[0] };
 }
 

@@ -4,7 +4,15 @@
  */
 import { type Client, WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
 import { UserError } from '../common/errors';
-import { BREAKER_MEMO, breakerQuery, type BreakerView, EconomicsWorkflow, ledgerQuery, type LedgerView, resetBreakerUpdate } from '../common/economics/messages';
+import {
+  BREAKER_MEMO,
+  breakerQuery,
+  type BreakerView,
+  EconomicsWorkflow,
+  ledgerQuery,
+  type LedgerView,
+  resetBreakerUpdate,
+} from '../common/economics/messages';
 import { breakerId } from '../common/economics/spec';
 import { whileWorkflowTaskFails } from './taskFailing';
 
@@ -25,7 +33,9 @@ export class BatonEconomics {
   async breakers(options: ListEconomicsOptions = {}): Promise<SharedBreakerState[]> {
     const found: SharedBreakerState[] = [];
     const limit = options.limit ?? 200;
-    for await (const wf of this.client.workflow.list({ query: `WorkflowType = '${EconomicsWorkflow.CIRCUIT_BREAKER}' AND ExecutionStatus = 'Running'` })) {
+    for await (const wf of this.client.workflow.list({
+      query: `WorkflowType = '${EconomicsWorkflow.CIRCUIT_BREAKER}' AND ExecutionStatus = 'Running'`,
+    })) {
       const view = wf.memo?.[BREAKER_MEMO] as BreakerView | undefined;
       if (view?.target) found.push({ ...view, workflowId: wf.workflowId });
       if (found.length >= limit) break;
@@ -48,16 +58,31 @@ export class BatonEconomics {
    * Close the shared breaker of `target` in `scope` on an operator's word; the reset is recorded in
    * the breaker with `by` and `reason`. A breaker that is not running cannot be reset (there is nothing open).
    */
-  async resetBreaker(scope: string, target: string, options: { by: string; reason?: string }): Promise<SharedBreakerState> {
-    if (typeof options?.by !== 'string' || options.by.trim() === '') throw new UserError('a reset needs "by": who resets the breaker');
+  async resetBreaker(
+    scope: string,
+    target: string,
+    options: { by: string; reason?: string },
+  ): Promise<SharedBreakerState> {
+    if (typeof options?.by !== 'string' || options.by.trim() === '')
+      throw new UserError('a reset needs "by": who resets the breaker');
     const workflowId = breakerId(scope, target);
     const handle = this.client.workflow.getHandle(workflowId);
     try {
       const running = (await handle.describe()).status.name === 'RUNNING';
       if (!running) throw new WorkflowNotFoundError('not running', workflowId, undefined);
-      return { ...(await whileWorkflowTaskFails(() => handle.executeUpdate(resetBreakerUpdate, { args: [{ by: options.by, ...(options.reason ? { reason: options.reason } : {}) }] }))), workflowId };
+      return {
+        ...(await whileWorkflowTaskFails(() =>
+          handle.executeUpdate(resetBreakerUpdate, {
+            args: [{ by: options.by, ...(options.reason ? { reason: options.reason } : {}) }],
+          }),
+        )),
+        workflowId,
+      };
     } catch (err) {
-      if (err instanceof WorkflowNotFoundError) throw new UserError(`no shared breaker for "${target}" in scope "${scope}" is running (baton breakers lists them)`);
+      if (err instanceof WorkflowNotFoundError)
+        throw new UserError(
+          `no shared breaker for "${target}" in scope "${scope}" is running (baton breakers lists them)`,
+        );
       // The breaker's validator refused the reset: its message names the problem.
       if (err instanceof WorkflowUpdateFailedError) throw new UserError(err.cause?.message ?? err.message);
       throw err;
@@ -68,11 +93,23 @@ export class BatonEconomics {
   async spendLedgers(options: ListEconomicsOptions = {}): Promise<(LedgerView & { workflowId: string })[]> {
     const ids: string[] = [];
     const limit = options.limit ?? 200;
-    for await (const wf of this.client.workflow.list({ query: `WorkflowType = '${EconomicsWorkflow.SPEND_LEDGER}' AND ExecutionStatus = 'Running'` })) {
+    for await (const wf of this.client.workflow.list({
+      query: `WorkflowType = '${EconomicsWorkflow.SPEND_LEDGER}' AND ExecutionStatus = 'Running'`,
+    })) {
       ids.push(wf.workflowId);
       if (ids.length >= limit) break;
     }
-    const views = await Promise.all(ids.map((id) => this.client.workflow.getHandle(id).query(ledgerQuery).then((v) => ({ ...v, workflowId: id }), () => undefined)));
+    const views = await Promise.all(
+      ids.map((id) =>
+        this.client.workflow
+          .getHandle(id)
+          .query(ledgerQuery)
+          .then(
+            (v) => ({ ...v, workflowId: id }),
+            () => undefined,
+          ),
+      ),
+    );
     return views.filter((v): v is LedgerView & { workflowId: string } => v !== undefined);
   }
 }

@@ -15,7 +15,13 @@ import { ActivityType } from '../common/messages';
 import type { CallModelInput, LocalModelCall, ModelResponse } from '../common/model';
 import { callCost, type Cost, currencyOf, type ModelPrice, priceOf } from '../common/economics/prices';
 import type { HandoffRecord, HandoffRunInput, HandoffRunResult } from '../common/run';
-import { redactDecisionRecord, redactPendingApproval, TeamRedaction, type SensitiveArguments, type ToolSensitivitySpec } from '../common/sensitive';
+import {
+  redactDecisionRecord,
+  redactPendingApproval,
+  TeamRedaction,
+  type SensitiveArguments,
+  type ToolSensitivitySpec,
+} from '../common/sensitive';
 import type { RunToolInput, TeamSpec } from '../common/team';
 import { decodeHistory } from '../payloads/history';
 import { HistoryPages } from '../payloads/historyPages';
@@ -36,7 +42,14 @@ export type RunEventBody =
    * `text` is the answer's text as history records it (`null` when the model wrote none, only tool
    * calls); `usage` what the call used, `cost` what it cost at the chain's prices (chains with economics).
    */
-  | { kind: 'model_answered'; agent: string; call?: string; text?: string | null; usage?: ModelResponse['usage']; cost?: Cost }
+  | {
+      kind: 'model_answered';
+      agent: string;
+      call?: string;
+      text?: string | null;
+      usage?: ModelResponse['usage'];
+      cost?: Cost;
+    }
   /** A model call stopped before it answered (an interrupt): the text it streamed is not part of any answer. */
   | { kind: 'model_stopped'; agent: string; call?: string }
   | { kind: 'tool_call'; agent: string; tool: string }
@@ -51,7 +64,15 @@ export type RunEventBody =
   /** Something that happened in a specialist's chain (`workflowId`), as that chain's own events tell it; between its `delegation_started` and `delegation_ended`. */
   | { kind: 'specialist'; workflowId: string; event: RunEvent }
   /** The specialist's chain ended: its answer (`output`) went back to `agent`, or it failed (`error`). */
-  | { kind: 'delegation_ended'; agent: string; to: string; workflowId: string; outcome: DelegationOutcome; output?: unknown; error?: string }
+  | {
+      kind: 'delegation_ended';
+      agent: string;
+      to: string;
+      workflowId: string;
+      outcome: DelegationOutcome;
+      output?: unknown;
+      error?: string;
+    }
   | { kind: 'continued_as_new'; nextRunId: string }
   | { kind: 'completed'; result: HandoffRunResult<unknown> }
   | { kind: 'failed'; error: Error }
@@ -74,16 +95,33 @@ export interface RunEventsOptions {
  * Every event of the run `workflowId` (from run `runId`, else its latest run), then each new one as
  * it happens, until the chain ends. Each call reads the history from the start.
  */
-export async function* runEvents(client: WorkflowClient, workflowId: string, runId?: string, options: RunEventsOptions = {}): AsyncGenerator<RunEvent> {
+export async function* runEvents(
+  client: WorkflowClient,
+  workflowId: string,
+  runId?: string,
+  options: RunEventsOptions = {},
+): AsyncGenerator<RunEvent> {
   let execution = { workflowId, runId: runId ?? (await client.getHandle(workflowId).describe()).runId };
   let nextPageToken: Uint8Array | undefined;
   // A page of signals near Temporal's payload limit is too large to receive: asked for in smaller pages.
   const pages = new HistoryPages(client.workflowService);
   const codecs = client.options.loadedDataConverter.payloadCodecs;
-  const seen: Seen = { calls: new Map(), team: new TeamRedaction(undefined), approvals: new Map(), children: new Map(), agent: '' };
+  const seen: Seen = {
+    calls: new Map(),
+    team: new TeamRedaction(undefined),
+    approvals: new Map(),
+    children: new Map(),
+    agent: '',
+  };
   for (;;) {
     const asked = execution;
-    const response = await pages.next({ namespace: client.options.namespace, execution, nextPageToken, waitNewEvent: true, skipArchival: true });
+    const response = await pages.next({
+      namespace: client.options.namespace,
+      execution,
+      nextPageToken,
+      waitNewEvent: true,
+      skipArchival: true,
+    });
     if (response.history) await decodeHistory(response.history, codecs);
     for (const e of withLocalActivities(response.history?.events ?? [])) {
       const current = execution.runId;
@@ -94,7 +132,8 @@ export async function* runEvents(client: WorkflowClient, workflowId: string, run
         if (out.kind === 'delegation_started' && options.specialists !== false) {
           // The specialist's work, as it happens; this chain waits for its answer meanwhile.
           const child = e.childWorkflowExecutionStartedEventAttributes?.workflowExecution?.runId ?? undefined;
-          for await (const inner of specialistEvents(client, out.workflowId, child, options)) yield { at: inner.at, runId: current, kind: 'specialist', workflowId: out.workflowId, event: inner };
+          for await (const inner of specialistEvents(client, out.workflowId, child, options))
+            yield { at: inner.at, runId: current, kind: 'specialist', workflowId: out.workflowId, event: inner };
         }
         if (out.kind === 'continued_as_new') {
           execution = { workflowId, runId: out.nextRunId };
@@ -111,7 +150,12 @@ export async function* runEvents(client: WorkflowClient, workflowId: string, run
 type Mapped = RunEventBody;
 
 /** The events of a specialist's chain; nothing when it cannot be read (its history gone), as its end still shows in the chain that delegated. */
-async function* specialistEvents(client: WorkflowClient, workflowId: string, runId: string | undefined, options: RunEventsOptions): AsyncGenerator<RunEvent> {
+async function* specialistEvents(
+  client: WorkflowClient,
+  workflowId: string,
+  runId: string | undefined,
+  options: RunEventsOptions,
+): AsyncGenerator<RunEvent> {
   try {
     yield* runEvents(client, workflowId, runId, options);
   } catch (err) {
@@ -124,7 +168,17 @@ async function* specialistEvents(client: WorkflowClient, workflowId: string, run
  * tool each approval is about, the specialists started (by their initiating event), the agent working.
  */
 interface Seen {
-  calls: Map<string, { kind: 'model' | 'tool' | 'team'; agent: string; tool?: string; call?: string; price?: ModelPrice; model?: CallModelInput['model'] }>;
+  calls: Map<
+    string,
+    {
+      kind: 'model' | 'tool' | 'team';
+      agent: string;
+      tool?: string;
+      call?: string;
+      price?: ModelPrice;
+      model?: CallModelInput['model'];
+    }
+  >;
   team: TeamRedaction;
   approvals: Map<string, ToolSensitivitySpec | undefined>;
   children: Map<string, { agent: string; to: string; workflowId: string; task: string }>;
@@ -144,7 +198,13 @@ function mapEvent(e: HistoryEvent, seen: Seen): Mapped[] {
       const input = fromPayloads<CallModelInput>(scheduled.input);
       seen.agent = input?.agentId ?? '?';
       const call = input ? `${input.agentId}#${input.callIndex}` : undefined;
-      calls.set(String(e.eventId), { kind: 'model', agent: input?.agentId ?? '?', ...(call ? { call } : {}), ...(input?.price ? { price: input.price } : {}), ...(input ? { model: input.model } : {}) });
+      calls.set(String(e.eventId), {
+        kind: 'model',
+        agent: input?.agentId ?? '?',
+        ...(call ? { call } : {}),
+        ...(input?.price ? { price: input.price } : {}),
+        ...(input ? { model: input.model } : {}),
+      });
       return [{ kind: 'model_call', agent: input?.agentId ?? '?', ...(call ? { call } : {}) }];
     }
     if (name === ActivityType.RUN_TOOL) {
@@ -156,7 +216,8 @@ function mapEvent(e: HistoryEvent, seen: Seen): Mapped[] {
   }
   const stopping = e.activityTaskCancelRequestedEventAttributes;
   const stopped = stopping ? calls.get(String(stopping.scheduledEventId)) : undefined;
-  if (stopped?.kind === 'model') return [{ kind: 'model_stopped', agent: stopped.agent, ...(stopped.call ? { call: stopped.call } : {}) }];
+  if (stopped?.kind === 'model')
+    return [{ kind: 'model_stopped', agent: stopped.agent, ...(stopped.call ? { call: stopped.call } : {}) }];
   const completed = e.activityTaskCompletedEventAttributes;
   if (completed) {
     const call = calls.get(String(completed.scheduledEventId));
@@ -176,10 +237,13 @@ function mapEvent(e: HistoryEvent, seen: Seen): Mapped[] {
   const approval = recordedApprovalEvent(e);
   if (approval) {
     const { type, ...fields } = approval;
-    if (type === 'approval_requested') return [{ kind: 'approval_requested', approval: redactedApproval(fields as unknown as PendingApproval, seen) }];
+    if (type === 'approval_requested')
+      return [{ kind: 'approval_requested', approval: redactedApproval(fields as unknown as PendingApproval, seen) }];
     if (type === 'approval_decided') {
       const decision = fields as unknown as ApprovalRecord;
-      const spec = seen.approvals.has(decision.handoffId) ? seen.approvals.get(decision.handoffId) : seen.team.of(undefined, decision.tool);
+      const spec = seen.approvals.has(decision.handoffId)
+        ? seen.approvals.get(decision.handoffId)
+        : seen.team.of(undefined, decision.tool);
       return [{ kind: 'approval_decided', decision: redactDecisionRecord(decision, spec) }];
     }
     if (type === 'control') return [{ kind: 'control', control: controlEvent(fields) }];
@@ -189,8 +253,17 @@ function mapEvent(e: HistoryEvent, seen: Seen): Mapped[] {
 }
 
 /** A model's answer: its text, its usage, and its cost at the chain's prices when the chain has economics. */
-function modelAnswered(call: { agent: string; call?: string; price?: ModelPrice; model?: CallModelInput['model'] }, r: ModelResponse | undefined, team: TeamSpec | undefined): Mapped {
-  const named = { kind: 'model_answered' as const, agent: call.agent, ...(call.call ? { call: call.call } : {}), ...(r?.content !== undefined ? { text: r.content } : {}) };
+function modelAnswered(
+  call: { agent: string; call?: string; price?: ModelPrice; model?: CallModelInput['model'] },
+  r: ModelResponse | undefined,
+  team: TeamSpec | undefined,
+): Mapped {
+  const named = {
+    kind: 'model_answered' as const,
+    agent: call.agent,
+    ...(call.call ? { call: call.call } : {}),
+    ...(r?.content !== undefined ? { text: r.content } : {}),
+  };
   if (!r?.usage) return named;
   const prices = team?.economics?.prices;
   const priced = call.price !== undefined || team?.economics !== undefined;
@@ -203,7 +276,12 @@ function delegationEvent(e: HistoryEvent, seen: Seen): Mapped | undefined {
   const initiated = e.startChildWorkflowExecutionInitiatedEventAttributes;
   if (initiated) {
     const input = fromPayloads<HandoffRunInput>(initiated.input);
-    seen.children.set(String(e.eventId), { agent: seen.agent, to: input?.agent ?? '?', workflowId: initiated.workflowId ?? '', task: input?.input ?? '' });
+    seen.children.set(String(e.eventId), {
+      agent: seen.agent,
+      to: input?.agent ?? '?',
+      workflowId: initiated.workflowId ?? '',
+      task: input?.input ?? '',
+    });
     return undefined;
   }
   const started = e.childWorkflowExecutionStartedEventAttributes;
@@ -213,7 +291,12 @@ function delegationEvent(e: HistoryEvent, seen: Seen): Mapped | undefined {
   const ended = end ? seen.children.get(end.initiatedId) : undefined;
   if (!end || !ended) return undefined;
   const { task: _task, ...who } = ended;
-  return { kind: 'delegation_ended', ...who, outcome: end.outcome, ...(end.outcome === 'completed' ? { output: end.output } : { error: end.error }) };
+  return {
+    kind: 'delegation_ended',
+    ...who,
+    outcome: end.outcome,
+    ...(end.outcome === 'completed' ? { output: end.output } : { error: end.error }),
+  };
 }
 
 /** A waiting approval as events show it: a tool call's sensitive arguments redacted, and which they are. */
@@ -237,7 +320,11 @@ function closing(e: HistoryEvent): Mapped[] {
   const failed = e.workflowExecutionFailedEventAttributes?.failure;
   if (failed) {
     const info = failed.applicationFailureInfo;
-    const failure = ApplicationFailure.create({ type: info?.type ?? undefined, message: failed.message ?? 'failed', details: (info?.details?.payloads ?? []).map((p) => fromPayloads({ payloads: [p] })) });
+    const failure = ApplicationFailure.create({
+      type: info?.type ?? undefined,
+      message: failed.message ?? 'failed',
+      details: (info?.details?.payloads ?? []).map((p) => fromPayloads({ payloads: [p] })),
+    });
     return [{ kind: 'failed', error: errorFromFailure(failure) ?? new Error(failed.message ?? 'the run failed') }];
   }
   const next = e.workflowExecutionContinuedAsNewEventAttributes?.newExecutionRunId;

@@ -4,12 +4,26 @@
  * version, its run options, and the assignment on the chain's record (the `batonVariant` memo and
  * the `BatonVariant` search attribute).
  */
-import { type Client, WorkflowExecutionAlreadyStartedError, type WorkflowStartOptions, WorkflowUpdateFailedError } from '@temporalio/client';
+import {
+  type Client,
+  WorkflowExecutionAlreadyStartedError,
+  type WorkflowStartOptions,
+  WorkflowUpdateFailedError,
+} from '@temporalio/client';
 import type { VersioningOverride } from '@temporalio/common';
 import { optionalTsToMs } from '@temporalio/common/lib/time';
 import { temporal } from '@temporalio/proto';
 import { UserError } from '../common/errors';
-import { assignVariant, experimentProblems, type ExperimentDefinition, type ExperimentState, type ExperimentVariant, type StopExperiment, variantAttributeValue, type VariantAssignment } from '../common/experiment';
+import {
+  assignVariant,
+  experimentProblems,
+  type ExperimentDefinition,
+  type ExperimentState,
+  type ExperimentVariant,
+  type StopExperiment,
+  variantAttributeValue,
+  type VariantAssignment,
+} from '../common/experiment';
 import { BatonVariant, EXPERIMENT_MEMO, stopExperimentUpdate, VARIANT_MEMO, WorkflowType } from '../common/messages';
 import type { RunOptions } from '../common/options';
 import type { RunContext } from '../common/team';
@@ -54,7 +68,8 @@ export class Experiments {
   /** Start an experiment; its id must be new. */
   async start(definition: ExperimentDefinition): Promise<ExperimentState> {
     const problems = experimentProblems(definition);
-    if (problems.length > 0) throw new ExperimentError(String((definition as { id?: unknown })?.id ?? '(no id)'), problems);
+    if (problems.length > 0)
+      throw new ExperimentError(String((definition as { id?: unknown })?.id ?? '(no id)'), problems);
     const state: ExperimentState = { definition, startedAt: new Date().toISOString(), status: 'running' };
     try {
       await this.client.workflow.start(WorkflowType.EXPERIMENT, {
@@ -65,7 +80,10 @@ export class Experiments {
         workflowIdReusePolicy: 'REJECT_DUPLICATE',
       });
     } catch (err) {
-      if (err instanceof WorkflowExecutionAlreadyStartedError) throw new ExperimentError(definition.id, ['an experiment with this id exists (running or ended): give the new one another id']);
+      if (err instanceof WorkflowExecutionAlreadyStartedError)
+        throw new ExperimentError(definition.id, [
+          'an experiment with this id exists (running or ended): give the new one another id',
+        ]);
       throw err;
     }
     this.cache.set(definition.id, { state, at: Date.now() });
@@ -78,7 +96,8 @@ export class Experiments {
     try {
       memo = (await this.client.workflow.getHandle(experimentWorkflowId(id)).describe()).memo;
     } catch (err) {
-      if ((err as { name?: string }).name === 'WorkflowNotFoundError') throw new ExperimentError(id, ['no such experiment: start it first (baton experiment start)']);
+      if ((err as { name?: string }).name === 'WorkflowNotFoundError')
+        throw new ExperimentError(id, ['no such experiment: start it first (baton experiment start)']);
       throw err;
     }
     const state = memo?.[EXPERIMENT_MEMO] as ExperimentState | undefined;
@@ -90,11 +109,15 @@ export class Experiments {
   /** Stop an experiment: from now on every new chain goes to `winner`. */
   async stop(id: string, stop: StopExperiment): Promise<ExperimentState> {
     const current = await this.get(id);
-    if (current.status === 'stopped') throw new ExperimentError(id, [`it is stopped already (winner ${current.winner}, ${current.stoppedAt})`]);
+    if (current.status === 'stopped')
+      throw new ExperimentError(id, [`it is stopped already (winner ${current.winner}, ${current.stoppedAt})`]);
     const handle = this.client.workflow.getHandle(experimentWorkflowId(id));
     // The stop is the experiment workflow's to record: without a worker it would wait for one.
     const { taskQueue } = await handle.describe();
-    if (!(await pollersWithin(this.client, taskQueue, NO_WORKER_GRACE_MS))) throw new ExperimentError(id, [`no worker polls task queue "${taskQueue}", where its workflow runs: start a baton worker there (baton worker --task-queue ${taskQueue}), then stop it`]);
+    if (!(await pollersWithin(this.client, taskQueue, NO_WORKER_GRACE_MS)))
+      throw new ExperimentError(id, [
+        `no worker polls task queue "${taskQueue}", where its workflow runs: start a baton worker there (baton worker --task-queue ${taskQueue}), then stop it`,
+      ]);
     try {
       const state = await whileWorkflowTaskFails(() => handle.executeUpdate(stopExperimentUpdate, { args: [stop] }));
       this.cache.set(id, { state, at: Date.now() });
@@ -106,7 +129,13 @@ export class Experiments {
   }
 
   /** How a chain with workflow id `workflowId` and `context` starts in experiment `id`, over the start's `options` and task queue. */
-  async variantStart(id: string, workflowId: string, context: RunContext | undefined, options: RunOptions, taskQueue: string): Promise<VariantStart> {
+  async variantStart(
+    id: string,
+    workflowId: string,
+    context: RunContext | undefined,
+    options: RunOptions,
+    taskQueue: string,
+  ): Promise<VariantStart> {
     const cached = this.cache.get(id);
     const state = cached && Date.now() - cached.at < this.cacheMs ? cached.state : await this.get(id);
     const assignment = assignVariant(state, workflowId, context);
@@ -118,7 +147,13 @@ export class Experiments {
       options: { ...options, ...variant.options },
       memo: { [VARIANT_MEMO]: assignment },
       searchAttribute: { key: BatonVariant, value: variantAttributeValue(assignment.experiment, assignment.variant) },
-      ...(variant.deployment ? { versioningOverride: { pinnedTo: { deploymentName: variant.deployment.name, buildId: variant.deployment.buildId } } } : {}),
+      ...(variant.deployment
+        ? {
+            versioningOverride: {
+              pinnedTo: { deploymentName: variant.deployment.name, buildId: variant.deployment.buildId },
+            },
+          }
+        : {}),
     };
   }
 }
@@ -128,7 +163,7 @@ const NO_WORKER_GRACE_MS = 3_000;
 
 /** Whether a worker polls `taskQueue` now or within `graceMs`. */
 async function pollersWithin(client: Client, taskQueue: string, graceMs: number): Promise<boolean> {
-  for (const deadline = Date.now() + graceMs; ; ) {
+  for (const deadline = Date.now() + graceMs; ;) {
     if (await hasWorkflowPollers(client, taskQueue)) return true;
     if (Date.now() >= deadline) return false;
     await new Promise((r) => setTimeout(r, 250));
@@ -147,7 +182,10 @@ async function hasWorkflowPollers(client: Client, taskQueue: string): Promise<bo
 }
 
 /** The start options of a variant, over `start` (a chain's or conversation's start). */
-export function inVariant<S extends Pick<WorkflowStartOptions, 'taskQueue' | 'memo' | 'typedSearchAttributes'>>(start: S, v: VariantStart): S {
+export function inVariant<S extends Pick<WorkflowStartOptions, 'taskQueue' | 'memo' | 'typedSearchAttributes'>>(
+  start: S,
+  v: VariantStart,
+): S {
   const attributes = Array.isArray(start.typedSearchAttributes) ? start.typedSearchAttributes : [];
   return {
     ...start,

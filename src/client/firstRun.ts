@@ -7,7 +7,7 @@ import type { WorkflowClient } from '@temporalio/client';
  */
 export async function firstRunOfChain(client: WorkflowClient, workflowId: string): Promise<string> {
   let runId = (await client.getHandle(workflowId).describe()).runId;
-  for (const seen = new Set<string>(); !seen.has(runId); ) {
+  for (const seen = new Set<string>(); !seen.has(runId);) {
     seen.add(runId);
     const { history } = await client.workflowService.getWorkflowExecutionHistory({
       namespace: client.options.namespace,

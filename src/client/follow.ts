@@ -61,7 +61,8 @@ export function parsePosition(raw: string | undefined): StreamPosition | undefin
 
 const FINAL = new Set<string>(['completed', 'failed', 'ended']);
 
-type Arrival = { event: RunEvent } | { entries: StreamEntry[] } | { error: unknown } | { ended: true } | { textLost: unknown };
+type Arrival =
+  { event: RunEvent } | { entries: StreamEntry[] } | { error: unknown } | { ended: true } | { textLost: unknown };
 
 /** How long a follower waits before it reads the transport again after a failure: doubling from the first to the last. */
 const RETRY_MS = { first: 1_000, last: 15_000 };
@@ -103,7 +104,10 @@ export async function* streamRun(
     }
   })();
   void followText(streams, workflowId, after?.cursor, abort.signal, arrive);
-  const position: StreamPosition = { ...(after?.event ? { event: after.event } : {}), ...(after?.cursor ? { cursor: after.cursor } : {}) };
+  const position: StreamPosition = {
+    ...(after?.event ? { event: after.event } : {}),
+    ...(after?.cursor ? { cursor: after.cursor } : {}),
+  };
   let eventRun: string | undefined;
   let index = -1;
   try {
@@ -113,13 +117,20 @@ export async function* streamRun(
       if ('error' in a) throw a.error;
       if ('ended' in a) return;
       if ('textLost' in a) {
-        yield { kind: 'text_unavailable', error: a.textLost instanceof Error ? a.textLost.message : String(a.textLost), at: new Date().toISOString(), runId: eventRun ?? from, position: formatPosition(position) };
+        yield {
+          kind: 'text_unavailable',
+          error: a.textLost instanceof Error ? a.textLost.message : String(a.textLost),
+          at: new Date().toISOString(),
+          runId: eventRun ?? from,
+          position: formatPosition(position),
+        };
         continue;
       }
       if ('entries' in a) {
         for (const { cursor, delta } of a.entries) {
           position.cursor = cursor;
-          for (const change of board.delta(delta)) yield { ...change, at: new Date().toISOString(), runId: delta.runId, position: formatPosition(position) };
+          for (const change of board.delta(delta))
+            yield { ...change, at: new Date().toISOString(), runId: delta.runId, position: formatPosition(position) };
         }
         continue;
       }
@@ -132,7 +143,8 @@ export async function* streamRun(
         continue;
       }
       position.event = { runId: e.runId, index };
-      for (const change of settle(board, workflowId, e)) yield { ...change, at: e.at, runId: e.runId, position: formatPosition(position) };
+      for (const change of settle(board, workflowId, e))
+        yield { ...change, at: e.at, runId: e.runId, position: formatPosition(position) };
       yield { ...e, position: formatPosition(position) };
       if (FINAL.has(e.kind)) return;
     }
@@ -148,7 +160,13 @@ export async function* streamRun(
  * the failure arrives once (the answers still come from history, whole) and it is read again
  * after a pause, from the last batch that arrived.
  */
-async function followText(streams: StreamTransport, topic: string, cursor: string | undefined, signal: AbortSignal, arrive: (a: Arrival) => void): Promise<void> {
+async function followText(
+  streams: StreamTransport,
+  topic: string,
+  cursor: string | undefined,
+  signal: AbortSignal,
+  arrive: (a: Arrival) => void,
+): Promise<void> {
   let told = false;
   let pause = RETRY_MS.first;
   while (!signal.aborted) {

@@ -6,7 +6,18 @@
  */
 import type { Client } from '@temporalio/client';
 import type { PendingApproval } from '../common/approvals';
-import { ANY_APPROVER, BatonApprovalDue, BatonApprovalTools, BatonApprovers, BatonPendingApprovals, BatonStatusAttribute, BatonTenant, PARENT_MEMO, PENDING_MEMO, TEAM_MEMO } from '../common/messages';
+import {
+  ANY_APPROVER,
+  BatonApprovalDue,
+  BatonApprovalTools,
+  BatonApprovers,
+  BatonPendingApprovals,
+  BatonStatusAttribute,
+  BatonTenant,
+  PARENT_MEMO,
+  PENDING_MEMO,
+  TEAM_MEMO,
+} from '../common/messages';
 import { BatonStatus, type ParentLink } from '../common/run';
 import { type PendingHandoff, toPendingHandoff, type WaitingApproval } from './pending';
 import type { TeamSnapshots } from './sensitive';
@@ -75,9 +86,14 @@ export class InboxOptionError extends Error {
 }
 
 /** The page of the inbox `options` ask for. */
-export async function listInbox(client: Client, teams: () => TeamSnapshots, options: InboxOptions = {}): Promise<InboxPage> {
+export async function listInbox(
+  client: Client,
+  teams: () => TeamSnapshots,
+  options: InboxOptions = {},
+): Promise<InboxPage> {
   const limit = options.limit ?? 50;
-  if (!Number.isInteger(limit) || limit < 1 || limit > MAX_INBOX_PAGE) throw new InboxOptionError(`limit must be a whole number from 1 to ${MAX_INBOX_PAGE}, got ${String(limit)}`);
+  if (!Number.isInteger(limit) || limit < 1 || limit > MAX_INBOX_PAGE)
+    throw new InboxOptionError(`limit must be a whole number from 1 to ${MAX_INBOX_PAGE}, got ${String(limit)}`);
   const after = options.pageToken !== undefined ? readToken(options.pageToken) : undefined;
   // A first page reads what waits now; the pages after it read the list it read, while that is recent.
   const key = snapshotKey(options);
@@ -90,7 +106,9 @@ export async function listInbox(client: Client, teams: () => TeamSnapshots, opti
   const page = start < 0 ? [] : matched.slice(start, start + limit);
   const last = page[page.length - 1];
   const more = start >= 0 && start + limit < matched.length;
-  const shown = await Promise.all(page.map(async (i) => ({ ...i, ...toPendingHandoff(await withSensitivity(teams, toWaiting(i), options.reveal)) })));
+  const shown = await Promise.all(
+    page.map(async (i) => ({ ...i, ...toPendingHandoff(await withSensitivity(teams, toWaiting(i), options.reveal)) })),
+  );
   return { approvals: shown, total: matched.length, ...(more && last ? { nextPageToken: token(last) } : {}) };
 }
 
@@ -126,7 +144,10 @@ function snapshotKey(o: InboxOptions): string {
 async function readMatches(client: Client, options: InboxOptions): Promise<InboxItem[]> {
   const now = Date.now();
   const matched: InboxItem[] = [];
-  for await (const wf of client.workflow.list({ query: inboxQuery(options, now) + tenantClause(options.tenant), pageSize: 1000 })) {
+  for await (const wf of client.workflow.list({
+    query: inboxQuery(options, now) + tenantClause(options.tenant),
+    pageSize: 1000,
+  })) {
     const tenant = wf.typedSearchAttributes.get(BatonTenant);
     if (!inTenant(tenant, options.tenant)) continue;
     const waiting = (wf.memo?.[PENDING_MEMO] ?? []) as PendingApproval[];
@@ -134,7 +155,18 @@ async function readMatches(client: Client, options: InboxOptions): Promise<Inbox
     const parent = wf.memo?.[PARENT_MEMO] as ParentLink | undefined;
     const team = (wf.memo?.[TEAM_MEMO] as { id?: unknown } | undefined)?.id;
     for (const p of waiting) {
-      const item = inboxItem({ ...p, workflowId: wf.workflowId, runId: wf.runId, ageMs: now - Date.parse(p.requestedAt), ...(parent ? { parentWorkflowId: parent.workflowId, rootWorkflowId: parent.rootWorkflowId } : {}), ...(typeof team === 'string' ? { team } : {}), ...(tenant !== undefined ? { tenant } : {}) }, now);
+      const item = inboxItem(
+        {
+          ...p,
+          workflowId: wf.workflowId,
+          runId: wf.runId,
+          ageMs: now - Date.parse(p.requestedAt),
+          ...(parent ? { parentWorkflowId: parent.workflowId, rootWorkflowId: parent.rootWorkflowId } : {}),
+          ...(typeof team === 'string' ? { team } : {}),
+          ...(tenant !== undefined ? { tenant } : {}),
+        },
+        now,
+      );
       if (matches(item, options)) matched.push(item);
     }
   }
@@ -186,8 +218,17 @@ function matches(i: InboxItem, o: InboxOptions): boolean {
   if (o.minAgeMs !== undefined && i.ageMs < o.minAgeMs) return false;
   if (o.overdue && !i.overdue) return false;
   if (o.search) {
-    const text = [i.message, i.from, i.to, i.tool?.name ?? '', i.tool?.argumentsText ?? '', i.workflowId].join('\n').toLowerCase();
-    if (!o.search.toLowerCase().split(/\s+/).filter(Boolean).every((w) => text.includes(w))) return false;
+    const text = [i.message, i.from, i.to, i.tool?.name ?? '', i.tool?.argumentsText ?? '', i.workflowId]
+      .join('\n')
+      .toLowerCase();
+    if (
+      !o.search
+        .toLowerCase()
+        .split(/\s+/)
+        .filter(Boolean)
+        .every((w) => text.includes(w))
+    )
+      return false;
   }
   return true;
 }
@@ -196,26 +237,40 @@ function matches(i: InboxItem, o: InboxOptions): boolean {
 function byDue(a: SortKey, b: SortKey): number {
   // Code-unit order (not the locale's, which ranks punctuation before digits): `~` follows every ISO time.
   const cmp = (x: string, y: string) => (x < y ? -1 : x > y ? 1 : 0);
-  return cmp(a.dueAt ?? '~', b.dueAt ?? '~') || cmp(a.requestedAt, b.requestedAt) || cmp(a.workflowId, b.workflowId) || cmp(a.approvalId, b.approvalId);
+  return (
+    cmp(a.dueAt ?? '~', b.dueAt ?? '~') ||
+    cmp(a.requestedAt, b.requestedAt) ||
+    cmp(a.workflowId, b.workflowId) ||
+    cmp(a.approvalId, b.approvalId)
+  );
 }
 
 type SortKey = Pick<InboxItem, 'dueAt' | 'requestedAt' | 'workflowId' | 'approvalId'>;
 
 /** The page token: where the page ended, so the next starts after it however the list changed meanwhile. */
 function token(i: SortKey): string {
-  return Buffer.from(JSON.stringify([i.dueAt ?? null, i.requestedAt, i.workflowId, i.approvalId])).toString('base64url');
+  return Buffer.from(JSON.stringify([i.dueAt ?? null, i.requestedAt, i.workflowId, i.approvalId])).toString(
+    'base64url',
+  );
 }
 
 function readToken(text: string): SortKey {
   try {
-    const [dueAt, requestedAt, workflowId, approvalId] = JSON.parse(Buffer.from(text, 'base64url').toString()) as unknown[];
-    if ((dueAt === null || typeof dueAt === 'string') && [requestedAt, workflowId, approvalId].every((v) => typeof v === 'string')) {
+    const [dueAt, requestedAt, workflowId, approvalId] = JSON.parse(
+      Buffer.from(text, 'base64url').toString(),
+    ) as unknown[];
+    if (
+      (dueAt === null || typeof dueAt === 'string') &&
+      [requestedAt, workflowId, approvalId].every((v) => typeof v === 'string')
+    ) {
       return { ...(dueAt !== null ? { dueAt } : {}), requestedAt, workflowId, approvalId } as SortKey;
     }
   } catch {
     // Reported below.
   }
-  throw new InboxOptionError('pageToken is not one the inbox gave: pass the nextPageToken of the page before, or none for the first page');
+  throw new InboxOptionError(
+    'pageToken is not one the inbox gave: pass the nextPageToken of the page before, or none for the first page',
+  );
 }
 
 function quoted(value: string): string {

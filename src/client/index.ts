@@ -17,4 +17,12 @@ export type { ConversationReplayOptions, ConversationReplayed } from './conversa
 export { conversationError, type ConversationTurn } from './conversation';
 export { MAX_MESSAGES_IN_FLIGHT } from './lanes';
 export type { SteerOptions } from './steer';
-export { formatPosition, parsePosition, type RunStreamItem, type RunStreamOptions, type StreamPosition, type StreamText, type TextUnavailable } from './follow';
+export {
+  formatPosition,
+  parsePosition,
+  type RunStreamItem,
+  type RunStreamOptions,
+  type StreamPosition,
+  type StreamText,
+  type TextUnavailable,
+} from './follow';

@@ -22,20 +22,39 @@ export function migrationRequest(state: ChainState, recordedEvents: HistoryEvent
 function fallbackTurn(state: ChainState, events: HistoryEvent[]): MigrationFallback | undefined {
   const last = state.chain.at(-1);
   if (!last || last.to !== state.agentId) return undefined;
-  const record = events.map((e) => ({ e, r: recordedHandoff(e) })).filter((x) => x.r?.handoff.to === last.to && x.r.handoff.from === last.from).at(-1);
+  const record = events
+    .map((e) => ({ e, r: recordedHandoff(e) }))
+    .filter((x) => x.r?.handoff.to === last.to && x.r.handoff.from === last.from)
+    .at(-1);
   if (!record) return undefined;
   const call = lastModelCall(events, last.from, Number(record.e.eventId));
   const source = state.team.agents[last.from];
   if (!call || !source) return undefined;
   const handoffCall = call.response.toolCalls.find((c) => isHandoffCall(c, source));
   if (!handoffCall) return undefined;
-  const assistant: ChatMessage = { role: 'assistant', content: call.response.content, ...(call.response.toolCalls.length > 0 ? { toolCalls: call.response.toolCalls } : {}) };
-  const answers = (record.r!.toolResults ?? []).filter((r) => r.toolCallId !== handoffCall.id).map((r) => ({ toolCallId: r.toolCallId, content: r.content }));
-  return { agentId: last.from, messages: [...call.input.messages, assistant], answers, handoffCallId: handoffCall.id, to: last.to };
+  const assistant: ChatMessage = {
+    role: 'assistant',
+    content: call.response.content,
+    ...(call.response.toolCalls.length > 0 ? { toolCalls: call.response.toolCalls } : {}),
+  };
+  const answers = (record.r!.toolResults ?? [])
+    .filter((r) => r.toolCallId !== handoffCall.id)
+    .map((r) => ({ toolCallId: r.toolCallId, content: r.content }));
+  return {
+    agentId: last.from,
+    messages: [...call.input.messages, assistant],
+    answers,
+    handoffCallId: handoffCall.id,
+    to: last.to,
+  };
 }
 
 /** The last answered model call of `agent` before event `before`. */
-function lastModelCall(events: HistoryEvent[], agent: string, before: number): { input: CallModelInput; response: ModelResponse } | undefined {
+function lastModelCall(
+  events: HistoryEvent[],
+  agent: string,
+  before: number,
+): { input: CallModelInput; response: ModelResponse } | undefined {
   const inputs = new Map<string, CallModelInput>();
   let found: { input: CallModelInput; response: ModelResponse } | undefined;
   for (const e of events) {

@@ -6,7 +6,14 @@
  */
 import { type Client, WorkflowUpdateFailedError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
-import { policyLoosenings, policyTeam, policyTightenings, type PolicyUpdateResult, type TeamPolicy, teamPolicyOf } from '../common/authority/policyUpdate';
+import {
+  policyLoosenings,
+  policyTeam,
+  policyTightenings,
+  type PolicyUpdateResult,
+  type TeamPolicy,
+  teamPolicyOf,
+} from '../common/authority/policyUpdate';
 import { UserError } from '../common/errors';
 import { DEFAULT_TASK_QUEUE, policyQuery, tightenPolicyUpdate, WorkflowType } from '../common/messages';
 import type { TeamSpec } from '../common/team';
@@ -54,34 +61,70 @@ export interface PolicyApplied {
 const CONCURRENCY = 8;
 
 /** Every running chain and conversation on the queue (or those named), weighed against `team`'s policy. */
-export async function policyStandings(client: Client, team: TeamSpec, options: PolicyScanOptions = {}): Promise<PolicyStanding[]> {
+export async function policyStandings(
+  client: Client,
+  team: TeamSpec,
+  options: PolicyScanOptions = {},
+): Promise<PolicyStanding[]> {
   const policy = teamPolicyOf(team);
   const running = await runningChains(client, options);
   return mapLimited(running, async ({ workflowId, workflowType }) => {
     try {
       const chain = await client.workflow.getHandle(workflowId).query(policyQuery);
       const own = policyTeam(chain);
-      return { workflowId, workflowType, runsUnder: chain.version, looser: policyTightenings(own, chain.runApprovals, policy), tighter: policyLoosenings(own, chain.runApprovals, policy) };
+      return {
+        workflowId,
+        workflowType,
+        runsUnder: chain.version,
+        looser: policyTightenings(own, chain.runApprovals, policy),
+        tighter: policyLoosenings(own, chain.runApprovals, policy),
+      };
     } catch (err) {
-      return { workflowId, workflowType, runsUnder: '(unknown)', looser: [], tighter: [], unreachable: (err as Error).message };
+      return {
+        workflowId,
+        workflowType,
+        runsUnder: '(unknown)',
+        looser: [],
+        tighter: [],
+        unreachable: (err as Error).message,
+      };
     }
   });
 }
 
 /** Apply `team`'s approval policies to every running chain and conversation on the queue that runs under a looser one. */
-export async function applyTeamPolicy(client: Client, team: TeamSpec, options: ApplyPolicyOptions): Promise<PolicyApplied[]> {
-  if (typeof options.appliedBy !== 'string' || options.appliedBy.trim() === '') throw new UserError('appliedBy must name who applies the policy (it is recorded in each chain\'s history)');
+export async function applyTeamPolicy(
+  client: Client,
+  team: TeamSpec,
+  options: ApplyPolicyOptions,
+): Promise<PolicyApplied[]> {
+  if (typeof options.appliedBy !== 'string' || options.appliedBy.trim() === '')
+    throw new UserError("appliedBy must name who applies the policy (it is recorded in each chain's history)");
   const policy: TeamPolicy = teamPolicyOf(team);
   const standings = await policyStandings(client, team, options);
   return mapLimited(standings, async (s): Promise<PolicyApplied> => {
     if (s.unreachable) return { workflowId: s.workflowId, outcome: 'unreachable', problems: [s.unreachable] };
     if (s.looser.length === 0) return { workflowId: s.workflowId, outcome: 'unchanged' };
     try {
-      const result = await whileWorkflowTaskFails(() => client.workflow.getHandle(s.workflowId).executeUpdate(tightenPolicyUpdate, { args: [{ policy, appliedBy: options.appliedBy, ...(options.reason !== undefined ? { reason: options.reason } : {}) }] }));
+      const result = await whileWorkflowTaskFails(() =>
+        client.workflow
+          .getHandle(s.workflowId)
+          .executeUpdate(tightenPolicyUpdate, {
+            args: [
+              {
+                policy,
+                appliedBy: options.appliedBy,
+                ...(options.reason !== undefined ? { reason: options.reason } : {}),
+              },
+            ],
+          }),
+      );
       return { workflowId: s.workflowId, outcome: result.tightened.length > 0 ? 'tightened' : 'unchanged', result };
     } catch (err) {
       if (err instanceof WorkflowUpdateFailedError && err.cause instanceof ApplicationFailure) {
-        const problems = (err.cause.details?.[0] as { problems?: string[] } | undefined)?.problems ?? [err.cause.message];
+        const problems = (err.cause.details?.[0] as { problems?: string[] } | undefined)?.problems ?? [
+          err.cause.message,
+        ];
         return { workflowId: s.workflowId, outcome: 'refused', problems };
       }
       return { workflowId: s.workflowId, outcome: 'unreachable', problems: [(err as Error).message] };
@@ -89,13 +132,17 @@ export async function applyTeamPolicy(client: Client, team: TeamSpec, options: A
   });
 }
 
-async function runningChains(client: Client, options: PolicyScanOptions): Promise<{ workflowId: string; workflowType: string }[]> {
+async function runningChains(
+  client: Client,
+  options: PolicyScanOptions,
+): Promise<{ workflowId: string; workflowType: string }[]> {
   const queue = options.taskQueue ?? DEFAULT_TASK_QUEUE;
   const types = `(WorkflowType = '${WorkflowType.HANDOFF_RUN}' OR WorkflowType = '${WorkflowType.CONVERSATION}')`;
   const query = `TaskQueue = '${queue.replace(/'/g, "\\'")}' AND ExecutionStatus = 'Running' AND ${types}`;
   const found: { workflowId: string; workflowType: string }[] = [];
   for await (const wf of client.workflow.list({ query, pageSize: 1000 })) {
-    if (!options.workflowIds || options.workflowIds.includes(wf.workflowId)) found.push({ workflowId: wf.workflowId, workflowType: wf.type });
+    if (!options.workflowIds || options.workflowIds.includes(wf.workflowId))
+      found.push({ workflowId: wf.workflowId, workflowType: wf.type });
   }
   return found;
 }

@@ -6,7 +6,12 @@
  * give the same answer sooner.
  */
 import type { WorkflowHandle } from '@temporalio/client';
-import { type AnswerQuestionInput, type ApprovalQuestion, type AskQuestionInput, QuestionRefusedError } from '../common/approvalQuestions';
+import {
+  type AnswerQuestionInput,
+  type ApprovalQuestion,
+  type AskQuestionInput,
+  QuestionRefusedError,
+} from '../common/approvalQuestions';
 import type { PendingApproval } from '../common/approvals';
 import { UserError } from '../common/errors';
 import { answerHandoffQuestionUpdate, askHandoffQuestionUpdate } from '../common/messages';
@@ -42,18 +47,43 @@ interface QuestionedRun {
 }
 
 /** Ask (`kind: 'ask'`) or answer a question about an approval waiting in chain `workflowId`. */
-export async function sendQuestion(getRun: (workflowId: string) => QuestionedRun, workflowId: string, kind: 'ask' | 'answer', options: AskOptions | AnswerOptions): Promise<ApprovalQuestion> {
-  const [by, text] = 'question' in options ? [options.approver, options.question] : [(options as AnswerOptions).answerer, (options as AnswerOptions).answer];
-  if (typeof by !== 'string' || by.trim() === '') throw new UserError(kind === 'ask' ? 'approver must name who asks' : 'answerer must name who answers');
-  if (typeof text !== 'string' || text.trim() === '') throw new UserError(kind === 'ask' ? 'question must be a non-empty text' : 'answer must be a non-empty text');
-  const waiting = await getRun(workflowId).pendingApprovals().catch(() => []);
-  const id = options.approvalId ?? onlyOne(workflowId, kind === 'answer' ? waiting.filter((w) => w.questions?.at(-1) && w.questions.at(-1)!.answer === undefined) : waiting, kind);
+export async function sendQuestion(
+  getRun: (workflowId: string) => QuestionedRun,
+  workflowId: string,
+  kind: 'ask' | 'answer',
+  options: AskOptions | AnswerOptions,
+): Promise<ApprovalQuestion> {
+  const [by, text] =
+    'question' in options
+      ? [options.approver, options.question]
+      : [(options as AnswerOptions).answerer, (options as AnswerOptions).answer];
+  if (typeof by !== 'string' || by.trim() === '')
+    throw new UserError(kind === 'ask' ? 'approver must name who asks' : 'answerer must name who answers');
+  if (typeof text !== 'string' || text.trim() === '')
+    throw new UserError(kind === 'ask' ? 'question must be a non-empty text' : 'answer must be a non-empty text');
+  const waiting = await getRun(workflowId)
+    .pendingApprovals()
+    .catch(() => []);
+  const id =
+    options.approvalId ??
+    onlyOne(
+      workflowId,
+      kind === 'answer'
+        ? waiting.filter((w) => w.questions?.at(-1) && w.questions.at(-1)!.answer === undefined)
+        : waiting,
+      kind,
+    );
   // An approval waiting in a specialist is asked about in that specialist's chain.
   const chainId = waiting.find((p) => p.handoffId === id)?.workflowId ?? workflowId;
-  const args = kind === 'ask' ? { handoffId: id, approver: by, question: text } : { handoffId: id, answerer: by, answer: text };
+  const args =
+    kind === 'ask' ? { handoffId: id, approver: by, question: text } : { handoffId: id, answerer: by, answer: text };
   try {
     const { handle } = getRun(chainId);
-    return await whileWorkflowTaskFails(() => (kind === 'ask' ? handle.executeUpdate(askHandoffQuestionUpdate, { args: [args as AskQuestionInput] }) : handle.executeUpdate(answerHandoffQuestionUpdate, { args: [args as AnswerQuestionInput] })));
+    return await whileWorkflowTaskFails(() =>
+      kind === 'ask'
+        ? handle.executeUpdate(askHandoffQuestionUpdate, { args: [args as AskQuestionInput] })
+        : handle.executeUpdate(answerHandoffQuestionUpdate, { args: [args as AnswerQuestionInput] }),
+    );
   } catch (err) {
     throw toBatonError(err);
   }
@@ -62,5 +92,10 @@ export async function sendQuestion(getRun: (workflowId: string) => QuestionedRun
 function onlyOne(workflowId: string, waiting: PendingApproval[], kind: 'ask' | 'answer'): string {
   if (waiting.length === 1) return waiting[0]!.handoffId;
   const what = kind === 'ask' ? 'waiting approvals' : 'approvals with an open question';
-  throw new QuestionRefusedError('(none given)', waiting.length === 0 ? `chain ${workflowId} has no ${what}` : `chain ${workflowId} has ${waiting.length} ${what}; name one: ${waiting.map((w) => w.handoffId).join(', ')}`);
+  throw new QuestionRefusedError(
+    '(none given)',
+    waiting.length === 0
+      ? `chain ${workflowId} has no ${what}`
+      : `chain ${workflowId} has ${waiting.length} ${what}; name one: ${waiting.map((w) => w.handoffId).join(', ')}`,
+  );
 }

@@ -13,7 +13,14 @@ import { reduce } from '../../workflows/chain/state';
 import { activityName, brokenStep, recordedHandoff, withLocalActivities } from '../audit/history';
 import { UserError } from '../common/errors';
 import { overrideProblems } from '../common/input';
-import { ActivityType, BatonAgent, BatonHandoffs, BatonStatusAttribute, REPLAY_OF_MEMO, WorkflowType } from '../common/messages';
+import {
+  ActivityType,
+  BatonAgent,
+  BatonHandoffs,
+  BatonStatusAttribute,
+  REPLAY_OF_MEMO,
+  WorkflowType,
+} from '../common/messages';
 import { BatonStatus, type HandoffRunInput, type RunOverrides } from '../common/run';
 import type { ChainState } from '../common/state';
 import { decodeHistory } from '../payloads/history';
@@ -70,36 +77,45 @@ export interface ReplayStarted {
   migratedFrom?: string;
 }
 
-
-
 /** The statuses a chain can be replayed from without `fromHandoff`. */
 const REPLAYABLE = new Set(['FAILED', 'TERMINATED', 'TIMED_OUT', 'CANCELLED']);
 
-export async function replayChain(client: Client, workflowId: string, options: ReplayOptions = {}): Promise<ReplayStarted> {
+export async function replayChain(
+  client: Client,
+  workflowId: string,
+  options: ReplayOptions = {},
+): Promise<ReplayStarted> {
   checkOverrides(options.overrides, undefined);
   const handle = client.workflow.getHandle(workflowId);
   const description = await handle.describe();
   const status = description.status.name;
-  if (status === 'RUNNING') throw new UserError(`chain ${workflowId} is still running; replay continues chains that ended`);
+  if (status === 'RUNNING')
+    throw new UserError(`chain ${workflowId} is still running; replay continues chains that ended`);
   if (options.fromHandoff === undefined && !REPLAYABLE.has(status)) {
-    throw new UserError(`chain ${workflowId} ${status.toLowerCase()}; replay it from a handoff (fromHandoff) or pick a failed chain`);
+    throw new UserError(
+      `chain ${workflowId} ${status.toLowerCase()}; replay it from a handoff (fromHandoff) or pick a failed chain`,
+    );
   }
-  const history = await decodeHistory(await historyOf(client, workflowId, description.runId), client.options.loadedDataConverter.payloadCodecs);
+  const history = await decodeHistory(
+    await historyOf(client, workflowId, description.runId),
+    client.options.loadedDataConverter.payloadCodecs,
+  );
   const events = withLocalActivities(history.events ?? []);
   if (options.overrides || options.onCurrentTeam) return resumeWithOverrides(client, description, events, options);
   const plan = planReplay(events, description.runId, options.fromHandoff);
-  const response: temporal.api.workflowservice.v1.IResetWorkflowExecutionResponse = await client.workflowService.resetWorkflowExecution({
-    namespace: client.options.namespace,
-    workflowExecution: { workflowId, runId: plan.baseRunId },
-    reason: options.reason ?? `baton replay from ${plan.from}`,
-    workflowTaskFinishEventId: plan.resetEventId as never,
-    requestId: randomUUID(),
-    // Decisions sent to the old run refer to its handoffs; the new run asks again.
-    resetReapplyExcludeTypes: [
-      temporal.api.enums.v1.ResetReapplyExcludeType.RESET_REAPPLY_EXCLUDE_TYPE_SIGNAL,
-      temporal.api.enums.v1.ResetReapplyExcludeType.RESET_REAPPLY_EXCLUDE_TYPE_UPDATE,
-    ],
-  });
+  const response: temporal.api.workflowservice.v1.IResetWorkflowExecutionResponse =
+    await client.workflowService.resetWorkflowExecution({
+      namespace: client.options.namespace,
+      workflowExecution: { workflowId, runId: plan.baseRunId },
+      reason: options.reason ?? `baton replay from ${plan.from}`,
+      workflowTaskFinishEventId: plan.resetEventId as never,
+      requestId: randomUUID(),
+      // Decisions sent to the old run refer to its handoffs; the new run asks again.
+      resetReapplyExcludeTypes: [
+        temporal.api.enums.v1.ResetReapplyExcludeType.RESET_REAPPLY_EXCLUDE_TYPE_SIGNAL,
+        temporal.api.enums.v1.ResetReapplyExcludeType.RESET_REAPPLY_EXCLUDE_TYPE_UPDATE,
+      ],
+    });
   return { workflowId, runId: response.runId ?? '', baseRunId: plan.baseRunId, from: plan.from, mechanism: 'reset' };
 }
 
@@ -120,7 +136,11 @@ async function resumeWithOverrides(
   const overrides = options.overrides ?? {};
   checkOverrides(overrides, Object.keys(rebuilt.state.team.agents));
   const migrate = options.onCurrentTeam ? { migrate: migrationRequest(rebuilt.state, events) } : {};
-  const state = { ...reduce(rebuilt.state, { type: 'overridden', overrides }), replayOf: { workflowId, runId: baseRunId, from }, ...migrate };
+  const state = {
+    ...reduce(rebuilt.state, { type: 'overridden', overrides }),
+    replayOf: { workflowId, runId: baseRunId, from },
+    ...migrate,
+  };
   const handle = await client.workflow.start<typeof handoffRun>(WorkflowType.HANDOFF_RUN, {
     taskQueue: description.taskQueue,
     workflowId,
@@ -135,7 +155,14 @@ async function resumeWithOverrides(
       ...tenantSearchAttribute(state.options.tenant),
     ],
   });
-  return { workflowId, runId: handle.firstExecutionRunId, baseRunId, from, mechanism: 'resume', ...(state.migrate ? { migratedFrom: state.migrate.from } : {}) };
+  return {
+    workflowId,
+    runId: handle.firstExecutionRunId,
+    baseRunId,
+    from,
+    mechanism: 'resume',
+    ...(state.migrate ? { migratedFrom: state.migrate.from } : {}),
+  };
 }
 
 /**
@@ -146,7 +173,13 @@ async function resumeWithOverrides(
 function continuedInput(input: HandoffRunInput, overrides: RunOverrides, state: ChainState): HandoffRunInput {
   const options = { ...input.options, ...overrides.options };
   const context = state.context ?? input.context;
-  return { agent: input.agent, input: input.input, ...(Object.keys(options).length > 0 ? { options } : {}), ...(context ? { context } : {}), resume: state };
+  return {
+    agent: input.agent,
+    input: input.input,
+    ...(Object.keys(options).length > 0 ? { options } : {}),
+    ...(context ? { context } : {}),
+    resume: state,
+  };
 }
 
 /**
@@ -163,15 +196,22 @@ export function planReplay(events: HistoryEvent[], baseRunId: string, fromHandof
       return input ? [{ eventId: Number(e.eventId), index: input.index }] : [];
     });
     const record = records.find((r) => r.index === fromHandoff);
-    if (!record) throw new UserError(`chain has ${records.length} handoff(s); fromHandoff must be 1 to ${records.length}, got ${fromHandoff}`);
-    step = events.filter((e) => activityName(e) === ActivityType.CALL_MODEL && Number(e.eventId) < record.eventId).at(-1);
+    if (!record)
+      throw new UserError(
+        `chain has ${records.length} handoff(s); fromHandoff must be 1 to ${records.length}, got ${fromHandoff}`,
+      );
+    step = events
+      .filter((e) => activityName(e) === ActivityType.CALL_MODEL && Number(e.eventId) < record.eventId)
+      .at(-1);
     from = `handoff ${fromHandoff}`;
   } else {
     step = brokenStep(events);
     if (step) from = `failed ${activityName(step) ?? 'activity'}`;
   }
   const before = step ? Number(step.eventId) : Number.POSITIVE_INFINITY;
-  const completed = events.filter((e) => e.eventType === EventType.EVENT_TYPE_WORKFLOW_TASK_COMPLETED && Number(e.eventId) < before);
+  const completed = events.filter(
+    (e) => e.eventType === EventType.EVENT_TYPE_WORKFLOW_TASK_COMPLETED && Number(e.eventId) < before,
+  );
   const point = completed.at(-1);
   if (!point) throw new UserError('the chain has no completed step to continue from');
   return { baseRunId, resetEventId: Number(point.eventId), from };

@@ -39,7 +39,10 @@ export type StoredRequest = Omit<ChainRequest, 'input' | 'truncated'> & { text: 
 export function startedByMemo(startedBy: unknown): { memo?: Record<string, string> } {
   if (startedBy === undefined) return {};
   if (typeof startedBy !== 'string' || startedBy.trim() === '' || startedBy.length > 200) {
-    const got = typeof startedBy === 'string' && startedBy.length > 200 ? `${startedBy.length} characters` : JSON.stringify(startedBy);
+    const got =
+      typeof startedBy === 'string' && startedBy.length > 200
+        ? `${startedBy.length} characters`
+        : JSON.stringify(startedBy);
     throw new InvalidRunInputError([`"startedBy" must be a name of 1 to 200 characters, got ${got}`]);
   }
   return { memo: { [STARTED_BY_MEMO]: startedBy } };
@@ -68,8 +71,16 @@ export class ChainRequests {
   }
 }
 
-async function readRequest(client: Client, workflowId: string, runId: string | undefined): Promise<StoredRequest | undefined> {
-  const { history } = await client.workflowService.getWorkflowExecutionHistory({ namespace: client.options.namespace, execution: { workflowId, ...(runId ? { runId } : {}) }, maximumPageSize: 1 });
+async function readRequest(
+  client: Client,
+  workflowId: string,
+  runId: string | undefined,
+): Promise<StoredRequest | undefined> {
+  const { history } = await client.workflowService.getWorkflowExecutionHistory({
+    namespace: client.options.namespace,
+    execution: { workflowId, ...(runId ? { runId } : {}) },
+    maximumPageSize: 1,
+  });
   if (!history) return undefined;
   await decodeHistory(history, client.options.loadedDataConverter.payloadCodecs);
   const e = history.events?.[0];
@@ -83,7 +94,9 @@ async function readRequest(client: Client, workflowId: string, runId: string | u
     agent: input.agent,
     text: input.input.slice(0, REQUEST_KEPT),
     length: input.input.length,
-    ...(t ? { startedAt: new Date(Number(t.seconds ?? 0) * 1000 + Math.floor((t.nanos ?? 0) / 1e6)).toISOString() } : {}),
+    ...(t
+      ? { startedAt: new Date(Number(t.seconds ?? 0) * 1000 + Math.floor((t.nanos ?? 0) / 1e6)).toISOString() }
+      : {}),
     ...(typeof startedBy === 'string' ? { startedBy } : {}),
     ...(started.identity ? { client: started.identity } : {}),
     ...(input.parent ? { parent: input.parent } : {}),
@@ -95,9 +108,18 @@ async function readRequest(client: Client, workflowId: string, runId: string | u
  * characters; for a waiting tool call whose sensitive arguments the viewer may not see (`revealed`
  * false; `tool.arguments` holding the real values), with their values redacted from the text.
  */
-export function requestAsSeen(request: StoredRequest, p: Pick<PendingApproval, 'tool'> & { sensitive?: SensitiveArguments }, revealed: boolean): ChainRequest {
+export function requestAsSeen(
+  request: StoredRequest,
+  p: Pick<PendingApproval, 'tool'> & { sensitive?: SensitiveArguments },
+  revealed: boolean,
+): ChainRequest {
   const { text, length, ...rest } = request;
-  const hidden = !revealed && p.tool && p.sensitive ? sensitiveValues(p.tool.arguments, { arguments: p.sensitive.arguments }) : [];
+  const hidden =
+    !revealed && p.tool && p.sensitive ? sensitiveValues(p.tool.arguments, { arguments: p.sensitive.arguments }) : [];
   const input = scrub(text, hidden);
-  return { ...rest, input: input.slice(0, REQUEST_SHOWN), ...(length > REQUEST_SHOWN || input.length > REQUEST_SHOWN ? { truncated: true } : {}) };
+  return {
+    ...rest,
+    input: input.slice(0, REQUEST_SHOWN),
+    ...(length > REQUEST_SHOWN || input.length > REQUEST_SHOWN ? { truncated: true } : {}),
+  };
 }

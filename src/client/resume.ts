@@ -5,7 +5,14 @@
  * history, and nothing is called again.
  */
 import { reduce, startChain, type ChainEvent } from '../../workflows/chain/state';
-import { activityName, brokenStep, lostWorkerRestarts, recordedApprovalEvent, recordedHandoff, withLocalActivities } from '../audit/history';
+import {
+  activityName,
+  brokenStep,
+  lostWorkerRestarts,
+  recordedApprovalEvent,
+  recordedHandoff,
+  withLocalActivities,
+} from '../audit/history';
 import type { ApprovalRecord, PendingApproval } from '../common/approvals';
 import type { TeamPolicy } from '../common/authority/policyUpdate';
 import { UserError } from '../common/errors';
@@ -68,33 +75,56 @@ export function rebuildState(recordedEvents: HistoryEvent[], fromHandoff?: numbe
     const handoffs = recorded.filter((r) => r.event.type === 'handed_off');
     const offset = base?.chain.length ?? 0;
     const record = handoffs[fromHandoff - offset - 1];
-    if (!record) throw new UserError(`fromHandoff must be ${offset + 1} to ${offset + handoffs.length} for this run, got ${fromHandoff}`);
+    if (!record)
+      throw new UserError(
+        `fromHandoff must be ${offset + 1} to ${offset + handoffs.length} for this run, got ${fromHandoff}`,
+      );
     target = models.filter((m) => m.eventId < record.eventId).at(-1);
     from = `handoff ${fromHandoff}`;
   } else {
     const broken = brokenStep(events);
-    const failedModel = broken && activityName(broken) === ActivityType.CALL_MODEL ? models.find((m) => m.eventId === Number(broken.eventId)) : undefined;
+    const failedModel =
+      broken && activityName(broken) === ActivityType.CALL_MODEL
+        ? models.find((m) => m.eventId === Number(broken.eventId))
+        : undefined;
     target = failedModel ?? models.filter((m) => m.result !== undefined).at(-1);
     after = !failedModel;
     from = broken ? `failed ${activityName(broken)}` : 'last step';
   }
-  if (!target && base && fromHandoff === undefined) return { from: CARRIED, state: { ...base, options: resolveRunOptions(base.options) }, input };
-  if (!target) throw new UserError('the run ended before its first model turn, so it has no step to replay: start the chain again instead (a chain refused at its entry agent is started at an agent it may be entered at, or waits for the approval its entry needs)');
+  if (!target && base && fromHandoff === undefined)
+    return { from: CARRIED, state: { ...base, options: resolveRunOptions(base.options) }, input };
+  if (!target)
+    throw new UserError(
+      'the run ended before its first model turn, so it has no step to replay: start the chain again instead (a chain refused at its entry agent is started at an agent it may be entered at, or waits for the approval its entry needs)',
+    );
 
   const cut = target.eventId;
-  let state = base ? { ...base, options: resolveRunOptions(base.options) } : startChain(team!, input.agent, input.input, resolveRunOptions(input.options), input.context);
+  let state = base
+    ? { ...base, options: resolveRunOptions(base.options) }
+    : startChain(team!, input.agent, input.input, resolveRunOptions(input.options), input.context);
   // The run that continues has the controls; they count from the first run's start.
   if (!state.controls) state = { ...state, controls: initialControls(startedAt(events)) };
   // And its costs, counted from the first run's calls at the snapshot's prices.
   if (!state.economics) state = withEconomics(state);
-  for (const r of recorded) if (r.eventId < cut || (after && r.eventId === cut && r.event.type === 'turn_started')) state = reduce(state, r.event);
+  for (const r of recorded)
+    if (r.eventId < cut || (after && r.eventId === cut && r.event.type === 'turn_started'))
+      state = reduce(state, r.event);
   // A policy update holds from where it was applied on, whatever step the replay goes back to: it only tightens.
   for (const r of recorded) if (r.eventId >= cut && r.event.type === 'policy_updated') state = reduce(state, r.event);
   // The conversation at the step is the one the model was given then; approvals still waiting
   // belong to the failed run, and decisions sent to it are not carried.
-  state = { ...state, agentId: target.input.agentId, messages: target.input.messages, approvals: { ...state.approvals, pending: [] }, continuedRuns: 0 };
+  state = {
+    ...state,
+    agentId: target.input.agentId,
+    messages: target.input.messages,
+    approvals: { ...state.approvals, pending: [] },
+    continuedRuns: 0,
+  };
   if (after && target.result) {
-    const decidedCalls = decisionsOn(target.result, recorded.filter((r) => r.eventId > cut));
+    const decidedCalls = decisionsOn(
+      target.result,
+      recorded.filter((r) => r.eventId > cut),
+    );
     state = { ...state, pendingResponse: target.result, ...(decidedCalls ? { decidedCalls } : {}) };
   }
   const { openTurn: _dropped, ...rest } = state;
@@ -107,11 +137,13 @@ function decisionsOn(response: ModelResponse, later: Recorded[]): ChainState['de
   const asked = new Map<string, { toolCallId: string; callHash: string }>();
   const decided: NonNullable<ChainState['decidedCalls']> = {};
   for (const { event } of later) {
-    if (event.type === 'approval_requested' && event.pending.tool && ids.has(event.pending.tool.toolCallId)) asked.set(event.pending.handoffId, event.pending.tool);
+    if (event.type === 'approval_requested' && event.pending.tool && ids.has(event.pending.tool.toolCallId))
+      asked.set(event.pending.handoffId, event.pending.tool);
     if (event.type === 'approval_decided') {
       const call = asked.get(event.record.handoffId);
       // A wait that expired is no one's decision: the resumed run asks again.
-      if (call && event.record.outcome !== 'timed_out') decided[call.toolCallId] = { callHash: call.callHash, record: event.record };
+      if (call && event.record.outcome !== 'timed_out')
+        decided[call.toolCallId] = { callHash: call.callHash, record: event.record };
     }
   }
   return Object.keys(decided).length > 0 ? decided : undefined;
@@ -131,7 +163,8 @@ function readRun(events: HistoryEvent[]): { team?: TeamSpec; models: ModelCall[]
     const s = e.activityTaskScheduledEventAttributes;
     if (s && !lost.has(String(eventId))) {
       const name = activityName(e);
-      const call = name === ActivityType.CALL_MODEL ? { eventId, input: fromPayloads<CallModelInput>(s.input)! } : undefined;
+      const call =
+        name === ActivityType.CALL_MODEL ? { eventId, input: fromPayloads<CallModelInput>(s.input)! } : undefined;
       scheduled.set(String(eventId), { name, call });
       if (call) {
         models.push(call);
@@ -144,7 +177,8 @@ function readRun(events: HistoryEvent[]): { team?: TeamSpec; models: ModelCall[]
       // Each completion counts at its call's place in history, where the loop counted it.
       const at = Number(done.scheduledEventId);
       if (activity.name === ActivityType.LOAD_TEAM) team = fromPayloads<TeamSpec>(done.result);
-      if (activity.name === ActivityType.RUN_TOOL) recorded.push({ eventId: at, event: { type: 'tools_ran', count: 1 } });
+      if (activity.name === ActivityType.RUN_TOOL)
+        recorded.push({ eventId: at, event: { type: 'tools_ran', count: 1 } });
       if (activity.name === ActivityType.SUMMARIZE_HANDOFF) {
         const result = fromPayloads<SummarizeResult>(done.result);
         if (result) recorded.push({ eventId: at, event: { type: 'model_used', usage: result.usage } });
@@ -172,13 +206,22 @@ function readRun(events: HistoryEvent[]): { team?: TeamSpec; models: ModelCall[]
 /** A specialist's chain that ended, as the loop recorded it: its usage when it answered. */
 function childEnded(e: HistoryEvent, children: Map<string, string>): ChainEvent | undefined {
   const done = e.childWorkflowExecutionCompletedEventAttributes;
-  const failed = e.childWorkflowExecutionFailedEventAttributes ?? e.childWorkflowExecutionTimedOutEventAttributes ?? e.childWorkflowExecutionCanceledEventAttributes ?? e.childWorkflowExecutionTerminatedEventAttributes;
+  const failed =
+    e.childWorkflowExecutionFailedEventAttributes ??
+    e.childWorkflowExecutionTimedOutEventAttributes ??
+    e.childWorkflowExecutionCanceledEventAttributes ??
+    e.childWorkflowExecutionTerminatedEventAttributes;
   const initiated = String((done ?? failed)?.initiatedEventId ?? '');
   const agent = children.get(initiated);
   if (agent === undefined) return undefined;
   if (!done) return { type: 'delegation_ended', agent, ok: false };
   const result = fromPayloads<HandoffRunResult<unknown>>(done.result);
-  return { type: 'delegation_ended', agent, ok: true, ...(result ? { usage: result.usage, ...(result.usageByAgent ? { usageByAgent: result.usageByAgent } : {}) } : {}) };
+  return {
+    type: 'delegation_ended',
+    agent,
+    ok: true,
+    ...(result ? { usage: result.usage, ...(result.usageByAgent ? { usageByAgent: result.usageByAgent } : {}) } : {}),
+  };
 }
 
 /** When the run started (ms). */
@@ -193,7 +236,8 @@ function approvalEvent({ type, ...fields }: { type: string } & Record<string, un
   if (type === 'overrides_applied') return { type: 'overridden', overrides: fields as RunOverrides };
   if (type === 'policy_updated') return { type: 'policy_updated', policy: fields.policy as TeamPolicy };
   // A routing strategy's place (the round robin's) goes on from where the run left it.
-  if (type === 'routing_decided' && typeof fields.specialistType === 'string') return { type: 'routed', kind: routingKind(fields.specialistType) };
+  if (type === 'routing_decided' && typeof fields.specialistType === 'string')
+    return { type: 'routed', kind: routingKind(fields.specialistType) };
   if (type === 'control') {
     const { control, at, ...rest } = fields as { control: ControlEvent['kind']; at: string };
     return { type: 'control', event: { kind: control, ...rest } as ControlEvent, at: Date.parse(at) };

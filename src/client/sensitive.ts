@@ -26,7 +26,14 @@ export async function teamSnapshot(client: Client, workflowId: string, runId: st
   const pages = new HistoryPages(client.workflowService);
   let nextPageToken: Uint8Array | undefined;
   for (let page = 0; page < MAX_PAGES; page++) {
-    const { history, nextPageToken: next } = await pages.next({ namespace: client.options.namespace, execution: { workflowId, runId }, ...(nextPageToken ? { nextPageToken } : {}) }, 100);
+    const { history, nextPageToken: next } = await pages.next(
+      {
+        namespace: client.options.namespace,
+        execution: { workflowId, runId },
+        ...(nextPageToken ? { nextPageToken } : {}),
+      },
+      100,
+    );
     if (history) await decodeHistory(history, client.options.loadedDataConverter.payloadCodecs);
     // A new run records its snapshot with a local activity: its marker reads as the activity.
     for (const e of withLocalActivities(history?.events ?? [])) {
@@ -81,7 +88,9 @@ export async function chainRedaction(client: Client, workflowId: string): Promis
  */
 export function redactPending<P extends PendingApproval & { sensitive?: SensitiveArguments }>(p: P): P;
 export function redactPending(p: PendingHandoff): PendingHandoff;
-export function redactPending(p: (PendingApproval | PendingHandoff) & { sensitive?: SensitiveArguments }): PendingApproval | PendingHandoff {
+export function redactPending(
+  p: (PendingApproval | PendingHandoff) & { sensitive?: SensitiveArguments },
+): PendingApproval | PendingHandoff {
   if (!p.sensitive || !p.sensitive.revealed) return p;
   const spec = { arguments: p.sensitive.arguments };
   const sensitive = { ...p.sensitive, revealed: false };

@@ -17,13 +17,16 @@ export interface SteerOptions {
 
 /** Send `input` to the chain or conversation `workflowId`; a refusal throws baton's typed error naming why. */
 export async function steerChain(client: Client, workflowId: string, input: SteerInput): Promise<SteerReceipt> {
-  if (typeof input.by !== 'string' || input.by.trim() === '') throw new UserError('by must name who sends the steering message');
+  if (typeof input.by !== 'string' || input.by.trim() === '')
+    throw new UserError('by must name who sends the steering message');
   const sizes = steerSizes(input);
   if (sizes.length > 0) throw new InputTooLargeError(sizes);
   const problems = steerProblems(input);
   if (problems.length > 0) throw new InvalidRunInputError(problems);
   try {
-    return await whileWorkflowTaskFails(() => client.workflow.getHandle(workflowId).executeUpdate(steerUpdate, { args: [input] }));
+    return await whileWorkflowTaskFails(() =>
+      client.workflow.getHandle(workflowId).executeUpdate(steerUpdate, { args: [input] }),
+    );
   } catch (err) {
     throw steerError(err);
   }
@@ -32,7 +35,10 @@ export async function steerChain(client: Client, workflowId: string, input: Stee
 function steerError(err: unknown): unknown {
   const cause = err instanceof WorkflowUpdateFailedError ? err.cause : undefined;
   if (cause instanceof ApplicationFailure && cause.type === SteeringRefusedError.name) {
-    const typed = Object.assign(Object.create(SteeringRefusedError.prototype) as BatonError, (cause.details?.[0] ?? {}) as object);
+    const typed = Object.assign(
+      Object.create(SteeringRefusedError.prototype) as BatonError,
+      (cause.details?.[0] ?? {}) as object,
+    );
     Object.defineProperties(typed, {
       name: { value: SteeringRefusedError.name, writable: true, configurable: true },
       message: { value: cause.message, writable: true, configurable: true },

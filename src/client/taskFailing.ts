@@ -37,8 +37,14 @@ export function workflowTaskFailing(err: unknown): boolean {
   // gRPC FAILED_PRECONDITION with Temporal's "Workflow Task in failed state", as it is or wrapped by the
   // client; or an update the server dropped with the workflow task that carried it, which failed for
   // a reason of its own (a continue-as-new refused because new events came in: UnhandledCommand).
-  const status = (err instanceof ServiceError ? err.cause : err) as { code?: unknown; details?: unknown; message?: unknown } | undefined;
-  return status?.code === 9 && /Workflow Task in failed state|unexpected workflow task failure/i.test(`${String(status.details)} ${String(status.message)}`);
+  const status = (err instanceof ServiceError ? err.cause : err) as
+    { code?: unknown; details?: unknown; message?: unknown } | undefined;
+  return (
+    status?.code === 9 &&
+    /Workflow Task in failed state|unexpected workflow task failure/i.test(
+      `${String(status.details)} ${String(status.message)}`,
+    )
+  );
 }
 
 /**
@@ -47,5 +53,9 @@ export function workflowTaskFailing(err: unknown): boolean {
  * worker). The workflow never saw it, so nothing was taken or refused; it is sent again.
  */
 export function updateUnprocessed(err: unknown): boolean {
-  return err instanceof WorkflowUpdateFailedError && err.cause instanceof ApplicationFailure && err.cause.type === 'UnprocessedUpdate';
+  return (
+    err instanceof WorkflowUpdateFailedError &&
+    err.cause instanceof ApplicationFailure &&
+    err.cause.type === 'UnprocessedUpdate'
+  );
 }

@@ -28,7 +28,11 @@ export interface PendingOptions {
  * Every handoff and tool call waiting for approval across all chains, oldest first. `teams` gives
  * the client's cache of team snapshots (read once per run) when a tool call needs one.
  */
-export async function listPending(client: Client, teams: () => TeamSnapshots, options: PendingOptions = {}): Promise<PendingHandoff[]> {
+export async function listPending(
+  client: Client,
+  teams: () => TeamSnapshots,
+  options: PendingOptions = {},
+): Promise<PendingHandoff[]> {
   const now = Date.now();
   const found: WaitingApproval[] = [];
   const query = `${BatonStatusAttribute.name} = "${BatonStatus.AWAITING_APPROVAL}" AND ExecutionStatus = "Running"${tenantClause(options.tenant)}`;
@@ -39,15 +43,29 @@ export async function listPending(client: Client, teams: () => TeamSnapshots, op
     const parent = wf.memo?.[PARENT_MEMO] as ParentLink | undefined;
     const team = (wf.memo?.[TEAM_MEMO] as { id?: unknown } | undefined)?.id;
     for (const p of waiting) {
-      found.push({ ...p, workflowId: wf.workflowId, runId: wf.runId, ageMs: now - Date.parse(p.requestedAt), ...(parent ? { parentWorkflowId: parent.workflowId, rootWorkflowId: parent.rootWorkflowId } : {}), ...(typeof team === 'string' ? { team } : {}), ...(tenant !== undefined ? { tenant } : {}) });
+      found.push({
+        ...p,
+        workflowId: wf.workflowId,
+        runId: wf.runId,
+        ageMs: now - Date.parse(p.requestedAt),
+        ...(parent ? { parentWorkflowId: parent.workflowId, rootWorkflowId: parent.rootWorkflowId } : {}),
+        ...(typeof team === 'string' ? { team } : {}),
+        ...(tenant !== undefined ? { tenant } : {}),
+      });
     }
   }
-  const shown = await Promise.all(found.map(async (p) => toPendingHandoff(await withSensitivity(teams, p, options.reveal))));
+  const shown = await Promise.all(
+    found.map(async (p) => toPendingHandoff(await withSensitivity(teams, p, options.reveal))),
+  );
   return shown.sort((a, b) => a.requestedAt.localeCompare(b.requestedAt));
 }
 
 /** `p` with its tool call's sensitive arguments redacted, unless `reveal` may see them. */
-export async function withSensitivity(teams: () => TeamSnapshots, p: WaitingApproval, reveal: PendingOptions['reveal']): Promise<WaitingApproval> {
+export async function withSensitivity(
+  teams: () => TeamSnapshots,
+  p: WaitingApproval,
+  reveal: PendingOptions['reveal'],
+): Promise<WaitingApproval> {
   if (!p.tool) return p;
   const team = await teams().of(p.workflowId, p.runId);
   const spec = team.of(p.from, p.tool.name);

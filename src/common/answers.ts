@@ -28,8 +28,14 @@ export function handedOffAnswer(to: string, how?: { approver?: string; onTimeout
  * The answer to a handoff a person rejected. With `data` (a typed reason or questions asked on the
  * way, as JSON: `rejectionJson`) the model gets them as data, once, instead of prose.
  */
-export function rejectedHandoffAnswer(to: string, approver: string | undefined, reason: string | undefined, data?: string): string {
-  if (data !== undefined) return `The handoff to ${to} was rejected. Rejection: ${data}. Continue without it: answer yourself or hand off elsewhere.`;
+export function rejectedHandoffAnswer(
+  to: string,
+  approver: string | undefined,
+  reason: string | undefined,
+  data?: string,
+): string {
+  if (data !== undefined)
+    return `The handoff to ${to} was rejected. Rejection: ${data}. Continue without it: answer yourself or hand off elsewhere.`;
   return `The handoff to ${to} was rejected by ${approver ?? 'an approver'}${reason ? `: ${reason}` : ''}. Continue without it: answer yourself or hand off elsewhere.`;
 }
 

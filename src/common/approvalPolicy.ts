@@ -27,19 +27,38 @@ export const APPROVAL_POLICY_FIELDS = {
   /** The stages: checked with the policy as a whole (`withTiming`), which refuses them beside `approvers`, `quorum` or `reassign` steps. */
   stages: () => [],
 };
-const POLICY_KEYS = ['required', 'requireSignature', 'approvers', 'timeout', 'onTimeout', 'dueIn', 'remindEvery', 'escalation', 'quorum', 'stages'] as const;
+const POLICY_KEYS = [
+  'required',
+  'requireSignature',
+  'approvers',
+  'timeout',
+  'onTimeout',
+  'dueIn',
+  'remindEvery',
+  'escalation',
+  'quorum',
+  'stages',
+] as const;
 
 /** `check`, then the policy's timing fields (`dueIn`, `remindEvery`, `escalation`) and its slots (`quorum`, `stages`) as a whole. */
 export function withTiming<T>(check: Check<T>): Check<T> {
-  return (v, key) => [...check(v, key), ...(isRecord(v) ? [...timingProblems(v, key), ...slotPolicyProblems(v, key)] : [])];
+  return (v, key) => [
+    ...check(v, key),
+    ...(isRecord(v) ? [...timingProblems(v, key), ...slotPolicyProblems(v, key)] : []),
+  ];
 }
 
 /** Problems with an approval policy (`{required?, approvers?, timeout?, onTimeout?, dueIn?, remindEvery?, escalation?}`). */
-export const approvalPolicyCheck: Check<ApprovalPolicy> = withTiming(shapeOf<ApprovalPolicy>()(APPROVAL_POLICY_FIELDS, POLICY_KEYS));
+export const approvalPolicyCheck: Check<ApprovalPolicy> = withTiming(
+  shapeOf<ApprovalPolicy>()(APPROVAL_POLICY_FIELDS, POLICY_KEYS),
+);
 
 /** Problems with an approval rule: a policy for handoffs into `to`, or only from `from` to `to`. */
 export const approvalRuleCheck: Check<ApprovalRule> = withTiming(
-  shapeOf<ApprovalRule>()({ ...APPROVAL_POLICY_FIELDS, from: oneOfNames(), to: oneOfNames() }, [...POLICY_KEYS, 'from']),
+  shapeOf<ApprovalRule>()({ ...APPROVAL_POLICY_FIELDS, from: oneOfNames(), to: oneOfNames() }, [
+    ...POLICY_KEYS,
+    'from',
+  ]),
 );
 
 function oneOfNames(): Check<string> {

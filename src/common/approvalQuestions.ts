@@ -55,7 +55,11 @@ const FIELDS = { ask: { by: 'approver', text: 'question' }, answer: { by: 'answe
 export function questionSizes(kind: 'ask' | 'answer', raw: unknown): SizeProblem[] {
   if (!isRecord(raw)) return [];
   const f = FIELDS[kind];
-  return [...charsOver('handoffId', raw.handoffId, LIMITS.idChars), ...charsOver(f.by, raw[f.by], LIMITS.approverChars), ...charsOver(f.text, raw[f.text], LIMITS.questionChars)];
+  return [
+    ...charsOver('handoffId', raw.handoffId, LIMITS.idChars),
+    ...charsOver(f.by, raw[f.by], LIMITS.approverChars),
+    ...charsOver(f.text, raw[f.text], LIMITS.questionChars),
+  ];
 }
 
 /** An ask or an answer as the workflow takes it, or the problems that refuse it (sizes checked apart). */
@@ -65,11 +69,16 @@ export function readQuestion(kind: 'ask' | 'answer', raw: unknown): QuestionArri
   if (!isRecord(raw)) return { problems: [`send ${shape} as a JSON object`] };
   const problems: string[] = [];
   for (const key of ['handoffId', f.by] as const) {
-    if (typeof raw[key] !== 'string' || (raw[key] as string).trim() === '') problems.push(`"${key}" must be a non-empty string`);
+    if (typeof raw[key] !== 'string' || (raw[key] as string).trim() === '')
+      problems.push(`"${key}" must be a non-empty string`);
   }
-  if (typeof raw[f.text] !== 'string' || (raw[f.text] as string).trim() === '') problems.push(`"${f.text}" must be a non-empty string (an empty ${f.text} is not taken)`);
+  if (typeof raw[f.text] !== 'string' || (raw[f.text] as string).trim() === '')
+    problems.push(`"${f.text}" must be a non-empty string (an empty ${f.text} is not taken)`);
   const extra = Object.keys(raw).filter((k) => k !== 'handoffId' && k !== f.by && k !== f.text);
-  if (extra.length > 0) problems.push(`unknown field(s) ${extra.map((k) => `"${k.slice(0, 40)}"`).join(', ')} (valid: handoffId, ${f.by}, ${f.text})`);
+  if (extra.length > 0)
+    problems.push(
+      `unknown field(s) ${extra.map((k) => `"${k.slice(0, 40)}"`).join(', ')} (valid: handoffId, ${f.by}, ${f.text})`,
+    );
   if (problems.length > 0) return { problems };
   return { kind, handoffId: raw.handoffId as string, by: raw[f.by] as string, text: raw[f.text] as string };
 }
@@ -91,6 +100,9 @@ export class QuestionRefusedError extends UserError<{ handoffId: string; reason:
 
 /** Problems with the questions a carried approval or record holds. */
 export const approvalQuestionsCheck: Check<ApprovalQuestion[]> = arrayOf(
-  shapeOf<ApprovalQuestion>()({ question: string, askedBy: string, askedAt: isoTime, answer: string, answeredBy: string, answeredAt: isoTime }, ['answer', 'answeredBy', 'answeredAt']),
+  shapeOf<ApprovalQuestion>()(
+    { question: string, askedBy: string, askedAt: isoTime, answer: string, answeredBy: string, answeredAt: isoTime },
+    ['answer', 'answeredBy', 'answeredAt'],
+  ),
   'questions',
 );

@@ -19,7 +19,9 @@ const STAGE_KEYS = ['approvers', 'needed', 'when'];
 /** Problems with `needed` of `slots` at `key`. */
 function neededProblems(needed: unknown, slots: unknown, key: string): string[] {
   const n = Array.isArray(slots) ? slots.length : MAX_SLOTS;
-  return Number.isInteger(needed) && (needed as number) >= 1 && (needed as number) <= n ? [] : [`"${key}" must be a whole number from 1 to ${n} (how many of the approvers must approve), got ${shown(needed)}`];
+  return Number.isInteger(needed) && (needed as number) >= 1 && (needed as number) <= n
+    ? []
+    : [`"${key}" must be a whole number from 1 to ${n} (how many of the approvers must approve), got ${shown(needed)}`];
 }
 
 /** Problems with a list of slots at `key`: names, not empty, at most {@link MAX_SLOTS}, each once. */
@@ -29,17 +31,24 @@ function slotProblems(v: unknown, key: string): string[] {
   if (v.length === 0) problems.push(`"${key}" is empty: name who decides`);
   if (v.length > MAX_SLOTS) problems.push(`"${key}" names ${v.length} approvers; at most ${MAX_SLOTS}`);
   const twice = v.filter((x, i) => v.indexOf(x) !== i);
-  if (twice.length > 0) problems.push(`"${key}" names ${twice.map((x) => shown(x)).join(', ')} more than once: each approver is one slot`);
+  if (twice.length > 0)
+    problems.push(`"${key}" names ${twice.map((x) => shown(x)).join(', ')} more than once: each approver is one slot`);
   return problems;
 }
 
 function stageProblems(v: unknown, key: string): string[] {
   if (!isRecord(v)) return [`"${key}" must be a stage {approvers, needed?, when?}, got ${shown(v)}`];
   const extra = Object.keys(v).filter((k) => !STAGE_KEYS.includes(k));
-  const problems = extra.length > 0 ? [`"${key}" has unknown field(s) ${extra.map((k) => JSON.stringify(k)).join(', ')} (valid: ${STAGE_KEYS.join(', ')})`] : [];
+  const problems =
+    extra.length > 0
+      ? [
+          `"${key}" has unknown field(s) ${extra.map((k) => JSON.stringify(k)).join(', ')} (valid: ${STAGE_KEYS.join(', ')})`,
+        ]
+      : [];
   problems.push(...slotProblems(v.approvers, `${key}.approvers`));
   if (v.needed !== undefined) problems.push(...neededProblems(v.needed, v.approvers, `${key}.needed`));
-  if (v.when !== undefined) problems.push(...argConditionProblems(Array.isArray(v.when) ? v.when : [v.when], `${key}.when`));
+  if (v.when !== undefined)
+    problems.push(...argConditionProblems(Array.isArray(v.when) ? v.when : [v.when], `${key}.when`));
   return problems;
 }
 
@@ -48,26 +57,47 @@ export function slotPolicyProblems(v: Record<string, unknown>, key: string): str
   const problems: string[] = [];
   const { quorum, stages } = v;
   if (quorum !== undefined) {
-    if (!isRecord(quorum)) problems.push(`"${key}.quorum" must be {of: [approvers], needed: number}, got ${shown(quorum)}`);
+    if (!isRecord(quorum))
+      problems.push(`"${key}.quorum" must be {of: [approvers], needed: number}, got ${shown(quorum)}`);
     else {
       const extra = Object.keys(quorum).filter((k) => k !== 'of' && k !== 'needed');
-      if (extra.length > 0) problems.push(`"${key}.quorum" has unknown field(s) ${extra.map((k) => JSON.stringify(k)).join(', ')} (valid: of, needed)`);
-      problems.push(...slotProblems(quorum.of, `${key}.quorum.of`), ...neededProblems(quorum.needed, quorum.of, `${key}.quorum.needed`));
+      if (extra.length > 0)
+        problems.push(
+          `"${key}.quorum" has unknown field(s) ${extra.map((k) => JSON.stringify(k)).join(', ')} (valid: of, needed)`,
+        );
+      problems.push(
+        ...slotProblems(quorum.of, `${key}.quorum.of`),
+        ...neededProblems(quorum.needed, quorum.of, `${key}.quorum.needed`),
+      );
     }
   }
   if (stages !== undefined) {
-    if (!Array.isArray(stages) || stages.length === 0) problems.push(`"${key}.stages" must be a non-empty list of stages [{approvers, needed?, when?}], got ${shown(stages)}`);
+    if (!Array.isArray(stages) || stages.length === 0)
+      problems.push(
+        `"${key}.stages" must be a non-empty list of stages [{approvers, needed?, when?}], got ${shown(stages)}`,
+      );
     else {
-      if (stages.length > MAX_STAGES) problems.push(`"${key}.stages" has ${stages.length} stages; at most ${MAX_STAGES}`);
+      if (stages.length > MAX_STAGES)
+        problems.push(`"${key}.stages" has ${stages.length} stages; at most ${MAX_STAGES}`);
       stages.forEach((s, i) => problems.push(...stageProblems(s, `${key}.stages[${i}]`)));
       // Conditions only ever drop stages: one that always applies means every call has someone to decide it.
-      if (stages.every((s) => isRecord(s) && s.when !== undefined)) problems.push(`"${key}.stages": every stage has "when", so a call meeting none would have nobody to decide it; leave "when" out of at least one stage`);
+      if (stages.every((s) => isRecord(s) && s.when !== undefined))
+        problems.push(
+          `"${key}.stages": every stage has "when", so a call meeting none would have nobody to decide it; leave "when" out of at least one stage`,
+        );
     }
   }
-  if (quorum !== undefined && stages !== undefined) problems.push(`"${key}" has both "quorum" and "stages"; keep one (a stage {approvers, needed} is a quorum)`);
-  if ((quorum !== undefined || stages !== undefined) && v.approvers !== undefined) problems.push(`"${key}" has "approvers" beside "${quorum !== undefined ? 'quorum' : 'stages'}", which names who decides; keep one`);
+  if (quorum !== undefined && stages !== undefined)
+    problems.push(`"${key}" has both "quorum" and "stages"; keep one (a stage {approvers, needed} is a quorum)`);
+  if ((quorum !== undefined || stages !== undefined) && v.approvers !== undefined)
+    problems.push(
+      `"${key}" has "approvers" beside "${quorum !== undefined ? 'quorum' : 'stages'}", which names who decides; keep one`,
+    );
   const reassigns = Array.isArray(v.escalation) && v.escalation.some((s) => isRecord(s) && s.reassign !== undefined);
-  if ((quorum !== undefined || stages !== undefined) && reassigns) problems.push(`"${key}.escalation" reassigns, which a policy with "${quorum !== undefined ? 'quorum' : 'stages'}" cannot: its slots are fixed; use notify or decide steps`);
+  if ((quorum !== undefined || stages !== undefined) && reassigns)
+    problems.push(
+      `"${key}.escalation" reassigns, which a policy with "${quorum !== undefined ? 'quorum' : 'stages'}" cannot: its slots are fixed; use notify or decide steps`,
+    );
   return problems;
 }
 

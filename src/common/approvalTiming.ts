@@ -54,41 +54,78 @@ function stepProblems(v: unknown, key: string): string[] {
   if (!isRecord(v)) return [`"${key}" must be an object {after, reassign | notify | decide}, got ${shown(v)}`];
   const problems: string[] = [];
   const extra = Object.keys(v).filter((k) => k !== 'after' && !(STEP_ACTIONS as readonly string[]).includes(k));
-  if (extra.length > 0) problems.push(`"${key}" has unknown field(s) ${extra.map((k) => JSON.stringify(k)).join(', ')} (valid: after, reassign, notify, decide)`);
-  if (v.after === undefined) problems.push(`"${key}.after" is missing: say how long after the request the step is taken, such as "2 hours"`);
-  else if (durationMs(v.after) === undefined || durationMs(v.after)! < 1000) problems.push(`"${key}.after" must be a duration from 1 second up to a year, such as "2 hours", got ${shown(v.after)}`);
+  if (extra.length > 0)
+    problems.push(
+      `"${key}" has unknown field(s) ${extra.map((k) => JSON.stringify(k)).join(', ')} (valid: after, reassign, notify, decide)`,
+    );
+  if (v.after === undefined)
+    problems.push(`"${key}.after" is missing: say how long after the request the step is taken, such as "2 hours"`);
+  else if (durationMs(v.after) === undefined || durationMs(v.after)! < 1000)
+    problems.push(
+      `"${key}.after" must be a duration from 1 second up to a year, such as "2 hours", got ${shown(v.after)}`,
+    );
   const actions = STEP_ACTIONS.filter((a) => v[a] !== undefined);
-  if (actions.length !== 1) problems.push(`"${key}" must have exactly one of reassign, notify, decide, got ${actions.length === 0 ? 'none' : actions.join(' and ')}`);
+  if (actions.length !== 1)
+    problems.push(
+      `"${key}" must have exactly one of reassign, notify, decide, got ${actions.length === 0 ? 'none' : actions.join(' and ')}`,
+    );
   for (const list of ['reassign', 'notify'] as const) {
     if (v[list] === undefined) continue;
     problems.push(...names(v[list], `${key}.${list}`));
-    if (Array.isArray(v[list]) && v[list].length === 0) problems.push(`"${key}.${list}" is empty: name who ${list === 'reassign' ? 'may decide from this step on' : 'is told'}`);
+    if (Array.isArray(v[list]) && v[list].length === 0)
+      problems.push(
+        `"${key}.${list}" is empty: name who ${list === 'reassign' ? 'may decide from this step on' : 'is told'}`,
+      );
   }
-  if (v.decide !== undefined && !Object.values(EscalationDecision).includes(v.decide as EscalationDecision)) problems.push(`"${key}.decide" must be one of approve, reject, fail, got ${shown(v.decide)}`);
+  if (v.decide !== undefined && !Object.values(EscalationDecision).includes(v.decide as EscalationDecision))
+    problems.push(`"${key}.decide" must be one of approve, reject, fail, got ${shown(v.decide)}`);
   return problems;
 }
 
 /** Problems with the timing fields of `v` (a policy, or a team's or run's `approvalPolicy`) at `key`. */
 export function timingProblems(v: Record<string, unknown>, key: string): string[] {
   const problems: string[] = [];
-  if (v.dueIn !== undefined && (durationMs(v.dueIn) ?? 0) < 1000) problems.push(`"${key}.dueIn" must be a duration from 1 second up to a year, such as "4 hours", got ${shown(v.dueIn)}`);
-  if (v.remindEvery !== undefined && (durationMs(v.remindEvery) ?? 0) < MIN_REMIND_MS) problems.push(`"${key}.remindEvery" must be a duration from 1 minute up to a year, such as "30 minutes", got ${shown(v.remindEvery)}`);
+  if (v.dueIn !== undefined && (durationMs(v.dueIn) ?? 0) < 1000)
+    problems.push(
+      `"${key}.dueIn" must be a duration from 1 second up to a year, such as "4 hours", got ${shown(v.dueIn)}`,
+    );
+  if (v.remindEvery !== undefined && (durationMs(v.remindEvery) ?? 0) < MIN_REMIND_MS)
+    problems.push(
+      `"${key}.remindEvery" must be a duration from 1 minute up to a year, such as "30 minutes", got ${shown(v.remindEvery)}`,
+    );
   if (v.escalation === undefined) return problems;
-  if (!Array.isArray(v.escalation)) return [...problems, `"${key}.escalation" must be a list of steps [{after, reassign | notify | decide}], got ${shown(v.escalation)}`];
+  if (!Array.isArray(v.escalation))
+    return [
+      ...problems,
+      `"${key}.escalation" must be a list of steps [{after, reassign | notify | decide}], got ${shown(v.escalation)}`,
+    ];
   const steps = v.escalation as unknown[];
-  if (steps.length > MAX_ESCALATION_STEPS) problems.push(`"${key}.escalation" has ${steps.length} steps; at most ${MAX_ESCALATION_STEPS}`);
+  if (steps.length > MAX_ESCALATION_STEPS)
+    problems.push(`"${key}.escalation" has ${steps.length} steps; at most ${MAX_ESCALATION_STEPS}`);
   steps.forEach((s, i) => problems.push(...stepProblems(s, `${key}.escalation[${i}]`)));
   if (problems.length > 0) return problems;
   const typed = steps as EscalationStep[];
   for (let i = 1; i < typed.length; i++) {
-    if (durationMs(typed[i]!.after)! <= durationMs(typed[i - 1]!.after)!) problems.push(`"${key}.escalation[${i}].after" (${shown(typed[i]!.after)}) must come later than the step before it (${shown(typed[i - 1]!.after)}): steps are taken in order`);
+    if (durationMs(typed[i]!.after)! <= durationMs(typed[i - 1]!.after)!)
+      problems.push(
+        `"${key}.escalation[${i}].after" (${shown(typed[i]!.after)}) must come later than the step before it (${shown(typed[i - 1]!.after)}): steps are taken in order`,
+      );
   }
   const decides = typed.findIndex((s) => s.decide !== undefined);
-  if (decides >= 0 && decides < typed.length - 1) problems.push(`"${key}.escalation[${decides}]" decides, so it must be the last step: the steps after it would never be taken`);
-  if (decides >= 0 && v.timeout !== undefined) problems.push(`"${key}" has both "timeout" and an escalation step that decides; keep one (the step's "after" is the timeout)`);
+  if (decides >= 0 && decides < typed.length - 1)
+    problems.push(
+      `"${key}.escalation[${decides}]" decides, so it must be the last step: the steps after it would never be taken`,
+    );
+  if (decides >= 0 && v.timeout !== undefined)
+    problems.push(
+      `"${key}" has both "timeout" and an escalation step that decides; keep one (the step's "after" is the timeout)`,
+    );
   const timeoutMs = durationMs(v.timeout);
   const late = timeoutMs === undefined ? -1 : typed.findIndex((s) => durationMs(s.after)! >= timeoutMs);
-  if (late >= 0) problems.push(`"${key}.escalation[${late}].after" (${shown(typed[late]!.after)}) is not before the "timeout" (${shown(v.timeout)}): the step would never be taken`);
+  if (late >= 0)
+    problems.push(
+      `"${key}.escalation[${late}].after" (${shown(typed[late]!.after)}) is not before the "timeout" (${shown(v.timeout)}): the step would never be taken`,
+    );
   return problems;
 }
 
@@ -96,7 +133,12 @@ export function timingProblems(v: Record<string, unknown>, key: string): string[
 export const approvalTimingCheck: Check<ApprovalTiming> = (v, key) => {
   if (!isRecord(v)) return [`"${key}" must be an object {dueIn?, remindEvery?, escalation?}, got ${shown(v)}`];
   const extra = Object.keys(v).filter((k) => !(TIMING_KEYS as readonly string[]).includes(k));
-  const unknown = extra.length > 0 ? [`"${key}" has unknown field(s) ${extra.map((k) => JSON.stringify(k)).join(', ')} (valid: ${TIMING_KEYS.join(', ')})`] : [];
+  const unknown =
+    extra.length > 0
+      ? [
+          `"${key}" has unknown field(s) ${extra.map((k) => JSON.stringify(k)).join(', ')} (valid: ${TIMING_KEYS.join(', ')})`,
+        ]
+      : [];
   return [...unknown, ...timingProblems(v, key)];
 };
 
@@ -106,14 +148,22 @@ export const approvalTimingCheck: Check<ApprovalTiming> = (v, key) => {
  * own `approval`, or the tool's `needsApproval`), then the run's `approvalPolicy`, then the team's.
  * `undefined` when no level sets any.
  */
-export function effectiveTiming(policy: ApprovalTiming, run?: ApprovalTiming, team?: ApprovalTiming): ApprovalTiming | undefined {
+export function effectiveTiming(
+  policy: ApprovalTiming,
+  run?: ApprovalTiming,
+  team?: ApprovalTiming,
+): ApprovalTiming | undefined {
   const levels = [policy, run ?? {}, team ?? {}];
   const pick = <K extends keyof ApprovalTiming>(k: K) => levels.find((l) => l[k] !== undefined)?.[k];
   const dueIn = pick('dueIn');
   const remindEvery = pick('remindEvery');
   const escalation = pick('escalation');
   if (dueIn === undefined && remindEvery === undefined && escalation === undefined) return undefined;
-  return { ...(dueIn !== undefined ? { dueIn } : {}), ...(remindEvery !== undefined ? { remindEvery } : {}), ...(escalation ? { escalation: escalation.map((s) => ({ ...s })) } : {}) };
+  return {
+    ...(dueIn !== undefined ? { dueIn } : {}),
+    ...(remindEvery !== undefined ? { remindEvery } : {}),
+    ...(escalation ? { escalation: escalation.map((s) => ({ ...s })) } : {}),
+  };
 }
 
 /** How soon (ms after the request) `timing` has the policy approve with nobody deciding, if it ever does. */

@@ -9,11 +9,24 @@ import { isoTime, nonEmptyString, oneOf, shapeOf, string, count } from './check'
 
 /** How a decision's approver was established. */
 export const decisionIdentity = shapeOf<DecisionIdentity>()(
-  { method: oneOf(['signed', 'token', 'claimed']), kid: string, keySource: oneOf(['team', 'run']), issuer: string, subject: string, passkey: shapeOf<NonNullable<DecisionIdentity['passkey']>>()({ origin: string, signCount: count }) },
+  {
+    method: oneOf(['signed', 'token', 'claimed']),
+    kid: string,
+    keySource: oneOf(['team', 'run']),
+    issuer: string,
+    subject: string,
+    passkey: shapeOf<NonNullable<DecisionIdentity['passkey']>>()({ origin: string, signCount: count }),
+  },
   ['kid', 'keySource', 'issuer', 'subject', 'passkey'],
 );
 
-const delegationUse = shapeOf<DelegationUse>()({ grantedBy: nonEmptyString, authority: oneOf(['approver', 'operator']), kid: string, until: isoTime, grant: string });
+const delegationUse = shapeOf<DelegationUse>()({
+  grantedBy: nonEmptyString,
+  authority: oneOf(['approver', 'operator']),
+  kid: string,
+  until: isoTime,
+  grant: string,
+});
 
 /** One vote of a staged approval, as a waiting approval and its record carry it. */
 export const approvalVoteCheck = shapeOf<ApprovalVote>()(

@@ -27,20 +27,27 @@ export function currentVotes(waiting: Pick<PendingApproval, 'votes' | 'stage'>):
 export function voteProblem(waiting: PendingApproval, d: HandoffDecision): string | undefined {
   const what = waiting.tool ? 'tool call' : 'handoff';
   if (!waiting.stages) {
-    return d.onBehalfOf !== undefined || d.delegation !== undefined ? `this ${what} is not decided by slots (its policy has no quorum or stages), so it takes no decision "onBehalfOf" another; send it without "onBehalfOf" and "delegation"` : undefined;
+    return d.onBehalfOf !== undefined || d.delegation !== undefined
+      ? `this ${what} is not decided by slots (its policy has no quorum or stages), so it takes no decision "onBehalfOf" another; send it without "onBehalfOf" and "delegation"`
+      : undefined;
   }
-  if (d.onBehalfOf !== undefined && d.onBehalfOf === d.approver) return `"onBehalfOf" names the approver, ${d.approver}, themself; leave it out to decide for your own slot`;
-  if ((d.onBehalfOf === undefined) !== (d.delegation === undefined)) return '"onBehalfOf" and "delegation" go together: a decision for another\'s slot carries the grant (signed by that approver or an operator) that gives it';
+  if (d.onBehalfOf !== undefined && d.onBehalfOf === d.approver)
+    return `"onBehalfOf" names the approver, ${d.approver}, themself; leave it out to decide for your own slot`;
+  if ((d.onBehalfOf === undefined) !== (d.delegation === undefined))
+    return '"onBehalfOf" and "delegation" go together: a decision for another\'s slot carries the grant (signed by that approver or an operator) that gives it';
   const index = waiting.stage ?? 0;
   const stage = waiting.stages[index]!;
   const slot = slotOf(d);
   const at = `stage ${index + 1} of ${waiting.stages.length}`;
-  if (!stage.approvers.includes(slot)) return `${slot} may not decide ${at} of this ${what} (its approvers: ${stage.approvers.join(', ')})`;
+  if (!stage.approvers.includes(slot))
+    return `${slot} may not decide ${at} of this ${what} (its approvers: ${stage.approvers.join(', ')})`;
   const votes = currentVotes(waiting);
   const filled = votes.find((v) => v.slot === slot);
-  if (filled) return `the slot of ${slot} in ${at} was already decided (${filled.decision} by ${filled.approver}${filled.onBehalfOf ? ` for ${filled.onBehalfOf}` : ''} at ${filled.at}): each approver decides once`;
+  if (filled)
+    return `the slot of ${slot} in ${at} was already decided (${filled.decision} by ${filled.approver}${filled.onBehalfOf ? ` for ${filled.onBehalfOf}` : ''} at ${filled.at}): each approver decides once`;
   const again = votes.find((v) => v.approver === d.approver);
-  if (again) return `${d.approver} already decided in ${at} (${again.decision}${again.onBehalfOf ? ` for ${again.onBehalfOf}` : ''}): a person decides once a stage, so a quorum counts different people`;
+  if (again)
+    return `${d.approver} already decided in ${at} (${again.decision}${again.onBehalfOf ? ` for ${again.onBehalfOf}` : ''}): a person decides once a stage, so a quorum counts different people`;
   return undefined;
 }
 
@@ -66,9 +73,11 @@ export function castVote(waiting: PendingApproval, vote: ApprovalVote): Tally {
   const here = votes.filter((v) => v.stage === index);
   const approvals = here.filter((v) => v.decision === 'approve').length;
   const rejections = here.length - approvals;
-  if (stage.approvers.length - rejections < stage.needed) return { votes, stage: index, approvers: open(stage, here), stageOutcome: 'rejected', outcome: 'rejected' };
+  if (stage.approvers.length - rejections < stage.needed)
+    return { votes, stage: index, approvers: open(stage, here), stageOutcome: 'rejected', outcome: 'rejected' };
   if (approvals < stage.needed) return { votes, stage: index, approvers: open(stage, here) };
-  if (index === stages.length - 1) return { votes, stage: index, approvers: open(stage, here), stageOutcome: 'approved', outcome: 'approved' };
+  if (index === stages.length - 1)
+    return { votes, stage: index, approvers: open(stage, here), stageOutcome: 'approved', outcome: 'approved' };
   return { votes, stage: index + 1, approvers: [...stages[index + 1]!.approvers], stageOutcome: 'approved' };
 }
 
@@ -83,6 +92,10 @@ function open(stage: StageState, votes: ApprovalVote[]): string[] {
 export function approvedByQuorum(stages: readonly StageState[], votes: readonly ApprovalVote[]): boolean {
   return stages.every((s, i) => {
     const yes = votes.filter((v) => v.stage === i && v.decision === 'approve');
-    return new Set(yes.map((v) => v.approver)).size >= s.needed && new Set(yes.map((v) => v.slot)).size >= s.needed && yes.every((v) => s.approvers.includes(v.slot));
+    return (
+      new Set(yes.map((v) => v.approver)).size >= s.needed &&
+      new Set(yes.map((v) => v.slot)).size >= s.needed &&
+      yes.every((v) => s.approvers.includes(v.slot))
+    );
   });
 }

@@ -49,15 +49,25 @@ export function argConditionProblems(value: unknown, key: string): string[] {
     const at = `${key}[${i}]`;
     if (!isRecord(c)) return [`"${at}" must be a condition {arg, op, value}, got ${shown(c)}`];
     const problems: string[] = [];
-    if (typeof c.arg !== 'string' || c.arg === '') problems.push(`"${at}.arg" must name an argument, got ${shown(c.arg)}`);
-    if (!ARG_OPS.includes(c.op as ArgCondition['op'])) problems.push(`"${at}.op" must be one of ${ARG_OPS.map((o) => `"${o}"`).join(', ')}, got ${shown(c.op)}`);
-    else if (['>', '>=', '<', '<='].includes(c.op as string) && typeof c.value !== 'number') problems.push(`"${at}.value" must be a number for "${String(c.op)}", got ${shown(c.value)}`);
-    else if (c.op === 'in' && !Array.isArray(c.value)) problems.push(`"${at}.value" must be a list for "in", got ${shown(c.value)}`);
-    else if (c.op === 'matches' && !validRegExp(c.value)) problems.push(`"${at}.value" must be a regular expression source for "matches", got ${shown(c.value)}`);
-    else if ((c.op === '==' || c.op === '!=') && c.value === undefined) problems.push(`"${at}.value" is missing: "${c.op}" compares the argument with it`);
-    else if (c.op === 'exists' && c.value !== undefined) problems.push(`"${at}.value" is not used by "exists", which asks only whether the argument is given; leave it out`);
+    if (typeof c.arg !== 'string' || c.arg === '')
+      problems.push(`"${at}.arg" must name an argument, got ${shown(c.arg)}`);
+    if (!ARG_OPS.includes(c.op as ArgCondition['op']))
+      problems.push(`"${at}.op" must be one of ${ARG_OPS.map((o) => `"${o}"`).join(', ')}, got ${shown(c.op)}`);
+    else if (['>', '>=', '<', '<='].includes(c.op as string) && typeof c.value !== 'number')
+      problems.push(`"${at}.value" must be a number for "${String(c.op)}", got ${shown(c.value)}`);
+    else if (c.op === 'in' && !Array.isArray(c.value))
+      problems.push(`"${at}.value" must be a list for "in", got ${shown(c.value)}`);
+    else if (c.op === 'matches' && !validRegExp(c.value))
+      problems.push(`"${at}.value" must be a regular expression source for "matches", got ${shown(c.value)}`);
+    else if ((c.op === '==' || c.op === '!=') && c.value === undefined)
+      problems.push(`"${at}.value" is missing: "${c.op}" compares the argument with it`);
+    else if (c.op === 'exists' && c.value !== undefined)
+      problems.push(
+        `"${at}.value" is not used by "exists", which asks only whether the argument is given; leave it out`,
+      );
     const extra = Object.keys(c).filter((k) => !['arg', 'op', 'value'].includes(k));
-    if (extra.length > 0) problems.push(`"${at}" has unknown field(s) ${extra.map((k) => `"${k}"`).join(', ')} (valid: arg, op, value)`);
+    if (extra.length > 0)
+      problems.push(`"${at}" has unknown field(s) ${extra.map((k) => `"${k}"`).join(', ')} (valid: arg, op, value)`);
     return problems;
   });
 }

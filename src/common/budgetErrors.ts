@@ -26,9 +26,13 @@ export class BudgetExceededError<D extends BudgetExceeded = BudgetExceeded> exte
 }
 
 function budgetMessage(d: BudgetExceeded): string {
-  if (d.budget === 'deadline' && d.limit <= 0) return `The chain ran out of its deadline budget while "${d.agent}" was working (its deadline had passed ${Math.round(-d.limit / 1000)} s before it started)`;
+  if (d.budget === 'deadline' && d.limit <= 0)
+    return `The chain ran out of its deadline budget while "${d.agent}" was working (its deadline had passed ${Math.round(-d.limit / 1000)} s before it started)`;
   if (d.budget === 'cost') return costBudgetMessage(d);
-  const unit = d.budget === 'deadline' ? ` (${Math.round(d.used / 1000)} s used of ${Math.round(d.limit / 1000)} s)` : ` (${d.used} used of ${d.limit})`;
+  const unit =
+    d.budget === 'deadline'
+      ? ` (${Math.round(d.used / 1000)} s used of ${Math.round(d.limit / 1000)} s)`
+      : ` (${d.used} used of ${d.limit})`;
   return `The chain ran out of its ${d.budget} budget while "${d.agent}" was working${unit}`;
 }
 
@@ -40,20 +44,35 @@ function costBudgetMessage(d: BudgetExceeded): string {
 }
 
 /** The run asked for more handoffs than `maxHandoffs` allows; `used` counts the handoff refused. */
-export class MaxHandoffsExceededError extends BudgetExceededError<BudgetExceeded & { chain: HandoffRecord[]; attempted?: { from: string; to: string } }> {
+export class MaxHandoffsExceededError extends BudgetExceededError<
+  BudgetExceeded & { chain: HandoffRecord[]; attempted?: { from: string; to: string } }
+> {
   declare readonly chain: HandoffRecord[];
   /** The handoff that was refused, when known. */
   declare readonly attempted?: { from: string; to: string };
   constructor(limit: number, chain: HandoffRecord[], attempted?: { from: string; to: string }) {
     const agent = attempted?.from ?? chain.at(-1)?.to ?? '';
-    super({ budget: 'handoffs', limit, used: chain.length + (attempted ? 1 : 0), agent, chain, ...(attempted ? { attempted } : {}) }, `Max handoffs (${limit}) exceeded. Chain: ${chainPath(chain, attempted)}`);
+    super(
+      {
+        budget: 'handoffs',
+        limit,
+        used: chain.length + (attempted ? 1 : 0),
+        agent,
+        chain,
+        ...(attempted ? { attempted } : {}),
+      },
+      `Max handoffs (${limit}) exceeded. Chain: ${chainPath(chain, attempted)}`,
+    );
   }
 }
 
 /** One activation of an agent used more model turns than `maxTurns` allows. */
 export class MaxTurnsExceededError extends BudgetExceededError {
   constructor(agent: string, limit: number) {
-    super({ budget: 'turns', limit, used: limit, agent }, `Agent "${agent}" exceeded its maximum of ${limit} model turns without answering or handing off`);
+    super(
+      { budget: 'turns', limit, used: limit, agent },
+      `Agent "${agent}" exceeded its maximum of ${limit} model turns without answering or handing off`,
+    );
   }
 }
 

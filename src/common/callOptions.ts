@@ -14,7 +14,11 @@ import { priorityOption } from './priority';
  * Activity options of model calls for a run. With `endOnLostWorker`, an attempt whose heartbeats
  * stop is not retried: the call fails with the heartbeat timeout, for the workflow to start it again.
  */
-export function modelActivityOptions(o: ResolvedRunOptions, nonRetryableErrorTypes: readonly string[], endOnLostWorker = false): ActivityOptions {
+export function modelActivityOptions(
+  o: ResolvedRunOptions,
+  nonRetryableErrorTypes: readonly string[],
+  endOnLostWorker = false,
+): ActivityOptions {
   return callActivityOptions(o, o.modelTimeout, nonRetryableErrorTypes, endOnLostWorker);
 }
 
@@ -29,8 +33,17 @@ export const PAYLOADS_TOO_LARGE_FAILURE_TYPE = 'PayloadsTooLarge';
  * A result over Temporal's payload limit is not retried: running the tool again (its side effects
  * too) would give the same result.
  */
-export function toolActivityOptions(o: ResolvedRunOptions, nonRetryableErrorTypes: readonly string[], endOnLostWorker = false): ActivityOptions {
-  return callActivityOptions(o, o.toolTimeout, [...nonRetryableErrorTypes, PAYLOADS_TOO_LARGE_FAILURE_TYPE], endOnLostWorker);
+export function toolActivityOptions(
+  o: ResolvedRunOptions,
+  nonRetryableErrorTypes: readonly string[],
+  endOnLostWorker = false,
+): ActivityOptions {
+  return callActivityOptions(
+    o,
+    o.toolTimeout,
+    [...nonRetryableErrorTypes, PAYLOADS_TOO_LARGE_FAILURE_TYPE],
+    endOnLostWorker,
+  );
 }
 
 /**
@@ -38,9 +51,17 @@ export function toolActivityOptions(o: ResolvedRunOptions, nonRetryableErrorType
  * priority, and `timeoutMs` (what is left of the delegation's `timeout`) or {@link REMOTE_CALL_TIMEOUT}
  * for the call, which may wait as long as someone at the remote agent takes to approve.
  */
-export function remoteActivityOptions(o: ResolvedRunOptions, nonRetryableErrorTypes: readonly string[], endOnLostWorker: boolean, timeoutMs?: number): ActivityOptions {
+export function remoteActivityOptions(
+  o: ResolvedRunOptions,
+  nonRetryableErrorTypes: readonly string[],
+  endOnLostWorker: boolean,
+  timeoutMs?: number,
+): ActivityOptions {
   // A delegation's timeout bounds the call with its retries, not each attempt alone.
-  return { ...callActivityOptions(o, timeoutMs ?? REMOTE_CALL_TIMEOUT, nonRetryableErrorTypes, endOnLostWorker), ...(timeoutMs !== undefined ? { scheduleToCloseTimeout: timeoutMs } : {}) };
+  return {
+    ...callActivityOptions(o, timeoutMs ?? REMOTE_CALL_TIMEOUT, nonRetryableErrorTypes, endOnLostWorker),
+    ...(timeoutMs !== undefined ? { scheduleToCloseTimeout: timeoutMs } : {}),
+  };
 }
 
 /** How long one call of a remote agent may take when its delegation has no `timeout`. */
@@ -52,10 +73,17 @@ export function lostWorkerBudget(o: ResolvedRunOptions): number {
   return o.lostWorkerRetries ?? RUN_OPTIONS.lostWorkerRetries.default;
 }
 
-function callActivityOptions(o: ResolvedRunOptions, timeout: string | number, nonRetryableErrorTypes: readonly string[], endOnLostWorker: boolean): ActivityOptions {
+function callActivityOptions(
+  o: ResolvedRunOptions,
+  timeout: string | number,
+  nonRetryableErrorTypes: readonly string[],
+  endOnLostWorker: boolean,
+): ActivityOptions {
   // Options of chains started before `heartbeatTimeout` existed have none.
   const heartbeat = o.heartbeatTimeout ?? RUN_OPTIONS.heartbeatTimeout.default;
-  const types = endOnLostWorker ? [...nonRetryableErrorTypes, HEARTBEAT_TIMEOUT_FAILURE_TYPE] : [...nonRetryableErrorTypes];
+  const types = endOnLostWorker
+    ? [...nonRetryableErrorTypes, HEARTBEAT_TIMEOUT_FAILURE_TYPE]
+    : [...nonRetryableErrorTypes];
   return {
     startToCloseTimeout: timeout as Duration,
     // A heartbeat timeout longer than the call's own timeout would never fire.

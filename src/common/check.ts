@@ -28,12 +28,17 @@ export function isRecord(value: unknown): value is Record<string, unknown> {
  * `1e400` reads as `Infinity`, which `JSON.stringify` would write as `null`).
  */
 export function shown(value: unknown): string {
-  if (typeof value === 'number' && !Number.isFinite(value)) return `${String(value)} (a number beyond what JSON numbers hold, such as 1e400)`;
+  if (typeof value === 'number' && !Number.isFinite(value))
+    return `${String(value)} (a number beyond what JSON numbers hold, such as 1e400)`;
   let text: string;
   try {
     text = JSON.stringify(value) ?? String(value);
   } catch {
-    text = Array.isArray(value) ? 'an array nested too deep to show' : typeof value === 'object' && value !== null ? 'an object nested too deep to show' : typeof value;
+    text = Array.isArray(value)
+      ? 'an array nested too deep to show'
+      : typeof value === 'object' && value !== null
+        ? 'an object nested too deep to show'
+        : typeof value;
   }
   return text.length > 60 ? `${text.slice(0, 57)}...` : text;
 }
@@ -63,21 +68,27 @@ export function integer(min: number, max = MAX_COUNT): Check<number> {
 /** A number from `min` to `max`. */
 export function number(min: number, max: number): Check<number> {
   return (v, key) =>
-    typeof v === 'number' && Number.isFinite(v) && v >= min && v <= max ? [] : [`"${key}" must be a number >= ${min} and <= ${max}, got ${shown(v)}`];
+    typeof v === 'number' && Number.isFinite(v) && v >= min && v <= max
+      ? []
+      : [`"${key}" must be a number >= ${min} and <= ${max}, got ${shown(v)}`];
 }
 
 /** One of the given strings. */
 export function oneOf<const V extends string>(values: readonly V[]): Check<V> {
   return (v, key) =>
-    typeof v === 'string' && (values as readonly string[]).includes(v) ? [] : [`"${key}" must be ${values.map((s) => `"${s}"`).join(' or ')}, got ${shown(v)}`];
+    typeof v === 'string' && (values as readonly string[]).includes(v)
+      ? []
+      : [`"${key}" must be ${values.map((s) => `"${s}"`).join(' or ')}, got ${shown(v)}`];
 }
 
-export const string: Check<string> = (v, key) => (typeof v === 'string' ? [] : [`"${key}" must be a string, got ${shown(v)}`]);
+export const string: Check<string> = (v, key) =>
+  typeof v === 'string' ? [] : [`"${key}" must be a string, got ${shown(v)}`];
 
 export const nonEmptyString: Check<string> = (v, key) =>
   typeof v === 'string' && v.trim() !== '' ? [] : [`"${key}" must be a non-empty string, got ${shown(v)}`];
 
-export const boolean: Check<boolean> = (v, key) => (typeof v === 'boolean' ? [] : [`"${key}" must be true or false, got ${shown(v)}`]);
+export const boolean: Check<boolean> = (v, key) =>
+  typeof v === 'boolean' ? [] : [`"${key}" must be true or false, got ${shown(v)}`];
 
 /** The longest duration baton accepts (a year): beyond it a timeout is a mistake. */
 const MAX_DURATION_MS = 365 * 24 * 3600 * 1000;
@@ -94,19 +105,30 @@ export function durationMs(value: unknown): number | undefined {
 }
 
 export const duration: Check<string | number> = (v, key) =>
-  durationMs(v) !== undefined ? [] : [`"${key}" must be a positive duration up to a year, such as "30 seconds" or a number of milliseconds, got ${shown(v)}`];
+  durationMs(v) !== undefined
+    ? []
+    : [
+        `"${key}" must be a positive duration up to a year, such as "30 seconds" or a number of milliseconds, got ${shown(v)}`,
+      ];
 
 /** A duration of at least `minMs`: a timeout shorter than that is a mistake, not a limit. */
 export function durationAtLeast(minMs: number, example: string): Check<string | number> {
   return (v, key) => {
     const ms = durationMs(v);
-    return ms !== undefined && ms >= minMs ? [] : [`"${key}" must be a duration from ${example} up to a year, such as "30 seconds" or a number of milliseconds, got ${shown(v)}`];
+    return ms !== undefined && ms >= minMs
+      ? []
+      : [
+          `"${key}" must be a duration from ${example} up to a year, such as "30 seconds" or a number of milliseconds, got ${shown(v)}`,
+        ];
   };
 }
 
 /** An array whose items pass `item`. */
 export function arrayOf<T>(item: Check<T>, what: string): Check<T[]> {
-  return (v, key) => (Array.isArray(v) ? v.flatMap((x, i) => item(x, `${key}[${i}]`)) : [`"${key}" must be an array of ${what}, got ${shown(v)}`]);
+  return (v, key) =>
+    Array.isArray(v)
+      ? v.flatMap((x, i) => item(x, `${key}[${i}]`))
+      : [`"${key}" must be an array of ${what}, got ${shown(v)}`];
 }
 
 /** A JSON object, whatever its fields. */
@@ -116,11 +138,14 @@ export const object: Check<object> = (v, key) => (isRecord(v) ? [] : [`"${key}" 
 export const count: Check<number> = integer(0, Number.MAX_SAFE_INTEGER);
 
 /** An ISO 8601 time. */
-export const isoTime: Check<string> = (v, key) => (typeof v === 'string' && !Number.isNaN(Date.parse(v)) ? [] : [`"${key}" must be an ISO 8601 time, got ${shown(v)}`]);
+export const isoTime: Check<string> = (v, key) =>
+  typeof v === 'string' && !Number.isNaN(Date.parse(v)) ? [] : [`"${key}" must be an ISO 8601 time, got ${shown(v)}`];
 
 /** A list of non-empty strings. */
 export const names: Check<string[]> = (v, key) =>
-  Array.isArray(v) && v.every((x) => typeof x === 'string' && x !== '') ? [] : [`"${key}" must be a list of non-empty strings, got ${shown(v)}`];
+  Array.isArray(v) && v.every((x) => typeof x === 'string' && x !== '')
+    ? []
+    : [`"${key}" must be a list of non-empty strings, got ${shown(v)}`];
 
 /**
  * An object with the given fields (optional ones marked in `optional`); unknown fields are
@@ -137,7 +162,8 @@ export function shape(fields: Record<string, Check<never>>, optional: readonly s
     }
     // Own fields only: `"__proto__"`, `"constructor"` and the like are unknown fields, not inherited ones.
     const extra = Object.keys(v).filter((k) => !Object.hasOwn(fields, k));
-    if (extra.length > 0) problems.push(`"${key}" has unknown field(s) ${fieldNames(extra)} (valid: ${Object.keys(fields).join(', ')})`);
+    if (extra.length > 0)
+      problems.push(`"${key}" has unknown field(s) ${fieldNames(extra)} (valid: ${Object.keys(fields).join(', ')})`);
     return problems;
   };
 }
@@ -151,7 +177,9 @@ export type FieldChecks<T> = { [K in keyof T]-?: Check<Exclude<T[K], undefined>>
 type Unlisted<T, O extends readonly unknown[]> = Exclude<OptionalKeys<T>, O[number]>;
 
 /** The optional keys `O`, when they are all of `T`'s; else a type no list fits, naming those left out. */
-type AllOptional<T, O extends readonly unknown[]> = [Unlisted<T, O>] extends [never] ? O : { 'optional fields not listed': Unlisted<T, O> };
+type AllOptional<T, O extends readonly unknown[]> = [Unlisted<T, O>] extends [never]
+  ? O
+  : { 'optional fields not listed': Unlisted<T, O> };
 
 /**
  * {@link shape} held to the type `T` it checks: `fields` must have a check for each field of `T` and
@@ -162,13 +190,18 @@ type AllOptional<T, O extends readonly unknown[]> = [Unlisted<T, O>] extends [ne
  * @example const link = shapeOf<ParentLink>()({ workflowId: nonEmptyString, depth: count, token: string }, ['token']);
  */
 export function shapeOf<T extends object>() {
-  return <const O extends readonly OptionalKeys<T>[] = []>(fields: FieldChecks<T>, ...optional: [Unlisted<T, []>] extends [never] ? [] : [AllOptional<T, O>]): Check<T> =>
-    shape(fields as Record<string, Check<never>>, (optional[0] ?? []) as readonly string[]);
+  return <const O extends readonly OptionalKeys<T>[] = []>(
+    fields: FieldChecks<T>,
+    ...optional: [Unlisted<T, []>] extends [never] ? [] : [AllOptional<T, O>]
+  ): Check<T> => shape(fields as Record<string, Check<never>>, (optional[0] ?? []) as readonly string[]);
 }
 
 /** An object whose values all pass `item`. */
 export function recordOf<T>(item: Check<T>): Check<Record<string, T>> {
-  return (v, key) => (isRecord(v) ? Object.entries(v).flatMap(([k, x]) => item(x, `${key}.${k.length > 64 ? `${k.slice(0, 61)}...` : k}`)) : [`"${key}" must be an object, got ${shown(v)}`]);
+  return (v, key) =>
+    isRecord(v)
+      ? Object.entries(v).flatMap(([k, x]) => item(x, `${key}.${k.length > 64 ? `${k.slice(0, 61)}...` : k}`))
+      : [`"${key}" must be an object, got ${shown(v)}`];
 }
 
 /** Either check passes. */

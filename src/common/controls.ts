@@ -109,14 +109,20 @@ const PII_PATTERNS: Record<PiiKind, RegExp> = {
 export function builtinVerdict(g: GuardrailSpec, text: string): GuardrailVerdict | undefined {
   switch (g.kind) {
     case 'maxLength':
-      return text.length > g.max ? { tripped: true, reason: `${text.length} characters, more than the ${g.max} allowed` } : { tripped: false };
+      return text.length > g.max
+        ? { tripped: true, reason: `${text.length} characters, more than the ${g.max} allowed` }
+        : { tripped: false };
     case 'pattern': {
       const match = new RegExp(g.pattern, (g.flags ?? '').replace(/g/g, '')).exec(text);
-      return match ? { tripped: true, reason: g.message ?? `it contains "${clip(match[0])}", which matches /${g.pattern}/` } : { tripped: false };
+      return match
+        ? { tripped: true, reason: g.message ?? `it contains "${clip(match[0])}", which matches /${g.pattern}/` }
+        : { tripped: false };
     }
     case 'pii': {
       const found = g.types.filter((kind) => piiFound(kind, text));
-      return found.length > 0 ? { tripped: true, reason: `it contains personal data (${found.join(', ').replace(/_/g, ' ')})` } : { tripped: false };
+      return found.length > 0
+        ? { tripped: true, reason: `it contains personal data (${found.join(', ').replace(/_/g, ' ')})` }
+        : { tripped: false };
     }
     case 'jsonSchema': {
       let value: unknown;
@@ -181,13 +187,27 @@ export function approvalNeeded(spec: ToolApprovalSpec, argumentsText: string): b
 
 /** Something a control did, recorded in history (as a memo event) and counted in the result. */
 export type ControlEvent =
-  | { kind: 'loop_detected'; from: string; to: string; cycle: string[]; pattern: 'repeat' | 'oscillation'; refused: boolean }
+  | {
+      kind: 'loop_detected';
+      from: string;
+      to: string;
+      cycle: string[];
+      pattern: 'repeat' | 'oscillation';
+      refused: boolean;
+    }
   | { kind: 'target_failed'; agent: string; reason: string }
   | { kind: 'breaker_opened'; agent: string; failures: number; until: string }
   | { kind: 'breaker_half_open'; agent: string }
   | { kind: 'breaker_closed'; agent: string }
   | { kind: 'breaker_refused'; agent: string; from: string; until: string }
-  | { kind: 'guardrail_tripped'; agent: string; guardrail: string; stage: 'input' | 'output'; reason: string; onTrip: GuardrailTripPolicy }
+  | {
+      kind: 'guardrail_tripped';
+      agent: string;
+      guardrail: string;
+      stage: 'input' | 'output';
+      reason: string;
+      onTrip: GuardrailTripPolicy;
+    }
   | ({ kind: 'budget_exceeded'; onBudgetExceeded: 'fail' | 'final_answer' } & BudgetExceeded)
   /** A shared circuit breaker (one per target across the chains of `scope`) refused a handoff or delegation to `agent`. */
   | { kind: 'shared_breaker_refused'; agent: string; from: string; scope: string; until?: string; failures: number }
@@ -197,7 +217,17 @@ export type ControlEvent =
   | ({ kind: 'spend_refused'; onExceeded: 'refuse' | 'wait'; until?: string } & SpendRefusal);
 
 /** How many times each control acted in a chain, by {@link ControlEvent} kind. */
-export type ControlCounters = Partial<Record<ControlEvent['kind'] | 'tool_approvals_requested' | 'tool_calls_approved' | 'tool_calls_rejected' | 'tool_approvals_timed_out' | 'decisions_refused', number>>;
+export type ControlCounters = Partial<
+  Record<
+    | ControlEvent['kind']
+    | 'tool_approvals_requested'
+    | 'tool_calls_approved'
+    | 'tool_calls_rejected'
+    | 'tool_approvals_timed_out'
+    | 'decisions_refused',
+    number
+  >
+>;
 
 /** A target's circuit breaker. */
 export interface Breaker {

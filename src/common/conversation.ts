@@ -36,7 +36,12 @@ export interface ConversationInput {
  * (`interrupt`), or discards the running turn and is answered instead (`rollback`; the discarded
  * message's callers get `MessageRolledBackError`).
  */
-export const MidTurnPolicy = { ENQUEUE: 'enqueue', REJECT: 'reject', INTERRUPT: 'interrupt', ROLLBACK: 'rollback' } as const;
+export const MidTurnPolicy = {
+  ENQUEUE: 'enqueue',
+  REJECT: 'reject',
+  INTERRUPT: 'interrupt',
+  ROLLBACK: 'rollback',
+} as const;
 export type MidTurnPolicy = (typeof MidTurnPolicy)[keyof typeof MidTurnPolicy];
 
 /** Input of the `sendMessage` update. */
@@ -208,13 +213,31 @@ export interface TurnEndedRecord {
 
 /** A compaction or the end, as the `batonConversationEvent` memo records it. */
 export type ConversationEvent =
-  | { type: 'compacted'; afterTurn: number; agent: string; summarizedMessages: number; keptMessages: number; tokensBefore: number; tokensAfter: number; at: string }
+  | {
+      type: 'compacted';
+      afterTurn: number;
+      agent: string;
+      summarizedMessages: number;
+      keptMessages: number;
+      tokensBefore: number;
+      tokensAfter: number;
+      at: string;
+    }
   | { type: 'ended'; endedBy: ConversationEnd; turns: number; at: string }
   /**
    * The conversation took a new team snapshot between turns ("team support@v1 → support@v2 before
    * turn 7"), or (`by: 'migration'`) a migration moved the turn `beforeTurn` onto the current team.
    */
-  | { type: 'team_changed'; from: string; to: string; beforeTurn: number; deployment?: string; agent: string; at: string; by?: 'migration' }
+  | {
+      type: 'team_changed';
+      from: string;
+      to: string;
+      beforeTurn: number;
+      deployment?: string;
+      agent: string;
+      at: string;
+      by?: 'migration';
+    }
   /** A step of turn `turn` was refused by a worker that lacks the turn's team: the turn waits for one (its callers were told). */
   | ({ type: 'turn_stranded'; turn: number; at: string } & Omit<TurnStranding, 'since'>);
 
@@ -222,7 +245,9 @@ export type ConversationEvent =
 export class ConversationEndedError extends UserError<{ workflowId: string }> {
   declare readonly workflowId: string;
   constructor(workflowId: string, ending = false) {
-    super(`Conversation ${workflowId} ${ending ? 'is ending' : 'has ended'}: it takes no more messages`, { workflowId });
+    super(`Conversation ${workflowId} ${ending ? 'is ending' : 'has ended'}: it takes no more messages`, {
+      workflowId,
+    });
   }
 }
 
@@ -233,7 +258,11 @@ export class ConversationEndedError extends UserError<{ workflowId: string }> {
  * (`request: 'end'`) is carried into the next run, which ends once the messages it took are
  * answered; send it again for the result. `baton.conversation()` does both by itself.
  */
-export class ConversationContinuedError extends BatonError<{ idempotencyKey: string; turn: number; request: 'message' | 'end' | 'migrate' }> {
+export class ConversationContinuedError extends BatonError<{
+  idempotencyKey: string;
+  turn: number;
+  request: 'message' | 'end' | 'migrate';
+}> {
   declare readonly idempotencyKey: string;
   declare readonly turn: number;
   declare readonly request: 'message' | 'end' | 'migrate';
@@ -255,7 +284,10 @@ export class ConversationBusyError extends UserError<{ workflowId: string; turn:
   /** The turn being answered when the message arrived. */
   declare readonly turn: number;
   constructor(workflowId: string, turn: number) {
-    super(`Conversation ${workflowId} is answering message ${turn} and refuses messages until it is done (midTurn: "reject"): send it again once the reply came, or with midTurn "enqueue"`, { workflowId, turn });
+    super(
+      `Conversation ${workflowId} is answering message ${turn} and refuses messages until it is done (midTurn: "reject"): send it again once the reply came, or with midTurn "enqueue"`,
+      { workflowId, turn },
+    );
   }
 }
 
@@ -269,9 +301,18 @@ export class MessageRolledBackError extends UserError<{ workflowId: string; turn
   /** The idempotency key of the message answered instead. */
   declare readonly by: string;
   constructor(workflowId: string, turn: number, by: string) {
-    super(`Message ${turn} of conversation ${workflowId} was rolled back for a later message (idempotencyKey "${by}", midTurn: "rollback"): it was not answered`, { workflowId, turn, by });
+    super(
+      `Message ${turn} of conversation ${workflowId} was rolled back for a later message (idempotencyKey "${by}", midTurn: "rollback"): it was not answered`,
+      { workflowId, turn, by },
+    );
   }
 }
 
 /** The conversation's own errors, by failure type. */
-export const CONVERSATION_ERRORS = { ConversationEndedError, ConversationContinuedError, ConversationBusyError, MessageRolledBackError, TurnStrandedError } as const;
+export const CONVERSATION_ERRORS = {
+  ConversationEndedError,
+  ConversationContinuedError,
+  ConversationBusyError,
+  MessageRolledBackError,
+  TurnStrandedError,
+} as const;

@@ -1,6 +1,13 @@
 /** The conversation workflow's updates, queries and memo keys (re-exported by `messages.ts`, with every contract name). */
 import { defineQuery, defineUpdate } from '@temporalio/workflow';
-import type { ConversationReply, ConversationResult, ConversationView, MessageLookup, MessageLookupResult, SendMessageInput } from './conversation';
+import type {
+  ConversationReply,
+  ConversationResult,
+  ConversationView,
+  MessageLookup,
+  MessageLookupResult,
+  SendMessageInput,
+} from './conversation';
 import type { ConversationMigration } from './stranded';
 
 /**

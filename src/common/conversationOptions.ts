@@ -13,27 +13,51 @@ import { type InputOf, option, type ResolvedOf } from './optionDescriptor';
  */
 export const CONVERSATION_OPTIONS = {
   /** How long the conversation stays open without a message; a durable timer, so it survives restarts. @default "24 hours" */
-  idleTimeout: option<string | number>({ default: '24 hours', check: durationAtLeast(1000, '1 second'), doc: 'end the conversation after this long without a message' }),
+  idleTimeout: option<string | number>({
+    default: '24 hours',
+    check: durationAtLeast(1000, '1 second'),
+    doc: 'end the conversation after this long without a message',
+  }),
   /**
    * Summarize the active agent's older messages once its conversation passes this many tokens
    * (estimated as characters / 4), through a recorded model call; 0 never compacts. @default 16000
    */
-  compactAfterTokens: option<number>({ default: 16_000, check: integer(0, 10_000_000), doc: 'compact the conversation past this many estimated tokens (0: never)' }),
+  compactAfterTokens: option<number>({
+    default: 16_000,
+    check: integer(0, 10_000_000),
+    doc: 'compact the conversation past this many estimated tokens (0: never)',
+  }),
   /** User messages (with everything after each) kept word for word when older ones are summarized. @default 4 */
-  keepRecentTurns: option<number>({ default: 4, check: integer(1, 1000), doc: 'recent user messages kept verbatim by a compaction' }),
+  keepRecentTurns: option<number>({
+    default: 4,
+    check: integer(1, 1000),
+    doc: 'recent user messages kept verbatim by a compaction',
+  }),
   /** Replies remembered by idempotency key, newest first, so a resent message gets its first reply. @default 100 */
-  idempotencyWindow: option<number>({ default: 100, check: integer(1, 10_000), doc: 'replies remembered for resent idempotency keys' }),
+  idempotencyWindow: option<number>({
+    default: 100,
+    check: integer(1, 10_000),
+    doc: 'replies remembered for resent idempotency keys',
+  }),
   /**
    * What a message that arrives while another is answered does: `enqueue` (wait its turn),
    * `reject`, `interrupt` or `rollback` (see `MidTurnPolicy`); a message may say otherwise. @default "enqueue"
    */
-  midTurn: option<'enqueue' | 'reject' | 'interrupt' | 'rollback'>({ default: 'enqueue', check: oneOf(['enqueue', 'reject', 'interrupt', 'rollback']), doc: 'what a message arriving mid-turn does: enqueue, reject, interrupt or rollback' }),
+  midTurn: option<'enqueue' | 'reject' | 'interrupt' | 'rollback'>({
+    default: 'enqueue',
+    check: oneOf(['enqueue', 'reject', 'interrupt', 'rollback']),
+    doc: 'what a message arriving mid-turn does: enqueue, reject, interrupt or rollback',
+  }),
   /**
    * Money the whole conversation may spend on model calls, every message's chain and its compactions
    * included, in the currency of the team's prices; 0 for no limit. A message's chain that would pass
    * it stops as a run's `maxCost` does. @default 0
    */
-  maxCost: option<number>({ default: 0, check: number(0, 1e9), doc: 'money the whole conversation may spend on model calls (0: no limit)' }),
+  maxCost: option<number>({
+    default: 0,
+    check: number(0, 1e9),
+    doc: 'money the whole conversation may spend on model calls (0: no limit)',
+  }),
 };
 
 /** The descriptors of the conversation options, from which their types are derived. */
@@ -43,7 +67,9 @@ type ConversationDescriptors = typeof CONVERSATION_OPTIONS;
 export type ConversationOptions = { [K in keyof ConversationDescriptors]?: InputOf<ConversationDescriptors[K]> };
 
 /** {@link ConversationOptions} with every default applied. */
-export type ResolvedConversationOptions = { [K in keyof ConversationDescriptors]: ResolvedOf<ConversationDescriptors[K]> };
+export type ResolvedConversationOptions = {
+  [K in keyof ConversationDescriptors]: ResolvedOf<ConversationDescriptors[K]>;
+};
 
 /** The names of the conversation options. */
 export const CONVERSATION_OPTION_KEYS = Object.keys(CONVERSATION_OPTIONS) as (keyof ConversationOptions)[];

@@ -36,13 +36,18 @@ export interface SpecialistRequest {
 const str = (description: string): JsonSchema => ({ type: 'string', description });
 
 /** The `delegate` tool of agent `agentId` for its delegate targets. */
-export function delegateToolSpec(agentId: string, targets: { id: string; description: string; options?: DelegateOptionsSpec }[]): ToolSpec | undefined {
+export function delegateToolSpec(
+  agentId: string,
+  targets: { id: string; description: string; options?: DelegateOptionsSpec }[],
+): ToolSpec | undefined {
   if (targets.length === 0) return undefined;
-  const lines = targets.map((t) => `- ${t.id}: ${t.options?.description ?? t.description}${t.options?.reason ? ` (${t.options.reason})` : ''}`);
+  const lines = targets.map(
+    (t) => `- ${t.id}: ${t.options?.description ?? t.description}${t.options?.reason ? ` (${t.options.reason})` : ''}`,
+  );
   return {
     name: DELEGATE_TOOL_NAME,
     description:
-      'Give a task to a specialist, who works on it and answers back; you stay in charge and get the answer as this tool\'s result. ' +
+      "Give a task to a specialist, who works on it and answers back; you stay in charge and get the answer as this tool's result. " +
       `Several calls in one turn run in parallel. Specialists:\n${lines.join('\n')}`,
     parameters: {
       type: 'object',
@@ -60,7 +65,9 @@ export function delegateToolSpec(agentId: string, targets: { id: string; descrip
 
 /** The capability-routing tool, named `name`, listing the specializations of the team's profiles. */
 export function specialistToolSpec(name: string, team: Pick<TeamSpec, 'agents'>, from: string): ToolSpec | undefined {
-  const profiles = Object.values(team.agents).filter((a) => a.id !== from && a.profile && a.profile.acceptsHandoffs !== false);
+  const profiles = Object.values(team.agents).filter(
+    (a) => a.id !== from && a.profile && a.profile.acceptsHandoffs !== false,
+  );
   if (profiles.length === 0) return undefined;
   const kinds = [...new Set(profiles.map((a) => a.profile!.specialization))];
   const how = name === SPECIALIST_DELEGATE_TOOL_NAME ? 'who answers back to you' : 'who takes the work over';
@@ -70,11 +77,18 @@ export function specialistToolSpec(name: string, team: Pick<TeamSpec, 'agents'>,
     parameters: {
       type: 'object',
       properties: {
-        specialist_type: { type: 'string', description: `The kind of specialist, e.g. ${kinds.map((k) => JSON.stringify(k)).join(', ')}` },
+        specialist_type: {
+          type: 'string',
+          description: `The kind of specialist, e.g. ${kinds.map((k) => JSON.stringify(k)).join(', ')}`,
+        },
         task: str('What the specialist must do, with everything it needs'),
         reason: str('Why a specialist is needed'),
         context: str('Optional: background the specialist should know'),
-        required_capabilities: { type: 'array', items: { type: 'string' }, description: 'Optional: capabilities the specialist must have' },
+        required_capabilities: {
+          type: 'array',
+          items: { type: 'string' },
+          description: 'Optional: capabilities the specialist must have',
+        },
       },
       required: ['specialist_type', 'task', 'reason'],
       additionalProperties: false,
@@ -85,7 +99,9 @@ export function specialistToolSpec(name: string, team: Pick<TeamSpec, 'agents'>,
 function parse(call: ToolCall): Record<string, unknown> | string {
   try {
     const args = JSON.parse(call.arguments || '{}') as unknown;
-    return typeof args === 'object' && args !== null && !Array.isArray(args) ? (args as Record<string, unknown>) : `Invalid arguments for ${call.name}: expected an object`;
+    return typeof args === 'object' && args !== null && !Array.isArray(args)
+      ? (args as Record<string, unknown>)
+      : `Invalid arguments for ${call.name}: expected an object`;
   } catch {
     return `Invalid arguments for ${call.name}: not valid JSON`;
   }
@@ -98,7 +114,13 @@ export function readDelegation(call: ToolCall, from: string): DelegationRequest 
   if (typeof a.to !== 'string' || a.to === '' || typeof a.task !== 'string' || a.task.trim() === '') {
     return `Invalid arguments for ${call.name}: expected {"to": string, "task": string, "reason": string, "context"?: string}, got ${call.arguments}`;
   }
-  return { from, to: a.to, task: a.task, reason: typeof a.reason === 'string' ? a.reason : '', ...(typeof a.context === 'string' ? { context: a.context } : {}) };
+  return {
+    from,
+    to: a.to,
+    task: a.task,
+    reason: typeof a.reason === 'string' ? a.reason : '',
+    ...(typeof a.context === 'string' ? { context: a.context } : {}),
+  };
 }
 
 /** Read a specialist tool call: the request, or what is wrong with it. */
@@ -108,7 +130,9 @@ export function readSpecialistRequest(call: ToolCall): SpecialistRequest | strin
   if (typeof a.specialist_type !== 'string' || typeof a.task !== 'string' || a.task.trim() === '') {
     return `Invalid arguments for ${call.name}: expected {"specialist_type": string, "task": string, "reason": string}, got ${call.arguments}`;
   }
-  const required = Array.isArray(a.required_capabilities) ? a.required_capabilities.filter((c): c is string => typeof c === 'string') : [];
+  const required = Array.isArray(a.required_capabilities)
+    ? a.required_capabilities.filter((c): c is string => typeof c === 'string')
+    : [];
   return {
     specialistType: a.specialist_type,
     task: a.task,
@@ -129,12 +153,20 @@ export function specialists(team: Pick<TeamSpec, 'agents'>, from: string): Agent
  * several, the one with the most matching capabilities, then the first in team order. `undefined`
  * when none fits (an LLM router then decides).
  */
-export function matchSpecialist(team: Pick<TeamSpec, 'agents'>, from: string, request: SpecialistRequest): string | undefined {
+export function matchSpecialist(
+  team: Pick<TeamSpec, 'agents'>,
+  from: string,
+  request: SpecialistRequest,
+): string | undefined {
   return matchingSpecialists(team, from, request)[0];
 }
 
 /** Every specialist that fits a request best (the most matching capabilities), in team order: a routing strategy picks among them. */
-export function matchingSpecialists(team: Pick<TeamSpec, 'agents'>, from: string, request: SpecialistRequest): string[] {
+export function matchingSpecialists(
+  team: Pick<TeamSpec, 'agents'>,
+  from: string,
+  request: SpecialistRequest,
+): string[] {
   const norm = (s: string) => s.trim().toLowerCase();
   const type = norm(request.specialistType);
   const required = request.requiredCapabilities.map(norm);

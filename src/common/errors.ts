@@ -70,7 +70,11 @@ export class ApprovalRefusedError extends UserError<{ handoffId: string; reason:
   declare readonly handoffId: string;
   declare readonly reason: string;
   constructor(handoffId: string, reason: string, problem?: string) {
-    super(`Decision on approval ${handoffId} refused: ${reason}`, { handoffId, reason, ...(problem !== undefined ? { problem } : {}) });
+    super(`Decision on approval ${handoffId} refused: ${reason}`, {
+      handoffId,
+      reason,
+      ...(problem !== undefined ? { problem } : {}),
+    });
   }
 }
 
@@ -88,7 +92,13 @@ export class SignatureRefusedError extends ApprovalRefusedError {
  * conversation message or its key, overrides, a start input. `field`, `size`, `limit` and `unit`
  * name the first; `fields` lists every one. Nothing of the value is repeated.
  */
-export class InputTooLargeError extends UserError<{ field: string; size: number; limit: number; unit: LimitUnit; fields: SizeProblem[] }> {
+export class InputTooLargeError extends UserError<{
+  field: string;
+  size: number;
+  limit: number;
+  unit: LimitUnit;
+  fields: SizeProblem[];
+}> {
   declare readonly field: string;
   declare readonly size: number;
   declare readonly limit: number;
@@ -96,7 +106,13 @@ export class InputTooLargeError extends UserError<{ field: string; size: number;
   declare readonly fields: SizeProblem[];
   constructor(fields: SizeProblem[]) {
     const [first] = fields;
-    super(`Input too large: ${fields.map(sizeMessage).join('; ')}`, { field: first!.field, size: first!.size, limit: first!.limit, unit: first!.unit, fields });
+    super(`Input too large: ${fields.map(sizeMessage).join('; ')}`, {
+      field: first!.field,
+      size: first!.size,
+      limit: first!.limit,
+      unit: first!.unit,
+      fields,
+    });
   }
 }
 
@@ -153,25 +169,43 @@ export class HandoffTargetNotFoundError extends ModelBehaviorError<{ from: strin
  * A handoff that repeats one of the last handoffs with the same context (`pattern: 'repeat'`), or
  * bounces between two agents with no progress (`'oscillation'`); `cycle` is the agents in order.
  */
-export class HandoffLoopDetectedError extends ModelBehaviorError<{ from: string; to: string; cycle: string[]; pattern: 'repeat' | 'oscillation' }> {
+export class HandoffLoopDetectedError extends ModelBehaviorError<{
+  from: string;
+  to: string;
+  cycle: string[];
+  pattern: 'repeat' | 'oscillation';
+}> {
   declare readonly from: string;
   declare readonly to: string;
   declare readonly cycle: string[];
   declare readonly pattern: 'repeat' | 'oscillation';
   constructor(from: string, to: string, cycle: string[], pattern: 'repeat' | 'oscillation') {
-    const what = pattern === 'repeat' ? 'repeats an earlier handoff with the same context' : 'bounces between two agents with no tool run in between';
+    const what =
+      pattern === 'repeat'
+        ? 'repeats an earlier handoff with the same context'
+        : 'bounces between two agents with no tool run in between';
     super(`Handoff loop detected: ${from} → ${to} ${what} (cycle: ${cycle.join(' → ')})`, { from, to, cycle, pattern });
   }
 }
 
 /** A guardrail of `agent` tripped on its input or output, and its policy (or its retries) says fail. */
-export class GuardrailTrippedError extends BatonError<{ agent: string; guardrail: string; stage: 'input' | 'output'; reason: string }> {
+export class GuardrailTrippedError extends BatonError<{
+  agent: string;
+  guardrail: string;
+  stage: 'input' | 'output';
+  reason: string;
+}> {
   declare readonly agent: string;
   declare readonly guardrail: string;
   declare readonly stage: 'input' | 'output';
   declare readonly reason: string;
   constructor(agent: string, guardrail: string, stage: 'input' | 'output', reason: string) {
-    super(`Guardrail "${guardrail}" of agent "${agent}" tripped on its ${stage}: ${reason}`, { agent, guardrail, stage, reason });
+    super(`Guardrail "${guardrail}" of agent "${agent}" tripped on its ${stage}: ${reason}`, {
+      agent,
+      guardrail,
+      stage,
+      reason,
+    });
   }
 }
 
@@ -180,7 +214,10 @@ export class EmptyOutputError extends ModelBehaviorError<{ agent: string; attemp
   declare readonly agent: string;
   declare readonly attempts: number;
   constructor(agent: string, attempts: number) {
-    super(`Agent "${agent}" answered with empty output ${attempts} time(s) in a row; set onEmptyOutput: "accept" to allow it`, { agent, attempts });
+    super(
+      `Agent "${agent}" answered with empty output ${attempts} time(s) in a row; set onEmptyOutput: "accept" to allow it`,
+      { agent, attempts },
+    );
   }
 }
 
@@ -190,7 +227,11 @@ export class OutputValidationError extends ModelBehaviorError<{ agent: string; p
   declare readonly problem: string;
   declare readonly attempts: number;
   constructor(agent: string, problem: string, attempts: number) {
-    super(`Agent "${agent}" answered ${attempts} time(s) without matching its output type: ${problem}`, { agent, problem, attempts });
+    super(`Agent "${agent}" answered ${attempts} time(s) without matching its output type: ${problem}`, {
+      agent,
+      problem,
+      attempts,
+    });
   }
 }
 
@@ -200,7 +241,11 @@ export class DelegationDepthExceededError extends ModelBehaviorError<{ agent: st
   declare readonly depth: number;
   declare readonly limit: number;
   constructor(agent: string, depth: number, limit: number) {
-    super(`Agent "${agent}" would delegate at depth ${depth}, past maxDelegationDepth (${limit})`, { agent, depth, limit });
+    super(`Agent "${agent}" would delegate at depth ${depth}, past maxDelegationDepth (${limit})`, {
+      agent,
+      depth,
+      limit,
+    });
   }
 }
 
@@ -219,7 +264,13 @@ export class DelegationFailedError extends SystemError<{ agent: string; speciali
  * or cancelled there (`state`), or the remote refused the call or could not be reached (`status`,
  * the HTTP status when there was one).
  */
-export class RemoteAgentError extends SystemError<{ remote: string; reason: string; taskId?: string; state?: string; status?: number }> {
+export class RemoteAgentError extends SystemError<{
+  remote: string;
+  reason: string;
+  taskId?: string;
+  state?: string;
+  status?: number;
+}> {
   declare readonly remote: string;
   declare readonly reason: string;
   declare readonly taskId?: string;
@@ -280,19 +331,36 @@ export class UnexpectedWorkflowError extends SystemError<{ errorName: string; st
  * is tried again, on any worker, for `teamMismatchTimeout`; then the chain fails with this error
  * (`waitedMs` set), and `baton replay <id> --on-current-team` continues it on the current team.
  */
-export class TeamMismatchError extends SystemError<{ version: string; worker: string; step: string; missing: string[]; waitedMs?: number }> {
+export class TeamMismatchError extends SystemError<{
+  version: string;
+  worker: string;
+  step: string;
+  missing: string[];
+  waitedMs?: number;
+}> {
   declare readonly version: string;
   declare readonly worker: string;
   declare readonly step: string;
   declare readonly missing: string[];
   declare readonly waitedMs?: number;
   constructor(details: { version: string; worker: string; step: string; missing: string[]; waitedMs?: number }) {
-    const waited = details.waitedMs !== undefined ? `; no worker that has it took the step within ${Math.round(details.waitedMs / 1000)} s` : '';
-    super(`Team mismatch: step ${details.step} of a chain on team ${details.version} needs ${details.missing.join('; ')}, which a worker on team ${details.worker} lacks${waited}`, details);
+    const waited =
+      details.waitedMs !== undefined
+        ? `; no worker that has it took the step within ${Math.round(details.waitedMs / 1000)} s`
+        : '';
+    super(
+      `Team mismatch: step ${details.step} of a chain on team ${details.version} needs ${details.missing.join('; ')}, which a worker on team ${details.worker} lacks${waited}`,
+      details,
+    );
   }
 }
 
 /** Wrap a baton error for the workflow boundary: non-retryable, typed by class name. */
 export function toApplicationFailure(err: BatonError): ApplicationFailure {
-  return ApplicationFailure.create({ type: err.name, message: err.message, nonRetryable: true, details: [err.details] });
+  return ApplicationFailure.create({
+    type: err.name,
+    message: err.message,
+    nonRetryable: true,
+    details: [err.details],
+  });
 }

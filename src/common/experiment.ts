@@ -80,26 +80,61 @@ export function experimentProblems(d: unknown): string[] {
   const problems = Object.keys(d)
     .filter((k) => !['id', 'key', 'variants', 'description'].includes(k))
     .map((k) => `unknown field "${k}" (valid: id, key, variants, description)`);
-  if (typeof d.id !== 'string' || !ID.test(d.id)) problems.push(`"id" must be 1 to 128 letters, digits, "_", "." or "-", got ${shown(d.id)}`);
-  if (d.key !== undefined && (typeof d.key !== 'string' || !(d.key === 'id' || /^context\.[A-Za-z0-9_.-]{1,100}$/.test(d.key)))) problems.push(`"key" must be "id" or "context.<field>", got ${shown(d.key)}`);
-  if (d.description !== undefined && (typeof d.description !== 'string' || d.description.length > 1000)) problems.push('"description" must be a text of at most 1000 characters');
-  if (!Array.isArray(d.variants) || d.variants.length < 2 || d.variants.length > 10) return [...problems, `"variants" must list 2 to 10 variants, got ${shown(d.variants)}`];
+  if (typeof d.id !== 'string' || !ID.test(d.id))
+    problems.push(`"id" must be 1 to 128 letters, digits, "_", "." or "-", got ${shown(d.id)}`);
+  if (
+    d.key !== undefined &&
+    (typeof d.key !== 'string' || !(d.key === 'id' || /^context\.[A-Za-z0-9_.-]{1,100}$/.test(d.key)))
+  )
+    problems.push(`"key" must be "id" or "context.<field>", got ${shown(d.key)}`);
+  if (d.description !== undefined && (typeof d.description !== 'string' || d.description.length > 1000))
+    problems.push('"description" must be a text of at most 1000 characters');
+  if (!Array.isArray(d.variants) || d.variants.length < 2 || d.variants.length > 10)
+    return [...problems, `"variants" must list 2 to 10 variants, got ${shown(d.variants)}`];
   const names = new Set<string>();
   d.variants.forEach((v: unknown, i: number) => {
     const at = `variants[${i}]`;
-    if (!isRecord(v)) return void problems.push(`"${at}" must be an object {name, weight?, taskQueue?, deployment?, options?}`);
-    for (const k of Object.keys(v)) if (!VARIANT_KEYS.includes(k)) problems.push(`unknown field "${at}.${k}" (valid: ${VARIANT_KEYS.join(', ')})`);
-    if (typeof v.name !== 'string' || !NAME.test(v.name)) problems.push(`"${at}.name" must be 1 to 64 letters, digits, "_" or "-", got ${shown(v.name)}`);
+    if (!isRecord(v))
+      return void problems.push(`"${at}" must be an object {name, weight?, taskQueue?, deployment?, options?}`);
+    for (const k of Object.keys(v))
+      if (!VARIANT_KEYS.includes(k)) problems.push(`unknown field "${at}.${k}" (valid: ${VARIANT_KEYS.join(', ')})`);
+    if (typeof v.name !== 'string' || !NAME.test(v.name))
+      problems.push(`"${at}.name" must be 1 to 64 letters, digits, "_" or "-", got ${shown(v.name)}`);
     else if (names.has(v.name)) problems.push(`"${at}.name" ${v.name} is given twice`);
     else names.add(v.name);
-    if (v.weight !== undefined && !(typeof v.weight === 'number' && Number.isFinite(v.weight) && v.weight >= 0 && v.weight <= 1_000_000)) problems.push(`"${at}.weight" must be a number from 0 to 1000000, got ${shown(v.weight)}`);
-    if (v.taskQueue !== undefined && (typeof v.taskQueue !== 'string' || v.taskQueue.trim() === '' || v.taskQueue.length > 1000)) problems.push(`"${at}.taskQueue" must name a task queue, got ${shown(v.taskQueue)}`);
-    if (v.deployment !== undefined && !(isRecord(v.deployment) && typeof v.deployment.name === 'string' && v.deployment.name !== '' && typeof v.deployment.buildId === 'string' && v.deployment.buildId !== '')) {
-      problems.push(`"${at}.deployment" must be {name, buildId} of a worker deployment version, got ${shown(v.deployment)}`);
+    if (
+      v.weight !== undefined &&
+      !(typeof v.weight === 'number' && Number.isFinite(v.weight) && v.weight >= 0 && v.weight <= 1_000_000)
+    )
+      problems.push(`"${at}.weight" must be a number from 0 to 1000000, got ${shown(v.weight)}`);
+    if (
+      v.taskQueue !== undefined &&
+      (typeof v.taskQueue !== 'string' || v.taskQueue.trim() === '' || v.taskQueue.length > 1000)
+    )
+      problems.push(`"${at}.taskQueue" must name a task queue, got ${shown(v.taskQueue)}`);
+    if (
+      v.deployment !== undefined &&
+      !(
+        isRecord(v.deployment) &&
+        typeof v.deployment.name === 'string' &&
+        v.deployment.name !== '' &&
+        typeof v.deployment.buildId === 'string' &&
+        v.deployment.buildId !== ''
+      )
+    ) {
+      problems.push(
+        `"${at}.deployment" must be {name, buildId} of a worker deployment version, got ${shown(v.deployment)}`,
+      );
     }
-    if (v.options !== undefined) problems.push(...runOptionProblems(v.options, `${at}.options`).map((p) => p.replace(/^unknown option/, `${at}.options: unknown option`)));
+    if (v.options !== undefined)
+      problems.push(
+        ...runOptionProblems(v.options, `${at}.options`).map((p) =>
+          p.replace(/^unknown option/, `${at}.options: unknown option`),
+        ),
+      );
   });
-  if (d.variants.every((v: unknown) => isRecord(v) && v.weight === 0)) problems.push('"variants" must give traffic to at least one variant (a weight above 0)');
+  if (d.variants.every((v: unknown) => isRecord(v) && v.weight === 0))
+    problems.push('"variants" must give traffic to at least one variant (a weight above 0)');
   return problems;
 }
 
@@ -130,7 +165,8 @@ export function assignVariant(state: ExperimentState, workflowId: string, contex
   const useField = field !== undefined && field !== null && (typeof field === 'string' || typeof field === 'number');
   const by = keyName === 'id' ? 'id' : useField ? keyName : `${keyName} (missing: split by id)`;
   const bucket = bucketOf(d.id, useField ? String(field) : workflowId);
-  if (state.status === 'stopped' && state.winner) return { experiment: d.id, variant: state.winner, by, bucket, stopped: true };
+  if (state.status === 'stopped' && state.winner)
+    return { experiment: d.id, variant: state.winner, by, bucket, stopped: true };
   const weights = d.variants.map((v) => v.weight ?? 1);
   const total = weights.reduce((a, b) => a + b, 0);
   let at = 0;

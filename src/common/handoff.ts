@@ -34,7 +34,9 @@ export interface HandoffResult {
 export function isHandoffResult(value: unknown): value is HandoffResult {
   if (typeof value !== 'object' || value === null) return false;
   const v = value as Record<string, unknown>;
-  return v.kind === 'handoff' && typeof v.from === 'string' && typeof v.to === 'string' && typeof v.message === 'string';
+  return (
+    v.kind === 'handoff' && typeof v.from === 'string' && typeof v.to === 'string' && typeof v.message === 'string'
+  );
 }
 
 /** Whether a tool call is a call of one of `agent`'s handoff tools (the `handoff` tool, or a per-target tool). */
@@ -48,7 +50,12 @@ export function isHandoffCall(call: ToolCall, agent?: Pick<AgentSpec, 'handoffTo
  * a handoff call. With `maxDepth`, arguments nested deeper are wrong too: their `input` and
  * `update` are kept in the chain's state and records.
  */
-export function extractHandoff(call: ToolCall, from: string, agent?: Pick<AgentSpec, 'handoffToolTargets'>, maxDepth?: number): HandoffResult | string | null {
+export function extractHandoff(
+  call: ToolCall,
+  from: string,
+  agent?: Pick<AgentSpec, 'handoffToolTargets'>,
+  maxDepth?: number,
+): HandoffResult | string | null {
   if (!isHandoffCall(call, agent)) return null;
   const fixed = call.name === HANDOFF_TOOL_NAME ? undefined : agent?.handoffToolTargets?.[call.name];
   const expected = fixed === undefined ? '{"to": string, "message": string}' : '{"message": string}';
@@ -58,7 +65,8 @@ export function extractHandoff(call: ToolCall, from: string, agent?: Pick<AgentS
   } catch {
     return `Invalid arguments for ${call.name}: not valid JSON. Expected ${expected}.`;
   }
-  const [deep] = maxDepth === undefined ? [] : shapeOver('arguments', args, { depth: maxDepth, entries: Number.POSITIVE_INFINITY });
+  const [deep] =
+    maxDepth === undefined ? [] : shapeOver('arguments', args, { depth: maxDepth, entries: Number.POSITIVE_INFINITY });
   if (deep) return `Invalid arguments for ${call.name}: ${sizeMessage(deep)}. Expected ${expected}.`;
   const a = (typeof args === 'object' && args !== null ? args : {}) as Record<string, unknown>;
   const to = fixed ?? a.to;
@@ -67,16 +75,26 @@ export function extractHandoff(call: ToolCall, from: string, agent?: Pick<AgentS
   }
   const update = a.update === undefined || a.update === null ? undefined : readUpdate(a.update);
   if (typeof update === 'string') return `Invalid arguments for ${call.name}: ${update}`;
-  return { kind: 'handoff', from, to, message: a.message, ...(a.input !== undefined ? { input: a.input } : {}), ...(update ? { update } : {}) };
+  return {
+    kind: 'handoff',
+    from,
+    to,
+    message: a.message,
+    ...(a.input !== undefined ? { input: a.input } : {}),
+    ...(update ? { update } : {}),
+  };
 }
 
 function readUpdate(value: unknown): StateUpdate | string {
-  const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+  const isObject = (v: unknown): v is Record<string, unknown> =>
+    typeof v === 'object' && v !== null && !Array.isArray(v);
   if (!isObject(value)) return '"update" must be an object {context?, artifacts?, workflowState?}';
   const extra = Object.keys(value).filter((k) => !['context', 'artifacts', 'workflowState'].includes(k));
-  if (extra.length > 0) return `"update" has unknown field(s) ${extra.join(', ')} (valid: context, artifacts, workflowState)`;
+  if (extra.length > 0)
+    return `"update" has unknown field(s) ${extra.join(', ')} (valid: context, artifacts, workflowState)`;
   if (value.context !== undefined && !isObject(value.context)) return '"update.context" must be an object';
-  if (value.workflowState !== undefined && !isObject(value.workflowState)) return '"update.workflowState" must be an object';
+  if (value.workflowState !== undefined && !isObject(value.workflowState))
+    return '"update.workflowState" must be an object';
   if (value.artifacts !== undefined && !Array.isArray(value.artifacts)) return '"update.artifacts" must be a list';
   return value as StateUpdate;
 }

@@ -13,15 +13,26 @@ export interface HandoffTarget {
   options?: HandoffOptionsSpec;
 }
 
-const MESSAGE: JsonSchema = { type: 'string', description: 'Everything the next agent needs: the task, what is known, what is done' };
+const MESSAGE: JsonSchema = {
+  type: 'string',
+  description: 'Everything the next agent needs: the task, what is known, what is done',
+};
 
 const UPDATE: JsonSchema = {
   type: 'object',
   description: 'Optional: what to add to the shared state every later agent can read',
   properties: {
-    context: { type: 'object', description: 'Facts for every later agent, merged key by key', additionalProperties: {} },
+    context: {
+      type: 'object',
+      description: 'Facts for every later agent, merged key by key',
+      additionalProperties: {},
+    },
     artifacts: { type: 'array', description: 'Results to keep, appended', items: {} },
-    workflowState: { type: 'object', description: 'Where the work stands, merged key by key', additionalProperties: {} },
+    workflowState: {
+      type: 'object',
+      description: 'Where the work stands, merged key by key',
+      additionalProperties: {},
+    },
   },
   additionalProperties: false,
 };
@@ -49,12 +60,20 @@ function object(properties: Record<string, JsonSchema>, required: string[]): Jso
 export function handoffToolSpec(agentId: string, targets: HandoffTarget[], sharedState = false): ToolSpec | undefined {
   if (targets.length === 0) return undefined;
   const typed = targets.filter((t) => t.options?.inputSchema);
-  const properties: Record<string, JsonSchema> = { to: { type: 'string', enum: targets.map((t) => t.id), description: 'The id of the agent to hand off to' }, message: MESSAGE };
+  const properties: Record<string, JsonSchema> = {
+    to: { type: 'string', enum: targets.map((t) => t.id), description: 'The id of the agent to hand off to' },
+    message: MESSAGE,
+  };
   if (sharedState) properties.update = UPDATE;
   if (typed.length > 0) {
-    properties.input = { description: `Required for ${typed.map((t) => t.id).join(', ')}: the handoff's input, as described for that target`, anyOf: typed.map((t) => t.options!.inputSchema!) };
+    properties.input = {
+      description: `Required for ${typed.map((t) => t.id).join(', ')}: the handoff's input, as described for that target`,
+      anyOf: typed.map((t) => t.options!.inputSchema!),
+    };
   }
-  const inputs = typed.map((t) => `\nHandoffs to ${t.id} also need "input": ${JSON.stringify(t.options!.inputSchema)}`).join('');
+  const inputs = typed
+    .map((t) => `\nHandoffs to ${t.id} also need "input": ${JSON.stringify(t.options!.inputSchema)}`)
+    .join('');
   return {
     name: HANDOFF_TOOL_NAME,
     description:

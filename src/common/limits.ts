@@ -114,7 +114,9 @@ export function jsonBytes(value: unknown): number {
 
 /** The problem of a string field over `limit` characters; none when it is not a string or fits. */
 export function charsOver(field: string, value: unknown, limit: number): SizeProblem[] {
-  return typeof value === 'string' && value.length > limit ? [{ field, size: value.length, limit, unit: 'characters' }] : [];
+  return typeof value === 'string' && value.length > limit
+    ? [{ field, size: value.length, limit, unit: 'characters' }]
+    : [];
 }
 
 /** The problem of a string field over `limit` UTF-8 bytes. */
@@ -133,7 +135,8 @@ export function jsonOver(field: string, value: unknown, limit: number): SizeProb
 
 /** A size problem in words: `"decision.comment" is 1500000 characters; the limit is 4096`. */
 export function sizeMessage(p: SizeProblem): string {
-  if (p.unit === 'levels') return `"${p.field}" nests arrays and objects ${p.more ? `more than ${p.limit}` : p.size} levels deep; the limit is ${p.limit} levels`;
+  if (p.unit === 'levels')
+    return `"${p.field}" nests arrays and objects ${p.more ? `more than ${p.limit}` : p.size} levels deep; the limit is ${p.limit} levels`;
   if (p.more) return `"${p.field}" holds more than ${p.limit} fields and items; the limit is ${p.limit} ${p.unit}`;
   const size = p.size < 0 ? 'not JSON' : `${p.size} ${p.unit}`;
   return `"${p.field}" is ${size}; the limit is ${p.limit}${p.unit === 'characters' ? '' : ` ${p.unit}`}`;

@@ -46,7 +46,18 @@ export interface SteerMessage {
  * message, and a hand-back between turns.
  */
 export type LiveRecord =
-  | { type: 'steered'; steerId: string; by: string; text: string; chars: number; agent: string; interrupt: boolean; at: string; receivedAt: string; turn?: number }
+  | {
+      type: 'steered';
+      steerId: string;
+      by: string;
+      text: string;
+      chars: number;
+      agent: string;
+      interrupt: boolean;
+      at: string;
+      receivedAt: string;
+      turn?: number;
+    }
   | { type: 'interrupted'; agent: string; call: string; by: string; at: string; turn?: number }
   | { type: 'message_rejected'; turn: number; idempotencyKey: string; at: string }
   | { type: 'message_interrupted'; turn: number; idempotencyKey: string; at: string }
@@ -55,9 +66,20 @@ export type LiveRecord =
 
 /** Problems with a steering message (its shape), each naming what would be valid. */
 export function steerProblems(value: unknown): string[] {
-  if (!isRecord(value)) return [`a steering message must be an object {"text": string, "by": string, "interrupt"?: boolean}, got ${shown(value)}`];
-  const problems = shape({ text: nonEmptyString, by: nonEmptyString, interrupt: (v, key) => (typeof v === 'boolean' ? [] : [`"${key}" must be true or false, got ${shown(v)}`]) }, ['interrupt'])(value, 'steer');
-  if (typeof value.by === 'string' && value.by.trim() === '') problems.push('"steer.by" must name who sends the message');
+  if (!isRecord(value))
+    return [
+      `a steering message must be an object {"text": string, "by": string, "interrupt"?: boolean}, got ${shown(value)}`,
+    ];
+  const problems = shape(
+    {
+      text: nonEmptyString,
+      by: nonEmptyString,
+      interrupt: (v, key) => (typeof v === 'boolean' ? [] : [`"${key}" must be true or false, got ${shown(v)}`]),
+    },
+    ['interrupt'],
+  )(value, 'steer');
+  if (typeof value.by === 'string' && value.by.trim() === '')
+    problems.push('"steer.by" must name who sends the message');
   return problems;
 }
 
@@ -66,7 +88,10 @@ export function steerSizes(value: unknown): SizeProblem[] {
   const shape = shapeOver('steer', value);
   if (shape.length > 0) return shape;
   if (!isRecord(value)) return jsonOver('steer', value, LIMITS.messageBytes);
-  const fields = [...bytesOver('steer.text', value.text, LIMITS.messageBytes), ...charsOver('steer.by', value.by, LIMITS.approverChars)];
+  const fields = [
+    ...bytesOver('steer.text', value.text, LIMITS.messageBytes),
+    ...charsOver('steer.by', value.by, LIMITS.approverChars),
+  ];
   return fields.length > 0 ? fields : jsonOver('steer', value, LIMITS.messageBytes + 4 * LIMITS.approverChars + 64);
 }
 

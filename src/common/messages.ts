@@ -67,7 +67,9 @@ export const decideHandoffUpdate = defineUpdate<ApprovalRecord, [HandoffDecision
  */
 export const askHandoffQuestionUpdate = defineUpdate<ApprovalQuestion, [AskQuestionInput]>('askHandoffQuestion');
 /** Update: answer the open question about a waiting approval; the approval waits on with the answer attached. */
-export const answerHandoffQuestionUpdate = defineUpdate<ApprovalQuestion, [AnswerQuestionInput]>('answerHandoffQuestion');
+export const answerHandoffQuestionUpdate = defineUpdate<ApprovalQuestion, [AnswerQuestionInput]>(
+  'answerHandoffQuestion',
+);
 
 /**
  * Update: apply a team's approval policies (handoffs, tool calls, signature requirements) to a running
@@ -107,7 +109,8 @@ export interface ChildApprovals {
  * What a chain read of what waits in one of its specialists (`readSpecialistApprovals`): its
  * `pendingApprovals`, or that Temporal does not record the reader as its parent, or that it ended.
  */
-export type SpecialistApprovalsRead = { kind: 'pending'; pending: unknown } | { kind: 'not_a_child'; parent?: string } | { kind: 'ended' };
+export type SpecialistApprovalsRead =
+  { kind: 'pending'; pending: unknown } | { kind: 'not_a_child'; parent?: string } | { kind: 'ended' };
 
 /**
  * Signal: a decision sent to a chain for an approval that waits in one of its specialists,
@@ -157,7 +160,21 @@ export const REPLAY_OF_MEMO = 'batonReplayOf';
  */
 export const APPROVAL_EVENT_MEMO = 'batonApprovalEvent';
 
-export { ANY_APPROVER, APPROVAL_SEARCH_ATTRIBUTES, BATON_SEARCH_ATTRIBUTES, BatonAgent, BatonApprovalDue, BatonApprovalTools, BatonApprovers, BatonHandoffs, BatonPendingApprovals, BatonStatusAttribute, BatonTeam, BatonTenant, BatonVariant } from './searchAttributes';
+export {
+  ANY_APPROVER,
+  APPROVAL_SEARCH_ATTRIBUTES,
+  BATON_SEARCH_ATTRIBUTES,
+  BatonAgent,
+  BatonApprovalDue,
+  BatonApprovalTools,
+  BatonApprovers,
+  BatonHandoffs,
+  BatonPendingApprovals,
+  BatonStatusAttribute,
+  BatonTeam,
+  BatonTenant,
+  BatonVariant,
+} from './searchAttributes';
 
 /** Memo key of the variant a chain or conversation was given in an experiment (`VariantAssignment`), set at its start. */
 export const VARIANT_MEMO = 'batonVariant';
@@ -209,7 +226,15 @@ export const HANDOFF_MEMO = 'batonHandoff';
  */
 export const REMOTE_WAITS_MEMO = 'batonRemoteWaits';
 
-export { CONVERSATION_EVENT_MEMO, conversationQuery, endConversationUpdate, messageQuery, migrateConversationUpdate, sendMessageUpdate, TURN_MEMO } from './conversationMessages';
+export {
+  CONVERSATION_EVENT_MEMO,
+  conversationQuery,
+  endConversationUpdate,
+  messageQuery,
+  migrateConversationUpdate,
+  sendMessageUpdate,
+  TURN_MEMO,
+} from './conversationMessages';
 
 /**
  * Update: a steering message for a running chain or a conversation's running turn, applied at its

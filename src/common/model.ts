@@ -220,7 +220,13 @@ export interface RouteSpecialistInput {
   model: ModelSpec;
   request: { specialistType: string; task: string; requiredCapabilities: string[] };
   /** The candidates: id and profile. */
-  specialists: { id: string; specialization: string; capabilities: string[]; description?: string; examples?: string[] }[];
+  specialists: {
+    id: string;
+    specialization: string;
+    capabilities: string[];
+    description?: string;
+    examples?: string[];
+  }[];
   /** Set when the call was started again after its worker was lost (see the `lostWorkerRetries` run option). */
   lostWorker?: LostWorkerRestart;
   /** What of the run's team this call needs from the worker that runs it; a worker that lacks it refuses the call (`TeamMismatchError`). */

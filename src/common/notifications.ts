@@ -25,7 +25,10 @@ export interface NotificationsSpec {
 }
 
 /** Problems with a snapshot's `notifications`. */
-export const notificationsSpecCheck: Check<NotificationsSpec> = shapeOf<NotificationsSpec>()({ channels: arrayOf(oneOf(Object.values(ChannelKind)), 'channel kinds'), links: boolean }, ['links']);
+export const notificationsSpecCheck: Check<NotificationsSpec> = shapeOf<NotificationsSpec>()(
+  { channels: arrayOf(oneOf(Object.values(ChannelKind)), 'channel kinds'), links: boolean },
+  ['links'],
+);
 
 /** The input of the `notifyApprovers` activity. */
 export interface NotifyInput {

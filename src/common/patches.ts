@@ -226,7 +226,32 @@ export const Patches = {
 } as const;
 
 /** Patches added after {@link Patches.BASELINE_2026_11}: a run decides each by its own marker. */
-const AFTER_BASELINE_2026_11: readonly string[] = [Patches.BASELINE_2026_11, Patches.STRANDED_TURNS, Patches.SHARED_ECONOMICS_ACTIVITIES, Patches.INBOX_BOUNDS, Patches.SPECIALIST_TEAM_TIMEOUT, Patches.AUTHORITY, Patches.STRANDED_DELEGATIONS, Patches.REPORT_PULL, Patches.APPROVAL_NOTIFICATIONS, Patches.APPROVAL_POLICIES, Patches.APPROVAL_SEARCH_ATTRIBUTES, Patches.TENANTS, Patches.APPROVAL_QUORUM, Patches.APPROVAL_QUESTIONS, Patches.MERGED_MESSAGE_KEYS, Patches.POLICY_UPDATES, Patches.STALE_WORKERS, Patches.PASSKEYS, Patches.MIGRATION_KEEPS_POLICY, Patches.SEARCH_ATTRIBUTES_PER_TASK, Patches.ARCHIVER_HISTORY, Patches.OPERATOR_PASSKEYS];
+const AFTER_BASELINE_2026_11: readonly string[] = [
+  Patches.BASELINE_2026_11,
+  Patches.STRANDED_TURNS,
+  Patches.SHARED_ECONOMICS_ACTIVITIES,
+  Patches.INBOX_BOUNDS,
+  Patches.SPECIALIST_TEAM_TIMEOUT,
+  Patches.AUTHORITY,
+  Patches.STRANDED_DELEGATIONS,
+  Patches.REPORT_PULL,
+  Patches.APPROVAL_NOTIFICATIONS,
+  Patches.APPROVAL_POLICIES,
+  Patches.APPROVAL_SEARCH_ATTRIBUTES,
+  Patches.TENANTS,
+  Patches.APPROVAL_QUORUM,
+  Patches.APPROVAL_QUESTIONS,
+  Patches.MERGED_MESSAGE_KEYS,
+  Patches.POLICY_UPDATES,
+  Patches.STALE_WORKERS,
+  Patches.PASSKEYS,
+  Patches.MIGRATION_KEEPS_POLICY,
+  Patches.SEARCH_ATTRIBUTES_PER_TASK,
+  Patches.ARCHIVER_HISTORY,
+  Patches.OPERATOR_PASSKEYS,
+];
 
 /** The patches {@link Patches.BASELINE_2026_11} stands for. */
-export const BASELINE_2026_11_COVERS: readonly string[] = Object.values(Patches).filter((id) => !AFTER_BASELINE_2026_11.includes(id));
+export const BASELINE_2026_11_COVERS: readonly string[] = Object.values(Patches).filter(
+  (id) => !AFTER_BASELINE_2026_11.includes(id),
+);

@@ -45,9 +45,14 @@ export const FAIRNESS_WEIGHT_RANGE = { min: 0.001, max: 1000 } as const;
 const FIELDS = ['priorityKey', 'fairnessKey', 'fairnessWeight'];
 
 const fairnessKeyCheck: Check = (v, key) => {
-  if (typeof v !== 'string' || v === '') return [`"${key}" must be a non-empty string of at most ${MAX_FAIRNESS_KEY_BYTES} bytes (a tenant's id, say), got ${shown(v)}`];
+  if (typeof v !== 'string' || v === '')
+    return [
+      `"${key}" must be a non-empty string of at most ${MAX_FAIRNESS_KEY_BYTES} bytes (a tenant's id, say), got ${shown(v)}`,
+    ];
   const bytes = utf8Bytes(v);
-  return bytes > MAX_FAIRNESS_KEY_BYTES ? [`"${key}" is ${bytes} bytes; Temporal takes fairness keys of at most ${MAX_FAIRNESS_KEY_BYTES} bytes`] : [];
+  return bytes > MAX_FAIRNESS_KEY_BYTES
+    ? [`"${key}" is ${bytes} bytes; Temporal takes fairness keys of at most ${MAX_FAIRNESS_KEY_BYTES} bytes`]
+    : [];
 };
 
 /**
@@ -55,13 +60,23 @@ const fairnessKeyCheck: Check = (v, key) => {
  * refuse (which would fail every workflow task that schedules a call with it).
  */
 export const priorityCheck: Check = (v, key) => {
-  if (!isRecord(v)) return [`"${key}" must be an object {priorityKey?, fairnessKey?, fairnessWeight?}, got ${shown(v)}`];
+  if (!isRecord(v))
+    return [`"${key}" must be an object {priorityKey?, fairnessKey?, fairnessWeight?}, got ${shown(v)}`];
   const problems: string[] = [];
-  if (v.priorityKey !== undefined) problems.push(...integer(1, MAX_PRIORITY_KEY)(v.priorityKey, `${key}.priorityKey`).map((p) => `${p} (1 goes first)`));
+  if (v.priorityKey !== undefined)
+    problems.push(
+      ...integer(1, MAX_PRIORITY_KEY)(v.priorityKey, `${key}.priorityKey`).map((p) => `${p} (1 goes first)`),
+    );
   if (v.fairnessKey !== undefined) problems.push(...fairnessKeyCheck(v.fairnessKey, `${key}.fairnessKey`));
-  if (v.fairnessWeight !== undefined) problems.push(...number(FAIRNESS_WEIGHT_RANGE.min, FAIRNESS_WEIGHT_RANGE.max)(v.fairnessWeight, `${key}.fairnessWeight`));
+  if (v.fairnessWeight !== undefined)
+    problems.push(
+      ...number(FAIRNESS_WEIGHT_RANGE.min, FAIRNESS_WEIGHT_RANGE.max)(v.fairnessWeight, `${key}.fairnessWeight`),
+    );
   const extra = Object.keys(v).filter((k) => !FIELDS.includes(k));
-  if (extra.length > 0) problems.push(`"${key}" has unknown field(s) ${extra.map((k) => JSON.stringify(k.slice(0, 64))).join(', ')} (valid: ${FIELDS.join(', ')})`);
+  if (extra.length > 0)
+    problems.push(
+      `"${key}" has unknown field(s) ${extra.map((k) => JSON.stringify(k.slice(0, 64))).join(', ')} (valid: ${FIELDS.join(', ')})`,
+    );
   return problems;
 };
 

@@ -26,7 +26,14 @@ export interface RemoteAgentSpec {
 
 /** Checks of a snapshot's remote agent. */
 export const remoteAgentSpecCheck: Check<RemoteAgentSpec> = shapeOf<RemoteAgentSpec>()(
-  { id: nonEmptyString, description: string, url: nonEmptyString, card: nonEmptyString, agent: nonEmptyString, auth: oneOf(['bearer']) },
+  {
+    id: nonEmptyString,
+    description: string,
+    url: nonEmptyString,
+    card: nonEmptyString,
+    agent: nonEmptyString,
+    auth: oneOf(['bearer']),
+  },
   ['url', 'card', 'agent', 'auth'],
 );
 

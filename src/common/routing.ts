@@ -60,7 +60,14 @@ export interface RoutingDecision {
   /** Why, in words: `fewest in flight (refunds-a 2, refunds-b 0)`. */
   reason: string;
   /** The figures the decision used. */
-  figures: { turn?: number; offset?: number; inFlight?: Record<string, number>; successRate?: Record<string, number>; readAt?: string; unavailable?: string };
+  figures: {
+    turn?: number;
+    offset?: number;
+    inFlight?: Record<string, number>;
+    successRate?: Record<string, number>;
+    readAt?: string;
+    unavailable?: string;
+  };
 }
 
 /** How many routing requests of a kind a chain has decided, by kind (the round robin's place). */
@@ -87,14 +94,29 @@ export function pickSpecialist(
   if (strategy === RoutingStrategy.ROUND_ROBIN) {
     const offset = fnv1a(`${context.root}\n${context.kind}`) % candidates.length;
     const chosen = candidates[(offset + context.turn) % candidates.length]!;
-    return { chosen, reason: `in turn: request ${context.turn + 1} of its kind in this chain, starting at ${candidates[offset]}`, figures: { turn: context.turn, offset } };
+    return {
+      chosen,
+      reason: `in turn: request ${context.turn + 1} of its kind in this chain, starting at ${candidates[offset]}`,
+      figures: { turn: context.turn, offset },
+    };
   }
   const f = context.figures;
-  if (!f) return { chosen: first, reason: `first in team order: the figures could not be read (${context.unavailable ?? 'unknown'})`, figures: { unavailable: context.unavailable ?? 'unknown' } };
+  if (!f)
+    return {
+      chosen: first,
+      reason: `first in team order: the figures could not be read (${context.unavailable ?? 'unknown'})`,
+      figures: { unavailable: context.unavailable ?? 'unknown' },
+    };
   const load = (id: string) => f.inFlight[id] ?? 0;
   if (strategy === RoutingStrategy.LEAST_LOADED) {
-    const chosen = [...candidates].sort((a, b) => load(a) - load(b) || candidates.indexOf(a) - candidates.indexOf(b))[0]!;
-    return { chosen, reason: `fewest chains in flight (${candidates.map((c) => `${c} ${load(c)}`).join(', ')})`, figures: { inFlight: f.inFlight, readAt: f.readAt } };
+    const chosen = [...candidates].sort(
+      (a, b) => load(a) - load(b) || candidates.indexOf(a) - candidates.indexOf(b),
+    )[0]!;
+    return {
+      chosen,
+      reason: `fewest chains in flight (${candidates.map((c) => `${c} ${load(c)}`).join(', ')})`,
+      figures: { inFlight: f.inFlight, readAt: f.readAt },
+    };
   }
   const rate = (id: string) => {
     const r = f.recent?.[id] ?? { completed: 0, failed: 0 };
@@ -102,7 +124,9 @@ export function pickSpecialist(
     return (r.completed + 1) / (r.completed + r.failed + 2);
   };
   const rates = Object.fromEntries(candidates.map((c) => [c, Math.round(rate(c) * 1000) / 1000]));
-  const chosen = [...candidates].sort((a, b) => rate(b) - rate(a) || load(a) - load(b) || candidates.indexOf(a) - candidates.indexOf(b))[0]!;
+  const chosen = [...candidates].sort(
+    (a, b) => rate(b) - rate(a) || load(a) - load(b) || candidates.indexOf(a) - candidates.indexOf(b),
+  )[0]!;
   return {
     chosen,
     reason: `best success rate in the last hour (${candidates.map((c) => `${c} ${rates[c]}`).join(', ')})`,

@@ -60,8 +60,16 @@ function leaves(node: unknown, root: JsonSchema, seen = new Set<unknown>()): Jso
   if (typeof node.$ref === 'string') return leaves(resolveRef(root, node.$ref), root, seen);
   const branches = [node.anyOf, node.oneOf, node.allOf].flatMap((b) => (Array.isArray(b) ? b : []));
   if (branches.length > 0) return branches.flatMap((b) => leaves(b, root, seen));
-  const items = [...(node.items !== undefined && typeof node.items !== 'boolean' ? (Array.isArray(node.items) ? node.items : [node.items]) : []), ...(Array.isArray(node.prefixItems) ? node.prefixItems : [])];
-  if (items.length > 0 || node.type === 'array') return items.length > 0 ? items.flatMap((b) => leaves(b, root, seen)) : [{}];
+  const items = [
+    ...(node.items !== undefined && typeof node.items !== 'boolean'
+      ? Array.isArray(node.items)
+        ? node.items
+        : [node.items]
+      : []),
+    ...(Array.isArray(node.prefixItems) ? node.prefixItems : []),
+  ];
+  if (items.length > 0 || node.type === 'array')
+    return items.length > 0 ? items.flatMap((b) => leaves(b, root, seen)) : [{}];
   return [node as JsonSchema];
 }
 
@@ -69,7 +77,8 @@ function resolveRef(root: JsonSchema, ref: string): unknown {
   if (ref === '#') return root;
   if (!ref.startsWith('#/')) return {};
   let at: unknown = root;
-  for (const part of ref.slice(2).split('/')) at = isRecord(at) ? at[part.replace(/~1/g, '/').replace(/~0/g, '~')] : undefined;
+  for (const part of ref.slice(2).split('/'))
+    at = isRecord(at) ? at[part.replace(/~1/g, '/').replace(/~0/g, '~')] : undefined;
   return at ?? {};
 }
 
@@ -79,10 +88,18 @@ function properties(node: JsonSchema): Record<string, unknown> {
 
 /** A schema that lets any field through: no type and no fields (`{}`, `z.any()`), or an object that declares no fields. */
 function isOpen(node: JsonSchema): boolean {
-  const keys = Object.keys(node).filter((k) => !['description', 'title', 'default', 'examples', '$comment'].includes(k));
+  const keys = Object.keys(node).filter(
+    (k) => !['description', 'title', 'default', 'examples', '$comment'].includes(k),
+  );
   if (keys.length === 0) return true;
-  const declaresNone = Object.keys(properties(node)).length === 0 && !isRecord(node.additionalProperties) && node.additionalProperties !== false;
-  return declaresNone && (node.type === 'object' || (node.type === undefined && node.enum === undefined && node.const === undefined));
+  const declaresNone =
+    Object.keys(properties(node)).length === 0 &&
+    !isRecord(node.additionalProperties) &&
+    node.additionalProperties !== false;
+  return (
+    declaresNone &&
+    (node.type === 'object' || (node.type === undefined && node.enum === undefined && node.const === undefined))
+  );
 }
 
 /** The schemas of field `part` in `node`: a declared property, or extra fields (`z.record`). */
@@ -95,7 +112,13 @@ function fieldSchema(node: JsonSchema, part: string): unknown[] {
 }
 
 function describeType(nodes: JsonSchema[]): string {
-  const types = [...new Set(nodes.flatMap((n) => (Array.isArray(n.type) ? n.type : n.type !== undefined ? [n.type] : n.enum ? ['an enum'] : [])))].map(String);
+  const types = [
+    ...new Set(
+      nodes.flatMap((n) =>
+        Array.isArray(n.type) ? n.type : n.type !== undefined ? [n.type] : n.enum ? ['an enum'] : [],
+      ),
+    ),
+  ].map(String);
   if (types.length === 0) return 'has a value';
   return `is ${types.map((t) => (t === 'an enum' ? t : `${/^[aeiou]/.test(t) ? 'an' : 'a'} ${t}`)).join(' or ')}`;
 }

@@ -58,7 +58,12 @@ export const BatonPendingApprovals = defineSearchAttributeKey('BatonPendingAppro
 export const ANY_APPROVER = '*';
 
 /** The approval search attributes, which the inbox reads; optional, like `BatonTeam`. */
-export const APPROVAL_SEARCH_ATTRIBUTES = [BatonApprovalDue, BatonApprovers, BatonApprovalTools, BatonPendingApprovals] as const;
+export const APPROVAL_SEARCH_ATTRIBUTES = [
+  BatonApprovalDue,
+  BatonApprovers,
+  BatonApprovalTools,
+  BatonPendingApprovals,
+] as const;
 
 /**
  * The search attributes baton registers (`baton dev`, the servers baton starts, `ensureSearchAttributes`,
@@ -66,7 +71,15 @@ export const APPROVAL_SEARCH_ATTRIBUTES = [BatonApprovalDue, BatonApprovers, Bat
  * `BatonTeam` and the approval attributes are written only where registered, `BatonVariant` by chains
  * started in an experiment, `BatonTenant` by chains of a tenant.
  */
-export const BATON_SEARCH_ATTRIBUTES = [BatonAgent, BatonStatusAttribute, BatonHandoffs, BatonTeam, BatonVariant, BatonTenant, ...APPROVAL_SEARCH_ATTRIBUTES] as const;
+export const BATON_SEARCH_ATTRIBUTES = [
+  BatonAgent,
+  BatonStatusAttribute,
+  BatonHandoffs,
+  BatonTeam,
+  BatonVariant,
+  BatonTenant,
+  ...APPROVAL_SEARCH_ATTRIBUTES,
+] as const;
 
 /** The search attribute Temporal's SDK records a run's patch markers in. */
 const PATCH_ATTRIBUTE = 'TemporalChangeVersion';

@@ -49,22 +49,46 @@ const PATH_EXAMPLE = '["cardNumber", "customer.email"]';
  * `parameters` (the tool's JSON Schema), every argument path must name a field of it. `quoted`
  * names fields as the checks of plain JSON do (`"toolSensitivity.x.arguments"`).
  */
-export function sensitivityProblems(value: unknown, key: string, parameters?: JsonSchema, tool?: string, quoted = false): string[] {
+export function sensitivityProblems(
+  value: unknown,
+  key: string,
+  parameters?: JsonSchema,
+  tool?: string,
+  quoted = false,
+): string[] {
   const field = (k: string) => (quoted ? `"${k}"` : k);
   if (value === true) return [];
-  if (!isRecord(value)) return [`${field(key)} must be true (every argument and the whole result) or {arguments?, result?}, got ${shown(value)}`];
+  if (!isRecord(value))
+    return [
+      `${field(key)} must be true (every argument and the whole result) or {arguments?, result?}, got ${shown(value)}`,
+    ];
   const problems: string[] = [];
   const extra = Object.keys(value).filter((k) => k !== 'arguments' && k !== 'result');
-  if (extra.length > 0) problems.push(`${field(key)} has unknown field(s) ${extra.map((k) => `"${k}"`).join(', ')} (valid: arguments, result)`);
-  if (value.arguments === undefined && value.result === undefined) problems.push(`${field(key)} names nothing sensitive: give arguments (true or paths like ${PATH_EXAMPLE}), result (true or paths like ["token"]), or both`);
-  if (value.arguments !== undefined) problems.push(...pathListProblems(value.arguments, `${key}.arguments`, PATH_EXAMPLE, field, parameters, tool));
+  if (extra.length > 0)
+    problems.push(
+      `${field(key)} has unknown field(s) ${extra.map((k) => `"${k}"`).join(', ')} (valid: arguments, result)`,
+    );
+  if (value.arguments === undefined && value.result === undefined)
+    problems.push(
+      `${field(key)} names nothing sensitive: give arguments (true or paths like ${PATH_EXAMPLE}), result (true or paths like ["token"]), or both`,
+    );
+  if (value.arguments !== undefined)
+    problems.push(...pathListProblems(value.arguments, `${key}.arguments`, PATH_EXAMPLE, field, parameters, tool));
   if (value.result !== undefined) problems.push(...pathListProblems(value.result, `${key}.result`, '["token"]', field));
   return problems;
 }
 
-function pathListProblems(value: unknown, key: string, example: string, field: (k: string) => string, schema?: JsonSchema, tool?: string): string[] {
+function pathListProblems(
+  value: unknown,
+  key: string,
+  example: string,
+  field: (k: string) => string,
+  schema?: JsonSchema,
+  tool?: string,
+): string[] {
   if (value === true) return [];
-  if (!Array.isArray(value) || value.length === 0) return [`${field(key)} must be true or a non-empty list of paths like ${example}, got ${shown(value)}`];
+  if (!Array.isArray(value) || value.length === 0)
+    return [`${field(key)} must be true or a non-empty list of paths like ${example}, got ${shown(value)}`];
   return value.flatMap((path, i) => {
     const at = field(`${key}[${i}]`);
     if (!isPath(path)) return [`${at} must be a dotted path of field names like "customer.email", got ${shown(path)}`];
@@ -74,7 +98,11 @@ function pathListProblems(value: unknown, key: string, example: string, field: (
 }
 
 function isPath(value: unknown): value is string {
-  return typeof value === 'string' && value !== '' && value.split('.').every((part) => part.trim() !== '' && part === part.trim());
+  return (
+    typeof value === 'string' &&
+    value !== '' &&
+    value.split('.').every((part) => part.trim() !== '' && part === part.trim())
+  );
 }
 
 /** The snapshot's form of a valid `sensitive` option: `true` spelled out, paths copied without repeats. */
@@ -94,7 +122,8 @@ export const toolSensitivityCheck: Check<ToolSensitivitySpec> = (v, key) => {
 
 /** `value` with the values at `paths` (`true`: every field of an object, or the whole value) replaced by {@link REDACTED}. */
 export function redactValue(value: unknown, paths: true | string[]): unknown {
-  if (paths === true) return isRecord(value) ? Object.fromEntries(Object.keys(value).map((k) => [k, REDACTED])) : REDACTED;
+  if (paths === true)
+    return isRecord(value) ? Object.fromEntries(Object.keys(value).map((k) => [k, REDACTED])) : REDACTED;
   let out = value;
   for (const path of paths) out = redactAt(out, path.split('.'));
   return out;
@@ -105,7 +134,8 @@ const MAX_LIST_NESTING = LIMITS.jsonDepth;
 
 function redactAt(value: unknown, parts: string[], lists = 0): unknown {
   if (parts.length === 0) return REDACTED;
-  if (Array.isArray(value)) return lists >= MAX_LIST_NESTING ? REDACTED : value.map((item) => redactAt(item, parts, lists + 1));
+  if (Array.isArray(value))
+    return lists >= MAX_LIST_NESTING ? REDACTED : value.map((item) => redactAt(item, parts, lists + 1));
   if (!isRecord(value)) return value;
   const [head, ...rest] = parts as [string, ...string[]];
   if (!Object.hasOwn(value, head)) return value;
@@ -166,12 +196,20 @@ function written(value: unknown): string {
  * `ok: false` marks an error (invalid arguments, a `ToolError`): it is not the tool's result, so only
  * argument values are taken out of it.
  */
-export function redactResult(text: string, spec: ToolSensitivitySpec | undefined, argumentsText?: string, ok?: boolean): string {
+export function redactResult(
+  text: string,
+  spec: ToolSensitivitySpec | undefined,
+  argumentsText?: string,
+  ok?: boolean,
+): string {
   if (!spec) return text;
   let out = text;
   if (spec.result && ok !== false) {
     const parsed = spec.result === true ? undefined : parseJson(text);
-    out = spec.result === true || !parsed || (!isRecord(parsed.value) && !Array.isArray(parsed.value)) ? REDACTED : written(redactValue(parsed.value, spec.result));
+    out =
+      spec.result === true || !parsed || (!isRecord(parsed.value) && !Array.isArray(parsed.value))
+        ? REDACTED
+        : written(redactValue(parsed.value, spec.result));
   }
   return argumentsText === undefined ? out : scrub(out, sensitiveValues(argumentsText, spec));
 }
@@ -189,7 +227,9 @@ export function sensitiveValues(argumentsText: string, spec: ToolSensitivitySpec
 
 /** `text` with every occurrence of `values` (those of at least {@link MIN_SCRUBBED_LENGTH} characters) replaced by {@link REDACTED}. */
 export function scrub(text: string, values: readonly string[]): string {
-  const long = [...new Set(values)].filter((v) => v.length >= MIN_SCRUBBED_LENGTH && v !== REDACTED).sort((a, b) => b.length - a.length);
+  const long = [...new Set(values)]
+    .filter((v) => v.length >= MIN_SCRUBBED_LENGTH && v !== REDACTED)
+    .sort((a, b) => b.length - a.length);
   let out = text;
   for (const v of long) out = out.split(v).join(REDACTED);
   return out;
@@ -201,7 +241,9 @@ export class TeamRedaction {
 
   /** Whether any tool of the team declares something sensitive. */
   get any(): boolean {
-    return Object.values(this.team?.agents ?? {}).some((a) => a.toolSensitivity && Object.keys(a.toolSensitivity).length > 0);
+    return Object.values(this.team?.agents ?? {}).some(
+      (a) => a.toolSensitivity && Object.keys(a.toolSensitivity).length > 0,
+    );
   }
 
   /** What is sensitive about agent `agent`'s tool `tool`; `undefined` when nothing is. */
@@ -228,7 +270,9 @@ export class TeamRedaction {
         open = m.toolCalls ?? [];
         answered = 0;
         // A conversation carried from an earlier agent holds that agent's calls: a tool of any agent by that name counts.
-        return m.toolCalls ? { ...m, toolCalls: m.toolCalls.map((c) => this.call(this.of(agent, c.name) ? agent : undefined, c)) } : m;
+        return m.toolCalls
+          ? { ...m, toolCalls: m.toolCalls.map((c) => this.call(this.of(agent, c.name) ? agent : undefined, c)) }
+          : m;
       }
       if (m.role !== 'tool') return m;
       const byId = m.toolCallId ? open.filter((c) => c.id === m.toolCallId) : [];
@@ -254,7 +298,10 @@ export function redactPendingApproval<P extends PendingApproval>(p: P, spec: Too
 }
 
 /** A decision with the sensitive fields of its edited arguments redacted. */
-export function redactDecisionRecord<R extends Pick<ApprovalRecord, 'editedArguments'>>(record: R, spec: ToolSensitivitySpec | undefined): R {
+export function redactDecisionRecord<R extends Pick<ApprovalRecord, 'editedArguments'>>(
+  record: R,
+  spec: ToolSensitivitySpec | undefined,
+): R {
   if (record.editedArguments === undefined || !spec?.arguments) return record;
   return { ...record, editedArguments: redactArguments(record.editedArguments, spec) };
 }

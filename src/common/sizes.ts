@@ -43,7 +43,11 @@ export function runInputSizes(value: unknown): SizeProblem[] {
 
 /** Fields a start does not know are refused by name later; here only what would be too deep to name. */
 function startShape(value: Record<string, unknown>): SizeProblem[] {
-  return shapeOver('start input', { ...value, resume: undefined }, { depth: CARRIED_SHAPE.depth, entries: Number.POSITIVE_INFINITY });
+  return shapeOver(
+    'start input',
+    { ...value, resume: undefined },
+    { depth: CARRIED_SHAPE.depth, entries: Number.POSITIVE_INFINITY },
+  );
 }
 
 /** Sizes of a `conversation` input: its agent, options and conversation options. */
@@ -103,7 +107,10 @@ export function messageSizes(value: unknown): SizeProblem[] {
   if (!isRecord(value)) return json('sendMessage', value, LIMITS.messageBytes);
   const shape = shapeOver('sendMessage', value);
   if (shape.length > 0) return shape;
-  const fields = [...bytesOver('sendMessage.message', value.message, LIMITS.messageBytes), ...charsOver('sendMessage.idempotencyKey', value.idempotencyKey, LIMITS.idempotencyKeyChars)];
+  const fields = [
+    ...bytesOver('sendMessage.message', value.message, LIMITS.messageBytes),
+    ...charsOver('sendMessage.idempotencyKey', value.idempotencyKey, LIMITS.idempotencyKeyChars),
+  ];
   return whole('sendMessage', value, LIMITS.messageBytes + 4 * LIMITS.idempotencyKeyChars + 64, fields);
 }
 
@@ -118,7 +125,14 @@ export function reportSizes(value: unknown): SizeProblem[] {
   const shape = shapeOver('report', value, { entries: Number.POSITIVE_INFINITY });
   if (shape.length > 0) return shape;
   if (!isRecord(value)) return jsonOver('report', value, LIMITS.reportBytes);
-  const entries = Array.isArray(value.pending) && value.pending.length > LIMITS.reportEntries ? [{ field: 'report.pending', size: value.pending.length, limit: LIMITS.reportEntries, unit: 'entries' as const }] : [];
-  const fields = [...charsOver('report.workflowId', value.workflowId, LIMITS.workflowIdChars), ...charsOver('report.token', value.token, LIMITS.idChars), ...entries];
+  const entries =
+    Array.isArray(value.pending) && value.pending.length > LIMITS.reportEntries
+      ? [{ field: 'report.pending', size: value.pending.length, limit: LIMITS.reportEntries, unit: 'entries' as const }]
+      : [];
+  const fields = [
+    ...charsOver('report.workflowId', value.workflowId, LIMITS.workflowIdChars),
+    ...charsOver('report.token', value.token, LIMITS.idChars),
+    ...entries,
+  ];
   return fields.length > 0 ? fields : jsonOver('report', value, LIMITS.reportBytes);
 }

@@ -37,7 +37,16 @@ export interface ConversationMigration {
  * current team after a migration (`baton replay --on-current-team <conversationId>`,
  * `baton.migrateConversation`). Send the message again with its `idempotencyKey` for its reply.
  */
-export class TurnStrandedError extends SystemError<{ workflowId: string; turn: number; idempotencyKey: string; strandedTurn: number; version: string; worker: string; step: string; missing: string[] }> {
+export class TurnStrandedError extends SystemError<{
+  workflowId: string;
+  turn: number;
+  idempotencyKey: string;
+  strandedTurn: number;
+  version: string;
+  worker: string;
+  step: string;
+  missing: string[];
+}> {
   declare readonly workflowId: string;
   /** The caller's message. */
   declare readonly turn: number;
@@ -50,13 +59,27 @@ export class TurnStrandedError extends SystemError<{ workflowId: string; turn: n
   declare readonly worker: string;
   declare readonly step: string;
   declare readonly missing: string[];
-  constructor(details: { workflowId: string; turn: number; idempotencyKey: string; strandedTurn: number } & Omit<TurnStranding, 'since'>) {
+  constructor(
+    details: { workflowId: string; turn: number; idempotencyKey: string; strandedTurn: number } & Omit<
+      TurnStranding,
+      'since'
+    >,
+  ) {
     const behind = details.turn === details.strandedTurn ? '' : ` waits behind message ${details.strandedTurn}, which`;
     super(
       `Message ${details.turn} of conversation ${details.workflowId}${behind} waits for a worker of team ${details.version}: ${details.step} needs ${details.missing.join('; ')}, which the workers polling now (team ${details.worker}) lack. ` +
         `Nothing is lost: the turn and its approvals wait for such a worker; to go on with the team the workers run now, run \`baton replay --on-current-team ${details.workflowId}\` (baton.migrateConversation). ` +
         `Send the message again with idempotencyKey "${details.idempotencyKey}" for its reply.`,
-      { workflowId: details.workflowId, turn: details.turn, idempotencyKey: details.idempotencyKey, strandedTurn: details.strandedTurn, version: details.version, worker: details.worker, step: details.step, missing: details.missing },
+      {
+        workflowId: details.workflowId,
+        turn: details.turn,
+        idempotencyKey: details.idempotencyKey,
+        strandedTurn: details.strandedTurn,
+        version: details.version,
+        worker: details.worker,
+        step: details.step,
+        missing: details.missing,
+      },
     );
   }
 }

@@ -8,9 +8,44 @@
 import { approvalPolicyCheck, approvalRuleCheck } from './approvalPolicy';
 import { rejectionReasonsProblems } from './approvalReasons';
 import { approvalTimingCheck } from './approvalTiming';
-import { arrayOf, boolean, type Check, count, either, integer, isRecord, names, nonEmptyString, number, object, oneOf, recordOf, shapeOf, shown, string } from './check';
-import type { CustomModelSpec, ModelSpec, OpenAIModelSettings, OpenAIModelSpec, ScriptedModelSpec, ScriptedRule, ScriptedStep, ScriptedToolCall, ToolSpec } from './model';
-import type { AgentProfile, AgentSpec, DelegateOptionsSpec, HandoffFilter, HandoffOptionsSpec, HandoffRule, TeamSpec } from './team';
+import {
+  arrayOf,
+  boolean,
+  type Check,
+  count,
+  either,
+  integer,
+  isRecord,
+  names,
+  nonEmptyString,
+  number,
+  object,
+  oneOf,
+  recordOf,
+  shapeOf,
+  shown,
+  string,
+} from './check';
+import type {
+  CustomModelSpec,
+  ModelSpec,
+  OpenAIModelSettings,
+  OpenAIModelSpec,
+  ScriptedModelSpec,
+  ScriptedRule,
+  ScriptedStep,
+  ScriptedToolCall,
+  ToolSpec,
+} from './model';
+import type {
+  AgentProfile,
+  AgentSpec,
+  DelegateOptionsSpec,
+  HandoffFilter,
+  HandoffOptionsSpec,
+  HandoffRule,
+  TeamSpec,
+} from './team';
 import type { TeamVersion } from './version';
 import { economicsSpecCheck } from './economics/checks';
 import { toolSensitivityCheck } from './sensitive';
@@ -23,11 +58,17 @@ import { notificationsSpecCheck } from './notifications';
 const scriptedStep = shapeOf<ScriptedStep>()(
   {
     text: string,
-    toolCalls: arrayOf(shapeOf<ScriptedToolCall>()({ name: nonEmptyString, arguments: object }), 'tool calls {name, arguments}'),
+    toolCalls: arrayOf(
+      shapeOf<ScriptedToolCall>()({ name: nonEmptyString, arguments: object }),
+      'tool calls {name, arguments}',
+    ),
     handoff: shapeOf<NonNullable<ScriptedStep['handoff']>>()({ to: nonEmptyString, message: string }),
     failAttempts: integer(0, 100),
     delayMs: integer(0, 3_600_000),
-    usage: shapeOf<NonNullable<ScriptedStep['usage']>>()({ inputTokens: integer(0, Number.MAX_SAFE_INTEGER), outputTokens: integer(0, Number.MAX_SAFE_INTEGER) }),
+    usage: shapeOf<NonNullable<ScriptedStep['usage']>>()({
+      inputTokens: integer(0, Number.MAX_SAFE_INTEGER),
+      outputTokens: integer(0, Number.MAX_SAFE_INTEGER),
+    }),
   },
   ['text', 'toolCalls', 'handoff', 'failAttempts', 'delayMs', 'usage'],
 );
@@ -37,7 +78,13 @@ const openaiSpec = shapeOf<OpenAIModelSpec>()(
     provider: oneOf(['openai']),
     model: nonEmptyString,
     settings: shapeOf<OpenAIModelSettings>()(
-      { temperature: number(0, 2), maxTokens: integer(1), baseURL: nonEmptyString, timeoutMs: integer(1, 3_600_000), stream: boolean },
+      {
+        temperature: number(0, 2),
+        maxTokens: integer(1),
+        baseURL: nonEmptyString,
+        timeoutMs: integer(1, 3_600_000),
+        stream: boolean,
+      },
       ['temperature', 'maxTokens', 'baseURL', 'timeoutMs', 'stream'],
     ),
   },
@@ -48,11 +95,16 @@ const scriptedSpec = shapeOf<ScriptedModelSpec>()({
   provider: oneOf(['scripted']),
   model: nonEmptyString,
   steps: arrayOf(scriptedStep, 'scripted steps'),
-  rules: arrayOf(shapeOf<ScriptedRule>()({ whenIncludes: string, reply: scriptedStep }), 'scripted rules {whenIncludes, reply}'),
+  rules: arrayOf(
+    shapeOf<ScriptedRule>()({ whenIncludes: string, reply: scriptedStep }),
+    'scripted rules {whenIncludes, reply}',
+  ),
   requireAllSteps: boolean,
 });
 
-const customSpec = shapeOf<CustomModelSpec>()({ provider: nonEmptyString, model: nonEmptyString, settings: object }, ['settings']);
+const customSpec = shapeOf<CustomModelSpec>()({ provider: nonEmptyString, model: nonEmptyString, settings: object }, [
+  'settings',
+]);
 
 /** Names a worker can register providers under. */
 export const PROVIDER_NAME = /^[a-zA-Z][a-zA-Z0-9_-]{0,63}$/;
@@ -62,8 +114,12 @@ export const PROVIDER_NAME = /^[a-zA-Z][a-zA-Z0-9_-]{0,63}$/;
  * provider the worker registers (which providers a worker has is checked when it starts).
  */
 export const modelSpecCheck: Check<ModelSpec> = (v, key) => {
-  if (!isRecord(v)) return [`"${key}" must be a model spec: openai(...), aiSdk(...), scripted(...) or model(provider, name), got ${shown(v)}`];
-  if (typeof v.specificationVersion === 'string') return [`"${key}" is an AI SDK model object: wrap it as aiSdk(model)`];
+  if (!isRecord(v))
+    return [
+      `"${key}" must be a model spec: openai(...), aiSdk(...), scripted(...) or model(provider, name), got ${shown(v)}`,
+    ];
+  if (typeof v.specificationVersion === 'string')
+    return [`"${key}" is an AI SDK model object: wrap it as aiSdk(model)`];
   if (v.provider === 'openai') return openaiSpec(v, key);
   if (v.provider === 'scripted') {
     const problems = scriptedSpec(v, key);
@@ -75,13 +131,20 @@ export const modelSpecCheck: Check<ModelSpec> = (v, key) => {
     return problems;
   }
   if (typeof v.provider === 'string' && PROVIDER_NAME.test(v.provider)) return customSpec(v, key);
-  return [`"${key}.provider" must name a model provider ("openai", "scripted", or one the worker registers), got ${shown(v.provider)}`];
+  return [
+    `"${key}.provider" must name a model provider ("openai", "scripted", or one the worker registers), got ${shown(v.provider)}`,
+  ];
 };
 
 const toolSpec = shapeOf<ToolSpec>()({ name: nonEmptyString, description: string, parameters: object });
 
 const handoffRule = shapeOf<HandoffRule>()(
-  { afterTools: names, whileTokensBelow: integer(0, Number.MAX_SAFE_INTEGER), whileHandoffsBelow: integer(0), whenContext: object },
+  {
+    afterTools: names,
+    whileTokensBelow: integer(0, Number.MAX_SAFE_INTEGER),
+    whileHandoffsBelow: integer(0),
+    whenContext: object,
+  },
   ['afterTools', 'whileTokensBelow', 'whileHandoffsBelow', 'whenContext'],
 );
 
@@ -93,7 +156,11 @@ const handoffOptionsSpec = shapeOf<HandoffOptionsSpec>()(
     context: oneOf(['message', 'full', 'last_user_message']),
     transferSystemMessage: boolean,
     filter: shapeOf<HandoffFilter>()(
-      { dropToolCalls: boolean, lastMessages: integer(1), summarize: either(boolean, shapeOf<{ instructions?: string }>()({ instructions: string }, ['instructions'])) },
+      {
+        dropToolCalls: boolean,
+        lastMessages: integer(1),
+        summarize: either(boolean, shapeOf<{ instructions?: string }>()({ instructions: string }, ['instructions'])),
+      },
       ['dropToolCalls', 'lastMessages', 'summarize'],
     ),
     input: nonEmptyString,
@@ -102,7 +169,19 @@ const handoffOptionsSpec = shapeOf<HandoffOptionsSpec>()(
     onHandoff: boolean,
     returnTo: nonEmptyString,
   },
-  ['toolName', 'description', 'reason', 'context', 'transferSystemMessage', 'filter', 'input', 'inputSchema', 'isEnabled', 'onHandoff', 'returnTo'],
+  [
+    'toolName',
+    'description',
+    'reason',
+    'context',
+    'transferSystemMessage',
+    'filter',
+    'input',
+    'inputSchema',
+    'isEnabled',
+    'onHandoff',
+    'returnTo',
+  ],
 );
 
 const agentSpec = shapeOf<AgentSpec>()(
@@ -121,25 +200,65 @@ const agentSpec = shapeOf<AgentSpec>()(
     delegates: names,
     delegateOptions: recordOf(
       shapeOf<DelegateOptionsSpec>()(
-        { description: string, reason: string, maxTurns: integer(1), maxHandoffs: integer(0), timeout: either(string, count), onFailure: oneOf(['report', 'fail']), maxCost: number(0, 1e9) },
+        {
+          description: string,
+          reason: string,
+          maxTurns: integer(1),
+          maxHandoffs: integer(0),
+          timeout: either(string, count),
+          onFailure: oneOf(['report', 'fail']),
+          maxCost: number(0, 1e9),
+        },
         ['description', 'reason', 'maxTurns', 'maxHandoffs', 'timeout', 'onFailure', 'maxCost'],
       ),
     ),
     delegateTool: toolSpec,
-    profile: shapeOf<AgentProfile>()({ specialization: nonEmptyString, capabilities: names, description: string, examples: arrayOf(string, 'examples'), acceptsHandoffs: boolean }, ['description', 'examples', 'acceptsHandoffs']),
+    profile: shapeOf<AgentProfile>()(
+      {
+        specialization: nonEmptyString,
+        capabilities: names,
+        description: string,
+        examples: arrayOf(string, 'examples'),
+        acceptsHandoffs: boolean,
+      },
+      ['description', 'examples', 'acceptsHandoffs'],
+    ),
     routing: oneOf(['transfer', 'delegate']),
     outputSchema: object,
     approval: approvalPolicyCheck,
-    guardrails: shapeOf<NonNullable<AgentSpec['guardrails']>>()({ input: arrayOf(object, 'guardrails'), output: arrayOf(object, 'guardrails') }, ['input', 'output']),
+    guardrails: shapeOf<NonNullable<AgentSpec['guardrails']>>()(
+      { input: arrayOf(object, 'guardrails'), output: arrayOf(object, 'guardrails') },
+      ['input', 'output'],
+    ),
     toolApprovals: recordOf(object),
     modelActivity: oneOf(['remote', 'local']),
     returnTo: nonEmptyString,
     toolSensitivity: recordOf(toolSensitivityCheck),
   },
-  ['handoffTool', 'handoffTools', 'handoffToolTargets', 'handoffOptions', 'delegates', 'delegateOptions', 'delegateTool', 'profile', 'routing', 'outputSchema', 'approval', 'guardrails', 'toolApprovals', 'modelActivity', 'returnTo', 'toolSensitivity'],
+  [
+    'handoffTool',
+    'handoffTools',
+    'handoffToolTargets',
+    'handoffOptions',
+    'delegates',
+    'delegateOptions',
+    'delegateTool',
+    'profile',
+    'routing',
+    'outputSchema',
+    'approval',
+    'guardrails',
+    'toolApprovals',
+    'modelActivity',
+    'returnTo',
+    'toolSensitivity',
+  ],
 );
 
-const teamVersion = shapeOf<TeamVersion>()({ id: nonEmptyString, name: nonEmptyString, label: nonEmptyString, hash: nonEmptyString, parts: recordOf(string) }, ['label']);
+const teamVersion = shapeOf<TeamVersion>()(
+  { id: nonEmptyString, name: nonEmptyString, label: nonEmptyString, hash: nonEmptyString, parts: recordOf(string) },
+  ['label'],
+);
 
 /** Problems with a team snapshot: its agents, their tools, handoffs and delegations, and the team's own settings. */
 export const teamSpecCheck: Check<TeamSpec> = shapeOf<TeamSpec>()(
@@ -166,5 +285,24 @@ export const teamSpecCheck: Check<TeamSpec> = shapeOf<TeamSpec>()(
     remotes: recordOf(remoteAgentSpecCheck),
     notifications: notificationsSpecCheck,
   },
-  ['approvalPolicy', 'rejectionReasons', 'sharedState', 'version', 'teamAttribute', 'approvalAttributes', 'approverKeys', 'runApproverKeys', 'jwks', 'keySets', 'operatorKeys', 'requireOperatorPasskey', 'entry', 'policyVersion', 'payloadLimit', 'economics', 'remotes', 'notifications'],
+  [
+    'approvalPolicy',
+    'rejectionReasons',
+    'sharedState',
+    'version',
+    'teamAttribute',
+    'approvalAttributes',
+    'approverKeys',
+    'runApproverKeys',
+    'jwks',
+    'keySets',
+    'operatorKeys',
+    'requireOperatorPasskey',
+    'entry',
+    'policyVersion',
+    'payloadLimit',
+    'economics',
+    'remotes',
+    'notifications',
+  ],
 );

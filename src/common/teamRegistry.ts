@@ -68,7 +68,9 @@ export function registered(state: TeamRegistryState, r: TeamRegistration, at: nu
   const seq = state.seq + 1;
   const entry: RegisteredTeam = { name: r.name, id: r.id, hash: r.hash, at: new Date(at).toISOString(), seq };
   const others = state.teams.filter((t) => !(t.name === r.name && t.hash === r.hash));
-  const same = [...others.filter((t) => t.name === r.name), entry].sort((a, b) => b.seq - a.seq).slice(0, VERSIONS_KEPT);
+  const same = [...others.filter((t) => t.name === r.name), entry]
+    .sort((a, b) => b.seq - a.seq)
+    .slice(0, VERSIONS_KEPT);
   return { seq, teams: [...others.filter((t) => t.name !== r.name), ...same] };
 }
 
@@ -76,5 +78,12 @@ export function registered(state: TeamRegistryState, r: TeamRegistration, at: nu
 export function isRegistration(r: unknown): r is TeamRegistration {
   const v = r as Partial<TeamRegistration> | null;
   const short = (s: unknown) => typeof s === 'string' && s !== '' && s.length <= 200;
-  return typeof v === 'object' && v !== null && short(v.name) && short(v.id) && short(v.hash) && (v.promote === undefined || typeof v.promote === 'boolean');
+  return (
+    typeof v === 'object' &&
+    v !== null &&
+    short(v.name) &&
+    short(v.id) &&
+    short(v.hash) &&
+    (v.promote === undefined || typeof v.promote === 'boolean')
+  );
 }

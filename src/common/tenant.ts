@@ -14,7 +14,9 @@ export const TENANT_ID = /^[A-Za-z0-9._-]{1,64}$/;
 
 /** Problems with a tenant id. */
 export const tenantCheck: Check<string> = (v, key) =>
-  typeof v === 'string' && TENANT_ID.test(v) ? [] : [`"${key}" must be a tenant id of 1-64 letters, digits, ".", "_" or "-", got ${shown(v)}`];
+  typeof v === 'string' && TENANT_ID.test(v)
+    ? []
+    : [`"${key}" must be a tenant id of 1-64 letters, digits, ".", "_" or "-", got ${shown(v)}`];
 
 /** The prefix of every workflow id of `tenant`'s chains and conversations. */
 export function tenantPrefix(tenant: string): string {

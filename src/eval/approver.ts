@@ -20,7 +20,12 @@ const POLL_MS = 250;
 export const EVAL_APPROVER = 'baton-eval';
 
 /** Decide what waits in chain `chainId` of case `caseId` until the chain ends. */
-export async function decideApprovals(client: Client, store: RecordingStore, caseId: string, chainId: string): Promise<ApprovalsDecided> {
+export async function decideApprovals(
+  client: Client,
+  store: RecordingStore,
+  caseId: string,
+  chainId: string,
+): Promise<ApprovalsDecided> {
   const ctx = Context.current();
   const found = await store.forCase(caseId);
   const decisions = found.recording?.decisions ?? [];
@@ -43,7 +48,9 @@ export async function decideApprovals(client: Client, store: RecordingStore, cas
     const pending = await handle.query(pendingApprovalsQuery).catch((): PendingApproval[] => []);
     for (const p of pending.filter((w) => !done.has(w.handoffId))) {
       done.add(p.handoffId);
-      const key = p.tool ? toolCallKey({ agentId: p.from, call: { id: '', name: p.tool.name, arguments: p.tool.arguments } }) : handoffDecisionKey(p.from, p.to);
+      const key = p.tool
+        ? toolCallKey({ agentId: p.from, call: { id: '', name: p.tool.name, arguments: p.tool.arguments } })
+        : handoffDecisionKey(p.from, p.to);
       const i = decisions.findIndex((d, n) => d.key === key && !used.has(n));
       const approvalId = p.handoffId;
       try {
@@ -52,13 +59,38 @@ export async function decideApprovals(client: Client, store: RecordingStore, cas
           const r = decisions[i]!.record;
           const approver = r.approver ?? p.approvers?.[0] ?? EVAL_APPROVER;
           const approve = r.outcome === 'approved' || (r.outcome === 'timed_out' && r.onTimeout === 'approve');
-          if (approve) await baton.approve(chainId, { approvalId, approver, comment: 'as recorded', ...(r.editedArguments ? { arguments: JSON.parse(r.editedArguments) as Record<string, unknown> } : {}) });
-          else await baton.reject(chainId, { approvalId, approver, reason: r.reason ?? (r.outcome === 'timed_out' ? 'nobody decided in time in the recorded chain' : 'rejected in the recorded chain') });
+          if (approve)
+            await baton.approve(chainId, {
+              approvalId,
+              approver,
+              comment: 'as recorded',
+              ...(r.editedArguments ? { arguments: JSON.parse(r.editedArguments) as Record<string, unknown> } : {}),
+            });
+          else
+            await baton.reject(chainId, {
+              approvalId,
+              approver,
+              reason:
+                r.reason ??
+                (r.outcome === 'timed_out'
+                  ? 'nobody decided in time in the recorded chain'
+                  : 'rejected in the recorded chain'),
+            });
           decided.recorded += 1;
         } else {
           const approver = p.approvers?.[0] ?? EVAL_APPROVER;
-          if (found.input.options.approvals === 'approve') await baton.approve(chainId, { approvalId, approver, comment: 'the recorded chain had no such approval; the eval approves it' });
-          else await baton.reject(chainId, { approvalId, approver, reason: 'the recorded chain had no such approval; the eval rejects it' });
+          if (found.input.options.approvals === 'approve')
+            await baton.approve(chainId, {
+              approvalId,
+              approver,
+              comment: 'the recorded chain had no such approval; the eval approves it',
+            });
+          else
+            await baton.reject(chainId, {
+              approvalId,
+              approver,
+              reason: 'the recorded chain had no such approval; the eval rejects it',
+            });
           decided.defaulted += 1;
         }
       } catch {

@@ -11,7 +11,8 @@ import { readDataset } from './dataset';
 import type { EvalCaseSpec } from '../common/eval/types';
 
 /** Where an eval's chains come from: one of these. */
-export type CaseSelection = { ids: string[] } | { query: string; limit?: number } | { histories: string[] } | { dataset: string };
+export type CaseSelection =
+  { ids: string[] } | { query: string; limit?: number } | { histories: string[] } | { dataset: string };
 
 /** Chains a query finds at most, unless told otherwise. */
 export const DEFAULT_QUERY_LIMIT = 100;
@@ -51,7 +52,9 @@ async function chainsOfQuery(client: Client, query: string, limit: number): Prom
     throw new UserError(`the visibility query ${JSON.stringify(query)} was refused: ${(err as Error).message}`);
   }
   if (found.size === 0) throw new UserError(`no ended chains match ${JSON.stringify(query)}`);
-  return [...found.entries()].sort((a, b) => a[1] - b[1]).map(([workflowId]) => ({ id: workflowId, source: { kind: 'chain', workflowId } }));
+  return [...found.entries()]
+    .sort((a, b) => a[1] - b[1])
+    .map(([workflowId]) => ({ id: workflowId, source: { kind: 'chain', workflowId } }));
 }
 
 /** The workflow id a history file names, else its file name. */

@@ -37,17 +37,27 @@ export interface ChainRecord {
 }
 
 /** Activities that ask a model. */
-const MODEL_ACTIVITIES: readonly string[] = [ActivityType.CALL_MODEL, ActivityType.SUMMARIZE_HANDOFF, ActivityType.ROUTE_SPECIALIST];
+const MODEL_ACTIVITIES: readonly string[] = [
+  ActivityType.CALL_MODEL,
+  ActivityType.SUMMARIZE_HANDOFF,
+  ActivityType.ROUTE_SPECIALIST,
+];
 
 /** Most specialists' chains read under one chain (a runaway fan-out is read in part). */
 const MAX_CHILDREN = 100;
 
 /** A chain on the server, its specialists' chains included unless `children` is false. */
-export async function chainFromServer(client: Client, workflowId: string, options: { children?: boolean } = {}): Promise<ChainRecord> {
+export async function chainFromServer(
+  client: Client,
+  workflowId: string,
+  options: { children?: boolean } = {},
+): Promise<ChainRecord> {
   const { runs } = await fetchChainRuns(client, workflowId);
   const record = fromRuns(workflowId, runs);
   if (options.children === false) return record;
-  const children = [...new Set(record.audit.events.flatMap((e) => (e.kind === 'delegation' ? [e.childWorkflowId] : [])))].slice(0, MAX_CHILDREN);
+  const children = [
+    ...new Set(record.audit.events.flatMap((e) => (e.kind === 'delegation' ? [e.childWorkflowId] : []))),
+  ].slice(0, MAX_CHILDREN);
   const found = await Promise.all(children.map((id) => chainFromServer(client, id).catch(() => undefined)));
   const kids = found.filter((c): c is ChainRecord => c !== undefined);
   return {
@@ -73,7 +83,12 @@ function fromRuns(workflowId: string, runs: RunHistory[]): ChainRecord {
   const started = runs[0]?.events[0]?.workflowExecutionStartedEventAttributes;
   const raw = fromPayloads<HandoffRunInput>(started?.input);
   const input = raw ? withoutResume(raw) : undefined;
-  return { workflowId, ...(input ? { input } : {}), audit, activities: runs.flatMap((r) => completedActivities(workflowId, r.events)) };
+  return {
+    workflowId,
+    ...(input ? { input } : {}),
+    audit,
+    activities: runs.flatMap((r) => completedActivities(workflowId, r.events)),
+  };
 }
 
 function withoutResume(input: HandoffRunInput): HandoffRunInput {
@@ -89,7 +104,8 @@ function completedActivities(chain: string, recorded: RunHistory['events']): Rec
   const done: RecordedActivity[] = [];
   for (const e of events) {
     const s = e.activityTaskScheduledEventAttributes;
-    if (s && !lost.has(String(e.eventId))) scheduled.set(String(e.eventId), { type: activityName(e) ?? '', input: fromPayloads(s.input) });
+    if (s && !lost.has(String(e.eventId)))
+      scheduled.set(String(e.eventId), { type: activityName(e) ?? '', input: fromPayloads(s.input) });
     const c = e.activityTaskCompletedEventAttributes;
     const call = c ? scheduled.get(String(c.scheduledEventId)) : undefined;
     if (c && call) done.push({ chain, type: call.type, input: call.input, result: fromPayloads(c.result) });
@@ -99,7 +115,9 @@ function completedActivities(chain: string, recorded: RunHistory['events']): Rec
 
 /** The model calls of a record, in order. */
 export function modelCalls(record: ChainRecord): { chain: string; input: CallModelInput; response: ModelResponse }[] {
-  return record.activities.filter((a) => a.type === ActivityType.CALL_MODEL).map((a) => ({ chain: a.chain, input: a.input as CallModelInput, response: a.result as ModelResponse }));
+  return record.activities
+    .filter((a) => a.type === ActivityType.CALL_MODEL)
+    .map((a) => ({ chain: a.chain, input: a.input as CallModelInput, response: a.result as ModelResponse }));
 }
 
 /** The agents a chain went through, its first agent included. */
@@ -111,7 +129,11 @@ export function routeOf(audit: AuditChain): string[] {
 /** How a chain ended. */
 export function outcomeOf(audit: AuditChain): ChainOutcome {
   const status = audit.status === 'continued_as_new' ? 'running' : audit.status;
-  return { status, ...(audit.failure?.type ? { error: audit.failure.type } : {}), ...(audit.failure ? { message: clipText(audit.failure.message, 300) } : {}) };
+  return {
+    status,
+    ...(audit.failure?.type ? { error: audit.failure.type } : {}),
+    ...(audit.failure ? { message: clipText(audit.failure.message, 300) } : {}),
+  };
 }
 
 /** What the model calls of `activities` for which `counts` holds used. Cost only when every call's usage carries one. */
@@ -120,7 +142,8 @@ export function spendOf(activities: RecordedActivity[], counts: (a: RecordedActi
   let cost: number | undefined = 0;
   for (const a of activities) {
     if (!MODEL_ACTIVITIES.includes(a.type) || !counts(a)) continue;
-    const usage = (a.result as { usage?: { inputTokens?: number; outputTokens?: number; cost?: unknown } } | undefined)?.usage;
+    const usage = (a.result as { usage?: { inputTokens?: number; outputTokens?: number; cost?: unknown } } | undefined)
+      ?.usage;
     spend.modelCalls += 1;
     spend.inputTokens += usage?.inputTokens ?? 0;
     spend.outputTokens += usage?.outputTokens ?? 0;
@@ -142,7 +165,9 @@ export function summarize(record: ChainRecord, counts?: (a: RecordedActivity) =>
     route: routeOf(audit),
     outcome: outcomeOf(audit),
     ...(audit.result ? { finalAgent: audit.result.finalAgent } : {}),
-    ...(output !== undefined ? { output: clipText(typeof output === 'string' ? output : JSON.stringify(output), 500) } : {}),
+    ...(output !== undefined
+      ? { output: clipText(typeof output === 'string' ? output : JSON.stringify(output), 500) }
+      : {}),
     usage: spendOf(record.activities, counts),
     ...(started !== undefined && closed !== undefined ? { durationMs: closed - started } : {}),
   };

@@ -36,7 +36,11 @@ export class DatasetError extends UserError<{ file: string; line?: number; probl
   declare readonly line?: number;
   declare readonly problems: string[];
   constructor(file: string, line: number | undefined, problems: string[]) {
-    super(`${file}${line !== undefined ? `:${line}` : ''}: ${problems.join('; ')}`, { file, ...(line !== undefined ? { line } : {}), problems });
+    super(`${file}${line !== undefined ? `:${line}` : ''}: ${problems.join('; ')}`, {
+      file,
+      ...(line !== undefined ? { line } : {}),
+      problems,
+    });
   }
 }
 
@@ -65,15 +69,25 @@ export function readDataset(file: string): EvalCaseSpec[] {
     const problems = lineProblems(value);
     if (problems.length > 0) throw new DatasetError(file, line, problems);
     const d = value as DatasetLine;
-    const expect = d.expect?.output?.zod ? { ...d.expect, output: { ...d.expect.output, zod: path.resolve(path.dirname(file), d.expect.output.zod) } } : d.expect;
+    const expect = d.expect?.output?.zod
+      ? { ...d.expect, output: { ...d.expect.output, zod: path.resolve(path.dirname(file), d.expect.output.zod) } }
+      : d.expect;
     cases.push({
       id: d.id ?? d.chainId ?? `${path.basename(file)}:${line}`,
       source: { kind: 'dataset', file: path.resolve(file), line, ...(d.chainId ? { chainId: d.chainId } : {}) },
-      start: { agent: d.agent, input: d.input, ...(d.options ? { options: d.options } : {}), ...(d.context ? { context: d.context } : {}) },
+      start: {
+        agent: d.agent,
+        input: d.input,
+        ...(d.options ? { options: d.options } : {}),
+        ...(d.context ? { context: d.context } : {}),
+      },
       ...(expect ? { expect } : {}),
     });
   });
-  if (cases.length === 0) throw new DatasetError(file, undefined, ['it has no cases: write one JSON object a line, e.g. {"agent": "triage", "input": "…", "expect": {"finalAgent": "refunds"}}']);
+  if (cases.length === 0)
+    throw new DatasetError(file, undefined, [
+      'it has no cases: write one JSON object a line, e.g. {"agent": "triage", "input": "…", "expect": {"finalAgent": "refunds"}}',
+    ]);
   return cases;
 }
 
@@ -81,13 +95,18 @@ export function readDataset(file: string): EvalCaseSpec[] {
 export function lineProblems(v: unknown): string[] {
   if (!isRecord(v)) return [`a line must be a JSON object, got ${shown(v)}`];
   const problems = unknown(v, LINE_KEYS, '');
-  if (typeof v.agent !== 'string' || v.agent.trim() === '') problems.push(`"agent" must name the agent that takes the request, got ${shown(v.agent)}`);
+  if (typeof v.agent !== 'string' || v.agent.trim() === '')
+    problems.push(`"agent" must name the agent that takes the request, got ${shown(v.agent)}`);
   if (typeof v.input !== 'string') problems.push(`"input" must be the request's text, got ${shown(v.input)}`);
-  else if (utf8Bytes(v.input) > LIMITS.messageBytes) problems.push(`"input" is ${utf8Bytes(v.input)} bytes; a chain takes at most ${LIMITS.messageBytes}`);
-  for (const k of ['id', 'chainId', 'savedAt']) if (v[k] !== undefined && typeof v[k] !== 'string') problems.push(`"${k}" must be a string, got ${shown(v[k])}`);
-  if (v.verdict !== undefined && v.verdict !== 'good' && v.verdict !== 'bad') problems.push(`"verdict" must be "good" or "bad", got ${shown(v.verdict)}`);
+  else if (utf8Bytes(v.input) > LIMITS.messageBytes)
+    problems.push(`"input" is ${utf8Bytes(v.input)} bytes; a chain takes at most ${LIMITS.messageBytes}`);
+  for (const k of ['id', 'chainId', 'savedAt'])
+    if (v[k] !== undefined && typeof v[k] !== 'string') problems.push(`"${k}" must be a string, got ${shown(v[k])}`);
+  if (v.verdict !== undefined && v.verdict !== 'good' && v.verdict !== 'bad')
+    problems.push(`"verdict" must be "good" or "bad", got ${shown(v.verdict)}`);
   if (v.options !== undefined) problems.push(...runOptionProblems(v.options));
-  if (v.context !== undefined && !isRecord(v.context)) problems.push(`"context" must be an object, got ${shown(v.context)}`);
+  if (v.context !== undefined && !isRecord(v.context))
+    problems.push(`"context" must be an object, got ${shown(v.context)}`);
   if (v.expect !== undefined) problems.push(...expectProblems(v.expect));
   return problems;
 }
@@ -96,9 +115,12 @@ function expectProblems(e: unknown): string[] {
   if (!isRecord(e)) return [`"expect" must be an object of ${EXPECT_KEYS.join(', ')}, got ${shown(e)}`];
   const problems = unknown(e, EXPECT_KEYS, 'expect.');
   const agents = (x: unknown) => Array.isArray(x) && x.length > 0 && x.every((a) => typeof a === 'string' && a !== '');
-  if (e.route !== undefined && !agents(e.route)) problems.push(`"expect.route" must be a list of agent ids, got ${shown(e.route)}`);
-  if (e.finalAgent !== undefined && typeof e.finalAgent !== 'string') problems.push(`"expect.finalAgent" must be an agent id, got ${shown(e.finalAgent)}`);
-  if (e.outcome !== undefined && e.outcome !== 'completed' && e.outcome !== 'failed') problems.push(`"expect.outcome" must be "completed" or "failed", got ${shown(e.outcome)}`);
+  if (e.route !== undefined && !agents(e.route))
+    problems.push(`"expect.route" must be a list of agent ids, got ${shown(e.route)}`);
+  if (e.finalAgent !== undefined && typeof e.finalAgent !== 'string')
+    problems.push(`"expect.finalAgent" must be an agent id, got ${shown(e.finalAgent)}`);
+  if (e.outcome !== undefined && e.outcome !== 'completed' && e.outcome !== 'failed')
+    problems.push(`"expect.outcome" must be "completed" or "failed", got ${shown(e.outcome)}`);
   if (e.output !== undefined) {
     const o = e.output;
     if (!isRecord(o)) problems.push(`"expect.output" must be an object of ${OUTPUT_KEYS.join(', ')}, got ${shown(o)}`);
@@ -109,19 +131,35 @@ function expectProblems(e: unknown): string[] {
           new RegExp(String(o.regex), typeof o.flags === 'string' ? o.flags : undefined);
           if (typeof o.regex !== 'string') throw new Error('not a string');
         } catch (err) {
-          problems.push(`"expect.output.regex" must be a regular expression (with "flags" such as "i"): ${(err as Error).message}`);
+          problems.push(
+            `"expect.output.regex" must be a regular expression (with "flags" such as "i"): ${(err as Error).message}`,
+          );
         }
       }
-      if (o.jsonSchema !== undefined && !isRecord(o.jsonSchema)) problems.push(`"expect.output.jsonSchema" must be a JSON Schema object, got ${shown(o.jsonSchema)}`);
-      if (o.zod !== undefined && (typeof o.zod !== 'string' || o.zod === '')) problems.push(`"expect.output.zod" must be "<module>#<export>" (e.g. "./schemas.ts#Refund"), got ${shown(o.zod)}`);
+      if (o.jsonSchema !== undefined && !isRecord(o.jsonSchema))
+        problems.push(`"expect.output.jsonSchema" must be a JSON Schema object, got ${shown(o.jsonSchema)}`);
+      if (o.zod !== undefined && (typeof o.zod !== 'string' || o.zod === ''))
+        problems.push(
+          `"expect.output.zod" must be "<module>#<export>" (e.g. "./schemas.ts#Refund"), got ${shown(o.zod)}`,
+        );
     }
   }
-  if (e.avoid !== undefined && (!isRecord(e.avoid) || (e.avoid.route !== undefined && !agents(e.avoid.route)) || (e.avoid.output !== undefined && typeof e.avoid.output !== 'string'))) {
+  if (
+    e.avoid !== undefined &&
+    (!isRecord(e.avoid) ||
+      (e.avoid.route !== undefined && !agents(e.avoid.route)) ||
+      (e.avoid.output !== undefined && typeof e.avoid.output !== 'string'))
+  ) {
     problems.push(`"expect.avoid" must be {route?: [agent ids], output?: text}, got ${shown(e.avoid)}`);
   }
   if (e.judge !== undefined) {
     const j = e.judge;
-    if (!isRecord(j) || typeof j.rubric !== 'string' || j.rubric.trim() === '' || (j.pass !== undefined && (typeof j.pass !== 'number' || j.pass < 0 || j.pass > 1))) {
+    if (
+      !isRecord(j) ||
+      typeof j.rubric !== 'string' ||
+      j.rubric.trim() === '' ||
+      (j.pass !== undefined && (typeof j.pass !== 'number' || j.pass < 0 || j.pass > 1))
+    ) {
       problems.push(`"expect.judge" must be {rubric: text, pass?: a number from 0 to 1}, got ${shown(j)}`);
     }
   }
@@ -138,7 +176,12 @@ function unknown(v: Record<string, unknown>, keys: readonly string[], prefix: st
  * A dataset line from a recorded chain: its request, and, marked `good`, the route and final agent
  * it took as what the case expects; marked `bad`, that chain as what the case must not repeat.
  */
-export async function lineFromChain(client: Client, chainId: string, verdict: 'good' | 'bad', now = new Date()): Promise<DatasetLine> {
+export async function lineFromChain(
+  client: Client,
+  chainId: string,
+  verdict: 'good' | 'bad',
+  now = new Date(),
+): Promise<DatasetLine> {
   const record = await chainFromServer(client, chainId);
   const input = record.input;
   if (!input) throw new UserError(`chain ${chainId} has no request in its history`);
@@ -175,7 +218,10 @@ export function appendToDataset(file: string, line: DatasetLine): { line: number
       return false;
     }
   });
-  if (at >= 0) throw new DatasetError(file, at + 1, [`${line.chainId ?? line.id} is in the dataset already; edit that line, or remove it to save the chain again`]);
+  if (at >= 0)
+    throw new DatasetError(file, at + 1, [
+      `${line.chainId ?? line.id} is in the dataset already; edit that line, or remove it to save the chain again`,
+    ]);
   fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
   const text = fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : '';
   fs.appendFileSync(file, `${text.length > 0 && !text.endsWith('\n') ? '\n' : ''}${JSON.stringify(line)}\n`);

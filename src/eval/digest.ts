@@ -35,7 +35,8 @@ export function toolCallKey(input: Pick<RunToolInput, 'agentId' | 'call'>): stri
 /** The key of an activity's input for reuse: model calls, tool calls, summaries and routing; `undefined` for the rest. */
 export function activityKey(type: string, input: unknown): string | undefined {
   if (typeof input !== 'object' || input === null) return undefined;
-  if (type === ActivityType.CALL_MODEL || type === ActivityType.CALL_MODEL_LOCAL) return modelCallKey(input as CallModelInput);
+  if (type === ActivityType.CALL_MODEL || type === ActivityType.CALL_MODEL_LOCAL)
+    return modelCallKey(input as CallModelInput);
   if (type === ActivityType.RUN_TOOL) return toolCallKey(input as RunToolInput);
   if (type === ActivityType.SUMMARIZE_HANDOFF || type === ActivityType.ROUTE_SPECIALIST) {
     const { team: _team, lostWorker: _restart, ...rest } = input as SummarizeInput | RouteSpecialistInput;
@@ -71,15 +72,22 @@ export function requestParts(input: CallModelInput): RequestParts {
   const system = input.messages.filter((m) => m.role === 'system');
   const rest = input.messages.filter((m) => m.role !== 'system');
   const toolNames = new Map<string, string>();
-  for (const m of input.messages) if (m.role === 'assistant') for (const c of m.toolCalls ?? []) toolNames.set(c.id, c.name);
+  for (const m of input.messages)
+    if (m.role === 'assistant') for (const c of m.toolCalls ?? []) toolNames.set(c.id, c.name);
   return {
     agent: input.agentId,
     callIndex: input.callIndex,
     ...(input.purpose ? { purpose: input.purpose } : {}),
     model: modelPart(input.model),
     instructions: digest(system.map((m) => m.content)),
-    messages: rest.map((m) => ({ role: m.role, ...(m.role === 'tool' && toolNames.has(m.toolCallId) ? { tool: toolNames.get(m.toolCallId)! } : {}), digest: digest(m) })),
-    tools: Object.fromEntries(input.tools.map((t) => [t.name, { description: digest(t.description), parameters: digest(t.parameters) }])),
+    messages: rest.map((m) => ({
+      role: m.role,
+      ...(m.role === 'tool' && toolNames.has(m.toolCallId) ? { tool: toolNames.get(m.toolCallId)! } : {}),
+      digest: digest(m),
+    })),
+    tools: Object.fromEntries(
+      input.tools.map((t) => [t.name, { description: digest(t.description), parameters: digest(t.parameters) }]),
+    ),
     ...(input.outputSchema ? { outputSchema: digest(input.outputSchema) } : {}),
   };
 }
@@ -96,25 +104,38 @@ export function partsThatDiffer(candidate: RequestParts, recorded: RequestParts)
   const why: string[] = [];
   if (candidate.model.digest !== recorded.model.digest) {
     const same = candidate.model.provider === recorded.model.provider && candidate.model.name === recorded.model.name;
-    why.push(same ? `model settings of ${candidate.model.name}` : `model (${recorded.model.provider}/${recorded.model.name} → ${candidate.model.provider}/${candidate.model.name})`);
+    why.push(
+      same
+        ? `model settings of ${candidate.model.name}`
+        : `model (${recorded.model.provider}/${recorded.model.name} → ${candidate.model.provider}/${candidate.model.name})`,
+    );
   }
   if (candidate.instructions !== recorded.instructions) why.push('instructions');
   for (const [name, t] of Object.entries(candidate.tools)) {
     const r = recorded.tools[name];
     if (!r) why.push(`tools: ${name} added`);
-    else if (r.description !== t.description && r.parameters !== t.parameters) why.push(`tools: ${name} (description and parameters)`);
+    else if (r.description !== t.description && r.parameters !== t.parameters)
+      why.push(`tools: ${name} (description and parameters)`);
     else if (r.description !== t.description) why.push(`tools: ${name} (description)`);
     else if (r.parameters !== t.parameters) why.push(`tools: ${name} (parameters)`);
   }
   for (const name of Object.keys(recorded.tools)) if (!candidate.tools[name]) why.push(`tools: ${name} removed`);
   const first = candidate.messages.findIndex((m, i) => recorded.messages[i]?.digest !== m.digest);
   if (first >= 0) why.push(messageWords(candidate.messages[first]!, first, 'differs'));
-  else if (recorded.messages.length > candidate.messages.length) why.push(`messages: the record had ${recorded.messages.length - candidate.messages.length} more`);
+  else if (recorded.messages.length > candidate.messages.length)
+    why.push(`messages: the record had ${recorded.messages.length - candidate.messages.length} more`);
   if (candidate.outputSchema !== recorded.outputSchema) why.push('output schema');
   return why;
 }
 
 function messageWords(m: RequestParts['messages'][number], index: number, what: string): string {
-  const role = m.role === 'tool' ? `answer of ${m.tool ?? 'a tool call'}` : m.role === 'user' ? (index === 0 ? 'its input (the request or the handoff message)' : 'user message') : 'its own earlier answer';
+  const role =
+    m.role === 'tool'
+      ? `answer of ${m.tool ?? 'a tool call'}`
+      : m.role === 'user'
+        ? index === 0
+          ? 'its input (the request or the handoff message)'
+          : 'user message'
+        : 'its own earlier answer';
   return `message ${index + 1} ${what} (${role})`;
 }

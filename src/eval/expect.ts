@@ -24,21 +24,37 @@ export function weighExpectations(expect: Expectations | undefined, chain: Weigh
   const results: ExpectationResult[] = [];
   const outcome = e.outcome ?? 'completed';
   const status = summary.outcome.status;
-  results.push({ name: 'outcome', ok: status === outcome, detail: status === outcome ? status : `${describe(summary)} (expected ${outcome})` });
+  results.push({
+    name: 'outcome',
+    ok: status === outcome,
+    detail: status === outcome ? status : `${describe(summary)} (expected ${outcome})`,
+  });
   if (e.route) {
     const ok = same(summary.route, e.route);
-    results.push({ name: 'route', ok, detail: ok ? e.route.join(' → ') : `${summary.route.join(' → ') || '(none)'} (expected ${e.route.join(' → ')})` });
+    results.push({
+      name: 'route',
+      ok,
+      detail: ok ? e.route.join(' → ') : `${summary.route.join(' → ') || '(none)'} (expected ${e.route.join(' → ')})`,
+    });
   }
   if (e.finalAgent !== undefined) {
     const ok = summary.finalAgent === e.finalAgent;
-    results.push({ name: 'finalAgent', ok, detail: ok ? e.finalAgent : `${summary.finalAgent ?? '(none)'} (expected ${e.finalAgent})` });
+    results.push({
+      name: 'finalAgent',
+      ok,
+      detail: ok ? e.finalAgent : `${summary.finalAgent ?? '(none)'} (expected ${e.finalAgent})`,
+    });
   }
   if (e.output) results.push(...outputResults(e.output, chain.output));
   if (e.avoid) {
     const sameRoute = e.avoid.route === undefined || same(summary.route, e.avoid.route);
     const sameOutput = e.avoid.output === undefined || textOf(chain.output) === e.avoid.output;
     const ok = !(sameRoute && sameOutput) || status !== 'completed';
-    results.push({ name: 'avoid', ok, detail: ok ? 'differs from the chain marked bad' : 'repeats the chain marked bad (same route and answer)' });
+    results.push({
+      name: 'avoid',
+      ok,
+      detail: ok ? 'differs from the chain marked bad' : 'repeats the chain marked bad (same route and answer)',
+    });
   }
   return results;
 }
@@ -48,12 +64,22 @@ function outputResults(o: NonNullable<Expectations['output']>, output: unknown):
   const text = textOf(output);
   if (o.regex !== undefined) {
     const ok = new RegExp(o.regex, o.flags).test(text);
-    results.push({ name: 'output.regex', ok, detail: ok ? `matches /${o.regex}/${o.flags ?? ''}` : `${JSON.stringify(clipText(text, 120))} does not match /${o.regex}/${o.flags ?? ''}` });
+    results.push({
+      name: 'output.regex',
+      ok,
+      detail: ok
+        ? `matches /${o.regex}/${o.flags ?? ''}`
+        : `${JSON.stringify(clipText(text, 120))} does not match /${o.regex}/${o.flags ?? ''}`,
+    });
   }
   if (o.jsonSchema !== undefined) {
     const value = valueOf(output);
     const problems = value === undefined ? ['the answer is not JSON'] : schemaProblems(o.jsonSchema, value);
-    results.push({ name: 'output.jsonSchema', ok: problems.length === 0, detail: problems.length === 0 ? 'matches the schema' : problems.slice(0, 3).join('; ') });
+    results.push({
+      name: 'output.jsonSchema',
+      ok: problems.length === 0,
+      detail: problems.length === 0 ? 'matches the schema' : problems.slice(0, 3).join('; '),
+    });
   }
   if (o.zod !== undefined) results.push(zodResult(o.zod, output));
   return results;
@@ -62,18 +88,28 @@ function outputResults(o: NonNullable<Expectations['output']>, output: unknown):
 /** A zod schema named `<module>#<export>` (the module's default export without `#`), checked against the answer's value. */
 function zodResult(ref: string, output: unknown): ExpectationResult {
   const [file, name] = ref.split('#') as [string, string | undefined];
-  let schema: { safeParse?: (v: unknown) => { success: boolean; error?: { issues: { path: PropertyKey[]; message: string }[] } } } | undefined;
+  let schema:
+    | {
+        safeParse?: (v: unknown) => {
+          success: boolean;
+          error?: { issues: { path: PropertyKey[]; message: string }[] };
+        };
+      }
+    | undefined;
   try {
     const mod = require(path.resolve(file)) as Record<string, unknown>;
     schema = (name ? mod[name] : (mod.default ?? mod)) as typeof schema;
   } catch (err) {
     return { name: 'output.zod', ok: false, detail: `cannot load ${ref}: ${(err as Error).message}` };
   }
-  if (typeof schema?.safeParse !== 'function') return { name: 'output.zod', ok: false, detail: `${ref} is not a zod schema (it has no safeParse)` };
+  if (typeof schema?.safeParse !== 'function')
+    return { name: 'output.zod', ok: false, detail: `${ref} is not a zod schema (it has no safeParse)` };
   const value = valueOf(output) ?? output;
   const parsed = schema.safeParse(value);
   if (parsed.success) return { name: 'output.zod', ok: true, detail: `matches ${name ?? 'the schema'}` };
-  const issues = (parsed.error?.issues ?? []).slice(0, 3).map((i) => `${i.path.map(String).join('.') || '(root)'}: ${i.message}`);
+  const issues = (parsed.error?.issues ?? [])
+    .slice(0, 3)
+    .map((i) => `${i.path.map(String).join('.') || '(root)'}: ${i.message}`);
   return { name: 'output.zod', ok: false, detail: issues.join('; ') || 'does not match' };
 }
 

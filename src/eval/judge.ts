@@ -11,7 +11,11 @@ const JUDGE_INSTRUCTIONS =
   '{"score": <a number from 0 (fails the rubric) to 1 (meets it fully)>, "reason": "<one sentence>"}.';
 
 /** Ask `provider` to score the answer. An answer that is not the JSON asked for scores 0, saying so. */
-export async function judge(provider: ModelProvider, input: JudgeInput, context: ModelCallContext): Promise<JudgeVerdict> {
+export async function judge(
+  provider: ModelProvider,
+  input: JudgeInput,
+  context: ModelCallContext,
+): Promise<JudgeVerdict> {
   const response = await provider.call(
     {
       agentId: 'eval-judge',
@@ -31,10 +35,18 @@ export async function judge(provider: ModelProvider, input: JudgeInput, context:
   const text = (response.content ?? '').trim();
   try {
     const parsed = JSON.parse(/\{[\s\S]*\}/.exec(text)?.[0] ?? text) as { score?: unknown; reason?: unknown };
-    const score = typeof parsed.score === 'number' && Number.isFinite(parsed.score) ? Math.min(1, Math.max(0, parsed.score)) : undefined;
-    if (score !== undefined) return { score, reason: typeof parsed.reason === 'string' ? parsed.reason : '', usage: response.usage };
+    const score =
+      typeof parsed.score === 'number' && Number.isFinite(parsed.score)
+        ? Math.min(1, Math.max(0, parsed.score))
+        : undefined;
+    if (score !== undefined)
+      return { score, reason: typeof parsed.reason === 'string' ? parsed.reason : '', usage: response.usage };
   } catch {
     // Falls through: not JSON.
   }
-  return { score: 0, reason: `the judge did not answer with {"score", "reason"}: ${text.slice(0, 160) || 'an empty answer'}`, usage: response.usage };
+  return {
+    score: 0,
+    reason: `the judge did not answer with {"score", "reason"}: ${text.slice(0, 160) || 'an empty answer'}`,
+    usage: response.usage,
+  };
 }

@@ -58,7 +58,12 @@ function decisionsOf(audit: AuditChain): RecordedDecision[] {
   const out: RecordedDecision[] = [];
   for (const e of audit.events) {
     if (e.kind === 'approval_requested') {
-      asked.set(e.handoffId, e.tool ? toolCallKey({ agentId: e.from, call: { id: '', name: e.tool.name, arguments: e.tool.arguments } }) : handoffDecisionKey(e.from, e.to));
+      asked.set(
+        e.handoffId,
+        e.tool
+          ? toolCallKey({ agentId: e.from, call: { id: '', name: e.tool.name, arguments: e.tool.arguments } })
+          : handoffDecisionKey(e.from, e.to),
+      );
     } else if (e.kind === 'approval_decided') {
       const key = asked.get(e.handoffId);
       const { at: _at, runId: _run, eventId: _event, kind: _kind, ...record } = e;
@@ -69,4 +74,10 @@ function decisionsOf(audit: AuditChain): RecordedDecision[] {
 }
 
 /** Activity types a recording answers. */
-export const REUSED_ACTIVITIES: readonly string[] = [ActivityType.CALL_MODEL, ActivityType.CALL_MODEL_LOCAL, ActivityType.RUN_TOOL, ActivityType.SUMMARIZE_HANDOFF, ActivityType.ROUTE_SPECIALIST];
+export const REUSED_ACTIVITIES: readonly string[] = [
+  ActivityType.CALL_MODEL,
+  ActivityType.CALL_MODEL_LOCAL,
+  ActivityType.RUN_TOOL,
+  ActivityType.SUMMARIZE_HANDOFF,
+  ActivityType.ROUTE_SPECIALIST,
+];

@@ -6,7 +6,12 @@
  * the eval says so, or is not run and the model is told. Calls of chains that are no eval's run as usual.
  */
 import type { Context } from '@temporalio/activity';
-import type { ActivityExecuteInput, ActivityInboundCallsInterceptor, ActivityInterceptorsFactory, Next } from '@temporalio/worker';
+import type {
+  ActivityExecuteInput,
+  ActivityInboundCallsInterceptor,
+  ActivityInterceptorsFactory,
+  Next,
+} from '@temporalio/worker';
 import { ActivityType } from '../common/messages';
 import type { ModelResponse } from '../common/model';
 import type { RunToolInput, RunToolResult } from '../common/team';
@@ -36,7 +41,8 @@ class RecordedAnswers implements ActivityInboundCallsInterceptor {
     const found = await this.store.forChain(this.ctx.info.workflowExecution?.workflowId ?? '');
     if (!found) return next(input);
     const arg = input.args[0];
-    if (type === ActivityType.RUN_TOOL) return toolAnswer(found, arg as RunToolInput, () => next(input) as Promise<RunToolResult>);
+    if (type === ActivityType.RUN_TOOL)
+      return toolAnswer(found, arg as RunToolInput, () => next(input) as Promise<RunToolResult>);
     const recorded = found.recording?.answer(type, arg);
     if (recorded === undefined) return next(input);
     // A local model call answers with its input beside the response, as the activity does.
@@ -45,14 +51,21 @@ class RecordedAnswers implements ActivityInboundCallsInterceptor {
 }
 
 /** How a candidate's tool call is answered; `true` in `how` when it runs for real. */
-export function toolMode(found: CaseContext, call: Pick<RunToolInput, 'agentId' | 'call'>): 'recorded' | 'live' | 'not_run' {
+export function toolMode(
+  found: CaseContext,
+  call: Pick<RunToolInput, 'agentId' | 'call'>,
+): 'recorded' | 'live' | 'not_run' {
   const { options } = found.input;
   if (options.tools === ToolMode.LIVE) return 'live';
   if (found.recording?.has(ActivityType.RUN_TOOL, call)) return 'recorded';
   return options.liveTools.includes(call.call.name) ? 'live' : 'not_run';
 }
 
-async function toolAnswer(found: CaseContext, call: RunToolInput, run: () => Promise<RunToolResult>): Promise<RunToolResult> {
+async function toolAnswer(
+  found: CaseContext,
+  call: RunToolInput,
+  run: () => Promise<RunToolResult>,
+): Promise<RunToolResult> {
   const mode = toolMode(found, call);
   if (mode === 'live') return run();
   if (mode === 'recorded') return found.recording!.answer(ActivityType.RUN_TOOL, call) as RunToolResult;

@@ -18,7 +18,15 @@ import { fromPayloads } from '../payloads/read';
 import { EvalWorkflowType, evalProgressQuery, evalTaskQueue, MAX_EVAL_CASES } from '../common/eval/messages';
 import { isNotFound } from './store';
 import { DEFAULT_THRESHOLD, parseThreshold, withThreshold } from '../common/eval/summary';
-import { type EvalCaseReport, type EvalCaseSpec, type EvalReport, type EvalRunInput, type ResolvedEvalOptions, type ThresholdRule, ToolMode } from '../common/eval/types';
+import {
+  type EvalCaseReport,
+  type EvalCaseSpec,
+  type EvalReport,
+  type EvalRunInput,
+  type ResolvedEvalOptions,
+  type ThresholdRule,
+  ToolMode,
+} from '../common/eval/types';
 import { createEvalWorker } from './worker';
 import { historyOf } from '../payloads/historyPages';
 
@@ -73,17 +81,22 @@ export class InvalidEvalInputError extends UserError<{ problems: string[] }> {
 export function resolveEvalOptions(o: Partial<EvalOptions>): ResolvedEvalOptions {
   const problems: string[] = [];
   const concurrency = o.concurrency ?? 4;
-  if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 100) problems.push(`concurrency must be a whole number from 1 to 100, got ${JSON.stringify(o.concurrency)}`);
+  if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 100)
+    problems.push(`concurrency must be a whole number from 1 to 100, got ${JSON.stringify(o.concurrency)}`);
   const tools = o.tools ?? ToolMode.RECORDED;
-  if (tools !== ToolMode.RECORDED && tools !== ToolMode.LIVE) problems.push(`tools must be "recorded" or "live", got ${JSON.stringify(o.tools)}`);
+  if (tools !== ToolMode.RECORDED && tools !== ToolMode.LIVE)
+    problems.push(`tools must be "recorded" or "live", got ${JSON.stringify(o.tools)}`);
   const approvals = o.approvals ?? 'approve';
-  if (approvals !== 'approve' && approvals !== 'reject') problems.push(`approvals must be "approve" or "reject", got ${JSON.stringify(o.approvals)}`);
+  if (approvals !== 'approve' && approvals !== 'reject')
+    problems.push(`approvals must be "approve" or "reject", got ${JSON.stringify(o.approvals)}`);
   if (o.runOptions !== undefined) problems.push(...runOptionProblems(o.runOptions, 'runOptions'));
   const pass = o.judge?.pass ?? 0.5;
-  if (o.judge && (typeof pass !== 'number' || pass < 0 || pass > 1)) problems.push(`judge.pass must be a number from 0 to 1, got ${JSON.stringify(o.judge.pass)}`);
+  if (o.judge && (typeof pass !== 'number' || pass < 0 || pass > 1))
+    problems.push(`judge.pass must be a number from 0 to 1, got ${JSON.stringify(o.judge.pass)}`);
   let threshold = DEFAULT_THRESHOLD;
   try {
-    if (o.threshold !== undefined) threshold = typeof o.threshold === 'string' ? parseThreshold(o.threshold) : o.threshold;
+    if (o.threshold !== undefined)
+      threshold = typeof o.threshold === 'string' ? parseThreshold(o.threshold) : o.threshold;
   } catch (err) {
     problems.push((err as Error).message);
   }
@@ -93,7 +106,9 @@ export function resolveEvalOptions(o: Partial<EvalOptions>): ResolvedEvalOptions
     tools,
     liveTools: o.liveTools ?? [],
     approvals,
-    ...(o.judge ? { judge: { model: o.judge.model, ...(o.judge.rubric !== undefined ? { rubric: o.judge.rubric } : {}), pass } } : {}),
+    ...(o.judge
+      ? { judge: { model: o.judge.model, ...(o.judge.rubric !== undefined ? { rubric: o.judge.rubric } : {}), pass } }
+      : {}),
     ...(o.runOptions ? { runOptions: o.runOptions } : {}),
     threshold,
   };
@@ -103,14 +118,23 @@ export function resolveEvalOptions(o: Partial<EvalOptions>): ResolvedEvalOptions
 export async function runEval(options: EvalOptions): Promise<EvalReport> {
   const { client, team } = options;
   if (options.cases.length === 0) throw new InvalidEvalInputError(['no cases to run']);
-  if (options.cases.length > MAX_EVAL_CASES) throw new InvalidEvalInputError([`${options.cases.length} cases; an eval takes at most ${MAX_EVAL_CASES}: split them`]);
+  if (options.cases.length > MAX_EVAL_CASES)
+    throw new InvalidEvalInputError([
+      `${options.cases.length} cases; an eval takes at most ${MAX_EVAL_CASES}: split them`,
+    ]);
   const version = team.version;
-  const input: EvalRunInput = { team: { id: version.id, hash: version.hash }, cases: options.cases, options: resolveEvalOptions(options) };
+  const input: EvalRunInput = {
+    team: { id: version.id, hash: version.hash },
+    cases: options.cases,
+    options: resolveEvalOptions(options),
+  };
   const evalId = options.evalId ?? `eval-${randomUUID()}`;
   const taskQueue = evalTaskQueue(evalId);
   const existing = await earlierRun(client, evalId);
   if (existing && existing.team.hash !== input.team.hash) {
-    throw new InvalidEvalInputError([`eval ${evalId} runs team ${existing.team.id} (${existing.team.hash}); this team is ${input.team.id} (${input.team.hash}): give a new eval id to evaluate it`]);
+    throw new InvalidEvalInputError([
+      `eval ${evalId} runs team ${existing.team.id} (${existing.team.hash}); this team is ${input.team.id} (${input.team.hash}): give a new eval id to evaluate it`,
+    ]);
   }
   const handle = client.workflow.getHandle<(i: EvalRunInput) => Promise<EvalReport>>(evalId);
   let resumed = existing !== undefined;
@@ -139,13 +163,23 @@ export async function runEval(options: EvalOptions): Promise<EvalReport> {
   };
   const description = await handle.describe();
   // The threshold is this call's: a run that is over is judged by it too.
-  const judged = (report: EvalReport): EvalReport => ({ ...report, summary: withThreshold(report.summary, input.options.threshold) });
+  const judged = (report: EvalReport): EvalReport => ({
+    ...report,
+    summary: withThreshold(report.summary, input.options.threshold),
+  });
   if (description.status.name === 'COMPLETED') {
     const report = await handle.result();
     show([...report.cases].sort((a, b) => a.index - b.index));
     return judged(report);
   }
-  const worker = await createEvalWorker({ team, client, connection: options.connection, taskQueue, ...(options.providers ? { providers: options.providers } : {}), ...(options.mcp ? { mcp: options.mcp } : {}) });
+  const worker = await createEvalWorker({
+    team,
+    client,
+    connection: options.connection,
+    taskQueue,
+    ...(options.providers ? { providers: options.providers } : {}),
+    ...(options.mcp ? { mcp: options.mcp } : {}),
+  });
   const follow = async (): Promise<EvalReport> => {
     const result = handle.result();
     for (;;) {
@@ -167,9 +201,15 @@ async function earlierRun(client: Client, evalId: string): Promise<EvalRunInput 
   try {
     const { status } = await client.workflow.getHandle(evalId).describe();
     if (status.name !== 'RUNNING' && status.name !== 'COMPLETED') return undefined;
-    const history = await decodeHistory(await historyOf(client, evalId), client.options.loadedDataConverter.payloadCodecs);
+    const history = await decodeHistory(
+      await historyOf(client, evalId),
+      client.options.loadedDataConverter.payloadCodecs,
+    );
     const first = history.events?.[0]?.workflowExecutionStartedEventAttributes;
-    if (first?.workflowType?.name !== EvalWorkflowType.EVAL_RUN) throw new InvalidEvalInputError([`${evalId} is a ${first?.workflowType?.name ?? 'different'} workflow, not an eval: give the eval another id`]);
+    if (first?.workflowType?.name !== EvalWorkflowType.EVAL_RUN)
+      throw new InvalidEvalInputError([
+        `${evalId} is a ${first?.workflowType?.name ?? 'different'} workflow, not an eval: give the eval another id`,
+      ]);
     return fromPayloads<EvalRunInput>(first.input);
   } catch (err) {
     if (isNotFound(err)) return undefined;

@@ -16,7 +16,11 @@ import type { CaseContext } from './store';
 import type { ApprovalsDecided, ScoredCase } from '../common/eval/activities';
 import type { FirstDifference } from '../common/eval/types';
 
-const MODEL_ACTIVITIES: readonly string[] = [ActivityType.CALL_MODEL, ActivityType.SUMMARIZE_HANDOFF, ActivityType.ROUTE_SPECIALIST];
+const MODEL_ACTIVITIES: readonly string[] = [
+  ActivityType.CALL_MODEL,
+  ActivityType.SUMMARIZE_HANDOFF,
+  ActivityType.ROUTE_SPECIALIST,
+];
 
 /** Score the candidate chain `candidate` of a case against the case's record. */
 export function scoreCase(found: CaseContext, candidate: ChainRecord, approvals: ApprovalsDecided): ScoredCase {
@@ -31,7 +35,10 @@ export function scoreCase(found: CaseContext, candidate: ChainRecord, approvals:
   }
   const recorded = recording ? summarize(recording.chain) : undefined;
   const expectations = weighExpectations(input.case.expect, { summary, output: candidate.audit.result?.output });
-  const recordedResults = recording && recorded ? weighExpectations(input.case.expect, { summary: recorded, output: recording.chain.audit.result?.output }) : undefined;
+  const recordedResults =
+    recording && recorded
+      ? weighExpectations(input.case.expect, { summary: recorded, output: recording.chain.audit.result?.output })
+      : undefined;
   const first = firstDifference(candidate, recording);
   const expectedRoute = input.case.expect?.route;
   const start = candidate.input ?? recording?.chain.input;
@@ -39,12 +46,26 @@ export function scoreCase(found: CaseContext, candidate: ChainRecord, approvals:
     index: input.index,
     id: input.case.id,
     source: input.case.source,
-    request: { agent: start?.agent ?? input.case.start?.agent ?? '', input: clipText(start?.input ?? input.case.start?.input ?? '', 200) },
+    request: {
+      agent: start?.agent ?? input.case.start?.agent ?? '',
+      input: clipText(start?.input ?? input.case.start?.input ?? '', 200),
+    },
     ...(recorded ? { recorded } : {}),
-    candidate: { ...summary, reused: candidate.activities.filter((a) => MODEL_ACTIVITIES.includes(a.type) && reusedCall(a)).length, tools, approvals },
+    candidate: {
+      ...summary,
+      reused: candidate.activities.filter((a) => MODEL_ACTIVITIES.includes(a.type) && reusedCall(a)).length,
+      tools,
+      approvals,
+    },
     ...(first ? { firstDifference: first } : {}),
-    routeAgrees: recorded ? same(recorded.route, summary.route) : expectedRoute ? same(expectedRoute, summary.route) : true,
-    outcomeAgrees: recorded ? recorded.outcome.status === summary.outcome.status && recorded.outcome.error === summary.outcome.error : summary.outcome.status === (input.case.expect?.outcome ?? 'completed'),
+    routeAgrees: recorded
+      ? same(recorded.route, summary.route)
+      : expectedRoute
+        ? same(expectedRoute, summary.route)
+        : true,
+    outcomeAgrees: recorded
+      ? recorded.outcome.status === summary.outcome.status && recorded.outcome.error === summary.outcome.error
+      : summary.outcome.status === (input.case.expect?.outcome ?? 'completed'),
     expectations,
     ...(recordedResults ? { recordedPassed: recordedResults.every((r) => r.ok) } : {}),
   };
@@ -63,18 +84,31 @@ export function firstDifference(candidate: ChainRecord, recording: Recording | u
   const base = { step: index + 1, agent: call.input.agentId, chain: call.chain };
   if (!recording) return { ...base, why: ['no recorded chain to reuse answers from'] };
   const recorded = modelCalls(recording.chain);
-  const counterpart = recorded.find((r) => relativeChain(recording.chain.workflowId, r.chain) === where && r.input.agentId === call.input.agentId && r.input.callIndex === call.input.callIndex);
+  const counterpart = recorded.find(
+    (r) =>
+      relativeChain(recording.chain.workflowId, r.chain) === where &&
+      r.input.agentId === call.input.agentId &&
+      r.input.callIndex === call.input.callIndex,
+  );
   if (counterpart) {
     const why = partsThatDiffer(requestParts(call.input), requestParts(counterpart.input));
-    return { ...base, why: why.length > 0 ? why : ['the call was made after a different answer (an earlier step differs)'] };
+    return {
+      ...base,
+      why: why.length > 0 ? why : ['the call was made after a different answer (an earlier step differs)'],
+    };
   }
   return { ...base, why: [missingWords(call, recorded, where)] };
 }
 
-function missingWords(call: { input: CallModelInput }, recorded: { chain: string; input: CallModelInput; response: ModelResponse }[], where: string): string {
+function missingWords(
+  call: { input: CallModelInput },
+  recorded: { chain: string; input: CallModelInput; response: ModelResponse }[],
+  where: string,
+): string {
   const agent = call.input.agentId;
   const n = recorded.filter((r) => r.input.agentId === agent).length;
-  if (n === 0) return `${agent} did not work in the recorded chain${where ? ` (specialist ${where})` : ''}: the route changed before this step`;
+  if (n === 0)
+    return `${agent} did not work in the recorded chain${where ? ` (specialist ${where})` : ''}: the route changed before this step`;
   return `the recorded chain made ${n} call${n === 1 ? '' : 's'} of ${agent}; this is its call ${call.input.callIndex + 1}`;
 }
 

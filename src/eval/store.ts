@@ -61,7 +61,10 @@ export class RecordingStore {
   }
 
   private async read(caseId: string): Promise<CaseContext> {
-    const history = await decodeHistory(await historyOf(this.client, caseId), this.client.options.loadedDataConverter.payloadCodecs);
+    const history = await decodeHistory(
+      await historyOf(this.client, caseId),
+      this.client.options.loadedDataConverter.payloadCodecs,
+    );
     const input = fromPayloads<EvalCaseInput>(history.events?.[0]?.workflowExecutionStartedEventAttributes?.input);
     if (!input) throw new Error(`eval case ${caseId} has no input`);
     const recording = await this.recordingOf(input.case.source);

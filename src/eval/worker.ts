@@ -42,7 +42,11 @@ export async function createEvalWorker(options: EvalWorkerOptions): Promise<Work
     metrics: false,
     tracing: false,
     deployment: false,
-    activities: createEvalActivities({ client: options.client, store, ...(options.providers ? { providers: options.providers } : {}) }),
+    activities: createEvalActivities({
+      client: options.client,
+      store,
+      ...(options.providers ? { providers: options.providers } : {}),
+    }),
     worker: { interceptors: { activity: [answersFromRecords(store)] } },
   });
 }

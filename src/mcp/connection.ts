@@ -8,7 +8,13 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { type CallToolResult, ErrorCode, McpError, type Progress, type Tool as McpToolInfo } from '@modelcontextprotocol/sdk/types.js';
+import {
+  type CallToolResult,
+  ErrorCode,
+  McpError,
+  type Progress,
+  type Tool as McpToolInfo,
+} from '@modelcontextprotocol/sdk/types.js';
 import { McpConnectionError } from './errors';
 import { describeServer, type McpServer } from './server';
 
@@ -59,7 +65,9 @@ export class McpConnection {
     let cursor: string | undefined;
     try {
       do {
-        const page = await client.listTools(cursor ? { cursor } : undefined, { timeout: this.options.connectTimeoutMs });
+        const page = await client.listTools(cursor ? { cursor } : undefined, {
+          timeout: this.options.connectTimeoutMs,
+        });
         tools.push(...page.tools);
         cursor = page.nextCursor;
       } while (cursor);
@@ -90,7 +98,11 @@ export class McpConnection {
         if (!failure) throw err;
         this.#drop(client);
         if (failure === 'refused') throw new McpConnectionError(this.server.name, this.#why(err), false);
-        if (attempt >= 2) throw new McpConnectionError(this.server.name, `the connection was lost and a reconnect did not help: ${this.#why(err)}`);
+        if (attempt >= 2)
+          throw new McpConnectionError(
+            this.server.name,
+            `the connection was lost and a reconnect did not help: ${this.#why(err)}`,
+          );
       }
     }
   }
@@ -132,8 +144,11 @@ export class McpConnection {
 
   #transport(): Transport {
     const s = this.server;
-    if (s.transport === 'http') return new StreamableHTTPClientTransport(new URL(s.url), { requestInit: { headers: { ...s.headers } } });
-    const inherited = Object.fromEntries((s.inheritEnv ?? []).flatMap((k) => (process.env[k] === undefined ? [] : [[k, process.env[k]!]])));
+    if (s.transport === 'http')
+      return new StreamableHTTPClientTransport(new URL(s.url), { requestInit: { headers: { ...s.headers } } });
+    const inherited = Object.fromEntries(
+      (s.inheritEnv ?? []).flatMap((k) => (process.env[k] === undefined ? [] : [[k, process.env[k]!]])),
+    );
     const transport = new StdioClientTransport({
       command: s.command,
       args: [...(s.args ?? [])],
@@ -162,14 +177,26 @@ export class McpConnection {
   }
 }
 
-const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'UND_ERR_SOCKET', 'UND_ERR_CLOSED']);
+const NETWORK_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'EPIPE',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'UND_ERR_SOCKET',
+  'UND_ERR_CLOSED',
+]);
 
 /**
  * Whether `err` means the connection failed (`lost`: reconnecting may help; `refused`: the server
  * turns baton away) rather than the server answering with an error.
  */
 function connectionFailure(err: unknown): 'lost' | 'refused' | undefined {
-  if (err instanceof McpError) return err.code === ErrorCode.ConnectionClosed || err.code === ErrorCode.RequestTimeout ? 'lost' : undefined;
+  if (err instanceof McpError)
+    return err.code === ErrorCode.ConnectionClosed || err.code === ErrorCode.RequestTimeout ? 'lost' : undefined;
   if (err instanceof StreamableHTTPError) {
     const status = err.code ?? 0;
     if (status === 401 || status === 403) return 'refused';
@@ -193,7 +220,9 @@ export function mayConnectLater(err: unknown): boolean {
 /** The version baton introduces itself with. */
 const BATON_VERSION = ((): string => {
   // The package root: two folders up from src/mcp, three from dist/src/mcp.
-  const file = [path.resolve(__dirname, '../../package.json'), path.resolve(__dirname, '../../../package.json')].find((f) => fs.existsSync(f));
+  const file = [path.resolve(__dirname, '../../package.json'), path.resolve(__dirname, '../../../package.json')].find(
+    (f) => fs.existsSync(f),
+  );
   try {
     return (JSON.parse(fs.readFileSync(file!, 'utf8')) as { version?: string }).version ?? '0.0.0';
   } catch {

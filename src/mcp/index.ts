@@ -4,6 +4,14 @@
  * @packageDocumentation
  * @module baton-agents/mcp
  */
-export { IDEMPOTENCY_KEY_META, mcpServer, type McpApprovals, type McpHttpServerOptions, type McpSensitivity, type McpServer, type McpStdioServerOptions } from './server';
+export {
+  IDEMPOTENCY_KEY_META,
+  mcpServer,
+  type McpApprovals,
+  type McpHttpServerOptions,
+  type McpSensitivity,
+  type McpServer,
+  type McpStdioServerOptions,
+} from './server';
 export { McpConnectionError, McpServerUnavailableError } from './errors';
 export type { McpWorkerOptions } from './tools';

@@ -68,8 +68,16 @@ export interface McpHttpServerOptions {
 
 /** A declared MCP server: give it to agents as `mcpServers: [server]`. */
 export type McpServer =
-  | ({ readonly kind: 'mcpServer'; readonly transport: 'stdio'; readonly approvals?: Readonly<Record<string, ToolApprovalSpec>> } & Readonly<Omit<McpStdioServerOptions, 'needsApproval'>>)
-  | ({ readonly kind: 'mcpServer'; readonly transport: 'http'; readonly approvals?: Readonly<Record<string, ToolApprovalSpec>> } & Readonly<Omit<McpHttpServerOptions, 'needsApproval'>>);
+  | ({
+      readonly kind: 'mcpServer';
+      readonly transport: 'stdio';
+      readonly approvals?: Readonly<Record<string, ToolApprovalSpec>>;
+    } & Readonly<Omit<McpStdioServerOptions, 'needsApproval'>>)
+  | ({
+      readonly kind: 'mcpServer';
+      readonly transport: 'http';
+      readonly approvals?: Readonly<Record<string, ToolApprovalSpec>>;
+    } & Readonly<Omit<McpHttpServerOptions, 'needsApproval'>>);
 
 /** Server names: a letter first; no `__` and no trailing `_`, so `<server>__<tool>` names one server. */
 const SERVER_NAME = /^[a-zA-Z](?:[a-zA-Z0-9-]|_(?!_))*$/;
@@ -99,29 +107,45 @@ export function mcpServer(options: McpStdioServerOptions | McpHttpServerOptions)
   const o = (options ?? {}) as Partial<McpStdioServerOptions & McpHttpServerOptions>;
   const problems = nameProblems(o.name);
   const stdio = o.command !== undefined;
-  if (stdio === (o.url !== undefined)) problems.push('give either command (a stdio server) or url (a streamable HTTP server)');
+  if (stdio === (o.url !== undefined))
+    problems.push('give either command (a stdio server) or url (a streamable HTTP server)');
   if (stdio) {
     if (typeof o.command !== 'string' || o.command.trim() === '') problems.push('command must be a non-empty string');
     if (o.args !== undefined && !isStringArray(o.args)) problems.push('args must be a list of strings');
     if (o.env !== undefined && !isStringRecord(o.env)) problems.push('env must be an object of strings');
-    if (o.inheritEnv !== undefined && !isStringArray(o.inheritEnv)) problems.push('inheritEnv must be a list of variable names');
+    if (o.inheritEnv !== undefined && !isStringArray(o.inheritEnv))
+      problems.push('inheritEnv must be a list of variable names');
     if (o.cwd !== undefined && typeof o.cwd !== 'string') problems.push('cwd must be a string');
     if (o.headers !== undefined) problems.push('headers are for HTTP servers (url)');
   } else if (o.url !== undefined) {
     if (!isHttpUrl(o.url)) problems.push(`url must be an http or https URL, got ${JSON.stringify(o.url)}`);
     if (o.headers !== undefined && !isStringRecord(o.headers)) problems.push('headers must be an object of strings');
-    for (const key of ['args', 'env', 'inheritEnv', 'cwd'] as const) if (o[key] !== undefined) problems.push(`${key} is for stdio servers (command)`);
+    for (const key of ['args', 'env', 'inheritEnv', 'cwd'] as const)
+      if (o[key] !== undefined) problems.push(`${key} is for stdio servers (command)`);
   }
   if (o.sensitive !== undefined) problems.push(...mcpSensitivityProblems(o.sensitive));
   const approvals = o.needsApproval === undefined ? undefined : mcpApprovals(o.needsApproval, problems);
-  if (problems.length > 0) throw new UserError(`Invalid MCP server ${JSON.stringify(o.name)}: ${problems.join('; ')}`, { problems });
+  if (problems.length > 0)
+    throw new UserError(`Invalid MCP server ${JSON.stringify(o.name)}: ${problems.join('; ')}`, { problems });
   const extras = {
-    ...(o.sensitive ? { sensitive: Object.fromEntries(Object.entries(o.sensitive).map(([tool, s]) => [tool, toSensitivitySpec(s)])) } : {}),
+    ...(o.sensitive
+      ? { sensitive: Object.fromEntries(Object.entries(o.sensitive).map(([tool, s]) => [tool, toSensitivitySpec(s)])) }
+      : {}),
     ...(approvals && Object.keys(approvals).length > 0 ? { approvals } : {}),
   };
   if (stdio) {
     const { name, command, args = [], env = {}, inheritEnv = [], cwd } = o as McpStdioServerOptions;
-    return { kind: 'mcpServer', transport: 'stdio', name, command, args: [...args], env: { ...env }, inheritEnv: [...inheritEnv], ...(cwd ? { cwd } : {}), ...extras };
+    return {
+      kind: 'mcpServer',
+      transport: 'stdio',
+      name,
+      command,
+      args: [...args],
+      env: { ...env },
+      inheritEnv: [...inheritEnv],
+      ...(cwd ? { cwd } : {}),
+      ...extras,
+    };
   }
   const { name, url, headers = {} } = o as McpHttpServerOptions;
   return { kind: 'mcpServer', transport: 'http', name, url, headers: { ...headers }, ...extras };
@@ -130,7 +154,9 @@ export function mcpServer(options: McpStdioServerOptions | McpHttpServerOptions)
 /** `needsApproval` by tool name as the snapshot records it (tools with `false` left out); problems go to `problems`. */
 function mcpApprovals(value: unknown, problems: string[]): Record<string, ToolApprovalSpec> | undefined {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    problems.push(`needsApproval must be an object of the server's tool names, e.g. { refundOrder: true }, got ${JSON.stringify(value)}`);
+    problems.push(
+      `needsApproval must be an object of the server's tool names, e.g. { refundOrder: true }, got ${JSON.stringify(value)}`,
+    );
     return undefined;
   }
   const approvals: Record<string, ToolApprovalSpec> = {};
@@ -147,28 +173,38 @@ function mcpApprovals(value: unknown, problems: string[]): Record<string, ToolAp
 
 function mcpSensitivityProblems(value: unknown): string[] {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    return [`sensitive must be an object of the server's tool names, e.g. { lookupCustomer: { arguments: ['email'] } }, got ${JSON.stringify(value)}`];
+    return [
+      `sensitive must be an object of the server's tool names, e.g. { lookupCustomer: { arguments: ['email'] } }, got ${JSON.stringify(value)}`,
+    ];
   }
-  return Object.entries(value).flatMap(([tool, s]) => (tool.trim() === '' ? ['sensitive names a tool with an empty name'] : sensitivityProblems(s, `sensitive.${tool}`)));
+  return Object.entries(value).flatMap(([tool, s]) =>
+    tool.trim() === '' ? ['sensitive names a tool with an empty name'] : sensitivityProblems(s, `sensitive.${tool}`),
+  );
 }
 
 function nameProblems(name: unknown): string[] {
   if (typeof name !== 'string' || !SERVER_NAME.test(name) || name.endsWith('_') || name.length > MAX_SERVER_NAME) {
-    return [`name ${JSON.stringify(name)} must start with a letter and use only letters, digits, "-" or single "_" (not at the end), at most ${MAX_SERVER_NAME}`];
+    return [
+      `name ${JSON.stringify(name)} must start with a letter and use only letters, digits, "-" or single "_" (not at the end), at most ${MAX_SERVER_NAME}`,
+    ];
   }
-  if (RESERVED_PREFIXES.some((p) => name.startsWith(p))) return [`name "${name}" starts like baton's built-in tools (${RESERVED_PREFIXES.join(', ')})`];
+  if (RESERVED_PREFIXES.some((p) => name.startsWith(p)))
+    return [`name "${name}" starts like baton's built-in tools (${RESERVED_PREFIXES.join(', ')})`];
   return [];
 }
 
 /** Where a server's declaration appears in messages: its command line or URL, never its env or headers. */
 export function describeServer(server: McpServer): string {
-  return server.transport === 'stdio' ? `stdio: ${[server.command, ...(server.args ?? [])].join(' ')}` : `http: ${server.url}`;
+  return server.transport === 'stdio'
+    ? `stdio: ${[server.command, ...(server.args ?? [])].join(' ')}`
+    : `http: ${server.url}`;
 }
 
 /** Problems with an agent's `mcpServers`. */
 export function mcpServersProblems(servers: unknown): string[] {
   if (servers === undefined) return [];
-  if (!Array.isArray(servers) || servers.some((s) => (s as McpServer | undefined)?.kind !== 'mcpServer')) return ['mcpServers must be a list made with mcpServer()'];
+  if (!Array.isArray(servers) || servers.some((s) => (s as McpServer | undefined)?.kind !== 'mcpServer'))
+    return ['mcpServers must be a list made with mcpServer()'];
   const names = (servers as McpServer[]).map((s) => s.name);
   return names.filter((n, i) => names.indexOf(n) !== i).map((n) => `mcpServers lists two servers named "${n}"`);
 }
@@ -203,11 +239,17 @@ export function mcpTeamProblems(agents: readonly McpAgentView[]): string[] {
     for (const server of agent.mcpServers ?? []) {
       const key = JSON.stringify(server);
       const seen = byName.get(server.name);
-      if (seen && seen.key !== key) problems.push(`agents "${seen.agent}" and "${agent.id}" declare different MCP servers named "${server.name}"; give them different names`);
+      if (seen && seen.key !== key)
+        problems.push(
+          `agents "${seen.agent}" and "${agent.id}" declare different MCP servers named "${server.name}"; give them different names`,
+        );
       if (!seen) byName.set(server.name, { agent: agent.id, key });
       const prefix = `${server.name}${MCP_TOOL_SEPARATOR}`;
       for (const tool of agent.tools) {
-        if (tool.name.startsWith(prefix)) problems.push(`agent "${agent.id}" has a tool named "${tool.name}", which clashes with the tools of its MCP server "${server.name}" (${prefix}…)`);
+        if (tool.name.startsWith(prefix))
+          problems.push(
+            `agent "${agent.id}" has a tool named "${tool.name}", which clashes with the tools of its MCP server "${server.name}" (${prefix}…)`,
+          );
       }
     }
   }
@@ -226,12 +268,20 @@ export function agentMcpTools(
   servers: readonly McpServer[] | undefined,
   discovered: McpToolSpecs | undefined,
   others: readonly string[],
-): { tools: ToolSpec[]; problems: string[]; sensitivity: Record<string, ToolSensitivitySpec>; approvals: Record<string, ToolApprovalSpec> } {
+): {
+  tools: ToolSpec[];
+  problems: string[];
+  sensitivity: Record<string, ToolSensitivitySpec>;
+  approvals: Record<string, ToolApprovalSpec>;
+} {
   const tools = (servers ?? []).flatMap((s) => discovered?.[s.name] ?? []);
   const taken = new Set(others);
   const problems: string[] = [];
   for (const tool of tools) {
-    if (taken.has(tool.name)) problems.push(`agent "${agentId}" gets two tools named "${tool.name}" (an MCP server's tool names clash once namespaced)`);
+    if (taken.has(tool.name))
+      problems.push(
+        `agent "${agentId}" gets two tools named "${tool.name}" (an MCP server's tool names clash once namespaced)`,
+      );
     taken.add(tool.name);
   }
   const sensitivity: Record<string, ToolSensitivitySpec> = {};
@@ -243,8 +293,11 @@ export function agentMcpTools(
       const name = mcpToolName(server.name, tool);
       const found = listed.find((t) => t.name === name);
       if (!found) {
-        const offered = listed.map((t) => t.name.slice(server.name.length + MCP_TOOL_SEPARATOR.length)).join(', ') || 'none';
-        problems.push(`MCP server "${server.name}" marks tool "${tool}" sensitive, but it lists no such tool (it lists: ${offered})`);
+        const offered =
+          listed.map((t) => t.name.slice(server.name.length + MCP_TOOL_SEPARATOR.length)).join(', ') || 'none';
+        problems.push(
+          `MCP server "${server.name}" marks tool "${tool}" sensitive, but it lists no such tool (it lists: ${offered})`,
+        );
         continue;
       }
       const bad = sensitivityProblems(spec, `sensitive.${tool}`, found.parameters, tool);
@@ -260,11 +313,16 @@ export function agentMcpTools(
       const name = mcpToolName(server.name, tool);
       const found = listed.find((t) => t.name === name);
       if (!found) {
-        const offered = listed.map((t) => t.name.slice(server.name.length + MCP_TOOL_SEPARATOR.length)).join(', ') || 'none';
-        problems.push(`MCP server "${server.name}" says tool "${tool}" needs approval, but it lists no such tool (it lists: ${offered})`);
+        const offered =
+          listed.map((t) => t.name.slice(server.name.length + MCP_TOOL_SEPARATOR.length)).join(', ') || 'none';
+        problems.push(
+          `MCP server "${server.name}" says tool "${tool}" needs approval, but it lists no such tool (it lists: ${offered})`,
+        );
         continue;
       }
-      const bad = spec.when ? conditionArgProblems(spec.when, { parameters: found.parameters, tool }, `needsApproval.${tool}`) : [];
+      const bad = spec.when
+        ? conditionArgProblems(spec.when, { parameters: found.parameters, tool }, `needsApproval.${tool}`)
+        : [];
       if (bad.length > 0) problems.push(...bad.map((p) => `MCP server "${server.name}": ${p}`));
       else approvals[name] = spec;
     }
@@ -277,7 +335,12 @@ function isStringArray(value: unknown): value is string[] {
 }
 
 function isStringRecord(value: unknown): value is Record<string, string> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) && Object.values(value).every((v) => typeof v === 'string');
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    !Array.isArray(value) &&
+    Object.values(value).every((v) => typeof v === 'string')
+  );
 }
 
 function isHttpUrl(value: unknown): boolean {

@@ -43,7 +43,8 @@ export function mcpWorkerOptionsProblems(options: McpWorkerOptions): string[] {
   return [
     ...oneOf(['fail', 'skip'])(options.onUnavailable ?? 'fail', 'mcp.onUnavailable'),
     ...(options.connectTimeout === undefined ? [] : duration(options.connectTimeout, 'mcp.connectTimeout')),
-    ...(options.connectAttempts === undefined || (Number.isInteger(options.connectAttempts) && options.connectAttempts >= 1 && options.connectAttempts <= 10)
+    ...(options.connectAttempts === undefined ||
+    (Number.isInteger(options.connectAttempts) && options.connectAttempts >= 1 && options.connectAttempts <= 10)
       ? []
       : [`"mcp.connectAttempts" must be a whole number from 1 to 10, got ${JSON.stringify(options.connectAttempts)}`]),
   ];
@@ -101,7 +102,10 @@ export class McpTools {
   /** The servers left out (`onUnavailable: 'skip'`), with why. */
   readonly unavailable: readonly { name: string; reason: string }[];
 
-  private constructor(connected: { connection: McpConnection; tools: McpToolInfo[] }[], unavailable: { name: string; reason: string }[]) {
+  private constructor(
+    connected: { connection: McpConnection; tools: McpToolInfo[] }[],
+    unavailable: { name: string; reason: string }[],
+  ) {
     const validators = new AjvJsonSchemaValidator();
     const specs: Record<string, ToolSpec[]> = {};
     for (const { connection, tools } of connected) {
@@ -109,7 +113,11 @@ export class McpTools {
       this.#connections.set(server, connection);
       specs[server] = tools.map((t) => {
         const parameters = parametersOf(t.inputSchema);
-        const entry: McpToolEntry = { server, tool: t.name, spec: { name: mcpToolName(server, t.name), description: t.description ?? t.title ?? t.name, parameters } };
+        const entry: McpToolEntry = {
+          server,
+          tool: t.name,
+          spec: { name: mcpToolName(server, t.name), description: t.description ?? t.title ?? t.name, parameters },
+        };
         try {
           entry.validate = validators.getValidator(parameters as Parameters<typeof validators.getValidator>[0]);
         } catch {
@@ -132,14 +140,22 @@ export class McpTools {
     const connectTimeoutMs = durationMs(options.connectTimeout ?? DEFAULT_CONNECT_TIMEOUT)!;
     const attempts = options.connectAttempts ?? DEFAULT_CONNECT_ATTEMPTS;
     const unique = [...new Map(servers.map((s) => [s.name, s])).values()];
-    const settled = await Promise.allSettled(unique.map((server) => connectAtStart(server, connectTimeoutMs, attempts, log)));
+    const settled = await Promise.allSettled(
+      unique.map((server) => connectAtStart(server, connectTimeoutMs, attempts, log)),
+    );
     const connected = settled.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []));
-    const unavailable = settled.flatMap((s, i) => (s.status === 'rejected' ? [{ name: unique[i]!.name, reason: reasonOf(s.reason) }] : []));
+    const unavailable = settled.flatMap((s, i) =>
+      s.status === 'rejected' ? [{ name: unique[i]!.name, reason: reasonOf(s.reason) }] : [],
+    );
     if (unavailable.length > 0 && (options.onUnavailable ?? 'fail') === 'fail') {
       await Promise.all(connected.map((c) => c.connection.close()));
       throw new McpServerUnavailableError(unavailable);
     }
-    for (const s of unavailable) log?.warn(`MCP server "${s.name}" is unavailable; this worker starts without its tools: ${s.reason}`, { mcpServer: s.name, reason: s.reason });
+    for (const s of unavailable)
+      log?.warn(`MCP server "${s.name}" is unavailable; this worker starts without its tools: ${s.reason}`, {
+        mcpServer: s.name,
+        reason: s.reason,
+      });
     return new McpTools(connected, unavailable);
   }
 
@@ -167,9 +183,11 @@ export class McpTools {
     } catch {
       return { ok: false, content: `Error: the arguments of ${name} are not valid JSON: ${rawArguments}` };
     }
-    if (typeof args !== 'object' || args === null || Array.isArray(args)) return { ok: false, content: `Error: invalid arguments for ${name}: they must be a JSON object` };
+    if (typeof args !== 'object' || args === null || Array.isArray(args))
+      return { ok: false, content: `Error: invalid arguments for ${name}: they must be a JSON object` };
     const checked = entry.validate?.(args);
-    if (checked && !checked.valid) return { ok: false, content: `Error: invalid arguments for ${name}: ${checked.errorMessage}` };
+    if (checked && !checked.valid)
+      return { ok: false, content: `Error: invalid arguments for ${name}: ${checked.errorMessage}` };
     try {
       const result = await this.#connections.get(entry.server)!.callTool(entry.tool, args as Record<string, unknown>, {
         meta: { [IDEMPOTENCY_KEY_META]: context.idempotencyKey },
@@ -200,16 +218,27 @@ export class McpTools {
  * Connect one server and list its tools, trying again (with twice the time, after a pause) while it
  * may only be slow to start; the last try's time bounds its reconnects.
  */
-async function connectAtStart(server: McpServer, firstTimeoutMs: number, attempts: number, log?: McpLog): Promise<{ connection: McpConnection; tools: McpToolInfo[] }> {
+async function connectAtStart(
+  server: McpServer,
+  firstTimeoutMs: number,
+  attempts: number,
+  log?: McpLog,
+): Promise<{ connection: McpConnection; tools: McpToolInfo[] }> {
   for (let attempt = 1; ; attempt++) {
     const connectTimeoutMs = firstTimeoutMs * 2 ** (attempt - 1);
-    const connection = new McpConnection(server, { connectTimeoutMs, onStderr: (line) => log?.debug(`MCP server "${server.name}": ${line}`, { mcpServer: server.name }) });
+    const connection = new McpConnection(server, {
+      connectTimeoutMs,
+      onStderr: (line) => log?.debug(`MCP server "${server.name}": ${line}`, { mcpServer: server.name }),
+    });
     try {
       return { connection, tools: await connection.listTools() };
     } catch (err) {
       await connection.close();
       if (attempt >= attempts || !mayConnectLater(err)) throw err;
-      log?.warn(`MCP server "${server.name}" did not start (try ${attempt} of ${attempts}): ${reasonOf(err)}; trying again, waiting up to ${connectTimeoutMs * 2} ms`, { mcpServer: server.name, attempt });
+      log?.warn(
+        `MCP server "${server.name}" did not start (try ${attempt} of ${attempts}): ${reasonOf(err)}; trying again, waiting up to ${connectTimeoutMs * 2} ms`,
+        { mcpServer: server.name, attempt },
+      );
       await new Promise((resolve) => setTimeout(resolve, 1000 * attempt));
     }
   }
@@ -231,9 +260,15 @@ export function resultText(result: CallToolResult): string {
         return block.text;
       case 'image':
       case 'audio':
-        return JSON.stringify({ type: block.type, mimeType: block.mimeType, bytes: Math.floor((block.data.length * 3) / 4) });
+        return JSON.stringify({
+          type: block.type,
+          mimeType: block.mimeType,
+          bytes: Math.floor((block.data.length * 3) / 4),
+        });
       case 'resource':
-        return 'text' in block.resource ? block.resource.text : JSON.stringify({ type: 'resource', uri: block.resource.uri, mimeType: block.resource.mimeType });
+        return 'text' in block.resource
+          ? block.resource.text
+          : JSON.stringify({ type: 'resource', uri: block.resource.uri, mimeType: block.resource.mimeType });
       default:
         return JSON.stringify(block);
     }

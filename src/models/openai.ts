@@ -3,9 +3,25 @@ import { APIConnectionError, APIConnectionTimeoutError, APIError } from 'openai'
 import type { ChatCompletionCreateParamsNonStreaming } from 'openai/resources/chat/completions';
 import type { CallModelInput, ModelResponse, OpenAIModelSpec } from '../common/model';
 import { acceptsConnections, defaultMaxTokens, type Endpoint, openEndpoint, withoutSecret } from './openaiEndpoint';
-import { classify, fingerprint, repeatableFailureKey, repeatedFailure, serverAnswer, streamFailure, unreachableFailure } from './openaiFailures';
+import {
+  classify,
+  fingerprint,
+  repeatableFailureKey,
+  repeatedFailure,
+  serverAnswer,
+  streamFailure,
+  unreachableFailure,
+} from './openaiFailures';
 import { chatRequest, fromCompletion, response } from './openaiMessages';
-import { askedMode, nextMode, outputRequest, refusesResponseFormat, withOutput, type ResponseFormatMode, type StructuredMode } from './openaiOutput';
+import {
+  askedMode,
+  nextMode,
+  outputRequest,
+  refusesResponseFormat,
+  withOutput,
+  type ResponseFormatMode,
+  type StructuredMode,
+} from './openaiOutput';
 import { ChunkAssembly, readChunks, type StreamAnswer, streamOrWhole } from './openaiStream';
 import type { ModelCallContext, ModelProvider } from './provider';
 
@@ -115,12 +131,21 @@ export class OpenAIProvider implements ModelProvider {
     const maxTokens = defaultMaxTokens(endpoint.client.baseURL, this.options.maxTokens);
     if (params.max_tokens === undefined && maxTokens !== undefined) params.max_tokens = maxTokens;
     if (!input.outputSchema) return params;
-    const facts = { tools: input.tools.length > 0, baseURL: endpoint.client.baseURL, offered: this.#offered.get(endpoint.key) };
+    const facts = {
+      tools: input.tools.length > 0,
+      baseURL: endpoint.client.baseURL,
+      offered: this.#offered.get(endpoint.key),
+    };
     return withOutput(params, input.outputSchema, outputRequest(this.options.responseFormat ?? 'auto', facts));
   }
 
   /** Whether `err` refuses the `response_format` of `params`; the endpoint is then asked the next way from now on. */
-  private refusedResponseFormat(err: unknown, params: ChatCompletionCreateParamsNonStreaming, endpoint: Endpoint, context: ModelCallContext): boolean {
+  private refusedResponseFormat(
+    err: unknown,
+    params: ChatCompletionCreateParamsNonStreaming,
+    endpoint: Endpoint,
+    context: ModelCallContext,
+  ): boolean {
     const asked = askedMode(params);
     if (!asked || context.signal.aborted || !(err instanceof APIError)) return false;
     const { status, message } = serverAnswer(err, endpoint.errorBody.text);
@@ -129,14 +154,23 @@ export class OpenAIProvider implements ModelProvider {
     return true;
   }
 
-  private streams(spec: OpenAIModelSpec, endpoint: Endpoint, params: ChatCompletionCreateParamsNonStreaming, previous?: OpenAICallProgress): boolean {
+  private streams(
+    spec: OpenAIModelSpec,
+    endpoint: Endpoint,
+    params: ChatCompletionCreateParamsNonStreaming,
+    previous?: OpenAICallProgress,
+  ): boolean {
     if (!(spec.settings?.stream ?? this.options.stream ?? true)) return false;
     // A request whose stream keeps breaking off is asked once without streaming, in case the server cannot finish one.
     if (previous?.failure === STREAM_INTERRUPTED && (previous.count ?? 1) >= CUTS_BEFORE_WHOLE) return false;
     return !this.#noStreaming.has(endpoint.key) && !(params.tools && this.#noStreaming.has(`${endpoint.key}|tools`));
   }
 
-  private async single(endpoint: Endpoint, params: ChatCompletionCreateParamsNonStreaming, context: ModelCallContext): Promise<ModelResponse> {
+  private async single(
+    endpoint: Endpoint,
+    params: ChatCompletionCreateParamsNonStreaming,
+    context: ModelCallContext,
+  ): Promise<ModelResponse> {
     endpoint.errorBody.text = undefined;
     return fromCompletion(params, await endpoint.client.chat.completions.create(params, { signal: context.signal }));
   }
@@ -178,37 +212,67 @@ export class OpenAIProvider implements ModelProvider {
     } catch (err) {
       if (context.signal.aborted) throw context.signal.reason;
       if (!opened) {
-        if (err instanceof APIError && typeof err.status === 'number' && refusesStreaming(err, endpoint.errorBody.text)) return this.cannotStream(endpoint, params);
+        if (err instanceof APIError && typeof err.status === 'number' && refusesStreaming(err, endpoint.errorBody.text))
+          return this.cannotStream(endpoint, params);
         throw err;
       }
       // An error event inside the stream is the server's answer; a chunk that is not JSON is a bad
       // answer worth asking again (still streaming); anything else broke the stream, which is asked for again.
       if (err instanceof APIError || err instanceof SyntaxError) throw err;
-      if (!stalled) throw this.interrupted(context, progress, previous, `the model's stream broke off after ${assembly.chunks} chunk(s): ${String(err)}`);
+      if (!stalled)
+        throw this.interrupted(
+          context,
+          progress,
+          previous,
+          `the model's stream broke off after ${assembly.chunks} chunk(s): ${String(err)}`,
+        );
     } finally {
       context.signal.removeEventListener('abort', abort);
     }
     // The client ends an aborted stream quietly, so why it ended is read here.
     if (context.signal.aborted) throw context.signal.reason;
-    if (stalled) throw this.slow(endpoint, context, progress, previous, 'ModelStreamStalled', `the model's stream sent nothing for ${endpoint.timeoutMs} ms after ${assembly.chunks} chunk(s)`);
+    if (stalled)
+      throw this.slow(
+        endpoint,
+        context,
+        progress,
+        previous,
+        'ModelStreamStalled',
+        `the model's stream sent nothing for ${endpoint.timeoutMs} ms after ${assembly.chunks} chunk(s)`,
+      );
     if (!assembly.finishReason) {
       // A stream that ended in good order with nothing in it: this server cannot stream such a request.
       if (!assembly.received) return this.cannotStream(endpoint, params);
-      throw this.interrupted(context, progress, previous, `the model's stream ended after ${assembly.chunks} chunk(s) without a finish reason`);
+      throw this.interrupted(
+        context,
+        progress,
+        previous,
+        `the model's stream ended after ${assembly.chunks} chunk(s) without a finish reason`,
+      );
     }
     return response(params, assembly.content, assembly.toolCalls, assembly.usage, assembly.model);
   }
 
-  private async openStream(endpoint: Endpoint, params: ChatCompletionCreateParamsNonStreaming, controller: AbortController): Promise<StreamAnswer> {
+  private async openStream(
+    endpoint: Endpoint,
+    params: ChatCompletionCreateParamsNonStreaming,
+    controller: AbortController,
+  ): Promise<StreamAnswer> {
     const withUsage = !this.#noStreamOptions.has(endpoint.key);
     endpoint.errorBody.text = undefined;
     let answer: Response;
     try {
       answer = await endpoint.client.chat.completions
-        .create({ ...params, stream: true, ...(withUsage ? { stream_options: { include_usage: true } } : {}) }, { signal: controller.signal })
+        .create(
+          { ...params, stream: true, ...(withUsage ? { stream_options: { include_usage: true } } : {}) },
+          { signal: controller.signal },
+        )
         .asResponse();
     } catch (err) {
-      const refused = err instanceof APIError && typeof err.status === 'number' && /stream_options/.test(`${err.message} ${endpoint.errorBody.text ?? ''}`);
+      const refused =
+        err instanceof APIError &&
+        typeof err.status === 'number' &&
+        /stream_options/.test(`${err.message} ${endpoint.errorBody.text ?? ''}`);
       if (!withUsage || !refused) throw err;
       this.#noStreamOptions.add(endpoint.key);
       return this.openStream(endpoint, params, controller);
@@ -221,8 +285,17 @@ export class OpenAIProvider implements ModelProvider {
     return undefined;
   }
 
-  private interrupted(context: ModelCallContext, progress: OpenAICallProgress, previous: OpenAICallProgress | undefined, message: string): ApplicationFailure {
-    context.heartbeat?.({ request: progress.request, failure: STREAM_INTERRUPTED, count: inARow(previous, STREAM_INTERRUPTED) });
+  private interrupted(
+    context: ModelCallContext,
+    progress: OpenAICallProgress,
+    previous: OpenAICallProgress | undefined,
+    message: string,
+  ): ApplicationFailure {
+    context.heartbeat?.({
+      request: progress.request,
+      failure: STREAM_INTERRUPTED,
+      count: inARow(previous, STREAM_INTERRUPTED),
+    });
     return streamFailure('ModelStreamInterrupted', message);
   }
 
@@ -230,27 +303,57 @@ export class OpenAIProvider implements ModelProvider {
    * A server that took too long: retried after a pause (the request was aborted, so the server can
    * stop), then, on the same request's next timeout in a row, failed for good.
    */
-  private slow(endpoint: Endpoint, context: ModelCallContext, progress: OpenAICallProgress, previous: OpenAICallProgress | undefined, type: string, what: string): ApplicationFailure {
+  private slow(
+    endpoint: Endpoint,
+    context: ModelCallContext,
+    progress: OpenAICallProgress,
+    previous: OpenAICallProgress | undefined,
+    type: string,
+    what: string,
+  ): ApplicationFailure {
     const count = inARow(previous, TIMED_OUT);
     const message = `model endpoint slow: ${what}`;
     if (count >= MAX_TIMEOUTS) {
-      const advice = 'raise the model\'s settings.timeoutMs, lower its settings.maxTokens, or use a faster model or server';
-      return ApplicationFailure.create({ message: `${message}; the same request timed out ${count} times in a row, so it is not sent again (${advice})`, type, nonRetryable: true });
+      const advice =
+        "raise the model's settings.timeoutMs, lower its settings.maxTokens, or use a faster model or server";
+      return ApplicationFailure.create({
+        message: `${message}; the same request timed out ${count} times in a row, so it is not sent again (${advice})`,
+        type,
+        nonRetryable: true,
+      });
     }
     context.heartbeat?.({ request: progress.request, failure: TIMED_OUT, count });
-    return ApplicationFailure.create({ message, type, nextRetryDelay: Math.min(endpoint.timeoutMs, PAUSE_AFTER_TIMEOUT_MS) });
+    return ApplicationFailure.create({
+      message,
+      type,
+      nextRetryDelay: Math.min(endpoint.timeoutMs, PAUSE_AFTER_TIMEOUT_MS),
+    });
   }
 
-  private async failure(err: unknown, endpoint: Endpoint, context: ModelCallContext, progress: OpenAICallProgress, previous?: OpenAICallProgress): Promise<unknown> {
+  private async failure(
+    err: unknown,
+    endpoint: Endpoint,
+    context: ModelCallContext,
+    progress: OpenAICallProgress,
+    previous?: OpenAICallProgress,
+  ): Promise<unknown> {
     if (context.signal.aborted) return context.signal.reason ?? err;
     const baseURL = endpoint.client.baseURL;
     if (err instanceof APIConnectionTimeoutError && (await acceptsConnections(baseURL))) {
-      return this.slow(endpoint, context, progress, previous, 'ModelTimeout', `${baseURL} accepts connections but sent no answer within ${endpoint.timeoutMs} ms`);
+      return this.slow(
+        endpoint,
+        context,
+        progress,
+        previous,
+        'ModelTimeout',
+        `${baseURL} accepts connections but sent no answer within ${endpoint.timeoutMs} ms`,
+      );
     }
     if (err instanceof APIConnectionError) return unreachableFailure(err, baseURL);
     const body = endpoint.errorBody.text;
     const failure = classify(err, body);
-    const key = failure instanceof ApplicationFailure && !failure.nonRetryable ? repeatableFailureKey(err, body) : undefined;
+    const key =
+      failure instanceof ApplicationFailure && !failure.nonRetryable ? repeatableFailureKey(err, body) : undefined;
     if (!key) return failure;
     if (previous?.failure === key) return repeatedFailure(err as APIError, body);
     context.heartbeat?.({ request: progress.request, failure: key });

@@ -40,7 +40,9 @@ export function openEndpoint(spec: OpenAIModelSpec, options: { apiKey?: string; 
   const baseURL = spec.settings?.baseURL ?? options.baseURL ?? process.env.OPENAI_BASE_URL;
   const apiKey = options.apiKey ?? process.env.OPENAI_API_KEY;
   if (!apiKey && !baseURL) {
-    throw toApplicationFailure(new ModelRequestError('OPENAI_API_KEY is not set in the worker (set it, or OPENAI_BASE_URL for a local server)'));
+    throw toApplicationFailure(
+      new ModelRequestError('OPENAI_API_KEY is not set in the worker (set it, or OPENAI_BASE_URL for a local server)'),
+    );
   }
   const timeoutMs = spec.settings?.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const errorBody: Endpoint['errorBody'] = {};
@@ -53,7 +55,11 @@ export function openEndpoint(spec: OpenAIModelSpec, options: { apiKey?: string; 
     timeout: timeoutMs,
     fetch: async (url, init) => {
       const res = await fetch(url, init);
-      if (!res.ok) errorBody.text = await res.clone().text().catch(() => undefined);
+      if (!res.ok)
+        errorBody.text = await res
+          .clone()
+          .text()
+          .catch(() => undefined);
       return res;
     },
   });

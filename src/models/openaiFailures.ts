@@ -34,7 +34,8 @@ const BLAMES_REQUEST =
 // Words of a server having a bad moment; they win over the above.
 const TRANSIENT =
   /out of memory|\boom\b|overload|busy|unavailable|timed? ?out|temporar|try again|loading|capacity|connection|reset by peer|rate limit|too many|shutting down|restart|queue|cuda/i;
-const GENERIC = /^(\d{3}\s*)?(internal server error|internal error|server error|unknown error|error|\(no body\)|status code \(no body\))?\.?$/i;
+const GENERIC =
+  /^(\d{3}\s*)?(internal server error|internal error|server error|unknown error|error|\(no body\)|status code \(no body\))?\.?$/i;
 
 /** Whether the text of a 5xx answer shows a problem with the request rather than with the server. */
 export function blamesRequest(text: string): boolean {
@@ -57,7 +58,11 @@ export function serverAnswer(err: APIError, body?: string): ServerAnswer {
   // An error event inside a stream has no HTTP status; vLLM puts one in `code`.
   const code = (err.error as { code?: unknown } | undefined)?.code;
   const status = err.status ?? (typeof code === 'number' && code >= 400 && code < 600 ? code : 500);
-  return { status, message: messageOf(err.error) ?? messageOf(parseJson(body)) ?? clip(body?.trim()) ?? err.message, headers: err.headers };
+  return {
+    status,
+    message: messageOf(err.error) ?? messageOf(parseJson(body)) ?? clip(body?.trim()) ?? err.message,
+    headers: err.headers,
+  };
 }
 
 function messageOf(value: unknown): string | undefined {
@@ -104,7 +109,10 @@ export function causeOf(err: Error): string | undefined {
 }
 
 /** A retryable failure of the stream itself (cut off, or silent too long). */
-export function streamFailure(type: 'ModelStreamInterrupted' | 'ModelStreamStalled', message: string): ApplicationFailure {
+export function streamFailure(
+  type: 'ModelStreamInterrupted' | 'ModelStreamStalled',
+  message: string,
+): ApplicationFailure {
   return ApplicationFailure.retryable(message, type);
 }
 
@@ -115,7 +123,11 @@ export function streamFailure(type: 'ModelStreamInterrupted' | 'ModelStreamStall
  */
 export function classify(err: unknown, body?: string): unknown {
   if (err instanceof ApplicationFailure) return err;
-  if (err instanceof SyntaxError) return ApplicationFailure.retryable(`the model endpoint answered with malformed JSON: ${err.message}`, 'ModelMalformedResponse');
+  if (err instanceof SyntaxError)
+    return ApplicationFailure.retryable(
+      `the model endpoint answered with malformed JSON: ${err.message}`,
+      'ModelMalformedResponse',
+    );
   if (err instanceof APIConnectionError) {
     return ApplicationFailure.retryable(`model endpoint unreachable: ${err.message}`, 'ModelConnectionError');
   }
@@ -124,9 +136,16 @@ export function classify(err: unknown, body?: string): unknown {
   const text = `model endpoint answered ${answer.status}: ${answer.message}`;
   if (!isRetryableStatus(answer.status)) return toApplicationFailure(new ModelRequestError(text, answer.status));
   if (answer.status >= 500 && blamesRequest(`${answer.message} ${body ?? ''}`)) {
-    return toApplicationFailure(new ModelRequestError(`${text} (the answer blames the request, so it is not retried)`, answer.status));
+    return toApplicationFailure(
+      new ModelRequestError(`${text} (the answer blames the request, so it is not retried)`, answer.status),
+    );
   }
-  return ApplicationFailure.create({ message: text, type: 'ModelHttpError', details: [{ status: answer.status }], nextRetryDelay: retryAfterMs(answer.headers) });
+  return ApplicationFailure.create({
+    message: text,
+    type: 'ModelHttpError',
+    details: [{ status: answer.status }],
+    nextRetryDelay: retryAfterMs(answer.headers),
+  });
 }
 
 /**
@@ -145,11 +164,17 @@ export function repeatableFailureKey(err: unknown, body?: string): string | unde
 export function repeatedFailure(err: APIError, body?: string): ApplicationFailure {
   const answer = serverAnswer(err, body);
   return toApplicationFailure(
-    new ModelRequestError(`model endpoint answered ${answer.status}: ${answer.message} (the same answer to the same request as the previous attempt, so it is not retried again)`, answer.status),
+    new ModelRequestError(
+      `model endpoint answered ${answer.status}: ${answer.message} (the same answer to the same request as the previous attempt, so it is not retried again)`,
+      answer.status,
+    ),
   );
 }
 
 /** A short stable digest of a value (a request, a message). */
 export function fingerprint(value: unknown): string {
-  return createHash('sha256').update(typeof value === 'string' ? value : JSON.stringify(value)).digest('hex').slice(0, 16);
+  return createHash('sha256')
+    .update(typeof value === 'string' ? value : JSON.stringify(value))
+    .digest('hex')
+    .slice(0, 16);
 }

@@ -4,7 +4,12 @@
  * arguments; and a completion's answer read back as baton keeps it.
  */
 import { ApplicationFailure } from '@temporalio/common';
-import type { ChatCompletion, ChatCompletionCreateParamsNonStreaming, ChatCompletionMessageParam, ChatCompletionTool } from 'openai/resources/chat/completions';
+import type {
+  ChatCompletion,
+  ChatCompletionCreateParamsNonStreaming,
+  ChatCompletionMessageParam,
+  ChatCompletionTool,
+} from 'openai/resources/chat/completions';
 import type { CallModelInput, ChatMessage, ModelResponse, OpenAIModelSpec, ToolCall, ToolSpec } from '../common/model';
 import { estimateTokens } from './provider';
 
@@ -31,7 +36,11 @@ export function toOpenAIMessage(m: ChatMessage): ChatCompletionMessageParam {
         role: 'assistant',
         // An empty string, not null and not left out: chat templates read the field.
         content: m.content ?? '',
-        tool_calls: calls.map((c) => ({ id: c.id, type: 'function' as const, function: { name: c.name, arguments: jsonObjectText(c.arguments) } })),
+        tool_calls: calls.map((c) => ({
+          id: c.id,
+          type: 'function' as const,
+          function: { name: c.name, arguments: jsonObjectText(c.arguments) },
+        })),
       };
     }
     case 'tool':
@@ -78,20 +87,33 @@ export function normalizeToolCalls(calls: ToolCall[]): ToolCall[] {
 }
 
 /** The answer in a whole (not streamed) completion. */
-export function fromCompletion(params: ChatCompletionCreateParamsNonStreaming, completion: ChatCompletion): ModelResponse {
+export function fromCompletion(
+  params: ChatCompletionCreateParamsNonStreaming,
+  completion: ChatCompletion,
+): ModelResponse {
   const message = completion.choices?.[0]?.message;
   if (!message) throw ApplicationFailure.retryable('the model answered with no choices', 'ModelEmptyResponse');
   // A refusal is the model's answer: the chain ends with it instead of nudging an "empty" answer.
   const content = message.content || message.refusal || (message.content ?? null);
-  const toolCalls = (message.tool_calls ?? []).flatMap((c) => (c.type === 'function' ? [{ id: c.id, name: c.function.name, arguments: c.function.arguments }] : []));
+  const toolCalls = (message.tool_calls ?? []).flatMap((c) =>
+    c.type === 'function' ? [{ id: c.id, name: c.function.name, arguments: c.function.arguments }] : [],
+  );
   const usage = completion.usage ? usageOf(completion.usage) : undefined;
   return response(params, content, toolCalls, usage, completion.model);
 }
 
 /** A server's usage report: tokens in and out, and of those in, the ones its prompt cache served (`prompt_tokens_details.cached_tokens`). */
-export function usageOf(u: { prompt_tokens?: number; completion_tokens?: number; prompt_tokens_details?: { cached_tokens?: number } | null }): ModelResponse['usage'] {
+export function usageOf(u: {
+  prompt_tokens?: number;
+  completion_tokens?: number;
+  prompt_tokens_details?: { cached_tokens?: number } | null;
+}): ModelResponse['usage'] {
   const cached = u.prompt_tokens_details?.cached_tokens;
-  return { inputTokens: u.prompt_tokens ?? 0, outputTokens: u.completion_tokens ?? 0, ...(typeof cached === 'number' && cached > 0 ? { cachedInputTokens: cached } : {}) };
+  return {
+    inputTokens: u.prompt_tokens ?? 0,
+    outputTokens: u.completion_tokens ?? 0,
+    ...(typeof cached === 'number' && cached > 0 ? { cachedInputTokens: cached } : {}),
+  };
 }
 
 /** The model's answer as baton keeps it: tool calls normalized, usage estimated when the server reports none. */
@@ -103,11 +125,20 @@ export function response(
   model: string | undefined,
 ): ModelResponse {
   const toolCalls = normalizeToolCalls(calls);
-  return { content, toolCalls, usage: usage ?? estimatedUsage(params, content, toolCalls), model: model || params.model };
+  return {
+    content,
+    toolCalls,
+    usage: usage ?? estimatedUsage(params, content, toolCalls),
+    model: model || params.model,
+  };
 }
 
 /** Usage for servers that report none, from the lengths of what was sent and received. */
-function estimatedUsage(params: ChatCompletionCreateParamsNonStreaming, content: string | null, toolCalls: ToolCall[]): ModelResponse['usage'] {
+function estimatedUsage(
+  params: ChatCompletionCreateParamsNonStreaming,
+  content: string | null,
+  toolCalls: ToolCall[],
+): ModelResponse['usage'] {
   const sent = JSON.stringify(params.messages) + (params.tools ? JSON.stringify(params.tools) : '');
   const received = (content ?? '') + toolCalls.map((c) => c.name + c.arguments).join('');
   return { inputTokens: estimateTokens(sent), outputTokens: estimateTokens(received) };

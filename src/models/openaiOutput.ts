@@ -63,16 +63,28 @@ export function isOpenAIItself(baseURL: string): boolean {
  * `json_schema` format is not strict, so any JSON Schema that zod writes is accepted; the `callModel`
  * activity checks the answer either way.
  */
-export function withOutput(params: ChatCompletionCreateParamsNonStreaming, schema: JsonSchema, how: StructuredMode): ChatCompletionCreateParamsNonStreaming {
-  if (how === 'json_schema') return { ...params, response_format: { type: 'json_schema', json_schema: { name: 'output', schema, strict: false } } };
+export function withOutput(
+  params: ChatCompletionCreateParamsNonStreaming,
+  schema: JsonSchema,
+  how: StructuredMode,
+): ChatCompletionCreateParamsNonStreaming {
+  if (how === 'json_schema')
+    return {
+      ...params,
+      response_format: { type: 'json_schema', json_schema: { name: 'output', schema, strict: false } },
+    };
   const instructed = withInstruction(params, outputInstruction(schema));
   // llama-cpp-python's request model has a `schema` beside `type: 'json_object'`; the client's types do not.
-  if (how === 'json_object_schema') return { ...instructed, response_format: { type: 'json_object', schema } as unknown as { type: 'json_object' } };
+  if (how === 'json_object_schema')
+    return { ...instructed, response_format: { type: 'json_object', schema } as unknown as { type: 'json_object' } };
   if (how === 'json_object') return { ...instructed, response_format: { type: 'json_object' } };
   return instructed;
 }
 
-function withInstruction(params: ChatCompletionCreateParamsNonStreaming, instruction: string): ChatCompletionCreateParamsNonStreaming {
+function withInstruction(
+  params: ChatCompletionCreateParamsNonStreaming,
+  instruction: string,
+): ChatCompletionCreateParamsNonStreaming {
   const [first, ...rest] = params.messages;
   // Appended to the first system message: chat templates of local models often refuse a second one.
   if (first?.role === 'system' && typeof first.content === 'string') {
@@ -91,11 +103,19 @@ export function outputInstruction(schema: JsonSchema): string {
  * `json_schema`), an unexpected field (`schema` beside `json_object`), or not for this model or schema.
  */
 export function refusesResponseFormat(status: number | undefined, message: string): boolean {
-  return status !== undefined && status >= 400 && status < 600 && status !== 429 && /response_format|json_schema|json_object|json schema/i.test(message);
+  return (
+    status !== undefined &&
+    status >= 400 &&
+    status < 600 &&
+    status !== 429 &&
+    /response_format|json_schema|json_object|json schema/i.test(message)
+  );
 }
 
 /** How `params` ask for the answer's shape with `response_format`, or `undefined` when they do not. */
-export function askedMode(params: ChatCompletionCreateParamsNonStreaming): Exclude<StructuredMode, 'instruction'> | undefined {
+export function askedMode(
+  params: ChatCompletionCreateParamsNonStreaming,
+): Exclude<StructuredMode, 'instruction'> | undefined {
   const format = params.response_format as { type?: string; schema?: unknown } | undefined;
   if (format?.type === 'json_schema') return 'json_schema';
   if (format?.type === 'json_object') return format.schema === undefined ? 'json_object' : 'json_object_schema';

@@ -11,25 +11,34 @@ import { usageOf } from './openaiMessages';
  * What came back to a request for a stream: events, or (from a server that ignores `stream: true`) the whole completion.
  * @internal
  */
-export type StreamAnswer = { stream: AsyncIterable<ChatCompletionChunk>; whole?: undefined } | { whole: ChatCompletion; stream?: undefined };
+export type StreamAnswer =
+  { stream: AsyncIterable<ChatCompletionChunk>; whole?: undefined } | { whole: ChatCompletion; stream?: undefined };
 
 /**
  * Read the answer to a streamed request: Server-Sent Events as chunks; a JSON completion (a server
  * that ignored `stream: true`) as the answer it is, rather than an empty stream to ask again for.
  */
 export async function streamOrWhole(response: Response, controller: AbortController): Promise<StreamAnswer> {
-  if (/event-stream/i.test(response.headers.get('content-type') ?? '')) return { stream: Stream.fromSSEResponse<ChatCompletionChunk>(response, controller) };
+  if (/event-stream/i.test(response.headers.get('content-type') ?? ''))
+    return { stream: Stream.fromSSEResponse<ChatCompletionChunk>(response, controller) };
   const text = await response.text();
   const whole = completionIn(text);
   if (whole) return { whole };
   // Events sent without their content type.
-  return { stream: Stream.fromSSEResponse<ChatCompletionChunk>(new Response(text, { status: response.status, headers: response.headers }), controller) };
+  return {
+    stream: Stream.fromSSEResponse<ChatCompletionChunk>(
+      new Response(text, { status: response.status, headers: response.headers }),
+      controller,
+    ),
+  };
 }
 
 function completionIn(text: string): ChatCompletion | undefined {
   try {
     const value = JSON.parse(text) as Partial<ChatCompletion> | null;
-    return value !== null && typeof value === 'object' && Array.isArray(value.choices) ? (value as ChatCompletion) : undefined;
+    return value !== null && typeof value === 'object' && Array.isArray(value.choices)
+      ? (value as ChatCompletion)
+      : undefined;
   } catch {
     return undefined;
   }
@@ -107,7 +116,12 @@ export class ChunkAssembly {
  * Iterate `stream`, calling `onChunk` per chunk; `onIdle` fires when nothing arrived for `idleMs`
  * (it should abort the request, which ends the iteration).
  */
-export async function readChunks<T>(stream: AsyncIterable<T>, idleMs: number, onChunk: (chunk: T) => void, onIdle: () => void): Promise<void> {
+export async function readChunks<T>(
+  stream: AsyncIterable<T>,
+  idleMs: number,
+  onChunk: (chunk: T) => void,
+  onIdle: () => void,
+): Promise<void> {
   let timer = setTimeout(onIdle, idleMs);
   try {
     for await (const chunk of stream) {

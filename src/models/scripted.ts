@@ -1,7 +1,14 @@
 import { ApplicationFailure } from '@temporalio/common';
 import { toApplicationFailure, UnexpectedModelCallError } from '../common/errors';
 import { HANDOFF_TOOL_NAME } from '../common/handoff';
-import type { CallModelInput, ChatMessage, ModelResponse, ScriptedModelSpec, ScriptedStep, ToolCall } from '../common/types';
+import type {
+  CallModelInput,
+  ChatMessage,
+  ModelResponse,
+  ScriptedModelSpec,
+  ScriptedStep,
+  ToolCall,
+} from '../common/types';
 import { estimateTokens, type ModelCallContext, type ModelProvider } from './provider';
 
 /** The provider behind {@link scripted} model specs: answers from the spec, never from the network. */
@@ -9,7 +16,9 @@ export class ScriptedProvider implements ModelProvider {
   async call(input: CallModelInput, context: ModelCallContext): Promise<ModelResponse> {
     const spec = input.model as ScriptedModelSpec;
     const latest = latestInput(input.messages);
-    const step = (input.purpose ? undefined : spec.steps[input.callIndex]) ?? spec.rules.find((r) => matches(r.whenIncludes, latest))?.reply;
+    const step =
+      (input.purpose ? undefined : spec.steps[input.callIndex]) ??
+      spec.rules.find((r) => matches(r.whenIncludes, latest))?.reply;
     if (!step) throw toApplicationFailure(new UnexpectedModelCallError(input.agentId, input.callIndex, latest));
     if (step.failAttempts !== undefined && context.attempt <= step.failAttempts) {
       throw ApplicationFailure.retryable(

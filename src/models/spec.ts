@@ -1,4 +1,11 @@
-import type { CustomModelSpec, OpenAIModelSettings, OpenAIModelSpec, ScriptedModelSpec, ScriptedRule, ScriptedStep } from '../common/model';
+import type {
+  CustomModelSpec,
+  OpenAIModelSettings,
+  OpenAIModelSpec,
+  ScriptedModelSpec,
+  ScriptedRule,
+  ScriptedStep,
+} from '../common/model';
 
 /**
  * A model on any OpenAI-compatible Chat Completions endpoint (OpenAI, vLLM, Ollama, llama.cpp).

@@ -65,7 +65,8 @@ export class FileBlobStore implements BlobStore {
     try {
       return await fs.readFile(this.file(key));
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT') throw new ClaimCheckError(`claim-checked payload ${key} is not in ${this.dir}`);
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT')
+        throw new ClaimCheckError(`claim-checked payload ${key} is not in ${this.dir}`);
       throw err;
     }
   }
@@ -105,7 +106,8 @@ export class ClaimCheckPayloadCodec implements PayloadCodec {
         if (!encoding || decoder.decode(encoding) !== CLAIM_CHECK_ENCODING || !p.data) return p;
         const key = decoder.decode(p.data);
         const bytes = await this.store.get(key);
-        if (sha256(bytes) !== key) throw new ClaimCheckError(`claim-checked payload ${key} does not hold the bytes it was stored with`);
+        if (sha256(bytes) !== key)
+          throw new ClaimCheckError(`claim-checked payload ${key} does not hold the bytes it was stored with`);
         return temporal.api.common.v1.Payload.decode(bytes);
       }),
     );

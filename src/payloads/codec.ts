@@ -64,14 +64,18 @@ function encryptionOf(options: PayloadCodecOptions): PayloadCodec {
 }
 
 function externalStorageOf(options: PayloadCodecOptions) {
-  return options.claimCheck && usesExternalStorage(options.claimCheck) ? batonExternalStorage(options.claimCheck) : undefined;
+  return options.claimCheck && usesExternalStorage(options.claimCheck)
+    ? batonExternalStorage(options.claimCheck)
+    : undefined;
 }
 
 /**
  * The module of the failure converter that encodes failure messages and stack traces (compiled in
  * the package, TypeScript in baton's own checkout): Temporal loads failure converters by path.
  */
-export const ENCODED_FAILURES_PATH = ['failureConverter.js', 'failureConverter.ts'].map((f) => path.join(__dirname, f)).find((f) => fs.existsSync(f))!;
+export const ENCODED_FAILURES_PATH = ['failureConverter.js', 'failureConverter.ts']
+  .map((f) => path.join(__dirname, f))
+  .find((f) => fs.existsSync(f))!;
 
 /**
  * The data converter for baton's payload codecs: pass it to the Temporal `Client` your `Baton`

@@ -60,21 +60,30 @@ class HttpError extends Error {
  * in `/encode` or `/decode`). `GET /` serves a sign-in page that sets a session cookie, for the UI
  * with "include cross-origin credentials" on.
  */
-export function codecServerHandler(options: CodecServerOptions = {}): (req: IncomingMessage, res: ServerResponse) => void {
+export function codecServerHandler(
+  options: CodecServerOptions = {},
+): (req: IncomingMessage, res: ServerResponse) => void {
   const tokens = (options.tokens ?? []).filter((t) => t !== '').map(digest);
-  if (tokens.length === 0 && !options.authorize) throw new CodecConfigError(['a codec server needs an auth token (or an authorize function): it decrypts for whoever may call it']);
+  if (tokens.length === 0 && !options.authorize)
+    throw new CodecConfigError([
+      'a codec server needs an auth token (or an authorize function): it decrypts for whoever may call it',
+    ]);
   const codecs = options.codecs ?? batonPayloadCodecs(codecOptionsFromEnv());
   const origins = new Set(options.origins ?? DEV_UI_ORIGINS);
   const sessions = new Set<string>();
   const maxBodyBytes = options.maxBodyBytes ?? 8 * 2 ** 20;
-  const tokenOk = (token: string | undefined) => token !== undefined && tokens.some((t) => timingSafeEqual(t, digest(token)));
+  const tokenOk = (token: string | undefined) =>
+    token !== undefined && tokens.some((t) => timingSafeEqual(t, digest(token)));
   const allowed = async (req: IncomingMessage) =>
-    tokenOk(bearer(req)) || sessions.has(cookie(req, SESSION_COOKIE) ?? '') || ((await options.authorize?.(req)) ?? false);
+    tokenOk(bearer(req)) ||
+    sessions.has(cookie(req, SESSION_COOKIE) ?? '') ||
+    ((await options.authorize?.(req)) ?? false);
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const origin = req.headers.origin;
     const own = origin !== undefined && originHost(origin) === req.headers.host;
-    if (origin !== undefined && !own && !origins.has(origin) && !origins.has('*')) throw new HttpError(403, `origin ${origin} is not allowed`);
+    if (origin !== undefined && !own && !origins.has(origin) && !origins.has('*'))
+      throw new HttpError(403, `origin ${origin} is not allowed`);
     if (origin !== undefined && !own) cors(res, origin);
     const path = new URL(req.url ?? '/', 'http://codec').pathname;
     if (req.method === 'OPTIONS') return void res.writeHead(204).end();
@@ -85,7 +94,10 @@ export function codecServerHandler(options: CodecServerOptions = {}): (req: Inco
       const session = randomBytes(24).toString('base64url');
       sessions.add(session);
       const secure = (req.socket as { encrypted?: boolean }).encrypted || req.headers['x-forwarded-proto'] === 'https';
-      res.setHeader('set-cookie', `${SESSION_COOKIE}=${session}; HttpOnly; Path=/; ${secure ? 'SameSite=None; Secure' : 'SameSite=Lax'}`);
+      res.setHeader(
+        'set-cookie',
+        `${SESSION_COOKIE}=${session}; HttpOnly; Path=/; ${secure ? 'SameSite=None; Secure' : 'SameSite=Lax'}`,
+      );
       return html(res, 200, loginPage(undefined, true));
     }
     const op = /\/(encode|decode)$/.exec(path)?.[1];
@@ -164,16 +176,24 @@ function parsePayloads(text: string): Payload[] {
   return list.map((p: unknown, i) => {
     const { metadata = {}, data } = (p ?? {}) as JsonPayload;
     const entries = typeof metadata === 'object' && metadata !== null ? Object.entries(metadata) : [];
-    if (entries.some(([, v]) => typeof v !== 'string') || (data !== undefined && data !== null && typeof data !== 'string')) {
+    if (
+      entries.some(([, v]) => typeof v !== 'string') ||
+      (data !== undefined && data !== null && typeof data !== 'string')
+    ) {
       throw new HttpError(400, `payload ${i} is not {"metadata": {key: base64}, "data": base64}`);
     }
-    return { metadata: Object.fromEntries(entries.map(([k, v]) => [k, Buffer.from(v, 'base64')])), data: Buffer.from(data ?? '', 'base64') };
+    return {
+      metadata: Object.fromEntries(entries.map(([k, v]) => [k, Buffer.from(v, 'base64')])),
+      data: Buffer.from(data ?? '', 'base64'),
+    };
   });
 }
 
 function toJson(p: Payload): JsonPayload {
   return {
-    metadata: Object.fromEntries(Object.entries(p.metadata ?? {}).map(([k, v]) => [k, Buffer.from(v ?? new Uint8Array()).toString('base64')])),
+    metadata: Object.fromEntries(
+      Object.entries(p.metadata ?? {}).map(([k, v]) => [k, Buffer.from(v ?? new Uint8Array()).toString('base64')]),
+    ),
     data: Buffer.from(p.data ?? new Uint8Array()).toString('base64'),
   };
 }

@@ -68,7 +68,8 @@ export function checkEncryptionKeys(keys: readonly EncryptionKey[]): string[] {
     if (!KEY_ID.test(k.id)) problems.push(`key id "${k.id}" must be 1-64 letters, digits, ".", "_" or "-"`);
     if (seen.has(k.id)) problems.push(`key id "${k.id}" appears twice`);
     seen.add(k.id);
-    if (k.key.length !== KEY_BYTES) problems.push(`key "${k.id}" has ${k.key.length} bytes; AES-256 needs ${KEY_BYTES}`);
+    if (k.key.length !== KEY_BYTES)
+      problems.push(`key "${k.id}" has ${k.key.length} bytes; AES-256 needs ${KEY_BYTES}`);
   }
   return problems;
 }
@@ -111,7 +112,14 @@ export class AesGcmPayloadCodec implements PayloadCodec {
     cipher.setAAD(encoder.encode(id));
     const plain = temporal.api.common.v1.Payload.encode(p).finish();
     const data = Buffer.concat([iv, cipher.update(plain), cipher.final(), cipher.getAuthTag()]);
-    return { metadata: { encoding: encoder.encode(ENCRYPTED_ENCODING), [KEY_ID_METADATA]: encoder.encode(id), [CIPHER_METADATA]: encoder.encode(CIPHER) }, data };
+    return {
+      metadata: {
+        encoding: encoder.encode(ENCRYPTED_ENCODING),
+        [KEY_ID_METADATA]: encoder.encode(id),
+        [CIPHER_METADATA]: encoder.encode(CIPHER),
+      },
+      data,
+    };
   }
 
   /** One payload decrypted, or as it was when this codec did not encrypt it. */
@@ -122,12 +130,19 @@ export class AesGcmPayloadCodec implements PayloadCodec {
     const configured = [...this.#keys.keys()];
     if (!key) throw missingKeyError(keyId, configured);
     const data = p.data ?? new Uint8Array();
-    if (data.length < IV_BYTES + TAG_BYTES) throw new PayloadDecryptionError(`a payload encrypted with key "${keyId}" is too short to be one`, { keyId, configured });
+    if (data.length < IV_BYTES + TAG_BYTES)
+      throw new PayloadDecryptionError(`a payload encrypted with key "${keyId}" is too short to be one`, {
+        keyId,
+        configured,
+      });
     try {
       const decipher = createDecipheriv('aes-256-gcm', key, data.subarray(0, IV_BYTES));
       decipher.setAAD(encoder.encode(keyId));
       decipher.setAuthTag(data.subarray(data.length - TAG_BYTES));
-      const plain = Buffer.concat([decipher.update(data.subarray(IV_BYTES, data.length - TAG_BYTES)), decipher.final()]);
+      const plain = Buffer.concat([
+        decipher.update(data.subarray(IV_BYTES, data.length - TAG_BYTES)),
+        decipher.final(),
+      ]);
       return temporal.api.common.v1.Payload.decode(plain);
     } catch {
       throw new PayloadDecryptionError(

@@ -6,7 +6,13 @@
  * baton's (a directory, S3, …) or any Temporal `StorageDriver`.
  */
 import { createHash } from 'node:crypto';
-import { ExternalStorage, type Payload, type PayloadCodec, type StorageDriver, StorageDriverClaim } from '@temporalio/common';
+import {
+  ExternalStorage,
+  type Payload,
+  type PayloadCodec,
+  type StorageDriver,
+  StorageDriverClaim,
+} from '@temporalio/common';
 import { decodeReferencePayload, isReferencePayload } from '@temporalio/common/lib/internal-non-workflow';
 import { temporal } from '@temporalio/proto';
 import { type BlobStore, ClaimCheckError, type ClaimCheckOptions, FileBlobStore } from './claimCheck';
@@ -36,9 +42,13 @@ export function blobStoreDriver(store: BlobStore, name = BLOB_STORE_DRIVER_NAME)
       return Promise.all(
         claims.map(async (claim) => {
           const key = claim.claimData.key;
-          if (typeof key !== 'string') throw new ClaimCheckError(`a reference to external storage names no key: ${JSON.stringify(claim.claimData)}`);
+          if (typeof key !== 'string')
+            throw new ClaimCheckError(
+              `a reference to external storage names no key: ${JSON.stringify(claim.claimData)}`,
+            );
           const bytes = await store.get(key);
-          if (sha256(bytes) !== key) throw new ClaimCheckError(`externally stored payload ${key} does not hold the bytes it was stored with`);
+          if (sha256(bytes) !== key)
+            throw new ClaimCheckError(`externally stored payload ${key} does not hold the bytes it was stored with`);
           return temporal.api.common.v1.Payload.decode(bytes);
         }),
       );
@@ -55,7 +65,10 @@ export function usesExternalStorage(options: ClaimCheckOptions | undefined): boo
 export function batonExternalStorage(options: ClaimCheckOptions): ExternalStorage {
   const store = options.store ?? (options.dir ? new FileBlobStore(options.dir) : undefined);
   const driver = options.driver ?? (store ? blobStoreDriver(store) : undefined);
-  if (!driver) throw new ClaimCheckError('external storage needs a driver, a store or a directory (dir, or BATON_CLAIM_CHECK_DIR)');
+  if (!driver)
+    throw new ClaimCheckError(
+      'external storage needs a driver, a store or a directory (dir, or BATON_CLAIM_CHECK_DIR)',
+    );
   return new ExternalStorage({ drivers: [driver], payloadSizeThreshold: options.minBytes ?? 4096 });
 }
 
@@ -78,7 +91,10 @@ export class ExternalStorageReadCodec implements PayloadCodec {
         if (!isReferencePayload(p)) return p;
         const reference = decodeReferencePayload(p);
         const driver = this.storage.getDriver(reference.driverName);
-        if (!driver) throw new ClaimCheckError(`a payload is in external storage driver "${reference.driverName}", which is not configured here (configured: ${this.storage.drivers.map((d) => d.name).join(', ')})`);
+        if (!driver)
+          throw new ClaimCheckError(
+            `a payload is in external storage driver "${reference.driverName}", which is not configured here (configured: ${this.storage.drivers.map((d) => d.name).join(', ')})`,
+          );
         const [payload] = await driver.retrieve({}, [new StorageDriverClaim(reference.claimData)]);
         return payload!;
       }),

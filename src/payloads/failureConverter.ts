@@ -14,7 +14,9 @@ const encode = encoded.errorToFailure.bind(encoded);
 // stay readable by a process that has the other key; its name is checked, as its class (node:crypto)
 // is not in workflow code.
 encoded.errorToFailure = (err, payloadConverter, context) =>
-  err instanceof Error && err.name === 'PayloadDecryptionError' ? plain.errorToFailure(err, payloadConverter, context) : encode(err, payloadConverter, context);
+  err instanceof Error && err.name === 'PayloadDecryptionError'
+    ? plain.errorToFailure(err, payloadConverter, context)
+    : encode(err, payloadConverter, context);
 
 /** Failure messages and stack traces moved into an encoded payload, so the payload codec encrypts them. */
 export const failureConverter = encoded;

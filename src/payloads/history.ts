@@ -18,7 +18,10 @@ interface Slot {
  * `options.loadedDataConverter.payloadCodecs`), and put back the messages and stack traces of
  * failures whose common attributes were encoded. Returns `history`.
  */
-export async function decodeHistory<H extends temporal.api.history.v1.IHistory | Record<string, unknown>>(history: H, codecs: readonly PayloadCodec[]): Promise<H> {
+export async function decodeHistory<H extends temporal.api.history.v1.IHistory | Record<string, unknown>>(
+  history: H,
+  codecs: readonly PayloadCodec[],
+): Promise<H> {
   // Without codecs, an encrypted payload still fails naming its key rather than its encoding.
   const chain = codecs.length > 0 ? codecs : [new MissingKeysCodec()];
   const slots: Slot[] = [];
@@ -27,7 +30,10 @@ export async function decodeHistory<H extends temporal.api.history.v1.IHistory |
   const attributes = new Set(failures.map((f) => f.encodedAttributes));
   const data = slots.filter((s) => !attributes.has(s.payload));
   await decodeSlots(data, chain);
-  await decodeFailureAttributes(slots.filter((s) => attributes.has(s.payload)), chain);
+  await decodeFailureAttributes(
+    slots.filter((s) => attributes.has(s.payload)),
+    chain,
+  );
   for (const failure of failures) restoreFailure(failure);
   return history;
 }

@@ -37,7 +37,10 @@ export class HistoryPages {
     for (;;) {
       const one = this.small > 0;
       try {
-        const page = await this.service.getWorkflowExecutionHistory({ ...request, maximumPageSize: one ? 1 : pageSize });
+        const page = await this.service.getWorkflowExecutionHistory({
+          ...request,
+          maximumPageSize: one ? 1 : pageSize,
+        });
         if (one) this.small--;
         return page;
       } catch (err) {
@@ -49,12 +52,20 @@ export class HistoryPages {
 }
 
 /** The history of one run, as `fetchHistory()` gives it, in pages small enough to receive. */
-export async function historyOf(client: Pick<Client, 'workflowService'> & { options: { namespace: string } }, workflowId: string, runId?: string): Promise<Awaited<ReturnType<WorkflowHandle['fetchHistory']>>> {
+export async function historyOf(
+  client: Pick<Client, 'workflowService'> & { options: { namespace: string } },
+  workflowId: string,
+  runId?: string,
+): Promise<Awaited<ReturnType<WorkflowHandle['fetchHistory']>>> {
   const events: temporal.api.history.v1.IHistoryEvent[] = [];
   const pages = new HistoryPages(client.workflowService);
   let nextPageToken: Uint8Array | undefined;
   for (;;) {
-    const page = await pages.next({ namespace: client.options.namespace, execution: { workflowId, runId }, nextPageToken });
+    const page = await pages.next({
+      namespace: client.options.namespace,
+      execution: { workflowId, runId },
+      nextPageToken,
+    });
     events.push(...(page.history?.events ?? []));
     if (!page.nextPageToken?.length) return { events };
     nextPageToken = page.nextPageToken;

@@ -67,7 +67,12 @@ export function codecOptionsFromEnv(env: NodeJS.ProcessEnv = process.env): Paylo
   const claimCheck = claimCheckFromEnv(env);
   const tenantText = env[CODEC_ENV.TENANT_KEYS]?.trim();
   const tenantKeys = tenantText ? parseTenantKeys(tenantText, CODEC_ENV.TENANT_KEYS, encryptionKeys) : undefined;
-  return { ...(compress ? { compress } : {}), ...(encryptionKeys ? { encryptionKeys } : {}), ...(tenantKeys ? { tenantKeys } : {}), ...(claimCheck ? { claimCheck } : {}) };
+  return {
+    ...(compress ? { compress } : {}),
+    ...(encryptionKeys ? { encryptionKeys } : {}),
+    ...(tenantKeys ? { tenantKeys } : {}),
+    ...(claimCheck ? { claimCheck } : {}),
+  };
 }
 
 function claimCheckFromEnv(env: NodeJS.ProcessEnv): ClaimCheckOptions | undefined {
@@ -76,13 +81,20 @@ function claimCheckFromEnv(env: NodeJS.ProcessEnv): ClaimCheckOptions | undefine
   const via = env[CODEC_ENV.CLAIM_CHECK_VIA]?.trim();
   if (!dir) {
     const given = [min ? CODEC_ENV.CLAIM_CHECK_MIN_BYTES : '', via ? CODEC_ENV.CLAIM_CHECK_VIA : ''].filter(Boolean);
-    if (given.length > 0) throw new CodecConfigError([`${given.join(' and ')} need${given.length === 1 ? 's' : ''} ${CODEC_ENV.CLAIM_CHECK_DIR}`]);
+    if (given.length > 0)
+      throw new CodecConfigError([
+        `${given.join(' and ')} need${given.length === 1 ? 's' : ''} ${CODEC_ENV.CLAIM_CHECK_DIR}`,
+      ]);
     return undefined;
   }
-  if (via && via !== 'codec' && via !== 'external-storage') throw new CodecConfigError([`${CODEC_ENV.CLAIM_CHECK_VIA} must be "codec" or "external-storage", not "${via}"`]);
+  if (via && via !== 'codec' && via !== 'external-storage')
+    throw new CodecConfigError([`${CODEC_ENV.CLAIM_CHECK_VIA} must be "codec" or "external-storage", not "${via}"`]);
   const through: Pick<ClaimCheckOptions, 'via'> = via === 'external-storage' ? { via } : {};
   if (min === undefined || min === '') return { dir, ...through };
-  if (!/^[0-9]+$/.test(min) || Number(min) < 1) throw new CodecConfigError([`${CODEC_ENV.CLAIM_CHECK_MIN_BYTES} must be a whole number of bytes (1 or more), not "${min}"`]);
+  if (!/^[0-9]+$/.test(min) || Number(min) < 1)
+    throw new CodecConfigError([
+      `${CODEC_ENV.CLAIM_CHECK_MIN_BYTES} must be a whole number of bytes (1 or more), not "${min}"`,
+    ]);
   return { dir, minBytes: Number(min), ...through };
 }
 
@@ -92,7 +104,9 @@ export function readKeyFile(file: string): EncryptionKey[] {
   try {
     text = fs.readFileSync(file, 'utf8');
   } catch (err) {
-    throw new CodecConfigError([`cannot read the key file ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`]);
+    throw new CodecConfigError([
+      `cannot read the key file ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,
+    ]);
   }
   return parseEncryptionKeys(text, file);
 }
@@ -128,10 +142,18 @@ export function parseEncryptionKeys(text: string, source = 'encryption keys'): E
 }
 
 /** Tenants' keys from `<tenant>/<id>:<key>` entries (see {@link CODEC_ENV.TENANT_KEYS}); errors name the tenant and key id, never the key. */
-export function parseTenantKeys(text: string, source = 'tenant keys', shared: readonly EncryptionKey[] = []): TenantKeys {
+export function parseTenantKeys(
+  text: string,
+  source = 'tenant keys',
+  shared: readonly EncryptionKey[] = [],
+): TenantKeys {
   const byTenant: TenantKeys = {};
   const problems: string[] = [];
-  for (const [i, entry] of text.split(/[,\n]/).map((e) => e.replace(/#.*$/, '').trim()).filter((e) => e !== '').entries()) {
+  for (const [i, entry] of text
+    .split(/[,\n]/)
+    .map((e) => e.replace(/#.*$/, '').trim())
+    .filter((e) => e !== '')
+    .entries()) {
     // The tenant ends at the first "/" before the id's ":" (a base64 key may hold "/" too).
     const colon = entry.indexOf(':');
     const slash = entry.slice(0, colon < 0 ? entry.length : colon).indexOf('/');
@@ -140,7 +162,9 @@ export function parseTenantKeys(text: string, source = 'tenant keys', shared: re
       continue;
     }
     try {
-      (byTenant[entry.slice(0, slash)] ??= []).push(...parseEncryptionKeys(entry.slice(slash + 1), `${source} (tenant "${entry.slice(0, slash)}")`));
+      (byTenant[entry.slice(0, slash)] ??= []).push(
+        ...parseEncryptionKeys(entry.slice(slash + 1), `${source} (tenant "${entry.slice(0, slash)}")`),
+      );
     } catch (err) {
       problems.push(...(err as CodecConfigError).problems);
     }

@@ -17,7 +17,9 @@ export function fromPayload<T = unknown>(p: Payload): T {
 }
 
 /** The first payload of a history field, read; `undefined` when there is none. */
-export function fromPayloads<T = unknown>(payloads: temporal.api.common.v1.IPayloads | null | undefined): T | undefined {
+export function fromPayloads<T = unknown>(
+  payloads: temporal.api.common.v1.IPayloads | null | undefined,
+): T | undefined {
   const first = payloads?.payloads?.[0];
   return first ? fromPayload<T>(first) : undefined;
 }
@@ -40,7 +42,9 @@ export function fromOutsidePayloads(payloads: temporal.api.common.v1.IPayloads |
   try {
     value = fromPayload(first);
   } catch (err) {
-    return { unread: `not JSON: ${clipText(err instanceof Error ? err.message : String(err), 200)}` } satisfies UnreadPayload;
+    return {
+      unread: `not JSON: ${clipText(err instanceof Error ? err.message : String(err), 200)}`,
+    } satisfies UnreadPayload;
   }
   const [over] = shapeOver('payload', value, { depth: LIMITS.jsonDepth * 4, entries: Number.POSITIVE_INFINITY });
   return over ? ({ unread: sizeMessage(over) } satisfies UnreadPayload) : value;

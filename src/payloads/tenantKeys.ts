@@ -9,7 +9,14 @@
  */
 import type { Payload, PayloadCodec, SerializationContext } from '@temporalio/common';
 import { tenantOfWorkflowId, TENANT_ID } from '../common/tenant';
-import { AesGcmPayloadCodec, checkEncryptionKeys, CodecConfigError, isEncrypted, PayloadDecryptionError, type EncryptionKey } from './encryption';
+import {
+  AesGcmPayloadCodec,
+  checkEncryptionKeys,
+  CodecConfigError,
+  isEncrypted,
+  PayloadDecryptionError,
+  type EncryptionKey,
+} from './encryption';
 
 /** Where a process is given tenants' keys (`CODEC_ENV.TENANT_KEYS`, named here as keys.ts imports this module). */
 const CODEC_ENV_TENANT_KEYS = 'BATON_TENANT_KEYS';
@@ -27,7 +34,10 @@ export function checkTenantKeys(tenantKeys: TenantKeys, shared: readonly Encrypt
     for (const k of keys) {
       const other = seen.get(k.id);
       // Keys are found by id when decrypting: one id, one key, whoever holds it.
-      if (other !== undefined && other !== `tenant "${tenant}"`) problems.push(`key id "${k.id}" of tenant "${tenant}" is also a key id of ${other}; every key needs an id of its own`);
+      if (other !== undefined && other !== `tenant "${tenant}"`)
+        problems.push(
+          `key id "${k.id}" of tenant "${tenant}" is also a key id of ${other}; every key needs an id of its own`,
+        );
       seen.set(k.id, `tenant "${tenant}"`);
     }
   }

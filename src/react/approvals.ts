@@ -23,7 +23,13 @@ export interface PendingApproval {
   /** Who may decide it (anyone who may decide approvals when unset). */
   approvers?: string[];
   /** Set when a tool call waits: its name, its arguments, and the hash a decision sends back. */
-  tool?: { name: string; arguments: Record<string, unknown>; argumentsText: string; toolCallId: string; callHash: string };
+  tool?: {
+    name: string;
+    arguments: Record<string, unknown>;
+    argumentsText: string;
+    toolCallId: string;
+    callHash: string;
+  };
   /** Whether the caller may decide it. */
   canDecide: boolean;
   ageMs: number;
@@ -73,7 +79,9 @@ export function usePendingApprovals(options: PendingApprovalsOptions = {}): Pend
   const refresh = useCallback(async () => {
     const read = ++latest.current;
     try {
-      const { approvals } = (await (await batonFetch(connection, '/v1/approvals')).json()) as { approvals: PendingApproval[] };
+      const { approvals } = (await (await batonFetch(connection, '/v1/approvals')).json()) as {
+        approvals: PendingApproval[];
+      };
       if (read === latest.current) setState({ approvals, loading: false });
     } catch (err) {
       if (read === latest.current) setState((s) => ({ ...s, loading: false, error: err as Error }));
@@ -102,7 +110,11 @@ export interface DecideOptions {
 /** What {@link useApprove} gives. */
 export interface ApproveView {
   /** Approve or reject `approval` as the caller; resolves to how it ended, rejects with a `BatonRequestError` saying why it was refused. */
-  decide: (approval: Pick<PendingApproval, 'workflowId' | 'approvalId' | 'tool'>, decision: 'approve' | 'reject', options?: DecideOptions) => Promise<ApprovalRecord>;
+  decide: (
+    approval: Pick<PendingApproval, 'workflowId' | 'approvalId' | 'tool'>,
+    decision: 'approve' | 'reject',
+    options?: DecideOptions,
+  ) => Promise<ApprovalRecord>;
   /** The ids of the approvals being decided now. */
   deciding: ReadonlySet<string>;
   /** Why the last decision was refused; cleared by the next one. */
@@ -126,7 +138,11 @@ export function useApprove(): ApproveView {
       try {
         const body = { decision, ...options, ...(approval.tool ? { callHash: approval.tool.callHash } : {}) };
         const path = `/v1/runs/${encodeURIComponent(approval.workflowId)}/approvals/${encodeURIComponent(id)}`;
-        const response = await batonFetch(connection, path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+        const response = await batonFetch(connection, path, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify(body),
+        });
         return (await response.json()) as ApprovalRecord;
       } catch (err) {
         setError(err as Error);

@@ -27,7 +27,10 @@ export function BatonProvider({ url, token, children }: BatonConnection & { chil
 /** The connection a hook uses; throws naming the hook when no {@link BatonProvider} is above it. */
 export function useBatonConnection(hook: string): BatonConnection {
   const connection = useContext(BatonContext);
-  if (!connection) throw new Error(`${hook}() needs a <BatonProvider url="…" token={…}> above it: it says where the baton service is and who asks`);
+  if (!connection)
+    throw new Error(
+      `${hook}() needs a <BatonProvider url="…" token={…}> above it: it says where the baton service is and who asks`,
+    );
   return connection;
 }
 

@@ -7,5 +7,14 @@
 export { batonChatTransport, type BatonChatTransportOptions } from './transport';
 export { TEXT_RESET_PART, withoutReplacedText } from './replacedText';
 export { BatonProvider, BatonRequestError, batonFetch, useBatonConnection, type BatonConnection } from './connection';
-export { usePendingApprovals, useApprove, type ApprovalRecord, type ApproveView, type DecideOptions, type PendingApproval, type PendingApprovalsOptions, type PendingApprovalsView } from './approvals';
+export {
+  usePendingApprovals,
+  useApprove,
+  type ApprovalRecord,
+  type ApproveView,
+  type DecideOptions,
+  type PendingApproval,
+  type PendingApprovalsOptions,
+  type PendingApprovalsView,
+} from './approvals';
 export { useRun, type RunCallText, type RunEventJson, type RunView } from './run';

@@ -13,9 +13,13 @@ export const TEXT_RESET_PART = 'data-text-reset';
 /** The message without the text parts a `data-text-reset` part names (the same message when there are none). */
 export function withoutReplacedText<M extends UIMessage>(message: M): M {
   const dropped = new Set<unknown>();
-  for (const p of message.parts) if (p.type === TEXT_RESET_PART) dropped.add((p as { data?: { part?: unknown } }).data?.part);
+  for (const p of message.parts)
+    if (p.type === TEXT_RESET_PART) dropped.add((p as { data?: { part?: unknown } }).data?.part);
   if (dropped.size === 0) return message;
-  return { ...message, parts: message.parts.filter((p) => !(p.type === 'text' && dropped.has(batonPartOf(p.providerMetadata)))) };
+  return {
+    ...message,
+    parts: message.parts.filter((p) => !(p.type === 'text' && dropped.has(batonPartOf(p.providerMetadata)))),
+  };
 }
 
 /** The baton part id a text part carries in its provider metadata. */

@@ -73,12 +73,20 @@ function idle(): RunView {
 }
 
 /** Read the chain's stream into `update` until it ends, reconnecting after the last event had. */
-async function follow(connection: BatonConnection, id: string, signal: AbortSignal, update: (change: (v: RunView) => RunView) => void): Promise<void> {
+async function follow(
+  connection: BatonConnection,
+  id: string,
+  signal: AbortSignal,
+  update: (change: (v: RunView) => RunView) => void,
+): Promise<void> {
   let lastId: string | undefined;
   let delay: number = RETRY_MS[0];
   while (!signal.aborted) {
     try {
-      const headers: Record<string, string> = { accept: 'text/event-stream', ...(lastId ? { 'last-event-id': lastId } : {}) };
+      const headers: Record<string, string> = {
+        accept: 'text/event-stream',
+        ...(lastId ? { 'last-event-id': lastId } : {}),
+      };
       const response = await batonFetch(connection, `/v1/runs/${encodeURIComponent(id)}/stream`, { headers, signal });
       update((v) => (v.status === 'connecting' ? { ...v, status: 'running' } : v));
       delay = RETRY_MS[0];
@@ -86,7 +94,12 @@ async function follow(connection: BatonConnection, id: string, signal: AbortSign
         if (signal.aborted) return;
         if (e.id !== undefined) lastId = e.id;
         const body = JSON.parse(e.data) as Record<string, unknown>;
-        if (e.event === 'error') throw new BatonRequestError(String(body.detail ?? body.title ?? 'the stream failed'), Number(body.status ?? 500), body);
+        if (e.event === 'error')
+          throw new BatonRequestError(
+            String(body.detail ?? body.title ?? 'the stream failed'),
+            Number(body.status ?? 500),
+            body,
+          );
         update((v) => withEvent(v, e.event, body));
         if (ENDS[e.event]) return;
       }
@@ -111,13 +124,15 @@ function withEvent(v: RunView, kind: string, body: Record<string, unknown>): Run
   const next = { ...v, events: [...v.events, event] };
   if (kind === 'completed') return { ...next, status: 'completed', result: event.result as RunView['result'] };
   if (kind === 'failed') return { ...next, status: 'failed', error: event.error as RunView['error'] };
-  if (kind === 'ended') return { ...next, status: 'ended', error: { message: `the chain was ${String(event.status).replace('_', ' ')}` } };
+  if (kind === 'ended')
+    return { ...next, status: 'ended', error: { message: `the chain was ${String(event.status).replace('_', ' ')}` } };
   return next;
 }
 
 function withText(v: RunView, change: TextChange): RunView {
   const at = v.calls.findIndex((c) => c.workflowId === change.workflowId && c.call === change.call);
-  const had = at >= 0 ? v.calls[at]! : { workflowId: change.workflowId, call: change.call, agent: change.agent, text: '' };
+  const had =
+    at >= 0 ? v.calls[at]! : { workflowId: change.workflowId, call: change.call, agent: change.agent, text: '' };
   const call = { ...had, text: applyChange(had.text, change) };
   const calls = at >= 0 ? v.calls.map((c, i) => (i === at ? call : c)) : [...v.calls, call];
   return { ...v, calls, text: call.text };

@@ -21,12 +21,16 @@ export interface BatonChatTransportOptions {
  * A transport for `useChat({ id, transport })`, `id` the conversation's workflow id.
  * @example useChat({ id: 'support-42', transport: batonChatTransport({ url, token, agent: 'triage' }), sendAutomaticallyWhen: lastAssistantMessageIsCompleteWithApprovalResponses })
  */
-export function batonChatTransport<M extends UIMessage = UIMessage>(options: BatonChatTransportOptions): DefaultChatTransport<M> {
+export function batonChatTransport<M extends UIMessage = UIMessage>(
+  options: BatonChatTransportOptions,
+): DefaultChatTransport<M> {
   const base = options.url.replace(/\/+$/, '');
   const token = options.token;
   return new DefaultChatTransport<M>({
     api: `${base}${options.kind === 'chain' ? '/v1/ui/runs' : '/v1/ui/conversations'}`,
-    ...(token !== undefined ? { headers: async () => ({ authorization: `Bearer ${typeof token === 'function' ? await token() : token}` }) } : {}),
+    ...(token !== undefined
+      ? { headers: async () => ({ authorization: `Bearer ${typeof token === 'function' ? await token() : token}` }) }
+      : {}),
     ...(options.agent !== undefined ? { body: { agent: options.agent } } : {}),
   });
 }

@@ -126,13 +126,18 @@ const meRoute = createRoute({
  */
 export function createBatonApp(options: BatonServiceOptions): ServiceApp {
   const authenticator = new Authenticator(options.auth);
-  const log = options.log ?? ((message: string, error?: unknown) => console.error(`baton service: ${message}`, error ?? ''));
+  const log =
+    options.log ?? ((message: string, error?: unknown) => console.error(`baton service: ${message}`, error ?? ''));
   const ctx: ServiceContext = {
     baton: options.baton,
     ...(options.agents ? { agents: options.agents } : {}),
     limiter: new StartLimiter(options.rateLimit),
-    ...(options.metrics !== false ? { metrics: ServiceMetrics.in(options.metrics ?? globalRegistry, options.baton) } : {}),
-    feed: new ApprovalsFeed(options.baton, options.approvalsPollMs ?? 1_000, (err) => log('reading the pending approvals failed', err)),
+    ...(options.metrics !== false
+      ? { metrics: ServiceMetrics.in(options.metrics ?? globalRegistry, options.baton) }
+      : {}),
+    feed: new ApprovalsFeed(options.baton, options.approvalsPollMs ?? 1_000, (err) =>
+      log('reading the pending approvals failed', err),
+    ),
     requests: new ChainRequests(options.baton.client),
     temporalTimeoutMs: options.temporalTimeoutMs ?? 10_000,
     replyWaitMs: nonNegative(options.replyWaitMs, 25_000, 'replyWaitMs'),
@@ -142,12 +147,18 @@ export function createBatonApp(options: BatonServiceOptions): ServiceApp {
     ...(options.signer ? { signer: options.signer } : {}),
   };
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
-  if (!(Number.isInteger(maxBodyBytes) && maxBodyBytes > 0)) throw new Error(`maxBodyBytes must be a whole number of bytes above 0, got ${options.maxBodyBytes}`);
+  if (!(Number.isInteger(maxBodyBytes) && maxBodyBytes > 0))
+    throw new Error(`maxBodyBytes must be a whole number of bytes above 0, got ${options.maxBodyBytes}`);
   const app: ServiceApp = new OpenAPIHono<ServiceEnv>({
     defaultHook: (result) => {
       if (result.success) return;
       const errors = result.error.issues.map((i) => ({ path: i.path.map(String).join('.'), message: i.message }));
-      throw new HttpProblem(400, 'Invalid request', 'The request does not match the API; see the field errors.', errors);
+      throw new HttpProblem(
+        400,
+        'Invalid request',
+        'The request does not match the API; see the field errors.',
+        errors,
+      );
     },
   });
   app.onError((err, c) => {
@@ -172,13 +183,18 @@ export function createBatonApp(options: BatonServiceOptions): ServiceApp {
   app.use('/v1/*', bodySizeLimit(maxBodyBytes));
   app.use('/v1/*', async (c, next) => {
     // Streams and replies wait on purpose (a message's own calls to Temporal get the deadline there); every other request's calls get it.
-    if (c.req.path.endsWith('/events') || c.req.path.endsWith('/stream') || MESSAGE_PATH.test(c.req.path)) return next();
+    if (c.req.path.endsWith('/events') || c.req.path.endsWith('/stream') || MESSAGE_PATH.test(c.req.path))
+      return next();
     // A chat's answer streams as long as it takes; those routes put the deadline on their own calls.
     if (isUiStreamPath(c.req.path)) return next();
     return options.baton.client.connection.withDeadline(Date.now() + ctx.temporalTimeoutMs, () => next());
   });
 
-  app.openAPIRegistry.registerComponent('securitySchemes', 'bearer', { type: 'http', scheme: 'bearer', description: 'A static token or a JWT, mapped to an identity and roles' });
+  app.openAPIRegistry.registerComponent('securitySchemes', 'bearer', {
+    type: 'http',
+    scheme: 'bearer',
+    description: 'A static token or a JWT, mapped to an identity and roles',
+  });
   app.openapi(meRoute, (c) => c.json(c.get('identity'), 200));
   tenantRoutes(app, ctx);
   runRoutes(app, ctx);
@@ -197,17 +213,24 @@ export function createBatonApp(options: BatonServiceOptions): ServiceApp {
   uiStreamRoutes(app, ctx, options.uiStream);
   app.doc31('/openapi.json', {
     openapi: '3.1.0',
-    info: { title: 'baton', version: '1', description: 'Start, follow and audit agent chains; decide the handoffs that wait for a person.' },
+    info: {
+      title: 'baton',
+      version: '1',
+      description: 'Start, follow and audit agent chains; decide the handoffs that wait for a person.',
+    },
   });
   app.get('/healthz', async (c) => {
     try {
-      await options.baton.client.connection.withDeadline(Date.now() + 3_000, () => options.baton.client.workflowService.getSystemInfo({}));
+      await options.baton.client.connection.withDeadline(Date.now() + 3_000, () =>
+        options.baton.client.workflowService.getSystemInfo({}),
+      );
       return c.json({ status: 'ok', temporal: 'reachable' }, 200);
     } catch {
       return c.json({ status: 'unavailable', temporal: 'unreachable' }, 503);
     }
   });
-  if (ctx.metrics && options.metricsRoute !== false) app.get('/metrics', metricsHandler(ctx.metrics.registry, options.metricsToken));
+  if (ctx.metrics && options.metricsRoute !== false)
+    app.get('/metrics', metricsHandler(ctx.metrics.registry, options.metricsToken));
   app.get('/', (c) => c.html(pageHtml('assets/'), 200, PAGE_HEADERS));
   app.get('/runs/:id', (c) => c.html(pageHtml('../assets/'), 200, PAGE_HEADERS));
   app.get('/evals/:id', (c) => c.html(pageHtml('../assets/'), 200, PAGE_HEADERS));
@@ -227,7 +250,8 @@ const MESSAGE_PATH = /^\/v1\/conversations\/[^/]+\/messages(?:\/[^/]+)?$/;
 
 function nonNegative(value: number | undefined, fallback: number, name: string): number {
   if (value === undefined) return fallback;
-  if (!(Number.isFinite(value) && value >= 0)) throw new Error(`${name} must be a number of milliseconds from 0, got ${value}`);
+  if (!(Number.isFinite(value) && value >= 0))
+    throw new Error(`${name} must be a number of milliseconds from 0, got ${value}`);
   return value;
 }
 
@@ -251,7 +275,11 @@ function matched(c: Parameters<MiddlewareHandler>[0]): boolean {
 function serverSpans(tracing: BatonTracing): MiddlewareHandler<ServiceEnv> {
   return async (c, next) => {
     const parent = propagation.extract(context.active(), Object.fromEntries(c.req.raw.headers));
-    const span = tracing.tracer.startSpan(`${c.req.method} ${c.req.path}`, { kind: SpanKind.SERVER, attributes: { 'http.request.method': c.req.method, 'url.path': c.req.path } }, parent);
+    const span = tracing.tracer.startSpan(
+      `${c.req.method} ${c.req.path}`,
+      { kind: SpanKind.SERVER, attributes: { 'http.request.method': c.req.method, 'url.path': c.req.path } },
+      parent,
+    );
     try {
       await context.with(trace.setSpan(parent, span), () => next());
       span.updateName(`${c.req.method} ${routePath(c, -1)}`);

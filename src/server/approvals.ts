@@ -29,7 +29,10 @@ const listRoute = createRoute({
   tags: ['approvals'],
   summary: 'Every handoff and tool call waiting for approval, across chains, oldest first',
   ...secured(Permission.READ),
-  responses: { 200: jsonBody(z.object({ approvals: z.array(PendingApprovalSchema) }), 'Waiting approvals'), ...problems(401, 403, 503) },
+  responses: {
+    200: jsonBody(z.object({ approvals: z.array(PendingApprovalSchema) }), 'Waiting approvals'),
+    ...problems(401, 403, 503),
+  },
 });
 
 const streamRoute = createRoute({
@@ -39,7 +42,10 @@ const streamRoute = createRoute({
   tags: ['approvals'],
   summary: 'The waiting approvals as Server-Sent Events: an `approvals` event with the whole list whenever it changes',
   ...secured(Permission.READ),
-  responses: { 200: { description: 'An event stream', content: { 'text/event-stream': { schema: z.string() } } }, ...problems(401, 403) },
+  responses: {
+    200: { description: 'An event stream', content: { 'text/event-stream': { schema: z.string() } } },
+    ...problems(401, 403),
+  },
 });
 
 const decideRoute = createRoute({
@@ -51,13 +57,27 @@ const decideRoute = createRoute({
   ...secured(
     Permission.DECIDE,
     "The decision is recorded under the caller's identity, which must be among the policy's approvers (when it names any). " +
-      "A tool call may be approved with edited `arguments`; send its `callHash` so a decision meant for a call that changed since is refused (409).",
+      'A tool call may be approved with edited `arguments`; send its `callHash` so a decision meant for a call that changed since is refused (409).',
   ),
   request: {
-    params: z.object({ id: z.string().min(1).max(1000).openapi({ param: { name: 'id', in: 'path' } }), approvalId: z.string().min(1).max(1000).openapi({ param: { name: 'approvalId', in: 'path' } }) }),
+    params: z.object({
+      id: z
+        .string()
+        .min(1)
+        .max(1000)
+        .openapi({ param: { name: 'id', in: 'path' } }),
+      approvalId: z
+        .string()
+        .min(1)
+        .max(1000)
+        .openapi({ param: { name: 'approvalId', in: 'path' } }),
+    }),
     body: { ...jsonBody(DecisionSchema, 'The decision'), required: true },
   },
-  responses: { 200: jsonBody(ApprovalRecordSchema, 'How the approval ended'), ...problems(400, 401, 403, 404, 409, 413, 503) },
+  responses: {
+    200: jsonBody(ApprovalRecordSchema, 'How the approval ended'),
+    ...problems(400, 401, 403, 404, 409, 413, 503),
+  },
 });
 
 /** Register the approval routes. */
@@ -79,7 +99,11 @@ export function approvalRoutes(app: ServiceApp, ctx: ServiceContext): void {
         latest = latest
           .then(async () => {
             // One feed serves every caller: each hears of its own tenant's chains only.
-            const approvals = await withChains(ctx, pending.filter((p) => isCallersTenant(identity, p.tenant)), identity);
+            const approvals = await withChains(
+              ctx,
+              pending.filter((p) => isCallersTenant(identity, p.tenant)),
+              identity,
+            );
             sent += 1;
             await stream.writeSSE({ id: String(sent), event: 'approvals', data: JSON.stringify({ approvals }) });
           })
@@ -96,25 +120,75 @@ export function approvalRoutes(app: ServiceApp, ctx: ServiceContext): void {
   app.openapi(decideRoute, async (c) => {
     const identity = c.get('identity');
     const { id, approvalId } = c.req.valid('param');
-    const { decision, comment, reason, arguments: edited, callHash, signature, onBehalfOf, delegation } = c.req.valid('json');
-    await ctx.payloadLimit.check('The decision', { handoffId: approvalId, approver: identity.name, comment, reason, arguments: edited, callHash, signature, onBehalfOf, delegation });
+    const {
+      decision,
+      comment,
+      reason,
+      arguments: edited,
+      callHash,
+      signature,
+      onBehalfOf,
+      delegation,
+    } = c.req.valid('json');
+    await ctx.payloadLimit.check('The decision', {
+      handoffId: approvalId,
+      approver: identity.name,
+      comment,
+      reason,
+      arguments: edited,
+      callHash,
+      signature,
+      onBehalfOf,
+      delegation,
+    });
     const slot = slotDecision(identity.name, onBehalfOf, delegation);
-    if (reason !== undefined && decision !== 'reject') throw new HttpProblem(400, 'Invalid decision', 'The decision does not fit what waits.', [{ path: 'reason', message: '"reason" goes with "reject" only (an approval takes a "comment")' }]);
-    if (reason !== undefined && comment !== undefined) throw new HttpProblem(400, 'Invalid decision', 'A rejection carries one note, its reason.', [{ path: 'comment', message: 'a rejection with a "reason" takes no "comment": send the reason alone (a code of the team\'s, or free text where it defines none), or the comment alone as its reason' }]);
+    if (reason !== undefined && decision !== 'reject')
+      throw new HttpProblem(400, 'Invalid decision', 'The decision does not fit what waits.', [
+        { path: 'reason', message: '"reason" goes with "reject" only (an approval takes a "comment")' },
+      ]);
+    if (reason !== undefined && comment !== undefined)
+      throw new HttpProblem(400, 'Invalid decision', 'A rejection carries one note, its reason.', [
+        {
+          path: 'comment',
+          message:
+            'a rejection with a "reason" takes no "comment": send the reason alone (a code of the team\'s, or free text where it defines none), or the comment alone as its reason',
+        },
+      ]);
     // The chain's own waiting handoffs and those of its specialists (delegation), as its workers see them.
     const waiting = (await ctx.baton.getRun(id).pendingApprovals()).find((p) => p.handoffId === approvalId);
     if (!waiting) throw new HttpProblem(404, 'Not found', `no approval ${approvalId} is waiting in chain ${id}`);
     // A delegate decides for the slot's owner; the chain checks the grant that says so.
     if (!mayDecide({ ...identity, name: slot.onBehalfOf ?? identity.name }, waiting.approvers)) {
-      throw new HttpProblem(403, 'Forbidden', `${slot.onBehalfOf ? `${identity.name} for ${slot.onBehalfOf}` : identity.name} may not decide this ${waiting.tool ? 'tool call' : 'handoff'} (approvers: ${waiting.approvers?.join(', ')})`);
+      throw new HttpProblem(
+        403,
+        'Forbidden',
+        `${slot.onBehalfOf ? `${identity.name} for ${slot.onBehalfOf}` : identity.name} may not decide this ${waiting.tool ? 'tool call' : 'handoff'} (approvers: ${waiting.approvers?.join(', ')})`,
+      );
     }
     const toolFields = toolDecision(waiting.tool !== undefined, decision, edited, callHash);
-    const note = decision === 'reject' ? reason ?? comment : comment;
-    const fields = { approver: identity.name, ...(note ? (decision === 'approve' ? { comment: note } : { reason: note }) : {}), ...toolFields, ...slot };
+    const note = decision === 'reject' ? (reason ?? comment) : comment;
+    const fields = {
+      approver: identity.name,
+      ...(note ? (decision === 'approve' ? { comment: note } : { reason: note }) : {}),
+      ...toolFields,
+      ...slot,
+    };
     // The caller's own signature goes as it is; else the service signs for the identity its token proved.
-    const signed = signature ?? (ctx.signer ? await signDecision(ctx.signer, { workflowId: waiting.workflowId ?? id, waiting, decision: { ...fields, decision }, token: c.get('token') }) : undefined);
+    const signed =
+      signature ??
+      (ctx.signer
+        ? await signDecision(ctx.signer, {
+            workflowId: waiting.workflowId ?? id,
+            waiting,
+            decision: { ...fields, decision },
+            token: c.get('token'),
+          })
+        : undefined);
     const options = { ...fields, ...(signed !== undefined ? { signature: signed } : {}) };
-    const record = decision === 'approve' ? await ctx.baton.approve(id, approvalId, options) : await ctx.baton.reject(id, approvalId, options);
+    const record =
+      decision === 'approve'
+        ? await ctx.baton.approve(id, approvalId, options)
+        : await ctx.baton.reject(id, approvalId, options);
     ctx.metrics?.decisions.inc({ decision });
     countDecision(ctx.baton, ctx.metrics, waiting.workflowId ?? id, waiting, record);
     return c.json(record as unknown as z.infer<typeof ApprovalRecordSchema>, 200);
@@ -122,24 +196,62 @@ export function approvalRoutes(app: ServiceApp, ctx: ServiceContext): void {
 }
 
 /** A decision's `onBehalfOf` and its `delegation`, or 400 when one comes without the other or names the caller. */
-function slotDecision(caller: string, onBehalfOf: string | undefined, delegation: string | undefined): { onBehalfOf?: string; delegation?: string } {
+function slotDecision(
+  caller: string,
+  onBehalfOf: string | undefined,
+  delegation: string | undefined,
+): { onBehalfOf?: string; delegation?: string } {
   const errors = [
-    ...(onBehalfOf !== undefined && delegation === undefined ? [{ path: 'delegation', message: `deciding for ${onBehalfOf} needs "delegation": the grant, signed by ${onBehalfOf} or an operator, giving ${caller} that slot` }] : []),
-    ...(delegation !== undefined && onBehalfOf === undefined ? [{ path: 'onBehalfOf', message: '"delegation" goes with "onBehalfOf", the approver whose slot the grant gives' }] : []),
-    ...(onBehalfOf !== undefined && onBehalfOf === caller ? [{ path: 'onBehalfOf', message: `"onBehalfOf" names the caller, ${caller}, themself: leave it out to decide for your own slot` }] : []),
+    ...(onBehalfOf !== undefined && delegation === undefined
+      ? [
+          {
+            path: 'delegation',
+            message: `deciding for ${onBehalfOf} needs "delegation": the grant, signed by ${onBehalfOf} or an operator, giving ${caller} that slot`,
+          },
+        ]
+      : []),
+    ...(delegation !== undefined && onBehalfOf === undefined
+      ? [
+          {
+            path: 'onBehalfOf',
+            message: '"delegation" goes with "onBehalfOf", the approver whose slot the grant gives',
+          },
+        ]
+      : []),
+    ...(onBehalfOf !== undefined && onBehalfOf === caller
+      ? [
+          {
+            path: 'onBehalfOf',
+            message: `"onBehalfOf" names the caller, ${caller}, themself: leave it out to decide for your own slot`,
+          },
+        ]
+      : []),
   ];
-  if (errors.length > 0) throw new HttpProblem(400, 'Invalid decision', 'The decision does not fit what waits.', errors);
+  if (errors.length > 0)
+    throw new HttpProblem(400, 'Invalid decision', 'The decision does not fit what waits.', errors);
   return onBehalfOf !== undefined && delegation !== undefined ? { onBehalfOf, delegation } : {};
 }
 
 /** A decision's `arguments` and `callHash`, or 400 when they cannot go with it. */
-function toolDecision(isTool: boolean, decision: 'approve' | 'reject', edited: Record<string, unknown> | undefined, callHash: string | undefined) {
+function toolDecision(
+  isTool: boolean,
+  decision: 'approve' | 'reject',
+  edited: Record<string, unknown> | undefined,
+  callHash: string | undefined,
+) {
   const errors = [
-    ...(!isTool && edited !== undefined ? [{ path: 'arguments', message: '"arguments" apply to tool calls only; this approval is for a handoff' }] : []),
-    ...(!isTool && callHash !== undefined ? [{ path: 'callHash', message: '"callHash" applies to tool calls only; this approval is for a handoff' }] : []),
-    ...(isTool && edited !== undefined && decision !== 'approve' ? [{ path: 'arguments', message: '"arguments" go with "approve" only' }] : []),
+    ...(!isTool && edited !== undefined
+      ? [{ path: 'arguments', message: '"arguments" apply to tool calls only; this approval is for a handoff' }]
+      : []),
+    ...(!isTool && callHash !== undefined
+      ? [{ path: 'callHash', message: '"callHash" applies to tool calls only; this approval is for a handoff' }]
+      : []),
+    ...(isTool && edited !== undefined && decision !== 'approve'
+      ? [{ path: 'arguments', message: '"arguments" go with "approve" only' }]
+      : []),
   ];
-  if (errors.length > 0) throw new HttpProblem(400, 'Invalid decision', 'The decision does not fit what waits.', errors);
+  if (errors.length > 0)
+    throw new HttpProblem(400, 'Invalid decision', 'The decision does not fit what waits.', errors);
   return { ...(edited !== undefined ? { arguments: edited } : {}), ...(callHash !== undefined ? { callHash } : {}) };
 }
 
@@ -154,19 +266,34 @@ async function withChains(ctx: ServiceContext, pending: PendingHandoff[], identi
     const handle = ctx.baton.client.workflow.getHandle(p.workflowId);
     chains.set(
       p.workflowId,
-      ctx.baton.client.connection.withDeadline(Date.now() + CHAIN_QUERY_MS, () => handle.query(chainQuery)).catch(() => undefined),
+      ctx.baton.client.connection
+        .withDeadline(Date.now() + CHAIN_QUERY_MS, () => handle.query(chainQuery))
+        .catch(() => undefined),
     );
   }
   return Promise.all(
     pending.map(async (p) => {
-      const read = (id: string, runId?: string) => ctx.baton.client.connection.withDeadline(Date.now() + CHAIN_QUERY_MS, () => ctx.requests.of(id, runId)).catch(() => undefined);
+      const read = (id: string, runId?: string) =>
+        ctx.baton.client.connection
+          .withDeadline(Date.now() + CHAIN_QUERY_MS, () => ctx.requests.of(id, runId))
+          .catch(() => undefined);
       const [chain, asked] = await Promise.all([chains.get(p.workflowId), read(p.workflowId, p.runId)]);
       // A specialist's input is its task; what the customer asked is the top chain's request.
       const top = asked?.parent ? await read(asked.parent.rootWorkflowId) : undefined;
       const canDecide = mayDecide(identity, p.approvers);
       // The waiting call's arguments as the workflow holds them (text), to find its sensitive values.
-      const call = { ...(p.tool ? { tool: { ...p.tool, arguments: p.tool.argumentsText } } : {}), ...(p.sensitive ? { sensitive: p.sensitive } : {}) };
-      const seen = asked ? { request: { ...requestAsSeen(asked, call, canDecide), ...(top ? { original: requestAsSeen(top, call, canDecide) } : {}) } } : {};
+      const call = {
+        ...(p.tool ? { tool: { ...p.tool, arguments: p.tool.argumentsText } } : {}),
+        ...(p.sensitive ? { sensitive: p.sensitive } : {}),
+      };
+      const seen = asked
+        ? {
+            request: {
+              ...requestAsSeen(asked, call, canDecide),
+              ...(top ? { original: requestAsSeen(top, call, canDecide) } : {}),
+            },
+          }
+        : {};
       return { ...(canDecide ? p : redactPending(p)), canDecide, ...(chain ? { chain } : {}), ...seen };
     }),
   );

@@ -111,9 +111,14 @@ export class Authenticator {
 
   constructor(private readonly options: AuthOptions) {
     if (!options.tokens?.length && !options.jwt && !options.authenticate) {
-      throw new Error('the service needs a way to authenticate callers: static tokens, a JWKS for JWTs, or an authenticate function');
+      throw new Error(
+        'the service needs a way to authenticate callers: static tokens, a JWKS for JWTs, or an authenticate function',
+      );
     }
-    this.digests = (options.tokens ?? []).map((t, i) => ({ digest: digestOf(t, i), identity: identityOf(t.identity, t.roles, `tokens[${i}]`, t.groups, t.tenant) }));
+    this.digests = (options.tokens ?? []).map((t, i) => ({
+      digest: digestOf(t, i),
+      identity: identityOf(t.identity, t.roles, `tokens[${i}]`, t.groups, t.tenant),
+    }));
     if (options.jwt) this.jwks = createRemoteJWKSet(new URL(options.jwt.jwksUrl));
   }
 
@@ -158,14 +163,26 @@ export class Authenticator {
     }
     const claim = jwt.identityClaim ?? 'sub';
     const name = payload[claim];
-    if (typeof name !== 'string' || name === '') return { refused: `the JWT has no "${claim}" claim naming who it stands for` };
+    if (typeof name !== 'string' || name === '')
+      return { refused: `the JWT has no "${claim}" claim naming who it stands for` };
     const raw = payload[jwt.rolesClaim ?? 'roles'];
-    const roles = (Array.isArray(raw) ? raw : typeof raw === 'string' ? raw.split(' ') : []).filter((r): r is Role => typeof r === 'string' && ROLES.has(r));
+    const roles = (Array.isArray(raw) ? raw : typeof raw === 'string' ? raw.split(' ') : []).filter(
+      (r): r is Role => typeof r === 'string' && ROLES.has(r),
+    );
     const tenantClaim = jwt.tenantClaim ?? 'tenant';
     const tenant = payload[tenantClaim];
     // A tenant the service cannot scope by is refused, not dropped: dropping it would widen the token to chains without a tenant.
-    if (tenant !== undefined && (typeof tenant !== 'string' || !TENANT_ID.test(tenant))) return { refused: `the JWT's "${tenantClaim}" claim must be a tenant id of 1-64 letters, digits, ".", "_" or "-"` };
-    return { identity: { name, roles, ...(tenant !== undefined ? { tenant } : {}) }, token: { iss: typeof payload.iss === 'string' ? payload.iss : jwt.jwksUrl, sub: typeof payload.sub === 'string' ? payload.sub : name } };
+    if (tenant !== undefined && (typeof tenant !== 'string' || !TENANT_ID.test(tenant)))
+      return {
+        refused: `the JWT's "${tenantClaim}" claim must be a tenant id of 1-64 letters, digits, ".", "_" or "-"`,
+      };
+    return {
+      identity: { name, roles, ...(tenant !== undefined ? { tenant } : {}) },
+      token: {
+        iss: typeof payload.iss === 'string' ? payload.iss : jwt.jwksUrl,
+        sub: typeof payload.sub === 'string' ? payload.sub : name,
+      },
+    };
   }
 }
 
@@ -174,7 +191,10 @@ function jwtRefusal(err: unknown): { refused: string } | undefined {
   if (err instanceof joseErrors.JWTExpired) return { refused: 'the JWT has expired' };
   if (err instanceof joseErrors.JWTClaimValidationFailed) {
     if (err.claim === 'exp' && err.reason === 'missing') {
-      return { refused: 'the JWT has no "exp" claim; JWTs that never expire are refused unless the service allows them (jwt.allowMissingExp, BATON_JWT_ALLOW_MISSING_EXP=true)' };
+      return {
+        refused:
+          'the JWT has no "exp" claim; JWTs that never expire are refused unless the service allows them (jwt.allowMissingExp, BATON_JWT_ALLOW_MISSING_EXP=true)',
+      };
     }
     return { refused: `the JWT's "${err.claim}" claim does not hold (${err.reason})` };
   }
@@ -230,11 +250,20 @@ function digestOf(t: StaticToken, i: number, source = 'tokens'): Buffer {
 }
 
 function identityOf(name: unknown, roles: unknown, where: string, groups?: unknown, tenant?: unknown): Identity {
-  if (typeof name !== 'string' || name.trim() === '') throw new Error(`${where}: "identity" must name who the token stands for`);
-  if (!Array.isArray(roles) || roles.some((r) => !ROLES.has(r as string))) throw new Error(`${where}: "roles" must list roles from ${[...ROLES].join(', ')}`);
-  if (groups !== undefined && (!Array.isArray(groups) || groups.some((g) => typeof g !== 'string' || g.trim() === ''))) throw new Error(`${where}: "groups" must list group names (non-empty strings)`);
-  if (tenant !== undefined && (typeof tenant !== 'string' || !TENANT_ID.test(tenant))) throw new Error(`${where}: "tenant" must be a tenant id of 1-64 letters, digits, ".", "_" or "-"`);
-  return { name, roles: roles as Role[], ...(groups ? { groups: groups as string[] } : {}), ...(tenant !== undefined ? { tenant: tenant as string } : {}) };
+  if (typeof name !== 'string' || name.trim() === '')
+    throw new Error(`${where}: "identity" must name who the token stands for`);
+  if (!Array.isArray(roles) || roles.some((r) => !ROLES.has(r as string)))
+    throw new Error(`${where}: "roles" must list roles from ${[...ROLES].join(', ')}`);
+  if (groups !== undefined && (!Array.isArray(groups) || groups.some((g) => typeof g !== 'string' || g.trim() === '')))
+    throw new Error(`${where}: "groups" must list group names (non-empty strings)`);
+  if (tenant !== undefined && (typeof tenant !== 'string' || !TENANT_ID.test(tenant)))
+    throw new Error(`${where}: "tenant" must be a tenant id of 1-64 letters, digits, ".", "_" or "-"`);
+  return {
+    name,
+    roles: roles as Role[],
+    ...(groups ? { groups: groups as string[] } : {}),
+    ...(tenant !== undefined ? { tenant: tenant as string } : {}),
+  };
 }
 
 function unauthorized(detail: string): HttpProblem {

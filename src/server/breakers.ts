@@ -14,9 +14,13 @@ const listRoute = createRoute({
   method: 'get',
   path: '/v1/breakers',
   tags: ['economics'],
-  summary: 'The circuit breakers shared across chains (teams with `sharedBreakers`): state, failures, last failure and resets',
+  summary:
+    'The circuit breakers shared across chains (teams with `sharedBreakers`): state, failures, last failure and resets',
   ...secured(Permission.READ),
-  responses: { 200: jsonBody(z.object({ breakers: z.array(SharedBreakerSchema) }), 'Shared breakers running'), ...problems(401, 403, 503) },
+  responses: {
+    200: jsonBody(z.object({ breakers: z.array(SharedBreakerSchema) }), 'Shared breakers running'),
+    ...problems(401, 403, 503),
+  },
 });
 
 const ResetSchema = z
@@ -36,7 +40,10 @@ const resetRoute = createRoute({
   summary: "Close a shared circuit breaker at once, recorded with the token's identity as who reset it",
   ...secured(Permission.OPERATE),
   request: { body: { ...jsonBody(ResetSchema, 'Which breaker, and why'), required: true } },
-  responses: { 200: jsonBody(SharedBreakerSchema, 'The breaker after the reset'), ...problems(400, 401, 403, 409, 503) },
+  responses: {
+    200: jsonBody(SharedBreakerSchema, 'The breaker after the reset'),
+    ...problems(400, 401, 403, 409, 503),
+  },
 });
 
 /** Register the breaker routes. */

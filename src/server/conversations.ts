@@ -25,16 +25,36 @@ const ConversationIdParam = idParam('The conversation id (its workflow id)');
 
 const SendMessageSchema = z
   .object({
-    agent: z.string().min(1).openapi({ description: 'The agent that answers the first message; later messages go to the active agent' }),
+    agent: z
+      .string()
+      .min(1)
+      .openapi({ description: 'The agent that answers the first message; later messages go to the active agent' }),
     message: z.string().min(1).openapi({ description: "The user's message" }),
-    idempotencyKey: IdempotencyKeySchema.optional().openapi({ description: 'Sent again, the same key gets the first reply and the turn does not run again' }),
-    midTurn: z.enum(['enqueue', 'reject', 'interrupt', 'rollback']).optional().openapi({ description: "What the message does when it arrives while another is answered (default: the conversation's midTurn option): wait its turn, be refused (409), interrupt the running turn and be answered with it, or roll it back and be answered instead" }),
-    stream: z.boolean().optional().openapi({ description: 'Answer with Server-Sent Events (as `Accept: text/event-stream` does): `text` and `text_reset` events as the answer forms, then `reply`' }),
+    idempotencyKey: IdempotencyKeySchema.optional().openapi({
+      description: 'Sent again, the same key gets the first reply and the turn does not run again',
+    }),
+    midTurn: z
+      .enum(['enqueue', 'reject', 'interrupt', 'rollback'])
+      .optional()
+      .openapi({
+        description:
+          "What the message does when it arrives while another is answered (default: the conversation's midTurn option): wait its turn, be refused (409), interrupt the running turn and be answered with it, or roll it back and be answered instead",
+      }),
+    stream: z
+      .boolean()
+      .optional()
+      .openapi({
+        description:
+          'Answer with Server-Sent Events (as `Accept: text/event-stream` does): `text` and `text_reset` events as the answer forms, then `reply`',
+      }),
   })
   .strict()
   .openapi('SendMessage');
 
-const ReplySchema = z.object({}).passthrough().openapi('ConversationReply', { description: "The reply: output, the agent that answered, the turn's handoffs" });
+const ReplySchema = z
+  .object({})
+  .passthrough()
+  .openapi('ConversationReply', { description: "The reply: output, the agent that answered, the turn's handoffs" });
 const AnyObject = z.object({}).passthrough();
 const AcceptedSchema = z
   .object({
@@ -55,12 +75,12 @@ const sendRoute = createRoute({
     Permission.START,
     'A message is answered once, however often it is sent: by its `idempotencyKey` (or an `Idempotency-Key` header); without one, by a key derived from the caller, the conversation, the agent, the message and `midTurn`, ' +
       'so the same request sent again while its message waits or is being answered is that message (the same text sent once it was answered is a new one: give each message a key of its own to be sure). ' +
-      'Every answer carries the key in an `Idempotency-Key` header. A turn that takes longer than the service\'s `replyWaitMs` (25 s unless configured: a model, a delegation, an approval) answers 202 with the key, ' +
+      "Every answer carries the key in an `Idempotency-Key` header. A turn that takes longer than the service's `replyWaitMs` (25 s unless configured: a model, a delegation, an approval) answers 202 with the key, " +
       'and `Location` where to follow it (`GET /v1/conversations/{id}/messages/{key}`); a conversation that did not take the message within the request deadline answers 503 with the key to send it again with. ' +
       'A message to a conversation that ended, or to an id that is a chain (`handoffRun`) rather than a conversation, is refused with 409; ' +
       'a message over the size limits with 413, before it is sent, so the id stays usable; a turn that fails answers 422 with the typed error, and the conversation goes on as before it. ' +
       'A message refused by the `reject` mid-turn policy answers 409 (`ConversationBusyError`); one whose turn was rolled back for a later message 409 (`MessageRolledBackError`). ' +
-      "With `\"stream\": true` or `Accept: text/event-stream` the answer comes as Server-Sent Events once the conversation took the message: `text` (`{call, offset, text, …}`) and `text_reset` as it forms (a call an interrupt stopped is reset, reason `stopped`), a `: keepalive` comment every 15 s while the turn waits, then `reply`, or `error` with problem details; applying the text events in order ends with the reply's text.",
+      'With `"stream": true` or `Accept: text/event-stream` the answer comes as Server-Sent Events once the conversation took the message: `text` (`{call, offset, text, …}`) and `text_reset` as it forms (a call an interrupt stopped is reset, reason `stopped`), a `: keepalive` comment every 15 s while the turn waits, then `reply`, or `error` with problem details; applying the text events in order ends with the reply\'s text.',
   ),
   request: {
     params: ConversationIdParam,
@@ -68,7 +88,10 @@ const sendRoute = createRoute({
     body: { ...jsonBody(SendMessageSchema, 'The message'), required: true },
   },
   responses: {
-    200: { description: 'The reply (or, streamed, the answer as it forms and then the reply)', content: { 'application/json': { schema: ReplySchema }, 'text/event-stream': { schema: z.string() } } },
+    200: {
+      description: 'The reply (or, streamed, the answer as it forms and then the reply)',
+      content: { 'application/json': { schema: ReplySchema }, 'text/event-stream': { schema: z.string() } },
+    },
     202: jsonBody(AcceptedSchema, 'Taken, still being answered: follow it at `Location`'),
     ...problems(400, 401, 403, 404, 409, 413, 422, 503),
   },
@@ -82,11 +105,22 @@ const followRoute = createRoute({
   summary: 'A message by its idempotency key: its reply once answered',
   ...secured(
     Permission.READ,
-    'The reply of the message sent with `key` (200), 202 while it waits or is answered (with `Retry-After`), the turn\'s typed error when it failed (422, or 409 for a refused or rolled-back message). ' +
+    "The reply of the message sent with `key` (200), 202 while it waits or is answered (with `Retry-After`), the turn's typed error when it failed (422, or 409 for a refused or rolled-back message). " +
       '`wait` (seconds, at most 25) holds the request until the reply comes or the time is up. 404 when the conversation remembers no message with the key (it keeps its last `idempotencyWindow` replies).',
   ),
-  request: { params: ConversationIdParam.extend({ key: IdempotencyKeySchema.openapi({ description: 'The message\'s idempotency key (the `Idempotency-Key` its sending answered with)' }) }), query: z.object({ wait: z.coerce.number().min(0).max(25).optional() }) },
-  responses: { 200: jsonBody(ReplySchema, 'The reply'), 202: jsonBody(AcceptedSchema, 'Waiting or being answered'), ...problems(400, 401, 403, 404, 409, 422, 503) },
+  request: {
+    params: ConversationIdParam.extend({
+      key: IdempotencyKeySchema.openapi({
+        description: "The message's idempotency key (the `Idempotency-Key` its sending answered with)",
+      }),
+    }),
+    query: z.object({ wait: z.coerce.number().min(0).max(25).optional() }),
+  },
+  responses: {
+    200: jsonBody(ReplySchema, 'The reply'),
+    202: jsonBody(AcceptedSchema, 'Waiting or being answered'),
+    ...problems(400, 401, 403, 404, 409, 422, 503),
+  },
 });
 
 const getRoute = createRoute({
@@ -122,17 +156,28 @@ export function conversationRoutes(app: ServiceApp, ctx: ServiceContext): void {
     const identity = c.get('identity');
     tenantWorkflowId(identity, id, true, 'id');
     if (ctx.agents && !ctx.agents.includes(body.agent)) {
-      throw new HttpProblem(400, 'Invalid message', 'The message is not valid.', [{ path: 'agent', message: `unknown agent "${body.agent}" (the workers serve: ${ctx.agents.join(', ')})` }]);
+      throw new HttpProblem(400, 'Invalid message', 'The message is not valid.', [
+        { path: 'agent', message: `unknown agent "${body.agent}" (the workers serve: ${ctx.agents.join(', ')})` },
+      ]);
     }
     const given = body.idempotencyKey ?? c.req.valid('header')['idempotency-key'];
     let key = given;
     const checks = () =>
       ctx.baton.client.connection.withDeadline(Date.now() + ctx.temporalTimeoutMs, async () => {
         // The update and the start that goes with it, as they would be sent: refused here, nothing reaches the conversation.
-        await ctx.payloadLimit.check('The message', { start: { agent: body.agent }, message: { message: body.message, idempotencyKey: given ?? 'x'.repeat(DERIVED_KEY_CHARS) } });
+        await ctx.payloadLimit.check('The message', {
+          start: { agent: body.agent },
+          message: { message: body.message, idempotencyKey: given ?? 'x'.repeat(DERIVED_KEY_CHARS) },
+        });
         const kind = await kindOf(ctx, id);
         if (kind !== undefined && kind !== WorkflowType.CONVERSATION) throw notA('conversation', id, kind);
-        key ??= await derivedMessageKey(ctx, { identity: c.get('identity').name, conversation: id, agent: body.agent, message: body.message, ...(body.midTurn ? { midTurn: body.midTurn } : {}) });
+        key ??= await derivedMessageKey(ctx, {
+          identity: c.get('identity').name,
+          conversation: id,
+          agent: body.agent,
+          message: body.message,
+          ...(body.midTurn ? { midTurn: body.midTurn } : {}),
+        });
       });
     const options = () => ({ idempotencyKey: key!, ...(body.midTurn ? { midTurn: body.midTurn } : {}) });
     const streamed = body.stream || /text\/event-stream/i.test(c.req.header('accept') ?? '');
@@ -146,11 +191,24 @@ export function conversationRoutes(app: ServiceApp, ctx: ServiceContext): void {
         if (streamed) from = await ctx.baton.streams.last(id).catch(() => undefined);
       },
       // A new conversation is the caller's tenant's (its id must say so); an existing one was checked to be.
-      () => ctx.baton.conversation(body.agent, { id: tenantWorkflowId(identity, id, true, 'id'), ...(identity.tenant !== undefined ? { options: { tenant: identity.tenant } } : {}) }).send(body.message, { ...options(), taken }),
+      () =>
+        ctx.baton
+          .conversation(body.agent, {
+            id: tenantWorkflowId(identity, id, true, 'id'),
+            ...(identity.tenant !== undefined ? { options: { tenant: identity.tenant } } : {}),
+          })
+          .send(body.message, { ...options(), taken }),
     );
     reply.catch(() => undefined);
     // Answered, refused, or taken in time; else the caller sends it again with its key, and is answered once.
-    const first = await Promise.race([reply.then(() => 'settled' as const, () => 'settled' as const), accepted.then(() => 'taken' as const), delay(ctx.temporalTimeoutMs + 5_000).then(() => 'late' as const)]);
+    const first = await Promise.race([
+      reply.then(
+        () => 'settled' as const,
+        () => 'settled' as const,
+      ),
+      accepted.then(() => 'taken' as const),
+      delay(ctx.temporalTimeoutMs + 5_000).then(() => 'late' as const),
+    ]);
     if (first === 'late') return notTaken(c, id, key);
     if (key) c.header('idempotency-key', key);
     if (streamed) {
@@ -158,7 +216,16 @@ export function conversationRoutes(app: ServiceApp, ctx: ServiceContext): void {
       if (first === 'settled') await reply.catch((err: unknown) => Promise.reject(turnProblem(err)));
       return streamedReply(c, ctx, id, key!, from, reply);
     }
-    const done = first === 'settled' ? 'replied' : await Promise.race([reply.then(() => 'replied' as const, () => 'replied' as const), delay(ctx.replyWaitMs).then(() => 'waiting' as const)]);
+    const done =
+      first === 'settled'
+        ? 'replied'
+        : await Promise.race([
+            reply.then(
+              () => 'replied' as const,
+              () => 'replied' as const,
+            ),
+            delay(ctx.replyWaitMs).then(() => 'waiting' as const),
+          ]);
     if (done === 'waiting') return accepted202(c, ctx, id, key!);
     try {
       return c.json((await reply) as unknown as Record<string, never>, 200);
@@ -175,15 +242,33 @@ export function conversationRoutes(app: ServiceApp, ctx: ServiceContext): void {
       if (found === undefined) throw new HttpProblem(404, 'Not found', `no conversation ${id}`);
       // A chain (or another workflow) registers no message query: say what it is, not "try again".
       if (found === 'unknown') await mustBeConversation(ctx, id);
-      if (found === 'unknown') throw new HttpProblem(503, 'Unavailable', `conversation ${id} cannot be asked about its messages now (no worker answers it, or one from before it could); try again shortly`);
+      if (found === 'unknown')
+        throw new HttpProblem(
+          503,
+          'Unavailable',
+          `conversation ${id} cannot be asked about its messages now (no worker answers it, or one from before it could); try again shortly`,
+        );
       const m = found.message;
-      if (!m) throw new HttpProblem(404, 'Not found', `conversation ${id} remembers no message with the key ${key} (it keeps its last replies only)`);
+      if (!m)
+        throw new HttpProblem(
+          404,
+          'Not found',
+          `conversation ${id} remembers no message with the key ${key} (it keeps its last replies only)`,
+        );
       c.header('idempotency-key', key);
       if (m.status === 'answered') return c.json(m.reply as unknown as Record<string, never>, 200);
       if (m.status === 'failed') throw failedTurnProblem(m.failure);
       if (Date.now() >= until) {
         c.header('retry-after', '1');
-        return c.json({ status: m.status, idempotencyKey: key, ...(m.turn !== undefined ? { turn: m.turn } : {}), follow: followPath(id, key) }, 202);
+        return c.json(
+          {
+            status: m.status,
+            idempotencyKey: key,
+            ...(m.turn !== undefined ? { turn: m.turn } : {}),
+            follow: followPath(id, key),
+          },
+          202,
+        );
       }
       await delay(Math.min(500, until - Date.now()));
     }
@@ -206,19 +291,31 @@ export function conversationRoutes(app: ServiceApp, ctx: ServiceContext): void {
 }
 
 /** A message the conversation took, answered as Server-Sent Events: its text as it forms, then the reply (or the problem). */
-function streamedReply(c: Context, ctx: ServiceContext, id: string, key: string, from: string | undefined, reply: Promise<ConversationReply<unknown>>): Response {
+function streamedReply(
+  c: Context,
+  ctx: ServiceContext,
+  id: string,
+  key: string,
+  from: string | undefined,
+  reply: Promise<ConversationReply<unknown>>,
+): Response {
   return streamSSE(c, async (stream) => {
     const abort = new AbortController();
     stream.onAbort(() => abort.abort());
     // A turn may wait long (an approval): proxies keep a stream open that still says something.
     const keepalive = setInterval(() => void stream.write(': keepalive\n\n').catch(() => undefined), KEEPALIVE_MS);
     try {
-      for await (const item of streamMessage(ctx.baton.streams, id, key, from, reply, { signal: abort.signal, stopped: stoppedCallsOf(ctx.baton.client, id) })) {
+      for await (const item of streamMessage(ctx.baton.streams, id, key, from, reply, {
+        signal: abort.signal,
+        stopped: stoppedCallsOf(ctx.baton.client, id),
+      })) {
         await stream.writeSSE({ event: item.kind, data: JSON.stringify(item.kind === 'reply' ? item.reply : item) });
       }
     } catch (err) {
       if (abort.signal.aborted) return;
-      await stream.writeSSE({ event: 'error', data: JSON.stringify(problemBody(toProblem(turnProblem(err)))) }).catch(() => undefined);
+      await stream
+        .writeSSE({ event: 'error', data: JSON.stringify(problemBody(toProblem(turnProblem(err)))) })
+        .catch(() => undefined);
     } finally {
       clearInterval(keepalive);
     }
@@ -232,15 +329,32 @@ async function accepted202(c: Context, ctx: ServiceContext, id: string, key: str
   const follow = followPath(id, key);
   c.header('location', follow);
   c.header('retry-after', '1');
-  return c.json({ status: m?.status === 'queued' ? 'queued' : 'answering', idempotencyKey: key, ...(m?.turn !== undefined ? { turn: m.turn } : {}), follow }, 202);
+  return c.json(
+    {
+      status: m?.status === 'queued' ? 'queued' : 'answering',
+      idempotencyKey: key,
+      ...(m?.turn !== undefined ? { turn: m.turn } : {}),
+      follow,
+    },
+    202,
+  );
 }
 
 /** 503: the conversation did not take the message in time; sent again with the key, it is answered once. */
 function notTaken(c: Context, id: string, key: string | undefined): Response {
-  const again = key ? ` with the header Idempotency-Key: ${key} (the message is answered once, however often it is sent with it)` : '';
+  const again = key
+    ? ` with the header Idempotency-Key: ${key} (the message is answered once, however often it is sent with it)`
+    : '';
   c.header('retry-after', '2');
   if (key) c.header('idempotency-key', key);
-  return sendProblem(c, new HttpProblem(503, 'Unavailable', `conversation ${id} did not take the message in time (its worker may be busy or away); send it again${again}`));
+  return sendProblem(
+    c,
+    new HttpProblem(
+      503,
+      'Unavailable',
+      `conversation ${id} did not take the message in time (its worker may be busy or away); send it again${again}`,
+    ),
+  );
 }
 
 function followPath(id: string, key: string): string {
@@ -262,7 +376,8 @@ const delay = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
 
 /** A refused message or a failed turn as an HTTP answer; anything else as the service maps it. */
 function turnProblem(err: unknown): unknown {
-  if (err instanceof InvalidRunInputError) return new HttpProblem(400, 'Invalid message', 'The message is not valid.', err.problems.map(fieldError));
+  if (err instanceof InvalidRunInputError)
+    return new HttpProblem(400, 'Invalid message', 'The message is not valid.', err.problems.map(fieldError));
   if (err instanceof InputTooLargeError) return toProblem(err);
   if (err instanceof UserError) return new HttpProblem(409, 'Refused', err.message);
   if (err instanceof BatonError) return new HttpProblem(422, 'Turn failed', `${err.name}: ${err.message}`);

@@ -29,7 +29,12 @@ const PROVEN_PER_CHAIN = new Set(['baton:link', 'baton:slack']);
  * Decide what waits in chain `workflowId` as `caller`: 403 unless the caller may decide it, 404 when
  * nothing (or not that approval) waits, 400 when several wait and none is named.
  */
-export async function decideAs(ctx: ServiceContext, caller: TokenChecked, workflowId: string, input: ProtocolDecision): Promise<ApprovalRecord> {
+export async function decideAs(
+  ctx: ServiceContext,
+  caller: TokenChecked,
+  workflowId: string,
+  input: ProtocolDecision,
+): Promise<ApprovalRecord> {
   const identity = caller.identity;
   requirePermission(identity, Permission.DECIDE);
   // A signed link or a Slack button was made for this very chain; a token's caller decides in its own tenant only.
@@ -37,10 +42,18 @@ export async function decideAs(ctx: ServiceContext, caller: TokenChecked, workfl
   const pending = await ctx.baton.getRun(workflowId).pendingApprovals();
   const waiting = pickApproval(pending, workflowId, input.approvalId);
   if (!mayDecide(identity, waiting.approvers)) {
-    throw new HttpProblem(403, 'Forbidden', `${identity.name} may not decide this ${waiting.tool ? 'tool call' : 'handoff'} (approvers: ${waiting.approvers?.join(', ')})`);
+    throw new HttpProblem(
+      403,
+      'Forbidden',
+      `${identity.name} may not decide this ${waiting.tool ? 'tool call' : 'handoff'} (approvers: ${waiting.approvers?.join(', ')})`,
+    );
   }
   if (!waiting.tool && (input.arguments !== undefined || input.callHash !== undefined)) {
-    throw new HttpProblem(400, 'Invalid decision', '"arguments" and "callHash" apply to tool calls only; this approval is for a handoff');
+    throw new HttpProblem(
+      400,
+      'Invalid decision',
+      '"arguments" and "callHash" apply to tool calls only; this approval is for a handoff',
+    );
   }
   await ctx.payloadLimit.check('The decision', { ...input, approver: identity.name });
   const fields = {
@@ -49,9 +62,21 @@ export async function decideAs(ctx: ServiceContext, caller: TokenChecked, workfl
     ...(input.arguments !== undefined ? { arguments: input.arguments } : {}),
     ...(input.callHash !== undefined ? { callHash: input.callHash } : {}),
   };
-  const signed = input.signature ?? (ctx.signer ? await signDecision(ctx.signer, { workflowId: waiting.workflowId ?? workflowId, waiting, decision: { ...fields, decision: input.decision }, token: caller.token }) : undefined);
+  const signed =
+    input.signature ??
+    (ctx.signer
+      ? await signDecision(ctx.signer, {
+          workflowId: waiting.workflowId ?? workflowId,
+          waiting,
+          decision: { ...fields, decision: input.decision },
+          token: caller.token,
+        })
+      : undefined);
   const options = { ...fields, ...(signed !== undefined ? { signature: signed } : {}) };
-  const record = input.decision === 'approve' ? await ctx.baton.approve(workflowId, waiting.handoffId, options) : await ctx.baton.reject(workflowId, waiting.handoffId, options);
+  const record =
+    input.decision === 'approve'
+      ? await ctx.baton.approve(workflowId, waiting.handoffId, options)
+      : await ctx.baton.reject(workflowId, waiting.handoffId, options);
   ctx.metrics?.decisions.inc({ decision: input.decision });
   return record;
 }
@@ -59,10 +84,21 @@ export async function decideAs(ctx: ServiceContext, caller: TokenChecked, workfl
 function pickApproval(pending: PendingApproval[], workflowId: string, approvalId: string | undefined): PendingApproval {
   if (approvalId !== undefined) {
     const found = pending.find((p) => p.handoffId === approvalId);
-    if (!found) throw new HttpProblem(404, 'Not found', `no approval ${approvalId} is waiting in chain ${workflowId}${pending.length > 0 ? ` (waiting: ${pending.map((p) => p.handoffId).join(', ')})` : ''}`);
+    if (!found)
+      throw new HttpProblem(
+        404,
+        'Not found',
+        `no approval ${approvalId} is waiting in chain ${workflowId}${pending.length > 0 ? ` (waiting: ${pending.map((p) => p.handoffId).join(', ')})` : ''}`,
+      );
     return found;
   }
-  if (pending.length === 0) throw new HttpProblem(404, 'Not found', `nothing waits for a decision in chain ${workflowId}`);
-  if (pending.length > 1) throw new HttpProblem(400, 'Invalid decision', `${pending.length} approvals wait in chain ${workflowId}; name one: ${pending.map((p) => p.handoffId).join(', ')}`);
+  if (pending.length === 0)
+    throw new HttpProblem(404, 'Not found', `nothing waits for a decision in chain ${workflowId}`);
+  if (pending.length > 1)
+    throw new HttpProblem(
+      400,
+      'Invalid decision',
+      `${pending.length} approvals wait in chain ${workflowId}; name one: ${pending.map((p) => p.handoffId).join(', ')}`,
+    );
   return pending[0]!;
 }

@@ -35,7 +35,12 @@ export function eventJson(e: RunEvent): Record<string, unknown> {
  * Write the chain's events to `stream` from `after` on (or from its start), until the chain ends or
  * the client goes away. Waiting reads are cancelled when the client disconnects.
  */
-export async function streamRunEvents(stream: SSEStreamingApi, client: Client, workflowId: string, after: EventPosition | undefined): Promise<void> {
+export async function streamRunEvents(
+  stream: SSEStreamingApi,
+  client: Client,
+  workflowId: string,
+  after: EventPosition | undefined,
+): Promise<void> {
   const from = after?.runId ?? (await firstRunOfChain(client.workflow, workflowId));
   const abort = new AbortController();
   stream.onAbort(() => abort.abort());
@@ -105,7 +110,14 @@ export class ApprovalsFeed {
       const approvals = await this.baton.pending({ reveal: true });
       this.failing = false;
       // A question asked or answered changes what a card shows, so it is a change too.
-      const key = JSON.stringify(approvals.map((a) => [a.workflowId, a.handoffId, a.questions?.length ?? 0, a.questions?.at(-1)?.answer === undefined]));
+      const key = JSON.stringify(
+        approvals.map((a) => [
+          a.workflowId,
+          a.handoffId,
+          a.questions?.length ?? 0,
+          a.questions?.at(-1)?.answer === undefined,
+        ]),
+      );
       if (this.last?.key === key) return;
       this.last = { key, approvals };
       for (const listener of this.listeners) listener(approvals);

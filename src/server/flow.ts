@@ -42,7 +42,11 @@ export function flowSvg(chain: AuditChain, options: FlowOptions = {}): string {
     add(e.to);
   }
   const end = chain.result ? 'answer' : chain.failure ? (chain.failure.type ?? 'failed') : undefined;
-  const nodes = [{ id: '\u0000input', label: 'input', kind: 'terminal' }, ...names.map((n) => ({ id: n, label: n, kind: 'agent' })), ...(end ? [{ id: '\u0000end', label: end, kind: chain.result ? 'terminal' : 'failed' }] : [])];
+  const nodes = [
+    { id: '\u0000input', label: 'input', kind: 'terminal' },
+    ...names.map((n) => ({ id: n, label: n, kind: 'agent' })),
+    ...(end ? [{ id: '\u0000end', label: end, kind: chain.result ? 'terminal' : 'failed' }] : []),
+  ];
   let x = 10;
   const pos = new Map<string, { x: number; w: number }>();
   for (const n of nodes) {
@@ -93,7 +97,12 @@ export function flowSvg(chain: AuditChain, options: FlowOptions = {}): string {
   const top = 40 + 18 * up;
   // The specialists' row sits below the arcs of handoffs that went back.
   const specialistsY = ROW_Y + H + 48 + 18 * down;
-  const specialists = drawSpecialists(chain, specialistsY, (id) => (pos.has(id) ? center(id) : undefined), options.href ?? defaultHref);
+  const specialists = drawSpecialists(
+    chain,
+    specialistsY,
+    (id) => (pos.has(id) ? center(id) : undefined),
+    options.href ?? defaultHref,
+  );
   // An image's children are hidden from assistive technology: a flow whose specialists are links is a group.
   const bottom = specialists.boxes.length > 0 ? specialistsY + H + 8 - (ROW_Y + H) : 40 + 18 * down;
   const width = Math.max(x - GAP + 10, specialists.right + 10, 120);
@@ -123,7 +132,9 @@ const defaultHref = (workflowId: string) => `../../../runs/${encodeURIComponent(
 /** The flow in words, for screen readers. */
 export function describeFlow(chain: AuditChain): string {
   const hops = chain.handoffs.map((h) => `${h.from} to ${h.to}`);
-  const delegated = chain.events.flatMap((e) => (e.kind === 'delegation' ? [`${e.from ?? 'it'} delegated to ${e.to} (${e.outcome.replace(/_/g, ' ')})`] : []));
+  const delegated = chain.events.flatMap((e) =>
+    e.kind === 'delegation' ? [`${e.from ?? 'it'} delegated to ${e.to} (${e.outcome.replace(/_/g, ' ')})`] : [],
+  );
   return `Chain ${chain.workflowId}: ${hops.length > 0 ? hops.join(', then ') : 'no handoffs'}${delegated.length > 0 ? `; ${delegated.join(', ')}` : ''}; ${chain.status.replace(/_/g, ' ')}`;
 }
 
@@ -134,7 +145,12 @@ type Delegation = Extract<AuditEvent, { kind: 'delegation' }>;
  * (named with its own handoffs when it had some), linking to its chain, with a dashed arrow from
  * that agent saying how it ended.
  */
-function drawSpecialists(chain: AuditChain, y: number, centerOf: (agent: string) => number | undefined, href: (workflowId: string) => string) {
+function drawSpecialists(
+  chain: AuditChain,
+  y: number,
+  centerOf: (agent: string) => number | undefined,
+  href: (workflowId: string) => string,
+) {
   const out = { paths: [] as string[], boxes: [] as string[], labels: [] as string[], right: 0 };
   let next = 10;
   for (const d of chain.events.filter((e): e is Delegation & { at: string } => e.kind === 'delegation')) {
@@ -148,8 +164,17 @@ function drawSpecialists(chain: AuditChain, y: number, centerOf: (agent: string)
     out.right = Math.max(out.right, bx + w);
     const cx = bx + w / 2;
     if (from !== undefined) {
-      out.paths.push(`<path d="M ${from} ${ROW_Y + H} C ${from} ${y - 20}, ${cx} ${ROW_Y + H + 20}, ${cx} ${y - 2}" class="edge" stroke-dasharray="5 4" marker-end="url(#arrow)"/>`);
-      out.labels.push(text((from + cx) / 2 + 6, (ROW_Y + H + y) / 2 + 4, `delegates · ${d.outcome === 'completed' ? 'answered' : d.outcome.replace(/_/g, ' ')}`, 'start'));
+      out.paths.push(
+        `<path d="M ${from} ${ROW_Y + H} C ${from} ${y - 20}, ${cx} ${ROW_Y + H + 20}, ${cx} ${y - 2}" class="edge" stroke-dasharray="5 4" marker-end="url(#arrow)"/>`,
+      );
+      out.labels.push(
+        text(
+          (from + cx) / 2 + 6,
+          (ROW_Y + H + y) / 2 + 4,
+          `delegates · ${d.outcome === 'completed' ? 'answered' : d.outcome.replace(/_/g, ' ')}`,
+          'start',
+        ),
+      );
     }
     const title = `${d.to}'s chain ${d.childWorkflowId}: ${d.outcome.replace(/_/g, ' ')}`;
     out.boxes.push(
@@ -164,7 +189,11 @@ function edgesOf(chain: AuditChain): Edge[] {
   const edges: Edge[] = [];
   for (const e of chain.events) {
     if (e.kind === 'handoff') {
-      const how = e.approval ? (e.approval.outcome === 'timed_out' ? ' · approved on timeout' : ` · ${e.approval.approver}`) : '';
+      const how = e.approval
+        ? e.approval.outcome === 'timed_out'
+          ? ' · approved on timeout'
+          : ` · ${e.approval.approver}`
+        : '';
       edges.push({ from: e.from, to: e.to, label: `#${e.index}${how}`, solid: true });
     } else if (e.kind === 'handoff_requested' && e.outcome !== HandoffRequestOutcome.EXECUTED && e.to) {
       edges.push({ from: e.from, to: e.to, label: e.outcome.replace(/_/g, ' '), solid: false });
@@ -182,5 +211,7 @@ function lastAgent(chain: AuditChain): string | undefined {
 }
 
 function text(x: number, y: number, label: string, anchor?: 'start'): string {
-  return label ? `<text x="${Math.round(x)}" y="${Math.round(y)}"${anchor ? ` class="${anchor}"` : ''}>${esc(label)}</text>` : '';
+  return label
+    ? `<text x="${Math.round(x)}" y="${Math.round(y)}"${anchor ? ` class="${anchor}"` : ''}>${esc(label)}</text>`
+    : '';
 }

@@ -54,7 +54,11 @@ export interface BatonService {
 
 const DEFAULT_HOST = '127.0.0.1';
 
-function listen(fetch: (request: Request) => Response | Promise<Response>, port: number, host: string): Promise<ServerType> {
+function listen(
+  fetch: (request: Request) => Response | Promise<Response>,
+  port: number,
+  host: string,
+): Promise<ServerType> {
   return new Promise<ServerType>((resolve, reject) => {
     const s = serve({ fetch, port, hostname: host }, () => resolve(s));
     s.once('error', reject);
@@ -78,8 +82,14 @@ function close(server: ServerType): Promise<void> {
 function metricsApp(options: ServeBatonOptions): Hono {
   const app = new Hono();
   app.onError((err, c) => sendProblem(c, toProblem(err)));
-  app.notFound((c) => sendProblem(c, new HttpProblem(404, 'Not found', `no route ${c.req.method} ${c.req.path}; this port serves GET /metrics`)));
-  if (options.metrics !== false) app.get('/metrics', metricsHandler(options.metrics ?? globalRegistry, options.metricsToken));
+  app.notFound((c) =>
+    sendProblem(
+      c,
+      new HttpProblem(404, 'Not found', `no route ${c.req.method} ${c.req.path}; this port serves GET /metrics`),
+    ),
+  );
+  if (options.metrics !== false)
+    app.get('/metrics', metricsHandler(options.metrics ?? globalRegistry, options.metricsToken));
   return app;
 }
 
@@ -95,7 +105,8 @@ export async function serveBaton(options: ServeBatonOptions): Promise<BatonServi
   const server = await listen(app.fetch, options.port ?? 8080, host);
   let metricsServer: ServerType | undefined;
   try {
-    if (separateMetrics) metricsServer = await listen(metricsApp(options).fetch, options.metricsPort!, options.metricsHost ?? host);
+    if (separateMetrics)
+      metricsServer = await listen(metricsApp(options).fetch, options.metricsPort!, options.metricsHost ?? host);
   } catch (err) {
     await close(server);
     throw err;

@@ -40,5 +40,9 @@ export function notA(wanted: 'chain' | 'conversation', id: string, type: string)
       : type === WorkflowType.CONVERSATION
         ? `a conversation, not a chain; read it at /v1/conversations/${path} (its approvals are decided at /v1/runs/${path}/approvals/<approvalId>)`
         : `a ${type} workflow, not a ${wanted}`;
-  return new HttpProblem(409, `Not a ${wanted}`, `${id} is ${what}${wanted === 'conversation' ? '; give a conversation an id of its own' : ''}`);
+  return new HttpProblem(
+    409,
+    `Not a ${wanted}`,
+    `${id} is ${what}${wanted === 'conversation' ? '; give a conversation an id of its own' : ''}`,
+  );
 }

@@ -29,9 +29,18 @@ export function bodySizeLimit(maxBytes: number): MiddlewareHandler {
     maxSize: maxBytes,
     onError: (c) => {
       const declared = Number(c.req.header('content-length'));
-      const what = Number.isFinite(declared) && declared > maxBytes && !c.req.header('transfer-encoding') ? `is ${size(declared)}` : 'is larger';
+      const what =
+        Number.isFinite(declared) && declared > maxBytes && !c.req.header('transfer-encoding')
+          ? `is ${size(declared)}`
+          : 'is larger';
       // The rest of the body is not read: the connection closes after the answer rather than carry another request.
-      throw new HttpProblem(413, 'Request body too large', `The request body ${what}; the service takes bodies of at most ${size(maxBytes)}.`, undefined, { connection: 'close' });
+      throw new HttpProblem(
+        413,
+        'Request body too large',
+        `The request body ${what}; the service takes bodies of at most ${size(maxBytes)}.`,
+        undefined,
+        { connection: 'close' },
+      );
     },
   });
 }
@@ -48,7 +57,8 @@ export class PayloadLimit {
     private readonly client: Client,
     private readonly configured?: number,
   ) {
-    if (configured !== undefined && !(Number.isInteger(configured) && configured > 0)) throw new Error(`payloadLimitBytes must be a whole number of bytes above 0, got ${configured}`);
+    if (configured !== undefined && !(Number.isInteger(configured) && configured > 0))
+      throw new Error(`payloadLimitBytes must be a whole number of bytes above 0, got ${configured}`);
   }
 
   /** The limit in bytes. */
@@ -65,7 +75,9 @@ export class PayloadLimit {
    */
   async check(what: string, value: unknown): Promise<void> {
     // Too deep or too wide to measure (or to take anywhere): 413 naming the field and the limit, not a failure of the service.
-    const shape = isRecord(value) ? Object.entries(value).flatMap(([field, v]) => shapeOver(field, v)) : shapeOver(what, value);
+    const shape = isRecord(value)
+      ? Object.entries(value).flatMap(([field, v]) => shapeOver(field, v))
+      : shapeOver(what, value);
     if (shape.length > 0) throw new InputTooLargeError(shape);
     const bytes = Buffer.byteLength(JSON.stringify(value) ?? '');
     const limit = await this.bytes();
@@ -80,7 +92,9 @@ export class PayloadLimit {
   private async read(): Promise<number> {
     let blob = TEMPORAL_BLOB_LIMIT_BYTES;
     try {
-      const { namespaceInfo } = await this.client.workflowService.describeNamespace({ namespace: this.client.options.namespace });
+      const { namespaceInfo } = await this.client.workflowService.describeNamespace({
+        namespace: this.client.options.namespace,
+      });
       const reported = Number(namespaceInfo?.limits?.blobSizeLimitError ?? 0);
       if (reported > 0) blob = reported;
       this.known = blob - PAYLOAD_OVERHEAD_BYTES;

@@ -30,7 +30,12 @@ export interface MessageRequest {
  * worker answers it now), `<base>.1`: a message sent again meanwhile is still the same one.
  */
 export async function derivedMessageKey(ctx: ServiceContext, request: MessageRequest): Promise<string> {
-  const base = `${DERIVED_KEY_PREFIX}${createHash('sha256').update(JSON.stringify([request.identity, request.conversation, request.agent, request.message, request.midTurn ?? ''])).digest('hex').slice(0, 32)}.`;
+  const base = `${DERIVED_KEY_PREFIX}${createHash('sha256')
+    .update(
+      JSON.stringify([request.identity, request.conversation, request.agent, request.message, request.midTurn ?? '']),
+    )
+    .digest('hex')
+    .slice(0, 32)}.`;
   const found = await lookupMessage(ctx, request.conversation, { pendingWithPrefix: base });
   if (found === undefined || found === 'unknown') return `${base}1`;
   if (found.message) return found.message.idempotencyKey;
@@ -42,14 +47,25 @@ export async function derivedMessageKey(ctx: ServiceContext, request: MessageReq
  * Ask conversation `id` about a message: `undefined` when there is no such conversation yet,
  * `'unknown'` when it cannot answer (a worker from before the query, or none polling).
  */
-export async function lookupMessage(ctx: ServiceContext, id: string, find: MessageLookup): Promise<MessageLookupResult | undefined | 'unknown'> {
+export async function lookupMessage(
+  ctx: ServiceContext,
+  id: string,
+  find: MessageLookup,
+): Promise<MessageLookupResult | undefined | 'unknown'> {
   try {
     const { connection, workflow } = ctx.baton.client;
-    return await connection.withDeadline(Date.now() + ctx.temporalTimeoutMs, () => workflow.getHandle(id).query(messageQuery, find));
+    return await connection.withDeadline(Date.now() + ctx.temporalTimeoutMs, () =>
+      workflow.getHandle(id).query(messageQuery, find),
+    );
   } catch (err) {
     const name = (err as Error)?.name;
     if (name === 'WorkflowNotFoundError') return undefined;
-    if (name === 'QueryNotRegisteredError' || name === 'QueryRejectedError' || /unknown queryType|did not register|timeout|deadline|no poller/i.test((err as Error)?.message ?? '')) return 'unknown';
+    if (
+      name === 'QueryNotRegisteredError' ||
+      name === 'QueryRejectedError' ||
+      /unknown queryType|did not register|timeout|deadline|no poller/i.test((err as Error)?.message ?? '')
+    )
+      return 'unknown';
     throw err;
   }
 }

@@ -40,11 +40,36 @@ export class ServiceMetrics {
 
   private constructor(readonly registry: Registry) {
     const on = { registers: [registry] };
-    this.requests = new Counter({ name: 'baton_http_requests_total', help: 'HTTP requests, by method, route and status', labelNames: ['method', 'route', 'status'], ...on });
-    this.requestSeconds = new Histogram({ name: 'baton_http_request_seconds', help: 'HTTP request latency (to the first byte of a stream)', labelNames: ['method', 'route'], buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10], ...on });
-    this.runsStarted = new Counter({ name: 'baton_runs_started_total', help: 'Chains started through the service, by first agent', labelNames: ['agent'], ...on });
-    this.decisions = new Counter({ name: 'baton_approval_decisions_total', help: 'Approval decisions made through the service', labelNames: ['decision'], ...on });
-    this.rateLimited = new Counter({ name: 'baton_starts_rate_limited_total', help: 'Starts refused by the per-identity rate limit', ...on });
+    this.requests = new Counter({
+      name: 'baton_http_requests_total',
+      help: 'HTTP requests, by method, route and status',
+      labelNames: ['method', 'route', 'status'],
+      ...on,
+    });
+    this.requestSeconds = new Histogram({
+      name: 'baton_http_request_seconds',
+      help: 'HTTP request latency (to the first byte of a stream)',
+      labelNames: ['method', 'route'],
+      buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+      ...on,
+    });
+    this.runsStarted = new Counter({
+      name: 'baton_runs_started_total',
+      help: 'Chains started through the service, by first agent',
+      labelNames: ['agent'],
+      ...on,
+    });
+    this.decisions = new Counter({
+      name: 'baton_approval_decisions_total',
+      help: 'Approval decisions made through the service',
+      labelNames: ['decision'],
+      ...on,
+    });
+    this.rateLimited = new Counter({
+      name: 'baton_starts_rate_limited_total',
+      help: 'Starts refused by the per-identity rate limit',
+      ...on,
+    });
     this.decisionSeconds = new Histogram({
       name: 'baton_approval_decision_seconds',
       help: 'Time from an approval being asked to its decision through the service, by team, approver and tool ("handoff" for handoffs)',
@@ -52,7 +77,12 @@ export class ServiceMetrics {
       buckets: [1, 10, 30, 60, 300, 900, 1800, 3600, 4 * 3600, 24 * 3600],
       ...on,
     });
-    this.slaBreaches = new Counter({ name: 'baton_approval_sla_breaches_total', help: 'Decisions through the service made after the approval was due', labelNames: ['team', 'tool'], ...on });
+    this.slaBreaches = new Counter({
+      name: 'baton_approval_sla_breaches_total',
+      help: 'Decisions through the service made after the approval was due',
+      labelNames: ['team', 'tool'],
+      ...on,
+    });
     const waiting = () => this.waitingSource;
     new Gauge({
       name: 'baton_approvals_pending_by_age',
@@ -66,7 +96,9 @@ export class ServiceMetrics {
           const counts = Object.fromEntries([...AGE_BUCKETS, 'overdue'].map((b) => [b, 0]));
           let pageToken: string | undefined;
           do {
-            const page = await baton.client.connection.withDeadline(Date.now() + 5_000, () => baton.inbox({ limit: 500, ...(pageToken ? { pageToken } : {}) }));
+            const page = await baton.client.connection.withDeadline(Date.now() + 5_000, () =>
+              baton.inbox({ limit: 500, ...(pageToken ? { pageToken } : {}) }),
+            );
             for (const a of page.approvals) {
               counts[ageBucket(a.ageMs)]!++;
               if (a.overdue) counts.overdue!++;
@@ -100,22 +132,36 @@ export class ServiceMetrics {
  * {@link observeDecision} with the team of chain `workflowId` read from its memo, after the answer:
  * the decision's caller never waits for its metrics.
  */
-export function countDecision(baton: Baton, metrics: ServiceMetrics | undefined, workflowId: string, waiting: Pick<PendingApproval, 'expiresAt' | 'tool'>, record: ApprovalRecord): void {
+export function countDecision(
+  baton: Baton,
+  metrics: ServiceMetrics | undefined,
+  workflowId: string,
+  waiting: Pick<PendingApproval, 'expiresAt' | 'tool'>,
+  record: ApprovalRecord,
+): void {
   if (!metrics) return;
   void baton.client.workflow
     .getHandle(workflowId)
     .describe()
-    .then((d) => (d.memo?.[TEAM_MEMO] as { id?: string } | undefined)?.id, () => undefined)
+    .then(
+      (d) => (d.memo?.[TEAM_MEMO] as { id?: string } | undefined)?.id,
+      () => undefined,
+    )
     .then((team) => observeDecision(metrics, { ...waiting, ...(team ? { team } : {}) }, record));
 }
 
 /** Count a decision made through the service: its time to decision, and a breach when it came after the approval was due. */
-export function observeDecision(metrics: ServiceMetrics | undefined, waiting: Pick<PendingApproval, 'expiresAt' | 'tool'> & { team?: string }, record: ApprovalRecord): void {
+export function observeDecision(
+  metrics: ServiceMetrics | undefined,
+  waiting: Pick<PendingApproval, 'expiresAt' | 'tool'> & { team?: string },
+  record: ApprovalRecord,
+): void {
   if (!metrics || record.outcome === 'timed_out') return;
   const team = waiting.team?.split('@')[0] ?? 'unversioned';
   const tool = waiting.tool?.name ?? 'handoff';
   const seconds = (Date.parse(record.decidedAt) - Date.parse(record.requestedAt)) / 1000;
-  if (Number.isFinite(seconds)) metrics.decisionSeconds.observe({ team, approver: record.approver ?? 'unknown', tool }, Math.max(0, seconds));
+  if (Number.isFinite(seconds))
+    metrics.decisionSeconds.observe({ team, approver: record.approver ?? 'unknown', tool }, Math.max(0, seconds));
   if (waiting.expiresAt !== undefined && record.decidedAt > waiting.expiresAt) metrics.slaBreaches.inc({ team, tool });
 }
 
@@ -130,7 +176,13 @@ export function metricsHandler(registry: Registry, token?: string): (c: Context)
     if (expected) {
       const given = /^Bearer\s+(\S+)\s*$/i.exec(c.req.header('authorization') ?? '')?.[1];
       if (!given || !timingSafeEqual(digest(given), expected)) {
-        throw new HttpProblem(401, 'Unauthorized', 'the metrics need the metrics token (Authorization: Bearer <token>)', undefined, { 'www-authenticate': 'Bearer' });
+        throw new HttpProblem(
+          401,
+          'Unauthorized',
+          'the metrics need the metrics token (Authorization: Bearer <token>)',
+          undefined,
+          { 'www-authenticate': 'Bearer' },
+        );
       }
     }
     return c.body(await registry.metrics(), 200, { 'content-type': registry.contentType });

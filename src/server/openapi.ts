@@ -18,7 +18,12 @@ const WHY = {
 
 /** Problem-details responses for these statuses (each described: a status without a description here does not type-check). */
 export function problems(...statuses: (keyof typeof WHY)[]) {
-  return Object.fromEntries(statuses.map((s) => [s, { description: WHY[s], content: { 'application/problem+json': { schema: ProblemSchema } } }])) as Record<
+  return Object.fromEntries(
+    statuses.map((s) => [
+      s,
+      { description: WHY[s], content: { 'application/problem+json': { schema: ProblemSchema } } },
+    ]),
+  ) as Record<
     number,
     { description: string; content: { 'application/problem+json': { schema: typeof ProblemSchema } } }
   >;

@@ -2,7 +2,12 @@
  * Errors as HTTP answers: RFC 9457 problem details (`application/problem+json`) with a status
  * that says whose fault it is, field errors for bad input, and never a stack trace.
  */
-import { ServiceError, WorkflowNotFoundError, WorkflowUpdateFailedError, WorkflowUpdateRPCTimeoutOrCancelledError } from '@temporalio/client';
+import {
+  ServiceError,
+  WorkflowNotFoundError,
+  WorkflowUpdateFailedError,
+  WorkflowUpdateRPCTimeoutOrCancelledError,
+} from '@temporalio/client';
 import type { Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
@@ -60,7 +65,8 @@ const Grpc = {
 } as const;
 
 const RETRY = { 'retry-after': '5' };
-const RUN_NOT_ANSWERING = 'The workers serving this run are retrying its workflow task (a worker was lost or is restarting), and Temporal takes no request for it until one completes: nothing was refused; send the same request again shortly.';
+const RUN_NOT_ANSWERING =
+  'The workers serving this run are retrying its workflow task (a worker was lost or is restarting), and Temporal takes no request for it until one completes: nothing was refused; send the same request again shortly.';
 
 /**
  * The HTTP answer for `err`: baton's own errors and Temporal's answers each get a status that says
@@ -70,18 +76,36 @@ const RUN_NOT_ANSWERING = 'The workers serving this run are retrying its workflo
 export function toProblem(err: unknown): HttpProblem {
   if (err instanceof HttpProblem) return err;
   // Hono's own refusals: a body that is not JSON, a request too large.
-  if (err instanceof HTTPException && err.status < 500) return new HttpProblem(err.status as ContentfulStatusCode, 'Invalid request', err.message || 'The request cannot be read.');
+  if (err instanceof HTTPException && err.status < 500)
+    return new HttpProblem(
+      err.status as ContentfulStatusCode,
+      'Invalid request',
+      err.message || 'The request cannot be read.',
+    );
   if (err instanceof WorkflowNotFoundError) return new HttpProblem(404, 'Not found', `no chain ${err.workflowId}`);
-  if (err instanceof InvalidRunInputError) return new HttpProblem(400, 'Invalid run input', 'The run input is not valid.', err.problems.map(fieldError));
+  if (err instanceof InvalidRunInputError)
+    return new HttpProblem(400, 'Invalid run input', 'The run input is not valid.', err.problems.map(fieldError));
   if (err instanceof ApprovalRefusedError) return new HttpProblem(409, 'Decision refused', err.reason);
   if (err instanceof QuestionRefusedError) return new HttpProblem(409, 'Question refused', err.reason);
-  if (err instanceof InputTooLargeError) return new HttpProblem(413, 'Input too large', err.message, err.fields.map((f) => ({ path: f.field, message: f.more ? sizeMessage(f) : `is ${f.size} ${f.unit}; the limit is ${f.limit}` })));
+  if (err instanceof InputTooLargeError)
+    return new HttpProblem(
+      413,
+      'Input too large',
+      err.message,
+      err.fields.map((f) => ({
+        path: f.field,
+        message: f.more ? sizeMessage(f) : `is ${f.size} ${f.unit}; the limit is ${f.limit}`,
+      })),
+    );
   if (err instanceof UserError) return new HttpProblem(409, 'Refused', err.message);
   // A run whose workflow task is being retried (its worker lost mid-task) takes nothing until a worker completes one: not a refusal.
   if (workflowTaskFailing(err)) return new HttpProblem(503, 'Run not answering', RUN_NOT_ANSWERING, undefined, RETRY);
-  if (err instanceof WorkflowUpdateFailedError) return new HttpProblem(409, 'Refused', 'The workflow refused the request.');
+  if (err instanceof WorkflowUpdateFailedError)
+    return new HttpProblem(409, 'Refused', 'The workflow refused the request.');
   const code = grpcCode(err);
-  return code === undefined ? new HttpProblem(500, 'Internal error', 'The service failed to handle this request; the failure is in its log.') : temporalProblem(code);
+  return code === undefined
+    ? new HttpProblem(500, 'Internal error', 'The service failed to handle this request; the failure is in its log.')
+    : temporalProblem(code);
 }
 
 /** Temporal's refusal with gRPC status `code`, as an HTTP answer. */
@@ -91,32 +115,66 @@ function temporalProblem(code: number): HttpProblem {
       return new HttpProblem(404, 'Not found', 'no such chain');
     case Grpc.INVALID_ARGUMENT:
     case Grpc.OUT_OF_RANGE:
-      return new HttpProblem(400, 'Refused by Temporal', 'Temporal refused the request as invalid (an id, or a value over one of its limits); the details are in the service\'s log.');
+      return new HttpProblem(
+        400,
+        'Refused by Temporal',
+        "Temporal refused the request as invalid (an id, or a value over one of its limits); the details are in the service's log.",
+      );
     case Grpc.ALREADY_EXISTS:
     case Grpc.FAILED_PRECONDITION:
       return new HttpProblem(409, 'Refused', 'Temporal refused the request in the current state of the workflow.');
     case Grpc.UNAVAILABLE:
-      return new HttpProblem(503, 'Temporal unavailable', 'Temporal cannot be reached right now; try again shortly.', undefined, RETRY);
+      return new HttpProblem(
+        503,
+        'Temporal unavailable',
+        'Temporal cannot be reached right now; try again shortly.',
+        undefined,
+        RETRY,
+      );
     case Grpc.DEADLINE_EXCEEDED:
     case Grpc.CANCELLED:
-      return new HttpProblem(503, 'Temporal did not answer', 'Temporal (or the workers serving this chain) did not answer in time; try again shortly.', undefined, RETRY);
+      return new HttpProblem(
+        503,
+        'Temporal did not answer',
+        'Temporal (or the workers serving this chain) did not answer in time; try again shortly.',
+        undefined,
+        RETRY,
+      );
     case Grpc.RESOURCE_EXHAUSTED:
     case Grpc.ABORTED:
-      return new HttpProblem(503, 'Temporal is busy', 'Temporal is over one of its rate or size limits; try again shortly.', undefined, RETRY);
+      return new HttpProblem(
+        503,
+        'Temporal is busy',
+        'Temporal is over one of its rate or size limits; try again shortly.',
+        undefined,
+        RETRY,
+      );
     default:
       // Temporal refused the service itself (its credentials, its version) or failed: the service's fault, not the caller's.
-      return new HttpProblem(502, 'Temporal failed', 'Temporal failed or refused the service; the details are in the service\'s log.');
+      return new HttpProblem(
+        502,
+        'Temporal failed',
+        "Temporal failed or refused the service; the details are in the service's log.",
+      );
   }
 }
 
 /** The problem details of `problem`. */
 export function problemBody(problem: HttpProblem): Problem {
-  return { title: problem.title, status: problem.status, detail: problem.message, ...(problem.errors ? { errors: problem.errors } : {}) };
+  return {
+    title: problem.title,
+    status: problem.status,
+    detail: problem.message,
+    ...(problem.errors ? { errors: problem.errors } : {}),
+  };
 }
 
 /** Answer with `problem` as problem details. */
 export function sendProblem(c: Context, problem: HttpProblem): Response {
-  return c.body(JSON.stringify(problemBody(problem)), problem.status, { 'content-type': 'application/problem+json', ...problem.headers });
+  return c.body(JSON.stringify(problemBody(problem)), problem.status, {
+    'content-type': 'application/problem+json',
+    ...problem.headers,
+  });
 }
 
 /** A validation message of baton's (`"options.maxHandoffs" must be …`) as a field error. */
@@ -129,6 +187,7 @@ function grpcCode(err: unknown): number | undefined {
   if (!(err instanceof Error)) return undefined;
   const own = (err as { code?: unknown }).code;
   if (typeof own === 'number') return own;
-  if (err instanceof ServiceError || err instanceof WorkflowUpdateRPCTimeoutOrCancelledError) return grpcCode(err.cause);
+  if (err instanceof ServiceError || err instanceof WorkflowUpdateRPCTimeoutOrCancelledError)
+    return grpcCode(err.cause);
   return undefined;
 }

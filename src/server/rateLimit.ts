@@ -23,7 +23,10 @@ export class StartLimiter {
   private readonly perMs: number;
   private readonly burst: number;
 
-  constructor(options: RateLimitOptions = {}, private readonly now: () => number = Date.now) {
+  constructor(
+    options: RateLimitOptions = {},
+    private readonly now: () => number = Date.now,
+  ) {
     const perMinute = options.startsPerMinute ?? 60;
     if (!(perMinute > 0)) throw new Error('startsPerMinute must be above 0');
     this.perMs = perMinute / 60_000;
@@ -42,6 +45,12 @@ export class StartLimiter {
       return;
     }
     const waitS = Math.ceil((1 - bucket.tokens) / this.perMs / 1000);
-    throw new HttpProblem(429, 'Too many starts', `${identity} has used its starts for now; try again in ${waitS} s`, undefined, { 'retry-after': String(waitS) });
+    throw new HttpProblem(
+      429,
+      'Too many starts',
+      `${identity} has used its starts for now; try again in ${waitS} s`,
+      undefined,
+      { 'retry-after': String(waitS) },
+    );
   }
 }

@@ -30,7 +30,10 @@ const eventsRoute = createRoute({
       'A failure while streaming ends the stream with an `error` event whose data is problem details.',
   ),
   request: { params: RunIdParam, headers: z.object({ 'last-event-id': z.string().optional() }) },
-  responses: { 200: { description: 'An event stream', content: { 'text/event-stream': { schema: z.string() } } }, ...problems(400, 401, 403, 404, 503) },
+  responses: {
+    200: { description: 'An event stream', content: { 'text/event-stream': { schema: z.string() } } },
+    ...problems(400, 401, 403, 404, 503),
+  },
 });
 
 const RUN_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -53,16 +56,28 @@ export function runEventRoutes(app: ServiceApp, ctx: ServiceContext): void {
 }
 
 /** Where a stream of chain `id` resumes: after the event `lastEventId` names, or from the start without one; 404 for no chain, 400 for an id it never sent. */
-async function resumePoint(ctx: ServiceContext, id: string, lastEventId: string | undefined): Promise<EventPosition | undefined> {
+async function resumePoint(
+  ctx: ServiceContext,
+  id: string,
+  lastEventId: string | undefined,
+): Promise<EventPosition | undefined> {
   await mustBeChain(ctx, id);
   if (lastEventId === undefined || lastEventId.trim() === '') return undefined;
   const after = parseEventId(lastEventId);
-  const refuse = (why: string) => new HttpProblem(400, 'Invalid Last-Event-ID', `${why}; leave Last-Event-ID out to start from the beginning of the chain.`, [{ path: 'last-event-id', message: why }]);
-  if (!after || !RUN_ID.test(after.runId)) throw refuse('Last-Event-ID must be an event id this stream sent, <runId>:<n>');
+  const refuse = (why: string) =>
+    new HttpProblem(
+      400,
+      'Invalid Last-Event-ID',
+      `${why}; leave Last-Event-ID out to start from the beginning of the chain.`,
+      [{ path: 'last-event-id', message: why }],
+    );
+  if (!after || !RUN_ID.test(after.runId))
+    throw refuse('Last-Event-ID must be an event id this stream sent, <runId>:<n>');
   try {
     await ctx.baton.client.workflow.getHandle(id, after.runId).describe();
   } catch (err) {
-    if (toProblem(err).status === 404) throw refuse(`Last-Event-ID names run ${after.runId}, which is not a run of chain ${id}`);
+    if (toProblem(err).status === 404)
+      throw refuse(`Last-Event-ID names run ${after.runId}, which is not a run of chain ${id}`);
     throw err;
   }
   return after;

@@ -11,16 +11,28 @@ import { WorkflowNotFoundError } from '@temporalio/client';
 import type { ServiceContext } from './context';
 
 /** Where a keyless start goes: the id it starts under, or the chain an earlier one started within the window. */
-export type DerivedStart = { workflowId: string; existing?: undefined } | { workflowId: string; runId: string; existing: true };
+export type DerivedStart =
+  { workflowId: string; existing?: undefined } | { workflowId: string; runId: string; existing: true };
 
 /** The id of a start without a key, or the chain the same request started within the window. */
-export async function derivedStart(ctx: ServiceContext, identity: string, agent: string, request: unknown, windowMs: number, now = Date.now()): Promise<DerivedStart> {
-  const hash = createHash('sha256').update(JSON.stringify([identity, ctx.baton.taskQueue, stableJson(request)])).digest('hex').slice(0, 32);
+export async function derivedStart(
+  ctx: ServiceContext,
+  identity: string,
+  agent: string,
+  request: unknown,
+  windowMs: number,
+  now = Date.now(),
+): Promise<DerivedStart> {
+  const hash = createHash('sha256')
+    .update(JSON.stringify([identity, ctx.baton.taskQueue, stableJson(request)]))
+    .digest('hex')
+    .slice(0, 32);
   const window = Math.floor(now / windowMs);
   const idOf = (w: number) => `baton-${agent}-${hash}-${w.toString(36)}`;
   // The window before this one: its chain is the same start when it began less than a window ago.
   const before = await startedAt(ctx, idOf(window - 1));
-  if (before && now - before.at < windowMs) return { workflowId: idOf(window - 1), runId: before.runId, existing: true };
+  if (before && now - before.at < windowMs)
+    return { workflowId: idOf(window - 1), runId: before.runId, existing: true };
   return { workflowId: idOf(window) };
 }
 

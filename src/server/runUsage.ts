@@ -12,7 +12,8 @@ export function usageOf(chain: AuditChain): Usage {
       usage.inputTokens += e.inputTokens ?? 0;
       usage.outputTokens += e.outputTokens ?? 0;
       if (e.cost) usage.cost = addCost(usage.cost, e.cost);
-    } else if (e.kind === 'tool_call' && e.answeredBy === 'tool' && e.execution?.status === 'completed') usage.toolCalls += 1;
+    } else if (e.kind === 'tool_call' && e.answeredBy === 'tool' && e.execution?.status === 'completed')
+      usage.toolCalls += 1;
   }
   usage.totalTokens = usage.inputTokens + usage.outputTokens;
   return usage;

@@ -10,7 +10,14 @@ import { formatTimeline, toMermaid } from '../audit/format';
 import { usageOf } from './runUsage';
 import { InvalidRunInputError } from '../common/errors';
 import { validateRunInput, overrideProblems } from '../common/input';
-import { BatonAgent, BatonStatusAttribute, BatonTenant, PENDING_MEMO, STARTED_BY_MEMO, WorkflowType } from '../common/messages';
+import {
+  BatonAgent,
+  BatonStatusAttribute,
+  BatonTenant,
+  PENDING_MEMO,
+  STARTED_BY_MEMO,
+  WorkflowType,
+} from '../common/messages';
 import type { HandoffRunInput } from '../common/run';
 import type { RunOptions } from '../common/options';
 import type { StartOptions } from '../client/baton';
@@ -26,7 +33,15 @@ import { jsonBody, problems } from './openapi';
 import { fieldError, HttpProblem, type FieldError } from './problems';
 import { derivedStart, stableJson } from './runKeys';
 import { isCallersTenant, tenantStart, tenantWorkflowId } from './tenancy';
-import { IdempotencyKeySchema, ReplaySchema, ReplayStartedSchema, RunIdParam, RunSchema, RunStartedSchema, StartRunSchema } from './schemas';
+import {
+  IdempotencyKeySchema,
+  ReplaySchema,
+  ReplayStartedSchema,
+  RunIdParam,
+  RunSchema,
+  RunStartedSchema,
+  StartRunSchema,
+} from './schemas';
 
 const startRoute = createRoute({
   operationId: 'startRun',
@@ -44,7 +59,11 @@ const startRoute = createRoute({
     headers: z.object({ 'idempotency-key': IdempotencyKeySchema.optional() }),
     body: { ...jsonBody(StartRunSchema, 'The first agent, its input, and run options'), required: true },
   },
-  responses: { 201: jsonBody(RunStartedSchema, 'Started'), 200: jsonBody(RunStartedSchema, 'Started earlier with the same Idempotency-Key'), ...problems(400, 401, 403, 409, 413, 429, 503) },
+  responses: {
+    201: jsonBody(RunStartedSchema, 'Started'),
+    200: jsonBody(RunStartedSchema, 'Started earlier with the same Idempotency-Key'),
+    ...problems(400, 401, 403, 409, 413, 429, 503),
+  },
 });
 
 const getRoute = createRoute({
@@ -64,10 +83,23 @@ const auditRoute = createRoute({
   path: '/v1/runs/{id}/audit',
   tags: ['runs'],
   summary: 'The chain rebuilt from its workflow history',
-  ...secured(Permission.READ, '`format=json` (default: the `baton.audit/v1` document), `timeline` (text), `mermaid` (a flowchart) or `svg` (the flow drawn).'),
-  request: { params: RunIdParam, query: z.object({ format: z.enum(['json', 'timeline', 'mermaid', 'svg']).optional() }) },
+  ...secured(
+    Permission.READ,
+    '`format=json` (default: the `baton.audit/v1` document), `timeline` (text), `mermaid` (a flowchart) or `svg` (the flow drawn).',
+  ),
+  request: {
+    params: RunIdParam,
+    query: z.object({ format: z.enum(['json', 'timeline', 'mermaid', 'svg']).optional() }),
+  },
   responses: {
-    200: { description: 'The audit', content: { 'application/json': { schema: z.object({}).passthrough() }, 'text/plain': { schema: z.string() }, 'image/svg+xml': { schema: z.string() } } },
+    200: {
+      description: 'The audit',
+      content: {
+        'application/json': { schema: z.object({}).passthrough() },
+        'text/plain': { schema: z.string() },
+        'image/svg+xml': { schema: z.string() },
+      },
+    },
     ...problems(400, 401, 403, 404, 503),
   },
 });
@@ -79,7 +111,10 @@ const replayRoute = createRoute({
   tags: ['runs'],
   summary: 'Continue a failed chain from its last good step',
   ...secured(Permission.START),
-  request: { params: RunIdParam, body: { ...jsonBody(ReplaySchema, 'Where to continue from and what to change'), required: false } },
+  request: {
+    params: RunIdParam,
+    body: { ...jsonBody(ReplaySchema, 'Where to continue from and what to change'), required: false },
+  },
   responses: { 202: jsonBody(ReplayStartedSchema, 'The new run'), ...problems(400, 401, 403, 404, 409, 413, 429, 503) },
 });
 
@@ -91,17 +126,27 @@ export function runRoutes(app: ServiceApp, ctx: ServiceContext): void {
     // Over Temporal's limit is refused first, whatever else is wrong with the input.
     await ctx.payloadLimit.check('The run input (agent, input, options and context)', body);
     if (ctx.agents && !ctx.agents.includes(body.agent)) {
-      throw new HttpProblem(400, 'Invalid run input', `no agent "${body.agent}"`, [{ path: 'agent', message: `"agent" must be one of ${ctx.agents.join(', ')}` }]);
+      throw new HttpProblem(400, 'Invalid run input', `no agent "${body.agent}"`, [
+        { path: 'agent', message: `"agent" must be one of ${ctx.agents.join(', ')}` },
+      ]);
     }
     const input = validateStart({ ...body, options: tenantStart(identity, body.options ?? {}) });
     const key = c.req.valid('header')['idempotency-key'];
     // Without an id or a key, the request itself is the key for a while: a retried start finds its chain.
-    const derived = workflowId === undefined && key === undefined && ctx.idempotencyWindowMs > 0 ? await derivedStart(ctx, identity.name, input.agent, { ...body, experiment }, ctx.idempotencyWindowMs) : undefined;
+    const derived =
+      workflowId === undefined && key === undefined && ctx.idempotencyWindowMs > 0
+        ? await derivedStart(ctx, identity.name, input.agent, { ...body, experiment }, ctx.idempotencyWindowMs)
+        : undefined;
     if (derived?.existing) return c.json({ workflowId: derived.workflowId, runId: derived.runId, created: false }, 200);
     takeStart(ctx, identity.name);
     const keyed = key !== undefined || derived !== undefined;
     const generated = derived?.workflowId ?? (key ? idempotentWorkflowId(input.agent, identity.name, key) : undefined);
-    const id = workflowId !== undefined ? tenantWorkflowId(identity, workflowId, true) : generated !== undefined ? tenantWorkflowId(identity, generated, false) : undefined;
+    const id =
+      workflowId !== undefined
+        ? tenantWorkflowId(identity, workflowId, true)
+        : generated !== undefined
+          ? tenantWorkflowId(identity, generated, false)
+          : undefined;
     const options: StartOptions = {
       ...input.options,
       // Approvers see who asked for the chain.
@@ -119,7 +164,10 @@ export function runRoutes(app: ServiceApp, ctx: ServiceContext): void {
       const runId = (run.handle as { firstExecutionRunId?: string }).firstExecutionRunId ?? '';
       return c.json({ workflowId: run.workflowId, runId, created: true }, 201);
     } catch (err) {
-      if (err instanceof ExperimentError) throw new HttpProblem(400, 'Invalid run input', err.message, [{ path: 'experiment', message: err.problems.join('; ') }]);
+      if (err instanceof ExperimentError)
+        throw new HttpProblem(400, 'Invalid run input', err.message, [
+          { path: 'experiment', message: err.problems.join('; ') },
+        ]);
       if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
       const existing = keyed ? await existingRun(ctx.baton.client, id!, input) : undefined;
       if (existing) return c.json({ workflowId: id!, runId: existing, created: false }, 200);
@@ -144,11 +192,18 @@ export function runRoutes(app: ServiceApp, ctx: ServiceContext): void {
     const identity = c.get('identity');
     const id = c.req.valid('param').id;
     const parsed = ReplaySchema.safeParse(optionalJson(await c.req.text()));
-    if (!parsed.success) throw new HttpProblem(400, 'Invalid replay', 'The replay request is not valid.', parsed.error.issues.map((i) => ({ path: i.path.join('.'), message: i.message })));
+    if (!parsed.success)
+      throw new HttpProblem(
+        400,
+        'Invalid replay',
+        'The replay request is not valid.',
+        parsed.error.issues.map((i) => ({ path: i.path.join('.'), message: i.message })),
+      );
     if (parsed.data.overrides) {
       await ctx.payloadLimit.check('The replay request', parsed.data.overrides);
       const bad = overrideProblems(parsed.data.overrides, ctx.agents);
-      if (bad.length > 0) throw new HttpProblem(400, 'Invalid overrides', 'The overrides are not valid.', bad.map(fieldError));
+      if (bad.length > 0)
+        throw new HttpProblem(400, 'Invalid overrides', 'The overrides are not valid.', bad.map(fieldError));
     }
     await mustBeChain(ctx, id);
     takeStart(ctx, identity.name);
@@ -161,15 +216,28 @@ export function runRoutes(app: ServiceApp, ctx: ServiceContext): void {
  * Start a chain for `identity` as `POST /v1/runs` does (limits, the agent list, the input's checks,
  * the start limiter, `startedBy`), under `workflowId`: for the protocols (A2A, MCP) beside the REST API.
  */
-export async function startAs(ctx: ServiceContext, identity: Identity, body: { agent: string; input: string; options?: RunOptions }, workflowId: string): Promise<{ workflowId: string }> {
+export async function startAs(
+  ctx: ServiceContext,
+  identity: Identity,
+  body: { agent: string; input: string; options?: RunOptions },
+  workflowId: string,
+): Promise<{ workflowId: string }> {
   requirePermission(identity, Permission.START);
   await ctx.payloadLimit.check('The run input (agent, input, options and context)', body);
   if (ctx.agents && !ctx.agents.includes(body.agent)) {
-    throw new HttpProblem(400, 'Invalid run input', `no agent "${body.agent}"`, [{ path: 'agent', message: `"agent" must be one of ${ctx.agents.join(', ')}` }]);
+    throw new HttpProblem(400, 'Invalid run input', `no agent "${body.agent}"`, [
+      { path: 'agent', message: `"agent" must be one of ${ctx.agents.join(', ')}` },
+    ]);
   }
   const input = validateStart({ ...body, options: tenantStart(identity, body.options ?? {}) });
   takeStart(ctx, identity.name);
-  const run = await ctx.baton.start(input.agent, input.input, { ...input.options, startedBy: identity.name, workflowId: tenantWorkflowId(identity, workflowId, false), workflowIdReusePolicy: 'REJECT_DUPLICATE', workflowIdConflictPolicy: 'FAIL' });
+  const run = await ctx.baton.start(input.agent, input.input, {
+    ...input.options,
+    startedBy: identity.name,
+    workflowId: tenantWorkflowId(identity, workflowId, false),
+    workflowIdReusePolicy: 'REJECT_DUPLICATE',
+    workflowIdConflictPolicy: 'FAIL',
+  });
   ctx.metrics?.runsStarted.inc({ agent: displayText(input.agent) });
   return { workflowId: run.workflowId };
 }
@@ -180,7 +248,11 @@ function optionalJson(text: string): unknown {
   try {
     return JSON.parse(text);
   } catch {
-    throw new HttpProblem(400, 'Invalid replay', 'The body is not JSON; send a JSON object {fromHandoff?, overrides?}, or no body to replay from the last good step.');
+    throw new HttpProblem(
+      400,
+      'Invalid replay',
+      'The body is not JSON; send a JSON object {fromHandoff?, overrides?}, or no body to replay from the last good step.',
+    );
   }
 }
 
@@ -223,7 +295,12 @@ export function idempotentWorkflowId(agent: string, identity: string, key: strin
  * 409 when it was started with a different one (a key reused for another request). `key` names
  * the key in the refusal.
  */
-export async function existingRun(client: Client, workflowId: string, input: HandoffRunInput, key = 'Idempotency-Key'): Promise<string | undefined> {
+export async function existingRun(
+  client: Client,
+  workflowId: string,
+  input: HandoffRunInput,
+  key = 'Idempotency-Key',
+): Promise<string | undefined> {
   let firstRunId: string;
   try {
     const description = await client.workflow.getHandle(workflowId).describe();
@@ -232,42 +309,62 @@ export async function existingRun(client: Client, workflowId: string, input: Han
     if (err instanceof WorkflowNotFoundError) return undefined;
     throw err;
   }
-  const { history } = await client.workflowService.getWorkflowExecutionHistory({ namespace: client.options.namespace, execution: { workflowId, runId: firstRunId }, maximumPageSize: 1 });
+  const { history } = await client.workflowService.getWorkflowExecutionHistory({
+    namespace: client.options.namespace,
+    execution: { workflowId, runId: firstRunId },
+    maximumPageSize: 1,
+  });
   const payloads = history?.events?.[0]?.workflowExecutionStartedEventAttributes?.input?.payloads ?? [];
   let decoded = payloads;
-  for (const codec of [...client.options.loadedDataConverter.payloadCodecs].reverse()) decoded = await codec.decode(decoded);
-  const started = decoded[0] ? (client.options.loadedDataConverter.payloadConverter.fromPayload(decoded[0]) as HandoffRunInput) : undefined;
+  for (const codec of [...client.options.loadedDataConverter.payloadCodecs].reverse())
+    decoded = await codec.decode(decoded);
+  const started = decoded[0]
+    ? (client.options.loadedDataConverter.payloadConverter.fromPayload(decoded[0]) as HandoffRunInput)
+    : undefined;
   if (started && !sameRequest(started, input)) {
-    throw new HttpProblem(409, `${key} reused`, `This ${key} started a chain with a different request; use a new one for a new request.`);
+    throw new HttpProblem(
+      409,
+      `${key} reused`,
+      `This ${key} started a chain with a different request; use a new one for a new request.`,
+    );
   }
   return firstRunId;
 }
 
 function sameRequest(a: HandoffRunInput, b: HandoffRunInput): boolean {
-  const view = (x: HandoffRunInput) => stableJson({ agent: x.agent, input: x.input, options: x.options ?? {}, context: x.context ?? null });
+  const view = (x: HandoffRunInput) =>
+    stableJson({ agent: x.agent, input: x.input, options: x.options ?? {}, context: x.context ?? null });
   return view(a) === view(b);
 }
-
 
 /**
  * A chain as `GET /v1/runs/:id` shows it: from its audit, with the live status and agent from
  * visibility; a waiting tool call's sensitive arguments redacted unless `identity` may decide it.
  */
-export async function runView(ctx: ServiceContext, workflowId: string, identity: Identity): Promise<z.infer<typeof RunSchema>> {
+export async function runView(
+  ctx: ServiceContext,
+  workflowId: string,
+  identity: Identity,
+): Promise<z.infer<typeof RunSchema>> {
   const description = await ctx.baton.client.workflow.getHandle(workflowId).describe();
   // Another tenant's chain is one the caller cannot know of: the same answer as no chain, from every surface.
-  if (!isCallersTenant(identity, description.typedSearchAttributes.get(BatonTenant))) throw new HttpProblem(404, 'Not found', `no chain ${workflowId}`);
+  if (!isCallersTenant(identity, description.typedSearchAttributes.get(BatonTenant)))
+    throw new HttpProblem(404, 'Not found', `no chain ${workflowId}`);
   if (description.type !== WorkflowType.HANDOFF_RUN) throw notA('chain', workflowId, description.type);
   const chain = await ctx.baton.audit(workflowId);
   // A chain whose last run read continued as new runs on in the next.
   const running = chain.status === 'running' || chain.status === 'continued_as_new';
   const status = running ? (description.typedSearchAttributes.get(BatonStatusAttribute) ?? 'running') : chain.status;
-  const currentAgent = running ? description.typedSearchAttributes.get(BatonAgent) : (chain.result?.finalAgent ?? chain.handoffs.at(-1)?.to ?? chain.input?.agent);
+  const currentAgent = running
+    ? description.typedSearchAttributes.get(BatonAgent)
+    : (chain.result?.finalAgent ?? chain.handoffs.at(-1)?.to ?? chain.input?.agent);
   const { resume: _resume, ...input } = chain.input ?? ({} as Partial<HandoffRunInput>);
   const waiting = running ? ((description.memo?.[PENDING_MEMO] ?? []) as PendingApproval[]) : [];
   const team = new TeamRedaction(chain.team);
   // The request may repeat a waiting call's sensitive values: hidden from those who may not see the call's arguments.
-  const hidden = waiting.flatMap((p) => (p.tool && !mayDecide(identity, p.approvers) ? sensitiveValues(p.tool.arguments, team.of(p.from, p.tool.name)) : []));
+  const hidden = waiting.flatMap((p) =>
+    p.tool && !mayDecide(identity, p.approvers) ? sensitiveValues(p.tool.arguments, team.of(p.from, p.tool.name)) : [],
+  );
   if (typeof input.input === 'string') input.input = scrub(input.input, hidden);
   return {
     workflowId,
@@ -278,7 +375,9 @@ export async function runView(ctx: ServiceContext, workflowId: string, identity:
     ...(chain.startedAt ? { startedAt: chain.startedAt } : {}),
     ...(chain.closedAt ? { closedAt: chain.closedAt } : {}),
     ...(chain.input ? { input } : {}),
-    ...(typeof description.memo?.[STARTED_BY_MEMO] === 'string' ? { startedBy: description.memo[STARTED_BY_MEMO] } : {}),
+    ...(typeof description.memo?.[STARTED_BY_MEMO] === 'string'
+      ? { startedBy: description.memo[STARTED_BY_MEMO] }
+      : {}),
     chain: chain.handoffs as never,
     usage: chain.result?.usage ?? usageOf(chain),
     pendingApprovals: waitingAsSeenBy(identity, waiting, team),
@@ -288,6 +387,15 @@ export async function runView(ctx: ServiceContext, workflowId: string, identity:
 }
 
 /** The approvals a chain's memo lists, as `identity` may see them. */
-function waitingAsSeenBy(identity: Identity, waiting: PendingApproval[], team: TeamRedaction): Record<string, unknown>[] {
-  return waiting.map((p) => (p.tool && !mayDecide(identity, p.approvers) ? redactPendingApproval(p, team.of(p.from, p.tool.name)) : p) as unknown as Record<string, unknown>);
+function waitingAsSeenBy(
+  identity: Identity,
+  waiting: PendingApproval[],
+  team: TeamRedaction,
+): Record<string, unknown>[] {
+  return waiting.map(
+    (p) =>
+      (p.tool && !mayDecide(identity, p.approvers)
+        ? redactPendingApproval(p, team.of(p.from, p.tool.name))
+        : p) as unknown as Record<string, unknown>,
+  );
 }

@@ -11,13 +11,24 @@ import { jsonBody, problems } from './openapi';
 
 const SteerSchema = z
   .object({
-    text: z.string().min(1).openapi({ description: "The message, as the model will read it (a user message); at most 256 KB" }),
-    interrupt: z.boolean().optional().openapi({ description: 'Stop the answer the model is writing now and ask again with the message (default: apply it once the answer is written)' }),
+    text: z
+      .string()
+      .min(1)
+      .openapi({ description: 'The message, as the model will read it (a user message); at most 256 KB' }),
+    interrupt: z
+      .boolean()
+      .optional()
+      .openapi({
+        description:
+          'Stop the answer the model is writing now and ask again with the message (default: apply it once the answer is written)',
+      }),
   })
   .strict()
   .openapi('Steer');
 
-const ReceiptSchema = z.object({ steerId: z.string(), interrupted: z.boolean(), waiting: z.number().int() }).openapi('SteerReceipt');
+const ReceiptSchema = z
+  .object({ steerId: z.string(), interrupted: z.boolean(), waiting: z.number().int() })
+  .openapi('SteerReceipt');
 
 const steerRoute = createRoute({
   operationId: 'steerRun',
@@ -30,7 +41,16 @@ const steerRoute = createRoute({
     "The message joins the current agent's conversation at the chain's next step, recorded with the caller's identity. " +
       'A chain that has ended, one that started before chains took steering messages, a conversation with no message being answered, or 20 messages already waiting: 409. A message over 256 KB: 413.',
   ),
-  request: { params: z.object({ id: z.string().min(1).max(1000).openapi({ param: { name: 'id', in: 'path' }, description: 'The chain or conversation id (its workflow id)' }) }), body: { ...jsonBody(SteerSchema, 'The message'), required: true } },
+  request: {
+    params: z.object({
+      id: z
+        .string()
+        .min(1)
+        .max(1000)
+        .openapi({ param: { name: 'id', in: 'path' }, description: 'The chain or conversation id (its workflow id)' }),
+    }),
+    body: { ...jsonBody(SteerSchema, 'The message'), required: true },
+  },
   responses: { 200: jsonBody(ReceiptSchema, 'The message was taken'), ...problems(400, 401, 403, 404, 409, 413, 503) },
 });
 

@@ -23,9 +23,15 @@ export async function tenantOf(ctx: ServiceContext, id: string): Promise<string 
 }
 
 /** 404 when workflow `id` exists and belongs to a tenant other than `identity`'s (as its own 404 says, naming nothing of it). */
-export async function mustBeCallersTenant(ctx: ServiceContext, identity: Identity, id: string, what = 'chain'): Promise<void> {
+export async function mustBeCallersTenant(
+  ctx: ServiceContext,
+  identity: Identity,
+  id: string,
+  what = 'chain',
+): Promise<void> {
   const tenant = await tenantOf(ctx, id);
-  if (tenant !== undefined && tenant !== (identity.tenant ?? null)) throw new HttpProblem(404, 'Not found', `no ${what} ${id}`);
+  if (tenant !== undefined && tenant !== (identity.tenant ?? null))
+    throw new HttpProblem(404, 'Not found', `no ${what} ${id}`);
 }
 
 /** Whether a workflow of tenant `tenant` (`null`/`undefined`: none) is the caller's to see. */
@@ -40,7 +46,11 @@ export function isCallersTenant(identity: Identity, tenant: string | null | unde
 export function tenantStart<O extends { tenant?: string | undefined }>(identity: Identity, options: O): O {
   if (options.tenant !== undefined && options.tenant !== identity.tenant) {
     const own = identity.tenant !== undefined ? `tenant "${identity.tenant}"` : 'no tenant';
-    throw new HttpProblem(403, 'Forbidden', `${identity.name} acts for ${own} and may not start a chain of tenant "${options.tenant}"; leave "options.tenant" out (a start goes into the caller's tenant)`);
+    throw new HttpProblem(
+      403,
+      'Forbidden',
+      `${identity.name} acts for ${own} and may not start a chain of tenant "${options.tenant}"; leave "options.tenant" out (a start goes into the caller's tenant)`,
+    );
   }
   return identity.tenant !== undefined ? { ...options, tenant: identity.tenant } : options;
 }
@@ -51,7 +61,12 @@ export function tenantWorkflowId(identity: Identity, id: string, given: boolean,
   const prefix = tenantPrefix(identity.tenant);
   if (id.startsWith(prefix)) return id;
   if (!given) return `${prefix}${id}`;
-  throw new HttpProblem(400, 'Invalid run input', `a chain of tenant "${identity.tenant}" has an id that begins "${prefix}"`, [{ path: field, message: `"${field}" must begin "${prefix}", got "${id}"` }]);
+  throw new HttpProblem(
+    400,
+    'Invalid run input',
+    `a chain of tenant "${identity.tenant}" has an id that begins "${prefix}"`,
+    [{ path: field, message: `"${field}" must begin "${prefix}", got "${id}"` }],
+  );
 }
 
 /** Each route on one chain or conversation (`/v1/runs/{id}…`, `/v1/conversations/{id}…`) first checks that it is the caller's tenant's. */

@@ -60,8 +60,26 @@ export class TextBoard {
     const key = keyOf(d.workflowId, d.call);
     let c = this.#calls.get(key);
     const out: TextChange[] = [];
-    const who = { workflowId: d.workflowId, agent: d.agent, call: d.call, turn: d.turn, ...(d.message !== undefined ? { message: d.message } : {}) };
-    if (!c) this.#calls.set(key, (c = { agent: d.agent, turn: d.turn, ...(d.message !== undefined ? { message: d.message } : {}), restart: d.restart, attempt: d.attempt, text: '', settled: false }));
+    const who = {
+      workflowId: d.workflowId,
+      agent: d.agent,
+      call: d.call,
+      turn: d.turn,
+      ...(d.message !== undefined ? { message: d.message } : {}),
+    };
+    if (!c)
+      this.#calls.set(
+        key,
+        (c = {
+          agent: d.agent,
+          turn: d.turn,
+          ...(d.message !== undefined ? { message: d.message } : {}),
+          restart: d.restart,
+          attempt: d.attempt,
+          text: '',
+          settled: false,
+        }),
+      );
     if (c.settled) return out;
     const order = compareTries(d, c);
     if (order < 0) return out;
@@ -82,20 +100,41 @@ export class TextBoard {
    * The call's answer as history records it: the text shown stays when it is that answer, else it is
    * replaced (a reset and the whole answer). Later deltas of the call change nothing.
    */
-  settle(workflowId: string, call: string, agent: string, recorded: string, context: { turn?: number; message?: string; reason?: 'stopped' } = {}): TextChange[] {
+  settle(
+    workflowId: string,
+    call: string,
+    agent: string,
+    recorded: string,
+    context: { turn?: number; message?: string; reason?: 'stopped' } = {},
+  ): TextChange[] {
     const key = keyOf(workflowId, call);
-    const c = this.#calls.get(key) ?? { agent, turn: context.turn ?? 0, ...(context.message !== undefined ? { message: context.message } : {}), restart: 0, attempt: 0, text: '', settled: false };
+    const c = this.#calls.get(key) ?? {
+      agent,
+      turn: context.turn ?? 0,
+      ...(context.message !== undefined ? { message: context.message } : {}),
+      restart: 0,
+      attempt: 0,
+      text: '',
+      settled: false,
+    };
     this.#calls.set(key, c);
     if (c.settled) return [];
     c.settled = true;
     if (c.text === recorded) return [];
-    const who = { workflowId, agent: c.agent, call, turn: c.turn, ...(c.message !== undefined ? { message: c.message } : {}) };
+    const who = {
+      workflowId,
+      agent: c.agent,
+      call,
+      turn: c.turn,
+      ...(c.message !== undefined ? { message: c.message } : {}),
+    };
     const out: TextChange[] = [];
     if (c.text !== '' && !recorded.startsWith(c.text)) {
       out.push({ kind: 'text_reset', ...who, reason: context.reason ?? 'correction', final: true });
       c.text = '';
     }
-    if (recorded.length > c.text.length) out.push({ kind: 'text', ...who, offset: c.text.length, text: recorded.slice(c.text.length), final: true });
+    if (recorded.length > c.text.length)
+      out.push({ kind: 'text', ...who, offset: c.text.length, text: recorded.slice(c.text.length), final: true });
     c.text = recorded;
     return out;
   }

@@ -21,7 +21,10 @@ export function streamsFromEnv(env: NodeJS.ProcessEnv = process.env): StreamTran
   const url = env[STREAMS_ENV]?.trim();
   if (!url) return inProcessStreams();
   let streams = byUrl.get(url);
-  const nodes = url.split(',').map((u) => u.trim()).filter(Boolean);
+  const nodes = url
+    .split(',')
+    .map((u) => u.trim())
+    .filter(Boolean);
   if (!streams) byUrl.set(url, (streams = new RedisStreams(nodes.length > 1 ? { clusterNodes: nodes } : { url })));
   return streams;
 }

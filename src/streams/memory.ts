@@ -85,7 +85,8 @@ export class InProcessStreams implements StreamTransport {
     const now = Date.now();
     if (now - this.#swept < Math.min(60_000, this.#retentionMs)) return;
     this.#swept = now;
-    for (const [name, t] of this.#topics) if (t.wake.size === 0 && now - t.touched > this.#retentionMs) this.#topics.delete(name);
+    for (const [name, t] of this.#topics)
+      if (t.wake.size === 0 && now - t.touched > this.#retentionMs) this.#topics.delete(name);
   }
 }
 

@@ -94,13 +94,18 @@ export async function* streamMessage<Reply extends { agent: string; output: unkn
       // A call may have been stopped only when more than one wrote text, or when the one that did is not the reply
       // (the answering call's text may not have come yet): the turn's record is read then.
       const only = calls.length === 1 ? board.textOf(topic, calls[0]!) : undefined;
-      const stopped = calls.length > 1 || (only !== undefined && only !== recorded) ? await (options.stopped?.(reply.turn) ?? Promise.resolve([])).catch(() => [] as StoppedCall[]) : [];
+      const stopped =
+        calls.length > 1 || (only !== undefined && only !== recorded)
+          ? await (options.stopped?.(reply.turn) ?? Promise.resolve([])).catch(() => [] as StoppedCall[])
+          : [];
       for (const s of stopped) {
-        for (const change of board.settle(s.workflowId, s.call, s.agent, '', { message: key, reason: 'stopped' })) yield { ...change, at: new Date().toISOString() };
+        for (const change of board.settle(s.workflowId, s.call, s.agent, '', { message: key, reason: 'stopped' }))
+          yield { ...change, at: new Date().toISOString() };
       }
       const last = calls.filter((c) => !stopped.some((s) => s.workflowId === topic && s.call === c)).at(-1);
       const call = { workflowId: topic, call: last ?? `${reply.agent}#reply` };
-      for (const change of board.settle(call.workflowId, call.call, reply.agent, recorded, { message: key })) yield { ...change, at: new Date().toISOString() };
+      for (const change of board.settle(call.workflowId, call.call, reply.agent, recorded, { message: key }))
+        yield { ...change, at: new Date().toISOString() };
       yield { kind: 'reply', reply };
       return;
     }

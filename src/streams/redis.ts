@@ -5,7 +5,16 @@
  * delta reaches them as soon as Redis has it. Built on the official client (node-redis): TLS,
  * ACL users, reconnection and Redis Cluster come from it (src/streams/redisConnect.ts).
  */
-import { checkTarget, describeTarget, duplicateLink, explain, redisLink, type RedisLink, type RedisTarget, type RedisTlsOptions } from './redisConnect';
+import {
+  checkTarget,
+  describeTarget,
+  duplicateLink,
+  explain,
+  redisLink,
+  type RedisLink,
+  type RedisTarget,
+  type RedisTlsOptions,
+} from './redisConnect';
 import type { StreamEntry, StreamTransport, TextDelta } from './types';
 
 export type { RedisTlsOptions } from './redisConnect';
@@ -69,7 +78,14 @@ export class RedisStreams implements StreamTransport {
     this.#maxBatches = options.maxBatches ?? 10_000;
     this.#retentionSeconds = Math.max(1, Math.ceil((options.retentionMs ?? 3_600_000) / 1000));
     this.#prefix = options.prefix ?? 'baton:stream:';
-    this.#onChange = options.onConnectionChange ?? ((c) => console.warn(c.up ? `baton streams: ${describeTarget(this.#target)} is back` : `baton streams: ${c.error.message}; retrying (followers get each answer from history meanwhile)`));
+    this.#onChange =
+      options.onConnectionChange ??
+      ((c) =>
+        console.warn(
+          c.up
+            ? `baton streams: ${describeTarget(this.#target)} is back`
+            : `baton streams: ${c.error.message}; retrying (followers get each answer from history meanwhile)`,
+        ));
   }
 
   async publish(topic: string, deltas: TextDelta[]): Promise<void> {
@@ -78,7 +94,12 @@ export class RedisStreams implements StreamTransport {
     const key = this.#prefix + topic;
     try {
       await Promise.all([
-        writer.xAdd(key, '*', { d: JSON.stringify(deltas) }, { TRIM: { strategy: 'MAXLEN', strategyModifier: '~', threshold: this.#maxBatches } }),
+        writer.xAdd(
+          key,
+          '*',
+          { d: JSON.stringify(deltas) },
+          { TRIM: { strategy: 'MAXLEN', strategyModifier: '~', threshold: this.#maxBatches } },
+        ),
         writer.expire(key, this.#retentionSeconds),
       ]);
       this.#back();
@@ -184,7 +205,9 @@ export class RedisStreams implements StreamTransport {
 
 /** One blocking XREAD of `key` after `id`, on a follower's own connection. */
 function xRead(reader: RedisLink, key: string, id: string) {
-  return reader.connection.withCommandOptions({ timeout: READ_TIMEOUT_MS }).xRead({ key, id }, { COUNT: 1000, BLOCK: BLOCK_MS });
+  return reader.connection
+    .withCommandOptions({ timeout: READ_TIMEOUT_MS })
+    .xRead({ key, id }, { COUNT: 1000, BLOCK: BLOCK_MS });
 }
 
 /** XREAD's reply (`[{name, messages: [{id, message: {d}}]}]`) as entries, one per delta. */

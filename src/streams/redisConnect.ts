@@ -15,7 +15,6 @@ import type * as NodeRedis from '@redis/client';
  */
 const redis = (): typeof NodeRedis => require('@redis/client') as typeof NodeRedis;
 
-
 /** TLS options for a `rediss://` server beyond what its URL says. */
 export interface RedisTlsOptions {
   /** The CA certificate(s) (PEM) that signed the server's certificate, when it is not a public CA (NODE_EXTRA_CA_CERTS works too). */
@@ -46,7 +45,9 @@ export function describeTarget(target: RedisTarget): string {
     const u = new URL(raw);
     return `${u.protocol}//${u.hostname}:${u.port || 6379}`;
   };
-  return target.clusterNodes ? `the Redis cluster at ${target.clusterNodes.map(shown).join(', ')}` : `Redis at ${shown(target.url)}`;
+  return target.clusterNodes
+    ? `the Redis cluster at ${target.clusterNodes.map(shown).join(', ')}`
+    : `Redis at ${shown(target.url)}`;
 }
 
 /** Checks a server URL, throwing an error that says what would be valid. */
@@ -58,10 +59,13 @@ export function checkRedisUrl(raw: string, inCluster = false): void {
   } catch {
     throw new Error(`not a Redis URL: ${JSON.stringify(raw.replace(/\/\/[^@/]*@/, '//…@'))}; ${valid}`);
   }
-  if (u.protocol !== 'redis:' && u.protocol !== 'rediss:') throw new Error(`not a Redis URL (${u.protocol}//…); ${valid}`);
+  if (u.protocol !== 'redis:' && u.protocol !== 'rediss:')
+    throw new Error(`not a Redis URL (${u.protocol}//…); ${valid}`);
   const db = u.pathname.replace(/^\//, '');
-  if (db !== '' && !/^\d+$/.test(db)) throw new Error(`the database in a Redis URL is a number, got ${JSON.stringify(db)}; ${valid}`);
-  if (inCluster && db !== '' && db !== '0') throw new Error(`a Redis cluster has only database 0, and the node URL names ${db}: leave the /${db} out`);
+  if (db !== '' && !/^\d+$/.test(db))
+    throw new Error(`the database in a Redis URL is a number, got ${JSON.stringify(db)}; ${valid}`);
+  if (inCluster && db !== '' && db !== '0')
+    throw new Error(`a Redis cluster has only database 0, and the node URL names ${db}: leave the /${db} out`);
 }
 
 /** A connection and the way to wait for it. */
@@ -77,7 +81,9 @@ export interface RedisLink {
  */
 export function redisLink(target: RedisTarget, onError: (err: Error) => void): RedisLink {
   checkTarget(target);
-  const connection = target.clusterNodes ? clusterOf(target.clusterNodes, target.tls) : clientOf(target.url, target.tls);
+  const connection = target.clusterNodes
+    ? clusterOf(target.clusterNodes, target.tls)
+    : clientOf(target.url, target.tls);
   return link(connection, target, onError);
 }
 
@@ -117,13 +123,19 @@ function link(connection: RedisConnection, target: RedisTarget, onError: (err: E
 /** Checks where the transport is to connect, throwing an error that says what would be valid. */
 export function checkTarget(target: RedisTarget): void {
   const nodes = target.clusterNodes;
-  if (nodes?.length === 0) throw new Error("clusterNodes is empty: give the URLs of one or more of the cluster's nodes");
+  if (nodes?.length === 0)
+    throw new Error("clusterNodes is empty: give the URLs of one or more of the cluster's nodes");
   for (const url of nodes ?? [target.url]) checkRedisUrl(url, nodes !== undefined);
-  if (target.tls && new URL(nodes?.[0] ?? target.url).protocol !== 'rediss:') throw new Error('TLS options go with a rediss:// URL: write rediss://host:port');
+  if (target.tls && new URL(nodes?.[0] ?? target.url).protocol !== 'rediss:')
+    throw new Error('TLS options go with a rediss:// URL: write rediss://host:port');
 }
 
 function clientOf(url: string, tls: RedisTlsOptions | undefined): RedisConnection {
-  return redis().createClient({ url, disableOfflineQueue: true, ...(tls ? { socket: { tls: true as const, ...tls } } : {}) });
+  return redis().createClient({
+    url,
+    disableOfflineQueue: true,
+    ...(tls ? { socket: { tls: true as const, ...tls } } : {}),
+  });
 }
 
 function clusterOf(nodes: string[], tls: RedisTlsOptions | undefined): RedisConnection {
@@ -144,9 +156,25 @@ function clusterOf(nodes: string[], tls: RedisTlsOptions | undefined): RedisConn
 export function explain(err: unknown, target: RedisTarget): Error {
   const message = err instanceof Error ? err.message : String(err);
   const where = describeTarget(target);
-  if (/^(WRONGPASS|NOAUTH)/.test(message)) return new Error(`${where} refused the credentials (${message}): give the ACL user and password in the URL, redis://user:password@host:port`, { cause: err });
-  if (/^NOPERM/.test(message)) return new Error(`${where} does not allow the ACL user what the transport needs (${message}): it needs +xadd +expire +xread +xrevrange on ~baton:stream:* (see docs/streaming.md)`, { cause: err });
-  if (/certificate|CERT_|SSL routines|wrong version number/i.test(message)) return new Error(`${where}: TLS failed (${message}): for a certificate a public CA did not sign, give its CA as the tls.ca option or in NODE_EXTRA_CA_CERTS; a server without TLS takes redis://`, { cause: err });
-  if (/ECONNREFUSED|ENOTFOUND|EHOSTUNREACH|ETIMEDOUT|offline|closed unexpectedly|Connection timeout/i.test(message)) return new Error(`cannot reach ${where} (${message}): start redis-server there, or point BATON_STREAMS_URL at one`, { cause: err });
+  if (/^(WRONGPASS|NOAUTH)/.test(message))
+    return new Error(
+      `${where} refused the credentials (${message}): give the ACL user and password in the URL, redis://user:password@host:port`,
+      { cause: err },
+    );
+  if (/^NOPERM/.test(message))
+    return new Error(
+      `${where} does not allow the ACL user what the transport needs (${message}): it needs +xadd +expire +xread +xrevrange on ~baton:stream:* (see docs/streaming.md)`,
+      { cause: err },
+    );
+  if (/certificate|CERT_|SSL routines|wrong version number/i.test(message))
+    return new Error(
+      `${where}: TLS failed (${message}): for a certificate a public CA did not sign, give its CA as the tls.ca option or in NODE_EXTRA_CA_CERTS; a server without TLS takes redis://`,
+      { cause: err },
+    );
+  if (/ECONNREFUSED|ENOTFOUND|EHOSTUNREACH|ETIMEDOUT|offline|closed unexpectedly|Connection timeout/i.test(message))
+    return new Error(
+      `cannot reach ${where} (${message}): start redis-server there, or point BATON_STREAMS_URL at one`,
+      { cause: err },
+    );
   return new Error(`${where}: ${message}`, { cause: err });
 }

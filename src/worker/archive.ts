@@ -45,7 +45,9 @@ export interface ArchiveWorkerOptions extends ArchiveExportOptions {
   /** Start the archiver when it is not running. @default true */
   startArchiver?: boolean;
   /** Worker tuning passed to Temporal's `Worker.create`. */
-  worker?: Partial<Omit<WorkerOptions, 'connection' | 'namespace' | 'taskQueue' | 'activities' | 'workflowBundle' | 'workflowsPath'>>;
+  worker?: Partial<
+    Omit<WorkerOptions, 'connection' | 'namespace' | 'taskQueue' | 'activities' | 'workflowBundle' | 'workflowsPath'>
+  >;
 }
 
 /** The archiver's workflow id for the archive task queue `taskQueue`. */
@@ -69,7 +71,9 @@ export async function createArchiveWorker(options: ArchiveWorkerOptions): Promis
   const namespace = options.namespace ?? config.namespace;
   const dataConverter = batonDataConverter(options.codec ?? codecOptionsFromEnv());
   const connection = options.connection ?? (await NativeConnection.connect(config.connectionOptions));
-  const client = options.client ?? new Client({ connection: await Connection.connect(config.connectionOptions), namespace, dataConverter });
+  const client =
+    options.client ??
+    new Client({ connection: await Connection.connect(config.connectionOptions), namespace, dataConverter });
   const taskQueue = options.taskQueue ?? DEFAULT_ARCHIVE_TASK_QUEUE;
   const archiver = new ChainArchiver({ client, store, ...(siem ? { siem } : {}), ...pick(options) });
   const worker = await Worker.create({
@@ -81,7 +85,9 @@ export async function createArchiveWorker(options: ArchiveWorkerOptions): Promis
     namespace,
     taskQueue,
     dataConverter,
-    workflowBundle: await workflowBundle(dataConverter.failureConverterPath ? { failureConverterPath: dataConverter.failureConverterPath } : {}),
+    workflowBundle: await workflowBundle(
+      dataConverter.failureConverterPath ? { failureConverterPath: dataConverter.failureConverterPath } : {},
+    ),
     activities: createArchiveActivities(archiver),
   });
   if (options.startArchiver !== false) await startArchiver(client, { taskQueue, ...options.archiver });
@@ -92,7 +98,10 @@ export async function createArchiveWorker(options: ArchiveWorkerOptions): Promis
  * Start the archiver of the archive task queue `taskQueue` unless it is running (its id is fixed,
  * so every archive worker may call this); answers its handle.
  */
-export async function startArchiver(client: Client, options: ArchiverSettings & { taskQueue?: string } = {}): Promise<WorkflowHandle> {
+export async function startArchiver(
+  client: Client,
+  options: ArchiverSettings & { taskQueue?: string } = {},
+): Promise<WorkflowHandle> {
   const { taskQueue = DEFAULT_ARCHIVE_TASK_QUEUE, ...settings } = options;
   return client.workflow.start(ARCHIVER_WORKFLOW_TYPE, {
     workflowId: archiverWorkflowId(taskQueue),
@@ -103,5 +112,9 @@ export async function startArchiver(client: Client, options: ArchiverSettings & 
 }
 
 function pick(o: ArchiveExportOptions): ArchiveExportOptions {
-  return { ...(o.signer ? { signer: o.signer } : {}), ...(o.personalData ? { personalData: o.personalData } : {}), ...(o.tenantField ? { tenantField: o.tenantField } : {}) };
+  return {
+    ...(o.signer ? { signer: o.signer } : {}),
+    ...(o.personalData ? { personalData: o.personalData } : {}),
+    ...(o.tenantField ? { tenantField: o.tenantField } : {}),
+  };
 }

@@ -7,16 +7,27 @@ import { type BundleOptions, bundleWorkflowCode, DefaultLogger, type WorkflowBun
 import { cachedBundle } from './bundleCache';
 
 /** The workflow entry point: compiled JavaScript in the package, TypeScript in baton's own checkout. */
-export const WORKFLOWS_PATH = [path.resolve(__dirname, '../../workflows/index.js'), path.resolve(__dirname, '../../workflows/index.ts')].find((f) => fs.existsSync(f))!;
+export const WORKFLOWS_PATH = [
+  path.resolve(__dirname, '../../workflows/index.js'),
+  path.resolve(__dirname, '../../workflows/index.ts'),
+].find((f) => fs.existsSync(f))!;
 
 /**
  * baton's own workflow interceptor modules, bundled first (outermost) in every bundle of its
  * workflows: its signals taken without the SDK's per-signal promises (`workflows/quickSignals.ts`).
  */
-export const BATON_INTERCEPTOR_MODULES: readonly string[] = [[path.resolve(__dirname, '../../workflows/quickSignals.js'), path.resolve(__dirname, '../../workflows/quickSignals.ts')].find((f) => fs.existsSync(f))!];
+export const BATON_INTERCEPTOR_MODULES: readonly string[] = [
+  [
+    path.resolve(__dirname, '../../workflows/quickSignals.js'),
+    path.resolve(__dirname, '../../workflows/quickSignals.ts'),
+  ].find((f) => fs.existsSync(f))!,
+];
 
 /** The workflow bundle the package ships, built with the `@temporalio/workflow` version it names. */
-const PREBUILT = { code: path.resolve(__dirname, '../../workflow-bundle.js'), meta: path.resolve(__dirname, '../../workflow-bundle.json') };
+const PREBUILT = {
+  code: path.resolve(__dirname, '../../workflow-bundle.js'),
+  meta: path.resolve(__dirname, '../../workflow-bundle.json'),
+};
 
 /**
  * Modules the bundle loads once, when a worker's workflow context starts, instead of once per
@@ -34,7 +45,9 @@ const bundles = new Map<string, Promise<WorkflowBundleOption>>();
  * failure converter; an encrypting deployment's failure converter must be in the bundle; in baton's
  * own checkout, once per change to its sources: the bundle is kept in `node_modules/.cache/baton`).
  */
-export async function workflowBundle(options: { interceptorModules?: string[]; failureConverterPath?: string } = {}): Promise<WorkflowBundleOption> {
+export async function workflowBundle(
+  options: { interceptorModules?: string[]; failureConverterPath?: string } = {},
+): Promise<WorkflowBundleOption> {
   const own = options.interceptorModules ?? [];
   const failureConverterPath = options.failureConverterPath;
   if (own.length === 0 && !failureConverterPath && prebuiltMatches()) return { codePath: PREBUILT.code };
@@ -43,7 +56,14 @@ export async function workflowBundle(options: { interceptorModules?: string[]; f
   let bundle = bundles.get(key);
   if (!bundle) {
     const make = () =>
-      bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, preloadModules: [...PRELOAD_MODULES], workflowInterceptorModules: modules, failureConverterPath, logger: new DefaultLogger('WARN'), webpackConfigHook: compiledAsPackaged });
+      bundleWorkflowCode({
+        workflowsPath: WORKFLOWS_PATH,
+        preloadModules: [...PRELOAD_MODULES],
+        workflowInterceptorModules: modules,
+        failureConverterPath,
+        logger: new DefaultLogger('WARN'),
+        webpackConfigHook: compiledAsPackaged,
+      });
     bundle = cachedBundle([...modules, ...(failureConverterPath ? [failureConverterPath] : [])], make);
     bundles.set(key, bundle);
   }
@@ -60,9 +80,18 @@ function compiledAsPackaged(config: WebpackConfiguration): WebpackConfiguration 
   const retarget = (rule: unknown): unknown => {
     const use = (rule as { use?: { loader?: string; options?: { jsc?: object } } }).use;
     if (!use?.loader?.includes('swc-loader')) return rule;
-    return { ...(rule as object), use: { ...use, options: { ...use.options, jsc: { ...use.options?.jsc, target: 'es2022' } } } };
+    return {
+      ...(rule as object),
+      use: { ...use, options: { ...use.options, jsc: { ...use.options?.jsc, target: 'es2022' } } },
+    };
   };
-  return { ...config, module: { ...config.module, rules: config.module?.rules?.map(retarget) as NonNullable<WebpackConfiguration['module']>['rules'] } };
+  return {
+    ...config,
+    module: {
+      ...config.module,
+      rules: config.module?.rules?.map(retarget) as NonNullable<WebpackConfiguration['module']>['rules'],
+    },
+  };
 }
 
 type WebpackConfiguration = Parameters<NonNullable<BundleOptions['webpackConfigHook']>>[0];

@@ -19,7 +19,10 @@ const KEEP = 8;
  * The bundle `make` gives for these options (`parts`: its interceptor modules and failure
  * converter), from the cache when the sources are unchanged since it was made.
  */
-export async function cachedBundle(parts: string[], make: () => Promise<{ code: string }>): Promise<WorkflowBundleOption> {
+export async function cachedBundle(
+  parts: string[],
+  make: () => Promise<{ code: string }>,
+): Promise<WorkflowBundleOption> {
   let entry: string | undefined;
   try {
     entry = bundleCacheEntry(ROOT, parts);
@@ -54,12 +57,17 @@ export async function cachedBundle(parts: string[], make: () => Promise<{ code: 
  * is not a checkout (an installed package) or an option names a module outside its sources.
  */
 export function bundleCacheEntry(root: string, parts: string[]): string | undefined {
-  if (!fs.existsSync(path.join(root, 'workflows', 'index.ts')) || !fs.existsSync(path.join(root, 'node_modules'))) return undefined;
+  if (!fs.existsSync(path.join(root, 'workflows', 'index.ts')) || !fs.existsSync(path.join(root, 'node_modules')))
+    return undefined;
   const sources = ['src', 'workflows'].map((d) => path.join(root, d));
   if (!parts.every((p) => sources.some((dir) => path.resolve(p).startsWith(dir + path.sep)))) return undefined;
   const hash = crypto.createHash('sha256');
   for (const p of parts) hash.update(`${p}\0`);
-  for (const file of [path.join(root, 'node_modules', '.package-lock.json'), path.join(root, 'package.json'), path.join(root, 'tsconfig.json')]) {
+  for (const file of [
+    path.join(root, 'node_modules', '.package-lock.json'),
+    path.join(root, 'package.json'),
+    path.join(root, 'tsconfig.json'),
+  ]) {
     hash.update(`${file}\0`);
     if (fs.existsSync(file)) hash.update(fs.readFileSync(file));
   }

@@ -37,9 +37,12 @@ function logOnce(err: PayloadDecryptionError, context: SerializationContext | un
   if (logged.size >= MAX_LOGGED) logged.clear();
   logged.add(key);
   const where = workflowId ? `chain ${workflowId}` : 'a chain';
-  Runtime.instance().logger.error(`baton worker cannot decrypt ${where}: ${err.message}; its workflow tasks fail until a worker with key "${err.keyId}" runs it`, {
-    workflowId,
-    keyId: err.keyId,
-    configuredKeys: err.configured,
-  });
+  Runtime.instance().logger.error(
+    `baton worker cannot decrypt ${where}: ${err.message}; its workflow tasks fail until a worker with key "${err.keyId}" runs it`,
+    {
+      workflowId,
+      keyId: err.keyId,
+      configuredKeys: err.configured,
+    },
+  );
 }

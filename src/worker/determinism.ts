@@ -44,14 +44,17 @@ export function historiesFromFiles(files: string[]): HistorySource[] {
  * its specialists' chains are named after it (`<workflow id>/<agent>-<turn>.<n>`), so a replay must run under it.
  */
 function delegatingWorkflowId(history: temporal.api.history.v1.IHistory): string | undefined {
-  const child = history.events?.find((e) => e.startChildWorkflowExecutionInitiatedEventAttributes)?.startChildWorkflowExecutionInitiatedEventAttributes?.workflowId;
+  const child = history.events?.find((e) => e.startChildWorkflowExecutionInitiatedEventAttributes)
+    ?.startChildWorkflowExecutionInitiatedEventAttributes?.workflowId;
   const slash = child?.lastIndexOf('/') ?? -1;
   return slash > 0 ? child!.slice(0, slash) : undefined;
 }
 
 /** Fetch the history of each workflow id (its latest run) from the server. */
 export async function historiesFromServer(client: Client, workflowIds: string[]): Promise<HistorySource[]> {
-  return Promise.all(workflowIds.map(async (id) => ({ source: id, workflowId: id, history: await historyOf(client, id) })));
+  return Promise.all(
+    workflowIds.map(async (id) => ({ source: id, workflowId: id, history: await historyOf(client, id) })),
+  );
 }
 
 /**
@@ -75,7 +78,11 @@ export async function checkHistories(
   let i = 0;
   for await (const r of replay) {
     const source = histories[i++]?.source ?? r.workflowId;
-    results.push(r.error ? { source, ok: false, nondeterministic: r.error instanceof DeterminismViolationError, error: r.error.message } : { source, ok: true });
+    results.push(
+      r.error
+        ? { source, ok: false, nondeterministic: r.error instanceof DeterminismViolationError, error: r.error.message }
+        : { source, ok: true },
+    );
   }
   return results;
 }

@@ -9,7 +9,12 @@ import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker
 import type { PriceTable } from '../common/economics/prices';
 import type { BatonHooks } from '../agents/hooks';
 import type { Team } from '../agents/team';
-import { connectionFailure, TemporalConnectionError, temporalConfig, type TemporalConfigOptions } from '../client/connect';
+import {
+  connectionFailure,
+  TemporalConnectionError,
+  temporalConfig,
+  type TemporalConfigOptions,
+} from '../client/connect';
 import { BATON_SEARCH_ATTRIBUTES, DEFAULT_TASK_QUEUE } from '../common/messages';
 import type { ModelProviders } from '../models/provider';
 import type { McpWorkerOptions } from '../mcp/tools';
@@ -21,10 +26,30 @@ import type { StreamTransport } from '../streams/types';
 
 export { DEPLOYMENT_ENV, deploymentFromEnv, type WorkerDeployment } from './deployment';
 export { workflowBundle, WORKFLOWS_PATH } from './bundle';
-export { archiverWorkflowId, createArchiveWorker, startArchiver, type ArchiveWorkerOptions, type ArchiverSettings } from './archive';
+export {
+  archiverWorkflowId,
+  createArchiveWorker,
+  startArchiver,
+  type ArchiveWorkerOptions,
+  type ArchiverSettings,
+} from './archive';
 export { BATON_WORKFLOW_TYPES, BatonPlugin, type BatonPluginOptions } from './plugin';
-export { BatonMetrics, BatonTracing, serveMetrics, tracingOptionsFromEnv, type TracingOptions, type WorkerMetricsOptions, type WorkerTelemetryOptions } from './telemetry';
-export { checkHistories, historiesFromFiles, historiesFromServer, type HistorySource, type ReplayCheck } from './determinism';
+export {
+  BatonMetrics,
+  BatonTracing,
+  serveMetrics,
+  tracingOptionsFromEnv,
+  type TracingOptions,
+  type WorkerMetricsOptions,
+  type WorkerTelemetryOptions,
+} from './telemetry';
+export {
+  checkHistories,
+  historiesFromFiles,
+  historiesFromServer,
+  type HistorySource,
+  type ReplayCheck,
+} from './determinism';
 export { KeySetError } from './keySets';
 
 /** Options of {@link createWorker}. */
@@ -99,7 +124,9 @@ export interface CreateWorkerOptions extends WorkerTelemetryOptions {
    */
   activities?: Record<string, (...args: never[]) => Promise<unknown>>;
   /** Worker tuning passed to Temporal's `Worker.create` (pollers, cache size, concurrency). */
-  worker?: Partial<Omit<WorkerOptions, 'connection' | 'namespace' | 'taskQueue' | 'activities' | 'workflowBundle' | 'workflowsPath'>>;
+  worker?: Partial<
+    Omit<WorkerOptions, 'connection' | 'namespace' | 'taskQueue' | 'activities' | 'workflowBundle' | 'workflowsPath'>
+  >;
 }
 
 /**
@@ -123,7 +150,9 @@ export async function createWorker(options: CreateWorkerOptions): Promise<Worker
     ...(options.prices ? { prices: options.prices } : {}),
     ...(options.teamRegistry !== undefined ? { teamRegistry: options.teamRegistry } : {}),
     // Your own data converter, as it is; else baton's codecs.
-    codec: options.worker?.dataConverter ? false : { ...(options.codec ?? codecOptionsFromEnv()), ...(options.compress ? { compress: true } : {}) },
+    codec: options.worker?.dataConverter
+      ? false
+      : { ...(options.codec ?? codecOptionsFromEnv()), ...(options.compress ? { compress: true } : {}) },
   });
   const config = temporalConfig(options.temporal);
   const connection = options.connection ?? (await connectWorker(config.connectionOptions));
@@ -151,19 +180,29 @@ export async function createWorker(options: CreateWorkerOptions): Promise<Worker
  * to another after 1 s on its sticky queue instead of Temporal's 10. Each can be set in `worker`;
  * see docs/operating.md for what they cost.
  */
-const RECOVERY_OPTIONS = { maxHeartbeatThrottleInterval: '1 second', stickyQueueScheduleToStartTimeout: '1 second' } as const;
+const RECOVERY_OPTIONS = {
+  maxHeartbeatThrottleInterval: '1 second',
+  stickyQueueScheduleToStartTimeout: '1 second',
+} as const;
 
 /** A worker's connection, or a {@link TemporalConnectionError} that says what to do when nothing answers. */
-async function connectWorker(options: ReturnType<typeof temporalConfig>['connectionOptions']): Promise<NativeConnection> {
+async function connectWorker(
+  options: ReturnType<typeof temporalConfig>['connectionOptions'],
+): Promise<NativeConnection> {
   try {
     return await NativeConnection.connect(options);
   } catch (err) {
-    throw Object.assign(new TemporalConnectionError(options.address ?? 'localhost:7233', connectionFailure(err)), { cause: err });
+    throw Object.assign(new TemporalConnectionError(options.address ?? 'localhost:7233', connectionFailure(err)), {
+      cause: err,
+    });
   }
 }
 
 /** Temporal's IndexedValueType number of each type baton's search attributes have. */
-export const INDEXED_VALUE_TYPE = { KEYWORD: 2, INT: 3, DATETIME: 6, KEYWORD_LIST: 7 } as const satisfies Record<(typeof BATON_SEARCH_ATTRIBUTES)[number]['type'], number>;
+export const INDEXED_VALUE_TYPE = { KEYWORD: 2, INT: 3, DATETIME: 6, KEYWORD_LIST: 7 } as const satisfies Record<
+  (typeof BATON_SEARCH_ATTRIBUTES)[number]['type'],
+  number
+>;
 
 /**
  * Register baton's search attributes in a namespace when they are missing (a dev server started

@@ -15,7 +15,11 @@ export const PAYLOAD_OVERHEAD_BYTES = 1024;
  * the limit may still fit), when the data converter is the application's own (`codec` undefined),
  * or when the server does not say its limits.
  */
-export async function chainPayloadLimit(connection: NativeConnection | undefined, namespace: string, codec: PayloadCodecOptions | undefined): Promise<number | undefined> {
+export async function chainPayloadLimit(
+  connection: NativeConnection | undefined,
+  namespace: string,
+  codec: PayloadCodecOptions | undefined,
+): Promise<number | undefined> {
   if (!connection || !codec || codec.compress || codec.claimCheck) return undefined;
   try {
     const { namespaceInfo } = await connection.workflowService.describeNamespace({ namespace });

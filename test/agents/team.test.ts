@@ -18,7 +18,9 @@ describe('defineAgent', () => {
     expect(() => agent('1abc')).toThrow(/must start with a letter/);
     expect(() => agent('a b')).toThrow(UserError);
     expect(() => agent('ok', { instructions: '' })).toThrow(/instructions/);
-    expect(() => agent('ok', { model: { provider: 'no such!', model: 'x' } as never })).toThrow(/must name a model provider \("openai", "scripted", or one the worker registers\)/);
+    expect(() => agent('ok', { model: { provider: 'no such!', model: 'x' } as never })).toThrow(
+      /must name a model provider \("openai", "scripted", or one the worker registers\)/,
+    );
   });
 });
 
@@ -45,7 +47,9 @@ describe('Team', () => {
       }
     })();
     expect(err).toBeInstanceOf(TeamValidationError);
-    expect(err?.problems).toEqual(['agent "a" lists handoff target "ghost", which is not registered (registered: a, b)']);
+    expect(err?.problems).toEqual([
+      'agent "a" lists handoff target "ghost", which is not registered (registered: a, b)',
+    ]);
   });
 
   it('rejects two tools with one name on an agent', () => {

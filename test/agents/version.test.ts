@@ -10,10 +10,20 @@ describe('team versions', () => {
     const a = redeployTeam('v1').spec();
     const b = redeployTeam('v1').spec();
     expect(a.version).toEqual(b.version);
-    expect(a.version).toMatchObject({ id: 'support@v1', name: 'support', label: 'v1', hash: expect.stringMatching(/^[0-9a-f]{64}$/) });
+    expect(a.version).toMatchObject({
+      id: 'support@v1',
+      name: 'support',
+      label: 'v1',
+      hash: expect.stringMatching(/^[0-9a-f]{64}$/),
+    });
     expect(redeployTeam('v2').spec().version!.hash).not.toBe(a.version!.hash);
     // Key order and the worker's own facts (its hooks) do not change the version.
-    expect(teamVersion({ ...a, hasHandoffListeners: true, agents: Object.fromEntries(Object.entries(a.agents).reverse()) }, { name: 'support', label: 'v1' })).toEqual(a.version);
+    expect(
+      teamVersion(
+        { ...a, hasHandoffListeners: true, agents: Object.fromEntries(Object.entries(a.agents).reverse()) },
+        { name: 'support', label: 'v1' },
+      ),
+    ).toEqual(a.version);
     const changed = { ...a, agents: { ...a.agents, triage: { ...a.agents.triage!, instructions: 'Something else.' } } };
     expect(teamVersion(changed, { name: 'support' }).hash).not.toBe(a.version!.hash);
   });
@@ -28,7 +38,14 @@ describe('team versions', () => {
   it('fingerprint the parts a worker runs: tools by name and parameters, answer contracts, per agent', () => {
     const v1 = redeployTeam('v1').spec().version!;
     const v2 = redeployTeam('v2').spec().version!;
-    expect(Object.keys(v1.parts)).toEqual(expect.arrayContaining(['tool:refunds/issueRefund', 'tool:triage/lookupOrder', 'tool:billing/invoiceLookup', 'answer:sales']));
+    expect(Object.keys(v1.parts)).toEqual(
+      expect.arrayContaining([
+        'tool:refunds/issueRefund',
+        'tool:triage/lookupOrder',
+        'tool:billing/invoiceLookup',
+        'answer:sales',
+      ]),
+    );
     expect(v2.parts['tool:billing/invoiceLookup']).toBe(v1.parts['tool:billing/invoiceLookup']);
     expect(v2.parts['tool:triage/lookupOrder']).not.toBe(v1.parts['tool:triage/lookupOrder']);
     expect(v2.parts['answer:triage']).toBe(v1.parts['answer:triage']);
@@ -43,7 +60,9 @@ describe('what a worker lacks for a step', () => {
   it('names a missing agent, a missing tool, a tool whose parameters changed, a provider and a whole team', () => {
     expect(missingFor(need('answer:sales'), worker)).toEqual(['agent "sales"']);
     expect(missingFor(need('tool:refunds/issueRefund'), worker)).toEqual(['tool "issueRefund" of agent "refunds"']);
-    expect(missingFor(need('tool:triage/lookupOrder'), worker)).toEqual(['tool "lookupOrder" of agent "triage" as team support@v1 has it (this worker\'s differs)']);
+    expect(missingFor(need('tool:triage/lookupOrder'), worker)).toEqual([
+      'tool "lookupOrder" of agent "triage" as team support@v1 has it (this worker\'s differs)',
+    ]);
     expect(missingFor({ version: v1.id, provider: 'anthropic' }, worker)).toEqual(['model provider "anthropic"']);
     expect(missingFor({ version: v1.id, hash: v1.hash }, worker)).toHaveLength(1);
   });

@@ -20,7 +20,11 @@ const server = useTemporalServer();
 async function audit(args: string[]): Promise<{ code: number; out: string }> {
   process.env.TEMPORAL_ADDRESS = server.env.address;
   const lines: string[] = [];
-  const code = await auditCommand.run(args, { out: (l) => lines.push(l), err: (l) => lines.push(l), interrupted: new Promise(() => undefined) });
+  const code = await auditCommand.run(args, {
+    out: (l) => lines.push(l),
+    err: (l) => lines.push(l),
+    interrupted: new Promise(() => undefined),
+  });
   return { code, out: lines.join('\n') };
 }
 
@@ -48,17 +52,29 @@ describe('baton audit of a conversation', () => {
       ]);
 
       const json = await audit([chat.id, '--json']);
-      expect(JSON.parse(json.out)).toMatchObject({ schema: 'baton.conversation-audit/v1', workflowId: chat.id, turns: [{ turn: 1, answeredBy: 'refunds' }, { turn: 2, output: 'You are welcome.' }] });
+      expect(JSON.parse(json.out)).toMatchObject({
+        schema: 'baton.conversation-audit/v1',
+        workflowId: chat.id,
+        turns: [
+          { turn: 1, answeredBy: 'refunds' },
+          { turn: 2, output: 'You are welcome.' },
+        ],
+      });
 
       await expect(audit([chat.id, '--mermaid'])).rejects.toThrow(UsageError);
-      await expect(audit([chat.id, '--mermaid'])).rejects.toThrow(`${chat.id} is a conversation: --mermaid takes a chain`);
-      await expect(audit([chat.id, '--export', file])).rejects.toThrow('no key to sign the export\'s head');
+      await expect(audit([chat.id, '--mermaid'])).rejects.toThrow(
+        `${chat.id} is a conversation: --mermaid takes a chain`,
+      );
+      await expect(audit([chat.id, '--export', file])).rejects.toThrow("no key to sign the export's head");
 
       // Its export is its history's, as the archive keeps it, and verifies.
       const exported = await audit([chat.id, '--export', file, '--unsigned']);
       expect(exported.code).toBe(0);
       expect(exported.out).toMatch(new RegExp(`^exported \\d+ events of ${chat.id} to `));
-      const doc = JSON.parse(fs.readFileSync(file, 'utf8')) as { workflowId: string; events: { event: { kind: string } }[] };
+      const doc = JSON.parse(fs.readFileSync(file, 'utf8')) as {
+        workflowId: string;
+        events: { event: { kind: string } }[];
+      };
       expect(doc.workflowId).toBe(chat.id);
       expect(doc.events.filter((e) => e.event.kind === 'handoff')).toHaveLength(1);
       const checked = await audit(['--verify', file, '--accept-untrusted-head']);

@@ -21,7 +21,8 @@ const filesIn = (dir: string) =>
     .filter((f) => f.endsWith('.json'))
     .map((f) => path.join(dir, f))
     .sort();
-const read = (file: string): HistoryEvent[] => historyFromJSON(JSON.parse(fs.readFileSync(path.join(ROOT, file), 'utf8'))).events ?? [];
+const read = (file: string): HistoryEvent[] =>
+  historyFromJSON(JSON.parse(fs.readFileSync(path.join(ROOT, file), 'utf8'))).events ?? [];
 
 /** The runs of one chain, oldest first: `x.run1.json`, `x.run2.json`, … read as one chain when they continue as new; each file on its own too. */
 function chains(files: string[]): { name: string; runs: { runId: string; events: HistoryEvent[] }[] }[] {
@@ -32,10 +33,18 @@ function chains(files: string[]): { name: string; runs: { runId: string; events:
     if (m) groups.set(m[1]!, [...(groups.get(m[1]!) ?? []), f]);
   }
   const continued = [...groups.entries()]
-    .map(([name, group]) => ({ name, runs: group.sort((a, b) => runNumber(a) - runNumber(b)).map((f) => ({ runId: f, events: read(f) })) }))
-    .filter((c) => c.runs.slice(1).every((r) => r.events[0]?.workflowExecutionStartedEventAttributes?.continuedExecutionRunId));
+    .map(([name, group]) => ({
+      name,
+      runs: group.sort((a, b) => runNumber(a) - runNumber(b)).map((f) => ({ runId: f, events: read(f) })),
+    }))
+    .filter((c) =>
+      c.runs.slice(1).every((r) => r.events[0]?.workflowExecutionStartedEventAttributes?.continuedExecutionRunId),
+    );
   // Histories of baton's other workflows (a shared breaker, an experiment) are no chain's audit.
-  const ofChains = (c: { runs: { events: HistoryEvent[] }[] }) => ['handoffRun', 'conversation'].includes(c.runs[0]?.events[0]?.workflowExecutionStartedEventAttributes?.workflowType?.name ?? '');
+  const ofChains = (c: { runs: { events: HistoryEvent[] }[] }) =>
+    ['handoffRun', 'conversation'].includes(
+      c.runs[0]?.events[0]?.workflowExecutionStartedEventAttributes?.workflowType?.name ?? '',
+    );
   return [...single, ...continued].filter(ofChains);
 }
 const runNumber = (f: string) => Number(/\.run(\d+)\.json$/.exec(f)![1]);
@@ -58,7 +67,8 @@ function sources(e: HistoryEvent, scheduledNames: Map<string, string>): string[]
   if (e.workflowExecutionSignaledEventAttributes) out.push('signal');
   if (e.workflowExecutionUpdateAcceptedEventAttributes) out.push('update');
   if (e.startChildWorkflowExecutionInitiatedEventAttributes) out.push('child_started');
-  if (e.childWorkflowExecutionCompletedEventAttributes || e.childWorkflowExecutionFailedEventAttributes) out.push('child_ended');
+  if (e.childWorkflowExecutionCompletedEventAttributes || e.childWorkflowExecutionFailedEventAttributes)
+    out.push('child_ended');
   if (e.workflowExecutionCompletedEventAttributes) out.push('closed:final_answer');
   if (e.workflowExecutionFailedEventAttributes) out.push('closed:failed');
   if (e.workflowExecutionContinuedAsNewEventAttributes) out.push('closed:continued_as_new');
@@ -117,9 +127,14 @@ const FROM: Record<string, (e: AuditEvent) => string[]> = {
 };
 
 /** Checks `events` (each naming its run and history event) against the histories of `runs`: source, time and order. */
-function checkAgainstHistory(runs: { runId: string; events: HistoryEvent[] }[], events: (AuditEvent & { kind: string })[]): string[] {
+function checkAgainstHistory(
+  runs: { runId: string; events: HistoryEvent[] }[],
+  events: (AuditEvent & { kind: string })[],
+): string[] {
   const problems: string[] = [];
-  const byRun = new Map(runs.map((r, i) => [r.runId, { index: i, events: new Map(r.events.map((e) => [Number(e.eventId), e])) }]));
+  const byRun = new Map(
+    runs.map((r, i) => [r.runId, { index: i, events: new Map(r.events.map((e) => [Number(e.eventId), e])) }]),
+  );
   let last = [-1, -1];
   for (const [i, event] of events.entries()) {
     const label = `#${i} ${event.kind} (${event.runId} event ${event.eventId})`;
@@ -130,13 +145,18 @@ function checkAgainstHistory(runs: { runId: string; events: HistoryEvent[] }[], 
       continue;
     }
     const place = [run.index, event.eventId];
-    if (place[0]! < last[0]! || (place[0] === last[0] && place[1]! < last[1]!)) problems.push(`${label}: comes after event ${last[1]} of run #${last[0]}`);
+    if (place[0]! < last[0]! || (place[0] === last[0] && place[1]! < last[1]!))
+      problems.push(`${label}: comes after event ${last[1]} of run #${last[0]}`);
     last = place;
-    if (event.at !== whereOf(source, event.runId).at) problems.push(`${label}: at ${event.at}, but its history event is at ${whereOf(source, event.runId).at}`);
+    if (event.at !== whereOf(source, event.runId).at)
+      problems.push(`${label}: at ${event.at}, but its history event is at ${whereOf(source, event.runId).at}`);
     const allowed = FROM[event.kind]?.(event) ?? [];
-    const names = new Map(runs[run.index]!.events.flatMap((e) => (activityName(e) ? [[String(e.eventId), activityName(e)!] as const] : [])));
+    const names = new Map(
+      runs[run.index]!.events.flatMap((e) => (activityName(e) ? [[String(e.eventId), activityName(e)!] as const] : [])),
+    );
     const found = sources(source, names);
-    if (!found.some((s) => allowed.includes(s))) problems.push(`${label}: read from ${found.join('/') || 'an unrelated event'}, expected ${allowed.join(' or ')}`);
+    if (!found.some((s) => allowed.includes(s)))
+      problems.push(`${label}: read from ${found.join('/') || 'an unrelated event'}, expected ${allowed.join(' or ')}`);
   }
   return problems;
 }
@@ -169,7 +189,9 @@ describe('the audit follows the order and times of history, for every recorded h
 describe('a call that waited for approval: asked → decided → ran → its result', () => {
   it('shows the tool call where it ran, after the approval asked for it and its decision', () => {
     const audit = buildAudit('recorded', [{ runId: 'r', events: read('histories/controls.json') }]);
-    const kinds = audit.events.map((e) => (e.kind === 'tool_call' ? `tool_call:${e.tool}` : e.kind)).filter((k) => k !== 'signal' && k !== 'update');
+    const kinds = audit.events
+      .map((e) => (e.kind === 'tool_call' ? `tool_call:${e.tool}` : e.kind))
+      .filter((k) => k !== 'signal' && k !== 'update');
     const asked = kinds.indexOf('approval_requested');
     expect(kinds.slice(asked, asked + 3)).toEqual(['approval_requested', 'approval_decided', 'tool_call:refund']);
     const call = audit.events.find((e) => e.kind === 'tool_call')!;

@@ -7,11 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { defineTool, Team } from '../../src';
-import {
-  exportAudit,
-  signAuditExport,
-  type AuditExport,
-} from '../../src/audit/export';
+import { exportAudit, signAuditExport, type AuditExport } from '../../src/audit/export';
 import { verifyAuditExport } from '../../src/audit/verifyExport';
 import { teamPolicyOf } from '../../src/common/authority/policyUpdate';
 import { tightenPolicyUpdate } from '../../src/common/messages';

@@ -7,7 +7,10 @@ import { describe, expect, it } from 'vitest';
 import { handoffPolicy, rulesAfterUpdate, type RulesInForce } from '../../src/audit/exportPolicy';
 
 /** A chain whose team gates every handoff into billing (alice approves), billing having no approval of its own. */
-const gated: RulesInForce = { toolApprovals: {}, handoffApprovals: [[], [{ to: 'billing', approvers: ['alice'] }], []] };
+const gated: RulesInForce = {
+  toolApprovals: {},
+  handoffApprovals: [[], [{ to: 'billing', approvers: ['alice'] }], []],
+};
 const update = (policy: unknown) => ({ from: 'support@v1', to: 'support@v2', appliedBy: 'ops:dave', policy });
 
 describe('the rules after a policy update', () => {
@@ -19,9 +22,22 @@ describe('the rules after a policy update', () => {
   });
 
   it('refuse a record that drops an edge rule from such an agent, and take one that keeps or adds to the rules', () => {
-    const edge: RulesInForce = { toolApprovals: {}, handoffApprovals: [[], [{ from: 'billing', to: 'refunds', approvers: ['bob'] }], []] };
-    expect(rulesAfterUpdate(edge, 3, update({ version: 'support@v2', approvals: [], agents: {} }))).toEqual(expect.stringContaining('billing → refunds'));
-    const kept = rulesAfterUpdate(gated, 6, update({ version: 'support@v2', approvals: [{ to: 'billing', approvers: ['alice'], requireSignature: true }], agents: { refunds: { approval: { approvers: ['carol'] } } } }));
+    const edge: RulesInForce = {
+      toolApprovals: {},
+      handoffApprovals: [[], [{ from: 'billing', to: 'refunds', approvers: ['bob'] }], []],
+    };
+    expect(rulesAfterUpdate(edge, 3, update({ version: 'support@v2', approvals: [], agents: {} }))).toEqual(
+      expect.stringContaining('billing → refunds'),
+    );
+    const kept = rulesAfterUpdate(
+      gated,
+      6,
+      update({
+        version: 'support@v2',
+        approvals: [{ to: 'billing', approvers: ['alice'], requireSignature: true }],
+        agents: { refunds: { approval: { approvers: ['carol'] } } },
+      }),
+    );
     expect(typeof kept).toBe('object');
     const after = kept as RulesInForce;
     expect(handoffPolicy(after, 'triage', 'billing')).toMatchObject({ approvers: ['alice'], requireSignature: true });

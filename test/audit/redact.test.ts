@@ -22,14 +22,32 @@ const team: TeamSpec = {
       handoffs: ['support'],
       toolSensitivity: { charge: { arguments: ['cardNumber'], result: ['token'] } },
     },
-    support: { id: 'support', name: 'support', description: '', instructions: '', model: { provider: 'scripted', model: 'scripted' } as never, tools: [], handoffs: [] },
+    support: {
+      id: 'support',
+      name: 'support',
+      description: '',
+      instructions: '',
+      model: { provider: 'scripted', model: 'scripted' } as never,
+      tools: [],
+      handoffs: [],
+    },
   },
   approvals: [],
   hasHandoffListeners: false,
 };
 
 function chainOf(events: Record<string, unknown>[], extra: Partial<AuditChain> = {}): AuditChain {
-  return { schema: AUDIT_SCHEMA, workflowId: 'w', runIds: ['r1'], status: 'failed', team, events: events.map((e) => ({ ...where, ...e })) as AuditEvent[], handoffs: [], lineage: [], ...extra };
+  return {
+    schema: AUDIT_SCHEMA,
+    workflowId: 'w',
+    runIds: ['r1'],
+    status: 'failed',
+    team,
+    events: events.map((e) => ({ ...where, ...e })) as AuditEvent[],
+    handoffs: [],
+    lineage: [],
+    ...extra,
+  };
 }
 
 describe('redactAudit', () => {
@@ -37,14 +55,73 @@ describe('redactAudit', () => {
     const chain = redactAudit(
       chainOf(
         [
-          { kind: 'model_turn', agent: 'payments', model: 'scripted', toolCalls: [{ name: 'charge', arguments: args }], execution: { status: 'completed', attempts: 1 } },
-          { kind: 'approval_requested', handoffId: 'tool-1', from: 'payments', to: 'tool:charge', message: `charge(${args})`, tool: { name: 'charge', arguments: args, toolCallId: 'c1', callHash: 'h' } },
-          { kind: 'update', name: 'decideHandoff', input: { handoffId: 'tool-1', approver: 'alice', decision: 'approve', arguments: JSON.parse(edited) } },
-          { kind: 'approval_decided', handoffId: 'tool-1', outcome: 'approved', approver: 'alice', requestedAt: where.at, decidedAt: where.at, via: 'update', tool: 'charge', editedArguments: edited },
-          { kind: 'tool_call', agent: 'payments', tool: 'charge', arguments: edited, requestedArguments: args, answeredBy: 'tool', ok: true, result: '{"token":"tok_1","charged":20}', execution: { status: 'completed', attempts: 1 } },
-          { kind: 'tool_call', agent: 'payments', tool: 'charge', arguments: args, answeredBy: 'tool', ok: false, result: `Error: card ${CARD} declined`, execution: { status: 'completed', attempts: 1 } },
-          { kind: 'tool_call', agent: 'payments', tool: 'charge', arguments: args, answeredBy: 'tool', execution: { status: 'failed', attempts: 3, error: `gateway refused ${CARD}` } },
-          { kind: 'decision_refused', handoffId: 'tool-1', approver: 'bob', reason: `arguments {"cardNumber":"${CARD}"} are stale`, via: 'update' },
+          {
+            kind: 'model_turn',
+            agent: 'payments',
+            model: 'scripted',
+            toolCalls: [{ name: 'charge', arguments: args }],
+            execution: { status: 'completed', attempts: 1 },
+          },
+          {
+            kind: 'approval_requested',
+            handoffId: 'tool-1',
+            from: 'payments',
+            to: 'tool:charge',
+            message: `charge(${args})`,
+            tool: { name: 'charge', arguments: args, toolCallId: 'c1', callHash: 'h' },
+          },
+          {
+            kind: 'update',
+            name: 'decideHandoff',
+            input: { handoffId: 'tool-1', approver: 'alice', decision: 'approve', arguments: JSON.parse(edited) },
+          },
+          {
+            kind: 'approval_decided',
+            handoffId: 'tool-1',
+            outcome: 'approved',
+            approver: 'alice',
+            requestedAt: where.at,
+            decidedAt: where.at,
+            via: 'update',
+            tool: 'charge',
+            editedArguments: edited,
+          },
+          {
+            kind: 'tool_call',
+            agent: 'payments',
+            tool: 'charge',
+            arguments: edited,
+            requestedArguments: args,
+            answeredBy: 'tool',
+            ok: true,
+            result: '{"token":"tok_1","charged":20}',
+            execution: { status: 'completed', attempts: 1 },
+          },
+          {
+            kind: 'tool_call',
+            agent: 'payments',
+            tool: 'charge',
+            arguments: args,
+            answeredBy: 'tool',
+            ok: false,
+            result: `Error: card ${CARD} declined`,
+            execution: { status: 'completed', attempts: 1 },
+          },
+          {
+            kind: 'tool_call',
+            agent: 'payments',
+            tool: 'charge',
+            arguments: args,
+            answeredBy: 'tool',
+            execution: { status: 'failed', attempts: 3, error: `gateway refused ${CARD}` },
+          },
+          {
+            kind: 'decision_refused',
+            handoffId: 'tool-1',
+            approver: 'bob',
+            reason: `arguments {"cardNumber":"${CARD}"} are stale`,
+            via: 'update',
+          },
           {
             kind: 'handoff',
             index: 1,
@@ -79,18 +156,37 @@ describe('redactAudit', () => {
     expect(JSON.parse(calls[0]!.result!)).toEqual({ token: '[redacted]', charged: 20 });
     expect(calls[1]!.result).toBe('Error: card [redacted] declined');
     expect(calls[2]!.execution!.error).toBe('gateway refused [redacted]');
-    expect(chain.events.find((e) => e.kind === 'update')).toMatchObject({ input: { arguments: { cardNumber: '[redacted]', amount: 20 } } });
-    expect(chain.events.find((e) => e.kind === 'approval_requested')).toMatchObject({ message: 'charge({"cardNumber":"[redacted]","amount":25})' });
+    expect(chain.events.find((e) => e.kind === 'update')).toMatchObject({
+      input: { arguments: { cardNumber: '[redacted]', amount: 20 } },
+    });
+    expect(chain.events.find((e) => e.kind === 'approval_requested')).toMatchObject({
+      message: 'charge({"cardNumber":"[redacted]","amount":25})',
+    });
     expect(chain.failure!.message).toBe('tool charge failed: gateway refused [redacted]');
     const timeline = formatTimeline(chain);
     expect(timeline).toContain('asked for payments to call charge({"cardNumber":"[redacted]","amount":25}) (tool-1)');
-    expect(timeline).toContain('approved by "alice" (claimed) with edited arguments {"cardNumber":"[redacted]","amount":20} via update');
+    expect(timeline).toContain(
+      'approved by "alice" (claimed) with edited arguments {"cardNumber":"[redacted]","amount":20} via update',
+    );
     expect(timeline).not.toContain(CARD);
     expect(toMermaid(chain)).not.toContain(CARD);
   });
 
   it('leaves a chain whose team declares nothing sensitive as it is', () => {
-    const plain = chainOf([{ kind: 'tool_call', agent: 'support', tool: 'charge', arguments: args, answeredBy: 'tool', ok: true, result: 'ok' }], { team: { ...team, agents: { support: team.agents.support! } } });
+    const plain = chainOf(
+      [
+        {
+          kind: 'tool_call',
+          agent: 'support',
+          tool: 'charge',
+          arguments: args,
+          answeredBy: 'tool',
+          ok: true,
+          result: 'ok',
+        },
+      ],
+      { team: { ...team, agents: { support: team.agents.support! } } },
+    );
     const before = JSON.stringify(plain);
     expect(JSON.stringify(redactAudit(plain))).toBe(before);
   });

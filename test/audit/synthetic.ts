@@ -6,7 +6,10 @@ import type { RunToolInput, RunToolResult, TeamSpec } from '../../src/common/tea
 import type { HistoryEvent } from '../../src/payloads/read';
 
 const base64 = (text: string) => Buffer.from(text).toString('base64');
-const payload = (value: unknown) => ({ metadata: { encoding: base64('json/plain') }, data: base64(JSON.stringify(value)) });
+const payload = (value: unknown) => ({
+  metadata: { encoding: base64('json/plain') },
+  data: base64(JSON.stringify(value)),
+});
 const payloads = (value: unknown) => ({ payloads: [payload(value)] });
 
 /**
@@ -20,7 +23,12 @@ export class HistoryBuilder {
   private add(eventType: string, attributes: Record<string, unknown>): number {
     const eventId = this.json.length + 1;
     this.ms += 10;
-    this.json.push({ eventId: String(eventId), eventTime: new Date(this.ms).toISOString(), eventType: `EVENT_TYPE_${eventType}`, ...attributes });
+    this.json.push({
+      eventId: String(eventId),
+      eventTime: new Date(this.ms).toISOString(),
+      eventType: `EVENT_TYPE_${eventType}`,
+      ...attributes,
+    });
     return eventId;
   }
 
@@ -34,9 +42,15 @@ export class HistoryBuilder {
   }
 
   private activity(name: string, input: unknown, result: unknown): this {
-    const scheduledEventId = String(this.add('ACTIVITY_TASK_SCHEDULED', { activityTaskScheduledEventAttributes: { activityType: { name }, input: payloads(input ?? null) } }));
+    const scheduledEventId = String(
+      this.add('ACTIVITY_TASK_SCHEDULED', {
+        activityTaskScheduledEventAttributes: { activityType: { name }, input: payloads(input ?? null) },
+      }),
+    );
     this.add('ACTIVITY_TASK_STARTED', { activityTaskStartedEventAttributes: { scheduledEventId, attempt: 1 } });
-    this.add('ACTIVITY_TASK_COMPLETED', { activityTaskCompletedEventAttributes: { scheduledEventId, result: payloads(result) } });
+    this.add('ACTIVITY_TASK_COMPLETED', {
+      activityTaskCompletedEventAttributes: { scheduledEventId, result: payloads(result) },
+    });
     return this;
   }
 
@@ -53,18 +67,26 @@ export class HistoryBuilder {
   }
 
   handoff(entry: RecordHandoffInput): this {
-    this.add('WORKFLOW_PROPERTIES_MODIFIED', { workflowPropertiesModifiedEventAttributes: { upsertedMemo: { fields: { [HANDOFF_MEMO]: payload(entry) } } } });
+    this.add('WORKFLOW_PROPERTIES_MODIFIED', {
+      workflowPropertiesModifiedEventAttributes: { upsertedMemo: { fields: { [HANDOFF_MEMO]: payload(entry) } } },
+    });
     return this;
   }
 
   /** A memo upsert of `key` (one event). */
   memo(key: string, value: unknown): this {
-    this.add('WORKFLOW_PROPERTIES_MODIFIED', { workflowPropertiesModifiedEventAttributes: { upsertedMemo: { fields: { [key]: payload(value) } } } });
+    this.add('WORKFLOW_PROPERTIES_MODIFIED', {
+      workflowPropertiesModifiedEventAttributes: { upsertedMemo: { fields: { [key]: payload(value) } } },
+    });
     return this;
   }
 
   approvalEvent(event: { type: string } & Record<string, unknown>): this {
-    this.add('WORKFLOW_PROPERTIES_MODIFIED', { workflowPropertiesModifiedEventAttributes: { upsertedMemo: { fields: { [APPROVAL_EVENT_MEMO]: payload(event) } } } });
+    this.add('WORKFLOW_PROPERTIES_MODIFIED', {
+      workflowPropertiesModifiedEventAttributes: {
+        upsertedMemo: { fields: { [APPROVAL_EVENT_MEMO]: payload(event) } },
+      },
+    });
     return this;
   }
 
@@ -75,12 +97,16 @@ export class HistoryBuilder {
   }
 
   completed(result: HandoffRunResult): this {
-    this.add('WORKFLOW_EXECUTION_COMPLETED', { workflowExecutionCompletedEventAttributes: { result: payloads(result) } });
+    this.add('WORKFLOW_EXECUTION_COMPLETED', {
+      workflowExecutionCompletedEventAttributes: { result: payloads(result) },
+    });
     return this;
   }
 
   failed(type: string, message: string): this {
-    this.add('WORKFLOW_EXECUTION_FAILED', { workflowExecutionFailedEventAttributes: { failure: { message, applicationFailureInfo: { type } } } });
+    this.add('WORKFLOW_EXECUTION_FAILED', {
+      workflowExecutionFailedEventAttributes: { failure: { message, applicationFailureInfo: { type } } },
+    });
     return this;
   }
 

@@ -54,51 +54,76 @@ async function memoWrites(handle: WorkflowHandle): Promise<number> {
 }
 
 describe('floods of refused signals', () => {
-  it('takes thousands of refused decisions that land in one activation with O(1) writes, and the approver still completes the chain', { timeout: 240_000 }, async () => {
-    const queue = taskQueue();
-    const workflowId = `flood-${Date.now()}`;
-    const { handoffId, runId } = await withWorker(
-      server.env,
-      team(),
-      async (baton) => {
-        const run = await baton.start('a', 'go', { workflowId });
-        const [pending] = await waitFor(() => run.pendingApprovals(), (p) => p.length === 1);
-        return { handoffId: pending!.handoffId, runId: (await run.handle.describe()).runId };
-      },
-      { taskQueue: queue },
-    );
-    // No worker polls now: every signal lands in the chain's next activation. The run may continue
-    // as new after it (its history is past the server's suggestion): what it recorded stays in this run.
-    const handle = server.env.client.workflow.getHandle(workflowId, runId);
-    const before = await memoWrites(handle);
-    await flood(N, 64, (i) => handle.signal(approveHandoffSignal, { handoffId, approver: `mallory-${i}` }));
+  it(
+    'takes thousands of refused decisions that land in one activation with O(1) writes, and the approver still completes the chain',
+    { timeout: 240_000 },
+    async () => {
+      const queue = taskQueue();
+      const workflowId = `flood-${Date.now()}`;
+      const { handoffId, runId } = await withWorker(
+        server.env,
+        team(),
+        async (baton) => {
+          const run = await baton.start('a', 'go', { workflowId });
+          const [pending] = await waitFor(
+            () => run.pendingApprovals(),
+            (p) => p.length === 1,
+          );
+          return { handoffId: pending!.handoffId, runId: (await run.handle.describe()).runId };
+        },
+        { taskQueue: queue },
+      );
+      // No worker polls now: every signal lands in the chain's next activation. The run may continue
+      // as new after it (its history is past the server's suggestion): what it recorded stays in this run.
+      const handle = server.env.client.workflow.getHandle(workflowId, runId);
+      const before = await memoWrites(handle);
+      await flood(N, 64, (i) => handle.signal(approveHandoffSignal, { handoffId, approver: `mallory-${i}` }));
 
-    await withWorker(
-      server.env,
-      team(),
-      async (baton) => {
-        // Every refusal is on the record, counted (read every few seconds: a history of thousands of events is not read for free).
-        const refused = await settled(() => approvalEvents(handle as WorkflowHandle), (events) => events.filter((e) => e.type === 'decision_refused').reduce((n, e) => n + (typeof e.count === 'number' ? e.count : 1), 0) >= N);
-        const records = refused.filter((e) => e.type === 'decision_refused');
-        expect(records.length).toBeLessThanOrEqual(3);
-        expect(records[0]).toMatchObject({ approver: expect.stringMatching(/^mallory-\d+$/), via: 'signal', reason: expect.stringMatching(/^mallory-\d+ may not decide this handoff \(approvers: alice\)$/), count: expect.any(Number) });
-        expect(records[0]!.samples).toEqual(expect.arrayContaining([expect.objectContaining({ approver: expect.stringMatching(/^mallory-\d+$/), via: 'signal' })]));
-        expect((records[0]!.samples as unknown[]).length).toBeLessThanOrEqual(LIMITS.refusalSamples);
-        expect(await memoWrites(handle)).toBeLessThan(before + 10);
-        const latest = server.env.client.workflow.getHandle(workflowId) as WorkflowHandle;
-        expect(await statusOf(latest)).toBe('RUNNING');
-        expect(await failedTasks(handle as WorkflowHandle)).toEqual([]);
+      await withWorker(
+        server.env,
+        team(),
+        async (baton) => {
+          // Every refusal is on the record, counted (read every few seconds: a history of thousands of events is not read for free).
+          const refused = await settled(
+            () => approvalEvents(handle as WorkflowHandle),
+            (events) =>
+              events
+                .filter((e) => e.type === 'decision_refused')
+                .reduce((n, e) => n + (typeof e.count === 'number' ? e.count : 1), 0) >= N,
+          );
+          const records = refused.filter((e) => e.type === 'decision_refused');
+          expect(records.length).toBeLessThanOrEqual(3);
+          expect(records[0]).toMatchObject({
+            approver: expect.stringMatching(/^mallory-\d+$/),
+            via: 'signal',
+            reason: expect.stringMatching(/^mallory-\d+ may not decide this handoff \(approvers: alice\)$/),
+            count: expect.any(Number),
+          });
+          expect(records[0]!.samples).toEqual(
+            expect.arrayContaining([
+              expect.objectContaining({ approver: expect.stringMatching(/^mallory-\d+$/), via: 'signal' }),
+            ]),
+          );
+          expect((records[0]!.samples as unknown[]).length).toBeLessThanOrEqual(LIMITS.refusalSamples);
+          expect(await memoWrites(handle)).toBeLessThan(before + 10);
+          const latest = server.env.client.workflow.getHandle(workflowId) as WorkflowHandle;
+          expect(await statusOf(latest)).toBe('RUNNING');
+          expect(await failedTasks(handle as WorkflowHandle)).toEqual([]);
 
-        expect(await baton.approve(workflowId, handoffId, { approver: 'alice' })).toMatchObject({ outcome: 'approved', approver: 'alice' });
-        const result = await baton.getRun(workflowId).result();
-        expect(result.output).toBe('answer from b');
-        expect(await failedTasks(latest)).toEqual([]);
-        const audit = await baton.audit(workflowId);
-        const inAudit = audit.events.filter((e) => e.kind === 'decision_refused');
-        expect(inAudit.reduce((n, e) => n + ((e as { count?: number }).count ?? 1), 0)).toBe(N);
-      },
-      { taskQueue: queue },
-    );
-    expect((await server.env.client.workflow.getHandle(workflowId).describe()).type).toBe(WorkflowType.HANDOFF_RUN);
-  });
+          expect(await baton.approve(workflowId, handoffId, { approver: 'alice' })).toMatchObject({
+            outcome: 'approved',
+            approver: 'alice',
+          });
+          const result = await baton.getRun(workflowId).result();
+          expect(result.output).toBe('answer from b');
+          expect(await failedTasks(latest)).toEqual([]);
+          const audit = await baton.audit(workflowId);
+          const inAudit = audit.events.filter((e) => e.kind === 'decision_refused');
+          expect(inAudit.reduce((n, e) => n + ((e as { count?: number }).count ?? 1), 0)).toBe(N);
+        },
+        { taskQueue: queue },
+      );
+      expect((await server.env.client.workflow.getHandle(workflowId).describe()).type).toBe(WorkflowType.HANDOFF_RUN);
+    },
+  );
 });

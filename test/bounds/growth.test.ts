@@ -26,7 +26,9 @@ import { big, failedTasks } from './history';
 const FULL_SIZE = process.env.BATON_BOUNDS_FULL_SIZE === '1';
 /** The history a run may hold before the server terminates it (`limit.historySize.error`). */
 const HISTORY_LIMIT_BYTES = FULL_SIZE ? 50 * 1024 * 1024 : 12 * 1024 * 1024;
-const server = useTemporalServer(FULL_SIZE ? {} : { dynamicConfig: [`limit.historySize.error=${HISTORY_LIMIT_BYTES}`] });
+const server = useTemporalServer(
+  FULL_SIZE ? {} : { dynamicConfig: [`limit.historySize.error=${HISTORY_LIMIT_BYTES}`] },
+);
 
 /** About 1.9 MB a signal, a fifth more of them than the server's history limit holds: 8 here, 32 against Temporal's 50 MB. */
 const SIGNAL_BYTES = 1_900_000;
@@ -48,78 +50,129 @@ async function flood(n: number, send: (i: number) => Promise<void>): Promise<voi
 
 /** How every run of the chain ended (the last one included), from its first run on. */
 async function runEnds(workflowId: string, runIds: string[]): Promise<string[]> {
-  return Promise.all(runIds.map(async (runId) => (await server.env.client.workflow.getHandle(workflowId, runId).describe()).status.name));
+  return Promise.all(
+    runIds.map(async (runId) => (await server.env.client.workflow.getHandle(workflowId, runId).describe()).status.name),
+  );
 }
 
 /** Workflow tasks that failed in any run of the chain. */
 async function failedInAnyRun(workflowId: string, runIds: string[]): Promise<string[]> {
-  return (await Promise.all(runIds.map((runId) => failedTasks(server.env.client.workflow.getHandle(workflowId, runId) as WorkflowHandle)))).flat();
+  return (
+    await Promise.all(
+      runIds.map((runId) => failedTasks(server.env.client.workflow.getHandle(workflowId, runId) as WorkflowHandle)),
+    )
+  ).flat();
 }
 
 describe('history that grows while a chain waits', () => {
-  it('continues a tool call waiting for approval as new before Temporal ends it, and the approved call runs once', { timeout: 480_000 }, async () => {
-    let ran = 0;
-    const pay = defineTool({
-      name: 'pay',
-      description: 'Pay someone',
-      parameters: z.object({ amount: z.number() }),
-      needsApproval: { approvers: ['alice'] },
-      execute: ({ amount }) => {
-        ran++;
-        return `paid ${amount}`;
-      },
-    });
-    const team = new Team([scriptedAgent('a', [{ toolCalls: [{ name: 'pay', arguments: { amount: 5 } }] }, { text: 'paid' }], { tools: [pay] })]);
-    await withWorker(server.env, team, async (baton) => {
-      const run = await baton.start('a', 'pay five');
-      const [waiting] = await waitFor(() => run.pendingApprovals(), (p) => p.length === 1);
-      expect(waiting!.tool).toMatchObject({ name: 'pay' });
-      const handle = server.env.client.workflow.getHandle(run.workflowId);
-      await flood(SIGNALS, (i) => handle.signal(i % 2 ? approveHandoffSignal : rejectHandoffSignal, { handoffId: waiting!.handoffId, approver: 'mallory', comment: big(SIGNAL_BYTES) } as never));
+  it(
+    'continues a tool call waiting for approval as new before Temporal ends it, and the approved call runs once',
+    { timeout: 480_000 },
+    async () => {
+      let ran = 0;
+      const pay = defineTool({
+        name: 'pay',
+        description: 'Pay someone',
+        parameters: z.object({ amount: z.number() }),
+        needsApproval: { approvers: ['alice'] },
+        execute: ({ amount }) => {
+          ran++;
+          return `paid ${amount}`;
+        },
+      });
+      const team = new Team([
+        scriptedAgent('a', [{ toolCalls: [{ name: 'pay', arguments: { amount: 5 } }] }, { text: 'paid' }], {
+          tools: [pay],
+        }),
+      ]);
+      await withWorker(server.env, team, async (baton) => {
+        const run = await baton.start('a', 'pay five');
+        const [waiting] = await waitFor(
+          () => run.pendingApprovals(),
+          (p) => p.length === 1,
+        );
+        expect(waiting!.tool).toMatchObject({ name: 'pay' });
+        const handle = server.env.client.workflow.getHandle(run.workflowId);
+        await flood(SIGNALS, (i) =>
+          handle.signal(i % 2 ? approveHandoffSignal : rejectHandoffSignal, {
+            handoffId: waiting!.handoffId,
+            approver: 'mallory',
+            comment: big(SIGNAL_BYTES),
+          } as never),
+        );
 
-      // The same call still waits, in a later run.
-      const [still] = await waitFor(() => run.pendingApprovals(), (p) => p.length === 1);
-      expect(still).toEqual(waiting);
-      await baton.approve(run.workflowId, waiting!.handoffId, { approver: 'alice' });
-      expect((await run.result()).output).toBe('paid');
-      expect(ran).toBe(1);
+        // The same call still waits, in a later run.
+        const [still] = await waitFor(
+          () => run.pendingApprovals(),
+          (p) => p.length === 1,
+        );
+        expect(still).toEqual(waiting);
+        await baton.approve(run.workflowId, waiting!.handoffId, { approver: 'alice' });
+        expect((await run.result()).output).toBe('paid');
+        expect(ran).toBe(1);
 
-      const audit = await baton.audit(run.workflowId);
-      expect(audit.runIds.length).toBeGreaterThanOrEqual(2);
-      expect(await runEnds(run.workflowId, audit.runIds)).toEqual([...audit.runIds.slice(1).map(() => 'CONTINUED_AS_NEW'), 'COMPLETED']);
-      expect(await failedInAnyRun(run.workflowId, audit.runIds)).toEqual([]);
-      expect(audit.events.filter((e) => e.kind === 'approval_requested')).toHaveLength(1);
-      expect(audit.events.filter((e) => e.kind === 'tool_call' && e.tool === 'pay')).toHaveLength(1);
-    });
-  });
+        const audit = await baton.audit(run.workflowId);
+        expect(audit.runIds.length).toBeGreaterThanOrEqual(2);
+        expect(await runEnds(run.workflowId, audit.runIds)).toEqual([
+          ...audit.runIds.slice(1).map(() => 'CONTINUED_AS_NEW'),
+          'COMPLETED',
+        ]);
+        expect(await failedInAnyRun(run.workflowId, audit.runIds)).toEqual([]);
+        expect(audit.events.filter((e) => e.kind === 'approval_requested')).toHaveLength(1);
+        expect(audit.events.filter((e) => e.kind === 'tool_call' && e.tool === 'pay')).toHaveLength(1);
+      });
+    },
+  );
 
-  it('continues a handoff waiting for approval as new under the same flood, and the approval completes it', { timeout: 480_000 }, async () => {
-    const team = new Team([scriptedAgent('a', [{ handoff: { to: 'b', message: 'over' } }]), scriptedAgent('b', [{ text: 'answer from b' }], { approval: { approvers: ['alice'] } })]);
-    await withWorker(server.env, team, async (baton) => {
-      const run = await baton.start('a', 'go');
-      const [waiting] = await waitFor(() => run.pendingApprovals(), (p) => p.length === 1);
-      const handle = server.env.client.workflow.getHandle(run.workflowId);
-      await flood(SIGNALS, () => handle.signal(approveHandoffSignal, { handoffId: waiting!.handoffId, approver: 'mallory', comment: big(SIGNAL_BYTES) }));
-      await baton.approve(run.workflowId, waiting!.handoffId, { approver: 'alice' });
-      expect((await run.result()).output).toBe('answer from b');
-      const audit = await baton.audit(run.workflowId);
-      expect(audit.runIds.length).toBeGreaterThanOrEqual(2);
-      expect((await runEnds(run.workflowId, audit.runIds)).at(-1)).toBe('COMPLETED');
-      expect(await failedInAnyRun(run.workflowId, audit.runIds)).toEqual([]);
-    });
-  });
+  it(
+    'continues a handoff waiting for approval as new under the same flood, and the approval completes it',
+    { timeout: 480_000 },
+    async () => {
+      const team = new Team([
+        scriptedAgent('a', [{ handoff: { to: 'b', message: 'over' } }]),
+        scriptedAgent('b', [{ text: 'answer from b' }], { approval: { approvers: ['alice'] } }),
+      ]);
+      await withWorker(server.env, team, async (baton) => {
+        const run = await baton.start('a', 'go');
+        const [waiting] = await waitFor(
+          () => run.pendingApprovals(),
+          (p) => p.length === 1,
+        );
+        const handle = server.env.client.workflow.getHandle(run.workflowId);
+        await flood(SIGNALS, () =>
+          handle.signal(approveHandoffSignal, {
+            handoffId: waiting!.handoffId,
+            approver: 'mallory',
+            comment: big(SIGNAL_BYTES),
+          }),
+        );
+        await baton.approve(run.workflowId, waiting!.handoffId, { approver: 'alice' });
+        expect((await run.result()).output).toBe('answer from b');
+        const audit = await baton.audit(run.workflowId);
+        expect(audit.runIds.length).toBeGreaterThanOrEqual(2);
+        expect((await runEnds(run.workflowId, audit.runIds)).at(-1)).toBe('COMPLETED');
+        expect(await failedInAnyRun(run.workflowId, audit.runIds)).toEqual([]);
+      });
+    },
+  );
 
-  it('continues a conversation waiting for its next message as new under the same flood, and it answers the next message', { timeout: 480_000 }, async () => {
-    const team = new Team([scriptedAgent('solo', [{ text: 'first' }, { text: 'second' }])]);
-    await withWorker(server.env, team, async (baton) => {
-      const chat = baton.conversation('solo');
-      expect((await chat.send('one')).output).toBe('first');
-      const handle = server.env.client.workflow.getHandle(chat.id);
-      const firstRun = (await handle.describe()).runId;
-      await flood(SIGNALS, () => handle.signal(approveHandoffSignal, { handoffId: 'none', approver: 'mallory', comment: big(SIGNAL_BYTES) }));
-      expect((await chat.send('two')).output).toBe('second');
-      expect((await handle.describe()).runId).not.toBe(firstRun);
-      expect(await failedTasks(handle as WorkflowHandle)).toEqual([]);
-    });
-  });
+  it(
+    'continues a conversation waiting for its next message as new under the same flood, and it answers the next message',
+    { timeout: 480_000 },
+    async () => {
+      const team = new Team([scriptedAgent('solo', [{ text: 'first' }, { text: 'second' }])]);
+      await withWorker(server.env, team, async (baton) => {
+        const chat = baton.conversation('solo');
+        expect((await chat.send('one')).output).toBe('first');
+        const handle = server.env.client.workflow.getHandle(chat.id);
+        const firstRun = (await handle.describe()).runId;
+        await flood(SIGNALS, () =>
+          handle.signal(approveHandoffSignal, { handoffId: 'none', approver: 'mallory', comment: big(SIGNAL_BYTES) }),
+        );
+        expect((await chat.send('two')).output).toBe('second');
+        expect((await handle.describe()).runId).not.toBe(firstRun);
+        expect(await failedTasks(handle as WorkflowHandle)).toEqual([]);
+      });
+    },
+  );
 });

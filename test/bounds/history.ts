@@ -32,7 +32,9 @@ export async function failedTasks(handle: WorkflowHandle): Promise<string[]> {
   return (await eventsOf(handle)).flatMap((e) => {
     const failed = e.workflowTaskFailedEventAttributes;
     const cause = failed ? temporal.api.enums.v1.WorkflowTaskFailedCause[failed.cause ?? 0] : undefined;
-    return failed && cause !== 'WORKFLOW_TASK_FAILED_CAUSE_UNHANDLED_COMMAND' ? [`${cause}: ${failed.failure?.message?.slice(0, 300)}`] : [];
+    return failed && cause !== 'WORKFLOW_TASK_FAILED_CAUSE_UNHANDLED_COMMAND'
+      ? [`${cause}: ${failed.failure?.message?.slice(0, 300)}`]
+      : [];
   });
 }
 
@@ -42,9 +44,15 @@ export async function largestWrites(handle: WorkflowHandle): Promise<{ memo: num
   let searchAttributes = 0;
   for (const e of await eventsOf(handle)) {
     const fields = e.workflowPropertiesModifiedEventAttributes?.upsertedMemo?.fields ?? {};
-    memo = Math.max(memo, Object.values(fields).reduce((n, p) => n + (p.data?.length ?? 0), 0));
+    memo = Math.max(
+      memo,
+      Object.values(fields).reduce((n, p) => n + (p.data?.length ?? 0), 0),
+    );
     const attrs = e.upsertWorkflowSearchAttributesEventAttributes?.searchAttributes?.indexedFields ?? {};
-    searchAttributes = Math.max(searchAttributes, Object.values(attrs).reduce((n, p) => n + (p.data?.length ?? 0), 0));
+    searchAttributes = Math.max(
+      searchAttributes,
+      Object.values(attrs).reduce((n, p) => n + (p.data?.length ?? 0), 0),
+    );
   }
   return { memo, searchAttributes };
 }
@@ -53,7 +61,9 @@ export async function largestWrites(handle: WorkflowHandle): Promise<{ memo: num
 export async function approvalEvents(handle: WorkflowHandle): Promise<({ type: string } & Record<string, unknown>)[]> {
   return (await eventsOf(handle)).flatMap((e) => {
     const p = e.workflowPropertiesModifiedEventAttributes?.upsertedMemo?.fields?.[APPROVAL_EVENT_MEMO];
-    return p?.data ? [JSON.parse(Buffer.from(p.data).toString('utf8')) as { type: string } & Record<string, unknown>] : [];
+    return p?.data
+      ? [JSON.parse(Buffer.from(p.data).toString('utf8')) as { type: string } & Record<string, unknown>]
+      : [];
   });
 }
 
@@ -61,11 +71,16 @@ export async function approvalEvents(handle: WorkflowHandle): Promise<({ type: s
  * Refusal records one per refusal again: a drain records a kind's refusals as its first (with
  * `count`) and the rest as `samples` (all of them while there are at most `LIMITS.refusalSamples` more).
  */
-export function eachRefusal(events: ({ type: string } & Record<string, unknown>)[]): ({ type: string } & Record<string, unknown>)[] {
+export function eachRefusal(
+  events: ({ type: string } & Record<string, unknown>)[],
+): ({ type: string } & Record<string, unknown>)[] {
   return events.flatMap((e) => {
     if (e.count === undefined) return [e];
     const { count: _count, samples, ...first } = e;
-    return [first as typeof e, ...((samples as Record<string, unknown>[] | undefined) ?? []).map((s) => ({ type: e.type, ...s }))];
+    return [
+      first as typeof e,
+      ...((samples as Record<string, unknown>[] | undefined) ?? []).map((s) => ({ type: e.type, ...s })),
+    ];
   });
 }
 

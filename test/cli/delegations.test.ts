@@ -12,7 +12,8 @@ import { SPECIALIST_DELAY_MS } from './fixtures/delegating-team';
 const server = useTemporalServer();
 const fixture = 'test/cli/fixtures/delegating-team.ts';
 const env = () => ({ TEMPORAL_ADDRESS: server.env.address, BATON_STREAMS_URL: '' });
-const NOTE = /baton: text does not stream: the worker is another process and no broker is shared, so each answer shows when its call ends; give the worker and this command BATON_STREAMS_URL=redis:\/\/host:6379 \(docs\/streaming\.md\), or serve the team here with --team\r?\n/g;
+const NOTE =
+  /baton: text does not stream: the worker is another process and no broker is shared, so each answer shows when its call ends; give the worker and this command BATON_STREAMS_URL=redis:\/\/host:6379 \(docs\/streaming\.md\), or serve the team here with --team\r?\n/g;
 
 const workers: CliProcess[] = [];
 afterAll(async () => {
@@ -31,21 +32,32 @@ async function worker(queue: string): Promise<void> {
 
 describe('baton run while an agent delegates', () => {
   it('on a terminal, shows the specialist at work on the live line, under the agent that waits for it', async () => {
-    const p = startCli(['run', 'lead', 'Ask physics', '--team', fixture, '--task-queue', taskQueue()], env(), undefined, { terminal: true });
+    const p = startCli(
+      ['run', 'lead', 'Ask physics', '--team', fixture, '--task-queue', taskQueue()],
+      env(),
+      undefined,
+      { terminal: true },
+    );
     p.child.stdin.end();
     expect(await p.exited).toBe(0);
     const output = p.output.stdout;
-    const frames = [...output.matchAll(new RegExp(`\\r\\x1b\\[2K. lead waits for physics… (\\d+\\.\\d) s: physics: model call… (\\d+\\.\\d) s`, 'g'))];
+    const frames = [
+      ...output.matchAll(
+        new RegExp(`\\r\\x1b\\[2K. lead waits for physics… (\\d+\\.\\d) s: physics: model call… (\\d+\\.\\d) s`, 'g'),
+      ),
+    ];
     expect(Math.max(...frames.map((m) => Number(m[2])))).toBeGreaterThanOrEqual((SPECIALIST_DELAY_MS - 300) / 1000);
     expect(output).toContain('  ⇢ lead delegates to physics: Explain superposition');
     expect(output).toContain('  ⇠ physics answered lead');
     expect(output).toContain('answer from lead:\r\n  Physics says: both at once.');
   }, 180_000);
 
-  it('off a terminal, prints the delegation and the specialist\'s calls as lines', async () => {
+  it("off a terminal, prints the delegation and the specialist's calls as lines", async () => {
     const out = await cli(['run', 'lead', 'Ask physics', '--team', fixture, '--task-queue', taskQueue()], env());
     expect(out.code).toBe(0);
-    expect(out.stdout).toMatch(/ {2}lead: model call\n {2}⇢ lead delegates to physics: Explain superposition\n {4}physics: model call\n {2}⇠ physics answered lead\n {2}lead: model call\nanswer from lead:/);
+    expect(out.stdout).toMatch(
+      / {2}lead: model call\n {2}⇢ lead delegates to physics: Explain superposition\n {4}physics: model call\n {2}⇠ physics answered lead\n {2}lead: model call\nanswer from lead:/,
+    );
     // In one process the text comes through the in-process transport: nothing to explain.
     expect(out.stdout).not.toMatch(NOTE);
     expect(out.stderr).not.toMatch(NOTE);
@@ -85,7 +97,9 @@ describe('baton chat while an agent delegates', () => {
     p.child.stdin.write('/quit\r');
     expect(await p.exited).toBe(0);
     const output = p.output.stdout;
-    expect(output).toMatch(/⇢ lead delegates to physics: Explain superposition[\s\S]*⇠ physics answered lead[\s\S]*lead: Physics says/);
+    expect(output).toMatch(
+      /⇢ lead delegates to physics: Explain superposition[\s\S]*⇠ physics answered lead[\s\S]*lead: Physics says/,
+    );
     // While physics works, the prompt says who the lead waits for and for how long.
     const waits = [...output.matchAll(/\(lead waits for physics… (\d+\.\d) s\) lead> /g)].map((m) => Number(m[1]));
     expect(Math.max(...waits)).toBeGreaterThanOrEqual((SPECIALIST_DELAY_MS - 600) / 1000);

@@ -14,7 +14,11 @@ const server = useTemporalServer();
 /** A terminal that records what is written to it. */
 function fakeTerminal() {
   const writes: string[] = [];
-  const stream = { isTTY: true, columns: 100, write: (chunk: string) => writes.push(chunk) > 0 } as unknown as NodeJS.WriteStream;
+  const stream = {
+    isTTY: true,
+    columns: 100,
+    write: (chunk: string) => writes.push(chunk) > 0,
+  } as unknown as NodeJS.WriteStream;
   return { stream, writes };
 }
 
@@ -53,7 +57,9 @@ describe('follow', () => {
       // Calls are on the live line only; handoffs are printed as lines.
       expect(lines).toEqual(['  ↪ triage → refunds: Refund order 1042']);
       expect(longestShown(terminal.writes, 'triage: model call')).toBeGreaterThanOrEqual((MODEL_DELAY_MS - 300) / 1000);
-      expect(longestShown(terminal.writes, 'refunds: tool issueRefund')).toBeGreaterThanOrEqual((TOOL_DELAY_MS - 300) / 1000);
+      expect(longestShown(terminal.writes, 'refunds: tool issueRefund')).toBeGreaterThanOrEqual(
+        (TOOL_DELAY_MS - 300) / 1000,
+      );
       // Each frame replaces the line before it, and the line is erased before a printed line and at the end.
       const frames = terminal.writes.filter((w) => w.startsWith('\r\x1b[2K') && w.length > 4);
       expect(frames.length).toBeGreaterThan(10);
@@ -66,7 +72,10 @@ describe('follow', () => {
 
   it('without a prompter, says how to decide a waiting handoff, and prints a rejection', async () => {
     const team = new Team([
-      scriptedAgent('triage', [{ handoff: { to: 'refunds', message: 'Refund order 1042' } }, { text: 'Refunds said no.' }]),
+      scriptedAgent('triage', [
+        { handoff: { to: 'refunds', message: 'Refund order 1042' } },
+        { text: 'Refunds said no.' },
+      ]),
       scriptedAgent('refunds', [], { approval: { approvers: ['alice'] } }),
     ]);
     await withWorker(server.env, team, async (baton) => {
@@ -80,7 +89,9 @@ describe('follow', () => {
       });
       await decided;
       expect(result.output).toBe('Refunds said no.');
-      expect(lines[1]).toMatch(/^ {2}⏸ triage → refunds waits for approval \(handoff \S+, approvers: alice\)\n {4}decide with: npx baton approve /);
+      expect(lines[1]).toMatch(
+        /^ {2}⏸ triage → refunds waits for approval \(handoff \S+, approvers: alice\)\n {4}decide with: npx baton approve /,
+      );
       expect(lines).toContain('  ✗ triage → refunds rejected by alice: not this one');
       expect(lines.filter((l) => l.includes('⏸'))).toHaveLength(1);
     });
@@ -94,7 +105,11 @@ describe('follow', () => {
       const result = await follow(run, (l) => {
         lines.push(l);
         const waiting = /--id (\S+)/.exec(l);
-        if (waiting) decided = baton.approve(run.workflowId, waiting[1], { approver: 'alice', arguments: { orderId: 'A1', amount: 200 } });
+        if (waiting)
+          decided = baton.approve(run.workflowId, waiting[1], {
+            approver: 'alice',
+            arguments: { orderId: 'A1', amount: 200 },
+          });
       });
       await decided;
       expect(result.output).toBe('Refund issued.');
@@ -106,10 +121,15 @@ describe('follow', () => {
   });
 
   it('prints what a control did, here the handoffs budget running out, before the typed error', async () => {
-    const team = new Team([scriptedAgent('triage', [{ handoff: { to: 'refunds', message: 'Refund order 1042' } }]), scriptedAgent('refunds', [{ text: 'Refunded.' }])]);
+    const team = new Team([
+      scriptedAgent('triage', [{ handoff: { to: 'refunds', message: 'Refund order 1042' } }]),
+      scriptedAgent('refunds', [{ text: 'Refunded.' }]),
+    ]);
     await withWorker(server.env, team, async (baton) => {
       const lines: string[] = [];
-      const failure = await follow(await baton.start('triage', 'refund 1042', { maxHandoffs: 0 }), (l) => lines.push(l)).catch((e: unknown) => e);
+      const failure = await follow(await baton.start('triage', 'refund 1042', { maxHandoffs: 0 }), (l) =>
+        lines.push(l),
+      ).catch((e: unknown) => e);
       expect((failure as Error).name).toBe('MaxHandoffsExceededError');
       expect(lines).toEqual(['  triage: model call', '  ⚠ budget: handoffs 1 of 0 used (triage) → the run fails']);
     });

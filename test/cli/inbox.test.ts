@@ -13,8 +13,14 @@ describe('baton inbox', () => {
   it('lists the calls waiting for alice, refuses bad options, and approves the page together, each call on its own', async () => {
     const env = { TEMPORAL_ADDRESS: server.env.address };
     await withWorker(server.env, toolApprovalTeam(), async (baton) => {
-      const runs = [await baton.start('refunds', 'Refund order A1.'), await baton.start('refunds', 'Refund order A1 again.')];
-      await waitFor(() => baton.inbox({ for: 'alice' }), (p) => runs.every((r) => p.approvals.some((a) => a.workflowId === r.workflowId)));
+      const runs = [
+        await baton.start('refunds', 'Refund order A1.'),
+        await baton.start('refunds', 'Refund order A1 again.'),
+      ];
+      await waitFor(
+        () => baton.inbox({ for: 'alice' }),
+        (p) => runs.every((r) => p.approvals.some((a) => a.workflowId === r.workflowId)),
+      );
       const listed = await cli(['inbox', '--as', 'alice', '--tool', 'issueRefund'], env);
       expect(listed.code, listed.stderr).toBe(0);
       for (const r of runs) expect(listed.stdout).toContain(r.workflowId);
@@ -24,7 +30,10 @@ describe('baton inbox', () => {
       expect([bad.code, bad.stderr]).toEqual([2, expect.stringContaining('--min-age must be a duration')]);
       expect((await cli(['inbox', '--approve'], env)).stderr).toContain('--approve needs --as');
 
-      const decided = await cli(['inbox', '--as', 'alice', '--tool', 'issueRefund', '--approve', '--comment', 'batch'], env);
+      const decided = await cli(
+        ['inbox', '--as', 'alice', '--tool', 'issueRefund', '--approve', '--comment', 'batch'],
+        env,
+      );
       expect(decided.code, decided.stderr).toBe(0);
       expect(decided.stdout).toContain('2 of 2 approved');
       for (const r of runs) expect((await r.result()).output).toBe('Refund issued.');

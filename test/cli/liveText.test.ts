@@ -28,21 +28,48 @@ afterAll(async () => {
 });
 
 const words = (n: number) => Array.from({ length: n }, (_, i) => `otter${i}`).join(' ');
-const piece = (offset: number, text: string) => ({ kind: 'text' as const, workflowId: 'wf', agent: 'expert', call: 'expert#0', turn: 0, offset, text });
-const reset = { kind: 'text_reset' as const, workflowId: 'wf', agent: 'expert', call: 'expert#0', turn: 0, reason: 'retry' as const };
+const piece = (offset: number, text: string) => ({
+  kind: 'text' as const,
+  workflowId: 'wf',
+  agent: 'expert',
+  call: 'expert#0',
+  turn: 0,
+  offset,
+  text,
+});
+const reset = {
+  kind: 'text_reset' as const,
+  workflowId: 'wf',
+  agent: 'expert',
+  call: 'expert#0',
+  turn: 0,
+  reason: 'retry' as const,
+};
 
 /** A process running the stream team's activities, publishing to Redis (test/streams/fixtures/activityWorker.ts). */
 function activityWorker(queue: string): { ready: Promise<void>; kill: () => Promise<void> } {
-  const child: ChildProcess = spawn(process.execPath, ['-r', 'tsx/cjs', path.join(root, 'test/streams/fixtures/activityWorker.ts')], {
-    cwd: root,
-    env: { ...process.env, TEMPORAL_ADDRESS: temporal.env.address, STREAM_QUEUE: queue, FAKE_OPENAI_URL: fake.url, BATON_STREAMS_URL: redis.url },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
+  const child: ChildProcess = spawn(
+    process.execPath,
+    ['-r', 'tsx/cjs', path.join(root, 'test/streams/fixtures/activityWorker.ts')],
+    {
+      cwd: root,
+      env: {
+        ...process.env,
+        TEMPORAL_ADDRESS: temporal.env.address,
+        STREAM_QUEUE: queue,
+        FAKE_OPENAI_URL: fake.url,
+        BATON_STREAMS_URL: redis.url,
+      },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
   const ready = new Promise<void>((resolve, reject) => {
     child.stdout!.on('data', (chunk: Buffer) => {
       if (chunk.toString().includes('ready')) resolve();
     });
-    child.once('exit', (code, signal) => reject(new Error(`the activity worker exited before it was ready (${code ?? signal})`)));
+    child.once('exit', (code, signal) =>
+      reject(new Error(`the activity worker exited before it was ready (${code ?? signal})`)),
+    );
   });
   return {
     ready,
@@ -64,16 +91,27 @@ describe("baton run's model text", () => {
     text.apply(reset);
     text.apply(piece(0, 'otter0'));
     text.end();
-    expect(out).toBe('  expert: otter0 otter1\n  (expert: the model call was tried again; its text above is dropped)\n  expert: otter0\n');
+    expect(out).toBe(
+      '  expert: otter0 otter1\n  (expert: the model call was tried again; its text above is dropped)\n  expert: otter0\n',
+    );
   });
 
-  it('drops a lost worker\'s partial text with a note when the call is started again', async () => {
+  it("drops a lost worker's partial text with a note when the call is started again", async () => {
     const queue = taskQueue();
     const answer = words(60);
     fake.replies.length = 0;
     // A third answer for a new worker process that misses the 1 s heartbeat while it warms up on a loaded machine: another restart, the same end.
-    fake.replies.push(reply.text(answer, { chunkDelayMs: 25 }), reply.text(answer, { chunkDelayMs: 5 }), reply.text(answer, { chunkDelayMs: 5 }));
-    const workflows = await createWorker({ team: streamTeam(fake.url), connection: temporal.env.nativeConnection, taskQueue: queue, worker: { enableNonLocalActivities: false } });
+    fake.replies.push(
+      reply.text(answer, { chunkDelayMs: 25 }),
+      reply.text(answer, { chunkDelayMs: 5 }),
+      reply.text(answer, { chunkDelayMs: 5 }),
+    );
+    const workflows = await createWorker({
+      team: streamTeam(fake.url),
+      connection: temporal.env.nativeConnection,
+      taskQueue: queue,
+      worker: { enableNonLocalActivities: false },
+    });
     const first = activityWorker(queue);
     let second: ReturnType<typeof activityWorker> | undefined;
     const streams = new RedisStreams({ url: redis.url });
@@ -82,7 +120,10 @@ describe("baton run's model text", () => {
       await first.ready;
       await workflows.runUntil(async () => {
         const baton = new Baton({ client: temporal.env.client, taskQueue: queue, streams });
-        const run = await baton.start('expert', 'Tell me about otters', { heartbeatTimeout: '1 second', retry: { initialInterval: '100 ms', maximumInterval: '200 ms' } });
+        const run = await baton.start('expert', 'Tell me about otters', {
+          heartbeatTimeout: '1 second',
+          retry: { initialInterval: '100 ms', maximumInterval: '200 ms' },
+        });
         const lines: string[] = [];
         let killed = false;
         const write = (t: string) => {

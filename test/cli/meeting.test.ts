@@ -22,15 +22,20 @@ async function freePort(): Promise<number> {
 }
 
 describe('a Temporal server that is not there', () => {
-  it('is reported by connectBaton and the command with the reason, without waiting out gRPC\'s 10 s connect timeout', async () => {
+  it("is reported by connectBaton and the command with the reason, without waiting out gRPC's 10 s connect timeout", async () => {
     const port = await freePort();
     const started = Date.now();
-    const err = await connectBaton({ configFile: writeProfile(`127.0.0.1:${port}`), profile: 'nowhere' }).catch((e: unknown) => e);
+    const err = await connectBaton({ configFile: writeProfile(`127.0.0.1:${port}`), profile: 'nowhere' }).catch(
+      (e: unknown) => e,
+    );
     // Not a speed target: 10 s is what gRPC's channel waits before it gives up on a refused address.
     expect(Date.now() - started).toBeLessThan(5_000);
     expect(err).toBeInstanceOf(TemporalConnectionError);
     expect(err).toMatchObject({ address: `127.0.0.1:${port}`, reason: 'Connection refused' });
-    const unknownHost = await connectBaton({ configFile: writeProfile('no-such-host.invalid:7233'), profile: 'nowhere' }).catch((e: unknown) => e);
+    const unknownHost = await connectBaton({
+      configFile: writeProfile('no-such-host.invalid:7233'),
+      profile: 'nowhere',
+    }).catch((e: unknown) => e);
     expect(unknownHost).toMatchObject({ address: 'no-such-host.invalid:7233', reason: 'host not found' });
 
     const out = await cli(['pending'], { TEMPORAL_ADDRESS: `127.0.0.1:${port}` });
@@ -49,15 +54,23 @@ describe('help and listings', () => {
   it('baton team lists what each agent may delegate to beside its handoffs', async () => {
     const out = await cli(['team', 'examples/research/team.ts'], { TEMPORAL_ADDRESS: '127.0.0.1:1' });
     expect(out.code).toBe(0);
-    expect(out.stdout).toContain('  researcher: scripted/scripted-research; tools (none); handoffs writer; delegates physics, engineering\n');
-    expect(out.stdout).toContain('  writer: scripted/scripted-research; tools (none); handoffs researcher, physics, engineering; delegates (none)\n');
+    expect(out.stdout).toContain(
+      '  researcher: scripted/scripted-research; tools (none); handoffs writer; delegates physics, engineering\n',
+    );
+    expect(out.stdout).toContain(
+      '  writer: scripted/scripted-research; tools (none); handoffs researcher, physics, engineering; delegates (none)\n',
+    );
   }, 120_000);
 
   it('baton team lists the agents capability routing delegates to', async () => {
     const out = await cli(['team', 'test/cli/fixtures/routing-team.ts'], { TEMPORAL_ADDRESS: '127.0.0.1:1' });
     expect(out.code).toBe(0);
-    expect(out.stdout).toContain('  desk: scripted/scripted; tools (none); handoffs refunds, shipping; delegates by capability refunds, shipping\n');
-    expect(out.stdout).toContain('  refunds: scripted/scripted; tools (none); handoffs desk, shipping; delegates (none)\n');
+    expect(out.stdout).toContain(
+      '  desk: scripted/scripted; tools (none); handoffs refunds, shipping; delegates by capability refunds, shipping\n',
+    );
+    expect(out.stdout).toContain(
+      '  refunds: scripted/scripted; tools (none); handoffs desk, shipping; delegates (none)\n',
+    );
   }, 120_000);
 
   it('offers --args to approve only: a rejection takes no arguments', async () => {
@@ -74,17 +87,32 @@ describe('baton dev', () => {
     const [port, uiPort, codecPort] = [await freePort(), await freePort(), await freePort()];
     const db = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'baton-dev-')), 'dev.db');
     const key = `k1:${Buffer.alloc(32, 7).toString('base64')}`;
-    const dev = startCli(['dev', '--port', String(port), '--ui-port', String(uiPort), '--db', db, '--codec-port', String(codecPort)], { BATON_ENCRYPTION_KEYS: key, BATON_CODEC_TOKENS: 'dev-token' });
+    const dev = startCli(
+      ['dev', '--port', String(port), '--ui-port', String(uiPort), '--db', db, '--codec-port', String(codecPort)],
+      { BATON_ENCRYPTION_KEYS: key, BATON_CODEC_TOKENS: 'dev-token' },
+    );
     try {
       const endpoint = `http://127.0.0.1:${codecPort}`;
-      await dev.until('stdout', new RegExp(`UI http://127\\.0\\.0\\.1:${uiPort} with codec endpoint ${endpoint}`), 120_000);
+      await dev.until(
+        'stdout',
+        new RegExp(`UI http://127\\.0\\.0\\.1:${uiPort} with codec endpoint ${endpoint}`),
+        120_000,
+      );
       const settings = await waitFor(
-        () => fetch(`http://127.0.0.1:${uiPort}/api/v1/settings`).then((r) => (r.ok ? (r.json() as Promise<{ Codec?: { Endpoint?: string } }>) : undefined), () => undefined),
+        () =>
+          fetch(`http://127.0.0.1:${uiPort}/api/v1/settings`).then(
+            (r) => (r.ok ? (r.json() as Promise<{ Codec?: { Endpoint?: string } }>) : undefined),
+            () => undefined,
+          ),
         (s) => s !== undefined,
         60_000,
       );
       expect(settings?.Codec?.Endpoint).toBe(endpoint);
-      const decoded = await fetch(`${endpoint}/decode`, { method: 'POST', headers: { authorization: 'Bearer dev-token', 'content-type': 'application/json' }, body: JSON.stringify({ payloads: [] }) });
+      const decoded = await fetch(`${endpoint}/decode`, {
+        method: 'POST',
+        headers: { authorization: 'Bearer dev-token', 'content-type': 'application/json' },
+        body: JSON.stringify({ payloads: [] }),
+      });
       expect(decoded.status).toBe(200);
       expect((await fetch(`${endpoint}/decode`, { method: 'POST', body: '{"payloads":[]}' })).status).toBe(401);
     } finally {
@@ -96,10 +124,17 @@ describe('baton dev', () => {
   it('gives the UI no codec endpoint when payloads are not encoded, and refuses an endpoint that is not a URL', async () => {
     const bad = await cli(['dev', '--codec-endpoint', 'localhost']);
     expect(bad.code).toBe(2);
-    expect(bad.stderr).toContain('--codec-endpoint must be an http(s) URL, e.g. http://127.0.0.1:8081, not "localhost"');
+    expect(bad.stderr).toContain(
+      '--codec-endpoint must be an http(s) URL, e.g. http://127.0.0.1:8081, not "localhost"',
+    );
     const [port, uiPort] = [await freePort(), await freePort()];
     const db = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'baton-dev-')), 'dev.db');
-    const dev = startCli(['dev', '--port', String(port), '--ui-port', String(uiPort), '--db', db], { BATON_ENCRYPTION_KEYS: '', BATON_ENCRYPTION_KEY_FILE: '', BATON_COMPRESS: '', BATON_CLAIM_CHECK_DIR: '' });
+    const dev = startCli(['dev', '--port', String(port), '--ui-port', String(uiPort), '--db', db], {
+      BATON_ENCRYPTION_KEYS: '',
+      BATON_ENCRYPTION_KEY_FILE: '',
+      BATON_COMPRESS: '',
+      BATON_CLAIM_CHECK_DIR: '',
+    });
     try {
       const line = await dev.until('stdout', /Temporal dev server on .*\n/, 120_000);
       expect(line[0]).not.toContain('codec endpoint');

@@ -26,19 +26,29 @@ describe('the baton command: runs', () => {
   });
 
   it('prints a line for each model and tool call when stdout is not a terminal', async () => {
-    const out = await cli(['run', 'triage', 'refund 1042', '--team', slowTeam, '--task-queue', 'cli-slow-lines'], { TEMPORAL_ADDRESS: server.env.address });
+    const out = await cli(['run', 'triage', 'refund 1042', '--team', slowTeam, '--task-queue', 'cli-slow-lines'], {
+      TEMPORAL_ADDRESS: server.env.address,
+    });
     expect(out.code).toBe(0);
-    expect(out.stdout).toMatch(/started at triage\n {2}triage: model call\n {2}↪ triage → refunds: Refund order 1042\n {2}refunds: model call\n {2}refunds: tool issueRefund\n {2}refunds: model call\nanswer from refunds:/);
+    expect(out.stdout).toMatch(
+      /started at triage\n {2}triage: model call\n {2}↪ triage → refunds: Refund order 1042\n {2}refunds: model call\n {2}refunds: tool issueRefund\n {2}refunds: model call\nanswer from refunds:/,
+    );
     expect(out.stdout).not.toContain('\r');
     expect(out.stderr).toBe('');
   });
 
   it('on a terminal, shows what each agent is doing on one line redrawn in place, with the time so far', async () => {
-    const p = startCli(['run', 'triage', 'refund 1042', '--team', slowTeam, '--task-queue', 'cli-slow-tty'], { TEMPORAL_ADDRESS: server.env.address }, undefined, { terminal: true });
+    const p = startCli(
+      ['run', 'triage', 'refund 1042', '--team', slowTeam, '--task-queue', 'cli-slow-tty'],
+      { TEMPORAL_ADDRESS: server.env.address },
+      undefined,
+      { terminal: true },
+    );
     p.child.stdin.end();
     expect(await p.exited).toBe(0);
     const output = p.output.stdout;
-    const shown = (label: string) => [...output.matchAll(new RegExp(`\\r\\x1b\\[2K. ${label}… (\\d+\\.\\d) s`, 'g'))].map((m) => Number(m[1]));
+    const shown = (label: string) =>
+      [...output.matchAll(new RegExp(`\\r\\x1b\\[2K. ${label}… (\\d+\\.\\d) s`, 'g'))].map((m) => Number(m[1]));
     expect(Math.max(...shown('triage: model call'))).toBeGreaterThanOrEqual((MODEL_DELAY_MS - 300) / 1000);
     expect(Math.max(...shown('refunds: tool issueRefund'))).toBeGreaterThanOrEqual((TOOL_DELAY_MS - 300) / 1000);
     // The live line is erased before each printed line, so what stays reads as it does elsewhere.
@@ -48,14 +58,33 @@ describe('the baton command: runs', () => {
   });
 
   it('prints only the result object on stdout with --json', async () => {
-    const out = await cli(['run', 'researcher', 'quantum', ...research, '--json', '--max-handoffs', '3', '--task-queue', 'cli-json', '--priority', '2', '--fairness-key', 'cli'], {
-      TEMPORAL_ADDRESS: server.env.address,
-    });
+    const out = await cli(
+      [
+        'run',
+        'researcher',
+        'quantum',
+        ...research,
+        '--json',
+        '--max-handoffs',
+        '3',
+        '--task-queue',
+        'cli-json',
+        '--priority',
+        '2',
+        '--fairness-key',
+        'cli',
+      ],
+      {
+        TEMPORAL_ADDRESS: server.env.address,
+      },
+    );
     expect(out.code).toBe(0);
     const result = JSON.parse(out.stdout);
     // The chain ran at the priority asked for, its workflow tasks included.
     const id = /chain (baton-researcher-\S+) started/.exec(out.stderr)![1]!;
-    expect((await server.env.client.workflow.getHandle(id).describe()).raw.workflowExecutionInfo?.priority).toMatchObject({ priorityKey: 2, fairnessKey: 'cli' });
+    expect(
+      (await server.env.client.workflow.getHandle(id).describe()).raw.workflowExecutionInfo?.priority,
+    ).toMatchObject({ priorityKey: 2, fairnessKey: 'cli' });
     expect(result).toMatchObject({ finalAgent: 'writer', handoffChain: [{ from: 'researcher', to: 'writer' }] });
     // The researcher's specialists are counted in the chain's usage, and each agent's in usageByAgent.
     const byAgent = result.usageByAgent as Record<string, { modelCalls: number }>;
@@ -70,8 +99,26 @@ describe('the baton command: runs', () => {
     const input = `Tell me about quantum.\n${'notes '.repeat(35_000)}`;
     const file = tempFile('request.txt', input);
     const [piped, fromFile] = await Promise.all([
-      cli(['run', 'researcher', '-', ...research, '--json', '--task-queue', 'cli-stdin', '--workflow-id', 'cli-stdin'], env, input),
-      cli(['run', 'researcher', '--input-file', file, ...research, '--json', '--task-queue', 'cli-file', '--workflow-id', 'cli-file'], env),
+      cli(
+        ['run', 'researcher', '-', ...research, '--json', '--task-queue', 'cli-stdin', '--workflow-id', 'cli-stdin'],
+        env,
+        input,
+      ),
+      cli(
+        [
+          'run',
+          'researcher',
+          '--input-file',
+          file,
+          ...research,
+          '--json',
+          '--task-queue',
+          'cli-file',
+          '--workflow-id',
+          'cli-file',
+        ],
+        env,
+      ),
     ]);
     expect(piped.code).toBe(0);
     expect(fromFile.code).toBe(0);
@@ -87,9 +134,15 @@ describe('the baton command: runs', () => {
   it('says within seconds when no worker polls the task queue, and stops at the first Ctrl-C', async () => {
     const queue = taskQueue();
     const startedAt = Date.now();
-    const p = startCli(['run', 'researcher', 'quantum', '--task-queue', queue], { TEMPORAL_ADDRESS: server.env.address });
+    const p = startCli(['run', 'researcher', 'quantum', '--task-queue', queue], {
+      TEMPORAL_ADDRESS: server.env.address,
+    });
     const [, workflowId] = await p.until('stdout', /chain (\S+) started at researcher/);
-    await p.until('stderr', new RegExp(`no worker is polling task queue "${queue}", so chain ${workflowId} waits`), 15_000);
+    await p.until(
+      'stderr',
+      new RegExp(`no worker is polling task queue "${queue}", so chain ${workflowId} waits`),
+      15_000,
+    );
     expect(Date.now() - startedAt).toBeLessThan(15_000);
     expect(p.output.stderr).toContain(`npx baton worker --team <module> --task-queue ${queue}`);
     expect(p.output.stderr).toContain('or pass --team <module>');
@@ -107,7 +160,10 @@ describe('the baton command: runs', () => {
   it('counts the workers polling a task queue', async () => {
     expect(await workflowPollers(server.env.client, taskQueue())).toBe(0);
     await withWorker(server.env, researchTeam, async (_baton, queue) => {
-      await waitFor(() => workflowPollers(server.env.client, queue), (n) => n > 0);
+      await waitFor(
+        () => workflowPollers(server.env.client, queue),
+        (n) => n > 0,
+      );
     });
   });
 
@@ -115,11 +171,16 @@ describe('the baton command: runs', () => {
     const env = { TEMPORAL_ADDRESS: server.env.address };
     const workflowId = `cli-replay-${Date.now()}`;
     const team = [...research, '--task-queue', 'cli-replay'];
-    const failed = await cli(['run', 'researcher', 'quantum', '--max-handoffs', '0', '--workflow-id', workflowId, ...team], env);
+    const failed = await cli(
+      ['run', 'researcher', 'quantum', '--max-handoffs', '0', '--workflow-id', workflowId, ...team],
+      env,
+    );
     expect(failed.code).toBe(1);
     const replayed = await cli(['replay', workflowId, '--max-handoffs', '3', ...team], env);
     expect(replayed.code).toBe(0);
-    expect(replayed.stdout).toMatch(new RegExp(`chain ${workflowId} continues from last step in run \\S+ \\(resume of run \\S+\\)`));
+    expect(replayed.stdout).toMatch(
+      new RegExp(`chain ${workflowId} continues from last step in run \\S+ \\(resume of run \\S+\\)`),
+    );
     expect(replayed.stdout).toContain('↪ researcher → writer');
     expect(replayed.stdout).toMatch(/answer from writer:\n {2}Quantum computers/);
 
@@ -131,12 +192,19 @@ describe('the baton command: runs', () => {
 
   it('names the model and the server the demo runs on', async () => {
     const url = 'http://127.0.0.1:8000/v1';
-    const p = startCli(['demo'], { TEMPORAL_ADDRESS: server.env.address, OPENAI_API_KEY: 'local', OPENAI_BASE_URL: url, BATON_MODEL: 'smollm2-135m' });
+    const p = startCli(['demo'], {
+      TEMPORAL_ADDRESS: server.env.address,
+      OPENAI_API_KEY: 'local',
+      OPENAI_BASE_URL: url,
+      BATON_MODEL: 'smollm2-135m',
+    });
     // The first line is all this needs; the chain itself is the next test's.
     await p.until('stdout', /baton demo: .*\n/);
     p.child.kill('SIGTERM');
     await p.exited;
-    expect(p.output.stdout).toContain(`baton demo: the support team (triage, refunds, sales, tech), model: smollm2-135m at ${url}\n`);
+    expect(p.output.stdout).toContain(
+      `baton demo: the support team (triage, refunds, sales, tech), model: smollm2-135m at ${url}\n`,
+    );
   });
 
   it('runs the demo end to end with its own embedded server', async () => {

@@ -10,7 +10,12 @@ const v2 = 'test/version/fixtures/support-v2.ts';
 
 /** The real `baton` command, run to its end. */
 function baton(...args: string[]): { code: number | null; stdout: string; stderr: string } {
-  const r = spawnSync(process.execPath, [path.join(root, 'bin/baton.js'), ...args], { cwd: root, encoding: 'utf8', env: { ...process.env, TEMPORAL_ADDRESS: '127.0.0.1:1' }, timeout: 180_000 });
+  const r = spawnSync(process.execPath, [path.join(root, 'bin/baton.js'), ...args], {
+    cwd: root,
+    encoding: 'utf8',
+    env: { ...process.env, TEMPORAL_ADDRESS: '127.0.0.1:1' },
+    timeout: 180_000,
+  });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
@@ -33,7 +38,9 @@ describe('baton team', () => {
       expect(stdout).toMatch(/agent_removed\s+agent "sales" removed/);
       expect(stdout).toMatch(/instructions_changed\s+instructions of "triage" changed/);
       expect(stdout).toMatch(/tool_renamed\s+tool "issueRefund" of "refunds" renamed to "refundOrder"/);
-      expect(stdout).toMatch(/tool_schema_changed\s+parameters of tool "lookupOrder" of "triage" changed: \+region \(required\)/);
+      expect(stdout).toMatch(
+        /tool_schema_changed\s+parameters of tool "lookupOrder" of "triage" changed: \+region \(required\)/,
+      );
     }
   }, 240_000);
 
@@ -43,7 +50,10 @@ describe('baton team', () => {
     const cases: [string[], RegExp][] = [
       [['team', 'diff', v1], /baton team diff takes exactly <a> and <b>/],
       [['team', 'diff', 'nope.ts', v2], /no such file: nope\.ts/],
-      [['team', 'diff', notSnapshot, v2], /is not a team snapshot \(baton team <module> --json writes one\): it needs "agents" and "approvals"/],
+      [
+        ['team', 'diff', notSnapshot, v2],
+        /is not a team snapshot \(baton team <module> --json writes one\): it needs "agents" and "approvals"/,
+      ],
       [['worker', '--team', v1, '--deployment', 'support'], /--deployment and --build-id go together/],
     ];
     for (const [args, message] of cases) {

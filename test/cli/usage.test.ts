@@ -19,7 +19,10 @@ describe('the baton command: errors and usage', () => {
     const env = { TEMPORAL_ADDRESS: server.env.address };
     const [text, json] = await Promise.all([
       cli(['run', 'researcher', 'quantum', ...research, '--max-handoffs', '0', '--task-queue', 'cli-fail'], env),
-      cli(['run', 'researcher', 'quantum', ...research, '--max-handoffs', '0', '--task-queue', 'cli-fail', '--json'], env),
+      cli(
+        ['run', 'researcher', 'quantum', ...research, '--max-handoffs', '0', '--task-queue', 'cli-fail', '--json'],
+        env,
+      ),
     ]);
     expect(text.code).toBe(1);
     expect(text.stderr).toContain('MaxHandoffsExceededError: Max handoffs (0) exceeded. Chain: researcher → writer');
@@ -45,9 +48,13 @@ describe('the baton command: errors and usage', () => {
       expect(out.code).toBe(2);
       expect(out.stdout).toBe('');
     }
-    expect(missing.stderr).toContain('baton run: expected <input> after <agent>: quote it, pass - to read stdin, or use --input-file <path>');
+    expect(missing.stderr).toContain(
+      'baton run: expected <input> after <agent>: quote it, pass - to read stdin, or use --input-file <path>',
+    );
     expect(missing.stderr).toContain('usage: baton run <agent> (<input> | - | --input-file <path>)');
-    expect(unknownAgent.stderr).toContain('agent "ghost" is not in the team (agents: researcher, physics, engineering, writer)');
+    expect(unknownAgent.stderr).toContain(
+      'agent "ghost" is not in the team (agents: researcher, physics, engineering, writer)',
+    );
     expect(noTeam.stderr).toContain('--team <module> is required');
     expect(missingTeam.stderr).toContain(`no team module at ${path.join(root, 'examples/nowhere/team.ts')}`);
     expect(unknown.stderr).toContain('unknown command "fly"');
@@ -59,10 +66,22 @@ describe('the baton command: errors and usage', () => {
     const bad: [string[], string][] = [
       [['chat'], 'baton chat: expected exactly <agent>'],
       [['chat', 'triage', 'refunds'], 'baton chat: expected exactly <agent>'],
-      [['chat', 'triage', '--idle-timeout', 'soon'], 'baton chat: "--idle-timeout" must be a duration from 1 second up to a year, such as "30 seconds" or a number of milliseconds, got "soon"'],
-      [['chat', 'triage', '--idle-timeout', '500'], 'baton chat: "--idle-timeout" must be a duration from 1 second up to a year, such as "30 seconds" or a number of milliseconds, got 500'],
-      [['chat', 'triage', '--max-handoffs', '1.5'], 'baton chat: --max-handoffs must be an integer >= 0 and <= 1000000, written in digits; got "1.5"'],
-      [['chat', 'ghost', '--team', 'examples/support/team.ts'], 'baton chat: agent "ghost" is not in the team (agents: triage, refunds, sales, tech)'],
+      [
+        ['chat', 'triage', '--idle-timeout', 'soon'],
+        'baton chat: "--idle-timeout" must be a duration from 1 second up to a year, such as "30 seconds" or a number of milliseconds, got "soon"',
+      ],
+      [
+        ['chat', 'triage', '--idle-timeout', '500'],
+        'baton chat: "--idle-timeout" must be a duration from 1 second up to a year, such as "30 seconds" or a number of milliseconds, got 500',
+      ],
+      [
+        ['chat', 'triage', '--max-handoffs', '1.5'],
+        'baton chat: --max-handoffs must be an integer >= 0 and <= 1000000, written in digits; got "1.5"',
+      ],
+      [
+        ['chat', 'ghost', '--team', 'examples/support/team.ts'],
+        'baton chat: agent "ghost" is not in the team (agents: triage, refunds, sales, tech)',
+      ],
       [['chat', 'triage', '--id', ''], 'baton chat: --id must name a conversation; leave it out to start a new one'],
       [['chat', 'triage', '--as', ' '], 'baton chat: --as must name who decides approvals from this chat'],
       [['chat', 'triage', '--colour', 'red'], "baton chat: Unknown option '--colour'"],
@@ -92,7 +111,8 @@ describe('the baton command: errors and usage', () => {
       expect(help.code).toBe(0);
       expect(help.stderr).toBe('');
       expect(help.stdout.startsWith(`Usage: baton ${commands[i]} `)).toBe(true);
-      for (const other of commands.filter((c) => c !== commands[i])) expect(help.stdout).not.toContain(`baton ${other} `);
+      for (const other of commands.filter((c) => c !== commands[i]))
+        expect(help.stdout).not.toContain(`baton ${other} `);
     });
     expect(helps[3]!.stdout).toContain('--input-file <path>');
     expect(helps[5]!.stdout).toContain('--as <approver>');
@@ -106,11 +126,20 @@ describe('the baton command: errors and usage', () => {
     const loadsWorker = (command: string) =>
       new Promise<string>((resolve, reject) => {
         const script = `require('./src/cli/main.ts').main(['${command}', '--help'], { out: () => {} }).then(() => console.log(Object.keys(require.cache).some((f) => f.includes('@temporalio/worker/'))))`;
-        execFile(process.execPath, ['-r', 'tsx/cjs', '-e', script], { cwd: root }, (e, stdout) => (e ? reject(e) : resolve(stdout.trim())));
+        execFile(process.execPath, ['-r', 'tsx/cjs', '-e', script], { cwd: root }, (e, stdout) =>
+          e ? reject(e) : resolve(stdout.trim()),
+        );
       });
-    const [approve, pending, audit, run, worker] = await Promise.all(['approve', 'pending', 'audit', 'run', 'worker'].map(loadsWorker));
+    const [approve, pending, audit, run, worker] = await Promise.all(
+      ['approve', 'pending', 'audit', 'run', 'worker'].map(loadsWorker),
+    );
     // `baton run` loads it when it serves a team in its process (--team), not to start a chain a worker elsewhere runs.
-    expect({ approve, pending, audit, run }).toEqual({ approve: 'false', pending: 'false', audit: 'false', run: 'false' });
+    expect({ approve, pending, audit, run }).toEqual({
+      approve: 'false',
+      pending: 'false',
+      audit: 'false',
+      run: 'false',
+    });
     expect(worker).toBe('true');
   });
 
@@ -119,7 +148,9 @@ describe('the baton command: errors and usage', () => {
     const outs = await Promise.all(bad.map((n) => cli(['run', 'researcher', 'quantum', `--max-handoffs=${n}`])));
     outs.forEach((out, i) => {
       expect(out.code).toBe(2);
-      expect(out.stderr).toContain(`--max-handoffs must be an integer >= 0 and <= 1000000, written in digits; got ${JSON.stringify(bad[i])}`);
+      expect(out.stderr).toContain(
+        `--max-handoffs must be an integer >= 0 and <= 1000000, written in digits; got ${JSON.stringify(bad[i])}`,
+      );
     });
     const [turns, fromHandoff, port] = await Promise.all([
       cli(['replay', 'wf', '--max-turns', '0']),
@@ -127,7 +158,9 @@ describe('the baton command: errors and usage', () => {
       cli(['dev', '--port', '70000']),
     ]);
     expect(turns.stderr).toContain('--max-turns must be an integer >= 1 and <= 1000000, written in digits; got "0"');
-    expect(fromHandoff.stderr).toContain('--from-handoff must be a whole number from 1 to 1000000, written in digits; got "0"');
+    expect(fromHandoff.stderr).toContain(
+      '--from-handoff must be a whole number from 1 to 1000000, written in digits; got "0"',
+    );
     expect(port.stderr).toContain('--port must be a whole number from 1 to 65535, written in digits; got "70000"');
     for (const out of [turns, fromHandoff, port]) expect(out.code).toBe(2);
   });
@@ -135,7 +168,9 @@ describe('the baton command: errors and usage', () => {
   it('reports a team module that throws while loading with its stack, as a failure rather than a usage error', async () => {
     const out = await cli(['run', 'solo', 'hi', '--team', 'test/cli/fixtures/throwing-team.ts']);
     expect(out.code).toBe(1);
-    expect(out.stderr).toContain(`the team module ${path.join(root, 'test/cli/fixtures/throwing-team.ts')} threw while loading`);
+    expect(out.stderr).toContain(
+      `the team module ${path.join(root, 'test/cli/fixtures/throwing-team.ts')} threw while loading`,
+    );
     expect(out.stderr).toContain('Error: instructions.md is missing: the team cannot be built');
     expect(out.stderr).toMatch(/at loadInstructions \(.*throwing-team\.ts:\d+:\d+\)/);
     expect(out.stderr).not.toContain('usage:');
@@ -169,21 +204,36 @@ describe('the baton command: errors and usage', () => {
       cli(['run', 'researcher', '-', '--workflow-id', 'cli-big-json'], env, quotes),
     ]);
     expect(file.code).toBe(2);
-    expect(file.stderr).toContain(`the input file ${big} is 2.00 MB; Temporal refuses a workflow input over 2 MB (2097152 bytes`);
+    expect(file.stderr).toContain(
+      `the input file ${big} is 2.00 MB; Temporal refuses a workflow input over 2 MB (2097152 bytes`,
+    );
     expect(piped.code).toBe(2);
-    expect(piped.stderr).toContain('the input is 2.40 MB as workflow input JSON; Temporal refuses a workflow input over 2 MB (2097152 bytes');
+    expect(piped.stderr).toContain(
+      'the input is 2.40 MB as workflow input JSON; Temporal refuses a workflow input over 2 MB (2097152 bytes',
+    );
     for (const id of ['cli-big-file', 'cli-big-json']) {
       await expect(server.env.client.workflow.getHandle(id).describe()).rejects.toBeInstanceOf(WorkflowNotFoundError);
     }
   });
 
   it('connects as a temporal.toml profile says, as the temporal CLI does, and names the address it cannot reach', async () => {
-    const file = tempFile('temporal.toml', `[profile.staging]\naddress = "${server.env.address}"\nnamespace = "default"\n\n[profile.nowhere]\naddress = "127.0.0.1:1"\n`);
-    const listed = await cli(['pending', '--json'], { TEMPORAL_ADDRESS: undefined, TEMPORAL_CONFIG_FILE: file, TEMPORAL_PROFILE: 'staging' });
+    const file = tempFile(
+      'temporal.toml',
+      `[profile.staging]\naddress = "${server.env.address}"\nnamespace = "default"\n\n[profile.nowhere]\naddress = "127.0.0.1:1"\n`,
+    );
+    const listed = await cli(['pending', '--json'], {
+      TEMPORAL_ADDRESS: undefined,
+      TEMPORAL_CONFIG_FILE: file,
+      TEMPORAL_PROFILE: 'staging',
+    });
     expect(listed.stderr).toBe('');
     expect(listed.code).toBe(0);
     expect(Array.isArray(JSON.parse(listed.stdout))).toBe(true);
-    const unreachable = await cli(['pending'], { TEMPORAL_ADDRESS: undefined, TEMPORAL_CONFIG_FILE: file, TEMPORAL_PROFILE: 'nowhere' });
+    const unreachable = await cli(['pending'], {
+      TEMPORAL_ADDRESS: undefined,
+      TEMPORAL_CONFIG_FILE: file,
+      TEMPORAL_PROFILE: 'nowhere',
+    });
     expect(unreachable.code).toBe(1);
     expect(unreachable.stderr).toContain('cannot reach a Temporal server at 127.0.0.1:1');
   });
@@ -198,6 +248,8 @@ describe('the baton command: errors and usage', () => {
     expect(missingFile.stderr).toContain('baton replay: no such history file: test/histories/no-such-history.json');
     expect(missingFile.stdout).toBe('');
     expect(unknownId.code).toBe(2);
-    expect(unknownId.stderr).toContain(`"no-such-workflow" is neither a history file nor a workflow id on ${server.env.address}`);
+    expect(unknownId.stderr).toContain(
+      `"no-such-workflow" is neither a history file nor a workflow id on ${server.env.address}`,
+    );
   });
 });

@@ -23,34 +23,46 @@ function countLists(client: Client): { readonly count: number } {
 }
 
 describe('the inbox, page by page', () => {
-  it('reads visibility once for a walk of every page, each approval listed once in due order; a new first page reads again', { timeout: 120_000 }, async () => {
-    await withWorker(server.env, toolApprovalTeam(), async (baton) => {
-      const started = await Promise.all(Array.from({ length: 5 }, (_, i) => baton.start('refunds', `Refund order A1, customer ${i}.`)));
-      await waitFor(() => baton.inbox({ for: 'alice' }), (p) => p.total === 5);
-      const lists = countLists(baton.client);
+  it(
+    'reads visibility once for a walk of every page, each approval listed once in due order; a new first page reads again',
+    { timeout: 120_000 },
+    async () => {
+      await withWorker(server.env, toolApprovalTeam(), async (baton) => {
+        const started = await Promise.all(
+          Array.from({ length: 5 }, (_, i) => baton.start('refunds', `Refund order A1, customer ${i}.`)),
+        );
+        await waitFor(
+          () => baton.inbox({ for: 'alice' }),
+          (p) => p.total === 5,
+        );
+        const lists = countLists(baton.client);
 
-      const walked: string[] = [];
-      let pageToken: string | undefined;
-      let pages = 0;
-      do {
-        const page = await baton.inbox({ for: 'alice', limit: 2, ...(pageToken ? { pageToken } : {}) });
-        expect(page.total).toBe(5);
-        walked.push(...page.approvals.map((a) => a.workflowId));
-        pageToken = page.nextPageToken;
-        pages++;
-      } while (pageToken);
-      expect(pages).toBe(3);
-      expect(lists.count).toBe(1);
-      expect([...walked].sort()).toEqual(started.map((r) => r.workflowId).sort());
+        const walked: string[] = [];
+        let pageToken: string | undefined;
+        let pages = 0;
+        do {
+          const page = await baton.inbox({ for: 'alice', limit: 2, ...(pageToken ? { pageToken } : {}) });
+          expect(page.total).toBe(5);
+          walked.push(...page.approvals.map((a) => a.workflowId));
+          pageToken = page.nextPageToken;
+          pages++;
+        } while (pageToken);
+        expect(pages).toBe(3);
+        expect(lists.count).toBe(1);
+        expect([...walked].sort()).toEqual(started.map((r) => r.workflowId).sort());
 
-      // Another filter is another list: it is read on its own, and does not replace alice's.
-      expect((await baton.inbox({ for: 'bob', limit: 2 })).total).toBe(0);
-      expect(lists.count).toBe(2);
+        // Another filter is another list: it is read on its own, and does not replace alice's.
+        expect((await baton.inbox({ for: 'bob', limit: 2 })).total).toBe(0);
+        expect(lists.count).toBe(2);
 
-      // A decision made, a first page asked for again: it reads what waits now.
-      await baton.approve(walked[0]!, { approver: 'alice' });
-      await waitFor(() => baton.inbox({ for: 'alice', limit: 2 }), (p) => p.total === 4);
-      expect(lists.count).toBeGreaterThan(2);
-    });
-  });
+        // A decision made, a first page asked for again: it reads what waits now.
+        await baton.approve(walked[0]!, { approver: 'alice' });
+        await waitFor(
+          () => baton.inbox({ for: 'alice', limit: 2 }),
+          (p) => p.total === 4,
+        );
+        expect(lists.count).toBeGreaterThan(2);
+      });
+    },
+  );
 });

@@ -37,8 +37,12 @@ describe('rebuildState folds a recorded history through the loop reducers', () =
   it('carries decided approvals and refuses a handoff number the run does not have', () => {
     const { state } = rebuildState(events('approval-approved-and-refused.json'));
     expect(state.approvals.pending).toEqual([]);
-    expect(state.approvals.decided).toEqual([expect.objectContaining({ outcome: 'approved', approver: 'alice', via: 'update' })]);
-    expect(() => rebuildState(events('two-agent-handoff.json'), 3)).toThrow(/fromHandoff must be 1 to 1 for this run, got 3/);
+    expect(state.approvals.decided).toEqual([
+      expect.objectContaining({ outcome: 'approved', approver: 'alice', via: 'update' }),
+    ]);
+    expect(() => rebuildState(events('two-agent-handoff.json'), 3)).toThrow(
+      /fromHandoff must be 1 to 1 for this run, got 3/,
+    );
   });
 
   it('starts from the state a continued run carried, and that state passes the input check', () => {

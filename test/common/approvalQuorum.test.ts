@@ -21,13 +21,35 @@ const waitingOn = (stages: PendingApproval['stages'], votes: ApprovalVote[] = []
   votes,
   approvers: stages![stage]!.approvers,
 });
-const vote = (slot: string, decision: 'approve' | 'reject', stage = 0, approver = slot): ApprovalVote => ({ stage, slot, approver, decision, at: '2026-11-29T00:01:00.000Z', via: 'update', ...(approver !== slot ? { onBehalfOf: slot } : {}) });
-const decision = (approver: string, d: 'approve' | 'reject' = 'approve', more: Partial<HandoffDecision> = {}): HandoffDecision => ({ handoffId: 'a1', approver, decision: d, ...more });
+const vote = (slot: string, decision: 'approve' | 'reject', stage = 0, approver = slot): ApprovalVote => ({
+  stage,
+  slot,
+  approver,
+  decision,
+  at: '2026-11-29T00:01:00.000Z',
+  via: 'update',
+  ...(approver !== slot ? { onBehalfOf: slot } : {}),
+});
+const decision = (
+  approver: string,
+  d: 'approve' | 'reject' = 'approve',
+  more: Partial<HandoffDecision> = {},
+): HandoffDecision => ({ handoffId: 'a1', approver, decision: d, ...more });
 
 describe('quorum and stages: checks', () => {
   it('accepts a quorum and stages with conditions', () => {
     expect(approvalPolicyCheck({ quorum: { of: ['alice', 'bob', 'carol'], needed: 2 } }, 'approval')).toEqual([]);
-    expect(approvalPolicyCheck({ stages: [{ approvers: ['security'], when: { arg: 'amount', op: '>', value: 1000 } }, { approvers: ['f1', 'f2'], needed: 2 }] }, 'approval')).toEqual([]);
+    expect(
+      approvalPolicyCheck(
+        {
+          stages: [
+            { approvers: ['security'], when: { arg: 'amount', op: '>', value: 1000 } },
+            { approvers: ['f1', 'f2'], needed: 2 },
+          ],
+        },
+        'approval',
+      ),
+    ).toEqual([]);
   });
 
   it.each([
@@ -39,9 +61,15 @@ describe('quorum and stages: checks', () => {
     [{ quorum: { of: ['a'], needed: 1 }, stages: [{ approvers: ['a'] }] }, 'both "quorum" and "stages"'],
     [{ stages: [] }, '"approval.stages" must be a non-empty list'],
     [{ stages: [{ approvers: ['a'], when: { arg: 'x', op: 'exists' } }] }, 'leave "when" out of at least one stage'],
-    [{ stages: [{ approvers: ['a'], when: { arg: 'x', op: '>', value: 'big' } }, { approvers: ['b'] }] }, '"approval.stages[0].when[0].value" must be a number'],
+    [
+      { stages: [{ approvers: ['a'], when: { arg: 'x', op: '>', value: 'big' } }, { approvers: ['b'] }] },
+      '"approval.stages[0].when[0].value" must be a number',
+    ],
     [{ stages: [{ approvers: ['a'], order: 1 }] }, 'unknown field(s) "order" (valid: approvers, needed, when)'],
-    [{ quorum: { of: ['a', 'b'], needed: 1 }, escalation: [{ after: '1 hour', reassign: ['c'] }] }, 'cannot: its slots are fixed'],
+    [
+      { quorum: { of: ['a', 'b'], needed: 1 }, escalation: [{ after: '1 hour', reassign: ['c'] }] },
+      'cannot: its slots are fixed',
+    ],
   ])('refuses %j naming the field', (policy, problem) => {
     expect(approvalPolicyCheck(policy, 'approval').join('\n')).toContain(problem);
   });
@@ -58,7 +86,12 @@ describe('quorum and stages: authority', () => {
 });
 
 describe('quorum and stages: choosing stages by the arguments', () => {
-  const policy = { stages: [{ approvers: ['security'], when: { arg: 'amount', op: '>' as const, value: 1000 } }, { approvers: ['finance'] }] };
+  const policy = {
+    stages: [
+      { approvers: ['security'], when: { arg: 'amount', op: '>' as const, value: 1000 } },
+      { approvers: ['finance'] },
+    ],
+  };
   it('takes a stage only when its conditions hold', () => {
     expect(stagesFor(policy, { amount: 5000 }).map((s) => s.approvers)).toEqual([['security'], ['finance']]);
     expect(stagesFor(policy, { amount: 10 }).map((s) => s.approvers)).toEqual([['finance']]);
@@ -85,7 +118,10 @@ describe('quorum and stages: votes', () => {
     expect(castVote(waitingOn(two, first.votes), vote('bob', 'reject')).outcome).toBe('rejected');
   });
   it('moves to the next stage when one is approved', () => {
-    const staged = [{ approvers: ['security'], needed: 1 }, { approvers: ['finance'], needed: 1 }];
+    const staged = [
+      { approvers: ['security'], needed: 1 },
+      { approvers: ['finance'], needed: 1 },
+    ];
     const t = castVote(waitingOn(staged), vote('security', 'approve'));
     expect(t).toMatchObject({ stage: 1, approvers: ['finance'], stageOutcome: 'approved' });
     expect(t.outcome).toBeUndefined();
@@ -95,9 +131,16 @@ describe('quorum and stages: votes', () => {
     expect(voteProblem(w, decision('alice'))).toContain('already decided');
     expect(voteProblem(w, decision('dave'))).toContain('dave may not decide stage 1 of 1');
     const delegated = waitingOn(two, [vote('bob', 'approve')]);
-    expect(voteProblem(delegated, decision('bob', 'approve', { onBehalfOf: 'alice', delegation: 'x' }))).toContain('bob already decided in stage 1');
+    expect(voteProblem(delegated, decision('bob', 'approve', { onBehalfOf: 'alice', delegation: 'x' }))).toContain(
+      'bob already decided in stage 1',
+    );
     expect(voteProblem(waitingOn(two), decision('bob', 'approve', { onBehalfOf: 'alice' }))).toContain('go together');
-    expect(voteProblem({ ...waitingOn(two), stages: undefined }, decision('bob', 'approve', { onBehalfOf: 'alice', delegation: 'x' }))).toContain('not decided by slots');
+    expect(
+      voteProblem(
+        { ...waitingOn(two), stages: undefined },
+        decision('bob', 'approve', { onBehalfOf: 'alice', delegation: 'x' }),
+      ),
+    ).toContain('not decided by slots');
   });
 });
 
@@ -105,29 +148,93 @@ describe('delegation grants', () => {
   const alice = generateApproverKey({ approvers: ['alice'] });
   const ops = generateApproverKey({ approvers: ['ops'] });
   const mallory = generateApproverKey({ approvers: ['mallory'] });
-  const keys = { approvers: trustedKeys({ approverKeys: [alice.approverKey, mallory.approverKey] }, undefined), operators: [ops.approverKey] };
+  const keys = {
+    approvers: trustedKeys({ approverKeys: [alice.approverKey, mallory.approverKey] }, undefined),
+    operators: [ops.approverKey],
+  };
   const now = Date.parse('2026-11-29T10:00:00Z');
   const until = now + 3 * 86400_000;
-  const claim = (grant: string, more: Partial<Parameters<typeof verifyDelegation>[0]> = {}) => ({ grant, slot: 'alice', delegate: 'bob', workflowId: 'wf', arrivedAt: now + 1000, ...more });
+  const claim = (grant: string, more: Partial<Parameters<typeof verifyDelegation>[0]> = {}) => ({
+    grant,
+    slot: 'alice',
+    delegate: 'bob',
+    workflowId: 'wf',
+    arrivedAt: now + 1000,
+    ...more,
+  });
 
   it("accepts the slot owner's grant and an operator's, until they expire", async () => {
     const own = await signDelegation(decisionSigner(alice.privateJwk), { slot: 'alice', delegate: 'bob', until, now });
-    expect(verifyDelegation(claim(own), keys)).toMatchObject({ ok: true, grant: { by: 'alice', authority: 'approver', kid: alice.approverKey.kid } });
-    const op = await signDelegation(decisionSigner(ops.privateJwk), { slot: 'alice', delegate: 'bob', until, now, operator: 'ops' });
+    expect(verifyDelegation(claim(own), keys)).toMatchObject({
+      ok: true,
+      grant: { by: 'alice', authority: 'approver', kid: alice.approverKey.kid },
+    });
+    const op = await signDelegation(decisionSigner(ops.privateJwk), {
+      slot: 'alice',
+      delegate: 'bob',
+      until,
+      now,
+      operator: 'ops',
+    });
     expect(verifyDelegation(claim(op), keys)).toMatchObject({ ok: true, grant: { by: 'ops', authority: 'operator' } });
-    expect(verifyDelegation(claim(own, { arrivedAt: until + 1000 }), keys)).toMatchObject({ ok: false, reason: expect.stringContaining('expired') });
+    expect(verifyDelegation(claim(own, { arrivedAt: until + 1000 }), keys)).toMatchObject({
+      ok: false,
+      reason: expect.stringContaining('expired'),
+    });
   });
 
-  it('refuses forged grants: another approver giving alice\'s slot, another delegate, another chain, a changed grant', async () => {
-    const forged = await signDelegation(decisionSigner(mallory.privateJwk), { slot: 'alice', delegate: 'bob', until, now, operator: 'mallory' });
-    expect(verifyDelegation(claim(forged), keys)).toMatchObject({ ok: false, reason: expect.stringContaining("not a key of the team's operatorKeys") });
-    const own = await signDelegation(decisionSigner(mallory.privateJwk), { slot: 'mallory', delegate: 'bob', until, now });
-    expect(verifyDelegation(claim(own), keys)).toMatchObject({ ok: false, reason: expect.stringContaining('gives the slot of "mallory"') });
-    const good = await signDelegation(decisionSigner(alice.privateJwk), { slot: 'alice', delegate: 'bob', until, now, workflowId: 'wf' });
-    expect(verifyDelegation(claim(good, { delegate: 'eve' }), keys)).toMatchObject({ ok: false, reason: expect.stringContaining('not "eve"') });
-    expect(verifyDelegation(claim(good, { workflowId: 'other' }), keys)).toMatchObject({ ok: false, reason: expect.stringContaining('for chain "wf"') });
+  it("refuses forged grants: another approver giving alice's slot, another delegate, another chain, a changed grant", async () => {
+    const forged = await signDelegation(decisionSigner(mallory.privateJwk), {
+      slot: 'alice',
+      delegate: 'bob',
+      until,
+      now,
+      operator: 'mallory',
+    });
+    expect(verifyDelegation(claim(forged), keys)).toMatchObject({
+      ok: false,
+      reason: expect.stringContaining("not a key of the team's operatorKeys"),
+    });
+    const own = await signDelegation(decisionSigner(mallory.privateJwk), {
+      slot: 'mallory',
+      delegate: 'bob',
+      until,
+      now,
+    });
+    expect(verifyDelegation(claim(own), keys)).toMatchObject({
+      ok: false,
+      reason: expect.stringContaining('gives the slot of "mallory"'),
+    });
+    const good = await signDelegation(decisionSigner(alice.privateJwk), {
+      slot: 'alice',
+      delegate: 'bob',
+      until,
+      now,
+      workflowId: 'wf',
+    });
+    expect(verifyDelegation(claim(good, { delegate: 'eve' }), keys)).toMatchObject({
+      ok: false,
+      reason: expect.stringContaining('not "eve"'),
+    });
+    expect(verifyDelegation(claim(good, { workflowId: 'other' }), keys)).toMatchObject({
+      ok: false,
+      reason: expect.stringContaining('for chain "wf"'),
+    });
     const [h, , s] = good.split('.');
-    const body = Buffer.from(JSON.stringify({ v: 'baton.delegation/1', slot: 'alice', delegate: 'eve', authority: 'approver', by: 'alice', iat: now / 1000, exp: until / 1000 })).toString('base64url');
-    expect(verifyDelegation(claim(`${h}.${body}.${s}`, { delegate: 'eve' }), keys)).toMatchObject({ ok: false, reason: expect.stringContaining('does not verify') });
+    const body = Buffer.from(
+      JSON.stringify({
+        v: 'baton.delegation/1',
+        slot: 'alice',
+        delegate: 'eve',
+        authority: 'approver',
+        by: 'alice',
+        iat: now / 1000,
+        exp: until / 1000,
+      }),
+    ).toString('base64url');
+    expect(verifyDelegation(claim(`${h}.${body}.${s}`, { delegate: 'eve' }), keys)).toMatchObject({
+      ok: false,
+      reason: expect.stringContaining('does not verify'),
+    });
   });
 });

@@ -19,9 +19,12 @@ describe('displayText', () => {
     expect(displayText('a\u001b[31mred\u001b[0m')).toBe('a\\u001b[31mred\\u001b[0m');
     expect(displayText('one\r\ntwo\tthree\u0000')).toBe('one\\r\\ntwo\\tthree\\u0000');
     expect(displayText('\u0085\u009b\u007f')).toBe('\\u0085\\u009b\\u007f');
-    expect(displayText('abc\u202edef\u2066x\u2069\u200e\u200f\u061c\u2028\u2029')).toBe('abc⟨U+202E⟩def⟨U+2066⟩x⟨U+2069⟩⟨U+200E⟩⟨U+200F⟩⟨U+061C⟩⟨U+2028⟩⟨U+2029⟩');
+    expect(displayText('abc\u202edef\u2066x\u2069\u200e\u200f\u061c\u2028\u2029')).toBe(
+      'abc⟨U+202E⟩def⟨U+2066⟩x⟨U+2069⟩⟨U+200E⟩⟨U+200F⟩⟨U+061C⟩⟨U+2028⟩⟨U+2029⟩',
+    );
     // Everything else stays as it was written: accents, scripts, emoji, quotes, backslashes.
-    for (const plain of ['alice', 'Zoë Ødegård', 'אליס', 'مرحبا', '李雷 ✓ 🚀', 'C:\\path "quoted"']) expect(displayText(plain)).toBe(plain);
+    for (const plain of ['alice', 'Zoë Ødegård', 'אליס', 'مرحبا', '李雷 ✓ 🚀', 'C:\\path "quoted"'])
+      expect(displayText(plain)).toBe(plain);
     expect(hasUnsafeText(FORGED)).toBe(true);
     expect(hasUnsafeText('alice')).toBe(false);
     expect(quotedText(FORGED)).toBe('"mallory\\u001b[2K\\r\\n07:00:00.000  approval   approved by alice⟨U+202E⟩"');
@@ -52,9 +55,38 @@ const chain: AuditChain = {
   lineage: [],
   handoffs: [],
   events: [
-    { ...at(1), kind: 'decision_refused', handoffId: 'h1', approver: FORGED, decision: 'approve', reason: `${FORGED} may not decide this handoff`, via: 'signal' },
-    { ...at(2), kind: 'approval_decided', handoffId: 'h1', outcome: 'approved', approver: 'bob\u202eevil', comment: 'fine\nby me', requestedAt: at(0).at, decidedAt: at(2).at, via: 'signal', identity: { method: 'claimed' } },
-    { ...at(3), kind: 'approval_decided', handoffId: 'h2', outcome: 'approved', approver: 'alice', requestedAt: at(0).at, decidedAt: at(3).at, via: 'update', identity: { method: 'signed', kid: 'alice-1', keySource: 'team' } },
+    {
+      ...at(1),
+      kind: 'decision_refused',
+      handoffId: 'h1',
+      approver: FORGED,
+      decision: 'approve',
+      reason: `${FORGED} may not decide this handoff`,
+      via: 'signal',
+    },
+    {
+      ...at(2),
+      kind: 'approval_decided',
+      handoffId: 'h1',
+      outcome: 'approved',
+      approver: 'bob\u202eevil',
+      comment: 'fine\nby me',
+      requestedAt: at(0).at,
+      decidedAt: at(2).at,
+      via: 'signal',
+      identity: { method: 'claimed' },
+    },
+    {
+      ...at(3),
+      kind: 'approval_decided',
+      handoffId: 'h2',
+      outcome: 'approved',
+      approver: 'alice',
+      requestedAt: at(0).at,
+      decidedAt: at(3).at,
+      via: 'update',
+      identity: { method: 'signed', kid: 'alice-1', keySource: 'team' },
+    },
     {
       ...at(4),
       kind: 'handoff',
@@ -64,7 +96,14 @@ const chain: AuditChain = {
       message: 'go',
       timestamp: at(4).at,
       turn: 1,
-      approval: { handoffId: 'h1', outcome: 'approved', approver: 'bob\n07:00 evil\u202e', requestedAt: at(0).at, decidedAt: at(2).at, via: 'signal' },
+      approval: {
+        handoffId: 'h1',
+        outcome: 'approved',
+        approver: 'bob\n07:00 evil\u202e',
+        requestedAt: at(0).at,
+        decidedAt: at(2).at,
+        via: 'signal',
+      },
     } as AuditChain['events'][number],
   ],
 };

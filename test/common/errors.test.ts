@@ -1,10 +1,22 @@
 import { ApplicationFailure } from '@temporalio/common';
 import { describe, expect, it } from 'vitest';
 import { MaxHandoffsExceededError } from '../../src';
-import { errorFromFailure, HandoffTargetNotFoundError, ModelRequestError, toApplicationFailure, type HandoffRecord } from '../../src/workflow';
+import {
+  errorFromFailure,
+  HandoffTargetNotFoundError,
+  ModelRequestError,
+  toApplicationFailure,
+  type HandoffRecord,
+} from '../../src/workflow';
 import { MaxTurnsExceededError } from '../../src/economics';
 
-const record = (from: string, to: string): HandoffRecord => ({ from, to, message: 'm', timestamp: '2026-01-01T00:00:00.000Z', turn: 1 });
+const record = (from: string, to: string): HandoffRecord => ({
+  from,
+  to,
+  message: 'm',
+  timestamp: '2026-01-01T00:00:00.000Z',
+  turn: 1,
+});
 
 describe('MaxHandoffsExceededError', () => {
   it('names the limit and the path, and keeps limit and chain', () => {
@@ -20,7 +32,9 @@ describe('MaxHandoffsExceededError', () => {
 describe('HandoffTargetNotFoundError', () => {
   it('names from, to and the available agents', () => {
     const err = new HandoffTargetNotFoundError('researcher', 'unknown', ['writer', 'analyst']);
-    expect(err.message).toBe('Agent "researcher" tried to hand off to "unknown", but it is not a registered target. Available: writer, analyst');
+    expect(err.message).toBe(
+      'Agent "researcher" tried to hand off to "unknown", but it is not a registered target. Available: writer, analyst',
+    );
     expect(err.name).toBe('HandoffTargetNotFoundError');
   });
 });

@@ -6,10 +6,14 @@ describe('isHandoffResult', () => {
     const h: HandoffResult = { kind: 'handoff', from: 'researcher', to: 'writer', message: 'findings' };
     expect(isHandoffResult(h)).toBe(true);
   });
-  it.each([null, undefined, 'handoff', { to: 'writer', message: 'x' }, { kind: 'other', to: 'writer' }, { kind: 'handoff', to: 1, from: 'a', message: '' }])(
-    'rejects %j',
-    (value) => expect(isHandoffResult(value)).toBe(false),
-  );
+  it.each([
+    null,
+    undefined,
+    'handoff',
+    { to: 'writer', message: 'x' },
+    { kind: 'other', to: 'writer' },
+    { kind: 'handoff', to: 1, from: 'a', message: '' },
+  ])('rejects %j', (value) => expect(isHandoffResult(value)).toBe(false));
 });
 
 describe('extractHandoff', () => {

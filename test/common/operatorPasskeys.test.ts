@@ -169,30 +169,52 @@ describe('operator signatures in a run with the patch', () => {
     agents: {},
     approvals: [],
     hasHandoffListeners: false,
-    operatorKeys: [passkeyEntry(passkey, ['ops'], AT.rpId, [AT.origin]), { kid: ed.kid, approvers: ['ops'], publicKey: ed.publicKey }],
+    operatorKeys: [
+      passkeyEntry(passkey, ['ops'], AT.rpId, [AT.origin]),
+      { kid: ed.kid, approvers: ['ops'], publicKey: ed.publicKey },
+    ],
   } as TeamSpec;
   const state = { team, options: resolveRunOptions({ maxHandoffs: 3 }) } as ChainState;
   const rules = { bounded: true, authority: true, workflowId, at: Date.now() };
   /** The overrides applied to `s`, and the state after them. */
   const take = (s: ChainState, raw: unknown, patched = true) => {
     const v = overrideVerdict(raw, s, { ...rules, patched: () => patched });
-    return { v, after: v.kind === 'applied' ? applyOverrides(s, v.applied as Parameters<typeof applyOverrides>[1]) : s };
+    return {
+      v,
+      after: v.kind === 'applied' ? applyOverrides(s, v.applied as Parameters<typeof applyOverrides>[1]) : s,
+    };
   };
 
   it('are each taken once: an Ed25519 JWS or a passkey whose counter stays 0, sent again, is refused; a newer one is taken', async () => {
     const jws = await signOverrides(ed.signer, { workflowId, operator: 'ops', overrides, now: Date.now() - 5_000 });
     const first = take(state, jws);
-    expect(first.v).toMatchObject({ kind: 'applied', applied: { identity: { kid: 'ops-1', iat: expect.any(Number) } } });
+    expect(first.v).toMatchObject({
+      kind: 'applied',
+      applied: { identity: { kid: 'ops-1', iat: expect.any(Number) } },
+    });
     expect(first.after.operatorSignedAt).toEqual({ 'ops-1': Math.floor((Date.now() - 5_000) / 1000) });
-    expect(take(first.after, jws).v).toMatchObject({ kind: 'refused', refusal: { problems: [expect.stringContaining('each signature is taken once')] } });
+    expect(take(first.after, jws).v).toMatchObject({
+      kind: 'refused',
+      refusal: { problems: [expect.stringContaining('each signature is taken once')] },
+    });
     const newer = await signOverrides(ed.signer, { workflowId, operator: 'ops', overrides });
     expect(take(first.after, newer).v).toMatchObject({ kind: 'applied' });
 
     // Synced passkeys report a counter of 0 every time: the counter cannot tell a replay, the time can.
-    const zero = { ...overrides, operator: 'ops', signature: passkeyAssert(passkey, payload(Math.floor(Date.now() / 1000) - 5), { ...AT, signCount: 0 }) };
+    const zero = {
+      ...overrides,
+      operator: 'ops',
+      signature: passkeyAssert(passkey, payload(Math.floor(Date.now() / 1000) - 5), { ...AT, signCount: 0 }),
+    };
     const taken = take(first.after, zero);
-    expect(taken.v).toMatchObject({ kind: 'applied', applied: { identity: { kid: 'ops-passkey', passkey: { signCount: 0 } } } });
-    expect(take(taken.after, zero).v).toMatchObject({ kind: 'refused', refusal: { problems: [expect.stringContaining('(replayed)')] } });
+    expect(taken.v).toMatchObject({
+      kind: 'applied',
+      applied: { identity: { kid: 'ops-passkey', passkey: { signCount: 0 } } },
+    });
+    expect(take(taken.after, zero).v).toMatchObject({
+      kind: 'refused',
+      refusal: { problems: [expect.stringContaining('(replayed)')] },
+    });
   });
 
   it('are taken again within their age in a run from before the patch, as its code did', async () => {

@@ -13,8 +13,27 @@ const tmux = (...args: string[]) => execFileSync('tmux', ['-L', socket, ...args]
 
 /** `baton chat` in a tmux pane of its own (a real terminal); the pane stays after the command exits. */
 function startChat(name: string, args: string[]) {
-  const command = [`TEMPORAL_ADDRESS=${server.env.address}`, 'OPENAI_API_KEY=', process.execPath, 'bin/baton.js', 'chat', ...args].join(' ');
-  tmux('new-session', '-d', '-s', name, '-x', '150', '-y', '50', '-c', root, `${command}; echo "[exited $?]"; sleep 600`);
+  const command = [
+    `TEMPORAL_ADDRESS=${server.env.address}`,
+    'OPENAI_API_KEY=',
+    process.execPath,
+    'bin/baton.js',
+    'chat',
+    ...args,
+  ].join(' ');
+  tmux(
+    'new-session',
+    '-d',
+    '-s',
+    name,
+    '-x',
+    '150',
+    '-y',
+    '50',
+    '-c',
+    root,
+    `${command}; echo "[exited $?]"; sleep 600`,
+  );
   const screen = () => Promise.resolve(tmux('capture-pane', '-p', '-J', '-t', name, '-S', '-500'));
   return {
     screen,
@@ -44,19 +63,27 @@ describe('baton chat, in a terminal (tmux)', () => {
     first.type('hello');
     await first.until(/triage: Hello from triage\./);
     first.type('I want a refund for order 42');
-    await first.until(/⏸ triage → refunds waits for approval \(handoff [^,]+, approvers: alice\): \/approve or \/reject/);
+    await first.until(
+      /⏸ triage → refunds waits for approval \(handoff [^,]+, approvers: alice\): \/approve or \/reject/,
+    );
     first.type('/approve looks right');
     await first.until(/handoff \S+ approved by alice/);
-    await first.until(/↪ triage → refunds \[approved by alice\]: refund order 42\n.*refunds: Refund for order 42 is done\./);
+    await first.until(
+      /↪ triage → refunds \[approved by alice\]: refund order 42\n.*refunds: Refund for order 42 is done\./,
+    );
     await first.until(/^refunds>/m);
     first.type('/quit');
     const left = await first.until(/\[exited 0\]/);
-    expect(left).toContain(`resume with: npx baton chat triage --id ${id} --team test/conversation/fixtures/chatTeam.ts`);
+    expect(left).toContain(
+      `resume with: npx baton chat triage --id ${id} --team test/conversation/fixtures/chatTeam.ts`,
+    );
 
     const again = startChat('again', [...args, '--id', id!]);
     const resumed = await again.until(/^refunds>/m, 60_000);
     expect(resumed).toContain(`conversation ${id} (2 turns so far)`);
-    expect(resumed).toMatch(/#1 you: hello\ntriage: Hello from triage\.\n#2 you: I want a refund for order 42\n {2}↪ triage → refunds \[approved by alice\]: refund order 42\nrefunds: Refund for order 42 is done\./);
+    expect(resumed).toMatch(
+      /#1 you: hello\ntriage: Hello from triage\.\n#2 you: I want a refund for order 42\n {2}↪ triage → refunds \[approved by alice\]: refund order 42\nrefunds: Refund for order 42 is done\./,
+    );
     again.type('thanks');
     await again.until(/refunds: You are welcome\./);
     again.type('/end');

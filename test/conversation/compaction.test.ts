@@ -1,7 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { scripted, Team } from '../../src';
 import type { ChatMessage } from '../../src/workflow';
-import { compacted, COMPACTION_INSTRUCTIONS, estimateTokens, planCompaction, SUMMARY_PREFIX, transcript } from '../../workflows/conversation/compaction';
+import {
+  compacted,
+  COMPACTION_INSTRUCTIONS,
+  estimateTokens,
+  planCompaction,
+  SUMMARY_PREFIX,
+  transcript,
+} from '../../workflows/conversation/compaction';
 import { scriptedAgent } from '../helpers/agents';
 import { recordingScripted } from '../helpers/models';
 import { useTemporalServer, withWorker } from '../helpers/temporal';
@@ -18,7 +25,19 @@ describe('conversation compaction', () => {
     const steps = Array.from({ length: 4 }, (_, i) => ({ text: `answer ${i + 1}` }));
     const team = new Team([
       scriptedAgent('solo', [], {
-        model: scripted({ steps, rules: [{ whenIncludes: 'user: message', reply: { text: 'SUMMARY: the customer explained order 42 twice', usage: { inputTokens: 40, outputTokens: 10 } } }], requireAllSteps: false }),
+        model: scripted({
+          steps,
+          rules: [
+            {
+              whenIncludes: 'user: message',
+              reply: {
+                text: 'SUMMARY: the customer explained order 42 twice',
+                usage: { inputTokens: 40, outputTokens: 10 },
+              },
+            },
+          ],
+          requireAllSteps: false,
+        }),
       }),
     ]);
     const { replies, audit, view } = await withWorker(
@@ -29,7 +48,10 @@ describe('conversation compaction', () => {
         const replies = [];
         for (let n = 1; n <= 4; n++) replies.push(await chat.send(said(n)));
         // The third compaction follows the last reply, while the conversation waits for a message.
-        const view = await waitFor(() => chat.status(), (v) => v.compactions === 3);
+        const view = await waitFor(
+          () => chat.status(),
+          (v) => v.compactions === 3,
+        );
         return { replies, audit: await chat.audit(), view };
       },
       { providers: recording.providers },
@@ -42,10 +64,24 @@ describe('conversation compaction', () => {
     expect(summaries).toHaveLength(3);
     expect(summaries[0]!.messages[0]!.content).toContain(COMPACTION_INSTRUCTIONS);
     expect(summaries[0]!.messages[1]!.content).toBe(`user: ${said(1)}\n\nassistant: answer 1`);
-    expect(summaries[1]!.messages[1]!.content).toBe(`user: ${SUMMARY_PREFIX}SUMMARY: the customer explained order 42 twice\n\nuser: ${said(2)}\n\nassistant: answer 2`);
+    expect(summaries[1]!.messages[1]!.content).toBe(
+      `user: ${SUMMARY_PREFIX}SUMMARY: the customer explained order 42 twice\n\nuser: ${said(2)}\n\nassistant: answer 2`,
+    );
     const summary = { role: 'user', content: `${SUMMARY_PREFIX}SUMMARY: the customer explained order 42 twice` };
-    expect(turns[2]!.messages).toEqual([{ role: 'system', content: 'You are solo.' }, summary, { role: 'user', content: said(2) }, { role: 'assistant', content: 'answer 2' }, { role: 'user', content: said(3) }]);
-    expect(turns[3]!.messages).toEqual([{ role: 'system', content: 'You are solo.' }, summary, { role: 'user', content: said(3) }, { role: 'assistant', content: 'answer 3' }, { role: 'user', content: said(4) }]);
+    expect(turns[2]!.messages).toEqual([
+      { role: 'system', content: 'You are solo.' },
+      summary,
+      { role: 'user', content: said(2) },
+      { role: 'assistant', content: 'answer 2' },
+      { role: 'user', content: said(3) },
+    ]);
+    expect(turns[3]!.messages).toEqual([
+      { role: 'system', content: 'You are solo.' },
+      summary,
+      { role: 'user', content: said(3) },
+      { role: 'assistant', content: 'answer 3' },
+      { role: 'user', content: said(4) },
+    ]);
     expect(view.usage.modelCalls).toBe(7);
     expect(audit.compactions).toMatchObject([
       { afterTurn: 2, agent: 'solo', summarizedMessages: 2, keptMessages: 2 },
@@ -75,9 +111,16 @@ describe('planning a compaction', () => {
     expect(plan.head).toEqual(conversation.slice(0, 1));
     expect(plan.older).toEqual(conversation.slice(1, 5));
     expect(plan.kept).toEqual(conversation.slice(5));
-    expect(compacted(plan, 'S')).toEqual([conversation[0], { role: 'user', content: `${SUMMARY_PREFIX}S` }, ...conversation.slice(5)]);
+    expect(compacted(plan, 'S')).toEqual([
+      conversation[0],
+      { role: 'user', content: `${SUMMARY_PREFIX}S` },
+      ...conversation.slice(5),
+    ]);
     expect(estimateTokens(conversation)).toBe(plan.tokens);
-    expect(transcript(plan.older).split('\n\n').slice(1, 3)).toEqual(['assistant: [called lookup({"id":42})]', `tool: ${long}`]);
+    expect(transcript(plan.older).split('\n\n').slice(1, 3)).toEqual([
+      'assistant: [called lookup({"id":42})]',
+      `tool: ${long}`,
+    ]);
   });
 
   it('leaves a conversation alone under the threshold, with no older turn to condense, or when switched off', () => {

@@ -11,7 +11,9 @@ describe('conversation across continue-as-new', () => {
   it('runs across three runs with an approval carried over, and loses nothing', async () => {
     const team = new Team([
       scriptedAgent('triage', [{ text: 'Hello.' }, { handoff: { to: 'refunds', message: 'refund order 42' } }]),
-      scriptedAgent('refunds', [{ text: 'Refunded order 42.' }, { text: 'Anything else about 42?' }], { approval: { approvers: ['alice'] } }),
+      scriptedAgent('refunds', [{ text: 'Refunded order 42.' }, { text: 'Anything else about 42?' }], {
+        approval: { approvers: ['alice'] },
+      }),
     ]);
     await withWorker(server.env, team, async (baton) => {
       const chat = baton.conversation('triage', { options: { continueAsNewAfterEvents: 20 } });
@@ -20,7 +22,10 @@ describe('conversation across continue-as-new', () => {
 
       // The second message waits for alice; refused decisions grow the history until the run continues as new.
       const second = chat.send('I want a refund', { idempotencyKey: 'turn-2' });
-      const [pending] = await waitFor(() => chat.status().then((v) => v.pendingApprovals), (p) => p.length === 1);
+      const [pending] = await waitFor(
+        () => chat.status().then((v) => v.pendingApprovals),
+        (p) => p.length === 1,
+      );
       const waitingRun = (await chat.handle.describe()).runId;
       let runId = waitingRun;
       for (let i = 0; i < 30 && runId === waitingRun; i++) {
@@ -30,8 +35,16 @@ describe('conversation across continue-as-new', () => {
       expect(runId).not.toBe(waitingRun);
 
       // The next run has the approval, the turn waiting for it, and everything before it.
-      const view = await waitFor(() => chat.handle.query(conversationQuery), (v) => v.pendingApprovals.length === 1);
-      expect(view).toMatchObject({ status: 'awaiting_approval', activeAgent: 'triage', turns: 2, current: { turn: 2, message: 'I want a refund', idempotencyKey: 'turn-2' } });
+      const view = await waitFor(
+        () => chat.handle.query(conversationQuery),
+        (v) => v.pendingApprovals.length === 1,
+      );
+      expect(view).toMatchObject({
+        status: 'awaiting_approval',
+        activeAgent: 'triage',
+        turns: 2,
+        current: { turn: 2, message: 'I want a refund', idempotencyKey: 'turn-2' },
+      });
       expect(view.pendingApprovals[0]).toEqual(pending);
       expect(view.runs).toBeGreaterThanOrEqual(3);
       expect(view.usage.modelCalls).toBe(1);
@@ -44,11 +57,26 @@ describe('conversation across continue-as-new', () => {
 
       await baton.approve(chat.id, pending!.handoffId, { approver: 'alice' });
       const reply = await second;
-      expect(reply).toMatchObject({ turn: 2, agent: 'refunds', output: 'Refunded order 42.', idempotencyKey: 'turn-2' });
-      expect(reply.handoffs).toMatchObject([{ from: 'triage', to: 'refunds', approval: { outcome: 'approved', approver: 'alice', handoffId: pending!.handoffId } }]);
+      expect(reply).toMatchObject({
+        turn: 2,
+        agent: 'refunds',
+        output: 'Refunded order 42.',
+        idempotencyKey: 'turn-2',
+      });
+      expect(reply.handoffs).toMatchObject([
+        {
+          from: 'triage',
+          to: 'refunds',
+          approval: { outcome: 'approved', approver: 'alice', handoffId: pending!.handoffId },
+        },
+      ]);
 
       // Sticky after the runs: refunds answers, and the first reply is still remembered by its key.
-      expect(await chat.send('thanks', { idempotencyKey: 'turn-3' })).toMatchObject({ turn: 3, agent: 'refunds', output: 'Anything else about 42?' });
+      expect(await chat.send('thanks', { idempotencyKey: 'turn-3' })).toMatchObject({
+        turn: 3,
+        agent: 'refunds',
+        output: 'Anything else about 42?',
+      });
       expect(await chat.send('hi', { idempotencyKey: 'turn-1' })).toEqual(first);
       const after = await chat.status();
       expect(after).toMatchObject({ turns: 3, handoffs: 1, activeAgent: 'refunds' });
@@ -63,7 +91,11 @@ describe('conversation across continue-as-new', () => {
       ]);
       const turn2 = audit.turns[1]!;
       expect(turn2.runIds.length).toBeGreaterThanOrEqual(2);
-      expect(turn2.approvals.map((a) => a.kind)).toEqual(['approval_requested', ...Array.from({ length: turn2.approvals.length - 2 }, () => 'decision_refused'), 'approval_decided']);
+      expect(turn2.approvals.map((a) => a.kind)).toEqual([
+        'approval_requested',
+        ...Array.from({ length: turn2.approvals.length - 2 }, () => 'decision_refused'),
+        'approval_decided',
+      ]);
       expect(turn2.handoffs.map((h) => h.to)).toEqual(['refunds']);
     });
   });
@@ -71,16 +103,29 @@ describe('conversation across continue-as-new', () => {
   it('carries messages queued behind a waiting turn into the next run and answers them in order', async () => {
     const team = new Team([
       scriptedAgent('triage', [{ handoff: { to: 'refunds', message: 'refund' } }]),
-      scriptedAgent('refunds', [], { approval: { approvers: ['alice'] }, model: scripted({ steps: [{ text: 'r1' }, { text: 'r2' }, { text: 'r3' }], requireAllSteps: false }) }),
+      scriptedAgent('refunds', [], {
+        approval: { approvers: ['alice'] },
+        model: scripted({ steps: [{ text: 'r1' }, { text: 'r2' }, { text: 'r3' }], requireAllSteps: false }),
+      }),
     ]);
     await withWorker(server.env, team, async (baton) => {
       const chat = baton.conversation('triage', { options: { continueAsNewAfterEvents: 20 } });
       // Sent one after the other, so their order is known; each waits behind the first.
       const replies = [chat.send('a', { idempotencyKey: 'a' })];
-      const [pending] = await waitFor(() => chat.status().then((v) => v.pendingApprovals, () => []), (p) => p.length === 1);
+      const [pending] = await waitFor(
+        () =>
+          chat.status().then(
+            (v) => v.pendingApprovals,
+            () => [],
+          ),
+        (p) => p.length === 1,
+      );
       for (const m of ['b', 'c']) {
         replies.push(chat.send(m, { idempotencyKey: m }));
-        await waitFor(() => chat.status(), (v) => v.queued === replies.length - 1);
+        await waitFor(
+          () => chat.status(),
+          (v) => v.queued === replies.length - 1,
+        );
       }
       const before = (await chat.handle.describe()).runId;
       let runId = before;
@@ -89,7 +134,12 @@ describe('conversation across continue-as-new', () => {
         runId = (await chat.handle.describe()).runId;
       }
       expect(runId).not.toBe(before);
-      expect(await waitFor(() => chat.status(), (v) => v.runs > 1 && v.pendingApprovals.length === 1)).toMatchObject({ queued: 2, current: { turn: 1, message: 'a' } });
+      expect(
+        await waitFor(
+          () => chat.status(),
+          (v) => v.runs > 1 && v.pendingApprovals.length === 1,
+        ),
+      ).toMatchObject({ queued: 2, current: { turn: 1, message: 'a' } });
       await baton.approve(chat.id, pending!.handoffId, { approver: 'alice' });
       expect(await Promise.all(replies)).toMatchObject([
         { turn: 1, output: 'r1', agent: 'refunds' },

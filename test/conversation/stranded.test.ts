@@ -20,15 +20,30 @@ describe('a conversation turn stranded by a deploy', () => {
     const { baton, chat, told, v2 } = await strandedTurn(server.env, taskQueue(), { teamMismatchTimeout: '2 seconds' });
     try {
       expect(told).toBeInstanceOf(TurnStrandedError);
-      expect(told).toMatchObject({ workflowId: chat.id, turn: 2, strandedTurn: 2, idempotencyKey: 'refund', version: 'desk@v1', worker: 'desk@v2' });
+      expect(told).toMatchObject({
+        workflowId: chat.id,
+        turn: 2,
+        strandedTurn: 2,
+        idempotencyKey: 'refund',
+        version: 'desk@v1',
+        worker: 'desk@v2',
+      });
       expect(told.message).toContain(`baton replay --on-current-team ${chat.id}`);
       expect(Date.now() - started).toBeLessThan(60_000);
       // Past the timeout, the turn still waits, with its approval.
       await new Promise((r) => setTimeout(r, 4000));
       const view = await untilStatus(chat, (v) => v.status === 'waiting_for_worker');
-      expect(view.current).toMatchObject({ turn: 2, idempotencyKey: 'refund', stranded: { version: 'desk@v1', worker: 'desk@v2' } });
+      expect(view.current).toMatchObject({
+        turn: 2,
+        idempotencyKey: 'refund',
+        stranded: { version: 'desk@v1', worker: 'desk@v2' },
+      });
       // A message sent meanwhile is taken, and its caller told what it waits behind.
-      await expect(chat.send('and order B2?', { idempotencyKey: 'b2' })).rejects.toMatchObject({ name: 'TurnStrandedError', turn: 3, strandedTurn: 2 });
+      await expect(chat.send('and order B2?', { idempotencyKey: 'b2' })).rejects.toMatchObject({
+        name: 'TurnStrandedError',
+        turn: 3,
+        strandedTurn: 2,
+      });
 
       const migration = await baton.migrateConversation(chat.id);
       expect(migration).toEqual({ from: 'desk@v1', to: 'desk@v2', turn: 2 });
@@ -40,8 +55,14 @@ describe('a conversation turn stranded by a deploy', () => {
       const audit = await chat.audit();
       const turn = audit.turns.find((t) => t.turn === 2)!;
       expect(turn.approvals.map((a) => a.kind)).toEqual(['approval_requested', 'approval_decided']);
-      expect(turn.stranded).toMatchObject({ version: 'desk@v1', worker: 'desk@v2', missing: [expect.stringContaining('issueRefund')] });
-      expect(audit.teamChanges).toEqual([expect.objectContaining({ from: 'desk@v1', to: 'desk@v2', beforeTurn: 2, by: 'migration' })]);
+      expect(turn.stranded).toMatchObject({
+        version: 'desk@v1',
+        worker: 'desk@v2',
+        missing: [expect.stringContaining('issueRefund')],
+      });
+      expect(audit.teamChanges).toEqual([
+        expect.objectContaining({ from: 'desk@v1', to: 'desk@v2', beforeTurn: 2, by: 'migration' }),
+      ]);
     } finally {
       await v2.stop();
     }
@@ -51,10 +72,14 @@ describe('a conversation turn stranded by a deploy', () => {
     const queue = taskQueue();
     const { chat, v2 } = await strandedTurn(server.env, queue);
     try {
-      const out = await cli(['replay', chat.id, '--on-current-team', '--task-queue', queue], { TEMPORAL_ADDRESS: server.env.address });
+      const out = await cli(['replay', chat.id, '--on-current-team', '--task-queue', queue], {
+        TEMPORAL_ADDRESS: server.env.address,
+      });
       expect(out.stderr).toBe('');
       expect(out.code).toBe(0);
-      expect(out.stdout).toContain(`conversation ${chat.id} goes on, moved from team desk@v1 to desk@v2: turn 2 goes on from its last step`);
+      expect(out.stdout).toContain(
+        `conversation ${chat.id} goes on, moved from team desk@v1 to desk@v2: turn 2 goes on from its last step`,
+      );
       expect((await chat.send('refund order A1', { idempotencyKey: 'refund' })).output).toBe('A1 refunded (v2)');
       expect(refundsOf(chat.id)).toEqual(['v2']);
     } finally {

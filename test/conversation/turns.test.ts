@@ -10,7 +10,14 @@ import {
 } from '@temporalio/client';
 import { describe, expect, it } from 'vitest';
 import { InvalidRunInputError, scripted, Team } from '../../src';
-import { AgentNotFoundError, ConversationEndedError, endConversationUpdate, sendMessageUpdate, WorkflowType, type ConversationReply } from '../../src/workflow';
+import {
+  AgentNotFoundError,
+  ConversationEndedError,
+  endConversationUpdate,
+  sendMessageUpdate,
+  WorkflowType,
+  type ConversationReply,
+} from '../../src/workflow';
 import { MaxTurnsExceededError } from '../../src/economics';
 import { scriptedAgent } from '../helpers/agents';
 import { recordingScripted } from '../helpers/models';
@@ -22,8 +29,15 @@ const server = useTemporalServer();
 /** triage hands to refunds on turn 2, refunds to sales on turn 4; each answers the turns between. */
 function supportTeam(): Team {
   return new Team([
-    scriptedAgent('triage', [{ text: 'Hello, how can I help?' }, { handoff: { to: 'refunds', message: 'customer wants a refund' } }]),
-    scriptedAgent('refunds', [{ text: 'Refund for 42 started.' }, { text: 'It is on its way.' }, { handoff: { to: 'sales', message: 'wants an upgrade' } }]),
+    scriptedAgent('triage', [
+      { text: 'Hello, how can I help?' },
+      { handoff: { to: 'refunds', message: 'customer wants a refund' } },
+    ]),
+    scriptedAgent('refunds', [
+      { text: 'Refund for 42 started.' },
+      { text: 'It is on its way.' },
+      { handoff: { to: 'sales', message: 'wants an upgrade' } },
+    ]),
     scriptedAgent('sales', [{ text: 'Upgrade ready.' }, { text: 'Goodbye!' }]),
   ]);
 }
@@ -37,7 +51,8 @@ describe('conversation turns', () => {
       async (baton) => {
         const chat = baton.conversation('triage');
         const replies: ConversationReply[] = [];
-        for (const message of ['hi', 'refund order 42', 'when?', 'and an upgrade', 'thanks']) replies.push(await chat.send(message));
+        for (const message of ['hi', 'refund order 42', 'when?', 'and an upgrade', 'thanks'])
+          replies.push(await chat.send(message));
         return { replies, history: await chat.history(), view: await chat.status(), audit: await chat.audit() };
       },
       { providers: recording.providers },
@@ -49,7 +64,13 @@ describe('conversation turns', () => {
       [4, 'sales', 'Upgrade ready.'],
       [5, 'sales', 'Goodbye!'],
     ]);
-    expect(replies.map((r) => r.handoffs.map((h) => `${h.from}→${h.to}`))).toEqual([[], ['triage→refunds'], [], ['refunds→sales'], []]);
+    expect(replies.map((r) => r.handoffs.map((h) => `${h.from}→${h.to}`))).toEqual([
+      [],
+      ['triage→refunds'],
+      [],
+      ['refunds→sales'],
+      [],
+    ]);
     // Turn 3 goes to refunds, who sees its own conversation so far and the new message.
     const turn3 = recording.calls.filter((c) => c.agentId === 'refunds')[1]!;
     expect(turn3.messages.map((m) => [m.role, m.content])).toEqual([
@@ -107,14 +128,29 @@ describe('conversation turns', () => {
       const send = (message: string) =>
         client.workflow.executeUpdateWithStart(sendMessageUpdate, {
           args: [{ message }],
-          startWorkflowOperation: new WithStartWorkflowOperation(WorkflowType.CONVERSATION, { workflowId, taskQueue: queue, args: [{ agent: 'solo' }], workflowIdConflictPolicy: 'USE_EXISTING' }),
+          startWorkflowOperation: new WithStartWorkflowOperation(WorkflowType.CONVERSATION, {
+            workflowId,
+            taskQueue: queue,
+            args: [{ agent: 'solo' }],
+            workflowIdConflictPolicy: 'USE_EXISTING',
+          }),
         });
-      expect(await send('hello')).toMatchObject({ turn: 1, output: 'started and answered', agent: 'solo', handoffs: [], idempotencyKey: '#1' });
+      expect(await send('hello')).toMatchObject({
+        turn: 1,
+        output: 'started and answered',
+        agent: 'solo',
+        handoffs: [],
+        idempotencyKey: '#1',
+      });
       expect(await send('again')).toMatchObject({ turn: 2, output: 'still here' });
       const runs = [];
       for await (const wf of client.workflow.list({ query: `WorkflowId = "${workflowId}"` })) runs.push(wf.type);
       expect(runs).toEqual([WorkflowType.CONVERSATION]);
-      expect(await baton.conversation('solo', { id: workflowId }).end()).toMatchObject({ endedBy: 'requested', turns: 2, agent: 'solo' });
+      expect(await baton.conversation('solo', { id: workflowId }).end()).toMatchObject({
+        endedBy: 'requested',
+        turns: 2,
+        agent: 'solo',
+      });
     });
   });
 
@@ -122,18 +158,26 @@ describe('conversation turns', () => {
     const team = new Team([defineEcho()]);
     await withWorker(server.env, team, async (baton) => {
       const chat = baton.conversation('echo');
-      const replies = await Promise.all(['one', 'two', 'three', 'four'].map((m, i) => chat.send(m, { idempotencyKey: `k${i}` })));
+      const replies = await Promise.all(
+        ['one', 'two', 'three', 'four'].map((m, i) => chat.send(m, { idempotencyKey: `k${i}` })),
+      );
       expect(replies.map((r) => r.output)).toEqual(replies.map((r) => `echo ${r.turn}`));
       const history = await chat.history();
       expect(history.map((t) => t.turn)).toEqual([1, 2, 3, 4]);
       // Each turn answers its own message, whatever order they were taken in.
-      for (const r of replies) expect(history[r.turn - 1]?.message).toBe(['one', 'two', 'three', 'four'][Number(r.idempotencyKey.slice(1))]);
+      for (const r of replies)
+        expect(history[r.turn - 1]?.message).toBe(['one', 'two', 'three', 'four'][Number(r.idempotencyKey.slice(1))]);
     });
   });
 
   it('fails a turn with its typed error and goes on as before it; an ended conversation takes no more messages, and answers one it answered sent again with its key', async () => {
     const team = new Team([
-      scriptedAgent('solo', [{ text: 'fine' }, { toolCalls: [{ name: 'nothing', arguments: {} }] }, { toolCalls: [{ name: 'nothing', arguments: {} }] }, { text: 'back again' }]),
+      scriptedAgent('solo', [
+        { text: 'fine' },
+        { toolCalls: [{ name: 'nothing', arguments: {} }] },
+        { toolCalls: [{ name: 'nothing', arguments: {} }] },
+        { text: 'back again' },
+      ]),
     ]);
     await withWorker(server.env, team, async (baton) => {
       const chat = baton.conversation('solo', { options: { maxTurns: 2 } });
@@ -148,62 +192,107 @@ describe('conversation turns', () => {
       await expect(chat.send('too late')).rejects.toBeInstanceOf(ConversationEndedError);
       // A caller that retries a message it sent (its key) is answered as the conversation answered it, ended or not.
       expect(await chat.send('one', { idempotencyKey: 'first' })).toEqual(first);
-      await expect(chat.send('too late', { idempotencyKey: 'never-sent' })).rejects.toBeInstanceOf(ConversationEndedError);
+      await expect(chat.send('too late', { idempotencyKey: 'never-sent' })).rejects.toBeInstanceOf(
+        ConversationEndedError,
+      );
     });
   });
 
   it('refuses a malformed message in the update’s validator, a start whose input is not one, and names an agent the team lacks', async () => {
-    const team = new Team([scriptedAgent('solo', [], { model: scripted({ steps: [{ text: 'hello' }], requireAllSteps: false }) })]);
+    const team = new Team([
+      scriptedAgent('solo', [], { model: scripted({ steps: [{ text: 'hello' }], requireAllSteps: false }) }),
+    ]);
     await withWorker(server.env, team, async (baton, queue) => {
       const client = new Client({ connection: server.env.connection });
       const chat = baton.conversation('solo');
       await chat.send('hi');
       const refusal = async (p: Promise<unknown>) => {
-        const err = await p.then(() => undefined, (e: unknown) => e);
+        const err = await p.then(
+          () => undefined,
+          (e: unknown) => e,
+        );
         expect(err).toBeInstanceOf(WorkflowUpdateFailedError);
         const cause = (err as WorkflowUpdateFailedError).cause as ApplicationFailure;
         return `${cause.type}: ${cause.message}`;
       };
-      const send = (body: unknown) => refusal(client.workflow.getHandle(chat.id).executeUpdate(sendMessageUpdate, { args: [body as never] }));
+      const send = (body: unknown) =>
+        refusal(client.workflow.getHandle(chat.id).executeUpdate(sendMessageUpdate, { args: [body as never] }));
       expect(await send({})).toBe('InvalidRunInputError: Invalid run input: "sendMessage.message" is missing');
-      expect(await send({ message: '' })).toBe('InvalidRunInputError: Invalid run input: "sendMessage.message" must be a non-empty string, got ""');
-      expect(await send({ message: 'hi', idempotencyKey: 5 })).toBe('InvalidRunInputError: Invalid run input: "sendMessage.idempotencyKey" must be a non-empty string, got 5');
-      expect(await send({ message: 'hi', idempotencyKey: 'k'.repeat(257) })).toBe('InputTooLargeError: Input too large: "sendMessage.idempotencyKey" is 257 characters; the limit is 256');
-      expect(await send('hi')).toBe('InvalidRunInputError: Invalid run input: a message must be an object {"message": string, "idempotencyKey"?: string}, got "hi"');
-      expect(await send({ message: 'hi', text: 'hi' })).toBe('InvalidRunInputError: Invalid run input: "sendMessage" has unknown field(s) "text" (valid: message, idempotencyKey, midTurn)');
+      expect(await send({ message: '' })).toBe(
+        'InvalidRunInputError: Invalid run input: "sendMessage.message" must be a non-empty string, got ""',
+      );
+      expect(await send({ message: 'hi', idempotencyKey: 5 })).toBe(
+        'InvalidRunInputError: Invalid run input: "sendMessage.idempotencyKey" must be a non-empty string, got 5',
+      );
+      expect(await send({ message: 'hi', idempotencyKey: 'k'.repeat(257) })).toBe(
+        'InputTooLargeError: Input too large: "sendMessage.idempotencyKey" is 257 characters; the limit is 256',
+      );
+      expect(await send('hi')).toBe(
+        'InvalidRunInputError: Invalid run input: a message must be an object {"message": string, "idempotencyKey"?: string}, got "hi"',
+      );
+      expect(await send({ message: 'hi', text: 'hi' })).toBe(
+        'InvalidRunInputError: Invalid run input: "sendMessage" has unknown field(s) "text" (valid: message, idempotencyKey, midTurn)',
+      );
       // A refused update leaves nothing behind: the conversation took none of them.
       expect(await chat.status()).toMatchObject({ status: 'idle', turns: 1, queued: 0 });
 
       const startWith = (workflowId: string, input: unknown) =>
         client.workflow.executeUpdateWithStart(sendMessageUpdate, {
           args: [{ message: 'hi' }],
-          startWorkflowOperation: new WithStartWorkflowOperation(WorkflowType.CONVERSATION, { workflowId, taskQueue: queue, args: [input as never], workflowIdConflictPolicy: 'USE_EXISTING' }),
+          startWorkflowOperation: new WithStartWorkflowOperation(WorkflowType.CONVERSATION, {
+            workflowId,
+            taskQueue: queue,
+            args: [input as never],
+            workflowIdConflictPolicy: 'USE_EXISTING',
+          }),
         });
       const badInput = `bad-input-${queue}`;
       expect(await refusal(startWith(badInput, { agent: 'solo', conversation: { idleTimeout: 'soon' } }))).toBe(
         'InvalidRunInputError: Invalid run input: "conversation.idleTimeout" must be a duration from 1 second up to a year, such as "30 seconds" or a number of milliseconds, got "soon"',
       );
-      const failed = await client.workflow.getHandle(badInput).result().catch((e: unknown) => e);
+      const failed = await client.workflow
+        .getHandle(badInput)
+        .result()
+        .catch((e: unknown) => e);
       expect(((failed as WorkflowFailedError).cause as ApplicationFailure).type).toBe('InvalidRunInputError');
 
-      const ghost = await baton.conversation('ghost').send('hi').catch((e: unknown) => e);
+      const ghost = await baton
+        .conversation('ghost')
+        .send('hi')
+        .catch((e: unknown) => e);
       expect(ghost).toBeInstanceOf(AgentNotFoundError);
-      expect(ghost).toMatchObject({ agent: 'ghost', available: ['solo'], message: 'Agent "ghost" is not registered. Available: solo' });
+      expect(ghost).toMatchObject({
+        agent: 'ghost',
+        available: ['solo'],
+        message: 'Agent "ghost" is not registered. Available: solo',
+      });
       // A plain client learns it from the run: the update was taken before the run failed.
       const plainGhost = `ghost-${queue}`;
       expect(await refusal(startWith(plainGhost, { agent: 'ghost' }))).toMatch(/^AcceptedUpdateCompletedWorkflow: /);
-      const ghostRun = await client.workflow.getHandle(plainGhost).result().catch((e: unknown) => e);
+      const ghostRun = await client.workflow
+        .getHandle(plainGhost)
+        .result()
+        .catch((e: unknown) => e);
       expect(((ghostRun as WorkflowFailedError).cause as ApplicationFailure).type).toBe('AgentNotFoundError');
     });
   });
 
   it('takes no more messages once ending or ended: ConversationEndedError from baton, Temporal’s own errors from a plain client', async () => {
-    const team = new Team([scriptedAgent('solo', [], { model: scripted({ steps: [{ text: 'slow answer', delayMs: 2000 }, { text: 'again' }], requireAllSteps: false }) })]);
+    const team = new Team([
+      scriptedAgent('solo', [], {
+        model: scripted({ steps: [{ text: 'slow answer', delayMs: 2000 }, { text: 'again' }], requireAllSteps: false }),
+      }),
+    ]);
     await withWorker(server.env, team, async (baton, queue) => {
       const chat = baton.conversation('solo');
       const first = chat.send('take your time');
-      await waitFor(() => chat.status().catch(() => undefined), (v) => v?.status === 'answering');
-      const ending = await chat.handle.startUpdate(endConversationUpdate, { waitForStage: WorkflowUpdateStage.ACCEPTED });
+      await waitFor(
+        () => chat.status().catch(() => undefined),
+        (v) => v?.status === 'answering',
+      );
+      const ending = await chat.handle.startUpdate(endConversationUpdate, {
+        waitForStage: WorkflowUpdateStage.ACCEPTED,
+      });
       const whileEnding = await chat.send('one more thing').catch((e: unknown) => e);
       expect(whileEnding).toBeInstanceOf(ConversationEndedError);
       expect((whileEnding as Error).message).toBe(`Conversation ${chat.id} is ending: it takes no more messages`);
@@ -214,7 +303,10 @@ describe('conversation turns', () => {
       expect(ended).toBeInstanceOf(ConversationEndedError);
       expect((ended as Error).message).toBe(`Conversation ${chat.id} has ended: it takes no more messages`);
       const client = new Client({ connection: server.env.connection });
-      const plain = await client.workflow.getHandle(chat.id).executeUpdate(sendMessageUpdate, { args: [{ message: 'too late' }] }).catch((e: unknown) => e);
+      const plain = await client.workflow
+        .getHandle(chat.id)
+        .executeUpdate(sendMessageUpdate, { args: [{ message: 'too late' }] })
+        .catch((e: unknown) => e);
       expect(plain).toBeInstanceOf(WorkflowNotFoundError);
       expect((plain as Error).message).toBe('workflow execution already completed');
       const start = (workflowIdReusePolicy?: 'REJECT_DUPLICATE') =>
@@ -243,7 +335,10 @@ describe('conversation turns', () => {
       const result = await chat.result();
       expect(result).toMatchObject({ endedBy: 'idle_timeout', turns: 1, agent: 'solo', runs: 1 });
       expect(Date.now() - sentAt).toBeGreaterThanOrEqual(2000);
-      const audit = await waitFor(() => chat.audit(), (a) => a.status === 'completed');
+      const audit = await waitFor(
+        () => chat.audit(),
+        (a) => a.status === 'completed',
+      );
       expect(audit.result?.endedBy).toBe('idle_timeout');
       await expect(chat.send('anyone?')).rejects.toBeInstanceOf(ConversationEndedError);
     });

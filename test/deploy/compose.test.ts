@@ -35,10 +35,22 @@ interface Service {
 const compose = parse(read('docker-compose.yml'), { merge: true }) as { services: Record<string, Service> };
 const services = compose.services;
 const service = (name: string) => services[name]!;
-const deps = (s: Service) => (Array.isArray(s.depends_on) ? Object.fromEntries(s.depends_on.map((d) => [d, 'service_started'])) : Object.fromEntries(Object.entries(s.depends_on ?? {}).map(([k, v]) => [k, v.condition])));
+const deps = (s: Service) =>
+  Array.isArray(s.depends_on)
+    ? Object.fromEntries(s.depends_on.map((d) => [d, 'service_started']))
+    : Object.fromEntries(Object.entries(s.depends_on ?? {}).map(([k, v]) => [k, v.condition]));
 /** Host file → container path of a service's bind mounts. */
-const mounts = (s: Service) => Object.fromEntries((s.volumes ?? []).filter((v) => v.startsWith('./') || v.startsWith('${')).map((v) => [v.replace(/^\$\{[A-Z_]+:-(.+?)\}/, '$1').split(':')[0]!, v.replace(/^\$\{[^}]+\}/, '').split(':')[1]!]));
-const hostFor = (s: Service, target: string) => Object.entries(mounts(s)).find(([, t]) => target === t || target.startsWith(`${t}/`));
+const mounts = (s: Service) =>
+  Object.fromEntries(
+    (s.volumes ?? [])
+      .filter((v) => v.startsWith('./') || v.startsWith('${'))
+      .map((v) => [
+        v.replace(/^\$\{[A-Z_]+:-(.+?)\}/, '$1').split(':')[0]!,
+        v.replace(/^\$\{[^}]+\}/, '').split(':')[1]!,
+      ]),
+  );
+const hostFor = (s: Service, target: string) =>
+  Object.entries(mounts(s)).find(([, t]) => target === t || target.startsWith(`${t}/`));
 /** The host file a container path of `s` comes from. */
 function hostPath(s: Service, target: string): string {
   const [host, mounted] = hostFor(s, target) ?? [];
@@ -49,7 +61,19 @@ const flag = (command: string[] | undefined, name: string) => command?.[command.
 
 describe('docker-compose.yml', () => {
   it('has Temporal on PostgreSQL with its UI, baton workers and service, Prometheus and Grafana', () => {
-    expect(Object.keys(services).sort()).toEqual(['baton', 'baton-setup', 'grafana', 'postgresql', 'prometheus', 'temporal', 'temporal-schema', 'temporal-ui', 'worker'].sort());
+    expect(Object.keys(services).sort()).toEqual(
+      [
+        'baton',
+        'baton-setup',
+        'grafana',
+        'postgresql',
+        'prometheus',
+        'temporal',
+        'temporal-schema',
+        'temporal-ui',
+        'worker',
+      ].sort(),
+    );
     for (const [name, s] of Object.entries(services)) if (s.image) expect(s.image, name).toMatch(/:v?\d[\w.-]*$/);
   });
 
@@ -81,7 +105,8 @@ describe('docker-compose.yml', () => {
     const [, server, ui] = /Server (\d[\w.-]*), UI (\d[\w.-]*)/.exec(version) ?? [];
     expect(server, version).toBeDefined();
     expect(service('temporal').image).toBe(`temporalio/server:${server}`);
-    for (const name of ['temporal-schema', 'baton-setup']) expect(service(name).image, name).toBe(`temporalio/admin-tools:${server}`);
+    for (const name of ['temporal-schema', 'baton-setup'])
+      expect(service(name).image, name).toBe(`temporalio/admin-tools:${server}`);
     expect(service('temporal-ui').image).toBe(`temporalio/ui:${ui}`);
   });
 
@@ -93,23 +118,35 @@ describe('docker-compose.yml', () => {
     const script = fs.readFileSync(hostPath(setup, setup.entrypoint!.at(-1)!), 'utf8');
     expect(script).toContain('t() { temporal "$@" --address "$TEMPORAL_ADDRESS"; }');
     expect(script).toContain('retry t operator cluster health');
-    for (const key of BATON_SEARCH_ATTRIBUTES) expect(script).toMatch(new RegExp(`add ${key.name} ${{ INT: 'Int', KEYWORD: 'Keyword', DATETIME: 'Datetime', KEYWORD_LIST: 'KeywordList' }[key.type]}\\b`));
+    for (const key of BATON_SEARCH_ATTRIBUTES)
+      expect(script).toMatch(
+        new RegExp(
+          `add ${key.name} ${{ INT: 'Int', KEYWORD: 'Keyword', DATETIME: 'Datetime', KEYWORD_LIST: 'KeywordList' }[key.type]}\\b`,
+        ),
+      );
     expect(script).toContain('t operator search-attribute create --name "$1" --type "$2"');
     const schema = service('temporal-schema');
-    expect(fs.readFileSync(hostPath(schema, schema.entrypoint!.at(-1)!), 'utf8')).toContain('temporal-sql-tool --plugin postgres12');
-    for (const name of ['worker', 'baton']) expect(deps(service(name)), name).toEqual({ 'baton-setup': 'service_completed_successfully' });
+    expect(fs.readFileSync(hostPath(schema, schema.entrypoint!.at(-1)!), 'utf8')).toContain(
+      'temporal-sql-tool --plugin postgres12',
+    );
+    for (const name of ['worker', 'baton'])
+      expect(deps(service(name)), name).toEqual({ 'baton-setup': 'service_completed_successfully' });
   });
 
   it('builds the workers and the service from the Dockerfile, pointed at Temporal', () => {
     const dockerfile = read('Dockerfile');
-    for (const dir of ['src', 'workflows', 'activities', 'examples', 'bin']) expect(dockerfile).toContain(`COPY ${dir} ./${dir}`);
+    for (const dir of ['src', 'workflows', 'activities', 'examples', 'bin'])
+      expect(dockerfile).toContain(`COPY ${dir} ./${dir}`);
     // The Temporal SDK and zod are peers that --omit=dev would drop; tsx runs the sources.
     expect(dockerfile).toContain('npm pkg delete devDependencies');
     expect(dockerfile).toContain('dependencies.tsx=');
     for (const name of ['worker', 'baton']) {
       const s = service(name);
       expect(s.build, name).toBe('.');
-      expect(s.environment, name).toMatchObject({ TEMPORAL_ADDRESS: 'temporal:7233', OPENAI_API_KEY: '${OPENAI_API_KEY:-}' });
+      expect(s.environment, name).toMatchObject({
+        TEMPORAL_ADDRESS: 'temporal:7233',
+        OPENAI_API_KEY: '${OPENAI_API_KEY:-}',
+      });
     }
     const worker = service('worker');
     expect(worker.command!.slice(0, 3)).toEqual(['node', 'bin/baton.js', 'worker']);
@@ -132,10 +169,20 @@ describe('docker-compose.yml', () => {
 
   it('publishes every port on 127.0.0.1 unless BATON_PUBLISH_ADDRESS says otherwise, with no admin token and no default Grafana password', () => {
     const published = Object.entries(services).flatMap(([name, s]) => (s.ports ?? []).map((p) => [name, p] as const));
-    expect(published.map(([name]) => name).sort()).toEqual(['baton', 'grafana', 'prometheus', 'temporal', 'temporal-ui']);
-    for (const [name, p] of published) expect(p, name).toMatch(/^\$\{BATON_PUBLISH_ADDRESS:-127\.0\.0\.1\}:\d+(-\d+)?:\d+$/);
+    expect(published.map(([name]) => name).sort()).toEqual([
+      'baton',
+      'grafana',
+      'prometheus',
+      'temporal',
+      'temporal-ui',
+    ]);
+    for (const [name, p] of published)
+      expect(p, name).toMatch(/^\$\{BATON_PUBLISH_ADDRESS:-127\.0\.0\.1\}:\d+(-\d+)?:\d+$/);
     const baton = service('baton');
-    const tokens = parseTokens(fs.readFileSync(hostPath(baton, baton.environment!.BATON_TOKENS_FILE!), 'utf8'), 'tokens.dev.json');
+    const tokens = parseTokens(
+      fs.readFileSync(hostPath(baton, baton.environment!.BATON_TOKENS_FILE!), 'utf8'),
+      'tokens.dev.json',
+    );
     expect(tokens.flatMap((t) => t.roles)).not.toContain('admin');
     // The metrics port is scraped inside the stack, not published.
     const metricsPort = baton.environment!.BATON_METRICS_PORT!;
@@ -149,7 +196,11 @@ describe('docker-compose.yml', () => {
   it('publishes no host port twice, counting the ranges replicas take', () => {
     const hostPorts = Object.values(services).flatMap((s) =>
       (s.ports ?? []).flatMap((p) => {
-        const [from, to = from] = p.replace(/^\$\{[^}]+\}:/, '').split(':')[0]!.split('-').map(Number);
+        const [from, to = from] = p
+          .replace(/^\$\{[^}]+\}:/, '')
+          .split(':')[0]!
+          .split('-')
+          .map(Number);
         return Array.from({ length: to! - from! + 1 }, (_, i) => from! + i);
       }),
     );
@@ -159,22 +210,40 @@ describe('docker-compose.yml', () => {
   it('has Prometheus scrape every replica of the service and the workers on the ports they serve metrics on', () => {
     const prometheus = service('prometheus');
     const config = parse(fs.readFileSync(hostPath(prometheus, '/etc/prometheus/prometheus.yml'), 'utf8')) as {
-      scrape_configs: { job_name: string; dns_sd_configs?: { names: string[]; port: number }[]; static_configs?: { targets: string[] }[] }[];
+      scrape_configs: {
+        job_name: string;
+        dns_sd_configs?: { names: string[]; port: number }[];
+        static_configs?: { targets: string[] }[];
+      }[];
     };
     const job = (name: string) => config.scrape_configs.find((j) => j.job_name === name)!;
-    expect(job('baton-service').dns_sd_configs![0]).toMatchObject({ names: ['baton'], port: Number(service('baton').environment!.BATON_METRICS_PORT) });
-    expect(job('baton-worker').dns_sd_configs![0]).toMatchObject({ names: ['worker'], port: Number(service('worker').environment!.BATON_METRICS_PORT) });
-    expect(job('temporal').static_configs![0]!.targets).toEqual([`temporal:${service('temporal').environment!.PROMETHEUS_ENDPOINT!.split(':')[1]}`]);
+    expect(job('baton-service').dns_sd_configs![0]).toMatchObject({
+      names: ['baton'],
+      port: Number(service('baton').environment!.BATON_METRICS_PORT),
+    });
+    expect(job('baton-worker').dns_sd_configs![0]).toMatchObject({
+      names: ['worker'],
+      port: Number(service('worker').environment!.BATON_METRICS_PORT),
+    });
+    expect(job('temporal').static_configs![0]!.targets).toEqual([
+      `temporal:${service('temporal').environment!.PROMETHEUS_ENDPOINT!.split(':')[1]}`,
+    ]);
   });
 
   it("provisions Grafana with the Prometheus data source and baton's dashboard, which asks only for metrics baton registers", () => {
     const grafana = service('grafana');
-    const datasources = parse(fs.readFileSync(hostPath(grafana, '/etc/grafana/provisioning/datasources/prometheus.yml'), 'utf8')) as { datasources: { uid: string; url: string }[] };
+    const datasources = parse(
+      fs.readFileSync(hostPath(grafana, '/etc/grafana/provisioning/datasources/prometheus.yml'), 'utf8'),
+    ) as { datasources: { uid: string; url: string }[] };
     expect(datasources.datasources[0]!.url).toBe('http://prometheus:9090');
-    const providers = parse(fs.readFileSync(hostPath(grafana, '/etc/grafana/provisioning/dashboards/baton.yml'), 'utf8')) as { providers: { options: { path: string } }[] };
+    const providers = parse(
+      fs.readFileSync(hostPath(grafana, '/etc/grafana/provisioning/dashboards/baton.yml'), 'utf8'),
+    ) as { providers: { options: { path: string } }[] };
     const dashboardPath = path.posix.join(providers.providers[0]!.options.path, 'baton.json');
     expect(grafana.environment!.GF_DASHBOARDS_DEFAULT_HOME_DASHBOARD_PATH).toBe(dashboardPath);
-    const dashboard = JSON.parse(fs.readFileSync(hostPath(grafana, dashboardPath), 'utf8')) as { panels: { type: string; datasource?: { uid: string }; targets?: { expr: string }[] }[] };
+    const dashboard = JSON.parse(fs.readFileSync(hostPath(grafana, dashboardPath), 'utf8')) as {
+      panels: { type: string; datasource?: { uid: string }; targets?: { expr: string }[] }[];
+    };
 
     const registry = new Registry();
     BatonMetrics.in(registry);
@@ -193,7 +262,22 @@ describe('docker-compose.yml', () => {
       for (const t of panel.targets ?? []) for (const m of t.expr.match(/\bbaton_\w+/g) ?? []) asked.add(m);
     }
     expect([...asked].filter((m) => !known.has(m))).toEqual([]);
-    for (const metric of ['baton_handoffs_total', 'baton_chains_total', 'baton_approvals_waiting', 'baton_approval_wait_seconds_bucket', 'baton_model_tokens_total', 'baton_model_call_seconds_bucket', 'baton_tool_calls_total', 'baton_loops_detected_total', 'baton_circuit_breakers_open', 'baton_budgets_exceeded_total', 'baton_guardrail_trips_total', 'baton_cost_total', 'baton_shared_breaker_state', 'baton_spend_refusals_total']) {
+    for (const metric of [
+      'baton_handoffs_total',
+      'baton_chains_total',
+      'baton_approvals_waiting',
+      'baton_approval_wait_seconds_bucket',
+      'baton_model_tokens_total',
+      'baton_model_call_seconds_bucket',
+      'baton_tool_calls_total',
+      'baton_loops_detected_total',
+      'baton_circuit_breakers_open',
+      'baton_budgets_exceeded_total',
+      'baton_guardrail_trips_total',
+      'baton_cost_total',
+      'baton_shared_breaker_state',
+      'baton_spend_refusals_total',
+    ]) {
       expect(asked.has(metric), metric).toBe(true);
     }
   });

@@ -28,10 +28,13 @@ const CALL_MICROS = 4000;
 const LIMIT = 0.05;
 
 function meteredTeam(): Team {
-  return new Team([agent('worker', [], { model: scripted({ model: 'metered', steps: [{ text: 'done', usage: USAGE }] }) })], {
-    prices: { metered: { input: 1, output: 1 } },
-    spendLimits: [{ name: 'tenant-daily', keyFrom: 'tenant', limit: LIMIT, window: 'day' }],
-  });
+  return new Team(
+    [agent('worker', [], { model: scripted({ model: 'metered', steps: [{ text: 'done', usage: USAGE }] }) })],
+    {
+      prices: { metered: { input: 1, output: 1 } },
+      spendLimits: [{ name: 'tenant-daily', keyFrom: 'tenant', limit: LIMIT, window: 'day' }],
+    },
+  );
 }
 
 /** The server's count of `metric` (a Prometheus counter, summed over its labels). */
@@ -48,12 +51,26 @@ describe('a spend ledger under contention, on a real server', () => {
     const team = meteredTeam();
     const tenant = `crowd-${randomUUID()}`;
     const { ended, ledger } = await withWorker(server.env, team, async (baton) => {
-      const runs = await Promise.all(Array.from({ length: CHAINS }, () => baton.start('worker', 'go', { context: { tenant } })));
-      const ended = await Promise.all(runs.map((r) => r.result().then((x) => x, (e: unknown) => e)));
-      const ledgers = await waitFor(() => baton.economics.spendLedgers(), (l) => l.some((x) => x.key === tenant));
+      const runs = await Promise.all(
+        Array.from({ length: CHAINS }, () => baton.start('worker', 'go', { context: { tenant } })),
+      );
+      const ended = await Promise.all(
+        runs.map((r) =>
+          r.result().then(
+            (x) => x,
+            (e: unknown) => e,
+          ),
+        ),
+      );
+      const ledgers = await waitFor(
+        () => baton.economics.spendLedgers(),
+        (l) => l.some((x) => x.key === tenant),
+      );
       return { ended, ledger: ledgers.find((x) => x.key === tenant) };
     });
-    const failed = ended.filter((o) => o instanceof Error && !(o instanceof SpendLimitExceededError)).map((e) => `${(e as Error).name}: ${(e as Error).message}`);
+    const failed = ended
+      .filter((o) => o instanceof Error && !(o instanceof SpendLimitExceededError))
+      .map((e) => `${(e as Error).name}: ${(e as Error).message}`);
     expect(failed).toEqual([]);
     const answered = ended.filter((o) => !(o instanceof Error));
     const refused = ended.filter((o): o is SpendLimitExceededError => o instanceof SpendLimitExceededError);
@@ -73,11 +90,24 @@ describe('a spend ledger under contention, on a real server', () => {
     // Two workers on queues of their own, as two processes: each has an update of its own in flight to the one ledger.
     const ended = await withWorker(server.env, team, (first) =>
       withWorker(server.env, team, async (second) => {
-        const runs = await Promise.all(Array.from({ length: CHAINS }, (_, i) => (i % 2 === 0 ? first : second).start('worker', 'go', { context: { tenant } })));
-        return Promise.all(runs.map((r) => r.result().then((x) => x, (e: unknown) => e)));
+        const runs = await Promise.all(
+          Array.from({ length: CHAINS }, (_, i) =>
+            (i % 2 === 0 ? first : second).start('worker', 'go', { context: { tenant } }),
+          ),
+        );
+        return Promise.all(
+          runs.map((r) =>
+            r.result().then(
+              (x) => x,
+              (e: unknown) => e,
+            ),
+          ),
+        );
       }),
     );
-    const failed = ended.filter((o) => o instanceof Error && !(o instanceof SpendLimitExceededError)).map((e) => `${(e as Error).name}: ${(e as Error).message}`);
+    const failed = ended
+      .filter((o) => o instanceof Error && !(o instanceof SpendLimitExceededError))
+      .map((e) => `${(e as Error).name}: ${(e as Error).message}`);
     expect(failed).toEqual([]);
     const refused = ended.filter((o): o is SpendLimitExceededError => o instanceof SpendLimitExceededError);
     expect(ended.length - refused.length).toBe(Math.floor((LIMIT * 1e6 - refused[0]!.neededMicros) / CALL_MICROS) + 1);

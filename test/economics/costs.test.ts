@@ -1,7 +1,16 @@
 import { Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { BudgetExceededError, defineAgent, defineTool, delegate, openai, type RunEvent, scripted, Team } from '../../src';
+import {
+  BudgetExceededError,
+  defineAgent,
+  defineTool,
+  delegate,
+  openai,
+  type RunEvent,
+  scripted,
+  Team,
+} from '../../src';
 import { type Cost, PriceUnknownError, type PriceTable } from '../../src/economics';
 import type { AuditChain, ModelTurnEvent } from '../../src/audit';
 import { scriptedAgent as agent } from '../helpers/agents';
@@ -13,30 +22,57 @@ const server = useTemporalServer();
 const PRICES: PriceTable = { small: { input: 1, cachedInput: 0.5, output: 2 }, large: { input: 3, output: 15 } };
 
 /** What a model turn costs by hand: tokens times the price per million, in micros, each kind apart. */
-function byHand(turn: Pick<ModelTurnEvent, 'model' | 'inputTokens' | 'outputTokens' | 'cachedInputTokens'>, prices: PriceTable): number {
+function byHand(
+  turn: Pick<ModelTurnEvent, 'model' | 'inputTokens' | 'outputTokens' | 'cachedInputTokens'>,
+  prices: PriceTable,
+): number {
   const p = prices[turn.model]!;
   const cached = turn.cachedInputTokens ?? 0;
   return (turn.inputTokens! - cached) * p.input + cached * (p.cachedInput ?? p.input) + turn.outputTokens! * p.output;
 }
 
-const turnsOf = (audit: AuditChain) => audit.events.filter((e): e is AuditChain['events'][number] & ModelTurnEvent => e.kind === 'model_turn');
+const turnsOf = (audit: AuditChain) =>
+  audit.events.filter((e): e is AuditChain['events'][number] & ModelTurnEvent => e.kind === 'model_turn');
 const micros = (cost: Cost | undefined) => cost?.micros;
 
 describe('cost in money on a real server', () => {
   it('prices every call at the prices recorded with the snapshot: usage by agent, edge and delegation, the audit, events and metrics agree with a hand computation', async () => {
     const fake = await startOpenAIServer();
     fake.replies.push(reply.text('checked: fine', { usage: { prompt: 1200, completion: 300, cached: 1000 } }));
-    const lookup = defineTool({ name: 'lookup', description: 'Look up an order', parameters: z.object({}), execute: () => 'order 42: paid' });
+    const lookup = defineTool({
+      name: 'lookup',
+      description: 'Look up an order',
+      parameters: z.object({}),
+      execute: () => 'order 42: paid',
+    });
     const team = new Team(
       [
-        defineAgent({ id: 'triage', instructions: 'Route.', model: scripted({ model: 'small', steps: [{ handoff: { to: 'refunds', message: 'refund order 42' }, usage: { inputTokens: 1000, outputTokens: 200 } }] }) }),
+        defineAgent({
+          id: 'triage',
+          instructions: 'Route.',
+          model: scripted({
+            model: 'small',
+            steps: [
+              {
+                handoff: { to: 'refunds', message: 'refund order 42' },
+                usage: { inputTokens: 1000, outputTokens: 200 },
+              },
+            ],
+          }),
+        }),
         defineAgent({
           id: 'refunds',
           instructions: 'Refund.',
           model: scripted({
             model: 'large',
             steps: [
-              { toolCalls: [{ name: 'lookup', arguments: {} }, { name: 'delegate', arguments: { to: 'checker', task: 'check order 42' } }], usage: { inputTokens: 1500, outputTokens: 100 } },
+              {
+                toolCalls: [
+                  { name: 'lookup', arguments: {} },
+                  { name: 'delegate', arguments: { to: 'checker', task: 'check order 42' } },
+                ],
+                usage: { inputTokens: 1500, outputTokens: 100 },
+              },
               { text: 'refunded', usage: { inputTokens: 2000, outputTokens: 50 } },
             ],
           }),
@@ -44,7 +80,12 @@ describe('cost in money on a real server', () => {
           handoffs: [delegate('checker')],
         }),
         // The default table prices gpt-4o-mini: 0.15 input, 0.075 cached input, 0.6 output per million.
-        defineAgent({ id: 'checker', description: 'Checks orders', instructions: 'Check.', model: openai('gpt-4o-mini', { baseURL: fake.url }) }),
+        defineAgent({
+          id: 'checker',
+          description: 'Checks orders',
+          instructions: 'Check.',
+          model: openai('gpt-4o-mini', { baseURL: fake.url }),
+        }),
       ],
       { prices: PRICES },
     );
@@ -75,18 +116,43 @@ describe('cost in money on a real server', () => {
           expect(hand).toEqual([1400, 6000, 6750, 285]);
           expect(turns.map((t) => micros(t.cost))).toEqual(hand);
           expect(result.usage.cost).toEqual({ currency: 'USD', micros: 14_435, unpricedCalls: 0 });
-          expect(Object.fromEntries(Object.entries(result.usageByAgent!).map(([a, u]) => [a, micros(u.cost)]))).toEqual({ triage: 1400, refunds: 12_750, checker: 285 });
-          expect(Object.fromEntries(Object.entries(result.usageByEdge!).map(([e, u]) => [e, micros(u.cost)]))).toEqual({ '→triage': 1400, 'triage→refunds': 12_750 });
-          expect(result.usageByDelegation).toEqual({ 'refunds→checker': expect.objectContaining({ modelCalls: 1, cost: { currency: 'USD', micros: 285, unpricedCalls: 0 } }) });
+          expect(Object.fromEntries(Object.entries(result.usageByAgent!).map(([a, u]) => [a, micros(u.cost)]))).toEqual(
+            { triage: 1400, refunds: 12_750, checker: 285 },
+          );
+          expect(Object.fromEntries(Object.entries(result.usageByEdge!).map(([e, u]) => [e, micros(u.cost)]))).toEqual({
+            '→triage': 1400,
+            'triage→refunds': 12_750,
+          });
+          expect(result.usageByDelegation).toEqual({
+            'refunds→checker': expect.objectContaining({
+              modelCalls: 1,
+              cost: { currency: 'USD', micros: 285, unpricedCalls: 0 },
+            }),
+          });
           expect(audit.result?.usage.cost?.micros).toBe(14_435);
           // The snapshot keeps the prices the chain ran under.
           expect(audit.team?.economics?.prices?.small).toEqual(PRICES.small);
-          const answered = events.flatMap((e) => (e.kind === 'model_answered' ? [micros(e.cost)] : e.kind === 'specialist' && e.event.kind === 'model_answered' ? [micros(e.event.cost)] : []));
+          const answered = events.flatMap((e) =>
+            e.kind === 'model_answered'
+              ? [micros(e.cost)]
+              : e.kind === 'specialist' && e.event.kind === 'model_answered'
+                ? [micros(e.event.cost)]
+                : [],
+          );
           // In the order they happened: the specialist answered between the caller's two calls.
           expect(answered).toEqual([1400, 6000, 285, 6750]);
           const metric = await registry.getSingleMetric('baton_cost_total')!.get();
-          const byAgent = Object.fromEntries(metric.values.map((v) => [`${v.labels.agent}/${v.labels.model}/${v.labels.currency}`, Math.round(v.value * 1e6)]));
-          expect(byAgent).toEqual({ 'triage/small/USD': 1400, 'refunds/large/USD': 12_750, 'checker/gpt-4o-mini/USD': 285 });
+          const byAgent = Object.fromEntries(
+            metric.values.map((v) => [
+              `${v.labels.agent}/${v.labels.model}/${v.labels.currency}`,
+              Math.round(v.value * 1e6),
+            ]),
+          );
+          expect(byAgent).toEqual({
+            'triage/small/USD': 1400,
+            'refunds/large/USD': 12_750,
+            'checker/gpt-4o-mini/USD': 285,
+          });
         },
         { metrics: { registry } },
       );
@@ -96,13 +162,26 @@ describe('cost in money on a real server', () => {
   });
 
   it('stops a chain with maxCost before the call whose worst case would pass it, or gives a last turn; an unpriced model cannot be held to it', async () => {
-    const lookup = defineTool({ name: 'lookup', description: 'Look up', parameters: z.object({}), execute: () => 'found' });
+    const lookup = defineTool({
+      name: 'lookup',
+      description: 'Look up',
+      parameters: z.object({}),
+      execute: () => 'found',
+    });
     // One micro a token: a call of 3000 + 100 tokens costs 3100; its worst case is its input estimate and 4096 output tokens.
-    const step = (text?: string) => ({ ...(text ? { text } : { toolCalls: [{ name: 'lookup', arguments: {} }] }), usage: { inputTokens: 3000, outputTokens: 100 } });
+    const step = (text?: string) => ({
+      ...(text ? { text } : { toolCalls: [{ name: 'lookup', arguments: {} }] }),
+      usage: { inputTokens: 3000, outputTokens: 100 },
+    });
     const team = new Team(
       [
-        agent('spender', [step(), step(), step('the answer')], { model: scripted({ model: 'metered', steps: [step(), step(), step('the answer')], requireAllSteps: false }), tools: [lookup] }),
-        agent('unpriced', [{ text: 'free?' }], { model: scripted({ model: 'nobody-prices-me', steps: [{ text: 'free?' }] }) }),
+        agent('spender', [step(), step(), step('the answer')], {
+          model: scripted({ model: 'metered', steps: [step(), step(), step('the answer')], requireAllSteps: false }),
+          tools: [lookup],
+        }),
+        agent('unpriced', [{ text: 'free?' }], {
+          model: scripted({ model: 'nobody-prices-me', steps: [{ text: 'free?' }] }),
+        }),
       ],
       { prices: { metered: { input: 1, output: 1 } } },
     );
@@ -124,7 +203,11 @@ describe('cost in money on a real server', () => {
       expect(result.usage.cost?.micros).toBe(9300);
 
       const unpriced = await baton.start('unpriced', 'go', { maxCost: 1 });
-      await expect(unpriced.result()).rejects.toMatchObject({ name: PriceUnknownError.name, model: 'nobody-prices-me', agent: 'unpriced' });
+      await expect(unpriced.result()).rejects.toMatchObject({
+        name: PriceUnknownError.name,
+        model: 'nobody-prices-me',
+        agent: 'unpriced',
+      });
       // Without a budget, an unpriced call counts as unknown, never as free.
       const counted = await (await baton.start('unpriced', 'go')).result();
       expect(counted.usage.cost).toEqual({ currency: 'USD', micros: 0, unpricedCalls: 1 });
@@ -133,11 +216,18 @@ describe('cost in money on a real server', () => {
 
   it("holds a conversation to its maxCost across messages, and a specialist to its delegation's", async () => {
     const answer = { text: 'noted', usage: { inputTokens: 3000, outputTokens: 100 } };
-    const metered = (steps: object[], rules: object[] = []) => scripted({ model: 'metered', steps: steps as never, rules: rules as never, requireAllSteps: false });
+    const metered = (steps: object[], rules: object[] = []) =>
+      scripted({ model: 'metered', steps: steps as never, rules: rules as never, requireAllSteps: false });
     const team = new Team(
       [
         agent('chat', [], { model: metered([], [{ whenIncludes: '', reply: answer }]) }),
-        agent('boss', [], { model: metered([{ toolCalls: [{ name: 'delegate', arguments: { to: 'analyst', task: 'analyse' } }] }, { text: 'done without the analysis' }]), handoffs: [delegate('analyst', { maxCost: 0.001 })] }),
+        agent('boss', [], {
+          model: metered([
+            { toolCalls: [{ name: 'delegate', arguments: { to: 'analyst', task: 'analyse' } }] },
+            { text: 'done without the analysis' },
+          ]),
+          handoffs: [delegate('analyst', { maxCost: 0.001 })],
+        }),
         agent('analyst', [], { model: metered([{ text: 'analysis' }]) }),
       ],
       { prices: { metered: { input: 1, output: 1 } } },
@@ -157,7 +247,13 @@ describe('cost in money on a real server', () => {
       const result = await run.result();
       expect(result.output).toBe('done without the analysis');
       const audit = await baton.audit(run.workflowId);
-      expect(audit.events.find((e) => e.kind === 'delegation_ended')).toMatchObject({ to: 'analyst', outcome: 'failed', error: expect.stringMatching(/^The chain ran out of its cost budget while "analyst" was working \(0\.000000 USD spent of 0\.001000 USD/) });
+      expect(audit.events.find((e) => e.kind === 'delegation_ended')).toMatchObject({
+        to: 'analyst',
+        outcome: 'failed',
+        error: expect.stringMatching(
+          /^The chain ran out of its cost budget while "analyst" was working \(0\.000000 USD spent of 0\.001000 USD/,
+        ),
+      });
       expect(turnsOf(audit.children![0]!)).toHaveLength(0);
     });
   });

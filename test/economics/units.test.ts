@@ -1,6 +1,19 @@
 import { describe, expect, it } from 'vitest';
 import { defineAgent, delegate, InvalidRunInputError, scripted, Team, TeamValidationError } from '../../src';
-import { addCost, callCost, type Cost, economicsProblems, economicsSpec, formatCost, type LedgerState, PriceUnknownError, priceTableProblems, SpendLimitExceededError, windowOf, type ReserveSpendInput } from '../../src/economics';
+import {
+  addCost,
+  callCost,
+  type Cost,
+  economicsProblems,
+  economicsSpec,
+  formatCost,
+  type LedgerState,
+  PriceUnknownError,
+  priceTableProblems,
+  SpendLimitExceededError,
+  windowOf,
+  type ReserveSpendInput,
+} from '../../src/economics';
 import type { EconomicsEffects } from '../../workflows/economics/effects';
 import { Economy } from '../../workflows/economics/economy';
 import { withEconomics } from '../../workflows/economics/costs';
@@ -19,41 +32,78 @@ import { agentSpec, FakeEffects, fakeRun } from '../helpers/fakeEffects';
 describe('prices and costs', () => {
   it('prices each kind of token at its price per million, rounded half up to a micro once per call, exactly', () => {
     const mini = { input: 0.15, cachedInput: 0.075, output: 0.6 };
-    expect(callCost(mini, { inputTokens: 1200, outputTokens: 300, cachedInputTokens: 1000 })).toEqual({ currency: 'USD', micros: 285, unpricedCalls: 0 });
+    expect(callCost(mini, { inputTokens: 1200, outputTokens: 300, cachedInputTokens: 1000 })).toEqual({
+      currency: 'USD',
+      micros: 285,
+      unpricedCalls: 0,
+    });
     // 3 × 0.15 = 0.45 micro rounds to 0; 4 × 0.15 = 0.6 rounds to 1.
     expect(callCost(mini, { inputTokens: 3, outputTokens: 0 }).micros).toBe(0);
     expect(callCost(mini, { inputTokens: 4, outputTokens: 0 }).micros).toBe(1);
     // Two million output tokens at 600 per million: 1200 of the currency, kept exact.
-    expect(callCost({ input: 150, output: 600 }, { inputTokens: 0, outputTokens: 2_000_000 }).micros).toBe(1_200_000_000);
+    expect(callCost({ input: 150, output: 600 }, { inputTokens: 0, outputTokens: 2_000_000 }).micros).toBe(
+      1_200_000_000,
+    );
     // A millionth per million tokens: 999,999,999 tokens cost 999.999999 micros, 1000 once rounded.
     expect(callCost({ input: 0.000001, output: 0 }, { inputTokens: 999_999_999, outputTokens: 0 }).micros).toBe(1000);
     // More cached tokens than input tokens are held to the input.
-    expect(callCost(mini, { inputTokens: 10, outputTokens: 0, cachedInputTokens: 50 }).micros).toBe(callCost(mini, { inputTokens: 10, outputTokens: 0, cachedInputTokens: 10 }).micros);
-    expect(callCost(undefined, { inputTokens: 10, outputTokens: 5 }, 'EUR')).toEqual({ currency: 'EUR', micros: 0, unpricedCalls: 1 });
+    expect(callCost(mini, { inputTokens: 10, outputTokens: 0, cachedInputTokens: 50 }).micros).toBe(
+      callCost(mini, { inputTokens: 10, outputTokens: 0, cachedInputTokens: 10 }).micros,
+    );
+    expect(callCost(undefined, { inputTokens: 10, outputTokens: 5 }, 'EUR')).toEqual({
+      currency: 'EUR',
+      micros: 0,
+      unpricedCalls: 1,
+    });
   });
 
   it('adds costs in one currency, and counts a cost in another as unknown rather than wrong', () => {
-    expect(addCost({ currency: 'USD', micros: 5, unpricedCalls: 0 }, { currency: 'USD', micros: 7, unpricedCalls: 1 })).toEqual({ currency: 'USD', micros: 12, unpricedCalls: 1 });
-    expect(addCost({ currency: 'USD', micros: 5, unpricedCalls: 0 }, { currency: 'EUR', micros: 7, unpricedCalls: 0 }, 3)).toEqual({ currency: 'USD', micros: 5, unpricedCalls: 3 });
+    expect(
+      addCost({ currency: 'USD', micros: 5, unpricedCalls: 0 }, { currency: 'USD', micros: 7, unpricedCalls: 1 }),
+    ).toEqual({ currency: 'USD', micros: 12, unpricedCalls: 1 });
+    expect(
+      addCost({ currency: 'USD', micros: 5, unpricedCalls: 0 }, { currency: 'EUR', micros: 7, unpricedCalls: 0 }, 3),
+    ).toEqual({ currency: 'USD', micros: 5, unpricedCalls: 3 });
     expect(formatCost({ currency: 'USD', micros: 1250, unpricedCalls: 0 })).toBe('0.001250 USD');
-    expect(formatCost({ currency: 'USD', micros: 1250, unpricedCalls: 2 })).toBe('unknown (2 calls unpriced; at least 0.001250 USD)');
+    expect(formatCost({ currency: 'USD', micros: 1250, unpricedCalls: 2 })).toBe(
+      'unknown (2 calls unpriced; at least 0.001250 USD)',
+    );
   });
 
   it("shows what a chain cost on baton run's usage line, and an unknown cost as unknown", () => {
     const usage = { inputTokens: 20, outputTokens: 10, totalTokens: 30, modelCalls: 2, toolCalls: 0 };
-    const result = (cost: Cost) => ({ output: 'ok', finalAgent: 'a', handoffChain: [], workflowId: 'wf', usage: { ...usage, cost } });
-    expect(formatResult('a', result({ currency: 'USD', micros: 14_435, unpricedCalls: 0 }))).toContain('usage: 2 model calls, 0 tool calls, 30 tokens, cost 0.014435 USD');
-    expect(formatResult('a', result({ currency: 'USD', micros: 0, unpricedCalls: 2 }))).toContain('30 tokens, cost unknown (2 calls unpriced)');
+    const result = (cost: Cost) => ({
+      output: 'ok',
+      finalAgent: 'a',
+      handoffChain: [],
+      workflowId: 'wf',
+      usage: { ...usage, cost },
+    });
+    expect(formatResult('a', result({ currency: 'USD', micros: 14_435, unpricedCalls: 0 }))).toContain(
+      'usage: 2 model calls, 0 tool calls, 30 tokens, cost 0.014435 USD',
+    );
+    expect(formatResult('a', result({ currency: 'USD', micros: 0, unpricedCalls: 2 }))).toContain(
+      '30 tokens, cost unknown (2 calls unpriced)',
+    );
   });
 
   it('refuses bad prices, limits and breakers with the field and what would be valid', () => {
-    expect(priceTableProblems({ a: { input: -1, output: 1 }, b: { input: 0.1234567, output: 1 }, c: { input: 1, output: 1, currency: 'usd' }, d: { input: 1, output: 1, per: 'k' } })).toEqual([
+    expect(
+      priceTableProblems({
+        a: { input: -1, output: 1 },
+        b: { input: 0.1234567, output: 1 },
+        c: { input: 1, output: 1, currency: 'usd' },
+        d: { input: 1, output: 1, per: 'k' },
+      }),
+    ).toEqual([
       '"prices.a.input" must be a price per million tokens from 0 to 100000 with at most 6 decimals, got -1',
       '"prices.b.input" must be a price per million tokens from 0 to 100000 with at most 6 decimals, got 0.1234567',
       '"prices.c.currency" must be an ISO 4217 code such as "USD", got "usd"',
       '"prices.d" has unknown field(s) "per" (valid: input, cachedInput, output, currency)',
     ]);
-    expect(priceTableProblems({ a: { input: 1, output: 1, currency: 'EUR' }, b: { input: 1, output: 1 } })).toEqual(['"prices" mixes currencies (EUR, USD): one table prices in one currency, so costs add up']);
+    expect(priceTableProblems({ a: { input: 1, output: 1, currency: 'EUR' }, b: { input: 1, output: 1 } })).toEqual([
+      '"prices" mixes currencies (EUR, USD): one table prices in one currency, so costs add up',
+    ]);
     expect(
       economicsProblems({
         spendLimits: [
@@ -74,20 +124,34 @@ describe('prices and costs', () => {
       '"sharedBreakers.scope" must be "task_queue" or "team", got "world"',
     ]);
     const agent = defineAgent({ id: 'a', instructions: 'A', model: scripted([]) });
-    expect(() => new Team([agent], { prices: { m: { input: 'cheap' as unknown as number, output: 1 } } })).toThrow(TeamValidationError);
+    expect(() => new Team([agent], { prices: { m: { input: 'cheap' as unknown as number, output: 1 } } })).toThrow(
+      TeamValidationError,
+    );
     expect(() => new Team([agent], { prices: { m: { input: 1, output: 1 } } })).not.toThrow();
   });
 
   it('keeps the default table only in its own currency, and prices and limits out of the team version', () => {
     expect(economicsSpec({}).prices?.['gpt-4o-mini']).toEqual({ input: 0.15, cachedInput: 0.075, output: 0.6 });
-    expect(economicsSpec({ prices: { m: { input: 1, output: 2, currency: 'EUR' } } }).prices).toEqual({ m: { input: 1, output: 2, currency: 'EUR' } });
+    expect(economicsSpec({ prices: { m: { input: 1, output: 2, currency: 'EUR' } } }).prices).toEqual({
+      m: { input: 1, output: 2, currency: 'EUR' },
+    });
     const agent = defineAgent({ id: 'a', instructions: 'A', model: scripted([]) });
     const plain = new Team([agent]);
-    const priced = new Team([agent], { prices: { m: { input: 9, output: 9 } }, spendLimits: [{ name: 'daily', limit: 5, window: 'day' }], sharedBreakers: true });
+    const priced = new Team([agent], {
+      prices: { m: { input: 9, output: 9 } },
+      spendLimits: [{ name: 'daily', limit: 5, window: 'day' }],
+      sharedBreakers: true,
+    });
     expect(priced.version.hash).toBe(plain.version.hash);
-    expect(priced.spec().economics).toMatchObject({ spendLimits: [{ name: 'daily', limitMicros: 5_000_000, window: 'day', onExceeded: 'refuse' }], sharedBreakers: { threshold: 3, cooldownMs: 60_000, scope: 'task_queue' } });
+    expect(priced.spec().economics).toMatchObject({
+      spendLimits: [{ name: 'daily', limitMicros: 5_000_000, window: 'day', onExceeded: 'refuse' }],
+      sharedBreakers: { threshold: 3, cooldownMs: 60_000, scope: 'task_queue' },
+    });
     // The worker's prices win over the team's.
-    expect(priced.spec({ prices: { m: { input: 1, output: 1 } } }).economics?.prices?.m).toEqual({ input: 1, output: 1 });
+    expect(priced.spec({ prices: { m: { input: 1, output: 1 } } }).economics?.prices?.m).toEqual({
+      input: 1,
+      output: 1,
+    });
   });
 
   it('puts workflow time in UTC windows of an hour, a day, a month', () => {
@@ -103,27 +167,47 @@ describe('bad economics from outside', () => {
   const agent = defineAgent({ id: 'a', instructions: 'A', model: scripted([]) });
 
   it('refuses a bad maxCost of a run, a conversation and a delegation, naming what is valid', () => {
-    expect(() => validateRunInput({ agent: 'a', input: 'hi', options: { maxCost: -1 } })).toThrow('"maxCost" must be a number >= 0 and <= 1000000000, got -1');
-    expect(() => validateRunInput({ agent: 'a', input: 'hi', options: { maxCost: 'cheap' } })).toThrow(InvalidRunInputError);
-    expect(conversationOptionProblems({ maxCost: Infinity })).toEqual(['"conversation.maxCost" must be a number >= 0 and <= 1000000000, got Infinity (a number beyond what JSON numbers hold, such as 1e400)']);
-    expect(() => defineAgent({ id: 'b', instructions: 'B', model: scripted([]), handoffs: [delegate('a', { maxCost: 0 })] })).toThrow('delegate("a").maxCost must be an amount above 0');
+    expect(() => validateRunInput({ agent: 'a', input: 'hi', options: { maxCost: -1 } })).toThrow(
+      '"maxCost" must be a number >= 0 and <= 1000000000, got -1',
+    );
+    expect(() => validateRunInput({ agent: 'a', input: 'hi', options: { maxCost: 'cheap' } })).toThrow(
+      InvalidRunInputError,
+    );
+    expect(conversationOptionProblems({ maxCost: Infinity })).toEqual([
+      '"conversation.maxCost" must be a number >= 0 and <= 1000000000, got Infinity (a number beyond what JSON numbers hold, such as 1e400)',
+    ]);
+    expect(() =>
+      defineAgent({ id: 'b', instructions: 'B', model: scripted([]), handoffs: [delegate('a', { maxCost: 0 })] }),
+    ).toThrow('delegate("a").maxCost must be an amount above 0');
   });
 
   it("refuses a worker's bad prices, and prices in another currency than the team's, before it connects", async () => {
     const eur = new Team([agent], { prices: { m: { input: 1, output: 1, currency: 'EUR' } } });
-    await expect(createWorker({ team: eur, prices: { n: { input: 1, output: 1 } } })).rejects.toThrow('"prices" mixes currencies (EUR, USD)');
-    await expect(createWorker({ team: new Team([agent]), prices: { n: { input: 1 } as never } })).rejects.toThrow('"createWorker prices.n.output" must be a price per million tokens');
+    await expect(createWorker({ team: eur, prices: { n: { input: 1, output: 1 } } })).rejects.toThrow(
+      '"prices" mixes currencies (EUR, USD)',
+    );
+    await expect(createWorker({ team: new Team([agent]), prices: { n: { input: 1 } as never } })).rejects.toThrow(
+      '"createWorker prices.n.output" must be a price per million tokens',
+    );
   });
 
   it('refuses bad usage of the CLI commands before connecting', async () => {
     const ctx = { out: () => undefined, err: () => undefined, interrupted: new Promise<never>(() => undefined) };
-    await expect(runCommand.run(['a', 'hi', '--max-cost', '1e3'], ctx)).rejects.toThrow('--max-cost must be an amount from 0 to 1000000000 with at most six decimals, such as 0.25; got "1e3"');
+    await expect(runCommand.run(['a', 'hi', '--max-cost', '1e3'], ctx)).rejects.toThrow(
+      '--max-cost must be an amount from 0 to 1000000000 with at most six decimals, such as 0.25; got "1e3"',
+    );
     await expect(runCommand.run(['a', 'hi', '--max-cost', '0.1234567'], ctx)).rejects.toThrow(UsageError);
   });
 });
 
 describe('a spend ledger', () => {
-  const ask = (id: string, micros: number, limitMicros = 100) => ({ id, chain: `chain-${id}`, micros, limitMicros, ttlMs: 60_000 });
+  const ask = (id: string, micros: number, limitMicros = 100) => ({
+    id,
+    chain: `chain-${id}`,
+    micros,
+    limitMicros,
+    ttlMs: 60_000,
+  });
 
   it('grants what fits, makes wait what only reservations stand in the way of, and refuses what spending leaves no room for', () => {
     const ledger = new Ledger(newLedger(100));
@@ -166,7 +250,15 @@ describe('a spend ledger', () => {
   });
 
   it(`holds at most ${MAX_OPEN_RESERVATIONS} reservations open`, () => {
-    const state: LedgerState = { ...newLedger(1e12), open: Array.from({ length: MAX_OPEN_RESERVATIONS }, (_, i) => ({ id: `r${i}`, chain: 'c', micros: 0, expiresAt: 1e15 })) };
+    const state: LedgerState = {
+      ...newLedger(1e12),
+      open: Array.from({ length: MAX_OPEN_RESERVATIONS }, (_, i) => ({
+        id: `r${i}`,
+        chain: 'c',
+        micros: 0,
+        expiresAt: 1e15,
+      })),
+    };
     expect(new Ledger(state).decide(ask('one-more', 1, 1e12))).toBe('refused');
   });
 });
@@ -182,17 +274,35 @@ describe('a shared breaker', () => {
     expect(b.view.failures).toBe(1);
     b.report(fail('2', 'b'), 10);
     expect(b.report(fail('3', 'c'), 20)).toBe(true);
-    expect(b.view).toMatchObject({ state: 'open', failures: 3, until: new Date(1020).toISOString(), lastFailure: { chain: 'c' } });
-    expect(b.ask({ chain: 'd', ...settings }, 500)).toEqual({ state: 'open', failures: 3, until: new Date(1020).toISOString() });
+    expect(b.view).toMatchObject({
+      state: 'open',
+      failures: 3,
+      until: new Date(1020).toISOString(),
+      lastFailure: { chain: 'c' },
+    });
+    expect(b.ask({ chain: 'd', ...settings }, 500)).toEqual({
+      state: 'open',
+      failures: 3,
+      until: new Date(1020).toISOString(),
+    });
     expect(b.ask({ chain: 'd', ...settings }, 1020)).toMatchObject({ state: 'half_open', trial: true });
-    expect(b.ask({ chain: 'e', ...settings }, 1100)).toEqual({ state: 'half_open', failures: 3, until: new Date(2020).toISOString() });
+    expect(b.ask({ chain: 'e', ...settings }, 1100)).toEqual({
+      state: 'half_open',
+      failures: 3,
+      until: new Date(2020).toISOString(),
+    });
     expect(b.report({ id: '4', chain: 'd', outcome: 'success', ...settings }, 1200)).toBe(true);
     expect(b.view).toMatchObject({ state: 'closed', failures: 0 });
     expect(b.view.trial).toBeUndefined();
   });
 
   it('opens again when the trial fails, gives the trial to another chain when it is never reported, and records resets', () => {
-    const b = new SharedBreaker({ ...newBreaker('s', 't', settings), state: 'open', failures: 3, until: new Date(0).toISOString() });
+    const b = new SharedBreaker({
+      ...newBreaker('s', 't', settings),
+      state: 'open',
+      failures: 3,
+      until: new Date(0).toISOString(),
+    });
     expect(b.ask({ chain: 'a', ...settings }, 0).trial).toBe(true);
     expect(b.report(fail('x', 'a'), 10)).toBe(true);
     expect(b.view).toMatchObject({ state: 'open', failures: 4, until: new Date(1010).toISOString() });
@@ -201,7 +311,11 @@ describe('a shared breaker', () => {
     expect(b.ask({ chain: 'c', ...settings }, 1500).trial).toBeUndefined();
     expect(b.ask({ chain: 'c', ...settings }, 2010).trial).toBe(true);
     b.reset({ by: 'alice', reason: 'fixed' }, 3000);
-    expect(b.view).toMatchObject({ state: 'closed', failures: 0, resets: [{ by: 'alice', reason: 'fixed', at: new Date(3000).toISOString() }] });
+    expect(b.view).toMatchObject({
+      state: 'closed',
+      failures: 0,
+      resets: [{ by: 'alice', reason: 'fixed', at: new Date(3000).toISOString() }],
+    });
     // A success while closed clears the failures before the threshold.
     b.report(fail('y'), 4000);
     b.report({ id: 'z', chain: 'c1', outcome: 'success', ...settings }, 4001);
@@ -213,10 +327,19 @@ describe('money in a chain', () => {
   const prices = { metered: { input: 1, output: 1 } };
   const model = { provider: 'scripted', model: 'metered', steps: [], rules: [], requireAllSteps: false } as const;
 
-  function pricedRun(options: Parameters<typeof fakeRun>[2], spendLimits?: { name: string; limitMicros: number; window: 'day'; onExceeded: 'refuse' | 'wait' }[]) {
+  function pricedRun(
+    options: Parameters<typeof fakeRun>[2],
+    spendLimits?: { name: string; limitMicros: number; window: 'day'; onExceeded: 'refuse' | 'wait' }[],
+  ) {
     const effects = new FakeEffects({ a: ['answer'] });
-    const run = { ...fakeRun([agentSpec('a', { model })], effects, options, 'a', 'go', { controls: true }), guards: defaultGuards({ emptyOutputCheck: true, controls: true, economics: true, now: effects.now }) };
-    run.chain.state = withEconomics({ ...run.chain.state, team: { ...run.chain.state.team, economics: { prices, ...(spendLimits ? { spendLimits } : {}) } } });
+    const run = {
+      ...fakeRun([agentSpec('a', { model })], effects, options, 'a', 'go', { controls: true }),
+      guards: defaultGuards({ emptyOutputCheck: true, controls: true, economics: true, now: effects.now }),
+    };
+    run.chain.state = withEconomics({
+      ...run.chain.state,
+      team: { ...run.chain.state.team, economics: { prices, ...(spendLimits ? { spendLimits } : {}) } },
+    });
     return { effects, run };
   }
 
@@ -224,10 +347,19 @@ describe('money in a chain', () => {
     const { effects, run } = pricedRun({ maxCost: 0.004 });
     const worst = worstCaseMicros(run.chain.state, prices.metered);
     expect(worst).toBeGreaterThan(4096);
-    expect(run.guards.beforeModelCall(run.chain.state)).toMatchObject({ kind: 'fail', error: { budget: 'cost', limit: 4000, used: 0, needed: worst } });
+    expect(run.guards.beforeModelCall(run.chain.state)).toMatchObject({
+      kind: 'fail',
+      error: { budget: 'cost', limit: 4000, used: 0, needed: worst },
+    });
     const unpriced = pricedRun({ maxCost: 1 });
-    unpriced.run.chain.state = { ...unpriced.run.chain.state, team: { ...unpriced.run.chain.state.team, economics: {} } };
-    expect(unpriced.run.guards.beforeModelCall(unpriced.run.chain.state)).toMatchObject({ kind: 'fail', error: expect.any(PriceUnknownError) });
+    unpriced.run.chain.state = {
+      ...unpriced.run.chain.state,
+      team: { ...unpriced.run.chain.state.team, economics: {} },
+    };
+    expect(unpriced.run.guards.beforeModelCall(unpriced.run.chain.state)).toMatchObject({
+      kind: 'fail',
+      error: expect.any(PriceUnknownError),
+    });
     expect(effects.log).toEqual([]);
   });
 
@@ -240,7 +372,12 @@ describe('money in a chain', () => {
       reserve: async ({ ledger, request }: ReserveSpendInput) => {
         calls.push(`reserve ${ledger.windowStart} ${request.id} ${request.micros}`);
         const refused = refuseNext-- > 0;
-        return { ...(refused ? { granted: false } : { granted: true }), spentMicros: refused ? 9_000 : 0, reservedMicros: 0, limitMicros: request.limitMicros };
+        return {
+          ...(refused ? { granted: false } : { granted: true }),
+          spentMicros: refused ? 9_000 : 0,
+          reservedMicros: 0,
+          limitMicros: request.limitMicros,
+        };
       },
       settle: async ({ settle }) => void calls.push(`settle ${settle.id} ${settle.micros}`),
       ...{ ask: async () => ({ state: 'closed', failures: 0 }), report: async () => undefined },
@@ -253,7 +390,10 @@ describe('money in a chain', () => {
     effects.fireTimer();
     await waiting;
     const worst = worstCaseMicros(run.chain.state, prices.metered);
-    expect(calls).toEqual([`reserve 2026-01-01T00:00:00.000Z wf/r1#0 ${worst}`, `reserve 2026-01-02T00:00:00.000Z wf/r1#0 ${worst}`]);
+    expect(calls).toEqual([
+      `reserve 2026-01-01T00:00:00.000Z wf/r1#0 ${worst}`,
+      `reserve 2026-01-02T00:00:00.000Z wf/r1#0 ${worst}`,
+    ]);
     economy.afterCall({ inputTokens: 300, outputTokens: 20 });
     await economy.flush();
     expect(calls.at(-1)).toBe('settle wf/r1#0 320');
@@ -264,7 +404,15 @@ describe('money in a chain', () => {
     await expect(new Economy(port).beforeCall(tiny.run)).rejects.toBeInstanceOf(SpendLimitExceededError);
     // A spend limit cannot hold an unpriced model's calls either.
     const unpriced = pricedRun({}, [{ name: 'daily', limitMicros: 10_000, window: 'day', onExceeded: 'refuse' }]);
-    unpriced.run.chain.state = { ...unpriced.run.chain.state, team: { ...unpriced.run.chain.state.team, economics: { spendLimits: unpriced.run.chain.state.team.economics!.spendLimits! } } };
-    await expect(new Economy(port).beforeCall(unpriced.run)).rejects.toThrow('The spend limit "daily" needs the price of model "metered"');
+    unpriced.run.chain.state = {
+      ...unpriced.run.chain.state,
+      team: {
+        ...unpriced.run.chain.state.team,
+        economics: { spendLimits: unpriced.run.chain.state.team.economics!.spendLimits! },
+      },
+    };
+    await expect(new Economy(port).beforeCall(unpriced.run)).rejects.toThrow(
+      'The spend limit "daily" needs the price of model "metered"',
+    );
   });
 });

@@ -22,16 +22,29 @@ describe('a reservation that must wait', () => {
       waitsOnTimer: () => true,
       reserve: async ({ request, chainWaits }: ReserveSpendInput) => {
         asked.push(chainWaits);
-        return { ...(waits-- > 0 ? { wait: true as const } : { granted: true as const }), spentMicros: 0, reservedMicros: 9_000, limitMicros: request.limitMicros };
+        return {
+          ...(waits-- > 0 ? { wait: true as const } : { granted: true as const }),
+          spentMicros: 0,
+          reservedMicros: 9_000,
+          limitMicros: request.limitMicros,
+        };
       },
       settle: async () => undefined,
       ask: async () => ({ state: 'closed', failures: 0 }),
       report: async () => undefined,
     };
     const effects = new FakeEffects({ a: ['answer'] });
-    const run = { ...fakeRun([agentSpec('a', { model })], effects, {}, 'a', 'go', { controls: true }), guards: defaultGuards({ emptyOutputCheck: true, controls: true, economics: true, now: effects.now }) };
-    const spendLimits = [{ name: 'daily', limitMicros: 10_000_000, window: 'day' as const, onExceeded: 'refuse' as const }];
-    run.chain.state = withEconomics({ ...run.chain.state, team: { ...run.chain.state.team, economics: { prices: { metered: { input: 1, output: 1 } }, spendLimits } } });
+    const run = {
+      ...fakeRun([agentSpec('a', { model })], effects, {}, 'a', 'go', { controls: true }),
+      guards: defaultGuards({ emptyOutputCheck: true, controls: true, economics: true, now: effects.now }),
+    };
+    const spendLimits = [
+      { name: 'daily', limitMicros: 10_000_000, window: 'day' as const, onExceeded: 'refuse' as const },
+    ];
+    run.chain.state = withEconomics({
+      ...run.chain.state,
+      team: { ...run.chain.state.team, economics: { prices: { metered: { input: 1, output: 1 } }, spendLimits } },
+    });
     const reserving = new Economy(port).beforeCall(run);
     for (const ms of [500, 1000]) {
       await new Promise((r) => setTimeout(r, 5));

@@ -31,27 +31,45 @@ function datasetError(lines: string[]): DatasetError {
 
 describe('bad inputs of evaluation', () => {
   it('refuses a threshold that is not rules of known metrics, naming what would be valid', () => {
-    expect(() => parseThreshold('regressions < 1')).toThrow('threshold rule "regressions < 1" must be <metric><= or >=<number>, with metric one of regressions, route, outcome, pass (e.g. "regressions<=0,route>=0.9")');
+    expect(() => parseThreshold('regressions < 1')).toThrow(
+      'threshold rule "regressions < 1" must be <metric><= or >=<number>, with metric one of regressions, route, outcome, pass (e.g. "regressions<=0,route>=0.9")',
+    );
     expect(() => parseThreshold('latency<=100')).toThrow('metric one of regressions, route, outcome, pass');
     expect(() => parseThreshold('route>=90')).toThrow('threshold rule "route>=90": route is a ratio from 0 to 1');
     expect(() => parseThreshold(' , ')).toThrow('a threshold needs at least one rule');
   });
 
   it('refuses eval options out of range, and an eval with no cases or too many', async () => {
-    const bad = () => resolveEvalOptions({ concurrency: 0, tools: 'sometimes' as never, approvals: 'maybe' as never, runOptions: { maxHandoffs: -1 }, judge: { model: { provider: 'openai', model: 'x' }, pass: 2 } });
+    const bad = () =>
+      resolveEvalOptions({
+        concurrency: 0,
+        tools: 'sometimes' as never,
+        approvals: 'maybe' as never,
+        runOptions: { maxHandoffs: -1 },
+        judge: { model: { provider: 'openai', model: 'x' }, pass: 2 },
+      });
     expect(bad).toThrow(InvalidEvalInputError);
     expect(bad).toThrow(
       'Invalid eval: concurrency must be a whole number from 1 to 100, got 0; tools must be "recorded" or "live", got "sometimes"; approvals must be "approve" or "reject", got "maybe"; "maxHandoffs" must be an integer >= 0 and <= 1000000, got -1; judge.pass must be a number from 0 to 1, got 2',
     );
     const options = { client: undefined as never, connection: undefined as never, team: undefined as never };
     await expect(runEval({ ...options, cases: [] })).rejects.toThrow('Invalid eval: no cases to run');
-    const many = Array.from({ length: 501 }, (_, i) => ({ id: String(i), source: { kind: 'chain' as const, workflowId: String(i) } }));
-    await expect(runEval({ ...options, cases: many })).rejects.toThrow('501 cases; an eval takes at most 500: split them');
+    const many = Array.from({ length: 501 }, (_, i) => ({
+      id: String(i),
+      source: { kind: 'chain' as const, workflowId: String(i) },
+    }));
+    await expect(runEval({ ...options, cases: many })).rejects.toThrow(
+      '501 cases; an eval takes at most 500: split them',
+    );
   });
 
   it('refuses a dataset line that is not a case, naming the file, the line and each problem', () => {
-    expect(datasetError(['{"agent": "triage", "input": "hi"}', 'not json']).message).toMatch(/cases\.jsonl:2: not JSON: /);
-    const e = datasetError(['{"agent": "", "input": 5, "verdict": "meh", "colour": "red", "options": {"maxHandofs": 3}}']);
+    expect(datasetError(['{"agent": "triage", "input": "hi"}', 'not json']).message).toMatch(
+      /cases\.jsonl:2: not JSON: /,
+    );
+    const e = datasetError([
+      '{"agent": "", "input": 5, "verdict": "meh", "colour": "red", "options": {"maxHandofs": 3}}',
+    ]);
     expect(e.problems).toEqual([
       'unknown field "colour" (valid: id, agent, input, options, context, expect, chainId, verdict, savedAt)',
       '"agent" must name the agent that takes the request, got ""',
@@ -59,7 +77,9 @@ describe('bad inputs of evaluation', () => {
       '"verdict" must be "good" or "bad", got "meh"',
       expect.stringMatching(/^unknown option "maxHandofs" \(valid: maxHandoffs, /),
     ]);
-    const expectations = datasetError(['{"agent": "a", "input": "b", "expect": {"route": "a", "outcome": "ok", "output": {"regex": "(", "zod": 3}, "judge": {"rubric": "", "pass": 3}, "final": "a"}}']);
+    const expectations = datasetError([
+      '{"agent": "a", "input": "b", "expect": {"route": "a", "outcome": "ok", "output": {"regex": "(", "zod": 3}, "judge": {"rubric": "", "pass": 3}, "final": "a"}}',
+    ]);
     expect(expectations.problems).toEqual([
       'unknown field "expect.final" (valid: route, finalAgent, outcome, output, avoid, judge)',
       '"expect.route" must be a list of agent ids, got "a"',
@@ -78,7 +98,15 @@ describe('bad inputs of evaluation', () => {
       '"key" must be "id" or "context.<field>", got "tenant"',
       '"variants" must list 2 to 10 variants, got [{"name":"a"}]',
     ]);
-    expect(experimentProblems({ id: 'x', variants: [{ name: 'a', weight: 0, color: 1 }, { name: 'a', weight: 0, taskQueue: '', deployment: { name: 'd' }, options: { maxTurns: 0 } }] })).toEqual([
+    expect(
+      experimentProblems({
+        id: 'x',
+        variants: [
+          { name: 'a', weight: 0, color: 1 },
+          { name: 'a', weight: 0, taskQueue: '', deployment: { name: 'd' }, options: { maxTurns: 0 } },
+        ],
+      }),
+    ).toEqual([
       'unknown field "variants[0].color" (valid: name, weight, taskQueue, deployment, options)',
       '"variants[1].name" a is given twice',
       '"variants[1].taskQueue" must name a task queue, got ""',
@@ -89,7 +117,9 @@ describe('bad inputs of evaluation', () => {
   });
 
   it('refuses a routing strategy that is not one', () => {
-    expect(runOptionProblems({ routingStrategy: 'random' })).toEqual(['"routingStrategy" must be "best_match" or "round_robin" or "least_loaded" or "success_rate", got "random"']);
+    expect(runOptionProblems({ routingStrategy: 'random' })).toEqual([
+      '"routingStrategy" must be "best_match" or "round_robin" or "least_loaded" or "success_rate", got "random"',
+    ]);
   });
 
   it('explains bad usage of baton eval, dataset, stats and experiment on stderr with exit code 2', async () => {

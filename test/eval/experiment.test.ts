@@ -43,25 +43,43 @@ describe('experiments', () => {
     expect(a!.successRate).toBe(1);
     expect(a!.latencyMs.p50).toBeGreaterThan(0);
     // Every urgent request in b fails, none in a: a difference beyond chance.
-    expect(stats.comparisons[0]).toMatchObject({ variant: 'b', against: 'a', successRate: { test: "Fisher's exact", exact: true, significant: true } });
+    expect(stats.comparisons[0]).toMatchObject({
+      variant: 'b',
+      against: 'a',
+      successRate: { test: "Fisher's exact", exact: true, significant: true },
+    });
     expect(stats.comparisons[0]!.latency?.test).toBe('Mann-Whitney U');
 
     const printed = await cli(['stats', '--experiment', id], { TEMPORAL_ADDRESS: server.env.address });
     expect(printed.code).toBe(0);
-    expect(printed.stdout).toMatch(new RegExp(`b\\s+${b!.chains}\\s+${(b!.successRate! * 100).toFixed(1)}% \\(${b!.completed}/${b!.chains}\\)\\s+GuardrailTrippedError ${b!.failed}`));
+    expect(printed.stdout).toMatch(
+      new RegExp(
+        `b\\s+${b!.chains}\\s+${(b!.successRate! * 100).toFixed(1)}% \\(${b!.completed}/${b!.chains}\\)\\s+GuardrailTrippedError ${b!.failed}`,
+      ),
+    );
     expect(printed.stdout).toMatch(/success rate: Fisher's exact difference -[\d.]+ points, p=[\d.]+ — significant/);
 
     // Without a worker where an experiment's workflow runs, a stop says so instead of waiting.
     const nowhere = new BatonClient({ client: server.env.client, taskQueue: taskQueue() });
     await nowhere.experiments.start({ id: `${id}-idle`, variants: [{ name: 'a' }, { name: 'b' }] });
-    await expect(nowhere.experiments.stop(`${id}-idle`, { winner: 'a' })).rejects.toThrow(`no worker polls task queue "${nowhere.taskQueue}"`);
+    await expect(nowhere.experiments.stop(`${id}-idle`, { winner: 'a' })).rejects.toThrow(
+      `no worker polls task queue "${nowhere.taskQueue}"`,
+    );
     // Stopped with a winner, every new chain goes there.
-    const worker = await createWorker({ team: billingTeam('v1'), connection: server.env.nativeConnection, taskQueue: queues.a });
+    const worker = await createWorker({
+      team: billingTeam('v1'),
+      connection: server.env.nativeConnection,
+      taskQueue: queues.a,
+    });
     await worker.runUntil(async () => {
       await baton.experiments.stop(id, { winner: 'a', by: 'alice', reason: 'b trips on urgent requests' });
-      const after = await Promise.all(Array.from({ length: 10 }, () => baton.start('triage', 'request', { experiment: id })));
+      const after = await Promise.all(
+        Array.from({ length: 10 }, () => baton.start('triage', 'request', { experiment: id })),
+      );
       await Promise.all(after.map((r) => r.result()));
-      const variants = await Promise.all(after.map(async (r) => (await r.handle.describe()).memo?.[VARIANT_MEMO] as VariantAssignment));
+      const variants = await Promise.all(
+        after.map(async (r) => (await r.handle.describe()).memo?.[VARIANT_MEMO] as VariantAssignment),
+      );
       expect(variants.map((v) => [v.variant, v.stopped])).toEqual(after.map(() => ['a', true]));
     });
     await expect(baton.experiments.stop(id, { winner: 'b' })).rejects.toThrow('stopped already');
@@ -72,17 +90,36 @@ describe('experiments across continue-as-new and conversations', () => {
   it('keeps the variant on every run of a chain that continues as new, and holds a conversation in its variant', async () => {
     const queue = taskQueue();
     const step = { toolCalls: [{ name: 'readState', arguments: {} }] };
-    const busy = defineAgent({ id: 'busy', instructions: 'Work.', model: scripted({ steps: [step, step, step, step, step, step, { text: 'done' }], rules: [{ whenIncludes: '', reply: { text: 'hello' } }], requireAllSteps: false }) });
-    const worker = await createWorker({ team: new Team([busy], { sharedState: true }), connection: server.env.nativeConnection, taskQueue: queue });
+    const busy = defineAgent({
+      id: 'busy',
+      instructions: 'Work.',
+      model: scripted({
+        steps: [step, step, step, step, step, step, { text: 'done' }],
+        rules: [{ whenIncludes: '', reply: { text: 'hello' } }],
+        requireAllSteps: false,
+      }),
+    });
+    const worker = await createWorker({
+      team: new Team([busy], { sharedState: true }),
+      connection: server.env.nativeConnection,
+      taskQueue: queue,
+    });
     const baton = new BatonClient({ client: server.env.client, taskQueue: queue });
     await worker.runUntil(async () => {
       const id = `can-${Date.now()}`;
-      await baton.experiments.start({ id, variants: [{ name: 'a', options: { continueAsNewAfterEvents: 20 } }, { name: 'b', options: { continueAsNewAfterEvents: 20 } }] });
+      await baton.experiments.start({
+        id,
+        variants: [
+          { name: 'a', options: { continueAsNewAfterEvents: 20 } },
+          { name: 'b', options: { continueAsNewAfterEvents: 20 } },
+        ],
+      });
       const run = await baton.start('busy', 'work', { experiment: id });
       expect((await run.result()).output).toBe('done');
       const variant = ((await run.handle.describe()).memo?.[VARIANT_MEMO] as VariantAssignment).variant;
       const runs: (string | undefined)[] = [];
-      for await (const wf of server.env.client.workflow.list({ query: `WorkflowId = "${run.workflowId}"` })) runs.push(wf.typedSearchAttributes.get(BatonVariant));
+      for await (const wf of server.env.client.workflow.list({ query: `WorkflowId = "${run.workflowId}"` }))
+        runs.push(wf.typedSearchAttributes.get(BatonVariant));
       expect(runs.length).toBeGreaterThan(1);
       expect(runs).toEqual(runs.map(() => `${id}:${variant}`));
 
@@ -103,23 +140,51 @@ describe('success per agent and per edge', () => {
     const triage = defineAgent({
       id: 'triage',
       instructions: 'Route.',
-      model: scripted({ rules: [{ whenIncludes: 'was rejected', reply: { text: 'sorry' } }, { whenIncludes: 'refund', reply: { handoff: { to: 'refunds', message: 'refund' } } }, { whenIncludes: '', reply: { handoff: { to: 'sales', message: 'sale' } } }] }),
+      model: scripted({
+        rules: [
+          { whenIncludes: 'was rejected', reply: { text: 'sorry' } },
+          { whenIncludes: 'refund', reply: { handoff: { to: 'refunds', message: 'refund' } } },
+          { whenIncludes: '', reply: { handoff: { to: 'sales', message: 'sale' } } },
+        ],
+      }),
       handoffs: ['refunds', 'sales'],
     });
-    const refunds = defineAgent({ id: 'refunds', instructions: 'Refund.', model: scripted({ rules: [{ whenIncludes: '', reply: { text: 'refunded' } }] }), approval: { required: true } });
-    const sales = defineAgent({ id: 'sales', instructions: 'Sell.', model: scripted({ rules: [{ whenIncludes: '', reply: { handoff: { to: 'nobody', message: 'x' } } }] }) });
-    const worker = await createWorker({ team: new Team([triage, refunds, sales]), connection: server.env.nativeConnection, taskQueue: queue });
+    const refunds = defineAgent({
+      id: 'refunds',
+      instructions: 'Refund.',
+      model: scripted({ rules: [{ whenIncludes: '', reply: { text: 'refunded' } }] }),
+      approval: { required: true },
+    });
+    const sales = defineAgent({
+      id: 'sales',
+      instructions: 'Sell.',
+      model: scripted({ rules: [{ whenIncludes: '', reply: { handoff: { to: 'nobody', message: 'x' } } }] }),
+    });
+    const worker = await createWorker({
+      team: new Team([triage, refunds, sales]),
+      connection: server.env.nativeConnection,
+      taskQueue: queue,
+    });
     const baton = new BatonClient({ client: server.env.client, taskQueue: queue });
     await worker.runUntil(async () => {
-      const runs = await Promise.all(['refund 1', 'refund 2', 'refund 3', 'buy 1', 'buy 2'].map((input) => baton.start('triage', input)));
+      const runs = await Promise.all(
+        ['refund 1', 'refund 2', 'refund 3', 'buy 1', 'buy 2'].map((input) => baton.start('triage', input)),
+      );
       for (const [i, run] of runs.slice(0, 3).entries()) {
-        const [waiting] = await waitFor(() => run.pendingApprovals(), (p) => p.length > 0);
-        if (i === 0) await baton.reject(run.workflowId, { approvalId: waiting!.handoffId, approver: 'alice', reason: 'no' });
+        const [waiting] = await waitFor(
+          () => run.pendingApprovals(),
+          (p) => p.length > 0,
+        );
+        if (i === 0)
+          await baton.reject(run.workflowId, { approvalId: waiting!.handoffId, approver: 'alice', reason: 'no' });
         else await baton.approve(run.workflowId, { approvalId: waiting!.handoffId, approver: 'alice' });
       }
       await Promise.allSettled(runs.map((r) => r.result()));
       const query = `TaskQueue = "${queue}"`;
-      await waitFor(() => baton.client.workflow.count(`${query} AND ExecutionStatus != "Running"`).then((c) => c.count), (n) => n === 5);
+      await waitFor(
+        () => baton.client.workflow.count(`${query} AND ExecutionStatus != "Running"`).then((c) => c.count),
+        (n) => n === 5,
+      );
 
       // The count from history: handoffs by edge (the batonHandoff memo), rejections, how chains ended.
       const edges: Record<string, number> = {};
@@ -140,14 +205,37 @@ describe('success per agent and per edge', () => {
       const stats = await agentEdgeStats(server.env.client, { since: new Date(Date.now() - 600_000), query });
       expect(stats.chains).toBe(5);
       const edge = (from: string, to: string) => stats.edges.find((e) => e.from === from && e.to === to)!;
-      expect(edge('triage', 'refunds')).toMatchObject({ requested: 3, handoffs: edges['triage → refunds'], rejected, completed: 2, failed: 0, successRate: 1, approvals: { asked: 3, rejected: 1 } });
-      expect(edge('triage', 'sales')).toMatchObject({ requested: 2, handoffs: edges['triage → sales'], completed: 0, failed: 2, failures: { HandoffTargetNotFoundError: 2 }, successRate: 0 });
+      expect(edge('triage', 'refunds')).toMatchObject({
+        requested: 3,
+        handoffs: edges['triage → refunds'],
+        rejected,
+        completed: 2,
+        failed: 0,
+        successRate: 1,
+        approvals: { asked: 3, rejected: 1 },
+      });
+      expect(edge('triage', 'sales')).toMatchObject({
+        requested: 2,
+        handoffs: edges['triage → sales'],
+        completed: 0,
+        failed: 2,
+        failures: { HandoffTargetNotFoundError: 2 },
+        successRate: 0,
+      });
       const agent = (id: string) => stats.agents.find((a) => a.agent === id)!;
       expect(agent('triage')).toMatchObject({ activations: 5, answered: 1, handedOff: 4, failed: 0, successRate: 1 });
-      expect(agent('refunds')).toMatchObject({ activations: 2, answered: 2, approvals: { asked: 3, rejected: 1, rejectionRate: 1 / 3 } });
-      expect(agent('sales')).toMatchObject({ activations: 2, failed: 2, failures: { HandoffTargetNotFoundError: 2 }, successRate: 0 });
+      expect(agent('refunds')).toMatchObject({
+        activations: 2,
+        answered: 2,
+        approvals: { asked: 3, rejected: 1, rejectionRate: 1 / 3 },
+      });
+      expect(agent('sales')).toMatchObject({
+        activations: 2,
+        failed: 2,
+        failures: { HandoffTargetNotFoundError: 2 },
+        successRate: 0,
+      });
       expect(ended).toEqual({ completed: 3, failed: 2 });
-
     });
   }, 120_000);
 });

@@ -14,7 +14,9 @@ describe("Fisher's exact test", () => {
     expect(t.p).toBeCloseTo(2 / 20, 12);
     expect(t).toMatchObject({ test: "Fisher's exact", significant: false, exact: true, sizes: [3, 3], statistic: 1 });
     expect(t.minP).toBeCloseTo(0.1, 12);
-    expect(testLine(t)).toBe("Fisher's exact difference +100.0 points, p=0.1000 — too few to tell: 3 against 3 can give no p below 0.1000");
+    expect(testLine(t)).toBe(
+      "Fisher's exact difference +100.0 points, p=0.1000 — too few to tell: 3 against 3 can give no p below 0.1000",
+    );
   });
 
   it('4 of 4 against 0 of 4 is p = 2/70 = 0.0286, significant: the fewest chains each for which it can be', () => {
@@ -58,7 +60,9 @@ describe('the Mann-Whitney U test', () => {
     expect(t.p).toBeCloseTo(0.1, 12);
     expect(t.minP).toBeCloseTo(0.1, 12);
     expect(mannWhitneyU([4, 5, 6], [1, 2, 3])!.statistic).toBe(9);
-    expect(testLine(t)).toBe('Mann-Whitney U U=0.0 (exact), p=0.1000 — too few to tell: 3 against 3 can give no p below 0.1000');
+    expect(testLine(t)).toBe(
+      'Mann-Whitney U U=0.0 (exact), p=0.1000 — too few to tell: 3 against 3 can give no p below 0.1000',
+    );
   });
 
   it('four against four apart is p = 2/70, significant', () => {
@@ -86,7 +90,10 @@ describe('the Mann-Whitney U test', () => {
     // U = 0, mean 465, variance 31·30·62/12 = 4805: z = 464.5/√4805 = 6.70, p ≈ 2.1e-11.
     expect(apart.p).toBeLessThan(1e-9);
     expect(apart.p).toBeGreaterThan(1e-12);
-    const interleaved = mannWhitneyU(low.filter((x) => x % 2 === 0).concat(high.filter((x) => x % 2 === 0)), low.filter((x) => x % 2 === 1).concat(high.filter((x) => x % 2 === 1)))!;
+    const interleaved = mannWhitneyU(
+      low.filter((x) => x % 2 === 0).concat(high.filter((x) => x % 2 === 0)),
+      low.filter((x) => x % 2 === 1).concat(high.filter((x) => x % 2 === 1)),
+    )!;
     expect(interleaved.exact).toBe(false);
     expect(interleaved.significant).toBe(false);
   });
@@ -109,7 +116,7 @@ describe('against published values (R, SciPy)', () => {
     expect(testLine(t)).toBe("Fisher's exact difference -65.2 points, p=0.0005 — significant");
   });
 
-  it('the dieting table (Wikipedia, Fisher\'s exact test): 1 of 10 men against 11 of 14 women, p = 0.002759', () => {
+  it("the dieting table (Wikipedia, Fisher's exact test): 1 of 10 men against 11 of 14 women, p = 0.002759", () => {
     expect(fisherExact(1, 10, 11, 14)!.p).toBeCloseTo(0.002759, 6);
   });
 
@@ -121,7 +128,7 @@ describe('against published values (R, SciPy)', () => {
     expect(testLine(t)).toBe("Fisher's exact difference +50.0 points, p=0.0698");
   });
 
-  it("Hollander & Wolfe's permeability data (?wilcox.test): W = 35, p-value = 0.2544 two-sided (0.1272 with alternative = \"greater\")", () => {
+  it('Hollander & Wolfe\'s permeability data (?wilcox.test): W = 35, p-value = 0.2544 two-sided (0.1272 with alternative = "greater")', () => {
     const x = [0.8, 0.83, 1.89, 1.04, 1.45, 1.38, 1.91, 1.64, 0.73, 1.46];
     const y = [1.15, 0.88, 0.9, 0.74, 1.21];
     const t = mannWhitneyU(x, y)!;
@@ -140,7 +147,10 @@ describe('against published values (R, SciPy)', () => {
   });
 
   it('p-values too small for four places are shown as below 0.0001, never as p=0', () => {
-    const apart = mannWhitneyU(Array.from({ length: 10 }, (_, i) => i), Array.from({ length: 10 }, (_, i) => 100 + i))!;
+    const apart = mannWhitneyU(
+      Array.from({ length: 10 }, (_, i) => i),
+      Array.from({ length: 10 }, (_, i) => 100 + i),
+    )!;
     // 2 of the C(20, 10) = 184756 splits.
     expect(apart.p).toBeCloseTo(2 / 184756, 15);
     expect(testLine(apart)).toBe('Mann-Whitney U U=0.0 (exact), p<0.0001 — significant');

@@ -11,8 +11,13 @@ it('import baton by its package name, and nothing outside examples/ by path', ()
   const outside = files.flatMap((file) => {
     const source = fs.readFileSync(path.join(examples, file), 'utf8');
     const specifiers = [...source.matchAll(/\bfrom\s+'([^']+)'/g)].map((m) => m[1]!);
-    return specifiers.filter((s) => s.startsWith('.') && !path.resolve(examples, path.dirname(file), s).startsWith(examples + path.sep)).map((s) => `${file}: ${s}`);
+    return specifiers
+      .filter(
+        (s) => s.startsWith('.') && !path.resolve(examples, path.dirname(file), s).startsWith(examples + path.sep),
+      )
+      .map((s) => `${file}: ${s}`);
   });
   expect(outside).toEqual([]);
-  for (const team of ['support/team.ts', 'research/team.ts']) expect(fs.readFileSync(path.join(examples, team), 'utf8')).toMatch(/from 'baton-agents';/);
+  for (const team of ['support/team.ts', 'research/team.ts'])
+    expect(fs.readFileSync(path.join(examples, team), 'utf8')).toMatch(/from 'baton-agents';/);
 });

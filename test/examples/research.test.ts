@@ -19,8 +19,14 @@ describe('the research example', () => {
     );
     expect(result.finalAgent).toBe('writer');
     expect(result.handoffChain.map((h) => `${h.from}>${h.to}`)).toEqual(['researcher>writer']);
-    const joined = calls.filter((c) => c.agentId === 'researcher')[1]!.messages.filter((m) => m.role === 'tool').map((m) => m.content);
-    expect(joined).toEqual([expect.stringMatching(/^Answer from physics: Qubits hold superpositions/), expect.stringMatching(/^Answer from engineering: Error correction needs about 1000/)]);
+    const joined = calls
+      .filter((c) => c.agentId === 'researcher')[1]!
+      .messages.filter((m) => m.role === 'tool')
+      .map((m) => m.content);
+    expect(joined).toEqual([
+      expect.stringMatching(/^Answer from physics: Qubits hold superpositions/),
+      expect.stringMatching(/^Answer from engineering: Error correction needs about 1000/),
+    ]);
     expect(audit.children?.map((c) => c.input?.agent).sort()).toEqual(['engineering', 'physics']);
     // Both specialists started before either answered: they ran side by side.
     const delegations = audit.events.filter((e) => e.kind === 'delegation');

@@ -17,7 +17,13 @@ function teamOfThisProcess(): Team {
       return refund;
     },
   });
-  return new Team(supportTeam.agents.map((a) => (a.id === refundsAgent.id ? defineAgent({ ...a, handoffs: a.handoffs && [...a.handoffs], tools: [crashingRefund] }) : a)));
+  return new Team(
+    supportTeam.agents.map((a) =>
+      a.id === refundsAgent.id
+        ? defineAgent({ ...a, handoffs: a.handoffs && [...a.handoffs], tools: [crashingRefund] })
+        : a,
+    ),
+  );
 }
 
 async function main(): Promise<void> {

@@ -47,12 +47,21 @@ afterAll(async () => {
 async function startWorker(queue: string): Promise<ChildProcess> {
   const child = spawn(process.execPath, ['-r', 'tsx/cjs', path.join(ROOT, 'examples/web-chat/worker.ts')], {
     cwd: ROOT,
-    env: { ...process.env, TEMPORAL_ADDRESS: server.env.address, BATON_TASK_QUEUE: queue, BATON_STREAMS_URL: redis.url, BATON_EXAMPLE_WORD_MS: String(WORD_MS), BATON_EXAMPLE_DATA: dataDir },
+    env: {
+      ...process.env,
+      TEMPORAL_ADDRESS: server.env.address,
+      BATON_TASK_QUEUE: queue,
+      BATON_STREAMS_URL: redis.url,
+      BATON_EXAMPLE_WORD_MS: String(WORD_MS),
+      BATON_EXAMPLE_DATA: dataDir,
+    },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   await new Promise<void>((resolve, reject) => {
     child.stdout!.on('data', (b: Buffer) => b.toString().includes('ready') && resolve());
-    child.once('exit', (code, signal) => reject(new Error(`the web chat's worker exited before it was ready (${code ?? signal})`)));
+    child.once('exit', (code, signal) =>
+      reject(new Error(`the web chat's worker exited before it was ready (${code ?? signal})`)),
+    );
   });
   return child;
 }
@@ -68,7 +77,9 @@ async function kill(child: ChildProcess): Promise<void> {
 async function looked(page: Page, name: string): Promise<void> {
   const dir = process.env.BATON_SCREENSHOTS;
   if (dir) await page.screenshot({ path: path.join(dir, `web-chat-${name}.png`), fullPage: true });
-  const overflow = (await page.evaluate('document.documentElement.scrollWidth - document.documentElement.clientWidth')) as number;
+  const overflow = (await page.evaluate(
+    'document.documentElement.scrollWidth - document.documentElement.clientWidth',
+  )) as number;
   expect(overflow, `${name}: the page scrolls sideways`).toBe(0);
 }
 
@@ -86,7 +97,15 @@ describe('the web chat example', () => {
         { token: TOKENS.manager, identity: MANAGER, roles: ['approver' as const] },
       ],
     };
-    const site = await serveWebChat({ baton, auth, dist, port: 0, agents: team.ids, metrics: false, uiStream: { keepAliveMs: 500 } });
+    const site = await serveWebChat({
+      baton,
+      auth,
+      dist,
+      port: 0,
+      agents: team.ids,
+      metrics: false,
+      uiStream: { keepAliveMs: 500 },
+    });
     const workers = [await startWorker(queue)];
     try {
       // The customer's side, on a phone.
@@ -107,14 +126,20 @@ describe('the web chat example', () => {
       // The manager's side, at a desk: the refund in the inbox, decided there.
       const manager = await browser().newPage({ viewport: { width: 1440, height: 900 } });
       await manager.goto(`${site.chatUrl}#token=${TOKENS.manager}`);
-      const refund = manager.getByRole('complementary', { name: 'Approvals' }).getByRole('listitem', { name: 'issueRefund' });
+      const refund = manager
+        .getByRole('complementary', { name: 'Approvals' })
+        .getByRole('listitem', { name: 'issueRefund' });
       await refund.getByText('"amount": 249').waitFor({ timeout: 30_000 });
       await looked(manager, 'manager-inbox-1440');
       await refund.getByRole('button', { name: 'Approve' }).click();
       await refund.waitFor({ state: 'detached', timeout: 30_000 });
 
       // The answer streams in; the worker goes mid-answer.
-      const partial = await waitFor(async () => (await said(chat)).join(''), (t) => t.length > 10, 60_000);
+      const partial = await waitFor(
+        async () => (await said(chat)).join(''),
+        (t) => t.length > 10,
+        60_000,
+      );
       await kill(workers[0]!);
       const shownAtKill = (await said(chat)).join('');
       expect(shownAtKill.startsWith(partial)).toBe(true);
@@ -124,12 +149,20 @@ describe('the web chat example', () => {
       await alice.reload();
       await chat.getByText(REQUEST).waitFor({ timeout: 30_000 });
       await chat.getByText('Refund $249.00 for order 1077: approved by manager').waitFor({ timeout: 30_000 });
-      const resumed = await waitFor(async () => (await said(chat)).join(''), (t) => t.length > 0, 30_000);
+      const resumed = await waitFor(
+        async () => (await said(chat)).join(''),
+        (t) => t.length > 0,
+        30_000,
+      );
       expect(shownAtKill.startsWith(resumed) || resumed.startsWith(shownAtKill)).toBe(true);
 
       // Another worker takes the call again; the chat ends with the answer history records.
       workers.push(await startWorker(queue));
-      const status = await waitFor(async () => chat.getAttribute('data-status'), (s) => s === 'ready' || s === 'error', 90_000);
+      const status = await waitFor(
+        async () => chat.getAttribute('data-status'),
+        (s) => s === 'ready' || s === 'error',
+        90_000,
+      );
       expect(status, await chat.innerText()).toBe('ready');
       const turns = await baton.conversation('triage', { id }).history();
       expect(turns.map((t) => [t.message, t.agent])).toEqual([[REQUEST, 'refunds']]);

@@ -52,13 +52,15 @@ export interface ChainActions {
 export function approvedChainTeam(fake: Fake, handoffs: number): Team {
   const agents: Agent[] = [];
   for (let i = 0; i <= handoffs; i++) {
-    agents.push(defineAgent({
-      id: `c${i}`,
-      instructions: `You are c${i}.`,
-      model: openai('gpt-fake', { baseURL: fake.url }),
-      ...(i < handoffs ? { handoffs: [`c${i + 1}`] } : {}),
-      ...(i > 0 ? { approval: { approvers: ['alice'] } } : {}),
-    }));
+    agents.push(
+      defineAgent({
+        id: `c${i}`,
+        instructions: `You are c${i}.`,
+        model: openai('gpt-fake', { baseURL: fake.url }),
+        ...(i < handoffs ? { handoffs: [`c${i + 1}`] } : {}),
+        ...(i > 0 ? { approval: { approvers: ['alice'] } } : {}),
+      }),
+    );
   }
   return new Team(agents);
 }
@@ -69,16 +71,30 @@ export function approvedChainTeam(fake: Fake, handoffs: number): Team {
  * finds it), and count its actions. Chains are counted one at a time: heartbeats and queries are
  * the namespace's.
  */
-export async function approvedChainActions(env: DevServer, fake: Fake, options: { handoffs: number; callMs: number; heartbeatTimeout?: string; taskQueue: string }): Promise<ChainActions> {
+export async function approvedChainActions(
+  env: DevServer,
+  fake: Fake,
+  options: { handoffs: number; callMs: number; heartbeatTimeout?: string; taskQueue: string },
+): Promise<ChainActions> {
   const { handoffs, callMs, taskQueue } = options;
   for (let i = 0; i <= handoffs; i++) fake.replies.push(streamedReply(callMs, i < handoffs ? `c${i + 1}` : undefined));
   const registry = new Registry();
-  const worker = await createWorker({ team: approvedChainTeam(fake, handoffs), connection: env.nativeConnection, taskQueue, teamRegistry: false, metrics: { registry } });
+  const worker = await createWorker({
+    team: approvedChainTeam(fake, handoffs),
+    connection: env.nativeConnection,
+    taskQueue,
+    teamRegistry: false,
+    metrics: { registry },
+  });
   return worker.runUntil(async () => {
     const baton = new Baton({ client: env.client, taskQueue });
     const before = await serverActions(env);
-    const run = await baton.start('c0', 'go', options.heartbeatTimeout ? { heartbeatTimeout: options.heartbeatTimeout } : {});
-    for (let approved = 0; approved < handoffs; ) {
+    const run = await baton.start(
+      'c0',
+      'go',
+      options.heartbeatTimeout ? { heartbeatTimeout: options.heartbeatTimeout } : {},
+    );
+    for (let approved = 0; approved < handoffs;) {
       const d = await run.handle.describe();
       if (d.status.name !== 'RUNNING') break;
       if (d.typedSearchAttributes.get(BatonStatusAttribute) === 'awaiting_approval') {
@@ -91,20 +107,34 @@ export async function approvedChainActions(env: DevServer, fake: Fake, options: 
     const delta = (type: string) => (after[type] ?? 0) - (before[type] ?? 0);
     const events = (await run.handle.fetchHistory()).events ?? [];
     const history = countActions(events);
-    const at = (e: (typeof events)[number]) => Number(e.eventTime?.seconds ?? 0) * 1000 + (e.eventTime?.nanos ?? 0) / 1e6;
-    const started = new Map(events.filter((e) => e.activityTaskStartedEventAttributes).map((e) => [String(e.activityTaskStartedEventAttributes!.scheduledEventId), at(e)]));
-    const modelCalls = new Set(events.filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'callModel').map((e) => String(e.eventId)));
+    const at = (e: (typeof events)[number]) =>
+      Number(e.eventTime?.seconds ?? 0) * 1000 + (e.eventTime?.nanos ?? 0) / 1e6;
+    const started = new Map(
+      events
+        .filter((e) => e.activityTaskStartedEventAttributes)
+        .map((e) => [String(e.activityTaskStartedEventAttributes!.scheduledEventId), at(e)]),
+    );
+    const modelCalls = new Set(
+      events
+        .filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'callModel')
+        .map((e) => String(e.eventId)),
+    );
     const callMs = events.flatMap((e) => {
       const id = String(e.activityTaskCompletedEventAttributes?.scheduledEventId);
       return e.activityTaskCompletedEventAttributes && modelCalls.has(id) ? [Math.round(at(e) - started.get(id)!)] : [];
     });
     const heartbeats = delta('grpc_RecordActivityTaskHeartbeat');
     const queries = delta('grpc_QueryWorkflow');
-    const updates = delta('message_UpdateWorkflowExecution_Acceptance') + delta('message_UpdateWorkflowExecution_Rejection');
+    const updates =
+      delta('message_UpdateWorkflowExecution_Acceptance') + delta('message_UpdateWorkflowExecution_Rejection');
     // Accepted updates are in the history already; a rejected one is not.
     const total = history.total + heartbeats + queries + Math.max(0, updates - history.updates);
     // The worker's own count: the last activation's facts reach its metrics just after the run completes.
-    const workerCounted = async () => ((await registry.getSingleMetric('baton_temporal_actions_total')?.get())?.values ?? []).reduce((sum, v) => sum + v.value, 0);
+    const workerCounted = async () =>
+      ((await registry.getSingleMetric('baton_temporal_actions_total')?.get())?.values ?? []).reduce(
+        (sum, v) => sum + v.value,
+        0,
+      );
     const deadline = Date.now() + 5_000;
     let counted = await workerCounted();
     while (counted < total && Date.now() < deadline) {

@@ -14,20 +14,28 @@ const NAMES = ['chromium', 'chromium-browser', 'google-chrome', 'google-chrome-s
 const SYSTEM = ['/usr/bin/chromium', '/usr/bin/chromium-browser'];
 
 /** Where a Chromium was looked for, in order, for messages. */
-export const SEARCHED = 'BATON_CHROMIUM, PATH (chromium, chromium-browser, google-chrome), /usr/bin/chromium, Playwright\'s browser cache';
+export const SEARCHED =
+  "BATON_CHROMIUM, PATH (chromium, chromium-browser, google-chrome), /usr/bin/chromium, Playwright's browser cache";
 
 /** A Chromium executable: `BATON_CHROMIUM`, then PATH, then the system's, then Playwright's cache; `undefined` when there is none. */
 export function findChromium(env: NodeJS.ProcessEnv = process.env): string | undefined {
   const given = env.BATON_CHROMIUM;
   if (given) return isExecutable(given) ? given : undefined;
-  const onPath = (env.PATH ?? '').split(path.delimiter).filter(Boolean).flatMap((dir) => NAMES.map((name) => path.join(dir, name)));
+  const onPath = (env.PATH ?? '')
+    .split(path.delimiter)
+    .filter(Boolean)
+    .flatMap((dir) => NAMES.map((name) => path.join(dir, name)));
   return [...onPath, ...SYSTEM, ...playwrightChromiums(env)].find(isExecutable);
 }
 
 /** Chromiums Playwright downloaded (`npx playwright install chromium`), newest revision first. */
 function playwrightChromiums(env: NodeJS.ProcessEnv): string[] {
   const home = env.HOME ?? os.homedir();
-  const cache = env.PLAYWRIGHT_BROWSERS_PATH || (process.platform === 'darwin' ? path.join(home, 'Library/Caches/ms-playwright') : path.join(home, '.cache/ms-playwright'));
+  const cache =
+    env.PLAYWRIGHT_BROWSERS_PATH ||
+    (process.platform === 'darwin'
+      ? path.join(home, 'Library/Caches/ms-playwright')
+      : path.join(home, '.cache/ms-playwright'));
   let revisions: string[];
   try {
     revisions = fs.readdirSync(cache).filter((d) => /^chromium(_headless_shell)?-\d+$/.test(d));
@@ -35,7 +43,12 @@ function playwrightChromiums(env: NodeJS.ProcessEnv): string[] {
     return [];
   }
   revisions.sort((a, b) => Number(b.split('-').pop()) - Number(a.split('-').pop()));
-  const inside = ['chrome-linux/chrome', 'chrome-linux64/chrome', 'chrome-linux/headless_shell', 'chrome-mac/Chromium.app/Contents/MacOS/Chromium'];
+  const inside = [
+    'chrome-linux/chrome',
+    'chrome-linux64/chrome',
+    'chrome-linux/headless_shell',
+    'chrome-mac/Chromium.app/Contents/MacOS/Chromium',
+  ];
   return revisions.flatMap((r) => inside.map((p) => path.join(cache, r, p)));
 }
 
@@ -45,11 +58,17 @@ function playwrightChromiums(env: NodeJS.ProcessEnv): string[] {
  */
 export function installChromium(say: (line: string) => void): string {
   const steps = installSteps();
-  if (steps.length === 0) throw new Error(`no Chromium found (looked at ${SEARCHED}) and no way to install one here: install Chromium or Chrome, or set BATON_CHROMIUM to its executable`);
+  if (steps.length === 0)
+    throw new Error(
+      `no Chromium found (looked at ${SEARCHED}) and no way to install one here: install Chromium or Chrome, or set BATON_CHROMIUM to its executable`,
+    );
   for (const [command, ...args] of steps) {
     say(`page tests: ${[command, ...args].join(' ')}`);
     const done = spawnSync(command!, args, { stdio: ['ignore', 'inherit', 'inherit'] });
-    if (done.status !== 0) throw new Error(`\`${[command, ...args].join(' ')}\` failed (${done.error?.message ?? `exit ${done.status}`}): install Chromium yourself, or set BATON_CHROMIUM to its executable`);
+    if (done.status !== 0)
+      throw new Error(
+        `\`${[command, ...args].join(' ')}\` failed (${done.error?.message ?? `exit ${done.status}`}): install Chromium yourself, or set BATON_CHROMIUM to its executable`,
+      );
   }
   const found = findChromium();
   if (!found) throw new Error(`installed Chromium, yet none is at ${SEARCHED}: set BATON_CHROMIUM to its executable`);
@@ -61,5 +80,7 @@ function installSteps(): string[][] {
   if (apt) return apt;
   if (process.platform === 'linux' && has('apt-get')) return [];
   // Elsewhere (macOS, other Linux), Playwright's own download of the browser it is built for.
-  return [[process.execPath, path.resolve(__dirname, '../../node_modules/playwright-core/cli.js'), 'install', 'chromium']];
+  return [
+    [process.execPath, path.resolve(__dirname, '../../node_modules/playwright-core/cli.js'), 'install', 'chromium'],
+  ];
 }

@@ -27,9 +27,16 @@ export interface StartOptions {
 }
 
 /** Start the real `baton <args>` in the checkout, with `env` over the test's environment and `stdin` written to it. */
-export function startCli(args: string[], env: Record<string, string | undefined> = {}, stdin?: string | Buffer, options: StartOptions = {}): CliProcess {
+export function startCli(
+  args: string[],
+  env: Record<string, string | undefined> = {},
+  stdin?: string | Buffer,
+  options: StartOptions = {},
+): CliProcess {
   const argv = [process.execPath, path.join(root, 'bin/baton.js'), ...args];
-  const [command, ...commandArgs] = options.terminal ? ['script', '-qfec', argv.map(shellQuote).join(' '), '/dev/null'] : argv;
+  const [command, ...commandArgs] = options.terminal
+    ? ['script', '-qfec', argv.map(shellQuote).join(' '), '/dev/null']
+    : argv;
   const child = spawn(command!, commandArgs, { cwd: root, env: { ...process.env, OPENAI_API_KEY: '', ...env } });
   const output: Record<Stream, string> = { stdout: '', stderr: '' };
   const watchers = new Set<() => void>();

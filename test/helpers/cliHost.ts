@@ -29,8 +29,13 @@ type Stream = 'stdout' | 'stderr';
 function capture(stream: Stream, into: Record<Stream, string>): () => void {
   const target = process[stream];
   const write = target.write;
-  target.write = ((chunk: string | Uint8Array, encoding?: BufferEncoding | ((err?: Error | null) => void), callback?: (err?: Error | null) => void) => {
-    into[stream] += typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString(typeof encoding === 'string' ? encoding : 'utf8');
+  target.write = ((
+    chunk: string | Uint8Array,
+    encoding?: BufferEncoding | ((err?: Error | null) => void),
+    callback?: (err?: Error | null) => void,
+  ) => {
+    into[stream] +=
+      typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString(typeof encoding === 'string' ? encoding : 'utf8');
     (typeof encoding === 'function' ? encoding : callback)?.();
     return true;
   }) as typeof target.write;

@@ -30,9 +30,17 @@ export class CliSession {
   private log = '';
 
   /** Run `baton <args>` with `env` over the test's environment (as cli.ts's `cli`); resolves to its exit code and output. */
-  async cli(args: string[], env: Record<string, string | undefined> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
-    if (!SESSION_COMMANDS.has(args[0]!) || args.includes('-')) throw new Error(`baton ${args[0]} runs as a process of its own (cli.ts), not in a session`);
-    const full = Object.fromEntries(Object.entries({ ...process.env, OPENAI_API_KEY: '', ...env }).filter((e): e is [string, string] => e[1] !== undefined));
+  async cli(
+    args: string[],
+    env: Record<string, string | undefined> = {},
+  ): Promise<{ code: number; stdout: string; stderr: string }> {
+    if (!SESSION_COMMANDS.has(args[0]!) || args.includes('-'))
+      throw new Error(`baton ${args[0]} runs as a process of its own (cli.ts), not in a session`);
+    const full = Object.fromEntries(
+      Object.entries({ ...process.env, OPENAI_API_KEY: '', ...env }).filter(
+        (e): e is [string, string] => e[1] !== undefined,
+      ),
+    );
     const request: HostRequest = { id: this.next++, argv: args, env: full };
     const reply = await new Promise<HostReply>((resolve, reject) => {
       this.waiting.set(request.id, { resolve, reject });
@@ -60,14 +68,18 @@ export class CliSession {
       env: { ...process.env, TSX_TSCONFIG_PATH: path.join(root, 'tsconfig.json') },
       stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
     });
-    for (const stream of [child.stdout!, child.stderr!]) stream.on('data', (chunk: Buffer) => (this.log = (this.log + chunk.toString()).slice(-4000)));
+    for (const stream of [child.stdout!, child.stderr!])
+      stream.on('data', (chunk: Buffer) => (this.log = (this.log + chunk.toString()).slice(-4000)));
     child.on('message', (reply: HostReply) => {
       this.waiting.get(reply.id)?.resolve(reply);
       this.waiting.delete(reply.id);
     });
     child.on('exit', (code, signal) => {
       if (this.child === child) this.child = undefined;
-      for (const { reject } of this.waiting.values()) reject(new Error(`the baton command's session process exited (${signal ?? code}) before it answered:\n${this.log}`));
+      for (const { reject } of this.waiting.values())
+        reject(
+          new Error(`the baton command's session process exited (${signal ?? code}) before it answered:\n${this.log}`),
+        );
       this.waiting.clear();
     });
     this.child = child;

@@ -20,12 +20,19 @@ export function billingTeam(label: 'v1' | 'v2'): Team {
     { whenIncludes: 'urgent', reply: { handoff: { to: 'billing', message: 'urgent billing question' } } },
     { whenIncludes: '', reply: { handoff: { to: 'billing', message: 'billing question' } } },
   ];
-  const triage = defineAgent({ id: 'triage', instructions: 'Route.', model: scripted({ rules }), handoffs: ['billing'] });
+  const triage = defineAgent({
+    id: 'triage',
+    instructions: 'Route.',
+    model: scripted({ rules }),
+    handoffs: ['billing'],
+  });
   const billing = defineAgent({
     id: 'billing',
     instructions: 'Answer billing questions.',
     model: scripted({ rules: [{ whenIncludes: '', reply: { text: 'paid' } }] }),
-    ...(label === 'v2' ? { guardrails: { input: [guardrails.pattern(/urgent/i, { message: 'urgent requests go to a person' })] } } : {}),
+    ...(label === 'v2'
+      ? { guardrails: { input: [guardrails.pattern(/urgent/i, { message: 'urgent requests go to a person' })] } }
+      : {}),
   });
   return new Team([triage, billing], { name: 'billing', version: label });
 }
@@ -53,20 +60,46 @@ export interface ExperimentScenario {
 }
 
 /** Run `count` chains in a new experiment between v1 (queue `a`) and v2 (queue `b`), then read and check its figures. */
-export async function runExperimentScenario(env: { client: Client; nativeConnection: NativeConnection }, count: number, queues: { a: string; b: string }, experimentId = 'split'): Promise<ExperimentScenario> {
+export async function runExperimentScenario(
+  env: { client: Client; nativeConnection: NativeConnection },
+  count: number,
+  queues: { a: string; b: string },
+  experimentId = 'split',
+): Promise<ExperimentScenario> {
   const w1 = await createWorker({ team: billingTeam('v1'), connection: env.nativeConnection, taskQueue: queues.a });
   const w2 = await createWorker({ team: billingTeam('v2'), connection: env.nativeConnection, taskQueue: queues.b });
   const baton = new Baton({ client: env.client, taskQueue: queues.a });
   // Fixed ids split the same way every time (each run has a server of its own).
   const experiment = experimentId;
   const work = async (): Promise<ExperimentScenario> => {
-    await baton.experiments.start({ id: experiment, variants: [{ name: 'a', taskQueue: queues.a }, { name: 'b', taskQueue: queues.b, options: { maxHandoffs: 3 } }] });
+    await baton.experiments.start({
+      id: experiment,
+      variants: [
+        { name: 'a', taskQueue: queues.a },
+        { name: 'b', taskQueue: queues.b, options: { maxHandoffs: 3 } },
+      ],
+    });
     const started = Date.now();
-    const runs = await Promise.all(Array.from({ length: count }, (_, i) => baton.start('triage', i % 4 === 0 ? `urgent request ${i}` : `request ${i}`, { experiment, workflowId: `${experiment}-chain-${i}` })));
+    const runs = await Promise.all(
+      Array.from({ length: count }, (_, i) =>
+        baton.start('triage', i % 4 === 0 ? `urgent request ${i}` : `request ${i}`, {
+          experiment,
+          workflowId: `${experiment}-chain-${i}`,
+        }),
+      ),
+    );
     await Promise.allSettled(runs.map((r) => r.result()));
     const chainsMs = Date.now() - started;
-    const chains = await Promise.all(runs.map(async (r) => ({ workflowId: r.workflowId, assignment: (await r.handle.describe()).memo?.[VARIANT_MEMO] as VariantAssignment })));
-    const truth = { a: { completed: 0, failed: 0, trips: 0, tokens: 0 }, b: { completed: 0, failed: 0, trips: 0, tokens: 0 } };
+    const chains = await Promise.all(
+      runs.map(async (r) => ({
+        workflowId: r.workflowId,
+        assignment: (await r.handle.describe()).memo?.[VARIANT_MEMO] as VariantAssignment,
+      })),
+    );
+    const truth = {
+      a: { completed: 0, failed: 0, trips: 0, tokens: 0 },
+      b: { completed: 0, failed: 0, trips: 0, tokens: 0 },
+    };
     for (const { workflowId, assignment } of chains) {
       const events = (await env.client.workflow.getHandle(workflowId).fetchHistory()).events ?? [];
       const t = truth[assignment.variant as 'a' | 'b'];
@@ -74,22 +107,41 @@ export async function runExperimentScenario(env: { client: Client; nativeConnect
       if (events.some((e) => e.workflowExecutionFailedEventAttributes)) t.failed += 1;
       t.trips += events.filter((e) => recordedApprovalEvent(e)?.control === 'guardrail_tripped').length;
       for (const e of events) {
-        const usage = fromPayloads<{ usage?: { inputTokens: number; outputTokens: number } }>(e.activityTaskCompletedEventAttributes?.result)?.usage;
+        const usage = fromPayloads<{ usage?: { inputTokens: number; outputTokens: number } }>(
+          e.activityTaskCompletedEventAttributes?.result,
+        )?.usage;
         if (usage) t.tokens += usage.inputTokens + usage.outputTokens;
       }
     }
     // Visibility catches up with the closed chains before they are listed.
     const closed = `${BatonVariant.name} IN ("${experiment}:a", "${experiment}:b") AND ExecutionStatus != "Running"`;
-    for (let deadline = Date.now() + 60_000; (await env.client.workflow.count(closed)).count < count && Date.now() < deadline; ) await new Promise((r) => setTimeout(r, 200));
+    for (
+      let deadline = Date.now() + 60_000;
+      (await env.client.workflow.count(closed)).count < count && Date.now() < deadline;
+    )
+      await new Promise((r) => setTimeout(r, 200));
     const before = Date.now();
     const stats = await experimentStats(env.client, baton.experiments, experiment);
     const statsMs = Date.now() - before;
     const problems: string[] = [];
     stats.variants.forEach((v, i) => {
       const t = truth[i === 0 ? 'a' : 'b'];
-      const expected = { chains: t.completed + t.failed, completed: t.completed, failed: t.failed, guardrailTrips: t.trips, tokens: t.tokens };
-      const got = { chains: v.chains, completed: v.completed, failed: v.failed, guardrailTrips: v.guardrailTrips.total, tokens: v.tokens.total };
-      for (const k of Object.keys(expected) as (keyof typeof expected)[]) if (expected[k] !== got[k]) problems.push(`variant ${v.variant}: ${k} ${got[k]}, history says ${expected[k]}`);
+      const expected = {
+        chains: t.completed + t.failed,
+        completed: t.completed,
+        failed: t.failed,
+        guardrailTrips: t.trips,
+        tokens: t.tokens,
+      };
+      const got = {
+        chains: v.chains,
+        completed: v.completed,
+        failed: v.failed,
+        guardrailTrips: v.guardrailTrips.total,
+        tokens: v.tokens.total,
+      };
+      for (const k of Object.keys(expected) as (keyof typeof expected)[])
+        if (expected[k] !== got[k]) problems.push(`variant ${v.variant}: ${k} ${got[k]}, history says ${expected[k]}`);
     });
     return { experiment, chains, truth, stats, problems, chainsMs, statsMs };
   };

@@ -1,10 +1,25 @@
 import type { CheckGuardrailInput, GuardrailVerdict } from '../../src/common/controls';
 import type { SpecialistApprovalsRead } from '../../src/common/messages';
 import { ToolExecutionError } from '../../src/common/errors';
-import type { CallModelInput, ModelResponse, RouteSpecialistInput, RouteSpecialistResult, SummarizeInput, SummarizeResult, ToolCall } from '../../src/common/model';
+import type {
+  CallModelInput,
+  ModelResponse,
+  RouteSpecialistInput,
+  RouteSpecialistResult,
+  SummarizeInput,
+  SummarizeResult,
+  ToolCall,
+} from '../../src/common/model';
 import { resolveRunOptions, type RunOptions } from '../../src/common/options';
 import { BatonStatus, type RecordHandoffInput } from '../../src/common/run';
-import type { AgentSpec, CheckHandoffInput, CheckHandoffResult, RunToolInput, RunToolResult, TeamSpec } from '../../src/common/team';
+import type {
+  AgentSpec,
+  CheckHandoffInput,
+  CheckHandoffResult,
+  RunToolInput,
+  RunToolResult,
+  TeamSpec,
+} from '../../src/common/team';
 import { ApprovalDesk } from '../../workflows/chain/desk';
 import type { ChainEffects, DelegationOutcome, DelegationStart, Timer } from '../../workflows/chain/effects';
 import { Chain, startChain } from '../../workflows/chain/state';
@@ -46,7 +61,14 @@ export class FakeEffects implements ChainEffects {
     this.modelInputs.push(structuredClone(input));
     const answer = this.answers[input.agentId]?.[input.callIndex];
     if (answer === undefined) throw new Error(`no answer ${input.callIndex + 1} for ${input.agentId}`);
-    const calls: ToolCall[] = typeof answer === 'string' ? [] : answer.calls.map((c, i) => ({ id: `c${input.callIndex}-${i}`, name: c.name, arguments: JSON.stringify(c.args) }));
+    const calls: ToolCall[] =
+      typeof answer === 'string'
+        ? []
+        : answer.calls.map((c, i) => ({
+            id: `c${input.callIndex}-${i}`,
+            name: c.name,
+            arguments: JSON.stringify(c.args),
+          }));
     const content = typeof answer === 'string' ? answer : (answer.text ?? null);
     return { content, toolCalls: calls, usage: { inputTokens: 10, outputTokens: 5 }, model: 'fake' };
   }
@@ -180,15 +202,37 @@ export function agentSpec(id: string, extra: Partial<AgentSpec> & { toolNames?: 
     model: { provider: 'scripted', model: 'fake', steps: [], rules: [], requireAllSteps: false },
     tools: toolNames.map((name) => ({ name, description: name, parameters: { type: 'object' } })),
     handoffs,
-    ...(handoffs.length > 0 ? { handoffTool: { name: 'handoff', description: 'hand off', parameters: { type: 'object' } } } : {}),
+    ...(handoffs.length > 0
+      ? { handoffTool: { name: 'handoff', description: 'hand off', parameters: { type: 'object' } } }
+      : {}),
     ...rest,
   };
 }
 
 /** A chain run on fake effects, starting at `start` with `input`. */
-export function fakeRun(agents: AgentSpec[], effects: FakeEffects, options: RunOptions = {}, start = agents[0]!.id, input = 'go', { controls = false } = {}): ChainRun {
-  const team: TeamSpec = { agents: Object.fromEntries(agents.map((a) => [a.id, a])), approvals: [], hasHandoffListeners: false };
-  const chain = new Chain(startChain(team, start, input, resolveRunOptions(options), undefined, controls ? { startedAt: effects.clock } : undefined));
+export function fakeRun(
+  agents: AgentSpec[],
+  effects: FakeEffects,
+  options: RunOptions = {},
+  start = agents[0]!.id,
+  input = 'go',
+  { controls = false } = {},
+): ChainRun {
+  const team: TeamSpec = {
+    agents: Object.fromEntries(agents.map((a) => [a.id, a])),
+    approvals: [],
+    hasHandoffListeners: false,
+  };
+  const chain = new Chain(
+    startChain(
+      team,
+      start,
+      input,
+      resolveRunOptions(options),
+      undefined,
+      controls ? { startedAt: effects.clock } : undefined,
+    ),
+  );
   const desk = new ApprovalDesk(effects);
   desk.attach(chain);
   return { chain, effects, guards: defaultGuards({ emptyOutputCheck: true, controls, now: effects.now }), desk };

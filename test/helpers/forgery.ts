@@ -14,7 +14,10 @@ export function rechained(doc: AuditExport, options: { recorded?: boolean } = {}
   const events = doc.events.map((e, seq) => {
     // An edit may leave anything where an event was: a forger chains it as it is.
     if (typeof e !== 'object' || e === null) return e;
-    const value = e.recorded && options.recorded && typeof e.event === 'object' && e.event !== null ? recordedValue(e.event as never) : undefined;
+    const value =
+      e.recorded && options.recorded && typeof e.event === 'object' && e.event !== null
+        ? recordedValue(e.event as never)
+        : undefined;
     const recorded = value !== undefined ? { ...e.recorded!, digest: sha256Hex(canonicalJson(value)) } : e.recorded;
     previous = eventDigest(previous, { ...e, seq, recorded });
     return { ...e, seq, recorded, digest: previous } as typeof e;

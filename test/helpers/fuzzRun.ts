@@ -19,7 +19,13 @@ import { isDeepStrictEqual } from 'node:util';
 import type { Client } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
 import { BatonError, MaxHandoffsExceededError, type Baton, type RunResult } from '../../src';
-import { approveHandoffSignal, BATON_ERROR_TYPES, rejectHandoffSignal, type HandoffRecord, type PendingApproval } from '../../src/workflow';
+import {
+  approveHandoffSignal,
+  BATON_ERROR_TYPES,
+  rejectHandoffSignal,
+  type HandoffRecord,
+  type PendingApproval,
+} from '../../src/workflow';
 import type { AuditChain } from '../../src/audit';
 import { recordedHandoff } from '../../src/audit/history';
 import { RUN_OPTIONS } from '../../src/common/options';
@@ -63,7 +69,13 @@ async function runChain(chain: FuzzChain, workflowId: string, o: RunScenarioOpti
     try {
       await baton.start(chain.start, chain.input, { ...chain.options, workflowId });
     } catch (err) {
-      return { workflowId, outcome: 'not started', handoffs: 0, approvalsDecided: 0, violations: [`start refused: ${String(err)}`] };
+      return {
+        workflowId,
+        outcome: 'not started',
+        handoffs: 0,
+        approvalsDecided: 0,
+        violations: [`start refused: ${String(err)}`],
+      };
     }
     let ended = false;
     const decider = decideApprovals(baton, workflowId, chain.decisions, () => ended);
@@ -71,13 +83,22 @@ async function runChain(chain: FuzzChain, workflowId: string, o: RunScenarioOpti
     const resulting = baton
       .getRun(workflowId)
       .result()
-      .then((result): Ending => ({ result }), (error: unknown): Ending => ({ error }));
+      .then(
+        (result): Ending => ({ result }),
+        (error: unknown): Ending => ({ error }),
+      );
     const ending = await Promise.race([resulting, deadline]);
     ended = true;
     const decided = await decider;
     if ('stuck' in ending) {
       // No call of this chain outlives the run: the long poll for its result ends with the termination.
-      await baton.client.workflow.getHandle(workflowId).terminate('fuzz: past the deadline').then(() => resulting, () => undefined);
+      await baton.client.workflow
+        .getHandle(workflowId)
+        .terminate('fuzz: past the deadline')
+        .then(
+          () => resulting,
+          () => undefined,
+        );
     }
     const checked = await checkChain(baton.client, baton, workflowId, chain, ending);
     return { workflowId, outcome: outcomeOf(ending), approvalsDecided: decided, ...checked };
@@ -94,7 +115,12 @@ function outcomeOf(ending: Ending): string {
 }
 
 /** Decide each approval the chain waits on with its next decision; answers how many were sent. */
-async function decideApprovals(baton: Baton, workflowId: string, decisions: FuzzDecision[], ended: () => boolean): Promise<number> {
+async function decideApprovals(
+  baton: Baton,
+  workflowId: string,
+  decisions: FuzzDecision[],
+  ended: () => boolean,
+): Promise<number> {
   const seen = new Set<string>();
   const sent: Promise<void>[] = [];
   const run = baton.getRun(workflowId);
@@ -137,7 +163,13 @@ async function decide(baton: Baton, workflowId: string, p: PendingApproval, d: F
   }
 }
 
-async function send(baton: Baton, workflowId: string, handoffId: string, what: 'approve' | 'reject', via: FuzzDecision['via']): Promise<void> {
+async function send(
+  baton: Baton,
+  workflowId: string,
+  handoffId: string,
+  what: 'approve' | 'reject',
+  via: FuzzDecision['via'],
+): Promise<void> {
   try {
     if (via === 'update') {
       if (what === 'approve') await baton.approve(workflowId, handoffId, { approver: 'alice', comment: 'ok' });
@@ -166,16 +198,23 @@ export async function checkChain(
   const maxHandoffs = chain.options.maxHandoffs ?? RUN_OPTIONS.maxHandoffs.default;
   const maxTurns = chain.options.maxTurns ?? RUN_OPTIONS.maxTurns.default;
 
-  if ('stuck' in ending) v.push(`did not end before the deadline (audit status ${audit.status}${audit.stuck ? `, stuck: ${audit.stuck.error}` : ''})`);
+  if ('stuck' in ending)
+    v.push(
+      `did not end before the deadline (audit status ${audit.status}${audit.stuck ? `, stuck: ${audit.stuck.error}` : ''})`,
+    );
   if ('error' in ending) {
     const err = ending.error as Error;
-    if (!(err instanceof BatonError) || !BATON_ERROR_TYPES.includes(err.name)) v.push(`failed with an untyped error: ${err?.name}: ${err?.message}`);
+    if (!(err instanceof BatonError) || !BATON_ERROR_TYPES.includes(err.name))
+      v.push(`failed with an untyped error: ${err?.name}: ${err?.message}`);
   }
   for (const e of events) {
     // A completion that met a signal arriving meanwhile fails with UnhandledCommand and the task runs
     // again at once with the signal: Temporal's way of delivering it, not a failing workflow task.
     const failed = e.workflowTaskFailedEventAttributes;
-    if (failed && failed.cause !== temporal.api.enums.v1.WorkflowTaskFailedCause.WORKFLOW_TASK_FAILED_CAUSE_UNHANDLED_COMMAND) {
+    if (
+      failed &&
+      failed.cause !== temporal.api.enums.v1.WorkflowTaskFailedCause.WORKFLOW_TASK_FAILED_CAUSE_UNHANDLED_COMMAND
+    ) {
       v.push(`WorkflowTaskFailed (event ${String(e.eventId)}): ${failed.failure?.message ?? String(failed.cause)}`);
     }
   }
@@ -206,18 +245,23 @@ function recordedOnce(events: HistoryEvent[], chain: HandoffRecord[]): string[] 
   });
   const v: string[] = [];
   const indexes = records.map((r) => r.index);
-  if (new Set(indexes).size !== indexes.length) v.push(`a handoff recorded twice in history (indexes ${indexes.join(', ')})`);
-  if (records.length !== chain.length) v.push(`${records.length} handoffs recorded in history, ${chain.length} in the chain`);
+  if (new Set(indexes).size !== indexes.length)
+    v.push(`a handoff recorded twice in history (indexes ${indexes.join(', ')})`);
+  if (records.length !== chain.length)
+    v.push(`${records.length} handoffs recorded in history, ${chain.length} in the chain`);
   chain.forEach((h, i) => {
     const r = records[i]?.handoff;
-    if (r && !isDeepStrictEqual(r, h)) v.push(`handoff ${i + 1} differs from its history record: ${brief(h)} vs ${brief(r)}`);
+    if (r && !isDeepStrictEqual(r, h))
+      v.push(`handoff ${i + 1} differs from its history record: ${brief(h)} vs ${brief(r)}`);
   });
   return v;
 }
 
 function targetsAllowed(chain: HandoffRecord[]): string[] {
   return chain.flatMap((h, i) =>
-    (FUZZ_TARGETS[h.from as FuzzAgent] as readonly string[] | undefined)?.includes(h.to) ? [] : [`handoff ${i + 1} ${h.from} → ${h.to}: not a target ${h.from} may hand off to`],
+    (FUZZ_TARGETS[h.from as FuzzAgent] as readonly string[] | undefined)?.includes(h.to)
+      ? []
+      : [`handoff ${i + 1} ${h.from} → ${h.to}: not a target ${h.from} may hand off to`],
   );
 }
 
@@ -225,11 +269,14 @@ function targetsAllowed(chain: HandoffRecord[]): string[] {
 function approvalsKept(chain: FuzzChain, handoffs: HandoffRecord[]): string[] {
   const rules = chain.options.approvals ?? [];
   return handoffs.flatMap((h, i) => {
-    const rule = rules.find((r) => r.from === h.from && r.to === h.to) ?? rules.find((r) => r.from === undefined && r.to === h.to);
+    const rule =
+      rules.find((r) => r.from === h.from && r.to === h.to) ?? rules.find((r) => r.from === undefined && r.to === h.to);
     if (!rule || rule.required === false) return [];
     const a = h.approval;
-    if (!a || (a.outcome !== 'approved' && a.outcome !== 'timed_out')) return [`handoff ${i + 1} ${h.from} → ${h.to} needed approval but went ahead ${a ? a.outcome : 'without one'}`];
-    if (a.outcome === 'approved' && a.approver !== 'alice') return [`handoff ${i + 1} approved by ${a.approver}, who never decided`];
+    if (!a || (a.outcome !== 'approved' && a.outcome !== 'timed_out'))
+      return [`handoff ${i + 1} ${h.from} → ${h.to} needed approval but went ahead ${a ? a.outcome : 'without one'}`];
+    if (a.outcome === 'approved' && a.approver !== 'alice')
+      return [`handoff ${i + 1} approved by ${a.approver}, who never decided`];
     return [];
   });
 }
@@ -242,7 +289,9 @@ function turnsKept(audit: AuditChain, maxTurns: number, finalAnswer: boolean): s
   for (const e of audit.events) {
     if (e.kind === 'handoff') turns = 0;
     if (e.kind !== 'model_turn' || ++turns <= allowed) continue;
-    violations.push(`${turns} model turns in one activation of ${e.agent}, more than maxTurns ${maxTurns}${finalAnswer ? ' (+1 final answer)' : ''}`);
+    violations.push(
+      `${turns} model turns in one activation of ${e.agent}, more than maxTurns ${maxTurns}${finalAnswer ? ' (+1 final answer)' : ''}`,
+    );
   }
   return violations;
 }
@@ -252,15 +301,25 @@ function auditAgrees(audit: AuditChain, ending: Ending): string[] {
   if ('result' in ending) {
     const r = ending.result;
     if (audit.status !== 'completed') v.push(`audit status ${audit.status}, the run completed`);
-    if (!isDeepStrictEqual(audit.handoffs, r.handoffChain)) v.push(`audit handoffs ${audit.handoffs.map(brief).join(', ')} ≠ result ${r.handoffChain.map(brief).join(', ')}`);
-    if (audit.result?.finalAgent !== r.finalAgent) v.push(`audit final agent ${audit.result?.finalAgent}, result ${r.finalAgent}`);
-    if (!isDeepStrictEqual(audit.result?.output, r.output)) v.push(`audit output ${clip(audit.result?.output)} ≠ result ${clip(r.output)}`);
+    if (!isDeepStrictEqual(audit.handoffs, r.handoffChain))
+      v.push(`audit handoffs ${audit.handoffs.map(brief).join(', ')} ≠ result ${r.handoffChain.map(brief).join(', ')}`);
+    if (audit.result?.finalAgent !== r.finalAgent)
+      v.push(`audit final agent ${audit.result?.finalAgent}, result ${r.finalAgent}`);
+    if (!isDeepStrictEqual(audit.result?.output, r.output))
+      v.push(`audit output ${clip(audit.result?.output)} ≠ result ${clip(r.output)}`);
     const final = audit.events.filter((e) => e.kind === 'final_answer').at(-1);
-    if (!final || final.kind !== 'final_answer' || final.agent !== r.finalAgent || !isDeepStrictEqual(final.output, r.output)) v.push(`audit final_answer event ${clip(final)} ≠ result (${r.finalAgent}: ${clip(r.output)})`);
+    if (
+      !final ||
+      final.kind !== 'final_answer' ||
+      final.agent !== r.finalAgent ||
+      !isDeepStrictEqual(final.output, r.output)
+    )
+      v.push(`audit final_answer event ${clip(final)} ≠ result (${r.finalAgent}: ${clip(r.output)})`);
   } else if ('error' in ending) {
     const err = ending.error as Error;
     if (audit.status !== 'failed') v.push(`audit status ${audit.status}, the run failed with ${err?.name}`);
-    if (audit.failure?.type !== err?.name) v.push(`audit failure type ${audit.failure?.type}, the run failed with ${err?.name}`);
+    if (audit.failure?.type !== err?.name)
+      v.push(`audit failure type ${audit.failure?.type}, the run failed with ${err?.name}`);
   }
   return v;
 }
@@ -271,19 +330,30 @@ function brief(h: HandoffRecord): string {
 
 function clip(value: unknown): string {
   const text = typeof value === 'string' ? value : JSON.stringify(value);
-  return text === undefined ? 'undefined' : text.length > 60 ? `${JSON.stringify(text.slice(0, 60))}… (${text.length} chars)` : JSON.stringify(text);
+  return text === undefined
+    ? 'undefined'
+    : text.length > 60
+      ? `${JSON.stringify(text.slice(0, 60))}… (${text.length} chars)`
+      : JSON.stringify(text);
 }
 
 /**
  * A fast-check predicate running each generated scenario under fresh workflow ids
  * (`<prefix>-<n>-<chain>`) and throwing the broken invariants of every chain.
  */
-export function fuzzRunner(baton: Baton, prefix: string, options: { deadlineMs?: number; onReport?: (reports: FuzzChainReport[]) => void } = {}): (scenario: FuzzScenario) => Promise<void> {
+export function fuzzRunner(
+  baton: Baton,
+  prefix: string,
+  options: { deadlineMs?: number; onReport?: (reports: FuzzChainReport[]) => void } = {},
+): (scenario: FuzzScenario) => Promise<void> {
   let n = 0;
   return async (scenario) => {
     const reports = await runScenario(scenario, { baton, prefix: `${prefix}-${n++}`, deadlineMs: options.deadlineMs });
     options.onReport?.(reports);
     const broken = reports.filter((r) => r.violations.length > 0);
-    if (broken.length > 0) throw new Error(broken.map((r) => `${r.workflowId} (${r.outcome}):\n  - ${r.violations.join('\n  - ')}`).join('\n'));
+    if (broken.length > 0)
+      throw new Error(
+        broken.map((r) => `${r.workflowId} (${r.outcome}):\n  - ${r.violations.join('\n  - ')}`).join('\n'),
+      );
   };
 }

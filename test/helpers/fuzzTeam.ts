@@ -58,7 +58,11 @@ const refund = defineTool({
 });
 
 /** Tools by agent. */
-export const FUZZ_TOOLS: Record<FuzzAgent, string[]> = { a: ['lookup', 'explode', 'refund'], b: ['lookup', 'refuse'], c: ['lookup', 'refund'] };
+export const FUZZ_TOOLS: Record<FuzzAgent, string[]> = {
+  a: ['lookup', 'explode', 'refund'],
+  b: ['lookup', 'refuse'],
+  c: ['lookup', 'refund'],
+};
 const TOOLS = { lookup, refuse, explode, refund };
 
 /** The property runs' team. */
@@ -99,7 +103,10 @@ export function fuzzProviders(): ModelProviders {
       call: (input, context) => {
         const workflowId = Context.current().info.workflowExecution?.workflowId ?? '';
         const spec = behaviours.get(workflowId)?.[input.agentId];
-        if (!spec) throw toApplicationFailure(new UnexpectedModelCallError(input.agentId, input.callIndex, `no behaviour for ${workflowId}`));
+        if (!spec)
+          throw toApplicationFailure(
+            new UnexpectedModelCallError(input.agentId, input.callIndex, `no behaviour for ${workflowId}`),
+          );
         return real.call({ ...input, model: spec }, context);
       },
     },

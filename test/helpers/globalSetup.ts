@@ -5,9 +5,19 @@ import { findChromium, installChromium, SEARCHED } from './chromium';
 import { findRedisServer, installRedisServer, SEARCHED_REDIS } from './redis';
 
 /** The test files that drive a browser. */
-const PAGE_TESTS = ['test/server/page.test.ts', 'test/streams/page.test.ts', 'test/examples/webChat.test.ts', 'test/react/hooks.test.ts'];
+const PAGE_TESTS = [
+  'test/server/page.test.ts',
+  'test/streams/page.test.ts',
+  'test/examples/webChat.test.ts',
+  'test/react/hooks.test.ts',
+];
 /** The test files that start a Redis server (the stream broker); the model-based harness's too (test/model/). */
-const REDIS_TESTS = ['test/streams/broker.test.ts', 'test/streams/redis.test.ts', 'test/streams/redisCluster.test.ts', 'test/examples/webChat.test.ts'];
+const REDIS_TESTS = [
+  'test/streams/broker.test.ts',
+  'test/streams/redis.test.ts',
+  'test/streams/redisCluster.test.ts',
+  'test/examples/webChat.test.ts',
+];
 
 /**
  * What the tests need from the machine, found or installed once before test files run in

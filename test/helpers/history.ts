@@ -13,7 +13,6 @@ export interface ActivityInHistory {
   summary?: string;
 }
 
-
 /** Every activity scheduled in a workflow's history, in order, with its input and attempts. */
 export async function activitiesInHistory(handle: WorkflowHandle): Promise<ActivityInHistory[]> {
   const history = await handle.fetchHistory();
@@ -41,7 +40,9 @@ export async function activitiesInHistory(handle: WorkflowHandle): Promise<Activ
 }
 
 /** Each handoff as history records it (the `batonHandoff` memo), with its event id. */
-export async function handoffsInHistory(handle: WorkflowHandle): Promise<{ eventId: number; entry: RecordHandoffInput }[]> {
+export async function handoffsInHistory(
+  handle: WorkflowHandle,
+): Promise<{ eventId: number; entry: RecordHandoffInput }[]> {
   const history = await handle.fetchHistory();
   return (history.events ?? []).flatMap((e) => {
     const entry = recordedHandoff(e);

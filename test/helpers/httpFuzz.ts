@@ -22,9 +22,20 @@ export function httpFuzzTeam(): Team {
     defineAgent({
       id: 'triage',
       instructions: 'You are triage.',
-      model: scripted({ steps: [], rules: [{ whenIncludes: WAIT_FOR_APPROVAL, reply: { handoff: { to: 'refunds', message: 'over to refunds' } } }, { whenIncludes: '', reply: { text: 'Noted.' } }] }),
+      model: scripted({
+        steps: [],
+        rules: [
+          { whenIncludes: WAIT_FOR_APPROVAL, reply: { handoff: { to: 'refunds', message: 'over to refunds' } } },
+          { whenIncludes: '', reply: { text: 'Noted.' } },
+        ],
+      }),
     }),
-    defineAgent({ id: 'refunds', instructions: 'You are refunds.', model: scripted({ steps: [], rules: [{ whenIncludes: '', reply: { text: 'Refunded.' } }] }), approval: { approvers: ['alice'] } }),
+    defineAgent({
+      id: 'refunds',
+      instructions: 'You are refunds.',
+      model: scripted({ steps: [], rules: [{ whenIncludes: '', reply: { text: 'Refunded.' } }] }),
+      approval: { approvers: ['alice'] },
+    }),
   ]);
 }
 
@@ -69,7 +80,10 @@ const admin = () => ({ authorization: `Bearer ${FUZZ_TOKENS[0]!.token}`, 'conten
 
 /** Start the ids worth aiming at through the service itself: a chain waiting for approval, one that completed, one that failed, a conversation. */
 export async function seedPools(base: string): Promise<HttpFuzzPools> {
-  const post = async (path: string, body: unknown) => (await fetch(`${base}${path}`, { method: 'POST', headers: admin(), body: JSON.stringify(body) })).json() as Promise<Record<string, string>>;
+  const post = async (path: string, body: unknown) =>
+    (await fetch(`${base}${path}`, { method: 'POST', headers: admin(), body: JSON.stringify(body) })).json() as Promise<
+      Record<string, string>
+    >;
   const waiting = await post('/v1/runs', { agent: 'triage', input: WAIT_FOR_APPROVAL });
   const ended = await post('/v1/runs', { agent: 'triage', input: 'hello' });
   // Fails at once (a handoff with none allowed): a chain replay can continue.
@@ -77,7 +91,12 @@ export async function seedPools(base: string): Promise<HttpFuzzPools> {
   const chat = `fuzz-chat-${Date.now().toString(36)}`;
   await post(`/v1/conversations/${chat}/messages`, { agent: 'triage', message: 'hi' });
   const approvals = await waitFor(
-    async () => ((await (await fetch(`${base}/v1/approvals`, { headers: admin() })).json()) as { approvals: { workflowId: string; handoffId: string }[] }).approvals,
+    async () =>
+      (
+        (await (await fetch(`${base}/v1/approvals`, { headers: admin() })).json()) as {
+          approvals: { workflowId: string; handoffId: string }[];
+        }
+      ).approvals,
     (list) => list.some((a) => a.workflowId === waiting.workflowId),
   );
   return {
@@ -98,14 +117,24 @@ export async function send(base: string, req: FuzzRequest): Promise<FuzzAnswer> 
   const timer = setTimeout(() => abort.abort(), 30_000);
   try {
     const body = req.body === undefined ? undefined : req.chunked ? new Blob([req.body]).stream() : req.body;
-    const res = await fetch(`${base}${req.path}`, { method: req.method, headers: req.headers, redirect: 'manual', signal: abort.signal, ...(body !== undefined ? { body, duplex: 'half' } : {}) } as RequestInit);
+    const res = await fetch(`${base}${req.path}`, {
+      method: req.method,
+      headers: req.headers,
+      redirect: 'manual',
+      signal: abort.signal,
+      ...(body !== undefined ? { body, duplex: 'half' } : {}),
+    } as RequestInit);
     const contentType = res.headers.get('content-type') ?? '';
-    if (!contentType.startsWith('text/event-stream') || !res.body) return { status: res.status, contentType, text: await res.text() };
+    if (!contentType.startsWith('text/event-stream') || !res.body)
+      return { status: res.status, contentType, text: await res.text() };
     let text = '';
     const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
     const until = Date.now() + STREAM_READ_MS;
     for (;;) {
-      const next = await Promise.race([reader.read(), new Promise<undefined>((r) => setTimeout(() => r(undefined), Math.max(0, until - Date.now())))]);
+      const next = await Promise.race([
+        reader.read(),
+        new Promise<undefined>((r) => setTimeout(() => r(undefined), Math.max(0, until - Date.now()))),
+      ]);
       if (!next || next.done) break;
       text += next.value;
     }
@@ -130,10 +159,12 @@ export function answerProblems(req: FuzzRequest, answer: FuzzAnswer): string[] {
   const raw = RAW.map((re) => re.exec(answer.text)).find((m) => m !== null);
   if (raw) problems.push(`raw text "${raw[0].slice(0, 80)}"`);
   if (answer.status >= 400 && req.method !== 'HEAD') {
-    if (answer.contentType !== 'application/problem+json') problems.push(`a ${answer.status} as ${answer.contentType || 'no content type'}`);
+    if (answer.contentType !== 'application/problem+json')
+      problems.push(`a ${answer.status} as ${answer.contentType || 'no content type'}`);
     else {
       const body = JSON.parse(answer.text) as { status?: unknown; title?: unknown; detail?: unknown };
-      if (body.status !== answer.status || typeof body.title !== 'string' || typeof body.detail !== 'string') problems.push(`problem details that do not fit: ${answer.text.slice(0, 200)}`);
+      if (body.status !== answer.status || typeof body.title !== 'string' || typeof body.detail !== 'string')
+        problems.push(`problem details that do not fit: ${answer.text.slice(0, 200)}`);
     }
   }
   return problems;
@@ -141,7 +172,10 @@ export function answerProblems(req: FuzzRequest, answer: FuzzAnswer): string[] {
 
 /** One line about a request, for a report (bodies cut short). */
 export function describeRequest(req: FuzzRequest): string {
-  const body = req.body === undefined ? '' : ` ${req.chunked ? 'chunked ' : ''}body ${JSON.stringify(req.body.slice(0, 120))}${req.body.length > 120 ? `… (${req.body.length} characters)` : ''}`;
+  const body =
+    req.body === undefined
+      ? ''
+      : ` ${req.chunked ? 'chunked ' : ''}body ${JSON.stringify(req.body.slice(0, 120))}${req.body.length > 120 ? `… (${req.body.length} characters)` : ''}`;
   return `${req.method} ${req.path.slice(0, 200)} ${JSON.stringify(req.headers)}${body}`;
 }
 
@@ -149,7 +183,11 @@ export function describeRequest(req: FuzzRequest): string {
  * Fuzz the service at `base` with `numRuns` requests generated from its `/openapi.json`; a request
  * whose answer fails the check fails the property (fast-check then shrinks it).
  */
-export async function fuzzHttp(base: string, pools: HttpFuzzPools, options: { numRuns: number; seed?: number; timeLimitMs?: number }): Promise<HttpFuzzTally & { details: fc.RunDetails<[FuzzRequest]> }> {
+export async function fuzzHttp(
+  base: string,
+  pools: HttpFuzzPools,
+  options: { numRuns: number; seed?: number; timeLimitMs?: number },
+): Promise<HttpFuzzTally & { details: fc.RunDetails<[FuzzRequest]> }> {
   const doc = (await (await fetch(`${base}/openapi.json`)).json()) as OpenApiDoc;
   const tally: HttpFuzzTally = { requests: 0, byStatus: {}, serverErrors: 0, rawText: 0, problems: [] };
   const property = fc.asyncProperty(httpRequests(doc, pools), async (req) => {
@@ -167,11 +205,17 @@ export async function fuzzHttp(base: string, pools: HttpFuzzPools, options: { nu
     if (answer.status >= 500) tally.serverErrors += 1;
     if (problems.some((p) => p.startsWith('raw text'))) tally.rawText += 1;
     if (problems.length > 0) {
-      tally.problems.push(`${problems.join('; ')}: ${describeRequest(req)} → ${answer.status} ${answer.text.slice(0, 300)}`);
+      tally.problems.push(
+        `${problems.join('; ')}: ${describeRequest(req)} → ${answer.status} ${answer.text.slice(0, 300)}`,
+      );
       return false;
     }
     return true;
   });
-  const details = await fc.check(property, { numRuns: options.numRuns, ...(options.seed !== undefined ? { seed: options.seed } : {}), ...(options.timeLimitMs ? { interruptAfterTimeLimit: options.timeLimitMs, markInterruptAsFailure: false } : {}) });
+  const details = await fc.check(property, {
+    numRuns: options.numRuns,
+    ...(options.seed !== undefined ? { seed: options.seed } : {}),
+    ...(options.timeLimitMs ? { interruptAfterTimeLimit: options.timeLimitMs, markInterruptAsFailure: false } : {}),
+  });
   return { ...tally, details };
 }

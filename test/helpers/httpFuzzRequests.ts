@@ -57,10 +57,17 @@ interface Schema {
 }
 
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'];
-const oneOf = <T>(...weighted: [number, fc.Arbitrary<T>][]) => fc.oneof(...weighted.map(([weight, arbitrary]) => ({ weight, arbitrary })));
-const text = oneOf<string>([4, fc.string({ maxLength: 24 })], [2, fc.string({ unit: 'grapheme', maxLength: 16 })], [1, fc.string({ unit: 'binary', minLength: 1, maxLength: 8 })]);
+const oneOf = <T>(...weighted: [number, fc.Arbitrary<T>][]) =>
+  fc.oneof(...weighted.map(([weight, arbitrary]) => ({ weight, arbitrary })));
+const text = oneOf<string>(
+  [4, fc.string({ maxLength: 24 })],
+  [2, fc.string({ unit: 'grapheme', maxLength: 16 })],
+  [1, fc.string({ unit: 'binary', minLength: 1, maxLength: 8 })],
+);
 /** Strings over the service's body limit and over Temporal's payload limit as the fuzzed service sets them (64 KiB, 16 KiB), some of multi-byte characters. */
-const large = fc.tuple(fc.constantFrom('x', 'é', '🙂', '"'), fc.constantFrom(5_000, 20_000, 70_000)).map(([ch, n]) => ch.repeat(n));
+const large = fc
+  .tuple(fc.constantFrom('x', 'é', '🙂', '"'), fc.constantFrom(5_000, 20_000, 70_000))
+  .map(([ch, n]) => ch.repeat(n));
 
 function resolve(doc: OpenApiDoc, schema: Schema): Schema {
   return schema.$ref ? resolve(doc, doc.components?.schemas?.[schema.$ref.split('/').pop()!] ?? {}) : schema;
@@ -76,8 +83,17 @@ function valueOf(doc: OpenApiDoc, pools: HttpFuzzPools, raw: Schema, name = '', 
   if (type === 'string') {
     const known = name === 'agent' ? pools.agents : name === 'workflowId' ? pools.ids : [];
     const [minLength, maxLength] = [schema.minLength ?? 0, Math.min(schema.maxLength ?? 24, 24)];
-    const own = oneOf<string>([4, fc.string({ minLength, maxLength })], [2, fc.string({ unit: 'grapheme', minLength, maxLength })], [1, fc.string({ unit: 'binary', minLength, maxLength })]);
-    return oneOf<string>([6, known.length > 0 ? fc.constantFrom(...known) : own], [3, own], [1, text], [1, fc.constant(typeof schema.example === 'string' ? schema.example : 'hello')]);
+    const own = oneOf<string>(
+      [4, fc.string({ minLength, maxLength })],
+      [2, fc.string({ unit: 'grapheme', minLength, maxLength })],
+      [1, fc.string({ unit: 'binary', minLength, maxLength })],
+    );
+    return oneOf<string>(
+      [6, known.length > 0 ? fc.constantFrom(...known) : own],
+      [3, own],
+      [1, text],
+      [1, fc.constant(typeof schema.example === 'string' ? schema.example : 'hello')],
+    );
   }
   if (type === 'integer') return fc.integer({ min: schema.minimum ?? -5, max: schema.maximum ?? 50 });
   if (type === 'number') return fc.double({ noNaN: true, min: schema.minimum ?? -1e6, max: schema.maximum ?? 1e6 });
@@ -86,10 +102,22 @@ function valueOf(doc: OpenApiDoc, pools: HttpFuzzPools, raw: Schema, name = '', 
   if (type === 'object' && depth < 3) {
     const props = Object.entries(schema.properties ?? {});
     const required = new Set(schema.required ?? []);
-    const fields = Object.fromEntries(props.map(([k, s]) => [k, required.has(k) ? valueOf(doc, pools, s, k, depth + 1) : fc.option(valueOf(doc, pools, s, k, depth + 1), { nil: undefined })]));
+    const fields = Object.fromEntries(
+      props.map(([k, s]) => [
+        k,
+        required.has(k)
+          ? valueOf(doc, pools, s, k, depth + 1)
+          : fc.option(valueOf(doc, pools, s, k, depth + 1), { nil: undefined }),
+      ]),
+    );
     // An open object (run options, context): empty, the document's example, or anything.
     const open = oneOf<Record<string, unknown>>(
-      [3, fc.constant(schema.example && typeof schema.example === 'object' ? (schema.example as Record<string, unknown>) : {})],
+      [
+        3,
+        fc.constant(
+          schema.example && typeof schema.example === 'object' ? (schema.example as Record<string, unknown>) : {},
+        ),
+      ],
       [2, fc.constant({})],
       [1, fc.dictionary(fc.string({ maxLength: 12 }), fc.jsonValue({ maxDepth: 2 }), { maxKeys: 3 })],
     );
@@ -102,24 +130,33 @@ function valueOf(doc: OpenApiDoc, pools: HttpFuzzPools, raw: Schema, name = '', 
 /** A body from `schema`: valid, mutated, too large, or not JSON. */
 function bodyOf(doc: OpenApiDoc, pools: HttpFuzzPools, schema: Schema): fc.Arbitrary<string> {
   const valid = valueOf(doc, pools, schema);
-  const asObject = (v: unknown) => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {});
-  const mutated = fc.tuple(valid, fc.nat(), fc.jsonValue({ maxDepth: 2 }), fc.string({ maxLength: 10 }), large).chain(([v, i, junk, key, big]) => {
-    const o = asObject(v);
-    const keys = Object.keys(o);
-    const pick = keys[i % Math.max(1, keys.length)];
-    return fc.constantFrom<Record<string, unknown>>(
-      Object.fromEntries(Object.entries(o).filter(([k]) => k !== pick)),
-      { ...o, [key || 'extra']: junk },
-      pick ? { ...o, [pick]: junk } : { junk },
-      pick ? { ...o, [pick]: big } : { big },
-      { ...o, context: { big }, arguments: { big } },
-    );
-  });
+  const asObject = (v: unknown) =>
+    v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
+  const mutated = fc
+    .tuple(valid, fc.nat(), fc.jsonValue({ maxDepth: 2 }), fc.string({ maxLength: 10 }), large)
+    .chain(([v, i, junk, key, big]) => {
+      const o = asObject(v);
+      const keys = Object.keys(o);
+      const pick = keys[i % Math.max(1, keys.length)];
+      return fc.constantFrom<Record<string, unknown>>(
+        Object.fromEntries(Object.entries(o).filter(([k]) => k !== pick)),
+        { ...o, [key || 'extra']: junk },
+        pick ? { ...o, [pick]: junk } : { junk },
+        pick ? { ...o, [pick]: big } : { big },
+        { ...o, context: { big }, arguments: { big } },
+      );
+    });
   return oneOf<string>(
     [10, valid.map((v) => JSON.stringify(v))],
     [4, mutated.map((v) => JSON.stringify(v))],
     [1, fc.jsonValue({ maxDepth: 3 }).map((v) => JSON.stringify(v))],
-    [1, oneOf<string>([1, fc.constantFrom('', '{', '{"agent":', 'null', '[]', 'undefined', '\u0000', '{"a":1}{"b":2}')], [1, fc.string({ maxLength: 40 })])],
+    [
+      1,
+      oneOf<string>(
+        [1, fc.constantFrom('', '{', '{"agent":', 'null', '[]', 'undefined', '\u0000', '{"a":1}{"b":2}')],
+        [1, fc.string({ maxLength: 40 })],
+      ),
+    ],
   );
 }
 
@@ -141,18 +178,47 @@ function headersOf(pools: HttpFuzzPools, op: Operation): fc.Arbitrary<Record<str
     // The first token may do everything, so requests get past the role checks to what lies behind them.
     [5, fc.constant(`Bearer ${pools.tokens[0]}`)],
     [5, fc.constantFrom(...pools.tokens).map((t) => `Bearer ${t}`)],
-    [1, fc.constantFrom(undefined, 'Bearer', 'Bearer not-a-token', 'Basic YWxpY2U6eA==', 'Bearer a.b.c', 'bearer  ' + pools.tokens[0])],
+    [
+      1,
+      fc.constantFrom(
+        undefined,
+        'Bearer',
+        'Bearer not-a-token',
+        'Basic YWxpY2U6eA==',
+        'Bearer a.b.c',
+        'bearer  ' + pools.tokens[0],
+      ),
+    ],
   );
   const contentType = oneOf<string | undefined>(
     [8, fc.constant('application/json')],
-    [2, fc.constantFrom(undefined, 'application/json; charset=utf-8', 'text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', 'application/problem+json')],
+    [
+      2,
+      fc.constantFrom(
+        undefined,
+        'application/json; charset=utf-8',
+        'text/plain',
+        'application/x-www-form-urlencoded',
+        'multipart/form-data; boundary=x',
+        'application/problem+json',
+      ),
+    ],
   );
   const own = (op.parameters ?? []).filter((p) => p.in === 'header');
   const values = own.map((p) =>
     fc.option(
       p.name === 'last-event-id'
-        ? oneOf<string>([3, pools.eventIds.length > 0 ? fc.constantFrom(...pools.eventIds) : text], [2, uuid.map((u) => `${u}:1`)], [2, text])
-        : oneOf<string>([6, fc.string({ minLength: 1, maxLength: 24 })], [1, text], [1, fc.constant('k'.repeat(201))], [1, fc.constant('')]),
+        ? oneOf<string>(
+            [3, pools.eventIds.length > 0 ? fc.constantFrom(...pools.eventIds) : text],
+            [2, uuid.map((u) => `${u}:1`)],
+            [2, text],
+          )
+        : oneOf<string>(
+            [6, fc.string({ minLength: 1, maxLength: 24 })],
+            [1, text],
+            [1, fc.constant('k'.repeat(201))],
+            [1, fc.constant('')],
+          ),
       { nil: undefined, freq: 2 },
     ),
   );
@@ -170,21 +236,45 @@ function headersOf(pools: HttpFuzzPools, op: Operation): fc.Arbitrary<Record<str
 }
 
 /** Requests for one operation of the document. */
-function operationRequests(doc: OpenApiDoc, pools: HttpFuzzPools, template: string, method: string, op: Operation): fc.Arbitrary<FuzzRequest> {
+function operationRequests(
+  doc: OpenApiDoc,
+  pools: HttpFuzzPools,
+  template: string,
+  method: string,
+  op: Operation,
+): fc.Arbitrary<FuzzRequest> {
   const params = (op.parameters ?? []).filter((p) => p.in === 'path');
   const ids = fc.tuple(...params.map((p) => idOf(p.name === 'approvalId' ? pools.approvalIds : pools.ids)));
   const query = (op.parameters ?? []).filter((p) => p.in === 'query');
-  const queries = fc.tuple(...query.map((p) => fc.option(p.schema?.enum ? oneOf<string>([3, fc.constantFrom(...(p.schema.enum as string[]))], [1, text]) : text, { nil: undefined })));
+  const queries = fc.tuple(
+    ...query.map((p) =>
+      fc.option(
+        p.schema?.enum ? oneOf<string>([3, fc.constantFrom(...(p.schema.enum as string[]))], [1, text]) : text,
+        { nil: undefined },
+      ),
+    ),
+  );
   const schema = op.requestBody?.content?.['application/json']?.schema;
-  const body = schema ? fc.option(bodyOf(doc, pools, schema), { nil: undefined, freq: 10 }) : fc.option(bodyOf(doc, pools, {}), { nil: undefined, freq: 2 });
+  const body = schema
+    ? fc.option(bodyOf(doc, pools, schema), { nil: undefined, freq: 10 })
+    : fc.option(bodyOf(doc, pools, {}), { nil: undefined, freq: 2 });
   const verb = oneOf<string>([9, fc.constant(method.toUpperCase())], [1, fc.constantFrom(...METHODS)]);
-  return fc.record({ verb, ids, queries, headers: headersOf(pools, op), body, chunked: fc.boolean() }).map(({ verb, ids, queries, headers, body, chunked }) => {
-    let path = template;
-    params.forEach((p, i) => (path = path.replace(`{${p.name}}`, encodeURIComponent(ids[i]!))));
-    const search = query.flatMap((p, i) => (queries[i] === undefined ? [] : [`${p.name}=${encodeURIComponent(queries[i]!)}`])).join('&');
-    const sendsBody = body !== undefined && verb !== 'GET' && verb !== 'HEAD';
-    return { method: verb, path: search ? `${path}?${search}` : path, headers, ...(sendsBody ? { body, chunked } : {}) };
-  });
+  return fc
+    .record({ verb, ids, queries, headers: headersOf(pools, op), body, chunked: fc.boolean() })
+    .map(({ verb, ids, queries, headers, body, chunked }) => {
+      let path = template;
+      params.forEach((p, i) => (path = path.replace(`{${p.name}}`, encodeURIComponent(ids[i]!))));
+      const search = query
+        .flatMap((p, i) => (queries[i] === undefined ? [] : [`${p.name}=${encodeURIComponent(queries[i]!)}`]))
+        .join('&');
+      const sendsBody = body !== undefined && verb !== 'GET' && verb !== 'HEAD';
+      return {
+        method: verb,
+        path: search ? `${path}?${search}` : path,
+        headers,
+        ...(sendsBody ? { body, chunked } : {}),
+      };
+    });
 }
 
 /** Requests to the routes outside the document: the pages, their assets, health, metrics, and paths that are not routes. */
@@ -192,15 +282,29 @@ function otherRequests(pools: HttpFuzzPools): fc.Arbitrary<FuzzRequest> {
   const segment = idOf(pools.ids).map(encodeURIComponent);
   const path = oneOf<string>(
     [2, fc.constantFrom('/', '/healthz', '/metrics', '/openapi.json', '/v1/me')],
-    [2, fc.oneof(fc.constantFrom('baton.js', 'baton.css', '__proto__', 'constructor', 'toString', 'hasOwnProperty'), segment).map((f) => `/assets/${f}`)],
+    [
+      2,
+      fc
+        .oneof(
+          fc.constantFrom('baton.js', 'baton.css', '__proto__', 'constructor', 'toString', 'hasOwnProperty'),
+          segment,
+        )
+        .map((f) => `/assets/${f}`),
+    ],
     [1, segment.map((id) => `/runs/${id}`)],
     [2, fc.tuple(fc.constantFrom('/v1/', '/', '/v1/runs/', '/assets/'), segment).map(([a, b]) => a + b)],
   );
-  return fc.record({ method: oneOf<string>([4, fc.constant('GET')], [1, fc.constantFrom(...METHODS)]), path, headers: headersOf(pools, {}) });
+  return fc.record({
+    method: oneOf<string>([4, fc.constant('GET')], [1, fc.constantFrom(...METHODS)]),
+    path,
+    headers: headersOf(pools, {}),
+  });
 }
 
 /** Every request the fuzzer sends: mostly the document's operations, some elsewhere. */
 export function httpRequests(doc: OpenApiDoc, pools: HttpFuzzPools): fc.Arbitrary<FuzzRequest> {
-  const ops = Object.entries(doc.paths).flatMap(([template, methods]) => Object.entries(methods).map(([method, op]) => operationRequests(doc, pools, template, method, op)));
+  const ops = Object.entries(doc.paths).flatMap(([template, methods]) =>
+    Object.entries(methods).map(([method, op]) => operationRequests(doc, pools, template, method, op)),
+  );
   return oneOf<FuzzRequest>([8, fc.oneof(...ops)], [1, otherRequests(pools)]);
 }

@@ -9,7 +9,10 @@ import { type Completion, type FakeReply, type FakeRequest, type FakeServerOptio
 /** An error answer: its status, headers and body (JSON, or the text given). */
 export function sendError(res: http.ServerResponse, r: FakeReply): void {
   const text = typeof r.body === 'string' ? r.body : JSON.stringify(r.body);
-  res.writeHead(r.status ?? 500, { 'content-type': typeof r.body === 'string' ? 'text/plain' : 'application/json', ...r.headers });
+  res.writeHead(r.status ?? 500, {
+    'content-type': typeof r.body === 'string' ? 'text/plain' : 'application/json',
+    ...r.headers,
+  });
   res.end(text);
 }
 
@@ -17,7 +20,12 @@ export function sendError(res: http.ServerResponse, r: FakeReply): void {
  * The answer under a `json_schema` or `json_object` format: the reply's `formatted` text instead of
  * its own; on a server that constrains the whole answer, instead of its tool calls too.
  */
-function honourResponseFormat(c: Completion, request: FakeRequest['body'], r: FakeReply, options: FakeServerOptions): void {
+function honourResponseFormat(
+  c: Completion,
+  request: FakeRequest['body'],
+  r: FakeReply,
+  options: FakeServerOptions,
+): void {
   const message = c.choices[0]!.message;
   if (message.tool_calls?.length) {
     if (options.responseFormat !== 'vllm' || !request.tool_choice) return;
@@ -28,7 +36,12 @@ function honourResponseFormat(c: Completion, request: FakeRequest['body'], r: Fa
 }
 
 /** The reply `r` to `request`: an error, a completion, or a stream of chunks with the faults it asks for. */
-export function answer(res: http.ServerResponse, request: FakeRequest['body'], r: FakeReply, options: FakeServerOptions): void {
+export function answer(
+  res: http.ServerResponse,
+  request: FakeRequest['body'],
+  r: FakeReply,
+  options: FakeServerOptions,
+): void {
   if (r.status !== undefined && r.status !== 200) return sendError(res, r);
   if (r.malformed) return sendMalformed(res, request);
   const completion = structuredClone(r.body) as Completion;
@@ -36,9 +49,15 @@ export function answer(res: http.ServerResponse, request: FakeRequest['body'], r
   if (r.omitUsage) delete completion.usage;
   else if (r.usage) {
     const { prompt, completion: out, cached } = r.usage;
-    completion.usage = { prompt_tokens: prompt, completion_tokens: out, total_tokens: prompt + out, ...(cached !== undefined ? { prompt_tokens_details: { cached_tokens: cached } } : {}) };
+    completion.usage = {
+      prompt_tokens: prompt,
+      completion_tokens: out,
+      total_tokens: prompt + out,
+      ...(cached !== undefined ? { prompt_tokens_details: { cached_tokens: cached } } : {}),
+    };
   }
-  if (request.response_format?.type === 'json_schema' || request.response_format?.type === 'json_object') honourResponseFormat(completion, request, r, options);
+  if (request.response_format?.type === 'json_schema' || request.response_format?.type === 'json_object')
+    honourResponseFormat(completion, request, r, options);
   const message = completion.choices[0]!.message;
   if (message.tool_calls && !request.tool_choice) {
     // Tools without tool_choice never reach the prompt: the model can only write about calling them.
@@ -89,14 +108,19 @@ function streamChunks(c: Completion, withUsage: boolean): unknown[] {
   for (const piece of (message.content ?? '').match(/.{1,4}/gs) ?? []) out.push(chunk({ content: piece }));
   for (const piece of (message.refusal ?? '').match(/.{1,8}/gs) ?? []) out.push(chunk({ refusal: piece }));
   (message.tool_calls ?? []).forEach((call, index) => {
-    out.push(chunk({ tool_calls: [{ index, id: call.id, type: 'function', function: { name: call.function.name, arguments: '' } }] }));
+    out.push(
+      chunk({
+        tool_calls: [{ index, id: call.id, type: 'function', function: { name: call.function.name, arguments: '' } }],
+      }),
+    );
     const half = Math.ceil(call.function.arguments.length / 2);
     for (const part of [call.function.arguments.slice(0, half), call.function.arguments.slice(half)]) {
       if (part) out.push(chunk({ tool_calls: [{ index, function: { arguments: part } }] }));
     }
   });
   out.push(chunk({}, finish_reason));
-  if (withUsage && c.usage) out.push({ id, object: 'chat.completion.chunk', created: now(), model: c.model, choices: [], usage: c.usage });
+  if (withUsage && c.usage)
+    out.push({ id, object: 'chat.completion.chunk', created: now(), model: c.model, choices: [], usage: c.usage });
   return out;
 }
 
@@ -106,7 +130,10 @@ function stream(res: http.ServerResponse, chunks: unknown[], r: FakeReply): void
   let sent = 0;
   // With streamMs, chunk i goes out at its share of that time from the start, however late the timers fire.
   const start = Date.now();
-  const wait = () => (r.streamMs !== undefined ? Math.max(0, start + ((sent + 1) * r.streamMs) / (chunks.length + 1) - Date.now()) : (r.chunkDelayMs ?? 0));
+  const wait = () =>
+    r.streamMs !== undefined
+      ? Math.max(0, start + ((sent + 1) * r.streamMs) / (chunks.length + 1) - Date.now())
+      : (r.chunkDelayMs ?? 0);
   const next = () => {
     if (res.destroyed) return;
     if (r.cutAfterChunks !== undefined && sent >= r.cutAfterChunks) {

@@ -59,7 +59,11 @@ export interface FakeRequest {
     tool_choice?: unknown;
     stream?: boolean;
     stream_options?: { include_usage?: boolean };
-    response_format?: { type?: string; json_schema?: { name?: string; schema?: unknown; strict?: boolean }; schema?: unknown };
+    response_format?: {
+      type?: string;
+      json_schema?: { name?: string; schema?: unknown; strict?: boolean };
+      schema?: unknown;
+    };
   };
 }
 
@@ -95,7 +99,12 @@ export interface FakeServerOptions {
 export interface Completion {
   model: string;
   choices: { index: number; finish_reason: string; message: FakeMessage }[];
-  usage?: { prompt_tokens: number; completion_tokens: number; total_tokens: number; prompt_tokens_details?: { cached_tokens: number } };
+  usage?: {
+    prompt_tokens: number;
+    completion_tokens: number;
+    total_tokens: number;
+    prompt_tokens_details?: { cached_tokens: number };
+  };
 }
 
 let ids = 0;
@@ -107,12 +116,22 @@ export function nextId(): number {
 
 /** Build Chat Completions answers. */
 export const reply = {
-  text: (content: string, faults: Omit<FakeReply, 'body'> = {}): FakeReply => ({ ...completion({ role: 'assistant', content }), ...faults }),
-  toolCalls: (calls: { name: string; arguments: Record<string, unknown> }[], faults: Omit<FakeReply, 'body'> = {}): FakeReply => ({
+  text: (content: string, faults: Omit<FakeReply, 'body'> = {}): FakeReply => ({
+    ...completion({ role: 'assistant', content }),
+    ...faults,
+  }),
+  toolCalls: (
+    calls: { name: string; arguments: Record<string, unknown> }[],
+    faults: Omit<FakeReply, 'body'> = {},
+  ): FakeReply => ({
     ...completion({
       role: 'assistant',
       content: null,
-      tool_calls: calls.map((c) => ({ id: `call_${nextId()}`, type: 'function', function: { name: c.name, arguments: JSON.stringify(c.arguments) } })),
+      tool_calls: calls.map((c) => ({
+        id: `call_${nextId()}`,
+        type: 'function',
+        function: { name: c.name, arguments: JSON.stringify(c.arguments) },
+      })),
     }),
     ...faults,
   }),
@@ -125,13 +144,23 @@ export const reply = {
   raw: (status: number, body: unknown): FakeReply => ({ status, body }),
   /** Tool calls whose arguments are this raw text, JSON or not. */
   rawToolCalls: (calls: { name: string; arguments: string }[], faults: Omit<FakeReply, 'body'> = {}): FakeReply => ({
-    ...completion({ role: 'assistant', content: null, tool_calls: calls.map((c) => ({ id: `call_${nextId()}`, type: 'function', function: c })) }),
+    ...completion({
+      role: 'assistant',
+      content: null,
+      tool_calls: calls.map((c) => ({ id: `call_${nextId()}`, type: 'function', function: c })),
+    }),
     ...faults,
   }),
   /** A refusal instead of an answer (content null). */
-  refusal: (text: string, faults: Omit<FakeReply, 'body'> = {}): FakeReply => ({ ...completion({ role: 'assistant', content: null, refusal: text }), ...faults }),
+  refusal: (text: string, faults: Omit<FakeReply, 'body'> = {}): FakeReply => ({
+    ...completion({ role: 'assistant', content: null, refusal: text }),
+    ...faults,
+  }),
   /** A completion with an empty choice list. */
-  emptyChoices: (faults: Omit<FakeReply, 'body'> = {}): FakeReply => ({ body: { model: 'gpt-fake', choices: [], usage: { prompt_tokens: 20, completion_tokens: 0, total_tokens: 20 } }, ...faults }),
+  emptyChoices: (faults: Omit<FakeReply, 'body'> = {}): FakeReply => ({
+    body: { model: 'gpt-fake', choices: [], usage: { prompt_tokens: 20, completion_tokens: 0, total_tokens: 20 } },
+    ...faults,
+  }),
 };
 
 function completion(message: FakeMessage): FakeReply {

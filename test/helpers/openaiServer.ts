@@ -10,7 +10,12 @@ import { cannotStream, refuse, refuseResponseFormat, refuseToolArguments } from 
 import { type FakeReply, type FakeRequest, type FakeServerOptions, reply } from './openaiReplies';
 
 export { reply, type FakeMessage, type FakeReply, type FakeRequest, type FakeServerOptions } from './openaiReplies';
-export { EXTRA_SCHEMA_FIELD_ERROR, JSON_SCHEMA_FORMAT_ERROR, MISSING_CONTENT_ERROR, NULL_CONTENT_ERROR } from './openaiRefusals';
+export {
+  EXTRA_SCHEMA_FIELD_ERROR,
+  JSON_SCHEMA_FORMAT_ERROR,
+  MISSING_CONTENT_ERROR,
+  NULL_CONTENT_ERROR,
+} from './openaiRefusals';
 
 /**
  * An OpenAI-compatible Chat Completions server on 127.0.0.1 answering from a queue, as strict as
@@ -33,13 +38,21 @@ export async function startOpenAIServer(options: FakeServerOptions = {}) {
       } catch {
         return sendError(res, reply.error(400, 'We could not parse the JSON body of your request.'));
       }
-      const request: FakeRequest = { at: Date.now(), path: req.url ?? '', authorization: req.headers.authorization, body };
+      const request: FakeRequest = {
+        at: Date.now(),
+        path: req.url ?? '',
+        authorization: req.headers.authorization,
+        body,
+      };
       requests.push(request);
       res.on('close', () => {
         if (!res.writableFinished) request.closedEarly = true;
       });
       if (req.url !== '/v1/chat/completions') return sendError(res, reply.error(404, `no route ${req.url}`));
-      const refusal = refuse(body) ?? refuseResponseFormat(body, options) ?? (options.parsesToolArguments ? refuseToolArguments(body) : undefined);
+      const refusal =
+        refuse(body) ??
+        refuseResponseFormat(body, options) ??
+        (options.parsesToolArguments ? refuseToolArguments(body) : undefined);
       if (refusal) return sendError(res, refusal);
       if (cannotStream(body, replies[0], options)) {
         res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8' });

@@ -35,7 +35,10 @@ export function seededPasskey(kid: string, seed: number): NodePasskey {
   const d = new Uint8Array(32).fill(seed);
   const point = p256.getPublicKey(d, false);
   const [x, y] = [point.slice(1, 33), point.slice(33)];
-  const privateKey = createPrivateKey({ key: { kty: 'EC', crv: 'P-256', d: base64url(d), x: base64url(x), y: base64url(y) }, format: 'jwk' });
+  const privateKey = createPrivateKey({
+    key: { kty: 'EC', crv: 'P-256', d: base64url(d), x: base64url(x), y: base64url(y) },
+    format: 'jwk',
+  });
   return { kid, privateKey, publicKey: base64url(coseKey({ crv: 'P-256', x, y })), crv: 'P-256', signCount: 0 };
 }
 
@@ -70,7 +73,14 @@ export function passkeyAssert(p: NodePasskey, payload: unknown, o: AssertionOpti
   createHash('sha256').update(o.rpId).digest().copy(authenticatorData, 0);
   authenticatorData[32] = (o.present ?? true) ? 0x05 : 0x04;
   authenticatorData.writeUInt32BE(count, 33);
-  const clientDataJSON = Buffer.from(JSON.stringify({ type: o.type ?? 'webauthn.get', challenge: base64url(passkeyChallenge(payload)), origin: o.origin, crossOrigin: false }));
+  const clientDataJSON = Buffer.from(
+    JSON.stringify({
+      type: o.type ?? 'webauthn.get',
+      challenge: base64url(passkeyChallenge(payload)),
+      origin: o.origin,
+      crossOrigin: false,
+    }),
+  );
   const signed = Buffer.concat([authenticatorData, createHash('sha256').update(clientDataJSON).digest()]);
   const signature = p.crv === 'P-256' ? sign('sha256', signed, p.privateKey) : sign(null, signed, p.privateKey);
   return passkeySignature(p.kid, payload, { authenticatorData, clientDataJSON, signature });

@@ -8,17 +8,28 @@ import fs from 'node:fs';
 import path from 'node:path';
 
 /** How to run Python with `cryptography`, or why it cannot be had here. */
-export type PythonWithCryptography = { ok: true; command: string; env: Record<string, string> } | { ok: false; why: string };
+export type PythonWithCryptography =
+  { ok: true; command: string; env: Record<string, string> } | { ok: false; why: string };
 
 const TARGET = path.resolve(__dirname, '../../node_modules/.cache/baton-python');
 
 export function pythonWithCryptography(): PythonWithCryptography {
-  const has = (env: Record<string, string>) => spawnSync('python3', ['-c', 'import cryptography'], { env: { ...process.env, ...env }, stdio: 'ignore' }).status === 0;
-  if (spawnSync('python3', ['--version'], { stdio: 'ignore' }).status !== 0) return { ok: false, why: 'python3 is not installed on this machine' };
+  const has = (env: Record<string, string>) =>
+    spawnSync('python3', ['-c', 'import cryptography'], { env: { ...process.env, ...env }, stdio: 'ignore' }).status ===
+    0;
+  if (spawnSync('python3', ['--version'], { stdio: 'ignore' }).status !== 0)
+    return { ok: false, why: 'python3 is not installed on this machine' };
   if (has({})) return { ok: true, command: 'python3', env: {} };
   const env = { PYTHONPATH: TARGET };
   if (fs.existsSync(TARGET) && has(env)) return { ok: true, command: 'python3', env };
-  const install = spawnSync('python3', ['-m', 'pip', 'install', '--quiet', '--disable-pip-version-check', '--target', TARGET, 'cryptography'], { encoding: 'utf8' });
+  const install = spawnSync(
+    'python3',
+    ['-m', 'pip', 'install', '--quiet', '--disable-pip-version-check', '--target', TARGET, 'cryptography'],
+    { encoding: 'utf8' },
+  );
   if (install.status === 0 && has(env)) return { ok: true, command: 'python3', env };
-  return { ok: false, why: `pip install cryptography failed (${(install.stderr || install.error?.message || `exit ${install.status}`).trim().split('\n').pop()})` };
+  return {
+    ok: false,
+    why: `pip install cryptography failed (${(install.stderr || install.error?.message || `exit ${install.status}`).trim().split('\n').pop()})`,
+  };
 }

@@ -19,19 +19,34 @@ export const SEARCHED_REDIS = 'BATON_REDIS_SERVER, PATH (redis-server), /usr/bin
 export function findRedisServer(env: NodeJS.ProcessEnv = process.env): string | undefined {
   const given = env.BATON_REDIS_SERVER;
   if (given) return isExecutable(given) ? given : undefined;
-  const onPath = (env.PATH ?? '').split(path.delimiter).filter(Boolean).map((dir) => path.join(dir, 'redis-server'));
+  const onPath = (env.PATH ?? '')
+    .split(path.delimiter)
+    .filter(Boolean)
+    .map((dir) => path.join(dir, 'redis-server'));
   return [...onPath, '/usr/bin/redis-server'].find(isExecutable);
 }
 
 /** Install Debian's redis-server with apt-get (through sudo when not root); resolves to the executable or throws saying what failed. */
 export function installRedisServer(say: (line: string) => void): string {
-  if (process.platform !== 'linux' || !has('apt-get')) throw new Error(`no redis-server found (looked at ${SEARCHED_REDIS}) and no apt-get to install one: install Redis, or set BATON_REDIS_SERVER to its redis-server`);
+  if (process.platform !== 'linux' || !has('apt-get'))
+    throw new Error(
+      `no redis-server found (looked at ${SEARCHED_REDIS}) and no apt-get to install one: install Redis, or set BATON_REDIS_SERVER to its redis-server`,
+    );
   const steps = aptInstallSteps('redis-server');
-  if (!steps) throw new Error(`no redis-server found (looked at ${SEARCHED_REDIS}), and installing one needs root or sudo: install Redis, or set BATON_REDIS_SERVER`);
+  if (!steps)
+    throw new Error(
+      `no redis-server found (looked at ${SEARCHED_REDIS}), and installing one needs root or sudo: install Redis, or set BATON_REDIS_SERVER`,
+    );
   for (const [command, ...args] of steps) {
     say(`stream tests: ${[command, ...args].join(' ')}`);
-    const done = spawnSync(command!, args, { stdio: ['ignore', 'inherit', 'inherit'], env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
-    if (done.status !== 0) throw new Error(`\`${[command, ...args].join(' ')}\` failed (${done.error?.message ?? `exit ${done.status}`}): install Redis yourself, or set BATON_REDIS_SERVER`);
+    const done = spawnSync(command!, args, {
+      stdio: ['ignore', 'inherit', 'inherit'],
+      env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
+    });
+    if (done.status !== 0)
+      throw new Error(
+        `\`${[command, ...args].join(' ')}\` failed (${done.error?.message ?? `exit ${done.status}`}): install Redis yourself, or set BATON_REDIS_SERVER`,
+      );
   }
   const found = findRedisServer();
   if (!found) throw new Error(`installed redis-server, yet none is at ${SEARCHED_REDIS}: set BATON_REDIS_SERVER to it`);
@@ -64,13 +79,38 @@ export async function startRedis(options: RedisServerOptions = {}): Promise<Redi
   if (!binary) throw new Error(process.env.BATON_REDIS_PROBLEM ?? `no redis-server (looked at ${SEARCHED_REDIS})`);
   const port = await freePort();
   const dir = scratchDir();
-  const args = [path.join(dir, 'redis.conf'), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--protected-mode', 'yes', '--dir', dir];
+  const args = [
+    path.join(dir, 'redis.conf'),
+    '--bind',
+    '127.0.0.1',
+    '--save',
+    '',
+    '--appendonly',
+    'no',
+    '--protected-mode',
+    'yes',
+    '--dir',
+    dir,
+  ];
   fs.writeFileSync(args[0]!, (options.users ?? []).map((u) => `user ${u}\n`).join(''));
   let ca: Buffer | undefined;
   if (options.tls) {
     const { cert, key } = makeCertificate(dir);
     ca = fs.readFileSync(cert);
-    args.push('--port', '0', '--tls-port', String(port), '--tls-cert-file', cert, '--tls-key-file', key, '--tls-ca-cert-file', cert, '--tls-auth-clients', 'no');
+    args.push(
+      '--port',
+      '0',
+      '--tls-port',
+      String(port),
+      '--tls-cert-file',
+      cert,
+      '--tls-key-file',
+      key,
+      '--tls-ca-cert-file',
+      cert,
+      '--tls-auth-clients',
+      'no',
+    );
   } else args.push('--port', String(port));
   let child = await launch(binary, args, port, dir);
   return {
@@ -86,7 +126,9 @@ export async function startRedis(options: RedisServerOptions = {}): Promise<Redi
 }
 
 /** A Redis Cluster of `masters` nodes (no replicas) on free ports, made with `redis-cli --cluster create`. */
-export async function startRedisCluster(masters = 3): Promise<{ urls: string[]; ports: number[]; stop: () => Promise<void> }> {
+export async function startRedisCluster(
+  masters = 3,
+): Promise<{ urls: string[]; ports: number[]; stop: () => Promise<void> }> {
   const binary = process.env.BATON_REDIS_SERVER ?? findRedisServer();
   if (!binary) throw new Error(process.env.BATON_REDIS_PROBLEM ?? `no redis-server (looked at ${SEARCHED_REDIS})`);
   const cli = path.join(path.dirname(binary), 'redis-cli');
@@ -99,13 +141,45 @@ export async function startRedisCluster(masters = 3): Promise<{ urls: string[]; 
       const conf = path.join(dir, 'redis.conf');
       fs.writeFileSync(conf, '');
       ports.push(port);
-      nodes.push(await launch(binary, [conf, '--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir, '--cluster-enabled', 'yes', '--cluster-config-file', path.join(dir, 'nodes.conf')], port, dir));
+      nodes.push(
+        await launch(
+          binary,
+          [
+            conf,
+            '--port',
+            String(port),
+            '--bind',
+            '127.0.0.1',
+            '--save',
+            '',
+            '--appendonly',
+            'no',
+            '--dir',
+            dir,
+            '--cluster-enabled',
+            'yes',
+            '--cluster-config-file',
+            path.join(dir, 'nodes.conf'),
+          ],
+          port,
+          dir,
+        ),
+      );
     }
-    const made = spawnSync(isExecutable(cli) ? cli : 'redis-cli', ['--cluster', 'create', ...ports.map((p) => `127.0.0.1:${p}`), '--cluster-replicas', '0', '--cluster-yes'], { encoding: 'utf8' });
-    if (made.status !== 0) throw new Error(`redis-cli --cluster create failed: ${made.stderr || made.stdout || made.error?.message}`);
+    const made = spawnSync(
+      isExecutable(cli) ? cli : 'redis-cli',
+      ['--cluster', 'create', ...ports.map((p) => `127.0.0.1:${p}`), '--cluster-replicas', '0', '--cluster-yes'],
+      { encoding: 'utf8' },
+    );
+    if (made.status !== 0)
+      throw new Error(`redis-cli --cluster create failed: ${made.stderr || made.stdout || made.error?.message}`);
     // Every node agrees on the slots before the cluster takes commands.
     for (const deadline = Date.now() + 20_000; ; await new Promise((r) => setTimeout(r, 100))) {
-      const states = ports.map((p) => spawnSync(isExecutable(cli) ? cli : 'redis-cli', ['-p', String(p), 'cluster', 'info'], { encoding: 'utf8' }).stdout);
+      const states = ports.map(
+        (p) =>
+          spawnSync(isExecutable(cli) ? cli : 'redis-cli', ['-p', String(p), 'cluster', 'info'], { encoding: 'utf8' })
+            .stdout,
+      );
       if (states.every((s) => s.includes('cluster_state:ok'))) break;
       if (Date.now() > deadline) throw new Error('the Redis cluster did not become ready');
     }
@@ -113,7 +187,11 @@ export async function startRedisCluster(masters = 3): Promise<{ urls: string[]; 
     await Promise.all(nodes.map((n) => n.stop()));
     throw err;
   }
-  return { urls: ports.map((p) => `redis://127.0.0.1:${p}`), ports, stop: async () => void (await Promise.all(nodes.map((n) => n.stop()))) };
+  return {
+    urls: ports.map((p) => `redis://127.0.0.1:${p}`),
+    ports,
+    stop: async () => void (await Promise.all(nodes.map((n) => n.stop()))),
+  };
 }
 
 /** A folder for a server's files, removed when the test process ends (a stopped server may start again from it). */
@@ -123,15 +201,22 @@ function scratchDir(): string {
   return dir;
 }
 
-async function launch(binary: string, args: string[], port: number, dir: string): Promise<{ stop: () => Promise<void> }> {
+async function launch(
+  binary: string,
+  args: string[],
+  port: number,
+  dir: string,
+): Promise<{ stop: () => Promise<void> }> {
   const log = path.join(dir, 'redis.log');
   const child = spawn(binary, [...args, '--logfile', log], { stdio: 'ignore' });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  for (const deadline = Date.now() + 10_000; ; ) {
+  for (const deadline = Date.now() + 10_000; ;) {
     if (await accepts(port)) break;
     if (child.exitCode !== null || Date.now() > deadline) {
       const said = fs.existsSync(log) ? fs.readFileSync(log, 'utf8').trim().split('\n').slice(-3).join(' / ') : '';
-      throw new Error(`redis-server did not start on port ${port}${said ? `: ${said}` : ''}${args.includes('--tls-port') ? ' (a redis-server built without TLS refuses --tls-port: use Debian\'s, which has it)' : ''}`);
+      throw new Error(
+        `redis-server did not start on port ${port}${said ? `: ${said}` : ''}${args.includes('--tls-port') ? " (a redis-server built without TLS refuses --tls-port: use Debian's, which has it)" : ''}`,
+      );
     }
     await new Promise((r) => setTimeout(r, 50));
   }
@@ -147,12 +232,38 @@ async function launch(binary: string, args: string[], port: number, dir: string)
 function makeCertificate(dir: string): { cert: string; key: string } {
   if (!has('openssl')) {
     const steps = aptInstallSteps('openssl');
-    if (!steps) throw new Error('the TLS stream tests make a certificate with openssl, and there is none and no apt-get to install it: install openssl');
-    for (const [command, ...rest] of steps) spawnSync(command!, rest, { stdio: 'inherit', env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
+    if (!steps)
+      throw new Error(
+        'the TLS stream tests make a certificate with openssl, and there is none and no apt-get to install it: install openssl',
+      );
+    for (const [command, ...rest] of steps)
+      spawnSync(command!, rest, { stdio: 'inherit', env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
   }
   const cert = path.join(dir, 'cert.pem');
   const key = path.join(dir, 'key.pem');
-  const made = spawnSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', key, '-out', cert, '-days', '2', '-subj', '/CN=localhost', '-addext', 'subjectAltName=IP:127.0.0.1,DNS:localhost'], { encoding: 'utf8' });
+  const made = spawnSync(
+    'openssl',
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:prime256v1',
+      '-nodes',
+      '-keyout',
+      key,
+      '-out',
+      cert,
+      '-days',
+      '2',
+      '-subj',
+      '/CN=localhost',
+      '-addext',
+      'subjectAltName=IP:127.0.0.1,DNS:localhost',
+    ],
+    { encoding: 'utf8' },
+  );
   if (made.status !== 0) throw new Error(`openssl could not make a certificate: ${made.stderr || made.error?.message}`);
   return { cert, key };
 }

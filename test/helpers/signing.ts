@@ -66,7 +66,13 @@ const payout = defineTool({
   execute: ({ amount, to }) => `paid ${amount} to ${to}`,
 });
 
-const stamp = defineTool({ name: 'stamp', description: 'Stamp a form', parameters: z.object({ form: z.string() }), needsApproval: { approvers: ['bob'] }, execute: ({ form }) => `stamped ${form}` });
+const stamp = defineTool({
+  name: 'stamp',
+  description: 'Stamp a form',
+  parameters: z.object({ form: z.string() }),
+  needsApproval: { approvers: ['bob'] },
+  execute: ({ form }) => `stamped ${form}`,
+});
 
 /**
  * `desk` pays out (a signed decision by alice or bob), then hands off to `vault` (signed by alice);
@@ -76,12 +82,26 @@ const stamp = defineTool({ name: 'stamp', description: 'Stamp a form', parameter
 export function signedTeam(): Team {
   return new Team(
     [
-      agent('desk', [{ toolCalls: [{ name: 'payout', arguments: { amount: 5, to: 'bob' } }] }, hop('vault', 'open the vault')], { tools: [payout], handoffs: ['vault'] }),
+      agent(
+        'desk',
+        [{ toolCalls: [{ name: 'payout', arguments: { amount: 5, to: 'bob' } }] }, hop('vault', 'open the vault')],
+        { tools: [payout], handoffs: ['vault'] },
+      ),
       agent('vault', [{ text: 'vault opened' }], { approval: { approvers: ['alice'], requireSignature: true } }),
-      agent('top', [{ toolCalls: [{ name: 'delegate', arguments: { to: 'leaf', task: 'open the safe', reason: 'leaf knows' } }] }, { text: 'top done' }], { handoffs: [delegate('leaf')] }),
+      agent(
+        'top',
+        [
+          { toolCalls: [{ name: 'delegate', arguments: { to: 'leaf', task: 'open the safe', reason: 'leaf knows' } }] },
+          { text: 'top done' },
+        ],
+        { handoffs: [delegate('leaf')] },
+      ),
       agent('leaf', [hop('safe', 'open the safe')], { handoffs: ['safe'] }),
       agent('safe', [{ text: 'safe opened' }], { approval: { approvers: ['carol'] } }),
-      agent('clerk', [{ toolCalls: [{ name: 'stamp', arguments: { form: 'A1' } }] }, hop('safe', 'stamped')], { tools: [stamp], handoffs: ['safe'] }),
+      agent('clerk', [{ toolCalls: [{ name: 'stamp', arguments: { form: 'A1' } }] }, hop('safe', 'stamped')], {
+        tools: [stamp],
+        handoffs: ['safe'],
+      }),
     ],
     { name: 'signed', approverKeys: teamKeys },
   );

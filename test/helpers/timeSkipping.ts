@@ -9,8 +9,11 @@ export function useTimeSkippingServer(): { readonly env: TestWorkflowEnvironment
   const holder: { env?: TestWorkflowEnvironment } = {};
   beforeAll(async () => {
     const path = findTemporalBinary('testServer');
-    if (!path) throw new Error('no temporal-test-server found: set TEMPORAL_TEST_SERVER_PATH, or make `python3 -m pip` work');
-    holder.env = await TestWorkflowEnvironment.createTimeSkipping({ server: { executable: { type: 'existing-path', path } } });
+    if (!path)
+      throw new Error('no temporal-test-server found: set TEMPORAL_TEST_SERVER_PATH, or make `python3 -m pip` work');
+    holder.env = await TestWorkflowEnvironment.createTimeSkipping({
+      server: { executable: { type: 'existing-path', path } },
+    });
     // The test server keeps no list of search attributes to ask: every baton attribute is registered up front.
     await holder.env.connection.operatorService.addSearchAttributes({
       namespace: 'default',

@@ -3,7 +3,8 @@ export async function waitFor<T>(read: () => Promise<T>, done: (value: T) => boo
   const deadline = Date.now() + timeoutMs;
   let last: T = await read();
   while (!done(last)) {
-    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms; last value: ${JSON.stringify(last)}`);
+    if (Date.now() > deadline)
+      throw new Error(`condition not met within ${timeoutMs} ms; last value: ${JSON.stringify(last)}`);
     await new Promise((r) => setTimeout(r, 100));
     last = await read();
   }

@@ -21,13 +21,29 @@ describe('run context', () => {
       execute: (_args, { context }) => (seen.push(context), `user ${context.userId} on ${context.plan}`),
     });
     const team = new Team([
-      defineAgent({ id: 'a', instructions: 'A', model: scripted([{ toolCalls: [{ name: 'whoAmI', arguments: {} }] }, { handoff: { to: 'b', message: 'over' } }]), tools: [whoAmI] }),
-      defineAgent({ id: 'b', instructions: 'B', model: scripted([{ toolCalls: [{ name: 'whoAmI', arguments: {} }] }, { text: 'done' }]), tools: [whoAmI] }),
+      defineAgent({
+        id: 'a',
+        instructions: 'A',
+        model: scripted([
+          { toolCalls: [{ name: 'whoAmI', arguments: {} }] },
+          { handoff: { to: 'b', message: 'over' } },
+        ]),
+        tools: [whoAmI],
+      }),
+      defineAgent({
+        id: 'b',
+        instructions: 'B',
+        model: scripted([{ toolCalls: [{ name: 'whoAmI', arguments: {} }] }, { text: 'done' }]),
+        tools: [whoAmI],
+      }),
     ]);
     await withWorker(server.env, team, async (baton) => {
       const result = await baton.run('a', 'go', { context: { userId: 7, plan: 'pro' } });
       expect(result.output).toBe('done');
-      expect(seen).toEqual([{ userId: 7, plan: 'pro' }, { userId: 7, plan: 'pro' }]);
+      expect(seen).toEqual([
+        { userId: 7, plan: 'pro' },
+        { userId: 7, plan: 'pro' },
+      ]);
       await expect(baton.start('a', 'go', { context: [] as never })).rejects.toThrow(/"context" must be a JSON object/);
     });
   });
@@ -37,7 +53,12 @@ describe('providers by name', () => {
   it('runs a chain on a provider the worker registers: the Anthropic example against a Messages API server', async () => {
     const requests: { model: string; system: string; messages: unknown[]; tools?: { name: string }[] }[] = [];
     const answers = [
-      { content: [{ type: 'tool_use', id: 'toolu_1', name: 'handoff', input: { to: 'writer', message: 'facts: teapots' } }], usage: { input_tokens: 30, output_tokens: 9 } },
+      {
+        content: [
+          { type: 'tool_use', id: 'toolu_1', name: 'handoff', input: { to: 'writer', message: 'facts: teapots' } },
+        ],
+        usage: { input_tokens: 30, output_tokens: 9 },
+      },
       { content: [{ type: 'text', text: 'An article about teapots.' }], usage: { input_tokens: 12, output_tokens: 6 } },
     ];
     const api = http.createServer((req, res) => {
@@ -57,8 +78,14 @@ describe('providers by name', () => {
         defineAgent({ id: 'researcher', instructions: 'Find facts.', model: claude }),
         defineAgent({ id: 'writer', instructions: 'Write.', model: claude }),
       ]);
-      const result = await withWorker(server.env, team, (baton) => baton.run('researcher', 'teapots'), { providers: { anthropic: new AnthropicProvider({ apiKey: 'test', baseURL }) } });
-      expect(result).toMatchObject({ output: 'An article about teapots.', finalAgent: 'writer', usage: { inputTokens: 42, outputTokens: 15 } });
+      const result = await withWorker(server.env, team, (baton) => baton.run('researcher', 'teapots'), {
+        providers: { anthropic: new AnthropicProvider({ apiKey: 'test', baseURL }) },
+      });
+      expect(result).toMatchObject({
+        output: 'An article about teapots.',
+        finalAgent: 'writer',
+        usage: { inputTokens: 42, outputTokens: 15 },
+      });
       expect(requests[0]).toMatchObject({ model: 'claude-test', system: 'Find facts.', tools: [{ name: 'handoff' }] });
       expect(requests[1]?.messages).toEqual([{ role: 'user', content: 'facts: teapots' }]);
     } finally {
@@ -76,7 +103,11 @@ describe('structured output', () => {
         id: 'refunds',
         instructions: 'Refund.',
         outputType: Refund,
-        model: scripted([{ text: 'Sure, refunded!' }, { text: '{"refunded": true, "amount": "59.90"}' }, { text: '```json\n{"refunded": true, "amount": 59.9}\n```' }]),
+        model: scripted([
+          { text: 'Sure, refunded!' },
+          { text: '{"refunded": true, "amount": "59.90"}' },
+          { text: '```json\n{"refunded": true, "amount": 59.9}\n```' },
+        ]),
       }),
     ]);
     await withWorker(server.env, team, async (baton) => {
@@ -96,7 +127,14 @@ describe('structured output', () => {
   });
 
   it('fails with OutputValidationError once the retries are used up', async () => {
-    const team = new Team([defineAgent({ id: 'a', instructions: 'A', outputType: Refund, model: scripted([{ text: 'no' }, { text: 'still no' }]) })]);
+    const team = new Team([
+      defineAgent({
+        id: 'a',
+        instructions: 'A',
+        outputType: Refund,
+        model: scripted([{ text: 'no' }, { text: 'still no' }]),
+      }),
+    ]);
     await withWorker(server.env, team, async (baton) => {
       const failure = await baton.run('a', 'go', { maxOutputRetries: 1 }).catch((e: unknown) => e);
       expect(failure).toBeInstanceOf(OutputValidationError);

@@ -17,7 +17,10 @@ const refundTeam = (approval: ApprovalPolicy) =>
     defineAgent({
       id: 'triage',
       instructions: 'You are triage.',
-      model: scripted({ steps: [{ handoff: { to: 'refunds', message: 'refund order 42' } }, { text: 'triage answered itself' }], requireAllSteps: false }),
+      model: scripted({
+        steps: [{ handoff: { to: 'refunds', message: 'refund order 42' } }, { text: 'triage answered itself' }],
+        requireAllSteps: false,
+      }),
     }),
     agent('refunds', [{ text: 'refunded' }], { approval }),
   ]);
@@ -41,8 +44,16 @@ async function auditOf(run: BatonRun) {
   return buildAudit(run.workflowId, runs);
 }
 
-type Step = Extract<AuditEvent, { kind: 'approval_reminded' | 'approval_escalated' | 'approval_overdue' | 'approval_decided' | 'approval_requested' }>;
-const policySteps = (events: AuditEvent[]) => events.filter((e): e is Step => ['approval_requested', 'approval_reminded', 'approval_escalated', 'approval_overdue', 'approval_decided'].includes(e.kind));
+type Step = Extract<
+  AuditEvent,
+  { kind: 'approval_reminded' | 'approval_escalated' | 'approval_overdue' | 'approval_decided' | 'approval_requested' }
+>;
+const policySteps = (events: AuditEvent[]) =>
+  events.filter((e): e is Step =>
+    ['approval_requested', 'approval_reminded', 'approval_escalated', 'approval_overdue', 'approval_decided'].includes(
+      e.kind,
+    ),
+  );
 /** Minutes after the request, on workflow time as history recorded it. */
 const minutesAfter = (requested: Step, e: Step) => (Date.parse(e.at) - Date.parse(requested.at)) / MIN;
 
@@ -52,12 +63,23 @@ describe('approval policies on durable timers', () => {
       approvers: ['alice'],
       dueIn: '30 minutes',
       remindEvery: '10 minutes',
-      escalation: [{ after: '25 minutes', reassign: ['leads'] }, { after: '40 minutes', notify: ['cto'] }, { after: '1 hour', decide: 'reject' }],
+      escalation: [
+        { after: '25 minutes', reassign: ['leads'] },
+        { after: '40 minutes', notify: ['cto'] },
+        { after: '1 hour', decide: 'reject' },
+      ],
     };
     await withTimeWorker(refundTeam(approval), async (baton) => {
       const run = await baton.start('triage', 'I want a refund');
-      const pending = await waitFor(() => run.pendingApprovals(), (p) => p.length > 0).then((p) => p[0]!);
-      expect(pending).toMatchObject({ approvers: ['alice'], policy: { dueIn: '30 minutes' }, progress: { reminders: 0, steps: 0, overdue: false } });
+      const pending = await waitFor(
+        () => run.pendingApprovals(),
+        (p) => p.length > 0,
+      ).then((p) => p[0]!);
+      expect(pending).toMatchObject({
+        approvers: ['alice'],
+        policy: { dueIn: '30 minutes' },
+        progress: { reminders: 0, steps: 0, overdue: false },
+      });
       expect(Date.parse(pending.dueAt!) - Date.parse(pending.requestedAt)).toBe(30 * MIN);
       const result = await run.result();
       expect(result).toMatchObject({ output: 'triage answered itself', finalAgent: 'triage', handoffChain: [] });
@@ -79,28 +101,61 @@ describe('approval policies on durable timers', () => {
       ]);
       const reminders = steps.filter((e) => e.kind === 'approval_reminded');
       expect(reminders.map((r) => r.recipients)).toEqual([['alice'], ['alice'], ['leads'], ['leads'], ['leads']]);
-      expect(steps.find((e) => e.kind === 'approval_escalated' && e.action === 'reassign')).toMatchObject({ from: ['alice'], to: ['leads'], step: 0 });
-      expect(steps.find((e) => e.kind === 'approval_escalated' && e.action === 'notify')).toMatchObject({ recipients: ['cto'], step: 1 });
-      expect(steps.at(-1)).toMatchObject({ kind: 'approval_decided', outcome: 'timed_out', onTimeout: 'reject', escalationStep: 2, via: 'timeout' });
+      expect(steps.find((e) => e.kind === 'approval_escalated' && e.action === 'reassign')).toMatchObject({
+        from: ['alice'],
+        to: ['leads'],
+        step: 0,
+      });
+      expect(steps.find((e) => e.kind === 'approval_escalated' && e.action === 'notify')).toMatchObject({
+        recipients: ['cto'],
+        step: 1,
+      });
+      expect(steps.at(-1)).toMatchObject({
+        kind: 'approval_decided',
+        outcome: 'timed_out',
+        onTimeout: 'reject',
+        escalationStep: 2,
+        via: 'timeout',
+      });
     });
   });
 
   it('after a reassignment only the new approvers decide: the old one is refused, the new one approves', async () => {
-    const approval: ApprovalPolicy = { approvers: ['alice'], escalation: [{ after: '15 minutes', reassign: ['bob'] }, { after: '2 hours', decide: 'fail' }] };
+    const approval: ApprovalPolicy = {
+      approvers: ['alice'],
+      escalation: [
+        { after: '15 minutes', reassign: ['bob'] },
+        { after: '2 hours', decide: 'fail' },
+      ],
+    };
     await withTimeWorker(refundTeam(approval), async (baton) => {
       const run = await baton.start('triage', 'I want a refund');
-      await waitFor(() => run.pendingApprovals(), (p) => p.length > 0);
+      await waitFor(
+        () => run.pendingApprovals(),
+        (p) => p.length > 0,
+      );
       await server.env.sleep(16 * MIN);
-      const pending = await waitFor(() => run.pendingApprovals(), (p) => p[0]?.approvers?.[0] === 'bob').then((p) => p[0]!);
+      const pending = await waitFor(
+        () => run.pendingApprovals(),
+        (p) => p[0]?.approvers?.[0] === 'bob',
+      ).then((p) => p[0]!);
       expect(pending).toMatchObject({ approvers: ['bob'], progress: { steps: 1 } });
-      await expect(baton.approve(run.workflowId, undefined, { approver: 'alice' })).rejects.toBeInstanceOf(ApprovalRefusedError);
+      await expect(baton.approve(run.workflowId, undefined, { approver: 'alice' })).rejects.toBeInstanceOf(
+        ApprovalRefusedError,
+      );
       await baton.approve(run.workflowId, undefined, { approver: 'bob' });
       expect(await run.result()).toMatchObject({ output: 'refunded', finalAgent: 'refunds' });
     });
   });
 
   it('carries the policy clock across continue-as-new: a step falls due at its time from the request, not from the new run', async () => {
-    const approval: ApprovalPolicy = { remindEvery: '1 minute', escalation: [{ after: '5 minutes', reassign: ['bob'] }, { after: '8 minutes', decide: 'approve' }] };
+    const approval: ApprovalPolicy = {
+      remindEvery: '1 minute',
+      escalation: [
+        { after: '5 minutes', reassign: ['bob'] },
+        { after: '8 minutes', decide: 'approve' },
+      ],
+    };
     await withTimeWorker(refundTeam(approval), async (baton) => {
       const run = await baton.start('triage', 'I want a refund', { continueAsNewAfterEvents: 20 });
       expect(await run.result()).toMatchObject({ output: 'refunded', finalAgent: 'refunds' });

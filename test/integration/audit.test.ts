@@ -3,7 +3,12 @@ import { z } from 'zod';
 import { defineTool, Team } from '../../src';
 import type { AuditChain, AuditEvent } from '../../src/audit/chain';
 import { formatTimeline, toMermaid } from '../../src/audit/format';
-import { EMPTY_OUTPUT_NUDGE, expiredHandoffAnswer, ignoredHandoffAnswer, unknownToolAnswer } from '../../src/common/answers';
+import {
+  EMPTY_OUTPUT_NUDGE,
+  expiredHandoffAnswer,
+  ignoredHandoffAnswer,
+  unknownToolAnswer,
+} from '../../src/common/answers';
 import { HANDOFF_TOOL_NAME } from '../../src/common/handoff';
 import { useTemporalServer, withWorker } from '../helpers/temporal';
 import { waitFor } from '../helpers/wait';
@@ -11,7 +16,8 @@ import { scriptedAgent as agent } from '../helpers/agents';
 
 const server = useTemporalServer();
 const kinds = (events: AuditEvent[]) => events.map((e) => e.kind).filter((k) => k !== 'signal' && k !== 'update');
-const byKind = <K extends AuditEvent['kind']>(audit: AuditChain, k: K) => audit.events.filter((e): e is Extract<AuditEvent, { kind: K }> => e.kind === k);
+const byKind = <K extends AuditEvent['kind']>(audit: AuditChain, k: K) =>
+  audit.events.filter((e): e is Extract<AuditEvent, { kind: K }> => e.kind === k);
 
 const lookupOrder = defineTool({
   name: 'lookupOrder',
@@ -22,10 +28,16 @@ const lookupOrder = defineTool({
 
 const supportTeam = () =>
   new Team([
-    agent('triage', [{ handoff: { to: 'refunds', message: 'refund 42' } }, { handoff: { to: 'refunds', message: 'refund 42, please' } }]),
+    agent('triage', [
+      { handoff: { to: 'refunds', message: 'refund 42' } },
+      { handoff: { to: 'refunds', message: 'refund 42, please' } },
+    ]),
     agent(
       'refunds',
-      [{ toolCalls: [{ name: 'lookupOrder', arguments: { orderId: '42' } }], failAttempts: 2 }, { text: 'Refunded order 42.', usage: { inputTokens: 50, outputTokens: 7 } }],
+      [
+        { toolCalls: [{ name: 'lookupOrder', arguments: { orderId: '42' } }], failAttempts: 2 },
+        { text: 'Refunded order 42.', usage: { inputTokens: 50, outputTokens: 7 } },
+      ],
       { tools: [lookupOrder], approval: { approvers: ['alice', 'bob'] } },
     ),
   ]);
@@ -35,9 +47,15 @@ describe('audit from workflow history', () => {
     let first: { handoffId: string }[] = [];
     const audit = await withWorker(server.env, supportTeam(), async (baton) => {
       const run = await baton.start('triage', 'Please refund order 42', { retry: { initialInterval: '100 ms' } });
-      first = await waitFor(() => run.pendingApprovals(), (p) => p.length === 1);
+      first = await waitFor(
+        () => run.pendingApprovals(),
+        (p) => p.length === 1,
+      );
       await baton.reject(run.workflowId, first[0]!.handoffId, { approver: 'bob', reason: 'ask for the order id' });
-      const second = await waitFor(() => run.pendingApprovals(), (p) => p.length === 1 && p[0]!.handoffId !== first[0]!.handoffId);
+      const second = await waitFor(
+        () => run.pendingApprovals(),
+        (p) => p.length === 1 && p[0]!.handoffId !== first[0]!.handoffId,
+      );
       await run.handle.signal('approveHandoff', { handoffId: second[0]!.handoffId, approver: 'eve' });
       await baton.approve(run.workflowId, second[0]!.handoffId, { approver: 'alice', comment: 'ok' });
       await run.result();
@@ -71,11 +89,24 @@ describe('audit from workflow history', () => {
       'final_answer',
     ]);
     const [rejected, approved] = byKind(audit, 'approval_decided');
-    expect(rejected).toMatchObject({ outcome: 'rejected', approver: 'bob', reason: 'ask for the order id', via: 'update' });
+    expect(rejected).toMatchObject({
+      outcome: 'rejected',
+      approver: 'bob',
+      reason: 'ask for the order id',
+      via: 'update',
+    });
     expect(approved).toMatchObject({ outcome: 'approved', approver: 'alice', comment: 'ok', via: 'update' });
     expect(Date.parse(approved!.decidedAt)).toBeGreaterThanOrEqual(Date.parse(approved!.requestedAt));
-    expect(byKind(audit, 'decision_refused')[0]).toMatchObject({ approver: 'eve', via: 'signal', reason: 'eve may not decide this handoff (approvers: alice, bob)' });
-    expect(byKind(audit, 'approval_requested')[0]).toMatchObject({ from: 'triage', to: 'refunds', approvers: ['alice', 'bob'] });
+    expect(byKind(audit, 'decision_refused')[0]).toMatchObject({
+      approver: 'eve',
+      via: 'signal',
+      reason: 'eve may not decide this handoff (approvers: alice, bob)',
+    });
+    expect(byKind(audit, 'approval_requested')[0]).toMatchObject({
+      from: 'triage',
+      to: 'refunds',
+      approvers: ['alice', 'bob'],
+    });
 
     const turns = byKind(audit, 'model_turn');
     expect(turns.map((t) => [t.agent, t.model, t.execution.attempts])).toEqual([
@@ -95,11 +126,21 @@ describe('audit from workflow history', () => {
       execution: { status: 'completed', attempts: 1 },
     });
     expect(audit.handoffs).toHaveLength(1);
-    expect(audit.handoffs[0]).toMatchObject({ from: 'triage', to: 'refunds', message: 'refund 42, please', approval: { approver: 'alice' } });
+    expect(audit.handoffs[0]).toMatchObject({
+      from: 'triage',
+      to: 'refunds',
+      message: 'refund 42, please',
+      approval: { approver: 'alice' },
+    });
     const [refused, executed] = byKind(audit, 'handoff_requested');
     expect(refused).toMatchObject({ to: 'refunds', outcome: 'rejected', handoffId: first[0]!.handoffId });
     expect(refused!.answer).toMatch(/^The handoff to refunds was rejected by bob: ask for the order id\./);
-    expect(executed).toMatchObject({ to: 'refunds', outcome: 'executed', index: 1, answer: 'Handed off to refunds (approved by alice).' });
+    expect(executed).toMatchObject({
+      to: 'refunds',
+      outcome: 'executed',
+      index: 1,
+      answer: 'Handed off to refunds (approved by alice).',
+    });
     expect(JSON.parse(JSON.stringify(audit))).toEqual(audit);
 
     const timeline = formatTimeline(audit);
@@ -108,8 +149,12 @@ describe('audit from workflow history', () => {
     expect(timeline).toMatch(/approval +refused approve from "eve" \(claimed\) \(signal\): eve may not decide/);
     expect(timeline).toMatch(/handoff +#1 triage → refunds \(approved by "alice" \(claimed\)\)/);
     // Each request that waited says so; the lines after it tell how it was decided, in that order.
-    expect(timeline).toMatch(/triage +asks to hand off to refunds: "refund 42" → waits for approval \((\S+)\)\n.*approval +asked for triage → refunds \(\1\).*\n.*approval +rejected by "bob" \(claimed\)/);
-    expect(timeline).toMatch(/triage +asks to hand off to refunds: "refund 42, please" → waits for approval \((\S+)\)\n.*approval +asked for triage → refunds \(\1\)(.*\n)+.*approval +approved by "alice" \(claimed\) via update: "ok"\n.*handoff +#1 triage → refunds \(approved by "alice" \(claimed\)\)/);
+    expect(timeline).toMatch(
+      /triage +asks to hand off to refunds: "refund 42" → waits for approval \((\S+)\)\n.*approval +asked for triage → refunds \(\1\).*\n.*approval +rejected by "bob" \(claimed\)/,
+    );
+    expect(timeline).toMatch(
+      /triage +asks to hand off to refunds: "refund 42, please" → waits for approval \((\S+)\)\n.*approval +asked for triage → refunds \(\1\)(.*\n)+.*approval +approved by "alice" \(claimed\) via update: "ok"\n.*handoff +#1 triage → refunds \(approved by "alice" \(claimed\)\)/,
+    );
     expect(timeline).toMatch(/refunds +model scripted → lookupOrder \(\d+ ms, \d+ in \/ \d+ out, 3 attempts\)/);
     expect(timeline).toMatch(/answer +refunds: "Refunded order 42\."/);
 
@@ -126,14 +171,23 @@ describe('audit from workflow history', () => {
 
   it('rebuilds a failed chain with the failure and its type', async () => {
     const ping = Array.from({ length: 3 }, () => ({ handoff: { to: 'b', message: 'you' } }));
-    const team = new Team([agent('a', ping), agent('b', ping.map(() => ({ handoff: { to: 'a', message: 'no, you' } })))]);
+    const team = new Team([
+      agent('a', ping),
+      agent(
+        'b',
+        ping.map(() => ({ handoff: { to: 'a', message: 'no, you' } })),
+      ),
+    ]);
     const audit = await withWorker(server.env, team, async (baton) => {
       const run = await baton.start('a', 'go', { maxHandoffs: 2 });
       await run.result().catch(() => undefined);
       return baton.audit(run.workflowId);
     });
     expect(audit.status).toBe('failed');
-    expect(audit.failure).toEqual({ type: 'MaxHandoffsExceededError', message: 'Max handoffs (2) exceeded. Chain: a → b → a → b' });
+    expect(audit.failure).toEqual({
+      type: 'MaxHandoffsExceededError',
+      message: 'Max handoffs (2) exceeded. Chain: a → b → a → b',
+    });
     expect(audit.handoffs.map((h) => `${h.from}>${h.to}`)).toEqual(['a>b', 'b>a']);
     expect(kinds(audit.events).at(-1)).toBe('failed');
     expect(byHandoffRequests(audit.events)).toBe(3);
@@ -141,16 +195,25 @@ describe('audit from workflow history', () => {
   });
 
   it('rebuilds a running chain, then the same chain terminated', async () => {
-    const team = new Team([agent('a', [{ handoff: { to: 'b', message: 'over' } }]), agent('b', [{ text: 'never' }], { approval: {} })]);
+    const team = new Team([
+      agent('a', [{ handoff: { to: 'b', message: 'over' } }]),
+      agent('b', [{ text: 'never' }], { approval: {} }),
+    ]);
     await withWorker(server.env, team, async (baton) => {
       const run = await baton.start('a', 'go');
-      await waitFor(() => run.pendingApprovals(), (p) => p.length === 1);
+      await waitFor(
+        () => run.pendingApprovals(),
+        (p) => p.length === 1,
+      );
       const running = await baton.audit(run.workflowId);
       expect(running.status).toBe('running');
       expect(running.closedAt).toBeUndefined();
       expect(kinds(running.events).slice(-2)).toEqual(['handoff_requested', 'approval_requested']);
       expect(running.handoffs).toEqual([]);
-      expect(byKind(running, 'handoff_requested')[0]).toMatchObject({ outcome: 'awaiting_approval', handoffId: expect.any(String) });
+      expect(byKind(running, 'handoff_requested')[0]).toMatchObject({
+        outcome: 'awaiting_approval',
+        handoffId: expect.any(String),
+      });
       expect(formatTimeline(running)).toMatch(/a +asks to hand off to b: "over" → waits for approval/);
       expect(toMermaid(running)).toContain('a -.->|"awaiting approval"| b');
 
@@ -158,7 +221,10 @@ describe('audit from workflow history', () => {
       const terminated = await baton.audit(run.workflowId);
       expect(terminated.status).toBe('terminated');
       expect(terminated.events.at(-1)).toMatchObject({ kind: 'terminated', reason: 'operator stopped it' });
-      expect(byKind(terminated, 'handoff_requested')[0]).toMatchObject({ outcome: 'abandoned', reason: 'the run ended while the handoff waited for approval' });
+      expect(byKind(terminated, 'handoff_requested')[0]).toMatchObject({
+        outcome: 'abandoned',
+        reason: 'the run ended while the handoff waited for approval',
+      });
     });
   });
 });
@@ -170,9 +236,20 @@ describe('audit of what the workflow answers itself', () => {
       agent(
         'a',
         [
-          { toolCalls: [call('lookupOrder', { orderId: '7' }), call('refundAll', {}), call(HANDOFF_TOOL_NAME, { message: 'no target' })] },
+          {
+            toolCalls: [
+              call('lookupOrder', { orderId: '7' }),
+              call('refundAll', {}),
+              call(HANDOFF_TOOL_NAME, { message: 'no target' }),
+            ],
+          },
           { handoff: { to: 'nobody', message: 'lost' } },
-          { toolCalls: [call(HANDOFF_TOOL_NAME, { to: 'b', message: 'first' }), call(HANDOFF_TOOL_NAME, { to: 'a', message: 'second' })] },
+          {
+            toolCalls: [
+              call(HANDOFF_TOOL_NAME, { to: 'b', message: 'first' }),
+              call(HANDOFF_TOOL_NAME, { to: 'a', message: 'second' }),
+            ],
+          },
         ],
         { tools: [lookupOrder] },
       ),
@@ -206,19 +283,39 @@ describe('audit of what the workflow answers itself', () => {
       'final_answer',
     ]);
     const [lookup, unknown] = byKind(audit, 'tool_call');
-    expect(lookup).toMatchObject({ tool: 'lookupOrder', answeredBy: 'tool', ok: true, execution: { status: 'completed' } });
-    expect(unknown).toMatchObject({ agent: 'a', tool: 'refundAll', arguments: '{}', answeredBy: 'workflow', result: unknownToolAnswer('refundAll', ['lookupOrder', HANDOFF_TOOL_NAME]) });
+    expect(lookup).toMatchObject({
+      tool: 'lookupOrder',
+      answeredBy: 'tool',
+      ok: true,
+      execution: { status: 'completed' },
+    });
+    expect(unknown).toMatchObject({
+      agent: 'a',
+      tool: 'refundAll',
+      arguments: '{}',
+      answeredBy: 'workflow',
+      result: unknownToolAnswer('refundAll', ['lookupOrder', HANDOFF_TOOL_NAME]),
+    });
     expect(unknown!.execution).toBeUndefined();
 
     const [badArgs, badTarget, executed, ignored] = byKind(audit, 'handoff_requested');
-    expect(badArgs).toMatchObject({ from: 'a', to: '', outcome: 'invalid_arguments', arguments: '{"message":"no target"}' });
+    expect(badArgs).toMatchObject({
+      from: 'a',
+      to: '',
+      outcome: 'invalid_arguments',
+      arguments: '{"message":"no target"}',
+    });
     expect(badArgs!.answer).toMatch(/^Error: Invalid arguments for handoff/);
     expect(badTarget).toMatchObject({ to: 'nobody', message: 'lost', outcome: 'invalid_target' });
     expect(badTarget!.answer).toMatch(/^Error: .*nobody.*Call handoff again with one of: b/);
     expect(executed).toMatchObject({ to: 'b', outcome: 'executed', index: 1, answer: 'Handed off to b.' });
     expect(ignored).toMatchObject({ to: 'a', message: 'second', outcome: 'ignored' });
-    expect(ignored!.answer).toBe(ignoredHandoffAnswer({ id: '', name: HANDOFF_TOOL_NAME, arguments: '{"to":"b","message":"first"}' }));
-    expect(byKind(audit, 'workflow_message')).toEqual([expect.objectContaining({ agent: 'b', content: EMPTY_OUTPUT_NUDGE })]);
+    expect(ignored!.answer).toBe(
+      ignoredHandoffAnswer({ id: '', name: HANDOFF_TOOL_NAME, arguments: '{"to":"b","message":"first"}' }),
+    );
+    expect(byKind(audit, 'workflow_message')).toEqual([
+      expect.objectContaining({ agent: 'b', content: EMPTY_OUTPUT_NUDGE }),
+    ]);
     expect(audit.handoffs.map((h) => `${h.from}>${h.to}`)).toEqual(['a>b']);
 
     const timeline = formatTimeline(audit);
@@ -254,10 +351,20 @@ describe('audit of refused handoffs', () => {
       return baton.audit(run.workflowId);
     });
     expect(audit.handoffs).toEqual([]);
-    expect(byKind(audit, 'handoff_requested')).toEqual([expect.objectContaining({ to: 'b', outcome: 'timed_out', answer: expiredHandoffAnswer('b') })]);
-    expect(byKind(audit, 'approval_decided')).toEqual([expect.objectContaining({ outcome: 'timed_out', onTimeout: 'reject' })]);
-    expect(formatTimeline(audit)).toMatch(/a +asks to hand off to b: "over" → waits for approval \((\S+)\)\n.*approval +asked for a → b \(\1\).*\n.*approval +nobody decided in time \(\1\) → rejected/);
-    expect(toMermaid(audit)).toBe(['flowchart LR', '  input([input]) --> a', '  a -.->|"not approved in time"| b', '  a --> answer([answer])'].join('\n'));
+    expect(byKind(audit, 'handoff_requested')).toEqual([
+      expect.objectContaining({ to: 'b', outcome: 'timed_out', answer: expiredHandoffAnswer('b') }),
+    ]);
+    expect(byKind(audit, 'approval_decided')).toEqual([
+      expect.objectContaining({ outcome: 'timed_out', onTimeout: 'reject' }),
+    ]);
+    expect(formatTimeline(audit)).toMatch(
+      /a +asks to hand off to b: "over" → waits for approval \((\S+)\)\n.*approval +asked for a → b \(\1\).*\n.*approval +nobody decided in time \(\1\) → rejected/,
+    );
+    expect(toMermaid(audit)).toBe(
+      ['flowchart LR', '  input([input]) --> a', '  a -.->|"not approved in time"| b', '  a --> answer([answer])'].join(
+        '\n',
+      ),
+    );
   });
 
   it('a handoff to an invalid target that fails the run says so, with the failure', async () => {
@@ -268,7 +375,9 @@ describe('audit of refused handoffs', () => {
       return baton.audit(run.workflowId);
     });
     expect(audit).toMatchObject({ status: 'failed', failure: { type: 'HandoffTargetNotFoundError' } });
-    expect(byKind(audit, 'handoff_requested')).toEqual([expect.objectContaining({ to: 'ghost', outcome: 'invalid_target', reason: audit.failure!.message })]);
+    expect(byKind(audit, 'handoff_requested')).toEqual([
+      expect.objectContaining({ to: 'ghost', outcome: 'invalid_target', reason: audit.failure!.message }),
+    ]);
     expect(byKind(audit, 'handoff_requested')[0]!.answer).toBeUndefined();
     expect(toMermaid(audit)).toContain('a -.->|"invalid target"| ghost');
     expect(toMermaid(audit)).toContain('a --> failed[["HandoffTargetNotFoundError"]]');

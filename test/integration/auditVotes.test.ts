@@ -21,7 +21,14 @@ const server = useTemporalServer();
 const team = () =>
   new Team(
     [
-      defineAgent({ id: 'triage', instructions: 'You are triage.', model: scripted({ steps: [{ handoff: { to: 'refunds', message: 'refund order 42' } }, { text: 'triage answered itself' }], requireAllSteps: false }) }),
+      defineAgent({
+        id: 'triage',
+        instructions: 'You are triage.',
+        model: scripted({
+          steps: [{ handoff: { to: 'refunds', message: 'refund order 42' } }, { text: 'triage answered itself' }],
+          requireAllSteps: false,
+        }),
+      }),
       agent('refunds', [{ text: 'refunded' }], { approval: { quorum: { of: ['alice', 'bob', 'carol'], needed: 3 } } }),
     ],
     { approverKeys: teamKeys },
@@ -36,17 +43,37 @@ function tampered(doc: AuditExport, edit: (events: Record<string, unknown>[]) =>
   return rechained(copy, { recorded: true });
 }
 
-const decidedVotes = (events: Record<string, unknown>[]) => events.find((e) => e.kind === 'approval_decided')!.votes as ApprovalVote[];
+const decidedVotes = (events: Record<string, unknown>[]) =>
+  events.find((e) => e.kind === 'approval_decided')!.votes as ApprovalVote[];
 
 describe('baton audit --verify: the votes of a quorum', () => {
   it('verifies each vote, and refuses a changed vote, a vote event naming another approver and a rewritten grant, naming the vote', async () => {
     await withWorker(server.env, team(), async (baton) => {
       const run: BatonRun = await baton.start('triage', 'I want a refund');
-      const [p] = await waitFor(() => run.pendingApprovals(), (w) => w.length === 1);
+      const [p] = await waitFor(
+        () => run.pendingApprovals(),
+        (w) => w.length === 1,
+      );
       const id = p!.handoffId;
-      await baton.approve(run.workflowId, { approvalId: id, approver: 'alice', comment: 'fine by me', signer: keys.alice.signer });
-      const grant = await signDelegation(keys.bob.signer, { slot: 'bob', delegate: 'dan', until: Date.now() + 86400_000, workflowId: run.workflowId });
-      await baton.approve(run.workflowId, { approvalId: id, approver: 'dan', onBehalfOf: 'bob', delegation: grant, comment: 'bob is away' });
+      await baton.approve(run.workflowId, {
+        approvalId: id,
+        approver: 'alice',
+        comment: 'fine by me',
+        signer: keys.alice.signer,
+      });
+      const grant = await signDelegation(keys.bob.signer, {
+        slot: 'bob',
+        delegate: 'dan',
+        until: Date.now() + 86400_000,
+        workflowId: run.workflowId,
+      });
+      await baton.approve(run.workflowId, {
+        approvalId: id,
+        approver: 'dan',
+        onBehalfOf: 'bob',
+        delegation: grant,
+        comment: 'bob is away',
+      });
       await baton.approve(run.workflowId, { approvalId: id, approver: 'carol' });
       expect(await run.result()).toMatchObject({ output: 'refunded' });
 
@@ -61,15 +88,29 @@ describe('baton audit --verify: the votes of a quorum', () => {
       // alice's signed note changed, in her vote event and in the decision's votes alike.
       const note = verify(
         tampered(doc, (events) => {
-          for (const v of [events.find((e) => e.kind === 'approval_vote')!, decidedVotes(events)[0]!]) (v as { comment: string }).comment = 'not fine';
+          for (const v of [events.find((e) => e.kind === 'approval_vote')!, decidedVotes(events)[0]!])
+            (v as { comment: string }).comment = 'not fine';
         }),
       );
       expect(note.ok).toBe(false);
-      expect(note.failure).toMatchObject({ kind: 'approval_decided', reason: expect.stringMatching(new RegExp(`^vote 1 on approval ${id} \\(stage 1, alice\\): its signature does not hold`)) });
+      expect(note.failure).toMatchObject({
+        kind: 'approval_decided',
+        reason: expect.stringMatching(
+          new RegExp(`^vote 1 on approval ${id} \\(stage 1, alice\\): its signature does not hold`),
+        ),
+      });
 
       // The vote event names mallory, the decision still alice.
-      const renamed = verify(tampered(doc, (events) => void ((events.find((e) => e.kind === 'approval_vote') as { approver: string }).approver = 'mallory')));
-      expect(renamed.failure?.reason).toBe(`the approval_vote at event #${votes[0]!.seq} is not vote 1 on approval ${id} (stage 1, alice) as the decision records it: one of them was changed`);
+      const renamed = verify(
+        tampered(
+          doc,
+          (events) =>
+            void ((events.find((e) => e.kind === 'approval_vote') as { approver: string }).approver = 'mallory'),
+        ),
+      );
+      expect(renamed.failure?.reason).toBe(
+        `the approval_vote at event #${votes[0]!.seq} is not vote 1 on approval ${id} (stage 1, alice) as the decision records it: one of them was changed`,
+      );
 
       // dan's grant made to run a day longer than bob signed.
       const regranted = verify(
@@ -80,11 +121,15 @@ describe('baton audit --verify: the votes of a quorum', () => {
           dan.delegation!.grant = `${h}.${Buffer.from(JSON.stringify({ ...payload, exp: Number(payload.exp) + 86400 })).toString('base64url')}.${sig}`;
         }),
       );
-      expect(regranted.failure?.reason).toMatch(new RegExp(`^vote 2 on approval ${id} \\(stage 1, dan for bob\\): delegation refused: `));
+      expect(regranted.failure?.reason).toMatch(
+        new RegExp(`^vote 2 on approval ${id} \\(stage 1, dan for bob\\): delegation refused: `),
+      );
 
       // A vote left out of the decision's record.
       const dropped = verify(tampered(doc, (events) => void decidedVotes(events).splice(2, 1)));
-      expect(dropped.failure?.reason).toBe(`approval ${id} shows 3 approval_vote events but its decision records 2 votes: a vote was added or removed`);
+      expect(dropped.failure?.reason).toBe(
+        `approval ${id} shows 3 approval_vote events but its decision records 2 votes: a vote was added or removed`,
+      );
     });
   });
 });

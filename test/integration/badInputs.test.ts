@@ -14,20 +14,30 @@ describe('bad inputs on a real server', () => {
       const workflowId = `empty-input-${Date.now()}`;
       const err = await baton.start('a', '  ', { workflowId }).catch((e: unknown) => e);
       expect(err).toBeInstanceOf(InvalidRunInputError);
-      expect((err as InvalidRunInputError).problems).toEqual(['"input" must not be empty: it is what the first agent is asked']);
+      expect((err as InvalidRunInputError).problems).toEqual([
+        '"input" must not be empty: it is what the first agent is asked',
+      ]);
       await expect(baton.getRun(workflowId).handle.describe()).rejects.toBeInstanceOf(WorkflowNotFoundError);
     });
   });
 
   it('baton.override naming an agent the chain does not have: the run refuses it, says so in its audit, and goes on', async () => {
-    const team = new Team([agent('a', [{ handoff: { to: 'b', message: 'over' } }]), agent('b', [{ text: 'answer from b', delayMs: 1500 }])]);
+    const team = new Team([
+      agent('a', [{ handoff: { to: 'b', message: 'over' } }]),
+      agent('b', [{ text: 'answer from b', delayMs: 1500 }]),
+    ]);
     await withWorker(server.env, team, async (baton) => {
       const run = await baton.start('a', 'go');
-      await waitFor(() => run.chain(), (c) => c.length === 1);
+      await waitFor(
+        () => run.chain(),
+        (c) => c.length === 1,
+      );
       await baton.override(run.workflowId, { models: { ghost: openai('gpt-4o') } });
       expect((await run.result()).output).toBe('answer from b');
       const audit = await baton.audit(run.workflowId);
-      expect(audit.events.find((e) => e.kind === 'overrides_refused')).toMatchObject({ problems: ['"overrides.models.ghost": "ghost" is not in the team (a, b)'] });
+      expect(audit.events.find((e) => e.kind === 'overrides_refused')).toMatchObject({
+        problems: ['"overrides.models.ghost": "ghost" is not in the team (a, b)'],
+      });
       expect(audit.events.some((e) => e.kind === 'overrides_applied')).toBe(false);
     });
   });

@@ -14,7 +14,12 @@ import { WorkflowType, type ConversationInput, type HandoffRunInput } from '../.
 import { fromPayloads } from '../../src/payloads/read';
 import { cli } from '../helpers/cli';
 import { taskQueue, useTemporalServer, withWorker } from '../helpers/temporal';
-import { conversationAfterToolApprovalScenario, continueAfterToolApprovalScenario, migrateAfterToolApproval, payouts } from '../histories/carriedScenarios';
+import {
+  conversationAfterToolApprovalScenario,
+  continueAfterToolApprovalScenario,
+  migrateAfterToolApproval,
+  payouts,
+} from '../histories/carriedScenarios';
 import { nextApproval } from '../histories/auditScenarios';
 
 const server = useTemporalServer();
@@ -63,15 +68,21 @@ describe('states carried after an approved tool call', () => {
     expect(audit.result?.output).toBe('bob was paid 5; order 7 shipped (v2)');
     // Asked and decided once, before the migration: the audit follows the replay back to that run.
     const migrated = audit.lineage.at(-1)!.runId;
-    expect(audit.events.filter((e) => e.kind === 'approval_requested').map((e) => e.runId === migrated)).toEqual([false]);
+    expect(audit.events.filter((e) => e.kind === 'approval_requested').map((e) => e.runId === migrated)).toEqual([
+      false,
+    ]);
     expect(audit.events.filter((e) => e.kind === 'approval_decided').map((e) => e.runId === migrated)).toEqual([false]);
     expect(paidBy(id)).toEqual(['5 to bob']);
   });
 });
 
 /** The input and failure of a continued run lost by a release before this one (recorded with it). */
-function lostRun<I = HandoffRunInput>(file = 'lost-after-tool-approval.json'): { input: I; failure: { type: string; message: string } } {
-  const { workflowId: _id, ...json } = JSON.parse(fs.readFileSync(path.join(__dirname, 'fixtures', file), 'utf8')) as { workflowId: string };
+function lostRun<I = HandoffRunInput>(
+  file = 'lost-after-tool-approval.json',
+): { input: I; failure: { type: string; message: string } } {
+  const { workflowId: _id, ...json } = JSON.parse(fs.readFileSync(path.join(__dirname, 'fixtures', file), 'utf8')) as {
+    workflowId: string;
+  };
   const events = historyFromJSON(json).events ?? [];
   const input = fromPayloads<I>(events[0]?.workflowExecutionStartedEventAttributes?.input)!;
   const failure = events.at(-1)?.workflowExecutionFailedEventAttributes?.failure;
@@ -81,14 +92,26 @@ function lostRun<I = HandoffRunInput>(file = 'lost-after-tool-approval.json'): {
 describe('a chain lost to a carried state its worker did not understand', () => {
   it('continues with baton replay on workers that read it: by reset from the library, onto the current team from the CLI', async () => {
     const { input, failure } = lostRun();
-    expect(failure).toEqual({ type: InvalidRunInputError.name, message: expect.stringContaining('"resume.approvals" has unknown field(s) "toolCalls"') });
+    expect(failure).toEqual({
+      type: InvalidRunInputError.name,
+      message: expect.stringContaining('"resume.approvals" has unknown field(s) "toolCalls"'),
+    });
     const queue = taskQueue();
     const ids = [`lost-library-${randomUUID()}`, `lost-cli-${randomUUID()}`];
     // The chains as the earlier release's worker left them: failed as their continued run started.
-    const earlier = await Worker.create({ connection: server.env.nativeConnection, taskQueue: queue, workflowsPath: path.join(__dirname, 'fixtures/lostWorkflows.ts') });
+    const earlier = await Worker.create({
+      connection: server.env.nativeConnection,
+      taskQueue: queue,
+      workflowsPath: path.join(__dirname, 'fixtures/lostWorkflows.ts'),
+    });
     await earlier.runUntil(async () => {
       for (const workflowId of ids) {
-        const handle = await server.env.client.workflow.start(WorkflowType.HANDOFF_RUN, { taskQueue: queue, workflowId, args: [input], memo: { lostWith: failure } });
+        const handle = await server.env.client.workflow.start(WorkflowType.HANDOFF_RUN, {
+          taskQueue: queue,
+          workflowId,
+          args: [input],
+          memo: { lostWith: failure },
+        });
         await expect(handle.result()).rejects.toMatchObject({ cause: { type: InvalidRunInputError.name } });
       }
     });
@@ -101,7 +124,9 @@ describe('a chain lost to a carried state its worker did not understand', () => 
         expect(replayed).toMatchObject({ mechanism: 'reset' });
         expect((await baton.getRun(ids[0]!).result()).output).toBe('bob was paid 5; orders 7 and 8 shipped');
 
-        const out = await cli(['replay', ids[1]!, '--on-current-team', '--task-queue', queue], { TEMPORAL_ADDRESS: server.env.address });
+        const out = await cli(['replay', ids[1]!, '--on-current-team', '--task-queue', queue], {
+          TEMPORAL_ADDRESS: server.env.address,
+        });
         expect(out.stderr).toBe('');
         expect(out.code).toBe(0);
         expect(out.stdout).toContain(`chain ${ids[1]} continues from carried state`);
@@ -123,9 +148,18 @@ describe('a chain lost to a carried state its worker did not understand', () => 
     expect(failure.message).toContain('"resume.chain.approvals" has unknown field(s) "toolCalls"');
     const queue = taskQueue();
     const id = `lost-conversation-${randomUUID()}`;
-    const earlier = await Worker.create({ connection: server.env.nativeConnection, taskQueue: queue, workflowsPath: path.join(__dirname, 'fixtures/lostWorkflows.ts') });
+    const earlier = await Worker.create({
+      connection: server.env.nativeConnection,
+      taskQueue: queue,
+      workflowsPath: path.join(__dirname, 'fixtures/lostWorkflows.ts'),
+    });
     await earlier.runUntil(async () => {
-      const handle = await server.env.client.workflow.start(WorkflowType.CONVERSATION, { taskQueue: queue, workflowId: id, args: [input], memo: { lostWith: failure } });
+      const handle = await server.env.client.workflow.start(WorkflowType.CONVERSATION, {
+        taskQueue: queue,
+        workflowId: id,
+        args: [input],
+        memo: { lostWith: failure },
+      });
       await expect(handle.result()).rejects.toMatchObject({ cause: { type: InvalidRunInputError.name } });
     });
 
@@ -136,7 +170,9 @@ describe('a chain lost to a carried state its worker did not understand', () => 
         const out = await cli(['replay', id, '--task-queue', queue], { TEMPORAL_ADDRESS: server.env.address });
         expect(out.stderr).toBe('');
         expect(out.code).toBe(0);
-        expect(out.stdout).toMatch(new RegExp(`conversation ${id} continues in run \\S+ from the state run \\S+ was handed`));
+        expect(out.stdout).toMatch(
+          new RegExp(`conversation ${id} continues in run \\S+ from the state run \\S+ was handed`),
+        );
         const chat = baton.conversation('desk', { id });
         // The message the lost run was handed is answered; its payout was made before, and is not made again.
         expect((await chat.send('pay bob 5', { idempotencyKey: 'pay' })).output).toBe('bob is paid');

@@ -15,15 +15,29 @@ describe('compressed payloads', () => {
       defineAgent({ id: 'b', instructions: 'B', model: scripted([{ text: 'short answer' }]) }),
     ]);
     const queue = taskQueue();
-    const client = new Client({ connection: server.env.connection, dataConverter: batonDataConverter({ compress: true }) });
-    const worker = await createWorker({ team, connection: server.env.nativeConnection, taskQueue: queue, compress: true });
+    const client = new Client({
+      connection: server.env.connection,
+      dataConverter: batonDataConverter({ compress: true }),
+    });
+    const worker = await createWorker({
+      team,
+      connection: server.env.nativeConnection,
+      taskQueue: queue,
+      compress: true,
+    });
     const baton = new Baton({ client, taskQueue: queue });
     const { result, history, audit } = await worker.runUntil(async () => {
       const run = await baton.start('a', long);
-      return { result: await run.result(), history: await run.handle.fetchHistory(), audit: await baton.audit(run.workflowId) };
+      return {
+        result: await run.result(),
+        history: await run.handle.fetchHistory(),
+        audit: await baton.audit(run.workflowId),
+      };
     });
     expect(result.handoffChain[0]?.message).toBe(long);
-    const scheduled = (history.events ?? []).find((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'callModel');
+    const scheduled = (history.events ?? []).find(
+      (e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'callModel',
+    );
     const payload = scheduled?.activityTaskScheduledEventAttributes?.input?.payloads?.[0];
     expect(new TextDecoder().decode(payload?.metadata?.encoding ?? new Uint8Array())).toBe('binary/gzip');
     expect(payload?.data?.length).toBeLessThan(long.length / 5);

@@ -16,9 +16,16 @@ describe('connections from the environment', () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'baton-envconfig-'));
     const file = path.join(dir, 'temporal.toml');
     fs.writeFileSync(file, `[profile.staging]\naddress = "${server.env.address}"\nnamespace = "default"\n`);
-    expect(temporalConfig({ profile: 'staging', configFile: file })).toMatchObject({ connectionOptions: { address: server.env.address }, namespace: 'default' });
+    expect(temporalConfig({ profile: 'staging', configFile: file })).toMatchObject({
+      connectionOptions: { address: server.env.address },
+      namespace: 'default',
+    });
     const queue = taskQueue();
-    const worker = await createWorker({ team: team(), taskQueue: queue, temporal: { profile: 'staging', configFile: file } });
+    const worker = await createWorker({
+      team: team(),
+      taskQueue: queue,
+      temporal: { profile: 'staging', configFile: file },
+    });
     const baton = await connectBaton({ profile: 'staging', configFile: file, taskQueue: queue });
     const result = await worker.runUntil(baton.run('a', 'hi'));
     expect(result.output).toBe('connected');
@@ -29,7 +36,10 @@ describe('connections from the environment', () => {
     process.env.TEMPORAL_ADDRESS = server.env.address;
     process.env.TEMPORAL_NAMESPACE = 'default';
     try {
-      expect(temporalConfig()).toMatchObject({ connectionOptions: { address: server.env.address }, namespace: 'default' });
+      expect(temporalConfig()).toMatchObject({
+        connectionOptions: { address: server.env.address },
+        namespace: 'default',
+      });
       const queue = taskQueue();
       const worker = await createWorker({ team: team(), taskQueue: queue });
       const result = await worker.runUntil((await connectBaton({ taskQueue: queue })).run('a', 'hi'));
@@ -37,7 +47,10 @@ describe('connections from the environment', () => {
       process.env.TEMPORAL_NAMESPACE = 'no-such-namespace';
       await expect(createWorker({ team: team(), taskQueue: queue })).rejects.toThrow(/no-such-namespace/);
     } finally {
-      for (const [key, value] of Object.entries({ TEMPORAL_ADDRESS: saved.address, TEMPORAL_NAMESPACE: saved.namespace })) {
+      for (const [key, value] of Object.entries({
+        TEMPORAL_ADDRESS: saved.address,
+        TEMPORAL_NAMESPACE: saved.namespace,
+      })) {
         if (value === undefined) delete process.env[key];
         else process.env[key] = value;
       }
@@ -54,12 +67,16 @@ describe('a server that is not there', () => {
     const saved = process.env.TEMPORAL_ADDRESS;
     delete process.env.TEMPORAL_ADDRESS;
     try {
-      const fromWorker = await createWorker({ team: team(), temporal: { profile: 'nowhere', configFile: file } }).catch((e: unknown) => e);
+      const fromWorker = await createWorker({ team: team(), temporal: { profile: 'nowhere', configFile: file } }).catch(
+        (e: unknown) => e,
+      );
       const fromClient = await connectBaton({ profile: 'nowhere', configFile: file }).catch((e: unknown) => e);
       for (const err of [fromWorker, fromClient]) {
         expect(err).toBeInstanceOf(TemporalConnectionError);
         expect(err).toMatchObject({ address: '127.0.0.1:1' });
-        expect((err as Error).message).toMatch(/^cannot reach a Temporal server at 127\.0\.0\.1:1 \(.+\)\. Start one with `npx baton dev`/);
+        expect((err as Error).message).toMatch(
+          /^cannot reach a Temporal server at 127\.0\.0\.1:1 \(.+\)\. Start one with `npx baton dev`/,
+        );
         expect((err as Error).message).not.toMatch(/tonic|TransportError/);
       }
       expect((fromWorker as TemporalConnectionError).reason).toBe('Connection refused');

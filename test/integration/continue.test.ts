@@ -9,10 +9,15 @@ const server = useTemporalServer();
 describe('continue-as-new', () => {
   it('carries a long chain across runs: the chain, usage and audit span them all', async () => {
     const hops = 24;
-    const steps = (to: string): ScriptedStep[] => Array.from({ length: hops / 2 }, (_, i) => ({ handoff: { to, message: `hop ${i}` } }));
+    const steps = (to: string): ScriptedStep[] =>
+      Array.from({ length: hops / 2 }, (_, i) => ({ handoff: { to, message: `hop ${i}` } }));
     const team = new Team([
       defineAgent({ id: 'a', instructions: 'A', model: scripted(steps('b')) }),
-      defineAgent({ id: 'b', instructions: 'B', model: scripted([...steps('a').slice(0, -1), { handoff: { to: 'c', message: 'last' } }]) }),
+      defineAgent({
+        id: 'b',
+        instructions: 'B',
+        model: scripted([...steps('a').slice(0, -1), { handoff: { to: 'c', message: 'last' } }]),
+      }),
       defineAgent({ id: 'c', instructions: 'C', model: scripted([{ text: 'end of a long chain' }]) }),
     ]);
     const { result, audit } = await withWorker(server.env, team, async (baton) => {
@@ -34,11 +39,19 @@ describe('continue-as-new', () => {
   it('carries a pending approval into the next run, where it is decided', async () => {
     const team = new Team([
       defineAgent({ id: 'a', instructions: 'A', model: scripted([{ handoff: { to: 'b', message: 'needs a yes' } }]) }),
-      defineAgent({ id: 'b', instructions: 'B', model: scripted([{ text: 'approved work done' }]), approval: { approvers: ['alice'] } }),
+      defineAgent({
+        id: 'b',
+        instructions: 'B',
+        model: scripted([{ text: 'approved work done' }]),
+        approval: { approvers: ['alice'] },
+      }),
     ]);
     await withWorker(server.env, team, async (baton) => {
       const run = await baton.start('a', 'go', { continueAsNewAfterEvents: 60 });
-      const [pending] = await waitFor(() => run.pendingApprovals(), (p) => p.length === 1);
+      const [pending] = await waitFor(
+        () => run.pendingApprovals(),
+        (p) => p.length === 1,
+      );
       // The run that asked for the approval; the chain may have continued as new before it asked.
       const firstRunId = (await run.handle.describe()).runId;
       // Refused decisions add to the history while the handoff waits, until the run continues as new.
@@ -48,16 +61,26 @@ describe('continue-as-new', () => {
         runId = (await run.handle.describe()).runId;
       }
       expect(runId).not.toBe(firstRunId);
-      const carried = await waitFor(() => run.pendingApprovals(), (p) => p.length === 1);
+      const carried = await waitFor(
+        () => run.pendingApprovals(),
+        (p) => p.length === 1,
+      );
       expect(carried[0]).toEqual(pending);
       expect((await run.status()).status).toBe('awaiting_approval');
-      const listed = await waitFor(() => baton.pending(), (all) => all.some((p) => p.workflowId === run.workflowId && p.runId !== firstRunId));
+      const listed = await waitFor(
+        () => baton.pending(),
+        (all) => all.some((p) => p.workflowId === run.workflowId && p.runId !== firstRunId),
+      );
       expect(listed.find((p) => p.workflowId === run.workflowId)?.handoffId).toBe(pending!.handoffId);
 
       await baton.approve(run.workflowId, pending!.handoffId, { approver: 'alice' });
       const result = await run.result();
       expect(result.output).toBe('approved work done');
-      expect(result.handoffChain[0]?.approval).toMatchObject({ approver: 'alice', outcome: 'approved', handoffId: pending!.handoffId });
+      expect(result.handoffChain[0]?.approval).toMatchObject({
+        approver: 'alice',
+        outcome: 'approved',
+        handoffId: pending!.handoffId,
+      });
 
       const audit = await baton.audit(run.workflowId);
       expect(audit.runIds.length).toBeGreaterThanOrEqual(2);

@@ -1,7 +1,19 @@
 import { WorkflowUpdateFailedError } from '@temporalio/client';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { type Baton, BudgetExceededError, defineAgent, defineTool, delegate, guardrails, MaxHandoffsExceededError, scripted, Team, ToolError, type BatonRun } from '../../src';
+import {
+  type Baton,
+  BudgetExceededError,
+  defineAgent,
+  defineTool,
+  delegate,
+  guardrails,
+  MaxHandoffsExceededError,
+  scripted,
+  Team,
+  ToolError,
+  type BatonRun,
+} from '../../src';
 import { GuardrailTrippedError, HandoffLoopDetectedError, type ScriptedStep } from '../../src/workflow';
 import { MaxTurnsExceededError } from '../../src/economics';
 import { decideHandoffUpdate } from '../../src/common/messages';
@@ -13,19 +25,29 @@ import { waitFor } from '../helpers/wait';
 const server = useTemporalServer();
 
 const hop = (to: string, message: string): ScriptedStep => ({ handoff: { to, message } });
-const tool = (name: string, args: Record<string, unknown> = {}): ScriptedStep => ({ toolCalls: [{ name, arguments: args }] });
+const tool = (name: string, args: Record<string, unknown> = {}): ScriptedStep => ({
+  toolCalls: [{ name, arguments: args }],
+});
 type Control = { kind: string; control: string } & Record<string, unknown>;
-const controlsOf = async (baton: Baton, run: BatonRun) => (await baton.audit(run.workflowId)).events.filter((e) => (e as { kind: string }).kind === 'control') as unknown as Control[];
+const controlsOf = async (baton: Baton, run: BatonRun) =>
+  (await baton.audit(run.workflowId)).events.filter(
+    (e) => (e as { kind: string }).kind === 'control',
+  ) as unknown as Control[];
 
 describe('controls on a real server', () => {
   it('stops a ping-pong pair by loop detection before maxHandoffs, with the cycle in the error and the audit', async () => {
-    const team = new Team([agent('a', [hop('b', 'your turn'), hop('b', 'your turn')]), agent('b', [hop('a', 'no, yours')])]);
+    const team = new Team([
+      agent('a', [hop('b', 'your turn'), hop('b', 'your turn')]),
+      agent('b', [hop('a', 'no, yours')]),
+    ]);
     await withWorker(server.env, team, async (baton) => {
       const run = await baton.start('a', 'go', { maxHandoffs: 10 });
       const err = await run.result().catch((e: unknown) => e);
       expect(err).toBeInstanceOf(HandoffLoopDetectedError);
       expect(err).toMatchObject({ from: 'a', to: 'b', pattern: 'repeat', cycle: ['a', 'b', 'a', 'b'] });
-      expect(await controlsOf(baton, run)).toEqual([expect.objectContaining({ control: 'loop_detected', from: 'a', to: 'b', refused: false })]);
+      expect(await controlsOf(baton, run)).toEqual([
+        expect.objectContaining({ control: 'loop_detected', from: 'a', to: 'b', refused: false }),
+      ]);
     });
   });
 
@@ -41,20 +63,53 @@ describe('controls on a real server', () => {
       },
     });
     const team = new Team([
-      agent('triage', [hop('refunds', 'refund 1'), hop('refunds', 'refund 2'), { delayMs: 2500, ...hop('refunds', 'refund 3') }]),
-      agent('refunds', [tool('ledger'), tool('ledger'), tool('ledger'), hop('triage', 'the ledger is down'), { text: 'refunded' }], { tools: [ledger] }),
+      agent('triage', [
+        hop('refunds', 'refund 1'),
+        hop('refunds', 'refund 2'),
+        { delayMs: 2500, ...hop('refunds', 'refund 3') },
+      ]),
+      agent(
+        'refunds',
+        [tool('ledger'), tool('ledger'), tool('ledger'), hop('triage', 'the ledger is down'), { text: 'refunded' }],
+        { tools: [ledger] },
+      ),
     ]);
     await withWorker(server.env, team, async (baton) => {
-      const run = await baton.start('triage', 'refund please', { breakerThreshold: 3, breakerCooldown: '2 seconds', loopWindow: 0 });
-      await waitFor(() => controlsOf(baton, run), (c) => c.some((e) => e.control === 'breaker_refused'));
+      const run = await baton.start('triage', 'refund please', {
+        breakerThreshold: 3,
+        breakerCooldown: '2 seconds',
+        loopWindow: 0,
+      });
+      await waitFor(
+        () => controlsOf(baton, run),
+        (c) => c.some((e) => e.control === 'breaker_refused'),
+      );
       ledgerUp = true;
       const result = await run.result();
       expect(result.output).toBe('refunded');
-      expect((await controlsOf(baton, run)).map((e) => e.control)).toEqual(['target_failed', 'target_failed', 'target_failed', 'breaker_opened', 'breaker_refused', 'breaker_half_open', 'breaker_closed']);
-      expect(result.controls).toMatchObject({ target_failed: 3, breaker_opened: 1, breaker_refused: 1, breaker_half_open: 1, breaker_closed: 1 });
+      expect((await controlsOf(baton, run)).map((e) => e.control)).toEqual([
+        'target_failed',
+        'target_failed',
+        'target_failed',
+        'breaker_opened',
+        'breaker_refused',
+        'breaker_half_open',
+        'breaker_closed',
+      ]);
+      expect(result.controls).toMatchObject({
+        target_failed: 3,
+        breaker_opened: 1,
+        breaker_refused: 1,
+        breaker_half_open: 1,
+        breaker_closed: 1,
+      });
       expect(result.handoffChain.map((h) => h.message)).toEqual(['refund 1', 'the ledger is down', 'refund 3']);
-      const refusal = (await baton.audit(run.workflowId)).events.find((e) => e.kind === 'handoff_requested' && e.message === 'refund 2');
-      expect(refusal).toMatchObject({ answer: expect.stringMatching(/^Not handed off: refunds is unavailable after 3 failures/) });
+      const refusal = (await baton.audit(run.workflowId)).events.find(
+        (e) => e.kind === 'handoff_requested' && e.message === 'refund 2',
+      );
+      expect(refusal).toMatchObject({
+        answer: expect.stringMatching(/^Not handed off: refunds is unavailable after 3 failures/),
+      });
     });
   });
 
@@ -62,9 +117,22 @@ describe('controls on a real server', () => {
     const usage = { inputTokens: 100, outputTokens: 50 };
 
     it('fails each budget with BudgetExceededError naming it: tokens, agents, handoffs (a tier), turns, deadline', async () => {
-      const lookup = defineTool({ name: 'lookup', description: 'Look up', parameters: z.object({}), execute: () => 'found' });
+      const lookup = defineTool({
+        name: 'lookup',
+        description: 'Look up',
+        parameters: z.object({}),
+        execute: () => 'found',
+      });
       const team = new Team([
-        agent('a', [{ ...tool('lookup'), usage }, { ...tool('lookup'), usage }, { text: 'never', usage }], { tools: [lookup], handoffs: ['b'] }),
+        agent(
+          'a',
+          [
+            { ...tool('lookup'), usage },
+            { ...tool('lookup'), usage },
+            { text: 'never', usage },
+          ],
+          { tools: [lookup], handoffs: ['b'] },
+        ),
         agent('b', [hop('c', 'on to c')], { handoffs: ['c'] }),
         agent('c', [{ text: 'c answered' }]),
         agent('slow', [{ ...tool('lookup'), delayMs: 1500 }, { text: 'too late' }], { tools: [lookup] }),
@@ -90,12 +158,26 @@ describe('controls on a real server', () => {
 
     it("gives the agent one last turn without tools under onBudgetExceeded 'final_answer', and counts specialists' tokens", async () => {
       const { calls, providers } = recordingScripted();
-      const lookup = defineTool({ name: 'lookup', description: 'Look up', parameters: z.object({}), execute: () => 'found' });
+      const lookup = defineTool({
+        name: 'lookup',
+        description: 'Look up',
+        parameters: z.object({}),
+        execute: () => 'found',
+      });
       const team = new Team([
         defineAgent({
           id: 'lead',
           instructions: 'You are lead.',
-          model: scripted([{ toolCalls: [{ name: 'delegate', arguments: { to: 'finder', task: 'find it', reason: 'you find things' } }], usage }, { ...tool('lookup'), usage }, { text: 'what I have so far', usage }]),
+          model: scripted([
+            {
+              toolCalls: [
+                { name: 'delegate', arguments: { to: 'finder', task: 'find it', reason: 'you find things' } },
+              ],
+              usage,
+            },
+            { ...tool('lookup'), usage },
+            { text: 'what I have so far', usage },
+          ]),
           tools: [lookup],
           handoffs: [delegate('finder')],
         }),
@@ -122,13 +204,26 @@ describe('controls on a real server', () => {
 
   it('checks input and output guardrails per agent, never inherited across the handoff', async () => {
     const team = new Team([
-      agent('triage', [hop('refunds', 'Refund order 42 for jo@example.com please, they wrote twice'), hop('refunds', 'Refund order 42')], {
-        guardrails: { output: [guardrails.pattern(/secret/i, { name: 'no-secrets' })] },
-      }),
+      agent(
+        'triage',
+        [
+          hop('refunds', 'Refund order 42 for jo@example.com please, they wrote twice'),
+          hop('refunds', 'Refund order 42'),
+        ],
+        {
+          guardrails: { output: [guardrails.pattern(/secret/i, { name: 'no-secrets' })] },
+        },
+      ),
       agent('refunds', [{ text: 'Sorry! The secret code is 7.' }, { text: 'The secret code is 7.' }], {
         guardrails: {
           input: [guardrails.pii(['email'], { onTrip: 'feedback' })],
-          output: [guardrails.custom({ name: 'no-apologies', onTrip: 'feedback', check: (text) => (text.startsWith('Sorry') ? 'do not apologise' : undefined) })],
+          output: [
+            guardrails.custom({
+              name: 'no-apologies',
+              onTrip: 'feedback',
+              check: (text) => (text.startsWith('Sorry') ? 'do not apologise' : undefined),
+            }),
+          ],
         },
       }),
     ]);
@@ -136,23 +231,50 @@ describe('controls on a real server', () => {
       const run = await baton.start('triage', 'refund');
       const result = await run.result();
       // triage's own output guardrail does not apply to refunds' answer.
-      expect(result).toMatchObject({ output: 'The secret code is 7.', finalAgent: 'refunds', controls: { guardrail_tripped: 2 } });
+      expect(result).toMatchObject({
+        output: 'The secret code is 7.',
+        finalAgent: 'refunds',
+        controls: { guardrail_tripped: 2 },
+      });
       const trips = (await controlsOf(baton, run)).filter((e) => e.control === 'guardrail_tripped');
       expect(trips).toEqual([
-        expect.objectContaining({ agent: 'refunds', guardrail: 'pii', stage: 'input', reason: 'it contains personal data (email)', onTrip: 'feedback' }),
-        expect.objectContaining({ agent: 'refunds', guardrail: 'no-apologies', stage: 'output', reason: 'do not apologise', onTrip: 'feedback' }),
+        expect.objectContaining({
+          agent: 'refunds',
+          guardrail: 'pii',
+          stage: 'input',
+          reason: 'it contains personal data (email)',
+          onTrip: 'feedback',
+        }),
+        expect.objectContaining({
+          agent: 'refunds',
+          guardrail: 'no-apologies',
+          stage: 'output',
+          reason: 'do not apologise',
+          onTrip: 'feedback',
+        }),
       ]);
       const audit = await baton.audit(run.workflowId);
-      expect(audit.events.filter((e) => e.kind === 'handoff').map((e) => e.kind === 'handoff' && e.message)).toEqual(['Refund order 42']);
+      expect(audit.events.filter((e) => e.kind === 'handoff').map((e) => e.kind === 'handoff' && e.message)).toEqual([
+        'Refund order 42',
+      ]);
     });
   });
 
   it("fails the run on triage's own output guardrail", async () => {
-    const team = new Team([agent('triage', [{ text: 'the secret is 7' }], { guardrails: { output: [guardrails.pattern(/secret/i, { name: 'no-secrets' })] } })]);
+    const team = new Team([
+      agent('triage', [{ text: 'the secret is 7' }], {
+        guardrails: { output: [guardrails.pattern(/secret/i, { name: 'no-secrets' })] },
+      }),
+    ]);
     await withWorker(server.env, team, async (baton) => {
       const err = await baton.run('triage', 'hi').catch((e: unknown) => e);
       expect(err).toBeInstanceOf(GuardrailTrippedError);
-      expect(err).toMatchObject({ agent: 'triage', guardrail: 'no-secrets', stage: 'output', reason: 'it contains "secret", which matches /secret/' });
+      expect(err).toMatchObject({
+        agent: 'triage',
+        guardrail: 'no-secrets',
+        stage: 'output',
+        reason: 'it contains "secret", which matches /secret/',
+      });
     });
   });
 
@@ -167,7 +289,8 @@ describe('controls on a real server', () => {
     });
     const refunds = (steps: ScriptedStep[]) => new Team([agent('refunds', steps, { tools: [issueRefund] })]);
     const refund = (amount: number): ScriptedStep => tool('issueRefund', { orderId: 'A1', amount });
-    const decide = (run: BatonRun, decision: Record<string, unknown>) => run.handle.executeUpdate(decideHandoffUpdate, { args: [decision as never] });
+    const decide = (run: BatonRun, decision: Record<string, unknown>) =>
+      run.handle.executeUpdate(decideHandoffUpdate, { args: [decision as never] });
 
     it('runs a small refund at once, waits for a large one, refuses a stale decision and bad edits, and runs the approved edit', async () => {
       ran.length = 0;
@@ -177,26 +300,67 @@ describe('controls on a real server', () => {
         refunds([refund(50), refund(250), { text: 'done' }]),
         async (baton) => {
           const run = await baton.start('refunds', 'refund A1');
-          const [waiting] = await waitFor(() => run.pendingApprovals(), (p) => p.length > 0);
-          expect(waiting).toMatchObject({ from: 'refunds', to: 'tool:issueRefund', approvers: ['finance'], tool: { name: 'issueRefund', arguments: '{"orderId":"A1","amount":250}' } });
+          const [waiting] = await waitFor(
+            () => run.pendingApprovals(),
+            (p) => p.length > 0,
+          );
+          expect(waiting).toMatchObject({
+            from: 'refunds',
+            to: 'tool:issueRefund',
+            approvers: ['finance'],
+            tool: { name: 'issueRefund', arguments: '{"orderId":"A1","amount":250}' },
+          });
           expect((await run.status()).status).toBe('awaiting_approval');
           const id = waiting!.handoffId;
-          const stale = await decide(run, { handoffId: id, approver: 'finance', decision: 'approve', callHash: 'ffffffff' }).catch((e: unknown) => e);
+          const stale = await decide(run, {
+            handoffId: id,
+            approver: 'finance',
+            decision: 'approve',
+            callHash: 'ffffffff',
+          }).catch((e: unknown) => e);
           expect(stale).toBeInstanceOf(WorkflowUpdateFailedError);
           expect(String((stale as Error).cause)).toMatch(/stale decision: it is for call ffffffff/);
-          const badEdit = await decide(run, { handoffId: id, approver: 'finance', decision: 'approve', arguments: { orderId: 'A1', amount: 'lots' } }).catch((e: unknown) => e);
-          expect(String((badEdit as Error).cause)).toMatch(/the edited arguments do not match the parameters of issueRefund: \$\.amount must be number, got string "lots"/);
-          const record = await decide(run, { handoffId: id, approver: 'finance', decision: 'approve', arguments: { orderId: 'A1', amount: 200 }, callHash: waiting!.tool!.callHash });
-          expect(record).toMatchObject({ outcome: 'approved', approver: 'finance', tool: 'issueRefund', editedArguments: '{"orderId":"A1","amount":200}' });
-          const again = await decide(run, { handoffId: id, approver: 'finance', decision: 'reject' }).catch((e: unknown) => e);
+          const badEdit = await decide(run, {
+            handoffId: id,
+            approver: 'finance',
+            decision: 'approve',
+            arguments: { orderId: 'A1', amount: 'lots' },
+          }).catch((e: unknown) => e);
+          expect(String((badEdit as Error).cause)).toMatch(
+            /the edited arguments do not match the parameters of issueRefund: \$\.amount must be number, got string "lots"/,
+          );
+          const record = await decide(run, {
+            handoffId: id,
+            approver: 'finance',
+            decision: 'approve',
+            arguments: { orderId: 'A1', amount: 200 },
+            callHash: waiting!.tool!.callHash,
+          });
+          expect(record).toMatchObject({
+            outcome: 'approved',
+            approver: 'finance',
+            tool: 'issueRefund',
+            editedArguments: '{"orderId":"A1","amount":200}',
+          });
+          const again = await decide(run, { handoffId: id, approver: 'finance', decision: 'reject' }).catch(
+            (e: unknown) => e,
+          );
           expect(String((again as Error).cause)).toMatch(/was already decided \(approved by finance\)/);
           const result = await run.result();
-          expect(ran).toEqual([{ orderId: 'A1', amount: 50 }, { orderId: 'A1', amount: 200 }]);
-          expect(calls.at(-1)!.messages.at(-1)!.content).toBe('(finance approved this call with changed arguments: {"orderId":"A1","amount":200})\nrefunded 200 on A1');
+          expect(ran).toEqual([
+            { orderId: 'A1', amount: 50 },
+            { orderId: 'A1', amount: 200 },
+          ]);
+          expect(calls.at(-1)!.messages.at(-1)!.content).toBe(
+            '(finance approved this call with changed arguments: {"orderId":"A1","amount":200})\nrefunded 200 on A1',
+          );
           expect(result.controls).toMatchObject({ tool_approvals_requested: 1, tool_calls_approved: 1 });
           const audit = await baton.audit(run.workflowId);
           expect(audit.events.filter((e) => e.kind === 'decision_refused')).toHaveLength(0);
-          expect(audit.events.find((e) => e.kind === 'approval_decided')).toMatchObject({ tool: 'issueRefund', editedArguments: '{"orderId":"A1","amount":200}' });
+          expect(audit.events.find((e) => e.kind === 'approval_decided')).toMatchObject({
+            tool: 'issueRefund',
+            editedArguments: '{"orderId":"A1","amount":200}',
+          });
         },
         { providers },
       );
@@ -210,8 +374,14 @@ describe('controls on a real server', () => {
         refunds([refund(300), refund(400), { text: 'no refunds today' }]),
         async (baton) => {
           const run = await baton.start('refunds', 'refund A1 twice');
-          const [first] = await waitFor(() => run.pendingApprovals(), (p) => p.length > 0);
-          await baton.reject(run.workflowId, first!.handoffId, { approver: 'finance', reason: 'over the monthly limit' });
+          const [first] = await waitFor(
+            () => run.pendingApprovals(),
+            (p) => p.length > 0,
+          );
+          await baton.reject(run.workflowId, first!.handoffId, {
+            approver: 'finance',
+            reason: 'over the monthly limit',
+          });
           const result = await run.result();
           expect(result.output).toBe('no refunds today');
           expect(ran).toEqual([]);
@@ -220,7 +390,11 @@ describe('controls on a real server', () => {
             'Not run: finance rejected this call to issueRefund: over the monthly limit. Do not make the same call again; tell the user, or find another way.',
             'Not run: nobody approved this call to issueRefund in time (3 seconds).',
           ]);
-          expect(result.controls).toMatchObject({ tool_approvals_requested: 2, tool_calls_rejected: 1, tool_approvals_timed_out: 1 });
+          expect(result.controls).toMatchObject({
+            tool_approvals_requested: 2,
+            tool_calls_rejected: 1,
+            tool_approvals_timed_out: 1,
+          });
         },
         { providers },
       );

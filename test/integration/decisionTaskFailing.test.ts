@@ -29,21 +29,43 @@ const refund = defineTool({
 describe('a decision while its chain’s workflow task is being retried', () => {
   it('is sent again until a worker completes a task, and taken', { timeout: 150_000 }, async () => {
     const queue = taskQueue();
-    const team = () => new Team([agent('desk', [{ toolCalls: [{ name: 'refund', arguments: { orderId: '7' } }] }, { text: 'refunded' }], { tools: [refund] })]);
+    const team = () =>
+      new Team([
+        agent('desk', [{ toolCalls: [{ name: 'refund', arguments: { orderId: '7' } }] }, { text: 'refunded' }], {
+          tools: [refund],
+        }),
+      ]);
     const baton = new Baton({ client: server.env.client, taskQueue: queue });
-    const serve = async () => createWorker({ team: team(), connection: server.env.nativeConnection, taskQueue: queue, providers: recordingScripted().providers });
+    const serve = async () =>
+      createWorker({
+        team: team(),
+        connection: server.env.nativeConnection,
+        taskQueue: queue,
+        providers: recordingScripted().providers,
+      });
     const first = await serve();
     const { run, waiting } = await first.runUntil(async () => {
       const started = await baton.start('desk', 'refund order 7');
-      const [pending] = await waitFor(() => started.pendingApprovals(), (p) => p.length === 1);
+      const [pending] = await waitFor(
+        () => started.pendingApprovals(),
+        (p) => p.length === 1,
+      );
       return { run: started, waiting: pending };
     });
     // A worker that fails every task of the chain now serves its queue: the next task fails, and is retried.
-    const failing = await Worker.create({ connection: server.env.nativeConnection, taskQueue: queue, workflowsPath: path.join(__dirname, '../server/fixtures/failingTask.ts') });
+    const failing = await Worker.create({
+      connection: server.env.nativeConnection,
+      taskQueue: queue,
+      workflowsPath: path.join(__dirname, '../server/fixtures/failingTask.ts'),
+    });
     const failingRun = failing.run();
     // Anything that arrives makes a task: a refused decision by signal will do.
     await run.handle.signal(approveHandoffSignal, { handoffId: 'no-such-approval', approver: 'mallory' });
-    await waitFor(() => run.handle.describe().then((d) => d.raw.pendingWorkflowTask?.attempt ?? 0), (attempt) => attempt >= 4, 60_000);
+    await waitFor(
+      () => run.handle.describe().then((d) => d.raw.pendingWorkflowTask?.attempt ?? 0),
+      (attempt) => attempt >= 4,
+      60_000,
+    );
     const decided = baton.approve(run.workflowId, { approvalId: waiting!.handoffId, approver: 'alice' });
     decided.catch(() => undefined);
     // A window in which Temporal refuses the update (the task fails): nothing the test can wait on shows the refusal.

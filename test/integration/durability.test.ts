@@ -12,7 +12,10 @@ const fastRetry = { initialInterval: '100 ms', maximumInterval: '500 ms' };
 
 describe('durability', () => {
   it('retries a model call that fails twice, completes, and the history shows the attempts', async () => {
-    const team = new Team([agent('a', [{ handoff: { to: 'b', message: 'go' }, failAttempts: 2 }]), agent('b', [{ text: 'made it' }])]);
+    const team = new Team([
+      agent('a', [{ handoff: { to: 'b', message: 'go' }, failAttempts: 2 }]),
+      agent('b', [{ text: 'made it' }]),
+    ]);
     const { result, history } = await withWorker(server.env, team, async (baton) => {
       const run = await baton.start('a', 'hello', { retry: fastRetry });
       return { result: await run.result(), history: await activitiesInHistory(run.handle) };
@@ -80,7 +83,11 @@ describe('durability', () => {
         return `charged ${cents}`;
       },
     });
-    const team = new Team([agent('a', [{ toolCalls: [{ name: 'charge', arguments: { cents: 500 } }] }, { text: 'paid' }], { tools: [flaky] })]);
+    const team = new Team([
+      agent('a', [{ toolCalls: [{ name: 'charge', arguments: { cents: 500 } }] }, { text: 'paid' }], {
+        tools: [flaky],
+      }),
+    ]);
     const { result, history } = await withWorker(server.env, team, async (baton) => {
       const run = await baton.start('a', 'pay', { retry: fastRetry });
       return { result: await run.result(), history: await activitiesInHistory(run.handle) };
@@ -105,7 +112,9 @@ describe('durability', () => {
       },
     });
     const team = new Team([agent('a', [{ toolCalls: [{ name: 'charge', arguments: {} }] }], { tools: [declined] })]);
-    const err = await withWorker(server.env, team, (baton) => baton.run('a', 'pay', { retry: fastRetry }).catch((e: unknown) => e));
+    const err = await withWorker(server.env, team, (baton) =>
+      baton.run('a', 'pay', { retry: fastRetry }).catch((e: unknown) => e),
+    );
     expect(err).toBeInstanceOf(ToolExecutionError);
     expect(err).toMatchObject({ agent: 'a', tool: 'charge', reason: 'card declined' });
     expect(executions).toBe(1);

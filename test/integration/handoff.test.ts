@@ -16,20 +16,30 @@ const server = useTemporalServer();
 
 const path = (chain: HandoffRecord[]) => chain.map((h) => `${h.from}>${h.to}`);
 
-describe("handoffRun on a real server", () => {
+describe('handoffRun on a real server', () => {
   it('hands off from researcher to writer and returns output, final agent, chain, usage and workflow id', async () => {
     const { calls, providers } = recordingScripted();
     const team = new Team([
       agent('researcher', [{ handoff: { to: 'writer', message: 'Qubits hold superpositions.' } }]),
       agent('writer', [{ text: 'An article about qubits.' }]),
     ]);
-    const result = await withWorker(server.env, team, (baton) => baton.run('researcher', 'Write about quantum computing'), { providers });
+    const result = await withWorker(
+      server.env,
+      team,
+      (baton) => baton.run('researcher', 'Write about quantum computing'),
+      { providers },
+    );
 
     expect(result.output).toBe('An article about qubits.');
     expect(result.finalAgent).toBe('writer');
     expect(result.workflowId).toMatch(/^baton-researcher-/);
     expect(result.handoffChain).toHaveLength(1);
-    expect(result.handoffChain[0]).toMatchObject({ from: 'researcher', to: 'writer', message: 'Qubits hold superpositions.', turn: 1 });
+    expect(result.handoffChain[0]).toMatchObject({
+      from: 'researcher',
+      to: 'writer',
+      message: 'Qubits hold superpositions.',
+      turn: 1,
+    });
     expect(Date.parse(result.handoffChain[0]!.timestamp)).toBeGreaterThan(Date.now() - 60_000);
     expect(result.usage).toMatchObject({ modelCalls: 2, toolCalls: 0 });
     expect(result.usage.totalTokens).toBe(result.usage.inputTokens + result.usage.outputTokens);
@@ -73,7 +83,9 @@ describe("handoffRun on a real server", () => {
   it('accepts a self-handoff: restarts the agent with the message, records it and counts it', async () => {
     const { calls, providers } = recordingScripted();
     const team = new Team([
-      agent('a', [{ handoff: { to: 'a', message: 'try another way' } }, { text: 'second try worked' }], { handoffs: ['a', 'b'] }),
+      agent('a', [{ handoff: { to: 'a', message: 'try another way' } }, { text: 'second try worked' }], {
+        handoffs: ['a', 'b'],
+      }),
       agent('b', []),
     ]);
     const result = await withWorker(server.env, team, (baton) => baton.run('a', 'first input'), { providers });
@@ -85,8 +97,16 @@ describe("handoffRun on a real server", () => {
       { role: 'user', content: 'try another way' },
     ]);
 
-    const looping = new Team([agent('a', Array.from({ length: 3 }, () => ({ handoff: { to: 'a', message: 'again' } })), { handoffs: ['a'] })]);
-    const err = await withWorker(server.env, looping, (baton) => baton.run('a', 'go', { maxHandoffs: 2, loopWindow: 0 }).catch((e: unknown) => e));
+    const looping = new Team([
+      agent(
+        'a',
+        Array.from({ length: 3 }, () => ({ handoff: { to: 'a', message: 'again' } })),
+        { handoffs: ['a'] },
+      ),
+    ]);
+    const err = await withWorker(server.env, looping, (baton) =>
+      baton.run('a', 'go', { maxHandoffs: 2, loopWindow: 0 }).catch((e: unknown) => e),
+    );
     expect(err).toBeInstanceOf(MaxHandoffsExceededError);
   });
 
@@ -98,7 +118,11 @@ describe("handoffRun on a real server", () => {
       agent('c', [{ text: 'end' }]),
     ]);
     const result = await withWorker(server.env, team, (baton) => baton.run('a', 'go'), {
-      hooks: { agent_handoff: [(ctx, ag, h) => void seen.push({ workflowId: ctx.workflowId, index: ctx.index, agent: ag.id, handoff: h })] },
+      hooks: {
+        agent_handoff: [
+          (ctx, ag, h) => void seen.push({ workflowId: ctx.workflowId, index: ctx.index, agent: ag.id, handoff: h }),
+        ],
+      },
     });
     expect(seen.map((s) => [s.index, s.agent, s.handoff.to])).toEqual([
       [1, 'a', 'b'],
@@ -147,14 +171,29 @@ describe("handoffRun on a real server", () => {
       },
     });
     const team = new Team([
-      agent('a', [{ toolCalls: [{ name: 'handoff', arguments: { to: 'b', message: 'over' } }, { name: 'lookup', arguments: { q: 'x' } }] }], {
-        tools: [lookup],
-      }),
+      agent(
+        'a',
+        [
+          {
+            toolCalls: [
+              { name: 'handoff', arguments: { to: 'b', message: 'over' } },
+              { name: 'lookup', arguments: { q: 'x' } },
+            ],
+          },
+        ],
+        {
+          tools: [lookup],
+        },
+      ),
       agent('b', [{ text: 'done' }]),
     ]);
     const { result, history, recorded } = await withWorker(server.env, team, async (baton) => {
       const run = await baton.start('a', 'go');
-      return { result: await run.result(), history: await activitiesInHistory(run.handle), recorded: await handoffsInHistory(run.handle) };
+      return {
+        result: await run.result(),
+        history: await activitiesInHistory(run.handle),
+        recorded: await handoffsInHistory(run.handle),
+      };
     });
     expect(result.output).toBe('done');
     expect(executed).toEqual(['x']);
@@ -181,7 +220,13 @@ describe("handoffRun on a real server", () => {
       agent(
         'a',
         [
-          { toolCalls: [{ name: 'find', arguments: { id: 'x' } }, { name: 'find', arguments: { id: 7 } }, { name: 'nope', arguments: {} }] },
+          {
+            toolCalls: [
+              { name: 'find', arguments: { id: 'x' } },
+              { name: 'find', arguments: { id: 7 } },
+              { name: 'nope', arguments: {} },
+            ],
+          },
           { text: 'gave up politely' },
         ],
         { tools: [find] },
@@ -205,21 +250,34 @@ describe("handoffRun on a real server", () => {
         workflowId: `plain-json-${Date.now()}`,
         args: [JSON.parse('{"agent":"a","input":"hello","options":{"maxHandoffs":5}}')],
       });
-      expect(result).toMatchObject({ output: 'plain', finalAgent: 'b', handoffChain: [{ from: 'a', to: 'b', message: 'json' }] });
+      expect(result).toMatchObject({
+        output: 'plain',
+        finalAgent: 'b',
+        handoffChain: [{ from: 'a', to: 'b', message: 'json' }],
+      });
       expect(WorkflowType.HANDOFF_RUN).toBe('handoffRun');
 
       const bad = await server.env.client.workflow
-        .execute('handoffRun', { taskQueue, workflowId: `bad-json-${Date.now()}`, args: [{ agent: 5, options: { maxHandoffs: -1, colour: 'red' } }] })
+        .execute('handoffRun', {
+          taskQueue,
+          workflowId: `bad-json-${Date.now()}`,
+          args: [{ agent: 5, options: { maxHandoffs: -1, colour: 'red' } }],
+        })
         .catch((e: unknown) => e);
       expect(bad).toBeInstanceOf(WorkflowFailedError);
       const cause = (bad as WorkflowFailedError).cause as { type?: string; message: string };
       expect(cause.type).toBe('InvalidRunInputError');
-      expect(cause.message).toMatch(/"agent" must be a non-empty string.*"input" must be a string.*unknown option "colour".*"maxHandoffs" must be an integer >= 0/);
+      expect(cause.message).toMatch(
+        /"agent" must be a non-empty string.*"input" must be a string.*unknown option "colour".*"maxHandoffs" must be an integer >= 0/,
+      );
     });
   });
 
   it('answers chain and status queries while running', async () => {
-    const team = new Team([agent('a', [{ handoff: { to: 'b', message: 'over' } }]), agent('b', [{ text: 'slow answer', delayMs: 1500 }])]);
+    const team = new Team([
+      agent('a', [{ handoff: { to: 'b', message: 'over' } }]),
+      agent('b', [{ text: 'slow answer', delayMs: 1500 }]),
+    ]);
     await withWorker(server.env, team, async (baton) => {
       const run = await baton.start('a', 'go');
       let status = await run.status();

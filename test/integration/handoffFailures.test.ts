@@ -7,7 +7,14 @@ import { WorkflowFailedError } from '@temporalio/client';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { defineTool, InvalidRunInputError, MaxHandoffsExceededError, scripted, Team } from '../../src';
-import { AgentNotFoundError, BatonStatusAttribute, HandoffTargetNotFoundError, UnconsumedScriptStepsError, UnexpectedModelCallError, type HandoffRecord } from '../../src/workflow';
+import {
+  AgentNotFoundError,
+  BatonStatusAttribute,
+  HandoffTargetNotFoundError,
+  UnconsumedScriptStepsError,
+  UnexpectedModelCallError,
+  type HandoffRecord,
+} from '../../src/workflow';
 import { MaxTurnsExceededError } from '../../src/economics';
 import { recordingScripted } from '../helpers/models';
 import { useTemporalServer, withWorker } from '../helpers/temporal';
@@ -22,9 +29,14 @@ describe("handoffRun's failures and refusals on a real server", () => {
     const pingPong = Array.from({ length: 5 }, () => ({ handoff: { to: 'b', message: 'your turn' } }));
     const team = new Team([
       agent('a', pingPong),
-      agent('b', pingPong.map(() => ({ handoff: { to: 'a', message: 'yours' } }))),
+      agent(
+        'b',
+        pingPong.map(() => ({ handoff: { to: 'a', message: 'yours' } })),
+      ),
     ]);
-    const err = await withWorker(server.env, team, (baton) => baton.run('a', 'go', { maxHandoffs: 3, loopWindow: 0 }).catch((e: unknown) => e));
+    const err = await withWorker(server.env, team, (baton) =>
+      baton.run('a', 'go', { maxHandoffs: 3, loopWindow: 0 }).catch((e: unknown) => e),
+    );
     expect(err).toBeInstanceOf(MaxHandoffsExceededError);
     const e = err as MaxHandoffsExceededError;
     expect(e.limit).toBe(3);
@@ -35,13 +47,19 @@ describe("handoffRun's failures and refusals on a real server", () => {
 
   it('refuses any handoff with maxHandoffs 0', async () => {
     const team = new Team([agent('a', [{ handoff: { to: 'b', message: 'x' } }]), agent('b', [])]);
-    const err = await withWorker(server.env, team, (baton) => baton.run('a', 'go', { maxHandoffs: 0 }).catch((e: unknown) => e));
+    const err = await withWorker(server.env, team, (baton) =>
+      baton.run('a', 'go', { maxHandoffs: 0 }).catch((e: unknown) => e),
+    );
     expect(err).toBeInstanceOf(MaxHandoffsExceededError);
     expect((err as MaxHandoffsExceededError).chain).toEqual([]);
   });
 
   it('fails with HandoffTargetNotFoundError when the model names an unregistered agent', async () => {
-    const team = new Team([agent('researcher', [{ handoff: { to: 'ghost', message: 'x' } }]), agent('writer', []), agent('analyst', [])]);
+    const team = new Team([
+      agent('researcher', [{ handoff: { to: 'ghost', message: 'x' } }]),
+      agent('writer', []),
+      agent('analyst', []),
+    ]);
     const err = await withWorker(server.env, team, async (baton) => {
       const run = await baton.start('researcher', 'go');
       const e = await run.result().catch((x: unknown) => x);
@@ -58,9 +76,14 @@ describe("handoffRun's failures and refusals on a real server", () => {
       agent('researcher', [{ handoff: { to: 'ghost', message: 'x' } }, { handoff: { to: 'writer', message: 'ok' } }]),
       agent('writer', [{ text: 'written' }]),
     ]);
-    const result = await withWorker(server.env, team, (baton) => baton.run('researcher', 'go', { onInvalidHandoff: 'retry' }), {
-      providers,
-    });
+    const result = await withWorker(
+      server.env,
+      team,
+      (baton) => baton.run('researcher', 'go', { onInvalidHandoff: 'retry' }),
+      {
+        providers,
+      },
+    );
     expect(result.output).toBe('written');
     expect(path(result.handoffChain)).toEqual(['researcher>writer']);
     const toolAnswer = calls[1]?.messages.at(-1);
@@ -79,8 +102,15 @@ describe("handoffRun's failures and refusals on a real server", () => {
 
   it('fails with MaxTurnsExceededError when an agent never answers', async () => {
     const echo = defineTool({ name: 'echo', description: 'Echo', parameters: z.object({}), execute: () => 'again' });
-    const team = new Team([agent('a', [], { tools: [echo], model: scripted({ rules: [{ whenIncludes: '', reply: { toolCalls: [{ name: 'echo', arguments: {} }] } }] }) })]);
-    const err = await withWorker(server.env, team, (baton) => baton.run('a', 'go', { maxTurns: 3 }).catch((e: unknown) => e));
+    const team = new Team([
+      agent('a', [], {
+        tools: [echo],
+        model: scripted({ rules: [{ whenIncludes: '', reply: { toolCalls: [{ name: 'echo', arguments: {} }] } }] }),
+      }),
+    ]);
+    const err = await withWorker(server.env, team, (baton) =>
+      baton.run('a', 'go', { maxTurns: 3 }).catch((e: unknown) => e),
+    );
     expect(err).toBeInstanceOf(MaxTurnsExceededError);
     expect(err).toMatchObject({ agent: 'a', limit: 3 });
   });
@@ -97,7 +127,9 @@ describe("handoffRun's failures and refusals on a real server", () => {
 
   it('has its own errors for an unexpected model call and for unconsumed steps', async () => {
     const unexpected = new Team([agent('a', [])]);
-    const e1 = await withWorker(server.env, unexpected, (baton) => baton.run('a', 'hello there').catch((e: unknown) => e));
+    const e1 = await withWorker(server.env, unexpected, (baton) =>
+      baton.run('a', 'hello there').catch((e: unknown) => e),
+    );
     expect(e1).toBeInstanceOf(UnexpectedModelCallError);
     expect(e1).toMatchObject({ agent: 'a', callIndex: 0, lastMessage: 'hello there' });
 

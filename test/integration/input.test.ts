@@ -9,7 +9,14 @@ import { bundleWorkflowCode, DefaultLogger, Worker } from '@temporalio/worker';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { defineAgent, scripted, Team } from '../../src';
-import { approveHandoffSignal, BATON_ERROR_TYPES, decideHandoffUpdate, overrideRunSignal, rejectHandoffSignal, WorkflowType } from '../../src/workflow';
+import {
+  approveHandoffSignal,
+  BATON_ERROR_TYPES,
+  decideHandoffUpdate,
+  overrideRunSignal,
+  rejectHandoffSignal,
+  WorkflowType,
+} from '../../src/workflow';
 import { createActivities } from '../../activities';
 import { WORKFLOWS_PATH } from '../../src/worker';
 import { taskQueue as newTaskQueue, useTemporalServer, withWorker } from '../helpers/temporal';
@@ -22,9 +29,19 @@ const team = () =>
     defineAgent({
       id: 'a',
       instructions: 'A',
-      model: scripted({ rules: [{ whenIncludes: 'hand', reply: { handoff: { to: 'b', message: 'over' } } }, { whenIncludes: '', reply: { text: 'answer from a' } }] }),
+      model: scripted({
+        rules: [
+          { whenIncludes: 'hand', reply: { handoff: { to: 'b', message: 'over' } } },
+          { whenIncludes: '', reply: { text: 'answer from a' } },
+        ],
+      }),
     }),
-    defineAgent({ id: 'b', instructions: 'B', model: scripted({ rules: [{ whenIncludes: '', reply: { text: 'answer from b' } }] }), approval: { timeout: '2 seconds', onTimeout: 'reject' } }),
+    defineAgent({
+      id: 'b',
+      instructions: 'B',
+      model: scripted({ rules: [{ whenIncludes: '', reply: { text: 'answer from b' } }] }),
+      approval: { timeout: '2 seconds', onTimeout: 'reject' },
+    }),
   ]);
 
 /**
@@ -36,11 +53,15 @@ const failedTasks = async (handle: WorkflowHandle) =>
   ((await handle.fetchHistory()).events ?? []).flatMap((e) => {
     const failed = e.workflowTaskFailedEventAttributes;
     const cause = failed ? temporal.api.enums.v1.WorkflowTaskFailedCause[failed.cause ?? 0] : undefined;
-    return failed && cause !== 'WORKFLOW_TASK_FAILED_CAUSE_UNHANDLED_COMMAND' ? [`${cause}: ${failed.failure?.message}`] : [];
+    return failed && cause !== 'WORKFLOW_TASK_FAILED_CAUSE_UNHANDLED_COMMAND'
+      ? [`${cause}: ${failed.failure?.message}`]
+      : [];
   });
 
 /** Start `input` as another program would, and say how the run ended. */
-async function outcome(handle: WorkflowHandle): Promise<{ status: 'completed' } | { status: 'failed'; type?: string; message: string }> {
+async function outcome(
+  handle: WorkflowHandle,
+): Promise<{ status: 'completed' } | { status: 'failed'; type?: string; message: string }> {
   try {
     await handle.result();
     return { status: 'completed' };
@@ -52,14 +73,29 @@ async function outcome(handle: WorkflowHandle): Promise<{ status: 'completed' } 
 }
 
 const within = <T>(ms: number, what: string, p: Promise<T>) =>
-  Promise.race([p, new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`${what} did not end within ${ms} ms`)), ms))]);
+  Promise.race([
+    p,
+    new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`${what} did not end within ${ms} ms`)), ms)),
+  ]);
 
 describe('input from other programs', () => {
   it.each([
     ['a carried state that is not one', { agent: 'a', input: 'hi', resume: {} }, /"resume.team" is missing/],
-    ['a retry policy whose maximum interval is below its initial one', { agent: 'a', input: 'hi', options: { retry: { initialInterval: '10 seconds', maximumInterval: '1 second' } } }, /must not be below "retry.initialInterval"/],
-    ['continue-as-new after every event', { agent: 'a', input: 'hi', options: { continueAsNewAfterEvents: 1 } }, /"continueAsNewAfterEvents" must be an integer >= 20/],
-    ['a model timeout no call could meet', { agent: 'a', input: 'hi', options: { modelTimeout: 1 } }, /"modelTimeout" must be a duration from 1 second/],
+    [
+      'a retry policy whose maximum interval is below its initial one',
+      { agent: 'a', input: 'hi', options: { retry: { initialInterval: '10 seconds', maximumInterval: '1 second' } } },
+      /must not be below "retry.initialInterval"/,
+    ],
+    [
+      'continue-as-new after every event',
+      { agent: 'a', input: 'hi', options: { continueAsNewAfterEvents: 1 } },
+      /"continueAsNewAfterEvents" must be an integer >= 20/,
+    ],
+    [
+      'a model timeout no call could meet',
+      { agent: 'a', input: 'hi', options: { modelTimeout: 1 } },
+      /"modelTimeout" must be a duration from 1 second/,
+    ],
     [
       'controls that are not ones (a budget tier, a loop policy, a deadline)',
       { agent: 'a', input: 'hi', options: { budget: 'huge', onLoop: 'warn', deadline: 'tomorrow' } },
@@ -67,9 +103,17 @@ describe('input from other programs', () => {
     ],
   ])('fails %s at once with InvalidRunInputError', async (_what, input, problem) => {
     await withWorker(server.env, team(), async (_baton, taskQueue) => {
-      const handle = await server.env.client.workflow.start(WorkflowType.HANDOFF_RUN, { taskQueue, workflowId: `bad-${Date.now()}-${Math.random()}`, args: [input] });
+      const handle = await server.env.client.workflow.start(WorkflowType.HANDOFF_RUN, {
+        taskQueue,
+        workflowId: `bad-${Date.now()}-${Math.random()}`,
+        args: [input],
+      });
       const ended = await within(15_000, 'the run', outcome(handle));
-      expect(ended).toMatchObject({ status: 'failed', type: 'InvalidRunInputError', message: expect.stringMatching(problem) });
+      expect(ended).toMatchObject({
+        status: 'failed',
+        type: 'InvalidRunInputError',
+        message: expect.stringMatching(problem),
+      });
       expect(await failedTasks(handle)).toEqual([]);
     });
   });
@@ -77,27 +121,60 @@ describe('input from other programs', () => {
   it('refuses decisions whose comment or reason is not a string, records the refusal, and goes on', async () => {
     await withWorker(server.env, team(), async (baton) => {
       const run = await baton.start('a', 'please hand over');
-      const [pending] = await waitFor(() => run.pendingApprovals(), (p) => p.length === 1);
-      await run.handle.signal(approveHandoffSignal, { handoffId: pending!.handoffId, approver: 'alice', comment: 42 } as never);
+      const [pending] = await waitFor(
+        () => run.pendingApprovals(),
+        (p) => p.length === 1,
+      );
+      await run.handle.signal(approveHandoffSignal, {
+        handoffId: pending!.handoffId,
+        approver: 'alice',
+        comment: 42,
+      } as never);
       await run.handle.signal(rejectHandoffSignal, 'no' as never);
-      const update = await run.handle.executeUpdate(decideHandoffUpdate, { args: [{ handoffId: pending!.handoffId, approver: 'bob', decision: 'reject', reason: ['x'] } as never] }).catch((e: unknown) => e);
+      const update = await run.handle
+        .executeUpdate(decideHandoffUpdate, {
+          args: [{ handoffId: pending!.handoffId, approver: 'bob', decision: 'reject', reason: ['x'] } as never],
+        })
+        .catch((e: unknown) => e);
       expect(String((update as Error).cause ?? update)).toMatch(/"decision.reason" must be a string/);
       await baton.approve(run.workflowId, pending!.handoffId, { approver: 'alice', comment: 'fine' });
       expect((await run.result()).output).toBe('answer from b');
       const audit = await baton.audit(run.workflowId);
-      const refused = audit.events.filter((e) => e.kind === 'decision_refused').map((e) => (e as { reason: string }).reason);
-      expect(refused).toEqual([expect.stringMatching(/"decision.comment" must be a string/), expect.stringMatching(/"decision" must be an object/)]);
+      const refused = audit.events
+        .filter((e) => e.kind === 'decision_refused')
+        .map((e) => (e as { reason: string }).reason);
+      expect(refused).toEqual([
+        expect.stringMatching(/"decision.comment" must be a string/),
+        expect.stringMatching(/"decision" must be an object/),
+      ]);
     });
   });
 
   it('fails the run, instead of retrying its workflow task forever, when something unexpected is thrown', async () => {
-    const bundle = await bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, workflowInterceptorModules: [path.join(__dirname, 'probe/defect.ts')], logger: new DefaultLogger('WARN') });
+    const bundle = await bundleWorkflowCode({
+      workflowsPath: WORKFLOWS_PATH,
+      workflowInterceptorModules: [path.join(__dirname, 'probe/defect.ts')],
+      logger: new DefaultLogger('WARN'),
+    });
     const taskQueue = newTaskQueue();
-    const worker = await Worker.create({ connection: server.env.nativeConnection, taskQueue, workflowBundle: bundle, activities: createActivities({ team: team() }) });
+    const worker = await Worker.create({
+      connection: server.env.nativeConnection,
+      taskQueue,
+      workflowBundle: bundle,
+      activities: createActivities({ team: team() }),
+    });
     await worker.runUntil(async () => {
-      const handle = await server.env.client.workflow.start(WorkflowType.HANDOFF_RUN, { taskQueue, workflowId: `defect-${Date.now()}`, args: [{ agent: 'a', input: 'hi' }] });
+      const handle = await server.env.client.workflow.start(WorkflowType.HANDOFF_RUN, {
+        taskQueue,
+        workflowId: `defect-${Date.now()}`,
+        args: [{ agent: 'a', input: 'hi' }],
+      });
       const ended = await within(15_000, 'the run', outcome(handle));
-      expect(ended).toMatchObject({ status: 'failed', type: 'UnexpectedWorkflowError', message: 'Unexpected TypeError in the workflow: a defect in workflow code' });
+      expect(ended).toMatchObject({
+        status: 'failed',
+        type: 'UnexpectedWorkflowError',
+        message: 'Unexpected TypeError in the workflow: a defect in workflow code',
+      });
       expect(await failedTasks(handle)).toEqual([]);
     });
   });
@@ -106,33 +183,73 @@ describe('input from other programs', () => {
     const optionValue = fc.oneof(
       fc.jsonValue(),
       fc.constantFrom(0, 1, 2, 25, -1, 1.5, '1 second', '3 seconds', 'soon', 'retry', 'fail', 'accept', true, null),
-      fc.record({ initialInterval: fc.constantFrom('100 ms', '1 second', 10), maximumInterval: fc.constantFrom('1 second', 5, '2 seconds'), maximumAttempts: fc.constantFrom(1, 2, 0) }, { requiredKeys: [] }),
+      fc.record(
+        {
+          initialInterval: fc.constantFrom('100 ms', '1 second', 10),
+          maximumInterval: fc.constantFrom('1 second', 5, '2 seconds'),
+          maximumAttempts: fc.constantFrom(1, 2, 0),
+        },
+        { requiredKeys: [] },
+      ),
     );
     const options = fc.dictionary(
-      fc.constantFrom('maxHandoffs', 'maxTurns', 'onInvalidHandoff', 'maxInvalidHandoffRetries', 'onEmptyOutput', 'modelTimeout', 'toolTimeout', 'heartbeatTimeout', 'retry', 'approvals', 'continueAsNewAfterEvents', 'colour'),
+      fc.constantFrom(
+        'maxHandoffs',
+        'maxTurns',
+        'onInvalidHandoff',
+        'maxInvalidHandoffRetries',
+        'onEmptyOutput',
+        'modelTimeout',
+        'toolTimeout',
+        'heartbeatTimeout',
+        'retry',
+        'approvals',
+        'continueAsNewAfterEvents',
+        'colour',
+      ),
       optionValue,
       { maxKeys: 3 },
     );
     const input = fc.oneof(
       fc.jsonValue(),
       fc.record(
-        { agent: fc.oneof(fc.constantFrom('a', 'b', 'nobody', ''), fc.jsonValue()), input: fc.oneof(fc.constantFrom('hi', 'please hand over'), fc.jsonValue()), options: fc.oneof(options, fc.jsonValue()), resume: fc.jsonValue() },
+        {
+          agent: fc.oneof(fc.constantFrom('a', 'b', 'nobody', ''), fc.jsonValue()),
+          input: fc.oneof(fc.constantFrom('hi', 'please hand over'), fc.jsonValue()),
+          options: fc.oneof(options, fc.jsonValue()),
+          resume: fc.jsonValue(),
+        },
         { requiredKeys: ['agent', 'input'] },
       ),
     );
-    const signal = fc.record({ name: fc.constantFrom(approveHandoffSignal.name, rejectHandoffSignal.name, overrideRunSignal.name), arg: fc.oneof(fc.jsonValue(), fc.record({ handoffId: fc.string(), approver: fc.jsonValue(), comment: fc.jsonValue() }, { requiredKeys: [] }), fc.record({ options: options }, { requiredKeys: [] })) });
+    const signal = fc.record({
+      name: fc.constantFrom(approveHandoffSignal.name, rejectHandoffSignal.name, overrideRunSignal.name),
+      arg: fc.oneof(
+        fc.jsonValue(),
+        fc.record({ handoffId: fc.string(), approver: fc.jsonValue(), comment: fc.jsonValue() }, { requiredKeys: [] }),
+        fc.record({ options: options }, { requiredKeys: [] }),
+      ),
+    });
 
     await withWorker(server.env, team(), async (_baton, taskQueue) => {
       let n = 0;
       await fc.assert(
         fc.asyncProperty(input, fc.array(signal, { maxLength: 3 }), async (raw, signals) => {
-          const handle = await server.env.client.workflow.start(WorkflowType.HANDOFF_RUN, { taskQueue, workflowId: `fuzz-${Date.now()}-${n++}`, args: [raw] });
+          const handle = await server.env.client.workflow.start(WorkflowType.HANDOFF_RUN, {
+            taskQueue,
+            workflowId: `fuzz-${Date.now()}-${n++}`,
+            args: [raw],
+          });
           for (const s of signals) await handle.signal(s.name, s.arg).catch(() => undefined);
           const ended = await within(25_000, `the run of ${JSON.stringify(raw)}`, outcome(handle));
           if (ended.status === 'failed') expect(BATON_ERROR_TYPES).toContain(ended.type);
           expect(await failedTasks(handle)).toEqual([]);
         }),
-        { numRuns: Number(process.env.FC_RUNS ?? 40), seed: Number(process.env.FC_SEED ?? Date.now() % 100_000), verbose: true },
+        {
+          numRuns: Number(process.env.FC_RUNS ?? 40),
+          seed: Number(process.env.FC_SEED ?? Date.now() % 100_000),
+          verbose: true,
+        },
       );
     });
   }, 600_000);

@@ -15,14 +15,28 @@ const server = useTemporalServer();
 
 describe('a chain whose history pages are too large to receive', () => {
   it('is followed from its start to its end', { timeout: 180_000 }, async () => {
-    const team = new Team([agent('front', [{ handoff: { to: 'vault', message: 'open it' } }], { handoffs: ['vault'] }), agent('vault', [{ text: 'opened' }], { approval: { approvers: ['alice'] } })]);
+    const team = new Team([
+      agent('front', [{ handoff: { to: 'vault', message: 'open it' } }], { handoffs: ['vault'] }),
+      agent('vault', [{ text: 'opened' }], { approval: { approvers: ['alice'] } }),
+    ]);
     await withWorker(server.env, team, async (baton) => {
       const run = await baton.start('front', 'open the vault');
-      const [waiting] = await waitFor(() => run.pendingApprovals(), (p) => p.length === 1);
+      const [waiting] = await waitFor(
+        () => run.pendingApprovals(),
+        (p) => p.length === 1,
+      );
       const firstRun = (await run.handle.describe()).runId;
       // Four refused decisions of 1.5 MB each: 6 MB of history in the first page.
       // Sent at once, they arrive before the workflow's next task, all in the same run.
-      await Promise.all([0, 1, 2, 3].map((i) => run.handle.signal(approveHandoffSignal, { handoffId: `no-such-${i}`, approver: 'mallory', comment: 'x'.repeat(1_500_000) })));
+      await Promise.all(
+        [0, 1, 2, 3].map((i) =>
+          run.handle.signal(approveHandoffSignal, {
+            handoffId: `no-such-${i}`,
+            approver: 'mallory',
+            comment: 'x'.repeat(1_500_000),
+          }),
+        ),
+      );
       await baton.approve(run.workflowId, waiting!.handoffId, { approver: 'alice' });
       expect((await run.result()).output).toBe('opened');
       const kinds: string[] = [];

@@ -13,9 +13,21 @@ const hop = (to: string, message: string) => ({ handoff: { to, message } });
 
 describe("model calls as local activities (modelActivity: 'local')", () => {
   it('runs the chain with markers instead of activities, and the audit, run events and timeline read them as model turns', async () => {
-    const lookup = defineTool({ name: 'lookup', description: 'Look up', parameters: z.object({ q: z.string() }), execute: ({ q }) => `found ${q}` });
+    const lookup = defineTool({
+      name: 'lookup',
+      description: 'Look up',
+      parameters: z.object({ q: z.string() }),
+      execute: ({ q }) => `found ${q}`,
+    });
     const team = new Team([
-      agent('a', [{ toolCalls: [{ name: 'lookup', arguments: { q: 'x' } }], usage: { inputTokens: 7, outputTokens: 3 } }, hop('b', 'over to b')], { tools: [lookup] }),
+      agent(
+        'a',
+        [
+          { toolCalls: [{ name: 'lookup', arguments: { q: 'x' } }], usage: { inputTokens: 7, outputTokens: 3 } },
+          hop('b', 'over to b'),
+        ],
+        { tools: [lookup] },
+      ),
       agent('b', [hop('c', 'over to c')]),
       agent('c', [{ text: 'done' }]),
     ]);
@@ -27,9 +39,13 @@ describe("model calls as local activities (modelActivity: 'local')", () => {
       expect(result).toMatchObject({ output: 'done', finalAgent: 'c', usage: { modelCalls: 4 } });
 
       const history = await run.handle.fetchHistory();
-      const scheduled = (history.events ?? []).flatMap((e) => (e.activityTaskScheduledEventAttributes ? [e.activityTaskScheduledEventAttributes.activityType?.name] : []));
+      const scheduled = (history.events ?? []).flatMap((e) =>
+        e.activityTaskScheduledEventAttributes ? [e.activityTaskScheduledEventAttributes.activityType?.name] : [],
+      );
       expect(scheduled).toEqual(['runTool']);
-      const markers = (history.events ?? []).filter((e) => e.markerRecordedEventAttributes?.markerName === 'core_local_activity');
+      const markers = (history.events ?? []).filter(
+        (e) => e.markerRecordedEventAttributes?.markerName === 'core_local_activity',
+      );
       expect(markers).toHaveLength(5); // the team snapshot and four model calls
 
       const audit = await baton.audit(run.workflowId);
@@ -40,23 +56,40 @@ describe("model calls as local activities (modelActivity: 'local')", () => {
         ['b', 'completed', 1],
         ['c', 'completed', 1],
       ]);
-      expect(turns[0]).toMatchObject({ model: 'scripted', inputTokens: 7, outputTokens: 3, toolCalls: [{ name: 'lookup', arguments: '{"q":"x"}' }] });
+      expect(turns[0]).toMatchObject({
+        model: 'scripted',
+        inputTokens: 7,
+        outputTokens: 3,
+        toolCalls: [{ name: 'lookup', arguments: '{"q":"x"}' }],
+      });
       expect(audit.team && Object.keys(audit.team.agents)).toEqual(['a', 'b', 'c']);
       expect(audit.handoffs.map((h) => `${h.from}>${h.to}`)).toEqual(['a>b', 'b>c']);
       expect(audit.events.find((e) => e.kind === 'tool_call')).toMatchObject({ tool: 'lookup', result: 'found x' });
       expect(formatTimeline(audit)).toMatch(/a\s+model scripted → lookup/);
-      expect(seen.filter((e) => e.kind === 'model_call').map((e) => e.kind === 'model_call' && e.agent)).toEqual(['a', 'a', 'b', 'c']);
+      expect(seen.filter((e) => e.kind === 'model_call').map((e) => e.kind === 'model_call' && e.agent)).toEqual([
+        'a',
+        'a',
+        'b',
+        'c',
+      ]);
       expect(seen.filter((e) => e.kind === 'model_answered')).toHaveLength(4);
     });
   });
 
   it("lets an agent's own modelActivity win over the run's, and keeps history to at most 7 events per handoff", async () => {
-    const chain = (n: number) => Array.from({ length: n + 1 }, (_, i) => agent(`c${i}`, [i < n ? hop(`c${i + 1}`, `step ${i + 1}`) : { text: 'end' }], { modelActivity: i === n ? 'remote' : undefined }));
+    const chain = (n: number) =>
+      Array.from({ length: n + 1 }, (_, i) =>
+        agent(`c${i}`, [i < n ? hop(`c${i + 1}`, `step ${i + 1}`) : { text: 'end' }], {
+          modelActivity: i === n ? 'remote' : undefined,
+        }),
+      );
     await withWorker(server.env, new Team(chain(10)), async (baton) => {
       const run = await baton.start('c0', 'go', { modelActivity: 'local' });
       await run.result();
       const events = (await run.handle.fetchHistory()).events ?? [];
-      const scheduled = events.flatMap((e) => (e.activityTaskScheduledEventAttributes ? [e.activityTaskScheduledEventAttributes.activityType?.name] : []));
+      const scheduled = events.flatMap((e) =>
+        e.activityTaskScheduledEventAttributes ? [e.activityTaskScheduledEventAttributes.activityType?.name] : [],
+      );
       expect(scheduled).toEqual(['callModel']); // c10 is remote
       expect(events.length / 10).toBeLessThanOrEqual(7);
     });
@@ -74,7 +107,10 @@ describe("model calls as local activities (modelActivity: 'local')", () => {
       },
     });
     const { calls, providers } = recordingScripted();
-    const team = new Team([agent('a', [hop('b', 'ship it')]), agent('b', [{ toolCalls: [{ name: 'ship', arguments: {} }] }, { text: 'shipped it' }], { tools: [ship] })]);
+    const team = new Team([
+      agent('a', [hop('b', 'ship it')]),
+      agent('b', [{ toolCalls: [{ name: 'ship', arguments: {} }] }, { text: 'shipped it' }], { tools: [ship] }),
+    ]);
     await withWorker(
       server.env,
       team,

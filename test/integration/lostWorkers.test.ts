@@ -55,7 +55,9 @@ class ActivityWorker {
           if (line.startsWith('start ')) starts.push(this, line.split(' ')[1]!);
         }
       });
-      this.child.once('exit', (code, signal) => reject(new Error(`the activity worker exited before it was ready (${code ?? signal})`)));
+      this.child.once('exit', (code, signal) =>
+        reject(new Error(`the activity worker exited before it was ready (${code ?? signal})`)),
+      );
     });
   }
 
@@ -73,7 +75,12 @@ describe('lost workers', () => {
     const queue = taskQueue();
     const log = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'baton-lost-')), 'tool-starts.jsonl');
     // The workflows run here; every model and tool call runs in a worker process that gets killed.
-    const workflows = await createWorker({ team, connection: server.env.nativeConnection, taskQueue: queue, worker: { enableNonLocalActivities: false } });
+    const workflows = await createWorker({
+      team,
+      connection: server.env.nativeConnection,
+      taskQueue: queue,
+      worker: { enableNonLocalActivities: false },
+    });
     const starts = new Starts();
     const workers: ActivityWorker[] = [];
     const startWorker = () => {
@@ -86,7 +93,10 @@ describe('lost workers', () => {
       await Promise.all([startWorker(), startWorker(), startWorker()]);
       const outcome = await workflows.runUntil(async () => {
         const baton = new Baton({ client: server.env.client, taskQueue: queue });
-        const run = await baton.start('clerk', 'Please file case 42.', { heartbeatTimeout: '1 second', retry: { ...fastRetry, maximumAttempts: 1 } });
+        const run = await baton.start('clerk', 'Please file case 42.', {
+          heartbeatTimeout: '1 second',
+          retry: { ...fastRetry, maximumAttempts: 1 },
+        });
         // One attempt is the budget, and the worker of each call dies twice.
         const ended = run.result().then(
           () => undefined,
@@ -106,10 +116,18 @@ describe('lost workers', () => {
 
       // One tool call, started three times under one idempotency key; each restart picked up the
       // progress the lost start had heartbeated.
-      const toolStarts = fs.readFileSync(log, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as ToolStart);
+      const toolStarts = fs
+        .readFileSync(log, 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as ToolStart);
       expect(toolStarts).toHaveLength(3);
       expect(new Set(toolStarts.map((s) => s.key)).size).toBe(1);
-      expect(toolStarts.map((s) => s.resumedFrom)).toEqual([null, { progress: 'filing 42' }, { progress: 'filing 42' }]);
+      expect(toolStarts.map((s) => s.resumedFrom)).toEqual([
+        null,
+        { progress: 'filing 42' },
+        { progress: 'filing 42' },
+      ]);
 
       // The audit shows each call once, with its attempts and the restarts after lost workers.
       const calls = outcome.audit.events.filter((e) => e.kind === 'model_turn' || e.kind === 'tool_call');
@@ -141,8 +159,19 @@ describe('lost workers', () => {
         throw new Error('the filing system is down');
       },
     });
-    const clerk = new Team([defineAgent({ id: 'clerk', instructions: 'File it.', model: scripted([{ toolCalls: [{ name: 'fileCase', arguments: { id: '42' } }] }]), tools: [broken] })]);
-    const error = await withWorker(server.env, clerk, (baton) => baton.run('clerk', 'file 42', { retry: { ...fastRetry, maximumAttempts: 3 }, lostWorkerRetries: 5 }).catch((e: unknown) => e));
+    const clerk = new Team([
+      defineAgent({
+        id: 'clerk',
+        instructions: 'File it.',
+        model: scripted([{ toolCalls: [{ name: 'fileCase', arguments: { id: '42' } }] }]),
+        tools: [broken],
+      }),
+    ]);
+    const error = await withWorker(server.env, clerk, (baton) =>
+      baton
+        .run('clerk', 'file 42', { retry: { ...fastRetry, maximumAttempts: 3 }, lostWorkerRetries: 5 })
+        .catch((e: unknown) => e),
+    );
     expect(error).toBeInstanceOf(ToolExecutionError);
     expect((error as Error).message).toContain('the filing system is down');
     expect(calls).toBe(3);

@@ -10,13 +10,13 @@ const hop = (to: string) => ({ handoff: { to, message: `over to ${to}` } });
 
 describe('baton.override', () => {
   it('changes a running chain from its next step on, and the audit shows it', async () => {
-    const team = new Team([
-      agent('a', [hop('b'), hop('b')]),
-      agent('b', [{ ...hop('a'), delayMs: 1500 }, hop('a')]),
-    ]);
+    const team = new Team([agent('a', [hop('b'), hop('b')]), agent('b', [{ ...hop('a'), delayMs: 1500 }, hop('a')])]);
     await withWorker(server.env, team, async (baton) => {
       const run = await baton.start('a', 'go', { maxHandoffs: 10 });
-      await waitFor(() => run.chain(), (c) => c.length === 1);
+      await waitFor(
+        () => run.chain(),
+        (c) => c.length === 1,
+      );
       await expect(baton.override(run.workflowId, { options: { maxHandoffs: -1 } })).rejects.toBeInstanceOf(UserError);
       await baton.override(run.workflowId, { options: { maxHandoffs: 2 } });
       const failure = await run.result().catch((e: unknown) => e);

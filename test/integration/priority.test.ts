@@ -8,7 +8,16 @@
 import { Context } from '@temporalio/activity';
 import { temporal } from '@temporalio/proto';
 import { describe, expect, it } from 'vitest';
-import { Baton, type BatonRun, defineAgent, delegate, InvalidRunInputError, model, Team, type ModelProvider } from '../../src';
+import {
+  Baton,
+  type BatonRun,
+  defineAgent,
+  delegate,
+  InvalidRunInputError,
+  model,
+  Team,
+  type ModelProvider,
+} from '../../src';
 import { type RunPriority, WorkflowType } from '../../src/workflow';
 import { createWorker } from '../../src/worker';
 import { scriptedAgent } from '../helpers/agents';
@@ -16,7 +25,12 @@ import { taskQueue, useTemporalServer } from '../helpers/temporal';
 import { waitFor } from '../helpers/wait';
 
 const server = useTemporalServer({
-  dynamicConfig: ['matching.numTaskqueueReadPartitions=1', 'matching.numTaskqueueWritePartitions=1', 'matching.useNewMatcher=true', 'matching.enableFairness=true'],
+  dynamicConfig: [
+    'matching.numTaskqueueReadPartitions=1',
+    'matching.numTaskqueueWritePartitions=1',
+    'matching.useNewMatcher=true',
+    'matching.enableFairness=true',
+  ],
 });
 
 /** A model that answers at once after `delayMs`, noting which chain called it, in the order the worker ran the calls. */
@@ -45,14 +59,28 @@ async function backlogOrder(chains: [string, RunPriority | undefined][]): Promis
   const queue = taskQueue();
   const baton = new Baton({ client: server.env.client, taskQueue: queue });
   const runs: BatonRun[] = [];
-  for (const [id, priority] of chains) runs.push(await baton.start('solo', 'go', { workflowId: `${queue}-${id}`, ...(priority ? { priority } : {}) }));
+  for (const [id, priority] of chains)
+    runs.push(await baton.start('solo', 'go', { workflowId: `${queue}-${id}`, ...(priority ? { priority } : {}) }));
   const { order, provider } = recorder(100);
-  const options = { team, connection: server.env.nativeConnection, taskQueue: queue, providers: { recorder: provider } };
+  const options = {
+    team,
+    connection: server.env.nativeConnection,
+    taskQueue: queue,
+    providers: { recorder: provider },
+  };
   const scheduler = await createWorker({ ...options, worker: { enableNonLocalActivities: false } });
   // Until every chain's first call waits in the queue itself (history records it a moment before matching holds it).
-  await scheduler.runUntil(waitFor(() => activityBacklog(queue), (n) => n >= chains.length));
+  await scheduler.runUntil(
+    waitFor(
+      () => activityBacklog(queue),
+      (n) => n >= chains.length,
+    ),
+  );
   // One slot and no eager dispatch: every activity waits in the queue, which orders it.
-  const worker = await createWorker({ ...options, worker: { maxConcurrentActivityTaskExecutions: 1, maxEagerActivityReservationsPerWorkflowTask: 0 } });
+  const worker = await createWorker({
+    ...options,
+    worker: { maxConcurrentActivityTaskExecutions: 1, maxEagerActivityReservationsPerWorkflowTask: 0 },
+  });
   await worker.runUntil(Promise.all(runs.map((r) => r.result())));
   return order.map((id) => id.slice(queue.length + 1));
 }
@@ -93,7 +121,14 @@ describe('task priority and fairness', () => {
 
   it('dispatches the calls and specialists of a chain another client started with the option only in its input', async () => {
     const delegating = new Team([
-      scriptedAgent('lead', [{ toolCalls: [{ name: 'delegate', arguments: { to: 'helper', task: 'look it up', reason: 'it knows' } }] }, { text: 'all done' }], { handoffs: [delegate('helper')] }),
+      scriptedAgent(
+        'lead',
+        [
+          { toolCalls: [{ name: 'delegate', arguments: { to: 'helper', task: 'look it up', reason: 'it knows' } }] },
+          { text: 'all done' },
+        ],
+        { handoffs: [delegate('helper')] },
+      ),
       scriptedAgent('helper', [{ text: 'found it' }]),
     ]);
     const queue = taskQueue();
@@ -101,32 +136,64 @@ describe('task priority and fairness', () => {
     const worker = await createWorker({ team: delegating, connection: server.env.nativeConnection, taskQueue: queue });
     await worker.runUntil(async () => {
       // As the `temporal` CLI or another SDK would: no workflow priority, the option in the input.
-      const handle = await server.env.client.workflow.start(WorkflowType.HANDOFF_RUN, { taskQueue: queue, workflowId: `${queue}-lead`, args: [{ agent: 'lead', input: 'go', options: { priority } }] });
+      const handle = await server.env.client.workflow.start(WorkflowType.HANDOFF_RUN, {
+        taskQueue: queue,
+        workflowId: `${queue}-lead`,
+        args: [{ agent: 'lead', input: 'go', options: { priority } }],
+      });
       expect((await handle.result()).output).toBe('all done');
       const events = (await handle.fetchHistory()).events ?? [];
-      const modelCalls = events.filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'callModel');
-      expect(modelCalls.map((e) => e.activityTaskScheduledEventAttributes?.priority)).toEqual([expect.objectContaining(priority), expect.objectContaining(priority)]);
-      const child = events.find((e) => e.startChildWorkflowExecutionInitiatedEventAttributes)?.startChildWorkflowExecutionInitiatedEventAttributes;
+      const modelCalls = events.filter(
+        (e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'callModel',
+      );
+      expect(modelCalls.map((e) => e.activityTaskScheduledEventAttributes?.priority)).toEqual([
+        expect.objectContaining(priority),
+        expect.objectContaining(priority),
+      ]);
+      const child = events.find(
+        (e) => e.startChildWorkflowExecutionInitiatedEventAttributes,
+      )?.startChildWorkflowExecutionInitiatedEventAttributes;
       expect(child?.priority).toEqual(expect.objectContaining(priority));
-      const childEvents = (await server.env.client.workflow.getHandle(child?.workflowId ?? '').fetchHistory()).events ?? [];
-      const childCall = childEvents.find((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'callModel');
+      const childEvents =
+        (await server.env.client.workflow.getHandle(child?.workflowId ?? '').fetchHistory()).events ?? [];
+      const childCall = childEvents.find(
+        (e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'callModel',
+      );
       expect(childCall?.activityTaskScheduledEventAttributes?.priority).toEqual(expect.objectContaining(priority));
 
       // A conversation: its workflow and each message's calls.
-      const chat = new Baton({ client: server.env.client, taskQueue: queue }).conversation('helper', { options: { priority: { priorityKey: 1, fairnessKey: 'tenant-d' } } });
+      const chat = new Baton({ client: server.env.client, taskQueue: queue }).conversation('helper', {
+        options: { priority: { priorityKey: 1, fairnessKey: 'tenant-d' } },
+      });
       expect((await chat.send('hello')).output).toBe('found it');
-      expect((await chat.handle.describe()).raw.workflowExecutionInfo?.priority).toMatchObject({ priorityKey: 1, fairnessKey: 'tenant-d' });
+      expect((await chat.handle.describe()).raw.workflowExecutionInfo?.priority).toMatchObject({
+        priorityKey: 1,
+        fairnessKey: 'tenant-d',
+      });
       const chatEvents = (await chat.handle.fetchHistory()).events ?? [];
-      const chatCall = chatEvents.find((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'callModel');
-      expect(chatCall?.activityTaskScheduledEventAttributes?.priority).toMatchObject({ priorityKey: 1, fairnessKey: 'tenant-d' });
+      const chatCall = chatEvents.find(
+        (e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'callModel',
+      );
+      expect(chatCall?.activityTaskScheduledEventAttributes?.priority).toMatchObject({
+        priorityKey: 1,
+        fairnessKey: 'tenant-d',
+      });
 
       // A fairness key Temporal refuses would fail every workflow task that schedules a call with it: the start fails instead.
-      const refused = server.env.client.workflow.start(WorkflowType.HANDOFF_RUN, { taskQueue: queue, workflowId: `${queue}-bad`, args: [{ agent: 'lead', input: 'go', options: { priority: { fairnessKey: 'x'.repeat(65), priorityKey: 0 } } }] });
+      const refused = server.env.client.workflow.start(WorkflowType.HANDOFF_RUN, {
+        taskQueue: queue,
+        workflowId: `${queue}-bad`,
+        args: [{ agent: 'lead', input: 'go', options: { priority: { fairnessKey: 'x'.repeat(65), priorityKey: 0 } } }],
+      });
       const failure = await (await refused).result().catch((e: unknown) => e);
       const cause = (failure as { cause?: { type?: string; message?: string } }).cause;
       expect(cause?.type).toBe(InvalidRunInputError.name);
-      expect(cause?.message).toContain('"priority.priorityKey" must be an integer >= 1 and <= 100, got 0 (1 goes first)');
-      expect(cause?.message).toContain('"priority.fairnessKey" is 65 bytes; Temporal takes fairness keys of at most 64 bytes');
+      expect(cause?.message).toContain(
+        '"priority.priorityKey" must be an integer >= 1 and <= 100, got 0 (1 goes first)',
+      );
+      expect(cause?.message).toContain(
+        '"priority.fairnessKey" is 65 bytes; Temporal takes fairness keys of at most 64 bytes',
+      );
     });
   }, 60_000);
 });

@@ -28,7 +28,14 @@ function deskTeam(v: 'v1' | 'v2'): Team {
       return `refunded ${order}`;
     },
   });
-  return new Team([agent('desk', [{ toolCalls: [{ name: 'refund', arguments: { order: 'A1' } }] }, { text: `A1 refunded (${v})` }], { tools: [refund] })], { name: 'desk', version: v });
+  return new Team(
+    [
+      agent('desk', [{ toolCalls: [{ name: 'refund', arguments: { order: 'A1' } }] }, { text: `A1 refunded (${v})` }], {
+        tools: [refund],
+      }),
+    ],
+    { name: 'desk', version: v },
+  );
 }
 
 async function deskWorker(v: 'v1' | 'v2', queue: string) {
@@ -48,14 +55,19 @@ describe('an approved tool call refused for its team, then run', () => {
     const baton = new Baton({ client: server.env.client, taskQueue: queue });
     const v1 = await deskWorker('v1', queue);
     const run = await baton.start('desk', 'refund order A1', { teamMismatchTimeout: '2 minutes' });
-    const [waiting] = await waitFor(() => run.pendingApprovals(), (p) => p.length === 1);
+    const [waiting] = await waitFor(
+      () => run.pendingApprovals(),
+      (p) => p.length === 1,
+    );
     await v1.stop();
     const v2 = await deskWorker('v2', queue);
     await baton.approve(run.workflowId, waiting!.handoffId, { approver: 'alice' });
     // v2's worker refuses the refund's step, again and again.
     const refusals = async () => {
       const events = (await run.handle.fetchHistory()).events ?? [];
-      return events.filter((e) => e.activityTaskFailedEventAttributes?.failure?.applicationFailureInfo?.type === 'TeamMismatchError').length;
+      return events.filter(
+        (e) => e.activityTaskFailedEventAttributes?.failure?.applicationFailureInfo?.type === 'TeamMismatchError',
+      ).length;
     };
     await waitFor(refusals, (n) => n >= 2, 60_000);
     await v2.stop();
@@ -66,12 +78,21 @@ describe('an approved tool call refused for its team, then run', () => {
       const audit = await baton.audit(run.workflowId);
       const calls = audit.events.filter((e) => e.kind === 'tool_call');
       expect(calls).toHaveLength(1);
-      expect(calls[0]).toMatchObject({ tool: 'refund', approval: waiting!.handoffId, execution: { status: 'completed' } });
+      expect(calls[0]).toMatchObject({
+        tool: 'refund',
+        approval: waiting!.handoffId,
+        execution: { status: 'completed' },
+      });
       expect((calls[0] as { execution: { lostWorkers?: number } }).execution.lostWorkers).toBeUndefined();
       // The refused schedulings are in history; the audit counts the call once.
-      const scheduled = ((await run.handle.fetchHistory()).events ?? []).filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === ActivityType.RUN_TOOL);
+      const scheduled = ((await run.handle.fetchHistory()).events ?? []).filter(
+        (e) => e.activityTaskScheduledEventAttributes?.activityType?.name === ActivityType.RUN_TOOL,
+      );
       expect(scheduled.length).toBeGreaterThan(2);
-      expect(verifyAuditExport(exportAudit(audit), { acceptUntrustedHead: true })).toMatchObject({ ok: true, approvedCalls: 1 });
+      expect(verifyAuditExport(exportAudit(audit), { acceptUntrustedHead: true })).toMatchObject({
+        ok: true,
+        approvedCalls: 1,
+      });
     } finally {
       await back.stop();
     }

@@ -31,14 +31,21 @@ describe('replay of failed chains', () => {
         return `shipped ${orderId}`;
       },
     });
-    const note = defineTool({ name: 'note', description: 'Note', parameters: z.object({}), execute: () => (executions++, 'noted') });
+    const note = defineTool({
+      name: 'note',
+      description: 'Note',
+      parameters: z.object({}),
+      execute: () => (executions++, 'noted'),
+    });
     const { calls, providers } = recordingScripted();
     const hooks: string[] = [];
     const team = new Team([
       agent('a', [{ toolCalls: [{ name: 'note', arguments: {} }] }, hop('b')], { tools: [note] }),
       agent('b', [hop('c')]),
       agent('c', [hop('d')]),
-      agent('d', [{ toolCalls: [{ name: 'ship', arguments: { orderId: '7' } }] }, { text: 'order 7 shipped' }], { tools: [ship] }),
+      agent('d', [{ toolCalls: [{ name: 'ship', arguments: { orderId: '7' } }] }, { text: 'order 7 shipped' }], {
+        tools: [ship],
+      }),
     ]);
     await withWorker(
       server.env,
@@ -66,11 +73,15 @@ describe('replay of failed chains', () => {
         expect(shipped).toEqual([attempted[0]]);
         expect(shipped[0]).toMatch(new RegExp(`^${run.workflowId}:d:5\\.1:[0-9a-f]{8}$`));
         expect(hooks).toEqual(['b', 'c', 'd']); // no handoff recorded twice
-        expect((await handoffsInHistory(baton.getRun(run.workflowId).handle)).map((h) => h.entry.index)).toEqual([1, 2, 3]);
+        expect((await handoffsInHistory(baton.getRun(run.workflowId).handle)).map((h) => h.entry.index)).toEqual([
+          1, 2, 3,
+        ]);
 
         const audit = await baton.audit(run.workflowId);
         expect(audit.status).toBe('completed');
-        expect(audit.lineage).toEqual([expect.objectContaining({ runId: replayed.runId, replayedFrom: replayed.baseRunId })]);
+        expect(audit.lineage).toEqual([
+          expect.objectContaining({ runId: replayed.runId, replayedFrom: replayed.baseRunId }),
+        ]);
         expect(audit.events.some((e) => e.kind === 'replayed_from')).toBe(true);
         const failed = await baton.audit(run.workflowId, replayed.baseRunId);
         expect(failed.status).toBe('failed');
@@ -101,7 +112,13 @@ describe('replay of failed chains', () => {
         expect(result.handoffChain[0]).toEqual(first.handoffChain[0]); // carried over, not redone
         expect(calls.map((c) => c.agentId)).toEqual(['b', 'c']); // a's turn came from history
         const audit = await baton.audit(first.workflowId);
-        expect(audit.lineage).toEqual([expect.objectContaining({ runId: replayed.runId, replayedFrom: replayed.baseRunId, reason: 'baton replay from handoff 2' })]);
+        expect(audit.lineage).toEqual([
+          expect.objectContaining({
+            runId: replayed.runId,
+            replayedFrom: replayed.baseRunId,
+            reason: 'baton replay from handoff 2',
+          }),
+        ]);
         expect(audit.handoffs.map((h) => h.to)).toEqual(['b', 'c']);
         expect((await baton.audit(first.workflowId, replayed.baseRunId)).replayedBy).toBe(replayed.runId);
       },
@@ -111,13 +128,20 @@ describe('replay of failed chains', () => {
 
   it("keeps the decisions taken before a replay with overrides in the chain's audit and export", async () => {
     const { providers } = recordingScripted();
-    const team = new Team([agent('a', [hop('b')]), agent('b', [hop('c')], { approval: { approvers: ['alice'] } }), agent('c', [{ text: 'settled' }])]);
+    const team = new Team([
+      agent('a', [hop('b')]),
+      agent('b', [hop('c')], { approval: { approvers: ['alice'] } }),
+      agent('c', [{ text: 'settled' }]),
+    ]);
     await withWorker(
       server.env,
       team,
       async (baton) => {
         const run = await baton.start('a', 'go', { maxHandoffs: 1 });
-        const [waiting] = await waitFor(() => run.pendingApprovals(), (p) => p.length === 1);
+        const [waiting] = await waitFor(
+          () => run.pendingApprovals(),
+          (p) => p.length === 1,
+        );
         await baton.approve(run.workflowId, waiting!.handoffId, { approver: 'alice' });
         expect(await run.result().catch((e: unknown) => e)).toBeInstanceOf(MaxHandoffsExceededError);
         const replayed = await baton.replay(run.workflowId, { overrides: { options: { maxHandoffs: 5 } } });
@@ -128,8 +152,12 @@ describe('replay of failed chains', () => {
         expect(audit).toMatchObject({ status: 'completed', runIds: [replayed.baseRunId, replayed.runId] });
         expect(audit.failure).toBeUndefined();
         expect(audit.handoffs.map((h) => h.to)).toEqual(['b', 'c']);
-        expect(audit.lineage).toEqual([expect.objectContaining({ runId: replayed.runId, replayedFrom: replayed.baseRunId })]);
-        const decided = exportAudit(audit).events.flatMap((e) => (e.event.kind === 'approval_decided' ? [[e.event.handoffId, e.event.outcome, e.event.runId]] : []));
+        expect(audit.lineage).toEqual([
+          expect.objectContaining({ runId: replayed.runId, replayedFrom: replayed.baseRunId }),
+        ]);
+        const decided = exportAudit(audit).events.flatMap((e) =>
+          e.event.kind === 'approval_decided' ? [[e.event.handoffId, e.event.outcome, e.event.runId]] : [],
+        );
         expect(decided).toEqual([[waiting!.handoffId, 'approved', replayed.baseRunId]]);
       },
       { providers },
@@ -138,7 +166,10 @@ describe('replay of failed chains', () => {
 
   it('replays a MaxHandoffsExceededError run with a raised limit', async () => {
     const { calls, providers } = recordingScripted();
-    const team = new Team([agent('a', [hop('b'), hop('b'), hop('b')]), agent('b', [hop('a'), hop('a'), { text: 'settled' }])]);
+    const team = new Team([
+      agent('a', [hop('b'), hop('b'), hop('b')]),
+      agent('b', [hop('a'), hop('a'), { text: 'settled' }]),
+    ]);
     await withWorker(
       server.env,
       team,
@@ -146,7 +177,9 @@ describe('replay of failed chains', () => {
         const run = await baton.start('a', 'go', { maxHandoffs: 3, loopWindow: 0 });
         expect(await run.result().catch((e: unknown) => e)).toBeInstanceOf(MaxHandoffsExceededError);
         const before = calls.length;
-        await expect(baton.replay(run.workflowId, { overrides: { options: { maxHandoffs: -2 } } })).rejects.toThrow(UserError);
+        await expect(baton.replay(run.workflowId, { overrides: { options: { maxHandoffs: -2 } } })).rejects.toThrow(
+          UserError,
+        );
         const replayed = await baton.replay(run.workflowId, { overrides: { options: { maxHandoffs: 10 } } });
         expect(replayed).toMatchObject({ from: 'last step', mechanism: 'resume' });
         const result = await baton.getRun(run.workflowId).result();
@@ -166,7 +199,9 @@ describe('replay of failed chains', () => {
       await expect(baton.replay(run.workflowId)).rejects.toThrow(/still running/);
       await run.result();
       await expect(baton.replay(run.workflowId)).rejects.toThrow(/replay it from a handoff/);
-      await expect(baton.replay(run.workflowId, { fromHandoff: 4 })).rejects.toThrow(/fromHandoff must be 1 to 1, got 4/);
+      await expect(baton.replay(run.workflowId, { fromHandoff: 4 })).rejects.toThrow(
+        /fromHandoff must be 1 to 1, got 4/,
+      );
     });
   });
 });

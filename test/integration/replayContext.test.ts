@@ -32,10 +32,21 @@ function pricedTeam(): Team {
       return `${seats} seats: 90`;
     },
   });
-  return new Team([agent('sales', [], { tools: [quote], model: scripted({ model: 'metered', steps: [{ toolCalls: [{ name: 'quote', arguments: { seats: 3 } }] }, { text: 'Quote: 3 seats for 90' }] }) })], {
-    prices: { metered: { input: 1, output: 1 } },
-    spendLimits: [{ name: 'tenant-daily', keyFrom: 'tenant', limit: 100, window: 'day' }],
-  });
+  return new Team(
+    [
+      agent('sales', [], {
+        tools: [quote],
+        model: scripted({
+          model: 'metered',
+          steps: [{ toolCalls: [{ name: 'quote', arguments: { seats: 3 } }] }, { text: 'Quote: 3 seats for 90' }],
+        }),
+      }),
+    ],
+    {
+      prices: { metered: { input: 1, output: 1 } },
+      spendLimits: [{ name: 'tenant-daily', keyFrom: 'tenant', limit: 100, window: 'day' }],
+    },
+  );
 }
 
 describe('replay with overrides', () => {
@@ -54,7 +65,12 @@ describe('replay with overrides', () => {
       expect(seen).toEqual([{ tenant }]);
 
       const line = await lineFromChain(baton.client, run.workflowId, 'good');
-      expect(line).toMatchObject({ agent: 'sales', input: 'quote 3 seats', options: { maxTurns: 5 }, context: { tenant } });
+      expect(line).toMatchObject({
+        agent: 'sales',
+        input: 'quote 3 seats',
+        options: { maxTurns: 5 },
+        context: { tenant },
+      });
     });
   });
 
@@ -81,7 +97,11 @@ describe('replay with overrides', () => {
         const file = tempFile('cases.jsonl', '');
         const saved = await cli(['dataset', 'add', run.workflowId, '--good', '--dataset', file], env);
         expect(saved.code).toBe(0);
-        const [line] = fs.readFileSync(file, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+        const [line] = fs
+          .readFileSync(file, 'utf8')
+          .trim()
+          .split('\n')
+          .map((l) => JSON.parse(l) as Record<string, unknown>);
         expect(line).toMatchObject({ options: { maxTurns: 6, maxHandoffs: 2 }, context: { tenant } });
       },
       { taskQueue: queue },

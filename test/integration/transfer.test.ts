@@ -7,8 +7,15 @@ import { recordingScripted } from '../helpers/models';
 import { useTemporalServer, withWorker } from '../helpers/temporal';
 
 const server = useTemporalServer();
-const lookup = defineTool({ name: 'lookup', description: 'Look up an order', parameters: z.object({ orderId: z.string() }), execute: ({ orderId }) => `order ${orderId}: delivered` });
-const hop = (to: string, message = `over to ${to}`, extra: Record<string, unknown> = {}): ScriptedStep => ({ toolCalls: [{ name: 'handoff', arguments: { to, message, ...extra } }] });
+const lookup = defineTool({
+  name: 'lookup',
+  description: 'Look up an order',
+  parameters: z.object({ orderId: z.string() }),
+  execute: ({ orderId }) => `order ${orderId}: delivered`,
+});
+const hop = (to: string, message = `over to ${to}`, extra: Record<string, unknown> = {}): ScriptedStep => ({
+  toolCalls: [{ name: 'handoff', arguments: { to, message, ...extra } }],
+});
 const looked: ScriptedStep = { toolCalls: [{ name: 'lookup', arguments: { orderId: '42' } }] };
 
 /** The messages agent `id`'s first model call received. */
@@ -25,12 +32,29 @@ describe('context transfer', () => {
         model: scripted([looked, hop('plain', 'just this')]),
         handoffs: ['plain'],
       }),
-      defineAgent({ id: 'plain', instructions: 'Plain.', model: scripted([hop('full', 'with everything')]), handoffs: [handoff('full', { context: 'full', transferSystemMessage: true })] }),
-      defineAgent({ id: 'full', instructions: 'Full.', model: scripted([hop('filtered', 'filtered')]), handoffs: [handoff('filtered', { context: 'full', filter: { dropToolCalls: true, lastMessages: 2 } })] }),
-      defineAgent({ id: 'filtered', instructions: 'Filtered.', model: scripted([hop('last', 'last user')]), handoffs: [handoff('last', { context: 'last_user_message' })] }),
+      defineAgent({
+        id: 'plain',
+        instructions: 'Plain.',
+        model: scripted([hop('full', 'with everything')]),
+        handoffs: [handoff('full', { context: 'full', transferSystemMessage: true })],
+      }),
+      defineAgent({
+        id: 'full',
+        instructions: 'Full.',
+        model: scripted([hop('filtered', 'filtered')]),
+        handoffs: [handoff('filtered', { context: 'full', filter: { dropToolCalls: true, lastMessages: 2 } })],
+      }),
+      defineAgent({
+        id: 'filtered',
+        instructions: 'Filtered.',
+        model: scripted([hop('last', 'last user')]),
+        handoffs: [handoff('last', { context: 'last_user_message' })],
+      }),
       defineAgent({ id: 'last', instructions: 'Last.', model: scripted([{ text: 'done' }]) }),
     ]);
-    const result = await withWorker(server.env, team, (baton) => baton.run('triage', 'refund order 42 please'), { providers });
+    const result = await withWorker(server.env, team, (baton) => baton.run('triage', 'refund order 42 please'), {
+      providers,
+    });
     expect(result.handoffChain.map((h) => h.to)).toEqual(['plain', 'full', 'filtered', 'last']);
 
     expect(firstCallOf(calls, 'plain').messages).toEqual([
@@ -62,14 +86,26 @@ describe('context transfer', () => {
         id: 'triage',
         instructions: 'Route.',
         tools: [lookup],
-        model: scripted({ steps: [looked, hop('refunds', 'refund order 42')], rules: [{ whenIncludes: 'Condense', reply: { text: 'Customer wants order 42 refunded; it was delivered.' } }] }),
+        model: scripted({
+          steps: [looked, hop('refunds', 'refund order 42')],
+          rules: [{ whenIncludes: 'Condense', reply: { text: 'Customer wants order 42 refunded; it was delivered.' } }],
+        }),
         handoffs: [handoff('refunds', { input: 'rich', reason: 'money moves there' }), handoff('writer', {})],
       }),
       defineAgent({
         id: 'refunds',
         instructions: 'Refund.',
-        model: scripted({ steps: [hop('writer', 'tell them')], rules: [{ whenIncludes: '', reply: { text: 'summary of the refund talk' } }] }),
-        handoffs: [handoff('writer', { context: 'full', filter: { summarize: true }, input: 'From {{from}}: {{message}} (request: {{request}})' })],
+        model: scripted({
+          steps: [hop('writer', 'tell them')],
+          rules: [{ whenIncludes: '', reply: { text: 'summary of the refund talk' } }],
+        }),
+        handoffs: [
+          handoff('writer', {
+            context: 'full',
+            filter: { summarize: true },
+            input: 'From {{from}}: {{message}} (request: {{request}})',
+          }),
+        ],
       }),
       defineAgent({ id: 'writer', instructions: 'Write.', model: scripted([{ text: 'written' }]) }),
     ]);
@@ -98,8 +134,13 @@ describe('context transfer', () => {
     expect(summaryCall?.agentId).toBe('refunds');
     expect(result.usage.modelCalls).toBe(5);
     const handoffs = audit.events.filter((e) => e.kind === 'handoff');
-    expect(handoffs[1]).toMatchObject({ to: 'writer', transfer: { context: 'full', input: 'template', filters: ['summarize'] } });
-    expect((handoffs[1] as { transfer: { messages: unknown[] } }).transfer.messages).toEqual(firstCallOf(calls, 'writer').messages);
+    expect(handoffs[1]).toMatchObject({
+      to: 'writer',
+      transfer: { context: 'full', input: 'template', filters: ['summarize'] },
+    });
+    expect((handoffs[1] as { transfer: { messages: unknown[] } }).transfer.messages).toEqual(
+      firstCallOf(calls, 'writer').messages,
+    );
   });
 });
 
@@ -108,8 +149,18 @@ describe('per-target tools and typed input', () => {
     const { calls, providers } = recordingScripted();
     const team = new Team(
       [
-        defineAgent({ id: 'a', instructions: 'A', model: scripted([{ toolCalls: [{ name: 'transfer_to_b', arguments: { message: 'for b' } }] }]), handoffs: ['b', 'c'] }),
-        defineAgent({ id: 'b', instructions: 'B', model: scripted([{ toolCalls: [{ name: 'to_c', arguments: { message: 'for c' } }] }]), handoffs: [handoff('c', { toolName: 'to_c' })] }),
+        defineAgent({
+          id: 'a',
+          instructions: 'A',
+          model: scripted([{ toolCalls: [{ name: 'transfer_to_b', arguments: { message: 'for b' } }] }]),
+          handoffs: ['b', 'c'],
+        }),
+        defineAgent({
+          id: 'b',
+          instructions: 'B',
+          model: scripted([{ toolCalls: [{ name: 'to_c', arguments: { message: 'for c' } }] }]),
+          handoffs: [handoff('c', { toolName: 'to_c' })],
+        }),
         defineAgent({ id: 'c', instructions: 'C', model: scripted([{ text: 'c answers' }]) }),
       ],
       { handoffTools: 'per_target' },
@@ -118,7 +169,22 @@ describe('per-target tools and typed input', () => {
     expect(result.handoffChain.map((h) => `${h.from}>${h.to}:${h.message}`)).toEqual(['a>b:for b', 'b>c:for c']);
     expect(firstCallOf(calls, 'a').tools.map((t) => t.name)).toEqual(['transfer_to_b', 'transfer_to_c']);
     expect(firstCallOf(calls, 'b').tools.map((t) => t.name)).toEqual(['to_c']);
-    expect(() => new Team([defineAgent({ id: 'x', instructions: 'X', model: scripted([]), tools: [defineTool({ name: 'to_y', description: 'clash', parameters: z.object({}), execute: () => '' })], handoffs: [handoff('y', { toolName: 'to_y' })] }), defineAgent({ id: 'y', instructions: 'Y', model: scripted([]) })], { handoffTools: 'per_target' })).toThrow(/tool named "to_y", which is also the name of one of its handoff tools/);
+    expect(
+      () =>
+        new Team(
+          [
+            defineAgent({
+              id: 'x',
+              instructions: 'X',
+              model: scripted([]),
+              tools: [defineTool({ name: 'to_y', description: 'clash', parameters: z.object({}), execute: () => '' })],
+              handoffs: [handoff('y', { toolName: 'to_y' })],
+            }),
+            defineAgent({ id: 'y', instructions: 'Y', model: scripted([]) }),
+          ],
+          { handoffTools: 'per_target' },
+        ),
+    ).toThrow(/tool named "to_y", which is also the name of one of its handoff tools/);
   });
 
   it('sends an invalid typed input back to the model, and keeps the parsed input in the record', async () => {
@@ -128,17 +194,35 @@ describe('per-target tools and typed input', () => {
       defineAgent({
         id: 'triage',
         instructions: 'Route.',
-        model: scripted([hop('refunds', 'urgent', { input: { orderId: 42, priority: 'now' } }), hop('refunds', 'urgent', { input: { orderId: '42', priority: 'high' } })]),
-        handoffs: [handoff('refunds', { inputType: Ticket, input: 'Ticket {{input.orderId}} ({{input.priority}}): {{message}}' })],
+        model: scripted([
+          hop('refunds', 'urgent', { input: { orderId: 42, priority: 'now' } }),
+          hop('refunds', 'urgent', { input: { orderId: '42', priority: 'high' } }),
+        ]),
+        handoffs: [
+          handoff('refunds', {
+            inputType: Ticket,
+            input: 'Ticket {{input.orderId}} ({{input.priority}}): {{message}}',
+          }),
+        ],
       }),
       defineAgent({ id: 'refunds', instructions: 'Refund.', model: scripted([{ text: 'on it' }]) }),
     ]);
     const result = await withWorker(server.env, team, (baton) => baton.run('triage', 'go'), { providers });
-    expect(result.handoffChain).toEqual([expect.objectContaining({ to: 'refunds', input: { orderId: '42', priority: 'high' } })]);
+    expect(result.handoffChain).toEqual([
+      expect.objectContaining({ to: 'refunds', input: { orderId: '42', priority: 'high' } }),
+    ]);
     const retry = calls.filter((c) => c.agentId === 'triage')[1]!.messages.at(-1)!;
-    expect(retry).toMatchObject({ role: 'tool', content: expect.stringMatching(/^Error: invalid input for the handoff to refunds: orderId: .*string.*priority/) });
-    expect(firstCallOf(calls, 'refunds').messages.at(-1)).toEqual({ role: 'user', content: 'Ticket 42 (high): urgent' });
-    expect(firstCallOf(calls, 'triage').tools[0]?.parameters).toMatchObject({ properties: { input: { anyOf: [{ type: 'object', properties: { orderId: { type: 'string' } } }] } } });
+    expect(retry).toMatchObject({
+      role: 'tool',
+      content: expect.stringMatching(/^Error: invalid input for the handoff to refunds: orderId: .*string.*priority/),
+    });
+    expect(firstCallOf(calls, 'refunds').messages.at(-1)).toEqual({
+      role: 'user',
+      content: 'Ticket 42 (high): urgent',
+    });
+    expect(firstCallOf(calls, 'triage').tools[0]?.parameters).toMatchObject({
+      properties: { input: { anyOf: [{ type: 'object', properties: { orderId: { type: 'string' } } }] } },
+    });
   });
 });
 
@@ -147,9 +231,31 @@ describe('shared state, isEnabled and onHandoff', () => {
     const { calls, providers } = recordingScripted();
     const team = new Team(
       [
-        defineAgent({ id: 'a', instructions: 'A', model: scripted([hop('b', 'b next', { update: { context: { customer: 'ada', tier: 'gold' }, artifacts: ['note-1'] } })]) }),
-        defineAgent({ id: 'b', instructions: 'B', model: scripted([hop('c', 'c next', { update: { context: { tier: null, orderId: '42' }, artifacts: ['note-2'], workflowState: { step: 'refund' } } })]) }),
-        defineAgent({ id: 'c', instructions: 'C', model: scripted([{ toolCalls: [{ name: 'readState', arguments: {} }] }, { text: 'done' }]) }),
+        defineAgent({
+          id: 'a',
+          instructions: 'A',
+          model: scripted([
+            hop('b', 'b next', { update: { context: { customer: 'ada', tier: 'gold' }, artifacts: ['note-1'] } }),
+          ]),
+        }),
+        defineAgent({
+          id: 'b',
+          instructions: 'B',
+          model: scripted([
+            hop('c', 'c next', {
+              update: {
+                context: { tier: null, orderId: '42' },
+                artifacts: ['note-2'],
+                workflowState: { step: 'refund' },
+              },
+            }),
+          ]),
+        }),
+        defineAgent({
+          id: 'c',
+          instructions: 'C',
+          model: scripted([{ toolCalls: [{ name: 'readState', arguments: {} }] }, { text: 'done' }]),
+        }),
       ],
       { sharedState: true },
     );
@@ -163,9 +269,16 @@ describe('shared state, isEnabled and onHandoff', () => {
       },
       { providers },
     );
-    const expected = { context: { customer: 'ada', orderId: '42' }, artifacts: ['note-1', 'note-2'], workflowState: { step: 'refund' } };
+    const expected = {
+      context: { customer: 'ada', orderId: '42' },
+      artifacts: ['note-1', 'note-2'],
+      workflowState: { step: 'refund' },
+    };
     expect(result.state).toEqual(expected);
-    expect(chain.map((h) => h.update)).toEqual([{ context: { customer: 'ada', tier: 'gold' }, artifacts: ['note-1'] }, { context: { tier: null, orderId: '42' }, artifacts: ['note-2'], workflowState: { step: 'refund' } }]);
+    expect(chain.map((h) => h.update)).toEqual([
+      { context: { customer: 'ada', tier: 'gold' }, artifacts: ['note-1'] },
+      { context: { tier: null, orderId: '42' }, artifacts: ['note-2'], workflowState: { step: 'refund' } },
+    ]);
     const read = calls.filter((c) => c.agentId === 'c')[1]!.messages.at(-1)!;
     expect(JSON.parse(read.content!)).toEqual(expected);
     expect(firstCallOf(calls, 'a').tools.map((t) => t.name)).toEqual(['handoff', 'readState']);
@@ -182,7 +295,9 @@ describe('shared state, isEnabled and onHandoff', () => {
         model: scripted([hop('refunds', 'too early'), looked, hop('vip', 'try vip'), hop('refunds', 'now')]),
         handoffs: [
           handoff('refunds', { isEnabled: { afterTools: ['lookup'] } }),
-          handoff('vip', { onHandoff: ({ to, message }) => (vetoed.push(`${to}:${message}`), 'the VIP desk is closed today') }),
+          handoff('vip', {
+            onHandoff: ({ to, message }) => (vetoed.push(`${to}:${message}`), 'the VIP desk is closed today'),
+          }),
         ],
       }),
       defineAgent({ id: 'refunds', instructions: 'Refund.', model: scripted([{ text: 'refunded' }]) }),
@@ -191,11 +306,15 @@ describe('shared state, isEnabled and onHandoff', () => {
     const result = await withWorker(server.env, team, (baton) => baton.run('triage', 'go'), { providers });
     expect(result.handoffChain.map((h) => h.to)).toEqual(['refunds']);
     const triage = calls.filter((c) => c.agentId === 'triage');
-    const targets = (c: CallModelInput) => (c.tools.find((t) => t.name === 'handoff')?.parameters as { properties: { to: { enum: string[] } } }).properties.to.enum;
+    const targets = (c: CallModelInput) =>
+      (c.tools.find((t) => t.name === 'handoff')?.parameters as { properties: { to: { enum: string[] } } }).properties
+        .to.enum;
     expect(targets(triage[0]!)).toEqual(['vip']);
     expect(triage[1]!.messages.at(-1)!.content).toMatch(/^Error: the handoff to refunds is not available now/);
     expect(targets(triage[2]!)).toEqual(['refunds', 'vip']);
     expect(vetoed).toEqual(['vip:try vip']);
-    expect(triage[3]!.messages.at(-1)!.content).toBe('The handoff to vip was refused: the VIP desk is closed today. Continue without it: answer yourself or hand off elsewhere.');
+    expect(triage[3]!.messages.at(-1)!.content).toBe(
+      'The handoff to vip was refused: the VIP desk is closed today. Continue without it: answer yourself or hand off elsewhere.',
+    );
   });
 });

@@ -31,13 +31,21 @@ async function completeWithoutAnswer(queue: string): Promise<string> {
   const { connection } = server.env.client;
   const service = connection.workflowService;
   for (;;) {
-    const task = await connection.withDeadline(Date.now() + 70_000, () => service.pollWorkflowTaskQueue({
-      namespace: 'default',
-      taskQueue: { name: queue, kind: temporal.api.enums.v1.TaskQueueKind.TASK_QUEUE_KIND_NORMAL },
-      identity: 'a worker that does not answer updates',
-    }));
+    const task = await connection.withDeadline(Date.now() + 70_000, () =>
+      service.pollWorkflowTaskQueue({
+        namespace: 'default',
+        taskQueue: { name: queue, kind: temporal.api.enums.v1.TaskQueueKind.TASK_QUEUE_KIND_NORMAL },
+        identity: 'a worker that does not answer updates',
+      }),
+    );
     if (!task.taskToken || task.taskToken.length === 0) continue;
-    await service.respondWorkflowTaskCompleted({ namespace: 'default', taskToken: task.taskToken, identity: 'a worker that does not answer updates', commands: [], messages: [] });
+    await service.respondWorkflowTaskCompleted({
+      namespace: 'default',
+      taskToken: task.taskToken,
+      identity: 'a worker that does not answer updates',
+      commands: [],
+      messages: [],
+    });
     // The only messages a workflow task carries are update requests.
     const update = task.messages?.[0];
     if (update) return update.protocolInstanceId ?? '';
@@ -48,7 +56,13 @@ describe('an update Temporal rejects as unprocessed', () => {
   it('a conversation’s message is sent again and answered once', { timeout: 150_000 }, async () => {
     const queue = taskQueue();
     const team = () => new Team([agent('desk', [{ text: 'first answer' }, { text: 'second answer' }])]);
-    const serve = () => createWorker({ team: team(), connection: server.env.nativeConnection, taskQueue: queue, providers: recordingScripted().providers });
+    const serve = () =>
+      createWorker({
+        team: team(),
+        connection: server.env.nativeConnection,
+        taskQueue: queue,
+        providers: recordingScripted().providers,
+      });
     const baton = new Baton({ client: server.env.client, taskQueue: queue });
     const chat = baton.conversation('desk');
     await (await serve()).runUntil(async () => expect((await chat.send('one')).output).toBe('first answer'));
@@ -56,7 +70,9 @@ describe('an update Temporal rejects as unprocessed', () => {
     const reply = chat.send('two');
     reply.catch(() => undefined);
     expect(await completeWithoutAnswer(queue)).not.toBe('');
-    await (await serve()).runUntil(async () => {
+    await (
+      await serve()
+    ).runUntil(async () => {
       expect((await reply).output).toBe('second answer');
       const turns = await chat.history();
       expect(turns.map((t) => [t.message, t.output])).toEqual([
@@ -68,18 +84,36 @@ describe('an update Temporal rejects as unprocessed', () => {
 
   it('a decision is sent again and taken', { timeout: 150_000 }, async () => {
     const queue = taskQueue();
-    const team = () => new Team([agent('desk', [{ toolCalls: [{ name: 'refund', arguments: { orderId: '7' } }] }, { text: 'refunded' }], { tools: [refund] })]);
-    const serve = () => createWorker({ team: team(), connection: server.env.nativeConnection, taskQueue: queue, providers: recordingScripted().providers });
+    const team = () =>
+      new Team([
+        agent('desk', [{ toolCalls: [{ name: 'refund', arguments: { orderId: '7' } }] }, { text: 'refunded' }], {
+          tools: [refund],
+        }),
+      ]);
+    const serve = () =>
+      createWorker({
+        team: team(),
+        connection: server.env.nativeConnection,
+        taskQueue: queue,
+        providers: recordingScripted().providers,
+      });
     const baton = new Baton({ client: server.env.client, taskQueue: queue });
-    const { run, waiting } = await (await serve()).runUntil(async () => {
+    const { run, waiting } = await (
+      await serve()
+    ).runUntil(async () => {
       const started = await baton.start('desk', 'refund order 7');
-      const [pending] = await waitFor(() => started.pendingApprovals(), (p) => p.length === 1);
+      const [pending] = await waitFor(
+        () => started.pendingApprovals(),
+        (p) => p.length === 1,
+      );
       return { run: started, waiting: pending! };
     });
     const decided = baton.approve(run.workflowId, { approvalId: waiting.handoffId, approver: 'alice' });
     decided.catch(() => undefined);
     expect(await completeWithoutAnswer(queue)).not.toBe('');
-    await (await serve()).runUntil(async () => {
+    await (
+      await serve()
+    ).runUntil(async () => {
       expect(await decided).toMatchObject({ handoffId: waiting.handoffId, outcome: 'approved', approver: 'alice' });
       expect((await run.result()).output).toBe('refunded');
     });

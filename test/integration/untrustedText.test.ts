@@ -25,8 +25,15 @@ describe('text from outside in the audit', () => {
       const run = await baton.start('clerk', 'stamp A1');
       const stamp = await nextApproval(run);
       const forged = `mallory\u001b[2K\r\n${FORGED_LINE}\u001b[0m\u202e`;
-      await run.handle.signal(approveHandoffSignal, { handoffId: stamp.handoffId, approver: forged, comment: 'ok\r\n\u001b]0;pwned\u0007' } as never);
-      await waitFor(() => baton.audit(run.workflowId), (a) => a.events.some((e) => e.kind === 'decision_refused'));
+      await run.handle.signal(approveHandoffSignal, {
+        handoffId: stamp.handoffId,
+        approver: forged,
+        comment: 'ok\r\n\u001b]0;pwned\u0007',
+      } as never);
+      await waitFor(
+        () => baton.audit(run.workflowId),
+        (a) => a.events.some((e) => e.kind === 'decision_refused'),
+      );
       await baton.approve(run.workflowId, stamp.handoffId, { approver: 'bob', comment: 'fine \u2066by\u2069 me' });
 
       const out = await cli(['audit', run.workflowId], { TEMPORAL_ADDRESS: server.env.address });
@@ -34,11 +41,20 @@ describe('text from outside in the audit', () => {
       expect(out.code).toBe(0);
       expect(out.stdout).not.toMatch(ACTS_ON);
       const lines = out.stdout.split('\n');
-      expect(lines.filter((l) => l.trimStart().startsWith(FORGED_LINE) || /^\d\d:\d\d:\d\d\.\d{3}\s+approval\s+approved by alice/.test(l))).toEqual([]);
+      expect(
+        lines.filter(
+          (l) =>
+            l.trimStart().startsWith(FORGED_LINE) || /^\d\d:\d\d:\d\d\.\d{3}\s+approval\s+approved by alice/.test(l),
+        ),
+      ).toEqual([]);
       const refused = lines.filter((l) => l.includes('refused approve from'));
       expect(refused).toHaveLength(1);
-      expect(refused[0]).toMatch(/^\d\d:\d\d:\d\d\.\d{3} {2}approval {3}refused approve from "mallory\\u001b\[2K\\r\\n07:00:00\.000 {2}approval {3}approved by alice\\u001b\[0m⟨U\+202E⟩" \(claimed\) \(signal\): /);
-      expect(out.stdout).toMatch(/approval {3}approved by "bob" \(claimed\) via update: "fine ⟨U\+2066⟩by⟨U\+2069⟩ me"/);
+      expect(refused[0]).toMatch(
+        /^\d\d:\d\d:\d\d\.\d{3} {2}approval {3}refused approve from "mallory\\u001b\[2K\\r\\n07:00:00\.000 {2}approval {3}approved by alice\\u001b\[0m⟨U\+202E⟩" \(claimed\) \(signal\): /,
+      );
+      expect(out.stdout).toMatch(
+        /approval {3}approved by "bob" \(claimed\) via update: "fine ⟨U\+2066⟩by⟨U\+2069⟩ me"/,
+      );
 
       const diagram = await cli(['audit', run.workflowId, '--mermaid'], { TEMPORAL_ADDRESS: server.env.address });
       expect(diagram.stdout).not.toMatch(ACTS_ON);

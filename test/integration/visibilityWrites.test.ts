@@ -23,14 +23,23 @@ async function visibilityRequests(operation: string): Promise<number> {
   const text = await (await fetch(server.metricsAddress!)).text();
   let total = 0;
   for (const line of text.split('\n')) {
-    if (line.startsWith('visibility_persistence_requests{') && line.includes(`operation="${operation}"`)) total += Number(line.slice(line.lastIndexOf(' ') + 1));
+    if (line.startsWith('visibility_persistence_requests{') && line.includes(`operation="${operation}"`))
+      total += Number(line.slice(line.lastIndexOf(' ') + 1));
   }
   return total;
 }
 
 /** Agents c0 … cN, each handing to the next; the last answers. */
 function chain(handoffs: number): Team {
-  return new Team(Array.from({ length: handoffs + 1 }, (_, i) => scriptedAgent(`c${i}`, [i < handoffs ? { handoff: { to: `c${i + 1}`, message: `step ${i + 1}` } } : { text: 'done' }], { handoffs: i < handoffs ? [`c${i + 1}`] : [] })));
+  return new Team(
+    Array.from({ length: handoffs + 1 }, (_, i) =>
+      scriptedAgent(
+        `c${i}`,
+        [i < handoffs ? { handoff: { to: `c${i + 1}`, message: `step ${i + 1}` } } : { text: 'done' }],
+        { handoffs: i < handoffs ? [`c${i + 1}`] : [] },
+      ),
+    ),
+  );
 }
 
 /** Visibility upserts a chain of `handoffs` makes, over `chains` chains, once every one is recorded closed. */
@@ -44,10 +53,13 @@ async function upsertsPerChain(handoffs: number, modelActivity: 'remote' | 'loca
       expect((await run.result()).output).toBe('done');
       ids.push(run.workflowId);
     }
-    await waitFor(() => visibilityRequests('RecordWorkflowExecutionClosed'), (n) => n >= closed + chains);
+    await waitFor(
+      () => visibilityRequests('RecordWorkflowExecutionClosed'),
+      (n) => n >= closed + chains,
+    );
     // The store's writes are made by a queue of their own: count once the count holds still.
     let after = await visibilityRequests('UpsertWorkflowExecution');
-    for (let previous = -1; after !== previous; ) {
+    for (let previous = -1; after !== previous;) {
       previous = after;
       await new Promise((r) => setTimeout(r, 500));
       after = await visibilityRequests('UpsertWorkflowExecution');
@@ -55,8 +67,15 @@ async function upsertsPerChain(handoffs: number, modelActivity: 'remote' | 'loca
     // Fewer writes, and the listing still shows where each chain ended.
     for (const id of ids) {
       const listed = [];
-      for await (const w of baton.client.workflow.list({ query: `WorkflowId = '${id}'` })) listed.push(w.searchAttributes);
-      expect(listed).toEqual([expect.objectContaining({ BatonHandoffs: [handoffs], BatonAgent: [`c${handoffs}`], BatonStatus: ['completed'] })]);
+      for await (const w of baton.client.workflow.list({ query: `WorkflowId = '${id}'` }))
+        listed.push(w.searchAttributes);
+      expect(listed).toEqual([
+        expect.objectContaining({
+          BatonHandoffs: [handoffs],
+          BatonAgent: [`c${handoffs}`],
+          BatonStatus: ['completed'],
+        }),
+      ]);
     }
     return (after - before) / chains;
   });

@@ -31,12 +31,18 @@ function team() {
   const model = openai('gpt-fake', { baseURL: fake.url, temperature: 0 });
   return new Team([
     defineAgent({ id: 'writer', instructions: 'Write.', model }),
-    defineAgent({ id: 'triage', instructions: 'You are triage.', model, handoffs: [handoff('refunds', { returnTo: 'caller' })] }),
+    defineAgent({
+      id: 'triage',
+      instructions: 'You are triage.',
+      model,
+      handoffs: [handoff('refunds', { returnTo: 'caller' })],
+    }),
     defineAgent({ id: 'refunds', description: 'Refunds', instructions: 'You are refunds.', model }),
   ]);
 }
 
-const userMessages = (r: FakeRequest | undefined) => (r?.body.messages ?? []).filter((m) => m.role === 'user').map((m) => m.content);
+const userMessages = (r: FakeRequest | undefined) =>
+  (r?.body.messages ?? []).filter((m) => m.role === 'user').map((m) => m.content);
 
 async function liveRecords(run: BatonRun): Promise<LiveRecord[]> {
   const history = await run.handle.fetchHistory();
@@ -56,9 +62,14 @@ describe('live chains', () => {
       const following = (async () => {
         for await (const item of run.stream()) viewer.apply(item);
       })();
-      await waitFor(async () => viewer.text(run.workflowId, 'writer#0') ?? '', (t) => t.length > 20);
+      await waitFor(
+        async () => viewer.text(run.workflowId, 'writer#0') ?? '',
+        (t) => t.length > 20,
+      );
       await expect(baton.interrupt(run.workflowId, 'Shorter, please.', { by: '' })).rejects.toBeInstanceOf(UserError);
-      await expect(baton.steer(run.workflowId, 'x'.repeat(300 * 1024), { by: 'bob' })).rejects.toBeInstanceOf(InputTooLargeError);
+      await expect(baton.steer(run.workflowId, 'x'.repeat(300 * 1024), { by: 'bob' })).rejects.toBeInstanceOf(
+        InputTooLargeError,
+      );
       const receipt = await baton.interrupt(run.workflowId, 'Shorter, please.', { by: 'bob' });
       expect(receipt.interrupted).toBe(true);
       expect((await run.result()).output).toBe('Short answer.');
@@ -81,7 +92,10 @@ describe('live chains', () => {
       const first = words(30, 'river');
       fake.replies.push(slow(first), reply.text('Steered answer.'));
       const steered = await baton.start('writer', 'Write about rivers');
-      await waitFor(async () => fake.requests.length, (n) => n >= 3);
+      await waitFor(
+        async () => fake.requests.length,
+        (n) => n >= 3,
+      );
       expect((await baton.steer(steered.workflowId, 'Mention otters.', { by: 'alice' })).interrupted).toBe(false);
       expect((await steered.result()).output).toBe('Steered answer.');
       expect(fake.requests[3]!.body.messages.slice(-2)).toEqual([
@@ -95,7 +109,11 @@ describe('live chains', () => {
   it('a conversation refuses, interrupts with, or rolls back for a message that arrives mid-turn, and hands back to the caller', async () => {
     await withWorker(temporal.env, team(), async (baton) => {
       const chat = baton.conversation('writer');
-      const midTurn = async (n: number) => waitFor(async () => fake.requests.length, (len) => len >= n);
+      const midTurn = async (n: number) =>
+        waitFor(
+          async () => fake.requests.length,
+          (len) => len >= n,
+        );
 
       // reject
       fake.replies.push(slow(words(25)));
@@ -127,7 +145,13 @@ describe('live chains', () => {
       expect(userMessages(fake.requests[4])).toEqual(['first', 'third', 'fourth', 'sixth']);
 
       const audit = await chat.audit();
-      expect(audit.live.map((r) => r.type)).toEqual(['message_rejected', 'message_interrupted', 'interrupted', 'steered', 'turn_rolled_back']);
+      expect(audit.live.map((r) => r.type)).toEqual([
+        'message_rejected',
+        'message_interrupted',
+        'interrupted',
+        'steered',
+        'turn_rolled_back',
+      ]);
       const timeline = formatConversation(audit);
       expect(timeline).toMatch(/✗ message \S+ refused while turn 1 was answered \(midTurn: reject\)/);
       expect(timeline).toMatch(/⏹ message \S+ interrupted turn 2 and is answered with it \(midTurn: interrupt\)/);
@@ -135,14 +159,26 @@ describe('live chains', () => {
 
       // hand-back: refunds answers, triage takes the next message
       const desk = baton.conversation('triage');
-      fake.replies.push(reply.toolCalls([{ name: 'handoff', arguments: { to: 'refunds', message: 'refund order 42' } }]), reply.text('Refunded.'), reply.text('Anything else?'));
+      fake.replies.push(
+        reply.toolCalls([{ name: 'handoff', arguments: { to: 'refunds', message: 'refund order 42' } }]),
+        reply.text('Refunded.'),
+        reply.text('Anything else?'),
+      );
       const refunded = await desk.send('Refund order 42');
       expect(refunded).toMatchObject({ agent: 'refunds', output: 'Refunded.', handedBackTo: 'triage' });
       const next = await desk.send('Thanks');
       expect(next.agent).toBe('triage');
       expect(fake.requests.at(-1)!.body.messages[0]).toEqual({ role: 'system', content: 'You are triage.' });
       const back = await desk.audit();
-      expect(back.live).toEqual([expect.objectContaining({ type: 'handed_back', afterTurn: 1, from: 'refunds', to: 'triage', returnTo: 'caller' })]);
+      expect(back.live).toEqual([
+        expect.objectContaining({
+          type: 'handed_back',
+          afterTurn: 1,
+          from: 'refunds',
+          to: 'triage',
+          returnTo: 'caller',
+        }),
+      ]);
       expect(formatConversation(back)).toMatch(/↩ refunds hands the conversation back to triage \(returnTo: caller\)/);
     });
   });
@@ -152,10 +188,16 @@ describe('live chains', () => {
       const chat = baton.conversation('writer');
       fake.replies.push(slow(words(60)), slow(words(40, 'both')));
       const one = chat.send('first');
-      await waitFor(async () => fake.requests.length, (len) => len >= 1);
+      await waitFor(
+        async () => fake.requests.length,
+        (len) => len >= 1,
+      );
       const sent = { idempotencyKey: 'interrupting', midTurn: 'interrupt' as const };
       const two = chat.send('second', sent);
-      await waitFor(async () => fake.requests.length, (len) => len >= 2);
+      await waitFor(
+        async () => fake.requests.length,
+        (len) => len >= 2,
+      );
       // The turn is still being written: the message sent again waits for it, and asks the model nothing more.
       const again = await chat.send('second', sent);
       expect(again).toEqual(await two);

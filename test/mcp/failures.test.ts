@@ -31,7 +31,10 @@ function toolAnswers(calls: ReturnType<typeof recordingScripted>['calls']): stri
   return calls.at(-1)!.messages.flatMap((m) => (m.role === 'tool' ? [m.content] : []));
 }
 
-async function toolEvents(baton: { audit(id: string): Promise<{ events: { kind: string }[] }> }, workflowId: string): Promise<ToolCallEvent[]> {
+async function toolEvents(
+  baton: { audit(id: string): Promise<{ events: { kind: string }[] }> },
+  workflowId: string,
+): Promise<ToolCallEvent[]> {
   return (await baton.audit(workflowId)).events.filter((e) => e.kind === 'tool_call') as ToolCallEvent[];
 }
 
@@ -65,7 +68,14 @@ describe('an MCP server that dies mid-chain', () => {
         return { killed: await killFromPidFile(flaky.pidFile) };
       },
     });
-    const steps = [call('flaky__whoami'), call('sabotage', { keepDown: false }), call('flaky__whoami'), call('sabotage', { keepDown: true }), call('flaky__whoami'), { text: 'done' }];
+    const steps = [
+      call('flaky__whoami'),
+      call('sabotage', { keepDown: false }),
+      call('flaky__whoami'),
+      call('sabotage', { keepDown: true }),
+      call('flaky__whoami'),
+      { text: 'done' },
+    ];
     const { calls, providers } = recordingScripted();
     await withWorker(
       server.env,
@@ -76,7 +86,9 @@ describe('an MCP server that dies mid-chain', () => {
         const pid = (answer: string | undefined) => (JSON.parse(answer!) as { pid: number }).pid;
         expect(JSON.parse(killed!)).toEqual({ killed: pid(first) });
         expect(pid(second)).not.toBe(pid(first));
-        expect(down).toMatch(/^Error: MCP server "flaky" is unavailable: the server closed the connection; its last output: down for maintenance \[stdio: /);
+        expect(down).toMatch(
+          /^Error: MCP server "flaky" is unavailable: the server closed the connection; its last output: down for maintenance \[stdio: /,
+        );
         const whoami = (await toolEvents(baton, result.workflowId)).filter((e) => e.tool === 'flaky__whoami');
         expect(whoami.map((e) => [e.ok, e.execution?.attempts])).toEqual([
           [true, 1],
@@ -102,10 +114,20 @@ describe('an MCP server that dies mid-chain', () => {
       },
     });
     const lookup = (orderId: string) => call('orders__lookupOrder', { orderId });
-    const steps = [lookup('1042'), call('sabotage', { restart: true }), lookup('1043'), call('sabotage', { restart: false }), lookup('1042'), { text: 'done' }];
+    const steps = [
+      lookup('1042'),
+      call('sabotage', { restart: true }),
+      lookup('1043'),
+      call('sabotage', { restart: false }),
+      lookup('1042'),
+      { text: 'done' },
+    ];
     const { calls, providers } = recordingScripted();
     try {
-      const agent = scriptedAgent('a', steps, { tools: [sabotage], mcpServers: [mcpServer({ name: 'orders', url: orders.url })] });
+      const agent = scriptedAgent('a', steps, {
+        tools: [sabotage],
+        mcpServers: [mcpServer({ name: 'orders', url: orders.url })],
+      });
       await withWorker(
         server.env,
         new Team([agent]),
@@ -139,7 +161,12 @@ describe('MCP servers that are down when the worker starts', () => {
       mcpServer({ name: 'mute', command: process.execPath, args: ['-e', 'setInterval(() => {}, 1000)'] }),
     ];
     const team = new Team([scriptedAgent('a', [{ text: 'never' }], { mcpServers: servers })]);
-    const failure = await createWorker({ team, connection: server.env.nativeConnection, taskQueue: taskQueue(), mcp: { connectTimeout: '1 second' } }).catch((err: unknown) => err);
+    const failure = await createWorker({
+      team,
+      connection: server.env.nativeConnection,
+      taskQueue: taskQueue(),
+      mcp: { connectTimeout: '1 second' },
+    }).catch((err: unknown) => err);
     expect(failure).toBeInstanceOf(McpServerUnavailableError);
     expect((failure as McpServerUnavailableError).servers).toEqual([
       { name: 'ghost', reason: expect.stringMatching(/ENOENT/) },
@@ -162,7 +189,12 @@ describe('MCP servers that are down when the worker starts', () => {
       },
       { providers, mcp: { connectTimeout: '2.5 seconds' } },
     );
-    expect(warn).toHaveBeenCalledWith(expect.stringMatching(/^MCP server "slow" did not start \(try 1 of 3\): .*timed out.*; trying again, waiting up to 5000 ms/), expect.objectContaining({ mcpServer: 'slow', attempt: 1 }));
+    expect(warn).toHaveBeenCalledWith(
+      expect.stringMatching(
+        /^MCP server "slow" did not start \(try 1 of 3\): .*timed out.*; trying again, waiting up to 5000 ms/,
+      ),
+      expect.objectContaining({ mcpServer: 'slow', attempt: 1 }),
+    );
   });
 
   it("with onUnavailable: 'skip', start without that server's tools, say which and why, and stop the others with the worker", async () => {
@@ -170,7 +202,9 @@ describe('MCP servers that are down when the worker starts', () => {
     const flaky = flakyServer(dir, 'up');
     const ghost = mcpServer({ name: 'ghost', command: 'baton-no-such-mcp-server' });
     const { calls, providers } = recordingScripted();
-    const agent = scriptedAgent('a', [call('ghost__haunt'), call('up__whoami'), { text: 'done' }], { mcpServers: [ghost, flaky.server] });
+    const agent = scriptedAgent('a', [call('ghost__haunt'), call('up__whoami'), { text: 'done' }], {
+      mcpServers: [ghost, flaky.server],
+    });
     await withWorker(
       server.env,
       new Team([agent]),
@@ -184,8 +218,16 @@ describe('MCP servers that are down when the worker starts', () => {
       },
       { providers, mcp: { onUnavailable: 'skip' } },
     );
-    expect(warn).toHaveBeenCalledWith(expect.stringMatching(/^MCP server "ghost" is unavailable; this worker starts without its tools: spawn baton-no-such-mcp-server ENOENT/), expect.objectContaining({ mcpServer: 'ghost' }));
+    expect(warn).toHaveBeenCalledWith(
+      expect.stringMatching(
+        /^MCP server "ghost" is unavailable; this worker starts without its tools: spawn baton-no-such-mcp-server ENOENT/,
+      ),
+      expect.objectContaining({ mcpServer: 'ghost' }),
+    );
     const pid = Number(fs.readFileSync(flaky.pidFile, 'utf8'));
-    await waitFor(async () => alive(pid), (up) => !up);
+    await waitFor(
+      async () => alive(pid),
+      (up) => !up,
+    );
   });
 });

@@ -26,7 +26,10 @@ export interface HttpOrderServer {
 
 /** Start the order server with `--http` on `port` (0: a free one) and wait until it listens. */
 export async function startHttpOrderServer(port = 0, env: Record<string, string> = {}): Promise<HttpOrderServer> {
-  const child = spawn(process.execPath, [...tsx(ORDER_SERVER), '--http', String(port)], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [...tsx(ORDER_SERVER), '--http', String(port)], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   const url = await new Promise<string>((resolve, reject) => {
     let out = '';
     child.stdout!.on('data', (chunk: Buffer) => {
@@ -34,7 +37,9 @@ export async function startHttpOrderServer(port = 0, env: Record<string, string>
       const found = /(http:\/\/\S+\/mcp)/.exec(out);
       if (found) resolve(found[1]!);
     });
-    child.once('exit', (code, signal) => reject(new Error(`the order server exited before it listened (${code ?? signal})`)));
+    child.once('exit', (code, signal) =>
+      reject(new Error(`the order server exited before it listened (${code ?? signal})`)),
+    );
   });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   return {
@@ -49,10 +54,19 @@ export async function startHttpOrderServer(port = 0, env: Record<string, string>
 }
 
 /** The flaky fixture as an agent's stdio server, with the files that steer it. */
-export function flakyServer(dir: string, name = 'flaky', startMs = 0): { server: McpServer; pidFile: string; downFile: string } {
+export function flakyServer(
+  dir: string,
+  name = 'flaky',
+  startMs = 0,
+): { server: McpServer; pidFile: string; downFile: string } {
   const pidFile = path.join(dir, `${name}.pid`);
   const downFile = path.join(dir, `${name}.down`);
-  const server = mcpServer({ name, command: process.execPath, args: tsx(FLAKY_SERVER), env: { FLAKY_PID_FILE: pidFile, FLAKY_DOWN_FILE: downFile, FLAKY_START_MS: String(startMs) } });
+  const server = mcpServer({
+    name,
+    command: process.execPath,
+    args: tsx(FLAKY_SERVER),
+    env: { FLAKY_PID_FILE: pidFile, FLAKY_DOWN_FILE: downFile, FLAKY_START_MS: String(startMs) },
+  });
   return { server, pidFile, downFile };
 }
 

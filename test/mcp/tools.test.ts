@@ -39,7 +39,11 @@ function toolAnswers(calls: ReturnType<typeof recordingScripted>['calls']): stri
 describe('MCP tools over stdio', () => {
   it('records the discovered tools in history and runs a chain: a lookup, a tool error and invalid arguments go back to the model', async () => {
     const { calls, providers } = recordingScripted();
-    const refunds = scriptedAgent('refunds', [lookup('1042'), lookup('9999'), lookup(1042), { text: 'Order 1042 was delivered.' }], { mcpServers: [ordersServer] });
+    const refunds = scriptedAgent(
+      'refunds',
+      [lookup('1042'), lookup('9999'), lookup(1042), { text: 'Order 1042 was delivered.' }],
+      { mcpServers: [ordersServer] },
+    );
     await withWorker(
       server.env,
       new Team([refunds]),
@@ -58,7 +62,11 @@ describe('MCP tools over stdio', () => {
           {
             name: 'orders__lookupOrder',
             description: 'Look up an order by its id',
-            parameters: { type: 'object', properties: { orderId: { type: 'string', description: 'The order id, digits only' } }, required: ['orderId'] },
+            parameters: {
+              type: 'object',
+              properties: { orderId: { type: 'string', description: 'The order id, digits only' } },
+              required: ['orderId'],
+            },
           },
         ]);
         const events = audit.events.filter((e) => e.kind === 'tool_call') as ToolCallEvent[];
@@ -77,7 +85,11 @@ describe('MCP tools over stdio', () => {
     const flaky = flakyServer(dir);
     const agent = scriptedAgent(
       'a',
-      [{ toolCalls: [{ name: 'flaky__whoami', arguments: {} }] }, { toolCalls: [{ name: 'flaky__refuse', arguments: { reason: 'closed on Sundays' } }] }, { text: 'done' }],
+      [
+        { toolCalls: [{ name: 'flaky__whoami', arguments: {} }] },
+        { toolCalls: [{ name: 'flaky__refuse', arguments: { reason: 'closed on Sundays' } }] },
+        { text: 'done' },
+      ],
       { mcpServers: [flaky.server] },
     );
     await withWorker(
@@ -88,7 +100,10 @@ describe('MCP tools over stdio', () => {
         await run.result();
         const [whoami, refused] = toolAnswers(calls);
         const sent = (await activitiesInHistory(run.handle)).find((a) => a.name === 'runTool')!.input as RunToolInput;
-        expect(JSON.parse(whoami!)).toEqual({ pid: Number(fs.readFileSync(flaky.pidFile, 'utf8')), idempotencyKey: sent.idempotencyKey });
+        expect(JSON.parse(whoami!)).toEqual({
+          pid: Number(fs.readFileSync(flaky.pidFile, 'utf8')),
+          idempotencyKey: sent.idempotencyKey,
+        });
         expect(refused).toBe('Error: refused: closed on Sundays');
       },
       { providers },
@@ -100,7 +115,9 @@ describe('MCP tools over streamable HTTP', () => {
   it('runs a chain with a tool of a server the test started', async () => {
     const { calls, providers } = recordingScripted();
     const orders = mcpServer({ name: 'orders', url: http.url, headers: { 'x-shop': 'baton-test' } });
-    const refunds = scriptedAgent('refunds', [lookup('1043'), lookup('77'), { text: 'Order 1043 is on its way.' }], { mcpServers: [orders] });
+    const refunds = scriptedAgent('refunds', [lookup('1043'), lookup('77'), { text: 'Order 1043 is on its way.' }], {
+      mcpServers: [orders],
+    });
     await withWorker(
       server.env,
       new Team([refunds]),
@@ -119,18 +136,39 @@ describe('MCP tools over streamable HTTP', () => {
 
   it('waits for approval of a call to a tool the server declaration says needs it: a rejection reaches the model and stands for the same call, an approved call runs', async () => {
     const { calls, providers } = recordingScripted();
-    const orders = mcpServer({ name: 'orders', url: http.url, needsApproval: { lookupOrder: { when: { arg: 'orderId', op: 'in', value: ['1043', '1077'] }, approvers: ['alice'] } } });
-    const refunds = scriptedAgent('refunds', [lookup('1042'), lookup('1043'), lookup('1043'), lookup('1077'), { text: 'Order 1043 is on its way.' }], { mcpServers: [orders] });
+    const orders = mcpServer({
+      name: 'orders',
+      url: http.url,
+      needsApproval: {
+        lookupOrder: { when: { arg: 'orderId', op: 'in', value: ['1043', '1077'] }, approvers: ['alice'] },
+      },
+    });
+    const refunds = scriptedAgent(
+      'refunds',
+      [lookup('1042'), lookup('1043'), lookup('1043'), lookup('1077'), { text: 'Order 1043 is on its way.' }],
+      { mcpServers: [orders] },
+    );
     await withWorker(
       server.env,
       new Team([refunds]),
       async (baton) => {
         const run = await baton.start('refunds', 'Where is order 1043?');
-        const [first] = await waitFor(() => run.pendingApprovals(), (p) => p.length > 0);
-        expect(first).toMatchObject({ from: 'refunds', to: 'tool:orders__lookupOrder', approvers: ['alice'], tool: { name: 'orders__lookupOrder', arguments: '{"orderId":"1043"}' } });
+        const [first] = await waitFor(
+          () => run.pendingApprovals(),
+          (p) => p.length > 0,
+        );
+        expect(first).toMatchObject({
+          from: 'refunds',
+          to: 'tool:orders__lookupOrder',
+          approvers: ['alice'],
+          tool: { name: 'orders__lookupOrder', arguments: '{"orderId":"1043"}' },
+        });
         await baton.reject(run.workflowId, first!.handoffId, { approver: 'alice', reason: 'not this one' });
         // The same call again is not put to alice a second time; the next one asked about is another call.
-        const [second] = await waitFor(() => run.pendingApprovals(), (p) => p.length > 0 && p[0]!.handoffId !== first!.handoffId);
+        const [second] = await waitFor(
+          () => run.pendingApprovals(),
+          (p) => p.length > 0 && p[0]!.handoffId !== first!.handoffId,
+        );
         expect(second!.tool).toMatchObject({ arguments: '{"orderId":"1077"}' });
         await baton.approve(run.workflowId, second!.handoffId, { approver: 'alice' });
         const result = await run.result();
@@ -138,9 +176,13 @@ describe('MCP tools over streamable HTTP', () => {
         const [unguarded, rejected, again, approved] = toolAnswers(calls);
         expect(JSON.parse(unguarded!)).toMatchObject({ orderId: '1042' });
         expect(rejected).toContain('not this one');
-        expect(again).toMatch(/^Not run: the same call to orders__lookupOrder was put to people earlier in this chain and alice rejected it: not this one\. It is not asked again/);
+        expect(again).toMatch(
+          /^Not run: the same call to orders__lookupOrder was put to people earlier in this chain and alice rejected it: not this one\. It is not asked again/,
+        );
         expect(JSON.parse(approved!)).toMatchObject({ orderId: '1077', status: 'delivered' });
-        const ran = (await baton.audit(result.workflowId)).events.filter((e) => e.kind === 'tool_call' && (e as ToolCallEvent).execution?.status === 'completed');
+        const ran = (await baton.audit(result.workflowId)).events.filter(
+          (e) => e.kind === 'tool_call' && (e as ToolCallEvent).execution?.status === 'completed',
+        );
         expect(ran).toHaveLength(2);
       },
       { providers },

@@ -30,7 +30,12 @@ export function aiSdkPuppetProvider(send: (m: FromWorker) => void): ModelProvide
       const calls = answer.toolCalls ?? [];
       const parts: LanguageModelV3StreamPart[] = [
         ...inPieces(text).map((delta) => ({ type: 'text-delta' as const, id: 'text', delta })),
-        ...calls.map((c) => ({ type: 'tool-call' as const, toolCallId: c.id, toolName: c.name, input: JSON.stringify(c.arguments) })),
+        ...calls.map((c) => ({
+          type: 'tool-call' as const,
+          toolCallId: c.id,
+          toolName: c.name,
+          input: JSON.stringify(c.arguments),
+        })),
       ];
       const usage = puppetUsage(input, text);
       let next = 0;
@@ -45,7 +50,15 @@ export function aiSdkPuppetProvider(send: (m: FromWorker) => void): ModelProvide
           controller.enqueue({
             type: 'finish',
             finishReason: { unified: calls.length > 0 ? 'tool-calls' : 'stop', raw: undefined },
-            usage: { inputTokens: { total: usage.inputTokens, noCache: undefined, cacheRead: undefined, cacheWrite: undefined }, outputTokens: { total: usage.outputTokens, text: undefined, reasoning: undefined } },
+            usage: {
+              inputTokens: {
+                total: usage.inputTokens,
+                noCache: undefined,
+                cacheRead: undefined,
+                cacheWrite: undefined,
+              },
+              outputTokens: { total: usage.outputTokens, text: undefined, reasoning: undefined },
+            },
           });
           controller.close();
         },

@@ -24,12 +24,32 @@ afterAll(async () => {
 });
 
 describe('the harness on approval operations', () => {
-  it(`keeps every invariant in ${cases} generated sequences weighted to quorum, delegation, questions and escalations (seed ${seed})`, { timeout: 900_000 }, async () => {
-    const weights = { quorum_vote: 10, delegated_vote: 8, ask: 6, answer: 6, refused_question: 4, approve: 4, reject: 3, start_escalating: 6, await_escalation: 4 };
-    const r = await modelRun(system, { seed, cases, maxCommands: 16, shrinkRuns: 3, timeLimitMs, weights });
-    console.log(`approval operations harness run: ${JSON.stringify({ seed: r.seed, sequences: r.sequences, steps: r.steps, chains: r.chains, checks: r.checks, broken: r.broken, cut: r.cut, operations: r.operations })}`);
-    const f = r.failure;
-    expect(f, f && `seed ${f.seed}: shrunk to ${f.steps.length} steps:\n${f.violations.join('\n')}\n${JSON.stringify(f.steps)}`).toBeUndefined();
-    expect(r.sequences).toBeGreaterThan(0);
-  });
+  it(
+    `keeps every invariant in ${cases} generated sequences weighted to quorum, delegation, questions and escalations (seed ${seed})`,
+    { timeout: 900_000 },
+    async () => {
+      const weights = {
+        quorum_vote: 10,
+        delegated_vote: 8,
+        ask: 6,
+        answer: 6,
+        refused_question: 4,
+        approve: 4,
+        reject: 3,
+        start_escalating: 6,
+        await_escalation: 4,
+      };
+      const r = await modelRun(system, { seed, cases, maxCommands: 16, shrinkRuns: 3, timeLimitMs, weights });
+      console.log(
+        `approval operations harness run: ${JSON.stringify({ seed: r.seed, sequences: r.sequences, steps: r.steps, chains: r.chains, checks: r.checks, broken: r.broken, cut: r.cut, operations: r.operations })}`,
+      );
+      const f = r.failure;
+      expect(
+        f,
+        f &&
+          `seed ${f.seed}: shrunk to ${f.steps.length} steps:\n${f.violations.join('\n')}\n${JSON.stringify(f.steps)}`,
+      ).toBeUndefined();
+      expect(r.sequences).toBeGreaterThan(0);
+    },
+  );
 });

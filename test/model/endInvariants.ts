@@ -48,17 +48,39 @@ async function exportVerifies(h: Harness, r: RootModel): Promise<void> {
     // Signed as an auditor signs exports; the reader trusts that key alone.
     const signed = await signAuditExport(d, keys.audit.signer);
     const verdict = verifyAuditExport(JSON.parse(JSON.stringify(signed)), { exportKeys });
-    if (!verdict.ok) broken(h, 'export-verifies', `${r.id}${runId ? ` run ${runId}` : ''}: the export does not verify: ${clip(verdict.failure, 300)}`);
-    if (runId) for (const [id, outcome] of decisionsIn(d)) earlier.set(id, (earlier.get(id) ?? new Map<string, string>()).set(outcome, runId));
+    if (!verdict.ok)
+      broken(
+        h,
+        'export-verifies',
+        `${r.id}${runId ? ` run ${runId}` : ''}: the export does not verify: ${clip(verdict.failure, 300)}`,
+      );
+    if (runId)
+      for (const [id, outcome] of decisionsIn(d))
+        earlier.set(id, (earlier.get(id) ?? new Map<string, string>()).set(outcome, runId));
   }
   for (const d of r.decided) {
     const before = earlier.get(d.approvalId)?.get(d.outcome);
     const now = exported.get(d.approvalId);
     if (now === d.outcome) continue;
     // Taken in a run the chain was replayed from, whose reset went back to before it: the replay asked again, and was answered again.
-    if (before !== undefined && now !== undefined && r.decided.some((o) => o !== d && o.approvalId === d.approvalId && o.outcome === now)) continue;
-    if (now === undefined && before !== undefined) broken(h, 'export-verifies', `${r.id}: the decision ${d.approvalId} (${d.outcome}, ${d.subject}) is only in the export of run ${before}, which it was replayed from: the chain's export (baton audit --export) lacks it`);
-    else broken(h, 'export-verifies', `${r.id}: the decision ${d.approvalId} (${d.outcome}, ${d.subject}) the workflow took is ${exported.has(d.approvalId) ? `exported as ${exported.get(d.approvalId)}` : 'in no export'}`);
+    if (
+      before !== undefined &&
+      now !== undefined &&
+      r.decided.some((o) => o !== d && o.approvalId === d.approvalId && o.outcome === now)
+    )
+      continue;
+    if (now === undefined && before !== undefined)
+      broken(
+        h,
+        'export-verifies',
+        `${r.id}: the decision ${d.approvalId} (${d.outcome}, ${d.subject}) is only in the export of run ${before}, which it was replayed from: the chain's export (baton audit --export) lacks it`,
+      );
+    else
+      broken(
+        h,
+        'export-verifies',
+        `${r.id}: the decision ${d.approvalId} (${d.outcome}, ${d.subject}) the workflow took is ${exported.has(d.approvalId) ? `exported as ${exported.get(d.approvalId)}` : 'in no export'}`,
+      );
   }
   if (!cliTurn(h)) return;
   // The same through the real command, as an auditor would run it.
@@ -67,11 +89,22 @@ async function exportVerifies(h: Harness, r: RootModel): Promise<void> {
   fs.writeFileSync(keyFile, JSON.stringify(keys.audit.jwk));
   fs.writeFileSync(keysFile, JSON.stringify(exportKeys));
   const made = await h.system.cli(['audit', r.id, '--export', file, '--key', keyFile]);
-  if (made.code !== 0) return broken(h, 'export-verifies', `baton audit ${r.id} --export exited ${made.code}: ${clip(made.stderr, 300)}`);
+  if (made.code !== 0)
+    return broken(h, 'export-verifies', `baton audit ${r.id} --export exited ${made.code}: ${clip(made.stderr, 300)}`);
   const checked = await h.system.cli(['audit', '--verify', file, '--export-keys', keysFile]);
-  if (checked.code !== 0) broken(h, 'export-verifies', `baton audit --verify of ${r.id}'s export exited ${checked.code}: ${clip(checked.stdout + checked.stderr, 300)}`);
+  if (checked.code !== 0)
+    broken(
+      h,
+      'export-verifies',
+      `baton audit --verify of ${r.id}'s export exited ${checked.code}: ${clip(checked.stdout + checked.stderr, 300)}`,
+    );
   const fromCli = decisionsIn(JSON.parse(fs.readFileSync(file, 'utf8')) as ReturnType<typeof exportAudit>);
-  if (!isDeepStrictEqual(fromCli, exported)) broken(h, 'export-verifies', `${r.id}: baton audit --export holds decisions ${clip([...fromCli])}, the library's export ${clip([...exported])}`);
+  if (!isDeepStrictEqual(fromCli, exported))
+    broken(
+      h,
+      'export-verifies',
+      `${r.id}: baton audit --export holds decisions ${clip([...fromCli])}, the library's export ${clip([...exported])}`,
+    );
 }
 
 /** Exports of the runs a chain was replayed from (a replay with overrides starts a run afresh). */
@@ -86,11 +119,28 @@ async function earlierExports(h: Harness, r: RootModel): Promise<[string, Return
 
 async function auditMatchesResult(h: Harness, r: RootModel): Promise<void> {
   if (r.status !== 'completed') return;
-  const [audit, result] = await Promise.all([auditOf(h, r), h.baton.getRun(r.id).result().catch(() => undefined)]);
+  const [audit, result] = await Promise.all([
+    auditOf(h, r),
+    h.baton
+      .getRun(r.id)
+      .result()
+      .catch(() => undefined),
+  ]);
   if (!audit || !result) return;
-  if (audit.status !== 'completed') broken(h, 'audit-matches-result', `${r.id}: the audit says ${audit.status}, the chain completed`);
-  if (!isDeepStrictEqual(audit.handoffs, result.handoffChain)) broken(h, 'audit-matches-result', `${r.id}: audit handoffs ${clip(audit.handoffs.map((x) => `${x.from}→${x.to}`))} ≠ result ${clip(result.handoffChain.map((x) => `${x.from}→${x.to}`))}`);
-  if (!isDeepStrictEqual(audit.result?.output, result.output)) broken(h, 'audit-matches-result', `${r.id}: audit output ${clip(audit.result?.output)} ≠ result ${clip(result.output)}`);
+  if (audit.status !== 'completed')
+    broken(h, 'audit-matches-result', `${r.id}: the audit says ${audit.status}, the chain completed`);
+  if (!isDeepStrictEqual(audit.handoffs, result.handoffChain))
+    broken(
+      h,
+      'audit-matches-result',
+      `${r.id}: audit handoffs ${clip(audit.handoffs.map((x) => `${x.from}→${x.to}`))} ≠ result ${clip(result.handoffChain.map((x) => `${x.from}→${x.to}`))}`,
+    );
+  if (!isDeepStrictEqual(audit.result?.output, result.output))
+    broken(
+      h,
+      'audit-matches-result',
+      `${r.id}: audit output ${clip(audit.result?.output)} ≠ result ${clip(result.output)}`,
+    );
 }
 
 /** The histories of every run of `r` (and of its specialists, through the audit's children). */
@@ -104,14 +154,22 @@ async function taskFailures(h: Harness, r: RootModel): Promise<void> {
     };
     if (audit) walk(audit);
   } else {
-    const audit = await h.baton.conversation(r.agent, { id: r.id }).audit().catch(() => undefined);
+    const audit = await h.baton
+      .conversation(r.agent, { id: r.id })
+      .audit()
+      .catch(() => undefined);
     for (const runId of audit?.runIds ?? []) ids.push({ workflowId: r.id, runId });
   }
   for (const { workflowId, runId } of ids) {
     const events = (await historyOf(h.system.client, workflowId, runId)).events ?? [];
     for (const e of events) {
       const failed = e.workflowTaskFailedEventAttributes;
-      if (failed && !isRoutine(failed.cause)) broken(h, 'no-failed-tasks', `${workflowId} run ${runId}: workflow task failed (event ${String(e.eventId)}, ${failed.cause === null || failed.cause === undefined ? 'no cause' : causeName(failed.cause)}): ${clip(failed.failure?.message, 300)}`);
+      if (failed && !isRoutine(failed.cause))
+        broken(
+          h,
+          'no-failed-tasks',
+          `${workflowId} run ${runId}: workflow task failed (event ${String(e.eventId)}, ${failed.cause === null || failed.cause === undefined ? 'no cause' : causeName(failed.cause)}): ${clip(failed.failure?.message, 300)}`,
+        );
     }
   }
 }
@@ -124,16 +182,31 @@ async function taskFailures(h: Harness, r: RootModel): Promise<void> {
  */
 async function messageFollowers(h: Harness, r: RootModel): Promise<void> {
   const recordedStops = stoppedCallsOf(h.system.client, r.id);
-  const stoppedIn = async (turn: number, key: string) => (await recordedStops(turn).catch(() => [])).some((s) => `${s.workflowId} ${s.call}` === key);
+  const stoppedIn = async (turn: number, key: string) =>
+    (await recordedStops(turn).catch(() => [])).some((s) => `${s.workflowId} ${s.call}` === key);
   for (const msg of r.messages) {
     if (!msg.texts || !msg.reply) continue;
-    const given = h.model.answers.filter((a) => a.root === r.id && (a.call.message === msg.key || a.call.merged?.includes(msg.key)));
+    const given = h.model.answers.filter(
+      (a) => a.root === r.id && (a.call.message === msg.key || a.call.merged?.includes(msg.key)),
+    );
     for (const [key, text] of msg.texts) {
       const [workflowId, call] = key.split(' ') as [string, string];
-      const answers = given.filter((a) => a.call.workflowId === workflowId && `${a.call.agent}#${a.call.callIndex}` === call);
-      const recorded = answers.length === 0 ? [typeof msg.reply.output === 'string' ? msg.reply.output : JSON.stringify(msg.reply.output)] : answers.map((a) => a.answer.text ?? '');
-      const stopped = text === '' && (answers.some((a) => h.system.hosts.stopped.has(a.call.key)) || (await stoppedIn(msg.reply.turn, key)));
-      if (!stopped && !recorded.includes(text)) broken(h, 'follower-text', `${r.id} message ${msg.n}: the follower of ${key} ended with ${clip(text)}, the model answered ${clip(recorded)}`);
+      const answers = given.filter(
+        (a) => a.call.workflowId === workflowId && `${a.call.agent}#${a.call.callIndex}` === call,
+      );
+      const recorded =
+        answers.length === 0
+          ? [typeof msg.reply.output === 'string' ? msg.reply.output : JSON.stringify(msg.reply.output)]
+          : answers.map((a) => a.answer.text ?? '');
+      const stopped =
+        text === '' &&
+        (answers.some((a) => h.system.hosts.stopped.has(a.call.key)) || (await stoppedIn(msg.reply.turn, key)));
+      if (!stopped && !recorded.includes(text))
+        broken(
+          h,
+          'follower-text',
+          `${r.id} message ${msg.n}: the follower of ${key} ended with ${clip(text)}, the model answered ${clip(recorded)}`,
+        );
     }
   }
 }
@@ -143,7 +216,10 @@ async function followerText(h: Harness, r: RootModel): Promise<void> {
   if (r.kind === 'conversation') return messageFollowers(h, r);
   const f = r.follower;
   if (!f) return;
-  const ended = await Promise.race([f.done.then(() => true), new Promise<boolean>((res) => setTimeout(() => res(false), 30_000))]);
+  const ended = await Promise.race([
+    f.done.then(() => true),
+    new Promise<boolean>((res) => setTimeout(() => res(false), 30_000)),
+  ]);
   if (!ended) {
     f.stop();
     return broken(h, 'follower-text', `${r.id}: the follower did not end with the chain (${r.status})`);
@@ -152,14 +228,23 @@ async function followerText(h: Harness, r: RootModel): Promise<void> {
   const given = h.model.answers.filter((a) => a.root === r.id);
   for (const [key, text] of f.texts) {
     const [workflowId, call] = key.split(' ') as [string, string];
-    const answers = given.filter((a) => a.call.workflowId === workflowId && `${a.call.agent}#${a.call.callIndex}` === call);
-    const stopped = text === '' && (answers.length === 0 || answers.some((a) => h.system.hosts.stopped.has(a.call.key)));
-    if (!stopped && !answers.some((a) => (a.answer.text ?? '') === text)) broken(h, 'follower-text', `${key}: the follower ended with ${clip(text)}, the model answered ${clip(answers.map((a) => a.answer.text ?? ''))}`);
+    const answers = given.filter(
+      (a) => a.call.workflowId === workflowId && `${a.call.agent}#${a.call.callIndex}` === call,
+    );
+    const stopped =
+      text === '' && (answers.length === 0 || answers.some((a) => h.system.hosts.stopped.has(a.call.key)));
+    if (!stopped && !answers.some((a) => (a.answer.text ?? '') === text))
+      broken(
+        h,
+        'follower-text',
+        `${key}: the follower ended with ${clip(text)}, the model answered ${clip(answers.map((a) => a.answer.text ?? ''))}`,
+      );
   }
   if (r.status !== 'completed' || r.replays > 0 || f.error) return;
   for (const a of given) {
     const key = `${a.call.workflowId} ${a.call.agent}#${a.call.callIndex}`;
-    if (a.answer.text && !h.system.hosts.stopped.has(a.call.key) && !f.texts.has(key)) broken(h, 'follower-text', `${key}: answered ${clip(a.answer.text)}, which the follower never showed`);
+    if (a.answer.text && !h.system.hosts.stopped.has(a.call.key) && !f.texts.has(key))
+      broken(h, 'follower-text', `${key}: answered ${clip(a.answer.text)}, which the follower never showed`);
   }
 }
 
@@ -169,24 +254,47 @@ async function followerText(h: Harness, r: RootModel): Promise<void> {
  */
 async function optionsSurvive(h: Harness, r: RootModel): Promise<void> {
   const events = (await historyOf(h.system.client, r.id)).events ?? [];
-  const input = fromPayloads<HandoffRunInput & ConversationInput>(events[0]?.workflowExecutionStartedEventAttributes?.input);
+  const input = fromPayloads<HandoffRunInput & ConversationInput>(
+    events[0]?.workflowExecutionStartedEventAttributes?.input,
+  );
   if (!input) return broken(h, 'options-survive', `${r.id}: its latest run has no input`);
   const replayed = r.replays > 0 ? ` (replayed ${r.replays} time(s))` : '';
-  if (!isDeepStrictEqual(input.context, r.context)) broken(h, 'options-survive', `${r.id}${replayed}: its latest run has context ${clip(input.context)}, not ${clip(r.context)}`);
+  if (!isDeepStrictEqual(input.context, r.context))
+    broken(
+      h,
+      'options-survive',
+      `${r.id}${replayed}: its latest run has context ${clip(input.context)}, not ${clip(r.context)}`,
+    );
   const same = (what: string, actual: RunOptions | undefined, wanted: RunOptions) => {
     const now = resolveRunOptions(actual) as Record<string, unknown>;
     const expected = resolveRunOptions(wanted) as Record<string, unknown>;
-    for (const k of Object.keys(wanted)) if (!isDeepStrictEqual(now[k], expected[k])) broken(h, 'options-survive', `${r.id}: option ${k} is ${clip(now[k])} in its latest run's ${what}, not ${clip(expected[k])}`);
+    for (const k of Object.keys(wanted))
+      if (!isDeepStrictEqual(now[k], expected[k]))
+        broken(
+          h,
+          'options-survive',
+          `${r.id}: option ${k} is ${clip(now[k])} in its latest run's ${what}, not ${clip(expected[k])}`,
+        );
   };
   same('options', input.options, r.startOptions);
-  const carried = r.kind === 'chain' ? (input.resume as { options?: RunOptions } | undefined)?.options : (input.resume as { chain?: { options?: RunOptions } } | undefined)?.chain?.options;
+  const carried =
+    r.kind === 'chain'
+      ? (input.resume as { options?: RunOptions } | undefined)?.options
+      : (input.resume as { chain?: { options?: RunOptions } } | undefined)?.chain?.options;
   if (carried) same('carried state', carried, r.options);
-  if (r.kind === 'conversation' && !isDeepStrictEqual(input.conversation, r.conversation)) broken(h, 'options-survive', `${r.id}: conversation options ${clip(input.conversation)}, not ${clip(r.conversation)}`);
+  if (r.kind === 'conversation' && !isDeepStrictEqual(input.conversation, r.conversation))
+    broken(
+      h,
+      'options-survive',
+      `${r.id}: conversation options ${clip(input.conversation)}, not ${clip(r.conversation)}`,
+    );
 }
 
 /** Each root the end invariants judge (of `kind`): those a known defect left running apart. */
 function each(h: Harness, check: (h: Harness, r: RootModel) => Promise<void>, kind?: RootModel['kind']): Promise<void> {
-  return Promise.all(h.model.roots.filter((r) => !r.abandoned && (kind === undefined || r.kind === kind)).map((r) => check(h, r))).then(() => undefined);
+  return Promise.all(
+    h.model.roots.filter((r) => !r.abandoned && (kind === undefined || r.kind === kind)).map((r) => check(h, r)),
+  ).then(() => undefined);
 }
 
 export const endInvariants: Invariant[] = [

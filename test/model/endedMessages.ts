@@ -15,8 +15,20 @@ async function answeredNotEnded(h: Harness, r: RootModel): Promise<void> {
     const found = await h.system.client.workflow
       .getHandle(r.id)
       .query(messageQuery, { idempotencyKey: msg.key })
-      .catch((err: unknown) => void broken(h, 'answered-not-ended', `${r.id}: message ${msg.n} could not be looked up: ${clip(String(err), 200)}`));
-    if (found?.message?.status === 'answered') broken(h, 'answered-not-ended', `${r.id}: message ${msg.n} (${msg.key}) came back ConversationEndedError, though the conversation answered it: ${clip(found.message.reply, 200)}`);
+      .catch(
+        (err: unknown) =>
+          void broken(
+            h,
+            'answered-not-ended',
+            `${r.id}: message ${msg.n} could not be looked up: ${clip(String(err), 200)}`,
+          ),
+      );
+    if (found?.message?.status === 'answered')
+      broken(
+        h,
+        'answered-not-ended',
+        `${r.id}: message ${msg.n} (${msg.key}) came back ConversationEndedError, though the conversation answered it: ${clip(found.message.reply, 200)}`,
+      );
   }
 }
 
@@ -24,6 +36,9 @@ export const endedMessageInvariants: Invariant[] = [
   {
     name: 'answered-not-ended',
     when: 'end',
-    check: (h) => Promise.all(h.model.roots.filter((r) => r.kind === 'conversation' && !r.abandoned).map((r) => answeredNotEnded(h, r))).then(() => undefined),
+    check: (h) =>
+      Promise.all(
+        h.model.roots.filter((r) => r.kind === 'conversation' && !r.abandoned).map((r) => answeredNotEnded(h, r)),
+      ).then(() => undefined),
   },
 ];

@@ -24,14 +24,34 @@ afterAll(async () => {
 });
 
 describe('the harness on escalating approvals', () => {
-  it(`keeps every invariant in ${cases} generated sequences weighted to reminders and escalations (seed ${seed})`, { timeout: 900_000 }, async () => {
-    // Only escalating chains start, so every approval the sequence meets has a policy that acts.
-    const weights = { start: 0, chat_start: 0, event_deliver: 0, start_escalating: 30, await_escalation: 20, answer_tool: 15, answer_handoff: 8, approve: 3, reject: 2 };
-    const r = await modelRun(system, { seed, cases, maxCommands: 14, shrinkRuns: 2, timeLimitMs, weights });
-    console.log(`escalation harness run: ${JSON.stringify({ seed: r.seed, sequences: r.sequences, steps: r.steps, chains: r.chains, checks: r.checks, broken: r.broken, cut: r.cut, operations: r.operations })}`);
-    const f = r.failure;
-    expect(f, f && `seed ${f.seed}: shrunk to ${f.steps.length} steps:\n${f.violations.join('\n')}\n${JSON.stringify(f.steps)}`).toBeUndefined();
-    expect(r.sequences).toBeGreaterThan(0);
-    expect(r.operations.start_escalating ?? 0).toBeGreaterThan(0);
-  });
+  it(
+    `keeps every invariant in ${cases} generated sequences weighted to reminders and escalations (seed ${seed})`,
+    { timeout: 900_000 },
+    async () => {
+      // Only escalating chains start, so every approval the sequence meets has a policy that acts.
+      const weights = {
+        start: 0,
+        chat_start: 0,
+        event_deliver: 0,
+        start_escalating: 30,
+        await_escalation: 20,
+        answer_tool: 15,
+        answer_handoff: 8,
+        approve: 3,
+        reject: 2,
+      };
+      const r = await modelRun(system, { seed, cases, maxCommands: 14, shrinkRuns: 2, timeLimitMs, weights });
+      console.log(
+        `escalation harness run: ${JSON.stringify({ seed: r.seed, sequences: r.sequences, steps: r.steps, chains: r.chains, checks: r.checks, broken: r.broken, cut: r.cut, operations: r.operations })}`,
+      );
+      const f = r.failure;
+      expect(
+        f,
+        f &&
+          `seed ${f.seed}: shrunk to ${f.steps.length} steps:\n${f.violations.join('\n')}\n${JSON.stringify(f.steps)}`,
+      ).toBeUndefined();
+      expect(r.sequences).toBeGreaterThan(0);
+      expect(r.operations.start_escalating ?? 0).toBeGreaterThan(0);
+    },
+  );
 });

@@ -26,7 +26,12 @@ export function follow(run: BatonRun, h: Harness): NonNullable<RootModel['follow
   const texts: FollowedTexts = new Map();
   const abort = new AbortController();
   const streams: FollowedStream[] = [];
-  const follower: NonNullable<RootModel['follower']> = { texts, done: Promise.resolve(), stop: () => abort.abort(), streams };
+  const follower: NonNullable<RootModel['follower']> = {
+    texts,
+    done: Promise.resolve(),
+    stop: () => abort.abort(),
+    streams,
+  };
   follower.done = (async () => {
     let after: string | undefined;
     for (let tries = 0; tries < 30 && !abort.signal.aborted; tries++) {

@@ -109,7 +109,12 @@ export function errorText(err: unknown): string {
 }
 
 /** Temporal's errors that wrap the failure that says why. */
-const WRAPPERS = new Set(['WorkflowUpdateFailedError', 'WorkflowFailedError', 'ServiceError', 'WorkflowUpdateRPCTimeoutOrCancelledError']);
+const WRAPPERS = new Set([
+  'WorkflowUpdateFailedError',
+  'WorkflowFailedError',
+  'ServiceError',
+  'WorkflowUpdateRPCTimeoutOrCancelledError',
+]);
 
 function causeText(cause: unknown): string {
   if (!(cause instanceof Error)) return String(cause);

@@ -51,7 +51,12 @@ export class Hosts {
     private readonly env: Record<string, string>,
     private readonly logDir: string,
   ) {
-    this.slots = Array.from({ length: size }, () => ({ generation: 0, ready: false, serving: [], inFlight: new Map() }));
+    this.slots = Array.from({ length: size }, () => ({
+      generation: 0,
+      ready: false,
+      serving: [],
+      inFlight: new Map(),
+    }));
   }
 
   async start(): Promise<void> {
@@ -110,7 +115,9 @@ export class Hosts {
 
   /** The slots whose process runs an `activity` of `workflowId` now. */
   running(workflowId: string, activity: string): number[] {
-    return this.slots.flatMap((s, i) => ([...s.inFlight.values()].some((a) => a.workflowId === workflowId && a.activity === activity) ? [i] : []));
+    return this.slots.flatMap((s, i) =>
+      [...s.inFlight.values()].some((a) => a.workflowId === workflowId && a.activity === activity) ? [i] : [],
+    );
   }
 
   /** Answer the call `key` (and, if it starts again, again with this). */
@@ -192,7 +199,10 @@ export class Hosts {
     s.inFlight = new Map();
     const identity = `model-w${slot}.${s.generation}`;
     const log = fs.openSync(path.join(this.logDir, `${identity}.log`), 'a');
-    const child = spawn(process.execPath, ['-r', 'tsx/cjs', WORKER], { env: { ...process.env, ...this.env, MODEL_IDENTITY: identity }, stdio: ['ignore', log, log, 'ipc'] });
+    const child = spawn(process.execPath, ['-r', 'tsx/cjs', WORKER], {
+      env: { ...process.env, ...this.env, MODEL_IDENTITY: identity },
+      stdio: ['ignore', log, log, 'ipc'],
+    });
     fs.closeSync(log);
     s.child = child;
     return new Promise<void>((resolve) => {
@@ -211,19 +221,23 @@ export class Hosts {
           else if (there?.slot === slot) {
             there.waiting.add(m.attempt);
             this.overlapped++;
-          }
-          else this.open.set(m.key, { ...call, slot, waiting: new Set([m.attempt]) });
+          } else this.open.set(m.key, { ...call, slot, waiting: new Set([m.attempt]) });
         } else if (m.type === 'call_ended') {
           // An attempt the server gave up on may stop after the next attempt of its call began to wait here.
           const there = this.open.get(m.key);
-          if (there?.slot === slot && there.waiting.delete(m.attempt) && there.waiting.size === 0) this.open.delete(m.key);
+          if (there?.slot === slot && there.waiting.delete(m.attempt) && there.waiting.size === 0)
+            this.open.delete(m.key);
           const goesOn = there?.slot === slot && there.waiting.size > 0;
           if (m.how === 'stopped' && !goesOn) this.stopped.add(m.key);
         } else if (m.type === 'activity') {
           const id = `${m.workflowId} ${m.activityId}`;
           if (m.phase === 'start') s.inFlight.set(id, { workflowId: m.workflowId, activity: m.activity });
           else s.inFlight.delete(id);
-          if (m.failure === 'TeamMismatchError') this.refusals.set(m.workflowId, { first: this.refusals.get(m.workflowId)?.first ?? Date.now(), last: Date.now() });
+          if (m.failure === 'TeamMismatchError')
+            this.refusals.set(m.workflowId, {
+              first: this.refusals.get(m.workflowId)?.first ?? Date.now(),
+              last: Date.now(),
+            });
         }
       });
       child.once('exit', (code, signal) => {

@@ -41,13 +41,23 @@ const stepInvariants: Invariant[] = [
         if (r.status === 'completed') continue;
         if (r.kind === 'conversation') {
           // A failed turn is its message's error; the conversation itself ends only when asked.
-          if (r.status !== 'ended') broken(h, 'ends-documented', `conversation ${r.id} ended ${r.failure ?? r.status}: ${clip(r.failureMessage, 300)}`);
+          if (r.status !== 'ended')
+            broken(
+              h,
+              'ends-documented',
+              `conversation ${r.id} ended ${r.failure ?? r.status}: ${clip(r.failureMessage, 300)}`,
+            );
           else if (!r.ending) broken(h, 'ends-documented', `conversation ${r.id} ended without being asked to`);
           continue;
         }
-        const typed = r.failure !== undefined && BATON_ERROR_TYPES.includes(r.failure) && r.failure !== 'UnexpectedWorkflowError';
+        const typed =
+          r.failure !== undefined && BATON_ERROR_TYPES.includes(r.failure) && r.failure !== 'UnexpectedWorkflowError';
         if (!typed || !r.provoked.has(r.failure!)) {
-          broken(h, 'ends-documented', `${r.kind} ${r.id} ended ${r.failure ?? r.status}${typed ? ', which nothing in the sequence could cause' : ', not a typed error a user is told'}: ${clip(r.failureMessage, 300)}`);
+          broken(
+            h,
+            'ends-documented',
+            `${r.kind} ${r.id} ended ${r.failure ?? r.status}${typed ? ', which nothing in the sequence could cause' : ', not a typed error a user is told'}: ${clip(r.failureMessage, 300)}`,
+          );
         }
       }
     },
@@ -62,7 +72,12 @@ const stepInvariants: Invariant[] = [
           if (ids.size < 2) continue;
           const decided = r.decided.filter((d) => ids.has(d.approvalId));
           const waitingNow = r.approvals.filter((p) => ids.has(p.handoffId));
-          if (decided.length > 0 || waitingNow.length > 1) broken(h, 'asked-once', `${r.id}: "${clip(subject, 120)}" asked ${ids.size} times (${[...ids].join(', ')}), ${decided.length} decided`);
+          if (decided.length > 0 || waitingNow.length > 1)
+            broken(
+              h,
+              'asked-once',
+              `${r.id}: "${clip(subject, 120)}" asked ${ids.size} times (${[...ids].join(', ')}), ${decided.length} decided`,
+            );
         }
       }
     },
@@ -84,13 +99,32 @@ const stepInvariants: Invariant[] = [
         const call = `${e.workflowId} ${e.toolCallId}`;
         keysByCall.set(call, (keysByCall.get(call) ?? new Set()).add(e.key));
         appliedByKey.set(e.key, (appliedByKey.get(e.key) ?? 0) + 1);
-        if (!isDeepStrictEqual(e.context, root.context ?? {})) broken(h, 'context-survives', `${e.tool} in ${e.workflowId} (run ${e.runId}${root.replays > 0 ? `, replayed ${root.replays} time(s)` : ''}) ran with context ${clip(e.context)}, not ${clip(root.context)}`);
-        if (APPROVED_TOOLS.includes(e.tool as EffectTool) && !root.decided.some((d) => d.toolCallId === e.toolCallId && d.outcome === 'approved')) {
-          broken(h, 'approved-before-run', `${e.tool} call ${e.toolCallId} in ${e.workflowId} ran without an approval the harness gave`);
+        if (!isDeepStrictEqual(e.context, root.context ?? {}))
+          broken(
+            h,
+            'context-survives',
+            `${e.tool} in ${e.workflowId} (run ${e.runId}${root.replays > 0 ? `, replayed ${root.replays} time(s)` : ''}) ran with context ${clip(e.context)}, not ${clip(root.context)}`,
+          );
+        if (
+          APPROVED_TOOLS.includes(e.tool as EffectTool) &&
+          !root.decided.some((d) => d.toolCallId === e.toolCallId && d.outcome === 'approved')
+        ) {
+          broken(
+            h,
+            'approved-before-run',
+            `${e.tool} call ${e.toolCallId} in ${e.workflowId} ran without an approval the harness gave`,
+          );
         }
       }
-      for (const [call, keys] of keysByCall) if (keys.size > 1) broken(h, 'effect-once', `tool call ${call} applied under ${keys.size} idempotency keys: ${[...keys].join(', ')}`);
-      for (const [key, n] of appliedByKey) if (n > 1) broken(h, 'effect-once', `idempotency key ${key} applied ${n} times`);
+      for (const [call, keys] of keysByCall)
+        if (keys.size > 1)
+          broken(
+            h,
+            'effect-once',
+            `tool call ${call} applied under ${keys.size} idempotency keys: ${[...keys].join(', ')}`,
+          );
+      for (const [key, n] of appliedByKey)
+        if (n > 1) broken(h, 'effect-once', `idempotency key ${key} applied ${n} times`);
     },
   },
   {
@@ -100,9 +134,20 @@ const stepInvariants: Invariant[] = [
     async check(h) {
       for (const r of h.model.roots) {
         if (r.kind !== 'chain' || r.status !== 'open') continue;
-        const [queried, audit] = await Promise.all([h.baton.getRun(r.id).chain().catch(() => undefined), h.baton.audit(r.id).catch(() => undefined)]);
+        const [queried, audit] = await Promise.all([
+          h.baton
+            .getRun(r.id)
+            .chain()
+            .catch(() => undefined),
+          h.baton.audit(r.id).catch(() => undefined),
+        ]);
         if (!queried || !audit || audit.status !== 'running') continue;
-        if (!isDeepStrictEqual(audit.handoffs, queried)) broken(h, 'audit-matches-query', `${r.id}: audit handoffs ${clip(audit.handoffs.map(brief))} ≠ chain query ${clip(queried.map(brief))}`);
+        if (!isDeepStrictEqual(audit.handoffs, queried))
+          broken(
+            h,
+            'audit-matches-query',
+            `${r.id}: audit handoffs ${clip(audit.handoffs.map(brief))} ≠ chain query ${clip(queried.map(brief))}`,
+          );
       }
     },
   },
@@ -115,9 +160,20 @@ const stepInvariants: Invariant[] = [
         for (const msg of r.messages) {
           if (msg.judged || (!msg.reply && !msg.error)) continue;
           msg.judged = true;
-          const typed = msg.error && (BATON_ERROR_TYPES.includes(msg.error) || CONVERSATION_ERROR_TYPES.includes(msg.error));
-          if (msg.error && !typed) broken(h, 'messages-answered', `${r.id}: message ${msg.n} failed with ${msg.error}, not a typed error: ${clip(msg.errorMessage, 300)}`);
-          if (msg.error && typed && !MESSAGE_ERRORS.has(msg.error) && !r.provoked.has(msg.error)) broken(h, 'messages-answered', `${r.id}: message ${msg.n} failed with ${msg.error}, which nothing in the sequence could cause: ${clip(msg.errorMessage, 300)}`);
+          const typed =
+            msg.error && (BATON_ERROR_TYPES.includes(msg.error) || CONVERSATION_ERROR_TYPES.includes(msg.error));
+          if (msg.error && !typed)
+            broken(
+              h,
+              'messages-answered',
+              `${r.id}: message ${msg.n} failed with ${msg.error}, not a typed error: ${clip(msg.errorMessage, 300)}`,
+            );
+          if (msg.error && typed && !MESSAGE_ERRORS.has(msg.error) && !r.provoked.has(msg.error))
+            broken(
+              h,
+              'messages-answered',
+              `${r.id}: message ${msg.n} failed with ${msg.error}, which nothing in the sequence could cause: ${clip(msg.errorMessage, 300)}`,
+            );
         }
       }
     },

@@ -36,23 +36,47 @@ describe('the model-based harness', () => {
     expect(h.steps.length).toBeGreaterThan(10);
   });
 
-  it('keeps every invariant on the unversioned tour with the puppet answering through the AI SDK adapter', { timeout: 360_000 }, async () => {
-    const h = await runSequence(system, 'ai_sdk', UNVERSIONED_TOUR, `tour-a${seed}`, { strict: false });
-    expect(h.steps.length).toBeGreaterThan(10);
-  });
+  it(
+    'keeps every invariant on the unversioned tour with the puppet answering through the AI SDK adapter',
+    { timeout: 360_000 },
+    async () => {
+      const h = await runSequence(system, 'ai_sdk', UNVERSIONED_TOUR, `tour-a${seed}`, { strict: false });
+      expect(h.steps.length).toBeGreaterThan(10);
+    },
+  );
 
-  it('keeps every invariant on a tour of every operation, Worker Deployments and a server restart', { timeout: 360_000 }, async () => {
-    const h = await runSequence(system, 'versioned', VERSIONED_TOUR, `tour-v${seed}`, { strict: false });
-    expect(h.steps.length).toBeGreaterThan(10);
-  });
+  it(
+    'keeps every invariant on a tour of every operation, Worker Deployments and a server restart',
+    { timeout: 360_000 },
+    async () => {
+      const h = await runSequence(system, 'versioned', VERSIONED_TOUR, `tour-v${seed}`, { strict: false });
+      expect(h.steps.length).toBeGreaterThan(10);
+    },
+  );
 
-  it(`keeps every invariant in ${cases} generated sequences (seed ${seed}; BATON_MODEL_SEED=${seed} repeats them)`, { timeout: 300_000 }, async () => {
-    const save = process.env.BATON_MODEL_SAVE ?? REGRESSIONS;
-    const r = await modelRun(system, { seed, cases, maxCommands: 20, shrinkRuns: 6, timeLimitMs, cliEvery: 12, saveDir: save });
-    const f = r.failure;
-    expect(f, f && `seed ${f.seed} (path ${f.path}): shrunk to ${f.steps.length} steps, saved as ${f.file}:\n${f.violations.join('\n')}\n${JSON.stringify(f.steps)}`).toBeUndefined();
-    expect(r.sequences).toBeGreaterThan(0);
-  });
+  it(
+    `keeps every invariant in ${cases} generated sequences (seed ${seed}; BATON_MODEL_SEED=${seed} repeats them)`,
+    { timeout: 300_000 },
+    async () => {
+      const save = process.env.BATON_MODEL_SAVE ?? REGRESSIONS;
+      const r = await modelRun(system, {
+        seed,
+        cases,
+        maxCommands: 20,
+        shrinkRuns: 6,
+        timeLimitMs,
+        cliEvery: 12,
+        saveDir: save,
+      });
+      const f = r.failure;
+      expect(
+        f,
+        f &&
+          `seed ${f.seed} (path ${f.path}): shrunk to ${f.steps.length} steps, saved as ${f.file}:\n${f.violations.join('\n')}\n${JSON.stringify(f.steps)}`,
+      ).toBeUndefined();
+      expect(r.sequences).toBeGreaterThan(0);
+    },
+  );
 });
 
 describe('regression cases (test/model/regressions/)', () => {

@@ -100,7 +100,13 @@ export interface RootModel {
   /** Left running by a known open defect and terminated: the end invariants leave it out. */
   abandoned?: boolean;
   /** Whether it ran as a follower (`run.stream()`) since it started, and what that follower saw. */
-  follower?: { texts: Map<string, string>; error?: string; done: Promise<void>; stop: () => void; streams?: FollowedStream[] };
+  follower?: {
+    texts: Map<string, string>;
+    error?: string;
+    done: Promise<void>;
+    stop: () => void;
+    streams?: FollowedStream[];
+  };
 }
 
 /** One `run.stream()` call of a follower: how often it said the text was unavailable, and whether a broker outage found it reading. */

@@ -27,7 +27,10 @@ export async function observe(h: Harness): Promise<void> {
   m.calls = h.system.hosts.calls().filter((c) => rootOf(m, c.workflowId) !== undefined);
   for (const root of m.roots) {
     if (root.status !== 'open') continue;
-    const status = await tried(async () => (await h.system.client.workflow.getHandle(root.id).describe()).status.name, 'UNKNOWN');
+    const status = await tried(
+      async () => (await h.system.client.workflow.getHandle(root.id).describe()).status.name,
+      'UNKNOWN',
+    );
     if (status === 'RUNNING') {
       root.approvals = await tried(() => h.baton.getRun(root.id).pendingApprovals(), root.approvals);
       for (const p of root.approvals) {
@@ -35,7 +38,8 @@ export async function observe(h: Harness): Promise<void> {
         root.asked.set(subject, (root.asked.get(subject) ?? new Set()).add(p.handoffId));
       }
       const still = new Set(root.approvals.map((p) => p.handoffId));
-      for (const s of root.signalled?.splice(0) ?? []) (still.has(s.approvalId) ? root.signalled! : root.decided).push(s);
+      for (const s of root.signalled?.splice(0) ?? [])
+        (still.has(s.approvalId) ? root.signalled! : root.decided).push(s);
     } else if (status !== 'UNKNOWN') await closed(h, root, status);
   }
 }
@@ -51,7 +55,15 @@ async function closed(h: Harness, root: RootModel, status: string): Promise<void
   if (root.kind === 'conversation') {
     root.status = status === 'COMPLETED' ? 'ended' : 'failed';
     if (status !== 'COMPLETED') {
-      const err = conversationError(await h.system.client.workflow.getHandle(root.id).result().then(() => undefined, (e: unknown) => e));
+      const err = conversationError(
+        await h.system.client.workflow
+          .getHandle(root.id)
+          .result()
+          .then(
+            () => undefined,
+            (e: unknown) => e,
+          ),
+      );
       root.failure = failureName(err, status);
       root.failureMessage = errorText(err);
     }
@@ -72,8 +84,13 @@ async function closed(h: Harness, root: RootModel, status: string): Promise<void
 async function decidedIn(h: Harness, root: RootModel): Promise<Map<string, string>> {
   const out = new Map<string, string>();
   if (root.kind === 'conversation') {
-    const audit = await h.baton.conversation(root.agent, { id: root.id }).audit().catch(() => undefined);
-    for (const t of audit?.turns ?? []) for (const a of t.approvals) if (a.kind === 'approval_decided' && a.handoffId) out.set(a.handoffId, String(a.outcome));
+    const audit = await h.baton
+      .conversation(root.agent, { id: root.id })
+      .audit()
+      .catch(() => undefined);
+    for (const t of audit?.turns ?? [])
+      for (const a of t.approvals)
+        if (a.kind === 'approval_decided' && a.handoffId) out.set(a.handoffId, String(a.outcome));
     return out;
   }
   const walk = (a: AuditChain) => {

@@ -63,15 +63,35 @@ describe('the harness on passkey decisions', () => {
     const h = await runSequence(system, 'unversioned', BATCH_TOUR, `passkeys-batch-tour-${seed}`, { strict: true });
     expect(h.steps).toEqual(BATCH_TOUR);
     // Both refunds decided by alice's passkey, one batch each: the spoiled one refused first, taken after.
-    expect(h.model.roots.map((r) => r.decided.map((d) => [d.outcome, d.signed]))).toEqual([[['approved', true]], [['approved', true]]]);
+    expect(h.model.roots.map((r) => r.decided.map((d) => [d.outcome, d.signed]))).toEqual([
+      [['approved', true]],
+      [['approved', true]],
+    ]);
   });
 
-  it(`keeps every invariant in ${cases} generated sequences weighted to passkey decisions (seed ${seed})`, { timeout: 600_000 }, async () => {
-    const weights = { passkey_start: 20, passkey_decide: 25, passkey_refused: 25, passkey_batch: 15, answer_tool: 25, start: 2 };
-    const r = await modelRun(system, { seed, cases, maxCommands: 24, shrinkRuns: 2, timeLimitMs, weights });
-    console.log(`passkey harness run: ${JSON.stringify({ seed: r.seed, sequences: r.sequences, steps: r.steps, chains: r.chains, checks: r.checks, broken: r.broken, cut: r.cut, operations: r.operations })}`);
-    const f = r.failure;
-    expect(f, f && `seed ${f.seed}: shrunk to ${f.steps.length} steps:\n${f.violations.join('\n')}\n${JSON.stringify(f.steps)}`).toBeUndefined();
-    expect(r.sequences).toBeGreaterThan(0);
-  });
+  it(
+    `keeps every invariant in ${cases} generated sequences weighted to passkey decisions (seed ${seed})`,
+    { timeout: 600_000 },
+    async () => {
+      const weights = {
+        passkey_start: 20,
+        passkey_decide: 25,
+        passkey_refused: 25,
+        passkey_batch: 15,
+        answer_tool: 25,
+        start: 2,
+      };
+      const r = await modelRun(system, { seed, cases, maxCommands: 24, shrinkRuns: 2, timeLimitMs, weights });
+      console.log(
+        `passkey harness run: ${JSON.stringify({ seed: r.seed, sequences: r.sequences, steps: r.steps, chains: r.chains, checks: r.checks, broken: r.broken, cut: r.cut, operations: r.operations })}`,
+      );
+      const f = r.failure;
+      expect(
+        f,
+        f &&
+          `seed ${f.seed}: shrunk to ${f.steps.length} steps:\n${f.violations.join('\n')}\n${JSON.stringify(f.steps)}`,
+      ).toBeUndefined();
+      expect(r.sequences).toBeGreaterThan(0);
+    },
+  );
 });

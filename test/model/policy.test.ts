@@ -46,12 +46,22 @@ describe('the harness on policy updates', () => {
     expect(policyExportFigures).toMatchObject({ verified: 1, refused: 2 });
   });
 
-  it(`keeps every invariant in ${cases} generated sequences weighted to policy updates (seed ${seed})`, { timeout: 600_000 }, async () => {
-    const weights = { policy_tighten: 10, policy_loosen: 8, answer_tool: 8, approve: 6 };
-    const r = await modelRun(system, { seed, cases, maxCommands: 14, shrinkRuns: 2, timeLimitMs, weights });
-    console.log(`policy harness run: ${JSON.stringify({ seed: r.seed, sequences: r.sequences, steps: r.steps, chains: r.chains, checks: r.checks, broken: r.broken, cut: r.cut, operations: r.operations, policyExports: policyExportFigures })}`);
-    const f = r.failure;
-    expect(f, f && `seed ${f.seed}: shrunk to ${f.steps.length} steps:\n${f.violations.join('\n')}\n${JSON.stringify(f.steps)}`).toBeUndefined();
-    expect(r.sequences).toBeGreaterThan(0);
-  });
+  it(
+    `keeps every invariant in ${cases} generated sequences weighted to policy updates (seed ${seed})`,
+    { timeout: 600_000 },
+    async () => {
+      const weights = { policy_tighten: 10, policy_loosen: 8, answer_tool: 8, approve: 6 };
+      const r = await modelRun(system, { seed, cases, maxCommands: 14, shrinkRuns: 2, timeLimitMs, weights });
+      console.log(
+        `policy harness run: ${JSON.stringify({ seed: r.seed, sequences: r.sequences, steps: r.steps, chains: r.chains, checks: r.checks, broken: r.broken, cut: r.cut, operations: r.operations, policyExports: policyExportFigures })}`,
+      );
+      const f = r.failure;
+      expect(
+        f,
+        f &&
+          `seed ${f.seed}: shrunk to ${f.steps.length} steps:\n${f.violations.join('\n')}\n${JSON.stringify(f.steps)}`,
+      ).toBeUndefined();
+      expect(r.sequences).toBeGreaterThan(0);
+    },
+  );
 });

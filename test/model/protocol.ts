@@ -56,7 +56,8 @@ export interface PuppetCall {
 }
 
 /** From the harness to a worker process. */
-export type ToWorker = { type: 'serve'; workers: ServedWorker[] } | { type: 'answer'; key: string; answer: PuppetAnswer };
+export type ToWorker =
+  { type: 'serve'; workers: ServedWorker[] } | { type: 'answer'; key: string; answer: PuppetAnswer };
 
 /** From a worker process to the harness. */
 export type FromWorker =
@@ -64,9 +65,22 @@ export type FromWorker =
   | { type: 'serving'; taskQueues: string[] }
   | ({ type: 'call' } & PuppetCall)
   | { type: 'call_ended'; key: string; attempt: number; how: 'answered' | 'stopped' }
-  | { type: 'activity'; phase: 'start' | 'end'; workflowId: string; activityId: string; activity: string; failure?: string };
+  | {
+      type: 'activity';
+      phase: 'start' | 'end';
+      workflowId: string;
+      activityId: string;
+      activity: string;
+      failure?: string;
+    };
 
 /** The call key: stable across attempts and restarts of one call, different for any other call. */
-export function callKeyParts(workflowId: string, runId: string, agent: string, callIndex: number, prompt: string): string {
+export function callKeyParts(
+  workflowId: string,
+  runId: string,
+  agent: string,
+  callIndex: number,
+  prompt: string,
+): string {
   return `${workflowId}|${runId}|${agent}|${callIndex}|${prompt}`;
 }

@@ -38,7 +38,11 @@ export function puppetProvider(send: (m: FromWorker) => void): ModelProvider {
         }
       }
       send({ type: 'call_ended', key, attempt, how: 'answered' });
-      const toolCalls = (answer.toolCalls ?? []).map((c) => ({ id: c.id, name: c.name, arguments: JSON.stringify(c.arguments) }));
+      const toolCalls = (answer.toolCalls ?? []).map((c) => ({
+        id: c.id,
+        name: c.name,
+        arguments: JSON.stringify(c.arguments),
+      }));
       return { content: answer.text ?? null, toolCalls, usage: puppetUsage(input, text), model: 'puppet' };
     },
   };
@@ -48,7 +52,12 @@ export function puppetProvider(send: (m: FromWorker) => void): ModelProvider {
  * Report the call to the harness and wait for its answer; `signal` stops the wait (the call is then
  * reported stopped and fails as cancelled).
  */
-export async function askHarness(send: (m: FromWorker) => void, input: CallModelInput, context: ModelCallContext, signal: AbortSignal): Promise<{ key: string; attempt: number; answer: PuppetAnswer }> {
+export async function askHarness(
+  send: (m: FromWorker) => void,
+  input: CallModelInput,
+  context: ModelCallContext,
+  signal: AbortSignal,
+): Promise<{ key: string; attempt: number; answer: PuppetAnswer }> {
   const execution = Context.current().info.workflowExecution;
   const workflowId = execution?.workflowId ?? '';
   const runId = execution?.runId ?? '';
@@ -59,13 +68,29 @@ export async function askHarness(send: (m: FromWorker) => void, input: CallModel
     const waiter = { resolve };
     waiting.set(key, [...(waiting.get(key) ?? []), waiter]);
     const stop = () => {
-      waiting.set(key, (waiting.get(key) ?? []).filter((w) => w !== waiter));
+      waiting.set(
+        key,
+        (waiting.get(key) ?? []).filter((w) => w !== waiter),
+      );
       send({ type: 'call_ended', key, attempt, how: 'stopped' });
       reject(new CancelledFailure('the model call was stopped'));
     };
     if (signal.aborted) return stop();
     signal.addEventListener('abort', stop, { once: true });
-    send({ type: 'call', key, attempt, workflowId, runId, agent: input.agentId, callIndex: input.callIndex, tools: input.tools.map(offered), latest: latest(input), streamed: input.stream !== undefined && context.text !== undefined, ...(input.stream?.message !== undefined ? { message: input.stream.message } : {}), ...(input.stream?.merged ? { merged: input.stream.merged } : {}) });
+    send({
+      type: 'call',
+      key,
+      attempt,
+      workflowId,
+      runId,
+      agent: input.agentId,
+      callIndex: input.callIndex,
+      tools: input.tools.map(offered),
+      latest: latest(input),
+      streamed: input.stream !== undefined && context.text !== undefined,
+      ...(input.stream?.message !== undefined ? { message: input.stream.message } : {}),
+      ...(input.stream?.merged ? { merged: input.stream.merged } : {}),
+    });
   });
   return { key, attempt, answer };
 }
@@ -85,7 +110,12 @@ export function puppetUsage(input: CallModelInput, text: string): ModelResponse[
 /** A compaction's (or a handoff filter's) summary, made here: the harness does not choose it. */
 export function summary(input: CallModelInput): ModelResponse {
   const transcript = input.messages.at(-1)?.content ?? '';
-  return { content: `summary of ${transcript.length} characters`, toolCalls: [], usage: { inputTokens: Math.ceil(transcript.length / 4), outputTokens: 5 }, model: 'puppet' };
+  return {
+    content: `summary of ${transcript.length} characters`,
+    toolCalls: [],
+    usage: { inputTokens: Math.ceil(transcript.length / 4), outputTokens: 5 },
+    model: 'puppet',
+  };
 }
 
 function offered(t: ToolSpec): OfferedTool {

@@ -45,12 +45,22 @@ describe('the harness on request-info', () => {
     expect(h.steps.length).toBe(TOUR.length);
   });
 
-  it(`keeps every invariant in ${cases} generated sequences weighted to questions (seed ${seed})`, { timeout: 600_000 }, async () => {
-    const weights = { ask: 12, answer: 12, refused_question: 8, approve: 4, reject: 3 };
-    const r = await modelRun(system, { seed, cases, maxCommands: 16, shrinkRuns: 3, timeLimitMs, weights });
-    console.log(`request-info harness run: ${JSON.stringify({ seed: r.seed, sequences: r.sequences, steps: r.steps, chains: r.chains, checks: r.checks, broken: r.broken, cut: r.cut, operations: r.operations })}`);
-    const f = r.failure;
-    expect(f, f && `seed ${f.seed}: shrunk to ${f.steps.length} steps:\n${f.violations.join('\n')}\n${JSON.stringify(f.steps)}`).toBeUndefined();
-    expect(r.sequences).toBeGreaterThan(0);
-  });
+  it(
+    `keeps every invariant in ${cases} generated sequences weighted to questions (seed ${seed})`,
+    { timeout: 600_000 },
+    async () => {
+      const weights = { ask: 12, answer: 12, refused_question: 8, approve: 4, reject: 3 };
+      const r = await modelRun(system, { seed, cases, maxCommands: 16, shrinkRuns: 3, timeLimitMs, weights });
+      console.log(
+        `request-info harness run: ${JSON.stringify({ seed: r.seed, sequences: r.sequences, steps: r.steps, chains: r.chains, checks: r.checks, broken: r.broken, cut: r.cut, operations: r.operations })}`,
+      );
+      const f = r.failure;
+      expect(
+        f,
+        f &&
+          `seed ${f.seed}: shrunk to ${f.steps.length} steps:\n${f.violations.join('\n')}\n${JSON.stringify(f.steps)}`,
+      ).toBeUndefined();
+      expect(r.sequences).toBeGreaterThan(0);
+    },
+  );
 });

@@ -69,12 +69,24 @@ export interface ModelRunReport {
 }
 
 /** The generated sequences: a lane, the chains and conversations it opens with, then commands. */
-export function sequences(o: Pick<ModelRunOptions, 'maxCommands' | 'weights'>): fc.Arbitrary<{ lane: Lane; commands: Iterable<StepCommand> }> {
+export function sequences(
+  o: Pick<ModelRunOptions, 'maxCommands' | 'weights'>,
+): fc.Arbitrary<{ lane: Lane; commands: Iterable<StepCommand> }> {
   const ops = OPERATIONS.map((op) => ({ op, weight: o.weights?.[op.name] ?? op.weight })).filter((x) => x.weight > 0);
-  const commandOf = (list: typeof ops) => fc.oneof(...list.map(({ op, weight }) => ({ weight, arbitrary: op.params.map((params) => new StepCommand({ op: op.name, params })) })));
+  const commandOf = (list: typeof ops) =>
+    fc.oneof(
+      ...list.map(({ op, weight }) => ({
+        weight,
+        arbitrary: op.params.map((params) => new StepCommand({ op: op.name, params })),
+      })),
+    );
   const opening = fc.array(commandOf(ops.filter((x) => x.op.opens)), { minLength: 1, maxLength: 3 });
-  const rest = fc.commands([commandOf(ops)], { maxCommands: o.maxCommands ?? 30, size: 'max' }) as fc.Arbitrary<Iterable<StepCommand>>;
-  return fc.record({ lane: fc.constantFrom<Lane>('unversioned', 'unversioned', 'versioned', 'ai_sdk'), opening, rest }).map(({ lane, opening, rest }) => ({ lane, commands: concat(opening, rest) }));
+  const rest = fc.commands([commandOf(ops)], { maxCommands: o.maxCommands ?? 30, size: 'max' }) as fc.Arbitrary<
+    Iterable<StepCommand>
+  >;
+  return fc
+    .record({ lane: fc.constantFrom<Lane>('unversioned', 'unversioned', 'versioned', 'ai_sdk'), opening, rest })
+    .map(({ lane, opening, rest }) => ({ lane, commands: concat(opening, rest) }));
 }
 
 /** The commands of `commands` while the time budget lasts; `cut` is called when it stops them. */
@@ -104,7 +116,19 @@ function concat(opening: StepCommand[], rest: Iterable<StepCommand>): Iterable<S
 /** Run `o.cases` generated sequences on `system`. */
 export async function modelRun(system: ModelSystem, o: ModelRunOptions): Promise<ModelRunReport> {
   const started = Date.now();
-  const report: ModelRunReport = { seed: o.seed, sequences: 0, steps: 0, chains: 0, conversations: 0, operations: {}, checks: 0, broken: 0, cut: 0, known: {}, ms: 0 };
+  const report: ModelRunReport = {
+    seed: o.seed,
+    sequences: 0,
+    steps: 0,
+    chains: 0,
+    conversations: 0,
+    operations: {},
+    checks: 0,
+    broken: 0,
+    cut: 0,
+    known: {},
+    ms: 0,
+  };
   const deadline = o.timeLimitMs !== undefined ? started + o.timeLimitMs : Infinity;
   let n = 0;
   let failing: { lane: Lane; steps: Step[]; violations: string[] } | undefined;
@@ -121,7 +145,10 @@ export async function modelRun(system: ModelSystem, o: ModelRunOptions): Promise
     let t2 = t1;
     let cut = false;
     try {
-      await fc.asyncModelRun(() => ({ model: h.model, real: h }), until(commands, deadline, () => (cut = true)));
+      await fc.asyncModelRun(
+        () => ({ model: h.model, real: h }),
+        until(commands, deadline, () => (cut = true)),
+      );
       t2 = Date.now();
       await finish(h);
     } catch (err) {
@@ -145,7 +172,9 @@ export async function modelRun(system: ModelSystem, o: ModelRunOptions): Promise
       }
       await cleanup(h);
       const s = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
-      o.log?.(`sequence ${h.model.tag} (${lane}): ${h.steps.length} steps, ${h.model.roots.length} roots in ${s(Date.now() - t0)} (begin ${s(t1 - t0)}, steps ${s(t2 - t1)}, end ${s(Date.now() - t2)})${cut ? ', cut by the time budget' : ''}${failing ? (shrinks > 0 ? `, shrinking (${shrinks})` : ', FAILED') : ''}`);
+      o.log?.(
+        `sequence ${h.model.tag} (${lane}): ${h.steps.length} steps, ${h.model.roots.length} roots in ${s(Date.now() - t0)} (begin ${s(t1 - t0)}, steps ${s(t2 - t1)}, end ${s(Date.now() - t2)})${cut ? ', cut by the time budget' : ''}${failing ? (shrinks > 0 ? `, shrinking (${shrinks})` : ', FAILED') : ''}`,
+      );
     }
   });
   // The time budget is kept here, between steps: fast-check's own would abandon a running sequence (which goes on
@@ -154,10 +183,25 @@ export async function modelRun(system: ModelSystem, o: ModelRunOptions): Promise
   report.ms = Date.now() - started;
   if (details.failed && failing) {
     const name = `seed-${o.seed}-${failing.violations[0]?.match(/^\[([^\]]+)\]/)?.[1] ?? 'failure'}`;
-    report.failure = { name, seed: o.seed, path: details.counterexamplePath ?? undefined, lane: failing.lane, steps: failing.steps, violations: failing.violations, shrinks };
+    report.failure = {
+      name,
+      seed: o.seed,
+      path: details.counterexamplePath ?? undefined,
+      lane: failing.lane,
+      steps: failing.steps,
+      violations: failing.violations,
+      shrinks,
+    };
     if (o.saveDir) report.failure.file = saveCase(o.saveDir, report.failure);
   } else if (details.failed) {
-    report.failure = { name: `seed-${o.seed}-error`, seed: o.seed, lane: 'unversioned', steps: [], violations: [String(details.errorInstance)], shrinks };
+    report.failure = {
+      name: `seed-${o.seed}-error`,
+      seed: o.seed,
+      lane: 'unversioned',
+      steps: [],
+      violations: [String(details.errorInstance)],
+      shrinks,
+    };
   }
   return report;
 }

@@ -26,7 +26,9 @@ export class InvariantError extends Error {
     readonly lane: Lane,
     readonly steps: Step[],
   ) {
-    super(`${violations.length} invariant(s) broken after ${steps.length} step(s):\n  - ${violations.join('\n  - ')}\nsteps: ${steps.map((s) => `${s.op} ${JSON.stringify(s.params)}`).join(' → ')}`);
+    super(
+      `${violations.length} invariant(s) broken after ${steps.length} step(s):\n  - ${violations.join('\n  - ')}\nsteps: ${steps.map((s) => `${s.op} ${JSON.stringify(s.params)}`).join(' → ')}`,
+    );
     this.name = 'InvariantError';
   }
 }
@@ -35,16 +37,34 @@ export class InvariantError extends Error {
 const DEFAULTS = { settleMs: 60_000, cliEvery: 6, strict: false };
 
 /** Begin a sequence in `lane`, its workflow ids starting with `tag`. */
-export async function begin(system: ModelSystem, lane: Lane, tag: string, options: HarnessOptions = {}): Promise<Harness> {
+export async function begin(
+  system: ModelSystem,
+  lane: Lane,
+  tag: string,
+  options: HarnessOptions = {},
+): Promise<Harness> {
   const taskQueue = await system.begin(lane, tag);
-  return { system, model: newModel(tag, lane, taskQueue), baton: system.baton(taskQueue), options: { ...DEFAULTS, ...options }, steps: [], violations: [], known: [], effectsRead: 0, effects: [] };
+  return {
+    system,
+    model: newModel(tag, lane, taskQueue),
+    baton: system.baton(taskQueue),
+    options: { ...DEFAULTS, ...options },
+    steps: [],
+    violations: [],
+    known: [],
+    effectsRead: 0,
+    effects: [],
+  };
 }
 
 /** Settle the open roots, then observe them; a root still moving at the deadline is wedged. */
 export async function settle(h: Harness): Promise<void> {
   const open = openRoots(h.model).map((r) => r.id);
   const still = await h.system.settle(open, h.options.settleMs);
-  if (still.length > 0) h.violations.push(`[settles] still moving ${h.options.settleMs / 1000} s after the step: ${clip(still.join('; '), 600)}`);
+  if (still.length > 0)
+    h.violations.push(
+      `[settles] still moving ${h.options.settleMs / 1000} s after the step: ${clip(still.join('; '), 600)}`,
+    );
   await observe(h);
 }
 
@@ -99,7 +119,10 @@ export async function finish(h: Harness): Promise<void> {
       migrate(h, r, false);
       acted = true;
     }
-    for (const r of open.filter((x) => x.kind === 'conversation' && !x.ending && !x.migrating && inFlight(x).length === 0 && !stranded(m).includes(x))) {
+    for (const r of open.filter(
+      (x) =>
+        x.kind === 'conversation' && !x.ending && !x.migrating && inFlight(x).length === 0 && !stranded(m).includes(x),
+    )) {
       r.ending = chatOf(h, r)
         .end()
         .then(
@@ -110,12 +133,20 @@ export async function finish(h: Harness): Promise<void> {
     }
     if (!acted) await sleep(500);
   }
-  await Promise.race([Promise.all(m.roots.flatMap((r) => [r.migrating, ...r.messages.map((x) => x.done), r.ending ?? Promise.resolve()])), sleep(30_000)]);
+  await Promise.race([
+    Promise.all(m.roots.flatMap((r) => [r.migrating, ...r.messages.map((x) => x.done), r.ending ?? Promise.resolve()])),
+    sleep(30_000),
+  ]);
   await settle(h);
   for (const r of m.roots) {
     const why = r.status === 'open' ? await lastFailures(h, r.id) : '';
-    if (r.status === 'open') h.violations.push(`[ends-documented] ${r.kind} ${r.id} did not end after the harness answered, approved and ended everything (${r.approvals.length} approvals, ${m.calls.filter((c) => c.workflowId.startsWith(r.id)).length} calls waiting${why})`);
-    for (const x of r.messages) if (!x.reply && !x.error) h.violations.push(`[messages-answered] ${r.id}: message ${x.n} (${x.midTurn}) never came back${why}`);
+    if (r.status === 'open')
+      h.violations.push(
+        `[ends-documented] ${r.kind} ${r.id} did not end after the harness answered, approved and ended everything (${r.approvals.length} approvals, ${m.calls.filter((c) => c.workflowId.startsWith(r.id)).length} calls waiting${why})`,
+      );
+    for (const x of r.messages)
+      if (!x.reply && !x.error)
+        h.violations.push(`[messages-answered] ${r.id}: message ${x.n} (${x.midTurn}) never came back${why}`);
   }
   for (const r of m.roots) if (r.endError) h.violations.push(`[ends-documented] ending ${r.id} failed: ${r.endError}`);
   fail(h);
@@ -123,11 +154,16 @@ export async function finish(h: Harness): Promise<void> {
   for (const r of openRoots(m)) {
     r.abandoned = true;
     r.follower?.stop();
-    await h.system.client.workflow.getHandle(r.id).terminate('model harness: a known defect left it running').catch(() => undefined);
+    await h.system.client.workflow
+      .getHandle(r.id)
+      .terminate('model harness: a known defect left it running')
+      .catch(() => undefined);
   }
   const t1 = Date.now();
   await checkInvariants(h, 'end');
-  h.options.log?.(`  ${m.tag} driven to its end in ${rounds} rounds, ${((t1 - t0) / 1000).toFixed(1)} s; end invariants ${((Date.now() - t1) / 1000).toFixed(1)} s`);
+  h.options.log?.(
+    `  ${m.tag} driven to its end in ${rounds} rounds, ${((t1 - t0) / 1000).toFixed(1)} s; end invariants ${((Date.now() - t1) / 1000).toFixed(1)} s`,
+  );
   fail(h);
 }
 
@@ -137,8 +173,13 @@ async function lastFailures(h: Harness, workflowId: string): Promise<string> {
     const d = await h.system.client.workflow.getHandle(workflowId).describe();
     if (d.status.name !== 'RUNNING') return '';
     const events = (await historyOf(h.system.client, workflowId)).events ?? [];
-    const failure = events.map((e) => e.activityTaskFailedEventAttributes?.failure).filter((f) => f).at(-1);
-    const own = failure ? `; ${workflowId} last failed a step with ${failure.applicationFailureInfo?.type ?? 'a failure'}: ${clip(failure.message, 200)}` : '';
+    const failure = events
+      .map((e) => e.activityTaskFailedEventAttributes?.failure)
+      .filter((f) => f)
+      .at(-1);
+    const own = failure
+      ? `; ${workflowId} last failed a step with ${failure.applicationFailureInfo?.type ?? 'a failure'}: ${clip(failure.message, 200)}`
+      : '';
     const children = await Promise.all((d.raw.pendingChildren ?? []).map((c) => lastFailures(h, c.workflowId ?? '')));
     return own + children.join('');
   } catch {
@@ -150,17 +191,33 @@ async function lastFailures(h: Harness, workflowId: string): Promise<string> {
 export async function cleanup(h: Harness): Promise<void> {
   for (const r of h.model.roots) {
     r.follower?.stop();
-    if (r.status === 'open') await h.system.client.workflow.getHandle(r.id).terminate('model harness: sequence over').catch(() => undefined);
+    if (r.status === 'open')
+      await h.system.client.workflow
+        .getHandle(r.id)
+        .terminate('model harness: sequence over')
+        .catch(() => undefined);
   }
-  for (const c of h.system.hosts.calls()) if (c.workflowId.startsWith(h.model.tag)) h.system.hosts.answer(c.key, { text: 'gone' });
+  for (const c of h.system.hosts.calls())
+    if (c.workflowId.startsWith(h.model.tag)) h.system.hosts.answer(c.key, { text: 'gone' });
   // What the client still has under way (followers, messages, ends) settles before the next sequence or the end.
-  const pending = h.model.roots.flatMap((r) => [r.follower?.done, r.ending, r.migrating, ...r.messages.map((x) => x.done)]);
+  const pending = h.model.roots.flatMap((r) => [
+    r.follower?.done,
+    r.ending,
+    r.migrating,
+    ...r.messages.map((x) => x.done),
+  ]);
   await Promise.race([Promise.all(pending), sleep(15_000)]);
   await h.system.hosts.untilAllUp().catch(() => undefined);
 }
 
 /** Run a saved sequence (a regression case) start to end; throws an {@link InvariantError} when an invariant breaks. */
-export async function runSequence(system: ModelSystem, lane: Lane, steps: Step[], tag: string, options: HarnessOptions = {}): Promise<Harness> {
+export async function runSequence(
+  system: ModelSystem,
+  lane: Lane,
+  steps: Step[],
+  tag: string,
+  options: HarnessOptions = {},
+): Promise<Harness> {
   const h = await begin(system, lane, tag, options);
   try {
     for (const step of steps) await runStep(h, step);

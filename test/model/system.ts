@@ -49,9 +49,19 @@ export interface SystemFigures {
 export class ModelSystem {
   /** What else the harness started on this system (the archive worker), stopped first by close(). */
   readonly closers: (() => Promise<void>)[] = [];
-  readonly figures: SystemFigures = { kills: 0, serverRestarts: 0, redeploys: { drain: 0, side_by_side: 0, v1_gone: 0 }, cliRuns: 0, cliChances: 0, brokerOutages: 0 };
+  readonly figures: SystemFigures = {
+    kills: 0,
+    serverRestarts: 0,
+    redeploys: { drain: 0, side_by_side: 0, v1_gone: 0 },
+    cliRuns: 0,
+    cliChances: 0,
+    brokerOutages: 0,
+  };
   /** Each lane's task queue and what serves it; a deploy leaves it dirty, and the next sequence of the lane gets a new one. */
-  private readonly lanes = new Map<Lane, { taskQueue: string; deployment?: string; workers: ServedWorker[]; dirty: boolean }>();
+  private readonly lanes = new Map<
+    Lane,
+    { taskQueue: string; deployment?: string; workers: ServedWorker[]; dirty: boolean }
+  >();
   /** The stream broker's return, while an outage lasts (./operations/broker.ts). */
   private brokerBack: Promise<void> | undefined;
 
@@ -79,7 +89,13 @@ export class ModelSystem {
     const redis = o.streams !== false && findRedisServer() ? await startRedis() : undefined;
     const effectsFile = path.join(o.dir, 'effects.jsonl');
     const remoteUrl = `http://127.0.0.1:${await freePort()}`;
-    const env: Record<string, string> = { TEMPORAL_ADDRESS: server.address, MODEL_EFFECTS: effectsFile, MODEL_REMOTE_URL: remoteUrl, MODEL_JWKS_URL: await startModelJwks(), ...(redis ? { BATON_STREAMS_URL: redis.url } : {}) };
+    const env: Record<string, string> = {
+      TEMPORAL_ADDRESS: server.address,
+      MODEL_EFFECTS: effectsFile,
+      MODEL_REMOTE_URL: remoteUrl,
+      MODEL_JWKS_URL: await startModelJwks(),
+      ...(redis ? { BATON_STREAMS_URL: redis.url } : {}),
+    };
     const hosts = new Hosts(o.workers ?? 2, env, path.join(o.dir, 'workers'));
     await hosts.start();
     const connection = await Connection.connect({ address: server.address });
@@ -87,8 +103,21 @@ export class ModelSystem {
     const remote = new ModelRemote(server.address, client, remoteUrl);
     await remote.start();
     const brokerChanges: boolean[] = [];
-    const streams = redis ? new RedisStreams({ url: redis.url, onConnectionChange: (c) => brokerChanges.push(c.up) }) : undefined;
-    return new ModelSystem(o.dir, server, hosts, connection, client, effectsFile, streams, redis, remote, brokerChanges);
+    const streams = redis
+      ? new RedisStreams({ url: redis.url, onConnectionChange: (c) => brokerChanges.push(c.up) })
+      : undefined;
+    return new ModelSystem(
+      o.dir,
+      server,
+      hosts,
+      connection,
+      client,
+      effectsFile,
+      streams,
+      redis,
+      remote,
+      brokerChanges,
+    );
   }
 
   /** A client of the task queue `taskQueue`, reading streamed text from the workers' transport. */
@@ -107,7 +136,12 @@ export class ModelSystem {
     if (current && !current.dirty) return current.taskQueue;
     const taskQueue = `model-${tag}`;
     const deployment = lane === 'versioned' ? `model-${tag}`.replace(/\./g, '-') : undefined;
-    this.lanes.set(lane, { taskQueue, deployment, workers: [served(taskQueue, 'v1', deployment, lane === 'ai_sdk')], dirty: false });
+    this.lanes.set(lane, {
+      taskQueue,
+      deployment,
+      workers: [served(taskQueue, 'v1', deployment, lane === 'ai_sdk')],
+      dirty: false,
+    });
     await this.serveLanes();
     if (deployment) await this.setCurrent(deployment, 'v1');
     return taskQueue;
@@ -186,7 +220,9 @@ export class ModelSystem {
     this.figures.cliRuns++;
     const p = startCli(args, { TEMPORAL_ADDRESS: this.server.address });
     try {
-      const exited = p.exited.then((code) => Promise.reject(new Error(`baton ${args.join(' ')} exited ${code}: ${p.output.stdout}${p.output.stderr}`)));
+      const exited = p.exited.then((code) =>
+        Promise.reject(new Error(`baton ${args.join(' ')} exited ${code}: ${p.output.stdout}${p.output.stderr}`)),
+      );
       const [line] = await Promise.race([p.until('stdout', pattern, timeoutMs), exited]);
       return line;
     } finally {
@@ -226,11 +262,13 @@ export class ModelSystem {
     let models = 0;
     for (const a of d.raw.pendingActivities ?? []) {
       const type = a.activityType?.name ?? '?';
-      if (type === 'callModel' && a.state === ActivityState.PENDING_ACTIVITY_STATE_STARTED && ++models <= open) continue;
+      if (type === 'callModel' && a.state === ActivityState.PENDING_ACTIVITY_STATE_STARTED && ++models <= open)
+        continue;
       out.push(`${workflowId}: ${type} (${ActivityState[a.state ?? 0]}, attempt ${a.attempt ?? 1})`);
     }
     if (this.hosts.busy(workflowId)) out.push(`${workflowId}: an activity in a worker`);
-    for (const c of d.raw.pendingChildren ?? []) out.push(...(await this.motion(c.workflowId ?? '', c.runId ?? undefined)));
+    for (const c of d.raw.pendingChildren ?? [])
+      out.push(...(await this.motion(c.workflowId ?? '', c.runId ?? undefined)));
     return out;
   }
 
@@ -239,7 +277,8 @@ export class ModelSystem {
     await this.remote.close().catch(() => undefined);
     await this.hosts.stop();
     await this.connection.close().catch(() => undefined);
-    if (this.streams && 'close' in this.streams) await (this.streams as { close: () => Promise<void> }).close().catch(() => undefined);
+    if (this.streams && 'close' in this.streams)
+      await (this.streams as { close: () => Promise<void> }).close().catch(() => undefined);
     await this.brokerBack?.catch(() => undefined);
     await this.redis?.stop();
     await this.server.kill();
@@ -248,7 +287,12 @@ export class ModelSystem {
   private async setCurrent(deploymentName: string, buildId: string): Promise<void> {
     for (let attempt = 0; ; attempt++) {
       try {
-        await this.client.workflowService.setWorkerDeploymentCurrentVersion({ namespace: 'default', deploymentName, buildId, identity: 'model harness' });
+        await this.client.workflowService.setWorkerDeploymentCurrentVersion({
+          namespace: 'default',
+          deploymentName,
+          buildId,
+          identity: 'model harness',
+        });
         return;
       } catch (err) {
         if (attempt >= 100) throw err;
@@ -259,5 +303,10 @@ export class ModelSystem {
 }
 
 function served(taskQueue: string, version: 'v1' | 'v2', deployment: string | undefined, aiSdk: boolean): ServedWorker {
-  return { taskQueue, version, ...(deployment ? { deployment: { name: deployment, buildId: version } } : {}), ...(aiSdk ? { aiSdk } : {}) };
+  return {
+    taskQueue,
+    version,
+    ...(deployment ? { deployment: { name: deployment, buildId: version } } : {}),
+    ...(aiSdk ? { aiSdk } : {}),
+  };
 }

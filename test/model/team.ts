@@ -52,14 +52,22 @@ export const OPS = testKey('ops-1', 11);
 /** The operator's passkey, registered at the operators' console. */
 export const OPS_PASSKEY = seededPasskey('ops-passkey', 12);
 export const OPS_PASSKEY_AT = { rpId: 'ops.example.com', origin: 'https://ops.example.com' };
-const operatorKeys: ApproverKey[] = [{ kid: OPS.kid, approvers: ['ops'], publicKey: OPS.publicKey }, passkeyEntry(OPS_PASSKEY, ['ops'], OPS_PASSKEY_AT.rpId, [OPS_PASSKEY_AT.origin])];
+const operatorKeys: ApproverKey[] = [
+  { kid: OPS.kid, approvers: ['ops'], publicKey: OPS.publicKey },
+  passkeyEntry(OPS_PASSKEY, ['ops'], OPS_PASSKEY_AT.rpId, [OPS_PASSKEY_AT.origin]),
+];
 
 const puppet = { provider: 'puppet', model: 'puppet' };
 
 /** The token the workers call the remote team's service with. */
 export const REMOTE_TOKEN = 'model-remote-token-1';
 
-function effectTool<S extends z.ZodObject>(v: TeamVersion, name: EffectTool, parameters: S, approval?: Parameters<typeof defineTool>[0]['needsApproval']) {
+function effectTool<S extends z.ZodObject>(
+  v: TeamVersion,
+  name: EffectTool,
+  parameters: S,
+  approval?: Parameters<typeof defineTool>[0]['needsApproval'],
+) {
   return defineTool({
     name,
     description: `${name} (${v})`,
@@ -86,9 +94,21 @@ function effectTool<S extends z.ZodObject>(v: TeamVersion, name: EffectTool, par
 /** The team a worker of version `v` serves. */
 export function modelTeam(v: TeamVersion): Team {
   const ref = z.string().max(64);
-  const lookup = effectTool(v, 'lookup', v === 'v1' ? z.object({ ref }) : z.object({ ref, region: z.enum(['eu', 'us']) }));
-  const refund = effectTool(v, 'refund', z.object({ ref, amount: z.number().min(0).max(10_000) }), v === 'v1' ? true : { approvers: ['alice'] });
-  const payout = effectTool(v, 'payout', z.object({ ref, amount: z.number().min(0).max(10_000) }), { approvers: ['alice'], requireSignature: true });
+  const lookup = effectTool(
+    v,
+    'lookup',
+    v === 'v1' ? z.object({ ref }) : z.object({ ref, region: z.enum(['eu', 'us']) }),
+  );
+  const refund = effectTool(
+    v,
+    'refund',
+    z.object({ ref, amount: z.number().min(0).max(10_000) }),
+    v === 'v1' ? true : { approvers: ['alice'] },
+  );
+  const payout = effectTool(v, 'payout', z.object({ ref, amount: z.number().min(0).max(10_000) }), {
+    approvers: ['alice'],
+    requireSignature: true,
+  });
   return new Team(
     [
       defineAgent({
@@ -96,11 +116,37 @@ export function modelTeam(v: TeamVersion): Team {
         instructions: v === 'v1' ? 'Route the request.' : 'Route the request; be brief.',
         model: puppet,
         tools: [lookup, refund],
-        handoffs: ['billing', 'support', delegate('research', { description: 'Researches a question' }), delegate('ledger')],
+        handoffs: [
+          'billing',
+          'support',
+          delegate('research', { description: 'Researches a question' }),
+          delegate('ledger'),
+        ],
       }),
-      defineAgent({ id: 'billing', instructions: 'Settle money matters.', model: puppet, tools: [refund, payout], handoffs: ['triage', 'support'], approval: { approvers: ['alice', 'bob'] } }),
-      defineAgent({ id: 'support', instructions: 'Answer questions.', model: puppet, tools: [lookup], handoffs: ['triage', 'billing'], ...(v === 'v2' ? { approval: { quorum: { of: ['alice', 'bob', 'carol'], needed: 2 } } } : {}) }),
-      defineAgent({ id: 'research', description: 'Researches a question', instructions: 'Research and answer.', model: puppet, tools: [lookup, refund], handoffs: [] }),
+      defineAgent({
+        id: 'billing',
+        instructions: 'Settle money matters.',
+        model: puppet,
+        tools: [refund, payout],
+        handoffs: ['triage', 'support'],
+        approval: { approvers: ['alice', 'bob'] },
+      }),
+      defineAgent({
+        id: 'support',
+        instructions: 'Answer questions.',
+        model: puppet,
+        tools: [lookup],
+        handoffs: ['triage', 'billing'],
+        ...(v === 'v2' ? { approval: { quorum: { of: ['alice', 'bob', 'carol'], needed: 2 } } } : {}),
+      }),
+      defineAgent({
+        id: 'research',
+        description: 'Researches a question',
+        instructions: 'Research and answer.',
+        model: puppet,
+        tools: [lookup, refund],
+        handoffs: [],
+      }),
     ],
     {
       name: 'model',
@@ -108,8 +154,26 @@ export function modelTeam(v: TeamVersion): Team {
       approverKeys,
       operatorKeys,
       // The identity provider's keys for alice (./jwks.ts), when the harness serves them.
-      ...(process.env.MODEL_JWKS_URL ? { jwks: [{ url: process.env.MODEL_JWKS_URL, approvers: Object.fromEntries(IDP_KEYS.map((k) => [k.kid, ['alice']])), refreshSeconds: 1 }] } : {}),
-      remotes: [remoteAgent({ id: 'ledger', url: `${process.env.MODEL_REMOTE_URL ?? 'http://127.0.0.1:9'}/a2a`, agent: 'ledger', description: 'Keeps the ledger (another team)', auth: { token: REMOTE_TOKEN } })],
+      ...(process.env.MODEL_JWKS_URL
+        ? {
+            jwks: [
+              {
+                url: process.env.MODEL_JWKS_URL,
+                approvers: Object.fromEntries(IDP_KEYS.map((k) => [k.kid, ['alice']])),
+                refreshSeconds: 1,
+              },
+            ],
+          }
+        : {}),
+      remotes: [
+        remoteAgent({
+          id: 'ledger',
+          url: `${process.env.MODEL_REMOTE_URL ?? 'http://127.0.0.1:9'}/a2a`,
+          agent: 'ledger',
+          description: 'Keeps the ledger (another team)',
+          auth: { token: REMOTE_TOKEN },
+        }),
+      ],
     },
   );
 }

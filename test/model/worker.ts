@@ -7,7 +7,13 @@
  * chains' text is streamed through Redis.
  */
 import { Context } from '@temporalio/activity';
-import { DefaultLogger, NativeConnection, Runtime, type ActivityInterceptorsFactory, type Worker } from '@temporalio/worker';
+import {
+  DefaultLogger,
+  NativeConnection,
+  Runtime,
+  type ActivityInterceptorsFactory,
+  type Worker,
+} from '@temporalio/worker';
 import { createWorker } from '../../src';
 import type { FromWorker, ServedWorker, ToWorker } from './protocol';
 import { aiSdkPuppetProvider } from './aiSdkPuppet';
@@ -22,14 +28,23 @@ const reportActivities: ActivityInterceptorsFactory = () => ({
   inbound: {
     async execute(input, next) {
       const info = Context.current().info;
-      const base = { workflowId: info.workflowExecution?.workflowId ?? '', activityId: info.activityId, activity: info.activityType };
+      const base = {
+        workflowId: info.workflowExecution?.workflowId ?? '',
+        activityId: info.activityId,
+        activity: info.activityType,
+      };
       send({ type: 'activity', phase: 'start', ...base });
       try {
         const result = await next(input);
         send({ type: 'activity', phase: 'end', ...base });
         return result;
       } catch (err) {
-        send({ type: 'activity', phase: 'end', ...base, failure: (err as { type?: string }).type ?? (err as Error).name });
+        send({
+          type: 'activity',
+          phase: 'end',
+          ...base,
+          failure: (err as { type?: string }).type ?? (err as Error).name,
+        });
         throw err;
       }
     },
@@ -62,7 +77,12 @@ async function serve(wanted: ServedWorker[]): Promise<void> {
     if (running.has(name)) continue;
     const identity = `${process.env.MODEL_IDENTITY ?? 'model'}:${w.version}`;
     // Two unversioned workers of one process on one task queue tell Temporal apart by build id; they stay unversioned.
-    const unversioned = { workerDeploymentOptions: { useWorkerVersioning: false as const, version: { deploymentName: 'model', buildId: w.version } } };
+    const unversioned = {
+      workerDeploymentOptions: {
+        useWorkerVersioning: false as const,
+        version: { deploymentName: 'model', buildId: w.version },
+      },
+    };
     const worker = await createWorker({
       team: modelTeam(w.version),
       connection,
@@ -83,10 +103,13 @@ async function serve(wanted: ServedWorker[]): Promise<void> {
 
 process.on('message', (m: ToWorker) => {
   if (m.type === 'answer') answerCall(m.key, m.answer);
-  else if (m.type === 'serve') reconciling = reconciling.then(() => serve(m.workers)).catch((err: unknown) => {
-    console.error(err);
-    process.exit(2);
-  });
+  else if (m.type === 'serve')
+    reconciling = reconciling
+      .then(() => serve(m.workers))
+      .catch((err: unknown) => {
+        console.error(err);
+        process.exit(2);
+      });
 });
 
 // The harness going away ends its workers too.

@@ -35,7 +35,13 @@ const fastRetry = { initialInterval: '100 ms', maximumInterval: '200 ms' };
  * request is mended as docs/models.md shows.
  */
 const compatible = (mended = true) =>
-  createOpenAICompatible({ name: 'fake', baseURL: fake.url, apiKey: 'sk-test', includeUsage: true, ...(mended ? { transformRequestBody: withoutNullContent } : {}) });
+  createOpenAICompatible({
+    name: 'fake',
+    baseURL: fake.url,
+    apiKey: 'sk-test',
+    includeUsage: true,
+    ...(mended ? { transformRequestBody: withoutNullContent } : {}),
+  });
 
 function withoutNullContent(body: Record<string, unknown>): Record<string, unknown> {
   const messages = body.messages as { content?: unknown }[];
@@ -45,7 +51,12 @@ function withoutNullContent(body: Record<string, unknown>): Record<string, unkno
 const gpt = (mended = true) => compatible(mended).chatModel('gpt-4o-mini');
 
 function researchTeam() {
-  const lookup = defineTool({ name: 'lookup', description: 'Look up a topic', parameters: z.object({ topic: z.string() }), execute: ({ topic }) => `notes on ${topic}` });
+  const lookup = defineTool({
+    name: 'lookup',
+    description: 'Look up a topic',
+    parameters: z.object({ topic: z.string() }),
+    execute: ({ topic }) => `notes on ${topic}`,
+  });
   const m = aiSdk(gpt(), { temperature: 0 });
   return new Team([
     defineAgent({ id: 'researcher', instructions: 'Research, then hand off.', model: m, tools: [lookup] }),
@@ -53,14 +64,22 @@ function researchTeam() {
   ]);
 }
 
-const solo = (settings: Parameters<typeof aiSdk>[1] = {}) => new Team([defineAgent({ id: 'solo', instructions: 'Answer briefly.', model: aiSdk(gpt(), settings) })]);
+const solo = (settings: Parameters<typeof aiSdk>[1] = {}) =>
+  new Team([defineAgent({ id: 'solo', instructions: 'Answer briefly.', model: aiSdk(gpt(), settings) })]);
 
 /** What history recorded of each retried call: the attempt that ended it and the failure of the attempt before. */
 async function retriedCalls(handle: WorkflowHandle) {
   const events = (await handle.fetchHistory()).events ?? [];
   return events.flatMap((e) => {
     const failure = e.activityTaskStartedEventAttributes?.lastFailure;
-    return failure ? [{ attempt: e.activityTaskStartedEventAttributes!.attempt, type: failure.applicationFailureInfo?.type ?? failure.message }] : [];
+    return failure
+      ? [
+          {
+            attempt: e.activityTaskStartedEventAttributes!.attempt,
+            type: failure.applicationFailureInfo?.type ?? failure.message,
+          },
+        ]
+      : [];
   });
 }
 
@@ -69,21 +88,39 @@ const roles = (r: FakeRequest | undefined) => (r?.body.messages ?? []).map((m) =
 describe('an AI SDK provider drives the agents', () => {
   it('answers with text, streamed into run.stream(), with usage and cost recorded', async () => {
     await withWorker(temporal.env, solo(), async (baton) => {
-      fake.replies.push(reply.text('Hello there, streamed through the AI SDK.', { chunkDelayMs: 5, usage: { prompt: 120, completion: 12, cached: 100 } }));
+      fake.replies.push(
+        reply.text('Hello there, streamed through the AI SDK.', {
+          chunkDelayMs: 5,
+          usage: { prompt: 120, completion: 12, cached: 100 },
+        }),
+      );
       const run = await baton.start('solo', 'hi');
       const viewer = new Viewer();
       for await (const item of run.stream()) viewer.apply(item);
       const result = await run.result();
       expect(result.output).toBe('Hello there, streamed through the AI SDK.');
       expect(viewer.text(run.workflowId, 'solo#0')).toBe('Hello there, streamed through the AI SDK.');
-      expect(fake.requests[0]!.body).toMatchObject({ model: 'gpt-4o-mini', stream: true, stream_options: { include_usage: true } });
+      expect(fake.requests[0]!.body).toMatchObject({
+        model: 'gpt-4o-mini',
+        stream: true,
+        stream_options: { include_usage: true },
+      });
       expect(roles(fake.requests[0])).toEqual(['system', 'user']);
       expect(result.usage).toMatchObject({ inputTokens: 120, outputTokens: 12 });
       // 20 uncached at 0.15, 100 cached at 0.075 and 12 out at 0.6 per million: 3 + 7.5 + 7.2 micros (25 if the cache were not counted).
       expect(result.usage.cost).toEqual({ currency: 'USD', micros: 18, unpricedCalls: 0 });
       const audit = await baton.audit(run.workflowId);
-      const turn = audit.events.find((e): e is ModelTurnEvent & (typeof audit.events)[number] => e.kind === 'model_turn');
-      expect(turn).toMatchObject({ agent: 'solo', model: 'gpt-4o-mini', inputTokens: 120, outputTokens: 12, cachedInputTokens: 100, cost: { micros: 18 } });
+      const turn = audit.events.find(
+        (e): e is ModelTurnEvent & (typeof audit.events)[number] => e.kind === 'model_turn',
+      );
+      expect(turn).toMatchObject({
+        agent: 'solo',
+        model: 'gpt-4o-mini',
+        inputTokens: 120,
+        outputTokens: 12,
+        cachedInputTokens: 100,
+        cost: { micros: 18 },
+      });
     });
   });
 
@@ -98,7 +135,9 @@ describe('an AI SDK provider drives the agents', () => {
       const result = await baton.run('researcher', 'Write about qubits');
       expect(result.output).toBe('An article on qubits.');
       expect(result.finalAgent).toBe('writer');
-      expect(result.handoffChain.map((h) => [h.from, h.to, h.message])).toEqual([['researcher', 'writer', 'Qubits hold superpositions.']]);
+      expect(result.handoffChain.map((h) => [h.from, h.to, h.message])).toEqual([
+        ['researcher', 'writer', 'Qubits hold superpositions.'],
+      ]);
     });
     const [first, second, third] = fake.requests;
     expect(first!.body.tools!.map((t) => t.function.name).sort()).toEqual(['handoff', 'lookup']);
@@ -111,9 +150,16 @@ describe('an AI SDK provider drives the agents', () => {
     expect(third!.body.tools!.map((t) => t.function.name)).not.toContain('lookup');
   });
 
-  it('fails at once, naming why, when the server refuses the provider\'s request (null content beside tool calls)', async () => {
-    const lookup = defineTool({ name: 'lookup', description: 'Look up a topic', parameters: z.object({ topic: z.string() }), execute: ({ topic }) => `notes on ${topic}` });
-    const team = new Team([defineAgent({ id: 'solo', instructions: 'Answer briefly.', model: aiSdk(gpt(false)), tools: [lookup] })]);
+  it("fails at once, naming why, when the server refuses the provider's request (null content beside tool calls)", async () => {
+    const lookup = defineTool({
+      name: 'lookup',
+      description: 'Look up a topic',
+      parameters: z.object({ topic: z.string() }),
+      execute: ({ topic }) => `notes on ${topic}`,
+    });
+    const team = new Team([
+      defineAgent({ id: 'solo', instructions: 'Answer briefly.', model: aiSdk(gpt(false)), tools: [lookup] }),
+    ]);
     fake.replies.push(reply.toolCalls([{ name: 'lookup', arguments: { topic: 'qubits' } }]), reply.text('never asked'));
     await withWorker(temporal.env, team, async (baton) => {
       const err = await baton.run('solo', 'hi', { retry: fastRetry }).catch((e: unknown) => e);
@@ -161,42 +207,99 @@ describe('an AI SDK provider drives the agents', () => {
       const following = (async () => {
         for await (const item of run.stream()) viewer.apply(item);
       })();
-      await waitFor(async () => viewer.text(run.workflowId, 'solo#0') ?? '', (t) => t.length > 20);
+      await waitFor(
+        async () => viewer.text(run.workflowId, 'solo#0') ?? '',
+        (t) => t.length > 20,
+      );
       await baton.interrupt(run.workflowId, 'Shorter, please.', { by: 'bob' });
       expect((await run.result()).output).toBe('Short answer.');
       await following;
-      await waitFor(async () => fake.requests[0]!.closedEarly, (closed) => closed === true);
+      await waitFor(
+        async () => fake.requests[0]!.closedEarly,
+        (closed) => closed === true,
+      );
       expect(viewer.text(run.workflowId, 'solo#1')).toBe('Short answer.');
     });
   });
 
-  it('a tool call whose arguments are not JSON (the AI SDK\'s own mock model) is answered with the problem, and the model tries again', async () => {
-    const finish = (unified: 'stop' | 'tool-calls') => ({ type: 'finish' as const, finishReason: { unified, raw: unified }, usage: { inputTokens: { total: 10, noCache: 10, cacheRead: undefined, cacheWrite: undefined }, outputTokens: { total: 5, text: 5, reasoning: undefined } } });
+  it("a tool call whose arguments are not JSON (the AI SDK's own mock model) is answered with the problem, and the model tries again", async () => {
+    const finish = (unified: 'stop' | 'tool-calls') => ({
+      type: 'finish' as const,
+      finishReason: { unified, raw: unified },
+      usage: {
+        inputTokens: { total: 10, noCache: 10, cacheRead: undefined, cacheWrite: undefined },
+        outputTokens: { total: 5, text: 5, reasoning: undefined },
+      },
+    });
     const mock = new MockLanguageModelV3({
       modelId: 'mock-model',
       doStream: [
-        { stream: convertArrayToReadableStream<LanguageModelV3StreamPart>([{ type: 'tool-call', toolCallId: 't1', toolName: 'lookup', input: '{"topic": qubits' }, finish('tool-calls')]) },
-        { stream: convertArrayToReadableStream<LanguageModelV3StreamPart>([{ type: 'tool-call', toolCallId: 't2', toolName: 'lookup', input: '{"topic": "qubits"}' }, finish('tool-calls')]) },
-        { stream: convertArrayToReadableStream<LanguageModelV3StreamPart>([{ type: 'text-delta', id: '1', delta: 'Done.' }, finish('stop')]) },
+        {
+          stream: convertArrayToReadableStream<LanguageModelV3StreamPart>([
+            { type: 'tool-call', toolCallId: 't1', toolName: 'lookup', input: '{"topic": qubits' },
+            finish('tool-calls'),
+          ]),
+        },
+        {
+          stream: convertArrayToReadableStream<LanguageModelV3StreamPart>([
+            { type: 'tool-call', toolCallId: 't2', toolName: 'lookup', input: '{"topic": "qubits"}' },
+            finish('tool-calls'),
+          ]),
+        },
+        {
+          stream: convertArrayToReadableStream<LanguageModelV3StreamPart>([
+            { type: 'text-delta', id: '1', delta: 'Done.' },
+            finish('stop'),
+          ]),
+        },
       ],
     });
     let ran = 0;
-    const lookup = defineTool({ name: 'lookup', description: 'Look up a topic', parameters: z.object({ topic: z.string() }), execute: ({ topic }) => `notes on ${topic} (${++ran})` });
-    const team = new Team([defineAgent({ id: 'solo', instructions: 'Answer briefly.', model: aiSdk(mock), tools: [lookup] })]);
+    const lookup = defineTool({
+      name: 'lookup',
+      description: 'Look up a topic',
+      parameters: z.object({ topic: z.string() }),
+      execute: ({ topic }) => `notes on ${topic} (${++ran})`,
+    });
+    const team = new Team([
+      defineAgent({ id: 'solo', instructions: 'Answer briefly.', model: aiSdk(mock), tools: [lookup] }),
+    ]);
     await withWorker(temporal.env, team, async (baton) => expect((await baton.run('solo', 'hi')).output).toBe('Done.'));
     expect(ran).toBe(1);
     const answered = mock.doStreamCalls[1]!.prompt.at(-1)!;
-    expect(answered).toMatchObject({ role: 'tool', content: [{ type: 'tool-result', toolCallId: 't1', toolName: 'lookup', output: { type: 'text', value: expect.stringMatching(/JSON/) } }] });
-    expect(mock.doStreamCalls[2]!.prompt.at(-1)).toMatchObject({ role: 'tool', content: [{ toolCallId: 't2', output: { value: 'notes on qubits (1)' } }] });
+    expect(answered).toMatchObject({
+      role: 'tool',
+      content: [
+        {
+          type: 'tool-result',
+          toolCallId: 't1',
+          toolName: 'lookup',
+          output: { type: 'text', value: expect.stringMatching(/JSON/) },
+        },
+      ],
+    });
+    expect(mock.doStreamCalls[2]!.prompt.at(-1)).toMatchObject({
+      role: 'tool',
+      content: [{ toolCallId: 't2', output: { value: 'notes on qubits (1)' } }],
+    });
   });
 
-  it('a model named in the spec is found in the worker\'s AiSdkProvider; a name it lacks fails the worker at start', async () => {
-    const team = new Team([defineAgent({ id: 'solo', instructions: 'Answer briefly.', model: model('ai-sdk', 'house-model') })]);
+  it("a model named in the spec is found in the worker's AiSdkProvider; a name it lacks fails the worker at start", async () => {
+    const team = new Team([
+      defineAgent({ id: 'solo', instructions: 'Answer briefly.', model: model('ai-sdk', 'house-model') }),
+    ]);
     fake.replies.push(reply.text('From the named model.'));
-    await withWorker(temporal.env, team, async (baton) => expect((await baton.run('solo', 'hi')).output).toBe('From the named model.'), {
-      providers: { 'ai-sdk': new AiSdkProvider({ models: { 'house-model': gpt() }, stream: false }) },
-    });
+    await withWorker(
+      temporal.env,
+      team,
+      async (baton) => expect((await baton.run('solo', 'hi')).output).toBe('From the named model.'),
+      {
+        providers: { 'ai-sdk': new AiSdkProvider({ models: { 'house-model': gpt() }, stream: false }) },
+      },
+    );
     expect(fake.requests[0]!.body.stream).toBeFalsy();
-    await expect(createWorker({ team, connection: temporal.env.nativeConnection, taskQueue: taskQueue() })).rejects.toBeInstanceOf(TeamValidationError);
+    await expect(
+      createWorker({ team, connection: temporal.env.nativeConnection, taskQueue: taskQueue() }),
+    ).rejects.toBeInstanceOf(TeamValidationError);
   });
 });

@@ -2,7 +2,12 @@
  * The AI SDK adapter at the edges, with the AI SDK's own MockLanguageModelV3: finish reasons, tool
  * calls whose arguments are not JSON, usage, errors and their retry classes, cancellation, the prompt.
  */
-import { APICallError, LoadAPIKeyError, type LanguageModelV3StreamPart, type LanguageModelV3Usage } from '@ai-sdk/provider';
+import {
+  APICallError,
+  LoadAPIKeyError,
+  type LanguageModelV3StreamPart,
+  type LanguageModelV3Usage,
+} from '@ai-sdk/provider';
 import { ApplicationFailure } from '@temporalio/common';
 import { convertArrayToReadableStream, MockLanguageModelV3 } from 'ai/test';
 import { describe, expect, it } from 'vitest';
@@ -19,34 +24,74 @@ const usage = (input: number | undefined, output: number | undefined, cacheRead?
 const stop = { unified: 'stop' as const, raw: 'stop' };
 
 function streaming(parts: LanguageModelV3StreamPart[]) {
-  return new MockLanguageModelV3({ modelId: 'mock-model', doStream: async () => ({ stream: convertArrayToReadableStream(parts) }) });
+  return new MockLanguageModelV3({
+    modelId: 'mock-model',
+    doStream: async () => ({ stream: convertArrayToReadableStream(parts) }),
+  });
 }
 
 function call(model: MockLanguageModelV3, over: Partial<CallModelInput> = {}, context: Partial<ModelCallContext> = {}) {
-  const input: CallModelInput = { agentId: 'solo', model: aiSdk('m'), messages: [{ role: 'user', content: 'hi' }], tools: [], callIndex: 0, ...over };
-  const ctx: ModelCallContext = { attempt: 1, signal: new AbortController().signal, sleep: async () => undefined, ...context };
+  const input: CallModelInput = {
+    agentId: 'solo',
+    model: aiSdk('m'),
+    messages: [{ role: 'user', content: 'hi' }],
+    tools: [],
+    callIndex: 0,
+    ...over,
+  };
+  const ctx: ModelCallContext = {
+    attempt: 1,
+    signal: new AbortController().signal,
+    sleep: async () => undefined,
+    ...context,
+  };
   return new AiSdkProvider({ models: { m: model } }).call(input, ctx);
 }
 
 async function failure(promise: Promise<unknown>): Promise<ApplicationFailure> {
-  const err = await promise.then(() => undefined, (e: unknown) => e);
+  const err = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
   expect(err).toBeInstanceOf(ApplicationFailure);
   return err as ApplicationFailure;
 }
 
 describe('finish reasons', () => {
   it('keeps the text of an answer cut by length, and a content filter that left no text is an empty answer', async () => {
-    const cut = await call(streaming([{ type: 'text-delta', id: '1', delta: 'half an ans' }, { type: 'finish', finishReason: { unified: 'length', raw: 'length' }, usage: usage(5, 3) }]));
-    expect(cut).toEqual({ content: 'half an ans', toolCalls: [], usage: { inputTokens: 5, outputTokens: 3 }, model: 'mock-model' });
-    const filtered = await call(streaming([{ type: 'finish', finishReason: { unified: 'content-filter', raw: 'content_filter' }, usage: usage(5, 0) }]));
+    const cut = await call(
+      streaming([
+        { type: 'text-delta', id: '1', delta: 'half an ans' },
+        { type: 'finish', finishReason: { unified: 'length', raw: 'length' }, usage: usage(5, 3) },
+      ]),
+    );
+    expect(cut).toEqual({
+      content: 'half an ans',
+      toolCalls: [],
+      usage: { inputTokens: 5, outputTokens: 3 },
+      model: 'mock-model',
+    });
+    const filtered = await call(
+      streaming([
+        { type: 'finish', finishReason: { unified: 'content-filter', raw: 'content_filter' }, usage: usage(5, 0) },
+      ]),
+    );
     expect(filtered.content).toBeNull();
   });
 
   it('retries a stream that ends without finishing, and one that finishes with an error', async () => {
     const unfinished = await failure(call(streaming([{ type: 'text-delta', id: '1', delta: 'par' }])));
     expect([unfinished.type, unfinished.nonRetryable]).toEqual(['ModelStreamInterrupted', false]);
-    const errored = await failure(call(streaming([{ type: 'finish', finishReason: { unified: 'error', raw: 'server_error' }, usage: usage(1, 1) }])));
-    expect([errored.type, errored.nonRetryable, errored.message]).toEqual(['ModelStreamInterrupted', false, expect.stringContaining('server_error')]);
+    const errored = await failure(
+      call(
+        streaming([{ type: 'finish', finishReason: { unified: 'error', raw: 'server_error' }, usage: usage(1, 1) }]),
+      ),
+    );
+    expect([errored.type, errored.nonRetryable, errored.message]).toEqual([
+      'ModelStreamInterrupted',
+      false,
+      expect.stringContaining('server_error'),
+    ]);
   });
 });
 
@@ -68,10 +113,21 @@ describe('tool calls', () => {
     ]);
   });
 
-  it('sends the agent\'s tools as function tools with tool choice auto', async () => {
+  it("sends the agent's tools as function tools with tool choice auto", async () => {
     const model = streaming([{ type: 'finish', finishReason: stop, usage: usage(1, 1) }]);
-    await call(model, { tools: [{ name: 'lookup', description: 'Look up', parameters: { type: 'object', properties: { topic: { type: 'string' } } } }] });
-    expect(model.doStreamCalls[0]).toMatchObject({ tools: [{ type: 'function', name: 'lookup', description: 'Look up', inputSchema: { type: 'object' } }], toolChoice: { type: 'auto' } });
+    await call(model, {
+      tools: [
+        {
+          name: 'lookup',
+          description: 'Look up',
+          parameters: { type: 'object', properties: { topic: { type: 'string' } } },
+        },
+      ],
+    });
+    expect(model.doStreamCalls[0]).toMatchObject({
+      tools: [{ type: 'function', name: 'lookup', description: 'Look up', inputSchema: { type: 'object' } }],
+      toolChoice: { type: 'auto' },
+    });
   });
 });
 
@@ -79,7 +135,12 @@ describe('usage', () => {
   it('counts cached input tokens, and estimates usage a provider does not report', async () => {
     const cached = await call(streaming([{ type: 'finish', finishReason: stop, usage: usage(100, 7, 60) }]));
     expect(cached.usage).toEqual({ inputTokens: 100, outputTokens: 7, cachedInputTokens: 60 });
-    const unreported = await call(streaming([{ type: 'text-delta', id: '1', delta: 'twelve chars' }, { type: 'finish', finishReason: stop, usage: usage(undefined, undefined) }]));
+    const unreported = await call(
+      streaming([
+        { type: 'text-delta', id: '1', delta: 'twelve chars' },
+        { type: 'finish', finishReason: stop, usage: usage(undefined, undefined) },
+      ]),
+    );
     expect(unreported.usage.outputTokens).toBe(3);
     expect(unreported.usage.inputTokens).toBeGreaterThan(0);
   });
@@ -87,7 +148,15 @@ describe('usage', () => {
 
 describe('errors', () => {
   const apiError = (statusCode: number | undefined, headers?: Record<string, string>, body?: string) =>
-    new APICallError({ message: 'boom', url: 'http://127.0.0.1:1/v1/chat/completions', requestBodyValues: {}, statusCode, responseHeaders: headers, responseBody: body, isRetryable: true });
+    new APICallError({
+      message: 'boom',
+      url: 'http://127.0.0.1:1/v1/chat/completions',
+      requestBodyValues: {},
+      statusCode,
+      responseHeaders: headers,
+      responseBody: body,
+      isRetryable: true,
+    });
   const failing = (err: unknown) => new MockLanguageModelV3({ doStream: async () => Promise.reject(err) });
 
   it('retries 429 (with the delay Retry-After asks), 5xx and unreachable endpoints; fails 4xx, and 5xx that blame the request, at once', async () => {
@@ -103,27 +172,55 @@ describe('errors', () => {
 
   it('fails a missing key at once, and an error part in the stream as the error it carries', async () => {
     const noKey = await failure(call(failing(new LoadAPIKeyError({ message: 'ANTHROPIC_API_KEY is missing' }))));
-    expect([noKey.type, noKey.nonRetryable, noKey.message]).toEqual(['ModelRequestError', true, expect.stringContaining('ANTHROPIC_API_KEY')]);
-    const inStream = await failure(call(streaming([{ type: 'text-delta', id: '1', delta: 'x' }, { type: 'error', error: apiError(503) }])));
+    expect([noKey.type, noKey.nonRetryable, noKey.message]).toEqual([
+      'ModelRequestError',
+      true,
+      expect.stringContaining('ANTHROPIC_API_KEY'),
+    ]);
+    const inStream = await failure(
+      call(
+        streaming([
+          { type: 'text-delta', id: '1', delta: 'x' },
+          { type: 'error', error: apiError(503) },
+        ]),
+      ),
+    );
     expect([inStream.type, inStream.nonRetryable]).toEqual(['ModelHttpError', false]);
   });
 
   it('names the models it has when a spec names another, and refuses what is not a LanguageModelV3', async () => {
-    const unknown = await failure(new AiSdkProvider({ models: { m: streaming([]) } }).call({ agentId: 'a', model: aiSdk('other'), messages: [], tools: [], callIndex: 0 }, { attempt: 1, signal: new AbortController().signal, sleep: async () => undefined }));
-    expect([unknown.type, unknown.nonRetryable, unknown.message]).toEqual(['ModelRequestError', true, expect.stringMatching(/no AI SDK model named "other" \(it has m\)/)]);
-    expect(() => new AiSdkProvider({ models: { old: { specificationVersion: 'v2', doStream: () => undefined } as never } })).toThrow(UserError);
-    expect(() => new AiSdkProvider({ models: { s: 'openai/gpt-4o' as never } })).toThrow(/must be a LanguageModelV3 object/);
+    const unknown = await failure(
+      new AiSdkProvider({ models: { m: streaming([]) } }).call(
+        { agentId: 'a', model: aiSdk('other'), messages: [], tools: [], callIndex: 0 },
+        { attempt: 1, signal: new AbortController().signal, sleep: async () => undefined },
+      ),
+    );
+    expect([unknown.type, unknown.nonRetryable, unknown.message]).toEqual([
+      'ModelRequestError',
+      true,
+      expect.stringMatching(/no AI SDK model named "other" \(it has m\)/),
+    ]);
+    expect(
+      () => new AiSdkProvider({ models: { old: { specificationVersion: 'v2', doStream: () => undefined } as never } }),
+    ).toThrow(UserError);
+    expect(() => new AiSdkProvider({ models: { s: 'openai/gpt-4o' as never } })).toThrow(
+      /must be a LanguageModelV3 object/,
+    );
   });
 });
 
 describe('cancellation and silence', () => {
-  it('aborts the model\'s request when the activity is cancelled, and throws the cancellation', async () => {
+  it("aborts the model's request when the activity is cancelled, and throws the cancellation", async () => {
     const controller = new AbortController();
     let seen: AbortSignal | undefined;
     const model = new MockLanguageModelV3({
       doStream: async ({ abortSignal }) => {
         seen = abortSignal;
-        return { stream: new ReadableStream<LanguageModelV3StreamPart>({ start: (c) => c.enqueue({ type: 'text-delta', id: '1', delta: 'so' }) }) };
+        return {
+          stream: new ReadableStream<LanguageModelV3StreamPart>({
+            start: (c) => c.enqueue({ type: 'text-delta', id: '1', delta: 'so' }),
+          }),
+        };
       },
     });
     const pieces: string[] = [];
@@ -136,7 +233,9 @@ describe('cancellation and silence', () => {
   });
 
   it('gives up on a model silent for timeoutMs with a retryable failure', async () => {
-    const silent = new MockLanguageModelV3({ doStream: async () => ({ stream: new ReadableStream<LanguageModelV3StreamPart>() }) });
+    const silent = new MockLanguageModelV3({
+      doStream: async () => ({ stream: new ReadableStream<LanguageModelV3StreamPart>() }),
+    });
     const f = await failure(call(silent, { model: aiSdk('m', { timeoutMs: 100 }) }));
     expect([f.type, f.nonRetryable]).toEqual(['ModelTimeout', false]);
   });
@@ -147,7 +246,10 @@ describe('the call', () => {
     const model = new MockLanguageModelV3({
       modelId: 'mock-model',
       doGenerate: async () => ({
-        content: [{ type: 'text', text: 'whole' }, { type: 'tool-call', toolCallId: 't1', toolName: 'lookup', input: '{"topic":"x"}' }],
+        content: [
+          { type: 'text', text: 'whole' },
+          { type: 'tool-call', toolCallId: 't1', toolName: 'lookup', input: '{"topic":"x"}' },
+        ],
         finishReason: { unified: 'tool-calls', raw: 'tool_calls' },
         usage: usage(4, 2),
         response: { modelId: 'mock-model-2025' },
@@ -155,7 +257,12 @@ describe('the call', () => {
       }),
     });
     const r = await call(model, { model: aiSdk('m', { stream: false, temperature: 0, maxTokens: 64 }) });
-    expect(r).toEqual({ content: 'whole', toolCalls: [{ id: 't1', name: 'lookup', arguments: '{"topic":"x"}' }], usage: { inputTokens: 4, outputTokens: 2 }, model: 'mock-model-2025' });
+    expect(r).toEqual({
+      content: 'whole',
+      toolCalls: [{ id: 't1', name: 'lookup', arguments: '{"topic":"x"}' }],
+      usage: { inputTokens: 4, outputTokens: 2 },
+      model: 'mock-model-2025',
+    });
     expect(model.doGenerateCalls[0]).toMatchObject({ temperature: 0, maxOutputTokens: 64 });
   });
 
@@ -165,16 +272,33 @@ describe('the call', () => {
     await call(plain, { outputSchema: schema });
     expect(plain.doStreamCalls[0]!.responseFormat).toEqual({ type: 'json', schema, name: 'output' });
     const withTools = streaming([{ type: 'finish', finishReason: stop, usage: usage(1, 1) }]);
-    await call(withTools, { outputSchema: schema, messages: [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'hi' }], tools: [{ name: 'handoff', description: 'h', parameters: {} }] });
+    await call(withTools, {
+      outputSchema: schema,
+      messages: [
+        { role: 'system', content: 'Be brief.' },
+        { role: 'user', content: 'hi' },
+      ],
+      tools: [{ name: 'handoff', description: 'h', parameters: {} }],
+    });
     expect(withTools.doStreamCalls[0]!.responseFormat).toBeUndefined();
-    expect(withTools.doStreamCalls[0]!.prompt[0]).toEqual({ role: 'system', content: expect.stringMatching(/^Be brief\.\n\n.*JSON Schema/s) });
+    expect(withTools.doStreamCalls[0]!.prompt[0]).toEqual({
+      role: 'system',
+      content: expect.stringMatching(/^Be brief\.\n\n.*JSON Schema/s),
+    });
   });
 
   it('writes the conversation as an AI SDK prompt: tool answers name their tool and go together, earlier arguments parsed', () => {
     const prompt = toPrompt([
       { role: 'system', content: 'sys' },
       { role: 'user', content: 'hi' },
-      { role: 'assistant', content: null, toolCalls: [{ id: 'c1', name: 'lookup', arguments: '{"topic":"a"}' }, { id: 'c2', name: 'lookup', arguments: 'not json' }] },
+      {
+        role: 'assistant',
+        content: null,
+        toolCalls: [
+          { id: 'c1', name: 'lookup', arguments: '{"topic":"a"}' },
+          { id: 'c2', name: 'lookup', arguments: 'not json' },
+        ],
+      },
       { role: 'tool', toolCallId: 'c1', content: 'notes' },
       { role: 'tool', toolCallId: 'c2', content: 'arguments are not JSON' },
       { role: 'assistant', content: null },
@@ -183,12 +307,23 @@ describe('the call', () => {
     expect(prompt).toEqual([
       { role: 'system', content: 'sys' },
       { role: 'user', content: [{ type: 'text', text: 'hi' }] },
-      { role: 'assistant', content: [{ type: 'tool-call', toolCallId: 'c1', toolName: 'lookup', input: { topic: 'a' } }, { type: 'tool-call', toolCallId: 'c2', toolName: 'lookup', input: {} }] },
+      {
+        role: 'assistant',
+        content: [
+          { type: 'tool-call', toolCallId: 'c1', toolName: 'lookup', input: { topic: 'a' } },
+          { type: 'tool-call', toolCallId: 'c2', toolName: 'lookup', input: {} },
+        ],
+      },
       {
         role: 'tool',
         content: [
           { type: 'tool-result', toolCallId: 'c1', toolName: 'lookup', output: { type: 'text', value: 'notes' } },
-          { type: 'tool-result', toolCallId: 'c2', toolName: 'lookup', output: { type: 'text', value: 'arguments are not JSON' } },
+          {
+            type: 'tool-result',
+            toolCallId: 'c2',
+            toolName: 'lookup',
+            output: { type: 'text', value: 'arguments are not JSON' },
+          },
         ],
       },
       { role: 'assistant', content: [{ type: 'text', text: 'done' }] },
@@ -203,7 +338,11 @@ describe('the call', () => {
 
   it('keeps the model object out of the spec that history records', () => {
     const spec = aiSdk(streaming([]), { temperature: 0 });
-    expect(JSON.parse(JSON.stringify(spec))).toEqual({ provider: 'ai-sdk', model: 'mock-model', settings: { temperature: 0 } });
+    expect(JSON.parse(JSON.stringify(spec))).toEqual({
+      provider: 'ai-sdk',
+      model: 'mock-model',
+      settings: { temperature: 0 },
+    });
     expect(aiSdk(streaming([]), { name: 'house' }).model).toBe('house');
   });
 });

@@ -37,7 +37,12 @@ const notStreaming = { providers: { openai: new OpenAIProvider({ stream: false }
 
 /** Researcher (with a lookup tool) hands off to writer. */
 function researchTeam(server = fake) {
-  const lookup = defineTool({ name: 'lookup', description: 'Look up a topic', parameters: z.object({ topic: z.string() }), execute: ({ topic }) => `notes on ${topic}` });
+  const lookup = defineTool({
+    name: 'lookup',
+    description: 'Look up a topic',
+    parameters: z.object({ topic: z.string() }),
+    execute: ({ topic }) => `notes on ${topic}`,
+  });
   return new Team([
     defineAgent({ id: 'researcher', instructions: 'Research, then hand off.', model: model(server), tools: [lookup] }),
     defineAgent({ id: 'writer', description: 'Writes articles', instructions: 'Write.', model: model(server) }),
@@ -69,14 +74,25 @@ describe('the openai provider against an OpenAI-compatible server', () => {
       reply.toolCalls([{ name: 'handoff', arguments: { to: 'writer', message: 'Qubits hold superpositions.' } }]),
       reply.text('An article.'),
     );
-    const result = await withWorker(temporal.env, researchTeam(), (baton) => baton.run('researcher', 'quantum', { onInvalidHandoff: 'retry' }));
-    expect(result).toMatchObject({ output: 'An article.', finalAgent: 'writer', usage: { modelCalls: 4, inputTokens: 80, outputTokens: 40 } });
+    const result = await withWorker(temporal.env, researchTeam(), (baton) =>
+      baton.run('researcher', 'quantum', { onInvalidHandoff: 'retry' }),
+    );
+    expect(result).toMatchObject({
+      output: 'An article.',
+      finalAgent: 'writer',
+      usage: { modelCalls: 4, inputTokens: 80, outputTokens: 40 },
+    });
     expect(result.handoffChain.map((h) => h.message)).toEqual(['Qubits hold superpositions.']);
 
     const [first, second, third, fourth] = fake.requests;
     expect(fake.requests).toHaveLength(4);
     expect(first?.authorization).toBe('Bearer unused');
-    expect(first?.body).toMatchObject({ model: 'gpt-fake', stream: true, stream_options: { include_usage: true }, tool_choice: 'auto' });
+    expect(first?.body).toMatchObject({
+      model: 'gpt-fake',
+      stream: true,
+      stream_options: { include_usage: true },
+      tool_choice: 'auto',
+    });
     expect(first?.body.messages).toEqual([
       { role: 'system', content: 'Research, then hand off.' },
       { role: 'user', content: 'quantum' },
@@ -85,7 +101,10 @@ describe('the openai provider against an OpenAI-compatible server', () => {
     expect(first?.body.tools?.[1]?.function.parameters).toMatchObject({ properties: { to: { enum: ['writer'] } } });
     expect(first?.body.tools?.[1]?.function.description).toContain('- writer: Writes articles');
     expect(second?.body.messages.at(-1)).toMatchObject({ role: 'tool', content: 'notes on qubits' });
-    expect(third?.body.messages.slice(-2).map((m) => m.content)).toEqual([expect.stringMatching(/"ghost"/), expect.stringMatching(/^Ignored/)]);
+    expect(third?.body.messages.slice(-2).map((m) => m.content)).toEqual([
+      expect.stringMatching(/"ghost"/),
+      expect.stringMatching(/^Ignored/),
+    ]);
     expect(fourth?.body.messages).toEqual([
       { role: 'system', content: 'Write.' },
       { role: 'user', content: 'Qubits hold superpositions.' },
@@ -97,7 +116,12 @@ describe('the openai provider against an OpenAI-compatible server', () => {
 
   it('runs the same chain without streaming: tool_choice "auto", no null content', async () => {
     fake.replies.push(...researchReplies());
-    const result = await withWorker(temporal.env, researchTeam(), (baton) => baton.run('researcher', 'quantum'), notStreaming);
+    const result = await withWorker(
+      temporal.env,
+      researchTeam(),
+      (baton) => baton.run('researcher', 'quantum'),
+      notStreaming,
+    );
     expect(result).toMatchObject({ output: 'An article.', finalAgent: 'writer' });
     expect(fake.requests.map((r) => [r.body.stream, r.body.tool_choice])).toEqual([
       [undefined, 'auto'],
@@ -134,7 +158,12 @@ describe('the openai provider against an OpenAI-compatible server', () => {
         (p) => (p?.chunks ?? 0) >= 5,
       );
       const done = await run.result();
-      return { result: done, history: await activitiesInHistory(run.handle), progress: seen, elapsed: Date.now() - started };
+      return {
+        result: done,
+        history: await activitiesInHistory(run.handle),
+        progress: seen,
+        elapsed: Date.now() - started,
+      };
     });
     expect(result.output).toBe(text);
     expect(progress?.chunks).toBeGreaterThanOrEqual(5);
@@ -154,7 +183,11 @@ describe('the openai provider against an OpenAI-compatible server', () => {
       await run.handle.cancel();
       const result = await run.result().catch((e: unknown) => e);
       // While the worker still runs, so that its shutdown is not what closes the stream.
-      const request = await waitFor(async () => fake.requests[0], (r) => r?.closedEarly === true, 10_000);
+      const request = await waitFor(
+        async () => fake.requests[0],
+        (r) => r?.closedEarly === true,
+        10_000,
+      );
       return { result, closedAfterMs: Date.now() - request!.at };
     });
     expect(outcome.result).toBeInstanceOf(Error);
@@ -206,7 +239,12 @@ describe('what is retried and what fails at once', () => {
   });
 
   it('retries a plain 500, and a generic one twice', async () => {
-    fake.replies.push(reply.error(500, 'upstream broke'), reply.error(500, 'Internal Server Error'), reply.error(500, 'Internal Server Error'), reply.text('recovered'));
+    fake.replies.push(
+      reply.error(500, 'upstream broke'),
+      reply.error(500, 'Internal Server Error'),
+      reply.error(500, 'Internal Server Error'),
+      reply.text('recovered'),
+    );
     const { outcome, history } = await runSolo();
     expect(outcome).toMatchObject({ output: 'recovered' });
     expect(fake.requests).toHaveLength(4);
@@ -215,7 +253,10 @@ describe('what is retried and what fails at once', () => {
 
   it('fails a 500 whose answer blames the request at once, with ModelRequestError', async () => {
     fake.replies.push(
-      reply.raw(500, { detail: '1 validation error for CreateChatCompletionRequest\nmessages.1.content\n  Input should be a valid string' }),
+      reply.raw(500, {
+        detail:
+          '1 validation error for CreateChatCompletionRequest\nmessages.1.content\n  Input should be a valid string',
+      }),
       reply.text('never sent'),
     );
     const { outcome, history } = await runSolo();
@@ -237,7 +278,11 @@ describe('what is retried and what fails at once', () => {
   });
 
   it('fails a 501 and a 401 at once', async () => {
-    fake.replies.push(reply.error(501, 'Not Implemented'), reply.error(401, 'Incorrect API key provided'), reply.text('never sent'));
+    fake.replies.push(
+      reply.error(501, 'Not Implemented'),
+      reply.error(401, 'Incorrect API key provided'),
+      reply.text('never sent'),
+    );
     const first = await runSolo();
     const second = await runSolo();
     expect([first.outcome, second.outcome].map((e) => (e as ModelRequestError).status)).toEqual([501, 401]);

@@ -1,14 +1,27 @@
 import { ApplicationFailure } from '@temporalio/common';
 import { APIConnectionError, APIError } from 'openai';
 import { describe, expect, it } from 'vitest';
-import { blamesRequest, classify, isRetryableStatus, repeatableFailureKey, retryAfterMs } from '../../src/models/openaiFailures';
+import {
+  blamesRequest,
+  classify,
+  isRetryableStatus,
+  repeatableFailureKey,
+  retryAfterMs,
+} from '../../src/models/openaiFailures';
 import { MISSING_CONTENT_ERROR, NULL_CONTENT_ERROR } from '../helpers/openaiServer';
 
 /** An error of the `openai` client for an HTTP answer, as the client builds it. */
-function httpError(status: number, body: unknown, headers: Record<string, string> = {}): { err: APIError; body: string } {
+function httpError(
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): { err: APIError; body: string } {
   const text = typeof body === 'string' ? body : JSON.stringify(body);
   const json = typeof body === 'string' ? undefined : (body as Record<string, unknown>);
-  return { err: APIError.generate(status, json, typeof body === 'string' ? body : undefined, new Headers(headers)), body: text };
+  return {
+    err: APIError.generate(status, json, typeof body === 'string' ? body : undefined, new Headers(headers)),
+    body: text,
+  };
 }
 
 function judged(status: number, body: unknown): ApplicationFailure {
@@ -40,20 +53,39 @@ describe('retry classification', () => {
       // a Jinja chat template concatenating a null content
       { error: { message: 'can only concatenate str (not "NoneType") to str', type: 'internal_server_error' } },
       // pydantic, raised inside a handler
-      { error: { message: '1 validation error for ChatCompletionRequestAssistantMessage\ncontent\n  Input should be a valid string', type: 'internal_server_error' } },
+      {
+        error: {
+          message:
+            '1 validation error for ChatCompletionRequestAssistantMessage\ncontent\n  Input should be a valid string',
+          type: 'internal_server_error',
+        },
+      },
       // a chat template refusing the conversation
-      { error: { message: 'Conversation roles must alternate user/assistant/user/assistant/...', type: 'internal_server_error' } },
+      {
+        error: {
+          message: 'Conversation roles must alternate user/assistant/user/assistant/...',
+          type: 'internal_server_error',
+        },
+      },
       // FastAPI's own shape, which the client does not read
       { detail: "Unsupported parameter: 'parallel_tool_calls'" },
       // vLLM's older top-level shape
-      { object: 'error', message: 'This model does not support tools', type: 'BadRequestError', param: null, code: 400 },
+      {
+        object: 'error',
+        message: 'This model does not support tools',
+        type: 'BadRequestError',
+        param: null,
+        code: 400,
+      },
     ];
     for (const body of bodies) {
       const failure = judged(500, body);
       expect(failure.type).toBe('ModelRequestError');
       expect(failure.nonRetryable).toBe(true);
     }
-    expect(judged(500, { detail: "Unsupported parameter: 'parallel_tool_calls'" }).message).toContain('parallel_tool_calls');
+    expect(judged(500, { detail: "Unsupported parameter: 'parallel_tool_calls'" }).message).toContain(
+      'parallel_tool_calls',
+    );
   });
 
   it('retries a 500 that says nothing of the request, or sounds passing', () => {
@@ -80,9 +112,16 @@ describe('retry classification', () => {
   });
 
   it('retries network errors and reads a status from an error event inside a stream', () => {
-    expect((classify(new APIConnectionError({ message: 'ECONNREFUSED' })) as ApplicationFailure).type).toBe('ModelConnectionError');
+    expect((classify(new APIConnectionError({ message: 'ECONNREFUSED' })) as ApplicationFailure).type).toBe(
+      'ModelConnectionError',
+    );
     // vLLM sends `data: {"error": {…, "code": 400}}` in the stream; the client builds an APIError without status.
-    const inStream = new APIError(undefined, { message: 'Invalid tool call arguments', type: 'BadRequestError', code: 400 }, undefined, new Headers());
+    const inStream = new APIError(
+      undefined,
+      { message: 'Invalid tool call arguments', type: 'BadRequestError', code: 400 },
+      undefined,
+      new Headers(),
+    );
     expect((classify(inStream) as ApplicationFailure).type).toBe('ModelRequestError');
   });
 
@@ -90,7 +129,11 @@ describe('retry classification', () => {
     const named = httpError(500, { error: { message: "KeyError: 'tool_call_id'" } });
     expect(repeatableFailureKey(named.err, named.body)).toMatch(/^500:/);
     expect(repeatableFailureKey(named.err, named.body)).toBe(repeatableFailureKey(named.err, named.body));
-    for (const body of [{ error: { message: 'Internal Server Error' } }, '', { error: { message: 'server overloaded' } }]) {
+    for (const body of [
+      { error: { message: 'Internal Server Error' } },
+      '',
+      { error: { message: 'server overloaded' } },
+    ]) {
       const e = httpError(500, body);
       expect(repeatableFailureKey(e.err, e.body)).toBeUndefined();
     }

@@ -33,9 +33,14 @@ const Refund = z.object({ refunded: z.boolean(), amount: z.number() });
 const schema = z.toJSONSchema(Refund) as Record<string, unknown>;
 delete schema.$schema;
 const refundJson = '{"refunded": true, "amount": 59.9}';
-const lookupTool = { name: 'lookup', description: 'Look up an order', parameters: { type: 'object', properties: { orderId: { type: 'string' } } } };
+const lookupTool = {
+  name: 'lookup',
+  description: 'Look up an order',
+  parameters: { type: 'object', properties: { orderId: { type: 'string' } } },
+};
 /** What the model says when nothing holds it to the schema, and what it writes when something does. */
-const prose = (faults: Omit<FakeReply, 'body'> = {}) => reply.text('Sure, your refund of $59.90 is on its way!', { formatted: refundJson, ...faults });
+const prose = (faults: Omit<FakeReply, 'body'> = {}) =>
+  reply.text('Sure, your refund of $59.90 is on its way!', { formatted: refundJson, ...faults });
 
 function input(server: FakeServer, withTools: boolean): CallModelInput {
   return {
@@ -51,7 +56,11 @@ function input(server: FakeServer, withTools: boolean): CallModelInput {
   };
 }
 
-const context: ModelCallContext = { attempt: 1, signal: new AbortController().signal, sleep: (ms) => new Promise((r) => setTimeout(r, ms)) };
+const context: ModelCallContext = {
+  attempt: 1,
+  signal: new AbortController().signal,
+  sleep: (ms) => new Promise((r) => setTimeout(r, ms)),
+};
 const call = (provider: OpenAIProvider, i: CallModelInput): Promise<ModelResponse> => provider.call(i, context);
 const asked = { type: 'json_schema', json_schema: { name: 'output', schema, strict: false } };
 
@@ -101,7 +110,11 @@ describe('structured answers from the openai provider', () => {
     const provider = new OpenAIProvider();
     expect((await call(provider, input(llamaLike, false))).content).toBe(refundJson);
     expect((await call(provider, input(llamaLike, false))).content).toBe(refundJson);
-    expect(llamaLike.requests.map((r) => r.body.response_format)).toEqual([asked, { type: 'json_object', schema }, { type: 'json_object', schema }]);
+    expect(llamaLike.requests.map((r) => r.body.response_format)).toEqual([
+      asked,
+      { type: 'json_object', schema },
+      { type: 'json_object', schema },
+    ]);
     expect(llamaLike.requests[1]!.body.messages[0]!.content).toContain(outputInstruction(schema));
   });
 
@@ -113,11 +126,21 @@ describe('structured answers from the openai provider', () => {
       noFormat.replies.push(prose(), reply.text(refundJson));
       const provider = new OpenAIProvider();
       expect((await call(provider, input(objectOnly, false))).content).toBe(refundJson);
-      expect(objectOnly.requests.map((r) => r.body.response_format)).toEqual([asked, { type: 'json_object', schema }, { type: 'json_object' }]);
+      expect(objectOnly.requests.map((r) => r.body.response_format)).toEqual([
+        asked,
+        { type: 'json_object', schema },
+        { type: 'json_object' },
+      ]);
       // The model does as the instruction says, with nothing to hold it to the schema.
       expect((await call(provider, input(noFormat, false))).content).toBe('Sure, your refund of $59.90 is on its way!');
       expect((await call(provider, input(noFormat, false))).content).toBe(refundJson);
-      expect(noFormat.requests.map((r) => r.body.response_format?.type ?? 'none')).toEqual(['json_schema', 'json_object', 'json_object', 'none', 'none']);
+      expect(noFormat.requests.map((r) => r.body.response_format?.type ?? 'none')).toEqual([
+        'json_schema',
+        'json_object',
+        'json_object',
+        'none',
+        'none',
+      ]);
       expect(noFormat.requests.at(-1)!.body.messages[0]!.content).toContain(outputInstruction(schema));
     } finally {
       await objectOnly.close();
@@ -139,7 +162,9 @@ describe('structured answers from the openai provider', () => {
     expect(outputRequest('auto', facts('http://127.0.0.1:8000/v1'))).toBe('instruction');
     expect(outputRequest('auto', facts('http://127.0.0.1:8000/v1', false))).toBe('json_schema');
     expect(outputRequest('without-tools', facts('https://api.openai.com/v1'))).toBe('instruction');
-    expect(outputRequest('always', { ...facts('http://127.0.0.1:8000/v1'), offered: 'json_object_schema' })).toBe('json_object_schema');
+    expect(outputRequest('always', { ...facts('http://127.0.0.1:8000/v1'), offered: 'json_object_schema' })).toBe(
+      'json_object_schema',
+    );
     expect(outputRequest('never', facts('http://127.0.0.1:8000/v1', false))).toBe('instruction');
   });
 });
@@ -147,7 +172,14 @@ describe('structured answers from the openai provider', () => {
 describe('an agent with an outputType on the openai provider', () => {
   it('gets its typed answer in one call when the server honours response_format', async () => {
     fake.replies.push(prose());
-    const team = new Team([defineAgent({ id: 'refunds', instructions: 'Refund.', outputType: Refund, model: openai('gpt-fake', { baseURL: fake.url }) })]);
+    const team = new Team([
+      defineAgent({
+        id: 'refunds',
+        instructions: 'Refund.',
+        outputType: Refund,
+        model: openai('gpt-fake', { baseURL: fake.url }),
+      }),
+    ]);
     await withWorker(temporal.env, team, async (baton) => {
       const run = await baton.start<z.infer<typeof Refund>>('refunds', 'refund order 1042');
       expect((await run.result()).output).toEqual({ refunded: true, amount: 59.9 });
@@ -158,7 +190,14 @@ describe('an agent with an outputType on the openai provider', () => {
 
   it('gets its typed answer on llama-cpp-python, which refuses json_schema but takes json_object with a schema', async () => {
     llamaLike.replies.push(prose(), prose(), prose());
-    const team = new Team([defineAgent({ id: 'refunds', instructions: 'Refund.', outputType: Refund, model: openai('gpt-fake', { baseURL: llamaLike.url }) })]);
+    const team = new Team([
+      defineAgent({
+        id: 'refunds',
+        instructions: 'Refund.',
+        outputType: Refund,
+        model: openai('gpt-fake', { baseURL: llamaLike.url }),
+      }),
+    ]);
     await withWorker(temporal.env, team, async (baton) => {
       for (let i = 0; i < 2; i += 1) {
         const run = await baton.start<z.infer<typeof Refund>>('refunds', `refund order ${1042 + i}`);
@@ -167,17 +206,26 @@ describe('an agent with an outputType on the openai provider', () => {
       }
     });
     // json_schema once; from then on, in this worker, the format the server took.
-    expect(llamaLike.requests.map((r) => r.body.response_format?.type)).toEqual(['json_schema', 'json_object', 'json_object']);
+    expect(llamaLike.requests.map((r) => r.body.response_format?.type)).toEqual([
+      'json_schema',
+      'json_object',
+      'json_object',
+    ]);
   });
 
   it('in a team (with the handoff tool), gets it from the schema in the system message', async () => {
-    fake.replies.push(reply.toolCalls([{ name: 'handoff', arguments: { to: 'refunds', message: 'Refund order 1042' } }]), reply.text(refundJson));
+    fake.replies.push(
+      reply.toolCalls([{ name: 'handoff', arguments: { to: 'refunds', message: 'Refund order 1042' } }]),
+      reply.text(refundJson),
+    );
     const model = openai('gpt-fake', { baseURL: fake.url });
     const team = new Team([
       defineAgent({ id: 'triage', instructions: 'Route.', model }),
       defineAgent({ id: 'refunds', instructions: 'Refund.', outputType: Refund, model }),
     ]);
-    const result = await withWorker(temporal.env, team, (baton) => baton.run<z.infer<typeof Refund>>('triage', 'refund order 1042'));
+    const result = await withWorker(temporal.env, team, (baton) =>
+      baton.run<z.infer<typeof Refund>>('triage', 'refund order 1042'),
+    );
     expect(result).toMatchObject({ finalAgent: 'refunds', output: { refunded: true, amount: 59.9 } });
     const [triage, refunds] = fake.requests;
     expect(triage!.body.messages[0]).toEqual({ role: 'system', content: 'Route.' });

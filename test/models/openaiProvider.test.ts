@@ -18,7 +18,11 @@ beforeEach(() => {
   fake.replies.length = 0;
 });
 
-const lookupTool = { name: 'lookup', description: 'Look up a topic', parameters: { type: 'object', properties: { topic: { type: 'string' } } } };
+const lookupTool = {
+  name: 'lookup',
+  description: 'Look up a topic',
+  parameters: { type: 'object', properties: { topic: { type: 'string' } } },
+};
 
 function input(settings: OpenAIModelSettings = {}, withTools = false): CallModelInput {
   return {
@@ -62,7 +66,12 @@ describe('streaming', () => {
     fake.replies.push(reply.text('Hello there, streamed.'));
     const c = callContext();
     const response = await new OpenAIProvider().call(input(), c.context);
-    expect(response).toEqual({ content: 'Hello there, streamed.', toolCalls: [], usage: { inputTokens: 20, outputTokens: 10 }, model: 'gpt-fake' });
+    expect(response).toEqual({
+      content: 'Hello there, streamed.',
+      toolCalls: [],
+      usage: { inputTokens: 20, outputTokens: 10 },
+      model: 'gpt-fake',
+    });
     expect(fake.requests[0]!.body).toMatchObject({ stream: true, stream_options: { include_usage: true } });
     const chunks = c.heartbeats.map((h) => h.chunks).filter((n) => n !== undefined);
     // One per chunk: the role, six pieces of text, the finish reason and the usage.
@@ -88,7 +97,11 @@ describe('streaming', () => {
   });
 
   it('asks again without stream_options when a server refuses them, and remembers', async () => {
-    fake.replies.push(reply.error(400, 'Unrecognized request argument supplied: stream_options'), reply.text('first'), reply.text('second'));
+    fake.replies.push(
+      reply.error(400, 'Unrecognized request argument supplied: stream_options'),
+      reply.text('first'),
+      reply.text('second'),
+    );
     const provider = new OpenAIProvider();
     expect((await provider.call(input(), callContext().context)).content).toBe('first');
     expect((await provider.call(input(), callContext().context)).content).toBe('second');
@@ -114,7 +127,10 @@ describe('streaming', () => {
     const empty = await startOpenAIServer({ streamsToolCalls: false });
     try {
       empty.replies.push(reply.toolCalls([{ name: 'lookup', arguments: { topic: 'q' } }]));
-      const response = await new OpenAIProvider().call({ ...input({}, true), model: openai('gpt-fake', { baseURL: empty.url }) }, callContext().context);
+      const response = await new OpenAIProvider().call(
+        { ...input({}, true), model: openai('gpt-fake', { baseURL: empty.url }) },
+        callContext().context,
+      );
       expect(response.toolCalls.map((c) => c.name)).toEqual(['lookup']);
       expect(empty.requests.map((r) => r.body.stream)).toEqual([true, undefined]);
     } finally {
@@ -128,7 +144,12 @@ describe('streaming', () => {
       ignoring.replies.push(reply.text('a whole answer'), reply.text('another'));
       const provider = new OpenAIProvider();
       const asked = { ...input(), model: openai('gpt-fake', { baseURL: ignoring.url }) };
-      expect(await provider.call(asked, callContext().context)).toEqual({ content: 'a whole answer', toolCalls: [], usage: { inputTokens: 20, outputTokens: 10 }, model: 'gpt-fake' });
+      expect(await provider.call(asked, callContext().context)).toEqual({
+        content: 'a whole answer',
+        toolCalls: [],
+        usage: { inputTokens: 20, outputTokens: 10 },
+        model: 'gpt-fake',
+      });
       expect((await provider.call(asked, callContext().context)).content).toBe('another');
       expect(ignoring.requests.map((r) => r.body.stream)).toEqual([true, true]);
     } finally {
@@ -137,7 +158,11 @@ describe('streaming', () => {
   });
 
   it('asks again as a stream after a stream cut off mid-way; after two cuts in a row, once without streaming', async () => {
-    fake.replies.push(reply.text('a long answer that breaks', { cutAfterChunks: 3 }), reply.text('breaks again', { cutAfterChunks: 2 }), reply.text('whole'));
+    fake.replies.push(
+      reply.text('a long answer that breaks', { cutAfterChunks: 3 }),
+      reply.text('breaks again', { cutAfterChunks: 2 }),
+      reply.text('whole'),
+    );
     const provider = new OpenAIProvider();
     const first = callContext();
     const err = await failure(provider.call(input(), first.context));
@@ -182,10 +207,16 @@ describe('slow and unreachable servers', () => {
     expect([err.type, err.nonRetryable, err.nextRetryDelay]).toEqual(['ModelTimeout', false, 400]);
     expect(err.message).toBe(`model endpoint slow: ${fake.url} accepts connections but sent no answer within 400 ms`);
     expect(first.last()).toMatchObject({ failure: 'timed-out', count: 1 });
-    await waitFor(async () => fake.requests[0]?.closedEarly, (closed) => closed === true, 2_000);
+    await waitFor(
+      async () => fake.requests[0]?.closedEarly,
+      (closed) => closed === true,
+      2_000,
+    );
     const again = await failure(provider.call(input({ timeoutMs: 400 }), callContext(first.last()).context));
     expect([again.type, again.nonRetryable]).toEqual(['ModelTimeout', true]);
-    expect(again.message).toMatch(/timed out 2 times in a row, so it is not sent again \(raise the model's settings.timeoutMs/);
+    expect(again.message).toMatch(
+      /timed out 2 times in a row, so it is not sent again \(raise the model's settings.timeoutMs/,
+    );
   });
 
   it('counts a stream that stops sending as slow too', async () => {
@@ -203,9 +234,13 @@ describe('slow and unreachable servers', () => {
     const closed = await startOpenAIServer();
     const url = closed.url;
     await closed.close();
-    const err = await failure(new OpenAIProvider().call({ ...input(), model: openai('gpt-fake', { baseURL: url }) }, callContext().context));
+    const err = await failure(
+      new OpenAIProvider().call({ ...input(), model: openai('gpt-fake', { baseURL: url }) }, callContext().context),
+    );
     expect([err.type, err.nonRetryable]).toEqual(['ModelConnectionError', false]);
-    expect(err.message).toMatch(new RegExp(`^model endpoint unreachable at ${url.replace(/[.]/g, '\\.')}: connect ECONNREFUSED`));
+    expect(err.message).toMatch(
+      new RegExp(`^model endpoint unreachable at ${url.replace(/[.]/g, '\\.')}: connect ECONNREFUSED`),
+    );
   });
 
   it('asks servers other than OpenAI for at most 2048 tokens unless told otherwise', async () => {
@@ -213,7 +248,11 @@ describe('slow and unreachable servers', () => {
     await new OpenAIProvider().call(input(), callContext().context);
     await new OpenAIProvider().call(input({ maxTokens: 300 }), callContext().context);
     await new OpenAIProvider({ maxTokens: false }).call(input(), callContext().context);
-    expect(fake.requests.map((r) => (r.body as { max_tokens?: number }).max_tokens)).toEqual([DEFAULT_LOCAL_MAX_TOKENS, 300, undefined]);
+    expect(fake.requests.map((r) => (r.body as { max_tokens?: number }).max_tokens)).toEqual([
+      DEFAULT_LOCAL_MAX_TOKENS,
+      300,
+      undefined,
+    ]);
     expect(defaultMaxTokens('https://api.openai.com/v1', undefined)).toBeUndefined();
     expect(defaultMaxTokens('https://api.openai.com/v1', 512)).toBe(512);
   });
@@ -248,12 +287,19 @@ describe('a 500 that repeats', () => {
 
 describe('requests with tools', () => {
   it('sends tool_choice "auto" with the tools, streamed or not', async () => {
-    fake.replies.push(reply.toolCalls([{ name: 'lookup', arguments: { topic: 'q' } }]), reply.toolCalls([{ name: 'lookup', arguments: { topic: 'r' } }]));
+    fake.replies.push(
+      reply.toolCalls([{ name: 'lookup', arguments: { topic: 'q' } }]),
+      reply.toolCalls([{ name: 'lookup', arguments: { topic: 'r' } }]),
+    );
     const streamed = await new OpenAIProvider().call(input({}, true), callContext().context);
     const single = await new OpenAIProvider().call(input({ stream: false }, true), callContext().context);
     expect(fake.requests.map((r) => r.body.tool_choice)).toEqual(['auto', 'auto']);
-    expect(streamed.toolCalls).toEqual([{ id: expect.stringMatching(/^call_/), name: 'lookup', arguments: '{"topic":"q"}' }]);
-    expect(single.toolCalls).toEqual([{ id: expect.stringMatching(/^call_/), name: 'lookup', arguments: '{"topic":"r"}' }]);
+    expect(streamed.toolCalls).toEqual([
+      { id: expect.stringMatching(/^call_/), name: 'lookup', arguments: '{"topic":"q"}' },
+    ]);
+    expect(single.toolCalls).toEqual([
+      { id: expect.stringMatching(/^call_/), name: 'lookup', arguments: '{"topic":"r"}' },
+    ]);
     expect(streamed.content).toBeNull();
   });
 });

@@ -8,7 +8,13 @@ type Delta = ChatCompletionChunk.Choice.Delta;
 type ToolCallDelta = ChatCompletionChunk.Choice.Delta.ToolCall;
 
 function chunk(delta: Delta, finish: ChatCompletionChunk.Choice['finish_reason'] = null): ChatCompletionChunk {
-  return { id: 'c', object: 'chat.completion.chunk', created: 0, model: 'm', choices: [{ index: 0, delta, finish_reason: finish }] };
+  return {
+    id: 'c',
+    object: 'chat.completion.chunk',
+    created: 0,
+    model: 'm',
+    choices: [{ index: 0, delta, finish_reason: finish }],
+  };
 }
 
 function assemble(chunks: ChatCompletionChunk[]): ChunkAssembly {
@@ -24,7 +30,14 @@ describe('assembling a streamed answer', () => {
       chunk({ content: 'Hel' }),
       chunk({ content: 'lo' }),
       chunk({}, 'stop'),
-      { id: 'c', object: 'chat.completion.chunk', created: 0, model: 'm', choices: [], usage: { prompt_tokens: 7, completion_tokens: 2, total_tokens: 9 } },
+      {
+        id: 'c',
+        object: 'chat.completion.chunk',
+        created: 0,
+        model: 'm',
+        choices: [],
+        usage: { prompt_tokens: 7, completion_tokens: 2, total_tokens: 9 },
+      },
     ]);
     expect(a.content).toBe('Hello');
     expect(a.toolCalls).toEqual([]);
@@ -36,7 +49,9 @@ describe('assembling a streamed answer', () => {
   it('merges tool-call deltas by index, interleaved', () => {
     const a = assemble([
       chunk({ tool_calls: [{ index: 0, id: 'a', type: 'function', function: { name: 'lookup', arguments: '' } }] }),
-      chunk({ tool_calls: [{ index: 1, id: 'b', type: 'function', function: { name: 'handoff', arguments: '{"to":' } }] }),
+      chunk({
+        tool_calls: [{ index: 1, id: 'b', type: 'function', function: { name: 'handoff', arguments: '{"to":' } }],
+      }),
       chunk({ tool_calls: [{ index: 0, function: { arguments: '{"topic":"q"}' } }] }),
       chunk({ tool_calls: [{ index: 1, function: { arguments: '"writer"}' } }] }),
       chunk({}, 'tool_calls'),
@@ -50,8 +65,14 @@ describe('assembling a streamed answer', () => {
 
   it('reads deltas without an index (older Ollama) and names repeated in every delta', () => {
     const a = assemble([
-      chunk({ tool_calls: [{ id: 'x', type: 'function', function: { name: 'handoff', arguments: '{"to":"a"}' } } as ToolCallDelta] }),
-      chunk({ tool_calls: [{ id: 'y', type: 'function', function: { name: 'lookup', arguments: '{' } } as ToolCallDelta] }),
+      chunk({
+        tool_calls: [
+          { id: 'x', type: 'function', function: { name: 'handoff', arguments: '{"to":"a"}' } } as ToolCallDelta,
+        ],
+      }),
+      chunk({
+        tool_calls: [{ id: 'y', type: 'function', function: { name: 'lookup', arguments: '{' } } as ToolCallDelta],
+      }),
       chunk({ tool_calls: [{ id: 'y', function: { name: 'lookup', arguments: '"topic":"q"' } } as ToolCallDelta] }),
       chunk({ tool_calls: [{ function: { name: 'lookup', arguments: '}' } } as ToolCallDelta] }),
       chunk({}, 'tool_calls'),
@@ -78,9 +99,17 @@ describe('the conversation as sent', () => {
       { role: 'assistant', content: 'thinking', toolCalls: [{ id: 'b', name: 'lookup', arguments: '{}' }] },
     ];
     expect(messages.map(toOpenAIMessage)).toEqual([
-      { role: 'assistant', content: '', tool_calls: [{ id: 'a', type: 'function', function: { name: 'lookup', arguments: '{}' } }] },
+      {
+        role: 'assistant',
+        content: '',
+        tool_calls: [{ id: 'a', type: 'function', function: { name: 'lookup', arguments: '{}' } }],
+      },
       { role: 'assistant', content: '' },
-      { role: 'assistant', content: 'thinking', tool_calls: [{ id: 'b', type: 'function', function: { name: 'lookup', arguments: '{}' } }] },
+      {
+        role: 'assistant',
+        content: 'thinking',
+        tool_calls: [{ id: 'b', type: 'function', function: { name: 'lookup', arguments: '{}' } }],
+      },
     ]);
   });
 

@@ -24,7 +24,10 @@ describe('scripted provider', () => {
   });
 
   it('answers the n-th call with the n-th step, with deterministic tool call ids', async () => {
-    const model = scripted([{ text: 'one' }, { toolCalls: [{ name: 'x', arguments: { a: 1 } }], handoff: { to: 'b', message: 'm' } }]);
+    const model = scripted([
+      { text: 'one' },
+      { toolCalls: [{ name: 'x', arguments: { a: 1 } }], handoff: { to: 'b', message: 'm' } },
+    ]);
     expect((await provider.call(input(model, 0), context())).content).toBe('one');
     const second = await provider.call(input(model, 1), context());
     expect(second.toolCalls).toEqual([
@@ -34,7 +37,12 @@ describe('scripted provider', () => {
   });
 
   it('falls back to the first rule matching the latest input, case-insensitively', async () => {
-    const model = scripted({ rules: [{ whenIncludes: 'REFUND', reply: { text: 'refunds' } }, { whenIncludes: '', reply: { text: 'other' } }] });
+    const model = scripted({
+      rules: [
+        { whenIncludes: 'REFUND', reply: { text: 'refunds' } },
+        { whenIncludes: '', reply: { text: 'other' } },
+      ],
+    });
     expect((await provider.call(input(model, 0, 'I want a refund'), context())).content).toBe('refunds');
     expect((await provider.call(input(model, 5, 'hello'), context())).content).toBe('other');
   });
@@ -48,7 +56,9 @@ describe('scripted provider', () => {
   });
 
   it('fails non-retryably with UnexpectedModelCallError when nothing answers', async () => {
-    const failure = (await provider.call(input(scripted([]), 0), context()).catch((e: unknown) => e)) as ApplicationFailure;
+    const failure = (await provider
+      .call(input(scripted([]), 0), context())
+      .catch((e: unknown) => e)) as ApplicationFailure;
     expect(failure.type).toBe('UnexpectedModelCallError');
     expect(failure.nonRetryable).toBe(true);
   });

@@ -72,10 +72,16 @@ c.stop()
 
 /** Python with aiosmtpd: installed from PyPI into node_modules/.cache/baton-smtp when missing. */
 function pythonPathWithAiosmtpd(): string {
-  const has = (env: Record<string, string>) => spawnSync('python3', ['-c', 'import aiosmtpd'], { env: { ...process.env, ...env }, stdio: 'ignore' }).status === 0;
+  const has = (env: Record<string, string>) =>
+    spawnSync('python3', ['-c', 'import aiosmtpd'], { env: { ...process.env, ...env }, stdio: 'ignore' }).status === 0;
   if (has({ PYTHONPATH: SMTP_TARGET })) return SMTP_TARGET;
-  const install = spawnSync('python3', ['-m', 'pip', 'install', '--quiet', '--disable-pip-version-check', '--target', SMTP_TARGET, 'aiosmtpd'], { encoding: 'utf8' });
-  if (install.status !== 0 || !has({ PYTHONPATH: SMTP_TARGET })) throw new Error(`pip install aiosmtpd failed: ${install.stderr}`);
+  const install = spawnSync(
+    'python3',
+    ['-m', 'pip', 'install', '--quiet', '--disable-pip-version-check', '--target', SMTP_TARGET, 'aiosmtpd'],
+    { encoding: 'utf8' },
+  );
+  if (install.status !== 0 || !has({ PYTHONPATH: SMTP_TARGET }))
+    throw new Error(`pip install aiosmtpd failed: ${install.stderr}`);
   return SMTP_TARGET;
 }
 
@@ -92,7 +98,10 @@ export interface Mail {
 export async function smtpServer() {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'baton-smtp-'));
   const port = await freePort();
-  const child: ChildProcess = spawn('python3', ['-c', SMTP_SERVER, dir, String(port)], { env: { ...process.env, PYTHONPATH: pythonPathWithAiosmtpd() }, stdio: ['pipe', 'pipe', 'pipe'] });
+  const child: ChildProcess = spawn('python3', ['-c', SMTP_SERVER, dir, String(port)], {
+    env: { ...process.env, PYTHONPATH: pythonPathWithAiosmtpd() },
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
   let stderr = '';
   child.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
   await new Promise<void>((resolve, reject) => {

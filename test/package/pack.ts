@@ -17,7 +17,20 @@ export interface Packed {
 }
 
 /** Directories and files of the checkout the pack is made from. */
-const INPUTS = ['src', 'workflows', 'activities', 'examples', 'bin', 'scripts', 'package.json', 'README.md', 'tsconfig.json', 'tsconfig.build.json', 'tsconfig.typecheck.json', 'node_modules/.package-lock.json'];
+const INPUTS = [
+  'src',
+  'workflows',
+  'activities',
+  'examples',
+  'bin',
+  'scripts',
+  'package.json',
+  'README.md',
+  'tsconfig.json',
+  'tsconfig.build.json',
+  'tsconfig.typecheck.json',
+  'node_modules/.package-lock.json',
+];
 /** Packs kept: the most recently used. */
 const KEEP = 2;
 
@@ -25,7 +38,11 @@ const KEEP = 2;
  * The package packed from the checkout at `repo`, as a tarball in `dir`: a copy of the one packed
  * from the same sources before, else packed now by `pack` (which runs `npm pack`) and kept.
  */
-export async function packedPackage(repo: string, dir: string, pack: (destination: string) => Promise<Packed>): Promise<Packed> {
+export async function packedPackage(
+  repo: string,
+  dir: string,
+  pack: (destination: string) => Promise<Packed>,
+): Promise<Packed> {
   const cache = path.join(repo, 'node_modules', '.cache', 'baton', `package-${sourcesHash(repo)}`);
   const record = path.join(cache, 'pack.json');
   if (fs.existsSync(record)) {

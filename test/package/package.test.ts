@@ -117,9 +117,20 @@ export = { greet };
 `,
 };
 
-const NAMES = 'Baton, BatonPlugin, connectBaton, createWorker, defineAgent, defineTool, MaxHandoffsExceededError, scripted, Team';
+const NAMES =
+  'Baton, BatonPlugin, connectBaton, createWorker, defineAgent, defineTool, MaxHandoffsExceededError, scripted, Team';
 
-const NODENEXT = { compilerOptions: { module: 'nodenext', moduleResolution: 'nodenext', target: 'es2022', strict: true, noEmit: true, skipLibCheck: false, types: ['node'] } };
+const NODENEXT = {
+  compilerOptions: {
+    module: 'nodenext',
+    moduleResolution: 'nodenext',
+    target: 'es2022',
+    strict: true,
+    noEmit: true,
+    skipLibCheck: false,
+    types: ['node'],
+  },
+};
 
 async function sh(cwd: string, file: string, args: string[], env: NodeJS.ProcessEnv = {}) {
   try {
@@ -138,14 +149,38 @@ describe('the published package', () => {
       return (JSON.parse(packed.slice(packed.indexOf('['))) as Packed[])[0]!;
     });
     const paths = files.map((f) => f.path);
-    expect(paths).toEqual(expect.arrayContaining(['package.json', 'README.md', 'bin/baton.js', 'dist/src/index.js', 'dist/src/index.d.ts', 'dist/esm/index.mjs', 'dist/esm/server.mjs', 'dist/src/server/index.js', 'dist/workflow-bundle.js', 'dist/src/server/page/page-bundle.js']));
+    expect(paths).toEqual(
+      expect.arrayContaining([
+        'package.json',
+        'README.md',
+        'bin/baton.js',
+        'dist/src/index.js',
+        'dist/src/index.d.ts',
+        'dist/esm/index.mjs',
+        'dist/esm/server.mjs',
+        'dist/src/server/index.js',
+        'dist/workflow-bundle.js',
+        'dist/src/server/page/page-bundle.js',
+      ]),
+    );
     expect(paths.filter((p) => p.startsWith('src/') || p.startsWith('test/') || p.endsWith('.test.js'))).toEqual([]);
     // Most of it is the prebuilt workflow bundle (dist/workflow-bundle.js, about 4.9 MB unpacked), which grows with the workflows.
     expect(size).toBeLessThan(2.5 * 1024 * 1024);
 
     fs.writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ name: 'services', private: true }));
-    await sh(dir, 'npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', path.join(dir, filename), 'typescript@5', '@types/node@20', '@types/ms']);
-    const installed = JSON.parse(fs.readFileSync(path.join(dir, 'node_modules/baton-agents/package.json'), 'utf8')) as { dependencies: Record<string, string> };
+    await sh(dir, 'npm', [
+      'install',
+      '--no-audit',
+      '--no-fund',
+      '--prefer-offline',
+      path.join(dir, filename),
+      'typescript@5',
+      '@types/node@20',
+      '@types/ms',
+    ]);
+    const installed = JSON.parse(fs.readFileSync(path.join(dir, 'node_modules/baton-agents/package.json'), 'utf8')) as {
+      dependencies: Record<string, string>;
+    };
     expect(Object.keys(installed.dependencies)).not.toContain('tsx');
     expect(fs.existsSync(path.join(dir, 'node_modules/@temporalio/testing'))).toBe(false);
 
@@ -184,11 +219,18 @@ describe('the published package', () => {
       await sh(cwd, process.execPath, [tsc, '--init']);
       // The declarations baton ships are checked once, in the ES module service: the CommonJS one reads the same files.
       const compilerOptions = { ...NODENEXT.compilerOptions, skipLibCheck: name !== 'esm' };
-      fs.writeFileSync(path.join(cwd, 'tsconfig.nodenext.json'), JSON.stringify({ compilerOptions, files: ['service.ts', 'workflows.ts'] }));
+      fs.writeFileSync(
+        path.join(cwd, 'tsconfig.nodenext.json'),
+        JSON.stringify({ compilerOptions, files: ['service.ts', 'workflows.ts'] }),
+      );
     }
     // Both services, each with both configurations, checked (and the --init ones compiled) by one
     // tsc in build mode, which reads the declarations they share (baton's, Temporal's, Node's) once.
-    await sh(dir, process.execPath, [tsc, '--build', ...Object.keys(projects).flatMap((name) => [`${name}/tsconfig.nodenext.json`, `${name}/tsconfig.json`])]);
+    await sh(dir, process.execPath, [
+      tsc,
+      '--build',
+      ...Object.keys(projects).flatMap((name) => [`${name}/tsconfig.nodenext.json`, `${name}/tsconfig.json`]),
+    ]);
     for (const name of Object.keys(projects)) {
       const { stdout } = await sh(path.join(dir, name), process.execPath, ['service.js', `package-${name}`], env);
       expect(JSON.parse(stdout.trim().split('\n').at(-1)!), name).toEqual({
@@ -205,18 +247,29 @@ describe('the published package', () => {
 
     // Every entry in package.json's exports loads in both services, with the same names (the ES module entries re-export the CommonJS ones);
     // baton-agents/react wants react, an optional peer these services do not install.
-    const entries = Object.keys((JSON.parse(fs.readFileSync(path.join(repo, 'package.json'), 'utf8')) as { exports: Record<string, unknown> }).exports)
+    const entries = Object.keys(
+      (JSON.parse(fs.readFileSync(path.join(repo, 'package.json'), 'utf8')) as { exports: Record<string, unknown> })
+        .exports,
+    )
       .filter((k) => k !== './package.json' && k !== './react')
       .map((k) => `baton-agents${k.slice(1)}`);
-    const probe = (load: string) => `const out = {}; for (const s of ${JSON.stringify(entries)}) out[s] = Object.keys(${load}).filter((n) => n !== 'default' && n !== '__esModule').sort(); console.log(JSON.stringify(out));`;
-    const esmNames = JSON.parse((await sh(path.join(dir, 'esm'), process.execPath, ['--input-type=module', '-e', probe('await import(s)')])).stdout) as Record<string, string[]>;
-    const cjsNames = JSON.parse((await sh(path.join(dir, 'cjs'), process.execPath, ['-e', probe('require(s)')])).stdout) as Record<string, string[]>;
+    const probe = (load: string) =>
+      `const out = {}; for (const s of ${JSON.stringify(entries)}) out[s] = Object.keys(${load}).filter((n) => n !== 'default' && n !== '__esModule').sort(); console.log(JSON.stringify(out));`;
+    const esmNames = JSON.parse(
+      (await sh(path.join(dir, 'esm'), process.execPath, ['--input-type=module', '-e', probe('await import(s)')]))
+        .stdout,
+    ) as Record<string, string[]>;
+    const cjsNames = JSON.parse(
+      (await sh(path.join(dir, 'cjs'), process.execPath, ['-e', probe('require(s)')])).stdout,
+    ) as Record<string, string[]>;
     expect(Object.keys(esmNames)).toEqual(entries);
     expect(esmNames).toEqual(cjsNames);
     expect(esmNames['baton-agents/audit']).toContain('exportAudit');
     expect(esmNames['baton-agents/payloads']).toContain('batonDataConverter');
 
-    const demo = await sh(dir, 'npx', ['--no-install', 'baton-agents', 'demo'], { TEMPORAL_CLI_PATH: findTemporalBinary('cli') ?? '' });
+    const demo = await sh(dir, 'npx', ['--no-install', 'baton-agents', 'demo'], {
+      TEMPORAL_CLI_PATH: findTemporalBinary('cli') ?? '',
+    });
     expect(demo.stdout).toMatch(/answer from refunds/);
     expect(demo.stdout).toMatch(/flowchart LR/);
   }, 600_000);

@@ -47,7 +47,13 @@ const unb64 = (s: string) => Buffer.from(s, 'base64').toString('utf8');
 function uiDecode(headers: Record<string, string> = {}, url = `${codec.url}/decode`) {
   return fetch(url, {
     method: 'POST',
-    headers: { origin: UI, 'content-type': 'application/json', 'x-namespace': 'default', authorization: `Bearer ${TOKEN}`, ...headers },
+    headers: {
+      origin: UI,
+      'content-type': 'application/json',
+      'x-namespace': 'default',
+      authorization: `Bearer ${TOKEN}`,
+      ...headers,
+    },
     body: JSON.stringify({ payloads: [encryptedInput] }),
   });
 }
@@ -56,7 +62,11 @@ describe('the codec server', () => {
   it("answers the UI's preflight and decode with CORS for its origin", async () => {
     const preflight = await fetch(`${codec.url}/decode`, {
       method: 'OPTIONS',
-      headers: { origin: UI, 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization,content-type,x-namespace' },
+      headers: {
+        origin: UI,
+        'access-control-request-method': 'POST',
+        'access-control-request-headers': 'authorization,content-type,x-namespace',
+      },
     });
     expect(preflight.status).toBe(204);
     expect(preflight.headers.get('access-control-allow-origin')).toBe(UI);
@@ -83,14 +93,27 @@ describe('the codec server', () => {
 
   it('encodes what it decodes back, and says what is wrong with a bad body', async () => {
     const plain = { metadata: { encoding: b64('json/plain') }, data: b64(JSON.stringify('a signal argument')) };
-    const encode = await fetch(`${codec.url}/encode`, { method: 'POST', headers: { authorization: `Bearer ${TOKEN}` }, body: JSON.stringify({ payloads: [plain] }) });
-    const encoded = ((await encode.json()) as { payloads: { metadata: Record<string, string>; data: string }[] }).payloads;
+    const encode = await fetch(`${codec.url}/encode`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${TOKEN}` },
+      body: JSON.stringify({ payloads: [plain] }),
+    });
+    const encoded = ((await encode.json()) as { payloads: { metadata: Record<string, string>; data: string }[] })
+      .payloads;
     expect(unb64(encoded[0]!.metadata.encoding!)).toBe('binary/encrypted');
     expect(unb64(encoded[0]!.metadata['encryption-key-id']!)).toBe('k1');
-    const decode = await fetch(`${codec.url}/decode`, { method: 'POST', headers: { authorization: `Bearer ${TOKEN}` }, body: JSON.stringify({ payloads: encoded }) });
+    const decode = await fetch(`${codec.url}/decode`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${TOKEN}` },
+      body: JSON.stringify({ payloads: encoded }),
+    });
     expect(((await decode.json()) as { payloads: unknown[] }).payloads).toEqual([plain]);
 
-    const bad = await fetch(`${codec.url}/decode`, { method: 'POST', headers: { authorization: `Bearer ${TOKEN}` }, body: '{"payload": []}' });
+    const bad = await fetch(`${codec.url}/decode`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${TOKEN}` },
+      body: '{"payload": []}',
+    });
     expect(bad.status).toBe(400);
     expect(await bad.json()).toEqual({ error: 'expected {"payloads": [...]}' });
   });
@@ -98,7 +121,11 @@ describe('the codec server', () => {
   it('signs a browser in with the token and then decodes for its cookie', async () => {
     const wrong = await fetch(`${codec.url}/login`, { method: 'POST', body: new URLSearchParams({ token: 'wrong' }) });
     expect(wrong.status).toBe(401);
-    const login = await fetch(`${codec.url}/login`, { method: 'POST', body: new URLSearchParams({ token: TOKEN }), headers: { origin: codec.url } });
+    const login = await fetch(`${codec.url}/login`, {
+      method: 'POST',
+      body: new URLSearchParams({ token: TOKEN }),
+      headers: { origin: codec.url },
+    });
     expect(login.status).toBe(200);
     const cookie = login.headers.get('set-cookie')!.split(';')[0]!;
     expect(login.headers.get('set-cookie')).toMatch(/HttpOnly/);
@@ -130,14 +157,39 @@ describe('baton codec-server', () => {
     try {
       const temporal = findTemporalBinary('cli')!;
       const show = (auth: string) =>
-        promisify(execFile)(temporal, ['workflow', 'show', '-w', workflowId, '--address', server.env.address, '--codec-endpoint', url, '--codec-auth', auth, '--output', 'json', '--command-timeout', '3s']);
+        promisify(execFile)(temporal, [
+          'workflow',
+          'show',
+          '-w',
+          workflowId,
+          '--address',
+          server.env.address,
+          '--codec-endpoint',
+          url,
+          '--codec-auth',
+          auth,
+          '--output',
+          'json',
+          '--command-timeout',
+          '3s',
+        ]);
       const { stdout: shown } = await show(`Bearer ${TOKEN}`);
-      const input = (JSON.parse(shown) as { events: { workflowExecutionStartedEventAttributes?: { input: { payloads: { metadata: Record<string, string>; data: string }[] } } }[] }).events[0]!
-        .workflowExecutionStartedEventAttributes!.input.payloads[0]!;
+      const input = (
+        JSON.parse(shown) as {
+          events: {
+            workflowExecutionStartedEventAttributes?: {
+              input: { payloads: { metadata: Record<string, string>; data: string }[] };
+            };
+          }[];
+        }
+      ).events[0]!.workflowExecutionStartedEventAttributes!.input.payloads[0]!;
       expect(unb64(input.metadata.encoding!)).toBe('json/plain');
       expect(JSON.parse(unb64(input.data))).toMatchObject({ input: PROMPT });
       // Without the right token the CLI cannot decode.
-      const refused = await show('Bearer wrong').then((r) => r.stdout + r.stderr, (e: { stdout?: string; stderr?: string }) => `${e.stdout}${e.stderr}`);
+      const refused = await show('Bearer wrong').then(
+        (r) => r.stdout + r.stderr,
+        (e: { stdout?: string; stderr?: string }) => `${e.stdout}${e.stderr}`,
+      );
       expect(refused).not.toContain(b64(JSON.stringify({ agent: 'solo', input: PROMPT })).slice(0, 40));
       expect(refused).toMatch(/^Error/);
     } finally {
@@ -147,7 +199,10 @@ describe('baton codec-server', () => {
   });
 
   it('refuses to start without a token', async () => {
-    const child = spawn(process.execPath, [path.join(root, 'bin/baton.js'), 'codec-server'], { cwd: root, env: { ...process.env, BATON_CODEC_TOKENS: '' } });
+    const child = spawn(process.execPath, [path.join(root, 'bin/baton.js'), 'codec-server'], {
+      cwd: root,
+      env: { ...process.env, BATON_CODEC_TOKENS: '' },
+    });
     let stderr = '';
     child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
     expect(await new Promise((resolve) => child.on('close', resolve))).toBe(2);

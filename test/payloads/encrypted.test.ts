@@ -87,14 +87,22 @@ describe('encrypted payloads', () => {
     expect(audit.input?.input).toBe(SECRETS.prompt);
     expect(audit.team?.agents.teller?.instructions).toBe(SECRETS.instructions);
     const toolCall = audit.events.find((e) => e.kind === 'tool_call');
-    expect(toolCall).toMatchObject({ tool: 'balance', arguments: JSON.stringify({ account: SECRETS.toolArgument }), result: `${SECRETS.toolResult} on ${SECRETS.toolArgument}` });
+    expect(toolCall).toMatchObject({
+      tool: 'balance',
+      arguments: JSON.stringify({ account: SECRETS.toolArgument }),
+      result: `${SECRETS.toolResult} on ${SECRETS.toolArgument}`,
+    });
     expect(toolCall?.kind === 'tool_call' && toolCall.execution?.attempts).toBe(2);
     expect(audit.handoffs.map((h) => h.message)).toEqual([SECRETS.handoffMessage]);
     expect(audit.result?.output).toBe(SECRETS.answer);
   });
 
   it('compress and then encrypt a chain with long payloads', async () => {
-    const { result, raw, audit } = await runBankChain({ compress: true, minBytes: 64, encryptionKeys: [encryptionKey('k1')] });
+    const { result, raw, audit } = await runBankChain({
+      compress: true,
+      minBytes: 64,
+      encryptionKeys: [encryptionKey('k1')],
+    });
     expect(result.output).toBe(SECRETS.answer);
     expect(found(raw, Object.values(SECRETS))).toEqual([]);
     expect(raw.includes(Buffer.from('binary/gzip'))).toBe(false);
@@ -110,11 +118,23 @@ describe('encrypted payloads', () => {
         throw new Error(`${SECRETS.toolError} for ${account}`);
       },
     });
-    const team = new Team([defineAgent({ id: 'teller', instructions: SECRETS.instructions, model: scripted([{ toolCalls: [{ name: 'balance', arguments: { account: SECRETS.toolArgument } }] }]), tools: [failing] })]);
-    const { error, raw } = await withCodec(server.env, team, { encryptionKeys: [encryptionKey('k1')] }, async (baton, client) => {
-      const run = await baton.start('teller', SECRETS.prompt, { retry: { ...fastRetry, maximumAttempts: 2 } });
-      return { error: await run.result().catch((e: unknown) => e), raw: await rawChainBytes(client, run.workflowId) };
-    });
+    const team = new Team([
+      defineAgent({
+        id: 'teller',
+        instructions: SECRETS.instructions,
+        model: scripted([{ toolCalls: [{ name: 'balance', arguments: { account: SECRETS.toolArgument } }] }]),
+        tools: [failing],
+      }),
+    ]);
+    const { error, raw } = await withCodec(
+      server.env,
+      team,
+      { encryptionKeys: [encryptionKey('k1')] },
+      async (baton, client) => {
+        const run = await baton.start('teller', SECRETS.prompt, { retry: { ...fastRetry, maximumAttempts: 2 } });
+        return { error: await run.result().catch((e: unknown) => e), raw: await rawChainBytes(client, run.workflowId) };
+      },
+    );
     expect(error).toBeInstanceOf(ToolExecutionError);
     expect((error as ToolExecutionError).message).toContain(`${SECRETS.toolError} for ${SECRETS.toolArgument}`);
     expect(found(raw, Object.values(SECRETS))).toEqual([]);

@@ -5,7 +5,15 @@ import path from 'node:path';
 import { defaultPayloadConverter, type Payload } from '@temporalio/common';
 import { describe, expect, it } from 'vitest';
 import { batonPayloadCodecs } from '../../src/payloads/codec';
-import { AesGcmPayloadCodec, CIPHER_METADATA, CodecConfigError, ENCRYPTED_ENCODING, KEY_ID_METADATA, newEncryptionKey, PayloadDecryptionError } from '../../src/payloads/encryption';
+import {
+  AesGcmPayloadCodec,
+  CIPHER_METADATA,
+  CodecConfigError,
+  ENCRYPTED_ENCODING,
+  KEY_ID_METADATA,
+  newEncryptionKey,
+  PayloadDecryptionError,
+} from '../../src/payloads/encryption';
 import { decodeHistory } from '../../src/payloads/history';
 import { codecOptionsFromEnv, parseEncryptionKeys } from '../../src/payloads/keys';
 
@@ -34,7 +42,10 @@ describe('AES-256-GCM payload codec', () => {
 
   it('uses a fresh IV per payload', async () => {
     const codec = new AesGcmPayloadCodec([key('k1')]);
-    const [a, b] = await codec.encode([defaultPayloadConverter.toPayload(secret), defaultPayloadConverter.toPayload(secret)]);
+    const [a, b] = await codec.encode([
+      defaultPayloadConverter.toPayload(secret),
+      defaultPayloadConverter.toPayload(secret),
+    ]);
     expect(Buffer.from(a!.data!).equals(Buffer.from(b!.data!))).toBe(false);
   });
 
@@ -44,7 +55,9 @@ describe('AES-256-GCM payload codec', () => {
     const before = new AesGcmPayloadCodec([old]);
     const after = new AesGcmPayloadCodec([fresh, old]);
     const { encrypted: oldPayload } = await roundTrip(before, before, secret);
-    expect((await roundTrip(after, after, 'new')).encrypted.metadata?.[KEY_ID_METADATA]).toEqual(new TextEncoder().encode('2025-06'));
+    expect((await roundTrip(after, after, 'new')).encrypted.metadata?.[KEY_ID_METADATA]).toEqual(
+      new TextEncoder().encode('2025-06'),
+    );
     const [decoded] = await after.decode([oldPayload]);
     expect(defaultPayloadConverter.fromPayload(decoded!)).toBe(secret);
   });
@@ -67,8 +80,12 @@ describe('AES-256-GCM payload codec', () => {
     const codec = new AesGcmPayloadCodec([k1, k2]);
     const [payload] = await codec.encode([defaultPayloadConverter.toPayload(secret)]);
     const flipped: Payload = { ...payload!, data: Buffer.from(payload!.data!).map((b, i) => (i === 20 ? b ^ 1 : b)) };
-    const relabelled: Payload = { ...payload!, metadata: { ...payload!.metadata, [KEY_ID_METADATA]: new TextEncoder().encode('k2') } };
-    for (const bad of [flipped, relabelled]) await expect(codec.decode([bad])).rejects.toBeInstanceOf(PayloadDecryptionError);
+    const relabelled: Payload = {
+      ...payload!,
+      metadata: { ...payload!.metadata, [KEY_ID_METADATA]: new TextEncoder().encode('k2') },
+    };
+    for (const bad of [flipped, relabelled])
+      await expect(codec.decode([bad])).rejects.toBeInstanceOf(PayloadDecryptionError);
   });
 
   it('passes payloads it did not encrypt through', async () => {
@@ -87,7 +104,9 @@ describe('AES-256-GCM payload codec', () => {
       }
     };
     expect(problems([])).toEqual([expect.stringMatching(/no keys/)]);
-    expect(problems([{ id: 'short', key: randomBytes(16) }])).toEqual([expect.stringMatching(/16 bytes; AES-256 needs 32/)]);
+    expect(problems([{ id: 'short', key: randomBytes(16) }])).toEqual([
+      expect.stringMatching(/16 bytes; AES-256 needs 32/),
+    ]);
     expect(problems([key('a'), key('a')])).toEqual([expect.stringMatching(/appears twice/)]);
     expect(problems([key('has space')])).toEqual([expect.stringMatching(/must be 1-64 letters/)]);
   });
@@ -122,7 +141,10 @@ describe('keys from the environment', () => {
   it('reads a key file with comments and blank lines', () => {
     const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'baton-keys-')), 'keys');
     fs.writeFileSync(file, `# rotated 2025-06\nnew:${b64}\n\nold:${hex} # still decrypts\n`);
-    expect(codecOptionsFromEnv({ BATON_ENCRYPTION_KEY_FILE: file }).encryptionKeys?.map((k) => k.id)).toEqual(['new', 'old']);
+    expect(codecOptionsFromEnv({ BATON_ENCRYPTION_KEY_FILE: file }).encryptionKeys?.map((k) => k.id)).toEqual([
+      'new',
+      'old',
+    ]);
   });
 
   it('sets nothing when the environment sets nothing', () => {
@@ -158,18 +180,35 @@ describe('decodeHistory', () => {
     const enc = async (v: unknown) => (await codecs[1]!.encode([defaultPayloadConverter.toPayload(v)]))[0]!;
     const history = {
       events: [
-        { workflowExecutionStartedEventAttributes: { input: { payloads: [await enc({ input: secret })] }, memo: { fields: { m: await enc('memo') } } } },
+        {
+          workflowExecutionStartedEventAttributes: {
+            input: { payloads: [await enc({ input: secret })] },
+            memo: { fields: { m: await enc('memo') } },
+          },
+        },
         {
           activityTaskFailedEventAttributes: {
-            failure: { message: 'Encoded failure', stackTrace: '', encodedAttributes: await enc({ message: `tool failed: ${secret}`, stack_trace: 'at tool' }) },
+            failure: {
+              message: 'Encoded failure',
+              stackTrace: '',
+              encodedAttributes: await enc({ message: `tool failed: ${secret}`, stack_trace: 'at tool' }),
+            },
           },
         },
       ],
     };
     await decodeHistory(history, codecs);
     const [started, failed] = history.events;
-    expect(defaultPayloadConverter.fromPayload(started!.workflowExecutionStartedEventAttributes!.input.payloads[0]!)).toEqual({ input: secret });
-    expect(defaultPayloadConverter.fromPayload(started!.workflowExecutionStartedEventAttributes!.memo.fields.m)).toBe('memo');
-    expect(failed!.activityTaskFailedEventAttributes!.failure).toMatchObject({ message: `tool failed: ${secret}`, stackTrace: 'at tool', encodedAttributes: null });
+    expect(
+      defaultPayloadConverter.fromPayload(started!.workflowExecutionStartedEventAttributes!.input.payloads[0]!),
+    ).toEqual({ input: secret });
+    expect(defaultPayloadConverter.fromPayload(started!.workflowExecutionStartedEventAttributes!.memo.fields.m)).toBe(
+      'memo',
+    );
+    expect(failed!.activityTaskFailedEventAttributes!.failure).toMatchObject({
+      message: `tool failed: ${secret}`,
+      stackTrace: 'at tool',
+      encodedAttributes: null,
+    });
   });
 });

@@ -36,7 +36,13 @@ export async function withCodec<T>(
 ): Promise<T> {
   const queue = taskQueue();
   const client = codecClient(env, codec);
-  const worker = await createWorker({ team, connection: env.nativeConnection, taskQueue: queue, codec, ...(providers ? { providers } : {}) });
+  const worker = await createWorker({
+    team,
+    connection: env.nativeConnection,
+    taskQueue: queue,
+    codec,
+    ...(providers ? { providers } : {}),
+  });
   return worker.runUntil(fn(new Baton({ client, taskQueue: queue }), client));
 }
 

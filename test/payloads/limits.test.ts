@@ -16,7 +16,13 @@ import { temporal } from '@temporalio/proto';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { Baton, defineAgent, defineTool, ModelCallFailedError, scripted, Team, ToolExecutionError } from '../../src';
-import { batonDataConverter, batonPayloadCodecs, newEncryptionKey, parseEncryptionKeys, type PayloadCodecOptions } from '../../src/payloads';
+import {
+  batonDataConverter,
+  batonPayloadCodecs,
+  newEncryptionKey,
+  parseEncryptionKeys,
+  type PayloadCodecOptions,
+} from '../../src/payloads';
 import { createWorker } from '../../src/worker';
 import { taskQueue, useTemporalServer } from '../helpers/temporal';
 import { waitFor } from '../helpers/wait';
@@ -38,8 +44,14 @@ function reader(text: (i: number) => string, calls = 1) {
       return text(n);
     },
   });
-  const steps = [...Array.from({ length: calls }, (_, n) => ({ toolCalls: [{ name: 'fetch', arguments: { n } }] })), { text: 'done' }];
-  return { ran, team: new Team([defineAgent({ id: 'reader', instructions: 'Read.', tools: [fetch], model: scripted(steps) })]) };
+  const steps = [
+    ...Array.from({ length: calls }, (_, n) => ({ toolCalls: [{ name: 'fetch', arguments: { n } }] })),
+    { text: 'done' },
+  ];
+  return {
+    ran,
+    team: new Team([defineAgent({ id: 'reader', instructions: 'Read.', tools: [fetch], model: scripted(steps) })]),
+  };
 }
 
 const text = (size: number) => () => 'x'.repeat(size);
@@ -54,7 +66,10 @@ async function chain(team: Team, codec: PayloadCodecOptions) {
   const baton = new Baton({ client, taskQueue: queue });
   return worker.runUntil(async () => {
     const run = await baton.start('reader', 'go', { retry: RETRY });
-    const outcome = await run.result().then((r) => r.output, (e: unknown) => e);
+    const outcome = await run.result().then(
+      (r) => r.output,
+      (e: unknown) => e,
+    );
     const events = (await run.handle.fetchHistory()).events ?? [];
     return { outcome, events, audit: await baton.audit(run.workflowId), run };
   });
@@ -62,7 +77,10 @@ async function chain(team: Team, codec: PayloadCodecOptions) {
 
 /** The protobuf size of a tool's result payload as `codec` encodes it (what Temporal measures). */
 async function encodedSize(content: string, codec: PayloadCodecOptions): Promise<number> {
-  const [payload] = await batonPayloadCodecs(codec).reduce(async (p, c) => c.encode(await p), Promise.resolve([defaultPayloadConverter.toPayload({ ok: true, content })!]));
+  const [payload] = await batonPayloadCodecs(codec).reduce(
+    async (p, c) => c.encode(await p),
+    Promise.resolve([defaultPayloadConverter.toPayload({ ok: true, content })!]),
+  );
   return temporal.api.common.v1.Payload.encode(payload!).finish().length;
 }
 
@@ -90,12 +108,21 @@ describe("baton's codecs at Temporal's payload limit", () => {
     // Compression keeps compressible text under; the claim check and external storage keep anything out of history.
     expect((await chain(reader(text(150_000)).team, { compress: true })).outcome).toBe('done');
     expect((await chain(reader(noise(150_000)).team, { claimCheck: { dir } })).outcome).toBe('done');
-    const stored = await chain(reader(noise(150_000)).team, { claimCheck: { dir, via: 'external-storage' }, ...encryption });
+    const stored = await chain(reader(noise(150_000)).team, {
+      claimCheck: { dir, via: 'external-storage' },
+      ...encryption,
+    });
     expect(stored.outcome).toBe('done');
     // History holds Temporal's own reference; the audit reads the result back through it.
-    const completed = stored.events.find((e) => e.activityTaskCompletedEventAttributes && e.activityTaskCompletedEventAttributes.result?.payloads?.[0]?.externalPayloads?.length);
+    const completed = stored.events.find(
+      (e) =>
+        e.activityTaskCompletedEventAttributes &&
+        e.activityTaskCompletedEventAttributes.result?.payloads?.[0]?.externalPayloads?.length,
+    );
     const reference = completed?.activityTaskCompletedEventAttributes?.result?.payloads?.[0];
-    expect(new TextDecoder().decode(reference?.metadata?.messageType ?? new Uint8Array())).toBe('temporal.api.sdk.v1.ExternalStorageReference');
+    expect(new TextDecoder().decode(reference?.metadata?.messageType ?? new Uint8Array())).toBe(
+      'temporal.api.sdk.v1.ExternalStorageReference',
+    );
     expect(stored.audit.events.find((e) => e.kind === 'tool_call')).toMatchObject({ tool: 'fetch' });
     expect(JSON.stringify(stored.audit).length).toBeGreaterThan(150_000);
   }, 180_000);
@@ -104,7 +131,9 @@ describe("baton's codecs at Temporal's payload limit", () => {
     // Each result fits; the conversation the third model call would carry does not.
     const growing = await chain(reader(text(40_000), 3).team, {});
     expect(growing.outcome).toBeInstanceOf(ModelCallFailedError);
-    expect((growing.outcome as ModelCallFailedError).reason).toMatch(/^the conversation is at least 120\d{3} bytes, over the 98976 bytes Temporal takes in one payload .*claim check/);
+    expect((growing.outcome as ModelCallFailedError).reason).toMatch(
+      /^the conversation is at least 120\d{3} bytes, over the 98976 bytes Temporal takes in one payload .*claim check/,
+    );
     expect(growing.events.filter((e) => e.workflowTaskFailedEventAttributes)).toEqual([]);
 
     // With compression no limit is recorded (it may shrink), and noise it cannot shrink wedges the chain: its
@@ -112,16 +141,37 @@ describe("baton's codecs at Temporal's payload limit", () => {
     const { team } = reader(noise(60_000), 3);
     const queue = taskQueue();
     const compressed = { compress: true };
-    const baton = new Baton({ client: new Client({ connection: server.env.connection, dataConverter: batonDataConverter(compressed) }), taskQueue: queue });
-    const first = await createWorker({ team, connection: server.env.nativeConnection, taskQueue: queue, codec: compressed });
+    const baton = new Baton({
+      client: new Client({ connection: server.env.connection, dataConverter: batonDataConverter(compressed) }),
+      taskQueue: queue,
+    });
+    const first = await createWorker({
+      team,
+      connection: server.env.nativeConnection,
+      taskQueue: queue,
+      codec: compressed,
+    });
     const run = await first.runUntil(async () => {
       const run = await baton.start('reader', 'go', { retry: RETRY });
-      await waitFor(async () => (await run.handle.fetchHistory()).events ?? [], (events) => events.some((e) => e.workflowTaskFailedEventAttributes?.cause === temporal.api.enums.v1.WorkflowTaskFailedCause.WORKFLOW_TASK_FAILED_CAUSE_PAYLOADS_TOO_LARGE));
+      await waitFor(
+        async () => (await run.handle.fetchHistory()).events ?? [],
+        (events) =>
+          events.some(
+            (e) =>
+              e.workflowTaskFailedEventAttributes?.cause ===
+              temporal.api.enums.v1.WorkflowTaskFailedCause.WORKFLOW_TASK_FAILED_CAUSE_PAYLOADS_TOO_LARGE,
+          ),
+      );
       return run;
     });
     // A worker with the claim check takes the chain over, and it completes.
     const rescue = { compress: true, claimCheck: { dir } };
-    const second = await createWorker({ team, connection: server.env.nativeConnection, taskQueue: queue, codec: rescue });
+    const second = await createWorker({
+      team,
+      connection: server.env.nativeConnection,
+      taskQueue: queue,
+      codec: rescue,
+    });
     expect(await second.runUntil(run.result()).then((r) => r.output)).toBe('done');
   }, 180_000);
 });

@@ -19,9 +19,15 @@ function team() {
 }
 
 /** The real `baton` command, to its end. */
-function cli(args: string[], env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function cli(
+  args: string[],
+  env: Record<string, string>,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const { BATON_ENCRYPTION_KEYS: _keys, BATON_ENCRYPTION_KEY_FILE: _file, ...rest } = process.env;
-  const child = spawn(process.execPath, [path.join(root, 'bin/baton.js'), ...args], { cwd: root, env: { ...rest, TEMPORAL_ADDRESS: server.env.address, ...env } });
+  const child = spawn(process.execPath, [path.join(root, 'bin/baton.js'), ...args], {
+    cwd: root,
+    env: { ...rest, TEMPORAL_ADDRESS: server.env.address, ...env },
+  });
   const out = { stdout: '', stderr: '' };
   child.stdout.on('data', (c: Buffer) => (out.stdout += c.toString()));
   child.stderr.on('data', (c: Buffer) => (out.stderr += c.toString()));
@@ -36,8 +42,18 @@ afterEach(() => {
 describe('a worker without the key a chain was encrypted with', () => {
   // The CLI and the worker that finishes the chain are shown once: they read what history says either way.
   const cases: [string, PayloadCodecOptions, RegExp, boolean][] = [
-    ['with another key: logs the key and where to configure it; history, the audit and the CLI say so too; a worker with the key then finishes the chain', { encryptionKeys: [encryptionKey('k2')] }, /a payload is encrypted with key "k1", which is not configured here \(configured: k2\); add key "k1" after the current key in BATON_ENCRYPTION_KEYS or BATON_ENCRYPTION_KEY_FILE/, true],
-    ['with no key: logs the key and where to configure it; history and the audit say so too', {}, /a payload is encrypted with key "k1", and no encryption keys are configured here; set BATON_ENCRYPTION_KEYS or BATON_ENCRYPTION_KEY_FILE with key "k1"/, false],
+    [
+      'with another key: logs the key and where to configure it; history, the audit and the CLI say so too; a worker with the key then finishes the chain',
+      { encryptionKeys: [encryptionKey('k2')] },
+      /a payload is encrypted with key "k1", which is not configured here \(configured: k2\); add key "k1" after the current key in BATON_ENCRYPTION_KEYS or BATON_ENCRYPTION_KEY_FILE/,
+      true,
+    ],
+    [
+      'with no key: logs the key and where to configure it; history and the audit say so too',
+      {},
+      /a payload is encrypted with key "k1", and no encryption keys are configured here; set BATON_ENCRYPTION_KEYS or BATON_ENCRYPTION_KEY_FILE with key "k1"/,
+      false,
+    ],
   ];
 
   it.each(cases)('%s', async (_title, workerCodec, message, whole) => {
@@ -47,17 +63,29 @@ describe('a worker without the key a chain was encrypted with', () => {
     const run = await baton.start('clerk', 'File case 42.');
     const log = vi.spyOn(Runtime.instance().logger, 'log');
 
-    const wrong = await createWorker({ team: team(), connection: server.env.nativeConnection, taskQueue: queue, codec: workerCodec });
+    const wrong = await createWorker({
+      team: team(),
+      connection: server.env.nativeConnection,
+      taskQueue: queue,
+      codec: workerCodec,
+    });
     const failed = await wrong.runUntil(
       waitFor(
-        async () => ((await server.env.client.workflow.getHandle(run.workflowId).fetchHistory()).events ?? []).find((e) => e.workflowTaskFailedEventAttributes),
+        async () =>
+          ((await server.env.client.workflow.getHandle(run.workflowId).fetchHistory()).events ?? []).find(
+            (e) => e.workflowTaskFailedEventAttributes,
+          ),
         (e) => e !== undefined,
       ),
     );
     // History keeps the message in plain text (it names keys, never their bytes), so any client reads it.
     expect(failed?.workflowTaskFailedEventAttributes?.failure?.message).toMatch(message);
-    const lines = log.mock.calls.filter(([level, text]) => level === 'ERROR' && text.startsWith('baton worker cannot decrypt'));
-    expect(lines.map(([, text]) => text)).toEqual([expect.stringMatching(new RegExp(`^baton worker cannot decrypt chain ${run.workflowId}: ${message.source}`))]);
+    const lines = log.mock.calls.filter(
+      ([level, text]) => level === 'ERROR' && text.startsWith('baton worker cannot decrypt'),
+    );
+    expect(lines.map(([, text]) => text)).toEqual([
+      expect.stringMatching(new RegExp(`^baton worker cannot decrypt chain ${run.workflowId}: ${message.source}`)),
+    ]);
     expect(lines[0]?.[2]).toMatchObject({ workflowId: run.workflowId, keyId: 'k1' });
 
     const audit = await baton.audit(run.workflowId);
@@ -68,7 +96,12 @@ describe('a worker without the key a chain was encrypted with', () => {
     expect(printed.stdout).toMatch(SETTING);
 
     // Nothing is lost: the chain waits, and a worker with the key runs it to its end.
-    const right = await createWorker({ team: team(), connection: server.env.nativeConnection, taskQueue: queue, codec: { encryptionKeys: [k1] } });
+    const right = await createWorker({
+      team: team(),
+      connection: server.env.nativeConnection,
+      taskQueue: queue,
+      codec: { encryptionKeys: [k1] },
+    });
     expect(await right.runUntil(run.result())).toMatchObject({ output: 'Filed.' });
   });
 });
@@ -81,11 +114,16 @@ describe('a client without the key', () => {
       await run.result();
       return run.workflowId;
     });
-    const missing = /a payload is encrypted with key "k1", and no encryption keys are configured here; set BATON_ENCRYPTION_KEYS or BATON_ENCRYPTION_KEY_FILE with key "k1"/;
-    const other = /a payload is encrypted with key "k1", which is not configured here \(configured: k9\); add key "k1" after the current key in BATON_ENCRYPTION_KEYS or BATON_ENCRYPTION_KEY_FILE/;
+    const missing =
+      /a payload is encrypted with key "k1", and no encryption keys are configured here; set BATON_ENCRYPTION_KEYS or BATON_ENCRYPTION_KEY_FILE with key "k1"/;
+    const other =
+      /a payload is encrypted with key "k1", which is not configured here \(configured: k9\); add key "k1" after the current key in BATON_ENCRYPTION_KEYS or BATON_ENCRYPTION_KEY_FILE/;
 
     const noKeys = new Baton({ client: codecClient(server.env, {}) });
-    const result = await noKeys.getRun(workflowId).result().catch((e: unknown) => e);
+    const result = await noKeys
+      .getRun(workflowId)
+      .result()
+      .catch((e: unknown) => e);
     expect(result).toBeInstanceOf(PayloadDecryptionError);
     expect((result as Error).message).toMatch(missing);
     await expect(noKeys.audit(workflowId)).rejects.toThrow(missing);
@@ -94,7 +132,10 @@ describe('a client without the key', () => {
     const otherKey = new Baton({ client: codecClient(server.env, { encryptionKeys: [encryptionKey('k9')] }) });
     await expect(otherKey.getRun(workflowId).result()).rejects.toThrow(other);
 
-    const [withoutKeys, withOtherKey] = await Promise.all([cli(['audit', workflowId], {}), cli(['audit', workflowId], { BATON_ENCRYPTION_KEYS: keysEnv([encryptionKey('k9')]) })]);
+    const [withoutKeys, withOtherKey] = await Promise.all([
+      cli(['audit', workflowId], {}),
+      cli(['audit', workflowId], { BATON_ENCRYPTION_KEYS: keysEnv([encryptionKey('k9')]) }),
+    ]);
     expect(withoutKeys.code).toBe(1);
     expect(withoutKeys.stderr).toMatch(missing);
     expect(withOtherKey.code).toBe(1);

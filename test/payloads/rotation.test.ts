@@ -15,14 +15,29 @@ const ANSWER = 'ANSWER-rot-77aa refunded';
 
 function team() {
   return new Team([
-    defineAgent({ id: 'triage', instructions: 'Route.', model: scripted([{ handoff: { to: 'refunds', message: `${PROMPT} (from triage)` } }]) }),
-    defineAgent({ id: 'refunds', description: 'Refunds', instructions: 'Refund.', model: scripted([{ text: ANSWER }]) }),
+    defineAgent({
+      id: 'triage',
+      instructions: 'Route.',
+      model: scripted([{ handoff: { to: 'refunds', message: `${PROMPT} (from triage)` } }]),
+    }),
+    defineAgent({
+      id: 'refunds',
+      description: 'Refunds',
+      instructions: 'Refund.',
+      model: scripted([{ text: ANSWER }]),
+    }),
   ]);
 }
 
 /** The real `baton` command, to its end. */
-function cli(args: string[], env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, [path.join(root, 'bin/baton.js'), ...args], { cwd: root, env: { ...process.env, ...env } });
+function cli(
+  args: string[],
+  env: Record<string, string>,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, [path.join(root, 'bin/baton.js'), ...args], {
+    cwd: root,
+    env: { ...process.env, ...env },
+  });
   const out = { stdout: '', stderr: '' };
   child.stdout.on('data', (c: Buffer) => (out.stdout += c.toString()));
   child.stderr.on('data', (c: Buffer) => (out.stderr += c.toString()));
@@ -62,7 +77,9 @@ describe('key rotation', () => {
     const histories = await historiesFromServer(server.env.client, [before.workflowId]);
     const [check] = await checkHistories(histories, { dataConverter: batonDataConverter(rotated) });
     expect(check).toMatchObject({ ok: true });
-    const [unreadable] = await checkHistories(histories, { dataConverter: batonDataConverter({ encryptionKeys: [fresh] }) });
+    const [unreadable] = await checkHistories(histories, {
+      dataConverter: batonDataConverter({ encryptionKeys: [fresh] }),
+    });
     expect(unreadable?.ok).toBe(false);
   });
 
@@ -84,8 +101,11 @@ describe('key rotation', () => {
     expect((JSON.parse(audit.stdout) as { input: { input: string } }).input.input).toBe(PROMPT);
     expect(check).toMatchObject({ code: 0, stdout: expect.stringContaining(`ok    ${workflowId}`) });
     expect(withoutOld.code).toBe(1);
-    expect(withoutOld.stderr).toMatch(/PayloadDecryptionError: .*key "old", which is not configured here \(configured: new\)/);
+    expect(withoutOld.stderr).toMatch(
+      /PayloadDecryptionError: .*key "old", which is not configured here \(configured: new\)/,
+    );
     // Keys never show in what the CLI prints.
-    for (const k of [old, fresh]) expect(audit.stdout + audit.stderr + withoutOld.stderr).not.toContain(Buffer.from(k.key).toString('base64'));
+    for (const k of [old, fresh])
+      expect(audit.stdout + audit.stderr + withoutOld.stderr).not.toContain(Buffer.from(k.key).toString('base64'));
   });
 });

@@ -5,12 +5,15 @@ import { codecOptionsFromEnv } from '../../src/payloads/keys';
 import { TenantKeysCodec } from '../../src/payloads/tenantKeys';
 import { encryptionKey, keysEnv } from './helpers';
 
-const keyIdOf = (p: { metadata?: Record<string, Uint8Array> | null }) => Buffer.from(p.metadata?.['encryption-key-id'] ?? []).toString();
+const keyIdOf = (p: { metadata?: Record<string, Uint8Array> | null }) =>
+  Buffer.from(p.metadata?.['encryption-key-id'] ?? []).toString();
 const of = (workflowId: string) => ({ type: 'workflow' as const, namespace: 'default', workflowId });
 
 describe("each tenant's payloads under its own key", () => {
   it("encrypts by the tenant the workflow id names (a specialist's id too), others with the shared key, and reads back what it wrote", async () => {
-    const codec = new TenantKeysCodec({ acme: [encryptionKey('acme-1')], globex: [encryptionKey('globex-1')] }, [encryptionKey('shared-1')]);
+    const codec = new TenantKeysCodec({ acme: [encryptionKey('acme-1')], globex: [encryptionKey('globex-1')] }, [
+      encryptionKey('shared-1'),
+    ]);
     const payload = defaultPayloadConverter.toPayload({ text: 'secret' });
     const cases: [string, string][] = [
       ['acme/baton-triage-1', 'acme-1'],
@@ -25,7 +28,12 @@ describe("each tenant's payloads under its own key", () => {
       expect(defaultPayloadConverter.fromPayload((await codec.decode([sealed!]))[0]!)).toEqual({ text: 'secret' });
     }
     // An activity's payloads are its workflow's tenant's.
-    const [activity] = await codec.encode([payload], { type: 'activity', namespace: 'default', workflowId: 'globex/x', isLocal: false });
+    const [activity] = await codec.encode([payload], {
+      type: 'activity',
+      namespace: 'default',
+      workflowId: 'globex/x',
+      isLocal: false,
+    });
     expect(keyIdOf(activity!)).toBe('globex-1');
   });
 
@@ -52,10 +60,18 @@ describe("each tenant's payloads under its own key", () => {
       }
       return [];
     };
-    expect(bad({ BATON_TENANT_KEYS: keysEnv([acme]) })).toEqual(['entry 1 of BATON_TENANT_KEYS is not <tenant>/<id>:<key>']);
-    expect(bad({ BATON_TENANT_KEYS: `a b/${keysEnv([acme])}` })).toEqual(['tenant "a b" must be 1-64 letters, digits, ".", "_" or "-"']);
-    expect(bad({ BATON_TENANT_KEYS: `acme/${keysEnv([acme])},globex/${keysEnv([acme])}` })).toEqual(['key id "acme-1" of tenant "globex" is also a key id of tenant "acme"; every key needs an id of its own']);
-    expect(bad({ BATON_ENCRYPTION_KEYS: keysEnv([acme]), BATON_TENANT_KEYS: `acme/${keysEnv([acme])}` })).toEqual(['key id "acme-1" of tenant "acme" is also a key id of the shared keys; every key needs an id of its own']);
+    expect(bad({ BATON_TENANT_KEYS: keysEnv([acme]) })).toEqual([
+      'entry 1 of BATON_TENANT_KEYS is not <tenant>/<id>:<key>',
+    ]);
+    expect(bad({ BATON_TENANT_KEYS: `a b/${keysEnv([acme])}` })).toEqual([
+      'tenant "a b" must be 1-64 letters, digits, ".", "_" or "-"',
+    ]);
+    expect(bad({ BATON_TENANT_KEYS: `acme/${keysEnv([acme])},globex/${keysEnv([acme])}` })).toEqual([
+      'key id "acme-1" of tenant "globex" is also a key id of tenant "acme"; every key needs an id of its own',
+    ]);
+    expect(bad({ BATON_ENCRYPTION_KEYS: keysEnv([acme]), BATON_TENANT_KEYS: `acme/${keysEnv([acme])}` })).toEqual([
+      'key id "acme-1" of tenant "acme" is also a key id of the shared keys; every key needs an id of its own',
+    ]);
     expect(bad({ BATON_TENANT_KEYS: 'acme/k1:short' })).toEqual(['key "k1" has 3 bytes; AES-256 needs 32']);
   });
 });

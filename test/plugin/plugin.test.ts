@@ -21,7 +21,9 @@ const server = useTemporalServer();
 
 const team = () =>
   new Team([
-    scriptedAgent('triage', [{ handoff: { to: 'refunds', message: 'customer asks about an order' } }], { handoffs: ['refunds'] }),
+    scriptedAgent('triage', [{ handoff: { to: 'refunds', message: 'customer asks about an order' } }], {
+      handoffs: ['refunds'],
+    }),
     scriptedAgent('refunds', [{ text: 'Your order is on its way.' }]),
   ]);
 
@@ -29,9 +31,17 @@ describe('BatonPlugin', () => {
   it("runs a service's own workflows and baton's chains in one worker, with baton's codecs and metrics on both", async () => {
     const queue = taskQueue();
     const registry = new Registry();
-    const plugin = new BatonPlugin({ team: team(), codec: { compress: true, encryptionKeys: parseEncryptionKeys(`k1:${newEncryptionKey()}`) }, metrics: { registry } });
+    const plugin = new BatonPlugin({
+      team: team(),
+      codec: { compress: true, encryptionKeys: parseEncryptionKeys(`k1:${newEncryptionKey()}`) },
+      metrics: { registry },
+    });
     // The service bundles its workflows itself, with the plugin: baton's are added, and its failure converter for the encryption.
-    const workflowBundle = await bundleWorkflowCode({ workflowsPath: path.join(__dirname, 'workflows.ts'), plugins: [plugin], logger: new DefaultLogger('WARN') });
+    const workflowBundle = await bundleWorkflowCode({
+      workflowsPath: path.join(__dirname, 'workflows.ts'),
+      plugins: [plugin],
+      logger: new DefaultLogger('WARN'),
+    });
     const worker = await Worker.create({
       connection: server.env.nativeConnection,
       taskQueue: queue,
@@ -43,13 +53,19 @@ describe('BatonPlugin', () => {
     const baton = new Baton({ client, taskQueue: queue });
     const [chain, own] = await worker.runUntil(async () => {
       const chain = await baton.run('triage', 'Where is my order?');
-      const own = await client.workflow.execute('orderStatus', { taskQueue: queue, workflowId: `order-${queue}`, args: ['42'] });
+      const own = await client.workflow.execute('orderStatus', {
+        taskQueue: queue,
+        workflowId: `order-${queue}`,
+        args: ['42'],
+      });
       return [chain, own] as const;
     });
     expect(chain.output).toBe('Your order is on its way.');
     expect(chain.handoffChain.map((h) => `${h.from}>${h.to}`)).toEqual(['triage>refunds']);
     expect(own).toBe('shipped (order 42): Your order is on its way.');
-    expect((await registry.getSingleMetric('baton_handoffs_total')?.get())?.values.reduce((n, v) => n + v.value, 0)).toBe(2);
+    expect(
+      (await registry.getSingleMetric('baton_handoffs_total')?.get())?.values.reduce((n, v) => n + v.value, 0),
+    ).toBe(2);
 
     // The service's own workflow input went through baton's encryption; a client without the plugin sees only ciphertext.
     const plain = new Client({ connection: server.env.connection });
@@ -63,18 +79,35 @@ describe('BatonPlugin', () => {
       { workflowId: ownId, history: await client.workflow.getHandle(ownId).fetchHistory() },
       { workflowId: `${ownId}/answer`, history: await client.workflow.getHandle(`${ownId}/answer`).fetchHistory() },
     ];
-    for await (const result of Worker.runReplayHistories({ workflowBundle, plugins: [plugin] }, histories)) expect(result.error).toBeUndefined();
+    for await (const result of Worker.runReplayHistories({ workflowBundle, plugins: [plugin] }, histories))
+      expect(result.error).toBeUndefined();
   }, 180_000);
 
   it("refuses an activity named like one of baton's, and codecs of the service's own beside baton's, saying what to do", async () => {
     const create = (extra: Partial<Parameters<typeof Worker.create>[0]>, plugin: BatonPlugin) =>
-      Worker.create({ connection: server.env.nativeConnection, taskQueue: taskQueue(), workflowsPath: path.join(__dirname, 'workflows.ts'), plugins: [plugin], ...extra }).catch((e: unknown) => e);
-    const clash = await create({ activities: { callModel: async () => 'mine' } }, new BatonPlugin({ team: team(), codec: {} }));
+      Worker.create({
+        connection: server.env.nativeConnection,
+        taskQueue: taskQueue(),
+        workflowsPath: path.join(__dirname, 'workflows.ts'),
+        plugins: [plugin],
+        ...extra,
+      }).catch((e: unknown) => e);
+    const clash = await create(
+      { activities: { callModel: async () => 'mine' } },
+      new BatonPlugin({ team: team(), codec: {} }),
+    );
     expect(clash).toBeInstanceOf(UserError);
-    expect((clash as Error).message).toBe(`the worker's activities "callModel" have the names of baton's activities; rename yours (a worker runs one activity per name)`);
+    expect((clash as Error).message).toBe(
+      `the worker's activities "callModel" have the names of baton's activities; rename yours (a worker runs one activity per name)`,
+    );
 
-    const codecs = await create({ dataConverter: { payloadCodecs: [new GzipPayloadCodec()] } }, new BatonPlugin({ team: team(), codec: { compress: true } }));
+    const codecs = await create(
+      { dataConverter: { payloadCodecs: [new GzipPayloadCodec()] } },
+      new BatonPlugin({ team: team(), codec: { compress: true } }),
+    );
     expect(codecs).toBeInstanceOf(UserError);
-    expect((codecs as Error).message).toMatch(/already has 1 payload codec\(s\), and baton's codec options .* would replace them: keep yours with BatonPlugin\(\{ codec: false \}\)/);
+    expect((codecs as Error).message).toMatch(
+      /already has 1 payload codec\(s\), and baton's codec options .* would replace them: keep yours with BatonPlugin\(\{ codec: false \}\)/,
+    );
   }, 60_000);
 });

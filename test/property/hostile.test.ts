@@ -17,18 +17,28 @@ const seed = Number(process.env.BATON_FUZZ_SEED ?? Date.now() % 2 ** 31);
 const runs = Number(process.env.BATON_HOSTILE_RUNS ?? 6);
 
 describe('hostile input from any client', () => {
-  it(`ends no chain and no conversation, and each completes after one valid decision or message (seed ${seed})`, { timeout: 240_000 }, async () => {
-    const reports: HostileReport[] = [];
-    await withWorker(server.env, hostileTeam(), async (baton) => {
-      await fc.assert(fc.asyncProperty(hostileScenario, hostileRunner(baton, `hostile-${seed}`, (r) => reports.push(...r))), {
-        seed,
-        numRuns: runs,
-        // Shrinking reruns targets on the server: keep it bounded, the seed reproduces the rest.
-        interruptAfterTimeLimit: 150_000,
-        markInterruptAsFailure: false,
+  it(
+    `ends no chain and no conversation, and each completes after one valid decision or message (seed ${seed})`,
+    { timeout: 240_000 },
+    async () => {
+      const reports: HostileReport[] = [];
+      await withWorker(server.env, hostileTeam(), async (baton) => {
+        await fc.assert(
+          fc.asyncProperty(
+            hostileScenario,
+            hostileRunner(baton, `hostile-${seed}`, (r) => reports.push(...r)),
+          ),
+          {
+            seed,
+            numRuns: runs,
+            // Shrinking reruns targets on the server: keep it bounded, the seed reproduces the rest.
+            interruptAfterTimeLimit: 150_000,
+            markInterruptAsFailure: false,
+          },
+        );
       });
-    });
-    expect(reports.length).toBeGreaterThan(0);
-    expect(reports.filter((r) => r.endedByThem)).toEqual([]);
-  });
+      expect(reports.length).toBeGreaterThan(0);
+      expect(reports.filter((r) => r.endedByThem)).toEqual([]);
+    },
+  );
 });

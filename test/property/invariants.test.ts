@@ -48,9 +48,23 @@ describe('defects the property runs found', () => {
    * tools (its tool call refused, so the answer was empty), then the empty-answer nudge and a third
    * model call. The final turn is the last: an empty answer there fails the run at once.
    */
-  it('a final answer turn is the activation\'s last model call, even when it answers empty', async () => {
-    const lookup = defineTool({ name: 'lookup', description: 'Find a record', parameters: z.object({ id: z.number() }), execute: ({ id }) => ({ id }) });
-    const agent = scriptedAgent('a', [], { tools: [lookup], model: { provider: 'scripted', model: 'scripted', steps: [], rules: [{ whenIncludes: '', reply: { toolCalls: [{ name: 'lookup', arguments: { id: 4 } }] } }], requireAllSteps: false } });
+  it("a final answer turn is the activation's last model call, even when it answers empty", async () => {
+    const lookup = defineTool({
+      name: 'lookup',
+      description: 'Find a record',
+      parameters: z.object({ id: z.number() }),
+      execute: ({ id }) => ({ id }),
+    });
+    const agent = scriptedAgent('a', [], {
+      tools: [lookup],
+      model: {
+        provider: 'scripted',
+        model: 'scripted',
+        steps: [],
+        rules: [{ whenIncludes: '', reply: { toolCalls: [{ name: 'lookup', arguments: { id: 4 } }] } }],
+        requireAllSteps: false,
+      },
+    });
     await withWorker(server.env, new Team([agent]), async (baton) => {
       const run = await baton.start('a', 'hello', { maxTurns: 1, onBudgetExceeded: 'final_answer' });
       await expect(run.result()).rejects.toBeInstanceOf(EmptyOutputError);

@@ -63,7 +63,10 @@ describe('baton-agents/react hooks', () => {
         await refund.getByRole('button', { name: 'Approve' }).click();
         const refused = await page.getByTestId('decide-error').textContent({ timeout: 30_000 });
         expect(refused).toMatch(/ answered 403: alice may not decide this tool call \(approvers: manager\)/);
-        const waiting = await waitFor(() => run.pendingApprovals(), (p) => p.some((w) => w.tool));
+        const waiting = await waitFor(
+          () => run.pendingApprovals(),
+          (p) => p.some((w) => w.tool),
+        );
         await baton.approve(run.workflowId, waiting.find((w) => w.tool)!.handoffId, { approver: MANAGER });
 
         // The chain ends: the page holds the client's events, and the answer history records.
@@ -73,7 +76,9 @@ describe('baton-agents/react hooks', () => {
         for await (const e of run.events()) expected.push(e.kind);
         const events = page.getByRole('list', { name: 'Events' }).getByRole('listitem');
         expect(await events.allTextContents()).toEqual(expected);
-        expect(expected).toEqual(expect.arrayContaining(['approval_requested', 'approval_decided', 'handoff', 'completed']));
+        expect(expected).toEqual(
+          expect.arrayContaining(['approval_requested', 'approval_decided', 'handoff', 'completed']),
+        );
         expect(await page.getByTestId('text').textContent()).toBe(result.output);
         expect(await page.getByTestId('output').textContent()).toBe(result.output);
         const calls = await page.getByRole('list', { name: 'Calls' }).getByRole('listitem').allTextContents();
@@ -87,7 +92,9 @@ describe('baton-agents/react hooks', () => {
 
         // A chain that is not there: the hook says so, and stops.
         await page.goto(`${site.chatUrl}?run=no-such-chain#token=${ALICE}`);
-        expect(await page.getByTestId('run-error').textContent({ timeout: 30_000 })).toMatch(/ answered 404: no chain no-such-chain/);
+        expect(await page.getByTestId('run-error').textContent({ timeout: 30_000 })).toMatch(
+          / answered 404: no chain no-such-chain/,
+        );
         expect(await page.getByTestId('status').textContent()).toBe('ended');
       } finally {
         await site.close();

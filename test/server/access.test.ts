@@ -26,7 +26,9 @@ beforeAll(async () => {
   const pair = await generateKeyPair('RS256');
   privateKey = pair.privateKey;
   const jwk = { ...(await exportJWK(pair.publicKey)), kid: 'k1', alg: 'RS256', use: 'sig' };
-  jwks = http.createServer((_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ keys: [jwk] })));
+  jwks = http.createServer((_req, res) =>
+    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ keys: [jwk] })),
+  );
   await new Promise<void>((resolve) => jwks.listen(0, '127.0.0.1', resolve));
   jwksUrl = `http://127.0.0.1:${(jwks.address() as AddressInfo).port}/.well-known/jwks.json`;
 });
@@ -34,7 +36,11 @@ afterAll(() => new Promise<void>((resolve) => jwks.close(() => resolve())));
 
 /** A JWT of the test key set, expiring in `expires` (`null`: no `exp` claim). */
 function jwt(claims: Record<string, unknown>, expires: string | null = '5 minutes') {
-  const token = new SignJWT(claims).setProtectedHeader({ alg: 'RS256', kid: 'k1' }).setIssuer('https://issuer.test').setAudience('baton').setIssuedAt();
+  const token = new SignJWT(claims)
+    .setProtectedHeader({ alg: 'RS256', kid: 'k1' })
+    .setIssuer('https://issuer.test')
+    .setAudience('baton')
+    .setIssuedAt();
   return (expires ? token.setExpirationTime(expires) : token).sign(privateKey);
 }
 
@@ -53,20 +59,40 @@ describe('who may read', () => {
       server.env,
       refundTeam(),
       async ({ call, service }) => {
-        const { workflowId } = (await call('POST', '/v1/runs', { token: TOKENS.ops, body: { agent: 'triage', input: 'refund order 42' } })).body;
-        await waitFor(() => call('GET', '/v1/approvals', { token: TOKENS.viewer }), (a) => a.body.approvals.length === 1);
+        const { workflowId } = (
+          await call('POST', '/v1/runs', { token: TOKENS.ops, body: { agent: 'triage', input: 'refund order 42' } })
+        ).body;
+        await waitFor(
+          () => call('GET', '/v1/approvals', { token: TOKENS.viewer }),
+          (a) => a.body.approvals.length === 1,
+        );
         const chat = `access-chat-${Date.now()}`;
-        expect((await call('POST', `/v1/conversations/${chat}/messages`, { token: TOKENS.ops, body: { agent: 'refunds', message: 'hello' } })).status).toBe(200);
+        expect(
+          (
+            await call('POST', `/v1/conversations/${chat}/messages`, {
+              token: TOKENS.ops,
+              body: { agent: 'refunds', message: 'hello' },
+            })
+          ).status,
+        ).toBe(200);
         const rolelessJwt = await jwt({ sub: 'dana' });
         expect((await call('GET', '/v1/me', { token: rolelessJwt })).body).toEqual({ name: 'dana', roles: [] });
 
-        const reads = ['/v1/approvals', `/v1/runs/${workflowId}`, `/v1/runs/${workflowId}/audit`, `/v1/runs/${workflowId}/audit?format=timeline`, `/v1/conversations/${chat}`];
+        const reads = [
+          '/v1/approvals',
+          `/v1/runs/${workflowId}`,
+          `/v1/runs/${workflowId}/audit`,
+          `/v1/runs/${workflowId}/audit?format=timeline`,
+          `/v1/conversations/${chat}`,
+        ];
         for (const token of [rolelessJwt, TOKENS.nobody]) {
           for (const path of reads) {
             const refused = await call('GET', path, { token });
             expect(refused.status, path).toBe(403);
             expect(refused.headers.get('content-type')).toBe('application/problem+json');
-            expect(refused.body.detail, path).toMatch(/may not read runs, audits, events, approvals or conversations: that needs the "read" permission, which the roles viewer, starter, approver, admin grant \(this token's roles: none\)/);
+            expect(refused.body.detail, path).toMatch(
+              /may not read runs, audits, events, approvals or conversations: that needs the "read" permission, which the roles viewer, starter, approver, admin grant \(this token's roles: none\)/,
+            );
             expect(refused.text).not.toContain(workflowId.slice(-12));
           }
           for (const path of [`/v1/runs/${workflowId}/events`, '/v1/approvals/events']) {
@@ -78,7 +104,9 @@ describe('who may read', () => {
         for (const path of reads) expect((await call('GET', path, { token: TOKENS.viewer })).status, path).toBe(200);
         const viewerJwt = await jwt({ sub: 'erin', roles: ['viewer'] });
         expect((await call('GET', '/v1/approvals', { token: viewerJwt })).body.approvals).toHaveLength(1);
-        const stream = await connectSse(`${service.url}/v1/runs/${workflowId}/events`, { authorization: `Bearer ${viewerJwt}` });
+        const stream = await connectSse(`${service.url}/v1/runs/${workflowId}/events`, {
+          authorization: `Bearer ${viewerJwt}`,
+        });
         expect(stream.status).toBe(200);
         expect((await stream.events.next()).value).toMatchObject({ id: expect.stringMatching(/:0$/) });
         stream.close();
@@ -94,10 +122,16 @@ describe('who may read', () => {
       async ({ call }) => {
         const refused = await call('GET', '/v1/approvals', { token: unexpiring });
         expect(refused.status).toBe(401);
-        expect(refused.body.detail).toBe('the JWT has no "exp" claim; JWTs that never expire are refused unless the service allows them (jwt.allowMissingExp, BATON_JWT_ALLOW_MISSING_EXP=true)');
-        const expired = await call('GET', '/v1/me', { token: await jwt({ sub: 'gina', roles: ['viewer'] }, '1 second ago') });
+        expect(refused.body.detail).toBe(
+          'the JWT has no "exp" claim; JWTs that never expire are refused unless the service allows them (jwt.allowMissingExp, BATON_JWT_ALLOW_MISSING_EXP=true)',
+        );
+        const expired = await call('GET', '/v1/me', {
+          token: await jwt({ sub: 'gina', roles: ['viewer'] }, '1 second ago'),
+        });
         expect(expired.body.detail).toBe('the JWT has expired');
-        expect((await call('GET', '/v1/me', { token: await jwt({ sub: 'gina', roles: ['viewer'] }) })).status).toBe(200);
+        expect((await call('GET', '/v1/me', { token: await jwt({ sub: 'gina', roles: ['viewer'] }) })).status).toBe(
+          200,
+        );
       },
       { auth: { jwt: { jwksUrl, audience: 'baton' } } },
     );
@@ -143,7 +177,13 @@ describe('metrics and the address the service listens on', () => {
 
   it('listens on 127.0.0.1 unless told otherwise', async () => {
     const baton = new Baton({ client: server.env.client });
-    const local = await serveBaton({ baton, auth: { tokens: STATIC_TOKENS }, port: 0, metrics: false, log: () => undefined });
+    const local = await serveBaton({
+      baton,
+      auth: { tokens: STATIC_TOKENS },
+      port: 0,
+      metrics: false,
+      log: () => undefined,
+    });
     try {
       expect(await reachable(`${local.url}/healthz`)).toBe(true);
       // Another loopback address: reached by a service on every interface, not by one on 127.0.0.1.
@@ -151,7 +191,14 @@ describe('metrics and the address the service listens on', () => {
     } finally {
       await local.close();
     }
-    const everywhere = await serveBaton({ baton, auth: { tokens: STATIC_TOKENS }, port: 0, host: '0.0.0.0', metrics: false, log: () => undefined });
+    const everywhere = await serveBaton({
+      baton,
+      auth: { tokens: STATIC_TOKENS },
+      port: 0,
+      host: '0.0.0.0',
+      metrics: false,
+      log: () => undefined,
+    });
     try {
       expect(await reachable(`${everywhere.url.replace('127.0.0.1', '127.0.0.2')}/healthz`)).toBe(true);
     } finally {

@@ -22,22 +22,50 @@ describe('the HTTP API', () => {
       const pending = await pendingOf(call, workflowId);
       // The team version the chain runs on shows beside its approval and on the run.
       const team = expect.stringMatching(/^team@[0-9a-f]{12}$/);
-      expect(pending).toMatchObject({ from: 'triage', to: 'refunds', approvers: ['alice'], canDecide: true, chain: [], team });
+      expect(pending).toMatchObject({
+        from: 'triage',
+        to: 'refunds',
+        approvers: ['alice'],
+        canDecide: true,
+        chain: [],
+        team,
+      });
       const forBob = await call('GET', '/v1/approvals', { token: TOKENS.bob });
-      expect(forBob.body.approvals.find((p: { workflowId: string }) => p.workflowId === workflowId).canDecide).toBe(false);
+      expect(forBob.body.approvals.find((p: { workflowId: string }) => p.workflowId === workflowId).canDecide).toBe(
+        false,
+      );
 
       const waiting = await call('GET', `/v1/runs/${workflowId}`, { token: TOKENS.viewer });
-      expect(waiting.body).toMatchObject({ workflowId, status: 'awaiting_approval', currentAgent: 'triage', chain: [], team: pending.team });
+      expect(waiting.body).toMatchObject({
+        workflowId,
+        status: 'awaiting_approval',
+        currentAgent: 'triage',
+        chain: [],
+        team: pending.team,
+      });
       expect(waiting.body.pendingApprovals).toHaveLength(1);
 
-      const decided = await call('POST', `/v1/runs/${workflowId}/approvals/${pending.handoffId}`, { token: TOKENS.alice, body: { decision: 'approve', comment: 'broken on arrival' } });
+      const decided = await call('POST', `/v1/runs/${workflowId}/approvals/${pending.handoffId}`, {
+        token: TOKENS.alice,
+        body: { decision: 'approve', comment: 'broken on arrival' },
+      });
       expect(decided.status).toBe(200);
-      expect(decided.body).toMatchObject({ outcome: 'approved', approver: 'alice', comment: 'broken on arrival', via: 'update' });
+      expect(decided.body).toMatchObject({
+        outcome: 'approved',
+        approver: 'alice',
+        comment: 'broken on arrival',
+        via: 'update',
+      });
 
       const result = await baton.getRun(workflowId).result();
       expect(result.handoffChain[0]!.approval).toMatchObject({ approver: 'alice' });
       const done = await call('GET', `/v1/runs/${workflowId}`, { token: TOKENS.viewer });
-      expect(done.body).toMatchObject({ status: 'completed', output: 'Refunded order 42.', finalAgent: 'refunds', currentAgent: 'refunds' });
+      expect(done.body).toMatchObject({
+        status: 'completed',
+        output: 'Refunded order 42.',
+        finalAgent: 'refunds',
+        currentAgent: 'refunds',
+      });
       expect(done.body.chain).toMatchObject([{ from: 'triage', to: 'refunds', approval: { approver: 'alice' } }]);
       expect(done.body.usage).toEqual(result.usage);
 
@@ -56,15 +84,23 @@ describe('the HTTP API', () => {
   it('answers a retried start with the same Idempotency-Key with the same run', async () => {
     await withService(server.env, refundTeam(), async ({ call }) => {
       const key = { 'idempotency-key': `order-42-${Date.now()}` };
-      const racing = await Promise.all(Array.from({ length: 5 }, () => call('POST', '/v1/runs', { token: TOKENS.ops, body: START, headers: key })));
+      const racing = await Promise.all(
+        Array.from({ length: 5 }, () => call('POST', '/v1/runs', { token: TOKENS.ops, body: START, headers: key })),
+      );
       expect(racing.map((a) => a.status).sort()).toEqual([200, 200, 200, 200, 201]);
       const first = racing.find((a) => a.status === 201)!;
-      expect(new Set(racing.map((a) => `${a.body.workflowId} ${a.body.runId}`))).toEqual(new Set([`${first.body.workflowId} ${first.body.runId}`]));
+      expect(new Set(racing.map((a) => `${a.body.workflowId} ${a.body.runId}`))).toEqual(
+        new Set([`${first.body.workflowId} ${first.body.runId}`]),
+      );
       const retried = await call('POST', '/v1/runs', { token: TOKENS.ops, body: { ...START }, headers: key });
       expect(retried.status).toBe(200);
       expect(retried.body).toEqual({ workflowId: first.body.workflowId, runId: first.body.runId, created: false });
 
-      const otherBody = await call('POST', '/v1/runs', { token: TOKENS.ops, body: { ...START, input: 'Something else' }, headers: key });
+      const otherBody = await call('POST', '/v1/runs', {
+        token: TOKENS.ops,
+        body: { ...START, input: 'Something else' },
+        headers: key,
+      });
       expect(otherBody.status).toBe(409);
       const otherCaller = await call('POST', '/v1/runs', { token: TOKENS.admin, body: START, headers: key });
       expect(otherCaller.status).toBe(201);
@@ -82,7 +118,8 @@ describe('the HTTP API', () => {
       expect(retried.status).toBe(200);
       expect(retried.body).toEqual({ ...first.body, created: false });
       const runs = [];
-      for await (const wf of baton.client.workflow.list({ query: `WorkflowId = "${first.body.workflowId}"` })) runs.push(wf.runId);
+      for await (const wf of baton.client.workflow.list({ query: `WorkflowId = "${first.body.workflowId}"` }))
+        runs.push(wf.runId);
       expect(runs).toEqual([first.body.runId]);
     });
   });
@@ -92,12 +129,19 @@ describe('the HTTP API', () => {
       const workflowId = `policies-${Date.now()}`;
       const first = await baton.start('triage', START.input, { workflowId });
       const firstRunId = (first.handle as { firstExecutionRunId?: string }).firstExecutionRunId;
-      const existing = await baton.start('triage', START.input, { workflowId, workflowIdConflictPolicy: 'USE_EXISTING' });
+      const existing = await baton.start('triage', START.input, {
+        workflowId,
+        workflowIdConflictPolicy: 'USE_EXISTING',
+      });
       expect((existing.handle as { firstExecutionRunId?: string }).firstExecutionRunId).toBe(firstRunId);
-      await expect(baton.start('triage', START.input, { workflowId })).rejects.toBeInstanceOf(WorkflowExecutionAlreadyStartedError);
+      await expect(baton.start('triage', START.input, { workflowId })).rejects.toBeInstanceOf(
+        WorkflowExecutionAlreadyStartedError,
+      );
 
       await first.handle.terminate('closed');
-      await expect(baton.start('triage', START.input, { workflowId, workflowIdReusePolicy: 'REJECT_DUPLICATE' })).rejects.toBeInstanceOf(WorkflowExecutionAlreadyStartedError);
+      await expect(
+        baton.start('triage', START.input, { workflowId, workflowIdReusePolicy: 'REJECT_DUPLICATE' }),
+      ).rejects.toBeInstanceOf(WorkflowExecutionAlreadyStartedError);
       const again = await baton.start('triage', START.input, { workflowId, workflowIdReusePolicy: 'ALLOW_DUPLICATE' });
       expect((again.handle as { firstExecutionRunId?: string }).firstExecutionRunId).not.toBe(firstRunId);
       await again.handle.terminate('done');
@@ -109,15 +153,35 @@ describe('the HTTP API', () => {
       defineAgent({
         id: 'top',
         instructions: 'Top.',
-        model: scripted({ steps: [{ toolCalls: [{ name: 'delegate', arguments: { to: 'leaf', task: 'open it', reason: 'leaf knows' } }] }], rules: [{ whenIncludes: '', reply: { text: 'summarized' } }] }),
+        model: scripted({
+          steps: [
+            { toolCalls: [{ name: 'delegate', arguments: { to: 'leaf', task: 'open it', reason: 'leaf knows' } }] },
+          ],
+          rules: [{ whenIncludes: '', reply: { text: 'summarized' } }],
+        }),
         handoffs: [delegate('leaf')],
       }),
-      defineAgent({ id: 'leaf', instructions: 'Leaf.', model: scripted([{ handoff: { to: 'vault', message: 'open the vault' } }]), handoffs: ['vault'] }),
-      defineAgent({ id: 'vault', instructions: 'Vault.', model: scripted([{ text: 'vault opened' }]), approval: { approvers: ['alice'] } }),
+      defineAgent({
+        id: 'leaf',
+        instructions: 'Leaf.',
+        model: scripted([{ handoff: { to: 'vault', message: 'open the vault' } }]),
+        handoffs: ['vault'],
+      }),
+      defineAgent({
+        id: 'vault',
+        instructions: 'Vault.',
+        model: scripted([{ text: 'vault opened' }]),
+        approval: { approvers: ['alice'] },
+      }),
     ]);
     await withService(server.env, team, async ({ call, baton }) => {
-      const { workflowId } = (await call('POST', '/v1/runs', { token: TOKENS.ops, body: { agent: 'top', input: 'go' } })).body;
-      const listed = await waitFor(() => call('GET', '/v1/approvals', { token: TOKENS.alice }), (a) => a.body.approvals.some((p: { rootWorkflowId?: string }) => p.rootWorkflowId === workflowId));
+      const { workflowId } = (
+        await call('POST', '/v1/runs', { token: TOKENS.ops, body: { agent: 'top', input: 'go' } })
+      ).body;
+      const listed = await waitFor(
+        () => call('GET', '/v1/approvals', { token: TOKENS.alice }),
+        (a) => a.body.approvals.some((p: { rootWorkflowId?: string }) => p.rootWorkflowId === workflowId),
+      );
       const waiting = listed.body.approvals.find((p: { rootWorkflowId?: string }) => p.rootWorkflowId === workflowId);
       expect(waiting).toMatchObject({ from: 'leaf', to: 'vault', canDecide: true });
       expect(waiting.workflowId).toMatch(new RegExp(`^${workflowId}/`));
@@ -130,32 +194,55 @@ describe('the HTTP API', () => {
       });
       const path = `/v1/runs/${encodeURIComponent(workflowId)}/approvals/${waiting.handoffId}`;
       // The top chain reads what waits in its specialist itself (an activity after the specialist's report): decided through the top once it knows it.
-      await waitFor(() => baton.getRun(workflowId).pendingApprovals(), (p) => p.some((a) => a.handoffId === waiting.handoffId));
+      await waitFor(
+        () => baton.getRun(workflowId).pendingApprovals(),
+        (p) => p.some((a) => a.handoffId === waiting.handoffId),
+      );
       expect((await call('POST', path, { token: TOKENS.bob, body: { decision: 'approve' } })).status).toBe(403);
       const decided = await call('POST', path, { token: TOKENS.alice, body: { decision: 'approve' } });
       expect(decided.body).toMatchObject({ outcome: 'approved', approver: 'alice' });
       expect((await baton.getRun(workflowId).result()).output).toBe('summarized');
-      const specialist = await call('GET', `/v1/runs/${encodeURIComponent(waiting.workflowId)}`, { token: TOKENS.viewer });
-      expect(specialist.body).toMatchObject({ workflowId: waiting.workflowId, status: 'completed', output: 'vault opened' });
+      const specialist = await call('GET', `/v1/runs/${encodeURIComponent(waiting.workflowId)}`, {
+        token: TOKENS.viewer,
+      });
+      expect(specialist.body).toMatchObject({
+        workflowId: waiting.workflowId,
+        status: 'completed',
+        output: 'vault opened',
+      });
     });
   });
 
   it('replays a failed chain with changed options', async () => {
     await withService(server.env, refundTeam(), async ({ call, baton }) => {
-      const started = await call('POST', '/v1/runs', { token: TOKENS.ops, body: { ...START, options: { maxHandoffs: 0 } } });
+      const started = await call('POST', '/v1/runs', {
+        token: TOKENS.ops,
+        body: { ...START, options: { maxHandoffs: 0 } },
+      });
       const { workflowId } = started.body;
       await expect(baton.getRun(workflowId).result()).rejects.toMatchObject({ name: 'MaxHandoffsExceededError' });
       const failed = await call('GET', `/v1/runs/${workflowId}`, { token: TOKENS.viewer });
       expect(failed.body).toMatchObject({ status: 'failed', error: { type: 'MaxHandoffsExceededError' } });
 
-      expect((await call('POST', `/v1/runs/${workflowId}/replay`, { token: TOKENS.viewer, body: {} })).status).toBe(403);
-      const badOverrides = await call('POST', `/v1/runs/${workflowId}/replay`, { token: TOKENS.ops, body: { overrides: { options: { maxHandoffs: 'lots' } } } });
+      expect((await call('POST', `/v1/runs/${workflowId}/replay`, { token: TOKENS.viewer, body: {} })).status).toBe(
+        403,
+      );
+      const badOverrides = await call('POST', `/v1/runs/${workflowId}/replay`, {
+        token: TOKENS.ops,
+        body: { overrides: { options: { maxHandoffs: 'lots' } } },
+      });
       expect(badOverrides.status).toBe(400);
       // The replayed chain hands off to refunds again, which waits for its approval as before.
-      const replayed = await call('POST', `/v1/runs/${workflowId}/replay`, { token: TOKENS.ops, body: { overrides: { options: { maxHandoffs: 3 } } } });
+      const replayed = await call('POST', `/v1/runs/${workflowId}/replay`, {
+        token: TOKENS.ops,
+        body: { overrides: { options: { maxHandoffs: 3 } } },
+      });
       expect(replayed.status).toBe(202);
       expect(replayed.body).toMatchObject({ workflowId, mechanism: 'resume' });
-      await waitFor(() => baton.getRun(workflowId).pendingApprovals(), (p) => p.length === 1);
+      await waitFor(
+        () => baton.getRun(workflowId).pendingApprovals(),
+        (p) => p.length === 1,
+      );
       await baton.approve(workflowId, undefined, { approver: 'alice' });
       expect((await baton.getRun(workflowId).result()).output).toBe('Refunded order 42.');
       const second = await call('POST', `/v1/runs/${workflowId}/replay`, { token: TOKENS.ops, body: {} });
@@ -169,16 +256,58 @@ describe('the HTTP API', () => {
       expect(doc.body.openapi).toBe('3.1.0');
       expect(Object.keys(doc.body.paths).sort()).toEqual(
         [
-          ...['/v1/approvals', '/v1/approvals/batch', '/v1/approvals/events', '/v1/inbox', '/v1/breakers', '/v1/breakers/reset', '/v1/conversations/{id}', '/v1/conversations/{id}/end', '/v1/conversations/{id}/messages', '/v1/conversations/{id}/messages/{key}', '/v1/me', '/v1/runs', '/v1/runs/{id}'],
-          ...['/v1/runs/{id}/approvals/{approvalId}', '/v1/runs/{id}/approvals/{approvalId}/questions', '/v1/runs/{id}/approvals/{approvalId}/answer', '/v1/runs/{id}/audit', '/v1/runs/{id}/events', '/v1/runs/{id}/replay', '/v1/runs/{id}/dataset', '/v1/runs/{id}/steer', '/v1/runs/{id}/stream'],
+          ...[
+            '/v1/approvals',
+            '/v1/approvals/batch',
+            '/v1/approvals/events',
+            '/v1/inbox',
+            '/v1/breakers',
+            '/v1/breakers/reset',
+            '/v1/conversations/{id}',
+            '/v1/conversations/{id}/end',
+            '/v1/conversations/{id}/messages',
+            '/v1/conversations/{id}/messages/{key}',
+            '/v1/me',
+            '/v1/runs',
+            '/v1/runs/{id}',
+          ],
+          ...[
+            '/v1/runs/{id}/approvals/{approvalId}',
+            '/v1/runs/{id}/approvals/{approvalId}/questions',
+            '/v1/runs/{id}/approvals/{approvalId}/answer',
+            '/v1/runs/{id}/audit',
+            '/v1/runs/{id}/events',
+            '/v1/runs/{id}/replay',
+            '/v1/runs/{id}/dataset',
+            '/v1/runs/{id}/steer',
+            '/v1/runs/{id}/stream',
+          ],
           ...['/v1/evals/{id}', '/v1/experiments/{id}', '/v1/experiments/{id}/stop', '/v1/stats'],
-          ...['/v1/ui/conversations', '/v1/ui/conversations/{id}/stream', '/v1/ui/conversations/{id}/messages', '/v1/ui/runs', '/v1/ui/runs/{id}/stream', '/v1/ui/runs/{id}/messages'],
+          ...[
+            '/v1/ui/conversations',
+            '/v1/ui/conversations/{id}/stream',
+            '/v1/ui/conversations/{id}/messages',
+            '/v1/ui/runs',
+            '/v1/ui/runs/{id}/stream',
+            '/v1/ui/runs/{id}/messages',
+          ],
         ].sort(),
       );
       expect(doc.body.components.securitySchemes.bearer).toMatchObject({ type: 'http', scheme: 'bearer' });
       expect(doc.body.components.schemas.StartRun.required).toEqual(['agent', 'input']);
-      expect(Object.keys(doc.body.components.schemas.Decision.properties)).toEqual(['decision', 'comment', 'reason', 'arguments', 'callHash', 'signature', 'onBehalfOf', 'delegation']);
-      expect(doc.body.components.schemas.PendingApproval.properties.tool).toEqual({ $ref: '#/components/schemas/ToolCallUnderApproval' });
+      expect(Object.keys(doc.body.components.schemas.Decision.properties)).toEqual([
+        'decision',
+        'comment',
+        'reason',
+        'arguments',
+        'callHash',
+        'signature',
+        'onBehalfOf',
+        'delegation',
+      ]);
+      expect(doc.body.components.schemas.PendingApproval.properties.tool).toEqual({
+        $ref: '#/components/schemas/ToolCallUnderApproval',
+      });
       expect((await call('GET', '/healthz')).body).toEqual({ status: 'ok', temporal: 'reachable' });
     });
   });

@@ -26,16 +26,30 @@ describe('the HTTP API refusing', () => {
       const pending = await pendingOf(call, workflowId);
       expect(pending.tool).toBeUndefined();
       const path = `/v1/runs/${workflowId}/approvals/${pending.handoffId}`;
-      const withArgs = await call('POST', path, { token: TOKENS.alice, body: { decision: 'approve', arguments: { orderId: '7' }, callHash: 'abc' } });
+      const withArgs = await call('POST', path, {
+        token: TOKENS.alice,
+        body: { decision: 'approve', arguments: { orderId: '7' }, callHash: 'abc' },
+      });
       expect(withArgs.status).toBe(400);
       expect(withArgs.body.errors.map((e: { path: string }) => e.path)).toEqual(['arguments', 'callHash']);
-      const notObject = await call('POST', path, { token: TOKENS.alice, body: { decision: 'approve', arguments: [1] } });
+      const notObject = await call('POST', path, {
+        token: TOKENS.alice,
+        body: { decision: 'approve', arguments: [1] },
+      });
       expect(notObject.status).toBe(400);
       expect(notObject.body.errors[0].path).toBe('arguments');
       // A rejection carries one note: a reason and a comment together are refused, not one of them dropped.
-      const twoNotes = await call('POST', path, { token: TOKENS.alice, body: { decision: 'reject', reason: 'too large', comment: 'call the customer' } });
+      const twoNotes = await call('POST', path, {
+        token: TOKENS.alice,
+        body: { decision: 'reject', reason: 'too large', comment: 'call the customer' },
+      });
       expect(twoNotes.status).toBe(400);
-      expect(twoNotes.body.errors).toEqual([{ path: 'comment', message: expect.stringMatching(/^a rejection with a "reason" takes no "comment": send the reason alone/) }]);
+      expect(twoNotes.body.errors).toEqual([
+        {
+          path: 'comment',
+          message: expect.stringMatching(/^a rejection with a "reason" takes no "comment": send the reason alone/),
+        },
+      ]);
       expect((await baton.getRun(workflowId).pendingApprovals()).map((p) => p.handoffId)).toEqual([pending.handoffId]);
       expect((await call('POST', path, { token: TOKENS.alice, body: { decision: 'approve' } })).status).toBe(200);
       await baton.getRun(workflowId).result();
@@ -49,19 +63,32 @@ describe('the HTTP API refusing', () => {
       expect(missing.headers.get('content-type')).toBe('application/problem+json');
       expect(missing.body.errors.map((e: { path: string }) => e.path)).toEqual(['input']);
 
-      const badOptions = await call('POST', '/v1/runs', { token: TOKENS.ops, body: { ...START, options: { maxHandoffs: -1, maxTurns: 'many' } } });
+      const badOptions = await call('POST', '/v1/runs', {
+        token: TOKENS.ops,
+        body: { ...START, options: { maxHandoffs: -1, maxTurns: 'many' } },
+      });
       expect(badOptions.status).toBe(400);
-      expect(badOptions.body.errors.map((e: { path: string }) => e.path).sort()).toEqual(['options.maxHandoffs', 'options.maxTurns']);
+      expect(badOptions.body.errors.map((e: { path: string }) => e.path).sort()).toEqual([
+        'options.maxHandoffs',
+        'options.maxTurns',
+      ]);
 
       const unknownAgent = await call('POST', '/v1/runs', { token: TOKENS.ops, body: { ...START, agent: 'sales' } });
       expect(unknownAgent.status).toBe(400);
       expect(unknownAgent.body.errors).toEqual([{ path: 'agent', message: '"agent" must be one of triage, refunds' }]);
 
-      const notJson = await call('POST', '/v1/runs', { token: TOKENS.ops, body: '{"agent": ', headers: { 'content-type': 'application/json' } });
+      const notJson = await call('POST', '/v1/runs', {
+        token: TOKENS.ops,
+        body: '{"agent": ',
+        headers: { 'content-type': 'application/json' },
+      });
       expect(notJson.status).toBe(400);
       const extra = await call('POST', '/v1/runs', { token: TOKENS.ops, body: { ...START, resume: {} } });
       expect(extra.status).toBe(400);
-      const badDecision = await call('POST', '/v1/runs/x/approvals/y', { token: TOKENS.alice, body: { decision: 'maybe' } });
+      const badDecision = await call('POST', '/v1/runs/x/approvals/y', {
+        token: TOKENS.alice,
+        body: { decision: 'maybe' },
+      });
       expect(badDecision.status).toBe(400);
       expect(badDecision.body.errors[0].path).toBe('decision');
 
@@ -70,7 +97,10 @@ describe('the HTTP API refusing', () => {
         expect(answer.status, path).toBe(404);
         expectClean(answer.text);
       }
-      const noApproval = await call('POST', '/v1/runs/no-such-chain/approvals/h1', { token: TOKENS.alice, body: { decision: 'approve' } });
+      const noApproval = await call('POST', '/v1/runs/no-such-chain/approvals/h1', {
+        token: TOKENS.alice,
+        body: { decision: 'approve' },
+      });
       expect(noApproval.status).toBe(404);
       expect((await call('GET', '/v1/nothing-here', { token: TOKENS.viewer })).status).toBe(404);
       for (const answer of [missing, badOptions, unknownAgent, notJson, noApproval]) expectClean(answer.text);
@@ -84,7 +114,10 @@ describe('the HTTP API refusing', () => {
       expect(none.headers.get('www-authenticate')).toBe('Bearer');
       expect((await call('GET', '/v1/approvals', { token: 'not-a-token' })).status).toBe(401);
       expect((await call('POST', '/v1/runs', { token: TOKENS.viewer, body: START })).status).toBe(403);
-      expect((await call('GET', '/v1/me', { token: TOKENS.alice })).body).toEqual({ name: 'alice', roles: ['approver'] });
+      expect((await call('GET', '/v1/me', { token: TOKENS.alice })).body).toEqual({
+        name: 'alice',
+        roles: ['approver'],
+      });
 
       const { workflowId } = (await call('POST', '/v1/runs', { token: TOKENS.ops, body: START })).body;
       const pending = await pendingOf(call, workflowId);
@@ -94,9 +127,14 @@ describe('the HTTP API refusing', () => {
       const byBob = await call('POST', path, { token: TOKENS.bob, body: { decision: 'approve' } });
       expect(byBob.status).toBe(403);
       expect(byBob.body.detail).toContain('approvers: alice');
-      expect((await call('GET', `/v1/runs/${workflowId}`, { token: TOKENS.viewer })).body.status).toBe('awaiting_approval');
+      expect((await call('GET', `/v1/runs/${workflowId}`, { token: TOKENS.viewer })).body.status).toBe(
+        'awaiting_approval',
+      );
 
-      const rejected = await call('POST', path, { token: TOKENS.alice, body: { decision: 'reject', comment: 'not eligible' } });
+      const rejected = await call('POST', path, {
+        token: TOKENS.alice,
+        body: { decision: 'reject', comment: 'not eligible' },
+      });
       expect(rejected.body).toMatchObject({ outcome: 'rejected', approver: 'alice', reason: 'not eligible' });
       const again = await call('POST', path, { token: TOKENS.alice, body: { decision: 'approve' } });
       expect([404, 409]).toContain(again.status);
@@ -128,7 +166,15 @@ describe('the HTTP API refusing', () => {
   it('answers 503 with a clear message while Temporal cannot be reached', async () => {
     const connection = Connection.lazy({ address: '127.0.0.1:1', connectTimeout: '1 second' });
     const baton = new Baton({ client: new Client({ connection }) });
-    const service = await serveBaton({ baton, auth: { tokens: STATIC_TOKENS }, port: 0, host: '127.0.0.1', metrics: false, temporalTimeoutMs: 1_500, log: () => undefined });
+    const service = await serveBaton({
+      baton,
+      auth: { tokens: STATIC_TOKENS },
+      port: 0,
+      host: '127.0.0.1',
+      metrics: false,
+      temporalTimeoutMs: 1_500,
+      log: () => undefined,
+    });
     try {
       const call = caller(service.url);
       for (const [method, path, body] of [

@@ -14,22 +14,43 @@ const auth = (token: string, extra: Record<string, string> = {}) => ({ authoriza
 
 /** a → b (approved) → a → b (approved) → answer, long enough to continue as new on the way. */
 function pingPongTeam(): Team {
-  const lookup = defineTool({ name: 'lookup', description: 'Look up', parameters: z.object({}), execute: () => 'found' });
+  const lookup = defineTool({
+    name: 'lookup',
+    description: 'Look up',
+    parameters: z.object({}),
+    execute: () => 'found',
+  });
   return new Team([
-    defineAgent({ id: 'a', instructions: 'A', model: scripted([{ toolCalls: [{ name: 'lookup', arguments: {} }] }, hop('b'), hop('b')]), tools: [lookup] }),
-    defineAgent({ id: 'b', instructions: 'B', model: scripted([hop('a'), { text: 'done' }]), approval: { approvers: ['alice'] } }),
+    defineAgent({
+      id: 'a',
+      instructions: 'A',
+      model: scripted([{ toolCalls: [{ name: 'lookup', arguments: {} }] }, hop('b'), hop('b')]),
+      tools: [lookup],
+    }),
+    defineAgent({
+      id: 'b',
+      instructions: 'B',
+      model: scripted([hop('a'), { text: 'done' }]),
+      approval: { approvers: ['alice'] },
+    }),
   ]);
 }
 
 async function approve(call: Caller, workflowId: string, e: SseEvent) {
-  const answer = await call('POST', `/v1/runs/${workflowId}/approvals/${e.data.approval.handoffId}`, { token: TOKENS.alice, body: { decision: 'approve' } });
+  const answer = await call('POST', `/v1/runs/${workflowId}/approvals/${e.data.approval.handoffId}`, {
+    token: TOKENS.alice,
+    body: { decision: 'approve' },
+  });
   expect(answer.status).toBe(200);
 }
 
 describe('event streams', () => {
   it('resumes a chain after a disconnect from the Last-Event-ID on, without gaps or repeats, across continue-as-new', async () => {
     await withService(server.env, pingPongTeam(), async ({ service, call }) => {
-      const started = await call('POST', '/v1/runs', { token: TOKENS.ops, body: { agent: 'a', input: 'go', options: { continueAsNewAfterEvents: 20, loopWindow: 0 } } });
+      const started = await call('POST', '/v1/runs', {
+        token: TOKENS.ops,
+        body: { agent: 'a', input: 'go', options: { continueAsNewAfterEvents: 20, loopWindow: 0 } },
+      });
       const { workflowId } = started.body;
       const url = `${service.url}/v1/runs/${workflowId}/events`;
 
@@ -59,37 +80,65 @@ describe('event streams', () => {
       expect(whole.map((e) => e.event)).toContain('continued_as_new');
       const runs = new Set(whole.map((e) => e.id!.split(':')[0]));
       expect(runs.size).toBeGreaterThan(1);
-      expect(whole.filter((e) => e.event === 'handoff').map((e) => `${e.data.handoff.from}>${e.data.handoff.to}`)).toEqual(['a>b', 'b>a', 'a>b']);
+      expect(
+        whole.filter((e) => e.event === 'handoff').map((e) => `${e.data.handoff.from}>${e.data.handoff.to}`),
+      ).toEqual(['a>b', 'b>a', 'a>b']);
 
       // From an event of the first run: everything after it, through the later runs.
       const cut = whole.findIndex((e) => e.event === 'tool_call');
       const resumed: SseEvent[] = [];
-      for await (const e of (await connectSse(url, auth(TOKENS.viewer, { 'last-event-id': whole[cut]!.id! }))).events) resumed.push(e);
+      for await (const e of (await connectSse(url, auth(TOKENS.viewer, { 'last-event-id': whole[cut]!.id! }))).events)
+        resumed.push(e);
       expect(resumed.map((e) => e.id)).toEqual(whole.slice(cut + 1).map((e) => e.id));
     });
   });
 
   it("streams a delegation with the specialist's own events, and resumes inside them from a Last-Event-ID", async () => {
     await withService(server.env, delegationScenario.team(), async ({ service, call }) => {
-      const { workflowId } = (await call('POST', '/v1/runs', { token: TOKENS.ops, body: { agent: 'triage', input: 'where is order 42?' } })).body;
+      const { workflowId } = (
+        await call('POST', '/v1/runs', { token: TOKENS.ops, body: { agent: 'triage', input: 'where is order 42?' } })
+      ).body;
       const url = `${service.url}/v1/runs/${encodeURIComponent(workflowId)}/events`;
       const whole: SseEvent[] = [];
       for await (const e of (await connectSse(url, auth(TOKENS.viewer))).events) whole.push(e);
-      const shown = whole.map((e) => (e.event === 'specialist' ? `specialist ${e.data.workflowId}: ${e.data.event.kind}` : e.event)).filter((k) => !/answered/.test(k));
-      expect(shown).toEqual(['model_call', 'delegation_started', `specialist ${workflowId}/orders-1.1: model_call`, `specialist ${workflowId}/orders-1.1: completed`, 'delegation_ended', 'model_call', 'completed']);
-      expect(whole.find((e) => e.event === 'delegation_ended')!.data).toMatchObject({ to: 'orders', workflowId: `${workflowId}/orders-1.1`, output: 'order 42: delivered yesterday' });
+      const shown = whole
+        .map((e) => (e.event === 'specialist' ? `specialist ${e.data.workflowId}: ${e.data.event.kind}` : e.event))
+        .filter((k) => !/answered/.test(k));
+      expect(shown).toEqual([
+        'model_call',
+        'delegation_started',
+        `specialist ${workflowId}/orders-1.1: model_call`,
+        `specialist ${workflowId}/orders-1.1: completed`,
+        'delegation_ended',
+        'model_call',
+        'completed',
+      ]);
+      expect(whole.find((e) => e.event === 'delegation_ended')!.data).toMatchObject({
+        to: 'orders',
+        workflowId: `${workflowId}/orders-1.1`,
+        output: 'order 42: delivered yesterday',
+      });
       const inside = whole.findIndex((e) => e.event === 'specialist');
       const resumed: SseEvent[] = [];
-      for await (const e of (await connectSse(url, auth(TOKENS.viewer, { 'last-event-id': whole[inside]!.id! }))).events) resumed.push(e);
+      for await (const e of (await connectSse(url, auth(TOKENS.viewer, { 'last-event-id': whole[inside]!.id! })))
+        .events)
+        resumed.push(e);
       expect(resumed.map((e) => e.id)).toEqual(whole.slice(inside + 1).map((e) => e.id));
     });
   });
 
   it('ends with the typed error of a failed chain, and refuses unknown chains and callers without a token', async () => {
     await withService(server.env, refundTeam(), async ({ service, call }) => {
-      const { workflowId } = (await call('POST', '/v1/runs', { token: TOKENS.ops, body: { agent: 'triage', input: 'refund', options: { maxHandoffs: 0 } } })).body;
+      const { workflowId } = (
+        await call('POST', '/v1/runs', {
+          token: TOKENS.ops,
+          body: { agent: 'triage', input: 'refund', options: { maxHandoffs: 0 } },
+        })
+      ).body;
       const events: SseEvent[] = [];
-      for await (const e of (await connectSse(`${service.url}/v1/runs/${workflowId}/events`, auth(TOKENS.viewer))).events) events.push(e);
+      for await (const e of (await connectSse(`${service.url}/v1/runs/${workflowId}/events`, auth(TOKENS.viewer)))
+        .events)
+        events.push(e);
       expect(events.at(-1)).toMatchObject({ event: 'failed', data: { error: { type: 'MaxHandoffsExceededError' } } });
       expect((await connectSse(`${service.url}/v1/runs/nope/events`, auth(TOKENS.viewer))).status).toBe(404);
       expect((await connectSse(`${service.url}/v1/runs/${workflowId}/events`, {})).status).toBe(401);
@@ -101,10 +150,17 @@ describe('event streams', () => {
       const stream = await connectSse(`${service.url}/v1/approvals/events`, auth(TOKENS.alice));
       const next = async () => (await stream.events.next()).value as SseEvent;
       expect(await next()).toMatchObject({ event: 'approvals', data: { approvals: [] } });
-      const { workflowId } = (await call('POST', '/v1/runs', { token: TOKENS.ops, body: { agent: 'triage', input: 'refund order 42' } })).body;
+      const { workflowId } = (
+        await call('POST', '/v1/runs', { token: TOKENS.ops, body: { agent: 'triage', input: 'refund order 42' } })
+      ).body;
       const listed = await next();
-      expect(listed.data.approvals).toMatchObject([{ workflowId, from: 'triage', to: 'refunds', canDecide: true, chain: [] }]);
-      await call('POST', `/v1/runs/${workflowId}/approvals/${listed.data.approvals[0].handoffId}`, { token: TOKENS.alice, body: { decision: 'approve' } });
+      expect(listed.data.approvals).toMatchObject([
+        { workflowId, from: 'triage', to: 'refunds', canDecide: true, chain: [] },
+      ]);
+      await call('POST', `/v1/runs/${workflowId}/approvals/${listed.data.approvals[0].handoffId}`, {
+        token: TOKENS.alice,
+        body: { decision: 'approve' },
+      });
       expect(await next()).toMatchObject({ event: 'approvals', data: { approvals: [] } });
       stream.close();
     });

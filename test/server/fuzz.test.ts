@@ -19,7 +19,10 @@ describe('the HTTP service, fuzzed from its OpenAPI document', () => {
       httpFuzzTeam(),
       async ({ service, logged }) => {
         const pools = await seedPools(service.url);
-        const run = await fuzzHttp(service.url, pools, { numRuns: REQUESTS, ...(process.env.BATON_FUZZ_SEED ? { seed: Number(process.env.BATON_FUZZ_SEED) } : {}) });
+        const run = await fuzzHttp(service.url, pools, {
+          numRuns: REQUESTS,
+          ...(process.env.BATON_FUZZ_SEED ? { seed: Number(process.env.BATON_FUZZ_SEED) } : {}),
+        });
         expect(run.problems, `seed ${run.details.seed}, path ${run.details.counterexamplePath}`).toEqual([]);
         expect(run.details.failed, String(run.details.errorInstance)).toBe(false);
         expect(run.requests).toBe(REQUESTS);

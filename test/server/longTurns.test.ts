@@ -16,10 +16,14 @@ const server = useTemporalServer();
 const team = () =>
   new Team([
     scriptedAgent('triage', [{ handoff: { to: 'refunds', message: 'refund order 42' } }]),
-    scriptedAgent('refunds', [{ text: 'Refunded order 42.' }, { text: 'Anything else?' }, { text: 'Glad to help.' }], { approval: { approvers: ['alice'] } }),
+    scriptedAgent('refunds', [{ text: 'Refunded order 42.' }, { text: 'Anything else?' }, { text: 'Glad to help.' }], {
+      approval: { approvers: ['alice'] },
+    }),
   ]);
 
-const turnsOf = async (call: Parameters<Parameters<typeof withService>[2]>[0]['call'], id: string) => ((await call('GET', `/v1/conversations/${id}`, { token: TOKENS.viewer })).body as { turns: { message?: string }[] }).turns;
+const turnsOf = async (call: Parameters<Parameters<typeof withService>[2]>[0]['call'], id: string) =>
+  ((await call('GET', `/v1/conversations/${id}`, { token: TOKENS.viewer })).body as { turns: { message?: string }[] })
+    .turns;
 
 describe('long turns and retried requests over HTTP', () => {
   it('answers a turn that waits for an approval with 202 and where to follow it; the message sent again is the same message; sent once answered it is a new one', async () => {
@@ -43,13 +47,29 @@ describe('long turns and retried requests over HTTP', () => {
         expect([retried.status, retried.headers.get('idempotency-key')]).toEqual([202, key]);
         expect(await turnsOf(call, id)).toHaveLength(1);
         const waiting = await call('GET', follow, { token: TOKENS.viewer });
-        expect([waiting.status, waiting.body.status, waiting.headers.get('retry-after')]).toEqual([202, 'answering', '1']);
+        expect([waiting.status, waiting.body.status, waiting.headers.get('retry-after')]).toEqual([
+          202,
+          'answering',
+          '1',
+        ]);
 
         const pending = await pendingOf(call, id);
-        expect((await call('POST', `/v1/runs/${id}/approvals/${pending.handoffId}`, { token: TOKENS.alice, body: { decision: 'approve' } })).status).toBe(200);
+        expect(
+          (
+            await call('POST', `/v1/runs/${id}/approvals/${pending.handoffId}`, {
+              token: TOKENS.alice,
+              body: { decision: 'approve' },
+            })
+          ).status,
+        ).toBe(200);
         const replied = await call('GET', `${follow}?wait=20`, { token: TOKENS.viewer });
         expect(replied.status).toBe(200);
-        expect(replied.body).toMatchObject({ turn: 1, output: 'Refunded order 42.', agent: 'refunds', idempotencyKey: key });
+        expect(replied.body).toMatchObject({
+          turn: 1,
+          output: 'Refunded order 42.',
+          agent: 'refunds',
+          idempotencyKey: key,
+        });
 
         // Once answered, the same text is a new message: the conversation's next turn.
         const again = await send();
@@ -57,7 +77,9 @@ describe('long turns and retried requests over HTTP', () => {
         expect(again.body).toMatchObject({ turn: 2, output: 'Anything else?' });
         expect(again.headers.get('idempotency-key')).not.toBe(key);
         expect((await turnsOf(call, id)).map((t) => t.message)).toEqual([body.message, body.message]);
-        expect((await call('GET', `/v1/conversations/${id}/messages/no-such-key`, { token: TOKENS.viewer })).status).toBe(404);
+        expect(
+          (await call('GET', `/v1/conversations/${id}/messages/no-such-key`, { token: TOKENS.viewer })).status,
+        ).toBe(404);
       },
       { service: { replyWaitMs: 1_500 } },
     );
@@ -87,7 +109,10 @@ describe('long turns and retried requests over HTTP', () => {
           { taskQueue: later },
         );
       },
-      { service: { temporalTimeoutMs: 1_000 }, baton: () => new Baton({ client: server.env.client, taskQueue: later }) },
+      {
+        service: { temporalTimeoutMs: 1_000 },
+        baton: () => new Baton({ client: server.env.client, taskQueue: later }),
+      },
     );
   });
 
@@ -96,7 +121,8 @@ describe('long turns and retried requests over HTTP', () => {
       server.env,
       team(),
       async ({ call }) => {
-        const start = (input: string) => call('POST', '/v1/runs', { token: TOKENS.ops, body: { agent: 'refunds', input } });
+        const start = (input: string) =>
+          call('POST', '/v1/runs', { token: TOKENS.ops, body: { agent: 'refunds', input } });
         const input = `hello ${Date.now()}`;
         const first = await start(input);
         expect(first.status).toBe(201);

@@ -19,18 +19,28 @@ describe('/openapi.json', () => {
       const doc = (await call('GET', '/openapi.json')).body as { paths: Record<string, Record<string, Operation>> };
       await expect(SwaggerParser.validate(structuredClone(doc) as never)).resolves.toBeDefined();
 
-      const operations = Object.entries(doc.paths).flatMap(([path, ops]) => Object.entries(ops).map(([method, op]) => ({ route: `${method} ${path}`, op })));
+      const operations = Object.entries(doc.paths).flatMap(([path, ops]) =>
+        Object.entries(ops).map(([method, op]) => ({ route: `${method} ${path}`, op })),
+      );
       const ids = operations.map((o) => o.op.operationId);
-      expect(ids.filter((id) => !id), 'routes without an operationId').toEqual([]);
+      expect(
+        ids.filter((id) => !id),
+        'routes without an operationId',
+      ).toEqual([]);
       expect(new Set(ids).size).toBe(ids.length);
       for (const { route, op } of operations) {
         expect(Object.keys(op.responses ?? {}).length, `${route} has responses`).toBeGreaterThan(0);
-        for (const [status, response] of Object.entries(op.responses ?? {})) expect(response.description, `${route} ${status}`).toMatch(/\S/);
+        for (const [status, response] of Object.entries(op.responses ?? {}))
+          expect(response.description, `${route} ${status}`).toMatch(/\S/);
       }
 
       // Every route of the API is described: none is served that the document leaves out.
       const app = createBatonApp({ baton, auth: { tokens: STATIC_TOKENS }, metrics: false });
-      const served = new Set(app.routes.filter((r) => r.path.startsWith('/v1/') && r.method !== 'ALL').map((r) => `${r.method.toLowerCase()} ${r.path.replace(/:(\w+)/g, '{$1}')}`));
+      const served = new Set(
+        app.routes
+          .filter((r) => r.path.startsWith('/v1/') && r.method !== 'ALL')
+          .map((r) => `${r.method.toLowerCase()} ${r.path.replace(/:(\w+)/g, '{$1}')}`),
+      );
       expect([...served].sort()).toEqual(operations.map((o) => o.route).sort());
     });
   });

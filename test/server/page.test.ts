@@ -15,14 +15,24 @@ import { refundTeam, toolApprovalTeam } from './team';
 
 const server = useTemporalServer();
 const SHOTS = path.join(__dirname, 'screenshots');
-const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
 
 let browser: Browser;
 beforeAll(async () => {
   fs.mkdirSync(SHOTS, { recursive: true });
   // test/helpers/globalSetup.ts finds Chromium, or installs it, before the tests start.
   const executablePath = process.env.BATON_CHROMIUM ?? findChromium();
-  if (!executablePath) throw new Error(`no Chromium for the page tests: ${process.env.BATON_CHROMIUM_PROBLEM ?? `none at ${SEARCHED}`}`);
+  if (!executablePath)
+    throw new Error(`no Chromium for the page tests: ${process.env.BATON_CHROMIUM_PROBLEM ?? `none at ${SEARCHED}`}`);
   browser = await chromium.launch({ executablePath, args: ARGS });
 });
 afterAll(async () => {
@@ -48,7 +58,12 @@ describe('the approvals page', () => {
       await inbox.locator('.live.on').waitFor();
       await expect.poll(() => inbox.getByText('Nothing waits for approval.').isVisible()).toBe(true);
 
-      const { workflowId } = (await call('POST', '/v1/runs', { token: TOKENS.ops, body: { agent: 'triage', input: 'The teapot of order 42 arrived broken.' } })).body;
+      const { workflowId } = (
+        await call('POST', '/v1/runs', {
+          token: TOKENS.ops,
+          body: { agent: 'triage', input: 'The teapot of order 42 arrived broken.' },
+        })
+      ).body;
       const card = inbox.locator('.card', { hasText: 'Refund order 42' });
       await card.waitFor();
       expect(await card.locator('.route').textContent()).toBe('triage→refunds');
@@ -56,11 +71,18 @@ describe('the approvals page', () => {
       expect(await card.textContent()).toContain('No handoffs yet');
       await inbox.screenshot({ path: path.join(SHOTS, 'inbox.png'), fullPage: true });
 
-      const phone = await browser.newContext({ viewport: { width: 390, height: 844 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true });
+      const phone = await browser.newContext({
+        viewport: { width: 390, height: 844 },
+        deviceScaleFactor: 2,
+        isMobile: true,
+        hasTouch: true,
+      });
       const small = await phone.newPage();
       await signIn(small, `${service.url}/`, TOKENS.alice);
       await small.locator('.card').waitFor();
-      const overflow = await small.evaluate('document.documentElement.scrollWidth - document.documentElement.clientWidth');
+      const overflow = await small.evaluate(
+        'document.documentElement.scrollWidth - document.documentElement.clientWidth',
+      );
       expect(overflow).toBe(0);
       await small.screenshot({ path: path.join(SHOTS, 'inbox-phone.png'), fullPage: true });
       await phone.close();
@@ -118,33 +140,54 @@ describe('the approvals page', () => {
 
       // The same request twice, each a chain of its own: each with a key of its own.
       let starts = 0;
-      const start = async () => (await call('POST', '/v1/runs', { token: TOKENS.ops, body: { agent: 'refunds', input: 'Refund order A1.' }, headers: { 'idempotency-key': `page-${Date.now()}-${++starts}` } })).body.workflowId as string;
+      const start = async () =>
+        (
+          await call('POST', '/v1/runs', {
+            token: TOKENS.ops,
+            body: { agent: 'refunds', input: 'Refund order A1.' },
+            headers: { 'idempotency-key': `page-${Date.now()}-${++starts}` },
+          })
+        ).body.workflowId as string;
       const edited = await start();
       const card = page.locator('.card', { hasText: 'issueRefund' });
       await card.waitFor();
       expect(await card.locator('.route').textContent()).toBe('refunds→tool issueRefund');
       // A card can show before the approvals stream gives its chain's request; it is labelled again when it does.
-      await expect.poll(() => card.getAttribute('aria-label')).toMatch(/^Tool call issueRefund by refunds in chain \S+ \(request: Refund order A1\.\), asked /);
+      await expect
+        .poll(() => card.getAttribute('aria-label'))
+        .toMatch(/^Tool call issueRefund by refunds in chain \S+ \(request: Refund order A1\.\), asked /);
       const args = card.getByLabel('Arguments (JSON; edit them to run the call with yours)');
       expect(JSON.parse(await args.inputValue())).toEqual({ orderId: 'A1', amount: 250 });
       await page.screenshot({ path: path.join(SHOTS, 'inbox-tool-call.png'), fullPage: true });
 
       await args.fill('{"orderId": "A1", "amount": 200');
       await card.getByRole('button', { name: 'Approve' }).click();
-      await expect.poll(() => card.locator('.args-problem').textContent()).toMatch(/^The arguments are not valid JSON: /);
+      await expect
+        .poll(() => card.locator('.args-problem').textContent())
+        .toMatch(/^The arguments are not valid JSON: /);
       await args.fill('[200]');
       await card.getByRole('button', { name: 'Approve' }).click();
-      await expect.poll(() => card.locator('.args-problem').textContent()).toBe('The arguments must be a JSON object, like {"orderId": "A1"}.');
+      await expect
+        .poll(() => card.locator('.args-problem').textContent())
+        .toBe('The arguments must be a JSON object, like {"orderId": "A1"}.');
       await page.screenshot({ path: path.join(SHOTS, 'inbox-tool-call-invalid.png'), fullPage: true });
       expect(posts).toEqual([]);
 
       await args.fill('{"orderId": "A1", "amount": 200}');
       await card.getByRole('button', { name: 'Approve' }).click();
-      await expect.poll(() => page.locator('#toast').textContent()).toContain('Approved refunds → tool issueRefund with edited arguments');
-      expect(posts.map((p) => JSON.parse(p))).toEqual([{ decision: 'approve', callHash: expect.any(String), arguments: { orderId: 'A1', amount: 200 } }]);
+      await expect
+        .poll(() => page.locator('#toast').textContent())
+        .toContain('Approved refunds → tool issueRefund with edited arguments');
+      expect(posts.map((p) => JSON.parse(p))).toEqual([
+        { decision: 'approve', callHash: expect.any(String), arguments: { orderId: 'A1', amount: 200 } },
+      ]);
       await baton.getRun(edited).result();
       const decided = (await baton.audit(edited)).events.find((e) => e.kind === 'approval_decided');
-      expect(decided).toMatchObject({ approver: 'alice', tool: 'issueRefund', editedArguments: '{"orderId":"A1","amount":200}' });
+      expect(decided).toMatchObject({
+        approver: 'alice',
+        tool: 'issueRefund',
+        editedArguments: '{"orderId":"A1","amount":200}',
+      });
 
       // Arguments left as they were are not sent: the model's call runs.
       const unchanged = await start();
@@ -153,7 +196,9 @@ describe('the approvals page', () => {
       await expect.poll(() => posts.length).toBe(2);
       expect(JSON.parse(posts[1]!)).toEqual({ decision: 'approve', callHash: expect.any(String) });
       await baton.getRun(unchanged).result();
-      expect((await baton.audit(unchanged)).events.find((e) => e.kind === 'approval_decided')).not.toHaveProperty('editedArguments');
+      expect((await baton.audit(unchanged)).events.find((e) => e.kind === 'approval_decided')).not.toHaveProperty(
+        'editedArguments',
+      );
       expect(errors).toEqual([]);
       await page.close();
     });
@@ -171,13 +216,23 @@ describe('the approvals page', () => {
 
   it('shows an eval report and an experiment, stops the experiment with a button, and saves a chain into a dataset from its page', async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'baton-page-datasets-'));
-    const team = () => new Team([scriptedAgent('triage', [{ handoff: { to: 'billing', message: 'a bill' } }]), scriptedAgent('billing', [{ text: 'paid' }])]);
+    const team = () =>
+      new Team([
+        scriptedAgent('triage', [{ handoff: { to: 'billing', message: 'a bill' } }]),
+        scriptedAgent('billing', [{ text: 'paid' }]),
+      ]);
     await withService(
       server.env,
       team(),
       async ({ service, baton }) => {
         const chain = await baton.run('triage', 'my bill');
-        const report = await runEval({ client: baton.client, connection: server.env.nativeConnection, team: team(), cases: await evalCases(baton.client, { ids: [chain.workflowId] }), pollMs: 100 });
+        const report = await runEval({
+          client: baton.client,
+          connection: server.env.nativeConnection,
+          team: team(),
+          cases: await evalCases(baton.client, { ids: [chain.workflowId] }),
+          pollMs: 100,
+        });
         await baton.experiments.start({ id: 'page-exp', variants: [{ name: 'a' }, { name: 'b' }] });
         await (await baton.start('triage', 'my bill', { experiment: 'page-exp' })).result();
         const errors: string[] = [];
@@ -196,7 +251,9 @@ describe('the approvals page', () => {
         await page.goto(`${service.url}/experiments/page-exp`);
         await page.getByRole('button', { name: 'Stop: all to b' }).click();
         await expect.poll(() => page.locator('.facts').first().textContent()).toContain('stopped: new chains go to b');
-        expect(await page.locator('main').textContent()).toContain('Nothing to compare yet: a variant has no ended chains.');
+        expect(await page.locator('main').textContent()).toContain(
+          'Nothing to compare yet: a variant has no ended chains.',
+        );
         expect(await page.locator('main').textContent()).not.toContain('null');
         expect((await baton.experiments.get('page-exp')).stoppedBy).toBe('admin');
         await page.screenshot({ path: path.join(SHOTS, 'experiment.png'), fullPage: true });
@@ -205,7 +262,10 @@ describe('the approvals page', () => {
         await page.getByLabel('Dataset').fill('page');
         await page.getByRole('button', { name: 'Save as good' }).click();
         await expect.poll(() => page.locator('#toast').textContent()).toBe('Saved as good to page, line 1');
-        expect(JSON.parse(fs.readFileSync(path.join(dir, 'page.jsonl'), 'utf8'))).toMatchObject({ chainId: chain.workflowId, verdict: 'good' });
+        expect(JSON.parse(fs.readFileSync(path.join(dir, 'page.jsonl'), 'utf8'))).toMatchObject({
+          chainId: chain.workflowId,
+          verdict: 'good',
+        });
         expect(errors).toEqual([]);
         await context.close();
       },

@@ -18,38 +18,52 @@ const browser = useBrowser();
 /** axe-core's violations on the page as it stands: rule, impact, and the elements. */
 async function violations(page: Page): Promise<string[]> {
   await page.addScriptTag({ path: AXE });
-  const found = (await page.evaluate('axe.run(document, { resultTypes: ["violations"] })')) as { violations: { id: string; impact: string; nodes: { target: string[] }[] }[] };
+  const found = (await page.evaluate('axe.run(document, { resultTypes: ["violations"] })')) as {
+    violations: { id: string; impact: string; nodes: { target: string[] }[] }[];
+  };
   return found.violations.map((v) => `${v.id} (${v.impact}): ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
 }
 
 describe('the pages, for everyone', () => {
-  it('have no axe-core violations at 390 px and 1440 px, light and dark, with a tool call waiting', { timeout: 240_000 }, async () => {
-    await withService(server.env, toolApprovalTeam(), async ({ service, call }) => {
-      const { workflowId } = (await call('POST', '/v1/runs', { token: TOKENS.ops, body: { agent: 'refunds', input: 'Refund order A1.' } })).body as { workflowId: string };
-      const found: Record<string, string[]> = {};
-      for (const width of [390, 1440]) {
-        for (const colorScheme of ['light', 'dark'] as const) {
-          // axe-core is injected as a script of the test's own, which the page's policy would refuse.
-          const context = await browser().newContext({ viewport: { width, height: 900 }, colorScheme, bypassCSP: true });
-          const page = await context.newPage();
-          await signIn(page, `${service.url}/`, TOKENS.alice);
-          await page.locator(`.card[data-key^="${workflowId}/"]`).waitFor();
-          found[`inbox ${width} ${colorScheme}`] = await violations(page);
-          await page.goto(`${service.url}/runs/${encodeURIComponent(workflowId)}`);
-          await page.locator('.flow svg').waitFor();
-          found[`run ${width} ${colorScheme}`] = await violations(page);
-          await context.close();
+  it(
+    'have no axe-core violations at 390 px and 1440 px, light and dark, with a tool call waiting',
+    { timeout: 240_000 },
+    async () => {
+      await withService(server.env, toolApprovalTeam(), async ({ service, call }) => {
+        const { workflowId } = (
+          await call('POST', '/v1/runs', { token: TOKENS.ops, body: { agent: 'refunds', input: 'Refund order A1.' } })
+        ).body as { workflowId: string };
+        const found: Record<string, string[]> = {};
+        for (const width of [390, 1440]) {
+          for (const colorScheme of ['light', 'dark'] as const) {
+            // axe-core is injected as a script of the test's own, which the page's policy would refuse.
+            const context = await browser().newContext({
+              viewport: { width, height: 900 },
+              colorScheme,
+              bypassCSP: true,
+            });
+            const page = await context.newPage();
+            await signIn(page, `${service.url}/`, TOKENS.alice);
+            await page.locator(`.card[data-key^="${workflowId}/"]`).waitFor();
+            found[`inbox ${width} ${colorScheme}`] = await violations(page);
+            await page.goto(`${service.url}/runs/${encodeURIComponent(workflowId)}`);
+            await page.locator('.flow svg').waitFor();
+            found[`run ${width} ${colorScheme}`] = await violations(page);
+            await context.close();
+          }
         }
-      }
-      expect(found).toEqual(Object.fromEntries(Object.keys(found).map((k) => [k, []])));
-    });
-  });
+        expect(found).toEqual(Object.fromEntries(Object.keys(found).map((k) => [k, []])));
+      });
+    },
+  );
 
   it('decides from the keyboard only on the second press of the same key, and says so after the first', async () => {
     await withService(server.env, toolApprovalTeam(), async ({ service, call }) => {
       const page = await browser().newPage({ viewport: { width: 1100, height: 800 } });
       await signIn(page, `${service.url}/`, TOKENS.alice);
-      const { workflowId } = (await call('POST', '/v1/runs', { token: TOKENS.ops, body: { agent: 'refunds', input: 'Refund order A1.' } })).body as { workflowId: string };
+      const { workflowId } = (
+        await call('POST', '/v1/runs', { token: TOKENS.ops, body: { agent: 'refunds', input: 'Refund order A1.' } })
+      ).body as { workflowId: string };
       const card = page.locator(`.card[data-key^="${workflowId}/"]`);
       await card.waitFor();
       await card.focus();

@@ -15,7 +15,16 @@ import { refundTeam } from './team';
 const server = useTemporalServer();
 const SHOTS = path.join(__dirname, 'screenshots');
 const CHROMIUM = '/usr/bin/chromium';
-const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
 const PHONE = { viewport: { width: 390, height: 844 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true };
 
 let browser: Browser;
@@ -38,7 +47,8 @@ async function shoot(page: Page, name: string) {
 }
 
 /** How far the page is wider than the screen, in CSS pixels. */
-const overflow = (page: Page) => page.evaluate('document.documentElement.scrollWidth - document.documentElement.clientWidth') as Promise<number>;
+const overflow = (page: Page) =>
+  page.evaluate('document.documentElement.scrollWidth - document.documentElement.clientWidth') as Promise<number>;
 
 /**
  * Where each timeline row's time text ends and its agent's text starts (a grid cell's box stays in
@@ -52,13 +62,19 @@ const TIMELINE_TEXTS = `[...document.querySelectorAll('.timeline li')].map((li) 
 })`;
 const FLOW_BOX = `(() => { const el = document.querySelector('.flow'); return { box: el.getBoundingClientRect().right, svg: el.querySelector('svg').getBoundingClientRect().right, scrolls: el.scrollWidth > el.clientWidth }; })()`;
 
-const REQUESTS = ['The teapot of order 42 arrived broken, please refund it.', 'Order 42: I was charged twice for the same teapot.'];
+const REQUESTS = [
+  'The teapot of order 42 arrived broken, please refund it.',
+  'Order 42: I was charged twice for the same teapot.',
+];
 
 describe('approval cards tell chains apart', () => {
   it("shows each chain's request, id and starter on a 390 px phone, and tells a viewer why they cannot decide", async () => {
     await withService(server.env, refundTeam(), async ({ service, call }) => {
       const ids: string[] = [];
-      for (const input of REQUESTS) ids.push((await call('POST', '/v1/runs', { token: TOKENS.ops, body: { agent: 'triage', input } })).body.workflowId);
+      for (const input of REQUESTS)
+        ids.push(
+          (await call('POST', '/v1/runs', { token: TOKENS.ops, body: { agent: 'triage', input } })).body.workflowId,
+        );
       const phone = await browser.newContext(PHONE);
       const page = await phone.newPage();
       const errors: string[] = [];
@@ -81,13 +97,17 @@ describe('approval cards tell chains apart', () => {
       const viewer = await phone.newPage();
       await signIn(viewer, `${service.url}/?for=all`, TOKENS.viewer);
       await expect.poll(() => viewer.locator('.card').count(), { timeout: 20_000 }).toBe(2);
-      expect(await viewer.locator('.card .why-not').first().textContent()).toBe('You cannot decide approvals: you are signed in as viewer with the role viewer, and deciding needs approver or admin.');
+      expect(await viewer.locator('.card .why-not').first().textContent()).toBe(
+        'You cannot decide approvals: you are signed in as viewer with the role viewer, and deciding needs approver or admin.',
+      );
       await shoot(viewer, 'approvals-390-viewer.png');
       const bob = await phone.newPage();
       // Bob reads everyone's: only alice decides these, so none waits for him.
       await signIn(bob, `${service.url}/?for=all`, TOKENS.bob);
       await expect.poll(() => bob.locator('.card').count(), { timeout: 20_000 }).toBe(2);
-      expect(await bob.locator('.card .why-not').first().textContent()).toBe('Only alice decides this; you are signed in as bob.');
+      expect(await bob.locator('.card .why-not').first().textContent()).toBe(
+        'Only alice decides this; you are signed in as bob.',
+      );
       expect(errors).toEqual([]);
       await phone.close();
     });
@@ -97,14 +117,18 @@ describe('approval cards tell chains apart', () => {
 describe('the run page on a 390 px phone', () => {
   it('keeps times clear of agent names, fits the flow to the screen, and shows the request on the waiting card', async () => {
     await withService(server.env, refundTeam(), async ({ service, call }) => {
-      const { workflowId } = (await call('POST', '/v1/runs', { token: TOKENS.ops, body: { agent: 'triage', input: REQUESTS[0] } })).body;
+      const { workflowId } = (
+        await call('POST', '/v1/runs', { token: TOKENS.ops, body: { agent: 'triage', input: REQUESTS[0] } })
+      ).body;
       const phone = await browser.newContext(PHONE);
       const page = await phone.newPage();
       await signIn(page, `${service.url}/runs/${encodeURIComponent(workflowId)}`, TOKENS.alice);
       const card = page.locator('.card');
       await card.waitFor({ timeout: 20_000 });
       expect(await card.locator('.request').textContent()).toBe(`Request to triage: ${REQUESTS[0]}`);
-      expect(await card.locator('.which').textContent()).toMatch(new RegExp(`^Chain ${workflowId} · started \\d+ s ago by ops$`));
+      expect(await card.locator('.which').textContent()).toMatch(
+        new RegExp(`^Chain ${workflowId} · started \\d+ s ago by ops$`),
+      );
       expect(await page.locator('main > p.request').textContent()).toBe(`Request to triage from ops: ${REQUESTS[0]}`);
       await card.getByRole('button', { name: 'Approve' }).click();
       await expect.poll(() => page.locator('.badge').textContent(), { timeout: 20_000 }).toBe('completed');
@@ -126,7 +150,9 @@ describe('the run page on a 390 px phone', () => {
 describe("a specialist's chain on the run page", () => {
   it('draws the specialist in the flow, linking to its own page, and links it from the timeline', async () => {
     await withService(server.env, delegationScenario.team(), async ({ service, call, baton }) => {
-      const { workflowId } = (await call('POST', '/v1/runs', { token: TOKENS.ops, body: { agent: 'triage', input: 'where is order 42?' } })).body;
+      const { workflowId } = (
+        await call('POST', '/v1/runs', { token: TOKENS.ops, body: { agent: 'triage', input: 'where is order 42?' } })
+      ).body;
       await baton.getRun(workflowId).result();
       const child = `${workflowId}/orders-1.1`;
       const page = await browser.newPage({ viewport: { width: 1100, height: 800 } });

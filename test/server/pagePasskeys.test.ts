@@ -23,7 +23,13 @@ const server = useTemporalServer();
 const browser = useBrowser(LOCALHOST_ARGS);
 
 const team = () =>
-  new Team([agent('desk', [{ handoff: { to: 'vault', message: 'open the vault' } }], { handoffs: ['vault'] }), agent('vault', [{ text: 'vault opened' }], { approval: { approvers: ['alice'], requireSignature: true } })], { name: 'passkeys' });
+  new Team(
+    [
+      agent('desk', [{ handoff: { to: 'vault', message: 'open the vault' } }], { handoffs: ['vault'] }),
+      agent('vault', [{ text: 'vault opened' }], { approval: { approvers: ['alice'], requireSignature: true } }),
+    ],
+    { name: 'passkeys' },
+  );
 
 describe('passkeys on the approvals page', () => {
   it('sign decisions the chain acts on; a wrong origin, a replayed assertion and an untrusted passkey are refused and the chain waits', async () => {
@@ -35,7 +41,10 @@ describe('passkeys on the approvals page', () => {
 
       const waitingIn = async (keys: ApproverKey[]) => {
         const run = await baton.start('desk', 'open it', { approverKeys: keys });
-        const [w] = await waitFor(() => run.pendingApprovals(), (p) => p.length === 1);
+        const [w] = await waitFor(
+          () => run.pendingApprovals(),
+          (p) => p.length === 1,
+        );
         return { run, handoffId: w!.handoffId };
       };
       const approveOnPage = async (workflowId: string) => {
@@ -43,30 +52,60 @@ describe('passkeys on the approvals page', () => {
         await card.waitFor();
         await page.evaluate('document.getElementById("toast").textContent = ""');
         await card.getByRole('button', { name: 'Approve' }).click();
-        return waitFor(() => page.locator('#toast').textContent(), (t) => !!t && (t.includes('Approved') || t.includes('Could not')));
+        return waitFor(
+          () => page.locator('#toast').textContent(),
+          (t) => !!t && (t.includes('Approved') || t.includes('Could not')),
+        );
       };
-      const refusals = async (workflowId: string, n: number) => (await waitFor(() => baton.audit(workflowId), (a) => a.events.filter((e) => e.kind === 'decision_refused').length >= n)).events.filter((e) => e.kind === 'decision_refused');
+      const refusals = async (workflowId: string, n: number) =>
+        (
+          await waitFor(
+            () => baton.audit(workflowId),
+            (a) => a.events.filter((e) => e.kind === 'decision_refused').length >= n,
+          )
+        ).events.filter((e) => e.kind === 'decision_refused');
 
       // Signed with the passkey the run trusts: the chain acts on it, and records how.
       const a = await waitingIn([entry]);
       expect(await approveOnPage(a.run.workflowId)).toContain(`signed with ${entry.kid}`);
       expect((await a.run.result()).output).toBe('vault opened');
       const auditA = await baton.audit(a.run.workflowId);
-      const decided = auditA.events.find((e) => e.kind === 'approval_decided') as { identity?: unknown; signature?: string } | undefined;
-      expect(decided?.identity).toEqual({ method: 'signed', kid: entry.kid, keySource: 'run', passkey: { origin, signCount: expect.any(Number) } });
+      const decided = auditA.events.find((e) => e.kind === 'approval_decided') as
+        { identity?: unknown; signature?: string } | undefined;
+      expect(decided?.identity).toEqual({
+        method: 'signed',
+        kid: entry.kid,
+        keySource: 'run',
+        passkey: { origin, signCount: expect.any(Number) },
+      });
       expect(decided?.signature?.split('.')).toHaveLength(5);
       // The exported audit verifies it; a tampered copy does not.
       const exported = exportAudit(auditA);
       expect(verifyAuditExport(exported, { acceptUntrustedHead: true })).toMatchObject({ ok: true });
-      const tampered = JSON.parse(JSON.stringify(exported).replace(`"signCount":${(decided!.identity as { passkey: { signCount: number } }).passkey.signCount}`, '"signCount":999')) as typeof exported;
+      const tampered = JSON.parse(
+        JSON.stringify(exported).replace(
+          `"signCount":${(decided!.identity as { passkey: { signCount: number } }).passkey.signCount}`,
+          '"signCount":999',
+        ),
+      ) as typeof exported;
       expect(verifyAuditExport(tampered, { acceptUntrustedHead: true })).toMatchObject({ ok: false });
 
       // The same assertion sent again, for another chain: refused on the record, the chain waits.
       const b = await waitingIn([entry]);
-      await b.run.handle.signal('approveHandoff', { handoffId: b.handoffId, approver: 'alice', signature: decided!.signature });
-      expect((await refusals(b.run.workflowId, 1))[0]).toMatchObject({ approver: 'alice', via: 'signal', reason: expect.stringContaining('the signature is for chain') });
+      await b.run.handle.signal('approveHandoff', {
+        handoffId: b.handoffId,
+        approver: 'alice',
+        signature: decided!.signature,
+      });
+      expect((await refusals(b.run.workflowId, 1))[0]).toMatchObject({
+        approver: 'alice',
+        via: 'signal',
+        reason: expect.stringContaining('the signature is for chain'),
+      });
       // A passkey the chain was told to trust only from another origin: refused, on the record too when signalled.
-      const c = await waitingIn([{ ...entry, webauthn: { rpId: 'localhost', origins: ['https://approvals.example.com'] } }]);
+      const c = await waitingIn([
+        { ...entry, webauthn: { rpId: 'localhost', origins: ['https://approvals.example.com'] } },
+      ]);
       const wrongOrigin = await approveOnPage(c.run.workflowId);
       expect(wrongOrigin).toContain(`asked for by "${origin}", which key`);
       expect(wrongOrigin).toContain('allowed: https://approvals.example.com');

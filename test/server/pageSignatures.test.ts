@@ -12,12 +12,22 @@ import { waitFor } from '../helpers/wait';
 import { TOKENS, withService } from './service';
 
 const server = useTemporalServer();
-const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
 
 let browser: Browser;
 beforeAll(async () => {
   const executablePath = process.env.BATON_CHROMIUM ?? findChromium();
-  if (!executablePath) throw new Error(`no Chromium for the page tests: ${process.env.BATON_CHROMIUM_PROBLEM ?? `none at ${SEARCHED}`}`);
+  if (!executablePath)
+    throw new Error(`no Chromium for the page tests: ${process.env.BATON_CHROMIUM_PROBLEM ?? `none at ${SEARCHED}`}`);
   browser = await chromium.launch({ executablePath, args: ARGS });
 });
 afterAll(async () => {
@@ -30,19 +40,35 @@ describe('signed decisions through the HTTP service', () => {
       server.env,
       signedTeam(),
       async ({ service, call, baton }) => {
-        const { workflowId } = (await call('POST', '/v1/runs', { token: TOKENS.ops, body: { agent: 'desk', input: 'pay bob' } })).body;
-        const listed = async () => (await call('GET', '/v1/approvals', { token: TOKENS.bob })).body.approvals as { handoffId: string; to: string; requireSignature?: boolean }[];
+        const { workflowId } = (
+          await call('POST', '/v1/runs', { token: TOKENS.ops, body: { agent: 'desk', input: 'pay bob' } })
+        ).body;
+        const listed = async () =>
+          (await call('GET', '/v1/approvals', { token: TOKENS.bob })).body.approvals as {
+            handoffId: string;
+            to: string;
+            requireSignature?: boolean;
+          }[];
         const [payout] = await waitFor(listed, (a) => a.length === 1);
         expect(payout).toMatchObject({ to: 'tool:payout', requireSignature: true });
         const path = `/v1/runs/${workflowId}/approvals/${payout!.handoffId}`;
 
         // A caller's own signature is sent as it is: a bad one is refused with the chain's reason.
-        const forged = await call('POST', path, { token: TOKENS.bob, body: { decision: 'approve', signature: 'e30.e30.AAAA' } });
-        expect(forged).toMatchObject({ status: 409, body: { detail: expect.stringContaining('the signature\'s header must be') } });
+        const forged = await call('POST', path, {
+          token: TOKENS.bob,
+          body: { decision: 'approve', signature: 'e30.e30.AAAA' },
+        });
+        expect(forged).toMatchObject({
+          status: 409,
+          body: { detail: expect.stringContaining("the signature's header must be") },
+        });
         // Without one, the service signs for the identity bob's token proved.
         const paid = await call('POST', path, { token: TOKENS.bob, body: { decision: 'approve', comment: 'ok' } });
         expect(paid.status).toBe(200);
-        expect(paid.body).toMatchObject({ approver: 'bob', identity: { method: 'token', kid: 'service-1', issuer: 'baton:static-tokens', subject: 'bob' } });
+        expect(paid.body).toMatchObject({
+          approver: 'bob',
+          identity: { method: 'token', kid: 'service-1', issuer: 'baton:static-tokens', subject: 'bob' },
+        });
 
         const errors: string[] = [];
         const page = await browser.newPage({ viewport: { width: 1100, height: 900 } });
@@ -62,7 +88,9 @@ describe('signed decisions through the HTTP service', () => {
         expect(await card.textContent()).toContain('needs a signed decision');
         await card.getByLabel('Comment').fill('signed in the browser');
         await card.getByRole('button', { name: 'Approve' }).click();
-        await expect.poll(() => page.locator('#toast').textContent()).toContain('Approved desk → vault, signed with alice-1');
+        await expect
+          .poll(() => page.locator('#toast').textContent())
+          .toContain('Approved desk → vault, signed with alice-1');
         expect((await baton.getRun(workflowId).result()).output).toBe('vault opened');
 
         const audit = (await call('GET', `/v1/runs/${workflowId}/audit`, { token: TOKENS.viewer })).body;
@@ -71,7 +99,11 @@ describe('signed decisions through the HTTP service', () => {
           { method: 'token', kid: 'service-1', keySource: 'team', issuer: 'baton:static-tokens', subject: 'bob' },
           { method: 'signed', kid: 'alice-1', keySource: 'team' },
         ]);
-        expect(decided[1]).toMatchObject({ approver: 'alice', comment: 'signed in the browser', signature: expect.stringMatching(/^eyJ/) });
+        expect(decided[1]).toMatchObject({
+          approver: 'alice',
+          comment: 'signed in the browser',
+          signature: expect.stringMatching(/^eyJ/),
+        });
         expect(errors).toEqual([]);
         await page.close();
       },

@@ -47,7 +47,11 @@ export interface Answer {
   body: any;
 }
 
-export type Caller = (method: string, path: string, options?: { token?: string; body?: unknown; headers?: Record<string, string> }) => Promise<Answer>;
+export type Caller = (
+  method: string,
+  path: string,
+  options?: { token?: string; body?: unknown; headers?: Record<string, string> },
+) => Promise<Answer>;
 
 /** A caller of the service at `url`. */
 export function caller(url: string): Caller {
@@ -58,7 +62,9 @@ export function caller(url: string): Caller {
     const res = await fetch(`${url}${path}`, {
       method,
       headers,
-      ...(options.body !== undefined ? { body: typeof options.body === 'string' ? options.body : JSON.stringify(options.body) } : {}),
+      ...(options.body !== undefined
+        ? { body: typeof options.body === 'string' ? options.body : JSON.stringify(options.body) }
+        : {}),
     });
     const text = await res.text();
     let body: unknown;
@@ -76,7 +82,12 @@ export async function withService<T>(
   env: DevServer,
   team: Team,
   fn: (fixture: ServiceFixture) => Promise<T>,
-  options: { service?: Partial<ServeBatonOptions>; worker?: Partial<CreateWorkerOptions>; registry?: Registry; baton?: (queue: string) => Baton } = {},
+  options: {
+    service?: Partial<ServeBatonOptions>;
+    worker?: Partial<CreateWorkerOptions>;
+    registry?: Registry;
+    baton?: (queue: string) => Baton;
+  } = {},
 ): Promise<T> {
   return withWorker(
     env,
@@ -92,7 +103,8 @@ export async function withService<T>(
         agents: team.ids,
         metrics: options.registry ?? false,
         approvalsPollMs: 200,
-        log: (message, err) => logged.push(`${message} ${err instanceof Error ? (err.stack ?? err.message) : String(err ?? '')}`),
+        log: (message, err) =>
+          logged.push(`${message} ${err instanceof Error ? (err.stack ?? err.message) : String(err ?? '')}`),
         ...options.service,
       });
       try {
@@ -109,7 +121,11 @@ export async function withService<T>(
  * Run `fn` with the service alone, no worker: for what never waits on a chain (tokens, metrics,
  * refusals at the edge). Chains it starts stay scheduled.
  */
-export async function withBareService<T>(env: DevServer, fn: (fixture: Omit<ServiceFixture, 'queue'>) => Promise<T>, options: Partial<ServeBatonOptions> = {}): Promise<T> {
+export async function withBareService<T>(
+  env: DevServer,
+  fn: (fixture: Omit<ServiceFixture, 'queue'>) => Promise<T>,
+  options: Partial<ServeBatonOptions> = {},
+): Promise<T> {
   const baton = new Baton({ client: env.client, taskQueue: `bare-${Date.now().toString(36)}` });
   const logged: string[] = [];
   const service = await serveBaton({
@@ -118,7 +134,8 @@ export async function withBareService<T>(env: DevServer, fn: (fixture: Omit<Serv
     port: 0,
     host: '127.0.0.1',
     metrics: false,
-    log: (message, err) => logged.push(`${message} ${err instanceof Error ? (err.stack ?? err.message) : String(err ?? '')}`),
+    log: (message, err) =>
+      logged.push(`${message} ${err instanceof Error ? (err.stack ?? err.message) : String(err ?? '')}`),
     ...options,
   });
   try {

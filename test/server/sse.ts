@@ -21,7 +21,15 @@ export interface SseConnection {
 export async function connectSse(url: string, headers: Record<string, string>, body?: unknown): Promise<SseConnection> {
   const abort = new AbortController();
   const post = body !== undefined ? { method: 'POST', body: JSON.stringify(body) } : {};
-  const res = await fetch(url, { headers: { accept: 'text/event-stream', ...(body !== undefined ? { 'content-type': 'application/json' } : {}), ...headers }, signal: abort.signal, ...post });
+  const res = await fetch(url, {
+    headers: {
+      accept: 'text/event-stream',
+      ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+      ...headers,
+    },
+    signal: abort.signal,
+    ...post,
+  });
   async function* events(): AsyncGenerator<SseEvent> {
     const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
     let buffer = '';

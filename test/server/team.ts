@@ -21,10 +21,14 @@ export function refundTeam(): Team {
         rules: [{ whenIncludes: 'rejected', reply: { text: 'Your refund was not approved.' } }],
       }),
     }),
-    scriptedAgent('refunds', [{ toolCalls: [{ name: 'lookupOrder', arguments: { orderId: '42' } }] }, { text: 'Refunded order 42.' }], {
-      tools: [lookupOrder],
-      approval: { approvers: ['alice'] },
-    }),
+    scriptedAgent(
+      'refunds',
+      [{ toolCalls: [{ name: 'lookupOrder', arguments: { orderId: '42' } }] }, { text: 'Refunded order 42.' }],
+      {
+        tools: [lookupOrder],
+        approval: { approvers: ['alice'] },
+      },
+    ),
   ]);
 }
 
@@ -40,8 +44,12 @@ export const issueRefund = defineTool({
 /** refunds calls issueRefund({orderId: 'A1', amount: 250}), which waits for alice, then answers. */
 export function toolApprovalTeam(): Team {
   return new Team([
-    scriptedAgent('refunds', [{ toolCalls: [{ name: 'issueRefund', arguments: { orderId: 'A1', amount: 250 } }] }, { text: 'Refund issued.' }], {
-      tools: [issueRefund],
-    }),
+    scriptedAgent(
+      'refunds',
+      [{ toolCalls: [{ name: 'issueRefund', arguments: { orderId: 'A1', amount: 250 } }] }, { text: 'Refund issued.' }],
+      {
+        tools: [issueRefund],
+      },
+    ),
   ]);
 }

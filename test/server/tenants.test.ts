@@ -40,7 +40,11 @@ const TOKENS: StaticToken[] = [
 
 /** The ids of the `temporal` CLI's list for `query`. */
 function temporalList(query: string): string[] {
-  const text = execFileSync(process.env.TEMPORAL_CLI_PATH!, ['workflow', 'list', '--address', server.env.address, '--query', query, '-o', 'json'], { encoding: 'utf8' });
+  const text = execFileSync(
+    process.env.TEMPORAL_CLI_PATH!,
+    ['workflow', 'list', '--address', server.env.address, '--query', query, '-o', 'json'],
+    { encoding: 'utf8' },
+  );
   return (JSON.parse(text || '[]') as { execution: { workflowId: string } }[]).map((w) => w.execution.workflowId);
 }
 
@@ -54,53 +58,110 @@ async function startKeyId(workflowId: string): Promise<string> {
 describe('tenants', () => {
   it("a worker without globex's key fails globex's tasks naming the key, while acme's chains complete; a worker with it then finishes globex's", async () => {
     const queue = taskQueue();
-    const team = () => new Team([defineAgent({ id: 'clerk', instructions: 'Answer.', model: scripted([{ text: 'Filed.' }]) })]);
+    const team = () =>
+      new Team([defineAgent({ id: 'clerk', instructions: 'Answer.', model: scripted([{ text: 'Filed.' }]) })]);
     const baton = new Baton({ client: codecClient(server.env, BOTH), taskQueue: queue });
     const globex = await baton.start('clerk', 'File globex case.', { tenant: 'globex' });
-    const acme = [await baton.start('clerk', 'File acme case 1.', { tenant: 'acme' }), await baton.start('clerk', 'File acme case 2.', { tenant: 'acme' })];
+    const acme = [
+      await baton.start('clerk', 'File acme case 1.', { tenant: 'acme' }),
+      await baton.start('clerk', 'File acme case 2.', { tenant: 'acme' }),
+    ];
     expect(globex.workflowId).toMatch(/^globex\//);
     // Each tenant's payloads under its own key.
     expect(await startKeyId(globex.workflowId)).toBe('globex-1');
     expect(await startKeyId(acme[0]!.workflowId)).toBe('acme-1');
 
-    const acmeOnly = await createWorker({ team: team(), connection: server.env.nativeConnection, taskQueue: queue, codec: { tenantKeys: { acme: [acmeKey] } } });
+    const acmeOnly = await createWorker({
+      team: team(),
+      connection: server.env.nativeConnection,
+      taskQueue: queue,
+      codec: { tenantKeys: { acme: [acmeKey] } },
+    });
     const failure = await acmeOnly.runUntil(async () => {
       for (const run of acme) expect(await run.result()).toMatchObject({ output: 'Filed.' });
       const failed = await waitFor(
-        async () => ((await server.env.client.workflow.getHandle(globex.workflowId).fetchHistory()).events ?? []).find((e) => e.workflowTaskFailedEventAttributes),
+        async () =>
+          ((await server.env.client.workflow.getHandle(globex.workflowId).fetchHistory()).events ?? []).find(
+            (e) => e.workflowTaskFailedEventAttributes,
+          ),
         (e) => e !== undefined,
       );
       return failed?.workflowTaskFailedEventAttributes?.failure?.message;
     });
-    expect(failure).toMatch(/a payload is encrypted with key "globex-1", which is not configured here \(configured: acme-1\); a tenant's key goes in BATON_TENANT_KEYS as <tenant>\/globex-1:<key>/);
+    expect(failure).toMatch(
+      /a payload is encrypted with key "globex-1", which is not configured here \(configured: acme-1\); a tenant's key goes in BATON_TENANT_KEYS as <tenant>\/globex-1:<key>/,
+    );
     expect((await globex.handle.describe()).status.name).toBe('RUNNING');
 
-    const both = await createWorker({ team: team(), connection: server.env.nativeConnection, taskQueue: queue, codec: BOTH });
+    const both = await createWorker({
+      team: team(),
+      connection: server.env.nativeConnection,
+      taskQueue: queue,
+      codec: BOTH,
+    });
     expect(await both.runUntil(globex.result())).toMatchObject({ output: 'Filed.' });
     // The acme chain's result, as Temporal keeps it, is acme's key's too.
-    const completed = (await server.env.client.workflow.getHandle(acme[0]!.workflowId).fetchHistory()).events?.find((e) => e.workflowExecutionCompletedEventAttributes);
-    expect(Buffer.from(completed?.workflowExecutionCompletedEventAttributes?.result?.payloads?.[0]?.metadata?.['encryption-key-id'] ?? []).toString()).toBe('acme-1');
+    const completed = (await server.env.client.workflow.getHandle(acme[0]!.workflowId).fetchHistory()).events?.find(
+      (e) => e.workflowExecutionCompletedEventAttributes,
+    );
+    expect(
+      Buffer.from(
+        completed?.workflowExecutionCompletedEventAttributes?.result?.payloads?.[0]?.metadata?.['encryption-key-id'] ??
+          [],
+      ).toString(),
+    ).toBe('acme-1');
   });
 
   it('a chain of a tenant whose workflow id lacks the tenant is refused by the workflow, for a client that is not baton', async () => {
     const queue = taskQueue();
-    const worker = await createWorker({ team: refundTeam(), connection: server.env.nativeConnection, taskQueue: queue });
+    const worker = await createWorker({
+      team: refundTeam(),
+      connection: server.env.nativeConnection,
+      taskQueue: queue,
+    });
     const err = await worker.runUntil(
-      server.env.client.workflow.execute(WorkflowType.HANDOFF_RUN, { taskQueue: queue, workflowId: `elsewhere-${Date.now()}`, args: [{ agent: 'triage', input: 'Refund 42.', options: { tenant: 'acme' } }] }).catch((e: unknown) => e),
+      server.env.client.workflow
+        .execute(WorkflowType.HANDOFF_RUN, {
+          taskQueue: queue,
+          workflowId: `elsewhere-${Date.now()}`,
+          args: [{ agent: 'triage', input: 'Refund 42.', options: { tenant: 'acme' } }],
+        })
+        .catch((e: unknown) => e),
     );
     expect(err).toBeInstanceOf(WorkflowFailedError);
-    expect(String((err as WorkflowFailedError).cause?.message)).toMatch(/"options.tenant": a chain of tenant "acme" has a workflow id that begins "acme\/"/);
+    expect(String((err as WorkflowFailedError).cause?.message)).toMatch(
+      /"options.tenant": a chain of tenant "acme" has a workflow id that begins "acme\/"/,
+    );
   });
 
   it("through the service a tenant's token reads, streams, lists and decides its tenant's chains only; another tenant's is 404; starts stay in the caller's tenant", async () => {
     const queue = taskQueue();
     const baton = new Baton({ client: codecClient(server.env, BOTH), taskQueue: queue });
-    const worker = await createWorker({ team: refundTeam(), connection: server.env.nativeConnection, taskQueue: queue, codec: BOTH });
+    const worker = await createWorker({
+      team: refundTeam(),
+      connection: server.env.nativeConnection,
+      taskQueue: queue,
+      codec: BOTH,
+    });
     await worker.runUntil(async () => {
-      const service = await serveBaton({ baton, auth: { tokens: TOKENS }, port: 0, host: '127.0.0.1', agents: ['triage', 'refunds'], metrics: false, approvalsPollMs: 200, log: () => undefined });
+      const service = await serveBaton({
+        baton,
+        auth: { tokens: TOKENS },
+        port: 0,
+        host: '127.0.0.1',
+        agents: ['triage', 'refunds'],
+        metrics: false,
+        approvalsPollMs: 200,
+        log: () => undefined,
+      });
       try {
         const call = caller(service.url);
-        const start = (token: string, body: Record<string, unknown>) => call('POST', '/v1/runs', { token, body: { agent: 'triage', input: 'My order 42 arrived broken.', ...body }, headers: { 'idempotency-key': `k-${Math.random()}` } });
+        const start = (token: string, body: Record<string, unknown>) =>
+          call('POST', '/v1/runs', {
+            token,
+            body: { agent: 'triage', input: 'My order 42 arrived broken.', ...body },
+            headers: { 'idempotency-key': `k-${Math.random()}` },
+          });
 
         // A start goes into the caller's tenant; another tenant, or an id outside the tenant, is refused.
         const a = await start(T.acmeStarter, {});
@@ -112,25 +173,51 @@ describe('tenants', () => {
         expect(globexId).toMatch(/^globex\//);
         const into = await start(T.acmeStarter, { options: { tenant: 'globex' } });
         expect(into.status).toBe(403);
-        expect(into.body.detail).toMatch(/acme-ops acts for tenant "acme" and may not start a chain of tenant "globex"/);
+        expect(into.body.detail).toMatch(
+          /acme-ops acts for tenant "acme" and may not start a chain of tenant "globex"/,
+        );
         const outside = await start(T.acmeStarter, { workflowId: 'plain-id-1' });
         expect(outside.status).toBe(400);
-        expect(outside.body.errors).toEqual([{ path: 'workflowId', message: '"workflowId" must begin "acme/", got "plain-id-1"' }]);
-        expect((await call('GET', '/v1/me', { token: T.acmeAlice })).body).toMatchObject({ name: 'alice', tenant: 'acme' });
+        expect(outside.body.errors).toEqual([
+          { path: 'workflowId', message: '"workflowId" must begin "acme/", got "plain-id-1"' },
+        ]);
+        expect((await call('GET', '/v1/me', { token: T.acmeAlice })).body).toMatchObject({
+          name: 'alice',
+          tenant: 'acme',
+        });
 
         // Each tenant's inbox and approvals list its own chains only; a caller without a tenant sees neither.
-        const inboxIds = async (token: string) => ((await call('GET', '/v1/inbox', { token })).body.approvals as { workflowId: string }[]).map((p) => p.workflowId);
-        await waitFor(() => inboxIds(T.acmeAlice), (ids) => ids.includes(acmeId));
-        await waitFor(() => inboxIds(T.globexAlice), (ids) => ids.includes(globexId));
+        const inboxIds = async (token: string) =>
+          ((await call('GET', '/v1/inbox', { token })).body.approvals as { workflowId: string }[]).map(
+            (p) => p.workflowId,
+          );
+        await waitFor(
+          () => inboxIds(T.acmeAlice),
+          (ids) => ids.includes(acmeId),
+        );
+        await waitFor(
+          () => inboxIds(T.globexAlice),
+          (ids) => ids.includes(globexId),
+        );
         expect(await inboxIds(T.acmeAlice)).toEqual([acmeId]);
         expect(await inboxIds(T.globexAlice)).toEqual([globexId]);
         expect(await inboxIds(T.plainAlice)).toEqual([]);
-        const listed = (await call('GET', '/v1/approvals', { token: T.acmeAlice })).body.approvals as { workflowId: string; handoffId: string }[];
+        const listed = (await call('GET', '/v1/approvals', { token: T.acmeAlice })).body.approvals as {
+          workflowId: string;
+          handoffId: string;
+        }[];
         expect(listed.map((p) => p.workflowId)).toEqual([acmeId]);
-        const globexApproval = ((await call('GET', '/v1/approvals', { token: T.globexAlice })).body.approvals as { workflowId: string; handoffId: string }[]).find((p) => p.workflowId === globexId)!;
+        const globexApproval = (
+          (await call('GET', '/v1/approvals', { token: T.globexAlice })).body.approvals as {
+            workflowId: string;
+            handoffId: string;
+          }[]
+        ).find((p) => p.workflowId === globexId)!;
 
         // Another tenant's chain answers as no chain does: the same status and problem, with nothing of it.
-        const missing = await call('GET', `/v1/runs/${encodeURIComponent('acme/no-such-chain')}`, { token: T.acmeAlice });
+        const missing = await call('GET', `/v1/runs/${encodeURIComponent('acme/no-such-chain')}`, {
+          token: T.acmeAlice,
+        });
         expect(missing.status).toBe(404);
         const enc = encodeURIComponent(globexId);
         for (const [method, path] of [
@@ -141,23 +228,41 @@ describe('tenants', () => {
           ['POST', `/v1/runs/${enc}/steer`],
           ['POST', `/v1/runs/${enc}/approvals/${globexApproval.handoffId}`],
         ] as const) {
-          const answer = await call(method, path, { token: T.acmeAlice, ...(method === 'POST' ? { body: { decision: 'approve', message: 'x' } } : {}) });
-          expect([path, answer.status, answer.body?.title, answer.body?.detail]).toEqual([path, 404, 'Not found', `no chain ${globexId}`]);
+          const answer = await call(method, path, {
+            token: T.acmeAlice,
+            ...(method === 'POST' ? { body: { decision: 'approve', message: 'x' } } : {}),
+          });
+          expect([path, answer.status, answer.body?.title, answer.body?.detail]).toEqual([
+            path,
+            404,
+            'Not found',
+            `no chain ${globexId}`,
+          ]);
         }
         expect((await call('GET', `/v1/runs/${enc}`, { token: T.plainAlice })).status).toBe(404);
         // A batch naming another tenant's approval decides nothing of it.
-        const batch = await call('POST', '/v1/approvals/batch', { token: T.acmeAlice, body: { decision: 'approve', approvals: [{ workflowId: globexId, approvalId: globexApproval.handoffId }] } });
-        expect(batch.body.outcomes).toEqual([expect.objectContaining({ workflowId: globexId, ok: false, reason: `no chain ${globexId}` })]);
+        const batch = await call('POST', '/v1/approvals/batch', {
+          token: T.acmeAlice,
+          body: { decision: 'approve', approvals: [{ workflowId: globexId, approvalId: globexApproval.handoffId }] },
+        });
+        expect(batch.body.outcomes).toEqual([
+          expect.objectContaining({ workflowId: globexId, ok: false, reason: `no chain ${globexId}` }),
+        ]);
         expect(await inboxIds(T.globexAlice)).toEqual([globexId]);
 
         // The tenant's own approver decides it, and reads it.
         expect((await call('GET', `/v1/runs/${enc}`, { token: T.globexAlice })).status).toBe(200);
-        const decided = await call('POST', `/v1/runs/${enc}/approvals/${globexApproval.handoffId}`, { token: T.globexAlice, body: { decision: 'approve' } });
+        const decided = await call('POST', `/v1/runs/${enc}/approvals/${globexApproval.handoffId}`, {
+          token: T.globexAlice,
+          body: { decision: 'approve' },
+        });
         expect(decided.status).toBe(200);
         expect(await baton.getRun(globexId).result()).toMatchObject({ output: 'Refunded order 42.' });
 
         // Any Temporal client lists a tenant's chains by BatonTenant; specialists carry it too.
-        expect((await baton.client.workflow.getHandle(acmeId).describe()).typedSearchAttributes.get(BatonTenant)).toBe('acme');
+        expect((await baton.client.workflow.getHandle(acmeId).describe()).typedSearchAttributes.get(BatonTenant)).toBe(
+          'acme',
+        );
         expect(temporalList(`BatonTenant = "acme" AND TaskQueue = "${queue}"`)).toEqual([acmeId]);
         expect(temporalList(`BatonTenant = "globex" AND TaskQueue = "${queue}"`)).toEqual([globexId]);
       } finally {

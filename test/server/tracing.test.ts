@@ -22,16 +22,35 @@ async function tracedChain(options: { maxCachedWorkflows?: number }) {
     server.env,
     refundTeam(),
     async ({ call, baton }) => {
-      const started = await call('POST', '/v1/runs', { token: TOKENS.ops, body: { agent: 'triage', input: 'refund order 42' }, headers: { traceparent: `00-${traceId}-${callerSpan}-01` } });
+      const started = await call('POST', '/v1/runs', {
+        token: TOKENS.ops,
+        body: { agent: 'triage', input: 'refund order 42' },
+        headers: { traceparent: `00-${traceId}-${callerSpan}-01` },
+      });
       const { workflowId } = started.body;
-      const [pending] = await waitFor(() => baton.pending(), (p) => p.some((x) => x.workflowId === workflowId));
-      await call('POST', `/v1/runs/${workflowId}/approvals/${pending!.handoffId}`, { token: TOKENS.alice, body: { decision: 'approve' } });
+      const [pending] = await waitFor(
+        () => baton.pending(),
+        (p) => p.some((x) => x.workflowId === workflowId),
+      );
+      await call('POST', `/v1/runs/${workflowId}/approvals/${pending!.handoffId}`, {
+        token: TOKENS.alice,
+        body: { decision: 'approve' },
+      });
       return baton.getRun(workflowId).result();
     },
     {
-      baton: (queue) => new Baton({ client: new Client({ connection: server.env.connection, interceptors: tracing.clientInterceptors() }), taskQueue: queue }),
+      baton: (queue) =>
+        new Baton({
+          client: new Client({ connection: server.env.connection, interceptors: tracing.clientInterceptors() }),
+          taskQueue: queue,
+        }),
       service: { tracing },
-      worker: { tracing, ...(options.maxCachedWorkflows !== undefined ? { worker: { maxCachedWorkflows: options.maxCachedWorkflows } } : {}) },
+      worker: {
+        tracing,
+        ...(options.maxCachedWorkflows !== undefined
+          ? { worker: { maxCachedWorkflows: options.maxCachedWorkflows } }
+          : {}),
+      },
     },
   );
   await tracing.forceFlush();
@@ -41,7 +60,8 @@ async function tracedChain(options: { maxCachedWorkflows?: number }) {
 }
 
 const named = (spans: ReadableSpan[], name: string) => spans.filter((s) => s.name === name);
-const parentOf = (spans: ReadableSpan[], s: ReadableSpan) => spans.find((p) => p.spanContext().spanId === s.parentSpanId);
+const parentOf = (spans: ReadableSpan[], s: ReadableSpan) =>
+  spans.find((p) => p.spanContext().spanId === s.parentSpanId);
 
 describe('tracing', () => {
   it('puts the request, the workflow, its activities and a span per model turn, tool call and handoff in the caller’s trace', async () => {
@@ -59,7 +79,12 @@ describe('tracing', () => {
 
     const handoffs = named(spans, 'handoff triage → refunds');
     expect(handoffs).toHaveLength(1);
-    expect(handoffs[0]!.attributes).toMatchObject({ 'baton.handoff.from': 'triage', 'baton.handoff.to': 'refunds', 'baton.handoff.index': 1, 'baton.approval.approver': 'alice' });
+    expect(handoffs[0]!.attributes).toMatchObject({
+      'baton.handoff.from': 'triage',
+      'baton.handoff.to': 'refunds',
+      'baton.handoff.index': 1,
+      'baton.approval.approver': 'alice',
+    });
     expect(parentOf(spans, handoffs[0]!)).toBe(workflow);
 
     const turns = named(spans, 'chat scripted');
@@ -74,7 +99,11 @@ describe('tracing', () => {
       expect(parentOf(spans, parentOf(spans, activity)!)).toBe(workflow);
     }
     const [tool] = named(spans, 'execute_tool lookupOrder');
-    expect(tool?.attributes).toMatchObject({ 'gen_ai.agent.name': 'refunds', 'gen_ai.tool.name': 'lookupOrder', 'baton.tool.ok': true });
+    expect(tool?.attributes).toMatchObject({
+      'gen_ai.agent.name': 'refunds',
+      'gen_ai.tool.name': 'lookupOrder',
+      'baton.tool.ok': true,
+    });
     expect(parentOf(spans, tool!)?.name).toBe('RunActivity:runTool');
   });
 

@@ -19,15 +19,25 @@ import { allTextOf, chatAt, lastAnswer, post, settled, textOf, toolPart } from '
 import { DRAFT_TEXT, WritingScripted } from './uiStream/writing';
 
 const server = useTemporalServer();
-const writing: { worker: Partial<CreateWorkerOptions>; service: Partial<ServeBatonOptions> } = { worker: { providers: { scripted: new WritingScripted() } }, service: { uiStream: { keepAliveMs: 200 } } };
+const writing: { worker: Partial<CreateWorkerOptions>; service: Partial<ServeBatonOptions> } = {
+  worker: { providers: { scripted: new WritingScripted() } },
+  service: { uiStream: { keepAliveMs: 200 } },
+};
 /** alice chats and approves: a token that may start and decide. */
 const ALICE_CHATS = 'alice-chats-and-approves';
-const chatting: { service: Partial<ServeBatonOptions> } = { service: { uiStream: { keepAliveMs: 200 }, auth: { tokens: [...STATIC_TOKENS, { token: ALICE_CHATS, identity: 'alice', roles: ['starter', 'approver'] }] } } };
+const chatting: { service: Partial<ServeBatonOptions> } = {
+  service: {
+    uiStream: { keepAliveMs: 200 },
+    auth: { tokens: [...STATIC_TOKENS, { token: ALICE_CHATS, identity: 'alice', roles: ['starter', 'approver'] }] },
+  },
+};
 const userMessage = (id: string, text: string): UIMessage => ({ id, role: 'user', parts: [{ type: 'text', text }] });
 
 describe('useChat against a baton conversation', () => {
   it('streams a turn as it is written; the chat ends with the reply history records, and the next message needs no agent', async () => {
-    const team = new Team([scriptedAgent('support', [{ text: 'Your order 42 ships on Monday.' }, { text: 'You are welcome.' }])]);
+    const team = new Team([
+      scriptedAgent('support', [{ text: 'Your order 42 ships on Monday.' }, { text: 'You are welcome.' }]),
+    ]);
     await withService(
       server.env,
       team,
@@ -59,7 +69,11 @@ describe('useChat against a baton conversation', () => {
         }
         expect(messages[1]!.id).toBe(`${messages[0]!.id}:answer`);
         // The stored chat is the streamed one.
-        const stored = (await (await fetch(`${service.url}/v1/ui/conversations/${id}/messages`, { headers: { authorization: `Bearer ${TOKENS.viewer}` } })).json()) as { messages: UIMessage[] };
+        const stored = (await (
+          await fetch(`${service.url}/v1/ui/conversations/${id}/messages`, {
+            headers: { authorization: `Bearer ${TOKENS.viewer}` },
+          })
+        ).json()) as { messages: UIMessage[] };
         expect(stored.messages.map((m) => [m.id, textOf(m)])).toEqual(messages.map((m) => [m.id, textOf(m)]));
       },
       writing,
@@ -74,12 +88,32 @@ describe('useChat against a baton conversation', () => {
       async ({ service, baton }) => {
         const id = `ui-run-${Date.now()}`;
         const body = { id, agent: 'support', messages: [userMessage('r-1', 'When does order 42 ship?')] };
-        const [a, b] = await Promise.all([post(service.url, TOKENS.ops, body, '/v1/ui/runs'), post(service.url, TOKENS.ops, body, '/v1/ui/runs')]);
+        const [a, b] = await Promise.all([
+          post(service.url, TOKENS.ops, body, '/v1/ui/runs'),
+          post(service.url, TOKENS.ops, body, '/v1/ui/runs'),
+        ]);
         for (const r of [a, b]) {
-          expect([r.status, r.message?.id, textOf(r.message!), r.chunks.at(-1)]).toEqual([200, `${id}:answer`, 'Order 42 ships on Monday.', { type: 'finish', finishReason: 'stop' }]);
+          expect([r.status, r.message?.id, textOf(r.message!), r.chunks.at(-1)]).toEqual([
+            200,
+            `${id}:answer`,
+            'Order 42 ships on Monday.',
+            { type: 'finish', finishReason: 'stop' },
+          ]);
         }
         expect((await baton.getRun(id).result()).output).toBe('Order 42 ships on Monday.');
-        const more = await post(service.url, TOKENS.ops, { ...body, messages: [...body.messages, { id: `${id}:answer`, role: 'assistant', parts: [{ type: 'text', text: 'Order 42 ships on Monday.' }] }, userMessage('r-2', 'And order 43?')] }, '/v1/ui/runs');
+        const more = await post(
+          service.url,
+          TOKENS.ops,
+          {
+            ...body,
+            messages: [
+              ...body.messages,
+              { id: `${id}:answer`, role: 'assistant', parts: [{ type: 'text', text: 'Order 42 ships on Monday.' }] },
+              userMessage('r-2', 'And order 43?'),
+            ],
+          },
+          '/v1/ui/runs',
+        );
         expect(more.status).toBe(409);
       },
       writing,
@@ -87,13 +121,20 @@ describe('useChat against a baton conversation', () => {
   });
 
   it('a message sent again (same id) is answered once; a retried model call shows its final text, not its draft', async () => {
-    const team = new Team([scriptedAgent('support', [{ text: 'DRAFT The refund is on its way.' }, { text: 'Second answer.' }])]);
+    const team = new Team([
+      scriptedAgent('support', [{ text: 'DRAFT The refund is on its way.' }, { text: 'Second answer.' }]),
+    ]);
     await withService(
       server.env,
       team,
       async ({ service, baton }) => {
         const id = `ui-again-${Date.now()}`;
-        const body = { id, agent: 'support', trigger: 'submit-message', messages: [userMessage('m-1', 'Where is my refund?')] };
+        const body = {
+          id,
+          agent: 'support',
+          trigger: 'submit-message',
+          messages: [userMessage('m-1', 'Where is my refund?')],
+        };
         const [a, b] = await Promise.all([post(service.url, TOKENS.ops, body), post(service.url, TOKENS.ops, body)]);
         expect([a.status, b.status, a.problem, b.problem]).toEqual([200, 200, undefined, undefined]);
         expect(a.headers.get('x-vercel-ai-ui-message-stream')).toBe('v1');
@@ -108,7 +149,10 @@ describe('useChat against a baton conversation', () => {
           expect(allTextOf(r.message!)).toBe(`${DRAFT_TEXT}The refund is on its way.`);
           expect(r.chunks.filter((c) => c.type === 'data-text-reset')).toHaveLength(1);
         }
-        expect([a, b].some((r) => allTextOf(r.message!).startsWith(DRAFT_TEXT)), 'a follower saw the draft').toBe(true);
+        expect(
+          [a, b].some((r) => allTextOf(r.message!).startsWith(DRAFT_TEXT)),
+          'a follower saw the draft',
+        ).toBe(true);
         // Sent once more after its answer: still the same answer, whole, from history.
         const late = await post(service.url, TOKENS.ops, body);
         expect(textOf(late.message!)).toBe('The refund is on its way.');
@@ -129,17 +173,36 @@ describe('useChat against a baton conversation', () => {
         await chat.sendMessage({ text: 'My teapot of order 42 arrived broken.' });
         const waiting = lastAnswer(await settled(chat));
         const handoff = toolPart(waiting, 'handoff');
-        expect(handoff).toMatchObject({ state: 'approval-requested', input: { to: 'refunds', message: 'Refund order 42: it arrived broken.' } });
-        const card = waiting.parts.find((p) => p.type === 'data-approval') as { data: Record<string, unknown> } | undefined;
-        expect(card?.data).toMatchObject({ kind: 'handoff', status: 'waiting', from: 'triage', to: 'refunds', approvers: ['alice'], decidable: true });
+        expect(handoff).toMatchObject({
+          state: 'approval-requested',
+          input: { to: 'refunds', message: 'Refund order 42: it arrived broken.' },
+        });
+        const card = waiting.parts.find((p) => p.type === 'data-approval') as
+          { data: Record<string, unknown> } | undefined;
+        expect(card?.data).toMatchObject({
+          kind: 'handoff',
+          status: 'waiting',
+          from: 'triage',
+          to: 'refunds',
+          approvers: ['alice'],
+          decidable: true,
+        });
 
         await chat.addToolApprovalResponse({ id: handoff!.approval!.id, approved: true, reason: 'broken on arrival' });
         const answer = lastAnswer(await settled(chat));
         expect(answer.id).toBe(waiting.id);
-        expect(toolPart(answer, 'handoff')).toMatchObject({ state: 'output-available', output: { handedOffTo: 'refunds' } });
-        expect(toolPart(answer, 'lookupOrder')).toMatchObject({ state: 'output-available', output: { orderId: '42', status: 'delivered' } });
+        expect(toolPart(answer, 'handoff')).toMatchObject({
+          state: 'output-available',
+          output: { handedOffTo: 'refunds' },
+        });
+        expect(toolPart(answer, 'lookupOrder')).toMatchObject({
+          state: 'output-available',
+          output: { orderId: '42', status: 'delivered' },
+        });
         expect(textOf(answer)).toBe('Refunded order 42.');
-        expect(answer.parts.filter((p) => p.type === 'data-handoff').map((p) => (p as { data: unknown }).data)).toEqual([{ from: 'triage', to: 'refunds', message: 'Refund order 42: it arrived broken.', approvedBy: 'alice' }]);
+        expect(answer.parts.filter((p) => p.type === 'data-handoff').map((p) => (p as { data: unknown }).data)).toEqual(
+          [{ from: 'triage', to: 'refunds', message: 'Refund order 42: it arrived broken.', approvedBy: 'alice' }],
+        );
 
         const [turn] = await baton.conversation('triage', { id }).history();
         expect(turn?.output).toBe('Refunded order 42.');
@@ -159,28 +222,72 @@ describe('useChat against a baton conversation', () => {
       async ({ service, baton }) => {
         const id = `ui-tool-${Date.now()}`;
         // ops may not decide it: its stream shows the call and the approval waiting, and stays open (kept alive) until someone decides.
-        const opsStream = post(service.url, TOKENS.ops, { id, agent: 'refunds', messages: [userMessage('t-1', 'Refund order A1, please.')] });
-        const [waiting] = await waitFor(() => baton.getRun(id).pendingApprovals().catch(() => []), (p) => p.length === 1);
-        const stored = async (token: string) => ((await (await fetch(`${service.url}/v1/ui/conversations/${id}/messages`, { headers: { authorization: `Bearer ${token}` } })).json()) as { messages: UIMessage[] }).messages;
+        const opsStream = post(service.url, TOKENS.ops, {
+          id,
+          agent: 'refunds',
+          messages: [userMessage('t-1', 'Refund order A1, please.')],
+        });
+        const [waiting] = await waitFor(
+          () =>
+            baton
+              .getRun(id)
+              .pendingApprovals()
+              .catch(() => []),
+          (p) => p.length === 1,
+        );
+        const stored = async (token: string) =>
+          (
+            (await (
+              await fetch(`${service.url}/v1/ui/conversations/${id}/messages`, {
+                headers: { authorization: `Bearer ${token}` },
+              })
+            ).json()) as { messages: UIMessage[] }
+          ).messages;
         const opsSees = lastAnswer(await stored(TOKENS.ops));
-        expect(toolPart(opsSees, 'issueRefund')).toMatchObject({ state: 'input-available', input: { orderId: 'A1', amount: 250 } });
+        expect(toolPart(opsSees, 'issueRefund')).toMatchObject({
+          state: 'input-available',
+          input: { orderId: 'A1', amount: 250 },
+        });
         const card = opsSees.parts.find((p) => p.type === 'data-approval') as { data: Record<string, unknown> };
-        expect(card.data).toMatchObject({ approvalId: waiting!.handoffId, kind: 'tool', status: 'waiting', tool: 'issueRefund', approvers: ['alice'], decidable: false });
+        expect(card.data).toMatchObject({
+          approvalId: waiting!.handoffId,
+          kind: 'tool',
+          status: 'waiting',
+          tool: 'issueRefund',
+          approvers: ['alice'],
+          decidable: false,
+        });
 
         // While it waits for someone else, the stream is kept alive (a comment every keepAliveMs), here on a resumed stream.
-        const resumed = await fetch(`${service.url}/v1/ui/conversations/${id}/stream`, { headers: { authorization: `Bearer ${TOKENS.ops}` } });
+        const resumed = await fetch(`${service.url}/v1/ui/conversations/${id}/stream`, {
+          headers: { authorization: `Bearer ${TOKENS.ops}` },
+        });
         const reader = resumed.body!.getReader();
         let raw = '';
-        for (const until = Date.now() + 5_000; Date.now() < until && (raw.match(/: keep-alive/g) ?? []).length < 2; ) raw += new TextDecoder().decode((await reader.read()).value);
+        for (const until = Date.now() + 5_000; Date.now() < until && (raw.match(/: keep-alive/g) ?? []).length < 2;)
+          raw += new TextDecoder().decode((await reader.read()).value);
         await reader.cancel();
         expect((raw.match(/: keep-alive/g) ?? []).length).toBeGreaterThanOrEqual(2);
         expect(raw).toContain('"type":"tool-input-available"');
 
         // An approval response from someone the policy does not name is refused, and nothing is decided.
-        const asked = { ...toolPart(opsSees, 'issueRefund')!, state: 'approval-responded', approval: { id: card.data.approvalId as string, approved: true } };
-        const forged = { ...opsSees, parts: opsSees.parts.map((p) => (p.type === 'tool-issueRefund' ? asked : p)) } as UIMessage;
-        const refused = await post(service.url, TOKENS.ops, { id, messages: [userMessage('t-1', 'Refund order A1, please.'), forged] });
-        expect([refused.status, (refused.problem as { detail?: string }).detail]).toEqual([403, 'ops may not decide this tool call (approvers: alice)']);
+        const asked = {
+          ...toolPart(opsSees, 'issueRefund')!,
+          state: 'approval-responded',
+          approval: { id: card.data.approvalId as string, approved: true },
+        };
+        const forged = {
+          ...opsSees,
+          parts: opsSees.parts.map((p) => (p.type === 'tool-issueRefund' ? asked : p)),
+        } as UIMessage;
+        const refused = await post(service.url, TOKENS.ops, {
+          id,
+          messages: [userMessage('t-1', 'Refund order A1, please.'), forged],
+        });
+        expect([refused.status, (refused.problem as { detail?: string }).detail]).toEqual([
+          403,
+          'ops may not decide this tool call (approvers: alice)',
+        ]);
         expect(await baton.getRun(id).pendingApprovals()).toHaveLength(1);
 
         // alice's chat loads the conversation and approves the call from its card.
@@ -190,16 +297,26 @@ describe('useChat against a baton conversation', () => {
         expect(part).toMatchObject({ state: 'approval-requested', approval: { id: card.data.approvalId } });
         await chat.addToolApprovalResponse({ id: part.approval!.id, approved: true });
         const answer = lastAnswer(await settled(chat));
-        expect(toolPart(answer, 'issueRefund')).toMatchObject({ state: 'output-available', output: { orderId: 'A1', refunded: 250 } });
+        expect(toolPart(answer, 'issueRefund')).toMatchObject({
+          state: 'output-available',
+          output: { orderId: 'A1', refunded: 250 },
+        });
         expect(textOf(answer)).toBe('Refund issued.');
         const audit = await baton.audit(id);
-        expect(audit.events.filter((e) => e.kind === 'approval_decided')).toMatchObject([{ outcome: 'approved', approver: 'alice' }]);
+        expect(audit.events.filter((e) => e.kind === 'approval_decided')).toMatchObject([
+          { outcome: 'approved', approver: 'alice' },
+        ]);
         expect(audit.events.filter((e) => e.kind === 'tool_call')).toHaveLength(1);
         // ops's stream, open all along, ends with the same answer; it never offered ops the decision.
         const opsView = await opsStream;
         expect(opsView.chunks.some((c) => c.type === 'tool-approval-request')).toBe(false);
-        expect(opsView.chunks.filter((c) => c.type === 'data-approval').at(-1)).toMatchObject({ data: { status: 'approved', approver: 'alice' } });
-        expect(toolPart(opsView.message!, 'issueRefund')).toMatchObject({ state: 'output-available', output: { orderId: 'A1', refunded: 250 } });
+        expect(opsView.chunks.filter((c) => c.type === 'data-approval').at(-1)).toMatchObject({
+          data: { status: 'approved', approver: 'alice' },
+        });
+        expect(toolPart(opsView.message!, 'issueRefund')).toMatchObject({
+          state: 'output-available',
+          output: { orderId: 'A1', refunded: 250 },
+        });
         expect(textOf(opsView.message!)).toBe('Refund issued.');
         expect(opsView.chunks.at(-1)).toEqual({ type: 'finish', finishReason: 'stop' });
       },

@@ -13,7 +13,17 @@ import type { TextDelta } from '../../src/streams/types';
 const WORKFLOW = 'conversation-1';
 
 function delta(call: string, offset: number, text: string, attempt = 1): TextDelta {
-  return { workflowId: WORKFLOW, runId: 'run-1', agent: call.slice(0, call.indexOf('#')), call, turn: 1, restart: 0, attempt, offset, text };
+  return {
+    workflowId: WORKFLOW,
+    runId: 'run-1',
+    agent: call.slice(0, call.indexOf('#')),
+    call,
+    turn: 1,
+    restart: 0,
+    attempt,
+    offset,
+    text,
+  };
 }
 
 /** What the AI SDK makes of the chunks, and the errors it met. */
@@ -26,7 +36,8 @@ async function asTheClientReadsThem(chunks: UIMessageChunk[]): Promise<{ message
     },
   });
   let message: UIMessage | undefined;
-  for await (const m of readUIMessageStream({ stream, onError: (e) => errors.push(e), terminateOnError: true })) message = m;
+  for await (const m of readUIMessageStream({ stream, onError: (e) => errors.push(e), terminateOnError: true }))
+    message = m;
   return { ...(message ? { message } : {}), errors };
 }
 
@@ -44,9 +55,11 @@ function written(steps: ((answer: AnswerBuilder) => void)[]): UIMessageChunk[] {
 
 const HISTORY_SO_FAR = [
   (a: AnswerBuilder) => a.step('triage#0'),
-  (a: AnswerBuilder) => a.toolCall('triage', { id: 'call-1', name: 'handoff', arguments: '{"to":"refunds","message":"order 1077"}' }),
+  (a: AnswerBuilder) =>
+    a.toolCall('triage', { id: 'call-1', name: 'handoff', arguments: '{"to":"refunds","message":"order 1077"}' }),
   (a: AnswerBuilder) => a.step('refunds#0'),
-  (a: AnswerBuilder) => a.toolCall('refunds', { id: 'call-2', name: 'issueRefund', arguments: '{"orderId":"1077","amount":249}' }),
+  (a: AnswerBuilder) =>
+    a.toolCall('refunds', { id: 'call-2', name: 'issueRefund', arguments: '{"orderId":"1077","amount":249}' }),
 ];
 
 describe('the text of a call that history has not shown yet', () => {
@@ -62,12 +75,24 @@ describe('the text of a call that history has not shown yet', () => {
     ]);
     const { message, errors } = await asTheClientReadsThem(chunks);
     expect(errors).toEqual([]);
-    expect(message!.parts.map((p) => p.type)).toEqual(['step-start', 'tool-handoff', 'step-start', 'tool-issueRefund', 'step-start', 'text']);
+    expect(message!.parts.map((p) => p.type)).toEqual([
+      'step-start',
+      'tool-handoff',
+      'step-start',
+      'tool-issueRefund',
+      'step-start',
+      'text',
+    ]);
     expect(message!.parts.flatMap((p) => (p.type === 'text' ? [p.text] : []))).toEqual(['Your refund is on its way.']);
   });
 
   it('goes in when history shows the call answered, if that comes first', async () => {
-    const chunks = written([(a) => a.delta(delta('refunds#1', 0, 'Your refund ')), ...HISTORY_SO_FAR, (a) => a.answered('refunds#1', 'refunds', 'Your refund is on its way.'), (a) => a.end({ output: 'Your refund is on its way.' })]);
+    const chunks = written([
+      (a) => a.delta(delta('refunds#1', 0, 'Your refund ')),
+      ...HISTORY_SO_FAR,
+      (a) => a.answered('refunds#1', 'refunds', 'Your refund is on its way.'),
+      (a) => a.end({ output: 'Your refund is on its way.' }),
+    ]);
     const { message, errors } = await asTheClientReadsThem(chunks);
     expect(errors).toEqual([]);
     expect(message!.parts.flatMap((p) => (p.type === 'text' ? [p.text] : []))).toEqual(['Your refund is on its way.']);

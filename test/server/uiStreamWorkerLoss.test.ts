@@ -31,12 +31,19 @@ afterAll(async () => {
 async function startWorker(queue: string): Promise<ChildProcess> {
   const child = spawn(process.execPath, ['-r', 'tsx/cjs', path.join(__dirname, 'uiStream/worker.ts')], {
     cwd: root,
-    env: { ...process.env, TEMPORAL_ADDRESS: server.env.address, CHAT_WORKER_QUEUE: queue, BATON_STREAMS_URL: redis.url },
+    env: {
+      ...process.env,
+      TEMPORAL_ADDRESS: server.env.address,
+      CHAT_WORKER_QUEUE: queue,
+      BATON_STREAMS_URL: redis.url,
+    },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   await new Promise<void>((resolve, reject) => {
     child.stdout!.on('data', (b: Buffer) => b.toString().includes('ready') && resolve());
-    child.once('exit', (code, signal) => reject(new Error(`the chat worker exited before it was ready (${code ?? signal})`)));
+    child.once('exit', (code, signal) =>
+      reject(new Error(`the chat worker exited before it was ready (${code ?? signal})`)),
+    );
   });
   return child;
 }
@@ -53,7 +60,15 @@ describe('a chat whose worker is lost mid-answer', () => {
     const queue = taskQueue();
     const streams = new RedisStreams({ url: redis.url });
     const baton = new Baton({ client: server.env.client, taskQueue: queue, streams });
-    const service = await serveBaton({ baton, auth: { tokens: STATIC_TOKENS }, port: 0, host: '127.0.0.1', agents: ['support'], metrics: false, uiStream: { keepAliveMs: 200 } });
+    const service = await serveBaton({
+      baton,
+      auth: { tokens: STATIC_TOKENS },
+      port: 0,
+      host: '127.0.0.1',
+      agents: ['support'],
+      metrics: false,
+      uiStream: { keepAliveMs: 200 },
+    });
     const workers: ChildProcess[] = [await startWorker(queue)];
     try {
       const id = `ui-lost-${Date.now()}`;
@@ -69,7 +84,9 @@ describe('a chat whose worker is lost mid-answer', () => {
       expect(LONG_ANSWER.startsWith(shownBefore) && shownBefore.length < LONG_ANSWER.length).toBe(true);
       await kill(workers[0]!);
       // A reload now: useChat's resume asks for the answer in progress.
-      const resumed = await fetch(`${service.url}/v1/ui/conversations/${id}/stream`, { headers: { authorization: `Bearer ${TOKENS.viewer}` } });
+      const resumed = await fetch(`${service.url}/v1/ui/conversations/${id}/stream`, {
+        headers: { authorization: `Bearer ${TOKENS.viewer}` },
+      });
       expect([resumed.status, resumed.headers.get('x-vercel-ai-ui-message-stream')]).toEqual([200, 'v1']);
       const reloaded = readChunks(resumed.body!);
       workers.push(await startWorker(queue));
@@ -84,7 +101,13 @@ describe('a chat whose worker is lost mid-answer', () => {
       const turns = await baton.conversation('support', { id }).history();
       expect(turns.map((t) => [t.message, t.output])).toEqual([['My teapot arrived broken.', LONG_ANSWER]]);
       // Nothing in progress any more: the resume route says so.
-      expect((await fetch(`${service.url}/v1/ui/conversations/${id}/stream`, { headers: { authorization: `Bearer ${TOKENS.viewer}` } })).status).toBe(204);
+      expect(
+        (
+          await fetch(`${service.url}/v1/ui/conversations/${id}/stream`, {
+            headers: { authorization: `Bearer ${TOKENS.viewer}` },
+          })
+        ).status,
+      ).toBe(204);
     } finally {
       await service.close();
       for (const w of workers) await kill(w);

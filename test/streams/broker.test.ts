@@ -20,7 +20,8 @@ const ACL = ['default off', 'baton on >otter-secret ~baton:stream:* +xadd +expir
 /** The server's URL with the ACL user, as workers and followers are given it. */
 const withUser = (url: string) => url.replace('rediss://', 'rediss://baton:otter-secret@');
 /** A transport on `server`: TLS with its self-signed certificate trusted, as the ACL user. */
-const transport = (server: typeof redis, options: Partial<RedisStreamsOptions> = {}) => new RedisStreams({ url: withUser(server.url), tls: { ca: server.ca! }, ...options });
+const transport = (server: typeof redis, options: Partial<RedisStreamsOptions> = {}) =>
+  new RedisStreams({ url: withUser(server.url), tls: { ca: server.ca! }, ...options });
 beforeAll(async () => {
   [fake, redis] = await Promise.all([startOpenAIServer(), startRedis({ tls: true, users: ACL })]);
 });
@@ -34,16 +35,29 @@ const words = (n: number) => Array.from({ length: n }, (_, i) => `otter${i}`).jo
 
 /** A process running the team's activities, publishing to Redis over TLS as the ACL user (its CA trusted through NODE_EXTRA_CA_CERTS). */
 function activityWorker(queue: string): { ready: Promise<void>; kill: () => Promise<void> } {
-  const child: ChildProcess = spawn(process.execPath, ['-r', 'tsx/cjs', path.join(__dirname, 'fixtures/activityWorker.ts')], {
-    cwd: root,
-    env: { ...process.env, TEMPORAL_ADDRESS: temporal.env.address, STREAM_QUEUE: queue, FAKE_OPENAI_URL: fake.url, BATON_STREAMS_URL: withUser(redis.url), NODE_EXTRA_CA_CERTS: redis.caFile! },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
+  const child: ChildProcess = spawn(
+    process.execPath,
+    ['-r', 'tsx/cjs', path.join(__dirname, 'fixtures/activityWorker.ts')],
+    {
+      cwd: root,
+      env: {
+        ...process.env,
+        TEMPORAL_ADDRESS: temporal.env.address,
+        STREAM_QUEUE: queue,
+        FAKE_OPENAI_URL: fake.url,
+        BATON_STREAMS_URL: withUser(redis.url),
+        NODE_EXTRA_CA_CERTS: redis.caFile!,
+      },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
   const ready = new Promise<void>((resolve, reject) => {
     child.stdout!.on('data', (chunk: Buffer) => {
       if (chunk.toString().includes('ready')) resolve();
     });
-    child.once('exit', (code, signal) => reject(new Error(`the activity worker exited before it was ready (${code ?? signal})`)));
+    child.once('exit', (code, signal) =>
+      reject(new Error(`the activity worker exited before it was ready (${code ?? signal})`)),
+    );
   });
   return {
     ready,
@@ -62,7 +76,12 @@ describe('streams through Redis (TLS, an ACL user), workers and followers in sep
     const answer = words(60);
     fake.replies.length = 0;
     fake.replies.push(reply.text(answer, { chunkDelayMs: 25 }), reply.text(answer, { chunkDelayMs: 5 }));
-    const workflows = await createWorker({ team: streamTeam(fake.url), connection: temporal.env.nativeConnection, taskQueue: queue, worker: { enableNonLocalActivities: false } });
+    const workflows = await createWorker({
+      team: streamTeam(fake.url),
+      connection: temporal.env.nativeConnection,
+      taskQueue: queue,
+      worker: { enableNonLocalActivities: false },
+    });
     const first = activityWorker(queue);
     let second: ReturnType<typeof activityWorker> | undefined;
     const streams = transport(redis);
@@ -70,7 +89,10 @@ describe('streams through Redis (TLS, an ACL user), workers and followers in sep
       await first.ready;
       const outcome = await workflows.runUntil(async () => {
         const baton = new Baton({ client: temporal.env.client, taskQueue: queue, streams });
-        const run = await baton.start('expert', 'Tell me about otters', { heartbeatTimeout: '3 seconds', retry: fastRetry });
+        const run = await baton.start('expert', 'Tell me about otters', {
+          heartbeatTimeout: '3 seconds',
+          retry: fastRetry,
+        });
         const viewer = new Viewer();
         const call = () => viewer.text(run.workflowId, 'expert#0') ?? '';
         let position = '';
@@ -106,58 +128,88 @@ describe('streams through Redis (TLS, an ACL user), workers and followers in sep
     }
   }, 120_000);
 
-  it('a follower of the top chain sees its specialist\'s text, across continue-as-new and a fault mid-stream; a late follower gets the same', async () => {
+  it("a follower of the top chain sees its specialist's text, across continue-as-new and a fault mid-stream; a late follower gets the same", async () => {
     const streams = transport(redis);
     const findings = `Otters: ${words(12)}.`;
     const final = `In short: ${words(20)}.`;
     fake.replies.length = 0;
     fake.replies.push(
-      reply.toolCalls([{ name: 'delegate', arguments: { to: 'expert', task: 'research otters', reason: 'expert knows' } }]),
+      reply.toolCalls([
+        { name: 'delegate', arguments: { to: 'expert', task: 'research otters', reason: 'expert knows' } },
+      ]),
       reply.text(findings, { chunkDelayMs: 5 }),
       reply.text(final, { chunkDelayMs: 5, cutAfterChunks: 10 }),
       reply.text(final, { chunkDelayMs: 5 }),
     );
     try {
-      await withWorker(temporal.env, streamTeam(fake.url), async (_, queue) => {
-        const baton = new Baton({ client: temporal.env.client, taskQueue: queue, streams });
-        const run = await baton.start('lead', 'What about otters?', { retry: fastRetry, continueAsNewAfterEvents: 20 });
-        const live = new Viewer();
-        const runs = new Set<string>();
-        for await (const item of run.stream()) {
-          live.apply(item);
-          runs.add(item.runId);
-        }
-        const result = await run.result();
-        const child = [...live.texts.keys()].map((k) => k.split(' ')).find(([wf]) => wf !== run.workflowId)!;
-        expect(child[1]).toBe('expert#0');
-        expect(live.text(child[0]!, 'expert#0')).toBe(findings);
-        expect(live.text(run.workflowId, 'lead#1')).toBe(final);
-        expect(result.output).toBe(final);
-        expect(live.resets.map((r) => `${r.call} ${r.reason}`)).toEqual(['lead#1 retry']);
-        expect(runs.size).toBeGreaterThan(1);
+      await withWorker(
+        temporal.env,
+        streamTeam(fake.url),
+        async (_, queue) => {
+          const baton = new Baton({ client: temporal.env.client, taskQueue: queue, streams });
+          const run = await baton.start('lead', 'What about otters?', {
+            retry: fastRetry,
+            continueAsNewAfterEvents: 20,
+          });
+          const live = new Viewer();
+          const runs = new Set<string>();
+          for await (const item of run.stream()) {
+            live.apply(item);
+            runs.add(item.runId);
+          }
+          const result = await run.result();
+          const child = [...live.texts.keys()].map((k) => k.split(' ')).find(([wf]) => wf !== run.workflowId)!;
+          expect(child[1]).toBe('expert#0');
+          expect(live.text(child[0]!, 'expert#0')).toBe(findings);
+          expect(live.text(run.workflowId, 'lead#1')).toBe(final);
+          expect(result.output).toBe(final);
+          expect(live.resets.map((r) => `${r.call} ${r.reason}`)).toEqual(['lead#1 retry']);
+          expect(runs.size).toBeGreaterThan(1);
 
-        const late = new Viewer();
-        for await (const item of baton.getRun(run.workflowId).stream()) late.apply(item);
-        expect(late.text(child[0]!, 'expert#0')).toBe(findings);
-        expect(late.text(run.workflowId, 'lead#1')).toBe(final);
+          const late = new Viewer();
+          for await (const item of baton.getRun(run.workflowId).stream()) late.apply(item);
+          expect(late.text(child[0]!, 'expert#0')).toBe(findings);
+          expect(late.text(run.workflowId, 'lead#1')).toBe(final);
 
-        // Looked up by id, with a transport that holds nothing: the chain is followed from its first run, its answers from history.
-        const bare = new Viewer();
-        const blank = new Baton({ client: temporal.env.client, taskQueue: queue, streams: new InProcessStreams() });
-        for await (const item of blank.getRun(run.workflowId).stream()) bare.apply(item);
-        expect(bare.text(child[0]!, 'expert#0')).toBe(findings);
-        expect(bare.text(run.workflowId, 'lead#1')).toBe(final);
-      }, { streams });
+          // Looked up by id, with a transport that holds nothing: the chain is followed from its first run, its answers from history.
+          const bare = new Viewer();
+          const blank = new Baton({ client: temporal.env.client, taskQueue: queue, streams: new InProcessStreams() });
+          for await (const item of blank.getRun(run.workflowId).stream()) bare.apply(item);
+          expect(bare.text(child[0]!, 'expert#0')).toBe(findings);
+          expect(bare.text(run.workflowId, 'lead#1')).toBe(final);
+        },
+        { streams },
+      );
     } finally {
       await streams.close();
     }
   }, 120_000);
 
   it('refuses, saying why, a client without the ACL user, with a wrong password, or that does not trust the certificate', async () => {
-    const delta = { workflowId: 'w', runId: 'r', agent: 'a', call: 'a#0', turn: 0, restart: 0, attempt: 1, offset: 0, text: 'otter' };
+    const delta = {
+      workflowId: 'w',
+      runId: 'r',
+      agent: 'a',
+      call: 'a#0',
+      turn: 0,
+      restart: 0,
+      attempt: 1,
+      offset: 0,
+      text: 'otter',
+    };
     const cases: [RedisStreams, RegExp][] = [
-      [new RedisStreams({ url: redis.url, tls: { ca: redis.ca! }, onConnectionChange: () => undefined }), /refused the credentials \(NOAUTH/],
-      [new RedisStreams({ url: redis.url.replace('rediss://', 'rediss://baton:wrong@'), tls: { ca: redis.ca! }, onConnectionChange: () => undefined }), /refused the credentials \(WRONGPASS/],
+      [
+        new RedisStreams({ url: redis.url, tls: { ca: redis.ca! }, onConnectionChange: () => undefined }),
+        /refused the credentials \(NOAUTH/,
+      ],
+      [
+        new RedisStreams({
+          url: redis.url.replace('rediss://', 'rediss://baton:wrong@'),
+          tls: { ca: redis.ca! },
+          onConnectionChange: () => undefined,
+        }),
+        /refused the credentials \(WRONGPASS/,
+      ],
       [new RedisStreams({ url: withUser(redis.url), onConnectionChange: () => undefined }), /certificate/],
     ];
     try {
@@ -165,7 +217,9 @@ describe('streams through Redis (TLS, an ACL user), workers and followers in sep
       // Nothing in a message shows the password.
       await expect(cases[1]![0].publish('refused', [delta])).rejects.not.toThrow(/wrong/);
       // The ACL user may write baton's keys only.
-      await expect(transport(redis, { prefix: 'other:' }).publish('x', [delta])).rejects.toThrow(/does not allow the ACL user/);
+      await expect(transport(redis, { prefix: 'other:' }).publish('x', [delta])).rejects.toThrow(
+        /does not allow the ACL user/,
+      );
     } finally {
       await Promise.all(cases.map(([s]) => s.close()));
     }
@@ -179,33 +233,56 @@ describe('streams through Redis (TLS, an ACL user), workers and followers in sep
     fake.replies.length = 0;
     fake.replies.push(reply.text(answer, { chunkDelayMs: 25 }));
     try {
-      await withWorker(temporal.env, streamTeam(fake.url), async (_, queue) => {
-        const baton = new Baton({ client: temporal.env.client, taskQueue: queue, streams });
-        const run = await baton.start('expert', 'Tell me about otters', { retry: fastRetry });
-        const viewer = new Viewer();
-        const kinds: string[] = [];
-        let textBeforeStop = '';
-        for await (const item of run.stream()) {
-          viewer.apply(item);
-          kinds.push(item.kind);
-          if (!textBeforeStop && (viewer.text(run.workflowId, 'expert#0') ?? '').length > 40) {
-            textBeforeStop = viewer.text(run.workflowId, 'expert#0')!;
-            await server.stop();
+      await withWorker(
+        temporal.env,
+        streamTeam(fake.url),
+        async (_, queue) => {
+          const baton = new Baton({ client: temporal.env.client, taskQueue: queue, streams });
+          const run = await baton.start('expert', 'Tell me about otters', { retry: fastRetry });
+          const viewer = new Viewer();
+          const kinds: string[] = [];
+          let textBeforeStop = '';
+          for await (const item of run.stream()) {
+            viewer.apply(item);
+            kinds.push(item.kind);
+            if (!textBeforeStop && (viewer.text(run.workflowId, 'expert#0') ?? '').length > 40) {
+              textBeforeStop = viewer.text(run.workflowId, 'expert#0')!;
+              await server.stop();
+            }
           }
-        }
-        expect(textBeforeStop.length).toBeGreaterThan(40);
-        expect(kinds.filter((k) => k === 'text_unavailable')).toHaveLength(1);
-        // Told before the end; the answer still whole, from history.
-        expect(kinds.indexOf('text_unavailable')).toBeLessThan(kinds.indexOf('completed'));
-        expect(viewer.text(run.workflowId, 'expert#0')).toBe(answer);
-        expect((await run.result()).output).toBe(answer);
-      }, { streams });
+          expect(textBeforeStop.length).toBeGreaterThan(40);
+          expect(kinds.filter((k) => k === 'text_unavailable')).toHaveLength(1);
+          // Told before the end; the answer still whole, from history.
+          expect(kinds.indexOf('text_unavailable')).toBeLessThan(kinds.indexOf('completed'));
+          expect(viewer.text(run.workflowId, 'expert#0')).toBe(answer);
+          expect((await run.result()).output).toBe(answer);
+        },
+        { streams },
+      );
       // The worker's transport said it lost the server, once.
       expect(changes).toEqual([false]);
       await server.restart();
-      const delta = { workflowId: 'w', runId: 'r', agent: 'a', call: 'a#0', turn: 0, restart: 0, attempt: 1, offset: 0, text: 'back' };
+      const delta = {
+        workflowId: 'w',
+        runId: 'r',
+        agent: 'a',
+        call: 'a#0',
+        turn: 0,
+        restart: 0,
+        attempt: 1,
+        offset: 0,
+        text: 'back',
+      };
       // The same transport, reconnected by the client: publishing works again, and it says the server is back.
-      await waitFor(() => streams.publish('back', [delta]).then(() => true, () => false), (ok) => ok, 20_000);
+      await waitFor(
+        () =>
+          streams.publish('back', [delta]).then(
+            () => true,
+            () => false,
+          ),
+        (ok) => ok,
+        20_000,
+      );
       expect(await streams.last('back')).toMatch(/^\d+-\d+$/);
       expect(changes).toEqual([false, true]);
     } finally {

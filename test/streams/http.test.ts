@@ -29,7 +29,10 @@ describe('streams over HTTP and from a conversation', () => {
       const run = await baton.start('expert', 'Tell me about otters');
 
       // A malformed Last-Event-ID is refused before the stream opens.
-      const refused = await call('GET', `/v1/runs/${run.workflowId}/stream`, { token: TOKENS.viewer, headers: { 'last-event-id': 'not an id' } });
+      const refused = await call('GET', `/v1/runs/${run.workflowId}/stream`, {
+        token: TOKENS.viewer,
+        headers: { 'last-event-id': 'not an id' },
+      });
       expect(refused.status).toBe(400);
       expect(refused.body.errors[0]).toMatchObject({ path: 'last-event-id' });
 
@@ -43,7 +46,10 @@ describe('streams over HTTP and from a conversation', () => {
         if ((viewer.text(run.workflowId, 'expert#0') ?? '').length > 30) break;
       }
       first.close();
-      const again = await connectSse(`${service.url}/v1/runs/${run.workflowId}/stream`, { ...auth, 'last-event-id': last });
+      const again = await connectSse(`${service.url}/v1/runs/${run.workflowId}/stream`, {
+        ...auth,
+        'last-event-id': last,
+      });
       const kinds: string[] = [];
       for await (const e of again.events) {
         viewer.apply(e.data as { kind: string });
@@ -56,7 +62,11 @@ describe('streams over HTTP and from a conversation', () => {
       // A conversation message answered as Server-Sent Events.
       const said = words(20);
       fake.replies.push(reply.text(said, { chunkDelayMs: 10 }));
-      const streamed = await connectSse(`${service.url}/v1/conversations/c-${run.workflowId}/messages`, { authorization: `Bearer ${TOKENS.ops}` }, { agent: 'expert', message: 'hello', stream: true });
+      const streamed = await connectSse(
+        `${service.url}/v1/conversations/c-${run.workflowId}/messages`,
+        { authorization: `Bearer ${TOKENS.ops}` },
+        { agent: 'expert', message: 'hello', stream: true },
+      );
       expect(streamed.status).toBe(200);
       const texts = new Viewer();
       const events: string[] = [];
@@ -98,12 +108,24 @@ describe('streams over HTTP and from a conversation', () => {
       fake.requests.length = 0;
       fake.replies.push(reply.text(words(80), { chunkDelayMs: 40 }), reply.text('Shorter.'));
       const run = await baton.start('expert', 'Tell me about otters');
-      await waitFor(async () => fake.requests.length, (n) => n >= 1);
-      const big = await call('POST', `/v1/runs/${run.workflowId}/steer`, { token: TOKENS.ops, body: { text: 'x'.repeat(300 * 1024) } });
+      await waitFor(
+        async () => fake.requests.length,
+        (n) => n >= 1,
+      );
+      const big = await call('POST', `/v1/runs/${run.workflowId}/steer`, {
+        token: TOKENS.ops,
+        body: { text: 'x'.repeat(300 * 1024) },
+      });
       expect(big.status).toBe(413);
-      const viewerRefused = await call('POST', `/v1/runs/${run.workflowId}/steer`, { token: TOKENS.viewer, body: { text: 'hi' } });
+      const viewerRefused = await call('POST', `/v1/runs/${run.workflowId}/steer`, {
+        token: TOKENS.viewer,
+        body: { text: 'hi' },
+      });
       expect(viewerRefused.status).toBe(403);
-      const taken = await call('POST', `/v1/runs/${run.workflowId}/steer`, { token: TOKENS.ops, body: { text: 'Be brief.', interrupt: true } });
+      const taken = await call('POST', `/v1/runs/${run.workflowId}/steer`, {
+        token: TOKENS.ops,
+        body: { text: 'Be brief.', interrupt: true },
+      });
       expect(taken.status).toBe(200);
       expect(taken.body).toMatchObject({ interrupted: true });
       expect((await run.result()).output).toBe('Shorter.');
@@ -112,14 +134,25 @@ describe('streams over HTTP and from a conversation', () => {
         const f = e.workflowPropertiesModifiedEventAttributes?.upsertedMemo?.fields?.batonLive;
         return f ? [JSON.parse(Buffer.from(f.data!).toString()) as LiveRecord] : [];
       });
-      expect(records.find((r) => r.type === 'steered')).toMatchObject({ by: 'ops', text: 'Be brief.', interrupt: true });
+      expect(records.find((r) => r.type === 'steered')).toMatchObject({
+        by: 'ops',
+        text: 'Be brief.',
+        interrupt: true,
+      });
 
-      const late = await call('POST', `/v1/runs/${run.workflowId}/steer`, { token: TOKENS.ops, body: { text: 'too late' } });
+      const late = await call('POST', `/v1/runs/${run.workflowId}/steer`, {
+        token: TOKENS.ops,
+        body: { text: 'too late' },
+      });
       expect(late.status).toBeGreaterThanOrEqual(400);
-      const cli = await promisify(execFile)(process.execPath, ['bin/baton.js', 'steer', run.workflowId, 'too late', '--as', 'alice'], {
-        cwd: path.resolve(__dirname, '../..'),
-        env: { ...process.env, TEMPORAL_ADDRESS: temporal.env.address },
-      }).then(
+      const cli = await promisify(execFile)(
+        process.execPath,
+        ['bin/baton.js', 'steer', run.workflowId, 'too late', '--as', 'alice'],
+        {
+          cwd: path.resolve(__dirname, '../..'),
+          env: { ...process.env, TEMPORAL_ADDRESS: temporal.env.address },
+        },
+      ).then(
         () => ({ code: 0, stderr: '' }),
         (err: { code: number; stderr: string }) => err,
       );

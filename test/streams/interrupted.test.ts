@@ -26,7 +26,10 @@ const words = (n: number) => Array.from({ length: n }, (_, i) => `otter${i}`).jo
 
 /** Interrupt conversation `id` once `viewer` shows more than 20 characters of its call `call`. */
 async function interruptWhenWriting(baton: Baton, viewer: Viewer, id: string, call: string): Promise<void> {
-  await waitFor(async () => viewer.text(id, call) ?? '', (t) => t.length > 20);
+  await waitFor(
+    async () => viewer.text(id, call) ?? '',
+    (t) => t.length > 20,
+  );
   expect((await baton.interrupt(id, 'Shorter, please.', { by: 'bob' })).interrupted).toBe(true);
 }
 
@@ -55,7 +58,11 @@ describe('a streamed conversation message whose model call an interrupt stopped'
       // The same over HTTP: the message's Server-Sent Events.
       fake.replies.push(reply.text(words(80), { chunkDelayMs: 40 }), reply.text('Shorter still.'));
       const http = new Viewer();
-      const streamed = await connectSse(`${service.url}/v1/conversations/${chat.id}/messages`, { authorization: `Bearer ${TOKENS.ops}` }, { agent: 'expert', message: 'And rivers?', stream: true });
+      const streamed = await connectSse(
+        `${service.url}/v1/conversations/${chat.id}/messages`,
+        { authorization: `Bearer ${TOKENS.ops}` },
+        { agent: 'expert', message: 'And rivers?', stream: true },
+      );
       expect(streamed.status).toBe(200);
       let replied: { output?: string } = {};
       const reading = (async () => {
@@ -72,15 +79,30 @@ describe('a streamed conversation message whose model call an interrupt stopped'
     });
   });
 
-  it('drops the stopped call\'s text when the conversation continued as new between the interrupt and the reply', async () => {
+  it("drops the stopped call's text when the conversation continued as new between the interrupt and the reply", async () => {
     const model = openai('gpt-fake', { baseURL: fake.url, temperature: 0 });
     const team = new Team([
-      defineAgent({ id: 'writer', instructions: 'Write, or hand refunds over.', model, handoffs: [handoff('refunds')] }),
-      defineAgent({ id: 'refunds', description: 'Refunds', instructions: 'Refund.', model, approval: { approvers: ['alice'] } }),
+      defineAgent({
+        id: 'writer',
+        instructions: 'Write, or hand refunds over.',
+        model,
+        handoffs: [handoff('refunds')],
+      }),
+      defineAgent({
+        id: 'refunds',
+        description: 'Refunds',
+        instructions: 'Refund.',
+        model,
+        approval: { approvers: ['alice'] },
+      }),
     ]);
     await withWorker(temporal.env, team, async (baton) => {
       // The stopped call, then a handoff that waits for alice (the run continues as new meanwhile), then the reply.
-      fake.replies.push(reply.text(words(80), { chunkDelayMs: 40 }), reply.toolCalls([{ name: 'handoff', arguments: { to: 'refunds', message: 'refund it' } }]), reply.text('Refunded.'));
+      fake.replies.push(
+        reply.text(words(80), { chunkDelayMs: 40 }),
+        reply.toolCalls([{ name: 'handoff', arguments: { to: 'refunds', message: 'refund it' } }]),
+        reply.text('Refunded.'),
+      );
       const chat = baton.conversation('writer', { options: { continueAsNewAfterEvents: 20 } });
       const viewer = new Viewer();
       let output: unknown;
@@ -91,11 +113,26 @@ describe('a streamed conversation message whose model call an interrupt stopped'
         }
       })();
       await interruptWhenWriting(baton, viewer, chat.id, 'writer#0');
-      const [pending] = await waitFor(() => chat.status().then((v) => v.pendingApprovals, () => []), (p) => p.length === 1);
+      const [pending] = await waitFor(
+        () =>
+          chat.status().then(
+            (v) => v.pendingApprovals,
+            () => [],
+          ),
+        (p) => p.length === 1,
+      );
       const before = (await chat.handle.describe()).runId;
-      for (let i = 0; i < 40 && (await chat.handle.describe()).runId === before; i++) await chat.handle.signal(approveHandoffSignal, { handoffId: pending!.handoffId, approver: 'mallory' });
+      for (let i = 0; i < 40 && (await chat.handle.describe()).runId === before; i++)
+        await chat.handle.signal(approveHandoffSignal, { handoffId: pending!.handoffId, approver: 'mallory' });
       expect((await chat.handle.describe()).runId).not.toBe(before);
-      await waitFor(() => chat.status().then((v) => v.pendingApprovals, () => []), (p) => p.length === 1);
+      await waitFor(
+        () =>
+          chat.status().then(
+            (v) => v.pendingApprovals,
+            () => [],
+          ),
+        (p) => p.length === 1,
+      );
       await baton.approve(chat.id, pending!.handoffId, { approver: 'alice' });
       await following;
       expect(output).toBe('Refunded.');

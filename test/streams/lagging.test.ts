@@ -58,10 +58,29 @@ describe('a conversation message followed through a transport that delivers late
       streamTeam(fake.url),
       async (baton) => {
         const expertSays = words(20);
-        fake.replies.push(reply.toolCalls([{ name: 'delegate', arguments: { to: 'expert', task: 'otters', reason: 'knows otters' } }]), reply.text(expertSays, { chunkDelayMs: 5 }), reply.text('They hold hands.'));
+        fake.replies.push(
+          reply.toolCalls([{ name: 'delegate', arguments: { to: 'expert', task: 'otters', reason: 'knows otters' } }]),
+          reply.text(expertSays, { chunkDelayMs: 5 }),
+          reply.text('They hold hands.'),
+        );
         // The text arrives only once the conversation has answered: after the reply, as a loaded broker may deliver it.
-        const answered = waitFor(() => baton.conversation('lead', { id: 'lagging-1' }).status().then((s) => (s.turns >= 1 && s.status === 'idle' ? 'answered' : s.status), () => 'none'), (s) => s === 'answered', 60_000);
-        const lagging = new Baton({ client: temporal.env.client, taskQueue: baton.taskQueue, streams: new LaggingStreams(streams, answered) });
+        const answered = waitFor(
+          () =>
+            baton
+              .conversation('lead', { id: 'lagging-1' })
+              .status()
+              .then(
+                (s) => (s.turns >= 1 && s.status === 'idle' ? 'answered' : s.status),
+                () => 'none',
+              ),
+          (s) => s === 'answered',
+          60_000,
+        );
+        const lagging = new Baton({
+          client: temporal.env.client,
+          taskQueue: baton.taskQueue,
+          streams: new LaggingStreams(streams, answered),
+        });
         const chat = lagging.conversation('lead', { id: 'lagging-1' });
         const viewer = new Viewer();
         let output: unknown;
@@ -85,7 +104,11 @@ describe('a conversation message followed through a transport that delivers late
       streamTeam(fake.url),
       async (baton) => {
         fake.replies.push(reply.text(words(30), { chunkDelayMs: 5 }));
-        const stalled = new Baton({ client: temporal.env.client, taskQueue: baton.taskQueue, streams: new LaggingStreams(streams, Promise.resolve(), 1) });
+        const stalled = new Baton({
+          client: temporal.env.client,
+          taskQueue: baton.taskQueue,
+          streams: new LaggingStreams(streams, Promise.resolve(), 1),
+        });
         const chat = stalled.conversation('expert');
         const viewer = new Viewer();
         const items: string[] = [];

@@ -11,14 +11,24 @@ import { streamTeam } from './fixtures/team';
 
 const server = useTemporalServer();
 const SHOTS = path.join(__dirname, '../server/screenshots');
-const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
 
 let browser: Browser;
 let fake: Awaited<ReturnType<typeof startOpenAIServer>>;
 beforeAll(async () => {
   fs.mkdirSync(SHOTS, { recursive: true });
   const executablePath = process.env.BATON_CHROMIUM ?? findChromium();
-  if (!executablePath) throw new Error(`no Chromium for the page tests: ${process.env.BATON_CHROMIUM_PROBLEM ?? `none at ${SEARCHED}`}`);
+  if (!executablePath)
+    throw new Error(`no Chromium for the page tests: ${process.env.BATON_CHROMIUM_PROBLEM ?? `none at ${SEARCHED}`}`);
   [browser, fake] = await Promise.all([chromium.launch({ executablePath, args: ARGS }), startOpenAIServer()]);
 });
 afterAll(async () => {
@@ -40,7 +50,11 @@ describe('the run page', () => {
       await page.getByRole('button', { name: 'Sign in' }).click();
       const forming = page.locator('.forming-answer pre');
       // Part of the answer is on the page while the chain still runs.
-      await expect.poll(async () => ((await forming.isVisible()) ? ((await forming.textContent()) ?? '') : '').length, { timeout: 30_000 }).toBeGreaterThan(20);
+      await expect
+        .poll(async () => ((await forming.isVisible()) ? ((await forming.textContent()) ?? '') : '').length, {
+          timeout: 30_000,
+        })
+        .toBeGreaterThan(20);
       const partial = (await forming.textContent()) ?? '';
       expect(answer.startsWith(partial)).toBe(true);
       expect(partial.length).toBeLessThan(answer.length);

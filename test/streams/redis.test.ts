@@ -18,18 +18,36 @@ let acl: Awaited<ReturnType<typeof startRedis>>;
 const PASSWORD = 'ot@ter:p/ss%1';
 beforeAll(async () => {
   plain = await startRedis();
-  acl = await startRedis({ users: ['default off', `baton on >${PASSWORD} ~baton:stream:* +xadd +expire +xread +xrevrange`] });
+  acl = await startRedis({
+    users: ['default off', `baton on >${PASSWORD} ~baton:stream:* +xadd +expire +xread +xrevrange`],
+  });
 });
 afterAll(async () => {
   await plain?.stop();
   await acl?.stop();
 });
 
-const delta = (text: string, offset = 0): TextDelta => ({ workflowId: 'w', runId: 'r', agent: 'a', call: 'a#0', turn: 0, restart: 0, attempt: 1, offset, text });
+const delta = (text: string, offset = 0): TextDelta => ({
+  workflowId: 'w',
+  runId: 'r',
+  agent: 'a',
+  call: 'a#0',
+  turn: 0,
+  restart: 0,
+  attempt: 1,
+  offset,
+  text,
+});
 const quiet = { onConnectionChange: () => undefined };
 
 /** Entries of `topic` after `cursor` until `count` arrived (or `timeoutMs` passed). */
-async function readUntil(streams: RedisStreams, topic: string, count: number, cursor?: string, timeoutMs = 10_000): Promise<StreamEntry[]> {
+async function readUntil(
+  streams: RedisStreams,
+  topic: string,
+  count: number,
+  cursor?: string,
+  timeoutMs = 10_000,
+): Promise<StreamEntry[]> {
   const abort = new AbortController();
   const timer = setTimeout(() => abort.abort(), timeoutMs);
   const got: StreamEntry[] = [];
@@ -95,9 +113,15 @@ describe('the Redis Streams transport on one server', () => {
     await a.publish('env', [delta('from env')]);
     expect(await a.last('env')).toMatch(/^\d+-\d+$/);
     await a.close();
-    expect(() => new RedisStreams({ url: 'http://127.0.0.1:6379' })).toThrow(/not a Redis URL \(http:\/\/…\); give redis:\/\/\[user:password@\]host:port/);
-    expect(() => new RedisStreams({ url: 'redis://127.0.0.1:6379/otters' })).toThrow(/the database in a Redis URL is a number/);
-    expect(() => new RedisStreams({ url: 'redis://127.0.0.1:6379', tls: {} })).toThrow(/TLS options go with a rediss:\/\/ URL/);
+    expect(() => new RedisStreams({ url: 'http://127.0.0.1:6379' })).toThrow(
+      /not a Redis URL \(http:\/\/…\); give redis:\/\/\[user:password@\]host:port/,
+    );
+    expect(() => new RedisStreams({ url: 'redis://127.0.0.1:6379/otters' })).toThrow(
+      /the database in a Redis URL is a number/,
+    );
+    expect(() => new RedisStreams({ url: 'redis://127.0.0.1:6379', tls: {} })).toThrow(
+      /TLS options go with a rediss:\/\/ URL/,
+    );
   });
 
   it('an ACL user in the URL (its password escaped) may use the transport; without it, or with a wrong password, it is refused, never showing the password', async () => {
@@ -109,7 +133,10 @@ describe('the Redis Streams transport on one server', () => {
       await streams.publish('acl', [delta('allowed')]);
       expect((await readUntil(streams, 'acl', 1)).map((e) => e.delta.text)).toEqual(['allowed']);
       await expect(none.publish('acl', [delta('x')])).rejects.toThrow(/refused the credentials \(NOAUTH/);
-      const refused = await wrong.publish('acl', [delta('x')]).then(() => undefined, (err: Error) => err);
+      const refused = await wrong.publish('acl', [delta('x')]).then(
+        () => undefined,
+        (err: Error) => err,
+      );
       expect(refused?.message).toMatch(/refused the credentials \(WRONGPASS/);
       expect(refused?.message).not.toMatch(/wrong-secret/);
     } finally {
@@ -124,7 +151,9 @@ describe('the Redis Streams transport on one server', () => {
     const streams = new RedisStreams({ url: gone.url, onConnectionChange: (c) => changes.push(c.up) });
     const started = Date.now();
     try {
-      await expect(streams.publish('nowhere', [delta('x')])).rejects.toThrow(/cannot reach Redis at redis:\/\/127\.0\.0\.1:\d+ \(.*\): start redis-server there, or point BATON_STREAMS_URL at one/);
+      await expect(streams.publish('nowhere', [delta('x')])).rejects.toThrow(
+        /cannot reach Redis at redis:\/\/127\.0\.0\.1:\d+ \(.*\): start redis-server there, or point BATON_STREAMS_URL at one/,
+      );
       await expect(streams.last('nowhere')).rejects.toThrow(/cannot reach Redis/);
       expect(Date.now() - started).toBeLessThan(5_000);
       // Told once, however many calls failed.
@@ -144,17 +173,31 @@ describe('the Redis Streams transport on one server', () => {
       const abort = new AbortController();
       const failed = (async () => {
         for await (const _ of streams.read('outage', cursor, abort.signal)) void _;
-      })().then(() => undefined, (err: Error) => err);
+      })().then(
+        () => undefined,
+        (err: Error) => err,
+      );
       await new Promise((r) => setTimeout(r, 300));
       await server.stop();
       const error = await Promise.race([failed, new Promise<'hung'>((r) => setTimeout(() => r('hung'), 20_000))]);
       expect(error).toBeInstanceOf(Error);
       expect((error as Error).message).toMatch(/cannot reach Redis at redis:\/\/127\.0\.0\.1:/);
-      for (let i = 0; i < 3; i++) await expect(streams.publish('outage', [delta(`during ${i}`)])).rejects.toThrow(/Redis at redis:\/\/127\.0\.0\.1:/);
+      for (let i = 0; i < 3; i++)
+        await expect(streams.publish('outage', [delta(`during ${i}`)])).rejects.toThrow(
+          /Redis at redis:\/\/127\.0\.0\.1:/,
+        );
       expect(changes).toEqual([false]);
 
       await server.restart();
-      await waitFor(() => streams.publish('outage', [delta('after')]).then(() => true, () => false), (ok) => ok, 20_000);
+      await waitFor(
+        () =>
+          streams.publish('outage', [delta('after')]).then(
+            () => true,
+            () => false,
+          ),
+        (ok) => ok,
+        20_000,
+      );
       expect(changes).toEqual([false, true]);
       // Read on from where the follower was: the server kept nothing, so what came after is all there is.
       expect((await readUntil(streams, 'outage', 1, cursor)).map((e) => e.delta.text)).toEqual(['after']);
@@ -176,7 +219,15 @@ describe('the Redis Streams transport on one server', () => {
       // A follower in the outage finds the waiting connection dead, and fails.
       await expect(readUntil(streams, 'pool', 1)).rejects.toThrow(/Redis at/);
       await server.restart();
-      await waitFor(() => streams.publish('pool', [delta('two')]).then(() => true, () => false), (ok) => ok, 20_000);
+      await waitFor(
+        () =>
+          streams.publish('pool', [delta('two')]).then(
+            () => true,
+            () => false,
+          ),
+        (ok) => ok,
+        20_000,
+      );
       expect((await readUntil(streams, 'pool', 1)).map((e) => e.delta.text)).toEqual(['two']);
       // The writer and the follower's connection; none left over from before the outage.
       await new Promise((r) => setTimeout(r, 2_000));
@@ -191,7 +242,10 @@ describe('the Redis Streams transport on one server', () => {
 
 /** How many clients `redis-cli` finds connected to the server on `port`, itself left out. */
 function clients(port: number): number {
-  const cli = path.join(path.dirname(process.env.BATON_REDIS_SERVER ?? findRedisServer() ?? '/usr/bin/redis-server'), 'redis-cli');
+  const cli = path.join(
+    path.dirname(process.env.BATON_REDIS_SERVER ?? findRedisServer() ?? '/usr/bin/redis-server'),
+    'redis-cli',
+  );
   const listed = spawnSync(cli, ['-p', String(port), 'client', 'list'], { encoding: 'utf8' });
   if (listed.status !== 0) throw new Error(`redis-cli client list failed: ${listed.stderr || listed.error?.message}`);
   return listed.stdout.split('\n').filter((l) => l.includes('addr=') && !/ cmd=client\|list /.test(l)).length;

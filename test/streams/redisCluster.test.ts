@@ -12,7 +12,17 @@ afterAll(async () => {
   await cluster?.stop();
 });
 
-const delta = (topic: string, text: string): TextDelta => ({ workflowId: topic, runId: 'r', agent: 'a', call: 'a#0', turn: 0, restart: 0, attempt: 1, offset: 0, text });
+const delta = (topic: string, text: string): TextDelta => ({
+  workflowId: topic,
+  runId: 'r',
+  agent: 'a',
+  call: 'a#0',
+  turn: 0,
+  restart: 0,
+  attempt: 1,
+  offset: 0,
+  text,
+});
 
 /** Entries of `topic` read until `count` arrived. */
 async function readUntil(streams: RedisStreams, topic: string, count: number, cursor?: string): Promise<StreamEntry[]> {
@@ -32,7 +42,8 @@ describe('Redis Streams on a Redis Cluster', () => {
     try {
       const topics = Array.from({ length: 24 }, (_, i) => `chain-${i}`);
       await Promise.all(topics.map((t) => streams.publish(t, [delta(t, `text of ${t}`)])));
-      for (const t of topics) expect((await readUntil(streams, t, 1)).map((e) => e.delta.text)).toEqual([`text of ${t}`]);
+      for (const t of topics)
+        expect((await readUntil(streams, t, 1)).map((e) => e.delta.text)).toEqual([`text of ${t}`]);
       // Each topic is one key: its hash slot puts it on one shard, so 24 of them land on several.
       const shards = new Set(await Promise.all(topics.map(async (t) => (await nodeOf(t)) ?? 'none')));
       expect(shards.size).toBeGreaterThan(1);
@@ -69,12 +80,21 @@ describe('Redis Streams on a Redis Cluster', () => {
 async function nodeOf(topic: string): Promise<string | undefined> {
   const { execFileSync } = await import('node:child_process');
   const port = String(cluster.ports[0]);
-  const slot = Number(execFileSync('redis-cli', ['-p', port, 'cluster', 'keyslot', `baton:stream:${topic}`], { encoding: 'utf8' }).trim());
+  const slot = Number(
+    execFileSync('redis-cli', ['-p', port, 'cluster', 'keyslot', `baton:stream:${topic}`], { encoding: 'utf8' }).trim(),
+  );
   const shards = execFileSync('redis-cli', ['-p', port, 'cluster', 'slots'], { encoding: 'utf8' }).trim().split('\n');
   // CLUSTER SLOTS prints, per range: start, end, host, port, id (one value a line).
   for (let i = 0; i + 3 < shards.length; i++) {
     const [start, end, host, p] = shards.slice(i, i + 4);
-    if (/^\d+$/.test(start!) && /^\d+$/.test(end!) && host === '127.0.0.1' && Number(start) <= slot && slot <= Number(end)) return p;
+    if (
+      /^\d+$/.test(start!) &&
+      /^\d+$/.test(end!) &&
+      host === '127.0.0.1' &&
+      Number(start) <= slot &&
+      slot <= Number(end)
+    )
+      return p;
   }
   return undefined;
 }

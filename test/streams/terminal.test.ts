@@ -25,8 +25,27 @@ afterAll(async () => {
 
 /** `baton <args>` in a tmux pane of its own; the pane stays after the command exits. */
 function inTerminal(name: string, args: string[]) {
-  const command = [`TEMPORAL_ADDRESS=${server.env.address}`, `FAKE_OPENAI_URL=${fake.url}`, 'OPENAI_API_KEY=test', process.execPath, 'bin/baton.js', ...args].join(' ');
-  tmux('new-session', '-d', '-s', name, '-x', '200', '-y', '50', '-c', root, `${command}; echo "[exited $?]"; sleep 600`);
+  const command = [
+    `TEMPORAL_ADDRESS=${server.env.address}`,
+    `FAKE_OPENAI_URL=${fake.url}`,
+    'OPENAI_API_KEY=test',
+    process.execPath,
+    'bin/baton.js',
+    ...args,
+  ].join(' ');
+  tmux(
+    'new-session',
+    '-d',
+    '-s',
+    name,
+    '-x',
+    '200',
+    '-y',
+    '50',
+    '-c',
+    root,
+    `${command}; echo "[exited $?]"; sleep 600`,
+  );
   const screen = () => Promise.resolve(tmux('capture-pane', '-p', '-J', '-t', name, '-S', '-500'));
   return {
     until: (pattern: RegExp, timeoutMs = 60_000) => waitFor(screen, (s) => pattern.test(s), timeoutMs),

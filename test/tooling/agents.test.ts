@@ -50,9 +50,15 @@ const PROBES: Record<string, { file: string; text: string }[]> = {
     { file: 'src/common/__probe.ts', text: "export { createBatonApp } from '../server/app';\n" },
     { file: 'activities/__probe.ts', text: "export { connectBaton } from '../src/client/connect';\n" },
     { file: 'src/client/__probe.ts', text: "export { createBatonApp } from '../server/app';\n" },
-    { file: 'workflows/chain/__probe.ts', text: "import type { Guards } from '../guards/guard';\nexport type G = Guards;\n" },
+    {
+      file: 'workflows/chain/__probe.ts',
+      text: "import type { Guards } from '../guards/guard';\nexport type G = Guards;\n",
+    },
     { file: 'workflows/chain/__probe.ts', text: "export { Steering } from '../live/steering';\n" },
-    { file: 'workflows/chain/__probe.ts', text: "import type { Economy } from '../economics/economy';\nexport type E = Economy;\n" },
+    {
+      file: 'workflows/chain/__probe.ts',
+      text: "import type { Economy } from '../economics/economy';\nexport type E = Economy;\n",
+    },
   ],
   'import-x/no-nodejs-modules': [
     { file: 'workflows/__probe.ts', text: "import fs from 'fs';\nexport const x = fs;\n" },

@@ -14,7 +14,11 @@ function executable(file: string): string {
 
 describe('finding Chromium for the page tests', () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'baton-chromium-'));
-  const nowhere = { PATH: path.join(dir, 'empty'), HOME: path.join(dir, 'home'), PLAYWRIGHT_BROWSERS_PATH: path.join(dir, 'none') };
+  const nowhere = {
+    PATH: path.join(dir, 'empty'),
+    HOME: path.join(dir, 'home'),
+    PLAYWRIGHT_BROWSERS_PATH: path.join(dir, 'none'),
+  };
 
   it('takes BATON_CHROMIUM first, and only when it is an executable', () => {
     const given = executable(path.join(dir, 'given/chrome'));
@@ -24,7 +28,9 @@ describe('finding Chromium for the page tests', () => {
 
   it('looks on PATH under the names Chromium and Chrome go by', () => {
     const chrome = executable(path.join(dir, 'bin/google-chrome'));
-    expect(findChromium({ ...nowhere, PATH: `${path.join(dir, 'empty')}${path.delimiter}${path.join(dir, 'bin')}` })).toBe(chrome);
+    expect(
+      findChromium({ ...nowhere, PATH: `${path.join(dir, 'empty')}${path.delimiter}${path.join(dir, 'bin')}` }),
+    ).toBe(chrome);
   });
 
   it("finds the newest Chromium in Playwright's browser cache", () => {

@@ -9,10 +9,20 @@ import { describe, expect, it } from 'vitest';
 import { headingAnchors, markdownLinks, repositoryUrl } from '../helpers/markdown';
 
 const root = path.resolve(__dirname, '../..');
-const pkg = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')) as { homepage?: string; repository?: { url?: string } };
+const pkg = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')) as {
+  homepage?: string;
+  repository?: { url?: string };
+};
 /** Where the README's links point: the repository's files on its default branch. */
 const BASE = `${repositoryUrl(pkg)}/blob/main/`;
-const PAGES = ['README.md', 'AGENTS.md', ...fs.readdirSync(path.join(root, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
+const PAGES = [
+  'README.md',
+  'AGENTS.md',
+  ...fs
+    .readdirSync(path.join(root, 'docs'))
+    .filter((f) => f.endsWith('.md'))
+    .map((f) => `docs/${f}`),
+];
 
 function headings(file: string): Set<string> {
   return headingAnchors(fs.readFileSync(file, 'utf8'));
@@ -35,11 +45,16 @@ describe('the README and docs/', () => {
       let target: string;
       if (link.startsWith(BASE)) target = link.slice(BASE.length);
       else if (/^(https?:|mailto:)/.test(link)) continue;
-      else target = path.relative(root, path.resolve(path.dirname(path.join(root, page)), link.startsWith('#') ? path.basename(page) + link : link));
+      else
+        target = path.relative(
+          root,
+          path.resolve(path.dirname(path.join(root, page)), link.startsWith('#') ? path.basename(page) + link : link),
+        );
       const [file, anchor] = target.split('#') as [string, string | undefined];
       const full = path.join(root, file);
       if (!fs.existsSync(full)) broken.push(`${link} (no ${file})`);
-      else if (anchor && file.endsWith('.md') && !headings(full).has(anchor)) broken.push(`${link} (no heading #${anchor} in ${file})`);
+      else if (anchor && file.endsWith('.md') && !headings(full).has(anchor))
+        broken.push(`${link} (no heading #${anchor} in ${file})`);
     }
     expect(broken).toEqual([]);
   });

@@ -15,7 +15,10 @@ const root = path.resolve(__dirname, '../..');
 const ROOTS = ['src', 'workflows', 'activities'];
 
 /** The import graph of `dirs` under `base` with type-only imports counted: its circles, its modules and the imports it could not resolve. */
-async function importGraph(base: string, dirs: string[]): Promise<{ circles: string[][]; modules: Record<string, string[]>; skipped: string[] }> {
+async function importGraph(
+  base: string,
+  dirs: string[],
+): Promise<{ circles: string[][]; modules: Record<string, string[]>; skipped: string[] }> {
   const graph = await madge(
     dirs.map((d) => path.join(base, d)),
     {
@@ -37,7 +40,10 @@ it('finds a circle made only of type imports', async () => {
   const dir = await mkdtemp(path.join(os.tmpdir(), 'baton-cycles-'));
   try {
     await writeFile(path.join(dir, 'a.ts'), "import type { B } from './b';\nexport interface A { b?: B }\n");
-    await writeFile(path.join(dir, 'b.ts'), "import type { A } from './a';\nexport type { A };\nexport interface B { a?: A }\n");
+    await writeFile(
+      path.join(dir, 'b.ts'),
+      "import type { A } from './a';\nexport type { A };\nexport interface B { a?: A }\n",
+    );
     await writeFile(path.join(dir, 'c.ts'), "import type { A } from './a';\nexport type C = A;\n");
     const { circles } = await importGraph(dir, ['.']);
     expect(circles).toEqual([['a.ts', 'b.ts']]);
@@ -46,13 +52,17 @@ it('finds a circle made only of type imports', async () => {
   }
 });
 
-it('has no import circles in src, workflows and activities, type-only imports included', { timeout: 180_000 }, async () => {
-  const { circles, modules, skipped } = await importGraph(root, ROOTS);
-  // A graph that failed to resolve would have no circles either: it must reach across the roots.
-  expect(skipped).toEqual([]);
-  expect(modules['src/workflow.ts']).toContain('src/common/messages.ts');
-  expect(modules['workflows/handoffRun.ts']).toContain('workflows/loop.ts');
-  expect(Object.keys(modules).filter((m) => m.startsWith('activities/')).length).toBeGreaterThan(0);
-  const message = `${circles.length} import circle(s), type-only imports counted. Break each at its cause: move the shared types (and only where needed, small pure functions) down to a module that imports nothing above it, so every import points down (DESIGN.md).\n${shown(circles)}`;
-  expect(circles.length, message).toBe(0);
-});
+it(
+  'has no import circles in src, workflows and activities, type-only imports included',
+  { timeout: 180_000 },
+  async () => {
+    const { circles, modules, skipped } = await importGraph(root, ROOTS);
+    // A graph that failed to resolve would have no circles either: it must reach across the roots.
+    expect(skipped).toEqual([]);
+    expect(modules['src/workflow.ts']).toContain('src/common/messages.ts');
+    expect(modules['workflows/handoffRun.ts']).toContain('workflows/loop.ts');
+    expect(Object.keys(modules).filter((m) => m.startsWith('activities/')).length).toBeGreaterThan(0);
+    const message = `${circles.length} import circle(s), type-only imports counted. Break each at its cause: move the shared types (and only where needed, small pure functions) down to a module that imports nothing above it, so every import points down (DESIGN.md).\n${shown(circles)}`;
+    expect(circles.length, message).toBe(0);
+  },
+);

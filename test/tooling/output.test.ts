@@ -8,7 +8,11 @@ const root = path.resolve(__dirname, '../..');
 
 it("shows a failing test's worker warnings and console, and not those of a passing test", async () => {
   const vitest = path.join(root, 'node_modules/vitest/vitest.mjs');
-  const run = await promisify(execFile)(process.execPath, [vitest, 'run', '--config', 'test/tooling/fixtures/vitest.fixture.mts'], { cwd: root, env: { ...process.env, CI: '1', NO_COLOR: '1' } }).then(
+  const run = await promisify(execFile)(
+    process.execPath,
+    [vitest, 'run', '--config', 'test/tooling/fixtures/vitest.fixture.mts'],
+    { cwd: root, env: { ...process.env, CI: '1', NO_COLOR: '1' } },
+  ).then(
     () => ({ code: 0, output: '' }),
     (err: { code: number; stdout: string; stderr: string }) => ({ code: err.code, output: err.stdout + err.stderr }),
   );

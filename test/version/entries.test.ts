@@ -12,8 +12,10 @@ describe("the redeploy drill team's entries", () => {
     it(`${v}: every kind of chain starts at an entry, gated refunds too; sales waits for its approval, billing is no entry`, () => {
       const team = redeployTeam(v).spec();
       expect(team.agents.refunds!.approval).toMatchObject({ required: true });
-      for (const { agent } of Object.values(CHAIN_KINDS)) expect(judgeEntry(team, [], agent)).toEqual({ kind: 'enter' });
-      if (v === 'v1') expect(judgeEntry(team, [], 'sales')).toMatchObject({ kind: 'approve', policy: { required: true } });
+      for (const { agent } of Object.values(CHAIN_KINDS))
+        expect(judgeEntry(team, [], agent)).toEqual({ kind: 'enter' });
+      if (v === 'v1')
+        expect(judgeEntry(team, [], 'sales')).toMatchObject({ kind: 'approve', policy: { required: true } });
       expect(judgeEntry(team, [], 'billing')).toMatchObject({ kind: 'refuse', entries: [...ENTRIES] });
     });
   }

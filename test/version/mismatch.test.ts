@@ -18,12 +18,18 @@ import { waitFor } from '../helpers/wait';
 describe('a worker never answers for a team it does not have', () => {
   const server = useTemporalServer();
 
-  async function start(v: TeamVersionName, queue: string, registry?: Registry): Promise<{ worker: Worker; running: Promise<void> }> {
+  async function start(
+    v: TeamVersionName,
+    queue: string,
+    registry?: Registry,
+  ): Promise<{ worker: Worker; running: Promise<void> }> {
     const worker = await createWorker({
       team: redeployTeam(v),
       connection: server.env.nativeConnection,
       taskQueue: queue,
-      worker: { workerDeploymentOptions: { useWorkerVersioning: false, version: { deploymentName: 'support', buildId: v } } },
+      worker: {
+        workerDeploymentOptions: { useWorkerVersioning: false, version: { deploymentName: 'support', buildId: v } },
+      },
       ...(registry ? { metrics: { registry } } : {}),
     });
     return { worker, running: worker.run() };
@@ -34,7 +40,15 @@ describe('a worker never answers for a team it does not have', () => {
     return (history.events ?? []).flatMap((e) => {
       const f = e.activityTaskFailedEventAttributes?.failure;
       const info = f?.cause?.applicationFailureInfo ?? f?.applicationFailureInfo;
-      return info?.type === TeamMismatchError.name ? [ApplicationFailure.create({ type: info.type, message: f?.message ?? '', details: [fromPayloads(info.details)] })] : [];
+      return info?.type === TeamMismatchError.name
+        ? [
+            ApplicationFailure.create({
+              type: info.type,
+              message: f?.message ?? '',
+              details: [fromPayloads(info.details)],
+            }),
+          ]
+        : [];
     });
   }
 
@@ -42,8 +56,14 @@ describe('a worker never answers for a team it does not have', () => {
     const queue = taskQueue();
     const baton = new Baton({ client: server.env.client, taskQueue: queue });
     let v1 = await start('v1', queue);
-    const run = await baton.start('refunds', 'Refund order A1 for 250', { teamMismatchTimeout: '1 minute', breakerThreshold: 1 });
-    const [waiting] = await waitFor(async () => (await run.pendingApprovals()).filter((p) => p.tool), (w) => w.length === 1);
+    const run = await baton.start('refunds', 'Refund order A1 for 250', {
+      teamMismatchTimeout: '1 minute',
+      breakerThreshold: 1,
+    });
+    const [waiting] = await waitFor(
+      async () => (await run.pendingApprovals()).filter((p) => p.tool),
+      (w) => w.length === 1,
+    );
     v1.worker.shutdown();
     await v1.running;
     const registry = new Registry();
@@ -51,7 +71,10 @@ describe('a worker never answers for a team it does not have', () => {
     try {
       await baton.approve(run.workflowId, waiting!.handoffId, { approver: 'alice' });
       // Only v2 polls: its refusal is on the record; then v1 takes v2's place, and the step's next try.
-      const refused = await waitFor(() => refusals(baton, run.workflowId), (r) => r.length > 0);
+      const refused = await waitFor(
+        () => refusals(baton, run.workflowId),
+        (r) => r.length > 0,
+      );
       expect(refused[0]!.message).toContain('tool "issueRefund" of agent "refunds"');
       expect(refused[0]!.message).toContain('support@v2');
       v2.worker.shutdown();
@@ -60,7 +83,9 @@ describe('a worker never answers for a team it does not have', () => {
       const result = await run.result();
       expect(result.output).toBe('Refunded 250 on A1 (refunds v1)');
       expect(result.controls?.breaker_opened ?? 0).toBe(0);
-      const ran = [...effects.values()].filter((e) => e.tool === 'issueRefund' && (e.args as { orderId: string }).orderId === 'A1');
+      const ran = [...effects.values()].filter(
+        (e) => e.tool === 'issueRefund' && (e.args as { orderId: string }).orderId === 'A1',
+      );
       expect(ran.map((e) => e.worker)).toContain('v1');
       const audit = await baton.audit(run.workflowId);
       expect(JSON.stringify(audit.events)).not.toContain('unknown tool');
@@ -71,12 +96,21 @@ describe('a worker never answers for a team it does not have', () => {
       expect(described.memo?.[TEAM_MEMO]).toMatchObject({ id: 'support@v1' });
       // The refusals are counted for the team that lacked the step, and the worker says which team it serves.
       const metrics = await registry.getMetricsAsJSON();
-      const counted = metrics.find((m) => m.name === 'baton_team_mismatches_total')!.values as { labels: Record<string, string>; value: number }[];
-      expect(counted.find((c) => c.labels.step === 'runTool')).toMatchObject({ labels: { team: 'support@v1', worker_team: 'support@v2' } });
-      expect(metrics.find((m) => m.name === 'baton_team_info')!.values).toEqual([expect.objectContaining({ labels: expect.objectContaining({ team: 'support@v2' }), value: 1 })]);
+      const counted = metrics.find((m) => m.name === 'baton_team_mismatches_total')!.values as {
+        labels: Record<string, string>;
+        value: number;
+      }[];
+      expect(counted.find((c) => c.labels.step === 'runTool')).toMatchObject({
+        labels: { team: 'support@v1', worker_team: 'support@v2' },
+      });
+      expect(metrics.find((m) => m.name === 'baton_team_info')!.values).toEqual([
+        expect.objectContaining({ labels: expect.objectContaining({ team: 'support@v2' }), value: 1 }),
+      ]);
       // What changed between the chain's team and the worker's, read from the chain's history.
       const recorded = await teamSnapshot(baton.client, run.workflowId, described.runId);
-      expect(diffTeams(recorded!, redeployTeam('v2').spec()).changes.map((c) => c.kind)).toEqual(expect.arrayContaining(['agent_removed', 'tool_renamed', 'tool_schema_changed']));
+      expect(diffTeams(recorded!, redeployTeam('v2').spec()).changes.map((c) => c.kind)).toEqual(
+        expect.arrayContaining(['agent_removed', 'tool_renamed', 'tool_schema_changed']),
+      );
     } finally {
       for (const w of [v1, v2]) if (w.worker.getState() === 'RUNNING') w.worker.shutdown();
       await Promise.all([v1.running, v2.running]);
@@ -89,12 +123,23 @@ describe('a worker never answers for a team it does not have', () => {
     await workflowService.registerNamespace({ namespace, workflowExecutionRetentionPeriod: msToTs('1 day') });
     // BatonAgent, BatonStatus (Keyword) and BatonHandoffs (Int): what baton needs; no BatonTeam.
     await waitFor(
-      () => operatorService.addSearchAttributes({ namespace, searchAttributes: { BatonAgent: 2, BatonStatus: 2, BatonHandoffs: 3 } }).then(() => true, () => false),
+      () =>
+        operatorService
+          .addSearchAttributes({ namespace, searchAttributes: { BatonAgent: 2, BatonStatus: 2, BatonHandoffs: 3 } })
+          .then(
+            () => true,
+            () => false,
+          ),
       (ok) => ok,
       30_000,
     );
     const queue = taskQueue();
-    const worker = await createWorker({ team: redeployTeam('v2'), connection: server.env.nativeConnection, namespace, taskQueue: queue });
+    const worker = await createWorker({
+      team: redeployTeam('v2'),
+      connection: server.env.nativeConnection,
+      namespace,
+      taskQueue: queue,
+    });
     const baton = new Baton({ client: new Client({ connection: server.env.connection, namespace }), taskQueue: queue });
     await worker.runUntil(async () => {
       const run = await baton.start('triage', 'quote please');

@@ -7,7 +7,14 @@ import { useTemporalServer } from '../helpers/temporal';
 describe('redeploying a team while chains wait', () => {
   const server = useTemporalServer();
 
-  const run = (mode: RedeployMode) => redeploy({ mode, client: server.env.client, connection: server.env.nativeConnection, mismatchTimeout: '3 seconds', deadlineMs: 60_000 });
+  const run = (mode: RedeployMode) =>
+    redeploy({
+      mode,
+      client: server.env.client,
+      connection: server.env.nativeConnection,
+      mismatchTimeout: '3 seconds',
+      deadlineMs: 60_000,
+    });
 
   it('with v1 gone, every stranded chain fails with TeamMismatchError naming what is missing, and completes after a migration', async () => {
     const report = await run('v1_gone');
@@ -19,7 +26,14 @@ describe('redeploying a team while chains wait', () => {
   it('with v1 draining, v1 chains complete on v1 and new chains and the next turn on v2', async () => {
     const report = await run('drain');
     expect(report.problems).toEqual([]);
-    expect(report).toMatchObject({ chains: 6, completedOnV1: 4, completedOnV2: 2, failedMismatch: 0, lost: 0, repeatedApprovals: 0 });
+    expect(report).toMatchObject({
+      chains: 6,
+      completedOnV1: 4,
+      completedOnV2: 2,
+      failedMismatch: 0,
+      lost: 0,
+      repeatedApprovals: 0,
+    });
   });
 
   it('side by side on one task queue, each step runs on a worker that has its team', async () => {

@@ -20,7 +20,10 @@ describe('workflow stack traces', () => {
       const run = await baton.start('a', 'go');
       const scheduled = temporal.api.enums.v1.EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED;
       // The second model call (agent b's, after the team's snapshot and agent a's) is scheduled: the chain waits in it.
-      await waitFor(async () => (await run.handle.fetchHistory()).events ?? [], (events) => events.filter((e) => e.eventType === scheduled).length >= 3);
+      await waitFor(
+        async () => (await run.handle.fetchHistory()).events ?? [],
+        (events) => events.filter((e) => e.eventType === scheduled).length >= 3,
+      );
       const trace = await run.handle.query<string>('__stack_trace');
       const stacks = trace.split('\n\n').map((s) => s.split('\n').filter((l) => l.trim().startsWith('at ')));
       // With V8's default of 10, the model call's stack here has 8 frames.

@@ -10,7 +10,10 @@ import type { EscalationStep } from '../../src/common/approvalTiming';
 import { durationMs } from '../../src/common/check';
 
 /** A step a policy takes. */
-export type PolicyAction = { kind: 'overdue'; at: number } | { kind: 'step'; index: number; step: EscalationStep; at: number } | { kind: 'remind'; reminder: number; at: number };
+export type PolicyAction =
+  | { kind: 'overdue'; at: number }
+  | { kind: 'step'; index: number; step: EscalationStep; at: number }
+  | { kind: 'remind'; reminder: number; at: number };
 
 /** The moments `w`'s policy acts from now on, in order; an overdue mark and escalation steps before reminders due at the same moment. */
 function ahead(w: PendingApproval, horizon: number): PolicyAction[] {
@@ -20,7 +23,8 @@ function ahead(w: PendingApproval, horizon: number): PolicyAction[] {
   const actions: PolicyAction[] = [];
   if (w.dueAt !== undefined && !progress.overdue) actions.push({ kind: 'overdue', at: Date.parse(w.dueAt) });
   const steps = policy.escalation ?? [];
-  for (let i = progress.steps; i < steps.length; i++) actions.push({ kind: 'step', index: i, step: steps[i]!, at: asked + durationMs(steps[i]!.after)! });
+  for (let i = progress.steps; i < steps.length; i++)
+    actions.push({ kind: 'step', index: i, step: steps[i]!, at: asked + durationMs(steps[i]!.after)! });
   const every = policy.remindEvery !== undefined ? durationMs(policy.remindEvery) : undefined;
   if (every !== undefined) {
     // Reminders missed while no worker ran are one reminder, the latest due: nobody needs five at once.

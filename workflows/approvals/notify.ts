@@ -47,10 +47,15 @@ export function notifyApprovers(kind: NotifyKind, request: NotifyRequest): void 
   const spec = waiting.tool ? state.team.agents[waiting.from]?.toolSensitivity?.[waiting.tool.name] : undefined;
   const approval = redactPendingApproval(waiting, spec);
   const key = notifyKey(waiting.handoffId, kind, request.occurrence);
-  const { notifyApprovers: notify } = proxyActivities<BatonActivities>({ ...NOTIFY_OPTIONS, summary: `notify ${kind} ${waiting.handoffId}` });
-  notify({ kind, key, workflowId: effects.workflowId, approval, ...(request.to ? { to: request.to } : {}) }).catch(() => {
-    // Given up after its retries: the failure is in history, and the chain does not depend on it.
+  const { notifyApprovers: notify } = proxyActivities<BatonActivities>({
+    ...NOTIFY_OPTIONS,
+    summary: `notify ${kind} ${waiting.handoffId}`,
   });
+  notify({ kind, key, workflowId: effects.workflowId, approval, ...(request.to ? { to: request.to } : {}) }).catch(
+    () => {
+      // Given up after its retries: the failure is in history, and the chain does not depend on it.
+    },
+  );
 }
 
 /**
@@ -84,7 +89,13 @@ export function notifyingPorts(effects: ChainEffects, state: () => ChainState | 
       const waiting = s?.approvals.pending.find((p) => p.handoffId === notice.handoffId);
       if (!s || !waiting) return;
       const kind = notice.type === 'approval_reminded' ? NotifyKind.REMINDER : NotifyKind.ESCALATED;
-      notifyApprovers(kind, { effects, state: s, waiting, occurrence: notice.reminder ?? notice.step, to: notice.recipients });
+      notifyApprovers(kind, {
+        effects,
+        state: s,
+        waiting,
+        occurrence: notice.reminder ?? notice.step,
+        to: notice.recipients,
+      });
     },
   };
 }

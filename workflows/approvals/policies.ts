@@ -55,7 +55,12 @@ class Steps {
     }
     if (action.kind === 'remind') {
       this.moved({ reminders: action.reminder });
-      this.ports.notifyApprovers({ type: 'approval_reminded', ...about, recipients: this.approvers ?? [], reminder: action.reminder });
+      this.ports.notifyApprovers({
+        type: 'approval_reminded',
+        ...about,
+        recipients: this.approvers ?? [],
+        reminder: action.reminder,
+      });
       return undefined;
     }
     const { index, step } = action;
@@ -77,11 +82,27 @@ class Steps {
       const before = this.approvers ?? [];
       this.approvers = [...step.reassign];
       this.moved({ steps: index + 1 });
-      this.desk.record({ type: 'approval_escalated', handoffId: w.handoffId, step: index, after: step.after, action: 'reassign', to: this.approvers, from: before, at });
+      this.desk.record({
+        type: 'approval_escalated',
+        handoffId: w.handoffId,
+        step: index,
+        after: step.after,
+        action: 'reassign',
+        to: this.approvers,
+        from: before,
+        at,
+      });
       return undefined;
     }
     this.moved({ steps: index + 1 });
-    this.ports.notifyApprovers({ type: 'approval_escalated', ...about, action: 'notify', recipients: [...(step.notify ?? [])], step: index, after: step.after });
+    this.ports.notifyApprovers({
+      type: 'approval_escalated',
+      ...about,
+      action: 'notify',
+      recipients: [...(step.notify ?? [])],
+      step: index,
+      after: step.after,
+    });
     return undefined;
   }
 

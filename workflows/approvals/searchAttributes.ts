@@ -7,7 +7,14 @@
  */
 import type { SearchAttributeUpdatePair } from '@temporalio/common';
 import type { PendingApproval } from '../../src/common/approvals';
-import { ANY_APPROVER, BatonApprovalDue, BatonApprovalTools, BatonApprovers, BatonPendingApprovals, PENDING_MEMO } from '../../src/common/messages';
+import {
+  ANY_APPROVER,
+  BatonApprovalDue,
+  BatonApprovalTools,
+  BatonApprovers,
+  BatonPendingApprovals,
+  PENDING_MEMO,
+} from '../../src/common/messages';
 import { Patches } from '../../src/common/patches';
 import type { TeamSpec } from '../../src/common/team';
 import type { ChainEffects } from '../chain/effects';
@@ -20,7 +27,10 @@ import { upsertAttributes } from '../searchAttributes';
  * Pure, so the inbox's tests and the harness compute the same values.
  */
 export function approvalAttributes(pending: readonly PendingApproval[]): SearchAttributeUpdatePair[] {
-  const due = pending.map((p) => p.dueAt ?? p.expiresAt).filter((d): d is string => d !== undefined).sort()[0];
+  const due = pending
+    .map((p) => p.dueAt ?? p.expiresAt)
+    .filter((d): d is string => d !== undefined)
+    .sort()[0];
   const approvers = new Set<string>();
   const tools = new Set<string>();
   for (const p of pending) {

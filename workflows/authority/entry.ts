@@ -32,12 +32,18 @@ const ENTRY_MESSAGE_CHARS = 2000;
  * Enter the chain: `entered` to run it, `paused` to continue as new while its entry still waits.
  * Throws {@link LooseningRefusedError} or {@link GatedEntryError}.
  */
-export async function enterChain(run: Pick<ChainRun, 'chain' | 'effects' | 'desk'>, facts: EntryFacts): Promise<'entered' | 'paused'> {
+export async function enterChain(
+  run: Pick<ChainRun, 'chain' | 'effects' | 'desk'>,
+  facts: EntryFacts,
+): Promise<'entered' | 'paused'> {
   const { chain, desk } = run;
   const s = chain.state;
   if (!facts.continued) {
     // The run's own approval rules win over the team's; they may add approvals, never take them away.
-    const loosened = PROTECTIVE_OPTIONS.approvals!.loosening(resolveRunOptions({}), s.options, { team: s.team, startedAt: s.controls?.startedAt ?? 0 });
+    const loosened = PROTECTIVE_OPTIONS.approvals!.loosening(resolveRunOptions({}), s.options, {
+      team: s.team,
+      startedAt: s.controls?.startedAt ?? 0,
+    });
     if (loosened) throw new LooseningRefusedError([loosened]);
   }
   if (facts.child) return 'entered';
@@ -48,11 +54,18 @@ export async function enterChain(run: Pick<ChainRun, 'chain' | 'effects' | 'desk
     const verdict = judgeEntry(s.team, s.options.approvals, s.agentId);
     if (verdict.kind === 'enter') return 'entered';
     if (verdict.kind === 'refuse') throw new GatedEntryError(s.agentId, verdict.reason, verdict.entries);
-    waiting = desk.open({ from: ENTRY_SOURCE, to: s.agentId, message: clipText(facts.input, ENTRY_MESSAGE_CHARS) }, verdict.policy);
+    waiting = desk.open(
+      { from: ENTRY_SOURCE, to: s.agentId, message: clipText(facts.input, ENTRY_MESSAGE_CHARS) },
+      verdict.policy,
+    );
   }
   const record = await desk.wait(waiting.handoffId, () => handOverDue(run, false));
   if (!record) return 'paused';
-  if (record.outcome === 'approved' || (record.outcome === 'timed_out' && record.onTimeout === 'approve')) return 'entered';
-  const why = record.outcome === 'rejected' ? `its entry was rejected by ${clipText(record.approver ?? 'an approver', 100)}${record.reason ? ` (${clipText(record.reason, 200)})` : ''}` : `nobody approved its entry within ${String(record.timeout)}`;
+  if (record.outcome === 'approved' || (record.outcome === 'timed_out' && record.onTimeout === 'approve'))
+    return 'entered';
+  const why =
+    record.outcome === 'rejected'
+      ? `its entry was rejected by ${clipText(record.approver ?? 'an approver', 100)}${record.reason ? ` (${clipText(record.reason, 200)})` : ''}`
+      : `nobody approved its entry within ${String(record.timeout)}`;
   throw new GatedEntryError(s.agentId, why, directEntries(s.team));
 }

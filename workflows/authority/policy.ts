@@ -8,7 +8,15 @@
 import { condition, setHandler } from '@temporalio/workflow';
 import { UnreadableArrival } from '../../src/common/arrival';
 import { PolicyLoosenedError } from '../../src/common/authority/errors';
-import { policyLoosenings, policyTightenings, policyUpdateProblems, type PolicyUpdatedRecord, type PolicyUpdateInput, type PolicyUpdateResult, teamPolicyOf } from '../../src/common/authority/policyUpdate';
+import {
+  policyLoosenings,
+  policyTightenings,
+  policyUpdateProblems,
+  type PolicyUpdatedRecord,
+  type PolicyUpdateInput,
+  type PolicyUpdateResult,
+  teamPolicyOf,
+} from '../../src/common/authority/policyUpdate';
 import { InvalidRunInputError, toApplicationFailure } from '../../src/common/errors';
 import { APPROVAL_EVENT_MEMO, policyQuery, tightenPolicyUpdate } from '../../src/common/messages';
 import { Patches } from '../../src/common/patches';
@@ -33,7 +41,9 @@ export interface PolicySource {
 export function receivePolicyUpdates(source: PolicySource): void {
   setHandler(policyQuery, () => {
     const chain = source.chain();
-    return chain ? { ...teamPolicyOf(chain.state.team), runApprovals: chain.state.options.approvals } : { version: '', approvals: [], agents: {}, runApprovals: [] };
+    return chain
+      ? { ...teamPolicyOf(chain.state.team), runApprovals: chain.state.options.approvals }
+      : { version: '', approvals: [], agents: {}, runApprovals: [] };
   });
   setHandler(
     rawArgs(tightenPolicyUpdate),
@@ -42,7 +52,8 @@ export function receivePolicyUpdates(source: PolicySource): void {
       const input = arrival(raw, POLICY) as PolicyUpdateInput;
       // An update that arrives before the chain took its team is judged once it has: nothing is lost.
       await condition(() => source.chain() !== undefined);
-      if (!hasPatch(Patches.POLICY_UPDATES)) throw toApplicationFailure(new InvalidRunInputError(['this run started on code without policy updates']));
+      if (!hasPatch(Patches.POLICY_UPDATES))
+        throw toApplicationFailure(new InvalidRunInputError(['this run started on code without policy updates']));
       return apply(source, input);
     },
     { validator: (raw) => validate(source, arrival(raw, POLICY)) },
@@ -50,12 +61,17 @@ export function receivePolicyUpdates(source: PolicySource): void {
 }
 
 function validate(source: PolicySource, input: unknown): void {
-  if (input instanceof UnreadableArrival) throw toApplicationFailure(new InvalidRunInputError([input.problem('the policy update')]));
+  if (input instanceof UnreadableArrival)
+    throw toApplicationFailure(new InvalidRunInputError([input.problem('the policy update')]));
   const problems = policyUpdateProblems(input);
   if (problems.length > 0) throw toApplicationFailure(new InvalidRunInputError(problems));
   const chain = source.chain();
   if (!chain) return;
-  const loosened = policyLoosenings(chain.state.team, chain.state.options.approvals, (input as PolicyUpdateInput).policy);
+  const loosened = policyLoosenings(
+    chain.state.team,
+    chain.state.options.approvals,
+    (input as PolicyUpdateInput).policy,
+  );
   if (loosened.length > 0) throw toApplicationFailure(new PolicyLoosenedError(loosened));
 }
 

@@ -23,9 +23,13 @@ export interface ApprovalClock {
 }
 
 /** The {@link PolicyDesk} of a desk that applies chain events with `apply` and puts events on the record with `publish`. */
-export function policyDesk(apply: (e: ChainEvent) => void, publish: (e: { type: string } & Record<string, unknown>) => void): PolicyDesk {
+export function policyDesk(
+  apply: (e: ChainEvent) => void,
+  publish: (e: { type: string } & Record<string, unknown>) => void,
+): PolicyDesk {
   return {
-    progress: (handoffId, progress, approvers) => apply({ type: 'approval_progressed', handoffId, progress, ...(approvers ? { approvers } : {}) }),
+    progress: (handoffId, progress, approvers) =>
+      apply({ type: 'approval_progressed', handoffId, progress, ...(approvers ? { approvers } : {}) }),
     record: publish,
   };
 }

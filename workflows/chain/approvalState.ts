@@ -21,15 +21,25 @@ export type ApprovalEvent =
   /** An approver asked about it, or its question was answered (request-info). */
   | { type: 'approval_questioned'; handoffId: string; questions: ApprovalQuestion[] };
 
-const TOOL_OUTCOME = { approved: 'tool_calls_approved', rejected: 'tool_calls_rejected', timed_out: 'tool_approvals_timed_out', voted: undefined } as const;
+const TOOL_OUTCOME = {
+  approved: 'tool_calls_approved',
+  rejected: 'tool_calls_rejected',
+  timed_out: 'tool_approvals_timed_out',
+  voted: undefined,
+} as const;
 
 /** The state after the approval event `event`. */
 export function reduceApproval(s: ChainState, event: ApprovalEvent): ChainState {
   switch (event.type) {
     case 'approval_requested': {
       const tool = event.pending.tool;
-      const toolCalls = tool ? { toolCalls: { ...s.approvals.toolCalls, [event.pending.handoffId]: toolCallKey(tool) } } : {};
-      return { ...counted(s, tool ? 'tool_approvals_requested' : undefined), approvals: { ...s.approvals, pending: [...s.approvals.pending, event.pending], ...toolCalls } };
+      const toolCalls = tool
+        ? { toolCalls: { ...s.approvals.toolCalls, [event.pending.handoffId]: toolCallKey(tool) } }
+        : {};
+      return {
+        ...counted(s, tool ? 'tool_approvals_requested' : undefined),
+        approvals: { ...s.approvals, pending: [...s.approvals.pending, event.pending], ...toolCalls },
+      };
     }
     case 'approval_decided':
       return {
@@ -41,7 +51,10 @@ export function reduceApproval(s: ChainState, event: ApprovalEvent): ChainState 
         },
       };
     case 'approval_progressed':
-      return changed(s, event.handoffId, { progress: event.progress, ...(event.approvers ? { approvers: event.approvers } : {}) });
+      return changed(s, event.handoffId, {
+        progress: event.progress,
+        ...(event.approvers ? { approvers: event.approvers } : {}),
+      });
     case 'approval_voted':
       return changed(s, event.handoffId, { votes: event.votes, stage: event.stage, approvers: event.approvers });
     case 'approval_questioned':
@@ -50,7 +63,13 @@ export function reduceApproval(s: ChainState, event: ApprovalEvent): ChainState 
 }
 
 function changed(s: ChainState, handoffId: string, change: Partial<PendingApproval>): ChainState {
-  return { ...s, approvals: { ...s.approvals, pending: s.approvals.pending.map((p) => (p.handoffId === handoffId ? { ...p, ...change } : p)) } };
+  return {
+    ...s,
+    approvals: {
+      ...s.approvals,
+      pending: s.approvals.pending.map((p) => (p.handoffId === handoffId ? { ...p, ...change } : p)),
+    },
+  };
 }
 
 /** The state with one more `kind` in the controls' counters (chains with controls). */

@@ -52,12 +52,22 @@ export function askedFor(h: AskedAbout, policy: ApprovalPolicy, at: Asking): Pen
 }
 
 /** The stages the approval waits on, chosen by the call's arguments (a handoff's: `{from, to, message}`); who may decide now. */
-function slotFields(policy: ApprovalPolicy, h: AskedAbout): Pick<PendingApproval, 'stages' | 'stage' | 'votes' | 'approvers'> {
-  const stages = stagesFor(policy, h.tool ? argumentsOf(h.tool.arguments) : { from: h.from, to: h.to, message: h.message });
+function slotFields(
+  policy: ApprovalPolicy,
+  h: AskedAbout,
+): Pick<PendingApproval, 'stages' | 'stage' | 'votes' | 'approvers'> {
+  const stages = stagesFor(
+    policy,
+    h.tool ? argumentsOf(h.tool.arguments) : { from: h.from, to: h.to, message: h.message },
+  );
   return { stages, stage: 0, votes: [], approvers: [...stages[0]!.approvers] };
 }
 
 function policyFields(timing: ApprovalTiming, now: number): Pick<PendingApproval, 'dueAt' | 'policy' | 'progress'> {
   const dueMs = timing.dueIn !== undefined ? durationMs(timing.dueIn) : undefined;
-  return { ...(dueMs !== undefined ? { dueAt: new Date(now + dueMs).toISOString() } : {}), policy: timing, progress: { reminders: 0, steps: 0, overdue: false } };
+  return {
+    ...(dueMs !== undefined ? { dueAt: new Date(now + dueMs).toISOString() } : {}),
+    policy: timing,
+    progress: { reminders: 0, steps: 0, overdue: false },
+  };
 }

@@ -16,7 +16,15 @@ export const NO_USAGE: Usage = { inputTokens: 0, outputTokens: 0, totalTokens: 0
 
 /** The controls of a chain that starts at `startedAt` (workflow time, ms). */
 export function initialControls(startedAt: number): ControlState {
-  return { counters: {}, breakers: {}, startedAt, progressAtHandoff: [], progress: 0, loopRefusals: 0, usageByAgent: {} };
+  return {
+    counters: {},
+    breakers: {},
+    startedAt,
+    progressAtHandoff: [],
+    progress: 0,
+    loopRefusals: 0,
+    usageByAgent: {},
+  };
 }
 
 /** The controls with `event` applied at workflow time `at`. */
@@ -30,7 +38,10 @@ export function reduceControl(c: ControlState, event: ControlEvent, at: number):
       return { ...counted, breakers: { ...c.breakers, [event.agent]: { ...b, failures: b.failures + 1 } } };
     }
     case 'breaker_opened':
-      return { ...counted, breakers: { ...c.breakers, [event.agent]: { state: 'open', failures: event.failures, openedAt: at } } };
+      return {
+        ...counted,
+        breakers: { ...c.breakers, [event.agent]: { state: 'open', failures: event.failures, openedAt: at } },
+      };
     case 'breaker_half_open': {
       const b = c.breakers[event.agent] ?? { state: 'closed', failures: 0 };
       return { ...counted, breakers: { ...c.breakers, [event.agent]: { ...b, state: 'half_open' } } };
@@ -40,7 +51,10 @@ export function reduceControl(c: ControlState, event: ControlEvent, at: number):
     case 'guardrail_tripped': {
       if (event.onTrip !== 'feedback') return counted;
       const key = `${event.agent}/${event.stage}/${event.guardrail}`;
-      return { ...counted, guardrailFeedback: { ...c.guardrailFeedback, [key]: (c.guardrailFeedback?.[key] ?? 0) + 1 } };
+      return {
+        ...counted,
+        guardrailFeedback: { ...c.guardrailFeedback, [key]: (c.guardrailFeedback?.[key] ?? 0) + 1 },
+      };
     }
     case 'budget_exceeded': {
       const { kind: _k, onBudgetExceeded, ...exceeded } = event;
@@ -57,7 +71,11 @@ export function count(counters: ControlCounters, kind: keyof ControlCounters): C
 }
 
 /** `usage` with `more` added; `calls` model calls more (1 for a model answer, the specialist's count for a delegation). */
-export function addTokens(u: Usage, more: Pick<Usage, 'inputTokens' | 'outputTokens'> & Partial<Usage>, calls = 1): Usage {
+export function addTokens(
+  u: Usage,
+  more: Pick<Usage, 'inputTokens' | 'outputTokens'> & Partial<Usage>,
+  calls = 1,
+): Usage {
   const cost = u.cost || more.cost ? addCost(u.cost, more.cost, calls) : undefined;
   return {
     inputTokens: u.inputTokens + more.inputTokens,
@@ -70,7 +88,12 @@ export function addTokens(u: Usage, more: Pick<Usage, 'inputTokens' | 'outputTok
 }
 
 /** Usage per agent with `usage` of `agent` added. */
-export function addAgentUsage(byAgent: Record<string, Usage>, agent: string, usage: Pick<Usage, 'inputTokens' | 'outputTokens'> & Partial<Usage>, calls = 1): Record<string, Usage> {
+export function addAgentUsage(
+  byAgent: Record<string, Usage>,
+  agent: string,
+  usage: Pick<Usage, 'inputTokens' | 'outputTokens'> & Partial<Usage>,
+  calls = 1,
+): Record<string, Usage> {
   return { ...byAgent, [agent]: addTokens(byAgent[agent] ?? NO_USAGE, usage, calls) };
 }
 

@@ -14,7 +14,9 @@ export function recordControl(run: ChainRun, event: ControlEvent): void {
   const at = run.effects.now();
   run.chain.apply({ type: 'control', event, at });
   const { kind, ...fields } = event;
-  run.effects.publish({ [APPROVAL_EVENT_MEMO]: { type: 'control', control: kind, at: new Date(at).toISOString(), ...fields } });
+  run.effects.publish({
+    [APPROVAL_EVENT_MEMO]: { type: 'control', control: kind, at: new Date(at).toISOString(), ...fields },
+  });
 }
 
 /** A failure of `agent` (a failed tool call, a guardrail trip, a failed specialist): its breaker counts it, and opens at the threshold or on a failed try. */

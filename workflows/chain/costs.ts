@@ -26,7 +26,16 @@ export function priced(before: ChainState, event: ChainEvent, after: ChainState)
     case 'delegation_ended': {
       if (!event.usage) return after;
       const key = edgeKey(before.agentId, event.agent);
-      return { ...after, economics: { ...e, usageByDelegation: { ...e.usageByDelegation, [key]: addTokens(e.usageByDelegation[key] ?? NO_USAGE, event.usage, event.usage.modelCalls) } } };
+      return {
+        ...after,
+        economics: {
+          ...e,
+          usageByDelegation: {
+            ...e.usageByDelegation,
+            [key]: addTokens(e.usageByDelegation[key] ?? NO_USAGE, event.usage, event.usage.modelCalls),
+          },
+        },
+      };
     }
     default:
       return after;
@@ -48,8 +57,18 @@ function charged(before: ChainState, after: ChainState, e: EconomicsState, token
   return {
     ...after,
     usage: { ...after.usage, cost: addCost(after.usage.cost, cost)! },
-    ...(controls && own ? { controls: { ...controls, usageByAgent: { ...controls.usageByAgent, [agent]: { ...own, cost: addCost(own.cost, cost)! } } } } : {}),
-    economics: { ...e, usageByEdge: { ...e.usageByEdge, [e.edge]: addTokens(e.usageByEdge[e.edge] ?? NO_USAGE, { ...tokens, cost }) } },
+    ...(controls && own
+      ? {
+          controls: {
+            ...controls,
+            usageByAgent: { ...controls.usageByAgent, [agent]: { ...own, cost: addCost(own.cost, cost)! } },
+          },
+        }
+      : {}),
+    economics: {
+      ...e,
+      usageByEdge: { ...e.usageByEdge, [e.edge]: addTokens(e.usageByEdge[e.edge] ?? NO_USAGE, { ...tokens, cost }) },
+    },
   };
 }
 

@@ -10,7 +10,12 @@ import { voteProblem } from '../../src/common/approvalVotes';
 import { reasonLabel, reasonProblem } from '../../src/common/approvalReasons';
 import { isUnreadable } from '../../src/common/arrival';
 import { isRecord } from '../../src/common/check';
-import { ApprovalRefusedError, type BatonError, InputTooLargeError, SignatureRefusedError } from '../../src/common/errors';
+import {
+  ApprovalRefusedError,
+  type BatonError,
+  InputTooLargeError,
+  SignatureRefusedError,
+} from '../../src/common/errors';
 import { readDecision } from '../../src/common/input';
 import { schemaProblems } from '../../src/common/jsonSchema';
 import { boundedReason, clipText, LIMITS, sizeMessage } from '../../src/common/limits';
@@ -23,7 +28,13 @@ import { judgeGrant, judgeSignature, type SignatureBench } from './signed';
 /** What becomes of a decision. */
 export type Judgement =
   | { kind: 'refused'; reason: string; error: BatonError }
-  | { kind: 'apply'; decision: HandoffDecision; waiting: PendingApproval; identity?: DecisionIdentity; grant?: VerifiedGrant }
+  | {
+      kind: 'apply';
+      decision: HandoffDecision;
+      waiting: PendingApproval;
+      identity?: DecisionIdentity;
+      grant?: VerifiedGrant;
+    }
   | { kind: 'forward'; decision: HandoffDecision; to: string };
 
 /** Where a decision is judged: the chain's state (none before it starts), the approvals waiting in its specialists. */
@@ -55,7 +66,11 @@ export function judgeDecision(raw: unknown, bench: Bench): Judgement {
   const s = bench.state;
   if (!s) return refused(raw, `no handoff ${d.handoffId} is waiting for approval (waiting: none)`);
   const earlier = s.approvals.decided.find((r) => r.handoffId === d.handoffId);
-  if (earlier) return refused(raw, `handoff ${d.handoffId} was already decided (${earlier.outcome}${earlier.approver ? ` by ${earlier.approver}` : ''})`);
+  if (earlier)
+    return refused(
+      raw,
+      `handoff ${d.handoffId} was already decided (${earlier.outcome}${earlier.approver ? ` by ${earlier.approver}` : ''})`,
+    );
   const waiting = s.approvals.pending.find((p) => p.handoffId === d.handoffId);
   if (!waiting) {
     const there = bench.bounded ? bench.inSpecialist(d.handoffId) : undefined;
@@ -64,15 +79,23 @@ export function judgeDecision(raw: unknown, bench: Bench): Judgement {
       return who ? refused(raw, who) : { kind: 'forward', decision: d, to: there.workflowId };
     }
     const ids = s.approvals.pending.map((p) => p.handoffId);
-    return refused(raw, `no handoff ${d.handoffId} is waiting for approval (waiting: ${ids.length > 0 ? ids.join(', ') : 'none'})`);
+    return refused(
+      raw,
+      `no handoff ${d.handoffId} is waiting for approval (waiting: ${ids.length > 0 ? ids.join(', ') : 'none'})`,
+    );
   }
-  const problem = approverProblem(waiting, d) ?? (d.decision === 'reject' ? reasonProblem(reasonsOf(s, waiting), d.reason) : undefined) ?? (waiting.tool ? toolCallProblem(s, waiting, d) : handoffProblem(d));
+  const problem =
+    approverProblem(waiting, d) ??
+    (d.decision === 'reject' ? reasonProblem(reasonsOf(s, waiting), d.reason) : undefined) ??
+    (waiting.tool ? toolCallProblem(s, waiting, d) : handoffProblem(d));
   if (problem) return refused(raw, problem);
   const granted = d.onBehalfOf !== undefined ? judgeGrant(s, d, bench.grants) : undefined;
   if (granted && !granted.ok) return refused(raw, granted.reason);
   const grant = granted?.ok ? { grant: granted.grant } : {};
   if (!bench.signatures) {
-    return d.signature === undefined ? { kind: 'apply', decision: d, waiting, ...grant } : refused(raw, 'this chain started before baton verified signatures: send the decision without one');
+    return d.signature === undefined
+      ? { kind: 'apply', decision: d, waiting, ...grant }
+      : refused(raw, 'this chain started before baton verified signatures: send the decision without one');
   }
   const signed = judgeSignature(s, waiting, d, bench.signatures);
   if (!signed.ok) {
@@ -86,7 +109,13 @@ export function judgeDecision(raw: unknown, bench: Bench): Judgement {
  * The record of decision `d` on `waiting`, made at `at` (ms). Its fields are within their limits:
  * runs from before the limits took longer ones, which the record keeps clipped.
  */
-export function recordOf(d: HandoffDecision, waiting: PendingApproval, at: number, via: 'signal' | 'update', identity?: DecisionIdentity): ApprovalRecord {
+export function recordOf(
+  d: HandoffDecision,
+  waiting: PendingApproval,
+  at: number,
+  via: 'signal' | 'update',
+  identity?: DecisionIdentity,
+): ApprovalRecord {
   const edited = waiting.tool && d.decision === 'approve' && d.arguments ? d.arguments : undefined;
   const label = reasonLabel(waiting.rejectionReasons, d.reason);
   return {
@@ -140,7 +169,9 @@ export function refusedFields(raw: unknown): { handoffId?: string; approver?: st
 
 /** The approval id a refusal names: the one given, within its limit. */
 export function handoffIdOf(raw: unknown): string {
-  return isRecord(raw) && !isUnreadable(raw) && typeof raw.handoffId === 'string' ? clipText(raw.handoffId, LIMITS.idChars) : '(none given)';
+  return isRecord(raw) && !isUnreadable(raw) && typeof raw.handoffId === 'string'
+    ? clipText(raw.handoffId, LIMITS.idChars)
+    : '(none given)';
 }
 
 function refused(raw: unknown, problem: string): Judgement {
@@ -181,7 +212,9 @@ function approverProblem(waiting: PendingApproval, d: HandoffDecision): string |
 }
 
 function handoffProblem(d: HandoffDecision): string | undefined {
-  return d.arguments !== undefined || d.callHash !== undefined ? `handoff ${d.handoffId} is not a tool call: "arguments" and "callHash" apply to tool approvals only` : undefined;
+  return d.arguments !== undefined || d.callHash !== undefined
+    ? `handoff ${d.handoffId} is not a tool call: "arguments" and "callHash" apply to tool approvals only`
+    : undefined;
 }
 
 /** Why a decision on a waiting tool call cannot apply: a stale call hash, or edited arguments its schema refuses. */
@@ -194,5 +227,7 @@ function toolCallProblem(s: ChainState, waiting: PendingApproval, d: HandoffDeci
   if (d.decision !== 'approve') return '"arguments" go with approve only';
   const spec = s.team.agents[waiting.from]?.tools.find((t) => t.name === call.name);
   const problems = spec ? schemaProblems(spec.parameters, d.arguments) : [];
-  return problems.length > 0 ? `the edited arguments do not match the parameters of ${call.name}: ${problems.join('; ')}` : undefined;
+  return problems.length > 0
+    ? `the edited arguments do not match the parameters of ${call.name}: ${problems.join('; ')}`
+    : undefined;
 }

@@ -55,8 +55,12 @@ export async function delegateStep(run: ChainRun, step: Extract<Step, { kind: 'd
   started.forEach((job, i) => {
     const outcome = outcomes[i]!;
     const options = agent.delegateOptions?.[job.request.to];
-    if (!outcome.ok && options?.onFailure === 'fail') throw new DelegationFailedError(agent.id, job.request.to, outcome.reason);
-    const joined = run.chain.state.options.delegationJoin === 'all' && failed > 0 ? `The joined delegation failed: ${failed} of ${started.length} tasks failed. ` : '';
+    if (!outcome.ok && options?.onFailure === 'fail')
+      throw new DelegationFailedError(agent.id, job.request.to, outcome.reason);
+    const joined =
+      run.chain.state.options.delegationJoin === 'all' && failed > 0
+        ? `The joined delegation failed: ${failed} of ${started.length} tasks failed. `
+        : '';
     results.set(job.call.id, joined + answerOf(job.request.to, outcome));
   });
   return continueTurn(run, { ...step, results: [...results] });
@@ -66,7 +70,12 @@ export async function delegateStep(run: ChainRun, step: Extract<Step, { kind: 'd
 function settle(run: ChainRun, to: string, outcome: DelegationOutcome): void {
   if (!run.chain.state.controls) return;
   const result = outcome.ok ? outcome.result : undefined;
-  run.chain.apply({ type: 'delegation_ended', agent: to, ok: outcome.ok, ...(result ? { usage: result.usage, ...(result.usageByAgent ? { usageByAgent: result.usageByAgent } : {}) } : {}) });
+  run.chain.apply({
+    type: 'delegation_ended',
+    agent: to,
+    ok: outcome.ok,
+    ...(result ? { usage: result.usage, ...(result.usageByAgent ? { usageByAgent: result.usageByAgent } : {}) } : {}),
+  });
   if (outcome.ok) noteSuccess(run, to);
   else noteFailure(run, to, `delegation failed: ${outcome.reason}`);
 }
@@ -76,18 +85,35 @@ async function plan(run: ChainRun, agent: AgentSpec, call: ToolCall, index: numb
   const { chain, effects } = run;
   const depth = (chain.state.parent?.depth ?? 0) + 1;
   const limit = chain.state.options.maxDelegationDepth;
-  if (depth > limit) return { call, answer: `Error: ${new DelegationDepthExceededError(agent.id, depth, limit).message}. Do the task yourself.` };
+  if (depth > limit)
+    return {
+      call,
+      answer: `Error: ${new DelegationDepthExceededError(agent.id, depth, limit).message}. Do the task yourself.`,
+    };
   let request: DelegationRequest;
   if (call.name === SPECIALIST_DELEGATE_TOOL_NAME) {
     const routed = await routeToSpecialist(run, agent, call);
     if (routed.kind === 'answer') return { call, answer: routed.answer };
     const r = routed.request;
-    request = { from: agent.id, to: routed.to, task: r.task, reason: r.reason, ...(r.context ? { context: r.context } : {}), requiredCapabilities: r.requiredCapabilities };
+    request = {
+      from: agent.id,
+      to: routed.to,
+      task: r.task,
+      reason: r.reason,
+      ...(r.context ? { context: r.context } : {}),
+      requiredCapabilities: r.requiredCapabilities,
+    };
   } else {
     const read = readDelegation(call, agent.id);
     if (typeof read === 'string') return { call, answer: `Error: ${read}` };
-    if (!(agent.delegates ?? []).includes(read.to) || (!chain.state.team.agents[read.to] && !chain.state.team.remotes?.[read.to])) {
-      return { call, answer: `Error: "${read.to}" is not one of your specialists. Call ${call.name} again with one of: ${(agent.delegates ?? []).join(', ')}` };
+    if (
+      !(agent.delegates ?? []).includes(read.to) ||
+      (!chain.state.team.agents[read.to] && !chain.state.team.remotes?.[read.to])
+    ) {
+      return {
+        call,
+        answer: `Error: "${read.to}" is not one of your specialists. Call ${call.name} again with one of: ${(agent.delegates ?? []).join(', ')}`,
+      };
     }
     request = read;
   }
@@ -103,7 +129,10 @@ async function plan(run: ChainRun, agent: AgentSpec, call: ToolCall, index: numb
  * Start the children (or send the tasks of remote agents), at most `maxParallelDelegations` at
  * once, and wait for all of them while applying what arrives.
  */
-async function runAll(run: ChainRun, jobs: Extract<Job, { request: DelegationRequest }>[]): Promise<DelegationOutcome[]> {
+async function runAll(
+  run: ChainRun,
+  jobs: Extract<Job, { request: DelegationRequest }>[],
+): Promise<DelegationOutcome[]> {
   const { chain, effects, desk } = run;
   const limit = chain.state.options.maxParallelDelegations;
   const outcomes: DelegationOutcome[] = new Array(jobs.length);
@@ -121,7 +150,11 @@ async function runAll(run: ChainRun, jobs: Extract<Job, { request: DelegationReq
       const token = remote ? undefined : desk.specialists.enrol(job.workflowId);
       (remote
         ? delegateRemote(run, { ...job, text: taskText(run, job) }, waits, timeoutOf(run, job.request.to).timeoutMs)
-        : effects.delegate({ workflowId: job.workflowId, input: childInput(run, job, token), ...timeoutOf(run, job.request.to) })
+        : effects.delegate({
+            workflowId: job.workflowId,
+            input: childInput(run, job, token),
+            ...timeoutOf(run, job.request.to),
+          })
       ).then(
         (outcome) => {
           outcomes[i] = outcome;
@@ -146,7 +179,11 @@ async function runAll(run: ChainRun, jobs: Extract<Job, { request: DelegationReq
   return outcomes;
 }
 
-function childInput(run: ChainRun, job: Extract<Job, { request: DelegationRequest }>, token: string | undefined): HandoffRunInput {
+function childInput(
+  run: ChainRun,
+  job: Extract<Job, { request: DelegationRequest }>,
+  token: string | undefined,
+): HandoffRunInput {
   const { state } = run.chain;
   const { request } = job;
   const options = currentAgent(state).delegateOptions?.[request.to] ?? {};
@@ -163,19 +200,34 @@ function childInput(run: ChainRun, job: Extract<Job, { request: DelegationReques
     ...(state.options.requireSignature ? { requireSignature: true } : {}),
     ...(state.options.approverKeys ? { approverKeys: state.options.approverKeys } : {}),
     // A specialist waits for a worker of its team no longer than its caller would (a caller on the default records no marker).
-    ...(state.options.teamMismatchTimeout !== RUN_OPTIONS.teamMismatchTimeout.default && hasPatch(Patches.SPECIALIST_TEAM_TIMEOUT) ? { teamMismatchTimeout: state.options.teamMismatchTimeout } : {}),
+    ...(state.options.teamMismatchTimeout !== RUN_OPTIONS.teamMismatchTimeout.default &&
+    hasPatch(Patches.SPECIALIST_TEAM_TIMEOUT)
+      ? { teamMismatchTimeout: state.options.teamMismatchTimeout }
+      : {}),
   };
   const input = taskText(run, job);
   const root = state.parent?.rootWorkflowId ?? run.effects.workflowId;
   // A specialist's text joins the stream of the conversation turn its caller answers.
   const tag = run.effects.streamTag?.();
-  const turn = tag ? { ...(tag.turn !== undefined ? { turn: tag.turn } : {}), ...(tag.message !== undefined ? { message: tag.message } : {}) } : {};
+  const turn = tag
+    ? {
+        ...(tag.turn !== undefined ? { turn: tag.turn } : {}),
+        ...(tag.message !== undefined ? { message: tag.message } : {}),
+      }
+    : {};
   return {
     agent: request.to,
     input,
     options: childOptions,
     ...(state.context ? { context: state.context } : {}),
-    parent: { workflowId: run.effects.workflowId, rootWorkflowId: root, depth: (state.parent?.depth ?? 0) + 1, ...(token ? { token } : {}), ...(state.team.version ? { team: { id: state.team.version.id, hash: state.team.version.hash } } : {}), ...turn },
+    parent: {
+      workflowId: run.effects.workflowId,
+      rootWorkflowId: root,
+      depth: (state.parent?.depth ?? 0) + 1,
+      ...(token ? { token } : {}),
+      ...(state.team.version ? { team: { id: state.team.version.id, hash: state.team.version.hash } } : {}),
+      ...turn,
+    },
   };
 }
 
@@ -215,7 +267,9 @@ function childCostBudget(state: ChainState, own: number | undefined): RunOptions
   const conversation = state.economics.conversation;
   const left = [
     ...(state.options.maxCost > 0 ? [toMicros(state.options.maxCost) - spent] : []),
-    ...(conversation && conversation.limitMicros > 0 ? [conversation.limitMicros - conversation.spentMicros - spent] : []),
+    ...(conversation && conversation.limitMicros > 0
+      ? [conversation.limitMicros - conversation.spentMicros - spent]
+      : []),
     ...(own !== undefined ? [toMicros(own)] : []),
   ];
   return left.length > 0 ? { maxCost: fromMicros(Math.max(1, Math.min(...left))) } : {};
@@ -229,7 +283,8 @@ function timeoutOf(run: ChainRun, to: string): { timeoutMs?: number } {
 }
 
 function answerOf(to: string, outcome: DelegationOutcome): string {
-  if (!outcome.ok) return `The task delegated to ${to} failed: ${outcome.reason}. Decide how to go on: try another way or another specialist, or answer with what you have.`;
+  if (!outcome.ok)
+    return `The task delegated to ${to} failed: ${outcome.reason}. Decide how to go on: try another way or another specialist, or answer with what you have.`;
   const output = outcome.result.output;
   return `Answer from ${to}: ${typeof output === 'string' ? output : JSON.stringify(output)}`;
 }

@@ -83,8 +83,20 @@ export class ApprovalDesk extends DeskMail {
     this.authority = this.bounded && (options.authority ?? false);
     this.carried = options.carried ?? (() => undefined);
     this.clock = options.clock;
-    this.questions = questionDesk({ rules: options.questions, effects, state: () => this.chain?.state ?? this.carried(), inSpecialist: (id) => this.specialists.find(id), apply: (e) => this.chain!.apply(e), publish: (e) => this.publish(e), refuse: (r) => this.refuse(r) });
-    this.specialists = new Specialists(effects, this.bounded, this.inboxBounds, { changed: () => this.reportUp(), refused: (workflowId, reason) => this.refuse({ type: 'report_refused', workflowId: clipText(workflowId, 200), reason: boundedReason(reason) }) });
+    this.questions = questionDesk({
+      rules: options.questions,
+      effects,
+      state: () => this.chain?.state ?? this.carried(),
+      inSpecialist: (id) => this.specialists.find(id),
+      apply: (e) => this.chain!.apply(e),
+      publish: (e) => this.publish(e),
+      refuse: (r) => this.refuse(r),
+    });
+    this.specialists = new Specialists(effects, this.bounded, this.inboxBounds, {
+      changed: () => this.reportUp(),
+      refused: (workflowId, reason) =>
+        this.refuse({ type: 'report_refused', workflowId: clipText(workflowId, 200), reason: boundedReason(reason) }),
+    });
   }
 
   /** The chain whose handoffs this desk handles; decisions queue until it exists. */
@@ -123,7 +135,10 @@ export class ApprovalDesk extends DeskMail {
    * have returned, so their answers are on the record before the loop's next command.
    */
   async drain(): Promise<void> {
-    const tally = this.inboxBounds && this.inbox.length > 0 ? { refusals: new RefusalTally(), overrides: [], forwarded: new Set<string>() } : undefined;
+    const tally =
+      this.inboxBounds && this.inbox.length > 0
+        ? { refusals: new RefusalTally(), overrides: [], forwarded: new Set<string>() }
+        : undefined;
     this.tally = tally;
     this.specialists.startDrain();
     // The queue is taken by index and emptied once: shifting an array of thousands is quadratic.
@@ -140,7 +155,8 @@ export class ApprovalDesk extends DeskMail {
     this.inbox.length = 0;
     this.tally = undefined;
     // The drain's refusals and applied overrides on the record: one write per kind, whatever arrived.
-    if (tally && tally.overrides.length > 0) this.effects.publish({ [APPROVAL_EVENT_MEMO]: overridesRecord(tally.overrides) });
+    if (tally && tally.overrides.length > 0)
+      this.effects.publish({ [APPROVAL_EVENT_MEMO]: overridesRecord(tally.overrides) });
     for (const refusal of tally?.refusals.records() ?? []) this.refuseNow(refusal);
     if (this.returning > 0) await this.effects.condition(() => this.returning === 0);
   }
@@ -158,7 +174,14 @@ export class ApprovalDesk extends DeskMail {
   /** Put a handoff (or a tool call, with `tool`) in front of people: record it as waiting and publish it. */
   open(h: AskedAbout, policy: ApprovalPolicy): PendingApproval {
     const policies = () => this.clock !== undefined && this.effects.patched(Patches.APPROVAL_POLICIES);
-    const waiting = askedFor(h, policy, { id: this.effects.newId(), now: this.effects.now(), state: this.state, signatures: this.signatures, policies, slots: () => this.effects.patched(Patches.APPROVAL_QUORUM) });
+    const waiting = askedFor(h, policy, {
+      id: this.effects.newId(),
+      now: this.effects.now(),
+      state: this.state,
+      signatures: this.signatures,
+      policies,
+      slots: () => this.effects.patched(Patches.APPROVAL_QUORUM),
+    });
     this.chain!.apply({ type: 'approval_requested', pending: waiting });
     this.publish({ type: 'approval_requested', ...waiting });
     this.effects.setStatus(BatonStatus.AWAITING_APPROVAL);
@@ -197,7 +220,10 @@ export class ApprovalDesk extends DeskMail {
   }
 
   /** What a policy's clock may do to an approval: move it on, and put steps on the record. */
-  private readonly policyDesk = policyDesk((e) => this.chain!.apply(e), (e) => this.publish(e));
+  private readonly policyDesk = policyDesk(
+    (e) => this.chain!.apply(e),
+    (e) => this.publish(e),
+  );
 
   /** Publish the waiting list again (a run that took over waiting handoffs). */
   republish(): void {
@@ -209,7 +235,13 @@ export class ApprovalDesk extends DeskMail {
   private decide(entry: Extract<Received, { kind: 'decision' }>): void {
     const judged = passkeysIn(this.judge(entry.raw, entry.at), this.effects);
     if (judged.kind === 'refused') {
-      this.refuse({ type: 'decision_refused', ...refusedFields(entry.raw), reason: judged.reason, via: entry.via, at: new Date(entry.at).toISOString() });
+      this.refuse({
+        type: 'decision_refused',
+        ...refusedFields(entry.raw),
+        reason: judged.reason,
+        via: entry.via,
+        at: new Date(entry.at).toISOString(),
+      });
       entry.answer?.({ refusal: judged.error });
       return;
     }
@@ -218,17 +250,32 @@ export class ApprovalDesk extends DeskMail {
       // One decision per approval goes to a specialist per drain; the others would only be refused there.
       if (this.tally?.forwarded.has(decision.handoffId)) {
         const reason = `a decision on ${decision.handoffId} was sent on to ${to}, where it waits, in this same step; that one decides`;
-        this.refuse({ type: 'decision_refused', ...refusedFields(entry.raw), reason: boundedReason(reason), via: entry.via, at: new Date(entry.at).toISOString() });
+        this.refuse({
+          type: 'decision_refused',
+          ...refusedFields(entry.raw),
+          reason: boundedReason(reason),
+          via: entry.via,
+          at: new Date(entry.at).toISOString(),
+        });
         entry.answer?.({ refusal: new ApprovalRefusedError(decision.handoffId, reason) });
         return;
       }
       this.tally?.forwarded.add(decision.handoffId);
       this.specialists.forward(decision, entry.via, to, entry.answer, (forwardId, reason) =>
-        this.inbox.push({ kind: 'forward_failed', ...(forwardId ? { forwardId } : {}), raw: decision, via: entry.via, reason, at: this.effects.now() }),
+        this.inbox.push({
+          kind: 'forward_failed',
+          ...(forwardId ? { forwardId } : {}),
+          raw: decision,
+          via: entry.via,
+          reason,
+          at: this.effects.now(),
+        }),
       );
       return;
     }
-    const record = judged.waiting.stages ? takeVote(judged, entry.at, entry.via, { apply: (e) => this.chain!.apply(e), publish: (e) => this.publish(e) }) : recordOf(judged.decision, judged.waiting, entry.at, entry.via, judged.identity);
+    const record = judged.waiting.stages
+      ? takeVote(judged, entry.at, entry.via, { apply: (e) => this.chain!.apply(e), publish: (e) => this.publish(e) })
+      : recordOf(judged.decision, judged.waiting, entry.at, entry.via, judged.identity);
     if (record.outcome !== 'voted') this.settle(judged.waiting, record);
     entry.answer?.({ record });
   }
@@ -241,12 +288,24 @@ export class ApprovalDesk extends DeskMail {
 
   /** A decision that could not be forwarded: on the record, and its caller told. */
   private forwardFailed(entry: Extract<Received, { kind: 'forward_failed' }>): void {
-    this.refuse({ type: 'decision_refused', ...refusedFields(entry.raw), reason: boundedReason(entry.reason), via: entry.via, at: new Date(entry.at).toISOString() });
+    this.refuse({
+      type: 'decision_refused',
+      ...refusedFields(entry.raw),
+      reason: boundedReason(entry.reason),
+      via: entry.via,
+      at: new Date(entry.at).toISOString(),
+    });
     if (entry.forwardId) this.specialists.undeliverable(entry.forwardId, entry.reason);
   }
 
   private applyOverrides(raw: unknown, at: number): void {
-    const verdict = overrideVerdict(raw, this.state, { bounded: this.bounded, authority: this.authority, workflowId: this.effects.workflowId, at, patched: (id) => this.effects.patched(id) });
+    const verdict = overrideVerdict(raw, this.state, {
+      bounded: this.bounded,
+      authority: this.authority,
+      workflowId: this.effects.workflowId,
+      at,
+      patched: (id) => this.effects.patched(id),
+    });
     if (verdict.kind === 'refused') return this.refuse(verdict.refusal);
     if (this.tally) this.tally.overrides.push(verdict.applied);
     else this.effects.publish({ [APPROVAL_EVENT_MEMO]: { type: 'overrides_applied', ...verdict.applied } });
@@ -257,7 +316,9 @@ export class ApprovalDesk extends DeskMail {
   private settle(waiting: PendingApproval, record: ApprovalRecord): void {
     this.chain!.apply({ type: 'approval_decided', record });
     this.publish({ type: 'approval_decided', ...record });
-    this.effects.setStatus(this.state.approvals.pending.length > 0 ? BatonStatus.AWAITING_APPROVAL : BatonStatus.RUNNING);
+    this.effects.setStatus(
+      this.state.approvals.pending.length > 0 ? BatonStatus.AWAITING_APPROVAL : BatonStatus.RUNNING,
+    );
   }
 
   /** What becomes of a decision: refused, applied here, or forwarded to the specialist its approval waits in. */
@@ -265,11 +326,19 @@ export class ApprovalDesk extends DeskMail {
     const signatures = this.signatures ? { signatures: { workflowId: this.effects.workflowId, at } } : {};
     // A decision that came with the run's start, before the chain is attached: what the start carries waits.
     const state = this.chain?.state ?? this.carried();
-    return judgeDecision(raw, { ...(state ? { state } : {}), inSpecialist: (id) => this.specialists.find(id), bounded: this.bounded, ...signatures, grants: { workflowId: this.effects.workflowId, at } });
+    return judgeDecision(raw, {
+      ...(state ? { state } : {}),
+      inSpecialist: (id) => this.specialists.find(id),
+      bounded: this.bounded,
+      ...signatures,
+      grants: { workflowId: this.effects.workflowId, at },
+    });
   }
 
-  private readonly pending = (id: string): PendingApproval | undefined => this.state.approvals.pending.find((p) => p.handoffId === id);
-  private readonly decided = (id: string): ApprovalRecord | undefined => this.state.approvals.decided.find((d) => d.handoffId === id);
+  private readonly pending = (id: string): PendingApproval | undefined =>
+    this.state.approvals.pending.find((p) => p.handoffId === id);
+  private readonly decided = (id: string): ApprovalRecord | undefined =>
+    this.state.approvals.decided.find((d) => d.handoffId === id);
 
   private publish(event: Record<string, unknown>): void {
     this.effects.publish({ [PENDING_MEMO]: this.state.approvals.pending, [APPROVAL_EVENT_MEMO]: event });
@@ -279,7 +348,8 @@ export class ApprovalDesk extends DeskMail {
   private takeReport(raw: unknown): void {
     const taken = this.specialists.take(raw);
     if (taken.kind === 'refused') {
-      const from = isRecord(raw) && typeof raw.workflowId === 'string' ? { workflowId: clipText(raw.workflowId, 200) } : {};
+      const from =
+        isRecord(raw) && typeof raw.workflowId === 'string' ? { workflowId: clipText(raw.workflowId, 200) } : {};
       this.refuse({ type: 'report_refused', ...from, reason: boundedReason(taken.reason) });
       return;
     }
@@ -294,6 +364,10 @@ export class ApprovalDesk extends DeskMail {
     const text = JSON.stringify(pending);
     if (text === this.reported) return;
     this.reported = text;
-    this.effects.reportPending(parent.workflowId, { workflowId: this.effects.workflowId, ...(parent.token ? { token: parent.token } : {}), pending });
+    this.effects.reportPending(parent.workflowId, {
+      workflowId: this.effects.workflowId,
+      ...(parent.token ? { token: parent.token } : {}),
+      pending,
+    });
   }
 }

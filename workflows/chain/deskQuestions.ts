@@ -64,7 +64,8 @@ export function questionDesk(parts: QuestionParts): QuestionDesk {
     judge,
     validate(kind, raw) {
       const judged = judge(kind, raw, parts.effects.now());
-      if (judged.kind === 'refused') throw judged.error instanceof BatonError ? toApplicationFailure(judged.error) : judged.error;
+      if (judged.kind === 'refused')
+        throw judged.error instanceof BatonError ? toApplicationFailure(judged.error) : judged.error;
     },
     enabled: () => parts.effects.patched(Patches.APPROVAL_QUESTIONS),
     apply: parts.apply,
@@ -83,7 +84,10 @@ export function applyQuestion(entry: QueuedQuestion, desk: QuestionDesk): void {
   if (judged.kind === 'refused') return refused(judged.reason, judged.error, judged.fields);
   if (!desk.enabled()) {
     const reason = 'this chain started before baton took questions about approvals: decide the approval instead';
-    return refused(reason, new QuestionRefusedError(judged.handoffId, reason), { action: entry.ask, handoffId: judged.handoffId });
+    return refused(reason, new QuestionRefusedError(judged.handoffId, reason), {
+      action: entry.ask,
+      handoffId: judged.handoffId,
+    });
   }
   desk.apply({ type: 'approval_questioned', handoffId: judged.handoffId, questions: judged.questions });
   desk.publish(judged.record);

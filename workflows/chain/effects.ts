@@ -4,12 +4,31 @@
  * tests and on `temporalEffects` (temporalEffects.ts) in a workflow.
  */
 import type { CheckGuardrailInput, GuardrailVerdict } from '../../src/common/controls';
-import type { ChildApprovals, ForwardedDecision, ForwardedOutcome, SpecialistApprovalsRead } from '../../src/common/messages';
-import type { CallModelInput, ModelResponse, StreamTag, RouteSpecialistInput, RouteSpecialistResult, SummarizeInput, SummarizeResult } from '../../src/common/model';
+import type {
+  ChildApprovals,
+  ForwardedDecision,
+  ForwardedOutcome,
+  SpecialistApprovalsRead,
+} from '../../src/common/messages';
+import type {
+  CallModelInput,
+  ModelResponse,
+  StreamTag,
+  RouteSpecialistInput,
+  RouteSpecialistResult,
+  SummarizeInput,
+  SummarizeResult,
+} from '../../src/common/model';
 import type { ResolvedRunOptions } from '../../src/common/options';
 import type { BatonStatus, HandoffRunInput, HandoffRunResult, RecordHandoffInput } from '../../src/common/run';
 import type { SpecialistFigures, SpecialistFiguresInput } from '../../src/common/routing';
-import type { CheckHandoffInput, CheckHandoffResult, RunToolInput, RunToolResult, TeamSpec } from '../../src/common/team';
+import type {
+  CheckHandoffInput,
+  CheckHandoffResult,
+  RunToolInput,
+  RunToolResult,
+  TeamSpec,
+} from '../../src/common/team';
 import type { TeamNeed } from '../../src/common/version';
 import type { RemoteCallInput, RemoteCallResult } from '../../src/common/remote';
 
@@ -93,7 +112,8 @@ export interface DelegationStart {
 }
 
 /** How a specialist ended: its result, or why there is none (failed, timed out, cancelled). */
-export type DelegationOutcome = { ok: true; result: HandoffRunResult<unknown> } | { ok: false; reason: string; mismatch?: Record<string, unknown> };
+export type DelegationOutcome =
+  { ok: true; result: HandoffRunResult<unknown> } | { ok: false; reason: string; mismatch?: Record<string, unknown> };
 
 /**
  * The promise `start` returns, or a rejected one when `start` throws before returning it: callers

@@ -12,8 +12,14 @@ import type { ChainEffects } from './effects';
 export function withSpecialistFigures(effects: ChainEffects): ChainEffects {
   const { specialistFigures } = proxyActivities<BatonActivities>({
     startToCloseTimeout: '30 seconds',
-    retry: { maximumAttempts: 3, initialInterval: '200 milliseconds', nonRetryableErrorTypes: [...NON_RETRYABLE_ERROR_TYPES] },
+    retry: {
+      maximumAttempts: 3,
+      initialInterval: '200 milliseconds',
+      nonRetryableErrorTypes: [...NON_RETRYABLE_ERROR_TYPES],
+    },
     summary: 'routing figures',
   });
-  return Object.assign(Object.create(effects) as ChainEffects, { specialistFigures: (input: Parameters<typeof specialistFigures>[0]) => specialistFigures(input) } satisfies Partial<ChainEffects>);
+  return Object.assign(Object.create(effects) as ChainEffects, {
+    specialistFigures: (input: Parameters<typeof specialistFigures>[0]) => specialistFigures(input),
+  } satisfies Partial<ChainEffects>);
 }

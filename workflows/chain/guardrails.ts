@@ -15,20 +15,38 @@ import type { ChainRun } from './run';
 import { CONTINUE, type Verdict } from './verdict';
 
 /** What the guardrails of `agent` make of `text` at `stage`; `feedback` says whether anyone could act on feedback. */
-export async function checkGuardrails(run: ChainRun, agent: AgentSpec, stage: 'input' | 'output', text: string, feedback: (reason: string, g: GuardrailSpec) => string | undefined): Promise<Verdict> {
+export async function checkGuardrails(
+  run: ChainRun,
+  agent: AgentSpec,
+  stage: 'input' | 'output',
+  text: string,
+  feedback: (reason: string, g: GuardrailSpec) => string | undefined,
+): Promise<Verdict> {
   const list = run.chain.state.controls ? (agent.guardrails?.[stage] ?? []) : [];
   for (const g of list) {
     const { state } = run.chain;
     const verdict =
       builtinVerdict(g, text) ??
-      (await run.effects.checkGuardrail({ agentId: agent.id, guardrail: g.name, stage, text, ...(state.context ? { context: state.context } : {}) }, state.options));
+      (await run.effects.checkGuardrail(
+        { agentId: agent.id, guardrail: g.name, stage, text, ...(state.context ? { context: state.context } : {}) },
+        state.options,
+      ));
     if (!verdict.tripped) continue;
     const reason = verdict.reason ?? 'no reason given';
     const retries = feedbackCount(run, agent.id, stage, g.name);
-    const message = g.onTrip === 'feedback' && retries < state.options.maxGuardrailRetries ? feedback(reason, g) : undefined;
+    const message =
+      g.onTrip === 'feedback' && retries < state.options.maxGuardrailRetries ? feedback(reason, g) : undefined;
     noteFailure(run, agent.id, `guardrail ${g.name}: ${reason}`);
-    recordControl(run, { kind: 'guardrail_tripped', agent: agent.id, guardrail: g.name, stage, reason, onTrip: message !== undefined ? 'feedback' : 'fail' });
-    if (message === undefined) return { kind: 'fail', error: new GuardrailTrippedError(agent.id, g.name, stage, reason) };
+    recordControl(run, {
+      kind: 'guardrail_tripped',
+      agent: agent.id,
+      guardrail: g.name,
+      stage,
+      reason,
+      onTrip: message !== undefined ? 'feedback' : 'fail',
+    });
+    if (message === undefined)
+      return { kind: 'fail', error: new GuardrailTrippedError(agent.id, g.name, stage, reason) };
     return { kind: 'retry', message };
   }
   return CONTINUE;

@@ -2,7 +2,12 @@
  * What a handoff call means: reading it, weighing it (typed input, guards, the worker's veto,
  * approval), what a decision on it leads to, and recording it with what its target receives.
  */
-import { expiredHandoffAnswer, handedOffAnswer, rejectedHandoffAnswer, vetoedHandoffAnswer } from '../../src/common/answers';
+import {
+  expiredHandoffAnswer,
+  handedOffAnswer,
+  rejectedHandoffAnswer,
+  vetoedHandoffAnswer,
+} from '../../src/common/answers';
 import { rejectionJson } from '../../src/common/approvalReasons';
 import type { ApprovalPolicy, ApprovalRecord } from '../../src/common/approvals';
 import { ApprovalTimeoutError } from '../../src/common/errors';
@@ -25,18 +30,26 @@ export type HandoffRequest = { kind: 'handoff'; handoff: HandoffResult } | { kin
 export function readHandoff(call: ToolCall, from: AgentSpec | string, maxDepth?: number): HandoffRequest {
   const agent = typeof from === 'string' ? undefined : from;
   const parsed = extractHandoff(call, typeof from === 'string' ? from : from.id, agent, maxDepth);
-  if (typeof parsed === 'string' || parsed === null) return { kind: 'invalid', answer: `Error: ${parsed ?? 'not a handoff call'}` };
+  if (typeof parsed === 'string' || parsed === null)
+    return { kind: 'invalid', answer: `Error: ${parsed ?? 'not a handoff call'}` };
   return { kind: 'handoff', handoff: parsed };
 }
 
 /** Where a weighed handoff call goes: answered without a handoff, ahead, or to a person first. */
-export type Weighed = { kind: 'answer'; answer: string } | { kind: 'go'; handoff: HandoffResult } | { kind: 'wait'; handoff: HandoffResult; policy: ApprovalPolicy };
+export type Weighed =
+  | { kind: 'answer'; answer: string }
+  | { kind: 'go'; handoff: HandoffResult }
+  | { kind: 'wait'; handoff: HandoffResult; policy: ApprovalPolicy };
 
 /**
  * Weigh the turn's handoff call: its arguments, the guards, its typed input (checked by the model
  * activity) and the worker's `onHandoff` veto.
  */
-export async function weighHandoff(run: ChainRun, call: ToolCall, checkedInput: NonNullable<ModelResponse['handoffInputs']>[number] | undefined): Promise<Weighed> {
+export async function weighHandoff(
+  run: ChainRun,
+  call: ToolCall,
+  checkedInput: NonNullable<ModelResponse['handoffInputs']>[number] | undefined,
+): Promise<Weighed> {
   const { chain, effects, guards } = run;
   const source = currentAgent(chain.state);
   let h: HandoffResult;
@@ -44,7 +57,13 @@ export async function weighHandoff(run: ChainRun, call: ToolCall, checkedInput: 
     const routed = await routeToSpecialist(run, source, call);
     if (routed.kind === 'answer') return routed;
     const { task, reason, context } = routed.request;
-    h = { kind: 'handoff', from: source.id, to: routed.to, message: [task, reason && `Why: ${reason}`, context && `Context: ${context}`].filter(Boolean).join('\n'), via: 'specialist' };
+    h = {
+      kind: 'handoff',
+      from: source.id,
+      to: routed.to,
+      message: [task, reason && `Why: ${reason}`, context && `Context: ${context}`].filter(Boolean).join('\n'),
+      via: 'specialist',
+    };
   } else {
     // What the model sends is held to the depth of anything that arrives (runs with the baton-inbox-bounds patch).
     const request = readHandoff(call, source, run.desk.inboxBounds ? LIMITS.jsonDepth : undefined);
@@ -59,17 +78,31 @@ export async function weighHandoff(run: ChainRun, call: ToolCall, checkedInput: 
   if (shared && retried(run, shared)) return { kind: 'answer', answer: shared.message };
   const options = source.handoffOptions?.[h.to];
   if (options?.inputSchema && checkedInput) {
-    if ('error' in checkedInput) return { kind: 'answer', answer: `Error: invalid input for the handoff to ${h.to}: ${checkedInput.error}. Call ${call.name} again with "input" matching its schema.` };
+    if ('error' in checkedInput)
+      return {
+        kind: 'answer',
+        answer: `Error: invalid input for the handoff to ${h.to}: ${checkedInput.error}. Call ${call.name} again with "input" matching its schema.`,
+      };
     h = { ...h, input: checkedInput.value };
   }
   const target = chain.state.team.agents[h.to];
   if (target?.guardrails?.input) {
     const text = h.input !== undefined ? `${h.message}\n${JSON.stringify(h.input)}` : h.message;
-    const tripped = await checkGuardrails(run, target, 'input', text, (reason, g) => `Not handed off: ${h.to} does not accept this handoff: its guardrail "${g.name}" tripped: ${reason}. Change what you send, or answer yourself.`);
+    const tripped = await checkGuardrails(
+      run,
+      target,
+      'input',
+      text,
+      (reason, g) =>
+        `Not handed off: ${h.to} does not accept this handoff: its guardrail "${g.name}" tripped: ${reason}. Change what you send, or answer yourself.`,
+    );
     if (retried(run, tripped)) return { kind: 'answer', answer: tripped.message };
   }
   if (options?.onHandoff) {
-    const { veto } = await effects.checkHandoff({ from: h.from, to: h.to, message: h.message, ...(h.input !== undefined ? { input: h.input } : {}) }, chain.state.options);
+    const { veto } = await effects.checkHandoff(
+      { from: h.from, to: h.to, message: h.message, ...(h.input !== undefined ? { input: h.input } : {}) },
+      chain.state.options,
+    );
     if (veto !== undefined) return { kind: 'answer', answer: vetoedHandoffAnswer(h.to, veto) };
   }
   return verdict.kind === 'wait' ? { kind: 'wait', handoff: h, policy: verdict.policy } : { kind: 'go', handoff: h };
@@ -89,8 +122,13 @@ export interface HandoffOutcome {
 
 /** What a person's decision, or its absence, means for the handoff. */
 export function decidedOutcome(h: HandoffResult, approval: ApprovalRecord): HandoffOutcome {
-  if (approval.outcome === 'approved') return { answer: handedOffAnswer(h.to, { approver: approval.approver }), handoff: h, approval };
-  if (approval.outcome === 'rejected') return { answer: rejectedHandoffAnswer(h.to, approval.approver, approval.reason, rejectionJson(approval)), approval };
+  if (approval.outcome === 'approved')
+    return { answer: handedOffAnswer(h.to, { approver: approval.approver }), handoff: h, approval };
+  if (approval.outcome === 'rejected')
+    return {
+      answer: rejectedHandoffAnswer(h.to, approval.approver, approval.reason, rejectionJson(approval)),
+      approval,
+    };
   const onTimeout = approval.onTimeout ?? 'reject';
   if (onTimeout === 'approve') return { answer: handedOffAnswer(h.to, { onTimeout: true }), handoff: h, approval };
   if (onTimeout === 'fail') throw new ApprovalTimeoutError(approval.handoffId, h.from, h.to, String(approval.timeout));
@@ -107,15 +145,26 @@ export function handOff(run: ChainRun, step: Extract<Step, { kind: 'handoff' }>)
   const source = currentAgent(chain.state);
   const plan = planTransfer(chain.state, source, step.handoff);
   if (!plan.summarize) return moveOn(run, step, source, plan);
-  return effects.summarize({ agentId: source.id, model: source.model, transcript: transcript(plan.carried), ...plan.summarize }, chain.state.options).then((summarized) => {
-    chain.apply({ type: 'model_used', usage: summarized.usage });
-    run.economy?.charge(chain.state, effects, summarized.usage);
-    return moveOn(run, step, source, plan, summarized.summary);
-  });
+  return effects
+    .summarize(
+      { agentId: source.id, model: source.model, transcript: transcript(plan.carried), ...plan.summarize },
+      chain.state.options,
+    )
+    .then((summarized) => {
+      chain.apply({ type: 'model_used', usage: summarized.usage });
+      run.economy?.charge(chain.state, effects, summarized.usage);
+      return moveOn(run, step, source, plan, summarized.summary);
+    });
 }
 
 /** The handoff on the record and the target started, once any summary of the carried conversation is in. */
-function moveOn(run: ChainRun, step: Extract<Step, { kind: 'handoff' }>, source: AgentSpec, plan: TransferPlan, summary?: string): Promise<void> | void {
+function moveOn(
+  run: ChainRun,
+  step: Extract<Step, { kind: 'handoff' }>,
+  source: AgentSpec,
+  plan: TransferPlan,
+  summary?: string,
+): Promise<void> | void {
   const { chain, effects } = run;
   const h = step.handoff;
   const transfer = transferTo(chain.state, source, agentOf(chain.state.team, h.to), h, plan, summary);
@@ -134,7 +183,9 @@ function moveOn(run: ChainRun, step: Extract<Step, { kind: 'handoff' }>, source:
   chain.apply({ type: 'handed_off', record, messages: transfer.messages });
   const index = chain.state.chain.length;
   effects.setAgent(h.to, index);
-  const how = step.approval ? ` (${step.approval.outcome === 'approved' ? `approved by ${step.approval.approver}` : 'approved when nobody decided in time'})` : '';
+  const how = step.approval
+    ? ` (${step.approval.outcome === 'approved' ? `approved by ${step.approval.approver}` : 'approved when nobody decided in time'})`
+    : '';
   return effects.recordHandoff(
     {
       summary: `#${index} ${h.from} → ${h.to}${how}`,

@@ -35,7 +35,10 @@ export async function withLostWorkerRestarts<T>(budget: number, what: string, st
       if (!lost || !hasPatch(Patches.LOST_WORKER_RESTARTS)) throw err;
       const heartbeat = lost.lastHeartbeatDetails ?? lostWorker?.heartbeat;
       lostWorker = { restarts: restarts + 1, ...(heartbeat !== undefined ? { heartbeat } : {}) };
-      log.warn(`${what}: its worker was lost (no heartbeat within the heartbeat timeout); starting the call again`, { restart: lostWorker.restarts, of: budget });
+      log.warn(`${what}: its worker was lost (no heartbeat within the heartbeat timeout); starting the call again`, {
+        restart: lostWorker.restarts,
+        of: budget,
+      });
     }
   }
 }

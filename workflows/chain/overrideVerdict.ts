@@ -34,7 +34,11 @@ export type OverrideVerdict = { kind: 'refused'; refusal: Refusal } | { kind: 'a
 
 /** Refused or applied: the overrides `raw`, as `rules` weigh them against the chain `state`. */
 export function overrideVerdict(raw: unknown, state: ChainState, rules: OverrideRules): OverrideVerdict {
-  const sizes = isUnreadable(raw) ? [raw.problem('the overrides')] : rules.bounded ? overrideSizes(raw).map(sizeMessage) : [];
+  const sizes = isUnreadable(raw)
+    ? [raw.problem('the overrides')]
+    : rules.bounded
+      ? overrideSizes(raw).map(sizeMessage)
+      : [];
   const problems = sizes.length > 0 ? sizes : overrideProblems(raw, Object.keys(state.team.agents), rules.authority);
   // Authority: what protects the chain is only tightened, unless an operator of the team signed the loosening.
   const judged =
@@ -43,12 +47,29 @@ export function overrideVerdict(raw: unknown, state: ChainState, rules: Override
       : passkeySigned(raw) && !rules.patched(Patches.OPERATOR_PASSKEYS)
         ? { ok: false as const, problems: [BEFORE_OPERATOR_PASSKEYS] }
         : // Runs with the patch take each operator signature once; runs from before took one again within its age.
-          judgeOverrides(state, raw as RunOverrides, { workflowId: rules.workflowId, at: rules.at, once: signed(raw) && rules.patched(Patches.OPERATOR_PASSKEYS) });
+          judgeOverrides(state, raw as RunOverrides, {
+            workflowId: rules.workflowId,
+            at: rules.at,
+            once: signed(raw) && rules.patched(Patches.OPERATOR_PASSKEYS),
+          });
   if (problems.length > 0 || !judged.ok) {
     const by = isRecord(raw) && typeof raw.operator === 'string' ? { operator: clipText(raw.operator, 200) } : {};
-    return { kind: 'refused', refusal: { type: 'overrides_refused', ...by, problems: boundedProblems(judged.ok ? problems : judged.problems) } as Refusal };
+    return {
+      kind: 'refused',
+      refusal: {
+        type: 'overrides_refused',
+        ...by,
+        problems: boundedProblems(judged.ok ? problems : judged.problems),
+      } as Refusal,
+    };
   }
-  const applied = judged.operator ? { ...(raw as RunOverrides), identity: judged.operator, ...(judged.loosened ? { loosened: boundedProblems(judged.loosened) } : {}) } : (raw as RunOverrides);
+  const applied = judged.operator
+    ? {
+        ...(raw as RunOverrides),
+        identity: judged.operator,
+        ...(judged.loosened ? { loosened: boundedProblems(judged.loosened) } : {}),
+      }
+    : (raw as RunOverrides);
   return { kind: 'applied', applied };
 }
 
@@ -59,5 +80,10 @@ function signed(raw: unknown): boolean {
 
 /** Whether overrides carry an operator's signature in a passkey's five parts. */
 function passkeySigned(raw: unknown): boolean {
-  return isRecord(raw) && typeof raw.signature === 'string' && raw.signature.length <= LIMITS.signatureChars && raw.signature.split('.').length === 5;
+  return (
+    isRecord(raw) &&
+    typeof raw.signature === 'string' &&
+    raw.signature.length <= LIMITS.signatureChars &&
+    raw.signature.split('.').length === 5
+  );
 }

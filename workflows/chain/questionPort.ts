@@ -14,7 +14,13 @@ export type QuestionKind = 'ask' | 'answer';
 /** What becomes of an ask or an answer: refused (with the fields its record keeps), or applied as the approval's new questions. */
 export type QuestionJudgement =
   | { kind: 'refused'; reason: string; error: BatonError; fields: Record<string, string> }
-  | { kind: 'apply'; handoffId: string; questions: ApprovalQuestion[]; question: ApprovalQuestion; record: { type: 'approval_asked' | 'approval_answered' } & Record<string, unknown> };
+  | {
+      kind: 'apply';
+      handoffId: string;
+      questions: ApprovalQuestion[];
+      question: ApprovalQuestion;
+      record: { type: 'approval_asked' | 'approval_answered' } & Record<string, unknown>;
+    };
 
 /** Where a question is judged: the chain's state (none before it starts), what waits in its specialists, when it arrived (ms). */
 export interface QuestionBench {

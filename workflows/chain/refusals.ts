@@ -36,7 +36,9 @@ export class RefusalTally {
 
   /** One record per kind, in the order the kinds first came: a single refusal as it always was, several with `count` and `samples`. */
   records(): Refusal[] {
-    return [...this.kept.values()].map(({ first, count, samples }) => (count === 1 ? first : { ...first, count, samples }));
+    return [...this.kept.values()].map(({ first, count, samples }) =>
+      count === 1 ? first : { ...first, count, samples },
+    );
   }
 }
 
@@ -47,5 +49,11 @@ export function overridesRecord(applied: RunOverrides[]): Record<string, unknown
   const models = Object.assign({}, ...applied.map((o) => o.models ?? {})) as Record<string, unknown>;
   // An operator's signed loosening keeps its own fields (who, signature, what it loosened) on the record.
   const signed = applied.filter((o) => o.operator !== undefined);
-  return { type: 'overrides_applied', ...(Object.keys(options).length > 0 ? { options } : {}), ...(Object.keys(models).length > 0 ? { models } : {}), count: applied.length, ...(signed.length > 0 ? { operators: signed } : {}) };
+  return {
+    type: 'overrides_applied',
+    ...(Object.keys(options).length > 0 ? { options } : {}),
+    ...(Object.keys(models).length > 0 ? { models } : {}),
+    count: applied.length,
+    ...(signed.length > 0 ? { operators: signed } : {}),
+  };
 }

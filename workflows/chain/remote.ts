@@ -47,7 +47,11 @@ export class RemoteWaits {
     else if (!this.waits.delete(key)) return;
     const { effects, chain } = this.run;
     effects.publish({ [REMOTE_WAITS_MEMO]: [...this.waits.values()] });
-    effects.setStatus(this.waits.size > 0 || chain.state.approvals.pending.length > 0 ? BatonStatus.AWAITING_APPROVAL : BatonStatus.RUNNING);
+    effects.setStatus(
+      this.waits.size > 0 || chain.state.approvals.pending.length > 0
+        ? BatonStatus.AWAITING_APPROVAL
+        : BatonStatus.RUNNING,
+    );
   }
 }
 
@@ -57,7 +61,12 @@ export class RemoteWaits {
  * was rejected or cancelled there, a refusal, and calls that kept failing end the delegation as
  * failed, with the `RemoteAgentError` in history; a cancellation or a team mismatch ends the chain.
  */
-export async function delegateRemote(run: ChainRun, job: RemoteJob, waits: RemoteWaits, timeoutMs: number | undefined): Promise<DelegationOutcome> {
+export async function delegateRemote(
+  run: ChainRun,
+  job: RemoteJob,
+  waits: RemoteWaits,
+  timeoutMs: number | undefined,
+): Promise<DelegationOutcome> {
   const { effects, chain } = run;
   const to = job.request.to;
   if (!effects.callRemoteAgent) return { ok: false, reason: `this workflow cannot call remote agents such as ${to}` };
@@ -74,14 +83,21 @@ export async function delegateRemote(run: ChainRun, job: RemoteJob, waits: Remot
   try {
     for (;;) {
       const left = deadline !== undefined ? Math.max(1_000, deadline - effects.now()) : undefined;
-      const r = await effects.callRemoteAgent({ ...base, ...(taskId ? { taskId } : {}), ...(waiting ? { waiting } : {}) }, chain.state.options, left);
+      const r = await effects.callRemoteAgent(
+        { ...base, ...(taskId ? { taskId } : {}), ...(waiting ? { waiting } : {}) },
+        chain.state.options,
+        left,
+      );
       if (r.taskId) taskId = r.taskId;
       if (r.kind === 'completed') {
         waits.note(job.workflowId, undefined);
         return { ok: true, result: { output: r.output, finalAgent: to, handoffChain: [], usage: { ...NO_USAGE } } };
       }
       waiting = r.kind === 'waiting' ? r.state : undefined;
-      waits.note(job.workflowId, r.kind === 'waiting' ? { remote: to, taskId: r.taskId, state: r.state, message: r.message } : undefined);
+      waits.note(
+        job.workflowId,
+        r.kind === 'waiting' ? { remote: to, taskId: r.taskId, state: r.state, message: r.message } : undefined,
+      );
     }
   } catch (err) {
     // A cancellation or a team mismatch ends the chain: it issues no more commands (they would follow its end).

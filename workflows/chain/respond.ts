@@ -25,7 +25,12 @@ export function turn(run: ChainRun): Promise<Step> {
   const { chain, effects, guards } = run;
   run.steering?.apply(run);
   const verdict = guards.beforeModelCall(chain.state);
-  if (retried(run, verdict)) chain.apply({ type: 'answer_refused', guard: verdict.kind === 'last_turn' ? 'budgets' : 'limits', message: verdict.message });
+  if (retried(run, verdict))
+    chain.apply({
+      type: 'answer_refused',
+      guard: verdict.kind === 'last_turn' ? 'budgets' : 'limits',
+      message: verdict.message,
+    });
   const agent = currentAgent(chain.state);
   const callIndex = chain.state.callCounts[agent.id] ?? 0;
   // Once a budget ran out, the agent's last turn has no tools: it can only answer.
@@ -37,7 +42,15 @@ export function turn(run: ChainRun): Promise<Step> {
     const price = chain.state.economics ? priceOf(chain.state.team.economics?.prices, agent.model) : undefined;
     const called = started(() =>
       effects.callModel(
-        { agentId: agent.id, model: agent.model, messages: chain.state.messages, tools, callIndex, ...(agent.outputSchema ? { outputSchema: agent.outputSchema } : {}), ...(price ? { price } : {}) },
+        {
+          agentId: agent.id,
+          model: agent.model,
+          messages: chain.state.messages,
+          tools,
+          callIndex,
+          ...(agent.outputSchema ? { outputSchema: agent.outputSchema } : {}),
+          ...(price ? { price } : {}),
+        },
         chain.state.options,
         local,
       ),
@@ -74,8 +87,21 @@ export function actOn(run: ChainRun, response: ModelResponse): Step | Promise<St
   const finalTurn = chain.state.controls?.finalTurn;
   if (response.toolCalls.length === 0 || finalTurn) {
     // Calls made on a last turn offered none are answered, so the conversation stays valid if the answer is sent back.
-    if (response.toolCalls.length > 0) closeTurn(run, response.toolCalls, new Map(response.toolCalls.map((c) => [c.id, `Not run: the chain's ${finalTurn!.budget} budget is used up; answer now.`])));
-    return { kind: 'final_output', answer: { text: response.content ?? '', ...(response.output ? { checked: response.output } : {}) } };
+    if (response.toolCalls.length > 0)
+      closeTurn(
+        run,
+        response.toolCalls,
+        new Map(
+          response.toolCalls.map((c) => [
+            c.id,
+            `Not run: the chain's ${finalTurn!.budget} budget is used up; answer now.`,
+          ]),
+        ),
+      );
+    return {
+      kind: 'final_output',
+      answer: { text: response.content ?? '', ...(response.output ? { checked: response.output } : {}) },
+    };
   }
 
   const agent = currentAgent(chain.state);
@@ -85,7 +111,12 @@ export function actOn(run: ChainRun, response: ModelResponse): Step | Promise<St
     if (ran === PAUSED) return { kind: 'paused' };
     const results = new Map(ran);
     for (const call of plan.ignoredHandoffs) results.set(call.id, ignoredHandoffAnswer(plan.handoff));
-    const turn = { calls: response.toolCalls, plan, results: [...results], ...(response.handoffInputs ? { handoffInputs: response.handoffInputs } : {}) };
+    const turn = {
+      calls: response.toolCalls,
+      plan,
+      results: [...results],
+      ...(response.handoffInputs ? { handoffInputs: response.handoffInputs } : {}),
+    };
     return plan.delegations.length > 0 ? { kind: 'delegate', ...turn } : continueTurn(run, turn);
   };
   return plan.tools.length > 0 ? runTools(run, plan.tools, response).then(afterTools) : afterTools([]);
@@ -105,7 +136,13 @@ export function continueTurn(run: ChainRun, turn: TurnInProgress): Step | Promis
       return closeTurn(run, calls, results.set(handoff.id, outcome.answer), outcome);
     }
     const waiting = desk.open(weighed.handoff, weighed.policy);
-    const open: OpenTurn = { calls, results: [...results], handoffCallId: handoff.id, handoff: weighed.handoff, handoffId: waiting.handoffId };
+    const open: OpenTurn = {
+      calls,
+      results: [...results],
+      handoffCallId: handoff.id,
+      handoff: weighed.handoff,
+      handoffId: waiting.handoffId,
+    };
     chain.apply({ type: 'turn_opened', turn: open });
     return finishTurn(run, open);
   });
@@ -115,12 +152,19 @@ export function continueTurn(run: ChainRun, turn: TurnInProgress): Step | Promis
  * Run the turn's regular tool calls in parallel. A tool the agent does not have, and `readState`,
  * are answered without an activity.
  */
-async function runTools(run: ChainRun, calls: ToolCall[], response: ModelResponse): Promise<[string, string][] | typeof PAUSED> {
+async function runTools(
+  run: ChainRun,
+  calls: ToolCall[],
+  response: ModelResponse,
+): Promise<[string, string][] | typeof PAUSED> {
   const { chain, effects } = run;
   const agent = currentAgent(chain.state);
   const known = (call: ToolCall) => agent.tools.some((t) => t.name === call.name);
   // Calls that need a person's approval wait for it first; then everything that may run runs at once.
-  const gates = agent.toolApprovals && chain.state.controls ? await gateToolCalls(run, agent, calls.filter(known), response) : new Map<ToolCall, Gated>();
+  const gates =
+    agent.toolApprovals && chain.state.controls
+      ? await gateToolCalls(run, agent, calls.filter(known), response)
+      : new Map<ToolCall, Gated>();
   if (gates === PAUSED) return PAUSED;
   const { turns, options, context, shared, team } = chain.state;
   const failed: string[] = [];
@@ -132,7 +176,10 @@ async function runTools(run: ChainRun, calls: ToolCall[], response: ModelRespons
       if (gate?.kind === 'answer') return [call.id, gate.content];
       const ran = gate?.call ?? call;
       const idempotency = idempotencyKey(effects.workflowId, agent.id, turns, index, ran);
-      const result = await effects.runTool({ agentId: agent.id, call: ran, idempotencyKey: idempotency, ...(context ? { context } : {}) }, options);
+      const result = await effects.runTool(
+        { agentId: agent.id, call: ran, idempotencyKey: idempotency, ...(context ? { context } : {}) },
+        options,
+      );
       if (result.failure === 'tool') failed[index] = `tool ${call.name}: ${result.content}`;
       return [call.id, gate?.note ? `${gate.note}\n${result.content}` : result.content];
     }),
@@ -155,9 +202,19 @@ export async function finishTurn(run: ChainRun, open: OpenTurn): Promise<Step> {
 }
 
 /** Answer every tool call of the turn and say where the chain goes. */
-export function closeTurn(run: ChainRun, calls: ToolCall[], results: Map<string, string>, outcome?: HandoffOutcome): Step {
+export function closeTurn(
+  run: ChainRun,
+  calls: ToolCall[],
+  results: Map<string, string>,
+  outcome?: HandoffOutcome,
+): Step {
   const toolResults = answersInOrder(calls, results);
   run.chain.apply({ type: 'turn_closed', results: toolResults });
   if (!outcome?.handoff) return RUN_AGAIN;
-  return { kind: 'handoff', handoff: outcome.handoff, toolResults, ...(outcome.approval ? { approval: outcome.approval } : {}) };
+  return {
+    kind: 'handoff',
+    handoff: outcome.handoff,
+    toolResults,
+    ...(outcome.approval ? { approval: outcome.approval } : {}),
+  };
 }

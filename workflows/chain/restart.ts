@@ -19,7 +19,11 @@ export function restartPoint(chain: Chain): ChainState {
   const base: ChainState = { ...mark.state, approvals: now.approvals };
   if (!mark.response) return base;
   const decided = decisionsSince(mark, now);
-  return { ...base, pendingResponse: mark.response, ...(decided ? { decidedCalls: { ...mark.state.decidedCalls, ...decided } } : {}) };
+  return {
+    ...base,
+    pendingResponse: mark.response,
+    ...(decided ? { decidedCalls: { ...mark.state.decidedCalls, ...decided } } : {}),
+  };
 }
 
 /** Decisions people made on the tool calls of the marked answer since the mark, by tool call id. */
@@ -30,7 +34,8 @@ function decisionsSince(mark: StepMark, now: ChainState): ChainState['decidedCal
   for (const d of now.approvals.decided) {
     const key = keys[d.handoffId];
     // A wait that expired is no one's decision: the call is asked again.
-    if (key !== undefined && !before.has(d.handoffId) && d.outcome !== 'timed_out' && !byKey.has(key)) byKey.set(key, d);
+    if (key !== undefined && !before.has(d.handoffId) && d.outcome !== 'timed_out' && !byKey.has(key))
+      byKey.set(key, d);
   }
   const decided: NonNullable<ChainState['decidedCalls']> = {};
   for (const call of mark.response?.toolCalls ?? []) {

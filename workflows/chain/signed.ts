@@ -15,7 +15,8 @@ import { factsOfDecision } from '../../src/common/signatures/payload';
 import { type SignatureProblem, verifyDecisionSignature } from '../../src/common/signatures/verify';
 
 /** How the approver of a decision was established, or why its signature is refused. */
-export type Signed = { ok: true; identity: DecisionIdentity } | { ok: false; problem: SignatureProblem; reason: string };
+export type Signed =
+  { ok: true; identity: DecisionIdentity } | { ok: false; problem: SignatureProblem; reason: string };
 
 /** Where and when a decision is judged: the chain it applies in (its workflow id) and its arrival (ms, workflow time). */
 export interface SignatureBench {
@@ -24,7 +25,12 @@ export interface SignatureBench {
 }
 
 /** Judge the signature of `d` on `waiting`, in the chain `s`. */
-export function judgeSignature(s: ChainState, waiting: PendingApproval, d: HandoffDecision, bench: SignatureBench): Signed {
+export function judgeSignature(
+  s: ChainState,
+  waiting: PendingApproval,
+  d: HandoffDecision,
+  bench: SignatureBench,
+): Signed {
   if (d.signature === undefined) {
     if (!waiting.requireSignature) return { ok: true, identity: { method: 'claimed' } };
     return {
@@ -34,13 +40,37 @@ export function judgeSignature(s: ChainState, waiting: PendingApproval, d: Hando
     };
   }
   const keys = trustedKeys(s.team, s.options.approverKeys);
-  const verdict = verifyDecisionSignature(d.signature, factsOfDecision(bench.workflowId, waiting, d), keys, { requestedAt: Date.parse(waiting.requestedAt), arrivedAt: bench.at }, (kid) => lastSignCount(s.approvals.decided, kid));
+  const verdict = verifyDecisionSignature(
+    d.signature,
+    factsOfDecision(bench.workflowId, waiting, d),
+    keys,
+    { requestedAt: Date.parse(waiting.requestedAt), arrivedAt: bench.at },
+    (kid) => lastSignCount(s.approvals.decided, kid),
+  );
   return verdict.ok ? { ok: true, identity: verdict.identity } : verdict;
 }
 
 /** The grant of decision `d` for another's slot, judged against the keys chain `s` trusts, at `bench`. */
-export function judgeGrant(s: ChainState, d: HandoffDecision, bench: SignatureBench | undefined): { ok: true; grant: VerifiedGrant } | { ok: false; reason: string } {
-  if (!bench || d.delegation === undefined || d.onBehalfOf === undefined) return { ok: false, reason: 'this chain takes no decision for another\'s slot: "onBehalfOf" needs a staged approval and its "delegation" grant' };
+export function judgeGrant(
+  s: ChainState,
+  d: HandoffDecision,
+  bench: SignatureBench | undefined,
+): { ok: true; grant: VerifiedGrant } | { ok: false; reason: string } {
+  if (!bench || d.delegation === undefined || d.onBehalfOf === undefined)
+    return {
+      ok: false,
+      reason:
+        'this chain takes no decision for another\'s slot: "onBehalfOf" needs a staged approval and its "delegation" grant',
+    };
   const keys = { approvers: trustedKeys(s.team, s.options.approverKeys), operators: s.team.operatorKeys ?? [] };
-  return verifyDelegation({ grant: d.delegation, slot: d.onBehalfOf, delegate: d.approver, workflowId: bench.workflowId, arrivedAt: bench.at }, keys);
+  return verifyDelegation(
+    {
+      grant: d.delegation,
+      slot: d.onBehalfOf,
+      delegate: d.approver,
+      workflowId: bench.workflowId,
+      arrivedAt: bench.at,
+    },
+    keys,
+  );
 }

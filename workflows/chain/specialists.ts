@@ -28,7 +28,8 @@ export type Answer = (outcome: DecisionOutcome) => void;
  * What a report did: taken (what waits changed), ignored, refused with a reason for the record, or
  * a read of the specialist started (its outcome comes later, through the `changed` callback).
  */
-export type ReportTaken = { kind: 'taken' } | { kind: 'ignored' } | { kind: 'refused'; reason: string } | { kind: 'reading' };
+export type ReportTaken =
+  { kind: 'taken' } | { kind: 'ignored' } | { kind: 'refused'; reason: string } | { kind: 'reading' };
 
 /** Answers to forwarded decisions a drain sends at most: a caller forwards one decision per approval per drain. */
 const ANSWERS_PER_DRAIN = 20;
@@ -98,7 +99,12 @@ export class Specialists {
     for (const [id, f] of this.forwards) {
       if (f.target !== workflowId && !f.target.startsWith(`${workflowId}/`)) continue;
       this.forwards.delete(id);
-      f.answer({ refusal: new ApprovalRefusedError(f.handoffId, `the chain ${f.target} it waited in ended before answering the decision; its audit has the outcome`) });
+      f.answer({
+        refusal: new ApprovalRefusedError(
+          f.handoffId,
+          `the chain ${f.target} it waited in ended before answering the decision; its audit has the outcome`,
+        ),
+      });
     }
     return this.waiting.delete(workflowId);
   }
@@ -110,16 +116,22 @@ export class Specialists {
     const sizes = reportSizes(raw);
     if (sizes.length > 0) return { kind: 'refused', reason: sizes.map(sizeMessage).join('; ') };
     const r = (isRecord(raw) ? raw : {}) as Partial<ChildApprovals>;
-    if (typeof r.workflowId !== 'string' || !Array.isArray(r.pending)) return { kind: 'refused', reason: 'a report must be {workflowId, token, pending: [...]}' };
+    if (typeof r.workflowId !== 'string' || !Array.isArray(r.pending))
+      return { kind: 'refused', reason: 'a report must be {workflowId, token, pending: [...]}' };
     const from = r.workflowId;
     if (this.ended.has(from)) return { kind: 'ignored' };
-    if (!this.running.has(from)) return { kind: 'refused', reason: `${clipText(from, 200)} is not a specialist this chain started` };
+    if (!this.running.has(from))
+      return { kind: 'refused', reason: `${clipText(from, 200)} is not a specialist this chain started` };
     this.pulls ??= this.effects.patched(Patches.REPORT_PULL);
     if (this.pulls) {
       this.read(from);
       return { kind: 'reading' };
     }
-    if (r.token !== this.running.get(from)) return { kind: 'refused', reason: `the report of ${clipText(from, 200)} does not carry the token this chain gave it` };
+    if (r.token !== this.running.get(from))
+      return {
+        kind: 'refused',
+        reason: `the report of ${clipText(from, 200)} does not carry the token this chain gave it`,
+      };
     return this.keepChecked(from, r.pending);
   }
 
@@ -130,7 +142,11 @@ export class Specialists {
     const pending = (raw as PendingApproval[]).map((p) => ({ ...p, workflowId: p.workflowId ?? from }));
     // A specialist speaks for itself and its own specialists, whose ids start with its own.
     const foreign = pending.find((p) => p.workflowId !== from && !p.workflowId.startsWith(`${from}/`));
-    if (foreign) return { kind: 'refused', reason: `${clipText(from, 200)} reported an approval waiting in ${clipText(foreign.workflowId!, 200)}, which is not one of its specialists` };
+    if (foreign)
+      return {
+        kind: 'refused',
+        reason: `${clipText(from, 200)} reported an approval waiting in ${clipText(foreign.workflowId!, 200)}, which is not one of its specialists`,
+      };
     this.keep(from, pending);
     return { kind: 'taken' };
   }
@@ -163,7 +179,10 @@ export class Specialists {
     if (!this.running.has(from)) return;
     if (answer.kind === 'ended') return;
     if (answer.kind === 'not_a_child') {
-      this.listener?.refused(from, `Temporal does not record ${clipText(from, 200)} as a specialist of this chain${answer.parent ? ` (its parent is ${clipText(answer.parent, 200)})` : ''}`);
+      this.listener?.refused(
+        from,
+        `Temporal does not record ${clipText(from, 200)} as a specialist of this chain${answer.parent ? ` (its parent is ${clipText(answer.parent, 200)})` : ''}`,
+      );
       return;
     }
     const taken = this.keepChecked(from, Array.isArray(answer.pending) ? answer.pending : []);
@@ -175,7 +194,13 @@ export class Specialists {
    * Send `decision` on to the chain `target` where its approval waits. `answer`, when given, gets
    * the outcome there; `failed` is told when the signal cannot be delivered.
    */
-  forward(decision: HandoffDecision, via: 'signal' | 'update', target: string, answer: Answer | undefined, failed: (forwardId: string | undefined, reason: string) => void): void {
+  forward(
+    decision: HandoffDecision,
+    via: 'signal' | 'update',
+    target: string,
+    answer: Answer | undefined,
+    failed: (forwardId: string | undefined, reason: string) => void,
+  ): void {
     const forwardId = answer ? this.effects.newId() : undefined;
     if (answer && forwardId) this.forwards.set(forwardId, { target, handoffId: decision.handoffId, answer });
     this.effects
@@ -185,7 +210,12 @@ export class Specialists {
 
   /** The outcome of a forwarded decision: its caller gets it. Outcomes nobody waits for are ignored. */
   settleForward(raw: unknown): void {
-    if (!isRecord(raw) || typeof raw.forwardId !== 'string' || jsonOver('outcome', raw, LIMITS.decisionBytes * 2).length > 0) return;
+    if (
+      !isRecord(raw) ||
+      typeof raw.forwardId !== 'string' ||
+      jsonOver('outcome', raw, LIMITS.decisionBytes * 2).length > 0
+    )
+      return;
     const f = this.forwards.get(raw.forwardId);
     if (!f) return;
     this.forwards.delete(raw.forwardId);
@@ -196,7 +226,12 @@ export class Specialists {
     const reason = clipText(typeof raw.refused === 'string' ? raw.refused : 'refused', LIMITS.recordedReasonChars);
     // A signature the specialist refused comes back as the same typed refusal.
     const problem = typeof raw.problem === 'string' ? clipText(raw.problem, 32) : undefined;
-    f.answer({ refusal: problem !== undefined ? new SignatureRefusedError(f.handoffId, reason, problem) : new ApprovalRefusedError(f.handoffId, reason) });
+    f.answer({
+      refusal:
+        problem !== undefined
+          ? new SignatureRefusedError(f.handoffId, reason, problem)
+          : new ApprovalRefusedError(f.handoffId, reason),
+    });
   }
 
   /** The forward `forwardId` could not be delivered: its caller is told why. */
@@ -215,7 +250,8 @@ export class Specialists {
     if (isUnreadable(raw)) return { decision: raw, via: 'signal' };
     const f = isRecord(raw) ? raw : {};
     const via = f.via === 'update' ? 'update' : 'signal';
-    const replyTo = typeof f.replyTo === 'string' && this.effects.workflowId.startsWith(`${f.replyTo}/`) ? f.replyTo : undefined;
+    const replyTo =
+      typeof f.replyTo === 'string' && this.effects.workflowId.startsWith(`${f.replyTo}/`) ? f.replyTo : undefined;
     const forwardId = typeof f.forwardId === 'string' && f.forwardId.length <= LIMITS.idChars ? f.forwardId : undefined;
     if (!replyTo || !forwardId) return { decision: f.decision, via };
     // The chain this one works for forwards one decision per approval per drain; more in one drain
@@ -229,7 +265,10 @@ export class Specialists {
           ? { forwardId, record: o.record }
           : {
               forwardId,
-              refused: clipText(String((o.refusal as { reason?: unknown }).reason ?? o.refusal.message), LIMITS.recordedReasonChars),
+              refused: clipText(
+                String((o.refusal as { reason?: unknown }).reason ?? o.refusal.message),
+                LIMITS.recordedReasonChars,
+              ),
               ...(o.refusal instanceof SignatureRefusedError ? { problem: o.refusal.problem } : {}),
             },
       );

@@ -21,7 +21,14 @@ import type { ChainEvent } from './events';
 export type { ChainEvent } from './events';
 
 /** A new chain: `agentId` starts with `input`. */
-export function startChain(team: TeamSpec, agentId: string, input: string, options: ResolvedRunOptions, context?: RunContext, controls?: { startedAt: number }): ChainState {
+export function startChain(
+  team: TeamSpec,
+  agentId: string,
+  input: string,
+  options: ResolvedRunOptions,
+  context?: RunContext,
+  controls?: { startedAt: number },
+): ChainState {
   const agent = agentOf(team, agentId);
   return {
     ...(controls ? { controls: initialControls(controls.startedAt) } : {}),
@@ -67,7 +74,11 @@ function reduceChain(s: ChainState, event: ChainEvent): ChainState {
         ...(response.toolCalls.length > 0 ? { toolCalls: response.toolCalls } : {}),
       };
       const { pendingResponse: _taken, ...rest } = s;
-      return { ...withAgentUsage(rest, { inputTokens, outputTokens }), messages: [...s.messages, message], usage: addTokens(s.usage, { inputTokens, outputTokens }) };
+      return {
+        ...withAgentUsage(rest, { inputTokens, outputTokens }),
+        messages: [...s.messages, message],
+        usage: addTokens(s.usage, { inputTokens, outputTokens }),
+      };
     }
     case 'tools_waiting':
       return { ...s, openTools: event.open };
@@ -83,7 +94,11 @@ function reduceChain(s: ChainState, event: ChainEvent): ChainState {
       return { ...s, openTurn: event.turn };
     case 'turn_closed': {
       const { openTurn: _closed, ...rest } = s;
-      const answers = event.results.map((r): ChatMessage => ({ role: 'tool', toolCallId: r.toolCallId, content: r.content }));
+      const answers = event.results.map((r): ChatMessage => ({
+        role: 'tool',
+        toolCallId: r.toolCallId,
+        content: r.content,
+      }));
       return { ...rest, messages: [...s.messages, ...answers] };
     }
     case 'handed_off': {
@@ -96,7 +111,9 @@ function reduceChain(s: ChainState, event: ChainEvent): ChainState {
         answerRetries: {},
         messages: event.messages ?? conversationFor(target, event.record.message),
         ...(event.record.update && s.shared ? { shared: mergeUpdate(s.shared, event.record.update) } : {}),
-        ...(s.controls ? { controls: { ...s.controls, progressAtHandoff: [...s.controls.progressAtHandoff, s.controls.progress] } } : {}),
+        ...(s.controls
+          ? { controls: { ...s.controls, progressAtHandoff: [...s.controls.progressAtHandoff, s.controls.progress] } }
+          : {}),
       };
     }
     case 'model_used':
@@ -120,11 +137,18 @@ function reduceChain(s: ChainState, event: ChainEvent): ChainState {
     case 'overridden':
       return applyOverrides(s, event.overrides);
     case 'policy_updated':
-      return { ...s, team: withPolicy(s.team, event.policy), options: { ...s.options, approvals: runRulesUnder(s.team, s.options.approvals, event.policy) } };
+      return {
+        ...s,
+        team: withPolicy(s.team, event.policy),
+        options: { ...s.options, approvals: runRulesUnder(s.team, s.options.approvals, event.policy) },
+      };
     case 'control':
       return s.controls ? { ...s, controls: reduceControl(s.controls, event.event, event.at) } : s;
     case 'steered':
-      return { ...s, messages: [...s.messages, ...event.messages.map((content): ChatMessage => ({ role: 'user', content }))] };
+      return {
+        ...s,
+        messages: [...s.messages, ...event.messages.map((content): ChatMessage => ({ role: 'user', content }))],
+      };
     case 'routed':
       return { ...s, routingCounts: { ...s.routingCounts, [event.kind]: (s.routingCounts?.[event.kind] ?? 0) + 1 } };
     case 'delegation_ended': {
@@ -133,7 +157,8 @@ function reduceChain(s: ChainState, event: ChainEvent): ChainState {
       const used = event.usage ?? NO_USAGE;
       const byAgent = event.usageByAgent ?? { [event.agent]: used };
       let usageByAgent = c.usageByAgent;
-      for (const [agent, u] of Object.entries(byAgent)) usageByAgent = addAgentUsage(usageByAgent, agent, u, u.modelCalls);
+      for (const [agent, u] of Object.entries(byAgent))
+        usageByAgent = addAgentUsage(usageByAgent, agent, u, u.modelCalls);
       return {
         ...s,
         usage: addTokens(s.usage, used, used.modelCalls),
@@ -143,10 +168,18 @@ function reduceChain(s: ChainState, event: ChainEvent): ChainState {
   }
 }
 
-
 /** The state with `usage` added to the current agent's (chains with controls). */
-function withAgentUsage<S extends Pick<ChainState, 'controls' | 'agentId'>>(s: S, usage: { inputTokens: number; outputTokens: number; toolCalls?: number }, calls = 1): S {
-  return s.controls ? { ...s, controls: { ...s.controls, usageByAgent: addAgentUsage(s.controls.usageByAgent, s.agentId, usage, calls) } } : s;
+function withAgentUsage<S extends Pick<ChainState, 'controls' | 'agentId'>>(
+  s: S,
+  usage: { inputTokens: number; outputTokens: number; toolCalls?: number },
+  calls = 1,
+): S {
+  return s.controls
+    ? {
+        ...s,
+        controls: { ...s.controls, usageByAgent: addAgentUsage(s.controls.usageByAgent, s.agentId, usage, calls) },
+      }
+    : s;
 }
 
 /**

@@ -47,7 +47,8 @@ export function handOverDue(run: Pick<ChainRun, 'chain' | 'effects' | 'desk'>, p
  * either way.
  */
 export function retried(run: ChainRun, verdict: Verdict): verdict is Extract<Verdict, { kind: 'retry' | 'last_turn' }> {
-  if ((verdict.kind === 'fail' || verdict.kind === 'retry' || verdict.kind === 'last_turn') && verdict.control) recordControl(run, verdict.control);
+  if ((verdict.kind === 'fail' || verdict.kind === 'retry' || verdict.kind === 'last_turn') && verdict.control)
+    recordControl(run, verdict.control);
   if (verdict.kind === 'fail') throw verdict.error;
   if (verdict.kind === 'last_turn') return true;
   if (verdict.kind !== 'retry') return false;

@@ -4,7 +4,14 @@
  * chains, memo and search attribute upserts, durable timers, `patched()`), and baton's typed errors
  * for calls that kept failing.
  */
-import { ActivityFailure, ApplicationFailure, CancelledFailure, ChildWorkflowFailure, TerminatedFailure, TimeoutFailure } from '@temporalio/common';
+import {
+  ActivityFailure,
+  ApplicationFailure,
+  CancelledFailure,
+  ChildWorkflowFailure,
+  TerminatedFailure,
+  TimeoutFailure,
+} from '@temporalio/common';
 import {
   CancellationScope,
   condition,
@@ -24,13 +31,33 @@ import { hasPatch } from '../patches';
 import { upsertAttributes } from '../searchAttributes';
 import { nearHistoryLimits } from '../historyLimits';
 import type { BatonActivities } from '../../activities';
-import { lostWorkerBudget, modelActivityOptions, remoteActivityOptions, toolActivityOptions } from '../../src/common/callOptions';
+import {
+  lostWorkerBudget,
+  modelActivityOptions,
+  remoteActivityOptions,
+  toolActivityOptions,
+} from '../../src/common/callOptions';
 import { ModelCallFailedError, RemoteAgentError, TeamMismatchError, ToolExecutionError } from '../../src/common/errors';
 import { BATON_ERROR_TYPES, NON_RETRYABLE_ERROR_TYPES } from '../../src/common/errorTypes';
-import { BatonAgent, BatonHandoffs, BatonStatusAttribute, childApprovalsSignal, forwardDecisionSignal, forwardedOutcomeSignal, HANDOFF_MEMO, PARENT_MEMO, WorkflowType } from '../../src/common/messages';
+import {
+  BatonAgent,
+  BatonHandoffs,
+  BatonStatusAttribute,
+  childApprovalsSignal,
+  forwardDecisionSignal,
+  forwardedOutcomeSignal,
+  HANDOFF_MEMO,
+  PARENT_MEMO,
+  WorkflowType,
+} from '../../src/common/messages';
 import { Patches } from '../../src/common/patches';
 import { priorityOption } from '../../src/common/priority';
-import { BatonStatus, type HandoffRunInput, type HandoffRunResult, type RecordHandoffInput } from '../../src/common/run';
+import {
+  BatonStatus,
+  type HandoffRunInput,
+  type HandoffRunResult,
+  type RecordHandoffInput,
+} from '../../src/common/run';
 import type { TeamNeed } from '../../src/common/version';
 import type { ChainEffects } from './effects';
 import { restartSummary, withLostWorkerRestarts } from './lostWorkers';
@@ -54,7 +81,12 @@ export function temporalEffects(v2: boolean): ChainEffects {
       const retry = { maximumAttempts: 5, nonRetryableErrorTypes: [...NON_RETRYABLE_ERROR_TYPES] };
       const { loadTeam } = local
         ? proxyLocalActivities<BatonActivities>({ startToCloseTimeout: '30 seconds', retry, summary: 'team snapshot' })
-        : proxyActivities<BatonActivities>({ startToCloseTimeout: '30 seconds', retry, summary: 'team snapshot', ...afterRefusal(need) });
+        : proxyActivities<BatonActivities>({
+            startToCloseTimeout: '30 seconds',
+            retry,
+            summary: 'team snapshot',
+            ...afterRefusal(need),
+          });
       return loadTeam(...args).catch((err: unknown) => Promise.reject(activityError(err, () => err as Error)));
     },
     startRun(agent) {
@@ -66,33 +98,54 @@ export function temporalEffects(v2: boolean): ChainEffects {
     },
     callModel(input, options, local) {
       // Promises, not async functions: the SDK captures a stack for every promise workflow code makes.
-      const failed = (err: unknown) => Promise.reject(activityError(err, (reason) => new ModelCallFailedError(input.agentId, reason)));
+      const failed = (err: unknown) =>
+        Promise.reject(activityError(err, (reason) => new ModelCallFailedError(input.agentId, reason)));
       try {
         if (local) {
           const { heartbeatTimeout: _none, ...activity } = modelActivityOptions(options, NON_RETRYABLE_ERROR_TYPES);
           const { callModelLocal } = proxyLocalActivities<BatonActivities>({ ...activity, summary: input.agentId });
           return callModelLocal(input).then((result) => result.response, failed);
         }
-        return withLostWorkerRestarts(lostWorkerBudget(options), `model call of ${input.agentId}`, (endOnLostWorker, lostWorker) => {
-          const { callModel } = proxyActivities<BatonActivities>({ ...modelActivityOptions(options, NON_RETRYABLE_ERROR_TYPES, endOnLostWorker), summary: restartSummary(input.agentId, lostWorker), ...afterRefusal(input.team) });
-          return callModel(lostWorker ? { ...input, lostWorker } : input);
-        }).catch(failed);
+        return withLostWorkerRestarts(
+          lostWorkerBudget(options),
+          `model call of ${input.agentId}`,
+          (endOnLostWorker, lostWorker) => {
+            const { callModel } = proxyActivities<BatonActivities>({
+              ...modelActivityOptions(options, NON_RETRYABLE_ERROR_TYPES, endOnLostWorker),
+              summary: restartSummary(input.agentId, lostWorker),
+              ...afterRefusal(input.team),
+            });
+            return callModel(lostWorker ? { ...input, lostWorker } : input);
+          },
+        ).catch(failed);
       } catch (err) {
         return failed(err);
       }
     },
     async summarize(input, options) {
       try {
-        return await withLostWorkerRestarts(lostWorkerBudget(options), `summary by ${input.agentId}`, (endOnLostWorker, lostWorker) => {
-          const { summarizeHandoff } = proxyActivities<BatonActivities>({ ...modelActivityOptions(options, NON_RETRYABLE_ERROR_TYPES, endOnLostWorker), summary: restartSummary(`${input.agentId}: summary`, lostWorker), ...afterRefusal(input.team) });
-          return summarizeHandoff(lostWorker ? { ...input, lostWorker } : input);
-        });
+        return await withLostWorkerRestarts(
+          lostWorkerBudget(options),
+          `summary by ${input.agentId}`,
+          (endOnLostWorker, lostWorker) => {
+            const { summarizeHandoff } = proxyActivities<BatonActivities>({
+              ...modelActivityOptions(options, NON_RETRYABLE_ERROR_TYPES, endOnLostWorker),
+              summary: restartSummary(`${input.agentId}: summary`, lostWorker),
+              ...afterRefusal(input.team),
+            });
+            return summarizeHandoff(lostWorker ? { ...input, lostWorker } : input);
+          },
+        );
       } catch (err) {
         throw activityError(err, (reason) => new ModelCallFailedError(input.agentId, reason));
       }
     },
     async checkHandoff(input, options) {
-      const { checkHandoff } = proxyActivities<BatonActivities>({ ...toolActivityOptions(options, NON_RETRYABLE_ERROR_TYPES), summary: `${input.from} → ${input.to}: check`, ...afterRefusal(input.team) });
+      const { checkHandoff } = proxyActivities<BatonActivities>({
+        ...toolActivityOptions(options, NON_RETRYABLE_ERROR_TYPES),
+        summary: `${input.from} → ${input.to}: check`,
+        ...afterRefusal(input.team),
+      });
       try {
         return await checkHandoff(input);
       } catch (err) {
@@ -101,20 +154,35 @@ export function temporalEffects(v2: boolean): ChainEffects {
     },
     async runTool(input, options) {
       try {
-        return await withLostWorkerRestarts(lostWorkerBudget(options), `tool call ${input.call.name} of ${input.agentId}`, (endOnLostWorker, lostWorker) => {
-          const { runTool } = proxyActivities<BatonActivities>({ ...toolActivityOptions(options, NON_RETRYABLE_ERROR_TYPES, endOnLostWorker), summary: restartSummary(`${input.agentId}: tool`, lostWorker), ...afterRefusal(input.team) });
-          return runTool(lostWorker ? { ...input, lostWorker } : input);
-        });
+        return await withLostWorkerRestarts(
+          lostWorkerBudget(options),
+          `tool call ${input.call.name} of ${input.agentId}`,
+          (endOnLostWorker, lostWorker) => {
+            const { runTool } = proxyActivities<BatonActivities>({
+              ...toolActivityOptions(options, NON_RETRYABLE_ERROR_TYPES, endOnLostWorker),
+              summary: restartSummary(`${input.agentId}: tool`, lostWorker),
+              ...afterRefusal(input.team),
+            });
+            return runTool(lostWorker ? { ...input, lostWorker } : input);
+          },
+        );
       } catch (err) {
         throw activityError(err, (reason) => new ToolExecutionError(input.agentId, input.call.name, reason));
       }
     },
     async checkGuardrail(input, options) {
-      const { checkGuardrail } = proxyActivities<BatonActivities>({ ...toolActivityOptions(options, NON_RETRYABLE_ERROR_TYPES), summary: `${input.agentId}: guardrail ${input.guardrail}`, ...afterRefusal(input.team) });
+      const { checkGuardrail } = proxyActivities<BatonActivities>({
+        ...toolActivityOptions(options, NON_RETRYABLE_ERROR_TYPES),
+        summary: `${input.agentId}: guardrail ${input.guardrail}`,
+        ...afterRefusal(input.team),
+      });
       try {
         return await checkGuardrail(input);
       } catch (err) {
-        throw activityError(err, (reason) => new ToolExecutionError(input.agentId, `guardrail ${input.guardrail}`, reason));
+        throw activityError(
+          err,
+          (reason) => new ToolExecutionError(input.agentId, `guardrail ${input.guardrail}`, reason),
+        );
       }
     },
     recordHandoff(entry, team) {
@@ -130,15 +198,23 @@ export function temporalEffects(v2: boolean): ChainEffects {
         hooks = team.hasHandoffListeners ? activities.runHandoffHooks : undefined;
       }
       // Hooks observe the chain; a hook that keeps failing must not stop it.
-      return hooks?.(entry).catch((err: unknown) => log.warn('agent_handoff hook failed', { error: String(err), handoff: entry.handoff }));
+      return hooks?.(entry).catch((err: unknown) =>
+        log.warn('agent_handoff hook failed', { error: String(err), handoff: entry.handoff }),
+      );
     },
     publish: (memo) => upsertMemo(memo),
     reportPending(parentWorkflowId, report) {
       // The parent may have ended meanwhile; a report it cannot take is of no use to anyone.
-      getExternalWorkflowHandle(parentWorkflowId).signal(childApprovalsSignal, report).catch(() => undefined);
+      getExternalWorkflowHandle(parentWorkflowId)
+        .signal(childApprovalsSignal, report)
+        .catch(() => undefined);
     },
     readSpecialistApprovals(workflowId) {
-      const { readSpecialistApprovals } = proxyActivities<BatonActivities>({ startToCloseTimeout: '30 seconds', retry: { initialInterval: '1 second', maximumInterval: '10 seconds', maximumAttempts: 10 }, summary: `read ${workflowId}` });
+      const { readSpecialistApprovals } = proxyActivities<BatonActivities>({
+        startToCloseTimeout: '30 seconds',
+        retry: { initialInterval: '1 second', maximumInterval: '10 seconds', maximumAttempts: 10 },
+        summary: `read ${workflowId}`,
+      });
       return readSpecialistApprovals({ workflowId });
     },
     forwardDecision(workflowId, forwarded) {
@@ -146,7 +222,9 @@ export function temporalEffects(v2: boolean): ChainEffects {
     },
     answerForward(workflowId, outcome) {
       // The caller may have ended meanwhile; nobody waits for the answer then.
-      getExternalWorkflowHandle(workflowId).signal(forwardedOutcomeSignal, outcome).catch(() => undefined);
+      getExternalWorkflowHandle(workflowId)
+        .signal(forwardedOutcomeSignal, outcome)
+        .catch(() => undefined);
     },
     async delegate(start) {
       try {
@@ -163,26 +241,49 @@ export function temporalEffects(v2: boolean): ChainEffects {
       } catch (err) {
         if (isCancellation(err) && !(err instanceof ChildWorkflowFailure)) throw err;
         const cause = err instanceof ChildWorkflowFailure ? err.cause : undefined;
-        const mismatch = cause instanceof ApplicationFailure && cause.type === TeamMismatchError.name ? (cause.details?.[0] as Record<string, unknown> | undefined) : undefined;
+        const mismatch =
+          cause instanceof ApplicationFailure && cause.type === TeamMismatchError.name
+            ? (cause.details?.[0] as Record<string, unknown> | undefined)
+            : undefined;
         return { ok: false, reason: childFailureReason(err), ...(mismatch ? { mismatch } : {}) };
       }
     },
     async callRemoteAgent(input, options, timeoutMs) {
       try {
-        return await withLostWorkerRestarts(lostWorkerBudget(options), `call of remote agent ${input.remote}`, (endOnLostWorker, lostWorker) => {
-          const { callRemoteAgent } = proxyActivities<BatonActivities>({ ...remoteActivityOptions(options, NON_RETRYABLE_ERROR_TYPES, endOnLostWorker, timeoutMs), summary: restartSummary(`${input.from} → ${input.remote}`, lostWorker), ...afterRefusal(input.team) });
-          return callRemoteAgent(lostWorker ? { ...input, lostWorker } : input);
-        });
+        return await withLostWorkerRestarts(
+          lostWorkerBudget(options),
+          `call of remote agent ${input.remote}`,
+          (endOnLostWorker, lostWorker) => {
+            const { callRemoteAgent } = proxyActivities<BatonActivities>({
+              ...remoteActivityOptions(options, NON_RETRYABLE_ERROR_TYPES, endOnLostWorker, timeoutMs),
+              summary: restartSummary(`${input.from} → ${input.remote}`, lostWorker),
+              ...afterRefusal(input.team),
+            });
+            return callRemoteAgent(lostWorker ? { ...input, lostWorker } : input);
+          },
+        );
       } catch (err) {
-        throw activityError(err, (reason) => new RemoteAgentError({ remote: input.remote, reason, ...(input.taskId ? { taskId: input.taskId } : {}) }));
+        throw activityError(
+          err,
+          (reason) =>
+            new RemoteAgentError({ remote: input.remote, reason, ...(input.taskId ? { taskId: input.taskId } : {}) }),
+        );
       }
     },
     async routeSpecialist(input, options) {
       try {
-        return await withLostWorkerRestarts(lostWorkerBudget(options), `routing by ${input.agentId}`, (endOnLostWorker, lostWorker) => {
-          const { routeSpecialist } = proxyActivities<BatonActivities>({ ...modelActivityOptions(options, NON_RETRYABLE_ERROR_TYPES, endOnLostWorker), summary: restartSummary(`${input.agentId}: routing`, lostWorker), ...afterRefusal(input.team) });
-          return routeSpecialist(lostWorker ? { ...input, lostWorker } : input);
-        });
+        return await withLostWorkerRestarts(
+          lostWorkerBudget(options),
+          `routing by ${input.agentId}`,
+          (endOnLostWorker, lostWorker) => {
+            const { routeSpecialist } = proxyActivities<BatonActivities>({
+              ...modelActivityOptions(options, NON_RETRYABLE_ERROR_TYPES, endOnLostWorker),
+              summary: restartSummary(`${input.agentId}: routing`, lostWorker),
+              ...afterRefusal(input.team),
+            });
+            return routeSpecialist(lostWorker ? { ...input, lostWorker } : input);
+          },
+        );
       } catch (err) {
         throw activityError(err, (reason) => new ModelCallFailedError(input.agentId, reason));
       }
@@ -223,7 +324,11 @@ export function temporalEffects(v2: boolean): ChainEffects {
     },
     shouldContinueAsNew(afterEvents, beforeLimits) {
       const info = workflowInfo();
-      return info.continueAsNewSuggested || (afterEvents > 0 && info.historyLength >= afterEvents) || (beforeLimits === true && nearHistoryLimits());
+      return (
+        info.continueAsNewSuggested ||
+        (afterEvents > 0 && info.historyLength >= afterEvents) ||
+        (beforeLimits === true && nearHistoryLimits())
+      );
     },
     patched: (id) => hasPatch(id),
   };

@@ -40,7 +40,12 @@ interface Asked {
  * `baton-inbox-bounds` patch the wait continues as new before Temporal's limits ({@link PAUSED}):
  * the turn is carried (`openTools`), and the next run waits on the same approvals.
  */
-export async function gateToolCalls(run: ChainRun, agent: AgentSpec, calls: ToolCall[], response: ModelResponse): Promise<Map<ToolCall, Gated> | typeof PAUSED> {
+export async function gateToolCalls(
+  run: ChainRun,
+  agent: AgentSpec,
+  calls: ToolCall[],
+  response: ModelResponse,
+): Promise<Map<ToolCall, Gated> | typeof PAUSED> {
   const { desk, chain } = run;
   // The approvals this turn asked for before the run continued as new, by the call's place in the answer.
   const place = (call: ToolCall) => String(response.toolCalls.indexOf(call));
@@ -86,10 +91,17 @@ export async function gateToolCalls(run: ChainRun, agent: AgentSpec, calls: Tool
       }
     }
     const tool = { name: call.name, arguments: call.arguments, toolCallId: call.id, callHash: callHash(call) };
-    const id = desk.open({ from: agent.id, to: `tool:${call.name}`, message: `${call.name}(${call.arguments})`, tool }, agent.toolApprovals[call.name]!).handoffId;
+    const id = desk.open(
+      { from: agent.id, to: `tool:${call.name}`, message: `${call.name}(${call.arguments})`, tool },
+      agent.toolApprovals[call.name]!,
+    ).handoffId;
     asked.set(checks ? key : `${asked.size}`, { call, id, same: [] });
   }
-  if (desk.inboxBounds && asked.size > 0) chain.apply({ type: 'tools_waiting', open: { response, asked: Object.fromEntries([...asked.values()].map((a) => [place(a.call), a.id])) } });
+  if (desk.inboxBounds && asked.size > 0)
+    chain.apply({
+      type: 'tools_waiting',
+      open: { response, asked: Object.fromEntries([...asked.values()].map((a) => [place(a.call), a.id])) },
+    });
   // Older runs wait without continuing as new: the turn's other calls wait with it.
   const pause = desk.inboxBounds ? () => handOverDue(run) : () => false;
   for (const { call, id, same } of asked.values()) {
@@ -127,27 +139,45 @@ function earlierDecision(run: ChainRun, key: string): ApprovalRecord | undefined
 function askedBefore(call: ToolCall, r: ApprovalRecord, inTurn: boolean): string {
   const when = inTurn ? 'in this turn' : 'earlier in this chain';
   if (r.outcome === 'rejected' || (r.outcome === 'timed_out' && r.onTimeout !== 'approve')) {
-    const how = r.outcome === 'rejected' ? `${r.approver} rejected it${r.reason ? `: ${r.reason}` : ''}` : 'nobody approved it in time';
+    const how =
+      r.outcome === 'rejected'
+        ? `${r.approver} rejected it${r.reason ? `: ${r.reason}` : ''}`
+        : 'nobody approved it in time';
     return `Not run: the same call to ${call.name} was put to people ${when} and ${how}. It is not asked again; do not make it again. Tell the user, or find another way.`;
   }
   const by = r.outcome === 'approved' ? `approved by ${r.approver}` : 'approved when nobody decided in time';
-  if (inTurn) return `Not run: this turn makes the same call to ${call.name} twice; it was ${by} and runs once, as the first of them.`;
+  if (inTurn)
+    return `Not run: this turn makes the same call to ${call.name} twice; it was ${by} and runs once, as the first of them.`;
   return `Not run again: the same call to ${call.name} was ${by} earlier in this chain and ran then; an approved call runs once. Use the answer it gave then, or make a different call.`;
 }
 
 function outcomeOf(agent: AgentSpec, call: ToolCall, id: string, r: ApprovalRecord): Gated {
   if (r.outcome === 'approved') {
     if (r.editedArguments === undefined) return { kind: 'run', call };
-    return { kind: 'run', call: { ...call, arguments: r.editedArguments }, note: `(${r.approver} approved this call with changed arguments: ${r.editedArguments})` };
+    return {
+      kind: 'run',
+      call: { ...call, arguments: r.editedArguments },
+      note: `(${r.approver} approved this call with changed arguments: ${r.editedArguments})`,
+    };
   }
   if (r.outcome === 'rejected') {
     const data = rejectionJson(r);
-    if (data !== undefined) return { kind: 'answer', content: `Not run: this call to ${call.name} was rejected. Rejection: ${data}. Do not make the same call again; tell the user, or find another way.` };
-    return { kind: 'answer', content: `Not run: ${r.approver} rejected this call to ${call.name}${r.reason ? `: ${r.reason}` : ''}. Do not make the same call again; tell the user, or find another way.` };
+    if (data !== undefined)
+      return {
+        kind: 'answer',
+        content: `Not run: this call to ${call.name} was rejected. Rejection: ${data}. Do not make the same call again; tell the user, or find another way.`,
+      };
+    return {
+      kind: 'answer',
+      content: `Not run: ${r.approver} rejected this call to ${call.name}${r.reason ? `: ${r.reason}` : ''}. Do not make the same call again; tell the user, or find another way.`,
+    };
   }
   if (r.onTimeout === 'approve') return { kind: 'run', call };
   if (r.onTimeout === 'fail') throw new ApprovalTimeoutError(id, agent.id, `tool:${call.name}`, String(r.timeout));
-  return { kind: 'answer', content: `Not run: nobody approved this call to ${call.name} in time (${String(r.timeout)}).` };
+  return {
+    kind: 'answer',
+    content: `Not run: nobody approved this call to ${call.name} in time (${String(r.timeout)}).`,
+  };
 }
 
 function clip(text: string, n = 200): string {

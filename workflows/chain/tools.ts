@@ -4,7 +4,11 @@
  *
  * Pure: no Temporal API, no I/O.
  */
-import { SPECIALIST_DELEGATE_TOOL_NAME, SPECIALIST_HANDOFF_TOOL_NAME, specialistToolSpec } from '../../src/common/delegation';
+import {
+  SPECIALIST_DELEGATE_TOOL_NAME,
+  SPECIALIST_HANDOFF_TOOL_NAME,
+  specialistToolSpec,
+} from '../../src/common/delegation';
 import { handoffToolSpec, READ_STATE_TOOL, type HandoffTarget, transferToolSpecs } from '../../src/common/handoffTools';
 import type { ChatMessage, ToolSpec } from '../../src/common/model';
 import type { ChainState } from '../../src/common/state';
@@ -15,14 +19,17 @@ export function offeredTools(state: ChainState, agent: AgentSpec): ToolSpec[] {
   const targets = agent.handoffs.filter((id) => ruleHolds(state, agent.handoffOptions?.[id]?.isEnabled));
   const extra = [...delegationTools(state, agent), ...(state.team.sharedState ? [READ_STATE_TOOL] : [])];
   // Without rules the recorded tools are offered as they are.
-  if (targets.length === agent.handoffs.length) return [...agent.tools, ...(agent.handoffTool ? [agent.handoffTool] : []), ...(agent.handoffTools ?? []), ...extra];
+  if (targets.length === agent.handoffs.length)
+    return [...agent.tools, ...(agent.handoffTool ? [agent.handoffTool] : []), ...(agent.handoffTools ?? []), ...extra];
   const described: HandoffTarget[] = targets.map((id) => ({
     id,
     description: state.team.agents[id]?.description ?? id,
     ...(agent.handoffOptions?.[id] ? { options: agent.handoffOptions[id] } : {}),
   }));
   const sharedState = state.team.sharedState ?? false;
-  const handoffTools = agent.handoffTools ? transferToolSpecs(agent.id, described, sharedState) : [handoffToolSpec(agent.id, described, sharedState)].flatMap((t) => (t ? [t] : []));
+  const handoffTools = agent.handoffTools
+    ? transferToolSpecs(agent.id, described, sharedState)
+    : [handoffToolSpec(agent.id, described, sharedState)].flatMap((t) => (t ? [t] : []));
   return [...agent.tools, ...handoffTools, ...extra];
 }
 
@@ -30,7 +37,12 @@ export function offeredTools(state: ChainState, agent: AgentSpec): ToolSpec[] {
 function delegationTools(state: ChainState, agent: AgentSpec): ToolSpec[] {
   const canDelegate = (state.parent?.depth ?? 0) < state.options.maxDelegationDepth;
   const tools: ToolSpec[] = agent.delegateTool && canDelegate ? [agent.delegateTool] : [];
-  const routing = agent.routing === 'transfer' ? SPECIALIST_HANDOFF_TOOL_NAME : agent.routing === 'delegate' && canDelegate ? SPECIALIST_DELEGATE_TOOL_NAME : undefined;
+  const routing =
+    agent.routing === 'transfer'
+      ? SPECIALIST_HANDOFF_TOOL_NAME
+      : agent.routing === 'delegate' && canDelegate
+        ? SPECIALIST_DELEGATE_TOOL_NAME
+        : undefined;
   const specialist = routing ? specialistToolSpec(routing, state.team, agent.id) : undefined;
   return specialist ? [...tools, specialist] : tools;
 }
@@ -50,5 +62,7 @@ export function ruleHolds(state: ChainState, rule: HandoffRule | undefined): boo
 /** Whether a call of tool `name` was made and answered in this conversation. */
 function toolRan(messages: ChatMessage[], name: string): boolean {
   const answered = new Set(messages.flatMap((m) => (m.role === 'tool' ? [m.toolCallId] : [])));
-  return messages.some((m) => m.role === 'assistant' && (m.toolCalls ?? []).some((c) => c.name === name && answered.has(c.id)));
+  return messages.some(
+    (m) => m.role === 'assistant' && (m.toolCalls ?? []).some((c) => c.name === name && answered.has(c.id)),
+  );
 }

@@ -39,10 +39,23 @@ export function planTransfer(state: ChainState, source: AgentSpec, h: HandoffRes
   const options = source.handoffOptions?.[h.to] ?? {};
   const context = options.context ?? 'message';
   const conversation = state.messages.filter((m) => m.role !== 'system');
-  let carried: ChatMessage[] = context === 'full' ? conversation : context === 'last_user_message' ? conversation.filter((m) => m.role === 'user').slice(-1) : [];
+  let carried: ChatMessage[] =
+    context === 'full'
+      ? conversation
+      : context === 'last_user_message'
+        ? conversation.filter((m) => m.role === 'user').slice(-1)
+        : [];
   const filters: string[] = [];
   if (options.filter?.dropToolCalls && carried.length > 0) {
-    carried = carried.flatMap((m): ChatMessage[] => (m.role === 'tool' ? [] : m.role === 'assistant' ? (m.content ? [{ role: 'assistant', content: m.content }] : []) : [m]));
+    carried = carried.flatMap((m): ChatMessage[] =>
+      m.role === 'tool'
+        ? []
+        : m.role === 'assistant'
+          ? m.content
+            ? [{ role: 'assistant', content: m.content }]
+            : []
+          : [m],
+    );
     filters.push('dropToolCalls');
   }
   if (options.filter?.lastMessages !== undefined && carried.length > 0) {
@@ -53,15 +66,32 @@ export function planTransfer(state: ChainState, source: AgentSpec, h: HandoffRes
   }
   const summarize = options.filter?.summarize;
   if (summarize && carried.length > 0) filters.push('summarize');
-  return { options, carried, filters, ...(summarize && carried.length > 0 ? { summarize: summarize === true ? {} : summarize } : {}) };
+  return {
+    options,
+    carried,
+    filters,
+    ...(summarize && carried.length > 0 ? { summarize: summarize === true ? {} : summarize } : {}),
+  };
 }
 
 /** The target's conversation, and the record of how it was made. `summary` is the summary the plan asked for. */
-export function transferTo(state: ChainState, source: AgentSpec, target: AgentSpec, h: HandoffResult, plan: TransferPlan, summary?: string): TransferRecord {
+export function transferTo(
+  state: ChainState,
+  source: AgentSpec,
+  target: AgentSpec,
+  h: HandoffResult,
+  plan: TransferPlan,
+  summary?: string,
+): TransferRecord {
   const { options } = plan;
   const messages: ChatMessage[] = [{ role: 'system', content: target.instructions }];
-  if (options.transferSystemMessage) messages.push({ role: 'system', content: `Instructions of ${source.id}, who handed this work to you:\n${source.instructions}` });
-  if (summary !== undefined) messages.push({ role: 'user', content: `Summary of the conversation so far:\n${summary}` });
+  if (options.transferSystemMessage)
+    messages.push({
+      role: 'system',
+      content: `Instructions of ${source.id}, who handed this work to you:\n${source.instructions}`,
+    });
+  if (summary !== undefined)
+    messages.push({ role: 'user', content: `Summary of the conversation so far:\n${summary}` });
   else messages.push(...plan.carried);
   const template = options.input ?? 'message';
   messages.push({ role: 'user', content: render(NAMED_INPUTS[template] ?? template, variables(state, source, h)) });
@@ -119,7 +149,8 @@ function completedWork(conversation: ChatMessage[]): string {
 export function render(template: string, vars: Record<string, unknown>): string {
   return template.replace(/\{\{\s*([a-zA-Z]+)((?:\.[a-zA-Z0-9_-]+)*)\s*\}\}/g, (_all, name: string, path: string) => {
     let value: unknown = vars[name];
-    for (const key of path.split('.').filter(Boolean)) value = typeof value === 'object' && value !== null ? (value as Record<string, unknown>)[key] : undefined;
+    for (const key of path.split('.').filter(Boolean))
+      value = typeof value === 'object' && value !== null ? (value as Record<string, unknown>)[key] : undefined;
     if (value === undefined || value === null || value === '') return '(none)';
     return typeof value === 'string' ? value : JSON.stringify(value);
   });

@@ -4,7 +4,11 @@
  *
  * Pure: no Temporal API, no I/O.
  */
-import { DELEGATE_TOOL_NAME, SPECIALIST_DELEGATE_TOOL_NAME, SPECIALIST_HANDOFF_TOOL_NAME } from '../../src/common/delegation';
+import {
+  DELEGATE_TOOL_NAME,
+  SPECIALIST_DELEGATE_TOOL_NAME,
+  SPECIALIST_HANDOFF_TOOL_NAME,
+} from '../../src/common/delegation';
 import { isHandoffCall, READ_STATE_TOOL_NAME } from '../../src/common/handoff';
 import type { ToolCall } from '../../src/common/model';
 import type { ToolResultRecord } from '../../src/common/run';
@@ -25,14 +29,21 @@ export interface TurnPlan {
   delegations: ToolCall[];
 }
 
-export function planTurn(calls: ToolCall[], agent?: Pick<AgentSpec, 'handoffToolTargets' | 'delegateTool' | 'routing'>): TurnPlan {
+export function planTurn(
+  calls: ToolCall[],
+  agent?: Pick<AgentSpec, 'handoffToolTargets' | 'delegateTool' | 'routing'>,
+): TurnPlan {
   const tools: ToolCall[] = [];
   const ignoredHandoffs: ToolCall[] = [];
   const delegations: ToolCall[] = [];
   let handoff: ToolCall | undefined;
   for (const call of calls) {
     if (isDelegationCall(call, agent)) delegations.push(call);
-    else if (!isHandoffCall(call, agent) && !(agent?.routing === 'transfer' && call.name === SPECIALIST_HANDOFF_TOOL_NAME)) tools.push(call);
+    else if (
+      !isHandoffCall(call, agent) &&
+      !(agent?.routing === 'transfer' && call.name === SPECIALIST_HANDOFF_TOOL_NAME)
+    )
+      tools.push(call);
     else if (handoff) ignoredHandoffs.push(call);
     else handoff = call;
   }
@@ -41,7 +52,10 @@ export function planTurn(calls: ToolCall[], agent?: Pick<AgentSpec, 'handoffTool
 
 /** Whether a call hands a task to a specialist who answers back. */
 function isDelegationCall(call: ToolCall, agent: Pick<AgentSpec, 'delegateTool' | 'routing'> | undefined): boolean {
-  return (call.name === DELEGATE_TOOL_NAME && agent?.delegateTool !== undefined) || (call.name === SPECIALIST_DELEGATE_TOOL_NAME && agent?.routing === 'delegate');
+  return (
+    (call.name === DELEGATE_TOOL_NAME && agent?.delegateTool !== undefined) ||
+    (call.name === SPECIALIST_DELEGATE_TOOL_NAME && agent?.routing === 'delegate')
+  );
 }
 
 /**
@@ -59,7 +73,9 @@ export function toolNames(agent: AgentSpec, sharedState = false): string[] {
     ...(agent.handoffTool ? [agent.handoffTool.name] : []),
     ...(agent.handoffTools ?? []).map((t) => t.name),
     ...(agent.delegateTool ? [agent.delegateTool.name] : []),
-    ...(agent.routing ? [agent.routing === 'transfer' ? SPECIALIST_HANDOFF_TOOL_NAME : SPECIALIST_DELEGATE_TOOL_NAME] : []),
+    ...(agent.routing
+      ? [agent.routing === 'transfer' ? SPECIALIST_HANDOFF_TOOL_NAME : SPECIALIST_DELEGATE_TOOL_NAME]
+      : []),
     ...(sharedState ? [READ_STATE_TOOL_NAME] : []),
   ];
 }
@@ -70,7 +86,13 @@ export function toolNames(agent: AgentSpec, sharedState = false): string[] {
  * built from workflow-deterministic values only, never from the provider's tool-call id, which can
  * be empty or repeated.
  */
-export function idempotencyKey(workflowId: string, agentId: string, turn: number, index: number, call: ToolCall): string {
+export function idempotencyKey(
+  workflowId: string,
+  agentId: string,
+  turn: number,
+  index: number,
+  call: ToolCall,
+): string {
   return `${workflowId}:${agentId}:${turn}.${index + 1}:${fnv1a(`${call.name}\n${call.arguments}`)}`;
 }
 

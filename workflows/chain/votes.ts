@@ -6,7 +6,13 @@
  *
  * Pure: no Temporal API, no I/O (it reaches the chain through the {@link VoteDesk} it is given).
  */
-import type { ApprovalRecord, ApprovalVote, DecisionIdentity, HandoffDecision, PendingApproval } from '../../src/common/approvals';
+import type {
+  ApprovalRecord,
+  ApprovalVote,
+  DecisionIdentity,
+  HandoffDecision,
+  PendingApproval,
+} from '../../src/common/approvals';
 import { castVote, slotOf } from '../../src/common/approvalVotes';
 import { clipText, LIMITS } from '../../src/common/limits';
 import type { VerifiedGrant } from '../../src/common/signatures/delegation';
@@ -45,23 +51,62 @@ export function takeVote(v: Voting, at: number, via: 'signal' | 'update', desk: 
     ...(d.decision === 'approve' && d.comment !== undefined ? { comment: clipText(d.comment, LIMITS.noteChars) } : {}),
     ...(d.decision === 'reject' && d.reason !== undefined ? { reason: clipText(d.reason, LIMITS.noteChars) } : {}),
     ...(d.onBehalfOf !== undefined ? { onBehalfOf: d.onBehalfOf } : {}),
-    ...(grant && d.delegation !== undefined ? { delegation: { grantedBy: grant.by, authority: grant.authority, kid: grant.kid, until: grant.until, grant: d.delegation } } : {}),
+    ...(grant && d.delegation !== undefined
+      ? {
+          delegation: {
+            grantedBy: grant.by,
+            authority: grant.authority,
+            kid: grant.kid,
+            until: grant.until,
+            grant: d.delegation,
+          },
+        }
+      : {}),
     ...(identity ? { identity } : {}),
     ...(identity && d.signature !== undefined ? { signature: d.signature } : {}),
   };
   const tally = castVote(waiting, vote);
   const stage = waiting.stages![vote.stage]!;
   const here = tally.votes.filter((x) => x.stage === vote.stage);
-  desk.apply({ type: 'approval_voted', handoffId: waiting.handoffId, votes: tally.votes, stage: tally.stage, approvers: tally.approvers });
+  desk.apply({
+    type: 'approval_voted',
+    handoffId: waiting.handoffId,
+    votes: tally.votes,
+    stage: tally.stage,
+    approvers: tally.approvers,
+  });
   const { signature: _signature, delegation: _delegation, ...shown } = vote;
-  desk.publish({ type: 'approval_vote', handoffId: waiting.handoffId, ...shown, needed: stage.needed, approvals: here.filter((x) => x.decision === 'approve').length, rejections: here.filter((x) => x.decision === 'reject').length });
+  desk.publish({
+    type: 'approval_vote',
+    handoffId: waiting.handoffId,
+    ...shown,
+    needed: stage.needed,
+    approvals: here.filter((x) => x.decision === 'approve').length,
+    rejections: here.filter((x) => x.decision === 'reject').length,
+  });
   if (vote.delegation) {
     const { grant: _grant, ...use } = vote.delegation;
-    desk.publish({ type: 'delegated', handoffId: waiting.handoffId, stage: vote.stage, slot: vote.slot, delegate: vote.approver, ...use, at: when });
+    desk.publish({
+      type: 'delegated',
+      handoffId: waiting.handoffId,
+      stage: vote.stage,
+      slot: vote.slot,
+      delegate: vote.approver,
+      ...use,
+      at: when,
+    });
   }
   if (tally.stageOutcome) {
     const next = tally.outcome ? {} : { next: tally.stage, approvers: tally.approvers };
-    desk.publish({ type: 'approval_stage', handoffId: waiting.handoffId, stage: vote.stage, of: waiting.stages!.length, outcome: tally.stageOutcome, ...next, at: when });
+    desk.publish({
+      type: 'approval_stage',
+      handoffId: waiting.handoffId,
+      stage: vote.stage,
+      of: waiting.stages!.length,
+      outcome: tally.stageOutcome,
+      ...next,
+      at: when,
+    });
   }
   const record = recordOf(d, waiting, at, via, identity);
   const own = { ...record, votes: tally.votes, ...(d.onBehalfOf !== undefined ? { onBehalfOf: d.onBehalfOf } : {}) };

@@ -39,7 +39,10 @@ export interface CompactionPlan {
  * How to compact `messages`, or `undefined` when they are under the threshold or hold no more than
  * the turns to keep. The cut is at a user message, so no tool answer is ever parted from its call.
  */
-export function planCompaction(messages: readonly ChatMessage[], options: Pick<ResolvedConversationOptions, 'compactAfterTokens' | 'keepRecentTurns'>): CompactionPlan | undefined {
+export function planCompaction(
+  messages: readonly ChatMessage[],
+  options: Pick<ResolvedConversationOptions, 'compactAfterTokens' | 'keepRecentTurns'>,
+): CompactionPlan | undefined {
   if (options.compactAfterTokens <= 0) return undefined;
   const tokens = estimateTokens(messages);
   if (tokens <= options.compactAfterTokens) return undefined;
@@ -68,11 +71,23 @@ export interface Compaction {
 }
 
 /** Compact the active agent's conversation when it has grown past the threshold; `undefined` when it has not. */
-export async function compact(state: ChainState, options: ResolvedConversationOptions, effects: ChainEffects): Promise<Compaction | undefined> {
+export async function compact(
+  state: ChainState,
+  options: ResolvedConversationOptions,
+  effects: ChainEffects,
+): Promise<Compaction | undefined> {
   const plan = planCompaction(state.messages, options);
   if (!plan) return undefined;
   const agent = currentAgent(state);
-  const { summary, usage } = await effects.summarize({ agentId: agent.id, model: agent.model, transcript: transcript(plan.older), instructions: COMPACTION_INSTRUCTIONS }, state.options);
+  const { summary, usage } = await effects.summarize(
+    {
+      agentId: agent.id,
+      model: agent.model,
+      transcript: transcript(plan.older),
+      instructions: COMPACTION_INSTRUCTIONS,
+    },
+    state.options,
+  );
   const messages = compacted(plan, summary);
   return {
     state: { ...state, messages },

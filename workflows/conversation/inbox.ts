@@ -71,13 +71,21 @@ export class Inbox {
 
   /** The update validator: refuse a message over its limits, malformed, or that comes once the conversation ends. */
   validate(raw: unknown): void {
-    if (isUnreadable(raw)) throw toApplicationFailure(raw.size ? new InputTooLargeError([raw.size]) : new InvalidRunInputError([`${raw.problem('the message')}; send {"message": string, "idempotencyKey"?: string} as JSON`]));
+    if (isUnreadable(raw))
+      throw toApplicationFailure(
+        raw.size
+          ? new InputTooLargeError([raw.size])
+          : new InvalidRunInputError([
+              `${raw.problem('the message')}; send {"message": string, "idempotencyKey"?: string} as JSON`,
+            ]),
+      );
     const sizes = messageSizes(raw);
     if (sizes.length > 0) throw toApplicationFailure(new InputTooLargeError(sizes));
     const problems = sendMessageProblems(raw);
     if (problems.length > 0) throw toApplicationFailure(new InvalidRunInputError(problems));
     const key = (raw as SendMessageInput).idempotencyKey;
-    if ((this.result || this.state?.ending) && !(key !== undefined && this.knows(key))) throw toApplicationFailure(new ConversationEndedError(this.workflowId, !this.result));
+    if ((this.result || this.state?.ending) && !(key !== undefined && this.knows(key)))
+      throw toApplicationFailure(new ConversationEndedError(this.workflowId, !this.result));
   }
 
   /** A message: queued for its turn; a known key waits for (or gets at once) the reply of its first sending. */
@@ -116,7 +124,8 @@ export class Inbox {
    */
   strand(stranding: { turn: number } & Omit<TurnStranding, 'since'>): void {
     this.stranding = stranding;
-    for (const m of [...(this.current ? [this.current] : []), ...this.queue]) for (const w of m.waiters.splice(0)) w.reject(this.stranded(m));
+    for (const m of [...(this.current ? [this.current] : []), ...this.queue])
+      for (const w of m.waiters.splice(0)) w.reject(this.stranded(m));
   }
 
   /** The current turn goes on (a worker took its step, or it moved onto the current team). */
@@ -132,7 +141,9 @@ export class Inbox {
 
   /** Whether any caller waits for a reply or for the end. */
   get hasWaiters(): boolean {
-    return this.ends.length > 0 || (this.current?.waiters.length ?? 0) > 0 || this.queue.some((m) => m.waiters.length > 0);
+    return (
+      this.ends.length > 0 || (this.current?.waiters.length ?? 0) > 0 || this.queue.some((m) => m.waiters.length > 0)
+    );
   }
 
   /**
@@ -141,9 +152,11 @@ export class Inbox {
    */
   releaseForNextRun(): void {
     for (const m of [...(this.current ? [this.current] : []), ...this.queue]) {
-      for (const w of m.waiters.splice(0)) w.reject(toApplicationFailure(new ConversationContinuedError(m.idempotencyKey, m.turn)));
+      for (const w of m.waiters.splice(0))
+        w.reject(toApplicationFailure(new ConversationContinuedError(m.idempotencyKey, m.turn)));
     }
-    for (const w of this.ends.splice(0)) w.reject(toApplicationFailure(new ConversationContinuedError('endConversation', 0, 'end')));
+    for (const w of this.ends.splice(0))
+      w.reject(toApplicationFailure(new ConversationContinuedError('endConversation', 0, 'end')));
   }
 
   /** The messages still to answer, as the next run takes them. */
@@ -156,13 +169,24 @@ export class Inbox {
     const key = raw.idempotencyKey;
     const remembered = key !== undefined ? state.replies.find((r) => r.idempotencyKey === key) : undefined;
     if (remembered) return settleOne(waiter, remembered);
-    const same = key !== undefined ? ([this.current, ...this.queue].find((m) => m?.idempotencyKey === key) ?? (this.interrupted(key) && hasPatch(Patches.MERGED_MESSAGE_KEYS) ? this.current : undefined)) : undefined;
+    const same =
+      key !== undefined
+        ? ([this.current, ...this.queue].find((m) => m?.idempotencyKey === key) ??
+          (this.interrupted(key) && hasPatch(Patches.MERGED_MESSAGE_KEYS) ? this.current : undefined))
+        : undefined;
     if (same) return this.stranding ? waiter.reject(this.stranded(same)) : void same.waiters.push(waiter);
     // Behind a stranded turn a message waits its turn, whatever its mid-turn policy.
-    const outcome = this.current && this.midTurn && !this.stranding ? this.midTurn.arrive(raw, waiter, this.current) : 'queue';
+    const outcome =
+      this.current && this.midTurn && !this.stranding ? this.midTurn.arrive(raw, waiter, this.current) : 'queue';
     if (outcome === 'handled') return;
     const turn = ++state.turns;
-    const m: Inbound = { turn, message: raw.message, idempotencyKey: keyOf(key, turn), ...(updateId ? { updateId } : {}), waiters: this.stranding ? [] : [waiter] };
+    const m: Inbound = {
+      turn,
+      message: raw.message,
+      idempotencyKey: keyOf(key, turn),
+      ...(updateId ? { updateId } : {}),
+      waiters: this.stranding ? [] : [waiter],
+    };
     if (outcome === 'queue_first') this.queue.unshift(m);
     else this.queue.push(m);
     if (this.stranding) waiter.reject(this.stranded(m));
@@ -171,19 +195,37 @@ export class Inbox {
   /** What the caller of `m` is told while the current turn waits for a worker. */
   private stranded(m: QueuedMessage): ApplicationFailure {
     const { turn, ...s } = this.stranding!;
-    return toApplicationFailure(new TurnStrandedError({ workflowId: this.workflowId, turn: m.turn, idempotencyKey: m.idempotencyKey, strandedTurn: turn, ...s }));
+    return toApplicationFailure(
+      new TurnStrandedError({
+        workflowId: this.workflowId,
+        turn: m.turn,
+        idempotencyKey: m.idempotencyKey,
+        strandedTurn: turn,
+        ...s,
+      }),
+    );
   }
 
   /** A message by its key, or a waiting or answered one whose key starts with a prefix (the `message` query). */
   lookup(find: MessageLookup): MessageLookupResult {
     const turns = this.state?.turns ?? 0;
     const pending = [...(this.current ? [this.current] : []), ...this.queue];
-    const view = (m: Inbound): MessageView => ({ idempotencyKey: m.idempotencyKey, status: m === this.current ? 'answering' : 'queued', turn: m.turn });
+    const view = (m: Inbound): MessageView => ({
+      idempotencyKey: m.idempotencyKey,
+      status: m === this.current ? 'answering' : 'queued',
+      turn: m.turn,
+    });
     if (typeof find !== 'object' || find === null) return { message: null, turns };
     if ('pendingWithPrefix' in find && typeof find.pendingWithPrefix === 'string' && find.pendingWithPrefix !== '') {
       const prefix = find.pendingWithPrefix;
       const m = pending.find((p) => p.idempotencyKey.startsWith(prefix));
-      return { message: m ? view(m) : null, turns, answered: (this.state?.replies ?? []).flatMap((r) => (r.idempotencyKey.startsWith(prefix) ? [r.idempotencyKey] : [])) };
+      return {
+        message: m ? view(m) : null,
+        turns,
+        answered: (this.state?.replies ?? []).flatMap((r) =>
+          r.idempotencyKey.startsWith(prefix) ? [r.idempotencyKey] : [],
+        ),
+      };
     }
     const key = 'idempotencyKey' in find ? find.idempotencyKey : undefined;
     if (typeof key !== 'string') return { message: null, turns };
@@ -192,12 +234,21 @@ export class Inbox {
     if (m) return { message: view(m), turns };
     const r = this.state?.replies.find((x) => x.idempotencyKey === key);
     if (!r) return { message: null, turns };
-    return { message: r.reply ? { idempotencyKey: key, status: 'answered', turn: r.reply.turn, reply: r.reply } : { idempotencyKey: key, status: 'failed', ...(r.failure ? { failure: r.failure } : {}) }, turns };
+    return {
+      message: r.reply
+        ? { idempotencyKey: key, status: 'answered', turn: r.reply.turn, reply: r.reply }
+        : { idempotencyKey: key, status: 'failed', ...(r.failure ? { failure: r.failure } : {}) },
+      turns,
+    };
   }
 
   /** Whether a key's message is remembered, being answered (on its own, or having interrupted the turn) or waiting. */
   private knows(key: string): boolean {
-    return this.state!.replies.some((r) => r.idempotencyKey === key) || [this.current, ...this.queue].some((m) => m?.idempotencyKey === key) || this.interrupted(key);
+    return (
+      this.state!.replies.some((r) => r.idempotencyKey === key) ||
+      [this.current, ...this.queue].some((m) => m?.idempotencyKey === key) ||
+      this.interrupted(key)
+    );
   }
 
   /** Whether the message of `key` interrupted the running turn and is answered with it. */
@@ -208,5 +259,13 @@ export class Inbox {
 
 function settleOne(w: Waiter<Reply>, outcome: RememberedReply): void {
   if (outcome.reply) w.resolve(outcome.reply);
-  else w.reject(ApplicationFailure.create({ type: outcome.failure?.type, message: outcome.failure?.message, nonRetryable: true, details: outcome.failure?.details !== undefined ? [outcome.failure.details] : [] }));
+  else
+    w.reject(
+      ApplicationFailure.create({
+        type: outcome.failure?.type,
+        message: outcome.failure?.message,
+        nonRetryable: true,
+        details: outcome.failure?.details !== undefined ? [outcome.failure.details] : [],
+      }),
+    );
 }

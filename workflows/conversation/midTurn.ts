@@ -6,7 +6,13 @@
  * the record (`batonLive`).
  */
 import { CancellationScope, isCancellation } from '@temporalio/workflow';
-import { ConversationBusyError, type ConversationReply, type ConversationState, MidTurnPolicy, type SendMessageInput } from '../../src/common/conversation';
+import {
+  ConversationBusyError,
+  type ConversationReply,
+  type ConversationState,
+  MidTurnPolicy,
+  type SendMessageInput,
+} from '../../src/common/conversation';
 import { toApplicationFailure } from '../../src/common/errors';
 import { LIMITS } from '../../src/common/limits';
 import type { LiveRecord } from '../../src/common/live';
@@ -76,7 +82,12 @@ export class MidTurn {
       const key = this.rollbackFor;
       if (key === undefined || !isCancellation(err)) throw err;
       // On the record once the turn is in fact discarded (it may have ended as the message came).
-      this.record({ type: 'turn_rolled_back', turn: this.state.current?.turn ?? 0, forIdempotencyKey: key, at: new Date(this.effects.now()).toISOString() });
+      this.record({
+        type: 'turn_rolled_back',
+        turn: this.state.current?.turn ?? 0,
+        forIdempotencyKey: key,
+        at: new Date(this.effects.now()).toISOString(),
+      });
       return { rolledBack: key };
     } finally {
       this.#scope = undefined;

@@ -72,7 +72,8 @@ export class Migrations {
   validate(): void {
     const scene = this.scene;
     const answering = scene !== undefined && (scene.state.current !== undefined || scene.inbox.queue.length > 0);
-    if (this.ended || (scene?.state.ending && !answering)) throw toApplicationFailure(new ConversationEndedError(this.workflowId, !this.ended));
+    if (this.ended || (scene?.state.ending && !answering))
+      throw toApplicationFailure(new ConversationEndedError(this.workflowId, !this.ended));
   }
 
   /** A migration asked for: made at once for a stranded turn, else before the next turn. Answers once made. */
@@ -101,7 +102,9 @@ export class Migrations {
       const { version, worker, step, missing } = refusal;
       const at = new Date(scene.effects.now()).toISOString();
       current.stranded = { version, worker, step, missing, since: at };
-      scene.effects.publish({ [CONVERSATION_EVENT_MEMO]: { type: 'turn_stranded', turn: current.turn, version, worker, step, missing, at } });
+      scene.effects.publish({
+        [CONVERSATION_EVENT_MEMO]: { type: 'turn_stranded', turn: current.turn, version, worker, step, missing, at },
+      });
       scene.inbox.strand({ turn: current.turn, version, worker, step, missing });
     }
     if (this.requested) this.scope?.cancel();
@@ -128,7 +131,12 @@ export class Migrations {
     const team = await effects.loadTeam();
     const restart = restartPoint(chain);
     const from = versionIdOf(chain.state.team);
-    chain.state = withKeptPolicy(team.agents[restart.agentId] ? rebaseOnCurrentTeam(restart, team) : this.startedOver(restart, current, team, from), chain.state.team);
+    chain.state = withKeptPolicy(
+      team.agents[restart.agentId]
+        ? rebaseOnCurrentTeam(restart, team)
+        : this.startedOver(restart, current, team, from),
+      chain.state.team,
+    );
     chain.mark = undefined;
     this.unstrand(current);
     this.made(from, team, current.turn, true);
@@ -141,7 +149,12 @@ export class Migrations {
     const from = versionIdOf(chain.state.team);
     const next = rebased(chain.state, team, startAgent);
     if (!next) {
-      const refused = new TeamMismatchError({ version: from, worker: versionIdOf(team), step: 'migration', missing: [`agent "${chain.state.agentId}"`, `agent "${startAgent}"`] });
+      const refused = new TeamMismatchError({
+        version: from,
+        worker: versionIdOf(team),
+        step: 'migration',
+        missing: [`agent "${chain.state.agentId}"`, `agent "${startAgent}"`],
+      });
       for (const w of this.waiters.splice(0)) w.reject(toApplicationFailure(refused));
       return;
     }
@@ -152,7 +165,9 @@ export class Migrations {
   /** The run continues as new, or the conversation ended, before a migration was made: its callers are told. */
   release(ended: boolean): void {
     this.ended = ended;
-    const err = ended ? new ConversationEndedError(this.workflowId) : new ConversationContinuedError('migrateConversation', 0, 'migrate');
+    const err = ended
+      ? new ConversationEndedError(this.workflowId)
+      : new ConversationContinuedError('migrateConversation', 0, 'migrate');
     for (const w of this.waiters.splice(0)) w.reject(toApplicationFailure(err));
   }
 
@@ -160,7 +175,13 @@ export class Migrations {
   private startedOver(restart: ChainState, current: CurrentTurn, team: TeamSpec, from: string): ChainState {
     const { startAgent, effects } = this.scene!;
     const before = rebased(rolledBack(restart, current.before), team, startAgent);
-    if (!before) throw new TeamMismatchError({ version: from, worker: versionIdOf(team), step: 'migration', missing: [`agent "${restart.agentId}"`, `agent "${startAgent}"`] });
+    if (!before)
+      throw new TeamMismatchError({
+        version: from,
+        worker: versionIdOf(team),
+        step: 'migration',
+        missing: [`agent "${restart.agentId}"`, `agent "${startAgent}"`],
+      });
     return beginTurn(before, current.message, effects.now());
   }
 
@@ -177,7 +198,18 @@ export class Migrations {
     delete state.refreshTeam;
     const to = versionIdOf(team);
     recordTeam(effects, team, { from, to, beforeTurn: turn, ...(here ? { deployment: here } : {}), by: 'migration' });
-    effects.publish({ [CONVERSATION_EVENT_MEMO]: { type: 'team_changed', from, to, beforeTurn: turn, ...(here ? { deployment: here } : {}), agent: chain.state.agentId, at: new Date(effects.now()).toISOString(), by: 'migration' } });
+    effects.publish({
+      [CONVERSATION_EVENT_MEMO]: {
+        type: 'team_changed',
+        from,
+        to,
+        beforeTurn: turn,
+        ...(here ? { deployment: here } : {}),
+        agent: chain.state.agentId,
+        at: new Date(effects.now()).toISOString(),
+        by: 'migration',
+      },
+    });
     for (const w of this.waiters.splice(0)) w.resolve({ from, to, ...(during ? { turn } : {}) });
   }
 }

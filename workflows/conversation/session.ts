@@ -7,7 +7,13 @@
 import { TemporalFailure } from '@temporalio/common';
 import { allHandlersFinished, isCancellation } from '@temporalio/workflow';
 import { durationMs } from '../../src/common/check';
-import type { ConversationEnd, ConversationResult, ConversationState, ConversationView, RememberedReply } from '../../src/common/conversation';
+import type {
+  ConversationEnd,
+  ConversationResult,
+  ConversationState,
+  ConversationView,
+  RememberedReply,
+} from '../../src/common/conversation';
 import { BatonError, toApplicationFailure, UnexpectedWorkflowError } from '../../src/common/errors';
 import { CONVERSATION_EVENT_MEMO, PENDING_MEMO, TURN_MEMO } from '../../src/common/messages';
 import { BatonStatus } from '../../src/common/run';
@@ -35,7 +41,8 @@ import type { MidTurn } from './midTurn';
 import { type Migrations, MOVED } from './migration';
 
 /** How a run of the conversation ends: closed, or handed to a fresh run. */
-export type SessionOutcome = { kind: 'ended'; result: ConversationResult } | { kind: 'continue_as_new'; upgrade?: boolean };
+export type SessionOutcome =
+  { kind: 'ended'; result: ConversationResult } | { kind: 'continue_as_new'; upgrade?: boolean };
 
 export class Session {
   private readonly turnEffects: ChainEffects;
@@ -76,10 +83,12 @@ export class Session {
         continue;
       }
       await this.desk.drain();
-      if (this.migrations?.requested) await this.migrations.moveBetweenTurns(this.inbox.queue[0]?.turn ?? this.state.turns + 1);
+      if (this.migrations?.requested)
+        await this.migrations.moveBetweenTurns(this.inbox.queue[0]?.turn ?? this.state.turns + 1);
       if (await this.compact()) progressed = true;
       // Between turns; with nothing answered yet only before Temporal's limits, so a waiting conversation flooded with signals hands over too.
-      if (handOverDue({ chain: this.chain, effects: this.effects, desk: this.desk }, progressed)) return { kind: 'continue_as_new' };
+      if (handOverDue({ chain: this.chain, effects: this.effects, desk: this.desk }, progressed))
+        return { kind: 'continue_as_new' };
       if (this.inbox.queue.length > 0) {
         // Between turns only: onto the deployment's current version, with its team.
         if (movesToCurrentVersion()) return { kind: 'continue_as_new', upgrade: true };
@@ -102,7 +111,16 @@ export class Session {
       status: this.result ? 'ended' : s.ending && !current ? 'ending' : current ? busy : 'idle',
       activeAgent: this.chain.state.agentId,
       turns: s.turns,
-      ...(current ? { current: { turn: current.turn, message: current.message, idempotencyKey: current.idempotencyKey, ...(current.stranded ? { stranded: current.stranded } : {}) } } : {}),
+      ...(current
+        ? {
+            current: {
+              turn: current.turn,
+              message: current.message,
+              idempotencyKey: current.idempotencyKey,
+              ...(current.stranded ? { stranded: current.stranded } : {}),
+            },
+          }
+        : {}),
       queued: this.inbox.queue.length,
       pendingApprovals: pending,
       usage: s.usage,
@@ -126,7 +144,10 @@ export class Session {
       this.migrations?.release(false);
       await this.desk.drain();
       if (allHandlersFinished()) break;
-      await this.effects.condition(() => allHandlersFinished() || this.inbox.hasWaiters || this.desk.hasMail || this.migrations?.requested === true);
+      await this.effects.condition(
+        () =>
+          allHandlersFinished() || this.inbox.hasWaiters || this.desk.hasMail || this.migrations?.requested === true,
+      );
     }
     return { ...this.state, queued: this.inbox.carried(), continuedRuns: this.state.continuedRuns + 1 };
   }
@@ -139,7 +160,16 @@ export class Session {
     this.chain.mark = undefined;
     const fresh = beginTurn(this.chain.state, m.message, now);
     this.chain.state = this.chain.state.economics ? withEconomics(fresh, conversationBudget(this.state)) : fresh;
-    this.effects.publish({ [TURN_MEMO]: { phase: 'started', turn: m.turn, idempotencyKey: m.idempotencyKey, ...(m.updateId ? { updateId: m.updateId } : {}), agent: this.chain.state.agentId, at: iso(now) } });
+    this.effects.publish({
+      [TURN_MEMO]: {
+        phase: 'started',
+        turn: m.turn,
+        idempotencyKey: m.idempotencyKey,
+        ...(m.updateId ? { updateId: m.updateId } : {}),
+        agent: this.chain.state.agentId,
+        at: iso(now),
+      },
+    });
   }
 
   /** Run the current message's chain; `true` when the run is to continue as new first. */
@@ -158,7 +188,14 @@ export class Session {
       const waited = this.chain.state.approvals.pending.length > 0;
       // No worker had the conversation's team: the next turn starts with the team the workers have.
       if (failure.type === TeamMismatchError.name) this.state.refreshTeam = true;
-      this.finish({ idempotencyKey: current.idempotencyKey, failure: { type: failure.type, message: failure.message, ...(failure.details !== undefined ? { details: failure.details } : {}) } });
+      this.finish({
+        idempotencyKey: current.idempotencyKey,
+        failure: {
+          type: failure.type,
+          message: failure.message,
+          ...(failure.details !== undefined ? { details: failure.details } : {}),
+        },
+      });
       this.chain.state = rolledBack(this.chain.state, current.before);
       if (waited) {
         this.effects.publish({ [PENDING_MEMO]: [] });
@@ -180,7 +217,16 @@ export class Session {
 
   /** The chain of the current turn; a rollback for a later message throws `MessageRolledBackError`. */
   private async runTurnHere(current: CurrentTurn): Promise<ChainOutcome> {
-    const run = () => (this.economy ? this.pricedTurn(this.economy) : runChain({ chain: this.chain, effects: this.turnEffects, guards: this.guards, desk: this.desk, ...(this.live ? { steering: this.live.steering } : {}) }));
+    const run = () =>
+      this.economy
+        ? this.pricedTurn(this.economy)
+        : runChain({
+            chain: this.chain,
+            effects: this.turnEffects,
+            guards: this.guards,
+            desk: this.desk,
+            ...(this.live ? { steering: this.live.steering } : {}),
+          });
     if (!this.live) return run();
     const steering = this.live.steering;
     for (;;) {
@@ -195,7 +241,14 @@ export class Session {
   /** The chain of a turn under spend limits or shared breakers: the news it sent them are all out before it ends. */
   private async pricedTurn(economy: Economy): Promise<ChainOutcome> {
     try {
-      return await runChain({ chain: this.chain, effects: this.turnEffects, guards: this.guards, desk: this.desk, ...(this.live ? { steering: this.live.steering } : {}), economy });
+      return await runChain({
+        chain: this.chain,
+        effects: this.turnEffects,
+        guards: this.guards,
+        desk: this.desk,
+        ...(this.live ? { steering: this.live.steering } : {}),
+        economy,
+      });
     } finally {
       await economy.flush();
     }
@@ -207,7 +260,14 @@ export class Session {
     if (!back) return undefined;
     this.chain.state = back.state;
     this.effects.setAgent(back.to, this.state.handoffs + back.state.chain.length);
-    const record: LiveRecord = { type: 'handed_back', afterTurn: turn, from: back.from, to: back.to, returnTo: back.returnTo, at: iso(this.effects.now()) };
+    const record: LiveRecord = {
+      type: 'handed_back',
+      afterTurn: turn,
+      from: back.from,
+      to: back.to,
+      returnTo: back.returnTo,
+      at: iso(this.effects.now()),
+    };
     this.effects.publish({ [LIVE_MEMO]: record });
     return back.to;
   }
@@ -221,11 +281,19 @@ export class Session {
     s.handoffs += this.chain.state.chain.length;
     s.replies = remember(s.replies, outcome, s.conversation.idempotencyWindow);
     // Messages answered with this one (they interrupted it) get the same outcome when sent again.
-    for (const key of s.current!.merged ?? []) s.replies = remember(s.replies, { ...outcome, idempotencyKey: key }, s.conversation.idempotencyWindow);
+    for (const key of s.current!.merged ?? [])
+      s.replies = remember(s.replies, { ...outcome, idempotencyKey: key }, s.conversation.idempotencyWindow);
     s.lastActiveAt = iso(now);
     delete s.current;
     const failure = outcome.failure ? { type: outcome.failure.type, message: outcome.failure.message } : undefined;
-    this.effects.publish({ [TURN_MEMO]: { phase: outcome.reply ? 'answered' : 'failed', turn, ...(outcome.reply ? { reply: outcome.reply } : { failure }), at: iso(now) } });
+    this.effects.publish({
+      [TURN_MEMO]: {
+        phase: outcome.reply ? 'answered' : 'failed',
+        turn,
+        ...(outcome.reply ? { reply: outcome.reply } : { failure }),
+        at: iso(now),
+      },
+    });
     if (outcome.reply) this.lastReply = outcome.reply;
     this.inbox.settle(outcome);
   }
@@ -237,11 +305,25 @@ export class Session {
     const { state, usage, ...record } = done;
     this.chain.state = state;
     this.state.compactions += 1;
-    this.state.usage = addUsage(this.state.usage, { ...usage, totalTokens: usage.inputTokens + usage.outputTokens, modelCalls: 1, toolCalls: 0, ...compactionCost(state, usage) });
+    this.state.usage = addUsage(this.state.usage, {
+      ...usage,
+      totalTokens: usage.inputTokens + usage.outputTokens,
+      modelCalls: 1,
+      toolCalls: 0,
+      ...compactionCost(state, usage),
+    });
     this.economy?.charge(this.chain.state, this.effects, usage);
     // Between turns: every message taken is answered but those still queued.
     const afterTurn = this.state.turns - this.inbox.queue.length;
-    this.effects.publish({ [CONVERSATION_EVENT_MEMO]: { type: 'compacted', afterTurn, agent: state.agentId, ...record, at: iso(this.effects.now()) } });
+    this.effects.publish({
+      [CONVERSATION_EVENT_MEMO]: {
+        type: 'compacted',
+        afterTurn,
+        agent: state.agentId,
+        ...record,
+        at: iso(this.effects.now()),
+      },
+    });
     return true;
   }
 
@@ -249,7 +331,11 @@ export class Session {
   private async idle(): Promise<boolean> {
     const timeout = durationMs(this.state.conversation.idleTimeout)!;
     const timer = this.effects.timer(Math.max(1, Date.parse(this.state.lastActiveAt) + timeout - this.effects.now()));
-    const woken = () => this.inbox.queue.length > 0 || this.state.ending === true || this.desk.hasMail || this.migrations?.requested === true;
+    const woken = () =>
+      this.inbox.queue.length > 0 ||
+      this.state.ending === true ||
+      this.desk.hasMail ||
+      this.migrations?.requested === true;
     await this.effects.condition(() => woken() || timer.fired);
     // A message that arrived with the timer's firing wins over the timeout.
     const wokenUp = woken();
@@ -260,7 +346,15 @@ export class Session {
   private end(endedBy: ConversationEnd): SessionOutcome {
     const s = this.state;
     const now = this.effects.now();
-    const result: ConversationResult = { endedBy, turns: s.turns, agent: this.chain.state.agentId, handoffs: s.handoffs, compactions: s.compactions, usage: s.usage, runs: s.continuedRuns + 1 };
+    const result: ConversationResult = {
+      endedBy,
+      turns: s.turns,
+      agent: this.chain.state.agentId,
+      handoffs: s.handoffs,
+      compactions: s.compactions,
+      usage: s.usage,
+      runs: s.continuedRuns + 1,
+    };
     this.effects.publish({ [CONVERSATION_EVENT_MEMO]: { type: 'ended', endedBy, turns: s.turns, at: iso(now) } });
     this.effects.setStatus(BatonStatus.COMPLETED);
     this.result = result;
@@ -275,7 +369,8 @@ const iso = (ms: number) => new Date(ms).toISOString();
 /** A turn's failure as its callers get it: baton's errors typed, Temporal's as they are, anything else as a defect. */
 function failureOf(err: unknown): { type: string; message: string; details?: unknown } {
   if (err instanceof BatonError) return { type: err.name, message: err.message, details: err.details };
-  if (err instanceof TemporalFailure) return { type: (err as { type?: string }).type ?? err.name, message: err.message };
+  if (err instanceof TemporalFailure)
+    return { type: (err as { type?: string }).type ?? err.name, message: err.message };
   const e = err instanceof Error ? err : new Error(String(err));
   const defect = new UnexpectedWorkflowError(e.name, e.message, e.stack);
   return { type: defect.name, message: defect.message, details: toApplicationFailure(defect).details?.[0] };

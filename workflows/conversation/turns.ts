@@ -4,7 +4,13 @@
  *
  * Pure: no Temporal API, no I/O.
  */
-import type { ConversationReply, ConversationState, CurrentTurn, QueuedMessage, RememberedReply } from '../../src/common/conversation';
+import type {
+  ConversationReply,
+  ConversationState,
+  CurrentTurn,
+  QueuedMessage,
+  RememberedReply,
+} from '../../src/common/conversation';
 import type { ResolvedConversationOptions } from '../../src/common/conversationOptions';
 import type { ResolvedRunOptions } from '../../src/common/options';
 import { addCost } from '../../src/common/economics/prices';
@@ -42,7 +48,14 @@ export function startConversation(
  * and calls per agent keep counting across the conversation, so tool idempotency keys never repeat.
  */
 export function beginTurn(s: ChainState, message: string, now: number): ChainState {
-  const fresh = startChain(s.team, s.agentId, message, s.options, s.context, s.controls ? { startedAt: now } : undefined);
+  const fresh = startChain(
+    s.team,
+    s.agentId,
+    message,
+    s.options,
+    s.context,
+    s.controls ? { startedAt: now } : undefined,
+  );
   return {
     ...fresh,
     messages: [...s.messages, { role: 'user', content: message }],
@@ -55,7 +68,11 @@ export function beginTurn(s: ChainState, message: string, now: number): ChainSta
 
 /** The turn `m` starts, with what a failure would restore. */
 export function currentTurn(m: QueuedMessage, s: ChainState, now: number): CurrentTurn {
-  return { ...m, startedAt: new Date(now).toISOString(), before: { agentId: s.agentId, messages: s.messages, ...(s.shared ? { shared: s.shared } : {}) } };
+  return {
+    ...m,
+    startedAt: new Date(now).toISOString(),
+    before: { agentId: s.agentId, messages: s.messages, ...(s.shared ? { shared: s.shared } : {}) },
+  };
 }
 
 /**
@@ -69,7 +86,14 @@ export function rolledBack(s: ChainState, before: CurrentTurn['before']): ChainS
 
 /** The reply to turn `t`, from the chain that answered it. */
 export function replyOf(t: QueuedMessage, s: ChainState, output: unknown): ConversationReply<unknown> {
-  return { turn: t.turn, output, agent: s.agentId, handoffs: s.chain, usage: s.usage, idempotencyKey: t.idempotencyKey };
+  return {
+    turn: t.turn,
+    output,
+    agent: s.agentId,
+    handoffs: s.chain,
+    usage: s.usage,
+    idempotencyKey: t.idempotencyKey,
+  };
 }
 
 /** The replies with `entry` added, the oldest dropped beyond `window`. */

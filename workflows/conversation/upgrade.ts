@@ -35,7 +35,13 @@ export function movesToCurrentVersion(): boolean {
  * on with its current instructions; one the team no longer has hands the conversation back to
  * `startAgent`. `true` when the team changed.
  */
-export async function refreshBeforeTurn(state: ConversationState, chain: Chain, effects: ChainEffects, startAgent: string, turn: number): Promise<boolean> {
+export async function refreshBeforeTurn(
+  state: ConversationState,
+  chain: Chain,
+  effects: ChainEffects,
+  startAgent: string,
+  turn: number,
+): Promise<boolean> {
   const here = runningVersion();
   const moved = here !== undefined && state.teamDeployment !== here;
   if (!(moved || state.refreshTeam) || !hasPatch(Patches.CONVERSATION_UPGRADE)) return false;
@@ -47,9 +53,21 @@ export async function refreshBeforeTurn(state: ConversationState, chain: Chain, 
   const next = rebased(chain.state, current, startAgent);
   if (!next) return false;
   chain.state = next;
-  const change = { from: versionIdOf(before), to: versionIdOf(current), beforeTurn: turn, ...(here ? { deployment: here } : {}) };
+  const change = {
+    from: versionIdOf(before),
+    to: versionIdOf(current),
+    beforeTurn: turn,
+    ...(here ? { deployment: here } : {}),
+  };
   recordTeam(effects, current, { ...change, by: 'upgrade' });
-  effects.publish({ [CONVERSATION_EVENT_MEMO]: { type: 'team_changed', ...change, agent: next.agentId, at: new Date(effects.now()).toISOString() } });
+  effects.publish({
+    [CONVERSATION_EVENT_MEMO]: {
+      type: 'team_changed',
+      ...change,
+      agent: next.agentId,
+      at: new Date(effects.now()).toISOString(),
+    },
+  });
   return true;
 }
 
@@ -57,6 +75,9 @@ export async function refreshBeforeTurn(state: ConversationState, chain: Chain, 
 export function rebased(s: ChainState, team: TeamSpec, startAgent: string): ChainState | undefined {
   const agent = team.agents[s.agentId] ?? team.agents[startAgent];
   if (!agent) return undefined;
-  const messages = s.messages[0]?.role === 'system' ? [{ role: 'system' as const, content: agent.instructions }, ...s.messages.slice(1)] : s.messages;
+  const messages =
+    s.messages[0]?.role === 'system'
+      ? [{ role: 'system' as const, content: agent.instructions }, ...s.messages.slice(1)]
+      : s.messages;
   return { ...s, team, agentId: agent.id, messages };
 }

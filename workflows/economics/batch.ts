@@ -8,6 +8,7 @@ import { MAX_BATCH } from '../../src/common/economics/messages';
 
 /** Problems with `batch`, each question's prefixed with its index. */
 export function batchProblems(batch: unknown, problemsOf: (question: unknown) => string[]): string[] {
-  if (!Array.isArray(batch) || batch.length === 0 || batch.length > MAX_BATCH) return [`a batch must be a list of 1 to ${MAX_BATCH} questions`];
+  if (!Array.isArray(batch) || batch.length === 0 || batch.length > MAX_BATCH)
+    return [`a batch must be a list of 1 to ${MAX_BATCH} questions`];
   return batch.flatMap((q, i) => problemsOf(q).map((p) => `[${i}] ${p}`));
 }

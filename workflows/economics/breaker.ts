@@ -7,7 +7,14 @@
  * Pure: no Temporal API, no I/O.
  */
 import { isRecord } from '../../src/common/check';
-import type { AskBreaker, BreakerAnswer, BreakerReport, BreakerSettings, BreakerView, ResetBreaker } from '../../src/common/economics/messages';
+import type {
+  AskBreaker,
+  BreakerAnswer,
+  BreakerReport,
+  BreakerSettings,
+  BreakerView,
+  ResetBreaker,
+} from '../../src/common/economics/messages';
 
 /** Report ids remembered, so a report sent again counts once. */
 const SEEN = 500;
@@ -15,7 +22,11 @@ const SEEN = 500;
 const RESETS = 10;
 
 /** A new breaker: closed, no failures. */
-export function newBreaker(scope: string, target: string, settings: BreakerSettings = { threshold: 3, cooldownMs: 60_000 }): BreakerView {
+export function newBreaker(
+  scope: string,
+  target: string,
+  settings: BreakerSettings = { threshold: 3, cooldownMs: 60_000 },
+): BreakerView {
   return { scope, target, state: 'closed', failures: 0, resets: [], seen: [], settings };
 }
 
@@ -27,12 +38,17 @@ export class SharedBreaker {
     this.configure(a);
     const v = this.view;
     if (v.state === 'closed') return { state: 'closed', failures: v.failures };
-    if (v.state === 'open' && v.until && now < Date.parse(v.until)) return { state: 'open', failures: v.failures, until: v.until };
+    if (v.state === 'open' && v.until && now < Date.parse(v.until))
+      return { state: 'open', failures: v.failures, until: v.until };
     if (v.state === 'half_open' && v.trial && v.trial.chain !== a.chain && now < Date.parse(v.trial.until)) {
       return { state: 'half_open', failures: v.failures, until: v.trial.until };
     }
     // The cooldown has passed, or the trial's time ran out without a report: this chain makes the trial.
-    this.view = { ...v, state: 'half_open', trial: { chain: a.chain, until: new Date(now + v.settings.cooldownMs).toISOString() } };
+    this.view = {
+      ...v,
+      state: 'half_open',
+      trial: { chain: a.chain, until: new Date(now + v.settings.cooldownMs).toISOString() },
+    };
     return { state: 'half_open', failures: v.failures, trial: true };
   }
 
@@ -46,10 +62,20 @@ export class SharedBreaker {
     if (r.outcome === 'failure') {
       const failures = v.failures + 1;
       const lastFailure = { chain: r.chain, reason: (r.reason ?? 'failed').slice(0, 500), at };
-      const opens = (v.state === 'half_open' && v.trial?.chain === r.chain) || (v.state === 'closed' && failures >= v.settings.threshold);
+      const opens =
+        (v.state === 'half_open' && v.trial?.chain === r.chain) ||
+        (v.state === 'closed' && failures >= v.settings.threshold);
       if (opens) {
         const { trial: _t, ...rest } = v;
-        this.view = { ...rest, state: 'open', failures, openedAt: at, until: new Date(now + v.settings.cooldownMs).toISOString(), lastFailure, seen };
+        this.view = {
+          ...rest,
+          state: 'open',
+          failures,
+          openedAt: at,
+          until: new Date(now + v.settings.cooldownMs).toISOString(),
+          lastFailure,
+          seen,
+        };
         return true;
       }
       this.view = { ...v, failures, lastFailure, seen };
@@ -66,7 +92,10 @@ export class SharedBreaker {
 
   /** Close the breaker on an operator's word; the reset goes on the record. */
   reset(r: ResetBreaker, now: number): void {
-    const resets = [...this.view.resets, { by: r.by, ...(r.reason ? { reason: r.reason } : {}), at: new Date(now).toISOString() }].slice(-RESETS);
+    const resets = [
+      ...this.view.resets,
+      { by: r.by, ...(r.reason ? { reason: r.reason } : {}), at: new Date(now).toISOString() },
+    ].slice(-RESETS);
     this.view = { ...this.closed(this.view.seen ?? []), resets };
   }
 
@@ -85,20 +114,37 @@ const text = (v: unknown, max: number) => typeof v === 'string' && v !== '' && v
 /** Problems with a breaker's settings as a chain sends them. */
 function settingsProblems(s: Record<string, unknown>): string[] {
   const problems: string[] = [];
-  if (typeof s.threshold !== 'number' || !Number.isInteger(s.threshold) || s.threshold < 1 || s.threshold > 1000) problems.push('"threshold" must be an integer from 1 to 1000');
-  if (typeof s.cooldownMs !== 'number' || !Number.isInteger(s.cooldownMs) || s.cooldownMs < 1000 || s.cooldownMs > 365 * 86_400_000) problems.push('"cooldownMs" must be an integer from 1000 to a year in milliseconds');
+  if (typeof s.threshold !== 'number' || !Number.isInteger(s.threshold) || s.threshold < 1 || s.threshold > 1000)
+    problems.push('"threshold" must be an integer from 1 to 1000');
+  if (
+    typeof s.cooldownMs !== 'number' ||
+    !Number.isInteger(s.cooldownMs) ||
+    s.cooldownMs < 1000 ||
+    s.cooldownMs > 365 * 86_400_000
+  )
+    problems.push('"cooldownMs" must be an integer from 1000 to a year in milliseconds');
   return problems;
 }
 
 /** Problems with a chain's question (the update's validator refuses it with them). */
 export function askProblems(a: unknown): string[] {
   if (!isRecord(a)) return ['a question must be {chain, threshold, cooldownMs}'];
-  return [...(text(a.chain, 600) ? [] : ['"chain" must name the chain asking (a workflow id)']), ...settingsProblems(a)];
+  return [
+    ...(text(a.chain, 600) ? [] : ['"chain" must name the chain asking (a workflow id)']),
+    ...settingsProblems(a),
+  ];
 }
 
 /** Whether a report is well formed (a bad one is dropped: signals have no caller to answer). */
 export function validReport(r: unknown): r is BreakerReport {
-  return isRecord(r) && text(r.id, 600) && text(r.chain, 600) && (r.outcome === 'failure' || r.outcome === 'success') && (r.reason === undefined || typeof r.reason === 'string') && settingsProblems(r).length === 0;
+  return (
+    isRecord(r) &&
+    text(r.id, 600) &&
+    text(r.chain, 600) &&
+    (r.outcome === 'failure' || r.outcome === 'success') &&
+    (r.reason === undefined || typeof r.reason === 'string') &&
+    settingsProblems(r).length === 0
+  );
 }
 
 /** Problems with an operator's reset. */
@@ -106,6 +152,8 @@ export function resetProblems(r: unknown): string[] {
   if (!isRecord(r)) return ['a reset must be {by, reason?}'];
   return [
     ...(text(r.by, 200) ? [] : ['"by" must name who resets the breaker (1 to 200 characters)']),
-    ...(r.reason === undefined || (typeof r.reason === 'string' && r.reason.length <= 1000) ? [] : ['"reason" must be text of at most 1000 characters']),
+    ...(r.reason === undefined || (typeof r.reason === 'string' && r.reason.length <= 1000)
+      ? []
+      : ['"reason" must be text of at most 1000 characters']),
   ];
 }

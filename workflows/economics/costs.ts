@@ -12,6 +12,11 @@ export { costOfCall, priced, spentMicros } from '../chain/costs';
 
 /** `s` with economics from its start: no cost yet, and its first agent's edge. */
 export function withEconomics(s: ChainState, conversation?: EconomicsState['conversation']): ChainState {
-  const economics: EconomicsState = { edge: edgeKey('', s.agentId), usageByEdge: {}, usageByDelegation: {}, ...(conversation ? { conversation } : {}) };
+  const economics: EconomicsState = {
+    edge: edgeKey('', s.agentId),
+    usageByEdge: {},
+    usageByDelegation: {},
+    ...(conversation ? { conversation } : {}),
+  };
   return { ...s, economics, usage: { ...s.usage, cost: s.usage.cost ?? noCost(currencyOf(s.team.economics?.prices)) } };
 }

@@ -11,7 +11,13 @@ import { PriceUnknownError, SpendLimitExceededError } from '../../src/common/eco
 import { ModelCallFailedError } from '../../src/common/errors';
 import type { BreakerAnswer, SpendLedgerInput } from '../../src/common/economics/messages';
 import { callCost, type CallTokens, currencyOf, type ModelPrice, priceOf } from '../../src/common/economics/prices';
-import { keyFromContext, type SharedBreakersSpec, type SpendLimitSpec, type SpendRefusal, windowOf } from '../../src/common/economics/spec';
+import {
+  keyFromContext,
+  type SharedBreakersSpec,
+  type SpendLimitSpec,
+  type SpendRefusal,
+  windowOf,
+} from '../../src/common/economics/spec';
 import type { ChainState } from '../../src/common/state';
 import { recordControl } from '../chain/controls';
 import { currentAgent } from '../chain/state';
@@ -46,21 +52,34 @@ export class Economy implements EconomyPort {
     if (limits.length === 0 || !s.economics) return;
     const agent = currentAgent(s);
     const price = priceOf(s.team.economics?.prices, agent.model);
-    if (!price) throw new PriceUnknownError({ agent: agent.id, model: agent.model.model, provider: agent.model.provider }, `The spend limit "${limits[0]!.name}"`);
+    if (!price)
+      throw new PriceUnknownError(
+        { agent: agent.id, model: agent.model.model, provider: agent.model.provider },
+        `The spend limit "${limits[0]!.name}"`,
+      );
     const needed = worstCaseMicros(s, price);
     const { workflowId, runId } = this.port.chain;
     const id = `${workflowId}/${runId}#${s.turns}`;
     const chainWaits = this.port.waitsOnTimer();
-    for (let waits = 0; ; ) {
+    for (let waits = 0; ;) {
       const now = run.effects.now();
       const ledgers = limits.map((l) => ledgerOf(l, s, now));
       const answers = await Promise.all(
         limits.map((l, i) =>
-          this.port.reserve({ ledger: ledgers[i]!, request: { id, chain: workflowId, micros: needed, limitMicros: l.limitMicros, ttlMs: ttlOf(s) }, ...(chainWaits ? { chainWaits } : {}) }).catch((err: unknown) => {
-            // No call is made that its limit could not be asked about.
-            if (isCancellation(err)) throw err;
-            throw new ModelCallFailedError(agent.id, `its spend limit "${l.name}" could not be asked: ${(err as Error).message}`);
-          }),
+          this.port
+            .reserve({
+              ledger: ledgers[i]!,
+              request: { id, chain: workflowId, micros: needed, limitMicros: l.limitMicros, ttlMs: ttlOf(s) },
+              ...(chainWaits ? { chainWaits } : {}),
+            })
+            .catch((err: unknown) => {
+              // No call is made that its limit could not be asked about.
+              if (isCancellation(err)) throw err;
+              throw new ModelCallFailedError(
+                agent.id,
+                `its spend limit "${l.name}" could not be asked: ${(err as Error).message}`,
+              );
+            }),
         ),
       );
       const refused = answers.findIndex((a) => 'granted' in a && !a.granted);
@@ -132,10 +151,15 @@ export class Economy implements EconomyPort {
     if (!b || !s.economics) return CONTINUE;
     const scope = scopeOf(s, b, this.port.chain.taskQueue);
     // A breaker that cannot be asked lets the chain through: it protects the target, it does not guard access (the chain's own breaker still counts).
-    const answer = await this.port.ask({ breaker: { scope, target: to }, message: { chain: this.port.chain.workflowId, threshold: b.threshold, cooldownMs: b.cooldownMs } }).catch((err: unknown) => {
-      if (isCancellation(err)) throw err;
-      return undefined;
-    });
+    const answer = await this.port
+      .ask({
+        breaker: { scope, target: to },
+        message: { chain: this.port.chain.workflowId, threshold: b.threshold, cooldownMs: b.cooldownMs },
+      })
+      .catch((err: unknown) => {
+        if (isCancellation(err)) throw err;
+        return undefined;
+      });
     if (!answer) return CONTINUE;
     this.asked.set(to, answer);
     if (answer.state === 'closed') return CONTINUE;
@@ -146,7 +170,14 @@ export class Economy implements EconomyPort {
     const until = answer.until ? ` until ${answer.until}` : '';
     return {
       kind: 'retry',
-      control: { kind: 'shared_breaker_refused', agent: to, from, scope, failures: answer.failures, ...(answer.until ? { until: answer.until } : {}) },
+      control: {
+        kind: 'shared_breaker_refused',
+        agent: to,
+        from,
+        scope,
+        failures: answer.failures,
+        ...(answer.until ? { until: answer.until } : {}),
+      },
       message: `Not ${what}: ${to} is unavailable after ${answer.failures} failures across the team's chains (its shared circuit breaker is ${answer.state === 'open' ? 'open' : 'letting one trial through'}${until}). Choose another agent, or answer with what you have.`,
     };
   }
@@ -180,7 +211,14 @@ export class Economy implements EconomyPort {
     const b = s.team.economics?.sharedBreakers;
     if (!b || !s.economics) return;
     const scope = scopeOf(s, b, this.port.chain.taskQueue);
-    const message = { id: run.effects.newId(), chain: this.port.chain.workflowId, outcome, ...(reason ? { reason: reason.slice(0, 500) } : {}), threshold: b.threshold, cooldownMs: b.cooldownMs };
+    const message = {
+      id: run.effects.newId(),
+      chain: this.port.chain.workflowId,
+      outcome,
+      ...(reason ? { reason: reason.slice(0, 500) } : {}),
+      threshold: b.threshold,
+      cooldownMs: b.cooldownMs,
+    };
     this.track(this.port.report({ breaker: { scope, target: agent }, message }));
   }
 
@@ -195,7 +233,14 @@ export class Economy implements EconomyPort {
 /** The ledger of `limit` for the chain's key at workflow time `now`. */
 function ledgerOf(limit: SpendLimitSpec, s: ChainState, now: number): SpendLedgerInput {
   const w = windowOf(now, limit.window);
-  return { name: limit.name, key: keyFromContext(s.context, limit.keyFrom) ?? '', window: limit.window, windowStart: w.start, windowEnd: w.end, currency: currencyOf(s.team.economics?.prices) };
+  return {
+    name: limit.name,
+    key: keyFromContext(s.context, limit.keyFrom) ?? '',
+    window: limit.window,
+    windowStart: w.start,
+    windowEnd: w.end,
+    currency: currencyOf(s.team.economics?.prices),
+  };
 }
 
 /** The scope a chain's shared breakers are kept in: its task queue or team name, and its key when they are kept per key. */
@@ -219,5 +264,8 @@ export function contextProblems(s: ChainState): string[] {
   ];
   return keyed
     .filter((k) => k.field !== undefined && keyFromContext(s.context, k.field) === undefined)
-    .map((k) => `"context.${k.field}" is missing or not a string or number: ${k.what} is kept per ${k.field}, so the run's context must give it`);
+    .map(
+      (k) =>
+        `"context.${k.field}" is missing or not a string or number: ${k.what} is kept per ${k.field}, so the run's context must give it`,
+    );
 }

@@ -8,7 +8,15 @@ import { proxyActivities, proxyLocalActivities, workflowInfo } from '@temporalio
 import type { BatonActivities } from '../../activities';
 import { Patches } from '../../src/common/patches';
 import { hasPatch } from '../patches';
-import type { AskBreaker, BreakerAnswer, BreakerCallInput, BreakerReport, ReserveAnswer, ReserveSpendInput, SettleSpendInput } from '../../src/common/economics/messages';
+import type {
+  AskBreaker,
+  BreakerAnswer,
+  BreakerCallInput,
+  BreakerReport,
+  ReserveAnswer,
+  ReserveSpendInput,
+  SettleSpendInput,
+} from '../../src/common/economics/messages';
 
 /** What the chain asks and tells the shared economics. */
 export interface EconomicsEffects {
@@ -23,14 +31,23 @@ export interface EconomicsEffects {
 }
 
 // Before the patch a reservation waited for other chains' calls to settle inside its activity: as long as a model call may take.
-const RESERVE = { startToCloseTimeout: '15 minutes', retry: { initialInterval: '200 milliseconds', maximumInterval: '10 seconds', maximumAttempts: 10 } } as const;
-const QUICK = { startToCloseTimeout: '1 minute', retry: { initialInterval: '200 milliseconds', maximumInterval: '10 seconds', maximumAttempts: 10 } } as const;
+const RESERVE = {
+  startToCloseTimeout: '15 minutes',
+  retry: { initialInterval: '200 milliseconds', maximumInterval: '10 seconds', maximumAttempts: 10 },
+} as const;
+const QUICK = {
+  startToCloseTimeout: '1 minute',
+  retry: { initialInterval: '200 milliseconds', maximumInterval: '10 seconds', maximumAttempts: 10 },
+} as const;
 
 /** The effects in a workflow. */
 export function temporalEconomics(): EconomicsEffects {
   const info = workflowInfo();
   const local = proxyLocalActivities<BatonActivities>({ ...RESERVE, summary: 'spend limit' });
-  const { settleSpend, askBreaker, reportToBreaker } = proxyLocalActivities<BatonActivities>({ ...QUICK, summary: 'shared economics' });
+  const { settleSpend, askBreaker, reportToBreaker } = proxyLocalActivities<BatonActivities>({
+    ...QUICK,
+    summary: 'shared economics',
+  });
   // A question to a ledger or breaker waits for that workflow's own task; as a local activity it would hold
   // the chain's workflow task (and a worker slot) meanwhile, and a crowd of chains would leave the ledger none.
   const asked = proxyActivities<BatonActivities>({ ...QUICK, summary: 'shared economics' });

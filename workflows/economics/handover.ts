@@ -16,5 +16,8 @@ export function handOverDue(taken: number, perRun: number): boolean {
 /** Continue as new, onto the deployment's current version when it changed. */
 export function handOver<F extends Workflow>(workflowType: string, ...args: Parameters<F>): Promise<never> {
   const moves = workflowInfo().targetWorkerDeploymentVersionChanged;
-  return makeContinueAsNewFunc<F>({ workflowType, ...(moves ? { initialVersioningBehavior: 'AUTO_UPGRADE' as const } : {}) })(...args);
+  return makeContinueAsNewFunc<F>({
+    workflowType,
+    ...(moves ? { initialVersioningBehavior: 'AUTO_UPGRADE' as const } : {}),
+  })(...args);
 }

@@ -107,8 +107,10 @@ export function reserveProblems(r: unknown): string[] {
   if (!ID(r.id)) problems.push('"id" must be a non-empty string of at most 600 characters');
   if (!ID(r.chain)) problems.push('"chain" must name the chain asking (a workflow id)');
   if (!MICROS(r.micros)) problems.push(`"micros" must be an integer from 0 to ${MAX_MICROS}`);
-  if (!MICROS(r.limitMicros) || r.limitMicros === 0) problems.push(`"limitMicros" must be an integer from 1 to ${MAX_MICROS}`);
-  if (typeof r.ttlMs !== 'number' || !Number.isInteger(r.ttlMs) || r.ttlMs < 1000 || r.ttlMs > 31 * 86_400_000) problems.push('"ttlMs" must be an integer from 1000 to 31 days in milliseconds');
+  if (!MICROS(r.limitMicros) || r.limitMicros === 0)
+    problems.push(`"limitMicros" must be an integer from 1 to ${MAX_MICROS}`);
+  if (typeof r.ttlMs !== 'number' || !Number.isInteger(r.ttlMs) || r.ttlMs < 1000 || r.ttlMs > 31 * 86_400_000)
+    problems.push('"ttlMs" must be an integer from 1000 to 31 days in milliseconds');
   return problems;
 }
 

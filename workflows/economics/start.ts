@@ -9,7 +9,10 @@ import { contextProblems, Economy } from './economy';
 import { temporalEconomics } from './effects';
 
 /** `state` with its economics, and the chain's {@link Economy} when its team has limits or shared breakers. */
-export function economicsOf(state: ChainState, conversation?: NonNullable<ChainState['economics']>['conversation']): { state: ChainState; economy?: Economy } {
+export function economicsOf(
+  state: ChainState,
+  conversation?: NonNullable<ChainState['economics']>['conversation'],
+): { state: ChainState; economy?: Economy } {
   const priced = state.economics ? state : withEconomics(state, conversation);
   const problems = contextProblems(priced);
   if (problems.length > 0) throw new InvalidRunInputError(problems);

@@ -8,7 +8,14 @@ import { ApplicationFailure } from '@temporalio/common';
 import { condition, executeChild, setHandler, workflowInfo } from '@temporalio/workflow';
 import { caseWorkflowId, EvalWorkflowType, evalProgressQuery, MAX_EVAL_CASES } from '../../src/common/eval/messages';
 import { orderCases, summarizeEval } from '../../src/common/eval/summary';
-import { EVAL_SCHEMA, type EvalCaseInput, type EvalCaseReport, type EvalReport, type EvalRunInput, type EvalSummary } from '../../src/common/eval/types';
+import {
+  EVAL_SCHEMA,
+  type EvalCaseInput,
+  type EvalCaseReport,
+  type EvalReport,
+  type EvalRunInput,
+  type EvalSummary,
+} from '../../src/common/eval/types';
 
 type EvalCaseWorkflow = (input: EvalCaseInput) => Promise<EvalCaseReport>;
 
@@ -21,7 +28,13 @@ export async function evalRun(input: EvalRunInput): Promise<EvalReport> {
   const finished: { summary?: EvalSummary } = {};
   setHandler(evalProgressQuery, (after) => {
     const from = typeof after === 'number' && Number.isInteger(after) && after >= 0 ? after : 0;
-    return { total: input?.cases?.length ?? 0, done: reports.length, running, reports: reports.slice(from), ...(finished.summary ? { summary: finished.summary } : {}) };
+    return {
+      total: input?.cases?.length ?? 0,
+      done: reports.length,
+      running,
+      reports: reports.slice(from),
+      ...(finished.summary ? { summary: finished.summary } : {}),
+    };
   });
   const problem = inputProblem(input);
   if (problem) throw ApplicationFailure.nonRetryable(`Invalid eval: ${problem}`, 'InvalidEvalInputError');
@@ -32,7 +45,10 @@ export async function evalRun(input: EvalRunInput): Promise<EvalReport> {
       const index = ++next;
       running++;
       const caseInput: EvalCaseInput = { evalId, index, case: cases[index - 1]!, team, options };
-      void executeChild<EvalCaseWorkflow>(EvalWorkflowType.EVAL_CASE, { workflowId: caseWorkflowId(evalId, index), args: [caseInput] })
+      void executeChild<EvalCaseWorkflow>(EvalWorkflowType.EVAL_CASE, {
+        workflowId: caseWorkflowId(evalId, index),
+        args: [caseInput],
+      })
         .catch((err: unknown) => failedCase(caseInput, err))
         .then((report) => {
           reports.push(report);
@@ -50,13 +66,29 @@ export async function evalRun(input: EvalRunInput): Promise<EvalReport> {
 
 /** What is wrong with an eval's input, for any client that starts one. */
 function inputProblem(input: EvalRunInput | undefined): string | undefined {
-  if (!input || !Array.isArray(input.cases) || typeof input.options !== 'object' || input.options === null || typeof input.team?.id !== 'string') return 'expected {team: {id, hash}, cases: [...], options: {...}}';
+  if (
+    !input ||
+    !Array.isArray(input.cases) ||
+    typeof input.options !== 'object' ||
+    input.options === null ||
+    typeof input.team?.id !== 'string'
+  )
+    return 'expected {team: {id, hash}, cases: [...], options: {...}}';
   if (input.cases.length === 0) return 'no cases to run';
-  if (input.cases.length > MAX_EVAL_CASES) return `${input.cases.length} cases; an eval takes at most ${MAX_EVAL_CASES} (split it)`;
-  const bad = input.cases.findIndex((x) => typeof x?.id !== 'string' || x.id.length === 0 || x.id.length > 1000 || !['chain', 'history', 'dataset'].includes(x.source?.kind));
-  if (bad >= 0) return `cases[${bad}] must be {id: 1 to 1000 characters, source: {kind: "chain" | "history" | "dataset", …}}`;
+  if (input.cases.length > MAX_EVAL_CASES)
+    return `${input.cases.length} cases; an eval takes at most ${MAX_EVAL_CASES} (split it)`;
+  const bad = input.cases.findIndex(
+    (x) =>
+      typeof x?.id !== 'string' ||
+      x.id.length === 0 ||
+      x.id.length > 1000 ||
+      !['chain', 'history', 'dataset'].includes(x.source?.kind),
+  );
+  if (bad >= 0)
+    return `cases[${bad}] must be {id: 1 to 1000 characters, source: {kind: "chain" | "history" | "dataset", …}}`;
   const c = input.options.concurrency;
-  if (!Number.isInteger(c) || c < 1 || c > 100) return `options.concurrency must be a whole number from 1 to 100, got ${JSON.stringify(c)}`;
+  if (!Number.isInteger(c) || c < 1 || c > 100)
+    return `options.concurrency must be a whole number from 1 to 100, got ${JSON.stringify(c)}`;
   return undefined;
 }
 
@@ -68,7 +100,14 @@ function failedCase(input: EvalCaseInput, err: unknown): EvalCaseReport {
     id: input.case.id,
     source: input.case.source,
     request: { agent: input.case.start?.agent ?? '', input: (input.case.start?.input ?? '').slice(0, 200) },
-    candidate: { route: [], outcome: { status: 'failed', message: error }, usage: { modelCalls: 0, inputTokens: 0, outputTokens: 0 }, reused: 0, tools: { recorded: 0, live: 0, notRun: 0 }, approvals: { recorded: 0, defaulted: 0 } },
+    candidate: {
+      route: [],
+      outcome: { status: 'failed', message: error },
+      usage: { modelCalls: 0, inputTokens: 0, outputTokens: 0 },
+      reused: 0,
+      tools: { recorded: 0, live: 0, notRun: 0 },
+      approvals: { recorded: 0, defaulted: 0 },
+    },
     routeAgrees: false,
     outcomeAgrees: false,
     expectations: [{ name: 'case', ok: false, detail: error }],

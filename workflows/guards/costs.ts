@@ -50,13 +50,23 @@ function budgetsOf(s: ChainState): CostBudget[] {
   const conversation = s.economics?.conversation;
   return [
     ...(s.options.maxCost > 0 ? [{ limit: toMicros(s.options.maxCost), used: spent }] : []),
-    ...(conversation && conversation.limitMicros > 0 ? [{ limit: conversation.limitMicros, used: conversation.spentMicros + spent, scope: 'conversation' as const }] : []),
+    ...(conversation && conversation.limitMicros > 0
+      ? [{ limit: conversation.limitMicros, used: conversation.spentMicros + spent, scope: 'conversation' as const }]
+      : []),
   ];
 }
 
 function spent(s: ChainState, b: CostBudget, needed?: number): Verdict {
   const currency = currencyOf(s.team.economics?.prices);
-  return overBudget(s, { budget: 'cost', limit: b.limit, used: b.used, agent: s.agentId, currency, ...(needed !== undefined ? { needed } : {}), ...(b.scope ? { scope: b.scope } : {}) });
+  return overBudget(s, {
+    budget: 'cost',
+    limit: b.limit,
+    used: b.used,
+    agent: s.agentId,
+    currency,
+    ...(needed !== undefined ? { needed } : {}),
+    ...(b.scope ? { scope: b.scope } : {}),
+  });
 }
 
 export const costGuard: Guard = {
@@ -67,14 +77,25 @@ export const costGuard: Guard = {
     if (budgets.length === 0) return CONTINUE;
     const agent = s.team.agents[s.agentId]!;
     const price = priceOf(s.team.economics?.prices, agent.model);
-    if (!price) return { kind: 'fail', error: new PriceUnknownError({ agent: agent.id, model: agent.model.model, provider: agent.model.provider }) };
+    if (!price)
+      return {
+        kind: 'fail',
+        error: new PriceUnknownError({ agent: agent.id, model: agent.model.model, provider: agent.model.provider }),
+      };
     const needed = worstCaseMicros(s, price);
     const over = budgets.find((b) => b.used + needed > b.limit);
     return over ? spent(s, over, needed) : CONTINUE;
   },
   afterModelResponse(s, response) {
     // A call that cost more than its estimate: no more work once the budget is passed (the answer it gave stands).
-    if (!s.economics || !s.controls || s.controls.finalTurn || s.options.onBudgetExceeded !== 'fail' || response.toolCalls.length === 0) return CONTINUE;
+    if (
+      !s.economics ||
+      !s.controls ||
+      s.controls.finalTurn ||
+      s.options.onBudgetExceeded !== 'fail' ||
+      response.toolCalls.length === 0
+    )
+      return CONTINUE;
     const over = budgetsOf(s).find((b) => b.used > b.limit);
     return over ? spent(s, over) : CONTINUE;
   },

@@ -19,7 +19,8 @@ export function emptyOutputGuardOf(finalTurnEnds: () => boolean): Guard {
     onFinish(s, answer) {
       if (answer.text.trim() !== '' || s.options.onEmptyOutput === 'accept') return CONTINUE;
       const tries = s.answerRetries?.[this.name] ?? 0;
-      if (tries >= 1 || (s.controls?.finalTurn && finalTurnEnds())) return { kind: 'fail', error: new EmptyOutputError(s.agentId, tries + 1) };
+      if (tries >= 1 || (s.controls?.finalTurn && finalTurnEnds()))
+        return { kind: 'fail', error: new EmptyOutputError(s.agentId, tries + 1) };
       return refuseAnswer(this.name, EMPTY_OUTPUT_NUDGE);
     },
   };

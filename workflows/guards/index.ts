@@ -38,7 +38,9 @@ export function defaultGuards(options: {
   finalTurnEnds?: () => boolean;
 }): Guards {
   const now = options.now ?? (() => 0);
-  const controls = options.controls ? [budgetGuard(now), ...(options.economics ? [costGuard] : []), loopGuard, breakerGuard(now)] : [];
+  const controls = options.controls
+    ? [budgetGuard(now), ...(options.economics ? [costGuard] : []), loopGuard, breakerGuard(now)]
+    : [];
   return new Guards([
     turnLimitGuard,
     handoffLimitGuard,

@@ -19,7 +19,11 @@ export const turnLimitGuard: Guard = {
   beforeModelCall(s) {
     const limit = s.options.maxTurns;
     if (s.controls?.finalTurn || s.activationTurns < limit) return CONTINUE;
-    return overBudget(s, { budget: 'turns', limit, used: s.activationTurns, agent: s.agentId }, new MaxTurnsExceededError(s.agentId, limit));
+    return overBudget(
+      s,
+      { budget: 'turns', limit, used: s.activationTurns, agent: s.agentId },
+      new MaxTurnsExceededError(s.agentId, limit),
+    );
   },
 };
 
@@ -35,13 +39,22 @@ export const handoffLimitGuard: Guard = {
     const allowed = from?.handoffs ?? [];
     if ((!allowed.includes(h.to) && h.via !== 'specialist') || !s.team.agents[h.to]) {
       const error = new HandoffTargetNotFoundError(h.from, h.to, allowed);
-      if (s.options.onInvalidHandoff !== 'retry' || s.invalidHandoffs >= s.options.maxInvalidHandoffRetries) return { kind: 'fail', error };
+      if (s.options.onInvalidHandoff !== 'retry' || s.invalidHandoffs >= s.options.maxInvalidHandoffRetries)
+        return { kind: 'fail', error };
       const toolName = from?.handoffTool?.name ?? HANDOFF_TOOL_NAME;
-      return { kind: 'retry', message: invalidTargetAnswer(error.message, toolName, allowed), event: { type: 'invalid_handoff_answered' } };
+      return {
+        kind: 'retry',
+        message: invalidTargetAnswer(error.message, toolName, allowed),
+        event: { type: 'invalid_handoff_answered' },
+      };
     }
     if (s.chain.length >= s.options.maxHandoffs) {
       const limit = s.options.maxHandoffs;
-      return overBudget(s, { budget: 'handoffs', limit, used: s.chain.length + 1, agent: s.agentId }, new MaxHandoffsExceededError(limit, s.chain, { from: h.from, to: h.to }));
+      return overBudget(
+        s,
+        { budget: 'handoffs', limit, used: s.chain.length + 1, agent: s.agentId },
+        new MaxHandoffsExceededError(limit, s.chain, { from: h.from, to: h.to }),
+      );
     }
     return CONTINUE;
   },

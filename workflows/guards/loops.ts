@@ -23,7 +23,8 @@ export const loopGuard: Guard = {
     if (!loop) return CONTINUE;
     const refuse = s.options.onLoop === 'refuse' && c.loopRefusals < s.options.maxLoopRefusals;
     const control: ControlEvent = { kind: 'loop_detected', from: h.from, to: h.to, ...loop, refused: refuse };
-    if (!refuse) return { kind: 'fail', error: new HandoffLoopDetectedError(h.from, h.to, loop.cycle, loop.pattern), control };
+    if (!refuse)
+      return { kind: 'fail', error: new HandoffLoopDetectedError(h.from, h.to, loop.cycle, loop.pattern), control };
     const why =
       loop.pattern === 'repeat'
         ? `the same handoff to ${h.to} with the same message was made already`

@@ -14,7 +14,8 @@ export const outputTypeGuard: Guard = {
   onFinish(s, answer) {
     if (!answer.checked || !('error' in answer.checked)) return CONTINUE;
     const tries = s.answerRetries?.[this.name] ?? 0;
-    if (tries >= s.options.maxOutputRetries) return { kind: 'fail', error: new OutputValidationError(s.agentId, answer.checked.error, tries + 1) };
+    if (tries >= s.options.maxOutputRetries)
+      return { kind: 'fail', error: new OutputValidationError(s.agentId, answer.checked.error, tries + 1) };
     return refuseAnswer(this.name, invalidOutputAnswer(answer.checked.error));
   },
 };

@@ -10,8 +10,11 @@ export const scriptGuard: Guard = {
     const unconsumed: Record<string, number> = {};
     for (const [id, calls] of Object.entries(s.callCounts)) {
       const model = s.team.agents[id]?.model;
-      if (isScriptedSpec(model) && model.requireAllSteps && model.steps.length > calls) unconsumed[id] = model.steps.length - calls;
+      if (isScriptedSpec(model) && model.requireAllSteps && model.steps.length > calls)
+        unconsumed[id] = model.steps.length - calls;
     }
-    return Object.keys(unconsumed).length > 0 ? { kind: 'fail', error: new UnconsumedScriptStepsError(unconsumed) } : CONTINUE;
+    return Object.keys(unconsumed).length > 0
+      ? { kind: 'fail', error: new UnconsumedScriptStepsError(unconsumed) }
+      : CONTINUE;
   },
 };

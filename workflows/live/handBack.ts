@@ -27,6 +27,14 @@ export function handBack(s: ChainState): HandBack | undefined {
   const target = s.team.agents[to];
   if (!target || to === s.agentId) return undefined;
   // The agent taken back reads the whole exchange under its own instructions.
-  const messages: ChatMessage[] = [{ role: 'system', content: target.instructions }, ...s.messages.filter((m) => m.role !== 'system')];
-  return { from: s.agentId, to, returnTo, state: { ...s, agentId: to, activationTurns: 0, answerRetries: {}, messages } };
+  const messages: ChatMessage[] = [
+    { role: 'system', content: target.instructions },
+    ...s.messages.filter((m) => m.role !== 'system'),
+  ];
+  return {
+    from: s.agentId,
+    to,
+    returnTo,
+    state: { ...s, agentId: to, activationTurns: 0, answerRetries: {}, messages },
+  };
 }

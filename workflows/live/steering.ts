@@ -8,7 +8,15 @@ import { CancellationScope, isCancellation } from '@temporalio/workflow';
 import { isUnreadable } from '../../src/common/arrival';
 import { InputTooLargeError, InvalidRunInputError, toApplicationFailure } from '../../src/common/errors';
 import { LIMITS } from '../../src/common/limits';
-import { type LiveRecord, SteeringRefusedError, steerProblems, steerSizes, type SteerInput, type SteerMessage, type SteerReceipt } from '../../src/common/live';
+import {
+  type LiveRecord,
+  SteeringRefusedError,
+  steerProblems,
+  steerSizes,
+  type SteerInput,
+  type SteerMessage,
+  type SteerReceipt,
+} from '../../src/common/live';
 import { LIVE_MEMO } from '../../src/common/messages';
 import type { CallModelInput } from '../../src/common/model';
 import type { ChainEffects } from '../chain/effects';
@@ -46,7 +54,14 @@ export class Steering implements SteeringPort {
 
   /** The update validator: a malformed, oversized or untimely message is refused, with why. */
   validate(raw: unknown): void {
-    if (isUnreadable(raw)) throw toApplicationFailure(raw.size ? new InputTooLargeError([raw.size]) : new InvalidRunInputError([`${raw.problem('the steering message')}; send {"text": string, "by": string} as JSON`]));
+    if (isUnreadable(raw))
+      throw toApplicationFailure(
+        raw.size
+          ? new InputTooLargeError([raw.size])
+          : new InvalidRunInputError([
+              `${raw.problem('the steering message')}; send {"text": string, "by": string} as JSON`,
+            ]),
+      );
     const sizes = steerSizes(raw);
     if (sizes.length > 0) throw toApplicationFailure(new InputTooLargeError(sizes));
     const problems = steerProblems(raw);
@@ -54,13 +69,24 @@ export class Steering implements SteeringPort {
     const refusal = this.accepting();
     if (refusal) throw toApplicationFailure(new SteeringRefusedError(this.workflowId, refusal));
     if (this.waiting.length >= LIMITS.waitingSteers) {
-      throw toApplicationFailure(new SteeringRefusedError(this.workflowId, `${this.waiting.length} steering messages already wait for its next step (at most ${LIMITS.waitingSteers}); send again once they are applied`));
+      throw toApplicationFailure(
+        new SteeringRefusedError(
+          this.workflowId,
+          `${this.waiting.length} steering messages already wait for its next step (at most ${LIMITS.waitingSteers}); send again once they are applied`,
+        ),
+      );
     }
   }
 
   /** A message: queued for the next step; an interrupt stops the model call under way. */
   receive(input: SteerInput): SteerReceipt {
-    const message: SteerMessage = { id: this.effects.newId(), text: input.text, by: input.by, at: new Date(this.effects.now()).toISOString(), interrupt: input.interrupt === true };
+    const message: SteerMessage = {
+      id: this.effects.newId(),
+      text: input.text,
+      by: input.by,
+      at: new Date(this.effects.now()).toISOString(),
+      interrupt: input.interrupt === true,
+    };
     this.waiting.push(message);
     const interrupted = message.interrupt && this.interrupt(message.by);
     return { steerId: message.id, interrupted, waiting: this.waiting.length };
@@ -77,7 +103,8 @@ export class Steering implements SteeringPort {
   /** Run a model call so that an interrupt can stop it; a stopped call throws {@link ModelCallInterrupted}. */
   call<T>(input: Pick<CallModelInput, 'agentId' | 'callIndex'>, run: () => Promise<T>): Promise<T> {
     const parent = CancellationScope.current();
-    if (this.#scope?.parent !== parent || this.#scope.consideredCancelled) this.#scope = new CancellationScope({ parent, cancellable: true });
+    if (this.#scope?.parent !== parent || this.#scope.consideredCancelled)
+      this.#scope = new CancellationScope({ parent, cancellable: true });
     const call: { stoppedBy?: string } = {};
     this.#call = call;
     const done = () => {
@@ -91,7 +118,9 @@ export class Steering implements SteeringPort {
       },
       (err: unknown) => {
         done();
-        throw call.stoppedBy !== undefined && isCancellation(err) ? new ModelCallInterrupted(input, call.stoppedBy) : err;
+        throw call.stoppedBy !== undefined && isCancellation(err)
+          ? new ModelCallInterrupted(input, call.stoppedBy)
+          : err;
       },
     );
   }
@@ -110,7 +139,18 @@ export class Steering implements SteeringPort {
     const at = new Date(effects.now()).toISOString();
     const turn = effects.streamTag?.()?.turn;
     for (const m of taken) {
-      const record: LiveRecord = { type: 'steered', steerId: m.id, by: m.by, text: m.text.slice(0, LIMITS.recordedSteerChars), chars: m.text.length, agent: chain.state.agentId, interrupt: m.interrupt, at, receivedAt: m.at, ...(turn !== undefined ? { turn } : {}) };
+      const record: LiveRecord = {
+        type: 'steered',
+        steerId: m.id,
+        by: m.by,
+        text: m.text.slice(0, LIMITS.recordedSteerChars),
+        chars: m.text.length,
+        agent: chain.state.agentId,
+        interrupt: m.interrupt,
+        at,
+        receivedAt: m.at,
+        ...(turn !== undefined ? { turn } : {}),
+      };
       effects.publish({ [LIVE_MEMO]: record });
     }
     return true;
@@ -120,7 +160,14 @@ export class Steering implements SteeringPort {
   interrupted(run: Pick<ChainRun, 'effects'>, err: unknown): boolean {
     if (!(err instanceof ModelCallInterrupted)) return false;
     const turn = run.effects.streamTag?.()?.turn;
-    const record: LiveRecord = { type: 'interrupted', agent: err.call.agentId, call: `${err.call.agentId}#${err.call.callIndex}`, by: err.by, at: new Date(run.effects.now()).toISOString(), ...(turn !== undefined ? { turn } : {}) };
+    const record: LiveRecord = {
+      type: 'interrupted',
+      agent: err.call.agentId,
+      call: `${err.call.agentId}#${err.call.callIndex}`,
+      by: err.by,
+      at: new Date(run.effects.now()).toISOString(),
+      ...(turn !== undefined ? { turn } : {}),
+    };
     run.effects.publish({ [LIVE_MEMO]: record });
     return true;
   }

@@ -18,7 +18,10 @@ export function taggingStreams(effects: ChainEffects, tag: () => StreamTag | und
 }
 
 /** The tag of a chain's model calls: the top of its delegation, and the conversation turn it works for. */
-export function chainTag(ownWorkflowId: string, parent: { rootWorkflowId: string; turn?: number; message?: string } | undefined): StreamTag {
+export function chainTag(
+  ownWorkflowId: string,
+  parent: { rootWorkflowId: string; turn?: number; message?: string } | undefined,
+): StreamTag {
   if (!parent) return {};
   return {
     ...(parent.rootWorkflowId !== ownWorkflowId ? { root: parent.rootWorkflowId } : {}),

@@ -66,19 +66,72 @@ export function matchingTeam(effects: ChainEffects, source: TeamSource): ChainEf
     loadTeam(local?: boolean) {
       const parent = source.parentTeam?.();
       return untilMatched((refused) => {
-        if (parent) return effects.loadTeam(local, { version: parent.id, hash: parent.hash, ...(refused > 0 ? { refused } : {}) });
+        if (parent)
+          return effects.loadTeam(local, {
+            version: parent.id,
+            hash: parent.hash,
+            ...(refused > 0 ? { refused } : {}),
+          });
         // A worker whose team is older than the newest registered refused the new chain: the snapshot is asked of the queue, not of it (locally or eagerly).
         const away = refused > 0 && hasPatch(Patches.STALE_WORKERS);
         return effects.loadTeam(away ? false : local, away ? { version: '', refused } : undefined);
       });
     },
-    callModel: (input, options, local) => untilMatched((n) => effects.callModel(withNeed(input, (t) => modelNeed(t, input.agentId, input.model.provider), n), options, local)),
-    summarize: (input, options) => untilMatched((n) => effects.summarize(withNeed(input, (t) => needOf(t, [], input.model.provider), n), options)),
-    routeSpecialist: (input, options) => untilMatched((n) => effects.routeSpecialist(withNeed(input, (t) => needOf(t, [], input.model.provider), n), options)),
-    checkHandoff: (input, options) => untilMatched((n) => effects.checkHandoff(withNeed(input, (t) => onHandoffNeed(t, input.from, input.to), n), options)),
-    runTool: (input, options) => untilMatched((n) => effects.runTool(withNeed(input, (t) => toolNeed(t, input.agentId, input.call.name), n), options)),
-    checkGuardrail: (input, options) => untilMatched((n) => effects.checkGuardrail(withNeed(input, (t) => guardrailNeed(t, input.agentId, input.stage, input.guardrail), n), options)),
-    ...(effects.callRemoteAgent ? { callRemoteAgent: (input, options, timeoutMs) => untilMatched((n) => effects.callRemoteAgent!(withNeed(input, (t) => remoteNeed(t, input.from, input.remote), n), options, timeoutMs)) } : {}),
+    callModel: (input, options, local) =>
+      untilMatched((n) =>
+        effects.callModel(
+          withNeed(input, (t) => modelNeed(t, input.agentId, input.model.provider), n),
+          options,
+          local,
+        ),
+      ),
+    summarize: (input, options) =>
+      untilMatched((n) =>
+        effects.summarize(
+          withNeed(input, (t) => needOf(t, [], input.model.provider), n),
+          options,
+        ),
+      ),
+    routeSpecialist: (input, options) =>
+      untilMatched((n) =>
+        effects.routeSpecialist(
+          withNeed(input, (t) => needOf(t, [], input.model.provider), n),
+          options,
+        ),
+      ),
+    checkHandoff: (input, options) =>
+      untilMatched((n) =>
+        effects.checkHandoff(
+          withNeed(input, (t) => onHandoffNeed(t, input.from, input.to), n),
+          options,
+        ),
+      ),
+    runTool: (input, options) =>
+      untilMatched((n) =>
+        effects.runTool(
+          withNeed(input, (t) => toolNeed(t, input.agentId, input.call.name), n),
+          options,
+        ),
+      ),
+    checkGuardrail: (input, options) =>
+      untilMatched((n) =>
+        effects.checkGuardrail(
+          withNeed(input, (t) => guardrailNeed(t, input.agentId, input.stage, input.guardrail), n),
+          options,
+        ),
+      ),
+    ...(effects.callRemoteAgent
+      ? {
+          callRemoteAgent: (input, options, timeoutMs) =>
+            untilMatched((n) =>
+              effects.callRemoteAgent!(
+                withNeed(input, (t) => remoteNeed(t, input.from, input.remote), n),
+                options,
+                timeoutMs,
+              ),
+            ),
+        }
+      : {}),
     delegate: (start) => delegateWhileStranded(effects, source, start),
   } satisfies Partial<ChainEffects>);
 }
@@ -89,7 +142,13 @@ export function matchingTeam(effects: ChainEffects, source: TeamSource): ChainEf
  * (or, for a step whose source waits on, until a worker takes it or the wait is cancelled). A promise
  * chain rather than an async loop: the SDK captures a stack for every promise workflow code makes.
  */
-function whileRefused<T>(effects: ChainEffects, source: TeamSource, step: (refused: number) => Promise<T>, refused = 0, first?: number): Promise<T> {
+function whileRefused<T>(
+  effects: ChainEffects,
+  source: TeamSource,
+  step: (refused: number) => Promise<T>,
+  refused = 0,
+  first?: number,
+): Promise<T> {
   return started(() => step(refused)).then(
     (taken) => {
       if (refused > 0) source.stranded?.(undefined);
@@ -117,7 +176,11 @@ function whileRefused<T>(effects: ChainEffects, source: TeamSource, step: (refus
  * told, the refusal on the record) and delegates again after a pause, until a worker of its team
  * takes the specialist or a migration moves the turn.
  */
-async function delegateWhileStranded(effects: ChainEffects, source: TeamSource, start: DelegationStart): Promise<DelegationOutcome> {
+async function delegateWhileStranded(
+  effects: ChainEffects,
+  source: TeamSource,
+  start: DelegationStart,
+): Promise<DelegationOutcome> {
   for (let refused = 0; ; refused++) {
     const outcome = await effects.delegate(start);
     if (outcome.ok || !outcome.mismatch) {
@@ -125,7 +188,8 @@ async function delegateWhileStranded(effects: ChainEffects, source: TeamSource, 
       return outcome;
     }
     const details = mismatchDetails(outcome.mismatch, `delegation to ${start.input.agent} (${start.workflowId})`);
-    if (!source.stranded || !hasPatch(Patches.STRANDED_DELEGATIONS) || !source.stranded(details)) throw new TeamMismatchError(details);
+    if (!source.stranded || !hasPatch(Patches.STRANDED_DELEGATIONS) || !source.stranded(details))
+      throw new TeamMismatchError(details);
     const timer = effects.timer(STRANDED_PAUSE_MS);
     await effects.condition(() => timer.fired);
   }
@@ -136,13 +200,16 @@ function timeoutOf(source: TeamSource): string | number {
   const own = source.state()?.options.teamMismatchTimeout;
   if (own !== undefined) return own;
   const given = source.startTimeout?.();
-  return given !== undefined && hasPatch(Patches.SPECIALIST_TEAM_TIMEOUT) ? given : RUN_OPTIONS.teamMismatchTimeout.default;
+  return given !== undefined && hasPatch(Patches.SPECIALIST_TEAM_TIMEOUT)
+    ? given
+    : RUN_OPTIONS.teamMismatchTimeout.default;
 }
 
 /** The details of a `TeamMismatchError` refusal, or `undefined` for any other error. */
 function refusal(err: unknown): Record<string, unknown> | undefined {
   if (err instanceof TeamMismatchError) return { ...err.details };
-  if (err instanceof ApplicationFailure && err.type === TeamMismatchError.name) return (err.details?.[0] as Record<string, unknown> | undefined) ?? {};
+  if (err instanceof ApplicationFailure && err.type === TeamMismatchError.name)
+    return (err.details?.[0] as Record<string, unknown> | undefined) ?? {};
   return undefined;
 }
 

@@ -20,7 +20,12 @@ export function rebaseOnCurrentTeam(state: ChainState, current: TeamSpec): Chain
   const { migrate, ...rest } = state;
   const from = migrate?.from ?? versionIdOf(state.team);
   const agent = current.agents[state.agentId];
-  if (agent) return withRenamedCalls({ ...rest, team: current, messages: withInstructions(rest.messages, agent) }, state.team.agents[state.agentId], agent);
+  if (agent)
+    return withRenamedCalls(
+      { ...rest, team: current, messages: withInstructions(rest.messages, agent) },
+      state.team.agents[state.agentId],
+      agent,
+    );
   const fallback = migrate?.fallback;
   const source = fallback ? current.agents[fallback.agentId] : undefined;
   if (!fallback || !source) {
@@ -28,18 +33,30 @@ export function rebaseOnCurrentTeam(state: ChainState, current: TeamSpec): Chain
     throw new TeamMismatchError({ version: from, worker: versionIdOf(current), step: 'migration', missing });
   }
   const { pendingResponse: _dropped, decidedCalls: _none, ...back } = rest;
-  return { ...back, team: current, agentId: source.id, activationTurns: 0, answerRetries: {}, messages: fallbackMessages(fallback, source, from, versionIdOf(current)) };
+  return {
+    ...back,
+    team: current,
+    agentId: source.id,
+    activationTurns: 0,
+    answerRetries: {},
+    messages: fallbackMessages(fallback, source, from, versionIdOf(current)),
+  };
 }
 
 /** The conversation with its first system message set to `agent`'s current instructions. */
 function withInstructions(messages: ChatMessage[], agent: AgentSpec): ChatMessage[] {
-  return messages[0]?.role === 'system' ? [{ role: 'system', content: agent.instructions }, ...messages.slice(1)] : messages;
+  return messages[0]?.role === 'system'
+    ? [{ role: 'system', content: agent.instructions }, ...messages.slice(1)]
+    : messages;
 }
 
 /** The source's turn, its handoff answered: the agent it handed off to is not in the current team. */
 function fallbackMessages(f: MigrationFallback, source: AgentSpec, from: string, to: string): ChatMessage[] {
   const note = `The handoff to ${f.to} did not go on: the team was updated (${from} → ${to}) and has no agent ${f.to} now. Continue without it: answer yourself${source.handoffs.length > 0 ? ` or hand off to one of: ${source.handoffs.join(', ')}` : ''}.`;
-  const answers: ChatMessage[] = [...f.answers.map((a): ChatMessage => ({ role: 'tool', toolCallId: a.toolCallId, content: a.content })), { role: 'tool', toolCallId: f.handoffCallId, content: note }];
+  const answers: ChatMessage[] = [
+    ...f.answers.map((a): ChatMessage => ({ role: 'tool', toolCallId: a.toolCallId, content: a.content })),
+    { role: 'tool', toolCallId: f.handoffCallId, content: note },
+  ];
   const assistant = f.messages.at(-1);
   const order = assistant?.role === 'assistant' ? (assistant.toolCalls ?? []).map((c) => c.id) : [];
   answers.sort((a, b) => order.indexOf(toolCallIdOf(a)) - order.indexOf(toolCallIdOf(b)));

@@ -10,11 +10,19 @@ import type { coresdk } from '@temporalio/proto';
 import { upsertIsAction } from '../../src/common/searchAttributes';
 
 /** What an action is, as `baton_temporal_actions_total` labels it. */
-export type ActionKind = 'start' | 'signal' | 'query' | 'update' | 'timer' | 'search_attributes' | 'local_activities' | 'activity_attempt' | 'heartbeat';
+export type ActionKind =
+  | 'start'
+  | 'signal'
+  | 'query'
+  | 'update'
+  | 'timer'
+  | 'search_attributes'
+  | 'local_activities'
+  | 'activity_attempt'
+  | 'heartbeat';
 
 /** Actions by kind. */
 export type ActionCounts = Partial<Record<ActionKind, number>>;
-
 
 /** The actions of an activation's jobs: a run's start, the signals delivered and the queries answered. */
 export function jobActions(activation: coresdk.workflow_activation.IWorkflowActivation): ActionCounts {

@@ -17,7 +17,15 @@ export type ChainFact =
   | { kind: 'handoff'; from: string; to: string; index: number; turn: number; approver?: string }
   /** `tool` is set when a tool call, not a handoff, asked for approval. */
   | { kind: 'approval_requested'; from: string; to: string; handoffId: string; tool?: string }
-  | { kind: 'approval_decided'; outcome: ApprovalRecord['outcome']; via: ApprovalRecord['via']; waitedMs: number; approver?: string; handoffId: string; tool?: string }
+  | {
+      kind: 'approval_decided';
+      outcome: ApprovalRecord['outcome'];
+      via: ApprovalRecord['via'];
+      waitedMs: number;
+      approver?: string;
+      handoffId: string;
+      tool?: string;
+    }
   /** A control acted: a loop, a circuit breaker, a guardrail or a budget. */
   | { kind: 'control'; control: ControlEvent }
   | { kind: 'ended'; outcome: 'completed' | 'failed' | 'cancelled'; errorType?: string }
@@ -35,7 +43,12 @@ export function chainFacts(commands: readonly Command[]): ChainFact[] {
 
 function factsOf(command: Command): ChainFact[] {
   const memo = command.modifyWorkflowProperties?.upsertedMemo?.fields;
-  if (memo) return [...handoffFact(memo[HANDOFF_MEMO]), ...approvalFact(memo[APPROVAL_EVENT_MEMO]), ...breakerFact(memo[BREAKER_MEMO])];
+  if (memo)
+    return [
+      ...handoffFact(memo[HANDOFF_MEMO]),
+      ...approvalFact(memo[APPROVAL_EVENT_MEMO]),
+      ...breakerFact(memo[BREAKER_MEMO]),
+    ];
   if (command.completeWorkflowExecution) return [{ kind: 'ended', outcome: 'completed' }];
   if (command.failWorkflowExecution) {
     const type = command.failWorkflowExecution.failure?.applicationFailureInfo?.type;
@@ -50,19 +63,46 @@ function handoffFact(payload: Payload | undefined): ChainFact[] {
   if (!record?.handoff) return [];
   const { handoff, index } = record;
   const approver = handoff.approval?.approver;
-  return [{ kind: 'handoff', from: handoff.from, to: handoff.to, index, turn: handoff.turn, ...(approver ? { approver } : {}) }];
+  return [
+    {
+      kind: 'handoff',
+      from: handoff.from,
+      to: handoff.to,
+      index,
+      turn: handoff.turn,
+      ...(approver ? { approver } : {}),
+    },
+  ];
 }
 
 function approvalFact(payload: Payload | undefined): ChainFact[] {
   const event = read<{ type: string } & Record<string, unknown>>(payload);
   if (event?.type === 'approval_requested') {
     const p = event as unknown as PendingApproval;
-    return [{ kind: 'approval_requested', from: p.from, to: p.to, handoffId: p.handoffId, ...(p.tool ? { tool: p.tool.name } : {}) }];
+    return [
+      {
+        kind: 'approval_requested',
+        from: p.from,
+        to: p.to,
+        handoffId: p.handoffId,
+        ...(p.tool ? { tool: p.tool.name } : {}),
+      },
+    ];
   }
   if (event?.type === 'approval_decided') {
     const d = event as unknown as ApprovalRecord;
     const waitedMs = Math.max(0, Date.parse(d.decidedAt) - Date.parse(d.requestedAt)) || 0;
-    return [{ kind: 'approval_decided', outcome: d.outcome, via: d.via, waitedMs, handoffId: d.handoffId, ...(d.approver ? { approver: d.approver } : {}), ...(d.tool ? { tool: d.tool } : {}) }];
+    return [
+      {
+        kind: 'approval_decided',
+        outcome: d.outcome,
+        via: d.via,
+        waitedMs,
+        handoffId: d.handoffId,
+        ...(d.approver ? { approver: d.approver } : {}),
+        ...(d.tool ? { tool: d.tool } : {}),
+      },
+    ];
   }
   if (event?.type === 'control' && typeof event.control === 'string') {
     // The memo names the control's kind `control` (its `type` is the memo event's); `at` is when.
@@ -74,7 +114,9 @@ function approvalFact(payload: Payload | undefined): ChainFact[] {
 
 function breakerFact(payload: Payload | undefined): ChainFact[] {
   const v = read<BreakerView>(payload);
-  return v?.target ? [{ kind: 'breaker', view: { scope: v.scope, target: v.target, state: v.state, failures: v.failures } }] : [];
+  return v?.target
+    ? [{ kind: 'breaker', view: { scope: v.scope, target: v.target, state: v.state, failures: v.failures } }]
+    : [];
 }
 
 function read<T>(payload: Payload | undefined | null): T | undefined {

@@ -30,7 +30,10 @@ export const interceptors: WorkflowInterceptorsFactory = () => ({
       },
       concludeActivation(input, next) {
         const counts = commandActions(input.commands);
-        const facts = [...chainFacts(input.commands), ...(anyActions(counts) ? [{ kind: 'actions' as const, counts }] : [])];
+        const facts = [
+          ...chainFacts(input.commands),
+          ...(anyActions(counts) ? [{ kind: 'actions' as const, counts }] : []),
+        ];
         if (facts.length > 0) batonMetrics.record(facts);
         return next(input);
       },

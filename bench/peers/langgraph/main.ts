@@ -40,20 +40,26 @@ const { values } = parseArgs({
 const handoffs = Number(values.handoffs);
 
 function versionOf(name: string): string {
-  return (JSON.parse(fs.readFileSync(path.join(__dirname, 'node_modules', name, 'package.json'), 'utf8')) as { version: string }).version;
+  return (
+    JSON.parse(fs.readFileSync(path.join(__dirname, 'node_modules', name, 'package.json'), 'utf8')) as {
+      version: string;
+    }
+  ).version;
 }
 
 async function main(): Promise<void> {
   const saver = values.saver === 'sqlite' ? 'sqlite' : 'memory';
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'baton-bench-langgraph-'));
-  const checkpointer: BaseCheckpointSaver = saver === 'sqlite' ? SqliteSaver.fromConnString(path.join(dir, 'checkpoints.db')) : new MemorySaver();
+  const checkpointer: BaseCheckpointSaver =
+    saver === 'sqlite' ? SqliteSaver.fromConnString(path.join(dir, 'checkpoints.db')) : new MemorySaver();
   const app = chainSwarm(handoffs, Number(values.latency), checkpointer);
   let thread = 0;
   const chain = async () => {
     const config = { configurable: { thread_id: `chain-${++thread}` }, recursionLimit: 4 * handoffs + 10 };
     const state = await app.invoke({ messages: [{ role: 'user', content: 'go' }] }, config);
     const last = state.messages.at(-1);
-    if (last?.content !== 'done' || state.activeAgent !== `c${handoffs}`) throw new Error(`the swarm ended at ${state.activeAgent} with ${JSON.stringify(last?.content)}`);
+    if (last?.content !== 'done' || state.activeAgent !== `c${handoffs}`)
+      throw new Error(`the swarm ended at ${state.activeAgent} with ${JSON.stringify(last?.content)}`);
     return config;
   };
   // Two warm-up chains, as for the in-process Agents SDK baseline.
@@ -63,7 +69,14 @@ async function main(): Promise<void> {
   const report: Report = {
     peer: 'langgraph',
     saver,
-    versions: Object.fromEntries(['@langchain/langgraph', '@langchain/langgraph-swarm', '@langchain/core', ...(saver === 'sqlite' ? ['@langchain/langgraph-checkpoint-sqlite', 'better-sqlite3'] : [])].map((n) => [n, versionOf(n)])),
+    versions: Object.fromEntries(
+      [
+        '@langchain/langgraph',
+        '@langchain/langgraph-swarm',
+        '@langchain/core',
+        ...(saver === 'sqlite' ? ['@langchain/langgraph-checkpoint-sqlite', 'better-sqlite3'] : []),
+      ].map((n) => [n, versionOf(n)]),
+    ),
     handoffs,
     chainMs,
     checkpoints,

@@ -31,7 +31,12 @@ export class ScriptedChatModel extends BaseChatModel {
     await sleep(this.latencyMs);
     const message =
       'handoffTool' in this.answer
-        ? new AIMessage({ content: '', tool_calls: [{ type: 'tool_call', id: `call_${this.answer.handoffTool}`, name: this.answer.handoffTool, args: {} }] })
+        ? new AIMessage({
+            content: '',
+            tool_calls: [
+              { type: 'tool_call', id: `call_${this.answer.handoffTool}`, name: this.answer.handoffTool, args: {} },
+            ],
+          })
         : new AIMessage(this.answer.text);
     return { generations: [{ text: typeof message.content === 'string' ? message.content : '', message }] };
   }

@@ -55,15 +55,27 @@ const latencyMs = Number(values.latency);
 const taskQueue = 'bench-peer-openai-agents';
 
 function versionOf(name: string): string {
-  return (JSON.parse(fs.readFileSync(path.join(__dirname, 'node_modules', name, 'package.json'), 'utf8')) as { version: string }).version;
+  return (
+    JSON.parse(fs.readFileSync(path.join(__dirname, 'node_modules', name, 'package.json'), 'utf8')) as {
+      version: string;
+    }
+  ).version;
 }
 
 async function measure(client: Client): Promise<ModeReport> {
   const chain = (n: number) =>
-    client.workflow.execute('handoffChain', { taskQueue, workflowId: `peer-oa-${Math.random()}`, args: [{ handoffs: n } satisfies HandoffChainInput] });
+    client.workflow.execute('handoffChain', {
+      taskQueue,
+      workflowId: `peer-oa-${Math.random()}`,
+      args: [{ handoffs: n } satisfies HandoffChainInput],
+    });
   const chainMs = await timeRuns(reps, () => chain(handoffs));
   const workflowId = `peer-oa-history-${Math.random()}`;
-  await client.workflow.execute('handoffChain', { taskQueue, workflowId, args: [{ handoffs } satisfies HandoffChainInput] });
+  await client.workflow.execute('handoffChain', {
+    taskQueue,
+    workflowId,
+    args: [{ handoffs } satisfies HandoffChainInput],
+  });
   const historyEvents = (await client.workflow.getHandle(workflowId).fetchHistory()).events?.length ?? 0;
   return { chainMs, historyEvents, burst: await burst(chains, () => chain(burstHandoffs)) };
 }
@@ -84,11 +96,20 @@ async function main(): Promise<void> {
       plugins: [new OpenAIAgentsPlugin({ modelProvider })],
     });
     // The client's plugin carries the model activity options into each workflow it starts.
-    const clientFor = (useLocalActivity: boolean) => new Client({ connection, plugins: [new OpenAIAgentsPlugin({ modelProvider, modelParams: { useLocalActivity } })] });
-    const modes = await worker.runUntil(async () => ({ activity: await measure(clientFor(false)), localActivity: await measure(clientFor(true)) }));
+    const clientFor = (useLocalActivity: boolean) =>
+      new Client({
+        connection,
+        plugins: [new OpenAIAgentsPlugin({ modelProvider, modelParams: { useLocalActivity } })],
+      });
+    const modes = await worker.runUntil(async () => ({
+      activity: await measure(clientFor(false)),
+      localActivity: await measure(clientFor(true)),
+    }));
     const report: Report = {
       peer: 'temporal-openai-agents',
-      versions: Object.fromEntries(['@temporalio/openai-agents', '@temporalio/worker', '@openai/agents-core'].map((n) => [n, versionOf(n)])),
+      versions: Object.fromEntries(
+        ['@temporalio/openai-agents', '@temporalio/worker', '@openai/agents-core'].map((n) => [n, versionOf(n)]),
+      ),
       handoffs,
       burstHandoffs,
       chains,

@@ -12,7 +12,15 @@ class HandOnModel implements Model {
     await sleep(this.latencyMs);
     const next = request.handoffs[0];
     const output: ModelResponse['output'] = next
-      ? [{ type: 'function_call', callId: `call_${next.toolName}`, name: next.toolName, arguments: '{}', status: 'completed' }]
+      ? [
+          {
+            type: 'function_call',
+            callId: `call_${next.toolName}`,
+            name: next.toolName,
+            arguments: '{}',
+            status: 'completed',
+          },
+        ]
       : [{ type: 'message', role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: 'done' }] }];
     return { usage: new Usage(), output, responseId: 'scripted' };
   }

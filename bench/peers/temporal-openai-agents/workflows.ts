@@ -20,10 +20,18 @@ export interface HandoffChainInput {
 export async function handoffChain(input: HandoffChainInput): Promise<string> {
   let next: agentsCore.Agent | undefined;
   for (let i = input.handoffs; i >= 0; i--) {
-    next = new Agent({ name: `agent_${i}`, instructions: 'Hand off.', model: 'scripted', handoffs: next ? [handoff(next)] : [] });
+    next = new Agent({
+      name: `agent_${i}`,
+      instructions: 'Hand off.',
+      model: 'scripted',
+      handoffs: next ? [handoff(next)] : [],
+    });
   }
   // Tracing off, as in the in-process Agents SDK baseline: the figure is the orchestration.
-  const result = await new TemporalOpenAIRunner().run(next!, 'go', { maxTurns: input.handoffs + 5, runConfig: { tracingDisabled: true } });
+  const result = await new TemporalOpenAIRunner().run(next!, 'go', {
+    maxTurns: input.handoffs + 5,
+    runConfig: { tracingDisabled: true },
+  });
   if (result.finalOutput !== 'done') throw new Error(`the chain ended with ${JSON.stringify(result.finalOutput)}`);
   return result.finalOutput;
 }

@@ -72,7 +72,8 @@ function Shell({ onSignOut }: { onSignOut: (why?: string) => void }) {
       .then((r) => r.json() as Promise<Me>)
       .then(setMe)
       .catch((err: unknown) => {
-        if (err instanceof BatonRequestError && err.status === 401) onSignOut('The service did not accept that token. Enter it again.');
+        if (err instanceof BatonRequestError && err.status === 401)
+          onSignOut('The service did not accept that token. Enter it again.');
       });
   }, [connection, onSignOut]);
   const mayStart = me?.roles.some((r) => r === 'starter' || r === 'admin') ?? false;

@@ -7,13 +7,23 @@
 import { useChat } from '@ai-sdk/react';
 import { lastAssistantMessageIsCompleteWithApprovalResponses, type UIMessage } from 'ai';
 import { useEffect, useMemo, useRef, useState, type FormEvent, type KeyboardEvent } from 'react';
-import { batonChatTransport, batonFetch, BatonRequestError, useBatonConnection, withoutReplacedText } from 'baton-agents/react';
+import {
+  batonChatTransport,
+  batonFetch,
+  BatonRequestError,
+  useBatonConnection,
+  withoutReplacedText,
+} from 'baton-agents/react';
 import { AssistantMessage, speakers } from './Parts';
 
 /** The agent that answers a conversation's first message. */
 const FIRST_AGENT = 'triage';
 
-const SUGGESTIONS = ['Please refund order 1077, the espresso machine stopped working.', 'I would like a refund for order 1042: the teapot arrived broken.', 'I want to buy a teapot.'];
+const SUGGESTIONS = [
+  'Please refund order 1077, the espresso machine stopped working.',
+  'I would like a refund for order 1042: the teapot arrived broken.',
+  'I want to buy a teapot.',
+];
 
 /** The conversation `id` from its history, then the chat. */
 export function Conversation({ id, mayStart }: { id: string; mayStart: boolean }) {
@@ -49,9 +59,22 @@ export function Conversation({ id, mayStart }: { id: string; mayStart: boolean }
   return <Chat id={id} initial={loaded.messages} resume={loaded.started} mayStart={mayStart} />;
 }
 
-function Chat({ id, initial, resume, mayStart }: { id: string; initial: UIMessage[]; resume: boolean; mayStart: boolean }) {
+function Chat({
+  id,
+  initial,
+  resume,
+  mayStart,
+}: {
+  id: string;
+  initial: UIMessage[];
+  resume: boolean;
+  mayStart: boolean;
+}) {
   const { token } = useBatonConnection('Chat');
-  const transport = useMemo(() => batonChatTransport({ url: '', ...(token !== undefined ? { token } : {}), agent: FIRST_AGENT }), [token]);
+  const transport = useMemo(
+    () => batonChatTransport({ url: '', ...(token !== undefined ? { token } : {}), agent: FIRST_AGENT }),
+    [token],
+  );
   const { messages, sendMessage, addToolApprovalResponse, status, error } = useChat({
     id,
     messages: initial,
@@ -74,7 +97,9 @@ function Chat({ id, initial, resume, mayStart }: { id: string; initial: UIMessag
         {shown.length === 0 && (
           <li className="empty">
             <h2>How can we help?</h2>
-            <p className="muted">Triage reads your message and hands you to the right team. Handoffs to refunds need your approval.</p>
+            <p className="muted">
+              Triage reads your message and hands you to the right team. Handoffs to refunds need your approval.
+            </p>
             {mayStart && (
               <div className="suggestions">
                 {SUGGESTIONS.map((s) => (
@@ -97,7 +122,9 @@ function Chat({ id, initial, resume, mayStart }: { id: string; initial: UIMessag
                 message={m}
                 firstAgent={firstAgents[i]!}
                 busy={busy && i === shown.length - 1}
-                onDecide={(approvalId, approved, reason) => void addToolApprovalResponse({ id: approvalId, approved, ...(reason ? { reason } : {}) })}
+                onDecide={(approvalId, approved, reason) =>
+                  void addToolApprovalResponse({ id: approvalId, approved, ...(reason ? { reason } : {}) })
+                }
               />
             </li>
           ),
@@ -110,7 +137,11 @@ function Chat({ id, initial, resume, mayStart }: { id: string; initial: UIMessag
         </p>
       )}
       <div ref={end} />
-      {mayStart ? <Composer disabled={busy} onSend={send} /> : <p className="muted composer-note">This token may read and decide, not chat: decide approvals in the inbox.</p>}
+      {mayStart ? (
+        <Composer disabled={busy} onSend={send} />
+      ) : (
+        <p className="muted composer-note">This token may read and decide, not chat: decide approvals in the inbox.</p>
+      )}
     </section>
   );
 }
@@ -131,7 +162,14 @@ function Composer({ disabled, onSend }: { disabled: boolean; onSend: (text: stri
       <label className="visually-hidden" htmlFor="message">
         Message
       </label>
-      <textarea id="message" rows={1} placeholder="Write a message…" value={text} onChange={(e) => setText(e.target.value)} onKeyDown={onKey} />
+      <textarea
+        id="message"
+        rows={1}
+        placeholder="Write a message…"
+        value={text}
+        onChange={(e) => setText(e.target.value)}
+        onKeyDown={onKey}
+      />
       <button type="submit" disabled={disabled || text.trim() === ''}>
         Send
       </button>

@@ -38,7 +38,13 @@ export function Inbox({ conversationId, defaultOpen }: { conversationId: string;
             {!loading && approvals.length === 0 && <p className="muted">Nothing waits for a decision.</p>}
             <ul>
               {approvals.map((a) => (
-                <Waiting key={a.approvalId} approval={a} here={a.workflowId === conversationId} busy={deciding.has(a.approvalId)} onDecide={(d, c) => void onDecide(a, d, c)} />
+                <Waiting
+                  key={a.approvalId}
+                  approval={a}
+                  here={a.workflowId === conversationId}
+                  busy={deciding.has(a.approvalId)}
+                  onDecide={(d, c) => void onDecide(a, d, c)}
+                />
               ))}
             </ul>
           </div>
@@ -48,7 +54,17 @@ export function Inbox({ conversationId, defaultOpen }: { conversationId: string;
   );
 }
 
-function Waiting({ approval: a, here, busy, onDecide }: { approval: PendingApproval; here: boolean; busy: boolean; onDecide: (decision: 'approve' | 'reject', comment: string) => void }) {
+function Waiting({
+  approval: a,
+  here,
+  busy,
+  onDecide,
+}: {
+  approval: PendingApproval;
+  here: boolean;
+  busy: boolean;
+  onDecide: (decision: 'approve' | 'reject', comment: string) => void;
+}) {
   const [comment, setComment] = useState('');
   const what = a.tool ? `${a.tool.name}` : `Handoff ${a.from} → ${a.to}`;
   return (
@@ -57,13 +73,23 @@ function Waiting({ approval: a, here, busy, onDecide }: { approval: PendingAppro
         <strong>{what}</strong>
         {here && <span className="tag">this chat</span>}
       </p>
-      {a.tool ? <pre>{JSON.stringify(a.tool.arguments, null, 1).replace(/^\{\n|\n\}$/g, '')}</pre> : <p className="muted">{a.message}</p>}
+      {a.tool ? (
+        <pre>{JSON.stringify(a.tool.arguments, null, 1).replace(/^\{\n|\n\}$/g, '')}</pre>
+      ) : (
+        <p className="muted">{a.message}</p>
+      )}
       <p className="muted small">
-        {a.from} asks · {a.approvers?.length ? `decided by ${a.approvers.join(', ')}` : 'any approver'} · {minutes(a.ageMs)}
+        {a.from} asks · {a.approvers?.length ? `decided by ${a.approvers.join(', ')}` : 'any approver'} ·{' '}
+        {minutes(a.ageMs)}
       </p>
       {a.canDecide ? (
         <>
-          <input aria-label={`Comment on ${what}`} placeholder="Comment (optional)" value={comment} onChange={(e) => setComment(e.target.value)} />
+          <input
+            aria-label={`Comment on ${what}`}
+            placeholder="Comment (optional)"
+            value={comment}
+            onChange={(e) => setComment(e.target.value)}
+          />
           <div className="actions">
             <button type="button" className="approve" disabled={busy} onClick={() => onDecide('approve', comment)}>
               Approve

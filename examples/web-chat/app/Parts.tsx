@@ -34,7 +34,17 @@ export function speakers(messages: UIMessage[], first: string): string[] {
   });
 }
 
-export function AssistantMessage({ message, firstAgent, busy, onDecide }: { message: UIMessage; firstAgent: string; busy: boolean; onDecide: (approvalId: string, approved: boolean, reason?: string) => void }) {
+export function AssistantMessage({
+  message,
+  firstAgent,
+  busy,
+  onDecide,
+}: {
+  message: UIMessage;
+  firstAgent: string;
+  busy: boolean;
+  onDecide: (approvalId: string, approved: boolean, reason?: string) => void;
+}) {
   let agent = firstAgent;
   const items = message.parts.map((part, i) => {
     if (part.type === 'data-handoff') {
@@ -71,14 +81,20 @@ export function AssistantMessage({ message, firstAgent, busy, onDecide }: { mess
     if (part.type === 'data-control' || part.type === 'data-delegation') {
       return (
         <p key={i} className="note">
-          {part.type.slice('data-'.length)}: {String((part.data as { kind?: unknown; to?: unknown }).kind ?? (part.data as { to?: unknown }).to ?? '')}
+          {part.type.slice('data-'.length)}:{' '}
+          {String((part.data as { kind?: unknown; to?: unknown }).kind ?? (part.data as { to?: unknown }).to ?? '')}
         </p>
       );
     }
     return null;
   });
   // Nobody is working while the answer waits for someone else's decision, or while its text streams in.
-  const someoneElse = message.parts.some((p) => p.type === 'data-approval' && (p.data as ApprovalData).status === 'waiting' && !(p.data as ApprovalData).decidable);
+  const someoneElse = message.parts.some(
+    (p) =>
+      p.type === 'data-approval' &&
+      (p.data as ApprovalData).status === 'waiting' &&
+      !(p.data as ApprovalData).decidable,
+  );
   const waiting = busy && !someoneElse && !message.parts.some((p) => p.type === 'text' && p.state === 'streaming');
   return (
     <>
@@ -89,10 +105,23 @@ export function AssistantMessage({ message, firstAgent, busy, onDecide }: { mess
 }
 
 /** A tool call (the built-in handoff too): a card when the person chatting decides it, else a line saying where it is. */
-function ToolStep({ part, onDecide }: { part: ToolPart; onDecide: (approvalId: string, approved: boolean, reason?: string) => void }) {
+function ToolStep({
+  part,
+  onDecide,
+}: {
+  part: ToolPart;
+  onDecide: (approvalId: string, approved: boolean, reason?: string) => void;
+}) {
   const name = getToolName(part);
   const what = describeCall(name, part.input);
-  if (part.state === 'approval-requested') return <ApprovalCard what={what} detail={name === 'handoff' ? (part.input as { message?: string })?.message : undefined} onDecide={(approved, reason) => onDecide(part.approval.id, approved, reason)} />;
+  if (part.state === 'approval-requested')
+    return (
+      <ApprovalCard
+        what={what}
+        detail={name === 'handoff' ? (part.input as { message?: string })?.message : undefined}
+        onDecide={(approved, reason) => onDecide(part.approval.id, approved, reason)}
+      />
+    );
   const state =
     part.state === 'approval-responded'
       ? part.approval.approved
@@ -116,14 +145,27 @@ function ToolStep({ part, onDecide }: { part: ToolPart; onDecide: (approvalId: s
   );
 }
 
-function ApprovalCard({ what, detail, onDecide }: { what: string; detail?: string | undefined; onDecide: (approved: boolean, reason?: string) => void }) {
+function ApprovalCard({
+  what,
+  detail,
+  onDecide,
+}: {
+  what: string;
+  detail?: string | undefined;
+  onDecide: (approved: boolean, reason?: string) => void;
+}) {
   const [reason, setReason] = useState('');
   return (
     <div className="card approval" role="group" aria-label={`Approval: ${what}`}>
       <p className="card-kicker">Your approval is needed</p>
       <p className="card-title">{what}</p>
       {detail && <blockquote>{detail}</blockquote>}
-      <input aria-label="Comment (optional)" placeholder="Comment (optional)" value={reason} onChange={(e) => setReason(e.target.value)} />
+      <input
+        aria-label="Comment (optional)"
+        placeholder="Comment (optional)"
+        value={reason}
+        onChange={(e) => setReason(e.target.value)}
+      />
       <div className="actions">
         <button type="button" className="approve" onClick={() => onDecide(true, reason || undefined)}>
           Approve
@@ -138,12 +180,17 @@ function ApprovalCard({ what, detail, onDecide }: { what: string; detail?: strin
 
 /** An approval someone else decides while it waits, and every approval's decision. */
 function ApprovalNote({ data }: { data: ApprovalData }) {
-  const what = data.kind === 'tool' ? describeCall(data.tool ?? data.to.replace(/^tool:/, ''), data.arguments) : describeCall('handoff', { to: data.to });
+  const what =
+    data.kind === 'tool'
+      ? describeCall(data.tool ?? data.to.replace(/^tool:/, ''), data.arguments)
+      : describeCall('handoff', { to: data.to });
   if (data.status === 'waiting') {
     if (data.decidable) return null;
     return (
       <div className="card waiting" role="status">
-        <p className="card-kicker">Waiting for {data.approvers?.length ? data.approvers.join(' or ') : 'an approver'}</p>
+        <p className="card-kicker">
+          Waiting for {data.approvers?.length ? data.approvers.join(' or ') : 'an approver'}
+        </p>
         <p className="card-title">{what}</p>
         <p className="muted">The answer goes on once it is decided, here or on the approvals page.</p>
       </div>

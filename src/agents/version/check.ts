@@ -14,8 +14,10 @@ export interface WorkerTeam {
 export function missingFor(need: TeamNeed | undefined, worker: WorkerTeam): string[] {
   if (!need) return [];
   const missing: string[] = [];
-  if (need.hash !== undefined && need.hash !== worker.version.hash) missing.push(`team ${need.version} as a whole (a specialist runs on the team of the chain that delegated to it)`);
-  if (need.provider !== undefined && !worker.providers.includes(need.provider)) missing.push(`model provider "${need.provider}"`);
+  if (need.hash !== undefined && need.hash !== worker.version.hash)
+    missing.push(`team ${need.version} as a whole (a specialist runs on the team of the chain that delegated to it)`);
+  if (need.provider !== undefined && !worker.providers.includes(need.provider))
+    missing.push(`model provider "${need.provider}"`);
   const lackingAgents = new Set<string>();
   for (const [key, fingerprint] of Object.entries(need.parts ?? {})) {
     const agent = agentOfPart(key);
@@ -24,7 +26,8 @@ export function missingFor(need: TeamNeed | undefined, worker: WorkerTeam): stri
       if (!lackingAgents.has(agent)) missing.push(`agent "${agent}"`);
       lackingAgents.add(agent);
     } else if (has === undefined) missing.push(describePart(key));
-    else if (fingerprint !== '' && has !== fingerprint) missing.push(`${describePart(key)} as team ${need.version} has it (this worker's differs)`);
+    else if (fingerprint !== '' && has !== fingerprint)
+      missing.push(`${describePart(key)} as team ${need.version} has it (this worker's differs)`);
   }
   return missing;
 }

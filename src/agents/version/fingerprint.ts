@@ -23,10 +23,15 @@ export interface VersionNaming {
 /** Problems with a team's name or version label: both go into ids such as `support@2026-11-24`. */
 export function namingProblems(naming: VersionNaming): string[] {
   const problems: string[] = [];
-  for (const [field, value] of [['name', naming.name], ['version', naming.label]] as const) {
+  for (const [field, value] of [
+    ['name', naming.name],
+    ['version', naming.label],
+  ] as const) {
     if (value === undefined) continue;
     if (typeof value !== 'string' || !/^[A-Za-z0-9][A-Za-z0-9._:+-]{0,63}$/.test(value)) {
-      problems.push(`team ${field} must be 1 to 64 letters, digits or . _ : + - (starting with a letter or digit), got ${JSON.stringify(value)}`);
+      problems.push(
+        `team ${field} must be 1 to 64 letters, digits or . _ : + - (starting with a letter or digit), got ${JSON.stringify(value)}`,
+      );
     }
   }
   return problems;
@@ -51,8 +56,21 @@ export function teamVersion(spec: TeamSpec, naming: VersionNaming = {}): TeamVer
  * change of them must not strand the chains running) and the keys it fetched from the team's key sets
  * (a rotation at the identity provider is no new version; the sets' URLs and key ids are).
  */
-export function versioned(spec: TeamSpec): Omit<TeamSpec, 'version' | 'hasHandoffListeners' | 'teamAttribute' | 'approvalAttributes' | 'economics' | 'keySets'> {
-  const { version: _v, hasHandoffListeners: _h, teamAttribute: _a, approvalAttributes: _aa, economics: _e, keySets: _k, ...rest } = spec;
+export function versioned(
+  spec: TeamSpec,
+): Omit<
+  TeamSpec,
+  'version' | 'hasHandoffListeners' | 'teamAttribute' | 'approvalAttributes' | 'economics' | 'keySets'
+> {
+  const {
+    version: _v,
+    hasHandoffListeners: _h,
+    teamAttribute: _a,
+    approvalAttributes: _aa,
+    economics: _e,
+    keySets: _k,
+    ...rest
+  } = spec;
   return rest;
 }
 
@@ -64,14 +82,20 @@ export function versioned(spec: TeamSpec): Omit<TeamSpec, 'version' | 'hasHandof
 export function teamParts(spec: TeamSpec): Record<string, string> {
   const parts: Record<string, string> = {};
   for (const agent of Object.values(spec.agents)) {
-    for (const tool of agent.tools) parts[TeamPart.tool(agent.id, tool.name)] = short({ name: tool.name, parameters: tool.parameters });
-    const inputs = Object.fromEntries(Object.entries(agent.handoffOptions ?? {}).flatMap(([to, o]) => (o.inputSchema ? [[to, o.inputSchema]] : [])));
+    for (const tool of agent.tools)
+      parts[TeamPart.tool(agent.id, tool.name)] = short({ name: tool.name, parameters: tool.parameters });
+    const inputs = Object.fromEntries(
+      Object.entries(agent.handoffOptions ?? {}).flatMap(([to, o]) => (o.inputSchema ? [[to, o.inputSchema]] : [])),
+    );
     parts[TeamPart.answer(agent.id)] = short({ output: agent.outputSchema ?? null, inputs });
     for (const stage of ['input', 'output'] as const) {
-      for (const g of agent.guardrails?.[stage] ?? []) if (g.kind === 'custom') parts[TeamPart.guardrail(agent.id, stage, g.name)] = short(g);
+      for (const g of agent.guardrails?.[stage] ?? [])
+        if (g.kind === 'custom') parts[TeamPart.guardrail(agent.id, stage, g.name)] = short(g);
     }
-    for (const [to, o] of Object.entries(agent.handoffOptions ?? {})) if (o.onHandoff) parts[TeamPart.onHandoff(agent.id, to)] = '1';
-    for (const to of agent.delegates ?? []) if (spec.remotes?.[to]) parts[TeamPart.remote(agent.id, to)] = short(spec.remotes[to]);
+    for (const [to, o] of Object.entries(agent.handoffOptions ?? {}))
+      if (o.onHandoff) parts[TeamPart.onHandoff(agent.id, to)] = '1';
+    for (const to of agent.delegates ?? [])
+      if (spec.remotes?.[to]) parts[TeamPart.remote(agent.id, to)] = short(spec.remotes[to]);
   }
   return parts;
 }

@@ -6,7 +6,14 @@
  * there, and the stream is receipted.
  */
 import type { Client } from '@temporalio/client';
-import { ARCHIVED_WORKFLOW_TYPES, type ArchivedChain, behindCursor, type ClosedExecution, executionName, type ListClosedInput } from '../../common/archive';
+import {
+  ARCHIVED_WORKFLOW_TYPES,
+  type ArchivedChain,
+  behindCursor,
+  type ClosedExecution,
+  executionName,
+  type ListClosedInput,
+} from '../../common/archive';
 import type { AuditExport } from '../export';
 import { type SiemSink } from '../siem/sink';
 import { siemEvents } from '../siem/events';
@@ -45,18 +52,35 @@ export class ChainArchiver {
     const found: ClosedExecution[] = [];
     let nextPageToken: Uint8Array | undefined;
     do {
-      const page = await client.workflowService.listWorkflowExecutions({ namespace: client.options.namespace, query, pageSize: 1000, nextPageToken });
+      const page = await client.workflowService.listWorkflowExecutions({
+        namespace: client.options.namespace,
+        query,
+        pageSize: 1000,
+        nextPageToken,
+      });
       for (const e of page.executions ?? []) {
         const status = STATUS[e.status ?? 0];
         // A specialist's chain is archived inside its parent's export.
-        if (!status || e.parentExecution?.workflowId || !e.execution?.workflowId || !e.execution.runId || !e.closeTime) continue;
-        const closedAt = new Date(Number(e.closeTime.seconds ?? 0) * 1000 + Math.floor((e.closeTime.nanos ?? 0) / 1e6)).toISOString();
-        const closed: ClosedExecution = { workflowId: e.execution.workflowId, runId: e.execution.runId, workflowType: e.type?.name ?? '', closedAt, status, ...(e.taskQueue ? { taskQueue: e.taskQueue } : {}) };
+        if (!status || e.parentExecution?.workflowId || !e.execution?.workflowId || !e.execution.runId || !e.closeTime)
+          continue;
+        const closedAt = new Date(
+          Number(e.closeTime.seconds ?? 0) * 1000 + Math.floor((e.closeTime.nanos ?? 0) / 1e6),
+        ).toISOString();
+        const closed: ClosedExecution = {
+          workflowId: e.execution.workflowId,
+          runId: e.execution.runId,
+          workflowType: e.type?.name ?? '',
+          closedAt,
+          status,
+          ...(e.taskQueue ? { taskQueue: e.taskQueue } : {}),
+        };
         if (closedAt <= settled && !behindCursor(input.cursor, closed)) found.push(closed);
       }
       nextPageToken = page.nextPageToken?.length ? page.nextPageToken : undefined;
     } while (nextPageToken);
-    found.sort((a, b) => (a.closedAt < b.closedAt ? -1 : a.closedAt > b.closedAt ? 1 : executionName(a) < executionName(b) ? -1 : 1));
+    found.sort((a, b) =>
+      a.closedAt < b.closedAt ? -1 : a.closedAt > b.closedAt ? 1 : executionName(a) < executionName(b) ? -1 : 1,
+    );
     return found.slice(0, input.limit);
   }
 
@@ -70,10 +94,12 @@ export class ChainArchiver {
       if (!isNotFound(err)) throw err;
       return this.lost(closed, err as Error);
     }
-    if ((await store.get(keyIn(TOMBSTONES, made.key))) !== undefined) return { key: made.key, outcome: 'erased', events: 0, streamed: 0 };
+    if ((await store.get(keyIn(TOMBSTONES, made.key))) !== undefined)
+      return { key: made.key, outcome: 'erased', events: 0, streamed: 0 };
     const outcome = await store.putIfAbsent(made.key, `${JSON.stringify(made.doc, null, 2)}\n`);
     // The stream tells what the archive keeps: the object written first, whichever attempt wrote it.
-    const doc = outcome === 'written' ? made.doc : (JSON.parse((await store.get(made.key)) ?? 'null') as AuditExport | null);
+    const doc =
+      outcome === 'written' ? made.doc : (JSON.parse((await store.get(made.key)) ?? 'null') as AuditExport | null);
     if (!doc) throw new Error(`${made.key} was there a moment ago and is gone: was it erased meanwhile?`);
     const streamed = await this.stream(made.key, doc, closed);
     return { key: made.key, outcome, events: doc.events.length, head: doc.head, streamed };
@@ -84,16 +110,38 @@ export class ChainArchiver {
     if (!siem) return 0;
     const receipt = keyIn(RECEIPTS, key);
     if ((await store.get(receipt)) !== undefined) return 0;
-    const events = siemEvents(doc, { namespace: client.options.namespace, archiveKey: key, closedAt: closed.closedAt, status: closed.status });
+    const events = siemEvents(doc, {
+      namespace: client.options.namespace,
+      archiveKey: key,
+      closedAt: closed.closedAt,
+      status: closed.status,
+    });
     const written = await siem.write(key, events);
-    await store.putIfAbsent(receipt, `${JSON.stringify({ to: siem.location, events: events.length, at: new Date().toISOString() })}\n`);
+    await store.putIfAbsent(
+      receipt,
+      `${JSON.stringify({ to: siem.location, events: events.length, at: new Date().toISOString() })}\n`,
+    );
     return written;
   }
 
   /** A record that the chain closed and its history was gone before it was archived (retention shorter than an outage). */
   private async lost(closed: ClosedExecution, err: Error): Promise<ArchivedChain> {
-    const key = archiveKey({ tenant: NONE, team: NONE, date: closed.closedAt.slice(0, 10), workflowId: closed.workflowId, runId: closed.runId }, LOST);
-    const record = { schema: LOST_SCHEMA, ...closed, noticedAt: new Date().toISOString(), reason: err.message.slice(0, 500) };
+    const key = archiveKey(
+      {
+        tenant: NONE,
+        team: NONE,
+        date: closed.closedAt.slice(0, 10),
+        workflowId: closed.workflowId,
+        runId: closed.runId,
+      },
+      LOST,
+    );
+    const record = {
+      schema: LOST_SCHEMA,
+      ...closed,
+      noticedAt: new Date().toISOString(),
+      reason: err.message.slice(0, 500),
+    };
     const outcome = await this.options.store.putIfAbsent(key, `${JSON.stringify(record, null, 2)}\n`);
     return { key, outcome: outcome === 'written' ? 'lost' : 'exists', events: 0, streamed: 0 };
   }

@@ -30,13 +30,21 @@ export interface ArchivedExport {
 }
 
 /** The export of the closed execution `closed`, under its key. */
-export async function archivedExport(client: Client, closed: ClosedExecution, options: ArchiveExportOptions = {}): Promise<ArchivedExport> {
+export async function archivedExport(
+  client: Client,
+  closed: ClosedExecution,
+  options: ArchiveExportOptions = {},
+): Promise<ArchivedExport> {
   const chain = await auditRun(client, closed.workflowId, closed.runId);
   return exportOf(chain, closed, options);
 }
 
 /** The export of `chain` (read from history already) and its key. */
-export async function exportOf(chain: AuditChain, closed: ClosedExecution, options: ArchiveExportOptions = {}): Promise<ArchivedExport> {
+export async function exportOf(
+  chain: AuditChain,
+  closed: ClosedExecution,
+  options: ArchiveExportOptions = {},
+): Promise<ArchivedExport> {
   // The key first: the tenant may be among the fields the rules drop.
   const key = keyOf(chain, closed, options.tenantField);
   if (options.personalData) applyPersonalData(chain, options.personalData);
@@ -46,7 +54,11 @@ export async function exportOf(chain: AuditChain, closed: ClosedExecution, optio
 }
 
 /** The key of a closed chain: its tenant, its team's name, the date it closed, its id and last run. */
-export function keyOf(chain: Pick<AuditChain, 'input' | 'team'>, closed: Pick<ClosedExecution, 'workflowId' | 'runId' | 'closedAt'>, tenantField = 'tenant'): string {
+export function keyOf(
+  chain: Pick<AuditChain, 'input' | 'team'>,
+  closed: Pick<ClosedExecution, 'workflowId' | 'runId' | 'closedAt'>,
+  tenantField = 'tenant',
+): string {
   const tenant = chain.input?.context?.[tenantField];
   return archiveKey({
     tenant: typeof tenant === 'string' || typeof tenant === 'number' ? String(tenant) : NONE,

@@ -41,10 +41,18 @@ export interface Erasure {
  * every version of it in a versioned bucket. Under S3 object lock in COMPLIANCE mode the delete is
  * refused until the retention ends; in GOVERNANCE mode it needs `bypassGovernanceRetention`.
  */
-export async function eraseArchived(store: ArchiveStore, workflowId: string, request: { reason: string; by: string; now?: Date }): Promise<Erasure> {
-  if (request.reason.trim() === '' || request.by.trim() === '') throw new Error('an erasure needs a reason (e.g. "GDPR Art. 17 request 2026-114") and who asked for it');
+export async function eraseArchived(
+  store: ArchiveStore,
+  workflowId: string,
+  request: { reason: string; by: string; now?: Date },
+): Promise<Erasure> {
+  if (request.reason.trim() === '' || request.by.trim() === '')
+    throw new Error('an erasure needs a reason (e.g. "GDPR Art. 17 request 2026-114") and who asked for it');
   const entries = (await listArchive(store, { workflowId })).filter((e) => e.state === 'archived');
-  if (entries.length === 0) throw new Error(`${store.location} holds no archived chain ${JSON.stringify(workflowId)} (see baton audit --archive ${store.location})`);
+  if (entries.length === 0)
+    throw new Error(
+      `${store.location} holds no archived chain ${JSON.stringify(workflowId)} (see baton audit --archive ${store.location})`,
+    );
   const tombstones: Tombstone[] = [];
   for (const entry of entries) {
     const text = await store.get(entry.key);

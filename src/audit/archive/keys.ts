@@ -29,7 +29,14 @@ export const NONE = '_';
 
 /** The archive key of a chain's export under `folder` (`chains` or `tombstones`). */
 export function archiveKey(parts: ArchiveKeyParts, folder: string = CHAINS): string {
-  return [folder, segment(parts.tenant), segment(parts.team), segment(parts.date), segment(parts.workflowId), `${segment(parts.runId)}.json`].join('/');
+  return [
+    folder,
+    segment(parts.tenant),
+    segment(parts.team),
+    segment(parts.date),
+    segment(parts.workflowId),
+    `${segment(parts.runId)}.json`,
+  ].join('/');
 }
 
 /** What an archive key says, or `undefined` for a key of another shape. */
@@ -37,7 +44,14 @@ export function parseArchiveKey(key: string): (ArchiveKeyParts & { folder: strin
   const parts = key.split('/');
   if (parts.length !== 6 || !parts[5]!.endsWith('.json')) return undefined;
   try {
-    const [folder, tenant, team, date, workflowId, file] = parts.map((p) => decodeURIComponent(p)) as [string, string, string, string, string, string];
+    const [folder, tenant, team, date, workflowId, file] = parts.map((p) => decodeURIComponent(p)) as [
+      string,
+      string,
+      string,
+      string,
+      string,
+      string,
+    ];
     return { folder, tenant, team, date, workflowId, runId: file.slice(0, -'.json'.length) };
   } catch {
     return undefined;

@@ -28,7 +28,8 @@ export function openArchive(location: string, s3: S3LocationOptions = {}): Archi
 export function openSiemSink(location: string, http: HttpSiemSinkOptions = {}): SiemSink {
   if (location.trim() === '') throw new Error('a SIEM stream is a file or an http(s):// endpoint, got an empty name');
   if (/^https?:\/\//i.test(location)) return new HttpSiemSink(location, http);
-  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(location)) throw new Error(`a SIEM stream is a file or an http(s):// endpoint, got ${location}`);
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(location))
+    throw new Error(`a SIEM stream is a file or an http(s):// endpoint, got ${location}`);
   return new FileSiemSink(location);
 }
 
@@ -36,8 +37,12 @@ export function openSiemSink(location: string, http: HttpSiemSinkOptions = {}): 
 export function objectLockFromEnv(env: NodeJS.ProcessEnv = process.env): ObjectLockOptions | undefined {
   const mode = env.BATON_ARCHIVE_LOCK_MODE?.toUpperCase();
   if (!mode) return undefined;
-  if (mode !== 'GOVERNANCE' && mode !== 'COMPLIANCE') throw new Error(`BATON_ARCHIVE_LOCK_MODE must be GOVERNANCE or COMPLIANCE, got ${env.BATON_ARCHIVE_LOCK_MODE}`);
+  if (mode !== 'GOVERNANCE' && mode !== 'COMPLIANCE')
+    throw new Error(`BATON_ARCHIVE_LOCK_MODE must be GOVERNANCE or COMPLIANCE, got ${env.BATON_ARCHIVE_LOCK_MODE}`);
   const days = Number(env.BATON_ARCHIVE_RETAIN_DAYS);
-  if (!Number.isInteger(days) || days < 1) throw new Error(`BATON_ARCHIVE_RETAIN_DAYS must be a whole number of days of at least 1 with BATON_ARCHIVE_LOCK_MODE (183 keeps six months), got ${JSON.stringify(env.BATON_ARCHIVE_RETAIN_DAYS ?? '')}`);
+  if (!Number.isInteger(days) || days < 1)
+    throw new Error(
+      `BATON_ARCHIVE_RETAIN_DAYS must be a whole number of days of at least 1 with BATON_ARCHIVE_LOCK_MODE (183 keeps six months), got ${JSON.stringify(env.BATON_ARCHIVE_RETAIN_DAYS ?? '')}`,
+    );
   return { mode, retainDays: days, ...(env.BATON_ARCHIVE_LEGAL_HOLD === 'true' ? { legalHold: true } : {}) };
 }

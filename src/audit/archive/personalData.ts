@@ -26,13 +26,26 @@ export interface PersonalDataRules {
 /** Problems with `rules`, each naming the field and what would be valid. */
 export function personalDataProblems(rules: PersonalDataRules): string[] {
   const problems: string[] = [];
-  if (!Array.isArray(rules.fields) || rules.fields.length === 0 || rules.fields.some((f) => typeof f !== 'string' || !/^[^.\s]+(\.[^.\s]+)*$/.test(f))) {
-    problems.push(`personalData.fields must be a non-empty list of field names or dotted paths like ["email", "customer.name"], got ${JSON.stringify(rules.fields)}`);
+  if (
+    !Array.isArray(rules.fields) ||
+    rules.fields.length === 0 ||
+    rules.fields.some((f) => typeof f !== 'string' || !/^[^.\s]+(\.[^.\s]+)*$/.test(f))
+  ) {
+    problems.push(
+      `personalData.fields must be a non-empty list of field names or dotted paths like ["email", "customer.name"], got ${JSON.stringify(rules.fields)}`,
+    );
   }
   const mode = rules.mode ?? 'hash';
-  if (mode !== 'drop' && mode !== 'hash') problems.push(`personalData.mode must be "drop" or "hash", got ${JSON.stringify(rules.mode)}`);
-  if (mode === 'hash' && (rules.hashKey === undefined || (typeof rules.hashKey === 'string' ? Buffer.byteLength(rules.hashKey) : rules.hashKey.length) < 16)) {
-    problems.push('personalData.hashKey must be a key of at least 16 bytes for mode "hash" (a plain hash of an e-mail address can be guessed back); or use mode "drop"');
+  if (mode !== 'drop' && mode !== 'hash')
+    problems.push(`personalData.mode must be "drop" or "hash", got ${JSON.stringify(rules.mode)}`);
+  if (
+    mode === 'hash' &&
+    (rules.hashKey === undefined ||
+      (typeof rules.hashKey === 'string' ? Buffer.byteLength(rules.hashKey) : rules.hashKey.length) < 16)
+  ) {
+    problems.push(
+      'personalData.hashKey must be a key of at least 16 bytes for mode "hash" (a plain hash of an e-mail address can be guessed back); or use mode "drop"',
+    );
   }
   return problems;
 }
@@ -44,7 +57,10 @@ export function personalDataProblems(rules: PersonalDataRules): string[] {
  */
 export function applyPersonalData(chain: AuditChain, rules: PersonalDataRules): AuditChain {
   const paths = rules.fields.map((f) => f.split('.'));
-  const hash = (v: unknown) => `hmac-sha256:${createHmac('sha256', rules.hashKey ?? '').update(JSON.stringify(v)).digest('hex')}`;
+  const hash = (v: unknown) =>
+    `hmac-sha256:${createHmac('sha256', rules.hashKey ?? '')
+      .update(JSON.stringify(v))
+      .digest('hex')}`;
   const scrub = (value: unknown): { value: unknown; changed: boolean } => {
     let changed = false;
     const walk = (v: unknown): unknown => {
@@ -81,7 +97,8 @@ export function applyPersonalData(chain: AuditChain, rules: PersonalDataRules): 
     }
   };
   const touched = new Map<string, { arguments?: boolean; result?: boolean }>();
-  const mark = (agent: string, tool: string, part: 'arguments' | 'result') => touched.set(`${agent}/${tool}`, { ...touched.get(`${agent}/${tool}`), [part]: true });
+  const mark = (agent: string, tool: string, part: 'arguments' | 'result') =>
+    touched.set(`${agent}/${tool}`, { ...touched.get(`${agent}/${tool}`), [part]: true });
   const approvals = new Map<string, { from: string; tool: string }>();
   const visit = (c: AuditChain) => {
     for (const e of c.events) scrubEvent(e, text, scrub, mark, approvals);
@@ -96,7 +113,13 @@ export function applyPersonalData(chain: AuditChain, rules: PersonalDataRules): 
 type TextScrub = (json: string | undefined) => { value: string | undefined; changed: boolean };
 type ValueScrub = (value: unknown) => { value: unknown; changed: boolean };
 
-function scrubEvent(e: AuditEvent, text: TextScrub, scrub: ValueScrub, mark: (agent: string, tool: string, part: 'arguments' | 'result') => void, approvals: Map<string, { from: string; tool: string }>): void {
+function scrubEvent(
+  e: AuditEvent,
+  text: TextScrub,
+  scrub: ValueScrub,
+  mark: (agent: string, tool: string, part: 'arguments' | 'result') => void,
+  approvals: Map<string, { from: string; tool: string }>,
+): void {
   switch (e.kind) {
     case 'run_started':
       if (e.input.context) e.input = { ...e.input, context: scrub(e.input.context).value as never };
@@ -168,7 +191,10 @@ function dropAt(o: Record<string, unknown>, path: string[], hash: ((v: unknown) 
 }
 
 /** The snapshot with the tools whose calls lost personal data marked sensitive, as the export's header reads them. */
-function withSensitive<T extends { agents: Record<string, AgentSpec> }>(team: T, touched: Map<string, { arguments?: boolean; result?: boolean }>): T {
+function withSensitive<T extends { agents: Record<string, AgentSpec> }>(
+  team: T,
+  touched: Map<string, { arguments?: boolean; result?: boolean }>,
+): T {
   if (touched.size === 0) return team;
   const agents = { ...team.agents };
   for (const [name, parts] of touched) {
@@ -177,7 +203,11 @@ function withSensitive<T extends { agents: Record<string, AgentSpec> }>(team: T,
     if (!agent) continue;
     const tool = toolParts.join('/');
     const before = agent.toolSensitivity?.[tool] ?? {};
-    const after = { ...before, ...(parts.arguments && before.arguments === undefined ? { arguments: true as const } : {}), ...(parts.result && before.result === undefined ? { result: true as const } : {}) };
+    const after = {
+      ...before,
+      ...(parts.arguments && before.arguments === undefined ? { arguments: true as const } : {}),
+      ...(parts.result && before.result === undefined ? { result: true as const } : {}),
+    };
     agents[agentId!] = { ...agent, toolSensitivity: { ...agent.toolSensitivity, [tool]: after } };
   }
   return { ...team, agents };

@@ -20,7 +20,11 @@ export interface ArchivedEntry extends ArchiveKeyParts {
 
 /** What an archive holds, oldest close date first; `workflowId` narrows it to one chain. */
 export async function listArchive(store: ArchiveStore, filter: { workflowId?: string } = {}): Promise<ArchivedEntry[]> {
-  const states: Record<string, ArchivedEntry['state']> = { [CHAINS]: 'archived', [TOMBSTONES]: 'erased', [LOST]: 'lost' };
+  const states: Record<string, ArchivedEntry['state']> = {
+    [CHAINS]: 'archived',
+    [TOMBSTONES]: 'erased',
+    [LOST]: 'lost',
+  };
   const entries: ArchivedEntry[] = [];
   for (const folder of Object.keys(states)) {
     for (const key of await store.list(`${folder}/`)) {
@@ -52,7 +56,10 @@ export interface ArchivedVerification {
 }
 
 /** Check every archived export (or those of one chain) offline; tombstones and lost records are listed, not checked. */
-export async function verifyArchive(store: ArchiveStore, options: VerifyExportOptions & { workflowId?: string } = {}): Promise<ArchivedVerification[]> {
+export async function verifyArchive(
+  store: ArchiveStore,
+  options: VerifyExportOptions & { workflowId?: string } = {},
+): Promise<ArchivedVerification[]> {
   const { workflowId, ...verify } = options;
   const out: ArchivedVerification[] = [];
   for (const entry of await listArchive(store, workflowId !== undefined ? { workflowId } : {})) {
@@ -66,7 +73,13 @@ export async function verifyArchive(store: ArchiveStore, options: VerifyExportOp
     }
     const verification = verifyAuditExport(doc, verify);
     const mismatch = keyMismatch(doc, entry);
-    out.push({ entry, verification: verification.ok && mismatch ? { ...verification, ok: false, failure: { seq: -1, reason: mismatch } } : verification });
+    out.push({
+      entry,
+      verification:
+        verification.ok && mismatch
+          ? { ...verification, ok: false, failure: { seq: -1, reason: mismatch } }
+          : verification,
+    });
   }
   return out;
 }
@@ -77,8 +90,10 @@ function keyMismatch(doc: unknown, entry: ArchivedEntry): string | undefined {
   const opening = (doc.events[0] as { event?: { workflowId?: unknown; runIds?: unknown } } | undefined)?.event;
   // A segment too long for a file name keeps a digest in place of its end: only its start can be compared.
   const long = entry.workflowId.includes('~');
-  if (!long && doc.workflowId !== entry.workflowId) return `it is the export of ${JSON.stringify(doc.workflowId)}, kept under the key of ${JSON.stringify(entry.workflowId)}`;
-  if (!long && (!Array.isArray(opening?.runIds) || !opening.runIds.includes(entry.runId))) return `its chain's runs ${JSON.stringify(opening?.runIds)} do not include the run ${entry.runId} its key names`;
+  if (!long && doc.workflowId !== entry.workflowId)
+    return `it is the export of ${JSON.stringify(doc.workflowId)}, kept under the key of ${JSON.stringify(entry.workflowId)}`;
+  if (!long && (!Array.isArray(opening?.runIds) || !opening.runIds.includes(entry.runId)))
+    return `its chain's runs ${JSON.stringify(opening?.runIds)} do not include the run ${entry.runId} its key names`;
   return undefined;
 }
 

@@ -49,8 +49,13 @@ export class S3Archive implements ArchiveStore {
     this.sdk = require('@aws-sdk/client-s3') as S3Module;
     this.prefix = (options.prefix ?? '').replace(/^\/+|\/+$/g, '');
     this.location = `s3://${options.bucket}${this.prefix ? `/${this.prefix}` : ''}`;
-    const endpoint = options.client?.endpoint ?? (process.env.AWS_ENDPOINT_URL_S3 || process.env.AWS_ENDPOINT_URL || undefined);
-    this.s3 = new this.sdk.S3Client({ ...(endpoint ? { endpoint, forcePathStyle: true } : {}), region: process.env.AWS_REGION || 'us-east-1', ...options.client });
+    const endpoint =
+      options.client?.endpoint ?? (process.env.AWS_ENDPOINT_URL_S3 || process.env.AWS_ENDPOINT_URL || undefined);
+    this.s3 = new this.sdk.S3Client({
+      ...(endpoint ? { endpoint, forcePathStyle: true } : {}),
+      region: process.env.AWS_REGION || 'us-east-1',
+      ...options.client,
+    });
   }
 
   async putIfAbsent(key: string, body: string): Promise<PutOutcome> {
@@ -63,7 +68,13 @@ export class S3Archive implements ArchiveStore {
           Body: body,
           ContentType: 'application/json',
           IfNoneMatch: '*',
-          ...(lock ? { ObjectLockMode: lock.mode, ObjectLockRetainUntilDate: new Date(Date.now() + lock.retainDays * 86_400_000), ...(lock.legalHold ? { ObjectLockLegalHoldStatus: 'ON' as const } : {}) } : {}),
+          ...(lock
+            ? {
+                ObjectLockMode: lock.mode,
+                ObjectLockRetainUntilDate: new Date(Date.now() + lock.retainDays * 86_400_000),
+                ...(lock.legalHold ? { ObjectLockLegalHoldStatus: 'ON' as const } : {}),
+              }
+            : {}),
         }),
       );
       return 'written';
@@ -71,17 +82,24 @@ export class S3Archive implements ArchiveStore {
       // 412: an object is there; 409: another write of the key is in flight (it will leave the object).
       const status = (err as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
       if (status === 412 || (err as Error).name === 'PreconditionFailed') return 'exists';
-      if (status === 409 && (err as Error).name === 'ConditionalRequestConflict') throw Object.assign(new Error(`another write of ${key} is in flight; try again`), { cause: err });
+      if (status === 409 && (err as Error).name === 'ConditionalRequestConflict')
+        throw Object.assign(new Error(`another write of ${key} is in flight; try again`), { cause: err });
       throw err;
     }
   }
 
   async get(key: string): Promise<string | undefined> {
     try {
-      const got = await this.s3.send(new this.sdk.GetObjectCommand({ Bucket: this.options.bucket, Key: this.key(key) }));
+      const got = await this.s3.send(
+        new this.sdk.GetObjectCommand({ Bucket: this.options.bucket, Key: this.key(key) }),
+      );
       return await got.Body?.transformToString('utf8');
     } catch (err) {
-      if ((err as Error).name === 'NoSuchKey' || (err as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode === 404) return undefined;
+      if (
+        (err as Error).name === 'NoSuchKey' ||
+        (err as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode === 404
+      )
+        return undefined;
       throw err;
     }
   }
@@ -91,7 +109,13 @@ export class S3Archive implements ArchiveStore {
     let token: string | undefined;
     const strip = this.prefix ? this.prefix.length + 1 : 0;
     do {
-      const page = await this.s3.send(new this.sdk.ListObjectsV2Command({ Bucket: this.options.bucket, Prefix: this.key(prefix), ContinuationToken: token }));
+      const page = await this.s3.send(
+        new this.sdk.ListObjectsV2Command({
+          Bucket: this.options.bucket,
+          Prefix: this.key(prefix),
+          ContinuationToken: token,
+        }),
+      );
       for (const o of page.Contents ?? []) if (o.Key) keys.push(o.Key.slice(strip));
       token = page.IsTruncated ? page.NextContinuationToken : undefined;
     } while (token);
@@ -106,16 +130,31 @@ export class S3Archive implements ArchiveStore {
     let versionMarker: string | undefined;
     let deleted = false;
     do {
-      const page = await this.s3.send(new this.sdk.ListObjectVersionsCommand({ Bucket: this.options.bucket, Prefix: full, KeyMarker: keyMarker, VersionIdMarker: versionMarker }));
+      const page = await this.s3.send(
+        new this.sdk.ListObjectVersionsCommand({
+          Bucket: this.options.bucket,
+          Prefix: full,
+          KeyMarker: keyMarker,
+          VersionIdMarker: versionMarker,
+        }),
+      );
       for (const v of [...(page.Versions ?? []), ...(page.DeleteMarkers ?? [])]) {
         if (v.Key !== full) continue;
-        await this.s3.send(new this.sdk.DeleteObjectCommand({ Bucket: this.options.bucket, Key: full, ...(v.VersionId && v.VersionId !== 'null' ? { VersionId: v.VersionId } : {}), ...bypass }));
+        await this.s3.send(
+          new this.sdk.DeleteObjectCommand({
+            Bucket: this.options.bucket,
+            Key: full,
+            ...(v.VersionId && v.VersionId !== 'null' ? { VersionId: v.VersionId } : {}),
+            ...bypass,
+          }),
+        );
         deleted = true;
       }
       keyMarker = page.IsTruncated ? page.NextKeyMarker : undefined;
       versionMarker = page.IsTruncated ? page.NextVersionIdMarker : undefined;
     } while (keyMarker);
-    if (!deleted) await this.s3.send(new this.sdk.DeleteObjectCommand({ Bucket: this.options.bucket, Key: full, ...bypass }));
+    if (!deleted)
+      await this.s3.send(new this.sdk.DeleteObjectCommand({ Bucket: this.options.bucket, Key: full, ...bypass }));
   }
 
   /** Close the SDK's connections. */

@@ -98,7 +98,8 @@ export class DirectoryArchive implements ArchiveStore {
 
   private file(key: string): string {
     const segments = key.split('/');
-    if (segments.some((s) => s === '' || s === '.' || s === '..' || s.includes(path.sep))) throw new Error(`not an archive key: ${JSON.stringify(key)}`);
+    if (segments.some((s) => s === '' || s === '.' || s === '..' || s.includes(path.sep)))
+      throw new Error(`not an archive key: ${JSON.stringify(key)}`);
     return path.join(this.location, ...segments);
   }
 }
@@ -117,5 +118,9 @@ async function removeTemporaries(file: string): Promise<void> {
   const dir = path.dirname(file);
   const mine = `.${path.basename(file)}.`;
   const names = await fs.promises.readdir(dir).catch(() => [] as string[]);
-  await Promise.all(names.filter((n) => n.startsWith(mine) && n.endsWith('.tmp')).map((n) => fs.promises.rm(path.join(dir, n), { force: true })));
+  await Promise.all(
+    names
+      .filter((n) => n.startsWith(mine) && n.endsWith('.tmp'))
+      .map((n) => fs.promises.rm(path.join(dir, n), { force: true })),
+  );
 }

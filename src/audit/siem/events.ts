@@ -67,7 +67,10 @@ export interface ClosedSummary {
 }
 
 /** The stream's events of one archived export. */
-export function siemEvents(doc: AuditExport, context: { namespace: string; archiveKey: string; closedAt: string; status: string }): SiemEvent[] {
+export function siemEvents(
+  doc: AuditExport,
+  context: { namespace: string; archiveKey: string; closedAt: string; status: string },
+): SiemEvent[] {
   const parts = parseArchiveKey(context.archiveKey);
   const envelope = (id: string, type: string, time: string | undefined, data: SiemEventData): SiemEvent => ({
     specversion: '1.0',
@@ -82,15 +85,45 @@ export function siemEvents(doc: AuditExport, context: { namespace: string; archi
     batonteam: parts?.team ?? '_',
     data,
   });
-  const base = (e: ExportedEvent) => ({ workflowId: e.workflowId, ...('runId' in e.event ? { runId: e.event.runId } : {}), seq: e.seq, digest: e.digest, head: doc.head, archiveKey: context.archiveKey });
-  const lines = doc.events.map((e) => envelope(e.digest, e.event.kind, 'at' in e.event ? e.event.at : undefined, { ...base(e), event: e.event }));
+  const base = (e: ExportedEvent) => ({
+    workflowId: e.workflowId,
+    ...('runId' in e.event ? { runId: e.event.runId } : {}),
+    seq: e.seq,
+    digest: e.digest,
+    head: doc.head,
+    archiveKey: context.archiveKey,
+  });
+  const lines = doc.events.map((e) =>
+    envelope(e.digest, e.event.kind, 'at' in e.event ? e.event.at : undefined, { ...base(e), event: e.event }),
+  );
   const summary = summarize(doc, context);
-  lines.push(envelope(`${doc.head}:closed`, 'closed', context.closedAt, { workflowId: doc.workflowId, seq: doc.events.length, digest: doc.head, head: doc.head, archiveKey: context.archiveKey, event: summary }));
+  lines.push(
+    envelope(`${doc.head}:closed`, 'closed', context.closedAt, {
+      workflowId: doc.workflowId,
+      seq: doc.events.length,
+      digest: doc.head,
+      head: doc.head,
+      archiveKey: context.archiveKey,
+      event: summary,
+    }),
+  );
   return lines;
 }
 
 function summarize(doc: AuditExport, context: { closedAt: string; status: string }): ClosedSummary {
-  const s: ClosedSummary = { kind: 'closed', status: context.status, closedAt: context.closedAt, modelCalls: 0, toolCalls: 0, handoffs: 0, decisions: 0, inputTokens: 0, outputTokens: 0, costMicros: {}, events: doc.events.length };
+  const s: ClosedSummary = {
+    kind: 'closed',
+    status: context.status,
+    closedAt: context.closedAt,
+    modelCalls: 0,
+    toolCalls: 0,
+    handoffs: 0,
+    decisions: 0,
+    inputTokens: 0,
+    outputTokens: 0,
+    costMicros: {},
+    events: doc.events.length,
+  };
   for (const { event: e } of doc.events) {
     if (e.kind === 'model_turn') {
       s.modelCalls++;

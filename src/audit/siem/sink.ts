@@ -56,7 +56,10 @@ export class FileSiemSink implements SiemSink {
       // What a crash left after the last recorded batch is the start of a batch not recorded: cut it off.
       const start = cursor?.end ?? 0;
       const { size } = await handle.stat();
-      if (size < start) throw new Error(`the SIEM stream ${this.location} is shorter (${size} bytes) than its cursor says (${start}): it was truncated or replaced; move ${this.cursorFile} away to start it again`);
+      if (size < start)
+        throw new Error(
+          `the SIEM stream ${this.location} is shorter (${size} bytes) than its cursor says (${start}): it was truncated or replaced; move ${this.cursorFile} away to start it again`,
+        );
       if (size > start) await handle.truncate(start);
       const body = Buffer.from(events.map((e) => `${JSON.stringify(e)}\n`).join(''));
       await handle.write(body, 0, body.length, start);
@@ -73,7 +76,9 @@ export class FileSiemSink implements SiemSink {
       return JSON.parse(fs.readFileSync(this.cursorFile, 'utf8')) as FileCursor;
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-      throw new Error(`the SIEM stream's cursor ${this.cursorFile} is unreadable (${(err as Error).message}): fix or remove it`);
+      throw new Error(
+        `the SIEM stream's cursor ${this.cursorFile} is unreadable (${(err as Error).message}): fix or remove it`,
+      );
     }
   }
 
@@ -109,7 +114,8 @@ export class HttpSiemSink implements SiemSink {
     private readonly options: HttpSiemSinkOptions = {},
   ) {
     const url = new URL(location);
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error(`a SIEM endpoint is an http(s) URL, got ${location}`);
+    if (url.protocol !== 'http:' && url.protocol !== 'https:')
+      throw new Error(`a SIEM endpoint is an http(s) URL, got ${location}`);
   }
 
   async write(_chainKey: string, events: SiemEvent[]): Promise<number> {
@@ -119,7 +125,10 @@ export class HttpSiemSink implements SiemSink {
       body: JSON.stringify(events),
       signal: AbortSignal.timeout(this.options.timeoutMs ?? 30_000),
     });
-    if (!response.ok) throw new Error(`the SIEM endpoint ${this.location} answered ${response.status} ${response.statusText}: ${(await response.text()).slice(0, 300)}`);
+    if (!response.ok)
+      throw new Error(
+        `the SIEM endpoint ${this.location} answered ${response.status} ${response.statusText}: ${(await response.text()).slice(0, 300)}`,
+      );
     return events.length;
   }
 }

@@ -5,7 +5,12 @@
  * workflow verifies it (docs/approvals.md, "Delegation").
  */
 import { UserError } from '../../common/errors';
-import { DELEGATION_SIGNATURE_VERSION, type DelegationPayload, delegationSigningInput, MAX_DELEGATION_SECONDS } from '../../common/signatures/delegation';
+import {
+  DELEGATION_SIGNATURE_VERSION,
+  type DelegationPayload,
+  delegationSigningInput,
+  MAX_DELEGATION_SECONDS,
+} from '../../common/signatures/delegation';
 import { compactJws } from '../../common/signatures/payload';
 import type { DecisionSigner } from './signer';
 
@@ -32,8 +37,10 @@ export interface DelegationRequest {
 export async function signDelegation(signer: DecisionSigner, request: DelegationRequest): Promise<string> {
   const iat = Math.floor((request.now ?? Date.now()) / 1000);
   const exp = Math.floor(Number(request.until) / 1000);
-  if (!Number.isSafeInteger(exp) || exp <= iat || exp - iat > MAX_DELEGATION_SECONDS) throw new UserError(`a grant's "until" must be after now and at most ${MAX_DELEGATION_SECONDS / 86400} days ahead`);
-  if (request.slot === '' || request.delegate === '' || request.slot === request.delegate) throw new UserError('a grant names a slot and another person to decide for it');
+  if (!Number.isSafeInteger(exp) || exp <= iat || exp - iat > MAX_DELEGATION_SECONDS)
+    throw new UserError(`a grant's "until" must be after now and at most ${MAX_DELEGATION_SECONDS / 86400} days ahead`);
+  if (request.slot === '' || request.delegate === '' || request.slot === request.delegate)
+    throw new UserError('a grant names a slot and another person to decide for it');
   const payload: DelegationPayload = {
     v: DELEGATION_SIGNATURE_VERSION,
     slot: request.slot,
@@ -46,6 +53,7 @@ export async function signDelegation(signer: DecisionSigner, request: Delegation
   };
   const input = delegationSigningInput(signer.kid, payload);
   const signature = await signer.sign(new TextEncoder().encode(input));
-  if (!(signature instanceof Uint8Array) || signature.length !== 64) throw new UserError(`the signer of key ${signer.kid} must answer a 64-byte Ed25519 signature`);
+  if (!(signature instanceof Uint8Array) || signature.length !== 64)
+    throw new UserError(`the signer of key ${signer.kid} must answer a 64-byte Ed25519 signature`);
   return compactJws(input, signature);
 }

@@ -24,9 +24,21 @@ export interface OperatorSigningRequest {
  */
 export async function signOverrides(signer: DecisionSigner, request: OperatorSigningRequest): Promise<RunOverrides> {
   const { options, models } = request.overrides;
-  const payload = { v: OPERATOR_SIGNATURE_VERSION, workflowId: request.workflowId, operator: request.operator, overrides: overridesDigest({ options, models }), iat: Math.floor((request.now ?? Date.now()) / 1000) } as const;
+  const payload = {
+    v: OPERATOR_SIGNATURE_VERSION,
+    workflowId: request.workflowId,
+    operator: request.operator,
+    overrides: overridesDigest({ options, models }),
+    iat: Math.floor((request.now ?? Date.now()) / 1000),
+  } as const;
   const input = operatorSigningInput(signer.kid, payload);
   const signature = await signer.sign(new TextEncoder().encode(input));
-  if (!(signature instanceof Uint8Array) || signature.length !== 64) throw new UserError(`the signer of key ${signer.kid} must answer a 64-byte Ed25519 signature`);
-  return { ...(options !== undefined ? { options } : {}), ...(models !== undefined ? { models } : {}), operator: request.operator, signature: compactJws(input, signature) };
+  if (!(signature instanceof Uint8Array) || signature.length !== 64)
+    throw new UserError(`the signer of key ${signer.kid} must answer a 64-byte Ed25519 signature`);
+  return {
+    ...(options !== undefined ? { options } : {}),
+    ...(models !== undefined ? { models } : {}),
+    operator: request.operator,
+    signature: compactJws(input, signature),
+  };
 }

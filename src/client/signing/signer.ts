@@ -2,7 +2,15 @@
  * Signers of decisions, made from an approver's Ed25519 private key (PKCS#8 PEM, a JWK, or a key
  * file holding either), and the public entries (`ApproverKey`) a team or a run lists for them.
  */
-import { createHash, createPrivateKey, createPublicKey, generateKeyPairSync, type JsonWebKey, type KeyObject, sign } from 'node:crypto';
+import {
+  createHash,
+  createPrivateKey,
+  createPublicKey,
+  generateKeyPairSync,
+  type JsonWebKey,
+  type KeyObject,
+  sign,
+} from 'node:crypto';
 import fs from 'node:fs';
 import { UserError } from '../../common/errors';
 import { type ApproverKey, approverKeyCheck } from '../../common/signatures/keys';
@@ -34,7 +42,11 @@ export type KeyInput = KeyObject | string | JsonWebKey;
 export function decisionSigner(privateKey: KeyInput, options: SignerOptions = {}): DecisionSigner {
   const key = privateKeyOf(privateKey);
   const kid = options.kid ?? jwkKid(privateKey) ?? keyThumbprint(createPublicKey(key));
-  return { kid, publicKey: rawPublicKey(createPublicKey(key)), sign: (input) => new Uint8Array(sign(null, input, key)) };
+  return {
+    kid,
+    publicKey: rawPublicKey(createPublicKey(key)),
+    sign: (input) => new Uint8Array(sign(null, input, key)),
+  };
 }
 
 /** A signer from a key file (PKCS#8 PEM or a JWK in JSON), for the CLI and services. */
@@ -59,14 +71,21 @@ export type ApproverKeyOptions = Omit<ApproverKey, 'publicKey' | 'kid'> & { kid?
 export function approverKey(key: KeyInput, options: ApproverKeyOptions): ApproverKey {
   const publicKey = publicKeyOf(key);
   const { kid, ...rest } = options;
-  const entry = { kid: kid ?? jwkKid(key) ?? keyThumbprint(publicKey), ...rest, publicKey: rawPublicKey(publicKey) } as ApproverKey;
+  const entry = {
+    kid: kid ?? jwkKid(key) ?? keyThumbprint(publicKey),
+    ...rest,
+    publicKey: rawPublicKey(publicKey),
+  } as ApproverKey;
   const problems = approverKeyCheck(entry, 'approverKey');
   if (problems.length > 0) throw new UserError(`Invalid approver key: ${problems.join('; ')}`, { problems });
   return entry;
 }
 
 /** A new Ed25519 key pair: the private key as a JWK (with its `kid`) and the public entry to list. */
-export function generateApproverKey(options: ApproverKeyOptions): { privateJwk: JsonWebKey & { kid: string }; approverKey: ApproverKey } {
+export function generateApproverKey(options: ApproverKeyOptions): {
+  privateJwk: JsonWebKey & { kid: string };
+  approverKey: ApproverKey;
+} {
   const { privateKey, publicKey } = generateKeyPairSync('ed25519');
   const entry = approverKey(publicKey, options);
   return { privateJwk: { ...privateKey.export({ format: 'jwk' }), kid: entry.kid }, approverKey: entry };
@@ -93,22 +112,37 @@ function parseKeyText(text: string, source: string): KeyInput {
 function privateKeyOf(key: KeyInput): KeyObject {
   let k: KeyObject;
   try {
-    k = typeof key === 'string' ? createPrivateKey(key) : isKeyObject(key) ? key : createPrivateKey({ key: key as never, format: 'jwk' });
+    k =
+      typeof key === 'string'
+        ? createPrivateKey(key)
+        : isKeyObject(key)
+          ? key
+          : createPrivateKey({ key: key as never, format: 'jwk' });
   } catch (err) {
     throw new UserError(`not an Ed25519 private key (PKCS#8 PEM or a JWK with "d"): ${(err as Error).message}`);
   }
-  if (k.type !== 'private' || k.asymmetricKeyType !== 'ed25519') throw new UserError(`a decision signer needs an Ed25519 private key, got a ${k.asymmetricKeyType ?? 'secret'} ${k.type} key`);
+  if (k.type !== 'private' || k.asymmetricKeyType !== 'ed25519')
+    throw new UserError(
+      `a decision signer needs an Ed25519 private key, got a ${k.asymmetricKeyType ?? 'secret'} ${k.type} key`,
+    );
   return k;
 }
 
 function publicKeyOf(key: KeyInput): KeyObject {
   let k: KeyObject;
   try {
-    k = isKeyObject(key) ? (key.type === 'private' ? createPublicKey(key) : key) : typeof key === 'string' ? createPublicKey(key) : createPublicKey({ key: key as never, format: 'jwk' });
+    k = isKeyObject(key)
+      ? key.type === 'private'
+        ? createPublicKey(key)
+        : key
+      : typeof key === 'string'
+        ? createPublicKey(key)
+        : createPublicKey({ key: key as never, format: 'jwk' });
   } catch (err) {
     throw new UserError(`not an Ed25519 key (PEM or a JWK): ${(err as Error).message}`);
   }
-  if (k.asymmetricKeyType !== 'ed25519') throw new UserError(`approver keys are Ed25519 keys, got ${k.asymmetricKeyType ?? 'a secret key'}`);
+  if (k.asymmetricKeyType !== 'ed25519')
+    throw new UserError(`approver keys are Ed25519 keys, got ${k.asymmetricKeyType ?? 'a secret key'}`);
   return k;
 }
 
@@ -117,9 +151,16 @@ function rawPublicKey(key: KeyObject): string {
 }
 
 function jwkKid(key: KeyInput): string | undefined {
-  return !isKeyObject(key) && typeof key === 'object' && typeof (key as { kid?: unknown }).kid === 'string' ? (key as { kid: string }).kid : undefined;
+  return !isKeyObject(key) && typeof key === 'object' && typeof (key as { kid?: unknown }).kid === 'string'
+    ? (key as { kid: string }).kid
+    : undefined;
 }
 
 function isKeyObject(key: unknown): key is KeyObject {
-  return typeof key === 'object' && key !== null && typeof (key as KeyObject).export === 'function' && typeof (key as KeyObject).type === 'string';
+  return (
+    typeof key === 'object' &&
+    key !== null &&
+    typeof (key as KeyObject).export === 'function' &&
+    typeof (key as KeyObject).type === 'string'
+  );
 }

@@ -12,7 +12,11 @@ import { policyLoosenings, policyTightenings, teamPolicyOf, toolLoosening } from
 import { policyLoosening } from './protective';
 
 /** `current` with the approvals of `carried` (the team the chain ran under, its policy updated) that ask more. */
-export function keepTightenings<T extends TeamSpec>(current: T, carried: Pick<TeamSpec, 'agents' | 'approvals' | 'policyVersion'>, runRules: readonly ApprovalRule[]): T {
+export function keepTightenings<T extends TeamSpec>(
+  current: T,
+  carried: Pick<TeamSpec, 'agents' | 'approvals' | 'policyVersion'>,
+  runRules: readonly ApprovalRule[],
+): T {
   const agents: TeamSpec['agents'] = {};
   for (const [id, now] of Object.entries(current.agents)) {
     const before = carried.agents[id];
@@ -20,17 +24,33 @@ export function keepTightenings<T extends TeamSpec>(current: T, carried: Pick<Te
       agents[id] = now;
       continue;
     }
-    const stricter = policyLoosening(before.approval, now.approval) !== undefined && policyLoosening(now.approval, before.approval) === undefined;
+    const stricter =
+      policyLoosening(before.approval, now.approval) !== undefined &&
+      policyLoosening(now.approval, before.approval) === undefined;
     const toolApprovals = { ...now.toolApprovals };
     for (const [tool, spec] of Object.entries(before.toolApprovals ?? {})) {
       if (!now.tools.some((t) => t.name === tool)) continue;
-      if (toolLoosening(spec, toolApprovals[tool]) !== undefined && toolLoosening(toolApprovals[tool], spec) === undefined) toolApprovals[tool] = spec;
+      if (
+        toolLoosening(spec, toolApprovals[tool]) !== undefined &&
+        toolLoosening(toolApprovals[tool], spec) === undefined
+      )
+        toolApprovals[tool] = spec;
     }
-    agents[id] = { ...now, ...(stricter ? { approval: before.approval } : {}), ...(Object.keys(toolApprovals).length > 0 ? { toolApprovals } : {}) };
+    agents[id] = {
+      ...now,
+      ...(stricter ? { approval: before.approval } : {}),
+      ...(Object.keys(toolApprovals).length > 0 ? { toolApprovals } : {}),
+    };
   }
   const merged = { ...current, agents };
   // The team's own rules: the carried ones when they ask more and nothing less.
   const withRules = { ...teamPolicyOf(merged), approvals: carried.approvals };
-  const rulesStricter = policyLoosenings(merged, runRules, withRules).length === 0 && policyTightenings(merged, runRules, withRules).length > 0;
-  return { ...merged, ...(rulesStricter ? { approvals: carried.approvals } : {}), ...(carried.policyVersion !== undefined ? { policyVersion: carried.policyVersion } : {}) };
+  const rulesStricter =
+    policyLoosenings(merged, runRules, withRules).length === 0 &&
+    policyTightenings(merged, runRules, withRules).length > 0;
+  return {
+    ...merged,
+    ...(rulesStricter ? { approvals: carried.approvals } : {}),
+    ...(carried.policyVersion !== undefined ? { policyVersion: carried.policyVersion } : {}),
+  };
 }

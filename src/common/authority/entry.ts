@@ -13,7 +13,10 @@ import { entryPolicy } from './policy';
 export { type EntryRules, GatedEntry, entryRulesProblems } from './entryRules';
 
 /** What a start at `agent` must do first. */
-export type EntryVerdict = { kind: 'enter' } | { kind: 'approve'; policy: ApprovalPolicy } | { kind: 'refuse'; reason: string; entries: string[] };
+export type EntryVerdict =
+  | { kind: 'enter' }
+  | { kind: 'approve'; policy: ApprovalPolicy }
+  | { kind: 'refuse'; reason: string; entries: string[] };
 
 /** The agents a chain of `team` may be entered at directly. */
 export function directEntries(team: Pick<TeamSpec, 'agents' | 'approvals' | 'entry'>): string[] {
@@ -21,12 +24,23 @@ export function directEntries(team: Pick<TeamSpec, 'agents' | 'approvals' | 'ent
 }
 
 /** Judge a start at `agent`, under the team's rules and the run's own approval rules (which may only add to them). */
-export function judgeEntry(team: Pick<TeamSpec, 'agents' | 'approvals' | 'entry'>, runRules: readonly ApprovalRule[], agent: string): EntryVerdict {
+export function judgeEntry(
+  team: Pick<TeamSpec, 'agents' | 'approvals' | 'entry'>,
+  runRules: readonly ApprovalRule[],
+  agent: string,
+): EntryVerdict {
   const listed = team.entry?.agents?.includes(agent);
   if (listed) return { kind: 'enter' };
   const policy = entryPolicy(team, runRules, agent);
   const entries = directEntries(team);
-  if (!policy) return team.entry?.agents ? { kind: 'refuse', reason: `"${agent}" is not an entry of this team`, entries } : { kind: 'enter' };
+  if (!policy)
+    return team.entry?.agents
+      ? { kind: 'refuse', reason: `"${agent}" is not an entry of this team`, entries }
+      : { kind: 'enter' };
   if ((team.entry?.onGated ?? 'approve') === 'approve') return { kind: 'approve', policy };
-  return { kind: 'refuse', reason: `"${agent}" is gated: a handoff into it needs approval${policy.approvers ? ` by ${policy.approvers.join(', ')}` : ''}, and the team refuses starts there`, entries };
+  return {
+    kind: 'refuse',
+    reason: `"${agent}" is gated: a handoff into it needs approval${policy.approvers ? ` by ${policy.approvers.join(', ')}` : ''}, and the team refuses starts there`,
+    entries,
+  };
 }

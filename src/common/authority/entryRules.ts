@@ -33,11 +33,19 @@ export function entryRulesProblems(v: unknown, agents?: readonly string[]): stri
   if (!isRecord(v)) return [`entry must be {agents?, onGated?}, got ${shown(v)}`];
   const problems: string[] = [];
   const extra = Object.keys(v).filter((k) => k !== 'agents' && k !== 'onGated');
-  if (extra.length > 0) problems.push(`entry has unknown field(s) ${extra.map((k) => JSON.stringify(k)).join(', ')} (valid: agents, onGated)`);
-  if (v.onGated !== undefined && v.onGated !== 'approve' && v.onGated !== 'refuse') problems.push(`entry.onGated must be "approve" or "refuse", got ${shown(v.onGated)}`);
+  if (extra.length > 0)
+    problems.push(
+      `entry has unknown field(s) ${extra.map((k) => JSON.stringify(k)).join(', ')} (valid: agents, onGated)`,
+    );
+  if (v.onGated !== undefined && v.onGated !== 'approve' && v.onGated !== 'refuse')
+    problems.push(`entry.onGated must be "approve" or "refuse", got ${shown(v.onGated)}`);
   if (v.agents !== undefined) {
-    if (!Array.isArray(v.agents) || !v.agents.every((a) => typeof a === 'string')) problems.push(`entry.agents must list agent ids, got ${shown(v.agents)}`);
-    else if (agents) for (const a of v.agents) if (!agents.includes(a)) problems.push(`entry.agents names "${a}", which is not registered (registered: ${agents.join(', ')})`);
+    if (!Array.isArray(v.agents) || !v.agents.every((a) => typeof a === 'string'))
+      problems.push(`entry.agents must list agent ids, got ${shown(v.agents)}`);
+    else if (agents)
+      for (const a of v.agents)
+        if (!agents.includes(a))
+          problems.push(`entry.agents names "${a}", which is not registered (registered: ${agents.join(', ')})`);
   }
   return problems;
 }

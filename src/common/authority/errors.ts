@@ -16,7 +16,10 @@ export class GatedEntryError extends UserError<{ agent: string; reason: string; 
   declare readonly reason: string;
   declare readonly entries: string[];
   constructor(agent: string, reason: string, entries: string[]) {
-    super(`A chain may not start at "${agent}": ${reason} (entries: ${entries.length > 0 ? entries.join(', ') : 'none'})`, { agent, reason, entries });
+    super(
+      `A chain may not start at "${agent}": ${reason} (entries: ${entries.length > 0 ? entries.join(', ') : 'none'})`,
+      { agent, reason, entries },
+    );
   }
 }
 

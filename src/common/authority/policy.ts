@@ -14,8 +14,14 @@ import type { TeamSpec } from '../team';
 export const ENTRY_SOURCE = '(start)';
 
 /** The policy that applies to `from` → `to`: run rules, then team rules (edge before target), then the target's own. */
-export function resolveApprovalPolicy(team: Pick<TeamSpec, 'approvals' | 'agents'>, runRules: readonly ApprovalRule[], from: string, to: string): ApprovalPolicy | undefined {
-  const match = (rules: readonly ApprovalRule[]) => rules.find((r) => r.to === to && r.from === from) ?? rules.find((r) => r.to === to && r.from === undefined);
+export function resolveApprovalPolicy(
+  team: Pick<TeamSpec, 'approvals' | 'agents'>,
+  runRules: readonly ApprovalRule[],
+  from: string,
+  to: string,
+): ApprovalPolicy | undefined {
+  const match = (rules: readonly ApprovalRule[]) =>
+    rules.find((r) => r.to === to && r.from === from) ?? rules.find((r) => r.to === to && r.from === undefined);
   const policy = match(runRules) ?? match(team.approvals) ?? team.agents[to]?.approval;
   return policy && policy.required !== false ? policy : undefined;
 }
@@ -25,7 +31,11 @@ export function resolveApprovalPolicy(team: Pick<TeamSpec, 'approvals' | 'agents
  * {@link ENTRY_SOURCE}, else the policy of any handoff into it (an agent behind one gated edge is
  * gated: entering it directly must not skip that edge's approval). `undefined`: not gated.
  */
-export function entryPolicy(team: Pick<TeamSpec, 'approvals' | 'agents'>, runRules: readonly ApprovalRule[], agent: string): ApprovalPolicy | undefined {
+export function entryPolicy(
+  team: Pick<TeamSpec, 'approvals' | 'agents'>,
+  runRules: readonly ApprovalRule[],
+  agent: string,
+): ApprovalPolicy | undefined {
   const direct = resolveApprovalPolicy(team, runRules, ENTRY_SOURCE, agent);
   if (direct) return direct;
   for (const from of Object.keys(team.agents)) {

@@ -80,38 +80,70 @@ const MAX_ENTRIES = 500;
 export function teamPolicyOf(team: Pick<TeamSpec, 'agents' | 'approvals' | 'version' | 'policyVersion'>): TeamPolicy {
   const agents: Record<string, AgentPolicy> = {};
   for (const [id, a] of Object.entries(team.agents)) {
-    agents[id] = { ...(a.approval ? { approval: a.approval } : {}), ...(a.toolApprovals && Object.keys(a.toolApprovals).length > 0 ? { toolApprovals: a.toolApprovals } : {}) };
+    agents[id] = {
+      ...(a.approval ? { approval: a.approval } : {}),
+      ...(a.toolApprovals && Object.keys(a.toolApprovals).length > 0 ? { toolApprovals: a.toolApprovals } : {}),
+    };
   }
   return { version: team.policyVersion ?? versionIdOf(team), approvals: team.approvals, agents };
 }
 
 const toolApprovalCheck: Check = (v, key) => {
   const problems: string[] = [];
-  if (v === true || !isRecord(v)) return [`"${key}" must be a tool approval {when?, approvers?, requireSignature?, timeout?, onTimeout?, …}, got ${shown(v)}`];
+  if (v === true || !isRecord(v))
+    return [
+      `"${key}" must be a tool approval {when?, approvers?, requireSignature?, timeout?, onTimeout?, …}, got ${shown(v)}`,
+    ];
   toolApprovalSpec(v, problems, key);
   return problems;
 };
 
-const policyCheck = shape({ version: nonEmptyString, approvals: arrayOf(approvalRuleCheck, 'approval rules {to, from?, approvers?, …}'), agents: recordOf(shape({ approval: approvalPolicyCheck, toolApprovals: recordOf(toolApprovalCheck) }, ['approval', 'toolApprovals'])) });
+const policyCheck = shape({
+  version: nonEmptyString,
+  approvals: arrayOf(approvalRuleCheck, 'approval rules {to, from?, approvers?, …}'),
+  agents: recordOf(
+    shape({ approval: approvalPolicyCheck, toolApprovals: recordOf(toolApprovalCheck) }, ['approval', 'toolApprovals']),
+  ),
+});
 
 /** Problems with a policy update as it arrived (any client), each naming the field and what would be valid. */
 export function policyUpdateProblems(raw: unknown): string[] {
-  const problems = shape({ policy: policyCheck, appliedBy: nonEmptyString, reason: string }, ['reason'])(raw, 'tightenPolicy');
+  const problems = shape({ policy: policyCheck, appliedBy: nonEmptyString, reason: string }, ['reason'])(
+    raw,
+    'tightenPolicy',
+  );
   if (!isRecord(raw)) return problems;
-  if (typeof raw.appliedBy === 'string' && raw.appliedBy.length > APPLIED_BY_CHARS) problems.push(`"tightenPolicy.appliedBy" is ${raw.appliedBy.length} characters; at most ${APPLIED_BY_CHARS}`);
-  if (typeof raw.reason === 'string' && raw.reason.length > REASON_CHARS) problems.push(`"tightenPolicy.reason" is ${raw.reason.length} characters; at most ${REASON_CHARS}`);
+  if (typeof raw.appliedBy === 'string' && raw.appliedBy.length > APPLIED_BY_CHARS)
+    problems.push(`"tightenPolicy.appliedBy" is ${raw.appliedBy.length} characters; at most ${APPLIED_BY_CHARS}`);
+  if (typeof raw.reason === 'string' && raw.reason.length > REASON_CHARS)
+    problems.push(`"tightenPolicy.reason" is ${raw.reason.length} characters; at most ${REASON_CHARS}`);
   const p = raw.policy;
-  if (isRecord(p) && ((Array.isArray(p.approvals) && p.approvals.length > MAX_ENTRIES) || (isRecord(p.agents) && Object.keys(p.agents).length > MAX_ENTRIES))) problems.push(`"tightenPolicy.policy" carries more than ${MAX_ENTRIES} rules or agents`);
+  if (
+    isRecord(p) &&
+    ((Array.isArray(p.approvals) && p.approvals.length > MAX_ENTRIES) ||
+      (isRecord(p.agents) && Object.keys(p.agents).length > MAX_ENTRIES))
+  )
+    problems.push(`"tightenPolicy.policy" carries more than ${MAX_ENTRIES} rules or agents`);
   return problems;
 }
 
 /** `team` with `policy`'s protective parts in place of its own (agents the team lacks are left out). */
-export function withPolicy<T extends Pick<TeamSpec, 'agents' | 'approvals' | 'policyVersion'>>(team: T, policy: TeamPolicy): T {
+export function withPolicy<T extends Pick<TeamSpec, 'agents' | 'approvals' | 'policyVersion'>>(
+  team: T,
+  policy: TeamPolicy,
+): T {
   const agents = Object.fromEntries(
     Object.entries(team.agents).map(([id, a]) => {
       const { approval: _a, toolApprovals: _t, ...rest } = a;
       const p = policy.agents[id] ?? {};
-      return [id, { ...rest, ...(p.approval ? { approval: p.approval } : {}), ...(p.toolApprovals ? { toolApprovals: p.toolApprovals } : {}) }];
+      return [
+        id,
+        {
+          ...rest,
+          ...(p.approval ? { approval: p.approval } : {}),
+          ...(p.toolApprovals ? { toolApprovals: p.toolApprovals } : {}),
+        },
+      ];
     }),
   );
   return { ...team, agents, approvals: policy.approvals, policyVersion: policy.version };
@@ -121,7 +153,11 @@ export function withPolicy<T extends Pick<TeamSpec, 'agents' | 'approvals' | 'po
  * The run's own approval rules under `policy`: a rule the policy asks more than is dropped, so the
  * policy reaches the handoffs the rule covers (a run's rules are matched before the team's).
  */
-export function runRulesUnder(team: Pick<TeamSpec, 'agents' | 'approvals'>, runRules: readonly ApprovalRule[], policy: TeamPolicy): ApprovalRule[] {
+export function runRulesUnder(
+  team: Pick<TeamSpec, 'agents' | 'approvals'>,
+  runRules: readonly ApprovalRule[],
+  policy: TeamPolicy,
+): ApprovalRule[] {
   const after = withPolicy({ ...team, policyVersion: undefined }, policy);
   return runRules.filter((r) => {
     const own = r.required === false ? undefined : r;
@@ -131,16 +167,28 @@ export function runRulesUnder(team: Pick<TeamSpec, 'agents' | 'approvals'>, runR
 }
 
 /** What applying `policy` to a chain on `team` (with its run's rules) would loosen, each naming the handoff or tool and what is allowed. */
-export function policyLoosenings(team: Pick<TeamSpec, 'agents' | 'approvals'>, runRules: readonly ApprovalRule[], policy: TeamPolicy): string[] {
+export function policyLoosenings(
+  team: Pick<TeamSpec, 'agents' | 'approvals'>,
+  runRules: readonly ApprovalRule[],
+  policy: TeamPolicy,
+): string[] {
   return compare(team, runRules, policy).loosened;
 }
 
 /** What applying `policy` would tighten, in words; empty when the chain already runs under as much. */
-export function policyTightenings(team: Pick<TeamSpec, 'agents' | 'approvals'>, runRules: readonly ApprovalRule[], policy: TeamPolicy): string[] {
+export function policyTightenings(
+  team: Pick<TeamSpec, 'agents' | 'approvals'>,
+  runRules: readonly ApprovalRule[],
+  policy: TeamPolicy,
+): string[] {
   return compare(team, runRules, policy).tightened;
 }
 
-function compare(team: Pick<TeamSpec, 'agents' | 'approvals'>, runRules: readonly ApprovalRule[], policy: TeamPolicy): { loosened: string[]; tightened: string[] } {
+function compare(
+  team: Pick<TeamSpec, 'agents' | 'approvals'>,
+  runRules: readonly ApprovalRule[],
+  policy: TeamPolicy,
+): { loosened: string[]; tightened: string[] } {
   const after = withPolicy({ ...team, policyVersion: undefined }, policy);
   const rulesAfter = runRulesUnder(team, runRules, policy);
   const loosened: string[] = [];
@@ -155,7 +203,10 @@ function compare(team: Pick<TeamSpec, 'agents' | 'approvals'>, runRules: readonl
       if (why) loosened.push(`${edge} ${why}; allowed: the same approval or more`);
       else if (policyLoosening(a, b)) tightened.push(`${edge} now needs ${describe(a)}`);
     }
-    for (const tool of new Set([...Object.keys(team.agents[to]!.toolApprovals ?? {}), ...Object.keys(after.agents[to]!.toolApprovals ?? {})])) {
+    for (const tool of new Set([
+      ...Object.keys(team.agents[to]!.toolApprovals ?? {}),
+      ...Object.keys(after.agents[to]!.toolApprovals ?? {}),
+    ])) {
       const b = team.agents[to]!.toolApprovals?.[tool];
       const a = after.agents[to]!.toolApprovals?.[tool];
       const what = `tool "${tool}" of agent "${to}"`;
@@ -168,14 +219,18 @@ function compare(team: Pick<TeamSpec, 'agents' | 'approvals'>, runRules: readonl
 }
 
 /** How approval of a tool's calls under `after` asks less than under `before`; `undefined` when it asks as much or more. */
-export function toolLoosening(before: ToolApprovalSpec | undefined, after: ToolApprovalSpec | undefined): string | undefined {
+export function toolLoosening(
+  before: ToolApprovalSpec | undefined,
+  after: ToolApprovalSpec | undefined,
+): string | undefined {
   const live = (s: ToolApprovalSpec | undefined) => (s && s.required !== false ? s : undefined);
   const b = live(before);
   const a = live(after);
   if (!b) return undefined;
   if (!a) return 'would run without approval';
   // Conditions decide which calls wait: any other set than the same (or none, every call) could let a call through.
-  if (a.when && a.when.length > 0 && JSON.stringify(a.when) !== JSON.stringify(b.when ?? [])) return `would need approval only when ${JSON.stringify(a.when).slice(0, 200)}, not ${b.when?.length ? JSON.stringify(b.when).slice(0, 200) : 'on every call'}`;
+  if (a.when && a.when.length > 0 && JSON.stringify(a.when) !== JSON.stringify(b.when ?? []))
+    return `would need approval only when ${JSON.stringify(a.when).slice(0, 200)}, not ${b.when?.length ? JSON.stringify(b.when).slice(0, 200) : 'on every call'}`;
   const { when: _bw, ...bp } = b;
   const { when: _aw, ...ap } = a;
   return policyLoosening(bp, ap);

@@ -14,22 +14,44 @@ import { priceTableProblems } from './prices';
 const count = integer(0, Number.MAX_SAFE_INTEGER);
 
 /** A cost as usage carries it. */
-export const costCheck: Check<Cost> = shapeOf<Cost>()({ currency: (v, key) => (typeof v === 'string' && /^[A-Z]{3}$/.test(v) ? [] : [`"${key}" must be an ISO 4217 code, got ${shown(v)}`]), micros: count, unpricedCalls: count });
+export const costCheck: Check<Cost> = shapeOf<Cost>()({
+  currency: (v, key) =>
+    typeof v === 'string' && /^[A-Z]{3}$/.test(v) ? [] : [`"${key}" must be an ISO 4217 code, got ${shown(v)}`],
+  micros: count,
+  unpricedCalls: count,
+});
 
 /** Usage, its cost included when it has one. */
-export const usageCheck: Check<Usage> = shapeOf<Usage>()({ inputTokens: count, outputTokens: count, totalTokens: count, modelCalls: count, toolCalls: count, cost: costCheck }, ['cost']);
+export const usageCheck: Check<Usage> = shapeOf<Usage>()(
+  { inputTokens: count, outputTokens: count, totalTokens: count, modelCalls: count, toolCalls: count, cost: costCheck },
+  ['cost'],
+);
 
 /** The tokens of a model answer. */
-export const callTokensCheck: Check<CallTokens> = shapeOf<CallTokens>()({ inputTokens: count, outputTokens: count, cachedInputTokens: count }, ['cachedInputTokens']);
+export const callTokensCheck: Check<CallTokens> = shapeOf<CallTokens>()(
+  { inputTokens: count, outputTokens: count, cachedInputTokens: count },
+  ['cachedInputTokens'],
+);
 
 /** A chain's economics state. */
 export const economicsStateCheck: Check<EconomicsState> = shapeOf<EconomicsState>()(
-  { edge: (v, key) => (typeof v === 'string' ? [] : [`"${key}" must be an edge "from→to", got ${shown(v)}`]), usageByEdge: recordOf(usageCheck), usageByDelegation: recordOf(usageCheck), conversation: shapeOf<NonNullable<EconomicsState['conversation']>>()({ spentMicros: count, limitMicros: count }) },
+  {
+    edge: (v, key) => (typeof v === 'string' ? [] : [`"${key}" must be an edge "from→to", got ${shown(v)}`]),
+    usageByEdge: recordOf(usageCheck),
+    usageByDelegation: recordOf(usageCheck),
+    conversation: shapeOf<NonNullable<EconomicsState['conversation']>>()({ spentMicros: count, limitMicros: count }),
+  },
   ['conversation'],
 );
 
 const spendLimitSpec = shapeOf<SpendLimitSpec>()(
-  { name: nonEmptyString, keyFrom: nonEmptyString, limitMicros: count, window: oneOf(['hour', 'day', 'month']), onExceeded: oneOf(['refuse', 'wait']) },
+  {
+    name: nonEmptyString,
+    keyFrom: nonEmptyString,
+    limitMicros: count,
+    window: oneOf(['hour', 'day', 'month']),
+    onExceeded: oneOf(['refuse', 'wait']),
+  },
   ['keyFrom'],
 );
 
@@ -38,7 +60,15 @@ export const economicsSpecCheck: Check<EconomicsSpec> = shapeOf<EconomicsSpec>()
   {
     prices: (p, k) => priceTableProblems(p, k),
     spendLimits: arrayOf(spendLimitSpec, 'spend limits'),
-    sharedBreakers: shapeOf<SharedBreakersSpec>()({ threshold: integer(1, 1000), cooldownMs: number(1000, 365 * 86_400_000), scope: oneOf(['task_queue', 'team']), keyFrom: nonEmptyString }, ['keyFrom']),
+    sharedBreakers: shapeOf<SharedBreakersSpec>()(
+      {
+        threshold: integer(1, 1000),
+        cooldownMs: number(1000, 365 * 86_400_000),
+        scope: oneOf(['task_queue', 'team']),
+        keyFrom: nonEmptyString,
+      },
+      ['keyFrom'],
+    ),
   },
   ['prices', 'spendLimits', 'sharedBreakers'],
 );

@@ -70,7 +70,11 @@ export interface ReserveSpend {
  * ledger was handing over to its next run). The `reserveSpend` activity asks again until it is
  * granted or refused.
  */
-export type ReserveAnswer = ({ granted: true } | { granted: false } | { wait: true } | { again: true }) & { spentMicros: number; reservedMicros: number; limitMicros: number };
+export type ReserveAnswer = ({ granted: true } | { granted: false } | { wait: true } | { again: true }) & {
+  spentMicros: number;
+  reservedMicros: number;
+  limitMicros: number;
+};
 
 /** What a call turned out to cost, for the reservation `id`. */
 export interface SettleSpend {

@@ -71,7 +71,10 @@ export function fromMicros(micros: number): number {
 }
 
 /** The price of `model` in `table`: by `provider/model`, then by model name. */
-export function priceOf(table: PriceTable | undefined, model: Pick<ModelSpec, 'provider' | 'model'>): ModelPrice | undefined {
+export function priceOf(
+  table: PriceTable | undefined,
+  model: Pick<ModelSpec, 'provider' | 'model'>,
+): ModelPrice | undefined {
   if (!table) return undefined;
   return table[`${model.provider}/${model.model}`] ?? table[model.model];
 }
@@ -102,7 +105,11 @@ export function callCost(price: ModelPrice | undefined, tokens: CallTokens, curr
     whole += n * Math.floor(perMillion / MICROS);
     fraction += n * (perMillion % MICROS);
   }
-  return { currency: price.currency ?? currency, micros: whole + Math.floor((fraction + MICROS / 2) / MICROS), unpricedCalls: 0 };
+  return {
+    currency: price.currency ?? currency,
+    micros: whole + Math.floor((fraction + MICROS / 2) / MICROS),
+    unpricedCalls: 0,
+  };
 }
 
 /**
@@ -131,7 +138,10 @@ export function formatCost(cost: Cost): string {
 
 /** Problems with a price table, each naming the field and what would be valid. */
 export function priceTableProblems(table: unknown, key = 'prices'): string[] {
-  if (!isRecord(table)) return [`"${key}" must be an object of prices by model, e.g. {"gpt-4o-mini": {"input": 0.15, "output": 0.6}}, got ${shown(table)}`];
+  if (!isRecord(table))
+    return [
+      `"${key}" must be an object of prices by model, e.g. {"gpt-4o-mini": {"input": 0.15, "output": 0.6}}, got ${shown(table)}`,
+    ];
   const problems: string[] = [];
   const currencies = new Set<string>();
   for (const [model, price] of Object.entries(table)) {
@@ -144,17 +154,32 @@ export function priceTableProblems(table: unknown, key = 'prices'): string[] {
     for (const field of ['input', 'output', 'cachedInput'] as const) {
       const v = price[field];
       if (v === undefined && field === 'cachedInput') continue;
-      if (typeof v !== 'number' || !Number.isFinite(v) || v < 0 || v > MAX_PRICE || Math.abs(toMicros(v) - v * MICROS) > 1e-3) {
-        problems.push(`"${at}.${field}" must be a price per million tokens from 0 to ${MAX_PRICE} with at most 6 decimals, got ${shown(v)}`);
+      if (
+        typeof v !== 'number' ||
+        !Number.isFinite(v) ||
+        v < 0 ||
+        v > MAX_PRICE ||
+        Math.abs(toMicros(v) - v * MICROS) > 1e-3
+      ) {
+        problems.push(
+          `"${at}.${field}" must be a price per million tokens from 0 to ${MAX_PRICE} with at most 6 decimals, got ${shown(v)}`,
+        );
       }
     }
     const currency = price.currency ?? DEFAULT_CURRENCY;
-    if (typeof currency !== 'string' || !/^[A-Z]{3}$/.test(currency)) problems.push(`"${at}.currency" must be an ISO 4217 code such as "USD", got ${shown(price.currency)}`);
+    if (typeof currency !== 'string' || !/^[A-Z]{3}$/.test(currency))
+      problems.push(`"${at}.currency" must be an ISO 4217 code such as "USD", got ${shown(price.currency)}`);
     else currencies.add(currency);
     const extra = Object.keys(price).filter((k) => !['input', 'output', 'cachedInput', 'currency'].includes(k));
-    if (extra.length > 0) problems.push(`"${at}" has unknown field(s) ${extra.map((k) => `"${k}"`).join(', ')} (valid: input, cachedInput, output, currency)`);
+    if (extra.length > 0)
+      problems.push(
+        `"${at}" has unknown field(s) ${extra.map((k) => `"${k}"`).join(', ')} (valid: input, cachedInput, output, currency)`,
+      );
   }
-  if (currencies.size > 1) problems.push(`"${key}" mixes currencies (${[...currencies].join(', ')}): one table prices in one currency, so costs add up`);
+  if (currencies.size > 1)
+    problems.push(
+      `"${key}" mixes currencies (${[...currencies].join(', ')}): one table prices in one currency, so costs add up`,
+    );
   return problems;
 }
 

@@ -96,28 +96,45 @@ export function economicsProblems(o: EconomicsOptions): string[] {
   const problems: string[] = [];
   if (o.prices !== undefined) problems.push(...priceTableProblems(o.prices));
   if (o.spendLimits !== undefined) {
-    if (!Array.isArray(o.spendLimits)) problems.push(`"spendLimits" must be a list of {name, limit, window, keyFrom?, onExceeded?}, got ${shown(o.spendLimits)}`);
+    if (!Array.isArray(o.spendLimits))
+      problems.push(
+        `"spendLimits" must be a list of {name, limit, window, keyFrom?, onExceeded?}, got ${shown(o.spendLimits)}`,
+      );
     else {
       o.spendLimits.forEach((l, i) => problems.push(...spendLimitProblems(l, `spendLimits[${i}]`)));
       const names = o.spendLimits.map((l) => (l as Partial<SpendLimit>)?.name);
       const twice = names.filter((n, i) => names.indexOf(n) !== i);
-      if (twice.length > 0) problems.push(`"spendLimits" names "${String(twice[0])}" twice: each limit needs a name of its own`);
+      if (twice.length > 0)
+        problems.push(`"spendLimits" names "${String(twice[0])}" twice: each limit needs a name of its own`);
     }
   }
-  if (o.sharedBreakers !== undefined && typeof o.sharedBreakers !== 'boolean') problems.push(...sharedBreakersProblems(o.sharedBreakers));
+  if (o.sharedBreakers !== undefined && typeof o.sharedBreakers !== 'boolean')
+    problems.push(...sharedBreakersProblems(o.sharedBreakers));
   return problems;
 }
 
 function spendLimitProblems(l: unknown, at: string): string[] {
   if (!isRecord(l)) return [`"${at}" must be {name, limit, window, keyFrom?, onExceeded?}, got ${shown(l)}`];
   const problems: string[] = [];
-  if (typeof l.name !== 'string' || !NAME.test(l.name)) problems.push(`"${at}.name" must be 1 to 64 letters, digits or . _ - (starting with a letter or digit), got ${shown(l.name)}`);
-  if (typeof l.limit !== 'number' || !Number.isFinite(l.limit) || l.limit <= 0 || l.limit > 1e9) problems.push(`"${at}.limit" must be an amount above 0 and up to 1e9 in the prices' currency, got ${shown(l.limit)}`);
-  if (!WINDOWS.includes(l.window as SpendWindow)) problems.push(`"${at}.window" must be "hour", "day" or "month", got ${shown(l.window)}`);
-  if (l.keyFrom !== undefined && (typeof l.keyFrom !== 'string' || l.keyFrom === '')) problems.push(`"${at}.keyFrom" must name a field of the run's context, got ${shown(l.keyFrom)}`);
-  if (l.onExceeded !== undefined && l.onExceeded !== 'refuse' && l.onExceeded !== 'wait') problems.push(`"${at}.onExceeded" must be "refuse" or "wait", got ${shown(l.onExceeded)}`);
+  if (typeof l.name !== 'string' || !NAME.test(l.name))
+    problems.push(
+      `"${at}.name" must be 1 to 64 letters, digits or . _ - (starting with a letter or digit), got ${shown(l.name)}`,
+    );
+  if (typeof l.limit !== 'number' || !Number.isFinite(l.limit) || l.limit <= 0 || l.limit > 1e9)
+    problems.push(
+      `"${at}.limit" must be an amount above 0 and up to 1e9 in the prices' currency, got ${shown(l.limit)}`,
+    );
+  if (!WINDOWS.includes(l.window as SpendWindow))
+    problems.push(`"${at}.window" must be "hour", "day" or "month", got ${shown(l.window)}`);
+  if (l.keyFrom !== undefined && (typeof l.keyFrom !== 'string' || l.keyFrom === ''))
+    problems.push(`"${at}.keyFrom" must name a field of the run's context, got ${shown(l.keyFrom)}`);
+  if (l.onExceeded !== undefined && l.onExceeded !== 'refuse' && l.onExceeded !== 'wait')
+    problems.push(`"${at}.onExceeded" must be "refuse" or "wait", got ${shown(l.onExceeded)}`);
   const extra = Object.keys(l).filter((k) => !['name', 'keyFrom', 'limit', 'window', 'onExceeded'].includes(k));
-  if (extra.length > 0) problems.push(`"${at}" has unknown field(s) ${extra.map((k) => `"${k}"`).join(', ')} (valid: name, keyFrom, limit, window, onExceeded)`);
+  if (extra.length > 0)
+    problems.push(
+      `"${at}" has unknown field(s) ${extra.map((k) => `"${k}"`).join(', ')} (valid: name, keyFrom, limit, window, onExceeded)`,
+    );
   return problems;
 }
 
@@ -125,12 +142,24 @@ function sharedBreakersProblems(b: unknown): string[] {
   const at = 'sharedBreakers';
   if (!isRecord(b)) return [`"${at}" must be true or {threshold?, cooldown?, scope?, keyFrom?}, got ${shown(b)}`];
   const problems: string[] = [];
-  if (b.threshold !== undefined && (typeof b.threshold !== 'number' || !Number.isInteger(b.threshold) || b.threshold < 1 || b.threshold > 1000)) problems.push(`"${at}.threshold" must be an integer from 1 to 1000, got ${shown(b.threshold)}`);
-  if (b.cooldown !== undefined && (durationMs(b.cooldown) ?? 0) < 1000) problems.push(`"${at}.cooldown" must be a duration from 1 second up to a year, such as "1 minute", got ${shown(b.cooldown)}`);
-  if (b.scope !== undefined && b.scope !== 'task_queue' && b.scope !== 'team') problems.push(`"${at}.scope" must be "task_queue" or "team", got ${shown(b.scope)}`);
-  if (b.keyFrom !== undefined && (typeof b.keyFrom !== 'string' || b.keyFrom === '')) problems.push(`"${at}.keyFrom" must name a field of the run's context, got ${shown(b.keyFrom)}`);
+  if (
+    b.threshold !== undefined &&
+    (typeof b.threshold !== 'number' || !Number.isInteger(b.threshold) || b.threshold < 1 || b.threshold > 1000)
+  )
+    problems.push(`"${at}.threshold" must be an integer from 1 to 1000, got ${shown(b.threshold)}`);
+  if (b.cooldown !== undefined && (durationMs(b.cooldown) ?? 0) < 1000)
+    problems.push(
+      `"${at}.cooldown" must be a duration from 1 second up to a year, such as "1 minute", got ${shown(b.cooldown)}`,
+    );
+  if (b.scope !== undefined && b.scope !== 'task_queue' && b.scope !== 'team')
+    problems.push(`"${at}.scope" must be "task_queue" or "team", got ${shown(b.scope)}`);
+  if (b.keyFrom !== undefined && (typeof b.keyFrom !== 'string' || b.keyFrom === ''))
+    problems.push(`"${at}.keyFrom" must name a field of the run's context, got ${shown(b.keyFrom)}`);
   const extra = Object.keys(b).filter((k) => !['threshold', 'cooldown', 'scope', 'keyFrom'].includes(k));
-  if (extra.length > 0) problems.push(`"${at}" has unknown field(s) ${extra.map((k) => `"${k}"`).join(', ')} (valid: threshold, cooldown, scope, keyFrom)`);
+  if (extra.length > 0)
+    problems.push(
+      `"${at}" has unknown field(s) ${extra.map((k) => `"${k}"`).join(', ')} (valid: threshold, cooldown, scope, keyFrom)`,
+    );
   return problems;
 }
 
@@ -143,14 +172,27 @@ export function economicsSpec(o: EconomicsOptions, defaults = true): EconomicsSp
   const currency = currencyOf(o.prices);
   const fallback = defaults && currency === 'USD' ? DEFAULT_PRICES : {};
   const prices = { ...fallback, ...o.prices };
-  const limits = (o.spendLimits ?? []).map(
-    (l): SpendLimitSpec => ({ name: l.name, ...(l.keyFrom ? { keyFrom: l.keyFrom } : {}), limitMicros: toMicros(l.limit), window: l.window, onExceeded: l.onExceeded ?? 'refuse' }),
-  );
+  const limits = (o.spendLimits ?? []).map((l): SpendLimitSpec => ({
+    name: l.name,
+    ...(l.keyFrom ? { keyFrom: l.keyFrom } : {}),
+    limitMicros: toMicros(l.limit),
+    window: l.window,
+    onExceeded: l.onExceeded ?? 'refuse',
+  }));
   const b = o.sharedBreakers === true ? {} : o.sharedBreakers || undefined;
   return {
     ...(Object.keys(prices).length > 0 ? { prices } : {}),
     ...(limits.length > 0 ? { spendLimits: limits } : {}),
-    ...(b ? { sharedBreakers: { threshold: b.threshold ?? 3, cooldownMs: durationMs(b.cooldown ?? '1 minute') ?? 60_000, scope: b.scope ?? 'task_queue', ...(b.keyFrom ? { keyFrom: b.keyFrom } : {}) } } : {}),
+    ...(b
+      ? {
+          sharedBreakers: {
+            threshold: b.threshold ?? 3,
+            cooldownMs: durationMs(b.cooldown ?? '1 minute') ?? 60_000,
+            scope: b.scope ?? 'task_queue',
+            ...(b.keyFrom ? { keyFrom: b.keyFrom } : {}),
+          },
+        }
+      : {}),
   };
 }
 
@@ -210,7 +252,10 @@ export function breakerId(scope: string, target: string): string {
 }
 
 /** The key a context gives a limit or breaker that reads `keyFrom`: its value as text, or `undefined` when the context lacks it. */
-export function keyFromContext(context: Record<string, unknown> | undefined, keyFrom: string | undefined): string | undefined {
+export function keyFromContext(
+  context: Record<string, unknown> | undefined,
+  keyFrom: string | undefined,
+): string | undefined {
   if (keyFrom === undefined) return '*';
   const v = context?.[keyFrom];
   if (typeof v === 'string' && v !== '') return v;

@@ -46,7 +46,11 @@ export type EvalActivities = {
   /** Decide the candidate chain's approvals as its record did, until the chain ends. */
   decideApprovals(input: { caseId: string; chainId: string }): Promise<ApprovalsDecided>;
   /** The case's report: the candidate chain against its record and the case's expectations. */
-  scoreCase(input: { caseId: string; chainId: string; approvals: ApprovalsDecided }): Promise<{ scored: ScoredCase; answer: string }>;
+  scoreCase(input: {
+    caseId: string;
+    chainId: string;
+    approvals: ApprovalsDecided;
+  }): Promise<{ scored: ScoredCase; answer: string }>;
   /** The LLM judge's score of a case's answer against its rubric. */
   judgeCase(input: JudgeInput): Promise<JudgeVerdict>;
 };

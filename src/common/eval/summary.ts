@@ -2,7 +2,16 @@
  * An eval's verdicts and sum: how each case went against its record, the agreements, the
  * regressions, and whether the threshold holds. Pure; workflow-safe (no I/O).
  */
-import type { CaseVerdict, EvalCaseReport, EvalSummary, ExpectationResult, Ratio, Spend, ThresholdMetric, ThresholdRule } from './types';
+import type {
+  CaseVerdict,
+  EvalCaseReport,
+  EvalSummary,
+  ExpectationResult,
+  Ratio,
+  Spend,
+  ThresholdMetric,
+  ThresholdRule,
+} from './types';
 
 /**
  * A case's verdict: `regression` when it fails now and its record passed (or it has no record: a
@@ -31,12 +40,22 @@ function ratio(count: number, total: number): Ratio {
 }
 
 function addSpend(a: Spend, b: Spend): Spend {
-  const sum: Spend = { modelCalls: a.modelCalls + b.modelCalls, inputTokens: a.inputTokens + b.inputTokens, outputTokens: a.outputTokens + b.outputTokens };
+  const sum: Spend = {
+    modelCalls: a.modelCalls + b.modelCalls,
+    inputTokens: a.inputTokens + b.inputTokens,
+    outputTokens: a.outputTokens + b.outputTokens,
+  };
   return a.cost !== undefined && b.cost !== undefined ? { ...sum, cost: a.cost + b.cost } : sum;
 }
 
 /** The sum of an eval's case reports, and which threshold rules it breaks. */
-export function summarizeEval(evalId: string, team: EvalSummary['team'], cases: readonly EvalCaseReport[], rules: readonly ThresholdRule[], durationMs: number): EvalSummary {
+export function summarizeEval(
+  evalId: string,
+  team: EvalSummary['team'],
+  cases: readonly EvalCaseReport[],
+  rules: readonly ThresholdRule[],
+  durationMs: number,
+): EvalSummary {
   const ordered = [...cases].sort((a, b) => a.index - b.index);
   const zero: Spend = { modelCalls: 0, inputTokens: 0, outputTokens: 0, cost: 0 };
   const spent = ordered.reduce((s, c) => addSpend(s, c.candidate.usage), zero);
@@ -109,14 +128,20 @@ const METRICS: readonly ThresholdMetric[] = ['regressions', 'route', 'outcome', 
  */
 export function parseThreshold(text: string): ThresholdRule[] {
   const rules: ThresholdRule[] = [];
-  for (const part of text.split(',').map((p) => p.trim()).filter(Boolean)) {
+  for (const part of text
+    .split(',')
+    .map((p) => p.trim())
+    .filter(Boolean)) {
     const m = /^([a-z]+)\s*(<=|>=)\s*([0-9]+(?:\.[0-9]+)?)$/.exec(part);
     if (!m || !METRICS.includes(m[1] as ThresholdMetric)) {
-      throw new Error(`threshold rule "${part}" must be <metric><= or >=<number>, with metric one of ${METRICS.join(', ')} (e.g. "regressions<=0,route>=0.9")`);
+      throw new Error(
+        `threshold rule "${part}" must be <metric><= or >=<number>, with metric one of ${METRICS.join(', ')} (e.g. "regressions<=0,route>=0.9")`,
+      );
     }
     const value = Number(m[3]);
     const metric = m[1] as ThresholdMetric;
-    if (metric !== 'regressions' && value > 1) throw new Error(`threshold rule "${part}": ${metric} is a ratio from 0 to 1`);
+    if (metric !== 'regressions' && value > 1)
+      throw new Error(`threshold rule "${part}": ${metric} is a ratio from 0 to 1`);
     rules.push({ metric, op: m[2] as '<=' | '>=', value });
   }
   if (rules.length === 0) throw new Error('a threshold needs at least one rule, e.g. "regressions<=0"');

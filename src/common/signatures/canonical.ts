@@ -67,7 +67,8 @@ function sortedText(root: unknown, strict: boolean): string {
 function primitive(value: unknown, strict: boolean): string {
   if (value === null || typeof value === 'boolean' || typeof value === 'string') return JSON.stringify(value);
   if (typeof value === 'number') {
-    if (strict && !Number.isFinite(value)) throw new TypeError(`canonical JSON holds finite numbers only, got ${value}`);
+    if (strict && !Number.isFinite(value))
+      throw new TypeError(`canonical JSON holds finite numbers only, got ${value}`);
     return JSON.stringify(value);
   }
   if (strict) throw new TypeError(`canonical JSON cannot hold a ${typeof value}`);

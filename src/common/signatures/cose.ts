@@ -26,7 +26,8 @@ export function coseKeyOf(bytes: Uint8Array): PasskeyPublicKey | undefined {
   const x = map.get(-2);
   if (map.get(1) === 2 && map.get(3) === -7 && map.get(-1) === 1) {
     const y = map.get(-3);
-    if (!(x instanceof Uint8Array) || !(y instanceof Uint8Array) || x.length !== 32 || y.length !== 32) return undefined;
+    if (!(x instanceof Uint8Array) || !(y instanceof Uint8Array) || x.length !== 32 || y.length !== 32)
+      return undefined;
     const point = new Uint8Array(65);
     point[0] = 4;
     point.set(x, 1);
@@ -40,10 +41,13 @@ export function coseKeyOf(bytes: Uint8Array): PasskeyPublicKey | undefined {
 }
 
 /** The COSE_Key (RFC 9052) of a P-256 point (`x`, `y`, 32 bytes each) or an Ed25519 key (`x`), as WebAuthn writes it. */
-export function coseKey(key: { crv: 'P-256'; x: Uint8Array; y: Uint8Array } | { crv: 'Ed25519'; x: Uint8Array }): Uint8Array {
+export function coseKey(
+  key: { crv: 'P-256'; x: Uint8Array; y: Uint8Array } | { crv: 'Ed25519'; x: Uint8Array },
+): Uint8Array {
   const bstr = (b: Uint8Array) => [0x58, 32, ...b];
   // Deterministic CBOR map: kty, alg, crv, x (and y), as authenticators encode them.
-  if (key.crv === 'P-256') return Uint8Array.from([0xa5, 0x01, 0x02, 0x03, 0x26, 0x20, 0x01, 0x21, ...bstr(key.x), 0x22, ...bstr(key.y)]);
+  if (key.crv === 'P-256')
+    return Uint8Array.from([0xa5, 0x01, 0x02, 0x03, 0x26, 0x20, 0x01, 0x21, ...bstr(key.x), 0x22, ...bstr(key.y)]);
   return Uint8Array.from([0xa4, 0x01, 0x01, 0x03, 0x27, 0x20, 0x06, 0x21, ...bstr(key.x)]);
 }
 
@@ -51,23 +55,44 @@ export function coseKey(key: { crv: 'P-256'; x: Uint8Array; y: Uint8Array } | { 
 export function passkeyTrustProblems(v: Record<string, unknown>, key: string): string[] {
   const problems: string[] = [];
   const raw = typeof v.publicKey === 'string' ? fromBase64url(v.publicKey) : undefined;
-  if (!raw || !coseKeyOf(raw)) problems.push(`"${key}.publicKey" of a passkey (a key with "webauthn") must be its COSE_Key in base64url without padding, ES256 on P-256 or EdDSA on Ed25519 (the approvals page's "Register a passkey" shows it), got ${shown(v.publicKey)}`);
+  if (!raw || !coseKeyOf(raw))
+    problems.push(
+      `"${key}.publicKey" of a passkey (a key with "webauthn") must be its COSE_Key in base64url without padding, ES256 on P-256 or EdDSA on Ed25519 (the approvals page's "Register a passkey" shows it), got ${shown(v.publicKey)}`,
+    );
   problems.push(...webauthnTrustProblems(v.webauthn, `${key}.webauthn`));
-  if (v.service === true) problems.push(`"${key}" is a passkey: it signs for its approvers, so it cannot be a service key`);
+  if (v.service === true)
+    problems.push(`"${key}" is a passkey: it signs for its approvers, so it cannot be a service key`);
   return problems;
 }
 
 /** Problems with a passkey's relying party `{rpId, origins}` at `key`, each naming the field and what would be valid. */
 export function webauthnTrustProblems(w: unknown, key: string): string[] {
-  if (typeof w !== 'object' || w === null || Array.isArray(w)) return [`"${key}" must be {rpId, origins}, got ${shown(w)}`];
+  if (typeof w !== 'object' || w === null || Array.isArray(w))
+    return [`"${key}" must be {rpId, origins}, got ${shown(w)}`];
   const problems: string[] = [];
   const t = w as Record<string, unknown>;
-  if (typeof t.rpId !== 'string' || !/^(?=.{1,253}$)[a-z0-9-]+(\.[a-z0-9-]+)*$/.test(t.rpId)) problems.push(`"${key}.rpId" must be the relying party's domain in lower case, such as "approvals.example.com", got ${shown(t.rpId)}`);
-  if (!Array.isArray(t.origins) || t.origins.length === 0 || t.origins.length > 20 || !t.origins.every((o) => typeof o === 'string' && /^https?:\/\/[^/?#\s]+$/.test(o))) {
-    problems.push(`"${key}.origins" must list 1 to 20 page origins allowed to ask the passkey, such as "https://approvals.example.com" (scheme, host and port, no path), got ${shown(t.origins)}`);
+  if (typeof t.rpId !== 'string' || !/^(?=.{1,253}$)[a-z0-9-]+(\.[a-z0-9-]+)*$/.test(t.rpId))
+    problems.push(
+      `"${key}.rpId" must be the relying party's domain in lower case, such as "approvals.example.com", got ${shown(t.rpId)}`,
+    );
+  if (
+    !Array.isArray(t.origins) ||
+    t.origins.length === 0 ||
+    t.origins.length > 20 ||
+    !t.origins.every((o) => typeof o === 'string' && /^https?:\/\/[^/?#\s]+$/.test(o))
+  ) {
+    problems.push(
+      `"${key}.origins" must list 1 to 20 page origins allowed to ask the passkey, such as "https://approvals.example.com" (scheme, host and port, no path), got ${shown(t.origins)}`,
+    );
   }
   const extra = Object.keys(t).filter((k) => k !== 'rpId' && k !== 'origins');
-  if (extra.length > 0) problems.push(`"${key}" has unknown field(s) ${extra.slice(0, 5).map((k) => JSON.stringify(k)).join(', ')} (valid: rpId, origins)`);
+  if (extra.length > 0)
+    problems.push(
+      `"${key}" has unknown field(s) ${extra
+        .slice(0, 5)
+        .map((k) => JSON.stringify(k))
+        .join(', ')} (valid: rpId, origins)`,
+    );
   return problems;
 }
 

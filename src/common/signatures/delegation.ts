@@ -68,41 +68,88 @@ export function delegationSigningInput(kid: string, payload: DelegationPayload):
 }
 
 /** Verify the grant a decision carries: who gave the slot and until when, or why it is refused. */
-export function verifyDelegation(claim: DelegationClaim, keys: DelegationKeys): { ok: true; grant: VerifiedGrant } | { ok: false; reason: string } {
+export function verifyDelegation(
+  claim: DelegationClaim,
+  keys: DelegationKeys,
+): { ok: true; grant: VerifiedGrant } | { ok: false; reason: string } {
   const refuse = (reason: string) => ({ ok: false as const, reason: `delegation refused: ${reason}` });
   const parts = claim.grant.length <= LIMITS.signatureChars ? claim.grant.split('.') : [];
-  if (parts.length !== 3) return refuse(`the grant must be a JWS compact serialization (header.payload.signature, at most ${LIMITS.signatureChars} characters)`);
+  if (parts.length !== 3)
+    return refuse(
+      `the grant must be a JWS compact serialization (header.payload.signature, at most ${LIMITS.signatureChars} characters)`,
+    );
   const [head, body, sig] = parts as [string, string, string];
   const header = jsonOfPart(head);
-  if (!isRecord(header) || header.alg !== 'EdDSA' || typeof header.kid !== 'string' || Object.keys(header).length !== 2) return refuse('the grant\'s header must be {"alg":"EdDSA","kid":"<key id>"}');
+  if (!isRecord(header) || header.alg !== 'EdDSA' || typeof header.kid !== 'string' || Object.keys(header).length !== 2)
+    return refuse('the grant\'s header must be {"alg":"EdDSA","kid":"<key id>"}');
   const payload = jsonOfPart(body);
-  if (!isRecord(payload) || payload.v !== DELEGATION_SIGNATURE_VERSION) return refuse(`the grant's payload must be a ${DELEGATION_SIGNATURE_VERSION} payload {v, slot, delegate, authority, by, iat, exp, workflowId?}`);
+  if (!isRecord(payload) || payload.v !== DELEGATION_SIGNATURE_VERSION)
+    return refuse(
+      `the grant's payload must be a ${DELEGATION_SIGNATURE_VERSION} payload {v, slot, delegate, authority, by, iat, exp, workflowId?}`,
+    );
   const p = payload as Partial<DelegationPayload>;
-  if (p.authority !== 'approver' && p.authority !== 'operator') return refuse('the grant\'s "authority" must be "approver" (the slot\'s owner signs) or "operator"');
+  if (p.authority !== 'approver' && p.authority !== 'operator')
+    return refuse('the grant\'s "authority" must be "approver" (the slot\'s owner signs) or "operator"');
   const kid = header.kid;
-  const key = p.authority === 'approver' ? keys.approvers.find((k) => k.kid === kid && !k.service) : keys.operators.find((k) => k.kid === kid);
-  const whose = p.authority === 'approver' ? "an approver's key the chain trusts (the team's or the run's approverKeys)" : "a key of the team's operatorKeys";
+  const key =
+    p.authority === 'approver'
+      ? keys.approvers.find((k) => k.kid === kid && !k.service)
+      : keys.operators.find((k) => k.kid === kid);
+  const whose =
+    p.authority === 'approver'
+      ? "an approver's key the chain trusts (the team's or the run's approverKeys)"
+      : "a key of the team's operatorKeys";
   if (!key) return refuse(`key ${shown(kid)} is not ${whose}`);
-  if (typeof p.by !== 'string' || !key.approvers.includes(p.by)) return refuse(`key ${shown(kid)} signs for ${key.approvers.join(', ')}, not for ${shown(p.by)}`);
+  if (typeof p.by !== 'string' || !key.approvers.includes(p.by))
+    return refuse(`key ${shown(kid)} signs for ${key.approvers.join(', ')}, not for ${shown(p.by)}`);
   const signature = fromBase64url(sig);
   const publicKey = fromBase64url(key.publicKey);
-  if (signature?.length !== 64 || publicKey?.length !== 32 || !ed25519Verifies(signature, utf8(`${head}.${body}`), publicKey)) {
-    return refuse(`the grant does not verify with key ${shown(kid)}: another key made it, or what it grants was changed`);
+  if (
+    signature?.length !== 64 ||
+    publicKey?.length !== 32 ||
+    !ed25519Verifies(signature, utf8(`${head}.${body}`), publicKey)
+  ) {
+    return refuse(
+      `the grant does not verify with key ${shown(kid)}: another key made it, or what it grants was changed`,
+    );
   }
-  if (!Number.isSafeInteger(p.iat) || !Number.isSafeInteger(p.exp)) return refuse('the grant\'s "iat" and "exp" must be whole seconds');
-  const expected: DelegationPayload = { v: DELEGATION_SIGNATURE_VERSION, slot: String(p.slot), delegate: String(p.delegate), authority: p.authority, by: p.by, iat: p.iat!, exp: p.exp!, ...(p.workflowId !== undefined ? { workflowId: String(p.workflowId) } : {}) };
-  if (canonicalJson(payload) !== canonicalJson(expected)) return refuse('the grant\'s payload names fields it must not, or is not its canonical JSON');
-  if (p.authority === 'approver' && p.by !== p.slot) return refuse(`${shown(p.by)} may give only their own slot, not ${shown(p.slot)}; an operator's key may give another's`);
+  if (!Number.isSafeInteger(p.iat) || !Number.isSafeInteger(p.exp))
+    return refuse('the grant\'s "iat" and "exp" must be whole seconds');
+  const expected: DelegationPayload = {
+    v: DELEGATION_SIGNATURE_VERSION,
+    slot: String(p.slot),
+    delegate: String(p.delegate),
+    authority: p.authority,
+    by: p.by,
+    iat: p.iat!,
+    exp: p.exp!,
+    ...(p.workflowId !== undefined ? { workflowId: String(p.workflowId) } : {}),
+  };
+  if (canonicalJson(payload) !== canonicalJson(expected))
+    return refuse("the grant's payload names fields it must not, or is not its canonical JSON");
+  if (p.authority === 'approver' && p.by !== p.slot)
+    return refuse(
+      `${shown(p.by)} may give only their own slot, not ${shown(p.slot)}; an operator's key may give another's`,
+    );
   if (p.slot !== claim.slot) return refuse(`the grant gives the slot of ${shown(p.slot)}, not of ${shown(claim.slot)}`);
-  if (p.delegate !== claim.delegate) return refuse(`the grant is for ${shown(p.delegate)} to decide, not ${shown(claim.delegate)}`);
-  if (p.workflowId !== undefined && p.workflowId !== claim.workflowId) return refuse(`the grant is for chain ${shown(p.workflowId)}, not ${claim.workflowId}`);
+  if (p.delegate !== claim.delegate)
+    return refuse(`the grant is for ${shown(p.delegate)} to decide, not ${shown(claim.delegate)}`);
+  if (p.workflowId !== undefined && p.workflowId !== claim.workflowId)
+    return refuse(`the grant is for chain ${shown(p.workflowId)}, not ${claim.workflowId}`);
   const iat = expected.iat * 1000;
   const exp = expected.exp * 1000;
-  if (exp <= iat || expected.exp - expected.iat > MAX_DELEGATION_SECONDS) return refuse(`a grant runs from "iat" to a later "exp", at most ${MAX_DELEGATION_SECONDS / 86400} days`);
-  if (iat > claim.arrivedAt + LIMITS.signatureClockSkewSeconds * 1000) return refuse("the grant claims to be signed after the decision arrived: check the signer's clock");
-  if (claim.arrivedAt > exp) return refuse(`the grant expired at ${new Date(exp).toISOString()}; the decision arrived at ${new Date(claim.arrivedAt).toISOString()}`);
-  if (key.notBefore !== undefined && iat < Date.parse(key.notBefore)) return refuse(`key ${shown(kid)} is valid from ${key.notBefore}`);
-  if (key.notAfter !== undefined && Math.max(iat, claim.arrivedAt) > Date.parse(key.notAfter)) return refuse(`key ${shown(kid)} was retired at ${key.notAfter}`);
+  if (exp <= iat || expected.exp - expected.iat > MAX_DELEGATION_SECONDS)
+    return refuse(`a grant runs from "iat" to a later "exp", at most ${MAX_DELEGATION_SECONDS / 86400} days`);
+  if (iat > claim.arrivedAt + LIMITS.signatureClockSkewSeconds * 1000)
+    return refuse("the grant claims to be signed after the decision arrived: check the signer's clock");
+  if (claim.arrivedAt > exp)
+    return refuse(
+      `the grant expired at ${new Date(exp).toISOString()}; the decision arrived at ${new Date(claim.arrivedAt).toISOString()}`,
+    );
+  if (key.notBefore !== undefined && iat < Date.parse(key.notBefore))
+    return refuse(`key ${shown(kid)} is valid from ${key.notBefore}`);
+  if (key.notAfter !== undefined && Math.max(iat, claim.arrivedAt) > Date.parse(key.notAfter))
+    return refuse(`key ${shown(kid)} was retired at ${key.notAfter}`);
   return { ok: true, grant: { by: p.by, authority: p.authority, kid, until: new Date(exp).toISOString() } };
 }
 

@@ -58,7 +58,9 @@ export interface OperatorTrust {
 /** The digest an operator's signature names: of the overrides' `options` and `models`, nothing else. */
 export function overridesDigest(overrides: { options?: unknown; models?: unknown }): string {
   const { options, models } = overrides;
-  return sha256Hex(canonicalJson({ ...(options !== undefined ? { options } : {}), ...(models !== undefined ? { models } : {}) }));
+  return sha256Hex(
+    canonicalJson({ ...(options !== undefined ? { options } : {}), ...(models !== undefined ? { models } : {}) }),
+  );
 }
 
 /** The JWS signing input of an operator's payload, which Ed25519 signs as ASCII. */
@@ -81,56 +83,123 @@ export interface OperatorClaim {
  * canonical payload (`header.payload.authenticatorData.clientDataJSON.signature`, header
  * `{"alg":"WebAuthn","kid":…}`), by a key of `operatorKeys` with `webauthn`.
  */
-export function verifyOperatorSignature(claim: OperatorClaim, keys: readonly ApproverKey[], trust: OperatorTrust = {}): { ok: true; identity: OperatorIdentity } | { ok: false; reason: string } {
+export function verifyOperatorSignature(
+  claim: OperatorClaim,
+  keys: readonly ApproverKey[],
+  trust: OperatorTrust = {},
+): { ok: true; identity: OperatorIdentity } | { ok: false; reason: string } {
   const refuse = (reason: string) => ({ ok: false as const, reason });
-  if (keys.length === 0) return refuse('the team trusts no operator keys (Team option operatorKeys), so no loosening can be signed for this chain');
+  if (keys.length === 0)
+    return refuse(
+      'the team trusts no operator keys (Team option operatorKeys), so no loosening can be signed for this chain',
+    );
   const parts = claim.signature.length <= LIMITS.signatureChars ? claim.signature.split('.') : [];
-  if (parts.length !== 3 && parts.length !== 5) return refuse(`the operator's signature must be a JWS compact serialization (header.payload.signature, at most ${LIMITS.signatureChars} characters), or a passkey's (header.payload.authenticatorData.clientDataJSON.signature)`);
+  if (parts.length !== 3 && parts.length !== 5)
+    return refuse(
+      `the operator's signature must be a JWS compact serialization (header.payload.signature, at most ${LIMITS.signatureChars} characters), or a passkey's (header.payload.authenticatorData.clientDataJSON.signature)`,
+    );
   const [head, body] = parts as [string, string];
   const header = jsonOfPart(head);
   const alg = parts.length === 5 ? PASSKEY_ALG : 'EdDSA';
-  if (!isRecord(header) || header.alg !== alg || typeof header.kid !== 'string' || Object.keys(header).length !== 2) return refuse(`the operator's signature header must be {"alg":"${alg}","kid":"<key id>"}`);
+  if (!isRecord(header) || header.alg !== alg || typeof header.kid !== 'string' || Object.keys(header).length !== 2)
+    return refuse(`the operator's signature header must be {"alg":"${alg}","kid":"<key id>"}`);
   const kid = header.kid;
   const key = keys.find((k) => k.kid === kid);
-  if (!key) return refuse(`no operator key ${JSON.stringify(clipText(kid, 128))} is trusted by this team (trusted: ${keys.map((k) => k.kid).slice(0, 20).join(', ')})`);
-  if (!key.approvers.includes(claim.operator)) return refuse(`operator key ${JSON.stringify(kid)} signs for ${key.approvers.join(', ')}, not for ${clipText(claim.operator, 100)}`);
+  if (!key)
+    return refuse(
+      `no operator key ${JSON.stringify(clipText(kid, 128))} is trusted by this team (trusted: ${keys
+        .map((k) => k.kid)
+        .slice(0, 20)
+        .join(', ')})`,
+    );
+  if (!key.approvers.includes(claim.operator))
+    return refuse(
+      `operator key ${JSON.stringify(kid)} signs for ${key.approvers.join(', ')}, not for ${clipText(claim.operator, 100)}`,
+    );
   let passkey: PasskeyUse | undefined;
   if (parts.length === 5) {
-    if (!key.webauthn) return refuse(`operator key ${JSON.stringify(kid)} is an Ed25519 key, not a passkey: sign with it as a JWS`);
+    if (!key.webauthn)
+      return refuse(`operator key ${JSON.stringify(kid)} is an Ed25519 key, not a passkey: sign with it as a JWS`);
     const text = fromUtf8(fromBase64url(body) ?? new Uint8Array([0xff])) ?? '';
-    if (canonicalJson(jsonOf(text) ?? null) !== text) return refuse(`the signed payload must be the canonical JSON of a ${OPERATOR_SIGNATURE_VERSION} payload (sorted keys, no whitespace)`);
-    const checked = checkAssertion(parts.slice(2), text, { kid, publicKey: key.publicKey, webauthn: key.webauthn }, trust.lastSignCount?.(kid));
+    if (canonicalJson(jsonOf(text) ?? null) !== text)
+      return refuse(
+        `the signed payload must be the canonical JSON of a ${OPERATOR_SIGNATURE_VERSION} payload (sorted keys, no whitespace)`,
+      );
+    const checked = checkAssertion(
+      parts.slice(2),
+      text,
+      { kid, publicKey: key.publicKey, webauthn: key.webauthn },
+      trust.lastSignCount?.(kid),
+    );
     if (!checked.ok) return refuse(`${checked.reason} (${checked.problem})`);
     passkey = checked.use;
   } else {
-    if (key.webauthn) return refuse(`operator key ${JSON.stringify(kid)} is a passkey: its signatures are WebAuthn assertions (header.payload.authenticatorData.clientDataJSON.signature)`);
-    if (trust.requirePasskey) return refuse(`the team requires operators to sign with a passkey (requireOperatorPasskey); key ${JSON.stringify(kid)} signed a JWS`);
+    if (key.webauthn)
+      return refuse(
+        `operator key ${JSON.stringify(kid)} is a passkey: its signatures are WebAuthn assertions (header.payload.authenticatorData.clientDataJSON.signature)`,
+      );
+    if (trust.requirePasskey)
+      return refuse(
+        `the team requires operators to sign with a passkey (requireOperatorPasskey); key ${JSON.stringify(kid)} signed a JWS`,
+      );
     const signature = fromBase64url(parts[2]!);
     const publicKey = fromBase64url(key.publicKey);
-    if (signature?.length !== 64 || publicKey?.length !== 32 || !ed25519Verifies(signature, utf8(`${head}.${body}`), publicKey)) {
-      return refuse(`the operator's signature does not verify with key ${JSON.stringify(kid)}: another key made it, or what it signs was changed`);
+    if (
+      signature?.length !== 64 ||
+      publicKey?.length !== 32 ||
+      !ed25519Verifies(signature, utf8(`${head}.${body}`), publicKey)
+    ) {
+      return refuse(
+        `the operator's signature does not verify with key ${JSON.stringify(kid)}: another key made it, or what it signs was changed`,
+      );
     }
   }
   const payload = jsonOfPart(body);
-  if (!isRecord(payload) || payload.v !== OPERATOR_SIGNATURE_VERSION || !Number.isSafeInteger(payload.iat)) return refuse(`the signed payload must be a ${OPERATOR_SIGNATURE_VERSION} payload with "iat" in whole seconds`);
-  const expected: OperatorPayload = { v: OPERATOR_SIGNATURE_VERSION, workflowId: claim.workflowId, operator: claim.operator, overrides: overridesDigest(claim.overrides), iat: payload.iat as number };
+  if (!isRecord(payload) || payload.v !== OPERATOR_SIGNATURE_VERSION || !Number.isSafeInteger(payload.iat))
+    return refuse(`the signed payload must be a ${OPERATOR_SIGNATURE_VERSION} payload with "iat" in whole seconds`);
+  const expected: OperatorPayload = {
+    v: OPERATOR_SIGNATURE_VERSION,
+    workflowId: claim.workflowId,
+    operator: claim.operator,
+    overrides: overridesDigest(claim.overrides),
+    iat: payload.iat as number,
+  };
   if (canonicalJson(payload) !== canonicalJson(expected)) {
-    if (payload.workflowId !== claim.workflowId) return refuse(`the operator's signature is for chain ${clipText(String(payload.workflowId), 120)}, not ${claim.workflowId}`);
-    if (payload.overrides !== expected.overrides) return refuse('the operator\'s signature is for other overrides: it signs the digest of exactly the options and models sent');
-    return refuse(`the operator's signature is for ${clipText(String(payload.operator), 100)}, or names fields it must not; it must sign {v, workflowId, operator, overrides, iat} of this override`);
+    if (payload.workflowId !== claim.workflowId)
+      return refuse(
+        `the operator's signature is for chain ${clipText(String(payload.workflowId), 120)}, not ${claim.workflowId}`,
+      );
+    if (payload.overrides !== expected.overrides)
+      return refuse(
+        "the operator's signature is for other overrides: it signs the digest of exactly the options and models sent",
+      );
+    return refuse(
+      `the operator's signature is for ${clipText(String(payload.operator), 100)}, or names fields it must not; it must sign {v, workflowId, operator, overrides, iat} of this override`,
+    );
   }
   const signedAt = expected.iat * 1000;
   const skew = LIMITS.signatureClockSkewSeconds * 1000;
-  if (signedAt < claim.arrivedAt - LIMITS.signatureMaxAgeSeconds * 1000) return refuse(`the operator's signature was made more than ${LIMITS.signatureMaxAgeSeconds} s before it arrived; sign again`);
-  if (signedAt > claim.arrivedAt + skew) return refuse("the operator's signature claims a time after it arrived: check the signer's clock");
-  if (key.notBefore !== undefined && signedAt < Date.parse(key.notBefore)) return refuse(`operator key ${JSON.stringify(kid)} is valid from ${key.notBefore}`);
-  if (key.notAfter !== undefined && Math.max(signedAt, claim.arrivedAt) > Date.parse(key.notAfter)) return refuse(`operator key ${JSON.stringify(kid)} was retired at ${key.notAfter}`);
+  if (signedAt < claim.arrivedAt - LIMITS.signatureMaxAgeSeconds * 1000)
+    return refuse(
+      `the operator's signature was made more than ${LIMITS.signatureMaxAgeSeconds} s before it arrived; sign again`,
+    );
+  if (signedAt > claim.arrivedAt + skew)
+    return refuse("the operator's signature claims a time after it arrived: check the signer's clock");
+  if (key.notBefore !== undefined && signedAt < Date.parse(key.notBefore))
+    return refuse(`operator key ${JSON.stringify(kid)} is valid from ${key.notBefore}`);
+  if (key.notAfter !== undefined && Math.max(signedAt, claim.arrivedAt) > Date.parse(key.notAfter))
+    return refuse(`operator key ${JSON.stringify(kid)} was retired at ${key.notAfter}`);
   const last = trust.lastSignedAt?.(kid);
   if (last !== undefined && expected.iat <= last) {
-    return refuse(`the operator's signature was made at ${new Date(signedAt).toISOString()}, not after the last one this chain took from key ${JSON.stringify(kid)} (${new Date(last * 1000).toISOString()}): each signature is taken once; sign the override again (replayed)`);
+    return refuse(
+      `the operator's signature was made at ${new Date(signedAt).toISOString()}, not after the last one this chain took from key ${JSON.stringify(kid)} (${new Date(last * 1000).toISOString()}): each signature is taken once; sign the override again (replayed)`,
+    );
   }
   const once = trust.lastSignedAt ? { iat: expected.iat } : {};
-  return { ok: true, identity: { method: 'signed', operator: claim.operator, kid, ...(passkey ? { passkey } : {}), ...once } };
+  return {
+    ok: true,
+    identity: { method: 'signed', operator: claim.operator, kid, ...(passkey ? { passkey } : {}), ...once },
+  };
 }
 
 function jsonOf(text: string): unknown {

@@ -37,7 +37,10 @@ export interface PasskeyUse {
 }
 
 /** Why an assertion is refused (the problems of `SignatureProblem` it can name), and in words. */
-export type AssertionRefusal = { problem: 'malformed' | 'bad_signature' | 'mismatch' | 'wrong_origin' | 'replayed'; reason: string };
+export type AssertionRefusal = {
+  problem: 'malformed' | 'bad_signature' | 'mismatch' | 'wrong_origin' | 'replayed';
+  reason: string;
+};
 
 /** The challenge a passkey signs for a decision: SHA-256 of the payload's canonical JSON (the decision digest). */
 export function passkeyChallenge(payload: unknown): Uint8Array {
@@ -46,7 +49,15 @@ export function passkeyChallenge(payload: unknown): Uint8Array {
 
 /** The decision's signature made of a passkey's assertion over {@link passkeyChallenge}`(payload)`, under key `kid`. */
 export function passkeySignature(kid: string, payload: unknown, a: PasskeyAssertion): string {
-  return [utf8(canonicalJson({ alg: PASSKEY_ALG, kid })), utf8(canonicalJson(payload)), a.authenticatorData, a.clientDataJSON, a.signature].map(base64url).join('.');
+  return [
+    utf8(canonicalJson({ alg: PASSKEY_ALG, kid })),
+    utf8(canonicalJson(payload)),
+    a.authenticatorData,
+    a.clientDataJSON,
+    a.signature,
+  ]
+    .map(base64url)
+    .join('.');
 }
 
 /** The signature counter of a passkey signature's authenticator data; `undefined` when it is not one. */
@@ -57,7 +68,10 @@ export function signCountOf(signature: string): number | undefined {
 }
 
 /** The highest passkey signature counter of key `kid` among decision `records` (a chain's records are its memory of the assertions it took). */
-export function lastSignCount(records: readonly { identity?: { kid?: string; passkey?: { signCount: number } } }[], kid: string): number | undefined {
+export function lastSignCount(
+  records: readonly { identity?: { kid?: string; passkey?: { signCount: number } } }[],
+  kid: string,
+): number | undefined {
   let last: number | undefined;
   for (const r of records) {
     const used = r.identity?.kid === kid ? r.identity.passkey : undefined;
@@ -71,31 +85,75 @@ export function lastSignCount(records: readonly { identity?: { kid?: string; pas
  * signature whose payload part is `payloadText`, made with `key`; `lastCount` is the highest
  * counter this chain has seen from that key. The use it shows, or why it is refused.
  */
-export function checkAssertion(parts: readonly string[], payloadText: string, key: { kid: string; publicKey: string; webauthn: PasskeyTrust }, lastCount: number | undefined): { ok: true; use: PasskeyUse } | ({ ok: false } & AssertionRefusal) {
+export function checkAssertion(
+  parts: readonly string[],
+  payloadText: string,
+  key: { kid: string; publicKey: string; webauthn: PasskeyTrust },
+  lastCount: number | undefined,
+): { ok: true; use: PasskeyUse } | ({ ok: false } & AssertionRefusal) {
   const refuse = (problem: AssertionRefusal['problem'], reason: string) => ({ ok: false as const, problem, reason });
   const [data, client, sig] = parts.map(fromBase64url);
   const publicKey = coseKeyOf(fromBase64url(key.publicKey) ?? new Uint8Array());
-  if (!data || !client || !sig || data.length < 37 || !publicKey) return refuse('malformed', 'a passkey signature must be header.payload.authenticatorData.clientDataJSON.signature, each base64url, with authenticator data of at least 37 bytes');
+  if (!data || !client || !sig || data.length < 37 || !publicKey)
+    return refuse(
+      'malformed',
+      'a passkey signature must be header.payload.authenticatorData.clientDataJSON.signature, each base64url, with authenticator data of at least 37 bytes',
+    );
   const text = fromUtf8(client);
   const clientData = text !== undefined ? jsonOf(text) : undefined;
-  if (!isRecord(clientData) || typeof clientData.type !== 'string' || typeof clientData.challenge !== 'string' || typeof clientData.origin !== 'string') {
+  if (
+    !isRecord(clientData) ||
+    typeof clientData.type !== 'string' ||
+    typeof clientData.challenge !== 'string' ||
+    typeof clientData.origin !== 'string'
+  ) {
     return refuse('malformed', 'the passkey\'s client data must be JSON with "type", "challenge" and "origin"');
   }
-  if (clientData.type !== 'webauthn.get') return refuse('malformed', `the passkey's client data is of type ${JSON.stringify(clipText(clientData.type, 40))}; a decision is signed with an assertion (navigator.credentials.get, type "webauthn.get")`);
+  if (clientData.type !== 'webauthn.get')
+    return refuse(
+      'malformed',
+      `the passkey's client data is of type ${JSON.stringify(clipText(clientData.type, 40))}; a decision is signed with an assertion (navigator.credentials.get, type "webauthn.get")`,
+    );
   // Verified before anything that a signed assertion says, so only the key's holder learns what else is wrong.
   const signed = concat(data, sha256(client));
-  if (!verifies(publicKey, sig, signed)) return refuse('bad_signature', `the passkey assertion does not verify with key ${JSON.stringify(key.kid)}: another credential made it, or its data was changed`);
+  if (!verifies(publicKey, sig, signed))
+    return refuse(
+      'bad_signature',
+      `the passkey assertion does not verify with key ${JSON.stringify(key.kid)}: another credential made it, or its data was changed`,
+    );
   if (clientData.challenge !== base64url(sha256(utf8(payloadText)))) {
-    return refuse('mismatch', 'the passkey assertion\'s challenge is not this decision\'s digest: it was made for another decision (a replayed assertion)');
+    return refuse(
+      'mismatch',
+      "the passkey assertion's challenge is not this decision's digest: it was made for another decision (a replayed assertion)",
+    );
   }
   const origin = clipText(clientData.origin, 200);
-  if (!key.webauthn.origins.includes(clientData.origin)) return refuse('wrong_origin', `the passkey assertion was asked for by ${JSON.stringify(origin)}, which key ${JSON.stringify(key.kid)} does not allow (allowed: ${key.webauthn.origins.join(', ')})`);
-  if (clientData.crossOrigin === true) return refuse('wrong_origin', `the passkey assertion was asked for from a frame of another origin inside ${JSON.stringify(origin)}`);
-  if (!equal(data.subarray(0, 32), sha256(utf8(key.webauthn.rpId)))) return refuse('wrong_origin', `the passkey assertion is for another relying party than ${JSON.stringify(key.webauthn.rpId)} (its rpIdHash differs)`);
-  if ((data[32]! & 0x01) === 0) return refuse('malformed', 'the authenticator did not confirm that the user was present (the UP flag of its data is not set)');
+  if (!key.webauthn.origins.includes(clientData.origin))
+    return refuse(
+      'wrong_origin',
+      `the passkey assertion was asked for by ${JSON.stringify(origin)}, which key ${JSON.stringify(key.kid)} does not allow (allowed: ${key.webauthn.origins.join(', ')})`,
+    );
+  if (clientData.crossOrigin === true)
+    return refuse(
+      'wrong_origin',
+      `the passkey assertion was asked for from a frame of another origin inside ${JSON.stringify(origin)}`,
+    );
+  if (!equal(data.subarray(0, 32), sha256(utf8(key.webauthn.rpId))))
+    return refuse(
+      'wrong_origin',
+      `the passkey assertion is for another relying party than ${JSON.stringify(key.webauthn.rpId)} (its rpIdHash differs)`,
+    );
+  if ((data[32]! & 0x01) === 0)
+    return refuse(
+      'malformed',
+      'the authenticator did not confirm that the user was present (the UP flag of its data is not set)',
+    );
   const signCount = readCount(data);
   if (lastCount !== undefined && (signCount !== 0 || lastCount !== 0) && signCount <= lastCount) {
-    return refuse('replayed', `the passkey's signature counter is ${signCount}, not above ${lastCount}, which this chain has already seen from key ${JSON.stringify(key.kid)}: an assertion sent again, or a cloned authenticator`);
+    return refuse(
+      'replayed',
+      `the passkey's signature counter is ${signCount}, not above ${lastCount}, which this chain has already seen from key ${JSON.stringify(key.kid)}: an assertion sent again, or a cloned authenticator`,
+    );
   }
   return { ok: true, use: { origin: clientData.origin, signCount } };
 }

@@ -62,13 +62,20 @@ export function argumentsDigest(args: Record<string, unknown>): string {
 }
 
 /** The facts of decision `d` on the approval `waiting`, waiting in the chain `workflowId`. */
-export function factsOfDecision(workflowId: string, waiting: Pick<PendingApproval, 'handoffId' | 'from' | 'to' | 'tool'>, d: Pick<HandoffDecision, 'approver' | 'decision' | 'comment' | 'reason' | 'arguments' | 'onBehalfOf'>): DecisionFacts {
+export function factsOfDecision(
+  workflowId: string,
+  waiting: Pick<PendingApproval, 'handoffId' | 'from' | 'to' | 'tool'>,
+  d: Pick<HandoffDecision, 'approver' | 'decision' | 'comment' | 'reason' | 'arguments' | 'onBehalfOf'>,
+): DecisionFacts {
   const note = d.decision === 'approve' ? d.comment : d.reason;
-  const edited = d.decision === 'approve' && d.arguments !== undefined ? { arguments: argumentsDigest(d.arguments) } : {};
+  const edited =
+    d.decision === 'approve' && d.arguments !== undefined ? { arguments: argumentsDigest(d.arguments) } : {};
   return {
     workflowId,
     approval: waiting.handoffId,
-    subject: waiting.tool ? { kind: 'tool_call', from: waiting.from, tool: waiting.tool.name, callHash: waiting.tool.callHash, ...edited } : { kind: 'handoff', from: waiting.from, to: waiting.to },
+    subject: waiting.tool
+      ? { kind: 'tool_call', from: waiting.from, tool: waiting.tool.name, callHash: waiting.tool.callHash, ...edited }
+      : { kind: 'handoff', from: waiting.from, to: waiting.to },
     outcome: d.decision,
     approver: d.approver,
     ...(d.onBehalfOf !== undefined ? { onBehalfOf: d.onBehalfOf } : {}),
@@ -80,7 +87,11 @@ export function factsOfDecision(workflowId: string, waiting: Pick<PendingApprova
  * The facts a recorded decision stands for, from its record and the approval it decided (as the
  * audit shows them); `undefined` for a wait that timed out, which nobody signs.
  */
-export function factsOfRecord(workflowId: string, asked: Pick<PendingApproval, 'handoffId' | 'from' | 'to' | 'tool'>, r: ApprovalRecord): DecisionFacts | undefined {
+export function factsOfRecord(
+  workflowId: string,
+  asked: Pick<PendingApproval, 'handoffId' | 'from' | 'to' | 'tool'>,
+  r: ApprovalRecord,
+): DecisionFacts | undefined {
   if (r.outcome === 'timed_out' || r.approver === undefined) return undefined;
   const outcome = r.outcome === 'approved' ? 'approve' : 'reject';
   const note = outcome === 'approve' ? r.comment : r.reason;
@@ -88,7 +99,9 @@ export function factsOfRecord(workflowId: string, asked: Pick<PendingApproval, '
   return {
     workflowId,
     approval: asked.handoffId,
-    subject: asked.tool ? { kind: 'tool_call', from: asked.from, tool: asked.tool.name, callHash: asked.tool.callHash, ...edited } : { kind: 'handoff', from: asked.from, to: asked.to },
+    subject: asked.tool
+      ? { kind: 'tool_call', from: asked.from, tool: asked.tool.name, callHash: asked.tool.callHash, ...edited }
+      : { kind: 'handoff', from: asked.from, to: asked.to },
     outcome,
     approver: r.approver,
     ...(r.onBehalfOf !== undefined ? { onBehalfOf: r.onBehalfOf } : {}),

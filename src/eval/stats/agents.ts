@@ -69,7 +69,10 @@ export async function agentEdgeStats(client: Client, options: AgentStatsOptions 
   const since = options.since ?? new Date(Date.now() - 3_600_000);
   const query = `StartTime > "${since.toISOString()}"${options.query?.trim() ? ` AND (${options.query})` : ''}`;
   const ids = await listChains(client, query, options.limit ?? 1000);
-  const facts = await readFacts(client, ids, { children: false, ...(options.concurrency ? { concurrency: options.concurrency } : {}) });
+  const facts = await readFacts(client, ids, {
+    children: false,
+    ...(options.concurrency ? { concurrency: options.concurrency } : {}),
+  });
   return { query, chains: facts.length, agents: agentsOf(facts), edges: edgesOf(facts) };
 }
 
@@ -91,7 +94,21 @@ function agentsOf(facts: ChainFacts[]): AgentStats[] {
   const by = new Map<string, AgentStats & { durations: number[] }>();
   const row = (agent: string) => {
     let r = by.get(agent);
-    if (!r) by.set(agent, (r = { agent, activations: 0, answered: 0, handedOff: 0, failed: 0, failures: {}, approvals: { asked: 0, rejected: 0 }, latencyMs: {}, durations: [] }));
+    if (!r)
+      by.set(
+        agent,
+        (r = {
+          agent,
+          activations: 0,
+          answered: 0,
+          handedOff: 0,
+          failed: 0,
+          failures: {},
+          approvals: { asked: 0, rejected: 0 },
+          latencyMs: {},
+          durations: [],
+        }),
+      );
     return r;
   };
   for (const f of facts) {
@@ -128,7 +145,24 @@ function edgesOf(facts: ChainFacts[]): EdgeStats[] {
   const row = (from: string, to: string) => {
     const key = `${from} → ${to}`;
     let r = by.get(key);
-    if (!r) by.set(key, (r = { from, to, requested: 0, handoffs: 0, rejected: 0, refused: 0, completed: 0, failed: 0, failures: {}, approvals: { asked: 0, rejected: 0 }, latencyMs: {}, durations: [] }));
+    if (!r)
+      by.set(
+        key,
+        (r = {
+          from,
+          to,
+          requested: 0,
+          handoffs: 0,
+          rejected: 0,
+          refused: 0,
+          completed: 0,
+          failed: 0,
+          failures: {},
+          approvals: { asked: 0, rejected: 0 },
+          latencyMs: {},
+          durations: [],
+        }),
+      );
     return r;
   };
   for (const f of facts) {

@@ -60,7 +60,12 @@ interface Decided {
 }
 
 /** The decided approvals, escalations and reminders of one chain's audit. */
-export function approvalsOf(audit: Pick<AuditChain, 'events' | 'team'>): { asked: number; decided: Decided[]; escalations: number; reminders: number } {
+export function approvalsOf(audit: Pick<AuditChain, 'events' | 'team'>): {
+  asked: number;
+  decided: Decided[];
+  escalations: number;
+  reminders: number;
+} {
   const team = audit.team?.version?.id ?? 'unversioned';
   const asked = new Map<string, { expiresAt?: string; tool?: string }>();
   const decided: Decided[] = [];
@@ -68,12 +73,24 @@ export function approvalsOf(audit: Pick<AuditChain, 'events' | 'team'>): { asked
   let reminders = 0;
   for (const e of audit.events as unknown as Record<string, unknown>[]) {
     const kind = String(e.kind);
-    if (kind === 'approval_requested') asked.set(String(e.handoffId), { ...(typeof e.expiresAt === 'string' ? { expiresAt: e.expiresAt } : {}), ...(isTool(e.tool) ? { tool: e.tool.name } : {}) });
+    if (kind === 'approval_requested')
+      asked.set(String(e.handoffId), {
+        ...(typeof e.expiresAt === 'string' ? { expiresAt: e.expiresAt } : {}),
+        ...(isTool(e.tool) ? { tool: e.tool.name } : {}),
+      });
     else if (kind === 'approval_decided') {
       const request = asked.get(String(e.handoffId));
       const ms = Date.parse(String(e.decidedAt)) - Date.parse(String(e.requestedAt));
-      const late = e.outcome === 'timed_out' || (request?.expiresAt !== undefined && String(e.decidedAt) > request.expiresAt);
-      decided.push({ team, ...(typeof e.approver === 'string' ? { approver: e.approver } : {}), tool: typeof e.tool === 'string' ? e.tool : (request?.tool ?? 'handoff'), ms, outcome: String(e.outcome), late });
+      const late =
+        e.outcome === 'timed_out' || (request?.expiresAt !== undefined && String(e.decidedAt) > request.expiresAt);
+      decided.push({
+        team,
+        ...(typeof e.approver === 'string' ? { approver: e.approver } : {}),
+        tool: typeof e.tool === 'string' ? e.tool : (request?.tool ?? 'handoff'),
+        ms,
+        outcome: String(e.outcome),
+        late,
+      });
     } else if (/escalat/.test(kind)) escalations++;
     else if (/remind/.test(kind)) reminders++;
   }
@@ -81,7 +98,10 @@ export function approvalsOf(audit: Pick<AuditChain, 'events' | 'team'>): { asked
 }
 
 /** The approval figures of the chains started since `since` (and matching `query`), at most `limit`. */
-export async function approvalStats(client: Client, options: { since?: Date; query?: string; limit?: number } = {}): Promise<ApprovalStats> {
+export async function approvalStats(
+  client: Client,
+  options: { since?: Date; query?: string; limit?: number } = {},
+): Promise<ApprovalStats> {
   const since = options.since ?? new Date(Date.now() - 3_600_000);
   const query = `StartTime >= "${since.toISOString()}"${options.query ? ` AND (${options.query})` : ''}`;
   const ids = await listChains(client, query, options.limit ?? 1000);
@@ -133,7 +153,12 @@ export async function approvalStats(client: Client, options: { since?: Date; que
 
 /** Lines for a terminal. */
 export function formatApprovalStats(s: ApprovalStats): string[] {
-  const times = (title: string, rows: DecisionTimes[]) => [title, ...rows.map((r) => `  ${r.key.padEnd(28)} ${String(r.decided).padStart(5)} decided  p50 ${ms(r.p50Ms)}  p95 ${ms(r.p95Ms)}`)];
+  const times = (title: string, rows: DecisionTimes[]) => [
+    title,
+    ...rows.map(
+      (r) => `  ${r.key.padEnd(28)} ${String(r.decided).padStart(5)} decided  p50 ${ms(r.p50Ms)}  p95 ${ms(r.p95Ms)}`,
+    ),
+  ];
   return [
     `${s.chains} chains (${s.query}): ${s.asked} approvals asked, ${s.decided} decided, ${s.timedOut} timed out, ${s.slaBreaches} SLA breaches, ${s.escalations} escalations, ${s.reminders} reminders`,
     ...times('time to decision by team', s.byTeam),
@@ -146,7 +171,14 @@ export function formatApprovalStats(s: ApprovalStats): string[] {
 function timesBy(decided: readonly Decided[], key: (d: Decided) => string): DecisionTimes[] {
   const groups = new Map<string, number[]>();
   for (const d of decided) groups.set(key(d), [...(groups.get(key(d)) ?? []), d.ms]);
-  return [...groups].sort(([a], [b]) => (a < b ? -1 : 1)).map(([k, values]) => ({ key: k, decided: values.length, ...defined('p50Ms', quantile(values, 0.5)), ...defined('p95Ms', quantile(values, 0.95)) }));
+  return [...groups]
+    .sort(([a], [b]) => (a < b ? -1 : 1))
+    .map(([k, values]) => ({
+      key: k,
+      decided: values.length,
+      ...defined('p50Ms', quantile(values, 0.5)),
+      ...defined('p95Ms', quantile(values, 0.95)),
+    }));
 }
 
 function defined<K extends string>(k: K, v: number | undefined): Partial<Record<K, number>> {

@@ -58,12 +58,22 @@ export function factsOf(record: ChainRecord): ChainFacts {
   let trips = 0;
   const requests: EdgeRequest[] = [];
   for (const e of audit.events) {
-    if (e.kind === 'approval_requested') asked.set(e.handoffId, e.tool ? { agent: e.from } : { agent: e.to, edge: `${e.from} → ${e.to}` });
+    if (e.kind === 'approval_requested')
+      asked.set(e.handoffId, e.tool ? { agent: e.from } : { agent: e.to, edge: `${e.from} → ${e.to}` });
     else if (e.kind === 'approval_decided') {
       const a = asked.get(e.handoffId);
-      if (a) approvals.push({ ...a, rejected: e.outcome === 'rejected' || (e.outcome === 'timed_out' && e.onTimeout !== 'approve') });
+      if (a)
+        approvals.push({
+          ...a,
+          rejected: e.outcome === 'rejected' || (e.outcome === 'timed_out' && e.onTimeout !== 'approve'),
+        });
     } else if (e.kind === 'control' && e.control === 'guardrail_tripped') trips += 1;
-    else if (e.kind === 'handoff_requested' && e.outcome !== HandoffRequestOutcome.PENDING && e.outcome !== HandoffRequestOutcome.AWAITING_APPROVAL) requests.push({ from: e.from, to: e.to, outcome: e.outcome });
+    else if (
+      e.kind === 'handoff_requested' &&
+      e.outcome !== HandoffRequestOutcome.PENDING &&
+      e.outcome !== HandoffRequestOutcome.AWAITING_APPROVAL
+    )
+      requests.push({ from: e.from, to: e.to, outcome: e.outcome });
   }
   const started = audit.startedAt ? Date.parse(audit.startedAt) : undefined;
   const closed = audit.closedAt && status !== 'running' ? Date.parse(audit.closedAt) : undefined;
@@ -85,11 +95,20 @@ export function factsOf(record: ChainRecord): ChainFacts {
   };
 }
 
-function activationsOf(record: ChainRecord, status: string, error: string | undefined, started: number | undefined, closed: number | undefined): Activation[] {
+function activationsOf(
+  record: ChainRecord,
+  status: string,
+  error: string | undefined,
+  started: number | undefined,
+  closed: number | undefined,
+): Activation[] {
   const { audit } = record;
   const first = audit.input?.agent;
   if (!first) return [];
-  const turns = [{ agent: first, at: started }, ...audit.handoffs.map((h) => ({ agent: h.to, from: h.from, at: Date.parse(h.timestamp) }))];
+  const turns = [
+    { agent: first, at: started },
+    ...audit.handoffs.map((h) => ({ agent: h.to, from: h.from, at: Date.parse(h.timestamp) })),
+  ];
   return turns.map((t, i) => {
     const next = turns[i + 1];
     const end = next ? next.at : closed;
@@ -112,7 +131,9 @@ function activationsOf(record: ChainRecord, status: string, error: string | unde
 export async function listChains(client: Client, query: string, limit: number): Promise<string[]> {
   const ids = new Set<string>();
   try {
-    for await (const wf of client.workflow.list({ query: `WorkflowType = "handoffRun" AND ExecutionStatus != "ContinuedAsNew"${query.trim() ? ` AND (${query})` : ''}` })) {
+    for await (const wf of client.workflow.list({
+      query: `WorkflowType = "handoffRun" AND ExecutionStatus != "ContinuedAsNew"${query.trim() ? ` AND (${query})` : ''}`,
+    })) {
       if (caseOfChain(wf.workflowId)) continue;
       ids.add(wf.workflowId);
       if (ids.size >= limit) break;
@@ -124,7 +145,11 @@ export async function listChains(client: Client, query: string, limit: number): 
 }
 
 /** The facts of chains `ids`, read `concurrency` at a time; `children`: count specialists' calls in their callers' tokens. */
-export async function readFacts(client: Client, ids: readonly string[], options: { children: boolean; concurrency?: number }): Promise<ChainFacts[]> {
+export async function readFacts(
+  client: Client,
+  ids: readonly string[],
+  options: { children: boolean; concurrency?: number },
+): Promise<ChainFacts[]> {
   const out: ChainFacts[] = new Array(ids.length);
   let next = 0;
   const worker = async () => {

@@ -52,17 +52,31 @@ export interface ExperimentStats {
 }
 
 /** The figures of experiment `id`, from at most `limit` chains a variant. */
-export async function experimentStats(client: Client, experiments: Experiments, id: string, options: { limit?: number; concurrency?: number } = {}): Promise<ExperimentStats> {
+export async function experimentStats(
+  client: Client,
+  experiments: Experiments,
+  id: string,
+  options: { limit?: number; concurrency?: number } = {},
+): Promise<ExperimentStats> {
   const state = await experiments.get(id);
   const facts = await Promise.all(
     state.definition.variants.map(async (v) => {
-      const ids = await listChains(client, `${BatonVariant.name} = "${variantAttributeValue(id, v.name)}"`, options.limit ?? 1000);
-      return readFacts(client, ids, { children: true, ...(options.concurrency ? { concurrency: options.concurrency } : {}) });
+      const ids = await listChains(
+        client,
+        `${BatonVariant.name} = "${variantAttributeValue(id, v.name)}"`,
+        options.limit ?? 1000,
+      );
+      return readFacts(client, ids, {
+        children: true,
+        ...(options.concurrency ? { concurrency: options.concurrency } : {}),
+      });
     }),
   );
   const variants = state.definition.variants.map((v, i) => variantStats(v.name, facts[i]!));
   const control = facts[0]!.filter(ended);
-  const comparisons = state.definition.variants.slice(1).map((v, i) => compare(v.name, state.definition.variants[0]!.name, facts[i + 1]!.filter(ended), control));
+  const comparisons = state.definition.variants
+    .slice(1)
+    .map((v, i) => compare(v.name, state.definition.variants[0]!.name, facts[i + 1]!.filter(ended), control));
   return { experiment: state, variants, comparisons };
 }
 
@@ -72,7 +86,8 @@ function variantStats(name: string, all: ChainFacts[]): VariantStats {
   const done = all.filter(ended);
   const completed = done.filter((f) => f.status === 'completed').length;
   const failures: Record<string, number> = {};
-  for (const f of done) if (f.status !== 'completed') failures[f.error ?? f.status] = (failures[f.error ?? f.status] ?? 0) + 1;
+  for (const f of done)
+    if (f.status !== 'completed') failures[f.error ?? f.status] = (failures[f.error ?? f.status] ?? 0) + 1;
   const sum = (pick: (f: ChainFacts) => number) => done.reduce((s, f) => s + pick(f), 0);
   const asked = sum((f) => f.approvalsAsked);
   const rejected = sum((f) => f.approvalsRejected);
@@ -100,12 +115,36 @@ function compare(variant: string, against: string, b: ChainFacts[], a: ChainFact
   const count = (xs: ChainFacts[], pick: (f: ChainFacts) => boolean) => xs.filter(pick).length;
   const sum = (xs: ChainFacts[], pick: (f: ChainFacts) => number) => xs.reduce((s, f) => s + pick(f), 0);
   const tests: Omit<Comparison, 'variant' | 'against'> = {
-    successRate: fisherExact(count(b, (f) => f.status === 'completed'), b.length, count(a, (f) => f.status === 'completed'), a.length),
-    approvalRejections: fisherExact(sum(b, (f) => f.approvalsRejected), sum(b, (f) => f.approvalsAsked), sum(a, (f) => f.approvalsRejected), sum(a, (f) => f.approvalsAsked)),
-    guardrailTrips: fisherExact(count(b, (f) => f.guardrailTrips > 0), b.length, count(a, (f) => f.guardrailTrips > 0), a.length),
-    latency: mannWhitneyU(b.flatMap((f) => (f.latencyMs !== undefined ? [f.latencyMs] : [])), a.flatMap((f) => (f.latencyMs !== undefined ? [f.latencyMs] : []))),
-    tokens: mannWhitneyU(b.map((f) => f.tokens), a.map((f) => f.tokens)),
-    handoffs: mannWhitneyU(b.map((f) => f.handoffs), a.map((f) => f.handoffs)),
+    successRate: fisherExact(
+      count(b, (f) => f.status === 'completed'),
+      b.length,
+      count(a, (f) => f.status === 'completed'),
+      a.length,
+    ),
+    approvalRejections: fisherExact(
+      sum(b, (f) => f.approvalsRejected),
+      sum(b, (f) => f.approvalsAsked),
+      sum(a, (f) => f.approvalsRejected),
+      sum(a, (f) => f.approvalsAsked),
+    ),
+    guardrailTrips: fisherExact(
+      count(b, (f) => f.guardrailTrips > 0),
+      b.length,
+      count(a, (f) => f.guardrailTrips > 0),
+      a.length,
+    ),
+    latency: mannWhitneyU(
+      b.flatMap((f) => (f.latencyMs !== undefined ? [f.latencyMs] : [])),
+      a.flatMap((f) => (f.latencyMs !== undefined ? [f.latencyMs] : [])),
+    ),
+    tokens: mannWhitneyU(
+      b.map((f) => f.tokens),
+      a.map((f) => f.tokens),
+    ),
+    handoffs: mannWhitneyU(
+      b.map((f) => f.handoffs),
+      a.map((f) => f.handoffs),
+    ),
   };
   return { variant, against, ...Object.fromEntries(Object.entries(tests).filter(([, t]) => t !== undefined)) };
 }

@@ -31,7 +31,7 @@ function doubledRanks(values: number[]): { ranks: number[]; ties: number } {
   const order = values.map((v, i) => ({ v, i })).sort((x, y) => x.v - y.v);
   const ranks = new Array<number>(values.length);
   let ties = 0;
-  for (let i = 0; i < order.length; ) {
+  for (let i = 0; i < order.length;) {
     let j = i;
     while (j + 1 < order.length && order[j + 1]!.v === order[i]!.v) j++;
     // Mean rank (i + j) / 2 + 1, doubled.

@@ -9,7 +9,10 @@
 import type * as SimpleStatistics from 'simple-statistics' with { 'resolution-mode': 'import' };
 
 // simple-statistics is an ES module that ships a CommonJS build; its types are the module's.
-const { errorFunction, gammaln } = require('simple-statistics') as Pick<typeof SimpleStatistics, 'errorFunction' | 'gammaln'>;
+const { errorFunction, gammaln } = require('simple-statistics') as Pick<
+  typeof SimpleStatistics,
+  'errorFunction' | 'gammaln'
+>;
 
 /** A test's result: the statistic, its two-sided p-value, whether p is below `alpha`, and what the samples allow. */
 export interface TestResult {
@@ -74,7 +77,15 @@ export function fisherExact(a: number, n: number, b: number, m: number): TestRes
   p = Math.min(1, p);
   // The most lopsided table (one side all successes, the other none), and its mirror when the sizes are equal.
   const minP = Math.min(1, (n === m ? 2 : 1) * Math.exp(-lnChoose(N, n)));
-  return { test: "Fisher's exact", statistic: a / n - b / m, p, significant: p < ALPHA, exact: true, sizes: [n, m], minP };
+  return {
+    test: "Fisher's exact",
+    statistic: a / n - b / m,
+    p,
+    significant: p < ALPHA,
+    exact: true,
+    sizes: [n, m],
+    minP,
+  };
 }
 
 /** The `q` quantile (0 to 1) of `values` by the nearest rank; `undefined` for none. */

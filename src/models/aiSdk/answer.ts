@@ -3,7 +3,13 @@
  * wrote them (baton checks them when it runs the tool, and tells the model what was wrong), usage
  * (estimated when the provider reports none) and the model that answered.
  */
-import type { LanguageModelV3CallOptions, LanguageModelV3Content, LanguageModelV3FinishReason, LanguageModelV3StreamPart, LanguageModelV3Usage } from '@ai-sdk/provider';
+import type {
+  LanguageModelV3CallOptions,
+  LanguageModelV3Content,
+  LanguageModelV3FinishReason,
+  LanguageModelV3StreamPart,
+  LanguageModelV3Usage,
+} from '@ai-sdk/provider';
 import { ApplicationFailure } from '@temporalio/common';
 import type { ModelResponse, ToolCall } from '../../common/model';
 import { normalizeToolCalls } from '../openaiMessages';
@@ -55,13 +61,25 @@ export class AnswerAssembly {
 
   /** The answer; a stream that ended without a finish part, or finished with an error, was cut short and is retried. */
   response(options: LanguageModelV3CallOptions, fallbackModel: string): ModelResponse {
-    if (!this.finishReason) throw ApplicationFailure.retryable(`the model's stream ended after ${this.parts} part(s) without finishing`, 'ModelStreamInterrupted');
+    if (!this.finishReason)
+      throw ApplicationFailure.retryable(
+        `the model's stream ended after ${this.parts} part(s) without finishing`,
+        'ModelStreamInterrupted',
+      );
     if (this.finishReason.unified === 'error') {
-      throw ApplicationFailure.retryable(`the model finished its answer with an error (finish reason ${this.finishReason.raw ?? 'error'})`, 'ModelStreamInterrupted');
+      throw ApplicationFailure.retryable(
+        `the model finished its answer with an error (finish reason ${this.finishReason.raw ?? 'error'})`,
+        'ModelStreamInterrupted',
+      );
     }
     const toolCalls = normalizeToolCalls(this.calls);
     const content = this.text === '' ? null : this.text;
-    return { content, toolCalls, usage: usageOf(this.usage) ?? estimated(options, content, toolCalls), model: this.modelId || fallbackModel };
+    return {
+      content,
+      toolCalls,
+      usage: usageOf(this.usage) ?? estimated(options, content, toolCalls),
+      model: this.modelId || fallbackModel,
+    };
   }
 
   #call(c: { toolCallId: string; toolName: string; input: string; providerExecuted?: boolean }): void {
@@ -75,13 +93,20 @@ export class AnswerAssembly {
 export function usageOf(u: LanguageModelV3Usage | undefined): ModelResponse['usage'] | undefined {
   if (!u) return undefined;
   const cached = u.inputTokens.cacheRead ?? 0;
-  const input = u.inputTokens.total ?? (u.inputTokens.noCache === undefined ? undefined : u.inputTokens.noCache + cached);
-  const output = u.outputTokens.total ?? (u.outputTokens.text === undefined ? undefined : u.outputTokens.text + (u.outputTokens.reasoning ?? 0));
+  const input =
+    u.inputTokens.total ?? (u.inputTokens.noCache === undefined ? undefined : u.inputTokens.noCache + cached);
+  const output =
+    u.outputTokens.total ??
+    (u.outputTokens.text === undefined ? undefined : u.outputTokens.text + (u.outputTokens.reasoning ?? 0));
   if (input === undefined && output === undefined) return undefined;
   return { inputTokens: input ?? 0, outputTokens: output ?? 0, ...(cached > 0 ? { cachedInputTokens: cached } : {}) };
 }
 
-function estimated(options: LanguageModelV3CallOptions, content: string | null, toolCalls: ToolCall[]): ModelResponse['usage'] {
+function estimated(
+  options: LanguageModelV3CallOptions,
+  content: string | null,
+  toolCalls: ToolCall[],
+): ModelResponse['usage'] {
   const sent = JSON.stringify(options.prompt) + (options.tools ? JSON.stringify(options.tools) : '');
   const received = (content ?? '') + toolCalls.map((c) => c.name + c.arguments).join('');
   return { inputTokens: estimateTokens(sent), outputTokens: estimateTokens(received) };

@@ -2,15 +2,28 @@
  * baton's conversation as an AI SDK call: messages as a `LanguageModelV3Prompt`, tools as function
  * tools, the model's settings and an agent's structured answer as the call's options.
  */
-import type { JSONSchema7, LanguageModelV3CallOptions, LanguageModelV3Message, LanguageModelV3Prompt, SharedV3ProviderOptions } from '@ai-sdk/provider';
+import type {
+  JSONSchema7,
+  LanguageModelV3CallOptions,
+  LanguageModelV3Message,
+  LanguageModelV3Prompt,
+  SharedV3ProviderOptions,
+} from '@ai-sdk/provider';
 import type { CallModelInput, ChatMessage, JsonSchema } from '../../common/model';
 import { outputInstruction } from '../openaiOutput';
 import type { AiSdkModelSettings } from './spec';
 
 /** The options of one call, without its abort signal. */
 export function callOptions(input: CallModelInput, settings: AiSdkModelSettings = {}): LanguageModelV3CallOptions {
-  const tools = input.tools.map((t) => ({ type: 'function' as const, name: t.name, description: t.description, inputSchema: t.parameters as JSONSchema7 }));
-  const format = input.outputSchema ? formatOf(input.outputSchema, settings.responseFormat ?? 'auto', tools.length > 0) : undefined;
+  const tools = input.tools.map((t) => ({
+    type: 'function' as const,
+    name: t.name,
+    description: t.description,
+    inputSchema: t.parameters as JSONSchema7,
+  }));
+  const format = input.outputSchema
+    ? formatOf(input.outputSchema, settings.responseFormat ?? 'auto', tools.length > 0)
+    : undefined;
   const messages = format?.instruction ? withInstruction(input.messages, format.instruction) : input.messages;
   return {
     prompt: toPrompt(messages),
@@ -23,7 +36,8 @@ export function callOptions(input: CallModelInput, settings: AiSdkModelSettings 
 }
 
 function formatOf(schema: JsonSchema, mode: 'auto' | 'always' | 'never', tools: boolean) {
-  if (mode === 'always' || (mode === 'auto' && !tools)) return { responseFormat: { type: 'json' as const, schema: schema as JSONSchema7, name: 'output' } };
+  if (mode === 'always' || (mode === 'auto' && !tools))
+    return { responseFormat: { type: 'json' as const, schema: schema as JSONSchema7, name: 'output' } };
   return { instruction: outputInstruction(schema) };
 }
 
@@ -51,11 +65,21 @@ export function toPrompt(messages: ChatMessage[]): LanguageModelV3Prompt {
       for (const c of calls) toolNames.set(c.id, c.name);
       const content = [
         ...(m.content ? [{ type: 'text' as const, text: m.content }] : []),
-        ...calls.map((c) => ({ type: 'tool-call' as const, toolCallId: c.id, toolName: c.name, input: jsonObject(c.arguments) })),
+        ...calls.map((c) => ({
+          type: 'tool-call' as const,
+          toolCallId: c.id,
+          toolName: c.name,
+          input: jsonObject(c.arguments),
+        })),
       ];
       if (content.length > 0) prompt.push({ role: 'assistant', content });
     } else {
-      const result = { type: 'tool-result' as const, toolCallId: m.toolCallId, toolName: toolNames.get(m.toolCallId) ?? 'unknown', output: { type: 'text' as const, value: m.content } };
+      const result = {
+        type: 'tool-result' as const,
+        toolCallId: m.toolCallId,
+        toolName: toolNames.get(m.toolCallId) ?? 'unknown',
+        output: { type: 'text' as const, value: m.content },
+      };
       const last = prompt.at(-1);
       if (last?.role === 'tool') last.content.push(result);
       else prompt.push({ role: 'tool', content: [result] });
@@ -67,7 +91,9 @@ export function toPrompt(messages: ChatMessage[]): LanguageModelV3Prompt {
 function jsonObject(text: string): Record<string, unknown> {
   try {
     const value: unknown = JSON.parse(text);
-    return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
+    return typeof value === 'object' && value !== null && !Array.isArray(value)
+      ? (value as Record<string, unknown>)
+      : {};
   } catch {
     return {};
   }

@@ -56,7 +56,10 @@ export class AiSdkProvider implements ModelProvider {
     const merged: Record<string, LanguageModelV3> = Object.fromEntries(this.models);
     for (const [name, model] of models) {
       const known = merged[name];
-      if (known && known !== model) throw new UserError(`two different AI SDK models are named "${name}"; give one another name: aiSdk(model, { name })`);
+      if (known && known !== model)
+        throw new UserError(
+          `two different AI SDK models are named "${name}"; give one another name: aiSdk(model, { name })`,
+        );
       merged[name] = model;
     }
     return new AiSdkProvider({ ...this.options, models: merged });
@@ -67,7 +70,11 @@ export class AiSdkProvider implements ModelProvider {
     const model = this.models.get(spec.model);
     if (!model) {
       const known = [...this.models.keys()].join(', ') || 'none';
-      throw toApplicationFailure(new ModelRequestError(`this worker has no AI SDK model named "${spec.model}" (it has ${known}); put aiSdk(model) on the agent, or register it: new AiSdkProvider({ models: { "${spec.model}": model } })`));
+      throw toApplicationFailure(
+        new ModelRequestError(
+          `this worker has no AI SDK model named "${spec.model}" (it has ${known}); put aiSdk(model) on the agent, or register it: new AiSdkProvider({ models: { "${spec.model}": model } })`,
+        ),
+      );
     }
     const options = callOptions(input, spec.settings);
     const progress: AiSdkCallProgress = { request: fingerprint(options) };
@@ -126,12 +133,17 @@ class ModelCall {
       const onAbort = () => reject(this.#controller.signal.reason);
       if (this.#controller.signal.aborted) return onAbort();
       this.#controller.signal.addEventListener('abort', onAbort, { once: true });
-      Promise.resolve(promise).then(resolve, reject).finally(() => this.#controller.signal.removeEventListener('abort', onAbort));
+      Promise.resolve(promise)
+        .then(resolve, reject)
+        .finally(() => this.#controller.signal.removeEventListener('abort', onAbort));
     });
   }
 
   /** Read `stream` part by part, the idle timer restarting at each. */
-  async read(stream: ReadableStream<LanguageModelV3StreamPart>, onPart: (part: LanguageModelV3StreamPart) => void): Promise<void> {
+  async read(
+    stream: ReadableStream<LanguageModelV3StreamPart>,
+    onPart: (part: LanguageModelV3StreamPart) => void,
+  ): Promise<void> {
     const reader = stream.getReader();
     try {
       for (;;) {
@@ -148,7 +160,8 @@ class ModelCall {
   /** What to throw for `err`: the cancellation, a retryable timeout, or the failure the error means. */
   failure(err: unknown): unknown {
     if (this.context.signal.aborted) return this.context.signal.reason ?? err;
-    if (this.#idle) return ApplicationFailure.retryable(`the model sent nothing for ${this.timeoutMs} ms`, 'ModelTimeout');
+    if (this.#idle)
+      return ApplicationFailure.retryable(`the model sent nothing for ${this.timeoutMs} ms`, 'ModelTimeout');
     return aiSdkFailure(err);
   }
 
@@ -169,10 +182,14 @@ class ModelCall {
 function checkedModel(name: string, model: unknown): LanguageModelV3 {
   const m = model as Partial<LanguageModelV3> | undefined;
   if (typeof m !== 'object' || m === null || typeof m.doStream !== 'function') {
-    throw new UserError(`AI SDK model "${name}" must be a LanguageModelV3 object (e.g. anthropic('claude-sonnet-4-5')), got ${typeof model === 'string' ? JSON.stringify(model) : typeof model}`);
+    throw new UserError(
+      `AI SDK model "${name}" must be a LanguageModelV3 object (e.g. anthropic('claude-sonnet-4-5')), got ${typeof model === 'string' ? JSON.stringify(model) : typeof model}`,
+    );
   }
   if (m.specificationVersion !== 'v3') {
-    throw new UserError(`AI SDK model "${name}" implements specification ${String(m.specificationVersion)}; baton takes LanguageModelV3 models (AI SDK 6 providers: @ai-sdk/* 3.x and later)`);
+    throw new UserError(
+      `AI SDK model "${name}" implements specification ${String(m.specificationVersion)}; baton takes LanguageModelV3 models (AI SDK 6 providers: @ai-sdk/* 3.x and later)`,
+    );
   }
   return m as LanguageModelV3;
 }

@@ -20,10 +20,16 @@ export function withAiSdkProvider(agents: readonly { model: ModelSpec }[], provi
 }
 
 /** Problems with the team's AI SDK models on a worker: names that neither an agent's `aiSdk(model)` nor the worker's `AiSdkProvider` resolves. */
-export function aiSdkProblems(agents: readonly { id: string; model: ModelSpec }[], providers: ModelProviders): string[] {
+export function aiSdkProblems(
+  agents: readonly { id: string; model: ModelSpec }[],
+  providers: ModelProviders,
+): string[] {
   const provider = withAiSdkProvider(agents, providers)[AI_SDK_PROVIDER];
   if (!(provider instanceof AiSdkProvider)) return [];
   return agents
     .filter((a) => a.model.provider === AI_SDK_PROVIDER && !provider.models.has(a.model.model))
-    .map((a) => `agent "${a.id}" uses the AI SDK model "${a.model.model}", which this worker does not have; put aiSdk(model) on the agent, or pass createWorker({ providers: { 'ai-sdk': new AiSdkProvider({ models: { "${a.model.model}": model } }) } })`);
+    .map(
+      (a) =>
+        `agent "${a.id}" uses the AI SDK model "${a.model.model}", which this worker does not have; put aiSdk(model) on the agent, or pass createWorker({ providers: { 'ai-sdk': new AiSdkProvider({ models: { "${a.model.model}": model } }) } })`,
+    );
 }

@@ -71,7 +71,10 @@ const LANGUAGE_MODEL = Symbol('baton.aiSdk.languageModel');
  */
 export function aiSdk(model: LanguageModelV3 | string, options: AiSdkOptions = {}): AiSdkModelSpec {
   const { name, ...settings } = options;
-  const spec: AiSdkModelSpec = { provider: AI_SDK_PROVIDER, model: name ?? (typeof model === 'string' ? model : model.modelId) };
+  const spec: AiSdkModelSpec = {
+    provider: AI_SDK_PROVIDER,
+    model: name ?? (typeof model === 'string' ? model : model.modelId),
+  };
   if (Object.keys(settings).length > 0) spec.settings = settings;
   if (typeof model !== 'string') Object.defineProperty(spec, LANGUAGE_MODEL, { value: model, enumerable: false });
   return spec;
@@ -79,5 +82,7 @@ export function aiSdk(model: LanguageModelV3 | string, options: AiSdkOptions = {
 
 /** The model object a spec made by {@link aiSdk} carries, if any. */
 export function languageModelOf(spec: unknown): LanguageModelV3 | undefined {
-  return typeof spec === 'object' && spec !== null ? ((spec as Record<symbol, LanguageModelV3 | undefined>)[LANGUAGE_MODEL] ?? undefined) : undefined;
+  return typeof spec === 'object' && spec !== null
+    ? ((spec as Record<symbol, LanguageModelV3 | undefined>)[LANGUAGE_MODEL] ?? undefined)
+    : undefined;
 }

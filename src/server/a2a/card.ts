@@ -49,7 +49,9 @@ export function a2aTeam(options: A2AOptions | undefined, agents: readonly string
   });
   const entry = options?.agent ?? ids[0];
   if (options?.agent !== undefined && ids.length > 0 && !ids.includes(options.agent)) {
-    throw new Error(`a2a.agent must be one of the team's agents (${ids.join(', ')}), got ${JSON.stringify(options.agent)}`);
+    throw new Error(
+      `a2a.agent must be one of the team's agents (${ids.join(', ')}), got ${JSON.stringify(options.agent)}`,
+    );
   }
   return { agents: ids, skills, ...(entry !== undefined ? { entry } : {}) };
 }
@@ -62,12 +64,28 @@ export function agentCard(options: A2AOptions | undefined, team: A2ATeam, base: 
       options?.description ??
       `A team of agents (${team.agents.join(', ') || 'as the workers serve them'}) that hand work to each other; sensitive steps wait for a person's approval. ` +
         'A task is a chain; a task in input-required waits for an approval, which an authorised approver decides by replying "approve" or "reject".',
-    supportedInterfaces: [{ url: `${(options?.url ?? base).replace(/\/$/, '')}/a2a`, protocolBinding: 'JSONRPC', tenant: '', protocolVersion: A2A_PROTOCOL_VERSION }],
+    supportedInterfaces: [
+      {
+        url: `${(options?.url ?? base).replace(/\/$/, '')}/a2a`,
+        protocolBinding: 'JSONRPC',
+        tenant: '',
+        protocolVersion: A2A_PROTOCOL_VERSION,
+      },
+    ],
     provider: undefined,
     version: options?.version ?? '1',
     capabilities: { streaming: true, pushNotifications: true, extensions: [], extendedAgentCard: false },
     securitySchemes: {
-      bearer: { scheme: { $case: 'httpAuthSecurityScheme', value: { description: 'A static token or a JWT of the service, mapped to an identity and roles', scheme: 'Bearer', bearerFormat: 'JWT' } } },
+      bearer: {
+        scheme: {
+          $case: 'httpAuthSecurityScheme',
+          value: {
+            description: 'A static token or a JWT of the service, mapped to an identity and roles',
+            scheme: 'Bearer',
+            bearerFormat: 'JWT',
+          },
+        },
+      },
     },
     securityRequirements: [{ schemes: { bearer: { list: [] } } }],
     defaultInputModes: ['text/plain', 'application/json'],

@@ -13,17 +13,29 @@ import { runView } from '../runs';
 import { agentMessage, contextOf, statusOf, textPart } from './tasks';
 
 /** What following yields. */
-export type ChainUpdate = { kind: 'artifact'; data: TaskArtifactUpdateEvent } | { kind: 'status'; data: TaskStatusUpdateEvent } | { kind: 'stop'; why: 'waiting' | 'ended' };
+export type ChainUpdate =
+  | { kind: 'artifact'; data: TaskArtifactUpdateEvent }
+  | { kind: 'status'; data: TaskStatusUpdateEvent }
+  | { kind: 'stop'; why: 'waiting' | 'ended' };
 
 /**
  * The chain's updates from `after` (its start without it) until it ends or waits for a person; with
  * `through` (who follows), a wait is an `input-required` status update and the chain is followed on to its end
  * (a resubscribed client sees a decision made elsewhere).
  */
-export async function* followChain(ctx: ServiceContext, workflowId: string, after: string | undefined, signal: AbortSignal, through?: Identity): AsyncGenerator<ChainUpdate> {
+export async function* followChain(
+  ctx: ServiceContext,
+  workflowId: string,
+  after: string | undefined,
+  signal: AbortSignal,
+  through?: Identity,
+): AsyncGenerator<ChainUpdate> {
   const contextId = contextOf(workflowId);
   const texts = new Map<string, string>();
-  for await (const item of streamRun(ctx.baton.client.workflow, ctx.baton.streams, workflowId, undefined, { ...(after ? { after } : {}), signal })) {
+  for await (const item of streamRun(ctx.baton.client.workflow, ctx.baton.streams, workflowId, undefined, {
+    ...(after ? { after } : {}),
+    signal,
+  })) {
     if (item.kind === 'text' || item.kind === 'text_reset') {
       const key = `${item.workflowId}\n${item.call}`;
       const had = texts.get(key) ?? '';
@@ -33,13 +45,39 @@ export async function* followChain(ctx: ServiceContext, workflowId: string, afte
       const artifactId = item.workflowId === workflowId ? `text:${item.call}` : `text:${item.workflowId}/${item.call}`;
       yield {
         kind: 'artifact',
-        data: { taskId: workflowId, contextId, artifact: { artifactId, name: item.agent, description: `What ${item.agent} writes`, parts: [textPart(append ? item.text : now)], metadata: undefined, extensions: [] }, append, lastChunk: false, metadata: undefined },
+        data: {
+          taskId: workflowId,
+          contextId,
+          artifact: {
+            artifactId,
+            name: item.agent,
+            description: `What ${item.agent} writes`,
+            parts: [textPart(append ? item.text : now)],
+            metadata: undefined,
+            extensions: [],
+          },
+          append,
+          lastChunk: false,
+          metadata: undefined,
+        },
       };
       continue;
     }
     if (item.kind === 'handoff') {
       const text = `${item.handoff.from} handed off to ${item.handoff.to}`;
-      yield { kind: 'status', data: { taskId: workflowId, contextId, status: { state: TaskState.TASK_STATE_WORKING, message: agentMessage(workflowId, contextId, [textPart(text)]), timestamp: item.at }, metadata: undefined } };
+      yield {
+        kind: 'status',
+        data: {
+          taskId: workflowId,
+          contextId,
+          status: {
+            state: TaskState.TASK_STATE_WORKING,
+            message: agentMessage(workflowId, contextId, [textPart(text)]),
+            timestamp: item.at,
+          },
+          metadata: undefined,
+        },
+      };
       continue;
     }
     const asked = askedApproval(item);
@@ -76,10 +114,17 @@ async function stillWaits(ctx: ServiceContext, workflowId: string, approvalId: s
  * and after the text published until `cursor` (read before the decision, while the chain waited),
  * which the client had before the chain stopped to ask.
  */
-export async function afterApproval(ctx: ServiceContext, workflowId: string, approvalId: string, cursor: string | undefined): Promise<string | undefined> {
+export async function afterApproval(
+  ctx: ServiceContext,
+  workflowId: string,
+  approvalId: string,
+  cursor: string | undefined,
+): Promise<string | undefined> {
   const abort = new AbortController();
   try {
-    for await (const item of streamRun(ctx.baton.client.workflow, ctx.baton.streams, workflowId, undefined, { signal: abort.signal })) {
+    for await (const item of streamRun(ctx.baton.client.workflow, ctx.baton.streams, workflowId, undefined, {
+      signal: abort.signal,
+    })) {
       if (askedApproval(item) !== approvalId) continue;
       const event = parsePosition(item.position)?.event;
       return formatPosition({ ...(event ? { event } : {}), ...(cursor ? { cursor } : {}) });

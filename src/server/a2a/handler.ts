@@ -17,7 +17,13 @@ import type {
   Task,
   TaskPushNotificationConfig,
 } from '@a2a-js/sdk';
-import { A2AError, RequestMalformedError, TaskNotCancelableError, TaskNotFoundError, UnsupportedOperationError } from '@a2a-js/sdk/errors';
+import {
+  A2AError,
+  RequestMalformedError,
+  TaskNotCancelableError,
+  TaskNotFoundError,
+  UnsupportedOperationError,
+} from '@a2a-js/sdk/errors';
 import type { A2ARequestHandler, ServerCallContext } from '@a2a-js/sdk/server';
 import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError } from '@temporalio/client';
 import { displayText } from '../../common/display';
@@ -63,17 +69,23 @@ export class BatonA2AHandler implements A2ARequestHandler {
   async sendMessage(params: SendMessageRequest, context: ServerCallContext): Promise<Message | Task> {
     return guarded(context, async () => {
       const { workflowId, after } = await this.take(params, context);
-      if (params.configuration?.taskPushNotificationConfig) await this.createTaskPushNotificationConfig({ ...params.configuration.taskPushNotificationConfig, taskId: workflowId }, context);
+      if (params.configuration?.taskPushNotificationConfig)
+        await this.createTaskPushNotificationConfig(
+          { ...params.configuration.taskPushNotificationConfig, taskId: workflowId },
+          context,
+        );
       if (params.configuration?.returnImmediately) return this.task(workflowId, context);
       const abort = new AbortController();
       try {
         const turn = parseTurn(workflowId);
         if (turn) {
           let last = await this.task(workflowId, context);
-          for await (const update of followTurn(this.ctx, turn, callerOf(context).identity, last, abort.signal, false)) last = update;
+          for await (const update of followTurn(this.ctx, turn, callerOf(context).identity, last, abort.signal, false))
+            last = update;
           return last;
         }
-        for await (const update of followChain(this.ctx, workflowId, after, abort.signal)) if (update.kind === 'stop') break;
+        for await (const update of followChain(this.ctx, workflowId, after, abort.signal))
+          if (update.kind === 'stop') break;
       } finally {
         abort.abort();
       }
@@ -98,12 +110,21 @@ export class BatonA2AHandler implements A2ARequestHandler {
       requirePermission(callerOf(context).identity, Permission.START);
       const before = await this.task(params.id, context);
       const turn = parseTurn(params.id);
-      if (turn) throw new TaskNotCancelableError(`task ${params.id} is a turn of conversation ${turn.conversationId}: a turn is not cancelled alone; end the conversation (POST /v1/conversations/{id}/end) or send the next message`);
-      if (isTerminal(before.status?.state)) throw new TaskNotCancelableError(`task ${params.id} has ended (${before.metadata?.baton?.status}); only a working or waiting chain can be cancelled`);
+      if (turn)
+        throw new TaskNotCancelableError(
+          `task ${params.id} is a turn of conversation ${turn.conversationId}: a turn is not cancelled alone; end the conversation (POST /v1/conversations/{id}/end) or send the next message`,
+        );
+      if (isTerminal(before.status?.state))
+        throw new TaskNotCancelableError(
+          `task ${params.id} has ended (${before.metadata?.baton?.status}); only a working or waiting chain can be cancelled`,
+        );
       const handle = this.ctx.baton.client.workflow.getHandle(params.id);
       await handle.cancel();
       // The chain records its cancellation as it stops (cancelled status, the audit's end).
-      await Promise.race([handle.result().catch(() => undefined), new Promise((resolve) => setTimeout(resolve, CANCEL_WAIT_MS).unref())]);
+      await Promise.race([
+        handle.result().catch(() => undefined),
+        new Promise((resolve) => setTimeout(resolve, CANCEL_WAIT_MS).unref()),
+      ]);
       return this.task(params.id, context);
     });
   }
@@ -114,10 +135,17 @@ export class BatonA2AHandler implements A2ARequestHandler {
   }
 
   listTasks(): Promise<never> {
-    return Promise.reject(new UnsupportedOperationError('listing tasks is not served over A2A; the REST API lists what waits (GET /v1/approvals)'));
+    return Promise.reject(
+      new UnsupportedOperationError(
+        'listing tasks is not served over A2A; the REST API lists what waits (GET /v1/approvals)',
+      ),
+    );
   }
 
-  async createTaskPushNotificationConfig(params: TaskPushNotificationConfig, context: ServerCallContext): Promise<TaskPushNotificationConfig> {
+  async createTaskPushNotificationConfig(
+    params: TaskPushNotificationConfig,
+    context: ServerCallContext,
+  ): Promise<TaskPushNotificationConfig> {
     return guarded(context, async () => {
       const { identity } = callerOf(context);
       requirePermission(identity, Permission.READ);
@@ -125,23 +153,41 @@ export class BatonA2AHandler implements A2ARequestHandler {
     });
   }
 
-  async getTaskPushNotificationConfig(params: GetTaskPushNotificationConfigRequest, context: ServerCallContext): Promise<TaskPushNotificationConfig> {
+  async getTaskPushNotificationConfig(
+    params: GetTaskPushNotificationConfigRequest,
+    context: ServerCallContext,
+  ): Promise<TaskPushNotificationConfig> {
     return guarded(context, () => Promise.resolve(this.push.get(params.taskId, params.id, callerOf(context).identity)));
   }
 
-  async listTaskPushNotificationConfigs(params: ListTaskPushNotificationConfigsRequest, context: ServerCallContext): Promise<ListTaskPushNotificationConfigsResponse> {
-    return guarded(context, () => Promise.resolve({ configs: this.push.list(params.taskId, callerOf(context).identity), nextPageToken: '' }));
+  async listTaskPushNotificationConfigs(
+    params: ListTaskPushNotificationConfigsRequest,
+    context: ServerCallContext,
+  ): Promise<ListTaskPushNotificationConfigsResponse> {
+    return guarded(context, () =>
+      Promise.resolve({ configs: this.push.list(params.taskId, callerOf(context).identity), nextPageToken: '' }),
+    );
   }
 
-  async deleteTaskPushNotificationConfig(params: DeleteTaskPushNotificationConfigRequest, context: ServerCallContext): Promise<void> {
-    return guarded(context, () => Promise.resolve(this.push.delete(params.taskId, params.id, callerOf(context).identity)));
+  async deleteTaskPushNotificationConfig(
+    params: DeleteTaskPushNotificationConfigRequest,
+    context: ServerCallContext,
+  ): Promise<void> {
+    return guarded(context, () =>
+      Promise.resolve(this.push.delete(params.taskId, params.id, callerOf(context).identity)),
+    );
   }
 
   /**
    * The task as it is now, then its updates until it ends or waits (`through`: until it ends), then
    * its status again.
    */
-  private async *updates(workflowId: string, after: string | undefined, context: ServerCallContext, through: boolean): AsyncGenerator<StreamResponse> {
+  private async *updates(
+    workflowId: string,
+    after: string | undefined,
+    context: ServerCallContext,
+    through: boolean,
+  ): AsyncGenerator<StreamResponse> {
     const first = await guarded(context, () => this.task(workflowId, context));
     yield { payload: { $case: 'task', value: first } };
     if (isTerminal(first.status?.state)) return;
@@ -152,7 +198,13 @@ export class BatonA2AHandler implements A2ARequestHandler {
     }
     const abort = new AbortController();
     try {
-      for await (const update of followChain(this.ctx, workflowId, after, abort.signal, through ? callerOf(context).identity : undefined)) {
+      for await (const update of followChain(
+        this.ctx,
+        workflowId,
+        after,
+        abort.signal,
+        through ? callerOf(context).identity : undefined,
+      )) {
         if (update.kind === 'artifact') yield { payload: { $case: 'artifactUpdate', value: update.data } };
         else if (update.kind === 'status') yield { payload: { $case: 'statusUpdate', value: update.data } };
         else break;
@@ -161,16 +213,44 @@ export class BatonA2AHandler implements A2ARequestHandler {
       abort.abort();
     }
     const last = await this.task(workflowId, context);
-    yield { payload: { $case: 'statusUpdate', value: { taskId: last.id, contextId: last.contextId, status: last.status, metadata: last.metadata } } };
+    yield {
+      payload: {
+        $case: 'statusUpdate',
+        value: { taskId: last.id, contextId: last.contextId, status: last.status, metadata: last.metadata },
+      },
+    };
   }
 
   /** A turn's status updates until it ends (or waits, without `through`), its answer as an artifact before the last. */
-  private async *turnUpdates(turn: TurnId, first: Task, context: ServerCallContext, through: boolean): AsyncGenerator<StreamResponse> {
+  private async *turnUpdates(
+    turn: TurnId,
+    first: Task,
+    context: ServerCallContext,
+    through: boolean,
+  ): AsyncGenerator<StreamResponse> {
     const abort = new AbortController();
     try {
       for await (const task of followTurn(this.ctx, turn, callerOf(context).identity, first, abort.signal, through)) {
-        for (const artifact of task.artifacts) yield { payload: { $case: 'artifactUpdate', value: { taskId: task.id, contextId: task.contextId, artifact, append: false, lastChunk: true, metadata: undefined } } };
-        yield { payload: { $case: 'statusUpdate', value: { taskId: task.id, contextId: task.contextId, status: task.status, metadata: task.metadata } } };
+        for (const artifact of task.artifacts)
+          yield {
+            payload: {
+              $case: 'artifactUpdate',
+              value: {
+                taskId: task.id,
+                contextId: task.contextId,
+                artifact,
+                append: false,
+                lastChunk: true,
+                metadata: undefined,
+              },
+            },
+          };
+        yield {
+          payload: {
+            $case: 'statusUpdate',
+            value: { taskId: task.id, contextId: task.contextId, status: task.status, metadata: task.metadata },
+          },
+        };
       }
     } finally {
       abort.abort();
@@ -178,16 +258,26 @@ export class BatonA2AHandler implements A2ARequestHandler {
   }
 
   /** Start a chain or a conversation's turn, or decide what a task waits for; where to follow it from. */
-  private async take(params: SendMessageRequest, context: ServerCallContext): Promise<{ workflowId: string; after?: string }> {
+  private async take(
+    params: SendMessageRequest,
+    context: ServerCallContext,
+  ): Promise<{ workflowId: string; after?: string }> {
     const message = params.message;
-    if (!message) throw new RequestMalformedError('the request has no message; send {"message": {"role": "ROLE_USER", "parts": [{"text": "…"}], …}}');
+    if (!message)
+      throw new RequestMalformedError(
+        'the request has no message; send {"message": {"role": "ROLE_USER", "parts": [{"text": "…"}], …}}',
+      );
     const caller = callerOf(context);
     if (message.taskId) return this.reply(message, caller, context);
     const input = textOf(message);
     if (input === '') throw new RequestMalformedError('the message has no text: send the request as a text part');
     const agent = typeof message.metadata?.agent === 'string' ? message.metadata.agent : this.team.entry;
-    if (!agent) throw new RequestMalformedError('name the agent to start with in the message\'s metadata: {"agent": "…"}');
-    if (this.ctx.agents && !this.ctx.agents.includes(agent)) throw new RequestMalformedError(`no agent ${JSON.stringify(agent)}: metadata.agent must be one of ${this.ctx.agents.join(', ')}`);
+    if (!agent)
+      throw new RequestMalformedError('name the agent to start with in the message\'s metadata: {"agent": "…"}');
+    if (this.ctx.agents && !this.ctx.agents.includes(agent))
+      throw new RequestMalformedError(
+        `no agent ${JSON.stringify(agent)}: metadata.agent must be one of ${this.ctx.agents.join(', ')}`,
+      );
     // A task a baton chain delegates here is a chain of its own in the caller's context; any other message in a context is the conversation's.
     const delegated = typeof (message.metadata?.baton as { from?: unknown } | undefined)?.from === 'string';
     if (message.contextId && !delegated) {
@@ -207,10 +297,20 @@ export class BatonA2AHandler implements A2ARequestHandler {
   }
 
   /** The caller's answer to a task that waits: a decision, refused unless the caller may decide. */
-  private async reply(message: Message, caller: TokenChecked, context: ServerCallContext): Promise<{ workflowId: string; after?: string }> {
+  private async reply(
+    message: Message,
+    caller: TokenChecked,
+    context: ServerCallContext,
+  ): Promise<{ workflowId: string; after?: string }> {
     const task = await this.task(message.taskId, context);
-    if (isTerminal(task.status?.state)) throw new UnsupportedOperationError(`task ${message.taskId} has ended (${task.metadata?.baton?.status}); send a message without a taskId to start a new chain`);
-    if (!isInterrupted(task.status?.state)) throw new UnsupportedOperationError(`task ${message.taskId} is working and waits for no input; follow it with SubscribeToTask`);
+    if (isTerminal(task.status?.state))
+      throw new UnsupportedOperationError(
+        `task ${message.taskId} has ended (${task.metadata?.baton?.status}); send a message without a taskId to start a new chain`,
+      );
+    if (!isInterrupted(task.status?.state))
+      throw new UnsupportedOperationError(
+        `task ${message.taskId} is working and waits for no input; follow it with SubscribeToTask`,
+      );
     const decision = decisionOf(message);
     const turn = parseTurn(message.taskId);
     if (turn) {
@@ -219,7 +319,12 @@ export class BatonA2AHandler implements A2ARequestHandler {
     }
     const cursor = await this.ctx.baton.streams.last(message.taskId).catch(() => undefined);
     const record = await decideAs(this.ctx, caller, message.taskId, decision);
-    return { workflowId: message.taskId, ...(await afterApproval(this.ctx, message.taskId, record.handoffId, cursor).then((after) => (after ? { after } : {}))) };
+    return {
+      workflowId: message.taskId,
+      ...(await afterApproval(this.ctx, message.taskId, record.handoffId, cursor).then((after) =>
+        after ? { after } : {},
+      )),
+    };
   }
 
   private task(workflowId: string, context: ServerCallContext): Promise<Task> {
@@ -228,13 +333,18 @@ export class BatonA2AHandler implements A2ARequestHandler {
 
   /** Task `workflowId` (a chain, or a conversation's turn) as `identity` may see it. */
   private async read(workflowId: string, identity: Identity): Promise<Task> {
-    if (!workflowId?.trim()) throw new RequestMalformedError('the task id is empty; give the id of a task this agent answered with');
+    if (!workflowId?.trim())
+      throw new RequestMalformedError('the task id is empty; give the id of a task this agent answered with');
     const turn = parseTurn(workflowId);
     if (turn) return turnTask(this.ctx, turn, identity);
     try {
       return taskOf(await runView(this.ctx, workflowId, identity));
     } catch (err) {
-      if (err instanceof WorkflowNotFoundError || (err instanceof HttpProblem && (err.status === 404 || err.status === 409))) throw new TaskNotFoundError(`no task ${displayText(workflowId)}`);
+      if (
+        err instanceof WorkflowNotFoundError ||
+        (err instanceof HttpProblem && (err.status === 404 || err.status === 409))
+      )
+        throw new TaskNotFoundError(`no task ${displayText(workflowId)}`);
       throw err;
     }
   }
@@ -271,7 +381,10 @@ async function guarded<T>(context: ServerCallContext, fn: () => Promise<T>): Pro
       throw err;
     }
     if (problem.status === 404) throw new TaskNotFoundError(problem.message || problem.title);
-    if (problem.status === 400 || problem.status === 409) throw new RequestMalformedError([problem.message, ...(problem.errors ?? []).map((e) => `${e.path}: ${e.message}`)].filter(Boolean).join('; '));
+    if (problem.status === 400 || problem.status === 409)
+      throw new RequestMalformedError(
+        [problem.message, ...(problem.errors ?? []).map((e) => `${e.path}: ${e.message}`)].filter(Boolean).join('; '),
+      );
     throw err;
   }
 }

@@ -19,7 +19,13 @@ type RpcAnswer = Awaited<ReturnType<JsonRpcTransportHandler['handle']>>;
 type RpcStream = Extract<RpcAnswer, AsyncGenerator>;
 
 /** Serve the team over A2A on `app`. */
-export function a2aRoutes(app: ServiceApp, ctx: ServiceContext, authenticator: Authenticator, options: A2AOptions | undefined, maxBodyBytes: number): void {
+export function a2aRoutes(
+  app: ServiceApp,
+  ctx: ServiceContext,
+  authenticator: Authenticator,
+  options: A2AOptions | undefined,
+  maxBodyBytes: number,
+): void {
   const team = a2aTeam(options, ctx.agents);
   let base = options?.url ?? 'http://127.0.0.1';
   const handler = new BatonA2AHandler(ctx, team, () => agentCard(options, team, base));
@@ -27,14 +33,22 @@ export function a2aRoutes(app: ServiceApp, ctx: ServiceContext, authenticator: A
 
   app.get('/.well-known/agent-card.json', (c) => {
     if (!options?.url) base = new URL(c.req.url).origin;
-    return c.json(AgentCard.toJSON(agentCard(options, team, options?.url ?? new URL(c.req.url).origin)) as Record<string, never>, 200, { 'cache-control': 'no-cache' });
+    return c.json(
+      AgentCard.toJSON(agentCard(options, team, options?.url ?? new URL(c.req.url).origin)) as Record<string, never>,
+      200,
+      { 'cache-control': 'no-cache' },
+    );
   });
 
   app.post('/a2a', bodySizeLimit(maxBodyBytes), async (c) => {
     const caller = await authenticator.check(c.req.header('authorization'));
     if (!options?.url) base = new URL(c.req.url).origin;
     const requestedVersion = c.req.header(A2A_VERSION_HEADER) || undefined;
-    const context = new ServerCallContext({ user: userOf(caller), ...(requestedVersion ? { requestedVersion } : {}), state: new Map<string, unknown>([[CALLER, caller]]) });
+    const context = new ServerCallContext({
+      user: userOf(caller),
+      ...(requestedVersion ? { requestedVersion } : {}),
+      state: new Map<string, unknown>([[CALLER, caller]]),
+    });
     const body = await c.req.text();
     let answer: RpcAnswer;
     try {
@@ -59,16 +73,26 @@ export function a2aRoutes(app: ServiceApp, ctx: ServiceContext, authenticator: A
 }
 
 /** The events as Server-Sent Events, the first already read; a failure ends them with an `error` event. */
-function sseOf(stream: RpcStream, first: IteratorResult<unknown>, id: unknown, ctx: ServiceContext): ReadableStream<Uint8Array> {
+function sseOf(
+  stream: RpcStream,
+  first: IteratorResult<unknown>,
+  id: unknown,
+  ctx: ServiceContext,
+): ReadableStream<Uint8Array> {
   const encoder = new TextEncoder();
   return new ReadableStream<Uint8Array>({
     async start(controller) {
       try {
         if (!first.done) controller.enqueue(encoder.encode(formatSSEEvent(first.value)));
-        for (let next = await stream.next(); !next.done; next = await stream.next()) controller.enqueue(encoder.encode(formatSSEEvent(next.value)));
+        for (let next = await stream.next(); !next.done; next = await stream.next())
+          controller.enqueue(encoder.encode(formatSSEEvent(next.value)));
       } catch (err) {
         ctx.log('an A2A stream stopped', err);
-        controller.enqueue(encoder.encode(formatSSEErrorEvent({ jsonrpc: '2.0', id, error: JsonRpcTransportHandler.mapToJSONRPCError(err) })));
+        controller.enqueue(
+          encoder.encode(
+            formatSSEErrorEvent({ jsonrpc: '2.0', id, error: JsonRpcTransportHandler.mapToJSONRPCError(err) }),
+          ),
+        );
       }
       controller.close();
     },

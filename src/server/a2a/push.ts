@@ -46,12 +46,19 @@ export class PushNotifications {
   /** Register `config` for its task (which `owner` may read); a watcher starts when the task had none. */
   async create(config: TaskPushNotificationConfig, owner: Identity): Promise<TaskPushNotificationConfig> {
     const problems = configProblems(config);
-    if (problems.length > 0) throw new RequestMalformedError(`the push notification config is not valid: ${problems.join('; ')}`);
+    if (problems.length > 0)
+      throw new RequestMalformedError(`the push notification config is not valid: ${problems.join('; ')}`);
     const task = await this.read(config.taskId, owner);
     const configs = this.byTask.get(config.taskId) ?? new Map<string, Registration>();
     const id = config.id || randomUUID();
-    if (!configs.has(id) && configs.size >= CONFIGS_PER_TASK) throw new RequestMalformedError(`task ${config.taskId} has ${CONFIGS_PER_TASK} push notification configs, the most it may have; delete one first`);
-    if (!this.byTask.has(config.taskId) && this.byTask.size >= TASKS_WATCHED) throw new RequestMalformedError(`the service watches ${TASKS_WATCHED} tasks for push notifications, the most it may; try again once some have ended`);
+    if (!configs.has(id) && configs.size >= CONFIGS_PER_TASK)
+      throw new RequestMalformedError(
+        `task ${config.taskId} has ${CONFIGS_PER_TASK} push notification configs, the most it may have; delete one first`,
+      );
+    if (!this.byTask.has(config.taskId) && this.byTask.size >= TASKS_WATCHED)
+      throw new RequestMalformedError(
+        `the service watches ${TASKS_WATCHED} tasks for push notifications, the most it may; try again once some have ended`,
+      );
     const stored = { ...config, id };
     configs.set(id, { config: stored, owner });
     if (!this.byTask.has(config.taskId)) {
@@ -64,13 +71,16 @@ export class PushNotifications {
   /** The config `id` of task `taskId`, when `caller` registered it. */
   get(taskId: string, id: string, caller: Identity): TaskPushNotificationConfig {
     const found = this.byTask.get(taskId)?.get(id);
-    if (!found || found.owner.name !== caller.name) throw new TaskNotFoundError(`task ${taskId} has no push notification config ${id} of yours`);
+    if (!found || found.owner.name !== caller.name)
+      throw new TaskNotFoundError(`task ${taskId} has no push notification config ${id} of yours`);
     return found.config;
   }
 
   /** The configs `caller` registered for task `taskId`. */
   list(taskId: string, caller: Identity): TaskPushNotificationConfig[] {
-    return [...(this.byTask.get(taskId)?.values() ?? [])].filter((r) => r.owner.name === caller.name).map((r) => r.config);
+    return [...(this.byTask.get(taskId)?.values() ?? [])]
+      .filter((r) => r.owner.name === caller.name)
+      .map((r) => r.config);
   }
 
   /** Forget config `id` (the caller's); the task's watcher stops when it has none left. */
@@ -114,14 +124,24 @@ export class PushNotifications {
         'content-type': contentType,
         [PUSH_SIGNATURE_HEADER]: `t=${t},sha256=${pushSignature(config.token, t, body)}`,
         'x-a2a-notification-token': config.token,
-        ...(config.authentication ? { authorization: `${config.authentication.scheme} ${config.authentication.credentials}` } : {}),
+        ...(config.authentication
+          ? { authorization: `${config.authentication.scheme} ${config.authentication.credentials}` }
+          : {}),
       };
       try {
-        const res = await fetch(config.url, { method: 'POST', headers, body, signal: AbortSignal.timeout(DELIVERY_TIMEOUT_MS), redirect: 'manual' });
+        const res = await fetch(config.url, {
+          method: 'POST',
+          headers,
+          body,
+          signal: AbortSignal.timeout(DELIVERY_TIMEOUT_MS),
+          redirect: 'manual',
+        });
         if (res.ok) return;
-        if (res.status < 500 && res.status !== 408 && res.status !== 429) throw new Error(`the webhook answered ${res.status}`);
+        if (res.status < 500 && res.status !== 408 && res.status !== 429)
+          throw new Error(`the webhook answered ${res.status}`);
       } catch (err) {
-        if (attempt === DELIVERY_ATTEMPTS) this.log(`push notification to ${config.url} for task ${task.id} was not delivered`, err);
+        if (attempt === DELIVERY_ATTEMPTS)
+          this.log(`push notification to ${config.url} for task ${task.id} was not delivered`, err);
       }
       await new Promise((resolve) => setTimeout(resolve, 250 * attempt).unref());
     }
@@ -142,8 +162,12 @@ function configProblems(config: TaskPushNotificationConfig): string[] {
   } catch {
     problems.push(`"url" must be an http(s) URL, got ${JSON.stringify(String(config.url).slice(0, 80))}`);
   }
-  if (url && url.protocol !== 'https:' && url.protocol !== 'http:') problems.push(`"url" must be an http(s) URL, got ${url.protocol}`);
-  if (typeof config.token !== 'string' || config.token.length < MIN_TOKEN_CHARS || config.token.length > 512) problems.push(`"token" must be ${MIN_TOKEN_CHARS} to 512 characters: it keys the HMAC every delivery is signed with (${PUSH_SIGNATURE_HEADER})`);
+  if (url && url.protocol !== 'https:' && url.protocol !== 'http:')
+    problems.push(`"url" must be an http(s) URL, got ${url.protocol}`);
+  if (typeof config.token !== 'string' || config.token.length < MIN_TOKEN_CHARS || config.token.length > 512)
+    problems.push(
+      `"token" must be ${MIN_TOKEN_CHARS} to 512 characters: it keys the HMAC every delivery is signed with (${PUSH_SIGNATURE_HEADER})`,
+    );
   if (config.id && config.id.length > 200) problems.push('"id" must be at most 200 characters');
   return problems;
 }

@@ -27,8 +27,22 @@ export function dataPart(value: unknown): Part {
 }
 
 /** A message from the team. */
-export function agentMessage(taskId: string, contextId: string, parts: Part[], metadata?: Record<string, unknown>): Message {
-  return { messageId: randomUUID(), contextId, taskId, role: Role.ROLE_AGENT, parts, metadata, extensions: [], referenceTaskIds: [] };
+export function agentMessage(
+  taskId: string,
+  contextId: string,
+  parts: Part[],
+  metadata?: Record<string, unknown>,
+): Message {
+  return {
+    messageId: randomUUID(),
+    contextId,
+    taskId,
+    role: Role.ROLE_AGENT,
+    parts,
+    metadata,
+    extensions: [],
+    referenceTaskIds: [],
+  };
 }
 
 /**
@@ -45,7 +59,11 @@ export function contextOf(taskId: string): string {
  * derived from who sent it and its `messageId` (`key`), so a message sent again (a client that
  * retried, a worker that was lost while it waited) is the same task; a new one without a key.
  */
-export function chainIdFor(contextId: string | undefined, agent: string, key?: { identity: string; messageId: string }): string {
+export function chainIdFor(
+  contextId: string | undefined,
+  agent: string,
+  key?: { identity: string; messageId: string },
+): string {
   const id = key ? uuidOf(`${key.identity}\n${agent}\n${key.messageId}`) : randomUUID();
   return contextId ? `a2a:${contextId}:${id}` : `baton-${agent}-${id}`;
 }
@@ -56,7 +74,12 @@ function uuidOf(text: string): string {
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20, 32)}`;
 }
 
-const TERMINAL = new Set<TaskState>([TaskState.TASK_STATE_COMPLETED, TaskState.TASK_STATE_FAILED, TaskState.TASK_STATE_CANCELED, TaskState.TASK_STATE_REJECTED]);
+const TERMINAL = new Set<TaskState>([
+  TaskState.TASK_STATE_COMPLETED,
+  TaskState.TASK_STATE_FAILED,
+  TaskState.TASK_STATE_CANCELED,
+  TaskState.TASK_STATE_REJECTED,
+]);
 
 /** Whether a task in `state` will change no more. */
 export function isTerminal(state: TaskState | undefined): boolean {
@@ -72,12 +95,26 @@ export function isInterrupted(state: TaskState | undefined): boolean {
 export function taskOf(view: ChainView): Task {
   const status = statusOf(view);
   const artifacts: Artifact[] = view.status === 'completed' ? [answerArtifact(view.output)] : [];
-  return { id: view.workflowId, contextId: contextOf(view.workflowId), status, artifacts, history: [], metadata: { baton: { status: view.status, ...(view.currentAgent ? { agent: view.currentAgent } : {}) } } };
+  return {
+    id: view.workflowId,
+    contextId: contextOf(view.workflowId),
+    status,
+    artifacts,
+    history: [],
+    metadata: { baton: { status: view.status, ...(view.currentAgent ? { agent: view.currentAgent } : {}) } },
+  };
 }
 
 /** The chain's answer as an artifact: text, or JSON for a structured answer. */
 export function answerArtifact(output: unknown): Artifact {
-  return { artifactId: 'answer', name: 'answer', description: "The chain's answer", parts: [typeof output === 'string' ? textPart(output) : dataPart(output ?? null)], metadata: undefined, extensions: [] };
+  return {
+    artifactId: 'answer',
+    name: 'answer',
+    description: "The chain's answer",
+    parts: [typeof output === 'string' ? textPart(output) : dataPart(output ?? null)],
+    metadata: undefined,
+    extensions: [],
+  };
 }
 
 /** The task's status: its state and, when it waits or failed, a message saying why. */
@@ -87,7 +124,11 @@ export function statusOf(view: ChainView): TaskStatus {
   const waiting = view.pendingApprovals;
   if (waiting.length > 0 && (view.status === 'running' || view.status === 'awaiting_approval')) {
     const signed = waiting.some((p) => p.requireSignature === true);
-    return { state: signed ? TaskState.TASK_STATE_AUTH_REQUIRED : TaskState.TASK_STATE_INPUT_REQUIRED, message: agentMessage(view.workflowId, ctx, [textPart(askText(waiting)), dataPart({ approvals: waiting })]), timestamp: at };
+    return {
+      state: signed ? TaskState.TASK_STATE_AUTH_REQUIRED : TaskState.TASK_STATE_INPUT_REQUIRED,
+      message: agentMessage(view.workflowId, ctx, [textPart(askText(waiting)), dataPart({ approvals: waiting })]),
+      timestamp: at,
+    };
   }
   switch (view.status) {
     case 'completed':
@@ -97,7 +138,11 @@ export function statusOf(view: ChainView): TaskStatus {
     case 'failed':
     case 'terminated':
     case 'timed_out':
-      return { state: TaskState.TASK_STATE_FAILED, message: agentMessage(view.workflowId, ctx, [textPart(failureText(view))]), timestamp: at };
+      return {
+        state: TaskState.TASK_STATE_FAILED,
+        message: agentMessage(view.workflowId, ctx, [textPart(failureText(view))]),
+        timestamp: at,
+      };
     default:
       return { state: TaskState.TASK_STATE_WORKING, message: undefined, timestamp: at };
   }
@@ -113,7 +158,9 @@ function failureText(view: ChainView): string {
 function askText(waiting: Record<string, unknown>[]): string {
   const lines = waiting.map((p) => {
     const to = String(p.to);
-    const what = to.startsWith('tool:') ? `${String(p.from)} asks to call ${String(p.message)}` : `${String(p.from)} asks to hand off to ${to}: ${String(p.message)}`;
+    const what = to.startsWith('tool:')
+      ? `${String(p.from)} asks to call ${String(p.message)}`
+      : `${String(p.from)} asks to hand off to ${to}: ${String(p.message)}`;
     const approvers = Array.isArray(p.approvers) ? `; approvers: ${p.approvers.join(', ')}` : '';
     const signed = p.requireSignature ? '; the decision must be signed (a data part {"signature": "<JWS>"})' : '';
     return `${what} (approval ${String(p.handoffId)}${approvers}${signed})`;

@@ -35,8 +35,14 @@ export interface CloudEventOptions {
 }
 
 /** Serve `POST /events`. */
-export function cloudEventRoutes(app: ServiceApp, ctx: ServiceContext, options: CloudEventOptions, maxBodyBytes: number): void {
-  if (typeof options.secret !== 'string' || options.secret.length < 16) throw new Error('cloudEvents.secret must be a shared secret of at least 16 characters');
+export function cloudEventRoutes(
+  app: ServiceApp,
+  ctx: ServiceContext,
+  options: CloudEventOptions,
+  maxBodyBytes: number,
+): void {
+  if (typeof options.secret !== 'string' || options.secret.length < 16)
+    throw new Error('cloudEvents.secret must be a shared secret of at least 16 characters');
   const rules = [...serviceRules(options.rules ?? [], ctx.agents), ...(options.team?.events ?? [])];
   const idPrefix = options.idPrefix ?? 'baton-event-';
   app.post('/events', bodySizeLimit(maxBodyBytes), async (c) => {
@@ -44,7 +50,12 @@ export function cloudEventRoutes(app: ServiceApp, ctx: ServiceContext, options: 
     verify(options.secret, body, c.req.header('x-baton-signature'));
     const event = eventOf(body, (name) => c.req.header(name));
     const rule = ruleFor(rules, event);
-    if (!rule) throw new HttpProblem(422, 'No rule for this event', `no rule starts a chain or sends a message for events of type "${event.type}" from "${event.source}" (rules: ${rules.map(described).join(', ') || 'none'})`);
+    if (!rule)
+      throw new HttpProblem(
+        422,
+        'No rule for this event',
+        `no rule starts a chain or sends a message for events of type "${event.type}" from "${event.source}" (rules: ${rules.map(described).join(', ') || 'none'})`,
+      );
     const digest = createHash('sha256').update(`${event.source}\n${event.id}`).digest('hex').slice(0, 32);
     if (rule.message) return sendToConversation(c, ctx, { ...rule, message: rule.message }, event, `event-${digest}`);
     return startChain(c, ctx, { ...rule, start: rule.start! }, event, `${idPrefix}${digest}`);
@@ -53,8 +64,18 @@ export function cloudEventRoutes(app: ServiceApp, ctx: ServiceContext, options: 
 
 /** The service's rules as team rules (`agent` is `start`), checked against the agents it knows of; throws naming every problem. */
 function serviceRules(rules: CloudEventRule[], agents: readonly string[] | undefined): EventRule[] {
-  const normal = Array.isArray(rules) ? rules.map(({ agent, ...rule }) => (agent !== undefined && rule.start === undefined ? { ...rule, start: agent } : agent !== undefined ? { ...rule, agent } : rule)) : rules;
-  const problems = eventRuleProblems(normal, agents, 'cloudEvents.rules').map((p) => p.replace(/has an unknown field "agent" \(fields: [^)]*\)/, 'has both "agent" and "start" (give one)'));
+  const normal = Array.isArray(rules)
+    ? rules.map(({ agent, ...rule }) =>
+        agent !== undefined && rule.start === undefined
+          ? { ...rule, start: agent }
+          : agent !== undefined
+            ? { ...rule, agent }
+            : rule,
+      )
+    : rules;
+  const problems = eventRuleProblems(normal, agents, 'cloudEvents.rules').map((p) =>
+    p.replace(/has an unknown field "agent" \(fields: [^)]*\)/, 'has both "agent" and "start" (give one)'),
+  );
   if (problems.length > 0) throw new Error(`cloudEvents.rules: ${problems.join('; ')}`);
   return normal as EventRule[];
 }
@@ -65,9 +86,15 @@ function described(rule: EventRule): string {
 
 function verify(secret: string, body: string, header: string | undefined): void {
   const given = /^sha256=([0-9a-f]{64})$/i.exec(header?.trim() ?? '')?.[1];
-  if (!given) throw new HttpProblem(401, 'Unauthorized', 'the event must be signed: X-Baton-Signature: sha256=<hex HMAC-SHA256 of the body with the shared secret>');
+  if (!given)
+    throw new HttpProblem(
+      401,
+      'Unauthorized',
+      'the event must be signed: X-Baton-Signature: sha256=<hex HMAC-SHA256 of the body with the shared secret>',
+    );
   const expected = createHmac('sha256', secret).update(body).digest();
-  if (!timingSafeEqual(expected, Buffer.from(given, 'hex'))) throw new HttpProblem(401, 'Unauthorized', 'the signature does not match the body');
+  if (!timingSafeEqual(expected, Buffer.from(given, 'hex')))
+    throw new HttpProblem(401, 'Unauthorized', 'the signature does not match the body');
 }
 
 /** The event of a request: structured mode (`application/cloudevents+json`) or binary mode (`ce-*` headers, the body its data). */
@@ -76,16 +103,40 @@ function eventOf(body: string, header: (name: string) => string | undefined): Ru
   let raw: Record<string, unknown>;
   if (structured) {
     const parsed = parseJson(body);
-    if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw invalid([{ path: '', message: 'a structured CloudEvent is a JSON object' }]);
+    if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed))
+      throw invalid([{ path: '', message: 'a structured CloudEvent is a JSON object' }]);
     raw = parsed as Record<string, unknown>;
   } else {
-    raw = { specversion: header('ce-specversion'), id: header('ce-id'), source: header('ce-source'), type: header('ce-type'), subject: header('ce-subject'), data: (header('content-type') ?? '').includes('json') ? parseJson(body) : body };
+    raw = {
+      specversion: header('ce-specversion'),
+      id: header('ce-id'),
+      source: header('ce-source'),
+      type: header('ce-type'),
+      subject: header('ce-subject'),
+      data: (header('content-type') ?? '').includes('json') ? parseJson(body) : body,
+    };
   }
-  const errors = ['id', 'source', 'type'].filter((k) => typeof raw[k] !== 'string' || raw[k] === '' || (raw[k] as string).length > 1000).map((k) => ({ path: k, message: `"${k}" must be a non-empty string of at most 1000 characters${structured ? '' : ` (header ce-${k})`}` }));
-  if (raw.specversion !== '1.0') errors.push({ path: 'specversion', message: `"specversion" must be "1.0"${structured ? '' : ' (header ce-specversion)'}` });
-  if (raw.subject !== undefined && typeof raw.subject !== 'string') errors.push({ path: 'subject', message: '"subject" must be a string' });
+  const errors = ['id', 'source', 'type']
+    .filter((k) => typeof raw[k] !== 'string' || raw[k] === '' || (raw[k] as string).length > 1000)
+    .map((k) => ({
+      path: k,
+      message: `"${k}" must be a non-empty string of at most 1000 characters${structured ? '' : ` (header ce-${k})`}`,
+    }));
+  if (raw.specversion !== '1.0')
+    errors.push({
+      path: 'specversion',
+      message: `"specversion" must be "1.0"${structured ? '' : ' (header ce-specversion)'}`,
+    });
+  if (raw.subject !== undefined && typeof raw.subject !== 'string')
+    errors.push({ path: 'subject', message: '"subject" must be a string' });
   if (errors.length > 0) throw invalid(errors);
-  return { id: raw.id as string, source: raw.source as string, type: raw.type as string, ...(raw.subject !== undefined ? { subject: raw.subject as string } : {}), ...(raw.data !== undefined ? { data: raw.data } : {}) };
+  return {
+    id: raw.id as string,
+    source: raw.source as string,
+    type: raw.type as string,
+    ...(raw.subject !== undefined ? { subject: raw.subject as string } : {}),
+    ...(raw.data !== undefined ? { data: raw.data } : {}),
+  };
 }
 
 function parseJson(text: string): unknown {
@@ -97,5 +148,10 @@ function parseJson(text: string): unknown {
 }
 
 function invalid(errors: { path: string; message: string }[]): HttpProblem {
-  return new HttpProblem(400, 'Invalid CloudEvent', 'The request is not a CloudEvent baton can read (CloudEvents 1.0, HTTP binding).', errors);
+  return new HttpProblem(
+    400,
+    'Invalid CloudEvent',
+    'The request is not a CloudEvent baton can read (CloudEvents 1.0, HTTP binding).',
+    errors,
+  );
 }

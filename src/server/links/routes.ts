@@ -28,16 +28,31 @@ export function linkRoutes(app: ServiceApp, ctx: ServiceContext, secret: string)
   app.post('/v1/links/:token', async (c) => {
     const link = verified(secret, c.req.param('token'));
     try {
-      const record = await decideAs(ctx, { identity: { name: link.identity, roles: ['approver'] }, token: { iss: 'baton:link', sub: link.id } }, link.workflowId, {
-        decision: link.decision,
-        approvalId: link.approvalId,
-        ...(link.callHash ? { callHash: link.callHash } : {}),
-        comment: `${link.decision === 'approve' ? 'approved' : 'rejected'} by email link ${link.id}`,
-      });
-      return respond(c, 200, { link: link.id, ...record }, `${record.outcome === 'approved' ? 'Approved' : 'Rejected'} as ${link.identity}.`);
+      const record = await decideAs(
+        ctx,
+        { identity: { name: link.identity, roles: ['approver'] }, token: { iss: 'baton:link', sub: link.id } },
+        link.workflowId,
+        {
+          decision: link.decision,
+          approvalId: link.approvalId,
+          ...(link.callHash ? { callHash: link.callHash } : {}),
+          comment: `${link.decision === 'approve' ? 'approved' : 'rejected'} by email link ${link.id}`,
+        },
+      );
+      return respond(
+        c,
+        200,
+        { link: link.id, ...record },
+        `${record.outcome === 'approved' ? 'Approved' : 'Rejected'} as ${link.identity}.`,
+      );
     } catch (err) {
       // Nothing waits for this approval any more: decided (by this link or another) or ended.
-      if (err instanceof HttpProblem && err.status === 404) throw new HttpProblem(410, 'Link used', `this link can no longer decide: approval ${link.approvalId} was already decided or its chain moved on`);
+      if (err instanceof HttpProblem && err.status === 404)
+        throw new HttpProblem(
+          410,
+          'Link used',
+          `this link can no longer decide: approval ${link.approvalId} was already decided or its chain moved on`,
+        );
       throw err;
     }
   });
@@ -47,16 +62,24 @@ function verified(secret: string, token: string): DecisionLink {
   try {
     return verifyLink(secret, token);
   } catch (err) {
-    if (err instanceof LinkRefusedError) throw new HttpProblem(err.problem === 'expired' ? 410 : 403, 'Link refused', err.message);
+    if (err instanceof LinkRefusedError)
+      throw new HttpProblem(err.problem === 'expired' ? 410 : 403, 'Link refused', err.message);
     throw err;
   }
 }
 
 function respond(c: Context<ServiceEnv>, status: 200, json: Record<string, unknown>, text: string) {
-  if ((c.req.header('accept') ?? '').includes('text/html')) return c.html(`<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${escape(text)}</title></head><body><p>${escape(text)}</p></body></html>`, status);
+  if ((c.req.header('accept') ?? '').includes('text/html'))
+    return c.html(
+      `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${escape(text)}</title></head><body><p>${escape(text)}</p></body></html>`,
+      status,
+    );
   return c.json(json, status);
 }
 
 function escape(text: string): string {
-  return text.replace(/[&<>"']/g, (ch) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[ch]!);
+  return text.replace(
+    /[&<>"']/g,
+    (ch) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[ch]!,
+  );
 }

@@ -14,7 +14,14 @@ export type Progress = (progress: number, message: string) => Promise<void>;
  * Follow chain `workflowId` for at most `waitSeconds`. With `decided`, the approval the caller just
  * decided: what happened up to its decision is passed over.
  */
-export async function followForProgress(ctx: ServiceContext, workflowId: string, waitSeconds: number, progress: Progress | undefined, signal: AbortSignal, decided?: string): Promise<void> {
+export async function followForProgress(
+  ctx: ServiceContext,
+  workflowId: string,
+  waitSeconds: number,
+  progress: Progress | undefined,
+  signal: AbortSignal,
+  decided?: string,
+): Promise<void> {
   if (waitSeconds <= 0) return;
   const abort = new AbortController();
   const timer = setTimeout(() => abort.abort(), waitSeconds * 1000);
@@ -23,7 +30,9 @@ export async function followForProgress(ctx: ServiceContext, workflowId: string,
   let steps = 0;
   let passing = decided !== undefined;
   try {
-    for await (const item of streamRun(ctx.baton.client.workflow, ctx.baton.streams, workflowId, undefined, { signal: abort.signal })) {
+    for await (const item of streamRun(ctx.baton.client.workflow, ctx.baton.streams, workflowId, undefined, {
+      signal: abort.signal,
+    })) {
       if (item.kind === 'text' || item.kind === 'text_reset' || item.kind === 'text_unavailable') continue;
       if (passing) {
         passing = !(item.kind === 'approval_decided' && item.decision.handoffId === decided);
@@ -32,7 +41,12 @@ export async function followForProgress(ctx: ServiceContext, workflowId: string,
       const said = describe(item);
       if (said) await progress?.(++steps, said).catch(() => undefined);
       if (item.kind === 'completed' || item.kind === 'failed' || item.kind === 'ended') return;
-      const asked = item.kind === 'approval_requested' ? item.approval.handoffId : item.kind === 'specialist' && item.event.kind === 'approval_requested' ? item.event.approval.handoffId : undefined;
+      const asked =
+        item.kind === 'approval_requested'
+          ? item.approval.handoffId
+          : item.kind === 'specialist' && item.event.kind === 'approval_requested'
+            ? item.event.approval.handoffId
+            : undefined;
       if (asked && (await ctx.baton.getRun(workflowId).pendingApprovals()).some((p) => p.handoffId === asked)) return;
     }
   } catch (err) {

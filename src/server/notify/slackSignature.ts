@@ -14,12 +14,20 @@ export function slackSignature(signingSecret: string, timestamp: string, body: s
 }
 
 /** Why a request is not Slack's, or `undefined` when it is. */
-export function slackRequestProblem(signingSecret: string, signature: string | undefined, timestamp: string | undefined, body: string, nowMs = Date.now()): string | undefined {
+export function slackRequestProblem(
+  signingSecret: string,
+  signature: string | undefined,
+  timestamp: string | undefined,
+  body: string,
+  nowMs = Date.now(),
+): string | undefined {
   if (!signature || !timestamp) return 'X-Slack-Signature and X-Slack-Request-Timestamp are required';
   if (!/^\d{1,12}$/.test(timestamp)) return 'X-Slack-Request-Timestamp must be a Unix time in seconds';
-  if (Math.abs(nowMs / 1000 - Number(timestamp)) > SLACK_MAX_AGE_S) return `the request's timestamp is more than ${SLACK_MAX_AGE_S / 60} minutes from now: refused as a possible replay`;
+  if (Math.abs(nowMs / 1000 - Number(timestamp)) > SLACK_MAX_AGE_S)
+    return `the request's timestamp is more than ${SLACK_MAX_AGE_S / 60} minutes from now: refused as a possible replay`;
   const expected = Buffer.from(slackSignature(signingSecret, timestamp, body));
   const given = Buffer.from(signature);
-  if (given.length !== expected.length || !timingSafeEqual(given, expected)) return 'X-Slack-Signature does not match the request';
+  if (given.length !== expected.length || !timingSafeEqual(given, expected))
+    return 'X-Slack-Signature does not match the request';
   return undefined;
 }

@@ -59,7 +59,9 @@ export function bundlePage(sources = SOURCES): string {
   try {
     esbuild = require('esbuild') as typeof Esbuild;
   } catch {
-    throw new Error(`the approvals page's script is not built (no ${PAGE_BUNDLE} beside ${__filename}) and esbuild is not installed to build it: run npm install, or npm run build`);
+    throw new Error(
+      `the approvals page's script is not built (no ${PAGE_BUNDLE} beside ${__filename}) and esbuild is not installed to build it: run npm install, or npm run build`,
+    );
   }
   const out = esbuild.buildSync({
     entryPoints: [path.join(sources, 'main.ts')],

@@ -36,7 +36,13 @@ export interface FollowAnswer {
   signal: AbortSignal;
 }
 
-type Arrival = { events: HistoryEvent[] } | { entries: StreamEntry[] } | { error: unknown } | { refused: unknown } | { closed: true } | { replied: unknown; waited?: boolean };
+type Arrival =
+  | { events: HistoryEvent[] }
+  | { entries: StreamEntry[] }
+  | { error: unknown }
+  | { refused: unknown }
+  | { closed: true }
+  | { replied: unknown; waited?: boolean };
 
 /** The chunks of the answer to `key`, as they become known; then its end. */
 export async function* followAnswer(f: FollowAnswer): AsyncGenerator<UiChunk[]> {
@@ -66,7 +72,11 @@ export async function* followAnswer(f: FollowAnswer): AsyncGenerator<UiChunk[]> 
       if ('refused' in a) {
         // A turn that began and failed ends in history; a message refused before it began, here.
         if (reader.answer(f.key)) continue;
-        yield [...f.writer.write({ key: f.key, messageId: `${f.key}:answer`, status: 'failed', parts: [] }), { type: 'error', errorText: f.describe?.(a.refused) ?? String(a.refused) }, ...f.writer.finish('error')];
+        yield [
+          ...f.writer.write({ key: f.key, messageId: `${f.key}:answer`, status: 'failed', parts: [] }),
+          { type: 'error', errorText: f.describe?.(a.refused) ?? String(a.refused) },
+          ...f.writer.finish('error'),
+        ];
         return;
       }
       if ('replied' in a) {
@@ -80,13 +90,33 @@ export async function* followAnswer(f: FollowAnswer): AsyncGenerator<UiChunk[]> 
         }
         const output = (a.replied as { output?: unknown } | undefined)?.output;
         const text = typeof output === 'string' ? output : JSON.stringify(output ?? '');
-        yield [...f.writer.write({ key: f.key, messageId: `${f.key}:answer`, status: 'answered', parts: [{ kind: 'step', id: 'answer' }, { kind: 'text', id: 'answer', text, done: true }] }), ...f.writer.finish('stop')];
+        yield [
+          ...f.writer.write({
+            key: f.key,
+            messageId: `${f.key}:answer`,
+            status: 'answered',
+            parts: [
+              { kind: 'step', id: 'answer' },
+              { kind: 'text', id: 'answer', text, done: true },
+            ],
+          }),
+          ...f.writer.finish('stop'),
+        ];
         return;
       }
       if ('closed' in a) {
         // The workflow closed (terminated, timed out, ended) without answering: nothing more will come.
-        const view = reader.answer(f.key)?.view ?? { key: f.key, messageId: `${f.key}:answer`, status: 'failed' as const, parts: [] };
-        yield [...f.writer.write(view), { type: 'error', errorText: `${f.workflowId} closed before answering ${f.key}` }, ...f.writer.finish('error')];
+        const view = reader.answer(f.key)?.view ?? {
+          key: f.key,
+          messageId: `${f.key}:answer`,
+          status: 'failed' as const,
+          parts: [],
+        };
+        yield [
+          ...f.writer.write(view),
+          { type: 'error', errorText: `${f.workflowId} closed before answering ${f.key}` },
+          ...f.writer.finish('error'),
+        ];
         return;
       }
       if ('events' in a) reader.read(a.events);
@@ -96,7 +126,14 @@ export async function* followAnswer(f: FollowAnswer): AsyncGenerator<UiChunk[]> 
       const chunks = f.writer.write(answer.view);
       const view = answer.view;
       if (view.status === 'failed') {
-        yield [...chunks, { type: 'error', errorText: `${view.failure?.type ?? 'Error'}: ${view.failure?.message ?? 'the answer failed'}` }, ...f.writer.finish('error')];
+        yield [
+          ...chunks,
+          {
+            type: 'error',
+            errorText: `${view.failure?.type ?? 'Error'}: ${view.failure?.message ?? 'the answer failed'}`,
+          },
+          ...f.writer.finish('error'),
+        ];
         return;
       }
       if (view.status === 'answered') return void (yield [...chunks, ...f.writer.finish('stop')]);
@@ -110,13 +147,26 @@ export async function* followAnswer(f: FollowAnswer): AsyncGenerator<UiChunk[]> 
 }
 
 /** The workflow's history from its first run, then each new event as it happens (long-polling), across continue-as-new. */
-async function readHistory(client: Client, workflowId: string, signal: AbortSignal, arrive: (events: HistoryEvent[]) => void): Promise<void> {
+async function readHistory(
+  client: Client,
+  workflowId: string,
+  signal: AbortSignal,
+  arrive: (events: HistoryEvent[]) => void,
+): Promise<void> {
   let execution = { workflowId, runId: await firstRunOfChain(client.workflow, workflowId) };
   let nextPageToken: Uint8Array | undefined;
   const codecs = client.options.loadedDataConverter.payloadCodecs;
   const pages = new HistoryPages(client.workflowService);
   while (!signal.aborted) {
-    const response = await client.connection.withAbortSignal(signal, () => pages.next({ namespace: client.options.namespace, execution, nextPageToken, waitNewEvent: true, skipArchival: true }));
+    const response = await client.connection.withAbortSignal(signal, () =>
+      pages.next({
+        namespace: client.options.namespace,
+        execution,
+        nextPageToken,
+        waitNewEvent: true,
+        skipArchival: true,
+      }),
+    );
     if (response.history) await decodeHistory(response.history, codecs);
     const events = response.history?.events ?? [];
     if (events.length > 0) arrive(events);
@@ -130,11 +180,22 @@ async function readHistory(client: Client, workflowId: string, signal: AbortSign
 }
 
 function closes(e: HistoryEvent): boolean {
-  return !!(e.workflowExecutionCompletedEventAttributes || e.workflowExecutionFailedEventAttributes || e.workflowExecutionCanceledEventAttributes || e.workflowExecutionTerminatedEventAttributes || e.workflowExecutionTimedOutEventAttributes);
+  return !!(
+    e.workflowExecutionCompletedEventAttributes ||
+    e.workflowExecutionFailedEventAttributes ||
+    e.workflowExecutionCanceledEventAttributes ||
+    e.workflowExecutionTerminatedEventAttributes ||
+    e.workflowExecutionTimedOutEventAttributes
+  );
 }
 
 /** The workflow's text from the oldest the transport keeps; without a transport the answers still come, whole, from history. */
-async function readText(streams: StreamTransport, topic: string, signal: AbortSignal, arrive: (entries: StreamEntry[]) => void): Promise<void> {
+async function readText(
+  streams: StreamTransport,
+  topic: string,
+  signal: AbortSignal,
+  arrive: (entries: StreamEntry[]) => void,
+): Promise<void> {
   try {
     for await (const entries of streams.read(topic, undefined, signal)) arrive(entries);
   } catch {

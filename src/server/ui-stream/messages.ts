@@ -20,12 +20,18 @@ export interface UiMessage {
 }
 
 /** Read the whole history of workflow `workflowId` (every run) into its answers. */
-export async function readAnswers(client: Client, workflowId: string, mode: 'conversation' | 'chain', mayDecide: MayDecide): Promise<AnswerReader> {
+export async function readAnswers(
+  client: Client,
+  workflowId: string,
+  mode: 'conversation' | 'chain',
+  mayDecide: MayDecide,
+): Promise<AnswerReader> {
   const reader = new AnswerReader(workflowId, mode, mayDecide);
   let runId: string | undefined = await firstRunOfChain(client.workflow, workflowId);
   while (runId) {
     const history = await historyOf(client, workflowId, runId);
-    const events: HistoryEvent[] = (await decodeHistory(history, client.options.loadedDataConverter.payloadCodecs)).events ?? [];
+    const events: HistoryEvent[] =
+      (await decodeHistory(history, client.options.loadedDataConverter.payloadCodecs)).events ?? [];
     reader.read(events);
     runId = events.at(-1)?.workflowExecutionContinuedAsNewEventAttributes?.newExecutionRunId ?? undefined;
   }
@@ -45,7 +51,12 @@ function uiPart(p: PartView): Record<string, unknown> {
     case 'step':
       return { type: 'step-start' };
     case 'text':
-      return { type: 'text', text: p.text, state: p.done ? 'done' : 'streaming', providerMetadata: { baton: { part: p.id } } };
+      return {
+        type: 'text',
+        text: p.text,
+        state: p.done ? 'done' : 'streaming',
+        providerMetadata: { baton: { part: p.id } },
+      };
     case 'data':
       return { type: `data-${p.name}`, id: p.id, data: p.data };
     case 'tool': {
@@ -55,13 +66,20 @@ function uiPart(p: PartView): Record<string, unknown> {
         case 'input':
           return { ...base, state: 'input-available' };
         case 'approval-requested':
-          return p.decidable ? { ...base, state: 'approval-requested', approval } : { ...base, state: 'input-available' };
+          return p.decidable
+            ? { ...base, state: 'approval-requested', approval }
+            : { ...base, state: 'input-available' };
         case 'approved':
           return { ...base, state: 'approval-responded', approval: { ...approval, approved: true } };
         case 'denied':
           return { ...base, state: 'output-denied', approval: { ...approval, approved: false } };
         case 'output':
-          return { ...base, state: 'output-available', output: p.output, ...(approval ? { approval: { ...approval, approved: true } } : {}) };
+          return {
+            ...base,
+            state: 'output-available',
+            output: p.output,
+            ...(approval ? { approval: { ...approval, approved: true } } : {}),
+          };
         case 'error':
           return { ...base, state: 'output-error', errorText: p.errorText ?? 'failed' };
       }

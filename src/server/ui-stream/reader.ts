@@ -7,7 +7,12 @@
 import { childEnd } from '../../audit/ending';
 import { activityName, recordedApprovalEvent, recordedHandoff, withLocalActivities } from '../../audit/history';
 import type { ApprovalRecord, PendingApproval } from '../../common/approvals';
-import type { ConversationInput, SendMessageInput, TurnEndedRecord, TurnStartedRecord } from '../../common/conversation';
+import type {
+  ConversationInput,
+  SendMessageInput,
+  TurnEndedRecord,
+  TurnStartedRecord,
+} from '../../common/conversation';
 import { ActivityType, sendMessageUpdate, TURN_MEMO } from '../../common/messages';
 import type { CallModelInput, LocalModelCall, ModelResponse } from '../../common/model';
 import type { HandoffRunInput, HandoffRunResult, RecordHandoffInput } from '../../common/run';
@@ -23,7 +28,8 @@ export type MayDecide = (approvers: readonly string[] | undefined) => boolean;
 const MAX_EARLY_DELTAS = 10_000;
 
 /** What a scheduled activity was, until its end is read. */
-type Scheduled = { kind: 'model'; agent: string; call: string } | { kind: 'tool'; toolCallId: string } | { kind: 'other' };
+type Scheduled =
+  { kind: 'model'; agent: string; call: string } | { kind: 'tool'; toolCallId: string } | { kind: 'other' };
 
 /** The answers of one workflow, read from its history. */
 export class AnswerReader {
@@ -55,7 +61,13 @@ export class AnswerReader {
 
   /** Text of a model call as it forms; it goes to the answer of the message it names (a chain's only answer). */
   delta(d: TextDelta): void {
-    const target = this.mode === 'chain' ? this.answers[0] : lastOf(this.answers, (a) => a.view.key === d.message || (d.message !== undefined && d.merged?.includes(a.view.key) === true));
+    const target =
+      this.mode === 'chain'
+        ? this.answers[0]
+        : lastOf(
+            this.answers,
+            (a) => a.view.key === d.message || (d.message !== undefined && d.merged?.includes(a.view.key) === true),
+          );
     // Text can arrive before history shows its turn began: it waits for the turn (a bounded few).
     if (!target) return void (this.#early.length < MAX_EARLY_DELTAS && this.#early.push(d));
     if (target.view.status === 'answering') target.delta(d);
@@ -84,7 +96,8 @@ export class AnswerReader {
         this.began();
       }
       const resumed = this.mode === 'conversation' ? fromPayloads<ConversationInput>(started.input)?.resume : undefined;
-      for (const m of [...(resumed?.current ? [resumed.current] : []), ...(resumed?.queued ?? [])]) if (m.updateId) this.#messages.set(m.updateId, m.message);
+      for (const m of [...(resumed?.current ? [resumed.current] : []), ...(resumed?.queued ?? [])])
+        if (m.updateId) this.#messages.set(m.updateId, m.message);
       return;
     }
     const update = e.workflowExecutionUpdateAcceptedEventAttributes?.acceptedRequest;
@@ -93,14 +106,21 @@ export class AnswerReader {
       if (m) this.#messages.set(update.meta.updateId, m.message);
     }
     const memo = e.workflowPropertiesModifiedEventAttributes?.upsertedMemo?.fields;
-    const turn = this.mode === 'conversation' && memo?.[TURN_MEMO] ? fromPayload<TurnStartedRecord | TurnEndedRecord>(memo[TURN_MEMO]) : undefined;
+    const turn =
+      this.mode === 'conversation' && memo?.[TURN_MEMO]
+        ? fromPayload<TurnStartedRecord | TurnEndedRecord>(memo[TURN_MEMO])
+        : undefined;
     if (turn?.phase === 'started') {
       const message = turn.updateId ? this.#messages.get(turn.updateId) : undefined;
       this.#current = new AnswerBuilder(turn.idempotencyKey, this.workflowId, message);
       this.answers.push(this.#current);
       this.began();
     } else if (turn && this.#current) {
-      this.#current.end(turn.phase === 'answered' && turn.reply ? { output: turn.reply.output } : { failure: turn.failure ?? { type: 'Error', message: 'the turn failed' } });
+      this.#current.end(
+        turn.phase === 'answered' && turn.reply
+          ? { output: turn.reply.output }
+          : { failure: turn.failure ?? { type: 'Error', message: 'the turn failed' } },
+      );
       this.#current = undefined;
     }
     const answer = this.#current;
@@ -155,7 +175,8 @@ export class AnswerReader {
       const p = fields as unknown as PendingApproval;
       const part = p.tool ? answer.tool(p.tool.toolCallId) : answer.openHandoff(p.from, p.to);
       const decidable = this.mayDecide(p.approvers);
-      if (part && part.state !== 'output' && part.state !== 'error') Object.assign(part, { state: 'approval-requested', approvalId: p.handoffId, decidable });
+      if (part && part.state !== 'output' && part.state !== 'error')
+        Object.assign(part, { state: 'approval-requested', approvalId: p.handoffId, decidable });
       answer.data('approval', p.handoffId, {
         approvalId: p.handoffId,
         kind: p.tool ? 'tool' : 'handoff',
@@ -163,7 +184,15 @@ export class AnswerReader {
         from: p.from,
         to: p.to,
         message: p.message,
-        ...(p.tool ? { tool: p.tool.name, arguments: parseJson(p.tool.arguments), toolCallId: part?.toolCallId ?? p.tool.toolCallId } : part ? { toolCallId: part.toolCallId } : {}),
+        ...(p.tool
+          ? {
+              tool: p.tool.name,
+              arguments: parseJson(p.tool.arguments),
+              toolCallId: part?.toolCallId ?? p.tool.toolCallId,
+            }
+          : part
+            ? { toolCallId: part.toolCallId }
+            : {}),
         ...(p.approvers ? { approvers: p.approvers } : {}),
         ...(p.expiresAt ? { expiresAt: p.expiresAt } : {}),
         ...(p.requireSignature ? { requireSignature: true } : {}),
@@ -191,7 +220,12 @@ export class AnswerReader {
 
   private onHandoff(h: RecordHandoffInput, answer: AnswerBuilder): void {
     const { from, to, message, approval } = h.handoff;
-    answer.data('handoff', `handoff-${h.index}`, { from, to, message, ...(approval ? { approvedBy: approval.approver ?? approval.outcome } : {}) });
+    answer.data('handoff', `handoff-${h.index}`, {
+      from,
+      to,
+      message,
+      ...(approval ? { approvedBy: approval.approver ?? approval.outcome } : {}),
+    });
     const part = answer.openHandoff(from, to);
     if (part) Object.assign(part, { state: 'output', output: { handedOffTo: to } });
   }
@@ -200,7 +234,12 @@ export class AnswerReader {
     const initiated = e.startChildWorkflowExecutionInitiatedEventAttributes;
     if (initiated) {
       const input = fromPayloads<HandoffRunInput>(initiated.input);
-      this.#children.set(String(e.eventId), { from: this.#agent, to: input?.agent ?? '?', workflowId: initiated.workflowId ?? '', task: input?.input ?? '' });
+      this.#children.set(String(e.eventId), {
+        from: this.#agent,
+        to: input?.agent ?? '?',
+        workflowId: initiated.workflowId ?? '',
+        task: input?.input ?? '',
+      });
       return;
     }
     const started = e.childWorkflowExecutionStartedEventAttributes;
@@ -208,7 +247,12 @@ export class AnswerReader {
     if (child) return void answer.data('delegation', child.workflowId, { ...child, status: 'running' });
     const end = childEnd(e);
     const ended = end ? this.#children.get(end.initiatedId) : undefined;
-    if (end && ended) answer.data('delegation', ended.workflowId, { ...ended, status: end.outcome, ...(end.outcome === 'completed' ? { output: end.output } : { error: end.error }) });
+    if (end && ended)
+      answer.data('delegation', ended.workflowId, {
+        ...ended,
+        status: end.outcome,
+        ...(end.outcome === 'completed' ? { output: end.output } : { error: end.error }),
+      });
   }
 
   private onChainEnd(e: HistoryEvent): void {
@@ -217,8 +261,15 @@ export class AnswerReader {
     const done = e.workflowExecutionCompletedEventAttributes;
     if (done) return void answer.end({ output: fromPayloads<HandoffRunResult<unknown>>(done.result)?.output ?? '' });
     const failed = e.workflowExecutionFailedEventAttributes?.failure;
-    if (failed) return void answer.end({ failure: { type: failed.applicationFailureInfo?.type ?? 'Error', message: failed.message ?? 'failed' } });
-    if (e.workflowExecutionCanceledEventAttributes || e.workflowExecutionTerminatedEventAttributes || e.workflowExecutionTimedOutEventAttributes) {
+    if (failed)
+      return void answer.end({
+        failure: { type: failed.applicationFailureInfo?.type ?? 'Error', message: failed.message ?? 'failed' },
+      });
+    if (
+      e.workflowExecutionCanceledEventAttributes ||
+      e.workflowExecutionTerminatedEventAttributes ||
+      e.workflowExecutionTimedOutEventAttributes
+    ) {
       answer.end({ failure: { type: 'ChainEnded', message: 'the chain was cancelled, terminated or timed out' } });
     }
   }

@@ -13,7 +13,11 @@ export interface UiStream {
 }
 
 /** The response streaming `stream`. */
-export function uiStreamResponse(stream: UiStream, keepAliveMs: number, log: (message: string, error?: unknown) => void): Response {
+export function uiStreamResponse(
+  stream: UiStream,
+  keepAliveMs: number,
+  log: (message: string, error?: unknown) => void,
+): Response {
   const encoder = new TextEncoder();
   let quiet: ReturnType<typeof setTimeout> | undefined;
   let closed = false;
@@ -35,7 +39,12 @@ export function uiStreamResponse(stream: UiStream, keepAliveMs: number, log: (me
       } catch (err) {
         if (!stream.abort.signal.aborted) {
           log('a UI message stream stopped', err);
-          send(sseOf({ type: 'error', errorText: displayText(err instanceof Error ? `${err.name}: ${err.message}` : String(err)) }));
+          send(
+            sseOf({
+              type: 'error',
+              errorText: displayText(err instanceof Error ? `${err.name}: ${err.message}` : String(err)),
+            }),
+          );
         }
       } finally {
         send(SSE_DONE);

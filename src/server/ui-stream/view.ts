@@ -88,7 +88,13 @@ export class AnswerBuilder {
     private readonly workflowId: string,
     message?: string,
   ) {
-    this.view = { key, messageId: answerIdOf(key), ...(message !== undefined ? { message } : {}), status: 'answering', parts: [] };
+    this.view = {
+      key,
+      messageId: answerIdOf(key),
+      ...(message !== undefined ? { message } : {}),
+      status: 'answering',
+      parts: [],
+    };
   }
 
   /** A model call began (history shows it scheduled, or answered): the text that came before it goes in now. */
@@ -118,7 +124,8 @@ export class AnswerBuilder {
       this.#earlyCount += 1;
       return;
     }
-    for (const change of this.#board.delta(d)) if (change.kind === 'text' || change.kind === 'text_reset') this.showText(d.call, false);
+    for (const change of this.#board.delta(d))
+      if (change.kind === 'text' || change.kind === 'text_reset') this.showText(d.call, false);
   }
 
   /** A model call answered with `text` (history's record), the text it wrote replaced by it. */
@@ -133,14 +140,24 @@ export class AnswerBuilder {
     // Providers may repeat an id; each call keeps a part of its own.
     let id = call.id || `${agent}-call`;
     for (let n = 2; this.#parts.has(`tool:${id}`); n++) id = `${call.id || `${agent}-call`}~${n}`;
-    const part: ToolView = { kind: 'tool', toolCallId: id, toolName: call.name, agent, input: parseJson(call.arguments), state: 'input' };
+    const part: ToolView = {
+      kind: 'tool',
+      toolCallId: id,
+      toolName: call.name,
+      agent,
+      input: parseJson(call.arguments),
+      state: 'input',
+    };
     this.add(`tool:${id}`, part);
     return part;
   }
 
   /** The tool part of a call, by the model's id (the latest with it). */
   tool(toolCallId: string): ToolView | undefined {
-    const tools = this.view.parts.filter((p): p is ToolView => p.kind === 'tool' && (p.toolCallId === toolCallId || p.toolCallId.startsWith(`${toolCallId}~`)));
+    const tools = this.view.parts.filter(
+      (p): p is ToolView =>
+        p.kind === 'tool' && (p.toolCallId === toolCallId || p.toolCallId.startsWith(`${toolCallId}~`)),
+    );
     return tools.at(-1);
   }
 
@@ -148,7 +165,14 @@ export class AnswerBuilder {
   openHandoff(agent: string, to?: string): ToolView | undefined {
     return lastOf(
       this.view.parts,
-      (p): p is ToolView => p.kind === 'tool' && p.agent === agent && isHandoffTool(p.toolName) && (p.state === 'input' || p.state === 'approval-requested' || p.state === 'approved') && (to === undefined || (p.input as { to?: unknown })?.to === undefined || (p.input as { to?: unknown }).to === to),
+      (p): p is ToolView =>
+        p.kind === 'tool' &&
+        p.agent === agent &&
+        isHandoffTool(p.toolName) &&
+        (p.state === 'input' || p.state === 'approval-requested' || p.state === 'approved') &&
+        (to === undefined ||
+          (p.input as { to?: unknown })?.to === undefined ||
+          (p.input as { to?: unknown }).to === to),
     );
   }
 
@@ -178,7 +202,8 @@ export class AnswerBuilder {
     }
     for (const p of this.view.parts) {
       if (p.kind === 'text') p.done = true;
-      if (p.kind === 'tool' && (p.state === 'input' || p.state === 'approved' || p.state === 'approval-requested')) Object.assign(p, { state: 'error', errorText: 'not run: the answer ended first' });
+      if (p.kind === 'tool' && (p.state === 'input' || p.state === 'approved' || p.state === 'approval-requested'))
+        Object.assign(p, { state: 'error', errorText: 'not run: the answer ended first' });
     }
   }
 

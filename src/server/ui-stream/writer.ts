@@ -26,7 +26,15 @@ interface SentTool {
 export interface ClientMessage {
   id?: string;
   role?: string;
-  parts?: ({ type?: string; id?: string; text?: string; state?: string; toolCallId?: string; data?: unknown; providerMetadata?: unknown } & Record<string, unknown>)[];
+  parts?: ({
+    type?: string;
+    id?: string;
+    text?: string;
+    state?: string;
+    toolCallId?: string;
+    data?: unknown;
+    providerMetadata?: unknown;
+  } & Record<string, unknown>)[];
 }
 
 /** Turns successive views of one answer into chunks. */
@@ -53,9 +61,20 @@ export class ChunkWriter {
         const [id, generation] = splitChunkId(part);
         w.#texts.set(id, { chunkId: part, shown: typeof p.text === 'string' ? p.text : '', open: false, generation });
       } else if (typeof p.toolCallId === 'string' && (p.type?.startsWith('tool-') || p.type === 'dynamic-tool')) {
-        const end = p.state === 'output-available' ? 'output' : p.state === 'output-error' ? 'error' : p.state === 'output-denied' ? 'denied' : undefined;
-        w.#tools.set(p.toolCallId, { approval: p.state === 'approval-requested' || p.state === 'approval-responded', ...(end ? { end } : {}) });
-      } else if (p.type?.startsWith('data-') && typeof p.id === 'string') w.#data.set(`${p.type}:${p.id}`, JSON.stringify(p.data));
+        const end =
+          p.state === 'output-available'
+            ? 'output'
+            : p.state === 'output-error'
+              ? 'error'
+              : p.state === 'output-denied'
+                ? 'denied'
+                : undefined;
+        w.#tools.set(p.toolCallId, {
+          approval: p.state === 'approval-requested' || p.state === 'approval-responded',
+          ...(end ? { end } : {}),
+        });
+      } else if (p.type?.startsWith('data-') && typeof p.id === 'string')
+        w.#data.set(`${p.type}:${p.id}`, JSON.stringify(p.data));
     }
     return w;
   }
@@ -106,7 +125,8 @@ export class ChunkWriter {
     if (!sent) return text === '' ? [] : this.openText(id, text, done, 1);
     const out: UiChunk[] = [];
     if (sent.open && text.startsWith(sent.shown)) {
-      if (text.length > sent.shown.length) out.push({ type: 'text-delta', id: sent.chunkId, delta: text.slice(sent.shown.length) });
+      if (text.length > sent.shown.length)
+        out.push({ type: 'text-delta', id: sent.chunkId, delta: text.slice(sent.shown.length) });
       sent.shown = text;
       if (done) {
         out.push({ type: 'text-end', id: sent.chunkId });
@@ -139,15 +159,22 @@ export class ChunkWriter {
     if (!sent) {
       sent = { approval: false };
       this.#tools.set(part.toolCallId, sent);
-      out.push({ type: 'tool-input-available', toolCallId: part.toolCallId, toolName: part.toolName, input: part.input });
+      out.push({
+        type: 'tool-input-available',
+        toolCallId: part.toolCallId,
+        toolName: part.toolName,
+        input: part.input,
+      });
     }
     if (sent.end) return out;
     if (part.state === 'approval-requested' && part.decidable && !sent.approval && part.approvalId) {
       sent.approval = true;
       out.push({ type: 'tool-approval-request', approvalId: part.approvalId, toolCallId: part.toolCallId });
     }
-    if (part.state === 'output') out.push({ type: 'tool-output-available', toolCallId: part.toolCallId, output: part.output ?? null });
-    else if (part.state === 'error') out.push({ type: 'tool-output-error', toolCallId: part.toolCallId, errorText: part.errorText ?? 'failed' });
+    if (part.state === 'output')
+      out.push({ type: 'tool-output-available', toolCallId: part.toolCallId, output: part.output ?? null });
+    else if (part.state === 'error')
+      out.push({ type: 'tool-output-error', toolCallId: part.toolCallId, errorText: part.errorText ?? 'failed' });
     else if (part.state === 'denied') out.push({ type: 'tool-output-denied', toolCallId: part.toolCallId });
     if (part.state === 'output' || part.state === 'error' || part.state === 'denied') sent.end = part.state;
     return out;
@@ -161,5 +188,8 @@ function splitChunkId(chunkId: string): [string, number] {
 
 /** Whether the answer waits for a decision the caller may make in the chat (and for nothing else). */
 export function waitsForCaller(view: AnswerView): boolean {
-  return view.status === 'answering' && view.parts.some((p) => p.kind === 'tool' && p.state === 'approval-requested' && p.decidable === true);
+  return (
+    view.status === 'answering' &&
+    view.parts.some((p) => p.kind === 'tool' && p.state === 'approval-requested' && p.decidable === true)
+  );
 }

@@ -26,7 +26,9 @@ export function deploymentFromEnv(env: NodeJS.ProcessEnv = process.env): WorkerD
   if (!name && !buildId) return undefined;
   if (!name || !buildId) {
     const missing = name ? DEPLOYMENT_ENV.buildId : DEPLOYMENT_ENV.name;
-    throw new UserError(`${missing} is not set: a worker deployment needs both ${DEPLOYMENT_ENV.name} and ${DEPLOYMENT_ENV.buildId} (or neither, for a worker outside any deployment)`);
+    throw new UserError(
+      `${missing} is not set: a worker deployment needs both ${DEPLOYMENT_ENV.name} and ${DEPLOYMENT_ENV.buildId} (or neither, for a worker outside any deployment)`,
+    );
   }
   return { name, buildId };
 }
@@ -35,8 +37,14 @@ export function deploymentFromEnv(env: NodeJS.ProcessEnv = process.env): WorkerD
 export function deploymentProblems(d: WorkerDeployment): string[] {
   const problems: string[] = [];
   const check = (field: 'name' | 'buildId', value: unknown, dots: boolean) => {
-    if (typeof value !== 'string' || value.trim() === '' || value.length > 255) problems.push(`deployment.${field} must be a non-empty string of at most 255 characters, got ${JSON.stringify(value)}`);
-    else if (!dots && value.includes('.')) problems.push(`deployment.${field} must not contain "." (Temporal writes a version as <name>.<buildId>), got ${JSON.stringify(value)}`);
+    if (typeof value !== 'string' || value.trim() === '' || value.length > 255)
+      problems.push(
+        `deployment.${field} must be a non-empty string of at most 255 characters, got ${JSON.stringify(value)}`,
+      );
+    else if (!dots && value.includes('.'))
+      problems.push(
+        `deployment.${field} must not contain "." (Temporal writes a version as <name>.<buildId>), got ${JSON.stringify(value)}`,
+      );
   };
   check('name', d?.name, false);
   check('buildId', d?.buildId, true);
@@ -50,7 +58,11 @@ export function deploymentProblems(d: WorkerDeployment): string[] {
 export function workerDeploymentOptions(deployment: WorkerDeployment): WorkerDeploymentOptions {
   const problems = deploymentProblems(deployment);
   if (problems.length > 0) throw new UserError(`Invalid worker deployment: ${problems.join('; ')}`);
-  return { useWorkerVersioning: true, version: { deploymentName: deployment.name, buildId: deployment.buildId }, defaultVersioningBehavior: 'PINNED' };
+  return {
+    useWorkerVersioning: true,
+    version: { deploymentName: deployment.name, buildId: deployment.buildId },
+    defaultVersioningBehavior: 'PINNED',
+  };
 }
 
 /**
@@ -67,11 +79,17 @@ export async function hasTeamAttribute(connection: NativeConnection, namespace: 
  * `BatonTeam`, and the approval attributes (all four, or none counts). A worker that cannot ask
  * treats them as missing, so a namespace without them never fails a chain.
  */
-export async function optionalAttributes(connection: NativeConnection, namespace: string): Promise<{ team: boolean; approvals: boolean }> {
+export async function optionalAttributes(
+  connection: NativeConnection,
+  namespace: string,
+): Promise<{ team: boolean; approvals: boolean }> {
   try {
     const { customAttributes } = await connection.operatorService.listSearchAttributes({ namespace });
     const known = Object.keys(customAttributes ?? {});
-    return { team: known.includes(BatonTeam.name), approvals: APPROVAL_SEARCH_ATTRIBUTES.every((k) => known.includes(k.name)) };
+    return {
+      team: known.includes(BatonTeam.name),
+      approvals: APPROVAL_SEARCH_ATTRIBUTES.every((k) => known.includes(k.name)),
+    };
   } catch {
     return { team: false, approvals: false };
   }

@@ -17,12 +17,22 @@ export function codecConfigured(codec: PayloadCodecOptions): boolean {
  * the rest); with one, the application's own codecs or failure converter would be replaced, which
  * is refused, naming both ways out.
  */
-export function mergeDataConverter(existing: DataConverter | undefined, baton: DataConverter, codec: PayloadCodecOptions): DataConverter {
+export function mergeDataConverter(
+  existing: DataConverter | undefined,
+  baton: DataConverter,
+  codec: PayloadCodecOptions,
+): DataConverter {
   if (!existing) return baton;
   const own = existing.payloadCodecs ?? [];
   if (own.length === 0 && !existing.failureConverterPath && !existing.externalStorage) return { ...existing, ...baton };
   if (!codecConfigured(codec)) return existing;
-  const theirs = [own.length > 0 ? `${own.length} payload codec(s)` : '', existing.failureConverterPath ? 'a failure converter' : '', existing.externalStorage ? 'external storage' : ''].filter(Boolean).join(' and ');
+  const theirs = [
+    own.length > 0 ? `${own.length} payload codec(s)` : '',
+    existing.failureConverterPath ? 'a failure converter' : '',
+    existing.externalStorage ? 'external storage' : '',
+  ]
+    .filter(Boolean)
+    .join(' and ');
   throw new UserError(
     `this worker's (or client's) data converter already has ${theirs}, and baton's codec options (compression, encryption or a claim check, from BatonPlugin's codec or the BATON_* environment) would replace them: ` +
       "keep yours with BatonPlugin({ codec: false }) (baton's chains are then encoded with your codecs), or leave them out and give their job to baton's codec",

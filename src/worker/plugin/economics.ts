@@ -20,7 +20,11 @@ export function checkPrices(spec: TeamSpec, prices: PriceTable | undefined): voi
 }
 
 /** A client on the worker's connection, made when first used; none for a worker without a connection (a replay). */
-export function sharedEconomicsClient(connection: NativeConnection | undefined, namespace: string, dataConverter: DataConverter | undefined): (() => Client) | undefined {
+export function sharedEconomicsClient(
+  connection: NativeConnection | undefined,
+  namespace: string,
+  dataConverter: DataConverter | undefined,
+): (() => Client) | undefined {
   if (!connection) return undefined;
   let client: Client | undefined;
   return () => (client ??= new Client({ connection, namespace, ...(dataConverter ? { dataConverter } : {}) }));

@@ -3,10 +3,21 @@
  * converter and telemetry to a Worker and a Client the application builds itself, so a service that
  * already runs a worker with its own workflows serves baton's chains from it.
  */
-import type { ClientInterceptors, ClientOptions, ConnectionOptions, WorkflowClientInterceptor } from '@temporalio/client';
+import type {
+  ClientInterceptors,
+  ClientOptions,
+  ConnectionOptions,
+  WorkflowClientInterceptor,
+} from '@temporalio/client';
 import type { DataConverter } from '@temporalio/common';
 import { SimplePlugin, type SimplePluginOptions } from '@temporalio/plugin';
-import type { BundleOptions, NativeConnectionOptions, ReplayWorkerOptions, Worker, WorkerOptions } from '@temporalio/worker';
+import type {
+  BundleOptions,
+  NativeConnectionOptions,
+  ReplayWorkerOptions,
+  Worker,
+  WorkerOptions,
+} from '@temporalio/worker';
 import { registerTeam, type TeamRegistryMode } from './teamRegistry';
 import { createActivities } from '../../../activities';
 import type { BatonHooks } from '../../agents/hooks';
@@ -136,13 +147,22 @@ export class BatonPlugin extends AsyncSimplePlugin {
     checkProviders(options.team, options.providers ?? {});
     checkMcpWorkerOptions(options.mcp ?? {});
     const codec = options.codec === false ? undefined : (options.codec ?? codecOptionsFromEnv());
-    const converter = codec ? { codec, dataConverter: loggingDecryptionFailures(batonDataConverter(codec)) } : undefined;
+    const converter = codec
+      ? { codec, dataConverter: loggingDecryptionFailures(batonDataConverter(codec)) }
+      : undefined;
     const telemetry = resolveWorkerTelemetry(options);
     const tracing = telemetry.tracing?.clientInterceptors();
     super({
       name: 'baton',
-      ...(converter ? { dataConverter: (existing?: DataConverter) => mergeDataConverter(existing, converter.dataConverter, converter.codec) } : {}),
-      ...(tracing ? { clientInterceptors: (existing?: ClientInterceptors) => withTracing(existing, tracing.workflow) } : {}),
+      ...(converter
+        ? {
+            dataConverter: (existing?: DataConverter) =>
+              mergeDataConverter(existing, converter.dataConverter, converter.codec),
+          }
+        : {}),
+      ...(tracing
+        ? { clientInterceptors: (existing?: ClientInterceptors) => withTracing(existing, tracing.workflow) }
+        : {}),
     });
     this.baton = options;
     this.telemetry = telemetry;
@@ -159,17 +179,41 @@ export class BatonPlugin extends AsyncSimplePlugin {
     const mcp = await this.mcp.acquire();
     try {
       const namespace = options.namespace ?? 'default';
-      const attributes = options.connection ? await optionalAttributes(options.connection, namespace) : { team: false, approvals: false };
-      const payloadLimit = await chainPayloadLimit(options.connection, namespace, this.ownConverter(configured) ? undefined : this.converter?.codec);
+      const attributes = options.connection
+        ? await optionalAttributes(options.connection, namespace)
+        : { team: false, approvals: false };
+      const payloadLimit = await chainPayloadLimit(
+        options.connection,
+        namespace,
+        this.ownConverter(configured) ? undefined : this.converter?.codec,
+      );
       const client = sharedEconomicsClient(options.connection, namespace, configured.dataConverter);
       const teamSpec = this.snapshot(mcp);
       await this.keySets.start();
-      const activities = createActivities({ ...(teamSpec.jwks ? { keySets: () => this.keySets.records() } : {}), team: this.baton.team, teamSpec, hooks: this.baton.hooks, providers: this.baton.providers, mcp, teamAttribute: attributes.team, approvalAttributes: attributes.approvals, payloadLimit, prices: this.baton.prices, ...(client ? { client } : {}), ...(this.baton.streams === false ? {} : { streams: this.baton.streams ?? streamsFromEnv() }), ...this.heartbeats() });
+      const activities = createActivities({
+        ...(teamSpec.jwks ? { keySets: () => this.keySets.records() } : {}),
+        team: this.baton.team,
+        teamSpec,
+        hooks: this.baton.hooks,
+        providers: this.baton.providers,
+        mcp,
+        teamAttribute: attributes.team,
+        approvalAttributes: attributes.approvals,
+        payloadLimit,
+        prices: this.baton.prices,
+        ...(client ? { client } : {}),
+        ...(this.baton.streams === false ? {} : { streams: this.baton.streams ?? streamsFromEnv() }),
+        ...this.heartbeats(),
+      });
       const own = Object.keys(configured.activities ?? {});
       const clash = activityNames(activities).filter((name) => own.includes(name));
-      if (clash.length > 0) throw new UserError(`the worker's activities ${clash.map((n) => `"${n}"`).join(', ')} have the names of baton's activities; rename yours (a worker runs one activity per name)`);
+      if (clash.length > 0)
+        throw new UserError(
+          `the worker's activities ${clash.map((n) => `"${n}"`).join(', ')} have the names of baton's activities; rename yours (a worker runs one activity per name)`,
+        );
       const mode = this.baton.teamRegistry ?? 'register';
-      if (client && mode !== false) await registerTeam(client(), options.taskQueue, this.baton.team.spec({ mcpTools: mcp?.specs }).version!, mode);
+      if (client && mode !== false)
+        await registerTeam(client(), options.taskQueue, this.baton.team.spec({ mcpTools: mcp?.specs }).version!, mode);
       if (this.telemetry.registry) {
         const version = teamSpec.version!;
         const deployment = this.baton.deploymentLabel ?? deploymentLabel(options);
@@ -211,14 +255,25 @@ export class BatonPlugin extends AsyncSimplePlugin {
   override configureBundler(options: BundleOptions): BundleOptions {
     const configured = super.configureBundler(options);
     const failureConverterPath = this.converter?.dataConverter.failureConverterPath;
-    if (failureConverterPath && configured.failureConverterPath && configured.failureConverterPath !== failureConverterPath) {
-      throw new UserError(`the bundle has a failure converter of its own (${configured.failureConverterPath}), and baton's encryption needs its own (${failureConverterPath}): keep one`);
+    if (
+      failureConverterPath &&
+      configured.failureConverterPath &&
+      configured.failureConverterPath !== failureConverterPath
+    ) {
+      throw new UserError(
+        `the bundle has a failure converter of its own (${configured.failureConverterPath}), and baton's encryption needs its own (${failureConverterPath}): keep one`,
+      );
     }
     return {
       ...configured,
-      workflowsPath: isCombined(configured.workflowsPath) ? configured.workflowsPath : combinedWorkflowsPath(configured.workflowsPath),
+      workflowsPath: isCombined(configured.workflowsPath)
+        ? configured.workflowsPath
+        : combinedWorkflowsPath(configured.workflowsPath),
       // baton's own first: the outermost interceptor takes baton's signals without the SDK's per-signal promises.
-      workflowInterceptorModules: withBatonInterceptors([...(configured.workflowInterceptorModules ?? []), ...this.interceptorModules()]),
+      workflowInterceptorModules: withBatonInterceptors([
+        ...(configured.workflowInterceptorModules ?? []),
+        ...this.interceptorModules(),
+      ]),
       // baton's modules are shared by the worker's workflows; the application's stay per workflow unless it preloads them.
       preloadModules: [...new Set([...(configured.preloadModules ?? []), ...PRELOAD_MODULES])],
       webpackConfigHook: withWorkflowPackages(configured.webpackConfigHook),
@@ -243,13 +298,19 @@ export class BatonPlugin extends AsyncSimplePlugin {
   /** The team's snapshot with the tools `mcp` lists, as every chain of a worker with these connections records it. */
   private snapshot(mcp: McpTools | undefined): TeamSpec {
     if (!mcp) return this.teamSpec;
-    if (this.mcpSpec?.tools !== mcp) this.mcpSpec = { tools: mcp, spec: this.baton.team.spec({ ...snapshotOptions(this.baton), mcpTools: mcp.specs }) };
+    if (this.mcpSpec?.tools !== mcp)
+      this.mcpSpec = {
+        tools: mcp,
+        spec: this.baton.team.spec({ ...snapshotOptions(this.baton), mcpTools: mcp.specs }),
+      };
     return this.mcpSpec.spec;
   }
 
   /** Whether the worker encodes with a data converter of the application's rather than baton's. */
   private ownConverter(options: WorkerOptions): boolean {
-    return !this.converter || (options.dataConverter?.payloadCodecs ?? []) !== this.converter.dataConverter.payloadCodecs;
+    return (
+      !this.converter || (options.dataConverter?.payloadCodecs ?? []) !== this.converter.dataConverter.payloadCodecs
+    );
   }
 
   /** The workflow interceptor modules baton bundles: its own, then the telemetry's. */
@@ -262,22 +323,35 @@ export class BatonPlugin extends AsyncSimplePlugin {
    * adds baton's (see {@link configureBundler}); the application's own `workflowBundle`, which must
    * have been bundled with this plugin; or, with neither, baton's workflows alone.
    */
-  private async workflows(options: Pick<WorkerOptions, 'workflowsPath' | 'workflowBundle' | 'bundlerOptions'>): Promise<Pick<WorkerOptions, 'workflowBundle' | 'bundlerOptions'>> {
+  private async workflows(
+    options: Pick<WorkerOptions, 'workflowsPath' | 'workflowBundle' | 'bundlerOptions'>,
+  ): Promise<Pick<WorkerOptions, 'workflowBundle' | 'bundlerOptions'>> {
     if (options.workflowBundle || options.workflowsPath) return {};
     const failureConverterPath = this.converter?.dataConverter.failureConverterPath;
-    return { workflowBundle: await workflowBundle({ interceptorModules: this.interceptorModules(), failureConverterPath }) };
+    return {
+      workflowBundle: await workflowBundle({ interceptorModules: this.interceptorModules(), failureConverterPath }),
+    };
   }
 }
 
 /** What the team's snapshot depends on besides the team: whether handoff listeners run, and the worker's prices. */
 function snapshotOptions(options: BatonPluginOptions): { hasHandoffListeners: boolean; prices?: PriceTable } {
-  return { hasHandoffListeners: (options.hooks?.agent_handoff ?? []).length > 0, ...(options.prices ? { prices: options.prices } : {}) };
+  return {
+    hasHandoffListeners: (options.hooks?.agent_handoff ?? []).length > 0,
+    ...(options.prices ? { prices: options.prices } : {}),
+  };
 }
 
 /** The client's interceptors with baton's tracing after its own. */
-function withTracing(existing: ClientInterceptors | undefined, tracing: WorkflowClientInterceptor[]): ClientInterceptors {
+function withTracing(
+  existing: ClientInterceptors | undefined,
+  tracing: WorkflowClientInterceptor[],
+): ClientInterceptors {
   const own = existing?.workflow;
-  if (own !== undefined && !Array.isArray(own)) throw new UserError("the client's workflow interceptors are an object of factories (the old form); give them as a list to add baton's tracing to them");
+  if (own !== undefined && !Array.isArray(own))
+    throw new UserError(
+      "the client's workflow interceptors are an object of factories (the old form); give them as a list to add baton's tracing to them",
+    );
   return { ...existing, workflow: [...(own ?? []), ...tracing] };
 }
 
@@ -292,7 +366,10 @@ export function checkProviders(team: Team, providers: ModelProviders): void {
   const known = new Set(['openai', 'scripted', AI_SDK_PROVIDER, ...Object.keys(providers)]);
   const problems = team.agents
     .filter((a) => !known.has(a.model.provider))
-    .map((a) => `agent "${a.id}" uses model provider "${a.model.provider}", which this worker does not have (it has ${[...known].join(', ')}); pass createWorker({ providers: { ${a.model.provider}: … } }), or give the agent an AI SDK model with aiSdk(model)`);
+    .map(
+      (a) =>
+        `agent "${a.id}" uses model provider "${a.model.provider}", which this worker does not have (it has ${[...known].join(', ')}); pass createWorker({ providers: { ${a.model.provider}: … } }), or give the agent an AI SDK model with aiSdk(model)`,
+    );
   problems.push(...aiSdkProblems(team.agents, providers));
   if (problems.length > 0) throw new TeamValidationError(problems);
 }

@@ -13,7 +13,10 @@ export async function connectTeamMcpServers(team: Team, options: McpWorkerOption
   const servers = team.agents.flatMap((a) => a.mcpServers ?? []);
   if (servers.length === 0) return undefined;
   const logger = Runtime.instance().logger;
-  const tools = await McpTools.connect(servers, options, { warn: (m, meta) => logger.warn(m, meta), debug: (m, meta) => logger.debug(m, meta) });
+  const tools = await McpTools.connect(servers, options, {
+    warn: (m, meta) => logger.warn(m, meta),
+    debug: (m, meta) => logger.debug(m, meta),
+  });
   try {
     team.spec({ mcpTools: tools.specs });
   } catch (err) {

@@ -13,7 +13,13 @@ import { TEAM_REGISTRY_WORKFLOW } from '../../common/teamRegistry';
 import { WORKFLOWS_PATH } from '../bundle';
 
 /** The workflow types baton's module exports, by the names Temporal knows them. */
-export const BATON_WORKFLOW_TYPES: readonly string[] = [WorkflowType.HANDOFF_RUN, WorkflowType.CONVERSATION, EconomicsWorkflow.SPEND_LEDGER, EconomicsWorkflow.CIRCUIT_BREAKER, TEAM_REGISTRY_WORKFLOW];
+export const BATON_WORKFLOW_TYPES: readonly string[] = [
+  WorkflowType.HANDOFF_RUN,
+  WorkflowType.CONVERSATION,
+  EconomicsWorkflow.SPEND_LEDGER,
+  EconomicsWorkflow.CIRCUIT_BREAKER,
+  TEAM_REGISTRY_WORKFLOW,
+];
 
 /** Where the combined modules are written: they name absolute paths, so any directory does. */
 const DIRECTORY = path.join(os.tmpdir(), 'baton-workflows');
@@ -26,7 +32,10 @@ const DIRECTORY = path.join(os.tmpdir(), 'baton-workflows');
 export function combinedWorkflowsPath(ownPath: string): string {
   const own = path.resolve(ownPath);
   if (own === WORKFLOWS_PATH) return own;
-  const file = path.join(DIRECTORY, `${createHash('sha256').update(`${own}\n${WORKFLOWS_PATH}`).digest('hex').slice(0, 16)}.js`);
+  const file = path.join(
+    DIRECTORY,
+    `${createHash('sha256').update(`${own}\n${WORKFLOWS_PATH}`).digest('hex').slice(0, 16)}.js`,
+  );
   const code = `// baton's workflows beside ${JSON.stringify(own)}: written by BatonPlugin.
 const own = require(${JSON.stringify(own)});
 const baton = require(${JSON.stringify(WORKFLOWS_PATH)});
@@ -58,10 +67,18 @@ const WORKFLOW_PACKAGES = path.resolve(path.dirname(require.resolve('@temporalio
  * found: the bundler writes its entry point beside the workflows module, which for a combined module
  * is a directory no `node_modules` is above. Then `hook`, the application's own.
  */
-export function withWorkflowPackages(hook: BundleOptions['webpackConfigHook']): NonNullable<BundleOptions['webpackConfigHook']> {
+export function withWorkflowPackages(
+  hook: BundleOptions['webpackConfigHook'],
+): NonNullable<BundleOptions['webpackConfigHook']> {
   return (config) => {
     const modules = config.resolve?.modules ?? ['node_modules'];
-    const found = { ...config, resolve: { ...config.resolve, modules: modules.includes(WORKFLOW_PACKAGES) ? modules : [...modules, WORKFLOW_PACKAGES] } };
+    const found = {
+      ...config,
+      resolve: {
+        ...config.resolve,
+        modules: modules.includes(WORKFLOW_PACKAGES) ? modules : [...modules, WORKFLOW_PACKAGES],
+      },
+    };
     return hook ? hook(found) : found;
   };
 }

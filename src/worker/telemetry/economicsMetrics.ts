@@ -17,10 +17,30 @@ export class EconomicsMetrics {
 
   constructor(registry: Registry) {
     const on = { registers: [registry] };
-    this.cost = new Counter({ name: 'baton_cost_total', help: "What model calls cost at the chain's prices, by agent, model and currency (calls of models without a price are not counted)", labelNames: ['agent', 'model', 'currency'], ...on });
-    this.spendRefusals = new Counter({ name: 'baton_spend_refusals_total', help: 'Model calls a spend limit shared across runs refused, by limit and what the chain did (refuse: failed, wait: waited for the next window)', labelNames: ['limit', 'on_exceeded'], ...on });
-    this.sharedBreakerRefusals = new Counter({ name: 'baton_shared_breaker_refusals_total', help: 'Handoffs and delegations a shared circuit breaker refused, by target', labelNames: ['target'], ...on });
-    this.sharedBreakers = new Gauge({ name: 'baton_shared_breaker_state', help: 'Shared circuit breakers by scope, target and state (1 for the state each is in), as the workers of this process last ran them', labelNames: ['scope', 'target', 'state'], ...on });
+    this.cost = new Counter({
+      name: 'baton_cost_total',
+      help: "What model calls cost at the chain's prices, by agent, model and currency (calls of models without a price are not counted)",
+      labelNames: ['agent', 'model', 'currency'],
+      ...on,
+    });
+    this.spendRefusals = new Counter({
+      name: 'baton_spend_refusals_total',
+      help: 'Model calls a spend limit shared across runs refused, by limit and what the chain did (refuse: failed, wait: waited for the next window)',
+      labelNames: ['limit', 'on_exceeded'],
+      ...on,
+    });
+    this.sharedBreakerRefusals = new Counter({
+      name: 'baton_shared_breaker_refusals_total',
+      help: 'Handoffs and delegations a shared circuit breaker refused, by target',
+      labelNames: ['target'],
+      ...on,
+    });
+    this.sharedBreakers = new Gauge({
+      name: 'baton_shared_breaker_state',
+      help: 'Shared circuit breakers by scope, target and state (1 for the state each is in), as the workers of this process last ran them',
+      labelNames: ['scope', 'target', 'state'],
+      ...on,
+    });
   }
 
   /** A model call answered: its cost, when its chain priced its model. */
@@ -38,6 +58,7 @@ export class EconomicsMetrics {
 
   /** A shared breaker's new state. */
   breaker(view: Pick<BreakerView, 'scope' | 'target' | 'state'>): void {
-    for (const state of ['closed', 'open', 'half_open'] as const) this.sharedBreakers.set({ scope: view.scope, target: view.target, state }, view.state === state ? 1 : 0);
+    for (const state of ['closed', 'open', 'half_open'] as const)
+      this.sharedBreakers.set({ scope: view.scope, target: view.target, state }, view.state === state ? 1 : 0);
   }
 }

@@ -50,7 +50,10 @@ export function resolveWorkerTelemetry(options: WorkerTelemetryOptions): WorkerT
   const metrics = chosen ? BatonMetrics.in(chosen.registry) : undefined;
   const tracing = resolveTracing(options.tracing);
   const modules = [...(tracing?.workflowModules() ?? []), ...(metrics ? [sandboxModule('workflowMetrics')] : [])];
-  const activity: ActivityInterceptorsFactory[] = [...(tracing?.activityInterceptors() ?? []), ...(metrics ? [metrics.activityInterceptor()] : [])];
+  const activity: ActivityInterceptorsFactory[] = [
+    ...(tracing?.activityInterceptors() ?? []),
+    ...(metrics ? [metrics.activityInterceptor()] : []),
+  ];
   const sinks: WorkerOptions['sinks'] = { ...tracing?.sinks(), ...metrics?.sinks() };
   let served: Promise<unknown> | undefined;
   return {
@@ -69,7 +72,13 @@ export function resolveWorkerTelemetry(options: WorkerTelemetryOptions): WorkerT
 
 function chosenMetrics(option: WorkerTelemetryOptions['metrics']): WorkerMetricsOptions | undefined {
   const port = metricsPortFromEnv();
-  return option === undefined ? (port !== undefined ? { port } : undefined) : option === true ? {} : option || undefined;
+  return option === undefined
+    ? port !== undefined
+      ? { port }
+      : undefined
+    : option === true
+      ? {}
+      : option || undefined;
 }
 
 /** The tracing the environment configures: one per process, so its workers share one exporter. */

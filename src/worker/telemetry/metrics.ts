@@ -8,8 +8,22 @@ import { displayText } from '../../common/display';
 import http from 'node:http';
 import type { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
-import type { ActivityExecuteInput, ActivityInboundCallsInterceptor, ActivityInterceptorsFactory, InjectedSinks, Next, WorkerOptions } from '@temporalio/worker';
-import { collectDefaultMetrics, Counter, Gauge, Histogram, register as globalRegistry, type Registry } from 'prom-client';
+import type {
+  ActivityExecuteInput,
+  ActivityInboundCallsInterceptor,
+  ActivityInterceptorsFactory,
+  InjectedSinks,
+  Next,
+  WorkerOptions,
+} from '@temporalio/worker';
+import {
+  collectDefaultMetrics,
+  Counter,
+  Gauge,
+  Histogram,
+  register as globalRegistry,
+  type Registry,
+} from 'prom-client';
 import { ActivityType } from '../../common/messages';
 import type { ControlEvent } from '../../common/controls';
 import type { CallModelInput, LocalModelCall, ModelResponse } from '../../common/model';
@@ -71,20 +85,88 @@ export class BatonMetrics {
 
   private constructor(readonly registry: Registry) {
     const on = { registers: [registry] };
-    this.handoffs = new Counter({ name: 'baton_handoffs_total', help: 'Handoffs executed, by source and target agent', labelNames: ['from', 'to'], ...on });
-    this.chains = new Counter({ name: 'baton_chains_total', help: 'Chains ended, by outcome (completed, failed, cancelled) and error type', labelNames: ['outcome', 'error'], ...on });
+    this.handoffs = new Counter({
+      name: 'baton_handoffs_total',
+      help: 'Handoffs executed, by source and target agent',
+      labelNames: ['from', 'to'],
+      ...on,
+    });
+    this.chains = new Counter({
+      name: 'baton_chains_total',
+      help: 'Chains ended, by outcome (completed, failed, cancelled) and error type',
+      labelNames: ['outcome', 'error'],
+      ...on,
+    });
     const kind = 'kind: handoff, or tool for a tool call (whose `to` is tool:<name>)';
-    this.approvalsRequested = new Counter({ name: 'baton_approvals_requested_total', help: `Handoffs and tool calls that asked for approval, by agent, target and ${kind}`, labelNames: ['from', 'to', 'kind'], ...on });
-    this.approvalsDecided = new Counter({ name: 'baton_approvals_decided_total', help: `Approvals decided, by outcome, how the decision came and ${kind}`, labelNames: ['outcome', 'via', 'kind'], ...on });
-    this.approvalWait = new Histogram({ name: 'baton_approval_wait_seconds', help: `Time from an approval request to its decision, by outcome and ${kind}`, labelNames: ['outcome', 'kind'], buckets: WAIT_SECONDS, ...on });
-    this.modelCalls = new Counter({ name: 'baton_model_calls_total', help: "Model call attempts, by agent, model, outcome (ok, error, team_mismatch: refused for a team this worker lacks) and the chain's team version", labelNames: ['agent', 'model', 'outcome', 'team'], ...on });
-    this.modelTokens = new Counter({ name: 'baton_model_tokens_total', help: 'Tokens used by model calls, by agent, model and type (input, output)', labelNames: ['agent', 'model', 'type'], ...on });
-    this.modelSeconds = new Histogram({ name: 'baton_model_call_seconds', help: 'Latency of model call attempts', labelNames: ['agent', 'model'], buckets: SECONDS, ...on });
-    this.toolCalls = new Counter({ name: 'baton_tool_calls_total', help: "Tool call attempts, by agent, tool, outcome (ok, refused: the model got an error, error: the call failed, team_mismatch: refused for a team this worker lacks) and the chain's team version", labelNames: ['agent', 'tool', 'outcome', 'team'], ...on });
-    this.teamInfo = new Gauge({ name: 'baton_team_info', help: 'The team versions the workers in this process serve (1 each), with their hash and worker deployment version', labelNames: ['team', 'hash', 'deployment'], ...on });
-    this.teamMismatches = new Counter({ name: 'baton_team_mismatches_total', help: "Steps refused because the chain's team needs what this worker's team lacks, by the chain's team, the worker's team and the step", labelNames: ['team', 'worker_team', 'step'], ...on });
-    this.toolSeconds = new Histogram({ name: 'baton_tool_call_seconds', help: 'Latency of tool call attempts', labelNames: ['agent', 'tool'], buckets: SECONDS, ...on });
-    this.loopsDetected = new Counter({ name: 'baton_loops_detected_total', help: 'Handoff loops detected, by the agent handing off, pattern (repeat, oscillation) and whether the handoff was refused', labelNames: ['agent', 'pattern', 'refused'], ...on });
+    this.approvalsRequested = new Counter({
+      name: 'baton_approvals_requested_total',
+      help: `Handoffs and tool calls that asked for approval, by agent, target and ${kind}`,
+      labelNames: ['from', 'to', 'kind'],
+      ...on,
+    });
+    this.approvalsDecided = new Counter({
+      name: 'baton_approvals_decided_total',
+      help: `Approvals decided, by outcome, how the decision came and ${kind}`,
+      labelNames: ['outcome', 'via', 'kind'],
+      ...on,
+    });
+    this.approvalWait = new Histogram({
+      name: 'baton_approval_wait_seconds',
+      help: `Time from an approval request to its decision, by outcome and ${kind}`,
+      labelNames: ['outcome', 'kind'],
+      buckets: WAIT_SECONDS,
+      ...on,
+    });
+    this.modelCalls = new Counter({
+      name: 'baton_model_calls_total',
+      help: "Model call attempts, by agent, model, outcome (ok, error, team_mismatch: refused for a team this worker lacks) and the chain's team version",
+      labelNames: ['agent', 'model', 'outcome', 'team'],
+      ...on,
+    });
+    this.modelTokens = new Counter({
+      name: 'baton_model_tokens_total',
+      help: 'Tokens used by model calls, by agent, model and type (input, output)',
+      labelNames: ['agent', 'model', 'type'],
+      ...on,
+    });
+    this.modelSeconds = new Histogram({
+      name: 'baton_model_call_seconds',
+      help: 'Latency of model call attempts',
+      labelNames: ['agent', 'model'],
+      buckets: SECONDS,
+      ...on,
+    });
+    this.toolCalls = new Counter({
+      name: 'baton_tool_calls_total',
+      help: "Tool call attempts, by agent, tool, outcome (ok, refused: the model got an error, error: the call failed, team_mismatch: refused for a team this worker lacks) and the chain's team version",
+      labelNames: ['agent', 'tool', 'outcome', 'team'],
+      ...on,
+    });
+    this.teamInfo = new Gauge({
+      name: 'baton_team_info',
+      help: 'The team versions the workers in this process serve (1 each), with their hash and worker deployment version',
+      labelNames: ['team', 'hash', 'deployment'],
+      ...on,
+    });
+    this.teamMismatches = new Counter({
+      name: 'baton_team_mismatches_total',
+      help: "Steps refused because the chain's team needs what this worker's team lacks, by the chain's team, the worker's team and the step",
+      labelNames: ['team', 'worker_team', 'step'],
+      ...on,
+    });
+    this.toolSeconds = new Histogram({
+      name: 'baton_tool_call_seconds',
+      help: 'Latency of tool call attempts',
+      labelNames: ['agent', 'tool'],
+      buckets: SECONDS,
+      ...on,
+    });
+    this.loopsDetected = new Counter({
+      name: 'baton_loops_detected_total',
+      help: 'Handoff loops detected, by the agent handing off, pattern (repeat, oscillation) and whether the handoff was refused',
+      labelNames: ['agent', 'pattern', 'refused'],
+      ...on,
+    });
     const openUntil = this.openUntil;
     this.breakersOpen = new Gauge({
       name: 'baton_circuit_breakers_open',
@@ -102,8 +184,18 @@ export class BatonMetrics {
         }
       },
     });
-    this.budgetsExceeded = new Counter({ name: 'baton_budgets_exceeded_total', help: 'Budgets used up, by budget (handoffs, turns, tokens, agents, deadline) and the agent working then', labelNames: ['budget', 'agent'], ...on });
-    this.guardrailTrips = new Counter({ name: 'baton_guardrail_trips_total', help: 'Guardrails tripped, by agent, guardrail and stage (input, output)', labelNames: ['agent', 'guardrail', 'stage'], ...on });
+    this.budgetsExceeded = new Counter({
+      name: 'baton_budgets_exceeded_total',
+      help: 'Budgets used up, by budget (handoffs, turns, tokens, agents, deadline) and the agent working then',
+      labelNames: ['budget', 'agent'],
+      ...on,
+    });
+    this.guardrailTrips = new Counter({
+      name: 'baton_guardrail_trips_total',
+      help: 'Guardrails tripped, by agent, guardrail and stage (input, output)',
+      labelNames: ['agent', 'guardrail', 'stage'],
+      ...on,
+    });
     this.controlEvents = new Counter({
       name: 'baton_control_events_total',
       help: 'What the controls did, by control (loop_detected, target_failed, breaker_opened, breaker_half_open, breaker_closed, breaker_refused, guardrail_tripped, budget_exceeded) and agent',
@@ -118,7 +210,8 @@ export class BatonMetrics {
   record(facts: ChainFact[]): void {
     for (const fact of facts) {
       if (fact.kind === 'handoff') this.handoffs.inc(label({ from: fact.from, to: fact.to }));
-      else if (fact.kind === 'approval_requested') this.approvalsRequested.inc(label({ from: fact.from, to: fact.to, kind: fact.tool ? 'tool' : 'handoff' }));
+      else if (fact.kind === 'approval_requested')
+        this.approvalsRequested.inc(label({ from: fact.from, to: fact.to, kind: fact.tool ? 'tool' : 'handoff' }));
       else if (fact.kind === 'approval_decided') {
         const kind = fact.tool ? 'tool' : 'handoff';
         this.approvalsDecided.inc({ outcome: fact.outcome, via: fact.via, kind });
@@ -194,7 +287,8 @@ class MetricsActivityInbound implements ActivityInboundCallsInterceptor {
       try {
         const result = await next(input);
         // A local model call answers with its input beside the response.
-        const response = type === ActivityType.CALL_MODEL_LOCAL ? (result as LocalModelCall).response : (result as ModelResponse);
+        const response =
+          type === ActivityType.CALL_MODEL_LOCAL ? (result as LocalModelCall).response : (result as ModelResponse);
         this.metrics.modelCalls.inc({ ...labels, outcome: 'ok', team });
         this.metrics.modelTokens.inc({ ...labels, type: 'input' }, response.usage?.inputTokens ?? 0);
         this.metrics.modelTokens.inc({ ...labels, type: 'output' }, response.usage?.outputTokens ?? 0);
@@ -276,7 +370,8 @@ export function metricsPortFromEnv(env: NodeJS.ProcessEnv = process.env): number
   const raw = env.BATON_METRICS_PORT;
   if (raw === undefined || raw === '') return undefined;
   const port = Number(raw);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`BATON_METRICS_PORT must be a port number, got ${JSON.stringify(raw)}`);
+  if (!Number.isInteger(port) || port < 0 || port > 65535)
+    throw new Error(`BATON_METRICS_PORT must be a port number, got ${JSON.stringify(raw)}`);
   return port;
 }
 

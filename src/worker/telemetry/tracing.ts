@@ -12,8 +12,19 @@ import { Resource } from '@opentelemetry/resources';
 import { BasicTracerProvider, BatchSpanProcessor, type SpanProcessor } from '@opentelemetry/sdk-trace-base';
 import type { Context } from '@temporalio/activity';
 import type { WorkflowClientInterceptor } from '@temporalio/client';
-import { makeWorkflowExporter, OpenTelemetryActivityInboundInterceptor, OpenTelemetryActivityOutboundInterceptor, OpenTelemetryWorkflowClientInterceptor } from '@temporalio/interceptors-opentelemetry';
-import type { ActivityExecuteInput, ActivityInboundCallsInterceptor, ActivityInterceptorsFactory, Next, WorkerOptions } from '@temporalio/worker';
+import {
+  makeWorkflowExporter,
+  OpenTelemetryActivityInboundInterceptor,
+  OpenTelemetryActivityOutboundInterceptor,
+  OpenTelemetryWorkflowClientInterceptor,
+} from '@temporalio/interceptors-opentelemetry';
+import type {
+  ActivityExecuteInput,
+  ActivityInboundCallsInterceptor,
+  ActivityInterceptorsFactory,
+  Next,
+  WorkerOptions,
+} from '@temporalio/worker';
 import type { WorkflowInfo } from '@temporalio/workflow';
 import { ActivityType } from '../../common/messages';
 import type { CallModelInput, LocalModelCall, ModelResponse } from '../../common/model';
@@ -62,7 +73,10 @@ export class BatonTracing {
   activityInterceptors(): ActivityInterceptorsFactory[] {
     const tracer = this.tracer;
     return [
-      (ctx) => ({ inbound: new OpenTelemetryActivityInboundInterceptor(ctx, { tracer }), outbound: new OpenTelemetryActivityOutboundInterceptor(ctx) }),
+      (ctx) => ({
+        inbound: new OpenTelemetryActivityInboundInterceptor(ctx, { tracer }),
+        outbound: new OpenTelemetryActivityOutboundInterceptor(ctx),
+      }),
       (ctx) => ({ inbound: new CallSpans(ctx, tracer) }),
     ];
   }
@@ -76,12 +90,22 @@ export class BatonTracing {
   sinks(): NonNullable<WorkerOptions['sinks']> {
     const exporter = makeWorkflowExporter(this.processor, this.resource);
     const fn = exporter.export.fn;
-    return { exporter: { export: { ...exporter.export, fn: (info: WorkflowInfo, spans: Parameters<typeof fn>[1]) => fn(plainInfo(info), spans) } } };
+    return {
+      exporter: {
+        export: {
+          ...exporter.export,
+          fn: (info: WorkflowInfo, spans: Parameters<typeof fn>[1]) => fn(plainInfo(info), spans),
+        },
+      },
+    };
   }
 
   /** Workflow interceptor modules, in order: Temporal's spans, then baton's handoff spans. */
   workflowModules(): string[] {
-    return [require.resolve('@temporalio/interceptors-opentelemetry/lib/workflow-interceptors'), sandboxModule('workflowTracing')];
+    return [
+      require.resolve('@temporalio/interceptors-opentelemetry/lib/workflow-interceptors'),
+      sandboxModule('workflowTracing'),
+    ];
   }
 
   /** Export what is buffered. */
@@ -97,7 +121,9 @@ export class BatonTracing {
 
 /** The workflow info's plain values: what a span attribute may hold, and nothing of the memo. */
 function plainInfo(info: WorkflowInfo): WorkflowInfo {
-  return Object.fromEntries(Object.entries(info).filter(([, v]) => typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean')) as unknown as WorkflowInfo;
+  return Object.fromEntries(
+    Object.entries(info).filter(([, v]) => typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean'),
+  ) as unknown as WorkflowInfo;
 }
 
 /** Tracing as the environment configures it: on when an OTLP endpoint is set (and `OTEL_TRACES_EXPORTER` is not `none`). */
@@ -142,11 +168,18 @@ class CallSpans implements ActivityInboundCallsInterceptor {
     const attempt = this.ctx.info.attempt;
     if (type === ActivityType.CALL_MODEL || type === ActivityType.CALL_MODEL_LOCAL) {
       const call = input.args[0] as CallModelInput;
-      const attributes = { 'gen_ai.operation.name': 'chat', 'gen_ai.agent.name': call.agentId, 'gen_ai.request.model': call.model.model, 'gen_ai.provider.name': call.model.provider, 'baton.attempt': attempt };
+      const attributes = {
+        'gen_ai.operation.name': 'chat',
+        'gen_ai.agent.name': call.agentId,
+        'gen_ai.request.model': call.model.model,
+        'gen_ai.provider.name': call.model.provider,
+        'baton.attempt': attempt,
+      };
       return this.span(`chat ${call.model.model}`, attributes, async (span) => {
         const result = await next(input);
         // A local model call answers with its input beside the response.
-        const response = type === ActivityType.CALL_MODEL_LOCAL ? (result as LocalModelCall).response : (result as ModelResponse);
+        const response =
+          type === ActivityType.CALL_MODEL_LOCAL ? (result as LocalModelCall).response : (result as ModelResponse);
         span.setAttributes({
           'gen_ai.response.model': response.model,
           'gen_ai.usage.input_tokens': response.usage?.inputTokens ?? 0,
@@ -158,7 +191,13 @@ class CallSpans implements ActivityInboundCallsInterceptor {
     }
     if (type === ActivityType.RUN_TOOL) {
       const call = input.args[0] as RunToolInput;
-      const attributes = { 'gen_ai.operation.name': 'execute_tool', 'gen_ai.agent.name': call.agentId, 'gen_ai.tool.name': call.call.name, 'gen_ai.tool.call.id': call.call.id, 'baton.attempt': attempt };
+      const attributes = {
+        'gen_ai.operation.name': 'execute_tool',
+        'gen_ai.agent.name': call.agentId,
+        'gen_ai.tool.name': call.call.name,
+        'gen_ai.tool.call.id': call.call.id,
+        'baton.attempt': attempt,
+      };
       return this.span(`execute_tool ${call.call.name}`, attributes, async (span) => {
         const result = (await next(input)) as RunToolResult;
         span.setAttribute('baton.tool.ok', result.ok);
@@ -168,7 +207,11 @@ class CallSpans implements ActivityInboundCallsInterceptor {
     return next(input);
   }
 
-  private span<T>(name: string, attributes: Record<string, string | number>, fn: (span: Span) => Promise<T>): Promise<T> {
+  private span<T>(
+    name: string,
+    attributes: Record<string, string | number>,
+    fn: (span: Span) => Promise<T>,
+  ): Promise<T> {
     return this.tracer.startActiveSpan(name, { kind: SpanKind.INTERNAL, attributes }, async (span) => {
       try {
         return await fn(span);

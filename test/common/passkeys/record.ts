@@ -15,7 +15,13 @@ import { passkeyChallenge } from '../../../src/common/signatures/passkey';
 import { decisionPayload, type DecisionFacts } from '../../../src/common/signatures/payload';
 import { findChromium } from '../../helpers/chromium';
 
-const FACTS: DecisionFacts = { workflowId: 'baton-desk-passkeys', approval: 'a-1', subject: { kind: 'handoff', from: 'desk', to: 'vault' }, outcome: 'approve', approver: 'alice' };
+const FACTS: DecisionFacts = {
+  workflowId: 'baton-desk-passkeys',
+  approval: 'a-1',
+  subject: { kind: 'handoff', from: 'desk', to: 'vault' },
+  outcome: 'approve',
+  approver: 'alice',
+};
 
 const ASSERT = `async (n, challenge) => {
   const b64 = (b) => btoa(String.fromCharCode(...new Uint8Array(b))).replace(/\\+/g, '-').replace(/\\//g, '_').replace(/=+$/, '');
@@ -30,18 +36,35 @@ async function main(): Promise<void> {
   const server = http.createServer((_, res) => res.end('<!doctype html><title>passkeys</title>'));
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const origin = `http://localhost:${(server.address() as AddressInfo).port}`;
-  const browser = await chromium.launch({ executablePath: findChromium()!, args: ['--headless', '--no-sandbox', '--host-resolver-rules=MAP localhost 127.0.0.1'] });
+  const browser = await chromium.launch({
+    executablePath: findChromium()!,
+    args: ['--headless', '--no-sandbox', '--host-resolver-rules=MAP localhost 127.0.0.1'],
+  });
   const page = await browser.newPage();
   const cdp = await page.context().newCDPSession(page);
   await cdp.send('WebAuthn.enable');
-  await cdp.send('WebAuthn.addVirtualAuthenticator', { options: { protocol: 'ctap2', transport: 'internal', hasResidentKey: true, hasUserVerification: true, isUserVerified: true, automaticPresenceSimulation: true } });
+  await cdp.send('WebAuthn.addVirtualAuthenticator', {
+    options: {
+      protocol: 'ctap2',
+      transport: 'internal',
+      hasResidentKey: true,
+      hasUserVerification: true,
+      isUserVerified: true,
+      automaticPresenceSimulation: true,
+    },
+  });
   await page.goto(`${origin}/`);
   const vectors = [];
-  for (const [alg, n] of [['ES256', -7], ['EdDSA', -8]] as const) {
+  for (const [alg, n] of [
+    ['ES256', -7],
+    ['EdDSA', -8],
+  ] as const) {
     const iat = Math.floor(Date.now() / 1000);
     const payload = decisionPayload(FACTS, iat);
     // A script, not a function: tsx names the functions it compiles with a helper the page lacks.
-    const made = (await page.evaluate(`(${ASSERT})(${n}, ${JSON.stringify(base64url(passkeyChallenge(payload)))})`)) as Record<string, string>;
+    const made = (await page.evaluate(
+      `(${ASSERT})(${n}, ${JSON.stringify(base64url(passkeyChallenge(payload)))})`,
+    )) as Record<string, string>;
     vectors.push({ alg, rpId: 'localhost', origin, facts: FACTS, iat, ...made });
   }
   const recordedWith = `Chromium ${browser.version()}, virtual authenticator (ctap2, internal)`;

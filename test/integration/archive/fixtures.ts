@@ -16,23 +16,49 @@ import { waitFor } from '../../helpers/wait';
 /** `baton audit …`, run in this process. */
 export async function audit(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   const out = { stdout: '', stderr: '' };
-  const code = await auditCommand.run(args, { out: (l) => (out.stdout += `${l}\n`), err: (l) => (out.stderr += `${l}\n`), interrupted: new Promise(() => undefined) });
+  const code = await auditCommand.run(args, {
+    out: (l) => (out.stdout += `${l}\n`),
+    err: (l) => (out.stderr += `${l}\n`),
+    interrupted: new Promise(() => undefined),
+  });
   return { code, ...out };
 }
 
 /** The SIEM stream file's events. */
-export const readLines = (file: string): SiemEvent[] => (fs.existsSync(file) ? fs.readFileSync(file, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as SiemEvent) : []);
+export const readLines = (file: string): SiemEvent[] =>
+  fs.existsSync(file)
+    ? fs
+        .readFileSync(file, 'utf8')
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l) as SiemEvent)
+    : [];
 
 /** Delete every execution of `queue` from the dev server with the Temporal CLI, and wait until they are gone (the server deletes in the background, slower on a busy machine). */
 export async function deleteHistories(server: DevServer, queue: string): Promise<string[]> {
   const cli = findTemporalBinary('cli')!;
   const { client } = server;
-  const page = await client.workflowService.listWorkflowExecutions({ namespace: 'default', query: `TaskQueue = "${queue}" AND WorkflowType != "teamRegistry"` });
-  const ids = (page.executions ?? []).map((e) => ({ workflowId: e.execution!.workflowId!, runId: e.execution!.runId! }));
-  for (const e of ids) execFileSync(cli, ['workflow', 'delete', '--yes', '--address', server.address, '--workflow-id', e.workflowId, '--run-id', e.runId], { stdio: ['ignore', 'ignore', 'inherit'] });
+  const page = await client.workflowService.listWorkflowExecutions({
+    namespace: 'default',
+    query: `TaskQueue = "${queue}" AND WorkflowType != "teamRegistry"`,
+  });
+  const ids = (page.executions ?? []).map((e) => ({
+    workflowId: e.execution!.workflowId!,
+    runId: e.execution!.runId!,
+  }));
+  for (const e of ids)
+    execFileSync(
+      cli,
+      ['workflow', 'delete', '--yes', '--address', server.address, '--workflow-id', e.workflowId, '--run-id', e.runId],
+      { stdio: ['ignore', 'ignore', 'inherit'] },
+    );
   for (const e of ids) {
     await waitFor(
-      () => client.workflowService.describeWorkflowExecution({ namespace: 'default', execution: e }).then(() => 'there', (err: { code?: number }) => (err.code === 5 ? 'gone' : 'there')),
+      () =>
+        client.workflowService.describeWorkflowExecution({ namespace: 'default', execution: e }).then(
+          () => 'there',
+          (err: { code?: number }) => (err.code === 5 ? 'gone' : 'there'),
+        ),
       (s) => s === 'gone',
       120_000,
     );
@@ -58,7 +84,9 @@ export class StallingArchiveWorker {
         const line = output.split('\n').find((l) => l.startsWith('stalled '));
         if (line) resolve(line.slice('stalled '.length));
       });
-      this.child.once('exit', (code, signal) => reject(new Error(`the archive worker exited before it stalled (${code ?? signal})`)));
+      this.child.once('exit', (code, signal) =>
+        reject(new Error(`the archive worker exited before it stalled (${code ?? signal})`)),
+      );
     });
   }
 
@@ -77,7 +105,8 @@ export async function objectsOf(location: string, workflowId: string, s3Endpoint
     const walk = (d: string) => {
       for (const e of fs.existsSync(d) ? fs.readdirSync(d, { withFileTypes: true }) : []) {
         if (e.isDirectory()) walk(path.join(d, e.name));
-        else if (path.join(d, e.name).includes(encodeURIComponent(workflowId).replace(/\./g, '%2E'))) found.push(path.join(d, e.name));
+        else if (path.join(d, e.name).includes(encodeURIComponent(workflowId).replace(/\./g, '%2E')))
+          found.push(path.join(d, e.name));
       }
     };
     walk(path.join(location, 'chains'));

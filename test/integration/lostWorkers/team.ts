@@ -39,7 +39,10 @@ export const team = new Team([
   defineAgent({
     id: 'clerk',
     instructions: 'File the case, then say so.',
-    model: scripted([{ toolCalls: [{ name: 'fileCase', arguments: { id: '42' } }], delayMs: callMs }, { text: 'The case is filed.' }]),
+    model: scripted([
+      { toolCalls: [{ name: 'fileCase', arguments: { id: '42' } }], delayMs: callMs },
+      { text: 'The case is filed.' },
+    ]),
     tools: [fileCase],
   }),
 ]);

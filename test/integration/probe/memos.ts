@@ -18,7 +18,12 @@ export const interceptors: WorkflowInterceptorsFactory = () => ({
         const output = next(input);
         for (const command of output.commands) {
           const fields = command.modifyWorkflowProperties?.upsertedMemo?.fields;
-          if (fields) probe.memo(Object.fromEntries(Object.entries(fields).map(([key, payload]) => [key, payload.data ?? new Uint8Array()])));
+          if (fields)
+            probe.memo(
+              Object.fromEntries(
+                Object.entries(fields).map(([key, payload]) => [key, payload.data ?? new Uint8Array()]),
+              ),
+            );
         }
         return output;
       },

@@ -8,7 +8,17 @@
  */
 import fc from 'fast-check';
 import { LIMITS, type DecisionOptions } from '../../../src';
-import { approveHandoffSignal, childApprovalsSignal, decideHandoffUpdate, forwardDecisionSignal, forwardedOutcomeSignal, overrideRunSignal, rejectHandoffSignal, type ApprovalRecord, type PendingApproval } from '../../../src/workflow';
+import {
+  approveHandoffSignal,
+  childApprovalsSignal,
+  decideHandoffUpdate,
+  forwardDecisionSignal,
+  forwardedOutcomeSignal,
+  overrideRunSignal,
+  rejectHandoffSignal,
+  type ApprovalRecord,
+  type PendingApproval,
+} from '../../../src/workflow';
 import { hostileScenario, REAL_ID, type ChainCase } from '../../helpers/hostileCases';
 import { broken, clip, errorText, operation, type Harness } from '../harness';
 import { pick, subjectOf, type ModelState, type RootModel } from '../model';
@@ -26,43 +36,90 @@ export function waiting(m: ModelState): Waiting[] {
 }
 
 /** The `n`-th waiting approval that `filter` accepts. */
-export function waitingFor(m: ModelState, n: number, filter: (w: Waiting) => boolean = () => true): Waiting | undefined {
+export function waitingFor(
+  m: ModelState,
+  n: number,
+  filter: (w: Waiting) => boolean = () => true,
+): Waiting | undefined {
   return pick(waiting(m).filter(filter), n);
 }
 
 /** Record a decision the workflow took. */
 export function taken(w: Waiting, record: Pick<ApprovalRecord, 'handoffId' | 'outcome'>, signed: boolean): void {
   if (record.outcome === 'timed_out' || record.outcome === 'voted') return;
-  w.root.decided.push({ approvalId: record.handoffId, workflowId: w.p.workflowId ?? w.root.id, outcome: record.outcome, subject: subjectOf(w.p), signed, ...(w.p.tool ? { toolCallId: w.p.tool.toolCallId } : {}) });
+  w.root.decided.push({
+    approvalId: record.handoffId,
+    workflowId: w.p.workflowId ?? w.root.id,
+    outcome: record.outcome,
+    subject: subjectOf(w.p),
+    signed,
+    ...(w.p.tool ? { toolCallId: w.p.tool.toolCallId } : {}),
+  });
 }
 
 /** Approve `w` as alice: signed when asked (or required), by update, or by signal when unsigned. */
-export async function approve(h: Harness, w: Waiting, o: { signed?: boolean; edit?: boolean; via?: 'update' | 'signal' } = {}): Promise<void> {
+export async function approve(
+  h: Harness,
+  w: Waiting,
+  o: { signed?: boolean; edit?: boolean; via?: 'update' | 'signal' } = {},
+): Promise<void> {
   const signed = o.signed === true || w.p.requireSignature === true;
-  const edited = o.edit && w.p.tool ? { ...(JSON.parse(w.p.tool.arguments) as Record<string, unknown>), amount: 1 + Number((JSON.parse(w.p.tool.arguments) as { amount?: number }).amount ?? 0) } : undefined;
+  const edited =
+    o.edit && w.p.tool
+      ? {
+          ...(JSON.parse(w.p.tool.arguments) as Record<string, unknown>),
+          amount: 1 + Number((JSON.parse(w.p.tool.arguments) as { amount?: number }).amount ?? 0),
+        }
+      : undefined;
   if (o.via === 'signal' && !signed && !edited) {
-    await h.system.client.workflow.getHandle(w.p.workflowId ?? w.root.id).signal(approveHandoffSignal, { handoffId: w.p.handoffId, approver: 'alice', comment: 'by signal' });
+    await h.system.client.workflow
+      .getHandle(w.p.workflowId ?? w.root.id)
+      .signal(approveHandoffSignal, { handoffId: w.p.handoffId, approver: 'alice', comment: 'by signal' });
     pendingSignal(w, 'approved');
     return;
   }
   // A staged approval's open slot decides (the harness drives it to its end one vote at a time).
   const approver = w.p.stages && !signed ? (w.p.approvers?.[0] ?? 'alice') : 'alice';
-  const options: DecisionOptions = { approvalId: w.p.handoffId, approver, comment: 'looks right', ...(signed ? { signer: ALICE.signer } : {}), ...(edited ? { arguments: edited } : {}) };
+  const options: DecisionOptions = {
+    approvalId: w.p.handoffId,
+    approver,
+    comment: 'looks right',
+    ...(signed ? { signer: ALICE.signer } : {}),
+    ...(edited ? { arguments: edited } : {}),
+  };
   try {
     taken(w, await h.baton.approve(w.root.id, options), signed);
   } catch (err) {
     // A decision that lost a race (the chain ended, a kill moved it) is refused; anything else is not expected.
-    if ((err as Error).name !== 'ApprovalRefusedError') broken(h, 'decision-answered', `approving ${w.p.handoffId} in ${w.root.id} failed: ${errorText(err)}`);
+    if ((err as Error).name !== 'ApprovalRefusedError')
+      broken(h, 'decision-answered', `approving ${w.p.handoffId} in ${w.root.id} failed: ${errorText(err)}`);
   }
 }
 
 /** A decision sent by signal: taken when the approval is seen gone (see observe). */
 function pendingSignal(w: Waiting, outcome: 'approved' | 'rejected'): void {
   w.root.signalled ??= [];
-  w.root.signalled.push({ approvalId: w.p.handoffId, workflowId: w.p.workflowId ?? w.root.id, outcome, subject: subjectOf(w.p), signed: false, ...(w.p.tool ? { toolCallId: w.p.tool.toolCallId } : {}) });
+  w.root.signalled.push({
+    approvalId: w.p.handoffId,
+    workflowId: w.p.workflowId ?? w.root.id,
+    outcome,
+    subject: subjectOf(w.p),
+    signed: false,
+    ...(w.p.tool ? { toolCallId: w.p.tool.toolCallId } : {}),
+  });
 }
 
-const REFUSALS = ['wrong_id', 'not_approver', 'unsigned', 'bad_signature', 'stale_hash', 'oversized', 'oversized_signal', 'bad_edit', 'edit_handoff'] as const;
+const REFUSALS = [
+  'wrong_id',
+  'not_approver',
+  'unsigned',
+  'bad_signature',
+  'stale_hash',
+  'oversized',
+  'oversized_signal',
+  'bad_edit',
+  'edit_handoff',
+] as const;
 type Refusal = (typeof REFUSALS)[number];
 
 /** Whether a refusal of kind `k` is one `w` must refuse. */
@@ -85,7 +142,11 @@ function refusable(k: Refusal, w: Waiting): boolean {
 
 async function refuse(h: Harness, w: Waiting, k: Refusal): Promise<void> {
   const id = w.p.handoffId;
-  const base: DecisionOptions = { approvalId: id, approver: 'alice', ...(w.p.requireSignature ? { signer: ALICE.signer } : {}) };
+  const base: DecisionOptions = {
+    approvalId: id,
+    approver: 'alice',
+    ...(w.p.requireSignature ? { signer: ALICE.signer } : {}),
+  };
   const note = 'x'.repeat(LIMITS.noteChars + 1);
   const chain = h.system.client.workflow.getHandle(w.p.workflowId ?? w.root.id);
   switch (k) {
@@ -96,15 +157,25 @@ async function refuse(h: Harness, w: Waiting, k: Refusal): Promise<void> {
     case 'unsigned':
       return h.baton.approve(w.root.id, { approvalId: id, approver: 'alice' }).then(() => undefined);
     case 'bad_signature':
-      return h.baton.approve(w.root.id, { approvalId: id, approver: 'alice', signer: MALLORY.signer }).then(() => undefined);
+      return h.baton
+        .approve(w.root.id, { approvalId: id, approver: 'alice', signer: MALLORY.signer })
+        .then(() => undefined);
     case 'stale_hash':
-      return h.baton.approve(w.root.id, { ...base, arguments: JSON.parse(w.p.tool!.arguments) as Record<string, unknown>, callHash: 'ffffffff' }).then(() => undefined);
+      return h.baton
+        .approve(w.root.id, {
+          ...base,
+          arguments: JSON.parse(w.p.tool!.arguments) as Record<string, unknown>,
+          callHash: 'ffffffff',
+        })
+        .then(() => undefined);
     case 'bad_edit':
       return h.baton.approve(w.root.id, { ...base, arguments: { ref: 5, amount: 'lots' } }).then(() => undefined);
     case 'edit_handoff':
       return h.baton.approve(w.root.id, { ...base, arguments: { to: 'support' } }).then(() => undefined);
     case 'oversized':
-      await chain.executeUpdate(decideHandoffUpdate, { args: [{ handoffId: id, approver: 'alice', decision: 'approve', comment: note }] });
+      await chain.executeUpdate(decideHandoffUpdate, {
+        args: [{ handoffId: id, approver: 'alice', decision: 'approve', comment: note }],
+      });
       return;
     case 'oversized_signal':
       // A signal has no validator: the workflow must refuse it itself, and not apply it.
@@ -117,10 +188,15 @@ async function refuse(h: Harness, w: Waiting, k: Refusal): Promise<void> {
 async function sendHostile(h: Harness, w: Waiting, c: ChainCase): Promise<void> {
   const handle = h.system.client.workflow.getHandle(w.p.workflowId ?? w.root.id);
   const payload = aimed('payload' in c ? c.payload : undefined, w.p);
-  if (c.kind === 'signal') await handle.signal(c.name === 'approveHandoff' ? approveHandoffSignal : rejectHandoffSignal, payload as never);
+  if (c.kind === 'signal')
+    await handle.signal(c.name === 'approveHandoff' ? approveHandoffSignal : rejectHandoffSignal, payload as never);
   else if (c.kind === 'override') await handle.signal(overrideRunSignal, payload as never);
   else if (c.kind === 'report') await handle.signal(childApprovalsSignal, payload as never);
-  else if (c.kind === 'forward') await handle.signal((c.name === 'forwardDecision' ? forwardDecisionSignal : forwardedOutcomeSignal) as typeof forwardDecisionSignal, payload as never);
+  else if (c.kind === 'forward')
+    await handle.signal(
+      (c.name === 'forwardDecision' ? forwardDecisionSignal : forwardedOutcomeSignal) as typeof forwardDecisionSignal,
+      payload as never,
+    );
   else if (c.kind === 'update') await handle.executeUpdate(decideHandoffUpdate, { args: [payload as never] });
 }
 
@@ -130,7 +206,8 @@ function aimed(v: unknown, p: PendingApproval): unknown {
   if (!v || typeof v !== 'object' || Array.isArray(v)) return v;
   const o = { ...(v as Record<string, unknown>) };
   if (o.handoffId === REAL_ID) o.handoffId = p.handoffId;
-  if (typeof o.approver === 'string' && (p.approvers === undefined || p.approvers.includes(o.approver))) o.approver = 'mallory';
+  if (typeof o.approver === 'string' && (p.approvers === undefined || p.approvers.includes(o.approver)))
+    o.approver = 'mallory';
   return o;
 }
 
@@ -139,8 +216,14 @@ export async function stillWaiting(h: Harness, w: Waiting, what: string): Promis
   await h.system.settle([w.root.id], 20_000);
   const run = h.baton.getRun(w.root.id);
   const status = (await run.handle.describe()).status.name;
-  const still = status === 'RUNNING' ? (await run.pendingApprovals()).some((p) => p.handoffId === w.p.handoffId) : false;
-  if (!still) broken(h, 'refusals-change-nothing', `${what} to ${w.p.handoffId} in ${w.root.id}: the chain is ${status}${status === 'RUNNING' ? ' and the approval no longer waits' : ''}`);
+  const still =
+    status === 'RUNNING' ? (await run.pendingApprovals()).some((p) => p.handoffId === w.p.handoffId) : false;
+  if (!still)
+    broken(
+      h,
+      'refusals-change-nothing',
+      `${what} to ${w.p.handoffId} in ${w.root.id}: the chain is ${status}${status === 'RUNNING' ? ' and the approval no longer waits' : ''}`,
+    );
 }
 
 /**
@@ -151,13 +234,22 @@ export async function stillWaiting(h: Harness, w: Waiting, what: string): Promis
 async function storm(h: Harness, w: Waiting, n: number): Promise<void> {
   const handle = h.system.client.workflow.getHandle(w.p.workflowId ?? w.root.id);
   for (let i = 0; i < n; i += 50) {
-    await Promise.all(Array.from({ length: Math.min(50, n - i) }, (_, k) => handle.signal(approveHandoffSignal, { handoffId: `nope-${i + k}`, approver: 'mallory' }).catch(() => undefined)));
+    await Promise.all(
+      Array.from({ length: Math.min(50, n - i) }, (_, k) =>
+        handle.signal(approveHandoffSignal, { handoffId: `nope-${i + k}`, approver: 'mallory' }).catch(() => undefined),
+      ),
+    );
   }
   await stillWaiting(h, w, `a storm of ${n} refused decisions`);
   const every = w.root.options.continueAsNewAfterEvents ?? 0;
   if (every === 0) return;
   const d = await handle.describe();
-  if (d.status.name === 'RUNNING' && d.historyLength > every + 200) broken(h, 'continues-as-new', `${handle.workflowId} waits for ${w.p.handoffId} with ${d.historyLength} events in its run after ${n} refused decisions, though it continues as new after ${every}`);
+  if (d.status.name === 'RUNNING' && d.historyLength > every + 200)
+    broken(
+      h,
+      'continues-as-new',
+      `${handle.workflowId} waits for ${w.p.handoffId} with ${d.historyLength} events in its run after ${n} refused decisions, though it continues as new after ${every}`,
+    );
 }
 
 export const approvalOperations = [
@@ -165,7 +257,12 @@ export const approvalOperations = [
     name: 'approve',
     group: 'approvals',
     weight: 8,
-    params: fc.record({ approval: fc.nat(), signed: fc.boolean(), edit: fc.boolean(), via: fc.constantFrom<'update' | 'signal'>('update', 'update', 'signal') }),
+    params: fc.record({
+      approval: fc.nat(),
+      signed: fc.boolean(),
+      edit: fc.boolean(),
+      via: fc.constantFrom<'update' | 'signal'>('update', 'update', 'signal'),
+    }),
     applies: (m) => waiting(m).length > 0,
     run: (h, p) => approve(h, waitingFor(h.model, p.approval)!, p),
   }),
@@ -181,13 +278,25 @@ export const approvalOperations = [
       // A chain whose entry at a gated agent is rejected does not start: it fails with GatedEntryError, as its starter is told.
       if (w.p.from === '(start)') w.root.provoked.add('GatedEntryError');
       if (p.via === 'signal' && !signed) {
-        await h.system.client.workflow.getHandle(w.p.workflowId ?? w.root.id).signal(rejectHandoffSignal, { handoffId: w.p.handoffId, approver: 'alice', reason: 'not now' });
+        await h.system.client.workflow
+          .getHandle(w.p.workflowId ?? w.root.id)
+          .signal(rejectHandoffSignal, { handoffId: w.p.handoffId, approver: 'alice', reason: 'not now' });
         return pendingSignal(w, 'rejected');
       }
       try {
-        taken(w, await h.baton.reject(w.root.id, { approvalId: w.p.handoffId, approver: 'alice', reason: 'not now', ...(signed ? { signer: ALICE.signer } : {}) }), signed);
+        taken(
+          w,
+          await h.baton.reject(w.root.id, {
+            approvalId: w.p.handoffId,
+            approver: 'alice',
+            reason: 'not now',
+            ...(signed ? { signer: ALICE.signer } : {}),
+          }),
+          signed,
+        );
       } catch (err) {
-        if ((err as Error).name !== 'ApprovalRefusedError') broken(h, 'decision-answered', `rejecting ${w.p.handoffId} in ${w.root.id} failed: ${errorText(err)}`);
+        if ((err as Error).name !== 'ApprovalRefusedError')
+          broken(h, 'decision-answered', `rejecting ${w.p.handoffId} in ${w.root.id} failed: ${errorText(err)}`);
       }
     },
   }),
@@ -203,7 +312,8 @@ export const approvalOperations = [
         () => 'taken',
         (err: unknown) => errorText(err),
       );
-      if (outcome === 'taken') broken(h, 'refusals-change-nothing', `a ${p.kind} decision of ${w.p.handoffId} in ${w.root.id} was taken`);
+      if (outcome === 'taken')
+        broken(h, 'refusals-change-nothing', `a ${p.kind} decision of ${w.p.handoffId} in ${w.root.id} was taken`);
       await stillWaiting(h, w, `a ${p.kind} decision (${clip(outcome, 120)})`);
     },
   }),
@@ -216,7 +326,9 @@ export const approvalOperations = [
     async run(h, p) {
       const w = waitingFor(h.model, p.approval, (x) => x.p.approvers !== undefined)!;
       if (p.storm) return storm(h, w, p.n * 5);
-      const cases = fc.sample(hostileScenario, { seed: p.seed, numRuns: Math.ceil(p.n / 3) }).flatMap((s) => s.chain.filter((c) => c.kind !== 'http'));
+      const cases = fc
+        .sample(hostileScenario, { seed: p.seed, numRuns: Math.ceil(p.n / 3) })
+        .flatMap((s) => s.chain.filter((c) => c.kind !== 'http'));
       // Many at once, as a misbehaving client would send them.
       await Promise.all(cases.slice(0, p.n).map((c) => sendHostile(h, w, c).catch(() => undefined)));
       await stillWaiting(h, w, `a flood of ${Math.min(p.n, cases.length)} hostile inputs`);

@@ -85,7 +85,10 @@ class ModelArchive {
   }
 
   wake(): Promise<void> {
-    return this.system.client.workflow.getHandle(archiverWorkflowId(QUEUE)).signal(archiveNowSignal).catch(() => undefined);
+    return this.system.client.workflow
+      .getHandle(archiverWorkflowId(QUEUE))
+      .signal(archiveNowSignal)
+      .catch(() => undefined);
   }
 }
 
@@ -148,7 +151,10 @@ export const archiveOperations = [
     applies: (m) => m.roots.some((r) => r.status !== 'open'),
     async run(h, p) {
       const a = await archiveOf(h.system);
-      const root = pick(h.model.roots.filter((r) => r.status !== 'open'), p.root)!;
+      const root = pick(
+        h.model.roots.filter((r) => r.status !== 'open'),
+        p.root,
+      )!;
       if (!a.target.down) await checkArchived(h, a, root, 'archive_check');
     },
   }),
@@ -159,25 +165,47 @@ async function checkArchived(h: Harness, a: ModelArchive, root: RootModel, invar
   const runId = (await h.system.client.workflow.getHandle(root.id).describe()).runId;
   await a.wake();
   let entries = await listArchive(a.target, { workflowId: root.id });
-  for (const deadline = Date.now() + 60_000; !entries.some((e) => e.runId === runId) && Date.now() < deadline; ) {
+  for (const deadline = Date.now() + 60_000; !entries.some((e) => e.runId === runId) && Date.now() < deadline;) {
     await sleep(300);
     entries = await listArchive(a.target, { workflowId: root.id });
   }
   const mine = entries.filter((e) => e.runId === runId);
   if (mine.length !== 1 || mine[0]!.state !== 'archived') {
-    const status = await h.system.client.workflow.getHandle(archiverWorkflowId(QUEUE)).query(archiverStatusQuery).catch((err: Error) => err.message);
-    return broken(h, invariant, `${root.kind} ${root.id} (run ${runId}, ${root.status}): ${mine.length} archived entries ${clip(mine.map((e) => `${e.state} ${e.key}`))} a minute after it closed; archiver: ${clip(status, 300)}`);
+    const status = await h.system.client.workflow
+      .getHandle(archiverWorkflowId(QUEUE))
+      .query(archiverStatusQuery)
+      .catch((err: Error) => err.message);
+    return broken(
+      h,
+      invariant,
+      `${root.kind} ${root.id} (run ${runId}, ${root.status}): ${mine.length} archived entries ${clip(mine.map((e) => `${e.state} ${e.key}`))} a minute after it closed; archiver: ${clip(status, 300)}`,
+    );
   }
   const key = mine[0]!.key;
   const doc = await readArchived(a.target, key);
   const verdict = verifyAuditExport(JSON.parse(JSON.stringify(doc)), { exportKeys });
-  if (!verdict.ok || verdict.headSignature?.status !== 'trusted') broken(h, invariant, `${key}: the archived export does not verify with the archive's key: ${clip(verdict.failure ?? verdict.headSignature, 300)}`);
+  if (!verdict.ok || verdict.headSignature?.status !== 'trusted')
+    broken(
+      h,
+      invariant,
+      `${key}: the archived export does not verify with the archive's key: ${clip(verdict.failure ?? verdict.headSignature, 300)}`,
+    );
   const audited = exportAudit(await h.baton.audit(root.id));
-  if (audited.head !== doc.head || audited.events.length !== doc.events.length) broken(h, invariant, `${key}: archived head ${doc.head} (${doc.events.length} events) ≠ its audit's export ${audited.head} (${audited.events.length} events)`);
+  if (audited.head !== doc.head || audited.events.length !== doc.events.length)
+    broken(
+      h,
+      invariant,
+      `${key}: archived head ${doc.head} (${doc.events.length} events) ≠ its audit's export ${audited.head} (${audited.events.length} events)`,
+    );
   const lines = readLines(a.siem).filter((l) => l.data.archiveKey === key);
   const ids = lines.map((l) => l.id);
   const expected = [...doc.events.map((e) => e.digest), `${doc.head}:closed`];
-  if (ids.join() !== expected.join()) broken(h, invariant, `${key}: streamed ${ids.length} events (${new Set(ids).size} distinct), the export has ${expected.length}`);
+  if (ids.join() !== expected.join())
+    broken(
+      h,
+      invariant,
+      `${key}: streamed ${ids.length} events (${new Set(ids).size} distinct), the export has ${expected.length}`,
+    );
 }
 
 export const archiveInvariants: Invariant[] = [
@@ -189,7 +217,11 @@ export const archiveInvariants: Invariant[] = [
     async check(h) {
       const a = await archiveOf(h.system);
       a.target.down = false;
-      await Promise.all(h.model.roots.filter((r) => !r.abandoned && r.status !== 'open').map((r) => checkArchived(h, a, r, 'archived-once')));
+      await Promise.all(
+        h.model.roots
+          .filter((r) => !r.abandoned && r.status !== 'open')
+          .map((r) => checkArchived(h, a, r, 'archived-once')),
+      );
     },
   },
 ];

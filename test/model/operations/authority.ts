@@ -14,7 +14,9 @@ import { pick, type ModelState } from '../model';
 import { MALLORY, OPS } from '../team';
 
 const LOOSENINGS: Record<string, RunOverrides> = {
-  approverKeys: { options: { approverKeys: [{ kid: MALLORY.kid, approvers: ['alice'], publicKey: MALLORY.publicKey }] } },
+  approverKeys: {
+    options: { approverKeys: [{ kid: MALLORY.kid, approvers: ['alice'], publicKey: MALLORY.publicKey }] },
+  },
   approvals: { options: { approvals: [{ to: 'billing', required: false }] } },
   maxHandoffs: { options: { maxHandoffs: 1000 } },
   loopWindow: { options: { loopWindow: 0 } },
@@ -26,7 +28,9 @@ export const open = (m: ModelState) => m.roots.filter((r) => r.status === 'open'
 /** The chain's override records once there are more than `before`; `undefined` when none came in time. */
 export async function overrideRecords(h: Harness, id: string, before: number): Promise<AuditEvent[] | undefined> {
   for (let i = 0; i < 100; i++) {
-    const events = (await h.baton.audit(id)).events.filter((e) => e.kind === 'overrides_refused' || e.kind === 'overrides_applied');
+    const events = (await h.baton.audit(id)).events.filter(
+      (e) => e.kind === 'overrides_refused' || e.kind === 'overrides_applied',
+    );
     if (events.length > before) return events;
     await new Promise((r) => setTimeout(r, 100));
   }
@@ -34,7 +38,9 @@ export async function overrideRecords(h: Harness, id: string, before: number): P
 }
 
 /** How many override records the chain `id` has. */
-export const countOf = async (h: Harness, id: string) => (await h.baton.audit(id)).events.filter((e) => e.kind === 'overrides_refused' || e.kind === 'overrides_applied').length;
+export const countOf = async (h: Harness, id: string) =>
+  (await h.baton.audit(id)).events.filter((e) => e.kind === 'overrides_refused' || e.kind === 'overrides_applied')
+    .length;
 
 export const authorityOperations = [
   operation({
@@ -51,7 +57,12 @@ export const authorityOperations = [
       // A chain that ended meanwhile records nothing more: nothing was loosened either.
       if (!records) return;
       const last = records.at(-1)!;
-      if (last.kind === 'overrides_applied' && !('identity' in last)) broken(h, 'no-unsigned-loosening', `a ${p.kind} loosening of ${root.id} applied without an operator's signature: ${clip(last)}`);
+      if (last.kind === 'overrides_applied' && !('identity' in last))
+        broken(
+          h,
+          'no-unsigned-loosening',
+          `a ${p.kind} loosening of ${root.id} applied without an operator's signature: ${clip(last)}`,
+        );
     },
   }),
   operation({
@@ -65,11 +76,15 @@ export const authorityOperations = [
       const before = await countOf(h, root.id);
       const signer = p.forged ? { kid: OPS.kid, sign: MALLORY.signer.sign } : OPS.signer;
       const overrides = { options: { maxHandoffs: 1 + (root.options.maxHandoffs ?? 10) } };
-      await h.system.client.workflow.getHandle(root.id).signal(overrideRunSignal, await signOverrides(signer, { workflowId: root.id, operator: 'ops', overrides }));
+      await h.system.client.workflow
+        .getHandle(root.id)
+        .signal(overrideRunSignal, await signOverrides(signer, { workflowId: root.id, operator: 'ops', overrides }));
       const last = (await overrideRecords(h, root.id, before))?.at(-1);
       if (!last) return;
-      if (p.forged && last.kind === 'overrides_applied') broken(h, 'no-unsigned-loosening', `a forged operator override of ${root.id} applied: ${clip(last)}`);
-      if (!p.forged && last.kind !== 'overrides_applied') broken(h, 'operator-loosening', `an operator's signed override of ${root.id} was refused: ${clip(last)}`);
+      if (p.forged && last.kind === 'overrides_applied')
+        broken(h, 'no-unsigned-loosening', `a forged operator override of ${root.id} applied: ${clip(last)}`);
+      if (!p.forged && last.kind !== 'overrides_applied')
+        broken(h, 'operator-loosening', `an operator's signed override of ${root.id} was refused: ${clip(last)}`);
       if (!p.forged && last.kind === 'overrides_applied') root.options = { ...root.options, ...overrides.options };
     },
   }),
@@ -82,16 +97,26 @@ export const authorityOperations = [
     async run(h, p) {
       // A raw start at billing (every handoff into it needs a person), as the temporal CLI or another SDK would.
       const id = `gated-${Date.now()}-${p.n}`;
-      const handle = await h.system.client.workflow.start(WorkflowType.HANDOFF_RUN, { taskQueue: h.baton.taskQueue, workflowId: id, args: [{ agent: 'billing', input: 'refund 59.90' }] });
+      const handle = await h.system.client.workflow.start(WorkflowType.HANDOFF_RUN, {
+        taskQueue: h.baton.taskQueue,
+        workflowId: id,
+        args: [{ agent: 'billing', input: 'refund 59.90' }],
+      });
       try {
         let waiting: { from: string; to: string } | undefined;
         for (let i = 0; i < 100 && !waiting; i++) {
           waiting = (await h.baton.getRun(id).pendingApprovals()).find((x) => x.to === 'billing');
           if (!waiting) await new Promise((r) => setTimeout(r, 100));
         }
-        if (waiting?.from !== '(start)') broken(h, 'gated-entry', `a raw start at billing (${id}) did not wait for billing's approval (waiting: ${clip(waiting)})`);
+        if (waiting?.from !== '(start)')
+          broken(
+            h,
+            'gated-entry',
+            `a raw start at billing (${id}) did not wait for billing's approval (waiting: ${clip(waiting)})`,
+          );
         const ran = (await h.baton.audit(id)).events.filter((e) => e.kind === 'model_turn' || e.kind === 'tool_call');
-        if (ran.length > 0) broken(h, 'gated-entry', `a raw start at billing (${id}) ran ${ran.length} steps before its approval`);
+        if (ran.length > 0)
+          broken(h, 'gated-entry', `a raw start at billing (${id}) ran ${ran.length} steps before its approval`);
       } finally {
         await handle.terminate('model harness: gated start checked').catch(() => undefined);
       }

@@ -24,7 +24,8 @@ export const brokerOperations = [
       // Without a broker (no redis-server on the machine) text does not stream through one: nothing goes down.
       if (!h.system.streamsThroughBroker) return;
       // Streams reading now must each be told (those not reading yet may start after the return).
-      for (const r of h.model.roots) for (const s of r.follower?.streams ?? []) if (s.items > 0 && s.ended === undefined) s.outages++;
+      for (const r of h.model.roots)
+        for (const s of r.follower?.streams ?? []) if (s.items > 0 && s.ended === undefined) s.outages++;
       await h.system.brokerOutage(p.downMs, p.across);
     },
   }),
@@ -39,7 +40,12 @@ export const brokerInvariants: Invariant[] = [
       const changes = h.system.brokerChanges;
       for (let i = 0; i < changes.length; i++) {
         const expected = i % 2 === 1;
-        if (changes[i] !== expected) return broken(h, 'broker-told-once', `the client's stream transport said ${clip(changes.map((up) => (up ? 'back' : 'lost')))}: change ${i + 1} should say ${expected ? 'back' : 'lost'}`);
+        if (changes[i] !== expected)
+          return broken(
+            h,
+            'broker-told-once',
+            `the client's stream transport said ${clip(changes.map((up) => (up ? 'back' : 'lost')))}: change ${i + 1} should say ${expected ? 'back' : 'lost'}`,
+          );
       }
     },
   },
@@ -50,8 +56,18 @@ export const brokerInvariants: Invariant[] = [
     async check(h) {
       for (const r of h.model.roots) {
         (r.follower?.streams ?? []).forEach((s, i) => {
-          if (s.told > 1) broken(h, 'text-unavailable-once', `${r.id}: stream ${i + 1} of its follower said text_unavailable ${s.told} times`);
-          if (s.ended && s.outages > 0 && s.told === 0) broken(h, 'text-unavailable-once', `${r.id}: stream ${i + 1} of its follower was reading when the broker went down, and ended with the chain without saying text_unavailable`);
+          if (s.told > 1)
+            broken(
+              h,
+              'text-unavailable-once',
+              `${r.id}: stream ${i + 1} of its follower said text_unavailable ${s.told} times`,
+            );
+          if (s.ended && s.outages > 0 && s.told === 0)
+            broken(
+              h,
+              'text-unavailable-once',
+              `${r.id}: stream ${i + 1} of its follower was reading when the broker went down, and ended with the chain without saying text_unavailable`,
+            );
         });
       }
     },
@@ -63,8 +79,14 @@ export const brokerInvariants: Invariant[] = [
     async check(h: Harness) {
       await h.system.brokerUp();
       const changes = h.system.brokerChanges;
-      for (const deadline = Date.now() + BACK_WITHIN_MS; changes.at(-1) === false && Date.now() < deadline; ) await new Promise((r) => setTimeout(r, 100));
-      if (changes.at(-1) === false) broken(h, 'broker-reconnects', `the client's stream transport did not say the broker was back within ${BACK_WITHIN_MS / 1000} s of its return`);
+      for (const deadline = Date.now() + BACK_WITHIN_MS; changes.at(-1) === false && Date.now() < deadline;)
+        await new Promise((r) => setTimeout(r, 100));
+      if (changes.at(-1) === false)
+        broken(
+          h,
+          'broker-reconnects',
+          `the client's stream transport did not say the broker was back within ${BACK_WITHIN_MS / 1000} s of its return`,
+        );
     },
   },
 ];

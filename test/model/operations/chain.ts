@@ -43,7 +43,23 @@ export function roomForRoot(m: ModelState): boolean {
 /** A new root in the model. */
 export function newRoot(m: ModelState, kind: RootModel['kind'], agent: AgentId, options: RunOptions): RootModel {
   const id = `${m.tag}-${kind === 'chain' ? 'c' : 'v'}${m.roots.length + 1}`;
-  const root: RootModel = { id, kind, agent, context: contextOf(m, id), startOptions: options, options, startedOn: m.version, status: 'open', approvals: [], provoked: new Set(kind === 'chain' && m.deployed === 'side_by_side' ? ['TeamMismatchError'] : []), decided: [], asked: new Map(), messages: [], replays: 0, replayedRuns: [] };
+  const root: RootModel = {
+    id,
+    kind,
+    agent,
+    context: contextOf(m, id),
+    startOptions: options,
+    options,
+    startedOn: m.version,
+    status: 'open',
+    approvals: [],
+    provoked: new Set(kind === 'chain' && m.deployed === 'side_by_side' ? ['TeamMismatchError'] : []),
+    decided: [],
+    asked: new Map(),
+    messages: [],
+    replays: 0,
+    replayedRuns: [],
+  };
   m.roots.push(root);
   return root;
 }
@@ -77,7 +93,13 @@ function handoffRisks(root: RootModel | undefined, invalid: boolean): void {
   if (invalid && root.options.onInvalidHandoff !== 'retry') root.provoked.add('HandoffTargetNotFoundError');
 }
 
-const words = fc.constantFrom('Done.', 'Here is the answer: 42.', 'Refund issued — anything else?', 'Ünïcode answer ✓ with "quotes"', 'A longer answer that goes on for a while so that it streams in several pieces.');
+const words = fc.constantFrom(
+  'Done.',
+  'Here is the answer: 42.',
+  'Refund issued — anything else?',
+  'Ünïcode answer ✓ with "quotes"',
+  'A longer answer that goes on for a while so that it streams in several pieces.',
+);
 
 export const chainOperations = [
   operation({
@@ -85,13 +107,21 @@ export const chainOperations = [
     group: 'chain',
     opens: true,
     weight: 10,
-    params: fc.record({ agent: fc.nat(), preset: fc.constantFrom<Preset>('plain', 'plain', 'tiny_can', 'tiny_can', 'signed', 'tight', 'retry_invalid'), follow: fc.boolean() }),
+    params: fc.record({
+      agent: fc.nat(),
+      preset: fc.constantFrom<Preset>('plain', 'plain', 'tiny_can', 'tiny_can', 'signed', 'tight', 'retry_invalid'),
+      follow: fc.boolean(),
+    }),
     applies: (m) => roomForRoot(m),
     async run(h, p) {
       const m = h.model;
       const agent = pick(START_AGENTS, p.agent)!;
       const root = newRoot(m, 'chain', agent, { ...BASE_OPTIONS, ...PRESETS[p.preset] });
-      const run = await h.baton.start(agent, `request ${ref(m, 'q')} for ${agent}`, { workflowId: root.id, context: root.context, ...root.options });
+      const run = await h.baton.start(agent, `request ${ref(m, 'q')} for ${agent}`, {
+        workflowId: root.id,
+        context: root.context,
+        ...root.options,
+      });
       if (p.follow) root.follower = follow(run, h);
     },
   }),
@@ -110,27 +140,51 @@ export const chainOperations = [
     name: 'answer_handoff',
     group: 'chain',
     weight: 6,
-    params: fc.record({ call: fc.nat(), target: fc.nat(), invalid: fc.oneof({ weight: 5, arbitrary: fc.constant(false) }, { weight: 1, arbitrary: fc.constant(true) }) }),
+    params: fc.record({
+      call: fc.nat(),
+      target: fc.nat(),
+      invalid: fc.oneof({ weight: 5, arbitrary: fc.constant(false) }, { weight: 1, arbitrary: fc.constant(true) }),
+    }),
     applies: (m, p) => callFor(m, p.call, 'handoff') !== undefined,
     async run(h, p) {
       const call = callFor(h.model, p.call, 'handoff')!;
       const targets = call.tools.find((t) => t.name === 'handoff')?.targets ?? [];
       const to = p.invalid ? 'nobody' : pick(targets, p.target)!;
       handoffRisks(rootOf(h.model, call.workflowId), p.invalid);
-      answer(h, call, { toolCalls: [{ id: ref(h.model, 'tc'), name: 'handoff', arguments: { to, message: `over to ${to} (${ref(h.model, 'h')})` } }] });
+      answer(h, call, {
+        toolCalls: [
+          {
+            id: ref(h.model, 'tc'),
+            name: 'handoff',
+            arguments: { to, message: `over to ${to} (${ref(h.model, 'h')})` },
+          },
+        ],
+      });
     },
   }),
   operation({
     name: 'answer_tool',
     group: 'chain',
     weight: 8,
-    params: fc.record({ call: fc.nat(), tool: fc.constantFrom('lookup', 'refund', 'refund', 'payout'), amount: fc.integer({ min: 1, max: 500 }), twice: fc.boolean() }),
+    params: fc.record({
+      call: fc.nat(),
+      tool: fc.constantFrom('lookup', 'refund', 'refund', 'payout'),
+      amount: fc.integer({ min: 1, max: 500 }),
+      twice: fc.boolean(),
+    }),
     applies: (m, p) => callFor(m, p.call, p.tool) !== undefined,
     async run(h, p) {
       const call = callFor(h.model, p.call, p.tool)!;
-      const calls = [{ id: ref(h.model, 'tc'), name: p.tool, arguments: toolArgs(call, p.tool, ref(h.model, 'r'), p.amount) }];
+      const calls = [
+        { id: ref(h.model, 'tc'), name: p.tool, arguments: toolArgs(call, p.tool, ref(h.model, 'r'), p.amount) },
+      ];
       // Two calls in one turn: one may wait for a person while the other runs.
-      if (p.twice && call.tools.some((t) => t.name === 'lookup')) calls.push({ id: ref(h.model, 'tc'), name: 'lookup', arguments: toolArgs(call, 'lookup', ref(h.model, 'r'), 0) });
+      if (p.twice && call.tools.some((t) => t.name === 'lookup'))
+        calls.push({
+          id: ref(h.model, 'tc'),
+          name: 'lookup',
+          arguments: toolArgs(call, 'lookup', ref(h.model, 'r'), 0),
+        });
       answer(h, call, { toolCalls: calls });
     },
   }),
@@ -143,7 +197,15 @@ export const chainOperations = [
     async run(h, p) {
       const call = callFor(h.model, p.call, 'delegate')!;
       const to = call.tools.find((t) => t.name === 'delegate')?.targets?.[0] ?? 'research';
-      answer(h, call, { toolCalls: [{ id: ref(h.model, 'tc'), name: 'delegate', arguments: { to, task: `look into ${ref(h.model, 't')}`, reason: 'it knows' } }] });
+      answer(h, call, {
+        toolCalls: [
+          {
+            id: ref(h.model, 'tc'),
+            name: 'delegate',
+            arguments: { to, task: `look into ${ref(h.model, 't')}`, reason: 'it knows' },
+          },
+        ],
+      });
     },
   }),
   operation({
@@ -160,8 +222,14 @@ export const chainOperations = [
       handoffRisks(rootOf(h.model, call.workflowId), false);
       answer(h, call, {
         toolCalls: [
-          ...(tool ? [{ id: ref(h.model, 'tc'), name: tool, arguments: toolArgs(call, tool, ref(h.model, 'r'), 7) }] : []),
-          { id: ref(h.model, 'tc'), name: 'handoff', arguments: { to, message: `with a tool, over to ${to} (${ref(h.model, 'h')})` } },
+          ...(tool
+            ? [{ id: ref(h.model, 'tc'), name: tool, arguments: toolArgs(call, tool, ref(h.model, 'r'), 7) }]
+            : []),
+          {
+            id: ref(h.model, 'tc'),
+            name: 'handoff',
+            arguments: { to, message: `with a tool, over to ${to} (${ref(h.model, 'h')})` },
+          },
         ],
       });
     },

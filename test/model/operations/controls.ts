@@ -15,7 +15,14 @@ function running(m: ModelState): RootModel[] {
 
 /** Failed chains a replay may continue: their failure a typed one the sequence caused. */
 function replayable(m: ModelState): RootModel[] {
-  return m.roots.filter((r) => r.kind === 'chain' && r.status === 'failed' && r.failure !== undefined && r.provoked.has(r.failure) && r.replays < 3);
+  return m.roots.filter(
+    (r) =>
+      r.kind === 'chain' &&
+      r.status === 'failed' &&
+      r.failure !== undefined &&
+      r.provoked.has(r.failure) &&
+      r.replays < 3,
+  );
 }
 
 export const controlOperations = [
@@ -29,12 +36,17 @@ export const controlOperations = [
       const root = pick(openRoots(h.model, 'chain'), p.chain)!;
       if (p.bogus) {
         // An agent the team lacks: the run refuses it (on the record) and goes on as it was.
-        await h.baton.override(root.id, { models: { ghost: { provider: 'puppet', model: 'ghost' } } }).catch((err: unknown) => broken(h, 'override', `an override of ${root.id} failed to send: ${errorText(err)}`));
+        await h.baton
+          .override(root.id, { models: { ghost: { provider: 'puppet', model: 'ghost' } } })
+          .catch((err: unknown) =>
+            broken(h, 'override', `an override of ${root.id} failed to send: ${errorText(err)}`),
+          );
         return;
       }
       await h.baton.override(root.id, { options: { maxHandoffs: p.maxHandoffs } });
       // A raise over what the chain runs under is a loosening, which the run refuses unsigned.
-      if (p.maxHandoffs <= (root.options.maxHandoffs ?? 10)) root.options = { ...root.options, maxHandoffs: p.maxHandoffs };
+      if (p.maxHandoffs <= (root.options.maxHandoffs ?? 10))
+        root.options = { ...root.options, maxHandoffs: p.maxHandoffs };
       root.provoked.add('MaxHandoffsExceededError');
     },
   }),
@@ -48,10 +60,17 @@ export const controlOperations = [
       const root = pick(running(h.model), p.root)!;
       const text = `${p.interrupt ? 'Stop' : 'Also'}: mind the budget (${root.id})`;
       try {
-        await (p.interrupt ? h.baton.interrupt(root.id, text, { by: 'ops' }) : h.baton.steer(root.id, text, { by: 'ops' }));
+        await (p.interrupt
+          ? h.baton.interrupt(root.id, text, { by: 'ops' })
+          : h.baton.steer(root.id, text, { by: 'ops' }));
       } catch (err) {
         // A turn that ended meanwhile, or too many waiting messages, is refused; that is told, not lost.
-        if ((err as Error).name !== 'SteeringRefusedError') broken(h, 'steering-answered', `${p.interrupt ? 'interrupting' : 'steering'} ${root.id} failed: ${errorText(err)}`);
+        if ((err as Error).name !== 'SteeringRefusedError')
+          broken(
+            h,
+            'steering-answered',
+            `${p.interrupt ? 'interrupting' : 'steering'} ${root.id} failed: ${errorText(err)}`,
+          );
       }
     },
   }),
@@ -66,14 +85,28 @@ export const controlOperations = [
       if (root.failure === 'GatedEntryError' && p.overrides) {
         // Refused at its entry, it never asked the model: a replay with overrides (a new run from the
         // rebuilt state) is refused, saying to start it again; one without resets it to its entry check.
-        const refused = await h.baton.replay(root.id, { overrides: { options: { maxHandoffs: (root.options.maxHandoffs ?? 10) + 3 } }, reason: 'model harness' }).then(() => undefined, (err: unknown) => errorText(err));
-        if (!refused?.includes('before its first model turn')) broken(h, 'replay', `replaying ${root.id}, refused at its entry, ${refused ? `was refused without saying why: ${refused}` : 'was accepted'}`);
+        const refused = await h.baton
+          .replay(root.id, {
+            overrides: { options: { maxHandoffs: (root.options.maxHandoffs ?? 10) + 3 } },
+            reason: 'model harness',
+          })
+          .then(
+            () => undefined,
+            (err: unknown) => errorText(err),
+          );
+        if (!refused?.includes('before its first model turn'))
+          broken(
+            h,
+            'replay',
+            `replaying ${root.id}, refused at its entry, ${refused ? `was refused without saying why: ${refused}` : 'was accepted'}`,
+          );
         root.replays = 3;
         return;
       }
       const onCurrentTeam = root.failure === 'TeamMismatchError';
       // A replay does not ask the model again for what it answered: the options that failed it change.
-      const raise = p.overrides || root.failure === 'MaxHandoffsExceededError' ? (root.options.maxHandoffs ?? 10) + 3 : undefined;
+      const raise =
+        p.overrides || root.failure === 'MaxHandoffsExceededError' ? (root.options.maxHandoffs ?? 10) + 3 : undefined;
       const options: RunOptions = {
         ...(raise !== undefined ? { maxHandoffs: raise } : {}),
         ...(root.failure === 'HandoffTargetNotFoundError' ? { onInvalidHandoff: 'retry' as const } : {}),
@@ -84,16 +117,33 @@ export const controlOperations = [
         root.replayedRuns.push((await h.system.client.workflow.getHandle(root.id).describe()).runId);
         // The command line sets limits only.
         if (!('onInvalidHandoff' in options) && !('loopWindow' in options) && cliTurn(h)) {
-          const args = ['replay', root.id, '--task-queue', h.model.taskQueue, ...(raise !== undefined ? ['--max-handoffs', String(raise)] : []), ...(onCurrentTeam ? ['--on-current-team'] : [])];
+          const args = [
+            'replay',
+            root.id,
+            '--task-queue',
+            h.model.taskQueue,
+            ...(raise !== undefined ? ['--max-handoffs', String(raise)] : []),
+            ...(onCurrentTeam ? ['--on-current-team'] : []),
+          ];
           await h.system.cliUntil(args, /continues from/);
         } else {
-          await h.baton.replay(root.id, { ...(overrides ? { overrides } : {}), ...(onCurrentTeam ? { onCurrentTeam } : {}), reason: 'model harness' });
+          await h.baton.replay(root.id, {
+            ...(overrides ? { overrides } : {}),
+            ...(onCurrentTeam ? { onCurrentTeam } : {}),
+            reason: 'model harness',
+          });
         }
       } catch (err) {
         return broken(h, 'replay', `replaying ${root.id} (failed with ${root.failure}) failed: ${errorText(err)}`);
       }
       root.options = { ...root.options, ...options };
-      Object.assign(root, { status: 'open', failure: undefined, failureMessage: undefined, judged: false, replays: root.replays + 1 });
+      Object.assign(root, {
+        status: 'open',
+        failure: undefined,
+        failureMessage: undefined,
+        judged: false,
+        replays: root.replays + 1,
+      });
     },
   }),
 ];

@@ -18,7 +18,12 @@ const MAX_IN_FLIGHT = 3;
 
 /** The client of a conversation root. */
 export function chatOf(h: Harness, root: RootModel): Conversation {
-  return h.baton.conversation(root.agent, { id: root.id, options: root.options, ...(root.conversation ? { conversation: root.conversation } : {}), context: root.context });
+  return h.baton.conversation(root.agent, {
+    id: root.id,
+    options: root.options,
+    ...(root.conversation ? { conversation: root.conversation } : {}),
+    context: root.context,
+  });
 }
 
 /** Messages of `root` sent and not yet answered. */
@@ -35,17 +40,34 @@ function taking(m: ModelState): RootModel[] {
 export function failed(msg: SentMessage, err: unknown): void {
   msg.error = (err as Error).name ?? 'Error';
   msg.errorMessage = errorText(err);
-  if (err instanceof TurnStrandedError) msg.stranded = { turn: err.turn, strandedTurn: err.strandedTurn, told: (msg.stranded?.told ?? 0) + 1 };
+  if (err instanceof TurnStrandedError)
+    msg.stranded = { turn: err.turn, strandedTurn: err.strandedTurn, told: (msg.stranded?.told ?? 0) + 1 };
 }
 
 /** Send a message and wait until the conversation took it (or answered or refused it). */
-export async function send(h: Harness, root: RootModel, o: { midTurn?: MidTurnPolicy; long: boolean; stream: boolean }): Promise<void> {
+export async function send(
+  h: Harness,
+  root: RootModel,
+  o: { midTurn?: MidTurnPolicy; long: boolean; stream: boolean },
+): Promise<void> {
   const chat = chatOf(h, root);
   const n = root.messages.length + 1;
-  const text = o.long ? `message ${n}: ${'a long story about an order that went missing, '.repeat(12)}` : `message ${n}`;
+  const text = o.long
+    ? `message ${n}: ${'a long story about an order that went missing, '.repeat(12)}`
+    : `message ${n}`;
   const key = `${root.id}-m${n}`;
-  const msg: SentMessage = { n, key, text, midTurn: o.midTurn ?? 'default', streamed: o.stream, done: Promise.resolve() };
-  const before = await chat.status().then((v) => v.turns, () => 0);
+  const msg: SentMessage = {
+    n,
+    key,
+    text,
+    midTurn: o.midTurn ?? 'default',
+    streamed: o.stream,
+    done: Promise.resolve(),
+  };
+  const before = await chat.status().then(
+    (v) => v.turns,
+    () => 0,
+  );
   const options = { idempotencyKey: key, ...(o.midTurn ? { midTurn: o.midTurn } : {}) };
   msg.done = (async () => {
     try {
@@ -64,8 +86,14 @@ export async function send(h: Harness, root: RootModel, o: { midTurn?: MidTurnPo
   root.messages.push(msg);
   // Taken: counted among the turns, or answered by a model call (one it interrupted, merged into it).
   const answering = () => h.system.hosts.calls().some((c) => c.message === key || c.merged?.includes(key));
-  for (const deadline = Date.now() + 10_000; Date.now() < deadline && !msg.reply && !msg.error && !answering(); ) {
-    if ((await chat.status().then((v) => v.turns, () => before)) > before) return;
+  for (const deadline = Date.now() + 10_000; Date.now() < deadline && !msg.reply && !msg.error && !answering();) {
+    if (
+      (await chat.status().then(
+        (v) => v.turns,
+        () => before,
+      )) > before
+    )
+      return;
     await sleep(150);
   }
 }
@@ -76,10 +104,19 @@ export const conversationOperations = [
     group: 'conversation',
     opens: true,
     weight: 5,
-    params: fc.record({ agent: fc.nat(), midTurn: fc.constantFrom(...POLICIES), compact: fc.boolean(), tinyCan: fc.boolean(), stream: fc.boolean() }),
+    params: fc.record({
+      agent: fc.nat(),
+      midTurn: fc.constantFrom(...POLICIES),
+      compact: fc.boolean(),
+      tinyCan: fc.boolean(),
+      stream: fc.boolean(),
+    }),
     applies: (m) => roomForRoot(m),
     async run(h, p) {
-      const root = newRoot(h.model, 'conversation', pick(START_AGENTS, p.agent)!, { ...BASE_OPTIONS, ...(p.tinyCan ? { continueAsNewAfterEvents: 20 } : {}) });
+      const root = newRoot(h.model, 'conversation', pick(START_AGENTS, p.agent)!, {
+        ...BASE_OPTIONS,
+        ...(p.tinyCan ? { continueAsNewAfterEvents: 20 } : {}),
+      });
       root.conversation = { midTurn: p.midTurn, ...(p.compact ? { compactAfterTokens: 30, keepRecentTurns: 1 } : {}) };
       await send(h, root, { long: false, stream: p.stream });
     },
@@ -88,9 +125,19 @@ export const conversationOperations = [
     name: 'chat_send',
     group: 'conversation',
     weight: 6,
-    params: fc.record({ chat: fc.nat(), midTurn: fc.constantFrom<MidTurnPolicy | 'default'>('default', 'default', ...POLICIES), long: fc.boolean(), stream: fc.boolean() }),
+    params: fc.record({
+      chat: fc.nat(),
+      midTurn: fc.constantFrom<MidTurnPolicy | 'default'>('default', 'default', ...POLICIES),
+      long: fc.boolean(),
+      stream: fc.boolean(),
+    }),
     applies: (m) => taking(m).length > 0,
-    run: (h, p) => send(h, pick(taking(h.model), p.chat)!, { ...(p.midTurn !== 'default' ? { midTurn: p.midTurn } : {}), long: p.long, stream: p.stream }),
+    run: (h, p) =>
+      send(h, pick(taking(h.model), p.chat)!, {
+        ...(p.midTurn !== 'default' ? { midTurn: p.midTurn } : {}),
+        long: p.long,
+        stream: p.stream,
+      }),
   }),
   operation({
     // A message and, as soon as it is taken, the end: with continue-as-new every few events the send
@@ -114,7 +161,12 @@ export const conversationOperations = [
             .catch((err: unknown) => err as Error);
           const first = msg.reply ? JSON.stringify(msg.reply) : msg.error;
           const second = again instanceof Error ? again.name : JSON.stringify(again);
-          if (msg.reply && first !== second) broken(h, 'answered-not-ended', `${root.id}: message ${msg.n} sent again with its key after the end answered ${clip(second)}, not its reply ${clip(first)}`);
+          if (msg.reply && first !== second)
+            broken(
+              h,
+              'answered-not-ended',
+              `${root.id}: message ${msg.n} sent again with its key after the end answered ${clip(second)}, not its reply ${clip(first)}`,
+            );
         })
         .catch((err: unknown) => void (root.endError = errorText(err)));
     },

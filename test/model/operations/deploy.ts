@@ -22,11 +22,14 @@ export const deployOperations = [
       m.deployed = p.mode;
       // With v1 gone, a chain's step that needs v1 waits teamMismatchTimeout for it and fails, typed and
       // told; a conversation's turn waits for a migration, its callers told at once (operations/migrate.ts).
-      if (p.mode === 'v1_gone') for (const r of m.roots) if (r.startedOn === 'v1') r.provoked.add(r.kind === 'chain' ? 'TeamMismatchError' : 'TurnStrandedError');
+      if (p.mode === 'v1_gone')
+        for (const r of m.roots)
+          if (r.startedOn === 'v1') r.provoked.add(r.kind === 'chain' ? 'TeamMismatchError' : 'TurnStrandedError');
       // Side by side on one queue, a step may land on the worker of the other team (or on v1, stale
       // once v2 registered, for a new chain's team) again and again: with the harness's seconds-long
       // teamMismatchTimeout a chain may run out of it, typed and told.
-      if (p.mode === 'side_by_side') for (const r of m.roots) if (r.kind === 'chain') r.provoked.add('TeamMismatchError');
+      if (p.mode === 'side_by_side')
+        for (const r of m.roots) if (r.kind === 'chain') r.provoked.add('TeamMismatchError');
     },
   }),
 ];

@@ -53,8 +53,14 @@ function recordOf(events: AuditEvent[], id: string) {
   const about = events.filter((e) => 'handoffId' in e && e.handoffId === id);
   return {
     decided: about.filter((e): e is Decided => e.kind === 'approval_decided'),
-    escalated: about.filter((e) => e.kind === 'approval_escalated') as Extract<AuditEvent, { kind: 'approval_escalated' }>[],
-    reminded: about.filter((e) => e.kind === 'approval_reminded') as Extract<AuditEvent, { kind: 'approval_reminded' }>[],
+    escalated: about.filter((e) => e.kind === 'approval_escalated') as Extract<
+      AuditEvent,
+      { kind: 'approval_escalated' }
+    >[],
+    reminded: about.filter((e) => e.kind === 'approval_reminded') as Extract<
+      AuditEvent,
+      { kind: 'approval_reminded' }
+    >[],
   };
 }
 
@@ -67,44 +73,85 @@ async function auditOf(h: Harness, root: RootModel): Promise<AuditChain | undefi
 function judgeApproval(h: Harness, root: RootModel, chain: AuditChain, asked: Approval, plan: Plan): void {
   const { decided, escalated, reminded } = recordOf(chain.events, asked.handoffId);
   const where = `${asked.handoffId} in ${chain.workflowId}`;
-  if (decided.length > 1) broken(h, 'escalation-decided-once', `${where} decided ${decided.length} times: ${clip(decided.map((d) => `${d.outcome}${d.escalationStep !== undefined ? ` (step ${d.escalationStep})` : ` by ${d.approver ?? '?'}`}`))}`);
+  if (decided.length > 1)
+    broken(
+      h,
+      'escalation-decided-once',
+      `${where} decided ${decided.length} times: ${clip(decided.map((d) => `${d.outcome}${d.escalationStep !== undefined ? ` (step ${d.escalationStep})` : ` by ${d.approver ?? '?'}`}`))}`,
+    );
   const d = decided[0];
   const askedAt = Date.parse(asked.at);
   const waitsNow = root.status === 'open' && root.approvals.some((p) => p.handoffId === asked.handoffId);
   const after = (e: AuditEvent) => d !== undefined && e.eventId > d.eventId;
-  for (const e of [...escalated, ...reminded]) if (after(e)) broken(h, 'escalation-recorded', `${where}: ${e.kind} after its decision (${clip(e)})`);
+  for (const e of [...escalated, ...reminded])
+    if (after(e)) broken(h, 'escalation-recorded', `${where}: ${e.kind} after its decision (${clip(e)})`);
   // Until when the approval waited: its decision, else now while it waits; one that went otherwise (its chain stopped, steered) is not timed.
   if (!d && !waitsNow) return;
   const until = d ? Date.parse(d.at) : Date.now();
   plan.steps.forEach((step, i) => {
     const due = askedAt + durationMs(step.after)!;
-    if (step.notify && until > due + LATE_MS && !escalated.some((e) => e.step === i)) broken(h, 'escalation-recorded', `${where}: step ${i} (notify after ${step.after}) came due ${Math.round((until - due) / 1000)} s before the approval stopped waiting, and is not on the record`);
-    if (step.notify && escalated.some((e) => e.step === i && Date.parse(e.at) < due - 1000)) broken(h, 'escalation-recorded', `${where}: step ${i} recorded before it was due`);
-    if (step.decide && !d && until > due + LATE_MS) broken(h, 'escalation-recorded', `${where}: its decide step came due ${Math.round((Date.now() - due) / 1000)} s ago and it still waits`);
+    if (step.notify && until > due + LATE_MS && !escalated.some((e) => e.step === i))
+      broken(
+        h,
+        'escalation-recorded',
+        `${where}: step ${i} (notify after ${step.after}) came due ${Math.round((until - due) / 1000)} s before the approval stopped waiting, and is not on the record`,
+      );
+    if (step.notify && escalated.some((e) => e.step === i && Date.parse(e.at) < due - 1000))
+      broken(h, 'escalation-recorded', `${where}: step ${i} recorded before it was due`);
+    if (step.decide && !d && until > due + LATE_MS)
+      broken(
+        h,
+        'escalation-recorded',
+        `${where}: its decide step came due ${Math.round((Date.now() - due) / 1000)} s ago and it still waits`,
+      );
   });
   reminded.forEach((r, i) => {
-    if (i > 0 && r.reminder <= reminded[i - 1]!.reminder) broken(h, 'escalation-recorded', `${where}: reminder ${r.reminder} after reminder ${reminded[i - 1]!.reminder}`);
-    if (Date.parse(r.at) < askedAt + r.reminder * REMIND_MS - 1000) broken(h, 'escalation-recorded', `${where}: reminder ${r.reminder} at ${r.at}, before it was due`);
+    if (i > 0 && r.reminder <= reminded[i - 1]!.reminder)
+      broken(h, 'escalation-recorded', `${where}: reminder ${r.reminder} after reminder ${reminded[i - 1]!.reminder}`);
+    if (Date.parse(r.at) < askedAt + r.reminder * REMIND_MS - 1000)
+      broken(h, 'escalation-recorded', `${where}: reminder ${r.reminder} at ${r.at}, before it was due`);
   });
-  if (plan.remind && until > askedAt + REMIND_MS + LATE_MS && reminded.length === 0) broken(h, 'escalation-recorded', `${where}: waited ${Math.round((until - askedAt) / 1000)} s under a reminder every minute, and no reminder is on the record`);
-  if (!plan.remind && reminded.length > 0) broken(h, 'escalation-recorded', `${where}: reminded though its policy has no remindEvery`);
+  if (plan.remind && until > askedAt + REMIND_MS + LATE_MS && reminded.length === 0)
+    broken(
+      h,
+      'escalation-recorded',
+      `${where}: waited ${Math.round((until - askedAt) / 1000)} s under a reminder every minute, and no reminder is on the record`,
+    );
+  if (!plan.remind && reminded.length > 0)
+    broken(h, 'escalation-recorded', `${where}: reminded though its policy has no remindEvery`);
   if (d?.escalationStep !== undefined) {
-    if (d.onTimeout !== plan.final || d.escalationStep !== plan.steps.length - 1) broken(h, 'escalation-acted', `${where}: decided by step ${d.escalationStep} as ${d.onTimeout}; the policy's last step decides ${plan.final ?? 'nothing'}`);
+    if (d.onTimeout !== plan.final || d.escalationStep !== plan.steps.length - 1)
+      broken(
+        h,
+        'escalation-acted',
+        `${where}: decided by step ${d.escalationStep} as ${d.onTimeout}; the policy's last step decides ${plan.final ?? 'nothing'}`,
+      );
     // The policy's approval of a call is an approval as the harness's is: the call may run (see the effects invariant).
     if (d.onTimeout === 'approve' && asked.tool && !root.decided.some((x) => x.approvalId === asked.handoffId)) {
-      root.decided.push({ approvalId: asked.handoffId, workflowId: chain.workflowId, outcome: 'approved', subject: `tool ${asked.tool.toolCallId}`, signed: false, toolCallId: asked.tool.toolCallId });
+      root.decided.push({
+        approvalId: asked.handoffId,
+        workflowId: chain.workflowId,
+        outcome: 'approved',
+        subject: `tool ${asked.tool.toolCallId}`,
+        signed: false,
+        toolCallId: asked.tool.toolCallId,
+      });
     }
   }
 }
 
 /** Each approval of each escalating root, as its audit shows it now. */
-async function eachApproval(h: Harness, judge: (root: RootModel, chain: AuditChain, asked: Approval, plan: Plan) => void): Promise<void> {
+async function eachApproval(
+  h: Harness,
+  judge: (root: RootModel, chain: AuditChain, asked: Approval, plan: Plan) => void,
+): Promise<void> {
   for (const root of h.model.roots) {
     const plan = plans.get(root.id);
     if (!plan) continue;
     const audit = await auditOf(h, root);
     if (!audit) continue;
-    for (const chain of chainsOf(audit)) for (const e of chain.events) if (e.kind === 'approval_requested') judge(root, chain, e, plan);
+    for (const chain of chainsOf(audit))
+      for (const e of chain.events) if (e.kind === 'approval_requested') judge(root, chain, e, plan);
   }
 }
 
@@ -113,7 +160,8 @@ function nextStepAt(p: PendingApproval, reminders: boolean): number | undefined 
   const asked = Date.parse(p.requestedAt);
   const step = p.policy?.escalation?.[p.progress?.steps ?? 0];
   if (step) return asked + durationMs(step.after)!;
-  if (reminders && p.policy?.remindEvery !== undefined) return asked + ((p.progress?.reminders ?? 0) + 1) * durationMs(p.policy.remindEvery)!;
+  if (reminders && p.policy?.remindEvery !== undefined)
+    return asked + ((p.progress?.reminders ?? 0) + 1) * durationMs(p.policy.remindEvery)!;
   return undefined;
 }
 
@@ -123,7 +171,13 @@ export const escalationOperations = [
     group: 'chain',
     opens: true,
     weight: 2,
-    params: fc.record({ agent: fc.nat(), final: fc.constantFrom<EscalationDecision | 'none'>('approve', 'reject', 'fail', 'none'), decideAfterS: fc.integer({ min: 4, max: 14 }), remind: fc.boolean(), follow: fc.boolean() }),
+    params: fc.record({
+      agent: fc.nat(),
+      final: fc.constantFrom<EscalationDecision | 'none'>('approve', 'reject', 'fail', 'none'),
+      decideAfterS: fc.integer({ min: 4, max: 14 }),
+      remind: fc.boolean(),
+      follow: fc.boolean(),
+    }),
     applies: (m) => roomForRoot(m),
     async run(h, p) {
       const m = h.model;
@@ -138,7 +192,11 @@ export const escalationOperations = [
       // A chain started at a gated entry waits for its entry's approval, which the policy may reject or fail.
       if (plan.final !== undefined) root.provoked.add('GatedEntryError');
       plans.set(root.id, plan);
-      const run = await h.baton.start(agent, `request ${root.id} for ${agent}`, { workflowId: root.id, context: root.context, ...root.options });
+      const run = await h.baton.start(agent, `request ${root.id} for ${agent}`, {
+        workflowId: root.id,
+        context: root.context,
+        ...root.options,
+      });
       if (p.follow) root.follower = follow(run, h);
     },
   }),
@@ -164,10 +222,18 @@ export const escalationOperations = [
         const chain = audit && chainsOf(audit).find((c) => c.workflowId === (w.p.workflowId ?? w.root.id));
         if (!chain) return;
         const { decided, escalated, reminded } = recordOf(chain.events, w.p.handoffId);
-        const recorded = decided.length > 0 || (step ? escalated.some((e) => e.step === stepIndex) : reminded.some((r) => r.reminder > (w.p.progress?.reminders ?? 0)));
+        const recorded =
+          decided.length > 0 ||
+          (step
+            ? escalated.some((e) => e.step === stepIndex)
+            : reminded.some((r) => r.reminder > (w.p.progress?.reminders ?? 0)));
         if (recorded || chain.status !== 'running') return;
         if (Date.now() >= at + LATE_MS) {
-          broken(h, 'escalation-recorded', `${w.p.handoffId} in ${chain.workflowId}: ${step ? `step ${stepIndex} (${clip(step)})` : 'its next reminder'} came due ${Math.round((Date.now() - at) / 1000)} s ago and is not on the record`);
+          broken(
+            h,
+            'escalation-recorded',
+            `${w.p.handoffId} in ${chain.workflowId}: ${step ? `step ${stepIndex} (${clip(step)})` : 'its next reminder'} came due ${Math.round((Date.now() - at) / 1000)} s ago and is not on the record`,
+          );
           return;
         }
         await sleep(500);
@@ -193,16 +259,29 @@ export const escalationInvariants: Invariant[] = [
         if (!d || d.escalationStep === undefined) return;
         const where = `${asked.handoffId} in ${chain.workflowId}, decided ${d.onTimeout} by its policy`;
         if (asked.tool) {
-          const ran = h.effects.some((e) => e.kind === 'applied' && e.toolCallId === asked.tool!.toolCallId && e.workflowId === chain.workflowId);
-          if (d.onTimeout === 'approve' && !ran && root.status === 'completed') broken(h, 'escalation-acted', `${where}: the call never ran, and the chain completed`);
+          const ran = h.effects.some(
+            (e) => e.kind === 'applied' && e.toolCallId === asked.tool!.toolCallId && e.workflowId === chain.workflowId,
+          );
+          if (d.onTimeout === 'approve' && !ran && root.status === 'completed')
+            broken(h, 'escalation-acted', `${where}: the call never ran, and the chain completed`);
           if (d.onTimeout !== 'approve' && ran) broken(h, 'escalation-acted', `${where}: the call ran`);
         } else {
           const handedOff = chain.events.some((e) => e.kind === 'handoff' && e.approval?.handoffId === asked.handoffId);
-          if (d.onTimeout === 'approve' && !handedOff && root.status === 'completed') broken(h, 'escalation-acted', `${where}: the chain never handed off, and completed`);
-          if (d.onTimeout !== 'approve' && handedOff) broken(h, 'escalation-acted', `${where}: the chain handed off anyway`);
+          if (d.onTimeout === 'approve' && !handedOff && root.status === 'completed')
+            broken(h, 'escalation-acted', `${where}: the chain never handed off, and completed`);
+          if (d.onTimeout !== 'approve' && handedOff)
+            broken(h, 'escalation-acted', `${where}: the chain handed off anyway`);
         }
-        if (d.onTimeout === 'fail' && chain.workflowId === root.id && root.status !== 'failed') broken(h, 'escalation-acted', `${where}: the chain ended ${root.status}, not failed`);
-        if (d.onTimeout === 'fail' && chain.workflowId === root.id && root.status === 'failed' && root.failure !== 'ApprovalTimeoutError' && root.failure !== 'GatedEntryError') broken(h, 'escalation-acted', `${where}: the chain failed with ${root.failure}, not ApprovalTimeoutError`);
+        if (d.onTimeout === 'fail' && chain.workflowId === root.id && root.status !== 'failed')
+          broken(h, 'escalation-acted', `${where}: the chain ended ${root.status}, not failed`);
+        if (
+          d.onTimeout === 'fail' &&
+          chain.workflowId === root.id &&
+          root.status === 'failed' &&
+          root.failure !== 'ApprovalTimeoutError' &&
+          root.failure !== 'GatedEntryError'
+        )
+          broken(h, 'escalation-acted', `${where}: the chain failed with ${root.failure}, not ApprovalTimeoutError`);
       }),
   },
 ];

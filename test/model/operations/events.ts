@@ -28,7 +28,12 @@ const RULES_TEAM = new Team(
     events: [
       // The chains and conversations events start run with the harness's options, as its other starts do.
       ...START_AGENTS.map((agent) => ({ type: `model.start.${agent}`, start: agent, options: BASE_OPTIONS })),
-      { type: 'model.message', message: { conversation: '$.subject', agent: 'support', midTurn: 'enqueue' }, input: 'event {{$.id}}: {{$.data.text}}', options: BASE_OPTIONS },
+      {
+        type: 'model.message',
+        message: { conversation: '$.subject', agent: 'support', midTurn: 'enqueue' },
+        input: 'event {{$.id}}: {{$.data.text}}',
+        options: BASE_OPTIONS,
+      },
     ],
   },
 );
@@ -52,7 +57,13 @@ function appOf(h: Harness): ServiceApp {
   let app = apps.get(h);
   if (!app) {
     const cloudEvents = { secret: SECRET, team: RULES_TEAM, idPrefix: `${h.model.tag}-e` };
-    app = createBatonApp({ baton: h.baton, auth: { tokens: [{ token: TOKEN, identity: 'bus-reader', roles: [Role.VIEWER] }] }, metrics: false, log: () => undefined, cloudEvents });
+    app = createBatonApp({
+      baton: h.baton,
+      auth: { tokens: [{ token: TOKEN, identity: 'bus-reader', roles: [Role.VIEWER] }] },
+      metrics: false,
+      log: () => undefined,
+      cloudEvents,
+    });
     apps.set(h, app);
   }
   return app;
@@ -66,7 +77,11 @@ function eventsOf(h: Harness): DeliveredEvent[] {
 
 async function post(h: Harness, e: DeliveredEvent): Promise<void> {
   const signature = `sha256=${createHmac('sha256', SECRET).update(e.body).digest('hex')}`;
-  const res = await appOf(h).request('/events', { method: 'POST', headers: { 'content-type': 'application/cloudevents+json', 'x-baton-signature': signature }, body: e.body });
+  const res = await appOf(h).request('/events', {
+    method: 'POST',
+    headers: { 'content-type': 'application/cloudevents+json', 'x-baton-signature': signature },
+    body: e.body,
+  });
   e.answers.push({ status: res.status, body: (await res.json().catch(() => ({}))) as Record<string, unknown> });
 }
 
@@ -74,29 +89,62 @@ async function post(h: Harness, e: DeliveredEvent): Promise<void> {
 async function deliver(h: Harness, e: DeliveredEvent, times: number, together: boolean): Promise<void> {
   if (together) await Promise.all(Array.from({ length: times }, () => post(h, e)));
   else for (let i = 0; i < times; i++) await post(h, e);
-  const named = new Set(e.answers.filter((a) => a.status < 300).map((a) => String(e.kind === 'start' ? a.body.workflowId : a.body.idempotencyKey)));
-  if (named.size > 1) broken(h, 'event-once', `event ${e.id} (${e.kind}) delivered ${e.answers.length} times named ${[...named].join(', ')}`);
+  const named = new Set(
+    e.answers
+      .filter((a) => a.status < 300)
+      .map((a) => String(e.kind === 'start' ? a.body.workflowId : a.body.idempotencyKey)),
+  );
+  if (named.size > 1)
+    broken(
+      h,
+      'event-once',
+      `event ${e.id} (${e.kind}) delivered ${e.answers.length} times named ${[...named].join(', ')}`,
+    );
   for (const a of e.answers) {
-    const fine = a.status === 200 || a.status === 202 || (e.kind === 'message' && (a.status === 503 || (a.status === 409 && /has ended|is ending/.test(String(a.body.detail)))));
+    const fine =
+      a.status === 200 ||
+      a.status === 202 ||
+      (e.kind === 'message' &&
+        (a.status === 503 || (a.status === 409 && /has ended|is ending/.test(String(a.body.detail)))));
     if (!fine) broken(h, 'event-once', `event ${e.id} (${e.kind}) was answered ${a.status}: ${clip(a.body, 300)}`);
   }
-  if (e.kind === 'start' && e.answers.filter((a) => a.status === 202).length > 1) broken(h, 'event-once', `event ${e.id} started a chain ${e.answers.filter((a) => a.status === 202).length} times (created: true)`);
+  if (e.kind === 'start' && e.answers.filter((a) => a.status === 202).length > 1)
+    broken(
+      h,
+      'event-once',
+      `event ${e.id} started a chain ${e.answers.filter((a) => a.status === 202).length} times (created: true)`,
+    );
 }
 
 /** Follow the event's message until its reply or the turn's error, as its sender would. */
 async function followMessage(h: Harness, root: RootModel, msg: SentMessage): Promise<void> {
-  for (const until = Date.now() + 10 * 60_000; Date.now() < until; ) {
-    const res = await appOf(h).request(`/v1/conversations/${encodeURIComponent(root.id)}/messages/${encodeURIComponent(msg.key)}?wait=5`, { headers: { authorization: `Bearer ${TOKEN}` } });
+  for (const until = Date.now() + 10 * 60_000; Date.now() < until;) {
+    const res = await appOf(h).request(
+      `/v1/conversations/${encodeURIComponent(root.id)}/messages/${encodeURIComponent(msg.key)}?wait=5`,
+      { headers: { authorization: `Bearer ${TOKEN}` } },
+    );
     const body = (await res.json().catch(() => ({}))) as Record<string, unknown>;
     if (res.status === 200) return void (msg.reply = body as unknown as SentMessage['reply']);
     if (res.status === 202) continue;
-    const running = await h.system.client.workflow.getHandle(root.id).describe().then((d) => d.status.name === 'RUNNING', () => false);
+    const running = await h.system.client.workflow
+      .getHandle(root.id)
+      .describe()
+      .then(
+        (d) => d.status.name === 'RUNNING',
+        () => false,
+      );
     if (running && (res.status === 503 || res.status === 404)) {
       await sleep(1_000);
       continue;
     }
     const detail = String(body.detail ?? body.title ?? '');
-    msg.error = /^([A-Z]\w+Error): /.exec(detail)?.[1] ?? (/rolled back/.test(detail) ? 'MessageRolledBackError' : /has ended|is ending/.test(detail) ? 'ConversationEndedError' : `HTTP ${res.status}`);
+    msg.error =
+      /^([A-Z]\w+Error): /.exec(detail)?.[1] ??
+      (/rolled back/.test(detail)
+        ? 'MessageRolledBackError'
+        : /has ended|is ending/.test(detail)
+          ? 'ConversationEndedError'
+          : `HTTP ${res.status}`);
     msg.errorMessage = `${res.status} ${clip(detail, 300)}`;
     return;
   }
@@ -113,14 +161,31 @@ export const eventOperations = [
     group: 'protocols',
     opens: true,
     weight: 4,
-    params: fc.record({ kind: fc.constantFrom<'start' | 'message' | 'new_chat'>('start', 'message', 'new_chat'), agent: fc.nat(), chat: fc.nat(), times: fc.integer({ min: 1, max: 3 }), together: fc.boolean() }),
+    params: fc.record({
+      kind: fc.constantFrom<'start' | 'message' | 'new_chat'>('start', 'message', 'new_chat'),
+      agent: fc.nat(),
+      chat: fc.nat(),
+      times: fc.integer({ min: 1, max: 3 }),
+      together: fc.boolean(),
+    }),
     applies: (m, p) => (p.kind === 'message' ? taking(m).length > 0 : roomForRoot(m)),
     async run(h, p) {
       const m = h.model;
       const id = ref(m, `${m.tag}-evt`);
       if (p.kind === 'start') {
         const agent = pick(START_AGENTS, p.agent)!;
-        const e: DeliveredEvent = { id, kind: 'start', body: JSON.stringify({ specversion: '1.0', id, source: SOURCE, type: `model.start.${agent}`, data: `request ${id} for ${agent} from the bus` }), answers: [] };
+        const e: DeliveredEvent = {
+          id,
+          kind: 'start',
+          body: JSON.stringify({
+            specversion: '1.0',
+            id,
+            source: SOURCE,
+            type: `model.start.${agent}`,
+            data: `request ${id} for ${agent} from the bus`,
+          }),
+          answers: [],
+        };
         eventsOf(h).push(e);
         await deliver(h, e, p.times, p.together);
         const started = e.answers.find((a) => a.status < 300)?.body.workflowId;
@@ -130,14 +195,37 @@ export const eventOperations = [
         Object.assign(root, { id: started, context: undefined });
         return;
       }
-      const root = p.kind === 'message' ? pick(taking(m), p.chat)! : Object.assign(newRoot(m, 'conversation', 'support', BASE_OPTIONS), { context: undefined });
+      const root =
+        p.kind === 'message'
+          ? pick(taking(m), p.chat)!
+          : Object.assign(newRoot(m, 'conversation', 'support', BASE_OPTIONS), { context: undefined });
       const n = root.messages.length + 1;
-      const e: DeliveredEvent = { id, kind: 'message', target: root.id, body: JSON.stringify({ specversion: '1.0', id, source: SOURCE, type: 'model.message', subject: root.id, data: { text: `message ${n} from the bus` } }), answers: [] };
+      const e: DeliveredEvent = {
+        id,
+        kind: 'message',
+        target: root.id,
+        body: JSON.stringify({
+          specversion: '1.0',
+          id,
+          source: SOURCE,
+          type: 'model.message',
+          subject: root.id,
+          data: { text: `message ${n} from the bus` },
+        }),
+        answers: [],
+      };
       eventsOf(h).push(e);
       await deliver(h, e, p.times, p.together);
       const key = e.answers.map((a) => a.body.idempotencyKey).find((k) => typeof k === 'string');
       if (typeof key !== 'string') return;
-      const msg: SentMessage = { n, key, text: `event ${id}: message ${n} from the bus`, midTurn: 'enqueue', streamed: false, done: Promise.resolve() };
+      const msg: SentMessage = {
+        n,
+        key,
+        text: `event ${id}: message ${n} from the bus`,
+        midTurn: 'enqueue',
+        streamed: false,
+        done: Promise.resolve(),
+      };
       root.messages.push(msg);
       msg.done = followMessage(h, root, msg).catch((err: unknown) => {
         msg.error = 'HTTP request failed';
@@ -169,19 +257,30 @@ export const eventInvariants: Invariant[] = [
         if (!e.target || e.judged || !root || root.status === 'open') continue;
         e.judged = true;
         if (e.kind === 'start') {
-          const runs = await h.system.client.workflow.getHandle(e.target).describe().then(
-            () => 1,
-            () => 0,
-          );
+          const runs = await h.system.client.workflow
+            .getHandle(e.target)
+            .describe()
+            .then(
+              () => 1,
+              () => 0,
+            );
           if (runs !== 1) broken(h, 'event-once', `event ${e.id} answered chain ${e.target}, which does not exist`);
           continue;
         }
-        const audit = await h.baton.conversation(root.agent, { id: root.id }).audit().catch(() => undefined);
+        const audit = await h.baton
+          .conversation(root.agent, { id: root.id })
+          .audit()
+          .catch(() => undefined);
         if (!audit) continue;
         const key = e.answers.map((a) => a.body.idempotencyKey).find((k) => typeof k === 'string');
         const turns = audit.turns.filter((t) => t.idempotencyKey === key).length;
         const delivered = e.answers.some((a) => a.status === 200 || a.status === 202);
-        if (turns > 1 || (delivered && turns === 0)) broken(h, 'event-once', `event ${e.id} (delivered ${e.answers.length} times, answered ${e.answers.map((a) => a.status).join(', ')}) is ${turns} turns of conversation ${root.id}`);
+        if (turns > 1 || (delivered && turns === 0))
+          broken(
+            h,
+            'event-once',
+            `event ${e.id} (delivered ${e.answers.length} times, answered ${e.answers.map((a) => a.status).join(', ')}) is ${turns} turns of conversation ${root.id}`,
+          );
       }
     },
   },

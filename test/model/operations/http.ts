@@ -21,40 +21,88 @@ const apps = new WeakMap<Harness, ServiceApp>();
 function appOf(h: Harness): ServiceApp {
   let app = apps.get(h);
   if (!app) {
-    app = createBatonApp({ baton: h.baton, auth: { tokens: [{ token: TOKEN, identity: 'alice', roles: [Role.ADMIN] }] }, metrics: false, replyWaitMs: REPLY_WAIT_MS, log: () => undefined });
+    app = createBatonApp({
+      baton: h.baton,
+      auth: { tokens: [{ token: TOKEN, identity: 'alice', roles: [Role.ADMIN] }] },
+      metrics: false,
+      replyWaitMs: REPLY_WAIT_MS,
+      log: () => undefined,
+    });
     apps.set(h, app);
   }
   return app;
 }
 
 /** Send the message's request; answers the status, the key the service named, and the body. */
-async function post(h: Harness, root: RootModel, msg: SentMessage): Promise<{ status: number; key: string | null; body: Record<string, unknown> }> {
-  const headers: Record<string, string> = { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json', ...(msg.http!.header ? { 'idempotency-key': msg.key } : {}) };
-  const res = await appOf(h).request(`/v1/conversations/${encodeURIComponent(root.id)}/messages`, { method: 'POST', headers, body: JSON.stringify(msg.http!.body) });
-  return { status: res.status, key: res.headers.get('idempotency-key'), body: (await res.json().catch(() => ({}))) as Record<string, unknown> };
+async function post(
+  h: Harness,
+  root: RootModel,
+  msg: SentMessage,
+): Promise<{ status: number; key: string | null; body: Record<string, unknown> }> {
+  const headers: Record<string, string> = {
+    authorization: `Bearer ${TOKEN}`,
+    'content-type': 'application/json',
+    ...(msg.http!.header ? { 'idempotency-key': msg.key } : {}),
+  };
+  const res = await appOf(h).request(`/v1/conversations/${encodeURIComponent(root.id)}/messages`, {
+    method: 'POST',
+    headers,
+    body: JSON.stringify(msg.http!.body),
+  });
+  return {
+    status: res.status,
+    key: res.headers.get('idempotency-key'),
+    body: (await res.json().catch(() => ({}))) as Record<string, unknown>,
+  };
 }
 
 /** A problem answer as the error a library caller would have got: its typed error's name, when the answer names it. */
 function problemError(msg: SentMessage, status: number, body: Record<string, unknown>): void {
   const detail = String(body.detail ?? body.title ?? '');
   const named = /^([A-Z]\w+Error): /.exec(detail)?.[1];
-  const refused = status === 409 ? (/rolled back/.test(detail) ? 'MessageRolledBackError' : /has ended|is ending/.test(detail) ? 'ConversationEndedError' : /refuses messages/.test(detail) ? 'ConversationBusyError' : undefined) : undefined;
+  const refused =
+    status === 409
+      ? /rolled back/.test(detail)
+        ? 'MessageRolledBackError'
+        : /has ended|is ending/.test(detail)
+          ? 'ConversationEndedError'
+          : /refuses messages/.test(detail)
+            ? 'ConversationBusyError'
+            : undefined
+      : undefined;
   msg.error = named ?? refused ?? `HTTP ${status}`;
   msg.errorMessage = `${status} ${clip(detail, 400)}`;
-  const told = named === 'TurnStrandedError' ? /Message (\d+) of conversation \S+(?: waits behind message (\d+))?/.exec(detail) : null;
-  if (told) msg.stranded = { turn: Number(told[1]), strandedTurn: Number(told[2] ?? told[1]), told: (msg.stranded?.told ?? 0) + 1 };
+  const told =
+    named === 'TurnStrandedError'
+      ? /Message (\d+) of conversation \S+(?: waits behind message (\d+))?/.exec(detail)
+      : null;
+  if (told)
+    msg.stranded = {
+      turn: Number(told[1]),
+      strandedTurn: Number(told[2] ?? told[1]),
+      told: (msg.stranded?.told ?? 0) + 1,
+    };
 }
 
 /** Follow a 202's `Location` until the reply or the turn's error; the harness answers the turn meanwhile. */
 async function follow(h: Harness, root: RootModel, msg: SentMessage, location: string): Promise<void> {
   msg.http!.followed++;
-  for (const until = Date.now() + 10 * 60_000; Date.now() < until; ) {
+  for (const until = Date.now() + 10 * 60_000; Date.now() < until;) {
     const res = await appOf(h).request(`${location}?wait=5`, { headers: { authorization: `Bearer ${TOKEN}` } });
     const body = (await res.json().catch(() => ({}))) as Record<string, unknown>;
     if (res.status === 200) return void (msg.reply = body as unknown as SentMessage['reply']);
     if (res.status === 202) continue;
     // Not answerable now (a worker coming back) is told as 503: asked again; the sequence over, the conversation is gone.
-    if (res.status === 503 && (await h.system.client.workflow.getHandle(root.id).describe().then((d) => d.status.name === 'RUNNING', () => false))) {
+    if (
+      res.status === 503 &&
+      (await h.system.client.workflow
+        .getHandle(root.id)
+        .describe()
+        .then(
+          (d) => d.status.name === 'RUNNING',
+          () => false,
+        ))
+    ) {
       await sleep(1_000);
       continue;
     }
@@ -76,13 +124,23 @@ async function deliver(h: Harness, root: RootModel, msg: SentMessage, again: boo
   if (!again) msg.key = answered.key ?? msg.key;
   const b = answered.body;
   if (answered.status === 200) {
-    if (again && msg.reply && msg.reply.turn !== (b as { turn?: number }).turn) broken(h, 'answered-once', `${root.id}: message ${msg.n} retried over HTTP was answered as turn ${String(b.turn)}, first as turn ${msg.reply.turn}`);
+    if (again && msg.reply && msg.reply.turn !== (b as { turn?: number }).turn)
+      broken(
+        h,
+        'answered-once',
+        `${root.id}: message ${msg.n} retried over HTTP was answered as turn ${String(b.turn)}, first as turn ${msg.reply.turn}`,
+      );
     msg.reply ??= b as unknown as SentMessage['reply'];
     return;
   }
   if (answered.status === 202) {
     const location = String(b.follow ?? '');
-    if (!location.endsWith(`/messages/${encodeURIComponent(msg.key)}`)) broken(h, 'answered-once', `${root.id}: message ${msg.n}${again ? ' retried' : ''} over HTTP answered 202 to follow ${location}, not its key ${msg.key}`);
+    if (!location.endsWith(`/messages/${encodeURIComponent(msg.key)}`))
+      broken(
+        h,
+        'answered-once',
+        `${root.id}: message ${msg.n}${again ? ' retried' : ''} over HTTP answered 202 to follow ${location}, not its key ${msg.key}`,
+      );
     if (!again) await follow(h, root, msg, location);
     return;
   }
@@ -96,7 +154,9 @@ function taking(m: ModelState): RootModel[] {
 
 /** Messages sent over HTTP that a retry may send again: in flight, or with a key of their own (a derived key names the message only while it is not answered). */
 function retryable(m: ModelState): SentMessage[] {
-  return openRoots(m, 'conversation').flatMap((r) => r.messages.filter((x) => x.http && (!x.stranded || x.resent) && (x.http.header || (!x.reply && !x.error))));
+  return openRoots(m, 'conversation').flatMap((r) =>
+    r.messages.filter((x) => x.http && (!x.stranded || x.resent) && (x.http.header || (!x.reply && !x.error))),
+  );
 }
 
 export const httpOperations = [
@@ -104,14 +164,30 @@ export const httpOperations = [
     name: 'http_send',
     group: 'conversation',
     weight: 4,
-    params: fc.record({ chat: fc.nat(), header: fc.boolean(), midTurn: fc.constantFrom('default', 'default', 'enqueue', 'interrupt') }),
+    params: fc.record({
+      chat: fc.nat(),
+      header: fc.boolean(),
+      midTurn: fc.constantFrom('default', 'default', 'enqueue', 'interrupt'),
+    }),
     applies: (m) => taking(m).length > 0,
     async run(h, p) {
       const root = pick(taking(h.model), p.chat)!;
       const n = root.messages.length + 1;
       const text = `message ${n} over HTTP`;
-      const msg: SentMessage = { n, key: `${root.id}-h${n}`, text, midTurn: p.midTurn, streamed: false, done: Promise.resolve() };
-      msg.http = { body: { agent: root.agent, message: text, ...(p.midTurn !== 'default' ? { midTurn: p.midTurn } : {}) }, header: p.header, keys: [], followed: 0 };
+      const msg: SentMessage = {
+        n,
+        key: `${root.id}-h${n}`,
+        text,
+        midTurn: p.midTurn,
+        streamed: false,
+        done: Promise.resolve(),
+      };
+      msg.http = {
+        body: { agent: root.agent, message: text, ...(p.midTurn !== 'default' ? { midTurn: p.midTurn } : {}) },
+        header: p.header,
+        keys: [],
+        followed: 0,
+      };
       root.messages.push(msg);
       msg.done = deliver(h, root, msg, false).catch((err: unknown) => {
         msg.error = 'HTTP request failed';
@@ -131,7 +207,9 @@ export const httpOperations = [
       const msg = pick(retryable(h.model), p.message)!;
       const root = openRoots(h.model, 'conversation').find((r) => r.messages.includes(msg))!;
       // A retry whose first answer has not come yet: what the caller of a 503 or a lost connection does.
-      await Promise.race([deliver(h, root, msg, true), sleep(REPLY_WAIT_MS + 3_000)]).catch((err: unknown) => broken(h, 'answered-once', `${root.id}: retrying message ${msg.n} over HTTP failed: ${errorText(err)}`));
+      await Promise.race([deliver(h, root, msg, true), sleep(REPLY_WAIT_MS + 3_000)]).catch((err: unknown) =>
+        broken(h, 'answered-once', `${root.id}: retrying message ${msg.n} over HTTP failed: ${errorText(err)}`),
+      );
     },
   }),
 ];

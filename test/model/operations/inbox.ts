@@ -23,23 +23,34 @@ async function batchDecide(h: Harness, p: { approval: number; decision: 'approve
   const approvals = group.map((w) => ({ workflowId: w.p.workflowId ?? w.root.id, approvalId: w.p.handoffId }));
   let outcomes;
   try {
-    outcomes = await h.baton.decideBatch({ approvals, decision: p.decision, approver: 'alice', ...(p.decision === 'approve' ? { comment: 'batch' } : { reason: 'batch' }), ...(signed ? { signer: ALICE.signer } : {}) });
+    outcomes = await h.baton.decideBatch({
+      approvals,
+      decision: p.decision,
+      approver: 'alice',
+      ...(p.decision === 'approve' ? { comment: 'batch' } : { reason: 'batch' }),
+      ...(signed ? { signer: ALICE.signer } : {}),
+    });
   } catch (err) {
     // A batch refused whole: what waits changed between the model's look and the batch's (a call moved on); nothing was decided.
-    if ((err as Error).name !== 'UserError') broken(h, 'batch-decided-once', `a batch of ${approvals.length} failed: ${errorText(err)}`);
+    if ((err as Error).name !== 'UserError')
+      broken(h, 'batch-decided-once', `a batch of ${approvals.length} failed: ${errorText(err)}`);
     return;
   }
-  if (outcomes.length !== group.length) broken(h, 'batch-decided-once', `a batch of ${group.length} answered ${outcomes.length} outcomes`);
+  if (outcomes.length !== group.length)
+    broken(h, 'batch-decided-once', `a batch of ${group.length} answered ${outcomes.length} outcomes`);
   const decided = new Set<string>();
   for (const [i, o] of outcomes.entries()) {
     const w = group[i]!;
-    if (o.workflowId !== approvals[i]!.workflowId || o.approvalId !== approvals[i]!.approvalId) broken(h, 'batch-decided-once', `outcome ${i} names ${o.workflowId}/${o.approvalId}, not ${keyOf(w)}`);
+    if (o.workflowId !== approvals[i]!.workflowId || o.approvalId !== approvals[i]!.approvalId)
+      broken(h, 'batch-decided-once', `outcome ${i} names ${o.workflowId}/${o.approvalId}, not ${keyOf(w)}`);
     if (!o.ok) {
       // Lost a race (the chain ended, or moved on): refused, never applied.
-      if (o.error !== 'ApprovalRefusedError') broken(h, 'batch-decided-once', `${keyOf(w)} in a batch failed: ${o.error}: ${o.reason}`);
+      if (o.error !== 'ApprovalRefusedError')
+        broken(h, 'batch-decided-once', `${keyOf(w)} in a batch failed: ${o.error}: ${o.reason}`);
       continue;
     }
-    if (o.record.handoffId !== w.p.handoffId) broken(h, 'batch-decided-once', `the decision for ${keyOf(w)} was recorded for ${o.record.handoffId}`);
+    if (o.record.handoffId !== w.p.handoffId)
+      broken(h, 'batch-decided-once', `the decision for ${keyOf(w)} was recorded for ${o.record.handoffId}`);
     if (decided.has(keyOf(w))) broken(h, 'batch-decided-once', `${keyOf(w)} was decided twice in one batch`);
     decided.add(keyOf(w));
     // A rejected entry at a gated agent ends its chain with GatedEntryError, as a single rejection does.
@@ -77,7 +88,10 @@ export const inboxOperations = [
     name: 'batch_decide',
     group: 'approvals',
     weight: 3,
-    params: fc.record({ approval: fc.nat(), decision: fc.constantFrom<'approve' | 'reject'>('approve', 'approve', 'reject') }),
+    params: fc.record({
+      approval: fc.nat(),
+      decision: fc.constantFrom<'approve' | 'reject'>('approve', 'approve', 'reject'),
+    }),
     applies: (m) => waiting(m).some((w) => !w.p.approvers || w.p.approvers.includes('alice')),
     run: (h, p) => batchDecide(h, p),
   }),

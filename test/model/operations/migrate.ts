@@ -13,7 +13,11 @@ import { chatOf, failed } from './conversation';
 
 /** Open conversations that began on team v1 after v1 was deployed over (unversioned workers: no Worker Deployment pins them). */
 export function movable(m: ModelState): RootModel[] {
-  return m.lane === 'unversioned' && m.version === 'v2' ? openRoots(m, 'conversation').filter((r) => r.startedOn === 'v1' && !r.ending && !r.migrating && !r.migrations?.length) : [];
+  return m.lane === 'unversioned' && m.version === 'v2'
+    ? openRoots(m, 'conversation').filter(
+        (r) => r.startedOn === 'v1' && !r.ending && !r.migrating && !r.migrations?.length,
+      )
+    : [];
 }
 
 /** Conversations with a message whose caller was told its turn was stranded and that was not sent again. */
@@ -32,12 +36,15 @@ export function migrate(h: Harness, root: RootModel, cli: boolean): void {
     if (!cli) return { ...(await chatOf(h, root).migrate()), at };
     const out = await h.system.cli(['replay', root.id, '--on-current-team', '--task-queue', h.model.taskQueue]);
     const said = /moved from team (\S+) to (\S+?)(?:: turn (\d+) goes on| before|$)/m.exec(out.stdout);
-    if (out.code !== 0 || !said) throw new Error(`baton replay --on-current-team ${root.id} exited ${out.code}: ${out.stdout}${out.stderr}`);
+    if (out.code !== 0 || !said)
+      throw new Error(`baton replay --on-current-team ${root.id} exited ${out.code}: ${out.stdout}${out.stderr}`);
     return { from: said[1]!, to: said[2]!, ...(said[3] ? { turn: Number(said[3]) } : {}), at };
   };
   root.migrating = moved().then(
     (m) => {
-      h.options.log?.(`  ${root.id} moved from ${m.from} to ${m.to}${m.turn !== undefined ? `, turn ${m.turn} going on` : ' before its next turn'}${cli ? ' (baton replay --on-current-team)' : ''}`);
+      h.options.log?.(
+        `  ${root.id} moved from ${m.from} to ${m.to}${m.turn !== undefined ? `, turn ${m.turn} going on` : ' before its next turn'}${cli ? ' (baton replay --on-current-team)' : ''}`,
+      );
       (root.migrations ??= []).push(m);
       root.migrating = undefined;
       resend(h, root);
@@ -45,7 +52,12 @@ export function migrate(h: Harness, root: RootModel, cli: boolean): void {
     (err: unknown) => {
       root.migrating = undefined;
       // Ended or ending meanwhile (the harness ends conversations at the close): refused, told, nothing lost.
-      if ((err as Error).name !== 'ConversationEndedError') broken(h, 'chat-migrate', `migrating ${root.id} onto the current team${cli ? ' (baton replay --on-current-team)' : ''} failed: ${errorText(err)}`);
+      if ((err as Error).name !== 'ConversationEndedError')
+        broken(
+          h,
+          'chat-migrate',
+          `migrating ${root.id} onto the current team${cli ? ' (baton replay --on-current-team)' : ''} failed: ${errorText(err)}`,
+        );
     },
   );
 }
@@ -62,7 +74,8 @@ function resend(h: Harness, root: RootModel): void {
       (reply) => void (msg.reply = reply),
       (err: unknown) => failed(msg, err),
     );
-    if (!told) broken(h, 'stranded-told-once', `${root.id}: message ${msg.n} was sent again without having been answered`);
+    if (!told)
+      broken(h, 'stranded-told-once', `${root.id}: message ${msg.n} was sent again without having been answered`);
   }
 }
 

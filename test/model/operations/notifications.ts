@@ -40,7 +40,14 @@ type Via = 'link' | 'slack';
 function requestFor(w: Waiting, via: Via, who: Who, forge: boolean): () => Request {
   const callHash = w.p.tool ? { callHash: w.p.tool.callHash } : {};
   if (via === 'link') {
-    const token = issueLink(forge ? 'not-the-link-secret-0123456789-abcdef' : LINK_SECRET, { workflowId: w.root.id, approvalId: w.p.handoffId, decision: 'approve', identity: who, ...callHash, expiresAt: Date.now() + 3_600_000 });
+    const token = issueLink(forge ? 'not-the-link-secret-0123456789-abcdef' : LINK_SECRET, {
+      workflowId: w.root.id,
+      approvalId: w.p.handoffId,
+      decision: 'approve',
+      identity: who,
+      ...callHash,
+      expiresAt: Date.now() + 3_600_000,
+    });
     return () => new Request(`${BASE}/v1/links/${token}`, { method: 'POST' });
   }
   const user = who === 'alice' ? 'U_ALICE' : 'U_MALLORY';
@@ -48,7 +55,16 @@ function requestFor(w: Waiting, via: Via, who: Who, forge: boolean): () => Reque
   const body = `payload=${encodeURIComponent(JSON.stringify({ type: 'block_actions', user: { id: user }, actions: [{ action_id: SlackActions.APPROVE, value }] }))}`;
   const ts = String(Math.floor(Date.now() / 1000));
   const signature = slackSignature(forge ? 'not-the-slack-secret' : SLACK_SECRET, ts, body);
-  return () => new Request(`${BASE}/v1/slack/interactions`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-slack-request-timestamp': ts, 'x-slack-signature': signature }, body });
+  return () =>
+    new Request(`${BASE}/v1/slack/interactions`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/x-www-form-urlencoded',
+        'x-slack-request-timestamp': ts,
+        'x-slack-signature': signature,
+      },
+      body,
+    });
 }
 
 async function send(h: Harness, request: Request): Promise<{ status: number; text: string }> {
@@ -61,7 +77,12 @@ export const notificationOperations = [
     name: 'notify_decide',
     group: 'protocols',
     weight: 3,
-    params: fc.record({ approval: fc.nat(), via: fc.constantFrom<Via>('link', 'slack'), who: fc.constantFrom<Who>('alice', 'alice', 'mallory'), forge: fc.constantFrom(false, false, false, true) }),
+    params: fc.record({
+      approval: fc.nat(),
+      via: fc.constantFrom<Via>('link', 'slack'),
+      who: fc.constantFrom<Who>('alice', 'alice', 'mallory'),
+      forge: fc.constantFrom(false, false, false, true),
+    }),
     // The service signs nothing here: approvals that need a signature are decided elsewhere.
     applies: (m) => waiting(m).some((w) => !w.p.requireSignature),
     async run(h, p) {
@@ -70,18 +91,29 @@ export const notificationOperations = [
       const request = requestFor(w, p.via, p.who, p.forge);
       const first = await send(h, request());
       if (!may) {
-        if (first.status === 200) broken(h, p.forge ? 'notify-forged-refused' : 'refusals-change-nothing', `${p.forge ? 'a forged' : `${p.who}'s`} ${p.via} decision of ${w.p.handoffId} in ${w.root.id} was taken`);
+        if (first.status === 200)
+          broken(
+            h,
+            p.forge ? 'notify-forged-refused' : 'refusals-change-nothing',
+            `${p.forge ? 'a forged' : `${p.who}'s`} ${p.via} decision of ${w.p.handoffId} in ${w.root.id} was taken`,
+          );
         else await stillWaiting(h, w, `a ${p.forge ? 'forged ' : ''}${p.via} decision by ${p.who} (${first.status})`);
         return;
       }
       if (first.status !== 200) {
         // A decision that lost a race (the chain ended, a kill moved it) finds nothing waiting.
-        if (first.status !== 404 && first.status !== 410 && !/already decided|has ended/.test(first.text)) broken(h, 'decision-answered', `approving ${w.p.handoffId} in ${w.root.id} by ${p.via} failed: ${first.status} ${clip(first.text, 200)}`);
+        if (first.status !== 404 && first.status !== 410 && !/already decided|has ended/.test(first.text))
+          broken(
+            h,
+            'decision-answered',
+            `approving ${w.p.handoffId} in ${w.root.id} by ${p.via} failed: ${first.status} ${clip(first.text, 200)}`,
+          );
         return;
       }
       taken(w, { handoffId: w.p.handoffId, outcome: 'approved' }, false);
       const again = await send(h, request());
-      if (again.status === 200) broken(h, 'notify-once', `the same ${p.via} decision of ${w.p.handoffId} in ${w.root.id} was applied twice`);
+      if (again.status === 200)
+        broken(h, 'notify-once', `the same ${p.via} decision of ${w.p.handoffId} in ${w.root.id} was applied twice`);
     },
   }),
 ];

@@ -32,7 +32,10 @@ const AT = { rpId: 'approvals.example.com', origin: 'https://approvals.example.c
 /** Alice's passkey, and bob's (which signs for bob only). */
 const ALICE = nodePasskey('alice-passkey', 'P-256');
 const BOB = nodePasskey('bob-passkey', 'Ed25519');
-const APPROVER_KEYS = [passkeyEntry(ALICE, ['alice'], AT.rpId, [AT.origin]), passkeyEntry(BOB, ['bob'], AT.rpId, [AT.origin])];
+const APPROVER_KEYS = [
+  passkeyEntry(ALICE, ['alice'], AT.rpId, [AT.origin]),
+  passkeyEntry(BOB, ['bob'], AT.rpId, [AT.origin]),
+];
 
 /** What the harness did with passkeys, by root: decisions taken (approval → signature), assertions refused, the last counter taken. */
 interface PasskeyLog {
@@ -41,17 +44,25 @@ interface PasskeyLog {
   lastCount?: number;
 }
 const logs = new Map<string, PasskeyLog>();
-const logOf = (id: string): PasskeyLog => logs.get(id) ?? logs.set(id, { taken: new Map(), refused: new Set() }).get(id)!;
+const logOf = (id: string): PasskeyLog =>
+  logs.get(id) ?? logs.set(id, { taken: new Map(), refused: new Set() }).get(id)!;
 
 /** Whether a root trusts the harness's passkeys. */
 const trustsPasskeys = (r: RootModel) => r.options.approverKeys?.some((k) => k.kid === ALICE.kid) === true;
 
 /** Approvals alice may decide alone with her passkey: in a passkey root's own chain, not staged. */
 function decidable(h: Harness): Waiting[] {
-  return waiting(h.model).filter((w) => trustsPasskeys(w.root) && (w.p.workflowId ?? w.root.id) === w.root.id && !w.p.stages && (w.p.approvers === undefined || w.p.approvers.includes('alice')));
+  return waiting(h.model).filter(
+    (w) =>
+      trustsPasskeys(w.root) &&
+      (w.p.workflowId ?? w.root.id) === w.root.id &&
+      !w.p.stages &&
+      (w.p.approvers === undefined || w.p.approvers.includes('alice')),
+  );
 }
 
-const factsOf = (w: Waiting, approver = 'alice'): DecisionFacts => factsOfDecision(w.root.id, w.p, { approver, decision: 'approve', comment: 'by passkey' });
+const factsOf = (w: Waiting, approver = 'alice'): DecisionFacts =>
+  factsOfDecision(w.root.id, w.p, { approver, decision: 'approve', comment: 'by passkey' });
 
 const REFUSALS = ['forged', 'replayed', 'wrong_challenge', 'other_approver'] as const;
 type Refusal = (typeof REFUSALS)[number];
@@ -62,12 +73,22 @@ function refusedAssertion(w: Waiting, k: Refusal): { approver: string; signature
   switch (k) {
     case 'forged':
       // Alice's key id, another key's assertion.
-      return [{ approver: 'alice', signature: passkeySign(nodePasskey(ALICE.kid, 'P-256', ALICE.signCount), facts, AT) }];
+      return [
+        { approver: 'alice', signature: passkeySign(nodePasskey(ALICE.kid, 'P-256', ALICE.signCount), facts, AT) },
+      ];
     case 'replayed': {
       // Every assertion the harness made that acted (another approval's, another chain's), and, where this chain took one, a fresh one whose counter does not go forward.
-      const earlier = [...logs.values()].flatMap((l) => [...l.taken.values()]).slice(-6).map((signature) => ({ approver: 'alice', signature }));
+      const earlier = [...logs.values()]
+        .flatMap((l) => [...l.taken.values()])
+        .slice(-6)
+        .map((signature) => ({ approver: 'alice', signature }));
       const last = logs.get(w.root.id)?.lastCount;
-      return [...earlier, ...(last !== undefined ? [{ approver: 'alice', signature: passkeySign(ALICE, facts, { ...AT, signCount: last }) }] : [])];
+      return [
+        ...earlier,
+        ...(last !== undefined
+          ? [{ approver: 'alice', signature: passkeySign(ALICE, facts, { ...AT, signCount: last }) }]
+          : []),
+      ];
     }
     case 'wrong_challenge': {
       // The payload names this decision; the authenticator signed a challenge of another approval's.
@@ -85,7 +106,13 @@ function refusedAssertion(w: Waiting, k: Refusal): { approver: string; signature
 async function passkeyBatch(h: Harness, p: { approval: number; spoil: boolean }): Promise<void> {
   const first = pick(decidable(h), p.approval);
   if (!first) return;
-  const group = [...new Map(decidable(h).filter((w) => similarKey(w.p) === similarKey(first.p)).map((w) => [w.root.id, w] as const)).values()].slice(0, 4);
+  const group = [
+    ...new Map(
+      decidable(h)
+        .filter((w) => similarKey(w.p) === similarKey(first.p))
+        .map((w) => [w.root.id, w] as const),
+    ).values(),
+  ].slice(0, 4);
   const spoiled = p.spoil ? group[group.length - 1] : undefined;
   const signatures = new Map<string, string>();
   const outcomes = await h.baton
@@ -97,14 +124,19 @@ async function passkeyBatch(h: Harness, p: { approval: number; spoil: boolean })
       // As the page does: each decision its own assertion, over its own digest.
       sign: async (workflowId, waiting) => {
         const w = group.find((g) => g.root.id === workflowId)!;
-        const signature = passkeySign(w === spoiled ? BOB : ALICE, factsOfDecision(workflowId, waiting, { approver: 'alice', decision: 'approve', comment: 'by passkey' }), AT);
+        const signature = passkeySign(
+          w === spoiled ? BOB : ALICE,
+          factsOfDecision(workflowId, waiting, { approver: 'alice', decision: 'approve', comment: 'by passkey' }),
+          AT,
+        );
         signatures.set(workflowId, signature);
         return Promise.resolve(signature);
       },
     })
     .catch((err: unknown) => {
       // Refused whole: what waits changed between the model's look and the batch's; nothing was decided.
-      if ((err as Error).name !== 'UserError') broken(h, 'passkey-batch', `a passkey batch of ${group.length} failed: ${errorText(err)}`);
+      if ((err as Error).name !== 'UserError')
+        broken(h, 'passkey-batch', `a passkey batch of ${group.length} failed: ${errorText(err)}`);
       return [];
     });
   for (const [i, o] of outcomes.entries()) {
@@ -112,21 +144,42 @@ async function passkeyBatch(h: Harness, p: { approval: number; spoil: boolean })
     const signature = signatures.get(w.root.id);
     if (w === spoiled) {
       if (signature) logOf(w.root.id).refused.add(signature);
-      if (o.ok) broken(h, 'refusals-change-nothing', `${w.root.id}: a batch decision signed with bob's passkey in alice's name was taken: ${clip(o.record)}`);
-      else if (o.error !== 'ApprovalRefusedError' && !/signs for bob/.test(o.reason)) broken(h, 'passkey-batch', `${w.root.id}: bob's passkey in alice's name was refused as ${o.error}: ${o.reason}, not as the wrong approver`);
-      if (!o.ok && /signs for bob/.test(o.reason)) await stillWaiting(h, w, "a batch decision signed with bob's passkey");
+      if (o.ok)
+        broken(
+          h,
+          'refusals-change-nothing',
+          `${w.root.id}: a batch decision signed with bob's passkey in alice's name was taken: ${clip(o.record)}`,
+        );
+      else if (o.error !== 'ApprovalRefusedError' && !/signs for bob/.test(o.reason))
+        broken(
+          h,
+          'passkey-batch',
+          `${w.root.id}: bob's passkey in alice's name was refused as ${o.error}: ${o.reason}, not as the wrong approver`,
+        );
+      if (!o.ok && /signs for bob/.test(o.reason))
+        await stillWaiting(h, w, "a batch decision signed with bob's passkey");
       continue;
     }
     // Lost a race (the chain ended, or moved on): refused, never applied.
     if (!o.ok) {
-      if (o.error !== 'ApprovalRefusedError') broken(h, 'passkey-batch', `${w.root.id}: alice's passkey decision in a batch was refused: ${o.error}: ${o.reason}`);
+      if (o.error !== 'ApprovalRefusedError')
+        broken(
+          h,
+          'passkey-batch',
+          `${w.root.id}: alice's passkey decision in a batch was refused: ${o.error}: ${o.reason}`,
+        );
       continue;
     }
     taken(w, o.record, true);
     const log = logOf(w.root.id);
     log.taken.set(w.p.handoffId, signature!);
     log.lastCount = o.record.identity?.passkey?.signCount ?? log.lastCount;
-    if (o.record.identity?.kid !== ALICE.kid || o.record.signature !== signature) broken(h, 'passkey-batch', `${w.root.id}: alice's passkey decision in a batch is recorded as ${clip(o.record.identity)}, not as the assertion made for it`);
+    if (o.record.identity?.kid !== ALICE.kid || o.record.signature !== signature)
+      broken(
+        h,
+        'passkey-batch',
+        `${w.root.id}: alice's passkey decision in a batch is recorded as ${clip(o.record.identity)}, not as the assertion made for it`,
+      );
   }
 }
 
@@ -140,8 +193,16 @@ export const passkeyOperations = [
     applies: (m) => roomForRoot(m),
     async run(h, p) {
       const agent = pick(START_AGENTS, p.agent)!;
-      const root = newRoot(h.model, 'chain', agent, { ...BASE_OPTIONS, approverKeys: APPROVER_KEYS, ...(p.requireSignature ? { requireSignature: true } : {}) });
-      await h.baton.start(agent, `request ${ref(h.model, 'q')} for ${agent}`, { workflowId: root.id, context: root.context, ...root.options });
+      const root = newRoot(h.model, 'chain', agent, {
+        ...BASE_OPTIONS,
+        approverKeys: APPROVER_KEYS,
+        ...(p.requireSignature ? { requireSignature: true } : {}),
+      });
+      await h.baton.start(agent, `request ${ref(h.model, 'q')} for ${agent}`, {
+        workflowId: root.id,
+        context: root.context,
+        ...root.options,
+      });
     },
   }),
   operation({
@@ -156,23 +217,51 @@ export const passkeyOperations = [
       const signature = passkeySign(ALICE, factsOf(w), AT);
       let record: ApprovalRecord;
       try {
-        record = await h.baton.approve(w.root.id, { approvalId: w.p.handoffId, approver: 'alice', comment: 'by passkey', signature });
+        record = await h.baton.approve(w.root.id, {
+          approvalId: w.p.handoffId,
+          approver: 'alice',
+          comment: 'by passkey',
+          signature,
+        });
       } catch (err) {
-        return broken(h, 'passkey-decides', `alice's passkey decision of ${w.p.handoffId} in ${w.root.id} was refused: ${errorText(err)}`);
+        return broken(
+          h,
+          'passkey-decides',
+          `alice's passkey decision of ${w.p.handoffId} in ${w.root.id} was refused: ${errorText(err)}`,
+        );
       }
       taken(w, record, true);
       const log = logOf(w.root.id);
       log.taken.set(w.p.handoffId, signature);
       log.lastCount = record.identity?.passkey?.signCount ?? log.lastCount;
-      if (record.identity?.kid !== ALICE.kid || record.identity.passkey?.origin !== AT.origin || record.identity.passkey.signCount !== ALICE.signCount) {
-        broken(h, 'passkey-decides', `${w.root.id}: alice's passkey decision of ${w.p.handoffId} is recorded as ${clip(record.identity)}, not as her passkey's (counter ${ALICE.signCount}, from ${AT.origin})`);
+      if (
+        record.identity?.kid !== ALICE.kid ||
+        record.identity.passkey?.origin !== AT.origin ||
+        record.identity.passkey.signCount !== ALICE.signCount
+      ) {
+        broken(
+          h,
+          'passkey-decides',
+          `${w.root.id}: alice's passkey decision of ${w.p.handoffId} is recorded as ${clip(record.identity)}, not as her passkey's (counter ${ALICE.signCount}, from ${AT.origin})`,
+        );
       }
       // Sent again, the same assertion decides nothing more.
-      const again = await h.baton.approve(w.root.id, { approvalId: w.p.handoffId, approver: 'alice', comment: 'by passkey', signature }).then(
-        (r) => r,
-        () => undefined,
-      );
-      if (again && (again.decidedAt !== record.decidedAt || again.identity?.passkey?.signCount !== record.identity?.passkey?.signCount)) broken(h, 'passkey-once', `${w.root.id}: alice's assertion for ${w.p.handoffId}, sent again, was taken again: ${clip(again)}`);
+      const again = await h.baton
+        .approve(w.root.id, { approvalId: w.p.handoffId, approver: 'alice', comment: 'by passkey', signature })
+        .then(
+          (r) => r,
+          () => undefined,
+        );
+      if (
+        again &&
+        (again.decidedAt !== record.decidedAt ||
+          again.identity?.passkey?.signCount !== record.identity?.passkey?.signCount)
+      )
+        broken(
+          h,
+          'passkey-once',
+          `${w.root.id}: alice's assertion for ${w.p.handoffId}, sent again, was taken again: ${clip(again)}`,
+        );
     },
   }),
   operation({
@@ -195,12 +284,25 @@ export const passkeyOperations = [
       const assertions = refusedAssertion(w, p.kind);
       for (const a of assertions) {
         // An assertion that acted before is held by `passkey-once` to the one approval it decided.
-        if (![...logs.values()].some((l) => [...l.taken.values()].includes(a.signature))) logOf(w.root.id).refused.add(a.signature);
-        const outcome = await h.baton.approve(w.root.id, { approvalId: w.p.handoffId, approver: a.approver, comment: 'by passkey', signature: a.signature }).then(
-          (r) => `taken: ${clip(r)}`,
-          (err: unknown) => errorText(err),
-        );
-        if (outcome.startsWith('taken')) broken(h, 'refusals-change-nothing', `a ${p.kind} passkey assertion for ${w.p.handoffId} in ${w.root.id} was ${outcome}`);
+        if (![...logs.values()].some((l) => [...l.taken.values()].includes(a.signature)))
+          logOf(w.root.id).refused.add(a.signature);
+        const outcome = await h.baton
+          .approve(w.root.id, {
+            approvalId: w.p.handoffId,
+            approver: a.approver,
+            comment: 'by passkey',
+            signature: a.signature,
+          })
+          .then(
+            (r) => `taken: ${clip(r)}`,
+            (err: unknown) => errorText(err),
+          );
+        if (outcome.startsWith('taken'))
+          broken(
+            h,
+            'refusals-change-nothing',
+            `a ${p.kind} passkey assertion for ${w.p.handoffId} in ${w.root.id} was ${outcome}`,
+          );
       }
       if (assertions.length > 0) await stillWaiting(h, w, `a ${p.kind} passkey assertion`);
     },
@@ -208,9 +310,15 @@ export const passkeyOperations = [
 ];
 
 /** The passkey decisions of a root's chain, in history order. */
-async function passkeyDecisions(h: Harness, id: string): Promise<(Extract<AuditEvent, { kind: 'approval_decided' }> & ApprovalRecord)[] | undefined> {
+async function passkeyDecisions(
+  h: Harness,
+  id: string,
+): Promise<(Extract<AuditEvent, { kind: 'approval_decided' }> & ApprovalRecord)[] | undefined> {
   const audit = await h.baton.audit(id).catch(() => undefined);
-  return audit?.events.filter((e): e is Extract<AuditEvent, { kind: 'approval_decided' }> & ApprovalRecord => e.kind === 'approval_decided' && (e as ApprovalRecord).identity?.passkey !== undefined);
+  return audit?.events.filter(
+    (e): e is Extract<AuditEvent, { kind: 'approval_decided' }> & ApprovalRecord =>
+      e.kind === 'approval_decided' && (e as ApprovalRecord).identity?.passkey !== undefined,
+  );
 }
 
 export const passkeyInvariants: Invariant[] = [
@@ -227,14 +335,26 @@ export const passkeyInvariants: Invariant[] = [
         let last: number | undefined;
         for (const d of decisions) {
           const count = d.identity!.passkey!.signCount;
-          if (last !== undefined && count <= last && count !== 0) broken(h, 'passkey-once', `${id}: a passkey decision of ${d.handoffId} took counter ${count} after ${last}: a replayed assertion acted`);
+          if (last !== undefined && count <= last && count !== 0)
+            broken(
+              h,
+              'passkey-once',
+              `${id}: a passkey decision of ${d.handoffId} took counter ${count} after ${last}: a replayed assertion acted`,
+            );
           last = count;
-          if (d.signature && seen.has(d.signature)) broken(h, 'passkey-once', `${id}: one assertion decided ${seen.get(d.signature)} and ${d.handoffId}`);
+          if (d.signature && seen.has(d.signature))
+            broken(h, 'passkey-once', `${id}: one assertion decided ${seen.get(d.signature)} and ${d.handoffId}`);
           if (d.signature) seen.set(d.signature, d.handoffId);
-          if (d.signature && log.refused.has(d.signature)) broken(h, 'passkey-once', `${id}: an assertion the harness made to be refused decided ${d.handoffId}`);
+          if (d.signature && log.refused.has(d.signature))
+            broken(h, 'passkey-once', `${id}: an assertion the harness made to be refused decided ${d.handoffId}`);
         }
         for (const [approval, signature] of log.taken) {
-          if (!decisions.some((d) => d.handoffId === approval && d.signature === signature)) broken(h, 'passkey-once', `${id}: alice's passkey decision of ${approval}, which the workflow took, is not on the record as a passkey decision`);
+          if (!decisions.some((d) => d.handoffId === approval && d.signature === signature))
+            broken(
+              h,
+              'passkey-once',
+              `${id}: alice's passkey decision of ${approval}, which the workflow took, is not on the record as a passkey decision`,
+            );
         }
       }
     },
@@ -243,7 +363,10 @@ export const passkeyInvariants: Invariant[] = [
     name: 'passkey-export-verifies',
     when: 'end',
     async check(h: Harness) {
-      const [keyFile, keysFile] = [path.join(h.system.dir, 'passkey-audit-key.jwk'), path.join(h.system.dir, 'passkey-export-keys.json')];
+      const [keyFile, keysFile] = [
+        path.join(h.system.dir, 'passkey-audit-key.jwk'),
+        path.join(h.system.dir, 'passkey-export-keys.json'),
+      ];
       fs.writeFileSync(keyFile, JSON.stringify(keys.audit.jwk));
       fs.writeFileSync(keysFile, JSON.stringify(exportKeys));
       for (const [id, log] of logs) {
@@ -251,12 +374,26 @@ export const passkeyInvariants: Invariant[] = [
         const file = path.join(h.system.dir, `${id}.passkey-export.json`);
         const made = await h.system.cli(['audit', id, '--export', file, '--key', keyFile]);
         if (made.code !== 0) {
-          broken(h, 'passkey-export-verifies', `baton audit ${id} --export exited ${made.code}: ${clip(made.stderr, 300)}`);
+          broken(
+            h,
+            'passkey-export-verifies',
+            `baton audit ${id} --export exited ${made.code}: ${clip(made.stderr, 300)}`,
+          );
           continue;
         }
         const checked = await h.system.cli(['audit', '--verify', file, '--export-keys', keysFile]);
-        if (checked.code !== 0) broken(h, 'passkey-export-verifies', `baton audit --verify of ${id}'s export (passkey decisions ${[...log.taken.keys()].join(', ')}) exited ${checked.code}: ${clip(checked.stdout + checked.stderr, 300)}`);
-        else if (!new RegExp(`keys [^)]*${ALICE.kid}`).test(checked.stdout)) broken(h, 'passkey-export-verifies', `baton audit --verify of ${id}'s export names no decision signed with ${ALICE.kid}: ${clip(checked.stdout, 300)}`);
+        if (checked.code !== 0)
+          broken(
+            h,
+            'passkey-export-verifies',
+            `baton audit --verify of ${id}'s export (passkey decisions ${[...log.taken.keys()].join(', ')}) exited ${checked.code}: ${clip(checked.stdout + checked.stderr, 300)}`,
+          );
+        else if (!new RegExp(`keys [^)]*${ALICE.kid}`).test(checked.stdout))
+          broken(
+            h,
+            'passkey-export-verifies',
+            `baton audit --verify of ${id}'s export names no decision signed with ${ALICE.kid}: ${clip(checked.stdout, 300)}`,
+          );
       }
     },
   },

@@ -18,15 +18,45 @@ export const tightened = new Set<string>();
 
 /** `policy` with every agent's `refund` calls needing alice's approval (v1 lets anyone approve them). */
 function withRefundByAlice(policy: TeamPolicy): TeamPolicy {
-  const agents = Object.fromEntries(Object.entries(policy.agents).map(([id, a]) => [id, a.toolApprovals?.refund ? { ...a, toolApprovals: { ...a.toolApprovals, refund: { ...a.toolApprovals.refund, approvers: ['alice'] } } } : a]));
+  const agents = Object.fromEntries(
+    Object.entries(policy.agents).map(([id, a]) => [
+      id,
+      a.toolApprovals?.refund
+        ? { ...a, toolApprovals: { ...a.toolApprovals, refund: { ...a.toolApprovals.refund, approvers: ['alice'] } } }
+        : a,
+    ]),
+  );
   return { ...policy, version: `${policy.version.replace(/\+alice$/, '')}+alice`, agents };
 }
 
 /** Ways to loosen a chain's policy. */
 const LOOSENINGS: Record<string, (p: TeamPolicy) => TeamPolicy> = {
-  refundFree: (p) => ({ ...p, agents: Object.fromEntries(Object.entries(p.agents).map(([id, a]) => [id, { ...a, toolApprovals: Object.fromEntries(Object.entries(a.toolApprovals ?? {}).filter(([t]) => t !== 'refund')) }])) }),
-  billingOpen: (p) => ({ ...p, agents: { ...p.agents, billing: { ...p.agents.billing, approval: { required: false } } } }),
-  payoutByMallory: (p) => ({ ...p, agents: { ...p.agents, billing: { ...p.agents.billing, toolApprovals: { ...p.agents.billing?.toolApprovals, payout: { approvers: ['alice', 'mallory'] } } } } }),
+  refundFree: (p) => ({
+    ...p,
+    agents: Object.fromEntries(
+      Object.entries(p.agents).map(([id, a]) => [
+        id,
+        {
+          ...a,
+          toolApprovals: Object.fromEntries(Object.entries(a.toolApprovals ?? {}).filter(([t]) => t !== 'refund')),
+        },
+      ]),
+    ),
+  }),
+  billingOpen: (p) => ({
+    ...p,
+    agents: { ...p.agents, billing: { ...p.agents.billing, approval: { required: false } } },
+  }),
+  payoutByMallory: (p) => ({
+    ...p,
+    agents: {
+      ...p.agents,
+      billing: {
+        ...p.agents.billing,
+        toolApprovals: { ...p.agents.billing?.toolApprovals, payout: { approvers: ['alice', 'mallory'] } },
+      },
+    },
+  }),
 };
 
 /** A root's handle and the team's part of the policy it runs under now (none for a root that has no policy yet, or ended). */
@@ -52,11 +82,18 @@ export const policyOperations = [
       if (!found) return;
       const { handle, current } = found;
       try {
-        const result = await handle.executeUpdate(tightenPolicyUpdate, { args: [{ policy: withRefundByAlice(current), appliedBy: 'model-harness' }] });
+        const result = await handle.executeUpdate(tightenPolicyUpdate, {
+          args: [{ policy: withRefundByAlice(current), appliedBy: 'model-harness' }],
+        });
         if (result.tightened.length > 0) tightened.add(root.id);
       } catch (err) {
         // A root that ended meanwhile takes no update; any other refusal of a tightening is broken.
-        if (err instanceof WorkflowUpdateFailedError) broken(h, 'policy-honoured', `a tightening policy update of ${root.id} was refused: ${clip(String(err.cause))}`);
+        if (err instanceof WorkflowUpdateFailedError)
+          broken(
+            h,
+            'policy-honoured',
+            `a tightening policy update of ${root.id} was refused: ${clip(String(err.cause))}`,
+          );
       }
     },
   }),
@@ -71,15 +108,23 @@ export const policyOperations = [
       const found = await teamPolicyOf(h, root.id);
       if (!found) return;
       const { handle, current } = found;
-      const outcome = await handle.executeUpdate(tightenPolicyUpdate, { args: [{ policy: LOOSENINGS[p.kind]!(current), appliedBy: 'mallory' }] }).then(
-        (r) => r,
-        (err: unknown) => err,
-      );
+      const outcome = await handle
+        .executeUpdate(tightenPolicyUpdate, { args: [{ policy: LOOSENINGS[p.kind]!(current), appliedBy: 'mallory' }] })
+        .then(
+          (r) => r,
+          (err: unknown) => err,
+        );
       if (outcome instanceof WorkflowUpdateFailedError) {
-        if (!String(outcome.cause).includes('PolicyLoosenedError') && !/would loosen/.test(String(outcome.cause))) broken(h, 'no-policy-loosening', `a ${p.kind} loosening of ${root.id} was refused for another reason: ${clip(String(outcome.cause))}`);
+        if (!String(outcome.cause).includes('PolicyLoosenedError') && !/would loosen/.test(String(outcome.cause)))
+          broken(
+            h,
+            'no-policy-loosening',
+            `a ${p.kind} loosening of ${root.id} was refused for another reason: ${clip(String(outcome.cause))}`,
+          );
         return;
       }
-      if (!(outcome instanceof Error)) broken(h, 'no-policy-loosening', `a ${p.kind} loosening of ${root.id} was taken: ${clip(outcome)}`);
+      if (!(outcome instanceof Error))
+        broken(h, 'no-policy-loosening', `a ${p.kind} loosening of ${root.id} was taken: ${clip(outcome)}`);
     },
   }),
 ];
@@ -99,15 +144,32 @@ export const policyInvariants: Invariant[] = [
           .catch(() => []);
         const from = events.findIndex((e) => e.kind === 'policy_updated');
         if (from < 0) continue;
-        const decided = new Map(events.flatMap((e) => (e.kind === 'approval_decided' ? [[e.handoffId, e] as const] : [])));
+        const decided = new Map(
+          events.flatMap((e) => (e.kind === 'approval_decided' ? [[e.handoffId, e] as const] : [])),
+        );
         // Calls asked before the update keep the policy they were asked under: only those asked after it are held to it.
-        const askedAt = new Map(events.flatMap((e, i) => (e.kind === 'approval_requested' ? [[e.handoffId, i] as const] : [])));
+        const askedAt = new Map(
+          events.flatMap((e, i) => (e.kind === 'approval_requested' ? [[e.handoffId, i] as const] : [])),
+        );
         for (const [i, e] of events.entries()) {
           // A call the model asked for shows before it runs (`not_scheduled`); only one whose runTool activity was scheduled ran.
-          if (i < from || e.kind !== 'tool_call' || e.tool !== 'refund' || e.answeredBy !== 'tool' || !e.execution || e.execution.status === 'not_scheduled') continue;
+          if (
+            i < from ||
+            e.kind !== 'tool_call' ||
+            e.tool !== 'refund' ||
+            e.answeredBy !== 'tool' ||
+            !e.execution ||
+            e.execution.status === 'not_scheduled'
+          )
+            continue;
           if (e.approval && (askedAt.get(e.approval) ?? Infinity) < from) continue;
           const approval = e.approval ? decided.get(e.approval) : undefined;
-          if (!approval || approval.outcome !== 'approved' || approval.approver !== 'alice') broken(h, 'policy-honoured', `${id}: refund ran after the policy update without alice's approval (${clip(approval ?? 'no approval')})`);
+          if (!approval || approval.outcome !== 'approved' || approval.approver !== 'alice')
+            broken(
+              h,
+              'policy-honoured',
+              `${id}: refund ran after the policy update without alice's approval (${clip(approval ?? 'no approval')})`,
+            );
         }
       }
     },

@@ -21,7 +21,17 @@ const apps = new WeakMap<Harness, ServiceApp>();
 function appOf(h: Harness): ServiceApp {
   let app = apps.get(h);
   if (!app) {
-    app = createBatonApp({ baton: h.baton, auth: { tokens: [{ token: TOKENS.alice, identity: 'alice', roles: ['approver'] }, { token: TOKENS.mallory, identity: 'mallory', roles: ['approver'] }] }, metrics: false, log: () => undefined });
+    app = createBatonApp({
+      baton: h.baton,
+      auth: {
+        tokens: [
+          { token: TOKENS.alice, identity: 'alice', roles: ['approver'] },
+          { token: TOKENS.mallory, identity: 'mallory', roles: ['approver'] },
+        ],
+      },
+      metrics: false,
+      log: () => undefined,
+    });
     apps.set(h, app);
   }
   return app;
@@ -39,25 +49,50 @@ function fetchAs(h: Harness, who: keyof typeof TOKENS): typeof fetch {
 async function decideByA2A(h: Harness, w: Waiting, who: keyof typeof TOKENS): Promise<void> {
   const fetchImpl = fetchAs(h, who);
   const card = AgentCard.fromJSON(await (await fetchImpl(`${BASE}/.well-known/agent-card.json`)).json());
-  const client = await new ClientFactory(ClientFactoryOptions.createFrom(ClientFactoryOptions.default, { transports: [new JsonRpcTransportFactory({ fetchImpl })] })).createFromAgentCard(card);
+  const client = await new ClientFactory(
+    ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
+      transports: [new JsonRpcTransportFactory({ fetchImpl })],
+    }),
+  ).createFromAgentCard(card);
   const message: Message = {
     messageId: randomUUID(),
     contextId: '',
     taskId: w.root.id,
     role: Role.ROLE_USER,
-    parts: [{ content: { $case: 'data', value: { decision: 'approve', approvalId: w.p.handoffId, comment: 'by A2A' } }, metadata: undefined, filename: '', mediaType: 'application/json' }],
+    parts: [
+      {
+        content: { $case: 'data', value: { decision: 'approve', approvalId: w.p.handoffId, comment: 'by A2A' } },
+        metadata: undefined,
+        filename: '',
+        mediaType: 'application/json',
+      },
+    ],
     metadata: undefined,
     extensions: [],
     referenceTaskIds: [],
   };
-  await client.sendMessage({ tenant: '', message, configuration: { acceptedOutputModes: [], taskPushNotificationConfig: undefined, returnImmediately: true }, metadata: undefined });
+  await client.sendMessage({
+    tenant: '',
+    message,
+    configuration: { acceptedOutputModes: [], taskPushNotificationConfig: undefined, returnImmediately: true },
+    metadata: undefined,
+  });
 }
 
 async function decideByMcp(h: Harness, w: Waiting, who: keyof typeof TOKENS): Promise<void> {
   const client = new McpClient({ name: 'model', version: '1' });
   await client.connect(new StreamableHTTPClientTransport(new URL(`${BASE}/mcp`), { fetch: fetchAs(h, who) }));
   try {
-    const answer = (await client.callTool({ name: 'decide', arguments: { workflowId: w.root.id, approvalId: w.p.handoffId, decision: 'approve', comment: 'by MCP', waitSeconds: 0 } })) as { isError?: boolean; content: { text?: string }[] };
+    const answer = (await client.callTool({
+      name: 'decide',
+      arguments: {
+        workflowId: w.root.id,
+        approvalId: w.p.handoffId,
+        decision: 'approve',
+        comment: 'by MCP',
+        waitSeconds: 0,
+      },
+    })) as { isError?: boolean; content: { text?: string }[] };
     if (answer.isError) throw new Error(answer.content[0]?.text ?? 'refused');
   } finally {
     await client.close();
@@ -69,7 +104,11 @@ export const protocolOperations = [
     name: 'protocol_decide',
     group: 'protocols',
     weight: 3,
-    params: fc.record({ approval: fc.nat(), via: fc.constantFrom<'a2a' | 'mcp'>('a2a', 'mcp'), who: fc.constantFrom<keyof typeof TOKENS>('alice', 'alice', 'mallory') }),
+    params: fc.record({
+      approval: fc.nat(),
+      via: fc.constantFrom<'a2a' | 'mcp'>('a2a', 'mcp'),
+      who: fc.constantFrom<keyof typeof TOKENS>('alice', 'alice', 'mallory'),
+    }),
     // The service signs nothing here: approvals that need a signature are decided elsewhere.
     applies: (m) => waiting(m).some((w) => !w.p.requireSignature),
     async run(h, p) {
@@ -82,10 +121,20 @@ export const protocolOperations = [
       if (may && outcome === 'taken') return taken(w, { handoffId: w.p.handoffId, outcome: 'approved' }, false);
       if (may) {
         // A decision that lost a race (the chain ended, a kill moved it) is refused; the approval is then no longer waiting.
-        if (!/no approval .* is waiting|nothing waits|has ended|no task/.test(outcome)) broken(h, 'decision-answered', `approving ${w.p.handoffId} in ${w.root.id} by ${p.via} failed: ${clip(outcome, 200)}`);
+        if (!/no approval .* is waiting|nothing waits|has ended|no task/.test(outcome))
+          broken(
+            h,
+            'decision-answered',
+            `approving ${w.p.handoffId} in ${w.root.id} by ${p.via} failed: ${clip(outcome, 200)}`,
+          );
         return;
       }
-      if (outcome === 'taken') broken(h, 'refusals-change-nothing', `${p.who}'s decision of ${w.p.handoffId} in ${w.root.id} by ${p.via} was taken (approvers: ${w.p.approvers?.join(', ')})`);
+      if (outcome === 'taken')
+        broken(
+          h,
+          'refusals-change-nothing',
+          `${p.who}'s decision of ${w.p.handoffId} in ${w.root.id} by ${p.via} was taken (approvers: ${w.p.approvers?.join(', ')})`,
+        );
       await stillWaiting(h, w, `${p.who}'s decision by ${p.via} (${clip(outcome, 120)})`);
     },
   }),

@@ -14,11 +14,15 @@ import { stillWaiting, waiting, waitingFor, type Waiting } from './approvals';
 
 /** The approval `w` names as its chain reports it now, or `undefined` when it no longer waits. */
 async function current(h: Harness, w: Waiting): Promise<PendingApproval | undefined> {
-  const pending = await h.baton.getRun(w.root.id).pendingApprovals().catch(() => []);
+  const pending = await h.baton
+    .getRun(w.root.id)
+    .pendingApprovals()
+    .catch(() => []);
   return pending.find((p) => p.handoffId === w.p.handoffId);
 }
 
-const open = (p: PendingApproval | undefined) => p?.questions?.at(-1)?.answer === undefined && (p?.questions?.length ?? 0) > 0;
+const open = (p: PendingApproval | undefined) =>
+  p?.questions?.at(-1)?.answer === undefined && (p?.questions?.length ?? 0) > 0;
 /** Who may ask about `p`: alice when the policy names her or no one. */
 const mayAsk = (p: PendingApproval) => p.approvers === undefined || p.approvers.includes('alice');
 
@@ -29,7 +33,11 @@ async function questionsAre(h: Harness, w: Waiting, count: number, answered: boo
   if (!p) return;
   const qs = p.questions ?? [];
   if (qs.length !== count || (count > 0 && (qs.at(-1)!.answer !== undefined) !== answered)) {
-    broken(h, 'asked-waits-for-answer', `${what} on ${w.p.handoffId} in ${w.root.id}: ${qs.length} question(s), the last ${qs.at(-1)?.answer !== undefined ? 'answered' : 'open'}; expected ${count}, ${answered ? 'answered' : 'open'}`);
+    broken(
+      h,
+      'asked-waits-for-answer',
+      `${what} on ${w.p.handoffId} in ${w.root.id}: ${qs.length} question(s), the last ${qs.at(-1)?.answer !== undefined ? 'answered' : 'open'}; expected ${count}, ${answered ? 'answered' : 'open'}`,
+    );
   }
 }
 
@@ -44,12 +52,20 @@ async function sendBad(h: Harness, w: Waiting, p: PendingApproval, k: Bad): Prom
     case 'empty':
       return h.baton.ask(w.root.id, { approvalId: id, approver: 'alice', question: ' ' }).then(() => undefined);
     case 'oversized':
-      await h.system.client.workflow.getHandle(p.workflowId ?? w.root.id).executeUpdate(askHandoffQuestionUpdate, { args: [{ handoffId: id, approver: 'alice', question: 'q'.repeat(LIMITS.questionChars + 1) }] });
+      await h.system.client.workflow
+        .getHandle(p.workflowId ?? w.root.id)
+        .executeUpdate(askHandoffQuestionUpdate, {
+          args: [{ handoffId: id, approver: 'alice', question: 'q'.repeat(LIMITS.questionChars + 1) }],
+        });
       return;
     case 'answer_without_question':
-      return h.baton.answer(w.root.id, { approvalId: id, answerer: 'requester', answer: 'nobody asked' }).then(() => undefined);
+      return h.baton
+        .answer(w.root.id, { approvalId: id, answerer: 'requester', answer: 'nobody asked' })
+        .then(() => undefined);
     case 'second_question':
-      return h.baton.ask(w.root.id, { approvalId: id, approver: 'alice', question: 'and another thing?' }).then(() => undefined);
+      return h.baton
+        .ask(w.root.id, { approvalId: id, approver: 'alice', question: 'and another thing?' })
+        .then(() => undefined);
   }
 }
 
@@ -67,13 +83,23 @@ export const questionOperations = [
     group: 'approvals',
     weight: 3,
     params: fc.record({ approval: fc.nat(), n: fc.nat(999) }),
-    applies: (m) => waiting(m).some((w) => mayAsk(w.p) && !open(w.p) && (w.p.questions?.length ?? 0) < LIMITS.questionsPerApproval),
+    applies: (m) =>
+      waiting(m).some((w) => mayAsk(w.p) && !open(w.p) && (w.p.questions?.length ?? 0) < LIMITS.questionsPerApproval),
     async run(h, p) {
-      const w = waitingFor(h.model, p.approval, (x) => mayAsk(x.p) && !open(x.p) && (x.p.questions?.length ?? 0) < LIMITS.questionsPerApproval)!;
+      const w = waitingFor(
+        h.model,
+        p.approval,
+        (x) => mayAsk(x.p) && !open(x.p) && (x.p.questions?.length ?? 0) < LIMITS.questionsPerApproval,
+      )!;
       const before = (await current(h, w))?.questions?.length ?? 0;
       try {
-        const q = await h.baton.ask(w.root.id, { approvalId: w.p.handoffId, approver: 'alice', question: `Why ${p.n}?` });
-        if (q.question !== `Why ${p.n}?` || q.answer !== undefined) broken(h, 'asked-waits-for-answer', `asking about ${w.p.handoffId} answered ${JSON.stringify(q)}`);
+        const q = await h.baton.ask(w.root.id, {
+          approvalId: w.p.handoffId,
+          approver: 'alice',
+          question: `Why ${p.n}?`,
+        });
+        if (q.question !== `Why ${p.n}?` || q.answer !== undefined)
+          broken(h, 'asked-waits-for-answer', `asking about ${w.p.handoffId} answered ${JSON.stringify(q)}`);
       } catch (err) {
         // Lost a race: the approval was decided (a timeout), or its chain moved on.
         if (toBatonError(err) instanceof Error && (toBatonError(err) as Error).name === 'QuestionRefusedError') return;
@@ -93,8 +119,13 @@ export const questionOperations = [
       const w = waitingFor(h.model, p.approval, (x) => open(x.p))!;
       const before = (await current(h, w))?.questions?.length ?? 0;
       try {
-        const q = await h.baton.answer(w.root.id, { approvalId: w.p.handoffId, answerer: 'requester', answer: `Because ${p.n}.` });
-        if (q.answer !== `Because ${p.n}.`) broken(h, 'asked-waits-for-answer', `answering about ${w.p.handoffId} answered ${JSON.stringify(q)}`);
+        const q = await h.baton.answer(w.root.id, {
+          approvalId: w.p.handoffId,
+          answerer: 'requester',
+          answer: `Because ${p.n}.`,
+        });
+        if (q.answer !== `Because ${p.n}.`)
+          broken(h, 'asked-waits-for-answer', `answering about ${w.p.handoffId} answered ${JSON.stringify(q)}`);
       } catch (err) {
         if ((err as Error).name === 'QuestionRefusedError') return;
         broken(h, 'question-answered', `answering about ${w.p.handoffId} in ${w.root.id} failed: ${errorText(err)}`);
@@ -118,8 +149,15 @@ export const questionOperations = [
         () => 'taken',
         (err: unknown) => errorText(err),
       );
-      if (outcome === 'taken') broken(h, 'refusals-change-nothing', `a ${p.kind} question about ${w.p.handoffId} in ${w.root.id} was taken`);
-      await questionsAre(h, w, before.length, before.length > 0 && before.at(-1)!.answer !== undefined, `a ${p.kind} question (${clip(outcome, 120)})`);
+      if (outcome === 'taken')
+        broken(h, 'refusals-change-nothing', `a ${p.kind} question about ${w.p.handoffId} in ${w.root.id} was taken`);
+      await questionsAre(
+        h,
+        w,
+        before.length,
+        before.length > 0 && before.at(-1)!.answer !== undefined,
+        `a ${p.kind} question (${clip(outcome, 120)})`,
+      );
     },
   }),
 ];

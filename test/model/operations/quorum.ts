@@ -15,9 +15,15 @@ import { stillWaiting, taken, waiting, waitingFor, type Waiting } from './approv
 
 const staged = (w: Waiting) => w.p.stages !== undefined && !w.p.requireSignature;
 
-async function send(h: Harness, w: Waiting, d: Omit<HandoffDecision, 'handoffId' | 'decision'> & { decision?: HandoffDecision['decision'] }): Promise<ApprovalRecord | Error> {
+async function send(
+  h: Harness,
+  w: Waiting,
+  d: Omit<HandoffDecision, 'handoffId' | 'decision'> & { decision?: HandoffDecision['decision'] },
+): Promise<ApprovalRecord | Error> {
   try {
-    return await h.baton.getRun(w.root.id).handle.executeUpdate(decideHandoffUpdate, { args: [{ handoffId: w.p.handoffId, decision: 'approve', ...d }] });
+    return await h.baton
+      .getRun(w.root.id)
+      .handle.executeUpdate(decideHandoffUpdate, { args: [{ handoffId: w.p.handoffId, decision: 'approve', ...d }] });
   } catch (err) {
     return err as Error;
   }
@@ -26,10 +32,19 @@ async function send(h: Harness, w: Waiting, d: Omit<HandoffDecision, 'handoffId'
 /** The decision was taken: a decided one must meet its stages; a vote leaves it waiting. */
 function judged(h: Harness, w: Waiting, record: ApprovalRecord): void {
   if (record.outcome === 'approved' && !approvedByQuorum(w.p.stages!, record.votes ?? [])) {
-    broken(h, 'quorum-met', `${w.p.handoffId} in ${w.root.id} was approved with votes ${JSON.stringify(record.votes)} for stages ${JSON.stringify(w.p.stages)}`);
+    broken(
+      h,
+      'quorum-met',
+      `${w.p.handoffId} in ${w.root.id} was approved with votes ${JSON.stringify(record.votes)} for stages ${JSON.stringify(w.p.stages)}`,
+    );
   }
   for (const v of record.votes ?? []) {
-    if (v.onBehalfOf !== undefined && v.delegation?.grantedBy === undefined) broken(h, 'slot-needs-grant', `${v.approver} decided for ${v.onBehalfOf} in ${w.p.handoffId} without a verified grant`);
+    if (v.onBehalfOf !== undefined && v.delegation?.grantedBy === undefined)
+      broken(
+        h,
+        'slot-needs-grant',
+        `${v.approver} decided for ${v.onBehalfOf} in ${w.p.handoffId} without a verified grant`,
+      );
   }
   taken(w, record, false);
 }
@@ -39,7 +54,11 @@ export const quorumOperations = [
     name: 'quorum_vote',
     group: 'approvals',
     weight: 3,
-    params: fc.record({ approval: fc.nat(), who: fc.constantFrom('alice', 'bob', 'carol', 'carol', 'mallory'), decision: fc.constantFrom<'approve' | 'reject'>('approve', 'approve', 'approve', 'reject') }),
+    params: fc.record({
+      approval: fc.nat(),
+      who: fc.constantFrom('alice', 'bob', 'carol', 'carol', 'mallory'),
+      decision: fc.constantFrom<'approve' | 'reject'>('approve', 'approve', 'approve', 'reject'),
+    }),
     applies: (m) => waiting(m).some(staged),
     async run(h, p) {
       const w = waitingFor(h.model, p.approval, staged)!;
@@ -48,11 +67,17 @@ export const quorumOperations = [
       const out = await send(h, w, { approver: p.who, decision: p.decision });
       if (out instanceof Error) {
         // A vote that lost a race (the chain moved on, a kill moved it) is refused too.
-        if (may && !/ApprovalRefused|already decided|not waiting|no handoff/.test(`${out.name} ${errorText(out)}`)) broken(h, 'decision-answered', `${p.who}'s vote on ${w.p.handoffId} failed: ${errorText(out)}`);
+        if (may && !/ApprovalRefused|already decided|not waiting|no handoff/.test(`${out.name} ${errorText(out)}`))
+          broken(h, 'decision-answered', `${p.who}'s vote on ${w.p.handoffId} failed: ${errorText(out)}`);
         if (!may) await stillWaiting(h, w, `a vote by ${p.who}, who may not decide now`);
         return;
       }
-      if (!may) broken(h, 'refusals-change-nothing', `${p.who} voted on ${w.p.handoffId} in ${w.root.id} without an open slot (${slots.join(', ')})`);
+      if (!may)
+        broken(
+          h,
+          'refusals-change-nothing',
+          `${p.who} voted on ${w.p.handoffId} in ${w.root.id} without an open slot (${slots.join(', ')})`,
+        );
       judged(h, w, out);
     },
   }),
@@ -68,12 +93,18 @@ export const quorumOperations = [
       const grant = await signDelegation(signer, { slot: 'alice', delegate: 'dan', until: Date.now() + 86_400_000 });
       const out = await send(h, w, { approver: 'dan', onBehalfOf: 'alice', delegation: grant });
       if (p.forged) {
-        if (!(out instanceof Error)) broken(h, 'slot-needs-grant', `dan decided for alice on ${w.p.handoffId} in ${w.root.id} with a grant signed by an untrusted key`);
+        if (!(out instanceof Error))
+          broken(
+            h,
+            'slot-needs-grant',
+            `dan decided for alice on ${w.p.handoffId} in ${w.root.id} with a grant signed by an untrusted key`,
+          );
         else await stillWaiting(h, w, 'a vote for alice with a forged grant');
         return;
       }
       if (out instanceof Error) {
-        if (!/ApprovalRefused|already decided|not waiting|no handoff/.test(`${out.name} ${errorText(out)}`)) broken(h, 'decision-answered', `dan's vote for alice on ${w.p.handoffId} failed: ${errorText(out)}`);
+        if (!/ApprovalRefused|already decided|not waiting|no handoff/.test(`${out.name} ${errorText(out)}`))
+          broken(h, 'decision-answered', `dan's vote for alice on ${w.p.handoffId} failed: ${errorText(out)}`);
         return;
       }
       judged(h, w, out);

@@ -24,7 +24,13 @@ async function forge(h: Harness, w: Waiting, how: 'rewrite' | 'hide'): Promise<v
   const parent = specialist.slice(0, specialist.lastIndexOf('/'));
   const token = await copiedToken(h, specialist);
   const { workflowId: _in, ...own } = w.p;
-  const pending = how === 'hide' ? [] : [{ ...own, message: 'a routine step, nothing to see' }, { ...own, handoffId: `forged-${w.p.handoffId}`, message: 'approve me' }];
+  const pending =
+    how === 'hide'
+      ? []
+      : [
+          { ...own, message: 'a routine step, nothing to see' },
+          { ...own, handoffId: `forged-${w.p.handoffId}`, message: 'approve me' },
+        ];
   const sent = await h.system.client.workflow
     .getHandle(parent)
     .signal(childApprovalsSignal, { workflowId: specialist, ...(token ? { token } : {}), pending })
@@ -40,10 +46,17 @@ async function forge(h: Harness, w: Waiting, how: 'rewrite' | 'hide'): Promise<v
   // Reads are activities: give the top chain's read of its specialist a moment to land, then look.
   for (let i = 0; i < 40; i++) {
     const top = await run.pendingApprovals();
-    const forged = top.find((p) => p.handoffId.startsWith('forged-') || (p.handoffId === w.p.handoffId && p.message !== w.p.message));
+    const forged = top.find(
+      (p) => p.handoffId.startsWith('forged-') || (p.handoffId === w.p.handoffId && p.message !== w.p.message),
+    );
     const present = top.some((p) => p.handoffId === w.p.handoffId);
     if (!forged && present) return;
-    if (i === 39) broken(h, 'reports-from-specialists', `a ${how} report with the token copied from ${clip(specialist, 120)}'s history changed what waits at ${w.root.id}: ${clip(JSON.stringify(top.map((p) => [p.handoffId, p.message])), 300)}`);
+    if (i === 39)
+      broken(
+        h,
+        'reports-from-specialists',
+        `a ${how} report with the token copied from ${clip(specialist, 120)}'s history changed what waits at ${w.root.id}: ${clip(JSON.stringify(top.map((p) => [p.handoffId, p.message])), 300)}`,
+      );
     await new Promise((resolve) => setTimeout(resolve, 250));
   }
 }

@@ -33,7 +33,13 @@ function appOf(h: Harness): ServiceApp {
 }
 
 /** `who`'s request; a read answered 503 ("try again shortly": a worker coming back) is asked again, as its advice says. */
-async function call(h: Harness, who: keyof typeof TOKENS, method: string, path: string, body?: unknown): Promise<{ status: number; json: unknown }> {
+async function call(
+  h: Harness,
+  who: keyof typeof TOKENS,
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<{ status: number; json: unknown }> {
   for (let tries = 1; ; tries++) {
     const answer = await callOnce(h, who, method, path, body);
     if (answer.status !== 503 || method !== 'GET' || tries >= 10) return answer;
@@ -41,9 +47,22 @@ async function call(h: Harness, who: keyof typeof TOKENS, method: string, path: 
   }
 }
 
-async function callOnce(h: Harness, who: keyof typeof TOKENS, method: string, path: string, body?: unknown): Promise<{ status: number; json: unknown }> {
+async function callOnce(
+  h: Harness,
+  who: keyof typeof TOKENS,
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<{ status: number; json: unknown }> {
   const res = await appOf(h).fetch(
-    new Request(`${BASE}${path}`, { method, headers: { authorization: `Bearer ${TOKENS[who]}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) }, ...(body !== undefined ? { body: JSON.stringify(body) } : {}) }),
+    new Request(`${BASE}${path}`, {
+      method,
+      headers: {
+        authorization: `Bearer ${TOKENS[who]}`,
+        ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+      },
+      ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+    }),
   );
   const text = await res.text();
   let json: unknown;
@@ -65,18 +84,43 @@ async function cross(h: Harness, p: { root: number; decide: boolean; approval: n
   const id = encodeURIComponent(root.id);
   for (const path of [`/v1/runs/${id}`, `/v1/runs/${id}/audit`]) {
     const answer = await call(h, 'tenant', 'GET', path);
-    if (answer.status !== 404) broken(h, CROSS, `a token of tenant acme read ${path} of a chain of no tenant: ${answer.status} ${clip(JSON.stringify(answer.json), 160)}`);
+    if (answer.status !== 404)
+      broken(
+        h,
+        CROSS,
+        `a token of tenant acme read ${path} of a chain of no tenant: ${answer.status} ${clip(JSON.stringify(answer.json), 160)}`,
+      );
   }
   const own = await call(h, 'none', 'GET', root.kind === 'chain' ? `/v1/runs/${id}` : `/v1/conversations/${id}`);
-  if (own.status !== 200) broken(h, CROSS, `a token without a tenant could not read its own chain ${root.id}: ${own.status} ${clip(JSON.stringify(own.json), 160)}`);
+  if (own.status !== 200)
+    broken(
+      h,
+      CROSS,
+      `a token without a tenant could not read its own chain ${root.id}: ${own.status} ${clip(JSON.stringify(own.json), 160)}`,
+    );
   for (const path of ['/v1/inbox?for=all', '/v1/approvals']) {
     const listed = (await call(h, 'tenant', 'GET', path)).json as { approvals?: { workflowId: string }[] };
-    const seen = (listed.approvals ?? []).filter((a) => a.workflowId === root.id || a.workflowId.startsWith(`${root.id}/`));
-    if (seen.length > 0) broken(h, CROSS, `${path} as tenant acme listed ${seen.length} approval(s) of chain ${root.id}, which has no tenant`);
+    const seen = (listed.approvals ?? []).filter(
+      (a) => a.workflowId === root.id || a.workflowId.startsWith(`${root.id}/`),
+    );
+    if (seen.length > 0)
+      broken(
+        h,
+        CROSS,
+        `${path} as tenant acme listed ${seen.length} approval(s) of chain ${root.id}, which has no tenant`,
+      );
   }
   if (!w) return;
-  const decided = await call(h, 'tenant', 'POST', `/v1/runs/${id}/approvals/${encodeURIComponent(w.p.handoffId)}`, { decision: 'approve', comment: 'across tenants' });
-  if (decided.status !== 404) broken(h, CROSS, `a token of tenant acme decided ${w.p.handoffId} in ${root.id} (no tenant): ${decided.status} ${clip(JSON.stringify(decided.json), 160)}`);
+  const decided = await call(h, 'tenant', 'POST', `/v1/runs/${id}/approvals/${encodeURIComponent(w.p.handoffId)}`, {
+    decision: 'approve',
+    comment: 'across tenants',
+  });
+  if (decided.status !== 404)
+    broken(
+      h,
+      CROSS,
+      `a token of tenant acme decided ${w.p.handoffId} in ${root.id} (no tenant): ${decided.status} ${clip(JSON.stringify(decided.json), 160)}`,
+    );
   await stillWaiting(h, w, 'a decision across tenants');
 }
 
@@ -100,28 +144,69 @@ async function crossByMcp(h: Harness, p: { root: number; decide: boolean; approv
   const root = w?.root ?? open[p.root % Math.max(open.length, 1)];
   if (!root) return;
   const [tenant, none] = await Promise.all([mcpAs(h, 'tenant'), mcpAs(h, 'none')]);
-  const call = async (client: McpClient, name: string, args: Record<string, unknown>) => (await client.callTool({ name, arguments: args })) as ToolAnswer;
+  const call = async (client: McpClient, name: string, args: Record<string, unknown>) =>
+    (await client.callTool({ name, arguments: args })) as ToolAnswer;
   try {
     if (root.kind === 'chain') {
       const audit = await call(tenant, 'read_audit', { workflowId: root.id });
-      if (!audit.isError || !audit.content[0]?.text?.startsWith('404 ')) broken(h, CROSS, `MCP read_audit as tenant acme read chain ${root.id} of no tenant: ${clip(audit.content[0]?.text ?? '', 160)}`);
+      if (!audit.isError || !audit.content[0]?.text?.startsWith('404 '))
+        broken(
+          h,
+          CROSS,
+          `MCP read_audit as tenant acme read chain ${root.id} of no tenant: ${clip(audit.content[0]?.text ?? '', 160)}`,
+        );
       let own = await call(none, 'read_audit', { workflowId: root.id });
       for (let tries = 1; own.isError && own.content[0]?.text?.startsWith('503 ') && tries < 10; tries++) {
         await sleep(1_000);
         own = await call(none, 'read_audit', { workflowId: root.id });
       }
-      if (own.isError) broken(h, CROSS, `MCP read_audit without a tenant could not read its own chain ${root.id}: ${clip(own.content[0]?.text ?? '', 160)}`);
+      if (own.isError)
+        broken(
+          h,
+          CROSS,
+          `MCP read_audit without a tenant could not read its own chain ${root.id}: ${clip(own.content[0]?.text ?? '', 160)}`,
+        );
     } else {
       // Refused before anything is sent: nothing reaches the conversation, so the model's own view of it stands.
-      const sent = await call(tenant, 'send_message', { message: 'across tenants', conversationId: root.id, agent: root.agent, waitSeconds: 0 });
-      if (!sent.isError || !/^(400|404) /.test(sent.content[0]?.text ?? '')) broken(h, CROSS, `MCP send_message as tenant acme reached conversation ${root.id} of no tenant: ${clip(sent.content[0]?.text ?? JSON.stringify(sent.structuredContent), 160)}`);
+      const sent = await call(tenant, 'send_message', {
+        message: 'across tenants',
+        conversationId: root.id,
+        agent: root.agent,
+        waitSeconds: 0,
+      });
+      if (!sent.isError || !/^(400|404) /.test(sent.content[0]?.text ?? ''))
+        broken(
+          h,
+          CROSS,
+          `MCP send_message as tenant acme reached conversation ${root.id} of no tenant: ${clip(sent.content[0]?.text ?? JSON.stringify(sent.structuredContent), 160)}`,
+        );
     }
-    const listed = ((await call(tenant, 'list_waiting', {})).structuredContent as { approvals?: { workflowId: string }[] } | undefined)?.approvals ?? [];
+    const listed =
+      (
+        (await call(tenant, 'list_waiting', {})).structuredContent as
+          { approvals?: { workflowId: string }[] } | undefined
+      )?.approvals ?? [];
     const seen = listed.filter((a) => a.workflowId === root.id || a.workflowId.startsWith(`${root.id}/`));
-    if (seen.length > 0) broken(h, CROSS, `MCP list_waiting as tenant acme listed ${seen.length} approval(s) of ${root.id}, which has no tenant`);
+    if (seen.length > 0)
+      broken(
+        h,
+        CROSS,
+        `MCP list_waiting as tenant acme listed ${seen.length} approval(s) of ${root.id}, which has no tenant`,
+      );
     if (!w) return;
-    const decided = await call(tenant, 'decide', { workflowId: root.id, approvalId: w.p.handoffId, decision: 'approve', comment: 'across tenants', waitSeconds: 0 });
-    if (!decided.isError || !decided.content[0]?.text?.startsWith('404 ')) broken(h, CROSS, `MCP decide as tenant acme decided ${w.p.handoffId} in ${root.id} (no tenant): ${clip(decided.content[0]?.text ?? '', 160)}`);
+    const decided = await call(tenant, 'decide', {
+      workflowId: root.id,
+      approvalId: w.p.handoffId,
+      decision: 'approve',
+      comment: 'across tenants',
+      waitSeconds: 0,
+    });
+    if (!decided.isError || !decided.content[0]?.text?.startsWith('404 '))
+      broken(
+        h,
+        CROSS,
+        `MCP decide as tenant acme decided ${w.p.handoffId} in ${root.id} (no tenant): ${clip(decided.content[0]?.text ?? '', 160)}`,
+      );
     await stillWaiting(h, w, 'an MCP decision across tenants');
   } finally {
     await Promise.all([tenant.close(), none.close()]);

@@ -6,7 +6,13 @@
  * `ai` package's own parser and `readUIMessageStream`. Invariants: no message answered twice, and
  * a stream that finished shows the reply history records (replaced text dropped).
  */
-import { parseJsonEventStream, readUIMessageStream, uiMessageChunkSchema, type UIMessage, type UIMessageChunk } from 'ai';
+import {
+  parseJsonEventStream,
+  readUIMessageStream,
+  uiMessageChunkSchema,
+  type UIMessage,
+  type UIMessageChunk,
+} from 'ai';
 import fc from 'fast-check';
 import { createBatonApp } from '../../../src/server';
 import type { ServiceApp } from '../../../src/server/context';
@@ -43,7 +49,12 @@ const sentBy = new WeakMap<Harness, UiSent[]>();
 function appOf(h: Harness): ServiceApp {
   let app = apps.get(h);
   if (!app) {
-    app = createBatonApp({ baton: h.baton, auth: { tokens: [{ token: TOKEN, identity: 'alice', roles: ['starter', 'approver'] }] }, metrics: false, uiStream: { keepAliveMs: 1000 } });
+    app = createBatonApp({
+      baton: h.baton,
+      auth: { tokens: [{ token: TOKEN, identity: 'alice', roles: ['starter', 'approver'] }] },
+      metrics: false,
+      uiStream: { keepAliveMs: 1000 },
+    });
     apps.set(h, app);
   }
   return app;
@@ -55,11 +66,19 @@ function sentOf(h: Harness): UiSent[] {
   return list;
 }
 
-const userMessage = (msg: SentMessage): UIMessage => ({ id: msg.key, role: 'user', parts: [{ type: 'text', text: msg.text }] });
+const userMessage = (msg: SentMessage): UIMessage => ({
+  id: msg.key,
+  role: 'user',
+  parts: [{ type: 'text', text: msg.text }],
+});
 
 /** POST a chat request; the response once the route answered (a stream, or a problem). */
 function post(h: Harness, body: unknown): Promise<Response> {
-  return Promise.resolve(appOf(h).fetch(new Request('http://baton/v1/ui/conversations', { method: 'POST', headers: auth, body: JSON.stringify(body) })));
+  return Promise.resolve(
+    appOf(h).fetch(
+      new Request('http://baton/v1/ui/conversations', { method: 'POST', headers: auth, body: JSON.stringify(body) }),
+    ),
+  );
 }
 
 /** Read a stream to its end, as the AI SDK's client does. */
@@ -75,7 +94,10 @@ async function readStream(res: Response): Promise<UiStreamRead> {
     }),
   );
   try {
-    for await (const m of readUIMessageStream({ stream: chunks, onError: (err) => void (read.error = errorText(err)) })) {
+    for await (const m of readUIMessageStream({
+      stream: chunks,
+      onError: (err) => void (read.error = errorText(err)),
+    })) {
       read.messageId = m.id;
       const texts = withoutReplacedText(m).parts.flatMap((p) => (p.type === 'text' ? [p.text] : []));
       read.text = texts.at(-1) ?? '';
@@ -108,9 +130,11 @@ function followToReply(h: Harness, sent: UiSent, first: Promise<Response>): Prom
           .catch(() => undefined);
         const m = found?.message;
         if (m?.status === 'answered') msg.reply = m.reply as SentMessage['reply'];
-        else if (m?.status === 'failed') [msg.error, msg.errorMessage] = [m.failure?.type ?? 'Error', m.failure?.message ?? ''];
+        else if (m?.status === 'failed')
+          [msg.error, msg.errorMessage] = [m.failure?.type ?? 'Error', m.failure?.message ?? ''];
         // Refused as it arrived (the \`reject\` mid-turn policy): the conversation has no turn for it, and the stream's error is its answer.
-        else if (found && m === null && read.finish === 'error' && read.error) [msg.error, msg.errorMessage] = [typeIn(read.error), read.error];
+        else if (found && m === null && read.finish === 'error' && read.error)
+          [msg.error, msg.errorMessage] = [typeIn(read.error), read.error];
         if (msg.reply || msg.error) break;
         await sleep(500);
       }
@@ -132,7 +156,13 @@ const taking = (h: Harness) => openRoots(h.model, 'conversation').filter((r) => 
 const resendable = (h: Harness) => sentOf(h).filter((s) => s.root.status === 'open' && !s.root.ending);
 
 /** Approvals alice may decide from a conversation's chat (no signature required). */
-const decidable = (h: Harness) => waiting(h.model).filter((w) => w.root.kind === 'conversation' && !w.p.requireSignature && (w.p.approvers === undefined || w.p.approvers.includes('alice')));
+const decidable = (h: Harness) =>
+  waiting(h.model).filter(
+    (w) =>
+      w.root.kind === 'conversation' &&
+      !w.p.requireSignature &&
+      (w.p.approvers === undefined || w.p.approvers.includes('alice')),
+  );
 
 export const uiStreamOperations = [
   operation({
@@ -145,7 +175,14 @@ export const uiStreamOperations = [
       const root = pick(taking(h), p.chat);
       if (!root) return;
       const n = root.messages.length + 1;
-      const msg: SentMessage = { n, key: `${root.id}-m${n}`, text: `message ${n} through useChat`, midTurn: 'default', streamed: true, done: Promise.resolve() };
+      const msg: SentMessage = {
+        n,
+        key: `${root.id}-m${n}`,
+        text: `message ${n} through useChat`,
+        midTurn: 'default',
+        streamed: true,
+        done: Promise.resolve(),
+      };
       const sent: UiSent = { root, msg, streams: [] };
       const first = post(h, { id: root.id, trigger: 'submit-message', messages: [userMessage(msg)] });
       msg.done = followToReply(h, sent, first);
@@ -166,7 +203,9 @@ export const uiStreamOperations = [
       if (!sent) return;
       const res = post(h, { id: sent.root.id, trigger: 'submit-message', messages: [userMessage(sent.msg)] });
       // Read in the background: it follows the same answer, which the harness answers meanwhile.
-      const reading = res.then((r) => (r.status === 200 ? readStream(r) : r.text().then((t) => ({ error: `${r.status}: ${t}` }))));
+      const reading = res.then((r) =>
+        r.status === 200 ? readStream(r) : r.text().then((t) => ({ error: `${r.status}: ${t}` })),
+      );
       const before = sent.msg.done;
       sent.msg.done = Promise.all([before, reading.then((s) => void sent.streams.push(s))]).then(() => undefined);
       await Promise.race([res, sleep(15_000)]);
@@ -188,26 +227,52 @@ export const uiStreamOperations = [
 
 /** Approve `w` as a chat does: the assistant message with its part answered, in the next request. */
 async function approveInChat(h: Harness, w: Waiting): Promise<void> {
-  const res = await appOf(h).fetch(new Request(`http://baton/v1/ui/conversations/${encodeURIComponent(w.root.id)}/messages`, { headers: auth }));
+  const res = await appOf(h).fetch(
+    new Request(`http://baton/v1/ui/conversations/${encodeURIComponent(w.root.id)}/messages`, { headers: auth }),
+  );
   if (res.status !== 200) return;
   const { messages } = (await res.json()) as { messages: UIMessage[] };
-  const index = messages.findIndex((m) => m.role === 'assistant' && m.parts.some((x) => (x as { approval?: { id?: string } }).approval?.id === w.p.handoffId && (x as { state?: string }).state === 'approval-requested'));
+  const index = messages.findIndex(
+    (m) =>
+      m.role === 'assistant' &&
+      m.parts.some(
+        (x) =>
+          (x as { approval?: { id?: string } }).approval?.id === w.p.handoffId &&
+          (x as { state?: string }).state === 'approval-requested',
+      ),
+  );
   // An approval the chat does not show as a card (a specialist's, behind a delegation) is decided elsewhere.
   if (index < 0) return;
   const answer = messages[index]!;
-  const parts = answer.parts.map((x) => ((x as { approval?: { id?: string } }).approval?.id === w.p.handoffId ? { ...x, state: 'approval-responded', approval: { id: w.p.handoffId, approved: true, reason: 'from the chat' } } : x));
-  const decided = await post(h, { id: w.root.id, trigger: 'submit-message', messages: [...messages.slice(0, index), { ...answer, parts }] });
+  const parts = answer.parts.map((x) =>
+    (x as { approval?: { id?: string } }).approval?.id === w.p.handoffId
+      ? { ...x, state: 'approval-responded', approval: { id: w.p.handoffId, approved: true, reason: 'from the chat' } }
+      : x,
+  );
+  const decided = await post(h, {
+    id: w.root.id,
+    trigger: 'submit-message',
+    messages: [...messages.slice(0, index), { ...answer, parts }],
+  });
   if (decided.status === 200) {
     taken(w, { handoffId: w.p.handoffId, outcome: 'approved' }, false);
     const sent = sentOf(h).find((s) => `${s.msg.key}:answer` === answer.id);
     const reading = readStream(decided);
-    if (sent) sent.msg.done = Promise.all([sent.msg.done, reading.then((s) => void sent.streams.push(s))]).then(() => undefined);
+    if (sent)
+      sent.msg.done = Promise.all([sent.msg.done, reading.then((s) => void sent.streams.push(s))]).then(
+        () => undefined,
+      );
     else void reading;
     return;
   }
   const problem = await decided.text();
   // A decision that lost a race (the chain moved on, a kill) is refused with 404 or 409; nothing else is expected.
-  if (decided.status !== 404 && decided.status !== 409) broken(h, 'decision-answered', `approving ${w.p.handoffId} in ${w.root.id} from the chat answered ${decided.status}: ${clip(problem, 300)}`);
+  if (decided.status !== 404 && decided.status !== 409)
+    broken(
+      h,
+      'decision-answered',
+      `approving ${w.p.handoffId} in ${w.root.id} from the chat answered ${decided.status}: ${clip(problem, 300)}`,
+    );
 }
 
 export const uiStreamInvariants: Invariant[] = [
@@ -239,8 +304,18 @@ export const uiStreamInvariants: Invariant[] = [
         for (const s of sent.streams) {
           if (s.finish !== 'stop' || !reply) continue;
           const recorded = typeof reply.output === 'string' ? reply.output : JSON.stringify(reply.output);
-          if (s.messageId !== `${sent.msg.key}:answer`) broken(h, 'ui-stream-text', `${sent.root.id}: the stream of ${sent.msg.key} named its answer ${s.messageId}`);
-          if (recorded !== '' && s.text !== recorded) broken(h, 'ui-stream-text', `${sent.root.id}: the stream of ${sent.msg.key} shows ${clip(s.text)}, the reply is ${clip(recorded)}`);
+          if (s.messageId !== `${sent.msg.key}:answer`)
+            broken(
+              h,
+              'ui-stream-text',
+              `${sent.root.id}: the stream of ${sent.msg.key} named its answer ${s.messageId}`,
+            );
+          if (recorded !== '' && s.text !== recorded)
+            broken(
+              h,
+              'ui-stream-text',
+              `${sent.root.id}: the stream of ${sent.msg.key} shows ${clip(s.text)}, the reply is ${clip(recorded)}`,
+            );
         }
       }
     },

@@ -39,7 +39,12 @@ function Inbox() {
         {approvals.map((a) => (
           <li key={a.approvalId} aria-label={a.to} data-can-decide={a.canDecide}>
             {a.from} → {a.to}
-            <button type="button" onClick={() => void decide(a, 'approve', { comment: 'from the hooks page' }).then(refresh, () => undefined)}>
+            <button
+              type="button"
+              onClick={() =>
+                void decide(a, 'approve', { comment: 'from the hooks page' }).then(refresh, () => undefined)
+              }
+            >
               Approve
             </button>
           </li>

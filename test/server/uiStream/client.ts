@@ -4,7 +4,15 @@
  * the user answered on its own (`lastAssistantMessageIsCompleteWithApprovalResponses`).
  */
 import { Chat } from '@ai-sdk/react';
-import { lastAssistantMessageIsCompleteWithApprovalResponses, parseJsonEventStream, readUIMessageStream, uiMessageChunkSchema, validateUIMessages, type UIMessage, type UIMessageChunk } from 'ai';
+import {
+  lastAssistantMessageIsCompleteWithApprovalResponses,
+  parseJsonEventStream,
+  readUIMessageStream,
+  uiMessageChunkSchema,
+  validateUIMessages,
+  type UIMessage,
+  type UIMessageChunk,
+} from 'ai';
 import { expect } from 'vitest';
 import { batonChatTransport, withoutReplacedText } from '../../../src/react';
 import { waitFor } from '../../helpers/wait';
@@ -40,7 +48,9 @@ export function lastAnswer(messages: UIMessage[]): UIMessage {
 
 /** The text a chat shows of a message: its text parts but those baton replaced, joined. */
 export function textOf(message: UIMessage): string {
-  return withoutReplacedText(message).parts.flatMap((p) => (p.type === 'text' ? [p.text] : [])).join('');
+  return withoutReplacedText(message)
+    .parts.flatMap((p) => (p.type === 'text' ? [p.text] : []))
+    .join('');
 }
 
 /** Every text the message's text parts hold, those replaced too. */
@@ -50,18 +60,38 @@ export function allTextOf(message: UIMessage): string {
 
 /** A tool part (the SDK's `tool-<name>` part) by tool name. */
 export function toolPart(message: UIMessage, name: string) {
-  return message.parts.find((p) => p.type === `tool-${name}`) as (UIMessage['parts'][number] & { state: string; toolCallId: string; input?: unknown; output?: unknown; approval?: { id: string; approved?: boolean } }) | undefined;
+  return message.parts.find((p) => p.type === `tool-${name}`) as
+    | (UIMessage['parts'][number] & {
+        state: string;
+        toolCallId: string;
+        input?: unknown;
+        output?: unknown;
+        approval?: { id: string; approved?: boolean };
+      })
+    | undefined;
 }
 
 /** A raw request to the route, its stream parsed by the SDK's own parser: the chunks, and the message they make. */
-export async function post(url: string, token: string, body: unknown, path = '/v1/ui/conversations'): Promise<{ status: number; headers: Headers; chunks: UIMessageChunk[]; message?: UIMessage; problem?: unknown }> {
-  const res = await fetch(`${url}${path}`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
-  if (!res.ok || !res.body) return { status: res.status, headers: res.headers, chunks: [], problem: await res.json().catch(() => undefined) };
+export async function post(
+  url: string,
+  token: string,
+  body: unknown,
+  path = '/v1/ui/conversations',
+): Promise<{ status: number; headers: Headers; chunks: UIMessageChunk[]; message?: UIMessage; problem?: unknown }> {
+  const res = await fetch(`${url}${path}`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  if (!res.ok || !res.body)
+    return { status: res.status, headers: res.headers, chunks: [], problem: await res.json().catch(() => undefined) };
   return { status: res.status, headers: res.headers, ...(await readChunks(res.body)) };
 }
 
 /** A stream's chunks (each checked by the SDK's chunk schema) and the message `readUIMessageStream` makes of them. */
-export async function readChunks(body: ReadableStream<Uint8Array>): Promise<{ chunks: UIMessageChunk[]; message?: UIMessage }> {
+export async function readChunks(
+  body: ReadableStream<Uint8Array>,
+): Promise<{ chunks: UIMessageChunk[]; message?: UIMessage }> {
   const chunks: UIMessageChunk[] = [];
   const parsed = parseJsonEventStream({ stream: body, schema: uiMessageChunkSchema }).pipeThrough(
     new TransformStream({

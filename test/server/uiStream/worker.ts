@@ -14,7 +14,14 @@ import { WritingScripted } from './writing';
 async function main(): Promise<void> {
   Runtime.install({ logger: new DefaultLogger('ERROR') });
   const connection = await NativeConnection.connect({ address: process.env.TEMPORAL_ADDRESS });
-  const worker = await createWorker({ team: killTeam(), connection, taskQueue: process.env.CHAT_WORKER_QUEUE!, providers: { scripted: new WritingScripted(120) }, streams: streamsFromEnv(), worker: { maxHeartbeatThrottleInterval: 100 } });
+  const worker = await createWorker({
+    team: killTeam(),
+    connection,
+    taskQueue: process.env.CHAT_WORKER_QUEUE!,
+    providers: { scripted: new WritingScripted(120) },
+    streams: streamsFromEnv(),
+    worker: { maxHeartbeatThrottleInterval: 100 },
+  });
   process.stdout.write('ready\n');
   await worker.run();
 }

@@ -7,7 +7,10 @@ import { agentSpec } from '../../helpers/fakeEffects';
 
 const h = { kind: 'handoff' as const, from: 'a', to: 'b', message: 'take it' };
 
-function chainWith(messages: ChainState['messages'], options: Parameters<typeof agentSpec>[1] = {}): { state: ChainState; a: ReturnType<typeof agentSpec>; b: ReturnType<typeof agentSpec> } {
+function chainWith(
+  messages: ChainState['messages'],
+  options: Parameters<typeof agentSpec>[1] = {},
+): { state: ChainState; a: ReturnType<typeof agentSpec>; b: ReturnType<typeof agentSpec> } {
   const a = agentSpec('a', { handoffs: ['b'], ...options });
   const b = agentSpec('b');
   const team = { agents: { a, b }, approvals: [], hasHandoffListeners: false };
@@ -16,7 +19,13 @@ function chainWith(messages: ChainState['messages'], options: Parameters<typeof 
 
 describe('render', () => {
   it('fills names and fields, objects as JSON, absent values as (none)', () => {
-    expect(render('{{message}} / {{input.orderId}} / {{input}} / {{nothing}} / {{ state.context.x }}', { message: 'm', input: { orderId: 7 }, state: { context: { x: 'y' } } })).toBe('m / 7 / {"orderId":7} / (none) / y');
+    expect(
+      render('{{message}} / {{input.orderId}} / {{input}} / {{nothing}} / {{ state.context.x }}', {
+        message: 'm',
+        input: { orderId: 7 },
+        state: { context: { x: 'y' } },
+      }),
+    ).toBe('m / 7 / {"orderId":7} / (none) / y');
   });
 });
 
@@ -31,12 +40,16 @@ describe('planTransfer', () => {
   ];
 
   it('keeps no tool answer whose call was cut by lastMessages', () => {
-    const { state, a } = chainWith(conversation, { handoffOptions: { b: { context: 'full', filter: { lastMessages: 3 } } } });
+    const { state, a } = chainWith(conversation, {
+      handoffOptions: { b: { context: 'full', filter: { lastMessages: 3 } } },
+    });
     expect(planTransfer(state, a, h).carried.map((m) => m.role)).toEqual(['assistant', 'tool']);
   });
 
   it('drops tool calls but keeps what the assistant said', () => {
-    const { state, a, b } = chainWith(conversation, { handoffOptions: { b: { context: 'full', filter: { dropToolCalls: true } } } });
+    const { state, a, b } = chainWith(conversation, {
+      handoffOptions: { b: { context: 'full', filter: { dropToolCalls: true } } },
+    });
     const record = transferTo(state, a, b, h, planTransfer(state, a, h));
     expect(record.messages).toEqual([
       { role: 'system', content: 'You are b.' },
@@ -44,6 +57,11 @@ describe('planTransfer', () => {
       { role: 'assistant', content: 'thinking' },
       { role: 'user', content: 'take it' },
     ]);
-    expect(record).toMatchObject({ context: 'full', input: 'message', filters: ['dropToolCalls'], transferSystemMessage: false });
+    expect(record).toMatchObject({
+      context: 'full',
+      input: 'message',
+      filters: ['dropToolCalls'],
+      transferSystemMessage: false,
+    });
   });
 });

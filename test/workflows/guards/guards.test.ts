@@ -1,6 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { MaxHandoffsExceededError, MaxTurnsExceededError } from '../../../src/common/budgetErrors';
-import { EmptyOutputError, HandoffTargetNotFoundError, OutputValidationError, UnconsumedScriptStepsError } from '../../../src/common/errors';
+import {
+  EmptyOutputError,
+  HandoffTargetNotFoundError,
+  OutputValidationError,
+  UnconsumedScriptStepsError,
+} from '../../../src/common/errors';
 import { resolveRunOptions, type RunOptions } from '../../../src/common/options';
 import type { ChainState } from '../../../src/common/state';
 import type { AgentSpec } from '../../../src/common/team';
@@ -19,11 +24,19 @@ function state(agents: AgentSpec[], options: RunOptions = {}, patch: Partial<Cha
   return { ...startChain(team, agents[0]!.id, 'go', resolveRunOptions(options)), ...patch };
 }
 const h = (from: string, to: string) => ({ kind: 'handoff' as const, from, to, message: 'm' });
-const record = (from: string, to: string) => ({ from, to, message: 'm', timestamp: '2026-01-01T00:00:00.000Z', turn: 1 });
+const record = (from: string, to: string) => ({
+  from,
+  to,
+  message: 'm',
+  timestamp: '2026-01-01T00:00:00.000Z',
+  turn: 1,
+});
 
 describe('turnLimitGuard', () => {
   it('fails the activation that has used maxTurns model turns', () => {
-    expect(turnLimitGuard.beforeModelCall!(state([agentSpec('a')], { maxTurns: 2 }, { activationTurns: 1 }))).toBe(CONTINUE);
+    expect(turnLimitGuard.beforeModelCall!(state([agentSpec('a')], { maxTurns: 2 }, { activationTurns: 1 }))).toBe(
+      CONTINUE,
+    );
     const verdict = turnLimitGuard.beforeModelCall!(state([agentSpec('a')], { maxTurns: 2 }, { activationTurns: 2 }));
     expect(verdict).toMatchObject({ kind: 'fail', error: expect.any(MaxTurnsExceededError) });
   });
@@ -45,14 +58,23 @@ describe('handoffLimitGuard', () => {
   });
 
   it('with onInvalidHandoff retry, answers the model until the retries are used up', () => {
-    const retry = handoffLimitGuard.beforeHandoff!(state(agents, { onInvalidHandoff: 'retry', maxInvalidHandoffRetries: 1 }), h('a', 'c'));
+    const retry = handoffLimitGuard.beforeHandoff!(
+      state(agents, { onInvalidHandoff: 'retry', maxInvalidHandoffRetries: 1 }),
+      h('a', 'c'),
+    );
     expect(retry).toMatchObject({ kind: 'retry', event: { type: 'invalid_handoff_answered' } });
-    const spent = handoffLimitGuard.beforeHandoff!(state(agents, { onInvalidHandoff: 'retry', maxInvalidHandoffRetries: 1 }, { invalidHandoffs: 1 }), h('a', 'c'));
+    const spent = handoffLimitGuard.beforeHandoff!(
+      state(agents, { onInvalidHandoff: 'retry', maxInvalidHandoffRetries: 1 }, { invalidHandoffs: 1 }),
+      h('a', 'c'),
+    );
     expect(spent.kind).toBe('fail');
   });
 
   it('fails past maxHandoffs, with the refused hop in the chain path', () => {
-    const verdict = handoffLimitGuard.beforeHandoff!(state(agents, { maxHandoffs: 1 }, { chain: [record('a', 'b')] }), h('a', 'b'));
+    const verdict = handoffLimitGuard.beforeHandoff!(
+      state(agents, { maxHandoffs: 1 }, { chain: [record('a', 'b')] }),
+      h('a', 'b'),
+    );
     expect(verdict).toMatchObject({ kind: 'fail', error: expect.any(MaxHandoffsExceededError) });
     expect(verdict.kind === 'fail' && verdict.error.message).toBe('Max handoffs (1) exceeded. Chain: a → b → b');
   });
@@ -62,14 +84,26 @@ describe('approvals', () => {
   const agents = [agentSpec('a', { handoffs: ['b'] }), agentSpec('b', { approval: { approvers: ['alice'] } })];
 
   it('waits under the target agent policy', () => {
-    expect(approvalGuard.beforeHandoff!(state(agents), h('a', 'b'))).toEqual({ kind: 'wait', policy: { approvers: ['alice'] } });
+    expect(approvalGuard.beforeHandoff!(state(agents), h('a', 'b'))).toEqual({
+      kind: 'wait',
+      policy: { approvers: ['alice'] },
+    });
   });
 
   it('lets run rules beat team rules, edge rules beat target rules, and required false switch approval off', () => {
-    const team = { agents: Object.fromEntries(agents.map((a) => [a.id, a])), approvals: [{ to: 'b', approvers: ['team'] }, { from: 'a', to: 'b', approvers: ['edge'] }], hasHandoffListeners: false };
+    const team = {
+      agents: Object.fromEntries(agents.map((a) => [a.id, a])),
+      approvals: [
+        { to: 'b', approvers: ['team'] },
+        { from: 'a', to: 'b', approvers: ['edge'] },
+      ],
+      hasHandoffListeners: false,
+    };
     expect(resolveApprovalPolicy(team, [], 'a', 'b')).toMatchObject({ approvers: ['edge'] });
     expect(resolveApprovalPolicy(team, [], 'c', 'b')).toMatchObject({ approvers: ['team'] });
-    expect(resolveApprovalPolicy(team, [{ to: 'b', approvers: ['run'] }], 'a', 'b')).toMatchObject({ approvers: ['run'] });
+    expect(resolveApprovalPolicy(team, [{ to: 'b', approvers: ['run'] }], 'a', 'b')).toMatchObject({
+      approvers: ['run'],
+    });
     expect(resolveApprovalPolicy(team, [{ to: 'b', required: false }], 'a', 'b')).toBeUndefined();
   });
 });
@@ -78,8 +112,13 @@ describe('on finish', () => {
   it('asks once more after an empty answer, then fails; accepts it when told to', () => {
     const a = [agentSpec('a')];
     expect(emptyOutputGuard.onFinish!(state(a), { text: 'an answer' })).toBe(CONTINUE);
-    expect(emptyOutputGuard.onFinish!(state(a), { text: ' ' })).toMatchObject({ kind: 'retry', event: { type: 'answer_refused', guard: 'emptyOutput' } });
-    expect(emptyOutputGuard.onFinish!(state(a, {}, { answerRetries: { emptyOutput: 1 } }), { text: '' })).toMatchObject({ kind: 'fail', error: expect.any(EmptyOutputError) });
+    expect(emptyOutputGuard.onFinish!(state(a), { text: ' ' })).toMatchObject({
+      kind: 'retry',
+      event: { type: 'answer_refused', guard: 'emptyOutput' },
+    });
+    expect(emptyOutputGuard.onFinish!(state(a, {}, { answerRetries: { emptyOutput: 1 } }), { text: '' })).toMatchObject(
+      { kind: 'fail', error: expect.any(EmptyOutputError) },
+    );
     expect(emptyOutputGuard.onFinish!(state(a, { onEmptyOutput: 'accept' }), { text: '' })).toBe(CONTINUE);
   });
 
@@ -87,19 +126,36 @@ describe('on finish', () => {
     const a = [agentSpec('a')];
     const bad = { text: '{"n": "x"}', checked: { error: 'n: expected number' } };
     expect(outputTypeGuard.onFinish!(state(a), { text: '{"n": 1}', checked: { value: { n: 1 } } })).toBe(CONTINUE);
-    expect(outputTypeGuard.onFinish!(state(a, { maxOutputRetries: 1 }), bad)).toMatchObject({ kind: 'retry', message: expect.stringMatching(/n: expected number/) });
-    expect(outputTypeGuard.onFinish!(state(a, { maxOutputRetries: 1 }, { answerRetries: { outputType: 1 } }), bad)).toMatchObject({ kind: 'fail', error: expect.any(OutputValidationError) });
+    expect(outputTypeGuard.onFinish!(state(a, { maxOutputRetries: 1 }), bad)).toMatchObject({
+      kind: 'retry',
+      message: expect.stringMatching(/n: expected number/),
+    });
+    expect(
+      outputTypeGuard.onFinish!(state(a, { maxOutputRetries: 1 }, { answerRetries: { outputType: 1 } }), bad),
+    ).toMatchObject({ kind: 'fail', error: expect.any(OutputValidationError) });
   });
 
   it('fails a chain that leaves scripted steps unused', () => {
-    const scripted = agentSpec('a', { model: { provider: 'scripted', model: 's', steps: [{ text: '1' }, { text: '2' }], rules: [], requireAllSteps: true } });
+    const scripted = agentSpec('a', {
+      model: {
+        provider: 'scripted',
+        model: 's',
+        steps: [{ text: '1' }, { text: '2' }],
+        rules: [],
+        requireAllSteps: true,
+      },
+    });
     const verdict = scriptGuard.onComplete!(state([scripted], {}, { callCounts: { a: 1 } }));
     expect(verdict).toMatchObject({ kind: 'fail', error: expect.any(UnconsumedScriptStepsError) });
     expect(scriptGuard.onComplete!(state([scripted], {}, { callCounts: { a: 2 } }))).toBe(CONTINUE);
   });
 
   it('asks guards in order: the first answer other than continue counts', () => {
-    const guards = new Guards([{ name: 'quiet' }, emptyOutputGuard, { name: 'never', onFinish: () => ({ kind: 'fail', error: new EmptyOutputError('x', 9) }) }]);
+    const guards = new Guards([
+      { name: 'quiet' },
+      emptyOutputGuard,
+      { name: 'never', onFinish: () => ({ kind: 'fail', error: new EmptyOutputError('x', 9) }) },
+    ]);
     expect(guards.onFinish(state([agentSpec('a')]), { text: '' }).kind).toBe('retry');
     expect(guards.onFinish(state([agentSpec('a')]), { text: 'ok' }).kind).toBe('fail');
   });

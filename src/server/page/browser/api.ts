@@ -8,13 +8,19 @@ interface Problem {
 
 /** A problem answer as a person reads it: its detail, then each field it names and what is wrong with it. */
 function problemText(problem: Problem, status: string): string {
-  const fields = (problem.errors ?? []).map((e) => (e.path ? `${e.path}: ${e.message ?? 'invalid'}` : e.message)).filter((t): t is string => !!t);
+  const fields = (problem.errors ?? [])
+    .map((e) => (e.path ? `${e.path}: ${e.message ?? 'invalid'}` : e.message))
+    .filter((t): t is string => !!t);
   const detail = problem.detail || status;
   return fields.length ? `${detail} (${fields.join('; ')})` : detail;
 }
 
 export async function api(path: string, init: RequestInit = {}): Promise<Response> {
-  const headers = { accept: 'application/json', ...(init.headers as Record<string, string> | undefined), authorization: `Bearer ${token()}` };
+  const headers = {
+    accept: 'application/json',
+    ...(init.headers as Record<string, string> | undefined),
+    authorization: `Bearer ${token()}`,
+  };
   const res = await fetch(BASE + path, { ...init, headers });
   if (res.status === 401) {
     signOut('The service did not accept your token. Enter it again.');

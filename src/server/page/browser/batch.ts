@@ -58,7 +58,14 @@ interface Signed {
  */
 async function signAll(items: InboxItem[], decision: Decision, note: string | undefined): Promise<Signed[]> {
   const key = await heldKey();
-  if (key) return Promise.all(items.map(async (item) => ({ item, kid: key.kid, signature: await signDecision(key, item, decision, note, undefined) })));
+  if (key)
+    return Promise.all(
+      items.map(async (item) => ({
+        item,
+        kid: key.kid,
+        signature: await signDecision(key, item, decision, note, undefined),
+      })),
+    );
   const out: Signed[] = [];
   let cancelled: string | undefined;
   for (const item of items) {
@@ -72,7 +79,8 @@ async function signAll(items: InboxItem[], decision: Decision, note: string | un
       out.push(passkey ? { item, ...passkey } : { item });
     } catch (e) {
       out.push({ item, problem: `not signed: ${messageOf(e)}` });
-      if (e instanceof DOMException && e.name === 'NotAllowedError') cancelled = `the passkey prompt was cancelled (${messageOf(e)})`;
+      if (e instanceof DOMException && e.name === 'NotAllowedError')
+        cancelled = `the passkey prompt was cancelled (${messageOf(e)})`;
     }
   }
   return out;
@@ -84,7 +92,12 @@ export function batchSelection(decided: (keys: string[]) => void): Selection {
   let boxes: { item: InboxItem; box: HTMLInputElement }[] = [];
   let shown: InboxItem[] = [];
   const summary = h('p', { class: 'batch-summary' });
-  const comment = h('textarea', { id: 'batch-comment', class: 'comment', rows: '2', placeholder: 'Why (optional; a rejection tells each agent)' });
+  const comment = h('textarea', {
+    id: 'batch-comment',
+    class: 'comment',
+    rows: '2',
+    placeholder: 'Why (optional; a rejection tells each agent)',
+  });
   const approve = h('button', { class: 'approve', type: 'button', onclick: () => void send('approve') });
   const reject = h('button', { class: 'reject', type: 'button', onclick: () => void send('reject') });
   const clear = h('button', { class: 'link', type: 'button', text: 'Clear selection', onclick: () => set([]) });
@@ -105,7 +118,12 @@ export function batchSelection(decided: (keys: string[]) => void): Selection {
     for (const { item, box } of boxes) {
       box.checked = chosen.has(itemKey(item));
       box.disabled = item.canDecide === false || (k !== undefined && item.similarKey !== k);
-      box.title = item.canDecide === false ? 'You may not decide this' : box.disabled ? `Only calls alike to the selection (${similarText(k!)}) join it` : '';
+      box.title =
+        item.canDecide === false
+          ? 'You may not decide this'
+          : box.disabled
+            ? `Only calls alike to the selection (${similarText(k!)}) join it`
+            : '';
     }
     bar.hidden = chosen.size === 0;
     if (k === undefined) return;
@@ -128,17 +146,44 @@ export function batchSelection(decided: (keys: string[]) => void): Selection {
     try {
       const signed = await signAll(items, decision, text || undefined);
       const sent = signed.filter((s) => !s.problem);
-      const approvals = sent.map(({ item: i, signature }) => ({ workflowId: i.workflowId, approvalId: i.handoffId, ...(i.tool ? { callHash: i.tool.callHash } : {}), ...(signature ? { signature } : {}) }));
-      const answered = approvals.length > 0 ? ((await (await post('v1/approvals/batch', { decision, ...(text ? { comment: text } : {}), approvals })).json()) as { outcomes: BatchOutcome[] }).outcomes : [];
+      const approvals = sent.map(({ item: i, signature }) => ({
+        workflowId: i.workflowId,
+        approvalId: i.handoffId,
+        ...(i.tool ? { callHash: i.tool.callHash } : {}),
+        ...(signature ? { signature } : {}),
+      }));
+      const answered =
+        approvals.length > 0
+          ? (
+              (await (
+                await post('v1/approvals/batch', { decision, ...(text ? { comment: text } : {}), approvals })
+              ).json()) as { outcomes: BatchOutcome[] }
+            ).outcomes
+          : [];
       const outcomes = new Map(answered.map((o) => [`${o.workflowId}/${o.approvalId}`, o]));
       // In the order selected: each with the service's outcome, or why it was not sent.
-      const shown = signed.map((s) => ({ ...s, outcome: outcomes.get(itemKey(s.item)) ?? { workflowId: s.item.workflowId, approvalId: s.item.handoffId, ok: false, reason: s.problem ?? 'the service gave no outcome for it' } }));
+      const shown = signed.map((s) => ({
+        ...s,
+        outcome: outcomes.get(itemKey(s.item)) ?? {
+          workflowId: s.item.workflowId,
+          approvalId: s.item.handoffId,
+          ok: false,
+          reason: s.problem ?? 'the service gave no outcome for it',
+        },
+      }));
       show(decision, shown);
       comment.value = '';
       set([]);
       decided(answered.filter((o) => o.ok).map((o) => `${o.workflowId}/${o.approvalId}`));
     } catch (e) {
-      results.replaceChildren(h('h2', { text: 'Batch result' }), h('p', { class: 'problem', role: 'alert', text: `The batch was not sent: ${messageOf(e)}. Nothing in it was decided.` }));
+      results.replaceChildren(
+        h('h2', { text: 'Batch result' }),
+        h('p', {
+          class: 'problem',
+          role: 'alert',
+          text: `The batch was not sent: ${messageOf(e)}. Nothing in it was decided.`,
+        }),
+      );
       results.hidden = false;
     } finally {
       approve.disabled = reject.disabled = false;
@@ -165,7 +210,10 @@ export function batchSelection(decided: (keys: string[]) => void): Selection {
     });
     results.replaceChildren(
       h('h2', { text: 'Batch result' }),
-      h('p', { role: 'status', text: `${done} of ${count(outcomes.length, 'decision')} ${verb}${done < outcomes.length ? `; ${outcomes.length - done} refused` : ''}.` }),
+      h('p', {
+        role: 'status',
+        text: `${done} of ${count(outcomes.length, 'decision')} ${verb}${done < outcomes.length ? `; ${outcomes.length - done} refused` : ''}.`,
+      }),
       h('ul', { class: 'outcomes' }, lines),
     );
     results.hidden = false;

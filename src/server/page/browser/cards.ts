@@ -38,8 +38,10 @@ function mayDecide(approvers: string[] | undefined): boolean {
 function whyNot(a: Approval): string {
   const me = session.me;
   if (!me) return 'Sign in to decide.';
-  if (!decidesAny()) return `You cannot decide approvals: you are signed in as ${me.name} with the role${me.roles.length === 1 ? ' ' : 's '}${me.roles.join(', ') || 'none'}, and deciding needs approver or admin.`;
-  if (a.approvers && a.approvers.indexOf(me.name) < 0) return `Only ${a.approvers.join(', ')}${a.approvers.length === 1 ? ' decides' : ' decide'} this; you are signed in as ${me.name}.`;
+  if (!decidesAny())
+    return `You cannot decide approvals: you are signed in as ${me.name} with the role${me.roles.length === 1 ? ' ' : 's '}${me.roles.join(', ') || 'none'}, and deciding needs approver or admin.`;
+  if (a.approvers && a.approvers.indexOf(me.name) < 0)
+    return `Only ${a.approvers.join(', ')}${a.approvers.length === 1 ? ' decides' : ' decide'} this; you are signed in as ${me.name}.`;
   return 'You may not decide this.';
 }
 
@@ -51,13 +53,25 @@ function requestBlock(a: Approval, brief: boolean): Child[] {
   if (r && r.startedBy) who.push(`by ${r.startedBy}`);
   else if (r && r.client) who.push(`by client ${r.client}`);
   const parts: Child[] = [h('span', { class: 'muted', text: 'Chain ' }), h('code', {}, [runLink(a.workflowId)])];
-  if (who.length) parts.push(h('span', { class: 'muted', text: ' · started ' }), who[0], ...who.slice(1).map((w) => ` ${String(w)}`));
-  if (r && r.parent) parts.push(h('span', { class: 'muted', text: ' · specialist of ' }), h('code', {}, [runLink(r.parent.workflowId)]));
+  if (who.length)
+    parts.push(h('span', { class: 'muted', text: ' · started ' }), who[0], ...who.slice(1).map((w) => ` ${String(w)}`));
+  if (r && r.parent)
+    parts.push(h('span', { class: 'muted', text: ' · specialist of ' }), h('code', {}, [runLink(r.parent.workflowId)]));
   const chainLine = h('p', { class: 'which small' }, parts);
-  if (!r) return brief ? [chainLine] : [chainLine, h('p', { class: 'request muted small', text: 'Request: not available right now.' })];
-  const asked = (label: string, q: Asked) => h('p', { class: 'request' }, [h('span', { class: 'muted', text: `${label} to ${q.agent}: ` }), h('q', { text: q.input + (q.truncated ? '…' : '') })]);
+  if (!r)
+    return brief
+      ? [chainLine]
+      : [chainLine, h('p', { class: 'request muted small', text: 'Request: not available right now.' })];
+  const asked = (label: string, q: Asked) =>
+    h('p', { class: 'request' }, [
+      h('span', { class: 'muted', text: `${label} to ${q.agent}: ` }),
+      h('q', { text: q.input + (q.truncated ? '…' : '') }),
+    ]);
   // A specialist was given a task; what the customer first asked comes from the top chain.
-  return [chainLine, ...(r.original ? [asked('Original request', r.original), asked('Task', r)] : [asked('Request', r)])];
+  return [
+    chainLine,
+    ...(r.original ? [asked('Original request', r.original), asked('Task', r)] : [asked('Request', r)]),
+  ];
 }
 
 function chainLine(a: Approval, brief: boolean): HTMLParagraphElement | null {
@@ -65,7 +79,11 @@ function chainLine(a: Approval, brief: boolean): HTMLParagraphElement | null {
   if (!chain) return brief ? null : h('p', { class: 'chain muted', text: 'Chain so far: not available right now.' });
   if (chain.length === 0) return h('p', { class: 'chain muted', text: `No handoffs yet: ${a.from} has the chain.` });
   const hops = [chain[0]!.from].concat(chain.map((c) => c.to));
-  return h('p', { class: 'chain' }, [h('span', { class: 'muted', text: 'Chain so far: ' }), h('b', { text: hops.join(' → ') }), h('span', { class: 'muted', text: ` (${count(chain.length, 'handoff')})` })]);
+  return h('p', { class: 'chain' }, [
+    h('span', { class: 'muted', text: 'Chain so far: ' }),
+    h('b', { text: hops.join(' → ') }),
+    h('span', { class: 'muted', text: ` (${count(chain.length, 'handoff')})` }),
+  ]);
 }
 
 /** A tool call's arguments as the approver edits them: indented JSON, or the model's text when it is not JSON. */
@@ -80,15 +98,32 @@ function argumentsText(text: string): string {
 /** What a card shows of what waits: the handoff's message, or the tool call's arguments in an editable box. */
 function approvalBody(a: Approval, id: string, canDecide: boolean): Child[] {
   if (!a.tool) return [h('blockquote', { text: a.message })];
-  const text = argumentsText(a.tool.argumentsText !== undefined ? a.tool.argumentsText : typeof a.tool.arguments === 'string' ? a.tool.arguments : JSON.stringify(a.tool.arguments));
-  const args = h('textarea', { id: `a-${id}`, class: 'args', rows: String(Math.min(12, text.split('\n').length + 1)), spellcheck: 'false', disabled: !canDecide });
+  const text = argumentsText(
+    a.tool.argumentsText !== undefined
+      ? a.tool.argumentsText
+      : typeof a.tool.arguments === 'string'
+        ? a.tool.arguments
+        : JSON.stringify(a.tool.arguments),
+  );
+  const args = h('textarea', {
+    id: `a-${id}`,
+    class: 'args',
+    rows: String(Math.min(12, text.split('\n').length + 1)),
+    spellcheck: 'false',
+    disabled: !canDecide,
+  });
   args.value = text;
   args.setAttribute('data-original', args.value);
   const hidden = a.sensitive && !a.sensitive.revealed;
   return [
     h('label', { for: `a-${id}`, text: 'Arguments (JSON; edit them to run the call with yours)' }),
     args,
-    hidden ? h('p', { class: 'muted small', text: `Sensitive arguments are hidden (${a.sensitive!.arguments === true ? 'all of them' : a.sensitive!.arguments.join(', ')}): only its approvers see them.` }) : null,
+    hidden
+      ? h('p', {
+          class: 'muted small',
+          text: `Sensitive arguments are hidden (${a.sensitive!.arguments === true ? 'all of them' : a.sensitive!.arguments.join(', ')}): only its approvers see them.`,
+        })
+      : null,
     h('p', { class: 'problem args-problem', role: 'alert', hidden: true }),
   ];
 }
@@ -96,36 +131,66 @@ function approvalBody(a: Approval, id: string, canDecide: boolean): Child[] {
 export function approvalCard(a: Approval, onDecided?: () => unknown, options: CardOptions = {}): Card {
   const canDecide = a.canDecide !== undefined ? a.canDecide : mayDecide(a.approvers);
   const id = `c-${a.handoffId.replace(/[^a-zA-Z0-9_-]/g, '')}`;
-  const comment = h('textarea', { id, class: 'comment', rows: '2', placeholder: 'Why (optional; a rejection tells the agent)', disabled: !canDecide });
+  const comment = h('textarea', {
+    id,
+    class: 'comment',
+    rows: '2',
+    placeholder: 'Why (optional; a rejection tells the agent)',
+    disabled: !canDecide,
+  });
   const age = h('span', { class: 'age', 'data-at': a.requestedAt, text: ago(a.requestedAt) });
   const target = a.tool ? `tool ${a.tool.name}` : a.to;
   const label = `${a.tool ? `Tool call ${a.tool.name} by ${a.from}` : `Handoff ${a.from} to ${a.to}`} in chain ${a.workflowId}${a.request ? ` (request: ${a.request.input.slice(0, 80)})` : ''}`;
-  const card: Card = h('li', { class: `card${a.tool ? ' tool' : ''}`, tabindex: '0', 'data-key': `${a.workflowId}/${a.handoffId}`, 'data-questions': questionsMark(a), 'aria-label': `${label}, asked ${ago(a.requestedAt)}` }, [
-    ...(options.head ?? []),
-    h('div', { class: 'route' }, [a.from, h('span', { class: 'arrow', 'aria-hidden': 'true', text: '→' }), target]),
-    ...requestBlock(a, !!options.brief),
-    h('div', { class: 'meta' }, [
-      h('span', {}, ['asked ', age]),
-      a.expiresAt ? h('span', { text: `${until(a.expiresAt)} (then ${a.onTimeout})` }) : null,
-      h('span', { text: a.approvers ? `approvers: ${a.approvers.join(', ')}` : 'anyone may decide' }),
-      a.requireSignature ? h('span', { class: 'signed-only', text: 'needs a signed decision' }) : null,
-    ]),
-    ...approvalBody(a, id, canDecide),
-    chainLine(a, !!options.brief),
-    h('label', { for: id, text: 'Comment' }),
-    comment,
-    h('p', { class: 'problem decide-problem', role: 'alert', hidden: true }),
-    h('div', { class: 'actions' }, [
-      h('button', { class: 'approve', type: 'button', disabled: !canDecide, onclick: () => decide(a, 'approve', card, onDecided), text: 'Approve' }),
-      h('button', { class: 'reject', type: 'button', disabled: !canDecide, onclick: () => decide(a, 'reject', card, onDecided), text: 'Reject' }),
-      canDecide ? null : h('span', { class: 'muted small why-not', text: whyNot(a) }),
-      h('span', { class: 'confirm small', role: 'status', 'aria-live': 'polite' }),
-      h('a', { class: 'small', href: `${BASE}runs/${enc(a.workflowId)}`, text: 'Open chain' }),
-      a.rootWorkflowId && a.rootWorkflowId !== a.workflowId ? h('a', { class: 'small', href: `${BASE}runs/${enc(a.rootWorkflowId)}`, text: 'Open top chain' }) : null,
-    ]),
-    // After the buttons, so the comment's next stop is Approve.
-    ...requestInfoBlock(a, id, canDecide, options.onChanged),
-  ]);
+  const card: Card = h(
+    'li',
+    {
+      class: `card${a.tool ? ' tool' : ''}`,
+      tabindex: '0',
+      'data-key': `${a.workflowId}/${a.handoffId}`,
+      'data-questions': questionsMark(a),
+      'aria-label': `${label}, asked ${ago(a.requestedAt)}`,
+    },
+    [
+      ...(options.head ?? []),
+      h('div', { class: 'route' }, [a.from, h('span', { class: 'arrow', 'aria-hidden': 'true', text: '→' }), target]),
+      ...requestBlock(a, !!options.brief),
+      h('div', { class: 'meta' }, [
+        h('span', {}, ['asked ', age]),
+        a.expiresAt ? h('span', { text: `${until(a.expiresAt)} (then ${a.onTimeout})` }) : null,
+        h('span', { text: a.approvers ? `approvers: ${a.approvers.join(', ')}` : 'anyone may decide' }),
+        a.requireSignature ? h('span', { class: 'signed-only', text: 'needs a signed decision' }) : null,
+      ]),
+      ...approvalBody(a, id, canDecide),
+      chainLine(a, !!options.brief),
+      h('label', { for: id, text: 'Comment' }),
+      comment,
+      h('p', { class: 'problem decide-problem', role: 'alert', hidden: true }),
+      h('div', { class: 'actions' }, [
+        h('button', {
+          class: 'approve',
+          type: 'button',
+          disabled: !canDecide,
+          onclick: () => decide(a, 'approve', card, onDecided),
+          text: 'Approve',
+        }),
+        h('button', {
+          class: 'reject',
+          type: 'button',
+          disabled: !canDecide,
+          onclick: () => decide(a, 'reject', card, onDecided),
+          text: 'Reject',
+        }),
+        canDecide ? null : h('span', { class: 'muted small why-not', text: whyNot(a) }),
+        h('span', { class: 'confirm small', role: 'status', 'aria-live': 'polite' }),
+        h('a', { class: 'small', href: `${BASE}runs/${enc(a.workflowId)}`, text: 'Open chain' }),
+        a.rootWorkflowId && a.rootWorkflowId !== a.workflowId
+          ? h('a', { class: 'small', href: `${BASE}runs/${enc(a.rootWorkflowId)}`, text: 'Open top chain' })
+          : null,
+      ]),
+      // After the buttons, so the comment's next stop is Approve.
+      ...requestInfoBlock(a, id, canDecide, options.onChanged),
+    ],
+  );
   // From the keyboard, a decision takes the same key twice: a stray key press decides nothing.
   let armed: { decision: Decision; timer: ReturnType<typeof setTimeout> } | undefined;
   const confirm = card.querySelector<HTMLElement>('.confirm')!;
@@ -165,7 +230,8 @@ export function keepTyped<T extends HTMLElement>(old: HTMLElement, fresh: T): T 
     const was = old.querySelector<HTMLInputElement | HTMLTextAreaElement | HTMLSelectElement>(selector);
     const now = fresh.querySelector<HTMLInputElement | HTMLTextAreaElement | HTMLSelectElement>(selector);
     if (!was || !now || now.disabled) continue;
-    if (selector === 'textarea.args' && was.getAttribute('data-original') !== now.getAttribute('data-original')) continue;
+    if (selector === 'textarea.args' && was.getAttribute('data-original') !== now.getAttribute('data-original'))
+      continue;
     if (now instanceof HTMLSelectElement && !Array.from(now.options).some((o) => o.value === was.value)) continue;
     now.value = was.value;
     if (focused === was) focus = now;
@@ -188,7 +254,8 @@ function editedArguments(card: Card): object | Error | undefined {
   } catch (e) {
     return new Error(`The arguments are not valid JSON: ${messageOf(e)}`);
   }
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) return new Error('The arguments must be a JSON object, like {"orderId": "A1"}.');
+  if (value === null || typeof value !== 'object' || Array.isArray(value))
+    return new Error('The arguments must be a JSON object, like {"orderId": "A1"}.');
   return value;
 }
 
@@ -201,7 +268,8 @@ async function decide(a: Approval, decision: Decision, card: Card, onDecided?: (
   refused.hidden = true;
   // A rejection carries one note: a chosen reason code sends no comment, and nothing typed is dropped unsaid.
   if (decision === 'reject' && text && chosenReason(card)) {
-    refused.textContent = 'A rejection with a reason code carries no comment: clear the comment to reject with the code.';
+    refused.textContent =
+      'A rejection with a reason code carries no comment: clear the comment to reject with the code.';
     refused.hidden = false;
     card.querySelector<HTMLTextAreaElement>('textarea.comment')!.focus();
     return;
@@ -228,7 +296,10 @@ async function decide(a: Approval, decision: Decision, card: Card, onDecided?: (
     const passkey = key ? null : await passkeySignature(a, decision, note, edited);
     if (passkey) body.signature = passkey.signature;
     await post(`v1/runs/${enc(a.workflowId)}/approvals/${enc(a.handoffId)}`, body);
-    say(`${decision === 'approve' ? 'Approved ' : 'Rejected '}${a.from} → ${a.tool ? `tool ${a.tool.name}${edited ? ' with edited arguments' : ''}` : a.to}${key || passkey ? `, signed with ${(key ?? passkey)!.kid}` : ''}`, a.workflowId);
+    say(
+      `${decision === 'approve' ? 'Approved ' : 'Rejected '}${a.from} → ${a.tool ? `tool ${a.tool.name}${edited ? ' with edited arguments' : ''}` : a.to}${key || passkey ? `, signed with ${(key ?? passkey)!.kid}` : ''}`,
+      a.workflowId,
+    );
     const next = (card.nextElementSibling || card.previousElementSibling) as HTMLElement | null;
     card.remove();
     if (next) next.focus();

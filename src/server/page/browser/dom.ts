@@ -8,7 +8,11 @@ export type Attrs = Record<string, string | boolean | null | undefined | Handler
 /** What an element holds. */
 export type Child = Node | string | null | undefined;
 
-export function h<K extends keyof HTMLElementTagNameMap>(tag: K, attrs: Attrs = {}, children: Child[] = []): HTMLElementTagNameMap[K] {
+export function h<K extends keyof HTMLElementTagNameMap>(
+  tag: K,
+  attrs: Attrs = {},
+  children: Child[] = [],
+): HTMLElementTagNameMap[K] {
   const el = document.createElement(tag);
   for (const [k, v] of Object.entries(attrs)) {
     if (v === undefined || v === null || v === false) continue;
@@ -38,7 +42,9 @@ export interface Cost {
 export function costText(c: Cost | undefined): string | null {
   if (!c) return null;
   const amount = `${(c.micros / 1e6).toFixed(6)} ${c.currency}`;
-  return c.unpricedCalls > 0 ? `cost unknown (${count(c.unpricedCalls, 'call')} unpriced; at least ${amount})` : `cost: ${amount}`;
+  return c.unpricedCalls > 0
+    ? `cost unknown (${count(c.unpricedCalls, 'call')} unpriced; at least ${amount})`
+    : `cost: ${amount}`;
 }
 
 export function sleep(ms: number): Promise<void> {

@@ -26,7 +26,12 @@ interface Filters {
   limit: string;
 }
 
-const AGES: [string, string][] = [['', 'Any time'], ['5 minutes', '5 minutes or more'], ['1 hour', 'An hour or more'], ['1 day', 'A day or more']];
+const AGES: [string, string][] = [
+  ['', 'Any time'],
+  ['5 minutes', '5 minutes or more'],
+  ['1 hour', 'An hour or more'],
+  ['1 day', 'A day or more'],
+];
 const SIZES = ['5', '10', '25', '50', '100'];
 const TEXTS = ['team', 'agent', 'tool', 'q'] as const;
 
@@ -58,9 +63,17 @@ function queryOf(f: Filters): URLSearchParams {
 /** When it is due, as people read it: overdue (and since when), or due in how long. */
 function dueLine(i: InboxItem): HTMLElement | null {
   if (!i.dueAt) return null;
-  if (i.overdue) return h('span', { class: 'due overdue' }, [h('strong', { class: 'badge overdue', text: 'Overdue' }), ', was due ', h('span', { class: 'age', 'data-at': i.dueAt, text: ago(i.dueAt) })]);
+  if (i.overdue)
+    return h('span', { class: 'due overdue' }, [
+      h('strong', { class: 'badge overdue', text: 'Overdue' }),
+      ', was due ',
+      h('span', { class: 'age', 'data-at': i.dueAt, text: ago(i.dueAt) }),
+    ]);
   const s = Math.max(0, Math.round((Date.parse(i.dueAt) - Date.now()) / 1000));
-  return h('span', { class: 'due', text: `due in ${s < 120 ? `${s} s` : s < 7200 ? `${Math.round(s / 60)} min` : `${Math.round(s / 3600)} h`}` });
+  return h('span', {
+    class: 'due',
+    text: `due in ${s < 120 ? `${s} s` : s < 7200 ? `${Math.round(s / 60)} min` : `${Math.round(s / 3600)} h`}`,
+  });
 }
 
 function field(id: string, label: string, control: HTMLElement): HTMLElement {
@@ -68,7 +81,11 @@ function field(id: string, label: string, control: HTMLElement): HTMLElement {
 }
 
 function select(id: string, options: [string, string][], value: string): HTMLSelectElement {
-  const el = h('select', { id }, options.map(([v, t]) => h('option', { value: v, text: t })));
+  const el = h(
+    'select',
+    { id },
+    options.map(([v, t]) => h('option', { value: v, text: t })),
+  );
   el.value = value;
   return el;
 }
@@ -84,7 +101,10 @@ export function showInbox(main: HTMLElement): void {
   let context = new Map<string, Approval>();
   let heard: () => void = () => undefined;
   // The first page waits (a little) for the stream's first word, so its cards show their chains' requests at once.
-  const firstHeard = Promise.race([new Promise<void>((r) => (heard = r)), new Promise<void>((r) => setTimeout(r, 3000))]);
+  const firstHeard = Promise.race([
+    new Promise<void>((r) => (heard = r)),
+    new Promise<void>((r) => setTimeout(r, 3000)),
+  ]);
   const live = liveBadge();
   const list = h('ul', { class: 'cards', id: 'approvals', 'aria-label': 'Waiting approvals' });
   const empty = h('p', { class: 'muted', hidden: true });
@@ -97,20 +117,40 @@ export function showInbox(main: HTMLElement): void {
   });
 
   const inputs = {
-    for: select('f-for', [['me', 'Waiting for me'], ['all', "Everyone's"]], filters.for),
+    for: select(
+      'f-for',
+      [
+        ['me', 'Waiting for me'],
+        ['all', "Everyone's"],
+      ],
+      filters.for,
+    ),
     team: h('input', { type: 'text', id: 'f-team', autocomplete: 'off' }),
     agent: h('input', { type: 'text', id: 'f-agent', autocomplete: 'off' }),
     tool: h('input', { type: 'text', id: 'f-tool', autocomplete: 'off' }),
     minAge: select('f-age', AGES, filters.minAge),
     overdue: h('input', { type: 'checkbox', id: 'f-overdue' }),
     q: h('input', { type: 'search', id: 'f-q', autocomplete: 'off' }),
-    limit: select('f-limit', (SIZES.includes(filters.limit) ? SIZES : [filters.limit, ...SIZES]).map((s) => [s, s]), filters.limit),
+    limit: select(
+      'f-limit',
+      (SIZES.includes(filters.limit) ? SIZES : [filters.limit, ...SIZES]).map((s) => [s, s]),
+      filters.limit,
+    ),
   };
   for (const k of TEXTS) inputs[k].value = filters[k];
   inputs.overdue.checked = filters.overdue;
   const apply = (e?: Event) => {
     e?.preventDefault();
-    filters = { for: inputs.for.value, team: inputs.team.value, agent: inputs.agent.value, tool: inputs.tool.value, minAge: inputs.minAge.value, overdue: inputs.overdue.checked, q: inputs.q.value, limit: inputs.limit.value };
+    filters = {
+      for: inputs.for.value,
+      team: inputs.team.value,
+      agent: inputs.agent.value,
+      tool: inputs.tool.value,
+      minAge: inputs.minAge.value,
+      overdue: inputs.overdue.checked,
+      q: inputs.q.value,
+      limit: inputs.limit.value,
+    };
     history.replaceState(null, '', `${location.pathname}?${queryOf(filters).toString()}`);
     tokens = [undefined];
     void load();
@@ -139,7 +179,22 @@ export function showInbox(main: HTMLElement): void {
   const key = (text: string) => h('kbd', { text });
   main.replaceChildren(
     h('h1', {}, ['Waiting for approval ', total]),
-    h('p', { class: 'facts' }, [live.el, h('span', { class: 'keys' }, ['Keys: ', key('j'), ' / ', key('k'), ' move, ', key('x'), ' select, ', key('a'), ' approve, ', key('r'), ' reject'])]),
+    h('p', { class: 'facts' }, [
+      live.el,
+      h('span', { class: 'keys' }, [
+        'Keys: ',
+        key('j'),
+        ' / ',
+        key('k'),
+        ' move, ',
+        key('x'),
+        ' select, ',
+        key('a'),
+        ' approve, ',
+        key('r'),
+        ' reject',
+      ]),
+    ]),
     keyPanel(),
     passkeyPanel(),
     form,
@@ -156,15 +211,35 @@ export function showInbox(main: HTMLElement): void {
     const id = `pick-${n}-${i.handoffId.replace(/[^a-zA-Z0-9_-]/g, '')}`;
     const box = selection.checkbox(i, id);
     const head = h('div', { class: 'pick' }, [
-      h('span', { class: 'pick-one' }, [box, h('label', { for: id }, ['Select', h('span', { class: 'sr', text: ` ${i.tool ? `tool call ${i.tool.name}` : `handoff ${i.from} to ${i.to}`} in chain ${i.workflowId}` })])]),
+      h('span', { class: 'pick-one' }, [
+        box,
+        h('label', { for: id }, [
+          'Select',
+          h('span', {
+            class: 'sr',
+            text: ` ${i.tool ? `tool call ${i.tool.name}` : `handoff ${i.from} to ${i.to}`} in chain ${i.workflowId}`,
+          }),
+        ]),
+      ]),
       dueLine(i),
       i.team ? h('span', { class: 'muted small', text: `team ${i.team}` }) : null,
-      i.canDecide === false ? null : h('button', { type: 'button', class: 'link similar', text: 'Select similar', onclick: () => selection.similar(i) }),
+      i.canDecide === false
+        ? null
+        : h('button', {
+            type: 'button',
+            class: 'link similar',
+            text: 'Select similar',
+            onclick: () => selection.similar(i),
+          }),
     ]);
-    const c = approvalCard(i, () => {
-      gone.add(itemKey(i));
-      void load();
-    }, { head: [head], brief: true, onChanged: () => void load() });
+    const c = approvalCard(
+      i,
+      () => {
+        gone.add(itemKey(i));
+        void load();
+      },
+      { head: [head], brief: true, onChanged: () => void load() },
+    );
     c.setAttribute('data-overdue', String(i.overdue));
     c.setAttribute('data-context', String(!!i.request));
     c.toggle = () => {
@@ -208,14 +283,21 @@ export function showInbox(main: HTMLElement): void {
       .filter((i) => !gone.has(itemKey(i)))
       .map((i) => {
         const seen = context.get(itemKey(i));
-        return seen ? { ...i, ...(seen.request ? { request: seen.request } : {}), ...(seen.chain ? { chain: seen.chain } : {}) } : i;
+        return seen
+          ? { ...i, ...(seen.request ? { request: seen.request } : {}), ...(seen.chain ? { chain: seen.chain } : {}) }
+          : i;
       });
     const had = new Map<string, Card>();
     for (const c of Array.from(list.children) as Card[]) had.set(c.getAttribute('data-key')!, c);
     const cards = items.map((i, n) => {
       const old = had.get(itemKey(i));
       // A card stays as it is (what is typed in it, its focus) while its call, its overdue mark, its questions and what is known of its chain do.
-      if (old && old.getAttribute('data-overdue') === String(i.overdue) && old.getAttribute('data-context') === String(!!i.request) && old.getAttribute('data-questions') === questionsMark(i)) {
+      if (
+        old &&
+        old.getAttribute('data-overdue') === String(i.overdue) &&
+        old.getAttribute('data-context') === String(!!i.request) &&
+        old.getAttribute('data-questions') === questionsMark(i)
+      ) {
         had.delete(itemKey(i));
         return old;
       }
@@ -229,7 +311,9 @@ export function showInbox(main: HTMLElement): void {
     const shown = Math.max(0, page.total - (page.approvals.length - items.length));
     const first = (tokens.length - 1) * Number(filters.limit);
     total.textContent = `(${shown})`;
-    status.textContent = items.length ? `Page ${tokens.length}: ${first + 1}–${first + items.length} of ${shown}, soonest due first` : '';
+    status.textContent = items.length
+      ? `Page ${tokens.length}: ${first + 1}–${first + items.length} of ${shown}, soonest due first`
+      : '';
     const filtered = TEXTS.some((k) => filters[k].trim()) || filters.minAge || filters.overdue;
     empty.textContent = filtered ? 'Nothing waiting matches these filters.' : 'Nothing waits for approval.';
     empty.hidden = items.length > 0;

@@ -43,11 +43,17 @@ async function route(): Promise<void> {
   try {
     session.me = await apiJson<Me>('v1/me');
   } catch (e) {
-    if (messageOf(e) !== 'unauthorized') main.replaceChildren(h('p', { class: 'problem', text: `The service cannot be reached: ${messageOf(e)}` }));
+    if (messageOf(e) !== 'unauthorized')
+      main.replaceChildren(h('p', { class: 'problem', text: `The service cannot be reached: ${messageOf(e)}` }));
     return;
   }
   const me = session.me;
-  document.getElementById('who')!.replaceChildren(h('span', { text: `${me.name} · ${me.roles.join(', ')}` }), h('button', { class: 'link', type: 'button', onclick: () => signOut(), text: 'Sign out' }));
+  document
+    .getElementById('who')!
+    .replaceChildren(
+      h('span', { text: `${me.name} · ${me.roles.join(', ')}` }),
+      h('button', { class: 'link', type: 'button', onclick: () => signOut(), text: 'Sign out' }),
+    );
   const m = /(runs|evals|experiments)\/([^/]+)\/?$/.exec(location.pathname);
   if (!m) showInbox(main);
   else if (m[1] === 'evals') await showEval(main, decodeURIComponent(m[2]!));

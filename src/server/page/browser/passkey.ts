@@ -38,23 +38,53 @@ async function sha256(bytes: Uint8Array<ArrayBuffer>): Promise<Uint8Array<ArrayB
  * A decision on approval `a` signed with the approver's passkey, when this browser registered one;
  * `null` when it has none (or no WebAuthn). Throws when the person cancels or the authenticator fails.
  */
-export async function passkeySignature(a: Approval, decision: string, note: string | undefined, edited: object | undefined): Promise<{ kid: string; signature: string } | null> {
+export async function passkeySignature(
+  a: Approval,
+  decision: string,
+  note: string | undefined,
+  edited: object | undefined,
+): Promise<{ kid: string; signature: string } | null> {
   const held = heldPasskey();
   if (!held || !window.PublicKeyCredential) return null;
   const payload = utf8(canonical(await decisionPayload(a, decision, note, edited)));
   const credential = (await navigator.credentials.get({
-    publicKey: { challenge: await sha256(payload as Uint8Array<ArrayBuffer>), rpId: location.hostname, allowCredentials: [{ type: 'public-key', id: fromB64url(held.credentialId) }], userVerification: 'preferred', timeout: 120_000 },
+    publicKey: {
+      challenge: await sha256(payload as Uint8Array<ArrayBuffer>),
+      rpId: location.hostname,
+      allowCredentials: [{ type: 'public-key', id: fromB64url(held.credentialId) }],
+      userVerification: 'preferred',
+      timeout: 120_000,
+    },
   })) as PublicKeyCredential | null;
   if (!credential) throw new Error('The passkey gave no assertion');
   const r = credential.response as AuthenticatorAssertionResponse;
-  const parts = [utf8(canonical({ alg: 'WebAuthn', kid: held.kid })), payload, new Uint8Array(r.authenticatorData), new Uint8Array(r.clientDataJSON), new Uint8Array(r.signature)];
+  const parts = [
+    utf8(canonical({ alg: 'WebAuthn', kid: held.kid })),
+    payload,
+    new Uint8Array(r.authenticatorData),
+    new Uint8Array(r.clientDataJSON),
+    new Uint8Array(r.signature),
+  ];
   return { kid: held.kid, signature: parts.map(b64url).join('.') };
 }
 
 /** The COSE_Key of a registered credential, from its SubjectPublicKeyInfo: ES256 (P-256) or EdDSA (Ed25519). */
 function coseOf(spki: Uint8Array, alg: number): Uint8Array {
   const bstr = (b: Uint8Array) => [0x58, 32, ...b];
-  if (alg === -7) return Uint8Array.from([0xa5, 0x01, 0x02, 0x03, 0x26, 0x20, 0x01, 0x21, ...bstr(spki.slice(-64, -32)), 0x22, ...bstr(spki.slice(-32))]);
+  if (alg === -7)
+    return Uint8Array.from([
+      0xa5,
+      0x01,
+      0x02,
+      0x03,
+      0x26,
+      0x20,
+      0x01,
+      0x21,
+      ...bstr(spki.slice(-64, -32)),
+      0x22,
+      ...bstr(spki.slice(-32)),
+    ]);
   if (alg === -8) return Uint8Array.from([0xa4, 0x01, 0x01, 0x03, 0x27, 0x20, 0x06, 0x21, ...bstr(spki.slice(-32))]);
   throw new Error(`The authenticator made a key of COSE algorithm ${alg}; baton takes ES256 (-7) and EdDSA (-8)`);
 }
@@ -66,7 +96,10 @@ export function passkeyPanel(): HTMLDetailsElement {
   const entryBox = h('pre', { class: 'small passkey-entry', hidden: true });
   const panel = h('details', { class: 'passkey' }, [
     h('summary', {}, ['Passkey: ', status]),
-    h('p', { class: 'muted small', text: 'Without a signing key in this browser, decisions you send are signed with your passkey: the chain checks its assertion against the passkeys its team lists for you.' }),
+    h('p', {
+      class: 'muted small',
+      text: 'Without a signing key in this browser, decisions you send are signed with your passkey: the chain checks its assertion against the passkeys its team lists for you.',
+    }),
     problem,
     h('div', { class: 'actions' }, [
       h('button', { type: 'button', class: 'approve', text: 'Register a passkey', onclick: () => void run(register) }),
@@ -91,13 +124,17 @@ export function passkeyPanel(): HTMLDetailsElement {
   }
   async function register(): Promise<void> {
     const me = session.me!;
-    if (!window.PublicKeyCredential) throw new Error('This browser has no passkeys (WebAuthn); it needs https or localhost');
+    if (!window.PublicKeyCredential)
+      throw new Error('This browser has no passkeys (WebAuthn); it needs https or localhost');
     const made = (await navigator.credentials.create({
       publicKey: {
         rp: { id: location.hostname, name: 'baton approvals' },
         user: { id: crypto.getRandomValues(new Uint8Array(16)), name: me.name, displayName: me.name },
         challenge: crypto.getRandomValues(new Uint8Array(32)),
-        pubKeyCredParams: [{ type: 'public-key', alg: -7 }, { type: 'public-key', alg: -8 }],
+        pubKeyCredParams: [
+          { type: 'public-key', alg: -7 },
+          { type: 'public-key', alg: -8 },
+        ],
         authenticatorSelection: { residentKey: 'preferred', userVerification: 'preferred' },
         attestation: 'none',
       },
@@ -105,11 +142,16 @@ export function passkeyPanel(): HTMLDetailsElement {
     if (!made) throw new Error('The authenticator made no passkey');
     const response = made.response as AuthenticatorAttestationResponse;
     const spki = response.getPublicKey();
-    if (!spki) throw new Error('The browser does not show the passkey\'s public key');
+    if (!spki) throw new Error("The browser does not show the passkey's public key");
     const credentialId = b64url(new Uint8Array(made.rawId));
     const kid = credentialId.length <= 128 ? credentialId : b64url(await sha256(new Uint8Array(made.rawId)));
     localStorage.setItem(stored()!, JSON.stringify({ kid, credentialId } satisfies HeldPasskey));
-    const entry = { kid, approvers: [me.name], publicKey: b64url(coseOf(new Uint8Array(spki), response.getPublicKeyAlgorithm())), webauthn: { rpId: location.hostname, origins: [location.origin] } };
+    const entry = {
+      kid,
+      approvers: [me.name],
+      publicKey: b64url(coseOf(new Uint8Array(spki), response.getPublicKeyAlgorithm())),
+      webauthn: { rpId: location.hostname, origins: [location.origin] },
+    };
     entryBox.textContent = `List it in the team's approverKeys: ${JSON.stringify(entry)}`;
     panel.open = true;
     say('Your passkey is registered; list its entry in the team for decisions signed with it to count.');

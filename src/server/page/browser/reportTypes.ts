@@ -26,7 +26,13 @@ export interface EvalView {
       verdict: string;
       source: { kind: string; workflowId?: string };
       recorded?: { route: string[]; outcome: Outcome };
-      candidate: { workflowId?: string; route: string[]; outcome: Outcome; usage: { modelCalls: number }; reused: number };
+      candidate: {
+        workflowId?: string;
+        route: string[];
+        outcome: Outcome;
+        usage: { modelCalls: number };
+        reused: number;
+      };
       outcomeAgrees?: boolean;
       firstDifference?: { step: number; agent: string; why: string[] };
       error?: string;
@@ -64,5 +70,7 @@ export interface ExperimentView {
     cost?: number;
     latencyMs: { p50?: number; p95?: number };
   }[];
-  comparisons: ({ variant: string } & Partial<Record<'successRate' | 'approvalRejections' | 'guardrailTrips' | 'latency' | 'tokens' | 'handoffs', TestView>>)[];
+  comparisons: ({ variant: string } & Partial<
+    Record<'successRate' | 'approvalRejections' | 'guardrailTrips' | 'latency' | 'tokens' | 'handoffs', TestView>
+  >)[];
 }

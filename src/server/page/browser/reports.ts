@@ -18,8 +18,24 @@ function msText(v: number | undefined | null): string {
 /** A table in a box that scrolls sideways on a narrow screen; the columns listed in wrap (by index) wrap their text. */
 function tableOf(head: string[], rows: { cls?: string; cells: Child[] }[], wrap: number[] = []): HTMLDivElement {
   const table = h('table', { class: 'report' }, [
-    h('thead', {}, [h('tr', {}, head.map((c) => h('th', { scope: 'col', text: c })))]),
-    h('tbody', {}, rows.map((r) => h('tr', { class: r.cls || '' }, r.cells.map((c, i) => h('td', { class: wrap.indexOf(i) >= 0 ? 'wrap' : '' }, [c]))))),
+    h('thead', {}, [
+      h(
+        'tr',
+        {},
+        head.map((c) => h('th', { scope: 'col', text: c })),
+      ),
+    ]),
+    h(
+      'tbody',
+      {},
+      rows.map((r) =>
+        h(
+          'tr',
+          { class: r.cls || '' },
+          r.cells.map((c, i) => h('td', { class: wrap.indexOf(i) >= 0 ? 'wrap' : '' }, [c])),
+        ),
+      ),
+    ),
   ]);
   return h('div', { class: 'report' }, [table]);
 }
@@ -37,7 +53,8 @@ export async function showEval(main: HTMLElement, id: string): Promise<void> {
     try {
       got = await apiJson<EvalView>(`v1/evals/${enc(id)}`);
     } catch (e) {
-      if (messageOf(e) !== 'unauthorized') body.replaceChildren(h('p', { class: 'problem', text: `Could not load the eval: ${messageOf(e)}` }));
+      if (messageOf(e) !== 'unauthorized')
+        body.replaceChildren(h('p', { class: 'problem', text: `Could not load the eval: ${messageOf(e)}` }));
       return;
     }
     if (got.status !== 'running') break;
@@ -52,21 +69,47 @@ export async function showEval(main: HTMLElement, id: string): Promise<void> {
   const s = r.summary;
   const breached = s.threshold.breached;
   body.replaceChildren(
-    h('p', { class: 'facts' }, [`team ${s.team.id}`, count(s.cases, 'case'), `route agreement ${pct(s.routeAgreement.ratio)}`, `outcome agreement ${pct(s.outcomeAgreement.ratio)}`, `passed ${pct(s.passed.ratio)}`, count(s.modelCalls, 'model call'), `${s.reused} answers reused`].map((t) => h('span', { text: t }))),
-    h('p', { class: breached.length ? 'problem' : '', text: breached.length ? `Threshold breached: ${breached.join('; ')}` : `Threshold holds (${s.threshold.rules.map((x) => `${x.metric}${x.op}${x.value}`).join(', ')})` }),
+    h(
+      'p',
+      { class: 'facts' },
+      [
+        `team ${s.team.id}`,
+        count(s.cases, 'case'),
+        `route agreement ${pct(s.routeAgreement.ratio)}`,
+        `outcome agreement ${pct(s.outcomeAgreement.ratio)}`,
+        `passed ${pct(s.passed.ratio)}`,
+        count(s.modelCalls, 'model call'),
+        `${s.reused} answers reused`,
+      ].map((t) => h('span', { text: t })),
+    ),
+    h('p', {
+      class: breached.length ? 'problem' : '',
+      text: breached.length
+        ? `Threshold breached: ${breached.join('; ')}`
+        : `Threshold holds (${s.threshold.rules.map((x) => `${x.metric}${x.op}${x.value}`).join(', ')})`,
+    }),
     tableOf(
       ['verdict', 'case', 'recorded route', 'candidate route', 'outcome', 'calls', 'reused', 'first difference'],
       r.cases.map((c) => ({
         cls: c.verdict,
         cells: [
-          h('span', { class: `badge ${c.verdict === 'regression' || c.verdict === 'fail' ? 'failed' : 'completed'}`, text: c.verdict }),
+          h('span', {
+            class: `badge ${c.verdict === 'regression' || c.verdict === 'fail' ? 'failed' : 'completed'}`,
+            text: c.verdict,
+          }),
           c.source.kind === 'chain' && c.source.workflowId ? runLink(c.source.workflowId) : c.id,
           c.recorded ? c.recorded.route.join(' → ') : '—',
-          c.candidate.workflowId ? h('span', {}, [runLink(c.candidate.workflowId, c.candidate.route.join(' → ') || '(none)')]) : '—',
-          c.recorded && !c.outcomeAgrees ? `${outcomeText(c.recorded.outcome)} → ${outcomeText(c.candidate.outcome)}` : outcomeText(c.candidate.outcome),
+          c.candidate.workflowId
+            ? h('span', {}, [runLink(c.candidate.workflowId, c.candidate.route.join(' → ') || '(none)')])
+            : '—',
+          c.recorded && !c.outcomeAgrees
+            ? `${outcomeText(c.recorded.outcome)} → ${outcomeText(c.candidate.outcome)}`
+            : outcomeText(c.candidate.outcome),
           String(c.candidate.usage.modelCalls),
           String(c.candidate.reused),
-          c.firstDifference ? `step ${c.firstDifference.step} ${c.firstDifference.agent}: ${c.firstDifference.why.join(', ')}` : c.error || 'none: every answer reused',
+          c.firstDifference
+            ? `step ${c.firstDifference.step} ${c.firstDifference.agent}: ${c.firstDifference.why.join(', ')}`
+            : c.error || 'none: every answer reused',
         ],
       })),
       [1, 7],
@@ -85,7 +128,8 @@ export async function showExperiment(main: HTMLElement, id: string): Promise<voi
     try {
       st = await apiJson<ExperimentView>(`v1/experiments/${enc(id)}`);
     } catch (e) {
-      if (messageOf(e) !== 'unauthorized') body.replaceChildren(h('p', { class: 'problem', text: `Could not load the experiment: ${messageOf(e)}` }));
+      if (messageOf(e) !== 'unauthorized')
+        body.replaceChildren(h('p', { class: 'problem', text: `Could not load the experiment: ${messageOf(e)}` }));
       return;
     }
     const x = st.experiment;
@@ -99,13 +143,49 @@ export async function showExperiment(main: HTMLElement, id: string): Promise<voi
         say(messageOf(e));
       }
     };
-    const stop = x.status === 'running' ? h('div', { class: 'actions' }, d.variants.map((v) => h('button', { type: 'button', onclick: stopWith(v.name), text: `Stop: all to ${v.name}` }))) : null;
+    const stop =
+      x.status === 'running'
+        ? h(
+            'div',
+            { class: 'actions' },
+            d.variants.map((v) =>
+              h('button', { type: 'button', onclick: stopWith(v.name), text: `Stop: all to ${v.name}` }),
+            ),
+          )
+        : null;
     body.replaceChildren(
-      h('p', { class: 'facts' }, [h('span', { text: x.status === 'stopped' ? `stopped: new chains go to ${x.winner}` : `running since ${x.startedAt}` }), h('span', { text: `split by ${d.key || 'id'}` })]),
+      h('p', { class: 'facts' }, [
+        h('span', {
+          text: x.status === 'stopped' ? `stopped: new chains go to ${x.winner}` : `running since ${x.startedAt}`,
+        }),
+        h('span', { text: `split by ${d.key || 'id'}` }),
+      ]),
       tableOf(
-        ['variant', 'chains', 'success', 'handoffs/chain', 'approvals rejected', 'guardrail trips', 'tokens/chain', 'cost', 'latency p50', 'p95'],
+        [
+          'variant',
+          'chains',
+          'success',
+          'handoffs/chain',
+          'approvals rejected',
+          'guardrail trips',
+          'tokens/chain',
+          'cost',
+          'latency p50',
+          'p95',
+        ],
         st.variants.map((v) => ({
-          cells: [v.variant, String(v.chains) + (v.running ? ` (${v.running} running)` : ''), `${pct(v.successRate)} (${v.completed}/${v.completed + v.failed})`, v.handoffs.mean === undefined ? '—' : v.handoffs.mean.toFixed(2), `${v.approvals.rejected}/${v.approvals.asked}`, String(v.guardrailTrips.total), v.tokens.mean === undefined ? '—' : String(Math.round(v.tokens.mean)), v.cost === undefined ? '—' : v.cost.toFixed(4), msText(v.latencyMs.p50), msText(v.latencyMs.p95)],
+          cells: [
+            v.variant,
+            String(v.chains) + (v.running ? ` (${v.running} running)` : ''),
+            `${pct(v.successRate)} (${v.completed}/${v.completed + v.failed})`,
+            v.handoffs.mean === undefined ? '—' : v.handoffs.mean.toFixed(2),
+            `${v.approvals.rejected}/${v.approvals.asked}`,
+            String(v.guardrailTrips.total),
+            v.tokens.mean === undefined ? '—' : String(Math.round(v.tokens.mean)),
+            v.cost === undefined ? '—' : v.cost.toFixed(4),
+            msText(v.latencyMs.p50),
+            msText(v.latencyMs.p95),
+          ],
         })),
       ),
       h('h2', { text: `Against ${d.variants[0]!.name} (significant when p < 0.05)` }),
@@ -113,10 +193,26 @@ export async function showExperiment(main: HTMLElement, id: string): Promise<voi
     const tests = st.comparisons.flatMap((c) =>
       FIGURES.flatMap((k) => {
         const t = c[k];
-        return t ? [{ cells: [c.variant, k, t.test, t.p.toFixed(4), t.significant ? 'significant' : t.minP !== undefined && t.minP >= 0.05 ? 'too few to tell' : ''] }] : [];
+        return t
+          ? [
+              {
+                cells: [
+                  c.variant,
+                  k,
+                  t.test,
+                  t.p.toFixed(4),
+                  t.significant ? 'significant' : t.minP !== undefined && t.minP >= 0.05 ? 'too few to tell' : '',
+                ],
+              },
+            ]
+          : [];
       }),
     );
-    body.append(tests.length ? tableOf(['variant', 'figure', 'test', 'p', ''], tests) : h('p', { class: 'muted', text: 'Nothing to compare yet: a variant has no ended chains.' }));
+    body.append(
+      tests.length
+        ? tableOf(['variant', 'figure', 'test', 'p', ''], tests)
+        : h('p', { class: 'muted', text: 'Nothing to compare yet: a variant has no ended chains.' }),
+    );
     if (stop) body.append(stop);
   }
   await load();
@@ -127,11 +223,19 @@ export function datasetActions(id: string): HTMLDivElement {
   const name = h('input', { type: 'text', value: 'default', 'aria-label': 'Dataset', size: '12' });
   const save = (verdict: string) => async () => {
     try {
-      const r = (await (await post(`v1/runs/${enc(id)}/dataset`, { verdict, dataset: name.value.trim() })).json()) as { dataset: string; line: number };
+      const r = (await (await post(`v1/runs/${enc(id)}/dataset`, { verdict, dataset: name.value.trim() })).json()) as {
+        dataset: string;
+        line: number;
+      };
       say(`Saved as ${verdict} to ${r.dataset}, line ${r.line}`);
     } catch (e) {
       say(messageOf(e));
     }
   };
-  return h('div', { class: 'actions' }, [h('span', { class: 'muted small', text: 'Dataset' }), name, h('button', { type: 'button', onclick: save('good'), text: 'Save as good' }), h('button', { type: 'button', onclick: save('bad'), text: 'Save as bad' })]);
+  return h('div', { class: 'actions' }, [
+    h('span', { class: 'muted small', text: 'Dataset' }),
+    name,
+    h('button', { type: 'button', onclick: save('good'), text: 'Save as good' }),
+    h('button', { type: 'button', onclick: save('bad'), text: 'Save as bad' }),
+  ]);
 }

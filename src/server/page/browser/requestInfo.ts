@@ -54,7 +54,12 @@ function questionItem(q: Question): HTMLLIElement {
   return h('li', { class: 'question' }, [
     h('span', { class: 'muted', text: `${q.askedBy} asked: ` }),
     h('q', { text: q.question }),
-    q.answer !== undefined ? h('span', { class: 'answer' }, [h('span', { class: 'muted', text: ` · ${q.answeredBy ?? 'the requester'} answered: ` }), h('q', { text: q.answer })]) : h('span', { class: 'muted waits', text: ' · waits for the answer' }),
+    q.answer !== undefined
+      ? h('span', { class: 'answer' }, [
+          h('span', { class: 'muted', text: ` · ${q.answeredBy ?? 'the requester'} answered: ` }),
+          h('q', { text: q.answer }),
+        ])
+      : h('span', { class: 'muted waits', text: ' · waits for the answer' }),
   ]);
 }
 
@@ -67,12 +72,25 @@ function questionsBlock(a: Approval, id: string, canDecide: boolean, changed?: (
   const draw = (): void => {
     const open = waitsForAnswer(questions);
     let form: HTMLElement | null = null;
-    if (open && mayAnswer()) form = field(id, 'answer', 'Answer for the requester', (text) => post(`${path}/answer`, { answer: text }));
-    else if (!open && canDecide) form = field(id, 'ask', 'Ask the requester', (text) => post(`${path}/questions`, { question: text }));
-    block.replaceChildren(...[questions.length ? h('ul', { class: 'questions small' }, questions.map(questionItem)) : null, form, problem].filter((c): c is HTMLElement => !!c));
+    if (open && mayAnswer())
+      form = field(id, 'answer', 'Answer for the requester', (text) => post(`${path}/answer`, { answer: text }));
+    else if (!open && canDecide)
+      form = field(id, 'ask', 'Ask the requester', (text) => post(`${path}/questions`, { question: text }));
+    block.replaceChildren(
+      ...[
+        questions.length ? h('ul', { class: 'questions small' }, questions.map(questionItem)) : null,
+        form,
+        problem,
+      ].filter((c): c is HTMLElement => !!c),
+    );
     block.hidden = questions.length === 0 && !form;
   };
-  const field = (fid: string, kind: 'ask' | 'answer', label: string, send: (text: string) => Promise<Response>): HTMLElement => {
+  const field = (
+    fid: string,
+    kind: 'ask' | 'answer',
+    label: string,
+    send: (text: string) => Promise<Response>,
+  ): HTMLElement => {
     const input = h('input', { id: `${kind}-${fid}`, class: `${kind}-text`, type: 'text' });
     const button = h('button', { class: kind, type: 'button', text: kind === 'ask' ? 'Ask' : 'Answer' });
     button.onclick = async () => {

@@ -43,7 +43,8 @@ function fitFlow(flow: HTMLElement, hint: HTMLElement): void {
 
 /** The card `list` shows for `a`: kept while what it shows of it is current, else rebuilt with what was typed in it; what is typed stays as the chain's events arrive. */
 function currentCard(list: HTMLElement, a: Approval, refresh: () => unknown): HTMLElement {
-  const old = Array.from(list.children).find((c) => c.getAttribute('data-key') === `${a.workflowId}/${a.handoffId}`) as HTMLElement | undefined;
+  const old = Array.from(list.children).find((c) => c.getAttribute('data-key') === `${a.workflowId}/${a.handoffId}`) as
+    HTMLElement | undefined;
   if (old && old.getAttribute('data-questions') === questionsMark(a)) return old;
   const fresh = approvalCard(a, refresh, { onChanged: refresh });
   return old ? keepTyped(old, fresh) : fresh;
@@ -55,7 +56,11 @@ export async function showRun(main: HTMLElement, id: string): Promise<void> {
   const status = h('span', { class: 'badge', text: '…' });
   const facts = h('p', { class: 'facts' });
   const flow = h('div', { class: 'flow', role: 'figure', 'aria-label': 'Handoff flow' });
-  const flowHint = h('p', { class: 'muted small', text: 'The flow is wider than the screen: scroll it sideways.', hidden: true });
+  const flowHint = h('p', {
+    class: 'muted small',
+    text: 'The flow is wider than the screen: scroll it sideways.',
+    hidden: true,
+  });
   const request = h('p', { class: 'request' });
   const waiting = h('ul', { class: 'cards' });
   const waitingHead = h('h2', { text: 'Waiting for approval', hidden: true });
@@ -91,33 +96,94 @@ export async function showRun(main: HTMLElement, id: string): Promise<void> {
     busy = true;
     try {
       const base = `v1/runs/${enc(id)}`;
-      const [run, svg, lines] = await Promise.all([apiJson<RunView>(base), api(`${base}/audit?format=svg`).then((r) => r.text()), api(`${base}/audit?format=timeline`).then((r) => r.text())]);
+      const [run, svg, lines] = await Promise.all([
+        apiJson<RunView>(base),
+        api(`${base}/audit?format=svg`).then((r) => r.text()),
+        api(`${base}/audit?format=timeline`).then((r) => r.text()),
+      ]);
       status.textContent = run.status.replace(/_/g, ' ');
       status.className = `badge ${run.status}`;
-      const shown = [run.currentAgent ? `agent: ${run.currentAgent}` : null, run.team ? `team: ${run.team}` : null, count(run.chain.length, 'handoff'), count(run.usage.modelCalls, 'model call'), count(run.usage.toolCalls, 'tool call'), count(run.usage.totalTokens, 'token'), costText(run.usage.cost)];
+      const shown = [
+        run.currentAgent ? `agent: ${run.currentAgent}` : null,
+        run.team ? `team: ${run.team}` : null,
+        count(run.chain.length, 'handoff'),
+        count(run.usage.modelCalls, 'model call'),
+        count(run.usage.toolCalls, 'tool call'),
+        count(run.usage.totalTokens, 'token'),
+        costText(run.usage.cost),
+      ];
       facts.replaceChildren(...shown.filter((t): t is string => !!t).map((t) => h('span', { text: t })));
       // The drawing's own <style> is for the SVG on its own; here the page's stylesheet styles it.
       flow.innerHTML = svg.replace(/<style>[\s\S]*?<\/style>/, '');
-      flow.querySelectorAll('[data-workflow-id]').forEach((a) => a.setAttribute('href', `${BASE}runs/${enc(a.getAttribute('data-workflow-id')!)}`));
+      flow
+        .querySelectorAll('[data-workflow-id]')
+        .forEach((a) => a.setAttribute('href', `${BASE}runs/${enc(a.getAttribute('data-workflow-id')!)}`));
       fitFlow(flow, flowHint);
       const input = run.input ? String(run.input.input) : '';
-      const asked: Asked | undefined = run.input ? { agent: run.input.agent, input: input.slice(0, 400), truncated: input.length > 400, ...(run.startedAt ? { startedAt: run.startedAt } : {}), ...(run.startedBy ? { startedBy: run.startedBy } : {}), ...(run.input.parent ? { parent: run.input.parent } : {}) } : undefined;
-      request.replaceChildren(...(asked ? [h('span', { class: 'muted', text: `Request to ${asked.agent}${asked.startedBy ? ` from ${asked.startedBy}` : ''}: ` }), h('q', { text: asked.input + (asked.truncated ? '…' : '') }), ...(asked.parent ? [h('span', { class: 'muted', text: ' · specialist of ' }), runLink(asked.parent.workflowId)] : [])] : []));
-      const pending = run.pendingApprovals.map((p) => ({ workflowId: id, chain: run.chain, ...(asked ? { request: asked } : {}), ...p }));
+      const asked: Asked | undefined = run.input
+        ? {
+            agent: run.input.agent,
+            input: input.slice(0, 400),
+            truncated: input.length > 400,
+            ...(run.startedAt ? { startedAt: run.startedAt } : {}),
+            ...(run.startedBy ? { startedBy: run.startedBy } : {}),
+            ...(run.input.parent ? { parent: run.input.parent } : {}),
+          }
+        : undefined;
+      request.replaceChildren(
+        ...(asked
+          ? [
+              h('span', {
+                class: 'muted',
+                text: `Request to ${asked.agent}${asked.startedBy ? ` from ${asked.startedBy}` : ''}: `,
+              }),
+              h('q', { text: asked.input + (asked.truncated ? '…' : '') }),
+              ...(asked.parent
+                ? [h('span', { class: 'muted', text: ' · specialist of ' }), runLink(asked.parent.workflowId)]
+                : []),
+            ]
+          : []),
+      );
+      const pending = run.pendingApprovals.map((p) => ({
+        workflowId: id,
+        chain: run.chain,
+        ...(asked ? { request: asked } : {}),
+        ...p,
+      }));
       waiting.replaceChildren(...pending.map((p) => currentCard(waiting, p, refresh)));
       waitingHead.hidden = pending.length === 0;
       if (run.output !== undefined || run.error) forming.done();
-      if (run.error) outcome.replaceChildren(h('h2', { text: 'Failed' }), h('p', { class: 'problem', text: (run.error.type ? `${run.error.type}: ` : '') + run.error.message }));
-      else if (run.output !== undefined) outcome.replaceChildren(h('h2', { text: `Answer${run.finalAgent ? ` from ${run.finalAgent}` : ''}` }), h('pre', { class: 'output', text: typeof run.output === 'string' ? run.output : JSON.stringify(run.output, null, 2) }));
+      if (run.error)
+        outcome.replaceChildren(
+          h('h2', { text: 'Failed' }),
+          h('p', { class: 'problem', text: (run.error.type ? `${run.error.type}: ` : '') + run.error.message }),
+        );
+      else if (run.output !== undefined)
+        outcome.replaceChildren(
+          h('h2', { text: `Answer${run.finalAgent ? ` from ${run.finalAgent}` : ''}` }),
+          h('pre', {
+            class: 'output',
+            text: typeof run.output === 'string' ? run.output : JSON.stringify(run.output, null, 2),
+          }),
+        );
       else outcome.replaceChildren();
       timeline.replaceChildren(
         ...lines.split('\n').flatMap((line) => {
           const m = /^(\d\d:\d\d:\d\d\.\d{3}) {2}(\S+)\s+(.*)$/.exec(line);
-          return m ? [h('li', {}, [h('time', { text: m[1] }), h('span', { class: 'actor', text: m[2] }), h('span', { class: 'what' }, linkedChains(m[3]!))])] : [];
+          return m
+            ? [
+                h('li', {}, [
+                  h('time', { text: m[1] }),
+                  h('span', { class: 'actor', text: m[2] }),
+                  h('span', { class: 'what' }, linkedChains(m[3]!)),
+                ]),
+              ]
+            : [];
         }),
       );
     } catch (e) {
-      if (messageOf(e) !== 'unauthorized') outcome.replaceChildren(h('p', { class: 'problem', text: `Could not load the chain: ${messageOf(e)}` }));
+      if (messageOf(e) !== 'unauthorized')
+        outcome.replaceChildren(h('p', { class: 'problem', text: `Could not load the chain: ${messageOf(e)}` }));
     } finally {
       busy = false;
       if (again) {

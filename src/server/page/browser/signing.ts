@@ -83,11 +83,19 @@ async function sha256Hex(text: string): Promise<string> {
 
 /** A key's RFC 7638 thumbprint: the key id when the JWK names none. */
 async function thumbprint(x: string): Promise<string> {
-  return b64url(new Uint8Array(await crypto.subtle.digest('SHA-256', utf8(`{"crv":"Ed25519","kty":"OKP","x":"${x}"}`))));
+  return b64url(
+    new Uint8Array(await crypto.subtle.digest('SHA-256', utf8(`{"crv":"Ed25519","kty":"OKP","x":"${x}"}`))),
+  );
 }
 
 /** The signature of a decision on approval `a`: what it decides, as the workflow checks it. */
-export async function signDecision(entry: HeldKey, a: Approval, decision: string, note: string | undefined, edited: object | undefined): Promise<string> {
+export async function signDecision(
+  entry: HeldKey,
+  a: Approval,
+  decision: string,
+  note: string | undefined,
+  edited: object | undefined,
+): Promise<string> {
   const payload = await decisionPayload(a, decision, note, edited);
   const input = `${b64url(utf8(canonical({ alg: 'EdDSA', kid: entry.kid })))}.${b64url(utf8(canonical(payload)))}`;
   const signature = new Uint8Array(await crypto.subtle.sign({ name: 'Ed25519' }, entry.key, utf8(input)));
@@ -95,10 +103,25 @@ export async function signDecision(entry: HeldKey, a: Approval, decision: string
 }
 
 /** The `baton.decision/1` payload of a decision on approval `a` (docs/signatures.md). */
-export async function decisionPayload(a: Approval, decision: string, note: string | undefined, edited: object | undefined): Promise<Record<string, unknown>> {
-  const subject: Record<string, unknown> = a.tool ? { kind: 'tool_call', from: a.from, tool: a.tool.name, callHash: a.tool.callHash } : { kind: 'handoff', from: a.from, to: a.to };
+export async function decisionPayload(
+  a: Approval,
+  decision: string,
+  note: string | undefined,
+  edited: object | undefined,
+): Promise<Record<string, unknown>> {
+  const subject: Record<string, unknown> = a.tool
+    ? { kind: 'tool_call', from: a.from, tool: a.tool.name, callHash: a.tool.callHash }
+    : { kind: 'handoff', from: a.from, to: a.to };
   if (a.tool && edited) subject.arguments = await sha256Hex(canonical(edited));
-  const payload: Record<string, unknown> = { v: 'baton.decision/1', workflowId: a.workflowId, approval: a.handoffId, subject, outcome: decision, approver: session.me!.name, iat: Math.floor(Date.now() / 1000) };
+  const payload: Record<string, unknown> = {
+    v: 'baton.decision/1',
+    workflowId: a.workflowId,
+    approval: a.handoffId,
+    subject,
+    outcome: decision,
+    approver: session.me!.name,
+    iat: Math.floor(Date.now() / 1000),
+  };
   if (note !== undefined) payload.note = await sha256Hex(note);
   return payload;
 }
@@ -120,11 +143,20 @@ interface PrivateJwk {
 export function keyPanel(): HTMLDetailsElement {
   const status = h('span', { class: 'key-status' });
   const problem = h('p', { class: 'problem', role: 'alert', hidden: true });
-  const paste = h('textarea', { id: 'signing-jwk', class: 'args', rows: '3', spellcheck: 'false', placeholder: '{"kty":"OKP","crv":"Ed25519","d":"…","x":"…","kid":"…"}' });
+  const paste = h('textarea', {
+    id: 'signing-jwk',
+    class: 'args',
+    rows: '3',
+    spellcheck: 'false',
+    placeholder: '{"kty":"OKP","crv":"Ed25519","d":"…","x":"…","kid":"…"}',
+  });
   const entryBox = h('pre', { class: 'small key-entry', hidden: true });
   const panel = h('details', { class: 'signing' }, [
     h('summary', {}, ['Signing key: ', status]),
-    h('p', { class: 'muted small', text: 'Decisions you send are signed in this browser with your key; the chain checks the signature against the keys its team trusts for you. The key stays in this browser and cannot be read back out.' }),
+    h('p', {
+      class: 'muted small',
+      text: 'Decisions you send are signed in this browser with your key; the chain checks the signature against the keys its team trusts for you. The key stays in this browser and cannot be read back out.',
+    }),
     h('label', { for: 'signing-jwk', text: 'Private key (JWK)' }),
     paste,
     problem,
@@ -137,7 +169,9 @@ export function keyPanel(): HTMLDetailsElement {
   ]);
   async function refresh(): Promise<void> {
     const entry = await heldKey();
-    status.textContent = entry ? `${entry.kid} (held in this browser)` : 'none: decisions are signed by the service, if it has a key';
+    status.textContent = entry
+      ? `${entry.kid} (held in this browser)`
+      : 'none: decisions are signed by the service, if it has a key';
     entryBox.hidden = !entry;
     if (entry) entryBox.textContent = `List it in the team: ${approverKeyEntry(entry)}`;
   }
@@ -158,8 +192,15 @@ export function keyPanel(): HTMLDetailsElement {
     } catch (e) {
       throw new Error(`The key is not JSON: ${messageOf(e)}`);
     }
-    if (!jwk || jwk.kty !== 'OKP' || jwk.crv !== 'Ed25519' || typeof jwk.d !== 'string' || typeof jwk.x !== 'string') throw new Error('The key must be an Ed25519 private JWK: {"kty":"OKP","crv":"Ed25519","d":…,"x":…}');
-    const key = await crypto.subtle.importKey('jwk', { kty: 'OKP', crv: 'Ed25519', d: jwk.d, x: jwk.x }, { name: 'Ed25519' }, false, ['sign']);
+    if (!jwk || jwk.kty !== 'OKP' || jwk.crv !== 'Ed25519' || typeof jwk.d !== 'string' || typeof jwk.x !== 'string')
+      throw new Error('The key must be an Ed25519 private JWK: {"kty":"OKP","crv":"Ed25519","d":…,"x":…}');
+    const key = await crypto.subtle.importKey(
+      'jwk',
+      { kty: 'OKP', crv: 'Ed25519', d: jwk.d, x: jwk.x },
+      { name: 'Ed25519' },
+      false,
+      ['sign'],
+    );
     await holdKey({ kid: typeof jwk.kid === 'string' ? jwk.kid : await thumbprint(jwk.x), key, publicKey: jwk.x });
     paste.value = '';
     say('Your key is held in this browser; decisions you send are signed with it.');

@@ -13,7 +13,11 @@ export type Live = true | false | 'done';
  * Follow the stream at `path`: `onEvent` gets each event's kind and data, and returns true to stop
  * (the chain ended). Returns the function that stops it.
  */
-export function openStream(path: string, onEvent: (kind: string, body: unknown) => boolean, onLive: (state: Live) => void): () => void {
+export function openStream(
+  path: string,
+  onEvent: (kind: string, body: unknown) => boolean,
+  onLive: (state: Live) => void,
+): () => void {
   const ctrl = new AbortController();
   let lastId: string | null = null;
   let closed = false;
@@ -104,10 +108,19 @@ export interface TextChange {
  * offsets, text_reset to drop a call's text), until the recorded answer replaces it; and a note
  * when the stream says the text is unavailable (the answer then comes whole, when the call ends).
  */
-export function formingAnswer(): { el: HTMLDivElement; apply: (c: TextChange) => void; unavailable: () => void; done: () => void } {
+export function formingAnswer(): {
+  el: HTMLDivElement;
+  apply: (c: TextChange) => void;
+  unavailable: () => void;
+  done: () => void;
+} {
   const who = h('span', { class: 'muted' });
   const text = h('pre', { class: 'output-forming', 'aria-live': 'polite' });
-  const note = h('p', { class: 'muted small', text: 'The answer is not streaming right now: it shows when the model call ends.', hidden: true });
+  const note = h('p', {
+    class: 'muted small',
+    text: 'The answer is not streaming right now: it shows when the model call ends.',
+    hidden: true,
+  });
   const el = h('div', { class: 'forming-answer', hidden: true }, [h('h2', {}, ['Answer forming ', who]), text]);
   const calls: Record<string, string> = {};
   return {
