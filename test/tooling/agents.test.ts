@@ -30,9 +30,9 @@ function rules(): Rule[] {
   return out;
 }
 
-/** The ESLint rules a rule names after `*Lint:*`, up to the end of that sentence. */
+/** The ESLint rules a rule names after `_Lint:_` (Markdown emphasis, as Prettier writes it), up to the end of that sentence. */
 function lintRules(rule: Rule): string[] {
-  const after = rule.text.split('*Lint:*').slice(1);
+  const after = rule.text.split(/[*_]Lint:[*_]/).slice(1);
   // An ESLint rule's name: words joined by hyphens, perhaps after its plugin's name.
   return after.flatMap((part) =>
     [...part.split(/\.\s|\.$|;/)[0]!.matchAll(/`((?:@?[\w-]+\/)?[a-z]+(?:-[a-z]+)+)`/g)].map((m) => m[1]!),
@@ -99,7 +99,7 @@ describe('AGENTS.md', () => {
   it('numbers its rules 1, 2, 3, … and says of each how it is checked', () => {
     expect(all.length).toBeGreaterThan(10);
     expect(all.map((r) => r.n)).toEqual(all.map((_, i) => i + 1));
-    expect(all.filter((r) => !/\*(lint|test|review)\b/i.test(r.text)).map((r) => r.n)).toEqual([]);
+    expect(all.filter((r) => !/[*_](lint|test|review)(?![a-z])/i.test(r.text)).map((r) => r.n)).toEqual([]);
   });
 
   it('has a probe for every lint rule it names, and names every lint rule probed here', () => {
