@@ -44,9 +44,7 @@ export function childEnd(
 }
 
 /** How a run closed, as an event records it: the chain's status and the event that says so; `undefined` when `e` does not close the run. */
-export function runEnd(
-  e: HistoryEvent,
-):
+export function runEnd(e: HistoryEvent):
   | {
       status: AuditStatus;
       event?: Record<string, unknown> & { kind: string };

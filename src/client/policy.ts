@@ -107,17 +107,15 @@ export async function applyTeamPolicy(
     if (s.looser.length === 0) return { workflowId: s.workflowId, outcome: 'unchanged' };
     try {
       const result = await whileWorkflowTaskFails(() =>
-        client.workflow
-          .getHandle(s.workflowId)
-          .executeUpdate(tightenPolicyUpdate, {
-            args: [
-              {
-                policy,
-                appliedBy: options.appliedBy,
-                ...(options.reason !== undefined ? { reason: options.reason } : {}),
-              },
-            ],
-          }),
+        client.workflow.getHandle(s.workflowId).executeUpdate(tightenPolicyUpdate, {
+          args: [
+            {
+              policy,
+              appliedBy: options.appliedBy,
+              ...(options.reason !== undefined ? { reason: options.reason } : {}),
+            },
+          ],
+        }),
       );
       return { workflowId: s.workflowId, outcome: result.tightened.length > 0 ? 'tightened' : 'unchanged', result };
     } catch (err) {

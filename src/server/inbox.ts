@@ -24,11 +24,9 @@ import { ApprovalRecordSchema, PendingApprovalSchema } from './schemas';
 const InboxItemSchema = PendingApprovalSchema.extend({
   dueAt: z.string().optional().openapi({ description: 'When it is due (its deadline), if its policy has one' }),
   overdue: z.boolean().openapi({ description: 'Past its deadline' }),
-  similarKey: z
-    .string()
-    .openapi({
-      description: 'What approvals decided together share: `tool:<name>(<argument fields>)` or `handoff:<from>><to>`',
-    }),
+  similarKey: z.string().openapi({
+    description: 'What approvals decided together share: `tool:<name>(<argument fields>)` or `handoff:<from>><to>`',
+  }),
 }).openapi('InboxItem');
 
 const inboxRoute = createRoute({
@@ -93,15 +91,10 @@ const BatchSchema = z
           workflowId: z.string().min(1).max(1000),
           approvalId: z.string().min(1).max(1000),
           callHash: z.string().min(1).max(200).optional(),
-          signature: z
-            .string()
-            .min(1)
-            .max(8000)
-            .optional()
-            .openapi({
-              description:
-                "The approver's own JWS over this one decision (docs/signatures.md), as the approvals page signs with a key held in the browser; without it the service signs when it has a key",
-            }),
+          signature: z.string().min(1).max(8000).optional().openapi({
+            description:
+              "The approver's own JWS over this one decision (docs/signatures.md), as the approvals page signs with a key held in the browser; without it the service signs when it has a key",
+          }),
         }),
       )
       .min(1)

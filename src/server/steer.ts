@@ -15,13 +15,10 @@ const SteerSchema = z
       .string()
       .min(1)
       .openapi({ description: 'The message, as the model will read it (a user message); at most 256 KB' }),
-    interrupt: z
-      .boolean()
-      .optional()
-      .openapi({
-        description:
-          'Stop the answer the model is writing now and ask again with the message (default: apply it once the answer is written)',
-      }),
+    interrupt: z.boolean().optional().openapi({
+      description:
+        'Stop the answer the model is writing now and ask again with the message (default: apply it once the answer is written)',
+    }),
   })
   .strict()
   .openapi('Steer');

@@ -30,14 +30,10 @@ export const ChatRequestSchema = z
       .openapi({ description: "The chat's messages (the AI SDK's UIMessage[]); only the last one is read" }),
     trigger: z.enum(['submit-message', 'regenerate-message']).optional(),
     messageId: z.string().optional(),
-    agent: z
-      .string()
-      .min(1)
-      .optional()
-      .openapi({
-        description:
-          'The agent that answers the first message (it starts the conversation); later messages go to the active agent',
-      }),
+    agent: z.string().min(1).optional().openapi({
+      description:
+        'The agent that answers the first message (it starts the conversation); later messages go to the active agent',
+    }),
   })
   .passthrough()
   .openapi('ChatRequest');

@@ -52,11 +52,9 @@ async function sendBad(h: Harness, w: Waiting, p: PendingApproval, k: Bad): Prom
     case 'empty':
       return h.baton.ask(w.root.id, { approvalId: id, approver: 'alice', question: ' ' }).then(() => undefined);
     case 'oversized':
-      await h.system.client.workflow
-        .getHandle(p.workflowId ?? w.root.id)
-        .executeUpdate(askHandoffQuestionUpdate, {
-          args: [{ handoffId: id, approver: 'alice', question: 'q'.repeat(LIMITS.questionChars + 1) }],
-        });
+      await h.system.client.workflow.getHandle(p.workflowId ?? w.root.id).executeUpdate(askHandoffQuestionUpdate, {
+        args: [{ handoffId: id, approver: 'alice', question: 'q'.repeat(LIMITS.questionChars + 1) }],
+      });
       return;
     case 'answer_without_question':
       return h.baton
