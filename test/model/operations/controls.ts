@@ -82,9 +82,10 @@ export const controlOperations = [
     applies: (m) => replayable(m).length > 0,
     async run(h, p) {
       const root = pick(replayable(h.model), p.chain)!;
-      if (root.failure === 'GatedEntryError' && p.overrides) {
-        // Refused at its entry, it never asked the model: a replay with overrides (a new run from the
-        // rebuilt state) is refused, saying to start it again; one without resets it to its entry check.
+      if ((root.failure === 'GatedEntryError' || root.failure === 'LooseningRefusedError') && p.overrides) {
+        // Refused at its entry (its agent, or start options looser than the team's), it never asked the
+        // model: a replay with overrides (a new run from the rebuilt state) is refused, saying to start it
+        // again; one without resets it to its entry check.
         const refused = await h.baton
           .replay(root.id, {
             overrides: { options: { maxHandoffs: (root.options.maxHandoffs ?? 10) + 3 } },
