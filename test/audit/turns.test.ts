@@ -1,63 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { buildAudit, HandoffRequestOutcome, type AuditChain, type AuditEvent } from '../../src/audit/chain';
+import { HandoffRequestOutcome } from '../../src/audit/chain';
 import { formatTimeline } from '../../src/audit/format';
 import { EMPTY_OUTPUT_NUDGE, handedOffAnswer, invalidTargetAnswer, unknownToolAnswer } from '../../src/common/answers';
 import { HANDOFF_TOOL_NAME } from '../../src/common/handoff';
-import type { ChatMessage, ModelResponse, ToolCall, ToolSpec } from '../../src/common/model';
-import type { HandoffRunResult } from '../../src/common/run';
 import type { ChainState } from '../../src/common/state';
-import type { AgentSpec, TeamSpec } from '../../src/common/team';
 import { HistoryBuilder } from './synthetic';
-
-const tool = (name: string): ToolSpec => ({ name, description: name, parameters: { type: 'object' } });
-const handoffTool = tool(HANDOFF_TOOL_NAME);
-const spec = (id: string, handoffs: string[], tools: ToolSpec[] = []): AgentSpec => ({
-  id,
-  name: id,
-  description: id,
-  instructions: `You are ${id}.`,
-  model: { provider: 'openai', model: 'm' },
-  tools,
-  handoffs,
-  handoffTool,
-});
-const team: TeamSpec = {
-  agents: { a: spec('a', ['b'], [tool('lookup')]), b: spec('b', ['a']) },
-  approvals: [],
-  hasHandoffListeners: false,
-};
-const toolsOf = (id: string) => [...team.agents[id]!.tools, handoffTool];
-const opening = (id: string, text: string): ChatMessage[] => [
-  { role: 'system', content: `You are ${id}.` },
-  { role: 'user', content: text },
-];
-const call = (id: string, name: string, args: unknown): ToolCall => ({ id, name, arguments: JSON.stringify(args) });
-const answer = (toolCalls: ToolCall[], content: string | null = null): ModelResponse => ({
-  content,
-  toolCalls,
-  usage: { inputTokens: 1, outputTokens: 1 },
-  model: 'm',
-});
-const assistant = (r: ModelResponse): ChatMessage => ({
-  role: 'assistant',
-  content: r.content,
-  ...(r.toolCalls.length > 0 ? { toolCalls: r.toolCalls } : {}),
-});
-const toolAnswers = (calls: ToolCall[], contents: string[]): ChatMessage[] =>
-  calls.map((c, i) => ({ role: 'tool', toolCallId: c.id, content: contents[i]! }));
-const result = (output: string, finalAgent: string): HandoffRunResult => ({
-  output,
-  finalAgent,
-  handoffChain: [],
-  usage: { inputTokens: 0, outputTokens: 0, totalTokens: 0, modelCalls: 0, toolCalls: 0 },
-});
-const of = <K extends AuditEvent['kind']>(chain: AuditChain, kind: K) =>
-  chain.events.filter((e): e is Extract<AuditEvent, { kind: K }> => e.kind === kind);
-const audit = (...runs: HistoryBuilder[]) =>
-  buildAudit(
-    'wf',
-    runs.map((r, i) => ({ runId: `run-${i + 1}`, events: r.events() })),
-  );
+import { answer, assistant, audit, call, of, opening, result, team, toolAnswers, toolsOf } from './turns.fixtures';
 
 describe('calls the workflow answers itself, read from history', () => {
   it('matches answers by position when the provider gives every call the same id, and shows what baton told the model', () => {

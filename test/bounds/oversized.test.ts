@@ -6,42 +6,22 @@
  */
 import { WorkflowFailedError, type WorkflowHandle, WorkflowUpdateFailedError } from '@temporalio/client';
 import { describe, expect, it } from 'vitest';
-import { LIMITS, scripted, Team } from '../../src';
+import { LIMITS } from '../../src';
 import {
-  approveHandoffSignal,
+  type approveHandoffSignal,
   decideHandoffUpdate,
   InputTooLargeError,
   overrideRunSignal,
-  rejectHandoffSignal,
   sendMessageUpdate,
   WorkflowType,
 } from '../../src/workflow';
 import { toBatonError } from '../../src/client';
-import { scriptedAgent } from '../helpers/agents';
 import { useTemporalServer, withWorker } from '../helpers/temporal';
 import { waitFor } from '../helpers/wait';
 import { approvalEvents, big, failedTasks, largestWrites, MB_1_5, MB_2_5, statusOf } from './history';
+import { oversizedSignals, refusedSignal, solo, team } from './oversized.fixtures';
 
 const server = useTemporalServer();
-
-const team = () =>
-  new Team([
-    scriptedAgent('a', [], {
-      model: scripted({
-        rules: [
-          { whenIncludes: 'hand', reply: { handoff: { to: 'b', message: 'over' } } },
-          { whenIncludes: '', reply: { text: 'answer from a' } },
-        ],
-      }),
-    }),
-    scriptedAgent('b', [], {
-      model: scripted({ rules: [{ whenIncludes: '', reply: { text: 'answer from b' } }] }),
-      approval: { approvers: ['alice'] },
-    }),
-  ]);
-
-const solo = () =>
-  new Team([scriptedAgent('solo', [], { model: scripted({ rules: [{ whenIncludes: '', reply: { text: 'ok' } }] }) })]);
 
 /** The typed error of an update the validator rejected. */
 const rejection = (err: unknown) => {
@@ -49,62 +29,8 @@ const rejection = (err: unknown) => {
   return toBatonError(err);
 };
 
-/** Send `send` and wait until the workflow has recorded one more refusal. */
-async function refusedSignal(handle: WorkflowHandle, send: () => Promise<void>): Promise<Record<string, unknown>> {
-  const before = (await approvalEvents(handle)).filter((e) => e.type === 'decision_refused').length;
-  await send();
-  const after = await waitFor(
-    () => approvalEvents(handle),
-    (events) => events.filter((e) => e.type === 'decision_refused').length > before,
-    15_000,
-  );
-  return after.filter((e) => e.type === 'decision_refused').at(-1)!;
-}
-
 describe('oversized fields from any client', () => {
-  // A payload more than twice its limit is refused by its size, unread: the decision's, not a field's.
-  const unread = /^"decision" is \d+ bytes; the limit is 81920 bytes$/;
-  it.each([
-    [
-      'a comment',
-      (id: string) => ({
-        signal: approveHandoffSignal,
-        input: { handoffId: id, approver: 'alice', comment: big(MB_1_5) },
-      }),
-      unread,
-    ],
-    [
-      'an approver',
-      (id: string) => ({ signal: rejectHandoffSignal, input: { handoffId: id, approver: big(MB_1_5) } }),
-      unread,
-    ],
-    [
-      'a handoffId',
-      () => ({ signal: approveHandoffSignal, input: { handoffId: big(MB_1_5), approver: 'alice' } }),
-      unread,
-    ],
-    [
-      'a comment just over its limit',
-      (id: string) => ({
-        signal: approveHandoffSignal,
-        input: { handoffId: id, approver: 'alice', comment: big(LIMITS.noteChars + 1) },
-      }),
-      `"decision.comment" is ${LIMITS.noteChars + 1} characters; the limit is ${LIMITS.noteChars}`,
-    ],
-    [
-      'an approver just over its limit',
-      (id: string) => ({
-        signal: rejectHandoffSignal,
-        input: { handoffId: id, approver: big(LIMITS.approverChars + 1) },
-      }),
-      `"decision.approver" is ${LIMITS.approverChars + 1} characters; the limit is ${LIMITS.approverChars}`,
-    ],
-    [
-      'a handoffId just over its limit',
-      () => ({ signal: approveHandoffSignal, input: { handoffId: big(LIMITS.idChars + 1), approver: 'alice' } }),
-      `"decision.handoffId" is ${LIMITS.idChars + 1} characters; the limit is ${LIMITS.idChars}`,
-    ],
-  ] as const)(
+  it.each(oversizedSignals)(
     'refuses %s by signal, records the refusal clipped, and completes on one valid decision',
     { timeout: 60_000 },
     async (_what, signal, reason) => {

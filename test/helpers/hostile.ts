@@ -17,11 +17,9 @@
  * No vitest here: the fuzzing drill (drill/fuzz.ts, `hostile` lanes) uses it too.
  */
 import type { WorkflowHandle } from '@temporalio/client';
-import { temporal } from '@temporalio/proto';
-import { LIMITS, scripted, Team, type Baton, type RunResult } from '../../src';
+import { scripted, Team, type Baton, type RunResult } from '../../src';
 import {
   approveHandoffSignal,
-  APPROVAL_EVENT_MEMO,
   childApprovalsSignal,
   decideHandoffUpdate,
   forwardDecisionSignal,
@@ -33,6 +31,7 @@ import {
 } from '../../src/workflow';
 import { createBatonApp } from '../../src/server';
 import { scriptedAgent } from './agents';
+import { failedTasks, MAX_MEMO_BYTES, writes } from './hostileHistory';
 import { bytes, type ChainCase, type ConversationCase, type HostileScenario, REAL_ID } from './hostileCases';
 
 /** `front` hands to `vault`, which only alice may approve; `chat` answers every message. */
@@ -75,37 +74,6 @@ const refusedByTemporal = (err: unknown) =>
   /size|too large|exceed|larger than/i.test(`${String(err)} ${String((err as { cause?: unknown }).cause)}`);
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-/** The workflow tasks that failed (a task that met a signal arriving meanwhile is Temporal's way, not a failure). */
-async function failedTasks(handle: WorkflowHandle): Promise<string[]> {
-  return ((await handle.fetchHistory()).events ?? []).flatMap((e) => {
-    const failed = e.workflowTaskFailedEventAttributes;
-    const cause = failed ? temporal.api.enums.v1.WorkflowTaskFailedCause[failed.cause ?? 0] : undefined;
-    return failed && cause !== 'WORKFLOW_TASK_FAILED_CAUSE_UNHANDLED_COMMAND'
-      ? [`${cause}: ${failed.failure?.message?.slice(0, 200)}`]
-      : [];
-  });
-}
-
-/** The largest memo upsert, in bytes, and how many decisions were applied. */
-async function writes(handle: WorkflowHandle): Promise<{ memo: number; decided: number }> {
-  let memo = 0;
-  let decided = 0;
-  for (const e of (await handle.fetchHistory()).events ?? []) {
-    const fields = e.workflowPropertiesModifiedEventAttributes?.upsertedMemo?.fields ?? {};
-    memo = Math.max(
-      memo,
-      Object.values(fields).reduce((n, p) => n + (p.data?.length ?? 0), 0),
-    );
-    const event = fields[APPROVAL_EVENT_MEMO]?.data;
-    if (event && (JSON.parse(Buffer.from(event).toString('utf8')) as { type?: string }).type === 'approval_decided')
-      decided++;
-  }
-  return { memo, decided };
-}
-
-/** Most an event may write: the largest refusal, record or overrides, with room for JSON. */
-const MAX_MEMO_BYTES = LIMITS.optionsBytes + 8 * 1024;
 
 /**
  * A runner of {@link HostileScenario}s against `baton`'s worker, with an HTTP service of its own;

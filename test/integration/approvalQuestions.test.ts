@@ -5,84 +5,16 @@
  * decision carries both.
  */
 import { describe, expect, it } from 'vitest';
-import { z } from 'zod';
-import { ApprovalRefusedError, defineAgent, defineTool, scripted, Team, type BatonRun } from '../../src';
-import {
-  answerHandoffQuestionUpdate,
-  askHandoffQuestionUpdate,
-  rejectHandoffSignal,
-  type ChatMessage,
-} from '../../src/workflow';
+import { ApprovalRefusedError } from '../../src';
+import { answerHandoffQuestionUpdate, askHandoffQuestionUpdate, rejectHandoffSignal } from '../../src/workflow';
 import { toBatonError } from '../../src/client';
 import type { AuditEvent } from '../../src/audit';
 import { QuestionRefusedError } from '../../src/common/approvalQuestions';
-import { withLocalActivities } from '../../src/audit/history';
-import { ActivityType } from '../../src/common/messages';
-import { fromPayloads } from '../../src/payloads/read';
 import { useTemporalServer, withWorker } from '../helpers/temporal';
 import { waitFor } from '../helpers/wait';
+import { modelInputs, occurrences, REASONS, team } from './approvalQuestions.fixtures';
 
 const server = useTemporalServer();
-
-const REASONS = [
-  { code: 'over_limit', label: 'Over the refund limit' },
-  { code: 'duplicate', label: 'Already refunded' },
-];
-
-const issueRefund = defineTool({
-  name: 'issueRefund',
-  description: 'Refund an order',
-  parameters: z.object({ orderId: z.string(), amount: z.number() }),
-  needsApproval: { approvers: ['alice'] },
-  execute: ({ orderId, amount }) => ({ orderId, refunded: amount }),
-});
-
-/** refunds asks to refund 250 (alice approves); after a typed rejection it says what it got, and only then. */
-const team = () =>
-  new Team(
-    [
-      defineAgent({
-        id: 'refunds',
-        instructions: 'You are refunds.',
-        tools: [issueRefund],
-        model: scripted({
-          steps: [{ toolCalls: [{ name: 'issueRefund', arguments: { orderId: 'A1', amount: 250 } }] }],
-          rules: [
-            {
-              whenIncludes: '"reason":{"code":"over_limit","label":"Over the refund limit"}',
-              reply: { text: 'Told the customer: over the refund limit.' },
-            },
-            { whenIncludes: '"refunded":250', reply: { text: 'Refunded 250.' } },
-          ],
-        }),
-      }),
-    ],
-    { rejectionReasons: REASONS },
-  );
-
-/** The messages of every model call of the chain, across its runs, in order. */
-async function modelInputs(run: BatonRun): Promise<ChatMessage[][]> {
-  const { workflowId } = run;
-  const calls: ChatMessage[][] = [];
-  let runId: string | undefined = (run.handle as { firstExecutionRunId?: string }).firstExecutionRunId;
-  const seen = new Set<string>();
-  while (runId && !seen.has(runId)) {
-    seen.add(runId);
-    const events = withLocalActivities(
-      (await server.env.client.workflow.getHandle(workflowId, runId).fetchHistory()).events ?? [],
-    );
-    for (const e of events) {
-      const a = e.activityTaskScheduledEventAttributes;
-      if (a?.activityType?.name === ActivityType.CALL_MODEL)
-        calls.push(fromPayloads<{ messages: ChatMessage[] }>(a.input)?.messages ?? []);
-    }
-    runId = events.at(-1)?.workflowExecutionContinuedAsNewEventAttributes?.newExecutionRunId ?? undefined;
-  }
-  return calls;
-}
-
-const occurrences = (messages: ChatMessage[], text: string) =>
-  messages.reduce((n, m) => n + (typeof m.content === 'string' ? m.content.split(text).length - 1 : 0), 0);
 
 describe('typed rejection reasons', () => {
   it(
@@ -108,7 +40,7 @@ describe('typed rejection reasons', () => {
         });
         expect((await run.result()).output).toBe('Told the customer: over the refund limit.');
 
-        const calls = await modelInputs(run);
+        const calls = await modelInputs(server.env.client, run);
         const last = calls.at(-1)!;
         const tool = last.find((m) => m.role === 'tool');
         const data = JSON.parse(/Rejection: (\{.*\})\. /.exec(String(tool?.content))![1]!);

@@ -4,10 +4,7 @@
  * protects a chain but loosen it only with an operator's signature by a key the team trusts; a
  * chain started at a gated agent waits for the approval a handoff into it needs, or is refused.
  */
-import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { Team, type Baton, type BatonRun } from '../../src';
 import {
   approveHandoffSignal,
   decideHandoffUpdate,
@@ -17,49 +14,12 @@ import {
 } from '../../src/workflow';
 import { signDecision, signOverrides } from '../../src/client/signing';
 import { toBatonError } from '../../src/client';
-import type { AuditEvent } from '../../src/audit';
-import type { EntryRules } from '../../src/agents';
-import { findTemporalBinary } from '../../src/devserver/binary';
-import { scriptedAgent as agent } from '../helpers/agents';
-import { keys, teamKeys, testKey } from '../helpers/signing';
+import { keys } from '../helpers/signing';
 import { useTemporalServer, withWorker } from '../helpers/temporal';
 import { nextApproval } from '../histories/auditScenarios';
+import { ops, overrideRecords, team, temporal } from './authority.fixtures';
 
 const server = useTemporalServer();
-const run$ = promisify(execFile);
-const ops = testKey('ops-1', 11);
-const opsKey = { kid: 'ops-1', approvers: ['ops'], publicKey: ops.publicKey };
-
-/** `desk` hands off to `vault` (alice decides, signed); `refunds` needs alice's approval; `triage` is open. */
-function team(entry?: EntryRules): Team {
-  return new Team(
-    [
-      agent('desk', [{ handoff: { to: 'vault', message: 'open the vault' } }], { handoffs: ['vault'] }),
-      agent('vault', [{ text: 'vault opened' }], { approval: { approvers: ['alice'], requireSignature: true } }),
-      agent('refunds', [{ text: 'refunded $59.90' }], { approval: { approvers: ['alice'] } }),
-      agent('triage', [{ text: 'triaged' }]),
-    ],
-    { name: 'authority', approverKeys: teamKeys, operatorKeys: [opsKey], ...(entry ? { entry } : {}) },
-  );
-}
-
-/** The `temporal` CLI, as another program would run it. */
-async function temporal(args: string[]): Promise<string> {
-  const { stdout } = await run$(findTemporalBinary('cli')!, [...args, '--address', server.env.address]);
-  return stdout;
-}
-
-/** The audit's override records, once `count` of them are on the record. */
-async function overrideRecords(baton: Baton, run: BatonRun, count: number): Promise<AuditEvent[]> {
-  for (let i = 0; i < 200; i++) {
-    const events = (await baton.audit(run.workflowId)).events.filter(
-      (e) => e.kind === 'overrides_refused' || e.kind === 'overrides_applied',
-    );
-    if (events.length >= count) return events;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`fewer than ${count} override records`);
-}
 
 describe('overrides', () => {
   it(
@@ -104,7 +64,7 @@ describe('overrides', () => {
           ],
         });
         // The temporal CLI: a rule that takes the approval away.
-        await temporal([
+        await temporal(server.env.address, [
           'workflow',
           'signal',
           '--workflow-id',
@@ -121,7 +81,7 @@ describe('overrides', () => {
             expect.any(String),
           ],
         });
-        await temporal([
+        await temporal(server.env.address, [
           'workflow',
           'signal',
           '--workflow-id',
@@ -248,7 +208,7 @@ describe('starts at gated agents', () => {
 
       // The support example's refunds, started by the temporal CLI: alice rejects, the chain fails typed.
       const id = `cli-refunds-${Date.now()}`;
-      await temporal([
+      await temporal(server.env.address, [
         'workflow',
         'start',
         '--type',

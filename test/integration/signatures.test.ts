@@ -9,74 +9,23 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { LIMITS, type Baton, type BatonRun } from '../../src';
-import {
-  approveHandoffSignal,
-  decideHandoffUpdate,
-  SignatureRefusedError,
-  type ApprovalRecord,
-  type PendingApproval,
-} from '../../src/workflow';
-import { signDecision, type ApproverKey } from '../../src/client/signing';
+import { LIMITS, type Baton } from '../../src';
+import { approveHandoffSignal, decideHandoffUpdate, type ApprovalRecord } from '../../src/workflow';
+import type { ApproverKey } from '../../src/client/signing';
 import { toBatonError } from '../../src/client';
-import { decideCommand } from '../../src/cli/approvals';
-import { auditCommand } from '../../src/cli/audit';
-import type { Command } from '../../src/cli/context';
-import { keygenCommand } from '../../src/cli/keygen';
 import { nextApproval } from '../histories/auditScenarios';
 import { pythonWithCryptography } from '../helpers/python';
 import { carolKey, keys, signedTeam } from '../helpers/signing';
 import { useTemporalServer, withWorker } from '../helpers/temporal';
+import { batonCommand, refusal, signed } from './signatures.fixtures';
 
 const server = useTemporalServer();
 const root = path.resolve(__dirname, '../..');
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'baton-signatures-'));
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
-const COMMANDS: Record<string, Command> = {
-  audit: auditCommand,
-  approve: decideCommand('approve'),
-  keygen: keygenCommand,
-};
-
-/** A `baton` command, run in this process (test/cli runs the command as a process of its own); resolves with its exit code and output. */
-async function cli([name, ...args]: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  process.env.TEMPORAL_ADDRESS = server.env.address;
-  const out = { stdout: '', stderr: '' };
-  const code = await COMMANDS[name!]!.run(args, {
-    out: (line) => (out.stdout += `${line}\n`),
-    err: (line) => (out.stderr += `${line}\n`),
-    interrupted: new Promise(() => undefined),
-  });
-  return { code, ...out };
-}
-
-/** The refusal of a decision sent as an update. */
-async function refusal(run: BatonRun, decision: Record<string, unknown>): Promise<SignatureRefusedError> {
-  const err = toBatonError(
-    await run.handle.executeUpdate(decideHandoffUpdate, { args: [decision as never] }).then(
-      () => undefined,
-      (e: unknown) => e,
-    ),
-  );
-  expect(err).toBeInstanceOf(SignatureRefusedError);
-  return err as SignatureRefusedError;
-}
-
-async function signed(
-  signer: typeof keys.alice.signer,
-  run: BatonRun,
-  waiting: PendingApproval,
-  decision: { approver: string; decision: 'approve' | 'reject'; arguments?: Record<string, unknown> },
-  now?: number,
-) {
-  return signDecision(signer, {
-    workflowId: waiting.workflowId ?? run.workflowId,
-    waiting,
-    decision,
-    ...(now !== undefined ? { now } : {}),
-  });
-}
+/** A `baton` command, run in this process against the test's server. */
+const cli = (argv: string[]) => batonCommand(server.env.address, argv);
 
 describe('signed decisions', () => {
   it('go ahead only when signed by a key the chain trusts for the approver, for that very decision, in time', async () => {

@@ -2,56 +2,16 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { defineAgent, defineTool, handoff, scripted, Team } from '../../src';
-import type { CallModelInput, ScriptedStep } from '../../src/workflow';
+import type { CallModelInput } from '../../src/workflow';
 import { recordingScripted } from '../helpers/models';
 import { useTemporalServer, withWorker } from '../helpers/temporal';
+import { contextModesTeam, firstCallOf, hop, lookup, looked, templatesTeam } from './transfer.fixtures';
 
 const server = useTemporalServer();
-const lookup = defineTool({
-  name: 'lookup',
-  description: 'Look up an order',
-  parameters: z.object({ orderId: z.string() }),
-  execute: ({ orderId }) => `order ${orderId}: delivered`,
-});
-const hop = (to: string, message = `over to ${to}`, extra: Record<string, unknown> = {}): ScriptedStep => ({
-  toolCalls: [{ name: 'handoff', arguments: { to, message, ...extra } }],
-});
-const looked: ScriptedStep = { toolCalls: [{ name: 'lookup', arguments: { orderId: '42' } }] };
-
-/** The messages agent `id`'s first model call received. */
-const firstCallOf = (calls: CallModelInput[], id: string) => calls.find((c) => c.agentId === id)!;
-
 describe('context transfer', () => {
   it('gives the target the message only by default, or the full, filtered or last-user conversation', async () => {
     const { calls, providers } = recordingScripted();
-    const team = new Team([
-      defineAgent({
-        id: 'triage',
-        instructions: 'Route.',
-        tools: [lookup],
-        model: scripted([looked, hop('plain', 'just this')]),
-        handoffs: ['plain'],
-      }),
-      defineAgent({
-        id: 'plain',
-        instructions: 'Plain.',
-        model: scripted([hop('full', 'with everything')]),
-        handoffs: [handoff('full', { context: 'full', transferSystemMessage: true })],
-      }),
-      defineAgent({
-        id: 'full',
-        instructions: 'Full.',
-        model: scripted([hop('filtered', 'filtered')]),
-        handoffs: [handoff('filtered', { context: 'full', filter: { dropToolCalls: true, lastMessages: 2 } })],
-      }),
-      defineAgent({
-        id: 'filtered',
-        instructions: 'Filtered.',
-        model: scripted([hop('last', 'last user')]),
-        handoffs: [handoff('last', { context: 'last_user_message' })],
-      }),
-      defineAgent({ id: 'last', instructions: 'Last.', model: scripted([{ text: 'done' }]) }),
-    ]);
+    const team = contextModesTeam();
     const result = await withWorker(server.env, team, (baton) => baton.run('triage', 'refund order 42 please'), {
       providers,
     });
@@ -81,34 +41,7 @@ describe('context transfer', () => {
 
   it('renders the rich input and custom templates, and summarizes the carried conversation with a recorded model call', async () => {
     const { calls, providers } = recordingScripted();
-    const team = new Team([
-      defineAgent({
-        id: 'triage',
-        instructions: 'Route.',
-        tools: [lookup],
-        model: scripted({
-          steps: [looked, hop('refunds', 'refund order 42')],
-          rules: [{ whenIncludes: 'Condense', reply: { text: 'Customer wants order 42 refunded; it was delivered.' } }],
-        }),
-        handoffs: [handoff('refunds', { input: 'rich', reason: 'money moves there' }), handoff('writer', {})],
-      }),
-      defineAgent({
-        id: 'refunds',
-        instructions: 'Refund.',
-        model: scripted({
-          steps: [hop('writer', 'tell them')],
-          rules: [{ whenIncludes: '', reply: { text: 'summary of the refund talk' } }],
-        }),
-        handoffs: [
-          handoff('writer', {
-            context: 'full',
-            filter: { summarize: true },
-            input: 'From {{from}}: {{message}} (request: {{request}})',
-          }),
-        ],
-      }),
-      defineAgent({ id: 'writer', instructions: 'Write.', model: scripted([{ text: 'written' }]) }),
-    ]);
+    const team = templatesTeam();
     const { result, audit } = await withWorker(
       server.env,
       team,

@@ -2,7 +2,7 @@
  * The invariants checked once a sequence has been driven to its end: the audit export verifies
  * and holds every decision the workflows took (through the real `baton audit` command in turn),
  * the audit agrees with each result, no workflow task failed, followers ended with the recorded
- * answers, and every run kept the context and options its chain started with.
+ * answers (./followerText.ts), and every run kept the context and options its chain started with.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -14,9 +14,9 @@ import type { ConversationInput } from '../../src/common/conversation';
 import { resolveRunOptions } from '../../src/common/options';
 import { fromPayloads } from '../../src/payloads/read';
 import { causeName, isRoutine } from '../../src/audit/taskFailures';
-import { stoppedCallsOf } from '../../src/client/stoppedCalls';
 import { exportKeys, keys } from '../helpers/signing';
 import { broken, clip, cliTurn, type Harness, type Invariant } from './harness';
+import { followerText } from './followerText';
 import type { RootModel } from './model';
 import { historyOf } from '../../src/payloads/historyPages';
 
@@ -171,80 +171,6 @@ async function taskFailures(h: Harness, r: RootModel): Promise<void> {
           `${workflowId} run ${runId}: workflow task failed (event ${String(e.eventId)}, ${failed.cause === null || failed.cause === undefined ? 'no cause' : causeName(failed.cause)}): ${clip(failed.failure?.message, 300)}`,
         );
     }
-  }
-}
-
-/**
- * What a conversation message's follower (`chat.stream`) saw of each call equals the answer the model
- * gave for that message, or nothing for a call an interrupt stopped: one the harness saw cancelled, or
- * one the conversation's record says it stopped (an interrupt that reached the workflow before the
- * answer did: the answer, given, was not taken).
- */
-async function messageFollowers(h: Harness, r: RootModel): Promise<void> {
-  const recordedStops = stoppedCallsOf(h.system.client, r.id);
-  const stoppedIn = async (turn: number, key: string) =>
-    (await recordedStops(turn).catch(() => [])).some((s) => `${s.workflowId} ${s.call}` === key);
-  for (const msg of r.messages) {
-    if (!msg.texts || !msg.reply) continue;
-    const given = h.model.answers.filter(
-      (a) => a.root === r.id && (a.call.message === msg.key || a.call.merged?.includes(msg.key)),
-    );
-    for (const [key, text] of msg.texts) {
-      const [workflowId, call] = key.split(' ') as [string, string];
-      const answers = given.filter(
-        (a) => a.call.workflowId === workflowId && `${a.call.agent}#${a.call.callIndex}` === call,
-      );
-      const recorded =
-        answers.length === 0
-          ? [typeof msg.reply.output === 'string' ? msg.reply.output : JSON.stringify(msg.reply.output)]
-          : answers.map((a) => a.answer.text ?? '');
-      const stopped =
-        text === '' &&
-        (answers.some((a) => h.system.hosts.stopped.has(a.call.key)) || (await stoppedIn(msg.reply.turn, key)));
-      if (!stopped && !recorded.includes(text))
-        broken(
-          h,
-          'follower-text',
-          `${r.id} message ${msg.n}: the follower of ${key} ended with ${clip(text)}, the model answered ${clip(recorded)}`,
-        );
-    }
-  }
-}
-
-/** What a follower saw of each call equals the answer the harness gave it (or nothing, for a call stopped first). */
-async function followerText(h: Harness, r: RootModel): Promise<void> {
-  if (r.kind === 'conversation') return messageFollowers(h, r);
-  const f = r.follower;
-  if (!f) return;
-  const ended = await Promise.race([
-    f.done.then(() => true),
-    new Promise<boolean>((res) => setTimeout(() => res(false), 30_000)),
-  ]);
-  if (!ended) {
-    f.stop();
-    return broken(h, 'follower-text', `${r.id}: the follower did not end with the chain (${r.status})`);
-  }
-  if (f.error) broken(h, 'follower-text', `${r.id}: the follower failed: ${clip(f.error, 300)}`);
-  const given = h.model.answers.filter((a) => a.root === r.id);
-  for (const [key, text] of f.texts) {
-    const [workflowId, call] = key.split(' ') as [string, string];
-    const answers = given.filter(
-      (a) => a.call.workflowId === workflowId && `${a.call.agent}#${a.call.callIndex}` === call,
-    );
-    const stopped =
-      text === '' && (answers.length === 0 || answers.some((a) => h.system.hosts.stopped.has(a.call.key)));
-    if (!stopped && !answers.some((a) => (a.answer.text ?? '') === text))
-      broken(
-        h,
-        'follower-text',
-        `${key}: the follower ended with ${clip(text)}, the model answered ${clip(answers.map((a) => a.answer.text ?? ''))}`,
-      );
-  }
-  if (r.status !== 'completed' || r.replays > 0 || f.error) return;
-  for (const a of given) {
-    const key = `${a.call.workflowId} ${a.call.agent}#${a.call.callIndex}`;
-    if (a.answer.text && !h.system.hosts.stopped.has(a.call.key) && !f.texts.has(key))
-      broken(h, 'follower-text', `${key}: answered ${clip(a.answer.text)}, which the follower never showed`);
   }
 }
 

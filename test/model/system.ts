@@ -2,13 +2,12 @@
  * The real system the model-based harness drives: a Temporal dev server persisted to a database
  * file (so it can be `kill -9`ed and started again), a Redis server the workers stream model text
  * through (when one is installed), worker processes (./hosts.ts) serving the team's versions, and
- * the client. It knows when a sequence's chains have settled: each one ended, or waiting for a
- * person or for the puppet model, with nothing else in flight.
+ * the client. It knows (./settle.ts) when a sequence's chains have settled: each one ended, or
+ * waiting for a person or for the puppet model, with nothing else in flight.
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
-import { temporal } from '@temporalio/proto';
 import { Baton } from '../../src';
 import { RedisStreams, type StreamTransport } from '../../src/streams';
 import { DrillServer } from '../../drill/devserver';
@@ -18,10 +17,10 @@ import { findRedisServer, type RedisServer, startRedis } from '../helpers/redis'
 import { Hosts } from './hosts';
 import { startModelJwks } from './jwks';
 import { ModelRemote } from './remote';
+import { settle } from './settle';
 import type { DeployMode, Lane } from './model';
 import type { ServedWorker } from './protocol';
 
-const ActivityState = temporal.api.enums.v1.PendingActivityState;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Options of {@link ModelSystem.create}. */
@@ -232,44 +231,10 @@ export class ModelSystem {
 
   /**
    * Wait until every chain of `roots` (and every specialist under it) has ended or waits for the
-   * harness: a puppet call waiting for its answer, or a person, with no workflow task or other
-   * activity in flight, twice in a row. Answers what is still moving at `timeoutMs`.
+   * harness (./settle.ts); answers what is still moving at `timeoutMs`.
    */
-  async settle(roots: string[], timeoutMs: number): Promise<string[]> {
-    const deadline = Date.now() + timeoutMs;
-    let still: string[] = [];
-    let quiet = 0;
-    for (;;) {
-      still = (await Promise.all(roots.map((id) => this.motion(id)))).flat();
-      quiet = still.length === 0 ? quiet + 1 : 0;
-      if (quiet >= 2 || Date.now() > deadline) return still;
-      await sleep(120);
-    }
-  }
-
-  /** What still moves in chain `workflowId` (its specialists included): nothing when it is settled. */
-  private async motion(workflowId: string, runId?: string): Promise<string[]> {
-    let d;
-    try {
-      d = await this.client.workflow.getHandle(workflowId, runId).describe();
-    } catch (err) {
-      return [`${workflowId}: not reachable (${(err as Error).message.slice(0, 80)})`];
-    }
-    if (d.status.name !== 'RUNNING') return [];
-    const out: string[] = [];
-    if (d.raw.pendingWorkflowTask) out.push(`${workflowId}: a workflow task`);
-    const open = this.hosts.calls().filter((c) => c.workflowId === workflowId).length;
-    let models = 0;
-    for (const a of d.raw.pendingActivities ?? []) {
-      const type = a.activityType?.name ?? '?';
-      if (type === 'callModel' && a.state === ActivityState.PENDING_ACTIVITY_STATE_STARTED && ++models <= open)
-        continue;
-      out.push(`${workflowId}: ${type} (${ActivityState[a.state ?? 0]}, attempt ${a.attempt ?? 1})`);
-    }
-    if (this.hosts.busy(workflowId)) out.push(`${workflowId}: an activity in a worker`);
-    for (const c of d.raw.pendingChildren ?? [])
-      out.push(...(await this.motion(c.workflowId ?? '', c.runId ?? undefined)));
-    return out;
+  settle(roots: string[], timeoutMs: number): Promise<string[]> {
+    return settle(this.client, this.hosts, roots, timeoutMs);
   }
 
   async close(): Promise<void> {

@@ -2,20 +2,19 @@
  * AI SDK models drive baton's agents: `@ai-sdk/openai-compatible` against the strict
  * OpenAI-compatible test server, on a real Temporal server and worker.
  */
-import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import type { LanguageModelV3StreamPart } from '@ai-sdk/provider';
-import type { WorkflowHandle } from '@temporalio/client';
 import { convertArrayToReadableStream, MockLanguageModelV3 } from 'ai/test';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { aiSdk, AiSdkProvider, defineAgent, defineTool, model, Team, TeamValidationError } from '../../src';
 import { ModelRequestError } from '../../src/workflow';
 import type { ModelTurnEvent } from '../../src/audit/types';
-import { reply, startOpenAIServer, type FakeRequest } from '../helpers/openaiServer';
+import { reply, startOpenAIServer } from '../helpers/openaiServer';
 import { taskQueue, useTemporalServer, withWorker } from '../helpers/temporal';
 import { Viewer } from '../helpers/viewer';
 import { waitFor } from '../helpers/wait';
 import { createWorker } from '../../src/worker';
+import { fastRetry, gptAt, researchTeam, retriedCalls, roles, soloTeam } from './aiSdk.fixtures';
 
 const temporal = useTemporalServer();
 let fake: Awaited<ReturnType<typeof startOpenAIServer>>;
@@ -28,62 +27,9 @@ beforeEach(() => {
   fake.replies.length = 0;
 });
 
-const fastRetry = { initialInterval: '100 ms', maximumInterval: '200 ms' };
-/**
- * The AI SDK's provider for OpenAI-compatible servers, pointed at the test server. It sends
- * `content: null` beside tool calls, which llama-cpp-python (and the test server) refuse: the
- * request is mended as docs/models.md shows.
- */
-const compatible = (mended = true) =>
-  createOpenAICompatible({
-    name: 'fake',
-    baseURL: fake.url,
-    apiKey: 'sk-test',
-    includeUsage: true,
-    ...(mended ? { transformRequestBody: withoutNullContent } : {}),
-  });
-
-function withoutNullContent(body: Record<string, unknown>): Record<string, unknown> {
-  const messages = body.messages as { content?: unknown }[];
-  return { ...body, messages: messages.map((m) => (m.content === null ? { ...m, content: '' } : m)) };
-}
-// gpt-4o-mini has a price in baton's default table, so the chain's cost is known.
-const gpt = (mended = true) => compatible(mended).chatModel('gpt-4o-mini');
-
-function researchTeam() {
-  const lookup = defineTool({
-    name: 'lookup',
-    description: 'Look up a topic',
-    parameters: z.object({ topic: z.string() }),
-    execute: ({ topic }) => `notes on ${topic}`,
-  });
-  const m = aiSdk(gpt(), { temperature: 0 });
-  return new Team([
-    defineAgent({ id: 'researcher', instructions: 'Research, then hand off.', model: m, tools: [lookup] }),
-    defineAgent({ id: 'writer', description: 'Writes articles', instructions: 'Write.', model: m }),
-  ]);
-}
-
-const solo = (settings: Parameters<typeof aiSdk>[1] = {}) =>
-  new Team([defineAgent({ id: 'solo', instructions: 'Answer briefly.', model: aiSdk(gpt(), settings) })]);
-
-/** What history recorded of each retried call: the attempt that ended it and the failure of the attempt before. */
-async function retriedCalls(handle: WorkflowHandle) {
-  const events = (await handle.fetchHistory()).events ?? [];
-  return events.flatMap((e) => {
-    const failure = e.activityTaskStartedEventAttributes?.lastFailure;
-    return failure
-      ? [
-          {
-            attempt: e.activityTaskStartedEventAttributes!.attempt,
-            type: failure.applicationFailureInfo?.type ?? failure.message,
-          },
-        ]
-      : [];
-  });
-}
-
-const roles = (r: FakeRequest | undefined) => (r?.body.messages ?? []).map((m) => m.role);
+/** The test server's gpt-4o-mini through the AI SDK, its requests mended unless `mended` is false. */
+const gpt = (mended = true) => gptAt(fake.url, mended);
+const solo = (settings: Parameters<typeof aiSdk>[1] = {}) => soloTeam(gpt(), settings);
 
 describe('an AI SDK provider drives the agents', () => {
   it('answers with text, streamed into run.stream(), with usage and cost recorded', async () => {
@@ -125,7 +71,7 @@ describe('an AI SDK provider drives the agents', () => {
   });
 
   it('runs a tool call and a handoff, the tool answer and the handoff in the conversation the server checks', async () => {
-    const team = researchTeam();
+    const team = researchTeam(gpt());
     fake.replies.push(
       reply.toolCalls([{ name: 'lookup', arguments: { topic: 'qubits' } }]),
       reply.toolCalls([{ name: 'handoff', arguments: { to: 'writer', message: 'Qubits hold superpositions.' } }]),

@@ -1,12 +1,12 @@
-import { ApplicationFailure } from '@temporalio/common';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { openai } from '../../src';
-import type { CallModelInput, OpenAIModelSettings } from '../../src/common/model';
-import { DEFAULT_LOCAL_MAX_TOKENS, OpenAIProvider, type OpenAICallProgress } from '../../src/models/openai';
+import type { OpenAIModelSettings } from '../../src/common/model';
+import { DEFAULT_LOCAL_MAX_TOKENS, OpenAIProvider } from '../../src/models/openai';
 import { defaultMaxTokens } from '../../src/models/openaiEndpoint';
-import { estimateTokens, type ModelCallContext } from '../../src/models/provider';
+import { estimateTokens } from '../../src/models/provider';
 import { reply, startOpenAIServer } from '../helpers/openaiServer';
 import { waitFor } from '../helpers/wait';
+import { callContext, failure, providerInput } from './openaiProvider.fixtures';
 
 let fake: Awaited<ReturnType<typeof startOpenAIServer>>;
 beforeAll(async () => {
@@ -18,48 +18,8 @@ beforeEach(() => {
   fake.replies.length = 0;
 });
 
-const lookupTool = {
-  name: 'lookup',
-  description: 'Look up a topic',
-  parameters: { type: 'object', properties: { topic: { type: 'string' } } },
-};
-
-function input(settings: OpenAIModelSettings = {}, withTools = false): CallModelInput {
-  return {
-    agentId: 'solo',
-    // Specs built directly: the provider's own settings, as a worker receives them.
-    model: openai('gpt-fake', { baseURL: fake.url, ...settings }),
-    messages: [
-      { role: 'system', content: 'Answer briefly.' },
-      { role: 'user', content: 'hi' },
-    ],
-    tools: withTools ? [lookupTool] : [],
-    callIndex: 0,
-  };
-}
-
-/** A call context like the activity's, recording heartbeats. */
-function callContext(previousHeartbeat?: unknown) {
-  const controller = new AbortController();
-  const heartbeats: OpenAICallProgress[] = [];
-  const context: ModelCallContext = {
-    attempt: previousHeartbeat === undefined ? 1 : 2,
-    signal: controller.signal,
-    sleep: (ms) => new Promise((r) => setTimeout(r, ms)),
-    heartbeat: (details) => heartbeats.push(details as OpenAICallProgress),
-    previousHeartbeat,
-  };
-  return { context, controller, heartbeats, last: () => heartbeats.at(-1) };
-}
-
-async function failure(promise: Promise<unknown>): Promise<ApplicationFailure> {
-  const err = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(err).toBeInstanceOf(ApplicationFailure);
-  return err as ApplicationFailure;
-}
+/** A call of agent `solo` to the fake server's model, with the `lookup` tool or none. */
+const input = (settings: OpenAIModelSettings = {}, withTools = false) => providerInput(fake.url, settings, withTools);
 
 describe('streaming', () => {
   it('streams by default, asks for usage in the stream and heartbeats per chunk', async () => {

@@ -4,9 +4,9 @@
  */
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import { describe, expect, it } from 'vitest';
-import { defineAgent, delegate, scripted, Team } from '../../src';
 import { useTemporalServer } from '../helpers/temporal';
 import { waitFor } from '../helpers/wait';
+import { API_PATHS, specialistTeam } from './api.fixtures';
 import { pendingOf, TOKENS, withService } from './service';
 import { refundTeam } from './team';
 
@@ -149,31 +149,7 @@ describe('the HTTP API', () => {
   });
 
   it('decides an approval waiting in a specialist through the top chain, and reads the specialist by its id', async () => {
-    const team = new Team([
-      defineAgent({
-        id: 'top',
-        instructions: 'Top.',
-        model: scripted({
-          steps: [
-            { toolCalls: [{ name: 'delegate', arguments: { to: 'leaf', task: 'open it', reason: 'leaf knows' } }] },
-          ],
-          rules: [{ whenIncludes: '', reply: { text: 'summarized' } }],
-        }),
-        handoffs: [delegate('leaf')],
-      }),
-      defineAgent({
-        id: 'leaf',
-        instructions: 'Leaf.',
-        model: scripted([{ handoff: { to: 'vault', message: 'open the vault' } }]),
-        handoffs: ['vault'],
-      }),
-      defineAgent({
-        id: 'vault',
-        instructions: 'Vault.',
-        model: scripted([{ text: 'vault opened' }]),
-        approval: { approvers: ['alice'] },
-      }),
-    ]);
+    const team = specialistTeam();
     await withService(server.env, team, async ({ call, baton }) => {
       const { workflowId } = (
         await call('POST', '/v1/runs', { token: TOKENS.ops, body: { agent: 'top', input: 'go' } })
@@ -254,45 +230,7 @@ describe('the HTTP API', () => {
     await withService(server.env, refundTeam(), async ({ call }) => {
       const doc = await call('GET', '/openapi.json');
       expect(doc.body.openapi).toBe('3.1.0');
-      expect(Object.keys(doc.body.paths).sort()).toEqual(
-        [
-          ...[
-            '/v1/approvals',
-            '/v1/approvals/batch',
-            '/v1/approvals/events',
-            '/v1/inbox',
-            '/v1/breakers',
-            '/v1/breakers/reset',
-            '/v1/conversations/{id}',
-            '/v1/conversations/{id}/end',
-            '/v1/conversations/{id}/messages',
-            '/v1/conversations/{id}/messages/{key}',
-            '/v1/me',
-            '/v1/runs',
-            '/v1/runs/{id}',
-          ],
-          ...[
-            '/v1/runs/{id}/approvals/{approvalId}',
-            '/v1/runs/{id}/approvals/{approvalId}/questions',
-            '/v1/runs/{id}/approvals/{approvalId}/answer',
-            '/v1/runs/{id}/audit',
-            '/v1/runs/{id}/events',
-            '/v1/runs/{id}/replay',
-            '/v1/runs/{id}/dataset',
-            '/v1/runs/{id}/steer',
-            '/v1/runs/{id}/stream',
-          ],
-          ...['/v1/evals/{id}', '/v1/experiments/{id}', '/v1/experiments/{id}/stop', '/v1/stats'],
-          ...[
-            '/v1/ui/conversations',
-            '/v1/ui/conversations/{id}/stream',
-            '/v1/ui/conversations/{id}/messages',
-            '/v1/ui/runs',
-            '/v1/ui/runs/{id}/stream',
-            '/v1/ui/runs/{id}/messages',
-          ],
-        ].sort(),
-      );
+      expect(Object.keys(doc.body.paths).sort()).toEqual([...API_PATHS].sort());
       expect(doc.body.components.securitySchemes.bearer).toMatchObject({ type: 'http', scheme: 'bearer' });
       expect(doc.body.components.schemas.StartRun.required).toEqual(['agent', 'input']);
       expect(Object.keys(doc.body.components.schemas.Decision.properties)).toEqual([
