@@ -10,6 +10,7 @@ export * from './approvalReasons';
 export * from './controls';
 export * from './model';
 export * from './options';
+export { DEFAULT_RETRY, type RetryOptions } from './callRunOptions';
 export * from './approvalPolicy';
 export * from './conversationOptions';
 export * from './run';
