@@ -17,6 +17,7 @@ export * from './run';
 export * from './state';
 export * from './team';
 export * from './conversation';
+export * from './conversationErrors';
 export * from './version';
 export * from './priority';
 export * from './live';
