@@ -8,6 +8,7 @@
 export { handoffRun } from '../workflows/handoffRun';
 export * from './common/answers';
 export * from './common/errors';
+export * from './common/modelBehaviorErrors';
 export * from './common/budgetErrors';
 export * from './common/errorTypes';
 export * from './common/economics';
