@@ -37,7 +37,7 @@ import type {
 } from './team';
 import type { TeamVersion } from './version';
 import { economicsSpecCheck } from './economics/checks';
-import { toolSensitivityCheck } from './sensitive';
+import { toolSensitivityCheck } from './sensitivityChecks';
 import { approverKeysCheck } from './signatures/keys';
 import { jwksSourcesCheck, keySetRecordsCheck } from './signatures/jwks';
 import { entryRulesProblems } from './authority/entryRules';
