@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { UserError } from '../common/errors';
 import type { ApprovalPolicy } from '../common/approvals';
-import { modelSpecCheck } from '../common/teamChecks';
+import { modelSpecCheck } from '../common/modelSpecChecks';
 import type { ModelSpec } from '../common/model';
 import { durationAtLeast } from '../common/check';
 import { approvalPolicyCheck } from '../common/approvalPolicy';

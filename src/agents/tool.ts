@@ -6,13 +6,8 @@ import { HANDOFF_TOOL_NAME, READ_STATE_TOOL_NAME, TRANSFER_TOOL_PREFIX } from '.
 const RESERVED = [HANDOFF_TOOL_NAME, DELEGATE_TOOL_NAME, READ_STATE_TOOL_NAME];
 import type { JsonSchema, ToolSpec } from '../common/model';
 import type { ToolApprovalSpec } from '../common/controls';
-import {
-  scrub,
-  sensitivityProblems,
-  sensitiveValues,
-  toSensitivitySpec,
-  type ToolSensitivitySpec,
-} from '../common/sensitive';
+import { scrub, sensitiveValues, type ToolSensitivitySpec } from '../common/sensitive';
+import { sensitivityProblems, toSensitivitySpec } from '../common/sensitivityChecks';
 import type { RunContext } from '../common/team';
 import { conditionArgProblems, toolApprovalSpec, type ToolApprovalOptions } from '../common/toolApproval';
 

@@ -10,12 +10,8 @@
  */
 import { ApprovalTimeoutOutcome, type ApprovalRecord, type PendingApproval } from '../common/approvals';
 import { MaxHandoffsExceededError } from '../common/budgetErrors';
-import {
-  ApprovalTimeoutError,
-  GuardrailTrippedError,
-  HandoffLoopDetectedError,
-  HandoffTargetNotFoundError,
-} from '../common/errors';
+import { ApprovalTimeoutError, GuardrailTrippedError } from '../common/errors';
+import { HandoffLoopDetectedError, HandoffTargetNotFoundError } from '../common/modelBehaviorErrors';
 import type { AgentSpec } from '../common/team';
 import { DELEGATE_TOOL_NAME, SPECIALIST_DELEGATE_TOOL_NAME } from '../common/delegation';
 import { extractHandoff, HANDOFF_TOOL_NAME, isHandoffCall, READ_STATE_TOOL_NAME } from '../common/handoff';

@@ -14,13 +14,13 @@ import {
 import type { conversation as conversationWorkflow } from '../../workflows/conversation';
 import { auditConversation, type ConversationAudit } from '../audit/conversation';
 import {
-  ConversationEndedError,
   type ConversationInput,
   type ConversationReply,
   type ConversationResult,
   type ConversationView,
   type MidTurnPolicy,
 } from '../common/conversation';
+import { ConversationEndedError } from '../common/conversationErrors';
 import { conversationError, endedFirst, endedIfClosed, rememberedReply, sendAgain } from './conversationErrors';
 import { InputTooLargeError, InvalidRunInputError, UserError } from '../common/errors';
 import { sendMessageProblems, validateConversationInput } from '../common/input';

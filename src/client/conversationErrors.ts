@@ -7,7 +7,8 @@ import {
   WorkflowUpdateFailedError,
   type WorkflowHandle,
 } from '@temporalio/client';
-import { CONVERSATION_ERRORS, ConversationEndedError, type ConversationReply } from '../common/conversation';
+import type { ConversationReply } from '../common/conversation';
+import { CONVERSATION_ERRORS, ConversationEndedError } from '../common/conversationErrors';
 import { messageQuery } from '../common/messages';
 import type { BatonError } from '../common/errors';
 import { errorFromFailure } from '../common/errorTypes';

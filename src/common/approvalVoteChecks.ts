@@ -1,6 +1,6 @@
 /**
  * Checks of what a staged approval carries (its votes, the delegation grants they used) and of a
- * decision's identity, for the state a run carries into its next one (stateChecks.ts).
+ * decision's identity, for the state a run carries into its next one (approvalStateChecks.ts).
  *
  * Workflow-safe: no I/O.
  */

@@ -131,6 +131,9 @@ export function arrayOf<T>(item: Check<T>, what: string): Check<T[]> {
       : [`"${key}" must be an array of ${what}, got ${shown(v)}`];
 }
 
+/** Any value at all: a field whose content baton carries without reading it. */
+export const anything: Check = () => [];
+
 /** A JSON object, whatever its fields. */
 export const object: Check<object> = (v, key) => (isRecord(v) ? [] : [`"${key}" must be an object, got ${shown(v)}`]);
 

@@ -1,16 +1,15 @@
 /**
  * A conversation as other programs see it: the `conversation` workflow's input, each message and
- * its reply, what a query answers, what continue-as-new carries, and its two errors. Plain JSON;
- * workflow-safe (no I/O).
+ * its reply, what a query answers, what continue-as-new carries and what its memos record; its
+ * errors are in `conversationErrors.ts`. Plain JSON; workflow-safe (no I/O).
  */
 import type { PendingApproval } from './approvals';
-import { BatonError, UserError } from './errors';
 import type { ConversationOptions, ResolvedConversationOptions } from './conversationOptions';
 import type { RunOptions } from './options';
 import type { HandoffRecord, Usage } from './run';
 import type { ChainState } from './state';
 import type { RunContext } from './team';
-import { type TurnStranding, TurnStrandedError } from './stranded';
+import type { TurnStranding } from './stranded';
 
 /**
  * Input of the `conversation` workflow: plain JSON, so any Temporal client can start one (with
@@ -240,79 +239,3 @@ export type ConversationEvent =
     }
   /** A step of turn `turn` was refused by a worker that lacks the turn's team: the turn waits for one (its callers were told). */
   | ({ type: 'turn_stranded'; turn: number; at: string } & Omit<TurnStranding, 'since'>);
-
-/** A message sent to a conversation that has ended or is ending. */
-export class ConversationEndedError extends UserError<{ workflowId: string }> {
-  declare readonly workflowId: string;
-  constructor(workflowId: string, ending = false) {
-    super(`Conversation ${workflowId} ${ending ? 'is ending' : 'has ended'}: it takes no more messages`, {
-      workflowId,
-    });
-  }
-}
-
-/**
- * The run that took a message continued as new before answering it (a turn waiting for an
- * approval while history grew, or a message queued behind it). The message is not lost: send it
- * again with the same `idempotencyKey` to get its reply from the next run. An end request
- * (`request: 'end'`) is carried into the next run, which ends once the messages it took are
- * answered; send it again for the result. `baton.conversation()` does both by itself.
- */
-export class ConversationContinuedError extends BatonError<{
-  idempotencyKey: string;
-  turn: number;
-  request: 'message' | 'end' | 'migrate';
-}> {
-  declare readonly idempotencyKey: string;
-  declare readonly turn: number;
-  declare readonly request: 'message' | 'end' | 'migrate';
-  constructor(idempotencyKey: string, turn: number, request: 'message' | 'end' | 'migrate' = 'message') {
-    super(
-      request === 'end'
-        ? 'The conversation continued in a new run before it could end; the new run ends it once the messages it took are answered: send the end request (endConversation) again for its result'
-        : request === 'migrate'
-          ? 'The conversation continued in a new run before it could move onto the current team: send the migration (migrateConversation) again'
-          : `The conversation continued in a new run before answering message ${turn}; send it again with idempotencyKey "${idempotencyKey}" for its reply`,
-      { idempotencyKey, turn, request },
-    );
-  }
-}
-
-/** A message refused because it arrived while another was answered, under the `reject` mid-turn policy. */
-export class ConversationBusyError extends UserError<{ workflowId: string; turn: number }> {
-  declare readonly workflowId: string;
-  /** The turn being answered when the message arrived. */
-  declare readonly turn: number;
-  constructor(workflowId: string, turn: number) {
-    super(
-      `Conversation ${workflowId} is answering message ${turn} and refuses messages until it is done (midTurn: "reject"): send it again once the reply came, or with midTurn "enqueue"`,
-      { workflowId, turn },
-    );
-  }
-}
-
-/**
- * A message whose turn was discarded because a later message arrived under the `rollback`
- * mid-turn policy: the conversation went on as it was before the message, and answered the later one.
- */
-export class MessageRolledBackError extends UserError<{ workflowId: string; turn: number; by: string }> {
-  declare readonly workflowId: string;
-  declare readonly turn: number;
-  /** The idempotency key of the message answered instead. */
-  declare readonly by: string;
-  constructor(workflowId: string, turn: number, by: string) {
-    super(
-      `Message ${turn} of conversation ${workflowId} was rolled back for a later message (idempotencyKey "${by}", midTurn: "rollback"): it was not answered`,
-      { workflowId, turn, by },
-    );
-  }
-}
-
-/** The conversation's own errors, by failure type. */
-export const CONVERSATION_ERRORS = {
-  ConversationEndedError,
-  ConversationContinuedError,
-  ConversationBusyError,
-  MessageRolledBackError,
-  TurnStrandedError,
-} as const;

@@ -13,17 +13,12 @@ import {
   ApprovalRefusedError,
   ApprovalTimeoutError,
   type BatonError,
-  DelegationDepthExceededError,
   DelegationFailedError,
-  EmptyOutputError,
   GuardrailTrippedError,
-  HandoffLoopDetectedError,
-  HandoffTargetNotFoundError,
   InputTooLargeError,
   InvalidRunInputError,
   ModelCallFailedError,
   ModelRequestError,
-  OutputValidationError,
   RemoteAgentError,
   SignatureRefusedError,
   TeamMismatchError,
@@ -33,6 +28,13 @@ import {
   UnexpectedModelCallError,
   UnexpectedWorkflowError,
 } from './errors';
+import {
+  DelegationDepthExceededError,
+  EmptyOutputError,
+  HandoffLoopDetectedError,
+  HandoffTargetNotFoundError,
+  OutputValidationError,
+} from './modelBehaviorErrors';
 
 /** Every concrete error class, so the client can rebuild each from its failure. */
 const CLASSES = [

@@ -4,7 +4,7 @@
  * that kept failing, a defect). They cross the workflow boundary as non-retryable
  * `ApplicationFailure`s whose `type` is the class name and whose single detail is the error's
  * {@link BatonError.details}; `errorFromFailure` (in `errorTypes.ts`) rebuilds the same class from those details.
- * The errors of used-up budgets are in `budgetErrors.ts`.
+ * The errors of a model's behaviour are in `modelBehaviorErrors.ts`, those of used-up budgets in `budgetErrors.ts`.
  *
  * Workflow-safe: no I/O.
  */
@@ -151,43 +151,6 @@ export class UnconsumedScriptStepsError extends UserError<{ unconsumed: Record<s
   }
 }
 
-/** A model asked to hand off to an agent that is not registered or not allowed for it. */
-export class HandoffTargetNotFoundError extends ModelBehaviorError<{ from: string; to: string; available: string[] }> {
-  declare readonly from: string;
-  declare readonly to: string;
-  declare readonly available: string[];
-  constructor(from: string, to: string, available: string[]) {
-    super(
-      `Agent "${from}" tried to hand off to "${to}", but it is not a registered target. ` +
-        `Available: ${available.length > 0 ? available.join(', ') : '(none)'}`,
-      { from, to, available },
-    );
-  }
-}
-
-/**
- * A handoff that repeats one of the last handoffs with the same context (`pattern: 'repeat'`), or
- * bounces between two agents with no progress (`'oscillation'`); `cycle` is the agents in order.
- */
-export class HandoffLoopDetectedError extends ModelBehaviorError<{
-  from: string;
-  to: string;
-  cycle: string[];
-  pattern: 'repeat' | 'oscillation';
-}> {
-  declare readonly from: string;
-  declare readonly to: string;
-  declare readonly cycle: string[];
-  declare readonly pattern: 'repeat' | 'oscillation';
-  constructor(from: string, to: string, cycle: string[], pattern: 'repeat' | 'oscillation') {
-    const what =
-      pattern === 'repeat'
-        ? 'repeats an earlier handoff with the same context'
-        : 'bounces between two agents with no tool run in between';
-    super(`Handoff loop detected: ${from} → ${to} ${what} (cycle: ${cycle.join(' → ')})`, { from, to, cycle, pattern });
-  }
-}
-
 /** A guardrail of `agent` tripped on its input or output, and its policy (or its retries) says fail. */
 export class GuardrailTrippedError extends BatonError<{
   agent: string;
@@ -205,46 +168,6 @@ export class GuardrailTrippedError extends BatonError<{
       guardrail,
       stage,
       reason,
-    });
-  }
-}
-
-/** A model answered with nothing (no text, no tool call) again after being asked to answer properly. */
-export class EmptyOutputError extends ModelBehaviorError<{ agent: string; attempts: number }> {
-  declare readonly agent: string;
-  declare readonly attempts: number;
-  constructor(agent: string, attempts: number) {
-    super(
-      `Agent "${agent}" answered with empty output ${attempts} time(s) in a row; set onEmptyOutput: "accept" to allow it`,
-      { agent, attempts },
-    );
-  }
-}
-
-/** A final answer still did not match the agent's `outputType` after `maxOutputRetries` tries. */
-export class OutputValidationError extends ModelBehaviorError<{ agent: string; problem: string; attempts: number }> {
-  declare readonly agent: string;
-  declare readonly problem: string;
-  declare readonly attempts: number;
-  constructor(agent: string, problem: string, attempts: number) {
-    super(`Agent "${agent}" answered ${attempts} time(s) without matching its output type: ${problem}`, {
-      agent,
-      problem,
-      attempts,
-    });
-  }
-}
-
-/** A specialist would delegate deeper than `maxDelegationDepth` allows. */
-export class DelegationDepthExceededError extends ModelBehaviorError<{ agent: string; depth: number; limit: number }> {
-  declare readonly agent: string;
-  declare readonly depth: number;
-  declare readonly limit: number;
-  constructor(agent: string, depth: number, limit: number) {
-    super(`Agent "${agent}" would delegate at depth ${depth}, past maxDelegationDepth (${limit})`, {
-      agent,
-      depth,
-      limit,
     });
   }
 }

@@ -27,8 +27,9 @@ import { conversationOptionProblems } from './conversationOptions';
 import { runOptionProblems } from './options';
 import type { HandoffRunInput } from './run';
 import { conversationInputSizes, runInputSizes } from './sizes';
-import { chainStateCheck, conversationStateCheck, parentLinkCheck } from './stateChecks';
-import { modelSpecCheck } from './teamChecks';
+import { chainStateCheck, parentLinkCheck } from './stateChecks';
+import { conversationStateCheck } from './conversationStateChecks';
+import { modelSpecCheck } from './modelSpecChecks';
 
 const INPUT_FIELDS = ['agent', 'input', 'options', 'context', 'parent', 'resume'];
 

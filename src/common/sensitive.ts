@@ -4,7 +4,8 @@
  * the redaction baton applies wherever it shows a tool call: the audit (JSON, timeline, Mermaid,
  * HTTP), run events, the CLI, the HTTP service and its approvals page (an approver who may decide
  * the call sees its real arguments), and the errors a sensitive tool throws (so worker logs do not
- * carry the values). Metrics and spans never carry argument or result values.
+ * carry the values). Metrics and spans never carry argument or result values. A declaration is
+ * checked in `sensitivityChecks.ts`.
  *
  * Redaction is of what baton shows, not of what it records: the model still gets the real values
  * (it needs them), and the workflow history holds them, because a run replays from it. Encrypt
@@ -15,10 +16,9 @@
  * Workflow-safe: no I/O.
  */
 import type { ApprovalRecord, PendingApproval } from './approvals';
-import { isRecord, shown, type Check } from './check';
+import { isRecord } from './check';
 import { LIMITS } from './limits';
-import type { ChatMessage, JsonSchema, ToolCall } from './model';
-import { schemaPathProblem } from './schemaPaths';
+import type { ChatMessage, ToolCall } from './model';
 import type { ToolSensitivitySpec } from './sensitivity';
 import type { TeamSpec } from './team';
 
@@ -41,84 +41,6 @@ export interface SensitiveArguments {
 
 /** Values shorter than this are not searched for in free text (an error message): they would match everywhere. */
 export const MIN_SCRUBBED_LENGTH = 4;
-
-const PATH_EXAMPLE = '["cardNumber", "customer.email"]';
-
-/**
- * Problems with a `sensitive` option, each naming the field and what would be valid. With
- * `parameters` (the tool's JSON Schema), every argument path must name a field of it. `quoted`
- * names fields as the checks of plain JSON do (`"toolSensitivity.x.arguments"`).
- */
-export function sensitivityProblems(
-  value: unknown,
-  key: string,
-  parameters?: JsonSchema,
-  tool?: string,
-  quoted = false,
-): string[] {
-  const field = (k: string) => (quoted ? `"${k}"` : k);
-  if (value === true) return [];
-  if (!isRecord(value))
-    return [
-      `${field(key)} must be true (every argument and the whole result) or {arguments?, result?}, got ${shown(value)}`,
-    ];
-  const problems: string[] = [];
-  const extra = Object.keys(value).filter((k) => k !== 'arguments' && k !== 'result');
-  if (extra.length > 0)
-    problems.push(
-      `${field(key)} has unknown field(s) ${extra.map((k) => `"${k}"`).join(', ')} (valid: arguments, result)`,
-    );
-  if (value.arguments === undefined && value.result === undefined)
-    problems.push(
-      `${field(key)} names nothing sensitive: give arguments (true or paths like ${PATH_EXAMPLE}), result (true or paths like ["token"]), or both`,
-    );
-  if (value.arguments !== undefined)
-    problems.push(...pathListProblems(value.arguments, `${key}.arguments`, PATH_EXAMPLE, field, parameters, tool));
-  if (value.result !== undefined) problems.push(...pathListProblems(value.result, `${key}.result`, '["token"]', field));
-  return problems;
-}
-
-function pathListProblems(
-  value: unknown,
-  key: string,
-  example: string,
-  field: (k: string) => string,
-  schema?: JsonSchema,
-  tool?: string,
-): string[] {
-  if (value === true) return [];
-  if (!Array.isArray(value) || value.length === 0)
-    return [`${field(key)} must be true or a non-empty list of paths like ${example}, got ${shown(value)}`];
-  return value.flatMap((path, i) => {
-    const at = field(`${key}[${i}]`);
-    if (!isPath(path)) return [`${at} must be a dotted path of field names like "customer.email", got ${shown(path)}`];
-    const problem = schema ? schemaPathProblem(schema, path, tool) : undefined;
-    return problem ? [`${at} ${JSON.stringify(path)}: ${problem}`] : [];
-  });
-}
-
-function isPath(value: unknown): value is string {
-  return (
-    typeof value === 'string' &&
-    value !== '' &&
-    value.split('.').every((part) => part.trim() !== '' && part === part.trim())
-  );
-}
-
-/** The snapshot's form of a valid `sensitive` option: `true` spelled out, paths copied without repeats. */
-export function toSensitivitySpec(value: true | ToolSensitivitySpec): ToolSensitivitySpec {
-  if (value === true) return { arguments: true, result: true };
-  const copy = (v: true | string[] | undefined) => (v === undefined ? undefined : v === true ? true : [...new Set(v)]);
-  const args = copy(value.arguments);
-  const result = copy(value.result);
-  return { ...(args !== undefined ? { arguments: args } : {}), ...(result !== undefined ? { result } : {}) };
-}
-
-/** Problems with a snapshot's `toolSensitivity` entry (the workflow checks a carried team with it). */
-export const toolSensitivityCheck: Check<ToolSensitivitySpec> = (v, key) => {
-  if (!isRecord(v)) return [`"${key}" must be an object {arguments?, result?}, got ${shown(v)}`];
-  return sensitivityProblems(v, key, undefined, undefined, true);
-};
 
 /** `value` with the values at `paths` (`true`: every field of an object, or the whole value) replaced by {@link REDACTED}. */
 export function redactValue(value: unknown, paths: true | string[]): unknown {

@@ -1,7 +1,7 @@
 /**
  * Checks of a team snapshot as the workflow takes it from outside (a carried state, another
- * program's start): model specs, agents with their tools, handoffs and delegations, and the team's
- * own settings.
+ * program's start): agents with their tools, handoffs and delegations, and the team's own settings.
+ * The agents' model specs are checked in modelSpecChecks.ts.
  *
  * Workflow-safe: no I/O.
  */
@@ -15,7 +15,6 @@ import {
   count,
   either,
   integer,
-  isRecord,
   names,
   nonEmptyString,
   number,
@@ -23,20 +22,10 @@ import {
   oneOf,
   recordOf,
   shapeOf,
-  shown,
   string,
 } from './check';
-import type {
-  CustomModelSpec,
-  ModelSpec,
-  OpenAIModelSettings,
-  OpenAIModelSpec,
-  ScriptedModelSpec,
-  ScriptedRule,
-  ScriptedStep,
-  ScriptedToolCall,
-  ToolSpec,
-} from './model';
+import type { ToolSpec } from './model';
+import { modelSpecCheck } from './modelSpecChecks';
 import type {
   AgentProfile,
   AgentSpec,
@@ -48,93 +37,12 @@ import type {
 } from './team';
 import type { TeamVersion } from './version';
 import { economicsSpecCheck } from './economics/checks';
-import { toolSensitivityCheck } from './sensitive';
+import { toolSensitivityCheck } from './sensitivityChecks';
 import { approverKeysCheck } from './signatures/keys';
 import { jwksSourcesCheck, keySetRecordsCheck } from './signatures/jwks';
 import { entryRulesProblems } from './authority/entryRules';
 import { remoteAgentSpecCheck } from './remote';
 import { notificationsSpecCheck } from './notifications';
-
-const scriptedStep = shapeOf<ScriptedStep>()(
-  {
-    text: string,
-    toolCalls: arrayOf(
-      shapeOf<ScriptedToolCall>()({ name: nonEmptyString, arguments: object }),
-      'tool calls {name, arguments}',
-    ),
-    handoff: shapeOf<NonNullable<ScriptedStep['handoff']>>()({ to: nonEmptyString, message: string }),
-    failAttempts: integer(0, 100),
-    delayMs: integer(0, 3_600_000),
-    usage: shapeOf<NonNullable<ScriptedStep['usage']>>()({
-      inputTokens: integer(0, Number.MAX_SAFE_INTEGER),
-      outputTokens: integer(0, Number.MAX_SAFE_INTEGER),
-    }),
-  },
-  ['text', 'toolCalls', 'handoff', 'failAttempts', 'delayMs', 'usage'],
-);
-
-const openaiSpec = shapeOf<OpenAIModelSpec>()(
-  {
-    provider: oneOf(['openai']),
-    model: nonEmptyString,
-    settings: shapeOf<OpenAIModelSettings>()(
-      {
-        temperature: number(0, 2),
-        maxTokens: integer(1),
-        baseURL: nonEmptyString,
-        timeoutMs: integer(1, 3_600_000),
-        stream: boolean,
-      },
-      ['temperature', 'maxTokens', 'baseURL', 'timeoutMs', 'stream'],
-    ),
-  },
-  ['settings'],
-);
-
-const scriptedSpec = shapeOf<ScriptedModelSpec>()({
-  provider: oneOf(['scripted']),
-  model: nonEmptyString,
-  steps: arrayOf(scriptedStep, 'scripted steps'),
-  rules: arrayOf(
-    shapeOf<ScriptedRule>()({ whenIncludes: string, reply: scriptedStep }),
-    'scripted rules {whenIncludes, reply}',
-  ),
-  requireAllSteps: boolean,
-});
-
-const customSpec = shapeOf<CustomModelSpec>()({ provider: nonEmptyString, model: nonEmptyString, settings: object }, [
-  'settings',
-]);
-
-/** Names a worker can register providers under. */
-export const PROVIDER_NAME = /^[a-zA-Z][a-zA-Z0-9_-]{0,63}$/;
-
-/**
- * Problems with a model spec: `openai(...)`, `scripted(...)`, or `model(provider, name)` for a
- * provider the worker registers (which providers a worker has is checked when it starts).
- */
-export const modelSpecCheck: Check<ModelSpec> = (v, key) => {
-  if (!isRecord(v))
-    return [
-      `"${key}" must be a model spec: openai(...), aiSdk(...), scripted(...) or model(provider, name), got ${shown(v)}`,
-    ];
-  if (typeof v.specificationVersion === 'string')
-    return [`"${key}" is an AI SDK model object: wrap it as aiSdk(model)`];
-  if (v.provider === 'openai') return openaiSpec(v, key);
-  if (v.provider === 'scripted') {
-    const problems = scriptedSpec(v, key);
-    (Array.isArray(v.steps) ? v.steps : []).forEach((step, i) => {
-      if (isRecord(step) && step.text === undefined && step.toolCalls === undefined && step.handoff === undefined) {
-        problems.push(`"${key}.steps[${i}]" needs text, toolCalls or handoff`);
-      }
-    });
-    return problems;
-  }
-  if (typeof v.provider === 'string' && PROVIDER_NAME.test(v.provider)) return customSpec(v, key);
-  return [
-    `"${key}.provider" must name a model provider ("openai", "scripted", or one the worker registers), got ${shown(v.provider)}`,
-  ];
-};
 
 const toolSpec = shapeOf<ToolSpec>()({ name: nonEmptyString, description: string, parameters: object });
 

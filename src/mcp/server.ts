@@ -6,7 +6,8 @@ import { createHash } from 'node:crypto';
 import { UserError } from '../common/errors';
 import type { ToolSpec } from '../common/model';
 import type { ToolApprovalSpec } from '../common/controls';
-import { sensitivityProblems, toSensitivitySpec, type ToolSensitivitySpec } from '../common/sensitive';
+import type { ToolSensitivitySpec } from '../common/sensitive';
+import { sensitivityProblems, toSensitivitySpec } from '../common/sensitivityChecks';
 import { conditionArgProblems, toolApprovalSpec, type ToolApprovalOptions } from '../common/toolApproval';
 
 /**

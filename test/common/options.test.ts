@@ -1,12 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { validateConversationInput, validateRunInput } from '../../src/common/input';
-import {
-  DEFAULT_RETRY,
-  resolveRunOptions,
-  RUN_OPTION_KEYS,
-  RUN_OPTIONS,
-  runOptionProblems,
-} from '../../src/common/options';
+import { DEFAULT_RETRY } from '../../src/common/callRunOptions';
+import { resolveRunOptions, RUN_OPTION_KEYS, RUN_OPTIONS, runOptionProblems } from '../../src/common/options';
 import { InvalidRunInputError } from '../../src';
 
 describe('run options', () => {

@@ -10,11 +10,9 @@ import {
   redactValue,
   scrub,
   sensitiveValues,
-  sensitivityProblems,
   TeamRedaction,
-  toolSensitivityCheck,
-  toSensitivitySpec,
 } from '../../src/common/sensitive';
+import { sensitivityProblems, toolSensitivityCheck, toSensitivitySpec } from '../../src/common/sensitivityChecks';
 import { schemaPathProblem } from '../../src/common/schemaPaths';
 import type { TeamSpec } from '../../src/common/team';
 import { toParametersSchema } from '../../src/agents/tool';

@@ -14,7 +14,8 @@ import {
 } from '../../src/workflow';
 import { arrayOf, count, shapeOf, string } from '../../src/common/check';
 import { validateConversationInput, validateRunInput } from '../../src/common/input';
-import { chainStateCheck, conversationStateCheck } from '../../src/common/stateChecks';
+import { conversationStateCheck } from '../../src/common/conversationStateChecks';
+import { chainStateCheck } from '../../src/common/stateChecks';
 import { reduce, startChain } from '../../workflows/chain/state';
 import { scriptedAgent } from '../helpers/agents';
 

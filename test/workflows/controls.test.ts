@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { BudgetExceededError, MaxHandoffsExceededError, MaxTurnsExceededError } from '../../src/common/budgetErrors';
-import { GuardrailTrippedError, HandoffLoopDetectedError } from '../../src/common/errors';
+import { GuardrailTrippedError } from '../../src/common/errors';
+import { HandoffLoopDetectedError } from '../../src/common/modelBehaviorErrors';
 import type { RunOptions } from '../../src/common/options';
 import type { AgentSpec } from '../../src/common/team';
 import { runChain } from '../../workflows/loop';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { EMPTY_OUTPUT_NUDGE } from '../../src/common/answers';
 import { MaxHandoffsExceededError, MaxTurnsExceededError } from '../../src/common/budgetErrors';
-import { EmptyOutputError, HandoffTargetNotFoundError } from '../../src/common/errors';
+import { EmptyOutputError, HandoffTargetNotFoundError } from '../../src/common/modelBehaviorErrors';
 import { runChain } from '../../workflows/loop';
 import { agentSpec, FakeEffects, fakeRun } from '../helpers/fakeEffects';
 

@@ -6,7 +6,8 @@
  */
 import { durationMs } from '../../src/common/check';
 import { readDelegation, SPECIALIST_DELEGATE_TOOL_NAME, type DelegationRequest } from '../../src/common/delegation';
-import { DelegationDepthExceededError, DelegationFailedError } from '../../src/common/errors';
+import { DelegationFailedError } from '../../src/common/errors';
+import { DelegationDepthExceededError } from '../../src/common/modelBehaviorErrors';
 import { Patches } from '../../src/common/patches';
 import type { ToolCall } from '../../src/common/model';
 import { RUN_OPTIONS, type RunOptions } from '../../src/common/options';

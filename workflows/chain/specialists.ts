@@ -11,7 +11,7 @@ import type { ApprovalRecord, HandoffDecision, PendingApproval } from '../../src
 import { isUnreadable } from '../../src/common/arrival';
 import { isRecord } from '../../src/common/check';
 import { ApprovalRefusedError, type BatonError, SignatureRefusedError } from '../../src/common/errors';
-import { pendingApprovalCheck } from '../../src/common/stateChecks';
+import { pendingApprovalCheck } from '../../src/common/approvalStateChecks';
 import { boundedProblems, clipText, jsonOver, LIMITS, sizeMessage } from '../../src/common/limits';
 import type { ChildApprovals, SpecialistApprovalsRead } from '../../src/common/messages';
 import { Patches } from '../../src/common/patches';

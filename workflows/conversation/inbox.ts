@@ -6,8 +6,6 @@
 import { ApplicationFailure } from '@temporalio/common';
 import { currentUpdateInfo } from '@temporalio/workflow';
 import {
-  ConversationContinuedError,
-  ConversationEndedError,
   type ConversationReply,
   type ConversationResult,
   type ConversationState,
@@ -18,6 +16,7 @@ import {
   type RememberedReply,
   type SendMessageInput,
 } from '../../src/common/conversation';
+import { ConversationContinuedError, ConversationEndedError } from '../../src/common/conversationErrors';
 import { InputTooLargeError, InvalidRunInputError, toApplicationFailure } from '../../src/common/errors';
 import { type TurnStranding, TurnStrandedError } from '../../src/common/stranded';
 import { sendMessageProblems } from '../../src/common/input';

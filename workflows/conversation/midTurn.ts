@@ -7,12 +7,12 @@
  */
 import { CancellationScope, isCancellation } from '@temporalio/workflow';
 import {
-  ConversationBusyError,
   type ConversationReply,
   type ConversationState,
   MidTurnPolicy,
   type SendMessageInput,
 } from '../../src/common/conversation';
+import { ConversationBusyError } from '../../src/common/conversationErrors';
 import { toApplicationFailure } from '../../src/common/errors';
 import { LIMITS } from '../../src/common/limits';
 import type { LiveRecord } from '../../src/common/live';

@@ -9,7 +9,7 @@
  */
 import { CancellationScope, isCancellation } from '@temporalio/workflow';
 import type { ConversationState, CurrentTurn } from '../../src/common/conversation';
-import { ConversationContinuedError, ConversationEndedError } from '../../src/common/conversation';
+import { ConversationContinuedError, ConversationEndedError } from '../../src/common/conversationErrors';
 import { TeamMismatchError, toApplicationFailure } from '../../src/common/errors';
 import { CONVERSATION_EVENT_MEMO } from '../../src/common/messages';
 import { Patches } from '../../src/common/patches';

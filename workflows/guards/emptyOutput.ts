@@ -5,7 +5,7 @@
  * either way: an empty answer there fails at once.
  */
 import { EMPTY_OUTPUT_NUDGE } from '../../src/common/answers';
-import { EmptyOutputError } from '../../src/common/errors';
+import { EmptyOutputError } from '../../src/common/modelBehaviorErrors';
 import { CONTINUE, refuseAnswer } from '../chain/verdict';
 import type { Guard } from './guard';
 

@@ -5,7 +5,7 @@
 import { invalidTargetAnswer } from '../../src/common/answers';
 import { HANDOFF_TOOL_NAME } from '../../src/common/handoff';
 import { MaxHandoffsExceededError, MaxTurnsExceededError } from '../../src/common/budgetErrors';
-import { HandoffTargetNotFoundError } from '../../src/common/errors';
+import { HandoffTargetNotFoundError } from '../../src/common/modelBehaviorErrors';
 import { overBudget } from './budgets';
 import { CONTINUE } from '../chain/verdict';
 import type { Guard } from './guard';

@@ -5,7 +5,7 @@
  * under `onLoop: 'refuse'` tells the model, at most `maxLoopRefusals` times.
  */
 import type { ControlEvent } from '../../src/common/controls';
-import { HandoffLoopDetectedError } from '../../src/common/errors';
+import { HandoffLoopDetectedError } from '../../src/common/modelBehaviorErrors';
 import type { HandoffResult } from '../../src/common/handoff';
 import type { HandoffRecord } from '../../src/common/run';
 import type { ChainState } from '../../src/common/state';

@@ -5,7 +5,7 @@
  * `OutputValidationError`.
  */
 import { invalidOutputAnswer } from '../../src/common/answers';
-import { OutputValidationError } from '../../src/common/errors';
+import { OutputValidationError } from '../../src/common/modelBehaviorErrors';
 import { CONTINUE, refuseAnswer } from '../chain/verdict';
 import type { Guard } from './guard';
 

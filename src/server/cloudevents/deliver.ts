@@ -7,7 +7,8 @@
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import type { Context } from 'hono';
 import { type EventRule, eventInput, MissingEventValueError, type RuledEvent, valueAt } from '../../agents/eventRules';
-import { ConversationBusyError, ConversationEndedError, type ConversationReply } from '../../common/conversation';
+import type { ConversationReply } from '../../common/conversation';
+import { ConversationBusyError, ConversationEndedError } from '../../common/conversationErrors';
 import { BatonError, InputTooLargeError, InvalidRunInputError } from '../../common/errors';
 import { WorkflowType } from '../../common/messages';
 import type { ServiceContext } from '../context';

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { MaxHandoffsExceededError, MaxTurnsExceededError } from '../../../src/common/budgetErrors';
+import { UnconsumedScriptStepsError } from '../../../src/common/errors';
 import {
   EmptyOutputError,
   HandoffTargetNotFoundError,
   OutputValidationError,
-  UnconsumedScriptStepsError,
-} from '../../../src/common/errors';
+} from '../../../src/common/modelBehaviorErrors';
 import { resolveRunOptions, type RunOptions } from '../../../src/common/options';
 import type { ChainState } from '../../../src/common/state';
 import type { AgentSpec } from '../../../src/common/team';
