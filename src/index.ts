@@ -19,10 +19,10 @@ export {
   type DecisionOptions,
   type PendingHandoff,
   type PendingToolCall,
-  type StartOptions,
 } from './client/baton';
+export type { StartOptions } from './client/chainStart';
 export { BatonRun, type RunResult } from './client/run';
-export type { RunEvent } from './client/events';
+export type { RunEvent } from './client/runEvent';
 export { connectBaton, TemporalConnectionError, type ConnectBatonOptions } from './client/connect';
 export {
   BatonError,
@@ -43,4 +43,5 @@ export { ScriptedProvider } from './models/scripted';
 export { model, openai, scripted } from './models/spec';
 export { createWorker, type CreateWorkerOptions, KeySetError } from './worker';
 export { BatonPlugin, type BatonPluginOptions } from './worker/plugin';
-export { Conversation, type ConversationStartOptions, type SendOptions } from './client/conversation';
+export { Conversation, type SendOptions } from './client/conversation';
+export type { ConversationStartOptions } from './client/conversationStart';

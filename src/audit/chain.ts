@@ -5,26 +5,18 @@
  * the approval was asked and decided, where it ran.
  */
 import type { ApprovalRecord, PendingApproval } from '../common/approvals';
-import { ActivityType, TEAM_MEMO } from '../common/messages';
-import type { CallModelInput, ModelResponse } from '../common/model';
+import { TEAM_MEMO } from '../common/messages';
 import type { HandoffRunInput, RecordHandoffInput } from '../common/run';
-import type { RunToolInput, RunToolResult, TeamSpec } from '../common/team';
-import { callCost, type Cost, currencyOf, priceOf } from '../common/economics/prices';
 import { fromOutsidePayloads, fromPayloads, type HistoryEvent } from '../payloads/read';
 import { childEnd, runEnd } from './ending';
 import { causeName, isRoutine } from './taskFailures';
-import {
-  lostWorkerRestarts,
-  recordedApprovalEvent,
-  recordedHandoff,
-  recordedStartInput,
-  withLocalActivities,
-} from './history';
+import { ActivityReader } from './activityEvents';
+import { recordedApprovalEvent, recordedHandoff, recordedStartInput, withLocalActivities } from './history';
 import { liveRecordOf } from './live';
 import { Placement, whereOf, type Where } from './place';
 import { redactAudit } from './redact';
 import { TurnReader } from './turns';
-import { AUDIT_SCHEMA, type AuditChain, type AuditEvent, type Execution, type RunHistory } from './types';
+import { AUDIT_SCHEMA, type AuditChain, type AuditEvent, type RunHistory } from './types';
 
 export { AUDIT_SCHEMA, HandoffRequestOutcome } from './types';
 export type {
@@ -62,32 +54,11 @@ export function buildAudit(workflowId: string, runs: RunHistory[]): AuditChain {
   return redactAudit(chain);
 }
 
-const ms = (where: Where) => Date.parse(where.at);
-
-type ExecutedEvent = Extract<AuditEvent, { execution?: Execution }>;
 type Delegation = Extract<AuditEvent, { kind: 'delegation' }>;
-
-interface Scheduled {
-  name: string;
-  input: unknown;
-  where: Where;
-  event?: ExecutedEvent;
-  /** Attempts of the call's earlier starts, when this start is a restart after a lost worker. */
-  earlierAttempts?: number;
-}
-
-/** A turn's cost at its price in the snapshot: the price the call carried, else the snapshot's (chains with economics only). */
-function turnCost(input: CallModelInput, r: ModelResponse, team: TeamSpec | undefined): { cost?: Cost } {
-  const prices = team?.economics?.prices;
-  if (!input.price && !team?.economics) return {};
-  return { cost: callCost(input.price ?? priceOf(prices, input.model), r.usage, currencyOf(prices)) };
-}
 
 /** Reads one run's events into the chain. */
 class RunReader {
-  private readonly scheduled = new Map<string, Scheduled>();
-  /** Restarts after a lost worker or a team refusal: the scheduled event id of each, and of the start it repeats. */
-  private restarts = new Map<string, string>();
+  private activities!: ActivityReader;
   private readonly children = new Map<string, Delegation>();
 
   constructor(
@@ -98,7 +69,7 @@ class RunReader {
   ) {}
 
   read(events: HistoryEvent[]): void {
-    this.restarts = lostWorkerRestarts(events, true);
+    this.activities = new ActivityReader(this.chain, this.turns, this.placement, (w, ev) => this.push(w, ev), events);
     for (const e of events) this.onEvent(e);
     // The last workflow task failed, and the tasks after it (retries in progress) did not finish.
     const last = [...events]
@@ -131,31 +102,8 @@ class RunReader {
     if (handoff) this.onHandoff(handoff, where);
     if (e.workflowExecutionStartedEventAttributes)
       this.onStarted(recordedStartInput(e.workflowExecutionStartedEventAttributes.input), where);
-    else if (e.activityTaskScheduledEventAttributes) this.onScheduled(e, where);
-    else if (e.activityTaskStartedEventAttributes) {
-      const s = this.scheduled.get(String(e.activityTaskStartedEventAttributes.scheduledEventId));
-      if (s?.event?.execution)
-        Object.assign(s.event.execution, {
-          status: 'running',
-          attempts: (s.earlierAttempts ?? 0) + (e.activityTaskStartedEventAttributes.attempt ?? 1),
-        });
-    } else if (e.activityTaskCompletedEventAttributes) {
-      const c = e.activityTaskCompletedEventAttributes;
-      this.onCompleted(String(c.scheduledEventId), fromPayloads(c.result), where);
-    } else if (e.activityTaskFailedEventAttributes) {
-      const f = e.activityTaskFailedEventAttributes;
-      this.onEnded(
-        String(f.scheduledEventId),
-        'failed',
-        where,
-        f.failure?.cause?.message ?? f.failure?.message ?? 'failed',
-      );
-    } else if (e.activityTaskTimedOutEventAttributes) {
-      const f = e.activityTaskTimedOutEventAttributes;
-      this.onEnded(String(f.scheduledEventId), 'timed_out', where, f.failure?.message ?? 'timed out');
-    } else if (e.activityTaskCanceledEventAttributes) {
-      this.onEnded(String(e.activityTaskCanceledEventAttributes.scheduledEventId), 'cancelled', where, 'cancelled');
-    } else if (e.workflowPropertiesModifiedEventAttributes) this.onApprovalEvent(e, where);
+    else if (this.activities.read(e, where)) return;
+    else if (e.workflowPropertiesModifiedEventAttributes) this.onApprovalEvent(e, where);
     else if (e.startChildWorkflowExecutionInitiatedEventAttributes) this.onChildStarted(e, where);
     else if (childEnd(e)) this.onChildEnded(e, where);
     else if (e.workflowTaskFailedEventAttributes) this.onTaskFailed(e, where);
@@ -198,63 +146,6 @@ class RunReader {
     if (origin)
       this.push(where, { kind: 'replayed_from', baseRunId: origin.runId, reason: `baton replay from ${origin.from}` });
     if (resume) this.turns.resumed(resume, where, origin !== undefined);
-  }
-
-  private onScheduled(e: HistoryEvent, where: Where): void {
-    if (this.onRestart(e)) return;
-    const s = e.activityTaskScheduledEventAttributes!;
-    const name = s.activityType?.name ?? '';
-    const input = fromPayloads(s.input);
-    const entry: Scheduled = { name, input, where };
-    const execution: Execution = { status: 'scheduled', attempts: 0 };
-    if (name === ActivityType.CALL_MODEL) {
-      const i = input as CallModelInput;
-      this.turns.modelCalled(i, where);
-      entry.event = this.push(where, {
-        kind: 'model_turn' as const,
-        agent: i.agentId,
-        model: i.model.model,
-        execution,
-      });
-    } else if (name === ActivityType.RUN_TOOL) {
-      const i = input as RunToolInput;
-      const [asked, approval] = [this.turns.toolScheduled(i.agentId, i.call), this.turns.ranUnder(i.agentId, i.call)];
-      if (asked) {
-        // The call happens now (after its approval, when it waited for one), not when the model asked for it.
-        entry.event = this.placement.place(asked, where);
-        asked.execution = execution;
-        // An approver may have edited the call: the audit shows what ran, beside what the model asked for.
-        if (i.call.arguments !== asked.arguments)
-          Object.assign(asked, { requestedArguments: asked.arguments, arguments: i.call.arguments });
-        if (approval) asked.approval = approval;
-      } else {
-        entry.event = this.push(where, {
-          kind: 'tool_call' as const,
-          agent: i.agentId,
-          tool: i.call.name,
-          arguments: i.call.arguments,
-          answeredBy: 'tool' as const,
-          execution,
-          ...(approval ? { approval } : {}),
-        });
-      }
-    } else if (name === ActivityType.LOAD_TEAM) {
-      entry.event = this.push(where, { kind: 'team_snapshot' as const, agents: [] as string[], execution });
-    }
-    this.scheduled.set(String(e.eventId), entry);
-  }
-
-  /** A call started again after a lost worker (counted) or a refusal for its team (it never ran): its event goes on. */
-  private onRestart(e: HistoryEvent): boolean {
-    const first = this.scheduled.get(this.restarts.get(String(e.eventId)) ?? '');
-    const execution = first?.event?.execution;
-    if (!first || !execution) return false;
-    delete execution.error;
-    const lost =
-      fromPayloads<{ lostWorker?: unknown }>(e.activityTaskScheduledEventAttributes!.input)?.lostWorker !== undefined;
-    Object.assign(execution, { status: 'scheduled' }, lost && { lostWorkers: (execution.lostWorkers ?? 0) + 1 });
-    this.scheduled.set(String(e.eventId), { ...first, earlierAttempts: execution.attempts });
-    return true;
   }
 
   private onChildStarted(e: HistoryEvent, where: Where): void {
@@ -337,53 +228,6 @@ class RunReader {
       ...(cause ? { cause } : {}),
       message: f.failure?.message ?? 'workflow task failed',
     });
-  }
-
-  private onCompleted(id: string, result: unknown, where: Where): void {
-    const s = this.scheduled.get(id);
-    const ev = s?.event;
-    if (!s || !ev) return;
-    Object.assign(ev.execution!, {
-      status: 'completed',
-      latencyMs: ms(where) - ms(s.where),
-      attempts: Math.max(1, ev.execution!.attempts),
-    });
-    if (ev.kind === 'model_turn') {
-      const r = result as ModelResponse;
-      const i = s.input as CallModelInput;
-      Object.assign(ev, {
-        inputTokens: r.usage.inputTokens,
-        outputTokens: r.usage.outputTokens,
-        ...(r.usage.cachedInputTokens !== undefined ? { cachedInputTokens: r.usage.cachedInputTokens } : {}),
-        ...turnCost(i, r, this.chain.team),
-        content: r.content,
-        toolCalls: r.toolCalls.map((c) => ({ name: c.name, arguments: c.arguments })),
-      });
-      // The calls of the answer are asked for now, when the model answered.
-      this.turns.answered(ev.agent, r.toolCalls, {
-        ...where,
-        given: i.messages.length,
-        tools: (i.tools ?? []).map((t) => t.name),
-      });
-    } else if (ev.kind === 'tool_call') {
-      const r = result as RunToolResult;
-      Object.assign(ev, { ok: r.ok, result: r.content, resultEventId: where.eventId });
-    } else if (ev.kind === 'team_snapshot') {
-      this.chain.team = result as TeamSpec;
-      ev.agents = Object.keys(this.chain.team.agents);
-      if (this.chain.team.version) ev.team = this.chain.team.version.id;
-    }
-  }
-
-  private onEnded(id: string, status: Execution['status'], where: Where, error: string): void {
-    const s = this.scheduled.get(id);
-    if (s?.event?.execution)
-      Object.assign(s.event.execution, {
-        status,
-        error,
-        latencyMs: ms(where) - ms(s.where),
-        attempts: Math.max(1, s.event.execution.attempts),
-      });
   }
 
   private onClosed(e: HistoryEvent, where: Where): void {

@@ -11,10 +11,7 @@ import type { ApprovalRecord, PendingApproval } from '../common/approvals';
 import { isRecord } from '../common/check';
 import { approvalNeeded, type ToolApprovalSpec } from '../common/controls';
 import { canonicalJson, sha256Hex } from '../common/signatures/canonical';
-import { type ApproverKey, approverKeysCheck, type TrustedKey } from '../common/signatures/keys';
-import { lastSignCount } from '../common/signatures/passkey';
-import { factsOfRecord } from '../common/signatures/payload';
-import { verifyDecisionSignature } from '../common/signatures/verify';
+import { type ApproverKey, approverKeysCheck } from '../common/signatures/keys';
 import { type ExportedChain, recordedValue } from './export';
 import {
   askedUnderProblem,
@@ -24,6 +21,7 @@ import {
   rulesOfChain,
   unapprovedProblem,
 } from './exportPolicy';
+import { recordProblem, signatureProblem } from './exportSignatures';
 import { type VoteEvent, votesProblem } from './exportVotes';
 
 /** What the checks count, for the verdict. */
@@ -180,52 +178,7 @@ export class ExportMeaning {
         ? votesProblem(workflowId, asked, r, votes, chain.header.keys, this.counts, this.trusted)
         : undefined;
     if (voteProblem) return voteProblem;
-    if (r.signature === undefined) {
-      if (r.identity && r.identity.method !== 'claimed')
-        return `the record says the approver was ${r.identity.method}, but it carries no signature`;
-      if (r.outcome === 'timed_out') return undefined;
-      if (asked.requireSignature === true)
-        return `approval ${r.handoffId} required a signed decision (its request says requireSignature), but this decision carries no signature: a signed decision was stripped to a claimed one`;
-      this.counts.claimed++;
-      return undefined;
-    }
-    return this.signatureProblem(workflowId, chain, asked, r);
-  }
-
-  private signatureProblem(workflowId: string, chain: ChainSeen, asked: Asked, r: ApprovalRecord): string | undefined {
-    const facts = factsOfRecord(workflowId, asked, r);
-    if (!facts) return 'a wait that timed out carries a signature';
-    const verdict = verifyDecisionSignature(
-      r.signature!,
-      facts,
-      chain.header.keys,
-      { requestedAt: Date.parse(r.requestedAt), arrivedAt: Date.parse(r.decidedAt) },
-      (kid) =>
-        lastSignCount(
-          [...chain.decided.values()].map((d) => d.record).filter((d) => d !== r),
-          kid,
-        ),
-    );
-    if (!verdict.ok) return `the decision's signature does not hold: ${verdict.reason}`;
-    const id = verdict.identity;
-    if (
-      r.identity?.method !== id.method ||
-      r.identity.kid !== id.kid ||
-      r.identity.issuer !== id.issuer ||
-      r.identity.subject !== id.subject ||
-      JSON.stringify(r.identity.passkey) !== JSON.stringify(id.passkey)
-    ) {
-      return `the record says ${describe(r.identity)}, but the signature shows ${describe(id)}`;
-    }
-    const key = chain.header.keys.find((k) => k.kid === id.kid) as TrustedKey;
-    if (this.trusted && !this.trusted.some((k) => k.kid === key.kid && k.publicKey === key.publicKey)) {
-      return `key ${key.kid} is not among the keys you trust (or has another public key there)`;
-    }
-    const editedProblem = editedArgumentsProblem(chain.header, asked, r, this.counts);
-    if (editedProblem) return editedProblem;
-    this.counts.signed++;
-    if (!this.counts.keys.includes(key.kid)) this.counts.keys.push(key.kid);
-    return undefined;
+    return signatureProblem(workflowId, chain, asked, r, this.counts, this.trusted);
   }
 
   /** A tool call that ran: under its approving decision, made before it, when the team's policy needs one. */
@@ -330,50 +283,4 @@ export class ExportMeaning {
     this.counts.recorded++;
     return undefined;
   }
-}
-
-/** Whether the edited arguments the record keeps are those whose digest was signed (unless the export redacts them). */
-function editedArgumentsProblem(
-  header: ExportedChain,
-  asked: Pick<PendingApproval, 'from' | 'tool'>,
-  r: ApprovalRecord,
-  counts: MeaningCounts,
-): string | undefined {
-  if (r.editedArguments === undefined && r.argumentsDigest === undefined) return undefined;
-  if (r.editedArguments === undefined || r.argumentsDigest === undefined)
-    return 'the record keeps edited arguments without their digest, or a digest without them';
-  if (header.sensitiveTools.includes(`${asked.from}/${asked.tool?.name}`)) {
-    counts.unchecked++;
-    return undefined;
-  }
-  let args: unknown;
-  try {
-    args = JSON.parse(r.editedArguments);
-  } catch {
-    return 'the edited arguments are not JSON';
-  }
-  return sha256Hex(canonicalJson(args)) === r.argumentsDigest
-    ? undefined
-    : 'the edited arguments are not those whose digest the approver signed';
-}
-
-/** Why a decided event is not a record a verifier can read: fields of the wrong type, or times that are not times. */
-function recordProblem(r: ApprovalRecord): string | undefined {
-  const strings = ['handoffId', 'outcome', 'requestedAt', 'decidedAt'] as const;
-  const optional = ['approver', 'comment', 'reason', 'signature', 'editedArguments', 'argumentsDigest'] as const;
-  if (
-    strings.some((f) => typeof r[f] !== 'string') ||
-    optional.some((f) => r[f] !== undefined && typeof r[f] !== 'string')
-  )
-    return 'the decision is not an approval record (a field has the wrong type)';
-  if (Number.isNaN(Date.parse(r.requestedAt)) || Number.isNaN(Date.parse(r.decidedAt)))
-    return "the decision's requestedAt and decidedAt must be ISO 8601 times";
-  if (r.identity !== undefined && (!isRecord(r.identity) || typeof r.identity.method !== 'string'))
-    return "the decision's identity is not {method, kid?, …}";
-  return undefined;
-}
-
-function describe(identity: ApprovalRecord['identity']): string {
-  if (!identity) return 'no identity';
-  return `${identity.method}${identity.kid ? ` with key ${identity.kid}` : ''}${identity.passkey ? ` (passkey, from ${identity.passkey.origin}, counter ${identity.passkey.signCount})` : ''}${identity.issuer ? ` (issuer ${identity.issuer}, subject ${identity.subject})` : ''}`;
 }

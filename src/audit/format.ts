@@ -3,8 +3,7 @@
  * errors are clipped to one line here; the JSON keeps them whole.
  */
 import { liveLine } from './live';
-import type { DecisionIdentity } from '../common/approvals';
-import { displayText, quotedText } from '../common/display';
+import { displayText } from '../common/display';
 import type { ControlEvent } from '../common/controls';
 import { DELEGATE_TOOL_NAME, SPECIALIST_DELEGATE_TOOL_NAME } from '../common/delegation';
 import {
@@ -15,19 +14,12 @@ import {
   type Execution,
   type HandoffRequestedEvent,
 } from './types';
+import { approvalLine, sender } from './approvalLines';
+import { clip, ERROR_WIDTH, quoted, time } from './timelineText';
 
 export { toMermaid } from './mermaid';
 
-/** One line of `text`, at most `n` characters. */
-export function clip(text: string, n = 80): string {
-  const flat = text.replace(/\s+/g, ' ').trim();
-  return flat.length > n ? `${flat.slice(0, n - 1)}…` : flat;
-}
-
-const ERROR_WIDTH = 120;
 const STUCK_WIDTH = 400;
-const quoted = (text: string, n: number) => JSON.stringify(clip(text, n));
-const time = (iso: string) => iso.slice(11, 23);
 const pad = (s: string, n: number) => (s.length >= n ? s : s + ' '.repeat(n - s.length));
 const attempts = (x: Execution) =>
   `${x.attempts > 1 ? `, ${x.attempts} attempts` : ''}${x.lostWorkers ? `, started again after ${x.lostWorkers === 1 ? 'a lost worker' : `${x.lostWorkers} lost workers`}` : ''}`;
@@ -145,70 +137,22 @@ export function describeEvent(e: AuditEvent, over: boolean): [string, string] | 
       return [e.from, `asks to hand off to ${e.to || '?'}: ${quoted(e.message, 70)} → ${outcome(e)}`];
     case 'workflow_message':
       return [e.agent, `told by baton: ${quoted(e.content, 100)}`];
-    case 'approval_requested': {
-      const what = e.tool ? `${e.from} to call ${e.tool.name}(${clip(e.tool.arguments, 100)})` : `${e.from} → ${e.to}`;
-      return [
-        'approval',
-        `asked for ${what} (${e.handoffId})${e.approvers ? `, approvers ${e.approvers.join(', ')}` : ''}${e.expiresAt ? `, expires ${time(e.expiresAt)}` : ''}`,
-      ];
-    }
-    case 'approval_decided': {
-      const edited = e.editedArguments ? ` with edited arguments ${clip(e.editedArguments, 100)}` : '';
-      return [
-        'approval',
-        e.outcome === 'timed_out'
-          ? `${e.escalationStep !== undefined ? `auto-decided by escalation step ${e.escalationStep + 1} after ${String(e.timeout)}` : 'nobody decided in time'} (${e.handoffId})${e.onTimeout ? ` → ${TIMEOUT_OUTCOME[e.onTimeout]}` : ''}`
-          : `${e.outcome} by ${sender(e.approver, e.identity)}${edited} via ${e.via}${identityText(e.identity)}${e.comment ? `: ${quoted(e.comment, 100)}` : ''}${e.reason ? `: ${quoted(e.reason, 100)}` : ''}${e.reasonLabel ? ` (${e.reasonLabel})` : ''}`,
-      ];
-    }
+    case 'approval_requested':
+    case 'approval_decided':
+    case 'approval_overdue':
+    case 'approval_reminded':
+    case 'approval_escalated':
+    case 'approval_vote':
+    case 'approval_stage':
+    case 'delegated':
+    case 'decision_refused':
+    case 'approval_asked':
+    case 'approval_answered':
+    case 'question_refused':
+    case 'report_refused':
+      return approvalLine(e);
     case 'control':
       return controlLine(controlOf(e));
-    case 'approval_overdue':
-      return ['approval', `overdue: ${e.handoffId} was due ${time(e.dueAt)}`];
-    case 'approval_reminded':
-      return [
-        'approval',
-        `reminded ${e.recipients.length > 0 ? e.recipients.join(', ') : 'anyone who may decide'} of ${e.handoffId} (reminder ${e.reminder})`,
-      ];
-    case 'approval_escalated':
-      return [
-        'approval',
-        `escalated ${e.handoffId} (step ${e.step + 1}, after ${String(e.after)}): ${e.action === 'reassign' ? `reassigned from ${e.from?.join(', ') || 'anyone'} to ${e.to?.join(', ') ?? ''}` : `notified ${e.recipients?.join(', ') ?? ''}`}`,
-      ];
-    case 'approval_vote':
-      return [
-        'approval',
-        `vote in stage ${e.stage + 1} on ${e.handoffId}: ${e.decision} by ${sender(e.approver, e.identity)}${e.onBehalfOf ? ` for ${e.onBehalfOf}` : ''} via ${e.via} (${e.approvals} of ${e.needed} approvals, ${e.rejections} rejected)`,
-      ];
-    case 'approval_stage':
-      return [
-        'approval',
-        `stage ${e.stage + 1} of ${e.of} of ${e.handoffId} ${e.outcome}${e.next !== undefined ? `; stage ${e.next + 1} waits for ${e.approvers?.join(', ') ?? ''}` : ''}`,
-      ];
-    case 'delegated':
-      return [
-        'approval',
-        `${e.delegate} decided for ${e.slot} on ${e.handoffId}, by a grant of ${e.authority === 'operator' ? `operator ${e.grantedBy}` : e.grantedBy} (key ${e.kid}) until ${time(e.until)}`,
-      ];
-    case 'decision_refused':
-      return [
-        'approval',
-        `refused ${e.decision ?? 'decision'} from ${sender(e.approver)} (${e.via}): ${clip(e.reason, ERROR_WIDTH)}${e.count ? ` (and ${e.count - 1} more refused in the same step)` : ''}`,
-      ];
-    case 'approval_asked':
-      return ['approval', `${sender(e.askedBy)} asked about ${e.handoffId}: ${quoted(e.question, 100)}`];
-    case 'approval_answered':
-      return ['approval', `${sender(e.answeredBy)} answered about ${e.handoffId}: ${quoted(e.answer, 100)}`];
-    case 'question_refused':
-      return [
-        'approval',
-        `refused ${e.action === 'ask' ? 'a question' : 'an answer'} from ${sender(e.by)}: ${clip(e.reason, ERROR_WIDTH)}${e.count ? ` (and ${e.count - 1} more refused in the same step)` : ''}`,
-      ];
-    case 'report_refused':
-      return [
-        'approval',
-        `refused a report of waiting approvals${e.workflowId ? ` from ${e.workflowId}` : ''}, nothing changed: ${clip(e.reason, ERROR_WIDTH)}`,
-      ];
     case 'handoff': {
       const how = e.approval
         ? e.approval.outcome === 'timed_out'
@@ -320,9 +264,6 @@ export function controlLine(c: ControlEvent): [string, string] {
   }
 }
 
-/** What the policy made of an approval nobody decided in time. */
-const TIMEOUT_OUTCOME = { reject: 'rejected', approve: 'approved', fail: 'the run fails' } as const;
-
 /**
  * How a handoff request ended, in words, with what the model was told when it did not happen. One
  * that waited for approval says so: the approval's lines after it tell how it was decided.
@@ -344,24 +285,4 @@ function outcome(e: HandoffRequestedEvent): string {
     default:
       return `${e.outcome.replace(/_/g, ' ')}${told || (e.reason ? `: ${clip(e.reason, ERROR_WIDTH)}` : '')}`;
   }
-}
-
-/**
- * A name a decision's sender gave, as a line shows it: quoted (so nothing in it passes for the
- * line's own words), and `(claimed)` unless a signature proved it (then {@link identityText} says how).
- */
-function sender(name: string | undefined, identity?: DecisionIdentity): string {
-  if (name === undefined) return '?';
-  return `${quotedText(name, 100)}${identity && identity.method !== 'claimed' ? '' : ' (claimed)'}`;
-}
-
-/**
- * How a decision's approver was proven, as a line shows it: `, signed (key alice-2026)` or
- * `, token checked by the service (issuer …, subject …; key …)`; nothing for a claimed name.
- */
-export function identityText(identity: DecisionIdentity | undefined): string {
-  if (!identity || identity.method === 'claimed') return '';
-  if (identity.method === 'signed')
-    return `, signed (key ${identity.kid}${identity.keySource === 'run' ? ", trusted by the run's options" : ''})`;
-  return `, token checked by the service (issuer ${identity.issuer}, subject ${identity.subject}; key ${identity.kid})`;
 }

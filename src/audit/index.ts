@@ -35,9 +35,9 @@ export {
   auditConversation,
   buildConversationAudit,
   CONVERSATION_AUDIT_SCHEMA,
-  formatConversation,
   type CompactionAudit,
   type ConversationAudit,
   type ConversationTurnAudit,
   type TurnApproval,
 } from './conversation';
+export { formatConversation } from './conversationFormat';

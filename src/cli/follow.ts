@@ -1,4 +1,4 @@
-import type { RunEvent } from '../client/events';
+import type { RunEvent } from '../client/runEvent';
 import type { BatonRun, RunResult } from '../client/run';
 import type { PendingApproval } from '../common/types';
 import type { SensitiveArguments } from '../common/sensitive';

@@ -3,7 +3,7 @@
  * call under way with when it started, each approval waited for, and each delegation with what its
  * specialist is doing meanwhile ("triage waits for physics… 8.2 s: physics: model call… 2.1 s").
  */
-import type { RunEvent } from '../client/events';
+import type { RunEvent } from '../client/runEvent';
 import { displayText } from '../common/display';
 import { approvalSubject, formatDelegation, formatHandoff } from './print';
 

@@ -1,6 +1,6 @@
-import { identityText } from '../audit/format';
+import { identityText } from '../audit/approvalLines';
 import type { PendingHandoff } from '../client/baton';
-import type { RunEvent } from '../client/events';
+import type { RunEvent } from '../client/runEvent';
 import type { RunResult } from '../client/run';
 import { chainPath } from '../common/budgetErrors';
 import { displayText } from '../common/display';

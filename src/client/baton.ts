@@ -2,33 +2,36 @@
  * The client: {@link Baton} starts chains and conversations, lists and decides what waits for
  * approval, reads audits, replays, overrides and steers chains, from your own service.
  */
-import { randomUUID } from 'node:crypto';
-import type { Client, WorkflowIdConflictPolicy, WorkflowIdReusePolicy } from '@temporalio/client';
+import type { Client } from '@temporalio/client';
 import type { handoffRun } from '../../workflows/handoffRun';
 import type { AuditChain } from '../audit/chain';
 import { auditRun } from '../audit/fetch';
-import { InputTooLargeError, InvalidRunInputError, UserError } from '../common/errors';
-import { overrideProblems, validateRunInput } from '../common/input';
+import { InputTooLargeError, UserError } from '../common/errors';
+import { overrideProblems } from '../common/input';
 import type { SteerReceipt } from '../common/live';
 import { DEFAULT_TASK_QUEUE, overrideRunSignal, WorkflowType } from '../common/messages';
-import { TENANT_ID, tenantIdProblem, tenantPrefix } from '../common/tenant';
 import { overrideSizes } from '../common/sizes';
-import { type ApprovalRecord, type RunContext, type RunOptions, type RunOverrides } from '../common/types';
+import { type ApprovalRecord, type RunOverrides } from '../common/types';
 import { streamsFromEnv } from '../streams/env';
 import type { StreamTransport } from '../streams/types';
-import { Conversation, type ConversationStartOptions, migrateConversation } from './conversation';
+import { Conversation } from './conversation';
+import type { ConversationStartOptions } from './conversationStart';
 import { applyTeamPolicy, type ApplyPolicyOptions, type PolicyApplied } from './policy';
 import type { TeamSpec } from '../common/team';
-import { type ConversationReplayed, type ConversationReplayOptions, replayConversation } from './conversationReplay';
+import {
+  type ConversationReplayed,
+  type ConversationReplayOptions,
+  migrateConversation,
+  replayConversation,
+} from './conversationReplay';
 import type { ConversationMigration } from '../common/stranded';
 import { decideApproval } from './decide';
 import { type AnswerOptions, type ApprovalQuestion, type AskOptions, sendQuestion } from './questions';
 import { BatonEconomics } from './economics';
-import { Experiments, inVariant } from './experiments';
+import { Experiments } from './experiments';
 import type { DecisionOptions, PendingHandoff } from './pending';
 import { replayChain, type ReplayOptions, type ReplayStarted } from './replay';
-import { deadlinePassed } from './deadline';
-import { chainStartOptions } from './chainStart';
+import { chainStart, type StartOptions } from './chainStart';
 import { BatonRun, type RunResult } from './run';
 import { TeamSnapshots } from './sensitive';
 import { steerChain, type SteerOptions } from './steer';
@@ -54,43 +57,6 @@ export interface BatonOptions {
   streams?: StreamTransport;
 }
 
-/** Options of one run: the workflow's {@link RunOptions} plus how to start it. */
-export interface StartOptions extends RunOptions {
-  /** @default `baton-<agent>-<uuid>` */
-  workflowId?: string;
-  /**
-   * Application data the run's tools receive as `context.context`: plain JSON (at most 64 KB),
-   * recorded in history. Never secrets: give tools their clients and keys where the worker builds them.
-   */
-  context?: RunContext;
-  /**
-   * Whether a chain may start under the id of a chain that has closed (Temporal's policy, passed
-   * to `client.workflow.start` as it is): e.g. `REJECT_DUPLICATE` so an id names one chain for as
-   * long as the namespace keeps its history.
-   * @default "ALLOW_DUPLICATE" (Temporal's default)
-   */
-  workflowIdReusePolicy?: WorkflowIdReusePolicy;
-  /**
-   * What starting under the id of a running chain does (Temporal's policy, passed to
-   * `client.workflow.start` as it is): `FAIL` throws `WorkflowExecutionAlreadyStartedError`,
-   * `USE_EXISTING` returns the running chain, `TERMINATE_EXISTING` ends it and starts anew.
-   * @default "FAIL" (Temporal's default)
-   */
-  workflowIdConflictPolicy?: WorkflowIdConflictPolicy;
-  /**
-   * Who asked for the chain (a person's or a service's name, at most 200 characters): shown to the
-   * people who decide its approvals, beside its request. Recorded in the chain's memo (`batonStartedBy`).
-   * @example await baton.start('triage', request, { startedBy: 'support-inbox' })
-   */
-  startedBy?: string;
-  /**
-   * Start the chain in this experiment (`baton.experiments.start`): it gets its variant by the
-   * experiment's key, runs on the variant's task queue (or deployment version) with its run options
-   * over these, and carries the assignment in its memo (`batonVariant`) and `BatonVariant`.
-   */
-  experiment?: string;
-}
-
 /**
  * Start and follow chains from your own service.
  * @example
@@ -113,46 +79,8 @@ export class Baton {
 
   /** Start a chain at `agent`; invalid input or options throw `InvalidRunInputError` before anything starts. */
   async start<Output = string>(agent: string, input: string, options: StartOptions = {}): Promise<BatonRun<Output>> {
-    const {
-      workflowId: givenId,
-      context,
-      workflowIdReusePolicy,
-      workflowIdConflictPolicy,
-      startedBy,
-      experiment,
-      ...given
-    } = options;
-    const tenant = given.tenant;
-    const workflowId =
-      givenId ??
-      `${tenant !== undefined && TENANT_ID.test(tenant) ? tenantPrefix(tenant) : ''}baton-${agent}-${randomUUID()}`;
-    // In an experiment, the variant's run options go over the start's.
-    const variant =
-      experiment !== undefined
-        ? await this.experiments.variantStart(experiment, workflowId, context, given, this.taskQueue)
-        : undefined;
-    const runOptions = variant?.options ?? given;
-    const args = validateRunInput({ agent, input, options: runOptions, ...(context !== undefined ? { context } : {}) });
-    const passed = deadlinePassed(runOptions.deadline, Date.now());
-    if (passed) throw new InvalidRunInputError([passed]);
-    const misplaced = runOptions.tenant !== undefined ? tenantIdProblem(runOptions.tenant, workflowId) : undefined;
-    if (misplaced) throw new InvalidRunInputError([`"workflowId": ${misplaced}`]);
-    const start = chainStartOptions(
-      {
-        taskQueue: this.taskQueue,
-        workflowId,
-        agent,
-        runOptions,
-        workflowIdReusePolicy,
-        workflowIdConflictPolicy,
-        startedBy,
-      },
-      args,
-    );
-    const handle = await this.client.workflow.start<typeof handoffRun>(
-      WorkflowType.HANDOFF_RUN,
-      variant ? inVariant(start, variant) : start,
-    );
+    const start = await chainStart(this.experiments, this.taskQueue, agent, input, options);
+    const handle = await this.client.workflow.start<typeof handoffRun>(WorkflowType.HANDOFF_RUN, start);
     return new BatonRun<Output>(handle, this.streams);
   }
 

@@ -7,7 +7,6 @@ import { randomUUID } from 'node:crypto';
 import {
   type Client,
   type WorkflowHandle,
-  WithStartWorkflowOperation,
   WorkflowExecutionAlreadyStartedError,
   WorkflowUpdateStage,
 } from '@temporalio/client';
@@ -21,52 +20,23 @@ import {
   type MidTurnPolicy,
 } from '../common/conversation';
 import { ConversationEndedError } from '../common/conversationErrors';
-import { conversationError, endedFirst, endedIfClosed, rememberedReply, sendAgain } from './conversationErrors';
-import { InputTooLargeError, InvalidRunInputError, UserError } from '../common/errors';
-import { sendMessageProblems, validateConversationInput } from '../common/input';
+import { conversationError, endedFirst, nextRun, rememberedReply, sendAgain } from './conversationErrors';
+import { InputTooLargeError, InvalidRunInputError } from '../common/errors';
+import { sendMessageProblems } from '../common/input';
 import { messageSizes } from '../common/sizes';
-import { Experiments, inVariant, type VariantStart } from './experiments';
+import { Experiments, type VariantStart } from './experiments';
 import { laneOf } from './lanes';
-import {
-  BatonAgent,
-  BatonHandoffs,
-  BatonStatusAttribute,
-  conversationQuery,
-  endConversationUpdate,
-  migrateConversationUpdate,
-  sendMessageUpdate,
-  WorkflowType,
-} from '../common/messages';
+import { conversationQuery, endConversationUpdate, sendMessageUpdate } from '../common/messages';
 import type { ConversationMigration } from '../common/stranded';
-import type { ConversationOptions } from '../common/conversationOptions';
-import type { RunOptions } from '../common/options';
-import { BatonStatus, type HandoffRecord } from '../common/run';
-import type { RunContext } from '../common/team';
-import { priorityOption } from '../common/priority';
-import { TENANT_ID, tenantIdProblem, tenantPrefix, tenantSearchAttribute } from '../common/tenant';
+import type { HandoffRecord } from '../common/run';
 import { streamsFromEnv } from '../streams/env';
 import { streamMessage, type MessageStreamItem } from '../streams/message';
+import { conversationStart, conversationStartOperation, type ConversationStartOptions } from './conversationStart';
+import { migrateConversation } from './conversationReplay';
 import { stoppedCallsOf } from './stoppedCalls';
 import type { StreamTransport } from '../streams/types';
 
 export { conversationError } from './conversationErrors';
-
-/** Options of `baton.conversation(agent, options)`. */
-export interface ConversationStartOptions {
-  /** The conversation's workflow id: give the same id to go on with a conversation. @default `baton-chat-<agent>-<uuid>` */
-  id?: string;
-  /** Options of the chain each message runs (limits, timeouts, approvals). */
-  options?: RunOptions;
-  /** Idle timeout, compaction threshold, idempotency window. */
-  conversation?: ConversationOptions;
-  /** Application data every tool call of the conversation receives: plain JSON, recorded in history. */
-  context?: RunContext;
-  /**
-   * Hold the conversation in this experiment: it gets its variant by the experiment's key (`id`:
-   * the conversation's id) when its first message starts it, and every turn runs in it.
-   */
-  experiment?: string;
-}
 
 /** One turn as `Conversation.history` lists it. */
 export interface ConversationTurn<Output = string> {
@@ -98,15 +68,6 @@ export interface SendOptions {
 }
 
 /**
- * A message follows its conversation into each new run, however many there are while it waits (a
- * turn waiting for a person through kills and restarts may see hundreds); past the first few, each
- * hop waits a little, up to 2 s, so a conversation that continues as new in a loop is not hammered.
- */
-function nextRun(hop: number): Promise<void> {
-  return hop < 10 ? Promise.resolve() : new Promise((resolve) => setTimeout(resolve, Math.min(2_000, 50 * hop)));
-}
-
-/**
  * A conversation with a team, starting at an agent; the agent a handoff hands to answers the next
  * messages. Messages sent while one is answered are answered in the order they were sent.
  * @example
@@ -127,24 +88,10 @@ export class Conversation<Output = string> {
     options: ConversationStartOptions = {},
     private readonly streams: StreamTransport = streamsFromEnv(),
   ) {
-    if (options.id !== undefined && (typeof options.id !== 'string' || options.id.trim() === '')) {
-      throw new UserError(
-        `id must name the conversation (its workflow id), got ${JSON.stringify(options.id)}; leave it out for a new one`,
-      );
-    }
-    const tenant = options.options?.tenant;
-    this.id =
-      options.id ??
-      `${tenant !== undefined && TENANT_ID.test(tenant) ? tenantPrefix(tenant) : ''}baton-chat-${agent}-${randomUUID()}`;
-    if (options.experiment !== undefined) this.experiment = options.experiment;
-    this.input = validateConversationInput({
-      agent,
-      ...(options.options ? { options: options.options } : {}),
-      ...(options.conversation ? { conversation: options.conversation } : {}),
-      ...(options.context ? { context: options.context } : {}),
-    });
-    const misplaced = tenant !== undefined ? tenantIdProblem(tenant, this.id) : undefined;
-    if (misplaced) throw new InvalidRunInputError([`"id": ${misplaced}`]);
+    const start = conversationStart(agent, options);
+    this.id = start.id;
+    this.input = start.input;
+    if (start.experiment !== undefined) this.experiment = start.experiment;
   }
 
   /** The Temporal handle of the conversation's workflow (its latest run). */
@@ -191,7 +138,10 @@ export class Conversation<Output = string> {
           () =>
             this.client.workflow.startUpdateWithStart(sendMessageUpdate, {
               args: [args],
-              startWorkflowOperation: this.startOperation(variant),
+              startWorkflowOperation: conversationStartOperation(
+                { id: this.id, taskQueue: this.taskQueue, agent: this.agent, input: this.input },
+                variant,
+              ),
               waitForStage: WorkflowUpdateStage.ACCEPTED,
             }),
           (taken) => {
@@ -244,31 +194,6 @@ export class Conversation<Output = string> {
       ...(signal ? { signal } : {}),
       stopped: stoppedCallsOf(this.client, this.id),
     });
-  }
-
-  /** The start that goes with a message (one per sending: an operation is used once). */
-  private startOperation(variant?: VariantStart): WithStartWorkflowOperation<typeof conversationWorkflow> {
-    // In an experiment, the variant's run options go over the conversation's.
-    const input = variant ? validateConversationInput({ ...this.input, options: variant.options }) : this.input;
-    const start = {
-      workflowId: this.id,
-      taskQueue: this.taskQueue,
-      args: [input] as [ConversationInput],
-      workflowIdConflictPolicy: 'USE_EXISTING' as const,
-      // An ended conversation is not replaced by a new one of the same id: its messages would be lost to it.
-      workflowIdReusePolicy: 'REJECT_DUPLICATE' as const,
-      ...priorityOption(this.input.options?.priority),
-      typedSearchAttributes: [
-        { key: BatonAgent, value: this.agent },
-        { key: BatonStatusAttribute, value: BatonStatus.RUNNING },
-        { key: BatonHandoffs, value: 0 },
-        ...tenantSearchAttribute(this.input.options?.tenant),
-      ],
-    };
-    return new WithStartWorkflowOperation<typeof conversationWorkflow>(
-      WorkflowType.CONVERSATION,
-      variant ? inVariant(start, variant) : start,
-    );
   }
 
   /** How the latest run ended, as an error: its failure, or `ConversationEndedError` when it completed (not following a continued run). */
@@ -342,20 +267,6 @@ export class Conversation<Output = string> {
       return await this.handle.result();
     } catch (err) {
       throw conversationError(err);
-    }
-  }
-}
-
-/** Move the running conversation `workflowId` onto the team the workers run now; resolves once moved. */
-export async function migrateConversation(client: Client, workflowId: string): Promise<ConversationMigration> {
-  for (let hop = 0, since = Date.now(); ; hop++) {
-    try {
-      return await client.workflow
-        .getHandle<typeof conversationWorkflow>(workflowId)
-        .executeUpdate(migrateConversationUpdate);
-    } catch (err) {
-      if (!sendAgain(err, since)) throw await endedIfClosed(client, workflowId, conversationError(err));
-      await nextRun(hop);
     }
   }
 }

@@ -1,4 +1,4 @@
-/** How a conversation's updates failed, and the typed error each failure stands for. */
+/** How a conversation's updates failed, the typed error each failure stands for, and when to send one again. */
 import {
   ApplicationFailure,
   type Client,
@@ -29,6 +29,15 @@ function continued(err: unknown): boolean {
  */
 export function sendAgain(err: unknown, since: number): boolean {
   return continued(err) || (updateUnprocessed(err) && Date.now() - since < TASK_FAILING_PATIENCE_MS);
+}
+
+/**
+ * A message follows its conversation into each new run, however many there are while it waits (a
+ * turn waiting for a person through kills and restarts may see hundreds); past the first few, each
+ * hop waits a little, up to 2 s, so a conversation that continues as new in a loop is not hammered.
+ */
+export function nextRun(hop: number): Promise<void> {
+  return hop < 10 ? Promise.resolve() : new Promise((resolve) => setTimeout(resolve, Math.min(2_000, 50 * hop)));
 }
 
 /** Whether an update failed because its run ended before answering it (Temporal's `AcceptedUpdateCompletedWorkflow`). */

@@ -10,13 +10,20 @@ import { type Client, WorkflowIdReusePolicy } from '@temporalio/client';
 import type { conversation as conversationWorkflow } from '../../workflows/conversation';
 import type { ConversationInput } from '../common/conversation';
 import { UserError } from '../common/errors';
-import { BatonAgent, BatonHandoffs, BatonStatusAttribute, REPLAY_OF_MEMO, WorkflowType } from '../common/messages';
+import {
+  BatonAgent,
+  BatonHandoffs,
+  BatonStatusAttribute,
+  migrateConversationUpdate,
+  REPLAY_OF_MEMO,
+  WorkflowType,
+} from '../common/messages';
 import { priorityOption } from '../common/priority';
 import { BatonStatus } from '../common/run';
 import type { ConversationMigration } from '../common/stranded';
 import { decodeHistory } from '../payloads/history';
 import { fromPayloads } from '../payloads/read';
-import { migrateConversation } from './conversation';
+import { conversationError, endedIfClosed, nextRun, sendAgain } from './conversationErrors';
 import { historyOf } from '../payloads/historyPages';
 
 /** Options of `baton.replayConversation`. */
@@ -96,4 +103,18 @@ export async function replayConversation(
     baseRunId: description.runId,
     ...(migration ? { migration } : {}),
   };
+}
+
+/** Move the running conversation `workflowId` onto the team the workers run now; resolves once moved. */
+export async function migrateConversation(client: Client, workflowId: string): Promise<ConversationMigration> {
+  for (let hop = 0, since = Date.now(); ; hop++) {
+    try {
+      return await client.workflow
+        .getHandle<typeof conversationWorkflow>(workflowId)
+        .executeUpdate(migrateConversationUpdate);
+    } catch (err) {
+      if (!sendAgain(err, since)) throw await endedIfClosed(client, workflowId, conversationError(err));
+      await nextRun(hop);
+    }
+  }
 }

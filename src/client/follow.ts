@@ -6,7 +6,8 @@
  */
 import { setMaxListeners } from 'node:events';
 import type { WorkflowClient } from '@temporalio/client';
-import { runEvents, type RunEvent, type RunEventsOptions } from './events';
+import { runEvents, type RunEventsOptions } from './events';
+import type { RunEvent } from './runEvent';
 import { firstRunOfChain } from './firstRun';
 import { TextBoard, type TextChange } from '../streams/board';
 import { Mailbox } from '../streams/mailbox';

@@ -8,7 +8,8 @@
 export { toBatonError } from './baton';
 export type { PendingOptions } from './waiting';
 export { redactPending } from './sensitive';
-export type { RunEventBody, RunEventsOptions } from './events';
+export type { RunEventsOptions } from './events';
+export type { RunEventBody } from './runEvent';
 export { temporalConfig, type TemporalConfigOptions } from './connect';
 export { GatedEntryError, LooseningRefusedError, PolicyLoosenedError } from '../common/authority/errors';
 export { PROTECTIVE_OPTIONS } from '../common/authority/protective';

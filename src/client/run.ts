@@ -10,7 +10,8 @@ import { streamsFromEnv } from '../streams/env';
 import { streamRun, type RunStreamItem, type RunStreamOptions } from './follow';
 import type { StreamTransport } from '../streams/types';
 import { toBatonError } from './decide';
-import { runEvents, type RunEvent, type RunEventsOptions } from './events';
+import { runEvents, type RunEventsOptions } from './events';
+import type { RunEvent } from './runEvent';
 
 /** What `Baton.run` returns: `Output` is a string, or the type of the final agent's `outputType`. */
 export interface RunResult<Output = string> extends HandoffRunResult<Output> {

@@ -6,7 +6,8 @@
 import type { Client } from '@temporalio/client';
 import type { SSEStreamingApi } from 'hono/streaming';
 import type { Baton, PendingHandoff } from '../client/baton';
-import { runEvents, type RunEvent } from '../client/events';
+import { runEvents } from '../client/events';
+import type { RunEvent } from '../client/runEvent';
 import { firstRunOfChain } from '../client/firstRun';
 
 /** How often an idle stream sends a comment, so proxies keep it open. */

@@ -20,7 +20,7 @@ import {
 } from '../common/messages';
 import type { HandoffRunInput } from '../common/run';
 import type { RunOptions } from '../common/options';
-import type { StartOptions } from '../client/baton';
+import type { StartOptions } from '../client/chainStart';
 import { ExperimentError } from '../client/experiments';
 import { secured } from './access';
 import { mayDecide, Permission, requirePermission, type Identity } from './auth';

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { buildConversationAudit, formatConversation } from '../../src/audit/conversation';
+import { buildConversationAudit } from '../../src/audit/conversation';
+import { formatConversation } from '../../src/audit/conversationFormat';
 import { TURN_MEMO } from '../../src/common/messages';
 import type { HandoffRecord } from '../../src/common/run';
 import { HistoryBuilder } from './synthetic';

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { AUDIT_SCHEMA, buildAudit, type AuditChain, type AuditEvent } from '../../src/audit/chain';
-import { clip, controlLine, formatTimeline, toMermaid } from '../../src/audit/format';
+import { controlLine, formatTimeline, toMermaid } from '../../src/audit/format';
+import { clip } from '../../src/audit/timelineText';
 import { HistoryBuilder } from './synthetic';
 
 const at = '2026-01-01T00:00:00.000Z';

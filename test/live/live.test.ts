@@ -2,7 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { defineAgent, handoff, openai, Team } from '../../src';
 import { ConversationBusyError, InputTooLargeError, MessageRolledBackError, UserError } from '../../src/workflow';
 import { formatTimeline } from '../../src/audit';
-import { formatConversation } from '../../src/audit/conversation';
+import { formatConversation } from '../../src/audit/conversationFormat';
 import type { LiveRecord } from '../../src/common/live';
 import { LIVE_MEMO } from '../../src/common/messages';
 import { fromPayload } from '../../src/payloads/read';

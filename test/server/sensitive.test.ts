@@ -11,7 +11,7 @@ import { z } from 'zod';
 import { defineTool, Team } from '../../src';
 import { ActivityType } from '../../src/common/messages';
 import type { RunToolInput } from '../../src/common/team';
-import type { RunEvent } from '../../src/client/events';
+import type { RunEvent } from '../../src/client/runEvent';
 import { formatPending, formatWaiting } from '../../src/cli/print';
 import { decodeHistory } from '../../src/payloads/history';
 import { fromPayloads } from '../../src/payloads/read';

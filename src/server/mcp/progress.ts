@@ -3,7 +3,7 @@
  * approval asked or decided) as a progress notification, until the chain ends, waits for a person,
  * or the client's wait is over.
  */
-import type { RunEvent } from '../../client/events';
+import type { RunEvent } from '../../client/runEvent';
 import { streamRun } from '../../client/follow';
 import type { ServiceContext } from '../context';
 
