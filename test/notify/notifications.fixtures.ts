@@ -19,7 +19,7 @@ const USERS = { U_ALICE: 'alice', U_BOB: 'bob' };
 /** The recipe docs/notifications.md gives, as written there. */
 export function docRecipe(): (secret: string, headers: Record<string, unknown>, body: string) => boolean {
   const doc = fs.readFileSync(path.resolve(__dirname, '../../docs/notifications.md'), 'utf8');
-  const code = /<!-- webhook-recipe -->\n```js\n([\s\S]*?)```/.exec(doc)![1]!;
+  const code = /<!-- webhook-recipe -->\n+```js\n([\s\S]*?)```/.exec(doc)![1]!;
   return new Function('require', `${code}\nreturn verifyBatonWebhook;`)(require) as never;
 }
 
