@@ -9,6 +9,7 @@ import { waitFor } from '../helpers/wait';
 import { useCliSession } from '../helpers/cliSession';
 import { toolApprovalTeam } from '../server/team';
 import { slowTeam, startCli } from './command';
+import { listedApproval, runOnTerminal, withoutEscapes } from './approvals.fixtures';
 
 const server = useTemporalServer();
 /** `pending`, `approve`, `reject` and `audit`, which only talk to the server: in one process for the file. */
@@ -20,12 +21,7 @@ const STARTED_MS = 60_000;
 describe('the baton command: approvals and the audit', () => {
   it('on a terminal, asks about a waiting handoff with the live line out of the way', async () => {
     const env = { TEMPORAL_ADDRESS: server.env.address, BATON_TEST_APPROVAL: '1' };
-    const p = startCli(
-      ['run', 'triage', 'refund 1042', '--team', slowTeam, '--task-queue', 'cli-slow-ask'],
-      env,
-      undefined,
-      { terminal: true },
-    );
+    const p = runOnTerminal({ agent: 'triage', input: 'refund 1042', team: slowTeam, taskQueue: 'cli-slow-ask' }, env);
     await p.until('stdout', /approve it\? \[y\]es \/ \[n\]o \/ anything else leaves it waiting: /, STARTED_MS);
     p.child.stdin.write('y\r');
     await p.until('stdout', /your name: /);
@@ -39,11 +35,7 @@ describe('the baton command: approvals and the audit', () => {
         p.output.stdout,
       );
     expect(asking).not.toBeNull();
-    // Escape sequences of readline's line editing (ESC [ … letter) left out.
-    const between = asking![1]!
-      .split('\x1b[')
-      .map((part, i) => (i === 0 ? part : part.replace(/^[0-9;]*[A-Za-z]/, '')))
-      .join('');
+    const between = withoutEscapes(asking![1]!);
     expect(between).toMatch(/approve it\? [^\n]*waiting: y\s+your name: alice\s+$/);
     expect(between).not.toMatch(/[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏]/);
     expect(p.output.stdout).toContain('↪ triage → refunds [approved by alice]: Refund order 1042');
@@ -51,11 +43,9 @@ describe('the baton command: approvals and the audit', () => {
 
   it('on a terminal, asks a rejection for its reason, which the agent gets, instead of taking what is typed next as another answer', async () => {
     const env = { TEMPORAL_ADDRESS: server.env.address, BATON_TEST_APPROVAL: '1' };
-    const p = startCli(
-      ['run', 'triage', 'refund 1042', '--team', slowTeam, '--task-queue', 'cli-slow-reject'],
+    const p = runOnTerminal(
+      { agent: 'triage', input: 'refund 1042', team: slowTeam, taskQueue: 'cli-slow-reject' },
       env,
-      undefined,
-      { terminal: true },
     );
     await p.until('stdout', /approve it\? \[y\]es \/ \[n\]o \/ anything else leaves it waiting: /, STARTED_MS);
     p.child.stdin.write('n\r');
@@ -71,19 +61,14 @@ describe('the baton command: approvals and the audit', () => {
 
   it('on a terminal, shows a waiting tool call with its arguments, asks again after a refused decision and for a name until one is given, and lets the approver change fields of the arguments', async () => {
     const env = { TEMPORAL_ADDRESS: server.env.address };
-    const p = startCli(
-      [
-        'run',
-        'refunds',
-        'Refund order A1.',
-        '--team',
-        'test/cli/fixtures/tool-approval-team.ts',
-        '--task-queue',
-        'cli-tool-ask',
-      ],
+    const p = runOnTerminal(
+      {
+        agent: 'refunds',
+        input: 'Refund order A1.',
+        team: 'test/cli/fixtures/tool-approval-team.ts',
+        taskQueue: 'cli-tool-ask',
+      },
       env,
-      undefined,
-      { terminal: true },
     );
     const question = /approve it\? \[y\]es \/ \[n\]o \/ \[e\]dit the arguments \/ anything else leaves it waiting: /g;
     const count = (pattern: RegExp) => () => Promise.resolve([...p.output.stdout.matchAll(pattern)].length);
@@ -122,19 +107,14 @@ describe('the baton command: approvals and the audit', () => {
 
   it('on a terminal, keys typed while no question is asked do not answer the next one', async () => {
     const env = { TEMPORAL_ADDRESS: server.env.address };
-    const p = startCli(
-      [
-        'run',
-        'refunds',
-        'Refund orders A1 and A2.',
-        '--team',
-        'test/cli/fixtures/two-approvals-team.ts',
-        '--task-queue',
-        'cli-typed-ahead',
-      ],
+    const p = runOnTerminal(
+      {
+        agent: 'refunds',
+        input: 'Refund orders A1 and A2.',
+        team: 'test/cli/fixtures/two-approvals-team.ts',
+        taskQueue: 'cli-typed-ahead',
+      },
       env,
-      undefined,
-      { terminal: true },
     );
     await p.until('stdout', /approve it\? /, STARTED_MS);
     p.child.stdin.write('y\r');
@@ -203,18 +183,11 @@ describe('the baton command: approvals and the audit', () => {
     const env = { TEMPORAL_ADDRESS: server.env.address };
     await withWorker(server.env, supportTeam, async (baton) => {
       const run = await baton.start('triage', 'I want a refund for order 1042');
-      const [waiting] = await waitFor(
-        () => run.pendingApprovals(),
-        (p) => p.length === 1,
-      );
-      await waitFor(
-        () => baton.pending(),
-        (all) => all.some((p) => p.workflowId === run.workflowId),
-      );
+      const waiting = await listedApproval(baton, run);
 
       const list = await cli(['pending'], env);
       expect(list.code).toBe(0);
-      expect(list.stdout).toContain(`${run.workflowId}  ${waiting!.handoffId}  triage → refunds  waiting`);
+      expect(list.stdout).toContain(`${run.workflowId}  ${waiting.handoffId}  triage → refunds  waiting`);
 
       const refused = await cli(['approve', run.workflowId, '--handoff', 'nope', '--as', 'alice'], env);
       expect(refused.code).toBe(1);
@@ -224,7 +197,7 @@ describe('the baton command: approvals and the audit', () => {
       expect((await cli(['approve', run.workflowId], env)).stderr).toContain('--as <approver> is required');
 
       const approved = await cli(['approve', run.workflowId, '--as', 'alice', '--comment', 'looks right'], env);
-      expect(approved.stdout).toContain(`handoff ${waiting!.handoffId} approved by alice`);
+      expect(approved.stdout).toContain(`handoff ${waiting.handoffId} approved by alice`);
       await run.result();
 
       const timeline = await cli(['audit', run.workflowId], env);
@@ -246,27 +219,20 @@ describe('the baton command: approvals and the audit', () => {
     const env = { TEMPORAL_ADDRESS: server.env.address };
     await withWorker(server.env, toolApprovalTeam(), async (baton) => {
       const run = await baton.start('refunds', 'Refund order A1.');
-      const [waiting] = await waitFor(
-        () => run.pendingApprovals(),
-        (p) => p.length === 1,
-      );
-      await waitFor(
-        () => baton.pending(),
-        (all) => all.some((p) => p.workflowId === run.workflowId),
-      );
+      const waiting = await listedApproval(baton, run);
 
       const list = await cli(['pending'], env);
       expect(list.code).toBe(0);
       expect(list.stdout).toContain(
-        `${run.workflowId}  ${waiting!.handoffId}  refunds → tool issueRefund {"orderId":"A1","amount":250}  waiting`,
+        `${run.workflowId}  ${waiting.handoffId}  refunds → tool issueRefund {"orderId":"A1","amount":250}  waiting`,
       );
       const listed = (JSON.parse((await cli(['pending', '--json'], env)).stdout) as { workflowId: string }[]).find(
         (p) => p.workflowId === run.workflowId,
       );
       // Addressed by approvalId (handoffId stays), the arguments an object as decisions take them.
       expect(listed).toMatchObject({
-        approvalId: waiting!.handoffId,
-        handoffId: waiting!.handoffId,
+        approvalId: waiting.handoffId,
+        handoffId: waiting.handoffId,
         tool: { arguments: { orderId: 'A1', amount: 250 }, argumentsText: '{"orderId":"A1","amount":250}' },
       });
 
@@ -278,7 +244,7 @@ describe('the baton command: approvals and the audit', () => {
       ] as const;
       const [rejectWithArgs, twoIds, ...refusals] = await Promise.all([
         cli(['reject', run.workflowId, '--as', 'alice', '--args', '{}'], env),
-        cli(['approve', run.workflowId, '--id', waiting!.handoffId, '--handoff', 'another', '--as', 'alice'], env),
+        cli(['approve', run.workflowId, '--id', waiting.handoffId, '--handoff', 'another', '--as', 'alice'], env),
         ...notObjects.map(([args]) => cli(['approve', run.workflowId, '--as', 'alice', '--args', args], env)),
       ]);
       notObjects.forEach(([args, got], i) => {
@@ -290,7 +256,7 @@ describe('the baton command: approvals and the audit', () => {
       expect(rejectWithArgs!.code).toBe(2);
       expect([twoIds!.code, twoIds!.stderr]).toEqual([
         2,
-        expect.stringContaining(`--id ${waiting!.handoffId} and --handoff another name different approvals: give one`),
+        expect.stringContaining(`--id ${waiting.handoffId} and --handoff another name different approvals: give one`),
       ]);
       const mismatched = await cli(
         ['approve', run.workflowId, '--as', 'alice', '--args', '{"orderId":"A1","amount":"lots"}'],
@@ -298,19 +264,19 @@ describe('the baton command: approvals and the audit', () => {
       );
       expect(mismatched.code).toBe(1);
       expect(mismatched.stderr).toContain(
-        `baton approve: ApprovalRefusedError: Decision on approval ${waiting!.handoffId} refused: the edited arguments do not match the parameters of issueRefund: $.amount must be number, got string "lots"`,
+        `baton approve: ApprovalRefusedError: Decision on approval ${waiting.handoffId} refused: the edited arguments do not match the parameters of issueRefund: $.amount must be number, got string "lots"`,
       );
       expect(await run.pendingApprovals()).toHaveLength(1);
 
       // As `baton approve --help` shows it: only the fields to change, merged onto the model's.
       const approved = await cli(
-        ['approve', run.workflowId, '--id', waiting!.handoffId, '--as', 'alice', '--args', '{"amount":200}'],
+        ['approve', run.workflowId, '--id', waiting.handoffId, '--as', 'alice', '--args', '{"amount":200}'],
         env,
       );
       expect(approved.stderr).toBe('');
       expect(approved.code).toBe(0);
       expect(approved.stdout).toContain(
-        `tool call ${waiting!.handoffId} (issueRefund) approved by alice with edited arguments {"orderId":"A1","amount":200} (changed amount; orderId as the model gave it)`,
+        `tool call ${waiting.handoffId} (issueRefund) approved by alice with edited arguments {"orderId":"A1","amount":200} (changed amount; orderId as the model gave it)`,
       );
       expect((await run.result()).output).toBe('Refund issued.');
       const timeline = await cli(['audit', run.workflowId], env);

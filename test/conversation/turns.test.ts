@@ -1,11 +1,7 @@
 import {
-  type ApplicationFailure,
   Client,
-  WithStartWorkflowOperation,
   WorkflowExecutionAlreadyStartedError,
-  type WorkflowFailedError,
   WorkflowNotFoundError,
-  WorkflowUpdateFailedError,
   WorkflowUpdateStage,
 } from '@temporalio/client';
 import { describe, expect, it } from 'vitest';
@@ -23,24 +19,9 @@ import { scriptedAgent } from '../helpers/agents';
 import { recordingScripted } from '../helpers/models';
 import { useTemporalServer, withWorker } from '../helpers/temporal';
 import { waitFor } from '../helpers/wait';
+import { defineEcho, refusal, runFailureType, sendWithStart, supportTeam } from './turns.fixtures';
 
 const server = useTemporalServer();
-
-/** triage hands to refunds on turn 2, refunds to sales on turn 4; each answers the turns between. */
-function supportTeam(): Team {
-  return new Team([
-    scriptedAgent('triage', [
-      { text: 'Hello, how can I help?' },
-      { handoff: { to: 'refunds', message: 'customer wants a refund' } },
-    ]),
-    scriptedAgent('refunds', [
-      { text: 'Refund for 42 started.' },
-      { text: 'It is on its way.' },
-      { handoff: { to: 'sales', message: 'wants an upgrade' } },
-    ]),
-    scriptedAgent('sales', [{ text: 'Upgrade ready.' }, { text: 'Goodbye!' }]),
-  ]);
-}
 
 describe('conversation turns', () => {
   it('answers five messages, hands off on turns 2 and 4, and keeps the active agent between messages', async () => {
@@ -125,16 +106,7 @@ describe('conversation turns', () => {
     await withWorker(server.env, team, async (baton, queue) => {
       const client = new Client({ connection: server.env.connection });
       const workflowId = `plain-${queue}`;
-      const send = (message: string) =>
-        client.workflow.executeUpdateWithStart(sendMessageUpdate, {
-          args: [{ message }],
-          startWorkflowOperation: new WithStartWorkflowOperation(WorkflowType.CONVERSATION, {
-            workflowId,
-            taskQueue: queue,
-            args: [{ agent: 'solo' }],
-            workflowIdConflictPolicy: 'USE_EXISTING',
-          }),
-        });
+      const send = (message: string) => sendWithStart(client, { workflowId, taskQueue: queue, message });
       expect(await send('hello')).toMatchObject({
         turn: 1,
         output: 'started and answered',
@@ -206,15 +178,6 @@ describe('conversation turns', () => {
       const client = new Client({ connection: server.env.connection });
       const chat = baton.conversation('solo');
       await chat.send('hi');
-      const refusal = async (p: Promise<unknown>) => {
-        const err = await p.then(
-          () => undefined,
-          (e: unknown) => e,
-        );
-        expect(err).toBeInstanceOf(WorkflowUpdateFailedError);
-        const cause = (err as WorkflowUpdateFailedError).cause as ApplicationFailure;
-        return `${cause.type}: ${cause.message}`;
-      };
       const send = (body: unknown) =>
         refusal(client.workflow.getHandle(chat.id).executeUpdate(sendMessageUpdate, { args: [body as never] }));
       expect(await send({})).toBe('InvalidRunInputError: Invalid run input: "sendMessage.message" is missing');
@@ -237,24 +200,12 @@ describe('conversation turns', () => {
       expect(await chat.status()).toMatchObject({ status: 'idle', turns: 1, queued: 0 });
 
       const startWith = (workflowId: string, input: unknown) =>
-        client.workflow.executeUpdateWithStart(sendMessageUpdate, {
-          args: [{ message: 'hi' }],
-          startWorkflowOperation: new WithStartWorkflowOperation(WorkflowType.CONVERSATION, {
-            workflowId,
-            taskQueue: queue,
-            args: [input as never],
-            workflowIdConflictPolicy: 'USE_EXISTING',
-          }),
-        });
+        sendWithStart(client, { workflowId, taskQueue: queue, message: 'hi', input });
       const badInput = `bad-input-${queue}`;
       expect(await refusal(startWith(badInput, { agent: 'solo', conversation: { idleTimeout: 'soon' } }))).toBe(
         'InvalidRunInputError: Invalid run input: "conversation.idleTimeout" must be a duration from 1 second up to a year, such as "30 seconds" or a number of milliseconds, got "soon"',
       );
-      const failed = await client.workflow
-        .getHandle(badInput)
-        .result()
-        .catch((e: unknown) => e);
-      expect(((failed as WorkflowFailedError).cause as ApplicationFailure).type).toBe('InvalidRunInputError');
+      expect(await runFailureType(client, badInput)).toBe('InvalidRunInputError');
 
       const ghost = await baton
         .conversation('ghost')
@@ -269,11 +220,7 @@ describe('conversation turns', () => {
       // A plain client learns it from the run: the update was taken before the run failed.
       const plainGhost = `ghost-${queue}`;
       expect(await refusal(startWith(plainGhost, { agent: 'ghost' }))).toMatch(/^AcceptedUpdateCompletedWorkflow: /);
-      const ghostRun = await client.workflow
-        .getHandle(plainGhost)
-        .result()
-        .catch((e: unknown) => e);
-      expect(((ghostRun as WorkflowFailedError).cause as ApplicationFailure).type).toBe('AgentNotFoundError');
+      expect(await runFailureType(client, plainGhost)).toBe('AgentNotFoundError');
     });
   });
 
@@ -310,16 +257,7 @@ describe('conversation turns', () => {
       expect(plain).toBeInstanceOf(WorkflowNotFoundError);
       expect((plain as Error).message).toBe('workflow execution already completed');
       const start = (workflowIdReusePolicy?: 'REJECT_DUPLICATE') =>
-        client.workflow.executeUpdateWithStart(sendMessageUpdate, {
-          args: [{ message: 'too late' }],
-          startWorkflowOperation: new WithStartWorkflowOperation(WorkflowType.CONVERSATION, {
-            workflowId: chat.id,
-            taskQueue: queue,
-            args: [{ agent: 'solo' }],
-            workflowIdConflictPolicy: 'USE_EXISTING',
-            ...(workflowIdReusePolicy ? { workflowIdReusePolicy } : {}),
-          }),
-        });
+        sendWithStart(client, { workflowId: chat.id, taskQueue: queue, message: 'too late', workflowIdReusePolicy });
       await expect(start('REJECT_DUPLICATE')).rejects.toBeInstanceOf(WorkflowExecutionAlreadyStartedError);
       // Temporal's default reuse policy lets update-with-start begin a new conversation under the ended one's id.
       expect(await start()).toMatchObject({ turn: 1 });
@@ -344,9 +282,3 @@ describe('conversation turns', () => {
     });
   });
 });
-
-/** An agent that answers every message with `echo <its turn>`, however many come. */
-function defineEcho() {
-  const steps = Array.from({ length: 4 }, (_, i) => ({ text: `echo ${i + 1}` }));
-  return scriptedAgent('echo', [], { model: scripted({ steps, requireAllSteps: false }) });
-}

@@ -16,7 +16,7 @@ import { escalationInvariants } from './operations/escalations';
 import { eventInvariants } from './operations/events';
 import { policyInvariants } from './operations/policy';
 import { policyExportInvariants } from './policyExport';
-import { passkeyInvariants } from './operations/passkeys';
+import { passkeyInvariants } from './passkeyInvariants';
 import { jwksInvariants } from './operations/jwks';
 import { broken, clip, type Harness, type Invariant } from './harness';
 import { rootOf } from './model';

@@ -1,61 +1,14 @@
 /**
  * The AI SDK adapter at the edges, with the AI SDK's own MockLanguageModelV3: finish reasons, tool
- * calls whose arguments are not JSON, usage, errors and their retry classes, cancellation, the prompt.
+ * calls whose arguments are not JSON, usage, the call and the prompt (its failures:
+ * aiSdkProviderFailures.test.ts).
  */
-import {
-  APICallError,
-  LoadAPIKeyError,
-  type LanguageModelV3StreamPart,
-  type LanguageModelV3Usage,
-} from '@ai-sdk/provider';
-import { ApplicationFailure } from '@temporalio/common';
-import { convertArrayToReadableStream, MockLanguageModelV3 } from 'ai/test';
+import { MockLanguageModelV3 } from 'ai/test';
 import { describe, expect, it } from 'vitest';
-import { aiSdk, AiSdkProvider, defineAgent } from '../../src';
+import { aiSdk, defineAgent } from '../../src';
 import { UserError } from '../../src/workflow';
-import type { CallModelInput } from '../../src/common/model';
-import type { ModelCallContext } from '../../src/models/provider';
 import { toPrompt } from '../../src/models/aiSdk/prompt';
-
-const usage = (input: number | undefined, output: number | undefined, cacheRead?: number): LanguageModelV3Usage => ({
-  inputTokens: { total: input, noCache: undefined, cacheRead, cacheWrite: undefined },
-  outputTokens: { total: output, text: undefined, reasoning: undefined },
-});
-const stop = { unified: 'stop' as const, raw: 'stop' };
-
-function streaming(parts: LanguageModelV3StreamPart[]) {
-  return new MockLanguageModelV3({
-    modelId: 'mock-model',
-    doStream: async () => ({ stream: convertArrayToReadableStream(parts) }),
-  });
-}
-
-function call(model: MockLanguageModelV3, over: Partial<CallModelInput> = {}, context: Partial<ModelCallContext> = {}) {
-  const input: CallModelInput = {
-    agentId: 'solo',
-    model: aiSdk('m'),
-    messages: [{ role: 'user', content: 'hi' }],
-    tools: [],
-    callIndex: 0,
-    ...over,
-  };
-  const ctx: ModelCallContext = {
-    attempt: 1,
-    signal: new AbortController().signal,
-    sleep: async () => undefined,
-    ...context,
-  };
-  return new AiSdkProvider({ models: { m: model } }).call(input, ctx);
-}
-
-async function failure(promise: Promise<unknown>): Promise<ApplicationFailure> {
-  const err = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(err).toBeInstanceOf(ApplicationFailure);
-  return err as ApplicationFailure;
-}
+import { call, failure, stop, streaming, usage } from './aiSdkMock';
 
 describe('finish reasons', () => {
   it('keeps the text of an answer cut by length, and a content filter that left no text is an empty answer', async () => {
@@ -143,101 +96,6 @@ describe('usage', () => {
     );
     expect(unreported.usage.outputTokens).toBe(3);
     expect(unreported.usage.inputTokens).toBeGreaterThan(0);
-  });
-});
-
-describe('errors', () => {
-  const apiError = (statusCode: number | undefined, headers?: Record<string, string>, body?: string) =>
-    new APICallError({
-      message: 'boom',
-      url: 'http://127.0.0.1:1/v1/chat/completions',
-      requestBodyValues: {},
-      statusCode,
-      responseHeaders: headers,
-      responseBody: body,
-      isRetryable: true,
-    });
-  const failing = (err: unknown) => new MockLanguageModelV3({ doStream: async () => Promise.reject(err) });
-
-  it('retries 429 (with the delay Retry-After asks), 5xx and unreachable endpoints; fails 4xx, and 5xx that blame the request, at once', async () => {
-    const limited = await failure(call(failing(apiError(429, { 'retry-after': '3' }))));
-    expect([limited.type, limited.nonRetryable, limited.nextRetryDelay]).toEqual(['ModelHttpError', false, 3000]);
-    expect((await failure(call(failing(apiError(502))))).nonRetryable).toBe(false);
-    expect((await failure(call(failing(apiError(undefined))))).type).toBe('ModelConnectionError');
-    const bad = await failure(call(failing(apiError(400))));
-    expect([bad.type, bad.nonRetryable]).toEqual(['ModelRequestError', true]);
-    const blamed = await failure(call(failing(apiError(500, {}, '{"detail": "1 validation error: field required"}'))));
-    expect([blamed.type, blamed.nonRetryable]).toEqual(['ModelRequestError', true]);
-  });
-
-  it('fails a missing key at once, and an error part in the stream as the error it carries', async () => {
-    const noKey = await failure(call(failing(new LoadAPIKeyError({ message: 'ANTHROPIC_API_KEY is missing' }))));
-    expect([noKey.type, noKey.nonRetryable, noKey.message]).toEqual([
-      'ModelRequestError',
-      true,
-      expect.stringContaining('ANTHROPIC_API_KEY'),
-    ]);
-    const inStream = await failure(
-      call(
-        streaming([
-          { type: 'text-delta', id: '1', delta: 'x' },
-          { type: 'error', error: apiError(503) },
-        ]),
-      ),
-    );
-    expect([inStream.type, inStream.nonRetryable]).toEqual(['ModelHttpError', false]);
-  });
-
-  it('names the models it has when a spec names another, and refuses what is not a LanguageModelV3', async () => {
-    const unknown = await failure(
-      new AiSdkProvider({ models: { m: streaming([]) } }).call(
-        { agentId: 'a', model: aiSdk('other'), messages: [], tools: [], callIndex: 0 },
-        { attempt: 1, signal: new AbortController().signal, sleep: async () => undefined },
-      ),
-    );
-    expect([unknown.type, unknown.nonRetryable, unknown.message]).toEqual([
-      'ModelRequestError',
-      true,
-      expect.stringMatching(/no AI SDK model named "other" \(it has m\)/),
-    ]);
-    expect(
-      () => new AiSdkProvider({ models: { old: { specificationVersion: 'v2', doStream: () => undefined } as never } }),
-    ).toThrow(UserError);
-    expect(() => new AiSdkProvider({ models: { s: 'openai/gpt-4o' as never } })).toThrow(
-      /must be a LanguageModelV3 object/,
-    );
-  });
-});
-
-describe('cancellation and silence', () => {
-  it("aborts the model's request when the activity is cancelled, and throws the cancellation", async () => {
-    const controller = new AbortController();
-    let seen: AbortSignal | undefined;
-    const model = new MockLanguageModelV3({
-      doStream: async ({ abortSignal }) => {
-        seen = abortSignal;
-        return {
-          stream: new ReadableStream<LanguageModelV3StreamPart>({
-            start: (c) => c.enqueue({ type: 'text-delta', id: '1', delta: 'so' }),
-          }),
-        };
-      },
-    });
-    const pieces: string[] = [];
-    const pending = call(model, {}, { signal: controller.signal, text: (p) => pieces.push(p) });
-    await expect.poll(() => pieces).toEqual(['so']);
-    const reason = new Error('cancelled');
-    controller.abort(reason);
-    await expect(pending).rejects.toBe(reason);
-    expect(seen?.aborted).toBe(true);
-  });
-
-  it('gives up on a model silent for timeoutMs with a retryable failure', async () => {
-    const silent = new MockLanguageModelV3({
-      doStream: async () => ({ stream: new ReadableStream<LanguageModelV3StreamPart>() }),
-    });
-    const f = await failure(call(silent, { model: aiSdk('m', { timeoutMs: 100 }) }));
-    expect([f.type, f.nonRetryable]).toEqual(['ModelTimeout', false]);
   });
 });
 

@@ -4,23 +4,14 @@
  * decisions sent through a Slack button or an email link are applied; forged Slack requests and
  * replayed or altered links are refused; a receiver that is down does not hold the chain.
  */
-import fs from 'node:fs';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Team } from '../../src/agents/team';
 import { useTemporalServer } from '../helpers/temporal';
 import { waitFor } from '../helpers/wait';
-import { scriptedAgent } from '../helpers/agents';
-import { issueRefund } from '../server/team';
 import { caller, TOKENS, withService } from '../server/service';
-import { slackSignature } from '../../src/server/notify/slackSignature';
 import { freePort, httpReceiver, smtpServer } from './receivers';
+import { docRecipe, HOOK_SECRET, notifications, slackClick, START, team } from './notifications.fixtures';
 
 const server = useTemporalServer();
-const HOOK_SECRET = 'webhook-secret-0123456789';
-const LINK_SECRET = 'link-secret-0123456789-0123456789-abc';
-const SLACK_SECRET = 'slack-signing-secret-42';
-const USERS = { U_ALICE: 'alice', U_BOB: 'bob' };
 
 let smtp: Awaited<ReturnType<typeof smtpServer>>;
 beforeAll(async () => {
@@ -30,72 +21,6 @@ afterAll(async () => {
   await smtp?.close();
 });
 
-/** The recipe docs/notifications.md gives, as written there. */
-function docRecipe(): (secret: string, headers: Record<string, unknown>, body: string) => boolean {
-  const doc = fs.readFileSync(path.resolve(__dirname, '../../docs/notifications.md'), 'utf8');
-  const code = /<!-- webhook-recipe -->\n```js\n([\s\S]*?)```/.exec(doc)![1]!;
-  return new Function('require', `${code}\nreturn verifyBatonWebhook;`)(require) as never;
-}
-
-function team(port: number, hookUrl: string, slackUrl: string) {
-  return new Team(
-    [
-      scriptedAgent(
-        'refunds',
-        [
-          { toolCalls: [{ name: 'issueRefund', arguments: { orderId: 'A1', amount: 250 } }] },
-          { text: 'Refund issued.' },
-        ],
-        { tools: [issueRefund] },
-      ),
-    ],
-    {
-      notifications: {
-        serviceUrl: `http://127.0.0.1:${port}`,
-        webhooks: [{ url: hookUrl, secret: HOOK_SECRET }],
-        email: {
-          smtp: { host: '127.0.0.1', port: smtp.port },
-          from: 'baton@example.com',
-          to: [
-            { address: 'alice@example.com', identity: 'alice' },
-            { address: 'bob@example.com', identity: 'bob' },
-          ],
-        },
-        slack: { webhookUrl: `${slackUrl}/services/T0/B0/x` },
-        links: { secret: LINK_SECRET, ttl: '1h' },
-      },
-    },
-  );
-}
-
-function slackClick(
-  userId: string,
-  value: string,
-  action: string,
-  responseUrl: string,
-  options: { secret?: string; at?: number } = {},
-) {
-  const payload = {
-    type: 'block_actions',
-    user: { id: userId },
-    actions: [{ action_id: action, value }],
-    response_url: responseUrl,
-  };
-  const body = `payload=${encodeURIComponent(JSON.stringify(payload))}`;
-  const ts = String(Math.floor((options.at ?? Date.now()) / 1000));
-  return {
-    body,
-    headers: {
-      'content-type': 'application/x-www-form-urlencoded',
-      'x-slack-request-timestamp': ts,
-      'x-slack-signature': slackSignature(options.secret ?? SLACK_SECRET, ts, body),
-    },
-  };
-}
-
-const START = { agent: 'refunds', input: 'Refund order A1.' };
-const notifications = { linkSecret: LINK_SECRET, slack: { signingSecret: SLACK_SECRET, users: USERS } };
-
 describe('notifications of approvals', () => {
   it('reach a webhook (signed CloudEvent), email and Slack; a Slack click decides as the mapped user, forged and stale clicks and unmapped users are refused', async () => {
     const hook = await httpReceiver();
@@ -104,7 +29,7 @@ describe('notifications of approvals', () => {
     try {
       await withService(
         server.env,
-        team(port, `${hook.url}/hook`, slack.url),
+        team(port, smtp.port, `${hook.url}/hook`, slack.url),
         async ({ call, baton }) => {
           const { workflowId } = (await call('POST', '/v1/runs', { token: TOKENS.ops, body: START })).body;
           await waitFor(
@@ -234,7 +159,7 @@ describe('notifications of approvals', () => {
       let queue = '';
       await withService(
         server.env,
-        team(port, hook.url, slack.url),
+        team(port, smtp.port, hook.url, slack.url),
         async ({ call, baton, queue: q }) => {
           queue = q;
           const { workflowId } = (await call('POST', '/v1/runs', { token: TOKENS.ops, body: START })).body;
@@ -278,7 +203,7 @@ describe('notifications of approvals', () => {
       // A service started afresh knows nothing of the links used before; the chain refuses them still.
       await withService(
         server.env,
-        team(port, hook.url, slack.url),
+        team(port, smtp.port, hook.url, slack.url),
         async () => {
           const mails = smtp.messages();
           const last = mails[mails.length - 1]!;
@@ -300,7 +225,7 @@ describe('notifications of approvals', () => {
     try {
       await withService(
         server.env,
-        team(port, `http://127.0.0.1:${hookPort}/hook`, slack.url),
+        team(port, smtp.port, `http://127.0.0.1:${hookPort}/hook`, slack.url),
         async ({ call, baton }) => {
           const { workflowId } = (await call('POST', '/v1/runs', { token: TOKENS.ops, body: START })).body;
           const pending = (

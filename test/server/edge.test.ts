@@ -4,71 +4,18 @@
  * refused message leaves its conversation id usable), and a problem with a status that names it,
  * never a 500 or Temporal's raw text, for asset names, ids of the wrong kind and foreign event ids.
  */
-import http from 'node:http';
 import { ServiceError } from '@temporalio/client';
 import { describe, expect, it } from 'vitest';
 import { toProblem } from '../../src/server/problems';
 import { useTemporalServer } from '../helpers/temporal';
 import { waitFor } from '../helpers/wait';
+import { expectProblem, post } from './edge.fixtures';
 import { TOKENS, withBareService, withService, type Answer } from './service';
 import { connectSse } from './sse';
 import { refundTeam } from './team';
 
 const server = useTemporalServer();
 const MiB = 1024 * 1024;
-
-/** A problem answer with `status`, saying `detail`, and nothing of Temporal's own text. */
-function expectProblem(answer: Answer, status: number, detail?: RegExp) {
-  expect(answer.status, answer.text).toBe(status);
-  expect(answer.headers.get('content-type')).toBe('application/problem+json');
-  if (detail) expect(answer.body.detail).toMatch(detail);
-  expect(answer.text).not.toMatch(/INVALID_ARGUMENT|NOT_FOUND:|grpc|TMPRL/i);
-}
-
-/**
- * POST `total` bytes of a JSON body to `url` on a connection of its own, in 64 KiB chunks, with a
- * Content-Length or without one (chunked), and return the answer and how many bytes had been
- * written when it came. The body is cut short once the answer is in.
- */
-function post(
-  url: string,
-  token: string,
-  total: number,
-  chunked = false,
-): Promise<{ status: number; written: number; body: string }> {
-  return new Promise((resolve, reject) => {
-    let written = 0;
-    let answered = false;
-    const length = chunked ? { 'transfer-encoding': 'chunked' } : { 'content-length': String(total + 32) };
-    const req = http.request(
-      url,
-      {
-        method: 'POST',
-        agent: false,
-        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', ...length },
-      },
-      (res) => {
-        answered = true;
-        const at = written;
-        let body = '';
-        res.on('data', (c: Buffer) => (body += c.toString()));
-        res.on('end', () => resolve({ status: res.statusCode!, written: at, body }));
-      },
-    );
-    req.on('error', (err) => (answered ? undefined : reject(err)));
-    const head = Buffer.from('{"agent":"triage","input":"'.padEnd(30, ' '));
-    const chunk = Buffer.alloc(64 * 1024, 'a');
-    const pump = () => {
-      while (!answered && written < total) {
-        written += chunk.length;
-        if (!req.write(written === chunk.length ? Buffer.concat([head, chunk.subarray(head.length)]) : chunk))
-          return void req.once('drain', pump);
-      }
-      if (!answered) req.end('"}');
-    };
-    pump();
-  });
-}
 
 describe('sizes at the edge', () => {
   it('refuses bodies over the limit with 413 naming it, reading no further than the limit, with or without a Content-Length', async () => {

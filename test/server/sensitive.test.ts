@@ -7,8 +7,6 @@
 import { InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { Registry } from 'prom-client';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { z } from 'zod';
-import { defineTool, Team } from '../../src';
 import { ActivityType } from '../../src/common/messages';
 import type { RunToolInput } from '../../src/common/team';
 import type { RunEvent } from '../../src/client/runEvent';
@@ -16,97 +14,20 @@ import { formatPending, formatWaiting } from '../../src/cli/print';
 import { decodeHistory } from '../../src/payloads/history';
 import { fromPayloads } from '../../src/payloads/read';
 import { BatonTracing } from '../../src/worker/telemetry';
-import { scriptedAgent } from '../helpers/agents';
 import { useTemporalServer } from '../helpers/temporal';
-import { waitFor } from '../helpers/wait';
-import { TOKENS, withService, type Caller } from './service';
-import { connectSse } from './sse';
+import { TOKENS, withService } from './service';
+import {
+  CARD,
+  EDITED_CARD,
+  EMAIL,
+  expectNoSecret,
+  listedFor,
+  paymentsTeam,
+  received,
+  streamedFor,
+} from './sensitive.fixtures';
 
 const server = useTemporalServer();
-
-const CARD = '4111111111111111';
-const EDITED_CARD = '5500005555555559';
-const EMAIL = 'ann.secret@example.com';
-const TOKEN = 'tok_live_8f3a9c';
-const SECRETS = [CARD, EDITED_CARD, EMAIL, TOKEN];
-
-/** What each tool's `execute` received. */
-const received: { tool: string; args: Record<string, unknown>; attempt: number }[] = [];
-
-/** payments charges a card (sensitive arguments and token; the gateway times out once), then refunds to it, which alice approves. */
-function paymentsTeam(): Team {
-  const chargeCard = defineTool({
-    name: 'chargeCard',
-    description: 'Charge a card',
-    parameters: z.object({
-      cardNumber: z.string(),
-      amount: z.number(),
-      customer: z.object({ email: z.string(), name: z.string() }),
-    }),
-    sensitive: { arguments: ['cardNumber', 'customer.email'], result: ['token'] },
-    execute: (args, { attempt }) => {
-      received.push({ tool: 'chargeCard', args, attempt });
-      if (attempt === 1) throw new Error(`gateway timeout charging card ${args.cardNumber}`);
-      return { token: TOKEN, last4: args.cardNumber.slice(-4), charged: args.amount };
-    },
-  });
-  const refundCard = defineTool({
-    name: 'refundCard',
-    description: 'Refund to a card',
-    parameters: z.object({ cardNumber: z.string(), amount: z.number() }),
-    sensitive: { arguments: ['cardNumber'] },
-    needsApproval: { approvers: ['alice'] },
-    execute: (args, { attempt }) => {
-      received.push({ tool: 'refundCard', args, attempt });
-      return { refunded: args.amount };
-    },
-  });
-  return new Team([
-    scriptedAgent(
-      'payments',
-      [
-        {
-          toolCalls: [
-            {
-              name: 'chargeCard',
-              arguments: { cardNumber: CARD, amount: 25, customer: { email: EMAIL, name: 'Ann' } },
-            },
-          ],
-        },
-        { toolCalls: [{ name: 'refundCard', arguments: { cardNumber: CARD, amount: 10 } }] },
-        { text: 'Charged and refunded.' },
-      ],
-      { tools: [chargeCard, refundCard] },
-    ),
-  ]);
-}
-
-function expectNoSecret(text: string): void {
-  for (const secret of SECRETS) expect(text).not.toContain(secret);
-}
-
-/** The waiting approval of `workflowId` as `token`'s caller sees it in `GET /v1/approvals`. */
-async function listedFor(call: Caller, token: string, workflowId: string) {
-  const answer = await waitFor(
-    () => call('GET', '/v1/approvals', { token }),
-    (a) => a.status === 200 && a.body.approvals.some((p: { workflowId: string }) => p.workflowId === workflowId),
-  );
-  return answer.body.approvals.find((p: { workflowId: string }) => p.workflowId === workflowId);
-}
-
-/** The first approvals list the stream sends `token`'s caller that has `workflowId` in it. */
-async function streamedFor(url: string, token: string, workflowId: string) {
-  const sse = await connectSse(`${url}/v1/approvals/events`, { authorization: `Bearer ${token}` });
-  try {
-    for await (const e of sse.events) {
-      const found = e.data.approvals.find((p: { workflowId: string }) => p.workflowId === workflowId);
-      if (found) return found;
-    }
-  } finally {
-    sse.close();
-  }
-  throw new Error('the stream ended first');
-}
 
 afterEach(() => {
   vi.restoreAllMocks();

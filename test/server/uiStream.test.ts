@@ -4,40 +4,34 @@
  * handoff approved in the chat, a tool call approved in the chat, a request sent again, a retried
  * model call's text, and what a caller who may not decide sees.
  */
-import type { UIMessage } from 'ai';
 import { describe, expect, it } from 'vitest';
-import { Team } from '../../src';
 import { messageQuery } from '../../src/common/messages';
-import type { ServeBatonOptions } from '../../src/server';
-import type { CreateWorkerOptions } from '../../src/worker';
-import { scriptedAgent } from '../helpers/agents';
 import { useTemporalServer } from '../helpers/temporal';
 import { waitFor } from '../helpers/wait';
-import { STATIC_TOKENS, TOKENS, withService } from './service';
+import { TOKENS, withService } from './service';
 import { refundTeam, toolApprovalTeam } from './team';
-import { allTextOf, chatAt, lastAnswer, post, settled, textOf, toolPart } from './uiStream/client';
-import { DRAFT_TEXT, WritingScripted } from './uiStream/writing';
+import {
+  allTextOf,
+  approvalCard,
+  chatAt,
+  lastAnswer,
+  post,
+  resumedUntilKeptAlive,
+  settled,
+  storedMessages,
+  textOf,
+  toolPart,
+  userMessage,
+  withApproval,
+} from './uiStream/client';
+import { ALICE_CHATS, chatting, supportTeam, writing } from './uiStream.fixtures';
+import { DRAFT_TEXT } from './uiStream/writing';
 
 const server = useTemporalServer();
-const writing: { worker: Partial<CreateWorkerOptions>; service: Partial<ServeBatonOptions> } = {
-  worker: { providers: { scripted: new WritingScripted() } },
-  service: { uiStream: { keepAliveMs: 200 } },
-};
-/** alice chats and approves: a token that may start and decide. */
-const ALICE_CHATS = 'alice-chats-and-approves';
-const chatting: { service: Partial<ServeBatonOptions> } = {
-  service: {
-    uiStream: { keepAliveMs: 200 },
-    auth: { tokens: [...STATIC_TOKENS, { token: ALICE_CHATS, identity: 'alice', roles: ['starter', 'approver'] }] },
-  },
-};
-const userMessage = (id: string, text: string): UIMessage => ({ id, role: 'user', parts: [{ type: 'text', text }] });
 
 describe('useChat against a baton conversation', () => {
   it('streams a turn as it is written; the chat ends with the reply history records, and the next message needs no agent', async () => {
-    const team = new Team([
-      scriptedAgent('support', [{ text: 'Your order 42 ships on Monday.' }, { text: 'You are welcome.' }]),
-    ]);
+    const team = supportTeam('Your order 42 ships on Monday.', 'You are welcome.');
     await withService(
       server.env,
       team,
@@ -69,19 +63,15 @@ describe('useChat against a baton conversation', () => {
         }
         expect(messages[1]!.id).toBe(`${messages[0]!.id}:answer`);
         // The stored chat is the streamed one.
-        const stored = (await (
-          await fetch(`${service.url}/v1/ui/conversations/${id}/messages`, {
-            headers: { authorization: `Bearer ${TOKENS.viewer}` },
-          })
-        ).json()) as { messages: UIMessage[] };
-        expect(stored.messages.map((m) => [m.id, textOf(m)])).toEqual(messages.map((m) => [m.id, textOf(m)]));
+        const stored = await storedMessages(service.url, TOKENS.viewer, id);
+        expect(stored.map((m) => [m.id, textOf(m)])).toEqual(messages.map((m) => [m.id, textOf(m)]));
       },
       writing,
     );
   });
 
   it('a chain through /v1/ui/runs: the message starts it, the same request again follows the same chain, a second message is refused', async () => {
-    const team = new Team([scriptedAgent('support', [{ text: 'Order 42 ships on Monday.' }])]);
+    const team = supportTeam('Order 42 ships on Monday.');
     await withService(
       server.env,
       team,
@@ -121,9 +111,7 @@ describe('useChat against a baton conversation', () => {
   });
 
   it('a message sent again (same id) is answered once; a retried model call shows its final text, not its draft', async () => {
-    const team = new Team([
-      scriptedAgent('support', [{ text: 'DRAFT The refund is on its way.' }, { text: 'Second answer.' }]),
-    ]);
+    const team = supportTeam('DRAFT The refund is on its way.', 'Second answer.');
     await withService(
       server.env,
       team,
@@ -177,8 +165,7 @@ describe('useChat against a baton conversation', () => {
           state: 'approval-requested',
           input: { to: 'refunds', message: 'Refund order 42: it arrived broken.' },
         });
-        const card = waiting.parts.find((p) => p.type === 'data-approval') as
-          { data: Record<string, unknown> } | undefined;
+        const card = approvalCard(waiting);
         expect(card?.data).toMatchObject({
           kind: 'handoff',
           status: 'waiting',
@@ -235,20 +222,13 @@ describe('useChat against a baton conversation', () => {
               .catch(() => []),
           (p) => p.length === 1,
         );
-        const stored = async (token: string) =>
-          (
-            (await (
-              await fetch(`${service.url}/v1/ui/conversations/${id}/messages`, {
-                headers: { authorization: `Bearer ${token}` },
-              })
-            ).json()) as { messages: UIMessage[] }
-          ).messages;
+        const stored = (token: string) => storedMessages(service.url, token, id);
         const opsSees = lastAnswer(await stored(TOKENS.ops));
         expect(toolPart(opsSees, 'issueRefund')).toMatchObject({
           state: 'input-available',
           input: { orderId: 'A1', amount: 250 },
         });
-        const card = opsSees.parts.find((p) => p.type === 'data-approval') as { data: Record<string, unknown> };
+        const card = approvalCard(opsSees)!;
         expect(card.data).toMatchObject({
           approvalId: waiting!.handoffId,
           kind: 'tool',
@@ -259,27 +239,12 @@ describe('useChat against a baton conversation', () => {
         });
 
         // While it waits for someone else, the stream is kept alive (a comment every keepAliveMs), here on a resumed stream.
-        const resumed = await fetch(`${service.url}/v1/ui/conversations/${id}/stream`, {
-          headers: { authorization: `Bearer ${TOKENS.ops}` },
-        });
-        const reader = resumed.body!.getReader();
-        let raw = '';
-        for (const until = Date.now() + 5_000; Date.now() < until && (raw.match(/: keep-alive/g) ?? []).length < 2;)
-          raw += new TextDecoder().decode((await reader.read()).value);
-        await reader.cancel();
+        const raw = await resumedUntilKeptAlive(service.url, TOKENS.ops, id, 2);
         expect((raw.match(/: keep-alive/g) ?? []).length).toBeGreaterThanOrEqual(2);
         expect(raw).toContain('"type":"tool-input-available"');
 
         // An approval response from someone the policy does not name is refused, and nothing is decided.
-        const asked = {
-          ...toolPart(opsSees, 'issueRefund')!,
-          state: 'approval-responded',
-          approval: { id: card.data.approvalId as string, approved: true },
-        };
-        const forged = {
-          ...opsSees,
-          parts: opsSees.parts.map((p) => (p.type === 'tool-issueRefund' ? asked : p)),
-        } as UIMessage;
+        const forged = withApproval(opsSees, 'issueRefund', card.data.approvalId as string);
         const refused = await post(service.url, TOKENS.ops, {
           id,
           messages: [userMessage('t-1', 'Refund order A1, please.'), forged],

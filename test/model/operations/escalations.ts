@@ -17,7 +17,7 @@ import { pick, type RootModel } from '../model';
 import { START_AGENTS } from '../team';
 import { follow } from '../follow';
 import { BASE_OPTIONS, newRoot, roomForRoot } from './chain';
-import { waitingFor } from './approvals';
+import { waitingFor } from '../waiting';
 
 /** The shortest reminder interval baton takes; the harness's reminders come this often. */
 const REMIND_MS = 60_000;

@@ -8,7 +8,7 @@ import fc from 'fast-check';
 import { similarKey } from '../../../src/client/inbox';
 import { broken, errorText, operation, type Harness } from '../harness';
 import { ALICE } from '../team';
-import { taken, waiting, waitingFor, type Waiting } from './approvals';
+import { taken, waiting, waitingFor, type Waiting } from '../waiting';
 
 /** Where an approval waits, as the inbox and a batch name it. */
 const keyOf = (w: Waiting) => `${w.p.workflowId ?? w.root.id}/${w.p.handoffId}`;

@@ -14,7 +14,7 @@ import { teamSnapshot } from '../../../src/client/sensitive';
 import { broken, clip, errorText, operation, type Harness, type Invariant } from '../harness';
 import { pick } from '../model';
 import { IDP_KEYS, rotateIdpKey } from '../jwks';
-import { stillWaiting, taken, waiting, type Waiting } from './approvals';
+import { stillWaiting, taken, waiting, type Waiting } from '../waiting';
 
 /** Chains a provider's key decided in, by root id. */
 const decidedIn = new Set<string>();

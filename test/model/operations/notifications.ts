@@ -10,7 +10,7 @@ import { issueLink, SlackActions } from '../../../activities/notify';
 import { createBatonApp, type ServiceApp } from '../../../src/server';
 import { slackSignature } from '../../../src/server/notify/slackSignature';
 import { broken, clip, operation, type Harness } from '../harness';
-import { stillWaiting, taken, waiting, waitingFor, type Waiting } from './approvals';
+import { stillWaiting, taken, waiting, waitingFor, type Waiting } from '../waiting';
 
 const BASE = 'http://baton.model';
 const LINK_SECRET = 'model-link-secret-0123456789-abcdefgh';

@@ -12,7 +12,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import fc from 'fast-check';
 import { createBatonApp, type ServiceApp } from '../../../src/server';
 import { broken, clip, errorText, operation, type Harness } from '../harness';
-import { stillWaiting, taken, waiting, waitingFor, type Waiting } from './approvals';
+import { stillWaiting, taken, waiting, waitingFor, type Waiting } from '../waiting';
 
 const BASE = 'http://baton.model';
 const TOKENS = { alice: 'model-alice-token', mallory: 'model-mallory-token' } as const;

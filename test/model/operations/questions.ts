@@ -10,7 +10,7 @@ import { LIMITS } from '../../../src';
 import { askHandoffQuestionUpdate, type PendingApproval } from '../../../src/workflow';
 import { toBatonError } from '../../../src/client';
 import { broken, clip, errorText, operation, type Harness } from '../harness';
-import { stillWaiting, waiting, waitingFor, type Waiting } from './approvals';
+import { stillWaiting, waiting, waitingFor, type Waiting } from '../waiting';
 
 /** The approval `w` names as its chain reports it now, or `undefined` when it no longer waits. */
 async function current(h: Harness, w: Waiting): Promise<PendingApproval | undefined> {

@@ -11,7 +11,7 @@ import { approvedByQuorum, currentVotes } from '../../../src/common/approvalVote
 import { signDelegation } from '../../../src/client/signing/delegation';
 import { broken, errorText, operation, type Harness } from '../harness';
 import { ALICE, MALLORY } from '../team';
-import { stillWaiting, taken, waiting, waitingFor, type Waiting } from './approvals';
+import { stillWaiting, taken, waiting, waitingFor, type Waiting } from '../waiting';
 
 const staged = (w: Waiting) => w.p.stages !== undefined && !w.p.requireSignature;
 

@@ -8,7 +8,7 @@
 import fc from 'fast-check';
 import { childApprovalsSignal } from '../../../src/workflow';
 import { broken, clip, operation, type Harness } from '../harness';
-import { waiting, waitingFor, type Waiting } from './approvals';
+import { waiting, waitingFor, type Waiting } from '../waiting';
 import { historyOf } from '../../../src/payloads/historyPages';
 
 /** The token the specialist `workflowId` was started with, from its history. */

@@ -12,7 +12,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import fc from 'fast-check';
 import { createBatonApp, type ServiceApp } from '../../../src/server';
 import { broken, clip, operation, sleep, type Harness } from '../harness';
-import { stillWaiting, waiting, waitingFor } from './approvals';
+import { stillWaiting, waiting, waitingFor } from '../waiting';
 
 const BASE = 'http://baton.model';
 // Both are "alice", whom the team's policies name: only the tenant tells them apart.

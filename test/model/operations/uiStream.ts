@@ -6,33 +6,13 @@
  * `ai` package's own parser and `readUIMessageStream`. Invariants: no message answered twice, and
  * a stream that finished shows the reply history records (replaced text dropped).
  */
-import {
-  parseJsonEventStream,
-  readUIMessageStream,
-  uiMessageChunkSchema,
-  type UIMessage,
-  type UIMessageChunk,
-} from 'ai';
 import fc from 'fast-check';
-import { createBatonApp } from '../../../src/server';
-import type { ServiceApp } from '../../../src/server/context';
 import { messageQuery } from '../../../src/common/messages';
-import { withoutReplacedText } from '../../../src/react';
 import { broken, clip, errorText, operation, sleep, type Harness, type Invariant } from '../harness';
 import { openRoots, pick, type RootModel, type SentMessage } from '../model';
-import { taken, waiting, type Waiting } from './approvals';
+import { post, readStream, storedChat, typeIn, userMessage, type UiStreamRead } from '../uiRoute';
+import { taken, waiting, type Waiting } from '../waiting';
 import { inFlight } from './conversation';
-
-const TOKEN = 'model-harness-alice';
-const auth = { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' };
-
-/** One stream the route answered for a message: how it finished and the text it shows. */
-interface UiStreamRead {
-  finish?: string;
-  messageId?: string;
-  text?: string;
-  error?: string;
-}
 
 /** A message sent through the route, and the streams read for it. */
 interface UiSent {
@@ -41,76 +21,13 @@ interface UiSent {
   streams: UiStreamRead[];
   judged?: boolean;
 }
-
-const apps = new WeakMap<Harness, ServiceApp>();
 const sentBy = new WeakMap<Harness, UiSent[]>();
 
-/** The service of the sequence: alice's token may start and decide. */
-function appOf(h: Harness): ServiceApp {
-  let app = apps.get(h);
-  if (!app) {
-    app = createBatonApp({
-      baton: h.baton,
-      auth: { tokens: [{ token: TOKEN, identity: 'alice', roles: ['starter', 'approver'] }] },
-      metrics: false,
-      uiStream: { keepAliveMs: 1000 },
-    });
-    apps.set(h, app);
-  }
-  return app;
-}
-
+/** The messages sent through the route in this sequence. */
 function sentOf(h: Harness): UiSent[] {
   let list = sentBy.get(h);
   if (!list) sentBy.set(h, (list = []));
   return list;
-}
-
-const userMessage = (msg: SentMessage): UIMessage => ({
-  id: msg.key,
-  role: 'user',
-  parts: [{ type: 'text', text: msg.text }],
-});
-
-/** POST a chat request; the response once the route answered (a stream, or a problem). */
-function post(h: Harness, body: unknown): Promise<Response> {
-  return Promise.resolve(
-    appOf(h).fetch(
-      new Request('http://baton/v1/ui/conversations', { method: 'POST', headers: auth, body: JSON.stringify(body) }),
-    ),
-  );
-}
-
-/** Read a stream to its end, as the AI SDK's client does. */
-async function readStream(res: Response): Promise<UiStreamRead> {
-  const read: UiStreamRead = {};
-  const chunks = parseJsonEventStream({ stream: res.body!, schema: uiMessageChunkSchema }).pipeThrough(
-    new TransformStream<{ success: boolean; value?: UIMessageChunk; error?: unknown }, UIMessageChunk>({
-      transform(part, controller) {
-        if (!part.success) throw part.error;
-        if (part.value!.type === 'finish') read.finish = part.value!.finishReason;
-        controller.enqueue(part.value!);
-      },
-    }),
-  );
-  try {
-    for await (const m of readUIMessageStream({
-      stream: chunks,
-      onError: (err) => void (read.error = errorText(err)),
-    })) {
-      read.messageId = m.id;
-      const texts = withoutReplacedText(m).parts.flatMap((p) => (p.type === 'text' ? [p.text] : []));
-      read.text = texts.at(-1) ?? '';
-    }
-  } catch (err) {
-    read.error = errorText(err);
-  }
-  return read;
-}
-
-/** The typed error a stream's \`error\` chunk names (\`<Type>: <message>\`), else \`UiRouteError\`. */
-function typeIn(errorText: string): string {
-  return /\b([A-Z]\w*Error): /.exec(errorText)?.[1] ?? 'UiRouteError';
 }
 
 /** Follow a message sent through the route to its reply: its streams, then the conversation's record of it; once answered, sent again to read it whole. */
@@ -227,11 +144,8 @@ export const uiStreamOperations = [
 
 /** Approve `w` as a chat does: the assistant message with its part answered, in the next request. */
 async function approveInChat(h: Harness, w: Waiting): Promise<void> {
-  const res = await appOf(h).fetch(
-    new Request(`http://baton/v1/ui/conversations/${encodeURIComponent(w.root.id)}/messages`, { headers: auth }),
-  );
-  if (res.status !== 200) return;
-  const { messages } = (await res.json()) as { messages: UIMessage[] };
+  const messages = await storedChat(h, w.root.id);
+  if (!messages) return;
   const index = messages.findIndex(
     (m) =>
       m.role === 'assistant' &&

@@ -106,3 +106,46 @@ export async function readChunks(
   for await (const m of readUIMessageStream({ stream: parsed })) message = m;
   return { chunks, ...(message ? { message } : {}) };
 }
+
+/** A user's message of one text part. */
+export const userMessage = (id: string, text: string): UIMessage => ({
+  id,
+  role: 'user',
+  parts: [{ type: 'text', text }],
+});
+
+/** The chat the service stores for conversation `id`, as `token` reads it. */
+export async function storedMessages(url: string, token: string, id: string): Promise<UIMessage[]> {
+  const res = await fetch(`${url}/v1/ui/conversations/${id}/messages`, {
+    headers: { authorization: `Bearer ${token}` },
+  });
+  return ((await res.json()) as { messages: UIMessage[] }).messages;
+}
+
+/** What a resumed stream of conversation `id` sends `token` until it has sent `n` keep-alive comments, or for 5 s. */
+export async function resumedUntilKeptAlive(url: string, token: string, id: string, n: number): Promise<string> {
+  const resumed = await fetch(`${url}/v1/ui/conversations/${id}/stream`, {
+    headers: { authorization: `Bearer ${token}` },
+  });
+  const reader = resumed.body!.getReader();
+  let raw = '';
+  for (const until = Date.now() + 5_000; Date.now() < until && (raw.match(/: keep-alive/g) ?? []).length < n;)
+    raw += new TextDecoder().decode((await reader.read()).value);
+  await reader.cancel();
+  return raw;
+}
+
+/** `message` with the approval of its `tool` part answered as approved, as a client that answers it sends it. */
+export function withApproval(message: UIMessage, tool: string, approvalId: string): UIMessage {
+  const asked = {
+    ...toolPart(message, tool)!,
+    state: 'approval-responded',
+    approval: { id: approvalId, approved: true },
+  };
+  return { ...message, parts: message.parts.map((p) => (p.type === `tool-${tool}` ? asked : p)) } as UIMessage;
+}
+
+/** A message's approval card (its `data-approval` part), if it has one. */
+export function approvalCard(message: UIMessage): { data: Record<string, unknown> } | undefined {
+  return message.parts.find((p) => p.type === 'data-approval') as { data: Record<string, unknown> } | undefined;
+}
