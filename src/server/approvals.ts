@@ -17,7 +17,7 @@ import { jsonBody, problems } from './openapi';
 import { countDecision } from './metrics';
 import { HttpProblem } from './problems';
 import { isCallersTenant } from './tenancy';
-import { ApprovalRecordSchema, DecisionSchema, PendingApprovalSchema } from './schemas';
+import { ApprovalRecordSchema, DecisionSchema, PendingApprovalSchema } from './approvalSchemas';
 
 /** How long the inbox waits for a chain's workers to answer "the chain so far", and for its request to be read. */
 const CHAIN_QUERY_MS = 2_000;

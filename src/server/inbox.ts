@@ -19,7 +19,7 @@ import { jsonBody, problems } from './openapi';
 import { countDecision } from './metrics';
 import { HttpProblem } from './problems';
 import { isCallersTenant, tenantOf } from './tenancy';
-import { ApprovalRecordSchema, PendingApprovalSchema } from './schemas';
+import { ApprovalRecordSchema, PendingApprovalSchema } from './approvalSchemas';
 
 const InboxItemSchema = PendingApprovalSchema.extend({
   dueAt: z.string().optional().openapi({ description: 'When it is due (its deadline), if its policy has one' }),

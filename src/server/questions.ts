@@ -10,7 +10,7 @@ import { mayDecide, Permission } from './auth';
 import type { ServiceApp, ServiceContext } from './context';
 import { jsonBody, problems } from './openapi';
 import { HttpProblem } from './problems';
-import { AnswerSchema, ApprovalQuestionSchema, AskSchema } from './schemas';
+import { AnswerSchema, ApprovalQuestionSchema, AskSchema } from './approvalSchemas';
 
 const params = z.object({
   id: z
