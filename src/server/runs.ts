@@ -3,36 +3,25 @@
  * events as they happen, and replay a failed one.
  */
 import { displayText } from '../common/display';
-import { createHash } from 'node:crypto';
 import { createRoute, z } from '@hono/zod-openapi';
-import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, type Client } from '@temporalio/client';
+import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import { formatTimeline, toMermaid } from '../audit/format';
-import { usageOf } from './runUsage';
 import { InvalidRunInputError } from '../common/errors';
 import { validateRunInput, overrideProblems } from '../common/input';
-import {
-  BatonAgent,
-  BatonStatusAttribute,
-  BatonTenant,
-  PENDING_MEMO,
-  STARTED_BY_MEMO,
-  WorkflowType,
-} from '../common/messages';
 import type { HandoffRunInput } from '../common/run';
 import type { RunOptions } from '../common/options';
 import type { StartOptions } from '../client/chainStart';
 import { ExperimentError } from '../client/experiments';
 import { secured } from './access';
-import { mayDecide, Permission, requirePermission, type Identity } from './auth';
-import type { PendingApproval } from '../common/approvals';
-import { redactPendingApproval, scrub, sensitiveValues, TeamRedaction } from '../common/sensitive';
+import { Permission, requirePermission, type Identity } from './auth';
 import type { ServiceApp, ServiceContext } from './context';
-import { mustBeChain, notA } from './kinds';
+import { mustBeChain } from './kinds';
 import { flowSvg } from './flow';
 import { jsonBody, problems } from './openapi';
 import { fieldError, HttpProblem, type FieldError } from './problems';
-import { derivedStart, stableJson } from './runKeys';
-import { isCallersTenant, tenantStart, tenantWorkflowId } from './tenancy';
+import { derivedStart, existingRun, idempotentWorkflowId } from './runKeys';
+import { runView } from './runView';
+import { tenantStart, tenantWorkflowId } from './tenancy';
 import {
   IdempotencyKeySchema,
   ReplaySchema,
@@ -283,119 +272,4 @@ function takeStart(ctx: ServiceContext, identity: string): void {
     ctx.metrics?.rateLimited.inc();
     throw err;
   }
-}
-
-/** The workflow id a keyed start gets: the same for the same caller and key, different across callers. */
-export function idempotentWorkflowId(agent: string, identity: string, key: string): string {
-  return `baton-${agent}-${createHash('sha256').update(`${identity}\n${key}`).digest('hex').slice(0, 32)}`;
-}
-
-/**
- * The first run of the chain `workflowId` when it exists and was started with the same input;
- * 409 when it was started with a different one (a key reused for another request). `key` names
- * the key in the refusal.
- */
-export async function existingRun(
-  client: Client,
-  workflowId: string,
-  input: HandoffRunInput,
-  key = 'Idempotency-Key',
-): Promise<string | undefined> {
-  let firstRunId: string;
-  try {
-    const description = await client.workflow.getHandle(workflowId).describe();
-    firstRunId = description.raw.workflowExecutionInfo?.firstRunId || description.runId;
-  } catch (err) {
-    if (err instanceof WorkflowNotFoundError) return undefined;
-    throw err;
-  }
-  const { history } = await client.workflowService.getWorkflowExecutionHistory({
-    namespace: client.options.namespace,
-    execution: { workflowId, runId: firstRunId },
-    maximumPageSize: 1,
-  });
-  const payloads = history?.events?.[0]?.workflowExecutionStartedEventAttributes?.input?.payloads ?? [];
-  let decoded = payloads;
-  for (const codec of [...client.options.loadedDataConverter.payloadCodecs].reverse())
-    decoded = await codec.decode(decoded);
-  const started = decoded[0]
-    ? (client.options.loadedDataConverter.payloadConverter.fromPayload(decoded[0]) as HandoffRunInput)
-    : undefined;
-  if (started && !sameRequest(started, input)) {
-    throw new HttpProblem(
-      409,
-      `${key} reused`,
-      `This ${key} started a chain with a different request; use a new one for a new request.`,
-    );
-  }
-  return firstRunId;
-}
-
-function sameRequest(a: HandoffRunInput, b: HandoffRunInput): boolean {
-  const view = (x: HandoffRunInput) =>
-    stableJson({ agent: x.agent, input: x.input, options: x.options ?? {}, context: x.context ?? null });
-  return view(a) === view(b);
-}
-
-/**
- * A chain as `GET /v1/runs/:id` shows it: from its audit, with the live status and agent from
- * visibility; a waiting tool call's sensitive arguments redacted unless `identity` may decide it.
- */
-export async function runView(
-  ctx: ServiceContext,
-  workflowId: string,
-  identity: Identity,
-): Promise<z.infer<typeof RunSchema>> {
-  const description = await ctx.baton.client.workflow.getHandle(workflowId).describe();
-  // Another tenant's chain is one the caller cannot know of: the same answer as no chain, from every surface.
-  if (!isCallersTenant(identity, description.typedSearchAttributes.get(BatonTenant)))
-    throw new HttpProblem(404, 'Not found', `no chain ${workflowId}`);
-  if (description.type !== WorkflowType.HANDOFF_RUN) throw notA('chain', workflowId, description.type);
-  const chain = await ctx.baton.audit(workflowId);
-  // A chain whose last run read continued as new runs on in the next.
-  const running = chain.status === 'running' || chain.status === 'continued_as_new';
-  const status = running ? (description.typedSearchAttributes.get(BatonStatusAttribute) ?? 'running') : chain.status;
-  const currentAgent = running
-    ? description.typedSearchAttributes.get(BatonAgent)
-    : (chain.result?.finalAgent ?? chain.handoffs.at(-1)?.to ?? chain.input?.agent);
-  const { resume: _resume, ...input } = chain.input ?? ({} as Partial<HandoffRunInput>);
-  const waiting = running ? ((description.memo?.[PENDING_MEMO] ?? []) as PendingApproval[]) : [];
-  const team = new TeamRedaction(chain.team);
-  // The request may repeat a waiting call's sensitive values: hidden from those who may not see the call's arguments.
-  const hidden = waiting.flatMap((p) =>
-    p.tool && !mayDecide(identity, p.approvers) ? sensitiveValues(p.tool.arguments, team.of(p.from, p.tool.name)) : [],
-  );
-  if (typeof input.input === 'string') input.input = scrub(input.input, hidden);
-  return {
-    workflowId,
-    runId: description.runId,
-    status,
-    ...(currentAgent ? { currentAgent } : {}),
-    ...(chain.team?.version ? { team: chain.team.version.id } : {}),
-    ...(chain.startedAt ? { startedAt: chain.startedAt } : {}),
-    ...(chain.closedAt ? { closedAt: chain.closedAt } : {}),
-    ...(chain.input ? { input } : {}),
-    ...(typeof description.memo?.[STARTED_BY_MEMO] === 'string'
-      ? { startedBy: description.memo[STARTED_BY_MEMO] }
-      : {}),
-    chain: chain.handoffs as never,
-    usage: chain.result?.usage ?? usageOf(chain),
-    pendingApprovals: waitingAsSeenBy(identity, waiting, team),
-    ...(chain.result ? { output: chain.result.output, finalAgent: chain.result.finalAgent } : {}),
-    ...(chain.failure ? { error: chain.failure } : {}),
-  };
-}
-
-/** The approvals a chain's memo lists, as `identity` may see them. */
-function waitingAsSeenBy(
-  identity: Identity,
-  waiting: PendingApproval[],
-  team: TeamRedaction,
-): Record<string, unknown>[] {
-  return waiting.map(
-    (p) =>
-      (p.tool && !mayDecide(identity, p.approvers)
-        ? redactPendingApproval(p, team.of(p.from, p.tool.name))
-        : p) as unknown as Record<string, unknown>,
-  );
 }

@@ -9,7 +9,7 @@ import { applyChange } from '../../streams/board';
 import { formatPosition, parsePosition, streamRun, type RunStreamItem } from '../../client/follow';
 import type { Identity } from '../auth';
 import type { ServiceContext } from '../context';
-import { runView } from '../runs';
+import { runView } from '../runView';
 import { agentMessage, contextOf, statusOf, textPart } from './tasks';
 
 /** What following yields. */

@@ -16,7 +16,8 @@ import type { ServiceContext } from '../context';
 import { decideAs } from '../decisions';
 import { kindOf, mustBeChain } from '../kinds';
 import { HttpProblem, toProblem } from '../problems';
-import { runView, startAs } from '../runs';
+import { startAs } from '../runs';
+import { runView } from '../runView';
 import { mustBeCallersTenant } from '../tenancy';
 import { followForProgress, type Progress } from './progress';
 
