@@ -18,30 +18,25 @@ import type {
   TaskPushNotificationConfig,
 } from '@a2a-js/sdk';
 import {
-  A2AError,
   RequestMalformedError,
   TaskNotCancelableError,
   TaskNotFoundError,
   UnsupportedOperationError,
 } from '@a2a-js/sdk/errors';
 import type { A2ARequestHandler, ServerCallContext } from '@a2a-js/sdk/server';
-import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError } from '@temporalio/client';
+import { WorkflowNotFoundError } from '@temporalio/client';
 import { displayText } from '../../common/display';
-import { Permission, requirePermission, type Identity, type TokenChecked } from '../auth';
+import { Permission, requirePermission, type Identity } from '../auth';
 import type { ServiceContext } from '../context';
-import { decideAs } from '../decisions';
-import { HttpProblem, toProblem } from '../problems';
-import { existingRun, runView, startAs } from '../runs';
+import { HttpProblem } from '../problems';
+import { runView } from '../runView';
 import type { A2ATeam } from './card';
-import { decisionOf } from './decision';
-import { afterApproval, followChain } from './follow';
+import { callerOf, guarded } from './callContext';
+import { followChain } from './follow';
 import { PushNotifications } from './push';
-import { chainIdFor, isInterrupted, isTerminal, taskOf } from './tasks';
-import { followTurn, parseTurn, sendTurn, turnTask, turnTaskId, type TurnId } from './turns';
-
-/** Where the route leaves the caller, and where the handler leaves a refusal the route answers with its HTTP status. */
-export const CALLER = 'baton.caller';
-export const REFUSAL = 'baton.refusal';
+import { takeMessage } from './send';
+import { isTerminal, taskOf } from './tasks';
+import { followTurn, parseTurn, turnTask, type TurnId } from './turns';
 
 /** How long a cancelled chain is waited for before its task is answered (still working, cancel requested). */
 const CANCEL_WAIT_MS = 10_000;
@@ -267,64 +262,7 @@ export class BatonA2AHandler implements A2ARequestHandler {
       throw new RequestMalformedError(
         'the request has no message; send {"message": {"role": "ROLE_USER", "parts": [{"text": "…"}], …}}',
       );
-    const caller = callerOf(context);
-    if (message.taskId) return this.reply(message, caller, context);
-    const input = textOf(message);
-    if (input === '') throw new RequestMalformedError('the message has no text: send the request as a text part');
-    const agent = typeof message.metadata?.agent === 'string' ? message.metadata.agent : this.team.entry;
-    if (!agent)
-      throw new RequestMalformedError('name the agent to start with in the message\'s metadata: {"agent": "…"}');
-    if (this.ctx.agents && !this.ctx.agents.includes(agent))
-      throw new RequestMalformedError(
-        `no agent ${JSON.stringify(agent)}: metadata.agent must be one of ${this.ctx.agents.join(', ')}`,
-      );
-    // A task a baton chain delegates here is a chain of its own in the caller's context; any other message in a context is the conversation's.
-    const delegated = typeof (message.metadata?.baton as { from?: unknown } | undefined)?.from === 'string';
-    if (message.contextId && !delegated) {
-      requirePermission(caller.identity, Permission.START);
-      return { workflowId: turnTaskId(await sendTurn(this.ctx, caller.identity, message, input, agent)) };
-    }
-    const key = message.messageId ? { identity: caller.identity.name, messageId: message.messageId } : undefined;
-    const workflowId = chainIdFor(message.contextId || undefined, agent, key);
-    try {
-      return await startAs(this.ctx, caller.identity, { agent, input }, workflowId);
-    } catch (err) {
-      // The message was sent before (the same sender, the same messageId): its task, unless it asked for something else.
-      if (!key || !(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
-      if (!(await existingRun(this.ctx.baton.client, workflowId, { agent, input }, 'messageId'))) throw err;
-      return { workflowId };
-    }
-  }
-
-  /** The caller's answer to a task that waits: a decision, refused unless the caller may decide. */
-  private async reply(
-    message: Message,
-    caller: TokenChecked,
-    context: ServerCallContext,
-  ): Promise<{ workflowId: string; after?: string }> {
-    const task = await this.task(message.taskId, context);
-    if (isTerminal(task.status?.state))
-      throw new UnsupportedOperationError(
-        `task ${message.taskId} has ended (${task.metadata?.baton?.status}); send a message without a taskId to start a new chain`,
-      );
-    if (!isInterrupted(task.status?.state))
-      throw new UnsupportedOperationError(
-        `task ${message.taskId} is working and waits for no input; follow it with SubscribeToTask`,
-      );
-    const decision = decisionOf(message);
-    const turn = parseTurn(message.taskId);
-    if (turn) {
-      await decideAs(this.ctx, caller, turn.conversationId, decision);
-      return { workflowId: message.taskId };
-    }
-    const cursor = await this.ctx.baton.streams.last(message.taskId).catch(() => undefined);
-    const record = await decideAs(this.ctx, caller, message.taskId, decision);
-    return {
-      workflowId: message.taskId,
-      ...(await afterApproval(this.ctx, message.taskId, record.handoffId, cursor).then((after) =>
-        after ? { after } : {},
-      )),
-    };
+    return takeMessage(this.ctx, this.team, message, callerOf(context), (id, identity) => this.read(id, identity));
   }
 
   private task(workflowId: string, context: ServerCallContext): Promise<Task> {
@@ -347,44 +285,5 @@ export class BatonA2AHandler implements A2ARequestHandler {
         throw new TaskNotFoundError(`no task ${displayText(workflowId)}`);
       throw err;
     }
-  }
-}
-
-/** The caller the route authenticated. */
-function callerOf(context: ServerCallContext): TokenChecked {
-  const caller = context.state.get(CALLER) as TokenChecked | undefined;
-  if (!caller) throw new Error('the A2A route authenticates every call before it reaches the handler');
-  return caller;
-}
-
-/** The message's text parts, joined. */
-export function textOf(message: Message): string {
-  return message.parts
-    .map((p) => (p.content?.$case === 'text' ? p.content.value : ''))
-    .filter((t) => t !== '')
-    .join('\n')
-    .trim();
-}
-
-/**
- * Run `fn`; a refusal the service answers with an HTTP status (401, 403, 413, 429) is left for the
- * route, other problems become A2A errors naming what went wrong.
- */
-async function guarded<T>(context: ServerCallContext, fn: () => Promise<T>): Promise<T> {
-  try {
-    return await fn();
-  } catch (err) {
-    if (err instanceof A2AError) throw err;
-    const problem = toProblem(err);
-    if ([401, 403, 413, 429].includes(problem.status)) {
-      context.state.set(REFUSAL, problem);
-      throw err;
-    }
-    if (problem.status === 404) throw new TaskNotFoundError(problem.message || problem.title);
-    if (problem.status === 400 || problem.status === 409)
-      throw new RequestMalformedError(
-        [problem.message, ...(problem.errors ?? []).map((e) => `${e.path}: ${e.message}`)].filter(Boolean).join('; '),
-      );
-    throw err;
   }
 }

@@ -11,7 +11,8 @@ import type { Authenticator, TokenChecked } from '../auth';
 import type { ServiceApp, ServiceContext } from '../context';
 import { bodySizeLimit } from '../limits';
 import { a2aTeam, agentCard, type A2AOptions } from './card';
-import { BatonA2AHandler, CALLER, REFUSAL } from './handler';
+import { CALLER, REFUSAL } from './callContext';
+import { BatonA2AHandler } from './handler';
 
 export type { A2AOptions } from './card';
 
