@@ -3,12 +3,6 @@
  * only an id), read where a conversation is and its turns, end it.
  */
 import { createRoute, z } from '@hono/zod-openapi';
-import type { Context } from 'hono';
-import { streamSSE } from 'hono/streaming';
-import type { ConversationReply } from '../common/conversation';
-import { streamMessage } from '../streams/message';
-import { stoppedCallsOf } from '../client/stoppedCalls';
-import { BatonError, InputTooLargeError, InvalidRunInputError, UserError } from '../common/errors';
 import { WorkflowType } from '../common/messages';
 import { secured } from './access';
 import { inArrivalOrder, takePlace } from './arrival';
@@ -18,8 +12,16 @@ import { kindOf, mustBeConversation, notA } from './kinds';
 import { jsonBody, problems } from './openapi';
 import { IdempotencyKeySchema, idParam } from './schemas';
 import { tenantWorkflowId } from './tenancy';
-import { fieldError, HttpProblem, problemBody, sendProblem, toProblem } from './problems';
+import { HttpProblem } from './problems';
 import { derivedMessageKey, lookupMessage } from './messageKeys';
+import {
+  accepted202,
+  failedTurnProblem,
+  followPath,
+  notTaken,
+  streamedReply,
+  turnProblem,
+} from './conversationAnswers';
 
 const ConversationIdParam = idParam('The conversation id (its workflow id)');
 
@@ -33,20 +35,14 @@ const SendMessageSchema = z
     idempotencyKey: IdempotencyKeySchema.optional().openapi({
       description: 'Sent again, the same key gets the first reply and the turn does not run again',
     }),
-    midTurn: z
-      .enum(['enqueue', 'reject', 'interrupt', 'rollback'])
-      .optional()
-      .openapi({
-        description:
-          "What the message does when it arrives while another is answered (default: the conversation's midTurn option): wait its turn, be refused (409), interrupt the running turn and be answered with it, or roll it back and be answered instead",
-      }),
-    stream: z
-      .boolean()
-      .optional()
-      .openapi({
-        description:
-          'Answer with Server-Sent Events (as `Accept: text/event-stream` does): `text` and `text_reset` events as the answer forms, then `reply`',
-      }),
+    midTurn: z.enum(['enqueue', 'reject', 'interrupt', 'rollback']).optional().openapi({
+      description:
+        "What the message does when it arrives while another is answered (default: the conversation's midTurn option): wait its turn, be refused (409), interrupt the running turn and be answered with it, or roll it back and be answered instead",
+    }),
+    stream: z.boolean().optional().openapi({
+      description:
+        'Answer with Server-Sent Events (as `Accept: text/event-stream` does): `text` and `text_reset` events as the answer forms, then `reply`',
+    }),
   })
   .strict()
   .openapi('SendMessage');
@@ -290,96 +286,6 @@ export function conversationRoutes(app: ServiceApp, ctx: ServiceContext): void {
   });
 }
 
-/** A message the conversation took, answered as Server-Sent Events: its text as it forms, then the reply (or the problem). */
-function streamedReply(
-  c: Context,
-  ctx: ServiceContext,
-  id: string,
-  key: string,
-  from: string | undefined,
-  reply: Promise<ConversationReply<unknown>>,
-): Response {
-  return streamSSE(c, async (stream) => {
-    const abort = new AbortController();
-    stream.onAbort(() => abort.abort());
-    // A turn may wait long (an approval): proxies keep a stream open that still says something.
-    const keepalive = setInterval(() => void stream.write(': keepalive\n\n').catch(() => undefined), KEEPALIVE_MS);
-    try {
-      for await (const item of streamMessage(ctx.baton.streams, id, key, from, reply, {
-        signal: abort.signal,
-        stopped: stoppedCallsOf(ctx.baton.client, id),
-      })) {
-        await stream.writeSSE({ event: item.kind, data: JSON.stringify(item.kind === 'reply' ? item.reply : item) });
-      }
-    } catch (err) {
-      if (abort.signal.aborted) return;
-      await stream
-        .writeSSE({ event: 'error', data: JSON.stringify(problemBody(toProblem(turnProblem(err)))) })
-        .catch(() => undefined);
-    } finally {
-      clearInterval(keepalive);
-    }
-  });
-}
-
-/** 202: the conversation took the message, still being answered; where to follow it. */
-async function accepted202(c: Context, ctx: ServiceContext, id: string, key: string): Promise<Response> {
-  const found = await lookupMessage(ctx, id, { idempotencyKey: key }).catch(() => undefined);
-  const m = found && found !== 'unknown' ? found.message : null;
-  const follow = followPath(id, key);
-  c.header('location', follow);
-  c.header('retry-after', '1');
-  return c.json(
-    {
-      status: m?.status === 'queued' ? 'queued' : 'answering',
-      idempotencyKey: key,
-      ...(m?.turn !== undefined ? { turn: m.turn } : {}),
-      follow,
-    },
-    202,
-  );
-}
-
-/** 503: the conversation did not take the message in time; sent again with the key, it is answered once. */
-function notTaken(c: Context, id: string, key: string | undefined): Response {
-  const again = key
-    ? ` with the header Idempotency-Key: ${key} (the message is answered once, however often it is sent with it)`
-    : '';
-  c.header('retry-after', '2');
-  if (key) c.header('idempotency-key', key);
-  return sendProblem(
-    c,
-    new HttpProblem(
-      503,
-      'Unavailable',
-      `conversation ${id} did not take the message in time (its worker may be busy or away); send it again${again}`,
-    ),
-  );
-}
-
-function followPath(id: string, key: string): string {
-  return `/v1/conversations/${encodeURIComponent(id)}/messages/${encodeURIComponent(key)}`;
-}
-
-/** A remembered failed turn, as sending the message would have answered it. */
-function failedTurnProblem(failure: { type: string; message: string } | undefined): HttpProblem {
-  const type = failure?.type ?? 'Error';
-  if (REFUSALS.has(type)) return new HttpProblem(409, 'Refused', failure?.message ?? type);
-  return new HttpProblem(422, 'Turn failed', `${type}: ${failure?.message ?? ''}`);
-}
-
-const REFUSALS = new Set(['ConversationBusyError', 'MessageRolledBackError', 'ConversationEndedError']);
-const KEEPALIVE_MS = 15_000;
 /** The length of a derived key, for the size check made before it is known. */
 const DERIVED_KEY_CHARS = 64;
 const delay = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref?.());
-
-/** A refused message or a failed turn as an HTTP answer; anything else as the service maps it. */
-function turnProblem(err: unknown): unknown {
-  if (err instanceof InvalidRunInputError)
-    return new HttpProblem(400, 'Invalid message', 'The message is not valid.', err.problems.map(fieldError));
-  if (err instanceof InputTooLargeError) return toProblem(err);
-  if (err instanceof UserError) return new HttpProblem(409, 'Refused', err.message);
-  if (err instanceof BatonError) return new HttpProblem(422, 'Turn failed', `${err.name}: ${err.message}`);
-  return err;
-}
