@@ -12,53 +12,8 @@ import { passkeyPanel } from './passkey';
 import { questionsMark } from './requestInfo';
 import { keyPanel } from './signing';
 import { liveBadge, openStream } from './stream';
+import { AGES, field, queryOf, readFilters, select, SIZES, TEXTS } from './inboxFilters';
 import type { Approval, InboxItem, InboxPage } from './types';
-
-/** The inbox's filters, as the query string holds them (a filtered inbox is a link). */
-interface Filters {
-  for: string;
-  team: string;
-  agent: string;
-  tool: string;
-  minAge: string;
-  overdue: boolean;
-  q: string;
-  limit: string;
-}
-
-const AGES: [string, string][] = [
-  ['', 'Any time'],
-  ['5 minutes', '5 minutes or more'],
-  ['1 hour', 'An hour or more'],
-  ['1 day', 'A day or more'],
-];
-const SIZES = ['5', '10', '25', '50', '100'];
-const TEXTS = ['team', 'agent', 'tool', 'q'] as const;
-
-function readFilters(): Filters {
-  const p = new URLSearchParams(location.search);
-  const limit = p.get('limit') ?? '';
-  return {
-    for: p.get('for') === 'all' ? 'all' : 'me',
-    team: p.get('team') ?? '',
-    agent: p.get('agent') ?? '',
-    tool: p.get('tool') ?? '',
-    minAge: p.get('minAge') ?? '',
-    overdue: p.get('overdue') === 'true',
-    q: p.get('q') ?? '',
-    limit: /^\d+$/.test(limit) ? limit : '25',
-  };
-}
-
-function queryOf(f: Filters): URLSearchParams {
-  const p = new URLSearchParams();
-  if (f.for === 'all') p.set('for', 'all');
-  for (const k of TEXTS) if (f[k].trim()) p.set(k, f[k].trim());
-  if (f.minAge) p.set('minAge', f.minAge);
-  if (f.overdue) p.set('overdue', 'true');
-  p.set('limit', f.limit);
-  return p;
-}
 
 /** When it is due, as people read it: overdue (and since when), or due in how long. */
 function dueLine(i: InboxItem): HTMLElement | null {
@@ -74,20 +29,6 @@ function dueLine(i: InboxItem): HTMLElement | null {
     class: 'due',
     text: `due in ${s < 120 ? `${s} s` : s < 7200 ? `${Math.round(s / 60)} min` : `${Math.round(s / 3600)} h`}`,
   });
-}
-
-function field(id: string, label: string, control: HTMLElement): HTMLElement {
-  return h('div', { class: 'field' }, [h('label', { for: id, text: label }), control]);
-}
-
-function select(id: string, options: [string, string][], value: string): HTMLSelectElement {
-  const el = h(
-    'select',
-    { id },
-    options.map(([v, t]) => h('option', { value: v, text: t })),
-  );
-  el.value = value;
-  return el;
 }
 
 export function showInbox(main: HTMLElement): void {
