@@ -12,7 +12,7 @@ import { handoffToolSpec, transferToolName, transferToolSpecs } from '../common/
 import { delegateToolSpec } from '../common/delegation';
 import { delegateOptionsSpec, type HandoffDeclaration, handoffOptionsSpec } from './handoff';
 import { toJsonSchema, type Tool } from './tool';
-import { agentMcpTools, mcpTeamProblems, type McpToolSpecs } from '../mcp/server';
+import { agentMcpTools, mcpTeamProblems, type McpToolSpecs } from '../mcp/teamTools';
 import type { TeamVersion } from '../common/version';
 import { entryRulesProblems } from '../common/authority/entryRules';
 import { keyProblems, keysOf, type TeamKeyOptions } from './teamKeys';

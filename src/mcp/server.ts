@@ -1,14 +1,14 @@
 /**
  * MCP servers declared as data: `mcpServer(...)` on an agent, and the names their tools take in
- * the team snapshot. No I/O: the worker connects (see `./tools`).
+ * the team snapshot (what the team checks of them: `./teamTools`). No I/O: the worker connects (see
+ * `./tools`).
  */
 import { createHash } from 'node:crypto';
 import { UserError } from '../common/errors';
-import type { ToolSpec } from '../common/model';
 import type { ToolApprovalSpec } from '../common/controls';
 import type { ToolSensitivitySpec } from '../common/sensitive';
 import { sensitivityProblems, toSensitivitySpec } from '../common/sensitivityChecks';
-import { conditionArgProblems, toolApprovalSpec, type ToolApprovalOptions } from '../common/toolApproval';
+import { toolApprovalSpec, type ToolApprovalOptions } from '../common/toolApproval';
 
 /**
  * Which of a server's tools have sensitive arguments or results, by the tool's name on the server
@@ -221,115 +221,6 @@ export function mcpToolName(server: string, tool: string): string {
 }
 
 const MAX_TOOL_NAME = 64;
-
-/** What the team checks of its agents' MCP servers before anything connects. */
-export interface McpAgentView {
-  id: string;
-  tools: readonly { name: string }[];
-  mcpServers?: readonly McpServer[];
-}
-
-/**
- * Problems of a team's MCP servers: two declarations with one name but different connections, and
- * an agent's own tool named like one of its servers' tools.
- */
-export function mcpTeamProblems(agents: readonly McpAgentView[]): string[] {
-  const problems: string[] = [];
-  const byName = new Map<string, { agent: string; key: string }>();
-  for (const agent of agents) {
-    for (const server of agent.mcpServers ?? []) {
-      const key = JSON.stringify(server);
-      const seen = byName.get(server.name);
-      if (seen && seen.key !== key)
-        problems.push(
-          `agents "${seen.agent}" and "${agent.id}" declare different MCP servers named "${server.name}"; give them different names`,
-        );
-      if (!seen) byName.set(server.name, { agent: agent.id, key });
-      const prefix = `${server.name}${MCP_TOOL_SEPARATOR}`;
-      for (const tool of agent.tools) {
-        if (tool.name.startsWith(prefix))
-          problems.push(
-            `agent "${agent.id}" has a tool named "${tool.name}", which clashes with the tools of its MCP server "${server.name}" (${prefix}…)`,
-          );
-      }
-    }
-  }
-  return problems;
-}
-
-/** The tools each connected server offers, by server name, as they join the snapshot. */
-export type McpToolSpecs = Readonly<Record<string, readonly ToolSpec[]>>;
-
-/**
- * The MCP tools of an agent for its snapshot, and the clashes among all its tool names (`others`:
- * its own tools and built-ins). A server that is not connected contributes nothing.
- */
-export function agentMcpTools(
-  agentId: string,
-  servers: readonly McpServer[] | undefined,
-  discovered: McpToolSpecs | undefined,
-  others: readonly string[],
-): {
-  tools: ToolSpec[];
-  problems: string[];
-  sensitivity: Record<string, ToolSensitivitySpec>;
-  approvals: Record<string, ToolApprovalSpec>;
-} {
-  const tools = (servers ?? []).flatMap((s) => discovered?.[s.name] ?? []);
-  const taken = new Set(others);
-  const problems: string[] = [];
-  for (const tool of tools) {
-    if (taken.has(tool.name))
-      problems.push(
-        `agent "${agentId}" gets two tools named "${tool.name}" (an MCP server's tool names clash once namespaced)`,
-      );
-    taken.add(tool.name);
-  }
-  const sensitivity: Record<string, ToolSensitivitySpec> = {};
-  for (const server of servers ?? []) {
-    const listed = discovered?.[server.name];
-    // A server that is not connected (skipped while unavailable) lists nothing to check against.
-    if (!listed || !server.sensitive) continue;
-    for (const [tool, spec] of Object.entries(server.sensitive)) {
-      const name = mcpToolName(server.name, tool);
-      const found = listed.find((t) => t.name === name);
-      if (!found) {
-        const offered =
-          listed.map((t) => t.name.slice(server.name.length + MCP_TOOL_SEPARATOR.length)).join(', ') || 'none';
-        problems.push(
-          `MCP server "${server.name}" marks tool "${tool}" sensitive, but it lists no such tool (it lists: ${offered})`,
-        );
-        continue;
-      }
-      const bad = sensitivityProblems(spec, `sensitive.${tool}`, found.parameters, tool);
-      if (bad.length > 0) problems.push(...bad.map((p) => `MCP server "${server.name}": ${p}`));
-      else sensitivity[name] = spec as ToolSensitivitySpec;
-    }
-  }
-  const approvals: Record<string, ToolApprovalSpec> = {};
-  for (const server of servers ?? []) {
-    const listed = discovered?.[server.name];
-    if (!listed || !server.approvals) continue;
-    for (const [tool, spec] of Object.entries(server.approvals)) {
-      const name = mcpToolName(server.name, tool);
-      const found = listed.find((t) => t.name === name);
-      if (!found) {
-        const offered =
-          listed.map((t) => t.name.slice(server.name.length + MCP_TOOL_SEPARATOR.length)).join(', ') || 'none';
-        problems.push(
-          `MCP server "${server.name}" says tool "${tool}" needs approval, but it lists no such tool (it lists: ${offered})`,
-        );
-        continue;
-      }
-      const bad = spec.when
-        ? conditionArgProblems(spec.when, { parameters: found.parameters, tool }, `needsApproval.${tool}`)
-        : [];
-      if (bad.length > 0) problems.push(...bad.map((p) => `MCP server "${server.name}": ${p}`));
-      else approvals[name] = spec;
-    }
-  }
-  return { tools, problems, sensitivity, approvals };
-}
 
 function isStringArray(value: unknown): value is string[] {
   return Array.isArray(value) && value.every((v) => typeof v === 'string');

@@ -11,7 +11,8 @@ import type { JsonSchema, ToolSpec } from '../common/model';
 import type { RunToolResult } from '../common/team';
 import { mayConnectLater, McpConnection } from './connection';
 import { McpConnectionError, McpServerUnavailableError } from './errors';
-import { IDEMPOTENCY_KEY_META, mcpToolName, type McpServer, type McpToolSpecs } from './server';
+import { IDEMPOTENCY_KEY_META, mcpToolName, type McpServer } from './server';
+import type { McpToolSpecs } from './teamTools';
 
 /** What a worker does about its team's MCP servers (`createWorker({ mcp })`). */
 export interface McpWorkerOptions {
