@@ -22,7 +22,7 @@ import type { ChainEffects } from '../chain/effects';
 import type { Chain } from '../chain/state';
 import type { GuardPort } from '../chain/run';
 import { runChain } from '../loop';
-import { handOverDue } from '../chain/step';
+import { handOverDue } from '../chain/handOver';
 import { compact } from './compaction';
 import type { Inbox } from './inbox';
 import { addUsage, beginTurn, currentTurn, remember, replyOf, rolledBack } from './turns';
