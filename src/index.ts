@@ -9,7 +9,8 @@
  */
 export { defineAgent, type Agent, type AgentDefinition } from './agents/agent';
 export { delegate, handoff, type DelegateOptions, type HandoffOptions } from './agents/handoff';
-export { Team, type TeamOptions } from './agents/team';
+export { Team } from './agents/team';
+export type { TeamOptions } from './agents/teamOptions';
 export { remoteAgent, type RemoteAgentOptions } from './agents/remote';
 export { defineTool, ToolError, type Tool, type ToolContext, type ToolDefinition } from './agents/tool';
 export { guardrails, type Guardrail } from './agents/guardrails';
