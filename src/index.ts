@@ -43,6 +43,7 @@ export type { ModelProvider, ModelProviders } from './models/provider';
 export { ScriptedProvider } from './models/scripted';
 export { model, openai, scripted } from './models/spec';
 export { createWorker, type CreateWorkerOptions, KeySetError } from './worker';
-export { BatonPlugin, type BatonPluginOptions } from './worker/plugin';
+export { BatonPlugin } from './worker/plugin';
+export type { BatonPluginOptions } from './worker/plugin/options';
 export { Conversation, type SendOptions } from './client/conversation';
 export type { ConversationStartOptions } from './client/conversationStart';
