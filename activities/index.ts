@@ -5,11 +5,9 @@ import { Context } from '@temporalio/activity';
 import type { Client } from '@temporalio/client';
 import type { PriceTable } from '../src/common/economics/prices';
 import { economicsActivities } from './economics';
-import type { BatonHooks, HandoffHookContext } from '../src/agents/hooks';
+import type { BatonHooks } from '../src/agents/hooks';
 import type { Team } from '../src/agents/team';
-import { ToolError } from '../src/agents/tool';
-import { unknownToolAnswer } from '../src/common/answers';
-import { AgentNotFoundError, ModelRequestError, toApplicationFailure, UserError } from '../src/common/errors';
+import { ModelRequestError, toApplicationFailure, UserError } from '../src/common/errors';
 import type {
   CallModelInput,
   LocalModelCall,
@@ -19,18 +17,17 @@ import type {
   SummarizeInput,
   SummarizeResult,
 } from '../src/common/model';
-import type { RecordHandoffInput } from '../src/common/run';
-import type { CheckHandoffInput, CheckHandoffResult, RunToolInput, RunToolResult, TeamSpec } from '../src/common/team';
+import type { TeamSpec } from '../src/common/team';
 import type { TeamNeed } from '../src/common/version';
 import { withAiSdkProvider } from '../src/models/aiSdk';
 import { OpenAIProvider } from '../src/models/openai';
 import type { ModelProviders } from '../src/models/provider';
 import { ScriptedProvider } from '../src/models/scripted';
 import type { McpTools } from '../src/mcp/tools';
-import type { CheckGuardrailInput, GuardrailVerdict } from '../src/common/controls';
-import { verdictOf } from '../src/agents/guardrails';
 import { checkAnswer, checkHandoffInputs, SUMMARY_INSTRUCTIONS } from './answer';
 import { previousHeartbeat, whileHeartbeating, type HeartbeatMode } from './heartbeat';
+import { handoffActivities } from './handoffs';
+import { toolActivities } from './tools';
 import { teamCheck } from './teamCheck';
 import { staleTeamCheck } from './staleTeam';
 import { textPublisher } from './streaming';
@@ -155,6 +152,8 @@ export function createActivities({
     ...remoteActivities(team, refuseMismatch),
     ...specialistActivities,
     ...notifyActivities(team.notifications),
+    ...handoffActivities(team, handoffListeners, refuseMismatch),
+    ...toolActivities(team, mcp, refuseMismatch, beat),
     /**
      * Snapshot of the team, recorded in history as the run's first step. A specialist's chain asks
      * for the team of the chain that delegated to it (`need.hash`).
@@ -241,140 +240,7 @@ export function createActivities({
       refuseMismatch('specialistFigures', input.team);
       return specialistFigures(client?.(), input);
     },
-
-    /** A handoff's `onHandoff` check: a reason when it vetoes. */
-    async checkHandoff(input: CheckHandoffInput): Promise<CheckHandoffResult> {
-      refuseMismatch('checkHandoff', input.team);
-      const ctx = Context.current();
-      const check = team.handoffDeclaration(input.from, input.to)?.onHandoff;
-      if (!check) return {};
-      const verdict = await check({ ...input, workflowId: ctx.info.workflowExecution?.workflowId ?? '' });
-      if (verdict === false) return { veto: `onHandoff refused the handoff to ${input.to}` };
-      if (typeof verdict === 'string') return { veto: verdict };
-      const veto = (verdict as { veto?: unknown } | undefined)?.veto;
-      return typeof veto === 'string' ? { veto } : {};
-    },
-
-    /** One tool call; `ok: false` results go back to the model, thrown errors are retried. */
-    async runTool({
-      agentId,
-      call,
-      idempotencyKey,
-      context = {},
-      lostWorker,
-      team: need,
-    }: RunToolInput): Promise<RunToolResult> {
-      refuseMismatch('runTool', need);
-      const ctx = Context.current();
-      const tool = team.tool(agentId, call.name);
-      if (!tool) {
-        const agent = team.get(agentId);
-        if (!agent) throw toApplicationFailure(new AgentNotFoundError(agentId, team.ids));
-        const remote = mcp?.find(agent.mcpServers, call.name);
-        if (remote) {
-          // Unreachable servers are retried by the run's policy; the last attempt tells the model instead.
-          const lastAttempt = ctx.info.attempt >= (ctx.info.retryPolicy?.maximumAttempts || Infinity);
-          const options = {
-            idempotencyKey,
-            signal: ctx.cancellationSignal,
-            timeoutMs: ctx.info.startToCloseTimeoutMs,
-            lastAttempt,
-          };
-          return whileHeartbeating(
-            ctx,
-            (heartbeat) => mcp!.run(remote, call.arguments, { ...options, heartbeat }),
-            lostWorker,
-            beat(),
-          );
-        }
-        return {
-          ok: false,
-          content: unknownToolAnswer(call.name, [...team.toolNames(agent), ...(mcp?.names(agent.mcpServers) ?? [])]),
-        };
-      }
-      let raw: unknown;
-      try {
-        raw = JSON.parse(call.arguments || '{}');
-      } catch {
-        return { ok: false, content: `Error: the arguments of ${call.name} are not valid JSON: ${call.arguments}` };
-      }
-      const parsed = tool.parameters.safeParse(raw);
-      if (!parsed.success) {
-        const issues = parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ');
-        return { ok: false, content: `Error: invalid arguments for ${call.name}: ${issues}` };
-      }
-      try {
-        const result = await whileHeartbeating(
-          ctx,
-          (heartbeat) =>
-            tool.execute(parsed.data, {
-              context,
-              agentId,
-              workflowId: ctx.info.workflowExecution?.workflowId ?? '',
-              runId: ctx.info.workflowExecution?.runId ?? '',
-              toolCallId: call.id,
-              idempotencyKey,
-              attempt: ctx.info.attempt,
-              signal: ctx.cancellationSignal,
-              heartbeat,
-              previousHeartbeat: previousHeartbeat(ctx, lostWorker),
-            }),
-          lostWorker,
-          beat(),
-        );
-        return { ok: true, content: typeof result === 'string' ? result : JSON.stringify(result ?? null) };
-      } catch (err) {
-        if (err instanceof ToolError) return { ok: false, content: `Error: ${err.message}`, failure: 'tool' };
-        throw err;
-      }
-    },
-
-    /** A custom guardrail of an agent on a text; a check that throws is retried like a tool call. */
-    async checkGuardrail({
-      agentId,
-      guardrail,
-      stage,
-      text,
-      context = {},
-      team: need,
-    }: CheckGuardrailInput): Promise<GuardrailVerdict> {
-      refuseMismatch('checkGuardrail', need);
-      const agent = team.get(agentId);
-      if (!agent) throw toApplicationFailure(new AgentNotFoundError(agentId, team.ids));
-      const g = agent.guardrails?.[stage]?.find((x) => x.spec.name === guardrail && x.check);
-      if (!g?.check)
-        throw toApplicationFailure(
-          new UserError(
-            `agent "${agentId}" has no custom ${stage} guardrail "${guardrail}" on this worker; the team module the worker loads must declare it`,
-          ),
-        );
-      return verdictOf(await g.check(text, { agentId, stage, context }));
-    },
-
-    /** Runs the `agent_handoff` listeners after a handoff. */
-    async runHandoffHooks(input: RecordHandoffInput): Promise<void> {
-      return runListeners(input);
-    },
-
-    /** The hook activity of chains started before handoffs were recorded in the memo. */
-    async recordHandoff(input: RecordHandoffInput): Promise<void> {
-      return runListeners(input);
-    },
   };
-
-  async function runListeners({ handoff, index }: RecordHandoffInput): Promise<void> {
-    const ctx = Context.current();
-    const agent = team.get(handoff.from);
-    if (!agent) return;
-    const hookContext: HandoffHookContext = {
-      workflowId: ctx.info.workflowExecution?.workflowId ?? '',
-      runId: ctx.info.workflowExecution?.runId ?? '',
-      taskQueue: ctx.info.taskQueue,
-      attempt: ctx.info.attempt,
-      index,
-    };
-    for (const listener of handoffListeners) await listener(hookContext, agent, handoff);
-  }
 }
 
 function noClient(): Client {

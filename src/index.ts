@@ -9,7 +9,8 @@
  */
 export { defineAgent, type Agent, type AgentDefinition } from './agents/agent';
 export { delegate, handoff, type DelegateOptions, type HandoffOptions } from './agents/handoff';
-export { Team, type TeamOptions } from './agents/team';
+export { Team } from './agents/team';
+export type { TeamOptions } from './agents/teamOptions';
 export { remoteAgent, type RemoteAgentOptions } from './agents/remote';
 export { defineTool, ToolError, type Tool, type ToolContext, type ToolDefinition } from './agents/tool';
 export { guardrails, type Guardrail } from './agents/guardrails';
@@ -42,6 +43,7 @@ export type { ModelProvider, ModelProviders } from './models/provider';
 export { ScriptedProvider } from './models/scripted';
 export { model, openai, scripted } from './models/spec';
 export { createWorker, type CreateWorkerOptions, KeySetError } from './worker';
-export { BatonPlugin, type BatonPluginOptions } from './worker/plugin';
+export { BatonPlugin } from './worker/plugin';
+export type { BatonPluginOptions } from './worker/plugin/options';
 export { Conversation, type SendOptions } from './client/conversation';
 export type { ConversationStartOptions } from './client/conversationStart';

@@ -8,9 +8,10 @@ import type { HandoffRunResult } from '../src/common/run';
 import { delegateStep } from './chain/delegate';
 import { handOff } from './chain/handoff';
 import { actOn, finishTurn, respond, turn } from './chain/respond';
-import { noteSuccess } from './chain/controls';
+import { noteSuccess, retried } from './chain/controls';
+import { handOverDue } from './chain/handOver';
 import { currentAgent, resultOf } from './chain/state';
-import { type ChainRun, handOverDue, retried, RUN_AGAIN, type Step } from './chain/step';
+import { type ChainRun, RUN_AGAIN, type Step } from './chain/step';
 import { checkGuardrails } from './chain/guardrails';
 import { CONTINUE, type FinalAnswer, refuseAnswer, type Verdict } from './chain/verdict';
 

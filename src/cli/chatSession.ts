@@ -11,20 +11,12 @@ import { runEvents } from '../client/events';
 import type { RunEvent } from '../client/runEvent';
 import type { ConversationReply } from '../common/conversation';
 import { displayText } from '../common/display';
-import { type Cost, formatCost } from '../common/economics/prices';
+import { COMMANDS_HELP, endedLine, historyLine, pastTurnLines, shown, statusLine } from './chatLines';
 import { type CommandContext, ExitCode } from './context';
 import { InFlight } from './inFlight';
 import { LiveText } from './liveText';
 import { formatDecision, formatDelegation, formatHandoff, formatWaiting, type Print } from './print';
 import { cliSigner } from './signing';
-
-/** The commands a chat takes besides messages, as `/help` lists them. */
-export const COMMANDS_HELP = `/approve [approvalId] [comment]  approve the handoff waiting for approval
-/reject [approvalId] [reason]    reject it; the agent is told why
-/history                         the conversation so far, from its history
-/status                          the active agent, what is being answered and what waits
-/end                             end the conversation (once what you sent is answered)
-/quit                            leave; the conversation stays open (Ctrl-D too)`;
 
 /** One chat in the terminal: lines in, replies out, approvals shown while a message is answered. */
 export class ChatSession {
@@ -121,15 +113,7 @@ export class ChatSession {
       `conversation ${this.chat.id}${view ? ` (${view.turns} turn${view.turns === 1 ? '' : 's'} so far)` : ''} — /help for commands`,
     );
     if (view) {
-      for (const t of await this.chat.history()) {
-        this.ctx.out(`#${t.turn} you: ${displayText(t.message ?? '')}`);
-        for (const h of t.handoffs) this.ctx.out(formatHandoff(h));
-        this.ctx.out(
-          t.failure
-            ? displayText(`✗ ${t.failure.type}: ${t.failure.message}`)
-            : `${t.agent}: ${t.output === undefined ? '…' : shown(t.output)}`,
-        );
-      }
+      for (const t of await this.chat.history()) for (const line of pastTurnLines(t)) this.ctx.out(line);
       this.agent = view.activeAgent;
       if (view.status !== 'idle') this.watch();
     }
@@ -148,23 +132,14 @@ export class ChatSession {
         return 'quit';
       case '/end': {
         this.say('ending the conversation once what you sent is answered…');
-        const result = await this.chat.end();
-        this.say(
-          `conversation ended: ${result.turns} turns, ${result.handoffs} handoffs, ${result.usage.totalTokens} tokens${costText(result.usage.cost)}`,
-        );
+        this.say(endedLine(await this.chat.end()));
         return 'end';
       }
       case '/history':
-        for (const t of await this.chat.history())
-          this.say(
-            `#${t.turn} you: ${displayText(t.message ?? '')}\n   ${t.failure ? `✗ ${t.failure.type}` : `${t.agent}: ${t.output === undefined ? '…' : shown(t.output)}`}`,
-          );
+        for (const t of await this.chat.history()) this.say(historyLine(t));
         return undefined;
       case '/status': {
-        const v = await this.chat.status();
-        this.say(
-          `${v.status}: ${v.activeAgent} is active, ${v.turns} turns, ${v.queued} waiting, ${v.pendingApprovals.length} approval(s) waiting, ${v.usage.totalTokens} tokens${costText(v.usage.cost)}, run ${v.runs}`,
-        );
+        this.say(statusLine(await this.chat.status()));
         return undefined;
       }
       case '/approve':
@@ -315,14 +290,4 @@ export class ChatSession {
     out(text);
     if (this.rl && process.stdout.isTTY) this.prompt();
   }
-}
-
-/** `, cost 0.001250 USD` when usage has a cost. */
-function costText(cost: Cost | undefined): string {
-  return cost ? `, cost ${formatCost(cost)}` : '';
-}
-
-/** An agent's answer: its own lines stay lines; anything else that would act on the terminal shows as an escape. */
-function shown(output: unknown): string {
-  return (typeof output === 'string' ? output : JSON.stringify(output)).split('\n').map(displayText).join('\n');
 }

@@ -1,17 +1,16 @@
-import { ApplicationFailure } from '@temporalio/common';
-import { APIConnectionError, APIConnectionTimeoutError, APIError } from 'openai';
+import { APIError } from 'openai';
 import type { ChatCompletionCreateParamsNonStreaming } from 'openai/resources/chat/completions';
 import type { CallModelInput, ModelResponse, OpenAIModelSpec } from '../common/model';
-import { acceptsConnections, defaultMaxTokens, type Endpoint, openEndpoint, withoutSecret } from './openaiEndpoint';
 import {
-  classify,
-  fingerprint,
-  repeatableFailureKey,
-  repeatedFailure,
-  serverAnswer,
-  streamFailure,
-  unreachableFailure,
-} from './openaiFailures';
+  attemptFailure,
+  cutTooOften,
+  interruptedFailure,
+  type OpenAICallProgress,
+  previousProgress,
+  slowFailure,
+} from './openaiAttempts';
+import { defaultMaxTokens, type Endpoint, openEndpoint, withoutSecret } from './openaiEndpoint';
+import { fingerprint, serverAnswer } from './openaiFailures';
 import { chatRequest, fromCompletion, response } from './openaiMessages';
 import {
   askedMode,
@@ -49,28 +48,6 @@ export interface OpenAIProviderOptions {
    */
   maxTokens?: number | false;
 }
-
-/**
- * What the provider heartbeats while it calls: a digest of the request, the chunks streamed so
- * far, and how the attempt failed (and how many attempts in a row failed so). The next attempt
- * reads it as `previousHeartbeat`.
- * @internal
- */
-export interface OpenAICallProgress {
-  request: string;
-  chunks?: number;
-  failure?: string;
-  count?: number;
-}
-
-const STREAM_INTERRUPTED = 'stream-interrupted';
-const TIMED_OUT = 'timed-out';
-/** Attempts of one request that may time out in a row before the call fails: a slow server is not sent the same work again and again. */
-const MAX_TIMEOUTS = 2;
-/** A request whose stream was cut this many times in a row is asked once without streaming. */
-const CUTS_BEFORE_WHOLE = 2;
-/** The longest pause before a timed-out request is sent again (never longer than its timeout). */
-const PAUSE_AFTER_TIMEOUT_MS = 15_000;
 
 /**
  * Chat Completions with tools through the `openai` package, for OpenAI and for servers such as
@@ -122,7 +99,7 @@ export class OpenAIProvider implements ModelProvider {
       return await this.single(endpoint, params, context);
     } catch (err) {
       if (this.refusedResponseFormat(err, params, endpoint, context)) return this.call(input, context);
-      throw withoutSecret(await this.failure(err, endpoint, context, progress, previous), endpoint.apiKey);
+      throw withoutSecret(await attemptFailure(err, endpoint, context, progress, previous), endpoint.apiKey);
     }
   }
 
@@ -162,7 +139,7 @@ export class OpenAIProvider implements ModelProvider {
   ): boolean {
     if (!(spec.settings?.stream ?? this.options.stream ?? true)) return false;
     // A request whose stream keeps breaking off is asked once without streaming, in case the server cannot finish one.
-    if (previous?.failure === STREAM_INTERRUPTED && (previous.count ?? 1) >= CUTS_BEFORE_WHOLE) return false;
+    if (cutTooOften(previous)) return false;
     return !this.#noStreaming.has(endpoint.key) && !(params.tools && this.#noStreaming.has(`${endpoint.key}|tools`));
   }
 
@@ -220,7 +197,7 @@ export class OpenAIProvider implements ModelProvider {
       // answer worth asking again (still streaming); anything else broke the stream, which is asked for again.
       if (err instanceof APIError || err instanceof SyntaxError) throw err;
       if (!stalled)
-        throw this.interrupted(
+        throw interruptedFailure(
           context,
           progress,
           previous,
@@ -232,7 +209,7 @@ export class OpenAIProvider implements ModelProvider {
     // The client ends an aborted stream quietly, so why it ended is read here.
     if (context.signal.aborted) throw context.signal.reason;
     if (stalled)
-      throw this.slow(
+      throw slowFailure(
         endpoint,
         context,
         progress,
@@ -243,7 +220,7 @@ export class OpenAIProvider implements ModelProvider {
     if (!assembly.finishReason) {
       // A stream that ended in good order with nothing in it: this server cannot stream such a request.
       if (!assembly.received) return this.cannotStream(endpoint, params);
-      throw this.interrupted(
+      throw interruptedFailure(
         context,
         progress,
         previous,
@@ -284,93 +261,6 @@ export class OpenAIProvider implements ModelProvider {
     this.#noStreaming.add(params.tools ? `${endpoint.key}|tools` : endpoint.key);
     return undefined;
   }
-
-  private interrupted(
-    context: ModelCallContext,
-    progress: OpenAICallProgress,
-    previous: OpenAICallProgress | undefined,
-    message: string,
-  ): ApplicationFailure {
-    context.heartbeat?.({
-      request: progress.request,
-      failure: STREAM_INTERRUPTED,
-      count: inARow(previous, STREAM_INTERRUPTED),
-    });
-    return streamFailure('ModelStreamInterrupted', message);
-  }
-
-  /**
-   * A server that took too long: retried after a pause (the request was aborted, so the server can
-   * stop), then, on the same request's next timeout in a row, failed for good.
-   */
-  private slow(
-    endpoint: Endpoint,
-    context: ModelCallContext,
-    progress: OpenAICallProgress,
-    previous: OpenAICallProgress | undefined,
-    type: string,
-    what: string,
-  ): ApplicationFailure {
-    const count = inARow(previous, TIMED_OUT);
-    const message = `model endpoint slow: ${what}`;
-    if (count >= MAX_TIMEOUTS) {
-      const advice =
-        "raise the model's settings.timeoutMs, lower its settings.maxTokens, or use a faster model or server";
-      return ApplicationFailure.create({
-        message: `${message}; the same request timed out ${count} times in a row, so it is not sent again (${advice})`,
-        type,
-        nonRetryable: true,
-      });
-    }
-    context.heartbeat?.({ request: progress.request, failure: TIMED_OUT, count });
-    return ApplicationFailure.create({
-      message,
-      type,
-      nextRetryDelay: Math.min(endpoint.timeoutMs, PAUSE_AFTER_TIMEOUT_MS),
-    });
-  }
-
-  private async failure(
-    err: unknown,
-    endpoint: Endpoint,
-    context: ModelCallContext,
-    progress: OpenAICallProgress,
-    previous?: OpenAICallProgress,
-  ): Promise<unknown> {
-    if (context.signal.aborted) return context.signal.reason ?? err;
-    const baseURL = endpoint.client.baseURL;
-    if (err instanceof APIConnectionTimeoutError && (await acceptsConnections(baseURL))) {
-      return this.slow(
-        endpoint,
-        context,
-        progress,
-        previous,
-        'ModelTimeout',
-        `${baseURL} accepts connections but sent no answer within ${endpoint.timeoutMs} ms`,
-      );
-    }
-    if (err instanceof APIConnectionError) return unreachableFailure(err, baseURL);
-    const body = endpoint.errorBody.text;
-    const failure = classify(err, body);
-    const key =
-      failure instanceof ApplicationFailure && !failure.nonRetryable ? repeatableFailureKey(err, body) : undefined;
-    if (!key) return failure;
-    if (previous?.failure === key) return repeatedFailure(err as APIError, body);
-    context.heartbeat?.({ request: progress.request, failure: key });
-    return failure;
-  }
-}
-
-/** How many attempts in a row, this one included, failed as `failure`. */
-function inARow(previous: OpenAICallProgress | undefined, failure: string): number {
-  return (previous?.failure === failure ? (previous.count ?? 1) : 0) + 1;
-}
-
-/** The previous attempt's progress, when it was for this same request. */
-function previousProgress(details: unknown, request: string): OpenAICallProgress | undefined {
-  if (typeof details !== 'object' || details === null) return undefined;
-  const p = details as Partial<OpenAICallProgress>;
-  return p.request === request ? (p as OpenAICallProgress) : undefined;
 }
 
 /** A server answer that says it cannot stream this request (llama-cpp-python: "Automatic streaming tool choice is not supported"). */

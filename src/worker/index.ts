@@ -18,7 +18,8 @@ import {
 import { BATON_SEARCH_ATTRIBUTES, DEFAULT_TASK_QUEUE } from '../common/messages';
 import type { ModelProviders } from '../models/provider';
 import type { McpWorkerOptions } from '../mcp/tools';
-import { BatonPlugin, type BatonPluginOptions } from './plugin';
+import { BatonPlugin } from './plugin';
+import type { BatonPluginOptions } from './plugin/options';
 import type { WorkerTelemetryOptions } from './telemetry';
 import { codecOptionsFromEnv, type PayloadCodecOptions } from '../payloads/keys';
 import { deploymentFromEnv, workerDeploymentOptions, type WorkerDeployment } from './deployment';
@@ -33,7 +34,8 @@ export {
   type ArchiveWorkerOptions,
   type ArchiverSettings,
 } from './archive';
-export { BATON_WORKFLOW_TYPES, BatonPlugin, type BatonPluginOptions } from './plugin';
+export { BATON_WORKFLOW_TYPES, BatonPlugin } from './plugin';
+export type { BatonPluginOptions } from './plugin/options';
 export {
   BatonMetrics,
   BatonTracing,

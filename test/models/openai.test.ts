@@ -3,7 +3,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { defineAgent, defineTool, openai, OpenAIProvider, Team } from '../../src';
 import { ModelRequestError } from '../../src/workflow';
-import type { OpenAICallProgress } from '../../src/models/openai';
+import type { OpenAICallProgress } from '../../src/models/openaiAttempts';
 import { estimateTokens } from '../../src/models/provider';
 import { activitiesInHistory } from '../helpers/history';
 import { reply, startOpenAIServer, type FakeRequest } from '../helpers/openaiServer';

@@ -6,7 +6,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import { expect } from 'vitest';
 import { openai } from '../../src';
 import type { CallModelInput, OpenAIModelSettings } from '../../src/common/model';
-import type { OpenAICallProgress } from '../../src/models/openai';
+import type { OpenAICallProgress } from '../../src/models/openaiAttempts';
 import type { ModelCallContext } from '../../src/models/provider';
 
 const lookupTool = {

@@ -11,7 +11,7 @@ import { PROTECTIVE_OPTIONS } from '../../src/common/authority/protective';
 import { clipText } from '../../src/common/limits';
 import { resolveRunOptions } from '../../src/common/options';
 import type { ChainRun } from '../chain/step';
-import { handOverDue } from '../chain/step';
+import { handOverDue } from '../chain/handOver';
 
 /** What this run is: a continuation of the same chain (continue-as-new), and a specialist Temporal started as a child. */
 export interface EntryFacts {

@@ -1,13 +1,15 @@
 /**
  * What the controls record as the chain goes: each control event applied to the state and
- * published in history (a memo event the audit and a replay read), and the moves of the circuit
- * breakers — a failure of a target, a try let through after the cooldown, a success.
+ * published in history (a memo event the audit and a replay read), a guard's verdict weighed by the
+ * step that asked for it, and the moves of the circuit breakers — a failure of a target, a try let
+ * through after the cooldown, a success.
  */
 import { durationMs } from '../../src/common/check';
 import type { ControlEvent } from '../../src/common/controls';
 import { APPROVAL_EVENT_MEMO } from '../../src/common/messages';
 import { breakerOpenUntil } from './controlState';
 import type { ChainRun } from './run';
+import type { Verdict } from './verdict';
 
 /** Apply `event` and put it on the record. */
 export function recordControl(run: ChainRun, event: ControlEvent): void {
@@ -44,4 +46,19 @@ export function noteSuccess(run: ChainRun, agent: string): void {
   run.economy?.noteSuccess(run, agent);
   const b = run.chain.state.controls?.breakers[agent];
   if (b && b.state === 'half_open') recordControl(run, { kind: 'breaker_closed', agent });
+}
+
+/**
+ * Apply a guard's verdict: `true` when the model is to be told something and go on (a retry, or
+ * its last turn once a budget ran out), throws on `fail`. What a control did goes on the record
+ * either way.
+ */
+export function retried(run: ChainRun, verdict: Verdict): verdict is Extract<Verdict, { kind: 'retry' | 'last_turn' }> {
+  if ((verdict.kind === 'fail' || verdict.kind === 'retry' || verdict.kind === 'last_turn') && verdict.control)
+    recordControl(run, verdict.control);
+  if (verdict.kind === 'fail') throw verdict.error;
+  if (verdict.kind === 'last_turn') return true;
+  if (verdict.kind !== 'retry') return false;
+  if (verdict.event) run.chain.apply(verdict.event);
+  return true;
 }

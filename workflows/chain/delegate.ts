@@ -20,10 +20,10 @@ import type { DelegationOutcome } from './effects';
 import { continueTurn } from './respond';
 import { routeToSpecialist } from './routing';
 import { hasPatch } from '../patches';
-import { admitTarget, noteFailure, noteSuccess } from './controls';
+import { admitTarget, noteFailure, noteSuccess, retried } from './controls';
 import { deadlineOf } from './controlState';
 import { currentAgent } from './state';
-import { type ChainRun, retried, type Step } from './step';
+import type { ChainRun, Step } from './step';
 import { contextVariables, render } from './transfer';
 import { delegateRemote, RemoteWaits } from './remote';
 

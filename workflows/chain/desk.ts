@@ -9,7 +9,7 @@
  */
 import type { ApprovalPolicy, ApprovalRecord, PendingApproval } from '../../src/common/approvals';
 import { isRecord } from '../../src/common/check';
-import { ApprovalRefusedError, toApplicationFailure } from '../../src/common/errors';
+import { toApplicationFailure } from '../../src/common/errors';
 import { boundedReason, clipText } from '../../src/common/limits';
 import { APPROVAL_EVENT_MEMO, PENDING_MEMO } from '../../src/common/messages';
 import { Patches } from '../../src/common/patches';
@@ -17,44 +17,16 @@ import { BatonStatus, type RunOverrides } from '../../src/common/run';
 import type { ChainState } from '../../src/common/state';
 import { type ApprovalClock, policyDesk } from './approvalClock';
 import { type AskedAbout, askedFor } from './asked';
-import { judgeDecision, recordOf, refusedFields, timedOut } from './decisions';
-import { DeskMail, type Received } from './deskMail';
-import { applyQuestion, type QuestionDesk, questionDesk, type QuestionRules } from './deskQuestions';
+import { timedOut } from './decisions';
+import { DeskDecisions } from './deskDecisions';
+import { DeskMail } from './deskMail';
+import type { DeskOptions } from './deskOptions';
+import { applyQuestion, type QuestionDesk, questionDesk } from './deskQuestions';
 import { overrideVerdict } from './overrideVerdict';
-import { passkeysIn } from './passkeys';
 import { overridesRecord, type Refusal, RefusalTally } from './refusals';
 import type { ChainEffects } from './effects';
 import { Specialists } from './specialists';
 import type { Chain } from './state';
-import { takeVote } from './votes';
-
-/** What a desk does with what arrives. */
-export interface DeskOptions {
-  /**
-   * Hold what arrives to `LIMITS`, give specialists tokens and forward decisions for their
-   * approvals: the `baton-bounds` patch, decided when the run starts. @default true
-   */
-  bounded?: boolean;
-  /** Verify, require and record decisions' signatures: the `baton-signatures` patch, decided when the run starts. @default false */
-  signatures?: boolean;
-  /**
-   * The `baton-inbox-bounds` patch, decided when the run starts: each drain records its refusals as
-   * one record per kind (counted, sampled), forwards one decision per approval and publishes applied
-   * overrides once; and the chain's waits continue as new before Temporal's limits. @default false
-   */
-  inboxBounds?: boolean;
-  /**
-   * The `baton-authority` patch, decided when the run starts: an override that loosens a protective
-   * option applies only with an operator's valid signature (docs/authority.md). @default false
-   */
-  authority?: boolean;
-  /** The chain state the run's start carries, judged against before the chain is attached (`carried.ts`). @default none */
-  carried?: () => ChainState | undefined;
-  /** The clock of approval policies (SLA, reminders, escalation: `workflows/approvals/`). @default none: only timeouts act */
-  clock?: ApprovalClock;
-  /** The rules of request-info (`workflows/approvals/requestInfo.ts`). @default none: questions are refused */
-  questions?: QuestionRules;
-}
 
 /** The approval desk of one chain: applies its {@link DeskMail} and keeps its waiting approvals. */
 export class ApprovalDesk extends DeskMail {
@@ -74,6 +46,8 @@ export class ApprovalDesk extends DeskMail {
   private chain?: Chain;
   /** Questions about waiting approvals and their answers (request-info). */
   readonly questions: QuestionDesk;
+  /** Decisions on waiting approvals, judged and applied. */
+  private readonly decisions: DeskDecisions;
 
   constructor(effects: ChainEffects, options: DeskOptions = {}) {
     super(effects);
@@ -96,6 +70,19 @@ export class ApprovalDesk extends DeskMail {
       changed: () => this.reportUp(),
       refused: (workflowId, reason) =>
         this.refuse({ type: 'report_refused', workflowId: clipText(workflowId, 200), reason: boundedReason(reason) }),
+    });
+    this.decisions = new DeskDecisions({
+      effects,
+      specialists: this.specialists,
+      bounded: this.bounded,
+      signatures: this.signatures,
+      state: () => this.chain?.state ?? this.carried(),
+      apply: (e) => this.chain!.apply(e),
+      publish: (e) => this.publish(e),
+      refuse: (r) => this.refuse(r),
+      settle: (waiting, record) => this.settle(waiting, record),
+      forwarded: () => this.tally?.forwarded,
+      queue: (entry) => this.inbox.push(entry),
     });
   }
 
@@ -121,7 +108,7 @@ export class ApprovalDesk extends DeskMail {
 
   /** The update validator: refuse at once what cannot apply now, before anything is written. */
   validate(raw: unknown): void {
-    const judged = this.judge(raw, this.effects.now());
+    const judged = this.decisions.judge(raw, this.effects.now());
     if (judged.kind === 'refused') throw toApplicationFailure(judged.error);
   }
 
@@ -146,11 +133,11 @@ export class ApprovalDesk extends DeskMail {
       const entry = this.inbox[i]!;
       if (entry.kind === 'overrides') this.applyOverrides(entry.raw, entry.at);
       else if (entry.kind === 'child_report') this.takeReport(entry.raw);
-      else if (entry.kind === 'forwarded') this.decideForwarded(entry.raw, entry.at);
+      else if (entry.kind === 'forwarded') this.decisions.decideForwarded(entry.raw, entry.at);
       else if (entry.kind === 'forward_outcome') this.specialists.settleForward(entry.raw);
-      else if (entry.kind === 'forward_failed') this.forwardFailed(entry);
+      else if (entry.kind === 'forward_failed') this.decisions.forwardFailed(entry);
       else if (entry.kind === 'question') applyQuestion(entry, this.questions);
-      else this.decide(entry);
+      else this.decisions.decide(entry);
     }
     this.inbox.length = 0;
     this.tally = undefined;
@@ -232,72 +219,6 @@ export class ApprovalDesk extends DeskMail {
     this.effects.setStatus(BatonStatus.AWAITING_APPROVAL);
   }
 
-  private decide(entry: Extract<Received, { kind: 'decision' }>): void {
-    const judged = passkeysIn(this.judge(entry.raw, entry.at), this.effects);
-    if (judged.kind === 'refused') {
-      this.refuse({
-        type: 'decision_refused',
-        ...refusedFields(entry.raw),
-        reason: judged.reason,
-        via: entry.via,
-        at: new Date(entry.at).toISOString(),
-      });
-      entry.answer?.({ refusal: judged.error });
-      return;
-    }
-    if (judged.kind === 'forward') {
-      const { decision, to } = judged;
-      // One decision per approval goes to a specialist per drain; the others would only be refused there.
-      if (this.tally?.forwarded.has(decision.handoffId)) {
-        const reason = `a decision on ${decision.handoffId} was sent on to ${to}, where it waits, in this same step; that one decides`;
-        this.refuse({
-          type: 'decision_refused',
-          ...refusedFields(entry.raw),
-          reason: boundedReason(reason),
-          via: entry.via,
-          at: new Date(entry.at).toISOString(),
-        });
-        entry.answer?.({ refusal: new ApprovalRefusedError(decision.handoffId, reason) });
-        return;
-      }
-      this.tally?.forwarded.add(decision.handoffId);
-      this.specialists.forward(decision, entry.via, to, entry.answer, (forwardId, reason) =>
-        this.inbox.push({
-          kind: 'forward_failed',
-          ...(forwardId ? { forwardId } : {}),
-          raw: decision,
-          via: entry.via,
-          reason,
-          at: this.effects.now(),
-        }),
-      );
-      return;
-    }
-    const record = judged.waiting.stages
-      ? takeVote(judged, entry.at, entry.via, { apply: (e) => this.chain!.apply(e), publish: (e) => this.publish(e) })
-      : recordOf(judged.decision, judged.waiting, entry.at, entry.via, judged.identity);
-    if (record.outcome !== 'voted') this.settle(judged.waiting, record);
-    entry.answer?.({ record });
-  }
-
-  /** A forwarded decision: judged here like any, its outcome sent back when the chain that forwarded it waits for it. */
-  private decideForwarded(raw: unknown, at: number): void {
-    const { decision, via, answer } = this.specialists.received(raw);
-    this.decide({ kind: 'decision', raw: decision, via, at, ...(answer ? { answer } : {}) });
-  }
-
-  /** A decision that could not be forwarded: on the record, and its caller told. */
-  private forwardFailed(entry: Extract<Received, { kind: 'forward_failed' }>): void {
-    this.refuse({
-      type: 'decision_refused',
-      ...refusedFields(entry.raw),
-      reason: boundedReason(entry.reason),
-      via: entry.via,
-      at: new Date(entry.at).toISOString(),
-    });
-    if (entry.forwardId) this.specialists.undeliverable(entry.forwardId, entry.reason);
-  }
-
   private applyOverrides(raw: unknown, at: number): void {
     const verdict = overrideVerdict(raw, this.state, {
       bounded: this.bounded,
@@ -319,20 +240,6 @@ export class ApprovalDesk extends DeskMail {
     this.effects.setStatus(
       this.state.approvals.pending.length > 0 ? BatonStatus.AWAITING_APPROVAL : BatonStatus.RUNNING,
     );
-  }
-
-  /** What becomes of a decision: refused, applied here, or forwarded to the specialist its approval waits in. */
-  private judge(raw: unknown, at: number) {
-    const signatures = this.signatures ? { signatures: { workflowId: this.effects.workflowId, at } } : {};
-    // A decision that came with the run's start, before the chain is attached: what the start carries waits.
-    const state = this.chain?.state ?? this.carried();
-    return judgeDecision(raw, {
-      ...(state ? { state } : {}),
-      inSpecialist: (id) => this.specialists.find(id),
-      bounded: this.bounded,
-      ...signatures,
-      grants: { workflowId: this.effects.workflowId, at },
-    });
   }
 
   private readonly pending = (id: string): PendingApproval | undefined =>

@@ -17,11 +17,11 @@ import type { ModelResponse, ToolCall } from '../../src/common/model';
 import type { HandoffRecord } from '../../src/common/run';
 import type { AgentSpec } from '../../src/common/team';
 import { SPECIALIST_HANDOFF_TOOL_NAME } from '../../src/common/delegation';
-import { admitTarget, noteSuccess } from './controls';
+import { admitTarget, noteSuccess, retried } from './controls';
 import { checkGuardrails } from './guardrails';
 import { routeToSpecialist } from './routing';
 import { agentOf, currentAgent } from './state';
-import { type ChainRun, retried, type Step } from './step';
+import type { ChainRun, Step } from './step';
 import { planTransfer, transcript, type TransferPlan, transferTo } from './transfer';
 
 /** A handoff call read: the handoff it asks for, or what is wrong with its arguments. */

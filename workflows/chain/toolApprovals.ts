@@ -18,7 +18,8 @@ import { schemaProblems } from '../../src/common/jsonSchema';
 import { Patches } from '../../src/common/patches';
 import type { ModelResponse, ToolCall } from '../../src/common/model';
 import type { AgentSpec } from '../../src/common/team';
-import { type ChainRun, handOverDue } from './step';
+import { handOverDue } from './handOver';
+import type { ChainRun } from './step';
 import { callHash, toolCallKey } from './turn';
 
 /** What becomes of a call that needed approval: it runs (maybe with edited arguments, `note` telling the model), or it is answered. */

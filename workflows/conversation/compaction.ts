@@ -3,12 +3,18 @@
  * are condensed into one summary by a recorded model call (the `summarizeHandoff` activity), and
  * the last `keepRecentTurns` user messages, with everything after each, stay word for word. So
  * what each model call sends, and records in history, stops growing with the conversation.
+ * Between turns, a compaction is counted in the conversation's usage and put on the record.
  */
+import type { ConversationState } from '../../src/common/conversation';
+import { CONVERSATION_EVENT_MEMO } from '../../src/common/messages';
 import type { ChatMessage } from '../../src/common/model';
 import type { ResolvedConversationOptions } from '../../src/common/conversationOptions';
 import type { ChainState } from '../../src/common/state';
 import type { ChainEffects } from '../chain/effects';
-import { currentAgent } from '../chain/state';
+import type { EconomyPort } from '../chain/run';
+import { type Chain, currentAgent } from '../chain/state';
+import { compactionCost } from './costs';
+import { addUsage } from './turns';
 
 /** How the summary message begins; a later compaction condenses it again with the turns after it. */
 export const SUMMARY_PREFIX = 'Summary of the conversation so far:\n';
@@ -107,4 +113,44 @@ export function transcript(messages: readonly ChatMessage[]): string {
       return `${m.role}: ${[m.content ?? '', ...calls].filter((part) => part !== '').join(' ')}`;
     })
     .join('\n\n');
+}
+
+/**
+ * Between turns, compact the active agent's conversation if it has grown past the threshold: the
+ * call counted in the conversation's usage (and charged to its spend limits), the compaction put
+ * on the record. `queued`: how many messages are taken and not yet begun, read once the summary
+ * is in. `true` when it did.
+ */
+export async function compactBetweenTurns(
+  conversation: ConversationState,
+  chain: Chain,
+  effects: ChainEffects,
+  economy: Pick<EconomyPort, 'charge'> | undefined,
+  queued: () => number,
+): Promise<boolean> {
+  const done = await compact(chain.state, conversation.conversation, effects);
+  if (!done) return false;
+  const { state, usage, ...record } = done;
+  chain.state = state;
+  conversation.compactions += 1;
+  conversation.usage = addUsage(conversation.usage, {
+    ...usage,
+    totalTokens: usage.inputTokens + usage.outputTokens,
+    modelCalls: 1,
+    toolCalls: 0,
+    ...compactionCost(state, usage),
+  });
+  economy?.charge(chain.state, effects, usage);
+  // Between turns: every message taken is answered but those still queued.
+  const afterTurn = conversation.turns - queued();
+  effects.publish({
+    [CONVERSATION_EVENT_MEMO]: {
+      type: 'compacted',
+      afterTurn,
+      agent: state.agentId,
+      ...record,
+      at: new Date(effects.now()).toISOString(),
+    },
+  });
+  return true;
 }

@@ -4,7 +4,6 @@
  * active agent's conversation as it grows, wait for the next message under the idle timeout, and
  * say when to end or continue as new.
  */
-import { TemporalFailure } from '@temporalio/common';
 import { allHandlersFinished, isCancellation } from '@temporalio/workflow';
 import { durationMs } from '../../src/common/check';
 import type {
@@ -14,32 +13,29 @@ import type {
   ConversationView,
   RememberedReply,
 } from '../../src/common/conversation';
-import { BatonError, toApplicationFailure, UnexpectedWorkflowError } from '../../src/common/errors';
 import { CONVERSATION_EVENT_MEMO, PENDING_MEMO, TURN_MEMO } from '../../src/common/messages';
 import { BatonStatus } from '../../src/common/run';
 import type { ApprovalDesk } from '../chain/desk';
 import type { ChainEffects } from '../chain/effects';
 import type { Chain } from '../chain/state';
 import type { GuardPort } from '../chain/run';
-import { runChain } from '../loop';
-import { handOverDue } from '../chain/step';
-import { compact } from './compaction';
+import { handOverDue } from '../chain/handOver';
+import { compactBetweenTurns } from './compaction';
 import type { Inbox } from './inbox';
 import { addUsage, beginTurn, currentTurn, remember, replyOf, rolledBack } from './turns';
+import { failureOf, runTurn, type TurnParts } from './turnChain';
 import { movesToCurrentVersion, refreshBeforeTurn } from './upgrade';
 import { TeamMismatchError } from '../../src/common/errors';
 import type { Economy } from '../economics/economy';
 import { withEconomics } from '../economics/costs';
-import { compactionCost, conversationBudget } from './costs';
-import type { CurrentTurn } from '../../src/common/conversation';
-import { MessageRolledBackError } from '../../src/common/conversationErrors';
+import { conversationBudget } from './costs';
 import type { LiveRecord } from '../../src/common/live';
 import { LIVE_MEMO } from '../../src/common/messages';
-import type { ChainOutcome } from '../loop';
 import { handBack } from '../live/handBack';
 import type { Steering } from '../live/steering';
 import type { MidTurn } from './midTurn';
-import { type Migrations, MOVED } from './migration';
+import type { Migrations } from './migration';
+import { conversationView } from './view';
 
 /** How a run of the conversation ends: closed, or handed to a fresh run. */
 export type SessionOutcome =
@@ -47,6 +43,8 @@ export type SessionOutcome =
 
 export class Session {
   private readonly turnEffects: ChainEffects;
+  /** What each turn's chain runs with. */
+  private readonly turn: TurnParts;
   private lastReply?: RememberedReply['reply'];
   private result?: ConversationResult;
 
@@ -71,6 +69,7 @@ export class Session {
     this.turnEffects = Object.assign(Object.create(effects) as ChainEffects, {
       setAgent: (agent: string, handoffs: number) => effects.setAgent(agent, this.state.handoffs + handoffs),
     });
+    this.turn = { chain, turnEffects: this.turnEffects, effects, guards, desk, live, economy, migrations };
   }
 
   /** Answer messages until the conversation ends or the run should continue as new. */
@@ -86,7 +85,8 @@ export class Session {
       await this.desk.drain();
       if (this.migrations?.requested)
         await this.migrations.moveBetweenTurns(this.inbox.queue[0]?.turn ?? this.state.turns + 1);
-      if (await this.compact()) progressed = true;
+      const queued = () => this.inbox.queue.length;
+      if (await compactBetweenTurns(this.state, this.chain, this.effects, this.economy, queued)) progressed = true;
       // Between turns; with nothing answered yet only before Temporal's limits, so a waiting conversation flooded with signals hands over too.
       if (handOverDue({ chain: this.chain, effects: this.effects, desk: this.desk }, progressed))
         return { kind: 'continue_as_new' };
@@ -104,32 +104,15 @@ export class Session {
 
   /** What the `conversation` query answers. */
   view(): ConversationView {
-    const s = this.state;
-    const pending = this.desk.pendingInTree();
-    const current = s.current;
-    const busy = current?.stranded ? 'waiting_for_worker' : pending.length > 0 ? 'awaiting_approval' : 'answering';
-    return {
-      status: this.result ? 'ended' : s.ending && !current ? 'ending' : current ? busy : 'idle',
-      activeAgent: this.chain.state.agentId,
-      turns: s.turns,
-      ...(current
-        ? {
-            current: {
-              turn: current.turn,
-              message: current.message,
-              idempotencyKey: current.idempotencyKey,
-              ...(current.stranded ? { stranded: current.stranded } : {}),
-            },
-          }
-        : {}),
-      queued: this.inbox.queue.length,
-      pendingApprovals: pending,
-      usage: s.usage,
-      handoffs: s.handoffs + (current ? this.chain.state.chain.length : 0),
-      compactions: s.compactions,
-      runs: s.continuedRuns + 1,
-      ...(this.lastReply ? { lastReply: this.lastReply } : {}),
-    };
+    const queued = this.inbox.queue.length;
+    const ended = this.result !== undefined;
+    return conversationView(this.state, {
+      chain: this.chain,
+      desk: this.desk,
+      queued,
+      lastReply: this.lastReply,
+      ended,
+    });
   }
 
   /**
@@ -177,7 +160,7 @@ export class Session {
   private async answer(): Promise<boolean> {
     const current = this.state.current!;
     try {
-      const outcome = await this.runTurn(current);
+      const outcome = await runTurn(current, this.turn);
       await this.desk.drain();
       if (outcome.kind === 'continue_as_new') return true;
       const reply = replyOf(current, this.chain.state, outcome.result.output);
@@ -204,55 +187,6 @@ export class Session {
       }
     }
     return false;
-  }
-
-  /** The chain of the current turn, taken up again on the current team when a migration moves it. */
-  private async runTurn(current: CurrentTurn): Promise<ChainOutcome> {
-    if (!this.migrations) return this.runTurnHere(current);
-    for (;;) {
-      const ran = await this.migrations.guard(() => this.runTurnHere(current));
-      if (ran !== MOVED) return ran;
-      await this.migrations.moveTurn(current);
-    }
-  }
-
-  /** The chain of the current turn; a rollback for a later message throws `MessageRolledBackError`. */
-  private async runTurnHere(current: CurrentTurn): Promise<ChainOutcome> {
-    const run = () =>
-      this.economy
-        ? this.pricedTurn(this.economy)
-        : runChain({
-            chain: this.chain,
-            effects: this.turnEffects,
-            guards: this.guards,
-            desk: this.desk,
-            ...(this.live ? { steering: this.live.steering } : {}),
-          });
-    if (!this.live) return run();
-    const steering = this.live.steering;
-    for (;;) {
-      const ran = await this.live.midTurn.run(run);
-      if ('rolledBack' in ran) throw new MessageRolledBackError(this.effects.workflowId, current.turn, ran.rolledBack);
-      // A message that joined the turn as it was being answered: the model answers it too.
-      if (ran.value.kind !== 'completed' || steering.waiting.length === 0) return ran.value;
-      steering.apply({ chain: this.chain, effects: this.turnEffects });
-    }
-  }
-
-  /** The chain of a turn under spend limits or shared breakers: the news it sent them are all out before it ends. */
-  private async pricedTurn(economy: Economy): Promise<ChainOutcome> {
-    try {
-      return await runChain({
-        chain: this.chain,
-        effects: this.turnEffects,
-        guards: this.guards,
-        desk: this.desk,
-        ...(this.live ? { steering: this.live.steering } : {}),
-        economy,
-      });
-    } finally {
-      await economy.flush();
-    }
   }
 
   /** Hand the conversation back when the answered turn asks for it (`returnTo`); the agent it goes to. */
@@ -299,35 +233,6 @@ export class Session {
     this.inbox.settle(outcome);
   }
 
-  /** Compact the active agent's conversation if it has grown past the threshold; `true` when it did. */
-  private async compact(): Promise<boolean> {
-    const done = await compact(this.chain.state, this.state.conversation, this.effects);
-    if (!done) return false;
-    const { state, usage, ...record } = done;
-    this.chain.state = state;
-    this.state.compactions += 1;
-    this.state.usage = addUsage(this.state.usage, {
-      ...usage,
-      totalTokens: usage.inputTokens + usage.outputTokens,
-      modelCalls: 1,
-      toolCalls: 0,
-      ...compactionCost(state, usage),
-    });
-    this.economy?.charge(this.chain.state, this.effects, usage);
-    // Between turns: every message taken is answered but those still queued.
-    const afterTurn = this.state.turns - this.inbox.queue.length;
-    this.effects.publish({
-      [CONVERSATION_EVENT_MEMO]: {
-        type: 'compacted',
-        afterTurn,
-        agent: state.agentId,
-        ...record,
-        at: iso(this.effects.now()),
-      },
-    });
-    return true;
-  }
-
   /** Wait for a message, an end request or a decision; `true` when the idle timeout passed first. */
   private async idle(): Promise<boolean> {
     const timeout = durationMs(this.state.conversation.idleTimeout)!;
@@ -366,13 +271,3 @@ export class Session {
 }
 
 const iso = (ms: number) => new Date(ms).toISOString();
-
-/** A turn's failure as its callers get it: baton's errors typed, Temporal's as they are, anything else as a defect. */
-function failureOf(err: unknown): { type: string; message: string; details?: unknown } {
-  if (err instanceof BatonError) return { type: err.name, message: err.message, details: err.details };
-  if (err instanceof TemporalFailure)
-    return { type: (err as { type?: string }).type ?? err.name, message: err.message };
-  const e = err instanceof Error ? err : new Error(String(err));
-  const defect = new UnexpectedWorkflowError(e.name, e.message, e.stack);
-  return { type: defect.name, message: defect.message, details: toApplicationFailure(defect).details?.[0] };
-}

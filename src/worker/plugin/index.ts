@@ -3,120 +3,37 @@
  * converter and telemetry to a Worker and a Client the application builds itself, so a service that
  * already runs a worker with its own workflows serves baton's chains from it.
  */
-import type {
-  ClientInterceptors,
-  ClientOptions,
-  ConnectionOptions,
-  WorkflowClientInterceptor,
-} from '@temporalio/client';
+import type { ClientInterceptors, WorkflowClientInterceptor } from '@temporalio/client';
 import type { DataConverter } from '@temporalio/common';
-import { SimplePlugin, type SimplePluginOptions } from '@temporalio/plugin';
-import type {
-  BundleOptions,
-  NativeConnectionOptions,
-  ReplayWorkerOptions,
-  Worker,
-  WorkerOptions,
-} from '@temporalio/worker';
-import { registerTeam, type TeamRegistryMode } from './teamRegistry';
+import type { ReplayWorkerOptions, BundleOptions, Worker, WorkerOptions } from '@temporalio/worker';
+import { registerTeam } from './teamRegistry';
 import { createActivities } from '../../../activities';
-import type { BatonHooks } from '../../agents/hooks';
-import type { Team } from '../../agents/team';
-import { TeamValidationError, UserError } from '../../common/errors';
-import { checkMcpWorkerOptions, type McpTools, type McpWorkerOptions } from '../../mcp/tools';
+import { UserError } from '../../common/errors';
+import { checkMcpWorkerOptions, type McpTools } from '../../mcp/tools';
 import type { TeamSpec } from '../../common/team';
-import { AI_SDK_PROVIDER, aiSdkProblems } from '../../models/aiSdk';
-import type { ModelProviders } from '../../models/provider';
 import { batonDataConverter } from '../../payloads/codec';
 import { codecOptionsFromEnv, type PayloadCodecOptions } from '../../payloads/keys';
 import { PRELOAD_MODULES, withBatonInterceptors, workflowBundle } from '../bundle';
 import { loggingDecryptionFailures } from '../codecLog';
 import { optionalAttributes } from '../deployment';
 import { chainPayloadLimit } from '../payloadLimit';
-import { resolveWorkerTelemetry, type WorkerTelemetryOptions } from '../telemetry';
+import { resolveWorkerTelemetry } from '../telemetry';
 import { BatonMetrics } from '../telemetry/metrics';
+import { AsyncSimplePlugin } from './asyncPlugin';
 import { mergeDataConverter } from './converter';
 import { McpLease } from './mcp';
 import { KeySetResolver } from '../keySets';
 import { checkPrices, sharedEconomicsClient } from './economics';
 import type { PriceTable } from '../../common/economics/prices';
 import { streamsFromEnv } from '../../streams/env';
-import type { StreamTransport } from '../../streams/types';
+import type { BatonPluginOptions } from './options';
+import { checkProviders } from './providers';
 import { combinedWorkflowsPath, isCombined, withWorkflowPackages } from './workflows';
 
 export { BATON_WORKFLOW_TYPES } from './workflows';
 
-/** Options of {@link BatonPlugin}. */
-export interface BatonPluginOptions extends WorkerTelemetryOptions {
-  /** The agents the worker serves. */
-  team: Team;
-  /** `agent_handoff` listeners, run after each handoff in the `runHandoffHooks` activity (at least once). */
-  hooks?: BatonHooks;
-  /** Replace or add model providers (by the spec's `provider` field). */
-  providers?: ModelProviders;
-  /** The agents' MCP servers: connected when the worker is created, closed when it stops (see `createWorker`'s `mcp`). */
-  mcp?: McpWorkerOptions;
-  /**
-   * How payloads are compressed, encrypted and claim-checked: the same for the worker and every
-   * client. `false` leaves the data converter as the application has it (baton's chains are then
-   * encoded with the application's codecs). Codec options beside the application's own codecs are
-   * refused, naming both ways out.
-   * @default the environment's (`BATON_ENCRYPTION_KEYS`, `BATON_COMPRESS`, `BATON_CLAIM_CHECK_DIR`, see `codecOptionsFromEnv`)
-   */
-  codec?: PayloadCodecOptions | false;
-  /** Workflow interceptor modules of baton's own to bundle besides the telemetry's. */
-  workflowInterceptorModules?: string[];
-  /**
-   * Where model calls publish their text as it forms (see docs/streaming.md): `inProcessStreams()`
-   * for callers in this process, `new RedisStreams({url})` for callers elsewhere; `false` publishes none.
-   * @default Redis Streams at `BATON_STREAMS_URL` when set, else this process's in-process transport
-   */
-  streams?: StreamTransport | false;
-  /** A label for the `baton_team_info` metric when the worker is a Worker Deployment version: `<name>.<buildId>`. @default from the worker's `workerDeploymentOptions` */
-  deploymentLabel?: string;
-  /** Prices by model for the worker's chains, over the team's (see `createWorker`'s `prices` and docs/economics.md). */
-  prices?: PriceTable;
-  /**
-   * The worker registers its team version on its task queue, and while a newer version of its team
-   * is registered there it starts no new chains (docs/chains.md). `'promote'` registers its version
-   * as the newest (a deliberate rollback); `false` keeps it out of the registry (it then starts chains
-   * whatever is registered). @default "register"
-   */
-  teamRegistry?: TeamRegistryMode;
-}
-
 /** The activity names baton registers; an application activity of one of these names is refused. */
 const activityNames = (activities: object) => Object.keys(activities);
-
-/**
- * `SimplePlugin` with its worker hooks typed as Temporal's `WorkerPlugin` types them, which may
- * answer with a promise: baton connects the team's MCP servers and serves its metrics before the
- * worker is created.
- */
-interface SimplePluginWithAsyncHooks {
-  readonly name: string;
-  /** A client's options with the plugin's added. */
-  configureClient(options: Omit<ClientOptions, 'plugins'>): Omit<ClientOptions, 'plugins'>;
-  /** A worker's options with the plugin's added. */
-  configureWorker(options: WorkerOptions): WorkerOptions | Promise<WorkerOptions>;
-  /** A replay worker's options with the plugin's added. */
-  configureReplayWorker(options: ReplayWorkerOptions): ReplayWorkerOptions | Promise<ReplayWorkerOptions>;
-  /** Runs the worker through `next`, with what the plugin does around it. */
-  runWorker(worker: Worker, next: (w: Worker) => Promise<void>): Promise<void>;
-  /** A workflow bundle's options with the plugin's added. */
-  configureBundler(options: BundleOptions): BundleOptions;
-  /** A client connection's options with the plugin's added. */
-  configureConnection(options: ConnectionOptions): ConnectionOptions;
-  /** A worker connection's options with the plugin's added. */
-  configureNativeConnection(options: NativeConnectionOptions): NativeConnectionOptions;
-}
-/** The class of {@link SimplePluginWithAsyncHooks}. */
-interface AsyncSimplePluginClass {
-  /** A plugin that adds what `options` name. */
-  new (options: SimplePluginOptions): SimplePluginWithAsyncHooks;
-}
-/** Temporal's `SimplePlugin`, typed with {@link SimplePluginWithAsyncHooks}. */
-const AsyncSimplePlugin = SimplePlugin as unknown as AsyncSimplePluginClass;
 
 /**
  * baton in your own Worker and Client: its workflows (`handoffRun`, `conversation`) beside yours,
@@ -359,17 +276,4 @@ function withTracing(
 function deploymentLabel(options: WorkerOptions): string {
   const version = options.workerDeploymentOptions?.version;
   return version ? `${version.deploymentName}.${version.buildId}` : '';
-}
-
-/** Every agent's model provider must be one this worker has: a missing one fails here, not mid-chain. */
-export function checkProviders(team: Team, providers: ModelProviders): void {
-  const known = new Set(['openai', 'scripted', AI_SDK_PROVIDER, ...Object.keys(providers)]);
-  const problems = team.agents
-    .filter((a) => !known.has(a.model.provider))
-    .map(
-      (a) =>
-        `agent "${a.id}" uses model provider "${a.model.provider}", which this worker does not have (it has ${[...known].join(', ')}); pass createWorker({ providers: { ${a.model.provider}: … } }), or give the agent an AI SDK model with aiSdk(model)`,
-    );
-  problems.push(...aiSdkProblems(team.agents, providers));
-  if (problems.length > 0) throw new TeamValidationError(problems);
 }

@@ -5,10 +5,12 @@
  */
 import type { ActivityInterceptorsFactory, WorkerOptions } from '@temporalio/worker';
 import type { Registry } from 'prom-client';
-import { BatonMetrics, metricsPortFromEnv, serveMetrics, type WorkerMetricsOptions } from './metrics';
+import { BatonMetrics, type WorkerMetricsOptions } from './metrics';
+import { metricsPortFromEnv, serveMetrics } from './metricsServer';
 import { BatonTracing, sandboxModule, tracingOptionsFromEnv, type TracingOptions } from './tracing';
 
-export { BatonMetrics, serveMetrics, type WorkerMetricsOptions } from './metrics';
+export { BatonMetrics, type WorkerMetricsOptions } from './metrics';
+export { serveMetrics } from './metricsServer';
 export { BatonTracing, tracingOptionsFromEnv, type TracingOptions } from './tracing';
 export type { ChainFact } from '../../../workflows/telemetry/chainFacts';
 

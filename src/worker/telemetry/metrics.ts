@@ -1,36 +1,16 @@
 /**
  * A worker's Prometheus metrics: model calls, tokens and latency by agent and model, tool calls and
- * failures (an activity interceptor); handoffs, approvals of handoffs and tool calls (told apart by
+ * failures (an activity interceptor, `callMetrics.ts`); handoffs, approvals of handoffs and tool calls (told apart by
  * `kind`), chain outcomes and what the controls did — loops, circuit breakers, guardrails, budgets
  * (reported by the workflow through a sink).
  */
-import { displayText } from '../../common/display';
-import http from 'node:http';
-import type { Context } from '@temporalio/activity';
-import { ApplicationFailure } from '@temporalio/common';
-import type {
-  ActivityExecuteInput,
-  ActivityInboundCallsInterceptor,
-  ActivityInterceptorsFactory,
-  InjectedSinks,
-  Next,
-  WorkerOptions,
-} from '@temporalio/worker';
-import {
-  collectDefaultMetrics,
-  Counter,
-  Gauge,
-  Histogram,
-  register as globalRegistry,
-  type Registry,
-} from 'prom-client';
-import { ActivityType } from '../../common/messages';
+import type { ActivityInterceptorsFactory, InjectedSinks, WorkerOptions } from '@temporalio/worker';
+import { Counter, Gauge, Histogram, register as globalRegistry, type Registry } from 'prom-client';
 import type { ControlEvent } from '../../common/controls';
-import type { CallModelInput, LocalModelCall, ModelResponse } from '../../common/model';
-import type { RunToolInput, RunToolResult } from '../../common/team';
 import type { ChainFact } from '../../../workflows/telemetry/chainFacts';
 import type { BatonMetricsSinks } from '../../../workflows/telemetry/workflowMetrics';
 import { ActionMetrics } from './actionMetrics';
+import { label, MetricsActivityInbound } from './callMetrics';
 import { EconomicsMetrics } from './economicsMetrics';
 
 /** Options of a worker's metrics (`createWorker({ metrics })`). */
@@ -264,118 +244,4 @@ export class BatonMetrics {
   activityInterceptor(): ActivityInterceptorsFactory {
     return (ctx) => ({ inbound: new MetricsActivityInbound(ctx, this) });
   }
-}
-
-class MetricsActivityInbound implements ActivityInboundCallsInterceptor {
-  constructor(
-    private readonly ctx: Context,
-    private readonly metrics: BatonMetrics,
-  ) {}
-
-  async execute(input: ActivityExecuteInput, next: Next<ActivityInboundCallsInterceptor, 'execute'>): Promise<unknown> {
-    const type = this.ctx.info.activityType;
-    // All the local activities of a workflow task are one action, which the workflow counts.
-    if (!this.ctx.info.isLocal) this.metrics.actions.one('activity_attempt');
-    const model = type === ActivityType.CALL_MODEL || type === ActivityType.CALL_MODEL_LOCAL;
-    if (!model && type !== ActivityType.RUN_TOOL) return this.countingMismatches(type, () => next(input));
-    const started = performance.now();
-    const seconds = () => (performance.now() - started) / 1000;
-    if (model) {
-      const call = input.args[0] as CallModelInput;
-      const labels = label({ agent: call.agentId, model: call.model.model });
-      const team = displayText(call.team?.version ?? '');
-      try {
-        const result = await next(input);
-        // A local model call answers with its input beside the response.
-        const response =
-          type === ActivityType.CALL_MODEL_LOCAL ? (result as LocalModelCall).response : (result as ModelResponse);
-        this.metrics.modelCalls.inc({ ...labels, outcome: 'ok', team });
-        this.metrics.modelTokens.inc({ ...labels, type: 'input' }, response.usage?.inputTokens ?? 0);
-        this.metrics.modelTokens.inc({ ...labels, type: 'output' }, response.usage?.outputTokens ?? 0);
-        this.metrics.economics.modelCall(call, response);
-        return result;
-      } catch (err) {
-        this.metrics.modelCalls.inc({ ...labels, outcome: this.mismatch(type, err) ? 'team_mismatch' : 'error', team });
-        throw err;
-      } finally {
-        this.metrics.modelSeconds.observe(labels, seconds());
-      }
-    }
-    const call = input.args[0] as RunToolInput;
-    const labels = label({ agent: call.agentId, tool: call.call.name });
-    const team = displayText(call.team?.version ?? '');
-    try {
-      const result = (await next(input)) as RunToolResult;
-      this.metrics.toolCalls.inc({ ...labels, outcome: result.ok ? 'ok' : 'refused', team });
-      return result;
-    } catch (err) {
-      this.metrics.toolCalls.inc({ ...labels, outcome: this.mismatch(type, err) ? 'team_mismatch' : 'error', team });
-      throw err;
-    } finally {
-      this.metrics.toolSeconds.observe(labels, seconds());
-    }
-  }
-
-  /** Run an activity other than a model or tool call, counting a refusal for a team this worker lacks. */
-  private async countingMismatches(type: string, run: () => Promise<unknown>): Promise<unknown> {
-    try {
-      return await run();
-    } catch (err) {
-      this.mismatch(type, err);
-      throw err;
-    }
-  }
-
-  /** Whether `err` refused the step for a team this worker lacks; counted when it did. */
-  private mismatch(step: string, err: unknown): boolean {
-    if (!(err instanceof ApplicationFailure) || err.type !== 'TeamMismatchError') return false;
-    const d = (err.details?.[0] ?? {}) as { version?: string; worker?: string };
-    this.metrics.teamMismatches.inc(label({ team: d.version ?? '', worker_team: d.worker ?? '', step }));
-    return true;
-  }
-}
-
-/**
- * Serve `registry` as `GET /metrics` on `port`, with the process's default metrics. The server does
- * not keep the process alive; `close()` stops it.
- */
-export async function serveMetrics(registry: Registry, port: number, host = '0.0.0.0'): Promise<http.Server> {
-  if (!defaultsCollected.has(registry)) {
-    defaultsCollected.add(registry);
-    try {
-      collectDefaultMetrics({ register: registry });
-    } catch {
-      // The process's metrics are already in this registry (the application collects them itself).
-    }
-  }
-  const server = http.createServer((req, res) => {
-    if (req.method !== 'GET' || req.url?.split('?')[0] !== '/metrics') {
-      res.writeHead(404).end();
-      return;
-    }
-    registry.metrics().then(
-      (text) => res.writeHead(200, { 'content-type': registry.contentType }).end(text),
-      (err: Error) => res.writeHead(500, { 'content-type': 'text/plain' }).end(err.message),
-    );
-  });
-  await new Promise<void>((resolve, reject) => server.once('error', reject).listen(port, host, resolve));
-  server.unref();
-  return server;
-}
-
-const defaultsCollected = new WeakSet<Registry>();
-
-/** The port `BATON_METRICS_PORT` names, if any. */
-export function metricsPortFromEnv(env: NodeJS.ProcessEnv = process.env): number | undefined {
-  const raw = env.BATON_METRICS_PORT;
-  if (raw === undefined || raw === '') return undefined;
-  const port = Number(raw);
-  if (!Number.isInteger(port) || port < 0 || port > 65535)
-    throw new Error(`BATON_METRICS_PORT must be a port number, got ${JSON.stringify(raw)}`);
-  return port;
-}
-
-/** Label values as a scrape shows them: names that came with a chain (agents, tools, models, guardrails) neutralised like any text from outside. */
-function label<L extends Record<string, string>>(labels: L): L {
-  return Object.fromEntries(Object.entries(labels).map(([k, v]) => [k, displayText(v)])) as L;
 }

@@ -1,0 +1,16 @@
+/**
+ * When a chain's run hands over to a fresh one (continue as new): asked between steps, while an
+ * approval waits and between a conversation's turns.
+ */
+import type { ChainRun } from './run';
+
+/**
+ * Whether the run should continue as new now: see `ChainEffects.shouldContinueAsNew`. A run
+ * that has made no step of its own yet (`progressed` false) does so only before Temporal's limits
+ * (runs with the `baton-inbox-bounds` patch), so a small `continueAsNewAfterEvents` cannot spin.
+ */
+export function handOverDue(run: Pick<ChainRun, 'chain' | 'effects' | 'desk'>, progressed = true): boolean {
+  const { chain, effects, desk } = run;
+  if (!progressed && !desk.inboxBounds) return false;
+  return effects.shouldContinueAsNew(progressed ? chain.state.options.continueAsNewAfterEvents : 0, desk.inboxBounds);
+}
