@@ -223,6 +223,13 @@ export const Patches = {
    * applies. A run replaying a history without the marker refuses it, as its code did (docs/authority.md).
    */
   OPERATOR_PASSKEYS: 'baton-operator-passkeys',
+  /**
+   * Decided when a chain's entry starts to wait for its approval: the wait counts
+   * `continueAsNewAfterEvents` from the events its run had when it began, and hands over once that
+   * many more arrive (refused decisions, reminders), not only near Temporal's limits. A run
+   * replaying a history without the marker waits as it did.
+   */
+  ENTRY_WAIT_HANDS_OVER: 'baton-entry-wait-hands-over',
 } as const;
 
 /** Patches added after {@link Patches.BASELINE_2026_11}: a run decides each by its own marker. */
@@ -249,6 +256,7 @@ const AFTER_BASELINE_2026_11: readonly string[] = [
   Patches.SEARCH_ATTRIBUTES_PER_TASK,
   Patches.ARCHIVER_HISTORY,
   Patches.OPERATOR_PASSKEYS,
+  Patches.ENTRY_WAIT_HANDS_OVER,
 ];
 
 /** The patches {@link Patches.BASELINE_2026_11} stands for. */

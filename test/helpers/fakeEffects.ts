@@ -40,6 +40,8 @@ export class FakeEffects implements ChainEffects {
   status: BatonStatus = BatonStatus.RUNNING;
   clock = Date.parse('2026-01-01T00:00:00.000Z');
   continueAsNew = false;
+  /** The events a test says the run's history has. */
+  events = 0;
   private ids = 0;
   private readonly timers: { ms: number; fired: boolean; cancelled: boolean }[] = [];
 
@@ -187,6 +189,10 @@ export class FakeEffects implements ChainEffects {
 
   shouldContinueAsNew(): boolean {
     return this.continueAsNew;
+  }
+
+  historyLength(): number {
+    return this.events;
   }
 }
 

@@ -9,6 +9,7 @@ import { judgeEntry, directEntries } from '../../src/common/authority/entry';
 import { ENTRY_SOURCE } from '../../src/common/authority/policy';
 import { PROTECTIVE_OPTIONS } from '../../src/common/authority/protective';
 import { clipText } from '../../src/common/limits';
+import { Patches } from '../../src/common/patches';
 import { resolveRunOptions } from '../../src/common/options';
 import type { ChainRun } from '../chain/step';
 import { handOverDue } from '../chain/handOver';
@@ -59,7 +60,9 @@ export async function enterChain(
       verdict.policy,
     );
   }
-  const record = await desk.wait(waiting.handoffId, () => handOverDue(run, false));
+  // The wait hands over once `continueAsNewAfterEvents` more events arrive than its run began it with.
+  const since = run.effects.patched(Patches.ENTRY_WAIT_HANDS_OVER) ? run.effects.historyLength() : undefined;
+  const record = await desk.wait(waiting.handoffId, () => handOverDue(run, false, since));
   if (!record) return 'paused';
   if (record.outcome === 'approved' || (record.outcome === 'timed_out' && record.onTimeout === 'approve'))
     return 'entered';

@@ -98,6 +98,8 @@ export interface ChainEffects {
    * run nears Temporal's limits of history and updates (`workflows/historyLimits.ts`).
    */
   shouldContinueAsNew(afterEvents: number, beforeLimits?: boolean): boolean;
+  /** The events in this run's history so far (Temporal's `historyLength`, the same on replay). */
+  historyLength(): number;
   /** Temporal's `patched(id)`: whether this run takes the code path the patch `id` guards (one of `Patches`). */
   patched(id: string): boolean;
   /** Where the chain's model calls send their text as it forms, when it streams (see `workflows/streams`). */

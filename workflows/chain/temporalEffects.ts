@@ -169,6 +169,7 @@ export function temporalEffects(v2: boolean): ChainEffects {
         (beforeLimits === true && nearHistoryLimits())
       );
     },
+    historyLength: () => workflowInfo().historyLength,
     patched: (id) => hasPatch(id),
   };
 }
