@@ -1,3 +1,4 @@
+/** The timeline of tool approvals and control events: a line for each, read from the memo the workflow records. */
 import { describe, expect, it } from 'vitest';
 import { buildAudit } from '../../src/audit/chain';
 import { controlLine, formatTimeline } from '../../src/audit/format';

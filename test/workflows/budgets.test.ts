@@ -1,3 +1,4 @@
+/** A chain's budgets (tokens, agents, deadline, turns, handoffs) on fake effects: what runs out, and the last turn it gives. */
 import { describe, expect, it } from 'vitest';
 import { BudgetExceededError, MaxHandoffsExceededError, MaxTurnsExceededError } from '../../src/common/budgetErrors';
 import { runChain } from '../../workflows/loop';

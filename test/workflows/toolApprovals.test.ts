@@ -1,3 +1,4 @@
+/** Tool calls put to approval on fake effects: approved as asked or with edited arguments, rejected, stale, timed out. */
 import { describe, expect, it } from 'vitest';
 import type { AgentSpec } from '../../src/common/team';
 import { runChain } from '../../workflows/loop';
