@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import type { AuditEvent } from '../../src/audit/chain';
 import { clip, formatTimeline, toMermaid } from '../../src/audit/format';
 import { at, chainOf } from './auditChains';
 
