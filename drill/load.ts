@@ -14,36 +14,19 @@
 import path from 'node:path';
 import { Client, Connection, type WorkflowExecutionInfo } from '@temporalio/client';
 import { Baton } from '../src';
-import { approveHandoffSignal, rejectHandoffSignal, type HandoffRunResult } from '../src/workflow';
+import { approveHandoffSignal, rejectHandoffSignal } from '../src/workflow';
 import { DrillServer } from './devserver';
-import { LOAD_APPROVAL, LOAD_HANDOFF, LOAD_OUTPUT } from './loadTeam';
+import { LOAD_APPROVAL } from './loadTeam';
 import { LoadWorkers, peakRss } from './loadWorkers';
 import { seconds, type Cell } from './report';
 import type { DrillSettings } from './run';
 import type { DrillReport } from './sigkill';
-import { inspectHistory, percentile } from './verify';
+import { checkChains, mapLimit } from './loadChecks';
+import { percentile } from './verify';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const mb = (bytes: number | undefined) => (bytes === undefined ? undefined : `${(bytes / 2 ** 20).toFixed(0)} MB`);
 const kb = (bytes: number) => `${(bytes / 1024).toFixed(1)} KB`;
-
-/** Run `fn` over `items` with at most `limit` calls in flight; results in order. */
-export async function mapLimit<T, R>(
-  items: T[],
-  limit: number,
-  fn: (item: T, index: number) => Promise<R>,
-): Promise<R[]> {
-  const results = new Array<R>(items.length);
-  let next = 0;
-  const lane = async () => {
-    while (next < items.length) {
-      const i = next++;
-      results[i] = await fn(items[i]!, i);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, lane));
-  return results;
-}
 
 interface Rig {
   server?: DrillServer;
@@ -103,68 +86,6 @@ async function executions(client: Client, taskQueue: string): Promise<WorkflowEx
   return found;
 }
 
-/** What each chain's result and history say: failures, lost and duplicated handoffs, per-chain counts. */
-interface Checked {
-  failed: number;
-  lost: number;
-  dup: number;
-  taskFailures: number;
-  activities: number;
-  tasks: number;
-  events: number;
-}
-
-/**
- * Check every chain: it completed with the expected answer and handoff (approved by the drill, or
- * none when the drill rejected it), and history records each handoff exactly once.
- */
-async function checkChains(
-  s: DrillSettings,
-  rig: Rig,
-  ids: string[],
-  expectApproval: (i: number) => 'approved' | 'rejected' | undefined,
-  problems: string[],
-): Promise<Checked> {
-  const c: Checked = { failed: 0, lost: 0, dup: 0, taskFailures: 0, activities: 0, tasks: 0, events: 0 };
-  const report = (id: string, what: string) => problems.length < 50 && problems.push(`${id}: ${what}`);
-  await mapLimit(ids, s.loadConcurrency, async (id, i) => {
-    const expected = expectApproval(i);
-    let result: HandoffRunResult;
-    try {
-      result = await rig.client.workflow.getHandle(id).result();
-    } catch (err) {
-      c.failed++;
-      report(id, `failed: ${String(err)}`);
-      return;
-    }
-    const history = await inspectHistory(rig.client, id);
-    const wantHandoffs = expected === 'rejected' ? 0 : 1;
-    const got = result.handoffChain;
-    const unique = new Set(history.handoffRecords).size;
-    c.dup += history.handoffRecords.length - unique + Math.max(0, got.length - wantHandoffs);
-    c.lost += Math.max(0, wantHandoffs - got.length) + Math.max(0, got.length - unique);
-    c.taskFailures += history.taskFailures.length;
-    c.tasks += history.tasks.filter((t) => t.type === 'completed').length;
-    c.events += history.events;
-    c.activities += history.activities;
-    const h = got[0];
-    const output = expected === 'rejected' ? LOAD_OUTPUT.rejected : LOAD_OUTPUT.resolved;
-    const wrong =
-      result.output !== output ||
-      (wantHandoffs === 1 &&
-        (h?.from !== LOAD_HANDOFF.from || h.to !== LOAD_HANDOFF.to || h.message !== LOAD_HANDOFF.message)) ||
-      (expected === 'approved' && (h?.approval?.outcome !== 'approved' || h.approval.approver !== 'load-drill'));
-    if (wrong) report(id, `ended differently: ${JSON.stringify({ output: result.output, handoffs: got })}`);
-    if (got.length !== wantHandoffs || history.handoffRecords.length !== wantHandoffs)
-      report(
-        id,
-        `${got.length} handoffs in the result, ${history.handoffRecords.length} in history, ${wantHandoffs} expected`,
-      );
-    for (const f of history.taskFailures) report(id, `WorkflowTaskFailed: ${f.message}`);
-  });
-  return c;
-}
-
 /** Part 1: `loadChains` chains started at once against `workers` worker processes. */
 async function burstRun(
   s: DrillSettings,
@@ -195,7 +116,7 @@ async function burstRun(
     const peaks = group.peaks();
     const infos = await executions(rig.client, taskQueue);
     const latencies = infos.flatMap((i) => (i.closeTime ? [i.closeTime.getTime() - i.startTime.getTime()] : []));
-    const c = await checkChains(s, rig, ids, () => undefined, problems);
+    const c = await checkChains(s, rig.client, ids, () => undefined, problems);
     if (!closed)
       problems.push(`burst ${workers}w: chains still running ${seconds(s.loadDeadlineMs)} after the last start`);
     const growth = peaks.reduce((n, p, i) => n + Math.max(0, p - (idle[i] ?? 0)), 0);
@@ -294,7 +215,7 @@ async function waitingRun(s: DrillSettings, rig: Rig, problems: string[]): Promi
     const applied = Date.now();
     if (!closed) problems.push(`waiting: chains still running ${seconds(s.loadDeadlineMs)} after the last decision`);
     const peak = group.peaks()[0];
-    const c = await checkChains(s, rig, ids, (i) => (rejected(i) ? 'rejected' : 'approved'), problems);
+    const c = await checkChains(s, rig.client, ids, (i) => (rejected(i) ? 'rejected' : 'approved'), problems);
     const maxCached = group.maxCached();
     if (maxCached > s.cacheSize)
       problems.push(

@@ -1,38 +1,26 @@
 import { WorkflowUpdateFailedError } from '@temporalio/client';
 import { describe, expect, it } from 'vitest';
-import { z } from 'zod';
-import {
-  type Baton,
-  BudgetExceededError,
-  defineAgent,
-  defineTool,
-  delegate,
-  guardrails,
-  MaxHandoffsExceededError,
-  scripted,
-  Team,
-  ToolError,
-  type BatonRun,
-} from '../../src';
-import { GuardrailTrippedError, HandoffLoopDetectedError, type ScriptedStep } from '../../src/workflow';
+import { BudgetExceededError, guardrails, MaxHandoffsExceededError, Team, type BatonRun } from '../../src';
+import { GuardrailTrippedError, HandoffLoopDetectedError } from '../../src/workflow';
 import { MaxTurnsExceededError } from '../../src/economics';
 import { decideHandoffUpdate } from '../../src/common/messages';
 import { scriptedAgent as agent } from '../helpers/agents';
 import { recordingScripted } from '../helpers/models';
 import { useTemporalServer, withWorker } from '../helpers/temporal';
 import { waitFor } from '../helpers/wait';
+import {
+  breakerTeam,
+  budgetsTeam,
+  controlsOf,
+  guardrailsTeam,
+  hop,
+  lastTurnTeam,
+  ran,
+  refund,
+  refunds,
+} from './controls.fixtures';
 
 const server = useTemporalServer();
-
-const hop = (to: string, message: string): ScriptedStep => ({ handoff: { to, message } });
-const tool = (name: string, args: Record<string, unknown> = {}): ScriptedStep => ({
-  toolCalls: [{ name, arguments: args }],
-});
-type Control = { kind: string; control: string } & Record<string, unknown>;
-const controlsOf = async (baton: Baton, run: BatonRun) =>
-  (await baton.audit(run.workflowId)).events.filter(
-    (e) => (e as { kind: string }).kind === 'control',
-  ) as unknown as Control[];
 
 describe('controls on a real server', () => {
   it('stops a ping-pong pair by loop detection before maxHandoffs, with the cycle in the error and the audit', async () => {
@@ -53,27 +41,7 @@ describe('controls on a real server', () => {
 
   it('opens a breaker after repeated failures of a target, refuses it, and lets one try through after the cooldown', async () => {
     let ledgerUp = false;
-    const ledger = defineTool({
-      name: 'ledger',
-      description: 'Write to the ledger',
-      parameters: z.object({}),
-      execute: () => {
-        if (!ledgerUp) throw new ToolError('ledger unavailable');
-        return 'written';
-      },
-    });
-    const team = new Team([
-      agent('triage', [
-        hop('refunds', 'refund 1'),
-        hop('refunds', 'refund 2'),
-        { delayMs: 2500, ...hop('refunds', 'refund 3') },
-      ]),
-      agent(
-        'refunds',
-        [tool('ledger'), tool('ledger'), tool('ledger'), hop('triage', 'the ledger is down'), { text: 'refunded' }],
-        { tools: [ledger] },
-      ),
-    ]);
+    const team = breakerTeam(() => ledgerUp);
     await withWorker(server.env, team, async (baton) => {
       const run = await baton.start('triage', 'refund please', {
         breakerThreshold: 3,
@@ -114,30 +82,8 @@ describe('controls on a real server', () => {
   });
 
   describe('budgets', () => {
-    const usage = { inputTokens: 100, outputTokens: 50 };
-
     it('fails each budget with BudgetExceededError naming it: tokens, agents, handoffs (a tier), turns, deadline', async () => {
-      const lookup = defineTool({
-        name: 'lookup',
-        description: 'Look up',
-        parameters: z.object({}),
-        execute: () => 'found',
-      });
-      const team = new Team([
-        agent(
-          'a',
-          [
-            { ...tool('lookup'), usage },
-            { ...tool('lookup'), usage },
-            { text: 'never', usage },
-          ],
-          { tools: [lookup], handoffs: ['b'] },
-        ),
-        agent('b', [hop('c', 'on to c')], { handoffs: ['c'] }),
-        agent('c', [{ text: 'c answered' }]),
-        agent('slow', [{ ...tool('lookup'), delayMs: 1500 }, { text: 'too late' }], { tools: [lookup] }),
-        agent('hopper', [hop('c', 'simple tasks take no handoffs')], { handoffs: ['c'] }),
-      ]);
+      const team = budgetsTeam();
       await withWorker(server.env, team, async (baton) => {
         const tokens = await baton.run('a', 'go', { maxTokens: 300 }).catch((e: unknown) => e);
         expect(tokens).toBeInstanceOf(BudgetExceededError);
@@ -158,31 +104,7 @@ describe('controls on a real server', () => {
 
     it("gives the agent one last turn without tools under onBudgetExceeded 'final_answer', and counts specialists' tokens", async () => {
       const { calls, providers } = recordingScripted();
-      const lookup = defineTool({
-        name: 'lookup',
-        description: 'Look up',
-        parameters: z.object({}),
-        execute: () => 'found',
-      });
-      const team = new Team([
-        defineAgent({
-          id: 'lead',
-          instructions: 'You are lead.',
-          model: scripted([
-            {
-              toolCalls: [
-                { name: 'delegate', arguments: { to: 'finder', task: 'find it', reason: 'you find things' } },
-              ],
-              usage,
-            },
-            { ...tool('lookup'), usage },
-            { text: 'what I have so far', usage },
-          ]),
-          tools: [lookup],
-          handoffs: [delegate('finder')],
-        }),
-        agent('finder', [{ text: 'found it', usage: { inputTokens: 200, outputTokens: 100 } }]),
-      ]);
+      const team = lastTurnTeam();
       await withWorker(
         server.env,
         team,
@@ -203,30 +125,7 @@ describe('controls on a real server', () => {
   });
 
   it('checks input and output guardrails per agent, never inherited across the handoff', async () => {
-    const team = new Team([
-      agent(
-        'triage',
-        [
-          hop('refunds', 'Refund order 42 for jo@example.com please, they wrote twice'),
-          hop('refunds', 'Refund order 42'),
-        ],
-        {
-          guardrails: { output: [guardrails.pattern(/secret/i, { name: 'no-secrets' })] },
-        },
-      ),
-      agent('refunds', [{ text: 'Sorry! The secret code is 7.' }, { text: 'The secret code is 7.' }], {
-        guardrails: {
-          input: [guardrails.pii(['email'], { onTrip: 'feedback' })],
-          output: [
-            guardrails.custom({
-              name: 'no-apologies',
-              onTrip: 'feedback',
-              check: (text) => (text.startsWith('Sorry') ? 'do not apologise' : undefined),
-            }),
-          ],
-        },
-      }),
-    ]);
+    const team = guardrailsTeam();
     await withWorker(server.env, team, async (baton) => {
       const run = await baton.start('triage', 'refund');
       const result = await run.result();
@@ -279,16 +178,6 @@ describe('controls on a real server', () => {
   });
 
   describe('approval of tool calls', () => {
-    const ran: { orderId: string; amount: number }[] = [];
-    const issueRefund = defineTool({
-      name: 'issueRefund',
-      description: 'Refund an order',
-      parameters: z.object({ orderId: z.string(), amount: z.number().max(500) }),
-      needsApproval: { when: { arg: 'amount', op: '>', value: 100 }, approvers: ['finance'], timeout: '3 seconds' },
-      execute: (args) => (ran.push(args), `refunded ${args.amount} on ${args.orderId}`),
-    });
-    const refunds = (steps: ScriptedStep[]) => new Team([agent('refunds', steps, { tools: [issueRefund] })]);
-    const refund = (amount: number): ScriptedStep => tool('issueRefund', { orderId: 'A1', amount });
     const decide = (run: BatonRun, decision: Record<string, unknown>) =>
       run.handle.executeUpdate(decideHandoffUpdate, { args: [decision as never] });
 

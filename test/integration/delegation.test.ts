@@ -1,23 +1,23 @@
 /** Delegation with a return path, capability routing and fan-out, as child workflows on a real server. */
 import { describe, expect, it } from 'vitest';
-import { ApplicationFailure } from '@temporalio/common';
-import { z } from 'zod';
-import { defineAgent, defineTool, delegate, scripted, Team } from '../../src';
-import { BatonStatus, DelegationFailedError, type ScriptedStep } from '../../src/workflow';
+import { BatonStatus, DelegationFailedError } from '../../src/workflow';
 import { formatTimeline, toMermaid } from '../../src/audit';
 import { recordingScripted } from '../helpers/models';
 import { useTemporalServer, withWorker } from '../helpers/temporal';
 import { waitFor } from '../helpers/wait';
+import {
+  ask,
+  deepTeam,
+  failingSpecialistsTeam,
+  fanOutTeam,
+  filingTeam,
+  nestedApprovalTeam,
+  profiled,
+  slowSpecialistTeam,
+  specialistTeam,
+} from './delegation.fixtures';
 
 const server = useTemporalServer();
-const task = (to: string, what: string): ScriptedStep => ({
-  toolCalls: [{ name: 'delegate', arguments: { to, task: what, reason: `${to} knows` } }],
-});
-const tasks = (...list: [string, string][]): ScriptedStep => ({
-  toolCalls: list.map(([to, what]) => ({ name: 'delegate', arguments: { to, task: what, reason: 'parallel' } })),
-});
-/** A caller that delegates once, then answers with whatever its tools told it. */
-const summarizer = { rules: [{ whenIncludes: '', reply: { text: 'summarized' } }] };
 
 const childrenOf = async (workflowId: string) => {
   const found: { workflowId: string; status: string; parent?: unknown }[] = [];
@@ -29,19 +29,7 @@ const childrenOf = async (workflowId: string) => {
 describe('delegation', () => {
   it('runs the specialist as a child chain and returns its answer to the caller, who goes on', async () => {
     const { calls, providers } = recordingScripted();
-    const team = new Team([
-      defineAgent({
-        id: 'triage',
-        instructions: 'Generalist.',
-        model: scripted([task('orders', 'look up order 42'), { text: 'Order 42 was delivered yesterday.' }]),
-        handoffs: [delegate('orders', { maxTurns: 3 })],
-      }),
-      defineAgent({
-        id: 'orders',
-        instructions: 'Order specialist.',
-        model: scripted([{ text: 'order 42: delivered yesterday' }]),
-      }),
-    ]);
+    const team = specialistTeam();
     await withWorker(
       server.env,
       team,
@@ -105,16 +93,7 @@ describe('delegation', () => {
 
   it('returns an error result for a failing and a timed-out specialist, and the caller acts on it', async () => {
     const { calls, providers } = recordingScripted();
-    const team = new Team([
-      defineAgent({
-        id: 'lead',
-        instructions: 'Lead.',
-        model: scripted({ steps: [tasks(['broken', 'do it'], ['slow', 'do it slowly'])], ...summarizer }),
-        handoffs: [delegate('broken'), delegate('slow', { timeout: '2 seconds' })],
-      }),
-      defineAgent({ id: 'broken', instructions: 'Broken.', model: scripted([]) }),
-      defineAgent({ id: 'slow', instructions: 'Slow.', model: scripted([{ text: 'too late', delayMs: 10_000 }]) }),
-    ]);
+    const team = failingSpecialistsTeam();
     const result = await withWorker(server.env, team, (baton) => baton.run('lead', 'go'), { providers });
     expect(result.output).toBe('summarized');
     const answers = calls
@@ -127,31 +106,7 @@ describe('delegation', () => {
 
   it("refuses a delegation past maxDelegationDepth with a tool error the agent acts on, and fails the caller's run on a failed specialist under onFailure: 'fail'", async () => {
     const { calls, providers } = recordingScripted();
-    const team = new Team([
-      defineAgent({
-        id: 'lead',
-        instructions: 'Lead.',
-        model: scripted({ steps: [task('mid', 'go deeper')], ...summarizer }),
-        handoffs: [delegate('mid')],
-      }),
-      defineAgent({
-        id: 'mid',
-        instructions: 'Mid.',
-        model: scripted({
-          steps: [task('leaf', 'deeper still')],
-          rules: [{ whenIncludes: '', reply: { text: 'did it myself' } }],
-        }),
-        handoffs: [delegate('leaf')],
-      }),
-      defineAgent({ id: 'leaf', instructions: 'Leaf.', model: scripted([{ text: 'leaf done' }]) }),
-      defineAgent({
-        id: 'boss',
-        instructions: 'Boss.',
-        model: scripted([task('broken', 'do it')]),
-        handoffs: [delegate('broken', { onFailure: 'fail' })],
-      }),
-      defineAgent({ id: 'broken', instructions: 'Broken.', model: scripted([]) }),
-    ]);
+    const team = deepTeam();
     await withWorker(
       server.env,
       team,
@@ -179,17 +134,7 @@ describe('delegation', () => {
   it('joins a fan-out of three with one failing: best_effort answers each, all marks every answer failed', async () => {
     for (const join of ['best_effort', 'all'] as const) {
       const { calls, providers } = recordingScripted();
-      const team = new Team([
-        defineAgent({
-          id: 'lead',
-          instructions: 'Lead.',
-          model: scripted({ steps: [tasks(['a', 'part a'], ['b', 'part b'], ['c', 'part c'])], ...summarizer }),
-          handoffs: [delegate('a'), delegate('b'), delegate('c')],
-        }),
-        defineAgent({ id: 'a', instructions: 'A', model: scripted([{ text: 'a done', delayMs: 300 }]) }),
-        defineAgent({ id: 'b', instructions: 'B', model: scripted([]) }),
-        defineAgent({ id: 'c', instructions: 'C', model: scripted([{ text: 'c done' }]) }),
-      ]);
+      const team = fanOutTeam();
       await withWorker(
         server.env,
         team,
@@ -210,32 +155,7 @@ describe('delegation', () => {
   });
 
   it('surfaces an approval waiting two levels down at the top, where it is decided once', async () => {
-    const team = new Team([
-      defineAgent({
-        id: 'top',
-        instructions: 'Top.',
-        model: scripted({ steps: [task('middle', 'organise it')], ...summarizer }),
-        handoffs: [delegate('middle')],
-      }),
-      defineAgent({
-        id: 'middle',
-        instructions: 'Middle.',
-        model: scripted({ steps: [task('leaf', 'do the risky part')], ...summarizer }),
-        handoffs: [delegate('leaf')],
-      }),
-      defineAgent({
-        id: 'leaf',
-        instructions: 'Leaf.',
-        model: scripted([{ handoff: { to: 'vault', message: 'open the vault' } }]),
-        handoffs: ['vault'],
-      }),
-      defineAgent({
-        id: 'vault',
-        instructions: 'Vault.',
-        model: scripted([{ text: 'vault opened' }]),
-        approval: { approvers: ['alice'] },
-      }),
-    ]);
+    const team = nestedApprovalTeam();
     await withWorker(server.env, team, async (baton) => {
       const run = await baton.start('top', 'go');
       const [waiting] = await waitFor(
@@ -274,30 +194,7 @@ describe('delegation', () => {
   it('continues a parent that failed after its specialists completed without running them again', async () => {
     const { calls, providers } = recordingScripted();
     let broken = true;
-    const file = defineTool({
-      name: 'file',
-      description: 'File the report',
-      parameters: z.object({}),
-      execute: () => {
-        if (broken) throw ApplicationFailure.nonRetryable('the archive is down', 'ArchiveDown');
-        return 'filed';
-      },
-    });
-    const team = new Team([
-      defineAgent({
-        id: 'lead',
-        instructions: 'Lead.',
-        tools: [file],
-        model: scripted([
-          tasks(['a', 'part a'], ['b', 'part b']),
-          { toolCalls: [{ name: 'file', arguments: {} }] },
-          { text: 'report filed' },
-        ]),
-        handoffs: [delegate('a'), delegate('b')],
-      }),
-      defineAgent({ id: 'a', instructions: 'A', model: scripted([{ text: 'a done' }]) }),
-      defineAgent({ id: 'b', instructions: 'B', model: scripted([{ text: 'b done' }]) }),
-    ]);
+    const team = filingTeam(() => broken);
     await withWorker(
       server.env,
       team,
@@ -316,15 +213,7 @@ describe('delegation', () => {
   });
 
   it('cancels its specialists when it is cancelled', async () => {
-    const team = new Team([
-      defineAgent({
-        id: 'lead',
-        instructions: 'Lead.',
-        model: scripted([task('slow', 'take your time')]),
-        handoffs: [delegate('slow')],
-      }),
-      defineAgent({ id: 'slow', instructions: 'Slow.', model: scripted([{ text: 'never', delayMs: 60_000 }]) }),
-    ]);
+    const team = slowSpecialistTeam();
     await withWorker(server.env, team, async (baton) => {
       const run = await baton.start('lead', 'go');
       await waitFor(
@@ -343,49 +232,6 @@ describe('delegation', () => {
 });
 
 describe('capability routing', () => {
-  const profiled = (
-    routing: 'transfer' | 'delegate',
-    lead: ScriptedStep[],
-    routerRules: { whenIncludes: string; reply: ScriptedStep }[] = [],
-  ) =>
-    new Team([
-      defineAgent({
-        id: 'desk',
-        instructions: 'Front desk.',
-        routing,
-        handoffs: [],
-        model: scripted({
-          steps: lead,
-          rules: [...routerRules, { whenIncludes: '', reply: { text: 'desk answers' } }],
-        }),
-      }),
-      defineAgent({
-        id: 'billing',
-        instructions: 'Billing.',
-        profile: { specialization: 'billing', capabilities: ['refunds', 'invoices'] },
-        model: scripted({ rules: [{ whenIncludes: '', reply: { text: 'billing done' } }] }),
-      }),
-      defineAgent({
-        id: 'shipping',
-        instructions: 'Shipping.',
-        profile: { specialization: 'logistics', capabilities: ['tracking', 'returns'] },
-        model: scripted({ rules: [{ whenIncludes: '', reply: { text: 'shipping done' } }] }),
-      }),
-    ]);
-  const ask = (name: string, type: string, required: string[] = []): ScriptedStep => ({
-    toolCalls: [
-      {
-        name,
-        arguments: {
-          specialist_type: type,
-          task: 'help the customer',
-          reason: 'not mine',
-          required_capabilities: required,
-        },
-      },
-    ],
-  });
-
   it('transfers to the specialist whose profile matches', async () => {
     const result = await withWorker(
       server.env,

@@ -1,68 +1,30 @@
 /** The team as an A2A agent: the official `@a2a-js/sdk` client through `baton serve`, on a real Temporal server and worker. */
 import { randomUUID } from 'node:crypto';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { Role, TaskState, type Message, type StreamResponse, type Task } from '@a2a-js/sdk';
-import { ClientFactory, ClientFactoryOptions, JsonRpcTransportFactory, type Client } from '@a2a-js/sdk/client';
+import { TaskState, type StreamResponse, type Task } from '@a2a-js/sdk';
 import { describe, expect, it } from 'vitest';
-import { scripted, Team } from '../../src';
-import { pushSignature } from '../../src/server/a2a/push';
+import { Team } from '../../src';
 import { scriptedAgent } from '../helpers/agents';
 import { useTemporalServer } from '../helpers/temporal';
+import { waitFor } from '../helpers/wait';
+import {
+  a2aClient,
+  asTask,
+  collect,
+  pushConfig,
+  reply,
+  send,
+  sendAtOnce,
+  stateOf,
+  streamedTexts,
+  taskState,
+  textOf,
+  userMessage,
+} from './a2aClient';
+import { pushedAnswer, pushedStates, startPushReceiver } from './a2aPushReceiver';
 import { TOKENS, withService } from './service';
 import { refundTeam } from './team';
-import { waitFor } from '../helpers/wait';
 
 const server = useTemporalServer();
-
-/** The official client, calling the service with `token`. */
-async function a2aClient(url: string, token: string): Promise<Client> {
-  const fetchImpl: typeof fetch = (input, init) =>
-    fetch(input, {
-      ...init,
-      headers: { ...Object.fromEntries(new Headers(init?.headers).entries()), authorization: `Bearer ${token}` },
-    });
-  const factory = new ClientFactory(
-    ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
-      transports: [new JsonRpcTransportFactory({ fetchImpl })],
-    }),
-  );
-  return factory.createFromUrl(url);
-}
-
-function userMessage(text: string, extra: Partial<Message> = {}): Message {
-  return {
-    messageId: randomUUID(),
-    contextId: '',
-    taskId: '',
-    role: Role.ROLE_USER,
-    parts: [{ content: { $case: 'text', value: text }, metadata: undefined, filename: '', mediaType: 'text/plain' }],
-    metadata: undefined,
-    extensions: [],
-    referenceTaskIds: [],
-    ...extra,
-  };
-}
-
-function send(message: Message) {
-  return { tenant: '', message, configuration: undefined, metadata: undefined };
-}
-
-function asTask(result: Message | Task): Task {
-  expect('status' in result).toBe(true);
-  return result as Task;
-}
-
-function textOf(task: Task, artifactId = 'answer'): string | undefined {
-  const part = task.artifacts.find((a) => a.artifactId === artifactId)?.parts[0]?.content;
-  return part?.$case === 'text' ? part.value : undefined;
-}
-
-async function collect(stream: AsyncGenerator<StreamResponse>): Promise<StreamResponse[]> {
-  const all: StreamResponse[] = [];
-  for await (const item of stream) all.push(item);
-  return all;
-}
 
 describe('a team as an A2A agent', () => {
   it('serves an Agent Card naming its agents as skills and the bearer tokens it requires; calls without a token are refused', async () => {
@@ -102,12 +64,7 @@ describe('a team as an A2A agent', () => {
     await withService(server.env, team, async ({ service, baton, queue }) => {
       const ops = await a2aClient(service.url, TOKENS.ops);
       const message = userMessage('Where is order 42?');
-      const first = asTask(
-        await ops.sendMessage({
-          ...send(message),
-          configuration: { acceptedOutputModes: [], taskPushNotificationConfig: undefined, returnImmediately: true },
-        }),
-      );
+      const first = asTask(await ops.sendMessage(sendAtOnce(message)));
       const again = asTask(await ops.sendMessage(send(message)));
       expect(again.id).toBe(first.id);
       expect(again.contextId).toBe(first.id);
@@ -148,20 +105,14 @@ describe('a team as an A2A agent', () => {
       expect(approvals[0]!.approvers).toEqual(['alice']);
 
       // A starter may not decide; an approver the policy does not name may not either. The chain still waits.
-      await expect(ops.sendMessage(send(userMessage('approve', { taskId: task.id })))).rejects.toThrow(/403/);
+      await expect(ops.sendMessage(reply(task.id, 'approve'))).rejects.toThrow(/403/);
       const bob = await a2aClient(service.url, TOKENS.bob);
-      await expect(bob.sendMessage(send(userMessage('approve', { taskId: task.id })))).rejects.toThrow(
-        /bob may not decide this handoff/,
-      );
-      expect((await bob.getTask({ tenant: '', id: task.id })).status?.state).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
+      await expect(bob.sendMessage(reply(task.id, 'approve'))).rejects.toThrow(/bob may not decide this handoff/);
+      expect(await taskState(bob, task.id)).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
 
       const alice = await a2aClient(service.url, TOKENS.alice);
-      await expect(alice.sendMessage(send(userMessage('maybe later', { taskId: task.id })))).rejects.toThrow(
-        /reply "approve" or "reject"/,
-      );
-      const done = asTask(
-        await alice.sendMessage(send(userMessage('approve: the photos show the damage', { taskId: task.id }))),
-      );
+      await expect(alice.sendMessage(reply(task.id, 'maybe later'))).rejects.toThrow(/reply "approve" or "reject"/);
+      const done = asTask(await alice.sendMessage(reply(task.id, 'approve: the photos show the damage')));
       expect(done.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
       expect(textOf(done)).toBe('Refunded order 42.');
       const audit = await baton.audit(task.id);
@@ -169,7 +120,7 @@ describe('a team as an A2A agent', () => {
         expect.objectContaining({ outcome: 'approved', approver: 'alice', comment: 'the photos show the damage' }),
       ]);
       // A task that ended takes no more replies.
-      await expect(alice.sendMessage(send(userMessage('approve', { taskId: task.id })))).rejects.toThrow(/has ended/);
+      await expect(alice.sendMessage(reply(task.id, 'approve'))).rejects.toThrow(/has ended/);
     });
   });
 
@@ -186,8 +137,8 @@ describe('a team as an A2A agent', () => {
         value: expect.stringContaining('the decision must be signed'),
       });
       const alice = await a2aClient(service.url, TOKENS.alice);
-      await expect(alice.sendMessage(send(userMessage('approve', { taskId: task.id })))).rejects.toThrow(/signature/);
-      expect((await alice.getTask({ tenant: '', id: task.id })).status?.state).toBe(TaskState.TASK_STATE_AUTH_REQUIRED);
+      await expect(alice.sendMessage(reply(task.id, 'approve'))).rejects.toThrow(/signature/);
+      expect(await taskState(alice, task.id)).toBe(TaskState.TASK_STATE_AUTH_REQUIRED);
     });
   });
 
@@ -197,24 +148,15 @@ describe('a team as an A2A agent', () => {
       const first = await collect(ops.sendMessageStream(send(userMessage('Order 42 is broken.'))));
       expect(first[0]!.payload?.$case).toBe('task');
       const taskId = (first[0]!.payload!.value as Task).id;
-      const last = first.at(-1)!.payload!;
-      expect(last.$case).toBe('statusUpdate');
-      expect((last.value as { status: { state: TaskState } }).status.state).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
+      expect(first.at(-1)!.payload!.$case).toBe('statusUpdate');
+      expect(stateOf(first.at(-1)!)).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
 
       const alice = await a2aClient(service.url, TOKENS.alice);
-      const second = await collect(alice.sendMessageStream(send(userMessage('approve', { taskId }))));
-      const states = second
-        .filter((s) => s.payload?.$case === 'statusUpdate')
-        .map((s) => (s.payload!.value as { status: { state: TaskState } }).status.state);
+      const second = await collect(alice.sendMessageStream(reply(taskId, 'approve')));
+      const states = second.filter((s) => s.payload?.$case === 'statusUpdate').map(stateOf);
       expect(states.at(-1)).toBe(TaskState.TASK_STATE_COMPLETED);
       // The text of each model call, put together from its updates, is its answer; none is sent twice across the two streams.
-      const texts = new Map<string, string>();
-      for (const s of [...first, ...second]) {
-        if (s.payload?.$case !== 'artifactUpdate') continue;
-        const { artifact, append } = s.payload.value;
-        const piece = artifact!.parts[0]!.content as { value: string };
-        texts.set(artifact!.artifactId, append ? (texts.get(artifact!.artifactId) ?? '') + piece.value : piece.value);
-      }
+      const texts = streamedTexts([...first, ...second]);
       expect([...texts.values()]).toContain('Refunded order 42.');
       expect([...texts.values()].filter((t) => t === 'Refunded order 42.')).toHaveLength(1);
       const finalTask = await alice.getTask({ tenant: '', id: taskId });
@@ -249,167 +191,30 @@ describe('a team as an A2A agent', () => {
       ).toBe(200);
       const rest: StreamResponse[] = [];
       for await (const s of updates) rest.push(s);
-      const end = rest.at(-1)!.payload!;
-      expect(end.$case).toBe('statusUpdate');
-      expect((end.value as { status: { state: TaskState } }).status.state).toBe(TaskState.TASK_STATE_COMPLETED);
-    });
-  });
-
-  it('a message in a context is a message to the conversation of that id: turns continue it, a resent message is one turn, a turn waiting for approval is input-required and decided by its approver only', async () => {
-    const team = new Team([
-      scriptedAgent('triage', [], {
-        model: scripted({
-          steps: [{ text: 'Hello from triage.' }, { handoff: { to: 'refunds', message: 'refund order 42' } }],
-          requireAllSteps: false,
-        }),
-      }),
-      scriptedAgent('refunds', [], {
-        model: scripted({
-          steps: [{ text: 'Refund for order 42 is done.' }, { text: 'You are welcome.' }],
-          requireAllSteps: false,
-        }),
-        approval: { approvers: ['alice'] },
-      }),
-    ]);
-    await withService(server.env, team, async ({ service, call }) => {
-      const ops = await a2aClient(service.url, TOKENS.ops);
-      const contextId = `chat-${randomUUID()}`;
-      const hello = userMessage('hi', { contextId });
-      const first = asTask(await ops.sendMessage(send(hello)));
-      expect([first.contextId, first.status?.state, textOf(first)]).toEqual([
-        contextId,
-        TaskState.TASK_STATE_COMPLETED,
-        'Hello from triage.',
-      ]);
-      // The same message sent again is the same turn, answered once.
-      const again = asTask(await ops.sendMessage(send(hello)));
-      expect([again.id, textOf(again)]).toEqual([first.id, 'Hello from triage.']);
-
-      const refund = asTask(await ops.sendMessage(send(userMessage('I want a refund for order 42', { contextId }))));
-      expect(refund.id).not.toBe(first.id);
-      expect(refund.contextId).toBe(contextId);
-      expect(refund.status?.state).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
-      expect(refund.status!.message!.parts[0]!.content).toMatchObject({
-        value: expect.stringContaining('triage asks to hand off to refunds'),
-      });
-      const bob = await a2aClient(service.url, TOKENS.bob);
-      await expect(bob.sendMessage(send(userMessage('approve', { taskId: refund.id })))).rejects.toThrow(
-        /bob may not decide this handoff/,
-      );
-      expect((await bob.getTask({ tenant: '', id: refund.id })).status?.state).toBe(
-        TaskState.TASK_STATE_INPUT_REQUIRED,
-      );
-      const alice = await a2aClient(service.url, TOKENS.alice);
-      const approved = asTask(
-        await alice.sendMessage(send(userMessage('approve: order 42 qualifies', { taskId: refund.id }))),
-      );
-      expect([approved.status?.state, textOf(approved)]).toEqual([
-        TaskState.TASK_STATE_COMPLETED,
-        'Refund for order 42 is done.',
-      ]);
-      await expect(alice.sendMessage(send(userMessage('approve', { taskId: refund.id })))).rejects.toThrow(/has ended/);
-
-      // Streamed, the next turn goes to the conversation's active agent.
-      const streamed = await collect(ops.sendMessageStream(send(userMessage('thanks', { contextId }))));
-      // The answer comes once: in the task when the turn was answered before the stream began, else as an artifact update.
-      const answer = streamed.flatMap((s) =>
-        s.payload?.$case === 'artifactUpdate'
-          ? [s.payload.value.artifact!]
-          : s.payload?.$case === 'task'
-            ? s.payload.value.artifacts
-            : [],
-      );
-      expect(answer.map((a) => [a.artifactId, a.parts[0]!.content])).toEqual([
-        ['answer', expect.objectContaining({ value: 'You are welcome.' })],
-      ]);
-      expect((streamed.at(-1)!.payload!.value as { status: { state: TaskState } }).status.state).toBe(
-        TaskState.TASK_STATE_COMPLETED,
-      );
-
-      const view = await call('GET', `/v1/conversations/${contextId}`, { token: TOKENS.viewer });
-      expect(
-        (view.body as { turns: { message?: string; agent: string }[] }).turns.map((t) => [t.message, t.agent]),
-      ).toEqual([
-        ['hi', 'triage'],
-        ['I want a refund for order 42', 'refunds'],
-        ['thanks', 'refunds'],
-      ]);
-      // A context that names a chain is not a conversation.
-      const chain = asTask(await ops.sendMessage(send(userMessage('hi'))));
-      await expect(ops.sendMessage(send(userMessage('more', { contextId: chain.id })))).rejects.toThrow(
-        /is a handoffRun workflow, not a conversation/,
-      );
-      await expect(ops.getTask({ tenant: '', id: `turn:a2a-${'0'.repeat(32)}:${contextId}` })).rejects.toThrow(
-        /remembers no such message/,
-      );
+      expect(rest.at(-1)!.payload!.$case).toBe('statusUpdate');
+      expect(stateOf(rest.at(-1)!)).toBe(TaskState.TASK_STATE_COMPLETED);
     });
   });
 
   it("delivers push notifications as signed webhooks each time a task's state changes, to a receiver the caller registered", async () => {
-    const received: { body: string; signature: string; token: string }[] = [];
-    const receiver = createServer((req, res) => {
-      let body = '';
-      req.on('data', (c: Buffer) => (body += c.toString()));
-      req.on('end', () => {
-        received.push({
-          body,
-          signature: String(req.headers['x-baton-signature']),
-          token: String(req.headers['x-a2a-notification-token']),
-        });
-        res.writeHead(200).end();
-      });
-    });
-    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
-    const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
+    const receiver = await startPushReceiver();
+    const { url, received } = receiver;
     const secret = `hook-secret-${randomUUID()}`;
     try {
       await withService(server.env, refundTeam(), async ({ service }) => {
         const ops = await a2aClient(service.url, TOKENS.ops);
         expect((await ops.getAgentCard()).capabilities?.pushNotifications).toBe(true);
-        const task = asTask(
-          await ops.sendMessage({
-            ...send(userMessage('Order 42 is broken.')),
-            configuration: { acceptedOutputModes: [], taskPushNotificationConfig: undefined, returnImmediately: true },
-          }),
+        const task = asTask(await ops.sendMessage(sendAtOnce(userMessage('Order 42 is broken.'))));
+        await expect(ops.createTaskPushNotificationConfig(pushConfig(task.id, url, 'short'))).rejects.toThrow(
+          /"token" must be 16 to 512 characters/,
         );
         await expect(
-          ops.createTaskPushNotificationConfig({
-            tenant: '',
-            id: '',
-            taskId: task.id,
-            url,
-            token: 'short',
-            authentication: undefined,
-          }),
-        ).rejects.toThrow(/"token" must be 16 to 512 characters/);
-        await expect(
-          ops.createTaskPushNotificationConfig({
-            tenant: '',
-            id: '',
-            taskId: task.id,
-            url: 'file:///etc/passwd',
-            token: secret,
-            authentication: undefined,
-          }),
+          ops.createTaskPushNotificationConfig(pushConfig(task.id, 'file:///etc/passwd', secret)),
         ).rejects.toThrow(/"url" must be an http\(s\) URL/);
-        await expect(
-          ops.createTaskPushNotificationConfig({
-            tenant: '',
-            id: '',
-            taskId: 'no-such-chain',
-            url,
-            token: secret,
-            authentication: undefined,
-          }),
-        ).rejects.toThrow(/no task no-such-chain/);
-        const config = await ops.createTaskPushNotificationConfig({
-          tenant: '',
-          id: '',
-          taskId: task.id,
-          url,
-          token: secret,
-          authentication: undefined,
-        });
+        await expect(ops.createTaskPushNotificationConfig(pushConfig('no-such-chain', url, secret))).rejects.toThrow(
+          /no task no-such-chain/,
+        );
+        const config = await ops.createTaskPushNotificationConfig(pushConfig(task.id, url, secret));
         expect(config.id).not.toBe('');
         expect(await ops.getTaskPushNotificationConfig({ tenant: '', taskId: task.id, id: config.id })).toMatchObject({
           url,
@@ -420,37 +225,24 @@ describe('a team as an A2A agent', () => {
           viewer.getTaskPushNotificationConfig({ tenant: '', taskId: task.id, id: config.id }),
         ).rejects.toThrow(/no push notification config/);
 
-        const states = () =>
-          received.map((r) => {
-            const [t, sig] = r.signature.split(',').map((kv) => kv.split('=')[1]!);
-            expect(sig).toBe(pushSignature(secret, Number(t), r.body));
-            expect(sig).not.toBe(pushSignature('another-secret-value', Number(t), r.body));
-            const json = JSON.parse(r.body) as {
-              task: { id: string; status: { state: string }; artifacts?: { parts: { text?: string }[] }[] };
-            };
-            expect(json.task.id).toBe(task.id);
-            return json.task.status.state;
-          });
+        const states = () => pushedStates(received, secret, task.id);
         await waitFor(
           () => Promise.resolve(states()),
           (s) => s.includes('TASK_STATE_INPUT_REQUIRED'),
         );
         const alice = await a2aClient(service.url, TOKENS.alice);
-        await alice.sendMessage(send(userMessage('approve', { taskId: task.id })));
+        await alice.sendMessage(reply(task.id, 'approve'));
         await waitFor(
           () => Promise.resolve(states()),
           (s) => s.at(-1) === 'TASK_STATE_COMPLETED',
         );
-        const done = JSON.parse(received.at(-1)!.body) as {
-          task: { artifacts: { artifactId: string; parts: { text?: string }[] }[] };
-        };
-        expect(done.task.artifacts.find((a) => a.artifactId === 'answer')?.parts[0]?.text).toBe('Refunded order 42.');
+        expect(pushedAnswer(received)).toBe('Refunded order 42.');
         // Each state once, in order.
         expect(states().filter((s) => s === 'TASK_STATE_COMPLETED')).toHaveLength(1);
         expect(states().indexOf('TASK_STATE_INPUT_REQUIRED')).toBeLessThan(states().indexOf('TASK_STATE_COMPLETED'));
       });
     } finally {
-      receiver.close();
+      receiver.server.close();
     }
   });
 });

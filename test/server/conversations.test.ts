@@ -1,13 +1,28 @@
-/** Conversations over HTTP: the first message starts one, the active agent stays, a resent key gets the first reply. */
+/** Conversations over HTTP and A2A: the first message starts one, the active agent stays, a resent key or message gets the first reply. */
+import { randomUUID } from 'node:crypto';
+import { TaskState } from '@a2a-js/sdk';
 import { describe, expect, it } from 'vitest';
 import { scripted, Team } from '../../src';
 import { scriptedAgent } from '../helpers/agents';
 import { useTemporalServer } from '../helpers/temporal';
+import {
+  a2aClient,
+  artifactsOf,
+  asTask,
+  collect,
+  reply,
+  send,
+  stateOf,
+  taskState,
+  textOf,
+  userMessage,
+} from './a2aClient';
 import { TOKENS, withService } from './service';
 
 const server = useTemporalServer();
 
-const team = () =>
+/** triage greets, then hands off to refunds, who refunds and then says you are welcome; `approvers` must approve the handoff. */
+const team = ({ approvers }: { approvers?: string[] } = {}) =>
   new Team([
     scriptedAgent('triage', [], {
       model: scripted({
@@ -20,6 +35,7 @@ const team = () =>
         steps: [{ text: 'Refund for order 42 is done.' }, { text: 'You are welcome.' }],
         requireAllSteps: false,
       }),
+      ...(approvers ? { approval: { approvers } } : {}),
     }),
   ]);
 
@@ -94,6 +110,68 @@ describe('conversations over HTTP', () => {
       const late = await send({ agent: 'triage', message: 'one more' });
       expect(late.status).toBe(409);
       expect(JSON.stringify(late.body)).toMatch(/has ended|is ending/);
+    });
+  });
+});
+
+describe('conversations over A2A', () => {
+  it('a message in a context is a message to the conversation of that id: turns continue it, a resent message is one turn, a turn waiting for approval is input-required and decided by its approver only', async () => {
+    await withService(server.env, team({ approvers: ['alice'] }), async ({ service, call }) => {
+      const ops = await a2aClient(service.url, TOKENS.ops);
+      const contextId = `chat-${randomUUID()}`;
+      const hello = userMessage('hi', { contextId });
+      const first = asTask(await ops.sendMessage(send(hello)));
+      expect([first.contextId, first.status?.state, textOf(first)]).toEqual([
+        contextId,
+        TaskState.TASK_STATE_COMPLETED,
+        'Hello from triage.',
+      ]);
+      // The same message sent again is the same turn, answered once.
+      const again = asTask(await ops.sendMessage(send(hello)));
+      expect([again.id, textOf(again)]).toEqual([first.id, 'Hello from triage.']);
+
+      const refund = asTask(await ops.sendMessage(send(userMessage('I want a refund for order 42', { contextId }))));
+      expect(refund.id).not.toBe(first.id);
+      expect(refund.contextId).toBe(contextId);
+      expect(refund.status?.state).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
+      expect(refund.status!.message!.parts[0]!.content).toMatchObject({
+        value: expect.stringContaining('triage asks to hand off to refunds'),
+      });
+      const bob = await a2aClient(service.url, TOKENS.bob);
+      await expect(bob.sendMessage(reply(refund.id, 'approve'))).rejects.toThrow(/bob may not decide this handoff/);
+      expect(await taskState(bob, refund.id)).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
+      const alice = await a2aClient(service.url, TOKENS.alice);
+      const approved = asTask(await alice.sendMessage(reply(refund.id, 'approve: order 42 qualifies')));
+      expect([approved.status?.state, textOf(approved)]).toEqual([
+        TaskState.TASK_STATE_COMPLETED,
+        'Refund for order 42 is done.',
+      ]);
+      await expect(alice.sendMessage(reply(refund.id, 'approve'))).rejects.toThrow(/has ended/);
+
+      // Streamed, the next turn goes to the conversation's active agent.
+      const streamed = await collect(ops.sendMessageStream(send(userMessage('thanks', { contextId }))));
+      // The answer comes once: in the task when the turn was answered before the stream began, else as an artifact update.
+      expect(artifactsOf(streamed).map((a) => [a.artifactId, a.parts[0]!.content])).toEqual([
+        ['answer', expect.objectContaining({ value: 'You are welcome.' })],
+      ]);
+      expect(stateOf(streamed.at(-1)!)).toBe(TaskState.TASK_STATE_COMPLETED);
+
+      const view = await call('GET', `/v1/conversations/${contextId}`, { token: TOKENS.viewer });
+      expect(
+        (view.body as { turns: { message?: string; agent: string }[] }).turns.map((t) => [t.message, t.agent]),
+      ).toEqual([
+        ['hi', 'triage'],
+        ['I want a refund for order 42', 'refunds'],
+        ['thanks', 'refunds'],
+      ]);
+      // A context that names a chain is not a conversation.
+      const chain = asTask(await ops.sendMessage(send(userMessage('hi'))));
+      await expect(ops.sendMessage(send(userMessage('more', { contextId: chain.id })))).rejects.toThrow(
+        /is a handoffRun workflow, not a conversation/,
+      );
+      await expect(ops.getTask({ tenant: '', id: `turn:a2a-${'0'.repeat(32)}:${contextId}` })).rejects.toThrow(
+        /remembers no such message/,
+      );
     });
   });
 });

@@ -1,28 +1,15 @@
 import { describe, expect, it } from 'vitest';
-import { BudgetExceededError, MaxHandoffsExceededError, MaxTurnsExceededError } from '../../src/common/budgetErrors';
+import { MaxHandoffsExceededError } from '../../src/common/budgetErrors';
 import { GuardrailTrippedError } from '../../src/common/errors';
 import { HandoffLoopDetectedError } from '../../src/common/modelBehaviorErrors';
-import type { RunOptions } from '../../src/common/options';
-import type { AgentSpec } from '../../src/common/team';
 import { runChain } from '../../workflows/loop';
 import { agentSpec, FakeEffects, fakeRun } from '../helpers/fakeEffects';
-
-const hop = (to: string, message = `over to ${to}`) => ({ calls: [{ name: 'handoff', args: { to, message } }] });
-const call = (name: string, args: Record<string, unknown> = {}) => ({ calls: [{ name, args }] });
-
-function controlled(agents: AgentSpec[], effects: FakeEffects, options: RunOptions = {}, input = 'go') {
-  return fakeRun(agents, effects, options, agents[0]!.id, input, { controls: true });
-}
+import { call, controlled, hop } from './controlledRun';
 
 const memoEvents = (effects: FakeEffects) =>
   effects.memos
     .map((m) => m.batonApprovalEvent as Record<string, unknown> | undefined)
     .filter((e): e is Record<string, unknown> => e?.type === 'control');
-
-async function until(check: () => boolean): Promise<void> {
-  for (let i = 0; i < 1000 && !check(); i++) await new Promise((r) => setTimeout(r, 0));
-  expect(check()).toBe(true);
-}
 
 describe('loop detection', () => {
   it('fails a ping-pong with the same message before maxHandoffs, naming the cycle', async () => {
@@ -187,112 +174,6 @@ describe('circuit breakers', () => {
     expect(effects.log.filter((l) => l.startsWith('delegate'))).toEqual(['delegate finder']);
   });
 });
-
-describe('budgets', () => {
-  it('fails with BudgetExceededError when the tokens run out (15 per fake call)', async () => {
-    const effects = new FakeEffects({ a: [call('t'), call('t'), 'never'] }, { t: () => 'ok' });
-    const err = await runChain(controlled([agentSpec('a', { toolNames: ['t'] })], effects, { maxTokens: 30 })).catch(
-      (e: unknown) => e,
-    );
-    expect(err).toBeInstanceOf(BudgetExceededError);
-    expect(err).toMatchObject({
-      budget: 'tokens',
-      limit: 30,
-      used: 30,
-      agent: 'a',
-      message: 'The chain ran out of its tokens budget while "a" was working (30 used of 30)',
-    });
-  });
-
-  it("gives the agent one last turn without tools under onBudgetExceeded 'final_answer'", async () => {
-    const effects = new FakeEffects({ a: [call('t'), call('t'), 'best effort answer'] }, { t: () => 'ok' });
-    const outcome = await runChain(
-      controlled([agentSpec('a', { toolNames: ['t'] })], effects, { maxTokens: 30, onBudgetExceeded: 'final_answer' }),
-    );
-    expect(outcome).toMatchObject({
-      kind: 'completed',
-      result: {
-        output: 'best effort answer',
-        budgetExceeded: { budget: 'tokens', limit: 30, used: 30 },
-        controls: { budget_exceeded: 1 },
-      },
-    });
-    const last = effects.modelInputs.at(-1)!;
-    expect(last.tools).toEqual([]);
-    expect(last.messages.at(-1)).toEqual({
-      role: 'user',
-      content: expect.stringMatching(/used up its tokens budget \(30 of 30\)\. No more tools/),
-    });
-  });
-
-  it('refuses a handoff to a new agent past maxAgents; the tier presets the budgets', async () => {
-    const agents = [agentSpec('a', { handoffs: ['b', 'c'] }), agentSpec('b', { handoffs: ['c'] }), agentSpec('c')];
-    const err = await runChain(
-      controlled(agents, new FakeEffects({ a: [hop('b')], b: [hop('c')] }), { maxAgents: 2 }),
-    ).catch((e: unknown) => e);
-    expect(err).toMatchObject({ name: 'BudgetExceededError', budget: 'agents', limit: 2, used: 2, agent: 'b' });
-    const simple = await runChain(controlled(agents, new FakeEffects({ a: [hop('b')] }), { budget: 'simple' })).catch(
-      (e: unknown) => e,
-    );
-    expect(simple).toBeInstanceOf(MaxHandoffsExceededError);
-    expect(simple).toBeInstanceOf(BudgetExceededError);
-    expect(simple).toMatchObject({ budget: 'handoffs', limit: 0 });
-  });
-
-  it('ends at the deadline, on workflow time', async () => {
-    const effects: FakeEffects = new FakeEffects(
-      { a: [call('slow'), 'late'] },
-      { slow: (): string => ((effects.clock += 120_000), 'done') },
-    );
-    const err = await runChain(
-      controlled([agentSpec('a', { toolNames: ['slow'] })], effects, { deadline: '1 minute' }),
-    ).catch((e: unknown) => e);
-    expect(err).toMatchObject({ name: 'BudgetExceededError', budget: 'deadline', limit: 60_000, used: 120_000 });
-  });
-
-  it('fails before the first model call when a deadline given as a time had passed before the start, saying so', async () => {
-    const effects = new FakeEffects({ a: ['never asked'] });
-    const deadline = new Date(effects.clock - 90_000).toISOString();
-    const err = await runChain(controlled([agentSpec('a')], effects, { deadline })).catch((e: unknown) => e);
-    expect(err).toBeInstanceOf(BudgetExceededError);
-    expect(err).toMatchObject({
-      budget: 'deadline',
-      limit: -90_000,
-      used: 0,
-      message:
-        'The chain ran out of its deadline budget while "a" was working (its deadline had passed 90 s before it started)',
-    });
-    expect(effects.modelInputs).toEqual([]);
-  });
-
-  it('turns maxTurns and maxHandoffs into a last turn too, and MaxTurnsExceededError is a BudgetExceededError', async () => {
-    const effects = new FakeEffects({ a: [call('t'), call('t'), 'wrapped up'] }, { t: () => 'ok' });
-    const outcome = await runChain(
-      controlled([agentSpec('a', { toolNames: ['t'] })], effects, { maxTurns: 2, onBudgetExceeded: 'final_answer' }),
-    );
-    expect(outcome).toMatchObject({ result: { output: 'wrapped up', budgetExceeded: { budget: 'turns', limit: 2 } } });
-    const err = await runChain(
-      controlled(
-        [agentSpec('a', { toolNames: ['t'] })],
-        new FakeEffects({ a: [call('t'), call('t')] }, { t: () => 'ok' }),
-        { maxTurns: 2 },
-      ),
-    ).catch((e: unknown) => e);
-    expect(err).toBeInstanceOf(MaxTurnsExceededError);
-    expect(err).toBeInstanceOf(BudgetExceededError);
-  });
-
-  it('keeps usage per agent', async () => {
-    const outcome = await runChain(
-      controlled([agentSpec('a', { handoffs: ['b'] }), agentSpec('b')], new FakeEffects({ a: [hop('b')], b: ['ok'] })),
-    );
-    expect(outcome.kind === 'completed' && outcome.result.usageByAgent).toEqual({
-      a: { inputTokens: 10, outputTokens: 5, totalTokens: 15, modelCalls: 1, toolCalls: 0 },
-      b: { inputTokens: 10, outputTokens: 5, totalTokens: 15, modelCalls: 1, toolCalls: 0 },
-    });
-  });
-});
-
 describe('guardrails', () => {
   const card = '4111 1111 1111 1111';
 
@@ -355,114 +236,5 @@ describe('guardrails', () => {
     const err = await runChain(controlled([a], effects, {}, 'what is the weather')).catch((e: unknown) => e);
     expect(err).toMatchObject({ name: 'GuardrailTrippedError', stage: 'input', reason: 'off topic' });
     expect(effects.log).toEqual(['checkGuardrail a topic', 'memo control', 'memo control']);
-  });
-});
-
-describe('tool approvals', () => {
-  const refunds = (extra: Partial<AgentSpec> = {}) =>
-    agentSpec('refunds', {
-      tools: [
-        {
-          name: 'issueRefund',
-          description: 'refund',
-          parameters: {
-            type: 'object',
-            properties: { orderId: { type: 'string' }, amount: { type: 'number', maximum: 500 } },
-            required: ['orderId', 'amount'],
-            additionalProperties: false,
-          },
-        },
-      ],
-      toolApprovals: { issueRefund: { when: [{ arg: 'amount', op: '>', value: 100 }], timeout: '1 hour' } },
-      ...extra,
-    });
-  const refund = (amount: number) => call('issueRefund', { orderId: 'A1', amount });
-
-  it('runs small refunds at once and makes large ones wait; an approval with edited arguments runs those', async () => {
-    const ran: unknown[] = [];
-    const effects = new FakeEffects(
-      { refunds: [refund(50), refund(250), 'done'] },
-      { issueRefund: (args) => (ran.push(args), `refunded ${String(args.amount)}`) },
-    );
-    const run = controlled([refunds()], effects);
-    const done = runChain(run);
-    await until(() => run.chain.state.approvals.pending.length === 1);
-    const waiting = run.chain.state.approvals.pending[0]!;
-    expect(waiting).toMatchObject({
-      from: 'refunds',
-      to: 'tool:issueRefund',
-      message: 'issueRefund({"orderId":"A1","amount":250})',
-      tool: { name: 'issueRefund', arguments: '{"orderId":"A1","amount":250}' },
-    });
-    run.desk.receive(
-      { handoffId: waiting.handoffId, approver: 'finance', arguments: { orderId: 'A1', amount: 900 } },
-      'approve',
-    );
-    run.desk.receive(
-      {
-        handoffId: waiting.handoffId,
-        approver: 'finance',
-        arguments: { orderId: 'A1', amount: 200 },
-        callHash: waiting.tool!.callHash,
-      },
-      'approve',
-    );
-    const outcome = await done;
-    expect(ran).toEqual([
-      { orderId: 'A1', amount: 50 },
-      { orderId: 'A1', amount: 200 },
-    ]);
-    const refusedEdit = effects.memos
-      .map((m) => m.batonApprovalEvent as { type: string; reason?: string })
-      .find((e) => e?.type === 'decision_refused');
-    expect(refusedEdit?.reason).toBe(
-      'the edited arguments do not match the parameters of issueRefund: $.amount must be <= 500, got 900',
-    );
-    expect(effects.modelInputs[2]!.messages.at(-1)!.content).toBe(
-      '(finance approved this call with changed arguments: {"orderId":"A1","amount":200})\nrefunded 200',
-    );
-    expect(outcome).toMatchObject({ result: { controls: { tool_approvals_requested: 1, tool_calls_approved: 1 } } });
-    expect(run.chain.state.approvals.decided[0]).toMatchObject({
-      tool: 'issueRefund',
-      editedArguments: '{"orderId":"A1","amount":200}',
-      approver: 'finance',
-    });
-  });
-
-  it('tells the model a rejection with its reason, and refuses a stale decision for another call', async () => {
-    const effects = new FakeEffects(
-      { refunds: [refund(300), 'ok, no refund'] },
-      { issueRefund: () => 'should not run' },
-    );
-    const run = controlled([refunds()], effects);
-    const done = runChain(run);
-    await until(() => run.chain.state.approvals.pending.length === 1);
-    const waiting = run.chain.state.approvals.pending[0]!;
-    run.desk.receive({ handoffId: waiting.handoffId, approver: 'finance', callHash: '00000000' }, 'approve');
-    run.desk.receive({ handoffId: waiting.handoffId, approver: 'finance', reason: 'over the policy' }, 'reject');
-    await done;
-    expect(effects.log).not.toContain('runTool refunds issueRefund');
-    const refused = effects.memos
-      .map((m) => m.batonApprovalEvent as { type: string; reason?: string })
-      .find((e) => e?.type === 'decision_refused');
-    expect(refused?.reason).toMatch(
-      /^stale decision: it is for call 00000000, but .* waits for issueRefund\(\{"orderId":"A1","amount":300\}\)/,
-    );
-    expect(effects.modelInputs[1]!.messages.at(-1)!.content).toBe(
-      'Not run: finance rejected this call to issueRefund: over the policy. Do not make the same call again; tell the user, or find another way.',
-    );
-  });
-
-  it('answers a timed-out approval by its onTimeout', async () => {
-    const effects = new FakeEffects({ refunds: [refund(300), 'nobody answered'] }, { issueRefund: () => 'no' });
-    const run = controlled([refunds()], effects);
-    const done = runChain(run);
-    await until(() => effects.log.includes('timer 3600000'));
-    effects.fireTimer();
-    await done;
-    expect(effects.modelInputs[1]!.messages.at(-1)!.content).toBe(
-      'Not run: nobody approved this call to issueRefund in time (1 hour).',
-    );
-    expect(run.chain.state.controls!.counters).toMatchObject({ tool_approvals_timed_out: 1 });
   });
 });
