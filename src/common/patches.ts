@@ -230,6 +230,12 @@ export const Patches = {
    * replaying a history without the marker waits as it did.
    */
   ENTRY_WAIT_HANDS_OVER: 'baton-entry-wait-hands-over',
+  /**
+   * Decided when a migration between a conversation's turns finds no worker of the current team
+   * within `teamMismatchTimeout`: the migration is refused with `TeamMismatchError`, and the
+   * conversation goes on as it was. A run replaying a history without the marker fails, as it did.
+   */
+  MIGRATION_REFUSED: 'baton-migration-refused',
 } as const;
 
 /** Patches added after {@link Patches.BASELINE_2026_11}: a run decides each by its own marker. */
@@ -257,6 +263,7 @@ const AFTER_BASELINE_2026_11: readonly string[] = [
   Patches.ARCHIVER_HISTORY,
   Patches.OPERATOR_PASSKEYS,
   Patches.ENTRY_WAIT_HANDS_OVER,
+  Patches.MIGRATION_REFUSED,
 ];
 
 /** The patches {@link Patches.BASELINE_2026_11} stands for. */

@@ -8,6 +8,8 @@ import { describe, expect, it } from 'vitest';
 import { TurnStrandedError } from '../../src/workflow';
 import { cli } from '../helpers/cli';
 import { taskQueue, useTemporalServer } from '../helpers/temporal';
+import { Baton } from '../../src/client/baton';
+import { TEAM_REGISTRY_MEMO, teamRegistryId, type TeamRegistryState } from '../../src/common/teamRegistry';
 import { deskWorker, refunds, strandedTurn, untilStatus } from '../histories/strandedScenarios';
 
 const server = useTemporalServer();
@@ -116,6 +118,35 @@ describe('a conversation turn stranded by a deploy', () => {
       expect(refundsOf(chat.id)).toEqual(['v1']);
     } finally {
       await Promise.all([v1.stop(), v2.stop()]);
+    }
+  });
+
+  it('between turns, with no worker of the current team to take it, refuses the migration and goes on as it was', async () => {
+    const queue = taskQueue();
+    const baton = new Baton({ client: server.env.client, taskQueue: queue });
+    const v1 = await deskWorker(server.env, 'v1', queue);
+    try {
+      const chat = baton.conversation('desk', { options: { teamMismatchTimeout: '2 seconds' } });
+      expect((await chat.send('hello', { idempotencyKey: 'hello' })).turn).toBe(1);
+      // v2 is registered as the newest team on the queue, and its worker goes away.
+      await (await deskWorker(server.env, 'v2', queue)).stop();
+      const registry = server.env.client.workflow.getHandle(teamRegistryId(queue));
+      for (let at = Date.now(); ; await new Promise((r) => setTimeout(r, 100))) {
+        const memo = (await registry.describe()).memo?.[TEAM_REGISTRY_MEMO] as TeamRegistryState | undefined;
+        if (memo?.teams.some((t) => t.id === 'desk@v2')) break;
+        if (Date.now() - at > 30_000) throw new Error(`desk@v2 was not registered on ${queue}`);
+      }
+      // A worker trusts what it read of the registry for a second (activities/staleTeam.ts).
+      await new Promise((r) => setTimeout(r, 1500));
+      await expect(baton.migrateConversation(chat.id)).rejects.toMatchObject({ name: 'TeamMismatchError' });
+      // Its next turn runs on its own team.
+      const refund = chat.send('refund order A1', { idempotencyKey: 'refund' });
+      const waiting = await untilStatus(chat, (v) => v.pendingApprovals.length > 0);
+      await baton.approve(chat.id, waiting.pendingApprovals[0]!.handoffId, { approver: 'alice' });
+      expect(await refund).toMatchObject({ turn: 2, output: 'A1 refunded (v1)' });
+      expect(refundsOf(chat.id)).toEqual(['v1']);
+    } finally {
+      await v1.stop();
     }
   });
 });

@@ -145,7 +145,16 @@ export class Migrations {
   /** Between turns: the next turn takes the current team. */
   async moveBetweenTurns(nextTurn: number): Promise<void> {
     const { chain, effects, startAgent } = this.scene!;
-    const team = await effects.loadTeam();
+    let team: TeamSpec;
+    try {
+      team = await effects.loadTeam();
+    } catch (err) {
+      // No worker of the current team took the snapshot within `teamMismatchTimeout`: the migration
+      // is refused with that, and the conversation goes on as it was, its next turn on its team.
+      if (!(err instanceof TeamMismatchError) || !hasPatch(Patches.MIGRATION_REFUSED)) throw err;
+      for (const w of this.waiters.splice(0)) w.reject(toApplicationFailure(err));
+      return;
+    }
     const from = versionIdOf(chain.state.team);
     const next = rebased(chain.state, team, startAgent);
     if (!next) {

@@ -51,8 +51,9 @@ export function migrate(h: Harness, root: RootModel, cli: boolean): void {
     },
     (err: unknown) => {
       root.migrating = undefined;
-      // Ended or ending meanwhile (the harness ends conversations at the close): refused, told, nothing lost.
-      if ((err as Error).name !== 'ConversationEndedError')
+      // Ended or ending meanwhile (the harness ends conversations at the close), or no worker of the current
+      // team took its snapshot in time (a kill, a slow start): refused, told, nothing lost.
+      if (!['ConversationEndedError', 'TeamMismatchError'].includes((err as Error).name))
         broken(
           h,
           'chat-migrate',
