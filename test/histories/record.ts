@@ -21,7 +21,8 @@ import { evalRunScenario, experimentScenario } from './evalScenarios';
 import { routingLeastLoadedScenario, routingRoundRobinScenario } from './routingScenarios';
 import { baselineScenarios } from './baselineScenarios';
 import { carriedScenarios } from './carriedScenarios';
-import { strandedMigratedScenario } from './strandedScenarios';
+import { migrationRefusedScenario, strandedMigratedScenario } from './strandedScenarios';
+import { entryWaitContinuedScenario } from './entryScenarios';
 import { remoteDelegationScenario } from './remoteScenarios';
 import { policyUpdateScenario } from './policyScenarios';
 import { passkeyDecisionsScenario } from './passkeyScenarios';
@@ -34,7 +35,7 @@ async function main(): Promise<void> {
   const dir = __dirname;
   try {
     const named = process.argv.slice(2);
-    const all = [...scenarios, approvalPoliciesScenario, handoffOptionsScenario, continueAsNewScenario, controlsScenario, localModelCallsScenario, specialistDecisionsScenario, lostWorkerScenario, toolApprovalChecksScenario, delegationScenario, priorityScenario, steeredChainScenario, liveConversationScenario, signedDecisionsScenario, signedForwardScenario, costsScenario, sharedEconomicsScenario, routingRoundRobinScenario, routingLeastLoadedScenario, evalRunScenario, experimentScenario, ...baselineScenarios, ...carriedScenarios, strandedMigratedScenario, remoteDelegationScenario, policyUpdateScenario, approvalQuorumScenario, approvalQuestionsScenario, approvalNotificationsScenario, passkeyDecisionsScenario, publishedKeysScenario, operatorPasskeyScenario];
+    const all = [...scenarios, approvalPoliciesScenario, handoffOptionsScenario, continueAsNewScenario, controlsScenario, localModelCallsScenario, specialistDecisionsScenario, lostWorkerScenario, toolApprovalChecksScenario, delegationScenario, priorityScenario, steeredChainScenario, liveConversationScenario, signedDecisionsScenario, signedForwardScenario, costsScenario, sharedEconomicsScenario, routingRoundRobinScenario, routingLeastLoadedScenario, evalRunScenario, experimentScenario, ...baselineScenarios, ...carriedScenarios, strandedMigratedScenario, remoteDelegationScenario, policyUpdateScenario, approvalQuorumScenario, approvalQuestionsScenario, approvalNotificationsScenario, passkeyDecisionsScenario, publishedKeysScenario, operatorPasskeyScenario, entryWaitContinuedScenario, migrationRefusedScenario];
     for (const scenario of all.filter((s) => named.length === 0 || named.includes(s.name))) {
       const taskQueue = `record-${scenario.name}`;
       const stop = await scenario.prepare?.(env);

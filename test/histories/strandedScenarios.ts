@@ -2,13 +2,16 @@
  * A conversation's turn stranded by a deploy: a refund approved in the turn, then v1's worker gone
  * and v2's (which renamed the refund tool) polling, so the refund's step is refused. Its caller is
  * told at once (`TurnStrandedError`); the turn waits, and a migration moves it onto v2, where the
- * approved refund runs under its new name without asking again.
+ * approved refund runs under its new name without asking again. And a migration refused: v2
+ * registered on the queue and its worker gone, no worker takes the conversation onto v2 within
+ * `teamMismatchTimeout`, and its next turn runs on v1.
  */
 import type { Worker } from '@temporalio/worker';
 import { z } from 'zod';
 import { Baton, defineTool, Team, type Conversation, type RunOptions } from '../../src';
 import { TurnStrandedError } from '../../src/workflow';
 import type { DevServer } from '../../src/devserver/server';
+import { TEAM_REGISTRY_MEMO, teamRegistryId, type TeamRegistryState } from '../../src/common/teamRegistry';
 import { createWorker } from '../../src/worker';
 import { scriptedAgent as agent } from '../helpers/agents';
 import type { Scenario } from './scenarios';
@@ -92,6 +95,49 @@ export const strandedMigratedScenario: Scenario = {
       return chat.id;
     } finally {
       await v2.stop();
+    }
+  },
+};
+
+/** Waits until the team registry of `taskQueue` lists `teamId` (a worker of it registered it). */
+async function registered(env: DevServer, taskQueue: string, teamId: string, timeoutMs = 30_000): Promise<void> {
+  const registry = env.client.workflow.getHandle(teamRegistryId(taskQueue));
+  for (const until = Date.now() + timeoutMs; ; await new Promise((r) => setTimeout(r, 100))) {
+    const memo = (await registry.describe().catch(() => undefined))?.memo?.[TEAM_REGISTRY_MEMO] as TeamRegistryState | undefined;
+    if (memo?.teams.some((t) => t.id === teamId)) return;
+    if (Date.now() > until) throw new Error(`${teamId} was not registered on ${taskQueue} within ${timeoutMs} ms`);
+  }
+}
+
+export const migrationRefusedScenario: Scenario = {
+  name: 'conversation-migration-refused',
+  team: () => deskTeam('v1'),
+  drive: async (_baton, env) => {
+    const taskQueue = 'record-conversation-migration-refused-v';
+    const baton = new Baton({ client: env.client, taskQueue });
+    const v1 = await deskWorker(env, 'v1', taskQueue);
+    try {
+      const chat = baton.conversation('desk', { options: { teamMismatchTimeout: '2 seconds' } });
+      await chat.send('hello', { idempotencyKey: 'hello' });
+      await (await deskWorker(env, 'v2', taskQueue)).stop();
+      await registered(env, taskQueue, 'desk@v2');
+      // A worker trusts what it read of the registry for a second (activities/staleTeam.ts).
+      await new Promise((r) => setTimeout(r, 1500));
+      const refused = await baton.migrateConversation(chat.id).then(
+        () => undefined,
+        (err: unknown) => err,
+      );
+      if ((refused as Error | undefined)?.name !== 'TeamMismatchError') throw new Error(`expected the migration refused with TeamMismatchError, got ${String(refused)}`);
+      const refund = chat.send('refund order A1', { idempotencyKey: 'refund' });
+      const waiting = await untilStatus(chat, (v) => v.pendingApprovals.length > 0);
+      await baton.approve(chat.id, waiting.pendingApprovals[0]!.handoffId, { approver: 'alice' });
+      const reply = await refund;
+      if (reply.output !== 'A1 refunded (v1)') throw new Error(`expected the refund answered on v1, got ${JSON.stringify(reply)}`);
+      await chat.send('thanks', { idempotencyKey: 'thanks' });
+      await chat.end();
+      return chat.id;
+    } finally {
+      await v1.stop();
     }
   },
 };
