@@ -11,106 +11,24 @@ import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { z } from 'zod';
-import { defineTool, Team } from '../../src';
-import { archiverStatusQuery, type ArchiverStatus } from '../../src/common/archive';
+import { afterAll, describe, expect, it } from 'vitest';
+import type { ArchiverStatus } from '../../src/common/archive';
 import { listArchive } from '../../src/audit/archive/read';
 import { openArchive } from '../../src/audit/archive/location';
-import type { ArchiveStore } from '../../src/audit/archive/store';
-import {
-  archiverWorkflowId,
-  createArchiveWorker,
-  startArchiver,
-  type ArchiveWorkerOptions,
-} from '../../src/worker/archive';
-import { scriptedAgent as agent } from '../helpers/agents';
-import { provideMoto, startMoto } from '../helpers/moto';
-import { exportKeys, keys } from '../helpers/signing';
+import { archiverWorkflowId, startArchiver } from '../../src/worker/archive';
+import { exportKeys } from '../helpers/signing';
 import { taskQueue, useTemporalServer, withWorker } from '../helpers/temporal';
 import { waitFor } from '../helpers/wait';
+import { archiveWorker, CARD, closeEveryWay, EMAIL, status, team } from './archive/chains';
 import { audit, deleteHistories, objectsOf, readLines, StallingArchiveWorker } from './archive/fixtures';
+import { useArchiveS3 } from './archive/s3';
 
 const server = useTemporalServer();
+const s3 = useArchiveS3();
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'baton-archive-'));
 const keysFile = path.join(dir, 'export-keys.json');
 fs.writeFileSync(keysFile, JSON.stringify(exportKeys));
-const CARD = '4111111111111111';
-const EMAIL = 'dana@example.com';
-const HASH_KEY = 'archive-hash-key-0123456789';
-
-let moto: Awaited<ReturnType<typeof startMoto>> | undefined;
-/** Why the S3 cases cannot run here (the package index unreachable and moto not installed), if so. */
-let s3Skip: string | undefined;
-const bucket = `audit-${randomUUID().slice(0, 8)}`;
-beforeAll(async () => {
-  const provision = await provideMoto();
-  if ('skip' in provision) {
-    s3Skip = `S3 archive not tested: ${provision.skip}`;
-    console.warn(s3Skip);
-    return;
-  }
-  moto = await startMoto(provision.env);
-  process.env.AWS_ENDPOINT_URL_S3 = moto.endpoint;
-  process.env.AWS_ACCESS_KEY_ID = 'test';
-  process.env.AWS_SECRET_ACCESS_KEY = 'test';
-  process.env.AWS_REGION = 'us-east-1';
-  const s3 = new S3Client({ endpoint: moto.endpoint, forcePathStyle: true, region: 'us-east-1' });
-  await s3.send(new CreateBucketCommand({ Bucket: bucket, ObjectLockEnabledForBucket: true }));
-  s3.destroy();
-}, 600_000);
-afterAll(async () => {
-  await moto?.stop();
-  fs.rmSync(dir, { recursive: true, force: true });
-});
-
-const lookup = defineTool({
-  name: 'lookup',
-  description: 'Look a customer up',
-  parameters: z.object({ email: z.string(), card: z.string() }),
-  sensitive: { arguments: ['card'] },
-  execute: ({ email }) => JSON.stringify({ email, plan: 'gold' }),
-});
-
-const team = () =>
-  new Team(
-    [
-      agent(
-        'desk',
-        [
-          { toolCalls: [{ name: 'lookup', arguments: { email: EMAIL, card: CARD } }] },
-          { handoff: { to: 'closer', message: 'gold customer' } },
-        ],
-        { tools: [lookup], handoffs: ['closer'] },
-      ),
-      agent('closer', [{ text: 'done' }]),
-      agent('waiter', [{ handoff: { to: 'gated', message: 'needs a yes' } }], { handoffs: ['gated'] }),
-      agent('gated', [{ text: 'never' }], { approval: { approvers: ['alice'] } }),
-    ],
-    { name: 'frontdesk' },
-  );
-
-function archiveWorker(
-  store: ArchiveStore | string,
-  queue: string,
-  chainsOn: string,
-  extra: Partial<ArchiveWorkerOptions> = {},
-) {
-  return createArchiveWorker({
-    archive: store,
-    connection: server.env.nativeConnection,
-    client: server.env.client,
-    taskQueue: queue,
-    signer: keys.audit.signer,
-    personalData: { fields: ['email'], mode: 'hash', hashKey: HASH_KEY },
-    archiver: { chainsOn, settleMs: 300, pollMs: 300, heartbeatTimeoutMs: 2_000 },
-    ...extra,
-  });
-}
-
-const status = (queue: string) =>
-  server.env.client.workflow.getHandle(archiverWorkflowId(queue)).query(archiverStatusQuery);
+afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
 describe('the audit archive', () => {
   it('keeps every closed chain and conversation, redacted, in a directory and in S3, verifiable after their histories are deleted', async (ctx) => {
@@ -118,57 +36,21 @@ describe('the audit archive', () => {
     const dirArchive = path.join(dir, 'archive');
     const siem = path.join(dir, 'siem.jsonl');
     const [dirQueue, s3Queue] = [`archive-${randomUUID()}`, `archive-${randomUUID()}`];
-    const s3Location = `s3://${bucket}/baton`;
-    const closed = await withWorker(
-      server.env,
-      team(),
-      async (baton) => {
-        const completed = await baton.start('desk', 'a customer asks', { context: { tenant: 'acme' } });
-        await completed.result();
-        const failed = await baton.start('desk', 'again', { maxHandoffs: 0 });
-        await expect(failed.result()).rejects.toThrow();
-        const cancelled = await baton.start('waiter', 'cancel me');
-        const terminated = await baton.start('waiter', 'terminate me');
-        await waitFor(
-          () => Promise.all([cancelled.pendingApprovals(), terminated.pendingApprovals()]),
-          ([a, b]) => a.length === 1 && b.length === 1,
-        );
-        await cancelled.handle.cancel();
-        await terminated.handle.terminate('stopped by the test');
-        const timedOut = await server.env.client.workflow.start('handoffRun', {
-          taskQueue: chains,
-          workflowId: `timeout-${randomUUID()}`,
-          args: [{ agent: 'waiter', input: 'too slow' }],
-          workflowExecutionTimeout: '3 seconds',
-        });
-        const chat = baton.conversation('closer');
-        await chat.send('hello');
-        await chat.end();
-        await expect(timedOut.result()).rejects.toThrow();
-        return {
-          completed: completed.workflowId,
-          failed: failed.workflowId,
-          cancelled: cancelled.workflowId,
-          terminated: terminated.workflowId,
-          timedOut: timedOut.workflowId,
-          conversation: chat.id,
-        };
-      },
-      { taskQueue: chains },
-    );
+    const s3Location = `s3://${s3.bucket}/baton`;
+    const closed = await closeEveryWay(server.env, chains);
     // Archive workers start after the chains closed: the backlog is drained.
     const archives = [
       { location: dirArchive, queue: dirQueue, siem },
-      ...(s3Skip ? [] : [{ location: s3Location, queue: s3Queue }]),
+      ...(s3.skip ? [] : [{ location: s3Location, queue: s3Queue }]),
     ];
     const workers = await Promise.all(
-      archives.map((a) => archiveWorker(a.location, a.queue, chains, a.siem ? { siem: a.siem } : {})),
+      archives.map((a) => archiveWorker(server.env, a.location, a.queue, chains, a.siem ? { siem: a.siem } : {})),
     );
     await Promise.all(
       workers.map((w, i) =>
         w.runUntil(
           waitFor(
-            () => status(archives[i]!.queue),
+            () => status(server.env, archives[i]!.queue),
             (s: ArchiverStatus) => s.totals.archived === 6,
             60_000,
           ),
@@ -237,19 +119,19 @@ describe('the audit archive', () => {
     }
     // Untrusted heads are refused: the archive is only as good as the key that signed it.
     expect((await audit(['--archive', dirArchive, '--verify'])).code).toBe(1);
-    ctx.skip(s3Skip !== undefined, s3Skip);
+    ctx.skip(s3.skip !== undefined, s3.skip);
   }, 300_000);
 });
 
 describe('an archive worker killed while it archives', () => {
   it.for([
     ['a directory', 'after-put', () => path.join(dir, `killed-${randomUUID()}`)],
-    ['an S3 bucket', 'after-put', () => `s3://${bucket}/killed-${randomUUID().slice(0, 8)}`],
+    ['an S3 bucket', 'after-put', () => `s3://${s3.bucket}/killed-${randomUUID().slice(0, 8)}`],
     ['a directory, mid-stream', 'after-stream', () => path.join(dir, `killed-${randomUUID()}`)],
   ] as const)(
     'leaves one object in %s (stopped %s), and the stream every event once',
     async ([where, stall, makeLocation], ctx) => {
-      ctx.skip(where.includes('S3') && s3Skip !== undefined, s3Skip);
+      ctx.skip(where.includes('S3') && s3.skip !== undefined, s3.skip);
       const location = makeLocation();
       const chains = taskQueue();
       const queue = `archive-${randomUUID()}`;
@@ -277,16 +159,16 @@ describe('an archive worker killed while it archives', () => {
       // Killed after the write: the object is there, once.
       expect((await listArchive(store)).map((e) => e.key)).toContain(stalledAt);
       // Another worker takes over the archiver and the attempt that was cut short.
-      const second = await archiveWorker(location, queue, chains, { siem, personalData: undefined });
+      const second = await archiveWorker(server.env, location, queue, chains, { siem, personalData: undefined });
       const done = await second.runUntil(
         waitFor(
-          () => status(queue),
+          () => status(server.env, queue),
           (s: ArchiverStatus) => s.totals.archived + s.totals.alreadyArchived === 2,
           60_000,
         ),
       );
       expect(done.totals).toMatchObject({ archived: 1, alreadyArchived: 1 });
-      for (const id of ids) expect(await objectsOf(location, id, moto?.endpoint)).toHaveLength(1);
+      for (const id of ids) expect(await objectsOf(location, id, s3.endpoint)).toHaveLength(1);
       const entries = await listArchive(store);
       expect(entries.map((e) => e.workflowId).sort()).toEqual([...ids].sort());
       const lines = readLines(siem);
@@ -319,10 +201,10 @@ describe('erasing a chain for a data subject', () => {
       },
       { taskQueue: chains },
     );
-    const worker = await archiveWorker(location, queue, chains);
+    const worker = await archiveWorker(server.env, location, queue, chains);
     await worker.runUntil(async () => {
       await waitFor(
-        () => status(queue),
+        () => status(server.env, queue),
         (s: ArchiverStatus) => s.totals.archived === 2,
         60_000,
       );
@@ -348,7 +230,7 @@ describe('erasing a chain for a data subject', () => {
         heartbeatTimeoutMs: 2_000,
       });
       const again = await waitFor(
-        () => status(queue),
+        () => status(server.env, queue),
         (s: ArchiverStatus) => s.totals.alreadyArchived + s.totals.erased === 2,
         60_000,
       );
@@ -370,6 +252,6 @@ describe('erasing a chain for a data subject', () => {
       by: 'dpo@example.com',
       head: expect.stringMatching(/^[0-9a-f]{64}$/),
     });
-    expect(await objectsOf(location, gone!, moto?.endpoint)).toHaveLength(0);
+    expect(await objectsOf(location, gone!, s3.endpoint)).toHaveLength(0);
   });
 });

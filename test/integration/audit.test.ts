@@ -1,46 +1,20 @@
 import { describe, expect, it } from 'vitest';
-import { z } from 'zod';
-import { defineTool, Team } from '../../src';
-import type { AuditChain, AuditEvent } from '../../src/audit/chain';
 import { formatTimeline, toMermaid } from '../../src/audit/format';
-import {
-  EMPTY_OUTPUT_NUDGE,
-  expiredHandoffAnswer,
-  ignoredHandoffAnswer,
-  unknownToolAnswer,
-} from '../../src/common/answers';
+import { EMPTY_OUTPUT_NUDGE, ignoredHandoffAnswer, unknownToolAnswer } from '../../src/common/answers';
 import { HANDOFF_TOOL_NAME } from '../../src/common/handoff';
 import { useTemporalServer, withWorker } from '../helpers/temporal';
 import { waitFor } from '../helpers/wait';
-import { scriptedAgent as agent } from '../helpers/agents';
+import {
+  answeredByWorkflowTeam,
+  byHandoffRequests,
+  byKind,
+  gatedTeam,
+  kinds,
+  pingPongTeam,
+  supportTeam,
+} from './audit.fixtures';
 
 const server = useTemporalServer();
-const kinds = (events: AuditEvent[]) => events.map((e) => e.kind).filter((k) => k !== 'signal' && k !== 'update');
-const byKind = <K extends AuditEvent['kind']>(audit: AuditChain, k: K) =>
-  audit.events.filter((e): e is Extract<AuditEvent, { kind: K }> => e.kind === k);
-
-const lookupOrder = defineTool({
-  name: 'lookupOrder',
-  description: 'Look up an order',
-  parameters: z.object({ orderId: z.string() }),
-  execute: ({ orderId }) => ({ orderId, status: 'delivered' }),
-});
-
-const supportTeam = () =>
-  new Team([
-    agent('triage', [
-      { handoff: { to: 'refunds', message: 'refund 42' } },
-      { handoff: { to: 'refunds', message: 'refund 42, please' } },
-    ]),
-    agent(
-      'refunds',
-      [
-        { toolCalls: [{ name: 'lookupOrder', arguments: { orderId: '42' } }], failAttempts: 2 },
-        { text: 'Refunded order 42.', usage: { inputTokens: 50, outputTokens: 7 } },
-      ],
-      { tools: [lookupOrder], approval: { approvers: ['alice', 'bob'] } },
-    ),
-  ]);
 
 describe('audit from workflow history', () => {
   it('rebuilds a completed chain: input, team, turns, tools, approvals, refusals, handoffs and the answer', async () => {
@@ -170,15 +144,7 @@ describe('audit from workflow history', () => {
   });
 
   it('rebuilds a failed chain with the failure and its type', async () => {
-    const ping = Array.from({ length: 3 }, () => ({ handoff: { to: 'b', message: 'you' } }));
-    const team = new Team([
-      agent('a', ping),
-      agent(
-        'b',
-        ping.map(() => ({ handoff: { to: 'a', message: 'no, you' } })),
-      ),
-    ]);
-    const audit = await withWorker(server.env, team, async (baton) => {
+    const audit = await withWorker(server.env, pingPongTeam(), async (baton) => {
       const run = await baton.start('a', 'go', { maxHandoffs: 2 });
       await run.result().catch(() => undefined);
       return baton.audit(run.workflowId);
@@ -195,11 +161,7 @@ describe('audit from workflow history', () => {
   });
 
   it('rebuilds a running chain, then the same chain terminated', async () => {
-    const team = new Team([
-      agent('a', [{ handoff: { to: 'b', message: 'over' } }]),
-      agent('b', [{ text: 'never' }], { approval: {} }),
-    ]);
-    await withWorker(server.env, team, async (baton) => {
+    await withWorker(server.env, gatedTeam(), async (baton) => {
       const run = await baton.start('a', 'go');
       await waitFor(
         () => run.pendingApprovals(),
@@ -231,31 +193,7 @@ describe('audit from workflow history', () => {
 
 describe('audit of what the workflow answers itself', () => {
   it('an unknown tool, invalid handoff arguments, an invalid target, an extra handoff and an empty answer: each call with its answer, in the model order', async () => {
-    const call = (name: string, args: Record<string, unknown>) => ({ name, arguments: args });
-    const team = new Team([
-      agent(
-        'a',
-        [
-          {
-            toolCalls: [
-              call('lookupOrder', { orderId: '7' }),
-              call('refundAll', {}),
-              call(HANDOFF_TOOL_NAME, { message: 'no target' }),
-            ],
-          },
-          { handoff: { to: 'nobody', message: 'lost' } },
-          {
-            toolCalls: [
-              call(HANDOFF_TOOL_NAME, { to: 'b', message: 'first' }),
-              call(HANDOFF_TOOL_NAME, { to: 'a', message: 'second' }),
-            ],
-          },
-        ],
-        { tools: [lookupOrder] },
-      ),
-      agent('b', [{ text: '' }, { text: 'done' }]),
-    ]);
-    const audit = await withWorker(server.env, team, async (baton) => {
+    const audit = await withWorker(server.env, answeredByWorkflowTeam(), async (baton) => {
       const run = await baton.start('a', 'go', { onInvalidHandoff: 'retry' });
       await run.result();
       return baton.audit(run.workflowId);
@@ -338,52 +276,3 @@ describe('audit of what the workflow answers itself', () => {
     );
   });
 });
-
-describe('audit of refused handoffs', () => {
-  it('a handoff nobody approved in time is refused, and the agent goes on', async () => {
-    const team = new Team([
-      agent('a', [{ handoff: { to: 'b', message: 'over' } }, { text: 'did it myself' }]),
-      agent('b', [], { approval: { timeout: '1 second', onTimeout: 'reject' } }),
-    ]);
-    const audit = await withWorker(server.env, team, async (baton) => {
-      const run = await baton.start('a', 'go');
-      await run.result();
-      return baton.audit(run.workflowId);
-    });
-    expect(audit.handoffs).toEqual([]);
-    expect(byKind(audit, 'handoff_requested')).toEqual([
-      expect.objectContaining({ to: 'b', outcome: 'timed_out', answer: expiredHandoffAnswer('b') }),
-    ]);
-    expect(byKind(audit, 'approval_decided')).toEqual([
-      expect.objectContaining({ outcome: 'timed_out', onTimeout: 'reject' }),
-    ]);
-    expect(formatTimeline(audit)).toMatch(
-      /a +asks to hand off to b: "over" → waits for approval \((\S+)\)\n.*approval +asked for a → b \(\1\).*\n.*approval +nobody decided in time \(\1\) → rejected/,
-    );
-    expect(toMermaid(audit)).toBe(
-      ['flowchart LR', '  input([input]) --> a', '  a -.->|"not approved in time"| b', '  a --> answer([answer])'].join(
-        '\n',
-      ),
-    );
-  });
-
-  it('a handoff to an invalid target that fails the run says so, with the failure', async () => {
-    const team = new Team([agent('a', [{ handoff: { to: 'ghost', message: 'boo' } }]), agent('b', [])]);
-    const audit = await withWorker(server.env, team, async (baton) => {
-      const run = await baton.start('a', 'go');
-      await run.result().catch(() => undefined);
-      return baton.audit(run.workflowId);
-    });
-    expect(audit).toMatchObject({ status: 'failed', failure: { type: 'HandoffTargetNotFoundError' } });
-    expect(byKind(audit, 'handoff_requested')).toEqual([
-      expect.objectContaining({ to: 'ghost', outcome: 'invalid_target', reason: audit.failure!.message }),
-    ]);
-    expect(byKind(audit, 'handoff_requested')[0]!.answer).toBeUndefined();
-    expect(toMermaid(audit)).toContain('a -.->|"invalid target"| ghost');
-    expect(toMermaid(audit)).toContain('a --> failed[["HandoffTargetNotFoundError"]]');
-  });
-});
-
-function byHandoffRequests(events: AuditEvent[]): number {
-  return events.filter((e) => e.kind === 'handoff_requested').length;
-}

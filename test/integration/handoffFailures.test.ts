@@ -1,7 +1,8 @@
 /**
  * How a chain of handoffs fails or refuses on a real server and a real worker: the handoff and
  * turn budgets, unknown targets and their retries, bad options and agents, and the scripted
- * model's own errors.
+ * model's own errors; and how the audit tells a handoff refused for want of an approval or for an
+ * invalid target.
  */
 import { WorkflowFailedError } from '@temporalio/client';
 import { describe, expect, it } from 'vitest';
@@ -16,9 +17,12 @@ import {
   type HandoffRecord,
 } from '../../src/workflow';
 import { MaxTurnsExceededError } from '../../src/economics';
+import { formatTimeline, toMermaid } from '../../src/audit/format';
+import { expiredHandoffAnswer } from '../../src/common/answers';
 import { recordingScripted } from '../helpers/models';
 import { useTemporalServer, withWorker } from '../helpers/temporal';
 import { scriptedAgent as agent } from '../helpers/agents';
+import { byKind, ghostTeam, unapprovedTeam } from './audit.fixtures';
 
 const server = useTemporalServer();
 
@@ -137,5 +141,45 @@ describe("handoffRun's failures and refusals on a real server", () => {
     const e2 = await withWorker(server.env, leftover, (baton) => baton.run('a', 'go').catch((e: unknown) => e));
     expect(e2).toBeInstanceOf(UnconsumedScriptStepsError);
     expect(e2).toMatchObject({ unconsumed: { a: 1 } });
+  });
+});
+
+describe('audit of refused handoffs', () => {
+  it('a handoff nobody approved in time is refused, and the agent goes on', async () => {
+    const audit = await withWorker(server.env, unapprovedTeam(), async (baton) => {
+      const run = await baton.start('a', 'go');
+      await run.result();
+      return baton.audit(run.workflowId);
+    });
+    expect(audit.handoffs).toEqual([]);
+    expect(byKind(audit, 'handoff_requested')).toEqual([
+      expect.objectContaining({ to: 'b', outcome: 'timed_out', answer: expiredHandoffAnswer('b') }),
+    ]);
+    expect(byKind(audit, 'approval_decided')).toEqual([
+      expect.objectContaining({ outcome: 'timed_out', onTimeout: 'reject' }),
+    ]);
+    expect(formatTimeline(audit)).toMatch(
+      /a +asks to hand off to b: "over" → waits for approval \((\S+)\)\n.*approval +asked for a → b \(\1\).*\n.*approval +nobody decided in time \(\1\) → rejected/,
+    );
+    expect(toMermaid(audit)).toBe(
+      ['flowchart LR', '  input([input]) --> a', '  a -.->|"not approved in time"| b', '  a --> answer([answer])'].join(
+        '\n',
+      ),
+    );
+  });
+
+  it('a handoff to an invalid target that fails the run says so, with the failure', async () => {
+    const audit = await withWorker(server.env, ghostTeam(), async (baton) => {
+      const run = await baton.start('a', 'go');
+      await run.result().catch(() => undefined);
+      return baton.audit(run.workflowId);
+    });
+    expect(audit).toMatchObject({ status: 'failed', failure: { type: 'HandoffTargetNotFoundError' } });
+    expect(byKind(audit, 'handoff_requested')).toEqual([
+      expect.objectContaining({ to: 'ghost', outcome: 'invalid_target', reason: audit.failure!.message }),
+    ]);
+    expect(byKind(audit, 'handoff_requested')[0]!.answer).toBeUndefined();
+    expect(toMermaid(audit)).toContain('a -.->|"invalid target"| ghost');
+    expect(toMermaid(audit)).toContain('a --> failed[["HandoffTargetNotFoundError"]]');
   });
 });

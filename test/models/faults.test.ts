@@ -1,97 +1,24 @@
-import { spawn } from 'node:child_process';
-import path from 'node:path';
-import type { WorkflowHandle } from '@temporalio/client';
 import { temporal as temporalProto } from '@temporalio/proto';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { z } from 'zod';
-import { defineAgent, defineTool, ModelCallFailedError, openai, OpenAIProvider, Team } from '../../src';
-import type { AuditChain } from '../../src/audit';
-import type { ModelTurnEvent } from '../../src/audit/types';
+import { describe, expect, it } from 'vitest';
+import { ModelCallFailedError } from '../../src';
 import { Baton } from '../../src/client/baton';
-import { reply, startOpenAIServer, type FakeReply } from '../helpers/openaiServer';
+import { reply } from '../helpers/openaiServer';
 import { taskQueue, useTemporalServer, withWorker } from '../helpers/temporal';
-import { waitFor } from '../helpers/wait';
+import {
+  fastRetry,
+  modelTurns,
+  researchTeam,
+  runnerOn,
+  soloTeam,
+  untilAsked,
+  useFakeServers,
+  workerProcess,
+} from './faults.fixtures';
 
 const temporal = useTemporalServer();
-type FakeServer = Awaited<ReturnType<typeof startOpenAIServer>>;
-let fake: FakeServer;
-let vllmLike: FakeServer;
-beforeAll(async () => {
-  fake = await startOpenAIServer();
-  vllmLike = await startOpenAIServer({ parsesToolArguments: true });
-});
-afterAll(async () => {
-  await fake.close();
-  await vllmLike.close();
-});
-beforeEach(() => {
-  for (const server of [fake, vllmLike]) {
-    server.requests.length = 0;
-    server.replies.length = 0;
-  }
-});
-
-const fastRetry = { initialInterval: '100 ms', maximumInterval: '200 ms' };
-const notStreaming = { providers: { openai: new OpenAIProvider({ stream: false }) } };
-const model = (server: FakeServer, settings: { timeoutMs?: number } = {}) =>
-  openai('gpt-fake', { baseURL: server.url, temperature: 0, ...settings });
-
-/** Researcher (with a lookup tool) hands off to writer. */
-function researchTeam(server: FakeServer) {
-  const lookup = defineTool({
-    name: 'lookup',
-    description: 'Look up a topic',
-    parameters: z.object({ topic: z.string() }),
-    execute: ({ topic }) => `notes on ${topic}`,
-  });
-  return new Team([
-    defineAgent({ id: 'researcher', instructions: 'Research, then hand off.', model: model(server), tools: [lookup] }),
-    defineAgent({ id: 'writer', description: 'Writes articles', instructions: 'Write.', model: model(server) }),
-  ]);
-}
-
-const solo = (settings: { timeoutMs?: number } = {}) =>
-  new Team([defineAgent({ id: 'solo', instructions: 'Answer briefly.', model: model(fake, settings) })]);
-
-/** What history recorded of each retried call: the attempt that ended it and the failure before it. */
-async function retriedCalls(handle: WorkflowHandle) {
-  const events = (await handle.fetchHistory()).events ?? [];
-  return events.flatMap((e) => {
-    const started = e.activityTaskStartedEventAttributes;
-    const failure = started?.lastFailure;
-    return failure
-      ? [
-          {
-            attempt: started.attempt,
-            type: failure.applicationFailureInfo?.type ?? failure.message,
-            message: failure.message ?? '',
-          },
-        ]
-      : [];
-  });
-}
-
-const modelTurns = (audit: AuditChain) =>
-  audit.events.filter((e): e is AuditChain['events'][number] & ModelTurnEvent => e.kind === 'model_turn');
-
-async function runUnder(
-  team: Team,
-  replies: FakeReply[],
-  options: { streaming?: boolean; server?: FakeServer; start?: Parameters<Baton['start']>[2] } = {},
-) {
-  const server = options.server ?? fake;
-  server.replies.push(...replies);
-  return withWorker(
-    temporal.env,
-    team,
-    async (baton) => {
-      const run = await baton.start(team.ids[0]!, 'go', { retry: fastRetry, ...options.start });
-      const outcome = await run.result().catch((e: unknown) => e);
-      return { outcome, run, baton, retried: await retriedCalls(run.handle), audit: await baton.audit(run.workflowId) };
-    },
-    options.streaming === false ? notStreaming : {},
-  );
-}
+const servers = useFakeServers();
+const runUnder = runnerOn(temporal, servers);
+const solo = (settings: { timeoutMs?: number } = {}) => soloTeam(servers.fake, settings);
 
 describe('provider faults are retried, and history shows each', () => {
   it('a burst of 429s, waiting as long as each Retry-After asks', async () => {
@@ -103,7 +30,7 @@ describe('provider faults are retried, and history shows each', () => {
       reply.text('after the burst'),
     ]);
     expect(outcome).toMatchObject({ output: 'after the burst' });
-    const gaps = fake.requests.slice(1).map((r, i) => r.at - fake.requests[i]!.at);
+    const gaps = servers.fake.requests.slice(1).map((r, i) => r.at - servers.fake.requests[i]!.at);
     // The run's own backoff is 100-200 ms: these waits are the server's.
     expect(gaps.every((g) => g >= 900)).toBe(true);
     expect(retried).toEqual([
@@ -127,7 +54,7 @@ describe('provider faults are retried, and history shows each', () => {
       reply.text('recovered'),
     ]);
     expect(outcome).toMatchObject({ output: 'recovered' });
-    expect(fake.requests).toHaveLength(4);
+    expect(servers.fake.requests).toHaveLength(4);
     expect(retried).toEqual([{ attempt: 4, type: 'ModelHttpError', message: expect.stringMatching(/answered 503/) }]);
     expect(modelTurns(audit)[0]?.execution.attempts).toBe(4);
   });
@@ -149,9 +76,9 @@ describe('provider faults are retried, and history shows each', () => {
         ),
       },
     ]);
-    expect(fake.requests[0]?.closedEarly).toBe(true);
+    expect(servers.fake.requests[0]?.closedEarly).toBe(true);
     // The pause before asking again is the timeout's (the run's own backoff is 100-200 ms).
-    expect(fake.requests[1]!.at - fake.requests[0]!.at).toBeGreaterThanOrEqual(2_900);
+    expect(servers.fake.requests[1]!.at - servers.fake.requests[0]!.at).toBeGreaterThanOrEqual(2_900);
     expect(Date.now() - started).toBeLessThan(15_000);
   });
 
@@ -164,8 +91,8 @@ describe('provider faults are retried, and history shows each', () => {
     expect((outcome as Error).message).toMatch(
       /model endpoint slow: .* no answer within 1000 ms; the same request timed out 2 times in a row, so it is not sent again/,
     );
-    expect(fake.requests).toHaveLength(2);
-    expect(fake.requests.every((r) => r.closedEarly)).toBe(true);
+    expect(servers.fake.requests).toHaveLength(2);
+    expect(servers.fake.requests.every((r) => r.closedEarly)).toBe(true);
   });
 
   it('a stream that stops sending: the stall is noticed and the call retried', async () => {
@@ -196,7 +123,7 @@ describe('provider faults are retried, and history shows each', () => {
     ]);
     expect(modelTurns(audit)[0]?.execution.attempts).toBe(3);
     // The reset was the first attempt's; the cut stream is asked for again as a stream.
-    expect(fake.requests.map((r) => r.body.stream)).toEqual([true, true, true]);
+    expect(servers.fake.requests.map((r) => r.body.stream)).toEqual([true, true, true]);
   });
 
   it.each([
@@ -213,7 +140,7 @@ describe('provider faults are retried, and history shows each', () => {
       { attempt: 2, type: 'ModelMalformedResponse', message: expect.stringMatching(/malformed JSON/) },
     ]);
     // One bad answer does not stop the endpoint from streaming.
-    expect(fake.requests.map((r) => r.body.stream ?? false)).toEqual([streaming, streaming]);
+    expect(servers.fake.requests.map((r) => r.body.stream ?? false)).toEqual([streaming, streaming]);
   });
 
   it('an empty choice list: retried, or (streamed) asked again without streaming', async () => {
@@ -222,10 +149,10 @@ describe('provider faults are retried, and history shows each', () => {
     expect(plain.retried).toEqual([
       { attempt: 2, type: 'ModelEmptyResponse', message: 'the model answered with no choices' },
     ]);
-    fake.requests.length = 0;
+    servers.fake.requests.length = 0;
     const streamed = await runUnder(solo(), [reply.emptyChoices(), reply.text('a choice')]);
     expect(streamed.outcome).toMatchObject({ output: 'a choice' });
-    expect(fake.requests.map((r) => r.body.stream)).toEqual([true, undefined]);
+    expect(servers.fake.requests.map((r) => r.body.stream)).toEqual([true, undefined]);
   });
 
   it('a fault that outlasts the retry policy fails the chain with a typed error, and replay continues it', async () => {
@@ -234,7 +161,7 @@ describe('provider faults are retried, and history shows each', () => {
       start: { retry: { ...fastRetry, maximumAttempts: 2 } },
     });
     expect(outcome).toBeInstanceOf(ModelCallFailedError);
-    fake.replies.push(reply.text('back up'));
+    servers.fake.replies.push(reply.text('back up'));
     const result = await withWorker(
       temporal.env,
       solo(),
@@ -248,47 +175,20 @@ describe('provider faults are retried, and history shows each', () => {
   });
 });
 
-/** A worker for `solo()` in a process of its own, so it can be frozen; resolves once it polls. */
-async function workerProcess(queue: string) {
-  const code = `
-    const { createWorker } = require('./src/worker');
-    const { defineAgent, openai, Team } = require('./src');
-    const team = new Team([defineAgent({ id: 'solo', instructions: 'Answer briefly.', model: openai('gpt-fake', { baseURL: process.env.FAKE_URL, temperature: 0 }) })]);
-    // One activity slot: while its call hangs, this worker asks for no other.
-    createWorker({ team, taskQueue: process.env.QUEUE, worker: { identity: 'frozen-worker', maxConcurrentActivityTaskExecutions: 1 } })
-      .then((w) => { console.log('polling'); return w.run(); })
-      .catch((e) => { console.error(e); process.exit(1); });`;
-  const root = path.resolve(__dirname, '../..');
-  const child = spawn(process.execPath, ['-r', 'tsx/cjs', '-e', code], {
-    cwd: root,
-    env: { ...process.env, FAKE_URL: fake.url, QUEUE: queue, TEMPORAL_ADDRESS: temporal.env.address },
-  });
-  let output = '';
-  await new Promise<void>((resolve, reject) => {
-    child.stdout.on('data', (c: Buffer) => {
-      output += c.toString();
-      if (output.includes('polling')) resolve();
-    });
-    child.stderr.on('data', (c: Buffer) => (output += c.toString()));
-    child.on('exit', (code) => reject(new Error(`worker exited ${code}: ${output}`)));
-  });
-  return child;
-}
-
 describe('a worker that hangs during a call', () => {
   it('misses its heartbeats; the call times out and another worker starts it again', async () => {
     const queue = taskQueue();
-    fake.replies.push(reply.text('from the hung worker', { delayMs: 30_000 }), reply.text('from the other worker'));
-    const frozen = await workerProcess(queue);
+    servers.fake.replies.push(
+      reply.text('from the hung worker', { delayMs: 30_000 }),
+      reply.text('from the other worker'),
+    );
+    const frozen = await workerProcess(temporal.env, servers.fake.url, queue);
     try {
       const run = await new Baton({ client: temporal.env.client, taskQueue: queue }).start('solo', 'go', {
         heartbeatTimeout: '2 seconds',
         retry: fastRetry,
       });
-      await waitFor(
-        async () => fake.requests.length,
-        (n) => n === 1,
-      );
+      await untilAsked(servers.fake, 1);
       frozen.kill('SIGSTOP');
       const result = await withWorker(
         temporal.env,
@@ -296,11 +196,7 @@ describe('a worker that hangs during a call', () => {
         async () => {
           // The call starts again once the chain's next workflow task runs here: after the heartbeat
           // timeout and, as the chain was cached on the frozen worker, its sticky queue's timeout.
-          await waitFor(
-            async () => fake.requests.length,
-            (n) => n === 2,
-            60_000,
-          );
+          await untilAsked(servers.fake, 2, 60_000);
           // Thawed, it finds its call given to another worker; its pollers take part again.
           frozen.kill('SIGCONT');
           return run.result();
@@ -328,17 +224,17 @@ describe('a worker that hangs during a call', () => {
 describe('bad model output becomes an answer the model sees', () => {
   it('tool-call arguments that are not JSON, on a server that parses earlier calls (vLLM)', async () => {
     const { outcome, audit } = await runUnder(
-      researchTeam(vllmLike),
+      researchTeam(servers.vllmLike),
       [
         reply.rawToolCalls([{ name: 'lookup', arguments: '{"topic": "qub' }]),
         reply.rawToolCalls([{ name: 'handoff', arguments: '{"to": "writer", "message": ' }]),
         reply.toolCalls([{ name: 'handoff', arguments: { to: 'writer', message: 'Qubits.' } }]),
         reply.text('An article.'),
       ],
-      { server: vllmLike },
+      { server: servers.vllmLike },
     );
     expect(outcome).toMatchObject({ output: 'An article.', finalAgent: 'writer' });
-    const [, second, third] = vllmLike.requests;
+    const [, second, third] = servers.vllmLike.requests;
     expect(second?.body.messages.at(-1)).toMatchObject({
       role: 'tool',
       content: expect.stringMatching(/^Error: the arguments of lookup are not valid JSON: \{"topic": "qub$/),
@@ -365,12 +261,12 @@ describe('bad model output becomes an answer the model sees', () => {
   });
 
   it('a call to a tool the agent does not have', async () => {
-    const { outcome, audit } = await runUnder(researchTeam(fake), [
+    const { outcome, audit } = await runUnder(researchTeam(servers.fake), [
       reply.toolCalls([{ name: 'wire_money', arguments: { amount: 5 } }]),
       reply.text('I cannot wire money.'),
     ]);
     expect(outcome).toMatchObject({ output: 'I cannot wire money.', finalAgent: 'researcher' });
-    expect(fake.requests[1]?.body.messages.at(-1)).toMatchObject({
+    expect(servers.fake.requests[1]?.body.messages.at(-1)).toMatchObject({
       role: 'tool',
       content: 'Error: unknown tool "wire_money". Available tools: lookup, handoff',
     });
@@ -388,7 +284,7 @@ describe('bad model output becomes an answer the model sees', () => {
     const refusal = "I'm sorry, I can't help with that request.";
     const { outcome, audit } = await runUnder(solo(), [reply.refusal(refusal)], { streaming });
     expect(outcome).toMatchObject({ output: refusal, finalAgent: 'solo' });
-    expect(fake.requests).toHaveLength(1);
+    expect(servers.fake.requests).toHaveLength(1);
     expect(modelTurns(audit)[0]).toMatchObject({ content: refusal, execution: { attempts: 1 } });
   });
 });

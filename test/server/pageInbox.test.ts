@@ -5,102 +5,16 @@
  * meanwhile is refused, the others apply); a batch signed in the browser signs each decision; and
  * axe-core finds nothing at a phone's width and a desktop's, light and dark, with a selection made.
  */
-import { createRequire } from 'node:module';
-import type { Page } from 'playwright-core';
-import { z } from 'zod';
 import { describe, expect, it } from 'vitest';
-import { defineTool, Team } from '../../src';
-import { scriptedAgent } from '../helpers/agents';
-import { keys, teamKeys } from '../helpers/signing';
+import { keys } from '../helpers/signing';
 import { useTemporalServer } from '../helpers/temporal';
 import { waitFor } from '../helpers/wait';
 import { signIn, useBrowser } from './browser';
-import { TOKENS, withService, type Caller } from './service';
-import { issueRefund } from './team';
+import { errorsOf, inbox, inboxTeam, listed, start, status, violations } from './pageInbox.fixtures';
+import { TOKENS, withService } from './service';
 
 const server = useTemporalServer();
 const browser = useBrowser();
-const AXE = createRequire(__filename).resolve('axe-core/axe.min.js');
-
-const chargeCard = defineTool({
-  name: 'chargeCard',
-  description: 'Charge a card',
-  parameters: z.object({ card: z.string() }),
-  needsApproval: { approvers: ['alice'], dueIn: '1 second' },
-  execute: ({ card }) => ({ charged: card }),
-});
-
-const closeAccount = defineTool({
-  name: 'closeAccount',
-  description: 'Close an account',
-  parameters: z.object({ account: z.string() }),
-  needsApproval: { approvers: ['bob'] },
-  execute: ({ account }) => ({ closed: account }),
-});
-
-const signedRefund = defineTool({
-  name: 'signedRefund',
-  description: 'Refund, on a signed decision only',
-  parameters: z.object({ orderId: z.string() }),
-  needsApproval: { approvers: ['alice'], requireSignature: true },
-  execute: ({ orderId }) => ({ refunded: orderId }),
-});
-
-/** refunds: issueRefund (alice); charger: chargeCard (alice, overdue a second after); closer: closeAccount (bob); signer: signedRefund (alice, signed). */
-function inboxTeam(name: string): Team {
-  return new Team(
-    [
-      scriptedAgent(
-        'refunds',
-        [
-          { toolCalls: [{ name: 'issueRefund', arguments: { orderId: 'A1', amount: 250 } }] },
-          { text: 'Refund issued.' },
-        ],
-        { tools: [issueRefund] },
-      ),
-      scriptedAgent(
-        'charger',
-        [{ toolCalls: [{ name: 'chargeCard', arguments: { card: '4242' } }] }, { text: 'Charged.' }],
-        { tools: [chargeCard] },
-      ),
-      scriptedAgent(
-        'closer',
-        [{ toolCalls: [{ name: 'closeAccount', arguments: { account: 'acme' } }] }, { text: 'Closed.' }],
-        { tools: [closeAccount] },
-      ),
-      scriptedAgent(
-        'signer',
-        [{ toolCalls: [{ name: 'signedRefund', arguments: { orderId: 'S1' } }] }, { text: 'Signed refund issued.' }],
-        { tools: [signedRefund] },
-      ),
-    ],
-    { name, approverKeys: teamKeys },
-  );
-}
-
-const start = (call: Caller, agent: string, input: string) =>
-  call('POST', '/v1/runs', { token: TOKENS.ops, body: { agent, input } }).then((a) => a.body.workflowId as string);
-const status = async (call: Caller, id: string) =>
-  (await call('GET', `/v1/runs/${id}`, { token: TOKENS.viewer })).body as { status: string; output?: unknown };
-/** The inbox of `team` (each test's chains are its own team's: the server outlives a test) as `token` reads it over HTTP. */
-const inbox = async (call: Caller, token: string, team: string) =>
-  (await call('GET', `/v1/inbox?team=${team}`, { token })).body as {
-    total: number;
-    approvals: { workflowId: string; requestedAt: string }[];
-  };
-
-/** The chains the page lists, in its order. */
-async function listed(page: Page): Promise<string[]> {
-  const cards = page.locator('#approvals > .card');
-  const keys = await Promise.all((await cards.all()).map((card) => card.getAttribute('data-key')));
-  return keys.map((k) => k!.split('/')[0]!);
-}
-
-async function errorsOf(page: Page): Promise<string[]> {
-  const errors: string[] = [];
-  page.on('pageerror', (e) => errors.push(e.message));
-  return errors;
-}
 
 describe('the inbox page', () => {
   it(
@@ -354,12 +268,3 @@ describe('the inbox page', () => {
     },
   );
 });
-
-/** axe-core's violations on the page as it stands: rule, impact, and the elements. */
-async function violations(page: Page): Promise<string[]> {
-  if (!(await page.evaluate('typeof axe !== "undefined"'))) await page.addScriptTag({ path: AXE });
-  const found = (await page.evaluate('axe.run(document, { resultTypes: ["violations"] })')) as {
-    violations: { id: string; impact: string; nodes: { target: string[] }[] }[];
-  };
-  return found.violations.map((v) => `${v.id} (${v.impact}): ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
-}
