@@ -76,7 +76,14 @@ export const delegationScenario: Scenario = {
       defineAgent({
         id: 'triage',
         instructions: 'Generalist.',
-        model: scripted([{ toolCalls: [{ name: 'delegate', arguments: { to: 'orders', task: 'look up order 42', reason: 'orders knows' } }] }, { text: 'Order 42 was delivered yesterday.' }]),
+        model: scripted([
+          {
+            toolCalls: [
+              { name: 'delegate', arguments: { to: 'orders', task: 'look up order 42', reason: 'orders knows' } },
+            ],
+          },
+          { text: 'Order 42 was delivered yesterday.' },
+        ]),
         handoffs: [delegate('orders')],
       }),
       agent('orders', [{ text: 'order 42: delivered yesterday' }]),
@@ -97,14 +104,34 @@ export const signedDecisionsScenario: Scenario = {
     const run = await b.start('desk', 'pay bob');
     const call = await nextApproval(run);
     const base = { handoffId: call.handoffId, approver: 'alice' };
-    const sign = (signer: DecisionSigner, waiting = call) => signDecision(signer, { workflowId: run.workflowId, waiting, decision: { approver: 'alice', decision: 'approve' } });
+    const sign = (signer: DecisionSigner, waiting = call) =>
+      signDecision(signer, {
+        workflowId: run.workflowId,
+        waiting,
+        decision: { approver: 'alice', decision: 'approve' },
+      });
     await run.handle.signal(approveHandoffSignal, base);
-    await run.handle.signal(approveHandoffSignal, { ...base, signature: await sign({ kid: 'alice-1', sign: keys.mallory.signer.sign }) } as never);
-    await run.handle.signal(approveHandoffSignal, { ...base, signature: await sign(keys.alice.signer, { ...call, handoffId: 'another-approval' }) } as never);
-    await b.approve(run.workflowId, call.handoffId, { approver: 'alice', arguments: { amount: 4, to: 'bob' }, signer: keys.alice.signer });
+    await run.handle.signal(approveHandoffSignal, {
+      ...base,
+      signature: await sign({ kid: 'alice-1', sign: keys.mallory.signer.sign }),
+    } as never);
+    await run.handle.signal(approveHandoffSignal, {
+      ...base,
+      signature: await sign(keys.alice.signer, { ...call, handoffId: 'another-approval' }),
+    } as never);
+    await b.approve(run.workflowId, call.handoffId, {
+      approver: 'alice',
+      arguments: { amount: 4, to: 'bob' },
+      signer: keys.alice.signer,
+    });
     const handoff = await nextApproval(run, [call.handoffId]);
     const token = { iss: 'https://issuer.example', sub: 'user-42' };
-    const signature = await signDecision(keys.service.signer, { workflowId: run.workflowId, waiting: handoff, decision: { approver: 'alice', decision: 'approve', comment: 'via the service' }, token });
+    const signature = await signDecision(keys.service.signer, {
+      workflowId: run.workflowId,
+      waiting: handoff,
+      decision: { approver: 'alice', decision: 'approve', comment: 'via the service' },
+      token,
+    });
     await b.approve(run.workflowId, handoff.handoffId, { approver: 'alice', comment: 'via the service', signature });
     await run.result();
     return run.workflowId;
@@ -119,8 +146,14 @@ export const signedForwardScenario: Scenario = {
   drive: async (b) => {
     const run = await b.start('top', 'open the safe', { requireSignature: true, approverKeys: [carolKey] });
     const waiting = await nextApproval(run);
-    const signature = await signDecision(keys.carol.signer, { workflowId: waiting.workflowId!, waiting, decision: { approver: 'carol', decision: 'approve' } });
-    await run.handle.executeUpdate(decideHandoffUpdate, { args: [{ handoffId: waiting.handoffId, approver: 'carol', decision: 'approve', signature }] });
+    const signature = await signDecision(keys.carol.signer, {
+      workflowId: waiting.workflowId!,
+      waiting,
+      decision: { approver: 'carol', decision: 'approve' },
+    });
+    await run.handle.executeUpdate(decideHandoffUpdate, {
+      args: [{ handoffId: waiting.handoffId, approver: 'carol', decision: 'approve', signature }],
+    });
     await run.result();
     return run.workflowId;
   },

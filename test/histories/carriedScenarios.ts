@@ -28,7 +28,13 @@ const payout = defineTool({
   },
 });
 
-const lookup = (name: string) => defineTool({ name, description: 'Look an order up', parameters: z.object({ order: z.string() }), execute: ({ order }) => `order ${order}: shipped` });
+const lookup = (name: string) =>
+  defineTool({
+    name,
+    description: 'Look an order up',
+    parameters: z.object({ order: z.string() }),
+    execute: ({ order }) => `order ${order}: shipped`,
+  });
 
 /** `run`'s first waiting approval, approved by alice. */
 async function approveFirst(baton: Baton, run: BatonRun): Promise<void> {
@@ -70,10 +76,19 @@ export const conversationAfterToolApprovalScenario: Scenario = {
   name: 'conversation-after-tool-approval',
   team: () =>
     new Team([
-      agent('desk', [{ toolCalls: [{ name: 'payout', arguments: { amount: 5, to: 'bob' } }] }, { text: 'bob is paid' }, { handoff: { to: 'refunds', message: 'refund order 9' } }, { text: 'anything else?' }], {
-        tools: [payout],
-        handoffs: [handoff('refunds', { returnTo: 'caller' })],
-      }),
+      agent(
+        'desk',
+        [
+          { toolCalls: [{ name: 'payout', arguments: { amount: 5, to: 'bob' } }] },
+          { text: 'bob is paid' },
+          { handoff: { to: 'refunds', message: 'refund order 9' } },
+          { text: 'anything else?' },
+        ],
+        {
+          tools: [payout],
+          handoffs: [handoff('refunds', { returnTo: 'caller' })],
+        },
+      ),
       agent('refunds', [{ text: 'order 9 refunded' }]),
     ]),
   drive: async (baton) => {
@@ -89,7 +104,8 @@ export const conversationAfterToolApprovalScenario: Scenario = {
     }
     await paid;
     const refunded: ConversationReply = await chat.send('and refund order 9', { idempotencyKey: 'refund' });
-    if (refunded.handedBackTo !== 'desk') throw new Error(`expected a hand-back to desk, got ${JSON.stringify(refunded)}`);
+    if (refunded.handedBackTo !== 'desk')
+      throw new Error(`expected a hand-back to desk, got ${JSON.stringify(refunded)}`);
     await chat.send('thanks', { idempotencyKey: 'thanks' });
     await chat.end();
     return chat.id;
@@ -102,7 +118,11 @@ export function migrationTeam(v: 'v1' | 'v2'): Team {
     [
       agent(
         'refunds',
-        [{ toolCalls: [{ name: 'payout', arguments: { amount: 5, to: 'bob' } }] }, { toolCalls: [{ name: 'lookup', arguments: { order: '7' } }] }, { text: `bob was paid 5; order 7 shipped (${v})` }],
+        [
+          { toolCalls: [{ name: 'payout', arguments: { amount: 5, to: 'bob' } }] },
+          { toolCalls: [{ name: 'lookup', arguments: { order: '7' } }] },
+          { text: `bob was paid 5; order 7 shipped (${v})` },
+        ],
         { tools: [payout, lookup(v === 'v1' ? 'lookup' : 'findOrder')] },
       ),
     ],
@@ -110,8 +130,19 @@ export function migrationTeam(v: 'v1' | 'v2'): Team {
   );
 }
 
-async function running(env: DevServer, v: 'v1' | 'v2', taskQueue: string): Promise<{ worker: Worker; done: Promise<void> }> {
-  const worker = await createWorker({ team: migrationTeam(v), connection: env.nativeConnection, taskQueue, worker: { workerDeploymentOptions: { useWorkerVersioning: false, version: { deploymentName: 'payouts', buildId: v } } } });
+async function running(
+  env: DevServer,
+  v: 'v1' | 'v2',
+  taskQueue: string,
+): Promise<{ worker: Worker; done: Promise<void> }> {
+  const worker = await createWorker({
+    team: migrationTeam(v),
+    connection: env.nativeConnection,
+    taskQueue,
+    worker: {
+      workerDeploymentOptions: { useWorkerVersioning: false, version: { deploymentName: 'payouts', buildId: v } },
+    },
+  });
   return { worker, done: worker.run() };
 }
 
@@ -151,4 +182,8 @@ export const migrateAfterToolApprovalScenario: Scenario = {
   drive: (_baton, env) => migrateAfterToolApproval(env, 'record-migrate-after-tool-approval-v'),
 };
 
-export const carriedScenarios: Scenario[] = [continueAfterToolApprovalScenario, conversationAfterToolApprovalScenario, migrateAfterToolApprovalScenario];
+export const carriedScenarios: Scenario[] = [
+  continueAfterToolApprovalScenario,
+  conversationAfterToolApprovalScenario,
+  migrateAfterToolApprovalScenario,
+];

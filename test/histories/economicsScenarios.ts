@@ -20,15 +20,28 @@ export const costsScenario: Scenario = {
   name: 'costs',
   withSpecialists: true,
   team: () => {
-    const lookup = defineTool({ name: 'lookup', description: 'Look up', parameters: z.object({}), execute: () => 'found' });
+    const lookup = defineTool({
+      name: 'lookup',
+      description: 'Look up',
+      parameters: z.object({}),
+      execute: () => 'found',
+    });
     return new Team(
       [
-        agent('triage', [], { model: scripted({ model: 'small', steps: [{ handoff: { to: 'refunds', message: 'refund 42' }, ...usage(1000, 200) }] }) }),
+        agent('triage', [], {
+          model: scripted({
+            model: 'small',
+            steps: [{ handoff: { to: 'refunds', message: 'refund 42' }, ...usage(1000, 200) }],
+          }),
+        }),
         agent('refunds', [], {
           model: scripted({
             model: 'large',
             steps: [
-              { toolCalls: [{ name: 'delegate', arguments: { to: 'checker', task: 'check 42' } }], ...usage(1500, 100) },
+              {
+                toolCalls: [{ name: 'delegate', arguments: { to: 'checker', task: 'check 42' } }],
+                ...usage(1500, 100),
+              },
               { toolCalls: [{ name: 'lookup', arguments: {} }], ...usage(2000, 50) },
               { text: 'refunded', ...usage(2500, 50) },
             ],
@@ -64,13 +77,29 @@ export const sharedEconomicsScenario: SharedScenario = {
     });
     return new Team(
       [
-        agent('triage', [], { model: scripted({ model: 'metered', steps: [{ handoff: { to: 'refunds', message: 'refund 7' }, ...usage(800, 40) }] }) }),
+        agent('triage', [], {
+          model: scripted({
+            model: 'metered',
+            steps: [{ handoff: { to: 'refunds', message: 'refund 7' }, ...usage(800, 40) }],
+          }),
+        }),
         agent('refunds', [], {
-          model: scripted({ model: 'metered', steps: [{ toolCalls: [{ name: 'ledger', arguments: {} }], ...usage(900, 30) }, { toolCalls: [{ name: 'ledger', arguments: {} }], ...usage(950, 30) }, { text: 'refunded', ...usage(1000, 10) }] }),
+          model: scripted({
+            model: 'metered',
+            steps: [
+              { toolCalls: [{ name: 'ledger', arguments: {} }], ...usage(900, 30) },
+              { toolCalls: [{ name: 'ledger', arguments: {} }], ...usage(950, 30) },
+              { text: 'refunded', ...usage(1000, 10) },
+            ],
+          }),
           tools: [ledger],
         }),
       ],
-      { prices: { metered: { input: 1, output: 1 } }, spendLimits: [{ name: 'tenant-daily', keyFrom: 'tenant', limit: 1, window: 'day' }], sharedBreakers: { threshold: 3, cooldown: '1 minute' } },
+      {
+        prices: { metered: { input: 1, output: 1 } },
+        spendLimits: [{ name: 'tenant-daily', keyFrom: 'tenant', limit: 1, window: 'day' }],
+        sharedBreakers: { threshold: 3, cooldown: '1 minute' },
+      },
     );
   },
   drive: async (b) => {
@@ -79,10 +108,16 @@ export const sharedEconomicsScenario: SharedScenario = {
     return run.workflowId;
   },
   shared: async (b) => {
-    const ledgers = await waitForList(() => b.economics.spendLedgers(), (l) => l.some((x) => x.key === 'recorded-tenant' && x.openReservations === 0 && x.granted === 4));
+    const ledgers = await waitForList(
+      () => b.economics.spendLedgers(),
+      (l) => l.some((x) => x.key === 'recorded-tenant' && x.openReservations === 0 && x.granted === 4),
+    );
     const ledger = ledgers.find((x) => x.key === 'recorded-tenant')!;
     const breaker = breakerId(`queue:${b.taskQueue}`, 'refunds');
-    await waitForList(() => b.economics.breaker(`queue:${b.taskQueue}`, 'refunds').then((v) => (v ? [v] : [])), (v) => v.some((x) => x.lastFailure !== undefined));
+    await waitForList(
+      () => b.economics.breaker(`queue:${b.taskQueue}`, 'refunds').then((v) => (v ? [v] : [])),
+      (v) => v.some((x) => x.lastFailure !== undefined),
+    );
     return [
       { suffix: 'ledger', workflowId: ledger.workflowId },
       { suffix: 'breaker', workflowId: breaker },

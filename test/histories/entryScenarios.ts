@@ -21,12 +21,19 @@ async function runsOf(baton: Baton, workflowId: string): Promise<number> {
 
 export const entryWaitContinuedScenario: Scenario = {
   name: 'entry-wait-continued',
-  team: () => new Team([agent('vault', [{ text: 'vault opened' }], { approval: { approvers: ['alice'] } })], { name: 'vault', version: 'v1' }),
+  team: () =>
+    new Team([agent('vault', [{ text: 'vault opened' }], { approval: { approvers: ['alice'] } })], {
+      name: 'vault',
+      version: 'v1',
+    }),
   drive: async (b) => {
     const run = await b.start('vault', 'open the vault', { continueAsNewAfterEvents: 20 });
     const entry = await nextApproval(run);
     for (let i = 0; i < REFUSED; i++) {
-      const decision = i % 2 === 0 ? { handoffId: entry.handoffId, approver: 'mallory' } : { handoffId: `nowhere-${i}`, approver: 'alice' };
+      const decision =
+        i % 2 === 0
+          ? { handoffId: entry.handoffId, approver: 'mallory' }
+          : { handoffId: `nowhere-${i}`, approver: 'alice' };
       await run.handle.signal(approveHandoffSignal, decision);
       await new Promise((r) => setTimeout(r, 150));
     }

@@ -10,8 +10,13 @@ import { experimentWorkflowId } from '../../src/client/experiments';
 import { scriptedAgent as agent } from '../helpers/agents';
 import type { Scenario } from './scenarios';
 
-const recorded = () => new Team([agent('a', [{ handoff: { to: 'b', message: 'over to you' } }]), agent('b', [{ text: 'b answers' }])]);
-const candidate = () => new Team([agent('a', [{ handoff: { to: 'b', message: 'over to you' } }]), agent('b', [{ text: 'b answers anew' }], { instructions: 'You are b, briefly.' })]);
+const recorded = () =>
+  new Team([agent('a', [{ handoff: { to: 'b', message: 'over to you' } }]), agent('b', [{ text: 'b answers' }])]);
+const candidate = () =>
+  new Team([
+    agent('a', [{ handoff: { to: 'b', message: 'over to you' } }]),
+    agent('b', [{ text: 'b answers anew' }], { instructions: 'You are b, briefly.' }),
+  ]);
 
 export const evalRunScenario: Scenario = {
   name: 'eval-run',
@@ -19,7 +24,14 @@ export const evalRunScenario: Scenario = {
   team: recorded,
   drive: async (baton, env) => {
     const chain = await baton.run('a', 'go');
-    const report = await runEval({ client: baton.client, connection: env.nativeConnection, team: candidate(), cases: await evalCases(baton.client, { ids: [chain.workflowId] }), evalId: 'eval-recorded', pollMs: 100 });
+    const report = await runEval({
+      client: baton.client,
+      connection: env.nativeConnection,
+      team: candidate(),
+      cases: await evalCases(baton.client, { ids: [chain.workflowId] }),
+      evalId: 'eval-recorded',
+      pollMs: 100,
+    });
     return report.summary.evalId;
   },
 };
@@ -28,7 +40,11 @@ export const experimentScenario: Scenario = {
   name: 'experiment-stopped',
   team: recorded,
   drive: async (baton) => {
-    await baton.experiments.start({ id: 'recorded', key: 'context.tenant', variants: [{ name: 'a' }, { name: 'b', weight: 2, options: { maxHandoffs: 2 } }] });
+    await baton.experiments.start({
+      id: 'recorded',
+      key: 'context.tenant',
+      variants: [{ name: 'a' }, { name: 'b', weight: 2, options: { maxHandoffs: 2 } }],
+    });
     await baton.experiments.stop('recorded', { winner: 'b', by: 'alice', reason: 'recorded' });
     await baton.client.workflow.getHandle(experimentWorkflowId('recorded')).result();
     return experimentWorkflowId('recorded');

@@ -8,14 +8,22 @@ import { scriptedAgent as agent } from '../helpers/agents';
 import type { Scenario } from './scenarios';
 
 const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const settled = <T>(p: Promise<T>) => p.then(
-  (v) => v,
-  (e: unknown) => e,
-);
+const settled = <T>(p: Promise<T>) =>
+  p.then(
+    (v) => v,
+    (e: unknown) => e,
+  );
 
 export const steeredChainScenario: Scenario = {
   name: 'live-steered-chain',
-  team: () => new Team([agent('writer', [{ text: 'a long first draft', delayMs: 3000 }, { text: 'a shorter draft', delayMs: 3000 }, { text: 'the final draft, with otters' }])]),
+  team: () =>
+    new Team([
+      agent('writer', [
+        { text: 'a long first draft', delayMs: 3000 },
+        { text: 'a shorter draft', delayMs: 3000 },
+        { text: 'the final draft, with otters' },
+      ]),
+    ]),
   drive: async (baton: Baton) => {
     const run = await baton.start('writer', 'Write about rivers');
     await pause(1000);
@@ -33,7 +41,13 @@ export const liveConversationScenario: Scenario = {
     new Team([
       agent(
         'triage',
-        [{ handoff: { to: 'refunds', message: 'refund order 42' } }, { text: 'a long hello', delayMs: 3000 }, { text: 'hello to both' }, { text: 'a slow answer', delayMs: 3000 }, { text: 'only the sixth' }],
+        [
+          { handoff: { to: 'refunds', message: 'refund order 42' } },
+          { text: 'a long hello', delayMs: 3000 },
+          { text: 'hello to both' },
+          { text: 'a slow answer', delayMs: 3000 },
+          { text: 'only the sixth' },
+        ],
         { handoffs: [handoff('refunds', { returnTo: 'caller' })] },
       ),
       agent('refunds', [{ text: 'Refunded.', delayMs: 3000 }], { description: 'Refunds' }),
@@ -44,7 +58,8 @@ export const liveConversationScenario: Scenario = {
     await pause(1500);
     await settled(chat.send('are you there?', { idempotencyKey: 'two', midTurn: 'reject' }));
     const refunded: ConversationReply = await first;
-    if (refunded.handedBackTo !== 'triage') throw new Error(`expected a hand-back to triage, got ${JSON.stringify(refunded)}`);
+    if (refunded.handedBackTo !== 'triage')
+      throw new Error(`expected a hand-back to triage, got ${JSON.stringify(refunded)}`);
     const three = chat.send('hello', { idempotencyKey: 'three' });
     await pause(1000);
     await chat.send('hello again', { idempotencyKey: 'four', midTurn: 'interrupt' });

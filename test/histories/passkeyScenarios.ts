@@ -17,11 +17,20 @@ import type { Scenario } from './scenarios';
 const AT = { rpId: 'approvals.example.com', origin: 'https://approvals.example.com' };
 
 function vaultTeam(): Team {
-  const payout = defineTool({ name: 'payout', description: 'Pay out', parameters: z.object({ to: z.string(), amount: z.number() }), needsApproval: { approvers: ['alice'] }, execute: ({ to, amount }) => `paid ${amount} to ${to}` });
+  const payout = defineTool({
+    name: 'payout',
+    description: 'Pay out',
+    parameters: z.object({ to: z.string(), amount: z.number() }),
+    needsApproval: { approvers: ['alice'] },
+    execute: ({ to, amount }) => `paid ${amount} to ${to}`,
+  });
   return new Team(
     [
       agent('desk', [{ handoff: { to: 'vault', message: 'pay bob' } }], { handoffs: ['vault'] }),
-      agent('vault', [{ toolCalls: [{ name: 'payout', arguments: { to: 'bob', amount: 40 } }] }, { text: 'paid' }], { tools: [payout], approval: { approvers: ['alice'], requireSignature: true } }),
+      agent('vault', [{ toolCalls: [{ name: 'payout', arguments: { to: 'bob', amount: 40 } }] }, { text: 'paid' }], {
+        tools: [payout],
+        approval: { approvers: ['alice'], requireSignature: true },
+      }),
     ],
     { name: 'vault', version: 'v1' },
   );
@@ -34,9 +43,17 @@ export const passkeyDecisionsScenario: Scenario = {
   drive: async (b) => {
     const alice = nodePasskey('alice-passkey', 'P-256');
     const bob = nodePasskey('bob-passkey', 'Ed25519');
-    const run = await b.start('desk', 'pay bob', { requireSignature: true, approverKeys: [passkeyEntry(alice, ['alice'], AT.rpId, [AT.origin]), passkeyEntry(bob, ['bob'], AT.rpId, [AT.origin])] });
-    const facts = (waiting: Awaited<ReturnType<typeof nextApproval>>, approval = waiting.handoffId) => factsOfDecision(run.workflowId, { ...waiting, handoffId: approval }, { approver: 'alice', decision: 'approve' });
-    const refused = (handoffId: string, signature: string) => run.handle.signal(approveHandoffSignal, { handoffId, approver: 'alice', signature } as never);
+    const run = await b.start('desk', 'pay bob', {
+      requireSignature: true,
+      approverKeys: [
+        passkeyEntry(alice, ['alice'], AT.rpId, [AT.origin]),
+        passkeyEntry(bob, ['bob'], AT.rpId, [AT.origin]),
+      ],
+    });
+    const facts = (waiting: Awaited<ReturnType<typeof nextApproval>>, approval = waiting.handoffId) =>
+      factsOfDecision(run.workflowId, { ...waiting, handoffId: approval }, { approver: 'alice', decision: 'approve' });
+    const refused = (handoffId: string, signature: string) =>
+      run.handle.signal(approveHandoffSignal, { handoffId, approver: 'alice', signature } as never);
 
     const handoff = await nextApproval(run);
     await refused(handoff.handoffId, passkeySign(bob, facts(handoff), AT));
@@ -49,13 +66,22 @@ export const passkeyDecisionsScenario: Scenario = {
     const call = await nextApproval(run, [handoff.handoffId]);
     await refused(call.handoffId, first);
     await refused(call.handoffId, passkeySign(alice, facts(call), { ...AT, signCount: alice.signCount }));
-    await b.approve(run.workflowId, call.handoffId, { approver: 'alice', signature: passkeySign(alice, facts(call), AT) });
+    await b.approve(run.workflowId, call.handoffId, {
+      approver: 'alice',
+      signature: passkeySign(alice, facts(call), AT),
+    });
     await run.result();
     // What is recorded is what the scenario says: four assertions refused, two passkey decisions that acted.
     const events = (await b.audit(run.workflowId)).events;
     const refusals = events.filter((e) => e.kind === 'decision_refused').length;
-    const passkeyDecisions = events.filter((e) => e.kind === 'approval_decided' && (e as { identity?: { passkey?: unknown } }).identity?.passkey !== undefined).length;
-    if (refusals !== 4 || passkeyDecisions !== 2) throw new Error(`passkey-decisions recorded ${refusals} refusals and ${passkeyDecisions} passkey decisions, not 4 and 2`);
+    const passkeyDecisions = events.filter(
+      (e) =>
+        e.kind === 'approval_decided' && (e as { identity?: { passkey?: unknown } }).identity?.passkey !== undefined,
+    ).length;
+    if (refusals !== 4 || passkeyDecisions !== 2)
+      throw new Error(
+        `passkey-decisions recorded ${refusals} refusals and ${passkeyDecisions} passkey decisions, not 4 and 2`,
+      );
     return run.workflowId;
   },
 };

@@ -9,17 +9,33 @@ export const priorityScenario: Scenario = {
   name: 'priority',
   withSpecialists: true,
   team: () => {
-    const lookup = defineTool({ name: 'lookup', description: 'Look an order up', parameters: z.object({ orderId: z.string() }), execute: ({ orderId }) => `order ${orderId}: shipped` });
+    const lookup = defineTool({
+      name: 'lookup',
+      description: 'Look an order up',
+      parameters: z.object({ orderId: z.string() }),
+      execute: ({ orderId }) => `order ${orderId}: shipped`,
+    });
     return new Team([
       defineAgent({
         id: 'triage',
         instructions: 'Generalist.',
         tools: [lookup],
-        model: scripted([{ toolCalls: [{ name: 'lookup', arguments: { orderId: '42' } }] }, { toolCalls: [{ name: 'delegate', arguments: { to: 'notes', task: 'note it', reason: 'notes keeps notes' } }] }, { text: 'Order 42 shipped; noted.' }]),
+        model: scripted([
+          { toolCalls: [{ name: 'lookup', arguments: { orderId: '42' } }] },
+          {
+            toolCalls: [{ name: 'delegate', arguments: { to: 'notes', task: 'note it', reason: 'notes keeps notes' } }],
+          },
+          { text: 'Order 42 shipped; noted.' },
+        ]),
         handoffs: [delegate('notes')],
       }),
       agent('notes', [{ text: 'noted' }]),
     ]);
   },
-  drive: async (b) => (await b.run('triage', 'where is order 42?', { priority: { priorityKey: 2, fairnessKey: 'tenant-a', fairnessWeight: 2 } })).workflowId,
+  drive: async (b) =>
+    (
+      await b.run('triage', 'where is order 42?', {
+        priority: { priorityKey: 2, fairnessKey: 'tenant-a', fairnessWeight: 2 },
+      })
+    ).workflowId,
 };

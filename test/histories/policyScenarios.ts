@@ -11,11 +11,21 @@ import { scriptedAgent as agent } from '../helpers/agents';
 import type { Scenario } from './scenarios';
 
 function mailTeam(v2: boolean): Team {
-  const sendEmail = defineTool({ name: 'sendEmail', description: 'Send an email', parameters: z.object({ to: z.string() }), ...(v2 ? { needsApproval: { approvers: ['alice'] } } : {}), execute: ({ to }) => `sent to ${to}` });
+  const sendEmail = defineTool({
+    name: 'sendEmail',
+    description: 'Send an email',
+    parameters: z.object({ to: z.string() }),
+    ...(v2 ? { needsApproval: { approvers: ['alice'] } } : {}),
+    execute: ({ to }) => `sent to ${to}`,
+  });
   return new Team(
     [
       agent('desk', [{ handoff: { to: 'mailer', message: 'email the customer' } }], { handoffs: ['mailer'] }),
-      agent('mailer', [{ toolCalls: [{ name: 'sendEmail', arguments: { to: 'customer@example.com' } }] }, { text: 'emailed' }], { tools: [sendEmail], approval: { approvers: ['bob'] } }),
+      agent(
+        'mailer',
+        [{ toolCalls: [{ name: 'sendEmail', arguments: { to: 'customer@example.com' } }] }, { text: 'emailed' }],
+        { tools: [sendEmail], approval: { approvers: ['bob'] } },
+      ),
     ],
     { name: 'mail', version: v2 ? 'v2' : 'v1' },
   );
@@ -34,10 +44,18 @@ export const policyUpdateScenario: Scenario = {
   team: () => mailTeam(false),
   drive: async (b) => {
     const run = await b.start('desk', 'tell the customer');
-    const [handoff] = await until(() => run.pendingApprovals(), (p) => p.length === 1);
-    await run.handle.executeUpdate(tightenPolicyUpdate, { args: [{ policy: teamPolicyOf(mailTeam(true).spec()), appliedBy: 'ops:carol', reason: 'v2 rollout' }] });
+    const [handoff] = await until(
+      () => run.pendingApprovals(),
+      (p) => p.length === 1,
+    );
+    await run.handle.executeUpdate(tightenPolicyUpdate, {
+      args: [{ policy: teamPolicyOf(mailTeam(true).spec()), appliedBy: 'ops:carol', reason: 'v2 rollout' }],
+    });
     await b.approve(run.workflowId, handoff!.handoffId, { approver: 'bob' });
-    const [email] = await until(() => run.pendingApprovals(), (p) => p.length === 1 && p[0]!.to === 'tool:sendEmail');
+    const [email] = await until(
+      () => run.pendingApprovals(),
+      (p) => p.length === 1 && p[0]!.to === 'tool:sendEmail',
+    );
     await b.approve(run.workflowId, email!.handoffId, { approver: 'alice' });
     await run.result();
     return run.workflowId;

@@ -25,7 +25,15 @@ export const remoteDelegationScenario: Scenario = {
     const worker = await createWorker({ team: remoteTeam, connection: env.nativeConnection, taskQueue });
     const running = worker.run();
     const baton = new Baton({ client: env.client, taskQueue });
-    const service = await serveBaton({ baton, auth: { tokens: [{ token: TOKEN, identity: 'desk', roles: ['starter'] }] }, port: 0, host: '127.0.0.1', agents: remoteTeam.ids, metrics: false, a2a: { team: remoteTeam } });
+    const service = await serveBaton({
+      baton,
+      auth: { tokens: [{ token: TOKEN, identity: 'desk', roles: ['starter'] }] },
+      port: 0,
+      host: '127.0.0.1',
+      agents: remoteTeam.ids,
+      metrics: false,
+      a2a: { team: remoteTeam },
+    });
     Object.assign(remote, { url: service.url, baton });
     return async () => {
       await service.close();
@@ -38,7 +46,8 @@ export const remoteDelegationScenario: Scenario = {
     const run = await b.start('desk', 'My order 42 arrived broken.');
     // The remote chain waits for alice, and the desk chain records the wait; she approves there.
     const handle = b.client.workflow.getHandle(run.workflowId);
-    while (((await handle.describe()).memo?.[REMOTE_WAITS_MEMO] as unknown[] | undefined)?.length !== 1) await new Promise((r) => setTimeout(r, 100));
+    while (((await handle.describe()).memo?.[REMOTE_WAITS_MEMO] as unknown[] | undefined)?.length !== 1)
+      await new Promise((r) => setTimeout(r, 100));
     for (;;) {
       const waiting = await remote.baton!.pending().catch(() => []);
       const approval = waiting.find((p) => p.from === 'billing');

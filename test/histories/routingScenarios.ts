@@ -6,9 +6,24 @@ import { defineAgent, scripted, Team } from '../../src';
 import type { Scenario } from './scenarios';
 
 function team(): Team {
-  const ask = (task: string) => ({ name: 'delegate_to_specialist', arguments: { specialist_type: 'refunds', task, reason: 'money' } });
-  const desk = defineAgent({ id: 'desk', instructions: 'Route.', model: scripted([{ toolCalls: [ask('refund order 1'), ask('refund order 2')] }, { text: 'both refunded' }]), routing: 'delegate' });
-  const specialist = (id: string) => defineAgent({ id, description: 'Refunds', instructions: 'Refund.', model: scripted([{ text: `${id} refunded it` }]), profile: { specialization: 'refunds', capabilities: ['refund'] } });
+  const ask = (task: string) => ({
+    name: 'delegate_to_specialist',
+    arguments: { specialist_type: 'refunds', task, reason: 'money' },
+  });
+  const desk = defineAgent({
+    id: 'desk',
+    instructions: 'Route.',
+    model: scripted([{ toolCalls: [ask('refund order 1'), ask('refund order 2')] }, { text: 'both refunded' }]),
+    routing: 'delegate',
+  });
+  const specialist = (id: string) =>
+    defineAgent({
+      id,
+      description: 'Refunds',
+      instructions: 'Refund.',
+      model: scripted([{ text: `${id} refunded it` }]),
+      profile: { specialization: 'refunds', capabilities: ['refund'] },
+    });
   return new Team([desk, specialist('refunds-a'), specialist('refunds-b')]);
 }
 

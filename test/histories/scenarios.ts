@@ -4,16 +4,21 @@
  */
 import { ApplicationFailure } from '@temporalio/common';
 import { z } from 'zod';
-import { defineAgent, defineTool, delegate, guardrails, handoff, scripted, Team, type Baton, type BatonRun } from '../../src';
-import { approveHandoffSignal, childApprovalsSignal, decideHandoffUpdate } from '../../src/workflow';
+import { defineAgent, defineTool, guardrails, handoff, scripted, Team, type Baton, type BatonRun } from '../../src';
 import type { DevServer } from '../../src/devserver/server';
 import type { ModelProviders } from '../../src/models/provider';
 import { scriptedAgent as agent } from '../helpers/agents';
 
-const hop = (to: string, message = `over to ${to}`) => ({ handoff: { to, message } });
+/** A scripted handoff to `to`. */
+export const hop = (to: string, message = `over to ${to}`) => ({ handoff: { to, message } });
 
 let carrierDown = true;
-const lookup = defineTool({ name: 'lookup', description: 'Look up', parameters: z.object({ q: z.string() }), execute: ({ q }) => ({ found: q }) });
+const lookup = defineTool({
+  name: 'lookup',
+  description: 'Look up',
+  parameters: z.object({ q: z.string() }),
+  execute: ({ q }) => ({ found: q }),
+});
 const ship = defineTool({
   name: 'ship',
   description: 'Ship',
@@ -24,7 +29,8 @@ const ship = defineTool({
   },
 });
 
-const pending = async (run: BatonRun) => {
+/** The first approval `run` waits for, once one waits. */
+export const pending = async (run: BatonRun) => {
   for (;;) {
     const p = await run.pendingApprovals();
     if (p.length > 0) return p[0]!;
@@ -58,8 +64,27 @@ export const scenarios: Scenario[] = [
     name: 'tools-and-handoffs',
     team: () =>
       new Team([
-        agent('a', [{ toolCalls: [{ name: 'lookup', arguments: { q: 'x' } }, { name: 'lookup', arguments: { q: 'y' } }] }, hop('b')], { tools: [lookup] }),
-        agent('b', [{ toolCalls: [{ name: 'handoff', arguments: { to: 'c', message: 'first' } }, { name: 'handoff', arguments: { to: 'a', message: 'ignored' } }] }]),
+        agent(
+          'a',
+          [
+            {
+              toolCalls: [
+                { name: 'lookup', arguments: { q: 'x' } },
+                { name: 'lookup', arguments: { q: 'y' } },
+              ],
+            },
+            hop('b'),
+          ],
+          { tools: [lookup] },
+        ),
+        agent('b', [
+          {
+            toolCalls: [
+              { name: 'handoff', arguments: { to: 'c', message: 'first' } },
+              { name: 'handoff', arguments: { to: 'a', message: 'ignored' } },
+            ],
+          },
+        ]),
         agent('c', [{ text: 'done', failAttempts: 1 }]),
       ]),
     drive: async (b) => (await b.run('a', 'go', { retry: { initialInterval: '100 ms' } })).workflowId,
@@ -75,7 +100,8 @@ export const scenarios: Scenario[] = [
   },
   {
     name: 'approval-approved-and-refused',
-    team: () => new Team([agent('a', [hop('b')]), agent('b', [{ text: 'ok' }], { approval: { approvers: ['alice'] } })]),
+    team: () =>
+      new Team([agent('a', [hop('b')]), agent('b', [{ text: 'ok' }], { approval: { approvers: ['alice'] } })]),
     drive: async (b) => {
       const run = await b.start('a', 'go');
       const p = await pending(run);
@@ -102,12 +128,20 @@ export const scenarios: Scenario[] = [
   },
   {
     name: 'approval-timeout-approves',
-    team: () => new Team([agent('a', [hop('b')]), agent('b', [{ text: 'ok' }], { approval: { timeout: '1 second', onTimeout: 'approve' } })]),
+    team: () =>
+      new Team([
+        agent('a', [hop('b')]),
+        agent('b', [{ text: 'ok' }], { approval: { timeout: '1 second', onTimeout: 'approve' } }),
+      ]),
     drive: async (b) => (await b.run('a', 'go')).workflowId,
   },
   {
     name: 'replay-after-tool-failure',
-    team: () => new Team([agent('a', [hop('b')]), agent('b', [{ toolCalls: [{ name: 'ship', arguments: {} }] }, { text: 'shipped it' }], { tools: [ship] })]),
+    team: () =>
+      new Team([
+        agent('a', [hop('b')]),
+        agent('b', [{ toolCalls: [{ name: 'ship', arguments: {} }] }, { text: 'shipped it' }], { tools: [ship] }),
+      ]),
     drive: async (b) => {
       carrierDown = true;
       const run = await b.start('a', 'go');
@@ -135,12 +169,25 @@ export const handoffOptionsScenario: Scenario = {
               { toolCalls: [{ name: 'transfer_to_b', arguments: { message: 'early' } }] },
               { toolCalls: [{ name: 'lookup', arguments: { q: 'x' } }] },
               { toolCalls: [{ name: 'transfer_to_c', arguments: { message: 'vetoed' } }] },
-              { toolCalls: [{ name: 'transfer_to_b', arguments: { message: 'for b', input: { orderId: '7' }, update: { context: { customer: 'ada' } } } }] },
+              {
+                toolCalls: [
+                  {
+                    name: 'transfer_to_b',
+                    arguments: { message: 'for b', input: { orderId: '7' }, update: { context: { customer: 'ada' } } },
+                  },
+                ],
+              },
             ],
             rules: [{ whenIncludes: 'user: go', reply: { text: 'a summary' } }],
           }),
           handoffs: [
-            handoff('b', { isEnabled: { afterTools: ['lookup'] }, inputType: z.object({ orderId: z.string() }), context: 'full', filter: { summarize: true }, input: 'rich' }),
+            handoff('b', {
+              isEnabled: { afterTools: ['lookup'] },
+              inputType: z.object({ orderId: z.string() }),
+              context: 'full',
+              filter: { summarize: true },
+              input: 'rich',
+            }),
             handoff('c', { onHandoff: () => 'closed' }),
           ],
         }),
@@ -157,7 +204,10 @@ export const continueAsNewScenario: Scenario = {
   name: 'continue-as-new',
   team: () =>
     new Team([
-      agent('a', Array.from({ length: 4 }, () => hop('b'))),
+      agent(
+        'a',
+        Array.from({ length: 4 }, () => hop('b')),
+      ),
       agent('b', [...Array.from({ length: 3 }, () => hop('a')), { text: 'long chain done' }]),
     ]),
   drive: async (b) => (await b.run('a', 'go', { continueAsNewAfterEvents: 30, loopWindow: 0 })).workflowId,
@@ -180,16 +230,27 @@ export const controlsScenario: Scenario = {
     return new Team([
       agent(
         'a',
-        [{ toolCalls: [{ name: 'refund', arguments: { amount: 250 } }] }, hop('b', 'write to jo@example.com'), hop('b', 'summarize'), hop('b', 'summarize'), { text: 'a wraps up' }, { text: 'done' }],
+        [
+          { toolCalls: [{ name: 'refund', arguments: { amount: 250 } }] },
+          hop('b', 'write to jo@example.com'),
+          hop('b', 'summarize'),
+          hop('b', 'summarize'),
+          { text: 'a wraps up' },
+          { text: 'done' },
+        ],
         { tools: [refund], guardrails: { output: [guardrails.maxLength(5, { onTrip: 'feedback' })] } },
       ),
-      agent('b', [hop('a', 'back to you')], { guardrails: { input: [guardrails.pii(['email'], { onTrip: 'feedback' })] } }),
+      agent('b', [hop('a', 'back to you')], {
+        guardrails: { input: [guardrails.pii(['email'], { onTrip: 'feedback' })] },
+      }),
     ]);
   },
   drive: async (b) => {
     const run = await b.start('a', 'go', { onLoop: 'refuse' });
     const p = await pending(run);
-    await run.handle.executeUpdate('decideHandoff', { args: [{ handoffId: p.handoffId, approver: 'alice', decision: 'approve', arguments: { amount: 200 } }] });
+    await run.handle.executeUpdate('decideHandoff', {
+      args: [{ handoffId: p.handoffId, approver: 'alice', decision: 'approve', arguments: { amount: 200 } }],
+    });
     await run.result();
     return run.workflowId;
   },
@@ -200,69 +261,10 @@ export const localModelCallsScenario: Scenario = {
   name: 'local-model-calls',
   team: () =>
     new Team([
-      agent('a', [{ toolCalls: [{ name: 'lookup', arguments: { q: 'x' } }] }, hop('b', 'found it')], { tools: [lookup] }),
+      agent('a', [{ toolCalls: [{ name: 'lookup', arguments: { q: 'x' } }] }, hop('b', 'found it')], {
+        tools: [lookup],
+      }),
       agent('b', [{ text: 'b answers' }], { modelActivity: 'remote' }),
     ]),
   drive: async (b) => (await b.run('a', 'go', { modelActivity: 'local' })).workflowId,
-};
-
-/**
- * Decisions and reports across chains: a specialist (with the token its caller gave it) reports
- * the approvals waiting in it; a forged report is refused; decisions sent to the top chain for them
- * are forwarded, an update's refusal and outcome coming back from the specialist. Its specialists'
- * histories are recorded too.
- */
-export const specialistDecisionsScenario: Scenario = {
-  name: 'specialist-decisions',
-  withSpecialists: true,
-  team: () =>
-    new Team([
-      defineAgent({ id: 'top', instructions: 'Top.', model: scripted([{ toolCalls: [{ name: 'delegate', arguments: { to: 'leaf', task: 'open it', reason: 'leaf knows' } }] }, { text: 'top done' }]), handoffs: [delegate('leaf')] }),
-      agent('leaf', [hop('vault', 'open the vault')], { handoffs: ['vault'] }),
-      agent('vault', [hop('safe', 'open the safe')], { handoffs: ['safe'], approval: { approvers: ['alice'] } }),
-      agent('safe', [{ text: 'safe opened' }], { approval: { approvers: ['alice'] } }),
-    ]),
-  drive: async (b) => {
-    const run = await b.start('top', 'go');
-    const first = await pending(run);
-    const handle = run.handle;
-    await handle.signal(childApprovalsSignal, { workflowId: `${run.workflowId}/leaf-1.1`, token: 'guessed', pending: [first] });
-    await handle.executeUpdate(decideHandoffUpdate, { args: [{ handoffId: first.handoffId, approver: 'alice', decision: 'approve', callHash: 'abc' }] }).catch(() => undefined);
-    await handle.signal(approveHandoffSignal, { handoffId: first.handoffId, approver: 'alice', comment: 'by signal' });
-    let second = await pending(run);
-    while (second.handoffId === first.handoffId) second = await pending(run);
-    await handle.executeUpdate(decideHandoffUpdate, { args: [{ handoffId: second.handoffId, approver: 'alice', decision: 'approve', comment: 'by update' }] });
-    await run.result();
-    return run.workflowId;
-  },
-};
-
-/** Blocks this process for `ms`: its activities stop heartbeating, as a frozen worker's would. */
-function freeze(ms: number): void {
-  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
-}
-
-/**
- * A tool call whose worker stops heartbeating (the process freezes for 3 s, past the 1-second
- * heartbeat timeout) with a retry budget of one attempt: the call is started again, and completes.
- */
-export const lostWorkerScenario: Scenario = {
-  name: 'lost-worker-restart',
-  team: () => {
-    let frozen = false;
-    const ship = defineTool({
-      name: 'ship',
-      description: 'Ship',
-      parameters: z.object({}),
-      execute: () => {
-        if (!frozen) {
-          frozen = true;
-          freeze(3000);
-        }
-        return 'shipped';
-      },
-    });
-    return new Team([agent('a', [{ toolCalls: [{ name: 'ship', arguments: {} }] }, { text: 'shipped after a restart' }], { tools: [ship] })]);
-  },
-  drive: async (b) => (await b.run('a', 'go', { heartbeatTimeout: '1 second', retry: { maximumAttempts: 1 } })).workflowId,
 };

@@ -32,12 +32,32 @@ export function deskTeam(v: 'v1' | 'v2'): Team {
     },
   });
   const call = { name: refund.name, arguments: { order: 'A1' } };
-  return new Team([agent('desk', [{ text: `hello (${v})` }, { toolCalls: [call] }, { text: `A1 refunded (${v})` }, { text: `bye (${v})` }], { tools: [refund] })], { name: 'desk', version: v });
+  return new Team(
+    [
+      agent(
+        'desk',
+        [{ text: `hello (${v})` }, { toolCalls: [call] }, { text: `A1 refunded (${v})` }, { text: `bye (${v})` }],
+        { tools: [refund] },
+      ),
+    ],
+    { name: 'desk', version: v },
+  );
 }
 
 /** A worker of `v` on `taskQueue`, told apart from the other version's by its build id. */
-export async function deskWorker(env: DevServer, v: 'v1' | 'v2', taskQueue: string): Promise<{ worker: Worker; done: Promise<void>; stop(): Promise<void> }> {
-  const worker = await createWorker({ team: deskTeam(v), connection: env.nativeConnection, taskQueue, worker: { workerDeploymentOptions: { useWorkerVersioning: false, version: { deploymentName: 'desk', buildId: v } } } });
+export async function deskWorker(
+  env: DevServer,
+  v: 'v1' | 'v2',
+  taskQueue: string,
+): Promise<{ worker: Worker; done: Promise<void>; stop(): Promise<void> }> {
+  const worker = await createWorker({
+    team: deskTeam(v),
+    connection: env.nativeConnection,
+    taskQueue,
+    worker: {
+      workerDeploymentOptions: { useWorkerVersioning: false, version: { deploymentName: 'desk', buildId: v } },
+    },
+  });
   const done = worker.run();
   return {
     worker,
@@ -72,12 +92,17 @@ export async function strandedTurn(env: DevServer, taskQueue: string, options: R
 }
 
 /** The conversation's view once `ok` holds for it. */
-export async function untilStatus(chat: Conversation, ok: (view: Awaited<ReturnType<Conversation['status']>>) => boolean, timeoutMs = 60_000) {
+export async function untilStatus(
+  chat: Conversation,
+  ok: (view: Awaited<ReturnType<Conversation['status']>>) => boolean,
+  timeoutMs = 60_000,
+) {
   const until = Date.now() + timeoutMs;
   for (;;) {
     const view = await chat.status().catch(() => undefined);
     if (view && ok(view)) return view;
-    if (Date.now() > until) throw new Error(`conversation ${chat.id}: no such status within ${timeoutMs} ms (last: ${JSON.stringify(view)})`);
+    if (Date.now() > until)
+      throw new Error(`conversation ${chat.id}: no such status within ${timeoutMs} ms (last: ${JSON.stringify(view)})`);
     await new Promise((r) => setTimeout(r, 100));
   }
 }
@@ -86,7 +111,9 @@ export const strandedMigratedScenario: Scenario = {
   name: 'conversation-stranded-migrated',
   team: () => deskTeam('v2'),
   drive: async (_baton, env) => {
-    const { baton, chat, v2 } = await strandedTurn(env, 'record-conversation-stranded-migrated-v', { teamMismatchTimeout: '2 seconds' });
+    const { baton, chat, v2 } = await strandedTurn(env, 'record-conversation-stranded-migrated-v', {
+      teamMismatchTimeout: '2 seconds',
+    });
     try {
       await baton.migrateConversation(chat.id);
       await chat.send('refund order A1', { idempotencyKey: 'refund' });
@@ -103,7 +130,8 @@ export const strandedMigratedScenario: Scenario = {
 async function registered(env: DevServer, taskQueue: string, teamId: string, timeoutMs = 30_000): Promise<void> {
   const registry = env.client.workflow.getHandle(teamRegistryId(taskQueue));
   for (const until = Date.now() + timeoutMs; ; await new Promise((r) => setTimeout(r, 100))) {
-    const memo = (await registry.describe().catch(() => undefined))?.memo?.[TEAM_REGISTRY_MEMO] as TeamRegistryState | undefined;
+    const memo = (await registry.describe().catch(() => undefined))?.memo?.[TEAM_REGISTRY_MEMO] as
+      TeamRegistryState | undefined;
     if (memo?.teams.some((t) => t.id === teamId)) return;
     if (Date.now() > until) throw new Error(`${teamId} was not registered on ${taskQueue} within ${timeoutMs} ms`);
   }
@@ -127,12 +155,14 @@ export const migrationRefusedScenario: Scenario = {
         () => undefined,
         (err: unknown) => err,
       );
-      if ((refused as Error | undefined)?.name !== 'TeamMismatchError') throw new Error(`expected the migration refused with TeamMismatchError, got ${String(refused)}`);
+      if ((refused as Error | undefined)?.name !== 'TeamMismatchError')
+        throw new Error(`expected the migration refused with TeamMismatchError, got ${String(refused)}`);
       const refund = chat.send('refund order A1', { idempotencyKey: 'refund' });
       const waiting = await untilStatus(chat, (v) => v.pendingApprovals.length > 0);
       await baton.approve(chat.id, waiting.pendingApprovals[0]!.handoffId, { approver: 'alice' });
       const reply = await refund;
-      if (reply.output !== 'A1 refunded (v1)') throw new Error(`expected the refund answered on v1, got ${JSON.stringify(reply)}`);
+      if (reply.output !== 'A1 refunded (v1)')
+        throw new Error(`expected the refund answered on v1, got ${JSON.stringify(reply)}`);
       await chat.send('thanks', { idempotencyKey: 'thanks' });
       await chat.end();
       return chat.id;

@@ -18,10 +18,20 @@ import { scriptedAgent } from '../../helpers/agents';
 export function recordedTeam(): Team {
   const summary = { whenIncludes: 'user: ', reply: { text: 'The customer wants order 42 refunded.' } };
   return new Team([
-    scriptedAgent('triage', [], { model: scripted({ steps: [{ text: 'Hello.' }, { handoff: { to: 'refunds', message: 'refund order 42' } }], rules: [summary], requireAllSteps: false }) }),
+    scriptedAgent('triage', [], {
+      model: scripted({
+        steps: [{ text: 'Hello.' }, { handoff: { to: 'refunds', message: 'refund order 42' } }],
+        rules: [summary],
+        requireAllSteps: false,
+      }),
+    }),
     scriptedAgent('refunds', [], {
       approval: { approvers: ['alice'] },
-      model: scripted({ steps: [{ text: 'Refunded.' }, { text: 'It left today.' }, { text: 'Bye.' }], rules: [summary], requireAllSteps: false }),
+      model: scripted({
+        steps: [{ text: 'Refunded.' }, { text: 'It left today.' }, { text: 'Bye.' }],
+        rules: [summary],
+        requireAllSteps: false,
+      }),
     }),
   ]);
 }
@@ -34,7 +44,10 @@ async function main(): Promise<void> {
     const worker = await createWorker({ team: recordedTeam(), connection: env.nativeConnection, taskQueue });
     const baton = new Baton({ client: env.client, taskQueue });
     const id = await worker.runUntil(async () => {
-      const chat = baton.conversation('triage', { options: { continueAsNewAfterEvents: 40 }, conversation: { compactAfterTokens: 20, keepRecentTurns: 1 } });
+      const chat = baton.conversation('triage', {
+        options: { continueAsNewAfterEvents: 40 },
+        conversation: { compactAfterTokens: 20, keepRecentTurns: 1 },
+      });
       await chat.send('hi there, I have a question about an order', { idempotencyKey: 'one' });
       const refund = chat.send('please refund order 42, it arrived broken', { idempotencyKey: 'two' });
       for (;;) {

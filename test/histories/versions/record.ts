@@ -29,8 +29,19 @@ class Workers {
 
   async start(v: TeamVersionName): Promise<void> {
     const deployment: WorkerDeployment | false = this.deployment ? { name: this.deployment, buildId: v } : false;
-    const unversioned = { workerDeploymentOptions: { useWorkerVersioning: false as const, version: { deploymentName: 'support', buildId: v } } };
-    const worker = await createWorker({ team: redeployTeam(v), connection: this.env.nativeConnection, taskQueue: this.taskQueue, deployment, ...(this.deployment ? {} : { worker: unversioned }) });
+    const unversioned = {
+      workerDeploymentOptions: {
+        useWorkerVersioning: false as const,
+        version: { deploymentName: 'support', buildId: v },
+      },
+    };
+    const worker = await createWorker({
+      team: redeployTeam(v),
+      connection: this.env.nativeConnection,
+      taskQueue: this.taskQueue,
+      deployment,
+      ...(this.deployment ? {} : { worker: unversioned }),
+    });
     this.running.set(v, { worker, done: worker.run() });
     if (this.deployment) await setCurrent(this.env.client, this.deployment, v);
   }
@@ -49,7 +60,7 @@ class Workers {
 }
 
 async function approveWhenWaiting(baton: Baton, run: BatonRun, count = 1): Promise<void> {
-  for (let decided = 0; decided < count; ) {
+  for (let decided = 0; decided < count;) {
     const waiting = await baton.pending();
     const mine = waiting.filter((p) => p.workflowId === run.workflowId);
     for (const p of mine) {
@@ -87,7 +98,10 @@ async function rerouted(env: DevServer): Promise<string> {
   const baton = new Baton({ client: env.client, taskQueue: 'record-team-mismatch-rerouted' });
   try {
     await workers.start('v1');
-    const run = await baton.start('refunds', 'Refund order A1 for 250', { workflowId: 'record-team-mismatch-rerouted', teamMismatchTimeout: '1 minute' });
+    const run = await baton.start('refunds', 'Refund order A1 for 250', {
+      workflowId: 'record-team-mismatch-rerouted',
+      teamMismatchTimeout: '1 minute',
+    });
     const [waiting] = await (async () => {
       for (;;) {
         const p = await run.pendingApprovals();
@@ -119,11 +133,14 @@ async function upgraded(env: DevServer): Promise<string> {
     await workers.start('v2');
     // Once a new chain starts on v2, the conversation is told too.
     for (let i = 0; ; i++) {
-      const probe = await baton.start('triage', 'quote please', { workflowId: `record-conversation-upgrade-probe-${i}` });
+      const probe = await baton.start('triage', 'quote please', {
+        workflowId: `record-conversation-upgrade-probe-${i}`,
+      });
       if ((await probe.result()).output.includes('triage v2')) break;
     }
     const reply = await chat.send('hello again');
-    if (!reply.output.includes('triage v2')) throw new Error(`the turn after the deploy was answered by ${reply.output}`);
+    if (!reply.output.includes('triage v2'))
+      throw new Error(`the turn after the deploy was answered by ${reply.output}`);
     await chat.end();
     return chat.id;
   } finally {
@@ -145,7 +162,12 @@ async function save(client: Client, workflowId: string, dir: string, name: strin
 async function setCurrent(client: Client, deploymentName: string, buildId: string): Promise<void> {
   for (let attempt = 0; ; attempt++) {
     try {
-      await client.workflowService.setWorkerDeploymentCurrentVersion({ namespace: client.options.namespace, deploymentName, buildId, identity: 'record' });
+      await client.workflowService.setWorkerDeploymentCurrentVersion({
+        namespace: client.options.namespace,
+        deploymentName,
+        buildId,
+        identity: 'record',
+      });
       return;
     } catch (err) {
       if (attempt >= 50) throw err;
@@ -161,10 +183,24 @@ async function main(): Promise<void> {
   try {
     const named = process.argv.slice(2);
     const wanted = (name: string) => named.length === 0 || named.includes(name);
-    if (wanted('team-mismatch-rerouted')) await save(env.client, await rerouted(env), __dirname, 'team-mismatch-rerouted');
-    if (wanted('team-mismatch-renamed-tool')) await save(env.client, await stranded(env, 'team-mismatch-renamed-tool', 'refunds', 'Refund order A1 for 250'), __dirname, 'team-mismatch-renamed-tool');
-    if (wanted('team-mismatch-removed-agent')) await save(env.client, await stranded(env, 'team-mismatch-removed-agent', 'triage', 'quote please'), __dirname, 'team-mismatch-removed-agent');
-    if (wanted('conversation-upgrade')) await save(env.client, await upgraded(env), conversations, 'conversation-upgrade');
+    if (wanted('team-mismatch-rerouted'))
+      await save(env.client, await rerouted(env), __dirname, 'team-mismatch-rerouted');
+    if (wanted('team-mismatch-renamed-tool'))
+      await save(
+        env.client,
+        await stranded(env, 'team-mismatch-renamed-tool', 'refunds', 'Refund order A1 for 250'),
+        __dirname,
+        'team-mismatch-renamed-tool',
+      );
+    if (wanted('team-mismatch-removed-agent'))
+      await save(
+        env.client,
+        await stranded(env, 'team-mismatch-removed-agent', 'triage', 'quote please'),
+        __dirname,
+        'team-mismatch-removed-agent',
+      );
+    if (wanted('conversation-upgrade'))
+      await save(env.client, await upgraded(env), conversations, 'conversation-upgrade');
   } finally {
     await env.teardown();
   }
