@@ -2,7 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import { TaskState, type StreamResponse, type Task } from '@a2a-js/sdk';
 import { describe, expect, it } from 'vitest';
-import { Team } from '../../src';
+import { defineAgent, delegate, scripted, Team } from '../../src';
 import { scriptedAgent } from '../helpers/agents';
 import { useTemporalServer } from '../helpers/temporal';
 import { waitFor } from '../helpers/wait';
@@ -244,5 +244,32 @@ describe('a team as an A2A agent', () => {
     } finally {
       receiver.server.close();
     }
+  });
+
+  it('a reply decides an approval that waits in a specialist the chain delegated to', async () => {
+    const team = new Team([
+      defineAgent({
+        id: 'top',
+        instructions: 'Top.',
+        model: scripted([
+          { toolCalls: [{ name: 'delegate', arguments: { to: 'leaf', task: 'open it', reason: 'leaf knows' } }] },
+          { text: 'top done' },
+        ]),
+        handoffs: [delegate('leaf')],
+      }),
+      scriptedAgent('leaf', [{ handoff: { to: 'vault', message: 'open the vault' } }], { handoffs: ['vault'] }),
+      scriptedAgent('vault', [{ text: 'vault opened' }], { approval: { approvers: ['alice'] } }),
+    ]);
+    await withService(server.env, team, async ({ service, baton }) => {
+      const ops = await a2aClient(service.url, TOKENS.ops);
+      const task = asTask(await ops.sendMessage(sendAtOnce(userMessage('Open the vault.'))));
+      await waitFor(
+        () => baton.getRun(task.id).pendingApprovals(),
+        (waiting) => waiting.length > 0,
+      );
+      const alice = await a2aClient(service.url, TOKENS.alice);
+      await alice.sendMessage(reply(task.id, 'approve'));
+      expect(await baton.getRun(task.id).result()).toMatchObject({ output: 'top done' });
+    });
   });
 });

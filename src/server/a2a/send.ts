@@ -69,7 +69,9 @@ async function reply(ctx: ServiceContext, message: Message, caller: TokenChecked
     throw new UnsupportedOperationError(
       `task ${message.taskId} has ended (${task.metadata?.baton?.status}); send a message without a taskId to start a new chain`,
     );
-  if (!isInterrupted(task.status?.state))
+  // The task's state shows the chain's own approvals; one waiting in a specialist it delegated to is
+  // decided through the chain too, so the chain is asked what waits before the reply is refused.
+  if (!isInterrupted(task.status?.state) && (await ctx.baton.getRun(message.taskId).pendingApprovals()).length === 0)
     throw new UnsupportedOperationError(
       `task ${message.taskId} is working and waits for no input; follow it with SubscribeToTask`,
     );
