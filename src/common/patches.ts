@@ -227,7 +227,8 @@ export const Patches = {
    * Decided when a chain's entry starts to wait for its approval: the wait counts
    * `continueAsNewAfterEvents` from the events its run had when it began, and hands over once that
    * many more arrive (refused decisions, reminders), not only near Temporal's limits. A run
-   * replaying a history without the marker waits as it did.
+   * replaying a history without the marker waits as it did (as do runs from before
+   * {@link Patches.INBOX_BOUNDS}, whose waits hand over only when Temporal suggests it).
    */
   ENTRY_WAIT_HANDS_OVER: 'baton-entry-wait-hands-over',
   /**

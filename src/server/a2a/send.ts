@@ -69,14 +69,15 @@ async function reply(ctx: ServiceContext, message: Message, caller: TokenChecked
     throw new UnsupportedOperationError(
       `task ${message.taskId} has ended (${task.metadata?.baton?.status}); send a message without a taskId to start a new chain`,
     );
-  // The task's state shows the chain's own approvals; one waiting in a specialist it delegated to is
-  // decided through the chain too, so the chain is asked what waits before the reply is refused.
-  if (!isInterrupted(task.status?.state) && (await ctx.baton.getRun(message.taskId).pendingApprovals()).length === 0)
+  const turn = parseTurn(message.taskId);
+  // A chain's task shows the chain's own approvals; one waiting in a specialist it delegated to is
+  // decided through the chain too, so the chain is asked what waits before the reply is refused. (A
+  // turn's task is read from its conversation, specialists' approvals included.)
+  if (!isInterrupted(task.status?.state) && (turn || !(await waitsInChain(ctx, message.taskId))))
     throw new UnsupportedOperationError(
       `task ${message.taskId} is working and waits for no input; follow it with SubscribeToTask`,
     );
   const decision = decisionOf(message);
-  const turn = parseTurn(message.taskId);
   if (turn) {
     await decideAs(ctx, caller, turn.conversationId, decision);
     return { workflowId: message.taskId };
@@ -96,4 +97,13 @@ export function textOf(message: Message): string {
     .filter((t) => t !== '')
     .join('\n')
     .trim();
+}
+
+/** Whether anything waits for a decision in the chain `workflowId`, as the chain answers; no answer is `false`. */
+async function waitsInChain(ctx: ServiceContext, workflowId: string): Promise<boolean> {
+  const pending = await ctx.baton
+    .getRun(workflowId)
+    .pendingApprovals()
+    .catch(() => []);
+  return pending.length > 0;
 }

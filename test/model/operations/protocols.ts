@@ -122,7 +122,7 @@ export const protocolOperations = [
       if (may) {
         // A decision that lost a race (the chain ended, a kill moved it) is refused; the approval is then no longer
         // waiting. So is a second vote of one approver (a staged approval alice voted on by signal still waits).
-        if (!/no approval .* is waiting|nothing waits|has ended|no task|already decided/.test(outcome))
+        if (!/no approval .* is waiting|nothing waits|has ended|no task|each approver decides once/.test(outcome))
           broken(
             h,
             'decision-answered',
