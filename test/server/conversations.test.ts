@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { scripted, Team } from '../../src';
 import { scriptedAgent } from '../helpers/agents';
 import { useTemporalServer } from '../helpers/temporal';
+import { waitFor } from '../helpers/wait';
 import {
   a2aClient,
   artifactsOf,
@@ -12,6 +13,7 @@ import {
   collect,
   reply,
   send,
+  sendAtOnce,
   stateOf,
   taskState,
   textOf,
@@ -171,6 +173,20 @@ describe('conversations over A2A', () => {
       );
       await expect(ops.getTask({ tenant: '', id: `turn:a2a-${'0'.repeat(32)}:${contextId}` })).rejects.toThrow(
         /remembers no such message/,
+      );
+    });
+  });
+
+  it('a reply to a turn still being answered is refused: it waits for no input', async () => {
+    const slow = new Team([scriptedAgent('triage', [{ text: 'Hello, slowly.', delayMs: 4000 }])]);
+    await withService(server.env, slow, async ({ service }) => {
+      const ops = await a2aClient(service.url, TOKENS.ops);
+      const turn = asTask(await ops.sendMessage(sendAtOnce(userMessage('hi', { contextId: `chat-${randomUUID()}` }))));
+      const alice = await a2aClient(service.url, TOKENS.alice);
+      await expect(alice.sendMessage(reply(turn.id, 'approve'))).rejects.toThrow(/waits for no input/);
+      await waitFor(
+        () => taskState(ops, turn.id),
+        (state) => state === TaskState.TASK_STATE_COMPLETED,
       );
     });
   });
