@@ -42,10 +42,15 @@ export const APPROVED_TOOLS: EffectTool[] = ['refund', 'payout'];
 
 /** The key alice signs decisions with; the team trusts it for alice. */
 export const ALICE = keys.alice;
+/** The key bob signs decisions with (the second vote of a signed quorum). */
+export const BOB = keys.bob;
 /** A key nobody trusts. */
 export const MALLORY = keys.mallory;
 
-const approverKeys: ApproverKey[] = [{ kid: ALICE.kid, approvers: ['alice'], publicKey: ALICE.publicKey }];
+const approverKeys: ApproverKey[] = [
+  { kid: ALICE.kid, approvers: ['alice'], publicKey: ALICE.publicKey },
+  { kid: BOB.kid, approvers: ['bob'], publicKey: BOB.publicKey },
+];
 
 /** The operator whose signed overrides may loosen what protects a chain. */
 export const OPS = testKey('ops-1', 11);

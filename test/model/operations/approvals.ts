@@ -21,14 +21,14 @@ import {
 import { hostileScenario, REAL_ID, type ChainCase } from '../../helpers/hostileCases';
 import { broken, clip, errorText, operation, type Harness } from '../harness';
 import { subjectOf } from '../model';
-import { ALICE, MALLORY } from '../team';
+import { ALICE, BOB, MALLORY } from '../team';
 import { stillWaiting, taken, waiting, waitingFor, type Waiting } from '../waiting';
 
-/** Approve `w` as alice: signed when asked (or required), by update, or by signal when unsigned. */
+/** Approve `w` as alice (or `as`'s approver): signed when asked (or required), by update, or by signal when unsigned. */
 export async function approve(
   h: Harness,
   w: Waiting,
-  o: { signed?: boolean; edit?: boolean; via?: 'update' | 'signal' } = {},
+  o: { signed?: boolean; edit?: boolean; via?: 'update' | 'signal'; as?: typeof BOB } = {},
 ): Promise<void> {
   const signed = o.signed === true || w.p.requireSignature === true;
   const edited =
@@ -46,17 +46,20 @@ export async function approve(
     return;
   }
   // A staged approval's open slot decides (the harness drives it to its end one vote at a time).
-  const approver = w.p.stages && !signed ? (w.p.approvers?.[0] ?? 'alice') : 'alice';
+  const approver = o.as ? 'bob' : w.p.stages && !signed ? (w.p.approvers?.[0] ?? 'alice') : 'alice';
   const options: DecisionOptions = {
     approvalId: w.p.handoffId,
     approver,
     comment: 'looks right',
-    ...(signed ? { signer: ALICE.signer } : {}),
+    ...(signed ? { signer: (o.as ?? ALICE).signer } : {}),
     ...(edited ? { arguments: edited } : {}),
   };
   try {
     taken(w, await h.baton.approve(w.root.id, options), signed);
   } catch (err) {
+    // A signed quorum alice voted in takes bob's signed vote next.
+    if (signed && w.p.stages && !o.as && /each approver decides once/.test(errorText(err)))
+      return approve(h, w, { ...o, edit: false, signed: true, as: BOB });
     // A decision that lost a race (the chain ended, a kill moved it) is refused; anything else is not expected.
     if ((err as Error).name !== 'ApprovalRefusedError')
       broken(h, 'decision-answered', `approving ${w.p.handoffId} in ${w.root.id} failed: ${errorText(err)}`);
