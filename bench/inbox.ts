@@ -15,13 +15,13 @@
  */
 import { parseArgs } from 'node:util';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
-import { defineAgent, scripted, Team } from '../src';
 import { Baton } from '../src/client/baton';
 import { BatonStatusAttribute } from '../src/common/messages';
 import { startDevServer } from '../src/devserver/server';
 import { serveBaton } from '../src/server';
 import { createWorker } from '../src/worker';
 import { percentile, round, table } from './lib';
+import { approvalTeam } from './teams';
 
 const { values } = parseArgs({
   options: { chains: { type: 'string', default: '10000' }, decisions: { type: 'string', default: '50' } },
@@ -29,23 +29,6 @@ const { values } = parseArgs({
 const chains = Number(values.chains);
 const decisions = Math.min(Number(values.decisions), chains);
 const QUEUE = 'bench-inbox';
-
-/** a hands off to b; alice approves, within a day. */
-function inboxTeam(): Team {
-  return new Team([
-    defineAgent({
-      id: 'a',
-      instructions: 'A',
-      model: scripted({ rules: [{ whenIncludes: '', reply: { handoff: { to: 'b', message: 'please' } } }] }),
-    }),
-    defineAgent({
-      id: 'b',
-      instructions: 'B',
-      model: scripted({ rules: [{ whenIncludes: '', reply: { text: 'ok' } }] }),
-      approval: { approvers: ['alice'], timeout: '1 day' },
-    }),
-  ]);
-}
 
 async function timed<T>(fn: () => Promise<T>): Promise<{ ms: number; value: T }> {
   const t = performance.now();
@@ -57,7 +40,7 @@ async function main(): Promise<void> {
   Runtime.install({ logger: new DefaultLogger('ERROR') });
   const env = await startDevServer();
   const worker = await createWorker({
-    team: inboxTeam(),
+    team: approvalTeam({ approvers: ['alice'], timeout: '1 day' }),
     connection: env.nativeConnection,
     taskQueue: QUEUE,
     worker: { maxCachedWorkflows: 2_000 },

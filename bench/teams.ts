@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { defineAgent, defineTool, scripted, Team } from '../src';
+import type { ApprovalPolicy } from '../src/common/approvals';
 
 /** Agents c0 … cN, each handing to the next; the last answers. Every model call takes `latencyMs`. */
 export function chainTeam(handoffs: number, latencyMs: number): Team {
@@ -19,8 +20,8 @@ export function chainTeam(handoffs: number, latencyMs: number): Team {
   );
 }
 
-/** a hands off to b, which needs approval. */
-export function approvalTeam(): Team {
+/** a hands off to b, which needs approval (by `approval`'s rule: anyone, at once, by default). */
+export function approvalTeam(approval: ApprovalPolicy = {}): Team {
   return new Team([
     defineAgent({
       id: 'a',
@@ -31,7 +32,7 @@ export function approvalTeam(): Team {
       id: 'b',
       instructions: 'B',
       model: scripted({ rules: [{ whenIncludes: '', reply: { text: 'ok' } }] }),
-      approval: {},
+      approval,
     }),
   ]);
 }

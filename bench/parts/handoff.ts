@@ -24,6 +24,12 @@ export async function handoffPart(ctx: BenchContext): Promise<Record<string, num
     timeRuns(reps, () => b.run('c0', 'go')),
   );
   const perHandoff = (t: number[]) => median(t) / handoffs;
+  /** A table row: `system`'s time per handoff, and its ratio to baton's. */
+  const row = (system: string, t: number[], digits?: number) => ({
+    system,
+    'ms/handoff': round(perHandoff(t), digits),
+    ratio: round(median(t) / median(batonTimes), digits === undefined ? undefined : digits + 1),
+  });
   const rows: Record<string, string | number>[] = [
     { system: 'baton (durable)', 'ms/handoff': round(perHandoff(batonTimes)), ratio: 1 },
   ];
@@ -67,51 +73,15 @@ export async function handoffPart(ctx: BenchContext): Promise<Record<string, num
       batonLocalFileServerMs: round(perHandoff(fileLocalTimes)),
     });
     rows.push(
-      {
-        system: `floor: ${steps} no-op activities`,
-        'ms/handoff': round(perHandoff(floorTimes)),
-        ratio: round(median(floorTimes) / median(batonTimes)),
-      },
-      {
-        system: "baton, model calls as local activities (modelActivity: 'local')",
-        'ms/handoff': round(perHandoff(localTimes)),
-        ratio: round(median(localTimes) / median(batonTimes)),
-      },
-      {
-        system: `floor: ${steps} no-op local activities`,
-        'ms/handoff': round(perHandoff(floorLocalTimes)),
-        ratio: round(median(floorLocalTimes) / median(batonTimes)),
-      },
-      {
-        system: "floor + a handoff's writes (search attributes, memo record)",
-        'ms/handoff': round(perHandoff(floorWritesTimes)),
-        ratio: round(median(floorWritesTimes) / median(batonTimes)),
-      },
-      {
-        system: "floor local + a handoff's writes",
-        'ms/handoff': round(perHandoff(floorLocalWritesTimes)),
-        ratio: round(median(floorLocalWritesTimes) / median(batonTimes)),
-      },
-      {
-        system: 'baton on an untuned dev server (MaxPollRPS 20)',
-        'ms/handoff': round(perHandoff(untunedTimes)),
-        ratio: round(median(untunedTimes) / median(batonTimes)),
-      },
-      {
-        system: 'baton on a dev server keeping its state in a file',
-        'ms/handoff': round(perHandoff(fileTimes)),
-        ratio: round(median(fileTimes) / median(batonTimes)),
-      },
-      {
-        system: 'baton, local model calls, on a dev server keeping its state in a file',
-        'ms/handoff': round(perHandoff(fileLocalTimes)),
-        ratio: round(median(fileLocalTimes) / median(batonTimes)),
-      },
-      {
-        system: 'OpenAI Agents SDK, in-process',
-        'ms/handoff': round(perHandoff(sdkTimes), 3),
-        ratio: round(median(sdkTimes) / median(batonTimes), 4),
-      },
+      row(`floor: ${steps} no-op activities`, floorTimes),
+      row("baton, model calls as local activities (modelActivity: 'local')", localTimes),
+      row(`floor: ${steps} no-op local activities`, floorLocalTimes),
+      row("floor + a handoff's writes (search attributes, memo record)", floorWritesTimes),
+      row("floor local + a handoff's writes", floorLocalWritesTimes),
+      row('baton on an untuned dev server (MaxPollRPS 20)', untunedTimes),
+      row('baton on a dev server keeping its state in a file', fileTimes),
+      row('baton, local model calls, on a dev server keeping its state in a file', fileLocalTimes),
+      row('OpenAI Agents SDK, in-process', sdkTimes, 3),
     );
   }
   for (const p of peers?.perHandoff ?? []) {
