@@ -73,7 +73,7 @@ export async function httpFuzzDrill(s: DrillSettings): Promise<DrillReport> {
         .sort(([a], [b]) => Number(a) - Number(b))
         .map(([status, n]) => ({ status, answers: n })),
       problems,
-      details: { byStatus: run.byStatus, seed: s.seed },
+      details: { byStatus: run.byStatus, seed: s.seed, slowest: run.slowest },
     };
   } finally {
     await service.close();

@@ -55,6 +55,8 @@ export const FUZZ_SERVICE: Partial<ServeBatonOptions> = {
   payloadLimitBytes: 16 * 1024,
   rateLimit: { startsPerMinute: 6_000 },
   metrics: false,
+  // A turn that waits (an approval) answers 202 soon, so it is one request among many, not most of a run.
+  replyWaitMs: 2_000,
 };
 
 /** An answer as the fuzzer read it (a stream: what came in its first moments). */
@@ -74,7 +76,14 @@ export interface HttpFuzzTally {
   rawText: number;
   /** Each failed check, with its request. */
   problems: string[];
+  /** The slowest answers, slowest first: how long each took, its status and its request. */
+  slowest: string[];
 }
+
+/** How many of the slowest answers a tally keeps. */
+const SLOWEST = 5;
+/** How long the fuzzer waits for an answer before it counts the request as unanswered. */
+const ANSWER_MS = 20_000;
 
 const admin = () => ({ authorization: `Bearer ${FUZZ_TOKENS[0]!.token}`, 'content-type': 'application/json' });
 
@@ -114,7 +123,7 @@ const STREAM_READ_MS = 250;
 /** Send `req` to the service at `base`. */
 export async function send(base: string, req: FuzzRequest): Promise<FuzzAnswer> {
   const abort = new AbortController();
-  const timer = setTimeout(() => abort.abort(), 30_000);
+  const timer = setTimeout(() => abort.abort(), ANSWER_MS);
   try {
     const body = req.body === undefined ? undefined : req.chunked ? new Blob([req.body]).stream() : req.body;
     const res = await fetch(`${base}${req.path}`, {
@@ -181,20 +190,25 @@ export function describeRequest(req: FuzzRequest): string {
 
 /**
  * Fuzz the service at `base` with `numRuns` requests generated from its `/openapi.json`; a request
- * whose answer fails the check fails the property (fast-check then shrinks it).
+ * whose answer fails the check, or that no answer comes to in 20 s, fails the property (fast-check
+ * then shrinks it, unless `endOnFailure`). `timeLimitMs` stops sending once it has passed.
  */
 export async function fuzzHttp(
   base: string,
   pools: HttpFuzzPools,
-  options: { numRuns: number; seed?: number; timeLimitMs?: number },
+  options: { numRuns: number; seed?: number; timeLimitMs?: number; endOnFailure?: boolean },
 ): Promise<HttpFuzzTally & { details: fc.RunDetails<[FuzzRequest]> }> {
   const doc = (await (await fetch(`${base}/openapi.json`)).json()) as OpenApiDoc;
-  const tally: HttpFuzzTally = { requests: 0, byStatus: {}, serverErrors: 0, rawText: 0, problems: [] };
+  const tally: HttpFuzzTally = { requests: 0, byStatus: {}, serverErrors: 0, rawText: 0, problems: [], slowest: [] };
+  const timed: { ms: number; line: string }[] = [];
   const property = fc.asyncProperty(httpRequests(doc, pools), async (req) => {
     let answer: FuzzAnswer;
+    const began = Date.now();
     try {
       answer = await send(base, req);
+      timed.push({ ms: Date.now() - began, line: `${answer.status}: ${describeRequest(req)}` });
     } catch (err) {
+      timed.push({ ms: Date.now() - began, line: `no answer: ${describeRequest(req)}` });
       const cause = (err as { cause?: unknown }).cause;
       tally.problems.push(`no answer (${String(err)}${cause ? `: ${String(cause)}` : ''}): ${describeRequest(req)}`);
       return false;
@@ -216,6 +230,11 @@ export async function fuzzHttp(
     numRuns: options.numRuns,
     ...(options.seed !== undefined ? { seed: options.seed } : {}),
     ...(options.timeLimitMs ? { interruptAfterTimeLimit: options.timeLimitMs, markInterruptAsFailure: false } : {}),
+    ...(options.endOnFailure ? { endOnFailure: true } : {}),
   });
+  tally.slowest = timed
+    .sort((a, b) => b.ms - a.ms)
+    .slice(0, SLOWEST)
+    .map((t) => `${t.ms} ms, ${t.line}`);
   return { ...tally, details };
 }
