@@ -19,6 +19,7 @@ import { broken, clip, cliTurn, type Harness, type Invariant } from './harness';
 import { followerText } from './followerText';
 import type { RootModel } from './model';
 import { historyOf } from '../../src/payloads/historyPages';
+import { recordedApprovalEvent } from '../../src/audit/history';
 
 async function auditOf(h: Harness, r: RootModel): Promise<AuditChain | undefined> {
   try {
@@ -176,7 +177,8 @@ async function taskFailures(h: Harness, r: RootModel): Promise<void> {
 
 /**
  * The latest run's start input keeps the root's context and options: the options it started with,
- * and, in the state a continued run carries, those with the overrides it took since.
+ * and, in the state a continued run carries and the overrides that run applied, those with every
+ * override the root took.
  */
 async function optionsSurvive(h: Harness, r: RootModel): Promise<void> {
   const events = (await historyOf(h.system.client, r.id)).events ?? [];
@@ -207,7 +209,13 @@ async function optionsSurvive(h: Harness, r: RootModel): Promise<void> {
     r.kind === 'chain'
       ? (input.resume as { options?: RunOptions } | undefined)?.options
       : (input.resume as { chain?: { options?: RunOptions } } | undefined)?.chain?.options;
-  if (carried) same('carried state', carried, r.options);
+  // Overrides the latest run applied itself are in its history, not in the state it started with.
+  const since = events
+    .map(recordedApprovalEvent)
+    .filter((e) => e?.type === 'overrides_applied')
+    .map((e) => (e!.options ?? {}) as RunOptions);
+  if (carried)
+    same('carried state and the overrides that run applied', Object.assign({}, carried, ...since), r.options);
   if (r.kind === 'conversation' && !isDeepStrictEqual(input.conversation, r.conversation))
     broken(
       h,
