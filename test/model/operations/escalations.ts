@@ -82,7 +82,8 @@ function judgeApproval(h: Harness, root: RootModel, chain: AuditChain, asked: Ap
   const d = decided[0];
   const askedAt = Date.parse(asked.at);
   const waitsNow = root.status === 'open' && root.approvals.some((p) => p.handoffId === asked.handoffId);
-  const after = (e: AuditEvent) => d !== undefined && e.eventId > d.eventId;
+  // In the audit's order: event ids count from 1 again in each run of a chain that continued as new.
+  const after = (e: AuditEvent) => d !== undefined && chain.events.indexOf(e) > chain.events.indexOf(d);
   for (const e of [...escalated, ...reminded])
     if (after(e)) broken(h, 'escalation-recorded', `${where}: ${e.kind} after its decision (${clip(e)})`);
   // Until when the approval waited: its decision, else now while it waits; one that went otherwise (its chain stopped, steered) is not timed.
