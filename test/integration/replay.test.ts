@@ -192,6 +192,41 @@ describe('replay of failed chains', () => {
     );
   });
 
+  it('with overrides, calls a tool of the last answer that had completed again under the key it had', async () => {
+    const keys: Record<string, string[]> = { pack: [], ship: [] };
+    let carrierDown = true;
+    const tool = (name: 'pack' | 'ship') =>
+      defineTool({
+        name,
+        description: `${name} an order`,
+        parameters: z.object({ orderId: z.string() }),
+        execute: ({ orderId }, { idempotencyKey }) => {
+          keys[name]!.push(idempotencyKey);
+          if (name === 'ship' && carrierDown) throw ApplicationFailure.nonRetryable('carrier down', 'CarrierError');
+          return `${name}ed ${orderId}`;
+        },
+      });
+    const both = {
+      toolCalls: [
+        { name: 'pack', arguments: { orderId: '7' } },
+        { name: 'ship', arguments: { orderId: '7' } },
+      ],
+    };
+    const team = new Team([agent('a', [both, { text: 'sent' }], { tools: [tool('pack'), tool('ship')] })]);
+    await withWorker(server.env, team, async (baton) => {
+      const run = await baton.start('a', 'send order 7');
+      expect(await run.result().catch((e: unknown) => e)).toBeInstanceOf(ToolExecutionError);
+      expect(keys.pack).toHaveLength(1);
+      carrierDown = false;
+      const replayed = await baton.replay(run.workflowId, { overrides: { options: { maxTurns: 5 } } });
+      expect(replayed).toMatchObject({ from: 'failed runTool', mechanism: 'resume' });
+      expect((await baton.getRun(run.workflowId).result()).output).toBe('sent');
+      expect(keys.pack).toEqual([keys.pack[0], keys.pack[0]]);
+      expect(new Set(keys.ship).size).toBe(1);
+      expect(keys.pack[0]).toMatch(new RegExp(`^${run.workflowId}:a:1\\.1:[0-9a-f]{8}$`));
+    });
+  });
+
   it('refuses to replay a running chain or a handoff that does not exist', async () => {
     const team = new Team([agent('a', [hop('b')]), agent('b', [{ text: 'done', delayMs: 2000 }])]);
     await withWorker(server.env, team, async (baton) => {
