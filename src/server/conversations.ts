@@ -208,7 +208,7 @@ export function conversationRoutes(app: ServiceApp, ctx: ServiceContext): void {
     if (first === 'late') return notTaken(c, id, key);
     if (key) c.header('idempotency-key', key);
     if (streamed) {
-      await accepted.catch(() => undefined);
+      // Taken, or settled without being taken (refused, or answered from what the conversation remembers).
       if (first === 'settled') await reply.catch((err: unknown) => Promise.reject(turnProblem(err)));
       return streamedReply(c, ctx, id, key!, from, reply);
     }

@@ -193,7 +193,7 @@ describe('replay of failed chains', () => {
   });
 
   it('with overrides, calls a tool of the last answer that had completed again under the key it had', async () => {
-    const keys: Record<string, string[]> = { pack: [], ship: [] };
+    const keys: Record<'pack' | 'ship', string[]> = { pack: [], ship: [] };
     let carrierDown = true;
     const tool = (name: 'pack' | 'ship') =>
       defineTool({
@@ -201,7 +201,7 @@ describe('replay of failed chains', () => {
         description: `${name} an order`,
         parameters: z.object({ orderId: z.string() }),
         execute: ({ orderId }, { idempotencyKey }) => {
-          keys[name]!.push(idempotencyKey);
+          keys[name].push(idempotencyKey);
           if (name === 'ship' && carrierDown) throw ApplicationFailure.nonRetryable('carrier down', 'CarrierError');
           return `${name}ed ${orderId}`;
         },

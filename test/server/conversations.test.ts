@@ -114,6 +114,39 @@ describe('conversations over HTTP', () => {
       expect(JSON.stringify(late.body)).toMatch(/has ended|is ending/);
     });
   });
+  it('answer a streamed message that is refused with its problem at once: to a chain, blank, to an ended conversation', async () => {
+    await withService(server.env, team(), async ({ service, baton, call }) => {
+      const streamed = (id: string, message: string) =>
+        fetch(`${service.url}/v1/conversations/${id}/messages`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${TOKENS.ops}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ agent: 'triage', message, stream: true }),
+          signal: AbortSignal.timeout(15_000),
+        }).then(async (res) => [res.status, res.headers.get('content-type'), await res.json()] as const);
+
+      const chain = await baton.start('triage', 'hi');
+      await chain.result();
+      const [status, type, body] = await streamed(chain.workflowId, 'hello');
+      expect([status, type]).toEqual([409, 'application/problem+json']);
+      expect((body as { detail: string }).detail).toMatch(/not a conversation/);
+
+      const id = `http-chat-${Date.now()}`;
+      expect(
+        (
+          await call('POST', `/v1/conversations/${id}/messages`, {
+            token: TOKENS.ops,
+            body: { agent: 'triage', message: 'hi' },
+          })
+        ).status,
+      ).toBe(200);
+      const [blank] = await streamed(id, ' ');
+      expect(blank).toBe(400);
+      expect((await call('POST', `/v1/conversations/${id}/end`, { token: TOKENS.ops })).status).toBe(200);
+      const [late, , ended] = await streamed(id, 'one more');
+      expect(late).toBe(409);
+      expect(JSON.stringify(ended)).toMatch(/has ended|is ending/);
+    });
+  });
 });
 
 describe('conversations over A2A', () => {
