@@ -167,7 +167,9 @@ export interface DrillChain {
 
 /**
  * Chain `i` of a drill. Four kinds in turn: a refund the drill approves, a question (no approval),
- * a refund the drill rejects, and a refund nobody decides, approved when its timer fires.
+ * a refund the drill rejects, and a refund nobody decides, rejected when its timer fires (a start
+ * option may only tighten the team's approval: one a timer approves would be refused with
+ * `LooseningRefusedError`, docs/authority.md).
  */
 export function drillChain(i: number): DrillChain {
   switch (i % 4) {
@@ -186,7 +188,7 @@ export function drillChain(i: number): DrillChain {
       return {
         kind: 'timer',
         input: `Refund request #${i}: the box was empty`,
-        options: { approvals: [{ to: 'billing', timeout: '4 seconds', onTimeout: 'approve' }] },
+        options: { approvals: [{ to: 'billing', timeout: '4 seconds', onTimeout: 'reject' }] },
         decision: 'none',
       };
   }
