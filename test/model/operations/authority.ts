@@ -108,7 +108,10 @@ export const authorityOperations = [
           waiting = (await h.baton.getRun(id).pendingApprovals()).find((x) => x.to === 'billing');
           if (!waiting) await new Promise((r) => setTimeout(r, 100));
         }
-        if (waiting?.from !== '(start)')
+        // Side by side with v2 on one queue, a v1 worker refuses a new chain's team snapshot (v2 is the
+        // newest registered) and the start waits, bounded, for a v2 worker: documented, not a gated entry skipped.
+        const stale = !waiting && h.model.deployed === 'side_by_side' && (await refusedByTeam(h, id));
+        if (waiting?.from !== '(start)' && !stale)
           broken(
             h,
             'gated-entry',
@@ -123,3 +126,11 @@ export const authorityOperations = [
     },
   }),
 ];
+
+/** Whether a v1 worker refused the team snapshot of the chain `id` (`Team mismatch`, a newer team registered). */
+async function refusedByTeam(h: Harness, id: string): Promise<boolean> {
+  const history = await h.system.client.workflow.getHandle(id).fetchHistory();
+  return (history.events ?? []).some((e) =>
+    /^Team mismatch: step loadTeam/.test(e.activityTaskFailedEventAttributes?.failure?.message ?? ''),
+  );
+}
