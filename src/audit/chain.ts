@@ -5,9 +5,10 @@
  * the approval was asked and decided, where it ran.
  */
 import type { ApprovalRecord, PendingApproval } from '../common/approvals';
-import { TEAM_MEMO } from '../common/messages';
+import { REPLAY_OF_MEMO, TEAM_MEMO } from '../common/messages';
 import type { HandoffRunInput, RecordHandoffInput } from '../common/run';
-import { fromOutsidePayloads, fromPayloads, type HistoryEvent } from '../payloads/read';
+import type { Payload } from '@temporalio/common';
+import { fromOutsidePayloads, fromPayload, fromPayloads, type HistoryEvent } from '../payloads/read';
 import { childEnd, runEnd } from './ending';
 import { causeName, isRoutine } from './taskFailures';
 import { ActivityReader } from './activityEvents';
@@ -100,8 +101,8 @@ class RunReader {
     const where = whereOf(e, this.runId);
     const handoff = recordedHandoff(e);
     if (handoff) this.onHandoff(handoff, where);
-    if (e.workflowExecutionStartedEventAttributes)
-      this.onStarted(recordedStartInput(e.workflowExecutionStartedEventAttributes.input), where);
+    const started = e.workflowExecutionStartedEventAttributes;
+    if (started) this.onStarted(recordedStartInput(started.input), where, started.memo?.fields?.[REPLAY_OF_MEMO]);
     else if (this.activities.read(e, where)) return;
     else if (e.workflowPropertiesModifiedEventAttributes) this.onApprovalEvent(e, where);
     else if (e.startChildWorkflowExecutionInitiatedEventAttributes) this.onChildStarted(e, where);
@@ -116,8 +117,17 @@ class RunReader {
     } else this.onClosed(e, where);
   }
 
-  private onStarted(input: HandoffRunInput | undefined, where: Where): void {
+  private onStarted(input: HandoffRunInput | undefined, where: Where, replayMemo?: Payload | null): void {
     const origin = input?.resume?.replayOf; // A replay that resumed from rebuilt state: its chain is the one it carries (the run it replays may have gone past it).
+    // A chain that ended before its first step, started again from its input: its memo names the run it replays.
+    const afresh = !input?.resume && replayMemo ? fromPayload<{ runId: string; from: string }>(replayMemo) : undefined;
+    if (afresh)
+      this.chain.lineage.push({
+        runId: this.runId,
+        replayedFrom: afresh.runId,
+        reason: `baton replay from ${afresh.from}`,
+        at: where.at,
+      });
     if (origin) {
       this.chain.handoffs.splice(0, this.chain.handoffs.length, ...input!.resume!.chain);
       this.chain.lineage.push({

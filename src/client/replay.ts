@@ -26,7 +26,8 @@ import type { ChainState } from '../common/state';
 import { decodeHistory } from '../payloads/history';
 import type { HistoryEvent } from '../payloads/read';
 import { migrationRequest } from './migrate';
-import { rebuildState } from './resume';
+import { rebuildState, unstartedInput } from './resume';
+import { replayAfresh } from './replayAfresh';
 import { priorityOption } from '../common/priority';
 import { tenantSearchAttribute } from '../common/tenant';
 import { historyOf } from '../payloads/historyPages';
@@ -69,7 +70,7 @@ export interface ReplayStarted {
   runId: string;
   /** The run continued from. */
   baseRunId: string;
-  /** Where the new run picks up: `failed callModel`, `failed runTool`, `last step`, `handoff N`, or `carried state` (a continued run that failed as it started). */
+  /** Where the new run picks up: `failed callModel`, `failed runTool`, `last step`, `handoff N`, `carried state` (a continued run that failed as it started), or `start` (a chain that ended before its first step starts again from its input). */
   from: string;
   /** `reset`: Temporal reset, the prefix kept in the new run's history; `resume`: a new run started from the rebuilt state (with overrides). */
   mechanism: 'reset' | 'resume';
@@ -101,6 +102,9 @@ export async function replayChain(
     client.options.loadedDataConverter.payloadCodecs,
   );
   const events = withLocalActivities(history.events ?? []);
+  // Ended before its first step: nothing to continue, so it starts again (on the current team).
+  const unstarted = options.fromHandoff === undefined ? unstartedInput(events) : undefined;
+  if (unstarted) return replayAfresh(client, description, unstarted, options.overrides);
   if (options.overrides || options.onCurrentTeam) return resumeWithOverrides(client, description, events, options);
   const plan = planReplay(events, description.runId, options.fromHandoff);
   const response: temporal.api.workflowservice.v1.IResetWorkflowExecutionResponse =

@@ -66,7 +66,8 @@ export function rebuildState(recordedEvents: HistoryEvent[], fromHandoff?: numbe
   if (!input) throw new UserError('the run has no input to rebuild from');
   const { team, models, recorded } = readRun(events);
   const base = input.resume;
-  if (!base && !team) throw new UserError('the run never recorded its team snapshot; start it again instead');
+  if (!base && !team)
+    throw new UserError('the run never recorded its team snapshot: replay starts it again from its input');
 
   let target: ModelCall | undefined;
   let after = false;
@@ -150,6 +151,13 @@ function decisionsOn(response: ModelResponse, later: Recorded[]): ChainState['de
 }
 
 /** The team snapshot, the model calls and the chain events a run's history recorded, in order. */
+/** The input of a run that ended before it took its team snapshot (no step ran), or `undefined`. */
+export function unstartedInput(recordedEvents: HistoryEvent[]): HandoffRunInput | undefined {
+  const events = withLocalActivities(recordedEvents);
+  const input = fromPayloads<HandoffRunInput>(events[0]?.workflowExecutionStartedEventAttributes?.input);
+  return input && !input.resume && !readRun(events).team ? input : undefined;
+}
+
 function readRun(events: HistoryEvent[]): { team?: TeamSpec; models: ModelCall[]; recorded: Recorded[] } {
   let team: TeamSpec | undefined;
   const models: ModelCall[] = [];

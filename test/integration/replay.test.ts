@@ -1,13 +1,14 @@
 import { ApplicationFailure } from '@temporalio/common';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { defineTool, MaxHandoffsExceededError, scripted, Team, ToolExecutionError } from '../../src';
+import { Baton, defineTool, MaxHandoffsExceededError, scripted, Team, ToolExecutionError } from '../../src';
 import { exportAudit } from '../../src/audit';
-import { UserError } from '../../src/workflow';
+import { UserError, type HandoffRunInput } from '../../src/workflow';
+import { fromPayloads } from '../../src/payloads/read';
 import { waitFor } from '../helpers/wait';
 import { handoffsInHistory } from '../helpers/history';
 import { recordingScripted } from '../helpers/models';
-import { useTemporalServer, withWorker } from '../helpers/temporal';
+import { taskQueue, useTemporalServer, withWorker } from '../helpers/temporal';
 import { scriptedAgent as agent } from '../helpers/agents';
 
 const server = useTemporalServer();
@@ -225,6 +226,47 @@ describe('replay of failed chains', () => {
       expect(new Set(keys.ship).size).toBe(1);
       expect(keys.pack[0]).toMatch(new RegExp(`^${run.workflowId}:a:1\\.1:[0-9a-f]{8}$`));
     });
+  });
+
+  it('starts a chain that ended before its first step again from its input, with or without overrides', async () => {
+    const team = new Team([agent('a', [hop('b')]), agent('b', [{ text: 'done' }])]);
+    const baton = new Baton({ client: server.env.client, taskQueue: taskQueue() });
+    const ended = async () => {
+      // No worker polls yet: the chain is terminated before any step, as a chain no worker of its team took.
+      const run = await baton.start('a', 'go', { maxTurns: 6, context: { note: 'kept' } });
+      await run.handle.terminate('no worker of its team came');
+      return { id: run.workflowId, base: (await run.handle.describe()).runId };
+    };
+    const plain = await ended();
+    const raised = await ended();
+    await withWorker(
+      server.env,
+      team,
+      async () => {
+        expect(await baton.replay(plain.id)).toMatchObject({
+          from: 'start',
+          mechanism: 'resume',
+          baseRunId: plain.base,
+        });
+        expect((await baton.getRun(plain.id).result()).output).toBe('done');
+        const over = await baton.replay(raised.id, { overrides: { options: { maxHandoffs: 3 } } });
+        expect(over.from).toBe('start');
+        expect((await baton.getRun(raised.id).result()).handoffChain).toHaveLength(1);
+        const history = await baton.getRun(raised.id).handle.fetchHistory();
+        const input = fromPayloads<HandoffRunInput>(
+          history.events?.[0]?.workflowExecutionStartedEventAttributes?.input,
+        );
+        expect(input).toMatchObject({
+          agent: 'a',
+          input: 'go',
+          options: { maxTurns: 6, maxHandoffs: 3 },
+          context: { note: 'kept' },
+        });
+        const audit = await baton.audit(raised.id);
+        expect(audit.lineage).toEqual([expect.objectContaining({ runId: over.runId, replayedFrom: raised.base })]);
+      },
+      { taskQueue: baton.taskQueue },
+    );
   });
 
   it('refuses to replay a running chain or a handoff that does not exist', async () => {

@@ -1,0 +1,66 @@
+/**
+ * The replay of a chain that ended before its first step (before it took its team snapshot: no
+ * worker of its team took it in `teamMismatchTimeout`, or it was terminated or timed out first).
+ * Nothing ran, so there is no state to continue from: a new run of the same workflow id starts
+ * from the chain's input, with the overrides' options over its own and the memo `batonReplayOf`
+ * naming the run it replays.
+ */
+import type { Client, WorkflowExecutionDescription } from '@temporalio/client';
+import { WorkflowIdReusePolicy } from '@temporalio/common';
+import type { handoffRun } from '../../workflows/handoffRun';
+import { UserError } from '../common/errors';
+import { BatonAgent, BatonHandoffs, BatonStatusAttribute, REPLAY_OF_MEMO, WorkflowType } from '../common/messages';
+import { priorityOption } from '../common/priority';
+import { BatonStatus, type HandoffRunInput, type RunOverrides } from '../common/run';
+import { tenantSearchAttribute } from '../common/tenant';
+
+/** Where a replay of a chain that never started picks up. */
+export const AFRESH = 'start';
+
+/** What a replay of a chain that never started reports (a `ReplayStarted`). */
+export interface StartedAfresh {
+  workflowId: string;
+  runId: string;
+  baseRunId: string;
+  from: typeof AFRESH;
+  mechanism: 'resume';
+}
+
+/** Start the chain `description` names again from `input`, its first run's, with `overrides`. */
+export async function replayAfresh(
+  client: Client,
+  description: WorkflowExecutionDescription,
+  input: HandoffRunInput,
+  overrides: RunOverrides = {},
+): Promise<StartedAfresh> {
+  const { workflowId, runId: baseRunId } = description;
+  if (overrides.models && Object.keys(overrides.models).length > 0)
+    throw new UserError(
+      `chain ${workflowId} ended before its first step, so it has no team to change models in; replay it with options only, or start it again`,
+    );
+  const options = { ...input.options, ...overrides.options };
+  const replayOf = { workflowId, runId: baseRunId, from: AFRESH };
+  const handle = await client.workflow.start<typeof handoffRun>(WorkflowType.HANDOFF_RUN, {
+    taskQueue: description.taskQueue,
+    workflowId,
+    workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE,
+    args: [
+      {
+        agent: input.agent,
+        input: input.input,
+        ...(Object.keys(options).length > 0 ? { options } : {}),
+        ...(input.context ? { context: input.context } : {}),
+        ...(input.parent ? { parent: input.parent } : {}),
+      },
+    ],
+    memo: { [REPLAY_OF_MEMO]: replayOf },
+    ...priorityOption(options.priority),
+    typedSearchAttributes: [
+      { key: BatonAgent, value: input.agent },
+      { key: BatonStatusAttribute, value: BatonStatus.RUNNING },
+      { key: BatonHandoffs, value: 0 },
+      ...tenantSearchAttribute(options.tenant),
+    ],
+  });
+  return { workflowId, runId: handle.firstExecutionRunId, baseRunId, from: AFRESH, mechanism: 'resume' };
+}
