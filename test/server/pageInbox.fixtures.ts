@@ -80,7 +80,7 @@ export const status = async (call: Caller, id: string) =>
 export const inbox = async (call: Caller, token: string, team: string) =>
   (await call('GET', `/v1/inbox?team=${team}`, { token })).body as {
     total: number;
-    approvals: { workflowId: string; requestedAt: string }[];
+    approvals: { workflowId: string; requestedAt: string; overdue: boolean }[];
   };
 
 /** The chains the page lists, in its order. */
