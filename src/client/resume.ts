@@ -67,7 +67,9 @@ export function rebuildState(recordedEvents: HistoryEvent[], fromHandoff?: numbe
   const { team, models, recorded } = readRun(events);
   const base = input.resume;
   if (!base && !team)
-    throw new UserError('the run never recorded its team snapshot: replay starts it again from its input');
+    throw new UserError(
+      'the run never recorded its team snapshot, so it has no handoff to replay from; replay it without fromHandoff to start it again from its input',
+    );
 
   let target: ModelCall | undefined;
   let after = false;
