@@ -6,30 +6,19 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Client, WorkflowExecutionDescription } from '@temporalio/client';
-import { WorkflowIdReusePolicy } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
-import type { handoffRun } from '../../workflows/handoffRun';
 import { reduce } from '../../workflows/chain/state';
 import { activityName, brokenStep, recordedHandoff, withLocalActivities } from '../audit/history';
 import { UserError } from '../common/errors';
 import { overrideProblems } from '../common/input';
-import {
-  ActivityType,
-  BatonAgent,
-  BatonHandoffs,
-  BatonStatusAttribute,
-  REPLAY_OF_MEMO,
-  WorkflowType,
-} from '../common/messages';
-import { BatonStatus, type HandoffRunInput, type RunOverrides } from '../common/run';
+import { ActivityType } from '../common/messages';
+import type { HandoffRunInput, RunOverrides } from '../common/run';
 import type { ChainState } from '../common/state';
 import { decodeHistory } from '../payloads/history';
 import type { HistoryEvent } from '../payloads/read';
 import { migrationRequest } from './migrate';
 import { rebuildState, unstartedInput } from './resume';
-import { replayAfresh } from './replayAfresh';
-import { priorityOption } from '../common/priority';
-import { tenantSearchAttribute } from '../common/tenant';
+import { replayAfresh, startReplayRun } from './replayAfresh';
 import { historyOf } from '../payloads/historyPages';
 const EventType = temporal.api.enums.v1.EventType;
 
@@ -145,23 +134,16 @@ async function resumeWithOverrides(
     replayOf: { workflowId, runId: baseRunId, from },
     ...migrate,
   };
-  const handle = await client.workflow.start<typeof handoffRun>(WorkflowType.HANDOFF_RUN, {
-    taskQueue: description.taskQueue,
-    workflowId,
-    workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE,
-    args: [continuedInput(input, overrides, state)],
-    memo: { [REPLAY_OF_MEMO]: state.replayOf },
-    ...priorityOption(state.options.priority),
-    typedSearchAttributes: [
-      { key: BatonAgent, value: state.agentId },
-      { key: BatonStatusAttribute, value: BatonStatus.RUNNING },
-      { key: BatonHandoffs, value: state.chain.length },
-      ...tenantSearchAttribute(state.options.tenant),
-    ],
+  const runId = await startReplayRun(client, description, {
+    input: continuedInput(input, overrides, state),
+    replayOf: state.replayOf,
+    agent: state.agentId,
+    handoffs: state.chain.length,
+    options: state.options,
   });
   return {
     workflowId,
-    runId: handle.firstExecutionRunId,
+    runId,
     baseRunId,
     from,
     mechanism: 'resume',

@@ -3,7 +3,8 @@
  * worker of its team took it in `teamMismatchTimeout`, or it was terminated or timed out first).
  * Nothing ran, so there is no state to continue from: a new run of the same workflow id starts
  * from the chain's input, with the overrides' options over its own and the memo `batonReplayOf`
- * naming the run it replays.
+ * naming the run it replays. Also how every replay that is not a reset starts its new run
+ * ({@link startReplayRun}).
  */
 import type { Client, WorkflowExecutionDescription } from '@temporalio/client';
 import { WorkflowIdReusePolicy } from '@temporalio/common';
@@ -11,6 +12,7 @@ import type { handoffRun } from '../../workflows/handoffRun';
 import { UserError } from '../common/errors';
 import { BatonAgent, BatonHandoffs, BatonStatusAttribute, REPLAY_OF_MEMO, WorkflowType } from '../common/messages';
 import { priorityOption } from '../common/priority';
+import type { RunOptions } from '../common/options';
 import { BatonStatus, type HandoffRunInput, type RunOverrides } from '../common/run';
 import { tenantSearchAttribute } from '../common/tenant';
 
@@ -39,28 +41,53 @@ export async function replayAfresh(
       `chain ${workflowId} ended before its first step, so it has no team to change models in; replay it with options only, or start it again`,
     );
   const options = { ...input.options, ...overrides.options };
-  const replayOf = { workflowId, runId: baseRunId, from: AFRESH };
+  const runId = await startReplayRun(client, description, {
+    input: {
+      agent: input.agent,
+      input: input.input,
+      ...(Object.keys(options).length > 0 ? { options } : {}),
+      ...(input.context ? { context: input.context } : {}),
+      ...(input.parent ? { parent: input.parent } : {}),
+    },
+    replayOf: { workflowId, runId: baseRunId, from: AFRESH },
+    agent: input.agent,
+    handoffs: 0,
+    options,
+  });
+  return { workflowId, runId, baseRunId, from: AFRESH, mechanism: 'resume' };
+}
+
+/** What a replay's new run starts with, besides its workflow id and task queue. */
+export interface ReplayRun {
+  input: HandoffRunInput;
+  /** The memo `batonReplayOf`: the run it replays and where it picks up. */
+  replayOf: { workflowId: string; runId: string; from: string };
+  /** Its search attributes: the agent it stands at and the handoffs made so far. */
+  agent: string;
+  handoffs: number;
+  /** The run options it runs with (priority, tenant). */
+  options: RunOptions;
+}
+
+/** Start a replay's new run of the chain `description` names (the same workflow id, on its task queue); its run id. */
+export async function startReplayRun(
+  client: Client,
+  description: WorkflowExecutionDescription,
+  run: ReplayRun,
+): Promise<string> {
   const handle = await client.workflow.start<typeof handoffRun>(WorkflowType.HANDOFF_RUN, {
     taskQueue: description.taskQueue,
-    workflowId,
+    workflowId: description.workflowId,
     workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE,
-    args: [
-      {
-        agent: input.agent,
-        input: input.input,
-        ...(Object.keys(options).length > 0 ? { options } : {}),
-        ...(input.context ? { context: input.context } : {}),
-        ...(input.parent ? { parent: input.parent } : {}),
-      },
-    ],
-    memo: { [REPLAY_OF_MEMO]: replayOf },
-    ...priorityOption(options.priority),
+    args: [run.input],
+    memo: { [REPLAY_OF_MEMO]: run.replayOf },
+    ...priorityOption(run.options.priority),
     typedSearchAttributes: [
-      { key: BatonAgent, value: input.agent },
+      { key: BatonAgent, value: run.agent },
       { key: BatonStatusAttribute, value: BatonStatus.RUNNING },
-      { key: BatonHandoffs, value: 0 },
-      ...tenantSearchAttribute(options.tenant),
+      { key: BatonHandoffs, value: run.handoffs },
+      ...tenantSearchAttribute(run.options.tenant),
     ],
   });
-  return { workflowId, runId: handle.firstExecutionRunId, baseRunId, from: AFRESH, mechanism: 'resume' };
+  return handle.firstExecutionRunId;
 }
