@@ -41,6 +41,20 @@ function fitFlow(flow: HTMLElement, hint: HTMLElement): void {
   hint.hidden = Math.floor(w * scale) <= room;
 }
 
+/** A line of the audit's timeline as a row: its time, its actor, and what happened with the chains it names linked. */
+function timelineRow(line: string): HTMLElement[] {
+  const m = /^(\d\d:\d\d:\d\d\.\d{3}) {2}(\S+)\s+(.*)$/.exec(line);
+  return m
+    ? [
+        h('li', {}, [
+          h('time', { text: m[1] }),
+          h('span', { class: 'actor', text: m[2] }),
+          h('span', { class: 'what' }, linkedChains(m[3]!)),
+        ]),
+      ]
+    : [];
+}
+
 /** The card `list` shows for `a`: kept while what it shows of it is current, else rebuilt with what was typed in it; what is typed stays as the chain's events arrive. */
 function currentCard(list: HTMLElement, a: Approval, refresh: () => unknown): HTMLElement {
   const old = Array.from(list.children).find((c) => c.getAttribute('data-key') === `${a.workflowId}/${a.handoffId}`) as
@@ -86,6 +100,7 @@ export async function showRun(main: HTMLElement, id: string): Promise<void> {
     h('h2', { text: 'Evaluation' }),
     datasetActions(id),
   );
+  const drawn = { svg: '', lines: '' };
   let busy = false;
   let again = false;
   async function refresh(): Promise<void> {
@@ -114,11 +129,15 @@ export async function showRun(main: HTMLElement, id: string): Promise<void> {
       ];
       facts.replaceChildren(...shown.filter((t): t is string => !!t).map((t) => h('span', { text: t })));
       // The drawing's own <style> is for the SVG on its own; here the page's stylesheet styles it.
-      flow.innerHTML = svg.replace(/<style>[\s\S]*?<\/style>/, '');
-      flow
-        .querySelectorAll('[data-workflow-id]')
-        .forEach((a) => a.setAttribute('href', `${BASE}runs/${enc(a.getAttribute('data-workflow-id')!)}`));
-      fitFlow(flow, flowHint);
+      // Redrawn only when it changed: a click on a specialist's link mid-redraw would land on nothing.
+      if (svg !== drawn.svg) {
+        drawn.svg = svg;
+        flow.innerHTML = svg.replace(/<style>[\s\S]*?<\/style>/, '');
+        flow
+          .querySelectorAll('[data-workflow-id]')
+          .forEach((a) => a.setAttribute('href', `${BASE}runs/${enc(a.getAttribute('data-workflow-id')!)}`));
+        fitFlow(flow, flowHint);
+      }
       const input = run.input ? String(run.input.input) : '';
       const asked: Asked | undefined = run.input
         ? {
@@ -167,20 +186,10 @@ export async function showRun(main: HTMLElement, id: string): Promise<void> {
           }),
         );
       else outcome.replaceChildren();
-      timeline.replaceChildren(
-        ...lines.split('\n').flatMap((line) => {
-          const m = /^(\d\d:\d\d:\d\d\.\d{3}) {2}(\S+)\s+(.*)$/.exec(line);
-          return m
-            ? [
-                h('li', {}, [
-                  h('time', { text: m[1] }),
-                  h('span', { class: 'actor', text: m[2] }),
-                  h('span', { class: 'what' }, linkedChains(m[3]!)),
-                ]),
-              ]
-            : [];
-        }),
-      );
+      if (lines !== drawn.lines) {
+        drawn.lines = lines;
+        timeline.replaceChildren(...lines.split('\n').flatMap(timelineRow));
+      }
     } catch (e) {
       if (messageOf(e) !== 'unauthorized')
         outcome.replaceChildren(h('p', { class: 'problem', text: `Could not load the chain: ${messageOf(e)}` }));
