@@ -14,7 +14,7 @@
 import path from 'node:path';
 import { Client, Connection, type WorkflowExecutionInfo } from '@temporalio/client';
 import { Baton } from '../src';
-import { approveHandoffSignal, rejectHandoffSignal } from '../src/workflow';
+import { approveHandoffSignal, rejectHandoffSignal, WorkflowType } from '../src/workflow';
 import { DrillServer } from './devserver';
 import { LOAD_APPROVAL } from './loadTeam';
 import { LoadWorkers, peakRss } from './loadWorkers';
@@ -70,10 +70,13 @@ export async function loadDrill(s: DrillSettings): Promise<DrillReport> {
   }
 }
 
+/** The chains on `taskQueue`, not the team registry a worker runs on the same queue. */
+const chainsOn = (taskQueue: string) => `TaskQueue = "${taskQueue}" AND WorkflowType = "${WorkflowType.HANDOFF_RUN}"`;
+
 /** Wait until no chain on `taskQueue` is running (visibility count), or the deadline; answers whether they all closed. */
 async function untilClosed(client: Client, taskQueue: string, deadline: number): Promise<boolean> {
   for (;;) {
-    const { count } = await client.workflow.count(`TaskQueue = "${taskQueue}" AND ExecutionStatus = "Running"`);
+    const { count } = await client.workflow.count(`${chainsOn(taskQueue)} AND ExecutionStatus = "Running"`);
     if (count === 0) return true;
     if (Date.now() > deadline) return false;
     await sleep(500);
@@ -82,7 +85,7 @@ async function untilClosed(client: Client, taskQueue: string, deadline: number):
 
 async function executions(client: Client, taskQueue: string): Promise<WorkflowExecutionInfo[]> {
   const found: WorkflowExecutionInfo[] = [];
-  for await (const wf of client.workflow.list({ query: `TaskQueue = "${taskQueue}"` })) found.push(wf);
+  for await (const wf of client.workflow.list({ query: chainsOn(taskQueue) })) found.push(wf);
   return found;
 }
 
@@ -180,7 +183,7 @@ async function waitingRun(s: DrillSettings, rig: Rig, problems: string[]): Promi
     while (Date.now() < deadline) {
       waitingCount = (
         await rig.client.workflow.count(
-          `TaskQueue = "${taskQueue}" AND BatonStatus = "awaiting_approval" AND ExecutionStatus = "Running"`,
+          `${chainsOn(taskQueue)} AND BatonStatus = "awaiting_approval" AND ExecutionStatus = "Running"`,
         )
       ).count;
       if (waitingCount >= n) break;
