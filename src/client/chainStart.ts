@@ -9,6 +9,7 @@ import { InvalidRunInputError } from '../common/errors';
 import { validateRunInput } from '../common/input';
 import { BatonAgent, BatonHandoffs, BatonStatusAttribute } from '../common/messages';
 import { priorityOption } from '../common/priority';
+import { workflowTaskTimeoutOption } from '../common/taskTimeout';
 import type { HandoffRunInput } from '../common/run';
 import { TENANT_ID, tenantIdProblem, tenantPrefix, tenantSearchAttribute } from '../common/tenant';
 import { BatonStatus, type RunContext, type RunOptions } from '../common/types';
@@ -126,6 +127,7 @@ export function chainStartOptions(
     ...(s.workflowIdReusePolicy !== undefined ? { workflowIdReusePolicy: s.workflowIdReusePolicy } : {}),
     ...(s.workflowIdConflictPolicy !== undefined ? { workflowIdConflictPolicy: s.workflowIdConflictPolicy } : {}),
     ...priorityOption(s.runOptions.priority),
+    ...workflowTaskTimeoutOption,
     ...startedByMemo(s.startedBy),
     typedSearchAttributes: [
       { key: BatonAgent, value: s.agent },

@@ -19,6 +19,7 @@ import {
   WorkflowType,
 } from '../common/messages';
 import { priorityOption } from '../common/priority';
+import { workflowTaskTimeoutOption } from '../common/taskTimeout';
 import { BatonStatus } from '../common/run';
 import type { ConversationMigration } from '../common/stranded';
 import { decodeHistory } from '../payloads/history';
@@ -88,6 +89,7 @@ export async function replayConversation(
     args: [input],
     memo: { [REPLAY_OF_MEMO]: origin },
     ...priorityOption(input.resume?.chain.options.priority ?? input.options?.priority),
+    ...workflowTaskTimeoutOption,
     typedSearchAttributes: [
       { key: BatonAgent, value: input.resume?.chain.agentId ?? input.agent },
       { key: BatonStatusAttribute, value: BatonStatus.RUNNING },

@@ -13,6 +13,7 @@ import { validateConversationInput } from '../common/input';
 import { BatonAgent, BatonHandoffs, BatonStatusAttribute, WorkflowType } from '../common/messages';
 import type { RunOptions } from '../common/options';
 import { priorityOption } from '../common/priority';
+import { workflowTaskTimeoutOption } from '../common/taskTimeout';
 import { BatonStatus } from '../common/run';
 import type { RunContext } from '../common/team';
 import { TENANT_ID, tenantIdProblem, tenantPrefix, tenantSearchAttribute } from '../common/tenant';
@@ -86,6 +87,7 @@ export function conversationStartOperation(
     // An ended conversation is not replaced by a new one of the same id: its messages would be lost to it.
     workflowIdReusePolicy: 'REJECT_DUPLICATE' as const,
     ...priorityOption(c.input.options?.priority),
+    ...workflowTaskTimeoutOption,
     typedSearchAttributes: [
       { key: BatonAgent, value: c.agent },
       { key: BatonStatusAttribute, value: BatonStatus.RUNNING },

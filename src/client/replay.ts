@@ -15,7 +15,7 @@ import { ActivityType } from '../common/messages';
 import type { HandoffRunInput, RunOverrides } from '../common/run';
 import type { ChainState } from '../common/state';
 import { decodeHistory } from '../payloads/history';
-import type { HistoryEvent } from '../payloads/read';
+import { fromPayloads, type HistoryEvent } from '../payloads/read';
 import { migrationRequest } from './migrate';
 import { rebuildState, unstartedInput } from './resume';
 import { replayAfresh, startReplayRun } from './replayAfresh';
@@ -182,10 +182,7 @@ export function planReplay(events: HistoryEvent[], baseRunId: string, fromHandof
       return input ? [{ eventId: Number(e.eventId), index: input.index }] : [];
     });
     const record = records.find((r) => r.index === fromHandoff);
-    if (!record)
-      throw new UserError(
-        `chain has ${records.length} handoff(s); fromHandoff must be 1 to ${records.length}, got ${fromHandoff}`,
-      );
+    if (!record) throw new UserError(missingHandoff(events, records, fromHandoff));
     step = events
       .filter((e) => activityName(e) === ActivityType.CALL_MODEL && Number(e.eventId) < record.eventId)
       .at(-1);
@@ -201,6 +198,16 @@ export function planReplay(events: HistoryEvent[], baseRunId: string, fromHandof
   const point = completed.at(-1);
   if (!point) throw new UserError('the chain has no completed step to continue from');
   return { baseRunId, resetEventId: Number(point.eventId), from };
+}
+
+/** Why `fromHandoff` names no handoff of the run: the handoffs it records (a continued run's start after the earlier runs'). */
+function missingHandoff(events: HistoryEvent[], records: { index: number }[], fromHandoff: number): string {
+  // A run that carries state (a continue-as-new, a replay's run) holds only the handoffs made since.
+  const carried = !!fromPayloads<HandoffRunInput>(events[0]?.workflowExecutionStartedEventAttributes?.input)?.resume;
+  const earlier = carried ? ' (the earlier ones are in the runs before it, which a replay cannot reset)' : '';
+  if (records.length === 0)
+    return `the chain's latest run records no handoff${earlier}, so fromHandoff ${fromHandoff} names none to replay from`;
+  return `chain has ${records.length} handoff(s) in its latest run; fromHandoff must be ${records[0]!.index} to ${records.at(-1)!.index}${earlier}, got ${fromHandoff}`;
 }
 
 function checkOverrides(o: RunOverrides | undefined, agents: string[] | undefined): void {

@@ -12,6 +12,7 @@ import type { handoffRun } from '../../workflows/handoffRun';
 import { UserError } from '../common/errors';
 import { BatonAgent, BatonHandoffs, BatonStatusAttribute, REPLAY_OF_MEMO, WorkflowType } from '../common/messages';
 import { priorityOption } from '../common/priority';
+import { workflowTaskTimeoutOption } from '../common/taskTimeout';
 import type { RunOptions } from '../common/options';
 import { BatonStatus, type HandoffRunInput, type RunOverrides } from '../common/run';
 import { tenantSearchAttribute } from '../common/tenant';
@@ -82,6 +83,7 @@ export async function startReplayRun(
     args: [run.input],
     memo: { [REPLAY_OF_MEMO]: run.replayOf },
     ...priorityOption(run.options.priority),
+    ...workflowTaskTimeoutOption,
     typedSearchAttributes: [
       { key: BatonAgent, value: run.agent },
       { key: BatonStatusAttribute, value: BatonStatus.RUNNING },

@@ -42,6 +42,7 @@ import {
 } from '../../src/common/messages';
 import { Patches } from '../../src/common/patches';
 import { priorityOption } from '../../src/common/priority';
+import { workflowTaskTimeoutOption } from '../../src/common/taskTimeout';
 import {
   BatonStatus,
   type HandoffRunInput,
@@ -115,6 +116,7 @@ export function temporalEffects(v2: boolean): ChainEffects {
           parentClosePolicy: ParentClosePolicy.REQUEST_CANCEL,
           ...(start.timeoutMs !== undefined ? { workflowExecutionTimeout: start.timeoutMs } : {}),
           ...priorityOption(start.input.options?.priority),
+          ...workflowTaskTimeoutOption,
         });
         return { ok: true, result };
       } catch (err) {

@@ -6,6 +6,7 @@
 import { ChildWorkflowFailure } from '@temporalio/common';
 import { executeChild, ParentClosePolicy, proxyActivities, workflowInfo } from '@temporalio/workflow';
 import { WorkflowType } from '../../src/common/messages';
+import { workflowTaskTimeoutOption } from '../../src/common/taskTimeout';
 import type { HandoffRunInput, HandoffRunResult } from '../../src/common/run';
 import type { EvalActivities } from '../../src/common/eval/activities';
 import { candidateWorkflowId } from '../../src/common/eval/messages';
@@ -37,6 +38,7 @@ export async function evalCase(input: EvalCaseInput): Promise<EvalCaseReport> {
       workflowId: chainId,
       args: [prepared.start],
       parentClosePolicy: ParentClosePolicy.TERMINATE,
+      ...workflowTaskTimeoutOption,
     });
   } catch (err) {
     // A chain that failed is an outcome to score, not the case's failure.
