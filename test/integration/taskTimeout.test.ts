@@ -4,6 +4,7 @@
  * A worker killed inside a workflow task holds its chain for that long, not Temporal's default 10 s.
  */
 import type { Client } from '@temporalio/client';
+import { temporal } from '@temporalio/proto';
 import { describe, expect, it } from 'vitest';
 import { defineAgent, delegate, scripted, Team } from '../../src';
 import type { ScriptedStep } from '../../src/workflow';
@@ -11,6 +12,7 @@ import { scriptedAgent as agent } from '../helpers/agents';
 import { useTemporalServer, withWorker } from '../helpers/temporal';
 
 const server = useTemporalServer();
+const EventType = temporal.api.enums.v1.EventType;
 
 /** The workflow task timeout each run of `workflowId` was started with, in seconds, oldest run first. */
 async function taskTimeouts(client: Client, workflowId: string): Promise<number[]> {
@@ -70,6 +72,24 @@ describe('the workflow task timeout', () => {
       const chat = baton.conversation('orders');
       await chat.send('where is order 42?');
       expect(await taskTimeouts(server.env.client, chat.id)).toEqual([5]);
+    });
+  });
+
+  it('lets a local model call run past it: the worker keeps the task alive, and the chain goes on', async () => {
+    const team = new Team([
+      agent('a', [{ handoff: { to: 'b', message: 'slow one next' } }], { handoffs: ['b'] }),
+      agent('b', [{ text: 'took its time', delayMs: 7_000 }]),
+    ]);
+    await withWorker(server.env, team, async (baton) => {
+      const run = await baton.start('a', 'go', { modelActivity: 'local' });
+      expect((await run.result()).output).toBe('took its time');
+      const history = await run.handle.fetchHistory();
+      const types = (history.events ?? []).map((e) => EventType[e.eventType ?? 0]);
+      expect(
+        types.filter((t) => t === 'EVENT_TYPE_WORKFLOW_TASK_TIMED_OUT' || t === 'EVENT_TYPE_WORKFLOW_TASK_FAILED'),
+      ).toEqual([]);
+      // At 4 s (80% of the timeout) into the 7 s call the worker completed the task it held, and a new one waited for the call.
+      expect(types.filter((t) => t === 'EVENT_TYPE_WORKFLOW_TASK_COMPLETED').length).toBe(2);
     });
   });
 });
