@@ -29,6 +29,8 @@ export interface Checked {
   lost: number;
   dup: number;
   taskFailures: number;
+  /** Workflow tasks started and not completed within their timeout, on workers nobody killed. */
+  taskTimeouts: number;
   activities: number;
   tasks: number;
   events: number;
@@ -45,7 +47,16 @@ export async function checkChains(
   expectApproval: (i: number) => 'approved' | 'rejected' | undefined,
   problems: string[],
 ): Promise<Checked> {
-  const c: Checked = { failed: 0, lost: 0, dup: 0, taskFailures: 0, activities: 0, tasks: 0, events: 0 };
+  const c: Checked = {
+    failed: 0,
+    lost: 0,
+    dup: 0,
+    taskFailures: 0,
+    taskTimeouts: 0,
+    activities: 0,
+    tasks: 0,
+    events: 0,
+  };
   const report = (id: string, what: string) => problems.length < 50 && problems.push(`${id}: ${what}`);
   await mapLimit(ids, s.loadConcurrency, async (id, i) => {
     const expected = expectApproval(i);
@@ -64,6 +75,8 @@ export async function checkChains(
     c.dup += history.handoffRecords.length - unique + Math.max(0, got.length - wantHandoffs);
     c.lost += Math.max(0, wantHandoffs - got.length) + Math.max(0, got.length - unique);
     c.taskFailures += history.taskFailures.length;
+    c.taskTimeouts += history.taskTimeouts;
+    if (history.taskTimeouts > 0) report(id, `${history.taskTimeouts} workflow task(s) timed out on a live worker`);
     c.tasks += history.tasks.filter((t) => t.type === 'completed').length;
     c.events += history.events;
     c.activities += history.activities;

@@ -24,6 +24,8 @@ export interface HistoryFindings {
   /** `WorkflowTaskFailed` events: a task the worker could not complete (the cause of a stuck chain). */
   taskFailures: { eventId: number; at: number; identity?: string; message: string }[];
   tasks: TaskEvent[];
+  /** Workflow tasks a worker started and did not complete within the task's timeout (not a sticky queue's schedule-to-start). */
+  taskTimeouts: number;
   /** Events in the history. */
   events: number;
   /** Activities scheduled (model calls, tool calls, the team snapshot, …). */
@@ -59,6 +61,7 @@ export async function inspectHistory(client: Client, workflowId: string): Promis
     handoffRecords: [],
     taskFailures: [],
     tasks: [],
+    taskTimeouts: 0,
     events: events.length,
     activities: 0,
   };
@@ -70,6 +73,11 @@ export async function inspectHistory(client: Client, workflowId: string): Promis
       const a = e[attr] as { identity?: string | null } | null | undefined;
       if (a) findings.tasks.push({ type, at: timeOf(e), identity: a.identity ?? undefined });
     }
+    if (
+      e.workflowTaskTimedOutEventAttributes?.timeoutType ===
+      temporal.api.enums.v1.TimeoutType.TIMEOUT_TYPE_START_TO_CLOSE
+    )
+      findings.taskTimeouts++;
     // UnhandledCommand: a completion met a signal that arrived meanwhile, and the task ran again at once with it.
     const failed = e.workflowTaskFailedEventAttributes;
     if (
