@@ -1,8 +1,9 @@
 /**
  * The invariants checked once a sequence has been driven to its end: the audit export verifies
  * and holds every decision the workflows took (through the real `baton audit` command in turn),
- * the audit agrees with each result, no workflow task failed, followers ended with the recorded
- * answers (./followerText.ts), and every run kept the context and options its chain started with.
+ * the audit agrees with each result, no workflow task failed, every run (specialists' too) has baton's
+ * workflow task timeout, followers ended with the recorded answers (./followerText.ts), and every
+ * run kept the context and options its chain started with.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -20,6 +21,10 @@ import { followerText } from './followerText';
 import type { RootModel } from './model';
 import { historyOf } from '../../src/payloads/historyPages';
 import { recordedApprovalEvent } from '../../src/audit/history';
+import { WORKFLOW_TASK_TIMEOUT } from '../../src/common/taskTimeout';
+
+/** Every run baton starts (a chain, a specialist, a conversation, a replay, a continue-as-new) has this task timeout. */
+const WORKFLOW_TASK_SECONDS = Number.parseInt(WORKFLOW_TASK_TIMEOUT, 10);
 
 async function auditOf(h: Harness, r: RootModel): Promise<AuditChain | undefined> {
   try {
@@ -163,6 +168,13 @@ async function taskFailures(h: Harness, r: RootModel): Promise<void> {
   }
   for (const { workflowId, runId } of ids) {
     const events = (await historyOf(h.system.client, workflowId, runId)).events ?? [];
+    const timeout = events[0]?.workflowExecutionStartedEventAttributes?.workflowTaskTimeout;
+    if (Number(timeout?.seconds ?? 0) !== WORKFLOW_TASK_SECONDS)
+      broken(
+        h,
+        'task-timeout',
+        `${workflowId} run ${runId}: started with a workflow task timeout of ${String(timeout?.seconds)} s, not baton's ${WORKFLOW_TASK_SECONDS} s`,
+      );
     for (const e of events) {
       const failed = e.workflowTaskFailedEventAttributes;
       if (failed && !isRoutine(failed.cause))
@@ -234,6 +246,7 @@ function each(h: Harness, check: (h: Harness, r: RootModel) => Promise<void>, ki
 export const endInvariants: Invariant[] = [
   { name: 'export-verifies', when: 'end', check: (h) => each(h, exportVerifies, 'chain') },
   { name: 'audit-matches-result', when: 'end', check: (h) => each(h, auditMatchesResult, 'chain') },
+  // Also `task-timeout`: each run it reads started with baton's workflow task timeout.
   { name: 'no-failed-tasks', when: 'end', check: (h) => each(h, taskFailures) },
   { name: 'follower-text', when: 'end', check: (h) => each(h, followerText) },
   { name: 'options-survive', when: 'end', check: (h) => each(h, optionsSurvive) },
