@@ -35,13 +35,8 @@ export async function connect(): Promise<{
   const { connectionOptions, namespace } = cliConfig();
   const address = connectionOptions.address ?? 'localhost:7233';
   const dataConverter = batonDataConverter();
-  // Large histories (long conversations) come in pages over gRPC's 4 MB default.
-  const connection = await connectClient({
-    ...connectionOptions,
-    address,
-    connectTimeout: '5 seconds',
-    channelArgs: { 'grpc.max_receive_message_length': 128 * 2 ** 20 },
-  });
+  // Large histories come in pages over gRPC's 4 MB default: connectClient lifts the limit.
+  const connection = await connectClient({ ...connectionOptions, address, connectTimeout: '5 seconds' });
   const client = new Client({ connection, namespace, dataConverter });
   // The worker package is loaded by the commands that run a worker, not by those that only talk to the server.
   const native = () =>

@@ -9,6 +9,7 @@ import { Client, Connection, type ConnectionOptions, type DataConverter } from '
 import { loadClientConnectConfig, type ClientConnectConfig } from '@temporalio/envconfig';
 import { UserError } from '../common/errors';
 import { batonDataConverter } from '../payloads/codec';
+import { HISTORY_RECEIVE_LIMIT } from '../payloads/historyPages';
 import type { PayloadCodecOptions } from '../payloads/keys';
 import { Baton } from './baton';
 
@@ -93,7 +94,7 @@ export async function connectClient(options: ConnectionOptions): Promise<Connect
   const refused = await refusedAt(address);
   if (refused) throw new TemporalConnectionError(address, refused);
   try {
-    return await Connection.connect(options);
+    return await Connection.connect({ ...options, channelArgs: { ...HISTORY_RECEIVE_LIMIT, ...options.channelArgs } });
   } catch (err) {
     throw Object.assign(new TemporalConnectionError(address, connectionFailure(err)), { cause: err });
   }

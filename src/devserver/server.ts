@@ -7,6 +7,7 @@ import net from 'node:net';
 import { Client, Connection } from '@temporalio/client';
 import { NativeConnection } from '@temporalio/worker';
 import { BATON_SEARCH_ATTRIBUTES } from '../common/messages';
+import { HISTORY_RECEIVE_LIMIT } from '../payloads/historyPages';
 import { findTemporalBinary } from './binary';
 
 /** Options of {@link startDevServer}. */
@@ -152,7 +153,11 @@ async function connectWhenUp(
       throw new DevServerExitedError(`the Temporal dev server exited (${child.exitCode}): ${output().trim()}`);
     let connection: Connection | undefined;
     try {
-      connection = await Connection.connect({ address, connectTimeout: '1 second' });
+      connection = await Connection.connect({
+        address,
+        connectTimeout: '1 second',
+        channelArgs: HISTORY_RECEIVE_LIMIT,
+      });
       // The frontend answers before the default namespace exists; wait for it too.
       await connection.workflowService.describeNamespace({ namespace: 'default' });
       return connection;

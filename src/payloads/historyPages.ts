@@ -11,6 +11,15 @@ import type { temporal } from '@temporalio/proto';
 type HistoryRequest = temporal.api.workflowservice.v1.IGetWorkflowExecutionHistoryRequest;
 type HistoryResponse = temporal.api.workflowservice.v1.IGetWorkflowExecutionHistoryResponse;
 
+/**
+ * The channel option a connection needs to receive such pages whole: gRPC's receive limit, 128 MB.
+ * Temporal's `Connection` means to set it but uses a key gRPC does not read, so connections left
+ * at its defaults refuse any page over 4 MB, after retrying it for some 40 s. `connectBaton`, the
+ * `baton` command and the dev servers baton starts set it; pass it in `channelArgs` to a
+ * `Connection` of your own.
+ */
+export const HISTORY_RECEIVE_LIMIT = { 'grpc.max_receive_message_length': 128 * 2 ** 20 } as const;
+
 /** The part of Temporal's workflow service a history reader uses. */
 export interface HistoryService {
   getWorkflowExecutionHistory(request: HistoryRequest): Promise<HistoryResponse>;

@@ -14,6 +14,7 @@ export {
 } from './encryption';
 export { CODEC_ENV, codecOptionsFromEnv, parseEncryptionKeys, readKeyFile, type PayloadCodecOptions } from './keys';
 export { decodeHistory } from './history';
+export { HISTORY_RECEIVE_LIMIT } from './historyPages';
 export {
   codecServerHandler,
   startCodecServer,

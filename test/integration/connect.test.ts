@@ -4,6 +4,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { connectBaton, createWorker, Team, TemporalConnectionError } from '../../src';
+import { temporal } from '@temporalio/proto';
+import { approveHandoffSignal } from '../../src/workflow';
 import { temporalConfig } from '../../src/client';
 import { scriptedAgent } from '../helpers/agents';
 import { taskQueue, useTemporalServer } from '../helpers/temporal';
@@ -83,5 +85,40 @@ describe('a server that is not there', () => {
     } finally {
       if (saved !== undefined) process.env.TEMPORAL_ADDRESS = saved;
     }
+  });
+});
+
+describe('a connection made by connectBaton', () => {
+  it('receives a page of history over 4 MB whole (large refused decisions), so the audit reads it at once', async () => {
+    const saved = process.env.TEMPORAL_ADDRESS;
+    process.env.TEMPORAL_ADDRESS = server.env.address;
+    const baton = await connectBaton({ taskQueue: taskQueue() }).finally(() => {
+      if (saved === undefined) delete process.env.TEMPORAL_ADDRESS;
+      else process.env.TEMPORAL_ADDRESS = saved;
+    });
+    // A chain no worker has picked up yet keeps what arrives in its first run: three decisions of 1.5 MB each.
+    const run = await baton.start('a', 'go');
+    for (let i = 0; i < 3; i++)
+      await run.handle.signal(approveHandoffSignal, {
+        handoffId: 'h',
+        approver: 'alice',
+        comment: 'x'.repeat(1.5 * 2 ** 20),
+      });
+    // Every page as the server cuts it, read with connectBaton's connection: one over gRPC's 4 MB default.
+    const sizes: number[] = [];
+    let nextPageToken: Uint8Array | undefined;
+    do {
+      const page = await baton.client.workflowService.getWorkflowExecutionHistory({
+        namespace: 'default',
+        execution: { workflowId: run.workflowId },
+        nextPageToken,
+      });
+      sizes.push(temporal.api.workflowservice.v1.GetWorkflowExecutionHistoryResponse.encode(page).finish().length);
+      nextPageToken = page.nextPageToken?.length ? page.nextPageToken : undefined;
+    } while (nextPageToken);
+    expect(Math.max(...sizes)).toBeGreaterThan(4 * 2 ** 20);
+    const audit = await baton.audit(run.workflowId);
+    expect(audit.events.filter((e) => e.kind === 'signal')).toHaveLength(3);
+    await run.handle.terminate('read');
   });
 });

@@ -20,6 +20,7 @@ import { ModelRemote } from './remote';
 import { settle } from './settle';
 import type { DeployMode, Lane } from './model';
 import type { ServedWorker } from './protocol';
+import { HISTORY_RECEIVE_LIMIT } from '../../src/payloads/historyPages';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -97,7 +98,8 @@ export class ModelSystem {
     };
     const hosts = new Hosts(o.workers ?? 2, env, path.join(o.dir, 'workers'));
     await hosts.start();
-    const connection = await Connection.connect({ address: server.address });
+    // As connectBaton connects: pages of history over 4 MB (a flood of large refused decisions) come whole.
+    const connection = await Connection.connect({ address: server.address, channelArgs: HISTORY_RECEIVE_LIMIT });
     const client = new Client({ connection });
     const remote = new ModelRemote(server.address, client, remoteUrl);
     await remote.start();

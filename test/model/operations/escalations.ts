@@ -69,8 +69,15 @@ async function auditOf(h: Harness, root: RootModel): Promise<AuditChain | undefi
   return h.baton.audit(root.id).catch(() => undefined);
 }
 
-/** Judge one approval of an escalating chain against `plan`; `now` is the end of what the record can show. */
-function judgeApproval(h: Harness, root: RootModel, chain: AuditChain, asked: Approval, plan: Plan): void {
+/** Judge one approval of an escalating chain against `plan`; `readAt` is the end of what the record can show: when its reading began. */
+function judgeApproval(
+  h: Harness,
+  root: RootModel,
+  chain: AuditChain,
+  asked: Approval,
+  plan: Plan,
+  readAt: number,
+): void {
   const { decided, escalated, reminded } = recordOf(chain.events, asked.handoffId);
   const where = `${asked.handoffId} in ${chain.workflowId}`;
   if (decided.length > 1)
@@ -88,7 +95,8 @@ function judgeApproval(h: Harness, root: RootModel, chain: AuditChain, asked: Ap
     if (after(e)) broken(h, 'escalation-recorded', `${where}: ${e.kind} after its decision (${clip(e)})`);
   // Until when the approval waited: its decision, else now while it waits; one that went otherwise (its chain stopped, steered) is not timed.
   if (!d && !waitsNow) return;
-  const until = d ? Date.parse(d.at) : Date.now();
+  // A history of large refused decisions can take a minute to read: the latest run, read first, shows no later than then.
+  const until = d ? Date.parse(d.at) : readAt;
   plan.steps.forEach((step, i) => {
     const due = askedAt + durationMs(step.after)!;
     if (step.notify && until > due + LATE_MS && !escalated.some((e) => e.step === i))
@@ -103,7 +111,7 @@ function judgeApproval(h: Harness, root: RootModel, chain: AuditChain, asked: Ap
       broken(
         h,
         'escalation-recorded',
-        `${where}: its decide step came due ${Math.round((Date.now() - due) / 1000)} s ago and it still waits`,
+        `${where}: its decide step came due ${Math.round((until - due) / 1000)} s before the record was read, and it still waits`,
       );
   });
   reminded.forEach((r, i) => {
@@ -144,15 +152,16 @@ function judgeApproval(h: Harness, root: RootModel, chain: AuditChain, asked: Ap
 /** Each approval of each escalating root, as its audit shows it now. */
 async function eachApproval(
   h: Harness,
-  judge: (root: RootModel, chain: AuditChain, asked: Approval, plan: Plan) => void,
+  judge: (root: RootModel, chain: AuditChain, asked: Approval, plan: Plan, readAt: number) => void,
 ): Promise<void> {
   for (const root of h.model.roots) {
     const plan = plans.get(root.id);
     if (!plan) continue;
+    const readAt = Date.now();
     const audit = await auditOf(h, root);
     if (!audit) continue;
     for (const chain of chainsOf(audit))
-      for (const e of chain.events) if (e.kind === 'approval_requested') judge(root, chain, e, plan);
+      for (const e of chain.events) if (e.kind === 'approval_requested') judge(root, chain, e, plan, readAt);
   }
 }
 
@@ -219,6 +228,7 @@ export const escalationOperations = [
       const step = w.p.policy?.escalation?.[stepIndex];
       // The step is on the record within LATE_MS of its moment: it, or a decision that came first.
       for (;;) {
+        const readAt = Date.now();
         const audit = await auditOf(h, w.root);
         const chain = audit && chainsOf(audit).find((c) => c.workflowId === (w.p.workflowId ?? w.root.id));
         if (!chain) return;
@@ -229,11 +239,11 @@ export const escalationOperations = [
             ? escalated.some((e) => e.step === stepIndex)
             : reminded.some((r) => r.reminder > (w.p.progress?.reminders ?? 0)));
         if (recorded || chain.status !== 'running') return;
-        if (Date.now() >= at + LATE_MS) {
+        if (readAt >= at + LATE_MS) {
           broken(
             h,
             'escalation-recorded',
-            `${w.p.handoffId} in ${chain.workflowId}: ${step ? `step ${stepIndex} (${clip(step)})` : 'its next reminder'} came due ${Math.round((Date.now() - at) / 1000)} s ago and is not on the record`,
+            `${w.p.handoffId} in ${chain.workflowId}: ${step ? `step ${stepIndex} (${clip(step)})` : 'its next reminder'} came due ${Math.round((readAt - at) / 1000)} s before the record was read, and is not on it`,
           );
           return;
         }
@@ -248,7 +258,8 @@ export const escalationInvariants: Invariant[] = [
   {
     name: 'escalation-recorded',
     when: 'step',
-    check: (h) => eachApproval(h, (root, chain, asked, plan) => judgeApproval(h, root, chain, asked, plan)),
+    check: (h) =>
+      eachApproval(h, (root, chain, asked, plan, readAt) => judgeApproval(h, root, chain, asked, plan, readAt)),
   },
   {
     // A decide step's outcome is the one the chain acts on: an approved call ran, a rejected one did not, a failed run failed.
