@@ -200,7 +200,7 @@ export function planReplay(events: HistoryEvent[], baseRunId: string, fromHandof
   return { baseRunId, resetEventId: Number(point.eventId), from };
 }
 
-/** Why `fromHandoff` names no handoff of the run: the handoffs it records (a continued run's start after the earlier runs'). */
+/** The refusal of a `fromHandoff` the latest run does not record: the handoffs it does, and, when it carries state, why the earlier ones are out of reach. */
 function missingHandoff(events: HistoryEvent[], records: { index: number }[], fromHandoff: number): string {
   // A run that carries state (a continue-as-new, a replay's run) holds only the handoffs made since.
   const carried = !!fromPayloads<HandoffRunInput>(events[0]?.workflowExecutionStartedEventAttributes?.input)?.resume;
