@@ -4,15 +4,13 @@
  * id policies, priority, who started it, and the search attributes it begins with.
  */
 import { randomUUID } from 'node:crypto';
+import { runStartOptions } from './runStart';
 import type { WorkflowIdConflictPolicy, WorkflowIdReusePolicy, WorkflowStartOptions } from '@temporalio/client';
 import { InvalidRunInputError } from '../common/errors';
 import { validateRunInput } from '../common/input';
-import { BatonAgent, BatonHandoffs, BatonStatusAttribute } from '../common/messages';
-import { priorityOption } from '../common/priority';
-import { workflowTaskTimeoutOption } from '../common/taskTimeout';
 import type { HandoffRunInput } from '../common/run';
-import { TENANT_ID, tenantIdProblem, tenantPrefix, tenantSearchAttribute } from '../common/tenant';
-import { BatonStatus, type RunContext, type RunOptions } from '../common/types';
+import { TENANT_ID, tenantIdProblem, tenantPrefix } from '../common/tenant';
+import { type RunContext, type RunOptions } from '../common/types';
 import { deadlinePassed } from './deadline';
 import { type Experiments, inVariant } from './experiments';
 import { startedByMemo } from './requests';
@@ -126,14 +124,7 @@ export function chainStartOptions(
     args: [args],
     ...(s.workflowIdReusePolicy !== undefined ? { workflowIdReusePolicy: s.workflowIdReusePolicy } : {}),
     ...(s.workflowIdConflictPolicy !== undefined ? { workflowIdConflictPolicy: s.workflowIdConflictPolicy } : {}),
-    ...priorityOption(s.runOptions.priority),
-    ...workflowTaskTimeoutOption,
     ...startedByMemo(s.startedBy),
-    typedSearchAttributes: [
-      { key: BatonAgent, value: s.agent },
-      { key: BatonStatusAttribute, value: BatonStatus.RUNNING },
-      { key: BatonHandoffs, value: 0 },
-      ...tenantSearchAttribute(s.runOptions.tenant),
-    ],
+    ...runStartOptions({ agent: s.agent, handoffs: 0, priority: s.runOptions.priority, tenant: s.runOptions.tenant }),
   };
 }

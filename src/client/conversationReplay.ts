@@ -7,20 +7,11 @@
  * defect since fixed) continues in a new run of the same id from the state that run was handed.
  */
 import { type Client, WorkflowIdReusePolicy } from '@temporalio/client';
+import { runStartOptions } from './runStart';
 import type { conversation as conversationWorkflow } from '../../workflows/conversation';
 import type { ConversationInput } from '../common/conversation';
 import { UserError } from '../common/errors';
-import {
-  BatonAgent,
-  BatonHandoffs,
-  BatonStatusAttribute,
-  migrateConversationUpdate,
-  REPLAY_OF_MEMO,
-  WorkflowType,
-} from '../common/messages';
-import { priorityOption } from '../common/priority';
-import { workflowTaskTimeoutOption } from '../common/taskTimeout';
-import { BatonStatus } from '../common/run';
+import { migrateConversationUpdate, REPLAY_OF_MEMO, WorkflowType } from '../common/messages';
 import type { ConversationMigration } from '../common/stranded';
 import { decodeHistory } from '../payloads/history';
 import { fromPayloads } from '../payloads/read';
@@ -88,13 +79,11 @@ export async function replayConversation(
     workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE,
     args: [input],
     memo: { [REPLAY_OF_MEMO]: origin },
-    ...priorityOption(input.resume?.chain.options.priority ?? input.options?.priority),
-    ...workflowTaskTimeoutOption,
-    typedSearchAttributes: [
-      { key: BatonAgent, value: input.resume?.chain.agentId ?? input.agent },
-      { key: BatonStatusAttribute, value: BatonStatus.RUNNING },
-      { key: BatonHandoffs, value: input.resume?.handoffs ?? 0 },
-    ],
+    ...runStartOptions({
+      agent: input.resume?.chain.agentId ?? input.agent,
+      handoffs: input.resume?.handoffs ?? 0,
+      priority: input.resume?.chain.options.priority ?? input.options?.priority,
+    }),
   });
   // The new run takes the current team before its next step that needs one, or at once when stranded.
   const migration = options.onCurrentTeam ? await migrateConversation(client, workflowId) : undefined;

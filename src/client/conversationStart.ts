@@ -4,19 +4,17 @@
  * goes with each message, with the search attributes the conversation begins with.
  */
 import { randomUUID } from 'node:crypto';
+import { runStartOptions } from './runStart';
 import { WithStartWorkflowOperation } from '@temporalio/client';
 import type { conversation as conversationWorkflow } from '../../workflows/conversation';
 import type { ConversationInput } from '../common/conversation';
 import type { ConversationOptions } from '../common/conversationOptions';
 import { InvalidRunInputError, UserError } from '../common/errors';
 import { validateConversationInput } from '../common/input';
-import { BatonAgent, BatonHandoffs, BatonStatusAttribute, WorkflowType } from '../common/messages';
+import { WorkflowType } from '../common/messages';
 import type { RunOptions } from '../common/options';
-import { priorityOption } from '../common/priority';
-import { workflowTaskTimeoutOption } from '../common/taskTimeout';
-import { BatonStatus } from '../common/run';
 import type { RunContext } from '../common/team';
-import { TENANT_ID, tenantIdProblem, tenantPrefix, tenantSearchAttribute } from '../common/tenant';
+import { TENANT_ID, tenantIdProblem, tenantPrefix } from '../common/tenant';
 import { inVariant, type VariantStart } from './experiments';
 
 /** Options of `baton.conversation(agent, options)`. */
@@ -86,14 +84,12 @@ export function conversationStartOperation(
     workflowIdConflictPolicy: 'USE_EXISTING' as const,
     // An ended conversation is not replaced by a new one of the same id: its messages would be lost to it.
     workflowIdReusePolicy: 'REJECT_DUPLICATE' as const,
-    ...priorityOption(c.input.options?.priority),
-    ...workflowTaskTimeoutOption,
-    typedSearchAttributes: [
-      { key: BatonAgent, value: c.agent },
-      { key: BatonStatusAttribute, value: BatonStatus.RUNNING },
-      { key: BatonHandoffs, value: 0 },
-      ...tenantSearchAttribute(c.input.options?.tenant),
-    ],
+    ...runStartOptions({
+      agent: c.agent,
+      handoffs: 0,
+      priority: c.input.options?.priority,
+      tenant: c.input.options?.tenant,
+    }),
   };
   return new WithStartWorkflowOperation<typeof conversationWorkflow>(
     WorkflowType.CONVERSATION,

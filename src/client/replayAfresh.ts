@@ -7,15 +7,13 @@
  * ({@link startReplayRun}).
  */
 import type { Client, WorkflowExecutionDescription } from '@temporalio/client';
+import { runStartOptions } from './runStart';
 import { WorkflowIdReusePolicy } from '@temporalio/common';
 import type { handoffRun } from '../../workflows/handoffRun';
 import { UserError } from '../common/errors';
-import { BatonAgent, BatonHandoffs, BatonStatusAttribute, REPLAY_OF_MEMO, WorkflowType } from '../common/messages';
-import { priorityOption } from '../common/priority';
-import { workflowTaskTimeoutOption } from '../common/taskTimeout';
+import { REPLAY_OF_MEMO, WorkflowType } from '../common/messages';
 import type { RunOptions } from '../common/options';
-import { BatonStatus, type HandoffRunInput, type RunOverrides } from '../common/run';
-import { tenantSearchAttribute } from '../common/tenant';
+import { type HandoffRunInput, type RunOverrides } from '../common/run';
 
 /** Where a replay of a chain that never started picks up. */
 export const AFRESH = 'start';
@@ -82,14 +80,12 @@ export async function startReplayRun(
     workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE,
     args: [run.input],
     memo: { [REPLAY_OF_MEMO]: run.replayOf },
-    ...priorityOption(run.options.priority),
-    ...workflowTaskTimeoutOption,
-    typedSearchAttributes: [
-      { key: BatonAgent, value: run.agent },
-      { key: BatonStatusAttribute, value: BatonStatus.RUNNING },
-      { key: BatonHandoffs, value: run.handoffs },
-      ...tenantSearchAttribute(run.options.tenant),
-    ],
+    ...runStartOptions({
+      agent: run.agent,
+      handoffs: run.handoffs,
+      priority: run.options.priority,
+      tenant: run.options.tenant,
+    }),
   });
   return handle.firstExecutionRunId;
 }
