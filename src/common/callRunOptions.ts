@@ -109,9 +109,9 @@ export const CALL_OPTIONS = {
    * Where model calls run: `remote`, as activities any worker may pick up (heartbeats, a timeout per
    * attempt, retried on another worker after a crash); or `local`, as local activities in the
    * worker running the chain, which skip a round trip through the server per call (about 5 ms a
-   * step instead of 25-50) but hold the chain's workflow task while they run (a call past 4 s, 80% of
-   * the 5 s workflow task timeout, has the worker complete that task and wait in a new one, every
-   * 4 s), cannot heartbeat, and count their retries per workflow task. An agent's own
+   * step instead of 25-50) but hold the chain's workflow task while they run (a call past 6.4 s, 80%
+   * of the 8 s workflow task timeout, has the worker complete that task and wait in a new one, every
+   * 6.4 s), cannot heartbeat, and count their retries per workflow task. An agent's own
    * `modelActivity` wins. @default "remote"
    */
   modelActivity: option<'remote' | 'local'>({

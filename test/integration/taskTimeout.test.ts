@@ -30,7 +30,7 @@ async function taskTimeouts(client: Client, workflowId: string): Promise<number[
 }
 
 describe('the workflow task timeout', () => {
-  it('is 5 s on a chain, its specialist, every run a continue-as-new starts, a replay and a conversation', async () => {
+  it('is 8 s on a chain, its specialist, every run a continue-as-new starts, a replay and a conversation', async () => {
     const hops = 10;
     const steps = (to: string): ScriptedStep[] =>
       Array.from({ length: hops / 2 }, (_, i) => ({ handoff: { to, message: `hop ${i}` } }));
@@ -55,8 +55,8 @@ describe('the workflow task timeout', () => {
       expect(await run.result().catch((e: Error) => e.name)).toBe('MaxHandoffsExceededError');
       const runs = await taskTimeouts(server.env.client, run.workflowId);
       expect(runs.length).toBeGreaterThan(2);
-      expect(runs).toEqual(runs.map(() => 5));
-      expect(await taskTimeouts(server.env.client, `${run.workflowId}/orders-1.1`)).toEqual([5]);
+      expect(runs).toEqual(runs.map(() => 8));
+      expect(await taskTimeouts(server.env.client, `${run.workflowId}/orders-1.1`)).toEqual([8]);
 
       const replayed = await baton.replay(run.workflowId, { overrides: { options: { maxHandoffs: hops - 1 } } });
       expect(replayed.mechanism).toBe('resume');
@@ -67,18 +67,18 @@ describe('the workflow task timeout', () => {
       );
       const all = await taskTimeouts(server.env.client, run.workflowId);
       expect(all.length).toBeGreaterThan(runs.length);
-      expect(all).toEqual(all.map(() => 5));
+      expect(all).toEqual(all.map(() => 8));
 
       const chat = baton.conversation('orders');
       await chat.send('where is order 42?');
-      expect(await taskTimeouts(server.env.client, chat.id)).toEqual([5]);
+      expect(await taskTimeouts(server.env.client, chat.id)).toEqual([8]);
     });
   });
 
   it('lets a local model call run past it: the worker keeps the task alive, and the chain goes on', async () => {
     const team = new Team([
       agent('a', [{ handoff: { to: 'b', message: 'slow one next' } }], { handoffs: ['b'] }),
-      agent('b', [{ text: 'took its time', delayMs: 7_000 }]),
+      agent('b', [{ text: 'took its time', delayMs: 10_000 }]),
     ]);
     await withWorker(server.env, team, async (baton) => {
       const run = await baton.start('a', 'go', { modelActivity: 'local' });
@@ -88,7 +88,7 @@ describe('the workflow task timeout', () => {
       expect(
         types.filter((t) => t === 'EVENT_TYPE_WORKFLOW_TASK_TIMED_OUT' || t === 'EVENT_TYPE_WORKFLOW_TASK_FAILED'),
       ).toEqual([]);
-      // At 4 s (80% of the timeout) into the 7 s call the worker completed the task it held, and a new one waited for the call.
+      // At 6.4 s (80% of the timeout) into the 10 s call the worker completed the task it held, and a new one waited for the call.
       expect(types.filter((t) => t === 'EVENT_TYPE_WORKFLOW_TASK_COMPLETED').length).toBe(2);
     });
   });
