@@ -22,6 +22,7 @@ import { seconds, type Cell } from './report';
 import type { DrillSettings } from './run';
 import type { DrillReport } from './sigkill';
 import { checkChains, mapLimit } from './loadChecks';
+import { storeFailures } from './serverStore';
 import { percentile } from './verify';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -59,6 +60,7 @@ export async function loadDrill(s: DrillSettings): Promise<DrillReport> {
         'dup handoffs': [...burst, waiting].reduce((n, r) => n + Number(r['dup handoffs'] ?? 0), 0),
         'wf task failures': [...burst, waiting].reduce((n, r) => n + Number(r['wf task failures'] ?? 0), 0),
         'wf task timeouts': [...burst, waiting].reduce((n, r) => n + Number(r['wf task timeouts'] ?? 0), 0),
+        'timeouts in server': [...burst, waiting].reduce((n, r) => n + Number(r['timeouts in server'] ?? 0), 0),
         'server peak RSS': mb(peakRss(server?.pid)),
       },
       faults: burst,
@@ -69,6 +71,12 @@ export async function loadDrill(s: DrillSettings): Promise<DrillReport> {
     await connection.close();
     await server?.kill();
   }
+}
+
+/** The server's failed writes, read once when first asked (after the phase's chains ended). */
+function serverFailures(rig: Rig): () => number[] {
+  let read: number[] | undefined;
+  return () => (read ??= storeFailures(rig.server?.logFile));
 }
 
 /** The chains on `taskQueue`, not the team registry a worker runs on the same queue. */
@@ -120,7 +128,7 @@ async function burstRun(
     const peaks = group.peaks();
     const infos = await executions(rig.client, taskQueue);
     const latencies = infos.flatMap((i) => (i.closeTime ? [i.closeTime.getTime() - i.startTime.getTime()] : []));
-    const c = await checkChains(s, rig.client, ids, () => undefined, problems);
+    const c = await checkChains(s, rig.client, ids, () => undefined, problems, serverFailures(rig));
     if (!closed)
       problems.push(`burst ${workers}w: chains still running ${seconds(s.loadDeadlineMs)} after the last start`);
     const growth = peaks.reduce((n, p, i) => n + Math.max(0, p - (idle[i] ?? 0)), 0);
@@ -136,6 +144,7 @@ async function burstRun(
       'dup handoffs': c.dup,
       'wf task failures': c.taskFailures,
       'wf task timeouts': c.taskTimeouts,
+      'timeouts in server': c.serverTimeouts,
       'start all': seconds(allStarted - started),
       'all done': seconds(done - started),
       'chains/s': Number((s.loadChains / ((done - started) / 1000)).toFixed(1)),
@@ -220,7 +229,14 @@ async function waitingRun(s: DrillSettings, rig: Rig, problems: string[]): Promi
     const applied = Date.now();
     if (!closed) problems.push(`waiting: chains still running ${seconds(s.loadDeadlineMs)} after the last decision`);
     const peak = group.peaks()[0];
-    const c = await checkChains(s, rig.client, ids, (i) => (rejected(i) ? 'rejected' : 'approved'), problems);
+    const c = await checkChains(
+      s,
+      rig.client,
+      ids,
+      (i) => (rejected(i) ? 'rejected' : 'approved'),
+      problems,
+      serverFailures(rig),
+    );
     const maxCached = group.maxCached();
     if (maxCached > s.cacheSize)
       problems.push(
@@ -241,6 +257,7 @@ async function waitingRun(s: DrillSettings, rig: Rig, problems: string[]): Promi
       'dup handoffs': c.dup,
       'wf task failures': c.taskFailures,
       'wf task timeouts': c.taskTimeouts,
+      'timeouts in server': c.serverTimeouts,
       'worker RSS idle': mb(idle),
       'RSS all waiting': mb(rssWaiting),
       'RSS peak': mb(peak),

@@ -24,8 +24,11 @@ export interface HistoryFindings {
   /** `WorkflowTaskFailed` events: a task the worker could not complete (the cause of a stuck chain). */
   taskFailures: { eventId: number; at: number; identity?: string; message: string }[];
   tasks: TaskEvent[];
-  /** Workflow tasks a worker started and did not complete within the task's timeout (not a sticky queue's schedule-to-start). */
-  taskTimeouts: number;
+  /**
+   * Workflow tasks a worker started and did not complete within the task's timeout (not a sticky
+   * queue's schedule-to-start): when each was started and when it timed out.
+   */
+  taskTimeouts: { started: number; timedOut: number }[];
   /** Events in the history. */
   events: number;
   /** Activities scheduled (model calls, tool calls, the team snapshot, …). */
@@ -61,7 +64,7 @@ export async function inspectHistory(client: Client, workflowId: string): Promis
     handoffRecords: [],
     taskFailures: [],
     tasks: [],
-    taskTimeouts: 0,
+    taskTimeouts: [],
     events: events.length,
     activities: 0,
   };
@@ -76,8 +79,10 @@ export async function inspectHistory(client: Client, workflowId: string): Promis
     if (
       e.workflowTaskTimedOutEventAttributes?.timeoutType ===
       temporal.api.enums.v1.TimeoutType.TIMEOUT_TYPE_START_TO_CLOSE
-    )
-      findings.taskTimeouts++;
+    ) {
+      const started = findings.tasks.filter((t) => t.type === 'started').at(-1);
+      findings.taskTimeouts.push({ started: started?.at ?? timeOf(e), timedOut: timeOf(e) });
+    }
     // UnhandledCommand: a completion met a signal that arrived meanwhile, and the task ran again at once with it.
     const failed = e.workflowTaskFailedEventAttributes;
     if (

@@ -1,14 +1,13 @@
 /**
  * How long a workflow task of a chain or a conversation may run before Temporal hands it to another
  * worker: the time a chain waits when its worker dies inside one. Temporal's default is 10 s; a
- * baton task takes milliseconds (a replay of a long history after a cache eviction, tens), but a
- * worker that has just started takes its first tasks cold while a burst of starts holds the server,
- * and a local activity past 80% of the timeout keeps its task alive with a completion that must
- * reach the server in the last 20%. 5 s left that 1 s, and the load drill's 10,000 starts timed out
- * tasks on a live worker; 8 s leaves 1.6 s and cuts the wait after a crash by a fifth. Every start
- * baton makes sets it (a chain, a conversation, a specialist, a replay, an evaluation's chain), and
- * a continue-as-new keeps its run's. What this costs: a local activity past 6.4 s costs one more
- * workflow task every 6.4 s (see bench/README.md).
+ * baton task takes milliseconds (a replay of a long history after a cache eviction, tens). What
+ * sets the floor is a local activity: past 80% of the timeout its worker keeps the task alive with a
+ * completion that must reach the server in the last 20%, 1 s at 5 s and 1.6 s at 8, while a loaded
+ * server takes its time. 8 s keeps a crash's wait well inside the recovery target (≤ 11 s). Every
+ * start baton makes sets it (a chain, a conversation, a specialist, a replay, an evaluation's
+ * chain), and a continue-as-new keeps its run's. What this costs: a local activity past 6.4 s
+ * costs one more workflow task every 6.4 s (see bench/README.md).
  *
  * Workflow-safe: no I/O.
  */
