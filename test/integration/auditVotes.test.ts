@@ -1,10 +1,11 @@
 /**
  * `baton audit --verify` checks every vote of a quorum approval in an export, not only the final
  * record: a signed vote whose note was changed, an approval_vote event that names another approver,
- * and a delegated vote whose grant was rewritten are each refused, naming the vote.
+ * and a delegated vote whose grant was rewritten are each refused, naming the vote. A decision that
+ * is not a vote (a timeout, a policy's step) keeps the votes cast before it.
  */
 import { describe, expect, it } from 'vitest';
-import { defineAgent, scripted, Team, type BatonRun } from '../../src';
+import { defineAgent, scripted, Team, type ApprovalPolicy, type BatonRun } from '../../src';
 import { exportAudit, type AuditExport } from '../../src/audit/export';
 import { verifyAuditExport } from '../../src/audit/verifyExport';
 import type { ApprovalVote } from '../../src/common/approvals';
@@ -17,8 +18,8 @@ import { rechained } from '../helpers/forgery';
 
 const server = useTemporalServer();
 
-/** triage hands off to refunds, which needs alice, bob and carol (3 of 3). */
-const team = () =>
+/** triage hands off to refunds, which needs `approval` (by default alice, bob and carol, 3 of 3). */
+const team = (approval: ApprovalPolicy = { quorum: { of: ['alice', 'bob', 'carol'], needed: 3 } }) =>
   new Team(
     [
       defineAgent({
@@ -29,7 +30,7 @@ const team = () =>
           requireAllSteps: false,
         }),
       }),
-      agent('refunds', [{ text: 'refunded' }], { approval: { quorum: { of: ['alice', 'bob', 'carol'], needed: 3 } } }),
+      agent('refunds', [{ text: 'refunded' }], { approval }),
     ],
     { approverKeys: teamKeys },
   );
@@ -130,6 +131,30 @@ describe('baton audit --verify: the votes of a quorum', () => {
       expect(dropped.failure?.reason).toBe(
         `approval ${id} shows 3 approval_vote events but its decision records 2 votes: a vote was added or removed`,
       );
+    });
+  });
+
+  it.each<[string, ApprovalPolicy]>([
+    ['its timeout', { timeout: '2 seconds', onTimeout: 'reject' }],
+    ["its policy's last step", { escalation: [{ after: '2 seconds', decide: 'reject' }] }],
+  ])('keeps the votes cast before %s on the decision it makes, and the export verifies', async (_, timing) => {
+    const approval: ApprovalPolicy = { quorum: { of: ['alice', 'bob', 'carol'], needed: 2 }, ...timing };
+    await withWorker(server.env, team(approval), async (baton) => {
+      const run = await baton.start('triage', 'I want a refund');
+      const [p] = await waitFor(
+        () => run.pendingApprovals(),
+        (w) => w.length === 1,
+      );
+      await baton.approve(run.workflowId, { approvalId: p!.handoffId, approver: 'alice', signer: keys.alice.signer });
+      expect(await run.result()).toMatchObject({ output: 'triage answered itself' });
+
+      const doc = exportAudit(await baton.audit(run.workflowId));
+      const events = doc.events.map((e) => e.event as unknown as Record<string, unknown>);
+      expect(events.find((e) => e.kind === 'approval_decided')).toMatchObject({ outcome: 'timed_out', via: 'timeout' });
+      expect(decidedVotes(events)).toEqual([
+        expect.objectContaining({ stage: 0, slot: 'alice', approver: 'alice', decision: 'approve' }),
+      ]);
+      expect(verify(doc)).toMatchObject({ ok: true, keys: ['alice-1'] });
     });
   });
 });

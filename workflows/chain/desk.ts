@@ -233,8 +233,15 @@ export class ApprovalDesk extends DeskMail {
     this.chain!.apply({ type: 'overridden', overrides: verdict.applied });
   }
 
-  /** Close a waiting handoff with its outcome, and publish it. */
-  private settle(waiting: PendingApproval, record: ApprovalRecord): void {
+  /**
+   * Close a waiting handoff with its outcome, and publish it. A decision that is not a vote (a
+   * timeout, a policy's step) keeps the votes cast before it, as the audit expects of every
+   * decision after a vote; they are read from the approval as it stands now, not as it was when
+   * the wait began.
+   */
+  private settle(waiting: PendingApproval, decided: ApprovalRecord): void {
+    const votes = (this.pending(waiting.handoffId) ?? waiting).votes;
+    const record = decided.votes === undefined && votes?.length ? { ...decided, votes } : decided;
     this.chain!.apply({ type: 'approval_decided', record });
     this.publish({ type: 'approval_decided', ...record });
     this.effects.setStatus(
