@@ -5,10 +5,10 @@
  * is not a vote (a timeout, a policy's step) keeps the votes cast before it.
  */
 import { describe, expect, it } from 'vitest';
-import { defineAgent, scripted, Team, type ApprovalPolicy, type BatonRun } from '../../src';
+import { defineAgent, scripted, Team, type BatonRun } from '../../src';
 import { exportAudit, type AuditExport } from '../../src/audit/export';
 import { verifyAuditExport } from '../../src/audit/verifyExport';
-import type { ApprovalVote } from '../../src/common/approvals';
+import type { ApprovalPolicy, ApprovalVote } from '../../src/common/approvals';
 import { signDelegation } from '../../src/client/signing/delegation';
 import { scriptedAgent as agent } from '../helpers/agents';
 import { keys, teamKeys } from '../helpers/signing';
