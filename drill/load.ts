@@ -73,12 +73,6 @@ export async function loadDrill(s: DrillSettings): Promise<DrillReport> {
   }
 }
 
-/** The server's failed writes, read once when first asked (after the phase's chains ended). */
-function serverFailures(rig: Rig): () => number[] {
-  let read: number[] | undefined;
-  return () => (read ??= storeFailures(rig.server?.logFile));
-}
-
 /** The chains on `taskQueue`, not the team registry a worker runs on the same queue. */
 const chainsOn = (taskQueue: string) => `TaskQueue = "${taskQueue}" AND WorkflowType = "${WorkflowType.HANDOFF_RUN}"`;
 
@@ -128,7 +122,7 @@ async function burstRun(
     const peaks = group.peaks();
     const infos = await executions(rig.client, taskQueue);
     const latencies = infos.flatMap((i) => (i.closeTime ? [i.closeTime.getTime() - i.startTime.getTime()] : []));
-    const c = await checkChains(s, rig.client, ids, () => undefined, problems, serverFailures(rig));
+    const c = await checkChains(s, rig.client, ids, () => undefined, problems, storeFailures(rig.server?.logFile));
     if (!closed)
       problems.push(`burst ${workers}w: chains still running ${seconds(s.loadDeadlineMs)} after the last start`);
     const growth = peaks.reduce((n, p, i) => n + Math.max(0, p - (idle[i] ?? 0)), 0);
@@ -235,7 +229,7 @@ async function waitingRun(s: DrillSettings, rig: Rig, problems: string[]): Promi
       ids,
       (i) => (rejected(i) ? 'rejected' : 'approved'),
       problems,
-      serverFailures(rig),
+      storeFailures(rig.server?.logFile),
     );
     const maxCached = group.maxCached();
     if (maxCached > s.cacheSize)

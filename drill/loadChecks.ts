@@ -43,7 +43,8 @@ export interface Checked {
  * Check every chain: it completed with the expected answer and handoff (approved by the drill, or
  * none when the drill rejected it), and history records each handoff exactly once. A workflow task
  * timed out on a live worker is a problem unless the server logged a failed write while it ran
- * (`serverFailures`, from ./serverStore.ts): then the task waited on the server's database.
+ * (`serverFailures`, read from its log by ./serverStore.ts once the chains ended): then the task
+ * waited on the server's database.
  */
 export async function checkChains(
   s: DrillSettings,
@@ -51,7 +52,7 @@ export async function checkChains(
   ids: string[],
   expectApproval: (i: number) => 'approved' | 'rejected' | undefined,
   problems: string[],
-  serverFailures: () => number[],
+  serverFailures: number[],
 ): Promise<Checked> {
   const c: Checked = {
     failed: 0,
@@ -82,7 +83,7 @@ export async function checkChains(
     c.dup += history.handoffRecords.length - unique + Math.max(0, got.length - wantHandoffs);
     c.lost += Math.max(0, wantHandoffs - got.length) + Math.max(0, got.length - unique);
     c.taskFailures += history.taskFailures.length;
-    const inServer = history.taskTimeouts.filter((t) => failedWritesBetween(serverFailures(), t.started, t.timedOut));
+    const inServer = history.taskTimeouts.filter((t) => failedWritesBetween(serverFailures, t.started, t.timedOut));
     const onWorker = history.taskTimeouts.length - inServer.length;
     c.serverTimeouts += inServer.length;
     c.taskTimeouts += onWorker;
