@@ -199,7 +199,10 @@ export class ApprovalDesk extends DeskMail {
         }
         if (timer?.fired) break;
       }
-      const now = this.effects.now();
+      // The timer fired, so its moment has come, whatever the clock of the task that brought it
+      // reads (a task after a worker loss can still read the one before): what is due then is
+      // taken now, live as in replay, and never put off behind a second timer.
+      const now = Math.max(this.effects.now(), wake!);
       const record = wake === expires ? timedOut(waiting, now) : this.clock!.act(waiting, now, this.policyDesk);
       if (record) this.settle(waiting, record);
     }
