@@ -4,23 +4,15 @@
  */
 import { createRoute, z } from '@hono/zod-openapi';
 import { streamSSE } from 'hono/streaming';
-import type { PendingHandoff } from '../client/baton';
-import { requestAsSeen } from '../client/requests';
 import { signDecision } from '../client/signing/sign';
-import { redactPending } from '../client/sensitive';
-import { chainQuery } from '../common/messages';
-import type { HandoffRecord } from '../common/run';
 import { secured } from './access';
-import { mayDecide, Permission, type Identity } from './auth';
+import { mayDecide, Permission } from './auth';
 import type { ServiceApp, ServiceContext } from './context';
 import { jsonBody, problems } from './openapi';
 import { countDecision } from './metrics';
 import { HttpProblem } from './problems';
-import { isCallersTenant } from './tenancy';
+import { followWithContext, withChains } from './approvalContext';
 import { ApprovalRecordSchema, DecisionSchema, PendingApprovalSchema } from './approvalSchemas';
-
-/** How long the inbox waits for a chain's workers to answer "the chain so far", and for its request to be read. */
-const CHAIN_QUERY_MS = 2_000;
 
 const listRoute = createRoute({
   operationId: 'listApprovals',
@@ -93,23 +85,16 @@ export function approvalRoutes(app: ServiceApp, ctx: ServiceContext): void {
     const identity = c.get('identity');
     return streamSSE(c, async (stream) => {
       let sent = 0;
-      let latest: Promise<void> = Promise.resolve();
       const closed = new Promise<void>((resolve) => stream.onAbort(resolve));
-      const unsubscribe = ctx.feed.subscribe((pending) => {
-        latest = latest
-          .then(async () => {
-            // One feed serves every caller: each hears of its own tenant's chains only.
-            const approvals = await withChains(
-              ctx,
-              pending.filter((p) => isCallersTenant(identity, p.tenant)),
-              identity,
-            );
-            sent += 1;
-            await stream.writeSSE({ id: String(sent), event: 'approvals', data: JSON.stringify({ approvals }) });
-          })
-          // The client went away while the list was written: the stream is closing.
-          .catch(() => undefined);
-      });
+      const unsubscribe = followWithContext(
+        ctx,
+        identity,
+        async (approvals) => {
+          sent += 1;
+          await stream.writeSSE({ id: String(sent), event: 'approvals', data: JSON.stringify({ approvals }) });
+        },
+        () => stream.aborted,
+      );
       const keepalive = setInterval(() => void stream.write(': keepalive\n\n').catch(() => undefined), 15_000);
       await closed;
       clearInterval(keepalive);
@@ -253,48 +238,4 @@ function toolDecision(
   if (errors.length > 0)
     throw new HttpProblem(400, 'Invalid decision', 'The decision does not fit what waits.', errors);
   return { ...(edited !== undefined ? { arguments: edited } : {}), ...(callHash !== undefined ? { callHash } : {}) };
-}
-
-/**
- * The pending approvals with, for each, whether `identity` may decide it, its chain so far and the
- * chain's request; a tool call's sensitive arguments redacted unless `identity` may decide it.
- */
-async function withChains(ctx: ServiceContext, pending: PendingHandoff[], identity: Identity) {
-  const chains = new Map<string, Promise<HandoffRecord[] | undefined>>();
-  for (const p of pending) {
-    if (chains.has(p.workflowId)) continue;
-    const handle = ctx.baton.client.workflow.getHandle(p.workflowId);
-    chains.set(
-      p.workflowId,
-      ctx.baton.client.connection
-        .withDeadline(Date.now() + CHAIN_QUERY_MS, () => handle.query(chainQuery))
-        .catch(() => undefined),
-    );
-  }
-  return Promise.all(
-    pending.map(async (p) => {
-      const read = (id: string, runId?: string) =>
-        ctx.baton.client.connection
-          .withDeadline(Date.now() + CHAIN_QUERY_MS, () => ctx.requests.of(id, runId))
-          .catch(() => undefined);
-      const [chain, asked] = await Promise.all([chains.get(p.workflowId), read(p.workflowId, p.runId)]);
-      // A specialist's input is its task; what the customer asked is the top chain's request.
-      const top = asked?.parent ? await read(asked.parent.rootWorkflowId) : undefined;
-      const canDecide = mayDecide(identity, p.approvers);
-      // The waiting call's arguments as the workflow holds them (text), to find its sensitive values.
-      const call = {
-        ...(p.tool ? { tool: { ...p.tool, arguments: p.tool.argumentsText } } : {}),
-        ...(p.sensitive ? { sensitive: p.sensitive } : {}),
-      };
-      const seen = asked
-        ? {
-            request: {
-              ...requestAsSeen(asked, call, canDecide),
-              ...(top ? { original: requestAsSeen(top, call, canDecide) } : {}),
-            },
-          }
-        : {};
-      return { ...(canDecide ? p : redactPending(p)), canDecide, ...(chain ? { chain } : {}), ...seen };
-    }),
-  );
 }

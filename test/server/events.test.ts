@@ -3,8 +3,12 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { defineAgent, defineTool, scripted, Team } from '../../src';
 import { delegationScenario } from '../histories/auditScenarios';
-import { useTemporalServer } from '../helpers/temporal';
-import { TOKENS, withService, type Caller } from './service';
+import { Baton } from '../../src/client/baton';
+import { serveBaton } from '../../src/server';
+import { createWorker } from '../../src/worker';
+import { taskQueue, useTemporalServer } from '../helpers/temporal';
+import { waitFor } from '../helpers/wait';
+import { STATIC_TOKENS, TOKENS, withService, type Caller } from './service';
 import { connectSse, type SseEvent } from './sse';
 import { refundTeam } from './team';
 
@@ -164,5 +168,47 @@ describe('event streams', () => {
       expect(await next()).toMatchObject({ event: 'approvals', data: { approvals: [] } });
       stream.close();
     });
+  });
+
+  it("gives a waiting approval its chain once the chain's workers answer, though what waits did not change", async () => {
+    const team = refundTeam();
+    const queue = taskQueue();
+    const baton = new Baton({ client: server.env.client, taskQueue: queue });
+    const worker = () => createWorker({ team, connection: server.env.nativeConnection, taskQueue: queue });
+    const { workflowId } = await (
+      await worker()
+    ).runUntil(async () => {
+      const run = await baton.start('triage', 'refund order 42');
+      await waitFor(
+        () => baton.pending(),
+        (p) => p.some((a) => a.workflowId === run.workflowId),
+      );
+      return run;
+    });
+    // No worker serves the chain now: the query of its chain so far times out, its request is read from its history.
+    const service = await serveBaton({
+      baton,
+      auth: { tokens: STATIC_TOKENS },
+      port: 0,
+      host: '127.0.0.1',
+      agents: team.ids,
+      metrics: false,
+      approvalsPollMs: 200,
+    });
+    try {
+      const stream = await connectSse(`${service.url}/v1/approvals/events`, auth(TOKENS.alice));
+      const next = async () => (await stream.events.next()).value as SseEvent;
+      const first = (await next()).data.approvals;
+      expect(first).toMatchObject([{ workflowId, canDecide: true, request: { input: 'refund order 42' } }]);
+      expect(first[0].chain).toBeUndefined();
+      await (
+        await worker()
+      ).runUntil(async () => {
+        expect((await next()).data.approvals).toMatchObject([{ workflowId, chain: [] }]);
+      });
+      stream.close();
+    } finally {
+      await service.close();
+    }
   });
 });

@@ -182,7 +182,7 @@ export function showInbox(main: HTMLElement): void {
       { head: [head], brief: true, onChanged: () => void load() },
     );
     c.setAttribute('data-overdue', String(i.overdue));
-    c.setAttribute('data-context', String(!!i.request));
+    c.setAttribute('data-context', contextMark(i));
     c.toggle = () => {
       if (!box.disabled) box.click();
     };
@@ -236,7 +236,7 @@ export function showInbox(main: HTMLElement): void {
       if (
         old &&
         old.getAttribute('data-overdue') === String(i.overdue) &&
-        old.getAttribute('data-context') === String(!!i.request) &&
+        old.getAttribute('data-context') === contextMark(i) &&
         old.getAttribute('data-questions') === questionsMark(i)
       ) {
         had.delete(itemKey(i));
@@ -278,4 +278,9 @@ export function showInbox(main: HTMLElement): void {
     },
     live.set,
   );
+}
+
+/** What is known of a card's chain (its request, its handoffs so far): a card is drawn again when more of it is. */
+function contextMark(i: InboxItem): string {
+  return `${i.request ? 'r' : ''}${i.chain ? 'c' : ''}`;
 }
