@@ -237,6 +237,14 @@ export const Patches = {
    * conversation goes on as it was. A run replaying a history without the marker fails, as it did.
    */
   MIGRATION_REFUSED: 'baton-migration-refused',
+  /**
+   * Decided at the first refusal of a step of a conversation's turn: the turn is stranded (its
+   * callers told with `TurnStrandedError`, the refusal on the record) only once the step is still
+   * refused after the quick tries, or past `teamMismatchTimeout`, not at its first refusal: while a
+   * deploy rolls, a worker of the turn's team takes one of the next tries. A run replaying a history
+   * without the marker strands the turn at its first refusal, as it did.
+   */
+  STRANDED_AFTER_QUICK_TRIES: 'baton-stranded-after-quick-tries',
 } as const;
 
 /** Patches added after {@link Patches.BASELINE_2026_11}: a run decides each by its own marker. */
@@ -265,6 +273,7 @@ const AFTER_BASELINE_2026_11: readonly string[] = [
   Patches.OPERATOR_PASSKEYS,
   Patches.ENTRY_WAIT_HANDS_OVER,
   Patches.MIGRATION_REFUSED,
+  Patches.STRANDED_AFTER_QUICK_TRIES,
 ];
 
 /** The patches {@link Patches.BASELINE_2026_11} stands for. */

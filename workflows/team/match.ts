@@ -157,11 +157,18 @@ function whileRefused<T>(
     async (err: unknown) => {
       const details = refusal(err);
       if (!details) throw err;
-      const waits = source.stranded?.(mismatchDetails(details)) === true;
       const now = effects.now();
       const since = first ?? now;
       const limit = durationMs(timeoutOf(source)) ?? 600_000;
       const left = since + limit - now;
+      // A refusal or a few in a row are routine while a deploy rolls (a worker of the team takes one
+      // of the next quick tries): a turn is stranded once its step is still refused after them.
+      const routine =
+        refused + 1 < QUICK_TRIES &&
+        left > 0 &&
+        source.stranded !== undefined &&
+        hasPatch(Patches.STRANDED_AFTER_QUICK_TRIES);
+      const waits = !routine && source.stranded?.(mismatchDetails(details)) === true;
       if (left <= 0 && !waits) throw new TeamMismatchError({ ...mismatchDetails(details), waitedMs: now - since });
       const timer = effects.timer(left > 0 ? Math.min(pauseAfter(refused), left) : STRANDED_PAUSE_MS);
       await effects.condition(() => timer.fired);
