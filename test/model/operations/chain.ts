@@ -40,6 +40,15 @@ export function roomForRoot(m: ModelState): boolean {
   return m.roots.length < MAX_ROOTS && m.roots.filter((r) => r.status === 'open').length < MAX_OPEN;
 }
 
+/**
+ * What a root may be told while two teams serve its queue side by side: its steps may land on the
+ * other team's worker again and again, past the harness's seconds-long `teamMismatchTimeout`. A
+ * chain then fails with `TeamMismatchError`; a conversation's turn is stranded, its callers told.
+ */
+export function sideBySideRefusal(kind: RootModel['kind']): 'TeamMismatchError' | 'TurnStrandedError' {
+  return kind === 'chain' ? 'TeamMismatchError' : 'TurnStrandedError';
+}
+
 /** A new root in the model. */
 export function newRoot(m: ModelState, kind: RootModel['kind'], agent: AgentId, options: RunOptions): RootModel {
   const id = `${m.tag}-${kind === 'chain' ? 'c' : 'v'}${m.roots.length + 1}`;
@@ -53,7 +62,7 @@ export function newRoot(m: ModelState, kind: RootModel['kind'], agent: AgentId, 
     startedOn: m.version,
     status: 'open',
     approvals: [],
-    provoked: new Set(kind === 'chain' && m.deployed === 'side_by_side' ? ['TeamMismatchError'] : []),
+    provoked: new Set(m.deployed === 'side_by_side' ? [sideBySideRefusal(kind)] : []),
     decided: [],
     asked: new Map(),
     messages: [],

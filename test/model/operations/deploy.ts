@@ -7,6 +7,7 @@
 import fc from 'fast-check';
 import { operation } from '../harness';
 import type { DeployMode } from '../model';
+import { sideBySideRefusal } from './chain';
 
 export const deployOperations = [
   operation({
@@ -26,10 +27,9 @@ export const deployOperations = [
         for (const r of m.roots)
           if (r.startedOn === 'v1') r.provoked.add(r.kind === 'chain' ? 'TeamMismatchError' : 'TurnStrandedError');
       // Side by side on one queue, a step may land on the worker of the other team (or on v1, stale
-      // once v2 registered, for a new chain's team) again and again: with the harness's seconds-long
-      // teamMismatchTimeout a chain may run out of it, typed and told.
-      if (p.mode === 'side_by_side')
-        for (const r of m.roots) if (r.kind === 'chain') r.provoked.add('TeamMismatchError');
+      // once v2 registered, for a new root's team) again and again: with the harness's seconds-long
+      // teamMismatchTimeout a chain may run out of it, and a conversation's turn be stranded, typed and told.
+      if (p.mode === 'side_by_side') for (const r of m.roots) r.provoked.add(sideBySideRefusal(r.kind));
     },
   }),
 ];
