@@ -10,8 +10,7 @@ import { cli } from '../helpers/cli';
 import { taskQueue, useTemporalServer } from '../helpers/temporal';
 import { Baton } from '../../src/client/baton';
 import { TEAM_REGISTRY_MEMO, teamRegistryId, type TeamRegistryState } from '../../src/common/teamRegistry';
-import { createWorker } from '../../src/worker';
-import { deskTeam, deskWorker, refunds, strandedTurn, untilStatus } from '../histories/strandedScenarios';
+import { deskWorker, refunds, refusedWhileRolling, strandedTurn, untilStatus } from '../histories/strandedScenarios';
 
 const server = useTemporalServer();
 
@@ -152,32 +151,8 @@ describe('a conversation turn stranded by a deploy', () => {
   });
 
   it('is not stranded by a refusal while a deploy rolls: a worker of its team takes a next try, and its caller gets the reply', async () => {
-    const queue = taskQueue();
-    const baton = new Baton({ client: server.env.client, taskQueue: queue });
-    const v1 = await deskWorker(server.env, 'v1', queue);
-    const chat = baton.conversation('desk');
-    await chat.send('hello', { idempotencyKey: 'hello' });
-    const refund = chat.send('refund order A1', { idempotencyKey: 'refund' }).then(
-      (reply) => reply,
-      (err: unknown) => err,
-    );
-    const waiting = await untilStatus(chat, (v) => v.pendingApprovals.length > 0);
-    await v1.stop();
-    const v2 = await deskWorker(server.env, 'v2', queue);
-    // v1 again, ready to poll: it takes over from v2 right after v2 has refused the refund's step.
-    const back = await createWorker({
-      team: deskTeam('v1'),
-      connection: server.env.nativeConnection,
-      taskQueue: queue,
-    });
-    await baton.approve(chat.id, waiting.pendingApprovals[0]!.handoffId, { approver: 'alice' });
-    const handle = server.env.client.workflow.getHandle(chat.id);
-    for (let refused = false; !refused; await new Promise((r) => setTimeout(r, 20)))
-      refused = ((await handle.fetchHistory()).events ?? []).some((e) => e.activityTaskFailedEventAttributes);
-    await back.runUntil(async () => {
-      await v2.stop();
-      expect(await refund).toMatchObject({ turn: 2, output: 'A1 refunded (v1)' });
-    });
+    const { chat, reply } = await refusedWhileRolling(server.env, taskQueue());
+    expect(reply).toMatchObject({ turn: 2, output: 'A1 refunded (v1)' });
     expect(refundsOf(chat.id)).toEqual(['v1']);
     expect((await chat.audit()).turns.find((t) => t.turn === 2)?.stranded).toBeUndefined();
   });

@@ -30,7 +30,7 @@ import { evalRunScenario, experimentScenario } from './evalScenarios';
 import { routingLeastLoadedScenario, routingRoundRobinScenario } from './routingScenarios';
 import { baselineScenarios } from './baselineScenarios';
 import { carriedScenarios } from './carriedScenarios';
-import { migrationRefusedScenario, strandedMigratedScenario } from './strandedScenarios';
+import { migrationRefusedScenario, refusedWhileRollingScenario, strandedMigratedScenario } from './strandedScenarios';
 import { entryWaitContinuedScenario } from './entryScenarios';
 import { remoteDelegationScenario } from './remoteScenarios';
 import { policyUpdateScenario } from './policyScenarios';
@@ -87,6 +87,7 @@ async function main(): Promise<void> {
       operatorPasskeyScenario,
       entryWaitContinuedScenario,
       migrationRefusedScenario,
+      refusedWhileRollingScenario,
     ];
     for (const scenario of all.filter((s) => named.length === 0 || named.includes(s.name))) {
       const taskQueue = `record-${scenario.name}`;

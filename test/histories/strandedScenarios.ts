@@ -171,3 +171,45 @@ export const migrationRefusedScenario: Scenario = {
     }
   },
 };
+
+/**
+ * A refund's step refused once while a deploy rolls: v1's worker gone when alice approves, v2's
+ * refuses the step, and v1's is back for the next try. The caller gets the reply; nothing is stranded.
+ */
+export async function refusedWhileRolling(env: DevServer, taskQueue: string) {
+  const baton = new Baton({ client: env.client, taskQueue });
+  const v1 = await deskWorker(env, 'v1', taskQueue);
+  const chat = baton.conversation('desk');
+  await chat.send('hello', { idempotencyKey: 'hello' });
+  const refund = chat.send('refund order A1', { idempotencyKey: 'refund' }).then(
+    (reply) => reply,
+    (err: unknown) => err,
+  );
+  const waiting = await untilStatus(chat, (v) => v.pendingApprovals.length > 0);
+  await v1.stop();
+  const v2 = await deskWorker(env, 'v2', taskQueue);
+  // v1 again, ready to poll: it takes over from v2 right after v2 has refused the refund's step.
+  const back = await createWorker({ team: deskTeam('v1'), connection: env.nativeConnection, taskQueue });
+  await baton.approve(chat.id, waiting.pendingApprovals[0]!.handoffId, { approver: 'alice' });
+  const handle = env.client.workflow.getHandle(chat.id);
+  for (let refused = false; !refused; await new Promise((r) => setTimeout(r, 20)))
+    refused = ((await handle.fetchHistory()).events ?? []).some((e) => e.activityTaskFailedEventAttributes);
+  const reply = await back.runUntil(async () => {
+    await v2.stop();
+    const answered = await refund;
+    await chat.end();
+    return answered;
+  });
+  return { chat, reply };
+}
+
+export const refusedWhileRollingScenario: Scenario = {
+  name: 'conversation-refused-while-rolling',
+  team: () => deskTeam('v1'),
+  drive: async (_baton, env) => {
+    const { chat, reply } = await refusedWhileRolling(env, 'record-conversation-refused-while-rolling-v');
+    if ((reply as { output?: string }).output !== 'A1 refunded (v1)')
+      throw new Error(`expected the refund answered on v1, got ${String(reply)}`);
+    return chat.id;
+  },
+};
