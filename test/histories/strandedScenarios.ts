@@ -71,6 +71,18 @@ export async function deskWorker(
 
 /** A conversation whose second turn (a refund alice approved) is stranded by a deploy; the refund's message and its caller's error. */
 export async function strandedTurn(env: DevServer, taskQueue: string, options: RunOptions = {}) {
+  const { baton, chat, refund, waiting, v2 } = await refundAfterDeploy(env, taskQueue, options);
+  await baton.approve(chat.id, waiting.pendingApprovals[0]!.handoffId, { approver: 'alice' });
+  const told = await refund;
+  if (!(told instanceof TurnStrandedError)) {
+    await v2.stop();
+    throw new Error(`expected TurnStrandedError, got ${String(told)}`);
+  }
+  return { baton, chat, told, v2 };
+}
+
+/** A conversation's refund waiting for alice on v1, then v1's worker gone and v2's polling; the refund's reply or error to come. */
+async function refundAfterDeploy(env: DevServer, taskQueue: string, options: RunOptions = {}) {
   const baton = new Baton({ client: env.client, taskQueue });
   const v1 = await deskWorker(env, 'v1', taskQueue);
   const chat = baton.conversation('desk', { options });
@@ -81,14 +93,7 @@ export async function strandedTurn(env: DevServer, taskQueue: string, options: R
   );
   const waiting = await untilStatus(chat, (v) => v.pendingApprovals.length > 0);
   await v1.stop();
-  const v2 = await deskWorker(env, 'v2', taskQueue);
-  await baton.approve(chat.id, waiting.pendingApprovals[0]!.handoffId, { approver: 'alice' });
-  const told = await refund;
-  if (!(told instanceof TurnStrandedError)) {
-    await v2.stop();
-    throw new Error(`expected TurnStrandedError, got ${String(told)}`);
-  }
-  return { baton, chat, told, v2 };
+  return { baton, chat, refund, waiting, v2: await deskWorker(env, 'v2', taskQueue) };
 }
 
 /** The conversation's view once `ok` holds for it. */
@@ -177,17 +182,7 @@ export const migrationRefusedScenario: Scenario = {
  * refuses the step, and v1's is back for the next try. The caller gets the reply; nothing is stranded.
  */
 export async function refusedWhileRolling(env: DevServer, taskQueue: string) {
-  const baton = new Baton({ client: env.client, taskQueue });
-  const v1 = await deskWorker(env, 'v1', taskQueue);
-  const chat = baton.conversation('desk');
-  await chat.send('hello', { idempotencyKey: 'hello' });
-  const refund = chat.send('refund order A1', { idempotencyKey: 'refund' }).then(
-    (reply) => reply,
-    (err: unknown) => err,
-  );
-  const waiting = await untilStatus(chat, (v) => v.pendingApprovals.length > 0);
-  await v1.stop();
-  const v2 = await deskWorker(env, 'v2', taskQueue);
+  const { baton, chat, refund, waiting, v2 } = await refundAfterDeploy(env, taskQueue);
   // v1 again, ready to poll: it takes over from v2 right after v2 has refused the refund's step.
   const back = await createWorker({ team: deskTeam('v1'), connection: env.nativeConnection, taskQueue });
   await baton.approve(chat.id, waiting.pendingApprovals[0]!.handoffId, { approver: 'alice' });

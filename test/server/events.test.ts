@@ -4,11 +4,10 @@ import { z } from 'zod';
 import { defineAgent, defineTool, scripted, Team } from '../../src';
 import { delegationScenario } from '../histories/auditScenarios';
 import { Baton } from '../../src/client/baton';
-import { serveBaton } from '../../src/server';
 import { createWorker } from '../../src/worker';
 import { taskQueue, useTemporalServer } from '../helpers/temporal';
 import { waitFor } from '../helpers/wait';
-import { STATIC_TOKENS, TOKENS, withService, type Caller } from './service';
+import { TOKENS, withBareService, withService, type Caller } from './service';
 import { connectSse, type SseEvent } from './sse';
 import { refundTeam } from './team';
 
@@ -186,29 +185,22 @@ describe('event streams', () => {
       return run;
     });
     // No worker serves the chain now: the query of its chain so far times out, its request is read from its history.
-    const service = await serveBaton({
-      baton,
-      auth: { tokens: STATIC_TOKENS },
-      port: 0,
-      host: '127.0.0.1',
-      agents: team.ids,
-      metrics: false,
-      approvalsPollMs: 200,
-    });
-    try {
-      const stream = await connectSse(`${service.url}/v1/approvals/events`, auth(TOKENS.alice));
-      const next = async () => (await stream.events.next()).value as SseEvent;
-      const first = (await next()).data.approvals;
-      expect(first).toMatchObject([{ workflowId, canDecide: true, request: { input: 'refund order 42' } }]);
-      expect(first[0].chain).toBeUndefined();
-      await (
-        await worker()
-      ).runUntil(async () => {
-        expect((await next()).data.approvals).toMatchObject([{ workflowId, chain: [] }]);
-      });
-      stream.close();
-    } finally {
-      await service.close();
-    }
+    await withBareService(
+      server.env,
+      async ({ service }) => {
+        const stream = await connectSse(`${service.url}/v1/approvals/events`, auth(TOKENS.alice));
+        const next = async () => (await stream.events.next()).value as SseEvent;
+        const first = (await next()).data.approvals;
+        expect(first).toMatchObject([{ workflowId, canDecide: true, request: { input: 'refund order 42' } }]);
+        expect(first[0].chain).toBeUndefined();
+        await (
+          await worker()
+        ).runUntil(async () => {
+          expect((await next()).data.approvals).toMatchObject([{ workflowId, chain: [] }]);
+        });
+        stream.close();
+      },
+      { baton, agents: team.ids, approvalsPollMs: 200 },
+    );
   });
 });
