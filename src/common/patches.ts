@@ -245,6 +245,13 @@ export const Patches = {
    * without the marker strands the turn at its first refusal, as it did.
    */
   STRANDED_AFTER_QUICK_TRIES: 'baton-stranded-after-quick-tries',
+  /**
+   * Decided when a migration of a stranded turn finds no worker of the current team within
+   * `teamMismatchTimeout`: the migration is refused with `TeamMismatchError`, and the turn waits on,
+   * stranded, from its last step begun. A run replaying a history without the marker waits for that
+   * worker as long as it takes, as it did.
+   */
+  MIGRATION_DURING_TURN_REFUSED: 'baton-migration-during-turn-refused',
 } as const;
 
 /** Patches added after {@link Patches.BASELINE_2026_11}: a run decides each by its own marker. */
@@ -274,6 +281,7 @@ const AFTER_BASELINE_2026_11: readonly string[] = [
   Patches.ENTRY_WAIT_HANDS_OVER,
   Patches.MIGRATION_REFUSED,
   Patches.STRANDED_AFTER_QUICK_TRIES,
+  Patches.MIGRATION_DURING_TURN_REFUSED,
 ];
 
 /** The patches {@link Patches.BASELINE_2026_11} stands for. */

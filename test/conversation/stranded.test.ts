@@ -10,7 +10,14 @@ import { cli } from '../helpers/cli';
 import { taskQueue, useTemporalServer } from '../helpers/temporal';
 import { Baton } from '../../src/client/baton';
 import { TEAM_REGISTRY_MEMO, teamRegistryId, type TeamRegistryState } from '../../src/common/teamRegistry';
-import { deskWorker, refunds, refusedWhileRolling, strandedTurn, untilStatus } from '../histories/strandedScenarios';
+import {
+  deskWorker,
+  migrationRefusedInTurn,
+  refunds,
+  refusedWhileRolling,
+  strandedTurn,
+  untilStatus,
+} from '../histories/strandedScenarios';
 
 const server = useTemporalServer();
 
@@ -145,6 +152,25 @@ describe('a conversation turn stranded by a deploy', () => {
       await baton.approve(chat.id, waiting.pendingApprovals[0]!.handoffId, { approver: 'alice' });
       expect(await refund).toMatchObject({ turn: 2, output: 'A1 refunded (v1)' });
       expect(refundsOf(chat.id)).toEqual(['v1']);
+    } finally {
+      await v1.stop();
+    }
+  });
+
+  it('stranded, with no worker of the current team to take it, refuses the migration within teamMismatchTimeout and goes on on its own team', async () => {
+    const { chat, refused, waitedMs, reply, v1 } = await migrationRefusedInTurn(server.env, taskQueue());
+    try {
+      expect(refused).toMatchObject({ name: 'TeamMismatchError' });
+      expect(waitedMs).toBeLessThan(30_000);
+      expect(reply).toMatchObject({ turn: 2, output: 'A1 refunded (v1)' });
+      // The approval given before the deploy stands: the refund ran once, on v1, and nobody was asked again.
+      expect(refundsOf(chat.id)).toEqual(['v1']);
+      const audit = await chat.audit();
+      expect(audit.teamChanges).toEqual([]);
+      expect(audit.turns.find((t) => t.turn === 2)?.approvals.map((a) => a.kind)).toEqual([
+        'approval_requested',
+        'approval_decided',
+      ]);
     } finally {
       await v1.stop();
     }

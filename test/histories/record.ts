@@ -30,7 +30,12 @@ import { evalRunScenario, experimentScenario } from './evalScenarios';
 import { routingLeastLoadedScenario, routingRoundRobinScenario } from './routingScenarios';
 import { baselineScenarios } from './baselineScenarios';
 import { carriedScenarios } from './carriedScenarios';
-import { migrationRefusedScenario, refusedWhileRollingScenario, strandedMigratedScenario } from './strandedScenarios';
+import {
+  migrationRefusedInTurnScenario,
+  migrationRefusedScenario,
+  refusedWhileRollingScenario,
+  strandedMigratedScenario,
+} from './strandedScenarios';
 import { entryWaitContinuedScenario } from './entryScenarios';
 import { remoteDelegationScenario } from './remoteScenarios';
 import { policyUpdateScenario } from './policyScenarios';
@@ -88,6 +93,7 @@ async function main(): Promise<void> {
       entryWaitContinuedScenario,
       migrationRefusedScenario,
       refusedWhileRollingScenario,
+      migrationRefusedInTurnScenario,
     ];
     for (const scenario of all.filter((s) => named.length === 0 || named.includes(s.name))) {
       const taskQueue = `record-${scenario.name}`;

@@ -4,7 +4,7 @@
  * told at once (`TurnStrandedError`); the turn waits, and a migration moves it onto v2, where the
  * approved refund runs under its new name without asking again. And a migration refused: v2
  * registered on the queue and its worker gone, no worker takes the conversation onto v2 within
- * `teamMismatchTimeout`, and its next turn runs on v1.
+ * `teamMismatchTimeout`, and its next turn runs on v1; or, its turn stranded, the turn goes on on v1.
  */
 import type { Worker } from '@temporalio/worker';
 import { z } from 'zod';
@@ -206,5 +206,57 @@ export const refusedWhileRollingScenario: Scenario = {
     if ((reply as { output?: string }).output !== 'A1 refunded (v1)')
       throw new Error(`expected the refund answered on v1, got ${String(reply)}`);
     return chat.id;
+  },
+};
+
+/**
+ * A migration of a stranded turn refused: the refund's turn stranded on v1 (v2's worker refuses its
+ * step) and waiting out its pause, then v2's worker gone and v1's back, stale beside the newest team
+ * registered. No worker takes the conversation onto v2 within `teamMismatchTimeout`: the migration
+ * is refused with `TeamMismatchError`, and the turn goes on on v1, the approval given standing.
+ */
+export async function migrationRefusedInTurn(env: DevServer, taskQueue: string) {
+  const { baton, chat, v2 } = await strandedTurn(env, taskQueue, { teamMismatchTimeout: '2 seconds' });
+  // Past the timeout, the turn pauses a minute between tries.
+  await new Promise((r) => setTimeout(r, 3000));
+  await v2.stop();
+  const v1 = await deskWorker(env, 'v1', taskQueue);
+  // A worker trusts what it read of the registry for a second (activities/staleTeam.ts).
+  await new Promise((r) => setTimeout(r, 1500));
+  const started = Date.now();
+  const refused = await Promise.race([
+    baton.migrateConversation(chat.id).then(
+      (moved) => new Error(`the migration was made: ${JSON.stringify(moved)}`),
+      (err: unknown) => err as Error,
+    ),
+    new Promise<Error>((r) =>
+      setTimeout(() => r(new Error('the migration was neither made nor refused in 30 s')), 30_000),
+    ),
+  ]);
+  const waitedMs = Date.now() - started;
+  // The turn goes on on v1: once it is answered, the refund's message, sent again with its key, gets the reply.
+  await untilStatus(chat, (v) => v.status === 'idle', 30_000).catch(() => undefined);
+  const reply = await chat.send('refund order A1', { idempotencyKey: 'refund' }).catch((err: unknown) => err as Error);
+  return { baton, chat, refused, waitedMs, reply, v1 };
+}
+
+export const migrationRefusedInTurnScenario: Scenario = {
+  name: 'conversation-migration-refused-in-turn',
+  team: () => deskTeam('v1'),
+  drive: async (_baton, env) => {
+    const { chat, refused, reply, v1 } = await migrationRefusedInTurn(
+      env,
+      'record-conversation-migration-refused-in-turn-v',
+    );
+    try {
+      if (refused.name !== 'TeamMismatchError')
+        throw new Error(`expected the migration refused with TeamMismatchError, got ${String(refused)}`);
+      if (!('output' in reply) || reply.output !== 'A1 refunded (v1)')
+        throw new Error(`expected the refund answered on v1, got ${String(reply)}`);
+      await chat.end();
+      return chat.id;
+    } finally {
+      await v1.stop();
+    }
   },
 };

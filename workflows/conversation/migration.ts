@@ -52,6 +52,8 @@ export class Migrations {
   private readonly waiters: Waiter[] = [];
   private scope?: CancellationScope;
   private ended = false;
+  /** A migration of a stranded turn is taking the current team's snapshot. */
+  private snapshotting = false;
 
   constructor(private readonly workflowId: string) {}
 
@@ -98,6 +100,8 @@ export class Migrations {
       return true;
     }
     if (!hasPatch(Patches.STRANDED_TURNS)) return false;
+    // The migration's own snapshot is no step of the turn: it waits `teamMismatchTimeout`, no longer.
+    if (this.snapshotting && hasPatch(Patches.MIGRATION_DURING_TURN_REFUSED)) return false;
     if (!current.stranded) {
       const { version, worker, step, missing } = refusal;
       const at = new Date(scene.effects.now()).toISOString();
@@ -125,10 +129,26 @@ export class Migrations {
     }
   }
 
-  /** Move the stranded turn onto the current team, from its last step begun. */
+  /**
+   * Move the stranded turn onto the current team, from its last step begun. No worker of the current
+   * team took the snapshot within `teamMismatchTimeout`: the migration is refused with that, and the
+   * turn goes on stranded on its team, from its last step begun.
+   */
   async moveTurn(current: CurrentTurn): Promise<void> {
     const { chain, effects } = this.scene!;
-    const team = await effects.loadTeam();
+    let team: TeamSpec;
+    this.snapshotting = true;
+    try {
+      team = await effects.loadTeam();
+    } catch (err) {
+      if (!(err instanceof TeamMismatchError) || !hasPatch(Patches.MIGRATION_DURING_TURN_REFUSED)) throw err;
+      chain.state = restartPoint(chain);
+      chain.mark = undefined;
+      for (const w of this.waiters.splice(0)) w.reject(toApplicationFailure(err));
+      return;
+    } finally {
+      this.snapshotting = false;
+    }
     const restart = restartPoint(chain);
     const from = versionIdOf(chain.state.team);
     chain.state = withKeptPolicy(
