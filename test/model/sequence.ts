@@ -95,6 +95,9 @@ export async function runStep(h: Harness, step: Step): Promise<boolean> {
   return true;
 }
 
+/** The round of {@link finish} at which a side-by-side rollout completes, if anything is still open. */
+const RETIRE_ROUND = 6;
+
 /** Drive every chain and conversation to its end, then check the end invariants. */
 export async function finish(h: Harness): Promise<void> {
   const m = h.model;
@@ -107,6 +110,15 @@ export async function finish(h: Harness): Promise<void> {
     const open = openRoots(m);
     if (open.length === 0) break;
     let acted = false;
+    // Side by side on one queue, the v1 workers may take a v2 root's steps try after try (and refuse
+    // them): what is still open then waits for a worker of v2, as in production until the operator
+    // completes the rollout. The harness completes it; the roots begun on v1 were told they may fail.
+    if (round === RETIRE_ROUND && m.deployed === 'side_by_side') {
+      await h.system.retireV1(m.lane);
+      m.deployed = 'v1_gone';
+      h.options.log?.(`  ${m.tag}: v1's workers retired, ${open.length} root(s) open`);
+      acted = true;
+    }
     for (const call of m.calls) {
       answer(h, call, { text: `final answer [${ref(m, 'a')}]` });
       acted = true;

@@ -161,6 +161,14 @@ export class ModelSystem {
     if (mode === 'drain') await this.setCurrent(l.deployment!, 'v2');
   }
 
+  /** The rollout of `lane` completes: v1's workers stop, v2's serve on (an operator retiring the old version). */
+  async retireV1(lane: Lane): Promise<void> {
+    const l = this.lanes.get(lane)!;
+    l.workers = l.workers.filter((w) => w.version !== 'v1');
+    await this.hosts.untilAllUp();
+    await this.serveLanes();
+  }
+
   private serveLanes(): Promise<void> {
     return this.hosts.serve([...this.lanes.values()].flatMap((l) => l.workers));
   }
