@@ -132,7 +132,7 @@ export class Migrations {
   /**
    * Move the stranded turn onto the current team, from its last step begun. No worker of the current
    * team took the snapshot within `teamMismatchTimeout`: the migration is refused with that, and the
-   * turn goes on stranded on its team, from its last step begun.
+   * turn goes on on its own team from its last step begun (stranded again if that is still refused).
    */
   async moveTurn(current: CurrentTurn): Promise<void> {
     const { chain, effects } = this.scene!;
@@ -142,8 +142,10 @@ export class Migrations {
       team = await effects.loadTeam();
     } catch (err) {
       if (!(err instanceof TeamMismatchError) || !hasPatch(Patches.MIGRATION_DURING_TURN_REFUSED)) throw err;
+      // The turn goes on on its own team: stranded again, its callers told, if its step is still refused after the quick tries.
       chain.state = restartPoint(chain);
       chain.mark = undefined;
+      this.unstrand(current);
       for (const w of this.waiters.splice(0)) w.reject(toApplicationFailure(err));
       return;
     } finally {

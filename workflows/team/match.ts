@@ -20,9 +20,10 @@ import { hasPatch } from '../patches';
 import { guardrailNeed, modelNeed, needOf, onHandoffNeed, remoteNeed, toolNeed } from './needs';
 
 /**
- * Pauses before a refused step is scheduled again: the first {@link QUICK_TRIES} short, so the step
- * goes round the workers polling the queue (a refusal sends the worker's poller to the back of the
- * line), then doubling from {@link FIRST_PAUSE_MS} up to {@link MAX_PAUSE_MS}.
+ * Pauses before a refused step is scheduled again: the first {@link QUICK_TRIES} short, then doubling
+ * from {@link FIRST_PAUSE_MS} up to {@link MAX_PAUSE_MS}. Temporal hands a task to the poller that
+ * came last, and the worker that refused polls again at once, so the quick tries often return to it;
+ * the longer pauses reach other workers as their long polls renew (docs/operating.md).
  */
 const QUICK_TRIES = 8;
 const QUICK_PAUSE_MS = 200;
