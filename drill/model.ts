@@ -92,6 +92,7 @@ export async function modelDrill(s: DrillSettings & ModelSettings): Promise<Dril
             'v1 draining (Worker Deployments)': f.redeploys.drain,
             'side by side': f.redeploys.side_by_side,
             'v1 gone': f.redeploys.v1_gone,
+            'side by side, v1 retired at the finish': f.v1Retired,
           },
         ],
       },

@@ -89,6 +89,12 @@ export class Hosts {
     return this.slots[i]?.serving ?? [];
   }
 
+  /** Whether a step of `workflowId` (or of a specialist under it) was refused for its team in the last `ms`. */
+  refusedWithin(workflowId: string, ms: number): boolean {
+    for (const [id, r] of this.refusals) if (id.startsWith(workflowId) && Date.now() - r.last < ms) return true;
+    return false;
+  }
+
   /** The calls waiting for an answer. */
   calls(): PuppetCall[] {
     return [...this.open.values()].map(({ slot: _s, waiting: _w, ...call }) => call);

@@ -9,7 +9,7 @@ import type fc from 'fast-check';
 import { checkInvariants } from './invariants';
 import { knownDefect } from './known';
 import { clip, errorText, sleep, type Harness, type HarnessOptions, type Step } from './harness';
-import { newModel, openRoots, ref, type Lane, type ModelState } from './model';
+import { newModel, openRoots, ref, type Lane, type ModelState, type RootModel } from './model';
 import { observe } from './observe';
 import { approve } from './operations/approvals';
 import { waiting } from './waiting';
@@ -97,6 +97,8 @@ export async function runStep(h: Harness, step: Step): Promise<boolean> {
 
 /** The round of {@link finish} at which a side-by-side rollout completes, if anything is still open. */
 const RETIRE_ROUND = 6;
+/** How recent a refusal of a root's step counts as that root waiting for a worker of its team. */
+const REFUSED_LATELY_MS = 120_000;
 
 /** Drive every chain and conversation to its end, then check the end invariants. */
 export async function finish(h: Harness): Promise<void> {
@@ -112,8 +114,10 @@ export async function finish(h: Harness): Promise<void> {
     let acted = false;
     // Side by side on one queue, the v1 workers may take a v2 root's steps try after try (and refuse
     // them): what is still open then waits for a worker of v2, as in production until the operator
-    // completes the rollout. The harness completes it; the roots begun on v1 were told they may fail.
-    if (round === RETIRE_ROUND && m.deployed === 'side_by_side') {
+    // completes the rollout. The harness completes it when an open root's steps are being refused or
+    // its turn is stranded; the roots begun on v1 were told they may fail.
+    const refused = (r: RootModel) => stranded(m).includes(r) || h.system.hosts.refusedWithin(r.id, REFUSED_LATELY_MS);
+    if (round === RETIRE_ROUND && m.deployed === 'side_by_side' && open.some(refused)) {
       await h.system.retireV1(m.lane);
       m.deployed = 'v1_gone';
       h.options.log?.(`  ${m.tag}: v1's workers retired, ${open.length} root(s) open`);

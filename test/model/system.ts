@@ -44,6 +44,8 @@ export interface SystemFigures {
   cliChances: number;
   /** Times the stream broker (Redis) was stopped and started again. */
   brokerOutages: number;
+  /** Side-by-side rollouts the harness completed at a sequence's finish, roots still waiting on v1's workers. */
+  v1Retired: number;
 }
 
 export class ModelSystem {
@@ -56,6 +58,7 @@ export class ModelSystem {
     cliRuns: 0,
     cliChances: 0,
     brokerOutages: 0,
+    v1Retired: 0,
   };
   /** Each lane's task queue and what serves it; a deploy leaves it dirty, and the next sequence of the lane gets a new one. */
   private readonly lanes = new Map<
@@ -163,6 +166,7 @@ export class ModelSystem {
 
   /** The rollout of `lane` completes: v1's workers stop, v2's serve on (an operator retiring the old version). */
   async retireV1(lane: Lane): Promise<void> {
+    this.figures.v1Retired++;
     const l = this.lanes.get(lane)!;
     l.workers = l.workers.filter((w) => w.version !== 'v1');
     await this.hosts.untilAllUp();
