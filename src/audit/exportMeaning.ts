@@ -137,6 +137,17 @@ export class ExportMeaning {
     chain.rules = !listed ? { ...carried, foreign: true } : carried.update ? carried : rulesOfChain(chain.header);
   }
 
+  /**
+   * Whether the chain's run is on a team the export does not list, under no policy update (turns before
+   * a conversation moved teams): what that team gated is not in the export, so a call or handoff that
+   * names no approval is counted unchecked, not judged by the listed team's rules.
+   */
+  private unlisted(chain: ChainSeen): boolean {
+    if (!chain.rules.foreign || chain.rules.update) return false;
+    this.counts.unchecked++;
+    return true;
+  }
+
   private policyUpdated(seq: number, chain: ChainSeen, ev: Record<string, unknown>): string | undefined {
     const rules = rulesAfterUpdate(chain.rules, seq, ev);
     if (typeof rules === 'string') return rules;
@@ -193,6 +204,7 @@ export class ExportMeaning {
     // Redacted arguments cannot be weighed against the policy's conditions; a call without conditions needs approval whatever they are.
     const needed = spec !== undefined && (redacted && spec.when?.length ? undefined : approvalNeeded(spec, asked));
     if (ev.approval === undefined) {
+      if (needed && this.unlisted(chain)) return undefined;
       if (needed && chain.rules.update) return unapprovedProblem(chain.rules, `the tool call ${agent}/${tool}`, spec);
       if (needed)
         return `the tool call ${agent}/${tool} ran, and the team's policy needs an approval for it, but it names none: a call that needed approval must run after the decision that approved it`;
@@ -242,7 +254,9 @@ export class ExportMeaning {
     const [from, to] = [String(ev.from), String(ev.to)];
     const policy = handoffPolicy(chain.rules, from, to);
     if (!isRecord(ev.approval))
-      return policy ? unapprovedProblem(chain.rules, `the handoff ${from} → ${to}`, policy) : undefined;
+      return policy && !this.unlisted(chain)
+        ? unapprovedProblem(chain.rules, `the handoff ${from} → ${to}`, policy)
+        : undefined;
     const id = String(ev.approval.handoffId);
     const what = `the handoff ${from} → ${to} happened under approval ${id}`;
     const request = chain.asked.get(id);
