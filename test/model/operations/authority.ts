@@ -5,6 +5,7 @@
  * turn and no tool runs before it). Invariants: no loosening applied without an operator's
  * signature; no gated agent run without approval.
  */
+import { WorkflowNotFoundError } from '@temporalio/client';
 import fc from 'fast-check';
 import { overrideRunSignal, WorkflowType, type RunOverrides } from '../../../src/workflow';
 import { signOverrides } from '../../../src/client/signing';
@@ -24,6 +25,23 @@ const LOOSENINGS: Record<string, RunOverrides> = {
 
 /** The chains a harness's override may reach. */
 export const open = (m: ModelState) => m.roots.filter((r) => r.status === 'open' && r.kind === 'chain');
+
+/**
+ * Send the chain `id` an override signal; `false` when the chain ended meanwhile (the model saw it
+ * open a moment ago): a closed chain takes no signal, so nothing was loosened either.
+ */
+async function sendOverride(h: Harness, id: string, overrides: RunOverrides): Promise<boolean> {
+  const handle = h.system.client.workflow.getHandle(id);
+  try {
+    await handle.signal(overrideRunSignal, overrides);
+    return true;
+  } catch (err) {
+    if (!(err instanceof WorkflowNotFoundError)) throw err;
+    const status = (await handle.describe()).status.name;
+    if (status === 'RUNNING') throw err;
+    return false;
+  }
+}
 
 /** The chain's override records once there are more than `before`; `undefined` when none came in time. */
 export async function overrideRecords(h: Harness, id: string, before: number): Promise<AuditEvent[] | undefined> {
@@ -52,7 +70,7 @@ export const authorityOperations = [
     async run(h, p) {
       const root = pick(open(h.model), p.chain)!;
       const before = await countOf(h, root.id);
-      await h.system.client.workflow.getHandle(root.id).signal(overrideRunSignal, LOOSENINGS[p.kind]!);
+      if (!(await sendOverride(h, root.id, LOOSENINGS[p.kind]!))) return;
       const records = await overrideRecords(h, root.id, before);
       // A chain that ended meanwhile records nothing more: nothing was loosened either.
       if (!records) return;
@@ -76,9 +94,8 @@ export const authorityOperations = [
       const before = await countOf(h, root.id);
       const signer = p.forged ? { kid: OPS.kid, sign: MALLORY.signer.sign } : OPS.signer;
       const overrides = { options: { maxHandoffs: 1 + (root.options.maxHandoffs ?? 10) } };
-      await h.system.client.workflow
-        .getHandle(root.id)
-        .signal(overrideRunSignal, await signOverrides(signer, { workflowId: root.id, operator: 'ops', overrides }));
+      const signed = await signOverrides(signer, { workflowId: root.id, operator: 'ops', overrides });
+      if (!(await sendOverride(h, root.id, signed))) return;
       const last = (await overrideRecords(h, root.id, before))?.at(-1);
       if (!last) return;
       if (p.forged && last.kind === 'overrides_applied')
