@@ -230,7 +230,7 @@ export async function migrationRefusedInTurn(env: DevServer, taskQueue: string) 
       (err: unknown) => err as Error,
     ),
     new Promise<Error>((r) =>
-      setTimeout(() => r(new Error('the migration was neither made nor refused in 30 s')), 30_000),
+      setTimeout(() => r(new Error('the migration was neither made nor refused in 30 s')), 30_000).unref(),
     ),
   ]);
   const waitedMs = Date.now() - started;

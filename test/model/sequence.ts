@@ -112,17 +112,7 @@ export async function finish(h: Harness): Promise<void> {
     const open = openRoots(m);
     if (open.length === 0) break;
     let acted = false;
-    // Side by side on one queue, the v1 workers may take a v2 root's steps try after try (and refuse
-    // them): what is still open then waits for a worker of v2, as in production until the operator
-    // completes the rollout. The harness completes it when an open root's steps are being refused or
-    // its turn is stranded; the roots begun on v1 were told they may fail.
-    const refused = (r: RootModel) => stranded(m).includes(r) || h.system.hosts.refusedWithin(r.id, REFUSED_LATELY_MS);
-    if (round === RETIRE_ROUND && m.deployed === 'side_by_side' && open.some(refused)) {
-      await h.system.retireV1(m.lane);
-      m.deployed = 'v1_gone';
-      h.options.log?.(`  ${m.tag}: v1's workers retired, ${open.length} root(s) open`);
-      acted = true;
-    }
+    if (round === RETIRE_ROUND && (await completeRollout(h, open))) acted = true;
     for (const call of m.calls) {
       answer(h, call, { text: `final answer [${ref(m, 'a')}]` });
       acted = true;
@@ -182,6 +172,24 @@ export async function finish(h: Harness): Promise<void> {
     `  ${m.tag} driven to its end in ${rounds} rounds, ${((t1 - t0) / 1000).toFixed(1)} s; end invariants ${((Date.now() - t1) / 1000).toFixed(1)} s`,
   );
   fail(h);
+}
+
+/**
+ * Side by side on one queue, the v1 workers may take a v2 root's steps try after try (and refuse
+ * them): what is still open then waits for a worker of v2, as in production until the operator
+ * completes the rollout. The harness completes it, v1's workers retired, when an open root's steps
+ * are being refused or its turn is stranded; the roots begun on v1 were told they may fail.
+ */
+async function completeRollout(h: Harness, open: RootModel[]): Promise<boolean> {
+  const m = h.model;
+  if (m.deployed !== 'side_by_side') return false;
+  const strandedNow = stranded(m);
+  const waiting = (r: RootModel) => strandedNow.includes(r) || h.system.hosts.refusedWithin(r.id, REFUSED_LATELY_MS);
+  if (!open.some(waiting)) return false;
+  await h.system.retireV1(m.lane);
+  m.deployed = 'v1_gone';
+  h.options.log?.(`  ${m.tag}: v1's workers retired, ${open.length} root(s) open`);
+  return true;
 }
 
 /** What a chain that does not end (and the specialists it waits for) last failed with, from history: `; waits in …`. */
