@@ -2,11 +2,22 @@
  * baton beside its floor in interleaved rounds: each round runs a few chains of every system in
  * turn, so a machine whose pace drifts (as a shared one does, by up to 50% within minutes) moves
  * every system of a round alike. Each ratio is the median over rounds of the ratio within a round.
+ * The LangGraph peers take their turns too, each in a process of its own kept running
+ * (bench/peerSession.ts), their chains timed by themselves.
  */
 import { median, round, type WithBaton } from './lib';
+import type { PeerSession } from './peerSession';
 import { chainTeam } from './teams';
 
-type System = 'baton' | 'floor' | 'floorWrites' | 'batonLocal' | 'floorLocal' | 'floorLocalWrites';
+type System =
+  | 'baton'
+  | 'floor'
+  | 'floorWrites'
+  | 'batonLocal'
+  | 'floorLocal'
+  | 'floorLocalWrites'
+  | 'langgraph'
+  | 'langgraphSqlite';
 
 /** Each ratio: baton's way of running over a floor's. */
 const RATIOS = {
@@ -14,15 +25,18 @@ const RATIOS = {
   batonOverFloorWrites: ['baton', 'floorWrites'],
   batonLocalOverFloorLocal: ['batonLocal', 'floorLocal'],
   batonLocalOverFloorLocalWrites: ['batonLocal', 'floorLocalWrites'],
+  batonLocalOverLangGraph: ['batonLocal', 'langgraph'],
+  batonLocalOverLangGraphSqlite: ['batonLocal', 'langgraphSqlite'],
 } as const satisfies Record<string, readonly [System, System]>;
 
-type Ratios = Record<keyof typeof RATIOS, number>;
+/** A ratio is missing when one of its systems did not run (a peer that could not start). */
+type Ratios = Partial<Record<keyof typeof RATIOS, number>>;
 
 export interface InterleavedFigures {
   rounds: number;
   chainsPerRound: number;
   /** Median over rounds, ms a handoff. */
-  msPerHandoff: Record<System, number>;
+  msPerHandoff: Partial<Record<System, number>>;
   /** Median over rounds of the ratio within each round. */
   ratios: Ratios;
   /** The same ratios, round by round. */
@@ -32,75 +46,77 @@ export interface InterleavedFigures {
 /** The floor's chain: `steps` no-op activities, `modelCalls` of them with the model latency; local, and making a handoff's writes. */
 export type FloorChain = (steps: number, modelCalls: number, local?: boolean, writes?: boolean) => Promise<unknown>;
 
-/** baton (remote and local model calls) and the floors of each, chains of 10 handoffs, in interleaved rounds. */
+/** baton (remote and local model calls), the floors of each and the peers given, chains of 10 handoffs, in interleaved rounds. */
 export function measureInterleaved(
   withBaton: WithBaton,
   floorChain: FloorChain,
   options: { latency: number; rounds: number; chainsPerRound: number },
+  peers: Partial<Record<'langgraph' | 'langgraphSqlite', PeerSession>> = {},
 ): Promise<InterleavedFigures> {
   const handoffs = 10;
   const steps = 1 + (handoffs + 1);
   const floor = (local: boolean, writes: boolean) => () => floorChain(steps, handoffs + 1, local, writes);
   return withBaton(chainTeam(handoffs, options.latency), 'bench-interleaved', async (b) => {
-    const systems: Record<System, () => Promise<unknown>> = {
-      baton: () => b.run('c0', 'go'),
-      floor: floor(false, false),
-      floorWrites: floor(false, true),
-      batonLocal: () => b.run('c0', 'go', { modelActivity: 'local' }),
-      floorLocal: floor(true, false),
-      floorLocalWrites: floor(true, true),
-    };
-    const runs = Object.entries(systems) as [System, () => Promise<unknown>][];
-    for (const [, run] of runs) await run();
-    const times = Object.fromEntries(runs.map(([name]) => [name, [] as number[]])) as Record<System, number[]>;
-    for (let r = 0; r < options.rounds; r++) {
-      for (const [name, run] of runs) {
+    /** Each system runs n chains and says how long they took, ms. */
+    const timed =
+      (run: () => Promise<unknown>) =>
+      async (n: number): Promise<number> => {
         const t = performance.now();
-        for (let i = 0; i < options.chainsPerRound; i++) await run();
-        times[name].push((performance.now() - t) / options.chainsPerRound / handoffs);
-      }
-    }
+        for (let i = 0; i < n; i++) await run();
+        return performance.now() - t;
+      };
+    const ofPeer = (p: PeerSession) => async (n: number) => (await p.chains(n)).reduce((a, b) => a + b, 0);
+    const systems: Partial<Record<System, (n: number) => Promise<number>>> = {
+      baton: timed(() => b.run('c0', 'go')),
+      floor: timed(floor(false, false)),
+      floorWrites: timed(floor(false, true)),
+      batonLocal: timed(() => b.run('c0', 'go', { modelActivity: 'local' })),
+      floorLocal: timed(floor(true, false)),
+      floorLocalWrites: timed(floor(true, true)),
+      ...(peers.langgraph ? { langgraph: ofPeer(peers.langgraph) } : {}),
+      ...(peers.langgraphSqlite ? { langgraphSqlite: ofPeer(peers.langgraphSqlite) } : {}),
+    };
+    const runs = Object.entries(systems) as [System, (n: number) => Promise<number>][];
+    for (const [, run] of runs) await run(1);
+    const times = Object.fromEntries(runs.map(([name]) => [name, [] as number[]])) as Record<System, number[]>;
+    for (let r = 0; r < options.rounds; r++)
+      for (const [name, run] of runs)
+        times[name].push((await run(options.chainsPerRound)) / options.chainsPerRound / handoffs);
+    const present = Object.entries(RATIOS).filter(([, [ours, theirs]]) => times[ours] && times[theirs]);
     const ratiosOf = (pick: (t: number[]) => number) =>
       Object.fromEntries(
-        Object.entries(RATIOS).map(([key, [ours, theirs]]) => [key, round(pick(times[ours]) / pick(times[theirs]))]),
+        present.map(([key, [ours, theirs]]) => [key, round(pick(times[ours]) / pick(times[theirs]))]),
       ) as Ratios;
     const perRound = times.baton.map((_, r) => ratiosOf((t) => t[r]!));
     return {
       rounds: options.rounds,
       chainsPerRound: options.chainsPerRound,
-      msPerHandoff: Object.fromEntries(runs.map(([name]) => [name, round(median(times[name]))])) as Record<
-        System,
-        number
-      >,
+      msPerHandoff: Object.fromEntries(runs.map(([name]) => [name, round(median(times[name]))])),
       ratios: Object.fromEntries(
-        Object.keys(RATIOS).map((key) => [key, round(median(perRound.map((p) => p[key as keyof Ratios])))]),
+        present.map(([key]) => [key, round(median(perRound.map((p) => p[key as keyof Ratios]!)))]),
       ) as Ratios,
       perRound,
     };
   });
 }
 
-/** The figures as table rows: each system with its ratio to baton's own way of running (remote or local). */
+/** Each row of the table: its system, and the ratio of baton's matching way of running over it. */
+const ROWS: [string, System, keyof typeof RATIOS | undefined][] = [
+  ['baton (remote model calls)', 'baton', undefined],
+  ['floor: 12 no-op activities', 'floor', 'batonOverFloor'],
+  ["floor + a handoff's writes", 'floorWrites', 'batonOverFloorWrites'],
+  ['baton, local model calls', 'batonLocal', undefined],
+  ['floor: 12 no-op local activities', 'floorLocal', 'batonLocalOverFloorLocal'],
+  ["floor local + a handoff's writes", 'floorLocalWrites', 'batonLocalOverFloorLocalWrites'],
+  ['LangGraph swarm, MemorySaver (in-process)', 'langgraph', 'batonLocalOverLangGraph'],
+  ['LangGraph swarm, SqliteSaver on a file (in-process)', 'langgraphSqlite', 'batonLocalOverLangGraphSqlite'],
+];
+
+/** The figures as table rows: each system with its ratio to baton's own way of running (remote or local; local for the peers). */
 export function interleavedRows(f: InterleavedFigures): Record<string, string | number>[] {
-  const m = f.msPerHandoff;
-  return [
-    { system: 'baton (remote model calls)', 'ms/handoff': m.baton, 'baton over it': 1 },
-    { system: 'floor: 12 no-op activities', 'ms/handoff': m.floor, 'baton over it': f.ratios.batonOverFloor },
-    {
-      system: "floor + a handoff's writes",
-      'ms/handoff': m.floorWrites,
-      'baton over it': f.ratios.batonOverFloorWrites,
-    },
-    { system: 'baton, local model calls', 'ms/handoff': m.batonLocal, 'baton over it': 1 },
-    {
-      system: 'floor: 12 no-op local activities',
-      'ms/handoff': m.floorLocal,
-      'baton over it': f.ratios.batonLocalOverFloorLocal,
-    },
-    {
-      system: "floor local + a handoff's writes",
-      'ms/handoff': m.floorLocalWrites,
-      'baton over it': f.ratios.batonLocalOverFloorLocalWrites,
-    },
-  ];
+  return ROWS.filter(([, system]) => f.msPerHandoff[system] !== undefined).map(([label, system, ratio]) => ({
+    system: label,
+    'ms/handoff': f.msPerHandoff[system]!,
+    'baton over it': ratio ? f.ratios[ratio]! : 1,
+  }));
 }

@@ -100,25 +100,9 @@ export type PeerOutcome<T> = { report: T } | { skipped: string };
  * A peer that cannot be installed or fails is skipped with the reason and the command to run by hand.
  */
 export async function runPeer<T>(name: string, args: string[], env: NodeJS.ProcessEnv = {}): Promise<PeerOutcome<T>> {
+  const installed = await installPeer(name);
+  if (installed) return installed;
   const dir = path.join(__dirname, 'peers', name);
-  const prefix = path.relative(process.cwd(), dir) || '.';
-  if (!fs.existsSync(path.join(dir, 'node_modules', '.package-lock.json'))) {
-    console.log(`\ninstalling the ${name} peer: npm ci --prefix ${prefix}`);
-    const npm = ['--prefix', dir, '--no-audit', '--no-fund'];
-    const ci = await runChild('npm', ['ci', ...npm]);
-    if (ci.code !== 0) {
-      console.log(
-        `npm ci refused: ${ci.output.split('\n').find((l) => /^npm error (?!code )\S/.test(l)) ?? `exit ${ci.code}`}; installing from the lockfile with npm install --no-save`,
-      );
-      const install = await runChild('npm', ['install', '--no-save', ...npm]);
-      if (install.code !== 0) {
-        console.error(install.output.trim().split('\n').slice(-20).join('\n'));
-        return {
-          skipped: `could not install its dependencies; install them with \`npm ci --prefix ${prefix}\` (or \`npm install --prefix ${prefix}\`) and run again`,
-        };
-      }
-    }
-  }
   const main = path.join(dir, 'main.ts');
   const { code, output } = await runChild(process.execPath, [require.resolve('tsx/cli'), main, ...args], {
     cwd: dir,
@@ -132,6 +116,26 @@ export async function runPeer<T>(name: string, args: string[], env: NodeJS.Proce
     };
   }
   return { report: JSON.parse(last) as T };
+}
+
+/** Installs the dependencies of the peer in `bench/peers/<name>` if they are not there (see {@link runPeer}); why it could not, or nothing. */
+export async function installPeer(name: string): Promise<{ skipped: string } | undefined> {
+  const dir = path.join(__dirname, 'peers', name);
+  const prefix = path.relative(process.cwd(), dir) || '.';
+  if (fs.existsSync(path.join(dir, 'node_modules', '.package-lock.json'))) return undefined;
+  console.log(`\ninstalling the ${name} peer: npm ci --prefix ${prefix}`);
+  const npm = ['--prefix', dir, '--no-audit', '--no-fund'];
+  const ci = await runChild('npm', ['ci', ...npm]);
+  if (ci.code === 0) return undefined;
+  console.log(
+    `npm ci refused: ${ci.output.split('\n').find((l) => /^npm error (?!code )\S/.test(l)) ?? `exit ${ci.code}`}; installing from the lockfile with npm install --no-save`,
+  );
+  const install = await runChild('npm', ['install', '--no-save', ...npm]);
+  if (install.code === 0) return undefined;
+  console.error(install.output.trim().split('\n').slice(-20).join('\n'));
+  return {
+    skipped: `could not install its dependencies; install them with \`npm ci --prefix ${prefix}\` (or \`npm install --prefix ${prefix}\`) and run again`,
+  };
 }
 
 /**

@@ -18,6 +18,7 @@ import * as floorActivities from './floor/activities';
 import { interleavedRows, measureInterleaved, type FloorChain } from './interleaved';
 import type { WithBaton } from './lib';
 import { measurePeers } from './peerFigures';
+import { openPeerSession, type PeerSession } from './peerSession';
 import { replayCost } from './replay';
 import { print, type BenchContext } from './parts/context';
 import { handoffPart } from './parts/handoff';
@@ -130,18 +131,32 @@ function floorChainOn(env: DevServer): FloorChain {
     });
 }
 
-/** Measures and prints baton beside its floor in interleaved rounds (bench/interleaved.ts). */
+/** Measures and prints baton beside its floor and the LangGraph peers in interleaved rounds (bench/interleaved.ts). */
 async function interleavedPart({ withBaton, floorChain }: BenchContext) {
-  const f = await measureInterleaved(withBaton, floorChain, {
-    latency,
-    rounds: quick ? 3 : reps,
-    chainsPerRound: quick ? 3 : 10,
-  });
-  print(
-    `baton and its floor, ${f.rounds} interleaved rounds of ${f.chainsPerRound} chains of 10 handoffs (ms a handoff: median of rounds; baton over it: median of each round's ratio)`,
-    interleavedRows(f),
-  );
-  return f;
+  const args = ['--latency', String(latency)];
+  const opened = {
+    langgraph: await openPeerSession('langgraph', args),
+    langgraphSqlite: await openPeerSession('langgraph', [...args, '--saver', 'sqlite']),
+  };
+  const sessions: Partial<Record<keyof typeof opened, PeerSession>> = {};
+  for (const [name, o] of Object.entries(opened) as [keyof typeof opened, PeerSession | { skipped: string }][])
+    if ('skipped' in o) console.log(`\npeer ${name} skipped in the interleaved rounds: ${o.skipped}`);
+    else sessions[name] = o;
+  try {
+    const f = await measureInterleaved(
+      withBaton,
+      floorChain,
+      { latency, rounds: quick ? 3 : reps, chainsPerRound: quick ? 3 : 10 },
+      sessions,
+    );
+    print(
+      `baton, its floor and LangGraph, ${f.rounds} interleaved rounds of ${f.chainsPerRound} chains of 10 handoffs (ms a handoff: median of rounds; baton over it: median of each round's ratio)`,
+      interleavedRows(f),
+    );
+    return { ...f, peers: Object.fromEntries(Object.entries(sessions).map(([k, p]) => [k, p.ready])) };
+  } finally {
+    await Promise.all(Object.values(sessions).map((p) => p.close()));
+  }
 }
 
 /** Measures and prints the replay of a ~1,000-event chain beside the floor's (bench/replay.ts). */

@@ -5,11 +5,15 @@
  *
  *   npx tsx bench/peers/langgraph/main.ts --reps 3 [--saver sqlite]
  *
- * The one line on stdout is the JSON report (raw milliseconds, see {@link Report}).
+ * The one line on stdout is the JSON report (raw milliseconds, see {@link Report}). With `--serve`
+ * it takes turns with baton's chains instead (bench/peerSession.ts): after its warm-up it prints a
+ * JSON line with its versions, then for each line `N` on stdin runs N chains and prints
+ * `{"chainMs": [...]}`, until stdin closes.
  */
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import readline from 'node:readline';
 import { parseArgs } from 'node:util';
 import { type BaseCheckpointSaver, MemorySaver } from '@langchain/langgraph';
 import { SqliteSaver } from '@langchain/langgraph-checkpoint-sqlite';
@@ -35,6 +39,7 @@ const { values } = parseArgs({
     handoffs: { type: 'string', default: '10' },
     latency: { type: 'string', default: '0' },
     saver: { type: 'string', default: 'memory' },
+    serve: { type: 'boolean', default: false },
   },
 });
 const handoffs = Number(values.handoffs);
@@ -62,25 +67,27 @@ async function main(): Promise<void> {
       throw new Error(`the swarm ended at ${state.activeAgent} with ${JSON.stringify(last?.content)}`);
     return config;
   };
+  const versions = Object.fromEntries(
+    [
+      '@langchain/langgraph',
+      '@langchain/langgraph-swarm',
+      '@langchain/core',
+      ...(saver === 'sqlite' ? ['@langchain/langgraph-checkpoint-sqlite', 'better-sqlite3'] : []),
+    ].map((n) => [n, versionOf(n)]),
+  );
+  if (values.serve) {
+    await timeRuns(0, chain, 2);
+    process.stdout.write(`${JSON.stringify({ peer: 'langgraph', saver, versions, handoffs })}\n`);
+    for await (const line of readline.createInterface({ input: process.stdin }))
+      process.stdout.write(`${JSON.stringify({ chainMs: await timeRuns(Number(line), chain, 0) })}\n`);
+    fs.rmSync(dir, { recursive: true, force: true });
+    return;
+  }
   // Two warm-up chains, as for the in-process Agents SDK baseline.
   const chainMs = await timeRuns(Number(values.reps), chain, 2);
   let checkpoints = 0;
   for await (const _ of checkpointer.list(await chain())) checkpoints++;
-  const report: Report = {
-    peer: 'langgraph',
-    saver,
-    versions: Object.fromEntries(
-      [
-        '@langchain/langgraph',
-        '@langchain/langgraph-swarm',
-        '@langchain/core',
-        ...(saver === 'sqlite' ? ['@langchain/langgraph-checkpoint-sqlite', 'better-sqlite3'] : []),
-      ].map((n) => [n, versionOf(n)]),
-    ),
-    handoffs,
-    chainMs,
-    checkpoints,
-  };
+  const report: Report = { peer: 'langgraph', saver, versions, handoffs, chainMs, checkpoints };
   process.stdout.write(`${JSON.stringify(report)}\n`);
   fs.rmSync(dir, { recursive: true, force: true });
 }
