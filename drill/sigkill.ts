@@ -47,7 +47,7 @@ export async function sigkillDrill(s: DrillSettings): Promise<DrillReport> {
     const hits = await killer;
     const recoveries = new Map<Kill, number | undefined>();
     const v = await verdict(r, baseline, faulted, (histories) => {
-      for (const k of r.pool.kills) recoveries.set(k, recoveryAfterKill(k, r.pool.starts, histories));
+      for (const k of r.pool.kills) recoveries.set(k, recoveryAfterKill(k, r.pool.starts, histories, r.pool.kills));
       return [...recoveries.values()].filter((ms): ms is number => ms !== undefined);
     });
     const rows = longCalls ? await longCallRows(r, faulted, hits) : [];

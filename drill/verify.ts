@@ -109,11 +109,20 @@ export function duplicateHandoffs(f: HistoryFindings, handoffsInResult: number |
 
 /**
  * Time from a kill until the killed worker's calls started again elsewhere (their restart)
- * and until the workflows it held in its cache were picked up by another worker, whichever is
- * later. Undefined when the worker held nothing any chain waited on.
+ * and until the workflows it held in its cache, or a workflow task it was running, were picked up
+ * by another worker, whichever is later. Undefined when the worker held nothing any chain waited on.
+ * A chain taken over by a worker that a later kill hit (before it took the chain, when the server
+ * handed a task to a poll it had not yet dropped, or after) counts as recovered when that worker
+ * took it: the wait after is the later kill's, counted there (`kills`: every kill of the drill).
  */
-export function recoveryAfterKill(kill: Kill, starts: Attempt[], histories: HistoryFindings[]): number | undefined {
+export function recoveryAfterKill(
+  kill: Kill,
+  starts: Attempt[],
+  histories: HistoryFindings[],
+  kills: Kill[] = [kill],
+): number | undefined {
   const waits: number[] = [];
+  const later = kills.filter((k) => k.at > kill.at);
   for (const a of kill.inFlight) {
     // The call's next attempt, or its restart after the lost worker (a new activity of the same call).
     const retried = starts.find(
@@ -124,7 +133,16 @@ export function recoveryAfterKill(kill: Kill, starts: Attempt[], histories: Hist
         s.at >= kill.at &&
         (s.activityId !== a.activityId || s.attempt > a.attempt),
     );
-    if (retried) waits.push(retried.at - kill.at);
+    if (!retried) continue;
+    const tasks = histories.find((h) => h.workflowId === a.workflowId)?.tasks ?? [];
+    const takenBy = tasks.find(
+      (t) =>
+        t.type === 'started' &&
+        t.at > kill.at &&
+        t.at < retried.at &&
+        later.some((k) => k.identity === t.identity && k.at < retried.at),
+    );
+    waits.push((takenBy ?? retried).at - kill.at);
   }
   for (const h of histories) {
     const wait = taskRecovery(h.tasks, kill);
@@ -135,18 +153,27 @@ export function recoveryAfterKill(kill: Kill, starts: Attempt[], histories: Hist
 
 /**
  * For a chain whose last workflow task before the kill ran on the killed worker (so the workflow
- * was cached there): the wait from the first task scheduled after that one until another worker
- * started a workflow task of the chain.
+ * was cached there, or the task was still running there), or that the server handed to the killed
+ * worker after it died: the wait until another worker started a workflow task of the chain, from
+ * the kill (or that hand-off) for a task the kill interrupted, which waits out the workflow task
+ * timeout, else from the first task scheduled after it.
  */
 function taskRecovery(tasks: TaskEvent[], kill: Kill): number | undefined {
-  const lastStarted = tasks.filter((t) => t.type === 'started' && t.at <= kill.at).at(-1);
+  let lastStartedIndex = -1;
+  tasks.forEach((t, i) => {
+    if (t.type === 'started' && (t.at <= kill.at || t.identity === kill.identity)) lastStartedIndex = i;
+  });
+  const lastStarted = tasks[lastStartedIndex];
   if (lastStarted?.identity !== kill.identity) return undefined;
-  const scheduledIndex = tasks.findIndex((t) => t.type === 'scheduled' && t.at >= lastStarted.at);
+  const ended = tasks
+    .slice(lastStartedIndex + 1)
+    .find((t) => (t.type === 'completed' || t.type === 'failed') && t.at <= kill.at);
+  const scheduledIndex = tasks.findIndex((t, i) => t.type === 'scheduled' && i > lastStartedIndex);
   const scheduled = tasks[scheduledIndex];
   if (!scheduled) return undefined;
   const pickedUp = tasks.slice(scheduledIndex).find((t) => t.type === 'started' && t.identity !== kill.identity);
   if (!pickedUp || pickedUp.at < kill.at) return undefined;
-  return pickedUp.at - Math.max(kill.at, scheduled.at);
+  return pickedUp.at - (ended ? Math.max(kill.at, scheduled.at) : Math.max(kill.at, lastStarted.at));
 }
 
 /** The p-th percentile (0–100) of `values`, nearest rank. */
