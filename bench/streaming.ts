@@ -13,7 +13,6 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
-import OpenAI from 'openai';
 import { defineAgent, openai, OpenAIProvider, Team } from '../src';
 import { Baton } from '../src/client/baton';
 import { startDevServer, type DevServer } from '../src/devserver/server';
@@ -24,7 +23,8 @@ import type { StreamTransport } from '../src/streams/types';
 import { createWorker } from '../src/worker';
 import { reply, startOpenAIServer } from '../test/helpers/openaiServer';
 import { findRedisServer, startRedis } from '../test/helpers/redis';
-import { median, round, table } from './lib';
+import { round, table } from './lib';
+import { timeToFirstToken } from './ttft';
 
 const { values } = parseArgs({
   options: {
@@ -53,22 +53,19 @@ async function main(): Promise<void> {
     streams,
   };
   try {
-    const ttft = await timeToFirstToken(env, fake);
+    const ttft = await timeToFirstToken(env, fake, team(fake), { reps, ttftMs });
     results.ttft = ttft;
     console.log(`\ntime to first token (server's first token after ${ttftMs} ms; median of ${reps})`);
+    const paths: [string, number][] = [
+      ['baton chain, from start() to the first text of run.stream()', ttft.chain],
+      ['baton conversation, from send to the first text of chat.stream()', ttft.conversation],
+      ['HTTP: POST /v1/runs, then the first text event of GET /v1/runs/{id}/stream', ttft.sseChain],
+      ['HTTP: POST a message with "stream": true to the first text event', ttft.sseConversation],
+    ];
     console.log(
       table([
         { path: 'straight from the model server', ms: ttft.direct, ratio: 1 },
-        {
-          path: 'baton chain, from start() to the first text of run.stream()',
-          ms: ttft.chain,
-          ratio: round(ttft.chain / ttft.direct),
-        },
-        {
-          path: 'baton conversation, from send to the first text of chat.stream()',
-          ms: ttft.conversation,
-          ratio: round(ttft.conversation / ttft.direct),
-        },
+        ...paths.map(([path, ms]) => ({ path, ms, ratio: round(ms / ttft.direct) })),
       ]),
     );
 
@@ -100,57 +97,6 @@ function team(fake: Fake): Team {
   return new Team([
     defineAgent({ id: 'writer', instructions: 'Write.', model: openai('gpt-fake', { baseURL: fake.url }) }),
   ]);
-}
-
-async function timeToFirstToken(
-  env: DevServer,
-  fake: Fake,
-): Promise<{ direct: number; chain: number; conversation: number }> {
-  const answer = () => reply.text(words(40), { delayMs: ttftMs, chunkDelayMs: 10 });
-  const client = new OpenAI({ baseURL: fake.url, apiKey: 'bench', maxRetries: 0 });
-  const direct: number[] = [];
-  for (let i = 0; i < reps; i++) {
-    fake.replies.push(answer());
-    const t0 = performance.now();
-    const stream = await client.chat.completions.create({
-      model: 'gpt-fake',
-      messages: [{ role: 'user', content: 'go' }],
-      stream: true,
-    });
-    let first: number | undefined;
-    for await (const chunk of stream)
-      if (first === undefined && chunk.choices[0]?.delta?.content) first = performance.now() - t0;
-    direct.push(first!);
-  }
-  const worker = await createWorker({ team: team(fake), connection: env.nativeConnection, taskQueue: 'bench-ttft' });
-  return worker.runUntil(async () => {
-    const baton = new Baton({ client: env.client, taskQueue: 'bench-ttft' });
-    const chain: number[] = [];
-    const conversation: number[] = [];
-    for (let i = 0; i <= reps; i++) {
-      fake.replies.push(answer());
-      const t0 = performance.now();
-      const run = await baton.start('writer', 'go');
-      let first: number | undefined;
-      for await (const x of run.stream()) if (x.kind === 'text' && first === undefined) first = performance.now() - t0;
-      if (i > 0) chain.push(first!); // the first run warms the worker
-    }
-    const chat = baton.conversation('writer');
-    for (let i = 0; i <= reps; i++) {
-      fake.replies.push(answer());
-      const t0 = performance.now();
-      let first: number | undefined;
-      for await (const x of chat.stream(`message ${i}`))
-        if (x.kind === 'text' && first === undefined) first = performance.now() - t0;
-      if (i > 0) conversation.push(first!);
-    }
-    await chat.end();
-    return {
-      direct: round(median(direct), 1),
-      chain: round(median(chain), 1),
-      conversation: round(median(conversation), 1),
-    };
-  });
 }
 
 /** `streams` chains streaming at once, each followed; deltas delivered per second and whether each follower ended with the answer. */
