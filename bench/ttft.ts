@@ -79,7 +79,11 @@ export async function timeToFirstToken(
       const call = (method: string, path: string, body?: unknown) =>
         fetch(`${service.url}${path}`, {
           method,
-          headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', accept: 'text/event-stream' },
+          headers: {
+            authorization: `Bearer ${token}`,
+            'content-type': 'application/json',
+            accept: 'text/event-stream',
+          },
           ...(body === undefined ? {} : { body: JSON.stringify(body) }),
         });
       for (let i = 0; i <= reps; i++) {
@@ -131,4 +135,3 @@ async function firstTextEvent(res: Response, t0: number): Promise<number> {
   if (first === undefined) throw new Error(`the event stream ended without a text event: ${seen.slice(-500)}`);
   return first;
 }
-
