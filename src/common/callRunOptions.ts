@@ -83,7 +83,7 @@ export const CALL_OPTIONS = {
   }),
   /**
    * How long a model or tool call may go without a heartbeat before Temporal retries it elsewhere:
-   * how fast a call on a crashed worker is retried. @default "10 seconds"
+   * how fast a call on a crashed worker is retried. @default "3 seconds"
    */
   heartbeatTimeout: option<string | number>({
     default: '3 seconds',
