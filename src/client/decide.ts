@@ -7,6 +7,7 @@ import {
   ApplicationFailure,
   type WorkflowHandle,
   WorkflowFailedError,
+  WorkflowNotFoundError,
   WorkflowUpdateFailedError,
 } from '@temporalio/client';
 import type { ApprovalRecord, PendingApproval } from '../common/approvals';
@@ -112,9 +113,9 @@ export async function decideApproval(
       throw new ApprovalRefusedError(id, `cannot sign: no approval ${id} is waiting in chain ${workflowId}`);
     signed = await signDecision(signer, { workflowId: chainId, waiting: pending, decision: fields });
   }
-  try {
-    // Refused while the chain's workflow task is being retried (a worker lost mid-task): nothing was decided yet, so it is sent again.
-    return await whileWorkflowTaskFails(() =>
+  // Refused while the chain's workflow task is being retried (a worker lost mid-task): nothing was decided yet, so it is sent again.
+  const send = () =>
+    whileWorkflowTaskFails(() =>
       getRun(chainId).handle.executeUpdate(decideHandoffUpdate, {
         args: [
           {
@@ -126,6 +127,27 @@ export async function decideApproval(
         ],
       }),
     );
+  try {
+    try {
+      return await send();
+    } catch (err) {
+      if (!(err instanceof WorkflowNotFoundError)) throw err;
+      // The run closed before it took the decision (its update aborted, or already closed): a chain that
+      // continued as new takes it in its new run; one that ended refuses it.
+      const status = await getRun(chainId)
+        .handle.describe()
+        .then(
+          (d) => d.status.name,
+          () => undefined,
+        );
+      if (status === undefined) throw err;
+      if (status !== 'RUNNING')
+        throw new ApprovalRefusedError(
+          id,
+          `chain ${chainId} ended (${status.toLowerCase()}) before the decision reached it: nothing was decided`,
+        );
+      return await send();
+    }
   } catch (err) {
     throw toBatonError(err);
   }

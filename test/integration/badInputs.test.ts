@@ -1,7 +1,7 @@
 /** Rows of docs/bad-inputs.md that no other test covered, on a real server. */
 import { WorkflowNotFoundError } from '@temporalio/client';
 import { describe, expect, it } from 'vitest';
-import { InvalidRunInputError, openai, Team } from '../../src';
+import { ApprovalRefusedError, InvalidRunInputError, openai, Team } from '../../src';
 import { scriptedAgent as agent } from '../helpers/agents';
 import { useTemporalServer, withWorker } from '../helpers/temporal';
 import { waitFor } from '../helpers/wait';
@@ -39,6 +39,29 @@ describe('bad inputs on a real server', () => {
         problems: ['"overrides.models.ghost": "ghost" is not in the team (a, b)'],
       });
       expect(audit.events.some((e) => e.kind === 'overrides_applied')).toBe(false);
+    });
+  });
+
+  it('a decision on a chain that ended while its approval waited is refused, saying how the chain ended', async () => {
+    const team = new Team([
+      agent('a', [{ handoff: { to: 'b', message: 'over' } }]),
+      agent('b', [{ text: 'never' }], { approval: { approvers: ['alice'] } }),
+    ]);
+    await withWorker(server.env, team, async (baton) => {
+      const run = await baton.start('a', 'go');
+      const [waiting] = await waitFor(
+        () => run.pendingApprovals(),
+        (p) => p.length === 1,
+      );
+      // Ended from outside (an operator's terminate): the chain's memo still lists the approval.
+      await run.handle.terminate('ended by an operator');
+      const err = await baton
+        .approve(run.workflowId, { approvalId: waiting!.handoffId, approver: 'alice' })
+        .catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(ApprovalRefusedError);
+      expect((err as ApprovalRefusedError).reason).toBe(
+        `chain ${run.workflowId} ended (terminated) before the decision reached it: nothing was decided`,
+      );
     });
   });
 });
