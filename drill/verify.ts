@@ -111,9 +111,10 @@ export function duplicateHandoffs(f: HistoryFindings, handoffsInResult: number |
  * Time from a kill until the killed worker's calls started again elsewhere (their restart)
  * and until the workflows it held in its cache, or a workflow task it was running, were picked up
  * by another worker, whichever is later. Undefined when the worker held nothing any chain waited on.
- * A chain taken over by a worker that a later kill hit (before it took the chain, when the server
- * handed a task to a poll it had not yet dropped, or after) counts as recovered when that worker
- * took it: the wait after is the later kill's, counted there (`kills`: every kill of the drill).
+ * A chain taken over by a worker that a later kill hit while it held the chain (before it took the
+ * chain, when the server handed a task to a poll it had not yet dropped, or after) counts as
+ * recovered when that worker took it: the wait after is the later kill's, counted there (`kills`:
+ * every kill of the drill).
  */
 export function recoveryAfterKill(
   kill: Kill,
@@ -140,7 +141,7 @@ export function recoveryAfterKill(
         t.type === 'started' &&
         t.at > kill.at &&
         t.at < retried.at &&
-        later.some((k) => k.identity === t.identity && k.at < retried.at),
+        later.some((k) => k.identity === t.identity && k.at < retried.at && taskRecovery(tasks, k) !== undefined),
     );
     waits.push((takenBy ?? retried).at - kill.at);
   }
@@ -165,15 +166,16 @@ function taskRecovery(tasks: TaskEvent[], kill: Kill): number | undefined {
   });
   const lastStarted = tasks[lastStartedIndex];
   if (lastStarted?.identity !== kill.identity) return undefined;
-  const ended = tasks
-    .slice(lastStartedIndex + 1)
-    .find((t) => (t.type === 'completed' || t.type === 'failed') && t.at <= kill.at);
+  // Interrupted: the task timed out rather than ended (a completion the worker sent just before it
+  // died is recorded after the drill's clock read the kill, so the times alone cannot tell).
+  const end = tasks.slice(lastStartedIndex + 1).find((t) => t.type !== 'scheduled' && t.type !== 'started');
+  const interrupted = end?.type === 'timed_out';
   const scheduledIndex = tasks.findIndex((t, i) => t.type === 'scheduled' && i > lastStartedIndex);
   const scheduled = tasks[scheduledIndex];
   if (!scheduled) return undefined;
   const pickedUp = tasks.slice(scheduledIndex).find((t) => t.type === 'started' && t.identity !== kill.identity);
   if (!pickedUp || pickedUp.at < kill.at) return undefined;
-  return pickedUp.at - (ended ? Math.max(kill.at, scheduled.at) : Math.max(kill.at, lastStarted.at));
+  return pickedUp.at - (interrupted ? Math.max(kill.at, lastStarted.at) : Math.max(kill.at, scheduled.at));
 }
 
 /** The p-th percentile (0–100) of `values`, nearest rank. */

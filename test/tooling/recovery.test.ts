@@ -74,4 +74,34 @@ describe('recovery after a kill, as the SIGKILL drill measures it', () => {
     // Without the later kill to answer for it, the whole wait is the first kill's.
     expect(recoveryAfterKill(first, starts, [chain('c', tasks)])).toBe(11_810);
   });
+
+  it('takes a task whose completion is recorded just after the kill as ended, not interrupted', () => {
+    const k = kill('w1', 1_000);
+    const h = chain('c', [
+      { type: 'started', at: 990, identity: 'w1' },
+      { type: 'completed', at: 1_005, identity: 'w1' },
+      { type: 'scheduled', at: 4_000 },
+      { type: 'timed_out', at: 5_000 },
+      { type: 'scheduled', at: 5_000 },
+      { type: 'started', at: 5_010, identity: 'w2' },
+    ]);
+    expect(recoveryAfterKill(k, [], [h])).toBe(1_010);
+  });
+
+  it('keeps the whole wait of a call when the worker a later kill hit had already passed the chain on', () => {
+    const first = kill('w1', 1_000, [call('c', '5', 800, 'w1')]);
+    const second = kill('w2', 6_000);
+    const tasks: TaskEvent[] = [
+      { type: 'started', at: 700, identity: 'w1' },
+      { type: 'completed', at: 750, identity: 'w1' },
+      { type: 'scheduled', at: 3_700 },
+      { type: 'started', at: 3_710, identity: 'w2' },
+      { type: 'completed', at: 3_750, identity: 'w2' },
+      { type: 'scheduled', at: 5_000 },
+      { type: 'started', at: 5_010, identity: 'w3' },
+      { type: 'completed', at: 5_050, identity: 'w3' },
+    ];
+    const starts = [call('c', '6', 7_000, 'w3')];
+    expect(recoveryAfterKill(first, starts, [chain('c', tasks)], [first, second])).toBe(6_000);
+  });
 });
