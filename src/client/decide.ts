@@ -113,9 +113,9 @@ export async function decideApproval(
       throw new ApprovalRefusedError(id, `cannot sign: no approval ${id} is waiting in chain ${workflowId}`);
     signed = await signDecision(signer, { workflowId: chainId, waiting: pending, decision: fields });
   }
-  // Refused while the chain's workflow task is being retried (a worker lost mid-task): nothing was decided yet, so it is sent again.
-  const send = () =>
-    whileWorkflowTaskFails(() =>
+  try {
+    // Refused while the chain's workflow task is being retried (a worker lost mid-task): nothing was decided yet, so it is sent again.
+    return await whileWorkflowTaskFails(() =>
       getRun(chainId).handle.executeUpdate(decideHandoffUpdate, {
         args: [
           {
@@ -127,30 +127,30 @@ export async function decideApproval(
         ],
       }),
     );
-  try {
-    try {
-      return await send();
-    } catch (err) {
-      if (!(err instanceof WorkflowNotFoundError)) throw err;
-      // The run closed before it took the decision (its update aborted, or already closed): a chain that
-      // continued as new takes it in its new run; one that ended refuses it.
-      const status = await getRun(chainId)
-        .handle.describe()
-        .then(
-          (d) => d.status.name,
-          () => undefined,
-        );
-      if (status === undefined) throw err;
-      if (status !== 'RUNNING')
-        throw new ApprovalRefusedError(
-          id,
-          `chain ${chainId} ended (${status.toLowerCase()}) before the decision reached it: nothing was decided`,
-        );
-      return await send();
-    }
   } catch (err) {
+    if (err instanceof WorkflowNotFoundError) throw await closedBeforeDecision(getRun(chainId), id, chainId, err);
     throw toBatonError(err);
   }
+}
+
+/**
+ * The run a decision was sent to closed before it took it (its update aborted, or already closed):
+ * nothing was decided. Refused with how the chain ended, or, when the chain goes on in a newer run
+ * (it continued as new, or was started again), with that; the error as it came when there is no
+ * such chain at all.
+ */
+async function closedBeforeDecision(run: DecidingRun, id: string, chainId: string, err: WorkflowNotFoundError) {
+  const status = await run.handle.describe().then(
+    (d) => d.status.name,
+    () => undefined,
+  );
+  if (status === undefined) return err;
+  return new ApprovalRefusedError(
+    id,
+    status === 'RUNNING'
+      ? `the run of chain ${chainId} it was sent to closed before taking it, and the chain goes on in a newer run: nothing was decided; decide again on what waits there now`
+      : `chain ${chainId} ended (${status.toLowerCase()}) before the decision reached it: nothing was decided`,
+  );
 }
 
 /** baton's typed error for a failed run when there is one, else the error as it came. */
