@@ -32,8 +32,15 @@ export async function openPeerSession(name: string, args: string[]): Promise<Pee
   const by = `run it alone with \`npx tsx ${path.relative(process.cwd(), main)} --serve ${args.join(' ')}\``;
   const next = async (): Promise<Record<string, unknown>> => {
     const line = await lines.next();
-    if (line.done) throw new Error(`the ${name} peer ended before it answered (exit ${child.exitCode}); ${by}`);
-    return JSON.parse(line.value) as Record<string, unknown>;
+    if (line.done)
+      throw new Error(
+        `the ${name} peer ended before it answered (${child.signalCode ?? `exit ${child.exitCode}`}); ${by}`,
+      );
+    try {
+      return JSON.parse(line.value) as Record<string, unknown>;
+    } catch {
+      throw new Error(`the ${name} peer answered a line that is not JSON: ${line.value.slice(0, 200)}; ${by}`);
+    }
   };
   let ready: Record<string, unknown>;
   try {
@@ -54,10 +61,15 @@ export async function openPeerSession(name: string, args: string[]): Promise<Pee
   };
 }
 
+/** Closes the peer's stdin and waits for it to exit; one that has not exited 10 s later is killed. */
 function ended(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null) return Promise.resolve();
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
   return new Promise((resolve) => {
-    child.once('close', () => resolve());
+    const kill = setTimeout(() => child.kill('SIGKILL'), 10_000);
+    child.once('close', () => {
+      clearTimeout(kill);
+      resolve();
+    });
     child.stdin!.end();
   });
 }

@@ -134,15 +134,16 @@ function floorChainOn(env: DevServer): FloorChain {
 /** Measures and prints baton beside its floor and the LangGraph peers in interleaved rounds (bench/interleaved.ts). */
 async function interleavedPart({ withBaton, floorChain }: BenchContext) {
   const args = ['--latency', String(latency)];
-  const opened = {
-    langgraph: await openPeerSession('langgraph', args),
-    langgraphSqlite: await openPeerSession('langgraph', [...args, '--saver', 'sqlite']),
-  };
-  const sessions: Partial<Record<keyof typeof opened, PeerSession>> = {};
-  for (const [name, o] of Object.entries(opened) as [keyof typeof opened, PeerSession | { skipped: string }][])
-    if ('skipped' in o) console.log(`\npeer ${name} skipped in the interleaved rounds: ${o.skipped}`);
-    else sessions[name] = o;
+  const sessions: Partial<Record<'langgraph' | 'langgraphSqlite', PeerSession>> = {};
   try {
+    for (const [name, saver] of [
+      ['langgraph', []],
+      ['langgraphSqlite', ['--saver', 'sqlite']],
+    ] as const) {
+      const o = await openPeerSession('langgraph', [...args, ...saver]);
+      if ('skipped' in o) console.log(`\npeer ${name} skipped in the interleaved rounds: ${o.skipped}`);
+      else sessions[name] = o;
+    }
     const f = await measureInterleaved(
       withBaton,
       floorChain,
