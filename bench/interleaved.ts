@@ -9,15 +9,10 @@ import { median, round, type WithBaton } from './lib';
 import type { PeerSession } from './peerSession';
 import { chainTeam } from './teams';
 
-type System =
-  | 'baton'
-  | 'floor'
-  | 'floorWrites'
-  | 'batonLocal'
-  | 'floorLocal'
-  | 'floorLocalWrites'
-  | 'langgraph'
-  | 'langgraphSqlite';
+/** The peers that take turns in the rounds. */
+export type InterleavedPeer = 'langgraph' | 'langgraphSqlite';
+
+type System = InterleavedPeer | 'baton' | 'floor' | 'floorWrites' | 'batonLocal' | 'floorLocal' | 'floorLocalWrites';
 
 /** Each ratio: baton's way of running over a floor's. */
 const RATIOS = {
@@ -51,7 +46,7 @@ export function measureInterleaved(
   withBaton: WithBaton,
   floorChain: FloorChain,
   options: { latency: number; rounds: number; chainsPerRound: number },
-  peers: Partial<Record<'langgraph' | 'langgraphSqlite', PeerSession>> = {},
+  peers: Partial<Record<InterleavedPeer, PeerSession>> = {},
 ): Promise<InterleavedFigures> {
   const handoffs = 10;
   const steps = 1 + (handoffs + 1);

@@ -15,7 +15,7 @@ import { startDevServer, type DevServer } from '../src/devserver/server';
 import { createWorker } from '../src/worker';
 import { batonDataConverter } from '../src/payloads/codec';
 import * as floorActivities from './floor/activities';
-import { interleavedRows, measureInterleaved, type FloorChain } from './interleaved';
+import { interleavedRows, measureInterleaved, type FloorChain, type InterleavedPeer } from './interleaved';
 import type { WithBaton } from './lib';
 import { measurePeers } from './peerFigures';
 import { openPeerSession, type PeerSession } from './peerSession';
@@ -134,7 +134,7 @@ function floorChainOn(env: DevServer): FloorChain {
 /** Measures and prints baton beside its floor and the LangGraph peers in interleaved rounds (bench/interleaved.ts). */
 async function interleavedPart({ withBaton, floorChain }: BenchContext) {
   const args = ['--latency', String(latency)];
-  const sessions: Partial<Record<'langgraph' | 'langgraphSqlite', PeerSession>> = {};
+  const sessions: Partial<Record<InterleavedPeer, PeerSession>> = {};
   try {
     for (const [name, saver] of [
       ['langgraph', []],

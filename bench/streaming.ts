@@ -24,7 +24,7 @@ import { createWorker } from '../src/worker';
 import { reply, startOpenAIServer } from '../test/helpers/openaiServer';
 import { findRedisServer, startRedis } from '../test/helpers/redis';
 import { round, table } from './lib';
-import { timeToFirstToken } from './ttft';
+import { timeToFirstToken, words, type Fake } from './ttft';
 
 const { values } = parseArgs({
   options: {
@@ -37,9 +37,6 @@ const { values } = parseArgs({
 const reps = values.quick ? 5 : Number(values.reps);
 const streams = values.quick ? 50 : Number(values.streams);
 const ttftMs = Number(values['ttft-ms']);
-const words = (n: number) => Array.from({ length: n }, (_, i) => `w${i}`).join(' ');
-
-type Fake = Awaited<ReturnType<typeof startOpenAIServer>>;
 
 async function main(): Promise<void> {
   Runtime.install({ logger: new DefaultLogger('ERROR') });

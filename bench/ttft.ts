@@ -12,8 +12,10 @@ import { createWorker } from '../src/worker';
 import { reply, type startOpenAIServer } from '../test/helpers/openaiServer';
 import { median, round } from './lib';
 
-type Fake = Awaited<ReturnType<typeof startOpenAIServer>>;
-const words = (n: number) => Array.from({ length: n }, (_, i) => `w${i}`).join(' ');
+/** The project's OpenAI-compatible test server, as the streaming benchmarks use it. */
+export type Fake = Awaited<ReturnType<typeof startOpenAIServer>>;
+/** `n` distinct words: `w0 w1 …`. */
+export const words = (n: number) => Array.from({ length: n }, (_, i) => `w${i}`).join(' ');
 
 /** Time to first token straight from the model server, and through baton's client and HTTP service, for a new chain and a conversation's next message; median ms. */
 export async function timeToFirstToken(

@@ -13,6 +13,7 @@ import { messageQuery } from '../common/messages';
 import type { BatonError } from '../common/errors';
 import { errorFromFailure } from '../common/errorTypes';
 import { TASK_FAILING_PATIENCE_MS, updateUnprocessed } from './taskFailing';
+import { latestStatus } from './latestStatus';
 
 /** Whether an update failed because its run continued as new before answering: to be sent again. */
 function continued(err: unknown): boolean {
@@ -86,12 +87,6 @@ export async function rememberedReply(
  */
 export async function endedIfClosed(client: Client, workflowId: string, err: unknown): Promise<unknown> {
   if (!(err instanceof WorkflowNotFoundError)) return err;
-  const closed = await client.workflow
-    .getHandle(workflowId)
-    .describe()
-    .then(
-      (d) => d.status.name !== 'RUNNING',
-      () => false,
-    );
-  return closed ? new ConversationEndedError(workflowId) : err;
+  const status = await latestStatus(client.workflow.getHandle(workflowId));
+  return status !== undefined && status !== 'RUNNING' ? new ConversationEndedError(workflowId) : err;
 }

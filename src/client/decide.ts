@@ -14,6 +14,7 @@ import type { ApprovalRecord, PendingApproval } from '../common/approvals';
 import { ApprovalRefusedError, InputTooLargeError, UserError } from '../common/errors';
 import { errorFromFailure } from '../common/errorTypes';
 import { decideHandoffUpdate, PENDING_MEMO } from '../common/messages';
+import { latestStatus } from './latestStatus';
 import { decisionSizes } from '../common/sizes';
 import type { DecisionOptions } from './pending';
 import { signDecision } from './signing/sign';
@@ -140,10 +141,7 @@ export async function decideApproval(
  * such chain at all.
  */
 async function closedBeforeDecision(run: DecidingRun, id: string, chainId: string, err: WorkflowNotFoundError) {
-  const status = await run.handle.describe().then(
-    (d) => d.status.name,
-    () => undefined,
-  );
+  const status = await latestStatus(run.handle);
   if (status === undefined) return err;
   return new ApprovalRefusedError(
     id,
