@@ -186,13 +186,14 @@ describe('operator signatures in a run with the patch', () => {
   };
 
   it('are each taken once: an Ed25519 JWS or a passkey whose counter stays 0, sent again, is refused; a newer one is taken', async () => {
-    const jws = await signOverrides(ed.signer, { workflowId, operator: 'ops', overrides, now: Date.now() - 5_000 });
+    const signedAt = Date.now() - 5_000;
+    const jws = await signOverrides(ed.signer, { workflowId, operator: 'ops', overrides, now: signedAt });
     const first = take(state, jws);
     expect(first.v).toMatchObject({
       kind: 'applied',
       applied: { identity: { kid: 'ops-1', iat: expect.any(Number) } },
     });
-    expect(first.after.operatorSignedAt).toEqual({ 'ops-1': Math.floor((Date.now() - 5_000) / 1000) });
+    expect(first.after.operatorSignedAt).toEqual({ 'ops-1': Math.floor(signedAt / 1000) });
     expect(take(first.after, jws).v).toMatchObject({
       kind: 'refused',
       refusal: { problems: [expect.stringContaining('each signature is taken once')] },
