@@ -54,9 +54,11 @@ describe('continue-as-new', () => {
       );
       // The run that asked for the approval; the chain may have continued as new before it asked.
       const firstRunId = (await run.handle.describe()).runId;
-      // Refused decisions add to the history while the handoff waits, until the run continues as new.
+      // Refused decisions add to the history while the handoff waits, until the run continues as new:
+      // each adds at least its signal event, so 60 events come within 60 signals however a loaded
+      // worker batches them into workflow tasks.
       let runId = firstRunId;
-      for (let i = 0; i < 20 && runId === firstRunId; i++) {
+      for (let i = 0; i < 80 && runId === firstRunId; i++) {
         await run.handle.signal('approveHandoff', { handoffId: pending!.handoffId, approver: 'mallory' });
         runId = (await run.handle.describe()).runId;
       }
