@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { formatWithOptions } from 'node:util';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
+import { afterAll, beforeAll, expect } from 'vitest';
 
 // Workers log state changes at INFO; tests only want warnings and errors. They go through the
 // console, which vitest keeps with the test that was running: shown when that test fails, dropped
@@ -19,3 +20,26 @@ Runtime.install({
 // under the OS temp dir that every process shares): each test file gets its own, so a refund one
 // file issues is not an order another file finds "already refunded".
 process.env.BATON_EXAMPLE_DATA ??= fs.mkdtempSync(path.join(os.tmpdir(), 'baton-example-test-'));
+
+// `BATON_TEST_CPU=<file>`: each test file appends, once it has run, one JSON line with the CPU
+// seconds it used and those of the processes it started and waited for (a dev server, a worker, the
+// CLI): where the suite's time goes (see bench/README.md).
+const cpuLog = process.env.BATON_TEST_CPU;
+if (cpuLog) {
+  let file = '';
+  const started = Date.now();
+  beforeAll(() => {
+    file = path.relative(process.cwd(), expect.getState().testPath ?? '');
+  });
+  // After the file's own afterAll hooks (vitest runs them in reverse), when its servers are stopped.
+  afterAll(() => {
+    const stat = fs.readFileSync('/proc/self/stat', 'utf8');
+    const [utime, stime, cutime, cstime] = stat
+      .slice(stat.lastIndexOf(')') + 2)
+      .split(' ')
+      .slice(11, 15)
+      .map((ticks) => Number(ticks) / 100);
+    const line = { file, ms: Date.now() - started, own: utime! + stime!, children: cutime! + cstime! };
+    fs.appendFileSync(cpuLog, `${JSON.stringify(line)}\n`);
+  });
+}
