@@ -9,8 +9,12 @@ import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { connectBaton, TemporalConnectionError } from '../../src';
+import { useCliSession } from '../helpers/cliSession';
 import { waitFor } from '../helpers/wait';
 import { cli, startCli } from './command';
+
+/** Commands refused at their arguments, and --help, run in one process (cliSession.ts). */
+const session = useCliSession();
 
 /** A port nothing listens on now. */
 async function freePort(): Promise<number> {
@@ -74,7 +78,10 @@ describe('help and listings', () => {
   }, 120_000);
 
   it('offers --args to approve only: a rejection takes no arguments', async () => {
-    const [approve, reject] = await Promise.all([cli(['approve', '--help']), cli(['reject', '--help'])]);
+    const [approve, reject] = await Promise.all([
+      session.usage(['approve', '--help']),
+      session.usage(['reject', '--help']),
+    ]);
     expect(approve.stdout).toContain('--args');
     expect(reject.code).toBe(0);
     expect(reject.stdout).toContain('--reason <text>');
@@ -122,7 +129,7 @@ describe('baton dev', () => {
   }, 180_000);
 
   it('gives the UI no codec endpoint when payloads are not encoded, and refuses an endpoint that is not a URL', async () => {
-    const bad = await cli(['dev', '--codec-endpoint', 'localhost']);
+    const bad = await session.usage(['dev', '--codec-endpoint', 'localhost']);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain(
       '--codec-endpoint must be an http(s) URL, e.g. http://127.0.0.1:8081, not "localhost"',

@@ -10,9 +10,13 @@ import { PAYLOAD_LIMIT_BYTES } from '../../src/cli/input';
 import { useTemporalServer, withWorker } from '../helpers/temporal';
 import { Team } from '../../src';
 import { scriptedAgent } from '../helpers/agents';
+import { useCliSession } from '../helpers/cliSession';
 import { cli, research, root, tempFile } from './command';
 
 const server = useTemporalServer();
+/** Commands refused at their arguments, and --help, run in one process (cliSession.ts). */
+const session = useCliSession();
+const usage = (args: string[]) => session.usage(args);
 
 describe('the baton command: errors and usage', () => {
   it('reports a typed failure on stderr with exit code 1 (with --json, also as a document on stdout)', async () => {
@@ -36,13 +40,13 @@ describe('the baton command: errors and usage', () => {
 
   it('explains bad usage on stderr with exit code 2', async () => {
     const [missing, unknownAgent, noTeam, missingTeam, unknown, extra, none] = await Promise.all([
-      cli(['run', 'researcher']),
-      cli(['run', 'ghost', 'hi', ...research]),
-      cli(['worker']),
-      cli(['worker', '--team', 'examples/nowhere/team.ts']),
-      cli(['fly']),
-      cli(['run', 'researcher', 'two', 'words']),
-      cli([]),
+      usage(['run', 'researcher']),
+      usage(['run', 'ghost', 'hi', ...research]),
+      usage(['worker']),
+      usage(['worker', '--team', 'examples/nowhere/team.ts']),
+      usage(['fly']),
+      usage(['run', 'researcher', 'two', 'words']),
+      usage([]),
     ]);
     for (const out of [missing, unknownAgent, noTeam, missingTeam, unknown, extra, none]) {
       expect(out.code).toBe(2);
@@ -86,7 +90,7 @@ describe('the baton command: errors and usage', () => {
       [['chat', 'triage', '--as', ' '], 'baton chat: --as must name who decides approvals from this chat'],
       [['chat', 'triage', '--colour', 'red'], "baton chat: Unknown option '--colour'"],
     ];
-    const outs = await Promise.all(bad.map(([args]) => cli(args)));
+    const outs = await Promise.all(bad.map(([args]) => usage(args)));
     outs.forEach((out, i) => {
       expect(out.code, bad[i]![0].join(' ')).toBe(2);
       expect(out.stdout).toBe('');
@@ -106,7 +110,7 @@ describe('the baton command: errors and usage', () => {
 
   it('gives each command its own --help on stdout', async () => {
     const commands = ['demo', 'dev', 'worker', 'run', 'pending', 'approve', 'reject', 'audit', 'replay'];
-    const helps = await Promise.all(commands.map((c) => cli([c, c === 'audit' ? '-h' : '--help'])));
+    const helps = await Promise.all(commands.map((c) => usage([c, c === 'audit' ? '-h' : '--help'])));
     helps.forEach((help, i) => {
       expect(help.code).toBe(0);
       expect(help.stderr).toBe('');
@@ -116,7 +120,7 @@ describe('the baton command: errors and usage', () => {
     });
     expect(helps[3]!.stdout).toContain('--input-file <path>');
     expect(helps[5]!.stdout).toContain('--as <approver>');
-    const [viaHelp, overview] = await Promise.all([cli(['help', 'run']), cli(['--help'])]);
+    const [viaHelp, overview] = await Promise.all([usage(['help', 'run']), usage(['--help'])]);
     expect(viaHelp.stdout).toBe(helps[3]!.stdout);
     expect(overview.code).toBe(0);
     for (const c of commands) expect(overview.stdout).toContain(`baton ${c} `);
@@ -145,7 +149,7 @@ describe('the baton command: errors and usage', () => {
 
   it('refuses numbers that are not whole numbers in range, naming the range', async () => {
     const bad = ['', '1e3', '0x10', '99999999999999999999', '-1'];
-    const outs = await Promise.all(bad.map((n) => cli(['run', 'researcher', 'quantum', `--max-handoffs=${n}`])));
+    const outs = await Promise.all(bad.map((n) => usage(['run', 'researcher', 'quantum', `--max-handoffs=${n}`])));
     outs.forEach((out, i) => {
       expect(out.code).toBe(2);
       expect(out.stderr).toContain(
@@ -153,9 +157,9 @@ describe('the baton command: errors and usage', () => {
       );
     });
     const [turns, fromHandoff, port] = await Promise.all([
-      cli(['replay', 'wf', '--max-turns', '0']),
-      cli(['replay', 'wf', '--from-handoff', '0']),
-      cli(['dev', '--port', '70000']),
+      usage(['replay', 'wf', '--max-turns', '0']),
+      usage(['replay', 'wf', '--from-handoff', '0']),
+      usage(['dev', '--port', '70000']),
     ]);
     expect(turns.stderr).toContain('--max-turns must be an integer >= 1 and <= 1000000, written in digits; got "0"');
     expect(fromHandoff.stderr).toContain(
@@ -179,10 +183,10 @@ describe('the baton command: errors and usage', () => {
   it('refuses an empty input, from the command line, stdin or a file', async () => {
     const empty = tempFile('empty.txt', '\n');
     const outs = await Promise.all([
-      cli(['run', 'researcher', '']),
-      cli(['run', 'researcher', '   ']),
+      usage(['run', 'researcher', '']),
+      usage(['run', 'researcher', '   ']),
       cli(['run', 'researcher', '-'], {}, ''),
-      cli(['run', 'researcher', '--input-file', empty]),
+      usage(['run', 'researcher', '--input-file', empty]),
     ]);
     for (const out of outs) {
       expect(out.code).toBe(2);
@@ -190,7 +194,7 @@ describe('the baton command: errors and usage', () => {
     }
     expect(outs[2]!.stderr).toContain('baton run: stdin is empty');
     expect(outs[3]!.stderr).toContain(`baton run: the input file ${empty} is empty`);
-    const both = await cli(['run', 'researcher', 'hi', '--input-file', empty]);
+    const both = await usage(['run', 'researcher', 'hi', '--input-file', empty]);
     expect(both.stderr).toContain('give the input once');
   });
 

@@ -36,6 +36,27 @@ export class CliSession {
   ): Promise<{ code: number; stdout: string; stderr: string }> {
     if (!SESSION_COMMANDS.has(args[0]!) || args.includes('-'))
       throw new Error(`baton ${args[0]} runs as a process of its own (cli.ts), not in a session`);
+    return this.send(args, env);
+  }
+
+  /**
+   * Run `baton <args>`, any command, when it is refused at its arguments or asked for its help: it
+   * reads them (and the team module it names, if any) and stops before it connects or runs a
+   * worker. A command that gets further does so in the session's process, as a test that expects
+   * exit code 2 finds out. Input on stdin (`-`) runs as a process of its own.
+   */
+  async usage(
+    args: string[],
+    env: Record<string, string | undefined> = {},
+  ): Promise<{ code: number; stdout: string; stderr: string }> {
+    if (args.includes('-')) throw new Error('a command that reads stdin runs as a process of its own (cli.ts)');
+    return this.send(args, env);
+  }
+
+  private async send(
+    args: string[],
+    env: Record<string, string | undefined>,
+  ): Promise<{ code: number; stdout: string; stderr: string }> {
     const full = Object.fromEntries(
       Object.entries({ ...process.env, OPENAI_API_KEY: '', ...env }).filter(
         (e): e is [string, string] => e[1] !== undefined,
