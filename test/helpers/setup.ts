@@ -27,6 +27,10 @@ Object.assign(process.env, base);
 afterAll(() => {
   vi.restoreAllMocks();
 });
+// And baton's modules, the examples' and the tests' own evaluated again, as in a process of its own:
+// a module's state (a scripted model's turn, a pool of tool processes) is the file's. What is shared
+// is what comes from node_modules: Temporal's SDK, gRPC, protobufs, zod.
+vi.resetModules();
 
 // The support example keeps its refund ledger on disk (`BATON_EXAMPLE_DATA`, else one directory
 // under the OS temp dir that every process shares): each test file gets its own, so a refund one
