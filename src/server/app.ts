@@ -83,6 +83,8 @@ export interface BatonServiceOptions {
   idempotencyWindowMs?: number;
   /** How often the live approvals stream reads the waiting list. @default 1 second */
   approvalsPollMs?: number;
+  /** Once aborted, the service's own calls to Temporal for its streams end: none is in flight when the connection closes next. `close()` of {@link serveBaton} aborts it. */
+  signal?: AbortSignal;
   /**
    * The service's own key: it signs each decision it sends with it, naming the approver its token
    * proved and the token's issuer and subject, so the chain records the identity as `token`. The
@@ -135,9 +137,13 @@ export function createBatonApp(options: BatonServiceOptions): ServiceApp {
     ...(options.metrics !== false
       ? { metrics: ServiceMetrics.in(options.metrics ?? globalRegistry, options.baton) }
       : {}),
-    feed: new ApprovalsFeed(options.baton, options.approvalsPollMs ?? 1_000, (err) =>
-      log('reading the pending approvals failed', err),
+    feed: new ApprovalsFeed(
+      options.baton,
+      options.approvalsPollMs ?? 1_000,
+      (err) => log('reading the pending approvals failed', err),
+      options.signal,
     ),
+    ...(options.signal ? { closing: options.signal } : {}),
     requests: new ChainRequests(options.baton.client),
     temporalTimeoutMs: options.temporalTimeoutMs ?? 10_000,
     replyWaitMs: nonNegative(options.replyWaitMs, 25_000, 'replyWaitMs'),

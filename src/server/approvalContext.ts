@@ -24,26 +24,36 @@ export type ApprovalInContext = Awaited<ReturnType<typeof withChains>>[number];
 
 /**
  * The pending approvals with, for each, whether `identity` may decide it, its chain so far and the
- * chain's request; a tool call's sensitive arguments redacted unless `identity` may decide it.
+ * chain's request; a tool call's sensitive arguments redacted unless `identity` may decide it. The
+ * reads end at their deadline, or with `signal` (a stream whose caller left): none outlives the
+ * stream, so a service closed and then its connection leaves no call of its own behind.
  */
-export async function withChains(ctx: ServiceContext, pending: PendingHandoff[], identity: Identity) {
+export async function withChains(
+  ctx: ServiceContext,
+  pending: PendingHandoff[],
+  identity: Identity,
+  signal?: AbortSignal,
+) {
+  const connection = ctx.baton.client.connection;
+  // A signal aborted already would not end a call started now: none is started.
+  const ended = AbortSignal.any([signal, ctx.closing].filter((s): s is AbortSignal => s !== undefined));
+  const within = async <T>(fn: () => Promise<T>): Promise<T | undefined> => {
+    if (ended.aborted) return undefined;
+    const timed = () => connection.withDeadline(Date.now() + CHAIN_QUERY_MS, fn);
+    return connection.withAbortSignal(ended, timed).catch(() => undefined);
+  };
   const chains = new Map<string, Promise<HandoffRecord[] | undefined>>();
   for (const p of pending) {
     if (chains.has(p.workflowId)) continue;
     const handle = ctx.baton.client.workflow.getHandle(p.workflowId);
     chains.set(
       p.workflowId,
-      ctx.baton.client.connection
-        .withDeadline(Date.now() + CHAIN_QUERY_MS, () => handle.query(chainQuery))
-        .catch(() => undefined),
+      within(() => handle.query(chainQuery)),
     );
   }
   return Promise.all(
     pending.map(async (p) => {
-      const read = (id: string, runId?: string) =>
-        ctx.baton.client.connection
-          .withDeadline(Date.now() + CHAIN_QUERY_MS, () => ctx.requests.of(id, runId))
-          .catch(() => undefined);
+      const read = (id: string, runId?: string) => within(() => ctx.requests.of(id, runId));
       const [chain, asked] = await Promise.all([chains.get(p.workflowId), read(p.workflowId, p.runId)]);
       // A specialist's input is its task; what the customer asked is the top chain's request.
       const top = asked?.parent ? await read(asked.parent.rootWorkflowId) : undefined;
@@ -69,7 +79,8 @@ export async function withChains(ctx: ServiceContext, pending: PendingHandoff[],
 /**
  * Follow the replica's approvals feed for `identity`: `write` gets the caller's tenant's waiting
  * list in context on every change, and again, while part of its context could not be read, each
- * time a new reading finds more (a few times, until a newer list replaces it). Returns the unsubscribe.
+ * time a new reading finds more (a few times, until a newer list replaces it). Returns the
+ * unsubscribe, which also ends the reads in flight.
  */
 export function followWithContext(
   ctx: ServiceContext,
@@ -80,11 +91,12 @@ export function followWithContext(
   let latest: Promise<void> = Promise.resolve();
   let generation = 0;
   let retry: NodeJS.Timeout | undefined;
+  const gone = new AbortController();
   const show = (pending: PendingHandoff[], mine: number, attempt: number, before?: number) => {
     latest = latest
       .then(async () => {
         if (mine !== generation || closed()) return;
-        const approvals = await withChains(ctx, pending, identity);
+        const approvals = await withChains(ctx, pending, identity, gone.signal);
         const known = approvals.filter((a) => a.chain !== undefined && a.request !== undefined).length;
         if (mine !== generation || closed()) return;
         if (before === undefined || known > before) await write(approvals);
@@ -107,5 +119,6 @@ export function followWithContext(
   return () => {
     clearTimeout(retry);
     unsubscribe();
+    gone.abort();
   };
 }

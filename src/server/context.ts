@@ -29,6 +29,8 @@ export interface ServiceContext {
   limiter: StartLimiter;
   metrics?: ServiceMetrics;
   feed: ApprovalsFeed;
+  /** Aborted when the service closes: its streams' own calls to Temporal end with it. */
+  closing?: AbortSignal;
   /** What each chain with a waiting approval was asked, and by whom. */
   requests: ChainRequests;
   /** Deadline of a request's calls to Temporal, in milliseconds. */

@@ -76,6 +76,8 @@ export class ApprovalsFeed {
   private timer?: NodeJS.Timeout;
   private last?: { key: string; approvals: PendingHandoff[] };
   private reading = false;
+  /** Ends the read in flight once nobody listens: a closing service leaves no call behind. */
+  private listening = new AbortController();
   /** Whether the last read failed: a failure is reported once, not on every read while it lasts. */
   private failing = false;
 
@@ -83,7 +85,11 @@ export class ApprovalsFeed {
     private readonly baton: Baton,
     private readonly intervalMs: number,
     private readonly onError: (err: unknown) => void,
-  ) {}
+    /** The service's own: once aborted, the feed reads no more and ends the read in flight. */
+    private readonly closing?: AbortSignal,
+  ) {
+    closing?.addEventListener('abort', () => this.listening.abort(), { once: true });
+  }
 
   /** Call `listener` with the current list now (when known) and on every change; returns the unsubscribe. */
   subscribe(listener: (approvals: PendingHandoff[]) => void): () => void {
@@ -99,16 +105,22 @@ export class ApprovalsFeed {
         clearInterval(this.timer);
         this.timer = undefined;
         this.last = undefined;
+        this.listening.abort();
+        this.listening = new AbortController();
       }
     };
   }
 
   private async read(): Promise<void> {
-    if (this.reading) return;
+    if (this.reading || this.closing?.aborted) return;
     this.reading = true;
     try {
       // Every listener gets the list redacted for its own caller (see the approval routes).
-      const approvals = await this.baton.pending({ reveal: true });
+      const { signal } = this.listening;
+      const approvals = await this.baton.client.connection.withAbortSignal(signal, () =>
+        this.baton.pending({ reveal: true }),
+      );
+      if (signal.aborted) return;
       this.failing = false;
       // A question asked or answered changes what a card shows, so it is a change too.
       const key = JSON.stringify(
@@ -123,6 +135,7 @@ export class ApprovalsFeed {
       this.last = { key, approvals };
       for (const listener of this.listeners) listener(approvals);
     } catch (err) {
+      if (this.listeners.size === 0) return;
       if (!this.failing) this.onError(err);
       this.failing = true;
     } finally {

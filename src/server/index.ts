@@ -48,7 +48,7 @@ export interface BatonService {
   url: string;
   /** Where `/metrics` is served when `metricsPort` was given, e.g. `http://127.0.0.1:9464/metrics`. */
   metricsUrl?: string;
-  /** Stop accepting requests and close open streams. */
+  /** Stop accepting requests, close open streams and end the calls to Temporal made for them. */
   close(): Promise<void>;
 }
 
@@ -100,7 +100,13 @@ function metricsApp(options: ServeBatonOptions): Hono {
  */
 export async function serveBaton(options: ServeBatonOptions): Promise<BatonService> {
   const separateMetrics = options.metricsPort !== undefined;
-  const app = createBatonApp({ ...options, ...(separateMetrics ? { metricsRoute: false } : {}) });
+  const closing = new AbortController();
+  options.signal?.addEventListener('abort', () => closing.abort(), { once: true });
+  const app = createBatonApp({
+    ...options,
+    signal: closing.signal,
+    ...(separateMetrics ? { metricsRoute: false } : {}),
+  });
   const host = options.host ?? DEFAULT_HOST;
   const server = await listen(app.fetch, options.port ?? 8080, host);
   let metricsServer: ServerType | undefined;
@@ -116,6 +122,8 @@ export async function serveBaton(options: ServeBatonOptions): Promise<BatonServi
     url: urlOf(server, host),
     ...(metricsServer ? { metricsUrl: `${urlOf(metricsServer, options.metricsHost ?? host)}/metrics` } : {}),
     close: async () => {
+      // First the service's own calls to Temporal, so that none is in flight once the caller closes the connection.
+      closing.abort();
       await Promise.all([close(server), ...(metricsServer ? [close(metricsServer)] : [])]);
     },
   };
