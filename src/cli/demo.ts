@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { Client, Connection } from '@temporalio/client';
+import { Client } from '@temporalio/client';
 import { NativeConnection } from '@temporalio/worker';
 import { formatTimeline, toMermaid } from '../audit/format';
 import type { Team } from '../agents/team';
@@ -13,6 +13,7 @@ import { follow } from './follow';
 import { formatResult } from './print';
 import { untilDone } from './serve';
 import { loadTeamModule } from './team';
+import { connectClient } from '../client/connect';
 
 const DEFAULT_INPUT = 'Hi, I would like a refund for order 1042: the teapot arrived broken.';
 
@@ -51,7 +52,7 @@ process, follows a chain triage → refunds (which needs approval: asked in a te
     try {
       // The payload codecs configured in the environment (encryption, compression), as the worker uses them.
       const client = new Client({
-        connection: env?.connection ?? (await Connection.connect({ address })),
+        connection: env?.connection ?? (await connectClient({ address })),
         dataConverter: batonDataConverter(),
       });
       const taskQueue = `baton-demo-${process.pid}`;

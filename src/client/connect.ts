@@ -12,6 +12,7 @@ import { batonDataConverter } from '../payloads/codec';
 import { HISTORY_RECEIVE_LIMIT } from '../payloads/historyPages';
 import type { PayloadCodecOptions } from '../payloads/keys';
 import { Baton } from './baton';
+import { closeSafeRetryInterceptor } from './closeSafeRetry';
 
 /** Where to connect: a profile and a config file, else the defaults Temporal's tools use. */
 export interface TemporalConfigOptions {
@@ -87,14 +88,19 @@ export function connectionFailure(err: unknown): string {
  * A client connection, or a {@link TemporalConnectionError} when nothing answers at the address.
  * An address that refuses connections, or a host that does not resolve, is reported within about
  * a second, as a worker's connection reports it: gRPC's own channel would keep retrying it until
- * its connect timeout (10 s).
+ * its connect timeout (10 s). Its calls are retried as the client retries them, and a retry due
+ * after the connection was closed ends the call instead of throwing (./closeSafeRetry.ts).
  */
 export async function connectClient(options: ConnectionOptions): Promise<Connection> {
   const address = options.address ?? 'localhost:7233';
   const refused = await refusedAt(address);
   if (refused) throw new TemporalConnectionError(address, refused);
   try {
-    return await Connection.connect({ ...options, channelArgs: { ...HISTORY_RECEIVE_LIMIT, ...options.channelArgs } });
+    return await Connection.connect({
+      ...options,
+      channelArgs: { ...HISTORY_RECEIVE_LIMIT, ...options.channelArgs },
+      interceptors: options.interceptors ?? [closeSafeRetryInterceptor()],
+    });
   } catch (err) {
     throw Object.assign(new TemporalConnectionError(address, connectionFailure(err)), { cause: err });
   }

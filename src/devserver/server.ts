@@ -7,6 +7,7 @@ import net from 'node:net';
 import { Client, Connection } from '@temporalio/client';
 import { NativeConnection } from '@temporalio/worker';
 import { BATON_SEARCH_ATTRIBUTES } from '../common/messages';
+import { closeSafeRetryInterceptor } from '../client/closeSafeRetry';
 import { HISTORY_RECEIVE_LIMIT } from '../payloads/historyPages';
 import { findTemporalBinary } from './binary';
 
@@ -157,6 +158,7 @@ async function connectWhenUp(
         address,
         connectTimeout: '1 second',
         channelArgs: HISTORY_RECEIVE_LIMIT,
+        interceptors: [closeSafeRetryInterceptor()],
       });
       // The frontend answers before the default namespace exists; wait for it too.
       await connection.workflowService.describeNamespace({ namespace: 'default' });

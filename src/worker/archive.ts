@@ -5,7 +5,7 @@
  * closed chain's signed export to a directory or an S3-compatible bucket and stream its events to
  * a SIEM. Chains never wait for it. See docs/compliance.md.
  */
-import { Client, Connection, WorkflowIdConflictPolicy, type WorkflowHandle } from '@temporalio/client';
+import { Client, WorkflowIdConflictPolicy, type WorkflowHandle } from '@temporalio/client';
 import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
 import { createArchiveActivities } from '../../activities/archive';
 import { ChainArchiver } from '../audit/archive/archiver';
@@ -20,6 +20,7 @@ import { UserError } from '../common/errors';
 import { batonDataConverter } from '../payloads/codec';
 import { codecOptionsFromEnv, type PayloadCodecOptions } from '../payloads/keys';
 import { workflowBundle } from './bundle';
+import { connectClient } from '../client/connect';
 
 /** How the archiver runs: which chains, how often it looks, and from when. */
 export type ArchiverSettings = Omit<ArchiverInput, 'cursor' | 'totals' | 'runs'>;
@@ -73,7 +74,7 @@ export async function createArchiveWorker(options: ArchiveWorkerOptions): Promis
   const connection = options.connection ?? (await NativeConnection.connect(config.connectionOptions));
   const client =
     options.client ??
-    new Client({ connection: await Connection.connect(config.connectionOptions), namespace, dataConverter });
+    new Client({ connection: await connectClient(config.connectionOptions), namespace, dataConverter });
   const taskQueue = options.taskQueue ?? DEFAULT_ARCHIVE_TASK_QUEUE;
   const archiver = new ChainArchiver({ client, store, ...(siem ? { siem } : {}), ...pick(options) });
   const worker = await Worker.create({

@@ -60,4 +60,37 @@ describe('a closing service', () => {
     }
     expect(uncaught).toEqual([]);
   });
+
+  it('a call in flight on a connection baton made, when the connection closes and the server goes, fails to its caller and throws nowhere else', async () => {
+    const env = await startDevServer();
+    const queue = await withWorker(env, refundTeam(), async (baton, queue) => {
+      const run = await baton.start('triage', 'My order 42 arrived broken.');
+      await waitFor(
+        () => run.pendingApprovals(),
+        (p) => p.length === 1,
+      );
+      return queue;
+    });
+    const [waiting] = await new Baton({ client: env.client, taskQueue: queue }).pending();
+    const uncaught: unknown[] = [];
+    const onUncaught = (err: unknown) => uncaught.push(err);
+    process.on('uncaughtException', onUncaught);
+    try {
+      // No worker answers the query: it is in flight when the connection closes and the server stops.
+      const query = env.client.workflow
+        .getHandle(waiting!.workflowId)
+        .query('chain')
+        .then(
+          () => 'answered',
+          (err: Error & { cause?: { code?: number; details?: string } }) => err.cause?.details ?? err.message,
+        );
+      await sleep(300);
+      await env.teardown();
+      expect(await query).toContain('the connection was closed before the call was retried');
+      await sleep(1_000);
+    } finally {
+      process.off('uncaughtException', onUncaught);
+    }
+    expect(uncaught).toEqual([]);
+  });
 });
