@@ -7,7 +7,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { Baton } from '../../src/client/baton';
-import { startDevServer } from '../../src/devserver/server';
+import { type DevServer, startDevServer } from '../../src/devserver/server';
 import { serveBaton } from '../../src/server';
 import { withWorker } from '../helpers/temporal';
 import { waitFor } from '../helpers/wait';
@@ -17,18 +17,23 @@ import { refundTeam } from './team';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/** A chain waiting for alice's approval, its worker stopped; the task queue it ran on. */
+function waitingChain(env: DevServer): Promise<string> {
+  return withWorker(env, refundTeam(), async (baton, queue) => {
+    const run = await baton.start('triage', 'My order 42 arrived broken.');
+    await waitFor(
+      () => run.pendingApprovals(),
+      (p) => p.length === 1,
+    );
+    return queue;
+  });
+}
+
 describe('a closing service', () => {
   it('ends the reads its live inbox has in flight, so closing its connection and losing the server leave nothing to retry', async () => {
     const env = await startDevServer();
     // A chain waiting for alice whose worker is gone: the inbox's query of the chain waits (2 s) for one.
-    const queue = await withWorker(env, refundTeam(), async (baton, queue) => {
-      const run = await baton.start('triage', 'My order 42 arrived broken.');
-      await waitFor(
-        () => run.pendingApprovals(),
-        (p) => p.length === 1,
-      );
-      return queue;
-    });
+    const queue = await waitingChain(env);
     const baton = new Baton({ client: env.client, taskQueue: queue });
     const service = await serveBaton({
       baton,
@@ -63,14 +68,7 @@ describe('a closing service', () => {
 
   it('a call in flight on a connection baton made, when the connection closes and the server goes, fails to its caller and throws nowhere else', async () => {
     const env = await startDevServer();
-    const queue = await withWorker(env, refundTeam(), async (baton, queue) => {
-      const run = await baton.start('triage', 'My order 42 arrived broken.');
-      await waitFor(
-        () => run.pendingApprovals(),
-        (p) => p.length === 1,
-      );
-      return queue;
-    });
+    const queue = await waitingChain(env);
     const [waiting] = await new Baton({ client: env.client, taskQueue: queue }).pending();
     const uncaught: unknown[] = [];
     const onUncaught = (err: unknown) => uncaught.push(err);
