@@ -17,18 +17,7 @@ import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import { RefundLedger } from '../support/ledger';
-import { type Order, orders } from '../support/orders';
-
-const startedAt = new Date().toISOString();
-
-/** An order as the shop sees it now: refunded when the ledger has a refund of it since this server started. */
-export function currentOrder(orderId: string, ledger = new RefundLedger()): Order | undefined {
-  const order = orders.get(orderId);
-  if (!order) return undefined;
-  const refunded = ledger.list().some((r) => r.orderId === orderId && r.issuedAt >= startedAt);
-  return refunded ? { ...order, status: 'refunded' } : { ...order };
-}
+import { currentOrder } from '../support/orders';
 
 /** A new MCP server with the order tools; one per connection (HTTP sessions each get their own). */
 export function orderServer(): McpServer {

@@ -10,7 +10,7 @@ import { defineAgent, defineTool, openai, scripted, Team, ToolError } from 'bato
 import { mcpServer } from 'baton-agents/mcp';
 import type { ScriptedRule } from 'baton-agents/workflow';
 import { RefundLedger } from './ledger';
-import { orders } from './orders';
+import { currentOrder } from './orders';
 
 const model = (rules: ScriptedRule[]) =>
   process.env.OPENAI_API_KEY
@@ -53,14 +53,12 @@ export const issueRefund = defineTool({
     const ledger = new RefundLedger();
     const earlier = ledger.get(idempotencyKey);
     if (earlier) return earlier;
-    const order = orders.get(orderId);
+    const order = currentOrder(orderId, ledger);
     if (!order) throw new ToolError(`no order ${orderId}`);
     if (order.status !== 'delivered')
       throw new ToolError(`order ${orderId} is ${order.status}; only delivered orders can be refunded`);
     if (amount > order.amount) throw new ToolError(`order ${orderId} was ${order.amount}; a refund cannot be more`);
-    const { refund } = ledger.issueOnce(idempotencyKey, { orderId, amount, reason });
-    order.status = 'refunded';
-    return refund;
+    return ledger.issueOnce(idempotencyKey, { orderId, amount, reason }).refund;
   },
 });
 

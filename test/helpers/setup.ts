@@ -27,15 +27,18 @@ Object.assign(process.env, base);
 afterAll(() => {
   vi.restoreAllMocks();
 });
-// And baton's modules, the examples' and the tests' own evaluated again, as in a process of its own:
-// a module's state (a scripted model's turn, a pool of tool processes) is the file's. What is shared
-// is what comes from node_modules: Temporal's SDK, gRPC, protobufs, zod.
-vi.resetModules();
+// Modules are evaluated once a process and shared by the files it runs, baton's own among them:
+// none of baton's or the examples' modules keeps state a file could leave for the next (the
+// examples' order catalogue is read-only; what changes is on disk, in the file's own directory below).
 
 // The support example keeps its refund ledger on disk (`BATON_EXAMPLE_DATA`, else one directory
 // under the OS temp dir that every process shares): each test file gets its own, so a refund one
-// file issues is not an order another file finds "already refunded".
-process.env.BATON_EXAMPLE_DATA ??= fs.mkdtempSync(path.join(os.tmpdir(), 'baton-example-test-'));
+// file issues is not an order another file finds "already refunded", removed once the file ends.
+if (!process.env.BATON_EXAMPLE_DATA) {
+  const exampleData = fs.mkdtempSync(path.join(os.tmpdir(), 'baton-example-test-'));
+  process.env.BATON_EXAMPLE_DATA = exampleData;
+  afterAll(() => fs.rmSync(exampleData, { recursive: true, force: true }));
+}
 
 // `BATON_TEST_CPU=<file>`: each test file appends, once it has run, one JSON line with the CPU
 // seconds it used (its import, tests and hooks) and those of the processes it started and waited for (a dev
