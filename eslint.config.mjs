@@ -160,7 +160,8 @@ export default tseslint.config(
     languageOptions: { globals: { process: 'readonly', console: 'readonly' }, sourceType: 'module' },
   },
   {
-    files: ['bin/**/*.js'],
+    // The command, and the tests' launcher of TypeScript processes (test/helpers/typescriptMain.cjs).
+    files: ['bin/**/*.js', 'test/helpers/*.cjs'],
     languageOptions: {
       globals: { require: 'readonly', process: 'readonly', console: 'readonly', __dirname: 'readonly' },
       sourceType: 'commonjs',

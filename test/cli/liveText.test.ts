@@ -14,6 +14,7 @@ import { reply, startOpenAIServer } from '../helpers/openaiServer';
 import { startRedis } from '../helpers/redis';
 import { taskQueue, useTemporalServer } from '../helpers/temporal';
 import { streamTeam } from '../streams/fixtures/team';
+import { TYPESCRIPT } from '../helpers/typescript';
 
 const temporal = useTemporalServer();
 const root = path.resolve(__dirname, '../..');
@@ -50,7 +51,7 @@ const reset = {
 function activityWorker(queue: string): { ready: Promise<void>; kill: () => Promise<void> } {
   const child: ChildProcess = spawn(
     process.execPath,
-    ['-r', 'tsx/cjs', path.join(root, 'test/streams/fixtures/activityWorker.ts')],
+    [...TYPESCRIPT, path.join(root, 'test/streams/fixtures/activityWorker.ts')],
     {
       cwd: root,
       env: {

@@ -12,6 +12,7 @@ import { Team } from '../../src';
 import { scriptedAgent } from '../helpers/agents';
 import { useCliSession } from '../helpers/cliSession';
 import { cli, research, root, tempFile } from './command';
+import { typescriptCode } from '../helpers/typescript';
 
 const server = useTemporalServer();
 /** Commands refused at their arguments, and --help, run in one process (cliSession.ts). */
@@ -130,7 +131,7 @@ describe('the baton command: errors and usage', () => {
     const loadsWorker = (command: string) =>
       new Promise<string>((resolve, reject) => {
         const script = `require('./src/cli/main.ts').main(['${command}', '--help'], { out: () => {} }).then(() => console.log(Object.keys(require.cache).some((f) => f.includes('@temporalio/worker/'))))`;
-        execFile(process.execPath, ['-r', 'tsx/cjs', '-e', script], { cwd: root }, (e, stdout) =>
+        execFile(process.execPath, ['-e', typescriptCode(script)], { cwd: root }, (e, stdout) =>
           e ? reject(e) : resolve(stdout.trim()),
         );
       });

@@ -10,6 +10,7 @@ import { team } from '../../examples/support/team';
 import { activitiesInHistory } from '../helpers/history';
 import { taskQueue, useTemporalServer, withWorker } from '../helpers/temporal';
 import { waitFor } from '../helpers/wait';
+import { TYPESCRIPT } from '../helpers/typescript';
 
 const server = useTemporalServer();
 const REFUND_REQUEST = 'Hi, I would like a refund for order 1042: the teapot arrived broken.';
@@ -209,7 +210,7 @@ describe('support example: issueRefund is idempotent', () => {
     const queue = taskQueue();
     const workers: ChildProcess[] = [];
     const startWorker = async (env: Record<string, string>): Promise<ChildProcess> => {
-      const child = spawn(process.execPath, ['-r', 'tsx/cjs', path.join(__dirname, 'supportWorker.ts')], {
+      const child = spawn(process.execPath, [...TYPESCRIPT, path.join(__dirname, 'supportWorker.ts')], {
         cwd: ROOT,
         env: {
           ...process.env,

@@ -22,6 +22,7 @@ import { startRedis, type RedisServer } from '../helpers/redis';
 import { taskQueue, useTemporalServer } from '../helpers/temporal';
 import { waitFor } from '../helpers/wait';
 import { useBrowser } from '../server/browser';
+import { TYPESCRIPT } from '../helpers/typescript';
 
 const server = useTemporalServer();
 const browser = useBrowser();
@@ -45,7 +46,7 @@ afterAll(async () => {
 
 /** The example's worker as a process of its own; resolves once it polls. */
 async function startWorker(queue: string): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ['-r', 'tsx/cjs', path.join(ROOT, 'examples/web-chat/worker.ts')], {
+  const child = spawn(process.execPath, [...TYPESCRIPT, path.join(ROOT, 'examples/web-chat/worker.ts')], {
     cwd: ROOT,
     env: {
       ...process.env,

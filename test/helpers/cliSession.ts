@@ -12,6 +12,7 @@ import path from 'node:path';
 import { afterAll } from 'vitest';
 import type { HostReply, HostRequest } from './cliHost';
 import { root } from './cli';
+import { TYPESCRIPT } from './typescript';
 
 /**
  * The commands a session runs: those that only ask the server or read and write files. A command
@@ -84,7 +85,7 @@ export class CliSession {
     if (this.child) return this.child;
     // As bin/baton.js loads the command in this checkout: tsx, with the checkout's tsconfig.json (its
     // paths name baton-agents). Its stdout and stderr are pipes, as they are for cli.ts's processes.
-    const child = spawn(process.execPath, ['-r', 'tsx/cjs', path.join(__dirname, 'cliHost.ts')], {
+    const child = spawn(process.execPath, [...TYPESCRIPT, path.join(__dirname, 'cliHost.ts')], {
       cwd: root,
       env: { ...process.env, TSX_TSCONFIG_PATH: path.join(root, 'tsconfig.json') },
       stdio: ['ignore', 'pipe', 'pipe', 'ipc'],

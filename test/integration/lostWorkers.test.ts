@@ -8,6 +8,7 @@ import { Baton, createWorker, defineAgent, defineTool, scripted, Team, ToolExecu
 import { activitiesInHistory } from '../helpers/history';
 import { taskQueue, useTemporalServer, withWorker } from '../helpers/temporal';
 import { team, type ToolStart } from './lostWorkers/team';
+import { TYPESCRIPT } from '../helpers/typescript';
 
 const server = useTemporalServer();
 const root = path.resolve(__dirname, '../..');
@@ -39,7 +40,7 @@ class ActivityWorker {
   readonly ready: Promise<void>;
 
   constructor(queue: string, log: string, starts: Starts) {
-    this.child = spawn(process.execPath, ['-r', 'tsx/cjs', path.join(__dirname, 'lostWorkers/activityWorker.ts')], {
+    this.child = spawn(process.execPath, [...TYPESCRIPT, path.join(__dirname, 'lostWorkers/activityWorker.ts')], {
       cwd: root,
       env: { ...process.env, TEMPORAL_ADDRESS: server.env.address, LOST_WORKER_QUEUE: queue, LOST_WORKER_LOG: log },
       stdio: ['ignore', 'pipe', 'inherit'],

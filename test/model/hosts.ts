@@ -7,6 +7,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { FromWorker, PuppetAnswer, PuppetCall, ServedWorker, ToWorker } from './protocol';
+import { TYPESCRIPT } from '../helpers/typescript';
 
 interface Slot {
   child?: ChildProcess;
@@ -205,7 +206,7 @@ export class Hosts {
     s.inFlight = new Map();
     const identity = `model-w${slot}.${s.generation}`;
     const log = fs.openSync(path.join(this.logDir, `${identity}.log`), 'a');
-    const child = spawn(process.execPath, ['-r', 'tsx/cjs', WORKER], {
+    const child = spawn(process.execPath, [...TYPESCRIPT, WORKER], {
       env: { ...process.env, ...this.env, MODEL_IDENTITY: identity },
       stdio: ['ignore', log, log, 'ipc'],
     });

@@ -16,6 +16,7 @@ import type { DevServer } from '../../src/devserver/server';
 import { startOpenAIServer, type FakeReply } from '../helpers/openaiServer';
 import { withWorker } from '../helpers/temporal';
 import { waitFor } from '../helpers/wait';
+import { typescriptCode } from '../helpers/typescript';
 
 /** A fake OpenAI server. */
 export type FakeServer = Awaited<ReturnType<typeof startOpenAIServer>>;
@@ -140,7 +141,7 @@ export async function workerProcess(temporal: DevServer, fakeUrl: string, queue:
       .then((w) => { console.log('polling'); return w.run(); })
       .catch((e) => { console.error(e); process.exit(1); });`;
   const root = path.resolve(__dirname, '../..');
-  const child = spawn(process.execPath, ['-r', 'tsx/cjs', '-e', code], {
+  const child = spawn(process.execPath, ['-e', typescriptCode(code)], {
     cwd: root,
     env: { ...process.env, FAKE_URL: fakeUrl, QUEUE: queue, TEMPORAL_ADDRESS: temporal.address },
   });

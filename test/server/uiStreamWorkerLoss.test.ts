@@ -15,6 +15,7 @@ import { waitFor } from '../helpers/wait';
 import { STATIC_TOKENS, TOKENS } from './service';
 import { allTextOf, chatAt, lastAnswer, readChunks, settled, textOf } from './uiStream/client';
 import { LONG_ANSWER } from './uiStream/killTeam';
+import { TYPESCRIPT } from '../helpers/typescript';
 
 const server = useTemporalServer();
 const root = path.resolve(__dirname, '../..');
@@ -29,7 +30,7 @@ afterAll(async () => {
 
 /** A worker process for the queue; resolves once it polls. */
 async function startWorker(queue: string): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ['-r', 'tsx/cjs', path.join(__dirname, 'uiStream/worker.ts')], {
+  const child = spawn(process.execPath, [...TYPESCRIPT, path.join(__dirname, 'uiStream/worker.ts')], {
     cwd: root,
     env: {
       ...process.env,

@@ -10,6 +10,7 @@ import { taskQueue, useTemporalServer, withWorker } from '../helpers/temporal';
 import { Viewer } from '../helpers/viewer';
 import { waitFor } from '../helpers/wait';
 import { streamTeam } from './fixtures/team';
+import { TYPESCRIPT } from '../helpers/typescript';
 
 const temporal = useTemporalServer();
 const root = path.resolve(__dirname, '../..');
@@ -37,7 +38,7 @@ const words = (n: number) => Array.from({ length: n }, (_, i) => `otter${i}`).jo
 function activityWorker(queue: string): { ready: Promise<void>; kill: () => Promise<void> } {
   const child: ChildProcess = spawn(
     process.execPath,
-    ['-r', 'tsx/cjs', path.join(__dirname, 'fixtures/activityWorker.ts')],
+    [...TYPESCRIPT, path.join(__dirname, 'fixtures/activityWorker.ts')],
     {
       cwd: root,
       env: {

@@ -12,6 +12,7 @@ import { auditCommand } from '../../../src/cli/audit';
 import type { DevServer } from '../../../src/devserver/server';
 import { findTemporalBinary } from '../../../src/devserver/binary';
 import { waitFor } from '../../helpers/wait';
+import { TYPESCRIPT } from '../../helpers/typescript';
 
 /** `baton audit …`, run in this process. */
 export async function audit(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
@@ -72,7 +73,7 @@ export class StallingArchiveWorker {
   readonly stalled: Promise<string>;
 
   constructor(address: string, env: Record<string, string>) {
-    this.child = spawn(process.execPath, ['-r', 'tsx/cjs', path.join(__dirname, 'archiveWorker.ts')], {
+    this.child = spawn(process.execPath, [...TYPESCRIPT, path.join(__dirname, 'archiveWorker.ts')], {
       cwd: path.resolve(__dirname, '../../..'),
       env: { ...process.env, TEMPORAL_ADDRESS: address, ...env },
       stdio: ['ignore', 'pipe', 'inherit'],
