@@ -4,7 +4,6 @@
  * item carries the position to resume after; a follower that resumes gets the events it missed and
  * the text published after the text it had.
  */
-import { setMaxListeners } from 'node:events';
 import type { WorkflowClient } from '@temporalio/client';
 import { runEvents, type RunEventsOptions } from './events';
 import type { RunEvent } from './runEvent';
@@ -12,6 +11,7 @@ import { firstRunOfChain } from './firstRun';
 import { TextBoard, type TextChange } from '../streams/board';
 import { Mailbox } from '../streams/mailbox';
 import type { StreamEntry, StreamTransport } from '../streams/types';
+import { withCallsAborted } from './callSignal';
 
 /** Text of a model call as it forms (see {@link TextBoard}), with when it arrived and the run that wrote it. */
 export type StreamText = TextChange & { at: string; runId: string };
@@ -83,8 +83,6 @@ export async function* streamRun(
   const after = options.after !== undefined ? parsePosition(options.after) : undefined;
   const from = after?.event?.runId ?? runId ?? (await firstRunOfChain(client, workflowId));
   const abort = new AbortController();
-  // Every long-poll of history listens on it while it waits.
-  setMaxListeners(0, abort.signal);
   const stop = () => abort.abort();
   options.signal?.addEventListener('abort', stop, { once: true });
   const arrivals = new Mailbox<Arrival>();
@@ -95,7 +93,7 @@ export async function* streamRun(
   void (async () => {
     try {
       for (;;) {
-        const next = await client.connection.withAbortSignal(abort.signal, () => events.next());
+        const next = await withCallsAborted(client.connection, abort.signal, () => events.next());
         // The run ended before the position resumed after: nothing more comes.
         if (next.done) return arrive({ ended: true });
         arrive({ event: next.value });
@@ -186,6 +184,7 @@ async function followText(
     await new Promise<void>((resolve) => {
       const done = () => {
         clearTimeout(timer);
+        signal.removeEventListener('abort', done);
         resolve();
       };
       const timer = setTimeout(done, pause);

@@ -4,6 +4,7 @@
  * its history) within a deadline; a read that misses it under load is read again, so a card in the
  * live inbox gets its context once the chain's workers answer, not only when the waiting list changes.
  */
+import { setMaxListeners } from 'node:events';
 import type { PendingHandoff } from '../client/baton';
 import { requestAsSeen } from '../client/requests';
 import { redactPending } from '../client/sensitive';
@@ -12,6 +13,7 @@ import type { HandoffRecord } from '../common/run';
 import { mayDecide, type Identity } from './auth';
 import type { ServiceContext } from './context';
 import { isCallersTenant } from './tenancy';
+import { withCallsAborted } from '../client/callSignal';
 
 /** How long the inbox waits for a chain's workers to answer "the chain so far", and for its request to be read. */
 const CHAIN_QUERY_MS = 2_000;
@@ -37,10 +39,12 @@ export async function withChains(
   const connection = ctx.baton.client.connection;
   // A signal aborted already would not end a call started now: none is started.
   const ended = AbortSignal.any([signal, ctx.closing].filter((s): s is AbortSignal => s !== undefined));
+  // The queries of every chain on the page wait on it at once (each removes its listener when it ends).
+  setMaxListeners(0, ended);
   const within = async <T>(fn: () => Promise<T>): Promise<T | undefined> => {
     if (ended.aborted) return undefined;
     const timed = () => connection.withDeadline(Date.now() + CHAIN_QUERY_MS, fn);
-    return connection.withAbortSignal(ended, timed).catch(() => undefined);
+    return withCallsAborted(connection, ended, timed).catch(() => undefined);
   };
   const chains = new Map<string, Promise<HandoffRecord[] | undefined>>();
   for (const p of pending) {

@@ -9,6 +9,7 @@ import type { Baton, PendingHandoff } from '../client/baton';
 import { runEvents } from '../client/events';
 import type { RunEvent } from '../client/runEvent';
 import { firstRunOfChain } from '../client/firstRun';
+import { withCallsAborted } from '../client/callSignal';
 
 /** How often an idle stream sends a comment, so proxies keep it open. */
 const KEEPALIVE_MS = 15_000;
@@ -51,7 +52,7 @@ export async function streamRunEvents(
   let index = -1;
   try {
     for (;;) {
-      const next = await client.connection.withAbortSignal(abort.signal, () => events.next());
+      const next = await withCallsAborted(client.connection, abort.signal, () => events.next());
       if (next.done || stream.aborted) return;
       const e = next.value;
       index = e.runId === runId ? index + 1 : 0;
@@ -117,7 +118,7 @@ export class ApprovalsFeed {
     try {
       // Every listener gets the list redacted for its own caller (see the approval routes).
       const { signal } = this.listening;
-      const approvals = await this.baton.client.connection.withAbortSignal(signal, () =>
+      const approvals = await withCallsAborted(this.baton.client.connection, signal, () =>
         this.baton.pending({ reveal: true }),
       );
       if (signal.aborted) return;

@@ -4,7 +4,6 @@
  * bring the client to it. Ends when the answer ends, or when it waits for a decision the caller
  * makes in the chat (the client answers with its next request).
  */
-import { setMaxListeners } from 'node:events';
 import type { Client } from '@temporalio/client';
 import { firstRunOfChain } from '../../client/firstRun';
 import { decodeHistory } from '../../payloads/history';
@@ -15,6 +14,7 @@ import type { StreamEntry, StreamTransport } from '../../streams/types';
 import type { UiChunk } from './chunks';
 import { AnswerReader, type MayDecide } from './reader';
 import { type ChunkWriter, waitsForCaller } from './writer';
+import { withCallsAborted } from '../../client/callSignal';
 
 /** How long a reply waits for history to show its turn before it stands for the answer. */
 const REPLY_GRACE_MS = 1_500;
@@ -47,7 +47,6 @@ type Arrival =
 /** The chunks of the answer to `key`, as they become known; then its end. */
 export async function* followAnswer(f: FollowAnswer): AsyncGenerator<UiChunk[]> {
   const abort = new AbortController();
-  setMaxListeners(0, abort.signal);
   const stop = () => abort.abort();
   f.signal.addEventListener('abort', stop, { once: true });
   const arrivals = new Mailbox<Arrival>();
@@ -158,7 +157,7 @@ async function readHistory(
   const codecs = client.options.loadedDataConverter.payloadCodecs;
   const pages = new HistoryPages(client.workflowService);
   while (!signal.aborted) {
-    const response = await client.connection.withAbortSignal(signal, () =>
+    const response = await withCallsAborted(client.connection, signal, () =>
       pages.next({
         namespace: client.options.namespace,
         execution,
