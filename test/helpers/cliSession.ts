@@ -22,6 +22,11 @@ import { TYPESCRIPT } from './typescript';
  */
 const SESSION_COMMANDS = new Set(['pending', 'approve', 'reject', 'audit', 'keygen', 'inbox', 'ask', 'answer']);
 
+/** Whether `baton <args>` can run in a session ({@link CliSession.cli}) rather than as a process of its own. */
+export function runsInSession(args: string[]): boolean {
+  return SESSION_COMMANDS.has(args[0]!) && !args.includes('-');
+}
+
 /** `baton` commands run in one process: {@link useCliSession}. */
 export class CliSession {
   private child?: ChildProcess;
@@ -35,7 +40,7 @@ export class CliSession {
     args: string[],
     env: Record<string, string | undefined> = {},
   ): Promise<{ code: number; stdout: string; stderr: string }> {
-    if (!SESSION_COMMANDS.has(args[0]!) || args.includes('-'))
+    if (!runsInSession(args))
       throw new Error(`baton ${args[0]} runs as a process of its own (cli.ts), not in a session`);
     return this.send(args, env);
   }

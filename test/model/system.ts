@@ -13,6 +13,7 @@ import { RedisStreams, type StreamTransport } from '../../src/streams';
 import { DrillServer } from '../../drill/devserver';
 import { freePort } from '../../src/devserver/server';
 import { cli, startCli } from '../helpers/cli';
+import { CliSession, runsInSession } from '../helpers/cliSession';
 import { findRedisServer, type RedisServer, startRedis } from '../helpers/redis';
 import { Hosts } from './hosts';
 import { startModelJwks } from './jwks';
@@ -65,6 +66,8 @@ export class ModelSystem {
     Lane,
     { taskQueue: string; deployment?: string; workers: ServedWorker[]; dirty: boolean }
   >();
+  /** The process the harness's server-only commands run in (`cli`). */
+  private readonly session = new CliSession();
   /** The stream broker's return, while an outage lasts (./operations/broker.ts). */
   private brokerBack: Promise<void> | undefined;
 
@@ -219,10 +222,14 @@ export class ModelSystem {
     return this.brokerBack ?? Promise.resolve();
   }
 
-  /** The real `baton` command against this server. */
+  /**
+   * The real `baton` command against this server: one that only talks to the server (`audit`, …)
+   * in the harness's command session (test/helpers/cliSession.ts), any other as a process of its own.
+   */
   async cli(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
     this.figures.cliRuns++;
-    return cli(args, { TEMPORAL_ADDRESS: this.server.address });
+    const env = { TEMPORAL_ADDRESS: this.server.address };
+    return runsInSession(args) ? this.session.cli(args, env) : cli(args, env);
   }
 
   /**
@@ -253,6 +260,7 @@ export class ModelSystem {
 
   async close(): Promise<void> {
     for (const close of this.closers) await close().catch(() => undefined);
+    await this.session.close();
     await this.remote.close().catch(() => undefined);
     await this.hosts.stop();
     await this.connection.close().catch(() => undefined);
