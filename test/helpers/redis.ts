@@ -194,10 +194,22 @@ export async function startRedisCluster(
   };
 }
 
-/** A folder for a server's files, removed when the test process ends (a stopped server may start again from it). */
+/** The folders of the servers this process started, removed by {@link removeRedisScratch}. */
+const scratch = new Set<string>();
+let removedAtExit = false;
+
+/** Remove the servers' folders: when each test file ends (test/helpers/setup.ts), and when the process exits. */
+export function removeRedisScratch(): void {
+  for (const dir of scratch) fs.rmSync(dir, { recursive: true, force: true });
+  scratch.clear();
+}
+
+/** A folder for a server's files, kept until its test file ends (a stopped server may start again from it). */
 function scratchDir(): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'baton-redis-'));
-  process.once('exit', () => fs.rmSync(dir, { recursive: true, force: true }));
+  if (!removedAtExit) process.once('exit', removeRedisScratch);
+  removedAtExit = true;
+  scratch.add(dir);
   return dir;
 }
 

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { formatWithOptions } from 'node:util';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { afterAll, beforeAll, expect, vi } from 'vitest';
+import { removeRedisScratch } from './redis';
 
 // Workers log state changes at INFO; tests only want warnings and errors. They go through the
 // console, which vitest keeps with the test that was running: shown when that test fails, dropped
@@ -26,6 +27,7 @@ for (const key of Object.keys(process.env)) if (!Object.hasOwn(base, key)) delet
 Object.assign(process.env, base);
 afterAll(() => {
   vi.restoreAllMocks();
+  removeRedisScratch();
 });
 // Modules are evaluated once a process and shared by the files it runs, baton's own among them:
 // none of baton's or the examples' modules keeps state a file could leave for the next (the
