@@ -14,22 +14,22 @@ const source = (file: string) => path.resolve(import.meta.dirname, file);
  * last 3 minutes.
  */
 const SLOW: Record<string, number> = {
-  'test/model/model.test.ts': 559,
-  'test/package/package.test.ts': 213,
-  'test/server/pageInbox.test.ts': 112,
-  'test/conversation/stranded.test.ts': 79,
-  'test/models/faults.test.ts': 76,
-  'test/cli/runs.test.ts': 71,
-  'test/integration/archive.test.ts': 70,
-  'test/cli/usage.test.ts': 68,
-  'test/model/jwks.test.ts': 63,
-  'test/model/passkeys.test.ts': 60,
-  'test/cli/approvals.test.ts': 60,
-  'test/bounds/oversized.test.ts': 47,
-  'test/model/questions.test.ts': 43,
-  'test/integration/largeHistoryPages.test.ts': 42,
-  'test/conversation/turns.test.ts': 41,
-  'test/bounds/growth.test.ts': 41,
+  'test/model/model.test.ts': 484,
+  'test/package/package.test.ts': 109,
+  'test/server/pageInbox.test.ts': 104,
+  'test/integration/archive.test.ts': 78,
+  'test/conversation/stranded.test.ts': 61,
+  'test/models/faults.test.ts': 57,
+  'test/model/jwks.test.ts': 50,
+  'test/cli/runs.test.ts': 47,
+  'test/model/approvalOps.test.ts': 47,
+  'test/model/passkeys.test.ts': 46,
+  'test/integration/largeHistoryPages.test.ts': 43,
+  'test/bounds/oversized.test.ts': 39,
+  'test/model/questions.test.ts': 38,
+  'test/integration/remoteDelegation.test.ts': 37,
+  'test/integration/decisionTaskFailing.test.ts': 36,
+  'test/bounds/growth.test.ts': 35,
 };
 
 class SlowestFirst extends BaseSequencer {
@@ -63,10 +63,10 @@ export default defineConfig({
     include: ['test/**/*.test.ts'],
     // Temporal's native runtime wants a process of its own, not a worker thread.
     pool: 'forks',
-    // A process runs file after file, each with its own servers and workers: Temporal's SDK and
-    // the other libraries load once a process instead of once a file (the 84 unit files: 52.6 s in a
-    // process each, 12.0 s sharing). test/helpers/setup.ts gives each file the suite's environment
-    // and baton's modules evaluated afresh.
+    // A process runs file after file, each with its own servers and workers: Temporal's SDK, the
+    // other libraries and baton's own modules load once a process instead of once a file (the 84
+    // unit files: 52.6 s in a process each, 12.0 s sharing). test/helpers/setup.ts gives each file
+    // the suite's environment; no module of baton's or the examples' keeps state between files.
     isolate: false,
     // Three files at a time on two cores: a file that waits (on a timer, a server, a browser) leaves
     // a core to another. With two the cores stood idle about a quarter of the time.

@@ -13,7 +13,7 @@ import { RedisStreams, type StreamTransport } from '../../src/streams';
 import { DrillServer } from '../../drill/devserver';
 import { freePort } from '../../src/devserver/server';
 import { cli, startCli } from '../helpers/cli';
-import { CliSession, runsInSession } from '../helpers/cliSession';
+import { CliSession, runsInSession } from '../helpers/commandSession';
 import { findRedisServer, type RedisServer, startRedis } from '../helpers/redis';
 import { Hosts } from './hosts';
 import { startModelJwks } from './jwks';
@@ -224,7 +224,7 @@ export class ModelSystem {
 
   /**
    * The real `baton` command against this server: one that only talks to the server (`audit`, …)
-   * in the harness's command session (test/helpers/cliSession.ts), any other as a process of its own.
+   * in the harness's command session (test/helpers/commandSession.ts), any other as a process of its own.
    */
   async cli(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
     this.figures.cliRuns++;
