@@ -58,14 +58,21 @@ export class TeamSnapshots {
 
   constructor(private readonly client: Client) {}
 
-  /** The redaction of the run `runId`'s team (nothing redacted when its history cannot be read). */
+  /**
+   * The redaction of the run `runId`'s team (nothing redacted when its history cannot be read). A
+   * read that failed (the server away, the call cancelled) is not kept: the next asks again.
+   */
   of(workflowId: string, runId: string): Promise<TeamRedaction> {
     let found = this.#cache.get(runId);
     if (!found) {
-      found = teamSnapshot(this.client, workflowId, runId).then(
+      const read: Promise<TeamRedaction> = teamSnapshot(this.client, workflowId, runId).then(
         (team) => new TeamRedaction(team),
-        () => new TeamRedaction(undefined),
+        () => {
+          if (this.#cache.get(runId) === read) this.#cache.delete(runId);
+          return new TeamRedaction(undefined);
+        },
       );
+      found = read;
       if (this.#cache.size >= MAX_CACHED) this.#cache.delete(this.#cache.keys().next().value!);
       this.#cache.set(runId, found);
     }
