@@ -2,6 +2,7 @@ import { Client, type Connection } from '@temporalio/client';
 import type { NativeConnection } from '@temporalio/worker';
 import { connectClient, temporalConfig } from '../client/connect';
 import { batonDataConverter } from '../payloads/codec';
+import { closeWithCommand } from './commandScope';
 
 /**
  * Where the CLI connects, as Temporal's own tools read it: `TEMPORAL_ADDRESS`, `TEMPORAL_NAMESPACE`,
@@ -37,6 +38,7 @@ export async function connect(): Promise<{
   const dataConverter = batonDataConverter();
   // Large histories come in pages over gRPC's 4 MB default: connectClient lifts the limit.
   const connection = await connectClient({ ...connectionOptions, address, connectTimeout: '5 seconds' });
+  closeWithCommand(connection);
   const client = new Client({ connection, namespace, dataConverter });
   // The worker package is loaded by the commands that run a worker, not by those that only talk to the server.
   const native = () =>

@@ -10,6 +10,7 @@ import {
 } from './context';
 import type * as Approvals from './approvals';
 import type { Print } from './print';
+import { inCommandScope } from './commandScope';
 import { installCliRuntime } from './runtime';
 import { TeamModuleError } from './team';
 
@@ -111,7 +112,7 @@ export async function main(argv: string[], output: MainOutput = {}): Promise<num
   const ctx: CommandContext = { out, err, interrupted: interrupts.first };
   try {
     return await Promise.race([
-      command.run(rest, ctx),
+      inCommandScope(() => command.run(rest, ctx)),
       interrupts.forced.then((signal) => interruptedExitCode(signal)),
     ]);
   } catch (e) {
