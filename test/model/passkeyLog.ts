@@ -6,6 +6,7 @@
  */
 import type { RootModel } from './model';
 import { nodePasskey, passkeyEntry } from '../helpers/passkeys';
+import { perSystem } from './systemState';
 
 /** Where the passkeys were registered: the relying party and the approvals page's origin. */
 export const AT = { rpId: 'approvals.example.com', origin: 'https://approvals.example.com' };
@@ -26,7 +27,7 @@ export interface PasskeyLog {
   lastCount?: number;
 }
 /** Each root's {@link PasskeyLog}. */
-export const logs = new Map<string, PasskeyLog>();
+export const logs = perSystem(new Map<string, PasskeyLog>());
 /** The {@link PasskeyLog} of root `id`, begun empty. */
 export const logOf = (id: string): PasskeyLog =>
   logs.get(id) ?? logs.set(id, { taken: new Map(), refused: new Set() }).get(id)!;

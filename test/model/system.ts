@@ -19,6 +19,7 @@ import { Hosts } from './hosts';
 import { startModelJwks } from './jwks';
 import { ModelRemote } from './remote';
 import { settle } from './settle';
+import { forgetSystems } from './systemState';
 import type { DeployMode, Lane } from './model';
 import type { ServedWorker } from './protocol';
 import { HISTORY_RECEIVE_LIMIT } from '../../src/payloads/historyPages';
@@ -87,6 +88,7 @@ export class ModelSystem {
   ) {}
 
   static async create(o: SystemOptions): Promise<ModelSystem> {
+    forgetSystems();
     fs.mkdirSync(o.dir, { recursive: true });
     const dbFile = path.join(o.dir, 'model.db');
     fs.rmSync(dbFile, { force: true });
@@ -222,10 +224,7 @@ export class ModelSystem {
     return this.brokerBack ?? Promise.resolve();
   }
 
-  /**
-   * The real `baton` command against this server: one that only talks to the server (`audit`, …)
-   * in the harness's command session (test/helpers/commandSession.ts), any other as a process of its own.
-   */
+  /** The real `baton` command against this server: in the command session when it only talks to the server (`audit`, …). */
   async cli(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
     this.figures.cliRuns++;
     const env = { TEMPORAL_ADDRESS: this.server.address };

@@ -18,6 +18,7 @@ import { START_AGENTS } from '../team';
 import { follow } from '../follow';
 import { BASE_OPTIONS, newRoot, roomForRoot } from './chain';
 import { waitingFor } from '../waiting';
+import { perSystem } from '../systemState';
 
 /** The shortest reminder interval baton takes; the harness's reminders come this often. */
 const REMIND_MS = 60_000;
@@ -32,7 +33,7 @@ interface Plan {
 }
 
 /** The roots started with an escalating policy, by workflow id (ids are unique to their sequence). */
-const plans = new Map<string, Plan>();
+const plans = perSystem(new Map<string, Plan>());
 
 function planOf(final: EscalationDecision | 'none', decideAfterS: number, remind: boolean): Plan {
   const steps: EscalationStep[] = [{ after: '2 seconds', notify: ['ops'] }];

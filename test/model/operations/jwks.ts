@@ -15,9 +15,10 @@ import { broken, clip, errorText, operation, type Harness, type Invariant } from
 import { pick } from '../model';
 import { IDP_KEYS, rotateIdpKey } from '../jwks';
 import { stillWaiting, taken, waiting, type Waiting } from '../waiting';
+import { perSystem } from '../systemState';
 
 /** Chains a provider's key decided in, by root id. */
-const decidedIn = new Set<string>();
+const decidedIn = perSystem(new Set<string>());
 
 /** Approvals alice may decide alone in a root's own chain. */
 function decidable(h: Harness): Waiting[] {

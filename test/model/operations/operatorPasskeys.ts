@@ -12,9 +12,10 @@ import { broken, clip, operation } from '../harness';
 import { pick } from '../model';
 import { OPS_PASSKEY, OPS_PASSKEY_AT } from '../team';
 import { countOf, open, overrideRecords } from './authority';
+import { perSystem } from '../systemState';
 
 /** The last operator passkey override that applied, by chain: what `replayed` sends again. */
-const applied = new Map<string, RunOverrides>();
+const applied = perSystem(new Map<string, RunOverrides>());
 
 export const operatorPasskeyOperations = [
   operation({

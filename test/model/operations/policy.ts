@@ -12,9 +12,10 @@ import type { TeamPolicy } from '../../../src/common/authority/policyUpdate';
 import { policyQuery, tightenPolicyUpdate } from '../../../src/common/messages';
 import { broken, clip, type Harness, type Invariant, operation } from '../harness';
 import { openRoots, pick } from '../model';
+import { perSystem } from '../systemState';
 
 /** Chains whose `refund` calls need alice's approval since a policy update, by workflow id. */
-export const tightened = new Set<string>();
+export const tightened = perSystem(new Set<string>());
 
 /** `policy` with every agent's `refund` calls needing alice's approval (v1 lets anyone approve them). */
 function withRefundByAlice(policy: TeamPolicy): TeamPolicy {
