@@ -85,6 +85,8 @@ export async function* streamRun(
   const abort = new AbortController();
   const stop = () => abort.abort();
   options.signal?.addEventListener('abort', stop, { once: true });
+  // A signal aborted already never fires: the follower stops before it reads.
+  if (options.signal?.aborted) stop();
   const arrivals = new Mailbox<Arrival>();
   abort.signal.addEventListener('abort', () => arrivals.nudge(), { once: true });
   const board = new TextBoard();

@@ -6,6 +6,8 @@ import { getEventListeners, setMaxListeners } from 'node:events';
 import { isGrpcCancelledError } from '@temporalio/client';
 import { describe, expect, it } from 'vitest';
 import { withCallsAborted } from '../../src/client/callSignal';
+import { streamRun } from '../../src/client/follow';
+import { inProcessStreams } from '../../src/streams/memory';
 import { taskQueue, useTemporalServer } from '../helpers/temporal';
 
 const server = useTemporalServer();
@@ -61,6 +63,25 @@ describe('withCallsAborted', () => {
       (e: unknown) => e,
     );
     expect(isGrpcCancelledError(late)).toBe(true);
+    await handle.terminate();
+  });
+
+  it('a follower given a signal that has aborted already stops at once', async () => {
+    const { client } = server.env;
+    const handle = await client.workflow.start('noWorkerPolls', {
+      taskQueue: taskQueue(),
+      workflowId: `gone-${Date.now()}`,
+    });
+    const abort = new AbortController();
+    abort.abort();
+    const started = Date.now();
+    const items = [];
+    for await (const item of streamRun(client.workflow, inProcessStreams(), handle.workflowId, undefined, {
+      signal: abort.signal,
+    }))
+      items.push(item);
+    expect(Date.now() - started).toBeLessThan(5_000);
+    expect(items.filter((i) => i.kind !== 'text_unavailable')).toEqual([]);
     await handle.terminate();
   });
 });

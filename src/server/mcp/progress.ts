@@ -27,6 +27,8 @@ export async function followForProgress(
   const timer = setTimeout(() => abort.abort(), waitSeconds * 1000);
   const stop = () => abort.abort();
   signal.addEventListener('abort', stop);
+  // A signal aborted already never fires: the chain is not followed.
+  if (signal.aborted) stop();
   let steps = 0;
   let passing = decided !== undefined;
   try {

@@ -49,6 +49,8 @@ export async function* followAnswer(f: FollowAnswer): AsyncGenerator<UiChunk[]> 
   const abort = new AbortController();
   const stop = () => abort.abort();
   f.signal.addEventListener('abort', stop, { once: true });
+  // A signal aborted already never fires: the answer is not followed.
+  if (f.signal.aborted) stop();
   const arrivals = new Mailbox<Arrival>();
   abort.signal.addEventListener('abort', () => arrivals.nudge(), { once: true });
   const reader = new AnswerReader(f.workflowId, f.mode, f.mayDecide);
