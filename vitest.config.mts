@@ -66,7 +66,7 @@ export default defineConfig({
     // A process runs file after file, each with its own servers and workers: Temporal's SDK, the
     // other libraries and baton's own modules load once a process instead of once a file (the 84
     // unit files: 52.6 s in a process each, 12.0 s sharing). test/helpers/setup.ts gives each file
-    // the suite's environment; no module of baton's or the examples' keeps state between files.
+    // the suite's environment; what a module keeps for its process no test asserts on across files.
     isolate: false,
     // Three files at a time on two cores: a file that waits (on a timer, a server, a browser) leaves
     // a core to another. With two the cores stood idle about a quarter of the time.

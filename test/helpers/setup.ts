@@ -29,9 +29,10 @@ afterAll(() => {
   vi.restoreAllMocks();
   removeRedisScratch();
 });
-// Modules are evaluated once a process and shared by the files it runs, baton's own among them:
-// none of baton's or the examples' modules keeps state a file could leave for the next (the
-// examples' order catalogue is read-only; what changes is on disk, in the file's own directory below).
+// Modules are evaluated once a process and shared by the files it runs, baton's own among them.
+// What they keep for the process (a connection to a URL, a cache by run id) no test asserts on
+// from one file to the next; the examples' order catalogue is read-only, and what changes is on
+// disk, in the file's own directory below. The harness forgets its systems' roots (test/model/systemState.ts).
 
 // The support example keeps its refund ledger on disk (`BATON_EXAMPLE_DATA`, else one directory
 // under the OS temp dir that every process shares): each test file gets its own, so a refund one
