@@ -37,12 +37,11 @@ export async function withChains(
   signal?: AbortSignal,
 ) {
   const connection = ctx.baton.client.connection;
-  // A signal aborted already would not end a call started now: none is started.
   const ended = AbortSignal.any([signal, ctx.closing].filter((s): s is AbortSignal => s !== undefined));
   // The queries of every chain on the page wait on it at once (each removes its listener when it ends).
   setMaxListeners(0, ended);
   const within = async <T>(fn: () => Promise<T>): Promise<T | undefined> => {
-    if (ended.aborted) return undefined;
+    // Under a signal aborted already, no call is started (withCallsAborted refuses it).
     const timed = () => connection.withDeadline(Date.now() + CHAIN_QUERY_MS, fn);
     return withCallsAborted(connection, ended, timed).catch(() => undefined);
   };

@@ -10,7 +10,7 @@ import { team } from '../../examples/support/team';
 import { activitiesInHistory } from '../helpers/history';
 import { taskQueue, useTemporalServer, withWorker } from '../helpers/temporal';
 import { waitFor } from '../helpers/wait';
-import { TYPESCRIPT } from '../helpers/typescript';
+import { TYPESCRIPT, typescriptCode } from '../helpers/typescript';
 
 const server = useTemporalServer();
 const REFUND_REQUEST = 'Hi, I would like a refund for order 1042: the teapot arrived broken.';
@@ -191,10 +191,11 @@ describe('support example: issueRefund is idempotent', () => {
 
   it('refunds once when processes race with the same key', async () => {
     const dir = fs.mkdtempSync(path.join(dataDir, 'race-'));
-    const script =
-      "require('tsx/cjs'); const { RefundLedger } = require('./examples/support/ledger.ts');" +
-      "const r = new RefundLedger(process.argv[1]).issueOnce('wf-race:refunds:1.1:abc', { orderId: '1042', amount: 59.9, reason: 'race' });" +
-      'process.stdout.write(JSON.stringify(r));';
+    const script = typescriptCode(
+      "const { RefundLedger } = require('./examples/support/ledger.ts');" +
+        "const r = new RefundLedger(process.argv[1]).issueOnce('wf-race:refunds:1.1:abc', { orderId: '1042', amount: 59.9, reason: 'race' });" +
+        'process.stdout.write(JSON.stringify(r));',
+    );
     const outputs = await Promise.all(
       Array.from({ length: 6 }, () => promisify(execFile)(process.execPath, ['-e', script, dir], { cwd: ROOT })),
     );
