@@ -42,6 +42,17 @@ function decisionsIn(doc: ReturnType<typeof exportAudit>): Map<string, string> {
   return out;
 }
 
+/** Approvals a run `baton replay` made decided by their own deadline: a timeout or an escalation's decide step recorded after its `replayed_from`. */
+function timedOutAfterReplay(doc: ReturnType<typeof exportAudit>): Set<string> {
+  const out = new Set<string>();
+  let replayed = false;
+  for (const { event: e } of doc.events) {
+    if (e.kind === 'replayed_from') replayed = true;
+    if (replayed && e.kind === 'approval_decided' && e.outcome === 'timed_out') out.add(e.handoffId);
+  }
+  return out;
+}
+
 /** The export of the chain's latest run (and of each run it was replayed from), each verified. */
 async function exportVerifies(h: Harness, r: RootModel): Promise<void> {
   const audit = await auditOf(h, r);
@@ -68,11 +79,14 @@ async function exportVerifies(h: Harness, r: RootModel): Promise<void> {
     const before = earlier.get(d.approvalId)?.get(d.outcome);
     const now = exported.get(d.approvalId);
     if (now === d.outcome) continue;
-    // Taken in a run the chain was replayed from, whose reset went back to before it: the replay asked again, and was answered again.
+    // Taken in a run the chain was replayed from, whose reset went back to before it: the replay asked again
+    // (decisions sent to the failed run are not reapplied), and was answered again, by a person or by the
+    // approval's own deadline, which kept counting from when it was first asked.
     if (
       before !== undefined &&
       now !== undefined &&
-      r.decided.some((o) => o !== d && o.approvalId === d.approvalId && o.outcome === now)
+      (r.decided.some((o) => o !== d && o.approvalId === d.approvalId && o.outcome === now) ||
+        (now === 'timed_out' && timedOutAfterReplay(doc).has(d.approvalId)))
     )
       continue;
     if (now === undefined && before !== undefined)

@@ -14,12 +14,7 @@ export interface KnownDefect {
   matches: RegExp;
 }
 
-export const KNOWN_OPEN: KnownDefect[] = [
-  {
-    name: 'a rejection decided at an escalation deadline, then the chain replayed: the export records the approval as timed_out (regressions/seed-797591876-escalation-rejected-then-replayed-exports-timed-out.json)',
-    matches: /^\[export-verifies\] .*: the decision \S+ \(rejected, .*\) the workflow took is exported as timed_out$/,
-  },
-];
+export const KNOWN_OPEN: KnownDefect[] = [];
 
 /** The open defect a violation shows, if any. */
 export function knownDefect(violation: string): KnownDefect | undefined {
