@@ -2,8 +2,8 @@
  * The model-based harness in `npm test`: fixed tours through every operation (each lane, every
  * deploy, a worker SIGKILL and a server restart among them), a bounded run of generated sequences
  * (seeded from the clock unless `BATON_MODEL_SEED` is set; the seed is in the test's name and in
- * its failure; `BATON_MODEL_CASES` and `BATON_MODEL_TIME` (ms) bound it), and the saved regression
- * cases. `npm run drill -- model --cases N` runs many more.
+ * its failure; `BATON_MODEL_CASES` and `BATON_MODEL_TIME` (ms) bound it). The saved regression
+ * cases run in `regressions-N.test.ts`. `npm run drill -- model --cases N` runs many more.
  *
  * A failing generated sequence is shrunk and saved under regressions/ (`BATON_MODEL_SAVE` to put
  * it elsewhere): commit it, with `"skip"` naming the defect while the defect is open.
@@ -12,7 +12,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { modelRun, regressionCases } from './run';
+import { modelRun } from './run';
 import { runSequence } from './sequence';
 import { ModelSystem } from './system';
 import { UNVERSIONED_TOUR, VERSIONED_TOUR } from './tours';
@@ -77,12 +77,4 @@ describe('the model-based harness', () => {
       expect(r.sequences).toBeGreaterThan(0);
     },
   );
-});
-
-describe('regression cases (test/model/regressions/)', () => {
-  const saved = regressionCases(REGRESSIONS);
-  it.each(saved.filter((c) => !c.skip))('$name keeps every invariant', { timeout: 240_000 }, async (c) => {
-    await runSequence(system, c.lane, c.steps, `${c.name.replace(/[^\w-]/g, '')}-${seed}`, { strict: true });
-  });
-  for (const c of saved.filter((x) => x.skip)) it.skip(`${c.name} (skipped: ${c.skip})`, () => undefined);
 });

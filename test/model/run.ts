@@ -3,7 +3,7 @@
  * `fc.commands` over every operation by weight), runs it with `fc.asyncModelRun` on the real
  * system, and shrinks a failing one (within a budget of runs: each is minutes of real time) to the
  * smallest sequence that still breaks an invariant, which is saved as a regression case.
- * Used by `npm test` (test/model/model.test.ts) and `npm run drill -- model`.
+ * Used by `npm test` (test/model/model.test.ts, regressionSuite.ts) and `npm run drill -- model`.
  */
 import fs from 'node:fs';
 import path from 'node:path';
