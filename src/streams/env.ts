@@ -13,7 +13,8 @@ const byUrl = new Map<string, RedisStreams>();
 
 /**
  * The transport the environment names: Redis Streams at `BATON_STREAMS_URL` (one per URL in a
- * process; a Redis Cluster when it lists several nodes), else this process's in-process
+ * process, until it is closed: the next call then opens another; a Redis Cluster when it lists
+ * several nodes), else this process's in-process
  * transport. Workers and callers in separate processes must both be given the same
  * `BATON_STREAMS_URL` to see text as it forms.
  */
@@ -25,6 +26,7 @@ export function streamsFromEnv(env: NodeJS.ProcessEnv = process.env): StreamTran
     .split(',')
     .map((u) => u.trim())
     .filter(Boolean);
-  if (!streams) byUrl.set(url, (streams = new RedisStreams(nodes.length > 1 ? { clusterNodes: nodes } : { url })));
+  if (!streams || streams.closed)
+    byUrl.set(url, (streams = new RedisStreams(nodes.length > 1 ? { clusterNodes: nodes } : { url })));
   return streams;
 }

@@ -147,6 +147,11 @@ export class RedisStreams implements StreamTransport {
     }
   }
 
+  /** Whether {@link close} was called: a closed transport refuses to publish and to read. */
+  get closed(): boolean {
+    return this.#closed;
+  }
+
   async close(): Promise<void> {
     this.#closed = true;
     this.#writer?.connection.destroy();

@@ -106,13 +106,19 @@ describe('the Redis Streams transport on one server', () => {
     await expect(streams.publish('idle', [delta('late')])).rejects.toThrow(/was closed/);
   });
 
-  it('BATON_STREAMS_URL names the same transport for a process; a bad URL is refused saying what would be valid', async () => {
+  it('BATON_STREAMS_URL names the same transport for a process until it is closed; a bad URL is refused saying what would be valid', async () => {
     const env = { BATON_STREAMS_URL: plain.url };
     const a = streamsFromEnv(env);
     expect(streamsFromEnv(env)).toBe(a);
     await a.publish('env', [delta('from env')]);
     expect(await a.last('env')).toMatch(/^\d+-\d+$/);
     await a.close();
+    // A closed one is not handed out again: the next caller gets a transport that works.
+    const b = streamsFromEnv(env);
+    expect(b).not.toBe(a);
+    await b.publish('env', [delta('after a close')]);
+    expect(streamsFromEnv(env)).toBe(b);
+    await b.close();
     expect(() => new RedisStreams({ url: 'http://127.0.0.1:6379' })).toThrow(
       /not a Redis URL \(http:\/\/…\); give redis:\/\/\[user:password@\]host:port/,
     );
