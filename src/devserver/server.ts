@@ -3,13 +3,15 @@
  * attributes registered: for the demo, `baton dev`, the tests and the benchmarks.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import net from 'node:net';
 import { Client, Connection } from '@temporalio/client';
 import { NativeConnection } from '@temporalio/worker';
 import { BATON_SEARCH_ATTRIBUTES } from '../common/messages';
 import { closeSafeRetryInterceptor } from '../client/closeSafeRetry';
 import { HISTORY_RECEIVE_LIMIT } from '../payloads/historyPages';
 import { findTemporalBinary } from './binary';
+import { freePort } from './ports';
+
+export { freePort };
 
 /** Options of {@link startDevServer}. */
 export interface DevServerOptions {
@@ -181,16 +183,4 @@ async function stop(child: ChildProcess, signal: NodeJS.Signals = 'SIGTERM'): Pr
   const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
   await exited;
   clearTimeout(timer);
-}
-
-/** A TCP port nothing listens on now. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
 }

@@ -20,6 +20,7 @@ import { startModelJwks } from './jwks';
 import { ModelRemote } from './remote';
 import { settle } from './settle';
 import { forgetSystems } from './systemState';
+import { served, setCurrentVersion } from './deployments';
 import type { DeployMode, Lane } from './model';
 import type { ServedWorker } from './protocol';
 import { HISTORY_RECEIVE_LIMIT } from '../../src/payloads/historyPages';
@@ -92,41 +93,53 @@ export class ModelSystem {
     fs.mkdirSync(o.dir, { recursive: true });
     const dbFile = path.join(o.dir, 'model.db');
     fs.rmSync(dbFile, { force: true });
-    const server = await DrillServer.create({ dbFile, logFile: path.join(o.dir, 'server.log') });
-    await server.start();
-    const redis = o.streams !== false && findRedisServer() ? await startRedis() : undefined;
-    const effectsFile = path.join(o.dir, 'effects.jsonl');
-    const remoteUrl = `http://127.0.0.1:${await freePort()}`;
-    const env: Record<string, string> = {
-      TEMPORAL_ADDRESS: server.address,
-      MODEL_EFFECTS: effectsFile,
-      MODEL_REMOTE_URL: remoteUrl,
-      MODEL_JWKS_URL: await startModelJwks(),
-      ...(redis ? { BATON_STREAMS_URL: redis.url } : {}),
-    };
-    const hosts = new Hosts(o.workers ?? 2, env, path.join(o.dir, 'workers'));
-    await hosts.start();
-    // As connectBaton connects: pages of history over 4 MB (a flood of large refused decisions) come whole.
-    const connection = await Connection.connect({ address: server.address, channelArgs: HISTORY_RECEIVE_LIMIT });
-    const client = new Client({ connection });
-    const remote = new ModelRemote(server.address, client, remoteUrl);
-    await remote.start();
-    const brokerChanges: boolean[] = [];
-    const streams = redis
-      ? new RedisStreams({ url: redis.url, onConnectionChange: (c) => brokerChanges.push(c.up) })
-      : undefined;
-    return new ModelSystem(
-      o.dir,
-      server,
-      hosts,
-      connection,
-      client,
-      effectsFile,
-      streams,
-      redis,
-      remote,
-      brokerChanges,
-    );
+    // What has started, stopped again (last first) when a later part fails to: nothing is left running.
+    const started: (() => Promise<unknown>)[] = [];
+    try {
+      const server = await DrillServer.create({ dbFile, logFile: path.join(o.dir, 'server.log') });
+      started.push(() => server.kill());
+      await server.start();
+      const redis = o.streams !== false && findRedisServer() ? await startRedis() : undefined;
+      if (redis) started.push(() => redis.stop());
+      const effectsFile = path.join(o.dir, 'effects.jsonl');
+      const remoteUrl = `http://127.0.0.1:${await freePort()}`;
+      const env: Record<string, string> = {
+        TEMPORAL_ADDRESS: server.address,
+        MODEL_EFFECTS: effectsFile,
+        MODEL_REMOTE_URL: remoteUrl,
+        MODEL_JWKS_URL: await startModelJwks(),
+        ...(redis ? { BATON_STREAMS_URL: redis.url } : {}),
+      };
+      const hosts = new Hosts(o.workers ?? 2, env, path.join(o.dir, 'workers'));
+      started.push(() => hosts.stop());
+      await hosts.start();
+      // As connectBaton connects: pages of history over 4 MB (a flood of large refused decisions) come whole.
+      const connection = await Connection.connect({ address: server.address, channelArgs: HISTORY_RECEIVE_LIMIT });
+      started.push(() => connection.close());
+      const client = new Client({ connection });
+      const remote = new ModelRemote(server.address, client, remoteUrl);
+      started.push(() => remote.close());
+      await remote.start();
+      const brokerChanges: boolean[] = [];
+      const streams = redis
+        ? new RedisStreams({ url: redis.url, onConnectionChange: (c) => brokerChanges.push(c.up) })
+        : undefined;
+      return new ModelSystem(
+        o.dir,
+        server,
+        hosts,
+        connection,
+        client,
+        effectsFile,
+        streams,
+        redis,
+        remote,
+        brokerChanges,
+      );
+    } catch (err) {
+      for (const stop of started.reverse()) await stop().catch(() => undefined);
+      throw err;
+    }
   }
 
   /** A client of the task queue `taskQueue`, reading streamed text from the workers' transport. */
@@ -152,7 +165,7 @@ export class ModelSystem {
       dirty: false,
     });
     await this.serveLanes();
-    if (deployment) await this.setCurrent(deployment, 'v1');
+    if (deployment) await setCurrentVersion(this.client, deployment, 'v1');
     return taskQueue;
   }
 
@@ -166,7 +179,7 @@ export class ModelSystem {
     l.workers = mode === 'v1_gone' ? [v2] : [v1, v2];
     await this.hosts.untilAllUp();
     await this.serveLanes();
-    if (mode === 'drain') await this.setCurrent(l.deployment!, 'v2');
+    if (mode === 'drain') await setCurrentVersion(this.client, l.deployment!, 'v2');
   }
 
   /** The rollout of `lane` completes: v1's workers stop, v2's serve on (an operator retiring the old version). */
@@ -269,30 +282,4 @@ export class ModelSystem {
     await this.redis?.stop();
     await this.server.kill();
   }
-
-  private async setCurrent(deploymentName: string, buildId: string): Promise<void> {
-    for (let attempt = 0; ; attempt++) {
-      try {
-        await this.client.workflowService.setWorkerDeploymentCurrentVersion({
-          namespace: 'default',
-          deploymentName,
-          buildId,
-          identity: 'model harness',
-        });
-        return;
-      } catch (err) {
-        if (attempt >= 100) throw err;
-        await sleep(200);
-      }
-    }
-  }
-}
-
-function served(taskQueue: string, version: 'v1' | 'v2', deployment: string | undefined, aiSdk: boolean): ServedWorker {
-  return {
-    taskQueue,
-    version,
-    ...(deployment ? { deployment: { name: deployment, buildId: version } } : {}),
-    ...(aiSdk ? { aiSdk } : {}),
-  };
 }

@@ -6,24 +6,18 @@
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
-import net from 'node:net';
+import type net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { freePort } from '../../src/devserver/ports';
+
+export { freePort };
 
 /** A request a receiver got. */
 export interface Received {
   path: string;
   headers: http.IncomingHttpHeaders;
   body: string;
-}
-
-/** A free port on 127.0.0.1. */
-export async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
 
 /** An HTTP receiver on `port` (a free one when 0) answering `status` (Slack's webhooks answer `ok`). */
