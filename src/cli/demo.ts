@@ -45,9 +45,7 @@ process, follows a chain triage → refunds (which needs approval: asked in a te
     out(`baton demo: the support team (${team.team.ids.join(', ')}), model: ${describeModels(team.team)}`);
     const env = external ? undefined : await startDevServer({ ui: true });
     const address = external ?? env!.address;
-    const uiBase = external
-      ? (process.env.TEMPORAL_UI_URL ?? 'http://localhost:8233')
-      : `http://127.0.0.1:${Number(address.split(':').pop()) + 1000}`;
+    const uiBase = external ? (process.env.TEMPORAL_UI_URL ?? 'http://localhost:8233') : env!.uiAddress!;
     out(external ? `Temporal server: ${address}` : `Temporal dev server started at ${address}`);
     try {
       // The payload codecs configured in the environment (encryption, compression), as the worker uses them.

@@ -3,8 +3,8 @@
  * service brought down and back on its port). A port the kernel hands out with `listen(0)` comes
  * from the ephemeral range, the same range the local end of every outgoing connection takes its
  * port from: between choosing such a port and listening on it (or while a server is down and comes
- * back on it) a client connecting anywhere can be given it, and the listen fails with EADDRINUSE.
- * So these are chosen below that range, where the kernel never puts a connection.
+ * back on it) a connection to a server on this machine can be given it, and the listen fails with
+ * EADDRINUSE. So these are chosen below that range, where the kernel never puts a connection.
  */
 import fs from 'node:fs';
 import net from 'node:net';
@@ -18,7 +18,7 @@ const IANA_EPHEMERAL = 49_152;
 export function ephemeralStart(): number {
   try {
     const [low] = fs.readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/).map(Number);
-    if (low !== undefined && Number.isInteger(low) && low > LOWEST + 1000) return low;
+    if (low !== undefined && Number.isInteger(low) && low > 0) return low;
   } catch {
     // Not Linux.
   }
@@ -40,8 +40,9 @@ function listenable(port: number): Promise<boolean> {
  * else, when 200 tries found none, one the kernel hands out.
  */
 export async function freePort(): Promise<number> {
+  // A range tuned to start below LOWEST leaves no such port: the kernel's choice it is.
   const span = ephemeralStart() - LOWEST;
-  for (let tries = 0; tries < 200; tries++) {
+  for (let tries = 0; span > 1000 && tries < 200; tries++) {
     const port = LOWEST + Math.floor(Math.random() * span);
     if (await listenable(port)) return port;
   }

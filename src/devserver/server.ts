@@ -19,7 +19,7 @@ export interface DevServerOptions {
   ui?: boolean;
   /** @default a free port */
   port?: number;
-  /** @default port + 1000 */
+  /** @default a free port */
   uiPort?: number;
   /** SQLite file to keep state across restarts. @default in memory */
   dbFilename?: string;
@@ -97,7 +97,7 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
 class DevServerExitedError extends Error {}
 
 async function startOnce(binary: string, options: DevServerOptions, port: number): Promise<DevServer> {
-  const uiPort = options.ui ? (options.uiPort ?? port + 1000) : undefined;
+  const uiPort = options.ui ? (options.uiPort ?? (await freePort())) : undefined;
   const args = [
     'server',
     'start-dev',

@@ -3,7 +3,6 @@
  * team` with its delegation targets, `reject --help` without `--args`, and `baton dev` giving the
  * UI a codec endpoint when payloads are encoded.
  */
-import net from 'node:net';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -11,19 +10,11 @@ import { describe, expect, it } from 'vitest';
 import { connectBaton, TemporalConnectionError } from '../../src';
 import { useCliSession } from '../helpers/cliSession';
 import { waitFor } from '../helpers/wait';
+import { freePort } from '../../src/devserver/ports';
 import { cli, startCli } from './command';
 
 /** Commands refused at their arguments, and --help, run in one process (cliSession.ts). */
 const session = useCliSession();
-
-/** A port nothing listens on now. */
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 describe('a Temporal server that is not there', () => {
   it("is reported by connectBaton and the command with the reason, without waiting out gRPC's 10 s connect timeout", async () => {

@@ -8,7 +8,7 @@ describe('ports for the servers baton starts', () => {
     const range = '/proc/sys/net/ipv4/ip_local_port_range';
     if (fs.existsSync(range))
       expect(ephemeralStart()).toBe(Number(fs.readFileSync(range, 'utf8').trim().split(/\s+/)[0]));
-    // The local ends of connections made meanwhile are never among them.
+    // The local ends of outgoing connections come from the ephemeral range, which the ports are below.
     const server = net.createServer((s) => s.destroy());
     await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
     const { port: target } = server.address() as net.AddressInfo;
@@ -18,12 +18,11 @@ describe('ports for the servers baton starts', () => {
         return new Promise<net.Socket>((ok) => c.once('connect', () => ok(c)));
       }),
     );
-    const local = new Set(clients.map((c) => c.localPort));
+    for (const c of clients) expect(c.localPort).toBeGreaterThanOrEqual(ephemeralStart());
     const ports = await Promise.all(Array.from({ length: 40 }, () => freePort()));
     for (const port of ports) {
       expect(port).toBeGreaterThanOrEqual(20_000);
       expect(port).toBeLessThan(ephemeralStart());
-      expect(local.has(port)).toBe(false);
     }
     for (const c of clients) c.destroy();
     await new Promise<void>((ok) => server.close(() => ok()));

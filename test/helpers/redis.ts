@@ -158,6 +158,9 @@ export async function startRedisCluster(
             dir,
             '--cluster-enabled',
             'yes',
+            // Its bus port, port + 10000 unless given, is chosen as the port is: below the ephemeral range.
+            '--cluster-port',
+            String(await freePort()),
             '--cluster-config-file',
             path.join(dir, 'nodes.conf'),
           ],

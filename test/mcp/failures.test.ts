@@ -16,6 +16,7 @@ import { recordingScripted } from '../helpers/models';
 import { taskQueue, useTemporalServer, withWorker } from '../helpers/temporal';
 import { waitFor } from '../helpers/wait';
 import { flakyServer, type HttpOrderServer, killFromPidFile, startHttpOrderServer } from './servers';
+import { freePort } from '../../src/devserver/ports';
 
 const server = useTemporalServer();
 const fast = { retry: { initialInterval: '100 ms', maximumInterval: '200 ms', maximumAttempts: 3 } };
@@ -101,7 +102,8 @@ describe('an MCP server that dies mid-chain', () => {
   });
 
   it('streamable HTTP: a restarted server (its sessions gone) is reconnected; one that stays down ends in a clear tool error', async () => {
-    let orders: HttpOrderServer = await startHttpOrderServer(0, { BATON_EXAMPLE_DATA: dir });
+    // Brought back on its port: one below the ephemeral range, which no connection made meanwhile is given.
+    let orders: HttpOrderServer = await startHttpOrderServer(await freePort(), { BATON_EXAMPLE_DATA: dir });
     const port = orders.port;
     const sabotage = defineTool({
       name: 'sabotage',

@@ -42,13 +42,22 @@ function decisionsIn(doc: ReturnType<typeof exportAudit>): Map<string, string> {
   return out;
 }
 
-/** Approvals a run `baton replay` made decided by their own deadline: a timeout or an escalation's decide step recorded after its `replayed_from`. */
+/**
+ * Approvals a run `baton replay` made decided by their own deadline: a timeout or an escalation's
+ * decide step recorded after its chain's `replayed_from`, and none before it (an approval decided in
+ * the prefix the reset kept, then decided again, is a defect, not an answer).
+ */
 function timedOutAfterReplay(doc: ReturnType<typeof exportAudit>): Set<string> {
   const out = new Set<string>();
+  const decidedBefore = new Set<string>();
   let replayed = false;
   for (const { event: e } of doc.events) {
+    // Each chain of the export (the root, then each specialist) opens with its own event.
+    if (e.kind === 'chain') replayed = false;
     if (e.kind === 'replayed_from') replayed = true;
-    if (replayed && e.kind === 'approval_decided' && e.outcome === 'timed_out') out.add(e.handoffId);
+    if (e.kind !== 'approval_decided') continue;
+    if (!replayed) decidedBefore.add(e.handoffId);
+    else if (e.outcome === 'timed_out' && !decidedBefore.has(e.handoffId)) out.add(e.handoffId);
   }
   return out;
 }
@@ -59,6 +68,7 @@ async function exportVerifies(h: Harness, r: RootModel): Promise<void> {
   if (!audit) return;
   const doc = exportAudit(audit);
   const exported = decisionsIn(doc);
+  const answeredByDeadline = timedOutAfterReplay(doc);
   // Decisions in the runs the chain was replayed from: approval id → outcome → run.
   const earlier = new Map<string, Map<string, string>>();
   for (const [runId, d] of [[undefined, doc] as const, ...(await earlierExports(h, r))]) {
@@ -86,7 +96,7 @@ async function exportVerifies(h: Harness, r: RootModel): Promise<void> {
       before !== undefined &&
       now !== undefined &&
       (r.decided.some((o) => o !== d && o.approvalId === d.approvalId && o.outcome === now) ||
-        (now === 'timed_out' && timedOutAfterReplay(doc).has(d.approvalId)))
+        (now === 'timed_out' && answeredByDeadline.has(d.approvalId)))
     )
       continue;
     if (now === undefined && before !== undefined)

@@ -93,7 +93,7 @@ export class ModelSystem {
     fs.mkdirSync(o.dir, { recursive: true });
     const dbFile = path.join(o.dir, 'model.db');
     fs.rmSync(dbFile, { force: true });
-    // What has started, stopped again (last first) when a later part fails to: nothing is left running.
+    // What has started, stopped again (last first) when a later part fails to: no process is left running.
     const started: (() => Promise<unknown>)[] = [];
     try {
       const server = await DrillServer.create({ dbFile, logFile: path.join(o.dir, 'server.log') });
