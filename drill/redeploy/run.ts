@@ -14,6 +14,7 @@ import { durationMs } from '../../src/common/check';
 import { createWorker } from '../../src/worker';
 import { Approver } from './approver';
 import { CHAIN_KINDS, redeployTeam, type ChainKind, type TeamVersionName } from './team';
+import { setCurrentVersion } from '../deployments';
 
 export const REDEPLOY_MODES = ['drain', 'side_by_side', 'v1_gone'] as const;
 export type RedeployMode = (typeof REDEPLOY_MODES)[number];
@@ -89,7 +90,7 @@ export async function redeploy(o: RedeployOptions): Promise<RedeployReport> {
       ...(deployment ? {} : { worker: unversioned }),
     });
     workers.set(v, { worker, running: worker.run() });
-    if (deployment) await setCurrent(o.client, deployment, v);
+    if (deployment) await setCurrentVersion(o.client, deployment, v, 'redeploy drill');
   };
   const stopWorker = async (v: TeamVersionName) => {
     const w = workers.get(v);
@@ -272,22 +273,4 @@ async function untilTeam(baton: Baton, id: string, deadline: number): Promise<vo
 async function teamOf(baton: Baton, id: string): Promise<string | undefined> {
   const memo = (await baton.client.workflow.getHandle(id).describe()).memo?.[TEAM_MEMO] as { id?: string } | undefined;
   return memo?.id;
-}
-
-/** Make `buildId` the deployment's current version, once its workers have registered it. */
-async function setCurrent(client: Client, deploymentName: string, buildId: string): Promise<void> {
-  for (let attempt = 0; ; attempt++) {
-    try {
-      await client.workflowService.setWorkerDeploymentCurrentVersion({
-        namespace: client.options.namespace,
-        deploymentName,
-        buildId,
-        identity: 'redeploy drill',
-      });
-      return;
-    } catch (err) {
-      if (attempt >= 50) throw err;
-      await new Promise((r) => setTimeout(r, 200));
-    }
-  }
 }

@@ -1,8 +1,5 @@
-/** The workers a lane of the model's system is served by, and the Worker Deployment version its server routes to. */
-import type { Client } from '@temporalio/client';
+/** The workers a lane of the model's system is served by. */
 import type { ServedWorker } from './protocol';
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** What serves `taskQueue` as `version`: a Worker Deployment version when `deployment` names one; through the AI SDK adapter when `aiSdk`. */
 export function served(
@@ -17,22 +14,4 @@ export function served(
     ...(deployment ? { deployment: { name: deployment, buildId: version } } : {}),
     ...(aiSdk ? { aiSdk } : {}),
   };
-}
-
-/** Route `deploymentName`'s new work to `buildId`, once its workers have been seen polling (tried for some 20 s). */
-export async function setCurrentVersion(client: Client, deploymentName: string, buildId: string): Promise<void> {
-  for (let attempt = 0; ; attempt++) {
-    try {
-      await client.workflowService.setWorkerDeploymentCurrentVersion({
-        namespace: 'default',
-        deploymentName,
-        buildId,
-        identity: 'model harness',
-      });
-      return;
-    } catch (err) {
-      if (attempt >= 100) throw err;
-      await sleep(200);
-    }
-  }
 }

@@ -20,7 +20,8 @@ import { startModelJwks } from './jwks';
 import { ModelRemote } from './remote';
 import { settle } from './settle';
 import { forgetSystems } from './systemState';
-import { served, setCurrentVersion } from './deployments';
+import { served } from './deployments';
+import { setCurrentVersion } from '../../drill/deployments';
 import type { DeployMode, Lane } from './model';
 import type { ServedWorker } from './protocol';
 import { HISTORY_RECEIVE_LIMIT } from '../../src/payloads/historyPages';
@@ -165,7 +166,7 @@ export class ModelSystem {
       dirty: false,
     });
     await this.serveLanes();
-    if (deployment) await setCurrentVersion(this.client, deployment, 'v1');
+    if (deployment) await setCurrentVersion(this.client, deployment, 'v1', 'model harness', 100);
     return taskQueue;
   }
 
@@ -179,7 +180,7 @@ export class ModelSystem {
     l.workers = mode === 'v1_gone' ? [v2] : [v1, v2];
     await this.hosts.untilAllUp();
     await this.serveLanes();
-    if (mode === 'drain') await setCurrentVersion(this.client, l.deployment!, 'v2');
+    if (mode === 'drain') await setCurrentVersion(this.client, l.deployment!, 'v2', 'model harness', 100);
   }
 
   /** The rollout of `lane` completes: v1's workers stop, v2's serve on (an operator retiring the old version). */

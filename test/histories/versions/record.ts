@@ -16,6 +16,7 @@ import { redeployTeam, type TeamVersionName } from '../../../drill/redeploy/team
 import { Baton, type BatonRun } from '../../../src';
 import { startDevServer, type DevServer } from '../../../src/devserver/server';
 import { createWorker, type WorkerDeployment } from '../../../src/worker';
+import { setCurrentVersion } from '../../../drill/deployments';
 
 const options = { teamMismatchTimeout: '2 seconds' };
 
@@ -43,7 +44,7 @@ class Workers {
       ...(this.deployment ? {} : { worker: unversioned }),
     });
     this.running.set(v, { worker, done: worker.run() });
-    if (this.deployment) await setCurrent(this.env.client, this.deployment, v);
+    if (this.deployment) await setCurrentVersion(this.env.client, this.deployment, v, 'record');
   }
 
   async stop(v: TeamVersionName): Promise<void> {
@@ -156,23 +157,6 @@ async function save(client: Client, workflowId: string, dir: string, name: strin
     const file = path.join(dir, runs.length > 1 ? `${name}.run${runs.length - i}.json` : `${name}.json`);
     fs.writeFileSync(file, `${historyToJSON(temporal.api.history.v1.History.create(history))}\n`);
     console.log(`recorded ${path.relative(process.cwd(), file)} (${history.events?.length ?? 0} events)`);
-  }
-}
-
-async function setCurrent(client: Client, deploymentName: string, buildId: string): Promise<void> {
-  for (let attempt = 0; ; attempt++) {
-    try {
-      await client.workflowService.setWorkerDeploymentCurrentVersion({
-        namespace: client.options.namespace,
-        deploymentName,
-        buildId,
-        identity: 'record',
-      });
-      return;
-    } catch (err) {
-      if (attempt >= 50) throw err;
-      await new Promise((r) => setTimeout(r, 200));
-    }
   }
 }
 
