@@ -8,7 +8,14 @@ import { randomUUID } from 'node:crypto';
 import type { Client, WorkflowExecutionDescription } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
 import { reduce } from '../../workflows/chain/state';
-import { activityName, brokenStep, recordedHandoff, withLocalActivities } from '../audit/history';
+import {
+  activityName,
+  brokenStep,
+  recordedApprovalEvent,
+  recordedHandoff,
+  withLocalActivities,
+} from '../audit/history';
+import { ENTRY_SOURCE } from '../common/authority/policy';
 import { UserError } from '../common/errors';
 import { overrideProblems } from '../common/input';
 import { ActivityType } from '../common/messages';
@@ -59,7 +66,7 @@ export interface ReplayStarted {
   runId: string;
   /** The run continued from. */
   baseRunId: string;
-  /** Where the new run picks up: `failed callModel`, `failed runTool`, `last step`, `handoff N`, `carried state` (a continued run that failed as it started), or `start` (a chain that ended before its first step starts again from its input). */
+  /** Where the new run picks up: `failed callModel`, `failed runTool`, `last step`, `handoff N`, `carried state` (a continued run that failed as it started), `entry` (a chain let in on its entry's approval whose first model turn left nothing to resume from: that turn again), or `start` (a chain that ended before its first step starts again from its input). */
   from: string;
   /** `reset`: Temporal reset, the prefix kept in the new run's history; `resume`: a new run started from the rebuilt state (with overrides). */
   mechanism: 'reset' | 'resume';
@@ -96,6 +103,14 @@ export async function replayChain(
   if (unstarted) return replayAfresh(client, description, unstarted, options.overrides);
   if (options.overrides || options.onCurrentTeam) return resumeWithOverrides(client, description, events, options);
   const plan = planReplay(events, description.runId, options.fromHandoff);
+  // A reset would drop a person's decision on an approval asked before its point: resume, which carries it.
+  const dropped = droppedDecisions(events, plan.resetEventId);
+  const refusedEntry = dropped.find((d) => d.entry && d.outcome === 'rejected');
+  if (refusedEntry)
+    throw new UserError(
+      `chain ${workflowId} ended when ${refusedEntry.approver ?? 'an approver'} rejected its entry (approval ${refusedEntry.handoffId}); a replay would put its entry to people again and set that rejection aside, so it is refused: start a new chain to ask again`,
+    );
+  if (dropped.length > 0) return resumeWithOverrides(client, description, events, options);
   const response: temporal.api.workflowservice.v1.IResetWorkflowExecutionResponse =
     await client.workflowService.resetWorkflowExecution({
       namespace: client.options.namespace,
@@ -103,7 +118,8 @@ export async function replayChain(
       reason: options.reason ?? `baton replay from ${plan.from}`,
       workflowTaskFinishEventId: plan.resetEventId as never,
       requestId: randomUUID(),
-      // Decisions sent to the old run refer to its handoffs; the new run asks again.
+      // Nothing sent to the old run after the point is reapplied: decisions on approvals it asked
+      // before it went the resume way above, and what else it got belongs to steps the new run runs again.
       resetReapplyExcludeTypes: [
         temporal.api.enums.v1.ResetReapplyExcludeType.RESET_REAPPLY_EXCLUDE_TYPE_SIGNAL,
         temporal.api.enums.v1.ResetReapplyExcludeType.RESET_REAPPLY_EXCLUDE_TYPE_UPDATE,
@@ -198,6 +214,46 @@ export function planReplay(events: HistoryEvent[], baseRunId: string, fromHandof
   const point = completed.at(-1);
   if (!point) throw new UserError('the chain has no completed step to continue from');
   return { baseRunId, resetEventId: Number(point.eventId), from };
+}
+
+/**
+ * The approvals a reset to `resetEventId` would leave waiting again though a person decided them:
+ * asked in the history the reset keeps, decided in the workflow task it runs again or later (an
+ * update's decision, or a signal's that came in while that task ran). The reset reapplies neither,
+ * and the approval would wait again under its first deadline, so its policy could turn a person's
+ * rejection into an approval. A deadline's own outcome is not a person's decision and is left out.
+ */
+export function droppedDecisions(events: HistoryEvent[], resetEventId: number): DroppedDecision[] {
+  const point = events.find((e) => Number(e.eventId) === resetEventId);
+  const kept = Number(point?.workflowTaskCompletedEventAttributes?.startedEventId ?? resetEventId);
+  const asked = new Map<string, boolean>();
+  const dropped: DroppedDecision[] = [];
+  for (const e of events) {
+    const recorded = recordedApprovalEvent(e);
+    const handoffId = typeof recorded?.handoffId === 'string' ? recorded.handoffId : undefined;
+    if (!recorded || !handoffId) continue;
+    if (recorded.type === 'approval_requested' && Number(e.eventId) <= kept)
+      asked.set(handoffId, recorded.from === ENTRY_SOURCE);
+    const { outcome, approver } = recorded as { outcome?: unknown; approver?: unknown };
+    if (recorded.type !== 'approval_decided' || Number(e.eventId) <= kept || !asked.has(handoffId)) continue;
+    if (outcome === 'approved' || outcome === 'rejected')
+      dropped.push({
+        handoffId,
+        outcome,
+        entry: asked.get(handoffId)!,
+        ...(typeof approver === 'string' ? { approver } : {}),
+      });
+  }
+  return dropped;
+}
+
+/** A person's decision a reset would drop. */
+export interface DroppedDecision {
+  handoffId: string;
+  outcome: 'approved' | 'rejected';
+  approver?: string;
+  /** It decided the chain's entry at its first agent. */
+  entry: boolean;
 }
 
 /** The refusal of a `fromHandoff` the latest run does not record: the handoffs it does, and, when it carries state, why the earlier ones are out of reach. */

@@ -5,6 +5,7 @@
  * history, and nothing is called again.
  */
 import { reduce, startChain, type ChainEvent } from '../../workflows/chain/state';
+import { callHash, planTurn } from '../../workflows/chain/turn';
 import {
   activityName,
   brokenStep,
@@ -17,10 +18,11 @@ import type { ApprovalRecord, PendingApproval } from '../common/approvals';
 import type { TeamPolicy } from '../common/authority/policyUpdate';
 import { UserError } from '../common/errors';
 import { ActivityType } from '../common/messages';
-import type { CallModelInput, ModelResponse, SummarizeResult } from '../common/model';
+import type { CallModelInput, ModelResponse, SummarizeResult, ToolCall } from '../common/model';
 import { resolveRunOptions } from '../common/options';
 import type { HandoffRunInput, HandoffRunResult, RunOverrides } from '../common/run';
 import type { ControlEvent } from '../common/controls';
+import { ENTRY_SOURCE } from '../common/authority/policy';
 import { routingKind } from '../common/routing';
 import { initialControls } from '../../workflows/chain/controlState';
 import { withEconomics } from '../../workflows/economics/costs';
@@ -53,6 +55,9 @@ interface Recorded {
  * wait again, with their decisions already made.
  */
 export const CARRIED = 'carried state';
+
+/** Where a chain let in on its entry's approval resumes when its first model turn left nothing to resume from: that turn, the approval standing. */
+export const ENTERED = 'entry';
 
 /**
  * Rebuild the state just before the step to run again: the model turn that asked for handoff
@@ -96,12 +101,15 @@ export function rebuildState(recordedEvents: HistoryEvent[], fromHandoff?: numbe
   }
   if (!target && base && fromHandoff === undefined)
     return { from: CARRIED, state: { ...base, options: resolveRunOptions(base.options) }, input };
-  if (!target)
+  // Entered on its approval, it failed in its first model turn, which left no input (a local call).
+  const entered = !target && !base && fromHandoff === undefined && entryApproved(recorded);
+  if (!target && !entered)
     throw new UserError(
       'the run ended before its first model turn, so it has no step to replay: start the chain again instead (a chain refused at its entry agent is started at an agent it may be entered at, or waits for the approval its entry needs)',
     );
+  if (entered) from = ENTERED;
 
-  const cut = target.eventId;
+  const cut = target?.eventId ?? Number.POSITIVE_INFINITY;
   let state = base
     ? { ...base, options: resolveRunOptions(base.options) }
     : startChain(team!, input.agent, input.input, resolveRunOptions(input.options), input.context);
@@ -118,15 +126,16 @@ export function rebuildState(recordedEvents: HistoryEvent[], fromHandoff?: numbe
   // belong to the failed run, and decisions sent to it are not carried.
   state = {
     ...state,
-    agentId: target.input.agentId,
-    messages: target.input.messages,
+    ...(target ? { agentId: target.input.agentId, messages: target.input.messages } : {}),
     approvals: { ...state.approvals, pending: [] },
     continuedRuns: 0,
   };
-  if (after && target.result) {
+  if (after && target?.result) {
+    const { handoff } = planTurn(target.result.toolCalls, state.team.agents[target.input.agentId]);
     const decidedCalls = decisionsOn(
       target.result,
       recorded.filter((r) => r.eventId > cut),
+      handoff,
     );
     state = { ...state, pendingResponse: target.result, ...(decidedCalls ? { decidedCalls } : {}) };
   }
@@ -134,14 +143,34 @@ export function rebuildState(recordedEvents: HistoryEvent[], fromHandoff?: numbe
   return { from, state: rest, input };
 }
 
-/** Decisions people made on the tool calls of `response` (recorded after it), by tool call id. */
-function decisionsOn(response: ModelResponse, later: Recorded[]): ChainState['decidedCalls'] {
+/** Whether the chain was let in at its entry agent: its entry's approval approved, by a person or at its deadline. */
+function entryApproved(recorded: Recorded[]): boolean {
+  const entry = recorded.find((r) => r.event.type === 'approval_requested' && r.event.pending.from === ENTRY_SOURCE);
+  if (entry?.event.type !== 'approval_requested') return false;
+  const id = entry.event.pending.handoffId;
+  return recorded.some(
+    ({ event: e }) =>
+      e.type === 'approval_decided' &&
+      e.record.handoffId === id &&
+      (e.record.outcome === 'approved' || (e.record.outcome === 'timed_out' && e.record.onTimeout === 'approve')),
+  );
+}
+
+/**
+ * Decisions people made on the calls of `response` (recorded after it), by tool call id: its tool
+ * calls', and its handoff call's (the first handoff asked for after it).
+ */
+function decisionsOn(response: ModelResponse, later: Recorded[], handoff?: ToolCall): ChainState['decidedCalls'] {
   const ids = new Set(response.toolCalls.map((c) => c.id));
   const asked = new Map<string, { toolCallId: string; callHash: string }>();
   const decided: NonNullable<ChainState['decidedCalls']> = {};
   for (const { event } of later) {
     if (event.type === 'approval_requested' && event.pending.tool && ids.has(event.pending.tool.toolCallId))
       asked.set(event.pending.handoffId, event.pending.tool);
+    if (event.type === 'approval_requested' && !event.pending.tool && handoff) {
+      asked.set(event.pending.handoffId, { toolCallId: handoff.id, callHash: callHash(handoff) });
+      handoff = undefined;
+    }
     if (event.type === 'approval_decided') {
       const call = asked.get(event.record.handoffId);
       // A wait that expired is no one's decision: the resumed run asks again.
@@ -152,7 +181,6 @@ function decisionsOn(response: ModelResponse, later: Recorded[]): ChainState['de
   return Object.keys(decided).length > 0 ? decided : undefined;
 }
 
-/** The team snapshot, the model calls and the chain events a run's history recorded, in order. */
 /** The input of a run that ended before it took its team snapshot (no step ran), or `undefined`. */
 export function unstartedInput(recordedEvents: HistoryEvent[]): HandoffRunInput | undefined {
   const events = withLocalActivities(recordedEvents);
@@ -160,6 +188,7 @@ export function unstartedInput(recordedEvents: HistoryEvent[]): HandoffRunInput 
   return input && !input.resume && !readRun(events).team ? input : undefined;
 }
 
+/** The team snapshot, the model calls and the chain events a run's history recorded, in order. */
 function readRun(events: HistoryEvent[]): { team?: TeamSpec; models: ModelCall[]; recorded: Recorded[] } {
   let team: TeamSpec | undefined;
   const models: ModelCall[] = [];

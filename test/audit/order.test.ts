@@ -78,7 +78,8 @@ function sources(e: HistoryEvent, scheduledNames: Map<string, string>): string[]
 }
 
 const MODEL_CALL = ['scheduled:callModel', 'marker'];
-const MODEL_ANSWER = ['completed:callModel', 'marker'];
+/** Where a model's answer is read: its call, or the input of a run that resumes acting on it again (a replay). */
+const MODEL_ANSWER = ['completed:callModel', 'marker', 'started'];
 /** The history events each kind of audit event comes from. */
 const FROM: Record<string, (e: AuditEvent) => string[]> = {
   run_started: () => ['started'],

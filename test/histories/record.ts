@@ -49,6 +49,7 @@ import {
   scenarios,
 } from './scenarios';
 import { lostWorkerScenario } from './lostWorkerScenarios';
+import { replayKeepsDecisionScenario } from './replayScenarios';
 import { specialistDecisionsScenario } from './specialistScenarios';
 
 async function main(): Promise<void> {
@@ -94,6 +95,7 @@ async function main(): Promise<void> {
       migrationRefusedScenario,
       refusedWhileRollingScenario,
       migrationRefusedInTurnScenario,
+      replayKeepsDecisionScenario,
     ];
     for (const scenario of all.filter((s) => named.length === 0 || named.includes(s.name))) {
       const taskQueue = `record-${scenario.name}`;

@@ -42,33 +42,12 @@ function decisionsIn(doc: ReturnType<typeof exportAudit>): Map<string, string> {
   return out;
 }
 
-/**
- * Approvals a run `baton replay` made decided by their own deadline: a timeout or an escalation's
- * decide step recorded after its chain's `replayed_from`, and none before it (an approval decided in
- * the prefix the reset kept, then decided again, is a defect, not an answer).
- */
-function timedOutAfterReplay(doc: ReturnType<typeof exportAudit>): Set<string> {
-  const out = new Set<string>();
-  const decidedBefore = new Set<string>();
-  let replayed = false;
-  for (const { event: e } of doc.events) {
-    // Each chain of the export (the root, then each specialist) opens with its own event.
-    if (e.kind === 'chain') replayed = false;
-    if (e.kind === 'replayed_from') replayed = true;
-    if (e.kind !== 'approval_decided') continue;
-    if (!replayed) decidedBefore.add(e.handoffId);
-    else if (e.outcome === 'timed_out' && !decidedBefore.has(e.handoffId)) out.add(e.handoffId);
-  }
-  return out;
-}
-
 /** The export of the chain's latest run (and of each run it was replayed from), each verified. */
 async function exportVerifies(h: Harness, r: RootModel): Promise<void> {
   const audit = await auditOf(h, r);
   if (!audit) return;
   const doc = exportAudit(audit);
   const exported = decisionsIn(doc);
-  const answeredByDeadline = timedOutAfterReplay(doc);
   // Decisions in the runs the chain was replayed from: approval id → outcome → run.
   const earlier = new Map<string, Map<string, string>>();
   for (const [runId, d] of [[undefined, doc] as const, ...(await earlierExports(h, r))]) {
@@ -89,14 +68,14 @@ async function exportVerifies(h: Harness, r: RootModel): Promise<void> {
     const before = earlier.get(d.approvalId)?.get(d.outcome);
     const now = exported.get(d.approvalId);
     if (now === d.outcome) continue;
-    // Taken in a run the chain was replayed from, whose reset went back to before it: the replay asked again
-    // (decisions sent to the failed run are not reapplied), and was answered again, by a person or by the
-    // approval's own deadline, which kept counting from when it was first asked.
+    // Taken in a run the chain was replayed from, whose reset went back to before the approval was asked:
+    // the replay asked again, and the harness answered again. An approval asked before the reset point
+    // keeps a person's decision (the replay resumes from rebuilt state instead), so its own deadline
+    // is never an answer here.
     if (
       before !== undefined &&
       now !== undefined &&
-      (r.decided.some((o) => o !== d && o.approvalId === d.approvalId && o.outcome === now) ||
-        (now === 'timed_out' && answeredByDeadline.has(d.approvalId)))
+      r.decided.some((o) => o !== d && o.approvalId === d.approvalId && o.outcome === now)
     )
       continue;
     if (now === undefined && before !== undefined)

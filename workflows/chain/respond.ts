@@ -15,7 +15,7 @@ import { currentAgent } from './state';
 import { type ChainRun, RUN_AGAIN, type Step, type TurnInProgress } from './step';
 import { type Gated, gateToolCalls, PAUSED } from './toolApprovals';
 import { offeredTools } from './tools';
-import { answersInOrder, idempotencyKey, planTurn, toolNames } from './turn';
+import { answersInOrder, callHash, idempotencyKey, planTurn, toolNames } from './turn';
 
 /**
  * One model turn of the current agent. Steps are promise chains that settle at once when there is
@@ -134,6 +134,12 @@ export function continueTurn(run: ChainRun, turn: TurnInProgress): Step | Promis
     if (weighed.kind === 'answer') return closeTurn(run, calls, results.set(handoff.id, weighed.answer));
     if (weighed.kind === 'go') {
       const outcome = { answer: handedOffAnswer(weighed.handoff.to), handoff: weighed.handoff };
+      return closeTurn(run, calls, results.set(handoff.id, outcome.answer), outcome);
+    }
+    // A decision carried from the run this one resumes (a replay) stands: nobody is asked twice.
+    const carried = chain.state.decidedCalls?.[handoff.id];
+    if (carried && carried.callHash === callHash(handoff)) {
+      const outcome = decidedOutcome(weighed.handoff, carried.record);
       return closeTurn(run, calls, results.set(handoff.id, outcome.answer), outcome);
     }
     const waiting = desk.open(weighed.handoff, weighed.policy);

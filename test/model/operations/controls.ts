@@ -5,6 +5,7 @@
  */
 import fc from 'fast-check';
 import type { RunOptions } from '../../../src';
+import { ENTRY_SOURCE } from '../../../src/common/authority/policy';
 import { broken, cliTurn, errorText, operation } from '../harness';
 import { openRoots, pick, rootOf, type ModelState, type RootModel } from '../model';
 
@@ -22,6 +23,13 @@ function replayable(m: ModelState): RootModel[] {
       r.failure !== undefined &&
       r.provoked.has(r.failure) &&
       r.replays < 3,
+  );
+}
+
+/** Whether a person rejected the chain's entry at its first agent (the harness's own decision on it). */
+function entryRejected(root: RootModel): boolean {
+  return root.decided.some(
+    (d) => d.workflowId === root.id && d.outcome === 'rejected' && d.subject.includes(` ${ENTRY_SOURCE}→`),
   );
 }
 
@@ -100,6 +108,22 @@ export const controlOperations = [
             h,
             'replay',
             `replaying ${root.id}, refused at its entry, ${refused ? `was refused without saying why: ${refused}` : 'was accepted'}`,
+          );
+        root.replays = 3;
+        return;
+      }
+      if (root.failure === 'GatedEntryError' && entryRejected(root)) {
+        // Its entry rejected by a person: a reset would put the entry to people again and set the
+        // rejection aside (its deadline could then let the chain in), so the replay is refused.
+        const refused = await h.baton.replay(root.id, { reason: 'model harness' }).then(
+          () => undefined,
+          (err: unknown) => errorText(err),
+        );
+        if (!refused?.includes('rejected its entry'))
+          broken(
+            h,
+            'replay',
+            `replaying ${root.id}, its entry rejected by a person, ${refused ? `was refused without saying why: ${refused}` : 'was accepted'}`,
           );
         root.replays = 3;
         return;
