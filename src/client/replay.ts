@@ -8,14 +8,7 @@ import { randomUUID } from 'node:crypto';
 import type { Client, WorkflowExecutionDescription } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
 import { reduce } from '../../workflows/chain/state';
-import {
-  activityName,
-  brokenStep,
-  recordedApprovalEvent,
-  recordedHandoff,
-  withLocalActivities,
-} from '../audit/history';
-import { ENTRY_SOURCE } from '../common/authority/policy';
+import { activityName, brokenStep, recordedHandoff, withLocalActivities } from '../audit/history';
 import { UserError } from '../common/errors';
 import { overrideProblems } from '../common/input';
 import { ActivityType } from '../common/messages';
@@ -23,6 +16,7 @@ import type { HandoffRunInput, RunOverrides } from '../common/run';
 import type { ChainState } from '../common/state';
 import { decodeHistory } from '../payloads/history';
 import { fromPayloads, type HistoryEvent } from '../payloads/read';
+import { droppedDecisions } from './droppedDecisions';
 import { migrationRequest } from './migrate';
 import { rebuildState, unstartedInput } from './resume';
 import { replayAfresh, startReplayRun } from './replayAfresh';
@@ -214,46 +208,6 @@ export function planReplay(events: HistoryEvent[], baseRunId: string, fromHandof
   const point = completed.at(-1);
   if (!point) throw new UserError('the chain has no completed step to continue from');
   return { baseRunId, resetEventId: Number(point.eventId), from };
-}
-
-/**
- * The approvals a reset to `resetEventId` would leave waiting again though a person decided them:
- * asked in the history the reset keeps, decided in the workflow task it runs again or later (an
- * update's decision, or a signal's that came in while that task ran). The reset reapplies neither,
- * and the approval would wait again under its first deadline, so its policy could turn a person's
- * rejection into an approval. A deadline's own outcome is not a person's decision and is left out.
- */
-export function droppedDecisions(events: HistoryEvent[], resetEventId: number): DroppedDecision[] {
-  const point = events.find((e) => Number(e.eventId) === resetEventId);
-  const kept = Number(point?.workflowTaskCompletedEventAttributes?.startedEventId ?? resetEventId);
-  const asked = new Map<string, boolean>();
-  const dropped: DroppedDecision[] = [];
-  for (const e of events) {
-    const recorded = recordedApprovalEvent(e);
-    const handoffId = typeof recorded?.handoffId === 'string' ? recorded.handoffId : undefined;
-    if (!recorded || !handoffId) continue;
-    if (recorded.type === 'approval_requested' && Number(e.eventId) <= kept)
-      asked.set(handoffId, recorded.from === ENTRY_SOURCE);
-    const { outcome, approver } = recorded as { outcome?: unknown; approver?: unknown };
-    if (recorded.type !== 'approval_decided' || Number(e.eventId) <= kept || !asked.has(handoffId)) continue;
-    if (outcome === 'approved' || outcome === 'rejected')
-      dropped.push({
-        handoffId,
-        outcome,
-        entry: asked.get(handoffId)!,
-        ...(typeof approver === 'string' ? { approver } : {}),
-      });
-  }
-  return dropped;
-}
-
-/** A person's decision a reset would drop. */
-export interface DroppedDecision {
-  handoffId: string;
-  outcome: 'approved' | 'rejected';
-  approver?: string;
-  /** It decided the chain's entry at its first agent. */
-  entry: boolean;
 }
 
 /** The refusal of a `fromHandoff` the latest run does not record: the handoffs it does, and, when it carries state, why the earlier ones are out of reach. */

@@ -5,7 +5,7 @@
  * history, and nothing is called again.
  */
 import { reduce, startChain, type ChainEvent } from '../../workflows/chain/state';
-import { callHash, planTurn } from '../../workflows/chain/turn';
+import { callHash, carriedHandoffKey, planTurn } from '../../workflows/chain/turn';
 import {
   activityName,
   brokenStep,
@@ -56,6 +56,16 @@ interface Recorded {
  */
 export const CARRIED = 'carried state';
 
+/** What a continued run that made no model call took in, folded into the state it was handed when it is replayed. */
+const HOLDS_FROM_WHERE_APPLIED = new Set<ChainEvent['type']>([
+  'approval_decided',
+  'approval_progressed',
+  'approval_voted',
+  'approval_questioned',
+  'overridden',
+  'policy_updated',
+]);
+
 /** Where a chain let in on its entry's approval resumes when its first model turn left nothing to resume from: that turn, the approval standing. */
 export const ENTERED = 'entry';
 
@@ -99,8 +109,12 @@ export function rebuildState(recordedEvents: HistoryEvent[], fromHandoff?: numbe
     after = !failedModel;
     from = broken ? `failed ${activityName(broken)}` : 'last step';
   }
-  if (!target && base && fromHandoff === undefined)
-    return { from: CARRIED, state: { ...base, options: resolveRunOptions(base.options) }, input };
+  if (!target && base && fromHandoff === undefined) {
+    // What people and operators decided in this run stands: an approval it was handed and a person decided waits no more.
+    let state: ChainState = { ...base, options: resolveRunOptions(base.options) };
+    for (const r of recorded) if (HOLDS_FROM_WHERE_APPLIED.has(r.event.type)) state = reduce(state, r.event);
+    return { from: CARRIED, state, input };
+  }
   // Entered on its approval, it failed in its first model turn, which left no input (a local call).
   const entered = !target && !base && fromHandoff === undefined && entryApproved(recorded);
   if (!target && !entered)
@@ -120,8 +134,11 @@ export function rebuildState(recordedEvents: HistoryEvent[], fromHandoff?: numbe
   for (const r of recorded)
     if (r.eventId < cut || (after && r.eventId === cut && r.event.type === 'turn_started'))
       state = reduce(state, r.event);
-  // A policy update holds from where it was applied on, whatever step the replay goes back to: it only tightens.
-  for (const r of recorded) if (r.eventId >= cut && r.event.type === 'policy_updated') state = reduce(state, r.event);
+  // A policy update (it only tightens) and an operator's override hold from where they were applied on,
+  // whatever step the replay goes back to.
+  for (const r of recorded)
+    if (r.eventId >= cut && (r.event.type === 'policy_updated' || r.event.type === 'overridden'))
+      state = reduce(state, r.event);
   // The conversation at the step is the one the model was given then; approvals still waiting
   // belong to the failed run, and decisions sent to it are not carried.
   state = {
@@ -157,25 +174,30 @@ function entryApproved(recorded: Recorded[]): boolean {
 }
 
 /**
- * Decisions people made on the calls of `response` (recorded after it), by tool call id: its tool
- * calls', and its handoff call's (the first handoff asked for after it).
+ * Decisions people made on the calls of `response` (recorded after it): its tool calls', by tool call
+ * id, and its handoff call's (the handoff approval asked after it), with the target it was asked for.
  */
 function decisionsOn(response: ModelResponse, later: Recorded[], handoff?: ToolCall): ChainState['decidedCalls'] {
   const ids = new Set(response.toolCalls.map((c) => c.id));
-  const asked = new Map<string, { toolCallId: string; callHash: string }>();
+  const asked = new Map<string, { key: string; callHash: string; to?: string }>();
   const decided: NonNullable<ChainState['decidedCalls']> = {};
   for (const { event } of later) {
-    if (event.type === 'approval_requested' && event.pending.tool && ids.has(event.pending.tool.toolCallId))
-      asked.set(event.pending.handoffId, event.pending.tool);
-    if (event.type === 'approval_requested' && !event.pending.tool && handoff) {
-      asked.set(event.pending.handoffId, { toolCallId: handoff.id, callHash: callHash(handoff) });
+    const { pending } = event.type === 'approval_requested' ? event : { pending: undefined };
+    if (pending?.tool && ids.has(pending.tool.toolCallId))
+      asked.set(pending.handoffId, { key: pending.tool.toolCallId, callHash: pending.tool.callHash });
+    if (pending && !pending.tool && pending.from !== ENTRY_SOURCE && handoff) {
+      asked.set(pending.handoffId, { key: carriedHandoffKey(handoff), callHash: callHash(handoff), to: pending.to });
       handoff = undefined;
     }
     if (event.type === 'approval_decided') {
       const call = asked.get(event.record.handoffId);
       // A wait that expired is no one's decision: the resumed run asks again.
       if (call && event.record.outcome !== 'timed_out')
-        decided[call.toolCallId] = { callHash: call.callHash, record: event.record };
+        decided[call.key] = {
+          callHash: call.callHash,
+          record: event.record,
+          ...(call.to !== undefined ? { to: call.to } : {}),
+        };
     }
   }
   return Object.keys(decided).length > 0 ? decided : undefined;

@@ -84,10 +84,11 @@ export interface ChainState {
   /** Set by a migration (`baton replay --on-current-team`): the run takes the current team first and goes on with it. */
   migrate?: MigrationRequest;
   /**
-   * Decisions already made on the tool calls of `pendingResponse`, carried into a run that resumes
-   * after that answer, by tool call id: a call decided once is not put in front of people again.
+   * Decisions already made on the calls of `pendingResponse`, carried into a run that resumes after
+   * that answer, by tool call id (its handoff call's under `handoff:<id>`, with the target it was
+   * asked for, and used once): a call decided once is not put in front of people again.
    */
-  decidedCalls?: Record<string, { callHash: string; record: ApprovalRecord }>;
+  decidedCalls?: Record<string, { callHash: string; record: ApprovalRecord; to?: string }>;
   /** Routing requests decided by a `routingStrategy`, by the kind of specialist asked for (the round robin's place). */
   routingCounts?: RoutingCounts;
 }

@@ -6,7 +6,8 @@
 import { ApplicationFailure } from '@temporalio/common';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { defineTool, Team, ToolExecutionError, type Baton } from '../../src';
+import { defineTool, Team, ToolExecutionError, type Baton, type BatonRun } from '../../src';
+import { approveHandoffSignal } from '../../src/workflow';
 import { exportAudit, verifyAuditExport } from '../../src/audit';
 import type { CallModelInput } from '../../src/common/model';
 import type { ModelProviders } from '../../src/models/provider';
@@ -52,43 +53,52 @@ async function exported(baton: Baton, workflowId: string): Promise<Record<string
 }
 
 describe('a replay of a chain failed right after a decision', () => {
-  it('runs an approved tool call again under the approval, without asking again', { timeout: 120_000 }, async () => {
-    let broken = true;
-    let runs = 0;
-    const refund = defineTool({
-      name: 'refund',
-      description: 'Refund an order',
-      parameters: z.object({ orderId: z.string() }),
-      needsApproval: { approvers: ['alice'], timeout: '3 seconds' },
-      execute: ({ orderId }) => {
-        runs++;
-        if (broken) throw ApplicationFailure.nonRetryable('the payment provider refused', 'ProviderError');
-        return `refunded ${orderId}`;
-      },
-    });
-    const team = new Team([
-      agent('desk', [{ toolCalls: [{ name: 'refund', arguments: { orderId: '7' } }] }, { text: 'refunded' }], {
-        tools: [refund],
-      }),
-    ]);
-    await withWorker(server.env, team, async (baton) => {
-      const run = await baton.start('desk', 'refund order 7');
-      const [waiting] = await waitFor(
-        () => run.pendingApprovals(),
-        (p) => p.length === 1,
-      );
-      await baton.approve(run.workflowId, waiting!.handoffId, { approver: 'alice' });
-      expect(await run.result().catch((e: unknown) => e)).toBeInstanceOf(ToolExecutionError);
-      // Past the approval's deadline, where asking again would end in the policy's reject.
-      await new Promise((r) => setTimeout(r, 3_500));
+  // An update's decision is handled in the task the reset runs again; a signal that came before it is delivered again.
+  it.each([
+    { via: 'update', mechanism: 'resume' },
+    { via: 'signal', mechanism: 'reset' },
+  ] as const)(
+    'runs an approved tool call again under the approval, without asking again (decided by $via)',
+    { timeout: 120_000 },
+    async ({ via, mechanism }) => {
+      let broken = true;
+      let runs = 0;
+      const refund = defineTool({
+        name: 'refund',
+        description: 'Refund an order',
+        parameters: z.object({ orderId: z.string() }),
+        needsApproval: { approvers: ['alice'], timeout: '3 seconds' },
+        execute: ({ orderId }) => {
+          runs++;
+          if (broken) throw ApplicationFailure.nonRetryable('the payment provider refused', 'ProviderError');
+          return `refunded ${orderId}`;
+        },
+      });
+      const team = new Team([
+        agent('desk', [{ toolCalls: [{ name: 'refund', arguments: { orderId: '7' } }] }, { text: 'refunded' }], {
+          tools: [refund],
+        }),
+      ]);
+      await withWorker(server.env, team, async (baton) => {
+        const run = await baton.start('desk', 'refund order 7');
+        const [waiting] = await waitFor(
+          () => run.pendingApprovals(),
+          (p) => p.length === 1,
+        );
+        if (via === 'update') await baton.approve(run.workflowId, waiting!.handoffId, { approver: 'alice' });
+        else await run.handle.signal(approveHandoffSignal, { handoffId: waiting!.handoffId, approver: 'alice' });
+        expect(await run.result().catch((e: unknown) => e)).toBeInstanceOf(ToolExecutionError);
+        // Past the approval's deadline, where asking again would end in the policy's reject.
+        await new Promise((r) => setTimeout(r, 3_500));
 
-      broken = false;
-      expect(await baton.replay(run.workflowId)).toMatchObject({ from: 'failed runTool', mechanism: 'resume' });
-      expect(await afterReplay(baton, run.workflowId)).toBe('ended: refunded');
-      expect(runs).toBe(2);
-      expect(await exported(baton, run.workflowId)).toEqual({ [waiting!.handoffId]: 'approved' });
-    });
-  });
+        broken = false;
+        expect(await baton.replay(run.workflowId)).toMatchObject({ from: 'failed runTool', mechanism });
+        expect(await afterReplay(baton, run.workflowId)).toBe('ended: refunded');
+        expect(runs).toBe(2);
+        expect(await exported(baton, run.workflowId)).toEqual({ [waiting!.handoffId]: 'approved' });
+      });
+    },
+  );
 
   // A person's decision against what the policy does at its deadline; the turn that follows fails.
   const handoffCases = (['remote', 'local'] as const).flatMap((modelActivity) => [
@@ -160,64 +170,88 @@ describe('a replay of a chain failed right after a decision', () => {
   );
 });
 
+/** Refused decisions (mallory is no approver) until the wait has continued as new at least once. */
+async function continueWhileWaiting(baton: Baton, run: BatonRun, handoffId: string): Promise<void> {
+  for (let i = 0; i < 20; i++) {
+    await run.handle.signal(approveHandoffSignal, { handoffId, approver: 'mallory' });
+    await new Promise((r) => setTimeout(r, 150));
+  }
+  let runs = 0;
+  for await (const _ of baton.client.workflow.list({ query: `WorkflowId = "${run.workflowId}"` })) runs++;
+  expect(runs).toBeGreaterThan(1);
+}
+
 describe("a replay of a chain failed at its entry's decision", () => {
   const team = (broken: () => boolean) => {
     const providers = failing(broken);
     const refunds = agent('refunds', [{ text: 'refunded by refunds' }], {
-      approval: { approvers: ['alice'], timeout: '3 seconds', onTimeout: 'approve' },
+      approval: { approvers: ['alice'], timeout: '8 seconds', onTimeout: 'approve' },
     });
     return { team: new Team([agent('desk', [{ text: 'at the desk' }]), refunds]), providers };
   };
+  // A chain whose entry's wait continued as new: its entry was asked in the run before.
+  const CONTINUED = { continueAsNewAfterEvents: 20 };
 
-  it("refuses to set a person's rejection of the entry aside", { timeout: 120_000 }, async () => {
-    const { team: t, providers } = team(() => false);
-    await withWorker(
-      server.env,
-      t,
-      async (baton) => {
-        const run = await baton.start('refunds', 'refund order 7');
-        const [waiting] = await waitFor(
-          () => run.pendingApprovals(),
-          (p) => p.length === 1,
-        );
-        await baton.reject(run.workflowId, waiting!.handoffId, { approver: 'alice' });
-        await expect(run.result()).rejects.toThrow(/rejected by alice/);
-        await new Promise((r) => setTimeout(r, 3_500));
-        await expect(baton.replay(run.workflowId)).rejects.toThrow(
-          `chain ${run.workflowId} ended when alice rejected its entry (approval ${waiting!.handoffId})`,
-        );
-        expect((await baton.getRun(run.workflowId).handle.describe()).status.name).toBe('FAILED');
-      },
-      { providers },
-    );
-  });
-
-  it.each(['remote', 'local'] as const)(
-    'lets the chain in again on the approval when its first turn failed (%s model calls)',
+  it.each([false, true])(
+    "refuses to set a person's rejection of the entry aside (continued as new while it waited: %s)",
     { timeout: 120_000 },
-    async (modelActivity) => {
+    async (continued) => {
+      const { team: t, providers } = team(() => false);
+      await withWorker(
+        server.env,
+        t,
+        async (baton) => {
+          const run = await baton.start('refunds', 'refund order 7', continued ? CONTINUED : {});
+          const [waiting] = await waitFor(
+            () => run.pendingApprovals(),
+            (p) => p.length === 1,
+          );
+          if (continued) await continueWhileWaiting(baton, run, waiting!.handoffId);
+          await baton.reject(run.workflowId, waiting!.handoffId, { approver: 'alice' });
+          await expect(run.result()).rejects.toThrow(/rejected by alice/);
+          await expect(baton.replay(run.workflowId)).rejects.toThrow(
+            `chain ${run.workflowId} ended when alice rejected its entry (approval ${waiting!.handoffId})`,
+          );
+          expect((await baton.getRun(run.workflowId).handle.describe()).status.name).toBe('FAILED');
+        },
+        { providers },
+      );
+    },
+  );
+
+  // A local call that failed leaves no input in history: the replay takes the turn up from the entry,
+  // or from the state the run was handed.
+  it.each([
+    { modelActivity: 'remote', continued: false, from: 'failed callModel' },
+    { modelActivity: 'local', continued: false, from: 'entry' },
+    { modelActivity: 'remote', continued: true, from: 'failed callModel' },
+    { modelActivity: 'local', continued: true, from: 'carried state' },
+  ] as const)(
+    'lets the chain in again on the approval when its first turn failed ($modelActivity model calls, continued as new: $continued)',
+    { timeout: 120_000 },
+    async ({ modelActivity, continued, from }) => {
       let broken = true;
       const { team: t, providers } = team(() => broken);
       await withWorker(
         server.env,
         t,
         async (baton) => {
-          const run = await baton.start('refunds', 'refund order 7', { modelActivity });
+          const run = await baton.start('refunds', 'refund order 7', {
+            modelActivity,
+            ...(continued ? CONTINUED : {}),
+          });
           const [waiting] = await waitFor(
             () => run.pendingApprovals(),
             (p) => p.length === 1,
           );
+          if (continued) await continueWhileWaiting(baton, run, waiting!.handoffId);
           await baton.approve(run.workflowId, waiting!.handoffId, { approver: 'alice' });
           await expect(run.result()).rejects.toThrow();
 
           broken = false;
-          // A local call that failed leaves no input in history: the replay takes the turn up from the entry.
-          expect(await baton.replay(run.workflowId)).toMatchObject({
-            mechanism: 'resume',
-            from: modelActivity === 'local' ? 'entry' : 'failed callModel',
-          });
+          expect(await baton.replay(run.workflowId)).toMatchObject({ mechanism: 'resume', from });
           expect(await afterReplay(baton, run.workflowId)).toBe('ended: refunded by refunds');
-          expect(await exported(baton, run.workflowId)).toEqual({ [waiting!.handoffId]: 'approved' });
+          expect(Object.values(await exported(baton, run.workflowId))).toEqual(['approved']);
         },
         { providers },
       );

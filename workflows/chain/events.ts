@@ -45,6 +45,8 @@ export type ChainEvent =
   | { type: 'control'; event: ControlEvent; at: number }
   /** Steering messages sent to the running chain join the current agent's conversation as user messages. */
   | { type: 'steered'; messages: string[] }
+  /** A decision carried into this run (`decidedCalls`, under `key`) decided its call, and is used up. */
+  | { type: 'carried_decision_used'; key: string }
   /** A routing strategy picked a specialist for a request of this kind. */
   | { type: 'routed'; kind: string }
   /** A specialist's chain ended: its usage joins this chain's, and an answer counts as progress. */

@@ -15,7 +15,7 @@ import { currentAgent } from './state';
 import { type ChainRun, RUN_AGAIN, type Step, type TurnInProgress } from './step';
 import { type Gated, gateToolCalls, PAUSED } from './toolApprovals';
 import { offeredTools } from './tools';
-import { answersInOrder, callHash, idempotencyKey, planTurn, toolNames } from './turn';
+import { answersInOrder, callHash, carriedHandoffKey, idempotencyKey, planTurn, toolNames } from './turn';
 
 /**
  * One model turn of the current agent. Steps are promise chains that settle at once when there is
@@ -136,9 +136,12 @@ export function continueTurn(run: ChainRun, turn: TurnInProgress): Step | Promis
       const outcome = { answer: handedOffAnswer(weighed.handoff.to), handoff: weighed.handoff };
       return closeTurn(run, calls, results.set(handoff.id, outcome.answer), outcome);
     }
-    // A decision carried from the run this one resumes (a replay) stands: nobody is asked twice.
-    const carried = chain.state.decidedCalls?.[handoff.id];
-    if (carried && carried.callHash === callHash(handoff)) {
+    // A decision carried from the run this one resumes (a replay) stands, for the target it was asked
+    // for and once: nobody is asked twice.
+    const key = carriedHandoffKey(handoff);
+    const carried = chain.state.decidedCalls?.[key];
+    if (carried && carried.callHash === callHash(handoff) && carried.to === weighed.handoff.to) {
+      chain.apply({ type: 'carried_decision_used', key });
       const outcome = decidedOutcome(weighed.handoff, carried.record);
       return closeTurn(run, calls, results.set(handoff.id, outcome.answer), outcome);
     }

@@ -149,6 +149,10 @@ function reduceChain(s: ChainState, event: ChainEvent): ChainState {
         ...s,
         messages: [...s.messages, ...event.messages.map((content): ChatMessage => ({ role: 'user', content }))],
       };
+    case 'carried_decision_used': {
+      const { [event.key]: _used, ...rest } = s.decidedCalls ?? {};
+      return { ...s, decidedCalls: rest };
+    }
     case 'routed':
       return { ...s, routingCounts: { ...s.routingCounts, [event.kind]: (s.routingCounts?.[event.kind] ?? 0) + 1 } };
     case 'delegation_ended': {
