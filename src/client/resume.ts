@@ -5,7 +5,7 @@
  * history, and nothing is called again.
  */
 import { reduce, startChain, type ChainEvent } from '../../workflows/chain/state';
-import { callHash, carriedHandoffKey, planTurn } from '../../workflows/chain/turn';
+import { planTurn } from '../../workflows/chain/turn';
 import {
   activityName,
   brokenStep,
@@ -18,17 +18,17 @@ import type { ApprovalRecord, PendingApproval } from '../common/approvals';
 import type { TeamPolicy } from '../common/authority/policyUpdate';
 import { UserError } from '../common/errors';
 import { ActivityType } from '../common/messages';
-import type { CallModelInput, ModelResponse, SummarizeResult, ToolCall } from '../common/model';
+import type { CallModelInput, ModelResponse, SummarizeResult } from '../common/model';
 import { resolveRunOptions } from '../common/options';
 import type { HandoffRunInput, HandoffRunResult, RunOverrides } from '../common/run';
 import type { ControlEvent } from '../common/controls';
-import { ENTRY_SOURCE } from '../common/authority/policy';
 import { routingKind } from '../common/routing';
 import { initialControls } from '../../workflows/chain/controlState';
 import { withEconomics } from '../../workflows/economics/costs';
 import type { ChainState } from '../common/state';
 import type { TeamSpec } from '../common/team';
 import { fromPayloads, type HistoryEvent } from '../payloads/read';
+import { decisionsOn, entryApproved, HOLDS_FROM_WHERE_APPLIED, type Recorded } from './carriedDecisions';
 
 /** Where the rebuilt state resumes, and the state. */
 export interface ResumePoint {
@@ -43,28 +43,12 @@ interface ModelCall {
   result?: ModelResponse;
 }
 
-/** A chain event with the history event it came from. */
-interface Recorded {
-  eventId: number;
-  event: ChainEvent;
-}
-
 /**
  * Where a continued run that never made a model call resumes: the state it was handed, whole (a run
  * that failed as it started, e.g. on a state its worker did not understand). Approvals waiting in it
  * wait again, with their decisions already made.
  */
 export const CARRIED = 'carried state';
-
-/** What a continued run that made no model call took in, folded into the state it was handed when it is replayed. */
-const HOLDS_FROM_WHERE_APPLIED = new Set<ChainEvent['type']>([
-  'approval_decided',
-  'approval_progressed',
-  'approval_voted',
-  'approval_questioned',
-  'overridden',
-  'policy_updated',
-]);
 
 /** Where a chain let in on its entry's approval resumes when its first model turn left nothing to resume from: that turn, the approval standing. */
 export const ENTERED = 'entry';
@@ -158,49 +142,6 @@ export function rebuildState(recordedEvents: HistoryEvent[], fromHandoff?: numbe
   }
   const { openTurn: _dropped, ...rest } = state;
   return { from, state: rest, input };
-}
-
-/** Whether the chain was let in at its entry agent: its entry's approval approved, by a person or at its deadline. */
-function entryApproved(recorded: Recorded[]): boolean {
-  const entry = recorded.find((r) => r.event.type === 'approval_requested' && r.event.pending.from === ENTRY_SOURCE);
-  if (entry?.event.type !== 'approval_requested') return false;
-  const id = entry.event.pending.handoffId;
-  return recorded.some(
-    ({ event: e }) =>
-      e.type === 'approval_decided' &&
-      e.record.handoffId === id &&
-      (e.record.outcome === 'approved' || (e.record.outcome === 'timed_out' && e.record.onTimeout === 'approve')),
-  );
-}
-
-/**
- * Decisions people made on the calls of `response` (recorded after it): its tool calls', by tool call
- * id, and its handoff call's (the handoff approval asked after it), with the target it was asked for.
- */
-function decisionsOn(response: ModelResponse, later: Recorded[], handoff?: ToolCall): ChainState['decidedCalls'] {
-  const ids = new Set(response.toolCalls.map((c) => c.id));
-  const asked = new Map<string, { key: string; callHash: string; to?: string }>();
-  const decided: NonNullable<ChainState['decidedCalls']> = {};
-  for (const { event } of later) {
-    const { pending } = event.type === 'approval_requested' ? event : { pending: undefined };
-    if (pending?.tool && ids.has(pending.tool.toolCallId))
-      asked.set(pending.handoffId, { key: pending.tool.toolCallId, callHash: pending.tool.callHash });
-    if (pending && !pending.tool && pending.from !== ENTRY_SOURCE && handoff) {
-      asked.set(pending.handoffId, { key: carriedHandoffKey(handoff), callHash: callHash(handoff), to: pending.to });
-      handoff = undefined;
-    }
-    if (event.type === 'approval_decided') {
-      const call = asked.get(event.record.handoffId);
-      // A wait that expired is no one's decision: the resumed run asks again.
-      if (call && event.record.outcome !== 'timed_out')
-        decided[call.key] = {
-          callHash: call.callHash,
-          record: event.record,
-          ...(call.to !== undefined ? { to: call.to } : {}),
-        };
-    }
-  }
-  return Object.keys(decided).length > 0 ? decided : undefined;
 }
 
 /** The input of a run that ended before it took its team snapshot (no step ran), or `undefined`. */

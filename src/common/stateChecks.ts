@@ -226,7 +226,9 @@ const chainStateShape = shapeOf<ChainState>()(
     continuedRuns: count,
     replayOf: shapeOf<ReplayOrigin>()({ workflowId: string, runId: string, from: string }),
     migrate: shapeOf<MigrationRequest>()({ from: nonEmptyString, fallback: migrationFallback }, ['fallback']),
-    decidedCalls: recordOf(shapeOf<DecidedCall>()({ callHash: string, record: approvalRecordCheck, to: string }, ['to'])),
+    decidedCalls: recordOf(
+      shapeOf<DecidedCall>()({ callHash: string, record: approvalRecordCheck, to: string }, ['to']),
+    ),
     controls: controlState,
     economics: economicsStateCheck,
     routingCounts: recordOf(count),

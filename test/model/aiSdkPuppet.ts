@@ -11,7 +11,7 @@ import type { CallModelInput } from '../../src/workflow';
 import { aiSdk, AiSdkProvider } from '../../src/models/aiSdk';
 import type { ModelCallContext, ModelProvider } from '../../src/models/provider';
 import type { FromWorker } from './protocol';
-import { askHarness, inPieces, puppetUsage, summary } from './puppet';
+import { askHarness, failIfTold, inPieces, puppetUsage, summary } from './puppet';
 
 /** The puppet provider of a worker process, its answers given through the AI SDK adapter. */
 export function aiSdkPuppetProvider(send: (m: FromWorker) => void): ModelProvider {
@@ -26,6 +26,7 @@ export function aiSdkPuppetProvider(send: (m: FromWorker) => void): ModelProvide
     async doStream(options) {
       const { input, context } = current.getStore()!;
       const { key, attempt, answer } = await askHarness(send, input, context, options.abortSignal ?? context.signal);
+      failIfTold(send, key, attempt, answer);
       const text = answer.text ?? '';
       const calls = answer.toolCalls ?? [];
       const parts: LanguageModelV3StreamPart[] = [

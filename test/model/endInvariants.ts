@@ -68,16 +68,6 @@ async function exportVerifies(h: Harness, r: RootModel): Promise<void> {
     const before = earlier.get(d.approvalId)?.get(d.outcome);
     const now = exported.get(d.approvalId);
     if (now === d.outcome) continue;
-    // Taken in a run the chain was replayed from, whose reset went back to before the approval was asked:
-    // the replay asked again, and the harness answered again. An approval asked before the reset point
-    // keeps a person's decision (the replay resumes from rebuilt state instead), so its own deadline
-    // is never an answer here.
-    if (
-      before !== undefined &&
-      now !== undefined &&
-      r.decided.some((o) => o !== d && o.approvalId === d.approvalId && o.outcome === now)
-    )
-      continue;
     if (now === undefined && before !== undefined)
       broken(
         h,
@@ -91,6 +81,22 @@ async function exportVerifies(h: Harness, r: RootModel): Promise<void> {
         `${r.id}: the decision ${d.approvalId} (${d.outcome}, ${d.subject}) the workflow took is ${exported.has(d.approvalId) ? `exported as ${exported.get(d.approvalId)}` : 'in no export'}`,
       );
   }
+  // A replay keeps every decision a person took (Temporal's reset where it keeps them, else the state
+  // rebuilt from history): no approval is put to people again and decided twice.
+  const times = new Map<string, number>();
+  for (const d of r.decided) times.set(d.approvalId, (times.get(d.approvalId) ?? 0) + 1);
+  for (const [id, n] of times)
+    if (n > 1)
+      broken(
+        h,
+        'decision-kept',
+        `${r.id}: the approval ${id} was decided ${n} times (${r.decided
+          .filter((d) => d.approvalId === id)
+          .map((d) => d.outcome)
+          .join(
+            ', ',
+          )}): ${r.replays > 0 ? `a replay of the chain (${r.replays}) put it to people again` : 'it was put to people again'}`,
+      );
   if (!cliTurn(h)) return;
   // The same through the real command, as an auditor would run it.
   const file = path.join(h.system.dir, `${r.id}.export.json`);

@@ -25,6 +25,8 @@ export interface PuppetToolCall {
 export interface PuppetAnswer {
   text?: string;
   toolCalls?: PuppetToolCall[];
+  /** The provider fails the call for good with this message (non-retryable), as one that is down would after its retries. */
+  fail?: string;
 }
 
 /** A tool as the called model sees it: its name and the parameters it requires. */

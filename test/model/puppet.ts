@@ -8,7 +8,7 @@
  */
 import { createHash } from 'node:crypto';
 import { Context } from '@temporalio/activity';
-import { CancelledFailure } from '@temporalio/common';
+import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
 import type { CallModelInput, ModelResponse, ToolSpec } from '../../src/workflow';
 import type { ModelCallContext, ModelProvider } from '../../src/models/provider';
 import { callKeyParts, type FromWorker, type OfferedTool, type PuppetAnswer } from './protocol';
@@ -29,6 +29,7 @@ export function puppetProvider(send: (m: FromWorker) => void): ModelProvider {
     async call(input: CallModelInput, context: ModelCallContext): Promise<ModelResponse> {
       if (input.purpose) return summary(input);
       const { key, attempt, answer } = await askHarness(send, input, context, context.signal);
+      failIfTold(send, key, attempt, answer);
       const text = answer.text ?? '';
       if (context.text && text) {
         // In three pieces, as a model streams; followers must end with the recorded answer whatever they saw.
@@ -46,6 +47,13 @@ export function puppetProvider(send: (m: FromWorker) => void): ModelProvider {
       return { content: answer.text ?? null, toolCalls, usage: puppetUsage(input, text), model: 'puppet' };
     },
   };
+}
+
+/** The call ends failed for good when the harness says the provider is down. */
+export function failIfTold(send: (m: FromWorker) => void, key: string, attempt: number, answer: PuppetAnswer): void {
+  if (answer.fail === undefined) return;
+  send({ type: 'call_ended', key, attempt, how: 'answered' });
+  throw ApplicationFailure.nonRetryable(answer.fail, 'PuppetProviderDown');
 }
 
 /**

@@ -69,7 +69,7 @@ export const UNVERSIONED_TOUR: Step[] = [
  * team's service and the worker waiting on its task are SIGKILLed mid-task; a chain that continues as new every few steps delegates to research, whose refund
  * waits in the specialist while the server is restarted; v2 is deployed beside the draining v1;
  * overrides (one refused by the run) and an interrupt arrive; an invalid handoff fails the chain,
- * which a replay continues; a conversation on v2 rolls a turn back and is ended.
+ * which a replay continues, and so does a second replay after its model provider failed for good; a conversation on v2 rolls a turn back and is ended.
  */
 export const VERSIONED_TOUR: Step[] = [
   s('start', { agent: 2, preset: 'signed', follow: true }),
@@ -96,6 +96,8 @@ export const VERSIONED_TOUR: Step[] = [
   s('answer_text', { call: 0, text: 'Found it.' }),
   s('steer', { root: 0, interrupt: true }),
   s('answer_handoff', { call: 0, target: 0, invalid: true }),
+  s('replay', { chain: 0, overrides: false }),
+  s('answer_fail', { call: 0 }),
   s('replay', { chain: 0, overrides: false }),
   s('answer_text', { call: 0, text: 'Done.' }),
   s('chat_start', { agent: 0, midTurn: 'rollback', compact: false, tinyCan: false, stream: false }),

@@ -2,7 +2,7 @@
  * Chains and the model's answers: start a chain (with options that make it continue as new every
  * few steps, require signed decisions, allow one handoff, or retry invalid handoffs), and answer a
  * waiting model call with text, a handoff (valid or not), tool calls (with and without approval),
- * a delegation, or a handoff beside a tool call.
+ * a delegation, a handoff beside a tool call, or a failure for good (the provider down).
  */
 import fc from 'fast-check';
 import type { RunOptions } from '../../../src';
@@ -84,6 +84,14 @@ export function answer(h: Harness, call: PuppetCall, a: PuppetAnswer): void {
 export function callFor(m: ModelState, n: number, tool?: string): PuppetCall | undefined {
   return pick(
     m.calls.filter((c) => !tool || c.tools.some((t) => t.name === tool)),
+    n,
+  );
+}
+
+/** The waiting call `n` picks among those of root chains (a specialist's or a conversation's fail otherwise). */
+function chainCall(m: ModelState, n: number): PuppetCall | undefined {
+  return pick(
+    m.calls.filter((c) => m.roots.some((r) => r.kind === 'chain' && r.id === c.workflowId)),
     n,
   );
 }
@@ -241,6 +249,19 @@ export const chainOperations = [
           },
         ],
       });
+    },
+  }),
+  operation({
+    name: 'answer_fail',
+    group: 'chain',
+    weight: 2,
+    params: fc.record({ call: fc.nat() }),
+    applies: (m, p) => chainCall(m, p.call) !== undefined,
+    async run(h, p) {
+      // The provider is down past its retries: the chain fails, and a replay asks the model again.
+      const call = chainCall(h.model, p.call)!;
+      rootOf(h.model, call.workflowId)!.provoked.add('ModelCallFailedError');
+      answer(h, call, { fail: `the model provider is down (${ref(h.model, 'f')})` });
     },
   }),
 ];
