@@ -24,19 +24,24 @@ export function droppedDecisions(events: HistoryEvent[], resetEventId: number): 
     (handed?.approvals.pending ?? []).map((p) => [p.handoffId, p.from === ENTRY_SOURCE] as const),
   );
   const resent = signalledUpTo(events, kept);
+  // Approvals a decision was refused on, or voted on: which signal decided them is not sure.
+  const unsure = new Set<string>();
   const dropped: DroppedDecision[] = [];
   for (const e of events) {
     const recorded = recordedApprovalEvent(e);
     const handoffId = typeof recorded?.handoffId === 'string' ? recorded.handoffId : undefined;
     if (!recorded || !handoffId) continue;
+    if (recorded.type === 'decision_refused' || recorded.type === 'approval_voted') unsure.add(handoffId);
     if (recorded.type === 'approval_requested' && Number(e.eventId) <= kept)
       asked.set(handoffId, recorded.from === ENTRY_SOURCE);
     const { outcome, approver } = recorded as { outcome?: unknown; approver?: unknown };
     if (recorded.type !== 'approval_decided' || Number(e.eventId) <= kept || !asked.has(handoffId)) continue;
     if (outcome !== 'approved' && outcome !== 'rejected') continue;
-    // Signalled before the point, it is delivered again as the reset runs that task again.
+    // Signalled before the point, it is delivered again as the reset runs that task again (the one
+    // signal of that decision there was, with none refused or counted as a vote: else it resumes).
     const entry = asked.get(handoffId)!;
-    if (!entry && recorded.via === 'signal' && resent.has(`${handoffId}\n${String(approver)}\n${outcome}`)) continue;
+    const signalled = `${handoffId}\n${String(approver)}\n${outcome}`;
+    if (!entry && recorded.via === 'signal' && resent.has(signalled) && !unsure.has(handoffId)) continue;
     dropped.push({
       handoffId,
       outcome,

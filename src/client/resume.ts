@@ -4,7 +4,7 @@
  * (`workflows/chain/state.ts`); every model answer and tool result before that step comes from
  * history, and nothing is called again.
  */
-import { reduce, startChain, type ChainEvent } from '../../workflows/chain/state';
+import { currentAgent, reduce, startChain, type ChainEvent } from '../../workflows/chain/state';
 import { planTurn } from '../../workflows/chain/turn';
 import {
   activityName,
@@ -97,6 +97,10 @@ export function rebuildState(recordedEvents: HistoryEvent[], fromHandoff?: numbe
     // What people and operators decided in this run stands: an approval it was handed and a person decided waits no more.
     let state: ChainState = { ...base, options: resolveRunOptions(base.options) };
     for (const r of recorded) if (HOLDS_FROM_WHERE_APPLIED.has(r.event.type)) state = reduce(state, r.event);
+    // And so does what people decided on the calls of the answer it was handed, which it acted on.
+    const handed = base.pendingResponse;
+    const decided = handed && decisionsOn(handed, recorded, planTurn(handed.toolCalls, currentAgent(state)).handoff);
+    if (decided) state = { ...state, decidedCalls: { ...state.decidedCalls, ...decided } };
     return { from: CARRIED, state, input };
   }
   // Entered on its approval, it failed in its first model turn, which left no input (a local call).
@@ -125,6 +129,11 @@ export function rebuildState(recordedEvents: HistoryEvent[], fromHandoff?: numbe
       state = reduce(state, r.event);
   // The conversation at the step is the one the model was given then; approvals still waiting
   // belong to the failed run, and decisions sent to it are not carried.
+  if (target) {
+    // The answer the run was handed, and the decisions on its calls, were acted on before its model calls.
+    const { pendingResponse: _spent, decidedCalls: _used, ...rest } = state;
+    state = rest;
+  }
   state = {
     ...state,
     ...(target ? { agentId: target.input.agentId, messages: target.input.messages } : {}),

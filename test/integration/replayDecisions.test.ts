@@ -54,13 +54,15 @@ async function exported(baton: Baton, workflowId: string): Promise<Record<string
 
 describe('a replay of a chain failed right after a decision', () => {
   // An update's decision is handled in the task the reset runs again; a signal that came before it is delivered again.
+  // Twice: the replay's run, acting on the carried answer and decision, fails too, and is replayed itself.
   it.each([
-    { via: 'update', mechanism: 'resume' },
-    { via: 'signal', mechanism: 'reset' },
+    { via: 'update', mechanism: 'resume', twice: false },
+    { via: 'signal', mechanism: 'reset', twice: false },
+    { via: 'update', mechanism: 'resume', twice: true },
   ] as const)(
-    'runs an approved tool call again under the approval, without asking again (decided by $via)',
+    'runs an approved tool call again under the approval, without asking again (decided by $via, replayed twice: $twice)',
     { timeout: 120_000 },
-    async ({ via, mechanism }) => {
+    async ({ via, mechanism, twice }) => {
       let broken = true;
       let runs = 0;
       const refund = defineTool({
@@ -91,10 +93,19 @@ describe('a replay of a chain failed right after a decision', () => {
         // Past the approval's deadline, where asking again would end in the policy's reject.
         await new Promise((r) => setTimeout(r, 3_500));
 
+        if (twice) {
+          expect(await baton.replay(run.workflowId)).toMatchObject({ from: 'failed runTool', mechanism });
+          const again = baton.getRun(run.workflowId);
+          expect(await again.result().catch((e: unknown) => e)).toBeInstanceOf(ToolExecutionError);
+          expect(await again.pendingApprovals().catch(() => [])).toEqual([]);
+        }
         broken = false;
-        expect(await baton.replay(run.workflowId)).toMatchObject({ from: 'failed runTool', mechanism });
+        expect(await baton.replay(run.workflowId)).toMatchObject({
+          from: 'failed runTool',
+          mechanism: twice ? 'reset' : mechanism,
+        });
         expect(await afterReplay(baton, run.workflowId)).toBe('ended: refunded');
-        expect(runs).toBe(2);
+        expect(runs).toBe(twice ? 3 : 2);
         expect(await exported(baton, run.workflowId)).toEqual({ [waiting!.handoffId]: 'approved' });
       });
     },

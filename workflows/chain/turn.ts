@@ -96,12 +96,12 @@ export function idempotencyKey(
   return `${workflowId}:${agentId}:${turn}.${index + 1}:${fnv1a(`${call.name}\n${call.arguments}`)}`;
 }
 
-/** The hash a tool approval binds to: the tool's name and its arguments as the model wrote them. */
 /** Where `decidedCalls` keeps the decision on a turn's handoff call (tool calls' are under their ids). */
 export function carriedHandoffKey(call: Pick<ToolCall, 'id'>): string {
   return `handoff:${call.id}`;
 }
 
+/** The hash a tool approval binds to: the tool's name and its arguments as the model wrote them. */
 export function callHash(call: Pick<ToolCall, 'name' | 'arguments'>): string {
   return fnv1a(`${call.name}\n${call.arguments}`);
 }
