@@ -38,8 +38,11 @@ export async function observe(h: Harness): Promise<void> {
         root.asked.set(subject, (root.asked.get(subject) ?? new Set()).add(p.handoffId));
       }
       const still = new Set(root.approvals.map((p) => p.handoffId));
+      // A signalled decision whose approval waits no more was taken, unless another decided it (a
+      // quorum's next vote, a policy's step), whose decision is on the record already.
       for (const s of root.signalled?.splice(0) ?? [])
-        (still.has(s.approvalId) ? root.signalled! : root.decided).push(s);
+        if (still.has(s.approvalId)) root.signalled!.push(s);
+        else if (!root.decided.some((d) => d.approvalId === s.approvalId)) root.decided.push(s);
     } else if (status !== 'UNKNOWN') await closed(h, root, status);
   }
 }
@@ -50,7 +53,9 @@ async function closed(h: Harness, root: RootModel, status: string): Promise<void
   // A decision sent by signal just before the end: its history says whether it was taken.
   if (root.signalled?.length) {
     const decided = await decidedIn(h, root);
-    for (const s of root.signalled.splice(0)) if (decided.get(s.approvalId) === s.outcome) root.decided.push(s);
+    for (const s of root.signalled.splice(0))
+      if (decided.get(s.approvalId) === s.outcome && !root.decided.some((d) => d.approvalId === s.approvalId))
+        root.decided.push(s);
   }
   if (root.kind === 'conversation') {
     root.status = status === 'COMPLETED' ? 'ended' : 'failed';
