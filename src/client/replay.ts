@@ -62,7 +62,7 @@ export interface ReplayStarted {
   baseRunId: string;
   /** Where the new run picks up: `failed callModel`, `failed runTool`, `last step`, `handoff N`, `carried state` (a continued run that failed as it started), `entry` (a chain let in on its entry's approval whose first model turn left nothing to resume from: that turn again), or `start` (a chain that ended before its first step starts again from its input). */
   from: string;
-  /** `reset`: Temporal reset, the prefix kept in the new run's history; `resume`: a new run started from the rebuilt state (with overrides). */
+  /** `reset`: Temporal reset, the prefix kept in the new run's history; `resume`: a new run started from the rebuilt state (with overrides, onto the current team, or where a reset would drop a person's decision). */
   mechanism: 'reset' | 'resume';
   /** The team the chain ran on, when the replay moves it onto the current team. */
   migratedFrom?: string;

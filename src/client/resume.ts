@@ -127,13 +127,13 @@ export function rebuildState(recordedEvents: HistoryEvent[], fromHandoff?: numbe
   for (const r of recorded)
     if (r.eventId >= cut && (r.event.type === 'policy_updated' || r.event.type === 'overridden'))
       state = reduce(state, r.event);
-  // The conversation at the step is the one the model was given then; approvals still waiting
-  // belong to the failed run, and decisions sent to it are not carried.
   if (target) {
     // The answer the run was handed, and the decisions on its calls, were acted on before its model calls.
     const { pendingResponse: _spent, decidedCalls: _used, ...rest } = state;
     state = rest;
   }
+  // The conversation at the step is the one the model was given then; approvals still waiting
+  // belong to the failed run (decisions taken on them are carried below, by the calls they decided).
   state = {
     ...state,
     ...(target ? { agentId: target.input.agentId, messages: target.input.messages } : {}),
